@@ -1,0 +1,51 @@
+/* om_write.h - builds an om package (common/om_format.h) in memory and writes
+ * it atomically.
+ *
+ * The writer owns copies of everything added to it; the caller's buffers can
+ * be reused as soon as a call returns. Counts (ninputs, ntensors, ...) in the
+ * model definition are filled in by the writer from what was added. Weights
+ * are appended at 64-byte aligned offsets. Strings are de-duplicated.
+ *
+ * Used by the task-emission pass (passes/emit.c) and by tests that craft
+ * packages by hand.
+ */
+#ifndef BACKEND_OM_WRITE_H
+#define BACKEND_OM_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/om_format.h"
+#include "common/status.h"
+
+typedef struct om_writer om_writer;
+
+om_writer *om_writer_new(void); /* NULL on allocation failure */
+void om_writer_free(om_writer *w);
+
+/* String-table offset of s (added once). Returns OM_NONE on allocation failure. */
+uint32_t om_writer_string(om_writer *w, const char *s);
+/* Copies def; its string fields must be offsets from om_writer_string. */
+void om_writer_set_model(om_writer *w, const om_model_def *def);
+/* Appends a tensor descriptor; returns its index (OM_NONE on failure). */
+uint32_t om_writer_add_tensor(om_writer *w, const om_tensor *t);
+/* Appends bytes to the WEIGHTS partition at a 64-aligned offset (*offset_out). 0 ok, -1 nomem. */
+int om_writer_add_weights(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out);
+/* Appends a task; returns its index (OM_NONE on failure). */
+uint32_t om_writer_add_task(om_writer *w, const om_task *t);
+/* Declares which tensors are the model inputs and outputs, in order. 0 ok, -1 nomem. */
+int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const uint32_t *outputs,
+                     int noutputs);
+
+/* Serialises the package. *data_out is 64-byte aligned, malloc'd (free()). */
+status om_writer_to_memory(om_writer *w, void **data_out, size_t *size_out, diag *d);
+/* Writes the package to `path` atomically: a temporary file in the same
+ * directory, fsync, rename over `path`, fsync of the directory. On any failure
+ * the old file at `path` is untouched and the temporary file is removed. */
+status om_writer_write_file(om_writer *w, const char *path, diag *d);
+
+/* atc --mode=1: verifies `om_path` with libomrt, then writes every header,
+ * partition, tensor and task as JSON to `json_path` (atomically, as above). */
+status om_dump_json(const char *om_path, const char *json_path, diag *d);
+
+#endif

@@ -1,0 +1,60 @@
+/* fp16.h - IEEE binary16 <-> binary32 conversion, portable C.
+ * float_to_half rounds to nearest even, overflows to inf, keeps NaN a NaN, and
+ * produces subnormals; half_to_float is exact. Hot loops in the runtime may use
+ * F16C instead; these are the reference both must agree with bit for bit. */
+#ifndef COMMON_FP16_H
+#define COMMON_FP16_H
+
+#include <stdint.h>
+#include <string.h>
+
+static inline float fp16_bits_to_float_(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+static inline float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else { /* subnormal: value = man * 2^-24 */
+      float f = (float)man * 5.9604644775390625e-8f;
+      memcpy(&bits, &f, 4);
+      bits |= sign;
+    }
+  } else {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  }
+  return fp16_bits_to_float_(bits);
+}
+
+static inline uint16_t float_to_half(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) /* inf or nan */
+    return (uint16_t)(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u | ((absx >> 13) & 0x3ffu) : 0));
+  if (absx >= 0x477ff000u) /* rounds to >= 65520: inf */
+    return (uint16_t)(sign | 0x7c00u);
+  if (absx < 0x38800000u) { /* below the smallest normal half (2^-14): subnormal or zero */
+    if (absx < 0x33000000u) return (uint16_t)sign; /* < 2^-25: rounds to zero */
+    uint32_t e = absx >> 23, m = (absx & 0x7fffffu) | 0x800000u;
+    uint32_t shift = 126 - e; /* 14..24 */
+    uint32_t h = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+  }
+  uint32_t h = ((absx >> 13) - (112u << 10));
+  uint32_t rem = absx & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
+  return (uint16_t)(sign | h);
+}
+
+#endif

@@ -1,0 +1,216 @@
+/* om_format.h - the om package on disk: the one contract between the
+ * compiler's backend (backend/om_write.c) and the runtime's loader
+ * (runtime/om_load.c). docs/om-format.md is the prose version of this file.
+ *
+ * File = header (64 bytes) + partition table (npartitions x 32 bytes), then
+ * partitions, each starting at a multiple of OM_ALIGN (64) bytes, in any
+ * order. All integers little-endian, all records naturally aligned so the
+ * runtime reads them in place from the mapped file. Every offset, size, count
+ * and index is checked (overflow-safe) by the loader before any use.
+ *
+ * Partitions (each type at most once; all but VECPROG required):
+ *   MODEL    om_model_def, then uint32 io[ninputs + noutputs]: tensor indices
+ *            of the model inputs, then of the outputs.
+ *   TENSORS  om_tensor[ntensors]
+ *   TASKS    om_task[ntasks], in execution order
+ *   WEIGHTS  raw bytes; tensors in region WEIGHTS point into it (offsets
+ *            64-byte aligned), already in their layout and dtype
+ *   STRINGS  NUL-terminated UTF-8 strings; a "string" field is a byte offset
+ *            into this partition; offset 0 is the empty string; the partition
+ *            ends with a NUL.
+ *
+ * Checksums: header_crc covers bytes [0, header_len) with header_crc taken as
+ * zero; each partition's crc32c covers its `size` bytes.
+ */
+#ifndef COMMON_OM_FORMAT_H
+#define COMMON_OM_FORMAT_H
+
+#include <stdint.h>
+
+#include "types.h"
+
+#define OM_MAGIC "DVNPU-OM" /* 8 bytes, no NUL stored */
+enum { OM_VERSION_MAJOR = 1, OM_VERSION_MINOR = 0 };
+enum { OM_ALIGN = 64 };
+enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
+
+typedef struct om_header { /* 64 bytes at offset 0 */
+  char magic[8];
+  uint16_t major, minor;
+  uint32_t header_len;  /* bytes: 64 + npartitions * 32 */
+  uint64_t file_len;    /* bytes of the whole file */
+  uint32_t npartitions; /* 1..16 */
+  uint32_t header_crc;
+  uint8_t reserved[32]; /* zero */
+} om_header;
+
+typedef enum om_partition_type {
+  OM_PART_MODEL = 1,
+  OM_PART_TENSORS = 2,
+  OM_PART_TASKS = 3,
+  OM_PART_WEIGHTS = 4,
+  OM_PART_STRINGS = 5,
+} om_partition_type;
+
+typedef struct om_partition { /* 32 bytes */
+  uint32_t type;
+  uint32_t reserved;
+  uint64_t offset; /* bytes from file start; multiple of OM_ALIGN */
+  uint64_t size;   /* bytes */
+  uint32_t crc32c;
+  uint32_t reserved2;
+} om_partition;
+
+typedef enum om_precision {
+  OM_PRECISION_FORCE_FP16 = 0,            /* activations + weights fp16, cube accumulates fp32 */
+  OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE = 1, /* everything stays fp32 */
+  OM_PRECISION_ALLOW_FP32_TO_FP16 = 2,
+  OM_PRECISION_ALLOW_MIX_PRECISION = 3,
+} om_precision;
+
+typedef struct om_model_def { /* 96 bytes */
+  uint32_t name;        /* string: model name (the --output base name) */
+  uint32_t soc;         /* string: e.g. "Ascend310" */
+  uint32_t atc_version; /* string */
+  uint32_t cmdline;     /* string: the atc command line that built it */
+  uint32_t precision;   /* om_precision */
+  uint32_t ai_cores;    /* of the SoC; runtime threads = min(this, host cores) by default */
+  uint32_t ninputs, noutputs;
+  uint32_t ntensors, ntasks;
+  uint64_t workspace_bytes; /* one arena; every WORKSPACE tensor fits inside */
+  /* per-AI-core buffer capacities from the SoC file, bytes: the executor gives
+   * each worker scratch of these sizes and kernels stay inside them. */
+  uint32_t l1_bytes, l0a_bytes, l0b_bytes, l0c_bytes, ub_bytes;
+  uint32_t reserved[7];
+} om_model_def;
+
+typedef enum om_region {
+  OM_REGION_WEIGHTS = 0,   /* offset into the WEIGHTS partition (read-only) */
+  OM_REGION_WORKSPACE = 1, /* offset into the context's workspace */
+  OM_REGION_INPUT = 2,     /* the caller's input buffer number `index`, offset 0 */
+  OM_REGION_OUTPUT = 3,    /* the caller's output buffer number `index`, offset 0 */
+} om_region;
+
+typedef struct om_tensor { /* 104 bytes */
+  uint32_t name;   /* string */
+  uint32_t region; /* om_region */
+  uint32_t index;  /* I/O number for INPUT/OUTPUT regions, else 0 */
+  uint32_t dtype;  /* dtype (types.h) */
+  uint32_t layout; /* layout (types.h) */
+  uint32_t rank;   /* 0..MAX_RANK; NC1HWC0 and FRACTAL_Z need 4 */
+  uint64_t offset; /* bytes from the region base */
+  uint64_t bytes;  /* = layout_elements(layout, rank, dims) * dtype_size(dtype) */
+  int64_t dims[MAX_RANK]; /* logical dims (NCHW for NC1HWC0, [Cout,Cin,KH,KW] for FRACTAL_Z); unused = 0 */
+} om_tensor;
+
+/* Activation applied at the end of a task (after bias and residual). */
+typedef enum om_act {
+  OM_ACT_NONE = 0,
+  OM_ACT_RELU = 1,
+  OM_ACT_CLIP = 2, /* clamp to [clip_min, clip_max] (Relu6 = CLIP 0..6) */
+} om_act;
+
+/* Task kinds. For each: which tensors[] slots, which params[] slots.
+ * Floats in params are stored as their IEEE-754 bit pattern (memcpy).
+ * Blocks: a task's work is split into block_dim blocks (1..65535); block b
+ * runs on AI core b % cores. How a kind splits work into blocks is stated
+ * with it; blocks never write overlapping bytes. */
+typedef enum om_task_kind {
+  /* TRANSDATA (vector unit): copy with layout and dtype conversion.
+   *   tensors: [0] src, [1] dst.  params: none.
+   *   src and dst have the same logical element count. If both are ND it is
+   *   an element-by-element copy in C order (Reshape, Flatten, Cast between
+   *   f32/f16). Otherwise both must be rank 4 with equal logical dims and the
+   *   layouts ND (NCHW) / NC1HWC0 in either direction (padding written as 0).
+   *   dtypes: f32 and f16 in any combination.
+   *   Blocks split the outermost physical dimension(s) of dst evenly. */
+  OM_TASK_TRANSDATA = 1,
+
+  /* CONV2D (cube unit): y = act(conv(x, w) + bias + residual).
+   *   tensors: [0] x NC1HWC0, [1] w FRACTAL_Z [Cout,Cin,KH,KW] (Cin == x's C,
+   *            group 1), [2] bias ND [Cout] f32 or OM_NONE, [3] residual
+   *            NC1HWC0 shaped like y, or OM_NONE, [4] y NC1HWC0 [N,Cout,Ho,Wo].
+   *   x, w share a dtype (f16: fp16 fractals, fp32 accumulation, as the chip;
+   *   f32: fp32 throughout). residual and y may be f16 or f32.
+   *   params: [0] kh [1] kw [2] stride_h [3] stride_w [4] pad_top [5] pad_left
+   *   [6] pad_bottom [7] pad_right [8] dilation_h [9] dilation_w [10] act
+   *   [11] clip_min (f32 bits) [12] clip_max (f32 bits)
+   *   [13] tile_m: output pixels (of Ho*Wo) per tile, a multiple of 16
+   *   [14] tile_n: output channel blocks (of C1out) per tile
+   *   [15] tile_k: reduction fractals per L0 load (of C1in*KH*KW)
+   *   The tiles are M-tiles x N-tiles per batch image: T = N * ceil(Ho*Wo /
+   *   tile_m) * ceil(C1out / tile_n), numbered image-major, then M, then N.
+   *   Block b takes tiles [b*T/block_dim, (b+1)*T/block_dim).
+   *   The compiler guarantees, for tile sizes in 16-element fractals:
+   *   L0A >= tile_m*16 * tile_k*16 * esize, L0B >= tile_k*16 * tile_n*16 * esize,
+   *   L0C >= tile_m * tile_n*16 * 4 bytes, where esize = dtype_size(x.dtype). */
+  OM_TASK_CONV2D = 2,
+
+  /* DWCONV (vector unit): depthwise convolution, group == C == Cout.
+   *   tensors: [0] x NC1HWC0, [1] w NC1HWC0 with logical dims [1, C, KH, KW]
+   *   (i.e. physical [C1][KH][KW][16]), [2] bias ND [C] f32 or OM_NONE,
+   *   [3] residual or OM_NONE, [4] y NC1HWC0.  params: [0..12] as CONV2D.
+   *   Accumulates in f32. Blocks split N*C1 (image, channel block) pairs. */
+  OM_TASK_DWCONV = 3,
+
+  /* POOL (vector unit): max or average pooling on NC1HWC0.
+   *   tensors: [0] x, [1] y (same dtype family f16/f32, output dims given by y).
+   *   params: [0] kh [1] kw [2] stride_h [3] stride_w [4] pad_top [5] pad_left
+   *   [6] pad_bottom [7] pad_right [8] mode (0 max, 1 avg) [9] count_include_pad.
+   *   Windows start at (oh*stride_h - pad_top, ow*stride_w - pad_left); taps
+   *   outside the input are skipped (max) or, for avg, counted only if
+   *   count_include_pad and inside the padded extent [-pad_top, H+pad_bottom).
+   *   Global average pooling is avg with kh=H, kw=W. Blocks split N*C1. */
+  OM_TASK_POOL = 4,
+
+  /* ELTWISE (vector unit): y = act(a op b), or y = act(a) with op NONE.
+   *   tensors: [0] a, [1] b or OM_NONE, [2] y; a, b, y have the same layout
+   *   and logical dims (padding lanes of NC1HWC0 stay 0 for ADD/SUB/MUL/MAX/MIN
+   *   and act RELU/NONE, and are rewritten as 0 otherwise); f16/f32 mixed.
+   *   params: [0] op (om_elt_op) [1] act [2] clip_min [3] clip_max (f32 bits).
+   *   Blocks split the physical elements evenly. */
+  OM_TASK_ELTWISE = 5,
+
+  /* COPY_SLICE (vector unit): y[..., offset : offset + x.dims[axis], ...] = x
+   *   along logical `axis`; one task per Concat input. x and y share layout
+   *   and rank, dims equal except along axis; dtypes f16/f32 mixed.
+   *   params: [0] axis (0..rank-1) [1] offset.  Blocks split dims before axis
+   *   (or the whole copy when axis is 0). */
+  OM_TASK_COPY_SLICE = 6,
+
+  /* SOFTMAX (vector unit): ND, f16/f32; accumulates in f32.
+   *   tensors: [0] x, [1] y (same dims).
+   *   params: [0] axis (0..rank-1) [1] coerce_2d: 0 = normalise along `axis`
+   *   only (opset >= 13); 1 = over all dims from `axis` on (opset < 13).
+   *   [2] log (0 softmax, 1 log-softmax). Blocks split the outer rows. */
+  OM_TASK_SOFTMAX = 7,
+} om_task_kind;
+
+typedef enum om_elt_op {
+  OM_ELT_NONE = 0, /* unary: y = act(a) */
+  OM_ELT_ADD = 1,
+  OM_ELT_SUB = 2,
+  OM_ELT_MUL = 3,
+  OM_ELT_DIV = 4,
+  OM_ELT_MAX = 5,
+  OM_ELT_MIN = 6,
+} om_elt_op;
+
+enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
+
+typedef struct om_task { /* 144 bytes */
+  uint32_t kind;      /* om_task_kind */
+  uint32_t name;      /* string: the IR node name, for messages and profiles */
+  uint32_t block_dim; /* 1..65535 */
+  uint32_t ntensors;  /* slots used in tensors[] */
+  uint32_t tensors[OM_TASK_MAX_TENSORS]; /* tensor indices or OM_NONE */
+  int32_t params[OM_TASK_MAX_PARAMS];    /* unused = 0 */
+} om_task;
+
+_Static_assert(sizeof(om_header) == 64, "om_header is 64 bytes");
+_Static_assert(sizeof(om_partition) == 32, "om_partition is 32 bytes");
+_Static_assert(sizeof(om_model_def) == 96, "om_model_def is 96 bytes");
+_Static_assert(sizeof(om_tensor) == 104, "om_tensor is 104 bytes");
+_Static_assert(sizeof(om_task) == 144, "om_task is 144 bytes");
+
+#endif

@@ -1,0 +1,82 @@
+/* types.h - element types and data layouts shared by the compiler, the om
+ * package and the runtime.
+ *
+ * dtype values are ONNX's TensorProto.DataType numbers, so the frontend needs
+ * no mapping table and the om stores what ONNX would.
+ *
+ * Layouts (byte-exact; all of them C-order over the physical shape):
+ *   ND          the logical dims in C order.
+ *   NC1HWC0     logical [N, C, H, W]; physical [N][C1][H][W][C0], C0 = 16,
+ *               C1 = ceil(C / 16); channels c >= C are zero.
+ *   FRACTAL_Z   convolution weights, logical [Cout, Cin, KH, KW]; physical
+ *               [C1in * KH * KW][N1][16][16] where N1 = ceil(Cout / 16):
+ *               w[co][ci][kh][kw] lives at
+ *               [((ci / 16) * KH + kh) * KW + kw][co / 16][co % 16][ci % 16];
+ *               padding (co >= Cout or ci >= Cin) is zero. One [16][16] fractal
+ *               is the cube's B operand (n-major rows of 16 k values).
+ */
+#ifndef COMMON_TYPES_H
+#define COMMON_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum dtype {
+  DT_UNDEFINED = 0,
+  DT_FLOAT32 = 1,
+  DT_UINT8 = 2,
+  DT_INT8 = 3,
+  DT_UINT16 = 4,
+  DT_INT16 = 5,
+  DT_INT32 = 6,
+  DT_INT64 = 7,
+  DT_STRING = 8,
+  DT_BOOL = 9,
+  DT_FLOAT16 = 10,
+  DT_DOUBLE = 11,
+  DT_UINT32 = 12,
+  DT_UINT64 = 13,
+} dtype;
+
+typedef enum layout {
+  LAYOUT_ND = 0,
+  LAYOUT_NC1HWC0 = 1,
+  LAYOUT_FRACTAL_Z = 2,
+} layout;
+
+enum { C0 = 16 };     /* channel block of NC1HWC0 and the cube's fractal edge */
+enum { MAX_RANK = 8 }; /* the largest rank anything in the project accepts */
+
+/* Bytes per element; 0 for DT_UNDEFINED / DT_STRING / unknown values. */
+static inline size_t dtype_size(int dt) {
+  switch (dt) {
+  case DT_FLOAT32: case DT_INT32: case DT_UINT32: return 4;
+  case DT_UINT8: case DT_INT8: case DT_BOOL: return 1;
+  case DT_UINT16: case DT_INT16: case DT_FLOAT16: return 2;
+  case DT_INT64: case DT_DOUBLE: case DT_UINT64: return 8;
+  default: return 0;
+  }
+}
+
+/* Short names used by the IR text form, JSON dumps and messages: "f32", "f16",
+ * "i64", "i32", "i8", "u8", "bool", "f64", ... ; NULL for unknown. */
+const char *dtype_name(int dt);
+int dtype_from_name(const char *name); /* DT_UNDEFINED when unknown */
+const char *layout_name(int l);         /* "ND", "NC1HWC0", "FRACTAL_Z" */
+int layout_from_name(const char *name); /* -1 when unknown */
+
+/* Overflow-checked size arithmetic: return 0 on success, -1 on overflow. */
+static inline int mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
+  return __builtin_mul_overflow(a, b, out) ? -1 : 0;
+}
+static inline int add_u64(uint64_t a, uint64_t b, uint64_t *out) {
+  return __builtin_add_overflow(a, b, out) ? -1 : 0;
+}
+
+/* Physical element count of a tensor with logical dims `dims[rank]` stored in
+ * `layout` (includes the zero padding of NC1HWC0 / FRACTAL_Z). NC1HWC0 and
+ * FRACTAL_Z need rank 4. Returns -1 on negative dims, a bad rank/layout pair,
+ * or overflow. */
+int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_out);
+
+#endif

@@ -1,0 +1,114 @@
+/* omrt.h - the embedded runtime for om packages built by atc.
+ *
+ * libomrt loads an om package, verifies every byte of it before use, and runs
+ * its task list on a software model of a Da Vinci AI core (cube unit for
+ * 16x16x16 fp16 fractal matrix work with fp32 accumulation, vector unit for
+ * the rest). It depends on libc, libm and pthread only.
+ *
+ * Typical use:
+ *
+ *   omrt_model *m;
+ *   if (omrt_model_load_file("resnet50.om", NULL, &m) != OMRT_OK)
+ *     fprintf(stderr, "%s\n", omrt_last_error());
+ *   omrt_context *ctx;
+ *   omrt_context_new(m, &ctx);                 // workspace + worker threads
+ *   const void *in[1] = {input};  void *out[1] = {output};
+ *   omrt_execute(ctx, in, out);                // allocates nothing
+ *   omrt_context_free(ctx);
+ *   omrt_model_free(m);
+ *
+ * Threads: a loaded model is immutable and may be shared by any number of
+ * threads; each context is used by one thread at a time. Errors: every call
+ * returns a status; the message of the last failure on the calling thread is
+ * omrt_last_error().
+ */
+#ifndef OMRT_H
+#define OMRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum omrt_status {
+  OMRT_OK = 0,
+  OMRT_ERR_IO = 1,          /* the file could not be opened, read or mapped */
+  OMRT_ERR_FORMAT = 2,      /* not a well-formed om package (bad magic, bounds, counts) */
+  OMRT_ERR_VERSION = 3,     /* an om of another major version */
+  OMRT_ERR_CHECKSUM = 4,    /* a header or partition CRC32C does not match */
+  OMRT_ERR_ARG = 5,         /* a NULL or out-of-range argument */
+  OMRT_ERR_NOMEM = 6,       /* an allocation failed */
+  OMRT_ERR_UNSUPPORTED = 7, /* a task kind / dtype / layout this runtime cannot run */
+  OMRT_ERR_THREAD = 8,      /* a worker thread could not be started */
+} omrt_status;
+
+/* Element types: ONNX TensorProto.DataType numbers. */
+enum { OMRT_FLOAT32 = 1, OMRT_UINT8 = 2, OMRT_INT8 = 3, OMRT_INT32 = 6, OMRT_INT64 = 7,
+       OMRT_BOOL = 9, OMRT_FLOAT16 = 10 };
+
+enum { OMRT_MAX_RANK = 8 };
+
+typedef struct omrt_model omrt_model;
+typedef struct omrt_context omrt_context;
+
+typedef struct omrt_load_options {
+  /* Worker threads per context (AI cores simulated at once). 0 = the value of
+   * the OMRT_THREADS environment variable if set, else min(SoC AI cores, host
+   * cores). */
+  uint32_t threads;
+} omrt_load_options;
+
+/* One model input or output as the caller sees it: plain C-order data. */
+typedef struct omrt_tensor_desc {
+  const char *name; /* owned by the model; valid until omrt_model_free */
+  int dtype;        /* OMRT_FLOAT32, ... */
+  int rank;
+  int64_t dims[OMRT_MAX_RANK];
+  size_t bytes; /* size of the caller's buffer */
+} omrt_tensor_desc;
+
+/* Maps `path` read-only and verifies it. `opts` may be NULL. On success
+ * *model_out owns the mapping until omrt_model_free. */
+omrt_status omrt_model_load_file(const char *path, const omrt_load_options *opts,
+                                 omrt_model **model_out);
+
+/* Verifies `size` bytes at `data`. The model reads weights in place: the
+ * caller keeps `data` valid and unchanged until omrt_model_free. `data` must
+ * be 64-byte aligned (OMRT_ERR_ARG otherwise). */
+omrt_status omrt_model_load_memory(const void *data, size_t size, const omrt_load_options *opts,
+                                   omrt_model **model_out);
+
+void omrt_model_free(omrt_model *model); /* NULL is fine */
+
+int omrt_model_num_inputs(const omrt_model *model);
+int omrt_model_num_outputs(const omrt_model *model);
+/* index out of range: OMRT_ERR_ARG. */
+omrt_status omrt_model_input(const omrt_model *model, int index, omrt_tensor_desc *desc_out);
+omrt_status omrt_model_output(const omrt_model *model, int index, omrt_tensor_desc *desc_out);
+/* Read-only facts about the package; strings owned by the model. */
+const char *omrt_model_name(const omrt_model *model);
+const char *omrt_model_soc(const omrt_model *model);
+size_t omrt_model_workspace_bytes(const omrt_model *model);
+
+/* Allocates the workspace (once) and starts the worker threads. The model
+ * must outlive the context. */
+omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out);
+void omrt_context_free(omrt_context *ctx); /* NULL is fine; joins the workers */
+int omrt_context_threads(const omrt_context *ctx);
+
+/* Runs the model once. inputs[i] points to omrt_model_input(i).bytes bytes,
+ * outputs[i] to omrt_model_output(i).bytes writable bytes; the buffers belong
+ * to the caller and are only used during the call. Allocates nothing. */
+omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs);
+
+/* The message of the last failed call on this thread ("" if none). */
+const char *omrt_last_error(void);
+const char *omrt_status_string(omrt_status status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,189 @@
+/* ir.h - the compiler's graph: values, nodes, attributes, one arena.
+ *
+ * A graph owns an arena; everything reachable from it (values, nodes, names,
+ * attribute arrays, constant payloads) is allocated there and lives until
+ * ir_graph_free. Pointers between graph objects are plain pointers into that
+ * arena; nothing is freed individually. Passes delete by marking a node dead
+ * and calling ir_graph_compact().
+ *
+ * Values are SSA: each has at most one producer (NULL for graph inputs and
+ * constants). A constant is a value with non-NULL `data` (C order in its own
+ * dtype and layout). Graph inputs and outputs are listed in g->inputs and
+ * g->outputs in ONNX order.
+ *
+ * g->nodes is kept in a topological order by every pass (ir_graph_toposort
+ * restores it and detects cycles). ir_verify checks the invariants below.
+ */
+#ifndef IR_IR_H
+#define IR_IR_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/arena.h"
+#include "common/status.h"
+#include "common/types.h"
+
+typedef enum ir_op {
+#define OP(e, name, min_in, max_in, min_out, max_out, fusion, fp16, unit) IR_OP_##e,
+#include "ops.def"
+#undef OP
+  IR_OP_COUNT
+} ir_op;
+
+typedef enum ir_fusion { IR_FUSE_ELEMWISE, IR_FUSE_BROADCAST, IR_FUSE_INJECTIVE, IR_FUSE_CUBE, IR_FUSE_OPAQUE } ir_fusion;
+typedef enum ir_fp16 { IR_FP16_ALWAYS, IR_FP16_FOLLOW, IR_FP16_NEVER } ir_fp16;
+typedef enum ir_unit { IR_UNIT_CUBE, IR_UNIT_VECTOR, IR_UNIT_NONE } ir_unit;
+
+typedef struct ir_op_info {
+  const char *name; /* the ONNX op_type */
+  int min_in, max_in, min_out, max_out;
+  ir_fusion fusion;
+  ir_fp16 fp16;
+  ir_unit unit;
+} ir_op_info;
+
+extern const ir_op_info ir_ops[IR_OP_COUNT];
+int ir_op_from_name(const char *onnx_name); /* -1 when unknown */
+
+typedef enum ir_attr_kind { IR_ATTR_INT, IR_ATTR_FLOAT, IR_ATTR_STRING, IR_ATTR_INTS, IR_ATTR_FLOATS } ir_attr_kind;
+
+typedef struct ir_attr {
+  const char *name;
+  ir_attr_kind kind;
+  int64_t i;      /* INT */
+  double f;       /* FLOAT */
+  const char *s;  /* STRING */
+  int n;          /* INTS / FLOATS: element count */
+  int64_t *ints;  /* INTS */
+  double *floats; /* FLOATS */
+} ir_attr;
+
+/* Where memory planning put a value (set by passes/memplan.c). */
+typedef enum ir_region { IR_REGION_NONE = -1, IR_REGION_WEIGHTS = 0, IR_REGION_WORKSPACE = 1,
+                         IR_REGION_INPUT = 2, IR_REGION_OUTPUT = 3 } ir_region;
+
+typedef struct ir_node ir_node;
+
+typedef struct ir_value {
+  int id;           /* index in g->values */
+  const char *name; /* unique in the graph */
+  dtype dtype;
+  layout layout;
+  int rank;              /* -1 until known */
+  int64_t dims[MAX_RANK]; /* logical dims; -1 = not yet known */
+  const void *data;      /* constant payload in the graph arena, or NULL */
+  ir_node *producer;     /* NULL for graph inputs and constants */
+  int input_index;       /* position in g->inputs, or -1 */
+  int output_index;      /* position in g->outputs, or -1 */
+  /* memory plan (passes/memplan.c) */
+  ir_region region;
+  uint64_t offset; /* bytes from the region base */
+  uint64_t bytes;  /* physical bytes (layout padding included) */
+} ir_value;
+
+struct ir_node {
+  int id;           /* creation number, stable for the graph's life */
+  const char *name; /* ONNX node name, or a generated unique one */
+  ir_op op;
+  int nin, nout;
+  ir_value **in;  /* in[i] may be NULL for an omitted optional input */
+  ir_value **out;
+  int nattrs, attr_cap;
+  ir_attr *attrs;
+  int dead; /* marked for removal by ir_graph_compact */
+};
+
+typedef struct ir_graph {
+  arena arena;
+  const char *name;
+  int opset; /* the model's default-domain opset */
+  ir_node **nodes;
+  int nnodes, node_cap, next_node_id;
+  ir_value **values;
+  int nvalues, value_cap;
+  ir_value **inputs;
+  int ninputs, input_cap;
+  ir_value **outputs;
+  int noutputs, output_cap;
+} ir_graph;
+
+/* Graph lifetime. budget_bytes bounds the arena (0 = unlimited). */
+ir_graph *ir_graph_new(const char *name, size_t budget_bytes);
+void ir_graph_free(ir_graph *g);
+
+/* New value with unknown shape (rank -1), dtype dt, layout ND. `name` is
+ * copied; NULL or a name already used gets a unique generated name. */
+ir_value *ir_value_new(ir_graph *g, const char *name, dtype dt);
+/* Sets rank and dims (copied). */
+void ir_value_set_shape(ir_value *v, int rank, const int64_t *dims);
+/* New constant: copies `bytes` of data (must equal elements x dtype size). */
+ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const int64_t *dims,
+                       const void *data, size_t bytes);
+ir_value *ir_value_find(const ir_graph *g, const char *name); /* linear search; NULL if none */
+int ir_graph_add_input(ir_graph *g, ir_value *v);  /* 0 ok, -1 nomem */
+int ir_graph_add_output(ir_graph *g, ir_value *v); /* 0 ok, -1 nomem */
+
+/* Logical element count (-1 when the shape is unknown or overflows) and
+ * physical bytes in the value's layout and dtype (-1 likewise). */
+int64_t ir_value_elements(const ir_value *v);
+int64_t ir_value_bytes(const ir_value *v);
+
+/* New node appended at the end of g->nodes; in/out arrays are copied and each
+ * output's producer is set. name NULL or taken: a unique one is generated. */
+ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, int nin, ir_value *const *in,
+                     int nout, ir_value *const *out);
+/* Replaces input slot i (growing the input array if i == nin). */
+int ir_node_set_input(ir_graph *g, ir_node *n, int i, ir_value *v);
+
+/* Attributes: setters replace an existing attribute of the same name.
+ * Getters return `def` when absent or of another kind. Arrays are copied. */
+int ir_attr_set_int(ir_graph *g, ir_node *n, const char *name, int64_t v);
+int ir_attr_set_float(ir_graph *g, ir_node *n, const char *name, double v);
+int ir_attr_set_string(ir_graph *g, ir_node *n, const char *name, const char *v);
+int ir_attr_set_ints(ir_graph *g, ir_node *n, const char *name, int count, const int64_t *v);
+int ir_attr_set_floats(ir_graph *g, ir_node *n, const char *name, int count, const double *v);
+const ir_attr *ir_attr_find(const ir_node *n, const char *name);
+int64_t ir_attr_int(const ir_node *n, const char *name, int64_t def);
+double ir_attr_float(const ir_node *n, const char *name, double def);
+const char *ir_attr_string(const ir_node *n, const char *name, const char *def);
+/* Copies up to max ints into out; returns the count, or -1 when absent. */
+int ir_attr_ints(const ir_node *n, const char *name, int64_t *out, int max);
+
+/* Graph surgery. */
+/* Makes every use of `from` (node inputs and graph outputs) use `to`. */
+void ir_replace_uses(ir_graph *g, ir_value *from, ir_value *to);
+/* Number of node inputs (over live nodes) plus graph outputs that read v. */
+int ir_value_use_count(const ir_graph *g, const ir_value *v);
+/* The single live node reading v, or NULL when v has 0 or >1 readers or is a
+ * graph output. */
+ir_node *ir_value_single_user(const ir_graph *g, const ir_value *v);
+/* Drops dead nodes from g->nodes and values nothing refers to from g->values
+ * (renumbering value ids). */
+void ir_graph_compact(ir_graph *g);
+/* Reorders g->nodes topologically (stable for already-sorted graphs).
+ * ST_ERR_INVALID naming a node on a cycle when there is one. */
+status ir_graph_toposort(ir_graph *g, diag *d);
+
+/* Structural checks: arity against the op table, every input produced by a
+ * node earlier in g->nodes or a graph input or a constant, single producer,
+ * unique value names, known dtypes, dims >= 0 where rank >= 0. */
+status ir_verify(const ir_graph *g, diag *d);
+
+/* Text form, one line per node:
+ *   graph NAME opset N
+ *   input %x : f32[1,3,224,224]
+ *   const %w : f32[64,3,7,7] FRACTAL_Z = <bytes 37632 crc 1a2b3c4d>
+ *   %y : f16[1,64,112,112] NC1HWC0 = Conv(%x, %w, _) {kernel_shape=[7,7], strides=[2,2]} @workspace+0
+ *   output %y
+ * Layout is printed when not ND; a missing optional input prints as "_";
+ * attributes are sorted by name; the memory plan is printed as
+ * "@region+offset" when set. Small constants (<= 16 elements) print their
+ * values ("= [1, 2, 3]") instead of the crc summary. */
+void ir_print(const ir_graph *g, FILE *out);
+/* ir_print into a malloc'd string the caller frees. */
+char *ir_print_string(const ir_graph *g);
+/* DOT for --dump_graph. */
+void ir_print_dot(const ir_graph *g, FILE *out);
+
+#endif

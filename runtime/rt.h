@@ -1,0 +1,84 @@
+/* rt.h - libomrt internals: the loaded model, the execution context, and the
+ * kernel interface between the executor (exec.c) and the kernels
+ * (kernels_*.c). Never included by applications (they use include/omrt.h)
+ * and never includes compiler headers.
+ *
+ * Lifetimes: an rt_model owns its mapping (or borrows the caller's memory)
+ * and the descriptor arrays it allocates at load; everything a task needs is
+ * resolved and checked at load, so execute does no validation and no
+ * allocation.
+ */
+#ifndef RUNTIME_RT_H
+#define RUNTIME_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/om_format.h"
+#include "omrt.h"
+
+/* Records the message for omrt_last_error() on this thread; returns s. */
+omrt_status rt_error(omrt_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct omrt_model {
+  const uint8_t *base; /* the whole package (mapped or caller's memory) */
+  size_t size;         /* bytes */
+  int mapped;          /* 1: munmap(base, size) on free */
+  const om_header *header;
+  const om_model_def *def;
+  const uint32_t *io; /* [ninputs + noutputs] tensor indices */
+  const om_tensor *tensors;
+  const om_task *tasks;
+  const uint8_t *weights;
+  uint64_t weights_bytes;
+  const char *strings;
+  uint64_t strings_bytes;
+  omrt_tensor_desc *inputs, *outputs; /* malloc'd at load, names point into strings */
+  uint32_t threads;                   /* worker threads a context starts */
+};
+
+/* Per-AI-core scratch, sized from om_model_def at context creation; a kernel
+ * stages its tiles here (L0A/L0B: cube operands, L0C: fp32 accumulators, UB:
+ * vector working set). 64-byte aligned. */
+typedef struct rt_core {
+  int id;
+  uint8_t *l1, *l0a, *l0b, *l0c, *ub;
+  size_t l1_bytes, l0a_bytes, l0b_bytes, l0c_bytes, ub_bytes;
+} rt_core;
+
+/* A task's tensors resolved to addresses for one execution: data[i] is the
+ * address of om tensor task->tensors[i] (NULL for OM_NONE), desc[i] its
+ * descriptor (NULL for OM_NONE). */
+typedef struct rt_args {
+  void *data[OM_TASK_MAX_TENSORS];
+  const om_tensor *desc[OM_TASK_MAX_TENSORS];
+} rt_args;
+
+/* Runs block `block` (0 <= block < task->block_dim) of a task. Kernels never
+ * fail at run time: everything that could go wrong was checked at load. */
+typedef void (*rt_kernel_fn)(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+
+/* Load-time check of one task against its kind's contract in om_format.h:
+ * tensor count, which slots may be OM_NONE, layouts, dtypes, rank, dims
+ * consistency (e.g. conv output dims from input dims and params), params in
+ * range, tile sizes fitting the model's buffer capacities. `tensors` is the
+ * whole tensor table (indices already bounds-checked). Returns OMRT_OK or
+ * rt_error(OMRT_ERR_FORMAT or OMRT_ERR_UNSUPPORTED, "task %u (%s) '<name>': ...").
+ */
+typedef omrt_status (*rt_check_fn)(const omrt_model *m, uint32_t task_index, const om_task *task);
+
+typedef struct rt_kernel {
+  const char *name; /* "CONV2D", ... */
+  rt_kernel_fn run;
+  rt_check_fn check;
+} rt_kernel;
+
+/* The kernel table, indexed by om_task_kind; entries with run == NULL are
+ * kinds this runtime does not know. */
+extern const rt_kernel rt_kernels[];
+extern const uint32_t rt_kernel_count;
+
+/* Task name from the string table (checked at load). */
+const char *rt_string(const omrt_model *m, uint32_t offset);
+
+#endif

@@ -1,0 +1,2 @@
+/* atc main: being written (tools/atc.c). */
+int main(void) { return 1; }

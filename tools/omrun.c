@@ -1,0 +1,2 @@
+/* omrun main: being written. */
+int main(void) { return 1; }
