@@ -65,7 +65,8 @@ void *arena_alloc(arena *a, size_t bytes) { return arena_alloc_aligned(a, bytes,
 
 void *arena_array(arena *a, size_t count, size_t elem_bytes) {
   if (elem_bytes && count > SIZE_MAX / elem_bytes) return NULL;
-  return arena_alloc(a, count * elem_bytes ? count * elem_bytes : 1);
+  size_t bytes = count * elem_bytes;
+  return arena_alloc(a, bytes ? bytes : 1);
 }
 
 char *arena_strndup(arena *a, const char *s, size_t n) {

@@ -27,7 +27,16 @@ void diag_prefix(diag *d, const char *fmt, ...) {
   vsnprintf(pre, sizeof pre, fmt, ap);
   va_end(ap);
   memcpy(old, d->msg, sizeof old);
-  snprintf(d->msg, sizeof d->msg, "%s: %s", pre, old);
+  /* Truncation is fine: a message is one line for a person to read. */
+  size_t n = strlen(pre);
+  if (n > sizeof d->msg - 3) n = sizeof d->msg - 3;
+  memcpy(d->msg, pre, n);
+  memcpy(d->msg + n, ": ", 2);
+  size_t rest = sizeof d->msg - n - 3;
+  size_t m = strlen(old);
+  if (m > rest) m = rest;
+  memcpy(d->msg + n + 2, old, m);
+  d->msg[n + 2 + m] = '\0';
 }
 
 const char *status_name(status s) {

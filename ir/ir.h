@@ -186,4 +186,11 @@ char *ir_print_string(const ir_graph *g);
 /* DOT for --dump_graph. */
 void ir_print_dot(const ir_graph *g, FILE *out);
 
+/* Parses the text form back (ir/ir_parse.c). Constants in text may be given
+ * as "= [v, v, ...]" (all elements), "= fill(v)", or "= rand(seed)" (uniform
+ * [-1, 1) from a fixed generator, for tests); the "<bytes N crc X>" summary
+ * form cannot be parsed back. `label` names the text in messages
+ * ("file.ir:12: ..."). */
+status ir_parse(const char *text, const char *label, ir_graph **graph_out, diag *d);
+
 #endif

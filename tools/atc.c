@@ -1,2 +1,212 @@
-/* atc main: being written (tools/atc.c). */
-int main(void) { return 1; }
+/* atc.c - the command line: flags in, messages and exit codes out.
+ *
+ *   atc --model=resnet50.onnx --framework=5 --output=resnet50 \
+ *       --input_shape="input:1,3,224,224" --soc_version=Ascend310
+ *   atc --mode=1 --om=resnet50.om --json=resnet50.json
+ *
+ * Flag names follow Huawei's ATC; both --flag=value and --flag value work.
+ * All the work is in the library (driver/compile.h, backend/om_write.h);
+ * this file parses, prints and picks the exit code: 0 success, 1 failure,
+ * 2 bad usage.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/om_write.h"
+#include "driver/compile.h"
+
+#ifndef ATC_VERSION
+#define ATC_VERSION "dev"
+#endif
+
+enum { LOG_NULL, LOG_ERROR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
+
+typedef struct flags {
+  const char *model, *framework, *output, *input_shape, *input_format, *soc_version;
+  const char *precision_mode, *out_nodes, *log, *mode, *om, *json, *dump_graph;
+} flags;
+
+static const struct {
+  const char *name;
+  size_t offset;
+  const char *help;
+} flag_table[] = {
+#define FLAG(n, h) {#n, offsetof(flags, n), h}
+    FLAG(model, "ONNX model file to compile"),
+    FLAG(framework, "source framework; 5 = ONNX (the only one supported)"),
+    FLAG(output, "output path without .om (\"resnet50\" writes resnet50.om)"),
+    FLAG(input_shape, "fix input dims: \"name:1,3,224,224;name2:1,10\""),
+    FLAG(input_format, "NCHW (default) or ND"),
+    FLAG(soc_version, "target SoC: Ascend310, Ascend310P3, Ascend910 (socs/*.yaml)"),
+    FLAG(precision_mode, "force_fp16 (default), allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype"),
+    FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
+    FLAG(log, "null, error, warning (default), info (a line per phase with its time), debug"),
+    FLAG(mode, "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json)"),
+    FLAG(om, "with --mode=1: the om file to read"),
+    FLAG(json, "with --mode=1: the JSON file to write"),
+    FLAG(dump_graph, "directory to write the IR (text and DOT) after every pass"),
+#undef FLAG
+};
+enum { NFLAGS = sizeof flag_table / sizeof *flag_table };
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: atc --model=FILE.onnx --framework=5 --output=NAME --soc_version=SOC [options]\n"
+          "       atc --mode=1 --om=FILE.om --json=FILE.json\n\n"
+          "Compiles an ONNX model into an om package for the software Da Vinci NPU (run it with omrun).\n\n");
+  for (int i = 0; i < NFLAGS; i++) fprintf(out, "  --%-16s %s\n", flag_table[i].name, flag_table[i].help);
+  fprintf(out, "  --%-16s %s\n", "help", "this text");
+  fprintf(out, "\natc %s\n", ATC_VERSION);
+}
+
+/* Returns 0, or 2 after printing what is wrong. */
+static int parse_flags(int argc, char **argv, flags *f) {
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strncmp(arg, "--", 2) != 0) {
+      fprintf(stderr, "atc: unexpected argument '%s' (flags start with --; see atc --help)\n", arg);
+      return 2;
+    }
+    const char *name = arg + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    int k = 0;
+    while (k < NFLAGS && !(strlen(flag_table[k].name) == len && strncmp(flag_table[k].name, name, len) == 0)) k++;
+    if (k == NFLAGS) {
+      fprintf(stderr, "atc: unknown flag '--%.*s' (see atc --help)\n", (int)len, name);
+      return 2;
+    }
+    const char *value = eq ? eq + 1 : NULL;
+    if (!value) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "atc: --%s needs a value\n", flag_table[k].name);
+        return 2;
+      }
+      value = argv[++i];
+    }
+    *(const char **)((char *)f + flag_table[k].offset) = value;
+  }
+  return 0;
+}
+
+typedef struct log_state {
+  int level;
+  double total_ms;
+} log_state;
+
+static void on_phase(void *user, const char *phase, double ms) {
+  log_state *ls = user;
+  ls->total_ms += ms;
+  if (ls->level >= LOG_INFO) fprintf(stderr, "[INFO] atc: %-12s %8.1f ms\n", phase, ms);
+}
+
+/* The command line as one string, for the om's record of how it was built. */
+static char *join_args(int argc, char **argv) {
+  size_t n = 1;
+  for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
+  char *s = malloc(n), *p = s;
+  if (!s) return NULL;
+  for (int i = 0; i < argc; i++) p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
+  *p = '\0';
+  return s;
+}
+
+static int run_json(const flags *f) {
+  if (!f->om || !f->json) {
+    fprintf(stderr, "atc: --mode=1 needs --om=FILE.om and --json=FILE.json\n");
+    return 2;
+  }
+  diag d;
+  diag_init(&d);
+  if (om_dump_json(f->om, f->json, &d) != ST_OK) {
+    fprintf(stderr, "atc: %s\n", d.msg);
+    return 1;
+  }
+  printf("atc: wrote %s\n", f->json);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      usage(stdout);
+      return 0;
+    }
+  if (argc == 1) {
+    usage(stderr);
+    return 2;
+  }
+  flags f = {0};
+  if (parse_flags(argc, argv, &f)) return 2;
+
+  log_state ls = {LOG_WARNING, 0};
+  if (f.log) {
+    static const char *levels[] = {"null", "error", "warning", "info", "debug"};
+    ls.level = -1;
+    for (int i = 0; i < 5; i++)
+      if (strcmp(f.log, levels[i]) == 0) ls.level = i;
+    if (ls.level < 0) {
+      fprintf(stderr, "atc: --log=%s: expected null, error, warning, info or debug\n", f.log);
+      return 2;
+    }
+  }
+  if (f.mode && strcmp(f.mode, "0") != 0) {
+    if (strcmp(f.mode, "1") == 0) return run_json(&f);
+    fprintf(stderr, "atc: --mode=%s is not supported (0 = compile, 1 = om to JSON)\n", f.mode);
+    return 2;
+  }
+  if (!f.model || !f.output || !f.soc_version) {
+    fprintf(stderr, "atc: --model, --output and --soc_version are required (see atc --help)\n");
+    return 2;
+  }
+  if (f.framework && strcmp(f.framework, "5") != 0) {
+    fprintf(stderr, "atc: --framework=%s is not supported; only 5 (ONNX)\n", f.framework);
+    return 2;
+  }
+  if (f.input_format && strcmp(f.input_format, "NCHW") != 0 && strcmp(f.input_format, "ND") != 0) {
+    fprintf(stderr, "atc: --input_format=%s is not supported; use NCHW or ND\n", f.input_format);
+    return 2;
+  }
+  int precision = OM_PRECISION_FORCE_FP16;
+  if (f.precision_mode && (precision = atc_precision_from_name(f.precision_mode)) < 0) {
+    fprintf(stderr,
+            "atc: --precision_mode=%s: expected force_fp16, allow_fp32_to_fp16, allow_mix_precision or "
+            "must_keep_origin_dtype\n",
+            f.precision_mode);
+    return 2;
+  }
+
+  /* --output names the package without its extension, as in ATC. */
+  size_t olen = strlen(f.output);
+  char *out_path = malloc(olen + 4);
+  char *cmdline = join_args(argc, argv);
+  if (!out_path || !cmdline) {
+    fprintf(stderr, "atc: out of memory\n");
+    return 1;
+  }
+  strcpy(out_path, f.output);
+  if (olen < 3 || strcmp(f.output + olen - 3, ".om") != 0) strcat(out_path, ".om");
+
+  atc_options opt = {
+      .model_path = f.model, .output_path = out_path, .input_shape = f.input_shape,
+      .soc_version = f.soc_version, .precision = (om_precision)precision, .out_nodes = f.out_nodes,
+      .dump_graph_dir = f.dump_graph, .cmdline = cmdline, .on_phase = on_phase, .user = &ls};
+  atc_result res;
+  diag d;
+  diag_init(&d);
+  int rc = 0;
+  if (atc_compile(&opt, &res, &d) != ST_OK) {
+    fprintf(stderr, "atc: error: %s\n", d.msg); /* errors are printed at every --log level */
+    rc = 1;
+  } else if (ls.level >= LOG_WARNING) {
+    double mib = 1024.0 * 1024.0;
+    printf("atc: wrote %s: %.2f MiB, %d tasks, %s, %s, %.0f ms\n", out_path, res.om_bytes / mib,
+           res.ntasks, f.soc_version, atc_precision_name((om_precision)precision), ls.total_ms);
+    printf("atc: memory plan: workspace %.2f MiB, liveness lower bound %.2f MiB (%.3fx)\n",
+           res.workspace_bytes / mib, res.workspace_lower_bound / mib,
+           res.workspace_lower_bound ? (double)res.workspace_bytes / res.workspace_lower_bound : 1.0);
+  }
+  free(out_path);
+  free(cmdline);
+  return rc;
+}

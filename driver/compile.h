@@ -1,0 +1,48 @@
+/* compile.h - the compiler as a library: ONNX file in, om package out.
+ *
+ * atc_compile runs: SoC file -> ONNX frontend -> --out_nodes -> verifier ->
+ * every pass of passes/pipeline.c (verifying the graph after each) -> the om
+ * writer. It prints nothing; each phase is reported through an optional
+ * callback so the CLI can print progress and timings, and the result struct
+ * carries the figures the CLI reports (memory plan, sizes).
+ */
+#ifndef DRIVER_COMPILE_H
+#define DRIVER_COMPILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/om_format.h"
+#include "common/status.h"
+
+typedef struct atc_options {
+  const char *model_path;   /* --model: the ONNX file */
+  const char *output_path;  /* the .om to write (atomically); NULL: keep in memory only */
+  const char *input_shape;  /* --input_shape "name:1,3,224,224;..." or NULL */
+  const char *soc_version;  /* --soc_version, e.g. "Ascend310" */
+  om_precision precision;   /* --precision_mode */
+  const char *out_nodes;    /* --out_nodes "node:0;node2:1" or NULL */
+  const char *dump_graph_dir; /* --dump_graph: IR text + DOT after every pass, or NULL */
+  const char *cmdline;      /* recorded in the om */
+  /* Called after each phase ("parse", "shape_infer", ..., "write") with its
+   * wall time; may be NULL. */
+  void (*on_phase)(void *user, const char *phase, double ms);
+  void *user;
+} atc_options;
+
+typedef struct atc_result {
+  uint64_t workspace_bytes;       /* the memory plan's arena */
+  uint64_t workspace_lower_bound; /* max live bytes at any point: no plan can beat it */
+  uint64_t weights_bytes;
+  uint64_t om_bytes;
+  int ntasks, nnodes_in; /* tasks emitted; ONNX nodes read */
+  void *om_data;         /* with output_path NULL: the package (free() it), else NULL */
+} atc_result;
+
+/* Parses a --precision_mode value; -1 when unknown. */
+int atc_precision_from_name(const char *name);
+const char *atc_precision_name(om_precision p);
+
+status atc_compile(const atc_options *opt, atc_result *res, diag *d);
+
+#endif

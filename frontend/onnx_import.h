@@ -1,0 +1,52 @@
+/* onnx_import.h - ONNX ModelProto -> IR graph.
+ *
+ * Parses with the protobuf-c code generated at build time from the system's
+ * onnx.proto, then builds an ir_graph: initializers (raw_data and typed
+ * fields) and Constant nodes become constants, graph inputs that are not
+ * initializers become graph inputs with shapes from the model, overridden by
+ * `input_shapes`; every node goes through its op importer, which normalises
+ * opset differences into the IR contract of ir/ops.def.
+ *
+ * Every rejection names the file, the node (name and op type) or tensor, and
+ * the field, e.g.
+ *   resnet50.onnx: node 'Conv_12' (Conv): input 1 'w9' is produced by no node
+ */
+#ifndef FRONTEND_ONNX_IMPORT_H
+#define FRONTEND_ONNX_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/status.h"
+#include "common/types.h"
+#include "ir/ir.h"
+
+typedef struct onnx_input_shape {
+  const char *name; /* graph input name */
+  int rank;
+  int64_t dims[MAX_RANK];
+} onnx_input_shape;
+
+typedef struct onnx_options {
+  const onnx_input_shape *input_shapes; /* from --input_shape; may be NULL */
+  int ninput_shapes;
+  size_t max_file_bytes; /* 0 = default limit (4 GiB) */
+} onnx_options;
+
+/* Parses "name:1,3,224,224;name2:1,10" into shapes (pointers into an arena).
+ * ST_ERR_PARSE naming the bad piece. */
+status onnx_parse_input_shape(const char *spec, arena *a, onnx_input_shape **shapes_out,
+                              int *count_out, diag *d);
+
+/* Loads `path`. External data files are resolved relative to the model's
+ * directory. On success *graph_out is a new graph the caller frees with
+ * ir_graph_free; every input has a fully known shape (a symbolic dim not fixed
+ * by input_shapes is an error naming the input and the dim). */
+status onnx_load_file(const char *path, const onnx_options *opt, ir_graph **graph_out, diag *d);
+
+/* Same from memory; `dir` is the directory external data is relative to (NULL:
+ * external data is rejected). `label` names the model in messages. */
+status onnx_load_memory(const void *data, size_t size, const char *dir, const char *label,
+                        const onnx_options *opt, ir_graph **graph_out, diag *d);
+
+#endif

@@ -1,0 +1,500 @@
+/* ir.c - graph construction, attributes, surgery, topological order and the
+ * verifier (see ir.h). The text and DOT printers are in ir_print.c.
+ *
+ * Everything is allocated from the graph's arena. Value names are kept unique
+ * by generating "<base>_<n>" when a name is missing or taken; lookups by name
+ * are linear (only the frontend and the text parser use them, once per name).
+ */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const ir_op_info ir_ops[IR_OP_COUNT] = {
+#define OP(e, name, min_in, max_in, min_out, max_out, fusion, fp16, unit) \
+  {name, min_in, max_in, min_out, max_out, fusion, fp16, unit},
+#include "ops.def"
+#undef OP
+};
+
+int ir_op_from_name(const char *onnx_name) {
+  for (int i = 0; i < IR_OP_COUNT; i++)
+    if (strcmp(ir_ops[i].name, onnx_name) == 0) return i;
+  return -1;
+}
+
+ir_graph *ir_graph_new(const char *name, size_t budget_bytes) {
+  ir_graph *g = calloc(1, sizeof *g);
+  if (!g) return NULL;
+  arena_init(&g->arena, budget_bytes);
+  g->name = arena_strdup(&g->arena, name ? name : "graph");
+  if (!g->name) {
+    free(g);
+    return NULL;
+  }
+  return g;
+}
+
+void ir_graph_free(ir_graph *g) {
+  if (!g) return;
+  arena_free(&g->arena);
+  free(g);
+}
+
+ir_value *ir_value_find(const ir_graph *g, const char *name) {
+  for (int i = 0; i < g->nvalues; i++)
+    if (strcmp(g->values[i]->name, name) == 0) return g->values[i];
+  return NULL;
+}
+
+/* A name not used by any value: `base` itself when free, else base_N. */
+static const char *unique_name(ir_graph *g, const char *base) {
+  if (!ir_value_find(g, base)) return arena_strdup(&g->arena, base);
+  char buf[256];
+  for (int n = 1;; n++) {
+    snprintf(buf, sizeof buf, "%.200s_%d", base, n);
+    if (!ir_value_find(g, buf)) return arena_strdup(&g->arena, buf);
+  }
+}
+
+ir_value *ir_value_new(ir_graph *g, const char *name, dtype dt) {
+  if (arena_grow(&g->arena, (void **)&g->values, &g->value_cap, g->nvalues, sizeof(ir_value *)))
+    return NULL;
+  ir_value *v = arena_alloc(&g->arena, sizeof *v);
+  if (!v) return NULL;
+  v->name = unique_name(g, name && *name ? name : "v");
+  if (!v->name) return NULL;
+  v->id = g->nvalues;
+  v->dtype = dt;
+  v->layout = LAYOUT_ND;
+  v->rank = -1;
+  v->input_index = v->output_index = -1;
+  v->region = IR_REGION_NONE;
+  g->values[g->nvalues++] = v;
+  return v;
+}
+
+void ir_value_set_shape(ir_value *v, int rank, const int64_t *dims) {
+  v->rank = rank;
+  for (int i = 0; i < MAX_RANK; i++) v->dims[i] = i < rank ? dims[i] : 0;
+}
+
+int64_t ir_value_elements(const ir_value *v) {
+  uint64_t n;
+  if (v->rank < 0 || layout_elements(LAYOUT_ND, v->rank, v->dims, &n) || n > INT64_MAX) return -1;
+  return (int64_t)n;
+}
+
+int64_t ir_value_bytes(const ir_value *v) {
+  uint64_t n, bytes;
+  size_t es = dtype_size(v->dtype);
+  if (v->rank < 0 || es == 0 || layout_elements(v->layout, v->rank, v->dims, &n) ||
+      mul_u64(n, es, &bytes) || bytes > INT64_MAX)
+    return -1;
+  return (int64_t)bytes;
+}
+
+ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const int64_t *dims,
+                       const void *data, size_t bytes) {
+  if (rank < 0 || rank > MAX_RANK) return NULL;
+  ir_value *v = ir_value_new(g, name, dt);
+  if (!v) return NULL;
+  ir_value_set_shape(v, rank, dims);
+  int64_t want = ir_value_bytes(v);
+  if (want < 0 || (uint64_t)want != bytes) return NULL;
+  v->data = arena_memdup(&g->arena, data, bytes);
+  return v->data ? v : NULL;
+}
+
+int ir_graph_add_input(ir_graph *g, ir_value *v) {
+  if (arena_grow(&g->arena, (void **)&g->inputs, &g->input_cap, g->ninputs, sizeof(ir_value *)))
+    return -1;
+  v->input_index = g->ninputs;
+  g->inputs[g->ninputs++] = v;
+  return 0;
+}
+
+int ir_graph_add_output(ir_graph *g, ir_value *v) {
+  if (arena_grow(&g->arena, (void **)&g->outputs, &g->output_cap, g->noutputs, sizeof(ir_value *)))
+    return -1;
+  v->output_index = g->noutputs;
+  g->outputs[g->noutputs++] = v;
+  return 0;
+}
+
+static int node_name_taken(const ir_graph *g, const char *name) {
+  for (int i = 0; i < g->nnodes; i++)
+    if (strcmp(g->nodes[i]->name, name) == 0) return 1;
+  return 0;
+}
+
+ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, int nin, ir_value *const *in,
+                     int nout, ir_value *const *out) {
+  if (arena_grow(&g->arena, (void **)&g->nodes, &g->node_cap, g->nnodes, sizeof(ir_node *)))
+    return NULL;
+  ir_node *n = arena_alloc(&g->arena, sizeof *n);
+  if (!n) return NULL;
+  n->id = g->next_node_id++;
+  n->op = op;
+  if (name && *name && !node_name_taken(g, name)) {
+    n->name = arena_strdup(&g->arena, name);
+  } else {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%.200s_%d", name && *name ? name : ir_ops[op].name, n->id);
+    n->name = arena_strdup(&g->arena, buf);
+  }
+  n->in = arena_array(&g->arena, (size_t)nin, sizeof *n->in);
+  n->out = arena_array(&g->arena, (size_t)nout, sizeof *n->out);
+  if (!n->name || !n->in || !n->out) return NULL;
+  n->nin = nin;
+  n->nout = nout;
+  if (nin) memcpy(n->in, in, (size_t)nin * sizeof *in);
+  if (nout) memcpy(n->out, out, (size_t)nout * sizeof *out);
+  for (int i = 0; i < nout; i++)
+    if (out[i]) out[i]->producer = n;
+  g->nodes[g->nnodes++] = n;
+  return n;
+}
+
+int ir_node_set_input(ir_graph *g, ir_node *n, int i, ir_value *v) {
+  if (i < 0 || i > n->nin) return -1;
+  if (i == n->nin) {
+    ir_value **in = arena_array(&g->arena, (size_t)n->nin + 1, sizeof *in);
+    if (!in) return -1;
+    if (n->nin) memcpy(in, n->in, (size_t)n->nin * sizeof *in);
+    n->in = in;
+    n->nin++;
+  }
+  n->in[i] = v;
+  return 0;
+}
+
+/* ---- attributes ---- */
+
+static ir_attr *attr_slot(ir_graph *g, ir_node *n, const char *name) {
+  for (int i = 0; i < n->nattrs; i++)
+    if (strcmp(n->attrs[i].name, name) == 0) {
+      const char *kept = n->attrs[i].name;
+      memset(&n->attrs[i], 0, sizeof n->attrs[i]);
+      n->attrs[i].name = kept;
+      return &n->attrs[i];
+    }
+  if (arena_grow(&g->arena, (void **)&n->attrs, &n->attr_cap, n->nattrs, sizeof(ir_attr)))
+    return NULL;
+  ir_attr *a = &n->attrs[n->nattrs];
+  a->name = arena_strdup(&g->arena, name);
+  if (!a->name) return NULL;
+  n->nattrs++;
+  return a;
+}
+
+int ir_attr_set_int(ir_graph *g, ir_node *n, const char *name, int64_t v) {
+  ir_attr *a = attr_slot(g, n, name);
+  if (!a) return -1;
+  a->kind = IR_ATTR_INT;
+  a->i = v;
+  return 0;
+}
+
+int ir_attr_set_float(ir_graph *g, ir_node *n, const char *name, double v) {
+  ir_attr *a = attr_slot(g, n, name);
+  if (!a) return -1;
+  a->kind = IR_ATTR_FLOAT;
+  a->f = v;
+  return 0;
+}
+
+int ir_attr_set_string(ir_graph *g, ir_node *n, const char *name, const char *v) {
+  ir_attr *a = attr_slot(g, n, name);
+  if (!a) return -1;
+  a->kind = IR_ATTR_STRING;
+  a->s = arena_strdup(&g->arena, v);
+  return a->s ? 0 : -1;
+}
+
+int ir_attr_set_ints(ir_graph *g, ir_node *n, const char *name, int count, const int64_t *v) {
+  ir_attr *a = attr_slot(g, n, name);
+  if (!a) return -1;
+  a->kind = IR_ATTR_INTS;
+  a->n = count;
+  a->ints = arena_array(&g->arena, (size_t)count, sizeof *a->ints);
+  if (!a->ints) return -1;
+  if (count) memcpy(a->ints, v, (size_t)count * sizeof *v);
+  return 0;
+}
+
+int ir_attr_set_floats(ir_graph *g, ir_node *n, const char *name, int count, const double *v) {
+  ir_attr *a = attr_slot(g, n, name);
+  if (!a) return -1;
+  a->kind = IR_ATTR_FLOATS;
+  a->n = count;
+  a->floats = arena_array(&g->arena, (size_t)count, sizeof *a->floats);
+  if (!a->floats) return -1;
+  if (count) memcpy(a->floats, v, (size_t)count * sizeof *v);
+  return 0;
+}
+
+const ir_attr *ir_attr_find(const ir_node *n, const char *name) {
+  for (int i = 0; i < n->nattrs; i++)
+    if (strcmp(n->attrs[i].name, name) == 0) return &n->attrs[i];
+  return NULL;
+}
+
+int64_t ir_attr_int(const ir_node *n, const char *name, int64_t def) {
+  const ir_attr *a = ir_attr_find(n, name);
+  return a && a->kind == IR_ATTR_INT ? a->i : def;
+}
+
+double ir_attr_float(const ir_node *n, const char *name, double def) {
+  const ir_attr *a = ir_attr_find(n, name);
+  return a && a->kind == IR_ATTR_FLOAT ? a->f : def;
+}
+
+const char *ir_attr_string(const ir_node *n, const char *name, const char *def) {
+  const ir_attr *a = ir_attr_find(n, name);
+  return a && a->kind == IR_ATTR_STRING ? a->s : def;
+}
+
+int ir_attr_ints(const ir_node *n, const char *name, int64_t *out, int max) {
+  const ir_attr *a = ir_attr_find(n, name);
+  if (!a || a->kind != IR_ATTR_INTS) return -1;
+  for (int i = 0; i < a->n && i < max; i++) out[i] = a->ints[i];
+  return a->n;
+}
+
+/* ---- surgery ---- */
+
+void ir_replace_uses(ir_graph *g, ir_value *from, ir_value *to) {
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    for (int j = 0; j < n->nin; j++)
+      if (n->in[j] == from) n->in[j] = to;
+  }
+  for (int i = 0; i < g->noutputs; i++)
+    if (g->outputs[i] == from) {
+      g->outputs[i] = to;
+      from->output_index = -1;
+      to->output_index = i;
+    }
+}
+
+int ir_value_use_count(const ir_graph *g, const ir_value *v) {
+  int count = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    const ir_node *n = g->nodes[i];
+    if (n->dead) continue;
+    for (int j = 0; j < n->nin; j++) count += n->in[j] == v;
+  }
+  for (int i = 0; i < g->noutputs; i++) count += g->outputs[i] == v;
+  return count;
+}
+
+ir_node *ir_value_single_user(const ir_graph *g, const ir_value *v) {
+  ir_node *user = NULL;
+  for (int i = 0; i < g->noutputs; i++)
+    if (g->outputs[i] == v) return NULL;
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    if (n->dead) continue;
+    for (int j = 0; j < n->nin; j++)
+      if (n->in[j] == v) {
+        if (user) return NULL; /* a second reader, or the same node twice */
+        user = n;
+      }
+  }
+  return user;
+}
+
+void ir_graph_compact(ir_graph *g) {
+  int k = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    if (!n->dead) {
+      g->nodes[k++] = n;
+    } else {
+      for (int j = 0; j < n->nout; j++)
+        if (n->out[j] && n->out[j]->producer == n) n->out[j]->producer = NULL;
+    }
+  }
+  g->nnodes = k;
+  /* Mark referenced values: graph I/O, node inputs and outputs. */
+  unsigned char *used = calloc((size_t)g->nvalues + 1, 1);
+  if (!used) return; /* keeping unreferenced values is harmless */
+  for (int i = 0; i < g->ninputs; i++) used[g->inputs[i]->id] = 1;
+  for (int i = 0; i < g->noutputs; i++) used[g->outputs[i]->id] = 1;
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    for (int j = 0; j < n->nin; j++)
+      if (n->in[j]) used[n->in[j]->id] = 1;
+    for (int j = 0; j < n->nout; j++)
+      if (n->out[j]) used[n->out[j]->id] = 1;
+  }
+  k = 0;
+  for (int i = 0; i < g->nvalues; i++)
+    if (used[i]) {
+      g->values[k] = g->values[i];
+      g->values[k]->id = k;
+      k++;
+    }
+  g->nvalues = k;
+  free(used);
+}
+
+/* 1 when every node input is produced by an earlier node (or by none);
+ * -1 when out of memory. */
+static int is_sorted(const ir_graph *g) {
+  int *pos = malloc(((size_t)g->next_node_id + 1) * sizeof *pos);
+  if (!pos) return -1;
+  for (int i = 0; i <= g->next_node_id; i++) pos[i] = -1; /* -1: not in g->nodes (verify reports it) */
+  for (int i = 0; i < g->nnodes; i++) pos[g->nodes[i]->id] = i;
+  int sorted = 1;
+  for (int i = 0; i < g->nnodes && sorted; i++)
+    for (int j = 0; j < g->nodes[i]->nin; j++) {
+      const ir_value *v = g->nodes[i]->in[j];
+      if (v && v->producer && !v->producer->dead && pos[v->producer->id] >= i) sorted = 0;
+    }
+  free(pos);
+  return sorted;
+}
+
+/* Kahn's algorithm with a FIFO of ready nodes seeded in the current order;
+ * an already sorted graph is left exactly as it is. Edges are kept in a
+ * compressed (CSR) producer -> consumer list. */
+status ir_graph_toposort(ir_graph *g, diag *d) {
+  int n = g->nnodes;
+  if (n == 0 || is_sorted(g) == 1) return ST_OK;
+  int *pending = calloc((size_t)n, sizeof *pending);    /* unmet inputs per node */
+  int *pos = malloc((size_t)g->nvalues * sizeof *pos);  /* producer index per value id */
+  ir_node **order = malloc((size_t)n * sizeof *order);
+  int *users_start = calloc((size_t)n + 1, sizeof *users_start);
+  int *users = NULL;
+  status st = ST_OK;
+  if (!pending || !pos || !order || !users_start) {
+    st = diag_set(d, ST_ERR_NOMEM, "out of memory sorting graph '%s'", g->name);
+    goto done;
+  }
+  for (int i = 0; i < g->nvalues; i++) pos[i] = -1;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < g->nodes[i]->nout; j++)
+      if (g->nodes[i]->out[j]) pos[g->nodes[i]->out[j]->id] = i;
+  /* CSR list of (producer -> consumer) edges. */
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < g->nodes[i]->nin; j++) {
+      ir_value *v = g->nodes[i]->in[j];
+      if (v && pos[v->id] >= 0) {
+        users_start[pos[v->id] + 1]++;
+        pending[i]++;
+      }
+    }
+  for (int i = 0; i < n; i++) users_start[i + 1] += users_start[i];
+  users = malloc(((size_t)users_start[n] + 1) * sizeof *users);
+  int *fill = calloc((size_t)n, sizeof *fill);
+  if (!users || !fill) {
+    free(fill);
+    st = diag_set(d, ST_ERR_NOMEM, "out of memory sorting graph '%s'", g->name);
+    goto done;
+  }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < g->nodes[i]->nin; j++) {
+      ir_value *v = g->nodes[i]->in[j];
+      if (v && pos[v->id] >= 0) {
+        int p = pos[v->id];
+        users[users_start[p] + fill[p]++] = i;
+      }
+    }
+  free(fill);
+  int head = 0, count = 0;
+  int *queue = order ? (int *)malloc((size_t)n * sizeof(int)) : NULL;
+  if (!queue) {
+    st = diag_set(d, ST_ERR_NOMEM, "out of memory sorting graph '%s'", g->name);
+    goto done;
+  }
+  for (int i = 0; i < n; i++)
+    if (pending[i] == 0) queue[count++] = i;
+  while (head < count) {
+    int i = queue[head++];
+    order[head - 1] = g->nodes[i];
+    for (int e = users_start[i]; e < users_start[i + 1]; e++)
+      if (--pending[users[e]] == 0) queue[count++] = users[e];
+  }
+  free(queue);
+  if (count < n) {
+    for (int i = 0; i < n; i++)
+      if (pending[i] > 0) {
+        st = diag_set(d, ST_ERR_INVALID, "graph '%s' has a cycle through node '%s' (%s)", g->name,
+                      g->nodes[i]->name, ir_ops[g->nodes[i]->op].name);
+        break;
+      }
+    goto done;
+  }
+  memcpy(g->nodes, order, (size_t)n * sizeof *order);
+done:
+  free(pending);
+  free(pos);
+  free(order);
+  free(users_start);
+  free(users);
+  return st;
+}
+
+status ir_verify(const ir_graph *g, diag *d) {
+  status st = ST_OK;
+  unsigned char *defined = calloc((size_t)g->nvalues + 1, 1);
+  if (!defined) return diag_set(d, ST_ERR_NOMEM, "out of memory verifying graph '%s'", g->name);
+  for (int i = 0; i < g->nvalues && st == ST_OK; i++) {
+    const ir_value *v = g->values[i];
+    if (v->id != i)
+      st = diag_set(d, ST_ERR_INVALID, "value '%s' has id %d at position %d", v->name, v->id, i);
+    else if (dtype_size(v->dtype) == 0)
+      st = diag_set(d, ST_ERR_INVALID, "value '%s' has unknown dtype %d", v->name, (int)v->dtype);
+    else if (v->rank > MAX_RANK)
+      st = diag_set(d, ST_ERR_LIMIT, "value '%s' has rank %d (limit %d)", v->name, v->rank, MAX_RANK);
+    for (int k = 0; st == ST_OK && k < v->rank; k++)
+      if (v->dims[k] < 0)
+        st = diag_set(d, ST_ERR_INVALID, "value '%s' has dim %d = %lld", v->name, k,
+                      (long long)v->dims[k]);
+    for (int j = 0; st == ST_OK && j < i; j++)
+      if (strcmp(g->values[j]->name, v->name) == 0)
+        st = diag_set(d, ST_ERR_INVALID, "two values are named '%s'", v->name);
+    if (v->data || v->input_index >= 0) defined[i] = 1;
+  }
+  for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
+    const ir_node *n = g->nodes[i];
+    const ir_op_info *info = &ir_ops[n->op];
+    if (n->nin < info->min_in || n->nin > info->max_in || n->nout < info->min_out ||
+        n->nout > info->max_out) {
+      st = diag_set(d, ST_ERR_INVALID, "node '%s' (%s): %d inputs and %d outputs, expected %d..%d and %d..%d",
+                    n->name, info->name, n->nin, n->nout, info->min_in, info->max_in, info->min_out,
+                    info->max_out);
+      break;
+    }
+    for (int j = 0; j < n->nin && st == ST_OK; j++) {
+      const ir_value *v = n->in[j];
+      if (j < info->min_in && !v)
+        st = diag_set(d, ST_ERR_INVALID, "node '%s' (%s): required input %d is missing", n->name, info->name, j);
+      else if (v && (v->id >= g->nvalues || g->values[v->id] != v))
+        st = diag_set(d, ST_ERR_INVALID, "node '%s' (%s): input %d '%s' is not in the graph", n->name,
+                      info->name, j, v->name);
+      else if (v && !defined[v->id])
+        st = diag_set(d, ST_ERR_INVALID,
+                      "node '%s' (%s): input %d '%s' is not produced by an earlier node, an input or a constant",
+                      n->name, info->name, j, v->name);
+    }
+    for (int j = 0; j < n->nout && st == ST_OK; j++) {
+      const ir_value *v = n->out[j];
+      if (!v) continue;
+      if (v->id >= g->nvalues || g->values[v->id] != v)
+        st = diag_set(d, ST_ERR_INVALID, "node '%s' (%s): output %d is not in the graph", n->name, info->name, j);
+      else if (v->producer != n || defined[v->id])
+        st = diag_set(d, ST_ERR_INVALID, "node '%s' (%s): output %d '%s' has another producer", n->name,
+                      info->name, j, v->name);
+      else
+        defined[v->id] = 1;
+    }
+  }
+  for (int i = 0; i < g->noutputs && st == ST_OK; i++)
+    if (!defined[g->outputs[i]->id])
+      st = diag_set(d, ST_ERR_INVALID, "graph output '%s' is produced by no node", g->outputs[i]->name);
+  free(defined);
+  return st;
+}

@@ -1,0 +1,67 @@
+/* pass.h - the pass interface and the state passes share.
+ *
+ * A pass is a function over the graph plus a pass_ctx. Each pass file opens
+ * with its contract: what it needs, what it changes, what it leaves true. The
+ * order is the array in passes/pipeline.c. The driver (driver/compile.c)
+ * fills the inputs of pass_ctx, runs the pipeline, and reads the outputs.
+ *
+ * IR contract between the graph passes and the lowering passes (true after
+ * `fuse`): every value has a known shape and dtype; no Shape/Gather/Constant
+ * subgraphs remain (folded); Gemm/MatMul with a constant 2-D B have become
+ * Reshape -> Conv 1x1 -> Reshape; BatchNormalization after a Conv is folded
+ * into its weights and bias; Conv may carry a residual (in[3]) and
+ * act/clip_min/clip_max attributes; Identity is gone except where it connects
+ * a graph input directly to a graph output.
+ */
+#ifndef PASSES_PASS_H
+#define PASSES_PASS_H
+
+#include <stdint.h>
+
+#include "backend/om_write.h"
+#include "common/om_format.h"
+#include "common/status.h"
+#include "ir/ir.h"
+#include "socs/soc.h"
+
+typedef struct pass_ctx {
+  /* inputs, set by the driver */
+  const soc_info *soc;
+  om_precision precision;
+  const char *model_name;   /* written into the om */
+  const char *cmdline;      /* written into the om */
+  /* outputs, set by passes */
+  uint64_t workspace_bytes;      /* memplan: size of the planned arena */
+  uint64_t workspace_lower_bound; /* memplan: max over time of live bytes */
+  uint64_t weights_bytes;        /* emit */
+  int ntasks;                    /* emit */
+  om_writer *writer;             /* emit: the package; owned by the ctx, freed by the driver */
+} pass_ctx;
+
+typedef status (*pass_fn)(ir_graph *g, pass_ctx *ctx, diag *d);
+
+typedef struct pass {
+  const char *name; /* as used by --dump_graph file names and --log=info lines */
+  pass_fn run;
+} pass;
+
+extern const pass pass_pipeline[];
+extern const int pass_pipeline_count;
+
+/* The passes, in pipeline order (each in passes/<name>.c). */
+status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_constfold(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_dce(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_lower_gemm(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_bn_fold(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_layout(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_tiling(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d);
+
+/* Looks a pass up by name (pass_golden tests); NULL when unknown. */
+const pass *pass_find(const char *name);
+
+#endif

@@ -1,0 +1,31 @@
+/* pipeline.c - the order of the passes, in one array (see pass.h).
+ *
+ *   shape_infer  dims and dtypes of every value, from --input_shape
+ *   constfold    evaluates nodes whose inputs are all constant (shape arithmetic)
+ *   dce          drops nodes whose outputs nothing reads, and Identity
+ *   lower_gemm   Gemm/MatMul with constant B -> Conv 1x1 (the cube's one form)
+ *   bn_fold      BatchNormalization after Conv -> Conv weights and bias
+ *   fuse         Conv + bias + residual Add + Relu/Clip -> one Conv
+ *   precision    --precision_mode: fp16 activations and weights where allowed
+ *   layout       NC1HWC0 activations, FRACTAL_Z weights, TransData at edges
+ *   tiling       cube/vector tiles per the SoC's buffers, block_dim over AI cores
+ *   memplan      one workspace, liveness-based offsets
+ *   emit         the task list and the om package
+ */
+#include "pass.h"
+
+#include <string.h>
+
+const pass pass_pipeline[] = {
+    {"shape_infer", pass_shape_infer}, {"constfold", pass_constfold}, {"dce", pass_dce},
+    {"lower_gemm", pass_lower_gemm},   {"bn_fold", pass_bn_fold},     {"fuse", pass_fuse},
+    {"precision", pass_precision},     {"layout", pass_layout},       {"tiling", pass_tiling},
+    {"memplan", pass_memplan},         {"emit", pass_emit},
+};
+const int pass_pipeline_count = (int)(sizeof pass_pipeline / sizeof *pass_pipeline);
+
+const pass *pass_find(const char *name) {
+  for (int i = 0; i < pass_pipeline_count; i++)
+    if (strcmp(pass_pipeline[i].name, name) == 0) return &pass_pipeline[i];
+  return NULL;
+}
