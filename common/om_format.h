@@ -141,9 +141,11 @@ typedef enum om_task_kind {
    *   The tiles are M-tiles x N-tiles per batch image: T = N * ceil(Ho*Wo /
    *   tile_m) * ceil(C1out / tile_n), numbered image-major, then M, then N.
    *   Block b takes tiles [b*T/block_dim, (b+1)*T/block_dim).
-   *   The compiler guarantees, for tile sizes in 16-element fractals:
-   *   L0A >= tile_m*16 * tile_k*16 * esize, L0B >= tile_k*16 * tile_n*16 * esize,
-   *   L0C >= tile_m * tile_n*16 * 4 bytes, where esize = dtype_size(x.dtype). */
+   *   The compiler guarantees (tile_m in pixels, tile_n and tile_k in
+   *   16-wide fractal blocks, esize = dtype_size(x.dtype)):
+   *   L0A >= tile_m * tile_k*16 * esize      (the img2col'd input tile)
+   *   L0B >= tile_k*16 * tile_n*16 * esize   (the weight fractals)
+   *   L0C >= tile_m * tile_n*16 * 4          (fp32 accumulators) */
   OM_TASK_CONV2D = 2,
 
   /* DWCONV (vector unit): depthwise convolution, group == C == Cout.

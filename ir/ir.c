@@ -367,9 +367,10 @@ status ir_graph_toposort(ir_graph *g, diag *d) {
   int *pos = malloc((size_t)g->nvalues * sizeof *pos);  /* producer index per value id */
   ir_node **order = malloc((size_t)n * sizeof *order);
   int *users_start = calloc((size_t)n + 1, sizeof *users_start);
+  int *queue = calloc((size_t)n, sizeof *queue); /* ready nodes, FIFO */
   int *users = NULL;
   status st = ST_OK;
-  if (!pending || !pos || !order || !users_start) {
+  if (!pending || !pos || !order || !users_start || !queue) {
     st = diag_set(d, ST_ERR_NOMEM, "out of memory sorting graph '%s'", g->name);
     goto done;
   }
@@ -404,11 +405,6 @@ status ir_graph_toposort(ir_graph *g, diag *d) {
     }
   free(fill);
   int head = 0, count = 0;
-  int *queue = order ? (int *)malloc((size_t)n * sizeof(int)) : NULL;
-  if (!queue) {
-    st = diag_set(d, ST_ERR_NOMEM, "out of memory sorting graph '%s'", g->name);
-    goto done;
-  }
   for (int i = 0; i < n; i++)
     if (pending[i] == 0) queue[count++] = i;
   while (head < count) {
@@ -417,7 +413,6 @@ status ir_graph_toposort(ir_graph *g, diag *d) {
     for (int e = users_start[i]; e < users_start[i + 1]; e++)
       if (--pending[users[e]] == 0) queue[count++] = users[e];
   }
-  free(queue);
   if (count < n) {
     for (int i = 0; i < n; i++)
       if (pending[i] > 0) {
@@ -433,6 +428,7 @@ done:
   free(pos);
   free(order);
   free(users_start);
+  free(queue);
   free(users);
   return st;
 }

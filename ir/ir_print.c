@@ -60,6 +60,15 @@ static void print_plan(const ir_value *v, FILE *out) {
     fprintf(out, " @%s+%llu", region_names[v->region], (unsigned long long)v->offset);
 }
 
+/* A float attribute: %.9g, plus ".0" when that would read back as an integer
+ * (ir_parse tells an int attribute from a float one by its spelling). */
+static void print_float_attr(double f, FILE *out) {
+  char buf[40];
+  snprintf(buf, sizeof buf, "%.9g", f);
+  fputs(buf, out);
+  if (strspn(buf, "-0123456789") == strlen(buf)) fputs(".0", out);
+}
+
 static int attr_cmp(const void *a, const void *b) {
   return strcmp((*(const ir_attr *const *)a)->name, (*(const ir_attr *const *)b)->name);
 }
@@ -76,7 +85,7 @@ static void print_attrs(const ir_node *n, FILE *out) {
     fprintf(out, "%s%s=", i ? ", " : "", a->name);
     switch (a->kind) {
     case IR_ATTR_INT: fprintf(out, "%lld", (long long)a->i); break;
-    case IR_ATTR_FLOAT: fprintf(out, "%.9g", a->f); break;
+    case IR_ATTR_FLOAT: print_float_attr(a->f, out); break;
     case IR_ATTR_STRING: fprintf(out, "\"%s\"", a->s); break;
     case IR_ATTR_INTS:
       fputc('[', out);
@@ -85,7 +94,10 @@ static void print_attrs(const ir_node *n, FILE *out) {
       break;
     case IR_ATTR_FLOATS:
       fputc('[', out);
-      for (int k = 0; k < a->n; k++) fprintf(out, "%s%.9g", k ? "," : "", a->floats[k]);
+      for (int k = 0; k < a->n; k++) {
+        if (k) fputc(',', out);
+        print_float_attr(a->floats[k], out);
+      }
       fputc(']', out);
       break;
     }

@@ -61,7 +61,7 @@ int main(void) {
   /* printer: deterministic, attributes sorted */
   char *text = ir_print_string(g);
   CHECK(text && strstr(text, "input %x : f32[1,3,8,8]"));
-  CHECK(text && strstr(text, "%y : f32[1,4,6,6] = Conv(%x, %w, _) {act=\"relu\", clip_max=6, group=2, kernel_shape=[3,3]}"));
+  CHECK(text && strstr(text, "%y : f32[1,4,6,6] = Conv(%x, %w, _) {act=\"relu\", clip_max=6.0, group=2, kernel_shape=[3,3]}"));
   CHECK(text && strstr(text, "const %w : f32[4,3,3,3] = <bytes 432 crc "));
   CHECK(text && strstr(text, "output %z"));
   free(text);

@@ -1,0 +1,390 @@
+/* om_json.c - atc --mode=1: an om package as readable JSON (om_dump_json in
+ * backend/om_write.h).
+ *
+ * The file is read once into a 64-byte aligned buffer and verified there with
+ * libomrt's public loader (omrt_model_load_memory), so the bytes dumped are
+ * exactly the bytes verified; after that the raw records of
+ * common/om_format.h are walked directly, with no further bounds checks
+ * needed. Numbers become names wherever the format has names (partition
+ * types, regions, dtypes, layouts, precision, task kinds, activations), task
+ * tensor slots and params are keyed by the meaning om_format.h gives them per
+ * kind (a kind this file does not know gets its raw arrays), and weights are
+ * summarised by size only. The JSON text is built in a growable buffer and
+ * written with atomic_write_file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend/om_write.h"
+#include "common/atomic_file.h"
+#include "omrt.h"
+
+/* ---- a growable text buffer ---- */
+
+typedef struct jbuf {
+  char *data;
+  size_t len, cap; /* bytes, excluding the NUL */
+  int nomem;
+} jbuf;
+
+static void jput(jbuf *b, const char *s, size_t n) {
+  if (b->nomem) return;
+  if (n + 1 > b->cap - b->len) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (n + 1 > cap - b->len) {
+      if (cap > SIZE_MAX / 2) { b->nomem = 1; return; }
+      cap *= 2;
+    }
+    char *p = realloc(b->data, cap);
+    if (!p) { b->nomem = 1; return; }
+    b->data = p;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+
+#define JLIT(b, lit) jput(b, lit, sizeof lit - 1)
+
+static void jprintf(jbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void jprintf(jbuf *b, const char *fmt, ...) {
+  char tmp[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n < sizeof tmp) {
+    jput(b, tmp, (size_t)n);
+    return;
+  }
+  char *big = malloc((size_t)n + 1);
+  if (!big) { b->nomem = 1; return; }
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  jput(b, big, (size_t)n);
+  free(big);
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static int utf8_len(const unsigned char *s) {
+  int n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
+  for (int i = 1; i < n; i++)
+    if ((s[i] & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+/* A JSON string literal: escapes quotes, backslashes and control bytes;
+ * invalid UTF-8 bytes become U+FFFD. */
+static void jstr(jbuf *b, const char *s) {
+  JLIT(b, "\"");
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    if (*p == '"' || *p == '\\') {
+      char e[2] = {'\\', (char)*p++};
+      jput(b, e, 2);
+    } else if (*p < 0x20) {
+      jprintf(b, "\\u%04x", *p++);
+    } else if (*p < 0x80) {
+      jput(b, (const char *)p++, 1);
+    } else {
+      int n = utf8_len(p);
+      if (n) jput(b, (const char *)p, (size_t)n), p += n;
+      else JLIT(b, "\\ufffd"), p++;
+    }
+  }
+  JLIT(b, "\"");
+}
+
+static void jfloat(jbuf *b, int32_t bits) {
+  float f;
+  memcpy(&f, &bits, 4);
+  if (isnan(f)) JLIT(b, "\"nan\"");
+  else if (isinf(f)) jstr(b, f > 0 ? "inf" : "-inf");
+  else jprintf(b, "%.9g", (double)f);
+}
+
+/* ---- names for the format's numbers ---- */
+
+static const char *part_type_name(uint32_t t) {
+  static const char *const names[] = {NULL, "MODEL", "TENSORS", "TASKS", "WEIGHTS", "STRINGS"};
+  return t < sizeof names / sizeof *names && names[t] ? names[t] : "?";
+}
+
+static const char *precision_name(uint32_t p) {
+  static const char *const names[] = {"force_fp16", "must_keep_origin_dtype", "allow_fp32_to_fp16",
+                                      "allow_mix_precision"};
+  return p < sizeof names / sizeof *names ? names[p] : "?";
+}
+
+static const char *region_name(uint32_t r) {
+  static const char *const names[] = {"WEIGHTS", "WORKSPACE", "INPUT", "OUTPUT"};
+  return r < sizeof names / sizeof *names ? names[r] : "?";
+}
+
+static const char *act_name(int32_t a) {
+  static const char *const names[] = {"none", "relu", "clip"};
+  return a >= 0 && a < (int32_t)(sizeof names / sizeof *names) ? names[a] : NULL;
+}
+
+static const char *elt_op_name(int32_t op) {
+  static const char *const names[] = {"none", "add", "sub", "mul", "div", "max", "min"};
+  return op >= 0 && op < (int32_t)(sizeof names / sizeof *names) ? names[op] : NULL;
+}
+
+static const char *pool_mode_name(int32_t m) { return m == 0 ? "max" : m == 1 ? "avg" : NULL; }
+
+/* ---- what each task kind's slots and params mean (om_format.h) ---- */
+
+typedef enum param_type { P_INT, P_F32, P_ACT, P_ELT_OP, P_POOL_MODE } param_type;
+typedef struct param_desc {
+  const char *name;
+  param_type type;
+} param_desc;
+
+typedef struct kind_desc {
+  const char *name;
+  const char *slots[OM_TASK_MAX_TENSORS];
+  param_desc params[OM_TASK_MAX_PARAMS];
+} kind_desc;
+
+#define CONV_PARAMS                                                                                \
+  {"kh", P_INT}, {"kw", P_INT}, {"stride_h", P_INT}, {"stride_w", P_INT}, {"pad_top", P_INT},      \
+      {"pad_left", P_INT}, {"pad_bottom", P_INT}, {"pad_right", P_INT}, {"dilation_h", P_INT},     \
+      {"dilation_w", P_INT}, {"act", P_ACT}, {"clip_min", P_F32}, {"clip_max", P_F32}
+
+static const kind_desc kinds[] = {
+    [OM_TASK_TRANSDATA] = {"TRANSDATA", {"src", "dst"}, {{0}}},
+    [OM_TASK_CONV2D] = {"CONV2D", {"x", "w", "bias", "residual", "y"},
+                        {CONV_PARAMS, {"tile_m", P_INT}, {"tile_n", P_INT}, {"tile_k", P_INT}}},
+    [OM_TASK_DWCONV] = {"DWCONV", {"x", "w", "bias", "residual", "y"}, {CONV_PARAMS}},
+    [OM_TASK_POOL] = {"POOL", {"x", "y"},
+                      {{"kh", P_INT}, {"kw", P_INT}, {"stride_h", P_INT}, {"stride_w", P_INT},
+                       {"pad_top", P_INT}, {"pad_left", P_INT}, {"pad_bottom", P_INT},
+                       {"pad_right", P_INT}, {"mode", P_POOL_MODE}, {"count_include_pad", P_INT}}},
+    [OM_TASK_ELTWISE] = {"ELTWISE", {"a", "b", "y"},
+                         {{"op", P_ELT_OP}, {"act", P_ACT}, {"clip_min", P_F32}, {"clip_max", P_F32}}},
+    [OM_TASK_COPY_SLICE] = {"COPY_SLICE", {"x", "y"}, {{"axis", P_INT}, {"offset", P_INT}}},
+    [OM_TASK_SOFTMAX] = {"SOFTMAX", {"x", "y"}, {{"axis", P_INT}, {"coerce_2d", P_INT}, {"log", P_INT}}},
+};
+
+static const kind_desc *kind_of(uint32_t k) {
+  return k < sizeof kinds / sizeof *kinds && kinds[k].name ? &kinds[k] : NULL;
+}
+
+/* ---- the dump ---- */
+
+/* The verified package's parts, located from the partition table. */
+typedef struct pkg {
+  const uint8_t *base;
+  const om_header *h;
+  const om_partition *parts;
+  const om_model_def *def;
+  const uint32_t *io;
+  const om_tensor *tensors;
+  const om_task *tasks;
+  const char *strings;
+  uint64_t weights_bytes;
+} pkg;
+
+static void locate(pkg *p, const uint8_t *base) {
+  p->base = base;
+  p->h = (const om_header *)base;
+  p->parts = (const om_partition *)(base + sizeof(om_header));
+  for (uint32_t i = 0; i < p->h->npartitions; i++) {
+    const om_partition *pt = &p->parts[i];
+    const uint8_t *at = base + pt->offset;
+    switch (pt->type) {
+    case OM_PART_MODEL:
+      p->def = (const om_model_def *)at;
+      p->io = (const uint32_t *)(at + sizeof(om_model_def));
+      break;
+    case OM_PART_TENSORS: p->tensors = (const om_tensor *)at; break;
+    case OM_PART_TASKS: p->tasks = (const om_task *)at; break;
+    case OM_PART_STRINGS: p->strings = (const char *)at; break;
+    case OM_PART_WEIGHTS: p->weights_bytes = pt->size; break;
+    }
+  }
+}
+
+static void dump_header(jbuf *b, const pkg *p) {
+  const om_header *h = p->h;
+  jprintf(b, "  \"header\": {\"magic\": \"%.8s\", \"version\": \"%u.%u\", \"header_len\": %u, "
+             "\"file_len\": %llu, \"npartitions\": %u, \"header_crc\": \"0x%08x\"},\n",
+          h->magic, h->major, h->minor, h->header_len, (unsigned long long)h->file_len, h->npartitions,
+          h->header_crc);
+  JLIT(b, "  \"partitions\": [\n");
+  for (uint32_t i = 0; i < h->npartitions; i++) {
+    const om_partition *pt = &p->parts[i];
+    jprintf(b, "    {\"type\": \"%s\", \"offset\": %llu, \"size\": %llu, \"crc32c\": \"0x%08x\"}%s\n",
+            part_type_name(pt->type), (unsigned long long)pt->offset, (unsigned long long)pt->size, pt->crc32c,
+            i + 1 < h->npartitions ? "," : "");
+  }
+  JLIT(b, "  ],\n");
+}
+
+static void dump_model(jbuf *b, const pkg *p) {
+  const om_model_def *d = p->def;
+  JLIT(b, "  \"model\": {\n    \"name\": ");
+  jstr(b, p->strings + d->name);
+  JLIT(b, ",\n    \"soc\": ");
+  jstr(b, p->strings + d->soc);
+  JLIT(b, ",\n    \"atc_version\": ");
+  jstr(b, p->strings + d->atc_version);
+  JLIT(b, ",\n    \"cmdline\": ");
+  jstr(b, p->strings + d->cmdline);
+  jprintf(b, ",\n    \"precision\": \"%s\",\n    \"ai_cores\": %u,\n", precision_name(d->precision), d->ai_cores);
+  jprintf(b, "    \"ninputs\": %u, \"noutputs\": %u, \"ntensors\": %u, \"ntasks\": %u,\n", d->ninputs,
+          d->noutputs, d->ntensors, d->ntasks);
+  jprintf(b, "    \"workspace_bytes\": %llu,\n", (unsigned long long)d->workspace_bytes);
+  jprintf(b, "    \"buffers\": {\"l1_bytes\": %u, \"l0a_bytes\": %u, \"l0b_bytes\": %u, \"l0c_bytes\": %u, "
+             "\"ub_bytes\": %u}\n  },\n",
+          d->l1_bytes, d->l0a_bytes, d->l0b_bytes, d->l0c_bytes, d->ub_bytes);
+  jprintf(b, "  \"weights\": {\"bytes\": %llu},\n", (unsigned long long)p->weights_bytes);
+}
+
+static void dump_io(jbuf *b, const pkg *p, const char *key, const uint32_t *io, uint32_t n) {
+  jprintf(b, "  \"%s\": [", key);
+  for (uint32_t i = 0; i < n; i++) {
+    jprintf(b, "%s{\"tensor\": %u, \"name\": ", i ? ", " : "", io[i]);
+    jstr(b, p->strings + p->tensors[io[i]].name);
+    JLIT(b, "}");
+  }
+  JLIT(b, "],\n");
+}
+
+static void dump_tensors(jbuf *b, const pkg *p) {
+  JLIT(b, "  \"tensors\": [\n");
+  for (uint32_t i = 0; i < p->def->ntensors; i++) {
+    const om_tensor *t = &p->tensors[i];
+    jprintf(b, "    {\"index\": %u, \"name\": ", i);
+    jstr(b, p->strings + t->name);
+    jprintf(b, ", \"region\": \"%s\", \"region_index\": %u, \"dtype\": \"%s\", \"layout\": \"%s\", \"dims\": [",
+            region_name(t->region), t->index, dtype_name((int)t->dtype), layout_name((int)t->layout));
+    for (uint32_t k = 0; k < t->rank; k++) jprintf(b, "%s%lld", k ? ", " : "", (long long)t->dims[k]);
+    jprintf(b, "], \"offset\": %llu, \"bytes\": %llu}%s\n", (unsigned long long)t->offset,
+            (unsigned long long)t->bytes, i + 1 < p->def->ntensors ? "," : "");
+  }
+  JLIT(b, "  ],\n");
+}
+
+static void dump_param(jbuf *b, param_type type, int32_t v) {
+  const char *name = NULL;
+  switch (type) {
+  case P_INT: jprintf(b, "%d", v); return;
+  case P_F32: jfloat(b, v); return;
+  case P_ACT: name = act_name(v); break;
+  case P_ELT_OP: name = elt_op_name(v); break;
+  case P_POOL_MODE: name = pool_mode_name(v); break;
+  }
+  if (name) jprintf(b, "\"%s\"", name);
+  else jprintf(b, "%d", v);
+}
+
+static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
+  const om_task *t = &p->tasks[i];
+  const kind_desc *k = kind_of(t->kind);
+  jprintf(b, "    {\"index\": %u, \"kind\": ", i);
+  if (k) jprintf(b, "\"%s\"", k->name);
+  else jprintf(b, "%u", t->kind);
+  JLIT(b, ", \"name\": ");
+  jstr(b, p->strings + t->name);
+  jprintf(b, ", \"block_dim\": %u,\n      \"tensors\": {", t->block_dim);
+  for (uint32_t s = 0; s < t->ntensors; s++) {
+    const char *slot = k ? k->slots[s] : NULL;
+    if (slot) jprintf(b, "%s\"%s\": ", s ? ", " : "", slot);
+    else jprintf(b, "%s\"slot%u\": ", s ? ", " : "", s);
+    if (t->tensors[s] == OM_NONE) JLIT(b, "null");
+    else jprintf(b, "%u", t->tensors[s]);
+  }
+  JLIT(b, "},\n      \"params\": ");
+  if (k) {
+    JLIT(b, "{");
+    for (int j = 0; j < OM_TASK_MAX_PARAMS && k->params[j].name; j++) {
+      jprintf(b, "%s\"%s\": ", j ? ", " : "", k->params[j].name);
+      dump_param(b, k->params[j].type, t->params[j]);
+    }
+    JLIT(b, "}");
+  } else {
+    JLIT(b, "[");
+    for (int j = 0; j < OM_TASK_MAX_PARAMS; j++) jprintf(b, "%s%d", j ? ", " : "", t->params[j]);
+    JLIT(b, "]");
+  }
+  jprintf(b, "}%s\n", i + 1 < p->def->ntasks ? "," : "");
+}
+
+/* Reads the whole file into a 64-byte aligned buffer (omrt_model_load_memory needs that). */
+static status read_aligned(const char *path, void **data_out, size_t *size_out, diag *d) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return diag_set(d, ST_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > SIZE_MAX - OM_ALIGN) {
+    int err = errno;
+    close(fd);
+    return diag_set(d, ST_ERR_IO, "%s: not a readable regular file%s%s", path, err ? ": " : "",
+                    err ? strerror(err) : "");
+  }
+  size_t size = (size_t)st.st_size, got = 0;
+  void *buf = NULL;
+  if (posix_memalign(&buf, OM_ALIGN, size ? size : OM_ALIGN) != 0) {
+    close(fd);
+    return diag_set(d, ST_ERR_NOMEM, "%s: cannot allocate %zu bytes", path, size);
+  }
+  while (got < size) {
+    ssize_t n = read(fd, (char *)buf + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : 0;
+      close(fd);
+      free(buf);
+      return diag_set(d, ST_ERR_IO, "%s: read failed: %s", path, err ? strerror(err) : "file shrank");
+    }
+    got += (size_t)n;
+  }
+  close(fd);
+  *data_out = buf;
+  *size_out = size;
+  return ST_OK;
+}
+
+status om_dump_json(const char *om_path, const char *json_path, diag *d) {
+  void *data = NULL;
+  size_t size = 0;
+  status st = read_aligned(om_path, &data, &size, d);
+  if (st != ST_OK) return st;
+  omrt_model *m;
+  omrt_load_options opts = {.threads = 1}; /* not OMRT_THREADS: the dump runs nothing */
+  if (omrt_model_load_memory(data, size, &opts, &m) != OMRT_OK) {
+    st = diag_set(d, ST_ERR_INVALID, "%s: %s", om_path, omrt_last_error());
+    free(data);
+    return st;
+  }
+  omrt_model_free(m);
+
+  pkg p = {0};
+  locate(&p, data);
+  jbuf b = {0};
+  JLIT(&b, "{\n");
+  dump_header(&b, &p);
+  dump_model(&b, &p);
+  dump_io(&b, &p, "inputs", p.io, p.def->ninputs);
+  dump_io(&b, &p, "outputs", p.io + p.def->ninputs, p.def->noutputs);
+  dump_tensors(&b, &p);
+  JLIT(&b, "  \"tasks\": [\n");
+  for (uint32_t i = 0; i < p.def->ntasks; i++) dump_task(&b, &p, i);
+  JLIT(&b, "  ]\n}\n");
+  free(data);
+
+  if (b.nomem) st = diag_set(d, ST_ERR_NOMEM, "%s: out of memory building the JSON dump", json_path);
+  else st = atomic_write_file(json_path, b.data, b.len, d);
+  free(b.data);
+  return st;
+}

@@ -1,0 +1,264 @@
+/* om_write.c - builds an om package in memory and serialises it
+ * (backend/om_write.h, common/om_format.h).
+ *
+ * The writer is a plain serialiser: it owns growable malloc'd arrays of
+ * tensors and tasks, a string table and a weights blob, and lays them out at
+ * om_writer_to_memory time. It does not judge what it is given (the runtime's
+ * loader is the one verifier), so tests can craft broken packages with it.
+ * Strings are de-duplicated through a small open-addressing hash table of
+ * string-table offsets; offset 0 is always "". Allocation failures in the
+ * add functions are sticky: they return OM_NONE / -1 and make the final
+ * serialisation fail with ST_ERR_NOMEM, so callers may check once at the end.
+ *
+ * File layout produced: header, partition table (5 entries), then MODEL,
+ * TENSORS, TASKS, STRINGS, WEIGHTS, each at a 64-byte aligned offset with the
+ * gaps zeroed.
+ */
+#include "om_write.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/atomic_file.h"
+#include "common/crc32c.h"
+
+typedef struct bytes_buf {
+  uint8_t *data;
+  size_t len, cap; /* bytes */
+} bytes_buf;
+
+struct om_writer {
+  om_model_def def;
+  om_tensor *tensors;
+  uint32_t ntensors, tensors_cap;
+  om_task *tasks;
+  uint32_t ntasks, tasks_cap;
+  uint32_t *io; /* inputs then outputs */
+  uint32_t ninputs, noutputs;
+  bytes_buf strings, weights;
+  uint32_t *str_slots; /* hash table: string offset + 1, 0 = empty */
+  size_t str_nslots, str_count;
+  int nomem; /* an add function failed to allocate */
+};
+
+static uint64_t align_up(uint64_t n) { return (n + OM_ALIGN - 1) & ~(uint64_t)(OM_ALIGN - 1); }
+
+/* Makes room for `extra` more bytes. 0 ok, -1 on overflow or allocation failure. */
+static int buf_reserve(bytes_buf *b, size_t extra) {
+  if (extra <= b->cap - b->len) return 0;
+  size_t need = b->len + extra, cap = b->cap ? b->cap : 256;
+  if (need < b->len) return -1;
+  while (cap < need) {
+    if (cap > SIZE_MAX / 2) return -1;
+    cap *= 2;
+  }
+  uint8_t *p = realloc(b->data, cap);
+  if (!p) return -1;
+  b->data = p;
+  b->cap = cap;
+  return 0;
+}
+
+/* Grows an array of elem_bytes-sized items to hold one more. 0 ok, -1 nomem. */
+static int array_grow(void **items, uint32_t *cap, uint32_t count, size_t elem_bytes) {
+  if (count < *cap) return 0;
+  if (count >= UINT32_MAX / 2) return -1;
+  uint32_t ncap = *cap ? *cap * 2 : 16;
+  void *p = realloc(*items, (size_t)ncap * elem_bytes);
+  if (!p) return -1;
+  *items = p;
+  *cap = ncap;
+  return 0;
+}
+
+om_writer *om_writer_new(void) {
+  om_writer *w = calloc(1, sizeof *w);
+  if (!w) return NULL;
+  if (buf_reserve(&w->strings, 1) != 0) {
+    free(w);
+    return NULL;
+  }
+  w->strings.data[w->strings.len++] = '\0'; /* offset 0 = "" */
+  return w;
+}
+
+void om_writer_free(om_writer *w) {
+  if (!w) return;
+  free(w->tensors);
+  free(w->tasks);
+  free(w->io);
+  free(w->strings.data);
+  free(w->weights.data);
+  free(w->str_slots);
+  free(w);
+}
+
+static uint64_t hash_str(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+  return h;
+}
+
+/* Doubles the hash table (or creates it) and re-inserts every string. */
+static int rehash(om_writer *w) {
+  size_t n = w->str_nslots ? w->str_nslots * 2 : 256;
+  uint32_t *slots = calloc(n, sizeof *slots);
+  if (!slots) return -1;
+  for (size_t i = 0; i < w->str_nslots; i++) {
+    uint32_t v = w->str_slots[i];
+    if (!v) continue;
+    const char *s = (const char *)w->strings.data + (v - 1);
+    size_t j = hash_str(s, strlen(s)) & (n - 1);
+    while (slots[j]) j = (j + 1) & (n - 1);
+    slots[j] = v;
+  }
+  free(w->str_slots);
+  w->str_slots = slots;
+  w->str_nslots = n;
+  return 0;
+}
+
+uint32_t om_writer_string(om_writer *w, const char *s) {
+  if (!s || !*s) return 0;
+  if ((w->str_count + 1) * 2 > w->str_nslots && rehash(w) != 0) goto nomem;
+  size_t n = strlen(s);
+  size_t mask = w->str_nslots - 1, j = hash_str(s, n) & mask;
+  for (; w->str_slots[j]; j = (j + 1) & mask) {
+    const char *t = (const char *)w->strings.data + (w->str_slots[j] - 1);
+    if (strcmp(s, t) == 0) return w->str_slots[j] - 1;
+  }
+  if (w->strings.len + n + 1 >= UINT32_MAX || buf_reserve(&w->strings, n + 1) != 0) goto nomem;
+  uint32_t off = (uint32_t)w->strings.len;
+  memcpy(w->strings.data + off, s, n + 1);
+  w->strings.len += n + 1;
+  w->str_slots[j] = off + 1;
+  w->str_count++;
+  return off;
+nomem:
+  w->nomem = 1;
+  return OM_NONE;
+}
+
+void om_writer_set_model(om_writer *w, const om_model_def *def) { w->def = *def; }
+
+uint32_t om_writer_add_tensor(om_writer *w, const om_tensor *t) {
+  if (array_grow((void **)&w->tensors, &w->tensors_cap, w->ntensors, sizeof *t) != 0) {
+    w->nomem = 1;
+    return OM_NONE;
+  }
+  w->tensors[w->ntensors] = *t;
+  return w->ntensors++;
+}
+
+uint32_t om_writer_add_task(om_writer *w, const om_task *t) {
+  if (array_grow((void **)&w->tasks, &w->tasks_cap, w->ntasks, sizeof *t) != 0) {
+    w->nomem = 1;
+    return OM_NONE;
+  }
+  w->tasks[w->ntasks] = *t;
+  return w->ntasks++;
+}
+
+int om_writer_add_weights(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out) {
+  uint64_t off = align_up(w->weights.len), end;
+  if (add_u64(off, bytes, &end) || end > SIZE_MAX || buf_reserve(&w->weights, (size_t)end - w->weights.len)) {
+    w->nomem = 1;
+    return -1;
+  }
+  memset(w->weights.data + w->weights.len, 0, (size_t)off - w->weights.len);
+  if (bytes) memcpy(w->weights.data + off, data, (size_t)bytes);
+  w->weights.len = (size_t)end;
+  *offset_out = off;
+  return 0;
+}
+
+int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const uint32_t *outputs,
+                     int noutputs) {
+  if (ninputs < 0 || noutputs < 0) return -1;
+  size_t n = (size_t)ninputs + (size_t)noutputs;
+  uint32_t *io = malloc(n ? n * sizeof *io : 1);
+  if (!io) {
+    w->nomem = 1;
+    return -1;
+  }
+  if (ninputs) memcpy(io, inputs, (size_t)ninputs * sizeof *io);
+  if (noutputs) memcpy(io + ninputs, outputs, (size_t)noutputs * sizeof *io);
+  free(w->io);
+  w->io = io;
+  w->ninputs = (uint32_t)ninputs;
+  w->noutputs = (uint32_t)noutputs;
+  return 0;
+}
+
+enum { NPARTS = 5 };
+
+status om_writer_to_memory(om_writer *w, void **data_out, size_t *size_out, diag *d) {
+  if (w->nomem) return diag_set(d, ST_ERR_NOMEM, "om writer: out of memory while building the package");
+
+  om_model_def def = w->def;
+  def.ninputs = w->ninputs;
+  def.noutputs = w->noutputs;
+  def.ntensors = w->ntensors;
+  def.ntasks = w->ntasks;
+
+  /* Partition contents in file order. */
+  size_t io_bytes = ((size_t)w->ninputs + w->noutputs) * sizeof(uint32_t);
+  struct { uint32_t type; const void *data; size_t size; } parts[NPARTS] = {
+      {OM_PART_MODEL, NULL, sizeof def + io_bytes},
+      {OM_PART_TENSORS, w->tensors, (size_t)w->ntensors * sizeof(om_tensor)},
+      {OM_PART_TASKS, w->tasks, (size_t)w->ntasks * sizeof(om_task)},
+      {OM_PART_STRINGS, w->strings.data, w->strings.len},
+      {OM_PART_WEIGHTS, w->weights.data, w->weights.len},
+  };
+  uint64_t header_len = sizeof(om_header) + NPARTS * sizeof(om_partition);
+  uint64_t offsets[NPARTS], end = header_len;
+  for (int i = 0; i < NPARTS; i++) {
+    offsets[i] = align_up(end);
+    if (add_u64(offsets[i], parts[i].size, &end))
+      return diag_set(d, ST_ERR_LIMIT, "om writer: package size overflows");
+  }
+  if (end > SIZE_MAX - OM_ALIGN) return diag_set(d, ST_ERR_LIMIT, "om writer: package too large");
+
+  uint8_t *out = NULL;
+  if (posix_memalign((void **)&out, OM_ALIGN, (size_t)align_up(end)) != 0)
+    return diag_set(d, ST_ERR_NOMEM, "om writer: cannot allocate %llu bytes", (unsigned long long)end);
+  memset(out, 0, (size_t)end);
+
+  memcpy(out + offsets[0], &def, sizeof def);
+  if (io_bytes) memcpy(out + offsets[0] + sizeof def, w->io, io_bytes);
+  for (int i = 1; i < NPARTS; i++)
+    if (parts[i].size) memcpy(out + offsets[i], parts[i].data, parts[i].size);
+
+  om_header h = {0};
+  memcpy(h.magic, OM_MAGIC, sizeof h.magic);
+  h.major = OM_VERSION_MAJOR;
+  h.minor = OM_VERSION_MINOR;
+  h.header_len = (uint32_t)header_len;
+  h.file_len = end;
+  h.npartitions = NPARTS;
+  memcpy(out, &h, sizeof h);
+  for (int i = 0; i < NPARTS; i++) {
+    om_partition p = {0};
+    p.type = parts[i].type;
+    p.offset = offsets[i];
+    p.size = parts[i].size;
+    p.crc32c = crc32c(0, out + offsets[i], parts[i].size);
+    memcpy(out + sizeof h + (size_t)i * sizeof p, &p, sizeof p);
+  }
+  h.header_crc = crc32c(0, out, (size_t)header_len);
+  memcpy(out + offsetof(om_header, header_crc), &h.header_crc, sizeof h.header_crc);
+
+  *data_out = out;
+  *size_out = (size_t)end;
+  return ST_OK;
+}
+
+status om_writer_write_file(om_writer *w, const char *path, diag *d) {
+  void *data = NULL;
+  size_t size = 0;
+  status st = om_writer_to_memory(w, &data, &size, d);
+  if (st != ST_OK) return st;
+  st = atomic_write_file(path, data, size, d);
+  free(data);
+  return st;
+}

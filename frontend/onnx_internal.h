@@ -1,0 +1,110 @@
+/* onnx_internal.h - what the frontend's files share (not a public API).
+ *
+ * The frontend is four files along its seams:
+ *   onnx_proto.c   bytes -> Onnx__ModelProto: file reading, a wire-format
+ *                  pre-check (nesting depth, lengths, offsets for messages)
+ *                  and unpacking under a byte budget;
+ *   onnx_tensor.c  TensorProto -> constant value, for every storage form and
+ *                  for external data files;
+ *   onnx_load.c    the public API: opsets, initializers, graph inputs and
+ *                  --input_shape, Constant nodes, name resolution, outputs,
+ *                  topological order;
+ *   onnx_ops.c     the per-op importers that normalise ONNX nodes (per opset)
+ *                  into the IR contract of ir/ops.def.
+ * One onnx_ctx lives for one load; every message goes through onnx_fail or
+ * onnx_node_fail so it starts with the model's label.
+ */
+#ifndef FRONTEND_ONNX_INTERNAL_H
+#define FRONTEND_ONNX_INTERNAL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "frontend/onnx_import.h"
+#include "onnx.pb-c.h"
+
+/* --- onnx_proto.c */
+
+/* An unpacked model and the budgeted allocator that owns its memory. The
+ * struct must not move between onnx_proto_unpack and onnx_proto_free. */
+typedef struct onnx_proto {
+  Onnx__ModelProto *model;
+  ProtobufCAllocator alloc;
+  size_t used_bytes, budget_bytes; /* charged to the allocator */
+  int over_budget;                 /* an allocation was refused by the budget */
+  int out_of_memory;               /* malloc failed */
+} onnx_proto;
+
+/* Reads all of `path` (a regular file of at most max_bytes) into malloc'd
+ * memory the caller frees. */
+status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_t *size_out,
+                      diag *d);
+/* Checks and unpacks `size` bytes; ST_ERR_PARSE names the byte offset and the
+ * field path of the first malformed piece. `p` is cleared first. */
+status onnx_proto_unpack(const void *data, size_t size, const char *label, onnx_proto *p, diag *d);
+void onnx_proto_free(onnx_proto *p);
+
+/* --- shared load state */
+
+typedef struct onnx_ext_file onnx_ext_file;
+
+typedef struct onnx_ctx {
+  ir_graph *g;
+  const char *label;       /* the model's name in messages */
+  const char *dir;         /* directory for external data, or NULL */
+  int dirfd;               /* `dir` opened on first use; -1 before */
+  int opset;               /* default-domain opset */
+  const onnx_options *opt; /* never NULL */
+  diag *d;
+  arena scratch;           /* freed at the end of the load */
+  onnx_ext_file *ext;      /* external files read so far (onnx_tensor.c) */
+  int ext_count, ext_cap;
+} onnx_ctx;
+
+/* Records "label: <message>" and returns code. */
+status onnx_fail(onnx_ctx *c, status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* --- onnx_tensor.c */
+
+/* "float32", "int64", ... for messages; "unknown" otherwise. */
+const char *onnx_dtype_name(int dt);
+/* Writes "[d0, d1, ...]" into buf. */
+const char *onnx_dims_str(int rank, const int64_t *dims, char *buf, size_t size);
+/* Makes a constant named `name` from `t`. `what` names the tensor in messages
+ * ("initializer 'fc.weight'", "node 'c1' (Constant) attribute 'value'"). */
+status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *name,
+                         const char *what, ir_value **out);
+/* Closes what onnx_tensor_const opened (the directory fd). */
+void onnx_tensor_done(onnx_ctx *c);
+
+/* --- onnx_ops.c */
+
+/* One ONNX node with its names resolved (by onnx_load.c). */
+typedef struct onnx_node {
+  onnx_ctx *c;
+  const Onnx__NodeProto *np;
+  int index;         /* position in graph.node */
+  int nin, nout;
+  ir_value **in;     /* in[i] NULL: input omitted ("" name) */
+  ir_value **out;    /* out[i] NULL: output omitted */
+  const int *uses;   /* readers (node inputs and graph outputs) of each output */
+} onnx_node;
+
+/* Records "label: node 'name' (Op): <message>" and returns code. */
+status onnx_node_fail(const onnx_node *nd, status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* "node 'name' (Op)", or "node #7 (Op)" for an unnamed node. */
+const char *onnx_node_label(const Onnx__NodeProto *np, int index, char *buf, size_t size);
+/* Imports one node: checks arity, attributes and opset, then adds the IR
+ * node(s) to c->g. */
+status onnx_import_node(onnx_node *nd);
+
+/* The dtype of an imported node's output, from its inputs' dtypes (run in
+ * topological order, so every input's dtype is known). */
+dtype onnx_result_dtype(const ir_node *n);
+
+/* Attribute helpers shared with the Constant handling in onnx_load.c. */
+int onnx_attr_type(const Onnx__AttributeProto *a); /* ONNX AttributeType, inferred if unset */
+const char *onnx_attr_type_name(int type);
+
+#endif

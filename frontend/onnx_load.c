@@ -1,0 +1,582 @@
+/* onnx_load.c - ONNX ModelProto -> IR graph (frontend/onnx_import.h).
+ *
+ * After onnx_proto.c has turned bytes into a ModelProto, the graph is built
+ * in passes over it, so that nodes may come in any order:
+ *   1. the model: ir_version, the default-domain opset (g->opset);
+ *   2. definitions: every initializer becomes a constant, every graph input
+ *      that is not an initializer becomes an input with a fully known shape
+ *      (symbolic or missing dims fixed by --input_shape), every Constant node
+ *      becomes a constant, and every other node's outputs become values;
+ *      each name is defined once (a hash map over the ONNX names);
+ *   3. uses: every node input and graph output must name a definition, and
+ *      each definition counts its readers (importers refuse extra outputs,
+ *      like Dropout's mask, that anything reads);
+ *   4. nodes: each goes through its importer (onnx_ops.c);
+ *   5. graph outputs, topological order (ir_graph_toposort rejects cycles),
+ *      output dtypes propagated in that order, and unreferenced values
+ *      (unused initializers, unsupported extra outputs) dropped.
+ * --input_shape replaces a graph input's dims wholesale (as ATC does), but its
+ * rank must agree with the model's. Messages name the model (`label`) first.
+ */
+#include "frontend/onnx_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_MAX_FILE_BYTES ((size_t)4 << 30)
+enum {
+  IR_VERSION_MIN = 3,  /* the first with opset_import */
+  IR_VERSION_MAX = 11, /* the newest this importer has been checked against */
+  OPSET_MAX = 22,
+  MAX_NODE_IO = 1 << 20, /* inputs or outputs of one node */
+};
+
+status onnx_fail(onnx_ctx *c, status code, const char *fmt, ...) {
+  char msg[960];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return diag_set(c->d, code, "%s: %s", c->label, msg);
+}
+
+/* --- --input_shape */
+
+/* Parses the digits in s[0, n) as a non-negative int64. */
+static int parse_dim(const char *s, size_t n, int64_t *out) {
+  uint64_t v = 0;
+  if (n == 0) return -1;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    if (mul_u64(v, 10, &v) || add_u64(v, (uint64_t)(s[i] - '0'), &v) || v > INT64_MAX) return -1;
+  }
+  *out = (int64_t)v;
+  return 0;
+}
+
+status onnx_parse_input_shape(const char *spec, arena *a, onnx_input_shape **shapes_out,
+                              int *count_out, diag *d) {
+  *shapes_out = NULL;
+  *count_out = 0;
+  if (!spec || !*spec) return diag_set(d, ST_ERR_PARSE, "--input_shape is empty");
+  int n = 1;
+  for (const char *p = spec; *p; p++) n += *p == ';';
+  onnx_input_shape *shapes = arena_array(a, (size_t)n, sizeof *shapes);
+  if (!shapes) return diag_set(d, ST_ERR_NOMEM, "--input_shape: out of memory");
+  const char *piece = spec;
+  for (int k = 0; k < n; k++) {
+    size_t len = strcspn(piece, ";");
+    int plen = len > 200 ? 200 : (int)len; /* for messages */
+    const char *colon = NULL;
+    for (size_t i = 0; i < len; i++)
+      if (piece[i] == ':') colon = piece + i; /* the last one: names may contain ':' */
+    if (len == 0)
+      return diag_set(d, ST_ERR_PARSE, "--input_shape \"%s\": entry %d is empty", spec, k + 1);
+    if (!colon)
+      return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s' has no ':' between the name and the dims",
+                      plen, piece);
+    if (colon == piece)
+      return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s' has no input name", plen, piece);
+    onnx_input_shape *s = &shapes[k];
+    s->name = arena_strndup(a, piece, (size_t)(colon - piece));
+    if (!s->name) return diag_set(d, ST_ERR_NOMEM, "--input_shape: out of memory");
+    for (int j = 0; j < k; j++)
+      if (!strcmp(shapes[j].name, s->name))
+        return diag_set(d, ST_ERR_PARSE, "--input_shape: input '%s' is given twice", s->name);
+    const char *p = colon + 1, *end = piece + len;
+    if (p == end)
+      return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s' has no dims", plen, piece);
+    while (p <= end) {
+      size_t dl = strcspn(p, ",;");
+      if (p + dl > end) dl = (size_t)(end - p);
+      if (s->rank == MAX_RANK)
+        return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s' has more than %d dims", plen, piece,
+                        MAX_RANK);
+      if (parse_dim(p, dl, &s->dims[s->rank]) != 0)
+        return diag_set(d, ST_ERR_PARSE,
+                        "--input_shape: '%.*s': dim %d '%.*s' is not a non-negative integer", plen,
+                        piece, s->rank, (int)(dl > 40 ? 40 : dl), p);
+      s->rank++;
+      p += dl + 1;
+    }
+    piece += len + 1;
+  }
+  *shapes_out = shapes;
+  *count_out = n;
+  return ST_OK;
+}
+
+/* --- the name map: one entry per defined ONNX name */
+
+typedef enum def_kind { DEF_INITIALIZER, DEF_INPUT, DEF_CONSTANT, DEF_NODE } def_kind;
+
+typedef struct name_entry {
+  const char *name; /* NULL: empty slot */
+  ir_value *v;
+  def_kind kind;
+  int node;         /* defining node index (DEF_CONSTANT, DEF_NODE) */
+  int uses;         /* node inputs and graph outputs reading it */
+} name_entry;
+
+typedef struct loader {
+  onnx_ctx c;
+  const Onnx__GraphProto *gp;
+  name_entry *slots;
+  size_t mask; /* slot count - 1 (a power of two minus one) */
+} loader;
+
+static name_entry *lookup(loader *L, const char *name) {
+  uint64_t h = 1469598103934665603u; /* FNV-1a */
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211u;
+  for (size_t i = (size_t)h & L->mask;; i = (i + 1) & L->mask)
+    if (!L->slots[i].name || !strcmp(L->slots[i].name, name)) return &L->slots[i];
+}
+
+/* "an initializer", "a graph input", "the output of node 'n' (Conv)". */
+static const char *describe(loader *L, const name_entry *e, char *buf, size_t size) {
+  char label[256];
+  switch (e->kind) {
+  case DEF_INITIALIZER: return "an initializer";
+  case DEF_INPUT: return "a graph input";
+  default:
+    snprintf(buf, size, "the output of %s",
+             onnx_node_label(L->gp->node[e->node], e->node, label, sizeof label));
+    return buf;
+  }
+}
+
+/* Claims `name` for a new definition; fails when it is taken. */
+static status define(loader *L, const char *name, const char *what, name_entry **out) {
+  name_entry *e = lookup(L, name);
+  char buf[300];
+  if (e->name)
+    return onnx_fail(&L->c, ST_ERR_INVALID, "%s '%s' is already defined as %s", what, name,
+                     describe(L, e, buf, sizeof buf));
+  e->name = name;
+  *out = e;
+  return ST_OK;
+}
+
+/* --- 1. the model */
+
+static status check_model(loader *L, const Onnx__ModelProto *m) {
+  onnx_ctx *c = &L->c;
+  if (!m->has_ir_version) return onnx_fail(c, ST_ERR_INVALID, "the model has no ir_version");
+  if (m->ir_version < IR_VERSION_MIN || m->ir_version > IR_VERSION_MAX)
+    return onnx_fail(c, ST_ERR_UNSUPPORTED, "ir_version %" PRId64 " is not supported (%d to %d)",
+                     m->ir_version, IR_VERSION_MIN, IR_VERSION_MAX);
+  c->opset = 0;
+  for (size_t i = 0; i < m->n_opset_import; i++) {
+    const Onnx__OperatorSetIdProto *o = m->opset_import[i];
+    if (o->domain && *o->domain && strcmp(o->domain, "ai.onnx")) continue;
+    if (c->opset)
+      return onnx_fail(c, ST_ERR_INVALID, "opset_import lists the default domain twice");
+    if (!o->has_version || o->version < 1 || o->version > OPSET_MAX)
+      return onnx_fail(c, ST_ERR_UNSUPPORTED, "opset %" PRId64 " is not supported (1 to %d)",
+                       o->has_version ? o->version : 0, OPSET_MAX);
+    c->opset = (int)o->version;
+  }
+  if (!c->opset)
+    return onnx_fail(c, ST_ERR_INVALID, "opset_import has no entry for the default ONNX domain");
+  if (!m->graph) return onnx_fail(c, ST_ERR_INVALID, "the model has no graph");
+  if (m->graph->n_sparse_initializer)
+    return onnx_fail(c, ST_ERR_UNSUPPORTED, "sparse initializers are not supported");
+  c->g->opset = c->opset;
+  return ST_OK;
+}
+
+/* --- 2. definitions */
+
+static status add_initializers(loader *L) {
+  const Onnx__GraphProto *gp = L->gp;
+  for (size_t i = 0; i < gp->n_initializer; i++) {
+    const Onnx__TensorProto *t = gp->initializer[i];
+    if (!t->name || !*t->name)
+      return onnx_fail(&L->c, ST_ERR_INVALID, "initializer %zu has no name", i);
+    name_entry *e;
+    char what[300];
+    snprintf(what, sizeof what, "initializer '%.250s'", t->name);
+    status s = define(L, t->name, "initializer", &e);
+    if (!s) s = onnx_tensor_const(&L->c, t, t->name, what, &e->v);
+    if (s) return s;
+    e->kind = DEF_INITIALIZER;
+  }
+  return ST_OK;
+}
+
+static int is_initializer(loader *L, const char *name) {
+  const name_entry *e = lookup(L, name);
+  return e->name && e->kind == DEF_INITIALIZER;
+}
+
+/* Whether `name` is a graph input that is not an initializer. */
+static int is_real_input(loader *L, const char *name) {
+  for (size_t i = 0; i < L->gp->n_input; i++)
+    if (L->gp->input[i]->name && !strcmp(L->gp->input[i]->name, name)) return !is_initializer(L, name);
+  return 0;
+}
+
+/* Every --input_shape entry must name a graph input; the message lists them. */
+static status check_input_shapes(loader *L) {
+  const onnx_options *opt = L->c.opt;
+  for (int k = 0; k < opt->ninput_shapes; k++) {
+    if (is_real_input(L, opt->input_shapes[k].name)) continue;
+    char list[600] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < L->gp->n_input && n < sizeof list; i++) {
+      const char *name = L->gp->input[i]->name;
+      if (name && is_real_input(L, name))
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s'%s'", n ? ", " : "", name);
+    }
+    return onnx_fail(&L->c, ST_ERR_INVALID,
+                     "--input_shape names '%s', which is not a graph input (the inputs are: %s)",
+                     opt->input_shapes[k].name, n ? list : "none");
+  }
+  return ST_OK;
+}
+
+/* The shape of graph input `vi`, with --input_shape entry `fix` (or NULL). */
+static status input_shape(loader *L, const Onnx__ValueInfoProto *vi, const onnx_input_shape *fix,
+                          int *dt_out, int *rank_out, int64_t *dims) {
+  onnx_ctx *c = &L->c;
+  const char *name = vi->name;
+  const Onnx__TypeProto *tp = vi->type;
+  if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+    return onnx_fail(c, ST_ERR_UNSUPPORTED, "input '%s' is not a tensor", name);
+  const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+  int dt = tt->has_elem_type ? tt->elem_type : DT_UNDEFINED;
+  if (!dtype_size(dt))
+    return onnx_fail(c, ST_ERR_UNSUPPORTED, "input '%s' has data type %d (%s), which is not supported",
+                     name, dt, onnx_dtype_name(dt));
+  const Onnx__TensorShapeProto *sh = tt->shape;
+  if (!sh && !fix)
+    return onnx_fail(c, ST_ERR_INVALID, "input '%s' has no shape; give it with --input_shape \"%s:...\"",
+                     name, name);
+  int rank = sh ? (int)(sh->n_dim > MAX_RANK ? MAX_RANK + 1 : sh->n_dim) : fix->rank;
+  if (rank > MAX_RANK)
+    return onnx_fail(c, ST_ERR_LIMIT, "input '%s' has rank %zu, more than the limit of %d", name,
+                     sh->n_dim, MAX_RANK);
+  if (fix && fix->rank != rank)
+    return onnx_fail(c, ST_ERR_INVALID, "input '%s' has rank %d, but --input_shape gives %d dims",
+                     name, rank, fix->rank);
+  for (int k = 0; k < rank; k++) {
+    const Onnx__TensorShapeProto__Dimension *dim = sh ? sh->dim[k] : NULL;
+    if (fix) {
+      dims[k] = fix->dims[k];
+    } else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+      if (dim->dim_value < 0)
+        return onnx_fail(c, ST_ERR_INVALID, "input '%s' dim %d is negative (%" PRId64 ")", name, k,
+                         dim->dim_value);
+      dims[k] = dim->dim_value;
+    } else {
+      /* Suggest the model's dims with 1 for every unknown one. */
+      char hint[300];
+      size_t n = (size_t)snprintf(hint, sizeof hint, "%.200s:", name);
+      for (int j = 0; j < rank && n < sizeof hint; j++) {
+        const Onnx__TensorShapeProto__Dimension *dj = sh->dim[j];
+        int64_t v = dj->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ? dj->dim_value : 1;
+        n += (size_t)snprintf(hint + n, sizeof hint - n, "%s%" PRId64, j ? "," : "", v);
+      }
+      int named = dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                  dim->dim_param && *dim->dim_param;
+      return onnx_fail(c, ST_ERR_INVALID, "input '%s' dim %d %s%s%s is %s; fix it with --input_shape \"%s\"",
+                       name, k, named ? "('" : "", named ? dim->dim_param : "", named ? "')" : "",
+                       named ? "symbolic" : "unknown", hint);
+    }
+  }
+  uint64_t bytes = dtype_size(dt);
+  for (int k = 0; k < rank; k++)
+    if (mul_u64(bytes, (uint64_t)dims[k], &bytes) || bytes > INT64_MAX)
+      return onnx_fail(c, ST_ERR_LIMIT, "input '%s': its dims overflow the byte size", name);
+  *dt_out = dt;
+  *rank_out = rank;
+  return ST_OK;
+}
+
+static status add_inputs(loader *L) {
+  onnx_ctx *c = &L->c;
+  status s = check_input_shapes(L);
+  for (size_t i = 0; !s && i < L->gp->n_input; i++) {
+    const Onnx__ValueInfoProto *vi = L->gp->input[i];
+    if (!vi->name || !*vi->name) return onnx_fail(c, ST_ERR_INVALID, "graph input %zu has no name", i);
+    if (is_initializer(L, vi->name))
+      continue; /* an initializer listed as an input (IR < 4 style): a constant */
+    const onnx_input_shape *fix = NULL;
+    for (int k = 0; k < c->opt->ninput_shapes; k++)
+      if (!strcmp(c->opt->input_shapes[k].name, vi->name)) fix = &c->opt->input_shapes[k];
+    int dt = DT_UNDEFINED, rank = 0;
+    int64_t dims[MAX_RANK];
+    name_entry *e;
+    s = define(L, vi->name, "graph input", &e);
+    if (!s) s = input_shape(L, vi, fix, &dt, &rank, dims);
+    if (s) return s;
+    e->kind = DEF_INPUT;
+    e->v = ir_value_new(c->g, vi->name, (dtype)dt);
+    if (!e->v) return onnx_fail(c, ST_ERR_NOMEM, "out of memory");
+    ir_value_set_shape(e->v, rank, dims);
+    if (ir_graph_add_input(c->g, e->v)) return onnx_fail(c, ST_ERR_NOMEM, "out of memory");
+  }
+  return s;
+}
+
+/* A Constant node: its one attribute becomes a constant value. */
+static status add_constant(loader *L, onnx_node *nd) {
+  const Onnx__NodeProto *np = nd->np;
+  ir_graph *g = L->c.g;
+  if (np->n_input != 0 || np->n_output != 1 || !*np->output[0])
+    return onnx_node_fail(nd, ST_ERR_INVALID, "a Constant takes no inputs and has one named output");
+  static const char *const forms[] = {"value", "value_float", "value_floats", "value_int",
+                                      "value_ints"};
+  static const int kinds[] = {
+      ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT,
+      ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT,
+      ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS};
+  if (np->n_attribute != 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "a Constant needs exactly one attribute, it has %zu",
+                          np->n_attribute);
+  const Onnx__AttributeProto *a = np->attribute[0];
+  int form = -1;
+  for (int i = 0; i < 5; i++)
+    if (a->name && !strcmp(a->name, forms[i])) form = i;
+  if (form < 0)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "attribute '%s' is not supported",
+                          a->name ? a->name : "");
+  if (onnx_attr_type(a) != kinds[form])
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' is %s, expected %s", a->name,
+                          onnx_attr_type_name(onnx_attr_type(a)), onnx_attr_type_name(kinds[form]));
+  name_entry *e;
+  const char *out = np->output[0];
+  status s = define(L, out, "Constant output", &e);
+  if (s) return s;
+  e->kind = DEF_CONSTANT;
+  e->node = nd->index;
+  int64_t n;
+  switch (form) {
+  case 0: {
+    char what[400], label[256];
+    snprintf(what, sizeof what, "%s attribute 'value'",
+             onnx_node_label(np, nd->index, label, sizeof label));
+    return onnx_tensor_const(&L->c, a->t, out, what, &e->v);
+  }
+  case 1: {
+    float f = a->f;
+    e->v = ir_const_new(g, out, DT_FLOAT32, 0, NULL, &f, sizeof f);
+    break;
+  }
+  case 2: {
+    n = (int64_t)a->n_floats;
+    e->v = ir_const_new(g, out, DT_FLOAT32, 1, &n, a->floats, a->n_floats * sizeof *a->floats);
+    break;
+  }
+  case 3: e->v = ir_const_new(g, out, DT_INT64, 0, NULL, &a->i, sizeof a->i); break;
+  default:
+    n = (int64_t)a->n_ints;
+    e->v = ir_const_new(g, out, DT_INT64, 1, &n, a->ints, a->n_ints * sizeof *a->ints);
+  }
+  return e->v ? ST_OK : onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
+}
+
+static int is_default_domain(const char *domain) {
+  return !domain || !*domain || !strcmp(domain, "ai.onnx");
+}
+
+static int is_constant(const Onnx__NodeProto *np) { return !strcmp(np->op_type, "Constant"); }
+
+/* Constant nodes become constants; every other output becomes a value. */
+static status define_node_outputs(loader *L) {
+  for (size_t i = 0; i < L->gp->n_node; i++) {
+    const Onnx__NodeProto *np = L->gp->node[i];
+    onnx_node nd = {.c = &L->c, .np = np, .index = (int)i};
+    if (!np->op_type || !*np->op_type)
+      return onnx_fail(&L->c, ST_ERR_INVALID, "node #%zu has no op_type", i);
+    if (!is_default_domain(np->domain))
+      return onnx_node_fail(&nd, ST_ERR_UNSUPPORTED,
+                            "domain '%s' is not supported (only the default ONNX domain is)",
+                            np->domain);
+    if (np->n_input > MAX_NODE_IO || np->n_output > MAX_NODE_IO)
+      return onnx_node_fail(&nd, ST_ERR_LIMIT, "too many inputs or outputs");
+    if (is_constant(np)) {
+      status s = add_constant(L, &nd);
+      if (s) return s;
+      continue;
+    }
+    for (size_t k = 0; k < np->n_output; k++) {
+      if (!*np->output[k]) continue; /* an omitted optional output */
+      name_entry *e;
+      char what[300], label[256];
+      snprintf(what, sizeof what, "%s output %zu", onnx_node_label(np, (int)i, label, sizeof label), k);
+      status s = define(L, np->output[k], what, &e);
+      if (s) return s;
+      e->kind = DEF_NODE;
+      e->node = (int)i;
+      e->v = ir_value_new(L->c.g, np->output[k], DT_UNDEFINED);
+      if (!e->v) return onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
+    }
+  }
+  return ST_OK;
+}
+
+/* --- 3. uses */
+
+static status count_uses(loader *L) {
+  for (size_t i = 0; i < L->gp->n_node; i++) {
+    const Onnx__NodeProto *np = L->gp->node[i];
+    onnx_node nd = {.c = &L->c, .np = np, .index = (int)i};
+    for (size_t k = 0; k < np->n_input; k++) {
+      if (!*np->input[k]) continue; /* an omitted optional input */
+      name_entry *e = lookup(L, np->input[k]);
+      if (!e->name)
+        return onnx_node_fail(&nd, ST_ERR_INVALID,
+                              "input %zu '%s' is produced by no node and is neither a graph input "
+                              "nor an initializer",
+                              k, np->input[k]);
+      e->uses++;
+    }
+  }
+  for (size_t i = 0; i < L->gp->n_output; i++) {
+    const char *name = L->gp->output[i]->name;
+    if (!name || !*name) return onnx_fail(&L->c, ST_ERR_INVALID, "graph output %zu has no name", i);
+    name_entry *e = lookup(L, name);
+    if (!e->name)
+      return onnx_fail(&L->c, ST_ERR_INVALID,
+                       "graph output '%s' is produced by no node and is neither a graph input nor "
+                       "an initializer",
+                       name);
+    e->uses++;
+  }
+  return ST_OK;
+}
+
+/* --- 4. nodes */
+
+static status import_nodes(loader *L) {
+  size_t max_io = 1;
+  for (size_t i = 0; i < L->gp->n_node; i++) {
+    const Onnx__NodeProto *np = L->gp->node[i];
+    if (np->n_input > max_io) max_io = np->n_input;
+    if (np->n_output > max_io) max_io = np->n_output;
+  }
+  ir_value **in = arena_array(&L->c.scratch, max_io, sizeof *in);
+  ir_value **out = arena_array(&L->c.scratch, max_io, sizeof *out);
+  int *uses = arena_array(&L->c.scratch, max_io, sizeof *uses);
+  if (!in || !out || !uses) return onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; i < L->gp->n_node; i++) {
+    const Onnx__NodeProto *np = L->gp->node[i];
+    if (is_constant(np)) continue;
+    for (size_t k = 0; k < np->n_input; k++)
+      in[k] = *np->input[k] ? lookup(L, np->input[k])->v : NULL;
+    for (size_t k = 0; k < np->n_output; k++) {
+      name_entry *e = *np->output[k] ? lookup(L, np->output[k]) : NULL;
+      out[k] = e ? e->v : NULL;
+      uses[k] = e ? e->uses : 0;
+    }
+    onnx_node nd = {.c = &L->c, .np = np, .index = (int)i, .nin = (int)np->n_input,
+                    .nout = (int)np->n_output, .in = in, .out = out, .uses = uses};
+    status s = onnx_import_node(&nd);
+    if (s) return s;
+  }
+  return ST_OK;
+}
+
+/* --- 5. outputs, order, dtypes */
+
+static status finish(loader *L) {
+  onnx_ctx *c = &L->c;
+  ir_graph *g = c->g;
+  for (size_t i = 0; i < L->gp->n_output; i++) {
+    ir_value *v = lookup(L, L->gp->output[i]->name)->v;
+    if (v->output_index >= 0)
+      return onnx_fail(c, ST_ERR_INVALID, "graph output '%s' is listed twice", v->name);
+    if (ir_graph_add_output(g, v)) return onnx_fail(c, ST_ERR_NOMEM, "out of memory");
+  }
+  status s = ir_graph_toposort(g, c->d);
+  if (s) {
+    diag_prefix(c->d, "%s", c->label);
+    return s;
+  }
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    for (int k = 0; k < n->nout; k++)
+      if (n->out[k] && n->out[k]->dtype == DT_UNDEFINED) n->out[k]->dtype = onnx_result_dtype(n);
+  }
+  ir_graph_compact(g);
+  return ST_OK;
+}
+
+static status build_graph(const Onnx__ModelProto *m, const char *dir, const char *label,
+                          const onnx_options *opt, ir_graph **graph_out, diag *d) {
+  loader L = {.c = {.label = label, .dir = dir, .dirfd = -1, .opt = opt, .d = d}};
+  arena_init(&L.c.scratch, 0);
+  const char *name = m->graph && m->graph->name && *m->graph->name ? m->graph->name : label;
+  L.c.g = ir_graph_new(name, 0);
+  if (!L.c.g) return onnx_fail(&L.c, ST_ERR_NOMEM, "out of memory");
+
+  status s = check_model(&L, m);
+  if (!s) {
+    L.gp = m->graph;
+    size_t defs = L.gp->n_initializer + L.gp->n_input, slots = 64;
+    for (size_t i = 0; i < L.gp->n_node; i++) defs += L.gp->node[i]->n_output;
+    while (slots < 2 * defs) slots *= 2;
+    L.slots = arena_array(&L.c.scratch, slots, sizeof *L.slots);
+    L.mask = slots - 1;
+    if (!L.slots) s = onnx_fail(&L.c, ST_ERR_NOMEM, "out of memory for %zu names", defs);
+  }
+  if (!s) s = add_initializers(&L);
+  if (!s) s = add_inputs(&L);
+  if (!s) s = define_node_outputs(&L);
+  if (!s) s = count_uses(&L);
+  if (!s) s = import_nodes(&L);
+  if (!s) s = finish(&L);
+  onnx_tensor_done(&L.c);
+  arena_free(&L.c.scratch);
+  if (s) {
+    ir_graph_free(L.c.g);
+    return s;
+  }
+  *graph_out = L.c.g;
+  return ST_OK;
+}
+
+static const onnx_options no_options;
+
+status onnx_load_memory(const void *data, size_t size, const char *dir, const char *label,
+                        const onnx_options *opt, ir_graph **graph_out, diag *d) {
+  *graph_out = NULL;
+  if (!label) label = "model";
+  if (!opt) opt = &no_options;
+  size_t limit = opt->max_file_bytes ? opt->max_file_bytes : DEFAULT_MAX_FILE_BYTES;
+  if (size > limit)
+    return diag_set(d, ST_ERR_LIMIT, "%s: the model has %zu bytes, more than the limit of %zu",
+                    label, size, limit);
+  onnx_proto p;
+  status s = onnx_proto_unpack(data, size, label, &p, d);
+  if (!s) s = build_graph(p.model, dir, label, opt, graph_out, d);
+  onnx_proto_free(&p);
+  return s;
+}
+
+status onnx_load_file(const char *path, const onnx_options *opt, ir_graph **graph_out, diag *d) {
+  *graph_out = NULL;
+  if (!opt) opt = &no_options;
+  void *data;
+  size_t size;
+  status s = onnx_read_file(path, opt->max_file_bytes ? opt->max_file_bytes : DEFAULT_MAX_FILE_BYTES,
+                            &data, &size, d);
+  if (s) return s;
+  onnx_proto p;
+  s = onnx_proto_unpack(data, size, path, &p, d);
+  free(data); /* the unpacked model holds its own copies */
+  char *dir = NULL;
+  if (!s) {
+    const char *slash = strrchr(path, '/');
+    dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir) s = diag_set(d, ST_ERR_NOMEM, "%s: out of memory", path);
+  }
+  if (!s) s = build_graph(p.model, dir, path, opt, graph_out, d);
+  free(dir);
+  onnx_proto_free(&p);
+  return s;
+}

@@ -1,0 +1,628 @@
+/* onnx_ops.c - the per-op importers: one ONNX node -> one IR node.
+ *
+ * Each ONNX op_type has one row in `importers`: the IR op it becomes, the
+ * oldest opset it handles, its ONNX arity, and the attributes it accepts. The
+ * generic part (onnx_import_node) does what every op needs: checks the arity
+ * and the required inputs, refuses extra outputs (MaxPool's Indices, Dropout's
+ * mask, BatchNormalization's training statistics) that anything reads, creates
+ * the IR node with the inputs the IR op takes, and checks every attribute
+ * against the row: unknown names are refused (an ignored attribute could
+ * change the meaning), kinds must match, and attributes an opset removed are
+ * refused from that opset on. Attributes marked for copying go onto the node
+ * as they are; the rest are read by the row's function, which normalises the
+ * node into the IR contract of ir/ops.def: defaults made explicit, opset-13
+ * constant inputs turned into attributes, auto_pad=VALID turned into zero pads.
+ *
+ * Attribute spec syntax, space separated: "[-]name:k[<N]"; k is i (INT),
+ * f (FLOAT), s (STRING), I (INTS) or F (FLOATS); a leading '-' means the
+ * function reads it and it is not copied; "<N" means the attribute exists only
+ * before opset N.
+ */
+#include "frontend/onnx_internal.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fp16.h"
+
+typedef struct importer {
+  const char *op_type; /* ONNX op */
+  const char *ir_name; /* the IR op it becomes */
+  int min_opset;
+  int min_in, max_in; /* ONNX inputs, over every handled opset */
+  int max_out;        /* ONNX outputs; those past the IR op's must be unused */
+  const char *attrs;  /* accepted attributes (see the top of the file) */
+  status (*fn)(onnx_node *nd, ir_node *n);
+} importer;
+
+/* --- messages */
+
+const char *onnx_node_label(const Onnx__NodeProto *np, int index, char *buf, size_t size) {
+  const char *op = np->op_type ? np->op_type : "";
+  if (np->name && *np->name)
+    snprintf(buf, size, "node '%s' (%s)", np->name, op);
+  else
+    snprintf(buf, size, "node #%d (%s)", index, op);
+  return buf;
+}
+
+status onnx_node_fail(const onnx_node *nd, status code, const char *fmt, ...) {
+  char msg[768], label[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return onnx_fail(nd->c, code, "%s: %s", onnx_node_label(nd->np, nd->index, label, sizeof label),
+                   msg);
+}
+
+/* --- ONNX attributes */
+
+int onnx_attr_type(const Onnx__AttributeProto *a) {
+  if (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED) return a->type;
+  /* Very old models leave `type` unset: infer it from the field in use. */
+  if (a->t) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+  if (a->g) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+  if (a->n_floats) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
+  if (a->n_ints) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+  if (a->n_strings) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS;
+  if (a->has_f) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+  if (a->has_i) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+  if (a->has_s) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+  return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED;
+}
+
+const char *onnx_attr_type_name(int type) {
+  switch (type) {
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: return "FLOAT";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: return "INT";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: return "STRING";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: return "TENSOR";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH: return "GRAPH";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: return "FLOATS";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: return "INTS";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: return "STRINGS";
+  default: return "another kind";
+  }
+}
+
+static const Onnx__AttributeProto *attr(const onnx_node *nd, const char *name) {
+  for (size_t i = 0; i < nd->np->n_attribute; i++)
+    if (nd->np->attribute[i]->name && !strcmp(nd->np->attribute[i]->name, name))
+      return nd->np->attribute[i];
+  return NULL;
+}
+
+/* Kinds were checked against the spec before the importer functions run. */
+static int64_t attr_int(const onnx_node *nd, const char *name, int64_t def) {
+  const Onnx__AttributeProto *a = attr(nd, name);
+  return a ? a->i : def;
+}
+
+static double attr_float(const onnx_node *nd, const char *name, double def) {
+  const Onnx__AttributeProto *a = attr(nd, name);
+  return a ? a->f : def;
+}
+
+/* Whether STRING attribute `name` (default def) equals s. */
+static int attr_string_is(const onnx_node *nd, const char *name, const char *def, const char *s) {
+  const Onnx__AttributeProto *a = attr(nd, name);
+  if (!a) return !strcmp(def, s);
+  return a->s.len == strlen(s) && !memcmp(a->s.data, s, a->s.len);
+}
+
+static const int64_t *attr_ints(const onnx_node *nd, const char *name, int *count) {
+  const Onnx__AttributeProto *a = attr(nd, name);
+  *count = a ? (int)a->n_ints : 0; /* the spec check bounded n_ints */
+  return a ? a->ints : NULL;
+}
+
+/* --- the attribute spec */
+
+typedef struct spec_item {
+  char name[48];
+  int type;   /* ONNX AttributeType */
+  int copy;   /* copied onto the IR node as is */
+  int before; /* exists only before this opset; 0 = always */
+} spec_item;
+
+/* Parses the next item of a spec string; 0 at the end. */
+static int spec_next(const char **p, spec_item *it) {
+  const char *s = *p;
+  while (*s == ' ') s++;
+  if (!*s) return 0;
+  it->copy = *s != '-';
+  if (*s == '-') s++;
+  size_t n = strcspn(s, ":");
+  assert(n < sizeof it->name && s[n] == ':');
+  memcpy(it->name, s, n);
+  it->name[n] = '\0';
+  s += n + 1;
+  switch (*s++) {
+  case 'i': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT; break;
+  case 'f': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT; break;
+  case 's': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING; break;
+  case 'I': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS; break;
+  case 'F': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS; break;
+  default: assert(!"bad attribute spec kind");
+  }
+  it->before = 0;
+  if (*s == '<') {
+    char *end;
+    it->before = (int)strtol(s + 1, &end, 10);
+    s = end;
+  }
+  *p = s;
+  return 1;
+}
+
+static int spec_find(const char *spec, const char *name, spec_item *it) {
+  while (spec_next(&spec, it))
+    if (!strcmp(it->name, name)) return 1;
+  return 0;
+}
+
+static status copy_attr(onnx_node *nd, ir_node *n, const Onnx__AttributeProto *a, int type) {
+  ir_graph *g = nd->c->g;
+  int rc = 0;
+  switch (type) {
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: rc = ir_attr_set_int(g, n, a->name, a->i); break;
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: rc = ir_attr_set_float(g, n, a->name, a->f); break;
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: {
+    char *s = arena_strndup(&nd->c->scratch, (const char *)a->s.data, a->s.len);
+    rc = s ? ir_attr_set_string(g, n, a->name, s) : -1;
+    break;
+  }
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
+    rc = ir_attr_set_ints(g, n, a->name, (int)a->n_ints, a->ints);
+    break;
+  default: { /* FLOATS */
+    double *f = arena_array(&nd->c->scratch, a->n_floats, sizeof *f);
+    for (size_t i = 0; f && i < a->n_floats; i++) f[i] = a->floats[i];
+    rc = f ? ir_attr_set_floats(g, n, a->name, (int)a->n_floats, f) : -1;
+  }
+  }
+  return rc ? onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory copying attribute '%s'", a->name)
+            : ST_OK;
+}
+
+/* Checks every attribute of the node against the spec; copies the plain ones. */
+static status check_attrs(onnx_node *nd, const importer *im, ir_node *n) {
+  const Onnx__NodeProto *np = nd->np;
+  int opset = nd->c->opset;
+  for (size_t i = 0; i < np->n_attribute; i++) {
+    const Onnx__AttributeProto *a = np->attribute[i];
+    if (!a->name || !*a->name) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute %zu has no name", i);
+    for (size_t j = 0; j < i; j++)
+      if (np->attribute[j]->name && !strcmp(np->attribute[j]->name, a->name))
+        return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' is given twice", a->name);
+    spec_item it;
+    if (!spec_find(im->attrs, a->name, &it))
+      return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "attribute '%s' is not supported", a->name);
+    if (it.before && opset >= it.before)
+      return onnx_node_fail(nd, ST_ERR_INVALID,
+                            "attribute '%s' does not exist from opset %d on (the model uses opset %d)",
+                            a->name, it.before, opset);
+    int type = onnx_attr_type(a);
+    if (type != it.type)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' is %s, expected %s", a->name,
+                            onnx_attr_type_name(type), onnx_attr_type_name(it.type));
+    if (a->n_ints > INT_MAX / 2 || a->n_floats > INT_MAX / 2)
+      return onnx_node_fail(nd, ST_ERR_LIMIT, "attribute '%s' has too many values", a->name);
+    if (it.copy) {
+      status s = copy_attr(nd, n, a, type);
+      if (s) return s;
+    }
+  }
+  return ST_OK;
+}
+
+/* --- helpers for the importers */
+
+static status set_ints(onnx_node *nd, ir_node *n, const char *name, int count, const int64_t *v) {
+  if (ir_attr_set_ints(nd->c->g, n, name, count, v))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting '%s'", name);
+  return ST_OK;
+}
+
+static status set_int(onnx_node *nd, ir_node *n, const char *name, int64_t v) {
+  if (ir_attr_set_int(nd->c->g, n, name, v))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting '%s'", name);
+  return ST_OK;
+}
+
+static status set_float(onnx_node *nd, ir_node *n, const char *name, double v) {
+  if (ir_attr_set_float(nd->c->g, n, name, v))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting '%s'", name);
+  return ST_OK;
+}
+
+/* An INT attribute that must be 0 or 1, set explicitly with its default. */
+static status set_flag(onnx_node *nd, ir_node *n, const char *name, int64_t def) {
+  int64_t v = attr_int(nd, name, def);
+  if (v != 0 && v != 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' = %" PRId64 " must be 0 or 1", name, v);
+  return set_int(nd, n, name, v);
+}
+
+/* INTS attribute `name` with `count` values >= min, or `count` copies of def. */
+static status set_ints_default(onnx_node *nd, ir_node *n, const char *name, int count, int64_t def,
+                               int64_t min) {
+  int have;
+  const int64_t *v = attr_ints(nd, name, &have);
+  int64_t buf[2 * MAX_RANK];
+  if (!v) {
+    for (int i = 0; i < count; i++) buf[i] = def;
+    return set_ints(nd, n, name, count, buf);
+  }
+  if (have != count)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' has %d values, expected %d", name,
+                          have, count);
+  for (int i = 0; i < count; i++)
+    if (v[i] < min)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s'[%d] = %" PRId64 " must be >= %" PRId64,
+                            name, i, v[i], min);
+  return set_ints(nd, n, name, count, v);
+}
+
+/* The constant behind input i, which must be one (a constant input is how
+ * newer opsets pass what older ones had as attributes). */
+static status const_input(onnx_node *nd, int i, const char *what, const ir_value **out) {
+  const ir_value *v = nd->in[i];
+  if (!v->data)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                          "input %d '%s' (%s) must be a constant (an initializer or a Constant node)",
+                          i, v->name, what);
+  *out = v;
+  return ST_OK;
+}
+
+/* Element k of a numeric constant, as a double. */
+static double const_elem(const ir_value *v, int64_t k) {
+  const unsigned char *p = (const unsigned char *)v->data + (size_t)k * dtype_size(v->dtype);
+  union { float f; double d; int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32;
+          uint32_t u32; int64_t i64; uint64_t u64; } u;
+  memcpy(&u, p, dtype_size(v->dtype));
+  switch (v->dtype) {
+  case DT_FLOAT32: return u.f;
+  case DT_DOUBLE: return u.d;
+  case DT_FLOAT16: return half_to_float(u.u16);
+  case DT_INT8: return u.i8;
+  case DT_UINT8: case DT_BOOL: return u.u8;
+  case DT_INT16: return u.i16;
+  case DT_UINT16: return u.u16;
+  case DT_INT32: return u.i32;
+  case DT_UINT32: return u.u32;
+  case DT_INT64: return (double)u.i64;
+  default: return (double)u.u64;
+  }
+}
+
+/* A one-element numeric constant input. */
+static status scalar_input(onnx_node *nd, int i, const char *what, double *out) {
+  const ir_value *v = NULL;
+  status s = const_input(nd, i, what, &v);
+  if (s) return s;
+  if (ir_value_elements(v) != 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must hold one value, it holds %" PRId64,
+                          i, v->name, what, ir_value_elements(v));
+  *out = const_elem(v, 0);
+  return ST_OK;
+}
+
+/* A rank <= 1 int64 constant input of at most `max` values. */
+static status ints_input(onnx_node *nd, int i, const char *what, int64_t *out, int max, int *count) {
+  const ir_value *v = NULL;
+  status s = const_input(nd, i, what, &v);
+  if (s) return s;
+  int64_t n = ir_value_elements(v);
+  if (v->dtype != DT_INT64 || v->rank > 1 || n > max)
+    return onnx_node_fail(nd, ST_ERR_INVALID,
+                          "input %d '%s' (%s) must be an int64 list of at most %d values", i,
+                          v->name, what, max);
+  memcpy(out, v->data, (size_t)n * sizeof *out);
+  *count = (int)n;
+  return ST_OK;
+}
+
+/* --- the importers */
+
+/* Conv, MaxPool, AveragePool: kernel_shape, strides, pads, dilations made
+ * explicit (2-D only); auto_pad kept for shape inference when SAME_*. */
+static status window_attrs(onnx_node *nd, ir_node *n, int is_conv) {
+  int k;
+  const int64_t *ks = attr_ints(nd, "kernel_shape", &k);
+  if (!ks && !is_conv)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'kernel_shape' is required");
+  if (!ks) {
+    const ir_value *w = nd->in[1];
+    if (w->rank < 0)
+      return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                            "no kernel_shape attribute and weight input 1 '%s' has an unknown shape",
+                            w->name);
+    if (w->rank != 4)
+      return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                            "only 2-D convolution is supported (weight '%s' has rank %d)", w->name,
+                            w->rank);
+    k = 2;
+    ks = w->dims + 2;
+  }
+  if (k != 2)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                          "only 2-D windows are supported (kernel_shape has %d values)", k);
+  for (int i = 0; i < k; i++)
+    if (ks[i] < 1)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "kernel_shape[%d] = %" PRId64 " must be >= 1", i, ks[i]);
+  status s = set_ints(nd, n, "kernel_shape", k, ks);
+  if (!s) s = set_ints_default(nd, n, "strides", k, 1, 1);
+  if (!s) s = set_ints_default(nd, n, "dilations", k, 1, 1);
+  if (!s) s = set_ints_default(nd, n, "pads", 2 * k, 0, 0);
+  if (s) return s;
+
+  static const char *const modes[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"};
+  int mode = -1;
+  for (int i = 0; i < 4; i++)
+    if (attr_string_is(nd, "auto_pad", "NOTSET", modes[i])) mode = i;
+  if (mode < 0)
+    return onnx_node_fail(nd, ST_ERR_INVALID,
+                          "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER");
+  int npads;
+  const int64_t *pads = attr_ints(nd, "pads", &npads);
+  for (int i = 0; mode > 0 && pads && i < npads; i++)
+    if (pads[i])
+      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' and auto_pad=%s exclude each other",
+                            modes[mode]);
+  /* VALID is zero padding, which the pads above already say. */
+  if (mode >= 2 && ir_attr_set_string(nd->c->g, n, "auto_pad", modes[mode]))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'auto_pad'");
+  return ST_OK;
+}
+
+static status import_conv(onnx_node *nd, ir_node *n) {
+  status s = window_attrs(nd, n, 1);
+  int64_t group = attr_int(nd, "group", 1);
+  if (!s && group < 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'group' = %" PRId64 " must be >= 1", group);
+  return s ? s : set_int(nd, n, "group", group);
+}
+
+static status import_maxpool(onnx_node *nd, ir_node *n) {
+  status s = window_attrs(nd, n, 0);
+  return s ? s : set_flag(nd, n, "ceil_mode", 0);
+}
+
+static status import_avgpool(onnx_node *nd, ir_node *n) {
+  status s = window_attrs(nd, n, 0);
+  if (!s) s = set_flag(nd, n, "ceil_mode", 0);
+  return s ? s : set_flag(nd, n, "count_include_pad", 0);
+}
+
+static status import_batchnorm(onnx_node *nd, ir_node *n) {
+  if (attr_int(nd, "spatial", 1) != 1)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                          "spatial=0 (per-activation statistics) is not supported");
+  if (attr_int(nd, "training_mode", 0) != 0)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                          "training_mode=1 is not supported; export the model for inference");
+  return set_float(nd, n, "epsilon", attr_float(nd, "epsilon", 1e-5));
+}
+
+static status import_clip(onnx_node *nd, ir_node *n) {
+  double lo = -INFINITY, hi = INFINITY;
+  status s = ST_OK;
+  if (nd->c->opset < 11) {
+    if (nd->nin > 1)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "Clip takes 1 input before opset 11, it has %d",
+                            nd->nin);
+    lo = attr_float(nd, "min", lo);
+    hi = attr_float(nd, "max", hi);
+  } else {
+    if (nd->nin > 1 && nd->in[1]) s = scalar_input(nd, 1, "min", &lo);
+    if (!s && nd->nin > 2 && nd->in[2]) s = scalar_input(nd, 2, "max", &hi);
+  }
+  if (!s) s = set_float(nd, n, "min", lo);
+  return s ? s : set_float(nd, n, "max", hi);
+}
+
+/* Add, Sub, Mul, Div: before opset 7 broadcasting was opt-in with an axis. */
+static status import_binary(onnx_node *nd, ir_node *n) {
+  if (attr_int(nd, "broadcast", 0) == 1 && attr(nd, "axis"))
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                          "legacy broadcasting with axis=%" PRId64 " is not supported",
+                          attr_int(nd, "axis", 0));
+  return ST_OK;
+}
+
+static status import_flatten(onnx_node *nd, ir_node *n) {
+  return set_int(nd, n, "axis", attr_int(nd, "axis", 1));
+}
+
+static status import_reshape(onnx_node *nd, ir_node *n) {
+  if (nd->c->opset >= 5) {
+    if (nd->nin != 2 || !nd->in[1])
+      return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 (shape) is required");
+    return set_flag(nd, n, "allowzero", 0);
+  }
+  /* Before opset 5 the target shape was an attribute: make it the input. */
+  int count;
+  const int64_t *shape = attr_ints(nd, "shape", &count);
+  if (nd->nin != 1 || !shape)
+    return onnx_node_fail(nd, ST_ERR_INVALID,
+                          "before opset 5 Reshape takes 1 input and a 'shape' attribute");
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_shape", nd->out[0]->name);
+  int64_t dim = count;
+  ir_value *v = ir_const_new(nd->c->g, name, DT_INT64, 1, &dim, shape, (size_t)count * sizeof *shape);
+  if (!v || ir_node_set_input(nd->c->g, n, 1, v))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory for the shape constant");
+  return set_int(nd, n, "allowzero", 0);
+}
+
+/* Squeeze / Unsqueeze: axes from the attribute (opset < 13) or from constant
+ * input 1 (opset >= 13), always an IR attribute. */
+static status axes_attr(onnx_node *nd, ir_node *n, int required) {
+  int count = 0;
+  int64_t buf[2 * MAX_RANK];
+  const int64_t *axes = NULL;
+  if (nd->c->opset < 13) {
+    if (nd->nin > 1)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "takes 1 input before opset 13, it has %d", nd->nin);
+    axes = attr_ints(nd, "axes", &count);
+  } else if (nd->nin > 1 && nd->in[1]) {
+    status s = ints_input(nd, 1, "axes", buf, 2 * MAX_RANK, &count);
+    if (s) return s;
+    axes = buf;
+  }
+  if (!axes || count == 0) /* an empty list says nothing */
+    return required ? onnx_node_fail(nd, ST_ERR_INVALID, "axes are required") : ST_OK;
+  if (count > 2 * MAX_RANK)
+    return onnx_node_fail(nd, ST_ERR_LIMIT, "%d axes are more than the limit of %d", count,
+                          2 * MAX_RANK);
+  return set_ints(nd, n, "axes", count, axes);
+}
+
+static status import_squeeze(onnx_node *nd, ir_node *n) { return axes_attr(nd, n, 0); }
+static status import_unsqueeze(onnx_node *nd, ir_node *n) { return axes_attr(nd, n, 1); }
+
+/* Dropout in inference is Identity; a training_mode input must be false. */
+static status import_dropout(onnx_node *nd, ir_node *n) {
+  if (nd->c->opset < 12 && nd->nin > 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "Dropout takes 1 input before opset 12, it has %d",
+                          nd->nin);
+  double training = 0;
+  if (nd->nin > 2 && nd->in[2]) {
+    status s = scalar_input(nd, 2, "training_mode", &training);
+    if (s) return s;
+  }
+  if (training != 0)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "training_mode is true; only inference is supported");
+  return ST_OK;
+}
+
+static status import_gather(onnx_node *nd, ir_node *n) {
+  return set_int(nd, n, "axis", attr_int(nd, "axis", 0));
+}
+
+static status import_concat(onnx_node *nd, ir_node *n) {
+  for (int i = 0; i < nd->nin; i++)
+    if (!nd->in[i]) return onnx_node_fail(nd, ST_ERR_INVALID, "input %d has no name", i);
+  if (!attr(nd, "axis") && nd->c->opset >= 4)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'axis' is required");
+  return set_int(nd, n, "axis", attr_int(nd, "axis", 1));
+}
+
+static status import_cast(onnx_node *nd, ir_node *n) {
+  if (!attr(nd, "to")) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'to' is required");
+  int64_t to = attr_int(nd, "to", 0);
+  if (to < 0 || to > INT_MAX || !dtype_size((int)to))
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "Cast to data type %" PRId64 " (%s) is not supported",
+                          to, onnx_dtype_name(to < 0 || to > INT_MAX ? 0 : (int)to));
+  return set_int(nd, n, "to", to);
+}
+
+static status softmax_attrs(onnx_node *nd, ir_node *n, int log) {
+  int old = nd->c->opset < 13; /* opset < 13: coerce to 2-D at axis, default axis 1 */
+  status s = set_int(nd, n, "axis", attr_int(nd, "axis", old ? 1 : -1));
+  if (!s) s = set_int(nd, n, "coerce_2d", old);
+  return s ? s : set_int(nd, n, "log", log);
+}
+
+static status import_softmax(onnx_node *nd, ir_node *n) { return softmax_attrs(nd, n, 0); }
+static status import_logsoftmax(onnx_node *nd, ir_node *n) { return softmax_attrs(nd, n, 1); }
+
+static status import_gemm(onnx_node *nd, ir_node *n) {
+  status s = set_float(nd, n, "alpha", attr_float(nd, "alpha", 1.0));
+  if (!s) s = set_float(nd, n, "beta", attr_float(nd, "beta", 1.0));
+  if (!s) s = set_flag(nd, n, "transA", 0);
+  return s ? s : set_flag(nd, n, "transB", 0);
+}
+
+#define WINDOW "-auto_pad:s -kernel_shape:I -strides:I -pads:I -dilations:I"
+#define BINARY "-broadcast:i<7 -axis:i<7 -consumed_inputs:I<6"
+
+static const importer importers[] = {
+    {"Conv", "Conv", 1, 2, 3, 1, WINDOW " -group:i", import_conv},
+    {"BatchNormalization", "BatchNormalization", 7, 5, 5, 5,
+     "-epsilon:f -momentum:f -spatial:i<9 -training_mode:i", import_batchnorm},
+    {"Relu", "Relu", 1, 1, 1, 1, "-consumed_inputs:I<6", NULL},
+    {"Sigmoid", "Sigmoid", 1, 1, 1, 1, "-consumed_inputs:I<6", NULL},
+    {"Clip", "Clip", 1, 1, 3, 1, "-min:f<11 -max:f<11 -consumed_inputs:I<6", import_clip},
+    {"MaxPool", "MaxPool", 1, 1, 1, 2, WINDOW " -ceil_mode:i -storage_order:i", import_maxpool},
+    {"AveragePool", "AveragePool", 1, 1, 1, 1, WINDOW " -ceil_mode:i -count_include_pad:i",
+     import_avgpool},
+    {"GlobalAveragePool", "GlobalAveragePool", 1, 1, 1, 1, "", NULL},
+    {"GlobalMaxPool", "GlobalMaxPool", 1, 1, 1, 1, "", NULL},
+    {"Add", "Add", 1, 2, 2, 1, BINARY, import_binary},
+    {"Sub", "Sub", 1, 2, 2, 1, BINARY, import_binary},
+    {"Mul", "Mul", 1, 2, 2, 1, BINARY, import_binary},
+    {"Div", "Div", 1, 2, 2, 1, BINARY, import_binary},
+    {"Flatten", "Flatten", 1, 1, 1, 1, "-axis:i", import_flatten},
+    {"Reshape", "Reshape", 1, 1, 2, 1, "-shape:I<5 -allowzero:i -consumed_inputs:I<5", import_reshape},
+    {"Squeeze", "Squeeze", 1, 1, 2, 1, "-axes:I<13", import_squeeze},
+    {"Unsqueeze", "Unsqueeze", 1, 1, 2, 1, "-axes:I<13", import_unsqueeze},
+    {"Identity", "Identity", 1, 1, 1, 1, "", NULL},
+    {"Dropout", "Identity", 1, 1, 3, 2, "-ratio:f<12 -is_test:i<7 -seed:i -consumed_inputs:I<6",
+     import_dropout},
+    {"Shape", "Shape", 1, 1, 1, 1, "start:i end:i", NULL},
+    {"Gather", "Gather", 1, 2, 2, 1, "-axis:i", import_gather},
+    {"Concat", "Concat", 1, 1, 65535, 1, "-axis:i", import_concat},
+    {"Cast", "Cast", 6, 1, 1, 1, "-to:i -saturate:i", import_cast},
+    {"Softmax", "Softmax", 1, 1, 1, 1, "-axis:i", import_softmax},
+    {"LogSoftmax", "Softmax", 1, 1, 1, 1, "-axis:i", import_logsoftmax},
+    {"Gemm", "Gemm", 1, 2, 3, 1, "-alpha:f -beta:f -transA:i -transB:i -broadcast:i<7", import_gemm},
+    {"MatMul", "MatMul", 1, 2, 2, 1, "", NULL},
+};
+
+status onnx_import_node(onnx_node *nd) {
+  const Onnx__NodeProto *np = nd->np;
+  const importer *im = NULL;
+  for (size_t i = 0; i < sizeof importers / sizeof *importers && !im; i++)
+    if (!strcmp(importers[i].op_type, np->op_type)) im = &importers[i];
+  if (!im)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "no importer for op %s (opset %d)", np->op_type,
+                          nd->c->opset);
+  if (nd->c->opset < im->min_opset)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "opset %d is not supported (needs opset >= %d)",
+                          nd->c->opset, im->min_opset);
+  if (nd->nin < im->min_in || nd->nin > im->max_in)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "has %d inputs, %s takes %d to %d", nd->nin,
+                          np->op_type, im->min_in, im->max_in);
+  if (nd->nout < 1 || nd->nout > im->max_out)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "has %d outputs, %s has 1 to %d", nd->nout,
+                          np->op_type, im->max_out);
+  for (int i = 0; i < im->min_in; i++)
+    if (!nd->in[i]) return onnx_node_fail(nd, ST_ERR_INVALID, "required input %d has no name", i);
+  if (!nd->out[0]) return onnx_node_fail(nd, ST_ERR_INVALID, "output 0 has no name");
+
+  int op = ir_op_from_name(im->ir_name);
+  assert(op >= 0 && "importer table names an op missing from ops.def");
+  const ir_op_info *info = &ir_ops[op];
+  for (int i = info->max_out; i < nd->nout; i++)
+    if (nd->out[i] && nd->uses[i] > 0)
+      return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                            "output %d '%s' is used, but only the first %d output%s supported "
+                            "(inference)",
+                            i, nd->out[i]->name, info->max_out, info->max_out == 1 ? " is" : "s are");
+  int nin = nd->nin < info->max_in ? nd->nin : info->max_in;
+  while (nin > 0 && !nd->in[nin - 1]) nin--;
+  ir_node *n = ir_node_new(nd->c->g, (ir_op)op, np->name && *np->name ? np->name : NULL, nin, nd->in,
+                           info->max_out, nd->out);
+  if (!n) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
+  status s = check_attrs(nd, im, n);
+  if (!s && im->fn) s = im->fn(nd, n);
+  return s;
+}
+
+dtype onnx_result_dtype(const ir_node *n) {
+  switch (n->op) {
+  case IR_OP_SHAPE: return DT_INT64;
+  case IR_OP_CAST: return (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
+  default: return n->in[0] ? n->in[0]->dtype : DT_UNDEFINED;
+  }
+}

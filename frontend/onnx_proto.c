@@ -1,0 +1,233 @@
+/* onnx_proto.c - bytes -> Onnx__ModelProto, safely.
+ *
+ * protobuf-c's unpacker recurses once per nested message and sizes its
+ * allocations from what the bytes claim, so a hostile file could exhaust the
+ * stack (a few kilobytes of AttributeProto.g -> GraphProto -> NodeProto
+ * nesting) or make it allocate far more than the file holds (every two-byte
+ * empty NodeProto becomes a struct of ~100 bytes). So before unpacking we walk
+ * the wire format once against the generated descriptors: every tag, varint,
+ * length and wire type is checked, nesting is bounded by MAX_NESTING, and the
+ * first bad byte is reported by offset and field path ("graph.node.attribute").
+ * The unpack then runs with an allocator that charges every allocation to a
+ * byte budget proportional to the input size; running out is ST_ERR_LIMIT.
+ */
+#include "frontend/onnx_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { MAX_NESTING = 64 }; /* ONNX needs ~6 + 3 per subgraph level */
+
+/* Unpacked structs take at most a few times the wire bytes for real models
+ * (packed one-byte varints of int64_data are the worst: 8x). */
+#define BUDGET_BASE ((size_t)256 << 20)
+#define BUDGET_PER_BYTE 8
+
+status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_t *size_out,
+                      diag *d) {
+  *data_out = NULL;
+  *size_out = 0;
+  /* O_NONBLOCK: opening a FIFO must not hang; we reject it after fstat. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return diag_set(d, ST_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return diag_set(d, ST_ERR_IO, "%s: not a regular file", path);
+  }
+  if ((uint64_t)st.st_size > max_bytes) {
+    close(fd);
+    return diag_set(d, ST_ERR_LIMIT, "%s: file has %lld bytes, more than the limit of %zu", path,
+                    (long long)st.st_size, max_bytes);
+  }
+  size_t size = (size_t)st.st_size;
+  unsigned char *buf = malloc(size ? size : 1);
+  if (!buf) {
+    close(fd);
+    return diag_set(d, ST_ERR_NOMEM, "%s: cannot allocate %zu bytes", path, size);
+  }
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = read(fd, buf + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : 0;
+      free(buf);
+      close(fd);
+      return diag_set(d, ST_ERR_IO, "%s: read failed after %zu of %zu bytes%s%s", path, got, size,
+                      err ? ": " : " (file shrank)", err ? strerror(err) : "");
+    }
+    got += (size_t)n;
+  }
+  close(fd);
+  *data_out = buf;
+  *size_out = size;
+  return ST_OK;
+}
+
+/* --- the budgeted allocator: each block carries its size in a header */
+
+typedef union alloc_header {
+  size_t bytes;
+  max_align_t align;
+} alloc_header;
+
+static void *budget_alloc(void *ud, size_t bytes) {
+  onnx_proto *p = ud;
+  if (bytes > p->budget_bytes - p->used_bytes) {
+    p->over_budget = 1;
+    return NULL;
+  }
+  alloc_header *h = malloc(sizeof *h + bytes);
+  if (!h) {
+    p->out_of_memory = 1;
+    return NULL;
+  }
+  h->bytes = bytes;
+  p->used_bytes += bytes;
+  return h + 1;
+}
+
+static void budget_free(void *ud, void *ptr) {
+  onnx_proto *p = ud;
+  if (!ptr) return;
+  alloc_header *h = (alloc_header *)ptr - 1;
+  p->used_bytes -= h->bytes;
+  free(h);
+}
+
+/* --- the wire-format pre-check */
+
+typedef struct wire_walk {
+  const uint8_t *buf;
+  size_t bad_at;      /* offset of the first bad byte */
+  const char *why;    /* static text */
+  const char *path[MAX_NESTING + 1];
+  int bad_depth;      /* path[0..bad_depth) names the enclosing fields */
+} wire_walk;
+
+static int read_varint(const uint8_t *buf, size_t end, size_t *pos, uint64_t *v) {
+  uint64_t r = 0;
+  for (int i = 0; i < 10 && *pos < end; i++) {
+    uint8_t b = buf[(*pos)++];
+    r |= (uint64_t)(b & 0x7f) << (7 * i);
+    if (!(b & 0x80)) {
+      *v = r;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* The wire type a non-packed field of this protobuf-c type uses. */
+static int wire_type_of(ProtobufCType t) {
+  switch (t) {
+  case PROTOBUF_C_TYPE_SFIXED32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_FLOAT:
+    return 5;
+  case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
+    return 1;
+  case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_BYTES: case PROTOBUF_C_TYPE_MESSAGE:
+    return 2;
+  default:
+    return 0;
+  }
+}
+
+static int wire_bad(wire_walk *w, size_t at, int depth, const char *why) {
+  w->bad_at = at;
+  w->why = why;
+  w->bad_depth = depth;
+  return -1;
+}
+
+/* Checks the message of type `desc` in buf[pos, end). */
+static int wire_check(wire_walk *w, size_t pos, size_t end, const ProtobufCMessageDescriptor *desc,
+                      int depth) {
+  const uint8_t *buf = w->buf;
+  while (pos < end) {
+    size_t at = pos;
+    uint64_t tag, len;
+    if (read_varint(buf, end, &pos, &tag) != 0) return wire_bad(w, at, depth, "truncated tag");
+    uint64_t number = tag >> 3;
+    int wt = (int)(tag & 7);
+    if (number == 0 || number > 0x1fffffff) return wire_bad(w, at, depth, "bad field number");
+    const ProtobufCFieldDescriptor *fd =
+        protobuf_c_message_descriptor_get_field(desc, (unsigned)number);
+    if (fd) {
+      int want = wire_type_of(fd->type);
+      int packed = wt == 2 && want != 2 && fd->label == PROTOBUF_C_LABEL_REPEATED;
+      if (wt != want && !packed) return wire_bad(w, at, depth, "wrong wire type for the field");
+    }
+    switch (wt) {
+    case 0:
+      if (read_varint(buf, end, &pos, &len) != 0)
+        return wire_bad(w, at, depth, "truncated varint");
+      break;
+    case 1:
+    case 5: {
+      size_t n = wt == 1 ? 8 : 4;
+      if (end - pos < n) return wire_bad(w, at, depth, "truncated fixed-width value");
+      pos += n;
+      break;
+    }
+    case 2:
+      if (read_varint(buf, end, &pos, &len) != 0)
+        return wire_bad(w, at, depth, "truncated length");
+      if (len > end - pos) return wire_bad(w, at, depth, "length runs past the end");
+      if (fd && fd->type == PROTOBUF_C_TYPE_MESSAGE) {
+        w->path[depth] = fd->name;
+        if (depth + 1 > MAX_NESTING) return wire_bad(w, at, depth + 1, "messages nested too deeply");
+        if (wire_check(w, pos, pos + (size_t)len, fd->descriptor, depth + 1) != 0) return -1;
+      }
+      pos += (size_t)len;
+      break;
+    default:
+      return wire_bad(w, at, depth, "unsupported wire type (groups)");
+    }
+  }
+  return 0;
+}
+
+status onnx_proto_unpack(const void *data, size_t size, const char *label, onnx_proto *p, diag *d) {
+  memset(p, 0, sizeof *p);
+  if (size == 0)
+    return diag_set(d, ST_ERR_PARSE, "%s: not a valid ONNX ModelProto (the file is empty)", label);
+
+  wire_walk w = {.buf = data};
+  if (wire_check(&w, 0, size, &onnx__model_proto__descriptor, 0) != 0) {
+    char path[512] = "ModelProto";
+    size_t n = strlen(path);
+    for (int i = 0; i < w.bad_depth && n < sizeof path; i++)
+      n += (size_t)snprintf(path + n, sizeof path - n, ".%s", w.path[i]);
+    return diag_set(d, ST_ERR_PARSE,
+                    "%s: not a valid ONNX ModelProto (protobuf parse failed at byte %zu of %zu in %s: %s)",
+                    label, w.bad_at, size, path, w.why);
+  }
+
+  p->budget_bytes = size > (SIZE_MAX - BUDGET_BASE) / BUDGET_PER_BYTE
+                        ? SIZE_MAX
+                        : BUDGET_BASE + size * BUDGET_PER_BYTE;
+  p->alloc = (ProtobufCAllocator){.alloc = budget_alloc, .free = budget_free, .allocator_data = p};
+  p->model = onnx__model_proto__unpack(&p->alloc, size, data);
+  if (p->model) return ST_OK;
+  if (p->out_of_memory)
+    return diag_set(d, ST_ERR_NOMEM, "%s: out of memory unpacking the ModelProto", label);
+  if (p->over_budget)
+    return diag_set(d, ST_ERR_LIMIT, "%s: unpacking the ModelProto needs more than %zu bytes",
+                    label, p->budget_bytes);
+  return diag_set(d, ST_ERR_PARSE,
+                  "%s: not a valid ONNX ModelProto (protobuf parse failed: protobuf-c rejected it)",
+                  label);
+}
+
+void onnx_proto_free(onnx_proto *p) {
+  if (p->model) onnx__model_proto__free_unpacked(p->model, &p->alloc);
+  p->model = NULL;
+}

@@ -1,0 +1,658 @@
+/* eval.c - the reference evaluator (see eval.h).
+ *
+ * One function per op family, each a direct transcription of the ONNX
+ * definition over C-order buffers. Float ops read their inputs through
+ * float_in() (the buffer itself for f32, a converted copy for f16/f64),
+ * compute into an f32 buffer with f64 accumulators, and finish with
+ * float_out(), which converts to the output dtype. Integer arithmetic
+ * (Add/Sub/Mul/Div on i64, i32, ...) is done in int64. Data movement ops copy
+ * bytes, so they work for every dtype. Shapes come from the values: ir_eval_node
+ * checks that every input and output has a known ND shape and that the dims a
+ * kernel relies on agree, so a wrong graph gives an error, never a wild read.
+ * Scratch and results come from the caller's arena.
+ */
+#include "ir/eval.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/fp16.h"
+
+typedef struct ev {
+  const ir_node *n;
+  const void *const *in;
+  void **out;
+  arena *a;
+  diag *d;
+} ev;
+
+static status fail(ev *e, status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static status fail(ev *e, status code, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return diag_set(e->d, code, "node '%s' (%s): %s", e->n->name, ir_ops[e->n->op].name, msg);
+}
+
+static status nomem(ev *e) { return fail(e, ST_ERR_NOMEM, "out of memory evaluating"); }
+
+static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
+
+/* ---- element access in any numeric dtype ---- */
+
+double ir_elem_get(const void *p, dtype dt, int64_t i) {
+  switch (dt) {
+  case DT_FLOAT32: return ((const float *)p)[i];
+  case DT_FLOAT16: return half_to_float(((const uint16_t *)p)[i]);
+  case DT_DOUBLE: return ((const double *)p)[i];
+  case DT_INT64: return (double)((const int64_t *)p)[i];
+  case DT_INT32: return ((const int32_t *)p)[i];
+  case DT_INT16: return ((const int16_t *)p)[i];
+  case DT_INT8: return ((const int8_t *)p)[i];
+  case DT_UINT8: case DT_BOOL: return ((const uint8_t *)p)[i];
+  case DT_UINT16: return ((const uint16_t *)p)[i];
+  case DT_UINT32: return ((const uint32_t *)p)[i];
+  case DT_UINT64: return (double)((const uint64_t *)p)[i];
+  default: return 0;
+  }
+}
+
+static int64_t get_i(const void *p, int dt, int64_t i) {
+  switch (dt) {
+  case DT_INT64: return ((const int64_t *)p)[i];
+  case DT_INT32: return ((const int32_t *)p)[i];
+  case DT_INT16: return ((const int16_t *)p)[i];
+  case DT_INT8: return ((const int8_t *)p)[i];
+  case DT_UINT8: case DT_BOOL: return ((const uint8_t *)p)[i];
+  case DT_UINT16: return ((const uint16_t *)p)[i];
+  case DT_UINT32: return ((const uint32_t *)p)[i];
+  case DT_UINT64: return (int64_t)((const uint64_t *)p)[i];
+  default: return 0;
+  }
+}
+
+static void put_i(void *p, int dt, int64_t i, int64_t v) {
+  switch (dt) {
+  case DT_INT64: ((int64_t *)p)[i] = v; break;
+  case DT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+  case DT_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+  case DT_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+  case DT_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+  case DT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+  case DT_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+  case DT_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+  case DT_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+  case DT_FLOAT32: ((float *)p)[i] = (float)v; break;
+  case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
+  case DT_DOUBLE: ((double *)p)[i] = (double)v; break;
+  default: break;
+  }
+}
+
+/* Float to integer as C truncation, saturating instead of undefined. */
+static int64_t trunc_i64(double v) {
+  if (isnan(v)) return 0;
+  if (v >= 9.2233720368547758e18) return INT64_MAX;
+  if (v <= -9.2233720368547758e18) return INT64_MIN;
+  return (int64_t)v;
+}
+
+void ir_elem_set(void *p, dtype dt, int64_t i, double v) {
+  switch (dt) {
+  case DT_FLOAT32: ((float *)p)[i] = (float)v; break;
+  case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
+  case DT_DOUBLE: ((double *)p)[i] = v; break;
+  case DT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+  default: put_i(p, dt, i, trunc_i64(v)); break;
+  }
+}
+
+/* ---- buffers ---- */
+
+static void *alloc_out(ev *e, int j) {
+  int64_t bytes = ir_value_bytes(e->n->out[j]);
+  e->out[j] = arena_alloc_aligned(e->a, bytes > 0 ? (size_t)bytes : 1, 64);
+  return e->out[j];
+}
+
+/* Input i as f32: the buffer itself when it already is f32, else a copy. */
+static const float *float_in(ev *e, int i) {
+  const ir_value *v = e->n->in[i];
+  if (v->dtype == DT_FLOAT32) return e->in[i];
+  int64_t n = ir_value_elements(v);
+  float *f = arena_array(e->a, (size_t)n, sizeof *f);
+  if (f)
+    for (int64_t k = 0; k < n; k++) f[k] = (float)ir_elem_get(e->in[i], v->dtype, k);
+  return f;
+}
+
+/* An f32 scratch buffer shaped like output j. */
+static float *float_scratch(ev *e, int j) {
+  return arena_array(e->a, (size_t)ir_value_elements(e->n->out[j]), sizeof(float));
+}
+
+/* Stores an f32 result as output j in that value's dtype. */
+static status float_out(ev *e, int j, float *y) {
+  const ir_value *v = e->n->out[j];
+  if (v->dtype == DT_FLOAT32) {
+    e->out[j] = y;
+    return ST_OK;
+  }
+  void *p = alloc_out(e, j);
+  if (!p) return nomem(e);
+  int64_t n = ir_value_elements(v);
+  for (int64_t k = 0; k < n; k++) ir_elem_set(p, v->dtype, k, y[k]);
+  return ST_OK;
+}
+
+static status need_float(ev *e, int i) {
+  const ir_value *v = e->n->in[i];
+  if (!is_float(v->dtype))
+    return fail(e, ST_ERR_UNSUPPORTED, "input %d '%s' has dtype %s; expected f32, f16 or f64", i,
+                v->name, dtype_name(v->dtype));
+  return ST_OK;
+}
+
+static status need_rank(ev *e, const ir_value *v, int rank) {
+  if (v->rank != rank) return fail(e, ST_ERR_INVALID, "'%s' has rank %d, expected %d", v->name, v->rank, rank);
+  return ST_OK;
+}
+
+static int64_t prod(const int64_t *dims, int from, int to) {
+  int64_t p = 1;
+  for (int i = from; i < to; i++) p *= dims[i];
+  return p;
+}
+
+static int norm_axis(int64_t axis, int rank) { return (int)(axis < 0 ? axis + rank : axis); }
+
+/* ---- elementwise and broadcasting ---- */
+
+/* Strides of `in` over the dims of `out` (0 where `in` broadcasts); -1 when
+ * `in` does not broadcast to `out`. */
+static int bcast_strides(const ir_value *in, const ir_value *out, int64_t *st) {
+  if (in->rank > out->rank) return -1;
+  int off = out->rank - in->rank;
+  int64_t s = 1;
+  for (int i = out->rank - 1; i >= 0; i--) {
+    int k = i - off;
+    if (k < 0) {
+      st[i] = 0;
+      continue;
+    }
+    if (in->dims[k] != out->dims[i] && in->dims[k] != 1) return -1;
+    st[i] = in->dims[k] == 1 ? 0 : s;
+    s *= in->dims[k];
+  }
+  return 0;
+}
+
+/* Advances a multi-index over `dims` and the two offsets that follow it. */
+static void bump(int rank, const int64_t *dims, int64_t *idx, const int64_t *sa, int64_t *oa,
+                 const int64_t *sb, int64_t *ob) {
+  for (int k = rank - 1; k >= 0; k--) {
+    idx[k]++;
+    *oa += sa[k];
+    *ob += sb[k];
+    if (idx[k] < dims[k]) return;
+    *oa -= sa[k] * dims[k];
+    *ob -= sb[k] * dims[k];
+    idx[k] = 0;
+  }
+}
+
+static status eval_binary(ev *e) {
+  const ir_value *A = e->n->in[0], *B = e->n->in[1], *Y = e->n->out[0];
+  int64_t sa[MAX_RANK], sb[MAX_RANK], idx[MAX_RANK] = {0}, oa = 0, ob = 0;
+  if (bcast_strides(A, Y, sa) || bcast_strides(B, Y, sb))
+    return fail(e, ST_ERR_INVALID, "inputs '%s' and '%s' do not broadcast to output '%s'", A->name,
+                B->name, Y->name);
+  int64_t n = ir_value_elements(Y);
+  ir_op op = e->n->op;
+  if (is_float(Y->dtype)) {
+    const float *a = float_in(e, 0), *b = float_in(e, 1);
+    float *y = float_scratch(e, 0);
+    if (!a || !b || !y) return nomem(e);
+    for (int64_t i = 0; i < n; i++, bump(Y->rank, Y->dims, idx, sa, &oa, sb, &ob)) {
+      float x0 = a[oa], x1 = b[ob];
+      y[i] = op == IR_OP_ADD ? x0 + x1 : op == IR_OP_SUB ? x0 - x1 : op == IR_OP_MUL ? x0 * x1 : x0 / x1;
+    }
+    return float_out(e, 0, y);
+  }
+  void *y = alloc_out(e, 0);
+  if (!y) return nomem(e);
+  for (int64_t i = 0; i < n; i++, bump(Y->rank, Y->dims, idx, sa, &oa, sb, &ob)) {
+    uint64_t x0 = (uint64_t)get_i(e->in[0], A->dtype, oa), x1 = (uint64_t)get_i(e->in[1], B->dtype, ob);
+    int64_t r;
+    if (op == IR_OP_ADD) r = (int64_t)(x0 + x1); /* wraps like the hardware, no UB */
+    else if (op == IR_OP_SUB) r = (int64_t)(x0 - x1);
+    else if (op == IR_OP_MUL) r = (int64_t)(x0 * x1);
+    else if (x1 == 0) return fail(e, ST_ERR_INVALID, "integer division by zero");
+    else if ((int64_t)x0 == INT64_MIN && (int64_t)x1 == -1) r = INT64_MIN;
+    else r = (int64_t)x0 / (int64_t)x1;
+    put_i(y, Y->dtype, i, r);
+  }
+  return ST_OK;
+}
+
+static status eval_unary(ev *e) {
+  const float *x = float_in(e, 0);
+  float *y = float_scratch(e, 0);
+  if (!x || !y) return nomem(e);
+  int64_t n = ir_value_elements(e->n->out[0]);
+  double lo = ir_attr_float(e->n, "min", -INFINITY), hi = ir_attr_float(e->n, "max", INFINITY);
+  for (int64_t i = 0; i < n; i++) {
+    float v = x[i];
+    switch (e->n->op) {
+    case IR_OP_RELU: y[i] = v > 0 ? v : 0; break;
+    case IR_OP_SIGMOID: y[i] = (float)(1.0 / (1.0 + exp(-(double)v))); break;
+    default: y[i] = (float)(v < lo ? lo : v > hi ? hi : v); break; /* Clip */
+    }
+  }
+  return float_out(e, 0, y);
+}
+
+/* ---- cube ops ---- */
+
+/* 2-D window attributes shared by Conv and the pools. */
+typedef struct window {
+  int64_t kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
+} window;
+
+static status get_window(ev *e, int64_t kh, int64_t kw, window *w) {
+  int64_t k[2] = {kh, kw}, s[2] = {1, 1}, p[4] = {0, 0, 0, 0}, dl[2] = {1, 1};
+  if ((kh < 0 && ir_attr_ints(e->n, "kernel_shape", k, 2) != 2) ||
+      ir_attr_ints(e->n, "strides", s, 2) > 2 || ir_attr_ints(e->n, "pads", p, 4) > 4 ||
+      ir_attr_ints(e->n, "dilations", dl, 2) > 2)
+    return fail(e, ST_ERR_INVALID, "kernel_shape, strides, pads or dilations is not a 2-D window");
+  *w = (window){k[0], k[1], s[0], s[1], p[0], p[1], p[2], p[3], dl[0], dl[1]};
+  if (w->kh < 1 || w->kw < 1 || w->sh < 1 || w->sw < 1 || w->dh < 1 || w->dw < 1 || w->pt < 0 ||
+      w->pl < 0 || w->pb < 0 || w->pr < 0)
+    return fail(e, ST_ERR_INVALID, "kernel, stride and dilation must be >= 1 and pads >= 0");
+  return ST_OK;
+}
+
+static status eval_conv(ev *e) {
+  const ir_node *n = e->n;
+  const ir_value *X = n->in[0], *W = n->in[1], *Y = n->out[0];
+  const ir_value *Bv = n->nin > 2 ? n->in[2] : NULL, *R = n->nin > 3 ? n->in[3] : NULL;
+  status st;
+  if ((st = need_rank(e, X, 4)) || (st = need_rank(e, W, 4)) || (st = need_rank(e, Y, 4))) return st;
+  window w;
+  if ((st = get_window(e, W->dims[2], W->dims[3], &w))) return st;
+  int64_t N = X->dims[0], C = X->dims[1], H = X->dims[2], Wd = X->dims[3];
+  int64_t M = W->dims[0], Cg = W->dims[1], G = ir_attr_int(n, "group", 1);
+  int64_t OH = Y->dims[2], OW = Y->dims[3];
+  if (G < 1 || C != Cg * G || M % G || Y->dims[0] != N || Y->dims[1] != M)
+    return fail(e, ST_ERR_INVALID, "input channels %lld, weight [%lld,%lld,..], group %lld and output disagree",
+                (long long)C, (long long)M, (long long)Cg, (long long)G);
+  if (Bv && ir_value_elements(Bv) != M) return fail(e, ST_ERR_INVALID, "bias '%s' is not [%lld]", Bv->name, (long long)M);
+  if (R && ir_value_elements(R) != ir_value_elements(Y))
+    return fail(e, ST_ERR_INVALID, "residual '%s' does not match the output", R->name);
+  const char *act = ir_attr_string(n, "act", NULL);
+  double lo = -INFINITY, hi = INFINITY;
+  if (act && strcmp(act, "relu") == 0) {
+    lo = 0;
+  } else if (act && strcmp(act, "clip") == 0) {
+    lo = ir_attr_float(n, "clip_min", -INFINITY);
+    hi = ir_attr_float(n, "clip_max", INFINITY);
+  } else if (act) {
+    return fail(e, ST_ERR_UNSUPPORTED, "act \"%s\"", act);
+  }
+  const float *x = float_in(e, 0), *wt = float_in(e, 1);
+  const float *b = Bv ? float_in(e, 2) : NULL, *r = R ? float_in(e, 3) : NULL;
+  float *y = float_scratch(e, 0);
+  if (!x || !wt || !y || (Bv && !b) || (R && !r)) return nomem(e);
+  int64_t Mg = M / G;
+  for (int64_t in = 0; in < N; in++)
+    for (int64_t m = 0; m < M; m++) {
+      int64_t g = m / Mg;
+      for (int64_t oh = 0; oh < OH; oh++)
+        for (int64_t ow = 0; ow < OW; ow++) {
+          double acc = b ? b[m] : 0;
+          for (int64_t c = 0; c < Cg; c++)
+            for (int64_t kh = 0; kh < w.kh; kh++) {
+              int64_t ih = oh * w.sh - w.pt + kh * w.dh;
+              if (ih < 0 || ih >= H) continue;
+              for (int64_t kw = 0; kw < w.kw; kw++) {
+                int64_t iw = ow * w.sw - w.pl + kw * w.dw;
+                if (iw < 0 || iw >= Wd) continue;
+                acc += (double)x[((in * C + g * Cg + c) * H + ih) * Wd + iw] *
+                       wt[((m * Cg + c) * w.kh + kh) * w.kw + kw];
+              }
+            }
+          int64_t o = ((in * M + m) * OH + oh) * OW + ow;
+          if (r) acc += r[o];
+          y[o] = (float)(acc < lo ? lo : acc > hi ? hi : acc);
+        }
+    }
+  return float_out(e, 0, y);
+}
+
+static status eval_pool(ev *e) {
+  const ir_node *n = e->n;
+  const ir_value *X = n->in[0], *Y = n->out[0];
+  status st;
+  if ((st = need_rank(e, X, 4)) || (st = need_rank(e, Y, 4))) return st;
+  int global = n->op == IR_OP_GLOBALAVGPOOL || n->op == IR_OP_GLOBALMAXPOOL;
+  int is_max = n->op == IR_OP_MAXPOOL || n->op == IR_OP_GLOBALMAXPOOL;
+  int64_t N = X->dims[0], C = X->dims[1], H = X->dims[2], W = X->dims[3];
+  window w = {H, W, 1, 1, 0, 0, 0, 0, 1, 1};
+  if (!global && (st = get_window(e, -1, -1, &w))) return st;
+  if (Y->dims[0] != N || Y->dims[1] != C) return fail(e, ST_ERR_INVALID, "output '%s' has other N or C", Y->name);
+  int include_pad = ir_attr_int(n, "count_include_pad", 0) != 0;
+  int64_t OH = Y->dims[2], OW = Y->dims[3];
+  const float *x = float_in(e, 0);
+  float *y = float_scratch(e, 0);
+  if (!x || !y) return nomem(e);
+  for (int64_t nc = 0; nc < N * C; nc++)
+    for (int64_t oh = 0; oh < OH; oh++)
+      for (int64_t ow = 0; ow < OW; ow++) {
+        double acc = is_max ? -INFINITY : 0;
+        int64_t valid = 0, padded = 0;
+        for (int64_t kh = 0; kh < w.kh; kh++) {
+          int64_t ih = oh * w.sh - w.pt + kh * w.dh;
+          for (int64_t kw = 0; kw < w.kw; kw++) {
+            int64_t iw = ow * w.sw - w.pl + kw * w.dw;
+            if (ih < H + w.pb && iw < W + w.pr) padded++; /* inside the padded frame */
+            if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+            float v = x[(nc * H + ih) * W + iw];
+            valid++;
+            if (is_max) acc = v > acc ? v : acc;
+            else acc += v;
+          }
+        }
+        int64_t count = include_pad ? padded : valid;
+        if (!is_max) acc = count ? acc / (double)count : 0;
+        y[(nc * OH + oh) * OW + ow] = (float)acc;
+      }
+  return float_out(e, 0, y);
+}
+
+static status eval_batchnorm(ev *e) {
+  const ir_value *X = e->n->in[0];
+  if (X->rank < 2) return fail(e, ST_ERR_INVALID, "input '%s' has rank %d, expected >= 2", X->name, X->rank);
+  int64_t C = X->dims[1], inner = prod(X->dims, 2, X->rank), outer = X->dims[0];
+  for (int i = 1; i < 5; i++)
+    if (ir_value_elements(e->n->in[i]) != C)
+      return fail(e, ST_ERR_INVALID, "input %d '%s' is not [%lld]", i, e->n->in[i]->name, (long long)C);
+  const float *x = float_in(e, 0), *s = float_in(e, 1), *b = float_in(e, 2), *m = float_in(e, 3),
+              *v = float_in(e, 4);
+  float *y = float_scratch(e, 0);
+  if (!x || !s || !b || !m || !v || !y) return nomem(e);
+  double eps = ir_attr_float(e->n, "epsilon", 1e-5);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t c = 0; c < C; c++) {
+      double k = s[c] / sqrt((double)v[c] + eps);
+      for (int64_t i = 0; i < inner; i++) {
+        int64_t at = (o * C + c) * inner + i;
+        y[at] = (float)((x[at] - (double)m[c]) * k + b[c]);
+      }
+    }
+  return float_out(e, 0, y);
+}
+
+static status eval_softmax(ev *e) {
+  const ir_value *X = e->n->in[0];
+  int axis = norm_axis(ir_attr_int(e->n, "axis", -1), X->rank);
+  if (axis < 0 || axis >= (X->rank ? X->rank : 1))
+    return fail(e, ST_ERR_INVALID, "axis %lld out of range for rank %d", (long long)ir_attr_int(e->n, "axis", -1), X->rank);
+  int64_t outer = prod(X->dims, 0, axis), len, inner;
+  if (ir_attr_int(e->n, "coerce_2d", 0)) {
+    len = prod(X->dims, axis, X->rank);
+    inner = 1;
+  } else {
+    len = X->rank ? X->dims[axis] : 1;
+    inner = prod(X->dims, axis + 1, X->rank);
+  }
+  int is_log = ir_attr_int(e->n, "log", 0) != 0;
+  const float *x = float_in(e, 0);
+  float *y = float_scratch(e, 0);
+  if (!x || !y) return nomem(e);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++) {
+      const float *xs = x + o * len * inner + i;
+      float *ys = y + o * len * inner + i;
+      double mx = -INFINITY, sum = 0;
+      for (int64_t k = 0; k < len; k++) mx = xs[k * inner] > mx ? xs[k * inner] : mx;
+      for (int64_t k = 0; k < len; k++) sum += exp(xs[k * inner] - mx);
+      for (int64_t k = 0; k < len; k++)
+        ys[k * inner] = (float)(is_log ? xs[k * inner] - mx - log(sum) : exp(xs[k * inner] - mx) / sum);
+    }
+  return float_out(e, 0, y);
+}
+
+static status eval_gemm(ev *e) {
+  const ir_node *n = e->n;
+  const ir_value *A = n->in[0], *B = n->in[1], *Cv = n->nin > 2 ? n->in[2] : NULL, *Y = n->out[0];
+  status st;
+  if ((st = need_rank(e, A, 2)) || (st = need_rank(e, B, 2)) || (st = need_rank(e, Y, 2))) return st;
+  int ta = ir_attr_int(n, "transA", 0) != 0, tb = ir_attr_int(n, "transB", 0) != 0;
+  int64_t M = Y->dims[0], N = Y->dims[1], K = ta ? A->dims[0] : A->dims[1];
+  if ((ta ? A->dims[1] : A->dims[0]) != M || (tb ? B->dims[1] : B->dims[0]) != K ||
+      (tb ? B->dims[0] : B->dims[1]) != N)
+    return fail(e, ST_ERR_INVALID, "A, B and output dims disagree");
+  int64_t sc[2] = {0, 0}, idx[2] = {0, 0}, oc = 0, unused = 0;
+  if (Cv && bcast_strides(Cv, Y, sc)) return fail(e, ST_ERR_INVALID, "C '%s' does not broadcast to [M,N]", Cv->name);
+  double alpha = ir_attr_float(n, "alpha", 1.0), beta = ir_attr_float(n, "beta", 1.0);
+  const float *a = float_in(e, 0), *b = float_in(e, 1), *c = Cv ? float_in(e, 2) : NULL;
+  float *y = float_scratch(e, 0);
+  if (!a || !b || !y || (Cv && !c)) return nomem(e);
+  for (int64_t i = 0; i < M * N; i++, bump(2, Y->dims, idx, sc, &oc, sc, &unused)) {
+    int64_t m = i / N, nn = i % N;
+    double acc = 0;
+    for (int64_t k = 0; k < K; k++)
+      acc += (double)a[ta ? k * M + m : m * K + k] * b[tb ? nn * K + k : k * N + nn];
+    y[i] = (float)(alpha * acc + (c ? beta * c[oc] : 0));
+  }
+  return float_out(e, 0, y);
+}
+
+static status eval_matmul(ev *e) {
+  const ir_value *A = e->n->in[0], *B = e->n->in[1], *Y = e->n->out[0];
+  int ra = A->rank, rb = B->rank;
+  if (ra < 1 || rb < 1) return fail(e, ST_ERR_INVALID, "MatMul of a scalar");
+  int64_t M = ra >= 2 ? A->dims[ra - 2] : 1, K = A->dims[ra - 1];
+  int64_t Kb = rb >= 2 ? B->dims[rb - 2] : B->dims[0], N = rb >= 2 ? B->dims[rb - 1] : 1;
+  if (K != Kb) return fail(e, ST_ERR_INVALID, "inner dims %lld and %lld differ", (long long)K, (long long)Kb);
+  /* batch dims: everything of Y before its matrix dims, A and B broadcast to it */
+  int yb = Y->rank - (ra >= 2) - (rb >= 2), abat = ra >= 2 ? ra - 2 : 0, bbat = rb >= 2 ? rb - 2 : 0;
+  if (yb < 0 || yb < abat || yb < bbat) return fail(e, ST_ERR_INVALID, "output rank %d does not fit", Y->rank);
+  int64_t sa[MAX_RANK] = {0}, sb[MAX_RANK] = {0}, idx[MAX_RANK] = {0}, sz_a = M * K, sz_b = K * N;
+  for (int i = yb - 1, s = 0; i >= 0; i--, s++) {
+    int64_t da = s < abat ? A->dims[abat - 1 - s] : 1, db = s < bbat ? B->dims[bbat - 1 - s] : 1;
+    if ((da != 1 && da != Y->dims[i]) || (db != 1 && db != Y->dims[i]))
+      return fail(e, ST_ERR_INVALID, "batch dims of '%s' and '%s' do not broadcast", A->name, B->name);
+    sa[i] = da == 1 ? 0 : sz_a;
+    sb[i] = db == 1 ? 0 : sz_b;
+    sz_a *= da;
+    sz_b *= db;
+  }
+  int64_t batches = prod(Y->dims, 0, yb), oa = 0, ob = 0;
+  if (batches * M * N != ir_value_elements(Y)) return fail(e, ST_ERR_INVALID, "output '%s' has the wrong size", Y->name);
+  const float *a = float_in(e, 0), *b = float_in(e, 1);
+  float *y = float_scratch(e, 0);
+  if (!a || !b || !y) return nomem(e);
+  for (int64_t bt = 0; bt < batches; bt++, bump(yb, Y->dims, idx, sa, &oa, sb, &ob))
+    for (int64_t m = 0; m < M; m++)
+      for (int64_t nn = 0; nn < N; nn++) {
+        double acc = 0;
+        for (int64_t k = 0; k < K; k++) acc += (double)a[oa + m * K + k] * b[ob + k * N + nn];
+        y[(bt * M + m) * N + nn] = (float)acc;
+      }
+  return float_out(e, 0, y);
+}
+
+/* ---- data movement ---- */
+
+static status eval_copy(ev *e) {
+  const ir_value *X = e->n->in[0], *Y = e->n->out[0];
+  if (ir_value_elements(X) != ir_value_elements(Y) || X->dtype != Y->dtype)
+    return fail(e, ST_ERR_INVALID, "'%s' and '%s' differ in size or dtype", X->name, Y->name);
+  void *y = alloc_out(e, 0);
+  if (!y) return nomem(e);
+  memcpy(y, e->in[0], (size_t)ir_value_bytes(X));
+  return ST_OK;
+}
+
+static status eval_shape(ev *e) {
+  const ir_value *X = e->n->in[0], *Y = e->n->out[0];
+  int64_t start = ir_attr_int(e->n, "start", 0), end = ir_attr_int(e->n, "end", X->rank);
+  if (start < 0) start += X->rank;
+  if (end < 0) end += X->rank;
+  start = start < 0 ? 0 : start > X->rank ? X->rank : start;
+  end = end < 0 ? 0 : end > X->rank ? X->rank : end;
+  int64_t len = end > start ? end - start : 0;
+  if (Y->dtype != DT_INT64 || ir_value_elements(Y) != len)
+    return fail(e, ST_ERR_INVALID, "output '%s' is not i64[%lld]", Y->name, (long long)len);
+  int64_t *y = alloc_out(e, 0);
+  if (!y) return nomem(e);
+  for (int64_t i = 0; i < len; i++) y[i] = X->dims[start + i];
+  return ST_OK;
+}
+
+static status eval_gather(ev *e) {
+  const ir_value *X = e->n->in[0], *I = e->n->in[1], *Y = e->n->out[0];
+  if (X->rank < 1) return fail(e, ST_ERR_INVALID, "data '%s' is a scalar", X->name);
+  int axis = norm_axis(ir_attr_int(e->n, "axis", 0), X->rank);
+  if (axis < 0 || axis >= X->rank) return fail(e, ST_ERR_INVALID, "axis out of range for rank %d", X->rank);
+  if (I->dtype != DT_INT64 && I->dtype != DT_INT32)
+    return fail(e, ST_ERR_INVALID, "indices '%s' are %s, expected i64 or i32", I->name, dtype_name(I->dtype));
+  int64_t outer = prod(X->dims, 0, axis), len = X->dims[axis], nidx = ir_value_elements(I);
+  size_t es = dtype_size(X->dtype), inner = (size_t)prod(X->dims, axis + 1, X->rank) * es;
+  if (Y->dtype != X->dtype || ir_value_elements(Y) != outer * nidx * prod(X->dims, axis + 1, X->rank))
+    return fail(e, ST_ERR_INVALID, "output '%s' has the wrong size or dtype", Y->name);
+  unsigned char *y = alloc_out(e, 0);
+  const unsigned char *x = e->in[0];
+  if (!y) return nomem(e);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < nidx; j++) {
+      int64_t k = get_i(e->in[1], I->dtype, j);
+      if (k < -len || k >= len)
+        return fail(e, ST_ERR_INVALID, "index %lld out of range [%lld, %lld)", (long long)k, (long long)-len, (long long)len);
+      if (k < 0) k += len;
+      memcpy(y + (size_t)(o * nidx + j) * inner, x + (size_t)(o * len + k) * inner, inner);
+    }
+  return ST_OK;
+}
+
+static status eval_concat(ev *e) {
+  const ir_value *Y = e->n->out[0];
+  int axis = norm_axis(ir_attr_int(e->n, "axis", 0), Y->rank);
+  if (axis < 0 || axis >= Y->rank) return fail(e, ST_ERR_INVALID, "axis out of range for rank %d", Y->rank);
+  size_t es = dtype_size(Y->dtype);
+  int64_t outer = prod(Y->dims, 0, axis), inner = prod(Y->dims, axis + 1, Y->rank), total = 0;
+  for (int i = 0; i < e->n->nin; i++) {
+    const ir_value *X = e->n->in[i];
+    if (X->rank != Y->rank || X->dtype != Y->dtype || prod(X->dims, 0, axis) != outer ||
+        prod(X->dims, axis + 1, X->rank) != inner)
+      return fail(e, ST_ERR_INVALID, "input %d '%s' does not match the output", i, X->name);
+    total += X->dims[axis];
+  }
+  if (total != Y->dims[axis]) return fail(e, ST_ERR_INVALID, "inputs add up to %lld along the axis", (long long)total);
+  unsigned char *y = alloc_out(e, 0);
+  if (!y) return nomem(e);
+  size_t at = 0;
+  for (int64_t o = 0; o < outer; o++)
+    for (int i = 0; i < e->n->nin; i++) {
+      size_t chunk = (size_t)(e->n->in[i]->dims[axis] * inner) * es;
+      memcpy(y + at, (const unsigned char *)e->in[i] + (size_t)o * chunk, chunk);
+      at += chunk;
+    }
+  return ST_OK;
+}
+
+static status eval_cast(ev *e) {
+  const ir_value *X = e->n->in[0], *Y = e->n->out[0];
+  if (ir_value_elements(X) != ir_value_elements(Y)) return fail(e, ST_ERR_INVALID, "input and output sizes differ");
+  void *y = alloc_out(e, 0);
+  if (!y) return nomem(e);
+  int64_t n = ir_value_elements(Y);
+  for (int64_t i = 0; i < n; i++) {
+    if (is_float(X->dtype)) ir_elem_set(y, Y->dtype, i, ir_elem_get(e->in[0], X->dtype, i));
+    else put_i(y, Y->dtype, i, get_i(e->in[0], X->dtype, i));
+  }
+  return ST_OK;
+}
+
+int ir_eval_supported(ir_op op) { return op != IR_OP_TRANSDATA && op < IR_OP_COUNT; }
+
+/* Every input and output has a known ND shape and a sized dtype. */
+static status check_values(ev *e) {
+  const ir_node *n = e->n;
+  for (int k = 0; k < n->nin + n->nout; k++) {
+    const ir_value *v = k < n->nin ? n->in[k] : n->out[k - n->nin];
+    if (!v) continue;
+    if (v->rank < 0 || ir_value_bytes(v) < 0)
+      return fail(e, ST_ERR_INVALID, "'%s' has an unknown shape or dtype", v->name);
+    if (v->layout != LAYOUT_ND)
+      return fail(e, ST_ERR_UNSUPPORTED, "'%s' is in layout %s; the evaluator takes ND", v->name, layout_name(v->layout));
+    if (k < n->nin && !e->in[k] && n->op != IR_OP_SHAPE)
+      return fail(e, ST_ERR_INVALID, "input %d '%s' has no data", k, v->name);
+  }
+  return ST_OK;
+}
+
+status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a,
+                    diag *d) {
+  ev e = {n, inputs, outputs_out, a, d};
+  status st = check_values(&e);
+  if (st) return st;
+  switch (n->op) {
+  case IR_OP_CONV: case IR_OP_BATCHNORM: case IR_OP_RELU: case IR_OP_SIGMOID: case IR_OP_CLIP:
+  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALMAXPOOL:
+  case IR_OP_SOFTMAX: case IR_OP_GEMM: case IR_OP_MATMUL:
+    for (int i = 0; i < n->nin; i++)
+      if (n->in[i] && (st = need_float(&e, i))) return st;
+    break;
+  default:
+    break;
+  }
+  switch (n->op) {
+  case IR_OP_CONV: return eval_conv(&e);
+  case IR_OP_BATCHNORM: return eval_batchnorm(&e);
+  case IR_OP_RELU: case IR_OP_SIGMOID: case IR_OP_CLIP: return eval_unary(&e);
+  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALMAXPOOL:
+    return eval_pool(&e);
+  case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: return eval_binary(&e);
+  case IR_OP_FLATTEN: case IR_OP_RESHAPE: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY:
+    return eval_copy(&e);
+  case IR_OP_SHAPE: return eval_shape(&e);
+  case IR_OP_GATHER: return eval_gather(&e);
+  case IR_OP_CONCAT: return eval_concat(&e);
+  case IR_OP_CAST: return eval_cast(&e);
+  case IR_OP_SOFTMAX: return eval_softmax(&e);
+  case IR_OP_GEMM: return eval_gemm(&e);
+  case IR_OP_MATMUL: return eval_matmul(&e);
+  default: return fail(&e, ST_ERR_UNSUPPORTED, "the reference evaluator does not implement this op");
+  }
+}
+
+status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **outputs_out, arena *a,
+                     diag *d) {
+  const void **vals = arena_array(a, (size_t)g->nvalues, sizeof *vals);
+  if (!vals) return diag_set(d, ST_ERR_NOMEM, "out of memory evaluating graph '%s'", g->name);
+  for (int i = 0; i < g->nvalues; i++) vals[i] = g->values[i]->data;
+  for (int i = 0; i < g->ninputs; i++) vals[g->inputs[i]->id] = inputs[i];
+  for (int i = 0; i < g->nnodes; i++) {
+    const ir_node *n = g->nodes[i];
+    if (n->dead) continue;
+    const void **in = arena_array(a, (size_t)n->nin, sizeof *in);
+    void **out = arena_array(a, (size_t)n->nout, sizeof *out);
+    if (!in || !out) return diag_set(d, ST_ERR_NOMEM, "out of memory evaluating graph '%s'", g->name);
+    for (int j = 0; j < n->nin; j++) in[j] = n->in[j] ? vals[n->in[j]->id] : NULL;
+    status st = ir_eval_node(n, in, out, a, d);
+    if (st) return st;
+    for (int j = 0; j < n->nout; j++)
+      if (n->out[j]) vals[n->out[j]->id] = out[j];
+  }
+  for (int i = 0; i < g->noutputs; i++) {
+    outputs_out[i] = (void *)vals[g->outputs[i]->id];
+    if (!outputs_out[i]) return diag_set(d, ST_ERR_INVALID, "graph output '%s' was not computed", g->outputs[i]->name);
+  }
+  return ST_OK;
+}

@@ -1,0 +1,45 @@
+/* eval.h - the reference evaluator: runs IR ops on ND tensors on the host.
+ *
+ * This is the compiler's definition of what an op computes, written for
+ * clarity, not speed: constant folding uses it, shape inference uses it to
+ * propagate small integer tensors (shape arithmetic), and tests compare a
+ * graph's outputs before and after a pass with it.
+ *
+ * Tensors are C-order buffers in their value's dtype, layout ND only. Float
+ * ops (Conv, pools, Softmax, Gemm, ...) accept f32, f16 and f64 and compute in
+ * f32 with f64 accumulation; Add/Sub/Mul/Div also run on i64 and i32; the
+ * data-movement ops (Reshape, Gather, Concat, ...) run on any dtype. Every
+ * value a node touches must have a known shape and dtype (shape inference
+ * first); output shapes are taken from the output values, not recomputed.
+ */
+#ifndef IR_EVAL_H
+#define IR_EVAL_H
+
+#include "common/arena.h"
+#include "common/status.h"
+#include "ir/ir.h"
+
+/* 1 when ir_eval_node implements `op` (everything before lowering: all ops of
+ * ops.def except TransData). */
+int ir_eval_supported(ir_op op);
+
+/* Evaluates one node. inputs[i] is the payload of n->in[i] (NULL for an
+ * omitted optional input; Shape reads only its input's dims, so its inputs[0]
+ * may be NULL). outputs_out[j] receives a new zeroed buffer from `a` holding
+ * n->out[j]. Errors (unsupported op or dtype, unknown shape, index out of
+ * range, integer division by zero) name the node and op. */
+status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a,
+                    diag *d);
+
+/* Evaluates the whole graph in node order. inputs[i] is the payload of
+ * g->inputs[i]; outputs_out[i] receives the payload of g->outputs[i] (in `a`,
+ * or the constant's / input's own buffer when an output is one: read only). */
+status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **outputs_out, arena *a,
+                     diag *d);
+
+/* Element i of a numeric buffer as a double, and the reverse, rounding to the
+ * dtype (f16 to nearest even; integers truncate toward zero and saturate). */
+double ir_elem_get(const void *data, dtype dt, int64_t i);
+void ir_elem_set(void *data, dtype dt, int64_t i, double v);
+
+#endif

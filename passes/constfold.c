@@ -1,0 +1,75 @@
+/* constfold.c - evaluates at compile time what does not depend on the inputs.
+ *
+ * Contract.
+ *   Needs:   shape_infer (every value has a known shape and dtype).
+ *   Changes: a node whose inputs are all constants, or a Shape node (its
+ *            input's dims are static after shape_infer), is evaluated with the
+ *            reference evaluator (ir/eval.h) and its output value becomes a
+ *            constant in place: same value, same name, so graph outputs and
+ *            other readers need no rewiring; the node is removed. Nodes run in
+ *            graph order, so whole chains (Shape -> Gather -> Unsqueeze ->
+ *            Concat -> Reshape's shape) collapse in one pass. Outputs of
+ *            64 MiB or more are left to run on the device instead of bloating
+ *            the weights; ops or dtypes the evaluator does not implement are
+ *            left alone. Constants nothing reads any more are dropped
+ *            (ir_graph_compact).
+ *   Leaves:  topological order; no node whose inputs are all constant (below
+ *            the size limit); no Shape node.
+ *   Errors:  an evaluation that fails on the data (Gather index out of range,
+ *            integer division by zero) fails the pass, naming node and op.
+ */
+#include "ir/eval.h"
+#include "pass.h"
+
+enum { FOLD_MAX_BYTES = 64 << 20 };
+
+static int foldable(const ir_node *n) {
+  if (n->nout != 1 || !n->out[0] || !ir_eval_supported(n->op)) return 0;
+  int64_t bytes = ir_value_bytes(n->out[0]);
+  if (bytes < 0 || bytes >= FOLD_MAX_BYTES) return 0;
+  if (n->op == IR_OP_SHAPE) return n->in[0]->rank >= 0;
+  for (int i = 0; i < n->nin; i++)
+    if (n->in[i] && !n->in[i]->data) return 0;
+  return 1;
+}
+
+status pass_constfold(ir_graph *g, pass_ctx *ctx, diag *d) {
+  arena scratch;
+  arena_init(&scratch, 0);
+  status st = ST_OK;
+  for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
+    ir_node *n = g->nodes[i];
+    if (n->dead || !foldable(n)) continue;
+    const void **in = arena_array(&scratch, (size_t)n->nin, sizeof *in);
+    void *out[1];
+    if (!in) {
+      st = diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);
+      break;
+    }
+    for (int j = 0; j < n->nin; j++) in[j] = n->in[j] ? n->in[j]->data : NULL;
+    diag local;
+    diag_init(&local);
+    status est = ir_eval_node(n, in, out, &scratch, &local);
+    if (est == ST_ERR_UNSUPPORTED) {
+      arena_free(&scratch);
+      continue;
+    }
+    if (est) {
+      st = diag_set(d, est, "%s", local.msg);
+      break;
+    }
+    ir_value *y = n->out[0];
+    const void *data = arena_memdup(&g->arena, out[0], (size_t)ir_value_bytes(y));
+    if (!data) {
+      st = diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);
+      break;
+    }
+    y->data = data;
+    y->producer = NULL;
+    n->dead = 1;
+    arena_free(&scratch);
+  }
+  arena_free(&scratch);
+  if (st == ST_OK) ir_graph_compact(g);
+  return st;
+}

@@ -1,0 +1,311 @@
+/* emit.c - the task list and the om package.
+ *
+ * Needs: memplan has run (every value has a region, offset and bytes; view
+ * nodes that need no copy carry alias=1); tiling has run (block_dim on every
+ * node, tile_m/n/k on cube Convs); layouts and dtypes as layout left them.
+ * Changes: builds ctx->writer (owned by the ctx from then on); assigns the
+ * offsets of constants in the WEIGHTS partition (v->offset); sets
+ * ctx->ntasks and ctx->weights_bytes. The graph is otherwise untouched.
+ * Leaves true: one om_tensor per value some task or the model I/O uses,
+ * tasks in node order, each named after its node.
+ *
+ * Node -> task:
+ *   Conv                 CONV2D (FRACTAL_Z weights) or DWCONV (NC1HWC0 weights)
+ *   MaxPool, AveragePool POOL; GlobalAveragePool/GlobalMaxPool: POOL with the
+ *                        whole H x W as the window
+ *   Add/Sub/Mul/Div      ELTWISE with that op (and the node's act, if fused)
+ *   Relu, Clip           ELTWISE op NONE with act RELU / CLIP
+ *   Concat               one COPY_SLICE per input, at increasing offsets
+ *   Softmax              SOFTMAX
+ *   TransData, Cast      TRANSDATA
+ *   Reshape, Flatten, Squeeze, Unsqueeze, Identity: nothing when memplan
+ *                        aliased them (alias=1), else a TRANSDATA ND copy
+ * Anything else is ST_ERR_UNSUPPORTED naming the node (the layout pass
+ * normally rejects it first).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "pass.h"
+
+#ifndef ATC_VERSION
+#define ATC_VERSION "unknown"
+#endif
+
+typedef struct emit_state {
+  ir_graph *g;
+  pass_ctx *ctx;
+  om_writer *w;
+  uint32_t *tensor; /* per value id: om tensor index, OM_NONE until added */
+  uint64_t weights_end; /* bytes */
+  diag *d;
+} emit_state;
+
+static const char *op_name(const ir_node *n) { return ir_ops[n->op].name; }
+
+static status nomem(emit_state *s) {
+  return diag_set(s->d, ST_ERR_NOMEM, "emit: out of memory");
+}
+
+static int32_t f32_bits(double x) {
+  float f = (float)x;
+  int32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
+
+/* The om tensor index of v, adding its descriptor (and, for a constant, its
+ * data to the WEIGHTS partition) on first use. OM_NONE for v == NULL; sets
+ * *st on failure. */
+static uint32_t tensor_of(emit_state *s, ir_value *v, status *st) {
+  if (!v || *st != ST_OK) return OM_NONE;
+  if (s->tensor[v->id] != OM_NONE) return s->tensor[v->id];
+  if (v->region == IR_REGION_NONE) {
+    *st = diag_set(s->d, ST_ERR_INVALID, "emit: value '%s' has no memory plan", v->name);
+    return OM_NONE;
+  }
+  if (v->region == IR_REGION_WEIGHTS) {
+    if (om_writer_add_weights(s->w, v->data, v->bytes, &v->offset)) {
+      *st = nomem(s);
+      return OM_NONE;
+    }
+    if (v->offset + v->bytes > s->weights_end) s->weights_end = v->offset + v->bytes;
+  }
+  om_tensor t = {0};
+  t.name = om_writer_string(s->w, v->name);
+  t.region = (uint32_t)v->region;
+  t.index = v->region == IR_REGION_INPUT    ? (uint32_t)v->input_index
+            : v->region == IR_REGION_OUTPUT ? (uint32_t)v->output_index
+                                            : 0;
+  t.dtype = (uint32_t)v->dtype;
+  t.layout = (uint32_t)v->layout;
+  t.rank = (uint32_t)v->rank;
+  t.offset = v->offset;
+  t.bytes = v->bytes;
+  for (int i = 0; i < v->rank; i++) t.dims[i] = v->dims[i];
+  uint32_t idx = om_writer_add_tensor(s->w, &t);
+  if (idx == OM_NONE || t.name == OM_NONE) {
+    *st = nomem(s);
+    return OM_NONE;
+  }
+  s->tensor[v->id] = idx;
+  return idx;
+}
+
+/* Appends a task of `kind` for node n with tensors tv[0..nt) (NULL entries
+ * become OM_NONE) and params p[0..np). */
+static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int nt, ir_value **tv,
+                       int np, const int32_t *p) {
+  om_task t = {0};
+  t.kind = kind;
+  t.name = om_writer_string(s->w, n->name);
+  t.block_dim = (uint32_t)ir_attr_int(n, "block_dim", 1);
+  t.ntensors = (uint32_t)nt;
+  status st = ST_OK;
+  for (int i = 0; i < nt; i++) t.tensors[i] = tensor_of(s, tv[i], &st);
+  if (st != ST_OK) return st;
+  for (int i = 0; i < np; i++) t.params[i] = p[i];
+  if (t.name == OM_NONE || om_writer_add_task(s->w, &t) == OM_NONE) return nomem(s);
+  s->ctx->ntasks++;
+  return ST_OK;
+}
+
+/* params[at..at+2]: act, clip_min, clip_max from a fused "act" attribute. */
+static status fused_act(emit_state *s, const ir_node *n, int32_t *p) {
+  const char *act = ir_attr_string(n, "act", NULL);
+  p[0] = OM_ACT_NONE;
+  if (!act) return ST_OK;
+  if (strcmp(act, "relu") == 0) {
+    p[0] = OM_ACT_RELU;
+  } else if (strcmp(act, "clip") == 0) {
+    p[0] = OM_ACT_CLIP;
+    p[1] = f32_bits(ir_attr_float(n, "clip_min", -INFINITY));
+    p[2] = f32_bits(ir_attr_float(n, "clip_max", INFINITY));
+  } else {
+    return diag_set(s->d, ST_ERR_UNSUPPORTED, "node '%s' (%s): act \"%s\" is not supported",
+                    n->name, op_name(n), act);
+  }
+  return ST_OK;
+}
+
+/* params[0..7]: kh kw stride_h stride_w pad_top pad_left pad_bottom pad_right. */
+static void window_params(const ir_node *n, int64_t kh, int64_t kw, int32_t *p) {
+  int64_t k[2] = {kh, kw}, strides[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
+  ir_attr_ints(n, "kernel_shape", k, 2);
+  ir_attr_ints(n, "strides", strides, 2);
+  ir_attr_ints(n, "pads", pads, 4);
+  p[0] = (int32_t)k[0], p[1] = (int32_t)k[1];
+  p[2] = (int32_t)strides[0], p[3] = (int32_t)strides[1];
+  for (int i = 0; i < 4; i++) p[4 + i] = (int32_t)pads[i];
+}
+
+static status emit_conv(emit_state *s, ir_node *n) {
+  ir_value *w = n->in[1];
+  int32_t p[16] = {0};
+  window_params(n, w->dims[2], w->dims[3], p);
+  int64_t dil[2] = {1, 1};
+  ir_attr_ints(n, "dilations", dil, 2);
+  p[8] = (int32_t)dil[0], p[9] = (int32_t)dil[1];
+  status st = fused_act(s, n, p + 10);
+  if (st != ST_OK) return st;
+  ir_value *tv[5] = {n->in[0], w, n->nin > 2 ? n->in[2] : NULL, n->nin > 3 ? n->in[3] : NULL,
+                     n->out[0]};
+  if (w->layout == LAYOUT_NC1HWC0) return add_task(s, n, OM_TASK_DWCONV, 5, tv, 13, p);
+  p[13] = (int32_t)ir_attr_int(n, "tile_m", 0);
+  p[14] = (int32_t)ir_attr_int(n, "tile_n", 0);
+  p[15] = (int32_t)ir_attr_int(n, "tile_k", 0);
+  return add_task(s, n, OM_TASK_CONV2D, 5, tv, 16, p);
+}
+
+static status emit_pool(emit_state *s, ir_node *n) {
+  const ir_value *x = n->in[0];
+  int32_t p[10] = {0};
+  int global = n->op == IR_OP_GLOBALAVGPOOL || n->op == IR_OP_GLOBALMAXPOOL;
+  if (global) {
+    p[0] = (int32_t)x->dims[2], p[1] = (int32_t)x->dims[3], p[2] = p[3] = 1;
+  } else {
+    window_params(n, 1, 1, p);
+  }
+  p[8] = n->op == IR_OP_AVGPOOL || n->op == IR_OP_GLOBALAVGPOOL;
+  p[9] = (int32_t)ir_attr_int(n, "count_include_pad", 0);
+  ir_value *tv[2] = {n->in[0], n->out[0]};
+  return add_task(s, n, OM_TASK_POOL, 2, tv, 10, p);
+}
+
+static status emit_eltwise(emit_state *s, ir_node *n) {
+  int32_t p[4] = {OM_ELT_NONE, OM_ACT_NONE, 0, 0};
+  status st = ST_OK;
+  switch (n->op) {
+  case IR_OP_ADD: p[0] = OM_ELT_ADD; break;
+  case IR_OP_SUB: p[0] = OM_ELT_SUB; break;
+  case IR_OP_MUL: p[0] = OM_ELT_MUL; break;
+  case IR_OP_DIV: p[0] = OM_ELT_DIV; break;
+  case IR_OP_RELU: p[1] = OM_ACT_RELU; break;
+  default: /* Clip */
+    p[1] = OM_ACT_CLIP;
+    p[2] = f32_bits(ir_attr_float(n, "min", -INFINITY));
+    p[3] = f32_bits(ir_attr_float(n, "max", INFINITY));
+    break;
+  }
+  if (p[0] != OM_ELT_NONE) st = fused_act(s, n, p + 1);
+  if (st != ST_OK) return st;
+  ir_value *tv[3] = {n->in[0], n->nin > 1 ? n->in[1] : NULL, n->out[0]};
+  return add_task(s, n, OM_TASK_ELTWISE, 3, tv, 4, p);
+}
+
+static status emit_concat(emit_state *s, ir_node *n) {
+  ir_value *y = n->out[0];
+  int64_t axis = ir_attr_int(n, "axis", 0), offset = 0;
+  if (axis < 0) axis += y->rank;
+  for (int i = 0; i < n->nin; i++) {
+    int32_t p[2] = {(int32_t)axis, (int32_t)offset};
+    ir_value *tv[2] = {n->in[i], y};
+    status st = add_task(s, n, OM_TASK_COPY_SLICE, 2, tv, 2, p);
+    if (st != ST_OK) return st;
+    offset += n->in[i]->dims[axis];
+  }
+  return ST_OK;
+}
+
+static status emit_copy(emit_state *s, ir_node *n) {
+  ir_value *tv[2] = {n->in[0], n->out[0]};
+  return add_task(s, n, OM_TASK_TRANSDATA, 2, tv, 0, NULL);
+}
+
+static status emit_node(emit_state *s, ir_node *n) {
+  switch (n->op) {
+  case IR_OP_CONV:
+    return emit_conv(s, n);
+  case IR_OP_MAXPOOL:
+  case IR_OP_AVGPOOL:
+  case IR_OP_GLOBALAVGPOOL:
+  case IR_OP_GLOBALMAXPOOL:
+    return emit_pool(s, n);
+  case IR_OP_ADD:
+  case IR_OP_SUB:
+  case IR_OP_MUL:
+  case IR_OP_DIV:
+  case IR_OP_RELU:
+  case IR_OP_CLIP:
+    return emit_eltwise(s, n);
+  case IR_OP_CONCAT:
+    return emit_concat(s, n);
+  case IR_OP_SOFTMAX: {
+    int32_t p[3] = {(int32_t)ir_attr_int(n, "axis", 0), (int32_t)ir_attr_int(n, "coerce_2d", 0),
+                    (int32_t)ir_attr_int(n, "log", 0)};
+    ir_value *tv[2] = {n->in[0], n->out[0]};
+    return add_task(s, n, OM_TASK_SOFTMAX, 2, tv, 3, p);
+  }
+  case IR_OP_RESHAPE:
+  case IR_OP_FLATTEN:
+  case IR_OP_SQUEEZE:
+  case IR_OP_UNSQUEEZE:
+  case IR_OP_IDENTITY:
+    return ir_attr_int(n, "alias", 0) ? ST_OK : emit_copy(s, n);
+  case IR_OP_CAST:
+  case IR_OP_TRANSDATA:
+    return emit_copy(s, n);
+  default:
+    return diag_set(s->d, ST_ERR_UNSUPPORTED, "node '%s' (%s): no task kind for this op", n->name,
+                    op_name(n));
+  }
+}
+
+static status emit_all(emit_state *s, arena *a) {
+  pass_ctx *ctx = s->ctx;
+  status st = ST_OK;
+  for (int i = 0; i < s->g->nnodes && st == ST_OK; i++)
+    if (!s->g->nodes[i]->dead) st = emit_node(s, s->g->nodes[i]);
+  if (st != ST_OK) return st;
+
+  uint32_t *io = arena_array(a, (size_t)(s->g->ninputs + s->g->noutputs) + 1, sizeof *io);
+  if (!io) return nomem(s);
+  for (int i = 0; i < s->g->ninputs; i++) io[i] = tensor_of(s, s->g->inputs[i], &st);
+  for (int i = 0; i < s->g->noutputs; i++)
+    io[s->g->ninputs + i] = tensor_of(s, s->g->outputs[i], &st);
+  if (st != ST_OK) return st;
+  if (om_writer_set_io(s->w, io, s->g->ninputs, io + s->g->ninputs, s->g->noutputs)) return nomem(s);
+
+  const soc_info *soc = ctx->soc;
+  om_model_def def = {0};
+  def.name = om_writer_string(s->w, ctx->model_name ? ctx->model_name : s->g->name);
+  def.soc = om_writer_string(s->w, soc->name);
+  def.atc_version = om_writer_string(s->w, "atc " ATC_VERSION);
+  def.cmdline = om_writer_string(s->w, ctx->cmdline ? ctx->cmdline : "");
+  if (def.name == OM_NONE || def.soc == OM_NONE || def.atc_version == OM_NONE ||
+      def.cmdline == OM_NONE)
+    return nomem(s);
+  def.precision = (uint32_t)ctx->precision;
+  def.ai_cores = (uint32_t)soc->ai_cores;
+  def.workspace_bytes = ctx->workspace_bytes;
+  def.l1_bytes = soc->l1_bytes, def.l0a_bytes = soc->l0a_bytes, def.l0b_bytes = soc->l0b_bytes;
+  def.l0c_bytes = soc->l0c_bytes, def.ub_bytes = soc->ub_bytes;
+  om_writer_set_model(s->w, &def);
+  ctx->weights_bytes = s->weights_end;
+  return ST_OK;
+}
+
+status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d) {
+  if (!ctx->soc) return diag_set(d, ST_ERR_INVALID, "emit: no SoC description");
+  emit_state s = {.g = g, .ctx = ctx, .d = d};
+  arena a;
+  arena_init(&a, 0);
+  s.tensor = arena_array(&a, (size_t)g->nvalues + 1, sizeof *s.tensor);
+  s.w = om_writer_new();
+  status st = ST_OK;
+  if (!s.tensor || !s.w) {
+    st = nomem(&s);
+  } else {
+    for (int i = 0; i < g->nvalues; i++) s.tensor[i] = OM_NONE;
+    ctx->ntasks = 0;
+    st = emit_all(&s, &a);
+  }
+  arena_free(&a);
+  if (st != ST_OK) {
+    om_writer_free(s.w);
+    return st;
+  }
+  om_writer_free(ctx->writer);
+  ctx->writer = s.w;
+  return ST_OK;
+}

@@ -1,0 +1,137 @@
+/* fuse.c - Conv epilogues: bias Add, residual Add and Relu/Clip into the Conv.
+ *
+ * Contract.
+ *   Needs:   shape_infer, constfold, bn_fold (so a BN no longer sits between
+ *            a Conv and its Add/Relu).
+ *   Changes: starting at each Conv, repeatedly absorbs the single reader of
+ *            the Conv's output (an intermediate read by one node and not a
+ *            graph output), in the order the epilogue runs on the vector unit
+ *            (bias, then residual, then activation):
+ *              bias      Add(y, c), c a constant broadcasting per output
+ *                        channel ([1,C,1,1], [C,1,1], or 1 element), while the
+ *                        Conv has no residual and no act: c is added into the
+ *                        Conv's bias (a new constant "<conv>_bias"; created
+ *                        when absent), in f64, stored in the bias dtype;
+ *              residual  Add(y, r), r not constant, same shape and dtype as y,
+ *                        while the Conv has no residual and no act: r becomes
+ *                        in[3] (in[2] is "_" when there is no bias);
+ *              act       Relu -> act="relu"; Clip -> act="clip" with clip_min,
+ *                        clip_max (floats; -inf/inf when the Clip has none);
+ *                        once per Conv.
+ *            The Conv then produces the absorbed node's output value (its name
+ *            kept) and the absorbed node is removed.
+ *            A Conv that takes a residual moves to the Add's place in
+ *            g->nodes (the residual may be produced after the Conv).
+ *   Leaves:  topological order; unreferenced values dropped.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/eval.h"
+#include "pass.h"
+
+/* c broadcasts to y's [N,C,H,W] varying at most along C. */
+static int per_channel(const ir_value *c, const ir_value *y) {
+  if (!c->data || c->layout != LAYOUT_ND || c->rank > 4 || y->rank != 4 || c->dtype != y->dtype) return 0;
+  for (int i = 0; i < c->rank; i++) {
+    int64_t yd = y->dims[4 - c->rank + i];
+    int channel = 4 - c->rank + i == 1;
+    if (c->dims[i] != 1 && !(channel && c->dims[i] == yd)) return 0;
+  }
+  return 1;
+}
+
+static int same_shape(const ir_value *a, const ir_value *b) {
+  return a->rank == b->rank && a->dtype == b->dtype && a->layout == b->layout &&
+         memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank) == 0;
+}
+
+/* The Conv takes over u's output; u goes. */
+static void absorb(ir_node *conv, ir_node *u) {
+  ir_value *z = u->out[0];
+  conv->out[0] = z;
+  z->producer = conv;
+  u->dead = 1;
+}
+
+static status nomem(diag *d, const ir_node *n) {
+  return diag_set(d, ST_ERR_NOMEM, "node '%s' (%s): out of memory fusing", n->name, ir_ops[n->op].name);
+}
+
+static status fold_bias(ir_graph *g, ir_node *conv, const ir_value *c, diag *d) {
+  const ir_value *b = conv->nin > 2 ? conv->in[2] : NULL;
+  int64_t M = conv->out[0]->dims[1], ce = ir_value_elements(c);
+  dtype dt = b ? b->dtype : c->dtype;
+  void *nb = arena_array(&g->arena, (size_t)M, dtype_size(dt));
+  if (!nb) return nomem(d, conv);
+  for (int64_t m = 0; m < M; m++)
+    ir_elem_set(nb, dt, m, (b ? ir_elem_get(b->data, b->dtype, m) : 0.0) + ir_elem_get(c->data, c->dtype, ce == 1 ? 0 : m));
+  char name[256];
+  snprintf(name, sizeof name, "%.200s_bias", conv->name);
+  ir_value *v = ir_const_new(g, name, dt, 1, &M, nb, (size_t)M * dtype_size(dt));
+  if (!v || ir_node_set_input(g, conv, 2, v)) return nomem(d, conv);
+  return ST_OK;
+}
+
+static int node_index(const ir_graph *g, const ir_node *n) {
+  for (int i = 0; i < g->nnodes; i++)
+    if (g->nodes[i] == n) return i;
+  return -1;
+}
+
+/* Moves conv to the slot of u, which comes later: u's inputs (the residual
+ * among them) are all produced before it, and nothing between reads the
+ * Conv's output but u, so the order stays topological. */
+static void move_to(ir_graph *g, ir_node *conv, const ir_node *u) {
+  int from = node_index(g, conv), to = node_index(g, u);
+  if (from < 0 || to <= from) return;
+  memmove(g->nodes + from, g->nodes + from + 1, (size_t)(to - from) * sizeof *g->nodes);
+  g->nodes[to] = conv;
+}
+
+/* Absorbs one reader of conv's output; *done when nothing more fits. */
+static status fuse_step(ir_graph *g, ir_node *conv, int *done, diag *d) {
+  ir_value *y = conv->out[0];
+  ir_node *u = ir_value_single_user(g, y);
+  int has_res = conv->nin > 3 && conv->in[3], has_act = ir_attr_find(conv, "act") != NULL;
+  *done = 1;
+  if (!u || has_act || u->out[0]->dtype != y->dtype) return ST_OK;
+  if (u->op == IR_OP_ADD && !has_res) {
+    ir_value *other = u->in[0] == y ? u->in[1] : u->in[0];
+    if (per_channel(other, y) && same_shape(u->out[0], y)) {
+      status st = fold_bias(g, conv, other, d);
+      if (st) return st;
+    } else if (!other->data && same_shape(other, y)) {
+      if ((conv->nin == 2 && ir_node_set_input(g, conv, 2, NULL)) || ir_node_set_input(g, conv, 3, other))
+        return nomem(d, conv);
+      move_to(g, conv, u);
+    } else {
+      return ST_OK;
+    }
+  } else if (u->op == IR_OP_RELU) {
+    if (ir_attr_set_string(g, conv, "act", "relu")) return nomem(d, conv);
+  } else if (u->op == IR_OP_CLIP) {
+    if (ir_attr_set_string(g, conv, "act", "clip") ||
+        ir_attr_set_float(g, conv, "clip_min", ir_attr_float(u, "min", -INFINITY)) ||
+        ir_attr_set_float(g, conv, "clip_max", ir_attr_float(u, "max", INFINITY)))
+      return nomem(d, conv);
+  } else {
+    return ST_OK;
+  }
+  absorb(conv, u);
+  *done = 0;
+  return ST_OK;
+}
+
+status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d) {
+  status st = ST_OK;
+  for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
+    ir_node *n = g->nodes[i];
+    if (n->dead || n->op != IR_OP_CONV) continue;
+    for (int done = 0; !done && st == ST_OK;) st = fuse_step(g, n, &done, d);
+    if (g->nodes[i] != n) i--; /* n moved to its residual Add: visit what took its slot */
+  }
+  if (st == ST_OK) ir_graph_compact(g);
+  return st;
+}

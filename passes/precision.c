@@ -1,0 +1,101 @@
+/* precision.c - --precision_mode: which values are stored as fp16.
+ *
+ * Needs: the IR contract of pass.h (shapes and dtypes known, Conv fused).
+ * Changes: the dtype of values, and the data of constants it retypes.
+ * Leaves true: every value keeps its shape and layout; no node is added or
+ * removed. A producer and a consumer may now disagree on a dtype (a graph
+ * input f32 feeding a Conv that computes in f16): no Cast is inserted here,
+ * the layout pass puts a TransData there that converts layout and dtype in
+ * one copy.
+ *
+ * Modes:
+ *   force_fp16 (default), allow_fp32_to_fp16: every f32 value produced by an
+ *     op whose fp16 policy is ALWAYS or FOLLOW becomes f16, and so does every
+ *     f32 constant read only by such ops (its data is converted with
+ *     float_to_half, so Conv weights become fp16 fractals). Exceptions: graph
+ *     inputs and outputs keep the user's dtype; Conv bias constants stay f32
+ *     (the cube adds them in its f32 accumulator); values of ops with policy
+ *     NEVER (shape arithmetic, Cast) keep theirs. The two modes are the same
+ *     here because every op this compiler lowers has an fp16 kernel.
+ *   allow_mix_precision: as force_fp16, but Softmax computes and stores in
+ *     f32 (its exp/sum is where fp16 loses accuracy first); its f16 input is
+ *     widened by the layout pass's TransData.
+ *   must_keep_origin_dtype: nothing changes.
+ *
+ * The decision per node is precision_node_dtype (precision.h), which the
+ * layout pass uses to know what each consumer computes in.
+ */
+#include "precision.h"
+
+#include "common/fp16.h"
+#include "pass.h"
+
+int precision_is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
+
+/* 1 when node n computes in fp16 under precision p. */
+static int node_lowers(const ir_node *n, om_precision p) {
+  if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return 0;
+  if (ir_ops[n->op].fp16 == IR_FP16_NEVER) return 0;
+  if (p == OM_PRECISION_ALLOW_MIX_PRECISION && n->op == IR_OP_SOFTMAX) return 0;
+  return 1;
+}
+
+int precision_node_dtype(const ir_node *n, om_precision p) {
+  int orig = n->nout > 0 && n->out[0] ? (int)n->out[0]->dtype : DT_UNDEFINED;
+  if (!precision_is_float(orig)) return orig;
+  if (node_lowers(n, p)) return DT_FLOAT16;
+  if (p == OM_PRECISION_ALLOW_MIX_PRECISION && n->op == IR_OP_SOFTMAX) return DT_FLOAT32;
+  return orig;
+}
+
+static int is_io(const ir_value *v) { return v->input_index >= 0 || v->output_index >= 0; }
+
+/* 1 when every reader of constant c computes in fp16 and none reads it as a
+ * Conv bias (in[2]). Constants nobody reads are left alone. */
+static int const_lowers(const ir_graph *g, const ir_value *c, om_precision p) {
+  int readers = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    const ir_node *n = g->nodes[i];
+    if (n->dead) continue;
+    for (int j = 0; j < n->nin; j++) {
+      if (n->in[j] != c) continue;
+      if (!node_lowers(n, p)) return 0;
+      if (n->op == IR_OP_CONV && j == 2) return 0;
+      readers++;
+    }
+  }
+  return readers > 0;
+}
+
+static status const_to_f16(ir_graph *g, ir_value *c, diag *d) {
+  int64_t count = ir_value_elements(c);
+  if (count < 0)
+    return diag_set(d, ST_ERR_INVALID, "constant '%s': element count unknown", c->name);
+  uint16_t *h = arena_array(&g->arena, (size_t)count ? (size_t)count : 1, sizeof *h);
+  if (!h) return diag_set(d, ST_ERR_NOMEM, "constant '%s': out of memory", c->name);
+  const float *f = c->data;
+  for (int64_t i = 0; i < count; i++) h[i] = float_to_half(f[i]);
+  c->data = h;
+  c->dtype = DT_FLOAT16;
+  return ST_OK;
+}
+
+status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
+  om_precision p = ctx->precision;
+  if (p != OM_PRECISION_FORCE_FP16 && p != OM_PRECISION_ALLOW_FP32_TO_FP16 &&
+      p != OM_PRECISION_ALLOW_MIX_PRECISION && p != OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE)
+    return diag_set(d, ST_ERR_INVALID, "unknown precision mode %d", (int)p);
+  if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return ST_OK;
+
+  for (int i = 0; i < g->nvalues; i++) {
+    ir_value *v = g->values[i];
+    if (v->dtype != DT_FLOAT32 || is_io(v)) continue;
+    if (v->producer) {
+      if (!v->producer->dead && node_lowers(v->producer, p)) v->dtype = DT_FLOAT16;
+    } else if (v->data && const_lowers(g, v, p)) {
+      status st = const_to_f16(g, v, d);
+      if (st != ST_OK) return st;
+    }
+  }
+  return ST_OK;
+}

@@ -1,0 +1,512 @@
+/* shape_infer.c - dims and dtypes of every value.
+ *
+ * Contract.
+ *   Needs:   graph inputs and constants with known shapes and dtypes (the
+ *            frontend applies --input_shape); g->nodes in topological order;
+ *            Reshape's shape input computable at compile time (a constant, or
+ *            shape arithmetic over static dims: Shape/Gather/Concat/...).
+ *   Changes: sets dtype, rank and dims of every node output (overwriting what
+ *            the model declared); normalises attributes so later passes read
+ *            no defaults: Conv and the 2-D pools get explicit kernel_shape,
+ *            strides, dilations and pads [t,l,b,r] (Conv also group), auto_pad
+ *            is resolved into pads and removed, Softmax gets an explicit axis
+ *            >= 0. Nodes, values and edges are untouched.
+ *   Leaves:  every value with a known shape and dtype; the graph verifies.
+ *   Errors:  name the node, its op and the offending input or attribute with
+ *            shapes, e.g. "node 'Add_3' (Add): inputs [1,64,56,56] and
+ *            [1,32,56,56] do not broadcast".
+ *
+ * Shape arithmetic (Shape -> Gather -> Concat -> Reshape) is the one place
+ * values matter: while walking the graph the pass evaluates, with the
+ * reference evaluator into a scratch arena, every small integer tensor whose
+ * inputs are known (constants, or Shape of a static value) and keeps it in a
+ * side table by value id, so a Reshape fed by such a chain gets its dims
+ * before constfold turns the chain into a constant.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/eval.h"
+#include "pass.h"
+
+enum { PROPAGATE_MAX_ELEMENTS = 4096 }; /* integer tensors evaluated for shape arithmetic */
+
+typedef struct si {
+  ir_graph *g;
+  diag *d;
+  const ir_node *n;
+  arena scratch;
+  const void **known; /* per value id: data of constants and propagated integer tensors */
+} si;
+
+static status fail(si *s, status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static status fail(si *s, status code, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return diag_set(s->d, code, "node '%s' (%s): %s", s->n->name, ir_ops[s->n->op].name, msg);
+}
+
+static status nomem(si *s) { return fail(s, ST_ERR_NOMEM, "out of memory inferring shapes"); }
+
+/* "[1,3,224,224]" into one of four rotating static buffers (for messages). */
+static const char *dims_str(int rank, const int64_t *dims) {
+  static _Thread_local char bufs[4][160];
+  static _Thread_local int next;
+  char *b = bufs[next++ & 3];
+  int at = snprintf(b, 160, "[");
+  for (int i = 0; i < rank && at < 150; i++) at += snprintf(b + at, (size_t)(160 - at), "%s%lld", i ? "," : "", (long long)dims[i]);
+  snprintf(b + at, (size_t)(160 - at), "]");
+  return b;
+}
+
+static const char *shape_str(const ir_value *v) { return dims_str(v->rank, v->dims); }
+
+static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
+
+static int is_int(int dt) {
+  return dt == DT_INT64 || dt == DT_INT32 || dt == DT_INT16 || dt == DT_INT8 || dt == DT_UINT8 ||
+         dt == DT_UINT16 || dt == DT_UINT32 || dt == DT_UINT64;
+}
+
+static status need_float(si *s, int i) {
+  const ir_value *v = s->n->in[i];
+  if (!is_float(v->dtype))
+    return fail(s, ST_ERR_UNSUPPORTED, "input %d '%s' has dtype %s; expected a float type", i, v->name,
+                dtype_name(v->dtype));
+  return ST_OK;
+}
+
+static status need_rank(si *s, int i, int rank) {
+  const ir_value *v = s->n->in[i];
+  if (v->rank != rank)
+    return fail(s, ST_ERR_INVALID, "input %d '%s' has shape %s; expected rank %d", i, v->name, shape_str(v), rank);
+  return ST_OK;
+}
+
+static status same_dtype(si *s, int i, int j) {
+  const ir_value *a = s->n->in[i], *b = s->n->in[j];
+  if (a->dtype != b->dtype)
+    return fail(s, ST_ERR_INVALID, "inputs '%s' (%s) and '%s' (%s) have different dtypes", a->name,
+                dtype_name(a->dtype), b->name, dtype_name(b->dtype));
+  return ST_OK;
+}
+
+/* Normalises an axis against `rank` (valid: -rank..rank-1); -1 when out of range. */
+static int axis_in(int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) return -1;
+  return (int)(axis < 0 ? axis + rank : axis);
+}
+
+static void drop_attr(ir_node *n, const char *name) {
+  for (int i = 0; i < n->nattrs; i++)
+    if (strcmp(n->attrs[i].name, name) == 0) {
+      memmove(&n->attrs[i], &n->attrs[i + 1], (size_t)(n->nattrs - i - 1) * sizeof *n->attrs);
+      n->nattrs--;
+      return;
+    }
+}
+
+/* ---- broadcasting ---- */
+
+static int broadcast(int ra, const int64_t *a, int rb, const int64_t *b, int *r_out, int64_t *out) {
+  int r = ra > rb ? ra : rb;
+  for (int i = 0; i < r; i++) {
+    int64_t da = i < r - ra ? 1 : a[i - (r - ra)], db = i < r - rb ? 1 : b[i - (r - rb)];
+    if (da != db && da != 1 && db != 1) return -1;
+    out[i] = da == 1 ? db : da;
+  }
+  *r_out = r;
+  return 0;
+}
+
+static status infer_binary(si *s, int *rank, int64_t *dims) {
+  const ir_value *a = s->n->in[0], *b = s->n->in[1];
+  status st = same_dtype(s, 0, 1);
+  if (st) return st;
+  if (!is_float(a->dtype) && !is_int(a->dtype))
+    return fail(s, ST_ERR_UNSUPPORTED, "dtype %s", dtype_name(a->dtype));
+  if (broadcast(a->rank, a->dims, b->rank, b->dims, rank, dims))
+    return fail(s, ST_ERR_INVALID, "inputs %s and %s do not broadcast", shape_str(a), shape_str(b));
+  return ST_OK;
+}
+
+/* ---- windows: Conv and pools ---- */
+
+/* Output length of a window over `in` with explicit pads; -1 when empty. */
+static int64_t window_out(int64_t in, int64_t k, int64_t st, int64_t dl, int64_t pb, int64_t pe, int ceil_mode) {
+  int64_t span = in + pb + pe - (dl * (k - 1) + 1);
+  if (span < 0) return -1;
+  int64_t out = ceil_mode ? (span + st - 1) / st + 1 : span / st + 1;
+  if (ceil_mode && (out - 1) * st >= in + pb) out--; /* the last window must start inside */
+  return out;
+}
+
+/* Reads and validates the window attributes, resolves auto_pad into pads and
+ * writes them all back explicitly; computes OH, OW. */
+static status infer_window(si *s, ir_node *n, int64_t kh, int64_t kw, int64_t *oh, int64_t *ow) {
+  const ir_value *x = n->in[0];
+  int64_t k[2] = {kh, kw}, strides[2] = {1, 1}, dil[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
+  int nk = ir_attr_ints(n, "kernel_shape", k, 2);
+  if (nk >= 0 && (nk != 2 || (kh >= 0 && (k[0] != kh || k[1] != kw))))
+    return fail(s, ST_ERR_INVALID, "kernel_shape does not match the 2-D weight %s", shape_str(n->in[1]));
+  if (nk < 0 && kh < 0) return fail(s, ST_ERR_INVALID, "attribute kernel_shape is missing");
+  int ns = ir_attr_ints(n, "strides", strides, 2), nd = ir_attr_ints(n, "dilations", dil, 2);
+  int np = ir_attr_ints(n, "pads", pads, 4);
+  if ((ns >= 0 && ns != 2) || (nd >= 0 && nd != 2) || (np >= 0 && np != 4))
+    return fail(s, ST_ERR_INVALID, "strides, dilations and pads must have 2, 2 and 4 values for a 2-D window");
+  for (int i = 0; i < 2; i++)
+    if (k[i] < 1 || strides[i] < 1 || dil[i] < 1)
+      return fail(s, ST_ERR_INVALID, "kernel %s, strides %s and dilations %s must be >= 1", dims_str(2, k),
+                  dims_str(2, strides), dims_str(2, dil));
+  for (int i = 0; i < 4; i++)
+    if (pads[i] < 0) return fail(s, ST_ERR_INVALID, "pads %s are negative", dims_str(4, pads));
+  const char *ap = ir_attr_string(n, "auto_pad", "NOTSET");
+  if (strcmp(ap, "NOTSET") != 0) {
+    int same = strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0;
+    if (!same && strcmp(ap, "VALID") != 0) return fail(s, ST_ERR_INVALID, "auto_pad \"%s\"", ap);
+    for (int i = 0; i < 2; i++) {
+      int64_t in = x->dims[2 + i], out = (in + strides[i] - 1) / strides[i];
+      int64_t total = (out - 1) * strides[i] + dil[i] * (k[i] - 1) + 1 - in;
+      if (!same || total < 0) total = 0;
+      int64_t small = total / 2, big = total - small;
+      pads[i] = strcmp(ap, "SAME_UPPER") == 0 ? small : big;
+      pads[i + 2] = total - pads[i];
+    }
+  }
+  drop_attr(n, "auto_pad");
+  int ceil_mode = ir_attr_int(n, "ceil_mode", 0) != 0;
+  *oh = window_out(x->dims[2], k[0], strides[0], dil[0], pads[0], pads[2], ceil_mode);
+  *ow = window_out(x->dims[3], k[1], strides[1], dil[1], pads[1], pads[3], ceil_mode);
+  if (*oh < 1 || *ow < 1)
+    return fail(s, ST_ERR_INVALID, "kernel %s with dilations %s and pads %s does not fit input %s", dims_str(2, k),
+                dims_str(2, dil), dims_str(4, pads), shape_str(x));
+  if (ir_attr_set_ints(s->g, n, "kernel_shape", 2, k) || ir_attr_set_ints(s->g, n, "strides", 2, strides) ||
+      ir_attr_set_ints(s->g, n, "dilations", 2, dil) || ir_attr_set_ints(s->g, n, "pads", 4, pads))
+    return nomem(s);
+  return ST_OK;
+}
+
+static status infer_conv(si *s, ir_node *n, int *rank, int64_t *dims) {
+  const ir_value *x = n->in[0], *w = n->in[1];
+  status st;
+  if ((st = need_rank(s, 0, 4)) || (st = need_rank(s, 1, 4)) || (st = need_float(s, 0)) || (st = need_float(s, 1)))
+    return st;
+  int64_t group = ir_attr_int(n, "group", 1), M = w->dims[0];
+  if (group < 1 || x->dims[1] != w->dims[1] * group || M % group)
+    return fail(s, ST_ERR_INVALID, "input %s, weight %s and group %lld disagree on channels", shape_str(x),
+                shape_str(w), (long long)group);
+  if (n->nin > 2 && n->in[2] && (n->in[2]->rank != 1 || n->in[2]->dims[0] != M))
+    return fail(s, ST_ERR_INVALID, "bias '%s' has shape %s; expected [%lld]", n->in[2]->name, shape_str(n->in[2]),
+                (long long)M);
+  int64_t oh, ow;
+  if ((st = infer_window(s, n, w->dims[2], w->dims[3], &oh, &ow))) return st;
+  if (ir_attr_set_int(s->g, n, "group", group)) return nomem(s);
+  *rank = 4;
+  dims[0] = x->dims[0], dims[1] = M, dims[2] = oh, dims[3] = ow;
+  if (n->nin > 3 && n->in[3] && (n->in[3]->rank != 4 || memcmp(n->in[3]->dims, dims, sizeof(int64_t) * 4)))
+    return fail(s, ST_ERR_INVALID, "residual '%s' has shape %s; the output is %s", n->in[3]->name,
+                shape_str(n->in[3]), dims_str(4, dims));
+  return ST_OK;
+}
+
+static status infer_pool(si *s, ir_node *n, int *rank, int64_t *dims) {
+  const ir_value *x = n->in[0];
+  status st;
+  if ((st = need_rank(s, 0, 4)) || (st = need_float(s, 0))) return st;
+  int64_t oh = 1, ow = 1;
+  if (n->op != IR_OP_GLOBALAVGPOOL && n->op != IR_OP_GLOBALMAXPOOL && (st = infer_window(s, n, -1, -1, &oh, &ow)))
+    return st;
+  *rank = 4;
+  dims[0] = x->dims[0], dims[1] = x->dims[1], dims[2] = oh, dims[3] = ow;
+  return ST_OK;
+}
+
+/* ---- shape manipulation ---- */
+
+static status infer_reshape(si *s, ir_node *n, int *rank, int64_t *dims) {
+  const ir_value *x = n->in[0], *sh = n->in[1];
+  const int64_t *spec = s->known[sh->id];
+  if (sh->dtype != DT_INT64 || sh->rank != 1)
+    return fail(s, ST_ERR_INVALID, "shape input '%s' is %s%s; expected a 1-D i64 tensor", sh->name,
+                dtype_name(sh->dtype), shape_str(sh));
+  if (!spec)
+    return fail(s, ST_ERR_UNSUPPORTED, "shape input '%s' is not known at compile time", sh->name);
+  if (sh->dims[0] > MAX_RANK) return fail(s, ST_ERR_LIMIT, "target rank %lld exceeds %d", (long long)sh->dims[0], MAX_RANK);
+  int allowzero = ir_attr_int(n, "allowzero", 0) != 0, infer_at = -1;
+  int64_t total = ir_value_elements(x);
+  uint64_t known = 1;
+  *rank = (int)sh->dims[0];
+  for (int i = 0; i < *rank; i++) {
+    int64_t d = spec[i];
+    if (d == 0 && !allowzero) {
+      if (i >= x->rank) return fail(s, ST_ERR_INVALID, "shape %s copies dim %d of input %s", dims_str(*rank, spec), i, shape_str(x));
+      d = x->dims[i];
+    }
+    if (d == -1) {
+      if (infer_at >= 0) return fail(s, ST_ERR_INVALID, "shape %s has two -1 dims", dims_str(*rank, spec));
+      infer_at = i;
+      d = 1;
+    } else if (d < 0) {
+      return fail(s, ST_ERR_INVALID, "shape %s has dim %lld", dims_str(*rank, spec), (long long)d);
+    }
+    dims[i] = d;
+    if (mul_u64(known, (uint64_t)d, &known)) return fail(s, ST_ERR_LIMIT, "shape %s overflows", dims_str(*rank, spec));
+  }
+  if (infer_at >= 0) {
+    if (known == 0 || (uint64_t)total % known)
+      return fail(s, ST_ERR_INVALID, "cannot reshape input %s into %s", shape_str(x), dims_str(*rank, spec));
+    dims[infer_at] = (int64_t)((uint64_t)total / known);
+  } else if (known != (uint64_t)total) {
+    return fail(s, ST_ERR_INVALID, "cannot reshape input %s (%lld elements) into %s", shape_str(x), (long long)total,
+                dims_str(*rank, spec));
+  }
+  return ST_OK;
+}
+
+static status infer_squeeze(si *s, ir_node *n, int *rank, int64_t *dims) {
+  const ir_value *x = n->in[0];
+  int64_t axes[MAX_RANK];
+  int na = ir_attr_ints(n, "axes", axes, MAX_RANK), drop[MAX_RANK] = {0};
+  if (na > MAX_RANK) return fail(s, ST_ERR_LIMIT, "%d axes", na);
+  for (int i = 0; i < na; i++) {
+    int a = axis_in(axes[i], x->rank);
+    if (a < 0 || x->dims[a] != 1)
+      return fail(s, ST_ERR_INVALID, "axis %lld of input %s is not a dim of size 1", (long long)axes[i], shape_str(x));
+    drop[a] = 1;
+  }
+  *rank = 0;
+  for (int i = 0; i < x->rank; i++)
+    if (!(na < 0 ? x->dims[i] == 1 : drop[i])) dims[(*rank)++] = x->dims[i];
+  return ST_OK;
+}
+
+static status infer_unsqueeze(si *s, ir_node *n, int *rank, int64_t *dims) {
+  const ir_value *x = n->in[0];
+  int64_t axes[MAX_RANK];
+  int na = ir_attr_ints(n, "axes", axes, MAX_RANK), ins[MAX_RANK] = {0};
+  if (na < 0) return fail(s, ST_ERR_INVALID, "attribute axes is missing");
+  if (x->rank + na > MAX_RANK) return fail(s, ST_ERR_LIMIT, "output rank %d exceeds %d", x->rank + na, MAX_RANK);
+  *rank = x->rank + na;
+  for (int i = 0; i < na; i++) {
+    int a = axis_in(axes[i], *rank);
+    if (a < 0 || ins[a]) return fail(s, ST_ERR_INVALID, "axes %s are out of range or repeated for input %s",
+                                      dims_str(na, axes), shape_str(x));
+    ins[a] = 1;
+  }
+  for (int i = 0, j = 0; i < *rank; i++) dims[i] = ins[i] ? 1 : x->dims[j++];
+  return ST_OK;
+}
+
+static status infer_flatten(si *s, ir_node *n, int *rank, int64_t *dims) {
+  const ir_value *x = n->in[0];
+  int64_t axis = ir_attr_int(n, "axis", 1);
+  int a = axis == x->rank ? x->rank : axis_in(axis, x->rank);
+  if (a < 0) return fail(s, ST_ERR_INVALID, "axis %lld out of range for input %s", (long long)axis, shape_str(x));
+  *rank = 2;
+  dims[0] = 1, dims[1] = 1;
+  for (int i = 0; i < x->rank; i++) dims[i >= a] *= x->dims[i];
+  return ST_OK;
+}
+
+static status infer_shape_op(si *s, ir_node *n, int *rank, int64_t *dims) {
+  int r = n->in[0]->rank;
+  int64_t start = ir_attr_int(n, "start", 0), end = ir_attr_int(n, "end", r);
+  if (start < 0) start += r;
+  if (end < 0) end += r;
+  start = start < 0 ? 0 : start > r ? r : start;
+  end = end < 0 ? 0 : end > r ? r : end;
+  *rank = 1;
+  dims[0] = end > start ? end - start : 0;
+  return ST_OK;
+}
+
+static status infer_gather(si *s, ir_node *n, int *rank, int64_t *dims) {
+  const ir_value *x = n->in[0], *ix = n->in[1];
+  int64_t axis = ir_attr_int(n, "axis", 0);
+  int a = axis_in(axis, x->rank);
+  if (a < 0) return fail(s, ST_ERR_INVALID, "axis %lld out of range for data %s", (long long)axis, shape_str(x));
+  if (ix->dtype != DT_INT64 && ix->dtype != DT_INT32)
+    return fail(s, ST_ERR_INVALID, "indices '%s' have dtype %s; expected i64 or i32", ix->name, dtype_name(ix->dtype));
+  if (x->rank - 1 + ix->rank > MAX_RANK) return fail(s, ST_ERR_LIMIT, "output rank exceeds %d", MAX_RANK);
+  *rank = 0;
+  for (int i = 0; i < a; i++) dims[(*rank)++] = x->dims[i];
+  for (int i = 0; i < ix->rank; i++) dims[(*rank)++] = ix->dims[i];
+  for (int i = a + 1; i < x->rank; i++) dims[(*rank)++] = x->dims[i];
+  return ST_OK;
+}
+
+static status infer_concat(si *s, ir_node *n, int *rank, int64_t *dims) {
+  const ir_value *x0 = n->in[0];
+  int64_t axis = ir_attr_int(n, "axis", 0);
+  int a = axis_in(axis, x0->rank);
+  if (a < 0) return fail(s, ST_ERR_INVALID, "axis %lld out of range for input %s", (long long)axis, shape_str(x0));
+  *rank = x0->rank;
+  memcpy(dims, x0->dims, sizeof(int64_t) * (size_t)x0->rank);
+  for (int i = 1; i < n->nin; i++) {
+    const ir_value *x = n->in[i];
+    status st = same_dtype(s, 0, i);
+    if (st) return st;
+    int ok = x->rank == x0->rank;
+    for (int k = 0; ok && k < x->rank; k++) ok = k == a || x->dims[k] == x0->dims[k];
+    if (!ok) return fail(s, ST_ERR_INVALID, "inputs %s and %s differ outside axis %d", shape_str(x0), shape_str(x), a);
+    dims[a] += x->dims[a];
+  }
+  return ST_OK;
+}
+
+static status infer_softmax(si *s, ir_node *n) {
+  const ir_value *x = n->in[0];
+  int64_t axis = ir_attr_int(n, "axis", ir_attr_int(n, "coerce_2d", 0) ? 1 : -1);
+  int a = axis_in(axis, x->rank);
+  if (a < 0) return fail(s, ST_ERR_INVALID, "axis %lld out of range for input %s", (long long)axis, shape_str(x));
+  if (ir_attr_set_int(s->g, n, "axis", a)) return nomem(s);
+  return need_float(s, 0);
+}
+
+static status infer_gemm(si *s, ir_node *n, int *rank, int64_t *dims) {
+  const ir_value *A = n->in[0], *B = n->in[1], *C = n->nin > 2 ? n->in[2] : NULL;
+  status st;
+  if ((st = need_rank(s, 0, 2)) || (st = need_rank(s, 1, 2)) || (st = need_float(s, 0)) || (st = same_dtype(s, 0, 1)))
+    return st;
+  int ta = ir_attr_int(n, "transA", 0) != 0, tb = ir_attr_int(n, "transB", 0) != 0;
+  int64_t M = A->dims[ta], K = A->dims[!ta], Kb = B->dims[tb], N = B->dims[!tb];
+  if (K != Kb)
+    return fail(s, ST_ERR_INVALID, "A %s (transA=%d) and B %s (transB=%d) disagree on K", shape_str(A), ta,
+                shape_str(B), tb);
+  *rank = 2;
+  dims[0] = M, dims[1] = N;
+  int64_t bc[MAX_RANK];
+  int rc;
+  if (C && (C->rank > 2 || broadcast(C->rank, C->dims, 2, dims, &rc, bc) || bc[0] != M || bc[1] != N))
+    return fail(s, ST_ERR_INVALID, "C %s does not broadcast to [%lld,%lld]", shape_str(C), (long long)M, (long long)N);
+  return ST_OK;
+}
+
+static status infer_matmul(si *s, ir_node *n, int *rank, int64_t *dims) {
+  const ir_value *A = n->in[0], *B = n->in[1];
+  status st;
+  if ((st = need_float(s, 0)) || (st = same_dtype(s, 0, 1))) return st;
+  if (A->rank < 1 || B->rank < 1) return fail(s, ST_ERR_INVALID, "inputs %s and %s: MatMul of a scalar", shape_str(A), shape_str(B));
+  int64_t K = A->dims[A->rank - 1], Kb = B->dims[B->rank >= 2 ? B->rank - 2 : 0];
+  int ba = A->rank >= 2 ? A->rank - 2 : 0, bb = B->rank >= 2 ? B->rank - 2 : 0;
+  if (K != Kb || broadcast(ba, A->dims, bb, B->dims, rank, dims))
+    return fail(s, ST_ERR_INVALID, "inputs %s and %s do not multiply", shape_str(A), shape_str(B));
+  if (A->rank >= 2) dims[(*rank)++] = A->dims[A->rank - 2];
+  if (B->rank >= 2) dims[(*rank)++] = B->dims[B->rank - 1];
+  return ST_OK;
+}
+
+/* ---- the walk ---- */
+
+static status infer_node(si *s, ir_node *n) {
+  ir_value *y = n->out[0];
+  int rank = -1;
+  int64_t dims[MAX_RANK + 2];
+  dtype dt = n->in[0]->dtype;
+  status st = ST_OK;
+  switch (n->op) {
+  case IR_OP_CONV: st = infer_conv(s, n, &rank, dims); break;
+  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALMAXPOOL:
+    st = infer_pool(s, n, &rank, dims);
+    break;
+  case IR_OP_BATCHNORM:
+    if ((st = need_float(s, 0))) return st;
+    if (n->in[0]->rank < 2) return fail(s, ST_ERR_INVALID, "input %s has rank < 2", shape_str(n->in[0]));
+    for (int i = 1; i < 5; i++)
+      if (n->in[i]->rank != 1 || n->in[i]->dims[0] != n->in[0]->dims[1])
+        return fail(s, ST_ERR_INVALID, "input %d '%s' has shape %s; expected [%lld] for input %s", i,
+                    n->in[i]->name, shape_str(n->in[i]), (long long)n->in[0]->dims[1], shape_str(n->in[0]));
+    __attribute__((fallthrough)); /* same shape as the input */
+  case IR_OP_RELU: case IR_OP_SIGMOID: case IR_OP_CLIP:
+    if ((st = need_float(s, 0))) return st;
+    __attribute__((fallthrough));
+  case IR_OP_IDENTITY: case IR_OP_TRANSDATA:
+    rank = n->in[0]->rank;
+    memcpy(dims, n->in[0]->dims, sizeof(int64_t) * MAX_RANK);
+    if (n->op == IR_OP_TRANSDATA && y->dtype != DT_UNDEFINED) dt = y->dtype;
+    break;
+  case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: st = infer_binary(s, &rank, dims); break;
+  case IR_OP_FLATTEN: st = infer_flatten(s, n, &rank, dims); break;
+  case IR_OP_RESHAPE: st = infer_reshape(s, n, &rank, dims); break;
+  case IR_OP_SQUEEZE: st = infer_squeeze(s, n, &rank, dims); break;
+  case IR_OP_UNSQUEEZE: st = infer_unsqueeze(s, n, &rank, dims); break;
+  case IR_OP_SHAPE: st = infer_shape_op(s, n, &rank, dims), dt = DT_INT64; break;
+  case IR_OP_GATHER: st = infer_gather(s, n, &rank, dims); break;
+  case IR_OP_CONCAT: st = infer_concat(s, n, &rank, dims); break;
+  case IR_OP_CAST:
+    dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
+    if (dtype_size(dt) == 0 || !dtype_name(dt))
+      return fail(s, ST_ERR_UNSUPPORTED, "cast to dtype %lld", (long long)ir_attr_int(n, "to", DT_UNDEFINED));
+    rank = n->in[0]->rank;
+    memcpy(dims, n->in[0]->dims, sizeof(int64_t) * MAX_RANK);
+    break;
+  case IR_OP_SOFTMAX:
+    st = infer_softmax(s, n);
+    rank = n->in[0]->rank;
+    memcpy(dims, n->in[0]->dims, sizeof(int64_t) * MAX_RANK);
+    break;
+  case IR_OP_GEMM: st = infer_gemm(s, n, &rank, dims); break;
+  case IR_OP_MATMUL: st = infer_matmul(s, n, &rank, dims); break;
+  case IR_OP_COUNT: return fail(s, ST_ERR_INVALID, "bad op");
+  }
+  if (st) return st;
+  if (rank > MAX_RANK) return fail(s, ST_ERR_LIMIT, "output rank %d exceeds %d", rank, MAX_RANK);
+  y->dtype = dt;
+  ir_value_set_shape(y, rank, dims);
+  if (ir_value_bytes(y) < 0) return fail(s, ST_ERR_LIMIT, "output '%s' of shape %s is too large", y->name, shape_str(y));
+  return ST_OK;
+}
+
+/* Evaluates n when it yields a small integer tensor from known inputs. */
+static status propagate(si *s, ir_node *n) {
+  const ir_value *y = n->out[0];
+  if (!is_int(y->dtype) || ir_value_elements(y) > PROPAGATE_MAX_ELEMENTS || !ir_eval_supported(n->op)) return ST_OK;
+  const void *in[4] = {NULL};
+  const void **ins = n->nin <= 4 ? in : arena_array(&s->scratch, (size_t)n->nin, sizeof *ins);
+  if (!ins) return nomem(s);
+  for (int i = 0; i < n->nin; i++) {
+    if (!n->in[i]) continue;
+    ins[i] = s->known[n->in[i]->id];
+    if (!ins[i] && n->op != IR_OP_SHAPE) return ST_OK;
+  }
+  void *out[1];
+  status st = ir_eval_node(n, ins, out, &s->scratch, s->d);
+  if (st) return st;
+  s->known[y->id] = out[0];
+  return ST_OK;
+}
+
+status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d) {
+  for (int i = 0; i < g->nvalues; i++) {
+    const ir_value *v = g->values[i];
+    if ((v->input_index < 0 && !v->data) || v->producer) continue;
+    if (v->rank < 0 || ir_value_bytes(v) < 0)
+      return diag_set(d, ST_ERR_INVALID, "%s '%s' has an unknown shape or dtype %s%s (give it with --input_shape)",
+                      v->data ? "constant" : "graph input", v->name, dtype_name(v->dtype) ? dtype_name(v->dtype) : "?",
+                      v->rank < 0 ? "[?]" : dims_str(v->rank, v->dims));
+  }
+  si s = {g, d, NULL, {0}, NULL};
+  arena_init(&s.scratch, 0);
+  s.known = arena_array(&s.scratch, (size_t)g->nvalues, sizeof *s.known);
+  status st = s.known ? ST_OK : diag_set(d, ST_ERR_NOMEM, "out of memory inferring shapes");
+  for (int i = 0; st == ST_OK && i < g->nvalues; i++) s.known[i] = g->values[i]->data;
+  for (int i = 0; st == ST_OK && i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    if (n->dead) continue;
+    s.n = n;
+    for (int j = 0; j < n->nin && st == ST_OK; j++) {
+      const ir_value *v = n->in[j];
+      if (v && (v->rank < 0 || ir_value_bytes(v) < 0))
+        st = fail(&s, ST_ERR_INVALID, "input %d '%s' has an unknown shape or dtype", j, v->name);
+    }
+    if (st == ST_OK && n->nout != 1) st = fail(&s, ST_ERR_INVALID, "%d outputs, expected 1", n->nout);
+    if (st == ST_OK) st = infer_node(&s, n);
+    if (st == ST_OK) st = propagate(&s, n);
+  }
+  arena_free(&s.scratch);
+  return st;
+}

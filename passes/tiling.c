@@ -1,0 +1,169 @@
+/* tiling.c - tiles for the cube, blocks for every task, per the SoC.
+ *
+ * Needs: layout has run (Conv weights FRACTAL_Z or, for depthwise, NC1HWC0;
+ * activations in their final layouts and dtypes); ctx->soc.
+ * Changes: sets node attributes block_dim on every node that can become a
+ * task, and tile_m, tile_n, tile_k on each cube Conv.
+ * Leaves true: each Conv's tiles satisfy the L0A/L0B/L0C inequalities of
+ * OM_TASK_CONV2D in common/om_format.h for the SoC's capacities, and every
+ * block_dim is in 1..65535 and at most the number of units its task kind's
+ * block split rule divides (so no block is empty).
+ *
+ * Cube tiling. For one image the conv is a GEMM of M = Ho*Wo output pixels,
+ * N = C1out channel blocks and K = C1in*KH*KW reduction fractals. With tile_m
+ * in pixels (16 of them make one fractal row block) and tile_n, tile_k in
+ * fractals, the capacities bound the tiles (esize = dtype size of x):
+ *   tile_m * tile_k*16 * esize <= L0A,  tile_k*16 * tile_n*16 * esize <= L0B,
+ *   tile_m * tile_n*16 * 4 <= L0C,
+ * which is om_format.h's CONV2D guarantee with its "tile_m*16" read as the
+ * pixel count of tile_m fractal rows (the reading runtime/kernels_cube.c
+ * checks at load).
+ * Every (tile_m, tile_n) that fits with tile_k >= 1 is scored with a small
+ * cost model, and tile_k is the whole K when it fits, else the most that fits
+ * (fewest L0 reloads). A tile's cost is its cube fractal products (padded
+ * rows included, so tiles that divide M badly pay for it) + the bytes it
+ * moves into L0 and out of L0C at 64 bytes a cycle + a fixed 32 cycles per
+ * L0 load; tiles are spread over the AI cores, so the score is
+ * ceil(tiles / ai_cores) * tile cost. Ties go to the larger tile (more
+ * reuse). block_dim = min(tiles, 4 * ai_cores): a few blocks per core keep
+ * cores busy when the runtime has fewer threads than the SoC has cores.
+ *
+ * Vector tasks: block_dim = min(units, ai_cores, ceil(elements / 4096)) where
+ * units is what the kind's rule splits (TRANSDATA: the outer physical rows of
+ * dst, N*C1*H or N*C*H, or its elements when the layout stays; ELTWISE: physical elements; POOL/DWCONV: N*C1; COPY_SLICE: the
+ * product of the dims before the axis; SOFTMAX: the rows before the axis),
+ * so small tensors are not split into blocks that cost more to dispatch than
+ * to run.
+ */
+#include "pass.h"
+
+enum { MAX_BLOCKS = 65535, MIN_BLOCK_ELEMS = 4096, LOAD_CYCLES = 32, BYTES_PER_CYCLE = 64 };
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+static status set_attr(ir_graph *g, ir_node *n, const char *name, int64_t v, diag *d) {
+  if (ir_attr_set_int(g, n, name, v))
+    return diag_set(d, ST_ERR_NOMEM, "node '%s' (%s): out of memory", n->name, ir_ops[n->op].name);
+  return ST_OK;
+}
+
+static status too_big(const ir_node *n, diag *d, const char *what) {
+  return diag_set(d, ST_ERR_LIMIT, "node '%s' (%s): %s", n->name, ir_ops[n->op].name, what);
+}
+
+/* Physical elements of v (layout padding included). */
+static uint64_t phys_elems(const ir_value *v) {
+  uint64_t count = 0;
+  layout_elements(v->layout, v->rank, v->dims, &count);
+  return count;
+}
+
+static uint64_t vector_blocks(const pass_ctx *ctx, uint64_t units, uint64_t elems) {
+  uint64_t bd = min_u64(units, (uint64_t)ctx->soc->ai_cores);
+  bd = min_u64(bd, ceil_div(elems, MIN_BLOCK_ELEMS));
+  bd = min_u64(bd, MAX_BLOCKS);
+  return bd ? bd : 1;
+}
+
+typedef struct conv_tiles {
+  uint64_t m, n, k, blocks;
+} conv_tiles;
+
+static status tile_conv(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, diag *d) {
+  const soc_info *soc = ctx->soc;
+  const ir_value *x = n->in[0], *w = n->in[1], *y = n->out[0];
+  uint64_t es = dtype_size(x->dtype);
+  uint64_t images = (uint64_t)y->dims[0], pixels = (uint64_t)y->dims[2] * (uint64_t)y->dims[3];
+  uint64_t n1 = ceil_div((uint64_t)y->dims[1], C0);
+  uint64_t kf = ceil_div((uint64_t)x->dims[1], C0) * (uint64_t)w->dims[2] * (uint64_t)w->dims[3];
+  uint64_t cores = (uint64_t)soc->ai_cores, frac = C0 * C0 * es;
+  uint64_t best_cost = UINT64_MAX;
+  *out = (conv_tiles){0, 0, 0, 0};
+  if (pixels == 0 || images == 0) return too_big(n, d, "empty output");
+  uint64_t m_max = min_u64(ceil_div(pixels, C0) * C0, soc->l0a_bytes / (C0 * es));
+  for (uint64_t tm = C0; tm <= m_max; tm += C0) {
+    for (uint64_t tn = 1; tn <= n1; tn++) {
+      if (tm * tn * C0 * 4 > soc->l0c_bytes || tn * frac > soc->l0b_bytes) break;
+      uint64_t tk = min_u64(kf, min_u64(soc->l0a_bytes / (tm * C0 * es), soc->l0b_bytes / (tn * frac)));
+      uint64_t tiles = images * ceil_div(pixels, tm) * ceil_div(n1, tn);
+      uint64_t cube = tm / C0 * tn * kf;
+      uint64_t bytes = (tm * kf * C0 + kf * C0 * C0 * tn) * es + tm * tn * C0 * 4;
+      uint64_t cost = cube + bytes / BYTES_PER_CYCLE + LOAD_CYCLES * ceil_div(kf, tk);
+      uint64_t total = ceil_div(tiles, cores) * cost;
+      if (total < best_cost || (total == best_cost && tm * tn > out->m * out->n)) {
+        best_cost = total;
+        *out = (conv_tiles){tm, tn, tk, min_u64(min_u64(tiles, 4 * cores), MAX_BLOCKS)};
+      }
+    }
+  }
+  if (out->m == 0) return too_big(n, d, "no cube tile fits the SoC's L0 buffers");
+  return ST_OK;
+}
+
+static status tile_node(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+  const ir_value *y = n->out[0];
+  uint64_t units, elems = phys_elems(y);
+  switch (n->op) {
+  case IR_OP_CONV: {
+    if (n->in[1]->layout == LAYOUT_NC1HWC0) { /* depthwise: N*C1 */
+      units = (uint64_t)y->dims[0] * ceil_div((uint64_t)y->dims[1], C0);
+      break;
+    }
+    conv_tiles t;
+    status st = tile_conv(ctx, n, &t, d);
+    if (st == ST_OK) st = set_attr(g, n, "tile_m", (int64_t)t.m, d);
+    if (st == ST_OK) st = set_attr(g, n, "tile_n", (int64_t)t.n, d);
+    if (st == ST_OK) st = set_attr(g, n, "tile_k", (int64_t)t.k, d);
+    return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)t.blocks, d);
+  }
+  case IR_OP_MAXPOOL:
+  case IR_OP_AVGPOOL:
+  case IR_OP_GLOBALAVGPOOL:
+  case IR_OP_GLOBALMAXPOOL:
+    units = (uint64_t)y->dims[0] * ceil_div((uint64_t)y->dims[1], C0);
+    elems = phys_elems(n->in[0]);
+    break;
+  case IR_OP_RELU:
+  case IR_OP_CLIP:
+  case IR_OP_ADD:
+  case IR_OP_SUB:
+  case IR_OP_MUL:
+  case IR_OP_DIV:
+    units = elems;
+    break;
+  case IR_OP_CONCAT: {
+    int64_t axis = ir_attr_int(n, "axis", 0);
+    if (axis < 0) axis += y->rank;
+    units = 1;
+    for (int i = 0; i < axis; i++) units *= (uint64_t)y->dims[i];
+    break;
+  }
+  case IR_OP_SOFTMAX: {
+    int64_t axis = ir_attr_int(n, "axis", 0);
+    units = 1;
+    for (int i = 0; i < axis && i < y->rank; i++) units *= (uint64_t)y->dims[i];
+    break;
+  }
+  default: /* TransData and the ND copies (Reshape, Flatten, ..., Cast) */
+    if (n->in[0]->layout == y->layout) {
+      units = elems;
+    } else {
+      uint64_t c = (uint64_t)y->dims[1];
+      if (y->layout == LAYOUT_NC1HWC0) c = ceil_div(c, C0);
+      units = (uint64_t)y->dims[0] * c * (uint64_t)y->dims[2];
+    }
+    break;
+  }
+  return set_attr(g, n, "block_dim", (int64_t)vector_blocks(ctx, units, elems), d);
+}
+
+status pass_tiling(ir_graph *g, pass_ctx *ctx, diag *d) {
+  if (!ctx->soc) return diag_set(d, ST_ERR_INVALID, "tiling: no SoC description");
+  for (int i = 0; i < g->nnodes; i++) {
+    if (g->nodes[i]->dead) continue;
+    status st = tile_node(g, ctx, g->nodes[i], d);
+    if (st != ST_OK) return st;
+  }
+  return ST_OK;
+}

@@ -1,0 +1,264 @@
+/* exec.c - the execution context and the executor: the software NPU's AI
+ * cores as host threads.
+ *
+ * A context owns, allocated once in omrt_context_new:
+ *   - the workspace (def->workspace_bytes, 64-byte aligned) that every
+ *     WORKSPACE tensor offset points into;
+ *   - one worker per simulated AI core (m->threads of them): worker 0 is the
+ *     thread calling omrt_execute, workers 1.. are pooled pthreads;
+ *   - per worker an rt_core with L1, L0A, L0B, L0C and UB scratch of the
+ *     model's capacities, each 64-byte aligned. L0A and L0B get twice the
+ *     SoC bytes because the cube kernel stages fp16 operands as f32 (the
+ *     compiler's tiling contract is stated in fp16 bytes).
+ * omrt_execute walks the task list in order: it resolves each task's tensors
+ * to addresses (rt_args), publishes the task to the pool and runs block b on
+ * worker b % nworkers, the caller taking its share; the caller then waits
+ * until every worker has finished (a barrier between tasks). Single-block
+ * tasks run on the caller alone. Idle workers spin briefly on the task
+ * generation counter and then sleep on a condition variable. execute
+ * allocates nothing and creates no threads; omrt_context_free stops and
+ * joins the pool.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/rt.h"
+
+enum { SPIN_ITERS = 1 << 14 }; /* polls before a worker or the caller sleeps */
+
+typedef struct worker {
+  rt_core core;
+  struct omrt_context *ctx;
+  pthread_t thread;
+  uint8_t *scratch; /* one allocation holding all of core's buffers */
+} worker;
+
+struct omrt_context {
+  const omrt_model *m;
+  uint8_t *workspace;
+  int nworkers;
+  worker *workers; /* [nworkers]; [0] is the calling thread */
+  int started;     /* pooled threads running */
+
+  pthread_mutex_t mu;
+  pthread_cond_t wake; /* gen advanced */
+  pthread_cond_t done; /* pending reached 0 */
+  int sleepers;        /* workers in cond_wait(wake), under mu */
+  atomic_uint_fast64_t gen;
+  atomic_int pending; /* pooled workers still running the current task */
+  int stop;
+
+  /* The current job, written by the caller before gen advances. */
+  const om_task *task;
+  rt_kernel_fn fn;
+  rt_args args;
+};
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static void run_blocks(omrt_context *ctx, worker *w) {
+  uint32_t n = (uint32_t)ctx->nworkers;
+  for (uint32_t b = (uint32_t)w->core.id; b < ctx->task->block_dim; b += n)
+    ctx->fn(ctx->task, &ctx->args, b, &w->core);
+}
+
+static void *worker_main(void *arg) {
+  worker *w = arg;
+  omrt_context *ctx = w->ctx;
+  uint64_t seen = 0;
+  for (;;) {
+    uint64_t g = atomic_load_explicit(&ctx->gen, memory_order_acquire);
+    for (int spin = 0; g == seen && spin < SPIN_ITERS; spin++) {
+      cpu_relax();
+      g = atomic_load_explicit(&ctx->gen, memory_order_acquire);
+    }
+    if (g == seen) {
+      pthread_mutex_lock(&ctx->mu);
+      while ((g = atomic_load_explicit(&ctx->gen, memory_order_acquire)) == seen) {
+        ctx->sleepers++;
+        pthread_cond_wait(&ctx->wake, &ctx->mu);
+        ctx->sleepers--;
+      }
+      pthread_mutex_unlock(&ctx->mu);
+    }
+    seen = g;
+    if (ctx->stop) return NULL;
+    run_blocks(ctx, w);
+    if (atomic_fetch_sub_explicit(&ctx->pending, 1, memory_order_acq_rel) == 1) {
+      pthread_mutex_lock(&ctx->mu);
+      pthread_cond_signal(&ctx->done);
+      pthread_mutex_unlock(&ctx->mu);
+    }
+  }
+}
+
+/* Advances the generation so every pooled worker picks up the current job
+ * (or ctx->stop). */
+static void publish(omrt_context *ctx) {
+  atomic_store_explicit(&ctx->pending, ctx->started, memory_order_relaxed);
+  pthread_mutex_lock(&ctx->mu);
+  atomic_fetch_add_explicit(&ctx->gen, 1, memory_order_release);
+  if (ctx->sleepers) pthread_cond_broadcast(&ctx->wake);
+  pthread_mutex_unlock(&ctx->mu);
+}
+
+static void wait_done(omrt_context *ctx) {
+  for (int spin = 0; spin < SPIN_ITERS; spin++) {
+    if (atomic_load_explicit(&ctx->pending, memory_order_acquire) == 0) return;
+    cpu_relax();
+  }
+  pthread_mutex_lock(&ctx->mu);
+  while (atomic_load_explicit(&ctx->pending, memory_order_acquire) != 0)
+    pthread_cond_wait(&ctx->done, &ctx->mu);
+  pthread_mutex_unlock(&ctx->mu);
+}
+
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+/* Carves one aligned allocation into the core's buffers. */
+static int core_init(worker *w, int id, const om_model_def *d) {
+  rt_core *c = &w->core;
+  c->id = id;
+  c->l1_bytes = d->l1_bytes;
+  c->l0a_bytes = 2 * (size_t)d->l0a_bytes; /* f32 staging of fp16 tiles */
+  c->l0b_bytes = 2 * (size_t)d->l0b_bytes;
+  c->l0c_bytes = d->l0c_bytes;
+  c->ub_bytes = d->ub_bytes;
+  size_t sizes[5] = {align64(c->l1_bytes), align64(c->l0a_bytes), align64(c->l0b_bytes),
+                     align64(c->l0c_bytes), align64(c->ub_bytes)};
+  size_t total = sizes[0] + sizes[1] + sizes[2] + sizes[3] + sizes[4];
+  w->scratch = aligned_alloc(64, total ? total : 64);
+  if (!w->scratch) return -1;
+  uint8_t *p = w->scratch;
+  uint8_t **bufs[5] = {&c->l1, &c->l0a, &c->l0b, &c->l0c, &c->ub};
+  for (int i = 0; i < 5; i++) {
+    *bufs[i] = p;
+    p += sizes[i];
+  }
+  return 0;
+}
+
+void omrt_context_free(omrt_context *ctx) {
+  if (!ctx) return;
+  if (ctx->started) {
+    ctx->stop = 1;
+    publish(ctx);
+    for (int i = 1; i <= ctx->started; i++) pthread_join(ctx->workers[i].thread, NULL);
+  }
+  pthread_cond_destroy(&ctx->done);
+  pthread_cond_destroy(&ctx->wake);
+  pthread_mutex_destroy(&ctx->mu);
+  if (ctx->workers)
+    for (int i = 0; i < ctx->nworkers; i++) free(ctx->workers[i].scratch);
+  free(ctx->workers);
+  free(ctx->workspace);
+  free(ctx);
+}
+
+omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out) {
+  if (!ctx_out) return rt_error(OMRT_ERR_ARG, "omrt_context_new: ctx_out is NULL");
+  *ctx_out = NULL;
+  if (!model) return rt_error(OMRT_ERR_ARG, "omrt_context_new: model is NULL");
+  omrt_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: out of memory");
+  ctx->m = model;
+  ctx->nworkers = model->threads ? (int)model->threads : 1;
+  pthread_mutex_init(&ctx->mu, NULL);
+  pthread_cond_init(&ctx->wake, NULL);
+  pthread_cond_init(&ctx->done, NULL);
+  atomic_init(&ctx->gen, 0);
+  atomic_init(&ctx->pending, 0);
+
+  uint64_t ws = model->def->workspace_bytes;
+  if (ws > SIZE_MAX - 64) {
+    omrt_context_free(ctx);
+    return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: workspace of %llu bytes",
+                    (unsigned long long)ws);
+  }
+  if (ws && !(ctx->workspace = aligned_alloc(64, align64((size_t)ws)))) {
+    omrt_context_free(ctx);
+    return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: cannot allocate the %llu-byte workspace",
+                    (unsigned long long)ws);
+  }
+  ctx->workers = calloc((size_t)ctx->nworkers, sizeof *ctx->workers);
+  if (!ctx->workers) {
+    omrt_context_free(ctx);
+    return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: out of memory");
+  }
+  for (int i = 0; i < ctx->nworkers; i++) {
+    ctx->workers[i].ctx = ctx;
+    if (core_init(&ctx->workers[i], i, model->def)) {
+      omrt_context_free(ctx);
+      return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: cannot allocate AI core %d's buffers", i);
+    }
+  }
+  for (int i = 1; i < ctx->nworkers; i++) {
+    if (pthread_create(&ctx->workers[i].thread, NULL, worker_main, &ctx->workers[i])) {
+      omrt_context_free(ctx);
+      return rt_error(OMRT_ERR_THREAD, "omrt_context_new: cannot start worker thread %d of %d", i,
+                      ctx->nworkers - 1);
+    }
+    ctx->started = i;
+  }
+  *ctx_out = ctx;
+  return OMRT_OK;
+}
+
+int omrt_context_threads(const omrt_context *ctx) { return ctx ? ctx->nworkers : 0; }
+
+/* Addresses of a task's tensors for this execution. */
+static void resolve(const omrt_context *ctx, const om_task *task, const void *const *inputs,
+                    void *const *outputs, rt_args *a) {
+  const omrt_model *m = ctx->m;
+  memset(a, 0, sizeof *a);
+  for (uint32_t s = 0; s < task->ntensors; s++) {
+    if (task->tensors[s] == OM_NONE) continue;
+    const om_tensor *t = &m->tensors[task->tensors[s]];
+    const uint8_t *base = NULL;
+    switch (t->region) {
+    case OM_REGION_WEIGHTS: base = m->weights; break;
+    case OM_REGION_WORKSPACE: base = ctx->workspace; break;
+    case OM_REGION_INPUT: base = inputs[t->index]; break;
+    case OM_REGION_OUTPUT: base = outputs[t->index]; break;
+    }
+    a->desc[s] = t;
+    a->data[s] = (void *)(base + t->offset);
+  }
+}
+
+omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs) {
+  if (!ctx) return rt_error(OMRT_ERR_ARG, "omrt_execute: ctx is NULL");
+  const omrt_model *m = ctx->m;
+  const om_model_def *d = m->def;
+  if (d->ninputs && !inputs) return rt_error(OMRT_ERR_ARG, "omrt_execute: inputs is NULL");
+  if (d->noutputs && !outputs) return rt_error(OMRT_ERR_ARG, "omrt_execute: outputs is NULL");
+  for (uint32_t i = 0; i < d->ninputs; i++)
+    if (!inputs[i]) return rt_error(OMRT_ERR_ARG, "omrt_execute: inputs[%u] is NULL", i);
+  for (uint32_t i = 0; i < d->noutputs; i++)
+    if (!outputs[i]) return rt_error(OMRT_ERR_ARG, "omrt_execute: outputs[%u] is NULL", i);
+
+  for (uint32_t t = 0; t < d->ntasks; t++) {
+    const om_task *task = &m->tasks[t];
+    ctx->task = task;
+    ctx->fn = rt_kernels[task->kind].run;
+    resolve(ctx, task, inputs, outputs, &ctx->args);
+    if (ctx->started == 0 || task->block_dim == 1) {
+      for (uint32_t b = 0; b < task->block_dim; b++)
+        ctx->fn(task, &ctx->args, b, &ctx->workers[0].core);
+      continue;
+    }
+    publish(ctx);
+    run_blocks(ctx, &ctx->workers[0]);
+    wait_done(ctx);
+  }
+  return OMRT_OK;
+}

@@ -1,0 +1,161 @@
+/* kernels.c - the kernel table (one entry per om_task_kind) and the helpers
+ * the kinds' load-time check functions share.
+ *
+ * The table is what the loader and the executor see: the loader calls
+ * rt_kernels[kind].check for every task after bounds-checking its tensor
+ * indices, the executor calls rt_kernels[kind].run for every block. The
+ * helpers turn each violated rule into one message that names the task, its
+ * kind and node name, the slot or param and the offending values.
+ */
+#include "runtime/kernels.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+const rt_kernel rt_kernels[] = {
+    [OM_TASK_TRANSDATA] = {"TRANSDATA", rt_transdata_run, rt_transdata_check},
+    [OM_TASK_CONV2D] = {"CONV2D", rt_conv2d_run, rt_conv2d_check},
+    [OM_TASK_DWCONV] = {"DWCONV", rt_dwconv_run, rt_dwconv_check},
+    [OM_TASK_POOL] = {"POOL", rt_pool_run, rt_pool_check},
+    [OM_TASK_ELTWISE] = {"ELTWISE", rt_eltwise_run, rt_eltwise_check},
+    [OM_TASK_COPY_SLICE] = {"COPY_SLICE", rt_copy_slice_run, rt_copy_slice_check},
+    [OM_TASK_SOFTMAX] = {"SOFTMAX", rt_softmax_run, rt_softmax_check},
+};
+const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;
+
+omrt_status rt_chk_fail(const rt_chk *c, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return rt_error(OMRT_ERR_FORMAT, "task %u (%s) '%s': %s", c->index, c->kind,
+                  rt_string(c->m, c->task->name), msg);
+}
+
+omrt_status rt_chk_ntensors(const rt_chk *c, uint32_t n) {
+  if (c->task->ntensors != n)
+    return rt_chk_fail(c, "ntensors = %u, expected %u", c->task->ntensors, n);
+  return OMRT_OK;
+}
+
+uint64_t rt_elements(const om_tensor *t) {
+  uint64_t n = 1;
+  for (uint32_t i = 0; i < t->rank; i++) n *= (uint64_t)t->dims[i];
+  return n;
+}
+
+uint64_t rt_physical_elements(const om_tensor *t) {
+  uint64_t n = 0;
+  layout_elements((int)t->layout, (int)t->rank, t->dims, &n);
+  return n;
+}
+
+omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optional, int layout,
+                          int rank, int f32_only, const om_tensor **t_out) {
+  *t_out = NULL;
+  if ((uint32_t)slot >= c->task->ntensors)
+    return rt_chk_fail(c, "tensor slot %d (%s) missing: ntensors = %u", slot, what,
+                       c->task->ntensors);
+  uint32_t ti = c->task->tensors[slot];
+  if (ti == OM_NONE) {
+    if (optional) return OMRT_OK;
+    return rt_chk_fail(c, "tensor slot %d (%s) is OM_NONE but required", slot, what);
+  }
+  const om_tensor *t = &c->m->tensors[ti];
+  const char *tname = rt_string(c->m, t->name);
+  if (t->dtype != DT_FLOAT16 && t->dtype != DT_FLOAT32)
+    return rt_chk_fail(c, "%s '%s': dtype %u, expected f16 or f32", what, tname, t->dtype);
+  if (f32_only && t->dtype != DT_FLOAT32)
+    return rt_chk_fail(c, "%s '%s': dtype %u, expected f32", what, tname, t->dtype);
+  if (layout >= 0 ? t->layout != (uint32_t)layout
+                  : t->layout != LAYOUT_ND && t->layout != LAYOUT_NC1HWC0)
+    return rt_chk_fail(c, "%s '%s': layout %u (%s), expected %s", what, tname, t->layout,
+                       layout_name((int)t->layout) ? layout_name((int)t->layout) : "?",
+                       layout >= 0 ? layout_name(layout) : "ND or NC1HWC0");
+  if (t->rank > MAX_RANK || (rank >= 0 && t->rank != (uint32_t)rank))
+    return rt_chk_fail(c, "%s '%s': rank %u, expected %d", what, tname, t->rank, rank);
+  for (uint32_t d = 0; d < t->rank; d++)
+    if (t->dims[d] < 0 || t->dims[d] > INT32_MAX)
+      return rt_chk_fail(c, "%s '%s': dims[%u] = %lld out of range", what, tname, d,
+                         (long long)t->dims[d]);
+  uint64_t n, bytes;
+  if (layout_elements((int)t->layout, (int)t->rank, t->dims, &n) ||
+      mul_u64(n, dtype_size((int)t->dtype), &bytes) || bytes != t->bytes)
+    return rt_chk_fail(c, "%s '%s': bytes = %llu does not match its dims, layout and dtype", what,
+                       tname, (unsigned long long)t->bytes);
+  *t_out = t;
+  return OMRT_OK;
+}
+
+omrt_status rt_chk_same_dims(const rt_chk *c, const char *what_a, const om_tensor *a,
+                             const char *what_b, const om_tensor *b) {
+  if (a->rank != b->rank)
+    return rt_chk_fail(c, "%s rank %u != %s rank %u", what_a, a->rank, what_b, b->rank);
+  for (uint32_t d = 0; d < a->rank; d++)
+    if (a->dims[d] != b->dims[d])
+      return rt_chk_fail(c, "%s dims[%u] = %lld != %s dims[%u] = %lld", what_a, d,
+                         (long long)a->dims[d], what_b, d, (long long)b->dims[d]);
+  return OMRT_OK;
+}
+
+omrt_status rt_chk_block_dim(const rt_chk *c, uint64_t units, const char *unit_name) {
+  uint32_t bd = c->task->block_dim;
+  if (bd < 1 || bd > 65535 || bd > (units ? units : 1))
+    return rt_chk_fail(c, "block_dim = %u, expected 1..%llu (%s)", bd,
+                       (unsigned long long)(units ? units : 1), unit_name);
+  return OMRT_OK;
+}
+
+void rt_conv_params_read(const om_task *task, rt_conv_params *p) {
+  const int32_t *q = task->params;
+  *p = (rt_conv_params){.kh = q[0], .kw = q[1], .sh = q[2], .sw = q[3], .pt = q[4], .pl = q[5],
+                        .pb = q[6], .pr = q[7], .dh = q[8], .dw = q[9], .act = q[10],
+                        .clip_min = rt_param_f32(q[11]), .clip_max = rt_param_f32(q[12])};
+}
+
+/* Output extent of one spatial dim; < 1 when the kernel does not fit. */
+static int64_t conv_out(int64_t in, int64_t pa, int64_t pb, int64_t k, int64_t d, int64_t s) {
+  int64_t span = in + pa + pb - d * (k - 1) - 1;
+  return span < 0 ? 0 : span / s + 1;
+}
+
+omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const om_tensor *x,
+                               int64_t cout, const om_tensor *y) {
+  static const char *const names[] = {"kh", "kw", "stride_h", "stride_w", "pad_top", "pad_left",
+                                      "pad_bottom", "pad_right", "dilation_h", "dilation_w"};
+  const int32_t *q = c->task->params;
+  for (int i = 0; i < 10; i++) {
+    int is_pad = i >= 4 && i < 8;
+    if (q[i] < (is_pad ? 0 : 1) || q[i] > 65535)
+      return rt_chk_fail(c, "params[%d] %s = %d out of range", i, names[i], q[i]);
+  }
+  int64_t ext_h = (int64_t)p->dh * (p->kh - 1) + 1, ext_w = (int64_t)p->dw * (p->kw - 1) + 1;
+  if (p->pt >= ext_h || p->pb >= ext_h || p->pl >= ext_w || p->pr >= ext_w)
+    return rt_chk_fail(c, "pads (top %d, left %d, bottom %d, right %d) must be below the kernel "
+                       "extent %lldx%lld", p->pt, p->pl, p->pb, p->pr, (long long)ext_h,
+                       (long long)ext_w);
+  if (p->act != OM_ACT_NONE && p->act != OM_ACT_RELU && p->act != OM_ACT_CLIP)
+    return rt_chk_fail(c, "params[10] act = %d unknown", p->act);
+  if (p->act == OM_ACT_CLIP && !(p->clip_min <= p->clip_max))
+    return rt_chk_fail(c, "clip_min %g > clip_max %g (or NaN)", p->clip_min, p->clip_max);
+  for (int d = 0; d < 4; d++)
+    if (x->dims[d] < 1)
+      return rt_chk_fail(c, "x dims[%d] = %lld, expected >= 1", d, (long long)x->dims[d]);
+  int64_t ho = conv_out(x->dims[2], p->pt, p->pb, p->kh, p->dh, p->sh);
+  int64_t wo = conv_out(x->dims[3], p->pl, p->pr, p->kw, p->dw, p->sw);
+  if (ho < 1 || wo < 1)
+    return rt_chk_fail(c, "kernel %dx%d (dilation %dx%d) does not fit the padded input %lldx%lld",
+                       p->kh, p->kw, p->dh, p->dw, (long long)x->dims[2], (long long)x->dims[3]);
+  int64_t want[4] = {x->dims[0], cout, ho, wo};
+  static const char *const dn[] = {"N", "C", "Ho", "Wo"};
+  for (int d = 0; d < 4; d++)
+    if (y->dims[d] != want[d])
+      return rt_chk_fail(c, "y dims[%d] (%s) = %lld, expected %lld (x %lldx%lldx%lldx%lld, kernel "
+                         "%dx%d, stride %dx%d, pads %d,%d,%d,%d, dilation %dx%d)",
+                         d, dn[d], (long long)y->dims[d], (long long)want[d],
+                         (long long)x->dims[0], (long long)x->dims[1], (long long)x->dims[2],
+                         (long long)x->dims[3], p->kh, p->kw, p->sh, p->sw, p->pt, p->pl, p->pb,
+                         p->pr, p->dh, p->dw);
+  return OMRT_OK;
+}

@@ -1,0 +1,181 @@
+/* kernels.h - what the kernel files share: fp16/fp32 element access, param
+ * decoding, block splitting and the load-time check helpers.
+ *
+ * Element access: kernels compute in f32 whatever the stored dtype (f16 or
+ * f32, checked at load). rt_h2f / rt_f2h are branch-free versions of
+ * common/fp16.h's half_to_float / float_to_half that gcc vectorizes; they
+ * agree with the reference bit for bit (tests/unit/test_kernels.c checks all
+ * 65536 halves and a sweep of floats). They assume the default rounding mode
+ * and no -ffast-math.
+ *
+ * Blocks: a kind splits `units` of work over block_dim blocks as
+ * [b*units/block_dim, (b+1)*units/block_dim) (rt_block_range); the unit of
+ * each kind (checked as block_dim <= units, or block_dim == 1 for empty work):
+ *   TRANSDATA   rows of dst: N*C1*H (NC1HWC0 dst) or N*C*H (rank-4 ND dst);
+ *               elements for ND -> ND and NC1HWC0 -> NC1HWC0 copies
+ *   CONV2D      tiles (om_format.h);  DWCONV, POOL  N*C1 planes
+ *   ELTWISE     physical elements
+ *   COPY_SLICE  physical dims before the axis (NC1HWC0 is [N][C1][H][W][16],
+ *               so axis 1 splits N, axis 2 N*C1, axis 3 N*C1*H); axis 0:
+ *               elements of the (contiguous) copy
+ *   SOFTMAX     normalised vectors: outer*inner (inner = 1 with coerce_2d)
+ *
+ * Checks: each kind's check function validates its task with the rt_chk_*
+ * helpers; every failure is rt_error(OMRT_ERR_FORMAT, "task %u (KIND)
+ * '<name>': <slot/field>: <values>").
+ */
+#ifndef RUNTIME_KERNELS_H
+#define RUNTIME_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common/fp16.h"
+#include "runtime/rt.h"
+
+static inline uint32_t rt_f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+static inline float rt_bits_f32(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* A float stored in params[] as its IEEE-754 bit pattern. */
+static inline float rt_param_f32(int32_t bits) { return rt_bits_f32((uint32_t)bits); }
+
+/* = half_to_float(h): the exponent/mantissa shifted into place and scaled by
+ * 2^112 is exact for normals and subnormals; inf/NaN keep all-ones exponent. */
+static inline float rt_h2f(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t em = (uint32_t)(h & 0x7fffu) << 13;
+  uint32_t bits = rt_f32_bits(rt_bits_f32(em) * 0x1p112f);
+  bits = (h & 0x7c00u) == 0x7c00u ? (em | 0x7f800000u) : bits;
+  return rt_bits_f32(bits | sign);
+}
+
+/* = float_to_half(f), round to nearest even: adding a power of two aligned so
+ * that the float adder rounds away exactly the bits the half drops (the
+ * FP16 library's method), with NaN payloads kept as fp16.h does. */
+static inline uint16_t rt_f2h(float f) {
+  uint32_t w = rt_f32_bits(f);
+  uint32_t shl1 = w + w;
+  uint32_t sign = (w >> 16) & 0x8000u;
+  float base = (rt_bits_f32(w & 0x7fffffffu) * 0x1p112f) * 0x1p-110f;
+  uint32_t bias = shl1 & 0xff000000u;
+  bias = bias < 0x71000000u ? 0x71000000u : bias;
+  base = rt_bits_f32((bias >> 1) + 0x07800000u) + base;
+  uint32_t bits = rt_f32_bits(base);
+  uint32_t nonsign = ((bits >> 13) & 0x7c00u) + (bits & 0x0fffu);
+  uint32_t nan = 0x7e00u | ((w >> 13) & 0x3ffu);
+  return (uint16_t)(sign | (shl1 > 0xff000000u ? nan : nonsign));
+}
+
+/* n elements of dtype `dt` (DT_FLOAT16 or DT_FLOAT32) at src[i0..] <-> f32. */
+static inline void rt_load_f32(float *dst, const void *src, int dt, size_t i0, size_t n) {
+  if (dt == DT_FLOAT16) {
+    const uint16_t *s = (const uint16_t *)src + i0;
+    for (size_t i = 0; i < n; i++) dst[i] = rt_h2f(s[i]);
+  } else {
+    memcpy(dst, (const float *)src + i0, n * sizeof(float));
+  }
+}
+
+static inline void rt_store_f32(void *dst, int dt, size_t i0, const float *src, size_t n) {
+  if (dt == DT_FLOAT16) {
+    uint16_t *d = (uint16_t *)dst + i0;
+    for (size_t i = 0; i < n; i++) d[i] = rt_f2h(src[i]);
+  } else {
+    memcpy((float *)dst + i0, src, n * sizeof(float));
+  }
+}
+
+/* One element, for the strided paths. */
+static inline float rt_get(const void *p, int dt, size_t i) {
+  return dt == DT_FLOAT16 ? rt_h2f(((const uint16_t *)p)[i]) : ((const float *)p)[i];
+}
+
+static inline void rt_put(void *p, int dt, size_t i, float v) {
+  if (dt == DT_FLOAT16)
+    ((uint16_t *)p)[i] = rt_f2h(v);
+  else
+    ((float *)p)[i] = v;
+}
+
+/* Block `b` of `bd` takes units [*lo, *hi). */
+static inline void rt_block_range(uint64_t units, uint32_t bd, uint32_t b, uint64_t *lo,
+                                  uint64_t *hi) {
+  *lo = (uint64_t)((unsigned __int128)units * b / bd);
+  *hi = (uint64_t)((unsigned __int128)units * (b + 1) / bd);
+}
+
+static inline int64_t rt_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Applies om_act to one value. */
+static inline float rt_act(float v, int act, float lo, float hi) {
+  if (act == OM_ACT_RELU) return v > 0.0f ? v : 0.0f;
+  if (act == OM_ACT_CLIP) return v < lo ? lo : v > hi ? hi : v;
+  return v;
+}
+
+/* --- load-time checks (kernels.c) */
+
+typedef struct rt_chk {
+  const omrt_model *m;
+  uint32_t index; /* task number */
+  const om_task *task;
+  const char *kind; /* "CONV2D", ... */
+} rt_chk;
+
+/* rt_error(OMRT_ERR_FORMAT, "task %u (KIND) 'name': <fmt>"). */
+omrt_status rt_chk_fail(const rt_chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* task->ntensors == n. */
+omrt_status rt_chk_ntensors(const rt_chk *c, uint32_t n);
+/* The tensor in slot `slot` (called `what` in messages): present unless
+ * `optional` (then *t_out = NULL for OM_NONE), dtype f16 or f32 (only f32 if
+ * f32_only), layout `layout` (or ND / NC1HWC0 when layout < 0), rank `rank`
+ * (any when < 0), every dim in [0, INT32_MAX], bytes matching dims. */
+omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optional, int layout,
+                          int rank, int f32_only, const om_tensor **t_out);
+/* a and b have the same rank and dims. */
+omrt_status rt_chk_same_dims(const rt_chk *c, const char *what_a, const om_tensor *a,
+                             const char *what_b, const om_tensor *b);
+/* 1 <= block_dim <= max(units, 1). */
+omrt_status rt_chk_block_dim(const rt_chk *c, uint64_t units, const char *unit_name);
+/* Logical element count (dims product); physical element count. */
+uint64_t rt_elements(const om_tensor *t);
+uint64_t rt_physical_elements(const om_tensor *t);
+
+/* The conv/dwconv params [0..12] shared by CONV2D and DWCONV. */
+typedef struct rt_conv_params {
+  int kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, act;
+  float clip_min, clip_max;
+} rt_conv_params;
+void rt_conv_params_read(const om_task *task, rt_conv_params *p_out);
+/* Checks params and that y is [N, cout, Ho, Wo] for x [N, C, H, W]. */
+omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const om_tensor *x,
+                               int64_t cout, const om_tensor *y);
+
+/* --- kernels (kernels_cube.c, kernels_vector.c) */
+
+void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_dwconv_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_eltwise_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_eltwise_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_copy_slice_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *task);
+
+#endif

@@ -1,0 +1,268 @@
+/* kernels_cube.c - CONV2D on the simulated cube unit.
+ *
+ * A faithful walk of the chip's dataflow (om_format.h, CONV2D): the output of
+ * one image is M = Ho*Wo pixels x Cout channels; a tile is tile_m pixels x
+ * tile_n channel blocks of 16. For each tile and each chunk of tile_k
+ * reduction fractals (the K axis runs over (c1in, kh, kw) in FRACTAL_Z order):
+ *   load3d  img2col of the input patch into L0A: one row of 16*kn values per
+ *           pixel, taps outside the image zero;
+ *   loadB   the weight fractals into L0B;
+ *   mmad    C[16x16] += A[16x16] * B[16x16] into the f32 accumulators in L0C.
+ * After the K loop the vector unit runs the epilogue (+ bias, + residual, act,
+ * padding channels forced to 0, cast) and writes the valid pixels of y.
+ *
+ * Staging is f32 (fp16 products are exact in f32, so this is the chip's
+ * arithmetic): L0A and L0B hold twice the contract's fp16 bytes, which
+ * exec.c allocates. L0A is [pixel][k] (one row of the chunk's k values per
+ * pixel); L0B holds each weight fractal transposed, [n block][k][16 co], so
+ * the innermost loop of the mmad runs over the 16 output lanes of C0 in
+ * 4-lane vectors; L0C is [n block][tile_m][16]. The k axis of a chunk keeps
+ * only the real input channels of each fractal (k_lanes): the padding lanes
+ * are zero in both operands, so skipping them sums the same products.
+ */
+#include "runtime/kernels.h"
+
+typedef struct conv_geom {
+  const om_tensor *x, *w, *bias, *res, *y;
+  const void *xd, *wd, *rd;
+  const float *bd; /* bias data */
+  void *yd;
+  int64_t n, cin, c1, h, w_, ho, wo, cout, c1out, k; /* k: reduction fractals c1*kh*kw */
+  int64_t tm, tn, tk, mtiles, ntiles;           /* tile sizes, tiles per image */
+  rt_conv_params p;
+} conv_geom;
+
+static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) {
+  const om_tensor *x = a->desc[0], *w = a->desc[1], *y = a->desc[4];
+  *g = (conv_geom){.x = x, .w = w, .bias = a->desc[2], .res = a->desc[3], .y = y,
+                   .xd = a->data[0], .wd = a->data[1], .bd = a->data[2], .rd = a->data[3],
+                   .yd = a->data[4], .n = x->dims[0], .cin = x->dims[1], .c1 = rt_ceil_div(x->dims[1], C0),
+                   .h = x->dims[2], .w_ = x->dims[3], .ho = y->dims[2], .wo = y->dims[3],
+                   .cout = w->dims[0], .c1out = rt_ceil_div(w->dims[0], C0),
+                   .tm = task->params[13], .tn = task->params[14], .tk = task->params[15]};
+  rt_conv_params_read(task, &g->p);
+  g->k = g->c1 * g->p.kh * g->p.kw;
+  g->mtiles = rt_ceil_div(g->ho * g->wo, g->tm);
+  g->ntiles = rt_ceil_div(g->c1out, g->tn);
+}
+
+/* Input channels of fractal kf that are real: 16, or Cin % 16 in the last
+ * channel block. The lanes beyond are zero in both operands (NC1HWC0 and
+ * FRACTAL_Z padding), so staging leaves them out: the products summed are
+ * the same, and a 3-channel stem does 3/16 of the multiplies. */
+static int k_lanes(const conv_geom *g, int64_t kf) {
+  return kf / ((int64_t)g->p.kh * g->p.kw) == g->c1 - 1 ? (int)(g->cin - (g->c1 - 1) * C0) : C0;
+}
+
+/* L0A[m][k] for pixels m0 .. m0+mrows-1 and fractals kc .. kc+kn-1, the
+ * real lanes of each fractal packed one after the other (lda of them). */
+static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t kc,
+                   int64_t kn, int64_t lda, float *l0a) {
+  const int f16 = g->x->dtype == DT_FLOAT16;
+  const int64_t taps = (int64_t)g->p.kh * g->p.kw;
+  int64_t col = 0;
+  for (int64_t kk = 0; kk < kn; kk++) {
+    int64_t kf = kc + kk, c1 = kf / taps, tap = kf % taps;
+    int64_t dy = (tap / g->p.kw) * g->p.dh - g->p.pt, dx = (tap % g->p.kw) * g->p.dw - g->p.pl;
+    const int lanes = k_lanes(g, kf);
+    size_t plane = (size_t)((img * g->c1 + c1) * g->h * g->w_);
+    int64_t oh = m0 / g->wo, ow = m0 % g->wo;
+    float *dst = l0a + col;
+    for (int64_t m = 0; m < mrows; m++, dst += lda) {
+      int64_t ih = oh * g->p.sh + dy, iw = ow * g->p.sw + dx;
+      if (ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_) {
+        size_t at = (plane + (size_t)(ih * g->w_ + iw)) * C0;
+        if (f16) { /* all 16 lanes (a vectorized loop), then the real ones */
+          const uint16_t *s = (const uint16_t *)g->xd + at;
+          float v[C0];
+          for (int j = 0; j < C0; j++) v[j] = rt_h2f(s[j]);
+          memcpy(dst, v, (size_t)lanes * sizeof(float));
+        } else {
+          memcpy(dst, (const float *)g->xd + at, (size_t)lanes * sizeof(float));
+        }
+      } else {
+        memset(dst, 0, (size_t)lanes * sizeof(float));
+      }
+      if (++ow == g->wo) ow = 0, oh++;
+    }
+    col += lanes;
+  }
+}
+
+/* L0B[nb][k][co] = w fractal (kf, nb0+nb)[co][ci], transposed, k running
+ * over the same packed lanes as load3d's columns. */
+static void load_b(const conv_geom *g, int64_t nb0, int64_t nblocks, int64_t kc, int64_t kn,
+                   int64_t klen, float *l0b) {
+  const int wt = (int)g->w->dtype;
+  float frac[C0 * C0]; /* one fractal [co][ci] in f32 */
+  for (int64_t nb = 0; nb < nblocks; nb++) {
+    float *dst = l0b + nb * klen * C0;
+    for (int64_t kk = 0; kk < kn; kk++) {
+      const int lanes = k_lanes(g, kc + kk);
+      rt_load_f32(frac, g->wd, wt, (size_t)((kc + kk) * g->c1out + nb0 + nb) * C0 * C0, C0 * C0);
+      for (int ci = 0; ci < lanes; ci++, dst += C0)
+        for (int co = 0; co < C0; co++) dst[co] = frac[co * C0 + ci];
+    }
+  }
+}
+
+/* The multiply-accumulate works on 4-lane GNU C vectors (SSE, NEON, or
+ * scalar code where neither exists), written out so that the accumulators
+ * stay in registers at any optimisation level: two pixel rows x 16 lanes
+ * are 8 accumulators, which with the 4 B vectors fits 16 SIMD registers. */
+typedef float f32x4 __attribute__((vector_size(16)));
+
+static inline f32x4 ld4(const float *p) {
+  f32x4 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static inline void st4(float *p, f32x4 v) { memcpy(p, &v, sizeof v); }
+
+/* c[r][0..16) += sum_k a[r*lda + k] * b[k][0..16) for rows r = 0, 1. */
+static void mmad_2(const float *a, int64_t lda, int64_t klen, const float *b, float *c) {
+  f32x4 c0 = ld4(c), c1 = ld4(c + 4), c2 = ld4(c + 8), c3 = ld4(c + 12);
+  f32x4 d0 = ld4(c + 16), d1 = ld4(c + 20), d2 = ld4(c + 24), d3 = ld4(c + 28);
+  for (int64_t k = 0; k < klen; k++, b += C0) {
+    f32x4 b0 = ld4(b), b1 = ld4(b + 4), b2 = ld4(b + 8), b3 = ld4(b + 12);
+    float s = a[k], t = a[lda + k];
+    c0 += s * b0, c1 += s * b1, c2 += s * b2, c3 += s * b3;
+    d0 += t * b0, d1 += t * b1, d2 += t * b2, d3 += t * b3;
+  }
+  st4(c, c0), st4(c + 4, c1), st4(c + 8, c2), st4(c + 12, c3);
+  st4(c + 16, d0), st4(c + 20, d1), st4(c + 24, d2), st4(c + 28, d3);
+}
+
+static void mmad_1(const float *a, int64_t klen, const float *b, float *c) {
+  f32x4 c0 = ld4(c), c1 = ld4(c + 4), c2 = ld4(c + 8), c3 = ld4(c + 12);
+  for (int64_t k = 0; k < klen; k++, b += C0) {
+    float s = a[k];
+    c0 += s * ld4(b), c1 += s * ld4(b + 4), c2 += s * ld4(b + 8), c3 += s * ld4(b + 12);
+  }
+  st4(c, c0), st4(c + 4, c1), st4(c + 8, c2), st4(c + 12, c3);
+}
+
+/* One n block of the tile: all mrows pixel rows against klen k values. */
+static void mmad(const float *a, int64_t klen, int64_t mrows, const float *b, float *c) {
+  int64_t m = 0;
+  for (; m + 2 <= mrows; m += 2) mmad_2(a + m * klen, klen, klen, b, c + m * C0);
+  if (m < mrows) mmad_1(a + m * klen, klen, b, c + m * C0);
+}
+
+/* The vector-unit epilogue for one tile: y = act(L0C + bias + residual). */
+static void epilogue(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t nb0,
+                     int64_t nblocks, const float *l0c) {
+  const int yf16 = g->y->dtype == DT_FLOAT16, act = g->p.act;
+  const float lo = g->p.clip_min, hi = g->p.clip_max;
+  const int64_t hw = g->ho * g->wo;
+  for (int64_t nb = 0; nb < nblocks; nb++) {
+    int64_t cb = nb0 + nb;
+    float bias[C0], keep[C0], v[C0], r[C0];
+    for (int j = 0; j < C0; j++) {
+      int64_t co = cb * C0 + j;
+      keep[j] = co < g->cout ? 1.0f : 0.0f;
+      bias[j] = g->bd && co < g->cout ? g->bd[co] : 0.0f;
+    }
+    size_t at = (size_t)(((img * g->c1out + cb) * hw + m0) * C0);
+    const float *acc = l0c + nb * g->tm * C0;
+    for (int64_t m = 0; m < mrows; m++, acc += C0, at += C0) {
+      for (int j = 0; j < C0; j++) v[j] = acc[j] + bias[j];
+      if (g->rd) {
+        rt_load_f32(r, g->rd, (int)g->res->dtype, at, C0);
+        for (int j = 0; j < C0; j++) v[j] += r[j];
+      }
+      for (int j = 0; j < C0; j++) {
+        float t = act == OM_ACT_RELU ? (v[j] > 0.0f ? v[j] : 0.0f)
+                  : act == OM_ACT_CLIP ? (v[j] < lo ? lo : v[j] > hi ? hi : v[j])
+                                       : v[j];
+        v[j] = keep[j] != 0.0f ? t : 0.0f;
+      }
+      if (yf16) {
+        uint16_t *d = (uint16_t *)g->yd + at;
+        for (int j = 0; j < C0; j++) d[j] = rt_f2h(v[j]);
+      } else {
+        memcpy((float *)g->yd + at, v, sizeof v);
+      }
+    }
+  }
+}
+
+static void conv_tile(const conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
+  float *l0a = (float *)core->l0a, *l0b = (float *)core->l0b, *l0c = (float *)core->l0c;
+  int64_t m0 = mt * g->tm, mrows = g->ho * g->wo - m0;
+  if (mrows > g->tm) mrows = g->tm;
+  int64_t nb0 = nt * g->tn, nblocks = g->c1out - nb0;
+  if (nblocks > g->tn) nblocks = g->tn;
+  memset(l0c, 0, (size_t)(nblocks * g->tm * C0) * sizeof(float));
+  for (int64_t kc = 0; kc < g->k; kc += g->tk) {
+    int64_t kn = g->k - kc < g->tk ? g->k - kc : g->tk, klen = 0;
+    for (int64_t kk = 0; kk < kn; kk++) klen += k_lanes(g, kc + kk);
+    load3d(g, img, m0, mrows, kc, kn, klen, l0a);
+    load_b(g, nb0, nblocks, kc, kn, klen, l0b);
+    for (int64_t nb = 0; nb < nblocks; nb++)
+      mmad(l0a, klen, mrows, l0b + nb * klen * C0, l0c + nb * g->tm * C0);
+  }
+  epilogue(g, img, m0, mrows, nb0, nblocks, l0c);
+}
+
+void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  conv_geom g;
+  conv_geom_init(task, args, &g);
+  uint64_t lo, hi, per_image = (uint64_t)(g.mtiles * g.ntiles);
+  rt_block_range((uint64_t)g.n * per_image, task->block_dim, block, &lo, &hi);
+  for (uint64_t t = lo; t < hi; t++) {
+    int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image);
+    conv_tile(&g, img, in_img / g.ntiles, in_img % g.ntiles, core);
+  }
+}
+
+omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "CONV2D"};
+  const om_tensor *x, *w, *bias, *res, *y;
+  omrt_status s;
+  if ((s = rt_chk_ntensors(&c, 5)) ||
+      (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+      (s = rt_chk_tensor(&c, 1, "w", 0, LAYOUT_FRACTAL_Z, 4, 0, &w)) ||
+      (s = rt_chk_tensor(&c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
+      (s = rt_chk_tensor(&c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
+      (s = rt_chk_tensor(&c, 4, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
+    return s;
+  if (w->dtype != x->dtype)
+    return rt_chk_fail(&c, "w dtype %u != x dtype %u", w->dtype, x->dtype);
+  if (w->dims[0] < 1 || w->dims[1] != x->dims[1])
+    return rt_chk_fail(&c, "w [%lld, %lld, ...] does not match x channels %lld",
+                       (long long)w->dims[0], (long long)w->dims[1], (long long)x->dims[1]);
+  rt_conv_params p;
+  rt_conv_params_read(task, &p);
+  if (w->dims[2] != p.kh || w->dims[3] != p.kw)
+    return rt_chk_fail(&c, "w kernel %lldx%lld != params kh %d, kw %d", (long long)w->dims[2],
+                       (long long)w->dims[3], p.kh, p.kw);
+  if ((s = rt_chk_conv_params(&c, &p, x, w->dims[0], y))) return s;
+  if (bias && bias->dims[0] != w->dims[0])
+    return rt_chk_fail(&c, "bias dims[0] = %lld, expected Cout %lld", (long long)bias->dims[0],
+                       (long long)w->dims[0]);
+  if (res && (s = rt_chk_same_dims(&c, "residual", res, "y", y))) return s;
+
+  int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15];
+  if (tm < 16 || tm % 16 || tn < 1 || tk < 1 || tm > 65536 || tn > 65536 || tk > 65536)
+    return rt_chk_fail(&c, "tiles tile_m %lld (a multiple of 16), tile_n %lld, tile_k %lld out of "
+                       "range", (long long)tm, (long long)tn, (long long)tk);
+  uint64_t esize = dtype_size((int)x->dtype);
+  uint64_t a_bytes = (uint64_t)tm * 16 * (uint64_t)tk * esize;
+  uint64_t b_bytes = (uint64_t)tk * 16 * (uint64_t)tn * 16 * esize;
+  uint64_t c_bytes = (uint64_t)tm * (uint64_t)tn * 16 * 4;
+  const om_model_def *d = m->def;
+  if (a_bytes > d->l0a_bytes)
+    return rt_chk_fail(&c, "tile_m %lld x tile_k %lld needs %llu bytes of L0A, capacity %u",
+                       (long long)tm, (long long)tk, (unsigned long long)a_bytes, d->l0a_bytes);
+  if (b_bytes > d->l0b_bytes)
+    return rt_chk_fail(&c, "tile_k %lld x tile_n %lld needs %llu bytes of L0B, capacity %u",
+                       (long long)tk, (long long)tn, (unsigned long long)b_bytes, d->l0b_bytes);
+  if (c_bytes > d->l0c_bytes)
+    return rt_chk_fail(&c, "tile_m %lld x tile_n %lld needs %llu bytes of L0C, capacity %u",
+                       (long long)tm, (long long)tn, (unsigned long long)c_bytes, d->l0c_bytes);
+  uint64_t tiles = (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(y->dims[2] * y->dims[3], tm) *
+                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);
+  return rt_chk_block_dim(&c, tiles, "tiles");
+}

@@ -1,0 +1,494 @@
+/* kernels_vector.c - the vector-unit task kinds: TRANSDATA, DWCONV, POOL,
+ * ELTWISE, COPY_SLICE, SOFTMAX (contracts in om_format.h, block units in
+ * kernels.h).
+ *
+ * Every kernel reads f16 or f32, computes in f32 and writes its output dtype
+ * (f16 rounded to nearest even). NC1HWC0 kernels work on whole 16-lane
+ * channel groups, the innermost loop over the lanes of C0, and keep padding
+ * lanes (channels >= C) at zero. Contiguous runs are converted in chunks
+ * through a small f32 buffer on the stack; nothing here allocates.
+ */
+#include "runtime/kernels.h"
+
+#include <math.h>
+
+enum { CHUNK = 256 }; /* elements converted per step on contiguous paths */
+
+/* n elements from src[si..] (dtype sd) to dst[di..] (dtype dd). */
+static void convert_run(void *dst, int dd, size_t di, const void *src, int sd, size_t si,
+                        size_t n) {
+  if (dd == sd) {
+    size_t es = dtype_size(dd);
+    memmove((uint8_t *)dst + di * es, (const uint8_t *)src + si * es, n * es);
+    return;
+  }
+  float buf[CHUNK];
+  for (size_t i = 0; i < n; i += CHUNK) {
+    size_t k = n - i < CHUNK ? n - i : CHUNK;
+    rt_load_f32(buf, src, sd, si + i, k);
+    rt_store_f32(dst, dd, di + i, buf, k);
+  }
+}
+
+/* --- TRANSDATA */
+
+void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  const om_tensor *s = args->desc[0], *d = args->desc[1];
+  const void *sp = args->data[0];
+  void *dp = args->data[1];
+  const int sd = (int)s->dtype, dd = (int)d->dtype;
+  uint64_t lo, hi;
+  if (s->layout == d->layout) { /* ND -> ND or NC1HWC0 -> NC1HWC0: element copy */
+    rt_block_range(rt_physical_elements(d), task->block_dim, block, &lo, &hi);
+    convert_run(dp, dd, lo, sp, sd, lo, hi - lo);
+    return;
+  }
+  const int64_t n = d->dims[0], c = d->dims[1], h = d->dims[2], w = d->dims[3];
+  const int64_t c1 = rt_ceil_div(c, C0);
+  if (d->layout == LAYOUT_NC1HWC0) { /* rows (n, c1, h) of W*16 */
+    rt_block_range((uint64_t)(n * c1 * h), task->block_dim, block, &lo, &hi);
+    for (uint64_t row = lo; row < hi; row++) {
+      int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, in = (int64_t)row / h / c1;
+      size_t out = (size_t)row * (size_t)w * C0;
+      for (int64_t iw = 0; iw < w; iw++, out += C0) {
+        float v[C0];
+        for (int j = 0; j < C0; j++) {
+          int64_t ch = cb * C0 + j;
+          v[j] = ch < c ? rt_get(sp, sd, (size_t)(((in * c + ch) * h + ih) * w + iw)) : 0.0f;
+        }
+        rt_store_f32(dp, dd, out, v, C0);
+      }
+    }
+  } else { /* NC1HWC0 -> ND: rows (n, c, h) of W */
+    rt_block_range((uint64_t)(n * c * h), task->block_dim, block, &lo, &hi);
+    for (uint64_t row = lo; row < hi; row++) {
+      int64_t ih = (int64_t)row % h, ch = (int64_t)row / h % c, in = (int64_t)row / h / c;
+      size_t src = (size_t)((((in * c1 + ch / C0) * h + ih) * w) * C0 + ch % C0);
+      for (int64_t iw = 0; iw < w; iw++)
+        rt_put(dp, dd, (size_t)row * (size_t)w + (size_t)iw, rt_get(sp, sd, src + (size_t)iw * C0));
+    }
+  }
+}
+
+omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "TRANSDATA"};
+  const om_tensor *s, *d;
+  omrt_status st;
+  if ((st = rt_chk_ntensors(&c, 2)) || (st = rt_chk_tensor(&c, 0, "src", 0, -1, -1, 0, &s)) ||
+      (st = rt_chk_tensor(&c, 1, "dst", 0, -1, -1, 0, &d)))
+    return st;
+  if (rt_elements(s) != rt_elements(d))
+    return rt_chk_fail(&c, "src has %llu elements, dst %llu", (unsigned long long)rt_elements(s),
+                       (unsigned long long)rt_elements(d));
+  if (s->layout == LAYOUT_ND && d->layout == LAYOUT_ND)
+    return rt_chk_block_dim(&c, rt_elements(d), "elements");
+  if (s->rank != 4 || d->rank != 4)
+    return rt_chk_fail(&c, "a layout change needs rank 4 on both sides (src %u, dst %u)", s->rank,
+                       d->rank);
+  if ((st = rt_chk_same_dims(&c, "src", s, "dst", d))) return st;
+  if (s->layout == d->layout) return rt_chk_block_dim(&c, rt_physical_elements(d), "elements");
+  uint64_t rows = (uint64_t)d->dims[0] * (uint64_t)d->dims[2] *
+                  (uint64_t)(d->layout == LAYOUT_NC1HWC0 ? rt_ceil_div(d->dims[1], C0) : d->dims[1]);
+  return rt_chk_block_dim(&c, rows, "dst rows");
+}
+
+/* --- DWCONV */
+
+void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  const om_tensor *x = args->desc[0], *w = args->desc[1], *res = args->desc[3], *y = args->desc[4];
+  const void *xd = args->data[0], *wd = args->data[1], *rd = args->data[3];
+  const float *bd = args->data[2];
+  void *yd = args->data[4];
+  rt_conv_params p;
+  rt_conv_params_read(task, &p);
+  const int xt = (int)x->dtype, wt = (int)w->dtype, yt = (int)y->dtype;
+  const int64_t c = x->dims[1], c1 = rt_ceil_div(c, C0), h = x->dims[2], wi = x->dims[3];
+  const int64_t ho = y->dims[2], wo = y->dims[3], taps = (int64_t)p.kh * p.kw;
+  uint64_t lo, hi;
+  rt_block_range((uint64_t)(x->dims[0] * c1), task->block_dim, block, &lo, &hi);
+  for (uint64_t unit = lo; unit < hi; unit++) {
+    int64_t cb = (int64_t)unit % c1;
+    const size_t xplane = (size_t)unit * (size_t)(h * wi) * C0;
+    const size_t wplane = (size_t)(cb * taps) * C0;
+    float bias[C0], keep[C0];
+    for (int j = 0; j < C0; j++) {
+      int64_t ch = cb * C0 + j;
+      keep[j] = ch < c ? 1.0f : 0.0f;
+      bias[j] = bd && ch < c ? bd[ch] : 0.0f;
+    }
+    size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
+    for (int64_t oh = 0; oh < ho; oh++) {
+      for (int64_t ow = 0; ow < wo; ow++, at += C0) {
+        float acc[C0], xv[C0], wv[C0];
+        memcpy(acc, bias, sizeof acc);
+        for (int64_t i = 0; i < p.kh; i++) {
+          int64_t ih = oh * p.sh - p.pt + i * p.dh;
+          if (ih < 0 || ih >= h) continue;
+          for (int64_t j = 0; j < p.kw; j++) {
+            int64_t iw = ow * p.sw - p.pl + j * p.dw;
+            if (iw < 0 || iw >= wi) continue;
+            rt_load_f32(xv, xd, xt, xplane + (size_t)(ih * wi + iw) * C0, C0);
+            rt_load_f32(wv, wd, wt, wplane + (size_t)(i * p.kw + j) * C0, C0);
+            for (int l = 0; l < C0; l++) acc[l] += xv[l] * wv[l];
+          }
+        }
+        if (rd) {
+          rt_load_f32(xv, rd, (int)res->dtype, at, C0);
+          for (int l = 0; l < C0; l++) acc[l] += xv[l];
+        }
+        for (int l = 0; l < C0; l++)
+          acc[l] = keep[l] != 0.0f ? rt_act(acc[l], p.act, p.clip_min, p.clip_max) : 0.0f;
+        rt_store_f32(yd, yt, at, acc, C0);
+      }
+    }
+  }
+}
+
+omrt_status rt_dwconv_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "DWCONV"};
+  const om_tensor *x, *w, *bias, *res, *y;
+  omrt_status s;
+  if ((s = rt_chk_ntensors(&c, 5)) ||
+      (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+      (s = rt_chk_tensor(&c, 1, "w", 0, LAYOUT_NC1HWC0, 4, 0, &w)) ||
+      (s = rt_chk_tensor(&c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
+      (s = rt_chk_tensor(&c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
+      (s = rt_chk_tensor(&c, 4, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
+    return s;
+  rt_conv_params p;
+  rt_conv_params_read(task, &p);
+  if (w->dims[0] != 1 || w->dims[1] != x->dims[1] || w->dims[2] != p.kh || w->dims[3] != p.kw)
+    return rt_chk_fail(&c, "w dims [%lld, %lld, %lld, %lld], expected [1, %lld, %d, %d]",
+                       (long long)w->dims[0], (long long)w->dims[1], (long long)w->dims[2],
+                       (long long)w->dims[3], (long long)x->dims[1], p.kh, p.kw);
+  if ((s = rt_chk_conv_params(&c, &p, x, x->dims[1], y))) return s;
+  if (bias && bias->dims[0] != x->dims[1])
+    return rt_chk_fail(&c, "bias dims[0] = %lld, expected C %lld", (long long)bias->dims[0],
+                       (long long)x->dims[1]);
+  if (res && (s = rt_chk_same_dims(&c, "residual", res, "y", y))) return s;
+  return rt_chk_block_dim(&c, (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(x->dims[1], C0),
+                          "N*C1 planes");
+}
+
+/* --- POOL */
+
+void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  const om_tensor *x = args->desc[0], *y = args->desc[1];
+  const void *xd = args->data[0];
+  void *yd = args->data[1];
+  const int32_t *q = task->params;
+  const int64_t kh = q[0], kw = q[1], sh = q[2], sw = q[3], pt = q[4], pl = q[5];
+  const int64_t pb = q[6], pr = q[7];
+  const int is_max = q[8] == 0, include_pad = q[9] != 0;
+  const int xt = (int)x->dtype, yt = (int)y->dtype;
+  const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
+  uint64_t lo, hi;
+  rt_block_range((uint64_t)(x->dims[0] * rt_ceil_div(x->dims[1], C0)), task->block_dim, block,
+                 &lo, &hi);
+  for (uint64_t unit = lo; unit < hi; unit++) {
+    const size_t xplane = (size_t)unit * (size_t)(h * w) * C0;
+    size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
+    for (int64_t oh = 0; oh < ho; oh++) {
+      int64_t h0 = oh * sh - pt, h1 = h0 + kh;
+      int64_t ph1 = h1 < h + pb ? h1 : h + pb; /* padded extent for count_include_pad */
+      int64_t ih0 = h0 < 0 ? 0 : h0, ih1 = h1 < h ? h1 : h;
+      for (int64_t ow = 0; ow < wo; ow++, at += C0) {
+        int64_t w0 = ow * sw - pl, w1 = w0 + kw;
+        int64_t pw1 = w1 < w + pr ? w1 : w + pr;
+        int64_t iw0 = w0 < 0 ? 0 : w0, iw1 = w1 < w ? w1 : w;
+        float acc[C0], v[C0];
+        for (int l = 0; l < C0; l++) acc[l] = is_max ? -INFINITY : 0.0f;
+        for (int64_t ih = ih0; ih < ih1; ih++) {
+          for (int64_t iw = iw0; iw < iw1; iw++) {
+            rt_load_f32(v, xd, xt, xplane + (size_t)(ih * w + iw) * C0, C0);
+            if (is_max)
+              for (int l = 0; l < C0; l++) acc[l] = v[l] > acc[l] ? v[l] : acc[l];
+            else
+              for (int l = 0; l < C0; l++) acc[l] += v[l];
+          }
+        }
+        if (!is_max) {
+          int64_t count = include_pad ? (ph1 - h0) * (pw1 - w0) : (ih1 - ih0) * (iw1 - iw0);
+          float inv = 1.0f / (float)count;
+          for (int l = 0; l < C0; l++) acc[l] *= inv;
+        }
+        rt_store_f32(yd, yt, at, acc, C0);
+      }
+    }
+  }
+}
+
+/* Pooled extent with floor and ceil rounding. */
+static void pool_out(int64_t in, int64_t pa, int64_t pb, int64_t k, int64_t s, int64_t *fl,
+                     int64_t *ce) {
+  int64_t span = in + pa + pb - k;
+  *fl = span < 0 ? 0 : span / s + 1;
+  *ce = span < 0 ? 0 : rt_ceil_div(span, s) + 1;
+}
+
+omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "POOL"};
+  const om_tensor *x, *y;
+  omrt_status s;
+  if ((s = rt_chk_ntensors(&c, 2)) ||
+      (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+      (s = rt_chk_tensor(&c, 1, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
+    return s;
+  static const char *const names[] = {"kh", "kw", "stride_h", "stride_w", "pad_top", "pad_left",
+                                      "pad_bottom", "pad_right", "mode", "count_include_pad"};
+  const int32_t *q = task->params;
+  for (int k = 0; k < 10; k++) {
+    int32_t lo = k < 4 ? 1 : 0, hi = k < 8 ? 65535 : 1;
+    if (q[k] < lo || q[k] > hi)
+      return rt_chk_fail(&c, "params[%d] %s = %d, expected %d..%d", k, names[k], q[k], lo, hi);
+  }
+  if (q[4] >= q[0] || q[6] >= q[0] || q[5] >= q[1] || q[7] >= q[1])
+    return rt_chk_fail(&c, "pads (top %d, left %d, bottom %d, right %d) must be below the kernel "
+                       "%dx%d", q[4], q[5], q[6], q[7], q[0], q[1]);
+  for (int d = 0; d < 4; d++)
+    if (x->dims[d] < 1)
+      return rt_chk_fail(&c, "x dims[%d] = %lld, expected >= 1", d, (long long)x->dims[d]);
+  if (y->dims[0] != x->dims[0] || y->dims[1] != x->dims[1])
+    return rt_chk_fail(&c, "y [%lld, %lld, ...] != x [%lld, %lld, ...] in N, C",
+                       (long long)y->dims[0], (long long)y->dims[1], (long long)x->dims[0],
+                       (long long)x->dims[1]);
+  for (int d = 2; d < 4; d++) {
+    int64_t in = x->dims[d], k = q[d - 2], st = q[d], pa = q[d + 2], pb = q[d + 4], fl, ce;
+    pool_out(in, pa, pb, k, st, &fl, &ce);
+    int64_t out = y->dims[d];
+    if (out < 1 || (out != fl && out != ce))
+      return rt_chk_fail(&c, "y dims[%d] = %lld, expected %lld (floor) or %lld (ceil) from input "
+                         "%lld, kernel %lld, stride %lld, pads %lld,%lld",
+                         d, (long long)out, (long long)fl, (long long)ce, (long long)in,
+                         (long long)k, (long long)st, (long long)pa, (long long)pb);
+    if ((out - 1) * st - pa >= in)
+      return rt_chk_fail(&c, "y dims[%d] = %lld: the last window starts past the input (%lld)", d,
+                         (long long)out, (long long)in);
+  }
+  return rt_chk_block_dim(&c, (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(x->dims[1], C0),
+                          "N*C1 planes");
+}
+
+/* --- ELTWISE */
+
+static void eltwise_chunk(int op, int act, float lo, float hi, float *a, const float *b, size_t n) {
+  switch (op) {
+  case OM_ELT_ADD: for (size_t i = 0; i < n; i++) a[i] += b[i]; break;
+  case OM_ELT_SUB: for (size_t i = 0; i < n; i++) a[i] -= b[i]; break;
+  case OM_ELT_MUL: for (size_t i = 0; i < n; i++) a[i] *= b[i]; break;
+  case OM_ELT_DIV: for (size_t i = 0; i < n; i++) a[i] /= b[i]; break;
+  case OM_ELT_MAX: for (size_t i = 0; i < n; i++) a[i] = a[i] > b[i] ? a[i] : b[i]; break;
+  case OM_ELT_MIN: for (size_t i = 0; i < n; i++) a[i] = a[i] < b[i] ? a[i] : b[i]; break;
+  default: break;
+  }
+  if (act == OM_ACT_RELU)
+    for (size_t i = 0; i < n; i++) a[i] = a[i] > 0.0f ? a[i] : 0.0f;
+  else if (act == OM_ACT_CLIP)
+    for (size_t i = 0; i < n; i++) a[i] = a[i] < lo ? lo : a[i] > hi ? hi : a[i];
+}
+
+void rt_eltwise_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  const om_tensor *a = args->desc[0], *b = args->desc[1], *y = args->desc[2];
+  const int op = task->params[0], act = task->params[1];
+  const float clo = rt_param_f32(task->params[2]), chi = rt_param_f32(task->params[3]);
+  uint64_t lo, hi;
+  rt_block_range(rt_physical_elements(y), task->block_dim, block, &lo, &hi);
+  float av[CHUNK], bv[CHUNK];
+  for (size_t i = lo; i < hi; i += CHUNK) {
+    size_t n = hi - i < CHUNK ? hi - i : CHUNK;
+    rt_load_f32(av, args->data[0], (int)a->dtype, i, n);
+    if (b) rt_load_f32(bv, args->data[1], (int)b->dtype, i, n);
+    eltwise_chunk(b ? op : OM_ELT_NONE, act, clo, chi, av, bv, n);
+    rt_store_f32(args->data[2], (int)y->dtype, i, av, n);
+  }
+  /* DIV (0/0) and CLIP (clip_min > 0) can turn padding lanes non-zero. */
+  int64_t c = y->dims[1], tail = c % C0;
+  if (y->layout != LAYOUT_NC1HWC0 || tail == 0 || (op != OM_ELT_DIV && act != OM_ACT_CLIP)) return;
+  const uint64_t hw = (uint64_t)(y->dims[2] * y->dims[3]), c1 = (uint64_t)rt_ceil_div(c, C0);
+  for (uint64_t px = lo / C0; px * C0 < hi; px++) {
+    if (px / hw % c1 != c1 - 1) {
+      px = (px / hw + 1) * hw - 1; /* skip to the end of this full channel block */
+      continue;
+    }
+    for (uint64_t e = px * C0 + (uint64_t)tail; e < (px + 1) * C0; e++)
+      if (e >= lo && e < hi) rt_put(args->data[2], (int)y->dtype, e, 0.0f);
+  }
+}
+
+omrt_status rt_eltwise_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "ELTWISE"};
+  const om_tensor *a, *b, *y;
+  omrt_status s;
+  if ((s = rt_chk_ntensors(&c, 3)) || (s = rt_chk_tensor(&c, 0, "a", 0, -1, -1, 0, &a)) ||
+      (s = rt_chk_tensor(&c, 1, "b", 1, -1, -1, 0, &b)) ||
+      (s = rt_chk_tensor(&c, 2, "y", 0, -1, -1, 0, &y)))
+    return s;
+  int32_t op = task->params[0], act = task->params[1];
+  if (op < OM_ELT_NONE || op > OM_ELT_MIN)
+    return rt_chk_fail(&c, "params[0] op = %d unknown", op);
+  if ((op == OM_ELT_NONE) != (b == NULL))
+    return rt_chk_fail(&c, "op %d %s operand b", op, b ? "takes no" : "needs an");
+  if (act != OM_ACT_NONE && act != OM_ACT_RELU && act != OM_ACT_CLIP)
+    return rt_chk_fail(&c, "params[1] act = %d unknown", act);
+  float lo = rt_param_f32(task->params[2]), hi = rt_param_f32(task->params[3]);
+  if (act == OM_ACT_CLIP && !(lo <= hi))
+    return rt_chk_fail(&c, "clip_min %g > clip_max %g (or NaN)", lo, hi);
+  if (a->layout != y->layout || (b && b->layout != y->layout))
+    return rt_chk_fail(&c, "layouts differ (a %u, b %u, y %u)", a->layout, b ? b->layout : a->layout,
+                       y->layout);
+  if ((s = rt_chk_same_dims(&c, "a", a, "y", y)) || (b && (s = rt_chk_same_dims(&c, "b", b, "y", y))))
+    return s;
+  return rt_chk_block_dim(&c, rt_physical_elements(y), "elements");
+}
+
+/* --- COPY_SLICE */
+
+/* The copy as an ND problem over the physical shape: `outer` runs of `run`
+ * elements, the source runs contiguous, the destination runs `dstride`
+ * apart starting at `dbase`. NC1HWC0 along axis 1 is only expressible this
+ * way when whole channel blocks move (see copy_slice_channels). */
+typedef struct slice_plan {
+  uint64_t outer, run, dstride, dbase;
+} slice_plan;
+
+static int slice_plan_make(const om_tensor *x, const om_tensor *y, int64_t axis, int64_t off,
+                           slice_plan *p) {
+  int64_t xd[MAX_RANK + 1], yd[MAX_RANK + 1];
+  int rank = (int)x->rank;
+  for (int d = 0; d < rank; d++) xd[d] = x->dims[d], yd[d] = y->dims[d];
+  if (x->layout == LAYOUT_NC1HWC0) {
+    if (axis == 1) {
+      int64_t xc = x->dims[1], yc = y->dims[1];
+      if (off % C0 != 0 || (xc % C0 != 0 && off + xc != yc)) return 0;
+      off /= C0;
+    }
+    xd[1] = rt_ceil_div(x->dims[1], C0), yd[1] = rt_ceil_div(y->dims[1], C0);
+    xd[4] = yd[4] = C0;
+    rank = 5;
+  }
+  uint64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; d++) outer *= (uint64_t)xd[d];
+  for (int d = (int)axis + 1; d < rank; d++) inner *= (uint64_t)xd[d];
+  *p = (slice_plan){.outer = outer, .run = (uint64_t)xd[axis] * inner,
+                    .dstride = (uint64_t)yd[axis] * inner, .dbase = (uint64_t)off * inner};
+  return 1;
+}
+
+/* NC1HWC0 along C with channel offsets inside a block: channel by channel;
+ * the last slice also zeroes y's padding lanes. */
+static void copy_slice_channels(const rt_args *args, int64_t off, uint64_t lo, uint64_t hi) {
+  const om_tensor *x = args->desc[0], *y = args->desc[1];
+  const int xt = (int)x->dtype, yt = (int)y->dtype;
+  const int64_t xc = x->dims[1], yc = y->dims[1], hw = x->dims[2] * x->dims[3];
+  const int64_t xc1 = rt_ceil_div(xc, C0), yc1 = rt_ceil_div(yc, C0);
+  const int64_t end = off + xc == yc ? yc1 * C0 : off + xc;
+  for (uint64_t n = lo; n < hi; n++) {
+    for (int64_t ch = off; ch < end; ch++) {
+      size_t dst = (size_t)(((int64_t)n * yc1 + ch / C0) * hw) * C0 + (size_t)(ch % C0);
+      int64_t xch = ch - off;
+      size_t src = (size_t)(((int64_t)n * xc1 + xch / C0) * hw) * C0 + (size_t)(xch % C0);
+      for (int64_t p = 0; p < hw; p++)
+        rt_put(args->data[1], yt, dst + (size_t)p * C0,
+               ch < yc ? rt_get(args->data[0], xt, src + (size_t)p * C0) : 0.0f);
+    }
+  }
+}
+
+void rt_copy_slice_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  const om_tensor *x = args->desc[0], *y = args->desc[1];
+  const int64_t axis = task->params[0], off = task->params[1];
+  const int xt = (int)x->dtype, yt = (int)y->dtype;
+  slice_plan p;
+  uint64_t lo, hi;
+  if (!slice_plan_make(x, y, axis, off, &p)) {
+    rt_block_range((uint64_t)x->dims[0], task->block_dim, block, &lo, &hi);
+    copy_slice_channels(args, off, lo, hi);
+  } else if (axis == 0) { /* one contiguous run */
+    rt_block_range(p.run, task->block_dim, block, &lo, &hi);
+    convert_run(args->data[1], yt, p.dbase + lo, args->data[0], xt, lo, hi - lo);
+  } else {
+    rt_block_range(p.outer, task->block_dim, block, &lo, &hi);
+    for (uint64_t o = lo; o < hi; o++)
+      convert_run(args->data[1], yt, o * p.dstride + p.dbase, args->data[0], xt, o * p.run, p.run);
+  }
+}
+
+omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "COPY_SLICE"};
+  const om_tensor *x, *y;
+  omrt_status s;
+  if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_tensor(&c, 0, "x", 0, -1, -1, 0, &x)) ||
+      (s = rt_chk_tensor(&c, 1, "y", 0, -1, -1, 0, &y)))
+    return s;
+  if (x->layout != y->layout || x->rank != y->rank)
+    return rt_chk_fail(&c, "x (layout %u, rank %u) and y (layout %u, rank %u) differ", x->layout,
+                       x->rank, y->layout, y->rank);
+  int32_t axis = task->params[0], off = task->params[1];
+  if (axis < 0 || (uint32_t)axis >= x->rank)
+    return rt_chk_fail(&c, "params[0] axis = %d, rank %u", axis, x->rank);
+  for (uint32_t d = 0; d < x->rank; d++)
+    if (d != (uint32_t)axis && x->dims[d] != y->dims[d])
+      return rt_chk_fail(&c, "x dims[%u] = %lld != y dims[%u] = %lld off the axis %d", d,
+                         (long long)x->dims[d], d, (long long)y->dims[d], axis);
+  if (off < 0 || off + x->dims[axis] > y->dims[axis])
+    return rt_chk_fail(&c, "params[1] offset = %d + x dims[%d] = %lld exceeds y dims[%d] = %lld",
+                       off, axis, (long long)x->dims[axis], axis, (long long)y->dims[axis]);
+  slice_plan p;
+  if (!slice_plan_make(x, y, axis, off, &p)) return rt_chk_block_dim(&c, (uint64_t)x->dims[0], "N");
+  return rt_chk_block_dim(&c, axis == 0 ? p.run : p.outer,
+                          axis == 0 ? "elements" : "physical dims before the axis");
+}
+
+/* --- SOFTMAX */
+
+void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  const om_tensor *x = args->desc[0], *y = args->desc[1];
+  const void *xd = args->data[0];
+  void *yd = args->data[1];
+  const int xt = (int)x->dtype, yt = (int)y->dtype, coerce = task->params[1] != 0;
+  const int is_log = task->params[2] != 0;
+  const uint32_t axis = (uint32_t)task->params[0];
+  uint64_t outer = 1, len = 1, inner = 1;
+  for (uint32_t d = 0; d < x->rank; d++) {
+    uint64_t v = (uint64_t)x->dims[d];
+    if (d < axis) outer *= v;
+    else if (d == axis || coerce) len *= v;
+    else inner *= v;
+  }
+  uint64_t lo, hi;
+  rt_block_range(outer * inner, task->block_dim, block, &lo, &hi);
+  for (uint64_t vec = lo; vec < hi; vec++) {
+    size_t base = (size_t)((vec / inner) * len * inner + vec % inner), st = (size_t)inner;
+    float mx = -INFINITY, sum = 0.0f;
+    for (size_t k = 0; k < len; k++) {
+      float v = rt_get(xd, xt, base + k * st);
+      mx = v > mx ? v : mx;
+    }
+    for (size_t k = 0; k < len; k++) sum += expf(rt_get(xd, xt, base + k * st) - mx);
+    float lsum = logf(sum), inv = 1.0f / sum;
+    for (size_t k = 0; k < len; k++) {
+      float v = rt_get(xd, xt, base + k * st) - mx;
+      rt_put(yd, yt, base + k * st, is_log ? v - lsum : expf(v) * inv);
+    }
+  }
+}
+
+omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "SOFTMAX"};
+  const om_tensor *x, *y;
+  omrt_status s;
+  if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_ND, -1, 0, &x)) ||
+      (s = rt_chk_tensor(&c, 1, "y", 0, LAYOUT_ND, -1, 0, &y)) ||
+      (s = rt_chk_same_dims(&c, "x", x, "y", y)))
+    return s;
+  int32_t axis = task->params[0];
+  if (axis < 0 || (uint32_t)axis >= x->rank)
+    return rt_chk_fail(&c, "params[0] axis = %d, rank %u", axis, x->rank);
+  if ((uint32_t)task->params[1] > 1 || (uint32_t)task->params[2] > 1)
+    return rt_chk_fail(&c, "params coerce_2d = %d, log = %d, expected 0 or 1", task->params[1],
+                       task->params[2]);
+  uint64_t vectors = 1;
+  for (int32_t d = 0; d < (int32_t)x->rank; d++)
+    if (d < axis || (d > axis && !task->params[1])) vectors *= (uint64_t)x->dims[d];
+  return rt_chk_block_dim(&c, vectors, "vectors");
+}

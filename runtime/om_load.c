@@ -1,0 +1,519 @@
+/* om_load.c - loads and verifies an om package (common/om_format.h).
+ *
+ * The package is read in place: from a read-only private mapping of the file
+ * or from the caller's 64-byte aligned memory. Nothing in it is trusted until
+ * checked, and the checks run in dependency order so every check only reads
+ * bytes an earlier check proved to be in bounds:
+ *   1. header: size, magic, major version, header_len / npartitions,
+ *      file_len, header CRC;
+ *   2. partition table: known types, no duplicates, aligned and in-bounds
+ *      extents, CRCs, required partitions present;
+ *   3. STRINGS (so later messages can quote names), MODEL, TENSORS, io[],
+ *      TASKS (each task finally checked by its kernel's check function).
+ * All size arithmetic goes through mul_u64 / add_u64. Every rejection names
+ * the partition (and its offset), the record index, its name when known and
+ * the field, and goes through rt_error so omrt_last_error() reports it.
+ * The omrt_tensor_desc arrays for the model's inputs and outputs are built
+ * here, once, so the accessors and the executor just read them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/crc32c.h"
+#include "runtime/rt.h"
+
+enum {
+  MAX_PARTITIONS = 16,
+  MAX_BUFFER_BYTES = 64 << 20, /* per-core buffer capacities */
+  MAX_AI_CORES = 1024,
+  MAX_THREADS = 1024,
+  MAX_BLOCK_DIM = 65535,
+};
+#define MAX_WORKSPACE_BYTES ((uint64_t)1 << 40)
+
+static const char *part_name(uint32_t type) {
+  switch (type) {
+  case OM_PART_MODEL: return "MODEL";
+  case OM_PART_TENSORS: return "TENSORS";
+  case OM_PART_TASKS: return "TASKS";
+  case OM_PART_WEIGHTS: return "WEIGHTS";
+  case OM_PART_STRINGS: return "STRINGS";
+  }
+  return "?";
+}
+
+static const char *region_name(uint32_t r) {
+  switch (r) {
+  case OM_REGION_WEIGHTS: return "WEIGHTS";
+  case OM_REGION_WORKSPACE: return "WORKSPACE";
+  case OM_REGION_INPUT: return "INPUT";
+  case OM_REGION_OUTPUT: return "OUTPUT";
+  }
+  return "?";
+}
+
+const char *rt_string(const omrt_model *m, uint32_t offset) {
+  return offset < m->strings_bytes ? m->strings + offset : "";
+}
+
+/* Extents of the partitions by type, filled by check_partitions. */
+typedef struct part_ref {
+  int present;
+  uint64_t offset, size; /* bytes */
+} part_ref;
+
+static omrt_status check_header(const uint8_t *base, size_t size) {
+  if (size < sizeof(om_header))
+    return rt_error(OMRT_ERR_FORMAT, "om header: file is %zu bytes, shorter than the 64-byte header", size);
+  const om_header *h = (const om_header *)base;
+  if (memcmp(h->magic, OM_MAGIC, sizeof h->magic) != 0)
+    return rt_error(OMRT_ERR_FORMAT, "om header: bad magic (not an om package)");
+  if (h->major != OM_VERSION_MAJOR)
+    return rt_error(OMRT_ERR_VERSION, "om version %u.%u is not supported by this runtime (reads %d.x)",
+                    h->major, h->minor, OM_VERSION_MAJOR);
+  if (h->npartitions < 1 || h->npartitions > MAX_PARTITIONS)
+    return rt_error(OMRT_ERR_FORMAT, "om header: npartitions %u outside 1..%d", h->npartitions,
+                    MAX_PARTITIONS);
+  uint64_t want = sizeof(om_header) + (uint64_t)h->npartitions * sizeof(om_partition);
+  if (h->header_len != want)
+    return rt_error(OMRT_ERR_FORMAT, "om header: header_len %u != 64 + %u partitions x 32", h->header_len,
+                    h->npartitions);
+  if (h->header_len > size)
+    return rt_error(OMRT_ERR_FORMAT, "om header: header_len %u exceeds the file size %zu", h->header_len,
+                    size);
+  if (h->file_len != size)
+    return rt_error(OMRT_ERR_FORMAT, "om header: file_len %llu != actual size %zu (truncated or padded?)",
+                    (unsigned long long)h->file_len, size);
+  uint32_t zero = 0, crc = crc32c(0, base, offsetof(om_header, header_crc));
+  crc = crc32c(crc, &zero, sizeof zero);
+  crc = crc32c(crc, base + offsetof(om_header, header_crc) + 4,
+               h->header_len - offsetof(om_header, header_crc) - 4);
+  if (crc != h->header_crc)
+    return rt_error(OMRT_ERR_CHECKSUM, "om header: header CRC32C 0x%08x != stored 0x%08x", crc,
+                    h->header_crc);
+  return OMRT_OK;
+}
+
+static omrt_status check_partitions(const uint8_t *base, size_t size, part_ref refs[OM_PART_STRINGS + 1]) {
+  const om_header *h = (const om_header *)base;
+  const om_partition *pt = (const om_partition *)(base + sizeof(om_header));
+  for (uint32_t i = 0; i < h->npartitions; i++) {
+    const om_partition *p = &pt[i];
+    if (p->type < OM_PART_MODEL || p->type > OM_PART_STRINGS)
+      return rt_error(OMRT_ERR_FORMAT, "om partition table entry %u: unknown partition type %u", i, p->type);
+    const char *name = part_name(p->type);
+    if (refs[p->type].present)
+      return rt_error(OMRT_ERR_FORMAT, "om partition table entry %u: duplicate %s partition", i, name);
+    uint64_t end;
+    if (p->offset % OM_ALIGN != 0)
+      return rt_error(OMRT_ERR_FORMAT, "om partition %s (offset %llu): offset not a multiple of %d", name,
+                      (unsigned long long)p->offset, OM_ALIGN);
+    if (p->offset < h->header_len || add_u64(p->offset, p->size, &end) || end > size)
+      return rt_error(OMRT_ERR_FORMAT,
+                      "om partition %s (offset %llu): %llu bytes outside the file (header %u, file %zu bytes)",
+                      name, (unsigned long long)p->offset, (unsigned long long)p->size, h->header_len, size);
+    uint32_t crc = crc32c(0, base + p->offset, (size_t)p->size);
+    if (crc != p->crc32c)
+      return rt_error(OMRT_ERR_CHECKSUM, "om partition %s (offset %llu): CRC32C 0x%08x != stored 0x%08x", name,
+                      (unsigned long long)p->offset, crc, p->crc32c);
+    refs[p->type] = (part_ref){1, p->offset, p->size};
+  }
+  for (uint32_t t = OM_PART_MODEL; t <= OM_PART_STRINGS; t++)
+    if (!refs[t].present) return rt_error(OMRT_ERR_FORMAT, "om package: required partition %s missing", part_name(t));
+  return OMRT_OK;
+}
+
+static omrt_status check_strings(const omrt_model *m, const part_ref *p) {
+  if (p->size == 0 || m->strings[0] != '\0' || m->strings[p->size - 1] != '\0')
+    return rt_error(OMRT_ERR_FORMAT,
+                    "om partition STRINGS (offset %llu): must be non-empty and start and end with NUL",
+                    (unsigned long long)p->offset);
+  return OMRT_OK;
+}
+
+/* Checks a string field; where/what describe it for the message. */
+static omrt_status check_str(const omrt_model *m, uint32_t off, const char *where, const char *what) {
+  if (off >= m->strings_bytes)
+    return rt_error(OMRT_ERR_FORMAT, "%s: %s string offset %u outside the string table (%llu bytes)", where,
+                    what, off, (unsigned long long)m->strings_bytes);
+  return OMRT_OK;
+}
+
+static omrt_status check_model_def(const omrt_model *m, const part_ref *p) {
+  char where[64];
+  snprintf(where, sizeof where, "om partition MODEL (offset %llu)", (unsigned long long)p->offset);
+  if (p->size < sizeof(om_model_def))
+    return rt_error(OMRT_ERR_FORMAT, "%s: %llu bytes, shorter than the 96-byte model definition", where,
+                    (unsigned long long)p->size);
+  const om_model_def *d = m->def;
+  uint64_t want = sizeof(om_model_def) + 4 * ((uint64_t)d->ninputs + d->noutputs);
+  if (p->size != want)
+    return rt_error(OMRT_ERR_FORMAT, "%s: %llu bytes != 96 + 4 x (%u inputs + %u outputs)", where,
+                    (unsigned long long)p->size, d->ninputs, d->noutputs);
+  omrt_status s;
+  if ((s = check_str(m, d->name, where, "name")) || (s = check_str(m, d->soc, where, "soc")) ||
+      (s = check_str(m, d->atc_version, where, "atc_version")) || (s = check_str(m, d->cmdline, where, "cmdline")))
+    return s;
+  if (d->noutputs == 0) return rt_error(OMRT_ERR_FORMAT, "%s: the model has no outputs", where);
+  if (d->ninputs > INT_MAX || d->noutputs > INT_MAX)
+    return rt_error(OMRT_ERR_FORMAT, "%s: too many inputs or outputs", where);
+  if (d->precision > OM_PRECISION_ALLOW_MIX_PRECISION)
+    return rt_error(OMRT_ERR_FORMAT, "%s: unknown precision mode %u", where, d->precision);
+  if (d->ai_cores < 1 || d->ai_cores > MAX_AI_CORES)
+    return rt_error(OMRT_ERR_FORMAT, "%s: ai_cores %u outside 1..%d", where, d->ai_cores, MAX_AI_CORES);
+  if (d->workspace_bytes > MAX_WORKSPACE_BYTES || d->workspace_bytes > SIZE_MAX)
+    return rt_error(OMRT_ERR_FORMAT, "%s: workspace_bytes %llu exceeds 2^40", where,
+                    (unsigned long long)d->workspace_bytes);
+  const struct { const char *name; uint32_t bytes; } bufs[] = {
+      {"l1_bytes", d->l1_bytes}, {"l0a_bytes", d->l0a_bytes}, {"l0b_bytes", d->l0b_bytes},
+      {"l0c_bytes", d->l0c_bytes}, {"ub_bytes", d->ub_bytes},
+  };
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+    if (bufs[i].bytes == 0 || bufs[i].bytes > MAX_BUFFER_BYTES)
+      return rt_error(OMRT_ERR_FORMAT, "%s: %s %u outside 1..64 MiB", where, bufs[i].name, bufs[i].bytes);
+  return OMRT_OK;
+}
+
+/* "1 x 3 x 224 x 224" (or "scalar") into buf. */
+static const char *dims_str(const om_tensor *t, char *buf, size_t n) {
+  size_t len = 0;
+  buf[0] = '\0';
+  if (t->rank == 0) snprintf(buf, n, "scalar");
+  for (uint32_t i = 0; i < t->rank && len < n; i++)
+    len += (size_t)snprintf(buf + len, n - len, "%s%lld", i ? " x " : "", (long long)t->dims[i]);
+  return buf;
+}
+
+static omrt_status check_tensor(const omrt_model *m, const part_ref *p, uint32_t i) {
+  const om_tensor *t = &m->tensors[i];
+  const om_model_def *d = m->def;
+  char where[160], dims[160];
+  snprintf(where, sizeof where, "om partition TENSORS (offset %llu): tensor %u", (unsigned long long)p->offset, i);
+  omrt_status s = check_str(m, t->name, where, "name");
+  if (s) return s;
+  snprintf(where, sizeof where, "om partition TENSORS (offset %llu): tensor %u '%s'",
+           (unsigned long long)p->offset, i, rt_string(m, t->name));
+  size_t esize = dtype_size((int)t->dtype);
+  if (esize == 0) return rt_error(OMRT_ERR_UNSUPPORTED, "%s: unknown dtype %u", where, t->dtype);
+  if (!layout_name((int)t->layout)) return rt_error(OMRT_ERR_UNSUPPORTED, "%s: unknown layout %u", where, t->layout);
+  if (t->rank > MAX_RANK) return rt_error(OMRT_ERR_FORMAT, "%s: rank %u exceeds %d", where, t->rank, MAX_RANK);
+  if (t->layout != LAYOUT_ND && t->rank != 4)
+    return rt_error(OMRT_ERR_FORMAT, "%s: layout %s needs rank 4, has %u", where, layout_name((int)t->layout),
+                    t->rank);
+  for (uint32_t k = 0; k < t->rank; k++)
+    if (t->dims[k] < 0) return rt_error(OMRT_ERR_FORMAT, "%s: dim %u is negative (%lld)", where, k, (long long)t->dims[k]);
+  uint64_t elems, bytes;
+  if (layout_elements((int)t->layout, (int)t->rank, t->dims, &elems) || mul_u64(elems, esize, &bytes))
+    return rt_error(OMRT_ERR_FORMAT, "%s: dims %s overflow the size arithmetic", where, dims_str(t, dims, sizeof dims));
+  if (t->bytes != bytes) {
+    if (t->layout == LAYOUT_ND)
+      return rt_error(OMRT_ERR_FORMAT, "%s: bytes %llu != %s elements x %zu", where, (unsigned long long)t->bytes,
+                      dims_str(t, dims, sizeof dims), esize);
+    return rt_error(OMRT_ERR_FORMAT, "%s: bytes %llu != %s [%s] = %llu elements x %zu", where,
+                    (unsigned long long)t->bytes, layout_name((int)t->layout), dims_str(t, dims, sizeof dims),
+                    (unsigned long long)elems, esize);
+  }
+  uint64_t end;
+  if (add_u64(t->offset, t->bytes, &end)) end = UINT64_MAX;
+  switch (t->region) {
+  case OM_REGION_WEIGHTS:
+    if (t->offset % OM_ALIGN != 0)
+      return rt_error(OMRT_ERR_FORMAT, "%s: WEIGHTS offset %llu not a multiple of %d", where,
+                      (unsigned long long)t->offset, OM_ALIGN);
+    if (end > m->weights_bytes)
+      return rt_error(OMRT_ERR_FORMAT, "%s: WEIGHTS offset %llu + %llu bytes exceeds the WEIGHTS partition (%llu bytes)",
+                      where, (unsigned long long)t->offset, (unsigned long long)t->bytes,
+                      (unsigned long long)m->weights_bytes);
+    break;
+  case OM_REGION_WORKSPACE:
+    if (t->offset % esize != 0)
+      return rt_error(OMRT_ERR_FORMAT, "%s: WORKSPACE offset %llu not a multiple of the element size %zu", where,
+                      (unsigned long long)t->offset, esize);
+    if (end > d->workspace_bytes)
+      return rt_error(OMRT_ERR_FORMAT, "%s: WORKSPACE offset %llu + %llu bytes exceeds workspace_bytes %llu", where,
+                      (unsigned long long)t->offset, (unsigned long long)t->bytes,
+                      (unsigned long long)d->workspace_bytes);
+    break;
+  case OM_REGION_INPUT:
+  case OM_REGION_OUTPUT: {
+    uint32_t n = t->region == OM_REGION_INPUT ? d->ninputs : d->noutputs;
+    if (t->index >= n)
+      return rt_error(OMRT_ERR_FORMAT, "%s: %s index %u but the model has %u", where, region_name(t->region),
+                      t->index, n);
+    if (t->offset != 0)
+      return rt_error(OMRT_ERR_FORMAT, "%s: %s offset %llu must be 0", where, region_name(t->region),
+                      (unsigned long long)t->offset);
+    break;
+  }
+  default:
+    return rt_error(OMRT_ERR_FORMAT, "%s: unknown region %u", where, t->region);
+  }
+  return OMRT_OK;
+}
+
+/* Builds the descriptor of model input/output `k` from io[] and checks that
+ * its tensor is the caller's buffer number k, in plain C order. */
+static omrt_status build_io(omrt_model *m, uint32_t k, int is_input) {
+  const om_model_def *d = m->def;
+  uint32_t slot = is_input ? k : d->ninputs + k;
+  const char *what = is_input ? "input" : "output";
+  uint32_t ti = m->io[slot];
+  if (ti >= d->ntensors)
+    return rt_error(OMRT_ERR_FORMAT, "om partition MODEL: %s %u: tensor index %u outside 0..%u", what, k, ti,
+                    d->ntensors ? d->ntensors - 1 : 0);
+  const om_tensor *t = &m->tensors[ti];
+  uint32_t region = is_input ? OM_REGION_INPUT : OM_REGION_OUTPUT;
+  if (t->region != region || t->index != k)
+    return rt_error(OMRT_ERR_FORMAT, "om partition MODEL: %s %u: tensor %u '%s' is region %s index %u, not %s index %u",
+                    what, k, ti, rt_string(m, t->name), region_name(t->region), t->index, region_name(region), k);
+  if (t->layout != LAYOUT_ND)
+    return rt_error(OMRT_ERR_FORMAT, "om partition MODEL: %s %u: tensor %u '%s' has layout %s; model I/O must be ND",
+                    what, k, ti, rt_string(m, t->name), layout_name((int)t->layout));
+  if (t->bytes > SIZE_MAX)
+    return rt_error(OMRT_ERR_FORMAT, "om partition MODEL: %s %u: %llu bytes too large for this host", what, k,
+                    (unsigned long long)t->bytes);
+  omrt_tensor_desc *desc = is_input ? &m->inputs[k] : &m->outputs[k];
+  desc->name = rt_string(m, t->name);
+  desc->dtype = (int)t->dtype;
+  desc->rank = (int)t->rank;
+  for (uint32_t j = 0; j < t->rank; j++) desc->dims[j] = t->dims[j];
+  desc->bytes = (size_t)t->bytes;
+  return OMRT_OK;
+}
+
+/* Every tensor in an I/O region must fit in that I/O buffer. */
+static omrt_status check_io_views(const omrt_model *m, const part_ref *p) {
+  for (uint32_t i = 0; i < m->def->ntensors; i++) {
+    const om_tensor *t = &m->tensors[i];
+    const omrt_tensor_desc *io = t->region == OM_REGION_INPUT ? &m->inputs[t->index]
+                                 : t->region == OM_REGION_OUTPUT ? &m->outputs[t->index] : NULL;
+    if (io && t->bytes > io->bytes)
+      return rt_error(OMRT_ERR_FORMAT, "om partition TENSORS (offset %llu): tensor %u '%s': %llu bytes exceed %s %u (%zu bytes)",
+                      (unsigned long long)p->offset, i, rt_string(m, t->name), (unsigned long long)t->bytes,
+                      region_name(t->region), t->index, io->bytes);
+  }
+  return OMRT_OK;
+}
+
+static omrt_status check_task(const omrt_model *m, const part_ref *p, uint32_t i) {
+  const om_task *t = &m->tasks[i];
+  char where[160];
+  snprintf(where, sizeof where, "om partition TASKS (offset %llu): task %u", (unsigned long long)p->offset, i);
+  omrt_status s = check_str(m, t->name, where, "name");
+  if (s) return s;
+  snprintf(where, sizeof where, "om partition TASKS (offset %llu): task %u '%s'", (unsigned long long)p->offset, i,
+           rt_string(m, t->name));
+  if (t->kind >= rt_kernel_count || !rt_kernels[t->kind].run || !rt_kernels[t->kind].check)
+    return rt_error(OMRT_ERR_UNSUPPORTED, "%s: task kind %u is not supported by this runtime", where, t->kind);
+  if (t->block_dim < 1 || t->block_dim > MAX_BLOCK_DIM)
+    return rt_error(OMRT_ERR_FORMAT, "%s (%s): block_dim %u outside 1..%d", where, rt_kernels[t->kind].name,
+                    t->block_dim, MAX_BLOCK_DIM);
+  if (t->ntensors > OM_TASK_MAX_TENSORS)
+    return rt_error(OMRT_ERR_FORMAT, "%s (%s): ntensors %u exceeds %d", where, rt_kernels[t->kind].name, t->ntensors,
+                    OM_TASK_MAX_TENSORS);
+  for (uint32_t k = 0; k < t->ntensors; k++)
+    if (t->tensors[k] != OM_NONE && t->tensors[k] >= m->def->ntensors)
+      return rt_error(OMRT_ERR_FORMAT, "%s (%s): tensors[%u] = %u outside the tensor table (%u tensors)", where,
+                      rt_kernels[t->kind].name, k, t->tensors[k], m->def->ntensors);
+  s = rt_kernels[t->kind].check(m, i, t);
+  if (s != OMRT_OK) { /* the kernel's message names the task; add the partition */
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", omrt_last_error());
+    return rt_error(s, "om partition TASKS (offset %llu): %s", (unsigned long long)p->offset, msg);
+  }
+  return OMRT_OK;
+}
+
+static omrt_status pick_threads(const omrt_load_options *opts, uint32_t ai_cores, uint32_t *out) {
+  if (opts && opts->threads) {
+    if (opts->threads > MAX_THREADS)
+      return rt_error(OMRT_ERR_ARG, "load options: threads %u outside 1..%d", opts->threads, MAX_THREADS);
+    *out = opts->threads;
+    return OMRT_OK;
+  }
+  const char *env = getenv("OMRT_THREADS");
+  if (env && *env) {
+    char *end;
+    errno = 0;
+    long v = strtol(env, &end, 10);
+    if (errno || *end || v < 1 || v > MAX_THREADS)
+      return rt_error(OMRT_ERR_ARG, "OMRT_THREADS='%s': expected an integer 1..%d", env, MAX_THREADS);
+    *out = (uint32_t)v;
+    return OMRT_OK;
+  }
+  long host = sysconf(_SC_NPROCESSORS_ONLN);
+  *out = host >= 1 && (unsigned long)host < ai_cores ? (uint32_t)host : ai_cores;
+  return OMRT_OK;
+}
+
+/* Verifies the package at base[0, size) and fills m (base/size/mapped set by
+ * the caller). On failure the caller frees m. */
+static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
+  const uint8_t *base = m->base;
+  part_ref refs[OM_PART_STRINGS + 1] = {{0}};
+  omrt_status s;
+  if ((s = check_header(base, m->size)) || (s = check_partitions(base, m->size, refs))) return s;
+  m->header = (const om_header *)base;
+
+  const part_ref *ps = &refs[OM_PART_STRINGS];
+  m->strings = (const char *)base + ps->offset;
+  m->strings_bytes = ps->size;
+  if ((s = check_strings(m, ps))) return s;
+
+  m->weights = base + refs[OM_PART_WEIGHTS].offset;
+  m->weights_bytes = refs[OM_PART_WEIGHTS].size;
+
+  const part_ref *pm = &refs[OM_PART_MODEL];
+  m->def = (const om_model_def *)(base + pm->offset);
+  if ((s = check_model_def(m, pm))) return s;
+  const om_model_def *d = m->def;
+  m->io = (const uint32_t *)(base + pm->offset + sizeof(om_model_def));
+
+  const part_ref *pt = &refs[OM_PART_TENSORS];
+  uint64_t want;
+  if (mul_u64(d->ntensors, sizeof(om_tensor), &want) || pt->size != want)
+    return rt_error(OMRT_ERR_FORMAT, "om partition TENSORS (offset %llu): %llu bytes != %u tensors x 104",
+                    (unsigned long long)pt->offset, (unsigned long long)pt->size, d->ntensors);
+  m->tensors = (const om_tensor *)(base + pt->offset);
+  for (uint32_t i = 0; i < d->ntensors; i++)
+    if ((s = check_tensor(m, pt, i))) return s;
+
+  m->inputs = calloc(d->ninputs ? d->ninputs : 1, sizeof *m->inputs);
+  m->outputs = calloc(d->noutputs, sizeof *m->outputs);
+  if (!m->inputs || !m->outputs) return rt_error(OMRT_ERR_NOMEM, "om load: out of memory for I/O descriptors");
+  for (uint32_t k = 0; k < d->ninputs; k++)
+    if ((s = build_io(m, k, 1))) return s;
+  for (uint32_t k = 0; k < d->noutputs; k++)
+    if ((s = build_io(m, k, 0))) return s;
+  if ((s = check_io_views(m, pt))) return s;
+
+  const part_ref *pk = &refs[OM_PART_TASKS];
+  if (mul_u64(d->ntasks, sizeof(om_task), &want) || pk->size != want)
+    return rt_error(OMRT_ERR_FORMAT, "om partition TASKS (offset %llu): %llu bytes != %u tasks x 144",
+                    (unsigned long long)pk->offset, (unsigned long long)pk->size, d->ntasks);
+  m->tasks = (const om_task *)(base + pk->offset);
+  for (uint32_t i = 0; i < d->ntasks; i++)
+    if ((s = check_task(m, pk, i))) return s;
+
+  return pick_threads(opts, d->ai_cores, &m->threads);
+}
+
+void omrt_model_free(omrt_model *model) {
+  if (!model) return;
+  free(model->inputs);
+  free(model->outputs);
+  if (model->mapped) munmap((void *)model->base, model->size);
+  free(model);
+}
+
+/* Takes ownership of the mapping (if mapped) whatever the outcome. */
+static omrt_status load(const void *data, size_t size, int mapped, const omrt_load_options *opts,
+                        omrt_model **model_out) {
+  omrt_model *m = calloc(1, sizeof *m);
+  if (!m) {
+    if (mapped) munmap((void *)data, size);
+    return rt_error(OMRT_ERR_NOMEM, "om load: out of memory");
+  }
+  m->base = data;
+  m->size = size;
+  m->mapped = mapped;
+  omrt_status s = verify(m, opts);
+  if (s != OMRT_OK) {
+    omrt_model_free(m);
+    return s;
+  }
+  *model_out = m;
+  return OMRT_OK;
+}
+
+omrt_status omrt_model_load_memory(const void *data, size_t size, const omrt_load_options *opts,
+                                   omrt_model **model_out) {
+  if (!model_out) return rt_error(OMRT_ERR_ARG, "omrt_model_load_memory: model_out is NULL");
+  *model_out = NULL;
+  if (!data) return rt_error(OMRT_ERR_ARG, "omrt_model_load_memory: data is NULL");
+  if ((uintptr_t)data % OM_ALIGN != 0)
+    return rt_error(OMRT_ERR_ARG, "omrt_model_load_memory: data %p is not %d-byte aligned", data, OM_ALIGN);
+  return load(data, size, 0, opts, model_out);
+}
+
+/* Re-records the current error with "path: " in front. */
+static omrt_status prefix_path(omrt_status s, const char *path) {
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s", omrt_last_error());
+  return rt_error(s, "%s: %s", path, msg);
+}
+
+omrt_status omrt_model_load_file(const char *path, const omrt_load_options *opts, omrt_model **model_out) {
+  if (!model_out) return rt_error(OMRT_ERR_ARG, "omrt_model_load_file: model_out is NULL");
+  *model_out = NULL;
+  if (!path) return rt_error(OMRT_ERR_ARG, "omrt_model_load_file: path is NULL");
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return rt_error(OMRT_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
+    close(fd);
+    return rt_error(OMRT_ERR_IO, "%s: cannot stat: %s", path, strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return rt_error(OMRT_ERR_IO, "%s: not a regular file", path);
+  }
+  if (st.st_size == 0) {
+    close(fd);
+    return rt_error(OMRT_ERR_FORMAT, "%s: empty file (not an om package)", path);
+  }
+  if ((uint64_t)st.st_size > SIZE_MAX) {
+    close(fd);
+    return rt_error(OMRT_ERR_IO, "%s: %lld bytes do not fit in memory", path, (long long)st.st_size);
+  }
+  size_t size = (size_t)st.st_size;
+  void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED) {
+    int err = errno;
+    close(fd);
+    return rt_error(OMRT_ERR_IO, "%s: cannot map %zu bytes: %s", path, size, strerror(err));
+  }
+  /* A file that shrank between fstat and mmap would fault on access. */
+  struct stat st2;
+  int changed = fstat(fd, &st2) != 0 || st2.st_size != st.st_size;
+  close(fd);
+  if (changed) {
+    munmap(p, size);
+    return rt_error(OMRT_ERR_IO, "%s: file changed size while being loaded", path);
+  }
+  omrt_status s = load(p, size, 1, opts, model_out);
+  return s == OMRT_OK ? s : prefix_path(s, path);
+}
+
+int omrt_model_num_inputs(const omrt_model *model) { return model ? (int)model->def->ninputs : 0; }
+int omrt_model_num_outputs(const omrt_model *model) { return model ? (int)model->def->noutputs : 0; }
+
+omrt_status omrt_model_input(const omrt_model *model, int index, omrt_tensor_desc *desc_out) {
+  if (!model || !desc_out) return rt_error(OMRT_ERR_ARG, "omrt_model_input: NULL argument");
+  if (index < 0 || (uint32_t)index >= model->def->ninputs)
+    return rt_error(OMRT_ERR_ARG, "omrt_model_input: index %d outside 0..%d", index, (int)model->def->ninputs - 1);
+  *desc_out = model->inputs[index];
+  return OMRT_OK;
+}
+
+omrt_status omrt_model_output(const omrt_model *model, int index, omrt_tensor_desc *desc_out) {
+  if (!model || !desc_out) return rt_error(OMRT_ERR_ARG, "omrt_model_output: NULL argument");
+  if (index < 0 || (uint32_t)index >= model->def->noutputs)
+    return rt_error(OMRT_ERR_ARG, "omrt_model_output: index %d outside 0..%d", index, (int)model->def->noutputs - 1);
+  *desc_out = model->outputs[index];
+  return OMRT_OK;
+}
+
+const char *omrt_model_name(const omrt_model *model) { return model ? rt_string(model, model->def->name) : ""; }
+const char *omrt_model_soc(const omrt_model *model) { return model ? rt_string(model, model->def->soc) : ""; }
+size_t omrt_model_workspace_bytes(const omrt_model *model) {
+  return model ? (size_t)model->def->workspace_bytes : 0;
+}

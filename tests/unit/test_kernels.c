@@ -1,0 +1,863 @@
+/* test_kernels.c - the runtime's kernels against plain NCHW references.
+ *
+ * Each case builds om_tensor descriptors and a task by hand inside a fake
+ * omrt_model (no om file), runs the kind's check function (which must accept
+ * it), then runs every block through rt_kernels[kind].run and compares with a
+ * straightforward f32/f64 reference written here. f16 cases round inputs and
+ * weights to fp16 before computing the reference, so the only differences
+ * left are the output rounding and summation order. NC1HWC0 outputs must
+ * keep their padding lanes at zero (outputs start filled with garbage).
+ * Then: malformed tasks are rejected with OMRT_ERR_FORMAT and a message, the
+ * branch-free fp16 conversions agree with common/fp16.h bit for bit, and a
+ * small network built with om_writer runs through the public API with 1 and
+ * 2 threads and gives identical bytes.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/om_write.h"
+#include "common/fp16.h"
+#include "omrt.h"
+#include "runtime/kernels.h"
+#include "support.h"
+
+/* --- helpers */
+
+static uint32_t rng_state = 12345;
+static float frand(void) { /* [-1, 1) */
+  rng_state = rng_state * 1664525u + 1013904223u;
+  return (float)(rng_state >> 8) / (float)(1u << 23) - 1.0f;
+}
+
+static float round_dt(float v, int dt) { return dt == DT_FLOAT16 ? half_to_float(float_to_half(v)) : v; }
+
+static float *gen(size_t n, int dt, float scale) {
+  float *v = malloc((n ? n : 1) * sizeof *v);
+  for (size_t i = 0; i < n; i++) v[i] = round_dt(frand() * scale, dt);
+  return v;
+}
+
+/* max |got - ref| / max(1, max |ref|) <= tol */
+static void compare(const char *what, const float *got, const float *ref, size_t n, double tol) {
+  double maxref = 1.0, maxerr = 0.0;
+  size_t worst = 0;
+  for (size_t i = 0; i < n; i++) maxref = fmax(maxref, fabs(ref[i]));
+  for (size_t i = 0; i < n; i++) {
+    double e = fabs((double)got[i] - ref[i]);
+    if (!(e <= maxerr)) maxerr = e, worst = i;
+  }
+  int ok = maxerr / maxref <= tol;
+  test_check(ok, __FILE__, __LINE__, what);
+  if (!ok)
+    test_note("  %s: error %g at %zu (got %g, want %g), tolerance %g", what, maxerr / maxref, worst,
+              got[worst], ref[worst], tol);
+}
+
+/* A task with its tensors inside a fake model, tensor i in slot i. */
+typedef struct kcase {
+  om_model_def def;
+  om_tensor t[OM_TASK_MAX_TENSORS];
+  void *data[OM_TASK_MAX_TENSORS];
+  om_task task;
+  omrt_model m;
+} kcase;
+
+static const char strings[] = "\0test_task\0t";
+
+static void kc_init(kcase *c, int kind, uint32_t block_dim) {
+  memset(c, 0, sizeof *c);
+  c->def = (om_model_def){.l1_bytes = 1 << 20, .l0a_bytes = 64 << 10, .l0b_bytes = 64 << 10,
+                          .l0c_bytes = 256 << 10, .ub_bytes = 256 << 10, .ntasks = 1};
+  c->task = (om_task){.kind = (uint32_t)kind, .name = 1, .block_dim = block_dim};
+  for (int i = 0; i < OM_TASK_MAX_TENSORS; i++) c->task.tensors[i] = OM_NONE;
+  c->m.def = &c->def;
+  c->m.tensors = c->t;
+  c->m.tasks = &c->task;
+  c->m.strings = strings;
+  c->m.strings_bytes = sizeof strings;
+}
+
+/* Adds a tensor (data filled with 0x7f bytes: garbage the kernel must overwrite). */
+static int kc_add(kcase *c, int dt, int layout, int rank, const int64_t *dims) {
+  int s = (int)c->task.ntensors++;
+  om_tensor *t = &c->t[s];
+  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt,
+                   .layout = (uint32_t)layout, .rank = (uint32_t)rank};
+  memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
+  uint64_t n = 0;
+  layout_elements(layout, rank, dims, &n);
+  t->bytes = n * dtype_size(dt);
+  c->data[s] = aligned_alloc(64, (size_t)((t->bytes + 63) / 64 * 64 + 64));
+  memset(c->data[s], 0x7f, (size_t)t->bytes);
+  c->task.tensors[s] = (uint32_t)s;
+  return s;
+}
+
+static void kc_none(kcase *c) { c->task.tensors[c->task.ntensors++] = OM_NONE; }
+
+static void kc_free(kcase *c) {
+  for (int i = 0; i < OM_TASK_MAX_TENSORS; i++) free(c->data[i]);
+}
+
+static rt_core *test_core(void) {
+  static rt_core core;
+  if (!core.l0a) {
+    core.l1_bytes = 1 << 20, core.l0a_bytes = 128 << 10, core.l0b_bytes = 128 << 10;
+    core.l0c_bytes = 256 << 10, core.ub_bytes = 256 << 10;
+    core.l1 = aligned_alloc(64, core.l1_bytes), core.l0a = aligned_alloc(64, core.l0a_bytes);
+    core.l0b = aligned_alloc(64, core.l0b_bytes), core.l0c = aligned_alloc(64, core.l0c_bytes);
+    core.ub = aligned_alloc(64, core.ub_bytes);
+  }
+  return &core;
+}
+
+static omrt_status kc_check(kcase *c) { return rt_kernels[c->task.kind].check(&c->m, 0, &c->task); }
+
+/* Checks (must pass) and runs every block, in reverse order. */
+static void kc_run(kcase *c) {
+  omrt_status s = kc_check(c);
+  CHECK_EQ_INT(s, OMRT_OK);
+  if (s != OMRT_OK) {
+    test_note("  %s", omrt_last_error());
+    return;
+  }
+  rt_args a;
+  memset(&a, 0, sizeof a);
+  for (uint32_t i = 0; i < c->task.ntensors; i++)
+    if (c->task.tensors[i] != OM_NONE) a.data[i] = c->data[i], a.desc[i] = &c->t[i];
+  for (uint32_t b = c->task.block_dim; b-- > 0;)
+    rt_kernels[c->task.kind].run(&c->task, &a, b, test_core());
+}
+
+static void put_nd(kcase *c, int s, const float *v) {
+  for (size_t i = 0; i < (size_t)(c->t[s].bytes / dtype_size((int)c->t[s].dtype)); i++)
+    rt_put(c->data[s], (int)c->t[s].dtype, i, v[i]);
+}
+
+static void get_nd(const kcase *c, int s, float *v) {
+  for (size_t i = 0; i < (size_t)(c->t[s].bytes / dtype_size((int)c->t[s].dtype)); i++)
+    v[i] = rt_get(c->data[s], (int)c->t[s].dtype, i);
+}
+
+static size_t nc1hwc0_at(const int64_t *d, int64_t n, int64_t ch, int64_t h, int64_t w) {
+  int64_t c1 = (d[1] + 15) / 16;
+  return (size_t)((((n * c1 + ch / 16) * d[2] + h) * d[3] + w) * 16 + ch % 16);
+}
+
+/* NCHW values -> NC1HWC0 tensor (padding 0). */
+static void put_5d(kcase *c, int s, const float *v) {
+  const int64_t *d = c->t[s].dims;
+  memset(c->data[s], 0, (size_t)c->t[s].bytes);
+  size_t i = 0;
+  for (int64_t n = 0; n < d[0]; n++)
+    for (int64_t ch = 0; ch < d[1]; ch++)
+      for (int64_t h = 0; h < d[2]; h++)
+        for (int64_t w = 0; w < d[3]; w++)
+          rt_put(c->data[s], (int)c->t[s].dtype, nc1hwc0_at(d, n, ch, h, w), v[i++]);
+}
+
+/* NC1HWC0 tensor -> NCHW values; checks the padding lanes are zero. */
+static void get_5d(const kcase *c, int s, float *v) {
+  const int64_t *d = c->t[s].dims;
+  size_t badpad = 0;
+  for (int64_t n = 0; n < d[0]; n++)
+    for (int64_t ch = 0; ch < (d[1] + 15) / 16 * 16; ch++)
+      for (int64_t h = 0; h < d[2]; h++)
+        for (int64_t w = 0; w < d[3]; w++) {
+          float x = rt_get(c->data[s], (int)c->t[s].dtype, nc1hwc0_at(d, n, ch, h, w));
+          if (ch < d[1])
+            v[(size_t)(((n * d[1] + ch) * d[2] + h) * d[3] + w)] = x;
+          else
+            badpad += x != 0.0f || signbit(x);
+        }
+  CHECK_EQ_INT(badpad, 0);
+}
+
+/* [Cout, Cin, KH, KW] values -> FRACTAL_Z (types.h's index formula). */
+static void put_fz(kcase *c, int s, const float *v) {
+  const int64_t *d = c->t[s].dims;
+  int64_t n1 = (d[0] + 15) / 16;
+  memset(c->data[s], 0, (size_t)c->t[s].bytes);
+  size_t i = 0;
+  for (int64_t co = 0; co < d[0]; co++)
+    for (int64_t ci = 0; ci < d[1]; ci++)
+      for (int64_t kh = 0; kh < d[2]; kh++)
+        for (int64_t kw = 0; kw < d[3]; kw++) {
+          size_t at = (size_t)((((((ci / 16) * d[2] + kh) * d[3] + kw) * n1 + co / 16) * 16 + co % 16) * 16 + ci % 16);
+          rt_put(c->data[s], (int)c->t[s].dtype, at, v[i++]);
+        }
+}
+
+static size_t count4(const int64_t *d) { return (size_t)(d[0] * d[1] * d[2] * d[3]); }
+
+static float act_ref(float v, int act, float lo, float hi) {
+  if (act == OM_ACT_RELU) return v > 0 ? v : 0;
+  if (act == OM_ACT_CLIP) return v < lo ? lo : v > hi ? hi : v;
+  return v;
+}
+
+static int32_t fbits(float f) {
+  int32_t b;
+  memcpy(&b, &f, 4);
+  return b;
+}
+
+/* --- CONV2D / DWCONV */
+
+typedef struct conv_case {
+  int64_t n, c, h, w, cout;
+  int kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
+  int tm, tn, tk, bd;
+  int xdt, ydt, bias, res, rdt, act;
+  float lo, hi;
+} conv_case;
+
+static int64_t out_dim(int64_t in, int pa, int pb, int k, int d, int s) {
+  return (in + pa + pb - d * (k - 1) - 1) / s + 1;
+}
+
+/* y = act(conv(x, w) + bias + res), NCHW, f64 accumulation. dw: depthwise. */
+static void conv_ref(const conv_case *k, int dw, const float *x, const float *w, const float *bias,
+                     const float *res, int64_t ho, int64_t wo, float *y) {
+  int64_t cin = dw ? 1 : k->c;
+  for (int64_t n = 0; n < k->n; n++)
+    for (int64_t co = 0; co < k->cout; co++)
+      for (int64_t oh = 0; oh < ho; oh++)
+        for (int64_t ow = 0; ow < wo; ow++) {
+          double acc = bias ? bias[co] : 0.0;
+          for (int64_t ci = 0; ci < cin; ci++)
+            for (int i = 0; i < k->kh; i++)
+              for (int j = 0; j < k->kw; j++) {
+                int64_t ih = oh * k->sh - k->pt + i * k->dh, iw = ow * k->sw - k->pl + j * k->dw;
+                if (ih < 0 || ih >= k->h || iw < 0 || iw >= k->w) continue;
+                int64_t xc = dw ? co : ci;
+                acc += (double)x[((n * k->c + xc) * k->h + ih) * k->w + iw] *
+                       w[((co * cin + ci) * k->kh + i) * k->kw + j];
+              }
+          size_t at = (size_t)(((n * k->cout + co) * ho + oh) * wo + ow);
+          if (res) acc += res[at];
+          y[at] = act_ref((float)acc, k->act, k->lo, k->hi);
+        }
+}
+
+static void run_conv_case(const conv_case *k, int dw) {
+  kcase c;
+  kc_init(&c, dw ? OM_TASK_DWCONV : OM_TASK_CONV2D, (uint32_t)k->bd);
+  int64_t ho = out_dim(k->h, k->pt, k->pb, k->kh, k->dh, k->sh);
+  int64_t wo = out_dim(k->w, k->pl, k->pr, k->kw, k->dw, k->sw);
+  int64_t xd[4] = {k->n, k->c, k->h, k->w}, yd[4] = {k->n, k->cout, ho, wo};
+  int64_t wd[4] = {k->cout, k->c, k->kh, k->kw}, wdd[4] = {1, k->c, k->kh, k->kw}, bd[1] = {k->cout};
+  int xs = kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, xd);
+  int ws = dw ? kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, wdd) : kc_add(&c, k->xdt, LAYOUT_FRACTAL_Z, 4, wd);
+  int bs = -1, rs = -1;
+  if (k->bias) bs = kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd); else kc_none(&c);
+  if (k->res) rs = kc_add(&c, k->rdt, LAYOUT_NC1HWC0, 4, yd); else kc_none(&c);
+  int ys = kc_add(&c, k->ydt, LAYOUT_NC1HWC0, 4, yd);
+  int32_t *q = c.task.params;
+  int32_t pv[16] = {k->kh, k->kw, k->sh, k->sw, k->pt, k->pl, k->pb, k->pr, k->dh, k->dw, k->act,
+                    fbits(k->lo), fbits(k->hi), k->tm, k->tn, k->tk};
+  memcpy(q, pv, sizeof pv);
+
+  size_t nw = dw ? (size_t)(k->c * k->kh * k->kw) : count4(wd);
+  float *x = gen(count4(xd), k->xdt, 1.0f), *w = gen(nw, k->xdt, 0.5f);
+  float *b = gen((size_t)k->cout, DT_FLOAT32, 1.0f), *r = gen(count4(yd), k->rdt, 1.0f);
+  put_5d(&c, xs, x);
+  if (dw) {
+    put_5d(&c, ws, w);
+  } else {
+    put_fz(&c, ws, w);
+  }
+  if (bs >= 0) put_nd(&c, bs, b);
+  if (rs >= 0) put_5d(&c, rs, r);
+  kc_run(&c);
+
+  float *ref = malloc(count4(yd) * sizeof *ref), *got = malloc(count4(yd) * sizeof *got);
+  conv_ref(k, dw, x, w, bs >= 0 ? b : NULL, rs >= 0 ? r : NULL, ho, wo, ref);
+  get_5d(&c, ys, got);
+  char what[160];
+  snprintf(what, sizeof what, "%s %lldx%lldx%lldx%lld -> %lld k%dx%d s%d p%d,%d,%d,%d d%d %s->%s",
+           dw ? "dwconv" : "conv", (long long)k->n, (long long)k->c, (long long)k->h,
+           (long long)k->w, (long long)k->cout, k->kh, k->kw, k->sh, k->pt, k->pl, k->pb, k->pr,
+           k->dh, dtype_name(k->xdt), dtype_name(k->ydt));
+  compare(what, got, ref, count4(yd), k->ydt == DT_FLOAT16 ? 1.5e-3 : 2e-5);
+  free(x), free(w), free(b), free(r), free(ref), free(got);
+  kc_free(&c);
+}
+
+static void test_conv2d(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  conv_case cases[] = {
+      /* n c h w cout | kh kw sh sw pt pl pb pr dh dw | tm tn tk bd | xdt ydt bias res rdt act lo hi */
+      {1, 3, 11, 13, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 2, 3, F32, F32, 0, 0, F32, 0, 0, 0},
+      {2, 17, 9, 7, 40, 3, 3, 2, 2, 0, 1, 1, 0, 1, 1, 16, 2, 3, 4, F16, F16, 1, 0, F16, OM_ACT_RELU, 0, 0},
+      {1, 40, 15, 15, 33, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 32, 1, 4, 4, F16, F32, 1, 1, F16, OM_ACT_CLIP, 0, 0.6f},
+      {1, 16, 8, 8, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 64, 1, 1, 1, F32, F32, 0, 1, F32, OM_ACT_RELU, 0, 0},
+      {1, 5, 12, 10, 7, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 16, 1, 4, 7, F16, F16, 1, 1, F32, 0, 0, 0},
+      {1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64, 2, 2, 2, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {2, 3, 32, 32, 20, 7, 7, 2, 2, 3, 3, 2, 2, 1, 1, 32, 2, 2, 6, F32, F16, 1, 0, F32, OM_ACT_CLIP, -0.2f, 0.3f},
+      {1, 48, 7, 9, 130, 1, 1, 2, 1, 0, 0, 0, 0, 1, 1, 16, 3, 2, 9, F32, F32, 1, 1, F16, 0, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_conv_case(&cases[i], 0);
+}
+
+static void test_dwconv(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  conv_case cases[] = {
+      {1, 20, 9, 9, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 2, F16, F16, 1, 0, F16, OM_ACT_RELU, 0, 0},
+      {2, 3, 8, 7, 3, 5, 5, 2, 2, 2, 1, 0, 2, 1, 1, 0, 0, 0, 2, F32, F32, 0, 1, F32, 0, 0, 0},
+      {1, 33, 10, 6, 33, 3, 3, 2, 1, 1, 0, 2, 1, 2, 1, 0, 0, 0, 3, F32, F16, 1, 1, F16, OM_ACT_CLIP, 0.1f, 0.5f},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_conv_case(&cases[i], 1);
+}
+
+/* --- POOL */
+
+typedef struct pool_case {
+  int64_t n, c, h, w, ho, wo;
+  int kh, kw, sh, sw, pt, pl, pb, pr, avg, include_pad, bd, xdt, ydt;
+} pool_case;
+
+static void pool_ref(const pool_case *k, const float *x, float *y) {
+  for (int64_t n = 0; n < k->n; n++)
+    for (int64_t ch = 0; ch < k->c; ch++)
+      for (int64_t oh = 0; oh < k->ho; oh++)
+        for (int64_t ow = 0; ow < k->wo; ow++) {
+          double acc = k->avg ? 0.0 : -INFINITY;
+          int count = 0;
+          for (int i = 0; i < k->kh; i++)
+            for (int j = 0; j < k->kw; j++) {
+              int64_t ih = oh * k->sh - k->pt + i, iw = ow * k->sw - k->pl + j;
+              int in_pad = ih < k->h + k->pb && iw < k->w + k->pr;
+              if (ih < 0 || ih >= k->h || iw < 0 || iw >= k->w) {
+                count += k->include_pad && in_pad;
+                continue;
+              }
+              float v = x[((n * k->c + ch) * k->h + ih) * k->w + iw];
+              count++;
+              acc = k->avg ? acc + v : fmax(acc, v);
+            }
+          y[((n * k->c + ch) * k->ho + oh) * k->wo + ow] = (float)(k->avg ? acc / count : acc);
+        }
+}
+
+static void test_pool(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  pool_case cases[] = {
+      /* n c h w ho wo | kh kw sh sw pt pl pb pr avg incl bd xdt ydt */
+      {1, 17, 11, 11, 6, 6, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 2, F16, F16},  /* max, floor */
+      {1, 20, 10, 10, 6, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0, 2, F32, F32},  /* avg, ceil */
+      {1, 20, 10, 10, 6, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, F16, F32},  /* avg, ceil, incl pad */
+      {2, 40, 7, 7, 1, 1, 7, 7, 1, 1, 0, 0, 0, 0, 1, 0, 5, F16, F16},    /* global avg */
+      {1, 3, 9, 8, 5, 4, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 1, F32, F16},     /* avg 2x2 ceil H */
+      {2, 33, 9, 9, 4, 4, 3, 3, 2, 2, 0, 0, 0, 0, 0, 0, 6, F32, F32},    /* max, no pad */
+      {1, 16, 6, 7, 4, 3, 3, 2, 2, 3, 2, 0, 1, 1, 1, 1, 1, F32, F32},    /* asymmetric */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const pool_case *k = &cases[i];
+    kcase c;
+    kc_init(&c, OM_TASK_POOL, (uint32_t)k->bd);
+    int64_t xd[4] = {k->n, k->c, k->h, k->w}, yd[4] = {k->n, k->c, k->ho, k->wo};
+    int xs = kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, xd), ys = kc_add(&c, k->ydt, LAYOUT_NC1HWC0, 4, yd);
+    int32_t pv[10] = {k->kh, k->kw, k->sh, k->sw, k->pt, k->pl, k->pb, k->pr, k->avg, k->include_pad};
+    memcpy(c.task.params, pv, sizeof pv);
+    float *x = gen(count4(xd), k->xdt, 2.0f), *ref = malloc(count4(yd) * 4), *got = malloc(count4(yd) * 4);
+    put_5d(&c, xs, x);
+    kc_run(&c);
+    pool_ref(k, x, ref);
+    get_5d(&c, ys, got);
+    char what[64];
+    snprintf(what, sizeof what, "pool case %zu", i);
+    compare(what, got, ref, count4(yd), k->ydt == F16 ? 1e-3 : 1e-6);
+    free(x), free(ref), free(got);
+    kc_free(&c);
+  }
+}
+
+/* --- ELTWISE */
+
+static void test_eltwise(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  struct { int layout, op, act, adt, bdt, ydt, bd; float lo, hi; } cases[] = {
+      {LAYOUT_NC1HWC0, OM_ELT_ADD, OM_ACT_RELU, F16, F32, F16, 3, 0, 0},
+      {LAYOUT_NC1HWC0, OM_ELT_DIV, OM_ACT_NONE, F32, F32, F32, 4, 0, 0},
+      {LAYOUT_NC1HWC0, OM_ELT_MUL, OM_ACT_CLIP, F32, F16, F32, 5, 0.1f, 0.4f},
+      {LAYOUT_NC1HWC0, OM_ELT_NONE, OM_ACT_CLIP, F16, F16, F16, 2, 0.25f, 6},
+      {LAYOUT_ND, OM_ELT_SUB, OM_ACT_NONE, F32, F16, F16, 3, 0, 0},
+      {LAYOUT_ND, OM_ELT_MAX, OM_ACT_RELU, F16, F16, F32, 7, 0, 0},
+      {LAYOUT_ND, OM_ELT_MIN, OM_ACT_NONE, F32, F32, F32, 1, 0, 0},
+  };
+  int64_t d[4] = {2, 17, 5, 3};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    kcase c;
+    kc_init(&c, OM_TASK_ELTWISE, (uint32_t)cases[i].bd);
+    int l = cases[i].layout, op = cases[i].op, act = cases[i].act;
+    int as = kc_add(&c, cases[i].adt, l, 4, d), bs = -1;
+    if (op != OM_ELT_NONE) bs = kc_add(&c, cases[i].bdt, l, 4, d); else kc_none(&c);
+    int ys = kc_add(&c, cases[i].ydt, l, 4, d);
+    c.task.params[0] = op, c.task.params[1] = act;
+    c.task.params[2] = fbits(cases[i].lo), c.task.params[3] = fbits(cases[i].hi);
+    size_t n = count4(d);
+    float *a = gen(n, cases[i].adt, 1.0f), *b = gen(n, cases[i].bdt, 1.0f);
+    for (size_t j = 0; j < n; j++)
+      if (fabsf(b[j]) < 0.1f) b[j] = round_dt(0.5f, cases[i].bdt);
+    float *ref = malloc(n * 4), *got = malloc(n * 4);
+    for (size_t j = 0; j < n; j++) {
+      float v = a[j];
+      switch (op) {
+      case OM_ELT_ADD: v = a[j] + b[j]; break;
+      case OM_ELT_SUB: v = a[j] - b[j]; break;
+      case OM_ELT_MUL: v = a[j] * b[j]; break;
+      case OM_ELT_DIV: v = a[j] / b[j]; break;
+      case OM_ELT_MAX: v = fmaxf(a[j], b[j]); break;
+      case OM_ELT_MIN: v = fminf(a[j], b[j]); break;
+      }
+      ref[j] = act_ref(v, act, cases[i].lo, cases[i].hi);
+    }
+    if (l == LAYOUT_NC1HWC0) {
+      put_5d(&c, as, a);
+      if (bs >= 0) put_5d(&c, bs, b);
+      kc_run(&c);
+      get_5d(&c, ys, got);
+    } else {
+      put_nd(&c, as, a);
+      if (bs >= 0) put_nd(&c, bs, b);
+      kc_run(&c);
+      get_nd(&c, ys, got);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "eltwise case %zu", i);
+    compare(what, got, ref, n, cases[i].ydt == F16 ? 1e-3 : 1e-6);
+    free(a), free(b), free(ref), free(got);
+    kc_free(&c);
+  }
+}
+
+/* --- COPY_SLICE (Concat) */
+
+/* Concatenates random x_i along `axis` into y through one task per input. */
+static void concat_case(int layout, int rank, const int64_t *ydims, int axis, const int64_t *parts,
+                        int nparts, int xdt, int ydt, int bd) {
+  size_t yn = 1, inner = 1, outer = 1;
+  for (int d = 0; d < rank; d++) yn *= (size_t)ydims[d];
+  for (int d = 0; d < axis; d++) outer *= (size_t)ydims[d];
+  for (int d = axis + 1; d < rank; d++) inner *= (size_t)ydims[d];
+  float *ref = malloc(yn * 4), *got = malloc(yn * 4);
+  void *ydata = NULL;
+  int64_t off = 0;
+  for (int p = 0; p < nparts; p++) {
+    kcase c;
+    kc_init(&c, OM_TASK_COPY_SLICE, (uint32_t)bd);
+    int64_t xdims[MAX_RANK];
+    memcpy(xdims, ydims, (size_t)rank * sizeof *xdims);
+    xdims[axis] = parts[p];
+    int xs = kc_add(&c, xdt, layout, rank, xdims), ys = kc_add(&c, ydt, layout, rank, ydims);
+    if (ydata) memcpy(c.data[ys], ydata, (size_t)c.t[ys].bytes); /* keep the earlier slices */
+    c.task.params[0] = axis, c.task.params[1] = (int32_t)off;
+    size_t xn = yn / (size_t)ydims[axis] * (size_t)parts[p];
+    float *x = gen(xn, xdt, 1.0f);
+    for (size_t o = 0; o < outer; o++)
+      for (size_t k = 0; k < (size_t)parts[p] * inner; k++)
+        ref[(o * (size_t)ydims[axis] + (size_t)off) * inner + k] = round_dt(x[o * (size_t)parts[p] * inner + k], ydt);
+    if (layout == LAYOUT_NC1HWC0) put_5d(&c, xs, x); else put_nd(&c, xs, x);
+    kc_run(&c);
+    free(ydata);
+    ydata = malloc((size_t)c.t[ys].bytes);
+    memcpy(ydata, c.data[ys], (size_t)c.t[ys].bytes);
+    if (p == nparts - 1) {
+      if (layout == LAYOUT_NC1HWC0) get_5d(&c, ys, got); else get_nd(&c, ys, got);
+    }
+    free(x);
+    kc_free(&c);
+    off += parts[p];
+  }
+  char what[80];
+  snprintf(what, sizeof what, "concat %s axis %d, %d parts", layout_name(layout), axis, nparts);
+  compare(what, got, ref, yn, 0.0);
+  free(ref), free(got), free(ydata);
+}
+
+static void test_copy_slice(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  int64_t nd[3] = {2, 9, 4}, p1[3] = {3, 4, 2};
+  concat_case(LAYOUT_ND, 3, nd, 1, p1, 3, F32, F16, 2);
+  int64_t nd0[3] = {7, 3, 5}, p0[2] = {4, 3};
+  concat_case(LAYOUT_ND, 3, nd0, 0, p0, 2, F16, F16, 3);
+  int64_t y37[4] = {2, 37, 3, 5}, c37[2] = {20, 17};
+  concat_case(LAYOUT_NC1HWC0, 4, y37, 1, c37, 2, F16, F32, 2);
+  int64_t y41[4] = {1, 41, 3, 3}, c41[3] = {16, 9, 16};
+  concat_case(LAYOUT_NC1HWC0, 4, y41, 1, c41, 3, F32, F32, 1);
+  int64_t y48[4] = {2, 48, 2, 3}, c48[2] = {32, 16};
+  concat_case(LAYOUT_NC1HWC0, 4, y48, 1, c48, 2, F16, F16, 2);
+  int64_t yn[4] = {5, 19, 2, 3}, cn[2] = {2, 3};
+  concat_case(LAYOUT_NC1HWC0, 4, yn, 0, cn, 2, F32, F16, 4);
+  int64_t yh[4] = {2, 19, 7, 3}, ch[2] = {3, 4};
+  concat_case(LAYOUT_NC1HWC0, 4, yh, 2, ch, 2, F16, F16, 3);
+  int64_t yw[4] = {1, 5, 2, 6}, cw[3] = {1, 2, 3};
+  concat_case(LAYOUT_NC1HWC0, 4, yw, 3, cw, 3, F32, F32, 2);
+}
+
+/* --- SOFTMAX */
+
+static void test_softmax(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  struct { int axis, coerce, log, xdt, ydt, bd; } cases[] = {
+      {1, 0, 0, F32, F32, 3}, {1, 1, 0, F16, F32, 2}, {2, 0, 1, F32, F16, 5},
+      {0, 0, 0, F16, F16, 7}, {0, 1, 1, F32, F32, 1},
+  };
+  int64_t d[3] = {2, 5, 7};
+  size_t n = 70;
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    kcase c;
+    kc_init(&c, OM_TASK_SOFTMAX, (uint32_t)cases[i].bd);
+    int xs = kc_add(&c, cases[i].xdt, LAYOUT_ND, 3, d), ys = kc_add(&c, cases[i].ydt, LAYOUT_ND, 3, d);
+    int axis = cases[i].axis;
+    c.task.params[0] = axis, c.task.params[1] = cases[i].coerce, c.task.params[2] = cases[i].log;
+    float *x = gen(n, cases[i].xdt, 4.0f), *ref = malloc(n * 4), *got = malloc(n * 4);
+    size_t outer = 1, len = 1, inner = 1;
+    for (int k = 0; k < 3; k++) {
+      if (k < axis) outer *= (size_t)d[k];
+      else if (k == axis || cases[i].coerce) len *= (size_t)d[k];
+      else inner *= (size_t)d[k];
+    }
+    for (size_t o = 0; o < outer; o++)
+      for (size_t in = 0; in < inner; in++) {
+        double mx = -INFINITY, sum = 0;
+        for (size_t k = 0; k < len; k++) mx = fmax(mx, x[(o * len + k) * inner + in]);
+        for (size_t k = 0; k < len; k++) sum += exp(x[(o * len + k) * inner + in] - mx);
+        for (size_t k = 0; k < len; k++) {
+          double v = x[(o * len + k) * inner + in] - mx;
+          ref[(o * len + k) * inner + in] = (float)(cases[i].log ? v - log(sum) : exp(v) / sum);
+        }
+      }
+    put_nd(&c, xs, x);
+    kc_run(&c);
+    get_nd(&c, ys, got);
+    char what[64];
+    snprintf(what, sizeof what, "softmax case %zu", i);
+    compare(what, got, ref, n, cases[i].ydt == F16 ? 2e-3 : 1e-5);
+    free(x), free(ref), free(got);
+    kc_free(&c);
+  }
+}
+
+/* --- TRANSDATA */
+
+static void test_transdata(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  int64_t d[4] = {2, 17, 3, 5};
+  size_t n = count4(d);
+  struct { int sl, dl, sdt, ddt, bd; } cases[] = {
+      {LAYOUT_ND, LAYOUT_NC1HWC0, F32, F16, 5}, {LAYOUT_NC1HWC0, LAYOUT_ND, F16, F32, 7},
+      {LAYOUT_ND, LAYOUT_NC1HWC0, F16, F16, 1}, {LAYOUT_NC1HWC0, LAYOUT_ND, F32, F32, 3},
+      {LAYOUT_NC1HWC0, LAYOUT_NC1HWC0, F32, F16, 4}, {LAYOUT_ND, LAYOUT_ND, F32, F16, 6},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    kcase c;
+    kc_init(&c, OM_TASK_TRANSDATA, (uint32_t)cases[i].bd);
+    int ss = kc_add(&c, cases[i].sdt, cases[i].sl, 4, d), ds = kc_add(&c, cases[i].ddt, cases[i].dl, 4, d);
+    float *x = gen(n, cases[i].sdt, 3.0f), *ref = malloc(n * 4), *got = malloc(n * 4);
+    for (size_t j = 0; j < n; j++) ref[j] = round_dt(x[j], cases[i].ddt);
+    if (cases[i].sl == LAYOUT_ND) put_nd(&c, ss, x); else put_5d(&c, ss, x);
+    kc_run(&c);
+    if (cases[i].dl == LAYOUT_ND) get_nd(&c, ds, got); else get_5d(&c, ds, got);
+    char what[64];
+    snprintf(what, sizeof what, "transdata case %zu", i);
+    compare(what, got, ref, n, 0.0);
+    free(x), free(ref), free(got);
+    kc_free(&c);
+  }
+  /* ND -> ND reshape [2, 255] -> [510] */
+  kcase c;
+  kc_init(&c, OM_TASK_TRANSDATA, 4);
+  int64_t a[2] = {2, 255}, b[1] = {510};
+  int ss = kc_add(&c, F16, LAYOUT_ND, 2, a), ds = kc_add(&c, F32, LAYOUT_ND, 1, b);
+  float *x = gen(510, F16, 2.0f), *got = malloc(510 * 4);
+  put_nd(&c, ss, x);
+  kc_run(&c);
+  get_nd(&c, ds, got);
+  compare("transdata reshape", got, x, 510, 0.0);
+  free(x), free(got);
+  kc_free(&c);
+}
+
+/* --- checks reject malformed tasks */
+
+/* The check fails with OMRT_ERR_FORMAT and a message naming the task and `want`. */
+static void expect_reject(kcase *c, const char *what, const char *want) {
+  omrt_status s = kc_check(c);
+  const char *msg = omrt_last_error();
+  int ok = s == OMRT_ERR_FORMAT && msg && strstr(msg, "test_task") && strstr(msg, want);
+  test_check(ok, __FILE__, __LINE__, what);
+  if (!ok) test_note("  %s: status %d, message '%s'", what, s, msg ? msg : "(null)");
+}
+
+/* A valid 1x20x10x10 -> 24 conv, 3x3 pad 1; `mutate` breaks one thing. */
+static void bad_conv(int mutate, const char *what, const char *want) {
+  kcase c;
+  kc_init(&c, OM_TASK_CONV2D, 2);
+  int64_t xd[4] = {1, 20, 10, 10}, wd[4] = {24, 20, 3, 3}, bd[1] = {24}, yd[4] = {1, 24, 10, 10};
+  if (mutate == 1) yd[2] = 9;
+  if (mutate == 2) wd[1] = 19;
+  if (mutate == 3) bd[0] = 23;
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
+  kc_add(&c, DT_FLOAT16, mutate == 4 ? LAYOUT_NC1HWC0 : LAYOUT_FRACTAL_Z, 4, wd);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd);
+  kc_none(&c);
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, yd);
+  int32_t pv[16] = {3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 32, 2, 2};
+  memcpy(c.task.params, pv, sizeof pv);
+  if (mutate == 5) /* L0C: 128 * 33 * 64 > 256K while L0A and L0B fit */
+    c.task.params[13] = 128, c.task.params[14] = 33, c.task.params[15] = 1;
+  if (mutate == 6) c.task.params[15] = 65; /* L0A: 32 rows * 65*16 * 2 bytes > 64K */
+  if (mutate == 7) c.task.block_dim = 9;                              /* tiles = 4 * 1 */
+  if (mutate == 8) c.task.params[4] = 3;                              /* pad_top >= kh */
+  if (mutate == 9) c.task.params[13] = 24;                            /* tile_m not a multiple of 16 */
+  if (mutate == 10) c.task.params[2] = 0;                             /* stride 0 */
+  if (mutate == 11) c.t[0].dtype = DT_FLOAT32, c.t[0].bytes *= 2;     /* x f32, w f16 */
+  if (mutate == 12) c.task.ntensors = 4;
+  if (mutate == 13) c.task.tensors[0] = OM_NONE;
+  if (mutate == 14) c.t[4].bytes -= 2;
+  if (mutate == 0) {
+    omrt_status s = kc_check(&c);
+    CHECK_EQ_INT(s, OMRT_OK);
+    if (s) test_note("  %s", omrt_last_error());
+  } else {
+    expect_reject(&c, what, want);
+  }
+  kc_free(&c);
+}
+
+static void test_checks(void) {
+  static const char *const conv_bad[][2] = {
+      {"valid conv", ""},           {"conv y dims", "y dims[2]"},   {"conv w Cin", "w ["},
+      {"conv bias size", "bias"},   {"conv w layout", "layout"},    {"conv L0C", "L0C"},
+      {"conv L0A", "L0A"},          {"conv block_dim", "block_dim"}, {"conv pad >= kernel", "pads"},
+      {"conv tile_m % 16", "tile"}, {"conv stride 0", "stride_h"},  {"conv x/w dtype", "dtype"},
+      {"conv ntensors", "ntensors"}, {"conv x missing", "OM_NONE"}, {"conv y bytes", "bytes"}};
+  for (int i = 0; i < (int)(sizeof conv_bad / sizeof *conv_bad); i++)
+    bad_conv(i, conv_bad[i][0], conv_bad[i][1]);
+
+  kcase c;
+  int64_t xd[4] = {1, 20, 10, 10}, yd[4] = {1, 20, 4, 4};
+  kc_init(&c, OM_TASK_POOL, 1); /* 3x3 s2 no pad: 4 (floor) or 5 (ceil) is fine, 4 it is */
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
+  yd[2] = 6;
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, yd);
+  int32_t pv[10] = {3, 3, 2, 2, 0, 0, 0, 0, 0, 0};
+  memcpy(c.task.params, pv, sizeof pv);
+  expect_reject(&c, "pool y dims", "floor");
+  kc_free(&c);
+
+  kc_init(&c, OM_TASK_ELTWISE, 1);
+  int64_t e1[2] = {3, 4}, e2[2] = {4, 3};
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e1);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e2);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e1);
+  c.task.params[0] = OM_ELT_ADD;
+  expect_reject(&c, "eltwise shapes", "dims[0]");
+  kc_free(&c);
+
+  kc_init(&c, OM_TASK_SOFTMAX, 1);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e1);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e1);
+  c.task.params[0] = 2;
+  expect_reject(&c, "softmax axis", "axis");
+  kc_free(&c);
+
+  kc_init(&c, OM_TASK_COPY_SLICE, 1);
+  int64_t s1[2] = {3, 4}, s2[2] = {3, 6};
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, s1);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, s2);
+  c.task.params[0] = 1, c.task.params[1] = 3;
+  expect_reject(&c, "copy_slice offset", "offset");
+  kc_free(&c);
+
+  kc_init(&c, OM_TASK_TRANSDATA, 1);
+  int64_t t1[4] = {1, 3, 4, 5}, t2[4] = {1, 3, 5, 4};
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 4, t1);
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, t2);
+  expect_reject(&c, "transdata dims", "dims[2]");
+  kc_free(&c);
+
+  kc_init(&c, OM_TASK_TRANSDATA, 1);
+  kc_add(&c, DT_INT32, LAYOUT_ND, 4, t1);
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, t1);
+  expect_reject(&c, "transdata dtype", "dtype");
+  kc_free(&c);
+}
+
+/* --- fp16 conversions agree with common/fp16.h */
+
+static void test_fp16(void) {
+  int bad = 0;
+  for (uint32_t h = 0; h < 65536; h++) {
+    float a = rt_h2f((uint16_t)h), b = half_to_float((uint16_t)h);
+    bad += memcmp(&a, &b, 4) != 0;
+  }
+  CHECK_EQ_INT(bad, 0);
+  bad = 0;
+  for (uint64_t u = 0; u < (1ull << 32); u += 997) {
+    float f = rt_bits_f32((uint32_t)u);
+    bad += rt_f2h(f) != float_to_half(f);
+  }
+  /* every rounding boundary around the half grid, both signs */
+  for (uint32_t h = 0; h < 0x7c00u; h++)
+    for (int s = 0; s < 2; s++)
+      for (int32_t dlt = -2; dlt <= 2; dlt++) {
+        float f = half_to_float((uint16_t)h);
+        uint32_t mid = rt_f32_bits(f) + (h < 0x400 ? 0 : 0x1000u); /* halfway up for normals */
+        float g = rt_bits_f32((uint32_t)((int32_t)mid + dlt) | (s ? 0x80000000u : 0));
+        bad += rt_f2h(g) != float_to_half(g);
+      }
+  CHECK_EQ_INT(bad, 0);
+}
+
+/* --- public API, 1 and 2 threads */
+
+static uint32_t add_t(om_writer *w, const char *name, int region, uint32_t index, int dt, int layout,
+                      int rank, const int64_t *dims, uint64_t offset) {
+  om_tensor t = {.name = om_writer_string(w, name), .region = (uint32_t)region, .index = index,
+                 .dtype = (uint32_t)dt, .layout = (uint32_t)layout, .rank = (uint32_t)rank,
+                 .offset = offset};
+  memcpy(t.dims, dims, (size_t)rank * sizeof *dims);
+  uint64_t n = 0;
+  layout_elements(layout, rank, dims, &n);
+  t.bytes = n * dtype_size(dt);
+  return om_writer_add_tensor(w, &t);
+}
+
+static uint32_t add_weights(om_writer *w, const char *name, int dt, int layout, int rank,
+                            const int64_t *dims, const float *v) {
+  kcase c; /* reuse the packers */
+  kc_init(&c, OM_TASK_TRANSDATA, 1);
+  int s = kc_add(&c, dt, layout, rank, dims);
+  if (layout == LAYOUT_FRACTAL_Z) put_fz(&c, s, v); else put_nd(&c, s, v);
+  uint64_t off = 0;
+  om_writer_add_weights(w, c.data[s], c.t[s].bytes, &off);
+  uint32_t idx = add_t(w, name, OM_REGION_WEIGHTS, 0, dt, layout, rank, dims, off);
+  kc_free(&c);
+  return idx;
+}
+
+static void add_task(om_writer *w, int kind, const char *name, uint32_t bd, int n,
+                     const uint32_t *tensors, const int32_t *params, int nparams) {
+  om_task t = {.kind = (uint32_t)kind, .name = om_writer_string(w, name), .block_dim = bd,
+               .ntensors = (uint32_t)n};
+  for (int i = 0; i < OM_TASK_MAX_TENSORS; i++) t.tensors[i] = i < n ? tensors[i] : OM_NONE;
+  memcpy(t.params, params, (size_t)nparams * sizeof *params);
+  om_writer_add_task(w, &t);
+}
+
+/* x [1,3,20,20] f32 -> NC1HWC0 f16 -> conv 3x3 32 relu -> maxpool 2x2 ->
+ * conv 1x1 40 clip -> + itself (eltwise) -> ND f32. */
+static void *build_net(size_t *size_out) {
+  om_writer *w = om_writer_new();
+  om_model_def def = {.name = om_writer_string(w, "net"), .soc = om_writer_string(w, "Ascend310"),
+                      .atc_version = om_writer_string(w, "test"), .cmdline = om_writer_string(w, "test_kernels"),
+                      .precision = OM_PRECISION_FORCE_FP16, .ai_cores = 2, .workspace_bytes = 64000,
+                      .l1_bytes = 1 << 20, .l0a_bytes = 64 << 10, .l0b_bytes = 64 << 10,
+                      .l0c_bytes = 256 << 10, .ub_bytes = 256 << 10};
+  om_writer_set_model(w, &def);
+  int64_t xd[4] = {1, 3, 20, 20}, bd[4] = {1, 32, 20, 20}, cd[4] = {1, 32, 10, 10}, dd[4] = {1, 40, 10, 10};
+  int64_t w1d[4] = {32, 3, 3, 3}, w2d[4] = {40, 32, 1, 1}, b1d[1] = {32};
+  uint32_t x = add_t(w, "x", OM_REGION_INPUT, 0, DT_FLOAT32, LAYOUT_ND, 4, xd, 0);
+  uint32_t a = add_t(w, "a", OM_REGION_WORKSPACE, 0, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd, 0);
+  uint32_t b = add_t(w, "b", OM_REGION_WORKSPACE, 0, DT_FLOAT16, LAYOUT_NC1HWC0, 4, bd, 12800);
+  uint32_t cc = add_t(w, "c", OM_REGION_WORKSPACE, 0, DT_FLOAT16, LAYOUT_NC1HWC0, 4, cd, 38400);
+  uint32_t d = add_t(w, "d", OM_REGION_WORKSPACE, 0, DT_FLOAT16, LAYOUT_NC1HWC0, 4, dd, 44800);
+  uint32_t e = add_t(w, "e", OM_REGION_WORKSPACE, 0, DT_FLOAT32, LAYOUT_NC1HWC0, 4, dd, 0);
+  uint32_t y = add_t(w, "y", OM_REGION_OUTPUT, 0, DT_FLOAT32, LAYOUT_ND, 4, dd, 0);
+  float *w1 = gen(32 * 27, DT_FLOAT16, 0.5f), *w2 = gen(40 * 32, DT_FLOAT16, 0.3f), *b1 = gen(32, DT_FLOAT32, 0.2f);
+  uint32_t w1i = add_weights(w, "w1", DT_FLOAT16, LAYOUT_FRACTAL_Z, 4, w1d, w1);
+  uint32_t w2i = add_weights(w, "w2", DT_FLOAT16, LAYOUT_FRACTAL_Z, 4, w2d, w2);
+  uint32_t b1i = add_weights(w, "b1", DT_FLOAT32, LAYOUT_ND, 1, b1d, b1);
+  free(w1), free(w2), free(b1);
+  uint32_t t1[2] = {x, a}, t2[5] = {a, w1i, b1i, OM_NONE, b}, t3[2] = {b, cc};
+  uint32_t t4[5] = {cc, w2i, OM_NONE, OM_NONE, d}, t5[3] = {d, d, e}, t6[2] = {e, y};
+  int32_t p2[16] = {3, 3, 1, 1, 1, 1, 1, 1, 1, 1, OM_ACT_RELU, 0, 0, 64, 1, 1};
+  int32_t p3[10] = {2, 2, 2, 2, 0, 0, 0, 0, 0, 0};
+  int32_t p4[16] = {1, 1, 1, 1, 0, 0, 0, 0, 1, 1, OM_ACT_CLIP, fbits(-0.5f), fbits(0.75f), 32, 2, 1};
+  int32_t p5[4] = {OM_ELT_ADD, OM_ACT_NONE, 0, 0};
+  add_task(w, OM_TASK_TRANSDATA, "to_5d", 2, 2, t1, NULL, 0);
+  add_task(w, OM_TASK_CONV2D, "conv1", 5, 5, t2, p2, 16);
+  add_task(w, OM_TASK_POOL, "pool", 2, 2, t3, p3, 10);
+  add_task(w, OM_TASK_CONV2D, "conv2", 4, 5, t4, p4, 16);
+  add_task(w, OM_TASK_ELTWISE, "add", 3, 3, t5, p5, 4);
+  add_task(w, OM_TASK_TRANSDATA, "to_nd", 3, 2, t6, NULL, 0);
+  om_writer_set_io(w, &x, 1, &y, 1);
+  void *data = NULL;
+  diag dg;
+  diag_init(&dg);
+  if (om_writer_to_memory(w, &data, size_out, &dg) != ST_OK) test_note("  writer: %s", dg.msg);
+  om_writer_free(w);
+  return data;
+}
+
+static void test_public_api(void) {
+  size_t size = 0;
+  void *pkg = build_net(&size);
+  CHECK(pkg != NULL);
+  if (!pkg) return;
+  float *in = gen(1200, DT_FLOAT32, 1.0f), *out[2];
+  for (int threads = 1; threads <= 2; threads++) {
+    omrt_load_options o = {.threads = (uint32_t)threads};
+    omrt_model *m = NULL;
+    omrt_context *ctx = NULL;
+    omrt_status s = omrt_model_load_memory(pkg, size, &o, &m);
+    CHECK_EQ_INT(s, OMRT_OK);
+    if (s) {
+      test_note("  load: %s", omrt_last_error());
+      out[threads - 1] = NULL;
+      continue;
+    }
+    CHECK_EQ_INT(omrt_context_new(m, &ctx), OMRT_OK);
+    CHECK_EQ_INT(omrt_context_threads(ctx), threads);
+    out[threads - 1] = calloc(4000, sizeof(float));
+    float *tmp = calloc(4000, sizeof(float));
+    const void *ins[1] = {in};
+    void *outs[1] = {out[threads - 1]}, *touts[1] = {tmp};
+    CHECK_EQ_INT(omrt_execute(ctx, ins, outs), OMRT_OK);
+    int same = 1;
+    for (int it = 0; it < 30; it++) { /* reuse the pool, sometimes after the workers slept */
+      if (it % 10 == 9) usleep(20000);
+      omrt_execute(ctx, ins, touts);
+      same &= memcmp(tmp, out[threads - 1], 4000 * sizeof(float)) == 0;
+    }
+    CHECK(same);
+    CHECK_EQ_INT(omrt_execute(NULL, ins, outs), OMRT_ERR_ARG);
+    CHECK_EQ_INT(omrt_execute(ctx, NULL, outs), OMRT_ERR_ARG);
+    const void *nulls[1] = {NULL};
+    CHECK_EQ_INT(omrt_execute(ctx, nulls, outs), OMRT_ERR_ARG);
+    CHECK(strlen(omrt_last_error()) > 0);
+    free(tmp);
+    omrt_context_free(ctx);
+    omrt_model_free(m);
+  }
+  if (out[0] && out[1]) {
+    CHECK(memcmp(out[0], out[1], 4000 * sizeof(float)) == 0);
+    double mx = 0;
+    for (int i = 0; i < 4000; i++) mx = fmax(mx, fabs(out[0][i]));
+    CHECK(mx > 0.1); /* not all zero */
+  }
+  free(out[0]), free(out[1]), free(in);
+  CHECK_EQ_INT(omrt_context_new(NULL, NULL), OMRT_ERR_ARG);
+  omrt_context_free(NULL);
+  free(pkg);
+}
+
+int main(void) {
+  test_fp16();
+  test_conv2d();
+  test_dwconv();
+  test_pool();
+  test_eltwise();
+  test_copy_slice();
+  test_softmax();
+  test_transdata();
+  test_checks();
+  test_public_api();
+  return test_summary("kernels");
+}
