@@ -407,7 +407,7 @@ static status define_node_outputs(loader *L) {
       if (!*np->output[k]) continue; /* an omitted optional output */
       name_entry *e;
       char what[300], label[256];
-      snprintf(what, sizeof what, "%s output %zu", onnx_node_label(np, (int)i, label, sizeof label), k);
+      snprintf(what, sizeof what, "%s: output %zu", onnx_node_label(np, (int)i, label, sizeof label), k);
       status s = define(L, np->output[k], what, &e);
       if (s) return s;
       e->kind = DEF_NODE;

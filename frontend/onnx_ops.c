@@ -355,7 +355,7 @@ static status window_attrs(onnx_node *nd, ir_node *n, int is_conv) {
   }
   if (k != 2)
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                          "only 2-D windows are supported (kernel_shape has %d values)", k);
+                          "only 2-D windows are supported (kernel_shape has %d entries)", k);
   for (int i = 0; i < k; i++)
     if (ks[i] < 1)
       return onnx_node_fail(nd, ST_ERR_INVALID, "kernel_shape[%d] = %" PRId64 " must be >= 1", i, ks[i]);
@@ -606,9 +606,11 @@ status onnx_import_node(onnx_node *nd) {
   for (int i = info->max_out; i < nd->nout; i++)
     if (nd->out[i] && nd->uses[i] > 0)
       return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                            "output %d '%s' is used, but only the first %d output%s supported "
+                            "output %d '%s' is used, but only output%s 0%s%.0d %s supported "
                             "(inference)",
-                            i, nd->out[i]->name, info->max_out, info->max_out == 1 ? " is" : "s are");
+                            i, nd->out[i]->name, info->max_out > 1 ? "s" : "",
+                            info->max_out > 1 ? " to " : "", info->max_out > 1 ? info->max_out - 1 : 0,
+                            info->max_out > 1 ? "are" : "is");
   int nin = nd->nin < info->max_in ? nd->nin : info->max_in;
   while (nin > 0 && !nd->in[nin - 1]) nin--;
   ir_node *n = ir_node_new(nd->c->g, (ir_op)op, np->name && *np->name ? np->name : NULL, nin, nd->in,

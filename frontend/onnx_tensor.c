@@ -128,7 +128,7 @@ static status from_typed(onnx_ctx *c, const Onnx__TensorProto *t, const char *wh
   for (size_t i = 0; i < sizeof typed_fields / sizeof *typed_fields; i++) {
     const char *other = typed_fields[i];
     if (strcmp(other, field) && typed_count(t, other))
-      return onnx_fail(c, ST_ERR_INVALID, "%s: %s is set, but a %s tensor stores its values in %s",
+      return onnx_fail(c, ST_ERR_INVALID, "%s: %s is set, but %s tensors store their values in %s",
                        what, other, onnx_dtype_name(dt), field);
   }
   size_t n = typed_count(t, field);
@@ -220,7 +220,8 @@ static status parse_ext_keys(onnx_ctx *c, const Onnx__TensorProto *t, const char
     }
   }
   if (!r->location || !*r->location)
-    return onnx_fail(c, ST_ERR_INVALID, "%s: external data has no (or an empty) location", what);
+    return onnx_fail(c, ST_ERR_INVALID, "%s: external data has %s location", what,
+                     r->location ? "an empty" : "no");
   return ST_OK;
 }
 

@@ -32,6 +32,13 @@
 extern "C" {
 #endif
 
+/* The shared library exports exactly the functions declared here. */
+#if defined(__GNUC__)
+#define OMRT_API __attribute__((visibility("default")))
+#else
+#define OMRT_API
+#endif
+
 typedef enum omrt_status {
   OMRT_OK = 0,
   OMRT_ERR_IO = 1,          /* the file could not be opened, read or mapped */
@@ -71,41 +78,42 @@ typedef struct omrt_tensor_desc {
 
 /* Maps `path` read-only and verifies it. `opts` may be NULL. On success
  * *model_out owns the mapping until omrt_model_free. */
-omrt_status omrt_model_load_file(const char *path, const omrt_load_options *opts,
-                                 omrt_model **model_out);
+OMRT_API omrt_status omrt_model_load_file(const char *path, const omrt_load_options *opts,
+                                          omrt_model **model_out);
 
 /* Verifies `size` bytes at `data`. The model reads weights in place: the
  * caller keeps `data` valid and unchanged until omrt_model_free. `data` must
  * be 64-byte aligned (OMRT_ERR_ARG otherwise). */
-omrt_status omrt_model_load_memory(const void *data, size_t size, const omrt_load_options *opts,
-                                   omrt_model **model_out);
+OMRT_API omrt_status omrt_model_load_memory(const void *data, size_t size,
+                                            const omrt_load_options *opts, omrt_model **model_out);
 
-void omrt_model_free(omrt_model *model); /* NULL is fine */
+OMRT_API void omrt_model_free(omrt_model *model); /* NULL is fine */
 
-int omrt_model_num_inputs(const omrt_model *model);
-int omrt_model_num_outputs(const omrt_model *model);
+OMRT_API int omrt_model_num_inputs(const omrt_model *model);
+OMRT_API int omrt_model_num_outputs(const omrt_model *model);
 /* index out of range: OMRT_ERR_ARG. */
-omrt_status omrt_model_input(const omrt_model *model, int index, omrt_tensor_desc *desc_out);
-omrt_status omrt_model_output(const omrt_model *model, int index, omrt_tensor_desc *desc_out);
+OMRT_API omrt_status omrt_model_input(const omrt_model *model, int index, omrt_tensor_desc *desc_out);
+OMRT_API omrt_status omrt_model_output(const omrt_model *model, int index, omrt_tensor_desc *desc_out);
 /* Read-only facts about the package; strings owned by the model. */
-const char *omrt_model_name(const omrt_model *model);
-const char *omrt_model_soc(const omrt_model *model);
-size_t omrt_model_workspace_bytes(const omrt_model *model);
+OMRT_API const char *omrt_model_name(const omrt_model *model);
+OMRT_API const char *omrt_model_soc(const omrt_model *model);
+OMRT_API size_t omrt_model_workspace_bytes(const omrt_model *model);
 
 /* Allocates the workspace (once) and starts the worker threads. The model
  * must outlive the context. */
-omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out);
-void omrt_context_free(omrt_context *ctx); /* NULL is fine; joins the workers */
-int omrt_context_threads(const omrt_context *ctx);
+OMRT_API omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out);
+OMRT_API void omrt_context_free(omrt_context *ctx); /* NULL is fine; joins the workers */
+OMRT_API int omrt_context_threads(const omrt_context *ctx);
 
 /* Runs the model once. inputs[i] points to omrt_model_input(i).bytes bytes,
  * outputs[i] to omrt_model_output(i).bytes writable bytes; the buffers belong
  * to the caller and are only used during the call. Allocates nothing. */
-omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs);
+OMRT_API omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs,
+                                  void *const *outputs);
 
 /* The message of the last failed call on this thread ("" if none). */
-const char *omrt_last_error(void);
-const char *omrt_status_string(omrt_status status);
+OMRT_API const char *omrt_last_error(void);
+OMRT_API const char *omrt_status_string(omrt_status status);
 
 #ifdef __cplusplus
 }

@@ -581,11 +581,14 @@ static status eval_cast(ev *e) {
 
 int ir_eval_supported(ir_op op) { return op != IR_OP_TRANSDATA && op < IR_OP_COUNT; }
 
-/* Every input and output has a known ND shape and a sized dtype. */
+/* Every required input and every output is present with a known ND shape
+ * and a sized dtype; ops that keep the element count keep it. */
 static status check_values(ev *e) {
   const ir_node *n = e->n;
   for (int k = 0; k < n->nin + n->nout; k++) {
     const ir_value *v = k < n->nin ? n->in[k] : n->out[k - n->nin];
+    if (!v && (k >= n->nin || k < ir_ops[n->op].min_in || n->op == IR_OP_CONCAT))
+      return fail(e, ST_ERR_INVALID, "%s %d is missing", k < n->nin ? "input" : "output", k < n->nin ? k : k - n->nin);
     if (!v) continue;
     if (v->rank < 0 || ir_value_bytes(v) < 0)
       return fail(e, ST_ERR_INVALID, "'%s' has an unknown shape or dtype", v->name);
@@ -593,6 +596,14 @@ static status check_values(ev *e) {
       return fail(e, ST_ERR_UNSUPPORTED, "'%s' is in layout %s; the evaluator takes ND", v->name, layout_name(v->layout));
     if (k < n->nin && !e->in[k] && n->op != IR_OP_SHAPE)
       return fail(e, ST_ERR_INVALID, "input %d '%s' has no data", k, v->name);
+  }
+  switch (n->op) {
+  case IR_OP_BATCHNORM: case IR_OP_RELU: case IR_OP_SIGMOID: case IR_OP_CLIP: case IR_OP_SOFTMAX:
+    if (ir_value_elements(n->in[0]) != ir_value_elements(n->out[0]))
+      return fail(e, ST_ERR_INVALID, "input '%s' and output '%s' differ in size", n->in[0]->name, n->out[0]->name);
+    break;
+  default:
+    break;
   }
   return ST_OK;
 }

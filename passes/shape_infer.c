@@ -500,10 +500,12 @@ status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d) {
     s.n = n;
     for (int j = 0; j < n->nin && st == ST_OK; j++) {
       const ir_value *v = n->in[j];
-      if (v && (v->rank < 0 || ir_value_bytes(v) < 0))
+      if (!v && (j < ir_ops[n->op].min_in || n->op == IR_OP_CONCAT))
+        st = fail(&s, ST_ERR_INVALID, "required input %d is missing", j);
+      else if (v && (v->rank < 0 || ir_value_bytes(v) < 0))
         st = fail(&s, ST_ERR_INVALID, "input %d '%s' has an unknown shape or dtype", j, v->name);
     }
-    if (st == ST_OK && n->nout != 1) st = fail(&s, ST_ERR_INVALID, "%d outputs, expected 1", n->nout);
+    if (st == ST_OK && (n->nout != 1 || !n->out[0])) st = fail(&s, ST_ERR_INVALID, "%d outputs, expected 1", n->nout);
     if (st == ST_OK) st = infer_node(&s, n);
     if (st == ST_OK) st = propagate(&s, n);
   }

@@ -116,17 +116,19 @@ static omrt_status check_partitions(const uint8_t *base, size_t size, part_ref r
       return rt_error(OMRT_ERR_FORMAT, "om partition %s (offset %llu): offset not a multiple of %d", name,
                       (unsigned long long)p->offset, OM_ALIGN);
     if (p->offset < h->header_len || add_u64(p->offset, p->size, &end) || end > size)
-      return rt_error(OMRT_ERR_FORMAT,
-                      "om partition %s (offset %llu): %llu bytes outside the file (header %u, file %zu bytes)",
-                      name, (unsigned long long)p->offset, (unsigned long long)p->size, h->header_len, size);
+      return rt_error(
+          OMRT_ERR_FORMAT,
+          "om partition %s (offset %llu): %llu bytes outside the file (header %u, file %zu bytes)", name,
+          (unsigned long long)p->offset, (unsigned long long)p->size, h->header_len, size);
     uint32_t crc = crc32c(0, base + p->offset, (size_t)p->size);
     if (crc != p->crc32c)
-      return rt_error(OMRT_ERR_CHECKSUM, "om partition %s (offset %llu): CRC32C 0x%08x != stored 0x%08x", name,
-                      (unsigned long long)p->offset, crc, p->crc32c);
+      return rt_error(OMRT_ERR_CHECKSUM, "om partition %s (offset %llu): CRC32C 0x%08x != stored 0x%08x",
+                      name, (unsigned long long)p->offset, crc, p->crc32c);
     refs[p->type] = (part_ref){1, p->offset, p->size};
   }
   for (uint32_t t = OM_PART_MODEL; t <= OM_PART_STRINGS; t++)
-    if (!refs[t].present) return rt_error(OMRT_ERR_FORMAT, "om package: required partition %s missing", part_name(t));
+    if (!refs[t].present)
+      return rt_error(OMRT_ERR_FORMAT, "om package: required partition %s missing", part_name(t));
   return OMRT_OK;
 }
 
@@ -159,7 +161,8 @@ static omrt_status check_model_def(const omrt_model *m, const part_ref *p) {
                     (unsigned long long)p->size, d->ninputs, d->noutputs);
   omrt_status s;
   if ((s = check_str(m, d->name, where, "name")) || (s = check_str(m, d->soc, where, "soc")) ||
-      (s = check_str(m, d->atc_version, where, "atc_version")) || (s = check_str(m, d->cmdline, where, "cmdline")))
+      (s = check_str(m, d->atc_version, where, "atc_version")) ||
+      (s = check_str(m, d->cmdline, where, "cmdline")))
     return s;
   if (d->noutputs == 0) return rt_error(OMRT_ERR_FORMAT, "%s: the model has no outputs", where);
   if (d->ninputs > INT_MAX || d->noutputs > INT_MAX)
@@ -171,8 +174,11 @@ static omrt_status check_model_def(const omrt_model *m, const part_ref *p) {
   if (d->workspace_bytes > MAX_WORKSPACE_BYTES || d->workspace_bytes > SIZE_MAX)
     return rt_error(OMRT_ERR_FORMAT, "%s: workspace_bytes %llu exceeds 2^40", where,
                     (unsigned long long)d->workspace_bytes);
-  const struct { const char *name; uint32_t bytes; } bufs[] = {
-      {"l1_bytes", d->l1_bytes}, {"l0a_bytes", d->l0a_bytes}, {"l0b_bytes", d->l0b_bytes},
+  const struct {
+    const char *name;
+    uint32_t bytes;
+  } bufs[] = {
+      {"l1_bytes", d->l1_bytes},   {"l0a_bytes", d->l0a_bytes}, {"l0b_bytes", d->l0b_bytes},
       {"l0c_bytes", d->l0c_bytes}, {"ub_bytes", d->ub_bytes},
   };
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
@@ -195,27 +201,32 @@ static omrt_status check_tensor(const omrt_model *m, const part_ref *p, uint32_t
   const om_tensor *t = &m->tensors[i];
   const om_model_def *d = m->def;
   char where[160], dims[160];
-  snprintf(where, sizeof where, "om partition TENSORS (offset %llu): tensor %u", (unsigned long long)p->offset, i);
+  snprintf(where, sizeof where, "om partition TENSORS (offset %llu): tensor %u",
+           (unsigned long long)p->offset, i);
   omrt_status s = check_str(m, t->name, where, "name");
   if (s) return s;
   snprintf(where, sizeof where, "om partition TENSORS (offset %llu): tensor %u '%s'",
            (unsigned long long)p->offset, i, rt_string(m, t->name));
   size_t esize = dtype_size((int)t->dtype);
   if (esize == 0) return rt_error(OMRT_ERR_UNSUPPORTED, "%s: unknown dtype %u", where, t->dtype);
-  if (!layout_name((int)t->layout)) return rt_error(OMRT_ERR_UNSUPPORTED, "%s: unknown layout %u", where, t->layout);
-  if (t->rank > MAX_RANK) return rt_error(OMRT_ERR_FORMAT, "%s: rank %u exceeds %d", where, t->rank, MAX_RANK);
+  if (!layout_name((int)t->layout))
+    return rt_error(OMRT_ERR_UNSUPPORTED, "%s: unknown layout %u", where, t->layout);
+  if (t->rank > MAX_RANK)
+    return rt_error(OMRT_ERR_FORMAT, "%s: rank %u exceeds %d", where, t->rank, MAX_RANK);
   if (t->layout != LAYOUT_ND && t->rank != 4)
     return rt_error(OMRT_ERR_FORMAT, "%s: layout %s needs rank 4, has %u", where, layout_name((int)t->layout),
                     t->rank);
   for (uint32_t k = 0; k < t->rank; k++)
-    if (t->dims[k] < 0) return rt_error(OMRT_ERR_FORMAT, "%s: dim %u is negative (%lld)", where, k, (long long)t->dims[k]);
+    if (t->dims[k] < 0)
+      return rt_error(OMRT_ERR_FORMAT, "%s: dim %u is negative (%lld)", where, k, (long long)t->dims[k]);
   uint64_t elems, bytes;
   if (layout_elements((int)t->layout, (int)t->rank, t->dims, &elems) || mul_u64(elems, esize, &bytes))
-    return rt_error(OMRT_ERR_FORMAT, "%s: dims %s overflow the size arithmetic", where, dims_str(t, dims, sizeof dims));
+    return rt_error(OMRT_ERR_FORMAT, "%s: dims %s overflow the size arithmetic", where,
+                    dims_str(t, dims, sizeof dims));
   if (t->bytes != bytes) {
     if (t->layout == LAYOUT_ND)
-      return rt_error(OMRT_ERR_FORMAT, "%s: bytes %llu != %s elements x %zu", where, (unsigned long long)t->bytes,
-                      dims_str(t, dims, sizeof dims), esize);
+      return rt_error(OMRT_ERR_FORMAT, "%s: bytes %llu != %s elements x %zu", where,
+                      (unsigned long long)t->bytes, dims_str(t, dims, sizeof dims), esize);
     return rt_error(OMRT_ERR_FORMAT, "%s: bytes %llu != %s [%s] = %llu elements x %zu", where,
                     (unsigned long long)t->bytes, layout_name((int)t->layout), dims_str(t, dims, sizeof dims),
                     (unsigned long long)elems, esize);
@@ -228,17 +239,18 @@ static omrt_status check_tensor(const omrt_model *m, const part_ref *p, uint32_t
       return rt_error(OMRT_ERR_FORMAT, "%s: WEIGHTS offset %llu not a multiple of %d", where,
                       (unsigned long long)t->offset, OM_ALIGN);
     if (end > m->weights_bytes)
-      return rt_error(OMRT_ERR_FORMAT, "%s: WEIGHTS offset %llu + %llu bytes exceeds the WEIGHTS partition (%llu bytes)",
+      return rt_error(OMRT_ERR_FORMAT,
+                      "%s: WEIGHTS offset %llu + %llu bytes exceeds the WEIGHTS partition (%llu bytes)",
                       where, (unsigned long long)t->offset, (unsigned long long)t->bytes,
                       (unsigned long long)m->weights_bytes);
     break;
   case OM_REGION_WORKSPACE:
     if (t->offset % esize != 0)
-      return rt_error(OMRT_ERR_FORMAT, "%s: WORKSPACE offset %llu not a multiple of the element size %zu", where,
-                      (unsigned long long)t->offset, esize);
+      return rt_error(OMRT_ERR_FORMAT, "%s: WORKSPACE offset %llu not a multiple of the element size %zu",
+                      where, (unsigned long long)t->offset, esize);
     if (end > d->workspace_bytes)
-      return rt_error(OMRT_ERR_FORMAT, "%s: WORKSPACE offset %llu + %llu bytes exceeds workspace_bytes %llu", where,
-                      (unsigned long long)t->offset, (unsigned long long)t->bytes,
+      return rt_error(OMRT_ERR_FORMAT, "%s: WORKSPACE offset %llu + %llu bytes exceeds workspace_bytes %llu",
+                      where, (unsigned long long)t->offset, (unsigned long long)t->bytes,
                       (unsigned long long)d->workspace_bytes);
     break;
   case OM_REGION_INPUT:
@@ -252,8 +264,7 @@ static omrt_status check_tensor(const omrt_model *m, const part_ref *p, uint32_t
                       (unsigned long long)t->offset);
     break;
   }
-  default:
-    return rt_error(OMRT_ERR_FORMAT, "%s: unknown region %u", where, t->region);
+  default: return rt_error(OMRT_ERR_FORMAT, "%s: unknown region %u", where, t->region);
   }
   return OMRT_OK;
 }
@@ -271,11 +282,13 @@ static omrt_status build_io(omrt_model *m, uint32_t k, int is_input) {
   const om_tensor *t = &m->tensors[ti];
   uint32_t region = is_input ? OM_REGION_INPUT : OM_REGION_OUTPUT;
   if (t->region != region || t->index != k)
-    return rt_error(OMRT_ERR_FORMAT, "om partition MODEL: %s %u: tensor %u '%s' is region %s index %u, not %s index %u",
-                    what, k, ti, rt_string(m, t->name), region_name(t->region), t->index, region_name(region), k);
+    return rt_error(OMRT_ERR_FORMAT,
+                    "om partition MODEL: %s %u: tensor %u '%s' is region %s index %u, not %s index %u", what,
+                    k, ti, rt_string(m, t->name), region_name(t->region), t->index, region_name(region), k);
   if (t->layout != LAYOUT_ND)
-    return rt_error(OMRT_ERR_FORMAT, "om partition MODEL: %s %u: tensor %u '%s' has layout %s; model I/O must be ND",
-                    what, k, ti, rt_string(m, t->name), layout_name((int)t->layout));
+    return rt_error(OMRT_ERR_FORMAT,
+                    "om partition MODEL: %s %u: tensor %u '%s' has layout %s; model I/O must be ND", what, k,
+                    ti, rt_string(m, t->name), layout_name((int)t->layout));
   if (t->bytes > SIZE_MAX)
     return rt_error(OMRT_ERR_FORMAT, "om partition MODEL: %s %u: %llu bytes too large for this host", what, k,
                     (unsigned long long)t->bytes);
@@ -292,12 +305,15 @@ static omrt_status build_io(omrt_model *m, uint32_t k, int is_input) {
 static omrt_status check_io_views(const omrt_model *m, const part_ref *p) {
   for (uint32_t i = 0; i < m->def->ntensors; i++) {
     const om_tensor *t = &m->tensors[i];
-    const omrt_tensor_desc *io = t->region == OM_REGION_INPUT ? &m->inputs[t->index]
-                                 : t->region == OM_REGION_OUTPUT ? &m->outputs[t->index] : NULL;
+    const omrt_tensor_desc *io = t->region == OM_REGION_INPUT    ? &m->inputs[t->index]
+                                 : t->region == OM_REGION_OUTPUT ? &m->outputs[t->index]
+                                                                 : NULL;
     if (io && t->bytes > io->bytes)
-      return rt_error(OMRT_ERR_FORMAT, "om partition TENSORS (offset %llu): tensor %u '%s': %llu bytes exceed %s %u (%zu bytes)",
-                      (unsigned long long)p->offset, i, rt_string(m, t->name), (unsigned long long)t->bytes,
-                      region_name(t->region), t->index, io->bytes);
+      return rt_error(
+          OMRT_ERR_FORMAT,
+          "om partition TENSORS (offset %llu): tensor %u '%s': %llu bytes exceed %s %u (%zu bytes)",
+          (unsigned long long)p->offset, i, rt_string(m, t->name), (unsigned long long)t->bytes,
+          region_name(t->region), t->index, io->bytes);
   }
   return OMRT_OK;
 }
@@ -305,23 +321,25 @@ static omrt_status check_io_views(const omrt_model *m, const part_ref *p) {
 static omrt_status check_task(const omrt_model *m, const part_ref *p, uint32_t i) {
   const om_task *t = &m->tasks[i];
   char where[160];
-  snprintf(where, sizeof where, "om partition TASKS (offset %llu): task %u", (unsigned long long)p->offset, i);
+  snprintf(where, sizeof where, "om partition TASKS (offset %llu): task %u", (unsigned long long)p->offset,
+           i);
   omrt_status s = check_str(m, t->name, where, "name");
   if (s) return s;
-  snprintf(where, sizeof where, "om partition TASKS (offset %llu): task %u '%s'", (unsigned long long)p->offset, i,
-           rt_string(m, t->name));
+  snprintf(where, sizeof where, "om partition TASKS (offset %llu): task %u '%s'",
+           (unsigned long long)p->offset, i, rt_string(m, t->name));
   if (t->kind >= rt_kernel_count || !rt_kernels[t->kind].run || !rt_kernels[t->kind].check)
-    return rt_error(OMRT_ERR_UNSUPPORTED, "%s: task kind %u is not supported by this runtime", where, t->kind);
+    return rt_error(OMRT_ERR_UNSUPPORTED, "%s: task kind %u is not supported by this runtime", where,
+                    t->kind);
   if (t->block_dim < 1 || t->block_dim > MAX_BLOCK_DIM)
     return rt_error(OMRT_ERR_FORMAT, "%s (%s): block_dim %u outside 1..%d", where, rt_kernels[t->kind].name,
                     t->block_dim, MAX_BLOCK_DIM);
   if (t->ntensors > OM_TASK_MAX_TENSORS)
-    return rt_error(OMRT_ERR_FORMAT, "%s (%s): ntensors %u exceeds %d", where, rt_kernels[t->kind].name, t->ntensors,
-                    OM_TASK_MAX_TENSORS);
+    return rt_error(OMRT_ERR_FORMAT, "%s (%s): ntensors %u exceeds %d", where, rt_kernels[t->kind].name,
+                    t->ntensors, OM_TASK_MAX_TENSORS);
   for (uint32_t k = 0; k < t->ntensors; k++)
     if (t->tensors[k] != OM_NONE && t->tensors[k] >= m->def->ntensors)
-      return rt_error(OMRT_ERR_FORMAT, "%s (%s): tensors[%u] = %u outside the tensor table (%u tensors)", where,
-                      rt_kernels[t->kind].name, k, t->tensors[k], m->def->ntensors);
+      return rt_error(OMRT_ERR_FORMAT, "%s (%s): tensors[%u] = %u outside the tensor table (%u tensors)",
+                      where, rt_kernels[t->kind].name, k, t->tensors[k], m->def->ntensors);
   s = rt_kernels[t->kind].check(m, i, t);
   if (s != OMRT_OK) { /* the kernel's message names the task; add the partition */
     char msg[1024];
@@ -387,7 +405,8 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
 
   m->inputs = calloc(d->ninputs ? d->ninputs : 1, sizeof *m->inputs);
   m->outputs = calloc(d->noutputs, sizeof *m->outputs);
-  if (!m->inputs || !m->outputs) return rt_error(OMRT_ERR_NOMEM, "om load: out of memory for I/O descriptors");
+  if (!m->inputs || !m->outputs)
+    return rt_error(OMRT_ERR_NOMEM, "om load: out of memory for I/O descriptors");
   for (uint32_t k = 0; k < d->ninputs; k++)
     if ((s = build_io(m, k, 1))) return s;
   for (uint32_t k = 0; k < d->noutputs; k++)
@@ -499,7 +518,8 @@ int omrt_model_num_outputs(const omrt_model *model) { return model ? (int)model-
 omrt_status omrt_model_input(const omrt_model *model, int index, omrt_tensor_desc *desc_out) {
   if (!model || !desc_out) return rt_error(OMRT_ERR_ARG, "omrt_model_input: NULL argument");
   if (index < 0 || (uint32_t)index >= model->def->ninputs)
-    return rt_error(OMRT_ERR_ARG, "omrt_model_input: index %d outside 0..%d", index, (int)model->def->ninputs - 1);
+    return rt_error(OMRT_ERR_ARG, "omrt_model_input: index %d outside 0..%d", index,
+                    (int)model->def->ninputs - 1);
   *desc_out = model->inputs[index];
   return OMRT_OK;
 }
@@ -507,12 +527,15 @@ omrt_status omrt_model_input(const omrt_model *model, int index, omrt_tensor_des
 omrt_status omrt_model_output(const omrt_model *model, int index, omrt_tensor_desc *desc_out) {
   if (!model || !desc_out) return rt_error(OMRT_ERR_ARG, "omrt_model_output: NULL argument");
   if (index < 0 || (uint32_t)index >= model->def->noutputs)
-    return rt_error(OMRT_ERR_ARG, "omrt_model_output: index %d outside 0..%d", index, (int)model->def->noutputs - 1);
+    return rt_error(OMRT_ERR_ARG, "omrt_model_output: index %d outside 0..%d", index,
+                    (int)model->def->noutputs - 1);
   *desc_out = model->outputs[index];
   return OMRT_OK;
 }
 
-const char *omrt_model_name(const omrt_model *model) { return model ? rt_string(model, model->def->name) : ""; }
+const char *omrt_model_name(const omrt_model *model) {
+  return model ? rt_string(model, model->def->name) : "";
+}
 const char *omrt_model_soc(const omrt_model *model) { return model ? rt_string(model, model->def->soc) : ""; }
 size_t omrt_model_workspace_bytes(const omrt_model *model) {
   return model ? (size_t)model->def->workspace_bytes : 0;

@@ -747,7 +747,7 @@ static void add_task(om_writer *w, int kind, const char *name, uint32_t bd, int 
   om_task t = {.kind = (uint32_t)kind, .name = om_writer_string(w, name), .block_dim = bd,
                .ntensors = (uint32_t)n};
   for (int i = 0; i < OM_TASK_MAX_TENSORS; i++) t.tensors[i] = i < n ? tensors[i] : OM_NONE;
-  memcpy(t.params, params, (size_t)nparams * sizeof *params);
+  if (nparams) memcpy(t.params, params, (size_t)nparams * sizeof *params);
   om_writer_add_task(w, &t);
 }
 

@@ -1,0 +1,52 @@
+#!/bin/sh
+# cmake --install puts atc, omrun, libomrt (static and shared), omrt.h, omrt.pc
+# and the SoC files under a prefix; an application builds against it with
+# pkg-config alone and runs a package; libomrt needs only libc, libm, pthread.
+# Usage: install_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
+set -eu
+build=$1 src=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+pass=0 fail=0
+check() { # check WHAT COMMAND...
+  what=$1; shift
+  if "$@" > "$work/last.log" 2>&1; then pass=$((pass + 1)); echo "ok   $what"
+  else fail=$((fail + 1)); echo "FAIL $what"; cat "$work/last.log"; fi
+}
+p=$work/prefix
+libdir=$(dirname "$(find "$p" -name omrt.pc)")/..
+for f in bin/atc bin/omrun include/omrt.h share/atc/socs/Ascend310.yaml share/atc/socs/Ascend910.yaml; do
+  check "installed $f" test -e "$p/$f"
+done
+check "installed libomrt.a" test -e "$libdir/libomrt.a"
+check "installed libomrt.so" test -e "$libdir/libomrt.so"
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+check "pkg-config finds omrt" pkg-config --exists omrt
+check "libomrt.so needs only libc, libm, pthread" sh -c \
+  "readelf -d '$libdir/libomrt.so' | grep NEEDED | grep -v -E 'lib(c|m|pthread)\.so|ld-linux' | { ! grep .; }"
+check "libomrt.so exports only the omrt_ API" sh -c \
+  "nm -D --defined-only '$libdir/libomrt.so' | awk '{print \$3}' | grep -v '^omrt_' | { ! grep .; }"
+check "example builds with pkg-config (shared)" sh -c \
+  "cc -std=c11 -Wall -Werror '$src/examples/classify.c' \$(pkg-config --cflags --libs omrt) -o '$work/classify'"
+check "example builds against libomrt.a" sh -c \
+  "cc -std=c11 -Wall -Werror '$src/examples/classify.c' \$(pkg-config --cflags omrt) '$libdir/libomrt.a' -lpthread -lm -o '$work/classify_static'"
+# A tiny model through the installed atc, run by the example.
+/usr/bin/python3 - "$work" <<'PY'
+import sys, numpy as np
+from onnx import helper, numpy_helper, TensorProto
+w = numpy_helper.from_array(np.random.default_rng(1).standard_normal((10, 3, 3, 3)).astype(np.float32), "w")
+g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[3, 3]),
+                       helper.make_node("GlobalAveragePool", ["y"], ["p"]),
+                       helper.make_node("Flatten", ["p"], ["z"])], "tiny",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                      [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], [w])
+open(sys.argv[1] + "/tiny.onnx", "wb").write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+np.ones((1, 3, 8, 8), np.float32).tofile(sys.argv[1] + "/x.bin")
+PY
+check "installed atc compiles" "$p/bin/atc" --model="$work/tiny.onnx" --output="$work/tiny" --soc_version=Ascend310
+check "example runs (shared)" sh -c \
+  "LD_LIBRARY_PATH='$libdir' '$work/classify' '$work/tiny.om' '$work/x.bin' > '$work/run.log'"
+check "example prints top-5" grep -q "top-5: class" "$work/run.log"
+check "example runs (static)" "$work/classify_static" "$work/tiny.om" "$work/x.bin"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
