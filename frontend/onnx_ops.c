@@ -606,11 +606,9 @@ status onnx_import_node(onnx_node *nd) {
   for (int i = info->max_out; i < nd->nout; i++)
     if (nd->out[i] && nd->uses[i] > 0)
       return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                            "output %d '%s' is used, but only output%s 0%s%.0d %s supported "
-                            "(inference)",
-                            i, nd->out[i]->name, info->max_out > 1 ? "s" : "",
-                            info->max_out > 1 ? " to " : "", info->max_out > 1 ? info->max_out - 1 : 0,
-                            info->max_out > 1 ? "are" : "is");
+                            "output %d '%s' is used, but only the first %d output(s) of %s are "
+                            "supported (inference)",
+                            i, nd->out[i]->name, info->max_out, np->op_type);
   int nin = nd->nin < info->max_in ? nd->nin : info->max_in;
   while (nin > 0 && !nd->in[nin - 1]) nin--;
   ir_node *n = ir_node_new(nd->c->g, (ir_op)op, np->name && *np->name ? np->name : NULL, nin, nd->in,

@@ -24,6 +24,7 @@
 /* Rewires one Identity away unless it must stay (see the contract). */
 static void remove_identity(ir_graph *g, ir_node *n) {
   ir_value *x = n->in[0], *y = n->out[0];
+  if (!x || !y) return;
   if (y->output_index < 0) {
     n->dead = 1;
     ir_replace_uses(g, y, x);

@@ -109,9 +109,19 @@ omrt_status rt_chk_block_dim(const rt_chk *c, uint64_t units, const char *unit_n
 
 void rt_conv_params_read(const om_task *task, rt_conv_params *p) {
   const int32_t *q = task->params;
-  *p = (rt_conv_params){.kh = q[0], .kw = q[1], .sh = q[2], .sw = q[3], .pt = q[4], .pl = q[5],
-                        .pb = q[6], .pr = q[7], .dh = q[8], .dw = q[9], .act = q[10],
-                        .clip_min = rt_param_f32(q[11]), .clip_max = rt_param_f32(q[12])};
+  *p = (rt_conv_params){.kh = q[0],
+                        .kw = q[1],
+                        .sh = q[2],
+                        .sw = q[3],
+                        .pt = q[4],
+                        .pl = q[5],
+                        .pb = q[6],
+                        .pr = q[7],
+                        .dh = q[8],
+                        .dw = q[9],
+                        .act = q[10],
+                        .clip_min = rt_param_f32(q[11]),
+                        .clip_max = rt_param_f32(q[12])};
 }
 
 /* Output extent of one spatial dim; < 1 when the kernel does not fit. */
@@ -122,8 +132,9 @@ static int64_t conv_out(int64_t in, int64_t pa, int64_t pb, int64_t k, int64_t d
 
 omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const om_tensor *x,
                                int64_t cout, const om_tensor *y) {
-  static const char *const names[] = {"kh", "kw", "stride_h", "stride_w", "pad_top", "pad_left",
-                                      "pad_bottom", "pad_right", "dilation_h", "dilation_w"};
+  static const char *const names[] = {"kh",         "kw",        "stride_h",   "stride_w",
+                                      "pad_top",    "pad_left",  "pad_bottom", "pad_right",
+                                      "dilation_h", "dilation_w"};
   const int32_t *q = c->task->params;
   for (int i = 0; i < 10; i++) {
     int is_pad = i >= 4 && i < 8;
@@ -132,9 +143,10 @@ omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const o
   }
   int64_t ext_h = (int64_t)p->dh * (p->kh - 1) + 1, ext_w = (int64_t)p->dw * (p->kw - 1) + 1;
   if (p->pt >= ext_h || p->pb >= ext_h || p->pl >= ext_w || p->pr >= ext_w)
-    return rt_chk_fail(c, "pads (top %d, left %d, bottom %d, right %d) must be below the kernel "
-                       "extent %lldx%lld", p->pt, p->pl, p->pb, p->pr, (long long)ext_h,
-                       (long long)ext_w);
+    return rt_chk_fail(c,
+                       "pads (top %d, left %d, bottom %d, right %d) must be below the kernel "
+                       "extent %lldx%lld",
+                       p->pt, p->pl, p->pb, p->pr, (long long)ext_h, (long long)ext_w);
   if (p->act != OM_ACT_NONE && p->act != OM_ACT_RELU && p->act != OM_ACT_CLIP)
     return rt_chk_fail(c, "params[10] act = %d unknown", p->act);
   if (p->act == OM_ACT_CLIP && !(p->clip_min <= p->clip_max))
@@ -151,11 +163,11 @@ omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const o
   static const char *const dn[] = {"N", "C", "Ho", "Wo"};
   for (int d = 0; d < 4; d++)
     if (y->dims[d] != want[d])
-      return rt_chk_fail(c, "y dims[%d] (%s) = %lld, expected %lld (x %lldx%lldx%lldx%lld, kernel "
+      return rt_chk_fail(c,
+                         "y dims[%d] (%s) = %lld, expected %lld (x %lldx%lldx%lldx%lld, kernel "
                          "%dx%d, stride %dx%d, pads %d,%d,%d,%d, dilation %dx%d)",
-                         d, dn[d], (long long)y->dims[d], (long long)want[d],
-                         (long long)x->dims[0], (long long)x->dims[1], (long long)x->dims[2],
-                         (long long)x->dims[3], p->kh, p->kw, p->sh, p->sw, p->pt, p->pl, p->pb,
-                         p->pr, p->dh, p->dw);
+                         d, dn[d], (long long)y->dims[d], (long long)want[d], (long long)x->dims[0],
+                         (long long)x->dims[1], (long long)x->dims[2], (long long)x->dims[3], p->kh,
+                         p->kw, p->sh, p->sw, p->pt, p->pl, p->pb, p->pr, p->dh, p->dw);
   return OMRT_OK;
 }

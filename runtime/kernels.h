@@ -133,7 +133,8 @@ typedef struct rt_chk {
 } rt_chk;
 
 /* rt_error(OMRT_ERR_FORMAT, "task %u (KIND) 'name': <fmt>"). */
-omrt_status rt_chk_fail(const rt_chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+omrt_status rt_chk_fail(const rt_chk *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* task->ntensors == n. */
 omrt_status rt_chk_ntensors(const rt_chk *c, uint32_t n);
 /* The tensor in slot `slot` (called `what` in messages): present unless

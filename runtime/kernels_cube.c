@@ -28,18 +28,34 @@ typedef struct conv_geom {
   const float *bd; /* bias data */
   void *yd;
   int64_t n, cin, c1, h, w_, ho, wo, cout, c1out, k; /* k: reduction fractals c1*kh*kw */
-  int64_t tm, tn, tk, mtiles, ntiles;           /* tile sizes, tiles per image */
+  int64_t tm, tn, tk, mtiles, ntiles;                /* tile sizes, tiles per image */
   rt_conv_params p;
 } conv_geom;
 
 static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) {
   const om_tensor *x = a->desc[0], *w = a->desc[1], *y = a->desc[4];
-  *g = (conv_geom){.x = x, .w = w, .bias = a->desc[2], .res = a->desc[3], .y = y,
-                   .xd = a->data[0], .wd = a->data[1], .bd = a->data[2], .rd = a->data[3],
-                   .yd = a->data[4], .n = x->dims[0], .cin = x->dims[1], .c1 = rt_ceil_div(x->dims[1], C0),
-                   .h = x->dims[2], .w_ = x->dims[3], .ho = y->dims[2], .wo = y->dims[3],
-                   .cout = w->dims[0], .c1out = rt_ceil_div(w->dims[0], C0),
-                   .tm = task->params[13], .tn = task->params[14], .tk = task->params[15]};
+  *g = (conv_geom){.x = x,
+                   .w = w,
+                   .bias = a->desc[2],
+                   .res = a->desc[3],
+                   .y = y,
+                   .xd = a->data[0],
+                   .wd = a->data[1],
+                   .bd = a->data[2],
+                   .rd = a->data[3],
+                   .yd = a->data[4],
+                   .n = x->dims[0],
+                   .cin = x->dims[1],
+                   .c1 = rt_ceil_div(x->dims[1], C0),
+                   .h = x->dims[2],
+                   .w_ = x->dims[3],
+                   .ho = y->dims[2],
+                   .wo = y->dims[3],
+                   .cout = w->dims[0],
+                   .c1out = rt_ceil_div(w->dims[0], C0),
+                   .tm = task->params[13],
+                   .tn = task->params[14],
+                   .tk = task->params[15]};
   rt_conv_params_read(task, &g->p);
   g->k = g->c1 * g->p.kh * g->p.kw;
   g->mtiles = rt_ceil_div(g->ho * g->wo, g->tm);
@@ -172,12 +188,7 @@ static void epilogue(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows,
         rt_load_f32(r, g->rd, (int)g->res->dtype, at, C0);
         for (int j = 0; j < C0; j++) v[j] += r[j];
       }
-      for (int j = 0; j < C0; j++) {
-        float t = act == OM_ACT_RELU ? (v[j] > 0.0f ? v[j] : 0.0f)
-                  : act == OM_ACT_CLIP ? (v[j] < lo ? lo : v[j] > hi ? hi : v[j])
-                                       : v[j];
-        v[j] = keep[j] != 0.0f ? t : 0.0f;
-      }
+      for (int j = 0; j < C0; j++) v[j] = keep[j] != 0.0f ? rt_act(v[j], act, lo, hi) : 0.0f;
       if (yf16) {
         uint16_t *d = (uint16_t *)g->yd + at;
         for (int j = 0; j < C0; j++) d[j] = rt_f2h(v[j]);
@@ -228,8 +239,7 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
       (s = rt_chk_tensor(&c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
       (s = rt_chk_tensor(&c, 4, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
     return s;
-  if (w->dtype != x->dtype)
-    return rt_chk_fail(&c, "w dtype %u != x dtype %u", w->dtype, x->dtype);
+  if (w->dtype != x->dtype) return rt_chk_fail(&c, "w dtype %u != x dtype %u", w->dtype, x->dtype);
   if (w->dims[0] < 1 || w->dims[1] != x->dims[1])
     return rt_chk_fail(&c, "w [%lld, %lld, ...] does not match x channels %lld",
                        (long long)w->dims[0], (long long)w->dims[1], (long long)x->dims[1]);
@@ -246,8 +256,10 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
 
   int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15];
   if (tm < 16 || tm % 16 || tn < 1 || tk < 1 || tm > 65536 || tn > 65536 || tk > 65536)
-    return rt_chk_fail(&c, "tiles tile_m %lld (a multiple of 16), tile_n %lld, tile_k %lld out of "
-                       "range", (long long)tm, (long long)tn, (long long)tk);
+    return rt_chk_fail(&c,
+                       "tiles tile_m %lld (a multiple of 16), tile_n %lld, tile_k %lld out of "
+                       "range",
+                       (long long)tm, (long long)tn, (long long)tk);
   uint64_t esize = dtype_size((int)x->dtype);
   uint64_t a_bytes = (uint64_t)tm * 16 * (uint64_t)tk * esize;
   uint64_t b_bytes = (uint64_t)tk * 16 * (uint64_t)tn * 16 * esize;

@@ -87,8 +87,9 @@ omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *t
                        d->rank);
   if ((st = rt_chk_same_dims(&c, "src", s, "dst", d))) return st;
   if (s->layout == d->layout) return rt_chk_block_dim(&c, rt_physical_elements(d), "elements");
-  uint64_t rows = (uint64_t)d->dims[0] * (uint64_t)d->dims[2] *
-                  (uint64_t)(d->layout == LAYOUT_NC1HWC0 ? rt_ceil_div(d->dims[1], C0) : d->dims[1]);
+  uint64_t rows =
+      (uint64_t)d->dims[0] * (uint64_t)d->dims[2] *
+      (uint64_t)(d->layout == LAYOUT_NC1HWC0 ? rt_ceil_div(d->dims[1], C0) : d->dims[1]);
   return rt_chk_block_dim(&c, rows, "dst rows");
 }
 
@@ -183,8 +184,8 @@ void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
   const int xt = (int)x->dtype, yt = (int)y->dtype;
   const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
   uint64_t lo, hi;
-  rt_block_range((uint64_t)(x->dims[0] * rt_ceil_div(x->dims[1], C0)), task->block_dim, block,
-                 &lo, &hi);
+  rt_block_range((uint64_t)(x->dims[0] * rt_ceil_div(x->dims[1], C0)), task->block_dim, block, &lo,
+                 &hi);
   for (uint64_t unit = lo; unit < hi; unit++) {
     const size_t xplane = (size_t)unit * (size_t)(h * w) * C0;
     size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
@@ -234,8 +235,9 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
       (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
       (s = rt_chk_tensor(&c, 1, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
     return s;
-  static const char *const names[] = {"kh", "kw", "stride_h", "stride_w", "pad_top", "pad_left",
-                                      "pad_bottom", "pad_right", "mode", "count_include_pad"};
+  static const char *const names[] = {
+      "kh",       "kw",         "stride_h",  "stride_w", "pad_top",
+      "pad_left", "pad_bottom", "pad_right", "mode",     "count_include_pad"};
   const int32_t *q = task->params;
   for (int k = 0; k < 10; k++) {
     int32_t lo = k < 4 ? 1 : 0, hi = k < 8 ? 65535 : 1;
@@ -243,8 +245,10 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
       return rt_chk_fail(&c, "params[%d] %s = %d, expected %d..%d", k, names[k], q[k], lo, hi);
   }
   if (q[4] >= q[0] || q[6] >= q[0] || q[5] >= q[1] || q[7] >= q[1])
-    return rt_chk_fail(&c, "pads (top %d, left %d, bottom %d, right %d) must be below the kernel "
-                       "%dx%d", q[4], q[5], q[6], q[7], q[0], q[1]);
+    return rt_chk_fail(&c,
+                       "pads (top %d, left %d, bottom %d, right %d) must be below the kernel "
+                       "%dx%d",
+                       q[4], q[5], q[6], q[7], q[0], q[1]);
   for (int d = 0; d < 4; d++)
     if (x->dims[d] < 1)
       return rt_chk_fail(&c, "x dims[%d] = %lld, expected >= 1", d, (long long)x->dims[d]);
@@ -257,7 +261,8 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
     pool_out(in, pa, pb, k, st, &fl, &ce);
     int64_t out = y->dims[d];
     if (out < 1 || (out != fl && out != ce))
-      return rt_chk_fail(&c, "y dims[%d] = %lld, expected %lld (floor) or %lld (ceil) from input "
+      return rt_chk_fail(&c,
+                         "y dims[%d] = %lld, expected %lld (floor) or %lld (ceil) from input "
                          "%lld, kernel %lld, stride %lld, pads %lld,%lld",
                          d, (long long)out, (long long)fl, (long long)ce, (long long)in,
                          (long long)k, (long long)st, (long long)pa, (long long)pb);
@@ -273,12 +278,24 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
 
 static void eltwise_chunk(int op, int act, float lo, float hi, float *a, const float *b, size_t n) {
   switch (op) {
-  case OM_ELT_ADD: for (size_t i = 0; i < n; i++) a[i] += b[i]; break;
-  case OM_ELT_SUB: for (size_t i = 0; i < n; i++) a[i] -= b[i]; break;
-  case OM_ELT_MUL: for (size_t i = 0; i < n; i++) a[i] *= b[i]; break;
-  case OM_ELT_DIV: for (size_t i = 0; i < n; i++) a[i] /= b[i]; break;
-  case OM_ELT_MAX: for (size_t i = 0; i < n; i++) a[i] = a[i] > b[i] ? a[i] : b[i]; break;
-  case OM_ELT_MIN: for (size_t i = 0; i < n; i++) a[i] = a[i] < b[i] ? a[i] : b[i]; break;
+  case OM_ELT_ADD:
+    for (size_t i = 0; i < n; i++) a[i] += b[i];
+    break;
+  case OM_ELT_SUB:
+    for (size_t i = 0; i < n; i++) a[i] -= b[i];
+    break;
+  case OM_ELT_MUL:
+    for (size_t i = 0; i < n; i++) a[i] *= b[i];
+    break;
+  case OM_ELT_DIV:
+    for (size_t i = 0; i < n; i++) a[i] /= b[i];
+    break;
+  case OM_ELT_MAX:
+    for (size_t i = 0; i < n; i++) a[i] = a[i] > b[i] ? a[i] : b[i];
+    break;
+  case OM_ELT_MIN:
+    for (size_t i = 0; i < n; i++) a[i] = a[i] < b[i] ? a[i] : b[i];
+    break;
   default: break;
   }
   if (act == OM_ACT_RELU)
@@ -324,8 +341,7 @@ omrt_status rt_eltwise_check(const omrt_model *m, uint32_t i, const om_task *tas
       (s = rt_chk_tensor(&c, 2, "y", 0, -1, -1, 0, &y)))
     return s;
   int32_t op = task->params[0], act = task->params[1];
-  if (op < OM_ELT_NONE || op > OM_ELT_MIN)
-    return rt_chk_fail(&c, "params[0] op = %d unknown", op);
+  if (op < OM_ELT_NONE || op > OM_ELT_MIN) return rt_chk_fail(&c, "params[0] op = %d unknown", op);
   if ((op == OM_ELT_NONE) != (b == NULL))
     return rt_chk_fail(&c, "op %d %s operand b", op, b ? "takes no" : "needs an");
   if (act != OM_ACT_NONE && act != OM_ACT_RELU && act != OM_ACT_CLIP)
@@ -334,9 +350,10 @@ omrt_status rt_eltwise_check(const omrt_model *m, uint32_t i, const om_task *tas
   if (act == OM_ACT_CLIP && !(lo <= hi))
     return rt_chk_fail(&c, "clip_min %g > clip_max %g (or NaN)", lo, hi);
   if (a->layout != y->layout || (b && b->layout != y->layout))
-    return rt_chk_fail(&c, "layouts differ (a %u, b %u, y %u)", a->layout, b ? b->layout : a->layout,
-                       y->layout);
-  if ((s = rt_chk_same_dims(&c, "a", a, "y", y)) || (b && (s = rt_chk_same_dims(&c, "b", b, "y", y))))
+    return rt_chk_fail(&c, "layouts differ (a %u, b %u, y %u)", a->layout,
+                       b ? b->layout : a->layout, y->layout);
+  if ((s = rt_chk_same_dims(&c, "a", a, "y", y)) ||
+      (b && (s = rt_chk_same_dims(&c, "b", b, "y", y))))
     return s;
   return rt_chk_block_dim(&c, rt_physical_elements(y), "elements");
 }
@@ -369,8 +386,10 @@ static int slice_plan_make(const om_tensor *x, const om_tensor *y, int64_t axis,
   uint64_t outer = 1, inner = 1;
   for (int d = 0; d < axis; d++) outer *= (uint64_t)xd[d];
   for (int d = (int)axis + 1; d < rank; d++) inner *= (uint64_t)xd[d];
-  *p = (slice_plan){.outer = outer, .run = (uint64_t)xd[axis] * inner,
-                    .dstride = (uint64_t)yd[axis] * inner, .dbase = (uint64_t)off * inner};
+  *p = (slice_plan){.outer = outer,
+                    .run = (uint64_t)xd[axis] * inner,
+                    .dstride = (uint64_t)yd[axis] * inner,
+                    .dbase = (uint64_t)off * inner};
   return 1;
 }
 
@@ -451,9 +470,12 @@ void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt
   uint64_t outer = 1, len = 1, inner = 1;
   for (uint32_t d = 0; d < x->rank; d++) {
     uint64_t v = (uint64_t)x->dims[d];
-    if (d < axis) outer *= v;
-    else if (d == axis || coerce) len *= v;
-    else inner *= v;
+    if (d < axis)
+      outer *= v;
+    else if (d == axis || coerce)
+      len *= v;
+    else
+      inner *= v;
   }
   uint64_t lo, hi;
   rt_block_range(outer * inner, task->block_dim, block, &lo, &hi);

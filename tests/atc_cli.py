@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""atc's flags on a small real model: --help, both --flag=value and --flag value
+forms, usage errors (exit 2), --log=info phase lines, --dump_graph (IR text
+and DOT after every pass), --mode=1 (om to JSON), --out_nodes, and omrun
+running the result against numpy.
+
+Usage: atc_cli.py ATC_BINARY OMRUN_BINARY WORK_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+results = []
+
+
+def check(what, ok, detail=""):
+    results.append(bool(ok))
+    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and not ok else ''}")
+
+
+def run(*cmd):
+    return subprocess.run(list(cmd), capture_output=True, text=True)
+
+
+def main():
+    atc, omrun, work = sys.argv[1:4]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((8, 3, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["r"], name="relu0"),
+         helper.make_node("MaxPool", ["r"], ["m"], name="pool0", kernel_shape=[2, 2], strides=[2, 2]),
+         helper.make_node("GlobalAveragePool", ["m"], ["gap"], name="gap0"),
+         helper.make_node("Flatten", ["gap"], ["y"], name="flat0")],
+        "cli", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    model = os.path.join(work, "cli.onnx")
+    with open(model, "wb") as f:
+        f.write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    x = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+    x.tofile(os.path.join(work, "x.bin"))
+
+    # reference in numpy
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    conv = np.zeros((2, 8, 8, 8), np.float64)
+    for i in range(3):
+        for j in range(3):
+            conv += np.einsum("nchw,oc->nohw", xp[:, :, i:i + 8, j:j + 8], w[:, :, i, j])
+    relu = np.maximum(conv + b[None, :, None, None], 0)
+    pool = relu.reshape(2, 8, 4, 2, 4, 2).max(axis=(3, 5))
+    ref = pool.mean(axis=(2, 3))
+
+    p = run(atc, "--help")
+    check("--help exits 0 and lists flags", p.returncode == 0 and "--soc_version" in p.stdout and "--dump_graph" in p.stdout)
+    p = run(atc)
+    check("no flags: usage, exit 2", p.returncode == 2 and "usage" in p.stderr)
+    p = run(atc, "--modle=x.onnx")
+    check("unknown flag: exit 2 naming it", p.returncode == 2 and "--modle" in p.stderr, p.stderr)
+    p = run(atc, f"--model={model}", "--output", os.path.join(work, "o"), "--soc_version")
+    check("flag without value: exit 2", p.returncode == 2 and "--soc_version" in p.stderr, p.stderr)
+    p = run(atc, f"--model={model}", f"--output={work}/o", "--soc_version=Ascend310", "--precision_mode=fast")
+    check("bad --precision_mode: exit 2", p.returncode == 2 and "fast" in p.stderr, p.stderr)
+    p = run(atc, f"--model={model}", f"--output={work}/o", "--soc_version=Ascend310", "--framework=3")
+    check("--framework other than 5: exit 2", p.returncode == 2 and "framework" in p.stderr, p.stderr)
+    p = run(atc, f"--model={model}", f"--output={work}/o", "--soc_version=Ascend999", "--input_shape=x:2,3,8,8")
+    check("unknown SoC lists the known ones", p.returncode == 1 and "Ascend310" in p.stderr, p.stderr)
+
+    # --flag value form, --log=info, --dump_graph
+    dump = os.path.join(work, "dump")
+    p = run(atc, "--model", model, "--framework", "5", "--output", os.path.join(work, "space"), "--soc_version",
+            "Ascend910", "--input_shape", "x:2,3,8,8", "--log", "info", "--dump_graph", dump)
+    check("--flag value form compiles", p.returncode == 0, p.stderr)
+    phases = [l for l in p.stderr.splitlines() if l.startswith("[INFO] atc:")]
+    check("--log=info: a line per phase with its time", len(phases) >= 12 and all(l.rstrip().endswith("ms") for l in phases),
+          p.stderr)
+    check("summary names workspace and lower bound", "liveness lower bound" in p.stdout, p.stdout)
+    dumped = sorted(os.listdir(dump)) if os.path.isdir(dump) else []
+    check("--dump_graph: IR and DOT after import and every pass",
+          len([f for f in dumped if f.endswith(".ir")]) >= 12 and len([f for f in dumped if f.endswith(".dot")]) >= 12
+          and any("layout" in f for f in dumped), dumped)
+    if dumped:
+        with open(os.path.join(dump, [f for f in dumped if f.endswith("_fuse.ir")][0])) as f:
+            fused = f.read()
+        check("fuse dump shows Conv with relu, no Relu node", 'act="relu"' in fused and "= Relu(" not in fused, fused)
+
+    # --flag=value form, runs, matches numpy in both precisions
+    for prec, bar in (("must_keep_origin_dtype", 1e-4), ("force_fp16", 2e-2)):
+        base = os.path.join(work, prec)
+        p = run(atc, f"--model={model}", "--framework=5", f"--output={base}", "--soc_version=Ascend310",
+                "--input_shape=x:2,3,8,8", f"--precision_mode={prec}")
+        check(f"{prec}: compiles", p.returncode == 0 and os.path.exists(base + ".om"), p.stderr)
+        p = run(omrun, "--model", base + ".om", "--input", os.path.join(work, "x.bin"), "--output", base + "_out")
+        check(f"{prec}: omrun runs", p.returncode == 0, p.stderr + p.stdout)
+        if p.returncode == 0:
+            got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4").reshape(ref.shape)
+            err = float(np.abs(got - ref).max() / np.abs(ref).max())
+            check(f"{prec}: matches numpy (rel err {err:.2g} <= {bar})", err <= bar)
+
+    # --mode=1: the package as JSON
+    js = os.path.join(work, "m.json")
+    p = run(atc, "--mode=1", f"--om={work}/force_fp16.om", f"--json={js}")
+    check("--mode=1 writes JSON", p.returncode == 0 and os.path.exists(js), p.stderr)
+    if os.path.exists(js):
+        with open(js) as f:
+            doc = json.load(f)
+        text = json.dumps(doc)
+        check("JSON names the SoC, precision, tasks and the atc command line",
+              "Ascend310" in text and "force_fp16" in text and "CONV2D" in text and "--precision_mode=force_fp16" in text)
+    p = run(atc, "--mode=1", f"--om={model}", f"--json={work}/bad.json")
+    check("--mode=1 on a non-om: exit 1, no JSON", p.returncode == 1 and not os.path.exists(f"{work}/bad.json"), p.stderr)
+
+    # --out_nodes: stop after the pool
+    base = os.path.join(work, "cut")
+    p = run(atc, f"--model={model}", f"--output={base}", "--soc_version=Ascend310", "--input_shape=x:2,3,8,8",
+            "--out_nodes=pool0:0", "--precision_mode=must_keep_origin_dtype")
+    check("--out_nodes compiles", p.returncode == 0, p.stderr)
+    p = run(omrun, "--model", base + ".om", "--input", os.path.join(work, "x.bin"), "--output", base + "_out")
+    if p.returncode == 0:
+        got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4")
+        check("--out_nodes output is the pool's", got.size == pool.size and
+              np.abs(got - pool.ravel()).max() <= 1e-4 * np.abs(pool).max())
+    else:
+        check("--out_nodes model runs", False, p.stderr)
+    p = run(atc, f"--model={model}", f"--output={base}2", "--soc_version=Ascend310", "--input_shape=x:2,3,8,8",
+            "--out_nodes=nosuch:0")
+    check("--out_nodes with an unknown node: exit 1 naming it", p.returncode == 1 and "nosuch" in p.stderr, p.stderr)
+
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed")
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
