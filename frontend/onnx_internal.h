@@ -18,7 +18,6 @@
 #define FRONTEND_ONNX_INTERNAL_H
 
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "frontend/onnx_import.h"
 #include "onnx.pb-c.h"

@@ -175,7 +175,8 @@ static status copy_attr(onnx_node *nd, ir_node *n, const Onnx__AttributeProto *a
   case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: rc = ir_attr_set_int(g, n, a->name, a->i); break;
   case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: rc = ir_attr_set_float(g, n, a->name, a->f); break;
   case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: {
-    char *s = arena_strndup(&nd->c->scratch, (const char *)a->s.data, a->s.len);
+    char *s = a->s.len ? arena_strndup(&nd->c->scratch, (const char *)a->s.data, a->s.len)
+                       : arena_strdup(&nd->c->scratch, "");
     rc = s ? ir_attr_set_string(g, n, a->name, s) : -1;
     break;
   }
@@ -277,8 +278,9 @@ static status const_input(onnx_node *nd, int i, const char *what, const ir_value
   const ir_value *v = nd->in[i];
   if (!v->data)
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                          "input %d '%s' (%s) must be a constant (an initializer or a Constant node)",
-                          i, v->name, what);
+                          "input %d '%s'%s%s%s must be a constant (an initializer or a Constant node)",
+                          i, v->name, strcmp(v->name, what) ? " (" : "",
+                          strcmp(v->name, what) ? what : "", strcmp(v->name, what) ? ")" : "");
   *out = v;
   return ST_OK;
 }

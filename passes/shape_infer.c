@@ -151,8 +151,9 @@ static status infer_window(si *s, ir_node *n, int64_t kh, int64_t kw, int64_t *o
   const ir_value *x = n->in[0];
   int64_t k[2] = {kh, kw}, strides[2] = {1, 1}, dil[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
   int nk = ir_attr_ints(n, "kernel_shape", k, 2);
-  if (nk >= 0 && (nk != 2 || (kh >= 0 && (k[0] != kh || k[1] != kw))))
-    return fail(s, ST_ERR_INVALID, "kernel_shape does not match the 2-D weight %s", shape_str(n->in[1]));
+  if (nk >= 0 && nk != 2) return fail(s, ST_ERR_INVALID, "kernel_shape has %d values; expected 2", nk);
+  if (nk >= 0 && kh >= 0 && (k[0] != kh || k[1] != kw))
+    return fail(s, ST_ERR_INVALID, "kernel_shape %s does not match the weight %s", dims_str(2, k), shape_str(n->in[1]));
   if (nk < 0 && kh < 0) return fail(s, ST_ERR_INVALID, "attribute kernel_shape is missing");
   int ns = ir_attr_ints(n, "strides", strides, 2), nd = ir_attr_ints(n, "dilations", dil, 2);
   int np = ir_attr_ints(n, "pads", pads, 4);
@@ -474,8 +475,11 @@ static status propagate(si *s, ir_node *n) {
     if (!ins[i] && n->op != IR_OP_SHAPE) return ST_OK;
   }
   void *out[1];
-  status st = ir_eval_node(n, ins, out, &s->scratch, s->d);
-  if (st) return st;
+  diag local;
+  diag_init(&local);
+  status st = ir_eval_node(n, ins, out, &s->scratch, &local);
+  if (st == ST_ERR_UNSUPPORTED) return ST_OK; /* not shape arithmetic the evaluator knows */
+  if (st) return diag_set(s->d, st, "%s", local.msg);
   s->known[y->id] = out[0];
   return ST_OK;
 }

@@ -184,7 +184,7 @@ omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out) {
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: workspace of %llu bytes",
                     (unsigned long long)ws);
   }
-  if (ws && !(ctx->workspace = aligned_alloc(64, align64((size_t)ws)))) {
+  if (!(ctx->workspace = aligned_alloc(64, align64(ws ? (size_t)ws : 1)))) {
     omrt_context_free(ctx);
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: cannot allocate the %llu-byte workspace",
                     (unsigned long long)ws);
