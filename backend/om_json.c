@@ -355,18 +355,12 @@ static status read_aligned(const char *path, void **data_out, size_t *size_out, 
   return ST_OK;
 }
 
-status om_dump_json(const char *om_path, const char *json_path, diag *d) {
-  void *data = NULL;
-  size_t size = 0;
-  status st = read_aligned(om_path, &data, &size, d);
-  if (st != ST_OK) return st;
+status om_json_memory(const void *data, size_t size, const char *label, char **json_out,
+                      size_t *len_out, diag *d) {
   omrt_model *m;
   omrt_load_options opts = {.threads = 1}; /* not OMRT_THREADS: the dump runs nothing */
-  if (omrt_model_load_memory(data, size, &opts, &m) != OMRT_OK) {
-    st = diag_set(d, ST_ERR_INVALID, "%s: %s", om_path, omrt_last_error());
-    free(data);
-    return st;
-  }
+  if (omrt_model_load_memory(data, size, &opts, &m) != OMRT_OK)
+    return diag_set(d, ST_ERR_INVALID, "%s: %s", label, omrt_last_error());
   omrt_model_free(m);
 
   pkg p = {0};
@@ -381,10 +375,24 @@ status om_dump_json(const char *om_path, const char *json_path, diag *d) {
   JLIT(&b, "  \"tasks\": [\n");
   for (uint32_t i = 0; i < p.def->ntasks; i++) dump_task(&b, &p, i);
   JLIT(&b, "  ]\n}\n");
-  free(data);
+  if (b.nomem) {
+    free(b.data);
+    return diag_set(d, ST_ERR_NOMEM, "%s: out of memory building the JSON dump", label);
+  }
+  *json_out = b.data;
+  *len_out = b.len;
+  return ST_OK;
+}
 
-  if (b.nomem) st = diag_set(d, ST_ERR_NOMEM, "%s: out of memory building the JSON dump", json_path);
-  else st = atomic_write_file(json_path, b.data, b.len, d);
-  free(b.data);
+status om_dump_json(const char *om_path, const char *json_path, diag *d) {
+  void *data = NULL;
+  size_t size = 0;
+  char *json = NULL;
+  size_t len = 0;
+  status st = read_aligned(om_path, &data, &size, d);
+  if (st == ST_OK) st = om_json_memory(data, size, om_path, &json, &len, d);
+  if (st == ST_OK) st = atomic_write_file(json_path, json, len, d);
+  free(data);
+  free(json);
   return st;
 }

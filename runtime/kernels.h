@@ -63,17 +63,16 @@ static inline float rt_h2f(uint16_t h) {
  * that the float adder rounds away exactly the bits the half drops (the
  * FP16 library's method), with NaN payloads kept as fp16.h does. */
 static inline uint16_t rt_f2h(float f) {
-  uint32_t w = rt_f32_bits(f);
-  uint32_t shl1 = w + w;
+  uint32_t w = rt_f32_bits(f), absx = w & 0x7fffffffu;
   uint32_t sign = (w >> 16) & 0x8000u;
-  float base = (rt_bits_f32(w & 0x7fffffffu) * 0x1p112f) * 0x1p-110f;
-  uint32_t bias = shl1 & 0xff000000u;
-  bias = bias < 0x71000000u ? 0x71000000u : bias;
-  base = rt_bits_f32((bias >> 1) + 0x07800000u) + base;
+  float base = (rt_bits_f32(absx) * 0x1p112f) * 0x1p-110f;
+  int32_t e = (int32_t)(absx >> 23); /* signed compares vectorize on every SIMD ISA */
+  e = e < 0x71 ? 0x71 : e;
+  base = rt_bits_f32(((uint32_t)e << 23) + 0x07800000u) + base;
   uint32_t bits = rt_f32_bits(base);
   uint32_t nonsign = ((bits >> 13) & 0x7c00u) + (bits & 0x0fffu);
   uint32_t nan = 0x7e00u | ((w >> 13) & 0x3ffu);
-  return (uint16_t)(sign | (shl1 > 0xff000000u ? nan : nonsign));
+  return (uint16_t)(sign | ((int32_t)absx > 0x7f800000 ? nan : nonsign));
 }
 
 /* n elements of dtype `dt` (DT_FLOAT16 or DT_FLOAT32) at src[i0..] <-> f32. */

@@ -21,9 +21,15 @@
  * in [0, 4)) and every output element must satisfy
  * |out - ref| <= atol + rtol * |ref| (atol defaults to rtol).
  *
+ * When the passes include emit, the package it built is verified by libomrt
+ * and its JSON dump (backend/om_write.h) from "inputs" on (the I/O, tensors
+ * and tasks; not the header, whose CRCs and version string churn) is
+ * appended to the printed IR, so the task list has goldens too.
+ *
  * Authoring: PASS_GOLDEN_UPDATE=1 pass_golden FILE.ir rewrites the CHECK
  * section with the actual output (adding it when missing); review the diff.
  */
+#define _GNU_SOURCE /* asprintf */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +106,23 @@ static status parse_input(const test *t, ir_graph **g_out, diag *d) {
   return st;
 }
 
-static status run_passes(const test *t, ir_graph *g, diag *d) {
+/* The emitted package's JSON from "inputs" on, malloc'd, into *emitted. */
+static status emitted_json(om_writer *w, char **emitted, diag *d) {
+  void *data = NULL;
+  size_t size = 0, len = 0;
+  char *json = NULL;
+  status st = om_writer_to_memory(w, &data, &size, d);
+  if (st == ST_OK) st = om_json_memory(data, size, "emitted package", &json, &len, d);
+  free(data);
+  if (st) return st;
+  const char *from = strstr(json, "  \"inputs\"");
+  *emitted = strdup(from ? from : json);
+  free(json);
+  return *emitted ? ST_OK : diag_set(d, ST_ERR_NOMEM, "out of memory");
+}
+
+/* Runs the RUN passes; when emit ran, *emitted gets its package as JSON. */
+static status run_passes(const test *t, ir_graph *g, char **emitted, diag *d) {
   soc_info soc;
   status st = soc_load("Ascend310", &soc, d);
   if (st) return st;
@@ -120,6 +142,7 @@ static status run_passes(const test *t, ir_graph *g, diag *d) {
       break;
     }
   }
+  if (st == ST_OK && ctx.writer) st = emitted_json(ctx.writer, emitted, d);
   om_writer_free(ctx.writer);
   return st;
 }
@@ -250,7 +273,8 @@ int main(int argc, char **argv) {
   diag_init(&d);
   ir_graph *g = NULL;
   status st = parse_input(&t, &g, &d);
-  if (st == ST_OK) st = run_passes(&t, g, &d);
+  char *emitted = NULL;
+  if (st == ST_OK) st = run_passes(&t, g, &emitted, &d);
   int rc = 0;
   if (t.error[0]) {
     if (st == ST_OK) {
@@ -264,7 +288,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s: %s\n", t.path, status_name(st), d.msg);
     rc = 1;
   } else {
-    char *got = ir_print_string(g);
+    char *ir = ir_print_string(g), *got = NULL;
+    if (ir && asprintf(&got, "%s%s", ir, emitted ? emitted : "") < 0) got = NULL;
+    free(ir);
     const char *want = t.text + t.check_at;
     if (!got) {
       fprintf(stderr, "%s: out of memory printing\n", t.path);
@@ -283,6 +309,7 @@ int main(int argc, char **argv) {
   }
   if (rc == 0) printf("%s: ok\n", t.path);
   ir_graph_free(g);
+  free(emitted);
   free(t.text);
   return rc;
 }
