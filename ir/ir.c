@@ -41,19 +41,57 @@ void ir_graph_free(ir_graph *g) {
   free(g);
 }
 
-ir_value *ir_value_find(const ir_graph *g, const char *name) {
-  for (int i = 0; i < g->nvalues; i++)
-    if (strcmp(g->values[i]->name, name) == 0) return g->values[i];
-  return NULL;
+static uint32_t name_hash(const char *s) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
+  return h;
 }
 
-/* A name not used by any value: `base` itself when free, else base_N. */
+/* The slot holding `name`, or the empty slot where it would go. */
+static ir_value **name_slot(const ir_graph *g, const char *name) {
+  uint32_t mask = (uint32_t)g->names_cap - 1;
+  for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask)
+    if (!g->names[i] || strcmp(g->names[i]->name, name) == 0) return &g->names[i];
+}
+
+static int name_taken(const ir_graph *g, const char *name) {
+  return g->names_cap && *name_slot(g, name) != NULL;
+}
+
+/* Records v's name; -1 on allocation failure. */
+static int name_insert(ir_graph *g, ir_value *v) {
+  if (2 * (g->names_count + 1) > g->names_cap) {
+    int cap = g->names_cap ? 2 * g->names_cap : 64;
+    ir_value **old = g->names;
+    int old_cap = g->names_cap;
+    g->names = arena_array(&g->arena, (size_t)cap, sizeof *g->names);
+    if (!g->names) {
+      g->names = old;
+      return -1;
+    }
+    g->names_cap = cap;
+    for (int i = 0; i < old_cap; i++)
+      if (old[i]) *name_slot(g, old[i]->name) = old[i];
+  }
+  *name_slot(g, v->name) = v;
+  g->names_count++;
+  return 0;
+}
+
+ir_value *ir_value_find(const ir_graph *g, const char *name) {
+  if (!g->names_cap) return NULL;
+  ir_value *v = *name_slot(g, name);
+  /* A value dropped by ir_graph_compact keeps its name reserved but is gone. */
+  return v && v->id < g->nvalues && g->values[v->id] == v ? v : NULL;
+}
+
+/* A name no value has ever had: `base` itself when free, else base_N. */
 static const char *unique_name(ir_graph *g, const char *base) {
-  if (!ir_value_find(g, base)) return arena_strdup(&g->arena, base);
+  if (!name_taken(g, base)) return arena_strdup(&g->arena, base);
   char buf[256];
   for (int n = 1;; n++) {
     snprintf(buf, sizeof buf, "%.200s_%d", base, n);
-    if (!ir_value_find(g, buf)) return arena_strdup(&g->arena, buf);
+    if (!name_taken(g, buf)) return arena_strdup(&g->arena, buf);
   }
 }
 
@@ -63,7 +101,7 @@ ir_value *ir_value_new(ir_graph *g, const char *name, dtype dt) {
   ir_value *v = arena_alloc(&g->arena, sizeof *v);
   if (!v) return NULL;
   v->name = unique_name(g, name && *name ? name : "v");
-  if (!v->name) return NULL;
+  if (!v->name || name_insert(g, v)) return NULL;
   v->id = g->nvalues;
   v->dtype = dt;
   v->layout = LAYOUT_ND;

@@ -106,6 +106,10 @@ typedef struct ir_graph {
   int ninputs, input_cap;
   ir_value **outputs;
   int noutputs, output_cap;
+  /* Every value name ever given out, for uniqueness and ir_value_find:
+   * open addressing, power-of-two capacity, never more than half full. */
+  ir_value **names;
+  int names_cap, names_count;
 } ir_graph;
 
 /* Graph lifetime. budget_bytes bounds the arena (0 = unlimited). */
@@ -120,7 +124,7 @@ void ir_value_set_shape(ir_value *v, int rank, const int64_t *dims);
 /* New constant: copies `bytes` of data (must equal elements x dtype size). */
 ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const int64_t *dims,
                        const void *data, size_t bytes);
-ir_value *ir_value_find(const ir_graph *g, const char *name); /* linear search; NULL if none */
+ir_value *ir_value_find(const ir_graph *g, const char *name); /* NULL if no value in g has it */
 int ir_graph_add_input(ir_graph *g, ir_value *v);  /* 0 ok, -1 nomem */
 int ir_graph_add_output(ir_graph *g, ir_value *v); /* 0 ok, -1 nomem */
 

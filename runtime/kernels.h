@@ -50,29 +50,34 @@ static inline float rt_bits_f32(uint32_t u) {
 static inline float rt_param_f32(int32_t bits) { return rt_bits_f32((uint32_t)bits); }
 
 /* = half_to_float(h): the exponent/mantissa shifted into place and scaled by
- * 2^112 is exact for normals and subnormals; inf/NaN keep all-ones exponent. */
+ * 2^112 is exact for normals and subnormals; inf/NaN keep an all-ones
+ * exponent. Selections are written as masks: gcc does not if-convert the
+ * ternary forms, and these loops must vectorize. */
 static inline float rt_h2f(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   uint32_t em = (uint32_t)(h & 0x7fffu) << 13;
   uint32_t bits = rt_f32_bits(rt_bits_f32(em) * 0x1p112f);
-  bits = (h & 0x7c00u) == 0x7c00u ? (em | 0x7f800000u) : bits;
+  uint32_t infnan = 0u - (uint32_t)((h & 0x7c00u) == 0x7c00u);
+  bits = (bits & ~infnan) | ((em | 0x7f800000u) & infnan);
   return rt_bits_f32(bits | sign);
 }
 
 /* = float_to_half(f), round to nearest even: adding a power of two aligned so
  * that the float adder rounds away exactly the bits the half drops (the
- * FP16 library's method), with NaN payloads kept as fp16.h does. */
+ * FP16 library's method), with NaN payloads kept as fp16.h does. Signed
+ * compares only, so it vectorizes on SSE2 as well. */
 static inline uint16_t rt_f2h(float f) {
   uint32_t w = rt_f32_bits(f), absx = w & 0x7fffffffu;
   uint32_t sign = (w >> 16) & 0x8000u;
   float base = (rt_bits_f32(absx) * 0x1p112f) * 0x1p-110f;
-  int32_t e = (int32_t)(absx >> 23); /* signed compares vectorize on every SIMD ISA */
+  int32_t e = (int32_t)(absx >> 23);
   e = e < 0x71 ? 0x71 : e;
   base = rt_bits_f32(((uint32_t)e << 23) + 0x07800000u) + base;
   uint32_t bits = rt_f32_bits(base);
   uint32_t nonsign = ((bits >> 13) & 0x7c00u) + (bits & 0x0fffu);
   uint32_t nan = 0x7e00u | ((w >> 13) & 0x3ffu);
-  return (uint16_t)(sign | ((int32_t)absx > 0x7f800000 ? nan : nonsign));
+  uint32_t isnan = 0u - (uint32_t)((int32_t)absx > 0x7f800000);
+  return (uint16_t)(sign | (nan & isnan) | (nonsign & ~isnan));
 }
 
 /* n elements of dtype `dt` (DT_FLOAT16 or DT_FLOAT32) at src[i0..] <-> f32. */
