@@ -35,7 +35,7 @@ static status fail(ev *e, status code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return diag_set(e->d, code, "node '%s' (%s): %s", e->n->name, ir_ops[e->n->op].name, msg);
+  return ir_node_error(e->d, code, e->n, "%s", msg);
 }
 
 static status nomem(ev *e) { return fail(e, ST_ERR_NOMEM, "out of memory evaluating"); }

@@ -7,6 +7,7 @@
  */
 #include "ir.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -298,6 +299,15 @@ int ir_attr_ints(const ir_node *n, const char *name, int64_t *out, int max) {
   if (!a || a->kind != IR_ATTR_INTS) return -1;
   for (int i = 0; i < a->n && i < max; i++) out[i] = a->ints[i];
   return a->n;
+}
+
+status ir_node_error(diag *d, status code, const ir_node *n, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return diag_set(d, code, "node '%s' (%s): %s", n->name, ir_ops[n->op].name, msg);
 }
 
 /* ---- surgery ---- */

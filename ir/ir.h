@@ -154,6 +154,11 @@ const char *ir_attr_string(const ir_node *n, const char *name, const char *def);
 /* Copies up to max ints into out; returns the count, or -1 when absent. */
 int ir_attr_ints(const ir_node *n, const char *name, int64_t *out, int max);
 
+/* Records an error about node n: "node 'NAME' (OpType): <fmt...>", the one
+ * shape every pass uses for messages about a node. Returns code. */
+status ir_node_error(diag *d, status code, const ir_node *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Graph surgery. */
 /* Makes every use of `from` (node inputs and graph outputs) use `to`. */
 void ir_replace_uses(ir_graph *g, ir_value *from, ir_value *to);

@@ -44,12 +44,12 @@ static status fold(ir_graph *g, ir_node *conv, ir_node *bn, arena *scratch, diag
   dtype bdt = b ? b->dtype : W->dtype;
   void *w2 = arena_array(scratch, (size_t)(M * per), dtype_size(W->dtype));
   void *b2 = arena_array(scratch, (size_t)M, dtype_size(bdt));
-  if (!w2 || !b2) return diag_set(d, ST_ERR_NOMEM, "node '%s' (%s): out of memory folding", bn->name, ir_ops[bn->op].name);
+  if (!w2 || !b2) return ir_node_error(d, ST_ERR_NOMEM, bn, "out of memory folding");
   for (int64_t m = 0; m < M; m++) {
     double v = ir_elem_get(var->data, var->dtype, m) + eps;
     if (!(v > 0))
-      return diag_set(d, ST_ERR_INVALID, "node '%s' (%s): var + epsilon = %g for channel %lld is not positive",
-                      bn->name, ir_ops[bn->op].name, v, (long long)m);
+      return ir_node_error(d, ST_ERR_INVALID, bn, "var + epsilon = %g for channel %lld is not positive", v,
+                           (long long)m);
     double s = ir_elem_get(scale->data, scale->dtype, m) / sqrt(v);
     for (int64_t k = 0; k < per; k++)
       ir_elem_set(w2, W->dtype, m * per + k, ir_elem_get(W->data, W->dtype, m * per + k) * s);
@@ -62,7 +62,7 @@ static status fold(ir_graph *g, ir_node *conv, ir_node *bn, arena *scratch, diag
   ir_value *nw = ir_const_new(g, wname, W->dtype, W->rank, W->dims, w2, (size_t)(M * per) * dtype_size(W->dtype));
   ir_value *nb = ir_const_new(g, bname, bdt, 1, &M, b2, (size_t)M * dtype_size(bdt));
   if (!nw || !nb || ir_node_set_input(g, conv, 2, nb))
-    return diag_set(d, ST_ERR_NOMEM, "node '%s' (%s): out of memory folding", bn->name, ir_ops[bn->op].name);
+    return ir_node_error(d, ST_ERR_NOMEM, bn, "out of memory folding");
   conv->in[1] = nw;
   ir_value *y = bn->out[0];
   conv->out[0] = y;

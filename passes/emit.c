@@ -41,7 +41,6 @@ typedef struct emit_state {
   diag *d;
 } emit_state;
 
-static const char *op_name(const ir_node *n) { return ir_ops[n->op].name; }
 
 static status nomem(emit_state *s) {
   return diag_set(s->d, ST_ERR_NOMEM, "emit: out of memory");
@@ -122,8 +121,7 @@ static status fused_act(emit_state *s, const ir_node *n, int32_t *p) {
     p[1] = f32_bits(ir_attr_float(n, "clip_min", -INFINITY));
     p[2] = f32_bits(ir_attr_float(n, "clip_max", INFINITY));
   } else {
-    return diag_set(s->d, ST_ERR_UNSUPPORTED, "node '%s' (%s): act \"%s\" is not supported",
-                    n->name, op_name(n), act);
+    return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "act \"%s\" is not supported", act);
   }
   return ST_OK;
 }
@@ -245,9 +243,7 @@ static status emit_node(emit_state *s, ir_node *n) {
   case IR_OP_CAST:
   case IR_OP_TRANSDATA:
     return emit_copy(s, n);
-  default:
-    return diag_set(s->d, ST_ERR_UNSUPPORTED, "node '%s' (%s): no task kind for this op", n->name,
-                    op_name(n));
+  default: return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "no task kind for this op");
   }
 }
 

@@ -56,7 +56,7 @@ static void absorb(ir_node *conv, ir_node *u) {
 }
 
 static status nomem(diag *d, const ir_node *n) {
-  return diag_set(d, ST_ERR_NOMEM, "node '%s' (%s): out of memory fusing", n->name, ir_ops[n->op].name);
+  return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory fusing");
 }
 
 static status fold_bias(ir_graph *g, ir_node *conv, const ir_value *c, diag *d) {

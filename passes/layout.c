@@ -54,15 +54,13 @@ typedef struct lay_state {
   diag *d;
 } lay_state;
 
-static const char *op_name(const ir_node *n) { return ir_ops[n->op].name; }
 
 static status unsupported(lay_state *s, const ir_node *n, const char *what) {
-  return diag_set(s->d, ST_ERR_UNSUPPORTED, "node '%s' (%s): %s", n->name, op_name(n), what);
+  return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "%s", what);
 }
 
 static status nomem(lay_state *s, const ir_node *n) {
-  return diag_set(s->d, ST_ERR_NOMEM, "node '%s' (%s): out of memory in the layout pass", n->name,
-                  op_name(n));
+  return ir_node_error(s->d, ST_ERR_NOMEM, n, "out of memory in the layout pass");
 }
 
 static const char *layout_tag(int lay) {
@@ -158,8 +156,8 @@ static status ensure_input(lay_state *s, ir_node *n, int slot, int lay, int dt,
   snprintf(name, sizeof name, "%s_%s_%s", v->name, layout_tag(lay), dtype_name(want_dt));
   if (v->data) {
     if (v->layout != LAYOUT_ND)
-      return diag_set(s->d, ST_ERR_INVALID, "node '%s' (%s): constant '%s' is %s, wanted %s",
-                      n->name, op_name(n), v->name, layout_name(v->layout), layout_name(lay));
+      return ir_node_error(s->d, ST_ERR_INVALID, n, "constant '%s' is %s, wanted %s", v->name,
+                           layout_name(v->layout), layout_name(lay));
     void *data = convert_data(s, v, lay, want_dt, rank, want_dims);
     if (!data) return nomem(s, n);
     if (ir_value_use_count(s->g, v) == 1) { /* only this node reads it: convert in place */

@@ -41,7 +41,7 @@ static int lowerable(const ir_node *n) {
 }
 
 static status nomem(diag *d, const ir_node *n) {
-  return diag_set(d, ST_ERR_NOMEM, "node '%s' (%s): out of memory lowering to Conv", n->name, ir_ops[n->op].name);
+  return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory lowering to Conv");
 }
 
 /* A name "<node>_<suffix>" for new values and nodes. */

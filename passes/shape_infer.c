@@ -47,7 +47,7 @@ static status fail(si *s, status code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return diag_set(s->d, code, "node '%s' (%s): %s", s->n->name, ir_ops[s->n->op].name, msg);
+  return ir_node_error(s->d, code, s->n, "%s", msg);
 }
 
 static status nomem(si *s) { return fail(s, ST_ERR_NOMEM, "out of memory inferring shapes"); }

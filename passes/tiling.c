@@ -43,13 +43,12 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 static status set_attr(ir_graph *g, ir_node *n, const char *name, int64_t v, diag *d) {
-  if (ir_attr_set_int(g, n, name, v))
-    return diag_set(d, ST_ERR_NOMEM, "node '%s' (%s): out of memory", n->name, ir_ops[n->op].name);
+  if (ir_attr_set_int(g, n, name, v)) return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
   return ST_OK;
 }
 
 static status too_big(const ir_node *n, diag *d, const char *what) {
-  return diag_set(d, ST_ERR_LIMIT, "node '%s' (%s): %s", n->name, ir_ops[n->op].name, what);
+  return ir_node_error(d, ST_ERR_LIMIT, n, "%s", what);
 }
 
 /* Physical elements of v (layout padding included). */
