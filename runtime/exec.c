@@ -152,13 +152,15 @@ void omrt_context_free(omrt_context *ctx) {
   if (ctx->started) {
     ctx->stop = 1;
     publish(ctx);
-    for (int i = 1; i <= ctx->started; i++) pthread_join(ctx->workers[i].thread, NULL);
+    for (int i = 1; i <= ctx->started; i++)
+      pthread_join(ctx->workers[i].thread, NULL);
   }
   pthread_cond_destroy(&ctx->done);
   pthread_cond_destroy(&ctx->wake);
   pthread_mutex_destroy(&ctx->mu);
   if (ctx->workers)
-    for (int i = 0; i < ctx->nworkers; i++) free(ctx->workers[i].scratch);
+    for (int i = 0; i < ctx->nworkers; i++)
+      free(ctx->workers[i].scratch);
   free(ctx->workers);
   free(ctx->workspace);
   free(ctx);
@@ -181,8 +183,7 @@ omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out) {
   uint64_t ws = model->def->workspace_bytes;
   if (ws > SIZE_MAX - 64) {
     omrt_context_free(ctx);
-    return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: workspace of %llu bytes",
-                    (unsigned long long)ws);
+    return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: workspace of %llu bytes", (unsigned long long)ws);
   }
   if (!(ctx->workspace = aligned_alloc(64, align64(ws ? (size_t)ws : 1)))) {
     omrt_context_free(ctx);

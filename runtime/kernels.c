@@ -29,19 +29,19 @@ omrt_status rt_chk_fail(const rt_chk *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return rt_error(OMRT_ERR_FORMAT, "task %u (%s) '%s': %s", c->index, c->kind,
-                  rt_string(c->m, c->task->name), msg);
+  return rt_error(OMRT_ERR_FORMAT, "task %u (%s) '%s': %s", c->index, c->kind, rt_string(c->m, c->task->name),
+                  msg);
 }
 
 omrt_status rt_chk_ntensors(const rt_chk *c, uint32_t n) {
-  if (c->task->ntensors != n)
-    return rt_chk_fail(c, "ntensors = %u, expected %u", c->task->ntensors, n);
+  if (c->task->ntensors != n) return rt_chk_fail(c, "ntensors = %u, expected %u", c->task->ntensors, n);
   return OMRT_OK;
 }
 
 uint64_t rt_elements(const om_tensor *t) {
   uint64_t n = 1;
-  for (uint32_t i = 0; i < t->rank; i++) n *= (uint64_t)t->dims[i];
+  for (uint32_t i = 0; i < t->rank; i++)
+    n *= (uint64_t)t->dims[i];
   return n;
 }
 
@@ -51,12 +51,11 @@ uint64_t rt_physical_elements(const om_tensor *t) {
   return n;
 }
 
-omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optional, int layout,
-                          int rank, int f32_only, const om_tensor **t_out) {
+omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optional, int layout, int rank,
+                          int f32_only, const om_tensor **t_out) {
   *t_out = NULL;
   if ((uint32_t)slot >= c->task->ntensors)
-    return rt_chk_fail(c, "tensor slot %d (%s) missing: ntensors = %u", slot, what,
-                       c->task->ntensors);
+    return rt_chk_fail(c, "tensor slot %d (%s) missing: ntensors = %u", slot, what, c->task->ntensors);
   uint32_t ti = c->task->tensors[slot];
   if (ti == OM_NONE) {
     if (optional) return OMRT_OK;
@@ -68,8 +67,7 @@ omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optio
     return rt_chk_fail(c, "%s '%s': dtype %u, expected f16 or f32", what, tname, t->dtype);
   if (f32_only && t->dtype != DT_FLOAT32)
     return rt_chk_fail(c, "%s '%s': dtype %u, expected f32", what, tname, t->dtype);
-  if (layout >= 0 ? t->layout != (uint32_t)layout
-                  : t->layout != LAYOUT_ND && t->layout != LAYOUT_NC1HWC0)
+  if (layout >= 0 ? t->layout != (uint32_t)layout : t->layout != LAYOUT_ND && t->layout != LAYOUT_NC1HWC0)
     return rt_chk_fail(c, "%s '%s': layout %u (%s), expected %s", what, tname, t->layout,
                        layout_name((int)t->layout) ? layout_name((int)t->layout) : "?",
                        layout >= 0 ? layout_name(layout) : "ND or NC1HWC0");
@@ -77,25 +75,23 @@ omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optio
     return rt_chk_fail(c, "%s '%s': rank %u, expected %d", what, tname, t->rank, rank);
   for (uint32_t d = 0; d < t->rank; d++)
     if (t->dims[d] < 0 || t->dims[d] > INT32_MAX)
-      return rt_chk_fail(c, "%s '%s': dims[%u] = %lld out of range", what, tname, d,
-                         (long long)t->dims[d]);
+      return rt_chk_fail(c, "%s '%s': dims[%u] = %lld out of range", what, tname, d, (long long)t->dims[d]);
   uint64_t n, bytes;
   if (layout_elements((int)t->layout, (int)t->rank, t->dims, &n) ||
       mul_u64(n, dtype_size((int)t->dtype), &bytes) || bytes != t->bytes)
-    return rt_chk_fail(c, "%s '%s': bytes = %llu does not match its dims, layout and dtype", what,
-                       tname, (unsigned long long)t->bytes);
+    return rt_chk_fail(c, "%s '%s': bytes = %llu does not match its dims, layout and dtype", what, tname,
+                       (unsigned long long)t->bytes);
   *t_out = t;
   return OMRT_OK;
 }
 
-omrt_status rt_chk_same_dims(const rt_chk *c, const char *what_a, const om_tensor *a,
-                             const char *what_b, const om_tensor *b) {
-  if (a->rank != b->rank)
-    return rt_chk_fail(c, "%s rank %u != %s rank %u", what_a, a->rank, what_b, b->rank);
+omrt_status rt_chk_same_dims(const rt_chk *c, const char *what_a, const om_tensor *a, const char *what_b,
+                             const om_tensor *b) {
+  if (a->rank != b->rank) return rt_chk_fail(c, "%s rank %u != %s rank %u", what_a, a->rank, what_b, b->rank);
   for (uint32_t d = 0; d < a->rank; d++)
     if (a->dims[d] != b->dims[d])
-      return rt_chk_fail(c, "%s dims[%u] = %lld != %s dims[%u] = %lld", what_a, d,
-                         (long long)a->dims[d], what_b, d, (long long)b->dims[d]);
+      return rt_chk_fail(c, "%s dims[%u] = %lld != %s dims[%u] = %lld", what_a, d, (long long)a->dims[d],
+                         what_b, d, (long long)b->dims[d]);
   return OMRT_OK;
 }
 
@@ -130,11 +126,10 @@ static int64_t conv_out(int64_t in, int64_t pa, int64_t pb, int64_t k, int64_t d
   return span < 0 ? 0 : span / s + 1;
 }
 
-omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const om_tensor *x,
-                               int64_t cout, const om_tensor *y) {
-  static const char *const names[] = {"kh",         "kw",        "stride_h",   "stride_w",
-                                      "pad_top",    "pad_left",  "pad_bottom", "pad_right",
-                                      "dilation_h", "dilation_w"};
+omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, int64_t cout,
+                               const om_tensor *y) {
+  static const char *const names[] = {"kh",       "kw",         "stride_h",  "stride_w",   "pad_top",
+                                      "pad_left", "pad_bottom", "pad_right", "dilation_h", "dilation_w"};
   const int32_t *q = c->task->params;
   for (int i = 0; i < 10; i++) {
     int is_pad = i >= 4 && i < 8;
@@ -152,13 +147,12 @@ omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const o
   if (p->act == OM_ACT_CLIP && !(p->clip_min <= p->clip_max))
     return rt_chk_fail(c, "clip_min %g > clip_max %g (or NaN)", p->clip_min, p->clip_max);
   for (int d = 0; d < 4; d++)
-    if (x->dims[d] < 1)
-      return rt_chk_fail(c, "x dims[%d] = %lld, expected >= 1", d, (long long)x->dims[d]);
+    if (x->dims[d] < 1) return rt_chk_fail(c, "x dims[%d] = %lld, expected >= 1", d, (long long)x->dims[d]);
   int64_t ho = conv_out(x->dims[2], p->pt, p->pb, p->kh, p->dh, p->sh);
   int64_t wo = conv_out(x->dims[3], p->pl, p->pr, p->kw, p->dw, p->sw);
   if (ho < 1 || wo < 1)
-    return rt_chk_fail(c, "kernel %dx%d (dilation %dx%d) does not fit the padded input %lldx%lld",
-                       p->kh, p->kw, p->dh, p->dw, (long long)x->dims[2], (long long)x->dims[3]);
+    return rt_chk_fail(c, "kernel %dx%d (dilation %dx%d) does not fit the padded input %lldx%lld", p->kh,
+                       p->kw, p->dh, p->dw, (long long)x->dims[2], (long long)x->dims[3]);
   int64_t want[4] = {x->dims[0], cout, ho, wo};
   static const char *const dn[] = {"N", "C", "Ho", "Wo"};
   for (int d = 0; d < 4; d++)
@@ -167,7 +161,7 @@ omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const o
                          "y dims[%d] (%s) = %lld, expected %lld (x %lldx%lldx%lldx%lld, kernel "
                          "%dx%d, stride %dx%d, pads %d,%d,%d,%d, dilation %dx%d)",
                          d, dn[d], (long long)y->dims[d], (long long)want[d], (long long)x->dims[0],
-                         (long long)x->dims[1], (long long)x->dims[2], (long long)x->dims[3], p->kh,
-                         p->kw, p->sh, p->sw, p->pt, p->pl, p->pb, p->pr, p->dh, p->dw);
+                         (long long)x->dims[1], (long long)x->dims[2], (long long)x->dims[3], p->kh, p->kw,
+                         p->sh, p->sw, p->pt, p->pl, p->pb, p->pr, p->dh, p->dw);
   return OMRT_OK;
 }

@@ -84,7 +84,8 @@ static inline uint16_t rt_f2h(float f) {
 static inline void rt_load_f32(float *dst, const void *src, int dt, size_t i0, size_t n) {
   if (dt == DT_FLOAT16) {
     const uint16_t *s = (const uint16_t *)src + i0;
-    for (size_t i = 0; i < n; i++) dst[i] = rt_h2f(s[i]);
+    for (size_t i = 0; i < n; i++)
+      dst[i] = rt_h2f(s[i]);
   } else {
     memcpy(dst, (const float *)src + i0, n * sizeof(float));
   }
@@ -93,7 +94,8 @@ static inline void rt_load_f32(float *dst, const void *src, int dt, size_t i0, s
 static inline void rt_store_f32(void *dst, int dt, size_t i0, const float *src, size_t n) {
   if (dt == DT_FLOAT16) {
     uint16_t *d = (uint16_t *)dst + i0;
-    for (size_t i = 0; i < n; i++) d[i] = rt_f2h(src[i]);
+    for (size_t i = 0; i < n; i++)
+      d[i] = rt_f2h(src[i]);
   } else {
     memcpy((float *)dst + i0, src, n * sizeof(float));
   }
@@ -112,8 +114,7 @@ static inline void rt_put(void *p, int dt, size_t i, float v) {
 }
 
 /* Block `b` of `bd` takes units [*lo, *hi). */
-static inline void rt_block_range(uint64_t units, uint32_t bd, uint32_t b, uint64_t *lo,
-                                  uint64_t *hi) {
+static inline void rt_block_range(uint64_t units, uint32_t bd, uint32_t b, uint64_t *lo, uint64_t *hi) {
   *lo = (uint64_t)((unsigned __int128)units * b / bd);
   *hi = (uint64_t)((unsigned __int128)units * (b + 1) / bd);
 }
@@ -137,19 +138,18 @@ typedef struct rt_chk {
 } rt_chk;
 
 /* rt_error(OMRT_ERR_FORMAT, "task %u (KIND) 'name': <fmt>"). */
-omrt_status rt_chk_fail(const rt_chk *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+omrt_status rt_chk_fail(const rt_chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* task->ntensors == n. */
 omrt_status rt_chk_ntensors(const rt_chk *c, uint32_t n);
 /* The tensor in slot `slot` (called `what` in messages): present unless
  * `optional` (then *t_out = NULL for OM_NONE), dtype f16 or f32 (only f32 if
  * f32_only), layout `layout` (or ND / NC1HWC0 when layout < 0), rank `rank`
  * (any when < 0), every dim in [0, INT32_MAX], bytes matching dims. */
-omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optional, int layout,
-                          int rank, int f32_only, const om_tensor **t_out);
+omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optional, int layout, int rank,
+                          int f32_only, const om_tensor **t_out);
 /* a and b have the same rank and dims. */
-omrt_status rt_chk_same_dims(const rt_chk *c, const char *what_a, const om_tensor *a,
-                             const char *what_b, const om_tensor *b);
+omrt_status rt_chk_same_dims(const rt_chk *c, const char *what_a, const om_tensor *a, const char *what_b,
+                             const om_tensor *b);
 /* 1 <= block_dim <= max(units, 1). */
 omrt_status rt_chk_block_dim(const rt_chk *c, uint64_t units, const char *unit_name);
 /* Logical element count (dims product); physical element count. */
@@ -163,8 +163,8 @@ typedef struct rt_conv_params {
 } rt_conv_params;
 void rt_conv_params_read(const om_task *task, rt_conv_params *p_out);
 /* Checks params and that y is [N, cout, Ho, Wo] for x [N, C, H, W]. */
-omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const om_tensor *x,
-                               int64_t cout, const om_tensor *y);
+omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, int64_t cout,
+                               const om_tensor *y);
 
 /* --- kernels (kernels_cube.c, kernels_vector.c) */
 

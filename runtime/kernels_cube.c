@@ -72,8 +72,8 @@ static int k_lanes(const conv_geom *g, int64_t kf) {
 
 /* L0A[m][k] for pixels m0 .. m0+mrows-1 and fractals kc .. kc+kn-1, the
  * real lanes of each fractal packed one after the other (lda of them). */
-static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t kc,
-                   int64_t kn, int64_t lda, float *l0a) {
+static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t kc, int64_t kn,
+                   int64_t lda, float *l0a) {
   const int f16 = g->x->dtype == DT_FLOAT16;
   const int64_t taps = (int64_t)g->p.kh * g->p.kw;
   int64_t col = 0;
@@ -91,7 +91,8 @@ static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, i
         if (f16) { /* all 16 lanes (a vectorized loop), then the real ones */
           const uint16_t *s = (const uint16_t *)g->xd + at;
           float v[C0];
-          for (int j = 0; j < C0; j++) v[j] = rt_h2f(s[j]);
+          for (int j = 0; j < C0; j++)
+            v[j] = rt_h2f(s[j]);
           memcpy(dst, v, (size_t)lanes * sizeof(float));
         } else {
           memcpy(dst, (const float *)g->xd + at, (size_t)lanes * sizeof(float));
@@ -107,8 +108,8 @@ static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, i
 
 /* L0B[nb][k][co] = w fractal (kf, nb0+nb)[co][ci], transposed, k running
  * over the same packed lanes as load3d's columns. */
-static void load_b(const conv_geom *g, int64_t nb0, int64_t nblocks, int64_t kc, int64_t kn,
-                   int64_t klen, float *l0b) {
+static void load_b(const conv_geom *g, int64_t nb0, int64_t nblocks, int64_t kc, int64_t kn, int64_t klen,
+                   float *l0b) {
   const int wt = (int)g->w->dtype;
   float frac[C0 * C0]; /* one fractal [co][ci] in f32 */
   for (int64_t nb = 0; nb < nblocks; nb++) {
@@ -117,7 +118,8 @@ static void load_b(const conv_geom *g, int64_t nb0, int64_t nblocks, int64_t kc,
       const int lanes = k_lanes(g, kc + kk);
       rt_load_f32(frac, g->wd, wt, (size_t)((kc + kk) * g->c1out + nb0 + nb) * C0 * C0, C0 * C0);
       for (int ci = 0; ci < lanes; ci++, dst += C0)
-        for (int co = 0; co < C0; co++) dst[co] = frac[co * C0 + ci];
+        for (int co = 0; co < C0; co++)
+          dst[co] = frac[co * C0 + ci];
     }
   }
 }
@@ -162,13 +164,14 @@ static void mmad_1(const float *a, int64_t klen, const float *b, float *c) {
 /* One n block of the tile: all mrows pixel rows against klen k values. */
 static void mmad(const float *a, int64_t klen, int64_t mrows, const float *b, float *c) {
   int64_t m = 0;
-  for (; m + 2 <= mrows; m += 2) mmad_2(a + m * klen, klen, klen, b, c + m * C0);
+  for (; m + 2 <= mrows; m += 2)
+    mmad_2(a + m * klen, klen, klen, b, c + m * C0);
   if (m < mrows) mmad_1(a + m * klen, klen, b, c + m * C0);
 }
 
 /* The vector-unit epilogue for one tile: y = act(L0C + bias + residual). */
-static void epilogue(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t nb0,
-                     int64_t nblocks, const float *l0c) {
+static void epilogue(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t nb0, int64_t nblocks,
+                     const float *l0c) {
   const int yf16 = g->y->dtype == DT_FLOAT16, act = g->p.act;
   const float lo = g->p.clip_min, hi = g->p.clip_max;
   const int64_t hw = g->ho * g->wo;
@@ -183,15 +186,19 @@ static void epilogue(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows,
     size_t at = (size_t)(((img * g->c1out + cb) * hw + m0) * C0);
     const float *acc = l0c + nb * g->tm * C0;
     for (int64_t m = 0; m < mrows; m++, acc += C0, at += C0) {
-      for (int j = 0; j < C0; j++) v[j] = acc[j] + bias[j];
+      for (int j = 0; j < C0; j++)
+        v[j] = acc[j] + bias[j];
       if (g->rd) {
         rt_load_f32(r, g->rd, (int)g->res->dtype, at, C0);
-        for (int j = 0; j < C0; j++) v[j] += r[j];
+        for (int j = 0; j < C0; j++)
+          v[j] += r[j];
       }
-      for (int j = 0; j < C0; j++) v[j] = keep[j] != 0.0f ? rt_act(v[j], act, lo, hi) : 0.0f;
+      for (int j = 0; j < C0; j++)
+        v[j] = keep[j] != 0.0f ? rt_act(v[j], act, lo, hi) : 0.0f;
       if (yf16) {
         uint16_t *d = (uint16_t *)g->yd + at;
-        for (int j = 0; j < C0; j++) d[j] = rt_f2h(v[j]);
+        for (int j = 0; j < C0; j++)
+          d[j] = rt_f2h(v[j]);
       } else {
         memcpy((float *)g->yd + at, v, sizeof v);
       }
@@ -208,7 +215,8 @@ static void conv_tile(const conv_geom *g, int64_t img, int64_t mt, int64_t nt, r
   memset(l0c, 0, (size_t)(nblocks * g->tm * C0) * sizeof(float));
   for (int64_t kc = 0; kc < g->k; kc += g->tk) {
     int64_t kn = g->k - kc < g->tk ? g->k - kc : g->tk, klen = 0;
-    for (int64_t kk = 0; kk < kn; kk++) klen += k_lanes(g, kc + kk);
+    for (int64_t kk = 0; kk < kn; kk++)
+      klen += k_lanes(g, kc + kk);
     load3d(g, img, m0, mrows, kc, kn, klen, l0a);
     load_b(g, nb0, nblocks, kc, kn, klen, l0b);
     for (int64_t nb = 0; nb < nblocks; nb++)
@@ -232,8 +240,7 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
   rt_chk c = {m, i, task, "CONV2D"};
   const om_tensor *x, *w, *bias, *res, *y;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 5)) ||
-      (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+  if ((s = rt_chk_ntensors(&c, 5)) || (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
       (s = rt_chk_tensor(&c, 1, "w", 0, LAYOUT_FRACTAL_Z, 4, 0, &w)) ||
       (s = rt_chk_tensor(&c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
       (s = rt_chk_tensor(&c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
@@ -241,8 +248,8 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
     return s;
   if (w->dtype != x->dtype) return rt_chk_fail(&c, "w dtype %u != x dtype %u", w->dtype, x->dtype);
   if (w->dims[0] < 1 || w->dims[1] != x->dims[1])
-    return rt_chk_fail(&c, "w [%lld, %lld, ...] does not match x channels %lld",
-                       (long long)w->dims[0], (long long)w->dims[1], (long long)x->dims[1]);
+    return rt_chk_fail(&c, "w [%lld, %lld, ...] does not match x channels %lld", (long long)w->dims[0],
+                       (long long)w->dims[1], (long long)x->dims[1]);
   rt_conv_params p;
   rt_conv_params_read(task, &p);
   if (w->dims[2] != p.kh || w->dims[3] != p.kw)
@@ -266,14 +273,14 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
   uint64_t c_bytes = (uint64_t)tm * (uint64_t)tn * 16 * 4;
   const om_model_def *d = m->def;
   if (a_bytes > d->l0a_bytes)
-    return rt_chk_fail(&c, "tile_m %lld x tile_k %lld needs %llu bytes of L0A, capacity %u",
-                       (long long)tm, (long long)tk, (unsigned long long)a_bytes, d->l0a_bytes);
+    return rt_chk_fail(&c, "tile_m %lld x tile_k %lld needs %llu bytes of L0A, capacity %u", (long long)tm,
+                       (long long)tk, (unsigned long long)a_bytes, d->l0a_bytes);
   if (b_bytes > d->l0b_bytes)
-    return rt_chk_fail(&c, "tile_k %lld x tile_n %lld needs %llu bytes of L0B, capacity %u",
-                       (long long)tk, (long long)tn, (unsigned long long)b_bytes, d->l0b_bytes);
+    return rt_chk_fail(&c, "tile_k %lld x tile_n %lld needs %llu bytes of L0B, capacity %u", (long long)tk,
+                       (long long)tn, (unsigned long long)b_bytes, d->l0b_bytes);
   if (c_bytes > d->l0c_bytes)
-    return rt_chk_fail(&c, "tile_m %lld x tile_n %lld needs %llu bytes of L0C, capacity %u",
-                       (long long)tm, (long long)tn, (unsigned long long)c_bytes, d->l0c_bytes);
+    return rt_chk_fail(&c, "tile_m %lld x tile_n %lld needs %llu bytes of L0C, capacity %u", (long long)tm,
+                       (long long)tn, (unsigned long long)c_bytes, d->l0c_bytes);
   uint64_t tiles = (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(y->dims[2] * y->dims[3], tm) *
                    (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);
   return rt_chk_block_dim(&c, tiles, "tiles");

@@ -2,6 +2,9 @@
  * ELTWISE, COPY_SLICE, SOFTMAX (contracts in om_format.h, block units in
  * kernels.h).
  *
+ * DWCONV stages each channel block's weights in the UB as f32 (checked at load
+ * to fit: KH*KW*16*4 bytes).
+ *
  * Every kernel reads f16 or f32, computes in f32 and writes its output dtype
  * (f16 rounded to nearest even). NC1HWC0 kernels work on whole 16-lane
  * channel groups, the innermost loop over the lanes of C0, and keep padding
@@ -15,8 +18,7 @@
 enum { CHUNK = 256 }; /* elements converted per step on contiguous paths */
 
 /* n elements from src[si..] (dtype sd) to dst[di..] (dtype dd). */
-static void convert_run(void *dst, int dd, size_t di, const void *src, int sd, size_t si,
-                        size_t n) {
+static void convert_run(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n) {
   if (dd == sd) {
     size_t es = dtype_size(dd);
     memmove((uint8_t *)dst + di * es, (const uint8_t *)src + si * es, n * es);
@@ -83,13 +85,11 @@ omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *t
   if (s->layout == LAYOUT_ND && d->layout == LAYOUT_ND)
     return rt_chk_block_dim(&c, rt_elements(d), "elements");
   if (s->rank != 4 || d->rank != 4)
-    return rt_chk_fail(&c, "a layout change needs rank 4 on both sides (src %u, dst %u)", s->rank,
-                       d->rank);
+    return rt_chk_fail(&c, "a layout change needs rank 4 on both sides (src %u, dst %u)", s->rank, d->rank);
   if ((st = rt_chk_same_dims(&c, "src", s, "dst", d))) return st;
   if (s->layout == d->layout) return rt_chk_block_dim(&c, rt_physical_elements(d), "elements");
-  uint64_t rows =
-      (uint64_t)d->dims[0] * (uint64_t)d->dims[2] *
-      (uint64_t)(d->layout == LAYOUT_NC1HWC0 ? rt_ceil_div(d->dims[1], C0) : d->dims[1]);
+  uint64_t rows = (uint64_t)d->dims[0] * (uint64_t)d->dims[2] *
+                  (uint64_t)(d->layout == LAYOUT_NC1HWC0 ? rt_ceil_div(d->dims[1], C0) : d->dims[1]);
   return rt_chk_block_dim(&c, rows, "dst rows");
 }
 
@@ -110,7 +110,8 @@ void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   for (uint64_t unit = lo; unit < hi; unit++) {
     int64_t cb = (int64_t)unit % c1;
     const size_t xplane = (size_t)unit * (size_t)(h * wi) * C0;
-    const size_t wplane = (size_t)(cb * taps) * C0;
+    float *wf = (float *)core->ub; /* the plane's weights in f32, [tap][16] */
+    rt_load_f32(wf, wd, wt, (size_t)(cb * taps) * C0, (size_t)taps * C0);
     float bias[C0], keep[C0];
     for (int j = 0; j < C0; j++) {
       int64_t ch = cb * C0 + j;
@@ -120,7 +121,7 @@ void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_
     size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
     for (int64_t oh = 0; oh < ho; oh++) {
       for (int64_t ow = 0; ow < wo; ow++, at += C0) {
-        float acc[C0], xv[C0], wv[C0];
+        float acc[C0], xv[C0];
         memcpy(acc, bias, sizeof acc);
         for (int64_t i = 0; i < p.kh; i++) {
           int64_t ih = oh * p.sh - p.pt + i * p.dh;
@@ -129,13 +130,15 @@ void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_
             int64_t iw = ow * p.sw - p.pl + j * p.dw;
             if (iw < 0 || iw >= wi) continue;
             rt_load_f32(xv, xd, xt, xplane + (size_t)(ih * wi + iw) * C0, C0);
-            rt_load_f32(wv, wd, wt, wplane + (size_t)(i * p.kw + j) * C0, C0);
-            for (int l = 0; l < C0; l++) acc[l] += xv[l] * wv[l];
+            const float *wv = wf + (i * p.kw + j) * C0;
+            for (int l = 0; l < C0; l++)
+              acc[l] += xv[l] * wv[l];
           }
         }
         if (rd) {
           rt_load_f32(xv, rd, (int)res->dtype, at, C0);
-          for (int l = 0; l < C0; l++) acc[l] += xv[l];
+          for (int l = 0; l < C0; l++)
+            acc[l] += xv[l];
         }
         for (int l = 0; l < C0; l++)
           acc[l] = keep[l] != 0.0f ? rt_act(acc[l], p.act, p.clip_min, p.clip_max) : 0.0f;
@@ -149,8 +152,7 @@ omrt_status rt_dwconv_check(const omrt_model *m, uint32_t i, const om_task *task
   rt_chk c = {m, i, task, "DWCONV"};
   const om_tensor *x, *w, *bias, *res, *y;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 5)) ||
-      (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+  if ((s = rt_chk_ntensors(&c, 5)) || (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
       (s = rt_chk_tensor(&c, 1, "w", 0, LAYOUT_NC1HWC0, 4, 0, &w)) ||
       (s = rt_chk_tensor(&c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
       (s = rt_chk_tensor(&c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
@@ -167,8 +169,11 @@ omrt_status rt_dwconv_check(const omrt_model *m, uint32_t i, const om_task *task
     return rt_chk_fail(&c, "bias dims[0] = %lld, expected C %lld", (long long)bias->dims[0],
                        (long long)x->dims[1]);
   if (res && (s = rt_chk_same_dims(&c, "residual", res, "y", y))) return s;
-  return rt_chk_block_dim(&c, (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(x->dims[1], C0),
-                          "N*C1 planes");
+  uint64_t ub = (uint64_t)p.kh * (uint64_t)p.kw * C0 * sizeof(float);
+  if (ub > m->def->ub_bytes)
+    return rt_chk_fail(&c, "kernel %dx%d needs %llu bytes of UB for its f32 weights, capacity %u", p.kh, p.kw,
+                       (unsigned long long)ub, m->def->ub_bytes);
+  return rt_chk_block_dim(&c, (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(x->dims[1], C0), "N*C1 planes");
 }
 
 /* --- POOL */
@@ -184,8 +189,7 @@ void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
   const int xt = (int)x->dtype, yt = (int)y->dtype;
   const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
   uint64_t lo, hi;
-  rt_block_range((uint64_t)(x->dims[0] * rt_ceil_div(x->dims[1], C0)), task->block_dim, block, &lo,
-                 &hi);
+  rt_block_range((uint64_t)(x->dims[0] * rt_ceil_div(x->dims[1], C0)), task->block_dim, block, &lo, &hi);
   for (uint64_t unit = lo; unit < hi; unit++) {
     const size_t xplane = (size_t)unit * (size_t)(h * w) * C0;
     size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
@@ -198,20 +202,24 @@ void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
         int64_t pw1 = w1 < w + pr ? w1 : w + pr;
         int64_t iw0 = w0 < 0 ? 0 : w0, iw1 = w1 < w ? w1 : w;
         float acc[C0], v[C0];
-        for (int l = 0; l < C0; l++) acc[l] = is_max ? -INFINITY : 0.0f;
+        for (int l = 0; l < C0; l++)
+          acc[l] = is_max ? -INFINITY : 0.0f;
         for (int64_t ih = ih0; ih < ih1; ih++) {
           for (int64_t iw = iw0; iw < iw1; iw++) {
             rt_load_f32(v, xd, xt, xplane + (size_t)(ih * w + iw) * C0, C0);
             if (is_max)
-              for (int l = 0; l < C0; l++) acc[l] = v[l] > acc[l] ? v[l] : acc[l];
+              for (int l = 0; l < C0; l++)
+                acc[l] = v[l] > acc[l] ? v[l] : acc[l];
             else
-              for (int l = 0; l < C0; l++) acc[l] += v[l];
+              for (int l = 0; l < C0; l++)
+                acc[l] += v[l];
           }
         }
         if (!is_max) {
           int64_t count = include_pad ? (ph1 - h0) * (pw1 - w0) : (ih1 - ih0) * (iw1 - iw0);
           float inv = 1.0f / (float)count;
-          for (int l = 0; l < C0; l++) acc[l] *= inv;
+          for (int l = 0; l < C0; l++)
+            acc[l] *= inv;
         }
         rt_store_f32(yd, yt, at, acc, C0);
       }
@@ -220,8 +228,7 @@ void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
 }
 
 /* Pooled extent with floor and ceil rounding. */
-static void pool_out(int64_t in, int64_t pa, int64_t pb, int64_t k, int64_t s, int64_t *fl,
-                     int64_t *ce) {
+static void pool_out(int64_t in, int64_t pa, int64_t pb, int64_t k, int64_t s, int64_t *fl, int64_t *ce) {
   int64_t span = in + pa + pb - k;
   *fl = span < 0 ? 0 : span / s + 1;
   *ce = span < 0 ? 0 : rt_ceil_div(span, s) + 1;
@@ -231,13 +238,11 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
   rt_chk c = {m, i, task, "POOL"};
   const om_tensor *x, *y;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 2)) ||
-      (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+  if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
       (s = rt_chk_tensor(&c, 1, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
     return s;
-  static const char *const names[] = {
-      "kh",       "kw",         "stride_h",  "stride_w", "pad_top",
-      "pad_left", "pad_bottom", "pad_right", "mode",     "count_include_pad"};
+  static const char *const names[] = {"kh",       "kw",         "stride_h",  "stride_w", "pad_top",
+                                      "pad_left", "pad_bottom", "pad_right", "mode",     "count_include_pad"};
   const int32_t *q = task->params;
   for (int k = 0; k < 10; k++) {
     int32_t lo = k < 4 ? 1 : 0, hi = k < 8 ? 65535 : 1;
@@ -250,12 +255,10 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
                        "%dx%d",
                        q[4], q[5], q[6], q[7], q[0], q[1]);
   for (int d = 0; d < 4; d++)
-    if (x->dims[d] < 1)
-      return rt_chk_fail(&c, "x dims[%d] = %lld, expected >= 1", d, (long long)x->dims[d]);
+    if (x->dims[d] < 1) return rt_chk_fail(&c, "x dims[%d] = %lld, expected >= 1", d, (long long)x->dims[d]);
   if (y->dims[0] != x->dims[0] || y->dims[1] != x->dims[1])
-    return rt_chk_fail(&c, "y [%lld, %lld, ...] != x [%lld, %lld, ...] in N, C",
-                       (long long)y->dims[0], (long long)y->dims[1], (long long)x->dims[0],
-                       (long long)x->dims[1]);
+    return rt_chk_fail(&c, "y [%lld, %lld, ...] != x [%lld, %lld, ...] in N, C", (long long)y->dims[0],
+                       (long long)y->dims[1], (long long)x->dims[0], (long long)x->dims[1]);
   for (int d = 2; d < 4; d++) {
     int64_t in = x->dims[d], k = q[d - 2], st = q[d], pa = q[d + 2], pb = q[d + 4], fl, ce;
     pool_out(in, pa, pb, k, st, &fl, &ce);
@@ -264,14 +267,13 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
       return rt_chk_fail(&c,
                          "y dims[%d] = %lld, expected %lld (floor) or %lld (ceil) from input "
                          "%lld, kernel %lld, stride %lld, pads %lld,%lld",
-                         d, (long long)out, (long long)fl, (long long)ce, (long long)in,
-                         (long long)k, (long long)st, (long long)pa, (long long)pb);
+                         d, (long long)out, (long long)fl, (long long)ce, (long long)in, (long long)k,
+                         (long long)st, (long long)pa, (long long)pb);
     if ((out - 1) * st - pa >= in)
       return rt_chk_fail(&c, "y dims[%d] = %lld: the last window starts past the input (%lld)", d,
                          (long long)out, (long long)in);
   }
-  return rt_chk_block_dim(&c, (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(x->dims[1], C0),
-                          "N*C1 planes");
+  return rt_chk_block_dim(&c, (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(x->dims[1], C0), "N*C1 planes");
 }
 
 /* --- ELTWISE */
@@ -279,29 +281,37 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
 static void eltwise_chunk(int op, int act, float lo, float hi, float *a, const float *b, size_t n) {
   switch (op) {
   case OM_ELT_ADD:
-    for (size_t i = 0; i < n; i++) a[i] += b[i];
+    for (size_t i = 0; i < n; i++)
+      a[i] += b[i];
     break;
   case OM_ELT_SUB:
-    for (size_t i = 0; i < n; i++) a[i] -= b[i];
+    for (size_t i = 0; i < n; i++)
+      a[i] -= b[i];
     break;
   case OM_ELT_MUL:
-    for (size_t i = 0; i < n; i++) a[i] *= b[i];
+    for (size_t i = 0; i < n; i++)
+      a[i] *= b[i];
     break;
   case OM_ELT_DIV:
-    for (size_t i = 0; i < n; i++) a[i] /= b[i];
+    for (size_t i = 0; i < n; i++)
+      a[i] /= b[i];
     break;
   case OM_ELT_MAX:
-    for (size_t i = 0; i < n; i++) a[i] = a[i] > b[i] ? a[i] : b[i];
+    for (size_t i = 0; i < n; i++)
+      a[i] = a[i] > b[i] ? a[i] : b[i];
     break;
   case OM_ELT_MIN:
-    for (size_t i = 0; i < n; i++) a[i] = a[i] < b[i] ? a[i] : b[i];
+    for (size_t i = 0; i < n; i++)
+      a[i] = a[i] < b[i] ? a[i] : b[i];
     break;
   default: break;
   }
   if (act == OM_ACT_RELU)
-    for (size_t i = 0; i < n; i++) a[i] = a[i] > 0.0f ? a[i] : 0.0f;
+    for (size_t i = 0; i < n; i++)
+      a[i] = a[i] > 0.0f ? a[i] : 0.0f;
   else if (act == OM_ACT_CLIP)
-    for (size_t i = 0; i < n; i++) a[i] = a[i] < lo ? lo : a[i] > hi ? hi : a[i];
+    for (size_t i = 0; i < n; i++)
+      a[i] = a[i] < lo ? lo : a[i] > hi ? hi : a[i];
 }
 
 void rt_eltwise_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
@@ -337,8 +347,7 @@ omrt_status rt_eltwise_check(const omrt_model *m, uint32_t i, const om_task *tas
   const om_tensor *a, *b, *y;
   omrt_status s;
   if ((s = rt_chk_ntensors(&c, 3)) || (s = rt_chk_tensor(&c, 0, "a", 0, -1, -1, 0, &a)) ||
-      (s = rt_chk_tensor(&c, 1, "b", 1, -1, -1, 0, &b)) ||
-      (s = rt_chk_tensor(&c, 2, "y", 0, -1, -1, 0, &y)))
+      (s = rt_chk_tensor(&c, 1, "b", 1, -1, -1, 0, &b)) || (s = rt_chk_tensor(&c, 2, "y", 0, -1, -1, 0, &y)))
     return s;
   int32_t op = task->params[0], act = task->params[1];
   if (op < OM_ELT_NONE || op > OM_ELT_MIN) return rt_chk_fail(&c, "params[0] op = %d unknown", op);
@@ -347,13 +356,11 @@ omrt_status rt_eltwise_check(const omrt_model *m, uint32_t i, const om_task *tas
   if (act != OM_ACT_NONE && act != OM_ACT_RELU && act != OM_ACT_CLIP)
     return rt_chk_fail(&c, "params[1] act = %d unknown", act);
   float lo = rt_param_f32(task->params[2]), hi = rt_param_f32(task->params[3]);
-  if (act == OM_ACT_CLIP && !(lo <= hi))
-    return rt_chk_fail(&c, "clip_min %g > clip_max %g (or NaN)", lo, hi);
+  if (act == OM_ACT_CLIP && !(lo <= hi)) return rt_chk_fail(&c, "clip_min %g > clip_max %g (or NaN)", lo, hi);
   if (a->layout != y->layout || (b && b->layout != y->layout))
-    return rt_chk_fail(&c, "layouts differ (a %u, b %u, y %u)", a->layout,
-                       b ? b->layout : a->layout, y->layout);
-  if ((s = rt_chk_same_dims(&c, "a", a, "y", y)) ||
-      (b && (s = rt_chk_same_dims(&c, "b", b, "y", y))))
+    return rt_chk_fail(&c, "layouts differ (a %u, b %u, y %u)", a->layout, b ? b->layout : a->layout,
+                       y->layout);
+  if ((s = rt_chk_same_dims(&c, "a", a, "y", y)) || (b && (s = rt_chk_same_dims(&c, "b", b, "y", y))))
     return s;
   return rt_chk_block_dim(&c, rt_physical_elements(y), "elements");
 }
@@ -368,11 +375,11 @@ typedef struct slice_plan {
   uint64_t outer, run, dstride, dbase;
 } slice_plan;
 
-static int slice_plan_make(const om_tensor *x, const om_tensor *y, int64_t axis, int64_t off,
-                           slice_plan *p) {
+static int slice_plan_make(const om_tensor *x, const om_tensor *y, int64_t axis, int64_t off, slice_plan *p) {
   int64_t xd[MAX_RANK + 1], yd[MAX_RANK + 1];
   int rank = (int)x->rank;
-  for (int d = 0; d < rank; d++) xd[d] = x->dims[d], yd[d] = y->dims[d];
+  for (int d = 0; d < rank; d++)
+    xd[d] = x->dims[d], yd[d] = y->dims[d];
   if (x->layout == LAYOUT_NC1HWC0) {
     if (axis == 1) {
       int64_t xc = x->dims[1], yc = y->dims[1];
@@ -384,8 +391,10 @@ static int slice_plan_make(const om_tensor *x, const om_tensor *y, int64_t axis,
     rank = 5;
   }
   uint64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; d++) outer *= (uint64_t)xd[d];
-  for (int d = (int)axis + 1; d < rank; d++) inner *= (uint64_t)xd[d];
+  for (int d = 0; d < axis; d++)
+    outer *= (uint64_t)xd[d];
+  for (int d = (int)axis + 1; d < rank; d++)
+    inner *= (uint64_t)xd[d];
   *p = (slice_plan){.outer = outer,
                     .run = (uint64_t)xd[axis] * inner,
                     .dstride = (uint64_t)yd[axis] * inner,
@@ -440,8 +449,8 @@ omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *
       (s = rt_chk_tensor(&c, 1, "y", 0, -1, -1, 0, &y)))
     return s;
   if (x->layout != y->layout || x->rank != y->rank)
-    return rt_chk_fail(&c, "x (layout %u, rank %u) and y (layout %u, rank %u) differ", x->layout,
-                       x->rank, y->layout, y->rank);
+    return rt_chk_fail(&c, "x (layout %u, rank %u) and y (layout %u, rank %u) differ", x->layout, x->rank,
+                       y->layout, y->rank);
   int32_t axis = task->params[0], off = task->params[1];
   if (axis < 0 || (uint32_t)axis >= x->rank)
     return rt_chk_fail(&c, "params[0] axis = %d, rank %u", axis, x->rank);
@@ -450,8 +459,8 @@ omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *
       return rt_chk_fail(&c, "x dims[%u] = %lld != y dims[%u] = %lld off the axis %d", d,
                          (long long)x->dims[d], d, (long long)y->dims[d], axis);
   if (off < 0 || off + x->dims[axis] > y->dims[axis])
-    return rt_chk_fail(&c, "params[1] offset = %d + x dims[%d] = %lld exceeds y dims[%d] = %lld",
-                       off, axis, (long long)x->dims[axis], axis, (long long)y->dims[axis]);
+    return rt_chk_fail(&c, "params[1] offset = %d + x dims[%d] = %lld exceeds y dims[%d] = %lld", off, axis,
+                       (long long)x->dims[axis], axis, (long long)y->dims[axis]);
   slice_plan p;
   if (!slice_plan_make(x, y, axis, off, &p)) return rt_chk_block_dim(&c, (uint64_t)x->dims[0], "N");
   return rt_chk_block_dim(&c, axis == 0 ? p.run : p.outer,
@@ -486,7 +495,8 @@ void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt
       float v = rt_get(xd, xt, base + k * st);
       mx = v > mx ? v : mx;
     }
-    for (size_t k = 0; k < len; k++) sum += expf(rt_get(xd, xt, base + k * st) - mx);
+    for (size_t k = 0; k < len; k++)
+      sum += expf(rt_get(xd, xt, base + k * st) - mx);
     float lsum = logf(sum), inv = 1.0f / sum;
     for (size_t k = 0; k < len; k++) {
       float v = rt_get(xd, xt, base + k * st) - mx;
@@ -500,8 +510,7 @@ omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *tas
   const om_tensor *x, *y;
   omrt_status s;
   if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_ND, -1, 0, &x)) ||
-      (s = rt_chk_tensor(&c, 1, "y", 0, LAYOUT_ND, -1, 0, &y)) ||
-      (s = rt_chk_same_dims(&c, "x", x, "y", y)))
+      (s = rt_chk_tensor(&c, 1, "y", 0, LAYOUT_ND, -1, 0, &y)) || (s = rt_chk_same_dims(&c, "x", x, "y", y)))
     return s;
   int32_t axis = task->params[0];
   if (axis < 0 || (uint32_t)axis >= x->rank)

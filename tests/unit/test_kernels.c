@@ -36,7 +36,8 @@ static float round_dt(float v, int dt) { return dt == DT_FLOAT16 ? half_to_float
 
 static float *gen(size_t n, int dt, float scale) {
   float *v = malloc((n ? n : 1) * sizeof *v);
-  for (size_t i = 0; i < n; i++) v[i] = round_dt(frand() * scale, dt);
+  for (size_t i = 0; i < n; i++)
+    v[i] = round_dt(frand() * scale, dt);
   return v;
 }
 
@@ -44,7 +45,8 @@ static float *gen(size_t n, int dt, float scale) {
 static void compare(const char *what, const float *got, const float *ref, size_t n, double tol) {
   double maxref = 1.0, maxerr = 0.0;
   size_t worst = 0;
-  for (size_t i = 0; i < n; i++) maxref = fmax(maxref, fabs(ref[i]));
+  for (size_t i = 0; i < n; i++)
+    maxref = fmax(maxref, fabs(ref[i]));
   for (size_t i = 0; i < n; i++) {
     double e = fabs((double)got[i] - ref[i]);
     if (!(e <= maxerr)) maxerr = e, worst = i;
@@ -69,10 +71,15 @@ static const char strings[] = "\0test_task\0t";
 
 static void kc_init(kcase *c, int kind, uint32_t block_dim) {
   memset(c, 0, sizeof *c);
-  c->def = (om_model_def){.l1_bytes = 1 << 20, .l0a_bytes = 64 << 10, .l0b_bytes = 64 << 10,
-                          .l0c_bytes = 256 << 10, .ub_bytes = 256 << 10, .ntasks = 1};
+  c->def = (om_model_def){.l1_bytes = 1 << 20,
+                          .l0a_bytes = 64 << 10,
+                          .l0b_bytes = 64 << 10,
+                          .l0c_bytes = 256 << 10,
+                          .ub_bytes = 256 << 10,
+                          .ntasks = 1};
   c->task = (om_task){.kind = (uint32_t)kind, .name = 1, .block_dim = block_dim};
-  for (int i = 0; i < OM_TASK_MAX_TENSORS; i++) c->task.tensors[i] = OM_NONE;
+  for (int i = 0; i < OM_TASK_MAX_TENSORS; i++)
+    c->task.tensors[i] = OM_NONE;
   c->m.def = &c->def;
   c->m.tensors = c->t;
   c->m.tasks = &c->task;
@@ -84,8 +91,11 @@ static void kc_init(kcase *c, int kind, uint32_t block_dim) {
 static int kc_add(kcase *c, int dt, int layout, int rank, const int64_t *dims) {
   int s = (int)c->task.ntensors++;
   om_tensor *t = &c->t[s];
-  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt,
-                   .layout = (uint32_t)layout, .rank = (uint32_t)rank};
+  *t = (om_tensor){.name = 11,
+                   .region = OM_REGION_WORKSPACE,
+                   .dtype = (uint32_t)dt,
+                   .layout = (uint32_t)layout,
+                   .rank = (uint32_t)rank};
   memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
   uint64_t n = 0;
   layout_elements(layout, rank, dims, &n);
@@ -99,7 +109,8 @@ static int kc_add(kcase *c, int dt, int layout, int rank, const int64_t *dims) {
 static void kc_none(kcase *c) { c->task.tensors[c->task.ntensors++] = OM_NONE; }
 
 static void kc_free(kcase *c) {
-  for (int i = 0; i < OM_TASK_MAX_TENSORS; i++) free(c->data[i]);
+  for (int i = 0; i < OM_TASK_MAX_TENSORS; i++)
+    free(c->data[i]);
 }
 
 static rt_core *test_core(void) {
@@ -186,7 +197,8 @@ static void put_fz(kcase *c, int s, const float *v) {
     for (int64_t ci = 0; ci < d[1]; ci++)
       for (int64_t kh = 0; kh < d[2]; kh++)
         for (int64_t kw = 0; kw < d[3]; kw++) {
-          size_t at = (size_t)((((((ci / 16) * d[2] + kh) * d[3] + kw) * n1 + co / 16) * 16 + co % 16) * 16 + ci % 16);
+          size_t at = (size_t)((((((ci / 16) * d[2] + kh) * d[3] + kw) * n1 + co / 16) * 16 + co % 16) * 16 +
+                               ci % 16);
           rt_put(c->data[s], (int)c->t[s].dtype, at, v[i++]);
         }
 }
@@ -253,12 +265,18 @@ static void run_conv_case(const conv_case *k, int dw) {
   int xs = kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, xd);
   int ws = dw ? kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, wdd) : kc_add(&c, k->xdt, LAYOUT_FRACTAL_Z, 4, wd);
   int bs = -1, rs = -1;
-  if (k->bias) bs = kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd); else kc_none(&c);
-  if (k->res) rs = kc_add(&c, k->rdt, LAYOUT_NC1HWC0, 4, yd); else kc_none(&c);
+  if (k->bias)
+    bs = kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd);
+  else
+    kc_none(&c);
+  if (k->res)
+    rs = kc_add(&c, k->rdt, LAYOUT_NC1HWC0, 4, yd);
+  else
+    kc_none(&c);
   int ys = kc_add(&c, k->ydt, LAYOUT_NC1HWC0, 4, yd);
   int32_t *q = c.task.params;
-  int32_t pv[16] = {k->kh, k->kw, k->sh, k->sw, k->pt, k->pl, k->pb, k->pr, k->dh, k->dw, k->act,
-                    fbits(k->lo), fbits(k->hi), k->tm, k->tn, k->tk};
+  int32_t pv[16] = {k->kh, k->kw, k->sh,  k->sw,        k->pt,        k->pl, k->pb, k->pr,
+                    k->dh, k->dw, k->act, fbits(k->lo), fbits(k->hi), k->tm, k->tn, k->tk};
   memcpy(q, pv, sizeof pv);
 
   size_t nw = dw ? (size_t)(k->c * k->kh * k->kw) : count4(wd);
@@ -279,9 +297,9 @@ static void run_conv_case(const conv_case *k, int dw) {
   get_5d(&c, ys, got);
   char what[160];
   snprintf(what, sizeof what, "%s %lldx%lldx%lldx%lld -> %lld k%dx%d s%d p%d,%d,%d,%d d%d %s->%s",
-           dw ? "dwconv" : "conv", (long long)k->n, (long long)k->c, (long long)k->h,
-           (long long)k->w, (long long)k->cout, k->kh, k->kw, k->sh, k->pt, k->pl, k->pb, k->pr,
-           k->dh, dtype_name(k->xdt), dtype_name(k->ydt));
+           dw ? "dwconv" : "conv", (long long)k->n, (long long)k->c, (long long)k->h, (long long)k->w,
+           (long long)k->cout, k->kh, k->kw, k->sh, k->pt, k->pl, k->pb, k->pr, k->dh, dtype_name(k->xdt),
+           dtype_name(k->ydt));
   compare(what, got, ref, count4(yd), k->ydt == DT_FLOAT16 ? 1.5e-3 : 2e-5);
   free(x), free(w), free(b), free(r), free(ref), free(got);
   kc_free(&c);
@@ -289,6 +307,7 @@ static void run_conv_case(const conv_case *k, int dw) {
 
 static void test_conv2d(void) {
   const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  /* clang-format off */
   conv_case cases[] = {
       /* n c h w cout | kh kw sh sw pt pl pb pr dh dw | tm tn tk bd | xdt ydt bias res rdt act lo hi */
       {1, 3, 11, 13, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 1, 2, 3, F32, F32, 0, 0, F32, 0, 0, 0},
@@ -300,17 +319,22 @@ static void test_conv2d(void) {
       {2, 3, 32, 32, 20, 7, 7, 2, 2, 3, 3, 2, 2, 1, 1, 32, 2, 2, 6, F32, F16, 1, 0, F32, OM_ACT_CLIP, -0.2f, 0.3f},
       {1, 48, 7, 9, 130, 1, 1, 2, 1, 0, 0, 0, 0, 1, 1, 16, 3, 2, 9, F32, F32, 1, 1, F16, 0, 0, 0},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_conv_case(&cases[i], 0);
+  /* clang-format on */
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    run_conv_case(&cases[i], 0);
 }
 
 static void test_dwconv(void) {
   const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  /* clang-format off */
   conv_case cases[] = {
       {1, 20, 9, 9, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 2, F16, F16, 1, 0, F16, OM_ACT_RELU, 0, 0},
       {2, 3, 8, 7, 3, 5, 5, 2, 2, 2, 1, 0, 2, 1, 1, 0, 0, 0, 2, F32, F32, 0, 1, F32, 0, 0, 0},
       {1, 33, 10, 6, 33, 3, 3, 2, 1, 1, 0, 2, 1, 2, 1, 0, 0, 0, 3, F32, F16, 1, 1, F16, OM_ACT_CLIP, 0.1f, 0.5f},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_conv_case(&cases[i], 1);
+  /* clang-format on */
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    run_conv_case(&cases[i], 1);
 }
 
 /* --- POOL */
@@ -345,6 +369,7 @@ static void pool_ref(const pool_case *k, const float *x, float *y) {
 
 static void test_pool(void) {
   const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  /* clang-format off */
   pool_case cases[] = {
       /* n c h w ho wo | kh kw sh sw pt pl pb pr avg incl bd xdt ydt */
       {1, 17, 11, 11, 6, 6, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 2, F16, F16},  /* max, floor */
@@ -355,6 +380,7 @@ static void test_pool(void) {
       {2, 33, 9, 9, 4, 4, 3, 3, 2, 2, 0, 0, 0, 0, 0, 0, 6, F32, F32},    /* max, no pad */
       {1, 16, 6, 7, 4, 3, 3, 2, 2, 3, 2, 0, 1, 1, 1, 1, 1, F32, F32},    /* asymmetric */
   };
+  /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const pool_case *k = &cases[i];
     kcase c;
@@ -380,6 +406,7 @@ static void test_pool(void) {
 
 static void test_eltwise(void) {
   const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  /* clang-format off */
   struct { int layout, op, act, adt, bdt, ydt, bd; float lo, hi; } cases[] = {
       {LAYOUT_NC1HWC0, OM_ELT_ADD, OM_ACT_RELU, F16, F32, F16, 3, 0, 0},
       {LAYOUT_NC1HWC0, OM_ELT_DIV, OM_ACT_NONE, F32, F32, F32, 4, 0, 0},
@@ -389,13 +416,17 @@ static void test_eltwise(void) {
       {LAYOUT_ND, OM_ELT_MAX, OM_ACT_RELU, F16, F16, F32, 7, 0, 0},
       {LAYOUT_ND, OM_ELT_MIN, OM_ACT_NONE, F32, F32, F32, 1, 0, 0},
   };
+  /* clang-format on */
   int64_t d[4] = {2, 17, 5, 3};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     kcase c;
     kc_init(&c, OM_TASK_ELTWISE, (uint32_t)cases[i].bd);
     int l = cases[i].layout, op = cases[i].op, act = cases[i].act;
     int as = kc_add(&c, cases[i].adt, l, 4, d), bs = -1;
-    if (op != OM_ELT_NONE) bs = kc_add(&c, cases[i].bdt, l, 4, d); else kc_none(&c);
+    if (op != OM_ELT_NONE)
+      bs = kc_add(&c, cases[i].bdt, l, 4, d);
+    else
+      kc_none(&c);
     int ys = kc_add(&c, cases[i].ydt, l, 4, d);
     c.task.params[0] = op, c.task.params[1] = act;
     c.task.params[2] = fbits(cases[i].lo), c.task.params[3] = fbits(cases[i].hi);
@@ -441,9 +472,12 @@ static void test_eltwise(void) {
 static void concat_case(int layout, int rank, const int64_t *ydims, int axis, const int64_t *parts,
                         int nparts, int xdt, int ydt, int bd) {
   size_t yn = 1, inner = 1, outer = 1;
-  for (int d = 0; d < rank; d++) yn *= (size_t)ydims[d];
-  for (int d = 0; d < axis; d++) outer *= (size_t)ydims[d];
-  for (int d = axis + 1; d < rank; d++) inner *= (size_t)ydims[d];
+  for (int d = 0; d < rank; d++)
+    yn *= (size_t)ydims[d];
+  for (int d = 0; d < axis; d++)
+    outer *= (size_t)ydims[d];
+  for (int d = axis + 1; d < rank; d++)
+    inner *= (size_t)ydims[d];
   float *ref = malloc(yn * 4), *got = malloc(yn * 4);
   void *ydata = NULL;
   int64_t off = 0;
@@ -460,14 +494,21 @@ static void concat_case(int layout, int rank, const int64_t *ydims, int axis, co
     float *x = gen(xn, xdt, 1.0f);
     for (size_t o = 0; o < outer; o++)
       for (size_t k = 0; k < (size_t)parts[p] * inner; k++)
-        ref[(o * (size_t)ydims[axis] + (size_t)off) * inner + k] = round_dt(x[o * (size_t)parts[p] * inner + k], ydt);
-    if (layout == LAYOUT_NC1HWC0) put_5d(&c, xs, x); else put_nd(&c, xs, x);
+        ref[(o * (size_t)ydims[axis] + (size_t)off) * inner + k] =
+            round_dt(x[o * (size_t)parts[p] * inner + k], ydt);
+    if (layout == LAYOUT_NC1HWC0)
+      put_5d(&c, xs, x);
+    else
+      put_nd(&c, xs, x);
     kc_run(&c);
     free(ydata);
     ydata = malloc((size_t)c.t[ys].bytes);
     memcpy(ydata, c.data[ys], (size_t)c.t[ys].bytes);
     if (p == nparts - 1) {
-      if (layout == LAYOUT_NC1HWC0) get_5d(&c, ys, got); else get_nd(&c, ys, got);
+      if (layout == LAYOUT_NC1HWC0)
+        get_5d(&c, ys, got);
+      else
+        get_nd(&c, ys, got);
     }
     free(x);
     kc_free(&c);
@@ -503,10 +544,12 @@ static void test_copy_slice(void) {
 
 static void test_softmax(void) {
   const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  /* clang-format off */
   struct { int axis, coerce, log, xdt, ydt, bd; } cases[] = {
       {1, 0, 0, F32, F32, 3}, {1, 1, 0, F16, F32, 2}, {2, 0, 1, F32, F16, 5},
       {0, 0, 0, F16, F16, 7}, {0, 1, 1, F32, F32, 1},
   };
+  /* clang-format on */
   int64_t d[3] = {2, 5, 7};
   size_t n = 70;
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -518,15 +561,20 @@ static void test_softmax(void) {
     float *x = gen(n, cases[i].xdt, 4.0f), *ref = malloc(n * 4), *got = malloc(n * 4);
     size_t outer = 1, len = 1, inner = 1;
     for (int k = 0; k < 3; k++) {
-      if (k < axis) outer *= (size_t)d[k];
-      else if (k == axis || cases[i].coerce) len *= (size_t)d[k];
-      else inner *= (size_t)d[k];
+      if (k < axis)
+        outer *= (size_t)d[k];
+      else if (k == axis || cases[i].coerce)
+        len *= (size_t)d[k];
+      else
+        inner *= (size_t)d[k];
     }
     for (size_t o = 0; o < outer; o++)
       for (size_t in = 0; in < inner; in++) {
         double mx = -INFINITY, sum = 0;
-        for (size_t k = 0; k < len; k++) mx = fmax(mx, x[(o * len + k) * inner + in]);
-        for (size_t k = 0; k < len; k++) sum += exp(x[(o * len + k) * inner + in] - mx);
+        for (size_t k = 0; k < len; k++)
+          mx = fmax(mx, x[(o * len + k) * inner + in]);
+        for (size_t k = 0; k < len; k++)
+          sum += exp(x[(o * len + k) * inner + in] - mx);
         for (size_t k = 0; k < len; k++) {
           double v = x[(o * len + k) * inner + in] - mx;
           ref[(o * len + k) * inner + in] = (float)(cases[i].log ? v - log(sum) : exp(v) / sum);
@@ -549,20 +597,29 @@ static void test_transdata(void) {
   const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
   int64_t d[4] = {2, 17, 3, 5};
   size_t n = count4(d);
+  /* clang-format off */
   struct { int sl, dl, sdt, ddt, bd; } cases[] = {
       {LAYOUT_ND, LAYOUT_NC1HWC0, F32, F16, 5}, {LAYOUT_NC1HWC0, LAYOUT_ND, F16, F32, 7},
       {LAYOUT_ND, LAYOUT_NC1HWC0, F16, F16, 1}, {LAYOUT_NC1HWC0, LAYOUT_ND, F32, F32, 3},
       {LAYOUT_NC1HWC0, LAYOUT_NC1HWC0, F32, F16, 4}, {LAYOUT_ND, LAYOUT_ND, F32, F16, 6},
   };
+  /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     kcase c;
     kc_init(&c, OM_TASK_TRANSDATA, (uint32_t)cases[i].bd);
     int ss = kc_add(&c, cases[i].sdt, cases[i].sl, 4, d), ds = kc_add(&c, cases[i].ddt, cases[i].dl, 4, d);
     float *x = gen(n, cases[i].sdt, 3.0f), *ref = malloc(n * 4), *got = malloc(n * 4);
-    for (size_t j = 0; j < n; j++) ref[j] = round_dt(x[j], cases[i].ddt);
-    if (cases[i].sl == LAYOUT_ND) put_nd(&c, ss, x); else put_5d(&c, ss, x);
+    for (size_t j = 0; j < n; j++)
+      ref[j] = round_dt(x[j], cases[i].ddt);
+    if (cases[i].sl == LAYOUT_ND)
+      put_nd(&c, ss, x);
+    else
+      put_5d(&c, ss, x);
     kc_run(&c);
-    if (cases[i].dl == LAYOUT_ND) get_nd(&c, ds, got); else get_5d(&c, ds, got);
+    if (cases[i].dl == LAYOUT_ND)
+      get_nd(&c, ds, got);
+    else
+      get_5d(&c, ds, got);
     char what[64];
     snprintf(what, sizeof what, "transdata case %zu", i);
     compare(what, got, ref, n, 0.0);
@@ -611,12 +668,12 @@ static void bad_conv(int mutate, const char *what, const char *want) {
   memcpy(c.task.params, pv, sizeof pv);
   if (mutate == 5) /* L0C: 128 * 33 * 64 > 256K while L0A and L0B fit */
     c.task.params[13] = 128, c.task.params[14] = 33, c.task.params[15] = 1;
-  if (mutate == 6) c.task.params[15] = 65; /* L0A: 32 rows * 65*16 * 2 bytes > 64K */
-  if (mutate == 7) c.task.block_dim = 9;                              /* tiles = 4 * 1 */
-  if (mutate == 8) c.task.params[4] = 3;                              /* pad_top >= kh */
-  if (mutate == 9) c.task.params[13] = 24;                            /* tile_m not a multiple of 16 */
-  if (mutate == 10) c.task.params[2] = 0;                             /* stride 0 */
-  if (mutate == 11) c.t[0].dtype = DT_FLOAT32, c.t[0].bytes *= 2;     /* x f32, w f16 */
+  if (mutate == 6) c.task.params[15] = 65;                        /* L0A: 32 rows * 65*16 * 2 bytes > 64K */
+  if (mutate == 7) c.task.block_dim = 9;                          /* tiles = 4 * 1 */
+  if (mutate == 8) c.task.params[4] = 3;                          /* pad_top >= kh */
+  if (mutate == 9) c.task.params[13] = 24;                        /* tile_m not a multiple of 16 */
+  if (mutate == 10) c.task.params[2] = 0;                         /* stride 0 */
+  if (mutate == 11) c.t[0].dtype = DT_FLOAT32, c.t[0].bytes *= 2; /* x f32, w f16 */
   if (mutate == 12) c.task.ntensors = 4;
   if (mutate == 13) c.task.tensors[0] = OM_NONE;
   if (mutate == 14) c.t[4].bytes -= 2;
@@ -631,12 +688,14 @@ static void bad_conv(int mutate, const char *what, const char *want) {
 }
 
 static void test_checks(void) {
+  /* clang-format off */
   static const char *const conv_bad[][2] = {
       {"valid conv", ""},           {"conv y dims", "y dims[2]"},   {"conv w Cin", "w ["},
       {"conv bias size", "bias"},   {"conv w layout", "layout"},    {"conv L0C", "L0C"},
       {"conv L0A", "L0A"},          {"conv block_dim", "block_dim"}, {"conv pad >= kernel", "pads"},
       {"conv tile_m % 16", "tile"}, {"conv stride 0", "stride_h"},  {"conv x/w dtype", "dtype"},
       {"conv ntensors", "ntensors"}, {"conv x missing", "OM_NONE"}, {"conv y bytes", "bytes"}};
+  /* clang-format on */
   for (int i = 0; i < (int)(sizeof conv_bad / sizeof *conv_bad); i++)
     bad_conv(i, conv_bad[i][0], conv_bad[i][1]);
 
@@ -649,6 +708,21 @@ static void test_checks(void) {
   int32_t pv[10] = {3, 3, 2, 2, 0, 0, 0, 0, 0, 0};
   memcpy(c.task.params, pv, sizeof pv);
   expect_reject(&c, "pool y dims", "floor");
+  kc_free(&c);
+
+  kc_init(&c, OM_TASK_DWCONV, 1); /* 7x7 f32 weights need 3136 bytes of UB */
+  int64_t dx[4] = {1, 16, 9, 9}, dwd[4] = {1, 16, 7, 7}, dy[4] = {1, 16, 3, 3};
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, dx);
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, dwd);
+  kc_none(&c);
+  kc_none(&c);
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, dy);
+  int32_t dp[10] = {7, 7, 1, 1, 0, 0, 0, 0, 1, 1};
+  memcpy(c.task.params, dp, sizeof dp);
+  c.def.ub_bytes = 4096;
+  CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  c.def.ub_bytes = 3000;
+  expect_reject(&c, "dwconv UB", "UB");
   kc_free(&c);
 
   kc_init(&c, OM_TASK_ELTWISE, 1);
@@ -719,8 +793,12 @@ static void test_fp16(void) {
 
 static uint32_t add_t(om_writer *w, const char *name, int region, uint32_t index, int dt, int layout,
                       int rank, const int64_t *dims, uint64_t offset) {
-  om_tensor t = {.name = om_writer_string(w, name), .region = (uint32_t)region, .index = index,
-                 .dtype = (uint32_t)dt, .layout = (uint32_t)layout, .rank = (uint32_t)rank,
+  om_tensor t = {.name = om_writer_string(w, name),
+                 .region = (uint32_t)region,
+                 .index = index,
+                 .dtype = (uint32_t)dt,
+                 .layout = (uint32_t)layout,
+                 .rank = (uint32_t)rank,
                  .offset = offset};
   memcpy(t.dims, dims, (size_t)rank * sizeof *dims);
   uint64_t n = 0;
@@ -729,12 +807,15 @@ static uint32_t add_t(om_writer *w, const char *name, int region, uint32_t index
   return om_writer_add_tensor(w, &t);
 }
 
-static uint32_t add_weights(om_writer *w, const char *name, int dt, int layout, int rank,
-                            const int64_t *dims, const float *v) {
+static uint32_t add_weights(om_writer *w, const char *name, int dt, int layout, int rank, const int64_t *dims,
+                            const float *v) {
   kcase c; /* reuse the packers */
   kc_init(&c, OM_TASK_TRANSDATA, 1);
   int s = kc_add(&c, dt, layout, rank, dims);
-  if (layout == LAYOUT_FRACTAL_Z) put_fz(&c, s, v); else put_nd(&c, s, v);
+  if (layout == LAYOUT_FRACTAL_Z)
+    put_fz(&c, s, v);
+  else
+    put_nd(&c, s, v);
   uint64_t off = 0;
   om_writer_add_weights(w, c.data[s], c.t[s].bytes, &off);
   uint32_t idx = add_t(w, name, OM_REGION_WEIGHTS, 0, dt, layout, rank, dims, off);
@@ -742,11 +823,12 @@ static uint32_t add_weights(om_writer *w, const char *name, int dt, int layout, 
   return idx;
 }
 
-static void add_task(om_writer *w, int kind, const char *name, uint32_t bd, int n,
-                     const uint32_t *tensors, const int32_t *params, int nparams) {
-  om_task t = {.kind = (uint32_t)kind, .name = om_writer_string(w, name), .block_dim = bd,
-               .ntensors = (uint32_t)n};
-  for (int i = 0; i < OM_TASK_MAX_TENSORS; i++) t.tensors[i] = i < n ? tensors[i] : OM_NONE;
+static void add_task(om_writer *w, int kind, const char *name, uint32_t bd, int n, const uint32_t *tensors,
+                     const int32_t *params, int nparams) {
+  om_task t = {
+      .kind = (uint32_t)kind, .name = om_writer_string(w, name), .block_dim = bd, .ntensors = (uint32_t)n};
+  for (int i = 0; i < OM_TASK_MAX_TENSORS; i++)
+    t.tensors[i] = i < n ? tensors[i] : OM_NONE;
   if (nparams) memcpy(t.params, params, (size_t)nparams * sizeof *params);
   om_writer_add_task(w, &t);
 }
@@ -755,11 +837,18 @@ static void add_task(om_writer *w, int kind, const char *name, uint32_t bd, int 
  * conv 1x1 40 clip -> + itself (eltwise) -> ND f32. */
 static void *build_net(size_t *size_out) {
   om_writer *w = om_writer_new();
-  om_model_def def = {.name = om_writer_string(w, "net"), .soc = om_writer_string(w, "Ascend310"),
-                      .atc_version = om_writer_string(w, "test"), .cmdline = om_writer_string(w, "test_kernels"),
-                      .precision = OM_PRECISION_FORCE_FP16, .ai_cores = 2, .workspace_bytes = 64000,
-                      .l1_bytes = 1 << 20, .l0a_bytes = 64 << 10, .l0b_bytes = 64 << 10,
-                      .l0c_bytes = 256 << 10, .ub_bytes = 256 << 10};
+  om_model_def def = {.name = om_writer_string(w, "net"),
+                      .soc = om_writer_string(w, "Ascend310"),
+                      .atc_version = om_writer_string(w, "test"),
+                      .cmdline = om_writer_string(w, "test_kernels"),
+                      .precision = OM_PRECISION_FORCE_FP16,
+                      .ai_cores = 2,
+                      .workspace_bytes = 64000,
+                      .l1_bytes = 1 << 20,
+                      .l0a_bytes = 64 << 10,
+                      .l0b_bytes = 64 << 10,
+                      .l0c_bytes = 256 << 10,
+                      .ub_bytes = 256 << 10};
   om_writer_set_model(w, &def);
   int64_t xd[4] = {1, 3, 20, 20}, bd[4] = {1, 32, 20, 20}, cd[4] = {1, 32, 10, 10}, dd[4] = {1, 40, 10, 10};
   int64_t w1d[4] = {32, 3, 3, 3}, w2d[4] = {40, 32, 1, 1}, b1d[1] = {32};
@@ -770,7 +859,8 @@ static void *build_net(size_t *size_out) {
   uint32_t d = add_t(w, "d", OM_REGION_WORKSPACE, 0, DT_FLOAT16, LAYOUT_NC1HWC0, 4, dd, 44800);
   uint32_t e = add_t(w, "e", OM_REGION_WORKSPACE, 0, DT_FLOAT32, LAYOUT_NC1HWC0, 4, dd, 0);
   uint32_t y = add_t(w, "y", OM_REGION_OUTPUT, 0, DT_FLOAT32, LAYOUT_ND, 4, dd, 0);
-  float *w1 = gen(32 * 27, DT_FLOAT16, 0.5f), *w2 = gen(40 * 32, DT_FLOAT16, 0.3f), *b1 = gen(32, DT_FLOAT32, 0.2f);
+  float *w1 = gen(32 * 27, DT_FLOAT16, 0.5f), *w2 = gen(40 * 32, DT_FLOAT16, 0.3f),
+        *b1 = gen(32, DT_FLOAT32, 0.2f);
   uint32_t w1i = add_weights(w, "w1", DT_FLOAT16, LAYOUT_FRACTAL_Z, 4, w1d, w1);
   uint32_t w2i = add_weights(w, "w2", DT_FLOAT16, LAYOUT_FRACTAL_Z, 4, w2d, w2);
   uint32_t b1i = add_weights(w, "b1", DT_FLOAT32, LAYOUT_ND, 1, b1d, b1);
@@ -839,7 +929,8 @@ static void test_public_api(void) {
   if (out[0] && out[1]) {
     CHECK(memcmp(out[0], out[1], 4000 * sizeof(float)) == 0);
     double mx = 0;
-    for (int i = 0; i < 4000; i++) mx = fmax(mx, fabs(out[0][i]));
+    for (int i = 0; i < 4000; i++)
+      mx = fmax(mx, fabs(out[0][i]));
     CHECK(mx > 0.1); /* not all zero */
   }
   free(out[0]), free(out[1]), free(in);
