@@ -112,18 +112,20 @@ typedef enum om_act {
 
 /* Task kinds. For each: which tensors[] slots, which params[] slots.
  * Floats in params are stored as their IEEE-754 bit pattern (memcpy).
- * Blocks: a task's work is split into block_dim blocks (1..65535); block b
- * runs on AI core b % cores. How a kind splits work into blocks is stated
- * with it; blocks never write overlapping bytes. */
+ * Blocks: a task's work is `units` of the kind's block unit (stated with
+ * each kind), split into block_dim blocks (1 <= block_dim <= units, or 1 for
+ * empty work) as [b*units/block_dim, (b+1)*units/block_dim); block b runs on
+ * AI core b % cores; blocks never write overlapping bytes. */
 typedef enum om_task_kind {
   /* TRANSDATA (vector unit): copy with layout and dtype conversion.
    *   tensors: [0] src, [1] dst.  params: none.
    *   src and dst have the same logical element count. If both are ND it is
    *   an element-by-element copy in C order (Reshape, Flatten, Cast between
    *   f32/f16). Otherwise both must be rank 4 with equal logical dims and the
-   *   layouts ND (NCHW) / NC1HWC0 in either direction (padding written as 0).
-   *   dtypes: f32 and f16 in any combination.
-   *   Blocks split the outermost physical dimension(s) of dst evenly. */
+   *   layouts ND (NCHW) / NC1HWC0 in either direction (padding written as 0),
+   *   or NC1HWC0 -> NC1HWC0 (a cast). dtypes: f32 and f16 in any combination.
+   *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst) or N*C*H (rank-4 ND dst);
+   *   elements for ND -> ND and NC1HWC0 -> NC1HWC0. */
   OM_TASK_TRANSDATA = 1,
 
   /* CONV2D (cube unit): y = act(conv(x, w) + bias + residual).
@@ -152,7 +154,8 @@ typedef enum om_task_kind {
    *   tensors: [0] x NC1HWC0, [1] w NC1HWC0 with logical dims [1, C, KH, KW]
    *   (i.e. physical [C1][KH][KW][16]), [2] bias ND [C] f32 or OM_NONE,
    *   [3] residual or OM_NONE, [4] y NC1HWC0.  params: [0..12] as CONV2D.
-   *   Accumulates in f32. Blocks split N*C1 (image, channel block) pairs. */
+   *   Accumulates in f32; stages one channel block's weights in UB as f32, so
+   *   UB >= KH * KW * 16 * 4 bytes. Block unit: N*C1 (image, channel block). */
   OM_TASK_DWCONV = 3,
 
   /* POOL (vector unit): max or average pooling on NC1HWC0.
@@ -162,7 +165,7 @@ typedef enum om_task_kind {
    *   Windows start at (oh*stride_h - pad_top, ow*stride_w - pad_left); taps
    *   outside the input are skipped (max) or, for avg, counted only if
    *   count_include_pad and inside the padded extent [-pad_top, H+pad_bottom).
-   *   Global average pooling is avg with kh=H, kw=W. Blocks split N*C1. */
+   *   Global average pooling is avg with kh=H, kw=W. Block unit: N*C1. */
   OM_TASK_POOL = 4,
 
   /* ELTWISE (vector unit): y = act(a op b), or y = act(a) with op NONE.
@@ -170,21 +173,23 @@ typedef enum om_task_kind {
    *   and logical dims (padding lanes of NC1HWC0 stay 0 for ADD/SUB/MUL/MAX/MIN
    *   and act RELU/NONE, and are rewritten as 0 otherwise); f16/f32 mixed.
    *   params: [0] op (om_elt_op) [1] act [2] clip_min [3] clip_max (f32 bits).
-   *   Blocks split the physical elements evenly. */
+   *   Block unit: physical elements. */
   OM_TASK_ELTWISE = 5,
 
   /* COPY_SLICE (vector unit): y[..., offset : offset + x.dims[axis], ...] = x
    *   along logical `axis`; one task per Concat input. x and y share layout
    *   and rank, dims equal except along axis; dtypes f16/f32 mixed.
-   *   params: [0] axis (0..rank-1) [1] offset.  Blocks split dims before axis
-   *   (or the whole copy when axis is 0). */
+   *   params: [0] axis (0..rank-1) [1] offset.  Block unit: the physical
+   *   dims before the axis (NC1HWC0 is [N][C1][H][W][16], so axis 1 splits N,
+   *   axis 2 N*C1, axis 3 N*C1*H); for axis 0, elements of the copy. */
   OM_TASK_COPY_SLICE = 6,
 
   /* SOFTMAX (vector unit): ND, f16/f32; accumulates in f32.
    *   tensors: [0] x, [1] y (same dims).
    *   params: [0] axis (0..rank-1) [1] coerce_2d: 0 = normalise along `axis`
    *   only (opset >= 13); 1 = over all dims from `axis` on (opset < 13).
-   *   [2] log (0 softmax, 1 log-softmax). Blocks split the outer rows. */
+   *   [2] log (0 softmax, 1 log-softmax). Block unit: the vectors normalised
+   *   (outer * inner; inner = 1 with coerce_2d). */
   OM_TASK_SOFTMAX = 7,
 } om_task_kind;
 
