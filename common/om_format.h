@@ -18,6 +18,8 @@
  *   STRINGS  NUL-terminated UTF-8 strings; a "string" field is a byte offset
  *            into this partition; offset 0 is the empty string; the partition
  *            ends with a NUL.
+ *   VPROGS   (optional; required when a task is VPROG) vector programs
+ *            (common/vprog.h), each at an 8-byte aligned offset.
  *
  * Checksums: header_crc covers bytes [0, header_len) with header_crc taken as
  * zero; each partition's crc32c covers its `size` bytes.
@@ -50,6 +52,7 @@ typedef enum om_partition_type {
   OM_PART_TASKS = 3,
   OM_PART_WEIGHTS = 4,
   OM_PART_STRINGS = 5,
+  OM_PART_VPROGS = 6,
 } om_partition_type;
 
 typedef struct om_partition { /* 32 bytes */
@@ -191,6 +194,19 @@ typedef enum om_task_kind {
    *   [2] log (0 softmax, 1 log-softmax). Block unit: the vectors normalised
    *   (outer * inner; inner = 1 with coerce_2d). */
   OM_TASK_SOFTMAX = 7,
+
+  /* VPROG (vector unit): runs a vector program (common/vprog.h) element by
+   *   element. tensors: [0 .. ninputs-1] the program's inputs, then its
+   *   outputs (ninputs + noutputs == ntensors <= 8). params: [0] byte offset
+   *   of the program in the VPROGS partition.
+   *   Outputs share dims and layout. Inputs broadcast to them over the
+   *   physical array: ND tensors numpy-style (right-aligned, size-1 dims
+   *   repeat); NC1HWC0 tensors as their physical [N][C1][H][W][16] arrays,
+   *   broadcasting over N, H and W only (an NC1HWC0 input's C equals the
+   *   outputs'). All operands of one task share a layout. NC1HWC0 outputs'
+   *   padding lanes (c >= C) are written as 0 whatever the program computes.
+   *   Block unit: 256-element tiles of the output's physical elements. */
+  OM_TASK_VPROG = 8,
 } om_task_kind;
 
 typedef enum om_elt_op {
