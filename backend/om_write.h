@@ -17,6 +17,7 @@
 
 #include "common/om_format.h"
 #include "common/status.h"
+#include "common/vprog.h"
 
 typedef struct om_writer om_writer;
 
@@ -31,6 +32,11 @@ void om_writer_set_model(om_writer *w, const om_model_def *def);
 uint32_t om_writer_add_tensor(om_writer *w, const om_tensor *t);
 /* Appends bytes to the WEIGHTS partition at a 64-aligned offset (*offset_out). 0 ok, -1 nomem. */
 int om_writer_add_weights(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out);
+/* Appends a vector program (common/vprog.h: header + hdr->ninstrs
+ * instructions) to the VPROGS partition at an 8-aligned offset, returned in
+ * *offset_out for the VPROG task's params[0]. Identical programs are stored
+ * once. 0 ok, -1 nomem. */
+int om_writer_add_vprog(om_writer *w, const om_vprog *hdr, const om_vinstr *instrs, uint32_t *offset_out);
 /* Appends a task; returns its index (OM_NONE on failure). */
 uint32_t om_writer_add_task(om_writer *w, const om_task *t);
 /* Declares which tensors are the model inputs and outputs, in order. 0 ok, -1 nomem. */
