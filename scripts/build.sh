@@ -1,7 +1,9 @@
 #!/bin/sh
-# Configures and builds into build/ (Release, warnings as errors).
+# Configures and builds into build/ (Release, warnings as errors); the log is build/build.log.
 set -eu
 cd "$(dirname "$0")/.."
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DATC_WERROR=ON > build.log 2>&1 || { cat build.log; exit 1; }
-cmake --build build -j"$(nproc)" >> build.log 2>&1 || { tail -50 build.log; exit 1; }
+mkdir -p build
+log=build/build.log
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DATC_WERROR=ON > "$log" 2>&1 || { cat "$log"; exit 1; }
+cmake --build build -j"$(nproc)" >> "$log" 2>&1 || { tail -50 "$log"; exit 1; }
 echo "build: ok (build/atc, build/omrun)"
