@@ -4,6 +4,8 @@
  * of pass_pipeline (toposort + verify after each, optional IR dump), then the
  * om writer. The graph arena is bounded so a hostile model cannot make the
  * compiler allocate without limit. Errors keep the model file name in front.
+ * The model comes from model_path, or from model_data in memory (then
+ * model_path, default "model", only names it).
  */
 #include "compile.h"
 
@@ -124,10 +126,13 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
                                     &oo.ninput_shapes, d)
            : ST_OK;
   ir_graph *g = NULL;
-  if (st == ST_OK) st = onnx_load_file(opt->model_path, &oo, &g, d);
+  const char *label = opt->model_path ? opt->model_path : "model";
+  if (st == ST_OK)
+    st = opt->model_data ? onnx_load_memory(opt->model_data, opt->model_size, NULL, label, &oo, &g, d)
+                         : onnx_load_file(opt->model_path, &oo, &g, d);
   arena_free(&scratch);
   if (st) {
-    if (!strstr(d->msg, base_name(opt->model_path))) diag_prefix(d, "%s", opt->model_path);
+    if (!strstr(d->msg, base_name(label))) diag_prefix(d, "%s", label);
     return st;
   }
   res->nnodes_in = g->nnodes;
@@ -136,7 +141,7 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
   /* The output name: the --output base name without directories. */
   char model_name[256];
   snprintf(model_name, sizeof model_name, "%s",
-           base_name(opt->output_path ? opt->output_path : opt->model_path));
+           base_name(opt->output_path ? opt->output_path : label));
   char *dot = strrchr(model_name, '.');
   if (dot && dot != model_name) *dot = '\0';
 
@@ -176,6 +181,6 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
   }
   om_writer_free(ctx.writer);
   ir_graph_free(g);
-  if (st && !strstr(d->msg, base_name(opt->model_path))) diag_prefix(d, "%s", opt->model_path);
+  if (st && !strstr(d->msg, base_name(label))) diag_prefix(d, "%s", label);
   return st;
 }

@@ -16,7 +16,12 @@
 #include "common/status.h"
 
 typedef struct atc_options {
-  const char *model_path;   /* --model: the ONNX file */
+  const char *model_path;   /* --model: the ONNX file; with model_data, only the name in messages */
+  /* The ONNX bytes in memory instead of a file (the conformance runner's
+   * path); NULL: read model_path. Borrowed for the call. External data is
+   * rejected (there is no model directory). */
+  const void *model_data;
+  size_t model_size; /* bytes at model_data */
   const char *output_path;  /* the .om to write (atomically); NULL: keep in memory only */
   const char *input_shape;  /* --input_shape "name:1,3,224,224;..." or NULL */
   const char *soc_version;  /* --soc_version, e.g. "Ascend310" */

@@ -49,4 +49,21 @@ status onnx_load_file(const char *path, const onnx_options *opt, ir_graph **grap
 status onnx_load_memory(const void *data, size_t size, const char *dir, const char *label,
                         const onnx_options *opt, ir_graph **graph_out, diag *d);
 
+/* One tensor read from a serialized TensorProto file (read by the
+ * conformance runner from ONNX node tests' input_N.pb / output_N.pb). */
+typedef struct onnx_tensor {
+  const char *name; /* TensorProto.name, "" when unset; in the arena */
+  int dtype;        /* ONNX DataType number (DT_FLOAT32, ...) */
+  int rank;
+  int64_t dims[MAX_RANK];
+  void *data;   /* C-order little-endian elements, 64-byte aligned, in the arena */
+  size_t bytes; /* product of dims x dtype size */
+} onnx_tensor;
+
+/* Reads the TensorProto in `path` with the same decoding (and the same
+ * checks and messages) as initializers: raw_data, typed fields, external data
+ * relative to the file's directory. Name and data are allocated from `a` and
+ * live as long as it. */
+status onnx_read_tensor_file(const char *path, arena *a, onnx_tensor *out, diag *d);
+
 #endif

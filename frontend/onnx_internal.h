@@ -27,7 +27,8 @@
 /* An unpacked model and the budgeted allocator that owns its memory. The
  * struct must not move between onnx_proto_unpack and onnx_proto_free. */
 typedef struct onnx_proto {
-  Onnx__ModelProto *model;
+  Onnx__ModelProto *model;   /* set by onnx_proto_unpack */
+  Onnx__TensorProto *tensor; /* set by onnx_proto_unpack_tensor */
   ProtobufCAllocator alloc;
   size_t used_bytes, budget_bytes; /* charged to the allocator */
   int over_budget;                 /* an allocation was refused by the budget */
@@ -41,6 +42,9 @@ status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_
 /* Checks and unpacks `size` bytes; ST_ERR_PARSE names the byte offset and the
  * field path of the first malformed piece. `p` is cleared first. */
 status onnx_proto_unpack(const void *data, size_t size, const char *label, onnx_proto *p, diag *d);
+/* Same for a serialized TensorProto (the input_N.pb / output_N.pb files of ONNX node tests). */
+status onnx_proto_unpack_tensor(const void *data, size_t size, const char *label, onnx_proto *p,
+                                diag *d);
 void onnx_proto_free(onnx_proto *p);
 
 /* --- shared load state */

@@ -1,4 +1,4 @@
-/* onnx_proto.c - bytes -> Onnx__ModelProto, safely.
+/* onnx_proto.c - bytes -> Onnx__ModelProto (or a lone TensorProto), safely.
  *
  * protobuf-c's unpacker recurses once per nested message and sizes its
  * allocations from what the bytes claim, so a hostile file could exhaust the
@@ -194,39 +194,63 @@ static int wire_check(wire_walk *w, size_t pos, size_t end, const ProtobufCMessa
   return 0;
 }
 
-status onnx_proto_unpack(const void *data, size_t size, const char *label, onnx_proto *p, diag *d) {
-  memset(p, 0, sizeof *p);
+/* Checks and unpacks one message of type `desc` ("ModelProto", "TensorProto"
+ * in messages) under the byte budget. */
+static status unpack_message(const ProtobufCMessageDescriptor *desc, const void *data,
+                             size_t size, const char *label, onnx_proto *p,
+                             ProtobufCMessage **msg_out, diag *d) {
+  const char *kind = desc->short_name;
+  *msg_out = NULL;
   if (size == 0)
-    return diag_set(d, ST_ERR_PARSE, "%s: not a valid ONNX ModelProto (the file is empty)", label);
+    return diag_set(d, ST_ERR_PARSE, "%s: not a valid ONNX %s (the file is empty)", label, kind);
 
   wire_walk w = {.buf = data};
-  if (wire_check(&w, 0, size, &onnx__model_proto__descriptor, 0) != 0) {
-    char path[512] = "ModelProto";
-    size_t n = strlen(path);
+  if (wire_check(&w, 0, size, desc, 0) != 0) {
+    char path[512];
+    size_t n = (size_t)snprintf(path, sizeof path, "%s", kind);
     for (int i = 0; i < w.bad_depth && n < sizeof path; i++)
       n += (size_t)snprintf(path + n, sizeof path - n, ".%s", w.path[i]);
     return diag_set(d, ST_ERR_PARSE,
-                    "%s: not a valid ONNX ModelProto (protobuf parse failed at byte %zu of %zu in %s: %s)",
-                    label, w.bad_at, size, path, w.why);
+                    "%s: not a valid ONNX %s (protobuf parse failed at byte %zu of %zu in %s: %s)",
+                    label, kind, w.bad_at, size, path, w.why);
   }
 
   p->budget_bytes = size > (SIZE_MAX - BUDGET_BASE) / BUDGET_PER_BYTE
                         ? SIZE_MAX
                         : BUDGET_BASE + size * BUDGET_PER_BYTE;
   p->alloc = (ProtobufCAllocator){.alloc = budget_alloc, .free = budget_free, .allocator_data = p};
-  p->model = onnx__model_proto__unpack(&p->alloc, size, data);
-  if (p->model) return ST_OK;
+  *msg_out = protobuf_c_message_unpack(desc, &p->alloc, size, data);
+  if (*msg_out) return ST_OK;
   if (p->out_of_memory)
-    return diag_set(d, ST_ERR_NOMEM, "%s: out of memory unpacking the ModelProto", label);
+    return diag_set(d, ST_ERR_NOMEM, "%s: out of memory unpacking the %s", label, kind);
   if (p->over_budget)
-    return diag_set(d, ST_ERR_LIMIT, "%s: unpacking the ModelProto needs more than %zu bytes",
-                    label, p->budget_bytes);
+    return diag_set(d, ST_ERR_LIMIT, "%s: unpacking the %s needs more than %zu bytes", label, kind,
+                    p->budget_bytes);
   return diag_set(d, ST_ERR_PARSE,
-                  "%s: not a valid ONNX ModelProto (protobuf parse failed: protobuf-c rejected it)",
-                  label);
+                  "%s: not a valid ONNX %s (protobuf parse failed: protobuf-c rejected it)", label,
+                  kind);
+}
+
+status onnx_proto_unpack(const void *data, size_t size, const char *label, onnx_proto *p, diag *d) {
+  memset(p, 0, sizeof *p);
+  ProtobufCMessage *m;
+  status s = unpack_message(&onnx__model_proto__descriptor, data, size, label, p, &m, d);
+  p->model = (Onnx__ModelProto *)m;
+  return s;
+}
+
+status onnx_proto_unpack_tensor(const void *data, size_t size, const char *label, onnx_proto *p,
+                                diag *d) {
+  memset(p, 0, sizeof *p);
+  ProtobufCMessage *m;
+  status s = unpack_message(&onnx__tensor_proto__descriptor, data, size, label, p, &m, d);
+  p->tensor = (Onnx__TensorProto *)m;
+  return s;
 }
 
 void onnx_proto_free(onnx_proto *p) {
   if (p->model) onnx__model_proto__free_unpacked(p->model, &p->alloc);
+  if (p->tensor) onnx__tensor_proto__free_unpacked(p->tensor, &p->alloc);
   p->model = NULL;
+  p->tensor = NULL;
 }

@@ -17,6 +17,10 @@
  * same file system); offset + length must lie within it; and the bytes read
  * from one file over the whole model may not exceed its size, so a thousand
  * tensors naming the same gigabyte cannot make us allocate a terabyte.
+ *
+ * Two users share tensor_decode: onnx_tensor_const (initializers, Constant
+ * nodes) and onnx_read_tensor_file (a lone serialized TensorProto, such as the
+ * input/output files of ONNX's node tests, for the conformance runner).
  */
 #include "frontend/onnx_internal.h"
 
@@ -403,10 +407,15 @@ void onnx_tensor_done(onnx_ctx *c) {
   c->dirfd = -1;
 }
 
-/* --- the entry point */
+/* --- decoding: the one place a TensorProto's elements are read */
 
-status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *name,
-                         const char *what, ir_value **out) {
+/* Decodes `t` into dtype, dims and C-order little-endian bytes. *data_out
+ * points into t's raw_data, or, when *owned_out is set, to a malloc'd buffer
+ * the caller frees (*owned_out is that same pointer). */
+static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char *what,
+                            int *dt_out, int *rank_out, int64_t *dims, const void **data_out,
+                            uint64_t *bytes_out, void **owned_out) {
+  *owned_out = NULL;
   int dt = t->has_data_type ? t->data_type : DT_UNDEFINED;
   size_t esize = dtype_size(dt);
   if (!esize)
@@ -416,7 +425,6 @@ status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *na
     return onnx_fail(c, ST_ERR_LIMIT, "%s: rank %zu is more than the limit of %d", what, t->n_dims,
                      MAX_RANK);
   int rank = (int)t->n_dims;
-  int64_t dims[MAX_RANK];
   uint64_t count = 1, need;
   char dbuf[256];
   for (int i = 0; i < rank; i++) {
@@ -432,6 +440,9 @@ status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *na
                      onnx_dims_str(rank, dims, dbuf, sizeof dbuf), onnx_dtype_name(dt));
   if (t->segment)
     return onnx_fail(c, ST_ERR_UNSUPPORTED, "%s: segmented tensors are not supported", what);
+  *dt_out = dt;
+  *rank_out = rank;
+  *bytes_out = need;
 
   const char *typed = typed_present(t);
   int external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
@@ -442,11 +453,8 @@ status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *na
     if (t->has_raw_data || typed)
       return onnx_fail(c, ST_ERR_INVALID, "%s: data_location is EXTERNAL but %s is also set", what,
                        t->has_raw_data ? "raw_data" : typed);
-    void *buf = NULL;
-    status s = read_external(c, t, what, dt, rank, dims, need, &buf);
-    if (s) return s;
-    s = make_const(c, name, what, dt, rank, dims, buf, need, out);
-    free(buf);
+    status s = read_external(c, t, what, dt, rank, dims, need, owned_out);
+    *data_out = *owned_out;
     return s;
   }
   if (t->has_raw_data) {
@@ -457,12 +465,70 @@ status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *na
                        "%s: raw_data has %zu bytes, dims %s x %s need %" PRIu64, what,
                        t->raw_data.len, onnx_dims_str(rank, dims, dbuf, sizeof dbuf),
                        onnx_dtype_name(dt), need);
-    return make_const(c, name, what, dt, rank, dims, t->raw_data.data, need, out);
+    *data_out = t->raw_data.data;
+    return ST_OK;
   }
   unsigned char *buf = malloc(need ? need : 1);
   if (!buf) return onnx_fail(c, ST_ERR_NOMEM, "%s: out of memory for %" PRIu64 " bytes", what, need);
   status s = from_typed(c, t, what, dt, rank, dims, count, buf);
-  if (!s) s = make_const(c, name, what, dt, rank, dims, buf, need, out);
-  free(buf);
+  if (s) {
+    free(buf);
+    return s;
+  }
+  *owned_out = buf;
+  *data_out = buf;
+  return ST_OK;
+}
+
+/* --- the entry points */
+
+status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *name,
+                         const char *what, ir_value **out) {
+  int dt, rank;
+  int64_t dims[MAX_RANK];
+  const void *data;
+  uint64_t bytes;
+  void *owned;
+  status s = tensor_decode(c, t, what, &dt, &rank, dims, &data, &bytes, &owned);
+  if (!s) s = make_const(c, name, what, dt, rank, dims, data, bytes, out);
+  free(owned);
+  return s;
+}
+
+status onnx_read_tensor_file(const char *path, arena *a, onnx_tensor *out, diag *d) {
+  memset(out, 0, sizeof *out);
+  void *bytes = NULL;
+  size_t size = 0;
+  status s = onnx_read_file(path, (size_t)4 << 30, &bytes, &size, d);
+  if (s) return s;
+  onnx_proto p;
+  s = onnx_proto_unpack_tensor(bytes, size, path, &p, d);
+  free(bytes); /* the unpacked tensor holds its own copies */
+  if (s) return s;
+
+  /* External data, if any, is relative to the file's directory. */
+  const char *slash = strrchr(path, '/');
+  char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+  onnx_ctx c = {.label = path, .dir = dir, .dirfd = -1, .d = d};
+  arena_init(&c.scratch, 0);
+  const Onnx__TensorProto *t = p.tensor;
+  const void *data = NULL;
+  void *owned = NULL;
+  uint64_t nbytes = 0;
+  if (!dir) s = diag_set(d, ST_ERR_NOMEM, "%s: out of memory", path);
+  if (!s) s = tensor_decode(&c, t, "TensorProto", &out->dtype, &out->rank, out->dims, &data,
+                            &nbytes, &owned);
+  if (!s) {
+    out->bytes = (size_t)nbytes;
+    out->data = arena_memdup(a, data, out->bytes);
+    out->name = arena_strdup(a, t->name ? t->name : "");
+    if (!out->data || !out->name)
+      s = diag_set(d, ST_ERR_NOMEM, "%s: out of memory for %zu bytes", path, out->bytes);
+  }
+  free(owned);
+  onnx_tensor_done(&c);
+  arena_free(&c.scratch);
+  free(dir);
+  onnx_proto_free(&p);
   return s;
 }
