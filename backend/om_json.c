@@ -9,8 +9,11 @@
  * types, regions, dtypes, layouts, precision, task kinds, activations), task
  * tensor slots and params are keyed by the meaning om_format.h gives them per
  * kind (a kind this file does not know gets its raw arrays), and weights are
- * summarised by size only. The JSON text is built in a growable buffer and
- * written with atomic_write_file.
+ * summarised by size only. Vector programs are dumped once each, in offset
+ * order, for the offsets VPROG tasks name (exactly the programs the loader
+ * verified), one readable line per instruction ("r3 = mul.f32 r1, r2").
+ * The JSON text is built in a growable buffer and written with
+ * atomic_write_file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -115,7 +118,7 @@ static void jfloat(jbuf *b, int32_t bits) {
 /* ---- names for the format's numbers ---- */
 
 static const char *part_type_name(uint32_t t) {
-  static const char *const names[] = {NULL, "MODEL", "TENSORS", "TASKS", "WEIGHTS", "STRINGS"};
+  static const char *const names[] = {NULL, "MODEL", "TENSORS", "TASKS", "WEIGHTS", "STRINGS", "VPROGS"};
   return t < sizeof names / sizeof *names && names[t] ? names[t] : "?";
 }
 
@@ -174,6 +177,7 @@ static const kind_desc kinds[] = {
                          {{"op", P_ELT_OP}, {"act", P_ACT}, {"clip_min", P_F32}, {"clip_max", P_F32}}},
     [OM_TASK_COPY_SLICE] = {"COPY_SLICE", {"x", "y"}, {{"axis", P_INT}, {"offset", P_INT}}},
     [OM_TASK_SOFTMAX] = {"SOFTMAX", {"x", "y"}, {{"axis", P_INT}, {"coerce_2d", P_INT}, {"log", P_INT}}},
+    [OM_TASK_VPROG] = {"VPROG", {NULL}, {{"program", P_INT}}}, /* slots: in0.., out0.. */
 };
 
 static const kind_desc *kind_of(uint32_t k) {
@@ -193,6 +197,7 @@ typedef struct pkg {
   const om_task *tasks;
   const char *strings;
   uint64_t weights_bytes;
+  const uint8_t *vprogs;
 } pkg;
 
 static void locate(pkg *p, const uint8_t *base) {
@@ -211,6 +216,7 @@ static void locate(pkg *p, const uint8_t *base) {
     case OM_PART_TASKS: p->tasks = (const om_task *)at; break;
     case OM_PART_STRINGS: p->strings = (const char *)at; break;
     case OM_PART_WEIGHTS: p->weights_bytes = pt->size; break;
+    case OM_PART_VPROGS: p->vprogs = at; break;
     }
   }
 }
@@ -298,9 +304,14 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   JLIT(b, ", \"name\": ");
   jstr(b, p->strings + t->name);
   jprintf(b, ", \"block_dim\": %u,\n      \"tensors\": {", t->block_dim);
+  uint32_t vprog_inputs = 0; /* VPROG slots are the program's inputs, then outputs */
+  if (t->kind == OM_TASK_VPROG) vprog_inputs = ((const om_vprog *)(p->vprogs + t->params[0]))->ninputs;
   for (uint32_t s = 0; s < t->ntensors; s++) {
     const char *slot = k ? k->slots[s] : NULL;
-    if (slot) jprintf(b, "%s\"%s\": ", s ? ", " : "", slot);
+    if (t->kind == OM_TASK_VPROG)
+      jprintf(b, "%s\"%s%u\": ", s ? ", " : "", s < vprog_inputs ? "in" : "out",
+              s < vprog_inputs ? s : s - vprog_inputs);
+    else if (slot) jprintf(b, "%s\"%s\": ", s ? ", " : "", slot);
     else jprintf(b, "%s\"slot%u\": ", s ? ", " : "", s);
     if (t->tensors[s] == OM_NONE) JLIT(b, "null");
     else jprintf(b, "%u", t->tensors[s]);
@@ -319,6 +330,62 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
     JLIT(b, "]");
   }
   jprintf(b, "}%s\n", i + 1 < p->def->ntasks ? "," : "");
+}
+
+/* One instruction as text: "r3 = mul.f32 r1, r2", "store.f16 out0, r4". */
+static void dump_instr(jbuf *b, const om_vinstr *in) {
+  const char *op = vop_name(in->op), *dt = dtype_name(in->dtype);
+  if (in->op == VOP_STORE) {
+    jprintf(b, "\"store.%s out%u, r%u\"", dt, in->a, in->b);
+    return;
+  }
+  jprintf(b, "\"r%u = %s.%s", in->dst, op, dt);
+  switch (in->op) {
+  case VOP_LOAD: jprintf(b, " in%u", in->a); break;
+  case VOP_CONST:
+    if (in->dtype == DT_FLOAT32 || in->dtype == DT_FLOAT16) jprintf(b, " %.17g", in->imm.f);
+    else jprintf(b, " %lld", (long long)in->imm.i);
+    break;
+  case VOP_ISINF: jprintf(b, " r%u, detect %lld", in->a, (long long)in->imm.i); break;
+  default:
+    if (in->op >= VOP_SELECT) jprintf(b, " r%u, r%u, r%u", in->a, in->b, in->c);
+    else if (in->op >= VOP_ADD) jprintf(b, " r%u, r%u", in->a, in->b);
+    else jprintf(b, " r%u", in->a);
+  }
+  JLIT(b, "\"");
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The programs VPROG tasks name, each once, by offset (no key without VPROG tasks). */
+static void dump_vprogs(jbuf *b, const pkg *p) {
+  uint32_t n = 0, *offs = malloc((p->def->ntasks ? p->def->ntasks : 1) * sizeof *offs);
+  if (!offs) {
+    b->nomem = 1;
+    return;
+  }
+  for (uint32_t i = 0; i < p->def->ntasks; i++)
+    if (p->tasks[i].kind == OM_TASK_VPROG) offs[n++] = (uint32_t)p->tasks[i].params[0];
+  qsort(offs, n, sizeof *offs, cmp_u32);
+  if (n) JLIT(b, "  \"vprogs\": [");
+  for (uint32_t i = 0, first = 1; i < n; i++) {
+    if (i && offs[i] == offs[i - 1]) continue;
+    const om_vprog *h = (const om_vprog *)(p->vprogs + offs[i]);
+    const om_vinstr *ins = (const om_vinstr *)(h + 1);
+    jprintf(b, "%s\n    {\"offset\": %u, \"ninputs\": %u, \"noutputs\": %u, \"nregs\": %u, \"instrs\": [",
+            first ? "" : ",", offs[i], h->ninputs, h->noutputs, h->nregs);
+    for (uint32_t k = 0; k < h->ninstrs; k++) {
+      jprintf(b, "%s\n      ", k ? "," : "");
+      dump_instr(b, &ins[k]);
+    }
+    JLIT(b, "]}");
+    first = 0;
+  }
+  if (n) JLIT(b, "\n  ],\n");
+  free(offs);
 }
 
 /* Reads the whole file into a 64-byte aligned buffer (omrt_model_load_memory needs that). */
@@ -372,6 +439,7 @@ status om_json_memory(const void *data, size_t size, const char *label, char **j
   dump_io(&b, &p, "inputs", p.io, p.def->ninputs);
   dump_io(&b, &p, "outputs", p.io + p.def->ninputs, p.def->noutputs);
   dump_tensors(&b, &p);
+  dump_vprogs(&b, &p);
   JLIT(&b, "  \"tasks\": [\n");
   for (uint32_t i = 0; i < p.def->ntasks; i++) dump_task(&b, &p, i);
   JLIT(&b, "  ]\n}\n");

@@ -10,9 +10,14 @@
  * add functions are sticky: they return OM_NONE / -1 and make the final
  * serialisation fail with ST_ERR_NOMEM, so callers may check once at the end.
  *
- * File layout produced: header, partition table (5 entries), then MODEL,
- * TENSORS, TASKS, STRINGS, WEIGHTS, each at a 64-byte aligned offset with the
- * gaps zeroed.
+ * Vector programs are appended to the VPROGS blob at 8-byte aligned offsets
+ * and de-duplicated by content: each stored program keeps an FNV-1a hash of
+ * its bytes, and an add first looks for an equal hash and equal bytes (a
+ * linear scan; models hold hundreds of programs, not millions).
+ *
+ * File layout produced: header, partition table (5 entries, 6 with vector
+ * programs), then MODEL, TENSORS, TASKS, STRINGS, VPROGS (only when a program
+ * was added), WEIGHTS, each at a 64-byte aligned offset with the gaps zeroed.
  */
 #include "om_write.h"
 
@@ -38,6 +43,12 @@ struct om_writer {
   bytes_buf strings, weights;
   uint32_t *str_slots; /* hash table: string offset + 1, 0 = empty */
   size_t str_nslots, str_count;
+  bytes_buf vprogs;     /* the VPROGS partition */
+  struct vprog_ref {    /* one per stored program, for de-duplication */
+    uint64_t hash;
+    uint32_t offset, bytes;
+  } *vprog_refs;
+  uint32_t nvprogs, vprogs_cap;
   int nomem; /* an add function failed to allocate */
 };
 
@@ -90,14 +101,19 @@ void om_writer_free(om_writer *w) {
   free(w->strings.data);
   free(w->weights.data);
   free(w->str_slots);
+  free(w->vprogs.data);
+  free(w->vprog_refs);
   free(w);
 }
 
-static uint64_t hash_str(const char *s, size_t n) {
+static uint64_t hash_bytes(const void *p, size_t n) {
+  const uint8_t *s = p;
   uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
   return h;
 }
+
+static uint64_t hash_str(const char *s, size_t n) { return hash_bytes(s, n); }
 
 /* Doubles the hash table (or creates it) and re-inserts every string. */
 static int rehash(om_writer *w) {
@@ -172,6 +188,34 @@ int om_writer_add_weights(om_writer *w, const void *data, uint64_t bytes, uint64
   return 0;
 }
 
+int om_writer_add_vprog(om_writer *w, const om_vprog *hdr, const om_vinstr *instrs, uint32_t *offset_out) {
+  size_t code = (size_t)hdr->ninstrs * sizeof *instrs, bytes = sizeof *hdr + code;
+  uint64_t h = hash_bytes(hdr, sizeof *hdr);
+  h ^= hash_bytes(instrs, code) * 31;
+  for (uint32_t i = 0; i < w->nvprogs; i++) {
+    const struct vprog_ref *r = &w->vprog_refs[i];
+    const uint8_t *at = w->vprogs.data + r->offset;
+    if (r->hash == h && r->bytes == bytes && memcmp(at, hdr, sizeof *hdr) == 0 &&
+        memcmp(at + sizeof *hdr, instrs, code) == 0) {
+      *offset_out = r->offset;
+      return 0;
+    }
+  }
+  size_t off = (w->vprogs.len + 7) & ~(size_t)7;
+  if (off + bytes >= UINT32_MAX || buf_reserve(&w->vprogs, off + bytes - w->vprogs.len) != 0 ||
+      array_grow((void **)&w->vprog_refs, &w->vprogs_cap, w->nvprogs, sizeof *w->vprog_refs) != 0) {
+    w->nomem = 1;
+    return -1;
+  }
+  memset(w->vprogs.data + w->vprogs.len, 0, off - w->vprogs.len);
+  memcpy(w->vprogs.data + off, hdr, sizeof *hdr);
+  if (code) memcpy(w->vprogs.data + off + sizeof *hdr, instrs, code);
+  w->vprogs.len = off + bytes;
+  w->vprog_refs[w->nvprogs++] = (struct vprog_ref){h, (uint32_t)off, (uint32_t)bytes};
+  *offset_out = (uint32_t)off;
+  return 0;
+}
+
 int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const uint32_t *outputs,
                      int noutputs) {
   if (ninputs < 0 || noutputs < 0) return -1;
@@ -190,7 +234,7 @@ int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const ui
   return 0;
 }
 
-enum { NPARTS = 5 };
+enum { MAX_PARTS = 6 };
 
 status om_writer_to_memory(om_writer *w, void **data_out, size_t *size_out, diag *d) {
   if (w->nomem) return diag_set(d, ST_ERR_NOMEM, "om writer: out of memory while building the package");
@@ -203,16 +247,19 @@ status om_writer_to_memory(om_writer *w, void **data_out, size_t *size_out, diag
 
   /* Partition contents in file order. */
   size_t io_bytes = ((size_t)w->ninputs + w->noutputs) * sizeof(uint32_t);
-  struct { uint32_t type; const void *data; size_t size; } parts[NPARTS] = {
+  typedef struct part_src { uint32_t type; const void *data; size_t size; } part_src;
+  part_src parts[MAX_PARTS] = {
       {OM_PART_MODEL, NULL, sizeof def + io_bytes},
       {OM_PART_TENSORS, w->tensors, (size_t)w->ntensors * sizeof(om_tensor)},
       {OM_PART_TASKS, w->tasks, (size_t)w->ntasks * sizeof(om_task)},
       {OM_PART_STRINGS, w->strings.data, w->strings.len},
-      {OM_PART_WEIGHTS, w->weights.data, w->weights.len},
   };
-  uint64_t header_len = sizeof(om_header) + NPARTS * sizeof(om_partition);
-  uint64_t offsets[NPARTS], end = header_len;
-  for (int i = 0; i < NPARTS; i++) {
+  int nparts = 4;
+  if (w->vprogs.len) parts[nparts++] = (part_src){OM_PART_VPROGS, w->vprogs.data, w->vprogs.len};
+  parts[nparts++] = (part_src){OM_PART_WEIGHTS, w->weights.data, w->weights.len};
+  uint64_t header_len = sizeof(om_header) + nparts * sizeof(om_partition);
+  uint64_t offsets[MAX_PARTS], end = header_len;
+  for (int i = 0; i < nparts; i++) {
     offsets[i] = align_up(end);
     if (add_u64(offsets[i], parts[i].size, &end))
       return diag_set(d, ST_ERR_LIMIT, "om writer: package size overflows");
@@ -226,7 +273,7 @@ status om_writer_to_memory(om_writer *w, void **data_out, size_t *size_out, diag
 
   memcpy(out + offsets[0], &def, sizeof def);
   if (io_bytes) memcpy(out + offsets[0] + sizeof def, w->io, io_bytes);
-  for (int i = 1; i < NPARTS; i++)
+  for (int i = 1; i < nparts; i++)
     if (parts[i].size) memcpy(out + offsets[i], parts[i].data, parts[i].size);
 
   om_header h = {0};
@@ -235,9 +282,9 @@ status om_writer_to_memory(om_writer *w, void **data_out, size_t *size_out, diag
   h.minor = OM_VERSION_MINOR;
   h.header_len = (uint32_t)header_len;
   h.file_len = end;
-  h.npartitions = NPARTS;
+  h.npartitions = (uint32_t)nparts;
   memcpy(out, &h, sizeof h);
-  for (int i = 0; i < NPARTS; i++) {
+  for (int i = 0; i < nparts; i++) {
     om_partition p = {0};
     p.type = parts[i].type;
     p.offset = offsets[i];

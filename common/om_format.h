@@ -8,7 +8,7 @@
  * runtime reads them in place from the mapped file. Every offset, size, count
  * and index is checked (overflow-safe) by the loader before any use.
  *
- * Partitions (each type at most once; all but VECPROG required):
+ * Partitions (each type at most once; all but VPROGS required):
  *   MODEL    om_model_def, then uint32 io[ninputs + noutputs]: tensor indices
  *            of the model inputs, then of the outputs.
  *   TENSORS  om_tensor[ntensors]
@@ -35,6 +35,9 @@
 enum { OM_VERSION_MAJOR = 1, OM_VERSION_MINOR = 0 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
+/* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc
+ * refuses to emit more. */
+#define OM_MAX_WORKSPACE_BYTES ((uint64_t)1 << 40)
 
 typedef struct om_header { /* 64 bytes at offset 0 */
   char magic[8];

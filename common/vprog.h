@@ -129,4 +129,8 @@ _Static_assert(sizeof(om_vprog) == 16, "om_vprog is 16 bytes");
 
 enum { VPROG_MAX_INSTRS = 4096, VPROG_MAX_IO = 8 };
 
+/* Lowercase name of an opcode ("load", "add", ...); NULL for a number that
+ * is not a vop (common/vprog.c). */
+const char *vop_name(int op);
+
 #endif

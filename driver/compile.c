@@ -16,8 +16,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common/atomic_file.h"
 #include "frontend/onnx_import.h"
 #include "ir/ir.h"
+#include "omrt.h"
 #include "passes/pass.h"
 #include "socs/soc.h"
 
@@ -106,6 +108,21 @@ static status dump_graph(const ir_graph *g, const char *dir, int step, const cha
   return ST_OK;
 }
 
+/* What atc emits, libomrt must load: a size or task parameter past a runtime
+ * limit (a 65536-wide pooling window, a kernel's buffer bound) becomes a
+ * compile error naming the task and its node, not a package nothing can run.
+ * Found by tests/fuzz (target compile). */
+static status verify_package(const void *data, size_t size, diag *d) {
+  omrt_load_options lo = {.threads = 1};
+  omrt_model *m = NULL;
+  status st = ST_OK;
+  if (omrt_model_load_memory(data, size, &lo, &m) != OMRT_OK)
+    st = diag_set(d, ST_ERR_LIMIT, "the compiled package exceeds what libomrt accepts: %s",
+                  omrt_last_error());
+  omrt_model_free(m);
+  return st;
+}
+
 static const char *base_name(const char *path) {
   const char *s = strrchr(path, '/');
   return s ? s + 1 : path;
@@ -168,14 +185,17 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
     size_t size = 0;
     if (!ctx.writer) {
       st = diag_set(d, ST_ERR_INVALID, "pass emit produced no package");
-    } else if (opt->output_path) {
-      st = om_writer_write_file(ctx.writer, opt->output_path, d);
-      struct stat sb;
-      if (st == ST_OK && stat(opt->output_path, &sb) == 0) res->om_bytes = (uint64_t)sb.st_size;
     } else {
       st = om_writer_to_memory(ctx.writer, &data, &size, d);
-      res->om_data = data;
-      res->om_bytes = size;
+      if (st == ST_OK) st = verify_package(data, size, d);
+      if (st == ST_OK && opt->output_path) {
+        st = atomic_write_file(opt->output_path, data, size, d);
+        free(data);
+        data = NULL;
+      }
+      if (st == ST_OK) res->om_bytes = size;
+      if (st != ST_OK) free(data);
+      else res->om_data = data;
     }
     if (st == ST_OK) phase_done(opt, "write", &t0);
   }

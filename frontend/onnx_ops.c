@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "common/fp16.h"
+#include "ir/eval.h"
 
 typedef struct importer {
   const char *op_type; /* ONNX op */
@@ -415,6 +416,11 @@ static status import_batchnorm(onnx_node *nd, ir_node *n) {
   return set_float(nd, n, "epsilon", attr_float(nd, "epsilon", 1e-5));
 }
 
+/* Clip: constant bounds become the attributes min and max. From opset 11
+ * the bounds are inputs; when one of them is computed at run time, the IR
+ * node takes x, min, max with both present (ops.def), an omitted or constant
+ * bound given as a one-element constant of x's dtype (its lowest or highest
+ * value, +-inf for floats, when omitted). */
 static status import_clip(onnx_node *nd, ir_node *n) {
   double lo = -INFINITY, hi = INFINITY;
   status s = ST_OK;
@@ -424,9 +430,30 @@ static status import_clip(onnx_node *nd, ir_node *n) {
                             nd->nin);
     lo = attr_float(nd, "min", lo);
     hi = attr_float(nd, "max", hi);
+  } else if ((nd->nin > 1 && nd->in[1] && !nd->in[1]->data) || (nd->nin > 2 && nd->in[2] && !nd->in[2]->data)) {
+    dtype dt = nd->in[0]->dtype;
+    for (int i = 1; i <= 2; i++) {
+      if (i < nd->nin && nd->in[i]) continue;
+      double v = i == 1 ? -INFINITY : INFINITY;
+      if (dt == DT_INT64) v = i == 1 ? -9223372036854775808.0 : 9223372036854775807.0;
+      else if (dt == DT_INT32) v = i == 1 ? INT32_MIN : INT32_MAX;
+      else if (dt == DT_INT8) v = i == 1 ? INT8_MIN : INT8_MAX;
+      else if (dt == DT_UINT8) v = i == 1 ? 0 : UINT8_MAX;
+      else if (dt != DT_FLOAT32 && dt != DT_FLOAT16)
+        return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "run-time bounds on dtype %s", onnx_dtype_name(dt));
+      char name[300];
+      snprintf(name, sizeof name, "%.280s_%s", nd->out[0]->name, i == 1 ? "min" : "max");
+      uint8_t buf[8];
+      ir_elem_set(buf, dt, 0, v);
+      ir_value *c = ir_const_new(nd->c->g, name, dt, 0, NULL, buf, dtype_size(dt));
+      if (!c || ir_node_set_input(nd->c->g, n, i, c))
+        return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory for a Clip bound");
+    }
+    return ST_OK;
   } else {
     if (nd->nin > 1 && nd->in[1]) s = scalar_input(nd, 1, "min", &lo);
     if (!s && nd->nin > 2 && nd->in[2]) s = scalar_input(nd, 2, "max", &hi);
+    n->nin = 1;
   }
   if (!s) s = set_float(nd, n, "min", lo);
   return s ? s : set_float(nd, n, "max", hi);
@@ -438,6 +465,13 @@ static status import_binary(onnx_node *nd, ir_node *n) {
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
                           "legacy broadcasting with axis=%" PRId64 " is not supported",
                           attr_int(nd, "axis", 0));
+  return ST_OK;
+}
+
+/* Max, Min, Sum, Mean: every input is required. */
+static status import_variadic(onnx_node *nd, ir_node *n) {
+  for (int i = 0; i < nd->nin; i++)
+    if (!nd->in[i]) return onnx_node_fail(nd, ST_ERR_INVALID, "input %d has no name", i);
   return ST_OK;
 }
 
@@ -545,8 +579,62 @@ static status import_gemm(onnx_node *nd, ir_node *n) {
   return s ? s : set_flag(nd, n, "transB", 0);
 }
 
+/* An optional FLOAT attribute made explicit with its ONNX default. */
+static status float_attr(onnx_node *nd, ir_node *n, const char *name, double def) {
+  return set_float(nd, n, name, attr_float(nd, name, def));
+}
+
+static status import_hardsigmoid(onnx_node *nd, ir_node *n) {
+  status s = float_attr(nd, n, "alpha", 0.2);
+  return s ? s : float_attr(nd, n, "beta", 0.5);
+}
+
+static status import_leakyrelu(onnx_node *nd, ir_node *n) { return float_attr(nd, n, "alpha", 0.01); }
+/* Elu, Celu, ThresholdedRelu: alpha defaults to 1. */
+static status import_alpha1(onnx_node *nd, ir_node *n) { return float_attr(nd, n, "alpha", 1.0); }
+
+static status import_selu(onnx_node *nd, ir_node *n) {
+  status s = float_attr(nd, n, "alpha", 1.67326319217681884765625);
+  return s ? s : float_attr(nd, n, "gamma", 1.05070102214813232421875);
+}
+
+static status import_gelu(onnx_node *nd, ir_node *n) {
+  int is_tanh = attr_string_is(nd, "approximate", "none", "tanh");
+  if (!is_tanh && !attr_string_is(nd, "approximate", "none", "none"))
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'approximate' must be \"none\" or \"tanh\"");
+  if (ir_attr_set_string(nd->c->g, n, "approximate", is_tanh ? "tanh" : "none"))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'approximate'");
+  return ST_OK;
+}
+
+static status import_mod(onnx_node *nd, ir_node *n) { return set_flag(nd, n, "fmod", 0); }
+
+static status import_bitshift(onnx_node *nd, ir_node *n) {
+  int left = attr_string_is(nd, "direction", "", "LEFT");
+  if (!left && !attr_string_is(nd, "direction", "", "RIGHT"))
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'direction' must be \"LEFT\" or \"RIGHT\"");
+  if (ir_attr_set_string(nd->c->g, n, "direction", left ? "LEFT" : "RIGHT"))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'direction'");
+  return ST_OK;
+}
+
+static status import_isinf(onnx_node *nd, ir_node *n) {
+  status s = set_flag(nd, n, "detect_positive", 1);
+  return s ? s : set_flag(nd, n, "detect_negative", 1);
+}
+
+/* CastLike(x, like) is Cast(x) to like's dtype; the IR node keeps only x. */
+static status import_castlike(onnx_node *nd, ir_node *n) {
+  int to = nd->in[1]->dtype;
+  if (!dtype_size(to))
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "target_type input '%s' has data type %d (%s)", nd->in[1]->name,
+                          to, onnx_dtype_name(to));
+  return set_int(nd, n, "to", to);
+}
+
 #define WINDOW "-auto_pad:s -kernel_shape:I -strides:I -pads:I -dilations:I"
 #define BINARY "-broadcast:i<7 -axis:i<7 -consumed_inputs:I<6"
+#define OLD_UNARY "-consumed_inputs:I<6"
 
 static const importer importers[] = {
     {"Conv", "Conv", 1, 2, 3, 1, WINDOW " -group:i", import_conv},
@@ -579,6 +667,66 @@ static const importer importers[] = {
     {"LogSoftmax", "Softmax", 1, 1, 1, 1, "-axis:i", import_logsoftmax},
     {"Gemm", "Gemm", 1, 2, 3, 1, "-alpha:f -beta:f -transA:i -transB:i -broadcast:i<7", import_gemm},
     {"MatMul", "MatMul", 1, 2, 2, 1, "", NULL},
+    /* elementwise (issue 3); all become vector programs */
+    {"Abs", "Abs", 1, 1, 1, 1, OLD_UNARY, NULL},
+    {"Neg", "Neg", 1, 1, 1, 1, OLD_UNARY, NULL},
+    {"Sign", "Sign", 9, 1, 1, 1, "", NULL},
+    {"Exp", "Exp", 1, 1, 1, 1, OLD_UNARY, NULL},
+    {"Log", "Log", 1, 1, 1, 1, OLD_UNARY, NULL},
+    {"Sqrt", "Sqrt", 1, 1, 1, 1, OLD_UNARY, NULL},
+    {"Reciprocal", "Reciprocal", 1, 1, 1, 1, OLD_UNARY, NULL},
+    {"Floor", "Floor", 1, 1, 1, 1, OLD_UNARY, NULL},
+    {"Ceil", "Ceil", 1, 1, 1, 1, OLD_UNARY, NULL},
+    {"Round", "Round", 11, 1, 1, 1, "", NULL},
+    {"Sin", "Sin", 7, 1, 1, 1, "", NULL},
+    {"Cos", "Cos", 7, 1, 1, 1, "", NULL},
+    {"Tan", "Tan", 7, 1, 1, 1, "", NULL},
+    {"Asin", "Asin", 7, 1, 1, 1, "", NULL},
+    {"Acos", "Acos", 7, 1, 1, 1, "", NULL},
+    {"Atan", "Atan", 7, 1, 1, 1, "", NULL},
+    {"Sinh", "Sinh", 9, 1, 1, 1, "", NULL},
+    {"Cosh", "Cosh", 9, 1, 1, 1, "", NULL},
+    {"Asinh", "Asinh", 9, 1, 1, 1, "", NULL},
+    {"Acosh", "Acosh", 9, 1, 1, 1, "", NULL},
+    {"Atanh", "Atanh", 9, 1, 1, 1, "", NULL},
+    {"Erf", "Erf", 9, 1, 1, 1, "", NULL},
+    {"Tanh", "Tanh", 1, 1, 1, 1, OLD_UNARY, NULL},
+    {"HardSigmoid", "HardSigmoid", 1, 1, 1, 1, "-alpha:f -beta:f " OLD_UNARY, import_hardsigmoid},
+    {"HardSwish", "HardSwish", 14, 1, 1, 1, "", NULL},
+    {"LeakyRelu", "LeakyRelu", 1, 1, 1, 1, "-alpha:f " OLD_UNARY, import_leakyrelu},
+    {"Elu", "Elu", 1, 1, 1, 1, "-alpha:f " OLD_UNARY, import_alpha1},
+    {"Selu", "Selu", 1, 1, 1, 1, "-alpha:f -gamma:f " OLD_UNARY, import_selu},
+    {"Celu", "Celu", 12, 1, 1, 1, "-alpha:f", import_alpha1},
+    {"ThresholdedRelu", "ThresholdedRelu", 10, 1, 1, 1, "-alpha:f", import_alpha1},
+    {"Softplus", "Softplus", 1, 1, 1, 1, "", NULL},
+    {"Softsign", "Softsign", 1, 1, 1, 1, "", NULL},
+    {"Mish", "Mish", 18, 1, 1, 1, "", NULL},
+    {"Gelu", "Gelu", 20, 1, 1, 1, "-approximate:s", import_gelu},
+    {"IsNaN", "IsNaN", 9, 1, 1, 1, "", NULL},
+    {"IsInf", "IsInf", 10, 1, 1, 1, "-detect_positive:i -detect_negative:i", import_isinf},
+    {"Not", "Not", 1, 1, 1, 1, "", NULL},
+    {"BitwiseNot", "BitwiseNot", 18, 1, 1, 1, "", NULL},
+    {"PRelu", "PRelu", 1, 2, 2, 1, OLD_UNARY, NULL},
+    {"Pow", "Pow", 1, 2, 2, 1, BINARY, import_binary},
+    {"Mod", "Mod", 10, 2, 2, 1, "-fmod:i", import_mod},
+    {"BitShift", "BitShift", 11, 2, 2, 1, "-direction:s", import_bitshift},
+    {"BitwiseAnd", "BitwiseAnd", 18, 2, 2, 1, "", NULL},
+    {"BitwiseOr", "BitwiseOr", 18, 2, 2, 1, "", NULL},
+    {"BitwiseXor", "BitwiseXor", 18, 2, 2, 1, "", NULL},
+    {"And", "And", 1, 2, 2, 1, BINARY, import_binary},
+    {"Or", "Or", 1, 2, 2, 1, BINARY, import_binary},
+    {"Xor", "Xor", 1, 2, 2, 1, BINARY, import_binary},
+    {"Equal", "Equal", 1, 2, 2, 1, BINARY, import_binary},
+    {"Less", "Less", 1, 2, 2, 1, BINARY, import_binary},
+    {"LessOrEqual", "LessOrEqual", 12, 2, 2, 1, "", NULL},
+    {"Greater", "Greater", 1, 2, 2, 1, BINARY, import_binary},
+    {"GreaterOrEqual", "GreaterOrEqual", 12, 2, 2, 1, "", NULL},
+    {"Max", "Max", 1, 1, 65535, 1, OLD_UNARY, import_variadic},
+    {"Min", "Min", 1, 1, 65535, 1, OLD_UNARY, import_variadic},
+    {"Sum", "Sum", 1, 1, 65535, 1, OLD_UNARY, import_variadic},
+    {"Mean", "Mean", 1, 1, 65535, 1, OLD_UNARY, import_variadic},
+    {"Where", "Where", 9, 3, 3, 1, "", NULL},
+    {"CastLike", "Cast", 15, 2, 2, 1, "-saturate:i", import_castlike},
 };
 
 status onnx_import_node(onnx_node *nd) {
@@ -625,6 +773,10 @@ dtype onnx_result_dtype(const ir_node *n) {
   switch (n->op) {
   case IR_OP_SHAPE: return DT_INT64;
   case IR_OP_CAST: return (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
+  case IR_OP_EQUAL: case IR_OP_LESS: case IR_OP_LESSOREQUAL: case IR_OP_GREATER:
+  case IR_OP_GREATEROREQUAL: case IR_OP_ISNAN: case IR_OP_ISINF:
+    return DT_BOOL;
+  case IR_OP_WHERE: return n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
   default: return n->in[0] ? n->in[0]->dtype : DT_UNDEFINED;
   }
 }

@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "common/fp16.h"
+#include "ir/eval_elem.h"
+#include "ir/vprog_ir.h"
 
 typedef struct ev {
   const ir_node *n;
@@ -203,57 +205,6 @@ static void bump(int rank, const int64_t *dims, int64_t *idx, const int64_t *sa,
     *ob -= sb[k] * dims[k];
     idx[k] = 0;
   }
-}
-
-static status eval_binary(ev *e) {
-  const ir_value *A = e->n->in[0], *B = e->n->in[1], *Y = e->n->out[0];
-  int64_t sa[MAX_RANK], sb[MAX_RANK], idx[MAX_RANK] = {0}, oa = 0, ob = 0;
-  if (bcast_strides(A, Y, sa) || bcast_strides(B, Y, sb))
-    return fail(e, ST_ERR_INVALID, "inputs '%s' and '%s' do not broadcast to output '%s'", A->name,
-                B->name, Y->name);
-  int64_t n = ir_value_elements(Y);
-  ir_op op = e->n->op;
-  if (is_float(Y->dtype)) {
-    const float *a = float_in(e, 0), *b = float_in(e, 1);
-    float *y = float_scratch(e, 0);
-    if (!a || !b || !y) return nomem(e);
-    for (int64_t i = 0; i < n; i++, bump(Y->rank, Y->dims, idx, sa, &oa, sb, &ob)) {
-      float x0 = a[oa], x1 = b[ob];
-      y[i] = op == IR_OP_ADD ? x0 + x1 : op == IR_OP_SUB ? x0 - x1 : op == IR_OP_MUL ? x0 * x1 : x0 / x1;
-    }
-    return float_out(e, 0, y);
-  }
-  void *y = alloc_out(e, 0);
-  if (!y) return nomem(e);
-  for (int64_t i = 0; i < n; i++, bump(Y->rank, Y->dims, idx, sa, &oa, sb, &ob)) {
-    uint64_t x0 = (uint64_t)get_i(e->in[0], A->dtype, oa), x1 = (uint64_t)get_i(e->in[1], B->dtype, ob);
-    int64_t r;
-    if (op == IR_OP_ADD) r = (int64_t)(x0 + x1); /* wraps like the hardware, no UB */
-    else if (op == IR_OP_SUB) r = (int64_t)(x0 - x1);
-    else if (op == IR_OP_MUL) r = (int64_t)(x0 * x1);
-    else if (x1 == 0) return fail(e, ST_ERR_INVALID, "integer division by zero");
-    else if ((int64_t)x0 == INT64_MIN && (int64_t)x1 == -1) r = INT64_MIN;
-    else r = (int64_t)x0 / (int64_t)x1;
-    put_i(y, Y->dtype, i, r);
-  }
-  return ST_OK;
-}
-
-static status eval_unary(ev *e) {
-  const float *x = float_in(e, 0);
-  float *y = float_scratch(e, 0);
-  if (!x || !y) return nomem(e);
-  int64_t n = ir_value_elements(e->n->out[0]);
-  double lo = ir_attr_float(e->n, "min", -INFINITY), hi = ir_attr_float(e->n, "max", INFINITY);
-  for (int64_t i = 0; i < n; i++) {
-    float v = x[i];
-    switch (e->n->op) {
-    case IR_OP_RELU: y[i] = v > 0 ? v : 0; break;
-    case IR_OP_SIGMOID: y[i] = (float)(1.0 / (1.0 + exp(-(double)v))); break;
-    default: y[i] = (float)(v < lo ? lo : v > hi ? hi : v); break; /* Clip */
-    }
-  }
-  return float_out(e, 0, y);
 }
 
 /* ---- cube ops ---- */
@@ -614,8 +565,7 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   status st = check_values(&e);
   if (st) return st;
   switch (n->op) {
-  case IR_OP_CONV: case IR_OP_BATCHNORM: case IR_OP_RELU: case IR_OP_SIGMOID: case IR_OP_CLIP:
-  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALMAXPOOL:
+  case IR_OP_CONV: case IR_OP_BATCHNORM: case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALMAXPOOL:
   case IR_OP_SOFTMAX: case IR_OP_GEMM: case IR_OP_MATMUL:
     for (int i = 0; i < n->nin; i++)
       if (n->in[i] && (st = need_float(&e, i))) return st;
@@ -626,10 +576,8 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   switch (n->op) {
   case IR_OP_CONV: return eval_conv(&e);
   case IR_OP_BATCHNORM: return eval_batchnorm(&e);
-  case IR_OP_RELU: case IR_OP_SIGMOID: case IR_OP_CLIP: return eval_unary(&e);
   case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALMAXPOOL:
     return eval_pool(&e);
-  case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: return eval_binary(&e);
   case IR_OP_FLATTEN: case IR_OP_RESHAPE: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY:
     return eval_copy(&e);
   case IR_OP_SHAPE: return eval_shape(&e);
@@ -639,7 +587,10 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   case IR_OP_SOFTMAX: return eval_softmax(&e);
   case IR_OP_GEMM: return eval_gemm(&e);
   case IR_OP_MATMUL: return eval_matmul(&e);
-  default: return fail(&e, ST_ERR_UNSUPPORTED, "the reference evaluator does not implement this op");
+  case IR_OP_VECPROG: return ir_vprog_eval(n, inputs, outputs_out, a, d);
+  default:
+    if (ir_eval_is_elementwise(n->op)) return ir_eval_elementwise(n, inputs, outputs_out, a, d);
+    return fail(&e, ST_ERR_UNSUPPORTED, "the reference evaluator does not implement this op");
   }
 }
 

@@ -7,8 +7,11 @@
  *
  * Tensors are C-order buffers in their value's dtype, layout ND only. Float
  * ops (Conv, pools, Softmax, Gemm, ...) accept f32, f16 and f64 and compute in
- * f32 with f64 accumulation; Add/Sub/Mul/Div also run on i64 and i32; the
- * data-movement ops (Reshape, Gather, Concat, ...) run on any dtype. Every
+ * f32 with f64 accumulation; the elementwise ops (ir/eval_elem.c) compute
+ * floats in double, rounded once to the output dtype, and integers and bools
+ * exactly (wrapping); a VectorProgram runs with the semantics of
+ * common/vprog.h (ir/vprog_ir.c); the data-movement ops (Reshape, Gather,
+ * Concat, ...) run on any dtype. Every
  * value a node touches must have a known shape and dtype (shape inference
  * first); output shapes are taken from the output values, not recomputed.
  */
@@ -19,8 +22,7 @@
 #include "common/status.h"
 #include "ir/ir.h"
 
-/* 1 when ir_eval_node implements `op` (everything before lowering: all ops of
- * ops.def except TransData). */
+/* 1 when ir_eval_node implements `op` (all ops of ops.def except TransData). */
 int ir_eval_supported(ir_op op);
 
 /* Evaluates one node. inputs[i] is the payload of n->in[i] (NULL for an

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/vprog_ir.h"
+
 const ir_op_info ir_ops[IR_OP_COUNT] = {
 #define OP(e, name, min_in, max_in, min_out, max_out, fusion, fp16, unit) \
   {name, min_in, max_in, min_out, max_out, fusion, fp16, unit},
@@ -534,6 +536,13 @@ status ir_verify(const ir_graph *g, diag *d) {
                       info->name, j, v->name);
       else
         defined[v->id] = 1;
+    }
+    if (st == ST_OK && n->op == IR_OP_VECPROG) { /* the program must fit its node */
+      arena tmp;
+      ir_vprog p;
+      arena_init(&tmp, 0);
+      st = ir_vprog_decode(n, &tmp, &p, d);
+      arena_free(&tmp);
     }
   }
   for (int i = 0; i < g->noutputs && st == ST_OK; i++)

@@ -13,11 +13,13 @@
  *   Conv                 CONV2D (FRACTAL_Z weights) or DWCONV (NC1HWC0 weights)
  *   MaxPool, AveragePool POOL; GlobalAveragePool/GlobalMaxPool: POOL with the
  *                        whole H x W as the window
- *   Add/Sub/Mul/Div      ELTWISE with that op (and the node's act, if fused)
- *   Relu, Clip           ELTWISE op NONE with act RELU / CLIP
+ *   VectorProgram        VPROG: its program (ir/vprog_ir.h decodes the node's
+ *                        attributes into om_vinstr records) goes to the VPROGS
+ *                        partition (identical programs stored once); tensors
+ *                        are its inputs, then its outputs
  *   Concat               one COPY_SLICE per input, at increasing offsets
  *   Softmax              SOFTMAX
- *   TransData, Cast      TRANSDATA
+ *   TransData            TRANSDATA
  *   Reshape, Flatten, Squeeze, Unsqueeze, Identity: nothing when memplan
  *                        aliased them (alias=1), else a TRANSDATA ND copy
  * Anything else is ST_ERR_UNSUPPORTED naming the node (the layout pass
@@ -26,6 +28,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ir/vprog_ir.h"
 #include "pass.h"
 
 #ifndef ATC_VERSION
@@ -100,6 +103,15 @@ static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int n
   t.name = om_writer_string(s->w, n->name);
   t.block_dim = (uint32_t)ir_attr_int(n, "block_dim", 1);
   t.ntensors = (uint32_t)nt;
+  /* The kernels need at least one element in every dim (libomrt checks it);
+   * nodes with only empty outputs emit no task (emit_node), so this refuses
+   * only empty inputs feeding non-empty results. */
+  for (int i = 0; i < nt; i++)
+    for (int k = 0; tv[i] && k < tv[i]->rank; k++)
+      if (tv[i]->dims[k] == 0)
+        return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n,
+                             "tensor '%s' has dim %d = 0; empty tensors are not supported",
+                             tv[i]->name, k);
   status st = ST_OK;
   for (int i = 0; i < nt; i++) t.tensors[i] = tensor_of(s, tv[i], &st);
   if (st != ST_OK) return st;
@@ -170,25 +182,24 @@ static status emit_pool(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_POOL, 2, tv, 10, p);
 }
 
-static status emit_eltwise(emit_state *s, ir_node *n) {
-  int32_t p[4] = {OM_ELT_NONE, OM_ACT_NONE, 0, 0};
-  status st = ST_OK;
-  switch (n->op) {
-  case IR_OP_ADD: p[0] = OM_ELT_ADD; break;
-  case IR_OP_SUB: p[0] = OM_ELT_SUB; break;
-  case IR_OP_MUL: p[0] = OM_ELT_MUL; break;
-  case IR_OP_DIV: p[0] = OM_ELT_DIV; break;
-  case IR_OP_RELU: p[1] = OM_ACT_RELU; break;
-  default: /* Clip */
-    p[1] = OM_ACT_CLIP;
-    p[2] = f32_bits(ir_attr_float(n, "min", -INFINITY));
-    p[3] = f32_bits(ir_attr_float(n, "max", INFINITY));
-    break;
+static status emit_vprog(emit_state *s, ir_node *n) {
+  arena tmp;
+  arena_init(&tmp, 0);
+  ir_vprog p;
+  status st = ir_vprog_decode(n, &tmp, &p, s->d);
+  uint32_t offset = 0;
+  if (st == ST_OK) {
+    om_vprog hdr = {.ninputs = (uint16_t)n->nin, .noutputs = (uint16_t)n->nout,
+                    .nregs = (uint16_t)p.nregs, .ninstrs = (uint16_t)p.count};
+    if (om_writer_add_vprog(s->w, &hdr, p.ins, &offset)) st = nomem(s);
   }
-  if (p[0] != OM_ELT_NONE) st = fused_act(s, n, p + 1);
+  arena_free(&tmp);
   if (st != ST_OK) return st;
-  ir_value *tv[3] = {n->in[0], n->nin > 1 ? n->in[1] : NULL, n->out[0]};
-  return add_task(s, n, OM_TASK_ELTWISE, 3, tv, 4, p);
+  ir_value *tv[VPROG_MAX_IO];
+  for (int i = 0; i < n->nin; i++) tv[i] = n->in[i];
+  for (int j = 0; j < n->nout; j++) tv[n->nin + j] = n->out[j];
+  int32_t param = (int32_t)offset;
+  return add_task(s, n, OM_TASK_VPROG, n->nin + n->nout, tv, 1, &param);
 }
 
 static status emit_concat(emit_state *s, ir_node *n) {
@@ -210,7 +221,15 @@ static status emit_copy(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_TRANSDATA, 2, tv, 0, NULL);
 }
 
+/* 1 when every output of n has no elements: there is nothing to compute. */
+static int outputs_empty(const ir_node *n) {
+  for (int i = 0; i < n->nout; i++)
+    if (n->out[i] && ir_value_elements(n->out[i]) != 0) return 0;
+  return 1;
+}
+
 static status emit_node(emit_state *s, ir_node *n) {
+  if (outputs_empty(n)) return ST_OK;
   switch (n->op) {
   case IR_OP_CONV:
     return emit_conv(s, n);
@@ -219,13 +238,8 @@ static status emit_node(emit_state *s, ir_node *n) {
   case IR_OP_GLOBALAVGPOOL:
   case IR_OP_GLOBALMAXPOOL:
     return emit_pool(s, n);
-  case IR_OP_ADD:
-  case IR_OP_SUB:
-  case IR_OP_MUL:
-  case IR_OP_DIV:
-  case IR_OP_RELU:
-  case IR_OP_CLIP:
-    return emit_eltwise(s, n);
+  case IR_OP_VECPROG:
+    return emit_vprog(s, n);
   case IR_OP_CONCAT:
     return emit_concat(s, n);
   case IR_OP_SOFTMAX: {
@@ -240,7 +254,6 @@ static status emit_node(emit_state *s, ir_node *n) {
   case IR_OP_UNSQUEEZE:
   case IR_OP_IDENTITY:
     return ir_attr_int(n, "alias", 0) ? ST_OK : emit_copy(s, n);
-  case IR_OP_CAST:
   case IR_OP_TRANSDATA:
     return emit_copy(s, n);
   default: return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "no task kind for this op");
@@ -257,8 +270,20 @@ static status emit_all(emit_state *s, arena *a) {
   uint32_t *io = arena_array(a, (size_t)(s->g->ninputs + s->g->noutputs) + 1, sizeof *io);
   if (!io) return nomem(s);
   for (int i = 0; i < s->g->ninputs; i++) io[i] = tensor_of(s, s->g->inputs[i], &st);
-  for (int i = 0; i < s->g->noutputs; i++)
+  for (int i = 0; i < s->g->noutputs; i++) {
+    /* A graph output that folded to a constant (Shape -> Gather) or that is a
+     * graph input has no OUTPUT buffer of its own; libomrt would refuse it. */
+    const ir_value *v = s->g->outputs[i];
+    if (v->region != IR_REGION_OUTPUT)
+      return diag_set(s->d, ST_ERR_UNSUPPORTED,
+                      "graph output %d '%s' is %s, not computed by any task; outputs that "
+                      "are constants or graph inputs are not supported",
+                      i, v->name,
+                      v->region == IR_REGION_WEIGHTS ? "a constant (folded at compile time)"
+                      : v->region == IR_REGION_INPUT ? "a graph input"
+                                                     : "not in the OUTPUT region");
     io[s->g->ninputs + i] = tensor_of(s, s->g->outputs[i], &st);
+  }
   if (st != ST_OK) return st;
   if (om_writer_set_io(s->w, io, s->g->ninputs, io + s->g->ninputs, s->g->noutputs)) return nomem(s);
 
@@ -273,6 +298,11 @@ static status emit_all(emit_state *s, arena *a) {
     return nomem(s);
   def.precision = (uint32_t)ctx->precision;
   def.ai_cores = (uint32_t)soc->ai_cores;
+  if (ctx->workspace_bytes > OM_MAX_WORKSPACE_BYTES)
+    return diag_set(s->d, ST_ERR_LIMIT,
+                    "the memory plan needs a workspace of %llu bytes, more than the om "
+                    "limit of 2^40 (check the input shapes)",
+                    (unsigned long long)ctx->workspace_bytes);
   def.workspace_bytes = ctx->workspace_bytes;
   def.l1_bytes = soc->l1_bytes, def.l0a_bytes = soc->l0a_bytes, def.l0b_bytes = soc->l0b_bytes;
   def.l0c_bytes = soc->l0c_bytes, def.ub_bytes = soc->ub_bytes;

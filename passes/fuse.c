@@ -111,7 +111,7 @@ static status fuse_step(ir_graph *g, ir_node *conv, int *done, diag *d) {
     }
   } else if (u->op == IR_OP_RELU) {
     if (ir_attr_set_string(g, conv, "act", "relu")) return nomem(d, conv);
-  } else if (u->op == IR_OP_CLIP) {
+  } else if (u->op == IR_OP_CLIP && u->nin == 1) { /* constant bounds only */
     if (ir_attr_set_string(g, conv, "act", "clip") ||
         ir_attr_set_float(g, conv, "clip_min", ir_attr_float(u, "min", -INFINITY)) ||
         ir_attr_set_float(g, conv, "clip_max", ir_attr_float(u, "max", INFINITY)))

@@ -13,22 +13,29 @@
  *
  * Each node works in one of two domains:
  *   NC1HWC0  Conv (x, residual, y), MaxPool/AveragePool/Global*Pool, and
- *            rank-4 elementwise ops and Concat along axis 1 when one of their
- *            non-constant inputs already is NC1HWC0 (they follow the convs).
- *   ND       everything else: Flatten/Reshape/Squeeze/Unsqueeze/Identity/
- *            Cast (emitted as ND copies or aliases, which also cast f16<->f32,
- *            so they accept either float dtype), Softmax, graph I/O.
+ *            Concat along axis 1 when one of its non-constant inputs already
+ *            is NC1HWC0 (it follows the convs); vector programs, see below.
+ *   ND       everything else: Flatten/Reshape/Squeeze/Unsqueeze/Identity
+ *            (emitted as ND copies or aliases, which also cast f16<->f32, so
+ *            they accept either float dtype), Softmax, graph I/O.
+ * A VectorProgram converts dtypes itself (precision reconciled it with its
+ * tensors), so only its layouts are set here, all operands one layout:
+ * NC1HWC0 when its outputs are rank 4, every tensor it touches is f16/f32, a
+ * non-constant input already is NC1HWC0, and every non-constant input has
+ * the outputs' C and broadcasts over N, H and W only (so a runtime [N,C,1,1]
+ * scale is read in place); a constant input then becomes an NC1HWC0
+ * constant expanded along C only ([C,1,1] -> [1,C,1,1], [W] -> [1,C,1,W]),
+ * the rest of its broadcasting left to the task. Otherwise the program is ND
+ * (NC1HWC0 inputs get a TransData to ND) and broadcasts numpy-style.
  * Walking the nodes in order, every float input is made to match what the
  * node wants, (domain layout, the node's compute dtype): a non-constant value
  * gets a TransData node, shared through a cache keyed by (value, layout,
  * dtype); a constant is converted at compile time instead (in place when the
  * node is its only reader, else as a cached copy). Conv weights become
  * FRACTAL_Z per common/types.h; depthwise weights [C,1,KH,KW] become NC1HWC0
- * with logical dims [1,C,KH,KW]; Conv bias is ND f32. Constant operands of
- * elementwise ops that broadcast are expanded to the full shape; broadcasting
- * between two computed values is unsupported. A node whose output is a graph
- * output but which computes in another layout or dtype writes a new value
- * that a TransData converts into the graph output.
+ * with logical dims [1,C,KH,KW]; Conv bias is ND f32. A node whose output
+ * is a graph output but which computes in another layout or dtype writes a
+ * new value that a TransData converts into the graph output.
  */
 #include <stdio.h>
 #include <string.h>
@@ -190,40 +197,6 @@ static status ensure_input(lay_state *s, ir_node *n, int slot, int lay, int dt,
   return ST_OK;
 }
 
-/* Expands constant input `slot` of elementwise node n to the output's dims
- * (numpy broadcasting) as a new ND constant in its own dtype. */
-static status expand_const(lay_state *s, ir_node *n, int slot) {
-  const ir_value *c = n->in[slot], *y = n->out[0];
-  int r = y->rank, off = r - c->rank;
-  for (int i = 0; i < c->rank; i++)
-    if (off < 0 || (c->dims[i] != 1 && c->dims[i] != y->dims[off + i]))
-      return unsupported(s, n, "constant operand does not broadcast to the output shape");
-  int64_t count = ir_value_elements(y);
-  if (count < 0) return unsupported(s, n, "output shape unknown");
-  size_t es = dtype_size(c->dtype);
-  uint8_t *out = arena_array(&s->g->arena, count ? (size_t)count : 1, es);
-  if (!out) return nomem(s, n);
-  const uint8_t *src = c->data;
-  for (int64_t i = 0; i < count; i++) {
-    int64_t rest = i, si = 0, stride = 1;
-    for (int k = r - 1; k >= 0; k--) {
-      int64_t idx = rest % y->dims[k];
-      rest /= y->dims[k];
-      if (k >= off) {
-        int64_t cd = c->dims[k - off];
-        si += (cd == 1 ? 0 : idx) * stride;
-        stride *= cd;
-      }
-    }
-    memcpy(out + (size_t)i * es, src + (size_t)si * es, es);
-  }
-  char name[512];
-  snprintf(name, sizeof name, "%s_expanded", c->name);
-  ir_value *e = ir_const_new(s->g, name, c->dtype, r, y->dims, out, (size_t)count * es);
-  if (!e || ir_node_set_input(s->g, n, slot, e)) return nomem(s, n);
-  return ST_OK;
-}
-
 /* Output k of n is a graph output in ND and the user's dtype; when n computes
  * in another layout or dtype, n writes a new value and a TransData converts
  * it into the graph output. */
@@ -311,28 +284,16 @@ static status layout_pool(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_NC1HWC0, cdt);
 }
 
-/* Elementwise ops and Concat: NC1HWC0 when rank 4 (and, for Concat, along
- * axis 1) and a computed input already is NC1HWC0, else ND. */
-static status layout_follow(lay_state *s, ir_node *n, int cdt) {
+/* Concat: NC1HWC0 when rank 4 along axis 1 and a computed input already is
+ * NC1HWC0, else ND. */
+static status layout_concat(lay_state *s, ir_node *n, int cdt) {
   ir_value *y = n->out[0];
-  int can_5hd = y->rank == 4;
-  if (n->op == IR_OP_CONCAT) {
-    int64_t axis = ir_attr_int(n, "axis", 0);
-    if (axis < 0) axis += y->rank;
-    can_5hd = can_5hd && axis == 1;
-  }
-  int lay = LAYOUT_ND;
+  int64_t axis = ir_attr_int(n, "axis", 0);
+  if (axis < 0) axis += y->rank;
+  int can_5hd = y->rank == 4 && axis == 1, lay = LAYOUT_ND;
   for (int j = 0; j < n->nin; j++) {
-    ir_value *v = n->in[j];
-    if (!v) return unsupported(s, n, "missing input");
-    if (can_5hd && !v->data && v->layout == LAYOUT_NC1HWC0) lay = LAYOUT_NC1HWC0;
-    if (n->op == IR_OP_CONCAT) continue;
-    if (!same_dims(v, y->rank, y->dims)) {
-      if (!v->data)
-        return unsupported(s, n, "broadcasting between inputs of different shapes is not supported");
-      status st = expand_const(s, n, j);
-      if (st != ST_OK) return st;
-    }
+    if (!n->in[j]) return unsupported(s, n, "missing input");
+    if (can_5hd && !n->in[j]->data && n->in[j]->layout == LAYOUT_NC1HWC0) lay = LAYOUT_NC1HWC0;
   }
   for (int j = 0; j < n->nin; j++) {
     status st = ensure_input(s, n, j, lay, cdt, NULL);
@@ -341,7 +302,71 @@ static status layout_follow(lay_state *s, ir_node *n, int cdt) {
   return redirect_output(s, n, 0, lay, cdt);
 }
 
-/* Reshape family and Cast: ND copies (or aliases) that may also cast. */
+/* v (rank 4) has y's channels and broadcasts to y over N, H and W only. */
+static int fits_5hd(const ir_value *v, const ir_value *y) {
+  if (v->rank != 4 || v->dims[1] != y->dims[1]) return 0;
+  for (int k = 0; k < 4; k += k == 0 ? 2 : 1)
+    if (v->dims[k] != 1 && v->dims[k] != y->dims[k]) return 0;
+  return 1;
+}
+
+/* Replaces constant input `slot` of n (rank <= 4, broadcasting to n's rank-4
+ * outputs) by an ND constant of rank 4 whose C is the outputs' C: the
+ * constant right-aligned to rank 4 and repeated along C when it has 1 there. */
+static status expand_channels(lay_state *s, ir_node *n, int slot) {
+  const ir_value *c = n->in[slot], *y = n->out[0];
+  int off = 4 - c->rank;
+  int64_t src[4], dims[4];
+  for (int k = 0; k < 4; k++) src[k] = k < off ? 1 : c->dims[k - off];
+  memcpy(dims, src, sizeof dims);
+  dims[1] = y->dims[1];
+  int64_t count = dims[0] * dims[1] * dims[2] * dims[3];
+  size_t es = dtype_size(c->dtype);
+  uint8_t *out = arena_array(&s->g->arena, count ? (size_t)count : 1, es);
+  if (!out) return nomem(s, n);
+  const uint8_t *from = c->data;
+  for (int64_t i = 0; i < count; i++) {
+    int64_t rest = i, at = 0, stride = 1;
+    for (int k = 3; k >= 0; k--) {
+      int64_t idx = rest % dims[k];
+      rest /= dims[k];
+      at += (src[k] == 1 ? 0 : idx) * stride;
+      stride *= src[k];
+    }
+    memcpy(out + (size_t)i * es, from + (size_t)at * es, es);
+  }
+  char name[512];
+  snprintf(name, sizeof name, "%s_c%lld", c->name, (long long)dims[1]);
+  ir_value *e = ir_const_new(s->g, name, c->dtype, 4, dims, out, (size_t)count * es);
+  if (!e || ir_node_set_input(s->g, n, slot, e)) return nomem(s, n);
+  return ST_OK;
+}
+
+static status layout_vecprog(lay_state *s, ir_node *n) {
+  const ir_value *y = n->out[0];
+  int fits = y->rank == 4, any_5hd = 0;
+  for (int j = 0; j < n->nin + n->nout; j++) {
+    const ir_value *v = j < n->nin ? n->in[j] : n->out[j - n->nin];
+    if (!precision_is_float(v->dtype)) fits = 0;
+    if (j >= n->nin || v->data) continue;
+    any_5hd |= v->layout == LAYOUT_NC1HWC0;
+    if (!fits_5hd(v, y)) fits = 0;
+  }
+  int lay = fits && any_5hd ? LAYOUT_NC1HWC0 : LAYOUT_ND;
+  for (int j = 0; j < n->nin; j++) {
+    status st = ST_OK;
+    if (lay == LAYOUT_NC1HWC0 && n->in[j]->data && !fits_5hd(n->in[j], y)) st = expand_channels(s, n, j);
+    if (st == ST_OK) st = ensure_input(s, n, j, lay, ANY_DTYPE, NULL);
+    if (st != ST_OK) return st;
+  }
+  for (int k = 0; k < n->nout; k++) {
+    status st = redirect_output(s, n, k, lay, n->out[k]->dtype);
+    if (st != ST_OK) return st;
+  }
+  return ST_OK;
+}
+
+/* Reshape family: ND copies (or aliases) that may also cast. */
 static status layout_nd_copy(lay_state *s, ir_node *n) {
   status st = ensure_input(s, n, 0, LAYOUT_ND, ANY_DTYPE, NULL);
   n->out[0]->layout = LAYOUT_ND;
@@ -357,13 +382,13 @@ static status layout_node(lay_state *s, ir_node *n) {
     return unsupported(s, n, "only Gemm with a constant 2-D B is supported");
   case IR_OP_MATMUL:
     return unsupported(s, n, "only MatMul with a constant 2-D B is supported");
-  case IR_OP_SIGMOID:
-    return unsupported(s, n, "no Sigmoid kernel in the om format yet");
   case IR_OP_SHAPE:
   case IR_OP_GATHER:
     return unsupported(s, n, "shape arithmetic must fold to constants (are the input shapes static?)");
   case IR_OP_TRANSDATA:
     return ST_OK;
+  case IR_OP_VECPROG:
+    return layout_vecprog(s, n);
   default:
     break;
   }
@@ -382,14 +407,8 @@ static status layout_node(lay_state *s, ir_node *n) {
   case IR_OP_GLOBALAVGPOOL:
   case IR_OP_GLOBALMAXPOOL:
     return layout_pool(s, n, cdt);
-  case IR_OP_RELU:
-  case IR_OP_CLIP:
-  case IR_OP_ADD:
-  case IR_OP_SUB:
-  case IR_OP_MUL:
-  case IR_OP_DIV:
   case IR_OP_CONCAT:
-    return layout_follow(s, n, cdt);
+    return layout_concat(s, n, cdt);
   case IR_OP_SOFTMAX:
     st = ensure_input(s, n, 0, LAYOUT_ND, cdt, NULL);
     return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, cdt);
@@ -398,7 +417,6 @@ static status layout_node(lay_state *s, ir_node *n) {
   case IR_OP_SQUEEZE:
   case IR_OP_UNSQUEEZE:
   case IR_OP_IDENTITY:
-  case IR_OP_CAST:
     return layout_nd_copy(s, n);
   default:
     return unsupported(s, n, "op not supported by the backend");

@@ -55,6 +55,7 @@ status pass_dce(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_lower_gemm(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_bn_fold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_layout(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_tiling(ir_graph *g, pass_ctx *ctx, diag *d);

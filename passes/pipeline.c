@@ -6,6 +6,7 @@
  *   lower_gemm   Gemm/MatMul with constant B -> Conv 1x1 (the cube's one form)
  *   bn_fold      BatchNormalization after Conv -> Conv weights and bias
  *   fuse         Conv + bias + residual Add + Relu/Clip -> one Conv
+ *   vectorize    other elementwise ops -> vector programs, chains fused into one
  *   precision    --precision_mode: fp16 activations and weights where allowed
  *   layout       NC1HWC0 activations, FRACTAL_Z weights, TransData at edges
  *   tiling       cube/vector tiles per the SoC's buffers, block_dim over AI cores
@@ -19,8 +20,8 @@
 const pass pass_pipeline[] = {
     {"shape_infer", pass_shape_infer}, {"constfold", pass_constfold}, {"dce", pass_dce},
     {"lower_gemm", pass_lower_gemm},   {"bn_fold", pass_bn_fold},     {"fuse", pass_fuse},
-    {"precision", pass_precision},     {"layout", pass_layout},       {"tiling", pass_tiling},
-    {"memplan", pass_memplan},         {"emit", pass_emit},
+    {"vectorize", pass_vectorize},     {"precision", pass_precision}, {"layout", pass_layout},
+    {"tiling", pass_tiling},           {"memplan", pass_memplan},     {"emit", pass_emit},
 };
 const int pass_pipeline_count = (int)(sizeof pass_pipeline / sizeof *pass_pipeline);
 

@@ -24,10 +24,25 @@
  *
  * The decision per node is precision_node_dtype (precision.h), which the
  * layout pass uses to know what each consumer computes in.
+ *
+ * Vector programs (VectorProgram nodes from passes/vectorize.c) follow the
+ * same rule as one FOLLOW op, with one exception: a program none of whose
+ * outputs is a float (compares, casts to integers, IsNaN) does not lower --
+ * its results are exact, and computing them in f16 could only change them.
+ * A program that lowers computes in f16: every f32 register (loads,
+ * immediates, casts to f32, arithmetic) becomes f16, which vprog.h defines
+ * as f32 arithmetic rounded to f16 after every instruction, as the chip
+ * does. Then each program is reconciled with its tensors, whose dtypes this
+ * pass may just have changed: a LOAD reads the tensor's dtype and a CAST
+ * follows when the program wants another; a STORE is preceded by a CAST to
+ * the output's dtype when they differ (an f32 graph output of an f16
+ * program). Casts therefore appear only where a program meets a differently
+ * typed tensor.
  */
 #include "precision.h"
 
 #include "common/fp16.h"
+#include "ir/vprog_ir.h"
 #include "pass.h"
 
 int precision_is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
@@ -36,6 +51,11 @@ int precision_is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
 static int node_lowers(const ir_node *n, om_precision p) {
   if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return 0;
   if (ir_ops[n->op].fp16 == IR_FP16_NEVER) return 0;
+  if (n->op == IR_OP_VECPROG) {
+    int float_out = 0;
+    for (int j = 0; j < n->nout; j++) float_out |= precision_is_float(n->out[j]->dtype);
+    return float_out;
+  }
   if (p == OM_PRECISION_ALLOW_MIX_PRECISION && n->op == IR_OP_SOFTMAX) return 0;
   return 1;
 }
@@ -80,6 +100,42 @@ static status const_to_f16(ir_graph *g, ir_value *c, diag *d) {
   return ST_OK;
 }
 
+/* Rewrites VectorProgram n: f32 registers become f16 when `lower`, and LOADs
+ * and STOREs meet their tensors' (possibly changed) dtypes through CASTs. */
+static status retype_program(ir_graph *g, ir_node *n, int lower, diag *d) {
+  arena tmp;
+  arena_init(&tmp, 0);
+  ir_vprog old, p;
+  status st = ir_vprog_read(n, &tmp, &old, d);
+  int *map = st ? NULL : arena_array(&tmp, (size_t)old.nregs + 1, sizeof *map);
+  if (st == ST_OK && !map) st = ir_node_error(d, ST_ERR_NOMEM, n, "out of memory retyping the program");
+  ir_vprog_init(&p, &tmp);
+  for (int k = 0; st == ST_OK && k < old.count; k++) {
+    om_vinstr in = old.ins[k];
+    int want = lower && in.dtype == DT_FLOAT32 ? DT_FLOAT16 : in.dtype, r;
+    if (in.op == VOP_LOAD) {
+      r = ir_vprog_cast(&p, ir_vprog_load(&p, in.a, n->in[in.a]->dtype), want);
+    } else if (in.op == VOP_STORE) {
+      r = ir_vprog_store(&p, in.a, ir_vprog_cast(&p, map[in.b], n->out[in.a]->dtype));
+    } else if (in.op == VOP_CAST) {
+      r = ir_vprog_cast(&p, map[in.a], want);
+    } else {
+      int ops = in.op >= VOP_SELECT ? 3 : in.op >= VOP_ADD ? 2 : in.op >= VOP_CAST ? 1 : 0;
+      if (ops > 0) in.a = (uint16_t)map[in.a];
+      if (ops > 1) in.b = (uint16_t)map[in.b];
+      if (ops > 2) in.c = (uint16_t)map[in.c];
+      in.dtype = (uint8_t)want;
+      r = ir_vprog_append(&p, in);
+    }
+    if (r < 0) st = ir_node_error(d, ST_ERR_NOMEM, n, "out of memory retyping the program");
+    else if (in.op != VOP_STORE) map[in.dst] = r;
+  }
+  if (st == ST_OK && ir_vprog_encode(g, n, &p)) st = ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
+  if (st == ST_OK) st = ir_vprog_check(n, p.ins, p.count, d);
+  arena_free(&tmp);
+  return st;
+}
+
 status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
   om_precision p = ctx->precision;
   if (p != OM_PRECISION_FORCE_FP16 && p != OM_PRECISION_ALLOW_FP32_TO_FP16 &&
@@ -96,6 +152,12 @@ status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
       status st = const_to_f16(g, v, d);
       if (st != ST_OK) return st;
     }
+  }
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    if (n->dead || n->op != IR_OP_VECPROG) continue;
+    status st = retype_program(g, n, node_lowers(n, p), d);
+    if (st != ST_OK) return st;
   }
   return ST_OK;
 }

@@ -123,14 +123,95 @@ static int broadcast(int ra, const int64_t *a, int rb, const int64_t *b, int *r_
   return 0;
 }
 
-static status infer_binary(si *s, int *rank, int64_t *dims) {
-  const ir_value *a = s->n->in[0], *b = s->n->in[1];
-  status st = same_dtype(s, 0, 1);
+/* Inputs [first, n->nin) broadcast together (numpy); with `same`, they share
+ * in[first]'s dtype. */
+static status infer_nary(si *s, int first, int same, int *rank, int64_t *dims) {
+  const ir_node *n = s->n;
+  *rank = n->in[first]->rank;
+  memcpy(dims, n->in[first]->dims, sizeof(int64_t) * (size_t)*rank);
+  for (int i = first + 1; i < n->nin; i++) {
+    const ir_value *v = n->in[i];
+    status st = same ? same_dtype(s, first, i) : ST_OK;
+    if (st) return st;
+    int64_t prev[MAX_RANK];
+    int r = *rank;
+    memcpy(prev, dims, sizeof(int64_t) * (size_t)r);
+    if (broadcast(r, prev, v->rank, v->dims, rank, dims))
+      return fail(s, ST_ERR_INVALID, "inputs %s and %s do not broadcast", dims_str(r, prev), shape_str(v));
+  }
+  return ST_OK;
+}
+
+/* The dtype class an elementwise op accepts for its (first value) input. */
+typedef enum elem_kind { EK_FLOAT, EK_NUMERIC, EK_INT, EK_BOOL, EK_ANY } elem_kind;
+
+static elem_kind elem_input_kind(ir_op op) {
+  switch (op) {
+  case IR_OP_ABS: case IR_OP_NEG: case IR_OP_SIGN: case IR_OP_RELU: case IR_OP_CLIP: case IR_OP_ADD:
+  case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_MOD: case IR_OP_POW: case IR_OP_PRELU:
+  case IR_OP_MAX: case IR_OP_MIN: case IR_OP_LESS: case IR_OP_LESSOREQUAL: case IR_OP_GREATER:
+  case IR_OP_GREATEROREQUAL:
+    return EK_NUMERIC;
+  case IR_OP_BITSHIFT: case IR_OP_BITWISEAND: case IR_OP_BITWISEOR: case IR_OP_BITWISEXOR:
+  case IR_OP_BITWISENOT:
+    return EK_INT;
+  case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR: case IR_OP_NOT: return EK_BOOL;
+  case IR_OP_EQUAL: case IR_OP_WHERE: return EK_ANY;
+  default: return EK_FLOAT;
+  }
+}
+
+/* Elementwise ops other than Cast and Identity: dtype rules and broadcasting.
+ * Compares, IsNaN and IsInf give bool; everything else in[0]'s dtype (Where:
+ * in[1]'s). */
+static status infer_elementwise(si *s, ir_node *n, int *rank, int64_t *dims, dtype *dt) {
+  int first = n->op == IR_OP_WHERE ? 1 : 0;
+  const ir_value *x = n->in[first];
+  elem_kind k = elem_input_kind(n->op);
+  int ok = k == EK_FLOAT ? is_float(x->dtype)
+         : k == EK_NUMERIC ? is_float(x->dtype) || is_int(x->dtype)
+         : k == EK_INT ? is_int(x->dtype)
+         : k == EK_BOOL ? x->dtype == DT_BOOL
+                        : dtype_size(x->dtype) > 0;
+  static const char *const want[] = {"a float type", "a numeric type", "an integer type", "bool", "a sized type"};
+  if (!ok)
+    return fail(s, ST_ERR_UNSUPPORTED, "input %d '%s' has dtype %s; expected %s", first, x->name,
+                dtype_name(x->dtype) ? dtype_name(x->dtype) : "?", want[k]);
+  if (n->op == IR_OP_WHERE && n->in[0]->dtype != DT_BOOL)
+    return fail(s, ST_ERR_INVALID, "condition '%s' has dtype %s; expected bool", n->in[0]->name,
+                dtype_name(n->in[0]->dtype));
+  if (n->op == IR_OP_POW && !is_float(n->in[1]->dtype) && !is_int(n->in[1]->dtype))
+    return fail(s, ST_ERR_UNSUPPORTED, "exponent '%s' has dtype %s", n->in[1]->name, dtype_name(n->in[1]->dtype));
+  status st = infer_nary(s, first, n->op != IR_OP_POW, rank, dims);
   if (st) return st;
-  if (!is_float(a->dtype) && !is_int(a->dtype))
-    return fail(s, ST_ERR_UNSUPPORTED, "dtype %s", dtype_name(a->dtype));
-  if (broadcast(a->rank, a->dims, b->rank, b->dims, rank, dims))
-    return fail(s, ST_ERR_INVALID, "inputs %s and %s do not broadcast", shape_str(a), shape_str(b));
+  if (n->op == IR_OP_WHERE) {
+    int64_t prev[MAX_RANK];
+    int r = *rank;
+    memcpy(prev, dims, sizeof(int64_t) * (size_t)r);
+    if (broadcast(n->in[0]->rank, n->in[0]->dims, r, prev, rank, dims))
+      return fail(s, ST_ERR_INVALID, "condition %s and values %s do not broadcast", shape_str(n->in[0]), dims_str(r, prev));
+  }
+  switch (n->op) {
+  case IR_OP_EQUAL: case IR_OP_LESS: case IR_OP_LESSOREQUAL: case IR_OP_GREATER:
+  case IR_OP_GREATEROREQUAL: case IR_OP_ISNAN: case IR_OP_ISINF:
+    *dt = DT_BOOL;
+    break;
+  default: *dt = x->dtype; break;
+  }
+  return ST_OK;
+}
+
+/* A VectorProgram keeps its outputs' dtypes (its STOREs fix them); their
+ * dims are the broadcast of its inputs. */
+static status infer_vecprog(si *s, ir_node *n) {
+  int rank;
+  int64_t dims[MAX_RANK];
+  status st = infer_nary(s, 0, 0, &rank, dims);
+  if (st) return st;
+  for (int j = 0; j < n->nout; j++) {
+    if (!n->out[j]) return fail(s, ST_ERR_INVALID, "output %d is missing", j);
+    ir_value_set_shape(n->out[j], rank, dims);
+  }
   return ST_OK;
 }
 
@@ -422,15 +503,11 @@ static status infer_node(si *s, ir_node *n) {
         return fail(s, ST_ERR_INVALID, "input %d '%s' has shape %s; expected [%lld] for input %s", i,
                     n->in[i]->name, shape_str(n->in[i]), (long long)n->in[0]->dims[1], shape_str(n->in[0]));
     __attribute__((fallthrough)); /* same shape as the input */
-  case IR_OP_RELU: case IR_OP_SIGMOID: case IR_OP_CLIP:
-    if ((st = need_float(s, 0))) return st;
-    __attribute__((fallthrough));
   case IR_OP_IDENTITY: case IR_OP_TRANSDATA:
     rank = n->in[0]->rank;
     memcpy(dims, n->in[0]->dims, sizeof(int64_t) * MAX_RANK);
     if (n->op == IR_OP_TRANSDATA && y->dtype != DT_UNDEFINED) dt = y->dtype;
     break;
-  case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: st = infer_binary(s, &rank, dims); break;
   case IR_OP_FLATTEN: st = infer_flatten(s, n, &rank, dims); break;
   case IR_OP_RESHAPE: st = infer_reshape(s, n, &rank, dims); break;
   case IR_OP_SQUEEZE: st = infer_squeeze(s, n, &rank, dims); break;
@@ -452,7 +529,12 @@ static status infer_node(si *s, ir_node *n) {
     break;
   case IR_OP_GEMM: st = infer_gemm(s, n, &rank, dims); break;
   case IR_OP_MATMUL: st = infer_matmul(s, n, &rank, dims); break;
-  case IR_OP_COUNT: return fail(s, ST_ERR_INVALID, "bad op");
+  case IR_OP_VECPROG: return infer_vecprog(s, n);
+  default:
+    if (ir_ops[n->op].fusion != IR_FUSE_ELEMWISE && ir_ops[n->op].fusion != IR_FUSE_BROADCAST)
+      return fail(s, ST_ERR_INVALID, "bad op");
+    st = infer_elementwise(s, n, &rank, dims, &dt);
+    break;
   }
   if (st) return st;
   if (rank > MAX_RANK) return fail(s, ST_ERR_LIMIT, "output rank %d exceeds %d", rank, MAX_RANK);
@@ -465,7 +547,8 @@ static status infer_node(si *s, ir_node *n) {
 /* Evaluates n when it yields a small integer tensor from known inputs. */
 static status propagate(si *s, ir_node *n) {
   const ir_value *y = n->out[0];
-  if (!is_int(y->dtype) || ir_value_elements(y) > PROPAGATE_MAX_ELEMENTS || !ir_eval_supported(n->op)) return ST_OK;
+  if (n->nout != 1 || !is_int(y->dtype) || ir_value_elements(y) > PROPAGATE_MAX_ELEMENTS || !ir_eval_supported(n->op))
+    return ST_OK;
   const void *in[4] = {NULL};
   const void **ins = n->nin <= 4 ? in : arena_array(&s->scratch, (size_t)n->nin, sizeof *ins);
   if (!ins) return nomem(s);
@@ -509,7 +592,8 @@ status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d) {
       else if (v && (v->rank < 0 || ir_value_bytes(v) < 0))
         st = fail(&s, ST_ERR_INVALID, "input %d '%s' has an unknown shape or dtype", j, v->name);
     }
-    if (st == ST_OK && (n->nout != 1 || !n->out[0])) st = fail(&s, ST_ERR_INVALID, "%d outputs, expected 1", n->nout);
+    if (st == ST_OK && (n->nout < 1 || !n->out[0] || (n->nout != 1 && n->op != IR_OP_VECPROG)))
+      st = fail(&s, ST_ERR_INVALID, "%d outputs, expected 1", n->nout);
     if (st == ST_OK) st = infer_node(&s, n);
     if (st == ST_OK) st = propagate(&s, n);
   }

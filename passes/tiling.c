@@ -25,19 +25,27 @@
  * moves into L0 and out of L0C at 64 bytes a cycle + a fixed 32 cycles per
  * L0 load; tiles are spread over the AI cores, so the score is
  * ceil(tiles / ai_cores) * tile cost. Ties go to the larger tile (more
- * reuse). block_dim = min(tiles, 4 * ai_cores): a few blocks per core keep
- * cores busy when the runtime has fewer threads than the SoC has cores.
+ * reuse). block_dim = tiles (at most 65535): one tile per block, so the
+ * runtime's round robin (block b on thread b mod threads) splits the tiles
+ * as evenly as they can be split for any thread count; blocks of several
+ * contiguous tiles could not (14 tiles in 8 blocks on 2 threads: 8 and 6).
  *
  * Vector tasks: block_dim = min(units, ai_cores, ceil(elements / 4096)) where
  * units is what the kind's rule splits (TRANSDATA: the outer physical rows of
- * dst, N*C1*H or N*C*H, or its elements when the layout stays; ELTWISE: physical elements; POOL/DWCONV: N*C1; COPY_SLICE: the
- * product of the dims before the axis; SOFTMAX: the rows before the axis),
- * so small tensors are not split into blocks that cost more to dispatch than
- * to run.
+ * dst, N*C1*H or N*C*H, or its elements when the layout stays; POOL/DWCONV:
+ * N*C1; COPY_SLICE: the product of the dims before the axis; SOFTMAX: the
+ * rows before the axis), so small tensors are not split into blocks that
+ * cost more to dispatch than to run.
+ *
+ * Vector programs (VPROG) split the outputs' physical elements into
+ * 256-element tiles: block_dim = min(tiles, 4 * ai_cores, ceil(elements /
+ * 4096)), a few blocks per core like the cube (programs are the bulk of the
+ * vector work), never smaller than 4096 elements a block.
  */
 #include "pass.h"
 
 enum { MAX_BLOCKS = 65535, MIN_BLOCK_ELEMS = 4096, LOAD_CYCLES = 32, BYTES_PER_CYCLE = 64 };
+enum { VPROG_TILE_ELEMS = 256 };
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -92,7 +100,7 @@ static status tile_conv(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, 
       uint64_t total = ceil_div(tiles, cores) * cost;
       if (total < best_cost || (total == best_cost && tm * tn > out->m * out->n)) {
         best_cost = total;
-        *out = (conv_tiles){tm, tn, tk, min_u64(min_u64(tiles, 4 * cores), MAX_BLOCKS)};
+        *out = (conv_tiles){tm, tn, tk, min_u64(tiles, MAX_BLOCKS)};
       }
     }
   }
@@ -123,14 +131,11 @@ static status tile_node(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
     units = (uint64_t)y->dims[0] * ceil_div((uint64_t)y->dims[1], C0);
     elems = phys_elems(n->in[0]);
     break;
-  case IR_OP_RELU:
-  case IR_OP_CLIP:
-  case IR_OP_ADD:
-  case IR_OP_SUB:
-  case IR_OP_MUL:
-  case IR_OP_DIV:
-    units = elems;
-    break;
+  case IR_OP_VECPROG: {
+    uint64_t bd = min_u64(ceil_div(elems, VPROG_TILE_ELEMS), 4 * (uint64_t)ctx->soc->ai_cores);
+    bd = min_u64(min_u64(bd, ceil_div(elems, MIN_BLOCK_ELEMS)), MAX_BLOCKS);
+    return set_attr(g, n, "block_dim", (int64_t)(bd ? bd : 1), d);
+  }
   case IR_OP_CONCAT: {
     int64_t axis = ir_attr_int(n, "axis", 0);
     if (axis < 0) axis += y->rank;

@@ -234,6 +234,7 @@ static void resolve(const omrt_context *ctx, const om_task *task, const void *co
     a->desc[s] = t;
     a->data[s] = (void *)(base + t->offset);
   }
+  a->aux = m->task_aux ? m->task_aux[task - m->tasks] : NULL;
 }
 
 omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs) {

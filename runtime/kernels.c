@@ -8,6 +8,7 @@
  * kind and node name, the slot or param and the offending values.
  */
 #include "runtime/kernels.h"
+#include "runtime/vprog_plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_ELTWISE] = {"ELTWISE", rt_eltwise_run, rt_eltwise_check},
     [OM_TASK_COPY_SLICE] = {"COPY_SLICE", rt_copy_slice_run, rt_copy_slice_check},
     [OM_TASK_SOFTMAX] = {"SOFTMAX", rt_softmax_run, rt_softmax_check},
+    [OM_TASK_VPROG] = {"VPROG", rt_vprog_run, rt_vprog_check, rt_vprog_prepare},
 };
 const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;
 

@@ -7,9 +7,12 @@
  *   1. header: size, magic, major version, header_len / npartitions,
  *      file_len, header CRC;
  *   2. partition table: known types, no duplicates, aligned and in-bounds
- *      extents, CRCs, required partitions present;
+ *      extents, CRCs, required partitions present (VPROGS is optional: the
+ *      VPROG check rejects a task whose program it does not contain);
  *   3. STRINGS (so later messages can quote names), MODEL, TENSORS, io[],
- *      TASKS (each task finally checked by its kernel's check function).
+ *      TASKS (each task finally checked by its kernel's check function);
+ *   4. side tables: kinds with a prepare hook (VPROG) build their per-task
+ *      data into m->task_aux, so execute only reads it.
  * All size arithmetic goes through mul_u64 / add_u64. Every rejection names
  * the partition (and its offset), the record index, its name when known and
  * the field, and goes through rt_error so omrt_last_error() reports it.
@@ -36,7 +39,6 @@ enum {
   MAX_THREADS = 1024,
   MAX_BLOCK_DIM = 65535,
 };
-#define MAX_WORKSPACE_BYTES ((uint64_t)1 << 40)
 
 static const char *part_name(uint32_t type) {
   switch (type) {
@@ -45,6 +47,7 @@ static const char *part_name(uint32_t type) {
   case OM_PART_TASKS: return "TASKS";
   case OM_PART_WEIGHTS: return "WEIGHTS";
   case OM_PART_STRINGS: return "STRINGS";
+  case OM_PART_VPROGS: return "VPROGS";
   }
   return "?";
 }
@@ -101,12 +104,12 @@ static omrt_status check_header(const uint8_t *base, size_t size) {
   return OMRT_OK;
 }
 
-static omrt_status check_partitions(const uint8_t *base, size_t size, part_ref refs[OM_PART_STRINGS + 1]) {
+static omrt_status check_partitions(const uint8_t *base, size_t size, part_ref refs[OM_PART_VPROGS + 1]) {
   const om_header *h = (const om_header *)base;
   const om_partition *pt = (const om_partition *)(base + sizeof(om_header));
   for (uint32_t i = 0; i < h->npartitions; i++) {
     const om_partition *p = &pt[i];
-    if (p->type < OM_PART_MODEL || p->type > OM_PART_STRINGS)
+    if (p->type < OM_PART_MODEL || p->type > OM_PART_VPROGS)
       return rt_error(OMRT_ERR_FORMAT, "om partition table entry %u: unknown partition type %u", i, p->type);
     const char *name = part_name(p->type);
     if (refs[p->type].present)
@@ -126,7 +129,7 @@ static omrt_status check_partitions(const uint8_t *base, size_t size, part_ref r
                       name, (unsigned long long)p->offset, crc, p->crc32c);
     refs[p->type] = (part_ref){1, p->offset, p->size};
   }
-  for (uint32_t t = OM_PART_MODEL; t <= OM_PART_STRINGS; t++)
+  for (uint32_t t = OM_PART_MODEL; t <= OM_PART_STRINGS; t++) /* all but VPROGS */
     if (!refs[t].present)
       return rt_error(OMRT_ERR_FORMAT, "om package: required partition %s missing", part_name(t));
   return OMRT_OK;
@@ -171,7 +174,7 @@ static omrt_status check_model_def(const omrt_model *m, const part_ref *p) {
     return rt_error(OMRT_ERR_FORMAT, "%s: unknown precision mode %u", where, d->precision);
   if (d->ai_cores < 1 || d->ai_cores > MAX_AI_CORES)
     return rt_error(OMRT_ERR_FORMAT, "%s: ai_cores %u outside 1..%d", where, d->ai_cores, MAX_AI_CORES);
-  if (d->workspace_bytes > MAX_WORKSPACE_BYTES || d->workspace_bytes > SIZE_MAX)
+  if (d->workspace_bytes > OM_MAX_WORKSPACE_BYTES || d->workspace_bytes > SIZE_MAX)
     return rt_error(OMRT_ERR_FORMAT, "%s: workspace_bytes %llu exceeds 2^40", where,
                     (unsigned long long)d->workspace_bytes);
   const struct {
@@ -349,6 +352,20 @@ static omrt_status check_task(const omrt_model *m, const part_ref *p, uint32_t i
   return OMRT_OK;
 }
 
+/* Builds the side data of every task whose kind has a prepare hook. */
+static omrt_status prepare_tasks(omrt_model *m) {
+  for (uint32_t i = 0; i < m->def->ntasks; i++) {
+    const om_task *t = &m->tasks[i];
+    rt_prepare_fn prepare = rt_kernels[t->kind].prepare;
+    if (!prepare) continue;
+    if (!m->task_aux && !(m->task_aux = calloc(m->def->ntasks, sizeof *m->task_aux)))
+      return rt_error(OMRT_ERR_NOMEM, "om load: out of memory for task side tables");
+    omrt_status s = prepare(m, i, t, &m->task_aux[i]);
+    if (s != OMRT_OK) return s;
+  }
+  return OMRT_OK;
+}
+
 static omrt_status pick_threads(const omrt_load_options *opts, uint32_t ai_cores, uint32_t *out) {
   if (opts && opts->threads) {
     if (opts->threads > MAX_THREADS)
@@ -375,7 +392,7 @@ static omrt_status pick_threads(const omrt_load_options *opts, uint32_t ai_cores
  * the caller). On failure the caller frees m. */
 static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
   const uint8_t *base = m->base;
-  part_ref refs[OM_PART_STRINGS + 1] = {{0}};
+  part_ref refs[OM_PART_VPROGS + 1] = {{0}};
   omrt_status s;
   if ((s = check_header(base, m->size)) || (s = check_partitions(base, m->size, refs))) return s;
   m->header = (const om_header *)base;
@@ -387,6 +404,10 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
 
   m->weights = base + refs[OM_PART_WEIGHTS].offset;
   m->weights_bytes = refs[OM_PART_WEIGHTS].size;
+  if (refs[OM_PART_VPROGS].present) {
+    m->vprogs = base + refs[OM_PART_VPROGS].offset;
+    m->vprogs_bytes = refs[OM_PART_VPROGS].size;
+  }
 
   const part_ref *pm = &refs[OM_PART_MODEL];
   m->def = (const om_model_def *)(base + pm->offset);
@@ -420,6 +441,7 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
   m->tasks = (const om_task *)(base + pk->offset);
   for (uint32_t i = 0; i < d->ntasks; i++)
     if ((s = check_task(m, pk, i))) return s;
+  if ((s = prepare_tasks(m))) return s;
 
   return pick_threads(opts, d->ai_cores, &m->threads);
 }
@@ -428,6 +450,10 @@ void omrt_model_free(omrt_model *model) {
   if (!model) return;
   free(model->inputs);
   free(model->outputs);
+  if (model->task_aux)
+    for (uint32_t i = 0; i < model->def->ntasks; i++)
+      free(model->task_aux[i]);
+  free(model->task_aux);
   if (model->mapped) munmap((void *)model->base, model->size);
   free(model);
 }

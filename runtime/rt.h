@@ -6,7 +6,10 @@
  * Lifetimes: an rt_model owns its mapping (or borrows the caller's memory)
  * and the descriptor arrays it allocates at load; everything a task needs is
  * resolved and checked at load, so execute does no validation and no
- * allocation.
+ * allocation. A kind with a `prepare` hook (VPROG) also gets a per-task side
+ * table built at load (task_aux[i], one malloc'd block each, e.g. a vector
+ * program's decoded steps and broadcast strides), freed with the model and
+ * handed to the kernel as rt_args.aux.
  */
 #ifndef RUNTIME_RT_H
 #define RUNTIME_RT_H
@@ -33,6 +36,10 @@ struct omrt_model {
   uint64_t weights_bytes;
   const char *strings;
   uint64_t strings_bytes;
+  const uint8_t *vprogs; /* the VPROGS partition (NULL when absent) */
+  uint64_t vprogs_bytes;
+  void **task_aux; /* [ntasks]: prepare hooks' side data (NULL entries for other
+                      kinds; the array itself NULL when no task has any); free() each */
   omrt_tensor_desc *inputs, *outputs; /* malloc'd at load, names point into strings */
   uint32_t threads;                   /* worker threads a context starts */
 };
@@ -48,10 +55,12 @@ typedef struct rt_core {
 
 /* A task's tensors resolved to addresses for one execution: data[i] is the
  * address of om tensor task->tensors[i] (NULL for OM_NONE), desc[i] its
- * descriptor (NULL for OM_NONE). */
+ * descriptor (NULL for OM_NONE); aux is the task's load-time side data
+ * (omrt_model.task_aux; NULL for kinds without a prepare hook). */
 typedef struct rt_args {
   void *data[OM_TASK_MAX_TENSORS];
   const om_tensor *desc[OM_TASK_MAX_TENSORS];
+  const void *aux;
 } rt_args;
 
 /* Runs block `block` (0 <= block < task->block_dim) of a task. Kernels never
@@ -67,10 +76,17 @@ typedef void (*rt_kernel_fn)(const om_task *task, const rt_args *args, uint32_t 
  */
 typedef omrt_status (*rt_check_fn)(const omrt_model *m, uint32_t task_index, const om_task *task);
 
+/* Optional, run at load after check succeeded: builds the task's side data
+ * (*aux_out, one malloc'd block, freed by omrt_model_free) so that run does
+ * no decoding. Fails only with rt_error(OMRT_ERR_NOMEM, ...). */
+typedef omrt_status (*rt_prepare_fn)(const omrt_model *m, uint32_t task_index, const om_task *task,
+                                     void **aux_out);
+
 typedef struct rt_kernel {
   const char *name; /* "CONV2D", ... */
   rt_kernel_fn run;
   rt_check_fn check;
+  rt_prepare_fn prepare; /* NULL: the kind needs no side data */
 } rt_kernel;
 
 /* The kernel table, indexed by om_task_kind; entries with run == NULL are

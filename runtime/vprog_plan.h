@@ -1,0 +1,98 @@
+/* vprog_plan.h - a VPROG task (om_format.h, common/vprog.h) as the runtime
+ * runs it: the plan the loader builds once per task (runtime/vprog.c) and
+ * the interpreter executes tile by tile (runtime/vprog_exec.c).
+ *
+ * The plan is the verified program decoded into steps, with everything the
+ * inner loops would otherwise recompute taken out of them:
+ *   - registers are mapped to UB slots by liveness (an SSA register's slot is
+ *     reused once its last reader ran; a step's destination never shares a
+ *     slot with its own operands), and instructions whose result no STORE
+ *     needs are dropped; STOREs run after every other step, so an output may
+ *     occupy exactly the bytes of a same-shaped input (in place);
+ *   - each slot holds `lanes` elements of 8 bytes (256 lanes, the block unit,
+ *     unless the model's UB is too small for the live registers: then the
+ *     largest power of two >= 16 that fits; fewer is rejected at load);
+ *   - register lanes: f32 and f16 registers as float (f16 values rounded to
+ *     f16 after every step that computes them), i64/i32/i8/u8 as themselves,
+ *     bool as uint8_t 0/1;
+ *   - the outputs' physical iteration space with size-1 dims dropped and
+ *     adjacent dims merged wherever every input allows, and per input its
+ *     element strides over that space (0 on broadcast dims);
+ *   - each step's lane function, chosen by opcode and dtypes.
+ * The plan is one malloc'd block (the steps are its flexible array member),
+ * stored in omrt_model.task_aux and freed with the model.
+ */
+#ifndef RUNTIME_VPROG_PLAN_H
+#define RUNTIME_VPROG_PLAN_H
+
+#include <stdint.h>
+
+#include "common/vprog.h"
+#include "runtime/rt.h"
+
+enum { RT_VTILE = 256, RT_VMIN_LANES = 16, RT_VMAX_DIMS = MAX_RANK + 1 };
+
+typedef struct rt_vstep rt_vstep;
+/* Computes n lanes of one step; operands and destination are UB slots at
+ * ub + s->a, s->b, s->c, s->d (bytes). */
+typedef void (*rt_vlane_fn)(const rt_vstep *s, uint8_t *ub, uint32_t n);
+
+typedef enum rt_vstep_kind {
+  RT_VSTEP_LANES = 0, /* fn computes the destination slot */
+  RT_VSTEP_LOAD = 1,  /* gather input `io` (broadcast, converted to lanes) into slot d */
+  RT_VSTEP_STORE = 2, /* write slot a to output `io` */
+} rt_vstep_kind;
+
+/* A constant in its lane form (CONST), or ISINF's detect mask in i64. */
+typedef union rt_vimm {
+  float f;
+  int64_t i64;
+  int32_t i32;
+  int8_t i8;
+  uint8_t u8;
+} rt_vimm;
+
+struct rt_vstep {
+  rt_vlane_fn fn;      /* RT_VSTEP_LANES only */
+  uint8_t kind;        /* rt_vstep_kind */
+  uint8_t round16;     /* the destination is f16: round its lanes after fn */
+  uint16_t io;         /* LOAD: input index; STORE: output index */
+  uint32_t d, a, b, c; /* byte offsets of the slots in the UB */
+  rt_vimm imm;
+};
+
+typedef struct rt_vinput {
+  uint32_t dtype;                /* stored dtype (types.h) */
+  int contiguous;                /* same physical shape as the outputs: element e is at e */
+  int64_t strides[RT_VMAX_DIMS]; /* elements per step of each plan dim; 0 = broadcast */
+} rt_vinput;
+
+typedef struct rt_vplan {
+  uint64_t total;                /* physical elements of each output */
+  uint64_t tiles;                /* ceil(total / RT_VTILE): the block unit */
+  uint32_t lanes;                /* elements per pass over the steps */
+  uint32_t ninputs, noutputs;
+  uint32_t ndims;                /* >= 1 */
+  int64_t dims[RT_VMAX_DIMS];    /* the merged iteration space, outermost first */
+  rt_vinput in[VPROG_MAX_IO];
+  uint32_t out_dtype[VPROG_MAX_IO];
+  /* NC1HWC0 outputs whose C is not a multiple of 16: in the last channel
+   * block (c1 == c1s - 1) lanes c0 >= pad_from are padding and written as 0.
+   * pad_from == 0: no padding. */
+  uint32_t pad_from;
+  uint64_t pad_hw16, pad_c1s; /* H*W*16 elements per channel block; C1 */
+  uint32_t nsteps;
+  rt_vstep steps[];
+} rt_vplan;
+
+/* Lane function for opcode `op` with destination dtype `dt` and first
+ * operand dtype `adt` (the same as dt where the typing rules say so); NULL if
+ * there is none (vprog_exec.c). */
+rt_vlane_fn rt_vprog_lane_fn(int op, int dt, int adt);
+
+/* The kernel-table entry of OM_TASK_VPROG (kernels.c). */
+void rt_vprog_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_vprog_check(const omrt_model *m, uint32_t i, const om_task *task);
+omrt_status rt_vprog_prepare(const omrt_model *m, uint32_t i, const om_task *task, void **aux_out);
+
+#endif

@@ -1,0 +1,598 @@
+/* test_vprog_random.c - the property test of vector programs:
+ * VPROG_PROGRAMS (default 2000) random well-typed programs (random ops and
+ * dtypes, ND and NC1HWC0 shapes with broadcasting including scalars and
+ * per-channel [1,C,1,1], values including inf, NaN, denormals and extremes,
+ * random block_dim and thread counts), each built into an om package, run by
+ * libomrt's interpreter and compared with reference(): a per-element,
+ * per-instruction scalar evaluator written here from vprog.h and
+ * runtime/vprog.c's rules. Integers, bool and compares exact; floats within
+ * 1 ulp of the stored dtype, NaN matching NaN. VPROG_SEED picks the seed.
+ */
+#include "vprog_pkg.h"
+
+/* ---- 2. the property test: random programs against a scalar reference ---- */
+
+
+static const int all_dtypes[] = {DT_FLOAT32, DT_FLOAT16, DT_INT64, DT_INT32, DT_INT8, DT_UINT8, DT_BOOL};
+static int isf(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
+static int isi(int dt) { return dt == DT_INT64 || dt == DT_INT32 || dt == DT_INT8 || dt == DT_UINT8; }
+
+/* A register value: f for float dtypes (f16 values exactly representable),
+ * i for the others (already wrapped to the dtype). */
+typedef struct rv {
+  float f;
+  int64_t i;
+} rv;
+
+static int64_t wrap(int dt, int64_t v) {
+  switch (dt) {
+  case DT_INT32: return (int32_t)(uint32_t)(uint64_t)v;
+  case DT_INT8: return (int8_t)(uint8_t)(uint64_t)v;
+  case DT_UINT8: return (uint8_t)(uint64_t)v;
+  case DT_BOOL: return v != 0;
+  default: return v;
+  }
+}
+static int bits(int dt) { return dt == DT_INT64 ? 64 : dt == DT_INT32 ? 32 : 8; }
+static float r16(int dt, float f) { return dt == DT_FLOAT16 ? half_to_float(float_to_half(f)) : f; }
+static int64_t imin(int dt) { return dt == DT_INT64 ? INT64_MIN : dt == DT_INT32 ? INT32_MIN : dt == DT_INT8 ? INT8_MIN : 0; }
+static int64_t imax(int dt) { return dt == DT_INT64 ? INT64_MAX : dt == DT_INT32 ? INT32_MAX : dt == DT_INT8 ? INT8_MAX : UINT8_MAX; }
+
+static float ref_max(float a, float b) { return isnan(a) ? a : isnan(b) ? b : a > b ? a : b; }
+static float ref_min(float a, float b) { return isnan(a) ? a : isnan(b) ? b : a < b ? a : b; }
+
+static float ref_funary(int op, float a, int64_t imm) {
+  switch (op) {
+  case VOP_NEG: return -a;
+  case VOP_ABS: return fabsf(a);
+  case VOP_SIGN: return a > 0 ? 1.0f : a < 0 ? -1.0f : a;
+  case VOP_EXP: return expf(a);
+  case VOP_LOG: return logf(a);
+  case VOP_SQRT: return sqrtf(a);
+  case VOP_RSQRT: return 1.0f / sqrtf(a);
+  case VOP_RECIP: return 1.0f / a;
+  case VOP_TANH: return tanhf(a);
+  case VOP_SIGMOID: return 1.0f / (1.0f + expf(-a));
+  case VOP_ERF: return erff(a);
+  case VOP_FLOOR: return floorf(a);
+  case VOP_CEIL: return ceilf(a);
+  case VOP_ROUND: return rintf(a);
+  case VOP_SIN: return sinf(a);
+  case VOP_COS: return cosf(a);
+  case VOP_TAN: return tanf(a);
+  case VOP_ASIN: return asinf(a);
+  case VOP_ACOS: return acosf(a);
+  case VOP_ATAN: return atanf(a);
+  case VOP_SINH: return sinhf(a);
+  case VOP_COSH: return coshf(a);
+  case VOP_ASINH: return asinhf(a);
+  case VOP_ACOSH: return acoshf(a);
+  case VOP_ATANH: return atanhf(a);
+  case VOP_SOFTPLUS: return a > 0 ? a + log1pf(expf(-a)) : log1pf(expf(a));
+  }
+  (void)imm;
+  return NAN;
+}
+
+static float ref_fbinary(int op, float a, float b) {
+  switch (op) {
+  case VOP_ADD: return a + b;
+  case VOP_SUB: return a - b;
+  case VOP_MUL: return a * b;
+  case VOP_DIV: return a / b;
+  case VOP_MOD: {
+    float r = fmodf(a, b);
+    if (r != 0 && signbit(r) != signbit(b)) r += b;
+    return r;
+  }
+  case VOP_FMOD: return fmodf(a, b);
+  case VOP_POW: return powf(a, b);
+  case VOP_MAX: return ref_max(a, b);
+  case VOP_MIN: return ref_min(a, b);
+  }
+  return NAN;
+}
+
+static int64_t ref_ibinary(int op, int dt, int64_t a, int64_t b) {
+  __int128 x = a, y = b;
+  switch (op) {
+  case VOP_ADD: return wrap(dt, (int64_t)(uint64_t)(x + y));
+  case VOP_SUB: return wrap(dt, (int64_t)(uint64_t)(x - y));
+  case VOP_MUL: return wrap(dt, (int64_t)((uint64_t)a * (uint64_t)b));
+  case VOP_DIV: return b == 0 ? 0 : wrap(dt, (int64_t)(uint64_t)(unsigned __int128)(x / y));
+  case VOP_FMOD: return b == 0 ? 0 : wrap(dt, (int64_t)(x % y));
+  case VOP_MOD: {
+    if (b == 0) return 0;
+    __int128 r = x % y;
+    if (r != 0 && (r < 0) != (y < 0)) r += y;
+    return wrap(dt, (int64_t)r);
+  }
+  case VOP_POW: {
+    if (b < 0) return a == 1 ? 1 : a == -1 ? (b % 2 ? -1 : 1) : 0;
+    uint64_t r = 1;
+    for (int k = 63; k >= 0; k--) { /* square and multiply, high bit first */
+      r *= r;
+      if ((uint64_t)b >> k & 1) r *= (uint64_t)a;
+    }
+    return wrap(dt, (int64_t)r);
+  }
+  case VOP_MAX: return a > b ? a : b;
+  case VOP_MIN: return a < b ? a : b;
+  case VOP_BITAND: return a & b;
+  case VOP_BITOR: return a | b;
+  case VOP_BITXOR: return a ^ b;
+  case VOP_SHL:
+  case VOP_SHR: {
+    int w = bits(dt);
+    uint64_t cnt = (uint64_t)b & (w == 64 ? ~0ull : (1ull << w) - 1);
+    if (cnt >= (uint64_t)w) return 0;
+    return op == VOP_SHL ? wrap(dt, (int64_t)((uint64_t)a << cnt)) : a >> cnt; /* a is sign- or zero-extended */
+  }
+  }
+  return 0;
+}
+
+static int ref_icmp(int op, int64_t a, int64_t b) {
+  switch (op) {
+  case VOP_EQ: return a == b;
+  case VOP_NE: return a != b;
+  case VOP_LT: return a < b;
+  case VOP_LE: return a <= b;
+  case VOP_GT: return a > b;
+  default: return a >= b;
+  }
+}
+
+static int ref_cmp(int op, double a, double b) {
+  switch (op) {
+  case VOP_EQ: return a == b;
+  case VOP_NE: return a != b;
+  case VOP_LT: return a < b;
+  case VOP_LE: return a <= b;
+  case VOP_GT: return a > b;
+  default: return a >= b;
+  }
+}
+
+static rv ref_cast(int from, int to, rv a) {
+  rv r = {0, 0};
+  if (isf(from)) {
+    if (isf(to)) r.f = r16(to, a.f);
+    else if (to == DT_BOOL) r.i = a.f != 0;
+    else if (isnan(a.f)) r.i = 0;
+    else {
+      double t = trunc((double)a.f);
+      r.i = t <= (double)imin(to) ? imin(to) : t >= (double)imax(to) ? imax(to) : (int64_t)t;
+    }
+  } else {
+    if (isf(to)) r.f = r16(to, (float)a.i);
+    else r.i = wrap(to, a.i);
+  }
+  return r;
+}
+
+/* Reads stored element `at` of dtype dt as a register value. */
+static rv ref_load(int dt, const void *p, uint64_t at) {
+  rv r = {0, 0};
+  switch (dt) {
+  case DT_FLOAT32: r.f = ((const float *)p)[at]; break;
+  case DT_FLOAT16: r.f = half_to_float(((const uint16_t *)p)[at]); break;
+  case DT_INT64: r.i = ((const int64_t *)p)[at]; break;
+  case DT_INT32: r.i = ((const int32_t *)p)[at]; break;
+  case DT_INT8: r.i = ((const int8_t *)p)[at]; break;
+  case DT_UINT8: r.i = ((const uint8_t *)p)[at]; break;
+  default: r.i = ((const uint8_t *)p)[at] != 0; break;
+  }
+  return r;
+}
+
+static void ref_store(int dt, void *p, uint64_t at, rv v) {
+  switch (dt) {
+  case DT_FLOAT32: ((float *)p)[at] = v.f; break;
+  case DT_FLOAT16: ((uint16_t *)p)[at] = float_to_half(v.f); break;
+  case DT_INT64: ((int64_t *)p)[at] = v.i; break;
+  case DT_INT32: ((int32_t *)p)[at] = (int32_t)v.i; break;
+  case DT_INT8: ((int8_t *)p)[at] = (int8_t)v.i; break;
+  default: ((uint8_t *)p)[at] = (uint8_t)v.i; break;
+  }
+}
+
+/* Physical dims of an operand. */
+static int pdims(const operand *o, int64_t d[MAX_RANK + 1]) {
+  if (o->layout == LAYOUT_NC1HWC0) {
+    d[0] = o->dims[0], d[1] = (o->dims[1] + 15) / 16, d[2] = o->dims[2], d[3] = o->dims[3], d[4] = 16;
+    return 5;
+  }
+  for (int k = 0; k < o->rank; k++) d[k] = o->dims[k];
+  return o->rank;
+}
+
+/* The program's outputs for every physical output element, per element and per instruction. */
+static void reference(const om_vprog *h, const om_vinstr *ins, const operand *ops, const void *const *in,
+                      void *const *out) {
+  const operand *o0 = &ops[h->ninputs];
+  int64_t od[MAX_RANK + 1], id[MAXOPS][MAX_RANK + 1];
+  int ro = pdims(o0, od), ri[MAXOPS];
+  for (int j = 0; j < h->ninputs; j++) ri[j] = pdims(&ops[j], id[j]);
+  uint64_t total = phys_elems(o0);
+  rv regs[MAXI];
+  for (uint64_t e = 0; e < total; e++) {
+    int64_t idx[MAX_RANK + 1];
+    uint64_t r = e;
+    for (int k = ro - 1; k >= 0; k--) idx[k] = (int64_t)(r % (uint64_t)od[k]), r /= (uint64_t)od[k];
+    for (int k = 0; k < h->ninstrs; k++) {
+      const om_vinstr *x = &ins[k];
+      rv a = regs[x->a], b = regs[x->b], c = regs[x->c], v = {0, 0};
+      int dt = x->dtype, adt = 0;
+      switch (x->op) {
+      case VOP_LOAD: {
+        uint64_t at = 0;
+        for (int q = 0; q < ri[x->a]; q++) {
+          int64_t dim = id[x->a][q];
+          at = at * (uint64_t)dim + (uint64_t)(dim == 1 ? 0 : idx[ro - ri[x->a] + q]);
+        }
+        v = ref_load(dt, in[x->a], at);
+        break;
+      }
+      case VOP_STORE: {
+        int zero = o0->layout == LAYOUT_NC1HWC0 && idx[1] * 16 + idx[4] >= o0->dims[1];
+        ref_store(dt, out[x->a], e, zero ? (rv){0, 0} : b);
+        continue;
+      }
+      case VOP_CONST:
+        if (isf(dt)) v.f = r16(dt, (float)x->imm.f);
+        else v.i = wrap(dt, x->imm.i);
+        break;
+      case VOP_CAST:
+        for (int q = 0; q < k; q++)
+          if (ins[q].op != VOP_STORE && ins[q].dst == x->a) adt = ins[q].dtype;
+        v = ref_cast(adt, dt, a);
+        break;
+      case VOP_ISNAN: v.i = isnan(a.f) != 0; break;
+      case VOP_ISINF: v.i = (a.f == INFINITY && (x->imm.i & 1)) || (a.f == -INFINITY && (x->imm.i & 2)); break;
+      case VOP_NOT: v.i = !a.i; break;
+      case VOP_AND: v.i = a.i && b.i; break;
+      case VOP_OR: v.i = a.i || b.i; break;
+      case VOP_XOR: v.i = !a.i != !b.i; break;
+      case VOP_BITNOT: v.i = wrap(dt, ~a.i); break;
+      case VOP_EQ: case VOP_NE: case VOP_LT: case VOP_LE: case VOP_GT: case VOP_GE:
+        for (int q = 0; q < k; q++)
+          if (ins[q].op != VOP_STORE && ins[q].dst == x->a) adt = ins[q].dtype;
+        v.i = isf(adt) ? ref_cmp(x->op, a.f, b.f) : ref_icmp(x->op, a.i, b.i);
+        break;
+      case VOP_SELECT: v = a.i ? b : c; break;
+      case VOP_CLAMP:
+        if (isf(dt)) v.f = ref_min(ref_max(a.f, b.f), c.f);
+        else v.i = (a.i > b.i ? a.i : b.i) < c.i ? (a.i > b.i ? a.i : b.i) : c.i;
+        break;
+      case VOP_FMA:
+        if (isf(dt)) v.f = r16(dt, fmaf(a.f, b.f, c.f));
+        else v.i = wrap(dt, (int64_t)((uint64_t)a.i * (uint64_t)b.i + (uint64_t)c.i));
+        break;
+      case VOP_NEG: case VOP_ABS: case VOP_SIGN:
+        if (isf(dt)) v.f = r16(dt, ref_funary(x->op, a.f, 0));
+        else if (x->op == VOP_NEG) v.i = wrap(dt, (int64_t)(0 - (uint64_t)a.i));
+        else if (x->op == VOP_ABS) v.i = wrap(dt, a.i < 0 ? (int64_t)(0 - (uint64_t)a.i) : a.i);
+        else v.i = wrap(dt, (a.i > 0) - (a.i < 0));
+        break;
+      default:
+        if (x->op >= VOP_ADD) {
+          if (isf(dt)) v.f = r16(dt, ref_fbinary(x->op, a.f, b.f));
+          else v.i = ref_ibinary(x->op, dt, a.i, b.i);
+        } else {
+          v.f = r16(dt, ref_funary(x->op, a.f, x->imm.i));
+        }
+      }
+      regs[x->dst] = v;
+    }
+  }
+}
+
+/* Distance in units in the last place between two floats of dtype dt (NaN == NaN). */
+static int ulp_ok(int dt, const void *a, const void *b, uint64_t i) {
+  int64_t x, y;
+  if (dt == DT_FLOAT32) {
+    float fa = ((const float *)a)[i], fb = ((const float *)b)[i];
+    if (isnan(fa) || isnan(fb)) return isnan(fa) && isnan(fb);
+    uint32_t ua, ub;
+    memcpy(&ua, &fa, 4);
+    memcpy(&ub, &fb, 4);
+    x = ua >> 31 ? -(int64_t)(ua & 0x7fffffff) : ua;
+    y = ub >> 31 ? -(int64_t)(ub & 0x7fffffff) : ub;
+  } else {
+    uint16_t ha = ((const uint16_t *)a)[i], hb = ((const uint16_t *)b)[i];
+    int na = (ha & 0x7fff) > 0x7c00, nb = (hb & 0x7fff) > 0x7c00;
+    if (na || nb) return na && nb;
+    x = ha >> 15 ? -(int64_t)(ha & 0x7fff) : ha;
+    y = hb >> 15 ? -(int64_t)(hb & 0x7fff) : hb;
+  }
+  return llabs(x - y) <= 1;
+}
+
+/* Random program generation. */
+typedef struct gen {
+  om_vinstr ins[MAXI];
+  int n, nregs;
+  uint8_t rdt[MAXI];
+} gen;
+
+static int emit(gen *g, int op, int dt, int a, int b, int c) {
+  om_vinstr *x = &g->ins[g->n++];
+  *x = (om_vinstr){.op = (uint8_t)op, .dtype = (uint8_t)dt, .dst = (uint16_t)g->nregs, .a = (uint16_t)a,
+                   .b = (uint16_t)b, .c = (uint16_t)c};
+  g->rdt[g->nregs] = (uint8_t)dt;
+  return g->nregs++;
+}
+
+static double rnd_double(void) {
+  switch (rndn(10)) {
+  case 0: return INFINITY * (rndn(2) ? 1 : -1);
+  case 1: return NAN;
+  case 2: return ldexp((double)rndn(1000) - 500, -140); /* f32 denormals */
+  case 3: return ldexp((double)rndn(2000) - 1000, rndn(120)); /* large */
+  case 4: return rndn(2) ? 0.0 : -0.0;
+  case 5: return (double)(rndn(9) - 4) * 0.5;
+  case 6: return ldexp((double)rndn(2000) - 1000, -rndn(30) - 10); /* small, f16 denormals */
+  default: return ((double)rndn(20001) - 10000) / 1000.0;
+  }
+}
+
+static int64_t rnd_int(void) {
+  switch (rndn(8)) {
+  case 0: return (int64_t)rnd();
+  case 1: {
+    static const int64_t ex[] = {INT64_MIN, INT64_MAX, INT32_MIN, INT32_MAX, -1, 0, 1, 127, -128, 255, 8, 31, 63, 64};
+    return ex[rndn(sizeof ex / sizeof *ex)];
+  }
+  case 2: return rndn(2001) - 1000;
+  default: return rndn(21) - 10;
+  }
+}
+
+/* A register of dtype dt: an existing one most of the time, else a CAST or CONST. */
+static int get_reg(gen *g, int dt) {
+  int cand[MAXI], nc = 0;
+  for (int r = 0; r < g->nregs; r++)
+    if (g->rdt[r] == dt) cand[nc++] = r;
+  if (nc && rndn(5)) return cand[nc - 1 - rndn(nc < 4 ? nc : 4)]; /* prefer recent */
+  if (rndn(4) == 0 || g->nregs == 0) {
+    int r = emit(g, VOP_CONST, dt, 0, 0, 0);
+    if (isf(dt)) g->ins[g->n - 1].imm.f = rnd_double();
+    else g->ins[g->n - 1].imm.i = rnd_int();
+    return r;
+  }
+  return emit(g, VOP_CAST, dt, rndn(g->nregs), 0, 0);
+}
+
+static int pick_dtype(const gen *g, int set) { /* set: 0 any, 1 num, 2 float, 3 int, 4 bool */
+  for (int tries = 0; tries < 8; tries++) {
+    int dt = rndn(3) && g->nregs ? g->rdt[g->nregs - 1 - rndn(g->nregs < 3 ? g->nregs : 3)] : all_dtypes[rndn(7)];
+    if (set == 0 || (set == 1 && (isf(dt) || isi(dt))) || (set == 2 && isf(dt)) || (set == 3 && isi(dt)) ||
+        (set == 4 && dt == DT_BOOL))
+      return dt;
+  }
+  return set == 2 ? (rndn(2) ? DT_FLOAT32 : DT_FLOAT16) : set == 3 ? DT_INT32 : set == 4 ? DT_BOOL : DT_FLOAT32;
+}
+
+static void gen_op(gen *g) {
+  static const int unary_f[] = {VOP_EXP, VOP_LOG, VOP_SQRT, VOP_RSQRT, VOP_RECIP, VOP_TANH, VOP_SIGMOID,
+                                VOP_ERF, VOP_FLOOR, VOP_CEIL, VOP_ROUND, VOP_SIN, VOP_COS, VOP_TAN, VOP_ASIN,
+                                VOP_ACOS, VOP_ATAN, VOP_SINH, VOP_COSH, VOP_ASINH, VOP_ACOSH, VOP_ATANH,
+                                VOP_SOFTPLUS};
+  if (g->nregs == 0) get_reg(g, all_dtypes[rndn(7)]);
+  int kind = rndn(100), dt;
+  if (kind < 10) { /* NEG ABS SIGN */
+    dt = pick_dtype(g, 1);
+    emit(g, VOP_NEG + rndn(3), dt, get_reg(g, dt), 0, 0);
+  } else if (kind < 25) {
+    dt = pick_dtype(g, 2);
+    emit(g, unary_f[rndn(sizeof unary_f / sizeof *unary_f)], dt, get_reg(g, dt), 0, 0);
+  } else if (kind < 28) {
+    dt = pick_dtype(g, 2);
+    int r = emit(g, VOP_ISNAN + rndn(2), DT_BOOL, get_reg(g, dt), 0, 0);
+    g->ins[g->n - 1].imm.i = g->ins[g->n - 1].op == VOP_ISINF ? rndn(4) : 0;
+    (void)r;
+  } else if (kind < 50) { /* ADD .. MIN */
+    dt = pick_dtype(g, 1);
+    int a = get_reg(g, dt), b = get_reg(g, dt);
+    emit(g, VOP_ADD + rndn(9), dt, a, b, 0);
+  } else if (kind < 55) {
+    int a = get_reg(g, DT_BOOL), b = get_reg(g, DT_BOOL);
+    if (rndn(4)) emit(g, VOP_AND + rndn(3), DT_BOOL, a, b, 0);
+    else emit(g, VOP_NOT, DT_BOOL, a, 0, 0);
+  } else if (kind < 63) {
+    dt = pick_dtype(g, 3);
+    int a = get_reg(g, dt), b = get_reg(g, dt), op = VOP_BITAND + rndn(5);
+    if (op >= VOP_SHL && rndn(2)) { /* a shift count in range, mostly */
+      b = emit(g, VOP_CONST, dt, 0, 0, 0);
+      g->ins[g->n - 1].imm.i = rndn(dt == DT_INT64 ? 66 : dt == DT_INT32 ? 34 : 10);
+    }
+    if (rndn(6)) emit(g, op, dt, a, b, 0);
+    else emit(g, VOP_BITNOT, dt, a, 0, 0);
+  } else if (kind < 73) {
+    dt = pick_dtype(g, 0);
+    int a = get_reg(g, dt), b = get_reg(g, dt);
+    emit(g, VOP_EQ + rndn(6), DT_BOOL, a, b, 0);
+  } else if (kind < 79) {
+    dt = pick_dtype(g, 0);
+    int c = get_reg(g, DT_BOOL), a = get_reg(g, dt), b = get_reg(g, dt);
+    emit(g, VOP_SELECT, dt, c, a, b);
+  } else if (kind < 85) {
+    dt = pick_dtype(g, 1);
+    int a = get_reg(g, dt), b = get_reg(g, dt), c = get_reg(g, dt);
+    emit(g, VOP_CLAMP + rndn(2), dt, a, b, c);
+  } else if (kind < 95) {
+    emit(g, VOP_CAST, all_dtypes[rndn(7)], rndn(g->nregs), 0, 0);
+  } else {
+    get_reg(g, all_dtypes[rndn(7)]);
+  }
+}
+
+/* Fills n stored elements of dtype dt with random values (NC1HWC0 padding zeroed by the caller). */
+static void fill_random(int dt, void *p, uint64_t n) {
+  for (uint64_t i = 0; i < n; i++) {
+    switch (dt) {
+    case DT_FLOAT32: ((float *)p)[i] = (float)rnd_double(); break;
+    case DT_FLOAT16: ((uint16_t *)p)[i] = rndn(8) ? float_to_half((float)rnd_double()) : (uint16_t)rnd(); break;
+    case DT_INT64: ((int64_t *)p)[i] = rnd_int(); break;
+    case DT_INT32: ((int32_t *)p)[i] = (int32_t)rnd_int(); break;
+    case DT_INT8: case DT_UINT8: ((uint8_t *)p)[i] = (uint8_t)rnd_int(); break;
+    default: ((uint8_t *)p)[i] = (uint8_t)(rndn(10) ? rndn(2) : 2); break;
+    }
+  }
+}
+
+static void zero_padding(const operand *o, void *p) {
+  if (o->layout != LAYOUT_NC1HWC0) return;
+  size_t es = dtype_size(o->dtype);
+  uint64_t n = phys_elems(o);
+  int64_t c1s = (o->dims[1] + 15) / 16, hw = o->dims[2] * o->dims[3];
+  for (uint64_t e = 0; e < n; e++) {
+    int64_t c = (int64_t)((e / 16 / (uint64_t)hw) % (uint64_t)c1s) * 16 + (int64_t)(e % 16);
+    if (c >= o->dims[1]) memset((uint8_t *)p + e * es, 0, es);
+  }
+}
+
+static void print_program(const om_vprog *h, const om_vinstr *ins, const operand *ops) {
+  for (int k = 0; k < h->ninputs + h->noutputs; k++) {
+    fprintf(stderr, "  %s%d %s %s [", k < h->ninputs ? "in" : "out", k < h->ninputs ? k : k - h->ninputs,
+            dtype_name(ops[k].dtype), layout_name(ops[k].layout));
+    for (int d = 0; d < ops[k].rank; d++) fprintf(stderr, "%s%lld", d ? "," : "", (long long)ops[k].dims[d]);
+    fprintf(stderr, "]\n");
+  }
+  for (int k = 0; k < h->ninstrs; k++) {
+    const om_vinstr *x = &ins[k];
+    fprintf(stderr, "  %2d: r%u = %s.%s a=%u b=%u c=%u imm=%lld/%g\n", k, x->dst, vop_name(x->op),
+            dtype_name(x->dtype), x->a, x->b, x->c, (long long)x->imm.i, x->imm.f);
+  }
+}
+
+/* Random output shape and input shapes that broadcast to it. */
+static void gen_shapes(operand *ops, int nin, int nout, gen *g) {
+  operand o = {.layout = LAYOUT_ND};
+  if (rndn(5) == 0) {
+    o.layout = LAYOUT_NC1HWC0;
+    o.rank = 4;
+    o.dims[0] = 1 + rndn(2), o.dims[1] = 1 + rndn(40), o.dims[2] = 1 + rndn(6), o.dims[3] = 1 + rndn(7);
+  } else {
+    static const int64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 16, 17, 31, 64, 100, 300};
+    o.rank = rndn(5);
+    uint64_t total = 1;
+    for (int d = 0; d < o.rank; d++) {
+      o.dims[d] = sizes[rndn(sizeof sizes / sizeof *sizes)];
+      if (total * (uint64_t)o.dims[d] > 40000) o.dims[d] = 1 + rndn(3);
+      total *= (uint64_t)o.dims[d];
+    }
+  }
+  for (int k = 0; k < nout; k++) ops[nin + k] = o, ops[nin + k].dtype = 0;
+  for (int j = 0; j < nin; j++) {
+    operand in = o;
+    in.dtype = all_dtypes[rndn(7)];
+    int style = rndn(6);
+    if (o.layout == LAYOUT_NC1HWC0) {
+      if (style == 0) in.dims[0] = 1, in.dims[2] = 1, in.dims[3] = 1; /* SE-block [N,C,1,1] style */
+      else if (style == 1) in.dims[2] = rndn(2) ? 1 : in.dims[2], in.dims[3] = 1;
+      else if (style == 2) in.dims[0] = 1;
+    } else if (style == 0) {
+      in.rank = 0; /* scalar */
+    } else if (style == 1 && o.rank == 4) {
+      in.dims[0] = in.dims[2] = in.dims[3] = 1; /* per-channel [1,C,1,1] */
+    } else if (style <= 3) { /* a suffix, some dims broadcast */
+      in.rank = rndn(o.rank + 1);
+      for (int d = 0; d < in.rank; d++) in.dims[d] = rndn(3) ? o.dims[o.rank - in.rank + d] : 1;
+    }
+    ops[j] = in;
+    emit(g, VOP_LOAD, in.dtype, 0, 0, 0);
+    g->ins[g->n - 1].a = (uint16_t)j;
+  }
+}
+
+static int64_t elapsed_ns(const struct timespec *t0) {
+  struct timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return (int64_t)(t1.tv_sec - t0->tv_sec) * 1000000000 + (t1.tv_nsec - t0->tv_nsec);
+}
+
+static void test_random_programs(void) {
+  const char *env = getenv("VPROG_PROGRAMS"), *seed_env = getenv("VPROG_SEED");
+  int nprog = env && atoi(env) > 0 ? atoi(env) : 2000;
+  rng_state = seed_env && strtoull(seed_env, NULL, 0) ? strtoull(seed_env, NULL, 0) : 0x9e3779b97f4a7c15ull;
+  int failed = 0, loaded = 0;
+  uint64_t elements = 0;
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int p = 0; p < nprog; p++) {
+    uint64_t seed = rng_state;
+    gen g = {.n = 0};
+    operand ops[MAXOPS];
+    int nin = rndn(4) + (rndn(8) == 0 ? 0 : 1), nout = 1 + (rndn(3) == 0);
+    gen_shapes(ops, nin, nout, &g);
+    int nops = 2 + rndn(12);
+    for (int k = 0; k < nops && g.n < MAXI - 12; k++) gen_op(&g);
+    if (g.nregs == 0) get_reg(&g, all_dtypes[rndn(7)]);
+    for (int o = 0; o < nout; o++) {
+      int r = g.nregs - 1 - rndn(g.nregs < 3 ? g.nregs : 3);
+      ops[nin + o].dtype = g.rdt[r];
+      g.ins[g.n++] = (om_vinstr){.op = VOP_STORE, .dtype = g.rdt[r], .a = (uint16_t)o, .b = (uint16_t)r};
+    }
+    om_vprog h = {.ninputs = (uint16_t)nin, .noutputs = (uint16_t)nout, .nregs = (uint16_t)g.nregs,
+                  .ninstrs = (uint16_t)g.n};
+    uint64_t total = phys_elems(&ops[nin]), tiles = (total + 255) / 256;
+    pkg_opts po = {.block_dim = tiles > 1 ? 1 + (uint32_t)rndn((int)(tiles < 16 ? tiles : 16)) : 1};
+    if (rndn(10) == 0) po.ub_bytes = 2048 + (uint32_t)rndn(8192); /* fewer lanes per pass */
+    void *bufs[MAXOPS], *want[MAXOPS];
+    for (int k = 0; k < nin + nout; k++) {
+      size_t bytes = phys_elems(&ops[k]) * dtype_size(ops[k].dtype);
+      bufs[k] = calloc(1, bytes + 8);
+      want[k] = calloc(1, bytes + 8);
+      if (k < nin) {
+        fill_random(ops[k].dtype, bufs[k], phys_elems(&ops[k]));
+        zero_padding(&ops[k], bufs[k]);
+      } else {
+        memset(bufs[k], 0xA5, bytes); /* every byte must be written */
+      }
+    }
+    size_t size;
+    void *data = make_pkg(&h, g.ins, ops, &po, &size);
+    omrt_status s = run_pkg(data, size, 1 + (uint32_t)rndn(4), (const void *const *)bufs, bufs + nin);
+    if (s == OMRT_ERR_FORMAT && po.ub_bytes && strstr(omrt_last_error(), "of UB")) {
+      s = OMRT_OK; /* a legitimately too-small UB: not a failure */
+    } else if (s != OMRT_OK) {
+      if (failed++ < 5) {
+        test_note("program %d (seed 0x%llx): load failed: %s", p, (unsigned long long)seed, omrt_last_error());
+        print_program(&h, g.ins, ops);
+      }
+    } else {
+      loaded++;
+      elements += total;
+      reference(&h, g.ins, ops, (const void *const *)bufs, want + nin);
+      for (int o = 0; o < nout; o++) {
+        const operand *op = &ops[nin + o];
+        size_t es = dtype_size(op->dtype);
+        for (uint64_t e = 0; e < total; e++) {
+          const uint8_t *x = (const uint8_t *)bufs[nin + o] + e * es, *y = (const uint8_t *)want[nin + o] + e * es;
+          int ok = isf(op->dtype) ? ulp_ok(op->dtype, bufs[nin + o], want[nin + o], e) : memcmp(x, y, es) == 0;
+          if (!ok) {
+            if (failed++ < 5) {
+              test_note("program %d (seed 0x%llx): output %d element %llu differs (got %02x%02x.., want %02x%02x..)",
+                        p, (unsigned long long)seed, o, (unsigned long long)e, x[0], x[es - 1], y[0], y[es - 1]);
+              print_program(&h, g.ins, ops);
+            }
+            break;
+          }
+        }
+      }
+    }
+    free(data);
+    for (int k = 0; k < nin + nout; k++) free(bufs[k]), free(want[k]);
+  }
+  CHECK_EQ_INT(failed, 0);
+  CHECK(loaded > nprog * 9 / 10);
+  printf("random programs: %d generated, %d run and compared, %d failed, %llu elements, %.2f s\n", nprog, loaded,
+         failed, (unsigned long long)elements, (double)elapsed_ns(&t0) / 1e9);
+}
+
+int main(void) {
+  test_random_programs();
+  return test_summary("vprog_random");
+}
