@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/kernels.h"
 #include "runtime/rt.h"
 
 enum { SPIN_ITERS = 1 << 14 }; /* polls before a worker or the caller sleeps */
@@ -174,6 +175,7 @@ omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out) {
   if (!ctx) return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: out of memory");
   ctx->m = model;
   ctx->nworkers = model->threads ? (int)model->threads : 1;
+  rt_cpu(); /* choose the kernel paths (cpu.c) now, not during the first execute */
   pthread_mutex_init(&ctx->mu, NULL);
   pthread_cond_init(&ctx->wake, NULL);
   pthread_cond_init(&ctx->done, NULL);

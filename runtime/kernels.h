@@ -166,6 +166,56 @@ void rt_conv_params_read(const om_task *task, rt_conv_params *p_out);
 omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, int64_t cout,
                                const om_tensor *y);
 
+/* --- CONV2D geometry, shared by the portable and the x86 cube paths */
+
+typedef struct rt_conv_geom {
+  const om_tensor *x, *w, *bias, *res, *y;
+  const void *xd, *wd, *rd;
+  const float *bd; /* bias data */
+  void *yd;
+  int64_t n, cin, c1, h, w_, ho, wo, cout, c1out, k; /* k: reduction fractals c1*kh*kw */
+  int64_t tm, tn, tk, mtiles, ntiles;                /* tile sizes, tiles per image */
+  rt_conv_params p;
+} rt_conv_geom;
+
+/* Input channels of fractal kf that are real: 16, or Cin % 16 in the last
+ * channel block. The lanes beyond are zero in both operands (NC1HWC0 and
+ * FRACTAL_Z padding), so staging leaves them out: the products summed are
+ * the same, and a 3-channel stem does 3/16 of the multiplies. */
+static inline int rt_conv_k_lanes(const rt_conv_geom *g, int64_t kf) {
+  return kf / ((int64_t)g->p.kh * g->p.kw) == g->c1 - 1 ? (int)(g->cin - (g->c1 - 1) * C0) : C0;
+}
+
+/* --- run-time kernel selection (cpu.c)
+ *
+ * rt_cpu() returns the paths this process uses, detected once (thread-safe):
+ * NULL members mean "portable C". The x86 members exist on x86-64 builds and
+ * are only set when the CPU has AVX2, FMA and F16C and OMRT_PORTABLE is not
+ * set. The int-returning paths return 0 when they do not handle a case (the
+ * caller then runs the portable code), 1 when done.
+ *   conv_tile   one CONV2D tile (img, M tile, N tile), fully written to y
+ *   dwconv      DWCONV units (N*C1 planes) [lo, hi)
+ *   pool        POOL units [lo, hi)
+ *   transdata   TRANSDATA between ND (NCHW) and NC1HWC0, dst rows [lo, hi)
+ *   convert     n elements f16/f32 -> f16/f32 (dtypes differ) */
+typedef struct rt_cpu_paths {
+  const char *name; /* "avx2+fma+f16c", "portable", ... (tests print it) */
+  void (*conv_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
+  int (*dwconv)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
+  int (*pool)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
+  int (*transdata)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi);
+  int (*convert)(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);
+} rt_cpu_paths;
+const rt_cpu_paths *rt_cpu(void);
+
+#if defined(__x86_64__) && defined(__GNUC__)
+void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
+int rt_dwconv_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
+int rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
+int rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi);
+int rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);
+#endif
+
 /* --- kernels (kernels_cube.c, kernels_vector.c) */
 
 void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);

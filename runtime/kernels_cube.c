@@ -19,18 +19,16 @@
  * 4-lane vectors; L0C is [n block][tile_m][16]. The k axis of a chunk keeps
  * only the real input channels of each fractal (k_lanes): the padding lanes
  * are zero in both operands, so skipping them sums the same products.
+ *
+ * This is the portable path. On x86-64 hosts with AVX2, FMA and F16C,
+ * rt_cpu() (cpu.c) selects kernels_cube_x86.c's tile instead: the same
+ * tiles and per-core buffers, a register-blocked FMA micro-kernel, img2col
+ * skipped where the input can be read in place (staged once in L1), and the
+ * epilogue fused into the last K chunk's write-back.
  */
 #include "runtime/kernels.h"
 
-typedef struct conv_geom {
-  const om_tensor *x, *w, *bias, *res, *y;
-  const void *xd, *wd, *rd;
-  const float *bd; /* bias data */
-  void *yd;
-  int64_t n, cin, c1, h, w_, ho, wo, cout, c1out, k; /* k: reduction fractals c1*kh*kw */
-  int64_t tm, tn, tk, mtiles, ntiles;                /* tile sizes, tiles per image */
-  rt_conv_params p;
-} conv_geom;
+typedef rt_conv_geom conv_geom;
 
 static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) {
   const om_tensor *x = a->desc[0], *w = a->desc[1], *y = a->desc[4];
@@ -62,13 +60,7 @@ static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) 
   g->ntiles = rt_ceil_div(g->c1out, g->tn);
 }
 
-/* Input channels of fractal kf that are real: 16, or Cin % 16 in the last
- * channel block. The lanes beyond are zero in both operands (NC1HWC0 and
- * FRACTAL_Z padding), so staging leaves them out: the products summed are
- * the same, and a 3-channel stem does 3/16 of the multiplies. */
-static int k_lanes(const conv_geom *g, int64_t kf) {
-  return kf / ((int64_t)g->p.kh * g->p.kw) == g->c1 - 1 ? (int)(g->cin - (g->c1 - 1) * C0) : C0;
-}
+#define k_lanes rt_conv_k_lanes
 
 /* L0A[m][k] for pixels m0 .. m0+mrows-1 and fractals kc .. kc+kn-1, the
  * real lanes of each fractal packed one after the other (lda of them). */
@@ -230,9 +222,11 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   conv_geom_init(task, args, &g);
   uint64_t lo, hi, per_image = (uint64_t)(g.mtiles * g.ntiles);
   rt_block_range((uint64_t)g.n * per_image, task->block_dim, block, &lo, &hi);
+  void (*tile)(const conv_geom *, int64_t, int64_t, int64_t, rt_core *) = rt_cpu()->conv_tile;
+  if (!tile) tile = conv_tile;
   for (uint64_t t = lo; t < hi; t++) {
     int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image);
-    conv_tile(&g, img, in_img / g.ntiles, in_img % g.ntiles, core);
+    tile(&g, img, in_img / g.ntiles, in_img % g.ntiles, core);
   }
 }
 

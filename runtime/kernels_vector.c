@@ -10,6 +10,10 @@
  * channel groups, the innermost loop over the lanes of C0, and keep padding
  * lanes (channels >= C) at zero. Contiguous runs are converted in chunks
  * through a small f32 buffer on the stack; nothing here allocates.
+ *
+ * This is the portable path: DWCONV, POOL, TRANSDATA to NC1HWC0 and dtype
+ * conversions first offer their work to rt_cpu()'s x86 paths
+ * (kernels_vector_x86.c), which decline (return 0) what they do not handle.
  */
 #include "runtime/kernels.h"
 
@@ -24,6 +28,8 @@ static void convert_run(void *dst, int dd, size_t di, const void *src, int sd, s
     memmove((uint8_t *)dst + di * es, (const uint8_t *)src + si * es, n * es);
     return;
   }
+  const rt_cpu_paths *cpu = rt_cpu();
+  if (cpu->convert && cpu->convert(dst, dd, di, src, sd, si, n)) return;
   float buf[CHUNK];
   for (size_t i = 0; i < n; i += CHUNK) {
     size_t k = n - i < CHUNK ? n - i : CHUNK;
@@ -49,6 +55,8 @@ void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, 
   const int64_t c1 = rt_ceil_div(c, C0);
   if (d->layout == LAYOUT_NC1HWC0) { /* rows (n, c1, h) of W*16 */
     rt_block_range((uint64_t)(n * c1 * h), task->block_dim, block, &lo, &hi);
+    const rt_cpu_paths *cpu = rt_cpu();
+    if (cpu->transdata && cpu->transdata(task, args, lo, hi)) return;
     for (uint64_t row = lo; row < hi; row++) {
       int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, in = (int64_t)row / h / c1;
       size_t out = (size_t)row * (size_t)w * C0;
@@ -107,6 +115,8 @@ void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   const int64_t ho = y->dims[2], wo = y->dims[3], taps = (int64_t)p.kh * p.kw;
   uint64_t lo, hi;
   rt_block_range((uint64_t)(x->dims[0] * c1), task->block_dim, block, &lo, &hi);
+  const rt_cpu_paths *cpu = rt_cpu();
+  if (cpu->dwconv && cpu->dwconv(task, args, lo, hi, core)) return;
   for (uint64_t unit = lo; unit < hi; unit++) {
     int64_t cb = (int64_t)unit % c1;
     const size_t xplane = (size_t)unit * (size_t)(h * wi) * C0;
@@ -190,6 +200,8 @@ void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
   const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
   uint64_t lo, hi;
   rt_block_range((uint64_t)(x->dims[0] * rt_ceil_div(x->dims[1], C0)), task->block_dim, block, &lo, &hi);
+  const rt_cpu_paths *cpu = rt_cpu();
+  if (cpu->pool && cpu->pool(task, args, lo, hi, core)) return;
   for (uint64_t unit = lo; unit < hi; unit++) {
     const size_t xplane = (size_t)unit * (size_t)(h * w) * C0;
     size_t at = (size_t)unit * (size_t)(ho * wo) * C0;

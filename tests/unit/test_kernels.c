@@ -11,6 +11,11 @@
  * branch-free fp16 conversions agree with common/fp16.h bit for bit, and a
  * small network built with om_writer runs through the public API with 1 and
  * 2 threads and gives identical bytes.
+ *
+ * The kernels run on the paths rt_cpu() picks: the AVX2/FMA/F16C ones on
+ * hosts that have them (checked, and printed first), the portable C ones
+ * under OMRT_PORTABLE=1 (ctest runs both: unit/test_kernels and
+ * unit/test_kernels_portable).
  */
 #include <math.h>
 #include <stdio.h>
@@ -318,6 +323,17 @@ static void test_conv2d(void) {
       {1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64, 2, 2, 2, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
       {2, 3, 32, 32, 20, 7, 7, 2, 2, 3, 3, 2, 2, 1, 1, 32, 2, 2, 6, F32, F16, 1, 0, F32, OM_ACT_CLIP, -0.2f, 0.3f},
       {1, 48, 7, 9, 130, 1, 1, 2, 1, 0, 0, 0, 0, 1, 1, 16, 3, 2, 9, F32, F32, 1, 1, F16, 0, 0, 0},
+      /* 1x1 stride 1 (the GEMM staging) with a partial channel block, K in chunks */
+      {1, 40, 6, 5, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 32, 1, 1, 2, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {2, 24, 5, 7, 40, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 16, 2, 2, 5, F32, F32, 0, 0, F32, 0, 0, 0},
+      /* one output pixel (fully connected; 3x3 on a 3x3 image): the matrix-vector path */
+      {1, 72, 1, 1, 37, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 16, 2, 3, 2, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {1, 20, 3, 3, 40, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 16, 1, 4, 3, F32, F32, 1, 0, F32, 0, 0, 0},
+      /* whole channel blocks: the direct (no img2col) path, strided and dilated */
+      {1, 32, 11, 10, 24, 3, 3, 2, 1, 2, 1, 2, 1, 2, 2, 32, 1, 3, 3, F16, F16, 1, 1, F32, OM_ACT_CLIP, -0.5f, 0.5f},
+      {2, 16, 9, 8, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, 2, 4, 5, F32, F32, 1, 1, F32, OM_ACT_RELU, 0, 0},
+      /* 3-channel stem: more than tile_k fractals per staged chunk */
+      {1, 3, 30, 30, 24, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 64, 2, 2, 3, F16, F16, 1, 0, F16, OM_ACT_RELU, 0, 0},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
@@ -593,9 +609,21 @@ static void test_softmax(void) {
 
 /* --- TRANSDATA */
 
+static void transdata_cases(const int64_t *shape);
+static void transdata_reshape(void);
+
 static void test_transdata(void) {
+  /* W = 21: the x86 path's 8-pixel transposes plus a tail; C = 19: a channel
+   * block with real and padding halves. */
+  const int64_t shapes[2][4] = {{2, 17, 3, 5}, {1, 19, 3, 21}};
+  for (int sh = 0; sh < 2; sh++)
+    transdata_cases(shapes[sh]);
+  transdata_reshape();
+}
+
+static void transdata_cases(const int64_t *shape) {
   const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
-  int64_t d[4] = {2, 17, 3, 5};
+  int64_t d[4] = {shape[0], shape[1], shape[2], shape[3]};
   size_t n = count4(d);
   /* clang-format off */
   struct { int sl, dl, sdt, ddt, bd; } cases[] = {
@@ -621,11 +649,15 @@ static void test_transdata(void) {
     else
       get_5d(&c, ds, got);
     char what[64];
-    snprintf(what, sizeof what, "transdata case %zu", i);
+    snprintf(what, sizeof what, "transdata case %zu (W %lld)", i, (long long)d[3]);
     compare(what, got, ref, n, 0.0);
     free(x), free(ref), free(got);
     kc_free(&c);
   }
+}
+
+static void transdata_reshape(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
   /* ND -> ND reshape [2, 255] -> [510] */
   kcase c;
   kc_init(&c, OM_TASK_TRANSDATA, 4);
@@ -940,6 +972,16 @@ static void test_public_api(void) {
 }
 
 int main(void) {
+  /* Which kernel paths run (cpu.c): the default run takes the AVX2 paths on
+   * hosts that have them, unit/test_kernels_portable sets OMRT_PORTABLE=1. */
+  const char *env = getenv("OMRT_PORTABLE");
+  printf("kernel paths: %s\n", rt_cpu()->name);
+  if (env && strcmp(env, "1") == 0) CHECK(rt_cpu()->conv_tile == NULL);
+#if defined(__x86_64__)
+  if (!env && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      __builtin_cpu_supports("f16c"))
+    CHECK(rt_cpu()->conv_tile != NULL && rt_cpu()->dwconv != NULL);
+#endif
   test_fp16();
   test_conv2d();
   test_dwconv();

@@ -1,0 +1,64 @@
+/* cpu.c - which kernel paths this host runs, decided once per process.
+ *
+ * The runtime is built for plain x86-64 (no global -mavx2): the fast kernels
+ * (kernels_cube_x86.c, kernels_vector_x86.c) are compiled per function with
+ * __attribute__((target("avx2,fma,f16c"))) and only called when the CPU has
+ * all three extensions. rt_cpu() detects them on first use (pthread_once, so
+ * any thread may call it; omrt_context_new calls it so the choice is made
+ * before the first execute) and fills a table of function pointers that the
+ * kernels call through. OMRT_PORTABLE=1 in the environment forces the
+ * portable C path whatever the CPU has (tests run both). Non-x86 builds only
+ * ever have the portable path.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
+#include "runtime/kernels.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* AVX2, FMA and F16C usable: the CPU has them (CPUID leaves 1 and 7) and the
+ * OS saves the YMM registers (OSXSAVE, then XCR0 bits 1 and 2). CPUID is read
+ * directly because compilers differ in which names __builtin_cpu_supports
+ * knows (clang 14 has no "f16c"). */
+static int has_avx2_fma_f16c(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+  int fma = (c >> 12) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1, f16c = (c >> 29) & 1;
+  if (!(fma && osxsave && avx && f16c)) return 0;
+  unsigned xcr0_lo, xcr0_hi;
+  __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  if ((xcr0_lo & 6) != 6) return 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+  return (b >> 5) & 1; /* AVX2 */
+}
+#endif
+
+static rt_cpu_paths paths;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void detect(void) {
+  paths = (rt_cpu_paths){.name = "portable"};
+  const char *env = getenv("OMRT_PORTABLE");
+  if (env && env[0] && !(env[0] == '0' && env[1] == 0)) {
+    paths.name = "portable (OMRT_PORTABLE)";
+    return;
+  }
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (has_avx2_fma_f16c()) {
+    paths.name = "avx2+fma+f16c";
+    paths.conv_tile = rt_conv_tile_x86;
+    paths.dwconv = rt_dwconv_x86;
+    paths.pool = rt_pool_x86;
+    paths.transdata = rt_transdata_x86;
+    paths.convert = rt_convert_x86;
+  }
+#endif
+}
+
+const rt_cpu_paths *rt_cpu(void) {
+  pthread_once(&once, detect);
+  return &paths;
+}

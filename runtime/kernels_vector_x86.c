@@ -1,0 +1,386 @@
+/* kernels_vector_x86.c - vector-unit kinds on AVX2 + FMA + F16C hosts:
+ * DWCONV, POOL, TRANSDATA (NCHW -> NC1HWC0) and the f16 <-> f32 conversion
+ * that TRANSDATA and COPY_SLICE use for dtype changes.
+ *
+ * DWCONV and POOL work plane by plane (one image, one channel block of 16
+ * lanes = 2 YMM per pixel). The input rows a plane needs are converted once
+ * into f32 rows in the UB, widened with the padding value (0 for DWCONV and
+ * average pooling, -inf for max pooling, so windows need no bounds tests in
+ * W), in a ring of as many rows as one output row's window spans; output
+ * rows then read their taps from the ring (L1-resident). DWCONV keeps four
+ * output pixels' accumulators in registers per tap row and runs the conv
+ * epilogue (bias, residual, act, padding lanes 0, cast) on the way out. Max
+ * pooling f16 -> f16 converts nothing: one 16-lane integer max per tap on
+ * order-preserving keys of the halves. Results equal the portable kernels'
+ * up to f32 summation order (FMA). A case whose ring does not fit the UB
+ * returns 0 and runs portably.
+ *
+ * Compiled for plain x86-64: every function carries target("avx2,fma,f16c")
+ * and is only reached through rt_cpu() (cpu.c) when the CPU has all three.
+ */
+#include "runtime/kernels.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+
+#include <immintrin.h>
+#include <math.h>
+
+#define AVX2 __attribute__((target("avx2,fma,f16c")))
+#define AVX2_INLINE __attribute__((target("avx2,fma,f16c"), always_inline)) static inline
+
+AVX2_INLINE __m256 ld8(const void *p, int f16, size_t at) {
+  return f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + at)))
+             : _mm256_loadu_ps((const float *)p + at);
+}
+
+AVX2_INLINE void st8(void *p, int f16, size_t at, __m256 v) {
+  if (f16)
+    _mm_storeu_si128((__m128i *)((uint16_t *)p + at), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+  else
+    _mm256_storeu_ps((float *)p + at, v);
+}
+
+/* --- the row ring */
+
+/* Input rows of one plane as f32, widened to `wp` pixels: pixel p of a ring
+ * row is input column p - pl, `pad` outside [0, W). Slot s holds row tag[s]. */
+typedef struct ring {
+  float *buf; /* [nslots][wp][16] */
+  int64_t nslots, wp, pl, w;
+  int64_t tag[64];
+  const void *x; /* the plane */
+  int xf16;
+  __m256 pad;
+} ring;
+
+/* Ring geometry for windows of `span` rows: 0 when it does not fit `bytes`. */
+static int ring_init(ring *r, void *buf, size_t bytes, int64_t span, int64_t wp, int64_t pl, int64_t w) {
+  if (span > 64 || wp < 1 || (uint64_t)span * (uint64_t)wp * C0 * sizeof(float) > bytes) return 0;
+  r->buf = buf, r->nslots = span, r->wp = wp, r->pl = pl, r->w = w;
+  return 1;
+}
+
+static AVX2 void ring_reset(ring *r, const void *x, int xf16, float pad) {
+  r->x = x, r->xf16 = xf16, r->pad = _mm256_set1_ps(pad);
+  for (int64_t s = 0; s < r->nslots; s++)
+    r->tag[s] = -1;
+}
+
+/* Row ih (0 <= ih < H) of the plane, converted on first use. */
+static AVX2 const float *ring_row(ring *r, int64_t ih) {
+  int64_t s = ih % r->nslots;
+  float *row = r->buf + (size_t)(s * r->wp) * C0;
+  if (r->tag[s] == ih) return row;
+  r->tag[s] = ih;
+  const size_t base = (size_t)(ih * r->w) * C0;
+  for (int64_t p = 0; p < r->wp; p++) {
+    int64_t iw = p - r->pl;
+    __m256 lo = r->pad, hi = r->pad;
+    if (iw >= 0 && iw < r->w) {
+      lo = ld8(r->x, r->xf16, base + (size_t)iw * C0);
+      hi = ld8(r->x, r->xf16, base + (size_t)iw * C0 + 8);
+    }
+    _mm256_storeu_ps(row + p * C0, lo);
+    _mm256_storeu_ps(row + p * C0 + 8, hi);
+  }
+  return row;
+}
+
+/* --- DWCONV */
+
+enum { DW_OW = 4 }; /* output pixels per register block */
+
+/* The epilogue of DWCONV's output pixels. */
+typedef struct dw_out {
+  void *y;
+  const void *res;
+  int yf16, rf16, act;
+  __m256 b0, b1, k0, k1, lo, hi;
+} dw_out;
+
+AVX2_INLINE void dw_store(const dw_out *o, size_t at, __m256 v0, __m256 v1) {
+  if (o->res)
+    v0 = _mm256_add_ps(v0, ld8(o->res, o->rf16, at)), v1 = _mm256_add_ps(v1, ld8(o->res, o->rf16, at + 8));
+  if (o->act == OM_ACT_RELU)
+    v0 = _mm256_max_ps(v0, _mm256_setzero_ps()), v1 = _mm256_max_ps(v1, _mm256_setzero_ps());
+  if (o->act == OM_ACT_CLIP)
+    v0 = _mm256_min_ps(_mm256_max_ps(v0, o->lo), o->hi), v1 = _mm256_min_ps(_mm256_max_ps(v1, o->lo), o->hi);
+  st8(o->y, o->yf16, at, _mm256_and_ps(v0, o->k0));
+  st8(o->y, o->yf16, at + 8, _mm256_and_ps(v1, o->k1));
+}
+
+/* One output row: `nr` tap rows (ring rows rows[q], kernel row taprow[q]),
+ * DW_OW pixels per block with their 2 x DW_OW accumulators in registers;
+ * kw is a constant in the common instantiations. */
+AVX2_INLINE void dw_row(const int kw, const float *wf, const float *const *rows, const int *taprow, int nr,
+                        int sw, int dw, int64_t wo, const dw_out *o, size_t at) {
+  const size_t xs = (size_t)sw * C0, xd = (size_t)dw * C0;
+  int64_t ow0 = 0;
+  for (; ow0 + DW_OW <= wo; ow0 += DW_OW) {
+    __m256 a00 = o->b0, a01 = o->b1, a10 = o->b0, a11 = o->b1, a20 = o->b0, a21 = o->b1, a30 = o->b0,
+           a31 = o->b1;
+    for (int q = 0; q < nr; q++) {
+      const float *wrow = wf + (size_t)taprow[q] * (size_t)kw * C0;
+      const float *xr = rows[q] + (size_t)ow0 * xs;
+      for (int j = 0; j < kw; j++, xr += xd) {
+        const __m256 w0 = _mm256_loadu_ps(wrow + j * C0), w1 = _mm256_loadu_ps(wrow + j * C0 + 8);
+        a00 = _mm256_fmadd_ps(_mm256_loadu_ps(xr), w0, a00);
+        a01 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + 8), w1, a01);
+        a10 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + xs), w0, a10);
+        a11 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + xs + 8), w1, a11);
+        a20 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + 2 * xs), w0, a20);
+        a21 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + 2 * xs + 8), w1, a21);
+        a30 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + 3 * xs), w0, a30);
+        a31 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + 3 * xs + 8), w1, a31);
+      }
+    }
+    size_t o0 = at + (size_t)ow0 * C0;
+    dw_store(o, o0, a00, a01);
+    dw_store(o, o0 + C0, a10, a11);
+    dw_store(o, o0 + 2 * C0, a20, a21);
+    dw_store(o, o0 + 3 * C0, a30, a31);
+  }
+  for (; ow0 < wo; ow0++) {
+    __m256 a00 = o->b0, a01 = o->b1;
+    for (int q = 0; q < nr; q++) {
+      const float *wrow = wf + (size_t)taprow[q] * (size_t)kw * C0;
+      const float *xr = rows[q] + (size_t)ow0 * xs;
+      for (int j = 0; j < kw; j++, xr += xd) {
+        a00 = _mm256_fmadd_ps(_mm256_loadu_ps(xr), _mm256_loadu_ps(wrow + j * C0), a00);
+        a01 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + 8), _mm256_loadu_ps(wrow + j * C0 + 8), a01);
+      }
+    }
+    dw_store(o, at + (size_t)ow0 * C0, a00, a01);
+  }
+}
+
+int AVX2 rt_dwconv_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core) {
+  const om_tensor *x = args->desc[0], *w = args->desc[1], *res = args->desc[3], *y = args->desc[4];
+  const void *xd = args->data[0], *wd = args->data[1], *rd = args->data[3];
+  const float *bd = args->data[2];
+  void *yd = args->data[4];
+  rt_conv_params p;
+  rt_conv_params_read(task, &p);
+  const int xf16 = x->dtype == DT_FLOAT16, wf16 = w->dtype == DT_FLOAT16, yf16 = y->dtype == DT_FLOAT16;
+  const int rf16 = res && res->dtype == DT_FLOAT16;
+  const int64_t c = x->dims[1], c1 = rt_ceil_div(c, C0), h = x->dims[2], wi = x->dims[3];
+  const int64_t ho = y->dims[2], wo = y->dims[3], taps = (int64_t)p.kh * p.kw;
+  const int64_t wp = (wo - 1) * p.sw + (int64_t)(p.kw - 1) * p.dw + 1;
+  const size_t wbytes = (size_t)taps * C0 * sizeof(float);
+  if (wbytes > core->ub_bytes) return 0;
+  float *wf = (float *)core->ub; /* the plane's weights in f32, [tap][16] */
+  ring r;
+  if (!ring_init(&r, core->ub + ((wbytes + 63) & ~(size_t)63), core->ub_bytes - ((wbytes + 63) & ~(size_t)63),
+                 (int64_t)(p.kh - 1) * p.dh + 1, wp, p.pl, wi))
+    return 0;
+  const __m256 clo = _mm256_set1_ps(p.clip_min), chi = _mm256_set1_ps(p.clip_max);
+  for (uint64_t unit = lo; unit < hi; unit++) {
+    const int64_t cb = (int64_t)unit % c1;
+    for (int64_t t = 0; t < taps * 2; t++)
+      _mm256_storeu_ps(wf + t * 8, ld8(wd, wf16, (size_t)(cb * taps) * C0 + (size_t)t * 8));
+    float bias[C0];
+    uint32_t keep[C0];
+    for (int j = 0; j < C0; j++) {
+      int64_t ch = cb * C0 + j;
+      keep[j] = ch < c ? 0xffffffffu : 0u;
+      bias[j] = bd && ch < c ? bd[ch] : 0.0f;
+    }
+    const __m256 b0 = _mm256_loadu_ps(bias), b1 = _mm256_loadu_ps(bias + 8);
+    const __m256 k0 = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)keep));
+    const __m256 k1 = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(keep + 8)));
+    ring_reset(&r, (const uint8_t *)xd + (size_t)unit * (size_t)(h * wi) * C0 * (xf16 ? 2 : 4), xf16, 0.0f);
+    size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
+    for (int64_t oh = 0; oh < ho; oh++) {
+      const float *rows[64];
+      int taprow[64], nr = 0;
+      for (int i = 0; i < p.kh; i++) {
+        int64_t ih = oh * p.sh - p.pt + (int64_t)i * p.dh;
+        if (ih < 0 || ih >= h) continue;
+        rows[nr] = ring_row(&r, ih), taprow[nr++] = i;
+      }
+      const dw_out o = {yd, rd, yf16, rf16, p.act, b0, b1, k0, k1, clo, chi};
+      if (p.kw == 3)
+        dw_row(3, wf, rows, taprow, nr, p.sw, p.dw, wo, &o, at);
+      else if (p.kw == 5)
+        dw_row(5, wf, rows, taprow, nr, p.sw, p.dw, wo, &o, at);
+      else
+        dw_row(p.kw, wf, rows, taprow, nr, p.sw, p.dw, wo, &o, at);
+      at += (size_t)wo * C0;
+    }
+  }
+  return 1;
+}
+
+/* --- POOL */
+
+/* f16 bits -> int16 whose signed order is the float order (negative halves
+ * have their magnitude bits flipped); its own inverse. */
+AVX2_INLINE __m256i h_order(__m256i h) {
+  return _mm256_xor_si256(h, _mm256_and_si256(_mm256_srai_epi16(h, 15), _mm256_set1_epi16(0x7fff)));
+}
+
+/* Max pooling f16 -> f16 straight on the halves: one 16-lane integer max per
+ * tap on order-preserving keys (exact: max picks one of its inputs). Taps
+ * outside the input are skipped as in the portable kernel. NaNs are not
+ * propagated the portable way (it keeps the running max); -0 and +0 may
+ * come out the other way round. */
+static AVX2 void maxpool_f16(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi) {
+  const om_tensor *x = args->desc[0], *y = args->desc[1];
+  const uint16_t *xd = args->data[0];
+  uint16_t *yd = args->data[1];
+  const int32_t *q = task->params;
+  const int64_t kh = q[0], kw = q[1], sh = q[2], sw = q[3], pt = q[4], pl = q[5];
+  const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
+  for (uint64_t unit = lo; unit < hi; unit++) {
+    const uint16_t *xp = xd + (size_t)unit * (size_t)(h * w) * C0;
+    uint16_t *yp = yd + (size_t)unit * (size_t)(ho * wo) * C0;
+    for (int64_t oh = 0; oh < ho; oh++) {
+      int64_t h0 = oh * sh - pt, ih0 = h0 < 0 ? 0 : h0, ih1 = h0 + kh < h ? h0 + kh : h;
+      for (int64_t ow = 0; ow < wo; ow++, yp += C0) {
+        int64_t w0 = ow * sw - pl, iw0 = w0 < 0 ? 0 : w0, iw1 = w0 + kw < w ? w0 + kw : w;
+        __m256i m = _mm256_set1_epi16(INT16_MIN);
+        for (int64_t ih = ih0; ih < ih1; ih++)
+          for (int64_t iw = iw0; iw < iw1; iw++)
+            m = _mm256_max_epi16(
+                m, h_order(_mm256_loadu_si256((const __m256i *)(xp + (size_t)(ih * w + iw) * C0))));
+        _mm256_storeu_si256((__m256i *)yp, h_order(m));
+      }
+    }
+  }
+}
+
+int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core) {
+  const om_tensor *x = args->desc[0], *y = args->desc[1];
+  const void *xd = args->data[0];
+  void *yd = args->data[1];
+  const int32_t *q = task->params;
+  const int64_t kh = q[0], kw = q[1], sh = q[2], sw = q[3], pt = q[4], pl = q[5], pb = q[6], pr = q[7];
+  const int is_max = q[8] == 0, include_pad = q[9] != 0;
+  const int xf16 = x->dtype == DT_FLOAT16, yf16 = y->dtype == DT_FLOAT16;
+  const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
+  if (is_max && xf16 && yf16) {
+    maxpool_f16(task, args, lo, hi);
+    return 1;
+  }
+  /* Windows may end past W + pr with ceil rounding: widen to the last one. */
+  int64_t wp = (wo - 1) * sw + kw;
+  if (wp < pl + w) wp = pl + w;
+  ring r;
+  if (!ring_init(&r, core->ub, core->ub_bytes, kh, wp, pl, w)) return 0;
+  for (uint64_t unit = lo; unit < hi; unit++) {
+    ring_reset(&r, (const uint8_t *)xd + (size_t)unit * (size_t)(h * w) * C0 * (xf16 ? 2 : 4), xf16,
+               is_max ? -INFINITY : 0.0f);
+    size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
+    for (int64_t oh = 0; oh < ho; oh++) {
+      int64_t h0 = oh * sh - pt, h1 = h0 + kh;
+      int64_t ph1 = h1 < h + pb ? h1 : h + pb;
+      int64_t ih0 = h0 < 0 ? 0 : h0, ih1 = h1 < h ? h1 : h;
+      const float *rows[64];
+      int nr = 0;
+      for (int64_t ih = ih0; ih < ih1; ih++)
+        rows[nr++] = ring_row(&r, ih);
+      for (int64_t ow = 0; ow < wo; ow++, at += C0) {
+        int64_t w0 = ow * sw - pl, w1 = w0 + kw;
+        const __m256 init = _mm256_set1_ps(is_max ? -INFINITY : 0.0f);
+        __m256 a0 = init, a1 = init;
+        const size_t off = (size_t)(ow * sw) * C0;
+        for (int i = 0; i < nr; i++) {
+          const float *xr = rows[i] + off;
+          if (is_max) {
+            for (int64_t j = 0; j < kw; j++)
+              a0 = _mm256_max_ps(a0, _mm256_loadu_ps(xr + j * C0)),
+              a1 = _mm256_max_ps(a1, _mm256_loadu_ps(xr + j * C0 + 8));
+          } else {
+            for (int64_t j = 0; j < kw; j++)
+              a0 = _mm256_add_ps(a0, _mm256_loadu_ps(xr + j * C0)),
+              a1 = _mm256_add_ps(a1, _mm256_loadu_ps(xr + j * C0 + 8));
+          }
+        }
+        if (!is_max) {
+          int64_t pw1 = w1 < w + pr ? w1 : w + pr;
+          int64_t iw0 = w0 < 0 ? 0 : w0, iw1 = w1 < w ? w1 : w;
+          int64_t count = include_pad ? (ph1 - h0) * (pw1 - w0) : (ih1 - ih0) * (iw1 - iw0);
+          const __m256 inv = _mm256_set1_ps(1.0f / (float)count);
+          a0 = _mm256_mul_ps(a0, inv), a1 = _mm256_mul_ps(a1, inv);
+        }
+        st8(yd, yf16, at, a0);
+        st8(yd, yf16, at + 8, a1);
+      }
+    }
+  }
+  return 1;
+}
+
+/* --- TRANSDATA ND (NCHW) -> NC1HWC0: 8 channels x 8 pixels transposed in
+ * registers. The other direction (model outputs, small) stays portable. */
+
+AVX2_INLINE void transpose8(__m256 r[8]) {
+  __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20), r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20), r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31), r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi) {
+  const om_tensor *s = args->desc[0], *d = args->desc[1];
+  if (s->layout != LAYOUT_ND || d->layout != LAYOUT_NC1HWC0) return 0;
+  const void *sp = args->data[0];
+  void *dp = args->data[1];
+  const int sf16 = s->dtype == DT_FLOAT16, df16 = d->dtype == DT_FLOAT16;
+  const int64_t c = d->dims[1], h = d->dims[2], w = d->dims[3], c1 = rt_ceil_div(c, C0);
+  for (uint64_t row = lo; row < hi; row++) {
+    const int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, in = (int64_t)row / h / c1;
+    const size_t out = (size_t)row * (size_t)w * C0;
+    int64_t iw = 0;
+    for (; iw + 8 <= w; iw += 8) {
+      for (int half = 0; half < 2; half++) {
+        if (cb * C0 + half * 8 >= c) { /* padding channels only */
+          for (int j = 0; j < 8; j++)
+            st8(dp, df16, out + (size_t)(iw + j) * C0 + (size_t)half * 8, _mm256_setzero_ps());
+          continue;
+        }
+        __m256 r[8];
+        for (int j = 0; j < 8; j++) {
+          int64_t ch = cb * C0 + half * 8 + j;
+          r[j] = ch < c ? ld8(sp, sf16, (size_t)(((in * c + ch) * h + ih) * w + iw)) : _mm256_setzero_ps();
+        }
+        transpose8(r);
+        for (int j = 0; j < 8; j++)
+          st8(dp, df16, out + (size_t)(iw + j) * C0 + (size_t)half * 8, r[j]);
+      }
+    }
+    for (; iw < w; iw++) {
+      float v[C0];
+      for (int j = 0; j < C0; j++) {
+        int64_t ch = cb * C0 + j;
+        v[j] = ch < c ? rt_get(sp, (int)s->dtype, (size_t)(((in * c + ch) * h + ih) * w + iw)) : 0.0f;
+      }
+      st8(dp, df16, out + (size_t)iw * C0, _mm256_loadu_ps(v));
+      st8(dp, df16, out + (size_t)iw * C0 + 8, _mm256_loadu_ps(v + 8));
+    }
+  }
+  return 1;
+}
+
+/* --- f16 <-> f32 runs */
+
+int AVX2 rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n) {
+  if (dd == sd || (dd != DT_FLOAT16 && dd != DT_FLOAT32) || (sd != DT_FLOAT16 && sd != DT_FLOAT32)) return 0;
+  const int sf16 = sd == DT_FLOAT16, df16 = dd == DT_FLOAT16;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    st8(dst, df16, di + i, ld8(src, sf16, si + i));
+  for (; i < n; i++)
+    rt_put(dst, dd, di + i, rt_get(src, sd, si + i));
+  return 1;
+}
+
+#endif
