@@ -1,0 +1,274 @@
+/* replay.c - replays the fuzz regression corpus through the fuzz targets, in
+ * any build (ctest fuzz/regressions; under ASan/UBSan in CI).
+ *
+ *   fuzz_replay DIR_OR_FILE...
+ *
+ * A file's target is the name of its directory (regressions/<target>/<file>);
+ * a directory is walked one level deep, and a directory named after a target
+ * replays every file in it. Per input it asserts what issue 5 promises: no
+ * crash (a sanitizer report or a signal ends the process, and ctest sees it),
+ * and every refusal carries a specific message: non-empty, naming the model
+ * (FUZZ_ONNX_LABEL) for the ONNX targets or the om header / partition /
+ * runtime call for the om targets, and saying more than that name.
+ * Prints one line per input with the outcome; exit status 1 if any check
+ * failed.
+ *
+ *   fuzz_replay --dump-compile FILE OUT.onnx   writes a compile input's model
+ *
+ *   fuzz_replay --sweep FILE.om [PREFIX_BYTES [RANDOM [TRUNCATIONS]]]
+ * The om damage sweep of issue 5 (tests/fuzz/sweep.sh): flips every bit of
+ * the first PREFIX_BYTES (default 65536), then every bit of RANDOM (default
+ * 4096) random byte positions, and truncates at TRUNCATIONS (default 1000)
+ * lengths; each damaged copy must be refused with a message, or, if it loads
+ * (a flip no checksum covers), give outputs identical to the original's on
+ * the same input. Prints the counts; exit status 1 on any violation.
+ */
+#include <stdint.h>
+#include "omrt.h"
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fuzz_targets.h"
+
+typedef struct target {
+  const char *name;
+  int (*run)(const uint8_t *, size_t);
+  const char *must_name; /* a refusal message starts with this */
+} target;
+
+static const target targets[] = {
+    {"onnx", fuzz_onnx, FUZZ_ONNX_LABEL ": "},
+    {"compile", fuzz_compile, FUZZ_ONNX_LABEL ": "},
+    {"om", fuzz_om, "om"},
+    {"om_mutate", fuzz_om_mutate, "om"},
+};
+
+static int failures, inputs;
+
+static const target *target_named(const char *name) {
+  for (size_t i = 0; i < sizeof targets / sizeof *targets; i++)
+    if (!strcmp(targets[i].name, name)) return &targets[i];
+  return NULL;
+}
+
+static uint8_t *read_all(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  uint8_t *buf = NULL;
+  size_t cap = 0, n = 0, got;
+  do {
+    if (n == cap) {
+      uint8_t *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
+      if (!nb) break;
+      buf = nb;
+    }
+    got = fread(buf + n, 1, cap - n, f);
+    n += got;
+  } while (got > 0);
+  fclose(f);
+  *size = n;
+  return buf ? buf : malloc(1);
+}
+
+static void replay_file(const target *t, const char *path) {
+  size_t size = 0;
+  uint8_t *data = read_all(path, &size);
+  inputs++;
+  if (!data) {
+    printf("FAIL %s: cannot read\n", path);
+    failures++;
+    return;
+  }
+  t->run(data, size);
+  free(data);
+  const char *msg = fuzz_last.msg;
+  size_t prefix = strlen(t->must_name);
+  if (!fuzz_last.rejected) {
+    printf("ok   %s [%s]: accepted\n", path, t->name);
+  } else if (strncmp(msg, t->must_name, prefix) != 0 || strlen(msg) < prefix + 12) {
+    printf("FAIL %s [%s]: refusal message is not specific: \"%s\"\n", path, t->name, msg);
+    failures++;
+  } else {
+    printf("ok   %s [%s]: %s\n", path, t->name, msg);
+  }
+}
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s && s[1] ? s + 1 : path;
+}
+
+static void replay_dir(const char *dir, const target *t) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    printf("FAIL %s: cannot open\n", dir);
+    failures++;
+    return;
+  }
+  struct dirent *e;
+  char **names = NULL;
+  size_t n = 0;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char **nn = realloc(names, (n + 1) * sizeof *names);
+    if (!nn) break;
+    names = nn;
+    names[n++] = strdup(e->d_name);
+  }
+  closedir(d);
+  for (size_t i = 0; i < n; i++) { /* sorted would be nicer; order does not matter */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+      const target *sub = target_named(names[i]);
+      if (sub) replay_dir(path, sub);
+    } else if (t && strcmp(names[i], "README.md") != 0) {
+      replay_file(t, path);
+    }
+    free(names[i]);
+  }
+  free(names);
+}
+
+/* Runs m once on a fixed input pattern; returns malloc'd concatenated outputs. */
+static uint8_t *run_model(omrt_model *m, size_t *bytes_out) {
+  int nin = omrt_model_num_inputs(m), nout = omrt_model_num_outputs(m);
+  const void *in[64];
+  void *out[64];
+  size_t total = 0, off = 0;
+  omrt_tensor_desc d;
+  if (nin > 64 || nout > 64) return NULL;
+  for (int i = 0; i < nout; i++) total += omrt_model_output(m, i, &d) == OMRT_OK ? d.bytes : 0;
+  uint8_t *all = calloc(1, total + 1);
+  for (int i = 0; i < nin; i++) {
+    omrt_model_input(m, i, &d);
+    uint8_t *p = malloc(d.bytes + 1);
+    for (size_t k = 0; p && k < d.bytes; k++) p[k] = (uint8_t)(k % 251 == 0 ? 0 : 0x3c); /* f16/f32 ~1.0 */
+    in[i] = p;
+  }
+  for (int i = 0; i < nout; i++) {
+    omrt_model_output(m, i, &d);
+    out[i] = all + off;
+    off += d.bytes;
+  }
+  omrt_context *ctx = NULL;
+  omrt_status s = omrt_context_new(m, &ctx);
+  if (s == OMRT_OK) s = omrt_execute(ctx, in, out);
+  omrt_context_free(ctx);
+  for (int i = 0; i < nin; i++) free((void *)in[i]);
+  if (s != OMRT_OK) {
+    free(all);
+    return NULL;
+  }
+  *bytes_out = total;
+  return all;
+}
+
+static int sweep(const char *path, size_t prefix, size_t nrandom, size_t ntrunc) {
+  size_t size = 0;
+  uint8_t *file = read_all(path, &size);
+  if (!file) return fprintf(stderr, "%s: cannot read\n", path), 1;
+  uint8_t *good = aligned_alloc(64, (size + 64) / 64 * 64), *buf = aligned_alloc(64, (size + 64) / 64 * 64);
+  memcpy(good, file, size);
+  free(file);
+  omrt_model *m = NULL;
+  if (omrt_model_load_memory(good, size, NULL, &m) != OMRT_OK)
+    return fprintf(stderr, "%s: %s\n", path, omrt_last_error()), 1;
+  size_t ref_bytes = 0;
+  uint8_t *ref = run_model(m, &ref_bytes);
+  omrt_model_free(m);
+  if (!ref) return fprintf(stderr, "%s: reference run failed: %s\n", path, omrt_last_error()), 1;
+  long refused = 0, loaded_same = 0, bad = 0;
+  uint64_t rng = 0x5eed;
+  size_t nflips = (prefix < size ? prefix : size) * 8 + nrandom * 8;
+  memcpy(buf, good, size);
+  for (size_t f = 0; f < nflips + ntrunc; f++) {
+    size_t len = size, byte = 0;
+    int bit = 0;
+    if (f < (prefix < size ? prefix : size) * 8) {
+      byte = f / 8, bit = (int)(f % 8);
+    } else if (f < nflips) {
+      if (f % 8 == 0) rng = rng * 6364136223846793005u + 1442695040888963407u;
+      byte = (size_t)((rng >> 16) % size), bit = (int)(f % 8);
+    } else {
+      rng = rng * 6364136223846793005u + 1442695040888963407u;
+      len = (size_t)((rng >> 16) % size);
+    }
+    if (len == size) buf[byte] ^= (uint8_t)(1u << bit);
+    omrt_model *dm = NULL;
+    omrt_status s = omrt_model_load_memory(buf, len, NULL, &dm);
+    if (s != OMRT_OK) {
+      if (!omrt_last_error()[0]) bad++, printf("FAIL byte %zu bit %d len %zu: refusal without a message\n", byte, bit, len);
+      refused++;
+    } else {
+      size_t ob = 0;
+      uint8_t *o = run_model(dm, &ob);
+      if (!o || ob != ref_bytes || memcmp(o, ref, ob) != 0) {
+        bad++;
+        printf("FAIL byte %zu bit %d len %zu: loaded but outputs differ\n", byte, bit, len);
+      } else {
+        loaded_same++;
+      }
+      free(o);
+    }
+    omrt_model_free(dm);
+    if (len == size) buf[byte] ^= (uint8_t)(1u << bit);
+    if ((f + 1) % 50000 == 0) fprintf(stderr, "sweep: %zu/%zu\n", f + 1, nflips + ntrunc);
+  }
+  printf("sweep %s (%zu bytes): %zu bit flips + %zu truncations: %ld refused, %ld loaded with "
+         "identical outputs, %ld violations\n",
+         path, size, nflips, ntrunc, refused, loaded_same, bad);
+  free(ref);
+  free(good);
+  free(buf);
+  return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 3 && !strcmp(argv[1], "--sweep"))
+    return sweep(argv[2], argc > 3 ? strtoull(argv[3], NULL, 0) : 65536,
+                 argc > 4 ? strtoull(argv[4], NULL, 0) : 4096, argc > 5 ? strtoull(argv[5], NULL, 0) : 1000);
+  setenv("OMRT_THREADS", "1", 0);
+  if (argc == 4 && !strcmp(argv[1], "--dump-compile")) {
+    size_t size = 0, out_size = 0;
+    uint8_t *data = read_all(argv[2], &size), *out = NULL;
+    if (!data || fuzz_compile_model_bytes(data, size, &out, &out_size) != 0) return 1;
+    FILE *f = fopen(argv[3], "wb");
+    int ok = f && fwrite(out, 1, out_size, f) == out_size;
+    if (f) fclose(f);
+    free(data);
+    free(out);
+    return ok ? 0 : 1;
+  }
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s DIR_OR_FILE...\n", argv[0]);
+    return 2;
+  }
+  for (int i = 1; i < argc; i++) {
+    struct stat st;
+    if (stat(argv[i], &st) != 0) {
+      printf("FAIL %s: not found\n", argv[i]);
+      failures++;
+    } else if (S_ISDIR(st.st_mode)) {
+      replay_dir(argv[i], target_named(base_name(argv[i])));
+    } else {
+      char dir[4096];
+      snprintf(dir, sizeof dir, "%s", argv[i]);
+      char *slash = strrchr(dir, '/');
+      if (slash) *slash = '\0';
+      const target *t = target_named(slash ? base_name(dir) : ".");
+      if (!t) {
+        printf("FAIL %s: its directory names no target\n", argv[i]);
+        failures++;
+      } else {
+        replay_file(t, argv[i]);
+      }
+    }
+  }
+  printf("fuzz_replay: %d inputs, %d failed\n", inputs, failures);
+  return failures ? 1 : 0;
+}
