@@ -2,16 +2,23 @@
 # Installs everything the build, the tests and models/ need, from Debian packages.
 # clang-14 + libclang-rt-14-dev: the libFuzzer targets of tests/fuzz (CI runs them briefly).
 # Safe to run again: apt-get skips what is already installed.
+#   --bench  also what bench/run.sh needs: GNU time (already in the base list),
+#            and Node.js with npm unless a node and an npm are already on PATH
+#            (a Node.js from elsewhere is kept: Debian's npm would conflict with it).
 set -eu
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 PACKAGES="build-essential cmake pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev libyaml-dev
-          python3 python3-numpy python3-torch python3-torchvision python3-onnx
+          python3 python3-numpy python3-torch python3-torchvision python3-onnx time
           clang-14 libclang-rt-14-dev"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
+if [ "${1:-}" = "--bench" ]; then
+  command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+  command -v npm >/dev/null 2>&1 || missing="$missing npm"
+fi
 if [ -n "$missing" ]; then
   echo "install-deps: installing:$missing"
   $SUDO apt-get update -qq

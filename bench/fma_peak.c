@@ -1,0 +1,193 @@
+/* fma_peak - this machine's fp32 FMA peak, the yardstick of bench/run.sh.
+ *
+ *   fma_peak [--threads 1,2] [--seconds S]
+ *
+ * Each thread runs a loop of 8-wide fp32 FMAs (AVX2+FMA, chosen at run time
+ * with __builtin_cpu_supports) on ACC independent accumulator chains, so the
+ * loop is bound by FMA throughput, not by its latency (two FMA pipes x about
+ * 4-5 cycles latency needs at least 10 chains in flight). All threads start
+ * together at a barrier and keep running windows of about 2 ms each for the
+ * whole measurement; each thread keeps its fastest window, and the figure is
+ * the sum over the threads of flops per fastest window. Taking the fastest of
+ * many short windows finds the peak even when other work shares the machine
+ * (it only has to leave some windows alone); on an idle machine it equals the
+ * sustained rate. One FMA counts as 2 flops.
+ * Without AVX2+FMA a portable C loop on the same chains is measured instead
+ * (and the "isa" field says so).
+ *
+ * Output, one line per thread count (read by bench/run.sh):
+ *   fma_peak: threads 1, isa avx2+fma, 123.45 GFLOP/s
+ *
+ * Build: cc -O2 -pthread bench/fma_peak.c -o fma_peak   (no -mavx2 needed)
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HAVE_X86 1
+#else
+#define HAVE_X86 0
+#endif
+
+enum { ACC = 12, INNER = 1000 };
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Keeps results alive so the compiler cannot drop the loops. */
+static volatile float sink;
+
+#if HAVE_X86
+/* iters x INNER x ACC FMAs of 8 lanes each. */
+__attribute__((target("avx2,fma"))) static void fma_avx2(long iters) {
+  __m256 a[ACC];
+  const __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
+  for (int k = 0; k < ACC; k++) a[k] = _mm256_set1_ps((float)k);
+  for (long i = 0; i < iters; i++) {
+    for (int j = 0; j < INNER; j++) {
+      /* written out so each chain is one register */
+      a[0] = _mm256_fmadd_ps(a[0], x, y);
+      a[1] = _mm256_fmadd_ps(a[1], x, y);
+      a[2] = _mm256_fmadd_ps(a[2], x, y);
+      a[3] = _mm256_fmadd_ps(a[3], x, y);
+      a[4] = _mm256_fmadd_ps(a[4], x, y);
+      a[5] = _mm256_fmadd_ps(a[5], x, y);
+      a[6] = _mm256_fmadd_ps(a[6], x, y);
+      a[7] = _mm256_fmadd_ps(a[7], x, y);
+      a[8] = _mm256_fmadd_ps(a[8], x, y);
+      a[9] = _mm256_fmadd_ps(a[9], x, y);
+      a[10] = _mm256_fmadd_ps(a[10], x, y);
+      a[11] = _mm256_fmadd_ps(a[11], x, y);
+    }
+  }
+  __m256 s = a[0];
+  for (int k = 1; k < ACC; k++) s = _mm256_add_ps(s, a[k]);
+  float out[8];
+  _mm256_storeu_ps(out, s);
+  sink = out[0];
+}
+#endif
+
+/* The same work, 8 lanes per chain in plain C (what the compiler makes of it). */
+static void fma_portable(long iters) {
+  float a[ACC][8];
+  const float x = 0.999999f, y = 1e-7f;
+  for (int k = 0; k < ACC; k++)
+    for (int l = 0; l < 8; l++) a[k][l] = (float)k;
+  for (long i = 0; i < iters; i++)
+    for (int j = 0; j < INNER; j++)
+      for (int k = 0; k < ACC; k++)
+        for (int l = 0; l < 8; l++) a[k][l] = a[k][l] * x + y;
+  float s = 0;
+  for (int k = 0; k < ACC; k++) s += a[k][0];
+  sink = s;
+}
+
+static int use_avx2;
+static pthread_barrier_t start_barrier;
+
+typedef struct job {
+  long iters;      /* outer iterations per window */
+  double seconds;  /* how long to keep measuring windows */
+  double best;     /* fastest window (s) */
+} job;
+
+static void run_window(long iters) {
+#if HAVE_X86
+  if (use_avx2)
+    fma_avx2(iters);
+  else
+#endif
+    fma_portable(iters);
+}
+
+static void *worker(void *p) {
+  job *j = p;
+  pthread_barrier_wait(&start_barrier);
+  double start = now_s(), t = start;
+  j->best = 1e30;
+  do {
+    double t0 = now_s();
+    run_window(j->iters);
+    t = now_s();
+    if (t - t0 < j->best) j->best = t - t0;
+  } while (t - start < j->seconds);
+  return NULL;
+}
+
+/* GFLOP/s of `threads` threads running windows of `iters` for `seconds`. */
+static double measure(int threads, long iters, double seconds) {
+  pthread_t tid[64];
+  job jobs[64];
+  pthread_barrier_init(&start_barrier, NULL, (unsigned)threads);
+  for (int t = 1; t < threads; t++) {
+    jobs[t] = (job){.iters = iters, .seconds = seconds};
+    if (pthread_create(&tid[t], NULL, worker, &jobs[t]) != 0) {
+      fprintf(stderr, "fma_peak: cannot start thread %d\n", t);
+      exit(1);
+    }
+  }
+  jobs[0] = (job){.iters = iters, .seconds = seconds};
+  worker(&jobs[0]);
+  double gflops = 0;
+  for (int t = 0; t < threads; t++) {
+    if (t) pthread_join(tid[t], NULL);
+    gflops += 2.0 * 8 * ACC * INNER * (double)iters / jobs[t].best / 1e9;
+  }
+  pthread_barrier_destroy(&start_barrier);
+  return gflops;
+}
+
+int main(int argc, char **argv) {
+  const char *list = "1,2";
+  double seconds = 0.5;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+      list = argv[++i];
+    else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+      seconds = atof(argv[++i]);
+    else {
+      fprintf(stderr, "usage: fma_peak [--threads 1,2] [--seconds S]\n");
+      return 1;
+    }
+  }
+  if (seconds <= 0) seconds = 0.5;
+#if HAVE_X86
+  __builtin_cpu_init();
+  use_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  const char *isa = use_avx2 ? "avx2+fma" : "portable-c";
+
+  /* Calibrate on one thread: outer iterations for a window of about 2 ms. */
+  long iters = 1;
+  for (;;) {
+    double t0 = now_s();
+    run_window(iters);
+    double dt = now_s() - t0;
+    if (dt > 0.0005 || iters > (1L << 40)) {
+      iters = (long)((double)iters * 0.002 / dt) + 1;
+      break;
+    }
+    iters *= 2;
+  }
+  for (const char *s = list; *s;) {
+    char *end;
+    long threads = strtol(s, &end, 10);
+    if (end == s || threads < 1 || threads > 64) {
+      fprintf(stderr, "fma_peak: bad --threads list '%s'\n", list);
+      return 1;
+    }
+    double best = measure((int)threads, iters, seconds);
+    printf("fma_peak: threads %ld, isa %s, %.2f GFLOP/s\n", threads, isa, best);
+    fflush(stdout);
+    s = *end == ',' ? end + 1 : end;
+  }
+  return 0;
+}
