@@ -138,16 +138,11 @@ static const char *act_name(int32_t a) {
   return a >= 0 && a < (int32_t)(sizeof names / sizeof *names) ? names[a] : NULL;
 }
 
-static const char *elt_op_name(int32_t op) {
-  static const char *const names[] = {"none", "add", "sub", "mul", "div", "max", "min"};
-  return op >= 0 && op < (int32_t)(sizeof names / sizeof *names) ? names[op] : NULL;
-}
-
 static const char *pool_mode_name(int32_t m) { return m == 0 ? "max" : m == 1 ? "avg" : NULL; }
 
 /* ---- what each task kind's slots and params mean (om_format.h) ---- */
 
-typedef enum param_type { P_INT, P_F32, P_ACT, P_ELT_OP, P_POOL_MODE } param_type;
+typedef enum param_type { P_INT, P_F32, P_ACT, P_POOL_MODE } param_type;
 typedef struct param_desc {
   const char *name;
   param_type type;
@@ -173,8 +168,6 @@ static const kind_desc kinds[] = {
                       {{"kh", P_INT}, {"kw", P_INT}, {"stride_h", P_INT}, {"stride_w", P_INT},
                        {"pad_top", P_INT}, {"pad_left", P_INT}, {"pad_bottom", P_INT},
                        {"pad_right", P_INT}, {"mode", P_POOL_MODE}, {"count_include_pad", P_INT}}},
-    [OM_TASK_ELTWISE] = {"ELTWISE", {"a", "b", "y"},
-                         {{"op", P_ELT_OP}, {"act", P_ACT}, {"clip_min", P_F32}, {"clip_max", P_F32}}},
     [OM_TASK_COPY_SLICE] = {"COPY_SLICE", {"x", "y"}, {{"axis", P_INT}, {"offset", P_INT}}},
     [OM_TASK_SOFTMAX] = {"SOFTMAX", {"x", "y"}, {{"axis", P_INT}, {"coerce_2d", P_INT}, {"log", P_INT}}},
     [OM_TASK_VPROG] = {"VPROG", {NULL}, {{"program", P_INT}}}, /* slots: in0.., out0.. */
@@ -288,7 +281,6 @@ static void dump_param(jbuf *b, param_type type, int32_t v) {
   case P_INT: jprintf(b, "%d", v); return;
   case P_F32: jfloat(b, v); return;
   case P_ACT: name = act_name(v); break;
-  case P_ELT_OP: name = elt_op_name(v); break;
   case P_POOL_MODE: name = pool_mode_name(v); break;
   }
   if (name) jprintf(b, "\"%s\"", name);

@@ -174,13 +174,8 @@ typedef enum om_task_kind {
    *   Global average pooling is avg with kh=H, kw=W. Block unit: N*C1. */
   OM_TASK_POOL = 4,
 
-  /* ELTWISE (vector unit): y = act(a op b), or y = act(a) with op NONE.
-   *   tensors: [0] a, [1] b or OM_NONE, [2] y; a, b, y have the same layout
-   *   and logical dims (padding lanes of NC1HWC0 stay 0 for ADD/SUB/MUL/MAX/MIN
-   *   and act RELU/NONE, and are rewritten as 0 otherwise); f16/f32 mixed.
-   *   params: [0] op (om_elt_op) [1] act [2] clip_min [3] clip_max (f32 bits).
-   *   Block unit: physical elements. */
-  OM_TASK_ELTWISE = 5,
+  /* 5 was ELTWISE (binary ops with an activation), retired: elementwise work
+   * of every kind is VPROG. The number is not reused. */
 
   /* COPY_SLICE (vector unit): y[..., offset : offset + x.dims[axis], ...] = x
    *   along logical `axis`; one task per Concat input. x and y share layout
@@ -211,16 +206,6 @@ typedef enum om_task_kind {
    *   Block unit: 256-element tiles of the output's physical elements. */
   OM_TASK_VPROG = 8,
 } om_task_kind;
-
-typedef enum om_elt_op {
-  OM_ELT_NONE = 0, /* unary: y = act(a) */
-  OM_ELT_ADD = 1,
-  OM_ELT_SUB = 2,
-  OM_ELT_MUL = 3,
-  OM_ELT_DIV = 4,
-  OM_ELT_MAX = 5,
-  OM_ELT_MIN = 6,
-} om_elt_op;
 
 enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
 

@@ -39,8 +39,8 @@
  *
  * Vector programs (VPROG) split the outputs' physical elements into
  * 256-element tiles: block_dim = min(tiles, 4 * ai_cores, ceil(elements /
- * 4096)), a few blocks per core like the cube (programs are the bulk of the
- * vector work), never smaller than 4096 elements a block.
+ * 4096)): a few blocks per core, so a preempted worker delays little, and
+ * never fewer than 4096 elements a block, so dispatch stays cheap.
  */
 #include "pass.h"
 

@@ -18,7 +18,6 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_CONV2D] = {"CONV2D", rt_conv2d_run, rt_conv2d_check},
     [OM_TASK_DWCONV] = {"DWCONV", rt_dwconv_run, rt_dwconv_check},
     [OM_TASK_POOL] = {"POOL", rt_pool_run, rt_pool_check},
-    [OM_TASK_ELTWISE] = {"ELTWISE", rt_eltwise_run, rt_eltwise_check},
     [OM_TASK_COPY_SLICE] = {"COPY_SLICE", rt_copy_slice_run, rt_copy_slice_check},
     [OM_TASK_SOFTMAX] = {"SOFTMAX", rt_softmax_run, rt_softmax_check},
     [OM_TASK_VPROG] = {"VPROG", rt_vprog_run, rt_vprog_check, rt_vprog_prepare},

@@ -14,7 +14,6 @@
  *   TRANSDATA   rows of dst: N*C1*H (NC1HWC0 dst) or N*C*H (rank-4 ND dst);
  *               elements for ND -> ND and NC1HWC0 -> NC1HWC0 copies
  *   CONV2D      tiles (om_format.h);  DWCONV, POOL  N*C1 planes
- *   ELTWISE     physical elements
  *   COPY_SLICE  physical dims before the axis (NC1HWC0 is [N][C1][H][W][16],
  *               so axis 1 splits N, axis 2 N*C1, axis 3 N*C1*H); axis 0:
  *               elements of the (contiguous) copy
@@ -226,8 +225,6 @@ void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_
 omrt_status rt_dwconv_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task);
-void rt_eltwise_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
-omrt_status rt_eltwise_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_copy_slice_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);

@@ -1,6 +1,6 @@
 /* kernels_vector.c - the vector-unit task kinds: TRANSDATA, DWCONV, POOL,
- * ELTWISE, COPY_SLICE, SOFTMAX (contracts in om_format.h, block units in
- * kernels.h).
+ * COPY_SLICE, SOFTMAX (contracts in om_format.h, block units in kernels.h).
+ * Elementwise work is VPROG (vprog_exec.c).
  *
  * DWCONV stages each channel block's weights in the UB as f32 (checked at load
  * to fit: KH*KW*16*4 bytes).
@@ -286,95 +286,6 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
                          (long long)out, (long long)in);
   }
   return rt_chk_block_dim(&c, (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(x->dims[1], C0), "N*C1 planes");
-}
-
-/* --- ELTWISE */
-
-static void eltwise_chunk(int op, int act, float lo, float hi, float *a, const float *b, size_t n) {
-  switch (op) {
-  case OM_ELT_ADD:
-    for (size_t i = 0; i < n; i++)
-      a[i] += b[i];
-    break;
-  case OM_ELT_SUB:
-    for (size_t i = 0; i < n; i++)
-      a[i] -= b[i];
-    break;
-  case OM_ELT_MUL:
-    for (size_t i = 0; i < n; i++)
-      a[i] *= b[i];
-    break;
-  case OM_ELT_DIV:
-    for (size_t i = 0; i < n; i++)
-      a[i] /= b[i];
-    break;
-  case OM_ELT_MAX:
-    for (size_t i = 0; i < n; i++)
-      a[i] = a[i] > b[i] ? a[i] : b[i];
-    break;
-  case OM_ELT_MIN:
-    for (size_t i = 0; i < n; i++)
-      a[i] = a[i] < b[i] ? a[i] : b[i];
-    break;
-  default: break;
-  }
-  if (act == OM_ACT_RELU)
-    for (size_t i = 0; i < n; i++)
-      a[i] = a[i] > 0.0f ? a[i] : 0.0f;
-  else if (act == OM_ACT_CLIP)
-    for (size_t i = 0; i < n; i++)
-      a[i] = a[i] < lo ? lo : a[i] > hi ? hi : a[i];
-}
-
-void rt_eltwise_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
-  const om_tensor *a = args->desc[0], *b = args->desc[1], *y = args->desc[2];
-  const int op = task->params[0], act = task->params[1];
-  const float clo = rt_param_f32(task->params[2]), chi = rt_param_f32(task->params[3]);
-  uint64_t lo, hi;
-  rt_block_range(rt_physical_elements(y), task->block_dim, block, &lo, &hi);
-  float av[CHUNK], bv[CHUNK];
-  for (size_t i = lo; i < hi; i += CHUNK) {
-    size_t n = hi - i < CHUNK ? hi - i : CHUNK;
-    rt_load_f32(av, args->data[0], (int)a->dtype, i, n);
-    if (b) rt_load_f32(bv, args->data[1], (int)b->dtype, i, n);
-    eltwise_chunk(b ? op : OM_ELT_NONE, act, clo, chi, av, bv, n);
-    rt_store_f32(args->data[2], (int)y->dtype, i, av, n);
-  }
-  /* DIV (0/0) and CLIP (clip_min > 0) can turn padding lanes non-zero. */
-  int64_t c = y->dims[1], tail = c % C0;
-  if (y->layout != LAYOUT_NC1HWC0 || tail == 0 || (op != OM_ELT_DIV && act != OM_ACT_CLIP)) return;
-  const uint64_t hw = (uint64_t)(y->dims[2] * y->dims[3]), c1 = (uint64_t)rt_ceil_div(c, C0);
-  for (uint64_t px = lo / C0; px * C0 < hi; px++) {
-    if (px / hw % c1 != c1 - 1) {
-      px = (px / hw + 1) * hw - 1; /* skip to the end of this full channel block */
-      continue;
-    }
-    for (uint64_t e = px * C0 + (uint64_t)tail; e < (px + 1) * C0; e++)
-      if (e >= lo && e < hi) rt_put(args->data[2], (int)y->dtype, e, 0.0f);
-  }
-}
-
-omrt_status rt_eltwise_check(const omrt_model *m, uint32_t i, const om_task *task) {
-  rt_chk c = {m, i, task, "ELTWISE"};
-  const om_tensor *a, *b, *y;
-  omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 3)) || (s = rt_chk_tensor(&c, 0, "a", 0, -1, -1, 0, &a)) ||
-      (s = rt_chk_tensor(&c, 1, "b", 1, -1, -1, 0, &b)) || (s = rt_chk_tensor(&c, 2, "y", 0, -1, -1, 0, &y)))
-    return s;
-  int32_t op = task->params[0], act = task->params[1];
-  if (op < OM_ELT_NONE || op > OM_ELT_MIN) return rt_chk_fail(&c, "params[0] op = %d unknown", op);
-  if ((op == OM_ELT_NONE) != (b == NULL))
-    return rt_chk_fail(&c, "op %d %s operand b", op, b ? "takes no" : "needs an");
-  if (act != OM_ACT_NONE && act != OM_ACT_RELU && act != OM_ACT_CLIP)
-    return rt_chk_fail(&c, "params[1] act = %d unknown", act);
-  float lo = rt_param_f32(task->params[2]), hi = rt_param_f32(task->params[3]);
-  if (act == OM_ACT_CLIP && !(lo <= hi)) return rt_chk_fail(&c, "clip_min %g > clip_max %g (or NaN)", lo, hi);
-  if (a->layout != y->layout || (b && b->layout != y->layout))
-    return rt_chk_fail(&c, "layouts differ (a %u, b %u, y %u)", a->layout, b ? b->layout : a->layout,
-                       y->layout);
-  if ((s = rt_chk_same_dims(&c, "a", a, "y", y)) || (b && (s = rt_chk_same_dims(&c, "b", b, "y", y))))
-    return s;
-  return rt_chk_block_dim(&c, rt_physical_elements(y), "elements");
 }
 
 /* --- COPY_SLICE */

@@ -418,70 +418,6 @@ static void test_pool(void) {
   }
 }
 
-/* --- ELTWISE */
-
-static void test_eltwise(void) {
-  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
-  /* clang-format off */
-  struct { int layout, op, act, adt, bdt, ydt, bd; float lo, hi; } cases[] = {
-      {LAYOUT_NC1HWC0, OM_ELT_ADD, OM_ACT_RELU, F16, F32, F16, 3, 0, 0},
-      {LAYOUT_NC1HWC0, OM_ELT_DIV, OM_ACT_NONE, F32, F32, F32, 4, 0, 0},
-      {LAYOUT_NC1HWC0, OM_ELT_MUL, OM_ACT_CLIP, F32, F16, F32, 5, 0.1f, 0.4f},
-      {LAYOUT_NC1HWC0, OM_ELT_NONE, OM_ACT_CLIP, F16, F16, F16, 2, 0.25f, 6},
-      {LAYOUT_ND, OM_ELT_SUB, OM_ACT_NONE, F32, F16, F16, 3, 0, 0},
-      {LAYOUT_ND, OM_ELT_MAX, OM_ACT_RELU, F16, F16, F32, 7, 0, 0},
-      {LAYOUT_ND, OM_ELT_MIN, OM_ACT_NONE, F32, F32, F32, 1, 0, 0},
-  };
-  /* clang-format on */
-  int64_t d[4] = {2, 17, 5, 3};
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    kcase c;
-    kc_init(&c, OM_TASK_ELTWISE, (uint32_t)cases[i].bd);
-    int l = cases[i].layout, op = cases[i].op, act = cases[i].act;
-    int as = kc_add(&c, cases[i].adt, l, 4, d), bs = -1;
-    if (op != OM_ELT_NONE)
-      bs = kc_add(&c, cases[i].bdt, l, 4, d);
-    else
-      kc_none(&c);
-    int ys = kc_add(&c, cases[i].ydt, l, 4, d);
-    c.task.params[0] = op, c.task.params[1] = act;
-    c.task.params[2] = fbits(cases[i].lo), c.task.params[3] = fbits(cases[i].hi);
-    size_t n = count4(d);
-    float *a = gen(n, cases[i].adt, 1.0f), *b = gen(n, cases[i].bdt, 1.0f);
-    for (size_t j = 0; j < n; j++)
-      if (fabsf(b[j]) < 0.1f) b[j] = round_dt(0.5f, cases[i].bdt);
-    float *ref = malloc(n * 4), *got = malloc(n * 4);
-    for (size_t j = 0; j < n; j++) {
-      float v = a[j];
-      switch (op) {
-      case OM_ELT_ADD: v = a[j] + b[j]; break;
-      case OM_ELT_SUB: v = a[j] - b[j]; break;
-      case OM_ELT_MUL: v = a[j] * b[j]; break;
-      case OM_ELT_DIV: v = a[j] / b[j]; break;
-      case OM_ELT_MAX: v = fmaxf(a[j], b[j]); break;
-      case OM_ELT_MIN: v = fminf(a[j], b[j]); break;
-      }
-      ref[j] = act_ref(v, act, cases[i].lo, cases[i].hi);
-    }
-    if (l == LAYOUT_NC1HWC0) {
-      put_5d(&c, as, a);
-      if (bs >= 0) put_5d(&c, bs, b);
-      kc_run(&c);
-      get_5d(&c, ys, got);
-    } else {
-      put_nd(&c, as, a);
-      if (bs >= 0) put_nd(&c, bs, b);
-      kc_run(&c);
-      get_nd(&c, ys, got);
-    }
-    char what[64];
-    snprintf(what, sizeof what, "eltwise case %zu", i);
-    compare(what, got, ref, n, cases[i].ydt == F16 ? 1e-3 : 1e-6);
-    free(a), free(b), free(ref), free(got);
-    kc_free(&c);
-  }
-}
-
 /* --- COPY_SLICE (Concat) */
 
 /* Concatenates random x_i along `axis` into y through one task per input. */
@@ -757,15 +693,7 @@ static void test_checks(void) {
   expect_reject(&c, "dwconv UB", "UB");
   kc_free(&c);
 
-  kc_init(&c, OM_TASK_ELTWISE, 1);
-  int64_t e1[2] = {3, 4}, e2[2] = {4, 3};
-  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e1);
-  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e2);
-  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e1);
-  c.task.params[0] = OM_ELT_ADD;
-  expect_reject(&c, "eltwise shapes", "dims[0]");
-  kc_free(&c);
-
+  int64_t e1[2] = {3, 4};
   kc_init(&c, OM_TASK_SOFTMAX, 1);
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e1);
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e1);
@@ -866,7 +794,7 @@ static void add_task(om_writer *w, int kind, const char *name, uint32_t bd, int 
 }
 
 /* x [1,3,20,20] f32 -> NC1HWC0 f16 -> conv 3x3 32 relu -> maxpool 2x2 ->
- * conv 1x1 40 clip -> + itself (eltwise) -> ND f32. */
+ * conv 1x1 40 clip -> + itself (a vector program, f16 -> f32) -> ND f32. */
 static void *build_net(size_t *size_out) {
   om_writer *w = om_writer_new();
   om_model_def def = {.name = om_writer_string(w, "net"),
@@ -898,16 +826,25 @@ static void *build_net(size_t *size_out) {
   uint32_t b1i = add_weights(w, "b1", DT_FLOAT32, LAYOUT_ND, 1, b1d, b1);
   free(w1), free(w2), free(b1);
   uint32_t t1[2] = {x, a}, t2[5] = {a, w1i, b1i, OM_NONE, b}, t3[2] = {b, cc};
-  uint32_t t4[5] = {cc, w2i, OM_NONE, OM_NONE, d}, t5[3] = {d, d, e}, t6[2] = {e, y};
+  uint32_t t4[5] = {cc, w2i, OM_NONE, OM_NONE, d}, t6[2] = {e, y};
   int32_t p2[16] = {3, 3, 1, 1, 1, 1, 1, 1, 1, 1, OM_ACT_RELU, 0, 0, 64, 1, 1};
   int32_t p3[10] = {2, 2, 2, 2, 0, 0, 0, 0, 0, 0};
   int32_t p4[16] = {1, 1, 1, 1, 0, 0, 0, 0, 1, 1, OM_ACT_CLIP, fbits(-0.5f), fbits(0.75f), 32, 2, 1};
-  int32_t p5[4] = {OM_ELT_ADD, OM_ACT_NONE, 0, 0};
+  /* e = f32(d + d): LOAD, ADD in f16, CAST to f32, STORE. */
+  om_vprog vh = {.ninputs = 1, .noutputs = 1, .nregs = 3, .ninstrs = 4};
+  om_vinstr vi[4] = {{.op = VOP_LOAD, .dtype = DT_FLOAT16, .dst = 0, .a = 0},
+                     {.op = VOP_ADD, .dtype = DT_FLOAT16, .dst = 1, .a = 0, .b = 0},
+                     {.op = VOP_CAST, .dtype = DT_FLOAT32, .dst = 2, .a = 1},
+                     {.op = VOP_STORE, .dtype = DT_FLOAT32, .a = 0, .b = 2}};
+  uint32_t voff = 0;
+  om_writer_add_vprog(w, &vh, vi, &voff);
+  int32_t p5[1] = {(int32_t)voff};
+  uint32_t t5[2] = {d, e};
   add_task(w, OM_TASK_TRANSDATA, "to_5d", 2, 2, t1, NULL, 0);
   add_task(w, OM_TASK_CONV2D, "conv1", 5, 5, t2, p2, 16);
   add_task(w, OM_TASK_POOL, "pool", 2, 2, t3, p3, 10);
   add_task(w, OM_TASK_CONV2D, "conv2", 4, 5, t4, p4, 16);
-  add_task(w, OM_TASK_ELTWISE, "add", 3, 3, t5, p5, 4);
+  add_task(w, OM_TASK_VPROG, "add", 3, 2, t5, p5, 1);
   add_task(w, OM_TASK_TRANSDATA, "to_nd", 3, 2, t6, NULL, 0);
   om_writer_set_io(w, &x, 1, &y, 1);
   void *data = NULL;
@@ -986,7 +923,6 @@ int main(void) {
   test_conv2d();
   test_dwconv();
   test_pool();
-  test_eltwise();
   test_copy_slice();
   test_softmax();
   test_transdata();

@@ -103,25 +103,22 @@ static void test_json(const char *dir) {
   }
   free(text);
 
-  /* Task params by name: an ELTWISE Relu6 (CLIP 0..6) after the copy. */
+  /* Task params by name: a log-softmax over the output [2,3] after the copy. */
   om_writer *w = tiny_writer();
-  float lo = 0, hi = 6;
-  om_task t = {.kind = OM_TASK_ELTWISE, .name = om_writer_string(w, "relu6"), .block_dim = 2, .ntensors = 3,
-               .tensors = {1, OM_NONE, 1}, .params = {OM_ELT_NONE, OM_ACT_CLIP}};
-  memcpy(&t.params[2], &lo, 4);
-  memcpy(&t.params[3], &hi, 4);
+  om_task t = {.kind = OM_TASK_SOFTMAX, .name = om_writer_string(w, "lsm"), .block_dim = 2, .ntensors = 2,
+               .tensors = {1, 1}, .params = {1, 0, 1}};
   om_writer_add_task(w, &t);
   char om2[4200];
-  snprintf(om2, sizeof om2, "%s/relu6.om", dir);
+  snprintf(om2, sizeof om2, "%s/lsm.om", dir);
   diag_init(&d);
   CHECK_EQ_INT(om_writer_write_file(w, om2, &d), ST_OK);
   om_writer_free(w);
   CHECK_EQ_INT(om_dump_json(om2, json, &d), ST_OK);
   if (d.code) test_note("dump: %s", d.msg);
   text = test_read_file(json, NULL);
-  CHECK(text && strstr(text, "\"kind\": \"ELTWISE\", \"name\": \"relu6\", \"block_dim\": 2") != NULL);
-  CHECK(text && strstr(text, "\"tensors\": {\"a\": 1, \"b\": null, \"y\": 1}") != NULL);
-  CHECK(text && strstr(text, "\"params\": {\"op\": \"none\", \"act\": \"clip\", \"clip_min\": 0, \"clip_max\": 6}") != NULL);
+  CHECK(text && strstr(text, "\"kind\": \"SOFTMAX\", \"name\": \"lsm\", \"block_dim\": 2") != NULL);
+  CHECK(text && strstr(text, "\"tensors\": {\"x\": 1, \"y\": 1}") != NULL);
+  CHECK(text && strstr(text, "\"params\": {\"axis\": 1, \"coerce_2d\": 0, \"log\": 1}") != NULL);
   free(text);
 
   /* A damaged package: refused with the om path in the message, the old JSON kept. */
