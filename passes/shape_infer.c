@@ -246,6 +246,15 @@ static status infer_window(si *s, ir_node *n, int64_t kh, int64_t kw, int64_t *o
                   dims_str(2, strides), dims_str(2, dil));
   for (int i = 0; i < 4; i++)
     if (pads[i] < 0) return fail(s, ST_ERR_INVALID, "pads %s are negative", dims_str(4, pads));
+  /* Bounds that keep every window computation below inside int64: each of
+   * kernel, stride, dilation and pad < 2^31, spatial dims < 2^40. */
+  const int64_t attr_limit = ((int64_t)1 << 31) - 1, dim_limit = (int64_t)1 << 40;
+  for (int i = 0; i < 4; i++)
+    if ((i < 2 && (k[i] > attr_limit || strides[i] > attr_limit || dil[i] > attr_limit)) || pads[i] > attr_limit)
+      return fail(s, ST_ERR_LIMIT, "kernel %s, strides %s, dilations %s or pads %s exceed %lld", dims_str(2, k),
+                  dims_str(2, strides), dims_str(2, dil), dims_str(4, pads), (long long)attr_limit);
+  if (x->dims[2] >= dim_limit || x->dims[3] >= dim_limit)
+    return fail(s, ST_ERR_LIMIT, "input %s: spatial dims of 2^40 or more", shape_str(x));
   const char *ap = ir_attr_string(n, "auto_pad", "NOTSET");
   if (strcmp(ap, "NOTSET") != 0) {
     int same = strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0;
