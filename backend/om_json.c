@@ -140,9 +140,16 @@ static const char *act_name(int32_t a) {
 
 static const char *pool_mode_name(int32_t m) { return m == 0 ? "max" : m == 1 ? "avg" : NULL; }
 
+static const char *reduce_op_name(int32_t op) {
+  static const char *const names[OM_REDUCE_OP_COUNT] = {"sum", "mean", "max", "min", "prod", "l1",
+                                                        "l2", "logsum", "logsumexp", "sumsquare",
+                                                        "argmax", "argmin"};
+  return op >= 0 && op < OM_REDUCE_OP_COUNT ? names[op] : NULL;
+}
+
 /* ---- what each task kind's slots and params mean (om_format.h) ---- */
 
-typedef enum param_type { P_INT, P_F32, P_ACT, P_POOL_MODE } param_type;
+typedef enum param_type { P_INT, P_F32, P_ACT, P_POOL_MODE, P_REDUCE_OP } param_type;
 typedef struct param_desc {
   const char *name;
   param_type type;
@@ -162,7 +169,8 @@ typedef struct kind_desc {
 static const kind_desc kinds[] = {
     [OM_TASK_TRANSDATA] = {"TRANSDATA", {"src", "dst"}, {{0}}},
     [OM_TASK_CONV2D] = {"CONV2D", {"x", "w", "bias", "residual", "y"},
-                        {CONV_PARAMS, {"tile_m", P_INT}, {"tile_n", P_INT}, {"tile_k", P_INT}}},
+                        {CONV_PARAMS, {"tile_m", P_INT}, {"tile_n", P_INT}, {"tile_k", P_INT},
+                         {"algorithm", P_INT}}},
     [OM_TASK_DWCONV] = {"DWCONV", {"x", "w", "bias", "residual", "y"}, {CONV_PARAMS}},
     [OM_TASK_POOL] = {"POOL", {"x", "y"},
                       {{"kh", P_INT}, {"kw", P_INT}, {"stride_h", P_INT}, {"stride_w", P_INT},
@@ -171,6 +179,18 @@ static const kind_desc kinds[] = {
     [OM_TASK_COPY_SLICE] = {"COPY_SLICE", {"x", "y"}, {{"axis", P_INT}, {"offset", P_INT}}},
     [OM_TASK_SOFTMAX] = {"SOFTMAX", {"x", "y"}, {{"axis", P_INT}, {"coerce_2d", P_INT}, {"log", P_INT}}},
     [OM_TASK_VPROG] = {"VPROG", {NULL}, {{"program", P_INT}}}, /* slots: in0.., out0.. */
+    [OM_TASK_REDUCE] = {"REDUCE", {"x", "y"}, {{"op", P_REDUCE_OP}, {"axes", P_INT}, {"select_last_index", P_INT}}},
+    [OM_TASK_PAD] = {"PAD", {"x", "y"},
+                      {{"mode", P_INT}, {"begin0", P_INT}, {"begin1", P_INT}, {"begin2", P_INT},
+                       {"begin3", P_INT}, {"begin4", P_INT}, {"begin5", P_INT}, {"begin6", P_INT},
+                       {"begin7", P_INT}, {"value_lo", P_INT}, {"value_hi", P_INT}}},
+    [OM_TASK_GATHER] = {"GATHER", {"x", "indices", "y"}, {{"mode", P_INT}, {"axis", P_INT}}},
+    [OM_TASK_STRIDED_COPY] = {"STRIDED_COPY", {"x", "y"},
+                               {{"rank", P_INT}, {"offset", P_INT}, {"dim0", P_INT}, {"dim1", P_INT},
+                                {"dim2", P_INT}, {"dim3", P_INT}, {"dim4", P_INT}, {"dim5", P_INT},
+                                {"dim6", P_INT}, {"dim7", P_INT}, {"stride0", P_INT}, {"stride1", P_INT},
+                                {"stride2", P_INT}, {"stride3", P_INT}, {"stride4", P_INT},
+                                {"stride5", P_INT}, {"stride6", P_INT}, {"stride7", P_INT}}},
 };
 
 static const kind_desc *kind_of(uint32_t k) {
@@ -282,6 +302,7 @@ static void dump_param(jbuf *b, param_type type, int32_t v) {
   case P_F32: jfloat(b, v); return;
   case P_ACT: name = act_name(v); break;
   case P_POOL_MODE: name = pool_mode_name(v); break;
+  case P_REDUCE_OP: name = reduce_op_name(v); break;
   }
   if (name) jprintf(b, "\"%s\"", name);
   else jprintf(b, "%d", v);

@@ -2,6 +2,8 @@
  * chained newest first; a request larger than a block gets a block of its own. */
 #include "arena.h"
 
+#include "fault.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,7 @@ void arena_free(arena *a) {
 }
 
 void *arena_alloc_aligned(arena *a, size_t bytes, size_t align) {
+  if (FAULT_INJECT(FAULT_ALLOC)) return NULL;
   if (align < 16) align = 16;
   if (bytes > SIZE_MAX / 2) return NULL;
   if (a->budget_bytes && (bytes > a->budget_bytes || a->used_bytes > a->budget_bytes - bytes))

@@ -153,7 +153,24 @@ typedef enum om_task_kind {
    *   16-wide fractal blocks, esize = dtype_size(x.dtype)):
    *   L0A >= tile_m * tile_k*16 * esize      (the img2col'd input tile)
    *   L0B >= tile_k*16 * tile_n*16 * esize   (the weight fractals)
-   *   L0C >= tile_m * tile_n*16 * 4          (fp32 accumulators) */
+   *   L0C >= tile_m * tile_n*16 * 4          (fp32 accumulators)
+   *   [16] algorithm (om_conv_algo). OM_CONV_DIRECT: all of the above.
+   *   OM_CONV_WINO_F43, Winograd F(4x4,3x3) (docs/om-format.md): only for
+   *   kh = kw = 3, strides 1, dilations 1; w is WINO_F43 (types.h), f32
+   *   whatever x's dtype (the transformed weights need f32). The output of an image is covered by TH x TW tiles of 4x4
+   *   pixels (TH = ceil(Ho/4), TW = ceil(Wo/4), row-major; pixels past Ho,
+   *   Wo are computed and dropped), and tile_m counts those Winograd tiles,
+   *   tile_n output channel blocks, tile_k = C1in (the whole K):
+   *   T = N * ceil(TH*TW / tile_m) * ceil(C1out / tile_n), numbered as above.
+   *   A task tile transforms its inputs once (V = B^T d B, f32, in L1), runs
+   *   36 GEMMs [tile_m x C1in*16] x [C1in*16 x 16] per n block into L0C and
+   *   transforms them back (A^T m A) with the epilogue. All of it is f32;
+   *   the guarantees:
+   *   L1  >= 36 * tile_m * C1in*16 * 4       (V for the task tile)
+   *   L0A >= tile_m * C1in*16 * 4            (one position's A operand)
+   *   L0B >= C1in*16 * 16 * 4                (one position's weights, 1 n block)
+   *   L0C >= 36 * tile_m * 16 * 4            (one n block's 36 products, f32)
+   *   UB  >= 36 * 16 * 4                     (one tile's 36 products, gathered) */
   OM_TASK_CONV2D = 2,
 
   /* DWCONV (vector unit): depthwise convolution, group == C == Cout.
@@ -205,7 +222,91 @@ typedef enum om_task_kind {
    *   padding lanes (c >= C) are written as 0 whatever the program computes.
    *   Block unit: 256-element tiles of the output's physical elements. */
   OM_TASK_VPROG = 8,
+
+  /* REDUCE (vector unit): y = a reduction of x over a set of its axes.
+   *   tensors: [0] x ND, [1] y ND.
+   *   params: [0] op (om_reduce_op) [1] axes: bit d set = x's dim d is
+   *   reduced (bits below x's rank only; 0 = nothing reduced: the op's
+   *   per-element part alone, ONNX's noop_with_empty_axes) [2]
+   *   select_last_index (0|1; ARGMAX/ARGMIN only, else 0).
+   *   y's dims are x's with every reduced dim either 1 (keepdims) or left
+   *   out (all of them one way); ARGMAX/ARGMIN reduce exactly one axis.
+   *   dtypes: float ops (all but ARGMAX/ARGMIN) read f16/f32 and write
+   *   f16/f32, accumulating in f32; SUM, PROD, MAX, MIN, L1 and SUMSQUARE
+   *   also take i32/i64 (x and y the same, arithmetic wraps in 64 bits);
+   *   MAX and MIN also i8, u8, bool. ARGMAX/ARGMIN read f16, f32, i32, i64,
+   *   i8, u8 and write i64 (the first extreme index, the last with
+   *   select_last_index). A reduction over no elements (a reduced dim of 0)
+   *   gives the op's identity: 0 (SUM, L1, L2, SUMSQUARE), 1 (PROD), NaN
+   *   (MEAN), -inf (LOGSUM, LOGSUMEXP; MAX on floats), +inf (MIN on
+   *   floats), the dtype's lowest / highest value (MAX / MIN on integers).
+   *   Block unit: y elements. */
+  OM_TASK_REDUCE = 9,
+
+  /* STRIDED_COPY (vector unit): y = a strided view of x (Transpose, Slice,
+   *   Expand, Tile, DepthToSpace, SpaceToDepth).
+   *   tensors: [0] x ND, [1] y ND; the same dtype (any of 1, 2, 4 or 8
+   *   bytes, copied as bytes), or f16/f32 in either direction (converted).
+   *   params: [0] rank r of the view (0..8) [1] offset (x elements, >= 0)
+   *   [2 .. 2+r-1] view dims (>= 0) [10 .. 10+r-1] x strides (elements per
+   *   step along each view dim; may be 0 or negative); the rest 0.
+   *   y's element i (C order) is x[offset + sum_d idx_d * stride_d] where
+   *   idx is i's position in the view dims; the view has y's element count
+   *   and every position it reaches lies inside x. Block unit: y elements. */
+  OM_TASK_STRIDED_COPY = 10,
+
+  /* GATHER (vector unit): Gather or GatherElements with run-time indices.
+   *   tensors: [0] x ND, [1] indices ND (i32 or i64), [2] y ND; x and y the
+   *   same dtype (any of 1, 2, 4 or 8 bytes, copied as bytes) or f16/f32.
+   *   params: [0] mode: 0 Gather, 1 GatherElements [1] axis (0..x rank-1).
+   *   Gather: y dims = x dims[:axis] + indices dims + x dims[axis+1:],
+   *   y[o, j, i] = x[o, indices[j], i]. GatherElements: indices and y have
+   *   x's rank and y's dims are the indices', every dim but the axis at most
+   *   x's; y[p] = x[p with its axis coordinate replaced by indices[p]].
+   *   An index k in [-D, D) (D = x dims[axis]) reads k (k + D when
+   *   negative); an index outside that range reads nothing and writes zero
+   *   bytes (ONNX calls it an error; a task cannot fail at run time).
+   *   Block unit: y elements. */
+  OM_TASK_GATHER = 11,
+
+  /* PAD (vector unit): y = x padded (or cropped) per dim.
+   *   tensors: [0] x ND, [1] y ND; the same dtype (any of 1, 2, 4 or 8
+   *   bytes) or f16/f32.
+   *   params: [0] mode: 0 constant, 1 reflect, 2 edge, 3 wrap
+   *   [1 .. 1+rank-1] pad_begin per dim (elements, may be negative: crop)
+   *   [9] [10] the constant's bytes in y's dtype, low and high 32 bits
+   *   (mode 0 only, else 0); the rest 0.
+   *   y dims[d] = x dims[d] + pad_begin[d] + pad_end[d] >= 0 (pad_end is
+   *   implied by y's dims). y[c] reads x at c[d] - pad_begin[d] along every
+   *   dim; a coordinate outside [0, D) is, per mode, the constant (for the
+   *   whole element), mirrored without repeating the edge (reflect; D >= 2
+   *   where it is needed), clamped to the edge (edge; D >= 1) or taken
+   *   modulo D (wrap; D >= 1). Block unit: y elements. */
+  OM_TASK_PAD = 12,
 } om_task_kind;
+
+/* OM_TASK_CONV2D params[16]. */
+typedef enum om_conv_algo {
+  OM_CONV_DIRECT = 0,   /* img2col / direct GEMM on FRACTAL_Z weights */
+  OM_CONV_WINO_F43 = 1, /* Winograd F(4x4,3x3) on WINO_F43 weights */
+} om_conv_algo;
+
+/* OM_TASK_REDUCE params[0]. */
+typedef enum om_reduce_op {
+  OM_REDUCE_SUM = 0,
+  OM_REDUCE_MEAN = 1,
+  OM_REDUCE_MAX = 2,
+  OM_REDUCE_MIN = 3,
+  OM_REDUCE_PROD = 4,
+  OM_REDUCE_L1 = 5,        /* sum |x| */
+  OM_REDUCE_L2 = 6,        /* sqrt(sum x^2) */
+  OM_REDUCE_LOGSUM = 7,    /* log(sum x) */
+  OM_REDUCE_LOGSUMEXP = 8, /* log(sum exp x), computed as max + log(sum exp(x - max)) */
+  OM_REDUCE_SUMSQUARE = 9, /* sum x^2 */
+  OM_REDUCE_ARGMAX = 10,
+  OM_REDUCE_ARGMIN = 11,
+  OM_REDUCE_OP_COUNT = 12,
+} om_reduce_op;
 
 enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
 

@@ -14,6 +14,14 @@
  *               [((ci / 16) * KH + kh) * KW + kw][co / 16][co % 16][ci % 16];
  *               padding (co >= Cout or ci >= Cin) is zero. One [16][16] fractal
  *               is the cube's B operand (n-major rows of 16 k values).
+ *   WINO_F43    3x3 convolution weights transformed for Winograd F(4x4,3x3)
+ *               (om_format.h CONV2D, algorithm 1; f32), logical [Cout, Cin, 3, 3];
+ *               physical [36][N1][C1in * 16][16], N1 = ceil(Cout / 16): with
+ *               u[co][ci] = G g[co][ci] G^T (6x6, G the 6x3 matrix of
+ *               docs/om-format.md), u[co][ci][i][j] lives at
+ *               [i * 6 + j][co / 16][ci][co % 16]; padding (co >= Cout or
+ *               ci >= Cin) is zero. One [C1in*16][16] slab is a GEMM's B
+ *               operand (k rows of 16 output channels).
  */
 #ifndef COMMON_TYPES_H
 #define COMMON_TYPES_H
@@ -42,7 +50,10 @@ typedef enum layout {
   LAYOUT_ND = 0,
   LAYOUT_NC1HWC0 = 1,
   LAYOUT_FRACTAL_Z = 2,
+  LAYOUT_WINO_F43 = 3,
 } layout;
+
+enum { WINO_F43_POINTS = 36 }; /* 6x6 transformed positions of F(4x4,3x3) */
 
 enum { C0 = 16 };     /* channel block of NC1HWC0 and the cube's fractal edge */
 enum { MAX_RANK = 8 }; /* the largest rank anything in the project accepts */
@@ -62,7 +73,7 @@ static inline size_t dtype_size(int dt) {
  * "i64", "i32", "i8", "u8", "bool", "f64", ... ; NULL for unknown. */
 const char *dtype_name(int dt);
 int dtype_from_name(const char *name); /* DT_UNDEFINED when unknown */
-const char *layout_name(int l);         /* "ND", "NC1HWC0", "FRACTAL_Z" */
+const char *layout_name(int l);         /* "ND", "NC1HWC0", "FRACTAL_Z", "WINO_F43" */
 int layout_from_name(const char *name); /* -1 when unknown */
 
 /* Overflow-checked size arithmetic: return 0 on success, -1 on overflow. */
@@ -74,8 +85,9 @@ static inline int add_u64(uint64_t a, uint64_t b, uint64_t *out) {
 }
 
 /* Physical element count of a tensor with logical dims `dims[rank]` stored in
- * `layout` (includes the zero padding of NC1HWC0 / FRACTAL_Z). NC1HWC0 and
- * FRACTAL_Z need rank 4. Returns -1 on negative dims, a bad rank/layout pair,
+ * `layout` (includes the zero padding of NC1HWC0 / FRACTAL_Z / WINO_F43).
+ * NC1HWC0, FRACTAL_Z and WINO_F43 need rank 4, WINO_F43 a 3x3 kernel.
+ * Returns -1 on negative dims, a bad rank/layout pair,
  * or overflow. */
 int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_out);
 

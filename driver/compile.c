@@ -162,8 +162,8 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
   char *dot = strrchr(model_name, '.');
   if (dot && dot != model_name) *dot = '\0';
 
-  pass_ctx ctx = {.soc = &soc, .precision = opt->precision, .model_name = model_name,
-                  .cmdline = opt->cmdline ? opt->cmdline : ""};
+  pass_ctx ctx = {.soc = &soc, .precision = opt->precision, .winograd = opt->high_performance,
+                  .model_name = model_name, .cmdline = opt->cmdline ? opt->cmdline : ""};
   if (opt->out_nodes && *opt->out_nodes) st = apply_out_nodes(g, opt->out_nodes, d);
   if (st == ST_OK) st = ir_verify(g, d);
   if (st == ST_OK && opt->dump_graph_dir) st = dump_graph(g, opt->dump_graph_dir, 0, "import", d);

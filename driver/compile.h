@@ -26,6 +26,8 @@ typedef struct atc_options {
   const char *input_shape;  /* --input_shape "name:1,3,224,224;..." or NULL */
   const char *soc_version;  /* --soc_version, e.g. "Ascend310" */
   om_precision precision;   /* --precision_mode */
+  int high_performance;     /* --op_select_implmode=high_performance: Winograd for eligible 3x3 convs,
+                               with pre-transformed f32 weights (a larger om for faster convs) */
   const char *out_nodes;    /* --out_nodes "node:0;node2:1" or NULL */
   const char *dump_graph_dir; /* --dump_graph: IR text + DOT after every pass, or NULL */
   const char *cmdline;      /* recorded in the om */

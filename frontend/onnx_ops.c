@@ -14,7 +14,8 @@
  * constant inputs turned into attributes, auto_pad=VALID turned into zero pads.
  *
  * Attribute spec syntax, space separated: "[-]name:k[<N]"; k is i (INT),
- * f (FLOAT), s (STRING), I (INTS) or F (FLOATS); a leading '-' means the
+ * f (FLOAT), s (STRING), I (INTS), F (FLOATS) or t (TENSOR, read by the
+ * function only); a leading '-' means the
  * function reads it and it is not copied; "<N" means the attribute exists only
  * before opset N.
  */
@@ -31,6 +32,7 @@
 
 #include "common/fp16.h"
 #include "ir/eval.h"
+#include "ir/view.h"
 
 typedef struct importer {
   const char *op_type; /* ONNX op */
@@ -151,6 +153,7 @@ static int spec_next(const char **p, spec_item *it) {
   case 's': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING; break;
   case 'I': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS; break;
   case 'F': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS; break;
+  case 't': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR; break; /* never copied */
   default: assert(!"bad attribute spec kind");
   }
   it->before = 0;
@@ -632,6 +635,250 @@ static status import_castlike(onnx_node *nd, ir_node *n) {
   return set_int(nd, n, "to", to);
 }
 
+/* ReduceX -> Reduce{mode}: axes from the attribute (before opset 18, or 13
+ * for ReduceSum) or from constant input 1; keepdims and noop made explicit.
+ * No axes with noop_with_empty_axes=1 reduces nothing (noop=1). */
+static status import_reduce(onnx_node *nd, ir_node *n) {
+  static const struct { const char *op_type, *mode; int input_from; } modes[] = {
+      {"ReduceSum", "sum", 13},         {"ReduceMean", "mean", 18},   {"ReduceMax", "max", 18},
+      {"ReduceMin", "min", 18},         {"ReduceProd", "prod", 18},   {"ReduceL1", "l1", 18},
+      {"ReduceL2", "l2", 18},           {"ReduceLogSum", "logsum", 18},
+      {"ReduceLogSumExp", "logsumexp", 18}, {"ReduceSumSquare", "sumsquare", 18},
+  };
+  size_t k = 0;
+  while (strcmp(modes[k].op_type, nd->np->op_type)) k++; /* the table rows name only these */
+  int count = 0;
+  int64_t buf[MAX_RANK];
+  const int64_t *axes = NULL;
+  if (nd->c->opset < modes[k].input_from) {
+    if (nd->nin > 1)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "takes 1 input before opset %d, it has %d", modes[k].input_from,
+                            nd->nin);
+    axes = attr_ints(nd, "axes", &count);
+    if (count > MAX_RANK)
+      return onnx_node_fail(nd, ST_ERR_LIMIT, "%d axes are more than the limit of %d", count, MAX_RANK);
+  } else if (nd->nin > 1 && nd->in[1] && nd->in[1]->data) {
+    status s = ints_input(nd, 1, "axes", buf, MAX_RANK, &count);
+    if (s) return s;
+    axes = buf;
+  }
+  if (ir_attr_set_string(nd->c->g, n, "mode", modes[k].mode))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'mode'");
+  int64_t noop = attr_int(nd, "noop_with_empty_axes", 0);
+  if (noop != 0 && noop != 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'noop_with_empty_axes' = %" PRId64 " must be 0 or 1", noop);
+  status s = set_flag(nd, n, "keepdims", 1);
+  if (!s && n->nin > 1 && !nd->in[1]->data) /* computed axes: shape inference resolves them */
+    return set_int(nd, n, "noop_with_empty_axes", noop);
+  n->nin = 1;
+  if (!s) s = set_int(nd, n, "noop", count == 0 && noop);
+  if (!s && count > 0) s = set_ints(nd, n, "axes", count, axes);
+  return s;
+}
+
+/* ArgMax / ArgMin -> Reduce{mode argmax|argmin} over the one axis. */
+static status import_argreduce(onnx_node *nd, ir_node *n) {
+  int is_max = !strcmp(nd->np->op_type, "ArgMax");
+  if (ir_attr_set_string(nd->c->g, n, "mode", is_max ? "argmax" : "argmin"))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'mode'");
+  int64_t axis = attr_int(nd, "axis", 0);
+  status s = set_ints(nd, n, "axes", 1, &axis);
+  if (!s) s = set_flag(nd, n, "keepdims", 1);
+  if (!s) s = set_int(nd, n, "noop", 0);
+  return s ? s : set_flag(nd, n, "select_last_index", 0);
+}
+
+/* A rank <= 1 constant input of int32 or int64 indices (Slice, Expand,
+ * Tile), at most `max` of them, as an INTS attribute. */
+static status index_input_attr(onnx_node *nd, ir_node *n, int i, const char *name, int max) {
+  const ir_value *v = NULL;
+  status s = const_input(nd, i, name, &v);
+  if (s) return s;
+  int64_t count = ir_value_elements(v), buf[2 * MAX_RANK];
+  if ((v->dtype != DT_INT64 && v->dtype != DT_INT32) || v->rank > 1 || count > max || count > 2 * MAX_RANK)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must be an int32 or int64 list of at most %d values",
+                          i, v->name, name, max);
+  for (int64_t k = 0; k < count; k++)
+    buf[k] = v->dtype == DT_INT64 ? ((const int64_t *)v->data)[k] : ((const int32_t *)v->data)[k];
+  return set_ints(nd, n, name, (int)count, buf);
+}
+
+/* Slice: from opset 10 starts, ends, axes, steps are (constant) inputs. */
+static status import_slice(onnx_node *nd, ir_node *n) {
+  if (nd->c->opset < 10) {
+    if (!attr(nd, "starts") || !attr(nd, "ends"))
+      return onnx_node_fail(nd, ST_ERR_INVALID, "attributes 'starts' and 'ends' are required");
+    return ST_OK;
+  }
+  static const char *const names[] = {"starts", "ends", "axes", "steps"};
+  if (nd->nin < 3) return onnx_node_fail(nd, ST_ERR_INVALID, "inputs starts and ends are required from opset 10");
+  for (int i = 1; i < nd->nin && i < 5; i++) {
+    if (!nd->in[i]) continue;
+    status s = index_input_attr(nd, n, i, names[i - 1], MAX_RANK);
+    if (s) return s;
+  }
+  return ST_OK;
+}
+
+/* Expand: a constant shape becomes the attribute; a computed one stays
+ * in[1] for shape inference (ops.def). */
+static status import_expand(onnx_node *nd, ir_node *n) {
+  if (!nd->in[1]->data) return ST_OK;
+  n->nin = 1;
+  return index_input_attr(nd, n, 1, "shape", MAX_RANK);
+}
+
+static status import_tile(onnx_node *nd, ir_node *n) { return index_input_attr(nd, n, 1, "repeats", MAX_RANK); }
+
+static status import_depthtospace(onnx_node *nd, ir_node *n) {
+  if (!attr(nd, "blocksize")) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'blocksize' is required");
+  int crd = attr_string_is(nd, "mode", "DCR", "CRD");
+  if (!crd && !attr_string_is(nd, "mode", "DCR", "DCR"))
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' must be \"DCR\" or \"CRD\"");
+  if (ir_attr_set_string(nd->c->g, n, "mode", crd ? "CRD" : "DCR"))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'mode'");
+  return ST_OK;
+}
+
+static status import_spacetodepth(onnx_node *nd, ir_node *n) {
+  (void)n;
+  if (!attr(nd, "blocksize")) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'blocksize' is required");
+  return ST_OK;
+}
+
+/* ConstantOfShape: the `value` tensor (default f32 0) becomes input 1. */
+static status import_constantofshape(onnx_node *nd, ir_node *n) {
+  const Onnx__AttributeProto *a = attr(nd, "value");
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_value", nd->out[0]->name);
+  ir_value *v = NULL;
+  if (a) {
+    char what[400], label[256];
+    snprintf(what, sizeof what, "%s attribute 'value'", onnx_node_label(nd->np, nd->index, label, sizeof label));
+    status s = onnx_tensor_const(nd->c, a->t, name, what, &v);
+    if (s) return s;
+    if (ir_value_elements(v) != 1)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'value' must hold one element, it holds %" PRId64,
+                            ir_value_elements(v));
+  } else {
+    float zero = 0.0f;
+    v = ir_const_new(nd->c->g, name, DT_FLOAT32, 1, (const int64_t[]){1}, &zero, sizeof zero);
+    if (!v) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory for the value constant");
+  }
+  if (ir_node_set_input(nd->c->g, n, 1, v)) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
+  return ST_OK;
+}
+
+/* Trilu(x, k) -> Where(mask, x, 0): the mask over the last two dims is a
+ * bool constant (x's shape and k are known at compile time), so the op is
+ * one broadcasting vector program. Upper keeps j - i >= k, lower j - i <= k. */
+static status import_trilu(onnx_node *nd, ir_node *n) {
+  const ir_value *x = nd->in[0];
+  double k = 0;
+  if (nd->nin > 1 && nd->in[1]) {
+    status s = scalar_input(nd, 1, "k", &k);
+    if (s) return s;
+  }
+  if (x->rank < 2)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "input '%s' needs a known shape of rank >= 2", x->name);
+  int upper = attr_int(nd, "upper", 1) != 0;
+  int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1];
+  if (rows < 0 || cols < 0 || (rows && cols > INT32_MAX / rows))
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "input '%s' has unknown or huge matrix dims", x->name);
+  uint8_t *mask = arena_array(&nd->c->scratch, (size_t)(rows * cols) + 1, 1);
+  uint8_t zero[8] = {0};
+  if (!mask || !dtype_size(x->dtype)) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory for the Trilu mask");
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t j = 0; j < cols; j++) mask[i * cols + j] = upper ? (double)(j - i) >= k : (double)(j - i) <= k;
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_mask", nd->out[0]->name);
+  int64_t md[2] = {rows, cols};
+  ir_value *m = ir_const_new(nd->c->g, name, DT_BOOL, 2, md, mask, (size_t)(rows * cols));
+  snprintf(name, sizeof name, "%.280s_zero", nd->out[0]->name);
+  ir_value *z = ir_const_new(nd->c->g, name, x->dtype, 0, NULL, zero, dtype_size(x->dtype));
+  ir_value *xv = nd->in[0];
+  if (!m || !z || ir_node_set_input(nd->c->g, n, 0, m) || ir_node_set_input(nd->c->g, n, 1, xv) ||
+      ir_node_set_input(nd->c->g, n, 2, z))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory for the Trilu mask");
+  return ST_OK;
+}
+
+/* Split: sizes from the attribute (before opset 13) or constant input 1;
+ * num_outputs (opset 18) must agree with the outputs; every output named. */
+static status import_split(onnx_node *nd, ir_node *n) {
+  for (int k = 0; k < nd->nout; k++)
+    if (!nd->out[k]) return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "output %d has no name", k);
+  if (nd->nout > IR_SPLIT_MAX_OUTPUTS)
+    return onnx_node_fail(nd, ST_ERR_LIMIT, "%d outputs are more than the limit of %d", nd->nout, IR_SPLIT_MAX_OUTPUTS);
+  int64_t num = attr_int(nd, "num_outputs", nd->nout);
+  if (num != nd->nout)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "num_outputs = %" PRId64 " but the node has %d outputs", num, nd->nout);
+  status s = set_int(nd, n, "axis", attr_int(nd, "axis", 0));
+  if (s) return s;
+  if (nd->c->opset < 13) {
+    int count;
+    n->nin = 1;
+    const int64_t *split = attr_ints(nd, "split", &count);
+    return split ? set_ints(nd, n, "split", count, split) : ST_OK;
+  }
+  if (nd->nin > 1 && nd->in[1] && !nd->in[1]->data) return ST_OK; /* computed: shape inference resolves it */
+  n->nin = 1;
+  if (nd->nin > 1 && nd->in[1]) {
+    const ir_value *v = NULL;
+    if ((s = const_input(nd, 1, "split", &v))) return s;
+    int64_t count = ir_value_elements(v);
+    if (v->dtype != DT_INT64 || v->rank != 1 || count != nd->nout)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 '%s' (split) must be an int64 list of %d sizes", v->name,
+                            nd->nout);
+    return set_ints(nd, n, "split", (int)count, v->data);
+  }
+  return ST_OK;
+}
+
+/* Pad: mode, full-rank pads and the constant made explicit; from opset 11
+ * pads, constant_value and (opset 18) axes are constant inputs. */
+static status import_pad(onnx_node *nd, ir_node *n) {
+  static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
+  int mode = -1;
+  for (int i = 0; i < 4; i++)
+    if (attr_string_is(nd, "mode", "constant", modes[i])) mode = i;
+  if (mode < 0) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' must be constant, reflect, edge or wrap");
+  int rank = nd->in[0]->rank;
+  if (rank < 0 || rank > MAX_RANK)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "input '%s' needs a known rank", nd->in[0]->name);
+  int64_t pads[2 * MAX_RANK] = {0}, given[2 * MAX_RANK], axes[MAX_RANK];
+  int np = 0, na = rank;
+  double value = 0;
+  for (int d = 0; d < rank; d++) axes[d] = d;
+  status s = ST_OK;
+  if (nd->c->opset < 11) {
+    const int64_t *p = attr_ints(nd, "pads", &np);
+    if (!p || np > 2 * MAX_RANK) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' is required (2 x rank values)");
+    memcpy(given, p, (size_t)np * sizeof *given);
+    value = attr_float(nd, "value", 0.0);
+  } else {
+    if (nd->nin < 2 || !nd->in[1]) return onnx_node_fail(nd, ST_ERR_INVALID, "input pads is required");
+    if ((s = ints_input(nd, 1, "pads", given, 2 * MAX_RANK, &np))) return s;
+    if (nd->nin > 2 && nd->in[2] && (s = scalar_input(nd, 2, "constant_value", &value))) return s;
+    if (nd->nin > 3 && nd->in[3]) {
+      if ((s = ints_input(nd, 3, "axes", axes, MAX_RANK, &na))) return s;
+      for (int i = 0; i < na; i++) {
+        axes[i] = axes[i] < 0 ? axes[i] + rank : axes[i];
+        if (axes[i] < 0 || axes[i] >= rank) return onnx_node_fail(nd, ST_ERR_INVALID, "axes[%d] out of range", i);
+      }
+    }
+  }
+  if (np != 2 * na)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "pads has %d values, expected %d", np, 2 * na);
+  for (int i = 0; i < na; i++) pads[axes[i]] = given[i], pads[rank + axes[i]] = given[na + i];
+  if (ir_attr_set_string(nd->c->g, n, "mode", modes[mode]))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'mode'");
+  s = set_ints(nd, n, "pads", 2 * rank, pads);
+  return s ? s : set_float(nd, n, "value", value);
+}
+
+#define REDUCE_ATTRS "-keepdims:i -noop_with_empty_axes:i"
+
 #define WINDOW "-auto_pad:s -kernel_shape:I -strides:I -pads:I -dilations:I"
 #define BINARY "-broadcast:i<7 -axis:i<7 -consumed_inputs:I<6"
 #define OLD_UNARY "-consumed_inputs:I<6"
@@ -727,6 +974,33 @@ static const importer importers[] = {
     {"Mean", "Mean", 1, 1, 65535, 1, OLD_UNARY, import_variadic},
     {"Where", "Where", 9, 3, 3, 1, "", NULL},
     {"CastLike", "Cast", 15, 2, 2, 1, "-saturate:i", import_castlike},
+    /* reductions (issue 3) */
+    {"ReduceSum", "Reduce", 1, 1, 2, 1, "-axes:I<13 " REDUCE_ATTRS, import_reduce},
+    {"ReduceMean", "Reduce", 1, 1, 2, 1, "-axes:I<18 " REDUCE_ATTRS, import_reduce},
+    {"ReduceMax", "Reduce", 1, 1, 2, 1, "-axes:I<18 " REDUCE_ATTRS, import_reduce},
+    {"ReduceMin", "Reduce", 1, 1, 2, 1, "-axes:I<18 " REDUCE_ATTRS, import_reduce},
+    {"ReduceProd", "Reduce", 1, 1, 2, 1, "-axes:I<18 " REDUCE_ATTRS, import_reduce},
+    {"ReduceL1", "Reduce", 1, 1, 2, 1, "-axes:I<18 " REDUCE_ATTRS, import_reduce},
+    {"ReduceL2", "Reduce", 1, 1, 2, 1, "-axes:I<18 " REDUCE_ATTRS, import_reduce},
+    {"ReduceLogSum", "Reduce", 1, 1, 2, 1, "-axes:I<18 " REDUCE_ATTRS, import_reduce},
+    {"ReduceLogSumExp", "Reduce", 1, 1, 2, 1, "-axes:I<18 " REDUCE_ATTRS, import_reduce},
+    {"ReduceSumSquare", "Reduce", 1, 1, 2, 1, "-axes:I<18 " REDUCE_ATTRS, import_reduce},
+    {"ArgMax", "Reduce", 1, 1, 1, 1, "-axis:i -keepdims:i -select_last_index:i", import_argreduce},
+    {"ArgMin", "Reduce", 1, 1, 1, 1, "-axis:i -keepdims:i -select_last_index:i", import_argreduce},
+    {"Size", "Size", 1, 1, 1, 1, "", NULL},
+    {"Trilu", "Where", 14, 1, 2, 1, "-upper:i", import_trilu},
+    {"Range", "Range", 11, 3, 3, 1, "", NULL},
+    {"GatherElements", "GatherElements", 11, 2, 2, 1, "-axis:i", import_gather},
+    {"Pad", "Pad", 2, 1, 4, 1, "-mode:s -pads:I<11 -value:f<11", import_pad},
+    {"ConstantOfShape", "ConstantOfShape", 9, 1, 1, 1, "-value:t", import_constantofshape},
+    /* strided views (ir/view.h) */
+    {"Split", "Split", 1, 1, 2, IR_SPLIT_MAX_OUTPUTS, "-axis:i -split:I<13 -num_outputs:i", import_split},
+    {"Transpose", "Transpose", 1, 1, 1, 1, "perm:I", NULL},
+    {"Slice", "Slice", 1, 1, 5, 1, "starts:I<10 ends:I<10 axes:I<10", import_slice},
+    {"Expand", "Expand", 8, 2, 2, 1, "", import_expand},
+    {"Tile", "Tile", 6, 2, 2, 1, "", import_tile},
+    {"DepthToSpace", "DepthToSpace", 1, 1, 1, 1, "blocksize:i -mode:s", import_depthtospace},
+    {"SpaceToDepth", "SpaceToDepth", 1, 1, 1, 1, "blocksize:i", import_spacetodepth},
 };
 
 status onnx_import_node(onnx_node *nd) {
@@ -762,7 +1036,7 @@ status onnx_import_node(onnx_node *nd) {
   int nin = nd->nin < info->max_in ? nd->nin : info->max_in;
   while (nin > 0 && !nd->in[nin - 1]) nin--;
   ir_node *n = ir_node_new(nd->c->g, (ir_op)op, np->name && *np->name ? np->name : NULL, nin, nd->in,
-                           info->max_out, nd->out);
+                           nd->nout < info->max_out ? nd->nout : info->max_out, nd->out);
   if (!n) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
   status s = check_attrs(nd, im, n);
   if (!s && im->fn) s = im->fn(nd, n);
@@ -771,12 +1045,17 @@ status onnx_import_node(onnx_node *nd) {
 
 dtype onnx_result_dtype(const ir_node *n) {
   switch (n->op) {
-  case IR_OP_SHAPE: return DT_INT64;
+  case IR_OP_SHAPE: case IR_OP_SIZE: return DT_INT64;
+  case IR_OP_CONSTANTOFSHAPE: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
   case IR_OP_CAST: return (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
   case IR_OP_EQUAL: case IR_OP_LESS: case IR_OP_LESSOREQUAL: case IR_OP_GREATER:
   case IR_OP_GREATEROREQUAL: case IR_OP_ISNAN: case IR_OP_ISINF:
     return DT_BOOL;
-  case IR_OP_WHERE: return n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
+  case IR_OP_WHERE: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
+  case IR_OP_REDUCE: {
+    const char *mode = ir_attr_string(n, "mode", "");
+    return !strcmp(mode, "argmax") || !strcmp(mode, "argmin") ? DT_INT64 : n->in[0] ? n->in[0]->dtype : DT_UNDEFINED;
+  }
   default: return n->in[0] ? n->in[0]->dtype : DT_UNDEFINED;
   }
 }

@@ -140,6 +140,7 @@ static status from_typed(onnx_ctx *c, const Onnx__TensorProto *t, const char *wh
   if (n != count)
     return onnx_fail(c, ST_ERR_INVALID, "%s: %s has %zu elements, dims %s need %" PRIu64, what,
                      field, n, onnx_dims_str(rank, dims, dbuf, sizeof dbuf), count);
+  if (n == 0) return ST_OK; /* an empty tensor: the typed field is NULL, memcpy must not see it */
   switch (dt) {
   case DT_FLOAT32: memcpy(dst, t->float_data, n * 4); break;
   case DT_DOUBLE: memcpy(dst, t->double_data, n * 8); break;
@@ -416,6 +417,8 @@ static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char 
                             int *dt_out, int *rank_out, int64_t *dims, const void **data_out,
                             uint64_t *bytes_out, void **owned_out) {
   *owned_out = NULL;
+  if (!t) /* a TENSOR-typed attribute whose `t` field is unset (found by tests/fuzz, onnx) */
+    return onnx_fail(c, ST_ERR_INVALID, "%s: holds no tensor (field t is not set)", what);
   int dt = t->has_data_type ? t->data_type : DT_UNDEFINED;
   size_t esize = dtype_size(dt);
   if (!esize)

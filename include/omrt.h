@@ -60,11 +60,18 @@ enum { OMRT_MAX_RANK = 8 };
 typedef struct omrt_model omrt_model;
 typedef struct omrt_context omrt_context;
 
+/* A compiler of vector programs to native code, supplied by an optional
+ * library (libomrt_jit: omrt_jit_compiler() in omrt_jit.h). */
+typedef struct omrt_vprog_compiler omrt_vprog_compiler;
+
 typedef struct omrt_load_options {
   /* Worker threads per context (AI cores simulated at once). 0 = the value of
    * the OMRT_THREADS environment variable if set, else min(SoC AI cores, host
    * cores). */
   uint32_t threads;
+  /* Compiles the model's vector programs at load (it must outlive the
+   * model); NULL: libomrt interprets them. Results are the same either way. */
+  const omrt_vprog_compiler *vprog_compiler;
 } omrt_load_options;
 
 /* One model input or output as the caller sees it: plain C-order data. */
@@ -104,6 +111,13 @@ OMRT_API size_t omrt_model_workspace_bytes(const omrt_model *model);
 OMRT_API omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out);
 OMRT_API void omrt_context_free(omrt_context *ctx); /* NULL is fine; joins the workers */
 OMRT_API int omrt_context_threads(const omrt_context *ctx);
+/* Where execution time went, when the context was created with the
+ * environment variable OMRT_PROFILE=1: for task kind number `kind` (0, 1,
+ * ...; the runtime kernel's name, e.g. "VPROG"; "" for unused numbers) the
+ * tasks run and their wall time in ms, summed over every omrt_execute on
+ * ctx. OMRT_ERR_ARG past the last kind or when profiling is off. */
+OMRT_API omrt_status omrt_context_profile(const omrt_context *ctx, int kind, const char **name_out,
+                                          uint64_t *tasks_out, double *ms_out);
 
 /* Runs the model once. inputs[i] points to omrt_model_input(i).bytes bytes,
  * outputs[i] to omrt_model_output(i).bytes writable bytes; the buffers belong

@@ -19,7 +19,9 @@
 #include <string.h>
 
 #include "common/fp16.h"
+#include "common/om_format.h"
 #include "ir/eval_elem.h"
+#include "ir/view.h"
 #include "ir/vprog_ir.h"
 
 typedef struct ev {
@@ -491,6 +493,78 @@ static status eval_gather(ev *e) {
   return ST_OK;
 }
 
+static status eval_gather_elements(ev *e) {
+  const ir_value *X = e->n->in[0], *I = e->n->in[1], *Y = e->n->out[0];
+  int axis = norm_axis(ir_attr_int(e->n, "axis", 0), X->rank);
+  if (axis < 0 || axis >= X->rank || I->rank != X->rank || (I->dtype != DT_INT64 && I->dtype != DT_INT32))
+    return fail(e, ST_ERR_INVALID, "axis, indices rank or indices dtype invalid");
+  if (Y->dtype != X->dtype || Y->rank != I->rank || ir_value_elements(Y) != ir_value_elements(I))
+    return fail(e, ST_ERR_INVALID, "output '%s' does not have the indices' shape", Y->name);
+  size_t es = dtype_size(X->dtype);
+  int64_t len = X->dims[axis];
+  unsigned char *y = alloc_out(e, 0);
+  if (!y) return nomem(e);
+  for (int64_t i = 0; i < ir_value_elements(Y); i++) {
+    int64_t k = get_i(e->in[1], I->dtype, i), rest = i, at = 0, scale = 1;
+    if (k < -len || k >= len)
+      return fail(e, ST_ERR_INVALID, "index %lld out of range [%lld, %lld)", (long long)k, (long long)-len, (long long)len);
+    if (k < 0) k += len;
+    for (int d = I->rank - 1; d >= 0; d--) {
+      int64_t c = rest % I->dims[d];
+      rest /= I->dims[d];
+      if (d != axis && c >= X->dims[d]) return fail(e, ST_ERR_INVALID, "indices exceed the data outside the axis");
+      at += (d == axis ? k : c) * scale;
+      scale *= X->dims[d];
+    }
+    memcpy(y + (size_t)i * es, (const unsigned char *)e->in[0] + (size_t)at * es, es);
+  }
+  return ST_OK;
+}
+
+/* Pad: ONNX's four modes; -1 = outside x in constant mode. */
+static int64_t pad_src(int mode, int64_t i, int64_t D) {
+  if (i >= 0 && i < D) return i;
+  if (mode == 1) {
+    int64_t p = 2 * (D - 1), r = p ? i % p : 0;
+    r = r < 0 ? r + p : r;
+    return r < D ? r : p - r;
+  }
+  if (mode == 2) return i < 0 ? 0 : D - 1;
+  if (mode == 3) return (i % D + D) % D;
+  return -1;
+}
+
+static status eval_pad(ev *e) {
+  const ir_value *X = e->n->in[0], *Y = e->n->out[0];
+  static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
+  int mode = -1;
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(ir_attr_string(e->n, "mode", "constant"), modes[i])) mode = i;
+  int64_t pads[2 * MAX_RANK + 1];
+  if (mode < 0 || ir_attr_ints(e->n, "pads", pads, 2 * MAX_RANK + 1) != 2 * X->rank || Y->rank != X->rank || Y->dtype != X->dtype)
+    return fail(e, ST_ERR_INVALID, "bad mode or pads, or output '%s' does not match", Y->name);
+  for (int d = 0; d < X->rank; d++) {
+    if (Y->dims[d] != X->dims[d] + pads[d] + pads[X->rank + d]) return fail(e, ST_ERR_INVALID, "output dims do not match the pads");
+    if (mode != 0 && Y->dims[d] > 0 && (X->dims[d] < (mode == 1 ? 2 : 1)) && (pads[d] > 0 || pads[X->rank + d] > 0))
+      return fail(e, ST_ERR_INVALID, "%s padding of an extent-%lld dim", modes[mode], (long long)X->dims[d]);
+  }
+  size_t es = dtype_size(Y->dtype);
+  unsigned char *y = alloc_out(e, 0), value[8];
+  if (!y) return nomem(e);
+  ir_elem_set(value, Y->dtype, 0, ir_attr_float(e->n, "value", 0.0));
+  for (int64_t i = 0; i < ir_value_elements(Y); i++) {
+    int64_t rest = i, at = 0, scale = 1;
+    for (int d = Y->rank - 1; d >= 0 && at >= 0; d--) {
+      int64_t src = pad_src(mode, rest % Y->dims[d] - pads[d], X->dims[d]);
+      rest /= Y->dims[d];
+      at = src < 0 ? -1 : at + src * scale;
+      scale *= X->dims[d];
+    }
+    memcpy(y + (size_t)i * es, at < 0 ? value : (const unsigned char *)e->in[0] + (size_t)at * es, es);
+  }
+  return ST_OK;
+}
+
 static status eval_concat(ev *e) {
   const ir_value *Y = e->n->out[0];
   int axis = norm_axis(ir_attr_int(e->n, "axis", 0), Y->rank);
@@ -530,6 +604,159 @@ static status eval_cast(ev *e) {
   return ST_OK;
 }
 
+/* Transpose, Slice, Split, Expand, Tile, DepthToSpace, SpaceToDepth: the
+ * strided view of ir/view.h (one per output), copied element by element in
+ * any dtype. */
+static status eval_view_out(ev *e, int k) {
+  const ir_value *X = e->n->in[0], *Y = e->n->out[k];
+  ir_view v;
+  char err[256];
+  if (ir_view_build(e->n, k, X->rank, X->dims, &v, err, sizeof err)) return fail(e, ST_ERR_INVALID, "%s", err);
+  int64_t count = prod(v.dims, 0, v.rank), xcount = ir_value_elements(X);
+  if (Y->dtype != X->dtype || ir_value_elements(Y) != count)
+    return fail(e, ST_ERR_INVALID, "output '%s' does not match the view of '%s'", Y->name, X->name);
+  size_t es = dtype_size(X->dtype);
+  unsigned char *y = alloc_out(e, k);
+  const unsigned char *x = e->in[0];
+  if (!y) return nomem(e);
+  for (int64_t i = 0; i < count; i++) {
+    int64_t rest = i, at = v.offset;
+    for (int d = v.rank - 1; d >= 0; d--) {
+      at += rest % v.dims[d] * v.strides[d];
+      rest /= v.dims[d];
+    }
+    if (at < 0 || at >= xcount) return fail(e, ST_ERR_INVALID, "view reads element %lld outside '%s'", (long long)at, X->name);
+    memcpy(y + (size_t)i * es, x + (size_t)at * es, es);
+  }
+  return ST_OK;
+}
+
+static status eval_view(ev *e) {
+  for (int k = 0; k < e->n->nout; k++) {
+    status st = eval_view_out(e, k);
+    if (st) return st;
+  }
+  return ST_OK;
+}
+
+/* ---- reductions ---- */
+
+int ir_reduce_mode(const ir_node *n) {
+  static const char *const names[OM_REDUCE_OP_COUNT] = {"sum", "mean", "max", "min", "prod", "l1",
+                                                        "l2", "logsum", "logsumexp", "sumsquare",
+                                                        "argmax", "argmin"};
+  const char *mode = ir_attr_string(n, "mode", "");
+  for (int i = 0; i < OM_REDUCE_OP_COUNT; i++)
+    if (!strcmp(mode, names[i])) return i;
+  return -1;
+}
+
+int ir_reduce_mask(const ir_node *n, int rank, uint32_t *mask_out) {
+  int64_t axes[MAX_RANK + 1];
+  int count = ir_attr_ints(n, "axes", axes, MAX_RANK + 1);
+  uint32_t mask = 0;
+  if (ir_attr_int(n, "noop", 0)) count = 0;
+  else if (count < 0) mask = rank >= 32 ? 0 : (1u << rank) - 1u;
+  if (count > MAX_RANK) return -1;
+  for (int i = 0; i < count; i++) {
+    int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (a < 0 || a >= rank || (mask >> a) & 1u) return -1;
+    mask |= 1u << a;
+  }
+  *mask_out = mask;
+  return 0;
+}
+
+/* The ONNX definitions, in double; an empty reduction gives the identity. */
+static status eval_reduce(ev *e) {
+  const ir_value *X = e->n->in[0], *Y = e->n->out[0];
+  int mode = ir_reduce_mode(e->n);
+  uint32_t mask;
+  if (mode < 0) return fail(e, ST_ERR_INVALID, "unknown mode '%s'", ir_attr_string(e->n, "mode", ""));
+  if (ir_reduce_mask(e->n, X->rank, &mask)) return fail(e, ST_ERR_INVALID, "axes out of range or repeated for rank %d", X->rank);
+  int is_arg = mode == OM_REDUCE_ARGMAX || mode == OM_REDUCE_ARGMIN, last = ir_attr_int(e->n, "select_last_index", 0) != 0;
+  int64_t ycount = 1, count = 1;
+  for (int d = 0; d < X->rank; d++) {
+    if ((mask >> d) & 1u) count *= X->dims[d];
+    else ycount *= X->dims[d];
+  }
+  if (ir_value_elements(Y) != ycount) return fail(e, ST_ERR_INVALID, "output '%s' has the wrong size", Y->name);
+  if (is_arg && (Y->dtype != DT_INT64 || __builtin_popcount(mask) != 1 || count < 1))
+    return fail(e, ST_ERR_INVALID, "an arg-extremum needs one non-empty axis and an i64 output");
+  if (!is_arg && Y->dtype != X->dtype) return fail(e, ST_ERR_INVALID, "output '%s' has another dtype", Y->name);
+  int fl = is_float(X->dtype);
+  void *y = alloc_out(e, 0);
+  if (!y) return nomem(e);
+  int64_t idx[MAX_RANK];
+  for (int64_t o = 0; o < ycount; o++) {
+    /* kept coordinates of y element o, reduced ones from 0 */
+    int64_t rest = o;
+    for (int d = X->rank - 1; d >= 0; d--) {
+      if ((mask >> d) & 1u) idx[d] = 0;
+      else idx[d] = rest % X->dims[d], rest /= X->dims[d];
+    }
+    double acc = mode == OM_REDUCE_PROD ? 1 : mode == OM_REDUCE_MAX ? -INFINITY : mode == OM_REDUCE_MIN ? INFINITY : 0;
+    int64_t iacc = mode == OM_REDUCE_PROD ? 1 : 0, best = 0, bestk = 0;
+    double mx = -INFINITY, bv = 0;
+    for (int pass = mode == OM_REDUCE_LOGSUMEXP ? 0 : 1; pass < 2; pass++)
+      for (int64_t k = 0; k < count; k++) {
+        int64_t r = k, at = 0;
+        for (int d = X->rank - 1; d >= 0; d--)
+          if ((mask >> d) & 1u) idx[d] = r % X->dims[d], r /= X->dims[d];
+        for (int d = 0; d < X->rank; d++) at = at * X->dims[d] + idx[d];
+        double v = ir_elem_get(e->in[0], X->dtype, at);
+        int64_t iv = get_i(e->in[0], X->dtype, at);
+        if (pass == 0) {
+          mx = v > mx ? v : mx;
+          continue;
+        }
+        if (is_arg) {
+          double cmp = fl ? v - bv : (double)((iv > best) - (iv < best));
+          if (k == 0 || (mode == OM_REDUCE_ARGMAX ? cmp > 0 : cmp < 0) || (last && cmp == 0))
+            bv = v, best = iv, bestk = k;
+          continue;
+        }
+        switch (mode) {
+        case OM_REDUCE_MAX:
+          acc = v > acc || isnan(v) ? v : acc;
+          iacc = k == 0 || iv > iacc ? iv : iacc;
+          break;
+        case OM_REDUCE_MIN:
+          acc = v < acc || isnan(v) ? v : acc;
+          iacc = k == 0 || iv < iacc ? iv : iacc;
+          break;
+        case OM_REDUCE_PROD: acc *= v; iacc = (int64_t)((uint64_t)iacc * (uint64_t)iv); break;
+        case OM_REDUCE_L1: acc += fabs(v); iacc = (int64_t)((uint64_t)iacc + (uint64_t)(iv < 0 ? -iv : iv)); break;
+        case OM_REDUCE_L2: case OM_REDUCE_SUMSQUARE:
+          acc += v * v;
+          iacc = (int64_t)((uint64_t)iacc + (uint64_t)iv * (uint64_t)iv);
+          break;
+        case OM_REDUCE_LOGSUMEXP: acc += isinf(mx) ? 0 : exp(v - mx); break;
+        default: acc += v; iacc = (int64_t)((uint64_t)iacc + (uint64_t)iv); break;
+        }
+      }
+    if (is_arg) {
+      put_i(y, DT_INT64, o, bestk);
+      continue;
+    }
+    switch (mode) {
+    case OM_REDUCE_MEAN: acc /= (double)count; break;
+    case OM_REDUCE_L2: acc = sqrt(acc); break;
+    case OM_REDUCE_LOGSUM: acc = log(acc); break;
+    case OM_REDUCE_LOGSUMEXP: acc = isinf(mx) ? mx : mx + log(acc); break;
+    default: break;
+    }
+    if (fl) ir_elem_set(y, Y->dtype, o, acc);
+    else if (count == 0 && (mode == OM_REDUCE_MAX || mode == OM_REDUCE_MIN)) /* the dtype's lowest / highest */
+      put_i(y, Y->dtype, o, Y->dtype == DT_INT64 ? (acc < 0 ? INT64_MIN : INT64_MAX)
+                            : Y->dtype == DT_INT32 ? (acc < 0 ? INT32_MIN : INT32_MAX)
+                            : Y->dtype == DT_INT8 ? (acc < 0 ? INT8_MIN : INT8_MAX)
+                            : acc < 0 ? 0 : Y->dtype == DT_BOOL ? 1 : UINT8_MAX);
+    else put_i(y, Y->dtype, o, iacc);
+  }
+  return ST_OK;
+}
+
 int ir_eval_supported(ir_op op) { return op != IR_OP_TRANSDATA && op < IR_OP_COUNT; }
 
 /* Every required input and every output is present with a known ND shape
@@ -545,7 +772,7 @@ static status check_values(ev *e) {
       return fail(e, ST_ERR_INVALID, "'%s' has an unknown shape or dtype", v->name);
     if (v->layout != LAYOUT_ND)
       return fail(e, ST_ERR_UNSUPPORTED, "'%s' is in layout %s; the evaluator takes ND", v->name, layout_name(v->layout));
-    if (k < n->nin && !e->in[k] && n->op != IR_OP_SHAPE)
+    if (k < n->nin && !e->in[k] && n->op != IR_OP_SHAPE && n->op != IR_OP_SIZE)
       return fail(e, ST_ERR_INVALID, "input %d '%s' has no data", k, v->name);
   }
   switch (n->op) {
@@ -581,13 +808,51 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   case IR_OP_FLATTEN: case IR_OP_RESHAPE: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY:
     return eval_copy(&e);
   case IR_OP_SHAPE: return eval_shape(&e);
+  case IR_OP_SIZE: {
+    int64_t *y = alloc_out(&e, 0);
+    if (!y) return nomem(&e);
+    if (n->out[0]->dtype != DT_INT64 || ir_value_elements(n->out[0]) != 1)
+      return fail(&e, ST_ERR_INVALID, "output '%s' is not an i64 scalar", n->out[0]->name);
+    *y = ir_value_elements(n->in[0]);
+    return ST_OK;
+  }
+  case IR_OP_RANGE: {
+    const ir_value *Y = n->out[0];
+    if (Y->rank != 1 || Y->dtype != n->in[0]->dtype) return fail(&e, ST_ERR_INVALID, "output '%s' is not 1-D of the inputs' dtype", Y->name);
+    void *y = alloc_out(&e, 0);
+    if (!y) return nomem(&e);
+    if (is_float(Y->dtype)) {
+      double start = ir_elem_get(e.in[0], n->in[0]->dtype, 0), delta = ir_elem_get(e.in[2], n->in[2]->dtype, 0);
+      for (int64_t i = 0; i < Y->dims[0]; i++) ir_elem_set(y, Y->dtype, i, start + (double)i * delta);
+    } else { /* exact in 64 bits, as ONNX's integer Range */
+      int64_t start = get_i(e.in[0], n->in[0]->dtype, 0), delta = get_i(e.in[2], n->in[2]->dtype, 0);
+      for (int64_t i = 0; i < Y->dims[0]; i++) put_i(y, Y->dtype, i, (int64_t)((uint64_t)start + (uint64_t)i * (uint64_t)delta));
+    }
+    return ST_OK;
+  }
+  case IR_OP_CONSTANTOFSHAPE: {
+    const ir_value *V = n->in[1], *Y = n->out[0];
+    if (V->dtype != Y->dtype || ir_value_elements(V) != 1)
+      return fail(&e, ST_ERR_INVALID, "value '%s' is not one element of the output's dtype", V->name);
+    unsigned char *y = alloc_out(&e, 0);
+    if (!y) return nomem(&e);
+    size_t es = dtype_size(Y->dtype);
+    for (int64_t i = 0; i < ir_value_elements(Y); i++) memcpy(y + (size_t)i * es, e.in[1], es);
+    return ST_OK;
+  }
   case IR_OP_GATHER: return eval_gather(&e);
+  case IR_OP_GATHERELEMENTS: return eval_gather_elements(&e);
+  case IR_OP_PAD: return eval_pad(&e);
   case IR_OP_CONCAT: return eval_concat(&e);
   case IR_OP_CAST: return eval_cast(&e);
   case IR_OP_SOFTMAX: return eval_softmax(&e);
   case IR_OP_GEMM: return eval_gemm(&e);
   case IR_OP_MATMUL: return eval_matmul(&e);
   case IR_OP_VECPROG: return ir_vprog_eval(n, inputs, outputs_out, a, d);
+  case IR_OP_REDUCE: return eval_reduce(&e);
+  case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_EXPAND: case IR_OP_TILE: case IR_OP_DEPTHTOSPACE:
+  case IR_OP_SPACETODEPTH: case IR_OP_SPLIT:
+    return eval_view(&e);
   default:
     if (ir_eval_is_elementwise(n->op)) return ir_eval_elementwise(n, inputs, outputs_out, a, d);
     return fail(&e, ST_ERR_UNSUPPORTED, "the reference evaluator does not implement this op");

@@ -39,6 +39,14 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
 status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **outputs_out, arena *a,
                      diag *d);
 
+/* Reduce nodes (ops.def): the mode as an om_reduce_op (common/om_format.h),
+ * -1 when the mode attribute is missing or unknown; and the reduced axes of
+ * an input of rank `rank` as a bit mask (bit d = dim d), from the axes
+ * attribute (negative axes count from the end; absent = every axis) and
+ * noop (= none). Returns -1 for an axis out of range or given twice. */
+int ir_reduce_mode(const ir_node *n);
+int ir_reduce_mask(const ir_node *n, int rank, uint32_t *mask_out);
+
 /* Element i of a numeric buffer as a double, and the reverse, rounding to the
  * dtype (f16 to nearest even; integers truncate toward zero and saturate). */
 double ir_elem_get(const void *data, dtype dt, int64_t i);

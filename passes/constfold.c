@@ -27,7 +27,7 @@ static int foldable(const ir_node *n) {
   if (n->nout != 1 || !n->out[0] || !ir_eval_supported(n->op)) return 0;
   int64_t bytes = ir_value_bytes(n->out[0]);
   if (bytes < 0 || bytes >= FOLD_MAX_BYTES) return 0;
-  if (n->op == IR_OP_SHAPE) return n->in[0]->rank >= 0;
+  if (n->op == IR_OP_SHAPE || n->op == IR_OP_SIZE) return n->in[0]->rank >= 0;
   for (int i = 0; i < n->nin; i++)
     if (n->in[i] && !n->in[i]->data) return 0;
   return 1;

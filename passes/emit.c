@@ -10,7 +10,8 @@
  * tasks in node order, each named after its node.
  *
  * Node -> task:
- *   Conv                 CONV2D (FRACTAL_Z weights) or DWCONV (NC1HWC0 weights)
+ *   Conv                 CONV2D (FRACTAL_Z or, algorithm=1, WINO_F43 weights) or
+ *                        DWCONV (NC1HWC0 weights)
  *   MaxPool, AveragePool POOL; GlobalAveragePool/GlobalMaxPool: POOL with the
  *                        whole H x W as the window
  *   VectorProgram        VPROG: its program (ir/vprog_ir.h decodes the node's
@@ -19,15 +20,24 @@
  *                        are its inputs, then its outputs
  *   Concat               one COPY_SLICE per input, at increasing offsets
  *   Softmax              SOFTMAX
+ *   Reduce               REDUCE (mode as om_reduce_op, axes as a bit mask)
+ *   Gather, GatherElements  GATHER (what did not fold to a constant)
+ *   Pad                  PAD (the constant as bytes of y's dtype)
+ *   Transpose, Slice, Expand, Tile, DepthToSpace, SpaceToDepth: STRIDED_COPY
+ *                        with the node's view (ir/view.h); Split: one per
+ *                        non-empty output
  *   TransData            TRANSDATA
  *   Reshape, Flatten, Squeeze, Unsqueeze, Identity: nothing when memplan
  *                        aliased them (alias=1), else a TRANSDATA ND copy
+ *                        (floats) or a flat STRIDED_COPY (other dtypes)
  * Anything else is ST_ERR_UNSUPPORTED naming the node (the layout pass
  * normally rejects it first).
  */
 #include <math.h>
 #include <string.h>
 
+#include "ir/eval.h"
+#include "ir/view.h"
 #include "ir/vprog_ir.h"
 #include "pass.h"
 
@@ -151,7 +161,7 @@ static void window_params(const ir_node *n, int64_t kh, int64_t kw, int32_t *p) 
 
 static status emit_conv(emit_state *s, ir_node *n) {
   ir_value *w = n->in[1];
-  int32_t p[16] = {0};
+  int32_t p[17] = {0};
   window_params(n, w->dims[2], w->dims[3], p);
   int64_t dil[2] = {1, 1};
   ir_attr_ints(n, "dilations", dil, 2);
@@ -164,7 +174,8 @@ static status emit_conv(emit_state *s, ir_node *n) {
   p[13] = (int32_t)ir_attr_int(n, "tile_m", 0);
   p[14] = (int32_t)ir_attr_int(n, "tile_n", 0);
   p[15] = (int32_t)ir_attr_int(n, "tile_k", 0);
-  return add_task(s, n, OM_TASK_CONV2D, 5, tv, 16, p);
+  p[16] = (int32_t)ir_attr_int(n, "algorithm", OM_CONV_DIRECT);
+  return add_task(s, n, OM_TASK_CONV2D, 5, tv, 17, p);
 }
 
 static status emit_pool(emit_state *s, ir_node *n) {
@@ -216,9 +227,79 @@ static status emit_concat(emit_state *s, ir_node *n) {
   return ST_OK;
 }
 
+static status emit_reduce(emit_state *s, ir_node *n) {
+  uint32_t mask = 0;
+  int mode = ir_reduce_mode(n);
+  if (mode < 0 || ir_reduce_mask(n, n->in[0]->rank, &mask))
+    return ir_node_error(s->d, ST_ERR_INVALID, n, "bad mode or axes (shape inference normalises them)");
+  int32_t p[3] = {mode, (int32_t)mask, (int32_t)ir_attr_int(n, "select_last_index", 0)};
+  ir_value *tv[2] = {n->in[0], n->out[0]};
+  return add_task(s, n, OM_TASK_REDUCE, 2, tv, 3, p);
+}
+
+/* The view (ir/view.h) as STRIDED_COPY params; every value must fit int32. */
+static status emit_view_out(emit_state *s, ir_node *n, int k) {
+  ir_view v;
+  char err[256];
+  if (ir_view_build(n, k, n->in[0]->rank, n->in[0]->dims, &v, err, sizeof err))
+    return ir_node_error(s->d, ST_ERR_INVALID, n, "%s", err);
+  int32_t p[2 + 2 * MAX_RANK] = {0};
+  int64_t all[2 + 2 * MAX_RANK] = {v.rank, v.offset};
+  for (int d = 0; d < v.rank; d++) all[2 + d] = v.dims[d], all[2 + MAX_RANK + d] = v.strides[d];
+  for (int k = 0; k < 2 + 2 * MAX_RANK; k++) {
+    if (all[k] < INT32_MIN || all[k] > INT32_MAX)
+      return ir_node_error(s->d, ST_ERR_LIMIT, n, "tensor '%s' is too large for a strided copy (offsets beyond 2^31)",
+                           n->in[0]->name);
+    p[k] = (int32_t)all[k];
+  }
+  ir_value *tv[2] = {n->in[0], n->out[k]};
+  return add_task(s, n, OM_TASK_STRIDED_COPY, 2, tv, 2 + 2 * MAX_RANK, p);
+}
+
+/* PAD: mode, the begins, the constant as bytes of y's dtype. */
+static status emit_pad(emit_state *s, ir_node *n) {
+  static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
+  const ir_value *x = n->in[0], *y = n->out[0];
+  int32_t p[11] = {0};
+  p[0] = -1;
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(ir_attr_string(n, "mode", "constant"), modes[i])) p[0] = i;
+  int64_t pads[2 * MAX_RANK + 1];
+  if (p[0] < 0 || ir_attr_ints(n, "pads", pads, 2 * MAX_RANK + 1) != 2 * x->rank)
+    return ir_node_error(s->d, ST_ERR_INVALID, n, "bad mode or pads (shape inference checks them)");
+  for (int d = 0; d < x->rank; d++) p[1 + d] = (int32_t)pads[d]; /* in int32 range: shape inference */
+  if (p[0] == 0) {
+    uint8_t value[8] = {0};
+    uint64_t bits = 0;
+    ir_elem_set(value, y->dtype, 0, ir_attr_float(n, "value", 0.0));
+    for (int k = 0; k < 8; k++) bits |= (uint64_t)value[k] << (8 * k);
+    p[9] = (int32_t)(uint32_t)bits, p[10] = (int32_t)(uint32_t)(bits >> 32);
+  }
+  ir_value *tv[2] = {n->in[0], n->out[0]};
+  return add_task(s, n, OM_TASK_PAD, 2, tv, 11, p);
+}
+
+/* One STRIDED_COPY per non-empty output (Split has several). */
+static status emit_view(emit_state *s, ir_node *n) {
+  for (int k = 0; k < n->nout; k++) {
+    if (ir_value_elements(n->out[k]) == 0) continue;
+    status st = emit_view_out(s, n, k);
+    if (st != ST_OK) return st;
+  }
+  return ST_OK;
+}
+
 static status emit_copy(emit_state *s, ir_node *n) {
   ir_value *tv[2] = {n->in[0], n->out[0]};
-  return add_task(s, n, OM_TASK_TRANSDATA, 2, tv, 0, NULL);
+  int fl = n->in[0]->dtype == DT_FLOAT32 || n->in[0]->dtype == DT_FLOAT16;
+  if (fl || n->in[0]->layout != LAYOUT_ND) return add_task(s, n, OM_TASK_TRANSDATA, 2, tv, 0, NULL);
+  /* other dtypes: a flat STRIDED_COPY (TRANSDATA converts floats only) */
+  int64_t count = ir_value_elements(n->out[0]);
+  if (count > INT32_MAX)
+    return ir_node_error(s->d, ST_ERR_LIMIT, n, "tensor '%s' is too large for a strided copy", n->in[0]->name);
+  int32_t p[2 + 2 * MAX_RANK] = {1, 0, (int32_t)count};
+  p[2 + MAX_RANK] = 1;
+  return add_task(s, n, OM_TASK_STRIDED_COPY, 2, tv, 2 + 2 * MAX_RANK, p);
 }
 
 /* 1 when every output of n has no elements: there is nothing to compute. */
@@ -248,6 +329,26 @@ static status emit_node(emit_state *s, ir_node *n) {
     ir_value *tv[2] = {n->in[0], n->out[0]};
     return add_task(s, n, OM_TASK_SOFTMAX, 2, tv, 3, p);
   }
+  case IR_OP_REDUCE:
+    return emit_reduce(s, n);
+  case IR_OP_PAD:
+    return emit_pad(s, n);
+  case IR_OP_GATHER:
+  case IR_OP_GATHERELEMENTS: {
+    int64_t axis = ir_attr_int(n, "axis", 0);
+    if (axis < 0) axis += n->in[0]->rank;
+    int32_t p[2] = {n->op == IR_OP_GATHERELEMENTS, (int32_t)axis};
+    ir_value *tv[3] = {n->in[0], n->in[1], n->out[0]};
+    return add_task(s, n, OM_TASK_GATHER, 3, tv, 2, p);
+  }
+  case IR_OP_TRANSPOSE:
+  case IR_OP_SLICE:
+  case IR_OP_EXPAND:
+  case IR_OP_TILE:
+  case IR_OP_DEPTHTOSPACE:
+  case IR_OP_SPACETODEPTH:
+  case IR_OP_SPLIT:
+    return emit_view(s, n);
   case IR_OP_RESHAPE:
   case IR_OP_FLATTEN:
   case IR_OP_SQUEEZE:

@@ -4,7 +4,8 @@
  * Needs: precision has run (value dtypes final, precision.h tells what each
  * node computes in); g->nodes topologically sorted.
  * Changes: the layout (and for constants also data, dtype, dims) of values;
- * adds TRANSDATA nodes; redirects producers of graph outputs through one.
+ * adds TRANSDATA nodes; redirects producers of graph outputs through one;
+ * gives each graph output that folded to a constant an Identity copying it.
  * Rejects what the backend cannot run with ST_ERR_UNSUPPORTED naming the node
  * and its op type, so this is the last pass that can refuse a model.
  * Leaves true: every node input has the layout and dtype its task kind
@@ -17,7 +18,10 @@
  *            is NC1HWC0 (it follows the convs); vector programs, see below.
  *   ND       everything else: Flatten/Reshape/Squeeze/Unsqueeze/Identity
  *            (emitted as ND copies or aliases, which also cast f16<->f32, so
- *            they accept either float dtype), Softmax, graph I/O.
+ *            they accept either float dtype), Softmax, Reduce (also on
+ *            the integer and bool dtypes its modes take), the strided views
+ *            (Transpose, Slice, Split, Expand, Tile, DepthToSpace, SpaceToDepth:
+ *            any dtype), Pad (any dtype), graph I/O.
  * A VectorProgram converts dtypes itself (precision reconciled it with its
  * tensors), so only its layouts are set here, all operands one layout:
  * NC1HWC0 when its outputs are rank 4, every tensor it touches is f16/f32, a
@@ -41,6 +45,7 @@
 #include <string.h>
 
 #include "common/fp16.h"
+#include "ir/eval.h"
 #include "pass.h"
 #include "precision.h"
 
@@ -373,6 +378,66 @@ static status layout_nd_copy(lay_state *s, ir_node *n) {
   return st;
 }
 
+/* Reduce: ND. Float modes compute in the node's dtype (f16 under
+ * force_fp16); argmax/argmin read their input in whatever float dtype it
+ * has; integer and bool inputs stay as they are where the REDUCE kind takes
+ * them (om_format.h). */
+static status layout_reduce(lay_state *s, ir_node *n, int cdt) {
+  const ir_value *x = n->in[0];
+  int mode = ir_reduce_mode(n), xt = x->dtype;
+  int is_arg = mode == OM_REDUCE_ARGMAX || mode == OM_REDUCE_ARGMIN;
+  int is_ext = mode == OM_REDUCE_MAX || mode == OM_REDUCE_MIN;
+  int wide = xt == DT_INT32 || xt == DT_INT64, narrow = xt == DT_INT8 || xt == DT_UINT8;
+  int ok = precision_is_float(xt);
+  if (mode == OM_REDUCE_SUM || mode == OM_REDUCE_PROD || mode == OM_REDUCE_L1 || mode == OM_REDUCE_SUMSQUARE)
+    ok |= wide;
+  if (is_arg) ok |= wide || narrow;
+  if (is_ext) ok |= wide || narrow || xt == DT_BOOL;
+  if (!ok) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "mode '%s' on input '%s' of dtype %s is not supported", ir_attr_string(n, "mode", ""),
+             x->name, dtype_name(xt) ? dtype_name(xt) : "?");
+    return unsupported(s, n, msg);
+  }
+  int want = precision_is_float(xt) && !is_arg ? cdt : ANY_DTYPE;
+  status st = ensure_input(s, n, 0, LAYOUT_ND, want, NULL);
+  if (st != ST_OK) return st;
+  return redirect_output(s, n, 0, LAYOUT_ND, is_arg ? DT_INT64 : want == ANY_DTYPE ? xt : cdt);
+}
+
+/* Strided views (Transpose, Slice, ...): ND; floats move in the node's
+ * dtype, every other dtype of 1, 2, 4 or 8 bytes as it is. */
+static status layout_view(lay_state *s, ir_node *n, int cdt) {
+  int xt = n->in[0]->dtype;
+  if (!dtype_size(xt) || xt == DT_DOUBLE) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "value '%s' has dtype %s, which the vector unit does not move", n->in[0]->name,
+             dtype_name(xt) ? dtype_name(xt) : "?");
+    return unsupported(s, n, msg);
+  }
+  int want = precision_is_float(xt) ? cdt : ANY_DTYPE;
+  status st = ensure_input(s, n, 0, LAYOUT_ND, want, NULL);
+  for (int k = 0; k < n->nout && st == ST_OK; k++)
+    st = redirect_output(s, n, k, LAYOUT_ND, want == ANY_DTYPE ? xt : cdt);
+  return st;
+}
+
+/* Gather, GatherElements (what did not fold): ND data in any dtype the
+ * vector unit moves (floats in the node's dtype), indices as they are. */
+static status layout_gather(lay_state *s, ir_node *n, int cdt) {
+  int xt = n->in[0]->dtype, it = n->in[1]->dtype;
+  if (!dtype_size(xt) || xt == DT_DOUBLE || (it != DT_INT64 && it != DT_INT32)) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "data '%s' of dtype %s or indices '%s' of dtype %s are not supported", n->in[0]->name,
+             dtype_name(xt) ? dtype_name(xt) : "?", n->in[1]->name, dtype_name(it) ? dtype_name(it) : "?");
+    return unsupported(s, n, msg);
+  }
+  int want = precision_is_float(xt) ? cdt : ANY_DTYPE;
+  status st = ensure_input(s, n, 0, LAYOUT_ND, want, NULL);
+  if (st == ST_OK) st = ensure_input(s, n, 1, LAYOUT_ND, ANY_DTYPE, NULL);
+  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, want == ANY_DTYPE ? xt : cdt);
+}
+
 static status layout_node(lay_state *s, ir_node *n) {
   int cdt = precision_node_dtype(n, s->precision);
   switch (n->op) {
@@ -382,13 +447,45 @@ static status layout_node(lay_state *s, ir_node *n) {
     return unsupported(s, n, "only Gemm with a constant 2-D B is supported");
   case IR_OP_MATMUL:
     return unsupported(s, n, "only MatMul with a constant 2-D B is supported");
-  case IR_OP_SHAPE:
   case IR_OP_GATHER:
+  case IR_OP_GATHERELEMENTS:
+    return layout_gather(s, n, cdt);
+  case IR_OP_SHAPE:
+  case IR_OP_SIZE:
+  case IR_OP_CONSTANTOFSHAPE:
+  case IR_OP_RANGE:
     return unsupported(s, n, "shape arithmetic must fold to constants (are the input shapes static?)");
+  case IR_OP_FLATTEN:
+  case IR_OP_RESHAPE:
+  case IR_OP_SQUEEZE:
+  case IR_OP_UNSQUEEZE:
+  case IR_OP_IDENTITY:
+    if (!precision_is_float(n->in[0]->dtype)) { /* integer and bool copies: any dtype the vector unit moves */
+      int xt = n->in[0]->dtype;
+      if (!dtype_size(xt) || xt == DT_DOUBLE || (int)n->out[0]->dtype != xt) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "value '%s' has dtype %s, which the vector unit does not move", n->in[0]->name,
+                 dtype_name(xt) ? dtype_name(xt) : "?");
+        return unsupported(s, n, msg);
+      }
+      return layout_nd_copy(s, n);
+    }
+    break;
   case IR_OP_TRANSDATA:
     return ST_OK;
   case IR_OP_VECPROG:
     return layout_vecprog(s, n);
+  case IR_OP_REDUCE:
+    return layout_reduce(s, n, cdt);
+  case IR_OP_TRANSPOSE:
+  case IR_OP_SLICE:
+  case IR_OP_EXPAND:
+  case IR_OP_TILE:
+  case IR_OP_DEPTHTOSPACE:
+  case IR_OP_SPACETODEPTH:
+  case IR_OP_SPLIT:
+  case IR_OP_PAD:
+    return layout_view(s, n, cdt);
   default:
     break;
   }
@@ -423,11 +520,36 @@ static status layout_node(lay_state *s, ir_node *n) {
   }
 }
 
+/* A graph output that folded to a constant gets a task that writes it: the
+ * value becomes the output of an Identity reading a new constant with its
+ * payload (other readers move to that constant), so the model has an
+ * OUTPUT buffer for it like for any computed output. */
+static status materialise_const_output(lay_state *s, ir_value *v) {
+  ir_graph *g = s->g;
+  char name[512];
+  snprintf(name, sizeof name, "%s_folded", v->name);
+  ir_value *c = ir_const_new(g, name, v->dtype, v->rank, v->dims, v->data, (size_t)ir_value_bytes(v));
+  if (!c) return diag_set(s->d, ST_ERR_NOMEM, "out of memory materialising graph output '%s'", v->name);
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *m = g->nodes[i];
+    for (int j = 0; j < m->nin && !m->dead; j++)
+      if (m->in[j] == v) m->in[j] = c;
+  }
+  v->data = NULL;
+  char nname[600];
+  snprintf(nname, sizeof nname, "copy_%s", v->name);
+  if (!ir_node_new(g, IR_OP_IDENTITY, nname, 1, &c, 1, &v))
+    return diag_set(s->d, ST_ERR_NOMEM, "out of memory materialising graph output '%s'", v->name);
+  return ST_OK;
+}
+
 status pass_layout(ir_graph *g, pass_ctx *ctx, diag *d) {
   lay_state s = {.g = g, .precision = ctx->precision, .d = d};
   arena_init(&s.scratch, 0);
   for (int i = 0; i < g->ninputs; i++) g->inputs[i]->layout = LAYOUT_ND;
   status st = ST_OK;
+  for (int i = 0; i < g->noutputs && st == ST_OK; i++)
+    if (g->outputs[i]->data && g->outputs[i]->input_index < 0) st = materialise_const_output(&s, g->outputs[i]);
   int count = g->nnodes; /* TransData nodes appended meanwhile need no visit */
   for (int i = 0; i < count && st == ST_OK; i++)
     if (!g->nodes[i]->dead) st = layout_node(&s, g->nodes[i]);

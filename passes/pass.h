@@ -6,8 +6,9 @@
  * fills the inputs of pass_ctx, runs the pipeline, and reads the outputs.
  *
  * IR contract between the graph passes and the lowering passes (true after
- * `fuse`): every value has a known shape and dtype; no Shape/Gather/Constant
- * subgraphs remain (folded); Gemm/MatMul with a constant 2-D B have become
+ * `fuse`): every value has a known shape and dtype; no Shape/Size/Constant/
+ * Range/ConstantOfShape subgraphs remain (folded; a Gather remains only when
+ * its data or indices are computed at run time); Gemm/MatMul with a constant 2-D B have become
  * Reshape -> Conv 1x1 -> Reshape; BatchNormalization after a Conv is folded
  * into its weights and bias; Conv may carry a residual (in[3]) and
  * act/clip_min/clip_max attributes; Identity is gone except where it connects
@@ -28,6 +29,7 @@ typedef struct pass_ctx {
   /* inputs, set by the driver */
   const soc_info *soc;
   om_precision precision;
+  int winograd;             /* 1: Winograd F(4x4,3x3) where eligible (--op_select_implmode=high_performance) */
   const char *model_name;   /* written into the om */
   const char *cmdline;      /* written into the om */
   /* outputs, set by passes */

@@ -10,7 +10,11 @@
  *            no defaults: Conv and the 2-D pools get explicit kernel_shape,
  *            strides, dilations and pads [t,l,b,r] (Conv also group), auto_pad
  *            is resolved into pads and removed, Softmax gets an explicit axis
- *            >= 0. Nodes, values and edges are untouched.
+ *            >= 0, Reduce gets axes >= 0 in ascending order (or noop=1
+ *            when it reduces nothing); the compile-time list inputs of
+ *            Reduce, Expand and Split (ops.def) become attributes and the
+ *            input is dropped from the node. Otherwise nodes, values and
+ *            edges are untouched.
  *   Leaves:  every value with a known shape and dtype; the graph verifies.
  *   Errors:  name the node, its op and the offending input or attribute with
  *            shapes, e.g. "node 'Add_3' (Add): inputs [1,64,56,56] and
@@ -23,11 +27,14 @@
  * side table by value id, so a Reshape fed by such a chain gets its dims
  * before constfold turns the chain into a constant.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/om_format.h"
 #include "ir/eval.h"
+#include "ir/view.h"
 #include "pass.h"
 
 enum { PROPAGATE_MAX_ELEMENTS = 4096 }; /* integer tensors evaluated for shape arithmetic */
@@ -415,6 +422,62 @@ static status infer_shape_op(si *s, ir_node *n, int *rank, int64_t *dims) {
   return ST_OK;
 }
 
+/* ConstantOfShape: dims from the (compile-time) shape input, dtype from the
+ * value input. */
+static status infer_constantofshape(si *s, ir_node *n, int *rank, int64_t *dims, dtype *dt) {
+  const ir_value *sh = n->in[0], *val = n->in[1];
+  const int64_t *spec = s->known[sh->id];
+  if (sh->dtype != DT_INT64 || sh->rank != 1)
+    return fail(s, ST_ERR_INVALID, "shape input '%s' is %s%s; expected a 1-D i64 tensor", sh->name,
+                dtype_name(sh->dtype), shape_str(sh));
+  if (!spec) return fail(s, ST_ERR_UNSUPPORTED, "shape input '%s' is not known at compile time", sh->name);
+  if (sh->dims[0] > MAX_RANK) return fail(s, ST_ERR_LIMIT, "rank %lld exceeds %d", (long long)sh->dims[0], MAX_RANK);
+  if (ir_value_elements(val) != 1) return fail(s, ST_ERR_INVALID, "value '%s' must hold one element", val->name);
+  *rank = (int)sh->dims[0];
+  for (int i = 0; i < *rank; i++) {
+    if (spec[i] < 0) return fail(s, ST_ERR_INVALID, "shape %s has a negative dim", dims_str(*rank, spec));
+    dims[i] = spec[i];
+  }
+  *dt = val->dtype;
+  return ST_OK;
+}
+
+/* Range: max(ceil((limit - start) / delta), 0) elements; the three scalars
+ * must be known (constants or shape arithmetic). */
+static status infer_range(si *s, ir_node *n, int *rank, int64_t *dims) {
+  double v[3];
+  for (int i = 0; i < 3; i++) {
+    const ir_value *x = n->in[i];
+    if (ir_value_elements(x) != 1 || x->dtype != n->in[0]->dtype || (!is_float(x->dtype) && !is_int(x->dtype)))
+      return fail(s, ST_ERR_INVALID, "input %d '%s' must be a numeric scalar of input 0's dtype", i, x->name);
+    if (!s->known[x->id]) return fail(s, ST_ERR_UNSUPPORTED, "input %d '%s' is not known at compile time", i, x->name);
+    v[i] = ir_elem_get(s->known[x->id], x->dtype, 0);
+  }
+  if (v[2] == 0 || isnan(v[0]) || isnan(v[1]) || isnan(v[2])) return fail(s, ST_ERR_INVALID, "delta is 0 or a bound is NaN");
+  double count = ceil((v[1] - v[0]) / v[2]);
+  if (!(count < 1e15)) return fail(s, ST_ERR_LIMIT, "Range of %g elements", count);
+  *rank = 1;
+  dims[0] = count > 0 ? (int64_t)count : 0;
+  return ST_OK;
+}
+
+/* Split without sizes: ceil(D / outputs) each, the rest in the last. */
+static status split_sizes(si *s, ir_node *n) {
+  if (ir_attr_find(n, "split")) return ST_OK;
+  const ir_value *x = n->in[0];
+  int64_t axis = ir_attr_int(n, "axis", 0);
+  int a = axis_in(axis, x->rank);
+  if (a < 0) return fail(s, ST_ERR_INVALID, "axis %lld out of range for input %s", (long long)axis, shape_str(x));
+  int64_t D = x->dims[a], chunk = (D + n->nout - 1) / n->nout, sizes[IR_SPLIT_MAX_OUTPUTS];
+  for (int k = 0; k < n->nout; k++) {
+    int64_t left = D - chunk * k;
+    sizes[k] = left < 0 ? 0 : left < chunk ? left : chunk;
+  }
+  if (chunk * (n->nout - 1) >= D && n->nout > 1 && D > 0)
+    return fail(s, ST_ERR_INVALID, "axis %d of input %s does not split into %d outputs", a, shape_str(x), n->nout);
+  return ir_attr_set_ints(s->g, n, "split", n->nout, sizes) ? nomem(s) : ST_OK;
+}
+
 static status infer_gather(si *s, ir_node *n, int *rank, int64_t *dims) {
   const ir_value *x = n->in[0], *ix = n->in[1];
   int64_t axis = ir_attr_int(n, "axis", 0);
@@ -427,6 +490,24 @@ static status infer_gather(si *s, ir_node *n, int *rank, int64_t *dims) {
   for (int i = 0; i < a; i++) dims[(*rank)++] = x->dims[i];
   for (int i = 0; i < ix->rank; i++) dims[(*rank)++] = ix->dims[i];
   for (int i = a + 1; i < x->rank; i++) dims[(*rank)++] = x->dims[i];
+  return ST_OK;
+}
+
+/* GatherElements: y has the indices' dims; axis normalised >= 0. */
+static status infer_gather_elements(si *s, ir_node *n, int *rank, int64_t *dims) {
+  const ir_value *x = n->in[0], *ix = n->in[1];
+  int64_t axis = ir_attr_int(n, "axis", 0);
+  int a = axis_in(axis, x->rank);
+  if (a < 0) return fail(s, ST_ERR_INVALID, "axis %lld out of range for data %s", (long long)axis, shape_str(x));
+  if (ix->dtype != DT_INT64 && ix->dtype != DT_INT32)
+    return fail(s, ST_ERR_INVALID, "indices '%s' have dtype %s; expected i64 or i32", ix->name, dtype_name(ix->dtype));
+  if (ix->rank != x->rank) return fail(s, ST_ERR_INVALID, "indices %s and data %s differ in rank", shape_str(ix), shape_str(x));
+  for (int d = 0; d < x->rank; d++)
+    if (d != a && ix->dims[d] > x->dims[d])
+      return fail(s, ST_ERR_INVALID, "indices %s exceed data %s outside the axis", shape_str(ix), shape_str(x));
+  if (ir_attr_set_int(s->g, n, "axis", a)) return nomem(s);
+  *rank = ix->rank;
+  memcpy(dims, ix->dims, sizeof(int64_t) * (size_t)ix->rank);
   return ST_OK;
 }
 
@@ -456,6 +537,36 @@ static status infer_softmax(si *s, ir_node *n) {
   if (a < 0) return fail(s, ST_ERR_INVALID, "axis %lld out of range for input %s", (long long)axis, shape_str(x));
   if (ir_attr_set_int(s->g, n, "axis", a)) return nomem(s);
   return need_float(s, 0);
+}
+
+/* Reduce: axes normalised (>= 0, ascending; absent only when every axis
+ * is reduced or noop); y keeps reduced dims as 1 with keepdims, else drops
+ * them; argmax/argmin give i64. */
+static status infer_reduce(si *s, ir_node *n, int *rank, int64_t *dims, dtype *dt) {
+  const ir_value *x = n->in[0];
+  int mode = ir_reduce_mode(n);
+  uint32_t mask;
+  if (mode < 0) return fail(s, ST_ERR_INVALID, "unknown mode '%s'", ir_attr_string(n, "mode", ""));
+  if (ir_reduce_mask(n, x->rank, &mask))
+    return fail(s, ST_ERR_INVALID, "axes out of range or repeated for input %s", shape_str(x));
+  int is_arg = mode == OM_REDUCE_ARGMAX || mode == OM_REDUCE_ARGMIN;
+  if (is_arg && (__builtin_popcount(mask) != 1 || x->dims[__builtin_ctz(mask)] < 1))
+    return fail(s, ST_ERR_INVALID, "%s needs one non-empty axis of input %s", mode == OM_REDUCE_ARGMAX ? "argmax" : "argmin",
+                shape_str(x));
+  if (!is_float(x->dtype) && !is_int(x->dtype) && x->dtype != DT_BOOL)
+    return fail(s, ST_ERR_UNSUPPORTED, "input '%s' has dtype %s", x->name, dtype_name(x->dtype) ? dtype_name(x->dtype) : "?");
+  int64_t axes[MAX_RANK];
+  int count = 0, keep = ir_attr_int(n, "keepdims", 1) != 0;
+  *rank = 0;
+  for (int d = 0; d < x->rank; d++) {
+    int red = (int)((mask >> d) & 1u);
+    if (red) axes[count++] = d;
+    if (!red || keep) dims[(*rank)++] = red ? 1 : x->dims[d];
+  }
+  if (count > 0 && ir_attr_set_ints(s->g, n, "axes", count, axes)) return nomem(s);
+  if (count == 0 && ir_attr_set_int(s->g, n, "noop", 1)) return nomem(s);
+  *dt = is_arg ? DT_INT64 : x->dtype;
+  return ST_OK;
 }
 
 static status infer_gemm(si *s, ir_node *n, int *rank, int64_t *dims) {
@@ -493,6 +604,36 @@ static status infer_matmul(si *s, ir_node *n, int *rank, int64_t *dims) {
 
 /* ---- the walk ---- */
 
+/* Reduce axes, Expand shape, Split sizes computed by shape arithmetic
+ * (in[1], ops.def): the known value becomes the attribute, in[1] goes. */
+static status resolve_list_input(si *s, ir_node *n) {
+  static const struct { ir_op op; const char *attr; } lists[] = {
+      {IR_OP_REDUCE, "axes"}, {IR_OP_EXPAND, "shape"}, {IR_OP_SPLIT, "split"}};
+  const char *name = NULL;
+  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+    if (lists[i].op == n->op) name = lists[i].attr;
+  if (!name || n->nin < 2 || !n->in[1]) return ST_OK;
+  const ir_value *v = n->in[1];
+  const void *data = s->known[v->id];
+  int64_t count = ir_value_elements(v), buf[IR_SPLIT_MAX_OUTPUTS];
+  if ((v->dtype != DT_INT64 && v->dtype != DT_INT32) || v->rank > 1 || count > IR_SPLIT_MAX_OUTPUTS)
+    return fail(s, ST_ERR_INVALID, "input 1 '%s' (%s) must be an i64 or i32 list of at most %d values", v->name, name,
+                IR_SPLIT_MAX_OUTPUTS);
+  if (!data) return fail(s, ST_ERR_UNSUPPORTED, "input 1 '%s' (%s) is not known at compile time", v->name, name);
+  for (int64_t k = 0; k < count; k++) buf[k] = (int64_t)ir_elem_get(data, v->dtype, k);
+  if (n->op == IR_OP_REDUCE) {
+    int noop = count == 0 && ir_attr_int(n, "noop_with_empty_axes", 0);
+    if (ir_attr_set_int(s->g, n, "noop", noop)) return nomem(s);
+    if (count == 0) {
+      n->nin = 1;
+      return ST_OK;
+    }
+  }
+  if (ir_attr_set_ints(s->g, n, name, (int)count, buf)) return nomem(s);
+  n->nin = 1;
+  return ST_OK;
+}
+
 static status infer_node(si *s, ir_node *n) {
   ir_value *y = n->out[0];
   int rank = -1;
@@ -522,7 +663,24 @@ static status infer_node(si *s, ir_node *n) {
   case IR_OP_SQUEEZE: st = infer_squeeze(s, n, &rank, dims); break;
   case IR_OP_UNSQUEEZE: st = infer_unsqueeze(s, n, &rank, dims); break;
   case IR_OP_SHAPE: st = infer_shape_op(s, n, &rank, dims), dt = DT_INT64; break;
+  case IR_OP_SIZE: rank = 0, dt = DT_INT64; break;
+  case IR_OP_CONSTANTOFSHAPE: st = infer_constantofshape(s, n, &rank, dims, &dt); break;
+  case IR_OP_RANGE: st = infer_range(s, n, &rank, dims); break;
   case IR_OP_GATHER: st = infer_gather(s, n, &rank, dims); break;
+  case IR_OP_GATHERELEMENTS: st = infer_gather_elements(s, n, &rank, dims); break;
+  case IR_OP_PAD: {
+    const ir_value *x = n->in[0];
+    int64_t pads[2 * MAX_RANK + 1];
+    if (ir_attr_ints(n, "pads", pads, 2 * MAX_RANK + 1) != 2 * x->rank)
+      return fail(s, ST_ERR_INVALID, "pads must have 2 x %d values for input %s", x->rank, shape_str(x));
+    rank = x->rank;
+    for (int d = 0; d < rank; d++) {
+      dims[d] = x->dims[d] + pads[d] + pads[rank + d];
+      if (dims[d] < 0 || pads[d] < INT32_MIN || pads[d] > INT32_MAX)
+        return fail(s, ST_ERR_INVALID, "pads of dim %d do not fit input %s", d, shape_str(x));
+    }
+    break;
+  }
   case IR_OP_CONCAT: st = infer_concat(s, n, &rank, dims); break;
   case IR_OP_CAST:
     dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
@@ -539,6 +697,24 @@ static status infer_node(si *s, ir_node *n) {
   case IR_OP_GEMM: st = infer_gemm(s, n, &rank, dims); break;
   case IR_OP_MATMUL: st = infer_matmul(s, n, &rank, dims); break;
   case IR_OP_VECPROG: return infer_vecprog(s, n);
+  case IR_OP_REDUCE: st = infer_reduce(s, n, &rank, dims, &dt); break;
+  case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_EXPAND: case IR_OP_TILE: case IR_OP_DEPTHTOSPACE:
+  case IR_OP_SPACETODEPTH: case IR_OP_SPLIT: {
+    if (n->op == IR_OP_SPLIT && (st = split_sizes(s, n))) return st;
+    ir_view v;
+    char err[256];
+    for (int k = n->nout - 1; k >= 0; k--) { /* out[0] last: the common path below sets it */
+      if (ir_view_build(n, k, n->in[0]->rank, n->in[0]->dims, &v, err, sizeof err))
+        return fail(s, ST_ERR_INVALID, "input %s: %s", shape_str(n->in[0]), err);
+      if (k > 0) {
+        n->out[k]->dtype = dt;
+        ir_value_set_shape(n->out[k], v.out_rank, v.out_dims);
+      }
+    }
+    rank = v.out_rank;
+    memcpy(dims, v.out_dims, sizeof v.out_dims);
+    break;
+  }
   default:
     if (ir_ops[n->op].fusion != IR_FUSE_ELEMWISE && ir_ops[n->op].fusion != IR_FUSE_BROADCAST)
       return fail(s, ST_ERR_INVALID, "bad op");
@@ -564,7 +740,7 @@ static status propagate(si *s, ir_node *n) {
   for (int i = 0; i < n->nin; i++) {
     if (!n->in[i]) continue;
     ins[i] = s->known[n->in[i]->id];
-    if (!ins[i] && n->op != IR_OP_SHAPE) return ST_OK;
+    if (!ins[i] && n->op != IR_OP_SHAPE && n->op != IR_OP_SIZE) return ST_OK;
   }
   void *out[1];
   diag local;
@@ -601,8 +777,9 @@ status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d) {
       else if (v && (v->rank < 0 || ir_value_bytes(v) < 0))
         st = fail(&s, ST_ERR_INVALID, "input %d '%s' has an unknown shape or dtype", j, v->name);
     }
-    if (st == ST_OK && (n->nout < 1 || !n->out[0] || (n->nout != 1 && n->op != IR_OP_VECPROG)))
+    if (st == ST_OK && (n->nout < 1 || !n->out[0] || (n->nout != 1 && n->op != IR_OP_VECPROG && n->op != IR_OP_SPLIT)))
       st = fail(&s, ST_ERR_INVALID, "%d outputs, expected 1", n->nout);
+    if (st == ST_OK) st = resolve_list_input(&s, n);
     if (st == ST_OK) st = infer_node(&s, n);
     if (st == ST_OK) st = propagate(&s, n);
   }

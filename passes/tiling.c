@@ -3,9 +3,11 @@
  * Needs: layout has run (Conv weights FRACTAL_Z or, for depthwise, NC1HWC0;
  * activations in their final layouts and dtypes); ctx->soc.
  * Changes: sets node attributes block_dim on every node that can become a
- * task, and tile_m, tile_n, tile_k on each cube Conv.
+ * task, and tile_m, tile_n, tile_k on each cube Conv; algorithm=1 on the
+ * Convs that run as Winograd, whose weights become WINO_F43.
  * Leaves true: each Conv's tiles satisfy the L0A/L0B/L0C inequalities of
- * OM_TASK_CONV2D in common/om_format.h for the SoC's capacities, and every
+ * OM_TASK_CONV2D in common/om_format.h for the SoC's capacities (for
+ * algorithm 1 the Winograd ones, L1 and UB included), and every
  * block_dim is in 1..65535 and at most the number of units its task kind's
  * block split rule divides (so no block is empty).
  *
@@ -30,11 +32,17 @@
  * as evenly as they can be split for any thread count; blocks of several
  * contiguous tiles could not (14 tiles in 8 blocks on 2 threads: 8 and 6).
  *
+ * Winograd: 3x3 stride-1 convolutions with enough 4x4 output tiles run as
+ * F(4x4,3x3) instead (attribute algorithm=1, weights rewritten to WINO_F43,
+ * tile_m counting 4x4 tiles): winograd.c decides and tiles them.
+ *
  * Vector tasks: block_dim = min(units, ai_cores, ceil(elements / 4096)) where
  * units is what the kind's rule splits (TRANSDATA: the outer physical rows of
  * dst, N*C1*H or N*C*H, or its elements when the layout stays; POOL/DWCONV:
  * N*C1; COPY_SLICE: the product of the dims before the axis; SOFTMAX: the
- * rows before the axis), so small tensors are not split into blocks that
+ * rows before the axis; REDUCE: y elements, with elements counted on x;
+ * Split: the smallest output's elements), so
+ * small tensors are not split into blocks that
  * cost more to dispatch than to run.
  *
  * Vector programs (VPROG) split the outputs' physical elements into
@@ -43,6 +51,7 @@
  * never fewer than 4096 elements a block, so dispatch stays cheap.
  */
 #include "pass.h"
+#include "winograd.h"
 
 enum { MAX_BLOCKS = 65535, MIN_BLOCK_ELEMS = 4096, LOAD_CYCLES = 32, BYTES_PER_CYCLE = 64 };
 enum { VPROG_TILE_ELEMS = 256 };
@@ -117,8 +126,11 @@ static status tile_node(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
       units = (uint64_t)y->dims[0] * ceil_div((uint64_t)y->dims[1], C0);
       break;
     }
+    int wino = 0;
+    status st = wino_tile_conv(g, ctx, n, &wino, d);
+    if (st != ST_OK || wino) return st;
     conv_tiles t;
-    status st = tile_conv(ctx, n, &t, d);
+    st = tile_conv(ctx, n, &t, d);
     if (st == ST_OK) st = set_attr(g, n, "tile_m", (int64_t)t.m, d);
     if (st == ST_OK) st = set_attr(g, n, "tile_n", (int64_t)t.n, d);
     if (st == ST_OK) st = set_attr(g, n, "tile_k", (int64_t)t.k, d);
@@ -143,6 +155,14 @@ static status tile_node(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
     for (int i = 0; i < axis; i++) units *= (uint64_t)y->dims[i];
     break;
   }
+  case IR_OP_SPLIT: /* one task per output, each split into the same blocks */
+    units = elems;
+    for (int k = 1; k < n->nout; k++) units = min_u64(units, phys_elems(n->out[k]));
+    break;
+  case IR_OP_REDUCE: /* y elements; the work is the input's */
+    units = elems;
+    elems = phys_elems(n->in[0]);
+    break;
   case IR_OP_SOFTMAX: {
     int64_t axis = ir_attr_int(n, "axis", 0);
     units = 1;

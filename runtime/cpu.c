@@ -54,6 +54,7 @@ static void detect(void) {
     paths.pool = rt_pool_x86;
     paths.transdata = rt_transdata_x86;
     paths.convert = rt_convert_x86;
+    paths.wino_tile = rt_wino_tile_x86;
   }
 #endif
 }

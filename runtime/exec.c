@@ -17,13 +17,17 @@
  * tasks run on the caller alone. Idle workers spin briefly on the task
  * generation counter and then sleep on a condition variable. execute
  * allocates nothing and creates no threads; omrt_context_free stops and
- * joins the pool.
+ * joins the pool. With OMRT_PROFILE=1 in the environment at context
+ * creation, execute also sums each task's wall time (from its dispatch to
+ * the end of its barrier) per task kind, in a table allocated with the
+ * context (omrt_context_profile reads it).
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/kernels.h"
 #include "runtime/rt.h"
@@ -51,6 +55,10 @@ struct omrt_context {
   atomic_uint_fast64_t gen;
   atomic_int pending; /* pooled workers still running the current task */
   int stop;
+
+  struct kind_profile {
+    uint64_t tasks, ns;
+  } * profile; /* [rt_kernel_count] under OMRT_PROFILE=1, else NULL */
 
   /* The current job, written by the caller before gen advances. */
   const om_task *task;
@@ -163,6 +171,7 @@ void omrt_context_free(omrt_context *ctx) {
     for (int i = 0; i < ctx->nworkers; i++)
       free(ctx->workers[i].scratch);
   free(ctx->workers);
+  free(ctx->profile);
   free(ctx->workspace);
   free(ctx);
 }
@@ -193,7 +202,9 @@ omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out) {
                     (unsigned long long)ws);
   }
   ctx->workers = calloc((size_t)ctx->nworkers, sizeof *ctx->workers);
-  if (!ctx->workers) {
+  const char *prof = getenv("OMRT_PROFILE");
+  int profiling = prof && strcmp(prof, "1") == 0;
+  if (!ctx->workers || (profiling && !(ctx->profile = calloc(rt_kernel_count, sizeof *ctx->profile)))) {
     omrt_context_free(ctx);
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: out of memory");
   }
@@ -217,6 +228,24 @@ omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out) {
 }
 
 int omrt_context_threads(const omrt_context *ctx) { return ctx ? ctx->nworkers : 0; }
+
+omrt_status omrt_context_profile(const omrt_context *ctx, int kind, const char **name_out, uint64_t *tasks_out,
+                                 double *ms_out) {
+  if (!ctx || !name_out || !tasks_out || !ms_out) return rt_error(OMRT_ERR_ARG, "omrt_context_profile: NULL argument");
+  if (!ctx->profile) return rt_error(OMRT_ERR_ARG, "omrt_context_profile: profiling is off (OMRT_PROFILE=1 turns it on)");
+  if (kind < 0 || (uint32_t)kind >= rt_kernel_count)
+    return rt_error(OMRT_ERR_ARG, "omrt_context_profile: kind %d outside 0..%u", kind, rt_kernel_count - 1);
+  *name_out = rt_kernels[kind].name ? rt_kernels[kind].name : "";
+  *tasks_out = ctx->profile[kind].tasks;
+  *ms_out = (double)ctx->profile[kind].ns / 1e6;
+  return OMRT_OK;
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* Addresses of a task's tensors for this execution. */
 static void resolve(const omrt_context *ctx, const om_task *task, const void *const *inputs,
@@ -252,17 +281,22 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
 
   for (uint32_t t = 0; t < d->ntasks; t++) {
     const om_task *task = &m->tasks[t];
+    uint64_t t0 = ctx->profile ? now_ns() : 0;
     ctx->task = task;
     ctx->fn = rt_kernels[task->kind].run;
     resolve(ctx, task, inputs, outputs, &ctx->args);
     if (ctx->started == 0 || task->block_dim == 1) {
       for (uint32_t b = 0; b < task->block_dim; b++)
         ctx->fn(task, &ctx->args, b, &ctx->workers[0].core);
-      continue;
+    } else {
+      publish(ctx);
+      run_blocks(ctx, &ctx->workers[0]);
+      wait_done(ctx);
     }
-    publish(ctx);
-    run_blocks(ctx, &ctx->workers[0]);
-    wait_done(ctx);
+    if (ctx->profile) {
+      ctx->profile[task->kind].tasks++;
+      ctx->profile[task->kind].ns += now_ns() - t0;
+    }
   }
   return OMRT_OK;
 }

@@ -21,6 +21,10 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_COPY_SLICE] = {"COPY_SLICE", rt_copy_slice_run, rt_copy_slice_check},
     [OM_TASK_SOFTMAX] = {"SOFTMAX", rt_softmax_run, rt_softmax_check},
     [OM_TASK_VPROG] = {"VPROG", rt_vprog_run, rt_vprog_check, rt_vprog_prepare},
+    [OM_TASK_REDUCE] = {"REDUCE", rt_reduce_run, rt_reduce_check},
+    [OM_TASK_STRIDED_COPY] = {"STRIDED_COPY", rt_strided_copy_run, rt_strided_copy_check},
+    [OM_TASK_GATHER] = {"GATHER", rt_gather_run, rt_gather_check},
+    [OM_TASK_PAD] = {"PAD", rt_pad_run, rt_pad_check},
 };
 const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;
 

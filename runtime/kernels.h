@@ -18,6 +18,10 @@
  *               so axis 1 splits N, axis 2 N*C1, axis 3 N*C1*H); axis 0:
  *               elements of the (contiguous) copy
  *   SOFTMAX     normalised vectors: outer*inner (inner = 1 with coerce_2d)
+ *   REDUCE      y elements
+ *   STRIDED_COPY  y elements
+ *   GATHER      y elements
+ *   PAD         y elements
  *
  * Checks: each kind's check function validates its task with the rt_chk_*
  * helpers; every failure is rt_error(OMRT_ERR_FORMAT, "task %u (KIND)
@@ -174,6 +178,8 @@ typedef struct rt_conv_geom {
   void *yd;
   int64_t n, cin, c1, h, w_, ho, wo, cout, c1out, k; /* k: reduction fractals c1*kh*kw */
   int64_t tm, tn, tk, mtiles, ntiles;                /* tile sizes, tiles per image */
+  int algo;                                          /* om_conv_algo (params[16]) */
+  int64_t wth, wtw; /* OM_CONV_WINO_F43: 4x4 output tiles per column, per row */
   rt_conv_params p;
 } rt_conv_geom;
 
@@ -196,7 +202,8 @@ static inline int rt_conv_k_lanes(const rt_conv_geom *g, int64_t kf) {
  *   dwconv      DWCONV units (N*C1 planes) [lo, hi)
  *   pool        POOL units [lo, hi)
  *   transdata   TRANSDATA between ND (NCHW) and NC1HWC0, dst rows [lo, hi)
- *   convert     n elements f16/f32 -> f16/f32 (dtypes differ) */
+ *   convert     n elements f16/f32 -> f16/f32 (dtypes differ)
+ *   wino_tile   one CONV2D tile of algorithm OM_CONV_WINO_F43 */
 typedef struct rt_cpu_paths {
   const char *name; /* "avx2+fma+f16c", "portable", ... (tests print it) */
   void (*conv_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
@@ -204,6 +211,7 @@ typedef struct rt_cpu_paths {
   int (*pool)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
   int (*transdata)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi);
   int (*convert)(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);
+  void (*wino_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 } rt_cpu_paths;
 const rt_cpu_paths *rt_cpu(void);
 
@@ -213,11 +221,17 @@ int rt_dwconv_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_
 int rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
 int rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi);
 int rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);
+void rt_wino_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
+/* c[m][0..16) = sum_k a[m*lda + k] * b[k][0..16) for m < mrows (f32; the
+ * Winograd tile's GEMMs through the cube micro-kernel). */
+void rt_gemm16_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c);
 #endif
 
 /* --- kernels (kernels_cube.c, kernels_vector.c) */
 
 void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+/* kernels_wino.c: one CONV2D tile of algorithm OM_CONV_WINO_F43 (portable). */
+void rt_wino_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *task);
@@ -229,5 +243,17 @@ void rt_copy_slice_run(const om_task *task, const rt_args *args, uint32_t block,
 omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* kernels_reduce.c */
+void rt_reduce_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_reduce_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* kernels_strided.c */
+void rt_strided_copy_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_strided_copy_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* kernels_gather.c */
+void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_gather_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* kernels_pad.c */
+void rt_pad_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_pad_check(const omrt_model *m, uint32_t i, const om_task *task);
 
 #endif

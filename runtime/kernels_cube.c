@@ -25,6 +25,7 @@
  * tiles and per-core buffers, a register-blocked FMA micro-kernel, img2col
  * skipped where the input can be read in place (staged once in L1), and the
  * epilogue fused into the last K chunk's write-back.
+ * Tasks with params[16] = OM_CONV_WINO_F43 run kernels_wino.c's tile.
  */
 #include "runtime/kernels.h"
 
@@ -53,10 +54,13 @@ static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) 
                    .c1out = rt_ceil_div(w->dims[0], C0),
                    .tm = task->params[13],
                    .tn = task->params[14],
-                   .tk = task->params[15]};
+                   .tk = task->params[15],
+                   .algo = task->params[16],
+                   .wth = rt_ceil_div(y->dims[2], 4),
+                   .wtw = rt_ceil_div(y->dims[3], 4)};
   rt_conv_params_read(task, &g->p);
   g->k = g->c1 * g->p.kh * g->p.kw;
-  g->mtiles = rt_ceil_div(g->ho * g->wo, g->tm);
+  g->mtiles = rt_ceil_div(g->algo == OM_CONV_WINO_F43 ? g->wth * g->wtw : g->ho * g->wo, g->tm);
   g->ntiles = rt_ceil_div(g->c1out, g->tn);
 }
 
@@ -224,23 +228,62 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   rt_block_range((uint64_t)g.n * per_image, task->block_dim, block, &lo, &hi);
   void (*tile)(const conv_geom *, int64_t, int64_t, int64_t, rt_core *) = rt_cpu()->conv_tile;
   if (!tile) tile = conv_tile;
+  if (g.algo == OM_CONV_WINO_F43) tile = rt_cpu()->wino_tile ? rt_cpu()->wino_tile : rt_wino_tile;
   for (uint64_t t = lo; t < hi; t++) {
     int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image);
     tile(&g, img, in_img / g.ntiles, in_img % g.ntiles, core);
   }
 }
 
+/* OM_CONV_WINO_F43: the kernel shape and the capacities of om_format.h. */
+static omrt_status wino_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
+                              const om_tensor *y) {
+  if (p->kh != 3 || p->kw != 3 || p->sh != 1 || p->sw != 1 || p->dh != 1 || p->dw != 1)
+    return rt_chk_fail(c, "Winograd F(4x4,3x3) needs a 3x3 kernel, strides 1 and dilations 1 (kernel %dx%d, "
+                          "strides %d,%d, dilations %d,%d)",
+                       p->kh, p->kw, p->sh, p->sw, p->dh, p->dw);
+  const om_task *task = c->task;
+  int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15], c1 = rt_ceil_div(x->dims[1], C0);
+  if (tm < 1 || tn < 1 || tm > 65536 || tn > 65536 || tk != c1)
+    return rt_chk_fail(c, "Winograd tiles tile_m %lld, tile_n %lld, tile_k %lld (must be C1in %lld) out of range",
+                       (long long)tm, (long long)tn, (long long)tk, (long long)c1);
+  const uint64_t k = (uint64_t)c1 * C0, pts = WINO_F43_POINTS;
+  const om_model_def *d = c->m->def;
+  const struct {
+    const char *what;
+    uint64_t need, have;
+  } caps[] = {{"L1", pts * (uint64_t)tm * k * 4, d->l1_bytes},
+              {"L0A", (uint64_t)tm * k * 4, d->l0a_bytes},
+              {"L0B", k * C0 * 4, d->l0b_bytes},
+              {"L0C", pts * (uint64_t)tm * C0 * 4, d->l0c_bytes},
+              {"UB", pts * C0 * 4, d->ub_bytes}};
+  for (size_t i = 0; i < sizeof caps / sizeof *caps; i++)
+    if (caps[i].need > caps[i].have)
+      return rt_chk_fail(c, "Winograd tile_m %lld with C1in %lld needs %llu bytes of %s, capacity %llu",
+                         (long long)tm, (long long)c1, (unsigned long long)caps[i].need, caps[i].what,
+                         (unsigned long long)caps[i].have);
+  uint64_t tiles = (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(rt_ceil_div(y->dims[2], 4) * rt_ceil_div(y->dims[3], 4), tm) *
+                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);
+  return rt_chk_block_dim(c, tiles, "tiles");
+}
+
 omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "CONV2D"};
   const om_tensor *x, *w, *bias, *res, *y;
   omrt_status s;
+  if (task->params[16] != OM_CONV_DIRECT && task->params[16] != OM_CONV_WINO_F43)
+    return rt_chk_fail(&c, "params[16] algorithm %d is not 0 (direct) or 1 (Winograd F(4x4,3x3))",
+                       (int)task->params[16]);
   if ((s = rt_chk_ntensors(&c, 5)) || (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
-      (s = rt_chk_tensor(&c, 1, "w", 0, LAYOUT_FRACTAL_Z, 4, 0, &w)) ||
+      (s = rt_chk_tensor(&c, 1, "w", 0, task->params[16] == OM_CONV_WINO_F43 ? LAYOUT_WINO_F43 : LAYOUT_FRACTAL_Z,
+                         4, 0, &w)) ||
       (s = rt_chk_tensor(&c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
       (s = rt_chk_tensor(&c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
       (s = rt_chk_tensor(&c, 4, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
     return s;
-  if (w->dtype != x->dtype) return rt_chk_fail(&c, "w dtype %u != x dtype %u", w->dtype, x->dtype);
+  if (task->params[16] == OM_CONV_WINO_F43 ? w->dtype != DT_FLOAT32 : w->dtype != x->dtype)
+    return rt_chk_fail(&c, "w dtype %u: expected %s", w->dtype,
+                       task->params[16] == OM_CONV_WINO_F43 ? "f32 (Winograd weights)" : "x's dtype");
   if (w->dims[0] < 1 || w->dims[1] != x->dims[1])
     return rt_chk_fail(&c, "w [%lld, %lld, ...] does not match x channels %lld", (long long)w->dims[0],
                        (long long)w->dims[1], (long long)x->dims[1]);
@@ -255,6 +298,7 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
                        (long long)w->dims[0]);
   if (res && (s = rt_chk_same_dims(&c, "residual", res, "y", y))) return s;
 
+  if (task->params[16] == OM_CONV_WINO_F43) return wino_check(&c, &p, x, w, y);
   int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15];
   if (tm < 16 || tm % 16 || tn < 1 || tk < 1 || tm > 65536 || tn > 65536 || tk > 65536)
     return rt_chk_fail(&c,

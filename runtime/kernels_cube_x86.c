@@ -384,6 +384,21 @@ static AVX2 void mk_group(int rows, const float *const *seg, size_t nseg, size_t
   }
 }
 
+/* The Winograd tile's GEMMs (kernels_wino_x86.c): c[m][16] = a[m][0..klen) x
+ * b[klen][16], MR rows at a time through the same micro-kernel, from zero
+ * and stored to c (a zero bias, no write-back). */
+AVX2 void rt_gemm16_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c) {
+  epi e;
+  memset(&e, 0, sizeof e);
+  e.bias0 = e.bias1 = _mm256_setzero_ps();
+  const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
+  for (int64_t m = 0; m < mrows; m += MR) {
+    const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
+    const float *seg = a + (size_t)m * lda;
+    mk_group(rows, &seg, 1, klen, roff, b, klen, 1, c + m * C0, 0, 1, &e, 0);
+  }
+}
+
 /* --- the tile */
 
 /* The bias of n block cb and, for the last chunk (last), the write-back. */

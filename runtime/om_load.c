@@ -12,7 +12,9 @@
  *   3. STRINGS (so later messages can quote names), MODEL, TENSORS, io[],
  *      TASKS (each task finally checked by its kernel's check function);
  *   4. side tables: kinds with a prepare hook (VPROG) build their per-task
- *      data into m->task_aux, so execute only reads it.
+ *      data into m->task_aux, so execute only reads it;
+ *   5. with a vprog compiler in the load options (vprog_compiler.h), native
+ *      code for the VPROG plans.
  * All size arithmetic goes through mul_u64 / add_u64. Every rejection names
  * the partition (and its offset), the record index, its name when known and
  * the field, and goes through rt_error so omrt_last_error() reports it.
@@ -31,6 +33,7 @@
 
 #include "common/crc32c.h"
 #include "runtime/rt.h"
+#include "runtime/vprog_compiler.h"
 
 enum {
   MAX_PARTITIONS = 16,
@@ -442,8 +445,12 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
   for (uint32_t i = 0; i < d->ntasks; i++)
     if ((s = check_task(m, pk, i))) return s;
   if ((s = prepare_tasks(m))) return s;
-
-  return pick_threads(opts, d->ai_cores, &m->threads);
+  if ((s = pick_threads(opts, d->ai_cores, &m->threads))) return s;
+  if (opts && opts->vprog_compiler && m->task_aux) { /* native vector programs (vprog_compiler.h) */
+    m->vprog_compiler = opts->vprog_compiler;
+    return m->vprog_compiler->compile(m->vprog_compiler, m, &m->vprog_native);
+  }
+  return OMRT_OK;
 }
 
 void omrt_model_free(omrt_model *model) {
@@ -454,6 +461,7 @@ void omrt_model_free(omrt_model *model) {
     for (uint32_t i = 0; i < model->def->ntasks; i++)
       free(model->task_aux[i]);
   free(model->task_aux);
+  if (model->vprog_compiler) model->vprog_compiler->release(model->vprog_compiler, model->vprog_native);
   if (model->mapped) munmap((void *)model->base, model->size);
   free(model);
 }

@@ -363,6 +363,14 @@ static void gather(const rt_vplan *p, const rt_vinput *in, const void *src, uint
   }
 }
 
+/* Zeroes the NC1HWC0 padding lanes among output elements [e, e + n) (e and n multiples of C0 wherever
+ * padding exists: tiles and rows are). */
+static void zero_padding(const rt_vplan *p, size_t es, void *out, uint64_t e, uint64_t n) {
+  for (uint64_t g = e; g < e + n; g += C0)
+    if ((g / p->pad_hw16) % p->pad_c1s == p->pad_c1s - 1)
+      memset((uint8_t *)out + (g + p->pad_from) * es, 0, (C0 - p->pad_from) * es);
+}
+
 /* Lanes into output elements [e, e + n), then NC1HWC0 padding lanes to 0. */
 static void store(const rt_vplan *p, uint32_t dt, void *out, uint64_t e, uint32_t n, const uint8_t *lanes) {
   size_t es = dtype_size((int)dt);
@@ -373,14 +381,53 @@ static void store(const rt_vplan *p, uint32_t dt, void *out, uint64_t e, uint32_
   } else {
     memcpy((uint8_t *)out + e * es, lanes, n * es);
   }
-  if (!p->pad_from) return;
-  for (uint64_t g = e; g < e + n; g += C0)
-    if ((g / p->pad_hw16) % p->pad_c1s == p->pad_c1s - 1)
-      memset((uint8_t *)out + (g + p->pad_from) * es, 0, (C0 - p->pad_from) * es);
+  if (p->pad_from) zero_padding(p, es, out, e, n);
 }
 
 static void round16(float *d, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) d[i] = rt_h2f(rt_f2h(d[i]));
+}
+
+/* Elements [e, end) through the plan's native function. */
+static void run_native(const rt_vplan *p, const rt_args *args, uint64_t e, uint64_t end) {
+  uint32_t nin = p->ninputs, nt = p->ninputs + p->noutputs, last = p->ndims - 1;
+  uint64_t idx[RT_VMAX_DIMS], rest = e, start = e;
+  int64_t outer[2 * VPROG_MAX_IO];
+  size_t es[2 * VPROG_MAX_IO];
+  void *ptr[2 * VPROG_MAX_IO];
+  for (uint32_t k = last + 1; k-- > 0;) {
+    idx[k] = rest % (uint64_t)p->dims[k];
+    rest /= (uint64_t)p->dims[k];
+  }
+  for (uint32_t t = 0; t < nt; t++) {
+    es[t] = dtype_size((int)(t < nin ? p->in[t].dtype : p->out_dtype[t - nin]));
+    outer[t] = t >= nin ? p->dims[last] : last ? p->in[t].strides[last - 1] : 0;
+  }
+  while (e < end) {
+    uint64_t left = end - e, cols = (uint64_t)p->dims[last], rows = 1;
+    if (idx[last] == 0 && last > 0 && left >= cols) {
+      uint64_t fit = (uint64_t)p->dims[last - 1] - idx[last - 1];
+      rows = left / cols < fit ? left / cols : fit;
+    } else {
+      cols = cols - idx[last] < left ? cols - idx[last] : left;
+    }
+    for (uint32_t t = 0; t < nt; t++) {
+      int64_t off = (int64_t)e;
+      if (t < nin) {
+        off = 0;
+        for (uint32_t k = 0; k <= last; k++) off += (int64_t)idx[k] * p->in[t].strides[k];
+      }
+      ptr[t] = (uint8_t *)args->data[t] + (size_t)off * es[t];
+    }
+    p->native(ptr, outer, rows, cols);
+    e += rows * cols;
+    if (rows > 1) idx[last - 1] += rows;
+    else idx[last] += cols;
+    if (last > 0 && idx[last] == (uint64_t)p->dims[last]) idx[last] = 0, idx[last - 1]++;
+    for (uint32_t k = last; k-- > 1 && idx[k] == (uint64_t)p->dims[k];) idx[k] = 0, idx[k - 1]++;
+  }
+  if (p->pad_from)
+    for (uint32_t o = 0; o < p->noutputs; o++) zero_padding(p, es[nin + o], args->data[nin + o], start, end - start);
 }
 
 void rt_vprog_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
@@ -388,6 +435,10 @@ void rt_vprog_run(const om_task *task, const rt_args *args, uint32_t block, rt_c
   uint64_t lo, hi;
   rt_block_range(p->tiles, task->block_dim, block, &lo, &hi);
   uint64_t end = hi * RT_VTILE < p->total ? hi * RT_VTILE : p->total;
+  if (p->native) {
+    if (lo * RT_VTILE < end) run_native(p, args, lo * RT_VTILE, end);
+    return;
+  }
   uint8_t *ub = core->ub;
   for (uint64_t e = lo * RT_VTILE; e < end; e += p->lanes) {
     uint32_t n = end - e < p->lanes ? (uint32_t)(end - e) : p->lanes;

@@ -21,6 +21,10 @@
  *   - each step's lane function, chosen by opcode and dtypes.
  * The plan is one malloc'd block (the steps are its flexible array member),
  * stored in omrt_model.task_aux and freed with the model.
+ *
+ * A vprog compiler (runtime/vprog_compiler.h, e.g. libomrt_jit) may give a
+ * plan a native function at load; the run function then calls it instead of
+ * interpreting the steps (same results, see rt_vnative_fn).
  */
 #ifndef RUNTIME_VPROG_PLAN_H
 #define RUNTIME_VPROG_PLAN_H
@@ -67,6 +71,15 @@ typedef struct rt_vinput {
   int64_t strides[RT_VMAX_DIMS]; /* elements per step of each plan dim; 0 = broadcast */
 } rt_vinput;
 
+/* A vector program compiled to native code. It computes rows x cols
+ * elements of the iteration space: element (r, j) of the task's tensor k
+ * (inputs, then outputs) is at ptr[k] + r * outer[k] + j * inner_k elements
+ * of the tensor's stored dtype, where inner_k is the tensor's stride over the
+ * plan's last dim (1 for outputs; 1 or 0 (broadcast) for inputs, fixed when
+ * the function was compiled: rt_vplan_inner_mask). An output may alias a
+ * same-shaped input exactly. NC1HWC0 padding lanes are the caller's job. */
+typedef void (*rt_vnative_fn)(void *const *ptr, const int64_t *outer, uint64_t rows, uint64_t cols);
+
 typedef struct rt_vplan {
   uint64_t total;                /* physical elements of each output */
   uint64_t tiles;                /* ceil(total / RT_VTILE): the block unit */
@@ -81,9 +94,20 @@ typedef struct rt_vplan {
    * pad_from == 0: no padding. */
   uint32_t pad_from;
   uint64_t pad_hw16, pad_c1s; /* H*W*16 elements per channel block; C1 */
+  rt_vnative_fn native;        /* set at load by a vprog compiler; NULL: interpret */
   uint32_t nsteps;
   rt_vstep steps[];
 } rt_vplan;
+
+/* Bit j set: input j is contiguous over the plan's last dim (stride 1);
+ * clear: broadcast along it (stride 0); iteration_space (vprog.c) leaves no
+ * other stride there. Native code is specialized on it. */
+static inline uint32_t rt_vplan_inner_mask(const rt_vplan *p) {
+  uint32_t mask = 0;
+  for (uint32_t j = 0; j < p->ninputs; j++)
+    if (p->in[j].strides[p->ndims - 1]) mask |= 1u << j;
+  return mask;
+}
 
 /* Lane function for opcode `op` with destination dtype `dt` and first
  * operand dtype `adt` (the same as dt where the typing rules say so); NULL if

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs everything the build, the tests and models/ need, from Debian packages.
 # clang-14 + libclang-rt-14-dev: the libFuzzer targets of tests/fuzz (CI runs them briefly).
+# llvm-16-dev: libomrt_jit (runtime/jit), the optional LLVM OrcJIT compiler of vector programs;
+# without it the build still works and vector programs are interpreted.
 # Safe to run again: apt-get skips what is already installed.
 #   --bench  also what bench/run.sh needs: GNU time (already in the base list),
 #            and Node.js with npm unless a node and an npm are already on PATH
@@ -10,7 +12,7 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 PACKAGES="build-essential cmake pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev libyaml-dev
           python3 python3-numpy python3-torch python3-torchvision python3-onnx time
-          clang-14 libclang-rt-14-dev"
+          clang-14 libclang-rt-14-dev llvm-16-dev"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

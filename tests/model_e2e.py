@@ -9,8 +9,10 @@ with PyTorch's fp32 output (NAME.output.bin):
   must_keep_origin_dtype:                max abs error <= 1e-4 x max|reference|
 
 It also checks what atc reports: the memory plan within 1.25x of the liveness
-lower bound, and (fp16) the om at most 0.52x the ONNX file's size. Exit 0 when
-every check passes; the closing line says "N passed, M failed".
+lower bound, and (fp16, default --op_select_implmode) the om at most 0.52x the
+ONNX file's size; with --impl-mode high_performance (Winograd, f32 transformed
+weights: a larger om by design) the size is reported, not held to that bar.
+Exit 0 when every check passes; the closing line says "N passed, M failed".
 """
 import argparse
 import json
@@ -29,6 +31,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", required=True)
     ap.add_argument("--precision", default="force_fp16")
+    ap.add_argument("--impl-mode", default="high_precision", choices=["high_precision", "high_performance"])
     ap.add_argument("--models-dir", default=os.path.join(ROOT, "models", "out"))
     ap.add_argument("--bin-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work-dir", default=None, help="where the om and outputs go (default: build/e2e/NAME-PRECISION)")
@@ -57,7 +60,7 @@ def main():
 
     atc = [os.path.join(args.bin_dir, "atc"), f"--model={onnx_path}", "--framework=5", f"--output={om_base}",
            f"--input_shape={meta['input']}:{shape}", "--soc_version=Ascend310", f"--precision_mode={prec}",
-           "--log=info"]
+           f"--op_select_implmode={args.impl_mode}", "--log=info"]
     if args.verbose:
         print("$ " + " ".join(atc))
     t = time.time()
@@ -74,9 +77,11 @@ def main():
     check("memory plan", m is not None and ratio <= 1.25,
           f"{m.group(1)} MiB vs lower bound {m.group(2)} MiB = {ratio:.3f}x (bar 1.25x)" if m else "not reported")
     om_size, onnx_size = os.path.getsize(om_base + ".om"), os.path.getsize(onnx_path)
-    if prec != "must_keep_origin_dtype":
+    if prec != "must_keep_origin_dtype" and args.impl_mode == "high_precision":
         check("om size", om_size <= 0.52 * onnx_size,
               f"{om_size / 2**20:.2f} MiB = {om_size / onnx_size:.3f}x the ONNX file (bar 0.52x)")
+    else:
+        print(f"info {name} {prec}: om size {om_size / 2**20:.2f} MiB = {om_size / onnx_size:.3f}x the ONNX file")
 
     out_dir = os.path.join(work, "out")
     omrun = [os.path.join(args.bin_dir, "omrun"), "--model", om_base + ".om", "--input",

@@ -5,6 +5,7 @@
  *
  *   # RUN: shape_infer,constfold          passes to run, in order (required)
  *   # NUMERIC: rtol=1e-5 [atol=1e-6]      also compare outputs numerically
+ *   # OPTIONS: high_performance           atc's --op_select_implmode=high_performance
  *   # ERROR: do not broadcast             the passes must fail with a message
  *                                         containing this text (no CHECK then)
  *   graph g opset 17
@@ -47,6 +48,7 @@ typedef struct test {
   int numeric;
   double rtol, atol;
   char error[512];
+  char options[128]; /* "# OPTIONS:" words, e.g. high_performance */
   size_t check_line; /* offset of the "# CHECK:" line, or strlen(text) when absent */
   size_t check_at;   /* offset of the line after it, or strlen(text) when absent */
   int has_check;
@@ -87,6 +89,7 @@ static int load(test *t) {
     t->atol = a ? strtod(a + 5, NULL) : t->rtol;
   }
   directive(t->text, "# ERROR:", t->error, sizeof t->error);
+  directive(t->text, "# OPTIONS:", t->options, sizeof t->options);
   const char *c = strstr(t->text, "# CHECK:");
   while (c && c != t->text && c[-1] != '\n') c = strstr(c + 1, "# CHECK:");
   t->has_check = c != NULL;
@@ -129,6 +132,7 @@ static status run_passes(const test *t, ir_graph *g, char **emitted, diag *d) {
   pass_ctx ctx = {0};
   ctx.soc = &soc;
   ctx.precision = OM_PRECISION_FORCE_FP16;
+  ctx.winograd = strstr(t->options, "high_performance") != NULL;
   ctx.model_name = "pass_golden";
   ctx.cmdline = "pass_golden";
   char list[512];

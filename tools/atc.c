@@ -24,7 +24,7 @@ enum { LOG_NULL, LOG_ERROR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
 
 typedef struct flags {
   const char *model, *framework, *output, *input_shape, *input_format, *soc_version;
-  const char *precision_mode, *out_nodes, *log, *mode, *om, *json, *dump_graph;
+  const char *precision_mode, *op_select_implmode, *out_nodes, *log, *mode, *om, *json, *dump_graph;
 } flags;
 
 static const struct {
@@ -40,6 +40,8 @@ static const struct {
     FLAG(input_format, "NCHW (default) or ND"),
     FLAG(soc_version, "target SoC: Ascend310, Ascend310P3, Ascend910 (socs/*.yaml)"),
     FLAG(precision_mode, "force_fp16 (default), allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype"),
+    FLAG(op_select_implmode, "high_precision (default: direct convolution) or high_performance (Winograd for "
+                             "eligible 3x3 convs: faster, larger om)"),
     FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
     FLAG(log, "null, error, warning (default), info (a line per phase with its time), debug"),
     FLAG(mode, "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json)"),
@@ -176,12 +178,24 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+  int high_performance = 0;
+  if (f.op_select_implmode) {
+    high_performance = strcmp(f.op_select_implmode, "high_performance") == 0;
+    if (!high_performance && strcmp(f.op_select_implmode, "high_precision") != 0) {
+      fprintf(stderr, "atc: --op_select_implmode=%s: expected high_precision or high_performance\n",
+              f.op_select_implmode);
+      return 2;
+    }
+  }
+
   /* --output names the package without its extension, as in ATC. */
   size_t olen = strlen(f.output);
   char *out_path = malloc(olen + 4);
   char *cmdline = join_args(argc, argv);
   if (!out_path || !cmdline) {
     fprintf(stderr, "atc: out of memory\n");
+    free(out_path);
+    free(cmdline);
     return 1;
   }
   strcpy(out_path, f.output);
@@ -189,7 +203,8 @@ int main(int argc, char **argv) {
 
   atc_options opt = {
       .model_path = f.model, .output_path = out_path, .input_shape = f.input_shape,
-      .soc_version = f.soc_version, .precision = (om_precision)precision, .out_nodes = f.out_nodes,
+      .soc_version = f.soc_version, .precision = (om_precision)precision, .high_performance = high_performance,
+      .out_nodes = f.out_nodes,
       .dump_graph_dir = f.dump_graph, .cmdline = cmdline, .on_phase = on_phase, .user = &ls};
   atc_result res;
   diag d;

@@ -1,6 +1,6 @@
 /* omrun - msame-style runner for om packages, on libomrt's public API only.
  *
- *   omrun --model X.om [--input a.bin[,b.bin]] --output DIR [--loop N] [--threads N]
+ *   omrun --model X.om [--input a.bin[,b.bin]] --output DIR [--loop N] [--threads N] [--jit on|off]
  *
  * Inputs are raw little-endian files in each model input's dtype and shape (C
  * order) and must be exactly the input's byte size; without --input every
@@ -9,6 +9,10 @@
  * Prints the model's I/O, the thread count and the latency (min and median
  * over the runs). Exit 0 on success; on any error one line "omrun: <what>"
  * on stderr and exit 1. Flags take "--flag=value" or "--flag value".
+ * Built with libomrt_jit (OMRT_HAVE_JIT), vector programs are compiled at
+ * load unless --jit=off or OMRT_JIT=0 (the flag wins), and the compile time
+ * is printed. With OMRT_PROFILE=1 the time per task kind over all runs is
+ * printed too.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -19,20 +23,28 @@
 #include <time.h>
 
 #include "omrt.h"
+#ifdef OMRT_HAVE_JIT
+#include "omrt_jit.h"
+#endif
 
 static const char usage[] =
     "usage: omrun --model X.om [--input a.bin[,b.bin...]] --output DIR [--loop N] [--threads N]\n"
+    "             [--jit on|off]\n"
     "  --model    the om package to run\n"
     "  --input    comma-separated raw input files, one per model input, in the input's dtype\n"
     "             and shape (C order, little-endian); omitted: zero-filled inputs\n"
     "  --output   directory for output_0.bin, output_1.bin, ... (created if needed)\n"
     "  --loop     number of runs (default 1); latency is reported as min and median\n"
     "  --threads  worker threads (default: $OMRT_THREADS, else min(AI cores, host cores))\n"
-    "  --help     this text\n";
+    "  --jit      compile vector programs to native code at load (LLVM); default on when\n"
+    "             omrun is built with libomrt_jit, unless $OMRT_JIT is 0\n"
+    "  --help     this text\n"
+    "environment: OMRT_JIT=0|1 (as --jit), OMRT_PROFILE=1 (print the time per task kind)\n";
 
 typedef struct options {
   const char *model, *input, *output;
   long loop, threads;
+  int jit; /* 1: compile vector programs at load */
 } options;
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -58,7 +70,7 @@ static int parse_count(const char *flag, const char *s, long max, long *out) {
 
 /* Returns 0 to run, 1 on error, 2 for --help. */
 static int parse_args(int argc, char **argv, options *o) {
-  const char *loop = NULL, *threads = NULL;
+  const char *loop = NULL, *threads = NULL, *jit = getenv("OMRT_JIT"), *jit_flag = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 2;
@@ -76,6 +88,7 @@ static int parse_args(int argc, char **argv, options *o) {
                         : n == 6 && !strncmp(name, "output", 6)  ? &o->output
                         : n == 4 && !strncmp(name, "loop", 4)    ? &loop
                         : n == 7 && !strncmp(name, "threads", 7) ? &threads
+                        : n == 3 && !strncmp(name, "jit", 3)     ? &jit_flag
                                                                  : NULL;
     if (!slot) return fail("unknown flag '--%.*s' (see --help)", (int)n, name);
     *slot = val;
@@ -84,6 +97,17 @@ static int parse_args(int argc, char **argv, options *o) {
   if (!o->output) return fail("--output is required (see --help)");
   if (loop && parse_count("loop", loop, 1000000000L, &o->loop)) return 1;
   if (threads && parse_count("threads", threads, 1024, &o->threads)) return 1;
+  if (jit_flag) {
+    if (strcmp(jit_flag, "on") && strcmp(jit_flag, "off")) return fail("--jit: '%s' is not on or off", jit_flag);
+    o->jit = strcmp(jit_flag, "on") == 0;
+  } else if (jit && *jit) {
+    if (strcmp(jit, "0") && strcmp(jit, "1")) return fail("OMRT_JIT='%s': expected 0 or 1", jit);
+    o->jit = strcmp(jit, "1") == 0;
+  }
+#ifndef OMRT_HAVE_JIT
+  if (o->jit && jit_flag) return fail("--jit=on: this omrun was built without libomrt_jit (LLVM 16 not found)");
+  o->jit = 0;
+#endif
   return 0;
 }
 
@@ -172,6 +196,7 @@ static int cmp_double(const void *a, const void *b) {
 
 /* Everything after argument parsing; resources are released by main. */
 typedef struct run_state {
+  void *jit; /* omrt_jit when compiling vector programs */
   omrt_model *model;
   omrt_context *ctx;
   int nin, nout;
@@ -179,9 +204,39 @@ typedef struct run_state {
   double *times;
 } run_state;
 
+/* Prints the time per task kind when OMRT_PROFILE=1 made the context profile. */
+static void print_profile(const omrt_context *ctx, long runs) {
+  const char *name;
+  uint64_t tasks;
+  double ms, total = 0;
+  for (int k = 0; omrt_context_profile(ctx, k, &name, &tasks, &ms) == OMRT_OK; k++) total += ms;
+  if (total == 0) return;
+  printf("profile (per run, over %ld runs):\n", runs);
+  for (int k = 0; omrt_context_profile(ctx, k, &name, &tasks, &ms) == OMRT_OK; k++)
+    if (tasks)
+      printf("  %-12s %5llu tasks %10.3f ms %5.1f%%\n", name, (unsigned long long)(tasks / (uint64_t)runs),
+             ms / (double)runs, 100 * ms / total);
+}
+
 static int run(const options *o, run_state *r) {
   omrt_load_options lo = {.threads = (uint32_t)o->threads};
+#ifdef OMRT_HAVE_JIT
+  omrt_jit *jit = NULL;
+  if (o->jit) {
+    if (omrt_jit_new(&jit) != OMRT_OK) return fail("%s", omrt_last_error());
+    r->jit = jit;
+    lo.vprog_compiler = omrt_jit_compiler(jit);
+  }
+#endif
   if (omrt_model_load_file(o->model, &lo, &r->model) != OMRT_OK) return fail("%s", omrt_last_error());
+#ifdef OMRT_HAVE_JIT
+  if (jit) {
+    omrt_jit_stats js;
+    omrt_jit_last_stats(jit, &js);
+    printf("jit: %u programs (%u unique) compiled in %.1f ms (%.1f ms CPU), exp %s\n", js.programs, js.unique,
+           js.ms, js.cpu_ms, js.inline_exp ? "inline" : "via libm");
+  }
+#endif
   r->nin = omrt_model_num_inputs(r->model);
   r->nout = omrt_model_num_outputs(r->model);
   printf("model %s (soc %s): %d input(s), %d output(s)\n", omrt_model_name(r->model),
@@ -235,11 +290,12 @@ static int run(const options *o, run_state *r) {
   double median = o->loop % 2 ? r->times[o->loop / 2]
                               : (r->times[o->loop / 2 - 1] + r->times[o->loop / 2]) / 2;
   printf("latency: min %.3f ms, median %.3f ms over %ld runs\n", r->times[0], median, o->loop);
+  print_profile(r->ctx, o->loop);
   return 0;
 }
 
 int main(int argc, char **argv) {
-  options o = {.loop = 1};
+  options o = {.loop = 1, .jit = 1};
   int rc = parse_args(argc, argv, &o);
   if (rc == 2) {
     fputs(usage, stdout);
@@ -255,5 +311,8 @@ int main(int argc, char **argv) {
   free(r.out);
   free(r.times);
   omrt_model_free(r.model);
+#ifdef OMRT_HAVE_JIT
+  omrt_jit_free(r.jit);
+#endif
   return rc ? 1 : 0;
 }

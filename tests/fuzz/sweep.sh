@@ -1,8 +1,11 @@
 #!/bin/sh
 # The om damage sweep of issue 5 on a ResNet-50 package (not in CI: slow).
 #   tests/fuzz/sweep.sh [PREFIX_BYTES [RANDOM_POSITIONS [TRUNCATIONS]]]
-# defaults 65536 4096 1000 (the issue's figures: ~560,000 loads of a 51 MB
-# package, each CRC-checking the file: about 1.5 hours on one core).
+# defaults 65536 4096 1000 (the issue's figures: ~560,000 loads, truncations
+# first, then random positions, then the prefix; a flip in WEIGHTS costs a
+# CRC over that partition, ~11 ms for the ~100 MB package with the hardware
+# CRC, so the whole sweep takes about an hour on one core; progress lines
+# carry the counts so far).
 # Needs build/ (scripts/build.sh) and models/out/resnet50.onnx
 # (models/export_torchvision.py resnet50).
 set -eu

@@ -208,6 +208,28 @@ static void put_fz(kcase *c, int s, const float *v) {
         }
 }
 
+/* [Cout, Cin, 3, 3] values -> WINO_F43 f32: G g G^T in double (types.h's
+ * index formula; G of docs/om-format.md). */
+static void put_wino(kcase *c, int s, const float *v) {
+  static const double G[6][3] = {{0.25, 0, 0},          {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                 {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+  const int64_t *d = c->t[s].dims, n1 = (d[0] + 15) / 16, k = (d[1] + 15) / 16 * 16;
+  float *out = c->data[s];
+  memset(out, 0, (size_t)c->t[s].bytes);
+  for (int64_t co = 0; co < d[0]; co++)
+    for (int64_t ci = 0; ci < d[1]; ci++) {
+      const float *g = v + (co * d[1] + ci) * 9;
+      for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+          double u = 0;
+          for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+              u += G[i][a] * g[a * 3 + b] * G[j][b];
+          out[(((i * 6 + j) * n1 + co / 16) * k + ci) * 16 + co % 16] = (float)u;
+        }
+    }
+}
+
 static size_t count4(const int64_t *d) { return (size_t)(d[0] * d[1] * d[2] * d[3]); }
 
 static float act_ref(float v, int act, float lo, float hi) {
@@ -260,7 +282,9 @@ static void conv_ref(const conv_case *k, int dw, const float *x, const float *w,
         }
 }
 
-static void run_conv_case(const conv_case *k, int dw) {
+/* dw: depthwise (DWCONV); algo: CONV2D's om_conv_algo (OM_CONV_WINO_F43:
+ * tm counts 4x4 tiles, w is WINO_F43 f32). */
+static void run_conv_case(const conv_case *k, int dw, int algo) {
   kcase c;
   kc_init(&c, dw ? OM_TASK_DWCONV : OM_TASK_CONV2D, (uint32_t)k->bd);
   int64_t ho = out_dim(k->h, k->pt, k->pb, k->kh, k->dh, k->sh);
@@ -268,7 +292,10 @@ static void run_conv_case(const conv_case *k, int dw) {
   int64_t xd[4] = {k->n, k->c, k->h, k->w}, yd[4] = {k->n, k->cout, ho, wo};
   int64_t wd[4] = {k->cout, k->c, k->kh, k->kw}, wdd[4] = {1, k->c, k->kh, k->kw}, bd[1] = {k->cout};
   int xs = kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, xd);
-  int ws = dw ? kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, wdd) : kc_add(&c, k->xdt, LAYOUT_FRACTAL_Z, 4, wd);
+  const int wino = algo == OM_CONV_WINO_F43;
+  int ws = dw     ? kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, wdd)
+           : wino ? kc_add(&c, DT_FLOAT32, LAYOUT_WINO_F43, 4, wd)
+                  : kc_add(&c, k->xdt, LAYOUT_FRACTAL_Z, 4, wd);
   int bs = -1, rs = -1;
   if (k->bias)
     bs = kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd);
@@ -283,16 +310,18 @@ static void run_conv_case(const conv_case *k, int dw) {
   int32_t pv[16] = {k->kh, k->kw, k->sh,  k->sw,        k->pt,        k->pl, k->pb, k->pr,
                     k->dh, k->dw, k->act, fbits(k->lo), fbits(k->hi), k->tm, k->tn, k->tk};
   memcpy(q, pv, sizeof pv);
+  q[16] = algo;
 
   size_t nw = dw ? (size_t)(k->c * k->kh * k->kw) : count4(wd);
   float *x = gen(count4(xd), k->xdt, 1.0f), *w = gen(nw, k->xdt, 0.5f);
   float *b = gen((size_t)k->cout, DT_FLOAT32, 1.0f), *r = gen(count4(yd), k->rdt, 1.0f);
   put_5d(&c, xs, x);
-  if (dw) {
+  if (dw)
     put_5d(&c, ws, w);
-  } else {
+  else if (wino)
+    put_wino(&c, ws, w);
+  else
     put_fz(&c, ws, w);
-  }
   if (bs >= 0) put_nd(&c, bs, b);
   if (rs >= 0) put_5d(&c, rs, r);
   kc_run(&c);
@@ -302,10 +331,11 @@ static void run_conv_case(const conv_case *k, int dw) {
   get_5d(&c, ys, got);
   char what[160];
   snprintf(what, sizeof what, "%s %lldx%lldx%lldx%lld -> %lld k%dx%d s%d p%d,%d,%d,%d d%d %s->%s",
-           dw ? "dwconv" : "conv", (long long)k->n, (long long)k->c, (long long)k->h, (long long)k->w,
+           dw ? "dwconv" : wino ? "winograd" : "conv", (long long)k->n, (long long)k->c, (long long)k->h, (long long)k->w,
            (long long)k->cout, k->kh, k->kw, k->sh, k->pt, k->pl, k->pb, k->pr, k->dh, dtype_name(k->xdt),
            dtype_name(k->ydt));
-  compare(what, got, ref, count4(yd), k->ydt == DT_FLOAT16 ? 1.5e-3 : 2e-5);
+  /* Winograd's transforms cost a few f32 roundings more than direct sums */
+  compare(what, got, ref, count4(yd), k->ydt == DT_FLOAT16 ? 1.5e-3 : wino ? 1e-5 * sqrt((double)k->c) : 2e-5);
   free(x), free(w), free(b), free(r), free(ref), free(got);
   kc_free(&c);
 }
@@ -337,7 +367,27 @@ static void test_conv2d(void) {
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-    run_conv_case(&cases[i], 0);
+    run_conv_case(&cases[i], 0, OM_CONV_DIRECT);
+}
+
+/* Winograd F(4x4,3x3) against the direct reference: odd H and W (partial
+ * 4x4 tiles), padding on some sides only, channels not multiples of 16,
+ * batch 2, f16 and f32, several blocks and tile splits. */
+static void test_winograd(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  /* clang-format off */
+  conv_case cases[] = {
+      /* n c h w cout | kh kw sh sw pt pl pb pr dh dw | tm tn tk bd | xdt ydt bias res rdt act lo hi */
+      {1, 20, 11, 13, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, 1, 2, 5, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {2, 16, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 2, F32, F32, 1, 0, F32, 0, 0, 0},
+      {2, 3, 9, 7, 40, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 2, 2, 1, 3, F16, F32, 1, 1, F32, OM_ACT_CLIP, -0.3f, 0.4f},
+      {1, 33, 14, 14, 17, 3, 3, 1, 1, 2, 0, 1, 2, 1, 1, 6, 1, 3, 4, F32, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, 2, 4, 2, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {2, 48, 6, 17, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7, 1, 3, 5, F32, F32, 0, 1, F16, 0, 0, 0},
+  };
+  /* clang-format on */
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    run_conv_case(&cases[i], 0, OM_CONV_WINO_F43);
 }
 
 static void test_dwconv(void) {
@@ -350,7 +400,7 @@ static void test_dwconv(void) {
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-    run_conv_case(&cases[i], 1);
+    run_conv_case(&cases[i], 1, OM_CONV_DIRECT);
 }
 
 /* --- POOL */
@@ -655,7 +705,47 @@ static void bad_conv(int mutate, const char *what, const char *want) {
   kc_free(&c);
 }
 
+/* A valid Winograd 1x20x10x10 -> 24 conv, 3x3 pad 1 (9 4x4 tiles; tile_m 9,
+ * tile_n 1: 2 tiles); `mutate` breaks one thing. */
+static void bad_wino(int mutate, const char *what, const char *want) {
+  kcase c;
+  kc_init(&c, OM_TASK_CONV2D, 2);
+  int64_t xd[4] = {1, 20, 10, 10}, wd[4] = {24, 20, 3, 3}, bd[1] = {24}, yd[4] = {1, 24, 10, 10};
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
+  kc_add(&c, mutate == 1 ? DT_FLOAT16 : DT_FLOAT32, mutate == 2 ? LAYOUT_FRACTAL_Z : LAYOUT_WINO_F43, 4, wd);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd);
+  kc_none(&c);
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, yd);
+  int32_t pv[17] = {3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 9, 1, 2, OM_CONV_WINO_F43};
+  memcpy(c.task.params, pv, sizeof pv);
+  if (mutate == 3) c.task.params[2] = 2, c.t[4].dims[2] = 5, c.t[4].bytes /= 2; /* stride 2 */
+  if (mutate == 4) c.task.params[15] = 1;                                      /* tile_k != C1in */
+  if (mutate == 5) c.task.params[13] = 120; /* L0C: 36 * 120 * 64 > 256K, L1 and L0A fit */
+  if (mutate == 6) c.task.params[16] = 2;
+  if (mutate == 7) c.task.block_dim = 3;
+  if (mutate == 8) /* dilation 2, pads 2: same output size */
+    for (int i = 4; i < 10; i++)
+      c.task.params[i] = 2;
+  if (mutate == 0) {
+    omrt_status s = kc_check(&c);
+    CHECK_EQ_INT(s, OMRT_OK);
+    if (s) test_note("  %s", omrt_last_error());
+  } else {
+    expect_reject(&c, what, want);
+  }
+  kc_free(&c);
+}
+
 static void test_checks(void) {
+  bad_wino(0, "winograd valid", "");
+  bad_wino(1, "winograd w f16", "f32");
+  bad_wino(2, "winograd w FRACTAL_Z", "layout");
+  bad_wino(3, "winograd stride 2", "strides 1");
+  bad_wino(4, "winograd tile_k", "tile_k");
+  bad_wino(5, "winograd L0C", "L0C");
+  bad_wino(6, "conv algorithm 2", "algorithm");
+  bad_wino(7, "winograd block_dim", "tiles");
+  bad_wino(8, "winograd dilation 2", "dilations 1");
   /* clang-format off */
   static const char *const conv_bad[][2] = {
       {"valid conv", ""},           {"conv y dims", "y dims[2]"},   {"conv w Cin", "w ["},
@@ -921,6 +1011,7 @@ int main(void) {
 #endif
   test_fp16();
   test_conv2d();
+  test_winograd();
   test_dwconv();
   test_pool();
   test_copy_slice();

@@ -7,6 +7,8 @@
  * per-instruction scalar evaluator written here from vprog.h and
  * runtime/vprog.c's rules. Integers, bool and compares exact; floats within
  * 1 ulp of the stored dtype, NaN matching NaN. VPROG_SEED picks the seed.
+ * Under OMRT_JIT=1 (ctest's unit/test_vprog_random_jit) the programs are
+ * compiled by libomrt_jit instead and its results held to the same bars.
  */
 #include "vprog_pkg.h"
 

@@ -1,7 +1,8 @@
 /* vprog_pkg.h - what the vector-program tests share: a one-VPROG-task
  * package built with om_writer over ND or NC1HWC0 operands, running it
- * through the public API, the I() instruction literal, and a seeded
- * xorshift generator. Header-only, test code only. */
+ * through the public API (interpreted, or JIT-compiled under OMRT_JIT=1),
+ * the I() instruction literal, and a seeded xorshift generator.
+ * Header-only, test code only. */
 #ifndef TESTS_UNIT_VPROG_PKG_H
 #define TESTS_UNIT_VPROG_PKG_H
 
@@ -15,6 +16,9 @@
 #include "om_tiny.h"
 #include "omrt.h"
 #include "support.h"
+#ifdef OMRT_HAVE_JIT
+#include "omrt_jit.h"
+#endif
 
 enum { MAXOPS = 8, MAXI = 96 };
 
@@ -102,10 +106,28 @@ static inline void *make_pkg(const om_vprog *h, const om_vinstr *ins, const oper
   return data;
 }
 
+/* The vprog compiler the tests load with: libomrt_jit's when it is built and
+ * OMRT_JIT=1 (ctest runs the vprog tests both ways), else none (the
+ * interpreter). Created once, on first use, and kept for the process. */
+static inline const omrt_vprog_compiler *test_vprog_compiler(void) {
+#ifdef OMRT_HAVE_JIT
+  static omrt_jit *jit;
+  const char *env = getenv("OMRT_JIT");
+  if (!env || strcmp(env, "1") != 0) return NULL;
+  if (!jit && omrt_jit_new(&jit) != OMRT_OK) {
+    fprintf(stderr, "OMRT_JIT=1 but the JIT is unavailable: %s\n", omrt_last_error());
+    exit(1);
+  }
+  return omrt_jit_compiler(jit);
+#else
+  return NULL;
+#endif
+}
+
 /* Loads and runs; returns the load status (execution cannot fail after it). */
 static inline omrt_status run_pkg(const void *data, size_t size, uint32_t threads, const void *const *in, void *const *out) {
   omrt_model *m;
-  omrt_load_options lo = {.threads = threads};
+  omrt_load_options lo = {.threads = threads, .vprog_compiler = test_vprog_compiler()};
   omrt_status s = omrt_model_load_memory(data, size, &lo, &m);
   if (s != OMRT_OK) return s;
   omrt_context *ctx;

@@ -1,0 +1,223 @@
+/* view.c - the strided view of each data-movement op (see view.h).
+ *
+ * One function per op, each a transcription of the ONNX definition into
+ * (offset, dims, strides) over the input's C-order strides:
+ *   Transpose      view dims = input dims permuted, strides permuted alike.
+ *   Slice          per axis the clamped start and the step (ONNX's rules,
+ *                  negative steps included); offset = sum start * stride.
+ *   Split          output k: the slice [sum split[0..k), + split[k]) along
+ *                  the axis.
+ *   Expand         numpy broadcasting of the input to the shape; a
+ *                  broadcast dim reads with stride 0.
+ *   Tile           each repeated dim d becomes two view dims (repeats, stride
+ *                  0) and (d, its stride), so rank + (dims repeated) <= 8.
+ *   DepthToSpace   y[n, c, h*b + i, w*b + j] = x[n, ch, h, w] with ch =
+ *                  (i*b + j)*C' + c (DCR) or c*b*b + i*b + j (CRD): a rank-6
+ *                  view [N, C', H, b, W, b].
+ *   SpaceToDepth   y[n, (i*b + j)*C + c, h, w] = x[n, c, h*b + i, w*b + j]:
+ *                  a rank-6 view [N, b, b, C, H', W'].
+ * Products are checked against overflow only as far as the callers need:
+ * every dims value here is bounded by the input's (known, sized) dims or by
+ * the output's element count, which shape inference checks for size.
+ */
+#include "ir/view.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int bad(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad(char *err, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, size, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+int ir_view_op(ir_op op) {
+  return op == IR_OP_TRANSPOSE || op == IR_OP_SLICE || op == IR_OP_SPLIT || op == IR_OP_EXPAND || op == IR_OP_TILE ||
+         op == IR_OP_DEPTHTOSPACE || op == IR_OP_SPACETODEPTH;
+}
+
+static void push(ir_view *v, int64_t dim, int64_t stride) {
+  v->dims[v->rank] = dim;
+  v->strides[v->rank++] = stride;
+}
+
+static int view_transpose(const ir_node *n, int rank, const int64_t *dims, const int64_t *str, ir_view *v,
+                          char *err, size_t es) {
+  int64_t perm[MAX_RANK + 1];
+  int count = ir_attr_ints(n, "perm", perm, MAX_RANK + 1);
+  if (count < 0)
+    for (int d = 0; d < rank; d++) perm[d] = rank - 1 - d;
+  else if (count != rank)
+    return bad(err, es, "perm has %d entries for an input of rank %d", count, rank);
+  unsigned seen = 0;
+  for (int d = 0; d < rank; d++) {
+    int64_t p = perm[d];
+    if (p < 0 || p >= rank || (seen >> p) & 1u) return bad(err, es, "perm is not a permutation of 0..%d", rank - 1);
+    seen |= 1u << p;
+    push(v, dims[p], str[p]);
+  }
+  return 0;
+}
+
+static int view_slice(const ir_node *n, int rank, const int64_t *dims, const int64_t *str, ir_view *v, char *err,
+                      size_t es) {
+  int64_t starts[MAX_RANK + 1], ends[MAX_RANK + 1], axes[MAX_RANK + 1], steps[MAX_RANK + 1];
+  int ns = ir_attr_ints(n, "starts", starts, MAX_RANK + 1), ne = ir_attr_ints(n, "ends", ends, MAX_RANK + 1);
+  int na = ir_attr_ints(n, "axes", axes, MAX_RANK + 1), nt = ir_attr_ints(n, "steps", steps, MAX_RANK + 1);
+  if (ns < 0 || ns != ne || ns > rank) return bad(err, es, "starts and ends must have the same count, at most the rank %d", rank);
+  if ((na >= 0 && na != ns) || (nt >= 0 && nt != ns)) return bad(err, es, "axes and steps must have as many entries as starts");
+  int64_t start[MAX_RANK], step[MAX_RANK];
+  unsigned seen = 0;
+  for (int d = 0; d < rank; d++) start[d] = 0, step[d] = 1, v->dims[d] = dims[d];
+  for (int i = 0; i < ns; i++) {
+    int64_t a = na >= 0 ? axes[i] : i;
+    if (a < 0) a += rank;
+    if (a < 0 || a >= rank || (seen >> a) & 1u) return bad(err, es, "axes[%d] out of range or repeated", i);
+    seen |= 1u << a;
+    int64_t D = dims[a], s = nt >= 0 ? steps[i] : 1, b = starts[i], e = ends[i];
+    if (s == 0) return bad(err, es, "steps[%d] is 0", i);
+    if (b < 0) b += D;
+    if (e < 0) e += D;
+    int64_t size;
+    if (s > 0) {
+      b = b < 0 ? 0 : b > D ? D : b;
+      e = e < 0 ? 0 : e > D ? D : e;
+      size = e > b ? (e - b - 1) / s + 1 : 0;
+    } else {
+      b = b < 0 ? 0 : b > D - 1 ? D - 1 : b;
+      e = e < -1 ? -1 : e > D - 1 ? D - 1 : e;
+      size = b > e ? (b - e - 1) / -s + 1 : 0;
+    }
+    start[a] = size ? b : 0, step[a] = s, v->dims[a] = size;
+  }
+  v->rank = rank;
+  for (int d = 0; d < rank; d++) {
+    v->offset += start[d] * str[d];
+    v->strides[d] = step[d] * str[d];
+  }
+  return 0;
+}
+
+static int view_expand(const ir_node *n, int rank, const int64_t *dims, const int64_t *str, ir_view *v, char *err,
+                       size_t es) {
+  int64_t shape[MAX_RANK + 1];
+  int ns = ir_attr_ints(n, "shape", shape, MAX_RANK + 1);
+  if (ns < 0 || ns > MAX_RANK) return bad(err, es, "shape must have at most %d entries", MAX_RANK);
+  int out = ns > rank ? ns : rank;
+  for (int k = 0; k < out; k++) {
+    int xi = k - (out - rank), si = k - (out - ns);
+    int64_t a = xi >= 0 ? dims[xi] : 1, b = si >= 0 ? shape[si] : 1;
+    if (a != b && a != 1 && b != 1)
+      return bad(err, es, "input dim %d (%lld) does not broadcast to shape dim %d (%lld)", xi, (long long)a, si,
+                 (long long)b);
+    if (b < 0) return bad(err, es, "shape[%d] = %lld is negative", si, (long long)b);
+    push(v, a == 1 ? b : a, a == 1 || xi < 0 ? 0 : str[xi]);
+  }
+  return 0;
+}
+
+static int view_tile(const ir_node *n, int rank, const int64_t *dims, const int64_t *str, ir_view *v, char *err,
+                     size_t es) {
+  int64_t reps[MAX_RANK + 1];
+  int nr = ir_attr_ints(n, "repeats", reps, MAX_RANK + 1);
+  if (nr != rank) return bad(err, es, "repeats has %d entries for an input of rank %d", nr, rank);
+  for (int d = 0; d < rank; d++) {
+    if (reps[d] < 0) return bad(err, es, "repeats[%d] = %lld is negative", d, (long long)reps[d]);
+    if (reps[d] != 1) {
+      if (v->rank == MAX_RANK) return bad(err, es, "rank plus repeated dims exceeds %d", MAX_RANK);
+      push(v, reps[d], 0);
+    }
+    if (v->rank == MAX_RANK) return bad(err, es, "rank plus repeated dims exceeds %d", MAX_RANK);
+    push(v, dims[d], str[d]);
+    if (__builtin_mul_overflow(dims[d], reps[d], &v->out_dims[d]))
+      return bad(err, es, "dim %d times repeats %lld overflows", d, (long long)reps[d]);
+  }
+  v->out_rank = rank;
+  return 0;
+}
+
+static int view_space(const ir_node *n, int rank, const int64_t *dims, ir_view *v, char *err, size_t es) {
+  int64_t b = ir_attr_int(n, "blocksize", 0);
+  if (rank != 4) return bad(err, es, "input must have rank 4, it has %d", rank);
+  if (b < 1 || b > 4096) return bad(err, es, "blocksize %lld out of range", (long long)b);
+  int64_t N = dims[0], C = dims[1], H = dims[2], W = dims[3];
+  if (n->op == IR_OP_DEPTHTOSPACE) {
+    if (C % (b * b)) return bad(err, es, "channels %lld are not a multiple of blocksize^2 = %lld", (long long)C, (long long)(b * b));
+    int64_t Cq = C / (b * b), hw = H * W;
+    const char *mode = ir_attr_string(n, "mode", "DCR");
+    int crd = !strcmp(mode, "CRD");
+    if (!crd && strcmp(mode, "DCR")) return bad(err, es, "mode '%s' must be DCR or CRD", mode);
+    push(v, N, C * hw);
+    push(v, Cq, crd ? b * b * hw : hw);
+    push(v, H, W);
+    push(v, b, crd ? b * hw : b * Cq * hw);
+    push(v, W, 1);
+    push(v, b, crd ? hw : Cq * hw);
+    int64_t od[4] = {N, Cq, H * b, W * b};
+    memcpy(v->out_dims, od, sizeof od);
+  } else {
+    if (H % b || W % b) return bad(err, es, "spatial dims %lldx%lld are not multiples of blocksize %lld", (long long)H, (long long)W, (long long)b);
+    push(v, N, C * H * W);
+    push(v, b, W);
+    push(v, b, 1);
+    push(v, C, H * W);
+    push(v, H / b, b * W);
+    push(v, W / b, b);
+    int64_t od[4] = {N, C * b * b, H / b, W / b};
+    memcpy(v->out_dims, od, sizeof od);
+  }
+  v->out_rank = 4;
+  return 0;
+}
+
+/* Output k of Split: the slice [start, start + split[k]) along the axis. */
+static int view_split(const ir_node *n, int k, int rank, const int64_t *dims, const int64_t *str, ir_view *v,
+                      char *err, size_t es) {
+  int64_t split[IR_SPLIT_MAX_OUTPUTS + 1], axis = ir_attr_int(n, "axis", 0);
+  int ns = ir_attr_ints(n, "split", split, IR_SPLIT_MAX_OUTPUTS + 1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return bad(err, es, "axis %lld out of range for rank %d", (long long)ir_attr_int(n, "axis", 0), rank);
+  if (ns != n->nout || k < 0 || k >= ns) return bad(err, es, "split has %d sizes for %d outputs", ns, n->nout);
+  int64_t start = 0, total = 0;
+  for (int i = 0; i < ns; i++) {
+    if (split[i] < 0) return bad(err, es, "split[%d] = %lld is negative", i, (long long)split[i]);
+    if (i < k) start += split[i];
+    total += split[i];
+  }
+  if (total != dims[axis]) return bad(err, es, "split sizes add up to %lld, the axis has %lld", (long long)total, (long long)dims[axis]);
+  v->rank = rank;
+  for (int d = 0; d < rank; d++) v->dims[d] = d == axis ? split[k] : dims[d], v->strides[d] = str[d];
+  v->offset = start * str[axis];
+  return 0;
+}
+
+int ir_view_build(const ir_node *n, int out, int rank, const int64_t *dims, ir_view *v, char *err, size_t es) {
+  memset(v, 0, sizeof *v);
+  if (rank < 0 || rank > MAX_RANK) return bad(err, es, "input rank %d out of range", rank);
+  int64_t str[MAX_RANK];
+  int64_t s = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    str[d] = s;
+    s *= dims[d];
+  }
+  int rc;
+  switch (n->op) {
+  case IR_OP_TRANSPOSE: rc = view_transpose(n, rank, dims, str, v, err, es); break;
+  case IR_OP_SLICE: rc = view_slice(n, rank, dims, str, v, err, es); break;
+  case IR_OP_EXPAND: rc = view_expand(n, rank, dims, str, v, err, es); break;
+  case IR_OP_TILE: rc = view_tile(n, rank, dims, str, v, err, es); break;
+  case IR_OP_SPLIT: rc = view_split(n, out, rank, dims, str, v, err, es); break;
+  case IR_OP_DEPTHTOSPACE: case IR_OP_SPACETODEPTH: rc = view_space(n, rank, dims, v, err, es); break;
+  default: return bad(err, es, "not a view op");
+  }
+  if (rc) return rc;
+  if (n->op == IR_OP_TRANSPOSE || n->op == IR_OP_SLICE || n->op == IR_OP_EXPAND || n->op == IR_OP_SPLIT) {
+    v->out_rank = v->rank; /* the output is the view itself */
+    memcpy(v->out_dims, v->dims, sizeof v->dims);
+  }
+  return 0;
+}

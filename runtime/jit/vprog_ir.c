@@ -1,0 +1,623 @@
+/* vprog_ir.c - builds the LLVM IR of a vector program's native function
+ * (rt_vnative_fn, runtime/vprog_plan.h) through LLVM's C API.
+ *
+ * The function walks `rows` rows of `cols` elements. Per row it runs a
+ * vector loop of VPIR_WIDTH lanes, then a scalar loop for the rest; both
+ * bodies come from one generator (emit_body), parametrised by the width:
+ * each instruction becomes the same operation on <W x T> or on T. Inputs
+ * contiguous along the row are loaded as vectors, broadcast ones are loaded
+ * once per row position and splatted. STOREs come after every other
+ * instruction, so an output may alias a same-shaped input; instructions no
+ * STORE needs are not emitted.
+ *
+ * Lane types: f32 and f16 registers are float (an f16 result is rounded to
+ * half and back after every instruction that computes one, exactly where
+ * the interpreter rounds: not after CONST (pre-rounded), SELECT, or a CAST
+ * from f16), i64 / i32 as themselves, i8 and u8 as i8 (the dtype says which
+ * compares, divisions, shifts and extensions are unsigned), bool as i1.
+ * Every rule below is the interpreter's (runtime/vprog_exec.c, vf_* / vi_*
+ * helpers; runtime/vprog.c lists them): integer division and remainders by
+ * 0 (and by -1) are handled by selects around a safe divisor, shift counts
+ * >= the width give 0, float MAX / MIN propagate a NaN first operand,
+ * float -> int casts saturate with NaN -> 0 (llvm.fpto[su]i.sat), and math
+ * functions call the libm functions the interpreter calls, lane by lane
+ * (vpir_externs), so results agree bit for bit. EXP, the hot one (SiLU,
+ * sigmoid), may instead be inlined as vector code (vpir_exp): glibc's expf
+ * algorithm step for step (e_expf.c: k = round(x * 32 / ln 2) via the
+ * 1.5 * 2^52 shift, a 32-entry table of 2^(i/32), a degree-3 polynomial in
+ * double, one final rounding to float, and its special cases), with or
+ * without the FMA contractions of glibc's FMA build. jit.c only uses it
+ * after checking it against the process's expf.
+ */
+#include "runtime/jit/vprog_ir.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "common/types.h"
+#include "runtime/kernels.h"
+
+/* Integer POW with the interpreter's rules (vi_pow in vprog_exec.c): wraps;
+ * a negative exponent gives 1 for base 1, +-1 for base -1, else 0. */
+static int64_t vpir_ipow(int64_t a, int64_t e) {
+  if (e < 0) return a == 1 ? 1 : a == -1 ? ((e & 1) ? -1 : 1) : 0;
+  uint64_t r = 1, x = (uint64_t)a;
+  for (; e; e >>= 1) {
+    if (e & 1) r *= x;
+    x *= x;
+  }
+  return (int64_t)r;
+}
+
+const vpir_extern vpir_externs[] = {
+    {"expf", (void *)expf},   {"logf", (void *)logf},     {"log1pf", (void *)log1pf}, {"tanhf", (void *)tanhf},
+    {"erff", (void *)erff},   {"sinf", (void *)sinf},     {"cosf", (void *)cosf},     {"tanf", (void *)tanf},
+    {"asinf", (void *)asinf}, {"acosf", (void *)acosf},   {"atanf", (void *)atanf},   {"sinhf", (void *)sinhf},
+    {"coshf", (void *)coshf}, {"asinhf", (void *)asinhf}, {"acoshf", (void *)acoshf}, {"atanhf", (void *)atanhf},
+    {"powf", (void *)powf},   {"fmodf", (void *)fmodf},   {"vpir_ipow", (void *)vpir_ipow},
+    {NULL, NULL},
+};
+
+typedef struct gen {
+  LLVMContextRef cx;
+  LLVMModuleRef mod;
+  LLVMBuilderRef b;
+  const om_vprog *h;
+  const om_vinstr *ins;
+  uint32_t inner_mask;
+  unsigned width;             /* lanes of the body being emitted: VPIR_WIDTH or 1 */
+  vpir_exp exp_mode;
+  LLVMValueRef val[VPROG_MAX_INSTRS]; /* register -> value in the current body */
+  uint8_t needed[VPROG_MAX_INSTRS];   /* instruction k is emitted */
+} gen;
+
+static int is_f(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
+static int is_unsigned(int dt) { return dt == DT_UINT8 || dt == DT_BOOL; }
+
+/* The lane element type of a register dtype, and of its stored form. */
+static LLVMTypeRef lane_elem(const gen *g, int dt) {
+  switch (dt) {
+  case DT_FLOAT32: case DT_FLOAT16: return LLVMFloatTypeInContext(g->cx);
+  case DT_INT64: return LLVMInt64TypeInContext(g->cx);
+  case DT_INT32: return LLVMInt32TypeInContext(g->cx);
+  case DT_BOOL: return LLVMInt1TypeInContext(g->cx);
+  default: return LLVMInt8TypeInContext(g->cx); /* i8, u8 */
+  }
+}
+static LLVMTypeRef stored_elem(const gen *g, int dt) {
+  if (dt == DT_FLOAT16) return LLVMHalfTypeInContext(g->cx);
+  if (dt == DT_BOOL) return LLVMInt8TypeInContext(g->cx);
+  return lane_elem(g, dt);
+}
+static LLVMTypeRef vec(const gen *g, LLVMTypeRef elem) {
+  return g->width == 1 ? elem : LLVMVectorType(elem, g->width);
+}
+static LLVMTypeRef lane_type(const gen *g, int dt) { return vec(g, lane_elem(g, dt)); }
+
+/* A constant of lane type t (scalar or vector) from a scalar constant. */
+static LLVMValueRef splat_const(const gen *g, LLVMValueRef c) {
+  if (g->width == 1) return c;
+  LLVMValueRef elems[VPIR_WIDTH];
+  for (unsigned i = 0; i < g->width; i++) elems[i] = c;
+  return LLVMConstVector(elems, g->width);
+}
+static LLVMValueRef cint(const gen *g, int dt, int64_t v) {
+  return splat_const(g, LLVMConstInt(lane_elem(g, dt), (unsigned long long)v, 1));
+}
+static LLVMValueRef cflt(const gen *g, double v) {
+  return splat_const(g, LLVMConstReal(LLVMFloatTypeInContext(g->cx), v));
+}
+/* A run-time scalar repeated in every lane. */
+static LLVMValueRef splat(const gen *g, LLVMValueRef v) {
+  if (g->width == 1) return v;
+  LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(v), g->width);
+  LLVMValueRef i0 = LLVMConstInt(LLVMInt32TypeInContext(g->cx), 0, 0);
+  LLVMValueRef one = LLVMBuildInsertElement(g->b, LLVMGetPoison(vt), v, i0, "");
+  return LLVMBuildShuffleVector(g->b, one, LLVMGetPoison(vt),
+                                LLVMConstNull(LLVMVectorType(LLVMInt32TypeInContext(g->cx), g->width)), "");
+}
+
+/* A call of the overloaded intrinsic `name` on types tys. */
+static LLVMValueRef intrinsic(const gen *g, const char *name, LLVMTypeRef *tys, unsigned ntys, LLVMValueRef *args,
+                              unsigned nargs) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->mod, id, tys, ntys);
+  LLVMTypeRef ft = LLVMIntrinsicGetType(g->cx, id, tys, ntys);
+  return LLVMBuildCall2(g->b, ft, fn, args, nargs, "");
+}
+static LLVMValueRef fintr1(const gen *g, const char *name, LLVMValueRef a) {
+  LLVMTypeRef t = LLVMTypeOf(a);
+  return intrinsic(g, name, &t, 1, &a, 1);
+}
+
+/* A scalar extern (vpir_externs) applied lane by lane: f(a[, b]) of type ret
+ * on args of type arg. */
+static LLVMValueRef call_lanes(const gen *g, const char *name, LLVMTypeRef ret, LLVMTypeRef arg, LLVMValueRef a,
+                               LLVMValueRef b) {
+  LLVMTypeRef params[2] = {arg, arg};
+  unsigned n = b ? 2 : 1;
+  LLVMTypeRef ft = LLVMFunctionType(ret, params, n, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
+  if (!fn) fn = LLVMAddFunction(g->mod, name, ft);
+  if (g->width == 1) {
+    LLVMValueRef args[2] = {a, b};
+    return LLVMBuildCall2(g->b, ft, fn, args, n, "");
+  }
+  LLVMValueRef out = LLVMGetPoison(LLVMVectorType(ret, g->width));
+  for (unsigned i = 0; i < g->width; i++) {
+    LLVMValueRef idx = LLVMConstInt(LLVMInt32TypeInContext(g->cx), i, 0);
+    LLVMValueRef args[2] = {LLVMBuildExtractElement(g->b, a, idx, ""), b ? LLVMBuildExtractElement(g->b, b, idx, "") : NULL};
+    out = LLVMBuildInsertElement(g->b, out, LLVMBuildCall2(g->b, ft, fn, args, n, ""), idx, "");
+  }
+  return out;
+}
+static LLVMValueRef libm1(const gen *g, const char *name, LLVMValueRef a) {
+  LLVMTypeRef f = LLVMFloatTypeInContext(g->cx);
+  return call_lanes(g, name, f, f, a, NULL);
+}
+
+static LLVMValueRef fcmp(const gen *g, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildFCmp(g->b, p, a, b, "");
+}
+static LLVMValueRef icmp(const gen *g, LLVMIntPredicate p, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildICmp(g->b, p, a, b, "");
+}
+static LLVMValueRef sel(const gen *g, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildSelect(g->b, c, a, b, "");
+}
+
+/* vf_max / vf_min: a when a > b (a < b) or a is NaN, else b. */
+static LLVMValueRef fmaxmin(const gen *g, int max, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef pick_a = LLVMBuildOr(g->b, fcmp(g, max ? LLVMRealOGT : LLVMRealOLT, a, b), fcmp(g, LLVMRealUNO, a, a), "");
+  return sel(g, pick_a, a, b);
+}
+static LLVMValueRef imaxmin(const gen *g, int dt, int max, LLVMValueRef a, LLVMValueRef b) {
+  LLVMIntPredicate p = is_unsigned(dt) ? (max ? LLVMIntUGT : LLVMIntULT) : (max ? LLVMIntSGT : LLVMIntSLT);
+  return sel(g, icmp(g, p, a, b), a, b);
+}
+
+/* Rounds float lanes to f16 and back. */
+static LLVMValueRef round16(const gen *g, LLVMValueRef v) {
+  LLVMValueRef h = LLVMBuildFPTrunc(g->b, v, vec(g, LLVMHalfTypeInContext(g->cx)), "");
+  return LLVMBuildFPExt(g->b, h, lane_type(g, DT_FLOAT32), "");
+}
+
+static LLVMValueRef emit_cast(const gen *g, int dt, int adt, LLVMValueRef a) {
+  LLVMTypeRef t = lane_type(g, dt);
+  if (is_f(adt)) {
+    if (is_f(dt)) return a;
+    if (dt == DT_BOOL) return fcmp(g, LLVMRealUNE, a, cflt(g, 0));
+    LLVMTypeRef tys[2] = {t, LLVMTypeOf(a)};
+    return intrinsic(g, dt == DT_UINT8 ? "llvm.fptoui.sat" : "llvm.fptosi.sat", tys, 2, &a, 1);
+  }
+  if (is_f(dt))
+    return is_unsigned(adt) ? LLVMBuildUIToFP(g->b, a, t, "") : LLVMBuildSIToFP(g->b, a, t, "");
+  if (dt == DT_BOOL) return adt == DT_BOOL ? a : icmp(g, LLVMIntNE, a, cint(g, adt, 0));
+  unsigned wa = LLVMGetIntTypeWidth(lane_elem(g, adt)), wd = LLVMGetIntTypeWidth(lane_elem(g, dt));
+  if (wa == wd) return a;
+  if (wa > wd) return LLVMBuildTrunc(g->b, a, t, "");
+  return is_unsigned(adt) ? LLVMBuildZExt(g->b, a, t, "") : LLVMBuildSExt(g->b, a, t, "");
+}
+
+/* glibc's expf data (sysdeps/ieee754/flt-32/e_exp2f_data.c, from Arm's
+ * optimized-routines), as bit patterns: 2^(i/32) - (i << 47) for i < 32,
+ * 32 / ln 2, 1.5 * 2^52, the polynomial scaled by 1/32^k. */
+static const uint64_t exp_tab[32] = {
+    0x3ff0000000000000ull, 0x3fefd9b0d3158574ull, 0x3fefb5586cf9890full, 0x3fef9301d0125b51ull,
+    0x3fef72b83c7d517bull, 0x3fef54873168b9aaull, 0x3fef387a6e756238ull, 0x3fef1e9df51fdee1ull,
+    0x3fef06fe0a31b715ull, 0x3feef1a7373aa9cbull, 0x3feedea64c123422ull, 0x3feece086061892dull,
+    0x3feebfdad5362a27ull, 0x3feeb42b569d4f82ull, 0x3feeab07dd485429ull, 0x3feea47eb03a5585ull,
+    0x3feea09e667f3bcdull, 0x3fee9f75e8ec5f74ull, 0x3feea11473eb0187ull, 0x3feea589994cce13ull,
+    0x3feeace5422aa0dbull, 0x3feeb737b0cdc5e5ull, 0x3feec49182a3f090ull, 0x3feed503b23e255dull,
+    0x3feee89f995ad3adull, 0x3feeff76f2fb5e47ull, 0x3fef199bdd85529cull, 0x3fef3720dcef9069ull,
+    0x3fef5818dcfba487ull, 0x3fef7c97337b9b5full, 0x3fefa4afa2a490daull, 0x3fefd0765b6e4540ull,
+};
+enum { EXP_INVLN2N = 0, EXP_SHIFT, EXP_C0, EXP_C1, EXP_C2 };
+static const uint64_t exp_consts[] = {0x40471547652b82feull, 0x4338000000000000ull, 0x3ebc6af84b912394ull,
+                                      0x3f2ebfce50fac4f3ull, 0x3f962e42ff0c52d6ull};
+/* Float thresholds: overflow above, 0x1p-149 (errno's "may underflow") below, 0 below. */
+static const uint32_t exp_oflow = 0x42b17217u, exp_may_uflow = 0xc2ce8ecfu, exp_uflow = 0xc2cff1b4u;
+
+static LLVMValueRef cdbl_bits(const gen *g, uint64_t bits) {
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return splat_const(g, LLVMConstReal(LLVMDoubleTypeInContext(g->cx), d));
+}
+static LLVMValueRef cflt_bits(const gen *g, uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return cflt(g, f);
+}
+
+/* a * b + c: fused (llvm.fma) or as two roundings. */
+static LLVMValueRef madd(const gen *g, int fused, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
+  if (!fused) return LLVMBuildFAdd(g->b, LLVMBuildFMul(g->b, a, b, ""), c, "");
+  LLVMValueRef args[3] = {a, b, c};
+  LLVMTypeRef t = LLVMTypeOf(a);
+  return intrinsic(g, "llvm.fma", &t, 1, args, 3);
+}
+
+/* expf(x) for float lanes, glibc's way (see the file comment). */
+static LLVMValueRef emit_exp(const gen *g, LLVMValueRef x) {
+  /* The scalar tail calls expf: inline exp equals it (jit.c checked), and the code stays small. */
+  if (g->exp_mode == VPIR_EXP_CALL || g->width == 1) return libm1(g, "expf", x);
+  int fused = g->exp_mode == VPIR_EXP_INLINE_FMA;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(g->cx), vi64 = vec(g, i64), vf64 = vec(g, LLVMDoubleTypeInContext(g->cx));
+  LLVMValueRef xd = LLVMBuildFPExt(g->b, x, vf64, ""), invln2n = cdbl_bits(g, exp_consts[EXP_INVLN2N]),
+               shift = cdbl_bits(g, exp_consts[EXP_SHIFT]);
+  /* z = x * 32/ln2; kd = z + shift rounds z to an integer in its low bits */
+  LLVMValueRef z = fused ? NULL : LLVMBuildFMul(g->b, invln2n, xd, "");
+  LLVMValueRef kd = fused ? madd(g, 1, invln2n, xd, shift) : LLVMBuildFAdd(g->b, z, shift, "");
+  LLVMValueRef ki = LLVMBuildBitCast(g->b, kd, vi64, "");
+  kd = LLVMBuildFSub(g->b, kd, shift, "");
+  LLVMValueRef r = fused ? madd(g, 1, invln2n, xd, LLVMBuildFNeg(g->b, kd, "")) : LLVMBuildFSub(g->b, z, kd, "");
+  /* s = 2^(k/32): the table entry plus k's high bits in the exponent */
+  LLVMValueRef tab = LLVMGetNamedGlobal(g->mod, "vpir_exp_tab");
+  if (!tab) {
+    LLVMValueRef elems[32];
+    for (int i = 0; i < 32; i++) elems[i] = LLVMConstInt(i64, exp_tab[i], 0);
+    tab = LLVMAddGlobal(g->mod, LLVMArrayType(i64, 32), "vpir_exp_tab");
+    LLVMSetInitializer(tab, LLVMConstArray(i64, elems, 32));
+    LLVMSetGlobalConstant(tab, 1);
+    LLVMSetLinkage(tab, LLVMPrivateLinkage);
+  }
+  LLVMValueRef idx = LLVMBuildAnd(g->b, ki, splat_const(g, LLVMConstInt(i64, 31, 0)), "");
+  LLVMValueRef t = LLVMGetPoison(vi64);
+  for (unsigned i = 0; i < g->width; i++) {
+    LLVMValueRef lane = LLVMConstInt(LLVMInt32TypeInContext(g->cx), i, 0);
+    LLVMValueRef ix = g->width == 1 ? idx : LLVMBuildExtractElement(g->b, idx, lane, "");
+    LLVMValueRef e = LLVMBuildLoad2(g->b, i64, LLVMBuildGEP2(g->b, i64, tab, &ix, 1, ""), "");
+    t = g->width == 1 ? e : LLVMBuildInsertElement(g->b, t, e, lane, "");
+  }
+  t = LLVMBuildAdd(g->b, t, LLVMBuildShl(g->b, ki, splat_const(g, LLVMConstInt(i64, 47, 0)), ""), "");
+  LLVMValueRef s = LLVMBuildBitCast(g->b, t, vf64, "");
+  /* y = s * (C0 r^3 + C1 r^2 + C2 r + 1) */
+  LLVMValueRef p = madd(g, fused, cdbl_bits(g, exp_consts[EXP_C0]), r, cdbl_bits(g, exp_consts[EXP_C1]));
+  LLVMValueRef r2 = LLVMBuildFMul(g->b, r, r, "");
+  LLVMValueRef y = madd(g, fused, cdbl_bits(g, exp_consts[EXP_C2]), r, cdbl_bits(g, 0x3ff0000000000000ull));
+  y = madd(g, fused, p, r2, y);
+  LLVMValueRef res = LLVMBuildFPTrunc(g->b, LLVMBuildFMul(g->b, y, s, ""), lane_type(g, DT_FLOAT32), "");
+  /* the special cases, as glibc returns them */
+  res = sel(g, fcmp(g, LLVMRealOGT, x, cflt_bits(g, exp_oflow)), cflt(g, INFINITY), res);
+  res = sel(g, fcmp(g, LLVMRealOLT, x, cflt_bits(g, exp_may_uflow)), cflt(g, 0x1p-149), res);
+  res = sel(g, fcmp(g, LLVMRealOLT, x, cflt_bits(g, exp_uflow)), cflt(g, 0), res);
+  return sel(g, fcmp(g, LLVMRealUNO, x, x), LLVMBuildFAdd(g->b, x, x, ""), res);
+}
+
+static LLVMValueRef emit_float_unary(const gen *g, const om_vinstr *in, LLVMValueRef a) {
+  switch (in->op) {
+  case VOP_NEG: return LLVMBuildFNeg(g->b, a, "");
+  case VOP_ABS: return fintr1(g, "llvm.fabs", a);
+  case VOP_SIGN:
+    return sel(g, fcmp(g, LLVMRealOGT, a, cflt(g, 0)), cflt(g, 1),
+               sel(g, fcmp(g, LLVMRealOLT, a, cflt(g, 0)), cflt(g, -1), a));
+  case VOP_EXP: return emit_exp(g, a);
+  case VOP_LOG: return libm1(g, "logf", a);
+  case VOP_SQRT: return fintr1(g, "llvm.sqrt", a);
+  case VOP_RSQRT: return LLVMBuildFDiv(g->b, cflt(g, 1), fintr1(g, "llvm.sqrt", a), "");
+  case VOP_RECIP: return LLVMBuildFDiv(g->b, cflt(g, 1), a, "");
+  case VOP_TANH: return libm1(g, "tanhf", a);
+  case VOP_SIGMOID:
+    return LLVMBuildFDiv(g->b, cflt(g, 1), LLVMBuildFAdd(g->b, cflt(g, 1), emit_exp(g, LLVMBuildFNeg(g->b, a, "")), ""), "");
+  case VOP_ERF: return libm1(g, "erff", a);
+  case VOP_FLOOR: return fintr1(g, "llvm.floor", a);
+  case VOP_CEIL: return fintr1(g, "llvm.ceil", a);
+  case VOP_ROUND: return fintr1(g, "llvm.nearbyint", a);
+  case VOP_SIN: return libm1(g, "sinf", a);
+  case VOP_COS: return libm1(g, "cosf", a);
+  case VOP_TAN: return libm1(g, "tanf", a);
+  case VOP_ASIN: return libm1(g, "asinf", a);
+  case VOP_ACOS: return libm1(g, "acosf", a);
+  case VOP_ATAN: return libm1(g, "atanf", a);
+  case VOP_SINH: return libm1(g, "sinhf", a);
+  case VOP_COSH: return libm1(g, "coshf", a);
+  case VOP_ASINH: return libm1(g, "asinhf", a);
+  case VOP_ACOSH: return libm1(g, "acoshf", a);
+  case VOP_ATANH: return libm1(g, "atanhf", a);
+  case VOP_SOFTPLUS: { /* a > 0 ? a + log1p(exp(-a)) : log1p(exp(a)), i.e. of exp(-|a|) */
+    LLVMValueRef l = libm1(g, "log1pf", emit_exp(g, LLVMBuildFNeg(g->b, fintr1(g, "llvm.fabs", a), "")));
+    return sel(g, fcmp(g, LLVMRealOGT, a, cflt(g, 0)), LLVMBuildFAdd(g->b, a, l, ""), l);
+  }
+  case VOP_ISNAN: return fcmp(g, LLVMRealUNO, a, a);
+  case VOP_ISINF: {
+    LLVMValueRef pos = fcmp(g, LLVMRealOEQ, a, cflt(g, INFINITY)), neg = fcmp(g, LLVMRealOEQ, a, cflt(g, -INFINITY));
+    LLVMValueRef f = splat_const(g, LLVMConstInt(LLVMInt1TypeInContext(g->cx), 0, 0));
+    if (in->imm.i & 1) f = LLVMBuildOr(g->b, f, pos, "");
+    if (in->imm.i & 2) f = LLVMBuildOr(g->b, f, neg, "");
+    return f;
+  }
+  }
+  return NULL;
+}
+
+static LLVMValueRef emit_int_unary(const gen *g, const om_vinstr *in, int dt, LLVMValueRef a) {
+  switch (in->op) {
+  case VOP_NEG: return LLVMBuildSub(g->b, cint(g, dt, 0), a, "");
+  case VOP_ABS: return is_unsigned(dt) ? a : sel(g, icmp(g, LLVMIntSLT, a, cint(g, dt, 0)), LLVMBuildSub(g->b, cint(g, dt, 0), a, ""), a);
+  case VOP_SIGN:
+    if (is_unsigned(dt)) return LLVMBuildZExt(g->b, icmp(g, LLVMIntNE, a, cint(g, dt, 0)), lane_type(g, dt), "");
+    return sel(g, icmp(g, LLVMIntSGT, a, cint(g, dt, 0)), cint(g, dt, 1),
+               sel(g, icmp(g, LLVMIntEQ, a, cint(g, dt, 0)), cint(g, dt, 0), cint(g, dt, -1)));
+  case VOP_BITNOT: case VOP_NOT: return LLVMBuildXor(g->b, a, cint(g, dt, -1), "");
+  }
+  return NULL;
+}
+
+static LLVMValueRef emit_float_binary(const gen *g, int op, LLVMValueRef a, LLVMValueRef b) {
+  LLVMTypeRef f = LLVMFloatTypeInContext(g->cx);
+  switch (op) {
+  case VOP_ADD: return LLVMBuildFAdd(g->b, a, b, "");
+  case VOP_SUB: return LLVMBuildFSub(g->b, a, b, "");
+  case VOP_MUL: return LLVMBuildFMul(g->b, a, b, "");
+  case VOP_DIV: return LLVMBuildFDiv(g->b, a, b, "");
+  case VOP_FMOD: return call_lanes(g, "fmodf", f, f, a, b);
+  case VOP_MOD: { /* fmod, plus b when non-zero with a sign other than b's */
+    LLVMValueRef r = call_lanes(g, "fmodf", f, f, a, b);
+    LLVMValueRef fix = LLVMBuildAnd(g->b, fcmp(g, LLVMRealUNE, r, cflt(g, 0)),
+                                    LLVMBuildXor(g->b, fcmp(g, LLVMRealOLT, r, cflt(g, 0)), fcmp(g, LLVMRealOLT, b, cflt(g, 0)), ""), "");
+    return sel(g, fix, LLVMBuildFAdd(g->b, r, b, ""), r);
+  }
+  case VOP_POW: return call_lanes(g, "powf", f, f, a, b);
+  case VOP_MAX: return fmaxmin(g, 1, a, b);
+  case VOP_MIN: return fmaxmin(g, 0, a, b);
+  case VOP_EQ: return fcmp(g, LLVMRealOEQ, a, b);
+  case VOP_NE: return fcmp(g, LLVMRealUNE, a, b);
+  case VOP_LT: return fcmp(g, LLVMRealOLT, a, b);
+  case VOP_LE: return fcmp(g, LLVMRealOLE, a, b);
+  case VOP_GT: return fcmp(g, LLVMRealOGT, a, b);
+  case VOP_GE: return fcmp(g, LLVMRealOGE, a, b);
+  }
+  return NULL;
+}
+
+/* A shift with the interpreter's rule: counts (read as unsigned) >= the width give 0. */
+static LLVMValueRef emit_shift(const gen *g, int op, int dt, LLVMValueRef a, LLVMValueRef b) {
+  unsigned w = LLVMGetIntTypeWidth(lane_elem(g, dt));
+  LLVMValueRef ok = icmp(g, LLVMIntULT, b, cint(g, dt, w)), cnt = sel(g, ok, b, cint(g, dt, 0));
+  LLVMValueRef r = op == VOP_SHL ? LLVMBuildShl(g->b, a, cnt, "")
+                   : is_unsigned(dt) ? LLVMBuildLShr(g->b, a, cnt, "")
+                                     : LLVMBuildAShr(g->b, a, cnt, "");
+  return sel(g, ok, r, cint(g, dt, 0));
+}
+
+/* DIV, FMOD, MOD on integers: by 0 give 0, by -1 (signed) wrap / give 0. */
+static LLVMValueRef emit_int_div(const gen *g, int op, int dt, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef zero = cint(g, dt, 0), bz = icmp(g, LLVMIntEQ, b, zero);
+  if (is_unsigned(dt)) {
+    LLVMValueRef sb = sel(g, bz, cint(g, dt, 1), b);
+    LLVMValueRef r = op == VOP_DIV ? LLVMBuildUDiv(g->b, a, sb, "") : LLVMBuildURem(g->b, a, sb, "");
+    return sel(g, bz, zero, r);
+  }
+  LLVMValueRef bm1 = icmp(g, LLVMIntEQ, b, cint(g, dt, -1)), bad = LLVMBuildOr(g->b, bz, bm1, "");
+  LLVMValueRef sb = sel(g, bad, cint(g, dt, 1), b);
+  if (op == VOP_DIV) {
+    LLVMValueRef q = LLVMBuildSDiv(g->b, a, sb, "");
+    return sel(g, bz, zero, sel(g, bm1, LLVMBuildSub(g->b, zero, a, ""), q));
+  }
+  LLVMValueRef r = sel(g, bad, zero, LLVMBuildSRem(g->b, a, sb, ""));
+  if (op == VOP_FMOD) return r;
+  LLVMValueRef fix = LLVMBuildAnd(g->b, icmp(g, LLVMIntNE, r, zero),
+                                  LLVMBuildXor(g->b, icmp(g, LLVMIntSLT, r, zero), icmp(g, LLVMIntSLT, b, zero), ""), "");
+  return sel(g, fix, LLVMBuildAdd(g->b, r, b, ""), r);
+}
+
+static LLVMValueRef emit_int_binary(const gen *g, int op, int dt, LLVMValueRef a, LLVMValueRef b) {
+  int u = is_unsigned(dt);
+  switch (op) {
+  case VOP_ADD: return LLVMBuildAdd(g->b, a, b, "");
+  case VOP_SUB: return LLVMBuildSub(g->b, a, b, "");
+  case VOP_MUL: return LLVMBuildMul(g->b, a, b, "");
+  case VOP_DIV: case VOP_MOD: case VOP_FMOD: return emit_int_div(g, op, dt, a, b);
+  case VOP_POW: {
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->cx), t = lane_type(g, dt);
+    LLVMValueRef a64 = emit_cast(g, DT_INT64, dt, a), b64 = emit_cast(g, DT_INT64, dt, b);
+    LLVMValueRef r = call_lanes(g, "vpir_ipow", i64, i64, a64, b64);
+    return dt == DT_INT64 ? r : LLVMBuildTrunc(g->b, r, t, "");
+  }
+  case VOP_MAX: return imaxmin(g, dt, 1, a, b);
+  case VOP_MIN: return imaxmin(g, dt, 0, a, b);
+  case VOP_AND: case VOP_BITAND: return LLVMBuildAnd(g->b, a, b, "");
+  case VOP_OR: case VOP_BITOR: return LLVMBuildOr(g->b, a, b, "");
+  case VOP_XOR: case VOP_BITXOR: return LLVMBuildXor(g->b, a, b, "");
+  case VOP_SHL: case VOP_SHR: return emit_shift(g, op, dt, a, b);
+  case VOP_EQ: return icmp(g, LLVMIntEQ, a, b);
+  case VOP_NE: return icmp(g, LLVMIntNE, a, b);
+  case VOP_LT: return icmp(g, u ? LLVMIntULT : LLVMIntSLT, a, b);
+  case VOP_LE: return icmp(g, u ? LLVMIntULE : LLVMIntSLE, a, b);
+  case VOP_GT: return icmp(g, u ? LLVMIntUGT : LLVMIntSGT, a, b);
+  case VOP_GE: return icmp(g, u ? LLVMIntUGE : LLVMIntSGE, a, b);
+  }
+  return NULL;
+}
+
+static LLVMValueRef emit_const(const gen *g, const om_vinstr *in) {
+  switch (in->dtype) {
+  case DT_FLOAT32: return cflt(g, (float)in->imm.f);
+  case DT_FLOAT16: return cflt(g, rt_h2f(rt_f2h((float)in->imm.f)));
+  case DT_BOOL: return cint(g, DT_BOOL, in->imm.i != 0);
+  default: return cint(g, in->dtype, in->imm.i); /* truncated to the width */
+  }
+}
+
+/* How many registers a computing instruction reads (its other operand fields are not verified). */
+static int arity(int op) { return op == VOP_CONST ? 0 : op >= VOP_SELECT ? 3 : op >= VOP_ADD ? 2 : 1; }
+
+/* The value of one computing instruction (not LOAD / STORE). */
+static LLVMValueRef emit_instr(const gen *g, const om_vinstr *in, const uint8_t *rdt) {
+  int n = arity(in->op), dt = in->dtype, adt = n ? rdt[in->a] : dt;
+  LLVMValueRef a = n > 0 ? g->val[in->a] : NULL, b = n > 1 ? g->val[in->b] : NULL, c = n > 2 ? g->val[in->c] : NULL, v;
+  switch (in->op) {
+  case VOP_CONST: return emit_const(g, in);
+  case VOP_CAST: v = emit_cast(g, dt, adt, a); break;
+  case VOP_SELECT: return sel(g, a, b, c);
+  case VOP_CLAMP:
+    if (is_f(dt)) v = fmaxmin(g, 0, fmaxmin(g, 1, a, b), c);
+    else v = imaxmin(g, dt, 0, imaxmin(g, dt, 1, a, b), c);
+    break;
+  case VOP_FMA:
+    if (is_f(dt)) {
+      LLVMValueRef args[3] = {a, b, c};
+      LLVMTypeRef t = LLVMTypeOf(a);
+      v = intrinsic(g, "llvm.fma", &t, 1, args, 3);
+    } else {
+      v = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, a, b, ""), c, "");
+    }
+    break;
+  default:
+    if (in->op >= VOP_ADD) v = is_f(adt) ? emit_float_binary(g, in->op, a, b) : emit_int_binary(g, in->op, adt, a, b);
+    else v = is_f(adt) ? emit_float_unary(g, in, a) : emit_int_unary(g, in, adt, a);
+  }
+  int rounds = dt == DT_FLOAT16 && !(in->op == VOP_CAST && adt == DT_FLOAT16);
+  return rounds ? round16(g, v) : v;
+}
+
+/* f16 bits (i16 lanes) to float lanes exactly as the interpreter's rt_h2f:
+ * like fpext, except that a signaling NaN stays signaling (fpext quiets
+ * it, and powf(1, sNaN) is NaN where powf(1, qNaN) is 1). */
+static LLVMValueRef h2f(gen *g, LLVMValueRef bits, unsigned width) {
+  unsigned saved = g->width;
+  g->width = width;
+  LLVMTypeRef vi32 = lane_type(g, DT_INT32), vf = lane_type(g, DT_FLOAT32);
+  LLVMValueRef v = LLVMBuildFPExt(g->b, LLVMBuildBitCast(g->b, bits, vec(g, LLVMHalfTypeInContext(g->cx)), ""), vf, "");
+  LLVMValueRef w = LLVMBuildZExt(g->b, bits, vi32, "");
+  LLVMValueRef mag = LLVMBuildAnd(g->b, w, cint(g, DT_INT32, 0x7fff), "");
+  LLVMValueRef nan = LLVMBuildOr(g->b, LLVMBuildShl(g->b, LLVMBuildAnd(g->b, w, cint(g, DT_INT32, 0x8000), ""), cint(g, DT_INT32, 16), ""),
+                                 LLVMBuildOr(g->b, LLVMBuildShl(g->b, mag, cint(g, DT_INT32, 13), ""), cint(g, DT_INT32, 0x7f800000), ""), "");
+  v = sel(g, icmp(g, LLVMIntUGT, mag, cint(g, DT_INT32, 0x7c00)), LLVMBuildBitCast(g->b, nan, vf, ""), v);
+  g->width = saved;
+  return v;
+}
+
+/* The element at index j (lanes j..j+W-1) of a tensor at `base` of stored dtype dt. */
+static LLVMValueRef elem_ptr(const gen *g, int dt, LLVMValueRef base, LLVMValueRef j) {
+  return LLVMBuildGEP2(g->b, stored_elem(g, dt), base, &j, 1, "");
+}
+
+/* One body: W lanes at element j of each row (bases: the row's tensor addresses). */
+static void emit_body(gen *g, const LLVMValueRef *bases, LLVMValueRef j) {
+  const om_vinstr *ins = g->ins;
+  uint8_t rdt[VPROG_MAX_INSTRS];
+  for (uint32_t k = 0; k < g->h->ninstrs; k++)
+    if (ins[k].op != VOP_STORE) rdt[ins[k].dst] = ins[k].dtype;
+  for (uint32_t k = 0; k < g->h->ninstrs; k++) {
+    const om_vinstr *in = &ins[k];
+    if (!g->needed[k] || in->op == VOP_STORE) continue;
+    if (in->op != VOP_LOAD) {
+      g->val[in->dst] = emit_instr(g, in, rdt);
+      continue;
+    }
+    int dt = in->dtype, contiguous = (g->inner_mask >> in->a) & 1;
+    LLVMValueRef zero = LLVMConstInt(LLVMInt64TypeInContext(g->cx), 0, 0);
+    LLVMValueRef p = elem_ptr(g, dt, bases[in->a], contiguous ? j : zero);
+    LLVMTypeRef elem = dt == DT_FLOAT16 ? LLVMInt16TypeInContext(g->cx) : stored_elem(g, dt);
+    LLVMValueRef v = LLVMBuildLoad2(g->b, contiguous ? vec(g, elem) : elem, p, "");
+    LLVMSetAlignment(v, (unsigned)dtype_size(dt));
+    if (dt == DT_FLOAT16) v = h2f(g, v, contiguous ? g->width : 1);
+    if (dt == DT_BOOL) v = LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    g->val[in->dst] = contiguous ? v : splat(g, v);
+  }
+  for (uint32_t k = 0; k < g->h->ninstrs; k++) {
+    const om_vinstr *in = &ins[k];
+    if (in->op != VOP_STORE) continue;
+    int dt = in->dtype;
+    LLVMValueRef v = g->val[in->b];
+    if (dt == DT_FLOAT16) v = LLVMBuildFPTrunc(g->b, v, vec(g, LLVMHalfTypeInContext(g->cx)), "");
+    if (dt == DT_BOOL) v = LLVMBuildZExt(g->b, v, vec(g, LLVMInt8TypeInContext(g->cx)), "");
+    LLVMValueRef st = LLVMBuildStore(g->b, v, elem_ptr(g, dt, bases[g->h->ninputs + in->a], j));
+    LLVMSetAlignment(st, (unsigned)dtype_size(dt));
+  }
+}
+
+/* Marks the instructions some STORE needs. */
+static void mark_needed(gen *g) {
+  uint8_t live[VPROG_MAX_INSTRS] = {0};
+  for (uint32_t k = g->h->ninstrs; k-- > 0;) {
+    const om_vinstr *in = &g->ins[k];
+    if (in->op != VOP_STORE && !live[in->dst]) continue;
+    g->needed[k] = 1;
+    if (in->op == VOP_STORE) live[in->b] = 1;
+    else if (in->op != VOP_LOAD) {
+      int n = arity(in->op);
+      if (n > 0) live[in->a] = 1;
+      if (n > 1) live[in->b] = 1;
+      if (n > 2) live[in->c] = 1;
+    }
+  }
+}
+
+/* for (j = from; j + step <= to; j += step) body(width = step), in blocks
+ * appended to fn; returns the final j (a phi in the exit block). */
+static LLVMValueRef emit_loop(gen *g, LLVMValueRef fn, const LLVMValueRef *bases, LLVMValueRef from,
+                              LLVMValueRef to, unsigned step) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(g->cx);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->b), head = LLVMAppendBasicBlockInContext(g->cx, fn, "head"),
+                    body = LLVMAppendBasicBlockInContext(g->cx, fn, "body"),
+                    done = LLVMAppendBasicBlockInContext(g->cx, fn, "done");
+  LLVMBuildBr(g->b, head);
+  LLVMPositionBuilderAtEnd(g->b, head);
+  LLVMValueRef j = LLVMBuildPhi(g->b, i64, "j");
+  LLVMValueRef next = LLVMBuildAdd(g->b, j, LLVMConstInt(i64, step, 0), "");
+  LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntULE, next, to, ""), body, done);
+  LLVMPositionBuilderAtEnd(g->b, body);
+  g->width = step;
+  emit_body(g, bases, j);
+  LLVMBasicBlockRef body_end = LLVMGetInsertBlock(g->b);
+  LLVMBuildBr(g->b, head);
+  LLVMValueRef in_vals[2] = {from, next};
+  LLVMBasicBlockRef in_blocks[2] = {pre, body_end};
+  LLVMAddIncoming(j, in_vals, in_blocks, 2);
+  LLVMPositionBuilderAtEnd(g->b, done);
+  return j;
+}
+
+void vpir_build(LLVMModuleRef mod, const char *name, const om_vprog *h, const om_vinstr *ins, uint32_t inner_mask,
+                vpir_exp exp_mode) {
+  gen g = {.cx = LLVMGetModuleContext(mod), .mod = mod, .h = h, .ins = ins, .inner_mask = inner_mask,
+           .exp_mode = exp_mode};
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(g.cx), ptr = LLVMPointerTypeInContext(g.cx, 0);
+  LLVMTypeRef params[4] = {ptr, ptr, i64, i64};
+  LLVMValueRef fn = LLVMAddFunction(mod, name, LLVMFunctionType(LLVMVoidTypeInContext(g.cx), params, 4, 0));
+  LLVMValueRef ptrs = LLVMGetParam(fn, 0), outer = LLVMGetParam(fn, 1), rows = LLVMGetParam(fn, 2),
+               cols = LLVMGetParam(fn, 3);
+  uint32_t nt = (uint32_t)h->ninputs + h->noutputs;
+  int dts[2 * VPROG_MAX_IO] = {0};
+  for (uint32_t k = 0; k < h->ninstrs; k++) {
+    if (ins[k].op == VOP_LOAD) dts[ins[k].a] = ins[k].dtype;
+    if (ins[k].op == VOP_STORE) dts[h->ninputs + ins[k].a] = ins[k].dtype;
+  }
+  mark_needed(&g);
+  g.b = LLVMCreateBuilderInContext(g.cx);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g.cx, fn, "entry");
+  LLVMPositionBuilderAtEnd(g.b, entry);
+  LLVMValueRef base[2 * VPROG_MAX_IO], step[2 * VPROG_MAX_IO];
+  for (uint32_t t = 0; t < nt; t++) {
+    LLVMValueRef it = LLVMConstInt(i64, t, 0);
+    base[t] = LLVMBuildLoad2(g.b, ptr, LLVMBuildGEP2(g.b, ptr, ptrs, &it, 1, ""), "");
+    step[t] = LLVMBuildLoad2(g.b, i64, LLVMBuildGEP2(g.b, i64, outer, &it, 1, ""), "");
+  }
+  /* for (r = 0; r < rows; r++): row r's tensors start r * outer[t] elements in */
+  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(g.cx, fn, "row"),
+                    body = LLVMAppendBasicBlockInContext(g.cx, fn, "row_body"),
+                    exit = LLVMAppendBasicBlockInContext(g.cx, fn, "exit");
+  LLVMBuildBr(g.b, head);
+  LLVMPositionBuilderAtEnd(g.b, head);
+  LLVMValueRef r = LLVMBuildPhi(g.b, i64, "r");
+  LLVMBuildCondBr(g.b, LLVMBuildICmp(g.b, LLVMIntULT, r, rows, ""), body, exit);
+  LLVMPositionBuilderAtEnd(g.b, body);
+  LLVMValueRef row[2 * VPROG_MAX_IO];
+  for (uint32_t t = 0; t < nt; t++) {
+    LLVMValueRef off = LLVMBuildMul(g.b, r, step[t], "");
+    row[t] = dts[t] ? elem_ptr(&g, dts[t], base[t], off) : base[t];
+  }
+  LLVMValueRef j = emit_loop(&g, fn, row, LLVMConstInt(i64, 0, 0), cols, VPIR_WIDTH);
+  emit_loop(&g, fn, row, j, cols, 1);
+  LLVMValueRef r_next = LLVMBuildAdd(g.b, r, LLVMConstInt(i64, 1, 0), "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(g.b);
+  LLVMBuildBr(g.b, head);
+  LLVMValueRef r_in[2] = {LLVMConstInt(i64, 0, 0), r_next};
+  LLVMBasicBlockRef r_from[2] = {entry, latch};
+  LLVMAddIncoming(r, r_in, r_from, 2);
+  LLVMPositionBuilderAtEnd(g.b, exit);
+  LLVMBuildRetVoid(g.b);
+  LLVMDisposeBuilder(g.b);
+}

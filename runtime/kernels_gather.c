@@ -1,0 +1,132 @@
+/* kernels_gather.c - the GATHER task kind (contract in om_format.h): Gather
+ * and GatherElements with indices known only at run time.
+ *
+ * Both modes walk y's elements (the block unit) in C order. Gather splits y
+ * into [outer, nidx, inner] (outer = x's dims before the axis, inner = after
+ * it) and copies each run of `inner` elements from x's row x[o, k, :], k the
+ * wrapped index; GatherElements decodes y's position, replaces its axis
+ * coordinate by the wrapped index and reads that one element of x (y's dims
+ * are the indices', so the other coordinates address x directly). An index
+ * outside [-D, D) yields zero bytes instead of a read: the task must not
+ * read out of bounds, and it cannot report an error at run time. Equal
+ * dtypes copy bytes; f16 <-> f32 converts through f32. The load-time check
+ * validates every dim relation the walks rely on.
+ */
+#include "runtime/kernels.h"
+
+static int64_t index_at(const void *p, uint32_t dt, uint64_t i) {
+  return dt == DT_INT64 ? ((const int64_t *)p)[i] : ((const int32_t *)p)[i];
+}
+
+/* Copies n elements x[xi..] -> y[yi..], or zeroes y when xi < 0. */
+static void move(uint8_t *yd, int yt, uint64_t yi, const uint8_t *xd, int xt, int64_t xi, uint64_t n) {
+  size_t ys = dtype_size(yt), xs = dtype_size(xt);
+  if (xi < 0) {
+    memset(yd + yi * ys, 0, n * ys);
+  } else if (xt == yt) {
+    memcpy(yd + yi * ys, xd + (uint64_t)xi * xs, n * ys);
+  } else {
+    for (uint64_t k = 0; k < n; k++) rt_put(yd, yt, (size_t)(yi + k), rt_get(xd, xt, (size_t)((uint64_t)xi + k)));
+  }
+}
+
+void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  (void)core;
+  const om_tensor *x = args->desc[0], *ix = args->desc[1], *y = args->desc[2];
+  const uint8_t *xd = args->data[0];
+  const void *id = args->data[1];
+  uint8_t *yd = args->data[2];
+  const int xt = (int)x->dtype, yt = (int)y->dtype, axis = task->params[1];
+  const int64_t D = x->dims[axis];
+  uint64_t lo, hi;
+  rt_block_range(rt_elements(y), task->block_dim, block, &lo, &hi);
+  if (task->params[0] == 0) { /* Gather */
+    uint64_t inner = 1, nidx = rt_elements(ix);
+    for (uint32_t d = (uint32_t)axis + 1; d < x->rank; d++) inner *= (uint64_t)x->dims[d];
+    uint64_t i = lo;
+    while (i < hi) {
+      uint64_t in = i % inner, j = i / inner % nidx, o = i / inner / nidx;
+      uint64_t n = inner - in < hi - i ? inner - in : hi - i;
+      int64_t k = index_at(id, ix->dtype, j);
+      k = k < 0 ? k + D : k;
+      int64_t from = k < 0 || k >= D ? -1 : (int64_t)((o * (uint64_t)D + (uint64_t)k) * inner + in);
+      move(yd, yt, i, xd, xt, from, n);
+      i += n;
+    }
+    return;
+  }
+  for (uint64_t i = lo; i < hi; i++) { /* GatherElements */
+    int64_t k = index_at(id, ix->dtype, i);
+    k = k < 0 ? k + D : k;
+    int64_t at = 0;
+    uint64_t rest = i, scale = 1;
+    for (int d = (int)y->rank - 1; d >= 0; d--) {
+      uint64_t c = rest % (uint64_t)y->dims[d];
+      rest /= (uint64_t)y->dims[d];
+      at += (int64_t)((d == axis ? (uint64_t)k : c) * scale);
+      scale *= (uint64_t)x->dims[d];
+    }
+    move(yd, yt, i, xd, xt, k < 0 || k >= D ? -1 : at, 1);
+  }
+}
+
+static omrt_status chk_nd(const rt_chk *c, int slot, const char *what, const om_tensor **t_out) {
+  uint32_t ti = c->task->tensors[slot];
+  if (ti == OM_NONE) return rt_chk_fail(c, "tensor slot %d (%s) is OM_NONE but required", slot, what);
+  const om_tensor *t = &c->m->tensors[ti];
+  const char *tname = rt_string(c->m, t->name);
+  if (t->layout != LAYOUT_ND) return rt_chk_fail(c, "%s '%s': layout %u, expected ND", what, tname, t->layout);
+  if (t->rank > MAX_RANK) return rt_chk_fail(c, "%s '%s': rank %u exceeds %d", what, tname, t->rank, MAX_RANK);
+  for (uint32_t d = 0; d < t->rank; d++)
+    if (t->dims[d] < 0 || t->dims[d] > INT32_MAX)
+      return rt_chk_fail(c, "%s '%s': dims[%u] = %lld out of range", what, tname, d, (long long)t->dims[d]);
+  uint64_t n, bytes;
+  size_t es = dtype_size((int)t->dtype);
+  if (!es || layout_elements(LAYOUT_ND, (int)t->rank, t->dims, &n) || mul_u64(n, es, &bytes) || bytes != t->bytes)
+    return rt_chk_fail(c, "%s '%s': bytes = %llu does not match its dims and dtype %u", what, tname,
+                       (unsigned long long)t->bytes, t->dtype);
+  *t_out = t;
+  return OMRT_OK;
+}
+
+omrt_status rt_gather_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "GATHER"};
+  const om_tensor *x = NULL, *ix = NULL, *y = NULL;
+  omrt_status s;
+  if ((s = rt_chk_ntensors(&c, 3)) || (s = chk_nd(&c, 0, "x", &x)) || (s = chk_nd(&c, 1, "indices", &ix)) ||
+      (s = chk_nd(&c, 2, "y", &y)))
+    return s;
+  const int32_t *q = task->params;
+  for (int k = 2; k < OM_TASK_MAX_PARAMS; k++)
+    if (q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
+  if (q[0] != 0 && q[0] != 1) return rt_chk_fail(&c, "params[0] mode = %d, expected 0 or 1", q[0]);
+  if (q[1] < 0 || (uint32_t)q[1] >= x->rank)
+    return rt_chk_fail(&c, "params[1] axis = %d out of range for x rank %u", q[1], x->rank);
+  if (ix->dtype != DT_INT32 && ix->dtype != DT_INT64)
+    return rt_chk_fail(&c, "indices dtype %u, expected i32 or i64", ix->dtype);
+  int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32, fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
+  if (x->dtype != y->dtype && !(fx && fy))
+    return rt_chk_fail(&c, "x dtype %u and y dtype %u: only equal dtypes or f16 <-> f32", x->dtype, y->dtype);
+  uint32_t axis = (uint32_t)q[1];
+  int64_t want[MAX_RANK];
+  uint32_t wr = 0;
+  if (q[0] == 0) {
+    if (x->rank - 1 + ix->rank > MAX_RANK) return rt_chk_fail(&c, "y rank would exceed %d", MAX_RANK);
+    for (uint32_t d = 0; d < axis; d++) want[wr++] = x->dims[d];
+    for (uint32_t d = 0; d < ix->rank; d++) want[wr++] = ix->dims[d];
+    for (uint32_t d = axis + 1; d < x->rank; d++) want[wr++] = x->dims[d];
+  } else {
+    if (ix->rank != x->rank) return rt_chk_fail(&c, "indices rank %u != x rank %u", ix->rank, x->rank);
+    for (uint32_t d = 0; d < x->rank; d++) {
+      if (d != axis && ix->dims[d] > x->dims[d])
+        return rt_chk_fail(&c, "indices dims[%u] = %lld exceeds x's %lld", d, (long long)ix->dims[d],
+                           (long long)x->dims[d]);
+      want[wr++] = ix->dims[d];
+    }
+  }
+  if (y->rank != wr) return rt_chk_fail(&c, "y rank %u, expected %u", y->rank, wr);
+  for (uint32_t d = 0; d < wr; d++)
+    if (y->dims[d] != want[d])
+      return rt_chk_fail(&c, "y dims[%u] = %lld, expected %lld", d, (long long)y->dims[d], (long long)want[d]);
+  return rt_chk_block_dim(&c, rt_elements(y), "y elements");
+}

@@ -1,0 +1,292 @@
+/* kernels_reduce.c - the REDUCE task kind (contract in om_format.h): sums,
+ * means, extrema, products, norms, log-sums and arg-extrema over any set of
+ * axes of an ND tensor.
+ *
+ * The kernel first canonicalises x's dims: dims of extent 1 are dropped and
+ * neighbours that are both reduced or both kept merge into one run, so a
+ * reduction over [N, C, H, W] axes {2, 3} becomes [outer = N*C kept,
+ * inner = H*W reduced], and any axes set becomes at most MAX_RANK runs that
+ * alternate kept / reduced. A y element (the block unit) is a position in
+ * the kept runs, C order, which is y's own C order whether or not y keeps
+ * the reduced dims as 1s. Its reduced elements are visited with an odometer
+ * over the reduced runs (one strided loop when there is a single reduced
+ * run, the common case). Floats load as f32 and accumulate in f32 (LOGSUMEXP
+ * takes the maximum first, then sums exp(x - max)); integers accumulate in
+ * uint64 (wrapping, as the contract says) and are stored truncated to y's
+ * dtype. Arg-extrema compare in f32 for floats and in int64 for integers and
+ * keep the first (or, with select_last_index, the last) extreme position
+ * along the one reduced axis. Nothing is staged in the buffers, nothing is
+ * allocated.
+ */
+#include "runtime/kernels.h"
+
+#include <math.h>
+
+/* The canonical form: runs of dims, each kept or reduced, C order. */
+typedef struct red_geom {
+  int nkept, nred;
+  int64_t kept[MAX_RANK], kept_stride[MAX_RANK]; /* extents, x strides (elements) */
+  int64_t red[MAX_RANK], red_stride[MAX_RANK];
+  uint64_t count; /* reduced elements per y element */
+} red_geom;
+
+static void red_geom_build(const om_tensor *x, uint32_t mask, red_geom *g) {
+  int64_t ext[MAX_RANK], str[MAX_RANK];
+  int is_red[MAX_RANK], n = 0;
+  int64_t stride = 1;
+  for (int d = (int)x->rank - 1; d >= 0; d--) { /* innermost first */
+    int64_t e = x->dims[d];
+    int r = (int)((mask >> d) & 1u);
+    if (e != 1) {
+      if (n > 0 && is_red[n - 1] == r && str[n - 1] * ext[n - 1] == stride) {
+        ext[n - 1] *= e;
+      } else {
+        ext[n] = e, str[n] = stride, is_red[n] = r;
+        n++;
+      }
+    }
+    stride *= e;
+  }
+  g->nkept = g->nred = 0;
+  g->count = 1;
+  for (int i = n - 1; i >= 0; i--) { /* back to C order */
+    if (is_red[i]) {
+      g->red[g->nred] = ext[i], g->red_stride[g->nred++] = str[i];
+      g->count *= (uint64_t)ext[i];
+    } else {
+      g->kept[g->nkept] = ext[i], g->kept_stride[g->nkept++] = str[i];
+    }
+  }
+}
+
+/* x offset of y element `o` (the first of its reduced elements). */
+static int64_t red_base(const red_geom *g, uint64_t o) {
+  int64_t at = 0;
+  for (int i = g->nkept - 1; i >= 0; i--) {
+    at += (int64_t)(o % (uint64_t)g->kept[i]) * g->kept_stride[i];
+    o /= (uint64_t)g->kept[i];
+  }
+  return at;
+}
+
+/* Offsets of the reduced elements of one y element, in C order. */
+typedef struct red_iter {
+  const red_geom *g;
+  int64_t idx[MAX_RANK];
+  int64_t at;
+} red_iter;
+
+static void red_iter_start(red_iter *it, const red_geom *g, int64_t base) {
+  it->g = g;
+  it->at = base;
+  memset(it->idx, 0, sizeof it->idx);
+}
+
+static void red_iter_next(red_iter *it) {
+  const red_geom *g = it->g;
+  for (int i = g->nred - 1; i >= 0; i--) {
+    it->at += g->red_stride[i];
+    if (++it->idx[i] < g->red[i]) return;
+    it->at -= g->red_stride[i] * g->red[i];
+    it->idx[i] = 0;
+  }
+}
+
+static int is_float_dt(uint32_t dt) { return dt == DT_FLOAT16 || dt == DT_FLOAT32; }
+
+static int64_t get_int(const void *p, uint32_t dt, int64_t i) {
+  switch (dt) {
+  case DT_INT64: return ((const int64_t *)p)[i];
+  case DT_INT32: return ((const int32_t *)p)[i];
+  case DT_INT8: return ((const int8_t *)p)[i];
+  default: return ((const uint8_t *)p)[i]; /* u8, bool */
+  }
+}
+
+static void put_int(void *p, uint32_t dt, uint64_t i, int64_t v) {
+  switch (dt) {
+  case DT_INT64: ((int64_t *)p)[i] = v; break;
+  case DT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+  case DT_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+  default: ((uint8_t *)p)[i] = (uint8_t)v; break;
+  }
+}
+
+static float reduce_float(int op, const red_geom *g, const void *xd, int xt, int64_t base) {
+  red_iter it;
+  uint64_t n = g->count;
+  if (op == OM_REDUCE_LOGSUMEXP) {
+    float mx = -INFINITY, sum = 0.0f;
+    red_iter_start(&it, g, base);
+    for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) {
+      float v = rt_get(xd, xt, (size_t)it.at);
+      mx = v > mx ? v : mx;
+    }
+    if (isinf(mx)) return mx; /* empty (-inf), or an infinite element */
+    red_iter_start(&it, g, base);
+    for (uint64_t k = 0; k < n; k++, red_iter_next(&it))
+      sum += expf(rt_get(xd, xt, (size_t)it.at) - mx);
+    return mx + logf(sum);
+  }
+  float acc = op == OM_REDUCE_PROD ? 1.0f : op == OM_REDUCE_MAX ? -INFINITY : op == OM_REDUCE_MIN ? INFINITY : 0.0f;
+  red_iter_start(&it, g, base);
+  for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) {
+    float v = rt_get(xd, xt, (size_t)it.at);
+    switch (op) {
+    case OM_REDUCE_MAX: acc = v > acc || isnan(v) ? v : acc; break;
+    case OM_REDUCE_MIN: acc = v < acc || isnan(v) ? v : acc; break;
+    case OM_REDUCE_PROD: acc *= v; break;
+    case OM_REDUCE_L1: acc += fabsf(v); break;
+    case OM_REDUCE_L2: case OM_REDUCE_SUMSQUARE: acc += v * v; break;
+    default: acc += v; break; /* SUM, MEAN, LOGSUM */
+    }
+  }
+  switch (op) {
+  case OM_REDUCE_MEAN: return acc / (float)n; /* 0/0 = NaN for no elements */
+  case OM_REDUCE_L2: return sqrtf(acc);
+  case OM_REDUCE_LOGSUM: return logf(acc);
+  default: return acc;
+  }
+}
+
+static int64_t int_lowest(uint32_t dt) {
+  return dt == DT_INT64 ? INT64_MIN : dt == DT_INT32 ? INT32_MIN : dt == DT_INT8 ? INT8_MIN : 0;
+}
+
+static int64_t int_highest(uint32_t dt) {
+  return dt == DT_INT64 ? INT64_MAX : dt == DT_INT32 ? INT32_MAX : dt == DT_INT8 ? INT8_MAX : dt == DT_BOOL ? 1 : UINT8_MAX;
+}
+
+static int64_t reduce_int(int op, const red_geom *g, const void *xd, uint32_t xt, int64_t base) {
+  red_iter it;
+  uint64_t acc = op == OM_REDUCE_PROD ? 1u : 0u;
+  int64_t ext = op == OM_REDUCE_MAX ? int_lowest(xt) : int_highest(xt);
+  red_iter_start(&it, g, base);
+  for (uint64_t k = 0; k < g->count; k++, red_iter_next(&it)) {
+    int64_t v = get_int(xd, xt, it.at);
+    switch (op) {
+    case OM_REDUCE_MAX: ext = v > ext ? v : ext; break;
+    case OM_REDUCE_MIN: ext = v < ext ? v : ext; break;
+    case OM_REDUCE_PROD: acc *= (uint64_t)v; break;
+    case OM_REDUCE_L1: acc += v < 0 ? 0u - (uint64_t)v : (uint64_t)v; break;
+    case OM_REDUCE_SUMSQUARE: acc += (uint64_t)v * (uint64_t)v; break;
+    default: acc += (uint64_t)v; break; /* SUM */
+    }
+  }
+  return op == OM_REDUCE_MAX || op == OM_REDUCE_MIN ? ext : (int64_t)acc;
+}
+
+/* Position along the reduced axis of the first (last) extreme element. */
+static int64_t reduce_arg(int op, int last, const red_geom *g, const void *xd, uint32_t xt, int64_t base) {
+  int64_t best = 0, stride = g->nred ? g->red_stride[0] : 1;
+  int is_max = op == OM_REDUCE_ARGMAX;
+  if (is_float_dt(xt)) {
+    float bv = rt_get(xd, (int)xt, (size_t)base);
+    for (int64_t k = 1; k < (int64_t)g->count; k++) {
+      float v = rt_get(xd, (int)xt, (size_t)(base + k * stride));
+      if (is_max ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv))) bv = v, best = k;
+    }
+  } else {
+    int64_t bv = get_int(xd, xt, base);
+    for (int64_t k = 1; k < (int64_t)g->count; k++) {
+      int64_t v = get_int(xd, xt, base + k * stride);
+      if (is_max ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv))) bv = v, best = k;
+    }
+  }
+  return best;
+}
+
+void rt_reduce_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  (void)core;
+  const om_tensor *x = args->desc[0], *y = args->desc[1];
+  const void *xd = args->data[0];
+  void *yd = args->data[1];
+  const int op = task->params[0], last = task->params[2] != 0;
+  red_geom g;
+  red_geom_build(x, (uint32_t)task->params[1], &g);
+  uint64_t lo, hi;
+  rt_block_range(rt_elements(y), task->block_dim, block, &lo, &hi);
+  for (uint64_t o = lo; o < hi; o++) {
+    int64_t base = red_base(&g, o);
+    if (op == OM_REDUCE_ARGMAX || op == OM_REDUCE_ARGMIN)
+      ((int64_t *)yd)[o] = reduce_arg(op, last, &g, xd, x->dtype, base);
+    else if (is_float_dt(x->dtype))
+      rt_put(yd, (int)y->dtype, (size_t)o, reduce_float(op, &g, xd, (int)x->dtype, base));
+    else
+      put_int(yd, y->dtype, o, reduce_int(op, &g, xd, x->dtype, base));
+  }
+}
+
+/* The dtypes op accepts for x; y's follow from x's (om_format.h). */
+static int x_dtype_ok(int op, uint32_t dt) {
+  int fl = is_float_dt(dt), wide = dt == DT_INT32 || dt == DT_INT64;
+  int narrow = dt == DT_INT8 || dt == DT_UINT8;
+  switch (op) {
+  case OM_REDUCE_MAX: case OM_REDUCE_MIN: return fl || wide || narrow || dt == DT_BOOL;
+  case OM_REDUCE_ARGMAX: case OM_REDUCE_ARGMIN: return fl || wide || narrow;
+  case OM_REDUCE_SUM: case OM_REDUCE_PROD: case OM_REDUCE_L1: case OM_REDUCE_SUMSQUARE: return fl || wide;
+  default: return fl;
+  }
+}
+
+static omrt_status chk_nd(const rt_chk *c, int slot, const char *what, const om_tensor **t_out) {
+  uint32_t ti = c->task->tensors[slot];
+  if (ti == OM_NONE) return rt_chk_fail(c, "tensor slot %d (%s) is OM_NONE but required", slot, what);
+  const om_tensor *t = &c->m->tensors[ti];
+  const char *tname = rt_string(c->m, t->name);
+  if (t->layout != LAYOUT_ND)
+    return rt_chk_fail(c, "%s '%s': layout %u, expected ND", what, tname, t->layout);
+  if (t->rank > MAX_RANK) return rt_chk_fail(c, "%s '%s': rank %u exceeds %d", what, tname, t->rank, MAX_RANK);
+  for (uint32_t d = 0; d < t->rank; d++)
+    if (t->dims[d] < 0 || t->dims[d] > INT32_MAX)
+      return rt_chk_fail(c, "%s '%s': dims[%u] = %lld out of range", what, tname, d, (long long)t->dims[d]);
+  uint64_t n, bytes;
+  size_t es = dtype_size((int)t->dtype);
+  if (!es || layout_elements(LAYOUT_ND, (int)t->rank, t->dims, &n) || mul_u64(n, es, &bytes) || bytes != t->bytes)
+    return rt_chk_fail(c, "%s '%s': bytes = %llu does not match its dims and dtype %u", what, tname,
+                       (unsigned long long)t->bytes, t->dtype);
+  *t_out = t;
+  return OMRT_OK;
+}
+
+omrt_status rt_reduce_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "REDUCE"};
+  const om_tensor *x = NULL, *y = NULL;
+  omrt_status s;
+  if ((s = rt_chk_ntensors(&c, 2)) || (s = chk_nd(&c, 0, "x", &x)) || (s = chk_nd(&c, 1, "y", &y))) return s;
+  const int32_t *q = task->params;
+  int op = q[0];
+  if (op < 0 || op >= OM_REDUCE_OP_COUNT) return rt_chk_fail(&c, "params[0] op = %d unknown", op);
+  uint32_t mask = (uint32_t)q[1];
+  if (q[1] < 0 || mask >= (1u << x->rank))
+    return rt_chk_fail(&c, "params[1] axes = 0x%x names dims beyond x's rank %u", mask, x->rank);
+  int is_arg = op == OM_REDUCE_ARGMAX || op == OM_REDUCE_ARGMIN;
+  if (q[2] != 0 && (q[2] != 1 || !is_arg))
+    return rt_chk_fail(&c, "params[2] select_last_index = %d, expected 0%s", q[2], is_arg ? " or 1" : "");
+  for (int k = 3; k < OM_TASK_MAX_PARAMS; k++)
+    if (q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
+  if (!x_dtype_ok(op, x->dtype)) return rt_chk_fail(&c, "x dtype %u is not accepted by op %d", x->dtype, op);
+  if (is_arg ? y->dtype != DT_INT64
+             : is_float_dt(x->dtype) ? !is_float_dt(y->dtype) : y->dtype != x->dtype)
+    return rt_chk_fail(&c, "y dtype %u does not go with x dtype %u for op %d", y->dtype, x->dtype, op);
+  int nred = __builtin_popcount(mask);
+  if (is_arg) {
+    if (nred != 1) return rt_chk_fail(&c, "arg-extrema reduce one axis, params[1] axes = 0x%x", mask);
+    if (x->dims[__builtin_ctz(mask)] < 1)
+      return rt_chk_fail(&c, "arg-extremum over an empty axis %d", __builtin_ctz(mask));
+  }
+  /* y: x's dims with the reduced ones all 1, or all left out */
+  int keep = y->rank == x->rank;
+  if (!keep && y->rank + (uint32_t)nred != x->rank)
+    return rt_chk_fail(&c, "y rank %u, expected %u (keepdims) or %u", y->rank, x->rank, x->rank - (uint32_t)nred);
+  for (uint32_t d = 0, k = 0; d < x->rank; d++) {
+    int red = (int)((mask >> d) & 1u);
+    if (red && !keep) continue;
+    int64_t want = red ? 1 : x->dims[d];
+    if (y->dims[k] != want)
+      return rt_chk_fail(&c, "y dims[%u] = %lld, expected %lld (x dims[%u] %s)", k, (long long)y->dims[k],
+                         (long long)want, d, red ? "reduced" : "kept");
+    k++;
+  }
+  return rt_chk_block_dim(&c, rt_elements(y), "y elements");
+}

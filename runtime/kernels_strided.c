@@ -1,0 +1,133 @@
+/* kernels_strided.c - the STRIDED_COPY task kind (contract in om_format.h):
+ * y, in C order, is an affine view of x: Transpose, Slice (negative steps
+ * too), Expand and Tile (stride 0), DepthToSpace and SpaceToDepth.
+ *
+ * The kernel first canonicalises the view: extent-1 dims are dropped and a
+ * dim merges into its inner neighbour when stepping it equals running
+ * through the neighbour (stride[d] == stride[d+1] * dims[d+1]), so a slice
+ * of whole rows becomes one long run and a plain copy becomes one dim. A
+ * block's y elements [lo, hi) are then walked row by row along the
+ * innermost view dim: the row start is decoded from the index once, and the
+ * row is copied with memcpy when the inner stride is 1 and the dtypes
+ * match, else element by element (bytes for equal dtypes, through f32 for
+ * f16 <-> f32). The load-time check bounds the lowest and highest x element
+ * the view can reach, so the run-time loop needs no checks.
+ */
+#include "runtime/kernels.h"
+
+typedef struct sview {
+  int rank;
+  int64_t offset, dims[MAX_RANK], strides[MAX_RANK];
+} sview;
+
+static void sview_read(const om_task *task, sview *v) {
+  const int32_t *q = task->params;
+  v->rank = 0;
+  v->offset = q[1];
+  for (int d = 0; d < q[0]; d++) {
+    int64_t e = q[2 + d], s = q[10 + d];
+    if (e == 1) continue;
+    if (v->rank > 0 && v->strides[v->rank - 1] == s * e && e != 0) {
+      /* previous (outer) dim steps exactly over this one: merge */
+      v->dims[v->rank - 1] *= e;
+      v->strides[v->rank - 1] = s;
+      continue;
+    }
+    v->dims[v->rank] = e, v->strides[v->rank++] = s;
+  }
+  if (v->rank == 0) v->dims[0] = 1, v->strides[0] = 1, v->rank = 1;
+}
+
+void rt_strided_copy_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  (void)core;
+  const om_tensor *x = args->desc[0], *y = args->desc[1];
+  const uint8_t *xd = args->data[0];
+  uint8_t *yd = args->data[1];
+  const int xt = (int)x->dtype, yt = (int)y->dtype, same = xt == yt;
+  const size_t es = dtype_size(xt);
+  sview v;
+  sview_read(task, &v);
+  const int r = v.rank;
+  const int64_t row = v.dims[r - 1], step = v.strides[r - 1];
+  uint64_t lo, hi;
+  rt_block_range(rt_elements(y), task->block_dim, block, &lo, &hi);
+  uint64_t i = lo;
+  while (i < hi) {
+    /* decode i into its position, the row start and how much of the row is left */
+    uint64_t rest = i;
+    int64_t in_row = (int64_t)(rest % (uint64_t)row), at = v.offset + in_row * step;
+    rest /= (uint64_t)row;
+    for (int d = r - 2; d >= 0; d--) {
+      at += (int64_t)(rest % (uint64_t)v.dims[d]) * v.strides[d];
+      rest /= (uint64_t)v.dims[d];
+    }
+    uint64_t n = (uint64_t)(row - in_row);
+    if (n > hi - i) n = hi - i;
+    if (same && step == 1) {
+      memcpy(yd + i * es, xd + (size_t)at * es, n * es);
+    } else if (same) {
+      for (uint64_t k = 0; k < n; k++, at += step)
+        memcpy(yd + (i + k) * es, xd + (size_t)at * es, es);
+    } else {
+      for (uint64_t k = 0; k < n; k++, at += step)
+        rt_put(yd, yt, (size_t)(i + k), rt_get(xd, xt, (size_t)at));
+    }
+    i += n;
+  }
+}
+
+omrt_status rt_strided_copy_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "STRIDED_COPY"};
+  omrt_status s;
+  if ((s = rt_chk_ntensors(&c, 2))) return s;
+  const om_tensor *t[2];
+  static const char *const what[2] = {"x", "y"};
+  for (int k = 0; k < 2; k++) {
+    if (task->tensors[k] == OM_NONE) return rt_chk_fail(&c, "tensor slot %d (%s) is OM_NONE but required", k, what[k]);
+    t[k] = &m->tensors[task->tensors[k]];
+    const char *tname = rt_string(m, t[k]->name);
+    if (t[k]->layout != LAYOUT_ND) return rt_chk_fail(&c, "%s '%s': layout %u, expected ND", what[k], tname, t[k]->layout);
+    if (t[k]->rank > MAX_RANK) return rt_chk_fail(&c, "%s '%s': rank %u exceeds %d", what[k], tname, t[k]->rank, MAX_RANK);
+    for (uint32_t d = 0; d < t[k]->rank; d++)
+      if (t[k]->dims[d] < 0 || t[k]->dims[d] > INT32_MAX)
+        return rt_chk_fail(&c, "%s '%s': dims[%u] = %lld out of range", what[k], tname, d, (long long)t[k]->dims[d]);
+    uint64_t n, bytes;
+    size_t es = dtype_size((int)t[k]->dtype);
+    if (!es || layout_elements(LAYOUT_ND, (int)t[k]->rank, t[k]->dims, &n) || mul_u64(n, es, &bytes) ||
+        bytes != t[k]->bytes)
+      return rt_chk_fail(&c, "%s '%s': bytes = %llu does not match its dims and dtype %u", what[k], tname,
+                         (unsigned long long)t[k]->bytes, t[k]->dtype);
+  }
+  const om_tensor *x = t[0], *y = t[1];
+  int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32, fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
+  if (x->dtype != y->dtype && !(fx && fy))
+    return rt_chk_fail(&c, "x dtype %u and y dtype %u: only equal dtypes or f16 <-> f32", x->dtype, y->dtype);
+  const int32_t *q = task->params;
+  int r = q[0];
+  if (r < 0 || r > MAX_RANK) return rt_chk_fail(&c, "params[0] rank = %d, expected 0..%d", r, MAX_RANK);
+  if (q[1] < 0) return rt_chk_fail(&c, "params[1] offset = %d is negative", q[1]);
+  for (int k = 2; k < OM_TASK_MAX_PARAMS; k++) {
+    int used = (k >= 2 && k < 2 + r) || (k >= 10 && k < 10 + r);
+    if (!used && q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
+  }
+  /* element count and the reachable x range */
+  uint64_t count = 1;
+  __int128 lo = q[1], hi = q[1]; /* 8 terms of 2^31 * 2^31 cannot overflow */
+  for (int d = 0; d < r; d++) {
+    int64_t e = q[2 + d], st = q[10 + d];
+    if (e < 0) return rt_chk_fail(&c, "params[%d] view dims[%d] = %lld is negative", 2 + d, d, (long long)e);
+    if (mul_u64(count, (uint64_t)e, &count))
+      return rt_chk_fail(&c, "the view's element count overflows");
+    if (e > 0) {
+      if (st < 0) lo += (__int128)(e - 1) * st;
+      else hi += (__int128)(e - 1) * st;
+    }
+  }
+  if (count != rt_elements(y))
+    return rt_chk_fail(&c, "the view has %llu elements, y has %llu", (unsigned long long)count,
+                       (unsigned long long)rt_elements(y));
+  if (count > 0 && (lo < 0 || hi >= (__int128)rt_elements(x)))
+    return rt_chk_fail(&c, "the view reads x elements %lld..%lld, x has %llu", (long long)lo, (long long)hi,
+                       (unsigned long long)rt_elements(x));
+  return rt_chk_block_dim(&c, rt_elements(y), "y elements");
+}

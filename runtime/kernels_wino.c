@@ -1,0 +1,156 @@
+/* kernels_wino.c - CONV2D algorithm OM_CONV_WINO_F43: Winograd F(4x4,3x3).
+ *
+ * Y = A^T [ (G g G^T) . (B^T d B) ] A for every 4x4 output tile, d the 6x6
+ * input patch at (4*th - pad_top, 4*tw - pad_left) (zero outside the input),
+ * g the 3x3 kernel; the weights arrive transformed (WINO_F43, types.h), so a
+ * task tile (tile_m Winograd tiles x tile_n channel blocks, om_format.h) is:
+ *   1. input transform: V[p][m][ci] = (B^T d B)[p] for its tiles m and all
+ *      input channels, f32, in L1 (16 channel lanes at a time);
+ *   2. per output channel block: for each of the 36 positions p,
+ *      L0C[p][m][16] = V[p] (tile_m x C1in*16) x U[p][block] ([C1in*16][16]
+ *      f32, contiguous in WINO_F43), both operands read in place (V from
+ *      L1, U from the weights) where the chip would load L0A and L0B;
+ *   3. output transform A^T M A of each tile's 36 products (gathered in UB)
+ *      fused with the epilogue: + bias, + residual, relu / clip, padding
+ *      channels forced to 0, f16 or f32 store of the pixels inside Ho x Wo.
+ * Everything runs in f32 (the transformed weights are f32, passes/winograd.c
+ * says why): under fp16 the only roundings to fp16 are the stored
+ * activations, as on the direct path.
+ * This is the portable path (plain C over 16 lanes, which the compiler
+ * vectorizes); on AVX2 + FMA + F16C hosts rt_cpu() selects
+ * kernels_wino_x86.c's tile, the same steps in intrinsics with the GEMMs on
+ * the cube's 6x16 FMA micro-kernel.
+ * Capacities: the guarantees of om_format.h (CONV2D, algorithm 1) bound
+ * every buffer used here; rt_conv2d_check (kernels_cube.c) verifies them.
+ */
+#include "runtime/kernels.h"
+
+enum { P = WINO_F43_POINTS };
+
+/* out[i*os] = (B^T x)[i] for 6 rows x[k*is] of 16 lanes each. */
+static void bt6(const float *x, size_t is, float *out, size_t os) {
+  const float *d0 = x, *d1 = x + is, *d2 = x + 2 * is, *d3 = x + 3 * is, *d4 = x + 4 * is, *d5 = x + 5 * is;
+  float *o0 = out, *o1 = out + os, *o2 = out + 2 * os, *o3 = out + 3 * os, *o4 = out + 4 * os,
+        *o5 = out + 5 * os;
+  for (int l = 0; l < C0; l++) {
+    float a = d4[l] - 4.0f * d2[l], b = d3[l] - 4.0f * d1[l];
+    float c = d4[l] - d2[l], e = 2.0f * (d3[l] - d1[l]);
+    o0[l] = 4.0f * d0[l] - 5.0f * d2[l] + d4[l];
+    o1[l] = a + b;
+    o2[l] = a - b;
+    o3[l] = c + e;
+    o4[l] = c - e;
+    o5[l] = 4.0f * d1[l] - 5.0f * d3[l] + d5[l];
+  }
+}
+
+/* out[i*os] = (A^T x)[i] for 6 rows x[k*is] of 16 lanes each, 4 outputs. */
+static void at6(const float *x, size_t is, float *out, size_t os) {
+  const float *m0 = x, *m1 = x + is, *m2 = x + 2 * is, *m3 = x + 3 * is, *m4 = x + 4 * is, *m5 = x + 5 * is;
+  for (int l = 0; l < C0; l++) {
+    float s12 = m1[l] + m2[l], d12 = m1[l] - m2[l], s34 = m3[l] + m4[l], d34 = m3[l] - m4[l];
+    out[l] = m0[l] + s12 + s34;
+    out[os + l] = d12 + 2.0f * d34;
+    out[2 * os + l] = s12 + 4.0f * s34;
+    out[3 * os + l] = d12 + 8.0f * d34 + m5[l];
+  }
+}
+
+/* V[p][m][c1*16 ..] for tile m (output tile row th, column tw), all c1. */
+static void input_transform(const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, float *v, size_t pstride) {
+  const int f16 = g->x->dtype == DT_FLOAT16;
+  const int64_t ih0 = th * 4 - g->p.pt, iw0 = tw * 4 - g->p.pl;
+  float d[P * C0], t[P * C0];
+  for (int64_t c1 = 0; c1 < g->c1; c1++) {
+    const size_t plane = (size_t)((img * g->c1 + c1) * g->h * g->w_);
+    for (int i = 0; i < 6; i++)
+      for (int j = 0; j < 6; j++) {
+        const int64_t ih = ih0 + i, iw = iw0 + j;
+        float *dst = d + (i * 6 + j) * C0;
+        if (ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_)
+          rt_load_f32(dst, g->xd, f16 ? DT_FLOAT16 : DT_FLOAT32, (plane + (size_t)(ih * g->w_ + iw)) * C0, C0);
+        else
+          memset(dst, 0, C0 * sizeof(float));
+      }
+    for (int j = 0; j < 6; j++) /* columns: t[i][j] = sum_k B^T[i][k] d[k][j] */
+      bt6(d + j * C0, 6 * C0, t + j * C0, 6 * C0);
+    for (int i = 0; i < 6; i++) { /* rows: V[i][j] = sum_k t[i][k] B^T[j][k] */
+      float r[6 * C0];
+      bt6(t + i * 6 * C0, C0, r, C0);
+      for (int j = 0; j < 6; j++)
+        memcpy(v + (size_t)(i * 6 + j) * pstride + (size_t)c1 * C0, r + j * C0, C0 * sizeof(float));
+    }
+  }
+}
+
+/* Output channel block cb of tile (th, tw): m[p*mstride .. +16] are its 36
+ * products; y = act(A^T M A + bias + residual) for the pixels inside. */
+static void output_transform(const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, int64_t cb,
+                             const float *m, size_t mstride, float *ub) {
+  float *gm = ub, t[4 * 6 * C0], o[16 * C0], bias[C0], keep[C0];
+  for (int p = 0; p < P; p++)
+    memcpy(gm + p * C0, m + (size_t)p * mstride, C0 * sizeof(float));
+  for (int j = 0; j < 6; j++) /* columns: t[i][j] = sum_k A^T[i][k] M[k][j] */
+    at6(gm + j * C0, 6 * C0, t + j * C0, 6 * C0);
+  for (int i = 0; i < 4; i++) /* rows: o[i][j] = sum_k t[i][k] A^T[j][k] */
+    at6(t + i * 6 * C0, C0, o + i * 4 * C0, C0);
+  for (int l = 0; l < C0; l++) {
+    const int64_t co = cb * C0 + l;
+    keep[l] = co < g->cout ? 1.0f : 0.0f;
+    bias[l] = g->bd && co < g->cout ? g->bd[co] : 0.0f;
+  }
+  const int yt = (int)g->y->dtype, rt = g->res ? (int)g->res->dtype : DT_FLOAT32;
+  const float lo = g->p.clip_min, hi = g->p.clip_max;
+  for (int i = 0; i < 4; i++) {
+    const int64_t oh = th * 4 + i;
+    if (oh >= g->ho) break;
+    for (int j = 0; j < 4; j++) {
+      const int64_t ow = tw * 4 + j;
+      if (ow >= g->wo) break;
+      const size_t at = (size_t)((((img * g->c1out + cb) * g->ho + oh) * g->wo + ow) * C0);
+      float v[C0], r[C0];
+      for (int l = 0; l < C0; l++)
+        v[l] = o[(i * 4 + j) * C0 + l] + bias[l];
+      if (g->rd) {
+        rt_load_f32(r, g->rd, rt, at, C0);
+        for (int l = 0; l < C0; l++)
+          v[l] += r[l];
+      }
+      for (int l = 0; l < C0; l++)
+        v[l] = keep[l] != 0.0f ? rt_act(v[l], g->p.act, lo, hi) : 0.0f;
+      rt_store_f32(g->yd, yt, at, v, C0);
+    }
+  }
+}
+
+/* The portable GEMM: c[m][16] = a[m][0..klen) x b[klen][16]. */
+static void gemm16(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c) {
+  for (int64_t m = 0; m < mrows; m++) {
+    float acc[C0] = {0};
+    const float *am = a + (size_t)m * lda;
+    for (size_t k = 0; k < klen; k++)
+      for (int l = 0; l < C0; l++)
+        acc[l] += am[k] * b[k * C0 + l];
+    memcpy(c + m * C0, acc, sizeof acc);
+  }
+}
+
+void rt_wino_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
+  const int64_t t0 = mt * g->tm, wt = g->wth * g->wtw;
+  const int64_t mrows = wt - t0 < g->tm ? wt - t0 : g->tm;
+  const int64_t nb0 = nt * g->tn, nblocks = g->c1out - nb0 < g->tn ? g->c1out - nb0 : g->tn;
+  const size_t k = (size_t)g->c1 * C0, pstride = (size_t)mrows * k;
+  float *v = (float *)core->l1, *l0c = (float *)core->l0c;
+  for (int64_t m = 0; m < mrows; m++)
+    input_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, v + (size_t)m * k, pstride);
+  for (int64_t nb = 0; nb < nblocks; nb++) {
+    const int64_t cb = nb0 + nb;
+    for (int p = 0; p < P; p++) {
+      const float *u = (const float *)g->wd + ((size_t)p * (size_t)g->c1out + (size_t)cb) * k * C0;
+      gemm16(v + (size_t)p * pstride, k, mrows, k, u, l0c + (size_t)p * (size_t)mrows * C0);
+    }
+    for (int64_t m = 0; m < mrows; m++)
+      output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
+                       (size_t)mrows * C0, (float *)core->ub);
+  }
+}

@@ -1,0 +1,173 @@
+/* kernels_wino_x86.c - the Winograd F(4x4,3x3) CONV2D tile on AVX2 + FMA +
+ * F16C hosts.
+ *
+ * The same algorithm, buffers and order as the portable tile in
+ * kernels_wino.c (read that first): input transform into L1, 36 GEMMs per
+ * output channel block into L0C, output transform fused with the epilogue.
+ * Here the 16 channel lanes of a point are two YMM registers: the 6x6 input
+ * patch is loaded with vcvtph2ps (or plain loads for f32), B^T d B and
+ * A^T m A run as FMA/add sequences on those registers, the GEMMs go through
+ * kernels_cube_x86.c's 6x16 micro-kernel (rt_gemm16_x86), and the epilogue
+ * stores with vcvtps2ph. Results differ from the portable path only by
+ * rounding (FMA keeps one rounding where the portable code has two).
+ *
+ * Compiled for plain x86-64: every function carries target("avx2,fma,f16c")
+ * and is only reached through rt_cpu() (cpu.c) when the CPU has all three.
+ */
+#include "runtime/kernels.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+
+#include <immintrin.h>
+
+#define AVX2 __attribute__((target("avx2,fma,f16c")))
+#define AVX2_INLINE __attribute__((target("avx2,fma,f16c"), always_inline)) static inline
+
+enum { P = WINO_F43_POINTS };
+
+AVX2_INLINE __m256 ld8(const void *p, int f16, size_t at) {
+  return f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + at)))
+             : _mm256_loadu_ps((const float *)p + at);
+}
+
+/* o[i*os] = (B^T x)[i] for the 6 values x[k*is]. */
+AVX2_INLINE void bt6(const __m256 *x, size_t is, __m256 *o, size_t os) {
+  const __m256 d0 = x[0], d1 = x[is], d2 = x[2 * is], d3 = x[3 * is], d4 = x[4 * is], d5 = x[5 * is];
+  const __m256 two = _mm256_set1_ps(2.0f), four = _mm256_set1_ps(4.0f), five = _mm256_set1_ps(5.0f);
+  const __m256 a = _mm256_fnmadd_ps(four, d2, d4), b = _mm256_fnmadd_ps(four, d1, d3);
+  const __m256 c = _mm256_sub_ps(d4, d2), e = _mm256_mul_ps(two, _mm256_sub_ps(d3, d1));
+  o[0] = _mm256_add_ps(_mm256_fnmadd_ps(five, d2, _mm256_mul_ps(four, d0)), d4);
+  o[os] = _mm256_add_ps(a, b);
+  o[2 * os] = _mm256_sub_ps(a, b);
+  o[3 * os] = _mm256_add_ps(c, e);
+  o[4 * os] = _mm256_sub_ps(c, e);
+  o[5 * os] = _mm256_add_ps(_mm256_fnmadd_ps(five, d3, _mm256_mul_ps(four, d1)), d5);
+}
+
+/* o[i*os] = (A^T x)[i], i < 4, for the 6 values x[k*is]. */
+AVX2_INLINE void at6(const __m256 *x, size_t is, __m256 *o, size_t os) {
+  const __m256 m1 = x[is], m2 = x[2 * is], m3 = x[3 * is], m4 = x[4 * is];
+  const __m256 s12 = _mm256_add_ps(m1, m2), d12 = _mm256_sub_ps(m1, m2);
+  const __m256 s34 = _mm256_add_ps(m3, m4), d34 = _mm256_sub_ps(m3, m4);
+  o[0] = _mm256_add_ps(_mm256_add_ps(x[0], s12), s34);
+  o[os] = _mm256_fmadd_ps(_mm256_set1_ps(2.0f), d34, d12);
+  o[2 * os] = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), s34, s12);
+  o[3 * os] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), d34, d12), x[5 * is]);
+}
+
+/* V[p][m][c1*16 ..] (at v, positions pstride floats apart) for the tile at
+ * output tile row th, column tw: all input channel blocks. Point (i, j) of
+ * the patch is d[(i*6 + j)*2 + half]. */
+static AVX2 void input_transform(const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, float *v,
+                                 size_t pstride) {
+  const int f16 = g->x->dtype == DT_FLOAT16;
+  const int64_t ih0 = th * 4 - g->p.pt, iw0 = tw * 4 - g->p.pl;
+  __m256 d[P * 2], t[P * 2], r[6 * 2];
+  for (int64_t c1 = 0; c1 < g->c1; c1++) {
+    const size_t plane = (size_t)((img * g->c1 + c1) * g->h * g->w_);
+    for (int i = 0; i < 6; i++) {
+      const int64_t ih = ih0 + i;
+      for (int j = 0; j < 6; j++) {
+        const int64_t iw = iw0 + j;
+        __m256 lo = _mm256_setzero_ps(), hi = lo;
+        if ((uint64_t)ih < (uint64_t)g->h && (uint64_t)iw < (uint64_t)g->w_) {
+          const size_t at = (plane + (size_t)(ih * g->w_ + iw)) * C0;
+          lo = ld8(g->xd, f16, at), hi = ld8(g->xd, f16, at + 8);
+        }
+        d[(i * 6 + j) * 2] = lo, d[(i * 6 + j) * 2 + 1] = hi;
+      }
+    }
+    for (int j = 0; j < 12; j++) /* columns (both halves): t[i][j] = sum_k B^T[i][k] d[k][j] */
+      bt6(d + j, 12, t + j, 12);
+    for (int i = 0; i < 6; i++) { /* rows: V[i][j] = sum_k t[i][k] B^T[j][k] */
+      bt6(t + i * 12, 2, r, 2);
+      bt6(t + i * 12 + 1, 2, r + 1, 2);
+      for (int j = 0; j < 6; j++) {
+        float *dst = v + (size_t)(i * 6 + j) * pstride + (size_t)c1 * C0;
+        _mm256_storeu_ps(dst, r[j * 2]);
+        _mm256_storeu_ps(dst + 8, r[j * 2 + 1]);
+      }
+    }
+  }
+}
+
+/* The write-back constants of one output channel block. */
+typedef struct wepi {
+  __m256 bias[2], keep[2], lo, hi;
+  int act, yf16, rf16, partial;
+} wepi;
+
+/* y = act(A^T M A + bias + residual) for the pixels of tile (th, tw) inside
+ * Ho x Wo, channel block cb; m[p*mstride ..] are the tile's 36 products. */
+static AVX2 void output_transform(const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, int64_t cb,
+                                  const float *m, size_t mstride, const wepi *e) {
+  __m256 x[P * 2], t[4 * 6 * 2], o[16 * 2];
+  for (int p = 0; p < P; p++)
+    x[p * 2] = _mm256_loadu_ps(m + (size_t)p * mstride), x[p * 2 + 1] = _mm256_loadu_ps(m + (size_t)p * mstride + 8);
+  for (int j = 0; j < 12; j++) /* columns: t[i][j] = sum_k A^T[i][k] M[k][j] */
+    at6(x + j, 12, t + j, 12);
+  for (int i = 0; i < 4; i++) { /* rows: o[i][j] = sum_k t[i][k] A^T[j][k] */
+    at6(t + i * 12, 2, o + i * 8, 2);
+    at6(t + i * 12 + 1, 2, o + i * 8 + 1, 2);
+  }
+  for (int i = 0; i < 4 && th * 4 + i < g->ho; i++) {
+    const int64_t oh = th * 4 + i;
+    for (int j = 0; j < 4 && tw * 4 + j < g->wo; j++) {
+      const size_t at = (size_t)((((img * g->c1out + cb) * g->ho + oh) * g->wo + tw * 4 + j) * C0);
+      for (int h = 0; h < 2; h++) {
+        __m256 val = _mm256_add_ps(o[(i * 4 + j) * 2 + h], e->bias[h]);
+        if (g->rd) val = _mm256_add_ps(val, ld8(g->rd, e->rf16, at + (size_t)h * 8));
+        if (e->act == OM_ACT_RELU) val = _mm256_max_ps(val, _mm256_setzero_ps());
+        if (e->act == OM_ACT_CLIP) val = _mm256_min_ps(_mm256_max_ps(val, e->lo), e->hi);
+        if (e->partial) val = _mm256_and_ps(val, e->keep[h]);
+        if (e->yf16)
+          _mm_storeu_si128((__m128i *)((uint16_t *)g->yd + at + h * 8), _mm256_cvtps_ph(val, _MM_FROUND_TO_NEAREST_INT));
+        else
+          _mm256_storeu_ps((float *)g->yd + at + h * 8, val);
+      }
+    }
+  }
+}
+
+static AVX2 void wepi_init(const rt_conv_geom *g, int64_t cb, wepi *e) {
+  float bias[C0];
+  uint32_t keep[C0];
+  for (int l = 0; l < C0; l++) {
+    const int64_t co = cb * C0 + l;
+    keep[l] = co < g->cout ? 0xffffffffu : 0u;
+    bias[l] = g->bd && co < g->cout ? g->bd[co] : 0.0f;
+  }
+  for (int h = 0; h < 2; h++) {
+    e->bias[h] = _mm256_loadu_ps(bias + h * 8);
+    e->keep[h] = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(keep + h * 8)));
+  }
+  e->lo = _mm256_set1_ps(g->p.clip_min), e->hi = _mm256_set1_ps(g->p.clip_max);
+  e->act = g->p.act;
+  e->yf16 = g->y->dtype == DT_FLOAT16;
+  e->rf16 = g->res && g->res->dtype == DT_FLOAT16;
+  e->partial = (cb + 1) * C0 > g->cout;
+}
+
+AVX2 void rt_wino_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
+  const int64_t t0 = mt * g->tm, wt = g->wth * g->wtw;
+  const int64_t mrows = wt - t0 < g->tm ? wt - t0 : g->tm;
+  const int64_t nb0 = nt * g->tn, nblocks = g->c1out - nb0 < g->tn ? g->c1out - nb0 : g->tn;
+  const size_t k = (size_t)g->c1 * C0, pstride = (size_t)mrows * k;
+  float *v = (float *)core->l1, *l0c = (float *)core->l0c;
+  for (int64_t m = 0; m < mrows; m++)
+    input_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, v + (size_t)m * k, pstride);
+  for (int64_t nb = 0; nb < nblocks; nb++) {
+    const int64_t cb = nb0 + nb;
+    for (int p = 0; p < P; p++) {
+      const float *u = (const float *)g->wd + ((size_t)p * (size_t)g->c1out + (size_t)cb) * k * C0;
+      rt_gemm16_x86(v + (size_t)p * pstride, k, mrows, k, u, l0c + (size_t)p * (size_t)mrows * C0);
+    }
+    wepi e;
+    wepi_init(g, cb, &e);
+    for (int64_t m = 0; m < mrows; m++)
+      output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
+                       (size_t)mrows * C0, &e);
+  }
+}
+
+#endif

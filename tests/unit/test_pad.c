@@ -1,0 +1,194 @@
+/* test_pad.c - the PAD task kind (runtime/kernels_pad.c) against the
+ * reference evaluator's Pad (ir/eval.c), and its load-time check.
+ *
+ * Kernel cases: x = [3,4] (values 1..12), every mode, pads that grow, crop
+ * (negative) and reach beyond one period (reflect and wrap repeat), f32 ->
+ * f32, f32 -> f16 and i64 (constant 7), 1 to 3 blocks. The reference is
+ * ir_eval_graph on the same Pad written in the IR text form; results must
+ * agree exactly. Then every check rule is broken once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fp16.h"
+#include "ir/eval.h"
+#include "ir/ir.h"
+#include "omrt.h"
+#include "runtime/kernels.h"
+#include "support.h"
+
+typedef struct kcase {
+  om_model_def def;
+  om_tensor t[2];
+  void *data[2];
+  om_task task;
+  omrt_model m;
+} kcase;
+
+static const char strings[] = "\0test_task\0t";
+
+static void kc_init(kcase *c, int mode, uint32_t bd) {
+  memset(c, 0, sizeof *c);
+  c->def = (om_model_def){.ub_bytes = 256 << 10, .ntasks = 1};
+  c->task = (om_task){.kind = OM_TASK_PAD, .name = 1, .block_dim = bd, .ntensors = 2};
+  c->task.params[0] = mode;
+  c->m.def = &c->def, c->m.tensors = c->t, c->m.tasks = &c->task;
+  c->m.strings = strings, c->m.strings_bytes = sizeof strings;
+}
+
+static void kc_set(kcase *c, int s, int dt, int rank, const int64_t *dims) {
+  om_tensor *t = &c->t[s];
+  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt, .rank = (uint32_t)rank};
+  memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
+  uint64_t n = 1;
+  for (int d = 0; d < rank; d++) n *= (uint64_t)dims[d];
+  t->bytes = n * dtype_size(dt);
+  free(c->data[s]);
+  c->data[s] = malloc((size_t)t->bytes + 8);
+  memset(c->data[s], 0x7f, (size_t)t->bytes);
+  c->task.tensors[s] = (uint32_t)s;
+}
+
+static omrt_status kc_check(kcase *c) { return rt_kernels[OM_TASK_PAD].check(&c->m, 0, &c->task); }
+
+static void expect_reject(kcase *c, const char *what, const char *want) {
+  omrt_status s = kc_check(c);
+  const char *msg = omrt_last_error();
+  int ok = s == OMRT_ERR_FORMAT && msg && strstr(msg, "test_task") && strstr(msg, want);
+  test_check(ok, __FILE__, __LINE__, what);
+  if (!ok) test_note("  %s: status %d, message '%s'", what, s, msg ? msg : "(null)");
+}
+
+static double get(const void *p, int dt, size_t i) {
+  switch (dt) {
+  case DT_FLOAT32: return ((const float *)p)[i];
+  case DT_FLOAT16: return half_to_float(((const uint16_t *)p)[i]);
+  default: return (double)((const int64_t *)p)[i];
+  }
+}
+
+static const char *const MODES[] = {"constant", "reflect", "edge", "wrap"};
+static const int64_t XD[2] = {3, 4};
+
+static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t bd) {
+  int64_t yd[2] = {XD[0] + pads[0] + pads[2], XD[1] + pads[1] + pads[3]};
+  kcase c;
+  kc_init(&c, mode, bd);
+  kc_set(&c, 0, xdt, 2, XD);
+  kc_set(&c, 1, ydt, 2, yd);
+  c.task.params[1] = (int32_t)pads[0], c.task.params[2] = (int32_t)pads[1];
+  double value = 7;
+  if (mode == 0) { /* the constant as bytes of y's dtype */
+    uint8_t b[8] = {0};
+    ir_elem_set(b, ydt, 0, value);
+    uint64_t bits = 0;
+    for (int k = 0; k < 8; k++) bits |= (uint64_t)b[k] << (8 * k);
+    c.task.params[9] = (int32_t)(uint32_t)bits, c.task.params[10] = (int32_t)(uint32_t)(bits >> 32);
+  }
+  for (int i = 0; i < 12; i++) {
+    if (xdt == DT_FLOAT32) ((float *)c.data[0])[i] = (float)(i + 1);
+    else ((int64_t *)c.data[0])[i] = i + 1;
+  }
+  omrt_status st = kc_check(&c);
+  CHECK_EQ_INT(st, OMRT_OK);
+  if (st != OMRT_OK) {
+    test_note("  mode %d: %s", mode, omrt_last_error());
+    free(c.data[0]), free(c.data[1]);
+    return;
+  }
+  rt_args a;
+  memset(&a, 0, sizeof a);
+  for (int i = 0; i < 2; i++) a.data[i] = c.data[i], a.desc[i] = &c.t[i];
+  for (uint32_t b = c.task.block_dim; b-- > 0;) rt_kernels[OM_TASK_PAD].run(&c.task, &a, b, NULL);
+
+  const char *dn = xdt == DT_FLOAT32 ? "f32" : "i64";
+  char text[512];
+  snprintf(text, sizeof text,
+           "graph g opset 18\ninput %%x : %s[3,4]\n%%y : %s[%lld,%lld] = Pad(%%x) {mode=\"%s\", pads=[%lld,%lld,%lld,%lld], "
+           "value=7.0}\noutput %%y\n",
+           dn, dn, (long long)yd[0], (long long)yd[1], MODES[mode], (long long)pads[0], (long long)pads[1],
+           (long long)pads[2], (long long)pads[3]);
+  diag d;
+  diag_init(&d);
+  ir_graph *g = NULL;
+  CHECK(ir_parse(text, "pad", &g, &d) == ST_OK);
+  if (!g) {
+    test_note("  parse: %s", d.msg);
+    free(c.data[0]), free(c.data[1]);
+    return;
+  }
+  arena ar;
+  arena_init(&ar, 0);
+  const void *ins[1] = {c.data[0]};
+  void *outs[1];
+  int ok = ir_eval_graph(g, ins, outs, &ar, &d) == ST_OK;
+  if (!ok) test_note("  eval: %s", d.msg);
+  for (int64_t i = 0; ok && i < yd[0] * yd[1]; i++) {
+    ok = get(c.data[1], ydt, (size_t)i) == get(outs[0], xdt, (size_t)i);
+    if (!ok) test_note("  %s pads %lld,%lld,%lld,%lld x %d y %d bd %u: y[%lld] = %g, want %g", MODES[mode],
+                       (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3], xdt, ydt, bd,
+                       (long long)i, get(c.data[1], ydt, (size_t)i), get(outs[0], xdt, (size_t)i));
+  }
+  CHECK(ok);
+  arena_free(&ar);
+  ir_graph_free(g);
+  free(c.data[0]), free(c.data[1]);
+}
+
+static void test_kernel(void) {
+  static const int64_t pads[][4] = {{1, 2, 0, 1}, {0, -1, -1, 2}, {5, 6, 4, 7}, {0, 0, 0, 0}};
+  for (int mode = 0; mode < 4; mode++)
+    for (size_t p = 0; p < sizeof pads / sizeof *pads; p++)
+      for (uint32_t bd = 1; bd <= 3; bd++) {
+        one_case(mode, pads[p], DT_FLOAT32, DT_FLOAT32, bd);
+        one_case(mode, pads[p], DT_FLOAT32, DT_FLOAT16, bd);
+        one_case(mode, pads[p], DT_INT64, DT_INT64, bd);
+      }
+}
+
+/* A valid edge pad of [3,4] by 1 on each side that `mutate` breaks. */
+static void bad(int mutate, const char *what, const char *want) {
+  int64_t yd[2] = {5, 6}, y1[1] = {30}, x1[2] = {3, 1};
+  kcase c;
+  kc_init(&c, 2, 2);
+  kc_set(&c, 0, DT_FLOAT32, 2, XD);
+  kc_set(&c, 1, DT_FLOAT32, 2, yd);
+  c.task.params[1] = 1, c.task.params[2] = 1;
+  switch (mutate) {
+  case 0: c.task.params[0] = 4; break;
+  case 1: c.task.params[3] = 1; break;                /* begin of a dim x does not have */
+  case 2: c.task.params[9] = 5; break;                /* a constant outside constant mode */
+  case 3: c.task.params[0] = 0, c.task.params[10] = 1; break; /* 8 bytes of constant for f32 */
+  case 4: kc_set(&c, 1, DT_FLOAT32, 1, y1); break;
+  case 5: kc_set(&c, 1, DT_INT32, 2, yd); break;
+  case 6: c.task.params[0] = 1; kc_set(&c, 0, DT_FLOAT32, 2, x1); break; /* reflect of a 1-wide dim */
+  case 7: c.task.block_dim = 31; break;
+  case 8: c.t[0].layout = LAYOUT_NC1HWC0; break;
+  case 9: c.t[1].bytes = 8; break;
+  default: break;
+  }
+  if (mutate < 0) CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  else expect_reject(&c, what, want);
+  free(c.data[0]), free(c.data[1]);
+}
+
+static void test_checks(void) {
+  bad(-1, "valid", "");
+  bad(0, "mode", "mode");
+  bad(1, "begin beyond the rank", "params[3]");
+  bad(2, "constant outside constant mode", "params[9]");
+  bad(3, "constant too wide", "params[10]");
+  bad(4, "rank", "rank");
+  bad(5, "f32 to i32", "dtype");
+  bad(6, "reflect of one element", "reflect");
+  bad(7, "block_dim", "block_dim");
+  bad(8, "layout", "layout");
+  bad(9, "bytes", "bytes");
+}
+
+int main(void) {
+  test_kernel();
+  test_checks();
+  return test_summary("pad");
+}

@@ -1,0 +1,284 @@
+/* test_strided.c - the STRIDED_COPY task kind (runtime/kernels_strided.c)
+ * and the views it runs (ir/view.c).
+ *
+ * Kernel: views built by hand over x = [2,3,4] (a transpose, a reversed
+ * slice with steps -2, a broadcast with stride 0, a plain copy, a view that
+ * merges into one run, an empty view) in f32 -> f32, f16 -> f32, f32 -> f16,
+ * i64, u8 and i16 (bytes), 1 to 3 blocks, against the definition: y[i] =
+ * x[offset + sum idx_d * stride_d]. Check: each rule broken once must be
+ * refused with a message naming the task. Views: ir_view_build for each op
+ * on small inputs, compared with index formulas written out here (ONNX's
+ * definitions of Transpose, Slice with clamping, Expand, Tile,
+ * DepthToSpace DCR/CRD, SpaceToDepth), through the reference evaluator.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fp16.h"
+#include "ir/eval.h"
+#include "ir/ir.h"
+#include "ir/view.h"
+#include "omrt.h"
+#include "runtime/kernels.h"
+#include "support.h"
+
+typedef struct kcase {
+  om_model_def def;
+  om_tensor t[2];
+  void *data[2];
+  om_task task;
+  omrt_model m;
+} kcase;
+
+static const char strings[] = "\0test_task\0t";
+
+static void kc_init(kcase *c, uint32_t block_dim) {
+  memset(c, 0, sizeof *c);
+  c->def = (om_model_def){.ub_bytes = 256 << 10, .ntasks = 1};
+  c->task = (om_task){.kind = OM_TASK_STRIDED_COPY, .name = 1, .block_dim = block_dim, .ntensors = 2};
+  c->m.def = &c->def, c->m.tensors = c->t, c->m.tasks = &c->task;
+  c->m.strings = strings, c->m.strings_bytes = sizeof strings;
+}
+
+static void kc_set(kcase *c, int s, int dt, int rank, const int64_t *dims) {
+  om_tensor *t = &c->t[s];
+  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt, .rank = (uint32_t)rank};
+  memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
+  uint64_t n = 1;
+  for (int d = 0; d < rank; d++) n *= (uint64_t)dims[d];
+  t->bytes = n * dtype_size(dt);
+  free(c->data[s]);
+  c->data[s] = malloc((size_t)t->bytes + 8);
+  memset(c->data[s], 0x7f, (size_t)t->bytes);
+  c->task.tensors[s] = (uint32_t)s;
+}
+
+static void kc_view(kcase *c, int rank, int64_t offset, const int64_t *dims, const int64_t *strides) {
+  c->task.params[0] = rank, c->task.params[1] = (int32_t)offset;
+  for (int d = 0; d < rank; d++) c->task.params[2 + d] = (int32_t)dims[d], c->task.params[10 + d] = (int32_t)strides[d];
+}
+
+static omrt_status kc_check(kcase *c) { return rt_kernels[OM_TASK_STRIDED_COPY].check(&c->m, 0, &c->task); }
+
+static void expect_reject(kcase *c, const char *what, const char *want) {
+  omrt_status s = kc_check(c);
+  const char *msg = omrt_last_error();
+  int ok = s == OMRT_ERR_FORMAT && msg && strstr(msg, "test_task") && strstr(msg, want);
+  test_check(ok, __FILE__, __LINE__, what);
+  if (!ok) test_note("  %s: status %d, message '%s'", what, s, msg ? msg : "(null)");
+}
+
+static double get(const void *p, int dt, size_t i) {
+  switch (dt) {
+  case DT_FLOAT32: return ((const float *)p)[i];
+  case DT_FLOAT16: return half_to_float(((const uint16_t *)p)[i]);
+  case DT_INT64: return (double)((const int64_t *)p)[i];
+  case DT_INT16: return ((const int16_t *)p)[i];
+  default: return ((const uint8_t *)p)[i];
+  }
+}
+
+static void put(void *p, int dt, size_t i, double v) {
+  switch (dt) {
+  case DT_FLOAT32: ((float *)p)[i] = (float)v; break;
+  case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
+  case DT_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+  case DT_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+  default: ((uint8_t *)p)[i] = (uint8_t)v; break;
+  }
+}
+
+/* --- the kernel against the definition */
+
+typedef struct vcase {
+  const char *name;
+  int rank;
+  int64_t offset, dims[MAX_RANK], strides[MAX_RANK];
+} vcase;
+
+static void run_view(const vcase *vc, int xdt, int ydt, uint32_t bd) {
+  static const int64_t xd[3] = {2, 3, 4};
+  int64_t yn = 1;
+  for (int d = 0; d < vc->rank; d++) yn *= vc->dims[d];
+  kcase c;
+  kc_init(&c, (uint32_t)(yn == 0 ? 1 : bd < yn ? bd : yn));
+  kc_set(&c, 0, xdt, 3, xd);
+  kc_set(&c, 1, ydt, 1, &yn);
+  kc_view(&c, vc->rank, vc->offset, vc->dims, vc->strides);
+  for (size_t i = 0; i < 24; i++) put(c.data[0], xdt, i, (double)(i * 3 % 24) - 4);
+  omrt_status st = kc_check(&c);
+  CHECK_EQ_INT(st, OMRT_OK);
+  if (st != OMRT_OK) {
+    test_note("  %s: %s", vc->name, omrt_last_error());
+    free(c.data[0]), free(c.data[1]);
+    return;
+  }
+  rt_args a;
+  memset(&a, 0, sizeof a);
+  for (int i = 0; i < 2; i++) a.data[i] = c.data[i], a.desc[i] = &c.t[i];
+  for (uint32_t b = c.task.block_dim; b-- > 0;) rt_kernels[OM_TASK_STRIDED_COPY].run(&c.task, &a, b, NULL);
+  int ok = 1;
+  for (int64_t i = 0; i < yn && ok; i++) {
+    int64_t rest = i, at = vc->offset;
+    for (int d = vc->rank - 1; d >= 0; d--) at += rest % vc->dims[d] * vc->strides[d], rest /= vc->dims[d];
+    ok = get(c.data[1], ydt, (size_t)i) == get(c.data[0], xdt, (size_t)at);
+    if (!ok) test_note("  %s x %d y %d bd %u: y[%lld] = %g, want x[%lld] = %g", vc->name, xdt, ydt, bd, (long long)i,
+                       get(c.data[1], ydt, (size_t)i), (long long)at, get(c.data[0], xdt, (size_t)at));
+  }
+  CHECK(ok);
+  free(c.data[0]), free(c.data[1]);
+}
+
+static void test_kernel(void) {
+  static const vcase cases[] = {
+      {"transpose 2,0,1", 3, 0, {4, 2, 3}, {1, 12, 4}},
+      {"slice reversed step -2", 3, 23, {2, 2, 2}, {-12, -8, -2}},
+      {"broadcast", 4, 0, {2, 2, 3, 4}, {0, 12, 4, 1}},
+      {"copy", 3, 0, {2, 3, 4}, {12, 4, 1}},
+      {"rows slice (merges)", 2, 4, {2, 8}, {12, 1}},
+      {"empty", 2, 0, {0, 4}, {4, 1}},
+      {"scalar", 0, 5, {0}, {0}},
+  };
+  const int dts[][2] = {{DT_FLOAT32, DT_FLOAT32}, {DT_FLOAT16, DT_FLOAT32}, {DT_FLOAT32, DT_FLOAT16},
+                        {DT_INT64, DT_INT64},     {DT_UINT8, DT_UINT8},     {DT_INT16, DT_INT16}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+    for (size_t t = 0; t < sizeof dts / sizeof *dts; t++)
+      for (uint32_t bd = 1; bd <= 3; bd++) run_view(&cases[k], dts[t][0], dts[t][1], bd);
+}
+
+/* A valid transpose that `mutate` breaks. */
+static void bad(int mutate, const char *what, const char *want) {
+  static const int64_t xd[3] = {2, 3, 4}, vd[3] = {4, 2, 3}, vs[3] = {1, 12, 4}, yd[3] = {4, 2, 3};
+  kcase c;
+  kc_init(&c, 2);
+  kc_set(&c, 0, DT_FLOAT32, 3, xd);
+  kc_set(&c, 1, DT_FLOAT32, 3, yd);
+  kc_view(&c, 3, 0, vd, vs);
+  switch (mutate) {
+  case 0: c.task.params[0] = 9; break;
+  case 1: c.task.params[1] = -1; break;
+  case 2: c.task.params[1] = 1; break;                     /* reads past the end */
+  case 3: c.task.params[10] = -1; break;                   /* reads before the start */
+  case 4: c.task.params[2] = 5; break;                     /* more elements than y */
+  case 5: c.task.params[4] = -3; break;                    /* negative dim */
+  case 6: c.task.params[20] = 1; break;                    /* unused param */
+  case 7: kc_set(&c, 1, DT_INT32, 3, yd); break;           /* f32 -> i32 */
+  case 8: c.t[1].layout = LAYOUT_NC1HWC0; break;
+  case 9: c.task.block_dim = 25; break;
+  case 10: c.t[0].bytes = 8; break;
+  case 11: c.task.tensors[0] = OM_NONE; break;
+  default: break;
+  }
+  if (mutate < 0) CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  else expect_reject(&c, what, want);
+  free(c.data[0]), free(c.data[1]);
+}
+
+static void test_checks(void) {
+  bad(-1, "valid", "");
+  bad(0, "rank 9", "rank");
+  bad(1, "negative offset", "offset");
+  bad(2, "past the end", "reads x elements");
+  bad(3, "before the start", "reads x elements");
+  bad(4, "element count", "elements");
+  bad(5, "negative dim", "negative");
+  bad(6, "unused param", "params[20]");
+  bad(7, "f32 to i32", "dtype");
+  bad(8, "NC1HWC0 y", "layout");
+  bad(9, "block_dim", "block_dim");
+  bad(10, "bytes", "bytes");
+  bad(11, "missing x", "OM_NONE");
+}
+
+/* --- views through the reference evaluator, against ONNX's formulas */
+
+/* Runs one-node graph text on x = 0, 1, 2, ... (f32) into out. */
+static int run_graph(const char *text, float *out, size_t n) {
+  float x[256];
+  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  diag d;
+  diag_init(&d);
+  ir_graph *g = NULL;
+  if (ir_parse(text, "view", &g, &d) != ST_OK) {
+    test_note("  parse: %s", d.msg);
+    return -1;
+  }
+  arena a;
+  arena_init(&a, 0);
+  const void *ins[1] = {x};
+  void *outs[1];
+  int rc = ir_eval_graph(g, ins, outs, &a, &d) == ST_OK ? 0 : -1;
+  if (rc) test_note("  eval: %s", d.msg);
+  else memcpy(out, outs[0], n * sizeof *out);
+  arena_free(&a);
+  ir_graph_free(g);
+  return rc;
+}
+
+static void test_views(void) {
+  float y[256];
+  /* Transpose [2,3,4] perm [1,2,0]: y[j,k,i] = x[i,j,k] */
+  int ok = run_graph("graph g opset 13\ninput %x : f32[2,3,4]\n%y : f32[3,4,2] = Transpose(%x) {perm=[1,2,0]}\noutput %y\n", y, 24) == 0;
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 3; j++)
+      for (int k = 0; k < 4; k++) ok &= y[(j * 4 + k) * 2 + i] == (float)((i * 3 + j) * 4 + k);
+  CHECK(ok);
+  /* Slice axis 1 of [2,10]: starts 8, ends -9 (clamped to 1), steps -3: 8, 5, 2 */
+  ok = run_graph("graph g opset 13\ninput %x : f32[2,10]\n%y : f32[2,3] = Slice(%x) {axes=[-1], ends=[-9], starts=[8], steps=[-3]}\noutput %y\n", y, 6) == 0;
+  CHECK(ok && y[0] == 8 && y[1] == 5 && y[2] == 2 && y[3] == 18 && y[5] == 12);
+  /* Slice with huge ends clamps: x[1:, ...] */
+  ok = run_graph("graph g opset 13\ninput %x : f32[3,2]\n%y : f32[2,2] = Slice(%x) {ends=[9223372036854775807], starts=[1]}\noutput %y\n", y, 4) == 0;
+  CHECK(ok && y[0] == 2 && y[3] == 5);
+  /* Expand [3,1] to [2,1,4]: y[a,b,c] = x[b] */
+  ok = run_graph("graph g opset 13\ninput %x : f32[3,1]\n%y : f32[2,3,4] = Expand(%x) {shape=[2,1,4]}\noutput %y\n", y, 24) == 0;
+  for (int i = 0; i < 24; i++) ok &= y[i] == (float)(i / 4 % 3);
+  CHECK(ok);
+  /* Tile [2,3] by [2,2]: y[i,j] = x[i % 2, j % 3] */
+  ok = run_graph("graph g opset 13\ninput %x : f32[2,3]\n%y : f32[4,6] = Tile(%x) {repeats=[2,2]}\noutput %y\n", y, 24) == 0;
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 6; j++) ok &= y[i * 6 + j] == (float)(i % 2 * 3 + j % 3);
+  CHECK(ok);
+  /* DepthToSpace [1,8,2,3] b=2: DCR ch = (i*b + j)*C' + c, CRD ch = c*b*b + i*b + j */
+  for (int crd = 0; crd < 2; crd++) {
+    char text[256];
+    snprintf(text, sizeof text,
+             "graph g opset 13\ninput %%x : f32[1,8,2,3]\n%%y : f32[1,2,4,6] = DepthToSpace(%%x) {blocksize=2, mode=\"%s\"}\noutput %%y\n",
+             crd ? "CRD" : "DCR");
+    ok = run_graph(text, y, 48) == 0;
+    for (int c = 0; c < 2; c++)
+      for (int h = 0; h < 4; h++)
+        for (int w = 0; w < 6; w++) {
+          int i = h % 2, j = w % 2, ch = crd ? c * 4 + i * 2 + j : (i * 2 + j) * 2 + c;
+          ok &= y[(c * 4 + h) * 6 + w] == (float)((ch * 2 + h / 2) * 3 + w / 2);
+        }
+    CHECK(ok);
+  }
+  /* SpaceToDepth [1,2,4,6] b=2: y[(i*b + j)*C + c, h, w] = x[c, h*b + i, w*b + j] */
+  ok = run_graph("graph g opset 13\ninput %x : f32[1,2,4,6]\n%y : f32[1,8,2,3] = SpaceToDepth(%x) {blocksize=2}\noutput %y\n", y, 48) == 0;
+  for (int oc = 0; oc < 8; oc++)
+    for (int h = 0; h < 2; h++)
+      for (int w = 0; w < 3; w++) {
+        int i = oc / 4, j = oc / 2 % 2, c = oc % 2;
+        ok &= y[(oc * 2 + h) * 3 + w] == (float)((c * 4 + h * 2 + i) * 6 + w * 2 + j);
+      }
+  CHECK(ok);
+  /* bad attributes are refused by the view builder */
+  ir_graph *g = NULL;
+  diag d;
+  diag_init(&d);
+  CHECK(ir_parse("graph g opset 13\ninput %x : f32[2,3]\n%y : f32[3,2] = Transpose(%x) {perm=[0,0]}\noutput %y\n", "v", &g, &d) == ST_OK);
+  if (g) {
+    ir_view v;
+    char err[128];
+    CHECK(ir_view_build(g->nodes[0], 0, 2, g->inputs[0]->dims, &v, err, sizeof err) == -1 && strstr(err, "permutation"));
+    ir_graph_free(g);
+  }
+}
+
+int main(void) {
+  test_kernel();
+  test_checks();
+  test_views();
+  return test_summary("strided");
+}
