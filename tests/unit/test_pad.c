@@ -16,48 +16,12 @@
 #include "ir/ir.h"
 #include "omrt.h"
 #include "runtime/kernels.h"
+#include "kcase.h"
 #include "support.h"
 
-typedef struct kcase {
-  om_model_def def;
-  om_tensor t[2];
-  void *data[2];
-  om_task task;
-  omrt_model m;
-} kcase;
-
-static const char strings[] = "\0test_task\0t";
-
 static void kc_init(kcase *c, int mode, uint32_t bd) {
-  memset(c, 0, sizeof *c);
-  c->def = (om_model_def){.ub_bytes = 256 << 10, .ntasks = 1};
-  c->task = (om_task){.kind = OM_TASK_PAD, .name = 1, .block_dim = bd, .ntensors = 2};
+  kc_setup(c, OM_TASK_PAD, bd, 2);
   c->task.params[0] = mode;
-  c->m.def = &c->def, c->m.tensors = c->t, c->m.tasks = &c->task;
-  c->m.strings = strings, c->m.strings_bytes = sizeof strings;
-}
-
-static void kc_set(kcase *c, int s, int dt, int rank, const int64_t *dims) {
-  om_tensor *t = &c->t[s];
-  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt, .rank = (uint32_t)rank};
-  memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
-  uint64_t n = 1;
-  for (int d = 0; d < rank; d++) n *= (uint64_t)dims[d];
-  t->bytes = n * dtype_size(dt);
-  free(c->data[s]);
-  c->data[s] = malloc((size_t)t->bytes + 8);
-  memset(c->data[s], 0x7f, (size_t)t->bytes);
-  c->task.tensors[s] = (uint32_t)s;
-}
-
-static omrt_status kc_check(kcase *c) { return rt_kernels[OM_TASK_PAD].check(&c->m, 0, &c->task); }
-
-static void expect_reject(kcase *c, const char *what, const char *want) {
-  omrt_status s = kc_check(c);
-  const char *msg = omrt_last_error();
-  int ok = s == OMRT_ERR_FORMAT && msg && strstr(msg, "test_task") && strstr(msg, want);
-  test_check(ok, __FILE__, __LINE__, what);
-  if (!ok) test_note("  %s: status %d, message '%s'", what, s, msg ? msg : "(null)");
 }
 
 static double get(const void *p, int dt, size_t i) {
@@ -94,7 +58,7 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
   CHECK_EQ_INT(st, OMRT_OK);
   if (st != OMRT_OK) {
     test_note("  mode %d: %s", mode, omrt_last_error());
-    free(c.data[0]), free(c.data[1]);
+    kc_free(&c);
     return;
   }
   rt_args a;
@@ -115,7 +79,7 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
   CHECK(ir_parse(text, "pad", &g, &d) == ST_OK);
   if (!g) {
     test_note("  parse: %s", d.msg);
-    free(c.data[0]), free(c.data[1]);
+    kc_free(&c);
     return;
   }
   arena ar;
@@ -133,7 +97,7 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
   CHECK(ok);
   arena_free(&ar);
   ir_graph_free(g);
-  free(c.data[0]), free(c.data[1]);
+  kc_free(&c);
 }
 
 static void test_kernel(void) {
@@ -170,7 +134,7 @@ static void bad(int mutate, const char *what, const char *want) {
   }
   if (mutate < 0) CHECK_EQ_INT(kc_check(&c), OMRT_OK);
   else expect_reject(&c, what, want);
-  free(c.data[0]), free(c.data[1]);
+  kc_free(&c);
 }
 
 static void test_checks(void) {

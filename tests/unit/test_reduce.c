@@ -23,6 +23,7 @@
 #include "ir/ir.h"
 #include "omrt.h"
 #include "runtime/kernels.h"
+#include "kcase.h"
 #include "support.h"
 
 static uint32_t rng_state = 777;
@@ -32,42 +33,6 @@ static int irand(int n) {
 }
 
 /* --- a task inside a fake model (tensor i in slot i) */
-
-typedef struct kcase {
-  om_model_def def;
-  om_tensor t[2];
-  void *data[2];
-  om_task task;
-  omrt_model m;
-} kcase;
-
-static const char strings[] = "\0test_task\0t";
-
-static void kc_init(kcase *c, int op, uint32_t mask, uint32_t block_dim) {
-  memset(c, 0, sizeof *c);
-  c->def = (om_model_def){.ub_bytes = 256 << 10, .ntasks = 1};
-  c->task = (om_task){.kind = OM_TASK_REDUCE, .name = 1, .block_dim = block_dim, .ntensors = 2};
-  c->task.params[0] = op, c->task.params[1] = (int32_t)mask;
-  c->m.def = &c->def, c->m.tensors = c->t, c->m.tasks = &c->task;
-  c->m.strings = strings, c->m.strings_bytes = sizeof strings;
-}
-
-static void kc_set(kcase *c, int s, int dt, int rank, const int64_t *dims) {
-  om_tensor *t = &c->t[s];
-  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt, .rank = (uint32_t)rank};
-  memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
-  uint64_t n = 1;
-  for (int d = 0; d < rank; d++) n *= (uint64_t)dims[d];
-  t->bytes = n * dtype_size(dt);
-  free(c->data[s]);
-  c->data[s] = malloc((size_t)t->bytes + 8);
-  memset(c->data[s], 0x7f, (size_t)t->bytes); /* garbage the kernel must overwrite */
-  c->task.tensors[s] = (uint32_t)s;
-}
-
-static void kc_free(kcase *c) { free(c->data[0]), free(c->data[1]); }
-
-static omrt_status kc_check(kcase *c) { return rt_kernels[OM_TASK_REDUCE].check(&c->m, 0, &c->task); }
 
 static void kc_run(kcase *c) {
   omrt_status s = kc_check(c);
@@ -82,12 +47,9 @@ static void kc_run(kcase *c) {
   for (uint32_t b = c->task.block_dim; b-- > 0;) rt_kernels[OM_TASK_REDUCE].run(&c->task, &a, b, NULL);
 }
 
-static void expect_reject(kcase *c, const char *what, const char *want) {
-  omrt_status s = kc_check(c);
-  const char *msg = omrt_last_error();
-  int ok = s == OMRT_ERR_FORMAT && msg && strstr(msg, "test_task") && strstr(msg, want);
-  test_check(ok, __FILE__, __LINE__, what);
-  if (!ok) test_note("  %s: status %d, message '%s'", what, s, msg ? msg : "(null)");
+static void kc_init(kcase *c, int op, uint32_t mask, uint32_t block_dim) {
+  kc_setup(c, OM_TASK_REDUCE, block_dim, 2);
+  c->task.params[0] = op, c->task.params[1] = (int32_t)mask;
 }
 
 static double get(const void *p, int dt, size_t i) {
