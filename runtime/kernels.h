@@ -150,6 +150,10 @@ omrt_status rt_chk_ntensors(const rt_chk *c, uint32_t n);
  * (any when < 0), every dim in [0, INT32_MAX], bytes matching dims. */
 omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optional, int layout, int rank,
                           int f32_only, const om_tensor **t_out);
+/* The tensor in slot `slot` (required): layout ND, any known dtype, rank <=
+ * MAX_RANK, every dim in [0, INT32_MAX], bytes matching dims and dtype. The
+ * ND kinds (REDUCE, STRIDED_COPY, GATHER, PAD) check their tensors with it. */
+omrt_status rt_chk_nd_tensor(const rt_chk *c, int slot, const char *what, const om_tensor **t_out);
 /* a and b have the same rank and dims. */
 omrt_status rt_chk_same_dims(const rt_chk *c, const char *what_a, const om_tensor *a, const char *what_b,
                              const om_tensor *b);

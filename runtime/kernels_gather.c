@@ -70,31 +70,12 @@ void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   }
 }
 
-static omrt_status chk_nd(const rt_chk *c, int slot, const char *what, const om_tensor **t_out) {
-  uint32_t ti = c->task->tensors[slot];
-  if (ti == OM_NONE) return rt_chk_fail(c, "tensor slot %d (%s) is OM_NONE but required", slot, what);
-  const om_tensor *t = &c->m->tensors[ti];
-  const char *tname = rt_string(c->m, t->name);
-  if (t->layout != LAYOUT_ND) return rt_chk_fail(c, "%s '%s': layout %u, expected ND", what, tname, t->layout);
-  if (t->rank > MAX_RANK) return rt_chk_fail(c, "%s '%s': rank %u exceeds %d", what, tname, t->rank, MAX_RANK);
-  for (uint32_t d = 0; d < t->rank; d++)
-    if (t->dims[d] < 0 || t->dims[d] > INT32_MAX)
-      return rt_chk_fail(c, "%s '%s': dims[%u] = %lld out of range", what, tname, d, (long long)t->dims[d]);
-  uint64_t n, bytes;
-  size_t es = dtype_size((int)t->dtype);
-  if (!es || layout_elements(LAYOUT_ND, (int)t->rank, t->dims, &n) || mul_u64(n, es, &bytes) || bytes != t->bytes)
-    return rt_chk_fail(c, "%s '%s': bytes = %llu does not match its dims and dtype %u", what, tname,
-                       (unsigned long long)t->bytes, t->dtype);
-  *t_out = t;
-  return OMRT_OK;
-}
-
 omrt_status rt_gather_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "GATHER"};
   const om_tensor *x = NULL, *ix = NULL, *y = NULL;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 3)) || (s = chk_nd(&c, 0, "x", &x)) || (s = chk_nd(&c, 1, "indices", &ix)) ||
-      (s = chk_nd(&c, 2, "y", &y)))
+  if ((s = rt_chk_ntensors(&c, 3)) || (s = rt_chk_nd_tensor(&c, 0, "x", &x)) ||
+      (s = rt_chk_nd_tensor(&c, 1, "indices", &ix)) || (s = rt_chk_nd_tensor(&c, 2, "y", &y)))
     return s;
   const int32_t *q = task->params;
   for (int k = 2; k < OM_TASK_MAX_PARAMS; k++)

@@ -82,22 +82,8 @@ omrt_status rt_strided_copy_check(const omrt_model *m, uint32_t i, const om_task
   if ((s = rt_chk_ntensors(&c, 2))) return s;
   const om_tensor *t[2];
   static const char *const what[2] = {"x", "y"};
-  for (int k = 0; k < 2; k++) {
-    if (task->tensors[k] == OM_NONE) return rt_chk_fail(&c, "tensor slot %d (%s) is OM_NONE but required", k, what[k]);
-    t[k] = &m->tensors[task->tensors[k]];
-    const char *tname = rt_string(m, t[k]->name);
-    if (t[k]->layout != LAYOUT_ND) return rt_chk_fail(&c, "%s '%s': layout %u, expected ND", what[k], tname, t[k]->layout);
-    if (t[k]->rank > MAX_RANK) return rt_chk_fail(&c, "%s '%s': rank %u exceeds %d", what[k], tname, t[k]->rank, MAX_RANK);
-    for (uint32_t d = 0; d < t[k]->rank; d++)
-      if (t[k]->dims[d] < 0 || t[k]->dims[d] > INT32_MAX)
-        return rt_chk_fail(&c, "%s '%s': dims[%u] = %lld out of range", what[k], tname, d, (long long)t[k]->dims[d]);
-    uint64_t n, bytes;
-    size_t es = dtype_size((int)t[k]->dtype);
-    if (!es || layout_elements(LAYOUT_ND, (int)t[k]->rank, t[k]->dims, &n) || mul_u64(n, es, &bytes) ||
-        bytes != t[k]->bytes)
-      return rt_chk_fail(&c, "%s '%s': bytes = %llu does not match its dims and dtype %u", what[k], tname,
-                         (unsigned long long)t[k]->bytes, t[k]->dtype);
-  }
+  for (int k = 0; k < 2; k++)
+    if ((s = rt_chk_nd_tensor(&c, k, what[k], &t[k]))) return s;
   const om_tensor *x = t[0], *y = t[1];
   int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32, fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
   if (x->dtype != y->dtype && !(fx && fy))
