@@ -138,6 +138,10 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
   arena scratch;
   arena_init(&scratch, 1 << 20);
   onnx_options oo = {0};
+  if (opt->precheck) {
+    oo.on_unsupported = opt->on_unsupported;
+    oo.user = opt->user;
+  }
   st = opt->input_shape && *opt->input_shape
            ? onnx_parse_input_shape(opt->input_shape, &scratch, (onnx_input_shape **)&oo.input_shapes,
                                     &oo.ninput_shapes, d)
@@ -175,8 +179,9 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
     if (st) diag_prefix(d, "pass %s", p->name);
     if (st == ST_OK && opt->dump_graph_dir) st = dump_graph(g, opt->dump_graph_dir, i + 1, p->name, d);
     if (st == ST_OK) phase_done(opt, p->name, &t0);
+    if (opt->precheck && strcmp(p->name, "layout") == 0) break; /* the last pass that refuses */
   }
-  if (st == ST_OK) {
+  if (st == ST_OK && !opt->precheck) {
     res->workspace_bytes = ctx.workspace_bytes;
     res->workspace_lower_bound = ctx.workspace_lower_bound;
     res->weights_bytes = ctx.weights_bytes;

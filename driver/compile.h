@@ -31,6 +31,14 @@ typedef struct atc_options {
   const char *out_nodes;    /* --out_nodes "node:0;node2:1" or NULL */
   const char *dump_graph_dir; /* --dump_graph: IR text + DOT after every pass, or NULL */
   const char *cmdline;      /* recorded in the om */
+  /* atc --mode=3: check that the model is supported without compiling it.
+   * Every node the frontend cannot import is reported through on_unsupported
+   * (one line naming the node, op type and reason; see onnx_options), then,
+   * if every node imported, the passes run up to layout, the last pass that
+   * can refuse a model; nothing is tiled, planned, emitted or written. The
+   * result is ST_OK when the model would compile. */
+  int precheck;
+  void (*on_unsupported)(void *user, const char *msg);
   /* Called after each phase ("parse", "shape_infer", ..., "write") with its
    * wall time; may be NULL. */
   void (*on_phase)(void *user, const char *phase, double ms);

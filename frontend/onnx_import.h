@@ -31,6 +31,15 @@ typedef struct onnx_options {
   const onnx_input_shape *input_shapes; /* from --input_shape; may be NULL */
   int ninput_shapes;
   size_t max_file_bytes; /* 0 = default limit (4 GiB) */
+  /* Precheck (atc --mode=3): when set, a node the compiler does not support
+   * (ST_ERR_UNSUPPORTED: op, opset, attribute value, dtype) does not end the
+   * load; its one-line message goes to on_unsupported and the next node is
+   * imported. Nodes that fail only because an input comes from an unsupported
+   * node are not reported again. The load still fails at the end, with
+   * ST_ERR_UNSUPPORTED and "N of M nodes are not supported". Any other error
+   * ends the load as usual. `msg` is valid during the call only. */
+  void (*on_unsupported)(void *user, const char *msg);
+  void *user;
 } onnx_options;
 
 /* Parses "name:1,3,224,224;name2:1,10" into shapes (pointers into an arena).

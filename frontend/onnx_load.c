@@ -123,6 +123,7 @@ typedef struct name_entry {
   def_kind kind;
   int node;         /* defining node index (DEF_CONSTANT, DEF_NODE) */
   int uses;         /* node inputs and graph outputs reading it */
+  int unsupported;  /* precheck: defined by a node that could not be imported */
 } name_entry;
 
 typedef struct loader {
@@ -468,11 +469,17 @@ static status import_nodes(loader *L) {
   ir_value **out = arena_array(&L->c.scratch, max_io, sizeof *out);
   int *uses = arena_array(&L->c.scratch, max_io, sizeof *uses);
   if (!in || !out || !uses) return onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
+  const onnx_options *opt = L->c.opt;
+  size_t failed = 0, imported = 0;
   for (size_t i = 0; i < L->gp->n_node; i++) {
     const Onnx__NodeProto *np = L->gp->node[i];
     if (is_constant(np)) continue;
-    for (size_t k = 0; k < np->n_input; k++)
-      in[k] = *np->input[k] ? lookup(L, np->input[k])->v : NULL;
+    int after_failure = 0;
+    for (size_t k = 0; k < np->n_input; k++) {
+      name_entry *e = *np->input[k] ? lookup(L, np->input[k]) : NULL;
+      in[k] = e ? e->v : NULL;
+      if (e && e->unsupported) after_failure = 1;
+    }
     for (size_t k = 0; k < np->n_output; k++) {
       name_entry *e = *np->output[k] ? lookup(L, np->output[k]) : NULL;
       out[k] = e ? e->v : NULL;
@@ -480,9 +487,22 @@ static status import_nodes(loader *L) {
     }
     onnx_node nd = {.c = &L->c, .np = np, .index = (int)i, .nin = (int)np->n_input,
                     .nout = (int)np->n_output, .in = in, .out = out, .uses = uses};
+    imported++;
     status s = onnx_import_node(&nd);
-    if (s) return s;
+    if (s == ST_OK) continue;
+    if (s != ST_ERR_UNSUPPORTED || !opt->on_unsupported) return s;
+    /* Precheck: report it (unless an unsupported producer explains it), mark
+     * its outputs, go on with the next node. */
+    if (!after_failure) {
+      opt->on_unsupported(opt->user, L->c.d->msg);
+      failed++;
+    }
+    diag_init(L->c.d);
+    for (size_t k = 0; k < np->n_output; k++)
+      if (*np->output[k]) lookup(L, np->output[k])->unsupported = 1;
   }
+  if (failed)
+    return onnx_fail(&L->c, ST_ERR_UNSUPPORTED, "%zu of %zu nodes are not supported", failed, imported);
   return ST_OK;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """atc's flags on a small real model: --help, both --flag=value and --flag value
 forms, usage errors (exit 2), --log=info phase lines, --dump_graph (IR text
-and DOT after every pass), --mode=1 (om to JSON), --out_nodes, and omrun
+and DOT after every pass), --mode=1 (om to JSON), --mode=3 (precheck), --out_nodes, and omrun
 running the result against numpy.
 
 Usage: atc_cli.py ATC_BINARY OMRUN_BINARY WORK_DIR
@@ -117,6 +117,34 @@ def main():
               "Ascend310" in text and "force_fp16" in text and "CONV2D" in text and "--precision_mode=force_fp16" in text)
     p = run(atc, "--mode=1", f"--om={model}", f"--json={work}/bad.json")
     check("--mode=1 on a non-om: exit 1, no JSON", p.returncode == 1 and not os.path.exists(f"{work}/bad.json"), p.stderr)
+
+    # --mode=3: precheck lists every unsupported node, compiles nothing
+    pre = os.path.join(work, "precheck")
+    os.makedirs(pre)
+    p = run(atc, "--mode=3", f"--model={model}", "--soc_version=Ascend310", "--input_shape=x:2,3,8,8")
+    check("--mode=3 on a supported model: exit 0, says so",
+          p.returncode == 0 and "precheck passed" in p.stdout and "5 nodes" in p.stdout, p.stdout + p.stderr)
+    bad = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["a"], name="ok0"),
+         helper.make_node("MadeUpOpA", ["a"], ["b"], name="first_bad"),
+         helper.make_node("Relu", ["b"], ["c"], name="downstream"),
+         helper.make_node("MadeUpOpB", ["a"], ["d"], name="second_bad"),
+         helper.make_node("Add", ["c", "d"], ["y"], name="join")],
+        "pre", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    bad_model = os.path.join(pre, "bad.onnx")
+    with open(bad_model, "wb") as f:
+        f.write(helper.make_model(bad, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    p = run(atc, "--mode=3", f"--model={bad_model}", "--soc_version=Ascend310", f"--output={pre}/bad")
+    lines = [l for l in p.stdout.splitlines() if l.startswith("atc: precheck: ")]
+    check("--mode=3 lists each unsupported node once, by name and op, and exits 1",
+          p.returncode == 1 and len(lines) == 2 and "first_bad" in lines[0] and "MadeUpOpA" in lines[0]
+          and "second_bad" in lines[1] and "MadeUpOpB" in lines[1], p.stdout + p.stderr)
+    check("--mode=3 does not report nodes that fail only through an unsupported input",
+          "downstream" not in p.stdout and "'join'" not in p.stdout and "2 of 5 nodes" in p.stdout, p.stdout)
+    check("--mode=3 writes no om", os.listdir(pre) == ["bad.onnx"], os.listdir(pre))
+    p = run(atc, "--mode=3", f"--model={model}")
+    check("--mode=3 without --soc_version: exit 2", p.returncode == 2 and "--soc_version" in p.stderr, p.stderr)
 
     # --out_nodes: stop after the pool
     base = os.path.join(work, "cut")

@@ -3,6 +3,7 @@
  *   atc --model=resnet50.onnx --framework=5 --output=resnet50 \
  *       --input_shape="input:1,3,224,224" --soc_version=Ascend310
  *   atc --mode=1 --om=resnet50.om --json=resnet50.json
+ *   atc --mode=3 --model=resnet50.onnx --soc_version=Ascend310   (precheck)
  *
  * Flag names follow Huawei's ATC; both --flag=value and --flag value work.
  * All the work is in the library (driver/compile.h, backend/om_write.h);
@@ -44,7 +45,8 @@ static const struct {
                              "eligible 3x3 convs: faster, larger om)"),
     FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
     FLAG(log, "null, error, warning (default), info (a line per phase with its time), debug"),
-    FLAG(mode, "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json)"),
+    FLAG(mode, "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json), 3 = precheck: list "
+               "every unsupported node of --model and exit 1 if there is one, without compiling"),
     FLAG(om, "with --mode=1: the om file to read"),
     FLAG(json, "with --mode=1: the JSON file to write"),
     FLAG(dump_graph, "directory to write the IR (text and DOT) after every pass"),
@@ -55,7 +57,8 @@ enum { NFLAGS = sizeof flag_table / sizeof *flag_table };
 static void usage(FILE *out) {
   fprintf(out,
           "usage: atc --model=FILE.onnx --framework=5 --output=NAME --soc_version=SOC [options]\n"
-          "       atc --mode=1 --om=FILE.om --json=FILE.json\n\n"
+          "       atc --mode=1 --om=FILE.om --json=FILE.json\n"
+          "       atc --mode=3 --model=FILE.onnx --soc_version=SOC [--input_shape=...]\n\n"
           "Compiles an ONNX model into an om package for the software Da Vinci NPU (run it with omrun).\n\n");
   for (int i = 0; i < NFLAGS; i++) fprintf(out, "  --%-16s %s\n", flag_table[i].name, flag_table[i].help);
   fprintf(out, "  --%-16s %s\n", "help", "this text");
@@ -95,6 +98,12 @@ typedef struct log_state {
   int level;
   double total_ms;
 } log_state;
+
+/* --mode=3: one line per node the compiler does not support. */
+static void on_unsupported(void *user, const char *msg) {
+  (void)user;
+  printf("atc: precheck: %s\n", msg);
+}
 
 static void on_phase(void *user, const char *phase, double ms) {
   log_state *ls = user;
@@ -152,12 +161,17 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (f.mode && strcmp(f.mode, "0") != 0) {
+  int precheck = f.mode && strcmp(f.mode, "3") == 0;
+  if (f.mode && strcmp(f.mode, "0") != 0 && !precheck) {
     if (strcmp(f.mode, "1") == 0) return run_json(&f);
-    fprintf(stderr, "atc: --mode=%s is not supported (0 = compile, 1 = om to JSON)\n", f.mode);
+    fprintf(stderr, "atc: --mode=%s is not supported (0 = compile, 1 = om to JSON, 3 = precheck)\n", f.mode);
     return 2;
   }
-  if (!f.model || !f.output || !f.soc_version) {
+  if (precheck && (!f.model || !f.soc_version)) {
+    fprintf(stderr, "atc: --mode=3 needs --model and --soc_version (see atc --help)\n");
+    return 2;
+  }
+  if (!precheck && (!f.model || !f.output || !f.soc_version)) {
     fprintf(stderr, "atc: --model, --output and --soc_version are required (see atc --help)\n");
     return 2;
   }
@@ -189,6 +203,7 @@ int main(int argc, char **argv) {
   }
 
   /* --output names the package without its extension, as in ATC. */
+  if (precheck) f.output = "precheck";
   size_t olen = strlen(f.output);
   char *out_path = malloc(olen + 4);
   char *cmdline = join_args(argc, argv);
@@ -202,15 +217,24 @@ int main(int argc, char **argv) {
   if (olen < 3 || strcmp(f.output + olen - 3, ".om") != 0) strcat(out_path, ".om");
 
   atc_options opt = {
-      .model_path = f.model, .output_path = out_path, .input_shape = f.input_shape,
+      .model_path = f.model, .output_path = precheck ? NULL : out_path, .input_shape = f.input_shape,
       .soc_version = f.soc_version, .precision = (om_precision)precision, .high_performance = high_performance,
       .out_nodes = f.out_nodes,
-      .dump_graph_dir = f.dump_graph, .cmdline = cmdline, .on_phase = on_phase, .user = &ls};
+      .dump_graph_dir = f.dump_graph, .cmdline = cmdline, .on_phase = on_phase, .user = &ls,
+      .precheck = precheck, .on_unsupported = on_unsupported};
   atc_result res;
   diag d;
   diag_init(&d);
   int rc = 0;
-  if (atc_compile(&opt, &res, &d) != ST_OK) {
+  if (precheck) {
+    if (atc_compile(&opt, &res, &d) != ST_OK) {
+      printf("atc: precheck failed: %s\n", d.msg);
+      rc = 1;
+    } else {
+      printf("atc: precheck passed: %s: every one of its %d nodes is supported on %s\n", f.model,
+             res.nnodes_in, f.soc_version);
+    }
+  } else if (atc_compile(&opt, &res, &d) != ST_OK) {
     fprintf(stderr, "atc: error: %s\n", d.msg); /* errors are printed at every --log level */
     rc = 1;
   } else if (ls.level >= LOG_WARNING) {
