@@ -185,6 +185,27 @@ static const kind_desc kinds[] = {
                        {"begin3", P_INT}, {"begin4", P_INT}, {"begin5", P_INT}, {"begin6", P_INT},
                        {"begin7", P_INT}, {"value_lo", P_INT}, {"value_hi", P_INT}}},
     [OM_TASK_GATHER] = {"GATHER", {"x", "indices", "y"}, {{"mode", P_INT}, {"axis", P_INT}}},
+    [OM_TASK_TOPK] = {"TOPK", {"x", "values", "indices"},
+                      {{"axis", P_INT}, {"k", P_INT}, {"largest", P_INT}, {"sorted", P_INT}}},
+    [OM_TASK_SCATTER] = {"SCATTER", {"data", "indices", "updates", "y"},
+                         {{"mode", P_INT}, {"axis", P_INT}, {"reduction", P_INT}}},
+    [OM_TASK_CUMSUM] = {"CUMSUM", {"x", "y"},
+                        {{"axis", P_INT}, {"exclusive", P_INT}, {"reverse", P_INT}, {"op", P_INT}}},
+    [OM_TASK_ONEHOT] = {"ONEHOT", {"indices", "values", "y"}, {{"axis", P_INT}, {"depth", P_INT}}},
+    [OM_TASK_RESIZE] = {"RESIZE", {"x", "idx", "w", "y"},
+                        {{"mode", P_INT}, {"taps0", P_INT}, {"taps1", P_INT}, {"taps2", P_INT}, {"taps3", P_INT},
+                         {"taps4", P_INT}, {"taps5", P_INT}, {"taps6", P_INT}, {"taps7", P_INT},
+                         {"value_lo", P_INT}, {"value_hi", P_INT}}},
+    [OM_TASK_POOL_ND] = {"POOL_ND", {"x", "y"},
+                         {{"mode", P_INT}, {"count_include_pad", P_INT}, {"p", P_INT}, {"k0", P_INT}, {"k1", P_INT},
+                          {"k2", P_INT}, {"stride0", P_INT}, {"stride1", P_INT}, {"stride2", P_INT},
+                          {"dilation0", P_INT}, {"dilation1", P_INT}, {"dilation2", P_INT}, {"pad_begin0", P_INT},
+                          {"pad_begin1", P_INT}, {"pad_begin2", P_INT}, {"pad_end0", P_INT}, {"pad_end1", P_INT},
+                          {"pad_end2", P_INT}}},
+    [OM_TASK_MATMUL] = {"MATMUL", {"a", "b", "c", "y"},
+                        {{"trans_a", P_INT}, {"trans_b", P_INT}, {"alpha", P_F32}, {"beta", P_F32}, {"act", P_ACT},
+                         {"clip_min", P_F32}, {"clip_max", P_F32}, {"tile_m", P_INT}, {"tile_n", P_INT},
+                         {"tile_k", P_INT}}},
     [OM_TASK_STRIDED_COPY] = {"STRIDED_COPY", {"x", "y"},
                                {{"rank", P_INT}, {"offset", P_INT}, {"dim0", P_INT}, {"dim1", P_INT},
                                 {"dim2", P_INT}, {"dim3", P_INT}, {"dim4", P_INT}, {"dim5", P_INT},
@@ -308,6 +329,12 @@ static void dump_param(jbuf *b, param_type type, int32_t v) {
   else jprintf(b, "%d", v);
 }
 
+/* A CONV2D / DWCONV task with an epilogue program (params[21] = 1,
+ * params[22] its offset, its extra inputs in slots 5..). */
+static int conv_epilogue(const om_task *t) {
+  return (t->kind == OM_TASK_CONV2D || t->kind == OM_TASK_DWCONV) && t->params[21] == 1;
+}
+
 static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   const om_task *t = &p->tasks[i];
   const kind_desc *k = kind_of(t->kind);
@@ -325,6 +352,7 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
       jprintf(b, "%s\"%s%u\": ", s ? ", " : "", s < vprog_inputs ? "in" : "out",
               s < vprog_inputs ? s : s - vprog_inputs);
     else if (slot) jprintf(b, "%s\"%s\": ", s ? ", " : "", slot);
+    else if (conv_epilogue(t)) jprintf(b, "%s\"epi_in%u\": ", s ? ", " : "", s - 4); /* the program's input s-4 */
     else jprintf(b, "%s\"slot%u\": ", s ? ", " : "", s);
     if (t->tensors[s] == OM_NONE) JLIT(b, "null");
     else jprintf(b, "%u", t->tensors[s]);
@@ -336,6 +364,7 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
       jprintf(b, "%s\"%s\": ", j ? ", " : "", k->params[j].name);
       dump_param(b, k->params[j].type, t->params[j]);
     }
+    if (conv_epilogue(t)) jprintf(b, ", \"epilogue\": %d", t->params[22]); /* the program's offset */
     JLIT(b, "}");
   } else {
     JLIT(b, "[");
@@ -373,7 +402,8 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The programs VPROG tasks name, each once, by offset (no key without VPROG tasks). */
+/* The programs VPROG tasks and conv epilogues name, each once, by offset
+ * (no key without any). */
 static void dump_vprogs(jbuf *b, const pkg *p) {
   uint32_t n = 0, *offs = malloc((p->def->ntasks ? p->def->ntasks : 1) * sizeof *offs);
   if (!offs) {
@@ -382,6 +412,7 @@ static void dump_vprogs(jbuf *b, const pkg *p) {
   }
   for (uint32_t i = 0; i < p->def->ntasks; i++)
     if (p->tasks[i].kind == OM_TASK_VPROG) offs[n++] = (uint32_t)p->tasks[i].params[0];
+    else if (conv_epilogue(&p->tasks[i])) offs[n++] = (uint32_t)p->tasks[i].params[22];
   qsort(offs, n, sizeof *offs, cmp_u32);
   if (n) JLIT(b, "  \"vprogs\": [");
   for (uint32_t i = 0, first = 1; i < n; i++) {

@@ -195,6 +195,48 @@ def main():
     else:
         w("| omrun peak RSS on ResNet-50 <= om size + 16 MB | n/a | not measured |")
     w("")
+
+    # bench/vector.sh (issue 6): JIT vs interpreter and fused vs unfused, when it ran.
+    vpath = os.path.join(work, "vector.tsv")
+    if os.path.exists(vpath):
+        w("## Vector programs: JIT vs interpreter, fused vs unfused (bench/vector.sh, issue 6)")
+        w("")
+        w("Each model compiled twice: fused (default) and unfused (`--fusion_switch_file` with")
+        w("`VectorProgramFusionPass:off`: one vector program per elementwise op). Each build run with the JIT")
+        w("on and off, back to back on the same cores; every figure is the minimum over the rounds (omrun's")
+        w("min latency; time in VPROG tasks per run from OMRT_PROFILE=1). JIT compile = the load's compile")
+        w("time with an empty `OMRT_JIT_CACHE` (cold) and with the entries the cold run wrote (cached).")
+        w("")
+        w("| model | threads | VPROG tasks fused / unfused | vector ms JIT | vector ms interp | JIT / interp "
+          "| latency ms fused (JIT) | unfused (JIT) | fused / unfused | fused (interp) | unfused (interp) "
+          "| JIT compile ms cold | cached | programs (unique) |")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        vrows = read_tsv(vpath)
+        for v in vrows:
+            vj, vi = num(v["vprog_ms_jit"]), num(v["vprog_ms_interp"])
+            fj, uj = num(v["lat_ms_fused_jit"]), num(v["lat_ms_unfused_jit"])
+            w(f"| {v['model']} | {v['threads']} | {v['vprog_fused']} / {v['vprog_unfused']} | {fmt(vj, '.2f')} "
+              f"| {fmt(vi, '.2f')} | {fmt(vj / vi if vj and vi else None, '.2f')}x | {fmt(fj, '.2f')} "
+              f"| {fmt(uj, '.2f')} | {fmt(fj / uj if fj and uj else None, '.2f')}x "
+              f"| {fmt(num(v['lat_ms_fused_interp']), '.2f')} | {fmt(num(v['lat_ms_unfused_interp']), '.2f')} "
+              f"| {fmt(num(v['jit_cold_ms']), '.1f')} | {fmt(num(v['jit_cached_ms']), '.1f')} "
+              f"| {v['jit_programs']} ({v['jit_unique']}) |")
+        w("")
+        w("## Targets (issue 6)")
+        w("")
+        w("| target | measured | |")
+        w("|---|---|---|")
+        for v in vrows:
+            vj, vi = num(v["vprog_ms_jit"]), num(v["vprog_ms_interp"])
+            fj, uj = num(v["lat_ms_fused_jit"]), num(v["lat_ms_unfused_jit"])
+            x = vj / vi if vj and vi else None
+            w(f"| {v['model']}: vector time JIT <= 0.5x interpreter | {fmt(x, '.2f')}x | {verdict(None if x is None else x <= 0.5)} |")
+            x = fj / uj if fj and uj else None
+            w(f"| {v['model']}: latency <= 0.85x the unfused build | {fmt(x, '.2f')}x | {verdict(None if x is None else x <= 0.85)} |")
+            if v["model"] == "efficientnet_b0":
+                c = num(v["jit_cold_ms"])
+                w(f"| EfficientNet-B0: JIT compile at load <= 100 ms (cold) | {fmt(c, '.1f')} ms | {verdict(None if c is None else c <= 100)} |")
+        w("")
     with open(out, "w") as f:
         f.write("\n".join(L))
 

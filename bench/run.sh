@@ -14,7 +14,9 @@
 #
 #   --quick     about 1 s of timed runs per measurement instead of about 8 s (a smoke run)
 #   --models    comma-separated subset of: resnet50_b1 resnet50_b4 mobilenet_v2 squeezenet1_1
-#               efficientnet_b0 (resnet50 = both batches); default all
+#               efficientnet_b0 mobilenet_v3_small (resnet50 = both batches); default all
+#   --no-vector skip bench/vector.sh (JIT vs interpreter, fused vs unfused on efficientnet_b0 and
+#               mobilenet_v3_small, when --models has them)
 #   --threads   comma-separated thread counts; default 1,2
 #   --no-build  use build/atc and build/omrun as they are (no scripts/build.sh)
 #
@@ -24,9 +26,10 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 COMMAND="bench/run.sh${*:+ $*}"
 
-ALL_MODELS="resnet50_b1 resnet50_b4 mobilenet_v2 squeezenet1_1 efficientnet_b0"
+ALL_MODELS="resnet50_b1 resnet50_b4 mobilenet_v2 squeezenet1_1 efficientnet_b0 mobilenet_v3_small"
 QUICK=0
 BUILD=1
+VECTOR=1
 MODELS="$ALL_MODELS"
 THREADS="1 2"
 die() { echo "bench: $*" >&2; exit 1; }
@@ -50,13 +53,14 @@ while [ $# -gt 0 ]; do
   case $arg in
     --quick) QUICK=1 ;;
     --no-build) BUILD=0 ;;
+    --no-vector) VECTOR=0 ;;
     --models=*) set_models "${arg#*=}" ;;
     --threads=*) set_threads "${arg#*=}" ;;
     --models|--threads)
       [ $# -gt 0 ] || die "$arg needs a value"
       if [ "$arg" = --models ]; then set_models "$1"; else set_threads "$1"; fi
       shift ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$arg' (see --help)" ;;
   esac
 done
@@ -161,6 +165,7 @@ for key in $MODELS; do
     mobilenet_v2) onnx=$key; name=MobileNetV2; batch=1; input=models/out/$key.input.bin ;;
     squeezenet1_1) onnx=$key; name="SqueezeNet 1.1"; batch=1; input=models/out/$key.input.bin ;;
     efficientnet_b0) onnx=$key; name=EfficientNet-B0; batch=1; input=models/out/$key.input.bin ;;
+    mobilenet_v3_small) onnx=$key; name=MobileNetV3-Small; batch=1; input=models/out/$key.input.bin ;;
   esac
   model=models/out/$onnx.onnx
   om=$WORK/$key
@@ -249,6 +254,23 @@ for key in $MODELS; do
       "$om_out/output_0.bin" "$ort_med" "$ort_runs" "$ort_err" "$ort_out" "$om_other" "$ort_other" >> "$WORK/runs.tsv"
   done
 done
+
+# --- 3b. vector programs: JIT vs interpreter, fused vs unfused (bench/vector.sh) ------------------
+rm -f "$WORK/vector.tsv"
+VMODELS=""
+for m in efficientnet_b0 mobilenet_v3_small; do case " $MODELS " in *" $m "*) VMODELS="$VMODELS,$m" ;; esac; done
+if [ $VECTOR = 1 ] && [ -n "$VMODELS" ]; then
+  log "vector programs: JIT vs interpreter, fused vs unfused (bench/vector.sh)"
+  for t in $THREADS; do
+    bench/vector.sh --atc "$ATC" --omrun "$OMRUN" --models "${VMODELS#,}" --threads "$t" \
+      --rounds $([ $QUICK = 1 ] && echo 1 || echo 5) --loop $([ $QUICK = 1 ] && echo 3 || echo 20) \
+      --work "$WORK/vector" --tsv "$WORK/vector.t$t.tsv" || log "bench/vector.sh failed (see above)"
+    if [ -f "$WORK/vector.t$t.tsv" ]; then
+      if [ -f "$WORK/vector.tsv" ]; then tail -n +2 "$WORK/vector.t$t.tsv" >> "$WORK/vector.tsv"
+      else cp "$WORK/vector.t$t.tsv" "$WORK/vector.tsv"; fi
+    fi
+  done
+fi
 
 # --- 4. the FMA peak again, machine and run description ------------------------------------------
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -18,8 +18,9 @@
  *   STRINGS  NUL-terminated UTF-8 strings; a "string" field is a byte offset
  *            into this partition; offset 0 is the empty string; the partition
  *            ends with a NUL.
- *   VPROGS   (optional; required when a task is VPROG) vector programs
- *            (common/vprog.h), each at an 8-byte aligned offset.
+ *   VPROGS   (optional; required when a task is VPROG or has an epilogue
+ *            program) vector programs (common/vprog.h), each at an 8-byte
+ *            aligned offset.
  *
  * Checksums: header_crc covers bytes [0, header_len) with header_crc taken as
  * zero; each partition's crc32c covers its `size` bytes.
@@ -170,15 +171,49 @@ typedef enum om_task_kind {
    *   L0A >= tile_m * C1in*16 * 4            (one position's A operand)
    *   L0B >= C1in*16 * 16 * 4                (one position's weights, 1 n block)
    *   L0C >= 36 * tile_m * 16 * 4            (one n block's 36 products, f32)
-   *   UB  >= 36 * 16 * 4                     (one tile's 36 products, gathered) */
+   *   UB  >= 36 * 16 * 4                     (one tile's 36 products, gathered)
+   *   OM_CONV_WINO_F43_FZ: the same Winograd tiles, T and input transform
+   *   as OM_CONV_WINO_F43 (tile_m Winograd tiles, tile_n channel blocks),
+   *   but w stays FRACTAL_Z in x's dtype, as for OM_CONV_DIRECT, and a task
+   *   tile transforms the weights it uses (U = G g G^T, f32, into UB) one
+   *   output channel block and tile_k input channel blocks (1..C1in) at a
+   *   time; the 36 GEMMs of a block accumulate over those K chunks in L0C.
+   *   The guarantees:
+   *   L1  >= 36 * tile_m * C1in*16 * 4       (V for the task tile)
+   *   L0C >= 36 * tile_m * 16 * 4            (one n block's 36 products, f32)
+   *   UB  >= 36 * (tile_k*16 + 1) * 16 * 4   (a K chunk of U + one tile's products)
+   *   [17] groups G: 0 or 1 = the dense convolution above; G > 1 = grouped
+   *   (ONNX group, not depthwise, which is DWCONV): w is FRACTAL_Z_G with
+   *   logical dims [G, Cout/G, Cin/G, KH, KW] (common/conv_group.h), x's C =
+   *   G * Cin/G, algorithm OM_CONV_DIRECT. Output channel block nb reduces
+   *   only over its groups' input channel blocks [c1_lo(nb), c1_hi(nb)), K =
+   *   (c1_hi - c1_lo)*KH*KW fractals, read from its run of the weights; the
+   *   tiles are numbered as above and a tile's n blocks are computed run by
+   *   run. The L0 guarantees hold with tile_k against the largest such K.
+   *   [21] epilogue: 0 none, 1 an epilogue program (OM_CONV_EPILOGUE below)
+   *   [22] with [21] = 1 its byte offset in the VPROGS partition, else 0
+   *   tensors [5 .. ntensors-1] (ntensors 5..8): the epilogue's extra inputs. */
   OM_TASK_CONV2D = 2,
 
   /* DWCONV (vector unit): depthwise convolution, group == C == Cout.
    *   tensors: [0] x NC1HWC0, [1] w NC1HWC0 with logical dims [1, C, KH, KW]
    *   (i.e. physical [C1][KH][KW][16]), [2] bias ND [C] f32 or OM_NONE,
-   *   [3] residual or OM_NONE, [4] y NC1HWC0.  params: [0..12] as CONV2D.
+   *   [3] residual or OM_NONE, [4] y NC1HWC0, [5..7] epilogue inputs.
+   *   params: [0..12] as CONV2D, [21] [22] the epilogue as CONV2D.
    *   Accumulates in f32; stages one channel block's weights in UB as f32, so
-   *   UB >= KH * KW * 16 * 4 bytes. Block unit: N*C1 (image, channel block). */
+   *   UB >= KH * KW * 16 * 4 bytes. Block unit: N*C1 (image, channel block).
+   *
+   * OM_CONV_EPILOGUE (CONV2D and DWCONV with params[21] = 1): a vector
+   *   program (common/vprog.h, the VPROG task's form) run in place on y after
+   *   the fixed epilogue (bias, residual, act, cast): program input 0 is y,
+   *   inputs 1..k are tensor slots 5..4+k (k = ntensors - 5), its one output
+   *   is y. The operands obey VPROG's rules (NC1HWC0, inputs broadcasting
+   *   over N, H and W, LOAD/STORE dtypes the tensors') and it is verified by
+   *   the same checker. It runs once per output tile after the tile is
+   *   written: CONV2D tiles' pixels (tile_m pixels, or the pixels of tile_m
+   *   Winograd 4x4 tiles) x tile_n channel blocks; DWCONV planes. The tiles
+   *   partition y: the result is that of a VPROG task with the program run
+   *   after the conv. */
   OM_TASK_DWCONV = 3,
 
   /* POOL (vector unit): max or average pooling on NC1HWC0.
@@ -212,8 +247,9 @@ typedef enum om_task_kind {
 
   /* VPROG (vector unit): runs a vector program (common/vprog.h) element by
    *   element. tensors: [0 .. ninputs-1] the program's inputs, then its
-   *   outputs (ninputs + noutputs == ntensors <= 8). params: [0] byte offset
-   *   of the program in the VPROGS partition.
+   *   outputs (ninputs + noutputs == ntensors <= 8), each of a register
+   *   dtype of common/vprog.h (f32 f16 f64 i8..i64 u8..u64 bool).
+   *   params: [0] byte offset of the program in the VPROGS partition.
    *   Outputs share dims and layout. Inputs broadcast to them over the
    *   physical array: ND tensors numpy-style (right-aligned, size-1 dims
    *   repeat); NC1HWC0 tensors as their physical [N][C1][H][W][16] arrays,
@@ -232,11 +268,12 @@ typedef enum om_task_kind {
    *   y's dims are x's with every reduced dim either 1 (keepdims) or left
    *   out (all of them one way); ARGMAX/ARGMIN reduce exactly one axis.
    *   dtypes: float ops (all but ARGMAX/ARGMIN) read f16/f32 and write
-   *   f16/f32, accumulating in f32; SUM, PROD, MAX, MIN, L1 and SUMSQUARE
-   *   also take i32/i64 (x and y the same, arithmetic wraps in 64 bits);
-   *   MAX and MIN also i8, u8, bool. ARGMAX/ARGMIN read f16, f32, i32, i64,
-   *   i8, u8 and write i64 (the first extreme index, the last with
-   *   select_last_index). A reduction over no elements (a reduced dim of 0)
+   *   f16/f32, accumulating in f32, or read and write f64, accumulating in
+   *   f64; SUM, PROD, MAX, MIN, L1 and SUMSQUARE also take i16, i32, i64,
+   *   u16, u32, u64 (x and y the same, arithmetic wraps in 64 bits, u64
+   *   ordered as unsigned); MAX and MIN also i8, u8, bool. ARGMAX/ARGMIN
+   *   read any of those but bool and write i64 (the first extreme index,
+   *   the last with select_last_index). A reduction over no elements (a reduced dim of 0)
    *   gives the op's identity: 0 (SUM, L1, L2, SUMSQUARE), 1 (PROD), NaN
    *   (MEAN), -inf (LOGSUM, LOGSUMEXP; MAX on floats), +inf (MIN on
    *   floats), the dtype's lowest / highest value (MAX / MIN on integers).
@@ -258,11 +295,17 @@ typedef enum om_task_kind {
   /* GATHER (vector unit): Gather or GatherElements with run-time indices.
    *   tensors: [0] x ND, [1] indices ND (i32 or i64), [2] y ND; x and y the
    *   same dtype (any of 1, 2, 4 or 8 bytes, copied as bytes) or f16/f32.
-   *   params: [0] mode: 0 Gather, 1 GatherElements [1] axis (0..x rank-1).
+   *   params: [0] mode: 0 Gather, 1 GatherElements, 2 GatherND [1] axis
+   *   (0..x rank-1; for GatherND: batch_dims b, 0..min(x, indices rank)-1).
    *   Gather: y dims = x dims[:axis] + indices dims + x dims[axis+1:],
    *   y[o, j, i] = x[o, indices[j], i]. GatherElements: indices and y have
    *   x's rank and y's dims are the indices', every dim but the axis at most
    *   x's; y[p] = x[p with its axis coordinate replaced by indices[p]].
+   *   GatherND: indices [B..., J..., k] (B = the first b dims, equal to x's
+   *   first b dims; 1 <= k <= x rank - b), y dims = indices dims[:-1] + x
+   *   dims[b+k:]; y[B, J, :] = x[B, indices[B, J, 0..k), :], each of the k
+   *   indices wrapped against its own x dim (a row with one out of range
+   *   writes zero bytes, as below).
    *   An index k in [-D, D) (D = x dims[axis]) reads k (k + D when
    *   negative); an index outside that range reads nothing and writes zero
    *   bytes (ONNX calls it an error; a task cannot fail at run time).
@@ -283,12 +326,169 @@ typedef enum om_task_kind {
    *   where it is needed), clamped to the edge (edge; D >= 1) or taken
    *   modulo D (wrap; D >= 1). Block unit: y elements. */
   OM_TASK_PAD = 12,
+
+  /* MATMUL (cube unit): y = act(alpha * op(a) x op(b) + beta * c), batched
+   *   (ONNX MatMul and Gemm with run-time operands).
+   *   tensors: [0] a ND, [1] b ND, [2] c ND or OM_NONE, [3] y ND.
+   *   a and b share a dtype (f16: fp16 operands, fp32 accumulation, as the
+   *   chip; f32: fp32 throughout); c and y are f16 or f32 each.
+   *   Matrices: a of rank >= 2 is [..., M, K], or [..., K, M] with trans_a;
+   *   a of rank 1 is [K], read as one row [1, K]. b of rank >= 2 is
+   *   [..., K, N], or [..., N, K] with trans_b; b of rank 1 is [K], read as
+   *   one column [K, 1]. The dims before a's and b's matrix dims are their
+   *   batch dims; they broadcast numpy-style (right-aligned, a dim of 1
+   *   repeats) to y's batch dims, of rank max(the two). y is [batch..., M,
+   *   N] without the M dim when a has rank 1 and without the N dim when b
+   *   has rank 1 (ONNX MatMul's 1-D rule). c broadcasts numpy-style to y
+   *   (rank <= y's). M, N, K >= 1.
+   *   params: [0] trans_a [1] trans_b (0|1; 0 for a rank-1 operand)
+   *   [2] alpha (f32 bits) [3] beta (f32 bits; 0 without c); both finite
+   *   [4] act (om_act) [5] clip_min [6] clip_max (f32 bits, as CONV2D)
+   *   [7] tile_m [8] tile_n [9] tile_k: elements of M, N and K per tile,
+   *   each a multiple of 16 in 16..65536. The rest 0.
+   *   The tiles are T = batch * ceil(M / tile_m) * ceil(N / tile_n)
+   *   (batch = the product of y's batch dims), numbered batch-major, then
+   *   M, then N. Block unit: tiles. A tile runs K in chunks of tile_k:
+   *   op(a)'s [tile_m x tile_k] block into L0A, op(b)'s [tile_k x tile_n]
+   *   block into L0B, fractal products accumulated in L0C; the epilogue
+   *   (alpha, + beta * c, act, cast to y's dtype) runs when K is done.
+   *   The compiler guarantees (esize = dtype_size(a.dtype)):
+   *   L0A >= tile_m * tile_k * esize,  L0B >= tile_k * tile_n * esize,
+   *   L0C >= tile_m * tile_n * 4. */
+  OM_TASK_MATMUL = 13,
+
+  /* RESIZE (vector unit): y = x resampled per dim through compile-time
+   *   tables (ONNX Resize and Upsample, every mode: the compiler turns
+   *   coordinate transform, nearest rounding, linear/cubic coefficients,
+   *   antialias, exclude_outside and edge clamping into source indices and
+   *   weights).
+   *   tensors: [0] x ND, [1] idx ND i32 [T], [2] w ND f32 [T] (mode 0) or
+   *   OM_NONE (mode 1), [3] y ND of x's rank (>= 1).
+   *   params: [0] mode: 0 interpolate (x and y f16/f32, any mix; f32
+   *   arithmetic), 1 select (every table tap count 1, y[c] = x[idx(c)]; x
+   *   and y the same dtype of any size, or f16/f32)
+   *   [1 .. 8] taps[d] per dim (dims past the rank 0): 0 = dim d is not
+   *   resampled (y dims[d] == x dims[d]), else 1..1024 taps
+   *   [9] [10] the extrapolation value as bytes of y's dtype, low and high
+   *   32 bits (unused bytes 0); the rest 0.
+   *   The tables hold, dim after dim for every d with taps[d] > 0, y
+   *   dims[d] * taps[d] entries: entry (o, t) of dim d is its tap t for
+   *   output coordinate o, an x coordinate in [0, x dims[d]) with weight
+   *   w; T is their total. Tap 0 may instead be -1: coordinate o of dim d
+   *   lies outside (tf_crop_and_resize), and every y element with it is
+   *   the extrapolation value (its other taps are still in range).
+   *   y[c] = sum over the taps t_d of every resampled dim (all
+   *   combinations) of prod_d w_d(c_d, t_d) * x[idx_d(c_d, t_d) ...], dims
+   *   with taps 0 reading x at c_d. The product of taps over all dims but
+   *   the last is at most 4096. Block unit: y rows (y elements / the last
+   *   dim). */
+  OM_TASK_RESIZE = 14,
+
+  /* POOL_ND (vector unit): max, average or Lp pooling on ND [N, C, D1..Dr]
+   *   tensors, r = 1..3 spatial dims (the NC1HWC0 POOL stays the 2-D CNN
+   *   path).
+   *   tensors: [0] x ND of rank r + 2, [1] y ND of the same rank, y's N
+   *   and C equal to x's.
+   *   params: [0] mode: 0 max, 1 avg, 2 lp [1] count_include_pad (avg only,
+   *   else 0) [2] p (lp: 1..64, else 0) [3 .. 3+r-1] kernel [6 ..] strides
+   *   [9 ..] dilations (each 1..65535) [12 ..] pad_begin [15 ..] pad_end
+   *   (0..65535, below the kernel extent dilation * (kernel - 1) + 1);
+   *   params past r per group and the rest 0.
+   *   y's spatial dims are floor or ceil of (D + pads - extent) / stride +
+   *   1. The window of y[n, c, o] starts at o * stride - pad_begin per dim
+   *   and takes taps every dilation; taps outside x are skipped. max: the
+   *   largest tap (-inf, or the dtype's lowest, with none); avg: the sum
+   *   over the count of taps inside x, or, with count_include_pad, inside
+   *   the padded extent [-pad_begin, D + pad_end) (0 for a count of 0);
+   *   lp: (sum |x|^p)^(1/p). dtypes: x and y f16/f32 (any mix), or for max
+   *   also i8 or u8 (x and y the same). Accumulates in f32. Block unit: y
+   *   elements. */
+  OM_TASK_POOL_ND = 15,
+
+  /* TOPK (vector unit): the k largest (or smallest) elements along an axis.
+   *   tensors: [0] x ND, [1] values ND, [2] indices ND i64. x is f16, f32,
+   *   f64, i8, u8, i16, u16, i32, u32, i64 or u64; values x's dtype (or
+   *   f16/f32).
+   *   params: [0] axis (0..x rank-1) [1] k (0..x dims[axis]) [2] largest
+   *   (0|1) [3] sorted (0|1); the rest 0. values and indices have x's dims
+   *   with dims[axis] = k. Each line along the axis is ordered by value
+   *   (descending when largest, else ascending), equal values by ascending
+   *   index, NaN above every number (first when largest, last otherwise);
+   *   the first k go out, values and their positions. The output is
+   *   always in that order, sorted or not. Block unit: lines (the
+   *   product of x's dims other than the axis). */
+  OM_TASK_TOPK = 16,
+
+  /* SCATTER (vector unit): ScatterElements / ScatterND / TensorScatter. y starts as a copy
+   *   of data, then each update in C order of updates is combined into y.
+   *   tensors: [0] data ND, [1] indices ND (i32 or i64), [2] updates ND,
+   *   [3] y ND with data's dims; data, updates and y one dtype (f16, f32,
+   *   f64, i8, u8, i16, u16, i32, u32, i64, u64 or bool).
+   *   params: [0] mode: 0 ScatterElements, 1 ScatterND, 2 TensorScatter
+   *   [1] axis (mode 0: 0..rank-1; mode 1: 0; mode 2: 1..rank-1)
+   *   [2] reduction: 0 none (the update replaces), 1 add, 2 mul, 3 max,
+   *   4 min (mode 2: 0) [3] mode 2: circular (0|1); the rest 0.
+   *   ScatterElements: indices and updates share dims and data's rank,
+   *   every dim but the axis at most data's; update p goes to p with its
+   *   axis coordinate replaced by indices[p]. ScatterND: indices [J..., k]
+   *   (1 <= k <= rank), updates dims = indices dims[:-1] + data dims[k:];
+   *   the slice updates[J, :] goes to y[indices[J, 0..k), :].
+   *   TensorScatter (a KV-cache write): indices are the write positions,
+   *   [data dims[0]] (one per batch entry), or OM_NONE for all 0; updates
+   *   have data's dims but a shorter (or equal) axis; update p goes to p
+   *   with its axis coordinate a replaced by w + a, w = indices[p's dim 0],
+   *   taken modulo the axis's extent when circular, else dropped when
+   *   outside it. Indices of modes 0 and 1 wrap
+   *   as GATHER's; an update with one out of range is dropped. Floats
+   *   combine in their own dtype (f16 as f32, rounded once), integers in
+   *   64 bits (wrapping, stored truncated),
+   *   bool as 0/1 (add = or, mul = and).
+   *   Block unit: y elements. Block b copies its range of data, then walks
+   *   every update in order and applies those landing in its range, so
+   *   with duplicate indices the last update wins (reduction none)
+   *   whatever block_dim is. */
+  OM_TASK_SCATTER = 17,
+
+  /* CUMSUM (vector unit): inclusive or exclusive running sum or product.
+   *   tensors: [0] x ND, [1] y ND (x's dims); x and y one dtype (f16, f32,
+   *   f64, i32, i64, u32, u64) or f16/f32.
+   *   params: [0] axis (0..rank-1) [1] exclusive (0|1) [2] reverse (0|1)
+   *   [3] op: 0 sum, 1 product; the rest 0.
+   *   y[.., j, ..] combines x[.., i, ..] for i <= j (i >= j when reverse;
+   *   strictly when exclusive, the empty case giving 0 or 1). f16 and f32
+   *   accumulate in f32, f64 in f64, integers in 64 bits (wrapping). Block unit:
+   *   lines (the product of x's dims other than the axis). */
+  OM_TASK_CUMSUM = 18,
+
+  /* ONEHOT (vector unit): y = off, with on where the axis coordinate
+   *   equals the index.
+   *   tensors: [0] indices ND (f16, f32, f64, i8, u8, i16, u16, i32, u32,
+   *   i64, u64), [1] values ND of 2 elements [off, on] in y's dtype, [2] y ND
+   *   (any dtype of 1, 2, 4 or 8 bytes).
+   *   params: [0] axis (0..y rank-1) [1] depth (>= 0); the rest 0.
+   *   y dims = indices dims with depth inserted at the axis. A float index
+   *   is truncated toward zero; an index in [-depth, 0) counts from the
+   *   end; others outside [0, depth) give a row of off. Block unit: y
+   *   elements. */
+  OM_TASK_ONEHOT = 19,
+
+  /* WPACK (vector unit): convolution weights computed at run time packed
+   *   into the layout CONV2D or DWCONV reads.
+   *   tensors: [0] w ND [Cout, Cin/G, KH, KW] (ONNX Conv weights), [1] dst:
+   *   FRACTAL_Z [Cout, Cin, KH, KW] (G = 1), FRACTAL_Z_G [G, Cout/G, Cin/G,
+   *   KH, KW] (common/conv_group.h), or NC1HWC0 with logical dims [1, Cout,
+   *   KH, KW] (depthwise, Cin/G = 1). dtypes f16/f32 in any combination.
+   *   params: none (all 0). Entries outside the weights (padding channels,
+   *   inputs outside a group) are written as zero. Block unit: output
+   *   channel rows padded to blocks of 16, ceil(Cout / 16) * 16. */
+  OM_TASK_WPACK = 20,
 } om_task_kind;
 
 /* OM_TASK_CONV2D params[16]. */
 typedef enum om_conv_algo {
   OM_CONV_DIRECT = 0,   /* img2col / direct GEMM on FRACTAL_Z weights */
   OM_CONV_WINO_F43 = 1, /* Winograd F(4x4,3x3) on WINO_F43 weights */
+  OM_CONV_WINO_F43_FZ = 2, /* Winograd F(4x4,3x3) on FRACTAL_Z weights, transformed per task tile */
 } om_conv_algo;
 
 /* OM_TASK_REDUCE params[0]. */

@@ -1,6 +1,8 @@
 /* types.c - names and physical sizes of dtypes and layouts (see types.h). */
 #include "types.h"
 
+#include "conv_group.h"
+
 #include <string.h>
 
 static const struct { int dt; const char *name; } dtype_names[] = {
@@ -22,7 +24,8 @@ int dtype_from_name(const char *name) {
   return DT_UNDEFINED;
 }
 
-static const char *const layout_names[] = {"ND", "NC1HWC0", "FRACTAL_Z", "WINO_F43"};
+static const char *const layout_names[] = {"ND", "NC1HWC0", "FRACTAL_Z", "WINO_F43",
+                                           [LAYOUT_FRACTAL_Z_G] = "FRACTAL_Z_G"};
 
 const char *layout_name(int l) {
   return l >= 0 && l < (int)(sizeof layout_names / sizeof *layout_names) ? layout_names[l] : NULL;
@@ -30,7 +33,7 @@ const char *layout_name(int l) {
 
 int layout_from_name(const char *name) {
   for (int i = 0; i < (int)(sizeof layout_names / sizeof *layout_names); i++)
-    if (strcmp(layout_names[i], name) == 0) return i;
+    if (layout_names[i] && strcmp(layout_names[i], name) == 0) return i;
   return -1;
 }
 
@@ -59,6 +62,11 @@ int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_o
     if (rank != 4 || dims[2] != 3 || dims[3] != 3) return -1;
     uint64_t n1 = ((uint64_t)dims[0] + C0 - 1) / C0, c1 = ((uint64_t)dims[1] + C0 - 1) / C0;
     if (mul_u64(n1, c1, &n) || mul_u64(n, (uint64_t)WINO_F43_POINTS * C0 * C0, &n)) return -1;
+    break;
+  }
+  case LAYOUT_FRACTAL_Z_G: { /* common/conv_group.h */
+    convg_geom g;
+    if (rank != 5 || convg_init(dims, &g) || convg_fractals(&g, &n) || mul_u64(n, C0 * C0, &n)) return -1;
     break;
   }
   default:

@@ -51,6 +51,7 @@ typedef enum layout {
   LAYOUT_NC1HWC0 = 1,
   LAYOUT_FRACTAL_Z = 2,
   LAYOUT_WINO_F43 = 3,
+  LAYOUT_FRACTAL_Z_G = 6, /* grouped conv weights, rank 5 [G, Og, Ig, KH, KW]: common/conv_group.h */
 } layout;
 
 enum { WINO_F43_POINTS = 36 }; /* 6x6 transformed positions of F(4x4,3x3) */

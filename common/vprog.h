@@ -15,16 +15,21 @@
  * Semantics, which every executor must reproduce exactly (integers and
  * compares bit-exact; floats to within 1 ulp of the stored dtype):
  *   - Arithmetic on f16 registers is done in f32 and the result rounded to
- *     f16 (round to nearest even) after every instruction, as the chip does.
- *   - Integer arithmetic wraps (two's complement); DIV and MOD by zero give 0;
+ *     f16 (round to nearest even) after every instruction, as the chip does;
+ *     f64 registers compute in f64.
+ *   - Integer arithmetic wraps (two's complement) to the register's width;
+ *     unsigned registers compare, divide and shift as unsigned numbers;
+ *     DIV and MOD by zero give 0;
  *     DIV truncates toward zero, MOD is ONNX Mod with fmod=0 (sign of the
  *     divisor); FMOD is C fmod.
  *   - Compares and logic produce bool (0/1 bytes). SELECT c ? a : b.
  *   - CAST follows ONNX Cast: float -> int truncates toward zero (out-of-range
- *     is unspecified by ONNX; executors saturate), int -> float rounds, any
- *     -> bool is != 0, bool -> number is 0/1; f32 -> f16 rounds to nearest even.
+ *     is unspecified by ONNX; executors saturate to the destination's
+ *     range), int -> float rounds, any -> bool is != 0, bool -> number is
+ *     0/1; f32 -> f16 and f64 -> f16 round to nearest even (once).
  *   - Math functions (EXP, LOG, TANH, ERF, SIN, ...) are computed in f32 for
- *     f16/f32 registers (libm-accurate in the interpreter).
+ *     f16/f32 registers and in f64 for f64 ones (libm-accurate in the
+ *     interpreter).
  *
  * Binary layout in the om (partition VPROGS, see om_format.h): a sequence of
  * programs, each an om_vprog header followed by ninstrs om_vinstr records.
@@ -36,7 +41,12 @@
 #include <stdint.h>
 
 /* Register / operand dtypes are the dtype numbers of types.h. Supported:
- * DT_FLOAT32, DT_FLOAT16, DT_INT64, DT_INT32, DT_INT8, DT_UINT8, DT_BOOL. */
+ * DT_FLOAT32, DT_FLOAT16, DT_DOUBLE, DT_INT64, DT_INT32, DT_INT16, DT_INT8,
+ * DT_UINT64, DT_UINT32, DT_UINT16, DT_UINT8, DT_BOOL. A register holds a
+ * value of its dtype; executors compute it in a compute type (f32 for f16
+ * and f32, f64 for f64, 64-bit integers for the integer dtypes) and bring
+ * each result back to the register's dtype (rounding to f16, wrapping to
+ * the integer's width) after every instruction. */
 
 typedef enum vop {
   /* memory: a = input/output index */

@@ -167,6 +167,7 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
   if (dot && dot != model_name) *dot = '\0';
 
   pass_ctx ctx = {.soc = &soc, .precision = opt->precision, .winograd = opt->high_performance,
+                  .no_vector_fusion = opt->no_vector_fusion,
                   .model_name = model_name, .cmdline = opt->cmdline ? opt->cmdline : ""};
   if (opt->out_nodes && *opt->out_nodes) st = apply_out_nodes(g, opt->out_nodes, d);
   if (st == ST_OK) st = ir_verify(g, d);

@@ -26,9 +26,11 @@ typedef struct atc_options {
   const char *input_shape;  /* --input_shape "name:1,3,224,224;..." or NULL */
   const char *soc_version;  /* --soc_version, e.g. "Ascend310" */
   om_precision precision;   /* --precision_mode */
-  int high_performance;     /* --op_select_implmode=high_performance: Winograd for eligible 3x3 convs,
-                               with pre-transformed f32 weights (a larger om for faster convs) */
+  int high_performance;     /* --op_select_implmode=high_performance (atc's default): Winograd
+                               F(4x4,3x3) for eligible 3x3 convs; 0: direct convolution only */
   const char *out_nodes;    /* --out_nodes "node:0;node2:1" or NULL */
+  int no_vector_fusion;     /* 1: one vector program per elementwise op (--fusion_switch_file:
+                               VectorProgramFusionPass:off); 0: fused chains (the default) */
   const char *dump_graph_dir; /* --dump_graph: IR text + DOT after every pass, or NULL */
   const char *cmdline;      /* recorded in the om */
   /* atc --mode=3: check that the model is supported without compiling it.

@@ -102,6 +102,23 @@ const char *onnx_node_label(const Onnx__NodeProto *np, int index, char *buf, siz
  * node(s) to c->g. */
 status onnx_import_node(onnx_node *nd);
 
+/* onnx_ops_index.c: the importers of TopK, Scatter/ScatterElements,
+ * ScatterND, CumSum/CumProd, GatherND, OneHot, Compress and NonZero (rows
+ * of onnx_ops.c's table). */
+status onnx_import_topk(onnx_node *nd, ir_node *n);
+status onnx_import_scatter(onnx_node *nd, ir_node *n);
+status onnx_import_scatternd(onnx_node *nd, ir_node *n);
+status onnx_import_tensorscatter(onnx_node *nd, ir_node *n);
+status onnx_import_cumulative(onnx_node *nd, ir_node *n);
+status onnx_import_gathernd(onnx_node *nd, ir_node *n);
+status onnx_import_onehot(onnx_node *nd, ir_node *n);
+status onnx_import_compress(onnx_node *nd, ir_node *n);
+status onnx_import_nonzero(onnx_node *nd, ir_node *n);
+
+/* onnx_resize.c: Resize (opset >= 10) and Upsample into the IR Resize. */
+status onnx_import_resize(onnx_node *nd, ir_node *n);
+status onnx_import_upsample(onnx_node *nd, ir_node *n);
+
 /* The dtype of an imported node's output, from its inputs' dtypes (run in
  * topological order, so every input's dtype is known). */
 dtype onnx_result_dtype(const ir_node *n);

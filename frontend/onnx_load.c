@@ -11,7 +11,15 @@
  *   3. uses: every node input and graph output must name a definition, and
  *      each definition counts its readers (importers refuse extra outputs,
  *      like Dropout's mask, that anything reads);
- *   4. nodes: each goes through its importer (onnx_ops.c);
+ *   4. nodes: each goes through its importer (onnx_ops.c); then the IR
+ *      nodes it became get their output shapes and dtypes when their inputs'
+ *      are known, and fold into constants when their inputs are constants
+ *      and the result is small (pass_shape_infer_import, passes/pass.h), so
+ *      importers further on see ranks and constants that shape arithmetic
+ *      (Shape -> Gather -> Mul -> Slice ends) establishes. This is best
+ *      effort: what cannot be inferred yet keeps an unknown shape (rank -1)
+ *      and the shape_infer pass reports it; dims are only ever set in full;
+ *      shapes the model declares (value_info, graph outputs) are not read;
  *   5. graph outputs, topological order (ir_graph_toposort rejects cycles),
  *      output dtypes propagated in that order, and unreferenced values
  *      (unused initializers, unsupported extra outputs) dropped.
@@ -19,6 +27,7 @@
  * rank must agree with the model's. Messages name the model (`label`) first.
  */
 #include "frontend/onnx_internal.h"
+#include "passes/pass.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -36,6 +45,7 @@ enum {
   IR_VERSION_MAX = 13,
   OPSET_MAX = 28,
   MAX_NODE_IO = 1 << 20, /* inputs or outputs of one node */
+  IMPORT_FOLD_MAX_BYTES = 64 << 10, /* larger constant results are left to constfold */
 };
 
 status onnx_fail(onnx_ctx *c, status code, const char *fmt, ...) {
@@ -488,7 +498,12 @@ static status import_nodes(loader *L) {
     onnx_node nd = {.c = &L->c, .np = np, .index = (int)i, .nin = (int)np->n_input,
                     .nout = (int)np->n_output, .in = in, .out = out, .uses = uses};
     imported++;
+    int first = L->c.g->nnodes;
     status s = onnx_import_node(&nd);
+    /* Shapes and small constants right away, so later importers can read
+     * them (shape arithmetic feeding Slice ends, Pad's input rank, ...). */
+    for (int k = first; s == ST_OK && k < L->c.g->nnodes; k++)
+      s = pass_shape_infer_import(L->c.g, L->c.g->nodes[k], IMPORT_FOLD_MAX_BYTES, L->c.d);
     if (s == ST_OK) continue;
     if (s != ST_ERR_UNSUPPORTED || !opt->on_unsupported) return s;
     /* Precheck: report it (unless an unsupported producer explains it), mark

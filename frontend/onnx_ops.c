@@ -12,6 +12,9 @@
  * as they are; the rest are read by the row's function, which normalises the
  * node into the IR contract of ir/ops.def: defaults made explicit, opset-13
  * constant inputs turned into attributes, auto_pad=VALID turned into zero pads.
+ * A row without an IR op is a decomposition (frontend/onnx_decomp.h): after
+ * the same checks its function builds the op's ONNX function body out of IR
+ * ops and produces every output itself.
  *
  * Attribute spec syntax, space separated: "[-]name:k[<N]"; k is i (INT),
  * f (FLOAT), s (STRING), I (INTS), F (FLOATS) or t (TENSOR, read by the
@@ -31,12 +34,14 @@
 #include <string.h>
 
 #include "common/fp16.h"
+#include "frontend/onnx_conv.h"
+#include "frontend/onnx_decomp.h"
 #include "ir/eval.h"
 #include "ir/view.h"
 
 typedef struct importer {
   const char *op_type; /* ONNX op */
-  const char *ir_name; /* the IR op it becomes */
+  const char *ir_name; /* the IR op it becomes; NULL: fn builds a subgraph (onnx_decomp.h) */
   int min_opset;
   int min_in, max_in; /* ONNX inputs, over every handled opset */
   int max_out;        /* ONNX outputs; those past the IR op's must be unused */
@@ -220,7 +225,7 @@ static status check_attrs(onnx_node *nd, const importer *im, ir_node *n) {
                             onnx_attr_type_name(type), onnx_attr_type_name(it.type));
     if (a->n_ints > INT_MAX / 2 || a->n_floats > INT_MAX / 2)
       return onnx_node_fail(nd, ST_ERR_LIMIT, "attribute '%s' has too many values", a->name);
-    if (it.copy) {
+    if (it.copy && n) { /* decomposition rows (no n) read every attribute themselves */
       status s = copy_attr(nd, n, a, type);
       if (s) return s;
     }
@@ -359,9 +364,9 @@ static status window_attrs(onnx_node *nd, ir_node *n, int is_conv) {
     k = 2;
     ks = w->dims + 2;
   }
-  if (k != 2)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                          "only 2-D windows are supported (kernel_shape has %d entries)", k);
+  if (is_conv ? k != 2 : k < 1 || k > 3)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "only %s windows are supported (kernel_shape has %d entries)",
+                          is_conv ? "2-D" : "1-D to 3-D", k);
   for (int i = 0; i < k; i++)
     if (ks[i] < 1)
       return onnx_node_fail(nd, ST_ERR_INVALID, "kernel_shape[%d] = %" PRId64 " must be >= 1", i, ks[i]);
@@ -391,6 +396,7 @@ static status window_attrs(onnx_node *nd, ir_node *n, int is_conv) {
 }
 
 static status import_conv(onnx_node *nd, ir_node *n) {
+  if (onnx_conv_spatial_rank(nd) == 1) return onnx_conv_1d(nd, n); /* as 2-D with H = 1 (onnx_conv.c) */
   status s = window_attrs(nd, n, 1);
   int64_t group = attr_int(nd, "group", 1);
   if (!s && group < 1)
@@ -407,6 +413,19 @@ static status import_avgpool(onnx_node *nd, ir_node *n) {
   status s = window_attrs(nd, n, 0);
   if (!s) s = set_flag(nd, n, "ceil_mode", 0);
   return s ? s : set_flag(nd, n, "count_include_pad", 0);
+}
+
+/* LpPool and GlobalLpPool: p (default 2) made explicit. */
+static status lp_attr(onnx_node *nd, ir_node *n) {
+  int64_t p = attr_int(nd, "p", 2);
+  if (p < 1 || p > 64) return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "attribute 'p' = %" PRId64 ", supported: 1..64", p);
+  return set_int(nd, n, "p", p);
+}
+
+static status import_lppool(onnx_node *nd, ir_node *n) {
+  status s = window_attrs(nd, n, 0);
+  if (!s) s = set_flag(nd, n, "ceil_mode", 0);
+  return s ? s : lp_attr(nd, n);
 }
 
 static status import_batchnorm(onnx_node *nd, ir_node *n) {
@@ -529,21 +548,6 @@ static status axes_attr(onnx_node *nd, ir_node *n, int required) {
 static status import_squeeze(onnx_node *nd, ir_node *n) { return axes_attr(nd, n, 0); }
 static status import_unsqueeze(onnx_node *nd, ir_node *n) { return axes_attr(nd, n, 1); }
 
-/* Dropout in inference is Identity; a training_mode input must be false. */
-static status import_dropout(onnx_node *nd, ir_node *n) {
-  if (nd->c->opset < 12 && nd->nin > 1)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "Dropout takes 1 input before opset 12, it has %d",
-                          nd->nin);
-  double training = 0;
-  if (nd->nin > 2 && nd->in[2]) {
-    status s = scalar_input(nd, 2, "training_mode", &training);
-    if (s) return s;
-  }
-  if (training != 0)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "training_mode is true; only inference is supported");
-  return ST_OK;
-}
-
 static status import_gather(onnx_node *nd, ir_node *n) {
   return set_int(nd, n, "axis", attr_int(nd, "axis", 0));
 }
@@ -626,12 +630,17 @@ static status import_isinf(onnx_node *nd, ir_node *n) {
   return s ? s : set_flag(nd, n, "detect_negative", 1);
 }
 
-/* CastLike(x, like) is Cast(x) to like's dtype; the IR node keeps only x. */
+/* CastLike(x, like) is Cast(x) to like's dtype. When like's dtype is known
+ * (a graph input, an initializer) the IR node keeps only x; when like is
+ * computed by another node, its dtype is not known during import: the node
+ * keeps it as in[1] and shape inference resolves `to` (ops.def). */
 static status import_castlike(onnx_node *nd, ir_node *n) {
   int to = nd->in[1]->dtype;
+  if (to == DT_UNDEFINED) return ST_OK;
   if (!dtype_size(to))
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "target_type input '%s' has data type %d (%s)", nd->in[1]->name,
                           to, onnx_dtype_name(to));
+  n->nin = 1;
   return set_int(nd, n, "to", to);
 }
 
@@ -885,6 +894,8 @@ static status import_pad(onnx_node *nd, ir_node *n) {
 
 static const importer importers[] = {
     {"Conv", "Conv", 1, 2, 3, 1, WINDOW " -group:i", import_conv},
+    {"ConvTranspose", NULL, 1, 2, 3, 1, WINDOW " -group:i -output_padding:I -output_shape:I",
+     onnx_decomp_conv_transpose},
     {"BatchNormalization", "BatchNormalization", 7, 5, 5, 5,
      "-epsilon:f -momentum:f -spatial:i<9 -training_mode:i", import_batchnorm},
     {"Relu", "Relu", 1, 1, 1, 1, "-consumed_inputs:I<6", NULL},
@@ -895,6 +906,13 @@ static const importer importers[] = {
      import_avgpool},
     {"GlobalAveragePool", "GlobalAveragePool", 1, 1, 1, 1, "", NULL},
     {"GlobalMaxPool", "GlobalMaxPool", 1, 1, 1, 1, "", NULL},
+    {"LpPool", "LpPool", 2, 1, 1, 1, WINDOW " -ceil_mode:i -p:i", import_lppool},
+    {"GlobalLpPool", "GlobalLpPool", 2, 1, 1, 1, "-p:i", lp_attr},
+    {"Resize", "Resize", 10, 1, 4, 1,
+     "-mode:s -coordinate_transformation_mode:s -cubic_coeff_a:f -exclude_outside:i -extrapolation_value:f "
+     "-nearest_mode:s -antialias:i -axes:I -keep_aspect_ratio_policy:s",
+     onnx_import_resize},
+    {"Upsample", "Resize", 7, 1, 2, 1, "-mode:s -scales:F<9", onnx_import_upsample},
     {"Add", "Add", 1, 2, 2, 1, BINARY, import_binary},
     {"Sub", "Sub", 1, 2, 2, 1, BINARY, import_binary},
     {"Mul", "Mul", 1, 2, 2, 1, BINARY, import_binary},
@@ -904,8 +922,7 @@ static const importer importers[] = {
     {"Squeeze", "Squeeze", 1, 1, 2, 1, "-axes:I<13", import_squeeze},
     {"Unsqueeze", "Unsqueeze", 1, 1, 2, 1, "-axes:I<13", import_unsqueeze},
     {"Identity", "Identity", 1, 1, 1, 1, "", NULL},
-    {"Dropout", "Identity", 1, 1, 3, 2, "-ratio:f<12 -is_test:i<7 -seed:i -consumed_inputs:I<6",
-     import_dropout},
+    {"Dropout", NULL, 1, 1, 3, 2, "-ratio:f<12 -is_test:i<7 -seed:i -consumed_inputs:I<6", onnx_decomp_dropout},
     {"Shape", "Shape", 1, 1, 1, 1, "start:i end:i", NULL},
     {"Gather", "Gather", 1, 2, 2, 1, "-axis:i", import_gather},
     {"Concat", "Concat", 1, 1, 65535, 1, "-axis:i", import_concat},
@@ -992,6 +1009,18 @@ static const importer importers[] = {
     {"Range", "Range", 11, 3, 3, 1, "", NULL},
     {"GatherElements", "GatherElements", 11, 2, 2, 1, "-axis:i", import_gather},
     {"Pad", "Pad", 2, 1, 4, 1, "-mode:s -pads:I<11 -value:f<11", import_pad},
+    /* indexing (frontend/onnx_ops_index.c) */
+    {"TopK", "TopK", 1, 1, 2, 2, "-k:i<10 -axis:i -largest:i -sorted:i", onnx_import_topk},
+    {"Scatter", "ScatterElements", 9, 3, 3, 1, "-axis:i", onnx_import_scatter},
+    {"ScatterElements", "ScatterElements", 11, 3, 3, 1, "-axis:i -reduction:s", onnx_import_scatter},
+    {"ScatterND", "ScatterND", 11, 3, 3, 1, "-reduction:s", onnx_import_scatternd},
+    {"TensorScatter", "TensorScatter", 24, 2, 3, 1, "-axis:i -mode:s", onnx_import_tensorscatter},
+    {"CumSum", "CumSum", 11, 2, 2, 1, "-exclusive:i -reverse:i", onnx_import_cumulative},
+    {"CumProd", "CumProd", 26, 2, 2, 1, "-exclusive:i -reverse:i", onnx_import_cumulative},
+    {"GatherND", "GatherND", 11, 2, 2, 1, "-batch_dims:i", onnx_import_gathernd},
+    {"OneHot", "OneHot", 9, 3, 3, 1, "-axis:i", onnx_import_onehot},
+    {"Compress", "Gather", 9, 2, 2, 1, "-axis:i", onnx_import_compress},
+    {"NonZero", "Identity", 9, 1, 1, 1, "", onnx_import_nonzero},
     {"ConstantOfShape", "ConstantOfShape", 9, 1, 1, 1, "-value:t", import_constantofshape},
     /* strided views (ir/view.h) */
     {"Split", "Split", 1, 1, 2, IR_SPLIT_MAX_OUTPUTS, "-axis:i -split:I<13 -num_outputs:i", import_split},
@@ -1001,6 +1030,26 @@ static const importer importers[] = {
     {"Tile", "Tile", 6, 2, 2, 1, "", import_tile},
     {"DepthToSpace", "DepthToSpace", 1, 1, 1, 1, "blocksize:i -mode:s", import_depthtospace},
     {"SpaceToDepth", "SpaceToDepth", 1, 1, 1, 1, "blocksize:i", import_spacetodepth},
+    /* decompositions: ONNX functions built from the ops above (frontend/onnx_decomp.h) */
+    {"LayerNormalization", NULL, 17, 2, 3, 3, "-axis:i -epsilon:f -stash_type:i", onnx_decomp_layer_norm},
+    {"RMSNormalization", NULL, 23, 2, 2, 1, "-axis:i -epsilon:f -stash_type:i", onnx_decomp_rms_norm},
+    {"GroupNormalization", NULL, 18, 3, 3, 1, "-epsilon:f -num_groups:i -stash_type:i", onnx_decomp_group_norm},
+    {"InstanceNormalization", NULL, 6, 3, 3, 1, "-epsilon:f", onnx_decomp_instance_norm},
+    {"MeanVarianceNormalization", NULL, 9, 1, 1, 1, "-axes:I", onnx_decomp_mvn},
+    {"LpNormalization", NULL, 1, 1, 1, 1, "-axis:i -p:i", onnx_decomp_lp_norm},
+    {"NegativeLogLikelihoodLoss", NULL, 12, 2, 3, 1, "-reduction:s -ignore_index:i", onnx_decomp_nll_loss},
+    {"SoftmaxCrossEntropyLoss", NULL, 12, 2, 3, 2, "-reduction:s -ignore_index:i", onnx_decomp_sce_loss},
+    {"Hardmax", NULL, 1, 1, 1, 1, "-axis:i", onnx_decomp_hardmax},
+    {"Einsum", NULL, 12, 1, 8, 1, "-equation:s", onnx_decomp_einsum},
+    {"CenterCropPad", NULL, 18, 2, 2, 1, "-axes:I", onnx_decomp_center_crop_pad},
+    {"Swish", NULL, 24, 1, 1, 1, "-alpha:f", onnx_decomp_swish},
+    {"SwiGLU", NULL, 28, 2, 2, 1, "-alpha:f", onnx_decomp_swiglu},
+    {"Shrink", NULL, 9, 1, 1, 1, "-lambd:f -bias:f", onnx_decomp_shrink},
+    {"LRN", NULL, 1, 1, 1, 1, "-size:i -alpha:f -beta:f -bias:f", onnx_decomp_lrn},
+    {"RotaryEmbedding", NULL, 23, 3, 4, 1, "-interleaved:i -num_heads:i -rotary_embedding_dim:i", onnx_decomp_rotary},
+    {"Attention", NULL, 23, 3, 7, 4,
+     "-is_causal:i -kv_num_heads:i -q_num_heads:i -qk_matmul_output_mode:i -scale:f -softcap:f -softmax_precision:i",
+     onnx_decomp_attention},
 };
 
 status onnx_import_node(onnx_node *nd) {
@@ -1023,6 +1072,10 @@ status onnx_import_node(onnx_node *nd) {
   for (int i = 0; i < im->min_in; i++)
     if (!nd->in[i]) return onnx_node_fail(nd, ST_ERR_INVALID, "required input %d has no name", i);
   if (!nd->out[0]) return onnx_node_fail(nd, ST_ERR_INVALID, "output 0 has no name");
+  if (!im->ir_name) { /* a decomposition: the row's function builds the subgraph (onnx_decomp.h) */
+    status s = check_attrs(nd, im, NULL);
+    return s ? s : im->fn(nd, NULL);
+  }
 
   int op = ir_op_from_name(im->ir_name);
   assert(op >= 0 && "importer table names an op missing from ops.def");
@@ -1040,6 +1093,10 @@ status onnx_import_node(onnx_node *nd) {
   if (!n) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
   status s = check_attrs(nd, im, n);
   if (!s && im->fn) s = im->fn(nd, n);
+  /* Known as soon as the inputs' are (nodes usually come in topological
+   * order), so later importers and decompositions can read it. */
+  for (int k = 0; !s && k < n->nout; k++)
+    if (n->out[k] && n->out[k]->dtype == DT_UNDEFINED) n->out[k]->dtype = onnx_result_dtype(n);
   return s;
 }
 
@@ -1047,11 +1104,14 @@ dtype onnx_result_dtype(const ir_node *n) {
   switch (n->op) {
   case IR_OP_SHAPE: case IR_OP_SIZE: return DT_INT64;
   case IR_OP_CONSTANTOFSHAPE: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
-  case IR_OP_CAST: return (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
+  case IR_OP_CAST: /* CastLike keeps its like input until shape inference */
+    return n->nin > 1 && n->in[1] && !ir_attr_find(n, "to") ? n->in[1]->dtype
+                                                            : (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
   case IR_OP_EQUAL: case IR_OP_LESS: case IR_OP_LESSOREQUAL: case IR_OP_GREATER:
   case IR_OP_GREATEROREQUAL: case IR_OP_ISNAN: case IR_OP_ISINF:
     return DT_BOOL;
   case IR_OP_WHERE: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
+  case IR_OP_ONEHOT: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED; /* values */
   case IR_OP_REDUCE: {
     const char *mode = ir_attr_string(n, "mode", "");
     return !strcmp(mode, "argmax") || !strcmp(mode, "argmin") ? DT_INT64 : n->in[0] ? n->in[0]->dtype : DT_UNDEFINED;

@@ -12,6 +12,8 @@
  * Scratch and results come from the caller's arena.
  */
 #include "ir/eval.h"
+#include "ir/pool.h"
+#include "ir/resize.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 #include "common/fp16.h"
 #include "common/om_format.h"
 #include "ir/eval_elem.h"
+#include "ir/eval_index.h"
 #include "ir/view.h"
 #include "ir/vprog_ir.h"
 
@@ -97,8 +100,7 @@ static void put_i(void *p, int dt, int64_t i, int64_t v) {
   }
 }
 
-/* Float to integer as C truncation, saturating instead of undefined. */
-static int64_t trunc_i64(double v) {
+int64_t ir_trunc_i64(double v) {
   if (isnan(v)) return 0;
   if (v >= 9.2233720368547758e18) return INT64_MAX;
   if (v <= -9.2233720368547758e18) return INT64_MIN;
@@ -111,7 +113,7 @@ void ir_elem_set(void *p, dtype dt, int64_t i, double v) {
   case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
   case DT_DOUBLE: ((double *)p)[i] = v; break;
   case DT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-  default: put_i(p, dt, i, trunc_i64(v)); break;
+  default: put_i(p, dt, i, ir_trunc_i64(v)); break;
   }
 }
 
@@ -235,7 +237,7 @@ static status eval_conv(ev *e) {
   const ir_value *Bv = n->nin > 2 ? n->in[2] : NULL, *R = n->nin > 3 ? n->in[3] : NULL;
   status st;
   if ((st = need_rank(e, X, 4)) || (st = need_rank(e, W, 4)) || (st = need_rank(e, Y, 4))) return st;
-  window w;
+  window w = {0};
   if ((st = get_window(e, W->dims[2], W->dims[3], &w))) return st;
   int64_t N = X->dims[0], C = X->dims[1], H = X->dims[2], Wd = X->dims[3];
   int64_t M = W->dims[0], Cg = W->dims[1], G = ir_attr_int(n, "group", 1);
@@ -283,46 +285,6 @@ static status eval_conv(ev *e) {
           y[o] = (float)(acc < lo ? lo : acc > hi ? hi : acc);
         }
     }
-  return float_out(e, 0, y);
-}
-
-static status eval_pool(ev *e) {
-  const ir_node *n = e->n;
-  const ir_value *X = n->in[0], *Y = n->out[0];
-  status st;
-  if ((st = need_rank(e, X, 4)) || (st = need_rank(e, Y, 4))) return st;
-  int global = n->op == IR_OP_GLOBALAVGPOOL || n->op == IR_OP_GLOBALMAXPOOL;
-  int is_max = n->op == IR_OP_MAXPOOL || n->op == IR_OP_GLOBALMAXPOOL;
-  int64_t N = X->dims[0], C = X->dims[1], H = X->dims[2], W = X->dims[3];
-  window w = {H, W, 1, 1, 0, 0, 0, 0, 1, 1};
-  if (!global && (st = get_window(e, -1, -1, &w))) return st;
-  if (Y->dims[0] != N || Y->dims[1] != C) return fail(e, ST_ERR_INVALID, "output '%s' has other N or C", Y->name);
-  int include_pad = ir_attr_int(n, "count_include_pad", 0) != 0;
-  int64_t OH = Y->dims[2], OW = Y->dims[3];
-  const float *x = float_in(e, 0);
-  float *y = float_scratch(e, 0);
-  if (!x || !y) return nomem(e);
-  for (int64_t nc = 0; nc < N * C; nc++)
-    for (int64_t oh = 0; oh < OH; oh++)
-      for (int64_t ow = 0; ow < OW; ow++) {
-        double acc = is_max ? -INFINITY : 0;
-        int64_t valid = 0, padded = 0;
-        for (int64_t kh = 0; kh < w.kh; kh++) {
-          int64_t ih = oh * w.sh - w.pt + kh * w.dh;
-          for (int64_t kw = 0; kw < w.kw; kw++) {
-            int64_t iw = ow * w.sw - w.pl + kw * w.dw;
-            if (ih < H + w.pb && iw < W + w.pr) padded++; /* inside the padded frame */
-            if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-            float v = x[(nc * H + ih) * W + iw];
-            valid++;
-            if (is_max) acc = v > acc ? v : acc;
-            else acc += v;
-          }
-        }
-        int64_t count = include_pad ? padded : valid;
-        if (!is_max) acc = count ? acc / (double)count : 0;
-        y[(nc * OH + oh) * OW + ow] = (float)acc;
-      }
   return float_out(e, 0, y);
 }
 
@@ -792,8 +754,8 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   status st = check_values(&e);
   if (st) return st;
   switch (n->op) {
-  case IR_OP_CONV: case IR_OP_BATCHNORM: case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALMAXPOOL:
-  case IR_OP_SOFTMAX: case IR_OP_GEMM: case IR_OP_MATMUL:
+  case IR_OP_CONV: case IR_OP_BATCHNORM: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_LPPOOL:
+  case IR_OP_GLOBALLPPOOL: case IR_OP_SOFTMAX: case IR_OP_GEMM: case IR_OP_MATMUL:
     for (int i = 0; i < n->nin; i++)
       if (n->in[i] && (st = need_float(&e, i))) return st;
     break;
@@ -803,8 +765,12 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   switch (n->op) {
   case IR_OP_CONV: return eval_conv(&e);
   case IR_OP_BATCHNORM: return eval_batchnorm(&e);
-  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALMAXPOOL:
-    return eval_pool(&e);
+  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALMAXPOOL: case IR_OP_LPPOOL:
+  case IR_OP_GLOBALLPPOOL:
+    return ir_eval_pool(n, inputs, outputs_out, a, d); /* ir/pool.c: 1 to 3 spatial dims, MaxPool also i8/u8 */
+  case IR_OP_RESIZE:
+    if (n->nin != 1) return fail(&e, ST_ERR_UNSUPPORTED, "a Resize with its tables is not evaluated");
+    return ir_eval_resize(n, inputs, outputs_out, a, d);
   case IR_OP_FLATTEN: case IR_OP_RESHAPE: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY:
     return eval_copy(&e);
   case IR_OP_SHAPE: return eval_shape(&e);
@@ -855,6 +821,7 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
     return eval_view(&e);
   default:
     if (ir_eval_is_elementwise(n->op)) return ir_eval_elementwise(n, inputs, outputs_out, a, d);
+    if (ir_eval_is_index(n->op)) return ir_eval_index(n, inputs, outputs_out, a, d);
     return fail(&e, ST_ERR_UNSUPPORTED, "the reference evaluator does not implement this op");
   }
 }

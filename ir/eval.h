@@ -51,5 +51,7 @@ int ir_reduce_mask(const ir_node *n, int rank, uint32_t *mask_out);
  * dtype (f16 to nearest even; integers truncate toward zero and saturate). */
 double ir_elem_get(const void *data, dtype dt, int64_t i);
 void ir_elem_set(void *data, dtype dt, int64_t i, double v);
+/* Float to integer as C truncation, saturating instead of undefined (NaN -> 0). */
+int64_t ir_trunc_i64(double v);
 
 #endif

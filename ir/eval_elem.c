@@ -139,15 +139,30 @@ static double float_op(ir_op op, const params *p, const elem *x, int nin) {
 }
 
 /* Integer (or bool) result of op; *div0 set on an integer division by zero. */
+/* u64 values are held as their bits: where the order matters (division, Max, Min), as unsigned. */
+static int64_t u64_op(ir_op op, const elem *x, int nin, int *div0) {
+  uint64_t acc = (uint64_t)x[0].i;
+  for (int i = 1; i < nin; i++) {
+    uint64_t w = (uint64_t)x[i].i;
+    if (op == IR_OP_MAX) acc = w > acc ? w : acc;
+    else if (op == IR_OP_MIN) acc = w < acc ? w : acc;
+    else if (w == 0) return *div0 = 1, 0;
+    else acc = op == IR_OP_DIV ? acc / w : acc % w;
+  }
+  return (int64_t)acc;
+}
+
 static int64_t int_op(ir_op op, const params *p, int dt, const elem *x, int nin, int *div0) {
   int64_t v = x[0].i, w = nin > 1 ? x[1].i : 0;
   uint64_t uv = (uint64_t)v, uw = (uint64_t)w;
+  if (dt == DT_UINT64 && (op == IR_OP_DIV || op == IR_OP_MOD || op == IR_OP_MAX || op == IR_OP_MIN))
+    return u64_op(op, x, nin, div0);
   switch (op) {
   case IR_OP_RELU: return v > 0 ? v : 0;
   case IR_OP_CLIP: {
     if (nin == 3) return v < x[1].i ? (x[1].i > x[2].i ? x[2].i : x[1].i) : v > x[2].i ? x[2].i : v;
     double c = (double)v < p->lo ? ceil(p->lo) : (double)v > p->hi ? floor(p->hi) : (double)v;
-    return c == (double)v ? v : (int64_t)c;
+    return c == (double)v ? v : ir_trunc_i64(c);
   }
   case IR_OP_IDENTITY: return v;
   case IR_OP_NEG: return (int64_t)(0 - uv);
@@ -259,13 +274,16 @@ status ir_eval_elementwise(const ir_node *n, const void *const *inputs, void **o
       int dt = n->in[i]->dtype;
       if (is_float(dt)) {
         x[i].f = ir_elem_get(inputs[i], (dtype)dt, off[i]);
-        x[i].i = isnan(x[i].f) ? 0 : (int64_t)x[i].f;
+        x[i].i = ir_trunc_i64(x[i].f);
       } else {
         x[i].i = read_i(inputs[i], dt, off[i]);
-        x[i].f = (double)x[i].i;
+        x[i].f = dt == DT_UINT64 ? (double)(uint64_t)x[i].i : (double)x[i].i;
       }
     }
-    int b = bool_op(n->op, &p, fl, x);
+    elem u[2]; /* u64 compares: flipping the top bit orders the bits as unsigned numbers */
+    if (n->in[0]->dtype == DT_UINT64 && nin == 2)
+      for (int i = 0; i < 2; i++) u[i] = x[i], u[i].i = (int64_t)((uint64_t)x[i].i ^ (1ull << 63));
+    int b = bool_op(n->op, &p, fl, n->in[0]->dtype == DT_UINT64 && nin == 2 ? u : x);
     if (b >= 0) {
       write_i(out, DT_BOOL, e, b);
     } else if (out_fl) {

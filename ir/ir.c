@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/epilogue_ir.h"
 #include "ir/vprog_ir.h"
 
 const ir_op_info ir_ops[IR_OP_COUNT] = {
@@ -537,6 +538,7 @@ status ir_verify(const ir_graph *g, diag *d) {
       else
         defined[v->id] = 1;
     }
+    if (st == ST_OK && n->op == IR_OP_CONV) st = ir_epilogue_check(n, d); /* ir/epilogue_ir.h */
     if (st == ST_OK && n->op == IR_OP_VECPROG) { /* the program must fit its node */
       arena tmp;
       ir_vprog p;

@@ -7,8 +7,10 @@
  * always ends in ir_vprog_check, so nothing downstream sees a malformed
  * program. The interpreter is the reference semantics of common/vprog.h,
  * written for clarity: every register holds a double (float registers hold
- * values already rounded to f32 or f16) or an int64 (already wrapped to the
- * register's width), and each instruction is applied per element of the
+ * values already rounded to f32 or f16; f64 ones are computed in double) or
+ * an int64 (already wrapped to the register's width: signed dtypes
+ * sign-extended, unsigned ones zero-extended, u64 as its bits, compared and
+ * divided as unsigned), and each instruction is applied per element of the
  * outputs' shape with numpy broadcasting of the inputs.
  */
 #include "ir/vprog_ir.h"
@@ -19,8 +21,12 @@
 
 #include "common/fp16.h"
 
-int ir_vprog_is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
-int ir_vprog_is_int(int dt) { return dt == DT_INT64 || dt == DT_INT32 || dt == DT_INT8 || dt == DT_UINT8; }
+int ir_vprog_is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
+int ir_vprog_is_int(int dt) { return ir_vprog_is_signed(dt) || ir_vprog_is_unsigned(dt); }
+int ir_vprog_is_signed(int dt) { return dt == DT_INT64 || dt == DT_INT32 || dt == DT_INT16 || dt == DT_INT8; }
+int ir_vprog_is_unsigned(int dt) {
+  return dt == DT_UINT64 || dt == DT_UINT32 || dt == DT_UINT16 || dt == DT_UINT8;
+}
 int ir_vprog_dtype_ok(int dt) { return ir_vprog_is_float(dt) || ir_vprog_is_int(dt) || dt == DT_BOOL; }
 
 /* ---- builder ---------------------------------------------------------- */
@@ -70,7 +76,7 @@ int ir_vprog_load(ir_vprog *p, int input, int dtype) { return ir_vprog_op(p, VOP
 
 int ir_vprog_const_f(ir_vprog *p, int dtype, double v) {
   om_vinstr in = {.op = VOP_CONST, .dtype = (uint8_t)dtype};
-  in.imm.f = (double)(float)v;
+  in.imm.f = dtype == DT_DOUBLE ? v : (double)(float)v;
   return ir_vprog_append(p, in);
 }
 
@@ -221,7 +227,7 @@ status ir_vprog_read(const ir_node *n, arena *a, ir_vprog *p, diag *d) {
       if (!src || in.a >= src->n)
         return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d: CONST reads %s[%d], which is missing", k,
                              fl ? "fimm" : "iimm", in.a);
-      if (fl) in.imm.f = (double)(float)src->floats[in.a];
+      if (fl) in.imm.f = in.dtype == DT_DOUBLE ? src->floats[in.a] : (double)(float)src->floats[in.a];
       else in.imm.i = src->ints[in.a];
       in.a = 0;
     } else if (in.op == VOP_ISINF) {
@@ -283,38 +289,72 @@ typedef union reg {
   int64_t i;
 } reg;
 
+/* v rounded to float dtype dt (f32 and f16 results are computed in f32, so
+ * f16 rounds from the float; f64 stays). */
 static double round_to(int dt, double v) {
+  if (dt == DT_DOUBLE) return v;
   float f = (float)v;
   return dt == DT_FLOAT16 ? (double)half_to_float(float_to_half(f)) : (double)f;
+}
+
+/* v rounded to f16 once (CAST f64 -> f16): through float with round-to-odd,
+ * which a second rounding to nearest cannot turn into a double rounding. */
+static double double_to_half(double v) {
+  float f = (float)v;
+  if ((double)f != v && v == v && !isinf(f)) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if (fabs((double)f) > fabs(v)) u--;
+    u |= 1;
+    memcpy(&f, &u, sizeof f);
+  }
+  return half_to_float(float_to_half(f));
 }
 
 static int64_t wrap(int dt, int64_t v) {
   switch (dt) {
   case DT_INT32: return (int32_t)(uint32_t)(uint64_t)v;
+  case DT_INT16: return (int16_t)(uint16_t)(uint64_t)v;
   case DT_INT8: return (int8_t)(uint8_t)(uint64_t)v;
-  case DT_UINT8: return (uint8_t)(uint64_t)v;
+  case DT_UINT32: return (int64_t)(uint32_t)(uint64_t)v;
+  case DT_UINT16: return (int64_t)(uint16_t)(uint64_t)v;
+  case DT_UINT8: return (int64_t)(uint8_t)(uint64_t)v;
   case DT_BOOL: return v != 0;
-  default: return v;
+  default: return v; /* i64, u64 */
   }
 }
 
-static int bits_of(int dt) { return dt == DT_INT64 ? 64 : dt == DT_INT32 ? 32 : 8; }
+static int bits_of(int dt) { return 8 * (int)dtype_size(dt); }
 
-/* Float -> integer dtype: truncation, saturating, NaN -> 0. */
+/* Float -> integer dtype: truncation, saturating to the dtype's range, NaN -> 0. */
 static int64_t float_to_int(int dt, double v) {
   if (isnan(v)) return 0;
   v = trunc(v);
-  double lo = dt == DT_UINT8 ? 0 : dt == DT_INT8 ? -128 : dt == DT_INT32 ? -2147483648.0 : -9223372036854775808.0;
-  double hi = dt == DT_UINT8 ? 255 : dt == DT_INT8 ? 127 : dt == DT_INT32 ? 2147483647.0 : 9223372036854775807.0;
-  if (v <= lo) return dt == DT_INT64 ? INT64_MIN : (int64_t)lo;
-  if (v >= hi) return dt == DT_INT64 ? INT64_MAX : (int64_t)hi;
+  int w = bits_of(dt);
+  if (ir_vprog_is_unsigned(dt)) {
+    double hi = ldexp(1.0, w); /* 2^w: everything from it up saturates */
+    if (v <= 0) return 0;
+    if (v >= hi) return (int64_t)(w == 64 ? UINT64_MAX : (1ull << w) - 1);
+    return (int64_t)(uint64_t)v;
+  }
+  double lim = ldexp(1.0, w - 1); /* 2^(w-1) */
+  if (v <= -lim) return w == 64 ? INT64_MIN : -(int64_t)lim;
+  if (v >= lim) return w == 64 ? INT64_MAX : (int64_t)lim - 1;
   return (int64_t)v;
 }
+
+/* Integer register value x.i of dtype dt as a double. */
+static double int_value(int dt, int64_t i) { return ir_vprog_is_unsigned(dt) ? (double)(uint64_t)i : (double)i; }
 
 static reg cast(int to, int from, reg x) {
   reg r;
   if (to == DT_BOOL) r.i = ir_vprog_is_float(from) ? x.f != 0 : x.i != 0;
-  else if (ir_vprog_is_float(to)) r.f = round_to(to, ir_vprog_is_float(from) ? x.f : (double)x.i);
+  else if (to == DT_FLOAT16 && from == DT_DOUBLE) r.f = double_to_half(x.f);
+  else if (to == DT_DOUBLE) r.f = ir_vprog_is_float(from) ? x.f : int_value(from, x.i);
+  else if (ir_vprog_is_float(to))
+    r.f = round_to(to, ir_vprog_is_float(from)         ? x.f
+                       : ir_vprog_is_unsigned(from) ? (double)(float)(uint64_t)x.i
+                                                    : (double)(float)x.i); /* one rounding to f32 */
   else r.i = ir_vprog_is_float(from) ? float_to_int(to, x.f) : wrap(to, x.i);
   return r;
 }
@@ -370,9 +410,22 @@ static double binary_f(int op, double a, double b) {
   }
 }
 
+static int64_t binary_u(int op, int dt, uint64_t a, uint64_t b) {
+  switch (op) {
+  case VOP_DIV: return b == 0 ? 0 : (int64_t)(a / b);
+  case VOP_MOD: case VOP_FMOD: return b == 0 ? 0 : (int64_t)(a % b);
+  case VOP_MAX: return (int64_t)(a > b ? a : b);
+  case VOP_MIN: return (int64_t)(a < b ? a : b);
+  default: /* VOP_SHR, logical */ return b >= (uint64_t)bits_of(dt) ? 0 : (int64_t)(a >> b);
+  }
+}
+
 static int64_t binary_i(int op, int dt, int64_t a, int64_t b) {
   uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
   int w = bits_of(dt);
+  if (ir_vprog_is_unsigned(dt) &&
+      (op == VOP_DIV || op == VOP_MOD || op == VOP_FMOD || op == VOP_MAX || op == VOP_MIN || op == VOP_SHR))
+    return binary_u(op, dt, ua, ub);
   switch (op) {
   case VOP_ADD: return wrap(dt, (int64_t)(ua + ub));
   case VOP_SUB: return wrap(dt, (int64_t)(ua - ub));
@@ -391,14 +444,17 @@ static int64_t binary_i(int op, int dt, int64_t a, int64_t b) {
   case VOP_BITXOR: return wrap(dt, a ^ b);
   case VOP_SHL:
     return ub >= (uint64_t)w ? 0 : wrap(dt, (int64_t)(ua << ub));
-  default: /* VOP_SHR: logical for u8, arithmetic for signed */
-    if (ub >= (uint64_t)w) return 0;
-    return dt == DT_UINT8 ? (int64_t)((uint8_t)ua >> ub) : a >> ub;
+  default: /* VOP_SHR on signed dtypes: arithmetic */
+    return ub >= (uint64_t)w ? 0 : a >> ub;
   }
 }
 
-static int compare(int op, int fl, reg x, reg y) {
-  if (fl) {
+static int compare(int op, int dt, reg x, reg y) {
+  if (ir_vprog_is_unsigned(dt)) { /* zero-extended: compare as unsigned */
+    x.i = (int64_t)((uint64_t)x.i ^ (1ull << 63));
+    y.i = (int64_t)((uint64_t)y.i ^ (1ull << 63));
+  }
+  if (ir_vprog_is_float(dt)) {
     double a = x.f, b = y.f;
     switch (op) {
     case VOP_EQ: return a == b;
@@ -441,14 +497,17 @@ static reg step(const om_vinstr *in, const uint8_t *rdt, const reg *r) {
   case VOP_OR: y.i = a.i || b.i; return y;
   case VOP_XOR: y.i = (a.i != 0) != (b.i != 0); return y;
   case VOP_EQ: case VOP_NE: case VOP_LT: case VOP_LE: case VOP_GT: case VOP_GE:
-    y.i = compare(in->op, ir_vprog_is_float(ta), a, b);
+    y.i = compare(in->op, ta, a, b);
     return y;
   case VOP_SELECT: return a.i ? b : c;
   case VOP_CLAMP:
     if (fl) y.f = fminn(fmaxn(a.f, b.f), c.f);
-    else y.i = a.i < b.i ? b.i : a.i, y.i = y.i > c.i ? c.i : y.i;
+    else y.i = compare(VOP_LT, dt, a, b) ? b.i : a.i, y.i = compare(VOP_GT, dt, y, c) ? c.i : y.i;
     return y;
-  case VOP_FMA: y.f = round_to(dt, fmaf((float)a.f, (float)b.f, (float)c.f)); return y;
+  case VOP_FMA:
+    if (dt == DT_DOUBLE) y.f = fma(a.f, b.f, c.f);
+    else y.f = round_to(dt, fmaf((float)a.f, (float)b.f, (float)c.f));
+    return y;
   default: break;
   }
   if (op_class(in->op) == K_UNARY) {
@@ -457,9 +516,9 @@ static reg step(const om_vinstr *in, const uint8_t *rdt, const reg *r) {
     } else if (in->op == VOP_NEG) {
       y.i = wrap(dt, (int64_t)(0 - (uint64_t)a.i));
     } else if (in->op == VOP_ABS) {
-      y.i = wrap(dt, a.i < 0 ? (int64_t)(0 - (uint64_t)a.i) : a.i);
+      y.i = ir_vprog_is_unsigned(dt) ? a.i : wrap(dt, a.i < 0 ? (int64_t)(0 - (uint64_t)a.i) : a.i);
     } else { /* SIGN */
-      y.i = a.i > 0 ? 1 : a.i < 0 ? -1 : 0;
+      y.i = ir_vprog_is_unsigned(dt) ? a.i != 0 : a.i > 0 ? 1 : a.i < 0 ? -1 : 0;
     }
     return y;
   }
@@ -473,10 +532,15 @@ static reg load_elem(const void *p, int dt, int64_t i) {
   switch (dt) {
   case DT_FLOAT32: r.f = ((const float *)p)[i]; break;
   case DT_FLOAT16: r.f = half_to_float(((const uint16_t *)p)[i]); break;
-  case DT_INT64: r.i = ((const int64_t *)p)[i]; break;
+  case DT_DOUBLE: r.f = ((const double *)p)[i]; break;
+  case DT_INT64: case DT_UINT64: r.i = ((const int64_t *)p)[i]; break;
   case DT_INT32: r.i = ((const int32_t *)p)[i]; break;
+  case DT_UINT32: r.i = ((const uint32_t *)p)[i]; break;
+  case DT_INT16: r.i = ((const int16_t *)p)[i]; break;
+  case DT_UINT16: r.i = ((const uint16_t *)p)[i]; break;
   case DT_INT8: r.i = ((const int8_t *)p)[i]; break;
-  default: r.i = ((const uint8_t *)p)[i]; break; /* u8, bool */
+  case DT_BOOL: r.i = ((const uint8_t *)p)[i] != 0; break;
+  default: r.i = ((const uint8_t *)p)[i]; break; /* u8 */
   }
   return r;
 }
@@ -485,9 +549,10 @@ static void store_elem(void *p, int dt, int64_t i, reg r) {
   switch (dt) {
   case DT_FLOAT32: ((float *)p)[i] = (float)r.f; break;
   case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)r.f); break;
-  case DT_INT64: ((int64_t *)p)[i] = r.i; break;
-  case DT_INT32: ((int32_t *)p)[i] = (int32_t)r.i; break;
-  case DT_INT8: ((int8_t *)p)[i] = (int8_t)r.i; break;
+  case DT_DOUBLE: ((double *)p)[i] = r.f; break;
+  case DT_INT64: case DT_UINT64: ((int64_t *)p)[i] = r.i; break;
+  case DT_INT32: case DT_UINT32: ((uint32_t *)p)[i] = (uint32_t)r.i; break;
+  case DT_INT16: case DT_UINT16: ((uint16_t *)p)[i] = (uint16_t)r.i; break;
   default: ((uint8_t *)p)[i] = (uint8_t)r.i; break;
   }
 }

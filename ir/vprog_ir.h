@@ -28,10 +28,13 @@ typedef struct ir_vprog {
   int nomem; /* an allocation failed; every later builder call returns -1 */
 } ir_vprog;
 
-/* 1 for the dtypes vector programs support (f32 f16 i64 i32 i8 u8 bool). */
+/* 1 for the dtypes vector programs support (f32 f16 f64 i64 i32 i16 i8 u64
+ * u32 u16 u8 bool). */
 int ir_vprog_dtype_ok(int dt);
-int ir_vprog_is_float(int dt); /* f32, f16 */
-int ir_vprog_is_int(int dt);   /* i64, i32, i8, u8 (not bool) */
+int ir_vprog_is_float(int dt);    /* f32, f16, f64 */
+int ir_vprog_is_int(int dt);      /* signed or unsigned (not bool) */
+int ir_vprog_is_signed(int dt);   /* i64, i32, i16, i8 */
+int ir_vprog_is_unsigned(int dt); /* u64, u32, u16, u8 */
 
 void ir_vprog_init(ir_vprog *p, arena *a);
 
@@ -44,7 +47,7 @@ int ir_vprog_op(ir_vprog *p, vop op, int dtype, int a, int b, int c);
  * registers of p): how programs are merged and rewritten. STORE gives 0. */
 int ir_vprog_append(ir_vprog *p, om_vinstr in);
 int ir_vprog_load(ir_vprog *p, int input, int dtype);
-int ir_vprog_const_f(ir_vprog *p, int dtype, double v); /* f32/f16; v rounded to f32 */
+int ir_vprog_const_f(ir_vprog *p, int dtype, double v); /* f32/f16: v rounded to f32; f64: v */
 int ir_vprog_const_i(ir_vprog *p, int dtype, int64_t v); /* integer or bool dtypes */
 int ir_vprog_isinf(ir_vprog *p, int reg, int detect_mask); /* bit 0 +inf, bit 1 -inf */
 /* dst = reg converted to dtype (reg itself when it already has dtype). */

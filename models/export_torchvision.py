@@ -12,9 +12,13 @@ activations and logits of realistic scale. For each model NAME it writes:
   NAME.json          input name and shape, opset, PyTorch's top-1 and top-5
 
 Usage: models/export_torchvision.py [--out DIR] [NAME ...]
-       NAME in resnet50, mobilenet_v2, squeezenet1_1, efficientnet_b0
-       (default: the first three, the ones the tests use; bench/run.sh also
-       asks for efficientnet_b0)
+       NAME in resnet50, mobilenet_v2, squeezenet1_1, efficientnet_b0,
+       mobilenet_v3_small, googlenet, densenet121, shufflenet_v2_x1_0,
+       regnet_y_400mf, convnext_tiny, lraspp_mobilenet_v3_large
+       (segmentation: its 'out' map, 1x21x224x224) and transformer_encoder
+       (4 layers of torch.nn.TransformerEncoderLayer, d_model 256, 8 heads,
+       batch_first, input 1x64x256); default: all of them (the tests use
+       them all)
 """
 import argparse
 import json
@@ -31,23 +35,69 @@ MODELS = {
     "resnet50": (torchvision.models.resnet50, 13),
     "mobilenet_v2": (torchvision.models.mobilenet_v2, 11),
     "squeezenet1_1": (torchvision.models.squeezenet1_1, 9),
-    "efficientnet_b0": (torchvision.models.efficientnet_b0, 13),  # benchmarked (bench/), not yet tested
+    "efficientnet_b0": (torchvision.models.efficientnet_b0, 13),
+    "mobilenet_v3_small": (torchvision.models.mobilenet_v3_small, 13),
+    "densenet121": (torchvision.models.densenet121, 13),
+    "googlenet": (lambda: torchvision.models.googlenet(aux_logits=False, init_weights=True), 13),
+    "shufflenet_v2_x1_0": (torchvision.models.shufflenet_v2_x1_0, 13),
+    "regnet_y_400mf": (torchvision.models.regnet_y_400mf, 13),
+    "convnext_tiny": (torchvision.models.convnext_tiny, 13),
+    "lraspp_mobilenet_v3_large": (lambda: SegmentationOut(
+        torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights_backbone=None)), 13),
+    "transformer_encoder": (lambda: transformer_encoder(), 17),
 }
-DEFAULT = ["resnet50", "mobilenet_v2", "squeezenet1_1"]
+
+
+def transformer_encoder():
+    """4 layers of nn.TransformerEncoderLayer. nn.TransformerEncoder deep-copies one
+    layer, so all four would start with the same weights (and the exporter would
+    store them once); a trained model's layers differ, so each is re-initialised
+    from the seeded generator."""
+    model = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(256, 8, batch_first=True), 4,
+                                        enable_nested_tensor=False)
+    for layer in model.layers:
+        for p in layer.parameters():
+            if p.dim() > 1:
+                torch.nn.init.xavier_uniform_(p)
+            else:
+                torch.nn.init.normal_(p, std=0.02)
+    return model
+# Models whose input is not a 1x3x224x224 image or whose output is not 1000
+# class logits: input shape, and "kind" in NAME.json ("classifier" when absent
+# here: model_e2e.py then also checks top-1).
+SHAPES = {"transformer_encoder": [1, 64, 256]}
+KINDS = {"lraspp_mobilenet_v3_large": "segmentation", "transformer_encoder": "sequence"}
+DEFAULT = list(MODELS)  # every model: the tests use them all
 SEED = 20261122
+RECIPE = 2  # bump when an export changes (weights, inputs): earlier exports are then redone
+
+
+class SegmentationOut(torch.nn.Module):
+    """A torchvision segmentation model reduced to its 'out' map."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return self.net(x)["out"]
+
 BN_BATCHES = 4
 BN_BATCH_SIZE = 8
 
 
-def reestimate_batchnorm(model, gen):
+def reestimate_batchnorm(model, gen, shape):
     bns = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    if not bns:  # LayerNorm models (ConvNeXt, the transformer): nothing to re-estimate
+        model.eval()
+        return
     for bn in bns:
         bn.reset_running_stats()
         bn.momentum = None  # cumulative moving average over the batches below
     model.train()
     with torch.no_grad():
         for _ in range(BN_BATCHES):
-            model(torch.randn(BN_BATCH_SIZE, 3, 224, 224, generator=gen))
+            model(torch.randn(BN_BATCH_SIZE, *shape[1:], generator=gen))
     model.eval()
 
 
@@ -56,8 +106,9 @@ def export(name, out_dir):
     torch.manual_seed(SEED)
     gen = torch.Generator().manual_seed(SEED)
     model = ctor()
-    reestimate_batchnorm(model, gen)
-    x = torch.randn(1, 3, 224, 224, generator=gen)
+    shape = SHAPES.get(name, [1, 3, 224, 224])
+    reestimate_batchnorm(model, gen, shape)
+    x = torch.randn(*shape, generator=gen)
     with torch.no_grad():
         y = model(x)
     path = os.path.join(out_dir, name + ".onnx")
@@ -66,9 +117,12 @@ def export(name, out_dir):
                       do_constant_folding=True)
     x.numpy().astype("<f4").tofile(os.path.join(out_dir, name + ".input.bin"))
     y.numpy().astype("<f4").tofile(os.path.join(out_dir, name + ".output.bin"))
-    top5 = torch.topk(y[0], 5).indices.tolist()
-    meta = {"model": name, "opset": opset, "input": "input", "input_shape": [1, 3, 224, 224],
-            "output_shape": list(y.shape), "top1": top5[0], "top5": top5, "seed": SEED}
+    meta = {"model": name, "opset": opset, "input": "input", "input_shape": shape,
+            "output_shape": list(y.shape), "kind": KINDS.get(name, "classifier"), "seed": SEED,
+            "recipe": RECIPE}
+    if meta["kind"] == "classifier":
+        top5 = torch.topk(y[0], 5).indices.tolist()
+        meta.update(top1=top5[0], top5=top5)
     with open(os.path.join(out_dir, name + ".json"), "w") as f:
         json.dump(meta, f, indent=1)
     return path
@@ -81,7 +135,7 @@ def up_to_date(name, out_dir):
         return False
     with open(files[3]) as f:
         meta = json.load(f)
-    return meta.get("seed") == SEED and meta.get("opset") == MODELS[name][1]
+    return meta.get("seed") == SEED and meta.get("opset") == MODELS[name][1] and meta.get("recipe") == RECIPE
 
 
 def main():

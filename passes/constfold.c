@@ -17,20 +17,43 @@
  *            the size limit); no Shape node.
  *   Errors:  an evaluation that fails on the data (Gather index out of range,
  *            integer division by zero) fails the pass, naming node and op.
+ *
+ * One node's folding is pass_constfold_node (pass.h), which the frontend also
+ * runs at import, through pass_shape_infer_import, on small results.
  */
 #include "ir/eval.h"
 #include "pass.h"
 
 enum { FOLD_MAX_BYTES = 64 << 20 };
 
-static int foldable(const ir_node *n) {
+static int foldable(const ir_node *n, int64_t max_bytes) {
   if (n->nout != 1 || !n->out[0] || !ir_eval_supported(n->op)) return 0;
   int64_t bytes = ir_value_bytes(n->out[0]);
-  if (bytes < 0 || bytes >= FOLD_MAX_BYTES) return 0;
+  if (bytes < 0 || bytes >= max_bytes) return 0;
   if (n->op == IR_OP_SHAPE || n->op == IR_OP_SIZE) return n->in[0]->rank >= 0;
   for (int i = 0; i < n->nin; i++)
     if (n->in[i] && !n->in[i]->data) return 0;
   return 1;
+}
+
+status pass_constfold_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d) {
+  if (n->dead || !foldable(n, max_bytes)) return ST_OK;
+  const void **in = arena_array(scratch, (size_t)n->nin, sizeof *in);
+  void *out[1];
+  if (!in) return diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);
+  for (int j = 0; j < n->nin; j++) in[j] = n->in[j] ? n->in[j]->data : NULL;
+  diag local;
+  diag_init(&local);
+  status est = ir_eval_node(n, in, out, scratch, &local);
+  if (est == ST_ERR_UNSUPPORTED) return ST_OK;
+  if (est) return diag_set(d, est, "%s", local.msg);
+  ir_value *y = n->out[0];
+  const void *data = arena_memdup(&g->arena, out[0], (size_t)ir_value_bytes(y));
+  if (!data) return diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);
+  y->data = data;
+  y->producer = NULL;
+  n->dead = 1;
+  return ST_OK;
 }
 
 status pass_constfold(ir_graph *g, pass_ctx *ctx, diag *d) {
@@ -38,38 +61,9 @@ status pass_constfold(ir_graph *g, pass_ctx *ctx, diag *d) {
   arena_init(&scratch, 0);
   status st = ST_OK;
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
-    ir_node *n = g->nodes[i];
-    if (n->dead || !foldable(n)) continue;
-    const void **in = arena_array(&scratch, (size_t)n->nin, sizeof *in);
-    void *out[1];
-    if (!in) {
-      st = diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);
-      break;
-    }
-    for (int j = 0; j < n->nin; j++) in[j] = n->in[j] ? n->in[j]->data : NULL;
-    diag local;
-    diag_init(&local);
-    status est = ir_eval_node(n, in, out, &scratch, &local);
-    if (est == ST_ERR_UNSUPPORTED) {
-      arena_free(&scratch);
-      continue;
-    }
-    if (est) {
-      st = diag_set(d, est, "%s", local.msg);
-      break;
-    }
-    ir_value *y = n->out[0];
-    const void *data = arena_memdup(&g->arena, out[0], (size_t)ir_value_bytes(y));
-    if (!data) {
-      st = diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);
-      break;
-    }
-    y->data = data;
-    y->producer = NULL;
-    n->dead = 1;
+    st = pass_constfold_node(g, g->nodes[i], FOLD_MAX_BYTES, &scratch, d);
     arena_free(&scratch);
   }
-  arena_free(&scratch);
   if (st == ST_OK) ir_graph_compact(g);
   return st;
 }

@@ -10,10 +10,17 @@
  * tasks in node order, each named after its node.
  *
  * Node -> task:
- *   Conv                 CONV2D (FRACTAL_Z or, algorithm=1, WINO_F43 weights) or
- *                        DWCONV (NC1HWC0 weights)
+ *   Conv                 CONV2D (FRACTAL_Z weights; algorithm 0 or 2;
+ *                        FRACTAL_Z_G with params[17] = groups) or DWCONV
+ *                        (NC1HWC0 weights); an epilogue program (attrs
+ *                        epi_prog..., ir/epilogue_ir.h) goes to VPROGS like
+ *                        a VectorProgram's, params[21] = 1, [22] its offset,
+ *                        its extra inputs in tensor slots 5..
  *   MaxPool, AveragePool POOL; GlobalAveragePool/GlobalMaxPool: POOL with the
- *                        whole H x W as the window
+ *                        whole H x W as the window; on ND (other ranks,
+ *                        dilations, LpPool, GlobalLpPool, i8/u8): POOL_ND
+ *   Resize               RESIZE with the layout pass's tables
+ *   Gemm, MatMul         MATMUL (what lower_gemm left: run-time or batched B, ...)
  *   VectorProgram        VPROG: its program (ir/vprog_ir.h decodes the node's
  *                        attributes into om_vinstr records) goes to the VPROGS
  *                        partition (identical programs stored once); tensors
@@ -23,10 +30,13 @@
  *   Reduce               REDUCE (mode as om_reduce_op, axes as a bit mask)
  *   Gather, GatherElements  GATHER (what did not fold to a constant)
  *   Pad                  PAD (the constant as bytes of y's dtype)
+ *   TopK, ScatterElements/ND, TensorScatter, CumSum/CumProd, OneHot,
+ *                        GatherND: TOPK, SCATTER, CUMSUM, ONEHOT, GATHER mode 2
  *   Transpose, Slice, Expand, Tile, DepthToSpace, SpaceToDepth: STRIDED_COPY
  *                        with the node's view (ir/view.h); Split: one per
  *                        non-empty output
- *   TransData            TRANSDATA
+ *   TransData            TRANSDATA; WPACK when it packs conv weights
+ *                        (passes/conv_weights.h)
  *   Reshape, Flatten, Squeeze, Unsqueeze, Identity: nothing when memplan
  *                        aliased them (alias=1), else a TRANSDATA ND copy
  *                        (floats) or a flat STRIDED_COPY (other dtypes)
@@ -36,8 +46,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "conv_weights.h"
 #include "ir/eval.h"
+#include "ir/eval_index.h"
+#include "ir/pool.h"
 #include "ir/view.h"
+#include "ir/epilogue_ir.h"
 #include "ir/vprog_ir.h"
 #include "pass.h"
 
@@ -113,10 +127,13 @@ static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int n
   t.name = om_writer_string(s->w, n->name);
   t.block_dim = (uint32_t)ir_attr_int(n, "block_dim", 1);
   t.ntensors = (uint32_t)nt;
-  /* The kernels need at least one element in every dim (libomrt checks it);
-   * nodes with only empty outputs emit no task (emit_node), so this refuses
-   * only empty inputs feeding non-empty results. */
-  for (int i = 0; i < nt; i++)
+  /* Nodes with only empty outputs emit no task (emit_node), Concat skips
+   * empty inputs; REDUCE (the op's identity), PAD and GATHER define what an
+   * empty x gives (om_format.h). Other kinds need at least one element in
+   * every dim, so this refuses only empty inputs feeding their non-empty
+   * results. */
+  int empty_ok = kind == OM_TASK_REDUCE || kind == OM_TASK_PAD || kind == OM_TASK_GATHER;
+  for (int i = 0; i < nt && !empty_ok; i++)
     for (int k = 0; tv[i] && k < tv[i]->rank; k++)
       if (tv[i]->dims[k] == 0)
         return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n,
@@ -148,6 +165,22 @@ static status fused_act(emit_state *s, const ir_node *n, int32_t *p) {
   return ST_OK;
 }
 
+/* Writes VectorProgram node n's program into the VPROGS partition. */
+static status add_program(emit_state *s, const ir_node *n, uint32_t *offset_out) {
+  arena tmp;
+  arena_init(&tmp, 0);
+  ir_vprog p;
+  status st = ir_vprog_decode(n, &tmp, &p, s->d);
+  *offset_out = 0;
+  if (st == ST_OK) {
+    om_vprog hdr = {.ninputs = (uint16_t)n->nin, .noutputs = (uint16_t)n->nout,
+                    .nregs = (uint16_t)p.nregs, .ninstrs = (uint16_t)p.count};
+    if (om_writer_add_vprog(s->w, &hdr, p.ins, offset_out)) st = nomem(s);
+  }
+  arena_free(&tmp);
+  return st;
+}
+
 /* params[0..7]: kh kw stride_h stride_w pad_top pad_left pad_bottom pad_right. */
 static void window_params(const ir_node *n, int64_t kh, int64_t kw, int32_t *p) {
   int64_t k[2] = {kh, kw}, strides[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
@@ -161,25 +194,75 @@ static void window_params(const ir_node *n, int64_t kh, int64_t kw, int32_t *p) 
 
 static status emit_conv(emit_state *s, ir_node *n) {
   ir_value *w = n->in[1];
-  int32_t p[17] = {0};
+  int32_t p[OM_TASK_MAX_PARAMS] = {0};
   window_params(n, w->dims[2], w->dims[3], p);
   int64_t dil[2] = {1, 1};
   ir_attr_ints(n, "dilations", dil, 2);
   p[8] = (int32_t)dil[0], p[9] = (int32_t)dil[1];
   status st = fused_act(s, n, p + 10);
   if (st != ST_OK) return st;
-  ir_value *tv[5] = {n->in[0], w, n->nin > 2 ? n->in[2] : NULL, n->nin > 3 ? n->in[3] : NULL,
-                     n->out[0]};
-  if (w->layout == LAYOUT_NC1HWC0) return add_task(s, n, OM_TASK_DWCONV, 5, tv, 13, p);
+  ir_value *tv[OM_TASK_MAX_TENSORS] = {n->in[0], w, n->nin > 2 ? n->in[2] : NULL, n->nin > 3 ? n->in[3] : NULL,
+                                      n->out[0]};
+  /* The epilogue program (ir/epilogue_ir.h): params[21] = 1, [22] its
+   * offset, its extra inputs in slots 5.. (om_format.h). */
+  int nt = 5, np_epi = 0;
+  ir_epilogue epi;
+  if (ir_epilogue_view(n, &epi)) {
+    uint32_t offset;
+    if ((st = add_program(s, &epi.node, &offset)) != ST_OK) return st;
+    for (int j = 1; j < epi.node.nin; j++) tv[nt++] = epi.node.in[j];
+    p[21] = 1, p[22] = (int32_t)offset, np_epi = 23;
+  }
+  if (w->layout == LAYOUT_NC1HWC0) return add_task(s, n, OM_TASK_DWCONV, nt, tv, np_epi ? np_epi : 13, p);
   p[13] = (int32_t)ir_attr_int(n, "tile_m", 0);
   p[14] = (int32_t)ir_attr_int(n, "tile_n", 0);
   p[15] = (int32_t)ir_attr_int(n, "tile_k", 0);
   p[16] = (int32_t)ir_attr_int(n, "algorithm", OM_CONV_DIRECT);
-  return add_task(s, n, OM_TASK_CONV2D, 5, tv, 17, p);
+  if (w->layout == LAYOUT_FRACTAL_Z_G) { /* grouped: params[17] = G, kernel dims [.., KH, KW] */
+    p[0] = (int32_t)w->dims[3], p[1] = (int32_t)w->dims[4], p[17] = (int32_t)w->dims[0];
+    return add_task(s, n, OM_TASK_CONV2D, nt, tv, np_epi ? np_epi : 18, p);
+  }
+  return add_task(s, n, OM_TASK_CONV2D, nt, tv, np_epi ? np_epi : 17, p);
+}
+
+/* Gemm/MatMul: MATMUL (C dropped when beta is 0). */
+static status emit_matmul(emit_state *s, ir_node *n) {
+  int gemm = n->op == IR_OP_GEMM;
+  double beta = gemm ? ir_attr_float(n, "beta", 1.0) : 0.0;
+  ir_value *c = gemm && n->nin > 2 && beta != 0.0 ? n->in[2] : NULL;
+  int32_t p[10] = {0};
+  p[0] = gemm && ir_attr_int(n, "transA", 0);
+  p[1] = gemm && ir_attr_int(n, "transB", 0);
+  p[2] = f32_bits(gemm ? ir_attr_float(n, "alpha", 1.0) : 1.0);
+  p[3] = c ? f32_bits(beta) : 0;
+  status st = fused_act(s, n, p + 4);
+  if (st != ST_OK) return st;
+  p[7] = (int32_t)ir_attr_int(n, "tile_m", 0);
+  p[8] = (int32_t)ir_attr_int(n, "tile_n", 0);
+  p[9] = (int32_t)ir_attr_int(n, "tile_k", 0);
+  ir_value *tv[4] = {n->in[0], n->in[1], c, n->out[0]};
+  return add_task(s, n, OM_TASK_MATMUL, 4, tv, 10, p);
+}
+
+/* POOL_ND: mode, count_include_pad, p, then per spatial dim kernel, strides,
+ * dilations, pad begins and pad ends (ir/pool.h reads the window). */
+static status emit_pool_nd(emit_state *s, ir_node *n) {
+  const ir_value *x = n->in[0];
+  ir_pool w;
+  char err[400];
+  if (ir_pool_read(n, x->rank, x->dims, &w, err, sizeof err)) return ir_node_error(s->d, ST_ERR_INVALID, n, "%s", err);
+  int32_t p[18] = {w.mode, w.include_pad, (int32_t)w.p};
+  for (int j = 0; j < w.r; j++) { /* bounded to 65535 by the layout pass */
+    p[3 + j] = (int32_t)w.k[j], p[6 + j] = (int32_t)w.s[j], p[9 + j] = (int32_t)w.dl[j];
+    p[12 + j] = (int32_t)w.pb[j], p[15 + j] = (int32_t)w.pe[j];
+  }
+  ir_value *tv[2] = {n->in[0], n->out[0]};
+  return add_task(s, n, OM_TASK_POOL_ND, 2, tv, 18, p);
 }
 
 static status emit_pool(emit_state *s, ir_node *n) {
   const ir_value *x = n->in[0];
+  if (x->layout == LAYOUT_ND) return emit_pool_nd(s, n);
   int32_t p[10] = {0};
   int global = n->op == IR_OP_GLOBALAVGPOOL || n->op == IR_OP_GLOBALMAXPOOL;
   if (global) {
@@ -194,17 +277,8 @@ static status emit_pool(emit_state *s, ir_node *n) {
 }
 
 static status emit_vprog(emit_state *s, ir_node *n) {
-  arena tmp;
-  arena_init(&tmp, 0);
-  ir_vprog p;
-  status st = ir_vprog_decode(n, &tmp, &p, s->d);
-  uint32_t offset = 0;
-  if (st == ST_OK) {
-    om_vprog hdr = {.ninputs = (uint16_t)n->nin, .noutputs = (uint16_t)n->nout,
-                    .nregs = (uint16_t)p.nregs, .ninstrs = (uint16_t)p.count};
-    if (om_writer_add_vprog(s->w, &hdr, p.ins, &offset)) st = nomem(s);
-  }
-  arena_free(&tmp);
+  uint32_t offset;
+  status st = add_program(s, n, &offset);
   if (st != ST_OK) return st;
   ir_value *tv[VPROG_MAX_IO];
   for (int i = 0; i < n->nin; i++) tv[i] = n->in[i];
@@ -220,7 +294,8 @@ static status emit_concat(emit_state *s, ir_node *n) {
   for (int i = 0; i < n->nin; i++) {
     int32_t p[2] = {(int32_t)axis, (int32_t)offset};
     ir_value *tv[2] = {n->in[i], y};
-    status st = add_task(s, n, OM_TASK_COPY_SLICE, 2, tv, 2, p);
+    /* an empty input (empty along axis: y is not empty) has nothing to copy */
+    status st = ir_value_elements(n->in[i]) ? add_task(s, n, OM_TASK_COPY_SLICE, 2, tv, 2, p) : ST_OK;
     if (st != ST_OK) return st;
     offset += n->in[i]->dims[axis];
   }
@@ -279,6 +354,60 @@ static status emit_pad(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_PAD, 2, tv, 11, p);
 }
 
+/* TopK, Scatter*, CumSum/CumProd, OneHot, GatherND: TOPK, SCATTER, CUMSUM,
+ * ONEHOT and GATHER mode 2, params from the attributes shape inference
+ * normalised (axes >= 0; k and depth in int32 range). */
+static status emit_index(emit_state *s, ir_node *n) {
+  int32_t p[4] = {(int32_t)ir_attr_int(n, "axis", 0)};
+  ir_value *tv[4] = {n->in[0], n->nin > 1 ? n->in[1] : NULL, n->nin > 2 ? n->in[2] : NULL, n->out[0]};
+  switch (n->op) {
+  case IR_OP_TOPK:
+    p[1] = (int32_t)ir_attr_int(n, "k", 0), p[2] = (int32_t)ir_attr_int(n, "largest", 1);
+    p[3] = (int32_t)ir_attr_int(n, "sorted", 1), tv[1] = n->out[0], tv[2] = n->out[1];
+    return add_task(s, n, OM_TASK_TOPK, 3, tv, 4, p);
+  case IR_OP_SCATTERELEMENTS:
+  case IR_OP_SCATTERND:
+    p[1] = n->op == IR_OP_SCATTERND ? 0 : p[0], p[0] = n->op == IR_OP_SCATTERND;
+    p[2] = ir_scatter_reduction(n);
+    return add_task(s, n, OM_TASK_SCATTER, 4, tv, 3, p);
+  case IR_OP_TENSORSCATTER: /* past, write indices (or none), update, y */
+    p[1] = p[0], p[0] = 2, p[3] = !strcmp(ir_attr_string(n, "mode", "linear"), "circular");
+    tv[1] = n->nin > 2 ? n->in[2] : NULL, tv[2] = n->in[1];
+    return add_task(s, n, OM_TASK_SCATTER, 4, tv, 4, p);
+  case IR_OP_CUMSUM:
+  case IR_OP_CUMPROD:
+    p[1] = (int32_t)ir_attr_int(n, "exclusive", 0), p[2] = (int32_t)ir_attr_int(n, "reverse", 0);
+    p[3] = n->op == IR_OP_CUMPROD, tv[1] = n->out[0];
+    return add_task(s, n, OM_TASK_CUMSUM, 2, tv, 4, p);
+  case IR_OP_ONEHOT:
+    p[1] = (int32_t)ir_attr_int(n, "depth", 0), tv[2] = n->out[0];
+    return add_task(s, n, OM_TASK_ONEHOT, 3, tv, 2, p);
+  default: /* GatherND */
+    p[0] = 2, p[1] = (int32_t)ir_attr_int(n, "batch_dims", 0), tv[2] = n->out[0];
+    return add_task(s, n, OM_TASK_GATHER, 3, tv, 2, p);
+  }
+}
+
+/* RESIZE: the tables the layout pass attached (in[1] idx, in[2] w unless
+ * the resize only selects), the per-dim taps, the extrapolation value as
+ * bytes of y's dtype. */
+static status emit_resize(emit_state *s, ir_node *n) {
+  ir_value *y = n->out[0];
+  int64_t taps[MAX_RANK + 1];
+  if (n->nin < 2 || !n->in[1] || ir_attr_ints(n, "taps", taps, MAX_RANK + 1) != y->rank)
+    return ir_node_error(s->d, ST_ERR_INVALID, n, "no tap tables (the layout pass attaches them)");
+  int select = n->nin < 3 || !n->in[2];
+  int32_t p[11] = {select};
+  for (int d = 0; d < y->rank; d++) p[1 + d] = (int32_t)taps[d];
+  uint8_t value[8] = {0};
+  uint64_t bits = 0;
+  ir_elem_set(value, y->dtype, 0, ir_attr_float(n, "extrapolation_value", 0.0));
+  for (int k = 0; k < 8; k++) bits |= (uint64_t)value[k] << (8 * k);
+  p[9] = (int32_t)(uint32_t)bits, p[10] = (int32_t)(uint32_t)(bits >> 32);
+  ir_value *tv[4] = {n->in[0], n->in[1], select ? NULL : n->in[2], y};
+  return add_task(s, n, OM_TASK_RESIZE, 4, tv, 11, p);
+}
+
 /* One STRIDED_COPY per non-empty output (Split has several). */
 static status emit_view(emit_state *s, ir_node *n) {
   for (int k = 0; k < n->nout; k++) {
@@ -318,9 +447,16 @@ static status emit_node(emit_state *s, ir_node *n) {
   case IR_OP_AVGPOOL:
   case IR_OP_GLOBALAVGPOOL:
   case IR_OP_GLOBALMAXPOOL:
+  case IR_OP_LPPOOL:
+  case IR_OP_GLOBALLPPOOL:
     return emit_pool(s, n);
+  case IR_OP_RESIZE:
+    return emit_resize(s, n);
   case IR_OP_VECPROG:
     return emit_vprog(s, n);
+  case IR_OP_GEMM:
+  case IR_OP_MATMUL:
+    return emit_matmul(s, n);
   case IR_OP_CONCAT:
     return emit_concat(s, n);
   case IR_OP_SOFTMAX: {
@@ -341,6 +477,15 @@ static status emit_node(emit_state *s, ir_node *n) {
     ir_value *tv[3] = {n->in[0], n->in[1], n->out[0]};
     return add_task(s, n, OM_TASK_GATHER, 3, tv, 2, p);
   }
+  case IR_OP_TOPK:
+  case IR_OP_SCATTERELEMENTS:
+  case IR_OP_SCATTERND:
+  case IR_OP_TENSORSCATTER:
+  case IR_OP_CUMSUM:
+  case IR_OP_CUMPROD:
+  case IR_OP_ONEHOT:
+  case IR_OP_GATHERND:
+    return emit_index(s, n);
   case IR_OP_TRANSPOSE:
   case IR_OP_SLICE:
   case IR_OP_EXPAND:
@@ -356,6 +501,10 @@ static status emit_node(emit_state *s, ir_node *n) {
   case IR_OP_IDENTITY:
     return ir_attr_int(n, "alias", 0) ? ST_OK : emit_copy(s, n);
   case IR_OP_TRANSDATA:
+    if (convw_is_pack(n)) { /* conv weights computed at run time */
+      ir_value *tv[2] = {n->in[0], n->out[0]};
+      return add_task(s, n, OM_TASK_WPACK, 2, tv, 0, NULL);
+    }
     return emit_copy(s, n);
   default: return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "no task kind for this op");
   }

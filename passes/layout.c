@@ -13,15 +13,18 @@
  * dtype; g->nodes is topologically sorted; unused constants are compacted.
  *
  * Each node works in one of two domains:
- *   NC1HWC0  Conv (x, residual, y), MaxPool/AveragePool/Global*Pool, and
+ *   NC1HWC0  Conv (x, residual, y), undilated 2-D MaxPool/AveragePool/
+ *            GlobalMaxPool/GlobalAveragePool on floats (other pools are ND:
+ *            POOL_ND), and
  *            Concat along axis 1 when one of its non-constant inputs already
  *            is NC1HWC0 (it follows the convs); vector programs, see below.
- *   ND       everything else: Flatten/Reshape/Squeeze/Unsqueeze/Identity
+ *   ND       everything else: Gemm/MatMul (the MATMUL task), Flatten/Reshape/Squeeze/Unsqueeze/Identity
  *            (emitted as ND copies or aliases, which also cast f16<->f32, so
  *            they accept either float dtype), Softmax, Reduce (also on
  *            the integer and bool dtypes its modes take), the strided views
  *            (Transpose, Slice, Split, Expand, Tile, DepthToSpace, SpaceToDepth:
- *            any dtype), Pad (any dtype), graph I/O.
+ *            any dtype), Pad (any dtype), Resize (nearest on any dtype;
+ *            its tap tables become constant inputs), graph I/O.
  * A VectorProgram converts dtypes itself (precision reconciled it with its
  * tensors), so only its layouts are set here, all operands one layout:
  * NC1HWC0 when its outputs are rank 4, every tensor it touches is f16/f32, a
@@ -37,7 +40,9 @@
  * dtype); a constant is converted at compile time instead (in place when the
  * node is its only reader, else as a cached copy). Conv weights become
  * FRACTAL_Z per common/types.h; depthwise weights [C,1,KH,KW] become NC1HWC0
- * with logical dims [1,C,KH,KW]; Conv bias is ND f32. A node whose output
+ * with logical dims [1,C,KH,KW]; other grouped weights FRACTAL_Z_G
+ * [G,Og,Ig,KH,KW] (common/conv_group.h); weights computed at run time get a
+ * packing TransData (conv_weights.h); Conv bias is ND f32. A node whose output
  * is a graph output but which computes in another layout or dtype writes a
  * new value that a TransData converts into the graph output.
  */
@@ -45,7 +50,10 @@
 #include <string.h>
 
 #include "common/fp16.h"
+#include "conv_weights.h"
 #include "ir/eval.h"
+#include "ir/pool.h"
+#include "ir/resize.h"
 #include "pass.h"
 #include "precision.h"
 
@@ -220,10 +228,12 @@ static status redirect_output(lay_state *s, ir_node *n, int k, int lay, int dt) 
   t->layout = lay;
   t->producer = n;
   n->out[k] = t;
+  /* Readers move to the node's own value, except vector programs: precision
+   * reconciled their LOADs with v's dtype, so they keep reading v. */
   for (int i = 0; i < s->g->nnodes; i++) {
     ir_node *m = s->g->nodes[i];
     for (int j = 0; j < m->nin && !m->dead; j++)
-      if (m->in[j] == v) m->in[j] = t;
+      if (m->in[j] == v && m->op != IR_OP_VECPROG) m->in[j] = t;
   }
   char tname[600];
   snprintf(tname, sizeof tname, "trans_%s", v->name);
@@ -246,24 +256,28 @@ static status layout_conv(lay_state *s, ir_node *n, int cdt) {
   if (x->rank != 4 || w->rank != 4 || y->rank != 4)
     return unsupported(s, n, "only 2-D convolution (rank-4 input and weights) is supported");
   if (w->dims[0] != y->dims[1]) return unsupported(s, n, "weight output channels differ from y's");
-  if (!w->data) return unsupported(s, n, "weights must be a constant");
   int64_t group = ir_attr_int(n, "group", 1), cin = x->dims[1], cout = y->dims[1];
   int64_t dil[2] = {1, 1};
   ir_attr_ints(n, "dilations", dil, 2);
   if (dil[0] < 1 || dil[1] < 1) return unsupported(s, n, "dilations must be >= 1");
-  if (group == 1) {
+  if (group == 1) { /* weights computed at run time are packed by a WPACK task (conv_weights.h) */
     if (w->dims[1] != cin) return unsupported(s, n, "weight input channels differ from x's");
-    status st = ensure_input(s, n, 1, LAYOUT_FRACTAL_Z, cdt, NULL);
+    status st = w->data ? ensure_input(s, n, 1, LAYOUT_FRACTAL_Z, cdt, NULL)
+                        : convw_make_input(s->g, n, LAYOUT_FRACTAL_Z, cdt, 4, w->dims, s->d);
     if (st != ST_OK) return st;
   } else if (group == cin && group == cout && w->dims[1] == 1) {
     int64_t dims[4] = {1, w->dims[0], w->dims[2], w->dims[3]};
-    status st = ensure_input(s, n, 1, LAYOUT_NC1HWC0, cdt, dims);
+    status st = w->data ? ensure_input(s, n, 1, LAYOUT_NC1HWC0, cdt, dims)
+                        : convw_make_input(s->g, n, LAYOUT_NC1HWC0, cdt, 4, dims, s->d);
+    if (st != ST_OK) return st;
+  } else if (group > 1 && cin % group == 0 && cout % group == 0 && w->dims[1] == cin / group) {
+    int64_t dims[5] = {group, cout / group, cin / group, w->dims[2], w->dims[3]};
+    status st = convw_make_input(s->g, n, LAYOUT_FRACTAL_Z_G, cdt, 5, dims, s->d);
     if (st != ST_OK) return st;
   } else {
-    char msg[128];
-    snprintf(msg, sizeof msg,
-             "grouped convolution with group=%lld is not supported (only 1 or depthwise)",
-             (long long)group);
+    char msg[160];
+    snprintf(msg, sizeof msg, "group=%lld does not divide input channels %lld and output channels %lld",
+             (long long)group, (long long)cin, (long long)cout);
     return unsupported(s, n, msg);
   }
   status st = ensure_input(s, n, 0, LAYOUT_NC1HWC0, cdt, NULL);
@@ -280,13 +294,55 @@ static status layout_conv(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_NC1HWC0, cdt);
 }
 
+/* Pools (ir/pool.h): undilated 2-D max and average pooling on floats, the
+ * CNN case, runs as POOL on NC1HWC0; the rest (1-D, 3-D, dilated, Lp, max
+ * on i8/u8) as POOL_ND on ND, when the window fits its params. */
 static status layout_pool(lay_state *s, ir_node *n, int cdt) {
-  if (n->in[0]->rank != 4) return unsupported(s, n, "only 2-D pooling (rank-4 input) is supported");
-  int64_t dil[2] = {1, 1};
-  ir_attr_ints(n, "dilations", dil, 2);
-  if (dil[0] != 1 || dil[1] != 1) return unsupported(s, n, "dilated pooling is not supported");
-  status st = ensure_input(s, n, 0, LAYOUT_NC1HWC0, cdt, NULL);
-  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_NC1HWC0, cdt);
+  const ir_value *x = n->in[0];
+  int xt = x->dtype, fl = precision_is_float(xt);
+  if (!fl && !((n->op == IR_OP_MAXPOOL || n->op == IR_OP_GLOBALMAXPOOL) &&
+               (xt == DT_INT8 || xt == DT_UINT8)))
+    return check_float(s, n, x);
+  ir_pool p;
+  char err[400];
+  if (ir_pool_read(n, x->rank, x->dims, &p, err, sizeof err)) return unsupported(s, n, err);
+  int fits = 1, undilated = 1;
+  for (int j = 0; j < p.r; j++) {
+    int64_t ext = p.dl[j] * (p.k[j] - 1) + 1;
+    fits &= p.k[j] <= 65535 && p.s[j] <= 65535 && p.dl[j] <= 65535 && p.pb[j] < ext && p.pe[j] < ext;
+    undilated &= p.dl[j] == 1;
+  }
+  if (!fits) return unsupported(s, n, "the pooling window needs kernel, strides and dilations <= 65535 and pads "
+                                      "below the kernel extent");
+  int lay = fl && x->rank == 4 && p.mode != 2 && undilated ? LAYOUT_NC1HWC0 : LAYOUT_ND;
+  status st = ensure_input(s, n, 0, lay, fl ? cdt : ANY_DTYPE, NULL);
+  return st != ST_OK ? st : redirect_output(s, n, 0, lay, fl ? cdt : xt);
+}
+
+/* Resize: ND, floats in the node's dtype, nearest also on the other dtypes
+ * the vector unit moves; its tap tables (ir/resize.h) become constant
+ * inputs 1 (idx, i32) and, unless it only selects, 2 (w, f32), and its
+ * per-dim tap counts the attribute `taps`. */
+static status layout_resize(lay_state *s, ir_node *n, int cdt) {
+  ir_value *x = n->in[0], *y = n->out[0];
+  int xt = x->dtype, fl = precision_is_float(xt);
+  if (!fl && (!dtype_size(xt) || xt == DT_DOUBLE)) return check_float(s, n, x);
+  ir_resize_tables t;
+  status st = ir_resize_tables_build(n, x, y, &s->scratch, &t, s->d);
+  if (st == ST_OK) st = ensure_input(s, n, 0, LAYOUT_ND, fl ? cdt : ANY_DTYPE, NULL);
+  if (st != ST_OK) return st;
+  char name[512];
+  int64_t count = t.count, taps[MAX_RANK];
+  for (int d = 0; d < t.rank; d++) taps[d] = t.taps[d];
+  snprintf(name, sizeof name, "%s_resize_idx", y->name);
+  ir_value *idx = ir_const_new(s->g, name, DT_INT32, 1, &count, t.idx, (size_t)count * sizeof *t.idx);
+  if (!idx || ir_node_set_input(s->g, n, 1, idx) || ir_attr_set_ints(s->g, n, "taps", t.rank, taps)) return nomem(s, n);
+  if (!t.select) {
+    snprintf(name, sizeof name, "%s_resize_w", y->name);
+    ir_value *w = ir_const_new(s->g, name, DT_FLOAT32, 1, &count, t.w, (size_t)count * sizeof *t.w);
+    if (!w || ir_node_set_input(s->g, n, 2, w)) return nomem(s, n);
+  }
+  return redirect_output(s, n, 0, LAYOUT_ND, fl ? cdt : xt);
 }
 
 /* Concat: NC1HWC0 when rank 4 along axis 1 and a computed input already is
@@ -371,6 +427,16 @@ static status layout_vecprog(lay_state *s, ir_node *n) {
   return ST_OK;
 }
 
+/* Gemm and MatMul that lower_gemm left (a run-time B, a batched A, ...):
+ * one MATMUL task on ND operands, A and B in the node's dtype, C as it is
+ * (f16 or f32: the epilogue reads either). */
+static status layout_matmul(lay_state *s, ir_node *n, int cdt) {
+  status st = ensure_input(s, n, 0, LAYOUT_ND, cdt, NULL);
+  if (st == ST_OK) st = ensure_input(s, n, 1, LAYOUT_ND, cdt, NULL);
+  if (st == ST_OK && n->nin > 2 && n->in[2]) st = ensure_input(s, n, 2, LAYOUT_ND, ANY_DTYPE, NULL);
+  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, cdt);
+}
+
 /* Reshape family: ND copies (or aliases) that may also cast. */
 static status layout_nd_copy(lay_state *s, ir_node *n) {
   status st = ensure_input(s, n, 0, LAYOUT_ND, ANY_DTYPE, NULL);
@@ -387,8 +453,10 @@ static status layout_reduce(lay_state *s, ir_node *n, int cdt) {
   int mode = ir_reduce_mode(n), xt = x->dtype;
   int is_arg = mode == OM_REDUCE_ARGMAX || mode == OM_REDUCE_ARGMIN;
   int is_ext = mode == OM_REDUCE_MAX || mode == OM_REDUCE_MIN;
-  int wide = xt == DT_INT32 || xt == DT_INT64, narrow = xt == DT_INT8 || xt == DT_UINT8;
-  int ok = precision_is_float(xt);
+  int wide = xt == DT_INT64 || xt == DT_INT32 || xt == DT_INT16 || xt == DT_UINT64 || xt == DT_UINT32 ||
+             xt == DT_UINT16;
+  int narrow = xt == DT_INT8 || xt == DT_UINT8;
+  int ok = precision_is_float(xt) || xt == DT_DOUBLE; /* f64 reduces in f64 */
   if (mode == OM_REDUCE_SUM || mode == OM_REDUCE_PROD || mode == OM_REDUCE_L1 || mode == OM_REDUCE_SUMSQUARE)
     ok |= wide;
   if (is_arg) ok |= wide || narrow;
@@ -409,7 +477,7 @@ static status layout_reduce(lay_state *s, ir_node *n, int cdt) {
  * dtype, every other dtype of 1, 2, 4 or 8 bytes as it is. */
 static status layout_view(lay_state *s, ir_node *n, int cdt) {
   int xt = n->in[0]->dtype;
-  if (!dtype_size(xt) || xt == DT_DOUBLE) {
+  if (!dtype_size(xt)) {
     char msg[160];
     snprintf(msg, sizeof msg, "value '%s' has dtype %s, which the vector unit does not move", n->in[0]->name,
              dtype_name(xt) ? dtype_name(xt) : "?");
@@ -426,7 +494,7 @@ static status layout_view(lay_state *s, ir_node *n, int cdt) {
  * vector unit moves (floats in the node's dtype), indices as they are. */
 static status layout_gather(lay_state *s, ir_node *n, int cdt) {
   int xt = n->in[0]->dtype, it = n->in[1]->dtype;
-  if (!dtype_size(xt) || xt == DT_DOUBLE || (it != DT_INT64 && it != DT_INT32)) {
+  if (!dtype_size(xt) || (it != DT_INT64 && it != DT_INT32)) {
     char msg[200];
     snprintf(msg, sizeof msg, "data '%s' of dtype %s or indices '%s' of dtype %s are not supported", n->in[0]->name,
              dtype_name(xt) ? dtype_name(xt) : "?", n->in[1]->name, dtype_name(it) ? dtype_name(it) : "?");
@@ -438,18 +506,56 @@ static status layout_gather(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, want == ANY_DTYPE ? xt : cdt);
 }
 
+/* TopK, Scatter*, CumSum/CumProd, GatherND, OneHot: ND operands in
+ * the dtypes their kinds take (om_format.h TOPK, SCATTER, CUMSUM, GATHER,
+ * ONEHOT); float data in the node's dtype, indices as they are. */
+static status layout_index(lay_state *s, ir_node *n, int cdt) {
+  int xt = n->in[0]->dtype, yt = n->out[0]->dtype, ok = dtype_size(xt) && dtype_size(yt);
+  int cum = n->op == IR_OP_CUMSUM || n->op == IR_OP_CUMPROD, onehot = n->op == IR_OP_ONEHOT;
+  if (cum)
+    ok = precision_is_float(xt) || xt == DT_DOUBLE || xt == DT_INT32 || xt == DT_INT64 || xt == DT_UINT32 ||
+         xt == DT_UINT64;
+  if (n->op == IR_OP_TOPK || onehot) ok = ok && xt != DT_BOOL;
+  if (!ok) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "input '%s' of dtype %s is not supported%s", n->in[0]->name,
+             dtype_name(xt) ? dtype_name(xt) : "?",
+             cum ? " (CumSum/CumProd take f32, f16, f64, i32, i64, u32, u64)" : "");
+    return unsupported(s, n, msg);
+  }
+  int want = precision_is_float(yt) ? cdt : ANY_DTYPE; /* the data operands' and out[0]'s dtype */
+  for (int j = 0; j < n->nin; j++) {
+    int data = onehot                          ? j == 1
+               : n->op == IR_OP_TENSORSCATTER ? j <= 1 /* past, update */
+                                              : j == 0 || (j == 2 && n->op != IR_OP_GATHERND);
+    status st = ensure_input(s, n, j, LAYOUT_ND, data ? want : ANY_DTYPE, NULL);
+    if (st != ST_OK) return st;
+  }
+  for (int k = 0; k < n->nout; k++) {
+    int dt = k > 0 ? (int)n->out[k]->dtype : want == ANY_DTYPE ? yt : want; /* TopK's indices: i64 */
+    status st = redirect_output(s, n, k, LAYOUT_ND, dt);
+    if (st != ST_OK) return st;
+  }
+  return ST_OK;
+}
+
 static status layout_node(lay_state *s, ir_node *n) {
   int cdt = precision_node_dtype(n, s->precision);
   switch (n->op) {
   case IR_OP_BATCHNORM:
     return unsupported(s, n, "BatchNormalization is only supported folded into a preceding Conv");
-  case IR_OP_GEMM:
-    return unsupported(s, n, "only Gemm with a constant 2-D B is supported");
-  case IR_OP_MATMUL:
-    return unsupported(s, n, "only MatMul with a constant 2-D B is supported");
   case IR_OP_GATHER:
   case IR_OP_GATHERELEMENTS:
     return layout_gather(s, n, cdt);
+  case IR_OP_TOPK:
+  case IR_OP_SCATTERELEMENTS:
+  case IR_OP_SCATTERND:
+  case IR_OP_TENSORSCATTER:
+  case IR_OP_CUMSUM:
+  case IR_OP_CUMPROD:
+  case IR_OP_GATHERND:
+  case IR_OP_ONEHOT:
+    return layout_index(s, n, cdt);
   case IR_OP_SHAPE:
   case IR_OP_SIZE:
   case IR_OP_CONSTANTOFSHAPE:
@@ -462,7 +568,7 @@ static status layout_node(lay_state *s, ir_node *n) {
   case IR_OP_IDENTITY:
     if (!precision_is_float(n->in[0]->dtype)) { /* integer and bool copies: any dtype the vector unit moves */
       int xt = n->in[0]->dtype;
-      if (!dtype_size(xt) || xt == DT_DOUBLE || (int)n->out[0]->dtype != xt) {
+      if (!dtype_size(xt) || (int)n->out[0]->dtype != xt) {
         char msg[160];
         snprintf(msg, sizeof msg, "value '%s' has dtype %s, which the vector unit does not move", n->in[0]->name,
                  dtype_name(xt) ? dtype_name(xt) : "?");
@@ -473,6 +579,15 @@ static status layout_node(lay_state *s, ir_node *n) {
     break;
   case IR_OP_TRANSDATA:
     return ST_OK;
+  case IR_OP_MAXPOOL:
+  case IR_OP_AVGPOOL:
+  case IR_OP_GLOBALAVGPOOL:
+  case IR_OP_GLOBALMAXPOOL:
+  case IR_OP_LPPOOL:
+  case IR_OP_GLOBALLPPOOL:
+    return layout_pool(s, n, cdt);
+  case IR_OP_RESIZE:
+    return layout_resize(s, n, cdt);
   case IR_OP_VECPROG:
     return layout_vecprog(s, n);
   case IR_OP_REDUCE:
@@ -499,16 +614,14 @@ static status layout_node(lay_state *s, ir_node *n) {
   switch (n->op) {
   case IR_OP_CONV:
     return layout_conv(s, n, cdt);
-  case IR_OP_MAXPOOL:
-  case IR_OP_AVGPOOL:
-  case IR_OP_GLOBALAVGPOOL:
-  case IR_OP_GLOBALMAXPOOL:
-    return layout_pool(s, n, cdt);
   case IR_OP_CONCAT:
     return layout_concat(s, n, cdt);
   case IR_OP_SOFTMAX:
     st = ensure_input(s, n, 0, LAYOUT_ND, cdt, NULL);
     return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, cdt);
+  case IR_OP_GEMM:
+  case IR_OP_MATMUL:
+    return layout_matmul(s, n, cdt);
   case IR_OP_FLATTEN:
   case IR_OP_RESHAPE:
   case IR_OP_SQUEEZE:

@@ -8,7 +8,7 @@
  * IR contract between the graph passes and the lowering passes (true after
  * `fuse`): every value has a known shape and dtype; no Shape/Size/Constant/
  * Range/ConstantOfShape subgraphs remain (folded; a Gather remains only when
- * its data or indices are computed at run time); Gemm/MatMul with a constant 2-D B have become
+ * its data or indices are computed at run time); Gemm/MatMul of a [1,K] A by a constant 2-D B have become
  * Reshape -> Conv 1x1 -> Reshape; BatchNormalization after a Conv is folded
  * into its weights and bias; Conv may carry a residual (in[3]) and
  * act/clip_min/clip_max attributes; Identity is gone except where it connects
@@ -30,6 +30,8 @@ typedef struct pass_ctx {
   const soc_info *soc;
   om_precision precision;
   int winograd;             /* 1: Winograd F(4x4,3x3) where eligible (--op_select_implmode=high_performance) */
+  int no_vector_fusion;     /* 1: vectorize does not merge programs: one per elementwise op (the unfused,
+                               op-by-op build: --fusion_switch_file with VectorProgramFusionPass:off) */
   const char *model_name;   /* written into the om */
   const char *cmdline;      /* written into the om */
   /* outputs, set by passes */
@@ -60,9 +62,29 @@ status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_layout(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_epilogue(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_tiling(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d);
+
+/* One node of each, for the frontend (frontend/onnx_load.c), which runs them
+ * on the nodes every ONNX node becomes so that later importers see ranks and
+ * constants that shape arithmetic establishes.
+ * pass_constfold_node folds n as pass_constfold does (n dead, its output a
+ * constant) when its inputs are constants (or it is a Shape/Size of a value
+ * with known dims) and its output has fewer than max_bytes; it leaves n alone
+ * when not, or when the evaluator does not implement the op or dtype;
+ * evaluation errors (index out of range, ...) are returned. `scratch` holds
+ * the evaluation's temporaries (the caller frees it).
+ * pass_shape_infer_import is best effort and silent: when every input of n
+ * has a known shape and dtype and shape_infer accepts n, n's outputs get
+ * their dtypes and dims, then n folds (pass_constfold_node, below
+ * fold_max_bytes); otherwise n's outputs stay as they were. Unless n folds,
+ * its attributes and inputs stay as the importer made them, so the pass
+ * later normalises them and reports every error as without this. Only
+ * ST_ERR_NOMEM is returned. */
+status pass_constfold_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d);
+status pass_shape_infer_import(ir_graph *g, ir_node *n, int64_t fold_max_bytes, diag *d);
 
 /* Looks a pass up by name (pass_golden tests); NULL when unknown. */
 const pass *pass_find(const char *name);

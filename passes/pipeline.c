@@ -3,12 +3,13 @@
  *   shape_infer  dims and dtypes of every value, from --input_shape
  *   constfold    evaluates nodes whose inputs are all constant (shape arithmetic)
  *   dce          drops nodes whose outputs nothing reads, and Identity
- *   lower_gemm   Gemm/MatMul with constant B -> Conv 1x1 (the cube's one form)
+ *   lower_gemm   Gemm/MatMul of one row by a constant B -> Conv 1x1 (else: MATMUL)
  *   bn_fold      BatchNormalization after Conv -> Conv weights and bias
  *   fuse         Conv + bias + residual Add + Relu/Clip -> one Conv
  *   vectorize    other elementwise ops -> vector programs, chains fused into one
  *   precision    --precision_mode: fp16 activations and weights where allowed
  *   layout       NC1HWC0 activations, FRACTAL_Z weights, TransData at edges
+ *   epilogue     a Conv's one reader, a vector program, runs in the Conv's tiles
  *   tiling       cube/vector tiles per the SoC's buffers, block_dim over AI cores
  *   memplan      one workspace, liveness-based offsets
  *   emit         the task list and the om package
@@ -21,7 +22,7 @@ const pass pass_pipeline[] = {
     {"shape_infer", pass_shape_infer}, {"constfold", pass_constfold}, {"dce", pass_dce},
     {"lower_gemm", pass_lower_gemm},   {"bn_fold", pass_bn_fold},     {"fuse", pass_fuse},
     {"vectorize", pass_vectorize},     {"precision", pass_precision}, {"layout", pass_layout},
-    {"tiling", pass_tiling},           {"memplan", pass_memplan},     {"emit", pass_emit},
+    {"epilogue", pass_epilogue},       {"tiling", pass_tiling},           {"memplan", pass_memplan},     {"emit", pass_emit},
 };
 const int pass_pipeline_count = (int)(sizeof pass_pipeline / sizeof *pass_pipeline);
 

@@ -7,13 +7,17 @@
  *            shape arithmetic over static dims: Shape/Gather/Concat/...).
  *   Changes: sets dtype, rank and dims of every node output (overwriting what
  *            the model declared); normalises attributes so later passes read
- *            no defaults: Conv and the 2-D pools get explicit kernel_shape,
+ *            no defaults: Conv and the pools get explicit kernel_shape,
  *            strides, dilations and pads [t,l,b,r] (Conv also group), auto_pad
  *            is resolved into pads and removed, Softmax gets an explicit axis
  *            >= 0, Reduce gets axes >= 0 in ascending order (or noop=1
- *            when it reduces nothing); the compile-time list inputs of
+ *            when it reduces nothing), Resize gets the scales its
+ *            coordinate transform uses in place of sizes and
+ *            keep_aspect_ratio_policy (ir/resize.h); the compile-time list inputs of
  *            Reduce, Expand and Split (ops.def) become attributes and the
- *            input is dropped from the node. Otherwise nodes, values and
+ *            input is dropped from the node; a Cast still holding
+ *            CastLike's like input gets `to` from its dtype and drops it.
+ *            Otherwise nodes, values and
  *            edges are untouched.
  *   Leaves:  every value with a known shape and dtype; the graph verifies.
  *   Errors:  name the node, its op and the offending input or attribute with
@@ -22,10 +26,20 @@
  *
  * Shape arithmetic (Shape -> Gather -> Concat -> Reshape) is the one place
  * values matter: while walking the graph the pass evaluates, with the
- * reference evaluator into a scratch arena, every small integer tensor whose
+ * reference evaluator into a scratch arena, every small integer or bool tensor whose
  * inputs are known (constants, or Shape of a static value) and keeps it in a
  * side table by value id, so a Reshape fed by such a chain gets its dims
  * before constfold turns the chain into a constant.
+ *
+ * The same per-node inference also runs at import (pass_shape_infer_import,
+ * pass.h): the frontend calls it on the nodes each ONNX node becomes, so
+ * importers further on see ranks, and constants where a node folds at once
+ * (pass_constfold_node). There it is best effort and leaves no trace but
+ * output shapes and folded nodes: a node it cannot infer is left exactly as
+ * it was, and a node that does not fold gets its importer-made attributes
+ * and inputs back, so this pass later starts from the same nodes as without
+ * it (recomputing the dims, which come out the same) and reports the same
+ * errors.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -34,8 +48,11 @@
 
 #include "common/om_format.h"
 #include "ir/eval.h"
+#include "ir/pool.h"
+#include "ir/resize.h"
 #include "ir/view.h"
 #include "pass.h"
+#include "shape_index.h"
 
 enum { PROPAGATE_MAX_ELEMENTS = 4096 }; /* integer tensors evaluated for shape arithmetic */
 
@@ -44,8 +61,12 @@ typedef struct si {
   diag *d;
   const ir_node *n;
   arena scratch;
-  const void **known; /* per value id: data of constants and propagated integer tensors */
+  const void **known; /* per value id: data of constants and propagated integer tensors;
+                         NULL at import (pass_shape_infer_import), where only constants are known */
 } si;
+
+/* What is known of v's data at compile time, or NULL. */
+static const void *known_data(const si *s, const ir_value *v) { return s->known ? s->known[v->id] : v->data; }
 
 static status fail(si *s, status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static status fail(si *s, status code, const char *fmt, ...) {
@@ -311,23 +332,11 @@ static status infer_conv(si *s, ir_node *n, int *rank, int64_t *dims) {
   return ST_OK;
 }
 
-static status infer_pool(si *s, ir_node *n, int *rank, int64_t *dims) {
-  const ir_value *x = n->in[0];
-  status st;
-  if ((st = need_rank(s, 0, 4)) || (st = need_float(s, 0))) return st;
-  int64_t oh = 1, ow = 1;
-  if (n->op != IR_OP_GLOBALAVGPOOL && n->op != IR_OP_GLOBALMAXPOOL && (st = infer_window(s, n, -1, -1, &oh, &ow)))
-    return st;
-  *rank = 4;
-  dims[0] = x->dims[0], dims[1] = x->dims[1], dims[2] = oh, dims[3] = ow;
-  return ST_OK;
-}
-
 /* ---- shape manipulation ---- */
 
 static status infer_reshape(si *s, ir_node *n, int *rank, int64_t *dims) {
   const ir_value *x = n->in[0], *sh = n->in[1];
-  const int64_t *spec = s->known[sh->id];
+  const int64_t *spec = known_data(s, sh);
   if (sh->dtype != DT_INT64 || sh->rank != 1)
     return fail(s, ST_ERR_INVALID, "shape input '%s' is %s%s; expected a 1-D i64 tensor", sh->name,
                 dtype_name(sh->dtype), shape_str(sh));
@@ -426,7 +435,7 @@ static status infer_shape_op(si *s, ir_node *n, int *rank, int64_t *dims) {
  * value input. */
 static status infer_constantofshape(si *s, ir_node *n, int *rank, int64_t *dims, dtype *dt) {
   const ir_value *sh = n->in[0], *val = n->in[1];
-  const int64_t *spec = s->known[sh->id];
+  const int64_t *spec = known_data(s, sh);
   if (sh->dtype != DT_INT64 || sh->rank != 1)
     return fail(s, ST_ERR_INVALID, "shape input '%s' is %s%s; expected a 1-D i64 tensor", sh->name,
                 dtype_name(sh->dtype), shape_str(sh));
@@ -450,8 +459,8 @@ static status infer_range(si *s, ir_node *n, int *rank, int64_t *dims) {
     const ir_value *x = n->in[i];
     if (ir_value_elements(x) != 1 || x->dtype != n->in[0]->dtype || (!is_float(x->dtype) && !is_int(x->dtype)))
       return fail(s, ST_ERR_INVALID, "input %d '%s' must be a numeric scalar of input 0's dtype", i, x->name);
-    if (!s->known[x->id]) return fail(s, ST_ERR_UNSUPPORTED, "input %d '%s' is not known at compile time", i, x->name);
-    v[i] = ir_elem_get(s->known[x->id], x->dtype, 0);
+    if (!known_data(s, x)) return fail(s, ST_ERR_UNSUPPORTED, "input %d '%s' is not known at compile time", i, x->name);
+    v[i] = ir_elem_get(known_data(s, x), x->dtype, 0);
   }
   if (v[2] == 0 || isnan(v[0]) || isnan(v[1]) || isnan(v[2])) return fail(s, ST_ERR_INVALID, "delta is 0 or a bound is NaN");
   double count = ceil((v[1] - v[0]) / v[2]);
@@ -577,8 +586,8 @@ static status infer_gemm(si *s, ir_node *n, int *rank, int64_t *dims) {
   int ta = ir_attr_int(n, "transA", 0) != 0, tb = ir_attr_int(n, "transB", 0) != 0;
   int64_t M = A->dims[ta], K = A->dims[!ta], Kb = B->dims[tb], N = B->dims[!tb];
   if (K != Kb)
-    return fail(s, ST_ERR_INVALID, "A %s (transA=%d) and B %s (transB=%d) disagree on K", shape_str(A), ta,
-                shape_str(B), tb);
+    return fail(s, ST_ERR_INVALID, "K differs: input 0 '%s' %s (transA=%d) has K %lld, input 1 '%s' %s (transB=%d) has K %lld",
+                A->name, shape_str(A), ta, (long long)K, B->name, shape_str(B), tb, (long long)Kb);
   *rank = 2;
   dims[0] = M, dims[1] = N;
   int64_t bc[MAX_RANK];
@@ -593,10 +602,14 @@ static status infer_matmul(si *s, ir_node *n, int *rank, int64_t *dims) {
   status st;
   if ((st = need_float(s, 0)) || (st = same_dtype(s, 0, 1))) return st;
   if (A->rank < 1 || B->rank < 1) return fail(s, ST_ERR_INVALID, "inputs %s and %s: MatMul of a scalar", shape_str(A), shape_str(B));
-  int64_t K = A->dims[A->rank - 1], Kb = B->dims[B->rank >= 2 ? B->rank - 2 : 0];
+  int ka = A->rank - 1, kb = B->rank >= 2 ? B->rank - 2 : 0;
+  if (A->dims[ka] != B->dims[kb])
+    return fail(s, ST_ERR_INVALID, "K differs: input 0 '%s' %s has %lld in dim %d, input 1 '%s' %s has %lld in dim %d",
+                A->name, shape_str(A), (long long)A->dims[ka], ka, B->name, shape_str(B), (long long)B->dims[kb], kb);
   int ba = A->rank >= 2 ? A->rank - 2 : 0, bb = B->rank >= 2 ? B->rank - 2 : 0;
-  if (K != Kb || broadcast(ba, A->dims, bb, B->dims, rank, dims))
-    return fail(s, ST_ERR_INVALID, "inputs %s and %s do not multiply", shape_str(A), shape_str(B));
+  if (broadcast(ba, A->dims, bb, B->dims, rank, dims))
+    return fail(s, ST_ERR_INVALID, "batch dims do not broadcast: input 0 '%s' %s (batch %s), input 1 '%s' %s (batch %s)",
+                A->name, shape_str(A), dims_str(ba, A->dims), B->name, shape_str(B), dims_str(bb, B->dims));
   if (A->rank >= 2) dims[(*rank)++] = A->dims[A->rank - 2];
   if (B->rank >= 2) dims[(*rank)++] = B->dims[B->rank - 1];
   return ST_OK;
@@ -614,7 +627,7 @@ static status resolve_list_input(si *s, ir_node *n) {
     if (lists[i].op == n->op) name = lists[i].attr;
   if (!name || n->nin < 2 || !n->in[1]) return ST_OK;
   const ir_value *v = n->in[1];
-  const void *data = s->known[v->id];
+  const void *data = known_data(s, v);
   int64_t count = ir_value_elements(v), buf[IR_SPLIT_MAX_OUTPUTS];
   if ((v->dtype != DT_INT64 && v->dtype != DT_INT32) || v->rank > 1 || count > IR_SPLIT_MAX_OUTPUTS)
     return fail(s, ST_ERR_INVALID, "input 1 '%s' (%s) must be an i64 or i32 list of at most %d values", v->name, name,
@@ -642,8 +655,13 @@ static status infer_node(si *s, ir_node *n) {
   status st = ST_OK;
   switch (n->op) {
   case IR_OP_CONV: st = infer_conv(s, n, &rank, dims); break;
-  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALMAXPOOL:
-    st = infer_pool(s, n, &rank, dims);
+  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALMAXPOOL: case IR_OP_LPPOOL:
+  case IR_OP_GLOBALLPPOOL:
+    st = ir_pool_infer(s->g, n, s->d, &rank, dims); /* ir/pool.h: 1 to 3 spatial dims */
+    break;
+  case IR_OP_RESIZE:
+    rank = n->in[0]->rank;
+    st = ir_resize_infer(s->g, n, s->d, dims); /* ir/resize.h */
     break;
   case IR_OP_BATCHNORM:
     if ((st = need_float(s, 0))) return st;
@@ -683,6 +701,10 @@ static status infer_node(si *s, ir_node *n) {
   }
   case IR_OP_CONCAT: st = infer_concat(s, n, &rank, dims); break;
   case IR_OP_CAST:
+    if (n->nin > 1) { /* CastLike: the like input's dtype is known now (ops.def) */
+      if (n->in[1] && ir_attr_set_int(s->g, n, "to", n->in[1]->dtype)) return nomem(s);
+      n->nin = 1;
+    }
     dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
     if (dtype_size(dt) == 0 || !dtype_name(dt))
       return fail(s, ST_ERR_UNSUPPORTED, "cast to dtype %lld", (long long)ir_attr_int(n, "to", DT_UNDEFINED));
@@ -697,6 +719,9 @@ static status infer_node(si *s, ir_node *n) {
   case IR_OP_GEMM: st = infer_gemm(s, n, &rank, dims); break;
   case IR_OP_MATMUL: st = infer_matmul(s, n, &rank, dims); break;
   case IR_OP_VECPROG: return infer_vecprog(s, n);
+  case IR_OP_TOPK: case IR_OP_SCATTERELEMENTS: case IR_OP_SCATTERND: case IR_OP_CUMSUM: case IR_OP_CUMPROD:
+  case IR_OP_GATHERND: case IR_OP_ONEHOT: case IR_OP_TENSORSCATTER:
+    return shape_index_infer(s->g, n, s->d); /* shape_index.c */
   case IR_OP_REDUCE: st = infer_reduce(s, n, &rank, dims, &dt); break;
   case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_EXPAND: case IR_OP_TILE: case IR_OP_DEPTHTOSPACE:
   case IR_OP_SPACETODEPTH: case IR_OP_SPLIT: {
@@ -729,10 +754,12 @@ static status infer_node(si *s, ir_node *n) {
   return ST_OK;
 }
 
-/* Evaluates n when it yields a small integer tensor from known inputs. */
+/* Evaluates n when it yields a small integer (or bool: the conditions of
+ * shape arithmetic's Where) tensor from known inputs. */
 static status propagate(si *s, ir_node *n) {
   const ir_value *y = n->out[0];
-  if (n->nout != 1 || !is_int(y->dtype) || ir_value_elements(y) > PROPAGATE_MAX_ELEMENTS || !ir_eval_supported(n->op))
+  if (n->nout != 1 || (!is_int(y->dtype) && y->dtype != DT_BOOL) || ir_value_elements(y) > PROPAGATE_MAX_ELEMENTS ||
+      !ir_eval_supported(n->op))
     return ST_OK;
   const void *in[4] = {NULL};
   const void **ins = n->nin <= 4 ? in : arena_array(&s->scratch, (size_t)n->nin, sizeof *ins);
@@ -752,6 +779,22 @@ static status propagate(si *s, ir_node *n) {
   return ST_OK;
 }
 
+/* Checks n's inputs and outputs, then infers it. */
+static status infer_one(si *s, ir_node *n) {
+  s->n = n;
+  for (int j = 0; j < n->nin; j++) {
+    const ir_value *v = n->in[j];
+    if (!v && (j < ir_ops[n->op].min_in || n->op == IR_OP_CONCAT))
+      return fail(s, ST_ERR_INVALID, "required input %d is missing", j);
+    if (v && (v->rank < 0 || ir_value_bytes(v) < 0))
+      return fail(s, ST_ERR_INVALID, "input %d '%s' has an unknown shape or dtype", j, v->name);
+  }
+  if (n->nout < 1 || !n->out[0] || (n->nout != 1 && n->op != IR_OP_VECPROG && n->op != IR_OP_SPLIT && n->op != IR_OP_TOPK))
+    return fail(s, ST_ERR_INVALID, "%d outputs, expected 1", n->nout);
+  status st = resolve_list_input(s, n);
+  return st ? st : infer_node(s, n);
+}
+
 status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d) {
   for (int i = 0; i < g->nvalues; i++) {
     const ir_value *v = g->values[i];
@@ -769,19 +812,51 @@ status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d) {
   for (int i = 0; st == ST_OK && i < g->nnodes; i++) {
     ir_node *n = g->nodes[i];
     if (n->dead) continue;
-    s.n = n;
-    for (int j = 0; j < n->nin && st == ST_OK; j++) {
-      const ir_value *v = n->in[j];
-      if (!v && (j < ir_ops[n->op].min_in || n->op == IR_OP_CONCAT))
-        st = fail(&s, ST_ERR_INVALID, "required input %d is missing", j);
-      else if (v && (v->rank < 0 || ir_value_bytes(v) < 0))
-        st = fail(&s, ST_ERR_INVALID, "input %d '%s' has an unknown shape or dtype", j, v->name);
-    }
-    if (st == ST_OK && (n->nout < 1 || !n->out[0] || (n->nout != 1 && n->op != IR_OP_VECPROG && n->op != IR_OP_SPLIT)))
-      st = fail(&s, ST_ERR_INVALID, "%d outputs, expected 1", n->nout);
-    if (st == ST_OK) st = resolve_list_input(&s, n);
-    if (st == ST_OK) st = infer_node(&s, n);
+    st = infer_one(&s, n);
     if (st == ST_OK) st = propagate(&s, n);
+  }
+  arena_free(&s.scratch);
+  return st;
+}
+
+/* The import-time entry (pass.h). Inference may normalise n's attributes
+ * and drop list inputs; those are put back unless n folds, so the pass later
+ * starts from exactly the node the importer made (normalisation is not
+ * always idempotent: Resize's sizes become float scales). */
+status pass_shape_infer_import(ir_graph *g, ir_node *n, int64_t fold_max_bytes, diag *d) {
+  if (n->dead) return ST_OK;
+  for (int j = 0; j < n->nin; j++)
+    if (n->in[j] && (n->in[j]->rank < 0 || ir_value_bytes(n->in[j]) < 0)) return ST_OK; /* not yet */
+  diag local;
+  diag_init(&local);
+  si s = {g, &local, NULL, {0}, NULL};
+  arena_init(&s.scratch, 0);
+  int nattrs = n->nattrs, nin = n->nin;
+  ir_attr *attrs = arena_array(&s.scratch, (size_t)nattrs + 1, sizeof *attrs);
+  ir_value *outs = arena_array(&s.scratch, (size_t)n->nout + 1, sizeof *outs);
+  status st = attrs && outs ? ST_OK : diag_set(d, ST_ERR_NOMEM, "out of memory inferring shapes");
+  if (st) {
+    arena_free(&s.scratch);
+    return st;
+  }
+  if (nattrs) memcpy(attrs, n->attrs, (size_t)nattrs * sizeof *attrs);
+  for (int k = 0; k < n->nout; k++)
+    if (n->out[k]) outs[k] = *n->out[k];
+  int ok = infer_one(&s, n) == ST_OK;
+  for (int k = 0; ok && k < n->nout; k++) /* every output fully known, or none */
+    ok = !n->out[k] || ir_value_bytes(n->out[k]) >= 0;
+  if (ok) st = pass_constfold_node(g, n, fold_max_bytes, &s.scratch, &local) == ST_ERR_NOMEM
+                   ? diag_set(d, ST_ERR_NOMEM, "%s", local.msg) : ST_OK;
+  if (!n->dead) { /* evaluation errors are the pass's to report */
+    if (nattrs) memcpy(n->attrs, attrs, (size_t)nattrs * sizeof *attrs);
+    n->nattrs = nattrs;
+    n->nin = nin;
+    for (int k = 0; !ok && k < n->nout; k++)
+      if (n->out[k]) {
+        n->out[k]->dtype = outs[k].dtype;
+        n->out[k]->rank = outs[k].rank;
+        memcpy(n->out[k]->dims, outs[k].dims, sizeof outs[k].dims);
+      }
   }
   arena_free(&s.scratch);
   return st;

@@ -3,11 +3,11 @@
  * Needs: layout has run (Conv weights FRACTAL_Z or, for depthwise, NC1HWC0;
  * activations in their final layouts and dtypes); ctx->soc.
  * Changes: sets node attributes block_dim on every node that can become a
- * task, and tile_m, tile_n, tile_k on each cube Conv; algorithm=1 on the
- * Convs that run as Winograd, whose weights become WINO_F43.
+ * task, and tile_m, tile_n, tile_k on each cube Conv; algorithm=2 on the
+ * Convs that run as Winograd (their FRACTAL_Z weights unchanged).
  * Leaves true: each Conv's tiles satisfy the L0A/L0B/L0C inequalities of
  * OM_TASK_CONV2D in common/om_format.h for the SoC's capacities (for
- * algorithm 1 the Winograd ones, L1 and UB included), and every
+ * algorithm 2 the Winograd ones, L1, L0C and UB), and every
  * block_dim is in 1..65535 and at most the number of units its task kind's
  * block split rule divides (so no block is empty).
  *
@@ -32,15 +32,26 @@
  * as evenly as they can be split for any thread count; blocks of several
  * contiguous tiles could not (14 tiles in 8 blocks on 2 threads: 8 and 6).
  *
+ * Gemm/MatMul (the MATMUL task): tile_m, tile_n, tile_k in elements
+ * (multiples of 16) of M, N and K, bounded by the same three inequalities
+ * (tile_m * tile_k * esize <= L0A, tile_k * tile_n * esize <= L0B, tile_m *
+ * tile_n * 4 <= L0C) and scored by the same cost model over batch *
+ * ceil(M / tile_m) * ceil(N / tile_n) tiles; block_dim = tiles (<= 65535).
+ *
+ * Grouped convolutions (FRACTAL_Z_G weights) count K as the deepest output
+ * block's: its groups' input blocks x KH x KW (common/conv_group.h).
+ *
  * Winograd: 3x3 stride-1 convolutions with enough 4x4 output tiles run as
- * F(4x4,3x3) instead (attribute algorithm=1, weights rewritten to WINO_F43,
- * tile_m counting 4x4 tiles): winograd.c decides and tiles them.
+ * F(4x4,3x3) instead (attribute algorithm=2, OM_CONV_WINO_F43_FZ, tile_m
+ * counting 4x4 tiles): winograd.c decides and tiles them. On by default;
+ * atc --op_select_implmode=high_precision turns it off.
  *
  * Vector tasks: block_dim = min(units, ai_cores, ceil(elements / 4096)) where
  * units is what the kind's rule splits (TRANSDATA: the outer physical rows of
  * dst, N*C1*H or N*C*H, or its elements when the layout stays; POOL/DWCONV:
- * N*C1; COPY_SLICE: the product of the dims before the axis; SOFTMAX: the
+ * N*C1; POOL_ND: y elements; RESIZE: y rows; COPY_SLICE: the product of the dims before the axis; SOFTMAX: the
  * rows before the axis; REDUCE: y elements, with elements counted on x;
+ * TOPK, CUMSUM: the lines along the axis, elements counted on x;
  * Split: the smallest output's elements), so
  * small tensors are not split into blocks that
  * cost more to dispatch than to run.
@@ -50,6 +61,8 @@
  * 4096)): a few blocks per core, so a preempted worker delays little, and
  * never fewer than 4096 elements a block, so dispatch stays cheap.
  */
+#include "common/conv_group.h"
+#include "conv_weights.h"
 #include "pass.h"
 #include "winograd.h"
 
@@ -93,6 +106,8 @@ static status tile_conv(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, 
   uint64_t images = (uint64_t)y->dims[0], pixels = (uint64_t)y->dims[2] * (uint64_t)y->dims[3];
   uint64_t n1 = ceil_div((uint64_t)y->dims[1], C0);
   uint64_t kf = ceil_div((uint64_t)x->dims[1], C0) * (uint64_t)w->dims[2] * (uint64_t)w->dims[3];
+  convg_geom geo; /* grouped: an output block reduces over its groups' input blocks only */
+  if (w->layout == LAYOUT_FRACTAL_Z_G && !convg_init(w->dims, &geo)) kf = (uint64_t)convg_max_k(&geo);
   uint64_t cores = (uint64_t)soc->ai_cores, frac = C0 * C0 * es;
   uint64_t best_cost = UINT64_MAX;
   *out = (conv_tiles){0, 0, 0, 0};
@@ -117,6 +132,51 @@ static status tile_conv(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, 
   return ST_OK;
 }
 
+/* Gemm/MatMul (the MATMUL task): M, N, K and the batch count of node n. */
+static void matmul_dims(const ir_node *n, uint64_t *m, uint64_t *nn, uint64_t *k, uint64_t *batch) {
+  const ir_value *a = n->in[0], *b = n->in[1], *y = n->out[0];
+  int gemm = n->op == IR_OP_GEMM, ta = gemm && ir_attr_int(n, "transA", 0), tb = gemm && ir_attr_int(n, "transB", 0);
+  *m = a->rank >= 2 ? (uint64_t)a->dims[a->rank - 2 + ta] : 1;
+  *k = a->rank >= 2 ? (uint64_t)a->dims[a->rank - 1 - ta] : (uint64_t)a->dims[0];
+  *nn = b->rank >= 2 ? (uint64_t)b->dims[b->rank - 1 - tb] : 1;
+  int nbd = y->rank - (a->rank >= 2) - (b->rank >= 2);
+  *batch = 1;
+  for (int i = 0; i < nbd; i++) *batch *= (uint64_t)y->dims[i];
+}
+
+/* MATMUL tiles in elements (multiples of 16), scored like the conv tiles:
+ * om_format.h's L0A/L0B/L0C inequalities bound them, tile_k is the whole
+ * (16-rounded) K when it fits, else the most that fits. */
+static status tile_matmul(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, diag *d) {
+  const soc_info *soc = ctx->soc;
+  uint64_t es = dtype_size(n->in[0]->dtype), M, N, K, batch;
+  matmul_dims(n, &M, &N, &K, &batch);
+  *out = (conv_tiles){0, 0, 0, 0};
+  if (M == 0 || N == 0 || K == 0 || batch == 0) return too_big(n, d, "empty matrix product");
+  uint64_t cores = (uint64_t)soc->ai_cores, best_cost = UINT64_MAX, k16 = ceil_div(K, C0) * C0;
+  uint64_t m_max = min_u64(min_u64(ceil_div(M, C0) * C0, soc->l0a_bytes / (C0 * es)), 65536);
+  uint64_t n_max = min_u64(min_u64(ceil_div(N, C0) * C0, soc->l0b_bytes / (C0 * es)), 65536);
+  for (uint64_t tm = C0; tm <= m_max; tm += C0) {
+    for (uint64_t tn = C0; tn <= n_max; tn += C0) {
+      if (tm * tn * 4 > soc->l0c_bytes) break;
+      uint64_t tk = min_u64(min_u64(k16, soc->l0a_bytes / (tm * es)), soc->l0b_bytes / (tn * es)) / C0 * C0;
+      if (tk < C0) break;
+      tk = min_u64(tk, 65536);
+      uint64_t tiles = batch * ceil_div(M, tm) * ceil_div(N, tn);
+      uint64_t cube = tm / C0 * (tn / C0) * (k16 / C0);
+      uint64_t bytes = (tm * k16 + k16 * tn) * es + tm * tn * 4;
+      uint64_t cost = cube + bytes / BYTES_PER_CYCLE + LOAD_CYCLES * ceil_div(K, tk);
+      uint64_t total = ceil_div(tiles, cores) * cost;
+      if (total < best_cost || (total == best_cost && tm * tn > out->m * out->n)) {
+        best_cost = total;
+        *out = (conv_tiles){tm, tn, tk, min_u64(tiles, MAX_BLOCKS)};
+      }
+    }
+  }
+  if (out->m == 0) return too_big(n, d, "no matrix tile fits the SoC's L0 buffers");
+  return ST_OK;
+}
+
 static status tile_node(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
   const ir_value *y = n->out[0];
   uint64_t units, elems = phys_elems(y);
@@ -136,12 +196,31 @@ static status tile_node(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
     if (st == ST_OK) st = set_attr(g, n, "tile_k", (int64_t)t.k, d);
     return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)t.blocks, d);
   }
+  case IR_OP_GEMM:
+  case IR_OP_MATMUL: {
+    conv_tiles t;
+    status st = tile_matmul(ctx, n, &t, d);
+    if (st == ST_OK) st = set_attr(g, n, "tile_m", (int64_t)t.m, d);
+    if (st == ST_OK) st = set_attr(g, n, "tile_n", (int64_t)t.n, d);
+    if (st == ST_OK) st = set_attr(g, n, "tile_k", (int64_t)t.k, d);
+    return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)t.blocks, d);
+  }
   case IR_OP_MAXPOOL:
   case IR_OP_AVGPOOL:
   case IR_OP_GLOBALAVGPOOL:
   case IR_OP_GLOBALMAXPOOL:
+  case IR_OP_LPPOOL:
+  case IR_OP_GLOBALLPPOOL:
+    if (n->in[0]->layout == LAYOUT_ND) { /* POOL_ND: y elements */
+      units = elems;
+      elems = phys_elems(n->in[0]) > elems ? phys_elems(n->in[0]) : elems;
+      break;
+    }
     units = (uint64_t)y->dims[0] * ceil_div((uint64_t)y->dims[1], C0);
     elems = phys_elems(n->in[0]);
+    break;
+  case IR_OP_RESIZE: /* y rows */
+    units = y->rank > 0 && y->dims[y->rank - 1] > 0 ? elems / (uint64_t)y->dims[y->rank - 1] : 1;
     break;
   case IR_OP_VECPROG: {
     uint64_t bd = min_u64(ceil_div(elems, VPROG_TILE_ELEMS), 4 * (uint64_t)ctx->soc->ai_cores);
@@ -159,6 +238,16 @@ static status tile_node(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
     units = elems;
     for (int k = 1; k < n->nout; k++) units = min_u64(units, phys_elems(n->out[k]));
     break;
+  case IR_OP_TOPK: /* lines along the axis */
+  case IR_OP_CUMSUM:
+  case IR_OP_CUMPROD: {
+    int64_t axis = ir_attr_int(n, "axis", 0);
+    units = 1;
+    for (int i = 0; i < n->in[0]->rank; i++)
+      if (i != axis) units *= (uint64_t)n->in[0]->dims[i];
+    elems = phys_elems(n->in[0]);
+    break;
+  }
   case IR_OP_REDUCE: /* y elements; the work is the input's */
     units = elems;
     elems = phys_elems(n->in[0]);
@@ -170,7 +259,9 @@ static status tile_node(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
     break;
   }
   default: /* TransData and the ND copies (Reshape, Flatten, ..., Cast) */
-    if (n->in[0]->layout == y->layout) {
+    if (convw_is_pack(n)) { /* WPACK: padded output channel rows */
+      units = convw_pack_units(n);
+    } else if (n->in[0]->layout == y->layout) {
       units = elems;
     } else {
       uint64_t c = (uint64_t)y->dims[1];

@@ -10,8 +10,9 @@
  *            VectorProgram node: each distinct non-scalar input is one input
  *            slot and one LOAD; a one-element constant input becomes a CONST
  *            immediate in its own dtype instead; then the op's expansion and
- *            a STORE. Tensors of a dtype the vector unit lacks (f64, i16,
- *            u16, u32, u64, string) are ST_ERR_UNSUPPORTED naming the node.
+ *            a STORE. Tensors of a dtype the vector unit lacks (string,
+ *            bfloat16, the float8/float4/int4 family) are
+ *            ST_ERR_UNSUPPORTED naming the node.
  *            2. programs merge: while some VectorProgram C reads an output of
  *            a VectorProgram P with the same output dims, and the merged
  *            program would have <= 7 inputs and <= 8 tensors in all and no
@@ -24,6 +25,9 @@
  *            output dims differ from its consumer's (a [N,C,1,1] squeeze
  *            feeding an [N,C,H,W] scale) stays separate, so nothing is
  *            recomputed per broadcast element. The merged node keeps C's name.
+ *            With ctx->no_vector_fusion (atc --fusion_switch_file naming
+ *            VectorProgramFusionPass:off) step 2 is skipped: every
+ *            elementwise op stays its own program (the op-by-op build).
  *   Leaves:  g->nodes topologically sorted; every VectorProgram valid
  *            (ir_vprog_check); value dtypes untouched (precision retypes
  *            programs later), so the graph computes exactly what it did.
@@ -49,8 +53,12 @@ static int const_reg(ir_vprog *p, const ir_value *v) {
     double f = v->dtype == DT_FLOAT32 ? *(const float *)x : half_to_float(*(const uint16_t *)x);
     return ir_vprog_const_f(p, v->dtype, f);
   }
-  case DT_INT64: return ir_vprog_const_i(p, v->dtype, *(const int64_t *)x);
+  case DT_DOUBLE: return ir_vprog_const_f(p, v->dtype, *(const double *)x);
+  case DT_INT64: case DT_UINT64: return ir_vprog_const_i(p, v->dtype, *(const int64_t *)x);
   case DT_INT32: return ir_vprog_const_i(p, v->dtype, *(const int32_t *)x);
+  case DT_UINT32: return ir_vprog_const_i(p, v->dtype, *(const uint32_t *)x);
+  case DT_INT16: return ir_vprog_const_i(p, v->dtype, *(const int16_t *)x);
+  case DT_UINT16: return ir_vprog_const_i(p, v->dtype, *(const uint16_t *)x);
   case DT_INT8: return ir_vprog_const_i(p, v->dtype, *(const int8_t *)x);
   default: return ir_vprog_const_i(p, v->dtype, *(const uint8_t *)x); /* u8, bool */
   }
@@ -64,7 +72,8 @@ static status to_program(ir_graph *g, ir_node *n, arena *scratch, diag *d) {
                                  i < n->nin ? i : i - n->nin);
     if (!ir_vprog_dtype_ok(v->dtype))
       return ir_node_error(d, ST_ERR_UNSUPPORTED, n,
-                           "'%s' has dtype %s; the vector unit takes f32, f16, i64, i32, i8, u8 and bool",
+                           "'%s' has dtype %s; the vector unit takes f32, f16, f64, i64, i32, i16, i8, "
+                           "u64, u32, u16, u8 and bool",
                            v->name, dtype_name(v->dtype) ? dtype_name(v->dtype) : "?");
   }
   ir_value **ins = arena_array(&g->arena, (size_t)n->nin, sizeof *ins);
@@ -274,7 +283,7 @@ status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d) {
   }
   unsigned char *mark = st ? NULL : arena_alloc(&scratch, (size_t)g->next_node_id + 1);
   if (st == ST_OK && !mark) st = diag_set(d, ST_ERR_NOMEM, "vectorize: out of memory");
-  for (int merged = 1; st == ST_OK && merged;) {
+  for (int merged = !ctx->no_vector_fusion; st == ST_OK && merged;) {
     int resort = 0;
     merged = 0;
     st = merge_sweep(g, mark, &merged, &resort, d);

@@ -6,10 +6,11 @@
 #include "pass.h"
 
 /* When Conv n (FRACTAL_Z weights, after layout) is eligible for
- * OM_CONV_WINO_F43 and some tiling of it fits the SoC, rewrites its weights
- * into WINO_F43, sets its attributes algorithm=1, tile_m (Winograd tiles),
- * tile_n, tile_k (= C1in) and block_dim, and sets *chosen_out = 1. Otherwise
- * changes nothing and sets *chosen_out = 0. */
+ * OM_CONV_WINO_F43_FZ and some tiling of it fits the SoC, sets its
+ * attributes algorithm=2, tile_m (Winograd tiles), tile_n, tile_k (input
+ * channel blocks per weight-transform chunk) and block_dim, and sets
+ * *chosen_out = 1; the weights are left as they are. Otherwise changes
+ * nothing and sets *chosen_out = 0. */
 status wino_tile_conv(ir_graph *g, const pass_ctx *ctx, ir_node *n, int *chosen_out, diag *d);
 
 #endif

@@ -17,6 +17,7 @@
 #endif
 
 #include "runtime/kernels.h"
+#include "runtime/kernels_matmul.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* AVX2, FMA and F16C usable: the CPU has them (CPUID leaves 1 and 7) and the
@@ -55,6 +56,8 @@ static void detect(void) {
     paths.transdata = rt_transdata_x86;
     paths.convert = rt_convert_x86;
     paths.wino_tile = rt_wino_tile_x86;
+    paths.wino_fz_tile = rt_wino_fz_tile_x86;
+    paths.matmul_tile = rt_matmul_tile_x86;
   }
 #endif
 }

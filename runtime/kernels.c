@@ -7,6 +7,7 @@
  * helpers turn each violated rule into one message that names the task, its
  * kind and node name, the slot or param and the offending values.
  */
+#include "runtime/epilogue.h"
 #include "runtime/kernels.h"
 #include "runtime/vprog_plan.h"
 
@@ -15,8 +16,8 @@
 
 const rt_kernel rt_kernels[] = {
     [OM_TASK_TRANSDATA] = {"TRANSDATA", rt_transdata_run, rt_transdata_check},
-    [OM_TASK_CONV2D] = {"CONV2D", rt_conv2d_run, rt_conv2d_check},
-    [OM_TASK_DWCONV] = {"DWCONV", rt_dwconv_run, rt_dwconv_check},
+    [OM_TASK_CONV2D] = {"CONV2D", rt_conv2d_run, rt_conv2d_epi_check, rt_epi_prepare},
+    [OM_TASK_DWCONV] = {"DWCONV", rt_dwconv_run, rt_dwconv_epi_check, rt_epi_prepare},
     [OM_TASK_POOL] = {"POOL", rt_pool_run, rt_pool_check},
     [OM_TASK_COPY_SLICE] = {"COPY_SLICE", rt_copy_slice_run, rt_copy_slice_check},
     [OM_TASK_SOFTMAX] = {"SOFTMAX", rt_softmax_run, rt_softmax_check},
@@ -24,7 +25,15 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_REDUCE] = {"REDUCE", rt_reduce_run, rt_reduce_check},
     [OM_TASK_STRIDED_COPY] = {"STRIDED_COPY", rt_strided_copy_run, rt_strided_copy_check},
     [OM_TASK_GATHER] = {"GATHER", rt_gather_run, rt_gather_check},
+    [OM_TASK_TOPK] = {"TOPK", rt_topk_run, rt_topk_check},
+    [OM_TASK_SCATTER] = {"SCATTER", rt_scatter_run, rt_scatter_check},
+    [OM_TASK_CUMSUM] = {"CUMSUM", rt_cumsum_run, rt_cumsum_check},
+    [OM_TASK_ONEHOT] = {"ONEHOT", rt_onehot_run, rt_onehot_check},
     [OM_TASK_PAD] = {"PAD", rt_pad_run, rt_pad_check},
+    [OM_TASK_RESIZE] = {"RESIZE", rt_resize_run, rt_resize_check},
+    [OM_TASK_POOL_ND] = {"POOL_ND", rt_pool_nd_run, rt_pool_nd_check},
+    [OM_TASK_MATMUL] = {"MATMUL", rt_matmul_run, rt_matmul_check},
+    [OM_TASK_WPACK] = {"WPACK", rt_wpack_run, rt_wpack_check},
 };
 const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;
 

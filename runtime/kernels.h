@@ -21,7 +21,11 @@
  *   REDUCE      y elements
  *   STRIDED_COPY  y elements
  *   GATHER      y elements
+ *   TOPK, CUMSUM  lines (the product of x's dims other than the axis)
+ *   SCATTER, ONEHOT  y elements
  *   PAD         y elements
+ *   RESIZE      y rows (elements / last dim);  POOL_ND  y elements
+ *   MATMUL      tiles (om_format.h)
  *
  * Checks: each kind's check function validates its task with the rt_chk_*
  * helpers; every failure is rt_error(OMRT_ERR_FORMAT, "task %u (KIND)
@@ -207,7 +211,10 @@ static inline int rt_conv_k_lanes(const rt_conv_geom *g, int64_t kf) {
  *   pool        POOL units [lo, hi)
  *   transdata   TRANSDATA between ND (NCHW) and NC1HWC0, dst rows [lo, hi)
  *   convert     n elements f16/f32 -> f16/f32 (dtypes differ)
- *   wino_tile   one CONV2D tile of algorithm OM_CONV_WINO_F43 */
+ *   wino_tile   one CONV2D tile of algorithm OM_CONV_WINO_F43
+ *   wino_fz_tile  one CONV2D tile of algorithm OM_CONV_WINO_F43_FZ
+ *   matmul_tile one MATMUL tile (kernels_matmul.h), fully written to y */
+struct rt_mm_geom;
 typedef struct rt_cpu_paths {
   const char *name; /* "avx2+fma+f16c", "portable", ... (tests print it) */
   void (*conv_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
@@ -216,6 +223,8 @@ typedef struct rt_cpu_paths {
   int (*transdata)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi);
   int (*convert)(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);
   void (*wino_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
+  void (*wino_fz_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
+  void (*matmul_tile)(const struct rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, rt_core *core);
 } rt_cpu_paths;
 const rt_cpu_paths *rt_cpu(void);
 
@@ -226,16 +235,40 @@ int rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t 
 int rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi);
 int rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);
 void rt_wino_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
+/* Portable 16-lane multiply-accumulate rows (kernels_cube.c; CONV2D and MATMUL tiles):
+ * c[r][0..16) += sum_k a[r*lda + k] * b[k][0..16) for rows r = 0, 1 (rt_mmad16_2) or row 0. */
+void rt_mmad16_2(const float *a, int64_t lda, int64_t klen, const float *b, float *c);
+void rt_mmad16_1(const float *a, int64_t klen, const float *b, float *c);
 /* c[m][0..16) = sum_k a[m*lda + k] * b[k][0..16) for m < mrows (f32; the
  * Winograd tile's GEMMs through the cube micro-kernel). */
 void rt_gemm16_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c);
+/* The same, c[m][0..16) += ... unless first (then =). */
+void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c, int first);
+/* dst[ci][co] (16 x 16 f32) = the FRACTAL_Z fractal frac[co][ci] (f16 or f32). */
+void rt_fractal_t_x86(const void *frac, int f16, float *dst);
+void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 #endif
 
 /* --- kernels (kernels_cube.c, kernels_vector.c) */
 
 void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+/* kernels_cube_group.c: CONV2D with params[17] = groups > 1 (FRACTAL_Z_G
+ * weights). g as conv_geom_init made it (its cout/c1out are fixed up there);
+ * tile is the dense tile function each run's piece of a tile goes through. */
+typedef void (*rt_conv_tile_fn)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
+void rt_conv_group_run(const om_task *task, const rt_args *args, const rt_conv_geom *g, rt_conv_tile_fn tile,
+                       uint32_t block, rt_core *core);
+omrt_status rt_conv_group_check(const rt_chk *c);
+/* kernels_wpack.c: WPACK, conv weights computed at run time into their layout. */
+void rt_wpack_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_wpack_check(const omrt_model *m, uint32_t i, const om_task *task);
 /* kernels_wino.c: one CONV2D tile of algorithm OM_CONV_WINO_F43 (portable). */
 void rt_wino_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
+/* kernels_wino.c: algorithm OM_CONV_WINO_F43_FZ, its tile (portable) and its
+ * load-time check (the kernel shape, tiles and capacities of om_format.h). */
+void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
+omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
+                             const om_tensor *y);
 omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *task);
@@ -253,11 +286,31 @@ omrt_status rt_reduce_check(const omrt_model *m, uint32_t i, const om_task *task
 /* kernels_strided.c */
 void rt_strided_copy_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_strided_copy_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* kernels_index.c: TOPK, SCATTER, CUMSUM, ONEHOT, and GATHER's mode 2 (GatherND), which
+ * rt_gather_run / rt_gather_check hand over (the check after the dtype rules they share). */
+void rt_topk_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_topk_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_scatter_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_cumsum_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_cumsum_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_onehot_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_onehot_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block);
+omrt_status rt_gathernd_check(const rt_chk *c, const om_tensor *x, const om_tensor *ix, const om_tensor *y);
 /* kernels_gather.c */
 void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_gather_check(const omrt_model *m, uint32_t i, const om_task *task);
 /* kernels_pad.c */
 void rt_pad_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_pad_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* kernels_resize.c, kernels_poolnd.c */
+void rt_resize_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_resize_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_pool_nd_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_pool_nd_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* kernels_matmul.c */
+void rt_matmul_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_matmul_check(const omrt_model *m, uint32_t i, const om_task *task);
 
 #endif

@@ -25,8 +25,10 @@
  * tiles and per-core buffers, a register-blocked FMA micro-kernel, img2col
  * skipped where the input can be read in place (staged once in L1), and the
  * epilogue fused into the last K chunk's write-back.
- * Tasks with params[16] = OM_CONV_WINO_F43 run kernels_wino.c's tile.
+ * Tasks with params[16] = OM_CONV_WINO_F43 run kernels_wino.c's tile,
+ * OM_CONV_WINO_F43_FZ kernels_wino_fz.c's.
  */
+#include "runtime/epilogue.h"
 #include "runtime/kernels.h"
 
 typedef rt_conv_geom conv_geom;
@@ -60,7 +62,7 @@ static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) 
                    .wtw = rt_ceil_div(y->dims[3], 4)};
   rt_conv_params_read(task, &g->p);
   g->k = g->c1 * g->p.kh * g->p.kw;
-  g->mtiles = rt_ceil_div(g->algo == OM_CONV_WINO_F43 ? g->wth * g->wtw : g->ho * g->wo, g->tm);
+  g->mtiles = rt_ceil_div(g->algo != OM_CONV_DIRECT ? g->wth * g->wtw : g->ho * g->wo, g->tm);
   g->ntiles = rt_ceil_div(g->c1out, g->tn);
 }
 
@@ -135,7 +137,7 @@ static inline f32x4 ld4(const float *p) {
 static inline void st4(float *p, f32x4 v) { memcpy(p, &v, sizeof v); }
 
 /* c[r][0..16) += sum_k a[r*lda + k] * b[k][0..16) for rows r = 0, 1. */
-static void mmad_2(const float *a, int64_t lda, int64_t klen, const float *b, float *c) {
+void rt_mmad16_2(const float *a, int64_t lda, int64_t klen, const float *b, float *c) {
   f32x4 c0 = ld4(c), c1 = ld4(c + 4), c2 = ld4(c + 8), c3 = ld4(c + 12);
   f32x4 d0 = ld4(c + 16), d1 = ld4(c + 20), d2 = ld4(c + 24), d3 = ld4(c + 28);
   for (int64_t k = 0; k < klen; k++, b += C0) {
@@ -148,7 +150,7 @@ static void mmad_2(const float *a, int64_t lda, int64_t klen, const float *b, fl
   st4(c + 16, d0), st4(c + 20, d1), st4(c + 24, d2), st4(c + 28, d3);
 }
 
-static void mmad_1(const float *a, int64_t klen, const float *b, float *c) {
+void rt_mmad16_1(const float *a, int64_t klen, const float *b, float *c) {
   f32x4 c0 = ld4(c), c1 = ld4(c + 4), c2 = ld4(c + 8), c3 = ld4(c + 12);
   for (int64_t k = 0; k < klen; k++, b += C0) {
     float s = a[k];
@@ -161,8 +163,8 @@ static void mmad_1(const float *a, int64_t klen, const float *b, float *c) {
 static void mmad(const float *a, int64_t klen, int64_t mrows, const float *b, float *c) {
   int64_t m = 0;
   for (; m + 2 <= mrows; m += 2)
-    mmad_2(a + m * klen, klen, klen, b, c + m * C0);
-  if (m < mrows) mmad_1(a + m * klen, klen, b, c + m * C0);
+    rt_mmad16_2(a + m * klen, klen, klen, b, c + m * C0);
+  if (m < mrows) rt_mmad16_1(a + m * klen, klen, b, c + m * C0);
 }
 
 /* The vector-unit epilogue for one tile: y = act(L0C + bias + residual). */
@@ -229,9 +231,16 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   void (*tile)(const conv_geom *, int64_t, int64_t, int64_t, rt_core *) = rt_cpu()->conv_tile;
   if (!tile) tile = conv_tile;
   if (g.algo == OM_CONV_WINO_F43) tile = rt_cpu()->wino_tile ? rt_cpu()->wino_tile : rt_wino_tile;
+  if (g.algo == OM_CONV_WINO_F43_FZ) tile = rt_cpu()->wino_fz_tile ? rt_cpu()->wino_fz_tile : rt_wino_fz_tile;
+  if (task->params[17] > 1) { /* grouped: kernels_cube_group.c runs the tiles run by run */
+    rt_conv_group_run(task, args, &g, tile, block, core);
+    return;
+  }
+  const rt_vplan *epi = args->aux; /* the epilogue program (epilogue.c), or NULL */
   for (uint64_t t = lo; t < hi; t++) {
     int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image);
     tile(&g, img, in_img / g.ntiles, in_img % g.ntiles, core);
+    if (epi) rt_epi_conv_tile(epi, args, &g, img, in_img / g.ntiles, in_img % g.ntiles, core);
   }
 }
 
@@ -271,10 +280,15 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
   rt_chk c = {m, i, task, "CONV2D"};
   const om_tensor *x, *w, *bias, *res, *y;
   omrt_status s;
-  if (task->params[16] != OM_CONV_DIRECT && task->params[16] != OM_CONV_WINO_F43)
-    return rt_chk_fail(&c, "params[16] algorithm %d is not 0 (direct) or 1 (Winograd F(4x4,3x3))",
+  if (task->params[17] > 1) return rt_conv_group_check(&c); /* grouped: kernels_cube_group.c */
+  if (task->params[16] != OM_CONV_DIRECT && task->params[16] != OM_CONV_WINO_F43 &&
+      task->params[16] != OM_CONV_WINO_F43_FZ)
+    return rt_chk_fail(&c,
+                       "params[16] algorithm %d is not 0 (direct), 1 (Winograd F(4x4,3x3)) or 2 (Winograd "
+                       "F(4x4,3x3) on FRACTAL_Z weights)",
                        (int)task->params[16]);
-  if ((s = rt_chk_ntensors(&c, 5)) || (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+  if ((s = rt_chk_ntensors(&c, rt_epi_ntensors(task))) ||
+      (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
       (s = rt_chk_tensor(&c, 1, "w", 0, task->params[16] == OM_CONV_WINO_F43 ? LAYOUT_WINO_F43 : LAYOUT_FRACTAL_Z,
                          4, 0, &w)) ||
       (s = rt_chk_tensor(&c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
@@ -299,6 +313,7 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
   if (res && (s = rt_chk_same_dims(&c, "residual", res, "y", y))) return s;
 
   if (task->params[16] == OM_CONV_WINO_F43) return wino_check(&c, &p, x, w, y);
+  if (task->params[16] == OM_CONV_WINO_F43_FZ) return rt_wino_fz_check(&c, &p, x, w, y);
   int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15];
   if (tm < 16 || tm % 16 || tn < 1 || tk < 1 || tm > 65536 || tn > 65536 || tk > 65536)
     return rt_chk_fail(&c,

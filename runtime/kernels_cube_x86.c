@@ -399,6 +399,21 @@ AVX2 void rt_gemm16_x86(const float *a, size_t lda, int64_t mrows, size_t klen, 
   }
 }
 
+AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c,
+                            int first) {
+  epi e;
+  memset(&e, 0, sizeof e);
+  e.bias0 = e.bias1 = _mm256_setzero_ps();
+  const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
+  for (int64_t m = 0; m < mrows; m += MR) {
+    const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
+    const float *seg = a + (size_t)m * lda;
+    mk_group(rows, &seg, 1, klen, roff, b, klen, 1, c + m * C0, 0, first, &e, 0);
+  }
+}
+
+AVX2 void rt_fractal_t_x86(const void *frac, int f16, float *dst) { transpose_fractal(frac, f16, C0, dst); }
+
 /* --- the tile */
 
 /* The bias of n block cb and, for the last chunk (last), the write-back. */

@@ -1,5 +1,6 @@
 /* kernels_gather.c - the GATHER task kind (contract in om_format.h): Gather
- * and GatherElements with indices known only at run time.
+ * and GatherElements with indices known only at run time (mode 2, GatherND,
+ * is in kernels_index.c).
  *
  * Both modes walk y's elements (the block unit) in C order. Gather splits y
  * into [outer, nidx, inner] (outer = x's dims before the axis, inner = after
@@ -32,6 +33,10 @@ static void move(uint8_t *yd, int yt, uint64_t yi, const uint8_t *xd, int xt, in
 
 void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
+  if (task->params[0] == 2) { /* GatherND: kernels_index.c */
+    rt_gathernd_run(task, args, block);
+    return;
+  }
   const om_tensor *x = args->desc[0], *ix = args->desc[1], *y = args->desc[2];
   const uint8_t *xd = args->data[0];
   const void *id = args->data[1];
@@ -80,14 +85,16 @@ omrt_status rt_gather_check(const omrt_model *m, uint32_t i, const om_task *task
   const int32_t *q = task->params;
   for (int k = 2; k < OM_TASK_MAX_PARAMS; k++)
     if (q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
-  if (q[0] != 0 && q[0] != 1) return rt_chk_fail(&c, "params[0] mode = %d, expected 0 or 1", q[0]);
+  if (q[0] < 0 || q[0] > 2) return rt_chk_fail(&c, "params[0] mode = %d, expected 0, 1 or 2", q[0]);
   if (q[1] < 0 || (uint32_t)q[1] >= x->rank)
-    return rt_chk_fail(&c, "params[1] axis = %d out of range for x rank %u", q[1], x->rank);
+    return rt_chk_fail(&c, "params[1] %s = %d out of range for x rank %u", q[0] == 2 ? "batch_dims" : "axis", q[1],
+                       x->rank);
   if (ix->dtype != DT_INT32 && ix->dtype != DT_INT64)
     return rt_chk_fail(&c, "indices dtype %u, expected i32 or i64", ix->dtype);
   int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32, fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
   if (x->dtype != y->dtype && !(fx && fy))
     return rt_chk_fail(&c, "x dtype %u and y dtype %u: only equal dtypes or f16 <-> f32", x->dtype, y->dtype);
+  if (q[0] == 2) return rt_gathernd_check(&c, x, ix, y); /* kernels_index.c */
   uint32_t axis = (uint32_t)q[1];
   int64_t want[MAX_RANK];
   uint32_t wr = 0;

@@ -10,10 +10,12 @@
  * the kept runs, C order, which is y's own C order whether or not y keeps
  * the reduced dims as 1s. Its reduced elements are visited with an odometer
  * over the reduced runs (one strided loop when there is a single reduced
- * run, the common case). Floats load as f32 and accumulate in f32 (LOGSUMEXP
- * takes the maximum first, then sums exp(x - max)); integers accumulate in
- * uint64 (wrapping, as the contract says) and are stored truncated to y's
- * dtype. Arg-extrema compare in f32 for floats and in int64 for integers and
+ * run, the common case). f16 and f32 load as f32 and accumulate in f32, f64
+ * in f64 (LOGSUMEXP takes the maximum first, then sums exp(x - max));
+ * integers of every width accumulate in uint64 (wrapping, as the contract
+ * says) and are stored truncated to y's dtype; extrema compare as the
+ * dtype's numbers (u64 unsigned). Arg-extrema compare floats in f64 and
+ * integers in 64 bits and
  * keep the first (or, with select_last_index, the last) extreme position
  * along the one reduced axis. Nothing is staged in the buffers, nothing is
  * allocated.
@@ -21,6 +23,8 @@
 #include "runtime/kernels.h"
 
 #include <math.h>
+
+#include "runtime/elem.h"
 
 /* The canonical form: runs of dims, each kept or reduced, C order. */
 typedef struct red_geom {
@@ -94,81 +98,90 @@ static void red_iter_next(red_iter *it) {
 
 static int is_float_dt(uint32_t dt) { return dt == DT_FLOAT16 || dt == DT_FLOAT32; }
 
-static int64_t get_int(const void *p, uint32_t dt, int64_t i) {
-  switch (dt) {
-  case DT_INT64: return ((const int64_t *)p)[i];
-  case DT_INT32: return ((const int32_t *)p)[i];
-  case DT_INT8: return ((const int8_t *)p)[i];
-  default: return ((const uint8_t *)p)[i]; /* u8, bool */
+/* The float reduction in accumulator type T with math functions EXP, LOG,
+ * SQRT, FABS; GET reads one x element as T. */
+#define REDUCE_FLOAT(name, T, GET, EXP, LOG, SQRT, FABS)                                           \
+  static T name(int op, const red_geom *g, const void *xd, int xt, int64_t base) {                 \
+    red_iter it;                                                                                   \
+    uint64_t n = g->count;                                                                         \
+    if (op == OM_REDUCE_LOGSUMEXP) {                                                               \
+      T mx = -INFINITY, sum = 0;                                                                   \
+      red_iter_start(&it, g, base);                                                                \
+      for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) {                                       \
+        T v = GET(xd, xt, (size_t)it.at);                                                          \
+        mx = v > mx ? v : mx;                                                                      \
+      }                                                                                            \
+      if (isinf(mx)) return mx; /* empty (-inf), or an infinite element */                         \
+      red_iter_start(&it, g, base);                                                                \
+      for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) sum += EXP(GET(xd, xt, (size_t)it.at) - mx); \
+      return mx + LOG(sum);                                                                        \
+    }                                                                                              \
+    T acc = op == OM_REDUCE_PROD ? 1 : op == OM_REDUCE_MAX ? -INFINITY : op == OM_REDUCE_MIN ? INFINITY : 0; \
+    red_iter_start(&it, g, base);                                                                  \
+    for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) {                                         \
+      T v = GET(xd, xt, (size_t)it.at);                                                            \
+      switch (op) {                                                                                \
+      case OM_REDUCE_MAX: acc = v > acc || isnan(v) ? v : acc; break;                              \
+      case OM_REDUCE_MIN: acc = v < acc || isnan(v) ? v : acc; break;                              \
+      case OM_REDUCE_PROD: acc *= v; break;                                                        \
+      case OM_REDUCE_L1: acc += FABS(v); break;                                                    \
+      case OM_REDUCE_L2: case OM_REDUCE_SUMSQUARE: acc += v * v; break;                            \
+      default: acc += v; break; /* SUM, MEAN, LOGSUM */                                            \
+      }                                                                                            \
+    }                                                                                              \
+    switch (op) {                                                                                  \
+    case OM_REDUCE_MEAN: return acc / (T)n; /* 0/0 = NaN for no elements */                        \
+    case OM_REDUCE_L2: return SQRT(acc);                                                           \
+    case OM_REDUCE_LOGSUM: return LOG(acc);                                                        \
+    default: return acc;                                                                           \
+    }                                                                                              \
   }
-}
+REDUCE_FLOAT(reduce_float, float, rt_get, expf, logf, sqrtf, fabsf)
+REDUCE_FLOAT(reduce_double, double, rt_get_f64, exp, log, sqrt, fabs)
 
-static void put_int(void *p, uint32_t dt, uint64_t i, int64_t v) {
-  switch (dt) {
-  case DT_INT64: ((int64_t *)p)[i] = v; break;
-  case DT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-  case DT_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
-  default: ((uint8_t *)p)[i] = (uint8_t)v; break;
-  }
-}
-
-static float reduce_float(int op, const red_geom *g, const void *xd, int xt, int64_t base) {
-  red_iter it;
-  uint64_t n = g->count;
-  if (op == OM_REDUCE_LOGSUMEXP) {
-    float mx = -INFINITY, sum = 0.0f;
-    red_iter_start(&it, g, base);
-    for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) {
-      float v = rt_get(xd, xt, (size_t)it.at);
-      mx = v > mx ? v : mx;
-    }
-    if (isinf(mx)) return mx; /* empty (-inf), or an infinite element */
-    red_iter_start(&it, g, base);
-    for (uint64_t k = 0; k < n; k++, red_iter_next(&it))
-      sum += expf(rt_get(xd, xt, (size_t)it.at) - mx);
-    return mx + logf(sum);
-  }
-  float acc = op == OM_REDUCE_PROD ? 1.0f : op == OM_REDUCE_MAX ? -INFINITY : op == OM_REDUCE_MIN ? INFINITY : 0.0f;
-  red_iter_start(&it, g, base);
-  for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) {
-    float v = rt_get(xd, xt, (size_t)it.at);
-    switch (op) {
-    case OM_REDUCE_MAX: acc = v > acc || isnan(v) ? v : acc; break;
-    case OM_REDUCE_MIN: acc = v < acc || isnan(v) ? v : acc; break;
-    case OM_REDUCE_PROD: acc *= v; break;
-    case OM_REDUCE_L1: acc += fabsf(v); break;
-    case OM_REDUCE_L2: case OM_REDUCE_SUMSQUARE: acc += v * v; break;
-    default: acc += v; break; /* SUM, MEAN, LOGSUM */
-    }
-  }
-  switch (op) {
-  case OM_REDUCE_MEAN: return acc / (float)n; /* 0/0 = NaN for no elements */
-  case OM_REDUCE_L2: return sqrtf(acc);
-  case OM_REDUCE_LOGSUM: return logf(acc);
-  default: return acc;
-  }
+/* Integers are held as int64 (rt_get_int: sign- or zero-extended); u64 values
+ * above INT64_MAX compare correctly after flipping the top bit. */
+static int64_t ord_key(uint32_t dt, int64_t v) {
+  return dt == DT_UINT64 ? (int64_t)((uint64_t)v ^ (1ull << 63)) : v;
 }
 
 static int64_t int_lowest(uint32_t dt) {
-  return dt == DT_INT64 ? INT64_MIN : dt == DT_INT32 ? INT32_MIN : dt == DT_INT8 ? INT8_MIN : 0;
+  switch (dt) {
+  case DT_INT64: return INT64_MIN;
+  case DT_INT32: return INT32_MIN;
+  case DT_INT16: return INT16_MIN;
+  case DT_INT8: return INT8_MIN;
+  default: return 0; /* unsigned, bool */
+  }
 }
 
 static int64_t int_highest(uint32_t dt) {
-  return dt == DT_INT64 ? INT64_MAX : dt == DT_INT32 ? INT32_MAX : dt == DT_INT8 ? INT8_MAX : dt == DT_BOOL ? 1 : UINT8_MAX;
+  switch (dt) {
+  case DT_INT64: return INT64_MAX;
+  case DT_INT32: return INT32_MAX;
+  case DT_INT16: return INT16_MAX;
+  case DT_INT8: return INT8_MAX;
+  case DT_UINT64: return -1; /* all ones */
+  case DT_UINT32: return UINT32_MAX;
+  case DT_UINT16: return UINT16_MAX;
+  case DT_BOOL: return 1;
+  default: return UINT8_MAX;
+  }
 }
 
 static int64_t reduce_int(int op, const red_geom *g, const void *xd, uint32_t xt, int64_t base) {
   red_iter it;
   uint64_t acc = op == OM_REDUCE_PROD ? 1u : 0u;
   int64_t ext = op == OM_REDUCE_MAX ? int_lowest(xt) : int_highest(xt);
+  int uns = rt_dtype_is_unsigned((int)xt);
   red_iter_start(&it, g, base);
   for (uint64_t k = 0; k < g->count; k++, red_iter_next(&it)) {
-    int64_t v = get_int(xd, xt, it.at);
+    int64_t v = rt_get_int(xd, (int)xt, (size_t)it.at);
     switch (op) {
-    case OM_REDUCE_MAX: ext = v > ext ? v : ext; break;
-    case OM_REDUCE_MIN: ext = v < ext ? v : ext; break;
+    case OM_REDUCE_MAX: ext = ord_key(xt, v) > ord_key(xt, ext) ? v : ext; break;
+    case OM_REDUCE_MIN: ext = ord_key(xt, v) < ord_key(xt, ext) ? v : ext; break;
     case OM_REDUCE_PROD: acc *= (uint64_t)v; break;
-    case OM_REDUCE_L1: acc += v < 0 ? 0u - (uint64_t)v : (uint64_t)v; break;
+    case OM_REDUCE_L1: acc += v < 0 && !uns ? 0u - (uint64_t)v : (uint64_t)v; break;
     case OM_REDUCE_SUMSQUARE: acc += (uint64_t)v * (uint64_t)v; break;
     default: acc += (uint64_t)v; break; /* SUM */
     }
@@ -180,16 +193,16 @@ static int64_t reduce_int(int op, const red_geom *g, const void *xd, uint32_t xt
 static int64_t reduce_arg(int op, int last, const red_geom *g, const void *xd, uint32_t xt, int64_t base) {
   int64_t best = 0, stride = g->nred ? g->red_stride[0] : 1;
   int is_max = op == OM_REDUCE_ARGMAX;
-  if (is_float_dt(xt)) {
-    float bv = rt_get(xd, (int)xt, (size_t)base);
+  if (rt_dtype_is_float((int)xt)) { /* f16 and f32 compare exactly in double too */
+    double bv = rt_get_f64(xd, (int)xt, (size_t)base);
     for (int64_t k = 1; k < (int64_t)g->count; k++) {
-      float v = rt_get(xd, (int)xt, (size_t)(base + k * stride));
+      double v = rt_get_f64(xd, (int)xt, (size_t)(base + k * stride));
       if (is_max ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv))) bv = v, best = k;
     }
   } else {
-    int64_t bv = get_int(xd, xt, base);
+    int64_t bv = ord_key(xt, rt_get_int(xd, (int)xt, (size_t)base));
     for (int64_t k = 1; k < (int64_t)g->count; k++) {
-      int64_t v = get_int(xd, xt, base + k * stride);
+      int64_t v = ord_key(xt, rt_get_int(xd, (int)xt, (size_t)(base + k * stride)));
       if (is_max ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv))) bv = v, best = k;
     }
   }
@@ -210,16 +223,18 @@ void rt_reduce_run(const om_task *task, const rt_args *args, uint32_t block, rt_
     int64_t base = red_base(&g, o);
     if (op == OM_REDUCE_ARGMAX || op == OM_REDUCE_ARGMIN)
       ((int64_t *)yd)[o] = reduce_arg(op, last, &g, xd, x->dtype, base);
+    else if (x->dtype == DT_DOUBLE)
+      ((double *)yd)[o] = reduce_double(op, &g, xd, (int)x->dtype, base);
     else if (is_float_dt(x->dtype))
       rt_put(yd, (int)y->dtype, (size_t)o, reduce_float(op, &g, xd, (int)x->dtype, base));
     else
-      put_int(yd, y->dtype, o, reduce_int(op, &g, xd, x->dtype, base));
+      rt_put_int(yd, (int)y->dtype, (size_t)o, reduce_int(op, &g, xd, x->dtype, base));
   }
 }
 
 /* The dtypes op accepts for x; y's follow from x's (om_format.h). */
 static int x_dtype_ok(int op, uint32_t dt) {
-  int fl = is_float_dt(dt), wide = dt == DT_INT32 || dt == DT_INT64;
+  int fl = rt_dtype_is_float((int)dt), wide = rt_dtype_is_int((int)dt) && dtype_size((int)dt) > 1;
   int narrow = dt == DT_INT8 || dt == DT_UINT8;
   switch (op) {
   case OM_REDUCE_MAX: case OM_REDUCE_MIN: return fl || wide || narrow || dt == DT_BOOL;
@@ -249,7 +264,7 @@ omrt_status rt_reduce_check(const omrt_model *m, uint32_t i, const om_task *task
     if (q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
   if (!x_dtype_ok(op, x->dtype)) return rt_chk_fail(&c, "x dtype %u is not accepted by op %d", x->dtype, op);
   if (is_arg ? y->dtype != DT_INT64
-             : is_float_dt(x->dtype) ? !is_float_dt(y->dtype) : y->dtype != x->dtype)
+             : is_float_dt(x->dtype) ? !is_float_dt(y->dtype) : y->dtype != x->dtype) /* f64: y f64 */
     return rt_chk_fail(&c, "y dtype %u does not go with x dtype %u for op %d", y->dtype, x->dtype, op);
   int nred = __builtin_popcount(mask);
   if (is_arg) {

@@ -15,6 +15,7 @@
  * conversions first offer their work to rt_cpu()'s x86 paths
  * (kernels_vector_x86.c), which decline (return 0) what they do not handle.
  */
+#include "runtime/epilogue.h"
 #include "runtime/kernels.h"
 
 #include <math.h>
@@ -103,7 +104,8 @@ omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *t
 
 /* --- DWCONV */
 
-void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+/* Planes (image, channel block) [lo, hi) on the portable path. */
+static void dwconv_planes(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core) {
   const om_tensor *x = args->desc[0], *w = args->desc[1], *res = args->desc[3], *y = args->desc[4];
   const void *xd = args->data[0], *wd = args->data[1], *rd = args->data[3];
   const float *bd = args->data[2];
@@ -113,10 +115,6 @@ void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   const int xt = (int)x->dtype, wt = (int)w->dtype, yt = (int)y->dtype;
   const int64_t c = x->dims[1], c1 = rt_ceil_div(c, C0), h = x->dims[2], wi = x->dims[3];
   const int64_t ho = y->dims[2], wo = y->dims[3], taps = (int64_t)p.kh * p.kw;
-  uint64_t lo, hi;
-  rt_block_range((uint64_t)(x->dims[0] * c1), task->block_dim, block, &lo, &hi);
-  const rt_cpu_paths *cpu = rt_cpu();
-  if (cpu->dwconv && cpu->dwconv(task, args, lo, hi, core)) return;
   for (uint64_t unit = lo; unit < hi; unit++) {
     int64_t cb = (int64_t)unit % c1;
     const size_t xplane = (size_t)unit * (size_t)(h * wi) * C0;
@@ -158,11 +156,32 @@ void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   }
 }
 
+/* A block's planes; with an epilogue program (epilogue.c) plane by plane,
+ * each followed by the program over it while it is hot. */
+void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  const om_tensor *y = args->desc[4];
+  const int64_t c1 = rt_ceil_div(y->dims[1], C0);
+  const rt_vplan *epi = args->aux;
+  uint64_t lo, hi;
+  rt_block_range((uint64_t)(y->dims[0] * c1), task->block_dim, block, &lo, &hi);
+  const rt_cpu_paths *cpu = rt_cpu();
+  if (!epi) {
+    if (!cpu->dwconv || !cpu->dwconv(task, args, lo, hi, core)) dwconv_planes(task, args, lo, hi, core);
+    return;
+  }
+  for (uint64_t unit = lo; unit < hi; unit++) {
+    if (!cpu->dwconv || !cpu->dwconv(task, args, unit, unit + 1, core)) dwconv_planes(task, args, unit, unit + 1, core);
+    rt_epi_pixels(epi, args, (int64_t)unit / c1, 0, y->dims[2] * y->dims[3], (int64_t)unit % c1,
+                  (int64_t)unit % c1 + 1, core);
+  }
+}
+
 omrt_status rt_dwconv_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "DWCONV"};
   const om_tensor *x, *w, *bias, *res, *y;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 5)) || (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+  if ((s = rt_chk_ntensors(&c, rt_epi_ntensors(task))) ||
+      (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
       (s = rt_chk_tensor(&c, 1, "w", 0, LAYOUT_NC1HWC0, 4, 0, &w)) ||
       (s = rt_chk_tensor(&c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
       (s = rt_chk_tensor(&c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||

@@ -1,4 +1,5 @@
-/* kernels_wino.c - CONV2D algorithm OM_CONV_WINO_F43: Winograd F(4x4,3x3).
+/* kernels_wino.c - CONV2D algorithms OM_CONV_WINO_F43 and (at the end of the
+ * file) OM_CONV_WINO_F43_FZ: Winograd F(4x4,3x3).
  *
  * Y = A^T [ (G g G^T) . (B^T d B) ] A for every 4x4 output tile, d the 6x6
  * input patch at (4*th - pad_top, 4*tw - pad_left) (zero outside the input),
@@ -153,4 +154,116 @@ void rt_wino_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt
       output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
                        (size_t)mrows * C0, (float *)core->ub);
   }
+}
+
+/* --- OM_CONV_WINO_F43_FZ: the same tile on FRACTAL_Z weights, transformed
+ * here. For each output channel block and each chunk of tile_k input
+ * channel blocks: U[p][k][16] = (G g G^T)[p] for the chunk's channels k, f32
+ * in UB, then the 36 GEMMs of the chunk accumulate into L0C; the output
+ * transform follows the last chunk. UB holds the chunk's U and, after it,
+ * the output transform's gathered products. */
+
+/* o[0..5] = G (a, b, c)^T, G the 6x3 matrix of F(4x4,3x3) (docs/om-format.md). */
+static inline void g3(float a, float b, float c, float o[6]) {
+  const float s = a + c, e = a * (1.0f / 24) + c * (1.0f / 6), f = b * (1.0f / 12);
+  o[0] = a * 0.25f;
+  o[1] = (s + b) * (-1.0f / 6);
+  o[2] = (s - b) * (-1.0f / 6);
+  o[3] = e + f;
+  o[4] = e - f;
+  o[5] = c;
+}
+
+/* U[p][kk][co] (klen = tkn*16 rows kk per position) for output channel block
+ * cb and input channel blocks cc0 .. cc0+tkn-1. */
+static void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int64_t tkn, float *u) {
+  const size_t klen = (size_t)tkn * C0;
+  float frac[9][C0 * C0]; /* the 9 taps' fractals, [co][ci] */
+  for (int64_t cc = 0; cc < tkn; cc++) {
+    for (int tap = 0; tap < 9; tap++)
+      rt_load_f32(frac[tap], g->wd, (int)g->w->dtype,
+                  (size_t)(((cc0 + cc) * 9 + tap) * g->c1out + cb) * C0 * C0, C0 * C0);
+    for (int ci = 0; ci < C0; ci++)
+      for (int co = 0; co < C0; co++) {
+        float t[3][6], r[6];
+        for (int j = 0; j < 3; j++) /* columns: t[j][i] = sum_kh G[i][kh] g[kh][j] */
+          g3(frac[j][co * C0 + ci], frac[3 + j][co * C0 + ci], frac[6 + j][co * C0 + ci], t[j]);
+        for (int i = 0; i < 6; i++) { /* rows: U[i][j] = sum_kw t[i][kw] G[j][kw] */
+          g3(t[0][i], t[1][i], t[2][i], r);
+          for (int j = 0; j < 6; j++)
+            u[((size_t)(i * 6 + j) * klen + (size_t)(cc * C0 + ci)) * C0 + co] = r[j];
+        }
+      }
+  }
+}
+
+/* c[m][16] (+)= a[m][0..klen) x b[klen][16]; = when first. */
+static void gemm16_acc(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c, int first) {
+  for (int64_t m = 0; m < mrows; m++) {
+    float acc[C0];
+    const float *am = a + (size_t)m * lda;
+    if (first)
+      memset(acc, 0, sizeof acc);
+    else
+      memcpy(acc, c + m * C0, sizeof acc);
+    for (size_t k = 0; k < klen; k++)
+      for (int l = 0; l < C0; l++)
+        acc[l] += am[k] * b[k * C0 + l];
+    memcpy(c + m * C0, acc, sizeof acc);
+  }
+}
+
+void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
+  const int64_t t0 = mt * g->tm, wt = g->wth * g->wtw;
+  const int64_t mrows = wt - t0 < g->tm ? wt - t0 : g->tm;
+  const int64_t nb0 = nt * g->tn, nblocks = g->c1out - nb0 < g->tn ? g->c1out - nb0 : g->tn;
+  const size_t k = (size_t)g->c1 * C0, pstride = (size_t)mrows * k;
+  float *v = (float *)core->l1, *l0c = (float *)core->l0c, *u = (float *)core->ub;
+  float *gather = u + (size_t)P * (size_t)g->tk * C0 * C0;
+  for (int64_t m = 0; m < mrows; m++)
+    input_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, v + (size_t)m * k, pstride);
+  for (int64_t nb = 0; nb < nblocks; nb++) {
+    const int64_t cb = nb0 + nb;
+    for (int64_t cc0 = 0; cc0 < g->c1; cc0 += g->tk) {
+      const int64_t tkn = g->c1 - cc0 < g->tk ? g->c1 - cc0 : g->tk;
+      const size_t klen = (size_t)tkn * C0;
+      weight_transform(g, cb, cc0, tkn, u);
+      for (int p = 0; p < P; p++)
+        gemm16_acc(v + (size_t)p * pstride + (size_t)cc0 * C0, k, mrows, klen, u + (size_t)p * klen * C0,
+                   l0c + (size_t)p * (size_t)mrows * C0, cc0 == 0);
+    }
+    for (int64_t m = 0; m < mrows; m++)
+      output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
+                       (size_t)mrows * C0, gather);
+  }
+}
+
+omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
+                             const om_tensor *y) {
+  if (p->kh != 3 || p->kw != 3 || p->sh != 1 || p->sw != 1 || p->dh != 1 || p->dw != 1)
+    return rt_chk_fail(c, "Winograd F(4x4,3x3) needs a 3x3 kernel, strides 1 and dilations 1 (kernel %dx%d, "
+                          "strides %d,%d, dilations %d,%d)",
+                       p->kh, p->kw, p->sh, p->sw, p->dh, p->dw);
+  const om_task *task = c->task;
+  int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15], c1 = rt_ceil_div(x->dims[1], C0);
+  if (tm < 1 || tn < 1 || tm > 65536 || tn > 65536 || tk < 1 || tk > c1)
+    return rt_chk_fail(c, "Winograd tiles tile_m %lld, tile_n %lld, tile_k %lld (1..C1in %lld) out of range",
+                       (long long)tm, (long long)tn, (long long)tk, (long long)c1);
+  const uint64_t k = (uint64_t)c1 * C0, pts = P;
+  const om_model_def *d = c->m->def;
+  const struct {
+    const char *what;
+    uint64_t need, have;
+  } caps[] = {{"L1", pts * (uint64_t)tm * k * 4, d->l1_bytes},
+              {"L0C", pts * (uint64_t)tm * C0 * 4, d->l0c_bytes},
+              {"UB", pts * ((uint64_t)tk * C0 + 1) * C0 * 4, d->ub_bytes}};
+  for (size_t i = 0; i < sizeof caps / sizeof *caps; i++)
+    if (caps[i].need > caps[i].have)
+      return rt_chk_fail(c, "Winograd tile_m %lld, tile_k %lld with C1in %lld needs %llu bytes of %s, capacity %llu",
+                         (long long)tm, (long long)tk, (long long)c1, (unsigned long long)caps[i].need,
+                         caps[i].what, (unsigned long long)caps[i].have);
+  uint64_t tiles = (uint64_t)x->dims[0] *
+                   (uint64_t)rt_ceil_div(rt_ceil_div(y->dims[2], 4) * rt_ceil_div(y->dims[3], 4), tm) *
+                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);
+  return rt_chk_block_dim(c, tiles, "tiles");
 }

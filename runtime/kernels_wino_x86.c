@@ -170,4 +170,73 @@ AVX2 void rt_wino_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
   }
 }
 
+/* --- OM_CONV_WINO_F43_FZ (kernels_wino.c says how): the weights transformed
+ * per task tile, 16 output channels (two YMM) at a time. */
+
+/* o[i*os] = G (a, b, c)^T, i < 6. */
+AVX2_INLINE void g3(__m256 a, __m256 b, __m256 c, __m256 *o, size_t os) {
+  const __m256 s = _mm256_add_ps(a, c), m6 = _mm256_set1_ps(-1.0f / 6);
+  const __m256 e = _mm256_fmadd_ps(a, _mm256_set1_ps(1.0f / 24), _mm256_mul_ps(c, _mm256_set1_ps(1.0f / 6)));
+  const __m256 f = _mm256_mul_ps(b, _mm256_set1_ps(1.0f / 12));
+  o[0] = _mm256_mul_ps(a, _mm256_set1_ps(0.25f));
+  o[os] = _mm256_mul_ps(_mm256_add_ps(s, b), m6);
+  o[2 * os] = _mm256_mul_ps(_mm256_sub_ps(s, b), m6);
+  o[3 * os] = _mm256_add_ps(e, f);
+  o[4 * os] = _mm256_sub_ps(e, f);
+  o[5 * os] = c;
+}
+
+/* U[p][kk][co] (klen = tkn*16 rows per position) for output channel block cb
+ * and input channel blocks cc0 .. cc0+tkn-1. */
+static AVX2 void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int64_t tkn, float *u) {
+  const int f16 = g->w->dtype == DT_FLOAT16;
+  const size_t es = f16 ? 2 : 4, klen = (size_t)tkn * C0;
+  float gt[9][C0 * C0]; /* the 9 taps' fractals transposed, [ci][co] */
+  for (int64_t cc = 0; cc < tkn; cc++) {
+    for (int tap = 0; tap < 9; tap++)
+      rt_fractal_t_x86((const uint8_t *)g->wd + (size_t)(((cc0 + cc) * 9 + tap) * g->c1out + cb) * C0 * C0 * es,
+                       f16, gt[tap]);
+    for (int ci = 0; ci < C0; ci++)
+      for (int h = 0; h < 2; h++) {
+        __m256 t[6 * 3], r[6];
+        for (int j = 0; j < 3; j++) /* columns: t[i][j] = sum_kh G[i][kh] g[kh][j] */
+          g3(_mm256_loadu_ps(gt[j] + ci * C0 + h * 8), _mm256_loadu_ps(gt[3 + j] + ci * C0 + h * 8),
+             _mm256_loadu_ps(gt[6 + j] + ci * C0 + h * 8), t + j, 3);
+        float *dst = u + (size_t)(cc * C0 + ci) * C0 + h * 8;
+        const size_t ps = klen * C0; /* floats between positions */
+        for (int i = 0; i < 6; i++) { /* rows: U[i][j] = sum_kw t[i][kw] G[j][kw] */
+          g3(t[i * 3], t[i * 3 + 1], t[i * 3 + 2], r, 1);
+          for (int j = 0; j < 6; j++, dst += ps)
+            _mm256_storeu_ps(dst, r[j]);
+        }
+      }
+  }
+}
+
+AVX2 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
+  const int64_t t0 = mt * g->tm, wt = g->wth * g->wtw;
+  const int64_t mrows = wt - t0 < g->tm ? wt - t0 : g->tm;
+  const int64_t nb0 = nt * g->tn, nblocks = g->c1out - nb0 < g->tn ? g->c1out - nb0 : g->tn;
+  const size_t k = (size_t)g->c1 * C0, pstride = (size_t)mrows * k;
+  float *v = (float *)core->l1, *l0c = (float *)core->l0c, *u = (float *)core->ub;
+  for (int64_t m = 0; m < mrows; m++)
+    input_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, v + (size_t)m * k, pstride);
+  for (int64_t nb = 0; nb < nblocks; nb++) {
+    const int64_t cb = nb0 + nb;
+    for (int64_t cc0 = 0; cc0 < g->c1; cc0 += g->tk) {
+      const int64_t tkn = g->c1 - cc0 < g->tk ? g->c1 - cc0 : g->tk;
+      const size_t klen = (size_t)tkn * C0;
+      weight_transform(g, cb, cc0, tkn, u);
+      for (int p = 0; p < P; p++)
+        rt_gemm16_acc_x86(v + (size_t)p * pstride + (size_t)cc0 * C0, k, mrows, klen, u + (size_t)p * klen * C0,
+                          l0c + (size_t)p * (size_t)mrows * C0, cc0 == 0);
+    }
+    wepi e;
+    wepi_init(g, cb, &e);
+    for (int64_t m = 0; m < mrows; m++)
+      output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
+                       (size_t)mrows * C0, &e);
+  }
+}
+
 #endif

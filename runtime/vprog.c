@@ -10,7 +10,8 @@
  *     ninstrs x 24-byte instructions lie inside the VPROGS partition,
  *     ninstrs <= VPROG_MAX_INSTRS, nregs <= ninstrs, 1 <= noutputs,
  *     ninputs, noutputs <= VPROG_MAX_IO, ninputs + noutputs == ntensors;
- *   - tensors: every slot present; dtype one of f32 f16 i64 i32 i8 u8 bool;
+ *   - tensors: every slot present; dtype one of f32 f16 f64 i64 i32 i16 i8
+ *     u64 u32 u16 u8 bool;
  *     layout ND or NC1HWC0, one layout for all; outputs share dims and are
  *     not WEIGHTS; inputs broadcast to the outputs over the physical array
  *     (ND: numpy rules, right-aligned, size-1 dims repeat; NC1HWC0: same C,
@@ -23,12 +24,14 @@
  *   - the registers live at once fit the UB (see vprog_plan.h: 256 lanes of
  *     8 bytes per live register, fewer lanes (>= 16) if the UB is small).
  *
- * Typing rules. F = {f32, f16}, I = {i64, i32, i8, u8}, N = F + I, B =
- * {bool}, A = N + B; "dst" is the instruction's dtype field.
+ * Typing rules. F = {f32, f16, f64}, I = {i64, i32, i16, i8, u64, u32,
+ * u16, u8}, N = F + I, B = {bool}, A = N + B; "dst" is the instruction's
+ * dtype field.
  *   LOAD a         a = input index; dst == that input tensor's dtype
  *   STORE a, b     a = output index; b's dtype == dtype field == the output's
  *   CONST          dst in A; imm.f for F (rounded to f32, then to f16 for
- *                  f16), imm.i for I (wrapped to the width) and B (!= 0)
+ *                  f16; f64 as it is), imm.i for I (wrapped to the width)
+ *                  and B (!= 0)
  *   CAST a         a in A, dst in A (any to any)
  *   NEG ABS SIGN   a, dst: one N dtype
  *   NOT            a, dst: B
@@ -52,16 +55,22 @@
  * sign other than b's; integer FMOD is C's %; INT_MIN / -1 wraps and
  * INT_MIN % -1 is 0; integer POW wraps, a negative exponent gives 1 for base
  * 1, +-1 for base -1, else 0; SHL / SHR read the count as unsigned and
- * counts >= the width give 0; CAST float -> int saturates and maps NaN to
- * 0, int -> int wraps; bool inputs are read as (byte != 0).
+ * counts >= the width give 0; CAST float -> int saturates to the
+ * destination's range and maps NaN to 0, int -> int wraps, f64 -> f16 rounds
+ * once; bool inputs are read as (byte != 0). Unsigned registers compare,
+ * divide and shift (logically) as unsigned numbers; their MOD is FMOD and
+ * NEG wraps. f64 registers compute in double with libm's double functions.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/elem.h"
 #include "runtime/kernels.h"
 #include "runtime/vprog_plan.h"
+
+#define VPROG_DTYPES "f32 f16 f64 i64 i32 i16 i8 u64 u32 u16 u8 bool"
 
 typedef enum vsig {
   SIG_NONE = 0, /* not an opcode */
@@ -122,8 +131,11 @@ static vrule rule_of(int op) {
   return op < (int)(sizeof rules / sizeof *rules) ? rules[op] : (vrule){SIG_NONE, 0};
 }
 
-static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
-static int is_int(int dt) { return dt == DT_INT64 || dt == DT_INT32 || dt == DT_INT8 || dt == DT_UINT8; }
+static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
+static int is_int(int dt) {
+  return dt == DT_INT64 || dt == DT_INT32 || dt == DT_INT16 || dt == DT_INT8 || dt == DT_UINT64 ||
+         dt == DT_UINT32 || dt == DT_UINT16 || dt == DT_UINT8;
+}
 static int is_any(int dt) { return is_float(dt) || is_int(dt) || dt == DT_BOOL; }
 
 static int in_set(int dt, int set) {
@@ -138,11 +150,11 @@ static int in_set(int dt, int set) {
 
 static const char *set_name(int set) {
   switch (set) {
-  case SET_NUM: return "numeric (f32 f16 i64 i32 i8 u8)";
-  case SET_FLOAT: return "float (f32 f16)";
-  case SET_INT: return "integer (i64 i32 i8 u8)";
+  case SET_NUM: return "numeric (f32 f16 f64 i64 i32 i16 i8 u64 u32 u16 u8)";
+  case SET_FLOAT: return "float (f32 f16 f64)";
+  case SET_INT: return "integer (i64 i32 i16 i8 u64 u32 u16 u8)";
   case SET_BOOL: return "bool";
-  default: return "f32 f16 i64 i32 i8 u8 bool";
+  default: return VPROG_DTYPES;
   }
 }
 
@@ -268,7 +280,7 @@ static omrt_status check_tensors(vctx *v) {
   for (uint32_t s = 0; s < task->ntensors; s++) {
     const om_tensor *t = v->t[s];
     if (!is_any((int)t->dtype))
-      return rt_chk_fail(&v->c, "%s: dtype %u is not a vector-program dtype (f32 f16 i64 i32 i8 u8 bool)",
+      return rt_chk_fail(&v->c, "%s: dtype %u is not a vector-program dtype (" VPROG_DTYPES ")",
                          slot_str(v, s, a, sizeof a), t->dtype);
     if (t->layout != LAYOUT_ND && t->layout != LAYOUT_NC1HWC0)
       return rt_chk_fail(&v->c, "%s: layout %s, expected ND or NC1HWC0", slot_str(v, s, a, sizeof a),
@@ -340,7 +352,7 @@ static omrt_status check_instr(vctx *v, uint32_t k, uint8_t *stored) {
   vrule r = rule_of(in->op);
   if (r.sig == SIG_NONE) return ifail(v, k, "unknown opcode %u", in->op);
   if (r.sig != SIG_STORE && !is_any(in->dtype))
-    return ifail(v, k, "dtype %u is not a vector-program dtype (f32 f16 i64 i32 i8 u8 bool)", in->dtype);
+    return ifail(v, k, "dtype %u is not a vector-program dtype (" VPROG_DTYPES ")", in->dtype);
   int dta = 0, dtb = 0;
   omrt_status s = OMRT_OK;
   switch (r.sig) {
@@ -495,11 +507,9 @@ static rt_vimm const_imm(const om_vinstr *in) {
   switch (in->dtype) {
   case DT_FLOAT32: v.f = (float)in->imm.f; break;
   case DT_FLOAT16: v.f = rt_h2f(rt_f2h((float)in->imm.f)); break;
-  case DT_INT64: v.i64 = in->imm.i; break;
-  case DT_INT32: v.i32 = (int32_t)in->imm.i; break;
-  case DT_INT8: v.i8 = (int8_t)in->imm.i; break;
-  case DT_UINT8: v.u8 = (uint8_t)in->imm.i; break;
-  default: v.u8 = in->imm.i != 0; break; /* bool */
+  case DT_DOUBLE: v.d = in->imm.f; break;
+  case DT_BOOL: v.u8 = in->imm.i != 0; break;
+  default: v.i64 = rt_wrap_int(in->dtype, in->imm.i); break; /* integers, extended to 64 bits */
   }
   return v;
 }
@@ -529,18 +539,19 @@ static omrt_status fill_steps(const vctx *v, rt_vplan *p) {
     st->a = nr > 0 ? s->slot[regs[0]] * slot_bytes : 0;
     st->b = nr > 1 ? s->slot[regs[1]] * slot_bytes : 0;
     st->c = nr > 2 ? s->slot[regs[2]] * slot_bytes : 0;
-    st->round16 = in->dtype == DT_FLOAT16 && in->op != VOP_CONST && in->op != VOP_SELECT &&
-                  !(in->op == VOP_CAST && adt == DT_FLOAT16);
+    st->post = (uint8_t)rt_vprog_post(in->op, in->dtype, adt);
     if (in->op == VOP_CONST) st->imm = const_imm(in);
     if (in->op == VOP_ISINF) st->imm.i64 = in->imm.i;
+    if (in->op == VOP_SHL || in->op == VOP_SHR) st->imm.i64 = 8 * (int64_t)dtype_size(in->dtype);
   }
   return OMRT_OK;
 }
 
 /* Verifies the task and, when everything holds, builds its plan (*plan_out, malloc'd). */
-static omrt_status build(const omrt_model *m, uint32_t i, const om_task *task, rt_vplan **plan_out) {
+static omrt_status build(const omrt_model *m, uint32_t i, const om_task *task, const char *kind,
+                         rt_vplan **plan_out) {
   *plan_out = NULL;
-  vctx v = {.c = {m, i, task, "VPROG"}, .off = (uint32_t)task->params[0]};
+  vctx v = {.c = {m, i, task, kind}, .off = (uint32_t)task->params[0]};
   omrt_status s;
   if ((s = check_header(&v, m, task)) || (s = check_tensors(&v))) return s;
   if (!(v.s = calloc(1, sizeof *v.s))) return rt_error(OMRT_ERR_NOMEM, "om load: out of memory verifying a program");
@@ -559,6 +570,7 @@ static omrt_status build(const omrt_model *m, uint32_t i, const om_task *task, r
     s = rt_error(OMRT_ERR_NOMEM, "om load: out of memory for a vector-program plan");
     goto out;
   }
+  p->prog = v.off;
   p->total = total;
   p->tiles = tiles;
   p->lanes = lanes;
@@ -576,16 +588,21 @@ out:
   return s;
 }
 
+omrt_status rt_vprog_build(const omrt_model *m, uint32_t i, const om_task *vtask, const char *kind,
+                           rt_vplan **plan_out) {
+  return build(m, i, vtask, kind, plan_out);
+}
+
 omrt_status rt_vprog_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_vplan *p;
-  omrt_status s = build(m, i, task, &p);
+  omrt_status s = build(m, i, task, "VPROG", &p);
   free(p);
   return s;
 }
 
 omrt_status rt_vprog_prepare(const omrt_model *m, uint32_t i, const om_task *task, void **aux_out) {
   rt_vplan *p;
-  omrt_status s = build(m, i, task, &p);
+  omrt_status s = build(m, i, task, "VPROG", &p);
   *aux_out = p;
   return s;
 }

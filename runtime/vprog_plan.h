@@ -12,9 +12,12 @@
  *   - each slot holds `lanes` elements of 8 bytes (256 lanes, the block unit,
  *     unless the model's UB is too small for the live registers: then the
  *     largest power of two >= 16 that fits; fewer is rejected at load);
- *   - register lanes: f32 and f16 registers as float (f16 values rounded to
- *     f16 after every step that computes them), i64/i32/i8/u8 as themselves,
- *     bool as uint8_t 0/1;
+ *   - register lanes hold each register in its compute type: f32 and f16
+ *     registers as float (f16 values rounded to f16 after every step that
+ *     computes them), f64 as double, signed integers (i64 i32 i16 i8) as
+ *     int64_t and unsigned ones (u64 u32 u16 u8) as uint64_t, both wrapped
+ *     to the register's width after every step (so a lane always holds the
+ *     register's value, sign- or zero-extended), bool as uint8_t 0/1;
  *   - the outputs' physical iteration space with size-1 dims dropped and
  *     adjacent dims merged wherever every input allows, and per input its
  *     element strides over that space (0 on broadcast dims);
@@ -47,19 +50,27 @@ typedef enum rt_vstep_kind {
   RT_VSTEP_STORE = 2, /* write slot a to output `io` */
 } rt_vstep_kind;
 
-/* A constant in its lane form (CONST), or ISINF's detect mask in i64. */
+/* A constant in its lane form (CONST; integers wrapped to the dtype and
+ * extended to 64 bits), ISINF's detect mask, or SHL/SHR's width in bits, in i64. */
 typedef union rt_vimm {
   float f;
+  double d;
   int64_t i64;
-  int32_t i32;
-  int8_t i8;
   uint8_t u8;
 } rt_vimm;
+
+/* What a lane step does to its destination after fn (rt_vprog_post). */
+typedef enum rt_vpost {
+  RT_VPOST_NONE = 0,
+  RT_VPOST_F16,                            /* round float lanes to f16 */
+  RT_VPOST_S32, RT_VPOST_S16, RT_VPOST_S8, /* wrap int64 lanes to the width, sign-extended */
+  RT_VPOST_U32, RT_VPOST_U16, RT_VPOST_U8, /* wrap uint64 lanes to the width, zero-extended */
+} rt_vpost;
 
 struct rt_vstep {
   rt_vlane_fn fn;      /* RT_VSTEP_LANES only */
   uint8_t kind;        /* rt_vstep_kind */
-  uint8_t round16;     /* the destination is f16: round its lanes after fn */
+  uint8_t post;        /* rt_vpost */
   uint16_t io;         /* LOAD: input index; STORE: output index */
   uint32_t d, a, b, c; /* byte offsets of the slots in the UB */
   rt_vimm imm;
@@ -81,6 +92,7 @@ typedef struct rt_vinput {
 typedef void (*rt_vnative_fn)(void *const *ptr, const int64_t *outer, uint64_t rows, uint64_t cols);
 
 typedef struct rt_vplan {
+  uint32_t prog;                 /* byte offset of the program in the VPROGS partition */
   uint64_t total;                /* physical elements of each output */
   uint64_t tiles;                /* ceil(total / RT_VTILE): the block unit */
   uint32_t lanes;                /* elements per pass over the steps */
@@ -113,6 +125,33 @@ static inline uint32_t rt_vplan_inner_mask(const rt_vplan *p) {
  * operand dtype `adt` (the same as dt where the typing rules say so); NULL if
  * there is none (vprog_exec.c). */
 rt_vlane_fn rt_vprog_lane_fn(int op, int dt, int adt);
+/* The post-pass (rt_vpost) of a step computing opcode op into dtype dt from
+ * a first operand of dtype adt. */
+int rt_vprog_post(int op, int dt, int adt);
+/* a^e modulo 2^64: integer POW on unsigned registers (signed ones use it for
+ * e >= 0); also what native code calls. */
+uint64_t rt_vprog_upow(uint64_t a, uint64_t e);
+
+/* Elements [e, end) of p's iteration space (any range), reading and writing
+ * data[k] = the address of the program's tensor k (inputs, then outputs);
+ * interpreted in `ub` (the core's UB, at least the model's ub_bytes) or run
+ * through p->native. What a VPROG task's block runs, and a CONV2D / DWCONV
+ * epilogue (runtime/epilogue.c) per output tile. */
+void rt_vplan_exec(const rt_vplan *p, void *const *data, uint64_t e, uint64_t end, uint8_t *ub);
+/* Verifies the VPROG-shaped task record vtask (its tensors and params[0]
+ * name the program) and builds its plan (*plan_out, malloc'd; NULL when
+ * something fails). `kind` labels the messages ("VPROG", "CONV2D epilogue").
+ * Another kind's task uses it to run a program of its own (epilogue.c). */
+omrt_status rt_vprog_build(const omrt_model *m, uint32_t i, const om_task *vtask, const char *kind,
+                           rt_vplan **plan_out);
+/* The plan of task i, if it has one: a VPROG task's, or a CONV2D / DWCONV
+ * task's epilogue (params[21] = 1); NULL otherwise. What a vprog compiler
+ * gives native functions. */
+static inline rt_vplan *rt_task_vplan(const omrt_model *m, uint32_t i) {
+  uint32_t k = m->tasks[i].kind;
+  if (!m->task_aux || (k != OM_TASK_VPROG && k != OM_TASK_CONV2D && k != OM_TASK_DWCONV)) return NULL;
+  return (rt_vplan *)m->task_aux[i];
+}
 
 /* The kernel-table entry of OM_TASK_VPROG (kernels.c). */
 void rt_vprog_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """atc's flags on a small real model: --help, both --flag=value and --flag value
 forms, usage errors (exit 2), --log=info phase lines, --dump_graph (IR text
-and DOT after every pass), --mode=1 (om to JSON), --mode=3 (precheck), --out_nodes, and omrun
+and DOT after every pass), --mode=1 (om to JSON), --mode=3 (precheck), --out_nodes,
+--fusion_switch_file (the op-by-op build), and omrun
 running the result against numpy.
 
 Usage: atc_cli.py ATC_BINARY OMRUN_BINARY WORK_DIR
@@ -161,6 +162,45 @@ def main():
     p = run(atc, f"--model={model}", f"--output={base}2", "--soc_version=Ascend310", "--input_shape=x:2,3,8,8",
             "--out_nodes=nosuch:0")
     check("--out_nodes with an unknown node: exit 1 naming it", p.returncode == 1 and "nosuch" in p.stderr, p.stderr)
+
+    # --fusion_switch_file: VectorProgramFusionPass:off gives one vector program per elementwise op (SiLU + add:
+    # three programs instead of one), computing the same thing.
+    g = helper.make_graph(
+        [helper.make_node("Sigmoid", ["x"], ["s"], name="sig0"), helper.make_node("Mul", ["x", "s"], ["m"], name="mul0"),
+         helper.make_node("Add", ["m", "x"], ["y"], name="add0")],
+        "silu", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    silu = os.path.join(work, "silu.onnx")
+    with open(silu, "wb") as f:
+        f.write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    silu_ref = x / (1 + np.exp(-x.astype(np.float64))) + x
+    switches = os.path.join(work, "fusion.cfg")
+    with open(switches, "w") as f:
+        f.write("# the op-by-op build\n\n  VectorProgramFusionPass : off  # one program per op\n")
+    for name, extra, want in (("fused", [], 1), ("unfused", [f"--fusion_switch_file={switches}"], 3)):
+        base = os.path.join(work, name)
+        p = run(atc, f"--model={silu}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
+                "--precision_mode=must_keep_origin_dtype", *extra)
+        check(f"--fusion_switch_file: {name} build compiles", p.returncode == 0, p.stderr)
+        p = run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json")
+        n = sum(t["kind"] == "VPROG" for t in json.load(open(base + ".json"))["tasks"]) if p.returncode == 0 else -1
+        check(f"--fusion_switch_file: {name} build has {want} vector program(s)", n == want, n)
+        p = run(omrun, "--model", base + ".om", "--input", os.path.join(work, "x.bin"), "--output", base + "_out")
+        got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 else np.zeros(0)
+        check(f"--fusion_switch_file: {name} build computes SiLU(x) + x", got.size == silu_ref.size and
+              np.abs(got - silu_ref.ravel()).max() <= 1e-5 * np.abs(silu_ref).max(), p.stderr)
+    for text, needle in (("VectorProgramFusionPass:maybe\n", "fusion.bad:1"), ("\nNoSuchPass:off\n", "fusion.bad:2"),
+                         ("VectorProgramFusionPass\n", "fusion.bad:1")):
+        bad = os.path.join(work, "fusion.bad")
+        with open(bad, "w") as f:
+            f.write(text)
+        p = run(atc, f"--model={silu}", f"--output={work}/badfuse", "--soc_version=Ascend310",
+                f"--fusion_switch_file={bad}")
+        check(f"--fusion_switch_file {text.strip()!r}: exit 2 naming file and line",
+              p.returncode == 2 and needle in p.stderr and not os.path.exists(f"{work}/badfuse.om"), p.stderr)
+    p = run(atc, f"--model={silu}", f"--output={work}/badfuse", "--soc_version=Ascend310",
+            f"--fusion_switch_file={work}/nosuch.cfg")
+    check("--fusion_switch_file missing: exit 2 naming it", p.returncode == 2 and "nosuch.cfg" in p.stderr, p.stderr)
 
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")

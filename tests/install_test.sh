@@ -2,6 +2,8 @@
 # cmake --install puts atc, omrun, libomrt (static and shared), omrt.h, omrt.pc
 # and the SoC files under a prefix; an application builds against it with
 # pkg-config alone and runs a package; libomrt needs only libc, libm, pthread.
+# In a JIT build (BUILD_DIR has libomrt_jit.so.1) libomrt_jit.so.1 is
+# installed beside libomrt and the installed omrun finds it (RUNPATH).
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
 set -eu
 build=$1 src=$2 work=$3
@@ -41,6 +43,10 @@ g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=
                       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
                       [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], [w])
 open(sys.argv[1] + "/tiny.onnx", "wb").write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+g = helper.make_graph([helper.make_node("Sigmoid", ["x"], ["z"])], "act",  # one vector program
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                      [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)])
+open(sys.argv[1] + "/act.onnx", "wb").write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
 np.ones((1, 3, 8, 8), np.float32).tofile(sys.argv[1] + "/x.bin")
 PY
 check "installed atc compiles" "$p/bin/atc" --model="$work/tiny.onnx" --output="$work/tiny" --soc_version=Ascend310
@@ -48,5 +54,13 @@ check "example runs (shared)" sh -c \
   "LD_LIBRARY_PATH='$libdir' '$work/classify' '$work/tiny.om' '$work/x.bin' > '$work/run.log'"
 check "example prints top-5" grep -q "top-5: class" "$work/run.log"
 check "example runs (static)" "$work/classify_static" "$work/tiny.om" "$work/x.bin"
+check "installed omrun runs" "$p/bin/omrun" --model "$work/tiny.om" --input "$work/x.bin" --output "$work/out"
+if [ -e "$build/libomrt_jit.so.1" ]; then
+  check "installed libomrt_jit.so.1" test -e "$libdir/libomrt_jit.so.1"
+  check "installed atc compiles a vector program" "$p/bin/atc" --model="$work/act.onnx" --output="$work/act" \
+    --soc_version=Ascend310
+  check "installed omrun loads the installed libomrt_jit" sh -c \
+    "'$p/bin/omrun' --jit=on --model '$work/act.om' --input '$work/x.bin' --output '$work/out' 2>&1 | grep -q '^jit: 1 programs'"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -7,11 +7,14 @@ with PyTorch's fp32 output (NAME.output.bin):
 
   force_fp16 (and the other fp16 modes): cosine similarity >= 0.999 and the same top-1
   must_keep_origin_dtype:                max abs error <= 1e-4 x max|reference|
+Models whose NAME.json has a "kind" other than "classifier" (segmentation maps,
+sequence outputs) skip the top-1 check; the other checks are the same.
 
 It also checks what atc reports: the memory plan within 1.25x of the liveness
-lower bound, and (fp16, default --op_select_implmode) the om at most 0.52x the
-ONNX file's size; with --impl-mode high_performance (Winograd, f32 transformed
-weights: a larger om by design) the size is reported, not held to that bar.
+lower bound, and (fp16) the om at most 0.52x the ONNX file's size (OM_SIZE_BAR
+lists the few models whose channel counts pad more), in either
+--impl-mode: high_performance (atc's default, Winograd for eligible 3x3 convs,
+weights transformed at run time) or high_precision (direct convolution only).
 Exit 0 when every check passes; the closing line says "N passed, M failed".
 """
 import argparse
@@ -26,12 +29,20 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# fp16 om size bar as a fraction of the ONNX file: 0.52x (half, plus the
+# package's own tables) unless listed. Layouts pad channels to C0 = 16, which
+# costs more where channel counts are not multiples of 16: ShuffleNetV2's 116,
+# 232 and 464 channels pad by up to 10%; RegNetY-400MF's group width 8 leaves
+# half of each grouped 16x16 weight fractal empty, and its 104 and 440
+# channels pad to 112 and 448.
+OM_SIZE_BAR = {"shufflenet_v2_x1_0": 0.53, "regnet_y_400mf": 0.57}
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", required=True)
     ap.add_argument("--precision", default="force_fp16")
-    ap.add_argument("--impl-mode", default="high_precision", choices=["high_precision", "high_performance"])
+    ap.add_argument("--impl-mode", default="high_performance", choices=["high_precision", "high_performance"])
     ap.add_argument("--models-dir", default=os.path.join(ROOT, "models", "out"))
     ap.add_argument("--bin-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work-dir", default=None, help="where the om and outputs go (default: build/e2e/NAME-PRECISION)")
@@ -77,9 +88,10 @@ def main():
     check("memory plan", m is not None and ratio <= 1.25,
           f"{m.group(1)} MiB vs lower bound {m.group(2)} MiB = {ratio:.3f}x (bar 1.25x)" if m else "not reported")
     om_size, onnx_size = os.path.getsize(om_base + ".om"), os.path.getsize(onnx_path)
-    if prec != "must_keep_origin_dtype" and args.impl_mode == "high_precision":
-        check("om size", om_size <= 0.52 * onnx_size,
-              f"{om_size / 2**20:.2f} MiB = {om_size / onnx_size:.3f}x the ONNX file (bar 0.52x)")
+    if prec != "must_keep_origin_dtype":
+        bar = OM_SIZE_BAR.get(name, 0.52)
+        check("om size", om_size <= bar * onnx_size,
+              f"{om_size / 2**20:.2f} MiB = {om_size / onnx_size:.3f}x the ONNX file (bar {bar}x)")
     else:
         print(f"info {name} {prec}: om size {om_size / 2**20:.2f} MiB = {om_size / onnx_size:.3f}x the ONNX file")
 
@@ -106,7 +118,8 @@ def main():
                 check("accuracy", rel <= 1e-4, f"max abs error {err:.3g} = {rel:.3g} x max|ref| (bar 1e-4); cosine {cos:.6f}")
             else:
                 check("accuracy", cos >= 0.999, f"cosine {cos:.6f} (bar 0.999); max abs error {err:.3g} = {rel:.3g} x max|ref|")
-            check("top-1", top1 == want, f"omrun {top1}, PyTorch {want}")
+            if meta.get("kind", "classifier") == "classifier":
+                check("top-1", top1 == want, f"omrun {top1}, PyTorch {want}")
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")
     return 0 if passed == len(results) else 1

@@ -3,7 +3,7 @@
 # and run by omrun in two precision modes, compared with PyTorch.
 # A missing model fails with a message saying how to make it.
 set(MODELS_DIR "${CMAKE_SOURCE_DIR}/models/out" CACHE PATH "Exported models for the end-to-end tests")
-foreach(model resnet50 mobilenet_v2 squeezenet1_1)
+foreach(model resnet50 mobilenet_v2 squeezenet1_1 efficientnet_b0 mobilenet_v3_small)
   foreach(prec force_fp16 must_keep_origin_dtype)
     add_test(NAME model/${model}/${prec}
              COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_e2e.py --model ${model} --precision ${prec}
@@ -12,24 +12,52 @@ foreach(model resnet50 mobilenet_v2 squeezenet1_1)
     set_tests_properties(model/${model}/${prec} PROPERTIES LABELS model TIMEOUT 900)
   endforeach()
 endforeach()
-# With libomrt_jit built, omrun compiles vector programs by default; the two
-# smaller models also run interpreted (OMRT_JIT=0) so both executors stay
-# checked against PyTorch in one build.
+# With libomrt_jit built, omrun compiles vector programs by default; the
+# smaller models (and the two whose time is mostly vector programs) also run
+# interpreted (OMRT_JIT=0) so both executors stay checked against PyTorch in
+# one build.
 if(TARGET omrt_jit)
-  foreach(model mobilenet_v2 squeezenet1_1)
+  foreach(model mobilenet_v2 squeezenet1_1 efficientnet_b0 mobilenet_v3_small)
     add_test(NAME model/${model}/force_fp16/jit_off
              COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_e2e.py --model ${model} --precision force_fp16
                      --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR}
                      --work-dir ${CMAKE_BINARY_DIR}/e2e/${model}-force_fp16-jit_off)
     set_tests_properties(model/${model}/force_fp16/jit_off PROPERTIES LABELS model TIMEOUT 900 ENVIRONMENT OMRT_JIT=0)
   endforeach()
+  foreach(model efficientnet_b0 mobilenet_v3_small)
+    add_test(NAME model/${model}/must_keep_origin_dtype/jit_off
+             COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_e2e.py --model ${model}
+                     --precision must_keep_origin_dtype --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR}
+                     --work-dir ${CMAKE_BINARY_DIR}/e2e/${model}-must_keep_origin_dtype-jit_off)
+    set_tests_properties(model/${model}/must_keep_origin_dtype/jit_off PROPERTIES LABELS model TIMEOUT 900
+                         ENVIRONMENT OMRT_JIT=0)
+  endforeach()
 endif()
-# --op_select_implmode=high_performance: Winograd F(4x4,3x3) for eligible 3x3
-# convs, both precisions held to the same accuracy bars.
+# --op_select_implmode=high_precision: the direct convolutions only (the
+# default, high_performance, runs eligible 3x3 convs as Winograd F(4x4,3x3));
+# both precisions held to the same accuracy bars.
 foreach(prec force_fp16 must_keep_origin_dtype)
-  add_test(NAME model/resnet50/${prec}/high_performance
+  add_test(NAME model/resnet50/${prec}/high_precision
            COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_e2e.py --model resnet50 --precision ${prec}
-                   --impl-mode high_performance --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR}
-                   --work-dir ${CMAKE_BINARY_DIR}/e2e/resnet50-${prec}-high_performance)
-  set_tests_properties(model/resnet50/${prec}/high_performance PROPERTIES LABELS model TIMEOUT 900)
+                   --impl-mode high_precision --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR}
+                   --work-dir ${CMAKE_BINARY_DIR}/e2e/resnet50-${prec}-high_precision)
+  set_tests_properties(model/resnet50/${prec}/high_precision PROPERTIES LABELS model TIMEOUT 900)
 endforeach()
+# The real exports of issue 3 (operator coverage), both precisions: concat-heavy
+# (DenseNet, GoogLeNet), channel shuffle (ShuffleNetV2), grouped conv + SE
+# (RegNetY), LayerNorm + 7x7 depthwise (ConvNeXt), segmentation with bilinear
+# Resize (LR-ASPP) and a 4-layer transformer encoder (MatMul, Softmax, LayerNorm).
+foreach(model densenet121 googlenet shufflenet_v2_x1_0 regnet_y_400mf convnext_tiny lraspp_mobilenet_v3_large
+              transformer_encoder)
+  foreach(prec force_fp16 must_keep_origin_dtype)
+    add_test(NAME model/${model}/${prec}
+             COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_e2e.py --model ${model} --precision ${prec}
+                     --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR}
+                     --work-dir ${CMAKE_BINARY_DIR}/e2e/${model}-${prec})
+    set_tests_properties(model/${model}/${prec} PROPERTIES LABELS model TIMEOUT 900)
+  endforeach()
+endforeach()
+# Grouped convolution (FRACTAL_Z_G) on small generated models, both precisions.
+add_test(NAME model/conv_group_e2e
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/conv_group_e2e.py --bin-dir ${CMAKE_BINARY_DIR})
+set_tests_properties(model/conv_group_e2e PROPERTIES LABELS model TIMEOUT 300)

@@ -26,6 +26,7 @@ enum { LOG_NULL, LOG_ERROR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
 typedef struct flags {
   const char *model, *framework, *output, *input_shape, *input_format, *soc_version;
   const char *precision_mode, *op_select_implmode, *out_nodes, *log, *mode, *om, *json, *dump_graph;
+  const char *fusion_switch_file;
 } flags;
 
 static const struct {
@@ -41,9 +42,12 @@ static const struct {
     FLAG(input_format, "NCHW (default) or ND"),
     FLAG(soc_version, "target SoC: Ascend310, Ascend310P3, Ascend910 (socs/*.yaml)"),
     FLAG(precision_mode, "force_fp16 (default), allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype"),
-    FLAG(op_select_implmode, "high_precision (default: direct convolution) or high_performance (Winograd for "
-                             "eligible 3x3 convs: faster, larger om)"),
+    FLAG(op_select_implmode, "high_performance (default: Winograd F(4x4,3x3) for eligible 3x3 convs) or "
+                             "high_precision (direct convolution only)"),
     FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
+    FLAG(fusion_switch_file, "file of fusion switches, one \"PassName:on|off\" a line ('#' comments); "
+                             "VectorProgramFusionPass:off puts every elementwise op in its own vector program "
+                             "(the unfused, op-by-op build); default on"),
     FLAG(log, "null, error, warning (default), info (a line per phase with its time), debug"),
     FLAG(mode, "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json), 3 = precheck: list "
                "every unsupported node of --model and exit 1 if there is one, without compiling"),
@@ -98,6 +102,59 @@ typedef struct log_state {
   int level;
   double total_ms;
 } log_state;
+
+/* Reads --fusion_switch_file: lines "PassName:on|off", blanks and '#'
+ * comments; the one pass it knows is VectorProgramFusionPass. Returns 0
+ * with *vector_fusion_out set, or 2 after naming the file, line and problem. */
+static int read_fusion_switches(const char *path, int *vector_fusion_out) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "atc: --fusion_switch_file=%s: cannot open it\n", path);
+    return 2;
+  }
+  char line[512];
+  int rc = 0;
+  for (int no = 1; rc == 0 && fgets(line, sizeof line, f); no++) {
+    size_t n = strlen(line);
+    if (n == sizeof line - 1 && line[n - 1] != '\n' && !feof(f)) {
+      fprintf(stderr, "atc: %s:%d: line longer than %d characters\n", path, no, (int)sizeof line - 2);
+      rc = 2;
+      break;
+    }
+    char *s = line, *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    while (*s == ' ' || *s == '\t') s++;
+    char *end = s + strlen(s);
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r')) *--end = '\0';
+    if (!*s) continue;
+    char *colon = strchr(s, ':');
+    if (!colon) {
+      fprintf(stderr, "atc: %s:%d: expected \"PassName:on\" or \"PassName:off\", got '%s'\n", path, no, s);
+      rc = 2;
+      break;
+    }
+    char *name = s, *value = colon + 1, *ne = colon;
+    while (ne > name && (ne[-1] == ' ' || ne[-1] == '\t')) ne--;
+    *ne = '\0';
+    while (*value == ' ' || *value == '\t') value++;
+    int on = strcmp(value, "on") == 0;
+    if (!on && strcmp(value, "off") != 0) {
+      fprintf(stderr, "atc: %s:%d: %s: switch '%s' is not on or off\n", path, no, name, value);
+      rc = 2;
+    } else if (strcmp(name, "VectorProgramFusionPass") == 0) {
+      *vector_fusion_out = on;
+    } else {
+      fprintf(stderr, "atc: %s:%d: unknown fusion pass '%s' (known: VectorProgramFusionPass)\n", path, no, name);
+      rc = 2;
+    }
+  }
+  if (rc == 0 && ferror(f)) {
+    fprintf(stderr, "atc: --fusion_switch_file=%s: read error\n", path);
+    rc = 2;
+  }
+  fclose(f);
+  return rc;
+}
 
 /* --mode=3: one line per node the compiler does not support. */
 static void on_unsupported(void *user, const char *msg) {
@@ -192,7 +249,7 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  int high_performance = 0;
+  int high_performance = 1;
   if (f.op_select_implmode) {
     high_performance = strcmp(f.op_select_implmode, "high_performance") == 0;
     if (!high_performance && strcmp(f.op_select_implmode, "high_precision") != 0) {
@@ -201,6 +258,9 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+
+  int vector_fusion = 1;
+  if (f.fusion_switch_file && read_fusion_switches(f.fusion_switch_file, &vector_fusion)) return 2;
 
   /* --output names the package without its extension, as in ATC. */
   if (precheck) f.output = "precheck";
@@ -219,7 +279,7 @@ int main(int argc, char **argv) {
   atc_options opt = {
       .model_path = f.model, .output_path = precheck ? NULL : out_path, .input_shape = f.input_shape,
       .soc_version = f.soc_version, .precision = (om_precision)precision, .high_performance = high_performance,
-      .out_nodes = f.out_nodes,
+      .out_nodes = f.out_nodes, .no_vector_fusion = !vector_fusion,
       .dump_graph_dir = f.dump_graph, .cmdline = cmdline, .on_phase = on_phase, .user = &ls,
       .precheck = precheck, .on_unsupported = on_unsupported};
   atc_result res;

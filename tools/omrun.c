@@ -11,8 +11,11 @@
  * on stderr and exit 1. Flags take "--flag=value" or "--flag value".
  * Built with libomrt_jit (OMRT_HAVE_JIT), vector programs are compiled at
  * load unless --jit=off or OMRT_JIT=0 (the flag wins), and the compile time
- * is printed. With OMRT_PROFILE=1 the time per task kind over all runs is
- * printed too.
+ * is printed (total ms, programs, unique bodies and how many of those came
+ * from the OMRT_JIT_CACHE directory). The library (and LLVM) is loaded only
+ * for a model that has vector programs (tools/lazy_jit.h); when it cannot
+ * be loaded, omrun says so once and interprets them. With OMRT_PROFILE=1
+ * the time per task kind over all runs is printed too.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -24,7 +27,7 @@
 
 #include "omrt.h"
 #ifdef OMRT_HAVE_JIT
-#include "omrt_jit.h"
+#include "tools/lazy_jit.h"
 #endif
 
 static const char usage[] =
@@ -39,7 +42,9 @@ static const char usage[] =
     "  --jit      compile vector programs to native code at load (LLVM); default on when\n"
     "             omrun is built with libomrt_jit, unless $OMRT_JIT is 0\n"
     "  --help     this text\n"
-    "environment: OMRT_JIT=0|1 (as --jit), OMRT_PROFILE=1 (print the time per task kind)\n";
+    "environment: OMRT_JIT=0|1 (as --jit), OMRT_PROFILE=1 (print the time per task kind),\n"
+    "             OMRT_JIT_CACHE=DIR (keep compiled vector programs in DIR and reuse them),\n"
+    "             OMRT_JIT_LIBRARY=FILE (the libomrt_jit to load, default libomrt_jit.so.1)\n";
 
 typedef struct options {
   const char *model, *input, *output;
@@ -196,7 +201,7 @@ static int cmp_double(const void *a, const void *b) {
 
 /* Everything after argument parsing; resources are released by main. */
 typedef struct run_state {
-  void *jit; /* omrt_jit when compiling vector programs */
+  void *jit; /* lazy_jit when compiling vector programs */
   omrt_model *model;
   omrt_context *ctx;
   int nin, nout;
@@ -221,20 +226,24 @@ static void print_profile(const omrt_context *ctx, long runs) {
 static int run(const options *o, run_state *r) {
   omrt_load_options lo = {.threads = (uint32_t)o->threads};
 #ifdef OMRT_HAVE_JIT
-  omrt_jit *jit = NULL;
+  lazy_jit *jit = NULL;
   if (o->jit) {
-    if (omrt_jit_new(&jit) != OMRT_OK) return fail("%s", omrt_last_error());
+    if (!(jit = lazy_jit_new())) return fail("out of memory");
     r->jit = jit;
-    lo.vprog_compiler = omrt_jit_compiler(jit);
+    lo.vprog_compiler = lazy_jit_compiler(jit);
   }
 #endif
   if (omrt_model_load_file(o->model, &lo, &r->model) != OMRT_OK) return fail("%s", omrt_last_error());
 #ifdef OMRT_HAVE_JIT
-  if (jit) {
-    omrt_jit_stats js;
-    omrt_jit_last_stats(jit, &js);
-    printf("jit: %u programs (%u unique) compiled in %.1f ms (%.1f ms CPU), exp %s\n", js.programs, js.unique,
-           js.ms, js.cpu_ms, js.inline_exp ? "inline" : "via libm");
+  omrt_jit_stats js;
+  const char *cache;
+  int how = jit ? lazy_jit_last(jit, &js, &cache) : -1;
+  if (how == LAZY_JIT_NO_PROGRAMS) printf("jit: no vector programs (libomrt_jit not loaded)\n");
+  if (how == LAZY_JIT_COMPILED) {
+    printf("jit: %u programs (%u unique bodies: %u compiled, %u from cache, %u shared) in %.1f ms (%.1f ms CPU), "
+           "exp %s, cache %s\n",
+           js.programs, js.unique, js.compiled, js.cached, js.shared, js.ms, js.cpu_ms,
+           js.inline_exp ? "inline" : "via libm", cache ? cache : "off");
   }
 #endif
   r->nin = omrt_model_num_inputs(r->model);
@@ -312,7 +321,7 @@ int main(int argc, char **argv) {
   free(r.times);
   omrt_model_free(r.model);
 #ifdef OMRT_HAVE_JIT
-  omrt_jit_free(r.jit);
+  lazy_jit_free(r.jit);
 #endif
   return rc ? 1 : 0;
 }

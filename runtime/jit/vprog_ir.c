@@ -13,8 +13,12 @@
  * Lane types: f32 and f16 registers are float (an f16 result is rounded to
  * half and back after every instruction that computes one, exactly where
  * the interpreter rounds: not after CONST (pre-rounded), SELECT, or a CAST
- * from f16), i64 / i32 as themselves, i8 and u8 as i8 (the dtype says which
- * compares, divisions, shifts and extensions are unsigned), bool as i1.
+ * from f16), f64 is double, integers are LLVM integers of their width
+ * (i64/u64 as i64, i32/u32 as i32, i16/u16 as i16, i8/u8 as i8; the dtype
+ * says which compares, divisions, shifts and extensions are unsigned), bool
+ * as i1. Native-width integer arithmetic wraps exactly as the interpreter's
+ * 64-bit arithmetic followed by its wrap to the width. f64 -> f16 casts
+ * round once (fptrunc double -> half).
  * Every rule below is the interpreter's (runtime/vprog_exec.c, vf_* / vi_*
  * helpers; runtime/vprog.c lists them): integer division and remainders by
  * 0 (and by -1) are handled by selects around a safe divisor, shift counts
@@ -32,10 +36,13 @@
 #include "runtime/jit/vprog_ir.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/types.h"
+#include "runtime/elem.h"
 #include "runtime/kernels.h"
+#include "runtime/vprog_plan.h"
 
 /* Integer POW with the interpreter's rules (vi_pow in vprog_exec.c): wraps;
  * a negative exponent gives 1 for base 1, +-1 for base -1, else 0. */
@@ -49,12 +56,21 @@ static int64_t vpir_ipow(int64_t a, int64_t e) {
   return (int64_t)r;
 }
 
+/* f64 -> f16 (as float lanes) with the interpreter's single rounding. */
+static float vpir_d2h(double d) { return rt_h2f(rt_d2h(d)); }
+
 const vpir_extern vpir_externs[] = {
     {"expf", (void *)expf},   {"logf", (void *)logf},     {"log1pf", (void *)log1pf}, {"tanhf", (void *)tanhf},
     {"erff", (void *)erff},   {"sinf", (void *)sinf},     {"cosf", (void *)cosf},     {"tanf", (void *)tanf},
     {"asinf", (void *)asinf}, {"acosf", (void *)acosf},   {"atanf", (void *)atanf},   {"sinhf", (void *)sinhf},
     {"coshf", (void *)coshf}, {"asinhf", (void *)asinhf}, {"acoshf", (void *)acoshf}, {"atanhf", (void *)atanhf},
     {"powf", (void *)powf},   {"fmodf", (void *)fmodf},   {"vpir_ipow", (void *)vpir_ipow},
+    {"vpir_upow", (void *)rt_vprog_upow}, {"vpir_d2h", (void *)vpir_d2h},
+    {"exp", (void *)exp},     {"log", (void *)log},       {"log1p", (void *)log1p},   {"tanh", (void *)tanh},
+    {"erf", (void *)erf},     {"sin", (void *)sin},       {"cos", (void *)cos},       {"tan", (void *)tan},
+    {"asin", (void *)asin},   {"acos", (void *)acos},     {"atan", (void *)atan},     {"sinh", (void *)sinh},
+    {"cosh", (void *)cosh},   {"asinh", (void *)asinh},   {"acosh", (void *)acosh},   {"atanh", (void *)atanh},
+    {"pow", (void *)pow},     {"fmod", (void *)fmod},
     {NULL, NULL},
 };
 
@@ -71,15 +87,19 @@ typedef struct gen {
   uint8_t needed[VPROG_MAX_INSTRS];   /* instruction k is emitted */
 } gen;
 
-static int is_f(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
-static int is_unsigned(int dt) { return dt == DT_UINT8 || dt == DT_BOOL; }
+static int is_f(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
+static int is_unsigned(int dt) {
+  return dt == DT_UINT8 || dt == DT_UINT16 || dt == DT_UINT32 || dt == DT_UINT64 || dt == DT_BOOL;
+}
 
 /* The lane element type of a register dtype, and of its stored form. */
 static LLVMTypeRef lane_elem(const gen *g, int dt) {
   switch (dt) {
   case DT_FLOAT32: case DT_FLOAT16: return LLVMFloatTypeInContext(g->cx);
-  case DT_INT64: return LLVMInt64TypeInContext(g->cx);
-  case DT_INT32: return LLVMInt32TypeInContext(g->cx);
+  case DT_DOUBLE: return LLVMDoubleTypeInContext(g->cx);
+  case DT_INT64: case DT_UINT64: return LLVMInt64TypeInContext(g->cx);
+  case DT_INT32: case DT_UINT32: return LLVMInt32TypeInContext(g->cx);
+  case DT_INT16: case DT_UINT16: return LLVMInt16TypeInContext(g->cx);
   case DT_BOOL: return LLVMInt1TypeInContext(g->cx);
   default: return LLVMInt8TypeInContext(g->cx); /* i8, u8 */
   }
@@ -107,6 +127,8 @@ static LLVMValueRef cint(const gen *g, int dt, int64_t v) {
 static LLVMValueRef cflt(const gen *g, double v) {
   return splat_const(g, LLVMConstReal(LLVMFloatTypeInContext(g->cx), v));
 }
+/* A constant of float dtype dt's lane type (float or double). */
+static LLVMValueRef cfp(const gen *g, int dt, double v) { return splat_const(g, LLVMConstReal(lane_elem(g, dt), v)); }
 /* A run-time scalar repeated in every lane. */
 static LLVMValueRef splat(const gen *g, LLVMValueRef v) {
   if (g->width == 1) return v;
@@ -155,6 +177,14 @@ static LLVMValueRef libm1(const gen *g, const char *name, LLVMValueRef a) {
   LLVMTypeRef f = LLVMFloatTypeInContext(g->cx);
   return call_lanes(g, name, f, f, a, NULL);
 }
+/* libm's `name` ("exp") lane by lane: its float version ("expf") for f32 /
+ * f16 registers, its double version for f64 ones. */
+static LLVMValueRef libm(const gen *g, int dt, const char *name, LLVMValueRef a, LLVMValueRef b) {
+  char fname[16];
+  snprintf(fname, sizeof fname, "%s%s", name, dt == DT_DOUBLE ? "" : "f");
+  LLVMTypeRef t = lane_elem(g, dt);
+  return call_lanes(g, fname, t, t, a, b);
+}
 
 static LLVMValueRef fcmp(const gen *g, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildFCmp(g->b, p, a, b, "");
@@ -185,10 +215,15 @@ static LLVMValueRef round16(const gen *g, LLVMValueRef v) {
 static LLVMValueRef emit_cast(const gen *g, int dt, int adt, LLVMValueRef a) {
   LLVMTypeRef t = lane_type(g, dt);
   if (is_f(adt)) {
-    if (is_f(dt)) return a;
-    if (dt == DT_BOOL) return fcmp(g, LLVMRealUNE, a, cflt(g, 0));
+    if (adt == DT_DOUBLE && dt == DT_FLOAT16) /* one rounding, as the interpreter's rt_d2h */
+      return call_lanes(g, "vpir_d2h", LLVMFloatTypeInContext(g->cx), LLVMDoubleTypeInContext(g->cx), a, NULL);
+    if (is_f(dt))
+      return (adt == DT_DOUBLE) == (dt == DT_DOUBLE) ? a
+             : dt == DT_DOUBLE                       ? LLVMBuildFPExt(g->b, a, t, "")
+                                                     : LLVMBuildFPTrunc(g->b, a, t, "");
+    if (dt == DT_BOOL) return fcmp(g, LLVMRealUNE, a, cfp(g, adt, 0));
     LLVMTypeRef tys[2] = {t, LLVMTypeOf(a)};
-    return intrinsic(g, dt == DT_UINT8 ? "llvm.fptoui.sat" : "llvm.fptosi.sat", tys, 2, &a, 1);
+    return intrinsic(g, is_unsigned(dt) ? "llvm.fptoui.sat" : "llvm.fptosi.sat", tys, 2, &a, 1);
   }
   if (is_f(dt))
     return is_unsigned(adt) ? LLVMBuildUIToFP(g->b, a, t, "") : LLVMBuildSIToFP(g->b, a, t, "");
@@ -284,43 +319,49 @@ static LLVMValueRef emit_exp(const gen *g, LLVMValueRef x) {
   return sel(g, fcmp(g, LLVMRealUNO, x, x), LLVMBuildFAdd(g->b, x, x, ""), res);
 }
 
-static LLVMValueRef emit_float_unary(const gen *g, const om_vinstr *in, LLVMValueRef a) {
+/* exp for float dtype dt: emit_exp on float lanes, libm's exp on double ones. */
+static LLVMValueRef fexp(const gen *g, int dt, LLVMValueRef x) {
+  return dt == DT_DOUBLE ? libm(g, dt, "exp", x, NULL) : emit_exp(g, x);
+}
+
+/* A unary instruction on float registers of dtype dt (f32 / f16 as float, f64 as double). */
+static LLVMValueRef emit_float_unary(const gen *g, const om_vinstr *in, int dt, LLVMValueRef a) {
+  LLVMValueRef zero = cfp(g, dt, 0), one = cfp(g, dt, 1);
   switch (in->op) {
   case VOP_NEG: return LLVMBuildFNeg(g->b, a, "");
   case VOP_ABS: return fintr1(g, "llvm.fabs", a);
   case VOP_SIGN:
-    return sel(g, fcmp(g, LLVMRealOGT, a, cflt(g, 0)), cflt(g, 1),
-               sel(g, fcmp(g, LLVMRealOLT, a, cflt(g, 0)), cflt(g, -1), a));
-  case VOP_EXP: return emit_exp(g, a);
-  case VOP_LOG: return libm1(g, "logf", a);
+    return sel(g, fcmp(g, LLVMRealOGT, a, zero), one, sel(g, fcmp(g, LLVMRealOLT, a, zero), cfp(g, dt, -1), a));
+  case VOP_EXP: return fexp(g, dt, a);
+  case VOP_LOG: return libm(g, dt, "log", a, NULL);
   case VOP_SQRT: return fintr1(g, "llvm.sqrt", a);
-  case VOP_RSQRT: return LLVMBuildFDiv(g->b, cflt(g, 1), fintr1(g, "llvm.sqrt", a), "");
-  case VOP_RECIP: return LLVMBuildFDiv(g->b, cflt(g, 1), a, "");
-  case VOP_TANH: return libm1(g, "tanhf", a);
+  case VOP_RSQRT: return LLVMBuildFDiv(g->b, one, fintr1(g, "llvm.sqrt", a), "");
+  case VOP_RECIP: return LLVMBuildFDiv(g->b, one, a, "");
+  case VOP_TANH: return libm(g, dt, "tanh", a, NULL);
   case VOP_SIGMOID:
-    return LLVMBuildFDiv(g->b, cflt(g, 1), LLVMBuildFAdd(g->b, cflt(g, 1), emit_exp(g, LLVMBuildFNeg(g->b, a, "")), ""), "");
-  case VOP_ERF: return libm1(g, "erff", a);
+    return LLVMBuildFDiv(g->b, one, LLVMBuildFAdd(g->b, one, fexp(g, dt, LLVMBuildFNeg(g->b, a, "")), ""), "");
+  case VOP_ERF: return libm(g, dt, "erf", a, NULL);
   case VOP_FLOOR: return fintr1(g, "llvm.floor", a);
   case VOP_CEIL: return fintr1(g, "llvm.ceil", a);
   case VOP_ROUND: return fintr1(g, "llvm.nearbyint", a);
-  case VOP_SIN: return libm1(g, "sinf", a);
-  case VOP_COS: return libm1(g, "cosf", a);
-  case VOP_TAN: return libm1(g, "tanf", a);
-  case VOP_ASIN: return libm1(g, "asinf", a);
-  case VOP_ACOS: return libm1(g, "acosf", a);
-  case VOP_ATAN: return libm1(g, "atanf", a);
-  case VOP_SINH: return libm1(g, "sinhf", a);
-  case VOP_COSH: return libm1(g, "coshf", a);
-  case VOP_ASINH: return libm1(g, "asinhf", a);
-  case VOP_ACOSH: return libm1(g, "acoshf", a);
-  case VOP_ATANH: return libm1(g, "atanhf", a);
+  case VOP_SIN: return libm(g, dt, "sin", a, NULL);
+  case VOP_COS: return libm(g, dt, "cos", a, NULL);
+  case VOP_TAN: return libm(g, dt, "tan", a, NULL);
+  case VOP_ASIN: return libm(g, dt, "asin", a, NULL);
+  case VOP_ACOS: return libm(g, dt, "acos", a, NULL);
+  case VOP_ATAN: return libm(g, dt, "atan", a, NULL);
+  case VOP_SINH: return libm(g, dt, "sinh", a, NULL);
+  case VOP_COSH: return libm(g, dt, "cosh", a, NULL);
+  case VOP_ASINH: return libm(g, dt, "asinh", a, NULL);
+  case VOP_ACOSH: return libm(g, dt, "acosh", a, NULL);
+  case VOP_ATANH: return libm(g, dt, "atanh", a, NULL);
   case VOP_SOFTPLUS: { /* a > 0 ? a + log1p(exp(-a)) : log1p(exp(a)), i.e. of exp(-|a|) */
-    LLVMValueRef l = libm1(g, "log1pf", emit_exp(g, LLVMBuildFNeg(g->b, fintr1(g, "llvm.fabs", a), "")));
-    return sel(g, fcmp(g, LLVMRealOGT, a, cflt(g, 0)), LLVMBuildFAdd(g->b, a, l, ""), l);
+    LLVMValueRef l = libm(g, dt, "log1p", fexp(g, dt, LLVMBuildFNeg(g->b, fintr1(g, "llvm.fabs", a), "")), NULL);
+    return sel(g, fcmp(g, LLVMRealOGT, a, zero), LLVMBuildFAdd(g->b, a, l, ""), l);
   }
   case VOP_ISNAN: return fcmp(g, LLVMRealUNO, a, a);
   case VOP_ISINF: {
-    LLVMValueRef pos = fcmp(g, LLVMRealOEQ, a, cflt(g, INFINITY)), neg = fcmp(g, LLVMRealOEQ, a, cflt(g, -INFINITY));
+    LLVMValueRef pos = fcmp(g, LLVMRealOEQ, a, cfp(g, dt, INFINITY)), neg = fcmp(g, LLVMRealOEQ, a, cfp(g, dt, -INFINITY));
     LLVMValueRef f = splat_const(g, LLVMConstInt(LLVMInt1TypeInContext(g->cx), 0, 0));
     if (in->imm.i & 1) f = LLVMBuildOr(g->b, f, pos, "");
     if (in->imm.i & 2) f = LLVMBuildOr(g->b, f, neg, "");
@@ -343,21 +384,21 @@ static LLVMValueRef emit_int_unary(const gen *g, const om_vinstr *in, int dt, LL
   return NULL;
 }
 
-static LLVMValueRef emit_float_binary(const gen *g, int op, LLVMValueRef a, LLVMValueRef b) {
-  LLVMTypeRef f = LLVMFloatTypeInContext(g->cx);
+static LLVMValueRef emit_float_binary(const gen *g, int op, int dt, LLVMValueRef a, LLVMValueRef b) {
+  LLVMValueRef zero = cfp(g, dt, 0);
   switch (op) {
   case VOP_ADD: return LLVMBuildFAdd(g->b, a, b, "");
   case VOP_SUB: return LLVMBuildFSub(g->b, a, b, "");
   case VOP_MUL: return LLVMBuildFMul(g->b, a, b, "");
   case VOP_DIV: return LLVMBuildFDiv(g->b, a, b, "");
-  case VOP_FMOD: return call_lanes(g, "fmodf", f, f, a, b);
+  case VOP_FMOD: return libm(g, dt, "fmod", a, b);
   case VOP_MOD: { /* fmod, plus b when non-zero with a sign other than b's */
-    LLVMValueRef r = call_lanes(g, "fmodf", f, f, a, b);
-    LLVMValueRef fix = LLVMBuildAnd(g->b, fcmp(g, LLVMRealUNE, r, cflt(g, 0)),
-                                    LLVMBuildXor(g->b, fcmp(g, LLVMRealOLT, r, cflt(g, 0)), fcmp(g, LLVMRealOLT, b, cflt(g, 0)), ""), "");
+    LLVMValueRef r = libm(g, dt, "fmod", a, b);
+    LLVMValueRef fix = LLVMBuildAnd(g->b, fcmp(g, LLVMRealUNE, r, zero),
+                                    LLVMBuildXor(g->b, fcmp(g, LLVMRealOLT, r, zero), fcmp(g, LLVMRealOLT, b, zero), ""), "");
     return sel(g, fix, LLVMBuildFAdd(g->b, r, b, ""), r);
   }
-  case VOP_POW: return call_lanes(g, "powf", f, f, a, b);
+  case VOP_POW: return libm(g, dt, "pow", a, b);
   case VOP_MAX: return fmaxmin(g, 1, a, b);
   case VOP_MIN: return fmaxmin(g, 0, a, b);
   case VOP_EQ: return fcmp(g, LLVMRealOEQ, a, b);
@@ -411,7 +452,7 @@ static LLVMValueRef emit_int_binary(const gen *g, int op, int dt, LLVMValueRef a
   case VOP_POW: {
     LLVMTypeRef i64 = LLVMInt64TypeInContext(g->cx), t = lane_type(g, dt);
     LLVMValueRef a64 = emit_cast(g, DT_INT64, dt, a), b64 = emit_cast(g, DT_INT64, dt, b);
-    LLVMValueRef r = call_lanes(g, "vpir_ipow", i64, i64, a64, b64);
+    LLVMValueRef r = call_lanes(g, is_unsigned(dt) ? "vpir_upow" : "vpir_ipow", i64, i64, a64, b64);
     return dt == DT_INT64 ? r : LLVMBuildTrunc(g->b, r, t, "");
   }
   case VOP_MAX: return imaxmin(g, dt, 1, a, b);
@@ -434,6 +475,7 @@ static LLVMValueRef emit_const(const gen *g, const om_vinstr *in) {
   switch (in->dtype) {
   case DT_FLOAT32: return cflt(g, (float)in->imm.f);
   case DT_FLOAT16: return cflt(g, rt_h2f(rt_f2h((float)in->imm.f)));
+  case DT_DOUBLE: return cfp(g, DT_DOUBLE, in->imm.f);
   case DT_BOOL: return cint(g, DT_BOOL, in->imm.i != 0);
   default: return cint(g, in->dtype, in->imm.i); /* truncated to the width */
   }
@@ -464,8 +506,8 @@ static LLVMValueRef emit_instr(const gen *g, const om_vinstr *in, const uint8_t 
     }
     break;
   default:
-    if (in->op >= VOP_ADD) v = is_f(adt) ? emit_float_binary(g, in->op, a, b) : emit_int_binary(g, in->op, adt, a, b);
-    else v = is_f(adt) ? emit_float_unary(g, in, a) : emit_int_unary(g, in, adt, a);
+    if (in->op >= VOP_ADD) v = is_f(adt) ? emit_float_binary(g, in->op, adt, a, b) : emit_int_binary(g, in->op, adt, a, b);
+    else v = is_f(adt) ? emit_float_unary(g, in, adt, a) : emit_int_unary(g, in, adt, a);
   }
   int rounds = dt == DT_FLOAT16 && !(in->op == VOP_CAST && adt == DT_FLOAT16);
   return rounds ? round16(g, v) : v;

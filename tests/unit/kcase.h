@@ -1,5 +1,5 @@
 /* kcase.h - one kernel task against a fake model, for the ND kernel tests
- * (test_reduce, test_strided, test_gather, test_pad): up to three tensors in
+ * (test_reduce, test_strided, test_gather, test_pad, test_index): up to four tensors in
  * the workspace region with malloc'd data pre-filled with garbage the kernel
  * must overwrite, a one-task model whose string table names the task
  * "test_task", the kind's load-time check, and expect_reject(), which wants
@@ -17,8 +17,8 @@
 
 typedef struct kcase {
   om_model_def def;
-  om_tensor t[3];
-  void *data[3];
+  om_tensor t[4];
+  void *data[4];
   om_task task;
   omrt_model m;
 } kcase;
@@ -48,7 +48,9 @@ static inline void kc_set(kcase *c, int s, int dt, int rank, const int64_t *dims
   c->task.tensors[s] = (uint32_t)s;
 }
 
-static inline void kc_free(kcase *c) { free(c->data[0]), free(c->data[1]), free(c->data[2]); }
+static inline void kc_free(kcase *c) {
+  for (int s = 0; s < 4; s++) free(c->data[s]);
+}
 
 static inline omrt_status kc_check(kcase *c) { return rt_kernels[c->task.kind].check(&c->m, 0, &c->task); }
 

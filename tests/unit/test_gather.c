@@ -149,7 +149,7 @@ static void bad(int mutate, const char *what, const char *want) {
   kc_set(&c, 1, DT_INT64, 1, id);
   kc_set(&c, 2, DT_FLOAT32, 3, yd);
   switch (mutate) {
-  case 0: c.task.params[0] = 2; break;
+  case 0: c.task.params[0] = 3; break; /* 2 is GatherND (test_index.c) */
   case 1: c.task.params[1] = 3; break;
   case 2: c.task.params[4] = 1; break;
   case 3: kc_set(&c, 1, DT_FLOAT32, 1, id); break;

@@ -283,7 +283,8 @@ static void conv_ref(const conv_case *k, int dw, const float *x, const float *w,
 }
 
 /* dw: depthwise (DWCONV); algo: CONV2D's om_conv_algo (OM_CONV_WINO_F43:
- * tm counts 4x4 tiles, w is WINO_F43 f32). */
+ * tm counts 4x4 tiles, w is WINO_F43 f32; OM_CONV_WINO_F43_FZ: tm counts
+ * 4x4 tiles, tk input channel blocks per weight chunk, w FRACTAL_Z). */
 static void run_conv_case(const conv_case *k, int dw, int algo) {
   kcase c;
   kc_init(&c, dw ? OM_TASK_DWCONV : OM_TASK_CONV2D, (uint32_t)k->bd);
@@ -331,11 +332,12 @@ static void run_conv_case(const conv_case *k, int dw, int algo) {
   get_5d(&c, ys, got);
   char what[160];
   snprintf(what, sizeof what, "%s %lldx%lldx%lldx%lld -> %lld k%dx%d s%d p%d,%d,%d,%d d%d %s->%s",
-           dw ? "dwconv" : wino ? "winograd" : "conv", (long long)k->n, (long long)k->c, (long long)k->h, (long long)k->w,
+           dw ? "dwconv" : wino ? "winograd" : algo == OM_CONV_WINO_F43_FZ ? "winograd fz" : "conv", (long long)k->n, (long long)k->c, (long long)k->h, (long long)k->w,
            (long long)k->cout, k->kh, k->kw, k->sh, k->pt, k->pl, k->pb, k->pr, k->dh, dtype_name(k->xdt),
            dtype_name(k->ydt));
   /* Winograd's transforms cost a few f32 roundings more than direct sums */
-  compare(what, got, ref, count4(yd), k->ydt == DT_FLOAT16 ? 1.5e-3 : wino ? 1e-5 * sqrt((double)k->c) : 2e-5);
+  compare(what, got, ref, count4(yd),
+          k->ydt == DT_FLOAT16 ? 1.5e-3 : algo != OM_CONV_DIRECT ? 1e-5 * sqrt((double)k->c) : 2e-5);
   free(x), free(w), free(b), free(r), free(ref), free(got);
   kc_free(&c);
 }
@@ -388,6 +390,16 @@ static void test_winograd(void) {
   /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     run_conv_case(&cases[i], 0, OM_CONV_WINO_F43);
+  /* The same on FRACTAL_Z weights transformed per tile, in K chunks of
+   * tile_k input channel blocks: C1in - 1 (a short last chunk) and 1. */
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    conv_case k = cases[i];
+    const int c1 = (int)((k.c + 15) / 16);
+    k.tk = c1 > 1 ? c1 - 1 : 1;
+    run_conv_case(&k, 0, OM_CONV_WINO_F43_FZ);
+    k.tk = 1;
+    run_conv_case(&k, 0, OM_CONV_WINO_F43_FZ);
+  }
 }
 
 static void test_dwconv(void) {
@@ -721,7 +733,7 @@ static void bad_wino(int mutate, const char *what, const char *want) {
   if (mutate == 3) c.task.params[2] = 2, c.t[4].dims[2] = 5, c.t[4].bytes /= 2; /* stride 2 */
   if (mutate == 4) c.task.params[15] = 1;                                      /* tile_k != C1in */
   if (mutate == 5) c.task.params[13] = 120; /* L0C: 36 * 120 * 64 > 256K, L1 and L0A fit */
-  if (mutate == 6) c.task.params[16] = 2;
+  if (mutate == 6) c.task.params[16] = 3;
   if (mutate == 7) c.task.block_dim = 3;
   if (mutate == 8) /* dilation 2, pads 2: same output size */
     for (int i = 4; i < 10; i++)
@@ -736,14 +748,53 @@ static void bad_wino(int mutate, const char *what, const char *want) {
   kc_free(&c);
 }
 
+/* A valid OM_CONV_WINO_F43_FZ 1x40x10x10 -> 24 conv, 3x3 pad 1 (9 4x4
+ * tiles; tile_m 9, tile_n 1: 2 tiles; tile_k 2 of C1in 3); `mutate` breaks
+ * one thing. */
+static void bad_wino_fz(int mutate, const char *what, const char *want) {
+  kcase c;
+  kc_init(&c, OM_TASK_CONV2D, 2);
+  int64_t xd[4] = {1, 40, 10, 10}, wd[4] = {24, 40, 3, 3}, bd[1] = {24}, yd[4] = {1, 24, 10, 10};
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
+  kc_add(&c, mutate == 1 ? DT_FLOAT32 : DT_FLOAT16, mutate == 2 ? LAYOUT_WINO_F43 : LAYOUT_FRACTAL_Z, 4, wd);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd);
+  kc_none(&c);
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, yd);
+  int32_t pv[17] = {3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 9, 1, 2, OM_CONV_WINO_F43_FZ};
+  memcpy(c.task.params, pv, sizeof pv);
+  if (mutate == 3) c.task.params[3] = 2, c.t[4].dims[3] = 5, c.t[4].bytes /= 2; /* stride_w 2 */
+  if (mutate == 4) c.task.params[15] = 4;                                      /* tile_k > C1in */
+  if (mutate == 5) c.task.params[15] = 0;
+  if (mutate == 6) c.def.ub_bytes = 36 * (2 * 16 + 1) * 64 - 4; /* U for tile_k 2 does not fit */
+  if (mutate == 7) c.task.params[13] = 120; /* L0C: 36 * 120 * 64 > 256K */
+  if (mutate == 8) c.task.block_dim = 3;
+  if (mutate == 0) {
+    omrt_status s = kc_check(&c);
+    CHECK_EQ_INT(s, OMRT_OK);
+    if (s) test_note("  %s", omrt_last_error());
+  } else {
+    expect_reject(&c, what, want);
+  }
+  kc_free(&c);
+}
+
 static void test_checks(void) {
+  bad_wino_fz(0, "winograd fz valid", "");
+  bad_wino_fz(1, "winograd fz w f32", "dtype");
+  bad_wino_fz(2, "winograd fz w WINO_F43", "layout");
+  bad_wino_fz(3, "winograd fz stride 2", "strides 1");
+  bad_wino_fz(4, "winograd fz tile_k > C1in", "tile_k");
+  bad_wino_fz(5, "winograd fz tile_k 0", "tile_k");
+  bad_wino_fz(6, "winograd fz UB", "UB");
+  bad_wino_fz(7, "winograd fz L0C", "L0C");
+  bad_wino_fz(8, "winograd fz block_dim", "tiles");
   bad_wino(0, "winograd valid", "");
   bad_wino(1, "winograd w f16", "f32");
   bad_wino(2, "winograd w FRACTAL_Z", "layout");
   bad_wino(3, "winograd stride 2", "strides 1");
   bad_wino(4, "winograd tile_k", "tile_k");
   bad_wino(5, "winograd L0C", "L0C");
-  bad_wino(6, "conv algorithm 2", "algorithm");
+  bad_wino(6, "conv algorithm 3", "algorithm");
   bad_wino(7, "winograd block_dim", "tiles");
   bad_wino(8, "winograd dilation 2", "dilations 1");
   /* clang-format off */

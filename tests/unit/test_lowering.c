@@ -324,10 +324,10 @@ static void check_rejections(void) {
   static const struct {
     const char *ir, *want;
   } cases[] = {
-      {"graph t opset 13\ninput %x : f32[1,8,4,4]\nconst %w : f32[8,4,3,3] = rand(1)\n"
-       "%y : f32[1,8,4,4] = Conv(%x, %w) {group=2, kernel_shape=[3,3], pads=[1,1,1,1]}  # gconv\n"
+      {"graph t opset 13\ninput %x : f32[1,8,4,4]\nconst %w : f32[6,4,3,3] = rand(1)\n"
+       "%y : f32[1,6,4,4] = Conv(%x, %w) {group=3, kernel_shape=[3,3], pads=[1,1,1,1]}  # gconv\n"
        "output %y\n",
-       "node 'gconv' (Conv): grouped convolution with group=2"},
+       "node 'gconv' (Conv): group=3 does not divide input channels 8"},
       {"graph t opset 13\ninput %x : f32[1,4,2,2]\ninput %s : f32[4]\ninput %b : f32[4]\n"
        "input %m : f32[4]\ninput %v : f32[4]\n"
        "%y : f32[1,4,2,2] = BatchNormalization(%x, %s, %b, %m, %v) {epsilon=1e-05}  # bn\noutput %y\n",

@@ -4,9 +4,10 @@
  *
  * Kernel cases: a [3,1,4,5] input (the extent-1 dim exercises the kernel's
  * canonicalisation), every one of the 16 axes masks, every op, f32 and f16
- * in and out, i32 and i64 for the integer ops, with and without keepdims,
+ * in and out, f64, i32, i64, i16, u16, u32 and u64 for the integer ops, with and without keepdims,
  * 1 and 3 blocks; arg-extrema on data with ties, with and without
- * select_last_index. The reference walks every x element in C order and
+ * select_last_index; u64 extrema above 2^63; every op over an empty set
+ * (its identity). The reference walks every x element in C order and
  * accumulates in double (f16 cases compare with fp16 tolerance). Then every
  * rule of the check is broken once and must be refused with a message that
  * names the task and the field. Finally the reference evaluator runs a few
@@ -56,7 +57,12 @@ static double get(const void *p, int dt, size_t i) {
   switch (dt) {
   case DT_FLOAT32: return ((const float *)p)[i];
   case DT_FLOAT16: return half_to_float(((const uint16_t *)p)[i]);
+  case DT_DOUBLE: return ((const double *)p)[i];
   case DT_INT32: return ((const int32_t *)p)[i];
+  case DT_INT16: return ((const int16_t *)p)[i];
+  case DT_UINT16: return ((const uint16_t *)p)[i];
+  case DT_UINT32: return ((const uint32_t *)p)[i];
+  case DT_UINT64: return (double)((const uint64_t *)p)[i];
   default: return (double)((const int64_t *)p)[i];
   }
 }
@@ -65,7 +71,12 @@ static void put(void *p, int dt, size_t i, double v) {
   switch (dt) {
   case DT_FLOAT32: ((float *)p)[i] = (float)v; break;
   case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
+  case DT_DOUBLE: ((double *)p)[i] = v; break;
   case DT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+  case DT_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+  case DT_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+  case DT_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+  case DT_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
   default: ((int64_t *)p)[i] = (int64_t)v; break;
   }
 }
@@ -144,13 +155,15 @@ static void one_case(int op, uint32_t mask, int keep, int xdt, int ydt, int last
   kc_set(&c, 0, xdt, RANK, XD);
   kc_set(&c, 1, ydt, yr, yd);
   double x[XN], ref[XN];
-  int fl = xdt == DT_FLOAT32 || xdt == DT_FLOAT16;
+  int fl = xdt == DT_FLOAT32 || xdt == DT_FLOAT16 || xdt == DT_DOUBLE;
+  int uns = xdt == DT_UINT16 || xdt == DT_UINT32 || xdt == DT_UINT64;
   int is_arg = op == OM_REDUCE_ARGMAX || op == OM_REDUCE_ARGMIN;
   for (size_t i = 0; i < XN; i++) {
     /* positive data for LOGSUM; few distinct values for arg ties; small
      * magnitudes near 1 for PROD */
     double v = is_arg ? irand(4) : op == OM_REDUCE_PROD ? (fl ? 0.8 + irand(9) * 0.05 : irand(3) - 1) : irand(17) - 8;
     if (fl && !is_arg && op != OM_REDUCE_PROD) v = v / 4.0 + (op == OM_REDUCE_LOGSUM ? 2.5 : 0.0);
+    if (uns) v = fabs(v);
     put(c.data[0], xdt, i, v);
     x[i] = get(c.data[0], xdt, i); /* as stored (f16-rounded) */
   }
@@ -162,7 +175,7 @@ static void one_case(int op, uint32_t mask, int keep, int xdt, int ydt, int last
     double got = get(c.data[1], ydt, o), e = fabs(got - ref[o]) / fmax(1.0, fabs(ref[o]));
     if (!(e <= worst)) worst = e, at = o;
   }
-  double tol = ydt == DT_FLOAT16 ? 2e-3 : ydt == DT_FLOAT32 ? 1e-5 : 0;
+  double tol = ydt == DT_FLOAT16 ? 2e-3 : ydt == DT_FLOAT32 ? 1e-5 : ydt == DT_DOUBLE ? 1e-13 : 0;
   char what[128];
   snprintf(what, sizeof what, "reduce op %d mask 0x%x keep %d x %d y %d last %d bd %u", op, mask, keep, xdt, ydt,
            last, bd);
@@ -186,18 +199,70 @@ static void test_kernel(void) {
             one_case(op, mask, keep, DT_FLOAT32, DT_INT64, last, bd);
             one_case(op, mask, keep, DT_INT64, DT_INT64, last, bd);
             one_case(op, mask, keep, DT_FLOAT16, DT_INT64, last, bd);
+            one_case(op, mask, keep, DT_DOUBLE, DT_INT64, last, bd);
+            one_case(op, mask, keep, DT_UINT32, DT_INT64, last, bd);
           }
           continue;
         }
         one_case(op, mask, keep, DT_FLOAT32, DT_FLOAT32, 0, bd);
         one_case(op, mask, keep, DT_FLOAT16, DT_FLOAT16, 0, bd);
         one_case(op, mask, keep, DT_FLOAT32, DT_FLOAT16, 0, bd);
+        one_case(op, mask, keep, DT_DOUBLE, DT_DOUBLE, 0, bd);
         if (int_ok) {
-          one_case(op, mask, keep, DT_INT32, DT_INT32, 0, bd);
-          one_case(op, mask, keep, DT_INT64, DT_INT64, 0, bd);
+          static const int ints[] = {DT_INT32, DT_INT64, DT_INT16, DT_UINT16, DT_UINT32, DT_UINT64};
+          for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) one_case(op, mask, keep, ints[k], ints[k], 0, bd);
         }
       }
     }
+  }
+}
+
+/* u64 extrema and arg-extrema order values above 2^63 as unsigned numbers. */
+static void test_u64_order(void) {
+  static const int ops[] = {OM_REDUCE_MAX, OM_REDUCE_MIN, OM_REDUCE_ARGMAX, OM_REDUCE_ARGMIN};
+  const uint64_t x[4] = {5, UINT64_MAX - 1, 1ull << 63, 7};
+  const uint64_t want[4] = {UINT64_MAX - 1, 5, 1, 0};
+  int64_t xd[1] = {4}, yd[1] = {1};
+  for (int k = 0; k < 4; k++) {
+    kcase c;
+    kc_init(&c, ops[k], 1u, 1);
+    kc_set(&c, 0, DT_UINT64, 1, xd);
+    kc_set(&c, 1, k < 2 ? DT_UINT64 : DT_INT64, 1, yd);
+    memcpy(c.data[0], x, sizeof x);
+    kc_run(&c);
+    uint64_t got;
+    memcpy(&got, c.data[1], 8);
+    CHECK(got == want[k]);
+    kc_free(&c);
+  }
+}
+
+/* Reductions over an empty set (x [2,0,3], axis 1) give each op's identity
+ * (om_format.h REDUCE); y still has 2x1x3 elements. */
+static void test_empty(void) {
+  int64_t xd[3] = {2, 0, 3}, yd[3] = {2, 1, 3};
+  static const struct { int op, dt; double want; } cases[] = {
+      {OM_REDUCE_SUM, DT_FLOAT32, 0},        {OM_REDUCE_PROD, DT_FLOAT32, 1},      {OM_REDUCE_MEAN, DT_FLOAT32, NAN},
+      {OM_REDUCE_MAX, DT_FLOAT32, -INFINITY}, {OM_REDUCE_MIN, DT_FLOAT16, INFINITY}, {OM_REDUCE_L2, DT_FLOAT32, 0},
+      {OM_REDUCE_LOGSUM, DT_DOUBLE, -INFINITY}, {OM_REDUCE_LOGSUMEXP, DT_FLOAT32, -INFINITY},
+      {OM_REDUCE_SUMSQUARE, DT_DOUBLE, 0},   {OM_REDUCE_PROD, DT_INT64, 1},         {OM_REDUCE_MAX, DT_INT16, INT16_MIN},
+      {OM_REDUCE_MIN, DT_UINT16, UINT16_MAX}, {OM_REDUCE_SUM, DT_UINT32, 0},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    kcase c;
+    kc_init(&c, cases[k].op, 2u, 2);
+    kc_set(&c, 0, cases[k].dt, 3, xd);
+    kc_set(&c, 1, cases[k].dt, 3, yd);
+    kc_run(&c);
+    int ok = 1;
+    for (size_t o = 0; o < 6; o++) {
+      double got = get(c.data[1], cases[k].dt, o), want = cases[k].want;
+      ok &= isnan(want) ? isnan(got) : got == want;
+    }
+    char what[80];
+    snprintf(what, sizeof what, "empty reduction op %d dtype %d", cases[k].op, cases[k].dt);
+    test_check(ok, __FILE__, __LINE__, what);
+    kc_free(&c);
   }
 }
 
@@ -311,6 +376,8 @@ static void test_eval(void) {
 
 int main(void) {
   test_kernel();
+  test_u64_order();
+  test_empty();
   test_check_rules();
   test_eval();
   return test_summary("reduce");

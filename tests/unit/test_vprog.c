@@ -6,7 +6,8 @@
  *      worked out by hand (ONNX Mod signs, Round half to even, Cast
  *      truncation and saturation, integer division by zero, signed and
  *      unsigned shifts, NaN and inf through compares, ISNAN and ISINF, f16
- *      rounding after every instruction);
+ *      rounding after every instruction, f64 and the 16-bit and unsigned
+ *      integer dtypes);
  *   3. rejections: each malformed program is OMRT_ERR_FORMAT with a message
  *      naming the task, the program offset and the instruction; randomly
  *      damaged programs are rejected or run without harm;
@@ -87,6 +88,35 @@ static void test_corner_cases(void) {
     uint16_t hw[] = {float_to_half(65504.0f), 0x7c00}; /* 65519 -> 65504, 70000 -> inf */
     float fa[] = {65519.0f, 70000.0f};
     check_binary(VOP_CAST, DT_FLOAT32, DT_FLOAT16, 1, fa, NULL, hw, 2, "cast f32->f16");
+  }
+  { /* The wide and unsigned dtypes: f64 computes in f64 and casts to f16 in one rounding; narrow
+     * integers wrap to their width; u64 divides and compares as unsigned; float -> unsigned saturates */
+    double da[] = {1 + 0x1p-11 + 0x1p-40, 0.1, 65519.99, -0.0}, db[] = {0, 0.2, 0, 0};
+    uint16_t hw[] = {0x3c01, float_to_half(0.1f), 0x7bff, 0x8000};
+    check_binary(VOP_CAST, DT_DOUBLE, DT_FLOAT16, 1, da, NULL, hw, 4, "cast f64->f16 rounds once");
+    double sw[] = {1 + 0x1p-11 + 0x1p-40, 0.30000000000000004, 65519.99, 0.0}; /* -0 + 0 = +0 */
+    check_binary(VOP_ADD, DT_DOUBLE, DT_DOUBLE, 2, da, db, sw, 4, "add f64");
+    int16_t ia[] = {32767, -32768, 300}, ib[] = {1, -1, 300}, iw[] = {-32768, 32767, 24464};
+    check_binary(VOP_ADD, DT_INT16, DT_INT16, 2, ia, ib, iw, 2, "add i16 wraps");
+    check_binary(VOP_MUL, DT_INT16, DT_INT16, 2, ia + 2, ib + 2, iw + 2, 1, "mul i16 wraps");
+    uint16_t ua[] = {0, 5}, ub[] = {1, 7}, uw[] = {65535, 65534};
+    check_binary(VOP_SUB, DT_UINT16, DT_UINT16, 2, ua, ub, uw, 2, "sub u16 wraps");
+    uint32_t wa[] = {0x10000, 0x80000000u}, wb[] = {0x10000, 31}, ww[] = {0, 1};
+    check_binary(VOP_MUL, DT_UINT32, DT_UINT32, 2, wa, wb, ww, 1, "mul u32 wraps");
+    check_binary(VOP_SHR, DT_UINT32, DT_UINT32, 2, wa + 1, wb + 1, ww + 1, 1, "shr u32 logical");
+    uint64_t la[] = {UINT64_MAX, 1ull << 63, 7}, lb[] = {2, 1, 0}, lw[] = {UINT64_MAX / 2, 1ull << 63, 0};
+    check_binary(VOP_DIV, DT_UINT64, DT_UINT64, 2, la, lb, lw, 3, "div u64 unsigned");
+    uint8_t lt[] = {0, 0, 0}, gt[] = {1, 1, 1};
+    check_binary(VOP_LT, DT_UINT64, DT_BOOL, 2, la, lb, lt, 3, "lt u64 unsigned");
+    check_binary(VOP_GT, DT_UINT64, DT_BOOL, 2, la, lb, gt, 3, "gt u64 unsigned");
+    float fa[] = {70000.0f, -5.0f, 123.9f, NAN};
+    uint16_t fw[] = {65535, 0, 123, 0};
+    check_binary(VOP_CAST, DT_FLOAT32, DT_UINT16, 1, fa, NULL, fw, 4, "cast f32->u16 saturates");
+    float uf[] = {0x1p64f, 0x1p63f, 7.0f};
+    check_binary(VOP_CAST, DT_UINT64, DT_FLOAT32, 1, la, NULL, uf, 3, "cast u64->f32 unsigned");
+    int16_t sa[] = {-1, 1};
+    uint64_t su[] = {UINT64_MAX, 1};
+    check_binary(VOP_CAST, DT_INT16, DT_UINT64, 1, sa, NULL, su, 2, "cast i16->u64 sign-extends");
   }
   { /* Shifts: arithmetic for signed, logical for unsigned, counts >= width (or negative) give 0 */
     int8_t a[] = {-16, -16, 64, 1, -1}, b[] = {2, 8, 1, -1, 7}, w[] = {-4, 0, 32, 0, -1};

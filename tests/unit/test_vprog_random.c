@@ -1,11 +1,13 @@
 /* test_vprog_random.c - the property test of vector programs:
  * VPROG_PROGRAMS (default 2000) random well-typed programs (random ops and
- * dtypes, ND and NC1HWC0 shapes with broadcasting including scalars and
+ * dtypes -- all twelve register dtypes, f32 f16 f64 and signed / unsigned
+ * integers of 8 to 64 bits and bool --, ND and NC1HWC0 shapes with broadcasting including scalars and
  * per-channel [1,C,1,1], values including inf, NaN, denormals and extremes,
  * random block_dim and thread counts), each built into an om package, run by
  * libomrt's interpreter and compared with reference(): a per-element,
  * per-instruction scalar evaluator written here from vprog.h and
- * runtime/vprog.c's rules. Integers, bool and compares exact; floats within
+ * runtime/vprog.c's rules (f64 in double, f64 -> f16 rounded once, unsigned
+ * compares and divisions). Integers, bool and compares exact; floats within
  * 1 ulp of the stored dtype, NaN matching NaN. VPROG_SEED picks the seed.
  * Under OMRT_JIT=1 (ctest's unit/test_vprog_random_jit) the programs are
  * compiled by libomrt_jit instead and its results held to the same bars.
@@ -15,33 +17,105 @@
 /* ---- 2. the property test: random programs against a scalar reference ---- */
 
 
-static const int all_dtypes[] = {DT_FLOAT32, DT_FLOAT16, DT_INT64, DT_INT32, DT_INT8, DT_UINT8, DT_BOOL};
-static int isf(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
-static int isi(int dt) { return dt == DT_INT64 || dt == DT_INT32 || dt == DT_INT8 || dt == DT_UINT8; }
+static const int all_dtypes[] = {DT_FLOAT32, DT_FLOAT16, DT_DOUBLE, DT_INT64, DT_INT32, DT_INT16,
+                                 DT_INT8,    DT_UINT64,  DT_UINT32, DT_UINT16, DT_UINT8, DT_BOOL};
+enum { NDT = sizeof all_dtypes / sizeof *all_dtypes };
+static int isf(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
+static int isu(int dt) { return dt == DT_UINT64 || dt == DT_UINT32 || dt == DT_UINT16 || dt == DT_UINT8; }
+static int isi(int dt) { return isu(dt) || dt == DT_INT64 || dt == DT_INT32 || dt == DT_INT16 || dt == DT_INT8; }
 
-/* A register value: f for float dtypes (f16 values exactly representable),
- * i for the others (already wrapped to the dtype). */
+/* A register value: f for f32 and f16 (f16 values exactly representable;
+ * a float, so signaling NaNs stay signaling as in the runtime's lanes), d
+ * for f64, i for the others (already wrapped to the dtype: sign-extended,
+ * unsigned ones zero-extended, u64 as its bits). */
 typedef struct rv {
   float f;
+  double d;
   int64_t i;
 } rv;
 
+static int bits(int dt) { return 8 * (int)dtype_size(dt); }
 static int64_t wrap(int dt, int64_t v) {
-  switch (dt) {
-  case DT_INT32: return (int32_t)(uint32_t)(uint64_t)v;
-  case DT_INT8: return (int8_t)(uint8_t)(uint64_t)v;
-  case DT_UINT8: return (uint8_t)(uint64_t)v;
-  case DT_BOOL: return v != 0;
-  default: return v;
-  }
+  if (dt == DT_BOOL) return v != 0;
+  int w = bits(dt);
+  if (w == 64) return v;
+  uint64_t m = (1ull << w) - 1, u = (uint64_t)v & m;
+  return isu(dt) || !(u >> (w - 1)) ? (int64_t)u : (int64_t)(u | ~m);
 }
-static int bits(int dt) { return dt == DT_INT64 ? 64 : dt == DT_INT32 ? 32 : 8; }
 static float r16(int dt, float f) { return dt == DT_FLOAT16 ? half_to_float(float_to_half(f)) : f; }
-static int64_t imin(int dt) { return dt == DT_INT64 ? INT64_MIN : dt == DT_INT32 ? INT32_MIN : dt == DT_INT8 ? INT8_MIN : 0; }
-static int64_t imax(int dt) { return dt == DT_INT64 ? INT64_MAX : dt == DT_INT32 ? INT32_MAX : dt == DT_INT8 ? INT8_MAX : UINT8_MAX; }
+/* v rounded once to the nearest f16 (ties to the even significand), by
+ * picking among the halves next to float_to_half's guess. */
+static double ref_d2h(double v) {
+  if (isnan(v) || isinf(v)) return v;
+  uint16_t h = float_to_half((float)v), best = h;
+  double bd = -1;
+  for (int k = -1; k <= 1; k++) {
+    uint16_t c = (uint16_t)(h + k);
+    if ((h & 0x7fff) == 0 && k < 0) c = h ^ 0x8000; /* -0 / +0 */
+    if ((c & 0x7c00) == 0x7c00 && (c & 0x3ff)) continue; /* NaN */
+    double x = half_to_float(c), d = fabs(v - x);
+    if (isinf(x) && !isinf(v)) { /* overflow: inf when v reaches 65520 (the rounding boundary) */
+      if (fabs(v) < 65520) continue;
+      d = 0;
+    }
+    if (bd < 0 || d < bd || (d == bd && !(c & 1))) best = c, bd = d;
+  }
+  return half_to_float(best);
+}
 
-static float ref_max(float a, float b) { return isnan(a) ? a : isnan(b) ? b : a > b ? a : b; }
-static float ref_min(float a, float b) { return isnan(a) ? a : isnan(b) ? b : a < b ? a : b; }
+static double ref_max(double a, double b) { return isnan(a) ? a : isnan(b) ? b : a > b ? a : b; }
+static double ref_min(double a, double b) { return isnan(a) ? a : isnan(b) ? b : a < b ? a : b; }
+
+static double ref_dunary(int op, double a) {
+  switch (op) {
+  case VOP_NEG: return -a;
+  case VOP_ABS: return fabs(a);
+  case VOP_SIGN: return a > 0 ? 1.0 : a < 0 ? -1.0 : a;
+  case VOP_EXP: return exp(a);
+  case VOP_LOG: return log(a);
+  case VOP_SQRT: return sqrt(a);
+  case VOP_RSQRT: return 1.0 / sqrt(a);
+  case VOP_RECIP: return 1.0 / a;
+  case VOP_TANH: return tanh(a);
+  case VOP_SIGMOID: return 1.0 / (1.0 + exp(-a));
+  case VOP_ERF: return erf(a);
+  case VOP_FLOOR: return floor(a);
+  case VOP_CEIL: return ceil(a);
+  case VOP_ROUND: return rint(a);
+  case VOP_SIN: return sin(a);
+  case VOP_COS: return cos(a);
+  case VOP_TAN: return tan(a);
+  case VOP_ASIN: return asin(a);
+  case VOP_ACOS: return acos(a);
+  case VOP_ATAN: return atan(a);
+  case VOP_SINH: return sinh(a);
+  case VOP_COSH: return cosh(a);
+  case VOP_ASINH: return asinh(a);
+  case VOP_ACOSH: return acosh(a);
+  case VOP_ATANH: return atanh(a);
+  case VOP_SOFTPLUS: return a > 0 ? a + log1p(exp(-a)) : log1p(exp(a));
+  }
+  return NAN;
+}
+
+static double ref_dbinary(int op, double a, double b) {
+  switch (op) {
+  case VOP_ADD: return a + b;
+  case VOP_SUB: return a - b;
+  case VOP_MUL: return a * b;
+  case VOP_DIV: return a / b;
+  case VOP_MOD: {
+    double r = fmod(a, b);
+    if (r != 0 && signbit(r) != signbit(b)) r += b;
+    return r;
+  }
+  case VOP_FMOD: return fmod(a, b);
+  case VOP_POW: return pow(a, b);
+  case VOP_MAX: return ref_max(a, b);
+  case VOP_MIN: return ref_min(a, b);
+  }
+  return NAN;
+}
 
 static float ref_funary(int op, float a, int64_t imm) {
   switch (op) {
@@ -95,8 +169,25 @@ static float ref_fbinary(int op, float a, float b) {
   return NAN;
 }
 
+/* Unsigned dtypes where they differ from signed ones (values zero-extended). */
+static int64_t ref_ubinary(int op, int dt, uint64_t a, uint64_t b) {
+  switch (op) {
+  case VOP_DIV: return b == 0 ? 0 : (int64_t)(a / b);
+  case VOP_MOD: case VOP_FMOD: return b == 0 ? 0 : (int64_t)(a % b);
+  case VOP_MAX: return (int64_t)(a > b ? a : b);
+  case VOP_MIN: return (int64_t)(a < b ? a : b);
+  default: { /* SHR: logical */
+    int w = bits(dt);
+    uint64_t cnt = b & (w == 64 ? ~0ull : (1ull << w) - 1);
+    return cnt >= (uint64_t)w ? 0 : (int64_t)(a >> cnt);
+  }
+  }
+}
+
 static int64_t ref_ibinary(int op, int dt, int64_t a, int64_t b) {
   __int128 x = a, y = b;
+  if (isu(dt) && (op == VOP_DIV || op == VOP_MOD || op == VOP_FMOD || op == VOP_MAX || op == VOP_MIN || op == VOP_SHR))
+    return ref_ubinary(op, dt, (uint64_t)a, (uint64_t)b);
   switch (op) {
   case VOP_ADD: return wrap(dt, (int64_t)(uint64_t)(x + y));
   case VOP_SUB: return wrap(dt, (int64_t)(uint64_t)(x - y));
@@ -110,7 +201,7 @@ static int64_t ref_ibinary(int op, int dt, int64_t a, int64_t b) {
     return wrap(dt, (int64_t)r);
   }
   case VOP_POW: {
-    if (b < 0) return a == 1 ? 1 : a == -1 ? (b % 2 ? -1 : 1) : 0;
+    if (b < 0 && !isu(dt)) return a == 1 ? 1 : a == -1 ? (b % 2 ? -1 : 1) : 0;
     uint64_t r = 1;
     for (int k = 63; k >= 0; k--) { /* square and multiply, high bit first */
       r *= r;
@@ -134,7 +225,11 @@ static int64_t ref_ibinary(int op, int dt, int64_t a, int64_t b) {
   return 0;
 }
 
-static int ref_icmp(int op, int64_t a, int64_t b) {
+static int ref_icmp(int op, int dt, int64_t a, int64_t b) {
+  if (isu(dt)) { /* zero-extended, u64 as bits: order as unsigned */
+    a = (int64_t)((uint64_t)a ^ (1ull << 63));
+    b = (int64_t)((uint64_t)b ^ (1ull << 63));
+  }
   switch (op) {
   case VOP_EQ: return a == b;
   case VOP_NE: return a != b;
@@ -157,17 +252,27 @@ static int ref_cmp(int op, double a, double b) {
 }
 
 static rv ref_cast(int from, int to, rv a) {
-  rv r = {0, 0};
+  rv r = {0, 0, 0};
   if (isf(from)) {
-    if (isf(to)) r.f = r16(to, a.f);
-    else if (to == DT_BOOL) r.i = a.f != 0;
-    else if (isnan(a.f)) r.i = 0;
-    else {
-      double t = trunc((double)a.f);
-      r.i = t <= (double)imin(to) ? imin(to) : t >= (double)imax(to) ? imax(to) : (int64_t)t;
+    double x = from == DT_DOUBLE ? a.d : a.f;
+    if (to == DT_DOUBLE) r.d = x;
+    else if (from == DT_DOUBLE && to == DT_FLOAT16) r.f = (float)ref_d2h(x);
+    else if (from == DT_DOUBLE && isf(to)) r.f = (float)x; /* to f32 */
+    else if (isf(to)) r.f = r16(to, a.f);
+    else if (to == DT_BOOL) r.i = x != 0;
+    else if (isnan(x)) r.i = 0;
+    else { /* truncate, saturate to the destination's range */
+      double t = trunc(x);
+      int w = bits(to);
+      if (isu(to)) r.i = t <= 0 ? 0 : t >= ldexp(1, w) ? wrap(to, -1) : (int64_t)(uint64_t)t;
+      else {
+        int64_t lo = w == 64 ? INT64_MIN : -((int64_t)1 << (w - 1)), hi = w == 64 ? INT64_MAX : ((int64_t)1 << (w - 1)) - 1;
+        r.i = t <= -ldexp(1, w - 1) ? lo : t >= ldexp(1, w - 1) ? hi : (int64_t)t;
+      }
     }
   } else {
-    if (isf(to)) r.f = r16(to, (float)a.i);
+    if (to == DT_DOUBLE) r.d = isu(from) ? (double)(uint64_t)a.i : (double)a.i;
+    else if (isf(to)) r.f = r16(to, isu(from) ? (float)(uint64_t)a.i : (float)a.i);
     else r.i = wrap(to, a.i);
   }
   return r;
@@ -175,12 +280,16 @@ static rv ref_cast(int from, int to, rv a) {
 
 /* Reads stored element `at` of dtype dt as a register value. */
 static rv ref_load(int dt, const void *p, uint64_t at) {
-  rv r = {0, 0};
+  rv r = {0, 0, 0};
   switch (dt) {
   case DT_FLOAT32: r.f = ((const float *)p)[at]; break;
   case DT_FLOAT16: r.f = half_to_float(((const uint16_t *)p)[at]); break;
-  case DT_INT64: r.i = ((const int64_t *)p)[at]; break;
+  case DT_DOUBLE: r.d = ((const double *)p)[at]; break;
+  case DT_INT64: case DT_UINT64: r.i = ((const int64_t *)p)[at]; break;
   case DT_INT32: r.i = ((const int32_t *)p)[at]; break;
+  case DT_UINT32: r.i = ((const uint32_t *)p)[at]; break;
+  case DT_INT16: r.i = ((const int16_t *)p)[at]; break;
+  case DT_UINT16: r.i = ((const uint16_t *)p)[at]; break;
   case DT_INT8: r.i = ((const int8_t *)p)[at]; break;
   case DT_UINT8: r.i = ((const uint8_t *)p)[at]; break;
   default: r.i = ((const uint8_t *)p)[at] != 0; break;
@@ -192,9 +301,10 @@ static void ref_store(int dt, void *p, uint64_t at, rv v) {
   switch (dt) {
   case DT_FLOAT32: ((float *)p)[at] = v.f; break;
   case DT_FLOAT16: ((uint16_t *)p)[at] = float_to_half(v.f); break;
-  case DT_INT64: ((int64_t *)p)[at] = v.i; break;
-  case DT_INT32: ((int32_t *)p)[at] = (int32_t)v.i; break;
-  case DT_INT8: ((int8_t *)p)[at] = (int8_t)v.i; break;
+  case DT_DOUBLE: ((double *)p)[at] = v.d; break;
+  case DT_INT64: case DT_UINT64: ((int64_t *)p)[at] = v.i; break;
+  case DT_INT32: case DT_UINT32: ((uint32_t *)p)[at] = (uint32_t)v.i; break;
+  case DT_INT16: case DT_UINT16: ((uint16_t *)p)[at] = (uint16_t)v.i; break;
   default: ((uint8_t *)p)[at] = (uint8_t)v.i; break;
   }
 }
@@ -224,7 +334,7 @@ static void reference(const om_vprog *h, const om_vinstr *ins, const operand *op
     for (int k = ro - 1; k >= 0; k--) idx[k] = (int64_t)(r % (uint64_t)od[k]), r /= (uint64_t)od[k];
     for (int k = 0; k < h->ninstrs; k++) {
       const om_vinstr *x = &ins[k];
-      rv a = regs[x->a], b = regs[x->b], c = regs[x->c], v = {0, 0};
+      rv a = regs[x->a], b = regs[x->b], c = regs[x->c], v = {0, 0, 0};
       int dt = x->dtype, adt = 0;
       switch (x->op) {
       case VOP_LOAD: {
@@ -238,11 +348,12 @@ static void reference(const om_vprog *h, const om_vinstr *ins, const operand *op
       }
       case VOP_STORE: {
         int zero = o0->layout == LAYOUT_NC1HWC0 && idx[1] * 16 + idx[4] >= o0->dims[1];
-        ref_store(dt, out[x->a], e, zero ? (rv){0, 0} : b);
+        ref_store(dt, out[x->a], e, zero ? (rv){0, 0, 0} : b);
         continue;
       }
       case VOP_CONST:
-        if (isf(dt)) v.f = r16(dt, (float)x->imm.f);
+        if (dt == DT_DOUBLE) v.d = x->imm.f;
+        else if (isf(dt)) v.f = r16(dt, (float)x->imm.f);
         else v.i = wrap(dt, x->imm.i);
         break;
       case VOP_CAST:
@@ -250,8 +361,13 @@ static void reference(const om_vprog *h, const om_vinstr *ins, const operand *op
           if (ins[q].op != VOP_STORE && ins[q].dst == x->a) adt = ins[q].dtype;
         v = ref_cast(adt, dt, a);
         break;
-      case VOP_ISNAN: v.i = isnan(a.f) != 0; break;
-      case VOP_ISINF: v.i = (a.f == INFINITY && (x->imm.i & 1)) || (a.f == -INFINITY && (x->imm.i & 2)); break;
+      case VOP_ISNAN: case VOP_ISINF: {
+        for (int q = 0; q < k; q++)
+          if (ins[q].op != VOP_STORE && ins[q].dst == x->a) adt = ins[q].dtype;
+        double f = adt == DT_DOUBLE ? a.d : a.f;
+        v.i = x->op == VOP_ISNAN ? isnan(f) != 0 : (f == INFINITY && (x->imm.i & 1)) || (f == -INFINITY && (x->imm.i & 2));
+        break;
+      }
       case VOP_NOT: v.i = !a.i; break;
       case VOP_AND: v.i = a.i && b.i; break;
       case VOP_OR: v.i = a.i || b.i; break;
@@ -260,27 +376,36 @@ static void reference(const om_vprog *h, const om_vinstr *ins, const operand *op
       case VOP_EQ: case VOP_NE: case VOP_LT: case VOP_LE: case VOP_GT: case VOP_GE:
         for (int q = 0; q < k; q++)
           if (ins[q].op != VOP_STORE && ins[q].dst == x->a) adt = ins[q].dtype;
-        v.i = isf(adt) ? ref_cmp(x->op, a.f, b.f) : ref_icmp(x->op, a.i, b.i);
+        v.i = adt == DT_DOUBLE ? ref_cmp(x->op, a.d, b.d)
+              : isf(adt)       ? ref_cmp(x->op, a.f, b.f)
+                               : ref_icmp(x->op, adt, a.i, b.i);
         break;
       case VOP_SELECT: v = a.i ? b : c; break;
       case VOP_CLAMP:
-        if (isf(dt)) v.f = ref_min(ref_max(a.f, b.f), c.f);
-        else v.i = (a.i > b.i ? a.i : b.i) < c.i ? (a.i > b.i ? a.i : b.i) : c.i;
+        if (dt == DT_DOUBLE) v.d = ref_min(ref_max(a.d, b.d), c.d);
+        else if (isf(dt)) v.f = (float)ref_min(ref_max(a.f, b.f), c.f);
+        else v.i = ref_ibinary(VOP_MIN, dt, ref_ibinary(VOP_MAX, dt, a.i, b.i), c.i);
         break;
       case VOP_FMA:
-        if (isf(dt)) v.f = r16(dt, fmaf(a.f, b.f, c.f));
+        if (dt == DT_DOUBLE) v.d = fma(a.d, b.d, c.d);
+        else if (isf(dt)) v.f = r16(dt, fmaf(a.f, b.f, c.f));
         else v.i = wrap(dt, (int64_t)((uint64_t)a.i * (uint64_t)b.i + (uint64_t)c.i));
         break;
       case VOP_NEG: case VOP_ABS: case VOP_SIGN:
-        if (isf(dt)) v.f = r16(dt, ref_funary(x->op, a.f, 0));
+        if (dt == DT_DOUBLE) v.d = ref_dunary(x->op, a.d);
+        else if (isf(dt)) v.f = r16(dt, ref_funary(x->op, a.f, 0));
         else if (x->op == VOP_NEG) v.i = wrap(dt, (int64_t)(0 - (uint64_t)a.i));
+        else if (isu(dt)) v.i = x->op == VOP_ABS ? a.i : a.i != 0;
         else if (x->op == VOP_ABS) v.i = wrap(dt, a.i < 0 ? (int64_t)(0 - (uint64_t)a.i) : a.i);
         else v.i = wrap(dt, (a.i > 0) - (a.i < 0));
         break;
       default:
         if (x->op >= VOP_ADD) {
-          if (isf(dt)) v.f = r16(dt, ref_fbinary(x->op, a.f, b.f));
+          if (dt == DT_DOUBLE) v.d = ref_dbinary(x->op, a.d, b.d);
+          else if (isf(dt)) v.f = r16(dt, ref_fbinary(x->op, a.f, b.f));
           else v.i = ref_ibinary(x->op, dt, a.i, b.i);
+        } else if (dt == DT_DOUBLE) {
+          v.d = ref_dunary(x->op, a.d);
         } else {
           v.f = r16(dt, ref_funary(x->op, a.f, x->imm.i));
         }
@@ -293,7 +418,15 @@ static void reference(const om_vprog *h, const om_vinstr *ins, const operand *op
 /* Distance in units in the last place between two floats of dtype dt (NaN == NaN). */
 static int ulp_ok(int dt, const void *a, const void *b, uint64_t i) {
   int64_t x, y;
-  if (dt == DT_FLOAT32) {
+  if (dt == DT_DOUBLE) {
+    double da = ((const double *)a)[i], db = ((const double *)b)[i];
+    if (isnan(da) || isnan(db)) return isnan(da) && isnan(db);
+    uint64_t ua, ub;
+    memcpy(&ua, &da, 8);
+    memcpy(&ub, &db, 8);
+    x = ua >> 63 ? -(int64_t)(ua & ~(1ull << 63)) : (int64_t)ua;
+    y = ub >> 63 ? -(int64_t)(ub & ~(1ull << 63)) : (int64_t)ub;
+  } else if (dt == DT_FLOAT32) {
     float fa = ((const float *)a)[i], fb = ((const float *)b)[i];
     if (isnan(fa) || isnan(fb)) return isnan(fa) && isnan(fb);
     uint32_t ua, ub;
@@ -368,7 +501,7 @@ static int get_reg(gen *g, int dt) {
 
 static int pick_dtype(const gen *g, int set) { /* set: 0 any, 1 num, 2 float, 3 int, 4 bool */
   for (int tries = 0; tries < 8; tries++) {
-    int dt = rndn(3) && g->nregs ? g->rdt[g->nregs - 1 - rndn(g->nregs < 3 ? g->nregs : 3)] : all_dtypes[rndn(7)];
+    int dt = rndn(3) && g->nregs ? g->rdt[g->nregs - 1 - rndn(g->nregs < 3 ? g->nregs : 3)] : all_dtypes[rndn(NDT)];
     if (set == 0 || (set == 1 && (isf(dt) || isi(dt))) || (set == 2 && isf(dt)) || (set == 3 && isi(dt)) ||
         (set == 4 && dt == DT_BOOL))
       return dt;
@@ -381,7 +514,7 @@ static void gen_op(gen *g) {
                                 VOP_ERF, VOP_FLOOR, VOP_CEIL, VOP_ROUND, VOP_SIN, VOP_COS, VOP_TAN, VOP_ASIN,
                                 VOP_ACOS, VOP_ATAN, VOP_SINH, VOP_COSH, VOP_ASINH, VOP_ACOSH, VOP_ATANH,
                                 VOP_SOFTPLUS};
-  if (g->nregs == 0) get_reg(g, all_dtypes[rndn(7)]);
+  if (g->nregs == 0) get_reg(g, all_dtypes[rndn(NDT)]);
   int kind = rndn(100), dt;
   if (kind < 10) { /* NEG ABS SIGN */
     dt = pick_dtype(g, 1);
@@ -407,7 +540,7 @@ static void gen_op(gen *g) {
     int a = get_reg(g, dt), b = get_reg(g, dt), op = VOP_BITAND + rndn(5);
     if (op >= VOP_SHL && rndn(2)) { /* a shift count in range, mostly */
       b = emit(g, VOP_CONST, dt, 0, 0, 0);
-      g->ins[g->n - 1].imm.i = rndn(dt == DT_INT64 ? 66 : dt == DT_INT32 ? 34 : 10);
+      g->ins[g->n - 1].imm.i = rndn(bits(dt) + 2);
     }
     if (rndn(6)) emit(g, op, dt, a, b, 0);
     else emit(g, VOP_BITNOT, dt, a, 0, 0);
@@ -424,9 +557,9 @@ static void gen_op(gen *g) {
     int a = get_reg(g, dt), b = get_reg(g, dt), c = get_reg(g, dt);
     emit(g, VOP_CLAMP + rndn(2), dt, a, b, c);
   } else if (kind < 95) {
-    emit(g, VOP_CAST, all_dtypes[rndn(7)], rndn(g->nregs), 0, 0);
+    emit(g, VOP_CAST, all_dtypes[rndn(NDT)], rndn(g->nregs), 0, 0);
   } else {
-    get_reg(g, all_dtypes[rndn(7)]);
+    get_reg(g, all_dtypes[rndn(NDT)]);
   }
 }
 
@@ -436,8 +569,10 @@ static void fill_random(int dt, void *p, uint64_t n) {
     switch (dt) {
     case DT_FLOAT32: ((float *)p)[i] = (float)rnd_double(); break;
     case DT_FLOAT16: ((uint16_t *)p)[i] = rndn(8) ? float_to_half((float)rnd_double()) : (uint16_t)rnd(); break;
-    case DT_INT64: ((int64_t *)p)[i] = rnd_int(); break;
-    case DT_INT32: ((int32_t *)p)[i] = (int32_t)rnd_int(); break;
+    case DT_DOUBLE: ((double *)p)[i] = rndn(8) ? rnd_double() : ldexp((double)rnd(), -rndn(80)); break;
+    case DT_INT64: case DT_UINT64: ((int64_t *)p)[i] = rnd_int(); break;
+    case DT_INT32: case DT_UINT32: ((int32_t *)p)[i] = (int32_t)rnd_int(); break;
+    case DT_INT16: case DT_UINT16: ((int16_t *)p)[i] = (int16_t)rnd_int(); break;
     case DT_INT8: case DT_UINT8: ((uint8_t *)p)[i] = (uint8_t)rnd_int(); break;
     default: ((uint8_t *)p)[i] = (uint8_t)(rndn(10) ? rndn(2) : 2); break;
     }
@@ -489,7 +624,7 @@ static void gen_shapes(operand *ops, int nin, int nout, gen *g) {
   for (int k = 0; k < nout; k++) ops[nin + k] = o, ops[nin + k].dtype = 0;
   for (int j = 0; j < nin; j++) {
     operand in = o;
-    in.dtype = all_dtypes[rndn(7)];
+    in.dtype = all_dtypes[rndn(NDT)];
     int style = rndn(6);
     if (o.layout == LAYOUT_NC1HWC0) {
       if (style == 0) in.dims[0] = 1, in.dims[2] = 1, in.dims[3] = 1; /* SE-block [N,C,1,1] style */
@@ -531,7 +666,7 @@ static void test_random_programs(void) {
     gen_shapes(ops, nin, nout, &g);
     int nops = 2 + rndn(12);
     for (int k = 0; k < nops && g.n < MAXI - 12; k++) gen_op(&g);
-    if (g.nregs == 0) get_reg(&g, all_dtypes[rndn(7)]);
+    if (g.nregs == 0) get_reg(&g, all_dtypes[rndn(NDT)]);
     for (int o = 0; o < nout; o++) {
       int r = g.nregs - 1 - rndn(g.nregs < 3 ? g.nregs : 3);
       ops[nin + o].dtype = g.rdt[r];

@@ -1,0 +1,255 @@
+/* onnx_conv.c - the convolution family at import: 1-D Conv and ConvTranspose
+ * (opset 1-22) in terms of the 2-D Conv the backend runs on the cube.
+ *
+ * 1-D: x [N, C, L] and w [M, C/G, K] gain a dim of 1 at axis 2, the window
+ * attributes gain H entries (kernel 1, stride 1, dilation 1, pads 0), and the
+ * 2-D result loses axis 2 again. auto_pad SAME_* stays: along H it pads 0.
+ *
+ * ConvTranspose y = conv_transpose(x, w) with w [C, M/G, kh, kw] is the
+ * convolution, stride 1, dilations d, of x with s-1 zeros inserted between
+ * neighbours (zero-insertion: Unsqueeze, a constant Pad of s-1 zeros after
+ * each element, Reshape merging them), padded by d*(k-1) - pad_begin before
+ * and d*(k-1) - pad_end + output_padding after (negative amounts crop: one
+ * Pad), with the weights flipped in kh, kw and their channel axes swapped
+ * per group: w' [M, C/G, kh, kw], w'[g*M/G + o][i][a][b] = w[g*C/G + i][o]
+ * [kh-1-a][kw-1-b] (Reshape, Transpose, Slice with steps -1; they fold when
+ * w is a constant). pads come from pads, or from output_shape / auto_pad
+ * SAME_* as ONNX's reference does (total = s*(in-1) + output_padding +
+ * d*(k-1) + 1 - out, halved by floor division; SAME_UPPER puts the
+ * smaller half first, others the larger; a negative total pads the end). The zero-inserted input costs the cube s_h*s_w times the work of
+ * a phase-split (sub-pixel) formulation; ConvTranspose appears in no model
+ * the tests run, and this route needs no kernel of its own.
+ * Needs: x's dims known at import (graph inputs are, with --input_shape)
+ * and w's dims. 3-D is refused.
+ */
+#include "frontend/onnx_conv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "frontend/onnx_decomp.h"
+
+static const Onnx__AttributeProto *find_attr(onnx_node *nd, const char *name) {
+  for (size_t i = 0; i < nd->np->n_attribute; i++)
+    if (nd->np->attribute[i]->name && !strcmp(nd->np->attribute[i]->name, name)) return nd->np->attribute[i];
+  return NULL;
+}
+
+/* INTS attribute into out (up to max); its count, or -1 when absent. */
+static int ints_attr(onnx_node *nd, const char *name, int64_t *out, int max) {
+  const Onnx__AttributeProto *a = find_attr(nd, name);
+  if (!a) return -1;
+  int n = (int)a->n_ints < max ? (int)a->n_ints : max;
+  for (int i = 0; i < n; i++) out[i] = a->ints[i];
+  return (int)a->n_ints;
+}
+
+static const char *string_attr(onnx_node *nd, const char *name, char *buf, size_t size) {
+  const Onnx__AttributeProto *a = find_attr(nd, name);
+  if (!a) return "NOTSET";
+  size_t n = a->s.len < size - 1 ? a->s.len : size - 1;
+  memcpy(buf, a->s.data, n);
+  buf[n] = 0;
+  return buf;
+}
+
+int onnx_conv_spatial_rank(onnx_node *nd) {
+  int64_t ks[8];
+  int k = ints_attr(nd, "kernel_shape", ks, 8);
+  if (k >= 0) return k;
+  const ir_value *w = nd->nin > 1 ? nd->in[1] : NULL;
+  return w && w->rank >= 2 ? w->rank - 2 : -1;
+}
+
+/* The window attributes of a 1-D node as 2-D ones ([1, v] / [0, b, 0, e]). */
+typedef struct win2 {
+  int64_t k[2], s[2], d[2], pads[4], opad[2];
+} win2;
+
+static status read_win(onnx_node *nd, int r, const ir_value *w, win2 *o) {
+  int64_t v[8];
+  for (int i = 0; i < 2; i++) o->k[i] = o->s[i] = o->d[i] = 1, o->opad[i] = 0;
+  memset(o->pads, 0, sizeof o->pads);
+  int off = 2 - r; /* 1-D: the H entries stay 1 / 0 */
+  int n = ints_attr(nd, "kernel_shape", v, 8);
+  if (n >= 0 && n != r) return onnx_node_fail(nd, ST_ERR_INVALID, "kernel_shape has %d values, expected %d", n, r);
+  for (int i = 0; i < r; i++) {
+    o->k[off + i] = n >= 0 ? v[i] : w->dims[2 + i];
+    if (o->k[off + i] < 1) return onnx_node_fail(nd, ST_ERR_INVALID, "kernel_shape[%d] must be >= 1", i);
+  }
+  static const char *const names[] = {"strides", "dilations", "output_padding"};
+  int64_t *dst[] = {o->s, o->d, o->opad};
+  for (int a = 0; a < 3; a++) {
+    n = ints_attr(nd, names[a], v, 8);
+    if (n < 0) continue;
+    if (n != r) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' has %d values, expected %d", names[a], n, r);
+    for (int i = 0; i < r; i++) {
+      if (v[i] < (a == 2 ? 0 : 1) || v[i] > 65535)
+        return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s'[%d] = %lld out of range", names[a], i,
+                              (long long)v[i]);
+      dst[a][off + i] = v[i];
+    }
+  }
+  n = ints_attr(nd, "pads", v, 8);
+  if (n >= 0) {
+    if (n != 2 * r) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' has %d values, expected %d", n, 2 * r);
+    for (int i = 0; i < r; i++) {
+      if (v[i] < 0 || v[r + i] < 0 || v[i] > 65535 || v[r + i] > 65535)
+        return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' out of range");
+      o->pads[off + i] = v[i], o->pads[2 + off + i] = v[r + i];
+    }
+  }
+  return ST_OK;
+}
+
+status onnx_conv_1d(onnx_node *nd, ir_node *n) {
+  ir_graph *g = nd->c->g;
+  win2 wn;
+  status st = read_win(nd, 1, nd->in[1], &wn);
+  if (st) return st;
+  if (nd->in[1]->rank >= 0 && nd->in[1]->rank != 3)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "weight '%s' has rank %d; a 1-D Conv needs rank 3", nd->in[1]->name,
+                          nd->in[1]->rank);
+  char ap[32];
+  const char *mode = string_attr(nd, "auto_pad", ap, sizeof ap);
+  int same = !strcmp(mode, "SAME_UPPER") || !strcmp(mode, "SAME_LOWER");
+  if (!same && strcmp(mode, "NOTSET") && strcmp(mode, "VALID"))
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER");
+  int64_t group = 1;
+  const Onnx__AttributeProto *ga = find_attr(nd, "group");
+  if (ga) group = ga->i;
+  if (group < 1) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'group' = %lld must be >= 1", (long long)group);
+  if (ir_attr_set_ints(g, n, "kernel_shape", 2, wn.k) || ir_attr_set_ints(g, n, "strides", 2, wn.s) ||
+      ir_attr_set_ints(g, n, "dilations", 2, wn.d) || ir_attr_set_ints(g, n, "pads", 4, wn.pads) ||
+      ir_attr_set_int(g, n, "group", group) || (same && ir_attr_set_string(g, n, "auto_pad", mode)))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
+  dc b;
+  dc_begin(&b, nd);
+  const int64_t axis = 2;
+  ir_value *x2 = dc_unsqueeze(&b, nd->in[0], 1, &axis), *w2 = dc_unsqueeze(&b, nd->in[1], 1, &axis);
+  if (b.st) return b.st;
+  char name[256];
+  snprintf(name, sizeof name, "%.200s/conv2d", b.base);
+  ir_value *y = n->out[0], *t = ir_value_new(g, name, y->dtype);
+  if (!t || ir_node_set_input(g, n, 0, x2) || ir_node_set_input(g, n, 1, w2))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
+  n->out[0] = t, t->producer = n, y->producer = NULL;
+  ir_node *sq = dc_node(&b, IR_OP_SQUEEZE, 1, &t);
+  dc_set_ints(&b, sq, "axes", 1, &axis);
+  dc_output(&b, 0, dc_val(&b, sq));
+  return dc_end(&b);
+}
+
+/* Pad node over x with begins/ends per dim (rank r), constant 0. */
+static ir_value *pad(dc *b, ir_value *x, int r, const int64_t *begin, const int64_t *end) {
+  int64_t pads[16];
+  int any = 0;
+  for (int i = 0; i < r; i++) pads[i] = begin[i], pads[r + i] = end[i], any |= begin[i] || end[i];
+  if (!any) return x;
+  ir_node *n = dc_node(b, IR_OP_PAD, 1, &x);
+  dc_set_string(b, n, "mode", "constant");
+  dc_set_ints(b, n, "pads", 2 * r, pads);
+  dc_set_float(b, n, "value", 0.0);
+  return dc_val(b, n);
+}
+
+status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0), *w = dc_in(&b, 1), *bias = dc_in(&b, 2);
+  int r = onnx_conv_spatial_rank(nd);
+  if (r != 1 && r != 2)
+    return dc_fail(&b, ST_ERR_UNSUPPORTED, "only 1-D and 2-D ConvTranspose are supported (spatial rank %d)", r),
+           dc_end(&b);
+  if (w->rank != r + 2 || x->rank != r + 2)
+    return dc_fail(&b, ST_ERR_UNSUPPORTED, "input '%s' and weight '%s' need known shapes of rank %d", x->name,
+                   w->name, r + 2),
+           dc_end(&b);
+  for (int i = 0; i < r + 2; i++)
+    if (x->dims[i] < 0 || w->dims[i] < 1)
+      return dc_fail(&b, ST_ERR_UNSUPPORTED, "input '%s' and weight '%s' need known shapes", x->name, w->name),
+             dc_end(&b);
+  win2 wn;
+  status st = read_win(nd, r, w, &wn);
+  if (st) return st;
+  int64_t group = dc_attr_int(&b, "group", 1), cin = w->dims[0], og = w->dims[1];
+  if (group < 1 || cin % group || x->dims[1] != cin)
+    return dc_fail(&b, ST_ERR_INVALID, "group %lld, input channels %lld and weight %lld x %lld disagree",
+                   (long long)group, (long long)x->dims[1], (long long)cin, (long long)og),
+           dc_end(&b);
+  int64_t in[2] = {1, x->dims[2]};
+  if (r == 2) in[0] = x->dims[2], in[1] = x->dims[3];
+  int off = 2 - r;
+  char ap[32];
+  const char *mode = string_attr(nd, "auto_pad", ap, sizeof ap);
+  int same = !strcmp(mode, "SAME_UPPER") || !strcmp(mode, "SAME_LOWER");
+  if (!same && strcmp(mode, "NOTSET") && strcmp(mode, "VALID"))
+    return dc_fail(&b, ST_ERR_INVALID, "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER"),
+           dc_end(&b);
+  if (!strcmp(mode, "VALID")) memset(wn.pads, 0, sizeof wn.pads);
+  int64_t oshape[8];
+  int no = ints_attr(nd, "output_shape", oshape, 8);
+  if (no >= 0 || same) {
+    if (no >= 0 && no != r && no != r + 2)
+      return dc_fail(&b, ST_ERR_INVALID, "output_shape has %d values, expected %d", no, r), dc_end(&b);
+    for (int i = off; i < 2; i++) {
+      int64_t out = no >= 0 ? oshape[no - r + i - off] : in[i] * wn.s[i];
+      int64_t total = wn.s[i] * (in[i] - 1) + wn.opad[i] + (wn.k[i] - 1) * wn.d[i] + 1 - out;
+      int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2); /* floor: a negative total pads the end */
+      int upper = !strcmp(mode, "SAME_UPPER");
+      wn.pads[i] = upper ? half : total - half;
+      wn.pads[2 + i] = total - wn.pads[i];
+    }
+  }
+  /* 1-D: add the H axis */
+  const int64_t axis2 = 2;
+  if (r == 1) x = dc_unsqueeze(&b, x, 1, &axis2), w = dc_unsqueeze(&b, w, 1, &axis2);
+  int64_t n_ = x->dims[0], c = cin, h = in[0], wd = in[1];
+  /* zero insertion: [N,C,H,1,W,1] padded to [N,C,H,sh,W,sw], merged */
+  if (wn.s[0] > 1 || wn.s[1] > 1) {
+    const int64_t axes[2] = {3, 5};
+    ir_value *u = dc_unsqueeze(&b, x, 2, axes);
+    int64_t zb[6] = {0}, ze[6] = {0, 0, 0, wn.s[0] - 1, 0, wn.s[1] - 1};
+    u = pad(&b, u, 6, zb, ze);
+    int64_t dims[4] = {n_, c, h * wn.s[0], wd * wn.s[1]};
+    x = dc_reshape_to(&b, u, 4, dims);
+  }
+  int64_t pb[4] = {0}, pe[4] = {0};
+  for (int i = 0; i < 2; i++) {
+    int64_t ext = wn.d[i] * (wn.k[i] - 1);
+    pb[2 + i] = ext - wn.pads[i];
+    pe[2 + i] = ext - wn.pads[2 + i] + wn.opad[i] - (wn.s[i] - 1);
+  }
+  x = pad(&b, x, 4, pb, pe);
+  /* weights: [C, M/G, kh, kw] -> [M, C/G, kh, kw], flipped */
+  int64_t ig = cin / group, cout = og * group;
+  if (group == 1) {
+    const int64_t perm[4] = {1, 0, 2, 3};
+    w = dc_transpose(&b, w, 4, perm);
+  } else {
+    int64_t d5[5] = {group, ig, og, wn.k[0], wn.k[1]}, d4[4] = {cout, ig, wn.k[0], wn.k[1]};
+    const int64_t perm[5] = {0, 2, 1, 3, 4};
+    w = dc_reshape_to(&b, dc_transpose(&b, dc_reshape_to(&b, w, 5, d5), 5, perm), 4, d4);
+  }
+  ir_node *fl = dc_node(&b, IR_OP_SLICE, 1, &w);
+  const int64_t starts[2] = {-1, -1}, ends[2] = {INT64_MIN, INT64_MIN}, axes[2] = {2, 3}, steps[2] = {-1, -1};
+  dc_set_ints(&b, fl, "starts", 2, starts);
+  dc_set_ints(&b, fl, "ends", 2, ends);
+  dc_set_ints(&b, fl, "axes", 2, axes);
+  dc_set_ints(&b, fl, "steps", 2, steps);
+  w = dc_val(&b, fl);
+  ir_value *ins[3] = {x, w, bias};
+  ir_node *cv = dc_node(&b, IR_OP_CONV, bias ? 3 : 2, ins);
+  const int64_t ones[2] = {1, 1}, zeros[4] = {0, 0, 0, 0};
+  dc_set_ints(&b, cv, "kernel_shape", 2, wn.k);
+  dc_set_ints(&b, cv, "strides", 2, ones);
+  dc_set_ints(&b, cv, "dilations", 2, wn.d);
+  dc_set_ints(&b, cv, "pads", 4, zeros);
+  dc_set_int(&b, cv, "group", group);
+  ir_value *y = dc_val(&b, cv);
+  if (r == 1) y = dc_squeeze(&b, y, 1, &axis2);
+  if (b.st) return b.st;
+  dc_output(&b, 0, y);
+  return dc_end(&b);
+}

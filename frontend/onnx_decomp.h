@@ -1,0 +1,139 @@
+/* onnx_decomp.h - decompositions at import: one ONNX node -> a small IR subgraph.
+ *
+ * Many ONNX ops are defined by ONNX as functions of simpler ops
+ * (LayerNormalization, the losses, Attention, ...). Their importers build that
+ * body out of IR ops the rest of the compiler already runs, with the builder
+ * below. An importer row in onnx_ops.c whose IR op is NULL is a decomposition:
+ * the generic code checks arity and attributes as for any row, then calls the
+ * row's function (declared here) with no IR node; the function does the rest.
+ *
+ * Ownership. Everything the builder makes (nodes, temporaries, constants) is
+ * allocated in the graph's arena and owned by the graph, like any imported
+ * node. The ONNX node's output values (nd->out) belong to the loader; the
+ * builder only makes its final nodes produce them (dc_output). A `dc` itself
+ * lives on the importer's stack for one node.
+ *
+ * Names. Nodes and temporaries are named "<base>/<Op><k>" and constants
+ * "<base>/c<k>", where base is the ONNX node's name (or its first output's
+ * name when unnamed), so messages and profiles point back at the ONNX node.
+ *
+ * Errors. The first failure (out of memory, or a case the decomposition
+ * refuses, via dc_fail) is recorded in the builder; every later call does
+ * nothing and returns NULL, so a decomposition is written as straight-line
+ * code and returns dc_end(), which reports that first failure. dc_end also
+ * refuses an ONNX output that something reads but no dc_output produced.
+ *
+ * Data types. The builder sets each temporary's dtype when it makes the node
+ * (onnx_result_dtype), so a decomposition can make constants of the right
+ * dtype; dc_dtype fails, naming the value, when an input's dtype is not known
+ * yet (a model whose nodes are out of topological order).
+ */
+#ifndef FRONTEND_ONNX_DECOMP_H
+#define FRONTEND_ONNX_DECOMP_H
+
+#include "frontend/onnx_internal.h"
+
+enum { DC_MAX_OUTPUTS = 8 };
+
+typedef struct dc {
+  onnx_node *nd;
+  ir_graph *g;
+  const char *base; /* prefix of every generated name */
+  int first_node;   /* g->nodes index of the first node this builder made */
+  int count;        /* names given out so far */
+  status st;        /* the first failure, ST_OK while none */
+  ir_value *result[DC_MAX_OUTPUTS]; /* what dc_output named for each ONNX output */
+} dc;
+
+void dc_begin(dc *b, onnx_node *nd);
+/* Wires the results named by dc_output to the ONNX outputs; ST_OK when every
+ * used ONNX output was produced, else the first failure. */
+status dc_end(dc *b);
+/* Records "node 'name' (Op): <message>" as the builder's failure (if it is the
+ * first) and returns NULL, so `return dc_fail(...)` works in value helpers. */
+ir_value *dc_fail(dc *b, status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same, returning the builder's (first) failure: `return dc_refuse(...)`. */
+status dc_refuse(dc *b, status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* --- the ONNX node's inputs and attributes (kinds were checked against the row's spec) */
+
+ir_value *dc_in(dc *b, int i); /* input i, or NULL when absent or omitted */
+int dc_has_attr(dc *b, const char *name);
+int64_t dc_attr_int(dc *b, const char *name, int64_t def);
+double dc_attr_float(dc *b, const char *name, double def);
+int dc_attr_string_is(dc *b, const char *name, const char *def, const char *s);
+/* INTS attribute: copies up to max values into out and returns the count;
+ * -1 when absent; a failure when there are more than max. */
+int dc_attr_ints(dc *b, const char *name, int64_t *out, int max);
+/* The dtype of v; a failure naming v when it is not known yet. */
+dtype dc_dtype(dc *b, const ir_value *v);
+/* Whether ONNX output k exists and something reads it. */
+int dc_output_used(dc *b, int k);
+
+/* --- constants (in the graph arena) */
+
+ir_value *dc_scalar(dc *b, dtype dt, double v); /* rank 0, any numeric dtype or bool */
+ir_value *dc_ints(dc *b, int n, const int64_t *v); /* 1-D int64 */
+ir_value *dc_const(dc *b, dtype dt, int rank, const int64_t *dims, const void *data);
+
+/* --- nodes. dc_node makes a node with one fresh output; set attributes on it,
+ * then dc_val gives its output with the dtype set. */
+
+ir_node *dc_node(dc *b, ir_op op, int nin, ir_value *const *in);
+ir_value *dc_val(dc *b, ir_node *n);
+void dc_set_int(dc *b, ir_node *n, const char *name, int64_t v);
+void dc_set_float(dc *b, ir_node *n, const char *name, double v);
+void dc_set_string(dc *b, ir_node *n, const char *name, const char *v);
+void dc_set_ints(dc *b, ir_node *n, const char *name, int count, const int64_t *v);
+
+ir_value *dc_op1(dc *b, ir_op op, ir_value *x);
+ir_value *dc_op2(dc *b, ir_op op, ir_value *x, ir_value *y);
+ir_value *dc_where(dc *b, ir_value *cond, ir_value *x, ir_value *y);
+ir_value *dc_cast(dc *b, ir_value *x, dtype to); /* x itself when it already has dtype `to` */
+/* Reduce{mode} over axes (count 0: every axis), keepdims 0|1. */
+ir_value *dc_reduce(dc *b, const char *mode, ir_value *x, int count, const int64_t *axes, int keepdims);
+ir_value *dc_reshape(dc *b, ir_value *x, ir_value *shape); /* allowzero 0 */
+ir_value *dc_reshape_to(dc *b, ir_value *x, int rank, const int64_t *dims);
+ir_value *dc_unsqueeze(dc *b, ir_value *x, int count, const int64_t *axes);
+ir_value *dc_squeeze(dc *b, ir_value *x, int count, const int64_t *axes);
+ir_value *dc_transpose(dc *b, ir_value *x, int count, const int64_t *perm);
+ir_value *dc_softmax(dc *b, ir_value *x, int64_t axis, int log);
+ir_value *dc_concat(dc *b, int64_t axis, int count, ir_value *const *in);
+ir_value *dc_slice(dc *b, ir_value *x, int count, const int64_t *starts, const int64_t *ends, const int64_t *axes);
+ir_value *dc_gather(dc *b, ir_value *x, ir_value *indices, int64_t axis);
+ir_value *dc_shape(dc *b, ir_value *x);
+
+/* Makes ONNX output k be v (v stays usable for building). At dc_end the node
+ * producing v (when this builder made it and v is not another output)
+ * produces out[k] instead, and this builder's readers of v follow; otherwise
+ * an Identity copies v to it. No-op when output k is absent. */
+void dc_output(dc *b, int k, ir_value *v);
+
+/* --- the decompositions (the `fn` of importer rows with a NULL IR op); the
+ * ir_node argument is always NULL. */
+
+/* onnx_decomp_norm.c */
+status onnx_decomp_layer_norm(onnx_node *nd, ir_node *none);
+status onnx_decomp_rms_norm(onnx_node *nd, ir_node *none);
+status onnx_decomp_group_norm(onnx_node *nd, ir_node *none);
+status onnx_decomp_instance_norm(onnx_node *nd, ir_node *none);
+status onnx_decomp_mvn(onnx_node *nd, ir_node *none);
+status onnx_decomp_lp_norm(onnx_node *nd, ir_node *none);
+/* onnx_decomp_loss.c */
+status onnx_decomp_nll_loss(onnx_node *nd, ir_node *none);
+status onnx_decomp_sce_loss(onnx_node *nd, ir_node *none);
+/* onnx_decomp_misc.c */
+status onnx_decomp_hardmax(onnx_node *nd, ir_node *none);
+status onnx_decomp_dropout(onnx_node *nd, ir_node *none);
+status onnx_decomp_center_crop_pad(onnx_node *nd, ir_node *none);
+status onnx_decomp_swish(onnx_node *nd, ir_node *none);
+status onnx_decomp_swiglu(onnx_node *nd, ir_node *none);
+status onnx_decomp_shrink(onnx_node *nd, ir_node *none);
+status onnx_decomp_lrn(onnx_node *nd, ir_node *none);
+/* onnx_decomp_einsum.c */
+status onnx_decomp_einsum(onnx_node *nd, ir_node *none);
+/* onnx_decomp_attn.c */
+status onnx_decomp_rotary(onnx_node *nd, ir_node *none);
+status onnx_decomp_attention(onnx_node *nd, ir_node *none);
+
+#endif

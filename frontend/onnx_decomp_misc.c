@@ -1,0 +1,201 @@
+/* onnx_decomp_misc.c - small decompositions (onnx_decomp.h): Hardmax,
+ * Dropout (with its mask), CenterCropPad, Swish, SwiGLU.
+ *
+ *   Hardmax(x, axis)   Cast(Equal(iota along axis, ArgMax(x, axis, keepdims)), x's type):
+ *                      the first maximum wins, as ArgMax picks it. The iota
+ *                      is Range(0, dim) from Shape(x), so it folds at compile
+ *                      time. Before opset 13: on Flatten(x, axis), axis -1.
+ *   Dropout(x) in inference (or ratio 0): Identity; the mask, when read, is true
+ *                      everywhere (Expand of a bool true to Shape(x)).
+ *   CenterCropPad(x, shape): one Pad with negative pads for crops (x's dims
+ *                      must be known at import).
+ *   Swish(x)           x * Sigmoid(alpha * x); SwiGLU(a, b) = Swish(a) * b.
+ */
+#include <inttypes.h>
+
+#include "frontend/onnx_decomp.h"
+#include "ir/eval.h"
+
+/* Hardmax along axis of x. */
+static ir_value *hardmax(dc *b, ir_value *x, int64_t axis) {
+  if (b->st) return NULL;
+  if (x->rank >= 0) {
+    if (axis < -x->rank || axis >= x->rank)
+      return dc_fail(b, ST_ERR_INVALID, "attribute 'axis' = %" PRId64 " is out of range for rank %d", axis, x->rank);
+    if (axis >= 0) axis -= x->rank;
+  } else if (axis >= 0) {
+    return dc_fail(b, ST_ERR_UNSUPPORTED, "attribute 'axis' = %" PRId64 " needs the rank of input '%s', unknown at import",
+                   axis, x->name);
+  }
+  ir_node *am = dc_node(b, IR_OP_REDUCE, 1, &x);
+  dc_set_string(b, am, "mode", "argmax");
+  dc_set_ints(b, am, "axes", 1, &axis);
+  dc_set_int(b, am, "keepdims", 1);
+  dc_set_int(b, am, "noop", 0);
+  dc_set_int(b, am, "select_last_index", 0);
+  ir_value *range[3] = {dc_scalar(b, DT_INT64, 0), dc_gather(b, dc_shape(b, x), dc_scalar(b, DT_INT64, (double)axis), 0),
+                        dc_scalar(b, DT_INT64, 1)};
+  ir_value *iota = dc_val(b, dc_node(b, IR_OP_RANGE, 3, range));
+  int64_t shape[MAX_RANK];
+  int n = 0;
+  shape[n++] = -1;
+  for (int64_t a = axis + 1; a < 0; a++) shape[n++] = 1;
+  iota = dc_reshape_to(b, iota, n, shape);
+  return dc_cast(b, dc_op2(b, IR_OP_EQUAL, iota, dc_val(b, am)), x->dtype);
+}
+
+/* Hardmax (opset 1; 13 changed it from coerce-to-2-D to one axis). */
+status onnx_decomp_hardmax(onnx_node *nd, ir_node *none) {
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0);
+  dc_dtype(&b, x);
+  if (nd->c->opset >= 13) {
+    dc_output(&b, 0, hardmax(&b, x, dc_attr_int(&b, "axis", -1)));
+  } else {
+    ir_node *fl = dc_node(&b, IR_OP_FLATTEN, 1, &x);
+    dc_set_int(&b, fl, "axis", dc_attr_int(&b, "axis", 1));
+    dc_output(&b, 0, dc_reshape(&b, hardmax(&b, dc_val(&b, fl), -1), dc_shape(&b, x)));
+  }
+  return dc_end(&b);
+}
+
+/* Dropout in inference: y = x; the mask (output 1) is all true. A
+ * training_mode input (opset 12) must be a false constant, or the ratio a
+ * constant 0 (which drops nothing). */
+status onnx_decomp_dropout(onnx_node *nd, ir_node *none) {
+  dc b;
+  dc_begin(&b, nd);
+  if (nd->c->opset < 12 && nd->nin > 1)
+    return dc_refuse(&b, ST_ERR_INVALID, "Dropout takes 1 input before opset 12, it has %d", nd->nin);
+  ir_value *training = dc_in(&b, 2), *ratio = dc_in(&b, 1);
+  int zero_ratio = ratio && ratio->data && ir_value_elements(ratio) == 1 && ir_elem_get(ratio->data, ratio->dtype, 0) == 0;
+  if (training && (!training->data || ir_value_elements(training) != 1))
+    dc_fail(&b, ST_ERR_UNSUPPORTED, "input 2 '%s' (training_mode) must be a one-element constant", training->name);
+  else if (training && ir_elem_get(training->data, training->dtype, 0) != 0 && !zero_ratio)
+    dc_fail(&b, ST_ERR_UNSUPPORTED, "training_mode is true with a ratio other than a constant 0; only inference is "
+            "supported");
+  ir_value *x = dc_in(&b, 0);
+  dc_output(&b, 0, x);
+  if (dc_output_used(&b, 1)) {
+    ir_value *in[2] = {dc_scalar(&b, DT_BOOL, 1), dc_shape(&b, x)};
+    dc_output(&b, 1, dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, in)));
+  }
+  return dc_end(&b);
+}
+
+/* CenterCropPad(input_data, shape) (opset 18), attribute axes. */
+status onnx_decomp_center_crop_pad(onnx_node *nd, ir_node *none) {
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0), *shape = dc_in(&b, 1);
+  int64_t axes[MAX_RANK], pads[2 * MAX_RANK] = {0};
+  int rank = x->rank, count = dc_attr_ints(&b, "axes", axes, MAX_RANK);
+  if (rank < 0 || ir_value_elements(x) < 0)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a shape known at import", x->name);
+  if (count < 0)
+    for (count = 0; count < rank; count++) axes[count] = count;
+  if (!shape->data || (shape->dtype != DT_INT64 && shape->dtype != DT_INT32) || ir_value_elements(shape) != count)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input 1 '%s' (shape) must be a constant int32/int64 list of %d sizes",
+                   shape->name, count);
+  uint32_t seen = 0;
+  for (int i = 0; i < count; i++) {
+    int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
+    int64_t want = (int64_t)ir_elem_get(shape->data, shape->dtype, i), have;
+    if (a < 0 || a >= rank || (seen >> a) & 1u)
+      return dc_refuse(&b, ST_ERR_INVALID, "axes[%d] = %" PRId64 " is out of range or repeated", i, axes[i]);
+    if (want < 0) return dc_refuse(&b, ST_ERR_INVALID, "shape[%d] = %" PRId64 " is negative", i, want);
+    seen |= 1u << a;
+    have = x->dims[a];
+    int64_t diff = want - have, half = (diff < 0 ? -diff : diff) / 2; /* the smaller half goes first */
+    pads[a] = diff < 0 ? -half : half;
+    pads[rank + a] = diff - pads[a];
+  }
+  ir_node *p = dc_node(&b, IR_OP_PAD, 1, &x);
+  dc_set_string(&b, p, "mode", "constant");
+  dc_set_ints(&b, p, "pads", 2 * rank, pads);
+  dc_set_float(&b, p, "value", 0);
+  dc_output(&b, 0, dc_val(&b, p));
+  return dc_end(&b);
+}
+
+static ir_value *swish(dc *b, ir_value *x) {
+  dtype dt = dc_dtype(b, x);
+  double alpha = dc_attr_float(b, "alpha", 1.0);
+  ir_value *ax = alpha == 1.0 ? x : dc_op2(b, IR_OP_MUL, x, b->st ? NULL : dc_scalar(b, dt, alpha));
+  return dc_op2(b, IR_OP_MUL, x, dc_op1(b, IR_OP_SIGMOID, ax));
+}
+
+/* Swish(x) (opset 24). */
+status onnx_decomp_swish(onnx_node *nd, ir_node *none) {
+  dc b;
+  dc_begin(&b, nd);
+  dc_output(&b, 0, swish(&b, dc_in(&b, 0)));
+  return dc_end(&b);
+}
+
+/* SwiGLU(a, b) (opset 28) = Swish(a) * b. */
+status onnx_decomp_swiglu(onnx_node *nd, ir_node *none) {
+  dc b;
+  dc_begin(&b, nd);
+  dc_output(&b, 0, dc_op2(&b, IR_OP_MUL, swish(&b, dc_in(&b, 0)), dc_in(&b, 1)));
+  return dc_end(&b);
+}
+
+/* Shrink(x) (opset 9) = x + bias where x < -lambd, x - bias where x > lambd,
+ * else 0 (in x's dtype). */
+status onnx_decomp_shrink(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0);
+  dtype dt = dc_dtype(&b, x);
+  double lambd = dc_attr_float(&b, "lambd", 0.5), bias = dc_attr_float(&b, "bias", 0.0);
+  ir_value *lo = b.st ? NULL : dc_scalar(&b, dt, -lambd), *hi = b.st ? NULL : dc_scalar(&b, dt, lambd);
+  ir_value *bv = b.st ? NULL : dc_scalar(&b, dt, bias), *zero = b.st ? NULL : dc_scalar(&b, dt, 0);
+  ir_value *below = dc_where(&b, dc_op2(&b, IR_OP_LESS, x, lo), dc_op2(&b, IR_OP_ADD, x, bv), zero);
+  dc_output(&b, 0, dc_where(&b, dc_op2(&b, IR_OP_GREATER, x, hi), dc_op2(&b, IR_OP_SUB, x, bv), below));
+  return dc_end(&b);
+}
+
+/* LRN(x) (opset 1, 13) over the channels of x [N, C, D1..Dr]:
+ *   y = x / (bias + alpha / size * sum over the size-wide channel window of x^2)^beta,
+ * the window [c - floor((size-1)/2), c + ceil((size-1)/2)] clipped to [0, C).
+ * The window sum is an average pool (count_include_pad, so the divisor is
+ * always size) over x^2 with a unit dim inserted at 1: [N, 1, C, D1..Dr], a
+ * window of size along C and 1 along the rest; needs x's rank (3..4, so the
+ * pool has at most 3 spatial dims). */
+status onnx_decomp_lrn(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0);
+  dtype dt = dc_dtype(&b, x);
+  int64_t size = dc_attr_int(&b, "size", 0);
+  double alpha = dc_attr_float(&b, "alpha", 1e-4), beta = dc_attr_float(&b, "beta", 0.75);
+  double bias = dc_attr_float(&b, "bias", 1.0);
+  if (b.st) return dc_end(&b);
+  if (size < 1 || size > 65535) return dc_refuse(&b, ST_ERR_INVALID, "attribute 'size' is %lld; expected 1..65535", (long long)size);
+  if (x->rank < 3 || x->rank > 4)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a known rank of 3 or 4 (it has %s)", x->name,
+                     x->rank < 0 ? "an unknown rank" : "another");
+  int r = x->rank - 1; /* spatial dims of the pool: C and D1..Dr */
+  int64_t k[3], st[3], dl[3], pads[6], axis = 1;
+  for (int i = 0; i < r; i++) k[i] = st[i] = dl[i] = 1, pads[i] = pads[r + i] = 0;
+  k[0] = size;
+  pads[0] = (size - 1) / 2;
+  pads[r] = size - 1 - pads[0];
+  ir_value *sq = dc_unsqueeze(&b, dc_op2(&b, IR_OP_MUL, x, x), 1, &axis);
+  ir_node *pool = dc_node(&b, IR_OP_AVGPOOL, 1, &sq);
+  dc_set_ints(&b, pool, "kernel_shape", r, k);
+  dc_set_ints(&b, pool, "strides", r, st);
+  dc_set_ints(&b, pool, "dilations", r, dl);
+  dc_set_ints(&b, pool, "pads", 2 * r, pads);
+  dc_set_int(&b, pool, "ceil_mode", 0);
+  dc_set_int(&b, pool, "count_include_pad", 1);
+  ir_value *mean = dc_squeeze(&b, dc_val(&b, pool), 1, &axis);
+  ir_value *den = dc_op2(&b, IR_OP_ADD, dc_op2(&b, IR_OP_MUL, mean, dc_scalar(&b, dt, alpha)), dc_scalar(&b, dt, bias));
+  den = dc_op2(&b, IR_OP_POW, den, dc_scalar(&b, dt, beta));
+  dc_output(&b, 0, dc_op2(&b, IR_OP_DIV, x, den));
+  return dc_end(&b);
+}

@@ -1,0 +1,222 @@
+/* onnx_ops_index.c - the importers of the indexing ops (rows in onnx_ops.c's
+ * table), normalising each into the IR contract of ir/ops.def:
+ *   TopK            k from the attribute (opset 1) or the constant input 1
+ *                   (opset 10+); axis, largest, sorted explicit; the
+ *                   indices output is i64 (and exists even when unnamed).
+ *   Scatter, ScatterElements  -> ScatterElements{axis, reduction}.
+ *   ScatterND       reduction explicit.
+ *   TensorScatter   axis (default -2) and mode explicit.
+ *   CumSum, CumProd axis from the constant input 1; exclusive, reverse.
+ *   GatherND        batch_dims explicit.
+ *   OneHot          depth from the constant input 1 (any numeric dtype,
+ *                   truncated as ONNX Runtime does); values becomes in[1].
+ *   Compress        with a constant condition: Gather with the constant
+ *                   positions of its true entries (after a Reshape to 1-D
+ *                   when there is no axis). A run-time condition is refused:
+ *                   the output's shape would depend on data.
+ *   NonZero         of a constant: Identity of the constant result. A
+ *                   run-time input is refused for the same reason.
+ * The node and its IR node are as onnx_import_node made them: arity,
+ * attribute kinds and names are already checked against the row.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "frontend/onnx_internal.h"
+#include "ir/eval.h"
+
+static const Onnx__AttributeProto *find_attr(const onnx_node *nd, const char *name) {
+  for (size_t i = 0; i < nd->np->n_attribute; i++)
+    if (nd->np->attribute[i]->name && !strcmp(nd->np->attribute[i]->name, name)) return nd->np->attribute[i];
+  return NULL;
+}
+
+static int64_t attr_int(const onnx_node *nd, const char *name, int64_t def) {
+  const Onnx__AttributeProto *a = find_attr(nd, name);
+  return a ? a->i : def;
+}
+
+static status nomem(onnx_node *nd) { return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory"); }
+
+static status set_int(onnx_node *nd, ir_node *n, const char *name, int64_t v) {
+  return ir_attr_set_int(nd->c->g, n, name, v) ? nomem(nd) : ST_OK;
+}
+
+/* An INT attribute that must be 0 or 1, set explicitly with its default. */
+static status set_flag(onnx_node *nd, ir_node *n, const char *name, int64_t def) {
+  int64_t v = attr_int(nd, name, def);
+  if (v != 0 && v != 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' = %" PRId64 " must be 0 or 1", name, v);
+  return set_int(nd, n, name, v);
+}
+
+/* Input i, which must be a constant. */
+static status const_in(onnx_node *nd, int i, const char *what, const ir_value **out) {
+  const ir_value *v = i < nd->nin ? nd->in[i] : NULL;
+  if (!v) return onnx_node_fail(nd, ST_ERR_INVALID, "input %d (%s) is required", i, what);
+  if (!v->data)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                          "input %d '%s' (%s) must be a constant (an initializer or a Constant node)", i,
+                          v->name, what);
+  *out = v;
+  return ST_OK;
+}
+
+/* A one-element numeric constant input, truncated to an integer. */
+static status int_scalar_in(onnx_node *nd, int i, const char *what, int64_t *out) {
+  const ir_value *v = NULL;
+  status s = const_in(nd, i, what, &v);
+  if (s) return s;
+  if (ir_value_elements(v) != 1 || v->dtype == DT_BOOL || !dtype_size(v->dtype))
+    return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must hold one number", i, v->name, what);
+  double x = ir_elem_get(v->data, v->dtype, 0);
+  if (v->dtype == DT_INT64) {
+    *out = *(const int64_t *)v->data;
+  } else {
+    if (!(x > -9.2e18 && x < 9.2e18))
+      return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) = %g is out of range", i, v->name, what,
+                            x);
+    *out = (int64_t)x;
+  }
+  return ST_OK;
+}
+
+/* reduction (none, add, mul, max, min) made explicit. */
+static status set_reduction(onnx_node *nd, ir_node *n) {
+  static const char *const names[] = {"none", "add", "mul", "max", "min"};
+  const Onnx__AttributeProto *a = find_attr(nd, "reduction");
+  for (int i = 0; i < 5; i++)
+    if (!a || (a->s.len == strlen(names[i]) && !memcmp(a->s.data, names[i], a->s.len)))
+      return ir_attr_set_string(nd->c->g, n, "reduction", a ? names[i] : "none") ? nomem(nd) : ST_OK;
+  return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'reduction' must be none, add, mul, max or min");
+}
+
+status onnx_import_topk(onnx_node *nd, ir_node *n) {
+  int64_t k = attr_int(nd, "k", -1);
+  status s = ST_OK;
+  if (nd->c->opset >= 10) { /* the row refuses the attribute from opset 10 on */
+    if ((s = int_scalar_in(nd, 1, "k", &k))) return s;
+  } else if (nd->nin != 1 || !find_attr(nd, "k")) {
+    return onnx_node_fail(nd, ST_ERR_INVALID, "before opset 10 TopK takes 1 input and a 'k' attribute");
+  }
+  if (k < 0) return onnx_node_fail(nd, ST_ERR_INVALID, "k = %" PRId64 " must be >= 0", k);
+  if (nd->nout != 2)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "TopK has 2 outputs (values, indices), it has %d", nd->nout);
+  if (!n->out[1]) { /* an unnamed indices output still gets a value */
+    ir_value *v = ir_value_new(nd->c->g, NULL, DT_INT64);
+    if (!v) return nomem(nd);
+    n->out[1] = v, v->producer = n;
+  }
+  n->out[1]->dtype = DT_INT64;
+  if ((s = set_int(nd, n, "k", k)) || (s = set_int(nd, n, "axis", attr_int(nd, "axis", -1))) ||
+      (s = set_flag(nd, n, "largest", 1)) || (s = set_flag(nd, n, "sorted", 1)))
+    return s;
+  return ST_OK;
+}
+
+status onnx_import_scatter(onnx_node *nd, ir_node *n) {
+  status s = set_int(nd, n, "axis", attr_int(nd, "axis", 0));
+  return s ? s : set_reduction(nd, n);
+}
+
+status onnx_import_scatternd(onnx_node *nd, ir_node *n) { return set_reduction(nd, n); }
+
+status onnx_import_tensorscatter(onnx_node *nd, ir_node *n) {
+  const Onnx__AttributeProto *a = find_attr(nd, "mode");
+  int circ = a && a->s.len == 8 && !memcmp(a->s.data, "circular", 8);
+  if (a && !circ && !(a->s.len == 6 && !memcmp(a->s.data, "linear", 6)))
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' must be linear or circular");
+  if (ir_attr_set_string(nd->c->g, n, "mode", circ ? "circular" : "linear")) return nomem(nd);
+  return set_int(nd, n, "axis", attr_int(nd, "axis", -2));
+}
+
+status onnx_import_cumulative(onnx_node *nd, ir_node *n) {
+  int64_t axis = 0;
+  status s = int_scalar_in(nd, 1, "axis", &axis);
+  if (!s) s = set_int(nd, n, "axis", axis);
+  if (!s) s = set_flag(nd, n, "exclusive", 0);
+  return s ? s : set_flag(nd, n, "reverse", 0);
+}
+
+status onnx_import_gathernd(onnx_node *nd, ir_node *n) {
+  return set_int(nd, n, "batch_dims", attr_int(nd, "batch_dims", 0));
+}
+
+status onnx_import_onehot(onnx_node *nd, ir_node *n) {
+  int64_t depth = 0;
+  status s = int_scalar_in(nd, 1, "depth", &depth);
+  if (s) return s;
+  if (depth < 1) return onnx_node_fail(nd, ST_ERR_INVALID, "depth = %" PRId64 " must be >= 1", depth);
+  const ir_value *v = nd->in[2];
+  if (v->rank != 1 || v->dims[0] != 2)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "input 2 '%s' (values) must be [off, on], 2 elements", v->name);
+  if (ir_node_set_input(nd->c->g, n, 1, nd->in[2])) return nomem(nd);
+  s = set_int(nd, n, "depth", depth);
+  return s ? s : set_int(nd, n, "axis", attr_int(nd, "axis", -1));
+}
+
+/* The runner binds compile-time inputs; a data-dependent shape is refused. */
+static status data_shape(onnx_node *nd, int i, const char *what) {
+  return onnx_node_fail(
+      nd, ST_ERR_UNSUPPORTED,
+      "the output's shape depends on the values of input %d '%s' (%s), computed at run time; "
+      "a static-shape NPU model needs it constant",
+      i, nd->in[i]->name, what);
+}
+
+status onnx_import_compress(onnx_node *nd, ir_node *n) {
+  const ir_value *x = nd->in[0], *cond = nd->in[1];
+  if (!cond->data) return data_shape(nd, 1, "condition");
+  if (cond->rank != 1 || !dtype_size(cond->dtype))
+    return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 '%s' (condition) must be 1-D", cond->name);
+  int64_t len = cond->dims[0], count = 0;
+  int64_t *pos = arena_array(&nd->c->scratch, (size_t)(len > 0 ? len : 1), sizeof *pos);
+  if (!pos) return nomem(nd);
+  for (int64_t i = 0; i < len; i++)
+    if (ir_elem_get(cond->data, cond->dtype, i) != 0) pos[count++] = i;
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_positions", nd->out[0]->name);
+  ir_value *ix = ir_const_new(nd->c->g, name, DT_INT64, 1, &count, pos, (size_t)count * sizeof *pos);
+  if (!ix || ir_node_set_input(nd->c->g, n, 1, ix)) return nomem(nd);
+  if (find_attr(nd, "axis")) return set_int(nd, n, "axis", attr_int(nd, "axis", 0));
+  /* no axis: the flattened input; the loader's toposort puts the Reshape first */
+  int64_t minus1 = -1, one = 1;
+  snprintf(name, sizeof name, "%.280s_flat_shape", nd->out[0]->name);
+  ir_value *shape = ir_const_new(nd->c->g, name, DT_INT64, 1, &one, &minus1, sizeof minus1);
+  snprintf(name, sizeof name, "%.280s_flat", nd->out[0]->name);
+  ir_value *flat = ir_value_new(nd->c->g, name, x->dtype);
+  ir_value *rin[2] = {nd->in[0], shape};
+  ir_node *r = shape && flat ? ir_node_new(nd->c->g, IR_OP_RESHAPE, NULL, 2, rin, 1, &flat) : NULL;
+  if (!r || ir_attr_set_int(nd->c->g, r, "allowzero", 0) || ir_node_set_input(nd->c->g, n, 0, flat))
+    return nomem(nd);
+  return set_int(nd, n, "axis", 0);
+}
+
+status onnx_import_nonzero(onnx_node *nd, ir_node *n) {
+  const ir_value *x = nd->in[0];
+  if (!x->data) return data_shape(nd, 0, "X");
+  int64_t total = ir_value_elements(x), count = 0;
+  if (total < 0 || x->rank > MAX_RANK)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "input '%s' has no known shape", x->name);
+  for (int64_t i = 0; i < total; i++)
+    count += ir_elem_get(x->data, x->dtype, i) != 0;
+  int rank = x->rank > 0 ? x->rank : 1; /* a scalar reads as [1] (ONNX Runtime) */
+  int64_t *out = arena_array(&nd->c->scratch, (size_t)(rank * count + 1), sizeof *out), at = 0;
+  if (!out) return nomem(nd);
+  for (int64_t i = 0; i < total; i++) {
+    if (ir_elem_get(x->data, x->dtype, i) == 0) continue;
+    int64_t rest = i;
+    for (int d = x->rank - 1; d >= 0; d--)
+      out[(int64_t)d * count + at] = rest % x->dims[d], rest /= x->dims[d];
+    if (x->rank == 0) out[at] = 0;
+    at++;
+  }
+  int64_t dims[2] = {rank, count};
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_value", nd->out[0]->name);
+  ir_value *c = ir_const_new(nd->c->g, name, DT_INT64, 2, dims, out, (size_t)(rank * count) * sizeof *out);
+  if (!c || ir_node_set_input(nd->c->g, n, 0, c)) return nomem(nd);
+  return ST_OK;
+}

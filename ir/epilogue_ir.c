@@ -1,0 +1,45 @@
+/* epilogue_ir.c - a Conv's epilogue program seen as a VectorProgram node
+ * (epilogue_ir.h): the attributes renamed, the inputs [result, extras]. */
+#include "ir/epilogue_ir.h"
+
+#include <string.h>
+
+#include "common/arena.h"
+#include "ir/vprog_ir.h"
+
+int ir_epilogue_view(const ir_node *n, ir_epilogue *e) {
+  static const char *const from[3] = {"epi_prog", "epi_fimm", "epi_iimm"}, *const to[3] = {"prog", "fimm", "iimm"};
+  if (n->op != IR_OP_CONV || !ir_attr_find(n, "epi_prog")) return 0;
+  memset(e, 0, sizeof *e);
+  int extra = n->nin > IR_EPI_FIRST_IN ? n->nin - IR_EPI_FIRST_IN : 0;
+  if (extra > IR_EPI_MAX_EXTRA) extra = IR_EPI_MAX_EXTRA; /* ir_epilogue_check reports it */
+  e->in[0] = n->out[0];
+  for (int j = 0; j < extra; j++) e->in[1 + j] = n->in[IR_EPI_FIRST_IN + j];
+  e->out[0] = n->out[0];
+  int na = 0;
+  for (int k = 0; k < 3; k++) {
+    const ir_attr *a = ir_attr_find(n, from[k]);
+    if (!a) continue;
+    e->attrs[na] = *a;
+    e->attrs[na++].name = to[k];
+  }
+  e->node = (ir_node){.id = n->id, .name = n->name, .op = IR_OP_VECPROG, .nin = 1 + extra, .nout = 1,
+                      .in = e->in, .out = e->out, .nattrs = na, .attr_cap = na, .attrs = e->attrs};
+  return 1;
+}
+
+status ir_epilogue_check(const ir_node *n, diag *d) {
+  ir_epilogue e;
+  if (!ir_epilogue_view(n, &e)) return ST_OK;
+  if (n->nin > IR_EPI_FIRST_IN + IR_EPI_MAX_EXTRA)
+    return ir_node_error(d, ST_ERR_INVALID, n, "%d epilogue inputs, at most %d", n->nin - IR_EPI_FIRST_IN,
+                         IR_EPI_MAX_EXTRA);
+  for (int j = IR_EPI_FIRST_IN; j < n->nin; j++)
+    if (!n->in[j]) return ir_node_error(d, ST_ERR_INVALID, n, "epilogue input %d is missing", j);
+  arena tmp;
+  ir_vprog p;
+  arena_init(&tmp, 0);
+  status st = ir_vprog_decode(&e.node, &tmp, &p, d);
+  arena_free(&tmp);
+  return st;
+}

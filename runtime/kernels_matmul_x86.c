@@ -1,0 +1,234 @@
+/* kernels_matmul_x86.c - the MATMUL tile on AVX2 + FMA + F16C hosts.
+ *
+ * Same tiles, buffers and staging layouts as the portable tile in
+ * kernels_matmul.c (kernels_matmul.h describes them); every step uses the
+ * host:
+ *   stage A  rows of op(A) into L0A as f32, fp16 converted 8 lanes at a time
+ *            with vcvtph2ps when A's rows are contiguous (trans_a = 0); a
+ *            transposed A is read along its contiguous M axis and scattered;
+ *   stage B  op(B)'s rows into L0B as [n block][k][16]: whole 16-column
+ *            blocks of a row-major B are two 8-lane conversions, the last
+ *            partial block and transposed B element by element;
+ *   mmad     a 6-row x 16-column micro-kernel: 12 YMM accumulators, per k
+ *            step two B loads and six broadcasts of A feeding 12 FMAs. n
+ *            blocks outer, row groups inner, so one n block's B panel
+ *            (klen x 16) stays in L1 while the tile's A rows stream past.
+ *            The first K chunk starts from zero, later ones add to L0C.
+ *   epilogue alpha, + beta * c (16 lanes at a time when c runs along N or is
+ *            constant along it), relu / clip, f16 stores with vcvtps2ph
+ *            (round to nearest even) or f32 stores.
+ * fp16 x fp16 products are exact in f32, so results differ from the portable
+ * path only by summation order (FMA keeps one rounding per step).
+ *
+ * Compiled for plain x86-64: every function carries target("avx2,fma,f16c")
+ * and is only reached through rt_cpu() (cpu.c) when the CPU has all three.
+ */
+#include "runtime/kernels_matmul.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+
+#include <immintrin.h>
+
+#define AVX2 __attribute__((target("avx2,fma,f16c")))
+#define AVX2_INLINE __attribute__((target("avx2,fma,f16c"), always_inline)) static inline
+
+enum { MR = 6 }; /* rows of the micro-kernel */
+
+AVX2_INLINE __m256 ld8h(const void *p, int f16, size_t at) {
+  return f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + at)))
+             : _mm256_loadu_ps((const float *)p + at);
+}
+
+AVX2_INLINE void st8h(void *p, int f16, size_t at, __m256 v) {
+  if (f16)
+    _mm_storeu_si128((__m128i *)((uint16_t *)p + at), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+  else
+    _mm256_storeu_ps((float *)p + at, v);
+}
+
+/* dst[0..n) = src[i0 .. i0+n) as f32. */
+static AVX2 void load_run(float *dst, const void *src, int f16, size_t i0, int64_t n) {
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8)
+    _mm256_storeu_ps(dst + j, ld8h(src, f16, i0 + (size_t)j));
+  for (; j < n; j++)
+    dst[j] = f16 ? rt_h2f(((const uint16_t *)src)[i0 + (size_t)j]) : ((const float *)src)[i0 + (size_t)j];
+}
+
+/* L0A[m][k] = op(A)[m0 + m][kc + k] for m < rows, k < klen. */
+static AVX2 void stage_a(const rt_mm_geom *g, int64_t oa, int64_t m0, int64_t rows, int64_t kc, int64_t klen,
+                         float *l0a) {
+  const int f16 = g->a->dtype == DT_FLOAT16;
+  if (g->a_sk == 1) {
+    for (int64_t m = 0; m < rows; m++)
+      load_run(l0a + m * klen, g->ad, f16, (size_t)(oa + (m0 + m) * g->a_sm + kc), klen);
+    return;
+  }
+  for (int64_t k = 0; k < klen; k++) { /* trans_a: M is the contiguous axis */
+    const size_t base = (size_t)(oa + m0 * g->a_sm + (kc + k) * g->a_sk);
+    float *dst = l0a + k;
+    if (f16) {
+      const uint16_t *s = (const uint16_t *)g->ad + base;
+      for (int64_t m = 0; m < rows; m++, dst += klen)
+        *dst = rt_h2f(s[m]);
+    } else {
+      const float *s = (const float *)g->ad + base;
+      for (int64_t m = 0; m < rows; m++, dst += klen)
+        *dst = s[m];
+    }
+  }
+}
+
+/* L0B[nb][k][j] = op(B)[kc + k][n0 + nb*16 + j], zero past the tile's cols. */
+static AVX2 void stage_b(const rt_mm_geom *g, int64_t ob, int64_t n0, int64_t cols, int64_t kc, int64_t klen,
+                         float *l0b) {
+  const int f16 = g->b->dtype == DT_FLOAT16;
+  const int64_t nblocks = rt_ceil_div(cols, C0);
+  if (g->b_sn == 1) { /* row-major B: each k row is contiguous along N */
+    for (int64_t k = 0; k < klen; k++) {
+      const size_t row = (size_t)(ob + (kc + k) * g->b_sk + n0);
+      for (int64_t nb = 0; nb < nblocks; nb++) {
+        float *dst = l0b + (nb * klen + k) * C0;
+        const int64_t lanes = cols - nb * C0 < C0 ? cols - nb * C0 : C0;
+        if (lanes == C0) {
+          _mm256_storeu_ps(dst, ld8h(g->bd, f16, row + (size_t)(nb * C0)));
+          _mm256_storeu_ps(dst + 8, ld8h(g->bd, f16, row + (size_t)(nb * C0) + 8));
+        } else {
+          for (int64_t j = 0; j < C0; j++)
+            dst[j] = j < lanes ? rt_get(g->bd, (int)g->b->dtype, row + (size_t)(nb * C0 + j)) : 0.0f;
+        }
+      }
+    }
+    return;
+  }
+  /* trans_b (or a rank-1 B): each column n is contiguous along K */
+  for (int64_t nb = 0; nb < nblocks; nb++)
+    for (int64_t j = 0; j < C0; j++) {
+      const int64_t n = nb * C0 + j;
+      float *dst = l0b + nb * klen * C0 + j;
+      if (n >= cols) {
+        for (int64_t k = 0; k < klen; k++)
+          dst[k * C0] = 0.0f;
+        continue;
+      }
+      const size_t base = (size_t)(ob + (n0 + n) * g->b_sn + kc * g->b_sk);
+      if (f16) {
+        const uint16_t *s = (const uint16_t *)g->bd + base;
+        for (int64_t k = 0; k < klen; k++)
+          dst[k * C0] = rt_h2f(s[k]);
+      } else {
+        const float *s = (const float *)g->bd + base;
+        for (int64_t k = 0; k < klen; k++)
+          dst[k * C0] = s[k];
+      }
+    }
+}
+
+/* c[r][0..16) (+)= sum_k a[r*lda + k] * b[k][0..16) for r < R (R <= MR); c
+ * rows 16 floats apart; first: start from zero. Named accumulators (gcc
+ * keeps an array of __m256 in memory); rows >= R are dead code. */
+#define MK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+AVX2_INLINE void mk(const int R, const float *a, size_t lda, size_t klen, const float *b, float *c, int first) {
+#define MK_DECL(r) __m256 c##r##0 = _mm256_setzero_ps(), c##r##1 = _mm256_setzero_ps();
+  MK_ROWS(MK_DECL)
+#define MK_LOAD(r)                                                                                           \
+  if (R > r && !first) c##r##0 = _mm256_loadu_ps(c + r * C0), c##r##1 = _mm256_loadu_ps(c + r * C0 + 8);
+  MK_ROWS(MK_LOAD)
+  const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda, *a4 = a + 4 * lda, *a5 = a + 5 * lda;
+  for (size_t k = 0; k < klen; k++, b += C0) {
+    __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), av;
+#define MK_FMA(r)                                                                                            \
+  if (R > r) {                                                                                               \
+    av = _mm256_broadcast_ss(a##r + k);                                                                      \
+    c##r##0 = _mm256_fmadd_ps(av, b0, c##r##0);                                                              \
+    c##r##1 = _mm256_fmadd_ps(av, b1, c##r##1);                                                              \
+  }
+    MK_ROWS(MK_FMA)
+  }
+#define MK_STORE(r)                                                                                          \
+  if (R > r) _mm256_storeu_ps(c + r * C0, c##r##0), _mm256_storeu_ps(c + r * C0 + 8, c##r##1);
+  MK_ROWS(MK_STORE)
+  (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+}
+
+static AVX2 void mk_rows(int rows, const float *a, size_t lda, size_t klen, const float *b, float *c, int first) {
+  switch (rows) {
+  case 6: mk(6, a, lda, klen, b, c, first); break;
+  case 5: mk(5, a, lda, klen, b, c, first); break;
+  case 4: mk(4, a, lda, klen, b, c, first); break;
+  case 3: mk(3, a, lda, klen, b, c, first); break;
+  case 2: mk(2, a, lda, klen, b, c, first); break;
+  case 1: mk(1, a, lda, klen, b, c, first); break;
+  default: break;
+  }
+}
+
+/* y rows of the tile = act(alpha * L0C + beta * c). */
+static AVX2 void epilogue(const rt_mm_geom *g, int64_t bt, int64_t oc, int64_t m0, int64_t rows, int64_t n0,
+                          int64_t cols, const float *l0c) {
+  const int yf16 = g->y->dtype == DT_FLOAT16, cf16 = g->c && g->c->dtype == DT_FLOAT16, act = g->act;
+  const __m256 alpha = _mm256_set1_ps(g->alpha), beta = _mm256_set1_ps(g->beta), zero = _mm256_setzero_ps();
+  const __m256 lo = _mm256_set1_ps(g->clip_min), hi = _mm256_set1_ps(g->clip_max);
+  const int64_t nblocks = rt_ceil_div(cols, C0);
+  float tmp[C0];
+  for (int64_t m = 0; m < rows; m++) {
+    const size_t yrow = (size_t)((bt * g->m + m0 + m) * g->n + n0);
+    const int64_t crow = oc + (m0 + m) * g->c_sm + n0 * g->c_sn;
+    for (int64_t nb = 0; nb < nblocks; nb++) {
+      const int64_t lanes = cols - nb * C0 < C0 ? cols - nb * C0 : C0;
+      const float *acc = l0c + (nb * g->tm + m) * C0;
+      __m256 v0 = _mm256_mul_ps(_mm256_loadu_ps(acc), alpha), v1 = _mm256_mul_ps(_mm256_loadu_ps(acc + 8), alpha);
+      if (g->cd) {
+        __m256 c0, c1;
+        if (g->c_sn == 1 && lanes == C0) {
+          c0 = ld8h(g->cd, cf16, (size_t)(crow + nb * C0)), c1 = ld8h(g->cd, cf16, (size_t)(crow + nb * C0 + 8));
+        } else if (g->c_sn == 0) {
+          c0 = c1 = _mm256_set1_ps(rt_get(g->cd, (int)g->c->dtype, (size_t)crow));
+        } else {
+          for (int64_t j = 0; j < C0; j++)
+            tmp[j] = j < lanes ? rt_get(g->cd, (int)g->c->dtype, (size_t)(crow + (nb * C0 + j) * g->c_sn)) : 0.0f;
+          c0 = _mm256_loadu_ps(tmp), c1 = _mm256_loadu_ps(tmp + 8);
+        }
+        v0 = _mm256_fmadd_ps(c0, beta, v0), v1 = _mm256_fmadd_ps(c1, beta, v1);
+      }
+      if (act == OM_ACT_RELU) {
+        v0 = _mm256_max_ps(v0, zero), v1 = _mm256_max_ps(v1, zero);
+      } else if (act == OM_ACT_CLIP) {
+        v0 = _mm256_min_ps(_mm256_max_ps(v0, lo), hi), v1 = _mm256_min_ps(_mm256_max_ps(v1, lo), hi);
+      }
+      const size_t at = yrow + (size_t)(nb * C0);
+      if (lanes == C0) {
+        st8h(g->yd, yf16, at, v0);
+        st8h(g->yd, yf16, at + 8, v1);
+      } else {
+        _mm256_storeu_ps(tmp, v0), _mm256_storeu_ps(tmp + 8, v1);
+        for (int64_t j = 0; j < lanes; j++)
+          rt_put(g->yd, (int)g->y->dtype, at + (size_t)j, tmp[j]);
+      }
+    }
+  }
+}
+
+AVX2 void rt_matmul_tile_x86(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, rt_core *core) {
+  float *l0a = (float *)core->l0a, *l0b = (float *)core->l0b, *l0c = (float *)core->l0c;
+  const int64_t m0 = mt * g->tm, rows = g->m - m0 < g->tm ? g->m - m0 : g->tm;
+  const int64_t n0 = nt * g->tn, cols = g->n - n0 < g->tn ? g->n - n0 : g->tn;
+  const int64_t nblocks = rt_ceil_div(cols, C0);
+  int64_t oa, ob, oc;
+  rt_mm_batch_offsets(g, bt, &oa, &ob, &oc);
+  for (int64_t kc = 0; kc < g->k; kc += g->tk) {
+    const int64_t klen = g->k - kc < g->tk ? g->k - kc : g->tk;
+    stage_a(g, oa, m0, rows, kc, klen, l0a);
+    stage_b(g, ob, n0, cols, kc, klen, l0b);
+    for (int64_t nb = 0; nb < nblocks; nb++) {
+      const float *b = l0b + nb * klen * C0;
+      float *c = l0c + nb * g->tm * C0;
+      for (int64_t m = 0; m < rows; m += MR)
+        mk_rows(rows - m < MR ? (int)(rows - m) : MR, l0a + m * klen, (size_t)klen, (size_t)klen, b, c + m * C0,
+                kc == 0);
+    }
+  }
+  epilogue(g, bt, oc, m0, rows, n0, cols, l0c);
+}
+
+#endif

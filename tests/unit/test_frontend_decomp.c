@@ -1,0 +1,232 @@
+/* test_frontend_decomp.c - decompositions at import (frontend/onnx_decomp.h):
+ * the structure an ONNX function op becomes (IR ops, names derived from the
+ * ONNX node, outputs wired), its numerics against a direct computation
+ * (shape inference, then the reference evaluator over the imported graph),
+ * and the refusals. Models are built with onnx_mb.h. */
+#include "ir/eval.h"
+#include "onnx_mb.h"
+#include "passes/pass.h"
+
+/* Infers shapes and evaluates g on inputs; outputs in `a`. 0 on success. */
+static int run(ir_graph *g, const void *const *inputs, void **outputs, arena *a) {
+  pass_ctx ctx = {0};
+  diag d;
+  diag_init(&d);
+  status s = pass_shape_infer(g, &ctx, &d);
+  if (!s) s = ir_eval_graph(g, inputs, outputs, a, &d);
+  if (s) test_note("  %s", d.msg);
+  return s != ST_OK;
+}
+
+static int count_ops(const ir_graph *g, ir_op op) {
+  int n = 0;
+  for (int i = 0; i < g->nnodes; i++) n += g->nodes[i]->op == op;
+  return n;
+}
+
+static int names_start_with(const ir_graph *g, const char *prefix) {
+  for (int i = 0; i < g->nnodes; i++)
+    if (strncmp(g->nodes[i]->name, prefix, strlen(prefix))) return 0;
+  return g->nnodes > 0;
+}
+
+static float frand(unsigned *seed) {
+  *seed = *seed * 1103515245u + 12345u;
+  return (float)((*seed >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+static void test_layer_norm(void) {
+  enum { N = 6, D = 4 };
+  float scale[D] = {1.0f, 0.5f, -2.0f, 1.5f}, bias[D] = {0.1f, -0.2f, 0.0f, 0.3f}, x[N * D];
+  unsigned seed = 7;
+  for (int i = 0; i < N * D; i++) x[i] = 3.0f * frand(&seed) + (float)(i % 3);
+  mb m;
+  mb_init(&m, 17);
+  mb_input(&m, "x", 1, 3, (int64_t[]){2, 3, D}, NULL);
+  mb_init_raw(&m, "scale", 1, 1, (int64_t[]){D}, scale, sizeof scale);
+  mb_init_raw(&m, "bias", 1, 1, (int64_t[]){D}, bias, sizeof bias);
+  Onnx__NodeProto *n = mb_node(&m, "LayerNormalization", "ln", "x,scale,bias", "y,mean,");
+  attr_float(&m, n, "epsilon", 1e-3f);
+  mb_output(&m, "y");
+  mb_output(&m, "mean");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK(count_ops(g, IR_OP_REDUCE) == 2 && names_start_with(g, "ln/"));
+    const ir_value *mean = g->outputs[1];
+    CHECK(mean->producer && mean->producer->op == IR_OP_REDUCE &&
+          !strcmp(ir_attr_string(mean->producer, "mode", ""), "mean") &&
+          attr_ints_are(mean->producer, "axes", 1, (int64_t[]){-1}));
+    CHECK(g->outputs[0]->producer && g->outputs[0]->producer->op == IR_OP_ADD);
+    arena a;
+    arena_init(&a, 0);
+    const void *in[1] = {x};
+    void *out[2];
+    if (!run(g, in, out, &a)) {
+      const float *y = out[0], *mu = out[1];
+      double worst = 0;
+      for (int r = 0; r < N; r++) {
+        double s = 0, v = 0;
+        for (int c = 0; c < D; c++) s += x[r * D + c];
+        s /= D;
+        for (int c = 0; c < D; c++) v += (x[r * D + c] - s) * (x[r * D + c] - s);
+        v /= D;
+        worst = fmax(worst, fabs(mu[r] - s));
+        for (int c = 0; c < D; c++)
+          worst = fmax(worst, fabs(y[r * D + c] - ((x[r * D + c] - s) / sqrt(v + 1e-3) * scale[c] + bias[c])));
+      }
+      CHECK(worst < 1e-5);
+      if (worst >= 1e-5) test_note("  LayerNormalization: max error %g", worst);
+    } else {
+      CHECK(!"LayerNormalization evaluates");
+    }
+    arena_free(&a);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+
+  /* A non-negative axis needs the rank: an intermediate value has it at
+   * import (import-time shape inference), unless it depends on a value known
+   * only at run time (here a Reshape to a shape given as a graph input). */
+  mb_init(&m, 17);
+  mb_input(&m, "x", 1, 2, (int64_t[]){2, D}, NULL);
+  mb_init_raw(&m, "scale", 1, 1, (int64_t[]){D}, scale, sizeof scale);
+  mb_node(&m, "Relu", "r", "x", "h");
+  n = mb_node(&m, "LayerNormalization", "ln", "h,scale", "y");
+  attr_int(&m, n, "axis", 1);
+  mb_output(&m, "y");
+  g = EXPECT_OK(&m, NULL, NULL);
+  ir_graph_free(g);
+  mb_free(&m);
+  mb_init(&m, 17);
+  mb_input(&m, "x", 1, 2, (int64_t[]){2, D}, NULL);
+  mb_input(&m, "s", DT_INT64, 1, (int64_t[]){2}, NULL);
+  mb_init_raw(&m, "scale", 1, 1, (int64_t[]){D}, scale, sizeof scale);
+  mb_node(&m, "Reshape", "r", "x,s", "h");
+  n = mb_node(&m, "LayerNormalization", "ln", "h,scale", "y");
+  attr_int(&m, n, "axis", 1);
+  mb_output(&m, "y");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'ln' (LayerNormalization)", "'axis' = 1", "rank");
+  mb_free(&m);
+
+  /* stash_type float16 (for a float32 X) is refused, naming the attribute. */
+  mb_init(&m, 17);
+  mb_input(&m, "x", 1, 2, (int64_t[]){2, D}, NULL);
+  mb_init_raw(&m, "scale", 1, 1, (int64_t[]){D}, scale, sizeof scale);
+  n = mb_node(&m, "LayerNormalization", "ln", "x,scale", "y");
+  attr_int(&m, n, "stash_type", 10);
+  mb_output(&m, "y");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'ln' (LayerNormalization)", "stash_type");
+  mb_free(&m);
+}
+
+/* -sum over kept elements of w[t] * x[t] / sum of their w (reduction mean). */
+static void test_nll(void) {
+  enum { N = 5, C = 4 };
+  float x[N * C], w[C] = {1.0f, 2.0f, 0.5f, 3.0f};
+  int64_t t[N] = {0, 2, 3, 2, 1};
+  unsigned seed = 3;
+  for (int i = 0; i < N * C; i++) x[i] = frand(&seed);
+  for (int reduction = 0; reduction < 2; reduction++) {
+    mb m;
+    mb_init(&m, 22);
+    mb_input(&m, "x", 1, 2, (int64_t[]){N, C}, NULL);
+    mb_input(&m, "t", 7, 1, (int64_t[]){N}, NULL);
+    mb_init_raw(&m, "w", 1, 1, (int64_t[]){C}, w, sizeof w);
+    Onnx__NodeProto *n = mb_node(&m, "NegativeLogLikelihoodLoss", "nll", reduction ? "x,t,w" : "x,t", "loss");
+    attr_string(&m, n, "reduction", reduction ? "mean" : "none");
+    if (reduction) attr_int(&m, n, "ignore_index", 2);
+    mb_output(&m, "loss");
+    ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+    if (g) {
+      CHECK(count_ops(g, IR_OP_GATHERELEMENTS) == 1 && names_start_with(g, "nll/"));
+      CHECK(count_ops(g, IR_OP_WHERE) == (reduction ? 2 : 0) && count_ops(g, IR_OP_GATHER) == reduction);
+      arena a;
+      arena_init(&a, 0);
+      const void *in[2] = {x, t};
+      void *out[1];
+      if (!run(g, in, out, &a)) {
+        const float *loss = out[0];
+        double num = 0, den = 0, worst = 0;
+        for (int i = 0; i < N; i++) {
+          double wi = reduction ? (t[i] == 2 ? 0.0 : w[t[i]]) : 1.0, li = -x[i * C + t[i]] * wi;
+          num += li, den += wi;
+          if (!reduction) worst = fmax(worst, fabs(loss[i] - li));
+        }
+        if (reduction) worst = fabs(loss[0] - num / den);
+        CHECK(g->outputs[0]->rank == (reduction ? 0 : 1) && worst < 1e-6);
+        if (worst >= 1e-6) test_note("  NegativeLogLikelihoodLoss: max error %g", worst);
+      } else {
+        CHECK(!"NegativeLogLikelihoodLoss evaluates");
+      }
+      arena_free(&a);
+    }
+    ir_graph_free(g);
+    mb_free(&m);
+  }
+
+  mb m;
+  mb_init(&m, 22);
+  mb_input(&m, "x", 1, 2, (int64_t[]){N, C}, NULL);
+  mb_input(&m, "t", 7, 1, (int64_t[]){N}, NULL);
+  Onnx__NodeProto *n = mb_node(&m, "NegativeLogLikelihoodLoss", "nll", "x,t", "loss");
+  attr_string(&m, n, "reduction", "max");
+  mb_output(&m, "loss");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'nll' (NegativeLogLikelihoodLoss)", "reduction");
+  mb_free(&m);
+}
+
+/* SCE on [N, C, K] scores with the log_prob output: LogSoftmax over C, then NLL summed. */
+static void test_sce(void) {
+  enum { N = 2, C = 3, K = 2 };
+  float s[N * C * K];
+  int64_t lab[N * K] = {0, 2, 1, 1};
+  unsigned seed = 11;
+  for (int i = 0; i < N * C * K; i++) s[i] = 2.0f * frand(&seed);
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "s", 1, 3, (int64_t[]){N, C, K}, NULL);
+  mb_input(&m, "l", 7, 2, (int64_t[]){N, K}, NULL);
+  Onnx__NodeProto *n = mb_node(&m, "SoftmaxCrossEntropyLoss", "sce", "s,l", "loss,logp");
+  attr_string(&m, n, "reduction", "sum");
+  mb_output(&m, "loss");
+  mb_output(&m, "logp");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    const ir_node *sm = g->outputs[1]->producer;
+    CHECK(sm && sm->op == IR_OP_SOFTMAX && ir_attr_int(sm, "log", 0) == 1 && ir_attr_int(sm, "axis", 0) == 1);
+    CHECK(names_start_with(g, "sce/"));
+    arena a;
+    arena_init(&a, 0);
+    const void *in[2] = {s, lab};
+    void *out[2];
+    if (!run(g, in, out, &a)) {
+      const float *loss = out[0], *logp = out[1];
+      double total = 0, worst = 0;
+      for (int b = 0; b < N; b++)
+        for (int k = 0; k < K; k++) {
+          double sum = 0;
+          for (int c = 0; c < C; c++) sum += exp(s[(b * C + c) * K + k]);
+          for (int c = 0; c < C; c++) {
+            double lp = s[(b * C + c) * K + k] - log(sum);
+            worst = fmax(worst, fabs(logp[(b * C + c) * K + k] - lp));
+            if (c == lab[b * K + k]) total -= lp;
+          }
+        }
+      worst = fmax(worst, fabs(loss[0] - total));
+      CHECK(worst < 1e-5);
+      if (worst >= 1e-5) test_note("  SoftmaxCrossEntropyLoss: max error %g", worst);
+    } else {
+      CHECK(!"SoftmaxCrossEntropyLoss evaluates");
+    }
+    arena_free(&a);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
+int main(void) {
+  test_layer_norm();
+  test_nll();
+  test_sce();
+  return test_summary("test_frontend_decomp");
+}

@@ -1,0 +1,182 @@
+/* test_frontend_import_infer.c - shape inference and folding at import
+ * (frontend/onnx_load.c step 4, pass_shape_infer_import in passes/pass.h):
+ * importers further on see ranks and constants that shape arithmetic
+ * establishes; what cannot be inferred yet stays unknown without failing the
+ * import, and the shape_infer pass then reports it as it always did; the
+ * pass, run again over what import inferred, gives the same shapes. Models
+ * are built with onnx_mb.h. */
+#include "onnx_mb.h"
+#include "passes/pass.h"
+
+static status run_shape_infer(ir_graph *g, diag *d) {
+  pass_ctx ctx = {0};
+  diag_init(d);
+  return pass_shape_infer(g, &ctx, d);
+}
+
+static int has_dims(const ir_value *v, int rank, const int64_t *dims) {
+  if (v->rank != rank) return 0;
+  for (int i = 0; i < rank; i++)
+    if (v->dims[i] != dims[i]) return 0;
+  return 1;
+}
+
+/* PyTorch's channel split: Slice ends = Shape(x)[1] * 3 / 6, with x's batch
+ * dim symbolic and fixed by --input_shape. The chain folds at import and the
+ * Slice importer gets a constant. */
+static void test_slice_of_shape_chain(void) {
+  mb m;
+  mb_init(&m, 13);
+  const char *params[4] = {"N", NULL, NULL, NULL};
+  mb_input(&m, "x", DT_FLOAT32, 4, (int64_t[]){1, 8, 4, 4}, params);
+  int64_t one = 1, three = 3, six = 6, zero = 0;
+  mb_init_raw(&m, "i1", DT_INT64, 1, (int64_t[]){1}, &one, 8);
+  mb_init_raw(&m, "k3", DT_INT64, 1, (int64_t[]){1}, &three, 8);
+  mb_init_raw(&m, "k6", DT_INT64, 1, (int64_t[]){1}, &six, 8);
+  mb_init_raw(&m, "starts", DT_INT64, 1, (int64_t[]){1}, &zero, 8);
+  mb_init_raw(&m, "axes", DT_INT64, 1, (int64_t[]){1}, &one, 8);
+  mb_node(&m, "Shape", "shp", "x", "s");
+  mb_node(&m, "Gather", "ga", "s,i1", "c");
+  mb_node(&m, "Mul", "mul", "c,k3", "c3");
+  mb_node(&m, "Div", "div", "c3,k6", "ends");
+  mb_node(&m, "Slice", "sl", "x,starts,ends,axes", "y");
+  mb_output(&m, "y");
+  onnx_input_shape fix = {"x", 4, {2, 8, 4, 4}};
+  onnx_options opt = {.input_shapes = &fix, .ninput_shapes = 1};
+  ir_graph *g = EXPECT_OK(&m, NULL, &opt);
+  if (g) {
+    CHECK_EQ_INT(g->nnodes, 1);
+    const ir_node *sl = find_node(g, IR_OP_SLICE);
+    CHECK(sl && sl->nin == 1 && attr_ints_are(sl, "ends", 1, (int64_t[]){4}) &&
+          attr_ints_are(sl, "starts", 1, (int64_t[]){0}) && attr_ints_are(sl, "axes", 1, (int64_t[]){1}));
+    CHECK(has_dims(g->outputs[0], 4, (int64_t[]){2, 4, 4, 4}));
+    diag d;
+    CHECK_EQ_INT(run_shape_infer(g, &d), ST_OK);
+    CHECK(has_dims(g->outputs[0], 4, (int64_t[]){2, 4, 4, 4}));
+  }
+  ir_graph_free(g);
+  /* Without --input_shape the batch dim stays symbolic: the load says so. */
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "input 'x' dim 0 ('N') is symbolic", "--input_shape");
+  mb_free(&m);
+}
+
+/* Pad (opset 13: pads an input) needs its input's rank; a Conv's output has
+ * it at import. */
+static void test_pad_after_conv(void) {
+  static float w[4 * 3 * 3 * 3];
+  for (int i = 0; i < 108; i++) w[i] = (float)(i % 7) * 0.1f - 0.3f;
+  int64_t pads[8] = {0, 0, 1, 1, 0, 0, 1, 1};
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 4, (int64_t[]){1, 3, 8, 8}, NULL);
+  mb_init_raw(&m, "w", DT_FLOAT32, 4, (int64_t[]){4, 3, 3, 3}, w, sizeof w);
+  mb_init_raw(&m, "pads", DT_INT64, 1, (int64_t[]){8}, pads, sizeof pads);
+  Onnx__NodeProto *c = mb_node(&m, "Conv", "conv", "x,w", "c");
+  attr_string(&m, c, "auto_pad", "SAME_UPPER");
+  mb_node(&m, "Pad", "pad", "c,pads", "y");
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    const ir_node *conv = find_node(g, IR_OP_CONV), *pad = find_node(g, IR_OP_PAD);
+    CHECK(conv && has_dims(conv->out[0], 4, (int64_t[]){1, 4, 8, 8}));
+    /* the importer's attributes are left for the pass to normalise */
+    CHECK(conv && !strcmp(ir_attr_string(conv, "auto_pad", ""), "SAME_UPPER"));
+    CHECK(pad && pad->nin == 1 && attr_ints_are(pad, "pads", 8, pads));
+    CHECK(has_dims(g->outputs[0], 4, (int64_t[]){1, 4, 10, 10}));
+    diag d;
+    CHECK_EQ_INT(run_shape_infer(g, &d), ST_OK);
+    CHECK(conv && !ir_attr_find(conv, "auto_pad") && attr_ints_are(conv, "pads", 4, (int64_t[]){1, 1, 1, 1}));
+    CHECK(has_dims(g->outputs[0], 4, (int64_t[]){1, 4, 10, 10}));
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
+/* Resize's inference turns sizes into float scales, which is not
+ * idempotent: the node keeps the importer's sizes; only its output's dims
+ * are set at import, and the pass gives the same ones. */
+static void test_resize_keeps_sizes(void) {
+  int64_t sizes[4] = {1, 1, 7, 5};
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 4, (int64_t[]){1, 1, 3, 49}, NULL);
+  mb_init_raw(&m, "sizes", DT_INT64, 1, (int64_t[]){4}, sizes, sizeof sizes);
+  mb_node(&m, "Relu", "r", "x", "h");
+  mb_node(&m, "Resize", "rs", "h,,,sizes", "y");
+  mb_node(&m, "Relu", "r2", "y", "z");
+  mb_output(&m, "z");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    const ir_node *rs = find_node(g, IR_OP_RESIZE);
+    CHECK(rs && attr_ints_are(rs, "sizes", 4, sizes) && !ir_attr_find(rs, "scales"));
+    CHECK(has_dims(g->outputs[0], 4, sizes));
+    diag d;
+    CHECK_EQ_INT(run_shape_infer(g, &d), ST_OK);
+    CHECK(has_dims(g->outputs[0], 4, sizes));
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
+/* Best effort: what import cannot infer or evaluate stays unknown, the load
+ * succeeds, and the pass reports it with its usual message. */
+static void test_errors_left_to_the_pass(void) {
+  mb m;
+  diag d;
+  /* shapes that do not broadcast */
+  mb_init(&m, 13);
+  mb_input(&m, "a", DT_FLOAT32, 2, (int64_t[]){1, 3}, NULL);
+  mb_input(&m, "b", DT_FLOAT32, 2, (int64_t[]){1, 4}, NULL);
+  mb_node(&m, "Add", "add", "a,b", "c");
+  mb_node(&m, "Relu", "r", "c", "y");
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK(g->outputs[0]->rank == -1 && find_node(g, IR_OP_ADD)->out[0]->rank == -1);
+    CHECK_EQ_INT(run_shape_infer(g, &d), ST_ERR_INVALID);
+    CHECK(strstr(d.msg, "node 'add' (Add): inputs [1,3] and [1,4] do not broadcast"));
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+
+  /* a shape known only at run time */
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 2, (int64_t[]){2, 6}, NULL);
+  mb_input(&m, "s", DT_INT64, 1, (int64_t[]){2}, NULL);
+  mb_node(&m, "Reshape", "rs", "x,s", "y");
+  mb_output(&m, "y");
+  g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK(g->outputs[0]->rank == -1);
+    CHECK_EQ_INT(run_shape_infer(g, &d), ST_ERR_UNSUPPORTED);
+    CHECK(strstr(d.msg, "node 'rs' (Reshape): shape input 's' is not known at compile time"));
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+
+  /* shape arithmetic that fails on the data: not folded at import */
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 2, (int64_t[]){2, 6}, NULL);
+  int64_t five = 5;
+  mb_init_raw(&m, "i5", DT_INT64, 1, (int64_t[]){1}, &five, 8);
+  mb_node(&m, "Shape", "shp", "x", "s");
+  mb_node(&m, "Gather", "ga", "s,i5", "y");
+  mb_output(&m, "y");
+  g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    const ir_node *ga = find_node(g, IR_OP_GATHER);
+    CHECK(ga && !g->outputs[0]->data && has_dims(g->outputs[0], 1, (int64_t[]){1}));
+    CHECK_EQ_INT(run_shape_infer(g, &d), ST_ERR_INVALID);
+    CHECK(strstr(d.msg, "node 'ga' (Gather)"));
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
+int main(void) {
+  test_slice_of_shape_chain();
+  test_pad_after_conv();
+  test_resize_keeps_sizes();
+  test_errors_left_to_the_pass();
+  return test_summary("test_frontend_import_infer");
+}
