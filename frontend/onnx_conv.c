@@ -29,33 +29,9 @@
 
 #include "frontend/onnx_decomp.h"
 
-static const Onnx__AttributeProto *find_attr(onnx_node *nd, const char *name) {
-  for (size_t i = 0; i < nd->np->n_attribute; i++)
-    if (nd->np->attribute[i]->name && !strcmp(nd->np->attribute[i]->name, name)) return nd->np->attribute[i];
-  return NULL;
-}
-
-/* INTS attribute into out (up to max); its count, or -1 when absent. */
-static int ints_attr(onnx_node *nd, const char *name, int64_t *out, int max) {
-  const Onnx__AttributeProto *a = find_attr(nd, name);
-  if (!a) return -1;
-  int n = (int)a->n_ints < max ? (int)a->n_ints : max;
-  for (int i = 0; i < n; i++) out[i] = a->ints[i];
-  return (int)a->n_ints;
-}
-
-static const char *string_attr(onnx_node *nd, const char *name, char *buf, size_t size) {
-  const Onnx__AttributeProto *a = find_attr(nd, name);
-  if (!a) return "NOTSET";
-  size_t n = a->s.len < size - 1 ? a->s.len : size - 1;
-  memcpy(buf, a->s.data, n);
-  buf[n] = 0;
-  return buf;
-}
-
 int onnx_conv_spatial_rank(onnx_node *nd) {
   int64_t ks[8];
-  int k = ints_attr(nd, "kernel_shape", ks, 8);
+  int k = onnx_attr_ints_copy(nd, "kernel_shape", ks, 8);
   if (k >= 0) return k;
   const ir_value *w = nd->nin > 1 ? nd->in[1] : NULL;
   return w && w->rank >= 2 ? w->rank - 2 : -1;
@@ -71,7 +47,7 @@ static status read_win(onnx_node *nd, int r, const ir_value *w, win2 *o) {
   for (int i = 0; i < 2; i++) o->k[i] = o->s[i] = o->d[i] = 1, o->opad[i] = 0;
   memset(o->pads, 0, sizeof o->pads);
   int off = 2 - r; /* 1-D: the H entries stay 1 / 0 */
-  int n = ints_attr(nd, "kernel_shape", v, 8);
+  int n = onnx_attr_ints_copy(nd, "kernel_shape", v, 8);
   if (n >= 0 && n != r) return onnx_node_fail(nd, ST_ERR_INVALID, "kernel_shape has %d values, expected %d", n, r);
   for (int i = 0; i < r; i++) {
     o->k[off + i] = n >= 0 ? v[i] : w->dims[2 + i];
@@ -80,7 +56,7 @@ static status read_win(onnx_node *nd, int r, const ir_value *w, win2 *o) {
   static const char *const names[] = {"strides", "dilations", "output_padding"};
   int64_t *dst[] = {o->s, o->d, o->opad};
   for (int a = 0; a < 3; a++) {
-    n = ints_attr(nd, names[a], v, 8);
+    n = onnx_attr_ints_copy(nd, names[a], v, 8);
     if (n < 0) continue;
     if (n != r) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' has %d values, expected %d", names[a], n, r);
     for (int i = 0; i < r; i++) {
@@ -90,7 +66,7 @@ static status read_win(onnx_node *nd, int r, const ir_value *w, win2 *o) {
       dst[a][off + i] = v[i];
     }
   }
-  n = ints_attr(nd, "pads", v, 8);
+  n = onnx_attr_ints_copy(nd, "pads", v, 8);
   if (n >= 0) {
     if (n != 2 * r) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' has %d values, expected %d", n, 2 * r);
     for (int i = 0; i < r; i++) {
@@ -110,14 +86,12 @@ status onnx_conv_1d(onnx_node *nd, ir_node *n) {
   if (nd->in[1]->rank >= 0 && nd->in[1]->rank != 3)
     return onnx_node_fail(nd, ST_ERR_INVALID, "weight '%s' has rank %d; a 1-D Conv needs rank 3", nd->in[1]->name,
                           nd->in[1]->rank);
-  char ap[32];
-  const char *mode = string_attr(nd, "auto_pad", ap, sizeof ap);
+  char mode[32];
+  onnx_attr_string(nd, "auto_pad", "NOTSET", mode, sizeof mode);
   int same = !strcmp(mode, "SAME_UPPER") || !strcmp(mode, "SAME_LOWER");
   if (!same && strcmp(mode, "NOTSET") && strcmp(mode, "VALID"))
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER");
-  int64_t group = 1;
-  const Onnx__AttributeProto *ga = find_attr(nd, "group");
-  if (ga) group = ga->i;
+  int64_t group = onnx_attr_int(nd, "group", 1);
   if (group < 1) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'group' = %lld must be >= 1", (long long)group);
   if (ir_attr_set_ints(g, n, "kernel_shape", 2, wn.k) || ir_attr_set_ints(g, n, "strides", 2, wn.s) ||
       ir_attr_set_ints(g, n, "dilations", 2, wn.d) || ir_attr_set_ints(g, n, "pads", 4, wn.pads) ||
@@ -181,15 +155,15 @@ status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
   int64_t in[2] = {1, x->dims[2]};
   if (r == 2) in[0] = x->dims[2], in[1] = x->dims[3];
   int off = 2 - r;
-  char ap[32];
-  const char *mode = string_attr(nd, "auto_pad", ap, sizeof ap);
+  char mode[32];
+  onnx_attr_string(nd, "auto_pad", "NOTSET", mode, sizeof mode);
   int same = !strcmp(mode, "SAME_UPPER") || !strcmp(mode, "SAME_LOWER");
   if (!same && strcmp(mode, "NOTSET") && strcmp(mode, "VALID"))
     return dc_fail(&b, ST_ERR_INVALID, "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER"),
            dc_end(&b);
   if (!strcmp(mode, "VALID")) memset(wn.pads, 0, sizeof wn.pads);
   int64_t oshape[8];
-  int no = ints_attr(nd, "output_shape", oshape, 8);
+  int no = onnx_attr_ints_copy(nd, "output_shape", oshape, 8);
   if (no >= 0 || same) {
     if (no >= 0 && no != r && no != r + 2)
       return dc_fail(&b, ST_ERR_INVALID, "output_shape has %d values, expected %d", no, r), dc_end(&b);

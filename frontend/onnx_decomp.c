@@ -64,40 +64,23 @@ status dc_end(dc *b) {
 
 ir_value *dc_in(dc *b, int i) { return i < b->nd->nin ? b->nd->in[i] : NULL; }
 
-static const Onnx__AttributeProto *find_attr(dc *b, const char *name) {
-  const Onnx__NodeProto *np = b->nd->np;
-  for (size_t i = 0; i < np->n_attribute; i++)
-    if (np->attribute[i]->name && !strcmp(np->attribute[i]->name, name)) return np->attribute[i];
-  return NULL;
-}
+int dc_has_attr(dc *b, const char *name) { return onnx_attr(b->nd, name) != NULL; }
 
-int dc_has_attr(dc *b, const char *name) { return find_attr(b, name) != NULL; }
+int64_t dc_attr_int(dc *b, const char *name, int64_t def) { return onnx_attr_int(b->nd, name, def); }
 
-int64_t dc_attr_int(dc *b, const char *name, int64_t def) {
-  const Onnx__AttributeProto *a = find_attr(b, name);
-  return a ? a->i : def;
-}
-
-double dc_attr_float(dc *b, const char *name, double def) {
-  const Onnx__AttributeProto *a = find_attr(b, name);
-  return a ? a->f : def;
-}
+double dc_attr_float(dc *b, const char *name, double def) { return onnx_attr_float(b->nd, name, def); }
 
 int dc_attr_string_is(dc *b, const char *name, const char *def, const char *s) {
-  const Onnx__AttributeProto *a = find_attr(b, name);
-  if (!a) return !strcmp(def, s);
-  return a->s.len == strlen(s) && !memcmp(a->s.data, s, a->s.len);
+  return onnx_attr_string_is(b->nd, name, def, s);
 }
 
 int dc_attr_ints(dc *b, const char *name, int64_t *out, int max) {
-  const Onnx__AttributeProto *a = find_attr(b, name);
-  if (!a) return -1;
-  if (a->n_ints > (size_t)max) {
-    dc_fail(b, ST_ERR_LIMIT, "attribute '%s' has %zu values, more than the limit of %d", name, a->n_ints, max);
+  int n = onnx_attr_ints_copy(b->nd, name, out, max);
+  if (n > max) {
+    dc_fail(b, ST_ERR_LIMIT, "attribute '%s' has %d values, more than the limit of %d", name, n, max);
     return -1;
   }
-  memcpy(out, a->ints, a->n_ints * sizeof *out);
-  return (int)a->n_ints;
+  return n;
 }
 
 dtype dc_dtype(dc *b, const ir_value *v) {

@@ -262,16 +262,10 @@ status onnx_decomp_einsum(onnx_node *nd, ir_node *none) {
   (void)none;
   dc b;
   dc_begin(&b, nd);
-  const char *s = NULL;
-  size_t len = 0;
-  for (size_t i = 0; i < nd->np->n_attribute; i++)
-    if (!strcmp(nd->np->attribute[i]->name, "equation")) {
-      s = (const char *)nd->np->attribute[i]->s.data;
-      len = nd->np->attribute[i]->s.len;
-    }
-  if (!s) return dc_refuse(&b, ST_ERR_INVALID, "attribute 'equation' is required");
+  const Onnx__AttributeProto *a = onnx_attr(nd, "equation");
+  if (!a || !a->s.data) return dc_refuse(&b, ST_ERR_INVALID, "attribute 'equation' is required");
   eq q;
-  if (parse(&b, s, len, &q)) return dc_end(&b);
+  if (parse(&b, (const char *)a->s.data, a->s.len, &q)) return dc_end(&b);
   ir_value *x[MAX_TERMS];
   term t[MAX_TERMS];
   for (int i = 0; i < q.nin; i++) {

@@ -1,6 +1,6 @@
 /* onnx_internal.h - what the frontend's files share (not a public API).
  *
- * The frontend is four files along its seams:
+ * The frontend is split along its seams:
  *   onnx_proto.c   bytes -> Onnx__ModelProto: file reading, a wire-format
  *                  pre-check (nesting depth, lengths, offsets for messages)
  *                  and unpacking under a byte budget;
@@ -10,7 +10,11 @@
  *                  --input_shape, Constant nodes, name resolution, outputs,
  *                  topological order;
  *   onnx_ops.c     the per-op importers that normalise ONNX nodes (per opset)
- *                  into the IR contract of ir/ops.def.
+ *                  into the IR contract of ir/ops.def (with onnx_ops_index.c,
+ *                  onnx_resize.c, onnx_conv.c and the onnx_decomp*.c
+ *                  decompositions);
+ *   onnx_attrs.c   what those importers share: reading a node's attributes
+ *                  and constant inputs, setting attributes on the IR node.
  * One onnx_ctx lives for one load; every message goes through onnx_fail or
  * onnx_node_fail so it starts with the model's label.
  */
@@ -102,6 +106,47 @@ const char *onnx_node_label(const Onnx__NodeProto *np, int index, char *buf, siz
  * node(s) to c->g. */
 status onnx_import_node(onnx_node *nd);
 
+/* --- onnx_attrs.c: reading a node's attributes and compile-time inputs,
+ * setting attributes on the IR node (ownership and lifetimes: the top of
+ * that file). */
+
+int onnx_attr_type(const Onnx__AttributeProto *a); /* ONNX AttributeType, inferred if unset */
+const char *onnx_attr_type_name(int type);         /* "INT", "FLOATS", ... */
+/* Attribute `name` of the node, or NULL; points into the model. */
+const Onnx__AttributeProto *onnx_attr(const onnx_node *nd, const char *name);
+/* INT / FLOAT attribute `name`, or def when absent. */
+int64_t onnx_attr_int(const onnx_node *nd, const char *name, int64_t def);
+double onnx_attr_float(const onnx_node *nd, const char *name, double def);
+/* Whether STRING attribute `name` (def when absent) equals s. */
+int onnx_attr_string_is(const onnx_node *nd, const char *name, const char *def, const char *s);
+/* STRING attribute `name` (def when absent) copied into buf, truncated to
+ * size - 1 bytes; returns buf. */
+const char *onnx_attr_string(const onnx_node *nd, const char *name, const char *def, char *buf,
+                             size_t size);
+/* INTS attribute `name`: its values (pointing into the model) and *count, or
+ * NULL and *count = 0 when absent. */
+const int64_t *onnx_attr_ints(const onnx_node *nd, const char *name, int *count);
+/* INTS attribute `name`: copies up to max values into out and returns the
+ * attribute's count (which may exceed max), or -1 when absent. */
+int onnx_attr_ints_copy(const onnx_node *nd, const char *name, int64_t *out, int max);
+/* Input i, which must be present and a constant; `what` names it in messages. */
+status onnx_const_input(onnx_node *nd, int i, const char *what, const ir_value **out);
+/* A one-element numeric constant input, as a double. */
+status onnx_scalar_input(onnx_node *nd, int i, const char *what, double *out);
+/* A rank <= 1 int64 constant input of at most `max` values, copied into out. */
+status onnx_ints_input(onnx_node *nd, int i, const char *what, int64_t *out, int max, int *count);
+/* Set one attribute on n; ST_ERR_NOMEM "out of memory setting 'name'". */
+status onnx_set_int(onnx_node *nd, ir_node *n, const char *name, int64_t v);
+status onnx_set_float(onnx_node *nd, ir_node *n, const char *name, double v);
+status onnx_set_string(onnx_node *nd, ir_node *n, const char *name, const char *v);
+status onnx_set_ints(onnx_node *nd, ir_node *n, const char *name, int count, const int64_t *v);
+/* INT attribute `name` (def when absent), which must be 0 or 1, set on n. */
+status onnx_set_flag(onnx_node *nd, ir_node *n, const char *name, int64_t def);
+/* INTS attribute `name` with `count` (<= 2 * MAX_RANK) values >= min, or
+ * `count` copies of def when absent, set on n. */
+status onnx_set_ints_default(onnx_node *nd, ir_node *n, const char *name, int count, int64_t def,
+                             int64_t min);
+
 /* onnx_ops_index.c: the importers of TopK, Scatter/ScatterElements,
  * ScatterND, CumSum/CumProd, GatherND, OneHot, Compress and NonZero (rows
  * of onnx_ops.c's table). */
@@ -123,8 +168,5 @@ status onnx_import_upsample(onnx_node *nd, ir_node *n);
  * topological order, so every input's dtype is known). */
 dtype onnx_result_dtype(const ir_node *n);
 
-/* Attribute helpers shared with the Constant handling in onnx_load.c. */
-int onnx_attr_type(const Onnx__AttributeProto *a); /* ONNX AttributeType, inferred if unset */
-const char *onnx_attr_type_name(int type);
 
 #endif

@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/fp16.h"
 #include "frontend/onnx_conv.h"
 #include "frontend/onnx_decomp.h"
 #include "ir/eval.h"
@@ -68,67 +67,6 @@ status onnx_node_fail(const onnx_node *nd, status code, const char *fmt, ...) {
   va_end(ap);
   return onnx_fail(nd->c, code, "%s: %s", onnx_node_label(nd->np, nd->index, label, sizeof label),
                    msg);
-}
-
-/* --- ONNX attributes */
-
-int onnx_attr_type(const Onnx__AttributeProto *a) {
-  if (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED) return a->type;
-  /* Very old models leave `type` unset: infer it from the field in use. */
-  if (a->t) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
-  if (a->g) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
-  if (a->n_floats) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
-  if (a->n_ints) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-  if (a->n_strings) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS;
-  if (a->has_f) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
-  if (a->has_i) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
-  if (a->has_s) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
-  return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED;
-}
-
-const char *onnx_attr_type_name(int type) {
-  switch (type) {
-  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: return "FLOAT";
-  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: return "INT";
-  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: return "STRING";
-  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: return "TENSOR";
-  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH: return "GRAPH";
-  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: return "FLOATS";
-  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: return "INTS";
-  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: return "STRINGS";
-  default: return "another kind";
-  }
-}
-
-static const Onnx__AttributeProto *attr(const onnx_node *nd, const char *name) {
-  for (size_t i = 0; i < nd->np->n_attribute; i++)
-    if (nd->np->attribute[i]->name && !strcmp(nd->np->attribute[i]->name, name))
-      return nd->np->attribute[i];
-  return NULL;
-}
-
-/* Kinds were checked against the spec before the importer functions run. */
-static int64_t attr_int(const onnx_node *nd, const char *name, int64_t def) {
-  const Onnx__AttributeProto *a = attr(nd, name);
-  return a ? a->i : def;
-}
-
-static double attr_float(const onnx_node *nd, const char *name, double def) {
-  const Onnx__AttributeProto *a = attr(nd, name);
-  return a ? a->f : def;
-}
-
-/* Whether STRING attribute `name` (default def) equals s. */
-static int attr_string_is(const onnx_node *nd, const char *name, const char *def, const char *s) {
-  const Onnx__AttributeProto *a = attr(nd, name);
-  if (!a) return !strcmp(def, s);
-  return a->s.len == strlen(s) && !memcmp(a->s.data, s, a->s.len);
-}
-
-static const int64_t *attr_ints(const onnx_node *nd, const char *name, int *count) {
-  const Onnx__AttributeProto *a = attr(nd, name);
-  *count = a ? (int)a->n_ints : 0; /* the spec check bounded n_ints */
-  return a ? a->ints : NULL;
 }
 
 /* --- the attribute spec */
@@ -233,122 +171,13 @@ static status check_attrs(onnx_node *nd, const importer *im, ir_node *n) {
   return ST_OK;
 }
 
-/* --- helpers for the importers */
-
-static status set_ints(onnx_node *nd, ir_node *n, const char *name, int count, const int64_t *v) {
-  if (ir_attr_set_ints(nd->c->g, n, name, count, v))
-    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting '%s'", name);
-  return ST_OK;
-}
-
-static status set_int(onnx_node *nd, ir_node *n, const char *name, int64_t v) {
-  if (ir_attr_set_int(nd->c->g, n, name, v))
-    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting '%s'", name);
-  return ST_OK;
-}
-
-static status set_float(onnx_node *nd, ir_node *n, const char *name, double v) {
-  if (ir_attr_set_float(nd->c->g, n, name, v))
-    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting '%s'", name);
-  return ST_OK;
-}
-
-/* An INT attribute that must be 0 or 1, set explicitly with its default. */
-static status set_flag(onnx_node *nd, ir_node *n, const char *name, int64_t def) {
-  int64_t v = attr_int(nd, name, def);
-  if (v != 0 && v != 1)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' = %" PRId64 " must be 0 or 1", name, v);
-  return set_int(nd, n, name, v);
-}
-
-/* INTS attribute `name` with `count` values >= min, or `count` copies of def. */
-static status set_ints_default(onnx_node *nd, ir_node *n, const char *name, int count, int64_t def,
-                               int64_t min) {
-  int have;
-  const int64_t *v = attr_ints(nd, name, &have);
-  int64_t buf[2 * MAX_RANK];
-  if (!v) {
-    for (int i = 0; i < count; i++) buf[i] = def;
-    return set_ints(nd, n, name, count, buf);
-  }
-  if (have != count)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' has %d values, expected %d", name,
-                          have, count);
-  for (int i = 0; i < count; i++)
-    if (v[i] < min)
-      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s'[%d] = %" PRId64 " must be >= %" PRId64,
-                            name, i, v[i], min);
-  return set_ints(nd, n, name, count, v);
-}
-
-/* The constant behind input i, which must be one (a constant input is how
- * newer opsets pass what older ones had as attributes). */
-static status const_input(onnx_node *nd, int i, const char *what, const ir_value **out) {
-  const ir_value *v = nd->in[i];
-  if (!v->data)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                          "input %d '%s'%s%s%s must be a constant (an initializer or a Constant node)",
-                          i, v->name, strcmp(v->name, what) ? " (" : "",
-                          strcmp(v->name, what) ? what : "", strcmp(v->name, what) ? ")" : "");
-  *out = v;
-  return ST_OK;
-}
-
-/* Element k of a numeric constant, as a double. */
-static double const_elem(const ir_value *v, int64_t k) {
-  const unsigned char *p = (const unsigned char *)v->data + (size_t)k * dtype_size(v->dtype);
-  union { float f; double d; int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32;
-          uint32_t u32; int64_t i64; uint64_t u64; } u;
-  memcpy(&u, p, dtype_size(v->dtype));
-  switch (v->dtype) {
-  case DT_FLOAT32: return u.f;
-  case DT_DOUBLE: return u.d;
-  case DT_FLOAT16: return half_to_float(u.u16);
-  case DT_INT8: return u.i8;
-  case DT_UINT8: case DT_BOOL: return u.u8;
-  case DT_INT16: return u.i16;
-  case DT_UINT16: return u.u16;
-  case DT_INT32: return u.i32;
-  case DT_UINT32: return u.u32;
-  case DT_INT64: return (double)u.i64;
-  default: return (double)u.u64;
-  }
-}
-
-/* A one-element numeric constant input. */
-static status scalar_input(onnx_node *nd, int i, const char *what, double *out) {
-  const ir_value *v = NULL;
-  status s = const_input(nd, i, what, &v);
-  if (s) return s;
-  if (ir_value_elements(v) != 1)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must hold one value, it holds %" PRId64,
-                          i, v->name, what, ir_value_elements(v));
-  *out = const_elem(v, 0);
-  return ST_OK;
-}
-
-/* A rank <= 1 int64 constant input of at most `max` values. */
-static status ints_input(onnx_node *nd, int i, const char *what, int64_t *out, int max, int *count) {
-  const ir_value *v = NULL;
-  status s = const_input(nd, i, what, &v);
-  if (s) return s;
-  int64_t n = ir_value_elements(v);
-  if (v->dtype != DT_INT64 || v->rank > 1 || n > max)
-    return onnx_node_fail(nd, ST_ERR_INVALID,
-                          "input %d '%s' (%s) must be an int64 list of at most %d values", i,
-                          v->name, what, max);
-  memcpy(out, v->data, (size_t)n * sizeof *out);
-  *count = (int)n;
-  return ST_OK;
-}
-
 /* --- the importers */
 
 /* Conv, MaxPool, AveragePool: kernel_shape, strides, pads, dilations made
  * explicit (2-D only); auto_pad kept for shape inference when SAME_*. */
 static status window_attrs(onnx_node *nd, ir_node *n, int is_conv) {
   int k;
-  const int64_t *ks = attr_ints(nd, "kernel_shape", &k);
+  const int64_t *ks = onnx_attr_ints(nd, "kernel_shape", &k);
   if (!ks && !is_conv)
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'kernel_shape' is required");
   if (!ks) {
@@ -370,72 +199,70 @@ static status window_attrs(onnx_node *nd, ir_node *n, int is_conv) {
   for (int i = 0; i < k; i++)
     if (ks[i] < 1)
       return onnx_node_fail(nd, ST_ERR_INVALID, "kernel_shape[%d] = %" PRId64 " must be >= 1", i, ks[i]);
-  status s = set_ints(nd, n, "kernel_shape", k, ks);
-  if (!s) s = set_ints_default(nd, n, "strides", k, 1, 1);
-  if (!s) s = set_ints_default(nd, n, "dilations", k, 1, 1);
-  if (!s) s = set_ints_default(nd, n, "pads", 2 * k, 0, 0);
+  status s = onnx_set_ints(nd, n, "kernel_shape", k, ks);
+  if (!s) s = onnx_set_ints_default(nd, n, "strides", k, 1, 1);
+  if (!s) s = onnx_set_ints_default(nd, n, "dilations", k, 1, 1);
+  if (!s) s = onnx_set_ints_default(nd, n, "pads", 2 * k, 0, 0);
   if (s) return s;
 
   static const char *const modes[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"};
   int mode = -1;
   for (int i = 0; i < 4; i++)
-    if (attr_string_is(nd, "auto_pad", "NOTSET", modes[i])) mode = i;
+    if (onnx_attr_string_is(nd, "auto_pad", "NOTSET", modes[i])) mode = i;
   if (mode < 0)
     return onnx_node_fail(nd, ST_ERR_INVALID,
                           "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER");
   int npads;
-  const int64_t *pads = attr_ints(nd, "pads", &npads);
+  const int64_t *pads = onnx_attr_ints(nd, "pads", &npads);
   for (int i = 0; mode > 0 && pads && i < npads; i++)
     if (pads[i])
       return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' and auto_pad=%s exclude each other",
                             modes[mode]);
   /* VALID is zero padding, which the pads above already say. */
-  if (mode >= 2 && ir_attr_set_string(nd->c->g, n, "auto_pad", modes[mode]))
-    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'auto_pad'");
-  return ST_OK;
+  return mode >= 2 ? onnx_set_string(nd, n, "auto_pad", modes[mode]) : ST_OK;
 }
 
 static status import_conv(onnx_node *nd, ir_node *n) {
   if (onnx_conv_spatial_rank(nd) == 1) return onnx_conv_1d(nd, n); /* as 2-D with H = 1 (onnx_conv.c) */
   status s = window_attrs(nd, n, 1);
-  int64_t group = attr_int(nd, "group", 1);
+  int64_t group = onnx_attr_int(nd, "group", 1);
   if (!s && group < 1)
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'group' = %" PRId64 " must be >= 1", group);
-  return s ? s : set_int(nd, n, "group", group);
+  return s ? s : onnx_set_int(nd, n, "group", group);
 }
 
 static status import_maxpool(onnx_node *nd, ir_node *n) {
   status s = window_attrs(nd, n, 0);
-  return s ? s : set_flag(nd, n, "ceil_mode", 0);
+  return s ? s : onnx_set_flag(nd, n, "ceil_mode", 0);
 }
 
 static status import_avgpool(onnx_node *nd, ir_node *n) {
   status s = window_attrs(nd, n, 0);
-  if (!s) s = set_flag(nd, n, "ceil_mode", 0);
-  return s ? s : set_flag(nd, n, "count_include_pad", 0);
+  if (!s) s = onnx_set_flag(nd, n, "ceil_mode", 0);
+  return s ? s : onnx_set_flag(nd, n, "count_include_pad", 0);
 }
 
 /* LpPool and GlobalLpPool: p (default 2) made explicit. */
 static status lp_attr(onnx_node *nd, ir_node *n) {
-  int64_t p = attr_int(nd, "p", 2);
+  int64_t p = onnx_attr_int(nd, "p", 2);
   if (p < 1 || p > 64) return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "attribute 'p' = %" PRId64 ", supported: 1..64", p);
-  return set_int(nd, n, "p", p);
+  return onnx_set_int(nd, n, "p", p);
 }
 
 static status import_lppool(onnx_node *nd, ir_node *n) {
   status s = window_attrs(nd, n, 0);
-  if (!s) s = set_flag(nd, n, "ceil_mode", 0);
+  if (!s) s = onnx_set_flag(nd, n, "ceil_mode", 0);
   return s ? s : lp_attr(nd, n);
 }
 
 static status import_batchnorm(onnx_node *nd, ir_node *n) {
-  if (attr_int(nd, "spatial", 1) != 1)
+  if (onnx_attr_int(nd, "spatial", 1) != 1)
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
                           "spatial=0 (per-activation statistics) is not supported");
-  if (attr_int(nd, "training_mode", 0) != 0)
+  if (onnx_attr_int(nd, "training_mode", 0) != 0)
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
                           "training_mode=1 is not supported; export the model for inference");
-  return set_float(nd, n, "epsilon", attr_float(nd, "epsilon", 1e-5));
+  return onnx_set_float(nd, n, "epsilon", onnx_attr_float(nd, "epsilon", 1e-5));
 }
 
 /* Clip: constant bounds become the attributes min and max. From opset 11
@@ -450,8 +277,8 @@ static status import_clip(onnx_node *nd, ir_node *n) {
     if (nd->nin > 1)
       return onnx_node_fail(nd, ST_ERR_INVALID, "Clip takes 1 input before opset 11, it has %d",
                             nd->nin);
-    lo = attr_float(nd, "min", lo);
-    hi = attr_float(nd, "max", hi);
+    lo = onnx_attr_float(nd, "min", lo);
+    hi = onnx_attr_float(nd, "max", hi);
   } else if ((nd->nin > 1 && nd->in[1] && !nd->in[1]->data) || (nd->nin > 2 && nd->in[2] && !nd->in[2]->data)) {
     dtype dt = nd->in[0]->dtype;
     for (int i = 1; i <= 2; i++) {
@@ -473,20 +300,20 @@ static status import_clip(onnx_node *nd, ir_node *n) {
     }
     return ST_OK;
   } else {
-    if (nd->nin > 1 && nd->in[1]) s = scalar_input(nd, 1, "min", &lo);
-    if (!s && nd->nin > 2 && nd->in[2]) s = scalar_input(nd, 2, "max", &hi);
+    if (nd->nin > 1 && nd->in[1]) s = onnx_scalar_input(nd, 1, "min", &lo);
+    if (!s && nd->nin > 2 && nd->in[2]) s = onnx_scalar_input(nd, 2, "max", &hi);
     n->nin = 1;
   }
-  if (!s) s = set_float(nd, n, "min", lo);
-  return s ? s : set_float(nd, n, "max", hi);
+  if (!s) s = onnx_set_float(nd, n, "min", lo);
+  return s ? s : onnx_set_float(nd, n, "max", hi);
 }
 
 /* Add, Sub, Mul, Div: before opset 7 broadcasting was opt-in with an axis. */
 static status import_binary(onnx_node *nd, ir_node *n) {
-  if (attr_int(nd, "broadcast", 0) == 1 && attr(nd, "axis"))
+  if (onnx_attr_int(nd, "broadcast", 0) == 1 && onnx_attr(nd, "axis"))
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
                           "legacy broadcasting with axis=%" PRId64 " is not supported",
-                          attr_int(nd, "axis", 0));
+                          onnx_attr_int(nd, "axis", 0));
   return ST_OK;
 }
 
@@ -498,18 +325,18 @@ static status import_variadic(onnx_node *nd, ir_node *n) {
 }
 
 static status import_flatten(onnx_node *nd, ir_node *n) {
-  return set_int(nd, n, "axis", attr_int(nd, "axis", 1));
+  return onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 1));
 }
 
 static status import_reshape(onnx_node *nd, ir_node *n) {
   if (nd->c->opset >= 5) {
     if (nd->nin != 2 || !nd->in[1])
       return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 (shape) is required");
-    return set_flag(nd, n, "allowzero", 0);
+    return onnx_set_flag(nd, n, "allowzero", 0);
   }
   /* Before opset 5 the target shape was an attribute: make it the input. */
   int count;
-  const int64_t *shape = attr_ints(nd, "shape", &count);
+  const int64_t *shape = onnx_attr_ints(nd, "shape", &count);
   if (nd->nin != 1 || !shape)
     return onnx_node_fail(nd, ST_ERR_INVALID,
                           "before opset 5 Reshape takes 1 input and a 'shape' attribute");
@@ -519,7 +346,7 @@ static status import_reshape(onnx_node *nd, ir_node *n) {
   ir_value *v = ir_const_new(nd->c->g, name, DT_INT64, 1, &dim, shape, (size_t)count * sizeof *shape);
   if (!v || ir_node_set_input(nd->c->g, n, 1, v))
     return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory for the shape constant");
-  return set_int(nd, n, "allowzero", 0);
+  return onnx_set_int(nd, n, "allowzero", 0);
 }
 
 /* Squeeze / Unsqueeze: axes from the attribute (opset < 13) or from constant
@@ -531,9 +358,9 @@ static status axes_attr(onnx_node *nd, ir_node *n, int required) {
   if (nd->c->opset < 13) {
     if (nd->nin > 1)
       return onnx_node_fail(nd, ST_ERR_INVALID, "takes 1 input before opset 13, it has %d", nd->nin);
-    axes = attr_ints(nd, "axes", &count);
+    axes = onnx_attr_ints(nd, "axes", &count);
   } else if (nd->nin > 1 && nd->in[1]) {
-    status s = ints_input(nd, 1, "axes", buf, 2 * MAX_RANK, &count);
+    status s = onnx_ints_input(nd, 1, "axes", buf, 2 * MAX_RANK, &count);
     if (s) return s;
     axes = buf;
   }
@@ -542,53 +369,53 @@ static status axes_attr(onnx_node *nd, ir_node *n, int required) {
   if (count > 2 * MAX_RANK)
     return onnx_node_fail(nd, ST_ERR_LIMIT, "%d axes are more than the limit of %d", count,
                           2 * MAX_RANK);
-  return set_ints(nd, n, "axes", count, axes);
+  return onnx_set_ints(nd, n, "axes", count, axes);
 }
 
 static status import_squeeze(onnx_node *nd, ir_node *n) { return axes_attr(nd, n, 0); }
 static status import_unsqueeze(onnx_node *nd, ir_node *n) { return axes_attr(nd, n, 1); }
 
 static status import_gather(onnx_node *nd, ir_node *n) {
-  return set_int(nd, n, "axis", attr_int(nd, "axis", 0));
+  return onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 0));
 }
 
 static status import_concat(onnx_node *nd, ir_node *n) {
   for (int i = 0; i < nd->nin; i++)
     if (!nd->in[i]) return onnx_node_fail(nd, ST_ERR_INVALID, "input %d has no name", i);
-  if (!attr(nd, "axis") && nd->c->opset >= 4)
+  if (!onnx_attr(nd, "axis") && nd->c->opset >= 4)
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'axis' is required");
-  return set_int(nd, n, "axis", attr_int(nd, "axis", 1));
+  return onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 1));
 }
 
 static status import_cast(onnx_node *nd, ir_node *n) {
-  if (!attr(nd, "to")) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'to' is required");
-  int64_t to = attr_int(nd, "to", 0);
+  if (!onnx_attr(nd, "to")) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'to' is required");
+  int64_t to = onnx_attr_int(nd, "to", 0);
   if (to < 0 || to > INT_MAX || !dtype_size((int)to))
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "Cast to data type %" PRId64 " (%s) is not supported",
                           to, onnx_dtype_name(to < 0 || to > INT_MAX ? 0 : (int)to));
-  return set_int(nd, n, "to", to);
+  return onnx_set_int(nd, n, "to", to);
 }
 
 static status softmax_attrs(onnx_node *nd, ir_node *n, int log) {
   int old = nd->c->opset < 13; /* opset < 13: coerce to 2-D at axis, default axis 1 */
-  status s = set_int(nd, n, "axis", attr_int(nd, "axis", old ? 1 : -1));
-  if (!s) s = set_int(nd, n, "coerce_2d", old);
-  return s ? s : set_int(nd, n, "log", log);
+  status s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", old ? 1 : -1));
+  if (!s) s = onnx_set_int(nd, n, "coerce_2d", old);
+  return s ? s : onnx_set_int(nd, n, "log", log);
 }
 
 static status import_softmax(onnx_node *nd, ir_node *n) { return softmax_attrs(nd, n, 0); }
 static status import_logsoftmax(onnx_node *nd, ir_node *n) { return softmax_attrs(nd, n, 1); }
 
 static status import_gemm(onnx_node *nd, ir_node *n) {
-  status s = set_float(nd, n, "alpha", attr_float(nd, "alpha", 1.0));
-  if (!s) s = set_float(nd, n, "beta", attr_float(nd, "beta", 1.0));
-  if (!s) s = set_flag(nd, n, "transA", 0);
-  return s ? s : set_flag(nd, n, "transB", 0);
+  status s = onnx_set_float(nd, n, "alpha", onnx_attr_float(nd, "alpha", 1.0));
+  if (!s) s = onnx_set_float(nd, n, "beta", onnx_attr_float(nd, "beta", 1.0));
+  if (!s) s = onnx_set_flag(nd, n, "transA", 0);
+  return s ? s : onnx_set_flag(nd, n, "transB", 0);
 }
 
 /* An optional FLOAT attribute made explicit with its ONNX default. */
 static status float_attr(onnx_node *nd, ir_node *n, const char *name, double def) {
-  return set_float(nd, n, name, attr_float(nd, name, def));
+  return onnx_set_float(nd, n, name, onnx_attr_float(nd, name, def));
 }
 
 static status import_hardsigmoid(onnx_node *nd, ir_node *n) {
@@ -606,28 +433,24 @@ static status import_selu(onnx_node *nd, ir_node *n) {
 }
 
 static status import_gelu(onnx_node *nd, ir_node *n) {
-  int is_tanh = attr_string_is(nd, "approximate", "none", "tanh");
-  if (!is_tanh && !attr_string_is(nd, "approximate", "none", "none"))
+  int is_tanh = onnx_attr_string_is(nd, "approximate", "none", "tanh");
+  if (!is_tanh && !onnx_attr_string_is(nd, "approximate", "none", "none"))
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'approximate' must be \"none\" or \"tanh\"");
-  if (ir_attr_set_string(nd->c->g, n, "approximate", is_tanh ? "tanh" : "none"))
-    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'approximate'");
-  return ST_OK;
+  return onnx_set_string(nd, n, "approximate", is_tanh ? "tanh" : "none");
 }
 
-static status import_mod(onnx_node *nd, ir_node *n) { return set_flag(nd, n, "fmod", 0); }
+static status import_mod(onnx_node *nd, ir_node *n) { return onnx_set_flag(nd, n, "fmod", 0); }
 
 static status import_bitshift(onnx_node *nd, ir_node *n) {
-  int left = attr_string_is(nd, "direction", "", "LEFT");
-  if (!left && !attr_string_is(nd, "direction", "", "RIGHT"))
+  int left = onnx_attr_string_is(nd, "direction", "", "LEFT");
+  if (!left && !onnx_attr_string_is(nd, "direction", "", "RIGHT"))
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'direction' must be \"LEFT\" or \"RIGHT\"");
-  if (ir_attr_set_string(nd->c->g, n, "direction", left ? "LEFT" : "RIGHT"))
-    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'direction'");
-  return ST_OK;
+  return onnx_set_string(nd, n, "direction", left ? "LEFT" : "RIGHT");
 }
 
 static status import_isinf(onnx_node *nd, ir_node *n) {
-  status s = set_flag(nd, n, "detect_positive", 1);
-  return s ? s : set_flag(nd, n, "detect_negative", 1);
+  status s = onnx_set_flag(nd, n, "detect_positive", 1);
+  return s ? s : onnx_set_flag(nd, n, "detect_negative", 1);
 }
 
 /* CastLike(x, like) is Cast(x) to like's dtype. When like's dtype is known
@@ -641,7 +464,7 @@ static status import_castlike(onnx_node *nd, ir_node *n) {
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "target_type input '%s' has data type %d (%s)", nd->in[1]->name,
                           to, onnx_dtype_name(to));
   n->nin = 1;
-  return set_int(nd, n, "to", to);
+  return onnx_set_int(nd, n, "to", to);
 }
 
 /* ReduceX -> Reduce{mode}: axes from the attribute (before opset 18, or 13
@@ -663,45 +486,44 @@ static status import_reduce(onnx_node *nd, ir_node *n) {
     if (nd->nin > 1)
       return onnx_node_fail(nd, ST_ERR_INVALID, "takes 1 input before opset %d, it has %d", modes[k].input_from,
                             nd->nin);
-    axes = attr_ints(nd, "axes", &count);
+    axes = onnx_attr_ints(nd, "axes", &count);
     if (count > MAX_RANK)
       return onnx_node_fail(nd, ST_ERR_LIMIT, "%d axes are more than the limit of %d", count, MAX_RANK);
   } else if (nd->nin > 1 && nd->in[1] && nd->in[1]->data) {
-    status s = ints_input(nd, 1, "axes", buf, MAX_RANK, &count);
+    status s = onnx_ints_input(nd, 1, "axes", buf, MAX_RANK, &count);
     if (s) return s;
     axes = buf;
   }
-  if (ir_attr_set_string(nd->c->g, n, "mode", modes[k].mode))
-    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'mode'");
-  int64_t noop = attr_int(nd, "noop_with_empty_axes", 0);
+  status s = onnx_set_string(nd, n, "mode", modes[k].mode);
+  if (s) return s;
+  int64_t noop = onnx_attr_int(nd, "noop_with_empty_axes", 0);
   if (noop != 0 && noop != 1)
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'noop_with_empty_axes' = %" PRId64 " must be 0 or 1", noop);
-  status s = set_flag(nd, n, "keepdims", 1);
+  s = onnx_set_flag(nd, n, "keepdims", 1);
   if (!s && n->nin > 1 && !nd->in[1]->data) /* computed axes: shape inference resolves them */
-    return set_int(nd, n, "noop_with_empty_axes", noop);
+    return onnx_set_int(nd, n, "noop_with_empty_axes", noop);
   n->nin = 1;
-  if (!s) s = set_int(nd, n, "noop", count == 0 && noop);
-  if (!s && count > 0) s = set_ints(nd, n, "axes", count, axes);
+  if (!s) s = onnx_set_int(nd, n, "noop", count == 0 && noop);
+  if (!s && count > 0) s = onnx_set_ints(nd, n, "axes", count, axes);
   return s;
 }
 
 /* ArgMax / ArgMin -> Reduce{mode argmax|argmin} over the one axis. */
 static status import_argreduce(onnx_node *nd, ir_node *n) {
   int is_max = !strcmp(nd->np->op_type, "ArgMax");
-  if (ir_attr_set_string(nd->c->g, n, "mode", is_max ? "argmax" : "argmin"))
-    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'mode'");
-  int64_t axis = attr_int(nd, "axis", 0);
-  status s = set_ints(nd, n, "axes", 1, &axis);
-  if (!s) s = set_flag(nd, n, "keepdims", 1);
-  if (!s) s = set_int(nd, n, "noop", 0);
-  return s ? s : set_flag(nd, n, "select_last_index", 0);
+  int64_t axis = onnx_attr_int(nd, "axis", 0);
+  status s = onnx_set_string(nd, n, "mode", is_max ? "argmax" : "argmin");
+  if (!s) s = onnx_set_ints(nd, n, "axes", 1, &axis);
+  if (!s) s = onnx_set_flag(nd, n, "keepdims", 1);
+  if (!s) s = onnx_set_int(nd, n, "noop", 0);
+  return s ? s : onnx_set_flag(nd, n, "select_last_index", 0);
 }
 
 /* A rank <= 1 constant input of int32 or int64 indices (Slice, Expand,
  * Tile), at most `max` of them, as an INTS attribute. */
 static status index_input_attr(onnx_node *nd, ir_node *n, int i, const char *name, int max) {
   const ir_value *v = NULL;
-  status s = const_input(nd, i, name, &v);
+  status s = onnx_const_input(nd, i, name, &v);
   if (s) return s;
   int64_t count = ir_value_elements(v), buf[2 * MAX_RANK];
   if ((v->dtype != DT_INT64 && v->dtype != DT_INT32) || v->rank > 1 || count > max || count > 2 * MAX_RANK)
@@ -709,13 +531,13 @@ static status index_input_attr(onnx_node *nd, ir_node *n, int i, const char *nam
                           i, v->name, name, max);
   for (int64_t k = 0; k < count; k++)
     buf[k] = v->dtype == DT_INT64 ? ((const int64_t *)v->data)[k] : ((const int32_t *)v->data)[k];
-  return set_ints(nd, n, name, (int)count, buf);
+  return onnx_set_ints(nd, n, name, (int)count, buf);
 }
 
 /* Slice: from opset 10 starts, ends, axes, steps are (constant) inputs. */
 static status import_slice(onnx_node *nd, ir_node *n) {
   if (nd->c->opset < 10) {
-    if (!attr(nd, "starts") || !attr(nd, "ends"))
+    if (!onnx_attr(nd, "starts") || !onnx_attr(nd, "ends"))
       return onnx_node_fail(nd, ST_ERR_INVALID, "attributes 'starts' and 'ends' are required");
     return ST_OK;
   }
@@ -740,24 +562,24 @@ static status import_expand(onnx_node *nd, ir_node *n) {
 static status import_tile(onnx_node *nd, ir_node *n) { return index_input_attr(nd, n, 1, "repeats", MAX_RANK); }
 
 static status import_depthtospace(onnx_node *nd, ir_node *n) {
-  if (!attr(nd, "blocksize")) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'blocksize' is required");
-  int crd = attr_string_is(nd, "mode", "DCR", "CRD");
-  if (!crd && !attr_string_is(nd, "mode", "DCR", "DCR"))
+  if (!onnx_attr(nd, "blocksize"))
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'blocksize' is required");
+  int crd = onnx_attr_string_is(nd, "mode", "DCR", "CRD");
+  if (!crd && !onnx_attr_string_is(nd, "mode", "DCR", "DCR"))
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' must be \"DCR\" or \"CRD\"");
-  if (ir_attr_set_string(nd->c->g, n, "mode", crd ? "CRD" : "DCR"))
-    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'mode'");
-  return ST_OK;
+  return onnx_set_string(nd, n, "mode", crd ? "CRD" : "DCR");
 }
 
 static status import_spacetodepth(onnx_node *nd, ir_node *n) {
   (void)n;
-  if (!attr(nd, "blocksize")) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'blocksize' is required");
+  if (!onnx_attr(nd, "blocksize"))
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'blocksize' is required");
   return ST_OK;
 }
 
 /* ConstantOfShape: the `value` tensor (default f32 0) becomes input 1. */
 static status import_constantofshape(onnx_node *nd, ir_node *n) {
-  const Onnx__AttributeProto *a = attr(nd, "value");
+  const Onnx__AttributeProto *a = onnx_attr(nd, "value");
   char name[300];
   snprintf(name, sizeof name, "%.280s_value", nd->out[0]->name);
   ir_value *v = NULL;
@@ -785,12 +607,12 @@ static status import_trilu(onnx_node *nd, ir_node *n) {
   const ir_value *x = nd->in[0];
   double k = 0;
   if (nd->nin > 1 && nd->in[1]) {
-    status s = scalar_input(nd, 1, "k", &k);
+    status s = onnx_scalar_input(nd, 1, "k", &k);
     if (s) return s;
   }
   if (x->rank < 2)
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "input '%s' needs a known shape of rank >= 2", x->name);
-  int upper = attr_int(nd, "upper", 1) != 0;
+  int upper = onnx_attr_int(nd, "upper", 1) != 0;
   int64_t rows = x->dims[x->rank - 2], cols = x->dims[x->rank - 1];
   if (rows < 0 || cols < 0 || (rows && cols > INT32_MAX / rows))
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "input '%s' has unknown or huge matrix dims", x->name);
@@ -819,27 +641,27 @@ static status import_split(onnx_node *nd, ir_node *n) {
     if (!nd->out[k]) return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "output %d has no name", k);
   if (nd->nout > IR_SPLIT_MAX_OUTPUTS)
     return onnx_node_fail(nd, ST_ERR_LIMIT, "%d outputs are more than the limit of %d", nd->nout, IR_SPLIT_MAX_OUTPUTS);
-  int64_t num = attr_int(nd, "num_outputs", nd->nout);
+  int64_t num = onnx_attr_int(nd, "num_outputs", nd->nout);
   if (num != nd->nout)
     return onnx_node_fail(nd, ST_ERR_INVALID, "num_outputs = %" PRId64 " but the node has %d outputs", num, nd->nout);
-  status s = set_int(nd, n, "axis", attr_int(nd, "axis", 0));
+  status s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 0));
   if (s) return s;
   if (nd->c->opset < 13) {
     int count;
     n->nin = 1;
-    const int64_t *split = attr_ints(nd, "split", &count);
-    return split ? set_ints(nd, n, "split", count, split) : ST_OK;
+    const int64_t *split = onnx_attr_ints(nd, "split", &count);
+    return split ? onnx_set_ints(nd, n, "split", count, split) : ST_OK;
   }
   if (nd->nin > 1 && nd->in[1] && !nd->in[1]->data) return ST_OK; /* computed: shape inference resolves it */
   n->nin = 1;
   if (nd->nin > 1 && nd->in[1]) {
     const ir_value *v = NULL;
-    if ((s = const_input(nd, 1, "split", &v))) return s;
+    if ((s = onnx_const_input(nd, 1, "split", &v))) return s;
     int64_t count = ir_value_elements(v);
     if (v->dtype != DT_INT64 || v->rank != 1 || count != nd->nout)
       return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 '%s' (split) must be an int64 list of %d sizes", v->name,
                             nd->nout);
-    return set_ints(nd, n, "split", (int)count, v->data);
+    return onnx_set_ints(nd, n, "split", (int)count, v->data);
   }
   return ST_OK;
 }
@@ -850,7 +672,7 @@ static status import_pad(onnx_node *nd, ir_node *n) {
   static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
   int mode = -1;
   for (int i = 0; i < 4; i++)
-    if (attr_string_is(nd, "mode", "constant", modes[i])) mode = i;
+    if (onnx_attr_string_is(nd, "mode", "constant", modes[i])) mode = i;
   if (mode < 0) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' must be constant, reflect, edge or wrap");
   int rank = nd->in[0]->rank;
   if (rank < 0 || rank > MAX_RANK)
@@ -861,16 +683,16 @@ static status import_pad(onnx_node *nd, ir_node *n) {
   for (int d = 0; d < rank; d++) axes[d] = d;
   status s = ST_OK;
   if (nd->c->opset < 11) {
-    const int64_t *p = attr_ints(nd, "pads", &np);
+    const int64_t *p = onnx_attr_ints(nd, "pads", &np);
     if (!p || np > 2 * MAX_RANK) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' is required (2 x rank values)");
     memcpy(given, p, (size_t)np * sizeof *given);
-    value = attr_float(nd, "value", 0.0);
+    value = onnx_attr_float(nd, "value", 0.0);
   } else {
     if (nd->nin < 2 || !nd->in[1]) return onnx_node_fail(nd, ST_ERR_INVALID, "input pads is required");
-    if ((s = ints_input(nd, 1, "pads", given, 2 * MAX_RANK, &np))) return s;
-    if (nd->nin > 2 && nd->in[2] && (s = scalar_input(nd, 2, "constant_value", &value))) return s;
+    if ((s = onnx_ints_input(nd, 1, "pads", given, 2 * MAX_RANK, &np))) return s;
+    if (nd->nin > 2 && nd->in[2] && (s = onnx_scalar_input(nd, 2, "constant_value", &value))) return s;
     if (nd->nin > 3 && nd->in[3]) {
-      if ((s = ints_input(nd, 3, "axes", axes, MAX_RANK, &na))) return s;
+      if ((s = onnx_ints_input(nd, 3, "axes", axes, MAX_RANK, &na))) return s;
       for (int i = 0; i < na; i++) {
         axes[i] = axes[i] < 0 ? axes[i] + rank : axes[i];
         if (axes[i] < 0 || axes[i] >= rank) return onnx_node_fail(nd, ST_ERR_INVALID, "axes[%d] out of range", i);
@@ -880,10 +702,9 @@ static status import_pad(onnx_node *nd, ir_node *n) {
   if (np != 2 * na)
     return onnx_node_fail(nd, ST_ERR_INVALID, "pads has %d values, expected %d", np, 2 * na);
   for (int i = 0; i < na; i++) pads[axes[i]] = given[i], pads[rank + axes[i]] = given[na + i];
-  if (ir_attr_set_string(nd->c->g, n, "mode", modes[mode]))
-    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting 'mode'");
-  s = set_ints(nd, n, "pads", 2 * rank, pads);
-  return s ? s : set_float(nd, n, "value", value);
+  if ((s = onnx_set_string(nd, n, "mode", modes[mode]))) return s;
+  s = onnx_set_ints(nd, n, "pads", 2 * rank, pads);
+  return s ? s : onnx_set_float(nd, n, "value", value);
 }
 
 #define REDUCE_ATTRS "-keepdims:i -noop_with_empty_axes:i"

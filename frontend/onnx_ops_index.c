@@ -27,47 +27,12 @@
 #include "frontend/onnx_internal.h"
 #include "ir/eval.h"
 
-static const Onnx__AttributeProto *find_attr(const onnx_node *nd, const char *name) {
-  for (size_t i = 0; i < nd->np->n_attribute; i++)
-    if (nd->np->attribute[i]->name && !strcmp(nd->np->attribute[i]->name, name)) return nd->np->attribute[i];
-  return NULL;
-}
-
-static int64_t attr_int(const onnx_node *nd, const char *name, int64_t def) {
-  const Onnx__AttributeProto *a = find_attr(nd, name);
-  return a ? a->i : def;
-}
-
 static status nomem(onnx_node *nd) { return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory"); }
-
-static status set_int(onnx_node *nd, ir_node *n, const char *name, int64_t v) {
-  return ir_attr_set_int(nd->c->g, n, name, v) ? nomem(nd) : ST_OK;
-}
-
-/* An INT attribute that must be 0 or 1, set explicitly with its default. */
-static status set_flag(onnx_node *nd, ir_node *n, const char *name, int64_t def) {
-  int64_t v = attr_int(nd, name, def);
-  if (v != 0 && v != 1)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' = %" PRId64 " must be 0 or 1", name, v);
-  return set_int(nd, n, name, v);
-}
-
-/* Input i, which must be a constant. */
-static status const_in(onnx_node *nd, int i, const char *what, const ir_value **out) {
-  const ir_value *v = i < nd->nin ? nd->in[i] : NULL;
-  if (!v) return onnx_node_fail(nd, ST_ERR_INVALID, "input %d (%s) is required", i, what);
-  if (!v->data)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                          "input %d '%s' (%s) must be a constant (an initializer or a Constant node)", i,
-                          v->name, what);
-  *out = v;
-  return ST_OK;
-}
 
 /* A one-element numeric constant input, truncated to an integer. */
 static status int_scalar_in(onnx_node *nd, int i, const char *what, int64_t *out) {
   const ir_value *v = NULL;
-  status s = const_in(nd, i, what, &v);
+  status s = onnx_const_input(nd, i, what, &v);
   if (s) return s;
   if (ir_value_elements(v) != 1 || v->dtype == DT_BOOL || !dtype_size(v->dtype))
     return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must hold one number", i, v->name, what);
@@ -86,19 +51,19 @@ static status int_scalar_in(onnx_node *nd, int i, const char *what, int64_t *out
 /* reduction (none, add, mul, max, min) made explicit. */
 static status set_reduction(onnx_node *nd, ir_node *n) {
   static const char *const names[] = {"none", "add", "mul", "max", "min"};
-  const Onnx__AttributeProto *a = find_attr(nd, "reduction");
+  const Onnx__AttributeProto *a = onnx_attr(nd, "reduction");
   for (int i = 0; i < 5; i++)
     if (!a || (a->s.len == strlen(names[i]) && !memcmp(a->s.data, names[i], a->s.len)))
-      return ir_attr_set_string(nd->c->g, n, "reduction", a ? names[i] : "none") ? nomem(nd) : ST_OK;
+      return onnx_set_string(nd, n, "reduction", a ? names[i] : "none");
   return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'reduction' must be none, add, mul, max or min");
 }
 
 status onnx_import_topk(onnx_node *nd, ir_node *n) {
-  int64_t k = attr_int(nd, "k", -1);
+  int64_t k = onnx_attr_int(nd, "k", -1);
   status s = ST_OK;
   if (nd->c->opset >= 10) { /* the row refuses the attribute from opset 10 on */
     if ((s = int_scalar_in(nd, 1, "k", &k))) return s;
-  } else if (nd->nin != 1 || !find_attr(nd, "k")) {
+  } else if (nd->nin != 1 || !onnx_attr(nd, "k")) {
     return onnx_node_fail(nd, ST_ERR_INVALID, "before opset 10 TopK takes 1 input and a 'k' attribute");
   }
   if (k < 0) return onnx_node_fail(nd, ST_ERR_INVALID, "k = %" PRId64 " must be >= 0", k);
@@ -110,38 +75,38 @@ status onnx_import_topk(onnx_node *nd, ir_node *n) {
     n->out[1] = v, v->producer = n;
   }
   n->out[1]->dtype = DT_INT64;
-  if ((s = set_int(nd, n, "k", k)) || (s = set_int(nd, n, "axis", attr_int(nd, "axis", -1))) ||
-      (s = set_flag(nd, n, "largest", 1)) || (s = set_flag(nd, n, "sorted", 1)))
+  if ((s = onnx_set_int(nd, n, "k", k)) || (s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", -1))) ||
+      (s = onnx_set_flag(nd, n, "largest", 1)) || (s = onnx_set_flag(nd, n, "sorted", 1)))
     return s;
   return ST_OK;
 }
 
 status onnx_import_scatter(onnx_node *nd, ir_node *n) {
-  status s = set_int(nd, n, "axis", attr_int(nd, "axis", 0));
+  status s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 0));
   return s ? s : set_reduction(nd, n);
 }
 
 status onnx_import_scatternd(onnx_node *nd, ir_node *n) { return set_reduction(nd, n); }
 
 status onnx_import_tensorscatter(onnx_node *nd, ir_node *n) {
-  const Onnx__AttributeProto *a = find_attr(nd, "mode");
+  const Onnx__AttributeProto *a = onnx_attr(nd, "mode");
   int circ = a && a->s.len == 8 && !memcmp(a->s.data, "circular", 8);
   if (a && !circ && !(a->s.len == 6 && !memcmp(a->s.data, "linear", 6)))
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' must be linear or circular");
-  if (ir_attr_set_string(nd->c->g, n, "mode", circ ? "circular" : "linear")) return nomem(nd);
-  return set_int(nd, n, "axis", attr_int(nd, "axis", -2));
+  status s = onnx_set_string(nd, n, "mode", circ ? "circular" : "linear");
+  return s ? s : onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", -2));
 }
 
 status onnx_import_cumulative(onnx_node *nd, ir_node *n) {
   int64_t axis = 0;
   status s = int_scalar_in(nd, 1, "axis", &axis);
-  if (!s) s = set_int(nd, n, "axis", axis);
-  if (!s) s = set_flag(nd, n, "exclusive", 0);
-  return s ? s : set_flag(nd, n, "reverse", 0);
+  if (!s) s = onnx_set_int(nd, n, "axis", axis);
+  if (!s) s = onnx_set_flag(nd, n, "exclusive", 0);
+  return s ? s : onnx_set_flag(nd, n, "reverse", 0);
 }
 
 status onnx_import_gathernd(onnx_node *nd, ir_node *n) {
-  return set_int(nd, n, "batch_dims", attr_int(nd, "batch_dims", 0));
+  return onnx_set_int(nd, n, "batch_dims", onnx_attr_int(nd, "batch_dims", 0));
 }
 
 status onnx_import_onehot(onnx_node *nd, ir_node *n) {
@@ -153,8 +118,8 @@ status onnx_import_onehot(onnx_node *nd, ir_node *n) {
   if (v->rank != 1 || v->dims[0] != 2)
     return onnx_node_fail(nd, ST_ERR_INVALID, "input 2 '%s' (values) must be [off, on], 2 elements", v->name);
   if (ir_node_set_input(nd->c->g, n, 1, nd->in[2])) return nomem(nd);
-  s = set_int(nd, n, "depth", depth);
-  return s ? s : set_int(nd, n, "axis", attr_int(nd, "axis", -1));
+  s = onnx_set_int(nd, n, "depth", depth);
+  return s ? s : onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", -1));
 }
 
 /* The runner binds compile-time inputs; a data-dependent shape is refused. */
@@ -180,7 +145,7 @@ status onnx_import_compress(onnx_node *nd, ir_node *n) {
   snprintf(name, sizeof name, "%.280s_positions", nd->out[0]->name);
   ir_value *ix = ir_const_new(nd->c->g, name, DT_INT64, 1, &count, pos, (size_t)count * sizeof *pos);
   if (!ix || ir_node_set_input(nd->c->g, n, 1, ix)) return nomem(nd);
-  if (find_attr(nd, "axis")) return set_int(nd, n, "axis", attr_int(nd, "axis", 0));
+  if (onnx_attr(nd, "axis")) return onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 0));
   /* no axis: the flattened input; the loader's toposort puts the Reshape first */
   int64_t minus1 = -1, one = 1;
   snprintf(name, sizeof name, "%.280s_flat_shape", nd->out[0]->name);
@@ -191,7 +156,7 @@ status onnx_import_compress(onnx_node *nd, ir_node *n) {
   ir_node *r = shape && flat ? ir_node_new(nd->c->g, IR_OP_RESHAPE, NULL, 2, rin, 1, &flat) : NULL;
   if (!r || ir_attr_set_int(nd->c->g, r, "allowzero", 0) || ir_node_set_input(nd->c->g, n, 0, flat))
     return nomem(nd);
-  return set_int(nd, n, "axis", 0);
+  return onnx_set_int(nd, n, "axis", 0);
 }
 
 status onnx_import_nonzero(onnx_node *nd, ir_node *n) {

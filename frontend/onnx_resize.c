@@ -14,26 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/fp16.h"
 #include "frontend/onnx_internal.h"
-
-static const Onnx__AttributeProto *find_attr(const onnx_node *nd, const char *name) {
-  for (size_t i = 0; i < nd->np->n_attribute; i++)
-    if (nd->np->attribute[i]->name && !strcmp(nd->np->attribute[i]->name, name)) return nd->np->attribute[i];
-  return NULL;
-}
-
-/* STRING attribute `name` into out (def when absent). */
-static void attr_str(const onnx_node *nd, const char *name, const char *def, char *out, size_t cap) {
-  const Onnx__AttributeProto *a = find_attr(nd, name);
-  if (!a) {
-    snprintf(out, cap, "%s", def);
-    return;
-  }
-  size_t n = a->s.len < cap - 1 ? a->s.len : cap - 1;
-  memcpy(out, a->s.data, n);
-  out[n] = '\0';
-}
+#include "ir/eval.h"
 
 static int is_one_of(const char *s, const char *const *names, int count) {
   for (int i = 0; i < count; i++)
@@ -46,36 +28,21 @@ static int is_one_of(const char *s, const char *const *names, int count) {
 static status const_values(onnx_node *nd, int i, const char *what, double *out, int max, int *count) {
   *count = -1;
   if (i >= nd->nin || !nd->in[i]) return ST_OK;
-  const ir_value *v = nd->in[i];
-  if (!v->data)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "input %d '%s' (%s) must be a constant (an initializer or a "
-                          "Constant node)", i, v->name, what);
+  const ir_value *v = NULL;
+  status s = onnx_const_input(nd, i, what, &v);
+  if (s) return s;
   int64_t n = ir_value_elements(v);
   if (n == 0) return ST_OK;
   int dt = v->dtype;
   if (v->rank != 1 || n > max || (dt != DT_FLOAT32 && dt != DT_FLOAT16 && dt != DT_DOUBLE && dt != DT_INT64))
     return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must be a 1-D float or int64 list of at most %d "
                           "values", i, v->name, what, max);
-  for (int64_t k = 0; k < n; k++) {
-    const unsigned char *p = (const unsigned char *)v->data + (size_t)k * dtype_size(dt);
-    float f;
-    double dv;
-    int64_t iv;
-    uint16_t h;
-    if (dt == DT_FLOAT32) memcpy(&f, p, 4), out[k] = f;
-    else if (dt == DT_DOUBLE) memcpy(&dv, p, 8), out[k] = dv;
-    else if (dt == DT_FLOAT16) memcpy(&h, p, 2), out[k] = half_to_float(h);
-    else memcpy(&iv, p, 8), out[k] = (double)iv;
-  }
+  for (int64_t k = 0; k < n; k++) out[k] = ir_elem_get(v->data, v->dtype, k);
   *count = (int)n;
   return ST_OK;
 }
 
 static status nomem(onnx_node *nd) { return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory importing"); }
-
-static status set_str(onnx_node *nd, ir_node *n, const char *name, const char *v) {
-  return ir_attr_set_string(nd->c->g, n, name, v) ? nomem(nd) : ST_OK;
-}
 
 /* The attributes shared by both importers once scales are known over all
  * dims (scales != NULL) or sizes are (sizes != NULL). */
@@ -94,16 +61,16 @@ static status finish(onnx_node *nd, ir_node *n, int rank, const double *scales, 
 static status import_old(onnx_node *nd, ir_node *n, const double *scales, int count) {
   int rank = nd->in[0]->rank;
   char mode[32];
-  attr_str(nd, "mode", "nearest", mode, sizeof mode);
+  onnx_attr_string(nd, "mode", "nearest", mode, sizeof mode);
   if (!strcmp(mode, "bilinear")) snprintf(mode, sizeof mode, "linear");
   static const char *const modes[] = {"nearest", "linear"};
   if (!is_one_of(mode, modes, 2))
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' = \"%s\", expected nearest or linear", mode);
   if (count != rank)
     return onnx_node_fail(nd, ST_ERR_INVALID, "scales has %d values, expected %d (the input's rank)", count, rank);
-  status s = set_str(nd, n, "mode", mode);
-  if (!s) s = set_str(nd, n, "coordinate_transformation_mode", "asymmetric");
-  if (!s) s = set_str(nd, n, "nearest_mode", "simple");
+  status s = onnx_set_string(nd, n, "mode", mode);
+  if (!s) s = onnx_set_string(nd, n, "coordinate_transformation_mode", "asymmetric");
+  if (!s) s = onnx_set_string(nd, n, "nearest_mode", "simple");
   return s ? s : finish(nd, n, rank, scales, NULL);
 }
 
@@ -120,7 +87,7 @@ status onnx_import_upsample(onnx_node *nd, ir_node *n) {
   double scales[MAX_RANK];
   int count = -1;
   if (nd->c->opset < 9) {
-    const Onnx__AttributeProto *a = find_attr(nd, "scales");
+    const Onnx__AttributeProto *a = onnx_attr(nd, "scales");
     if (!a || a->n_floats > MAX_RANK) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'scales' is required");
     count = (int)a->n_floats;
     for (int k = 0; k < count; k++) scales[k] = a->floats[k];
@@ -146,10 +113,10 @@ status onnx_import_resize(onnx_node *nd, ir_node *n) {
   if ((nscales < 0) == (nsizes < 0))
     return onnx_node_fail(nd, ST_ERR_INVALID, "exactly one of the inputs scales and sizes must be given");
   char mode[32], ctm[32], nearest[32], policy[32];
-  attr_str(nd, "mode", "nearest", mode, sizeof mode);
-  attr_str(nd, "coordinate_transformation_mode", "half_pixel", ctm, sizeof ctm);
-  attr_str(nd, "nearest_mode", "round_prefer_floor", nearest, sizeof nearest);
-  attr_str(nd, "keep_aspect_ratio_policy", "stretch", policy, sizeof policy);
+  onnx_attr_string(nd, "mode", "nearest", mode, sizeof mode);
+  onnx_attr_string(nd, "coordinate_transformation_mode", "half_pixel", ctm, sizeof ctm);
+  onnx_attr_string(nd, "nearest_mode", "round_prefer_floor", nearest, sizeof nearest);
+  onnx_attr_string(nd, "keep_aspect_ratio_policy", "stretch", policy, sizeof policy);
   static const char *const modes[] = {"nearest", "linear", "cubic"};
   static const char *const ctms[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
                                      "asymmetric", "tf_crop_and_resize"};
@@ -164,8 +131,8 @@ status onnx_import_resize(onnx_node *nd, ir_node *n) {
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'keep_aspect_ratio_policy' = \"%s\" is unknown", policy);
   int64_t antialias = 0, exclude = 0;
   const Onnx__AttributeProto *a;
-  if ((a = find_attr(nd, "antialias"))) antialias = a->i;
-  if ((a = find_attr(nd, "exclude_outside"))) exclude = a->i;
+  if ((a = onnx_attr(nd, "antialias"))) antialias = a->i;
+  if ((a = onnx_attr(nd, "exclude_outside"))) exclude = a->i;
   if ((antialias != 0 && antialias != 1) || (exclude != 0 && exclude != 1))
     return onnx_node_fail(nd, ST_ERR_INVALID, "attributes 'antialias' and 'exclude_outside' must be 0 or 1");
   if (antialias && !strcmp(mode, "nearest"))
@@ -174,7 +141,7 @@ status onnx_import_resize(onnx_node *nd, ir_node *n) {
   int64_t axes[MAX_RANK];
   int naxes = rank;
   for (int d = 0; d < rank; d++) axes[d] = d;
-  if ((a = find_attr(nd, "axes"))) {
+  if ((a = onnx_attr(nd, "axes"))) {
     if (a->n_ints < 1 || a->n_ints > (size_t)rank)
       return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'axes' has %zu values for rank %d", a->n_ints, rank);
     naxes = (int)a->n_ints;
@@ -210,15 +177,16 @@ status onnx_import_resize(onnx_node *nd, ir_node *n) {
     for (int k = 0; k < naxes; k++) full_roi[axes[k]] = roi[k], full_roi[rank + axes[k]] = roi[naxes + k];
     if (ir_attr_set_floats(nd->c->g, n, "roi", 2 * rank, full_roi)) return nomem(nd);
   }
-  double cubic_a = (a = find_attr(nd, "cubic_coeff_a")) ? a->f : -0.75;
-  double extrap = (a = find_attr(nd, "extrapolation_value")) ? a->f : 0.0;
-  if ((s = set_str(nd, n, "mode", mode)) || (s = set_str(nd, n, "coordinate_transformation_mode", ctm)) ||
-      (s = set_str(nd, n, "nearest_mode", nearest)))
+  double cubic_a = (a = onnx_attr(nd, "cubic_coeff_a")) ? a->f : -0.75;
+  double extrap = (a = onnx_attr(nd, "extrapolation_value")) ? a->f : 0.0;
+  if ((s = onnx_set_string(nd, n, "mode", mode)) ||
+      (s = onnx_set_string(nd, n, "coordinate_transformation_mode", ctm)) ||
+      (s = onnx_set_string(nd, n, "nearest_mode", nearest)))
     return s;
   if (ir_attr_set_float(nd->c->g, n, "cubic_coeff_a", cubic_a) ||
       ir_attr_set_float(nd->c->g, n, "extrapolation_value", extrap) ||
       ir_attr_set_int(nd->c->g, n, "exclude_outside", exclude) || ir_attr_set_int(nd->c->g, n, "antialias", antialias))
     return nomem(nd);
-  if (nsizes >= 0 && (s = set_str(nd, n, "keep_aspect_ratio_policy", policy))) return s;
+  if (nsizes >= 0 && (s = onnx_set_string(nd, n, "keep_aspect_ratio_policy", policy))) return s;
   return finish(nd, n, rank, nscales >= 0 ? full_scales : NULL, nscales >= 0 ? NULL : full_sizes);
 }

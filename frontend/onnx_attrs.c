@@ -1,0 +1,201 @@
+/* onnx_attrs.c - reading an ONNX node's attributes and compile-time inputs,
+ * and setting attributes on the IR node; shared by every importer file.
+ *
+ * Reading attributes (onnx_attr*). The importers run after onnx_import_node
+ * checked every attribute against the row's spec (frontend/onnx_ops.c): names
+ * are unique, kinds match, INTS/FLOATS counts fit an int. So these look a
+ * name up and read the field of its kind without checking it again; an absent
+ * attribute gives the default the caller passes. A returned
+ * Onnx__AttributeProto or int64_t array points into the unpacked model: owned
+ * by the loader, valid until the load ends; never freed or changed here.
+ * onnx_attr_string and onnx_attr_ints_copy copy into the caller's buffer.
+ *
+ * Compile-time inputs (onnx_*_input). Newer opsets pass as inputs what older
+ * ones had as attributes; the compiler needs them constant (an initializer or
+ * a Constant node). On success *out points at the input's ir_value (owned by
+ * the graph, valid as long as it) or the values are copied into the caller's
+ * buffer; a missing, run-time or ill-shaped input is an error naming the
+ * input (`what` is its ONNX name in the op's signature).
+ *
+ * Setting attributes (onnx_set_*). Each sets one attribute on IR node n (the
+ * IR copies names, strings and lists into the graph's arena) and returns
+ * ST_OK, or ST_ERR_NOMEM with a message naming the attribute. onnx_set_flag
+ * and onnx_set_ints_default also check the ONNX value and make its default
+ * explicit.
+ *
+ * Every failure goes through onnx_node_fail, so messages start with the
+ * model's label and the node.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "frontend/onnx_internal.h"
+#include "ir/eval.h"
+
+/* --- attribute kinds */
+
+int onnx_attr_type(const Onnx__AttributeProto *a) {
+  if (a->has_type && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED) return a->type;
+  /* Very old models leave `type` unset: infer it from the field in use. */
+  if (a->t) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+  if (a->g) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+  if (a->n_floats) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS;
+  if (a->n_ints) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+  if (a->n_strings) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS;
+  if (a->has_f) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+  if (a->has_i) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+  if (a->has_s) return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+  return ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED;
+}
+
+const char *onnx_attr_type_name(int type) {
+  switch (type) {
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: return "FLOAT";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: return "INT";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: return "STRING";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: return "TENSOR";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH: return "GRAPH";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: return "FLOATS";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: return "INTS";
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: return "STRINGS";
+  default: return "another kind";
+  }
+}
+
+/* --- reading attributes */
+
+const Onnx__AttributeProto *onnx_attr(const onnx_node *nd, const char *name) {
+  for (size_t i = 0; i < nd->np->n_attribute; i++)
+    if (nd->np->attribute[i]->name && !strcmp(nd->np->attribute[i]->name, name)) return nd->np->attribute[i];
+  return NULL;
+}
+
+int64_t onnx_attr_int(const onnx_node *nd, const char *name, int64_t def) {
+  const Onnx__AttributeProto *a = onnx_attr(nd, name);
+  return a ? a->i : def;
+}
+
+double onnx_attr_float(const onnx_node *nd, const char *name, double def) {
+  const Onnx__AttributeProto *a = onnx_attr(nd, name);
+  return a ? a->f : def;
+}
+
+int onnx_attr_string_is(const onnx_node *nd, const char *name, const char *def, const char *s) {
+  const Onnx__AttributeProto *a = onnx_attr(nd, name);
+  if (!a) return !strcmp(def, s);
+  return a->s.len == strlen(s) && !memcmp(a->s.data, s, a->s.len);
+}
+
+const char *onnx_attr_string(const onnx_node *nd, const char *name, const char *def, char *buf, size_t size) {
+  const Onnx__AttributeProto *a = onnx_attr(nd, name);
+  if (!a) {
+    snprintf(buf, size, "%s", def);
+    return buf;
+  }
+  size_t n = a->s.len < size - 1 ? a->s.len : size - 1;
+  memcpy(buf, a->s.data, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+const int64_t *onnx_attr_ints(const onnx_node *nd, const char *name, int *count) {
+  const Onnx__AttributeProto *a = onnx_attr(nd, name);
+  *count = a ? (int)a->n_ints : 0; /* the spec check bounded n_ints */
+  return a ? a->ints : NULL;
+}
+
+int onnx_attr_ints_copy(const onnx_node *nd, const char *name, int64_t *out, int max) {
+  const Onnx__AttributeProto *a = onnx_attr(nd, name);
+  if (!a) return -1;
+  int n = (int)a->n_ints < max ? (int)a->n_ints : max;
+  for (int i = 0; i < n; i++)
+    out[i] = a->ints[i];
+  return (int)a->n_ints;
+}
+
+/* --- compile-time inputs */
+
+status onnx_const_input(onnx_node *nd, int i, const char *what, const ir_value **out) {
+  const ir_value *v = i < nd->nin ? nd->in[i] : NULL;
+  if (!v) return onnx_node_fail(nd, ST_ERR_INVALID, "input %d (%s) is required", i, what);
+  if (!v->data)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                          "input %d '%s'%s%s%s must be a constant (an initializer or a Constant node)", i,
+                          v->name, strcmp(v->name, what) ? " (" : "", strcmp(v->name, what) ? what : "",
+                          strcmp(v->name, what) ? ")" : "");
+  *out = v;
+  return ST_OK;
+}
+
+status onnx_scalar_input(onnx_node *nd, int i, const char *what, double *out) {
+  const ir_value *v = NULL;
+  status s = onnx_const_input(nd, i, what, &v);
+  if (s) return s;
+  if (ir_value_elements(v) != 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must hold one value, it holds %" PRId64, i,
+                          v->name, what, ir_value_elements(v));
+  *out = ir_elem_get(v->data, v->dtype, 0);
+  return ST_OK;
+}
+
+status onnx_ints_input(onnx_node *nd, int i, const char *what, int64_t *out, int max, int *count) {
+  const ir_value *v = NULL;
+  status s = onnx_const_input(nd, i, what, &v);
+  if (s) return s;
+  int64_t n = ir_value_elements(v);
+  if (v->dtype != DT_INT64 || v->rank > 1 || n > max)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must be an int64 list of at most %d values",
+                          i, v->name, what, max);
+  memcpy(out, v->data, (size_t)n * sizeof *out);
+  *count = (int)n;
+  return ST_OK;
+}
+
+/* --- setting attributes on the IR node */
+
+static status nomem(onnx_node *nd, const char *name) {
+  return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory setting '%s'", name);
+}
+
+status onnx_set_int(onnx_node *nd, ir_node *n, const char *name, int64_t v) {
+  return ir_attr_set_int(nd->c->g, n, name, v) ? nomem(nd, name) : ST_OK;
+}
+
+status onnx_set_float(onnx_node *nd, ir_node *n, const char *name, double v) {
+  return ir_attr_set_float(nd->c->g, n, name, v) ? nomem(nd, name) : ST_OK;
+}
+
+status onnx_set_string(onnx_node *nd, ir_node *n, const char *name, const char *v) {
+  return ir_attr_set_string(nd->c->g, n, name, v) ? nomem(nd, name) : ST_OK;
+}
+
+status onnx_set_ints(onnx_node *nd, ir_node *n, const char *name, int count, const int64_t *v) {
+  return ir_attr_set_ints(nd->c->g, n, name, count, v) ? nomem(nd, name) : ST_OK;
+}
+
+status onnx_set_flag(onnx_node *nd, ir_node *n, const char *name, int64_t def) {
+  int64_t v = onnx_attr_int(nd, name, def);
+  if (v != 0 && v != 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' = %" PRId64 " must be 0 or 1", name, v);
+  return onnx_set_int(nd, n, name, v);
+}
+
+status onnx_set_ints_default(onnx_node *nd, ir_node *n, const char *name, int count, int64_t def,
+                             int64_t min) {
+  int have;
+  const int64_t *v = onnx_attr_ints(nd, name, &have);
+  int64_t buf[2 * MAX_RANK];
+  if (!v) {
+    for (int i = 0; i < count; i++)
+      buf[i] = def;
+    return onnx_set_ints(nd, n, name, count, buf);
+  }
+  if (have != count)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' has %d values, expected %d", name, have, count);
+  for (int i = 0; i < count; i++)
+    if (v[i] < min)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s'[%d] = %" PRId64 " must be >= %" PRId64, name,
+                            i, v[i], min);
+  return onnx_set_ints(nd, n, name, count, v);
+}
