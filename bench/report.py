@@ -230,12 +230,13 @@ def main():
             vj, vi = num(v["vprog_ms_jit"]), num(v["vprog_ms_interp"])
             fj, uj = num(v["lat_ms_fused_jit"]), num(v["lat_ms_unfused_jit"])
             x = vj / vi if vj and vi else None
-            w(f"| {v['model']}: vector time JIT <= 0.5x interpreter | {fmt(x, '.2f')}x | {verdict(None if x is None else x <= 0.5)} |")
+            who = f"{v['model']}, {v['threads']} thread(s)"
+            w(f"| {who}: vector time JIT <= 0.5x interpreter | {fmt(x, '.2f')}x | {verdict(None if x is None else x <= 0.5)} |")
             x = fj / uj if fj and uj else None
-            w(f"| {v['model']}: latency <= 0.85x the unfused build | {fmt(x, '.2f')}x | {verdict(None if x is None else x <= 0.85)} |")
+            w(f"| {who}: latency <= 0.85x the unfused build | {fmt(x, '.2f')}x | {verdict(None if x is None else x <= 0.85)} |")
             if v["model"] == "efficientnet_b0":
                 c = num(v["jit_cold_ms"])
-                w(f"| EfficientNet-B0: JIT compile at load <= 100 ms (cold) | {fmt(c, '.1f')} ms | {verdict(None if c is None else c <= 100)} |")
+                w(f"| EfficientNet-B0, {v['threads']} thread(s): JIT compile at load <= 100 ms (cold) | {fmt(c, '.1f')} ms | {verdict(None if c is None else c <= 100)} |")
         w("")
     with open(out, "w") as f:
         f.write("\n".join(L))
