@@ -5,6 +5,7 @@
 #ifndef COMMON_FP16_H
 #define COMMON_FP16_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -55,6 +56,21 @@ static inline uint16_t float_to_half(float f) {
   uint32_t rem = absx & 0x1fffu;
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
   return (uint16_t)(sign | h);
+}
+
+/* d rounded to float with round-to-odd (inexact results get an odd last
+ * bit), so that a second rounding to half (float_to_half) rounds d to the
+ * nearest half in one step: float keeps 13 more significand bits than half,
+ * and the odd bit records that d was inexact. */
+static inline float double_to_float_odd(double d) {
+  float f = (float)d;
+  if ((double)f == d || d != d || isinf(f)) return f;
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  if (fabs((double)f) > fabs(d)) u--; /* toward zero: one step down in magnitude */
+  u |= 1;
+  memcpy(&f, &u, sizeof f);
+  return f;
 }
 
 #endif

@@ -70,6 +70,21 @@ static inline size_t dtype_size(int dt) {
   }
 }
 
+/* v (an integer dtype's value, sign- or zero-extended to 64 bits) wrapped to
+ * dtype dt: two's complement truncation, bool as v != 0; i64 and u64 as is. */
+static inline int64_t dtype_wrap_int(int dt, int64_t v) {
+  switch (dt) {
+  case DT_INT32: return (int32_t)(uint32_t)(uint64_t)v;
+  case DT_INT16: return (int16_t)(uint16_t)(uint64_t)v;
+  case DT_INT8: return (int8_t)(uint8_t)(uint64_t)v;
+  case DT_UINT32: return (int64_t)(uint32_t)(uint64_t)v;
+  case DT_UINT16: return (int64_t)(uint16_t)(uint64_t)v;
+  case DT_UINT8: return (int64_t)(uint8_t)(uint64_t)v;
+  case DT_BOOL: return v != 0;
+  default: return v; /* i64, u64 */
+  }
+}
+
 /* Short names used by the IR text form, JSON dumps and messages: "f32", "f16",
  * "i64", "i32", "i8", "u8", "bool", "f64", ... ; NULL for unknown. */
 const char *dtype_name(int dt);

@@ -148,7 +148,7 @@ status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
   status st = read_win(nd, r, w, &wn);
   if (st) return st;
   int64_t group = dc_attr_int(&b, "group", 1), cin = w->dims[0], og = w->dims[1];
-  if (group < 1 || cin % group || x->dims[1] != cin)
+  if (group < 1 || cin < 1 || cin % group || x->dims[1] != cin)
     return dc_fail(&b, ST_ERR_INVALID, "group %lld, input channels %lld and weight %lld x %lld disagree",
                    (long long)group, (long long)x->dims[1], (long long)cin, (long long)og),
            dc_end(&b);

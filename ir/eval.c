@@ -16,7 +16,6 @@
 #include "ir/resize.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,30 +23,10 @@
 #include "common/om_format.h"
 #include "ir/eval_elem.h"
 #include "ir/eval_index.h"
+#include "ir/eval_internal.h"
 #include "ir/view.h"
 #include "ir/vprog_ir.h"
 
-typedef struct ev {
-  const ir_node *n;
-  const void *const *in;
-  void **out;
-  arena *a;
-  diag *d;
-} ev;
-
-static status fail(ev *e, status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static status fail(ev *e, status code, const char *fmt, ...) {
-  char msg[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return ir_node_error(e->d, code, e->n, "%s", msg);
-}
-
-static status nomem(ev *e) { return fail(e, ST_ERR_NOMEM, "out of memory evaluating"); }
-
-static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
 
 /* ---- element access in any numeric dtype ---- */
 

@@ -14,31 +14,12 @@
 #include "ir/eval_index.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ir/eval.h"
+#include "ir/eval_internal.h"
 
-typedef struct ev {
-  const ir_node *n;
-  const void *const *in;
-  void **out;
-  arena *a;
-  diag *d;
-} ev;
-
-static status fail(ev *e, status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static status fail(ev *e, status code, const char *fmt, ...) {
-  char msg[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return ir_node_error(e->d, code, e->n, "%s", msg);
-}
-
-static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
 
 /* Integers (and bool) widened to int64; u64 as its bits. */
 static int64_t get_i(const void *p, int dt, int64_t i) {
@@ -79,8 +60,6 @@ static int64_t prod(const int64_t *dims, int from, int to) {
     p *= dims[i];
   return p;
 }
-
-static status nomem(ev *e) { return fail(e, ST_ERR_NOMEM, "out of memory evaluating"); }
 
 static status bad_index(ev *e, int64_t k, int64_t D) {
   return fail(e, ST_ERR_INVALID, "index %lld out of range [%lld, %lld)", (long long)k, (long long)-D,
@@ -201,6 +180,18 @@ static void combine(void *y, int dt, int64_t yi, const void *u, int64_t ui, int 
   put_i(y, dt, yi, r);
 }
 
+/* Output 0 shaped as input 0 (X) and holding a copy of its data: where the
+ * scatters start from. */
+static status out_copy_of_in0(ev *e, const ir_value *X, unsigned char **y_out) {
+  status st = want_out(e, 0, X->dtype, X->rank, X->dims);
+  if (st) return st;
+  unsigned char *y = alloc_out(e, 0);
+  if (!y) return nomem(e);
+  memcpy(y, e->in[0], (size_t)ir_value_elements(X) * dtype_size(X->dtype));
+  *y_out = y;
+  return ST_OK;
+}
+
 static status eval_scatter(ev *e) {
   const ir_value *X = e->n->in[0], *I = e->n->in[1], *U = e->n->in[2];
   int red = ir_scatter_reduction(e->n), nd = e->n->op == IR_OP_SCATTERND;
@@ -208,12 +199,9 @@ static status eval_scatter(ev *e) {
     return fail(e, ST_ERR_INVALID, "unknown reduction '%s'", ir_attr_string(e->n, "reduction", ""));
   if ((I->dtype != DT_INT64 && I->dtype != DT_INT32) || U->dtype != X->dtype || X->rank < 1)
     return fail(e, ST_ERR_INVALID, "indices must be i32/i64 and updates of data's dtype");
-  status st = want_out(e, 0, X->dtype, X->rank, X->dims);
+  unsigned char *y;
+  status st = out_copy_of_in0(e, X, &y);
   if (st) return st;
-  size_t es = dtype_size(X->dtype);
-  unsigned char *y = alloc_out(e, 0);
-  if (!y) return nomem(e);
-  memcpy(y, e->in[0], (size_t)ir_value_elements(X) * es);
   if (!nd) {
     int axis = axis_of(e->n, X->rank);
     int ok = axis >= 0 && I->rank == X->rank && U->rank == I->rank;
@@ -263,12 +251,10 @@ static status eval_tensorscatter(ev *e) {
   for (int d = 0; ok && d < X->rank; d++)
     ok = d == axis ? U->dims[d] <= X->dims[d] : U->dims[d] == X->dims[d];
   if (!ok) return fail(e, ST_ERR_INVALID, "update or write_indices do not fit past_cache '%s'", X->name);
-  status st = want_out(e, 0, X->dtype, X->rank, X->dims);
+  unsigned char *y;
+  status st = out_copy_of_in0(e, X, &y);
   if (st) return st;
   size_t es = dtype_size(X->dtype);
-  unsigned char *y = alloc_out(e, 0);
-  if (!y) return nomem(e);
-  memcpy(y, e->in[0], (size_t)ir_value_elements(X) * es);
   int64_t D = X->dims[axis], inner = prod(X->dims, axis + 1, X->rank), outer = prod(X->dims, 0, axis);
   int64_t per_batch = prod(X->dims, 1, axis); /* prefixes per batch entry */
   for (int64_t o = 0; o < outer; o++)

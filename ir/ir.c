@@ -8,6 +8,7 @@
 #include "ir.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,6 +283,15 @@ const ir_attr *ir_attr_find(const ir_node *n, const char *name) {
   return NULL;
 }
 
+void ir_attr_remove(ir_node *n, const char *name) {
+  for (int i = 0; i < n->nattrs; i++)
+    if (strcmp(n->attrs[i].name, name) == 0) {
+      memmove(&n->attrs[i], &n->attrs[i + 1], (size_t)(n->nattrs - i - 1) * sizeof *n->attrs);
+      n->nattrs--;
+      return;
+    }
+}
+
 int64_t ir_attr_int(const ir_node *n, const char *name, int64_t def) {
   const ir_attr *a = ir_attr_find(n, name);
   return a && a->kind == IR_ATTR_INT ? a->i : def;
@@ -311,6 +321,17 @@ status ir_node_error(diag *d, status code, const ir_node *n, const char *fmt, ..
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   return diag_set(d, code, "node '%s' (%s): %s", n->name, ir_ops[n->op].name, msg);
+}
+
+const char *ir_dims_str(int rank, const int64_t *dims) {
+  static _Thread_local char bufs[4][160];
+  static _Thread_local int next;
+  char *b = bufs[next++ & 3];
+  int at = snprintf(b, 160, "[");
+  for (int i = 0; i < rank && at < 150; i++)
+    at += snprintf(b + at, (size_t)(160 - at), "%s%lld", i ? "," : "", (long long)dims[i]);
+  snprintf(b + at, (size_t)(160 - at), "]");
+  return b;
 }
 
 /* ---- surgery ---- */

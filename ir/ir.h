@@ -153,11 +153,17 @@ double ir_attr_float(const ir_node *n, const char *name, double def);
 const char *ir_attr_string(const ir_node *n, const char *name, const char *def);
 /* Copies up to max ints into out; returns the count, or -1 when absent. */
 int ir_attr_ints(const ir_node *n, const char *name, int64_t *out, int max);
+/* Removes attribute `name` from n (nothing when absent). */
+void ir_attr_remove(ir_node *n, const char *name);
 
 /* Records an error about node n: "node 'NAME' (OpType): <fmt...>", the one
  * shape every pass uses for messages about a node. Returns code. */
 status ir_node_error(diag *d, status code, const ir_node *n, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* "[1,3,224,224]" into one of four rotating thread-local buffers (for
+ * messages: at most four live results at a time). */
+const char *ir_dims_str(int rank, const int64_t *dims);
 
 /* Graph surgery. */
 /* Makes every use of `from` (node inputs and graph outputs) use `to`. */

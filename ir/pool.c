@@ -28,17 +28,6 @@ static int pool_mode(ir_op op) {
   return 2;
 }
 
-/* "[1,3,224,224]" into one of four rotating buffers (for messages). */
-static const char *dims_str(int rank, const int64_t *dims) {
-  static _Thread_local char bufs[4][160];
-  static _Thread_local int next;
-  char *b = bufs[next++ & 3];
-  int at = snprintf(b, 160, "[");
-  for (int i = 0; i < rank && at < 150; i++) at += snprintf(b + at, (size_t)(160 - at), "%s%lld", i ? "," : "", (long long)dims[i]);
-  snprintf(b + at, (size_t)(160 - at), "]");
-  return b;
-}
-
 int ir_pool_read(const ir_node *n, int rank, const int64_t *xdims, ir_pool *p, char *err, size_t cap) {
   memset(p, 0, sizeof *p);
   p->r = rank - 2;
@@ -65,7 +54,7 @@ int ir_pool_read(const ir_node *n, int rank, const int64_t *xdims, ir_pool *p, c
   int np = ir_attr_ints(n, "pads", pads, 2 * IR_POOL_MAX_SPATIAL + 1);
   if (nk != r || (ns >= 0 && ns != r) || (nd >= 0 && nd != r) || (np >= 0 && np != 2 * r)) {
     snprintf(err, cap, "kernel_shape, strides, dilations and pads must have %d, %d, %d and %d values for input %s", r, r,
-             r, 2 * r, dims_str(rank, xdims));
+             r, 2 * r, ir_dims_str(rank, xdims));
     return -1;
   }
   for (int j = 0; j < r; j++) p->pb[j] = pads[j], p->pe[j] = pads[r + j];
@@ -74,7 +63,7 @@ int ir_pool_read(const ir_node *n, int rank, const int64_t *xdims, ir_pool *p, c
     if (p->k[j] < 1 || p->s[j] < 1 || p->dl[j] < 1 || p->k[j] > attr_limit || p->s[j] > attr_limit ||
         p->dl[j] > attr_limit || p->pb[j] < 0 || p->pe[j] < 0 || p->pb[j] > attr_limit || p->pe[j] > attr_limit) {
       snprintf(err, cap, "kernel %s, strides %s and dilations %s must be in 1..%lld and pads %s in 0..%lld",
-               dims_str(r, p->k), dims_str(r, p->s), dims_str(r, p->dl), (long long)attr_limit, dims_str(2 * r, pads),
+               ir_dims_str(r, p->k), ir_dims_str(r, p->s), ir_dims_str(r, p->dl), (long long)attr_limit, ir_dims_str(2 * r, pads),
                (long long)attr_limit);
       return -1;
     }
@@ -89,15 +78,6 @@ int64_t ir_pool_out(int64_t in, int64_t k, int64_t s, int64_t dl, int64_t pb, in
   return out;
 }
 
-static void drop_attr(ir_node *n, const char *name) {
-  for (int i = 0; i < n->nattrs; i++)
-    if (strcmp(n->attrs[i].name, name) == 0) {
-      memmove(&n->attrs[i], &n->attrs[i + 1], (size_t)(n->nattrs - i - 1) * sizeof *n->attrs);
-      n->nattrs--;
-      return;
-    }
-}
-
 status ir_pool_infer(ir_graph *g, ir_node *n, diag *d, int *rank_out, int64_t *dims_out) {
   const ir_value *x = n->in[0];
   int dt = x->dtype, is_float = dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE;
@@ -106,7 +86,7 @@ status ir_pool_infer(ir_graph *g, ir_node *n, diag *d, int *rank_out, int64_t *d
                          dtype_name(dt) ? dtype_name(dt) : "?", pool_mode(n->op) == 0 ? ", int8 or uint8" : "");
   for (int j = 2; j < x->rank; j++)
     if (x->dims[j] >= (int64_t)1 << 40)
-      return ir_node_error(d, ST_ERR_LIMIT, n, "input %s: spatial dims of 2^40 or more", dims_str(x->rank, x->dims));
+      return ir_node_error(d, ST_ERR_LIMIT, n, "input %s: spatial dims of 2^40 or more", ir_dims_str(x->rank, x->dims));
   ir_pool p;
   char err[400];
   const char *ap = ir_attr_string(n, "auto_pad", "NOTSET");
@@ -124,7 +104,7 @@ status ir_pool_infer(ir_graph *g, ir_node *n, diag *d, int *rank_out, int64_t *d
       p.pb[j] = strcmp(ap, "SAME_UPPER") == 0 ? small : big;
       p.pe[j] = total - p.pb[j];
     }
-  drop_attr(n, "auto_pad");
+  ir_attr_remove(n, "auto_pad");
   *rank_out = x->rank;
   dims_out[0] = x->dims[0], dims_out[1] = x->dims[1];
   for (int j = 0; j < r; j++) {
@@ -133,7 +113,7 @@ status ir_pool_infer(ir_graph *g, ir_node *n, diag *d, int *rank_out, int64_t *d
       int64_t pads[2 * IR_POOL_MAX_SPATIAL];
       for (int i = 0; i < r; i++) pads[i] = p.pb[i], pads[r + i] = p.pe[i];
       return ir_node_error(d, ST_ERR_INVALID, n, "kernel %s with dilations %s and pads %s does not fit input %s",
-                           dims_str(r, p.k), dims_str(r, p.dl), dims_str(2 * r, pads), dims_str(x->rank, x->dims));
+                           ir_dims_str(r, p.k), ir_dims_str(r, p.dl), ir_dims_str(2 * r, pads), ir_dims_str(x->rank, x->dims));
     }
   }
   if (p.global) return ST_OK;

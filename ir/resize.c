@@ -27,15 +27,6 @@
 
 #include "ir/eval.h"
 
-static void drop_attr(ir_node *n, const char *name) {
-  for (int i = 0; i < n->nattrs; i++)
-    if (strcmp(n->attrs[i].name, name) == 0) {
-      memmove(&n->attrs[i], &n->attrs[i + 1], (size_t)(n->nattrs - i - 1) * sizeof *n->attrs);
-      n->nattrs--;
-      return;
-    }
-}
-
 /* FLOATS attribute `name` into out (at most max); the count or -1. */
 static int attr_floats(const ir_node *n, const char *name, double *out, int max) {
   const ir_attr *a = ir_attr_find(n, name);
@@ -133,8 +124,8 @@ status ir_resize_infer(ir_graph *g, ir_node *n, diag *d, int64_t *dims) {
         dims[i] = (int64_t)(keep * (double)x->dims[i] + 0.5);
       }
     }
-    drop_attr(n, "sizes");
-    drop_attr(n, "keep_aspect_ratio_policy");
+    ir_attr_remove(n, "sizes");
+    ir_attr_remove(n, "keep_aspect_ratio_policy");
     if (ir_attr_set_floats(g, n, "scales", rank, r.scales))
       return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory inferring shapes");
   } else {

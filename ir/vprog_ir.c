@@ -299,30 +299,7 @@ static double round_to(int dt, double v) {
 
 /* v rounded to f16 once (CAST f64 -> f16): through float with round-to-odd,
  * which a second rounding to nearest cannot turn into a double rounding. */
-static double double_to_half(double v) {
-  float f = (float)v;
-  if ((double)f != v && v == v && !isinf(f)) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    if (fabs((double)f) > fabs(v)) u--;
-    u |= 1;
-    memcpy(&f, &u, sizeof f);
-  }
-  return half_to_float(float_to_half(f));
-}
-
-static int64_t wrap(int dt, int64_t v) {
-  switch (dt) {
-  case DT_INT32: return (int32_t)(uint32_t)(uint64_t)v;
-  case DT_INT16: return (int16_t)(uint16_t)(uint64_t)v;
-  case DT_INT8: return (int8_t)(uint8_t)(uint64_t)v;
-  case DT_UINT32: return (int64_t)(uint32_t)(uint64_t)v;
-  case DT_UINT16: return (int64_t)(uint16_t)(uint64_t)v;
-  case DT_UINT8: return (int64_t)(uint8_t)(uint64_t)v;
-  case DT_BOOL: return v != 0;
-  default: return v; /* i64, u64 */
-  }
-}
+static double double_to_half(double v) { return half_to_float(float_to_half(double_to_float_odd(v))); }
 
 static int bits_of(int dt) { return 8 * (int)dtype_size(dt); }
 
@@ -355,7 +332,7 @@ static reg cast(int to, int from, reg x) {
     r.f = round_to(to, ir_vprog_is_float(from)         ? x.f
                        : ir_vprog_is_unsigned(from) ? (double)(float)(uint64_t)x.i
                                                     : (double)(float)x.i); /* one rounding to f32 */
-  else r.i = ir_vprog_is_float(from) ? float_to_int(to, x.f) : wrap(to, x.i);
+  else r.i = ir_vprog_is_float(from) ? float_to_int(to, x.f) : dtype_wrap_int(to, x.i);
   return r;
 }
 
@@ -427,10 +404,10 @@ static int64_t binary_i(int op, int dt, int64_t a, int64_t b) {
       (op == VOP_DIV || op == VOP_MOD || op == VOP_FMOD || op == VOP_MAX || op == VOP_MIN || op == VOP_SHR))
     return binary_u(op, dt, ua, ub);
   switch (op) {
-  case VOP_ADD: return wrap(dt, (int64_t)(ua + ub));
-  case VOP_SUB: return wrap(dt, (int64_t)(ua - ub));
-  case VOP_MUL: return wrap(dt, (int64_t)(ua * ub));
-  case VOP_DIV: return b == 0 ? 0 : b == -1 ? wrap(dt, (int64_t)(0 - ua)) : a / b;
+  case VOP_ADD: return dtype_wrap_int(dt, (int64_t)(ua + ub));
+  case VOP_SUB: return dtype_wrap_int(dt, (int64_t)(ua - ub));
+  case VOP_MUL: return dtype_wrap_int(dt, (int64_t)(ua * ub));
+  case VOP_DIV: return b == 0 ? 0 : b == -1 ? dtype_wrap_int(dt, (int64_t)(0 - ua)) : a / b;
   case VOP_MOD: {
     if (b == 0 || b == -1) return 0;
     int64_t r = a % b;
@@ -439,11 +416,11 @@ static int64_t binary_i(int op, int dt, int64_t a, int64_t b) {
   case VOP_FMOD: return b == 0 || b == -1 ? 0 : a % b;
   case VOP_MAX: return a > b ? a : b;
   case VOP_MIN: return a < b ? a : b;
-  case VOP_BITAND: return wrap(dt, a & b);
-  case VOP_BITOR: return wrap(dt, a | b);
-  case VOP_BITXOR: return wrap(dt, a ^ b);
+  case VOP_BITAND: return dtype_wrap_int(dt, a & b);
+  case VOP_BITOR: return dtype_wrap_int(dt, a | b);
+  case VOP_BITXOR: return dtype_wrap_int(dt, a ^ b);
   case VOP_SHL:
-    return ub >= (uint64_t)w ? 0 : wrap(dt, (int64_t)(ua << ub));
+    return ub >= (uint64_t)w ? 0 : dtype_wrap_int(dt, (int64_t)(ua << ub));
   default: /* VOP_SHR on signed dtypes: arithmetic */
     return ub >= (uint64_t)w ? 0 : a >> ub;
   }
@@ -484,11 +461,11 @@ static reg step(const om_vinstr *in, const uint8_t *rdt, const reg *r) {
   switch (in->op) {
   case VOP_CONST:
     if (fl) y.f = round_to(dt, in->imm.f);
-    else y.i = wrap(dt, in->imm.i);
+    else y.i = dtype_wrap_int(dt, in->imm.i);
     return y;
   case VOP_CAST: return cast(dt, ta, a);
   case VOP_NOT: y.i = !a.i; return y;
-  case VOP_BITNOT: y.i = wrap(dt, ~a.i); return y;
+  case VOP_BITNOT: y.i = dtype_wrap_int(dt, ~a.i); return y;
   case VOP_ISNAN: y.i = isnan(a.f) != 0; return y;
   case VOP_ISINF:
     y.i = isinf(a.f) && ((a.f > 0 && (in->imm.i & 1)) || (a.f < 0 && (in->imm.i & 2)));
@@ -514,9 +491,9 @@ static reg step(const om_vinstr *in, const uint8_t *rdt, const reg *r) {
     if (fl) {
       y.f = round_to(dt, unary_f(in->op, a.f));
     } else if (in->op == VOP_NEG) {
-      y.i = wrap(dt, (int64_t)(0 - (uint64_t)a.i));
+      y.i = dtype_wrap_int(dt, (int64_t)(0 - (uint64_t)a.i));
     } else if (in->op == VOP_ABS) {
-      y.i = ir_vprog_is_unsigned(dt) ? a.i : wrap(dt, a.i < 0 ? (int64_t)(0 - (uint64_t)a.i) : a.i);
+      y.i = ir_vprog_is_unsigned(dt) ? a.i : dtype_wrap_int(dt, a.i < 0 ? (int64_t)(0 - (uint64_t)a.i) : a.i);
     } else { /* SIGN */
       y.i = ir_vprog_is_unsigned(dt) ? a.i != 0 : a.i > 0 ? 1 : a.i < 0 ? -1 : 0;
     }

@@ -10,7 +10,8 @@
  *            graph order, so whole chains (Shape -> Gather -> Unsqueeze ->
  *            Concat -> Reshape's shape) collapse in one pass. Outputs of
  *            64 MiB or more are left to run on the device instead of bloating
- *            the weights; ops or dtypes the evaluator does not implement are
+ *            the weights, and so are evaluations of more than 2^26 inner
+ *            steps (FOLD_MAX_WORK); ops or dtypes the evaluator does not implement are
  *            left alone. Constants nothing reads any more are dropped
  *            (ir_graph_compact).
  *   Leaves:  topological order; no node whose inputs are all constant (below
@@ -24,12 +25,43 @@
 #include "ir/eval.h"
 #include "pass.h"
 
+/* FOLD_MAX_WORK bounds the evaluator's inner steps, so that a small output
+ * computed from a huge window (a pool padded to 65535 x 65535, a long dot
+ * product) runs on the device instead of stalling the compiler. */
 enum { FOLD_MAX_BYTES = 64 << 20 };
+#define FOLD_MAX_WORK ((int64_t)1 << 26)
+
+static int64_t elements(const ir_value *v) { return v ? ir_value_elements(v) : 0; }
+
+/* Inner steps per output element of the ops whose evaluation is not linear in
+ * their inputs and outputs; 1 for the rest. -1 when it is not known yet. */
+static int64_t steps_per_output(const ir_node *n) {
+  int64_t k[MAX_RANK], steps = 1;
+  int count;
+  switch (n->op) {
+  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_LPPOOL:
+    count = ir_attr_ints(n, "kernel_shape", k, MAX_RANK);
+    if (count < 1 || count > MAX_RANK) return -1;
+    for (int i = 0; i < count; i++)
+      if (k[i] < 1 || __builtin_mul_overflow(steps, k[i], &steps)) return -1;
+    return steps;
+  case IR_OP_CONV: /* weight [M, C/G, k...]: one output reads C/G x k... */
+    if (!n->in[1] || n->in[1]->rank < 1) return -1;
+    return n->in[1]->dims[0] > 0 ? elements(n->in[1]) / n->in[1]->dims[0] : 1;
+  case IR_OP_MATMUL: case IR_OP_GEMM: /* K: A's last dim (or first, transposed: the larger bounds it) */
+    if (!n->in[0] || n->in[0]->rank < 1) return -1;
+    for (int i = 0; i < n->in[0]->rank; i++) steps = n->in[0]->dims[i] > steps ? n->in[0]->dims[i] : steps;
+    return steps;
+  default: return 1;
+  }
+}
 
 static int foldable(const ir_node *n, int64_t max_bytes) {
   if (n->nout != 1 || !n->out[0] || !ir_eval_supported(n->op)) return 0;
   int64_t bytes = ir_value_bytes(n->out[0]);
   if (bytes < 0 || bytes >= max_bytes) return 0;
+  int64_t per = steps_per_output(n), work;
+  if (per < 0 || __builtin_mul_overflow(per, elements(n->out[0]), &work) || work > FOLD_MAX_WORK) return 0;
   if (n->op == IR_OP_SHAPE || n->op == IR_OP_SIZE) return n->in[0]->rank >= 0;
   for (int i = 0; i < n->nin; i++)
     if (n->in[i] && !n->in[i]->data) return 0;

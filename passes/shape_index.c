@@ -19,7 +19,6 @@
  */
 #include "passes/shape_index.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,26 +30,10 @@ typedef struct sx {
   diag *d;
 } sx;
 
-static status fail(sx *s, status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static status fail(sx *s, status code, const char *fmt, ...) {
-  char msg[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return ir_node_error(s->d, code, s->n, "%s", msg);
-}
+/* Errors name the node: ir_node_error over the context's diag and node. */
+#define fail(s, code, ...) ir_node_error((s)->d, (code), (s)->n, __VA_ARGS__)
 
-static const char *dims_str(const ir_value *v) {
-  static _Thread_local char bufs[4][160];
-  static _Thread_local int next;
-  char *b = bufs[next++ & 3];
-  int at = snprintf(b, 160, "[");
-  for (int i = 0; i < v->rank && at < 150; i++)
-    at += snprintf(b + at, (size_t)(160 - at), "%s%lld", i ? "," : "", (long long)v->dims[i]);
-  snprintf(b + at, (size_t)(160 - at), "]");
-  return b;
-}
+static const char *dims_str(const ir_value *v) { return ir_dims_str(v->rank, v->dims); }
 
 static int is_index_dtype(int dt) { return dt == DT_INT64 || dt == DT_INT32; }
 

@@ -42,7 +42,6 @@
  * errors.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,30 +67,12 @@ typedef struct si {
 /* What is known of v's data at compile time, or NULL. */
 static const void *known_data(const si *s, const ir_value *v) { return s->known ? s->known[v->id] : v->data; }
 
-static status fail(si *s, status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static status fail(si *s, status code, const char *fmt, ...) {
-  char msg[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return ir_node_error(s->d, code, s->n, "%s", msg);
-}
+/* Errors name the node: ir_node_error over the context's diag and node. */
+#define fail(s, code, ...) ir_node_error((s)->d, (code), (s)->n, __VA_ARGS__)
 
 static status nomem(si *s) { return fail(s, ST_ERR_NOMEM, "out of memory inferring shapes"); }
 
-/* "[1,3,224,224]" into one of four rotating static buffers (for messages). */
-static const char *dims_str(int rank, const int64_t *dims) {
-  static _Thread_local char bufs[4][160];
-  static _Thread_local int next;
-  char *b = bufs[next++ & 3];
-  int at = snprintf(b, 160, "[");
-  for (int i = 0; i < rank && at < 150; i++) at += snprintf(b + at, (size_t)(160 - at), "%s%lld", i ? "," : "", (long long)dims[i]);
-  snprintf(b + at, (size_t)(160 - at), "]");
-  return b;
-}
-
-static const char *shape_str(const ir_value *v) { return dims_str(v->rank, v->dims); }
+static const char *shape_str(const ir_value *v) { return ir_dims_str(v->rank, v->dims); }
 
 static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
 
@@ -129,15 +110,6 @@ static int axis_in(int64_t axis, int rank) {
   return (int)(axis < 0 ? axis + rank : axis);
 }
 
-static void drop_attr(ir_node *n, const char *name) {
-  for (int i = 0; i < n->nattrs; i++)
-    if (strcmp(n->attrs[i].name, name) == 0) {
-      memmove(&n->attrs[i], &n->attrs[i + 1], (size_t)(n->nattrs - i - 1) * sizeof *n->attrs);
-      n->nattrs--;
-      return;
-    }
-}
-
 /* ---- broadcasting ---- */
 
 static int broadcast(int ra, const int64_t *a, int rb, const int64_t *b, int *r_out, int64_t *out) {
@@ -165,7 +137,7 @@ static status infer_nary(si *s, int first, int same, int *rank, int64_t *dims) {
     int r = *rank;
     memcpy(prev, dims, sizeof(int64_t) * (size_t)r);
     if (broadcast(r, prev, v->rank, v->dims, rank, dims))
-      return fail(s, ST_ERR_INVALID, "inputs %s and %s do not broadcast", dims_str(r, prev), shape_str(v));
+      return fail(s, ST_ERR_INVALID, "inputs %s and %s do not broadcast", ir_dims_str(r, prev), shape_str(v));
   }
   return ST_OK;
 }
@@ -217,7 +189,7 @@ static status infer_elementwise(si *s, ir_node *n, int *rank, int64_t *dims, dty
     int r = *rank;
     memcpy(prev, dims, sizeof(int64_t) * (size_t)r);
     if (broadcast(n->in[0]->rank, n->in[0]->dims, r, prev, rank, dims))
-      return fail(s, ST_ERR_INVALID, "condition %s and values %s do not broadcast", shape_str(n->in[0]), dims_str(r, prev));
+      return fail(s, ST_ERR_INVALID, "condition %s and values %s do not broadcast", shape_str(n->in[0]), ir_dims_str(r, prev));
   }
   switch (n->op) {
   case IR_OP_EQUAL: case IR_OP_LESS: case IR_OP_LESSOREQUAL: case IR_OP_GREATER:
@@ -262,7 +234,7 @@ static status infer_window(si *s, ir_node *n, int64_t kh, int64_t kw, int64_t *o
   int nk = ir_attr_ints(n, "kernel_shape", k, 2);
   if (nk >= 0 && nk != 2) return fail(s, ST_ERR_INVALID, "kernel_shape has %d values; expected 2", nk);
   if (nk >= 0 && kh >= 0 && (k[0] != kh || k[1] != kw))
-    return fail(s, ST_ERR_INVALID, "kernel_shape %s does not match the weight %s", dims_str(2, k), shape_str(n->in[1]));
+    return fail(s, ST_ERR_INVALID, "kernel_shape %s does not match the weight %s", ir_dims_str(2, k), shape_str(n->in[1]));
   if (nk < 0 && kh < 0) return fail(s, ST_ERR_INVALID, "attribute kernel_shape is missing");
   int ns = ir_attr_ints(n, "strides", strides, 2), nd = ir_attr_ints(n, "dilations", dil, 2);
   int np = ir_attr_ints(n, "pads", pads, 4);
@@ -270,17 +242,17 @@ static status infer_window(si *s, ir_node *n, int64_t kh, int64_t kw, int64_t *o
     return fail(s, ST_ERR_INVALID, "strides, dilations and pads must have 2, 2 and 4 values for a 2-D window");
   for (int i = 0; i < 2; i++)
     if (k[i] < 1 || strides[i] < 1 || dil[i] < 1)
-      return fail(s, ST_ERR_INVALID, "kernel %s, strides %s and dilations %s must be >= 1", dims_str(2, k),
-                  dims_str(2, strides), dims_str(2, dil));
+      return fail(s, ST_ERR_INVALID, "kernel %s, strides %s and dilations %s must be >= 1", ir_dims_str(2, k),
+                  ir_dims_str(2, strides), ir_dims_str(2, dil));
   for (int i = 0; i < 4; i++)
-    if (pads[i] < 0) return fail(s, ST_ERR_INVALID, "pads %s are negative", dims_str(4, pads));
+    if (pads[i] < 0) return fail(s, ST_ERR_INVALID, "pads %s are negative", ir_dims_str(4, pads));
   /* Bounds that keep every window computation below inside int64: each of
    * kernel, stride, dilation and pad < 2^31, spatial dims < 2^40. */
   const int64_t attr_limit = ((int64_t)1 << 31) - 1, dim_limit = (int64_t)1 << 40;
   for (int i = 0; i < 4; i++)
     if ((i < 2 && (k[i] > attr_limit || strides[i] > attr_limit || dil[i] > attr_limit)) || pads[i] > attr_limit)
-      return fail(s, ST_ERR_LIMIT, "kernel %s, strides %s, dilations %s or pads %s exceed %lld", dims_str(2, k),
-                  dims_str(2, strides), dims_str(2, dil), dims_str(4, pads), (long long)attr_limit);
+      return fail(s, ST_ERR_LIMIT, "kernel %s, strides %s, dilations %s or pads %s exceed %lld", ir_dims_str(2, k),
+                  ir_dims_str(2, strides), ir_dims_str(2, dil), ir_dims_str(4, pads), (long long)attr_limit);
   if (x->dims[2] >= dim_limit || x->dims[3] >= dim_limit)
     return fail(s, ST_ERR_LIMIT, "input %s: spatial dims of 2^40 or more", shape_str(x));
   const char *ap = ir_attr_string(n, "auto_pad", "NOTSET");
@@ -296,13 +268,13 @@ static status infer_window(si *s, ir_node *n, int64_t kh, int64_t kw, int64_t *o
       pads[i + 2] = total - pads[i];
     }
   }
-  drop_attr(n, "auto_pad");
+  ir_attr_remove(n, "auto_pad");
   int ceil_mode = ir_attr_int(n, "ceil_mode", 0) != 0;
   *oh = window_out(x->dims[2], k[0], strides[0], dil[0], pads[0], pads[2], ceil_mode);
   *ow = window_out(x->dims[3], k[1], strides[1], dil[1], pads[1], pads[3], ceil_mode);
   if (*oh < 1 || *ow < 1)
-    return fail(s, ST_ERR_INVALID, "kernel %s with dilations %s and pads %s does not fit input %s", dims_str(2, k),
-                dims_str(2, dil), dims_str(4, pads), shape_str(x));
+    return fail(s, ST_ERR_INVALID, "kernel %s with dilations %s and pads %s does not fit input %s", ir_dims_str(2, k),
+                ir_dims_str(2, dil), ir_dims_str(4, pads), shape_str(x));
   if (ir_attr_set_ints(s->g, n, "kernel_shape", 2, k) || ir_attr_set_ints(s->g, n, "strides", 2, strides) ||
       ir_attr_set_ints(s->g, n, "dilations", 2, dil) || ir_attr_set_ints(s->g, n, "pads", 4, pads))
     return nomem(s);
@@ -315,7 +287,7 @@ static status infer_conv(si *s, ir_node *n, int *rank, int64_t *dims) {
   if ((st = need_rank(s, 0, 4)) || (st = need_rank(s, 1, 4)) || (st = need_float(s, 0)) || (st = need_float(s, 1)))
     return st;
   int64_t group = ir_attr_int(n, "group", 1), M = w->dims[0];
-  if (group < 1 || x->dims[1] != w->dims[1] * group || M % group)
+  if (group < 1 || group > x->dims[1] || x->dims[1] % group || x->dims[1] / group != w->dims[1] || M % group)
     return fail(s, ST_ERR_INVALID, "input %s, weight %s and group %lld disagree on channels", shape_str(x),
                 shape_str(w), (long long)group);
   if (n->nin > 2 && n->in[2] && (n->in[2]->rank != 1 || n->in[2]->dims[0] != M))
@@ -328,7 +300,7 @@ static status infer_conv(si *s, ir_node *n, int *rank, int64_t *dims) {
   dims[0] = x->dims[0], dims[1] = M, dims[2] = oh, dims[3] = ow;
   if (n->nin > 3 && n->in[3] && (n->in[3]->rank != 4 || memcmp(n->in[3]->dims, dims, sizeof(int64_t) * 4)))
     return fail(s, ST_ERR_INVALID, "residual '%s' has shape %s; the output is %s", n->in[3]->name,
-                shape_str(n->in[3]), dims_str(4, dims));
+                shape_str(n->in[3]), ir_dims_str(4, dims));
   return ST_OK;
 }
 
@@ -350,26 +322,27 @@ static status infer_reshape(si *s, ir_node *n, int *rank, int64_t *dims) {
   for (int i = 0; i < *rank; i++) {
     int64_t d = spec[i];
     if (d == 0 && !allowzero) {
-      if (i >= x->rank) return fail(s, ST_ERR_INVALID, "shape %s copies dim %d of input %s", dims_str(*rank, spec), i, shape_str(x));
+      if (i >= x->rank) return fail(s, ST_ERR_INVALID, "shape %s copies dim %d of input %s", ir_dims_str(*rank, spec), i, shape_str(x));
       d = x->dims[i];
     }
     if (d == -1) {
-      if (infer_at >= 0) return fail(s, ST_ERR_INVALID, "shape %s has two -1 dims", dims_str(*rank, spec));
+      if (infer_at >= 0) return fail(s, ST_ERR_INVALID, "shape %s has two -1 dims", ir_dims_str(*rank, spec));
       infer_at = i;
       d = 1;
     } else if (d < 0) {
-      return fail(s, ST_ERR_INVALID, "shape %s has dim %lld", dims_str(*rank, spec), (long long)d);
+      return fail(s, ST_ERR_INVALID, "shape %s has dim %lld", ir_dims_str(*rank, spec), (long long)d);
     }
     dims[i] = d;
-    if (mul_u64(known, (uint64_t)d, &known)) return fail(s, ST_ERR_LIMIT, "shape %s overflows", dims_str(*rank, spec));
+    if (mul_u64(known, (uint64_t)d, &known)) return fail(s, ST_ERR_LIMIT, "shape %s overflows", ir_dims_str(*rank, spec));
   }
   if (infer_at >= 0) {
     if (known == 0 || (uint64_t)total % known)
-      return fail(s, ST_ERR_INVALID, "cannot reshape input %s into %s", shape_str(x), dims_str(*rank, spec));
+      return fail(s, ST_ERR_INVALID, "cannot reshape input %s into %s", shape_str(x),
+                  ir_dims_str(*rank, spec));
     dims[infer_at] = (int64_t)((uint64_t)total / known);
   } else if (known != (uint64_t)total) {
     return fail(s, ST_ERR_INVALID, "cannot reshape input %s (%lld elements) into %s", shape_str(x), (long long)total,
-                dims_str(*rank, spec));
+                ir_dims_str(*rank, spec));
   }
   return ST_OK;
 }
@@ -401,7 +374,7 @@ static status infer_unsqueeze(si *s, ir_node *n, int *rank, int64_t *dims) {
   for (int i = 0; i < na; i++) {
     int a = axis_in(axes[i], *rank);
     if (a < 0 || ins[a]) return fail(s, ST_ERR_INVALID, "axes %s are out of range or repeated for input %s",
-                                      dims_str(na, axes), shape_str(x));
+                                      ir_dims_str(na, axes), shape_str(x));
     ins[a] = 1;
   }
   for (int i = 0, j = 0; i < *rank; i++) dims[i] = ins[i] ? 1 : x->dims[j++];
@@ -444,7 +417,7 @@ static status infer_constantofshape(si *s, ir_node *n, int *rank, int64_t *dims,
   if (ir_value_elements(val) != 1) return fail(s, ST_ERR_INVALID, "value '%s' must hold one element", val->name);
   *rank = (int)sh->dims[0];
   for (int i = 0; i < *rank; i++) {
-    if (spec[i] < 0) return fail(s, ST_ERR_INVALID, "shape %s has a negative dim", dims_str(*rank, spec));
+    if (spec[i] < 0) return fail(s, ST_ERR_INVALID, "shape %s has a negative dim", ir_dims_str(*rank, spec));
     dims[i] = spec[i];
   }
   *dt = val->dtype;
@@ -534,7 +507,8 @@ static status infer_concat(si *s, ir_node *n, int *rank, int64_t *dims) {
     int ok = x->rank == x0->rank;
     for (int k = 0; ok && k < x->rank; k++) ok = k == a || x->dims[k] == x0->dims[k];
     if (!ok) return fail(s, ST_ERR_INVALID, "inputs %s and %s differ outside axis %d", shape_str(x0), shape_str(x), a);
-    dims[a] += x->dims[a];
+    if (__builtin_add_overflow(dims[a], x->dims[a], &dims[a]))
+      return fail(s, ST_ERR_LIMIT, "the inputs' dims along axis %d add up past 2^63 (input %d %s)", a, i, shape_str(x));
   }
   return ST_OK;
 }
@@ -608,8 +582,10 @@ static status infer_matmul(si *s, ir_node *n, int *rank, int64_t *dims) {
                 A->name, shape_str(A), (long long)A->dims[ka], ka, B->name, shape_str(B), (long long)B->dims[kb], kb);
   int ba = A->rank >= 2 ? A->rank - 2 : 0, bb = B->rank >= 2 ? B->rank - 2 : 0;
   if (broadcast(ba, A->dims, bb, B->dims, rank, dims))
-    return fail(s, ST_ERR_INVALID, "batch dims do not broadcast: input 0 '%s' %s (batch %s), input 1 '%s' %s (batch %s)",
-                A->name, shape_str(A), dims_str(ba, A->dims), B->name, shape_str(B), dims_str(bb, B->dims));
+    return fail(s, ST_ERR_INVALID,
+                "batch dims do not broadcast: input 0 '%s' %s (batch %s), input 1 '%s' %s (batch %s)",
+                A->name, shape_str(A), ir_dims_str(ba, A->dims), B->name, shape_str(B),
+                ir_dims_str(bb, B->dims));
   if (A->rank >= 2) dims[(*rank)++] = A->dims[A->rank - 2];
   if (B->rank >= 2) dims[(*rank)++] = B->dims[B->rank - 1];
   return ST_OK;
@@ -802,7 +778,7 @@ status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d) {
     if (v->rank < 0 || ir_value_bytes(v) < 0)
       return diag_set(d, ST_ERR_INVALID, "%s '%s' has an unknown shape or dtype %s%s (give it with --input_shape)",
                       v->data ? "constant" : "graph input", v->name, dtype_name(v->dtype) ? dtype_name(v->dtype) : "?",
-                      v->rank < 0 ? "[?]" : dims_str(v->rank, v->dims));
+                      v->rank < 0 ? "[?]" : ir_dims_str(v->rank, v->dims));
   }
   si s = {g, d, NULL, {0}, NULL};
   arena_init(&s.scratch, 0);

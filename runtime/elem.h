@@ -30,33 +30,7 @@ static inline int rt_dtype_is_int(int dt) {
          dt == DT_UINT16 || dt == DT_UINT32 || dt == DT_UINT64;
 }
 
-/* d rounded to float with round-to-odd (inexact results get an odd last bit). */
-static inline float rt_d2f_odd(double d) {
-  float f = (float)d;
-  if ((double)f == d || d != d || isinf(f)) return f;
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  if (fabs((double)f) > fabs(d)) u--; /* toward zero: one step down in magnitude */
-  u |= 1;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-static inline uint16_t rt_d2h(double d) { return rt_f2h(rt_d2f_odd(d)); }
-
-/* v (an integer dtype's value, sign- or zero-extended) wrapped to dtype dt. */
-static inline int64_t rt_wrap_int(int dt, int64_t v) {
-  switch (dt) {
-  case DT_INT32: return (int32_t)(uint32_t)(uint64_t)v;
-  case DT_INT16: return (int16_t)(uint16_t)(uint64_t)v;
-  case DT_INT8: return (int8_t)(uint8_t)(uint64_t)v;
-  case DT_UINT32: return (int64_t)(uint32_t)(uint64_t)v;
-  case DT_UINT16: return (int64_t)(uint16_t)(uint64_t)v;
-  case DT_UINT8: return (int64_t)(uint8_t)(uint64_t)v;
-  case DT_BOOL: return v != 0;
-  default: return v; /* i64, u64 */
-  }
-}
+static inline uint16_t rt_d2h(double d) { return rt_f2h(double_to_float_odd(d)); }
 
 /* Element i of an integer or bool tensor. */
 static inline int64_t rt_get_int(const void *p, int dt, size_t i) {

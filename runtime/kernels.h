@@ -239,10 +239,8 @@ void rt_wino_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt
  * c[r][0..16) += sum_k a[r*lda + k] * b[k][0..16) for rows r = 0, 1 (rt_mmad16_2) or row 0. */
 void rt_mmad16_2(const float *a, int64_t lda, int64_t klen, const float *b, float *c);
 void rt_mmad16_1(const float *a, int64_t klen, const float *b, float *c);
-/* c[m][0..16) = sum_k a[m*lda + k] * b[k][0..16) for m < mrows (f32; the
- * Winograd tile's GEMMs through the cube micro-kernel). */
-void rt_gemm16_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c);
-/* The same, c[m][0..16) += ... unless first (then =). */
+/* c[m][0..16) += sum_k a[m*lda + k] * b[k][0..16) for m < mrows, = when
+ * first (f32; the Winograd tiles' GEMMs through the cube micro-kernel). */
 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c, int first);
 /* dst[ci][co] (16 x 16 f32) = the FRACTAL_Z fractal frac[co][ci] (f16 or f32). */
 void rt_fractal_t_x86(const void *frac, int f16, float *dst);
@@ -269,6 +267,12 @@ void rt_wino_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt
 void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
                              const om_tensor *y);
+/* kernels_wino.c: the checks both Winograd algorithms share: the kernel
+ * shape (3x3, strides 1, dilations 1), and the tile count of tile_m x tile_n
+ * tiles against the block dim. */
+omrt_status rt_wino_kernel_check(const rt_chk *c, const rt_conv_params *p);
+omrt_status rt_wino_tiles_check(const rt_chk *c, const om_tensor *x, const om_tensor *w, const om_tensor *y,
+                                int64_t tm, int64_t tn);
 omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *task);

@@ -247,10 +247,8 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
 /* OM_CONV_WINO_F43: the kernel shape and the capacities of om_format.h. */
 static omrt_status wino_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
                               const om_tensor *y) {
-  if (p->kh != 3 || p->kw != 3 || p->sh != 1 || p->sw != 1 || p->dh != 1 || p->dw != 1)
-    return rt_chk_fail(c, "Winograd F(4x4,3x3) needs a 3x3 kernel, strides 1 and dilations 1 (kernel %dx%d, "
-                          "strides %d,%d, dilations %d,%d)",
-                       p->kh, p->kw, p->sh, p->sw, p->dh, p->dw);
+  omrt_status st = rt_wino_kernel_check(c, p);
+  if (st != OMRT_OK) return st;
   const om_task *task = c->task;
   int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15], c1 = rt_ceil_div(x->dims[1], C0);
   if (tm < 1 || tn < 1 || tm > 65536 || tn > 65536 || tk != c1)
@@ -271,9 +269,7 @@ static omrt_status wino_check(const rt_chk *c, const rt_conv_params *p, const om
       return rt_chk_fail(c, "Winograd tile_m %lld with C1in %lld needs %llu bytes of %s, capacity %llu",
                          (long long)tm, (long long)c1, (unsigned long long)caps[i].need, caps[i].what,
                          (unsigned long long)caps[i].have);
-  uint64_t tiles = (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(rt_ceil_div(y->dims[2], 4) * rt_ceil_div(y->dims[3], 4), tm) *
-                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);
-  return rt_chk_block_dim(c, tiles, "tiles");
+  return rt_wino_tiles_check(c, x, w, y, tm, tn);
 }
 
 omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task) {

@@ -38,27 +38,11 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 
-#include <immintrin.h>
-
-#define AVX2 __attribute__((target("avx2,fma,f16c")))
-#define AVX2_INLINE __attribute__((target("avx2,fma,f16c"), always_inline)) static inline
+#include "runtime/x86_avx2.h"
 
 enum { MR = 6, MAX_NB = 16 }; /* pixel rows of the micro-kernel; n blocks per pass */
 
 /* --- staging */
-
-/* 16 lanes of an f16 or f32 array from element `at`, as f32 / stored back. */
-AVX2_INLINE __m256 ld16h(const void *p, int f16, size_t at) {
-  return f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + at)))
-             : _mm256_loadu_ps((const float *)p + at);
-}
-
-AVX2_INLINE void st16h(void *p, int f16, size_t at, __m256 v) {
-  if (f16)
-    _mm_storeu_si128((__m128i *)((uint16_t *)p + at), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-  else
-    _mm256_storeu_ps((float *)p + at, v);
-}
 
 enum { MAX_CHUNK = 512, SLACK = C0 }; /* fractals per K chunk; floats past L0A's rows */
 
@@ -149,7 +133,7 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
         const __m256i mlo = _mm256_loadu_si256((const __m256i *)mk);
         const __m256i mhi = _mm256_loadu_si256((const __m256i *)(mk + 8));
         for (int64_t m = 0; m < mrows; m++, dst += lda) {
-          __m256 lo = ld16h(g->xd, f16, at + (size_t)m * C0), hi = ld16h(g->xd, f16, at + (size_t)m * C0 + 8);
+          __m256 lo = ld8h(g->xd, f16, at + (size_t)m * C0), hi = ld8h(g->xd, f16, at + (size_t)m * C0 + 8);
           _mm256_maskstore_ps(dst, mlo, lo);
           _mm256_maskstore_ps(dst + 8, mhi, hi);
         }
@@ -201,7 +185,7 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
       }
       if (lanes[kk] <= 8) { /* a few real channels: half the lanes suffice */
         __m256 lo = _mm256_setzero_ps();
-        if (inside) lo = ld16h(xd, f16, (plane[kk] + (size_t)(ih * (int64_t)w + iw)) * C0);
+        if (inside) lo = ld8h(xd, f16, (plane[kk] + (size_t)(ih * (int64_t)w + iw)) * C0);
         _mm256_storeu_ps(dst, lo);
         dst += lanes[kk];
         continue;
@@ -343,13 +327,13 @@ AVX2_INLINE void mk(const int R, const float *const *seg, size_t nseg, size_t se
     size_t at = (yrow + r) * C0;                                                                             \
     __m256 v0 = c##r##0, v1 = c##r##1;                                                                       \
     if (e->res) {                                                                                            \
-      v0 = _mm256_add_ps(v0, ld16h(e->res, e->rf16, at));                                                    \
-      v1 = _mm256_add_ps(v1, ld16h(e->res, e->rf16, at + 8));                                                \
+      v0 = _mm256_add_ps(v0, ld8h(e->res, e->rf16, at));                                                    \
+      v1 = _mm256_add_ps(v1, ld8h(e->res, e->rf16, at + 8));                                                \
     }                                                                                                        \
     v0 = act8(v0, e), v1 = act8(v1, e);                                                                      \
     if (e->partial) v0 = _mm256_and_ps(v0, e->keep0), v1 = _mm256_and_ps(v1, e->keep1);                      \
-    st16h(e->y, e->yf16, at, v0);                                                                            \
-    st16h(e->y, e->yf16, at + 8, v1);                                                                        \
+    st8h(e->y, e->yf16, at, v0);                                                                            \
+    st8h(e->y, e->yf16, at + 8, v1);                                                                        \
   }
   MK_ROWS(MK_EPI)
 }
@@ -384,21 +368,9 @@ static AVX2 void mk_group(int rows, const float *const *seg, size_t nseg, size_t
   }
 }
 
-/* The Winograd tile's GEMMs (kernels_wino_x86.c): c[m][16] = a[m][0..klen) x
- * b[klen][16], MR rows at a time through the same micro-kernel, from zero
- * and stored to c (a zero bias, no write-back). */
-AVX2 void rt_gemm16_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c) {
-  epi e;
-  memset(&e, 0, sizeof e);
-  e.bias0 = e.bias1 = _mm256_setzero_ps();
-  const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
-  for (int64_t m = 0; m < mrows; m += MR) {
-    const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
-    const float *seg = a + (size_t)m * lda;
-    mk_group(rows, &seg, 1, klen, roff, b, klen, 1, c + m * C0, 0, 1, &e, 0);
-  }
-}
-
+/* The Winograd tiles' GEMMs (kernels_wino_x86.c): c[m][16] (+)= a[m][0..klen)
+ * x b[klen][16], MR rows at a time through the same micro-kernel, from zero
+ * when first, stored to c (a zero bias, no write-back). */
 AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c,
                             int first) {
   epi e;
@@ -474,7 +446,7 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
           __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
           if ((uint64_t)ih < (uint64_t)g->h && (uint64_t)iw < (uint64_t)g->w_) {
             size_t at = ((size_t)((img * g->c1 + c1) * hw) + (size_t)(ih * g->w_ + iw)) * C0;
-            lo = ld16h(g->xd, xf16, at), hi = ld16h(g->xd, xf16, at + 8);
+            lo = ld8h(g->xd, xf16, at), hi = ld8h(g->xd, xf16, at + 8);
           }
           _mm256_storeu_ps(a + kk * C0, lo);
           _mm256_storeu_ps(a + kk * C0 + 8, hi);
@@ -485,8 +457,8 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
           const __m256 a0 = _mm256_loadu_ps(a + kk * C0), a1 = _mm256_loadu_ps(a + kk * C0 + 8);
           const size_t frac = ((size_t)((kc + kk) * g->c1out + cb) * C0 + (size_t)half * 8) * C0;
 #define GEMV_ROW(i)                                                                                          \
-  c##i = _mm256_fmadd_ps(ld16h(g->wd, wf16, frac + i * C0), a0, c##i);                                       \
-  c##i = _mm256_fmadd_ps(ld16h(g->wd, wf16, frac + i * C0 + 8), a1, c##i);
+  c##i = _mm256_fmadd_ps(ld8h(g->wd, wf16, frac + i * C0), a0, c##i);                                       \
+  c##i = _mm256_fmadd_ps(ld8h(g->wd, wf16, frac + i * C0 + 8), a1, c##i);
           GEMV_ROW(0) GEMV_ROW(1) GEMV_ROW(2) GEMV_ROW(3) GEMV_ROW(4) GEMV_ROW(5) GEMV_ROW(6) GEMV_ROW(7)
 #undef GEMV_ROW
         }
@@ -497,9 +469,9 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
     epi_init(g, img, m0, cb, 1, &e);
     __m256 v0 = _mm256_add_ps(sum[0], e.bias0), v1 = _mm256_add_ps(sum[1], e.bias1);
     if (e.res)
-      v0 = _mm256_add_ps(v0, ld16h(e.res, e.rf16, 0)), v1 = _mm256_add_ps(v1, ld16h(e.res, e.rf16, 8));
-    st16h(e.y, e.yf16, 0, _mm256_and_ps(act8(v0, &e), e.keep0));
-    st16h(e.y, e.yf16, 8, _mm256_and_ps(act8(v1, &e), e.keep1));
+      v0 = _mm256_add_ps(v0, ld8h(e.res, e.rf16, 0)), v1 = _mm256_add_ps(v1, ld8h(e.res, e.rf16, 8));
+    st8h(e.y, e.yf16, 0, _mm256_and_ps(act8(v0, &e), e.keep0));
+    st8h(e.y, e.yf16, 8, _mm256_and_ps(act8(v1, &e), e.keep1));
   }
 }
 
@@ -552,7 +524,7 @@ static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0,
         __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
         if (ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_) {
           size_t at = (plane + (size_t)(ih * g->w_ + iw)) * C0;
-          lo = ld16h(g->xd, f16, at), hi = ld16h(g->xd, f16, at + 8);
+          lo = ld8h(g->xd, f16, at), hi = ld8h(g->xd, f16, at + 8);
         }
         _mm256_storeu_ps(dst, lo);
         _mm256_storeu_ps(dst + 8, hi);

@@ -27,24 +27,9 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 
-#include <immintrin.h>
-
-#define AVX2 __attribute__((target("avx2,fma,f16c")))
-#define AVX2_INLINE __attribute__((target("avx2,fma,f16c"), always_inline)) static inline
+#include "runtime/x86_avx2.h"
 
 enum { MR = 6 }; /* rows of the micro-kernel */
-
-AVX2_INLINE __m256 ld8h(const void *p, int f16, size_t at) {
-  return f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + at)))
-             : _mm256_loadu_ps((const float *)p + at);
-}
-
-AVX2_INLINE void st8h(void *p, int f16, size_t at, __m256 v) {
-  if (f16)
-    _mm_storeu_si128((__m128i *)((uint16_t *)p + at), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-  else
-    _mm256_storeu_ps((float *)p + at, v);
-}
 
 /* dst[0..n) = src[i0 .. i0+n) as f32. */
 static AVX2 void load_run(float *dst, const void *src, int f16, size_t i0, int64_t n) {

@@ -22,23 +22,9 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 
-#include <immintrin.h>
 #include <math.h>
 
-#define AVX2 __attribute__((target("avx2,fma,f16c")))
-#define AVX2_INLINE __attribute__((target("avx2,fma,f16c"), always_inline)) static inline
-
-AVX2_INLINE __m256 ld8(const void *p, int f16, size_t at) {
-  return f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + at)))
-             : _mm256_loadu_ps((const float *)p + at);
-}
-
-AVX2_INLINE void st8(void *p, int f16, size_t at, __m256 v) {
-  if (f16)
-    _mm_storeu_si128((__m128i *)((uint16_t *)p + at), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
-  else
-    _mm256_storeu_ps((float *)p + at, v);
-}
+#include "runtime/x86_avx2.h"
 
 /* --- the row ring */
 
@@ -77,8 +63,8 @@ static AVX2 const float *ring_row(ring *r, int64_t ih) {
     int64_t iw = p - r->pl;
     __m256 lo = r->pad, hi = r->pad;
     if (iw >= 0 && iw < r->w) {
-      lo = ld8(r->x, r->xf16, base + (size_t)iw * C0);
-      hi = ld8(r->x, r->xf16, base + (size_t)iw * C0 + 8);
+      lo = ld8h(r->x, r->xf16, base + (size_t)iw * C0);
+      hi = ld8h(r->x, r->xf16, base + (size_t)iw * C0 + 8);
     }
     _mm256_storeu_ps(row + p * C0, lo);
     _mm256_storeu_ps(row + p * C0 + 8, hi);
@@ -100,13 +86,13 @@ typedef struct dw_out {
 
 AVX2_INLINE void dw_store(const dw_out *o, size_t at, __m256 v0, __m256 v1) {
   if (o->res)
-    v0 = _mm256_add_ps(v0, ld8(o->res, o->rf16, at)), v1 = _mm256_add_ps(v1, ld8(o->res, o->rf16, at + 8));
+    v0 = _mm256_add_ps(v0, ld8h(o->res, o->rf16, at)), v1 = _mm256_add_ps(v1, ld8h(o->res, o->rf16, at + 8));
   if (o->act == OM_ACT_RELU)
     v0 = _mm256_max_ps(v0, _mm256_setzero_ps()), v1 = _mm256_max_ps(v1, _mm256_setzero_ps());
   if (o->act == OM_ACT_CLIP)
     v0 = _mm256_min_ps(_mm256_max_ps(v0, o->lo), o->hi), v1 = _mm256_min_ps(_mm256_max_ps(v1, o->lo), o->hi);
-  st8(o->y, o->yf16, at, _mm256_and_ps(v0, o->k0));
-  st8(o->y, o->yf16, at + 8, _mm256_and_ps(v1, o->k1));
+  st8h(o->y, o->yf16, at, _mm256_and_ps(v0, o->k0));
+  st8h(o->y, o->yf16, at + 8, _mm256_and_ps(v1, o->k1));
 }
 
 /* One output row: `nr` tap rows (ring rows rows[q], kernel row taprow[q]),
@@ -177,7 +163,7 @@ int AVX2 rt_dwconv_x86(const om_task *task, const rt_args *args, uint64_t lo, ui
   for (uint64_t unit = lo; unit < hi; unit++) {
     const int64_t cb = (int64_t)unit % c1;
     for (int64_t t = 0; t < taps * 2; t++)
-      _mm256_storeu_ps(wf + t * 8, ld8(wd, wf16, (size_t)(cb * taps) * C0 + (size_t)t * 8));
+      _mm256_storeu_ps(wf + t * 8, ld8h(wd, wf16, (size_t)(cb * taps) * C0 + (size_t)t * 8));
     float bias[C0];
     uint32_t keep[C0];
     for (int j = 0; j < C0; j++) {
@@ -303,8 +289,8 @@ int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint
           const __m256 inv = _mm256_set1_ps(1.0f / (float)count);
           a0 = _mm256_mul_ps(a0, inv), a1 = _mm256_mul_ps(a1, inv);
         }
-        st8(yd, yf16, at, a0);
-        st8(yd, yf16, at + 8, a1);
+        st8h(yd, yf16, at, a0);
+        st8h(yd, yf16, at + 8, a1);
       }
     }
   }
@@ -344,17 +330,17 @@ int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo,
       for (int half = 0; half < 2; half++) {
         if (cb * C0 + half * 8 >= c) { /* padding channels only */
           for (int j = 0; j < 8; j++)
-            st8(dp, df16, out + (size_t)(iw + j) * C0 + (size_t)half * 8, _mm256_setzero_ps());
+            st8h(dp, df16, out + (size_t)(iw + j) * C0 + (size_t)half * 8, _mm256_setzero_ps());
           continue;
         }
         __m256 r[8];
         for (int j = 0; j < 8; j++) {
           int64_t ch = cb * C0 + half * 8 + j;
-          r[j] = ch < c ? ld8(sp, sf16, (size_t)(((in * c + ch) * h + ih) * w + iw)) : _mm256_setzero_ps();
+          r[j] = ch < c ? ld8h(sp, sf16, (size_t)(((in * c + ch) * h + ih) * w + iw)) : _mm256_setzero_ps();
         }
         transpose8(r);
         for (int j = 0; j < 8; j++)
-          st8(dp, df16, out + (size_t)(iw + j) * C0 + (size_t)half * 8, r[j]);
+          st8h(dp, df16, out + (size_t)(iw + j) * C0 + (size_t)half * 8, r[j]);
       }
     }
     for (; iw < w; iw++) {
@@ -363,8 +349,8 @@ int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo,
         int64_t ch = cb * C0 + j;
         v[j] = ch < c ? rt_get(sp, (int)s->dtype, (size_t)(((in * c + ch) * h + ih) * w + iw)) : 0.0f;
       }
-      st8(dp, df16, out + (size_t)iw * C0, _mm256_loadu_ps(v));
-      st8(dp, df16, out + (size_t)iw * C0 + 8, _mm256_loadu_ps(v + 8));
+      st8h(dp, df16, out + (size_t)iw * C0, _mm256_loadu_ps(v));
+      st8h(dp, df16, out + (size_t)iw * C0 + 8, _mm256_loadu_ps(v + 8));
     }
   }
   return 1;
@@ -377,7 +363,7 @@ int AVX2 rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, s
   const int sf16 = sd == DT_FLOAT16, df16 = dd == DT_FLOAT16;
   size_t i = 0;
   for (; i + 8 <= n; i += 8)
-    st8(dst, df16, di + i, ld8(src, sf16, si + i));
+    st8h(dst, df16, di + i, ld8h(src, sf16, si + i));
   for (; i < n; i++)
     rt_put(dst, dd, di + i, rt_get(src, sd, si + i));
   return 1;

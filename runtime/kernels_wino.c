@@ -124,11 +124,15 @@ static void output_transform(const rt_conv_geom *g, int64_t img, int64_t th, int
   }
 }
 
-/* The portable GEMM: c[m][16] = a[m][0..klen) x b[klen][16]. */
-static void gemm16(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c) {
+/* The portable GEMM: c[m][16] (+)= a[m][0..klen) x b[klen][16]; = when first. */
+static void gemm16_acc(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c, int first) {
   for (int64_t m = 0; m < mrows; m++) {
-    float acc[C0] = {0};
+    float acc[C0];
     const float *am = a + (size_t)m * lda;
+    if (first)
+      memset(acc, 0, sizeof acc);
+    else
+      memcpy(acc, c + m * C0, sizeof acc);
     for (size_t k = 0; k < klen; k++)
       for (int l = 0; l < C0; l++)
         acc[l] += am[k] * b[k * C0 + l];
@@ -148,7 +152,7 @@ void rt_wino_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt
     const int64_t cb = nb0 + nb;
     for (int p = 0; p < P; p++) {
       const float *u = (const float *)g->wd + ((size_t)p * (size_t)g->c1out + (size_t)cb) * k * C0;
-      gemm16(v + (size_t)p * pstride, k, mrows, k, u, l0c + (size_t)p * (size_t)mrows * C0);
+      gemm16_acc(v + (size_t)p * pstride, k, mrows, k, u, l0c + (size_t)p * (size_t)mrows * C0, 1);
     }
     for (int64_t m = 0; m < mrows; m++)
       output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
@@ -197,22 +201,6 @@ static void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int
   }
 }
 
-/* c[m][16] (+)= a[m][0..klen) x b[klen][16]; = when first. */
-static void gemm16_acc(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c, int first) {
-  for (int64_t m = 0; m < mrows; m++) {
-    float acc[C0];
-    const float *am = a + (size_t)m * lda;
-    if (first)
-      memset(acc, 0, sizeof acc);
-    else
-      memcpy(acc, c + m * C0, sizeof acc);
-    for (size_t k = 0; k < klen; k++)
-      for (int l = 0; l < C0; l++)
-        acc[l] += am[k] * b[k * C0 + l];
-    memcpy(c + m * C0, acc, sizeof acc);
-  }
-}
-
 void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
   const int64_t t0 = mt * g->tm, wt = g->wth * g->wtw;
   const int64_t mrows = wt - t0 < g->tm ? wt - t0 : g->tm;
@@ -238,12 +226,26 @@ void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt,
   }
 }
 
-omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
-                             const om_tensor *y) {
+omrt_status rt_wino_kernel_check(const rt_chk *c, const rt_conv_params *p) {
   if (p->kh != 3 || p->kw != 3 || p->sh != 1 || p->sw != 1 || p->dh != 1 || p->dw != 1)
     return rt_chk_fail(c, "Winograd F(4x4,3x3) needs a 3x3 kernel, strides 1 and dilations 1 (kernel %dx%d, "
                           "strides %d,%d, dilations %d,%d)",
                        p->kh, p->kw, p->sh, p->sw, p->dh, p->dw);
+  return OMRT_OK;
+}
+
+omrt_status rt_wino_tiles_check(const rt_chk *c, const om_tensor *x, const om_tensor *w, const om_tensor *y,
+                                int64_t tm, int64_t tn) {
+  uint64_t tiles = (uint64_t)x->dims[0] *
+                   (uint64_t)rt_ceil_div(rt_ceil_div(y->dims[2], 4) * rt_ceil_div(y->dims[3], 4), tm) *
+                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);
+  return rt_chk_block_dim(c, tiles, "tiles");
+}
+
+omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
+                             const om_tensor *y) {
+  omrt_status st = rt_wino_kernel_check(c, p);
+  if (st != OMRT_OK) return st;
   const om_task *task = c->task;
   int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15], c1 = rt_ceil_div(x->dims[1], C0);
   if (tm < 1 || tn < 1 || tm > 65536 || tn > 65536 || tk < 1 || tk > c1)
@@ -262,8 +264,5 @@ omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_
       return rt_chk_fail(c, "Winograd tile_m %lld, tile_k %lld with C1in %lld needs %llu bytes of %s, capacity %llu",
                          (long long)tm, (long long)tk, (long long)c1, (unsigned long long)caps[i].need,
                          caps[i].what, (unsigned long long)caps[i].have);
-  uint64_t tiles = (uint64_t)x->dims[0] *
-                   (uint64_t)rt_ceil_div(rt_ceil_div(y->dims[2], 4) * rt_ceil_div(y->dims[3], 4), tm) *
-                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);
-  return rt_chk_block_dim(c, tiles, "tiles");
+  return rt_wino_tiles_check(c, x, w, y, tm, tn);
 }

@@ -7,7 +7,7 @@
  * Here the 16 channel lanes of a point are two YMM registers: the 6x6 input
  * patch is loaded with vcvtph2ps (or plain loads for f32), B^T d B and
  * A^T m A run as FMA/add sequences on those registers, the GEMMs go through
- * kernels_cube_x86.c's 6x16 micro-kernel (rt_gemm16_x86), and the epilogue
+ * kernels_cube_x86.c's 6x16 micro-kernel (rt_gemm16_acc_x86), and the epilogue
  * stores with vcvtps2ph. Results differ from the portable path only by
  * rounding (FMA keeps one rounding where the portable code has two).
  *
@@ -18,17 +18,9 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 
-#include <immintrin.h>
-
-#define AVX2 __attribute__((target("avx2,fma,f16c")))
-#define AVX2_INLINE __attribute__((target("avx2,fma,f16c"), always_inline)) static inline
+#include "runtime/x86_avx2.h"
 
 enum { P = WINO_F43_POINTS };
-
-AVX2_INLINE __m256 ld8(const void *p, int f16, size_t at) {
-  return f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + at)))
-             : _mm256_loadu_ps((const float *)p + at);
-}
 
 /* o[i*os] = (B^T x)[i] for the 6 values x[k*is]. */
 AVX2_INLINE void bt6(const __m256 *x, size_t is, __m256 *o, size_t os) {
@@ -72,7 +64,7 @@ static AVX2 void input_transform(const rt_conv_geom *g, int64_t img, int64_t th,
         __m256 lo = _mm256_setzero_ps(), hi = lo;
         if ((uint64_t)ih < (uint64_t)g->h && (uint64_t)iw < (uint64_t)g->w_) {
           const size_t at = (plane + (size_t)(ih * g->w_ + iw)) * C0;
-          lo = ld8(g->xd, f16, at), hi = ld8(g->xd, f16, at + 8);
+          lo = ld8h(g->xd, f16, at), hi = ld8h(g->xd, f16, at + 8);
         }
         d[(i * 6 + j) * 2] = lo, d[(i * 6 + j) * 2 + 1] = hi;
       }
@@ -116,7 +108,7 @@ static AVX2 void output_transform(const rt_conv_geom *g, int64_t img, int64_t th
       const size_t at = (size_t)((((img * g->c1out + cb) * g->ho + oh) * g->wo + tw * 4 + j) * C0);
       for (int h = 0; h < 2; h++) {
         __m256 val = _mm256_add_ps(o[(i * 4 + j) * 2 + h], e->bias[h]);
-        if (g->rd) val = _mm256_add_ps(val, ld8(g->rd, e->rf16, at + (size_t)h * 8));
+        if (g->rd) val = _mm256_add_ps(val, ld8h(g->rd, e->rf16, at + (size_t)h * 8));
         if (e->act == OM_ACT_RELU) val = _mm256_max_ps(val, _mm256_setzero_ps());
         if (e->act == OM_ACT_CLIP) val = _mm256_min_ps(_mm256_max_ps(val, e->lo), e->hi);
         if (e->partial) val = _mm256_and_ps(val, e->keep[h]);
@@ -160,7 +152,7 @@ AVX2 void rt_wino_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
     const int64_t cb = nb0 + nb;
     for (int p = 0; p < P; p++) {
       const float *u = (const float *)g->wd + ((size_t)p * (size_t)g->c1out + (size_t)cb) * k * C0;
-      rt_gemm16_x86(v + (size_t)p * pstride, k, mrows, k, u, l0c + (size_t)p * (size_t)mrows * C0);
+      rt_gemm16_acc_x86(v + (size_t)p * pstride, k, mrows, k, u, l0c + (size_t)p * (size_t)mrows * C0, 1);
     }
     wepi e;
     wepi_init(g, cb, &e);

@@ -509,7 +509,7 @@ static rt_vimm const_imm(const om_vinstr *in) {
   case DT_FLOAT16: v.f = rt_h2f(rt_f2h((float)in->imm.f)); break;
   case DT_DOUBLE: v.d = in->imm.f; break;
   case DT_BOOL: v.u8 = in->imm.i != 0; break;
-  default: v.i64 = rt_wrap_int(in->dtype, in->imm.i); break; /* integers, extended to 64 bits */
+  default: v.i64 = dtype_wrap_int(in->dtype, in->imm.i); break; /* integers, extended to 64 bits */
   }
   return v;
 }

@@ -19,6 +19,10 @@
  * format) and compiled with atc_compile from memory, output kept in memory.
  * A package that compiles is then loaded by libomrt: the compiler must never
  * emit a package its own runtime refuses (a refusal there aborts).
+ * Each byte is read in one defined order (one take() per statement where the
+ * order matters; C leaves the order of an assignment's sides and of call
+ * arguments to the compiler, and gcc and clang differ), so a recipe means the
+ * same model in the clang libFuzzer build and the gcc replay build.
  * Every number comes from a table of boundary values (0, 1, 2^31, 2^63-1,
  * negatives, symbolic dims) so overflow paths are reached in a few steps.
  */
@@ -318,7 +322,10 @@ static void mutate(fz_model *m, cursor *c) {
   switch (op) {
   case 0: /* a dim */
   case 1:
-    if ((t = pick_tensor(m, c)) && t->rank) t->dims[take(c) % (unsigned)t->rank] = pick_value(c);
+    if ((t = pick_tensor(m, c)) && t->rank) {
+      int64_t v = pick_value(c);
+      t->dims[take(c) % (unsigned)t->rank] = v;
+    }
     break;
   case 2: /* a rank (new dims are 1) */
     if ((t = pick_tensor(m, c))) {
@@ -334,7 +341,10 @@ static void mutate(fz_model *m, cursor *c) {
   case 5:
     if ((n = pick_node(m, c)) && n->nattr) {
       a = &n->attr[take(c) % (unsigned)n->nattr];
-      if (a->type == A_INTS && a->nints) a->ints[take(c) % (unsigned)a->nints] = pick_value(c);
+      if (a->type == A_INTS && a->nints) {
+        int64_t v = pick_value(c);
+        a->ints[take(c) % (unsigned)a->nints] = v;
+      }
       else a->i = pick_value(c);
     }
     break;
@@ -349,12 +359,15 @@ static void mutate(fz_model *m, cursor *c) {
   case 7: /* an attribute's type */
     if ((n = pick_node(m, c)) && n->nattr) {
       static const int types[] = {A_FLOAT, A_INT, A_STRING, A_FLOATS, A_INTS, A_TENSOR, 0, 5, 99};
-      n->attr[take(c) % (unsigned)n->nattr].type = types[take(c) % COUNT(types)];
+      int type = types[take(c) % COUNT(types)];
+      n->attr[take(c) % (unsigned)n->nattr].type = type;
     }
     break;
   case 8: /* an attribute's name */
-    if ((n = pick_node(m, c)) && n->nattr)
-      set_name(n->attr[take(c) % (unsigned)n->nattr].name, attr_names[take(c) % COUNT(attr_names)]);
+    if ((n = pick_node(m, c)) && n->nattr) {
+      a = &n->attr[take(c) % (unsigned)n->nattr];
+      set_name(a->name, attr_names[take(c) % COUNT(attr_names)]);
+    }
     break;
   case 9: /* add an attribute, or drop the last one */
     if ((n = pick_node(m, c))) {
@@ -429,11 +442,17 @@ static void mutate(fz_model *m, cursor *c) {
       int k = (int)(take(c) % (MAX_INTS + 1));
       for (int j = t->nvals; j < k; j++) t->vals[j] = 1;
       t->nvals = k;
-      if (k) t->vals[take(c) % (unsigned)k] = pick_value(c);
+      if (k) {
+        int64_t v = pick_value(c);
+        t->vals[take(c) % (unsigned)k] = v;
+      }
     }
     break;
   default: /* an initializer's data length */
-    if (m->ninits) m->inits[take(c) % (unsigned)m->ninits].raw_delta = (int)(take(c) % 17) - 8;
+    if (m->ninits) {
+      int delta = (int)(take(c) % 17) - 8;
+      m->inits[take(c) % (unsigned)m->ninits].raw_delta = delta;
+    }
     break;
   }
 }

@@ -89,6 +89,14 @@ static int check_ok(kcase *c) {
   return st == OMRT_OK;
 }
 
+/* Checks and runs the case, then evaluates `text` on ins (outs point into
+ * *ar, which the caller frees); 0 when a step fails. */
+static int run_and_eval(kcase *c, const char *text, const void **ins, void **outs, arena *ar) {
+  int ok = check_ok(c);
+  if (ok) run(c, NULL);
+  return ok && eval(text, ins, outs, ar);
+}
+
 /* ---- TOPK ---- */
 
 static void topk_case(int dt, int axis, int k, int largest, uint32_t bd) {
@@ -115,9 +123,8 @@ static void topk_case(int dt, int axis, int k, int largest, uint32_t bd) {
   arena_init(&ar, 0);
   const void *ins[1] = {c.data[0]};
   void *outs[2];
-  int ok = check_ok(&c);
-  if (ok) run(&c, NULL);
-  ok = ok && eval(text, ins, outs, &ar) && same(&c, 1, outs[0], "values") && same(&c, 2, outs[1], "indices");
+  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, 1, outs[0], "values") &&
+           same(&c, 2, outs[1], "indices");
   if (!ok) test_note("  TOPK dt %d axis %d k %d largest %d bd %u", dt, axis, k, largest, bd);
   CHECK(ok);
   arena_free(&ar);
@@ -201,9 +208,7 @@ static void scatter_case(int mode, int dt, int axis, int irank, const int64_t *i
   arena_init(&ar, 0);
   const void *ins[3] = {c.data[0], ix_ref, u_ref};
   void *outs[1];
-  int ok = check_ok(&c);
-  if (ok) run(&c, NULL);
-  ok = ok && eval(text, ins, outs, &ar) && same(&c, 3, outs[0], "y");
+  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, 3, outs[0], "y");
   if (!ok) test_note("  SCATTER mode %d dt %d axis %d red %d bd %u oob %d", mode, dt, axis, red, bd, oob);
   CHECK(ok);
   arena_free(&ar);
@@ -261,9 +266,7 @@ static void tensorscatter_case(int circular, int len, int with_w, uint32_t bd) {
   arena_init(&ar, 0);
   const void *ins[3] = {c.data[0], c.data[2], c.data[1]};
   void *outs[1];
-  int ok = check_ok(&c);
-  if (ok) run(&c, NULL);
-  ok = ok && eval(text, ins, outs, &ar) && same(&c, 3, outs[0], "y");
+  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, 3, outs[0], "y");
   if (!ok) test_note("  TENSORSCATTER circular %d len %d w %d bd %u", circular, len, with_w, bd);
   CHECK(ok);
   arena_free(&ar);
@@ -300,9 +303,7 @@ static void cumsum_case(int dt, int axis, int excl, int rev, int prod, uint32_t 
   arena_init(&ar, 0);
   const void *ins[1] = {c.data[0]};
   void *outs[1];
-  int ok = check_ok(&c);
-  if (ok) run(&c, NULL);
-  ok = ok && eval(text, ins, outs, &ar) && same(&c, 1, outs[0], "y");
+  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, 1, outs[0], "y");
   if (!ok) test_note("  CUMSUM dt %d axis %d excl %d rev %d prod %d bd %u", dt, axis, excl, rev, prod, bd);
   CHECK(ok);
   arena_free(&ar);
@@ -345,9 +346,7 @@ static void onehot_case(int idt, int ydt, int axis, uint32_t bd) {
   arena_init(&ar, 0);
   const void *ins[2] = {c.data[0], c.data[1]};
   void *outs[1];
-  int ok = check_ok(&c);
-  if (ok) run(&c, NULL);
-  ok = ok && eval(text, ins, outs, &ar) && same(&c, 2, outs[0], "y");
+  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, 2, outs[0], "y");
   if (!ok) test_note("  ONEHOT idt %d ydt %d axis %d bd %u", idt, ydt, axis, bd);
   CHECK(ok);
   arena_free(&ar);
@@ -428,6 +427,16 @@ static void test_gathernd(void) {
 
 /* ---- load-time checks: a valid task of each kind, then one rule broken ---- */
 
+/* The unmutated case (mutate < 0) passes the load check, a mutated one is
+ * rejected with a message naming want; frees c. */
+static void expect_verdict(kcase *c, int mutate, const char *want) {
+  if (mutate < 0)
+    CHECK_EQ_INT(kc_check(c), OMRT_OK);
+  else
+    expect_reject(c, want, want);
+  kc_free(c);
+}
+
 static void bad_topk(int mutate, const char *want) {
   int64_t xd[2] = {3, 5}, yd[2] = {3, 2};
   kcase c;
@@ -448,11 +457,7 @@ static void bad_topk(int mutate, const char *want) {
   case 8: kc_set(&c, 1, DT_INT32, 2, yd); break;
   default: break;
   }
-  if (mutate < 0)
-    CHECK_EQ_INT(kc_check(&c), OMRT_OK);
-  else
-    expect_reject(&c, want, want);
-  kc_free(&c);
+  expect_verdict(&c, mutate, want);
 }
 
 static void bad_scatter(int mutate, const char *want) {
@@ -513,11 +518,7 @@ static void bad_cumsum(int mutate, const char *want) {
   case 6: c.task.params[1] = -1; break;
   default: break;
   }
-  if (mutate < 0)
-    CHECK_EQ_INT(kc_check(&c), OMRT_OK);
-  else
-    expect_reject(&c, want, want);
-  kc_free(&c);
+  expect_verdict(&c, mutate, want);
 }
 
 static void bad_onehot(int mutate, const char *want) {
@@ -538,11 +539,7 @@ static void bad_onehot(int mutate, const char *want) {
   case 6: kc_set(&c, 0, DT_BOOL, 1, id); break;
   default: break;
   }
-  if (mutate < 0)
-    CHECK_EQ_INT(kc_check(&c), OMRT_OK);
-  else
-    expect_reject(&c, want, want);
-  kc_free(&c);
+  expect_verdict(&c, mutate, want);
 }
 
 static void bad_gathernd(int mutate, const char *want) {
@@ -562,11 +559,7 @@ static void bad_gathernd(int mutate, const char *want) {
   case 5: c.task.params[0] = 3; break;
   default: break;
   }
-  if (mutate < 0)
-    CHECK_EQ_INT(kc_check(&c), OMRT_OK);
-  else
-    expect_reject(&c, want, want);
-  kc_free(&c);
+  expect_verdict(&c, mutate, want);
 }
 
 static void test_checks(void) {

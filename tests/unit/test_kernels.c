@@ -681,6 +681,19 @@ static void expect_reject(kcase *c, const char *what, const char *want) {
   if (!ok) test_note("  %s: status %d, message '%s'", what, s, msg ? msg : "(null)");
 }
 
+/* The unmutated case (mutate 0) passes the load check, a mutated one is
+ * rejected as expect_reject says; frees c. */
+static void expect_verdict(kcase *c, int mutate, const char *what, const char *want) {
+  if (mutate == 0) {
+    omrt_status s = kc_check(c);
+    CHECK_EQ_INT(s, OMRT_OK);
+    if (s) test_note("  %s", omrt_last_error());
+  } else {
+    expect_reject(c, what, want);
+  }
+  kc_free(c);
+}
+
 /* A valid 1x20x10x10 -> 24 conv, 3x3 pad 1; `mutate` breaks one thing. */
 static void bad_conv(int mutate, const char *what, const char *want) {
   kcase c;
@@ -707,14 +720,7 @@ static void bad_conv(int mutate, const char *what, const char *want) {
   if (mutate == 12) c.task.ntensors = 4;
   if (mutate == 13) c.task.tensors[0] = OM_NONE;
   if (mutate == 14) c.t[4].bytes -= 2;
-  if (mutate == 0) {
-    omrt_status s = kc_check(&c);
-    CHECK_EQ_INT(s, OMRT_OK);
-    if (s) test_note("  %s", omrt_last_error());
-  } else {
-    expect_reject(&c, what, want);
-  }
-  kc_free(&c);
+  expect_verdict(&c, mutate, what, want);
 }
 
 /* A valid Winograd 1x20x10x10 -> 24 conv, 3x3 pad 1 (9 4x4 tiles; tile_m 9,
@@ -738,14 +744,7 @@ static void bad_wino(int mutate, const char *what, const char *want) {
   if (mutate == 8) /* dilation 2, pads 2: same output size */
     for (int i = 4; i < 10; i++)
       c.task.params[i] = 2;
-  if (mutate == 0) {
-    omrt_status s = kc_check(&c);
-    CHECK_EQ_INT(s, OMRT_OK);
-    if (s) test_note("  %s", omrt_last_error());
-  } else {
-    expect_reject(&c, what, want);
-  }
-  kc_free(&c);
+  expect_verdict(&c, mutate, what, want);
 }
 
 /* A valid OM_CONV_WINO_F43_FZ 1x40x10x10 -> 24 conv, 3x3 pad 1 (9 4x4
@@ -768,14 +767,7 @@ static void bad_wino_fz(int mutate, const char *what, const char *want) {
   if (mutate == 6) c.def.ub_bytes = 36 * (2 * 16 + 1) * 64 - 4; /* U for tile_k 2 does not fit */
   if (mutate == 7) c.task.params[13] = 120; /* L0C: 36 * 120 * 64 > 256K */
   if (mutate == 8) c.task.block_dim = 3;
-  if (mutate == 0) {
-    omrt_status s = kc_check(&c);
-    CHECK_EQ_INT(s, OMRT_OK);
-    if (s) test_note("  %s", omrt_last_error());
-  } else {
-    expect_reject(&c, what, want);
-  }
-  kc_free(&c);
+  expect_verdict(&c, mutate, what, want);
 }
 
 static void test_checks(void) {

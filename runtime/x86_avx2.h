@@ -1,0 +1,31 @@
+/* x86_avx2.h - what the AVX2 + FMA + F16C kernel files share
+ * (kernels_cube_x86.c, kernels_matmul_x86.c, kernels_vector_x86.c,
+ * kernels_wino_x86.c): the target attributes their functions carry and the
+ * 8-lane load / store of an f16 or f32 array. Include only inside
+ * `#if defined(__x86_64__) && defined(__GNUC__)`; callers reach these
+ * functions only when the host has the features (kernels.h). */
+#ifndef RUNTIME_X86_AVX2_H
+#define RUNTIME_X86_AVX2_H
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AVX2 __attribute__((target("avx2,fma,f16c")))
+#define AVX2_INLINE __attribute__((target("avx2,fma,f16c"), always_inline)) static inline
+
+/* 8 lanes of an f16 (f16 != 0) or f32 array from element `at`, as f32. */
+AVX2_INLINE __m256 ld8h(const void *p, int f16, size_t at) {
+  return f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + at)))
+             : _mm256_loadu_ps((const float *)p + at);
+}
+
+/* Stores 8 f32 lanes at element `at`, as f16 rounded to nearest even or f32. */
+AVX2_INLINE void st8h(void *p, int f16, size_t at, __m256 v) {
+  if (f16)
+    _mm_storeu_si128((__m128i *)((uint16_t *)p + at), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+  else
+    _mm256_storeu_ps((float *)p + at, v);
+}
+
+#endif
