@@ -39,11 +39,18 @@ static int64_t steps_per_output(const ir_node *n) {
   int64_t k[MAX_RANK], steps = 1;
   int count;
   switch (n->op) {
-  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_LPPOOL:
-    count = ir_attr_ints(n, "kernel_shape", k, MAX_RANK);
-    if (count < 1 || count > MAX_RANK) return -1;
+  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_LPPOOL: /* the window's nested loops; an empty */
+  case IR_OP_GLOBALMAXPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALLPPOOL: /* dim still costs 1 */
+    if (n->op == IR_OP_MAXPOOL || n->op == IR_OP_AVGPOOL || n->op == IR_OP_LPPOOL) {
+      count = ir_attr_ints(n, "kernel_shape", k, MAX_RANK);
+      if (count < 1 || count > MAX_RANK) return -1;
+    } else {
+      if (!n->in[0] || n->in[0]->rank < 2) return -1;
+      count = n->in[0]->rank - 2;
+      for (int i = 0; i < count; i++) k[i] = n->in[0]->dims[2 + i];
+    }
     for (int i = 0; i < count; i++)
-      if (k[i] < 1 || __builtin_mul_overflow(steps, k[i], &steps)) return -1;
+      if (k[i] < 0 || __builtin_mul_overflow(steps, k[i] > 1 ? k[i] : 1, &steps)) return -1;
     return steps;
   case IR_OP_CONV: /* weight [M, C/G, k...]: one output reads C/G x k... */
     if (!n->in[1] || n->in[1]->rank < 1) return -1;
@@ -60,8 +67,8 @@ static int foldable(const ir_node *n, int64_t max_bytes) {
   if (n->nout != 1 || !n->out[0] || !ir_eval_supported(n->op)) return 0;
   int64_t bytes = ir_value_bytes(n->out[0]);
   if (bytes < 0 || bytes >= max_bytes) return 0;
-  int64_t per = steps_per_output(n), work;
-  if (per < 0 || __builtin_mul_overflow(per, elements(n->out[0]), &work) || work > FOLD_MAX_WORK) return 0;
+  int64_t per = steps_per_output(n), outs = elements(n->out[0]), work;
+  if (per < 0 || __builtin_mul_overflow(per, outs > 1 ? outs : 1, &work) || work > FOLD_MAX_WORK) return 0;
   if (n->op == IR_OP_SHAPE || n->op == IR_OP_SIZE) return n->in[0]->rank >= 0;
   for (int i = 0; i < n->nin; i++)
     if (n->in[i] && !n->in[i]->data) return 0;
