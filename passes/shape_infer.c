@@ -388,7 +388,9 @@ static status infer_flatten(si *s, ir_node *n, int *rank, int64_t *dims) {
   if (a < 0) return fail(s, ST_ERR_INVALID, "axis %lld out of range for input %s", (long long)axis, shape_str(x));
   *rank = 2;
   dims[0] = 1, dims[1] = 1;
-  for (int i = 0; i < x->rank; i++) dims[i >= a] *= x->dims[i];
+  for (int i = 0; i < x->rank; i++)
+    if (__builtin_mul_overflow(dims[i >= a], x->dims[i], &dims[i >= a]))
+      return fail(s, ST_ERR_LIMIT, "the flattened dims of input %s exceed 2^63", shape_str(x));
   return ST_OK;
 }
 
