@@ -65,6 +65,13 @@ uint64_t rt_physical_elements(const om_tensor *t) {
   return n;
 }
 
+omrt_status rt_chk_copy_dtypes(const rt_chk *c, const om_tensor *x, const om_tensor *y) {
+  int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32, fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
+  if (x->dtype != y->dtype && !(fx && fy))
+    return rt_chk_fail(c, "x dtype %u and y dtype %u: only equal dtypes or f16 <-> f32", x->dtype, y->dtype);
+  return OMRT_OK;
+}
+
 omrt_status rt_chk_nd_tensor(const rt_chk *c, int slot, const char *what, const om_tensor **t_out) {
   uint32_t ti = c->task->tensors[slot];
   if (ti == OM_NONE) return rt_chk_fail(c, "tensor slot %d (%s) is OM_NONE but required", slot, what);

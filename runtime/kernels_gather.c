@@ -91,9 +91,7 @@ omrt_status rt_gather_check(const omrt_model *m, uint32_t i, const om_task *task
                        x->rank);
   if (ix->dtype != DT_INT32 && ix->dtype != DT_INT64)
     return rt_chk_fail(&c, "indices dtype %u, expected i32 or i64", ix->dtype);
-  int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32, fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
-  if (x->dtype != y->dtype && !(fx && fy))
-    return rt_chk_fail(&c, "x dtype %u and y dtype %u: only equal dtypes or f16 <-> f32", x->dtype, y->dtype);
+  if ((s = rt_chk_copy_dtypes(&c, x, y))) return s;
   if (q[0] == 2) return rt_gathernd_check(&c, x, ix, y); /* kernels_index.c */
   uint32_t axis = (uint32_t)q[1];
   int64_t want[MAX_RANK];

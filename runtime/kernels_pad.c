@@ -73,9 +73,7 @@ omrt_status rt_pad_check(const omrt_model *m, uint32_t i, const om_task *task) {
   for (int k = 0; k < 2; k++)
     if ((s = rt_chk_nd_tensor(&c, k, what[k], &t[k]))) return s;
   const om_tensor *x = t[0], *y = t[1];
-  int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32, fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
-  if (x->dtype != y->dtype && !(fx && fy))
-    return rt_chk_fail(&c, "x dtype %u and y dtype %u: only equal dtypes or f16 <-> f32", x->dtype, y->dtype);
+  if ((s = rt_chk_copy_dtypes(&c, x, y))) return s;
   if (x->rank != y->rank) return rt_chk_fail(&c, "x rank %u != y rank %u", x->rank, y->rank);
   const int32_t *q = task->params;
   int mode = q[0];

@@ -85,9 +85,7 @@ omrt_status rt_strided_copy_check(const omrt_model *m, uint32_t i, const om_task
   for (int k = 0; k < 2; k++)
     if ((s = rt_chk_nd_tensor(&c, k, what[k], &t[k]))) return s;
   const om_tensor *x = t[0], *y = t[1];
-  int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32, fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
-  if (x->dtype != y->dtype && !(fx && fy))
-    return rt_chk_fail(&c, "x dtype %u and y dtype %u: only equal dtypes or f16 <-> f32", x->dtype, y->dtype);
+  if ((s = rt_chk_copy_dtypes(&c, x, y))) return s;
   const int32_t *q = task->params;
   int r = q[0];
   if (r < 0 || r > MAX_RANK) return rt_chk_fail(&c, "params[0] rank = %d, expected 0..%d", r, MAX_RANK);
