@@ -84,7 +84,7 @@ double onnx_attr_float(const onnx_node *nd, const char *name, double def) {
 int onnx_attr_string_is(const onnx_node *nd, const char *name, const char *def, const char *s) {
   const Onnx__AttributeProto *a = onnx_attr(nd, name);
   if (!a) return !strcmp(def, s);
-  return a->s.len == strlen(s) && !memcmp(a->s.data, s, a->s.len);
+  return a->s.len == strlen(s) && (a->s.len == 0 || !memcmp(a->s.data, s, a->s.len));
 }
 
 const char *onnx_attr_string(const onnx_node *nd, const char *name, const char *def, char *buf, size_t size) {
@@ -94,7 +94,7 @@ const char *onnx_attr_string(const onnx_node *nd, const char *name, const char *
     return buf;
   }
   size_t n = a->s.len < size - 1 ? a->s.len : size - 1;
-  memcpy(buf, a->s.data, n);
+  if (n) memcpy(buf, a->s.data, n);
   buf[n] = '\0';
   return buf;
 }
