@@ -24,6 +24,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/vexp.h"
 #include "runtime/elem.h"
 #include "runtime/kernels.h"
 #include "runtime/vprog_plan.h"
@@ -46,9 +47,9 @@ static inline double vd_mod(double a, double b) {
 }
 static inline float vf_sign(float a) { return a > 0 ? 1.0f : a < 0 ? -1.0f : a; }
 static inline double vd_sign(double a) { return a > 0 ? 1.0 : a < 0 ? -1.0 : a; }
-static inline float vf_sigmoid(float a) { return 1.0f / (1.0f + expf(-a)); }
+static inline float vf_sigmoid(float a) { return 1.0f / (1.0f + om_vexp(-a)); }
 static inline double vd_sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
-static inline float vf_softplus(float a) { return a > 0 ? a + log1pf(expf(-a)) : log1pf(expf(a)); }
+static inline float vf_softplus(float a) { return a > 0 ? a + log1pf(om_vexp(-a)) : log1pf(om_vexp(a)); }
 static inline double vd_softplus(double a) { return a > 0 ? a + log1p(exp(-a)) : log1p(exp(a)); }
 static inline uint8_t vf_isinf(double a, int64_t mask) {
   return (uint8_t)((a == INFINITY && (mask & 1)) || (a == -INFINITY && (mask & 2)));
@@ -114,7 +115,7 @@ static inline int64_t vi_pow(int64_t a, int64_t e) {
 /* Float lanes (f32 and f16 registers). */
 #define F1(op, EXPR) LANES1(f_##op, float, float, EXPR)
 #define F2(op, EXPR) LANES2(f_##op, float, float, EXPR)
-F1(neg, -a) F1(abs, fabsf(a)) F1(sign, vf_sign(a)) F1(exp, expf(a)) F1(log, logf(a)) F1(sqrt, sqrtf(a))
+F1(neg, -a) F1(abs, fabsf(a)) F1(sign, vf_sign(a)) F1(exp, om_vexp(a)) F1(log, logf(a)) F1(sqrt, sqrtf(a))
 F1(rsqrt, 1.0f / sqrtf(a)) F1(recip, 1.0f / a) F1(tanh, tanhf(a)) F1(sigmoid, vf_sigmoid(a))
 F1(erf, erff(a)) F1(floor, floorf(a)) F1(ceil, ceilf(a)) F1(round, nearbyintf(a)) F1(sin, sinf(a))
 F1(cos, cosf(a)) F1(tan, tanf(a)) F1(asin, asinf(a)) F1(acos, acosf(a)) F1(atan, atanf(a))

@@ -241,9 +241,8 @@ static int run(const options *o, run_state *r) {
   if (how == LAZY_JIT_NO_PROGRAMS) printf("jit: no vector programs (libomrt_jit not loaded)\n");
   if (how == LAZY_JIT_COMPILED) {
     printf("jit: %u programs (%u unique bodies: %u compiled, %u from cache, %u shared) in %.1f ms (%.1f ms CPU), "
-           "exp %s, cache %s\n",
-           js.programs, js.unique, js.compiled, js.cached, js.shared, js.ms, js.cpu_ms,
-           js.inline_exp ? "inline" : "via libm", cache ? cache : "off");
+           "cache %s\n",
+           js.programs, js.unique, js.compiled, js.cached, js.shared, js.ms, js.cpu_ms, cache ? cache : "off");
   }
 #endif
   r->nin = omrt_model_num_inputs(r->model);

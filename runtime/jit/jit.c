@@ -7,19 +7,12 @@
  * (vpir_externs: the libm functions the interpreter calls) and falls back to
  * the process's symbols for the code generator's own libcalls.
  *
- * EXP is inlined as vector code (vprog_ir.c: glibc's expf algorithm, with
- * the FMA contractions when the host has FMA and AVX2, as glibc's ifunc
- * then picks its FMA build) only if, at omrt_jit_new, that code agrees bit
- * for bit with the process's expf on 2^18 inputs spread over every binade
- * plus the special cases and thresholds; otherwise generated code calls
- * expf. Either way the JIT computes what the interpreter computes.
- *
  * A body is one distinct (program bytes, inner broadcast mask) pair; the
  * jit keeps the bodies loaded models use in a list, each with a reference
  * count, its own resource tracker and its function's address. A model's
  * load (compile) takes a reference to the body of each of its VPROG tasks;
  * a body no model holds yet gets its code: one LLVM module with one
- * function (vprog_ir.c, named omrt_vp_<hash of the body and exp mode>),
+ * function (vprog_ir.c, named omrt_vp_<hash of the body>),
  * either read from the on-disk cache (jit_cache.c; the key is the module's
  * IR plus the host identity) or optimized with the O2 pipeline for the
  * host's target machine (without loop vectorization and unrolling: the IR
@@ -60,7 +53,7 @@ typedef struct body {
   uint8_t *prog;                /* copy of the program: header, then instructions */
   size_t bytes;
   uint32_t mask;
-  uint64_t hash;                /* of prog, mask and the exp mode */
+  uint64_t hash;                /* of prog and mask */
   uint32_t refs;                /* models using it */
   char name[48];                /* its function's symbol */
   LLVMOrcResourceTrackerRef tracker;
@@ -73,7 +66,6 @@ struct omrt_jit {
   LLVMTargetMachineRef tm; /* the host's, for the IR pass pipeline */
   pthread_mutex_t mu;      /* serializes compile */
   uint64_t seq;            /* functions named so far (under mu) */
-  vpir_exp exp_mode;       /* how generated code computes exp */
   omrt_jit_stats last;     /* under mu */
   body *bodies;            /* the programs loaded models use (under mu) */
   char *cache_dir;         /* the on-disk cache (jit_cache.h), or NULL */
@@ -124,7 +116,6 @@ static omrt_status define_externs(omrt_jit *jit) {
 
 static omrt_status jit_compile(const omrt_vprog_compiler *self, omrt_model *m, void **state_out);
 static void jit_release(const omrt_vprog_compiler *self, void *state);
-static omrt_status pick_exp_mode(omrt_jit *jit);
 
 /* Everything besides the IR that the generated object code depends on. */
 static omrt_status host_identity(omrt_jit *jit) {
@@ -189,7 +180,6 @@ omrt_status omrt_jit_new(omrt_jit **jit_out) {
   LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(codegen_tm));
   LLVMErrorRef err = LLVMOrcCreateLLJIT(&jit->lljit, builder); /* consumes the builder */
   omrt_status s = err ? llvm_fail(err, "creating the LLJIT") : define_externs(jit);
-  if (!s) s = pick_exp_mode(jit);
   if (s) {
     omrt_jit_free(jit);
     return s;
@@ -305,15 +295,14 @@ static void remove_code(LLVMOrcResourceTrackerRef tracker) {
   LLVMOrcReleaseResourceTracker(tracker);
 }
 
-/* Gives b (prog, mask, name set) its code, computing exp as `mode` says:
- * from the on-disk cache when it has a valid entry (*cached_out = 1), else
+/* Gives b (prog, mask, name set) its code: from the on-disk cache when it has a valid entry (*cached_out = 1), else
  * compiled (and stored there). */
-static omrt_status make_code(omrt_jit *jit, body *b, vpir_exp mode, int *cached_out) {
+static omrt_status make_code(omrt_jit *jit, body *b, int *cached_out) {
   *cached_out = 0;
   LLVMContextRef cx = LLVMContextCreate();
   LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("vprog", cx);
   vpir_build(mod, b->name, (const om_vprog *)(const void *)b->prog,
-             (const om_vinstr *)(const void *)(b->prog + sizeof(om_vprog)), b->mask, mode);
+             (const om_vinstr *)(const void *)(b->prog + sizeof(om_vprog)), b->mask);
   size_t key_n = 0, obj_n = 0;
   char *key = jit->cache_dir ? cache_key(jit, mod, &key_n) : NULL;
   void *bytes = key ? jitc_load(jit->cache_dir, key, key_n, &obj_n) : NULL;
@@ -329,7 +318,7 @@ static omrt_status make_code(omrt_jit *jit, body *b, vpir_exp mode, int *cached_
       b->tracker = NULL;
       mod = LLVMModuleCreateWithNameInContext("vprog", cx);
       vpir_build(mod, b->name, (const om_vprog *)(const void *)b->prog,
-                 (const om_vinstr *)(const void *)(b->prog + sizeof(om_vprog)), b->mask, mode);
+                 (const om_vinstr *)(const void *)(b->prog + sizeof(om_vprog)), b->mask);
     }
   }
   if (!*cached_out) {
@@ -360,8 +349,7 @@ static void body_unref(omrt_jit *jit, body *b) {
  * model holds it yet (counted in *st). Under jit->mu. */
 static omrt_status body_ref(omrt_jit *jit, const om_vprog *h, uint32_t mask, omrt_jit_stats *st, body **out) {
   size_t bytes = sizeof *h + (size_t)h->ninstrs * sizeof(om_vinstr);
-  uint64_t hash = fnv1a(&jit->exp_mode, sizeof jit->exp_mode,
-                        fnv1a(&mask, sizeof mask, fnv1a(h, bytes, 0xcbf29ce484222325ull)));
+  uint64_t hash = fnv1a(&mask, sizeof mask, fnv1a(h, bytes, 0xcbf29ce484222325ull));
   int clash = 0;
   for (body *b = jit->bodies; b; b = b->next) {
     if (b->hash != hash) continue;
@@ -387,7 +375,7 @@ static omrt_status body_ref(omrt_jit *jit, const om_vprog *h, uint32_t mask, omr
                       (unsigned long long)jit->seq++);
   else snprintf(b->name, sizeof b->name, "omrt_vp_%016llx", (unsigned long long)hash);
   int cached;
-  omrt_status s = make_code(jit, b, jit->exp_mode, &cached);
+  omrt_status s = make_code(jit, b, &cached);
   b->next = jit->bodies;
   jit->bodies = b;
   if (s) {
@@ -412,7 +400,7 @@ static omrt_status jit_compile(const omrt_vprog_compiler *self, omrt_model *m, v
   }
   pthread_mutex_lock(&jit->mu);
   double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
-  omrt_jit_stats st = {.inline_exp = jit->exp_mode != VPIR_EXP_CALL};
+  omrt_jit_stats st = {0};
   omrt_status s = OMRT_OK;
   for (uint32_t i = 0; i < ntasks && s == OMRT_OK; i++) {
     const rt_vplan *p = rt_task_vplan(m, i); /* a VPROG task's, or a conv's epilogue */
@@ -451,68 +439,4 @@ static void jit_release(const omrt_vprog_compiler *self, void *state) {
   for (uint32_t k = 0; k < mc->n; k++) body_unref(jit, mc->b[k]);
   pthread_mutex_unlock(&jit->mu);
   free(mc);
-}
-
-/* ---- choosing how exp is computed ---- */
-
-enum { EXPCHECK_N = (1 << 18) + 16 };
-
-/* Does inline exp in `mode` give expf's bits on every sample? */
-static omrt_status exp_agrees(omrt_jit *jit, vpir_exp mode, int *agrees_out) {
-  static const uint32_t special[16] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u,
-                                       0x42b17217u, 0x42b17218u, 0xc2ce8ecfu, 0xc2ce8ed0u, 0xc2cff1b4u,
-                                       0xc2cff1b5u, 0x42b00000u, 0xc2b00000u, 0x00000001u, 0x3f800000u,
-                                       0xbf800000u};
-  om_vinstr ins[3] = {{.op = VOP_LOAD, .dtype = DT_FLOAT32, .dst = 0, .a = 0},
-                      {.op = VOP_EXP, .dtype = DT_FLOAT32, .dst = 1, .a = 0},
-                      {.op = VOP_STORE, .dtype = DT_FLOAT32, .a = 0, .b = 1}};
-  struct {
-    om_vprog h;
-    om_vinstr ins[3];
-  } prog = {{.ninputs = 1, .noutputs = 1, .nregs = 2, .ninstrs = 3}, {ins[0], ins[1], ins[2]}};
-  float *x = malloc(2 * EXPCHECK_N * sizeof *x);
-  if (!x) return rt_error(OMRT_ERR_NOMEM, "jit: out of memory");
-  float *y = x + EXPCHECK_N;
-  for (uint32_t i = 0; i < EXPCHECK_N; i++) {
-    uint32_t bits = i < 16 ? special[i] : (i - 16) * 16384u + (i * 2654435761u) % 16384u;
-    memcpy(&x[i], &bits, sizeof bits);
-  }
-  body b = {.prog = (uint8_t *)&prog, .bytes = sizeof prog, .mask = 1};
-  snprintf(b.name, sizeof b.name, "omrt_vp_expcheck_%d", (int)mode);
-  int cached;
-  omrt_status s = make_code(jit, &b, mode, &cached);
-  LLVMOrcExecutorAddress addr = b.addr;
-  LLVMOrcResourceTrackerRef tracker = b.tracker;
-  if (s == OMRT_OK) {
-    void *ptr[2] = {x, y};
-    int64_t outer[2] = {0, 0};
-    ((rt_vnative_fn)(uintptr_t)addr)(ptr, outer, 1, EXPCHECK_N);
-    int same = 1;
-    for (uint32_t i = 0; i < EXPCHECK_N && same; i++) {
-      float want = expf(x[i]);
-      same = memcmp(&want, &y[i], sizeof want) == 0 || (want != want && y[i] != y[i]);
-    }
-    *agrees_out = same;
-  }
-  if (tracker) remove_code(tracker);
-  free(x);
-  return s;
-}
-
-/* Is "+name" one of the comma-separated host features? */
-static int has_feature(const char *features, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = features; (p = strstr(p, name)); p += n)
-    if (p > features && p[-1] == '+' && (p[n] == ',' || p[n] == '\0')) return 1;
-  return 0;
-}
-
-static omrt_status pick_exp_mode(omrt_jit *jit) {
-  char *features = LLVMGetHostCPUFeatures();
-  int fma = (has_feature(features, "fma") && has_feature(features, "avx2")) || has_feature(features, "fma4");
-  LLVMDisposeMessage(features);
-  int agrees = 0;
-  omrt_status s = exp_agrees(jit, fma ? VPIR_EXP_INLINE_FMA : VPIR_EXP_INLINE, &agrees);
-  jit->exp_mode = !agrees ? VPIR_EXP_CALL : fma ? VPIR_EXP_INLINE_FMA : VPIR_EXP_INLINE;
-  return s;
 }

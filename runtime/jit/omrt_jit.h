@@ -53,7 +53,6 @@ typedef struct omrt_jit_stats {
   uint32_t shared;   /* already loaded for another model through this jit */
   double ms;         /* wall time of IR building, optimization and codegen */
   double cpu_ms;     /* CPU time of the same (the compile runs on the loading thread) */
-  int inline_exp;    /* 1: exp is inline vector code (checked against expf), 0: calls expf */
 } omrt_jit_stats;
 
 /* Sets up LLVM for the host CPU; on failure *jit_out is NULL and

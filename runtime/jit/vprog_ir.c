@@ -25,13 +25,9 @@
  * >= the width give 0, float MAX / MIN propagate a NaN first operand,
  * float -> int casts saturate with NaN -> 0 (llvm.fpto[su]i.sat), and math
  * functions call the libm functions the interpreter calls, lane by lane
- * (vpir_externs), so results agree bit for bit. EXP, the hot one (SiLU,
- * sigmoid), may instead be inlined as vector code (vpir_exp): glibc's expf
- * algorithm step for step (e_expf.c: k = round(x * 32 / ln 2) via the
- * 1.5 * 2^52 shift, a 32-entry table of 2^(i/32), a degree-3 polynomial in
- * double, one final rounding to float, and its special cases), with or
- * without the FMA contractions of glibc's FMA build. jit.c only uses it
- * after checking it against the process's expf.
+ * (vpir_externs), so results agree bit for bit. EXP (and so SIGMOID and
+ * SOFTPLUS) is inline vector code: the vector unit's own exp, om_vexp
+ * (common/vexp.h), step for step, as the interpreter computes it.
  */
 #include "runtime/jit/vprog_ir.h"
 
@@ -40,6 +36,7 @@
 #include <string.h>
 
 #include "common/types.h"
+#include "common/vexp.h"
 #include "runtime/elem.h"
 #include "runtime/kernels.h"
 #include "runtime/vprog_plan.h"
@@ -82,7 +79,6 @@ typedef struct gen {
   const om_vinstr *ins;
   uint32_t inner_mask;
   unsigned width;             /* lanes of the body being emitted: VPIR_WIDTH or 1 */
-  vpir_exp exp_mode;
   LLVMValueRef val[VPROG_MAX_INSTRS]; /* register -> value in the current body */
   uint8_t needed[VPROG_MAX_INSTRS];   /* instruction k is emitted */
 } gen;
@@ -173,10 +169,6 @@ static LLVMValueRef call_lanes(const gen *g, const char *name, LLVMTypeRef ret, 
   }
   return out;
 }
-static LLVMValueRef libm1(const gen *g, const char *name, LLVMValueRef a) {
-  LLVMTypeRef f = LLVMFloatTypeInContext(g->cx);
-  return call_lanes(g, name, f, f, a, NULL);
-}
 /* libm's `name` ("exp") lane by lane: its float version ("expf") for f32 /
  * f16 registers, its double version for f64 ones. */
 static LLVMValueRef libm(const gen *g, int dt, const char *name, LLVMValueRef a, LLVMValueRef b) {
@@ -206,10 +198,17 @@ static LLVMValueRef imaxmin(const gen *g, int dt, int max, LLVMValueRef a, LLVMV
   return sel(g, icmp(g, p, a, b), a, b);
 }
 
+/* v behind llvm.arithmetic.fence: no code, but InstCombine cannot look
+ * through it. Every fpext from half and every fptrunc to half has one on its
+ * float side, so no compare or arithmetic op is narrowed to half vectors,
+ * which the x86 backend (no half arithmetic before AVX512-FP16) splits
+ * into one convert-compute-convert per lane. */
+static LLVMValueRef fence(const gen *g, LLVMValueRef v) { return fintr1(g, "llvm.arithmetic.fence", v); }
+
 /* Rounds float lanes to f16 and back. */
 static LLVMValueRef round16(const gen *g, LLVMValueRef v) {
-  LLVMValueRef h = LLVMBuildFPTrunc(g->b, v, vec(g, LLVMHalfTypeInContext(g->cx)), "");
-  return LLVMBuildFPExt(g->b, h, lane_type(g, DT_FLOAT32), "");
+  LLVMValueRef h = LLVMBuildFPTrunc(g->b, fence(g, v), vec(g, LLVMHalfTypeInContext(g->cx)), "");
+  return fence(g, LLVMBuildFPExt(g->b, h, lane_type(g, DT_FLOAT32), ""));
 }
 
 static LLVMValueRef emit_cast(const gen *g, int dt, int adt, LLVMValueRef a) {
@@ -234,89 +233,28 @@ static LLVMValueRef emit_cast(const gen *g, int dt, int adt, LLVMValueRef a) {
   return is_unsigned(adt) ? LLVMBuildZExt(g->b, a, t, "") : LLVMBuildSExt(g->b, a, t, "");
 }
 
-/* glibc's expf data (sysdeps/ieee754/flt-32/e_exp2f_data.c, from Arm's
- * optimized-routines), as bit patterns: 2^(i/32) - (i << 47) for i < 32,
- * 32 / ln 2, 1.5 * 2^52, the polynomial scaled by 1/32^k. */
-static const uint64_t exp_tab[32] = {
-    0x3ff0000000000000ull, 0x3fefd9b0d3158574ull, 0x3fefb5586cf9890full, 0x3fef9301d0125b51ull,
-    0x3fef72b83c7d517bull, 0x3fef54873168b9aaull, 0x3fef387a6e756238ull, 0x3fef1e9df51fdee1ull,
-    0x3fef06fe0a31b715ull, 0x3feef1a7373aa9cbull, 0x3feedea64c123422ull, 0x3feece086061892dull,
-    0x3feebfdad5362a27ull, 0x3feeb42b569d4f82ull, 0x3feeab07dd485429ull, 0x3feea47eb03a5585ull,
-    0x3feea09e667f3bcdull, 0x3fee9f75e8ec5f74ull, 0x3feea11473eb0187ull, 0x3feea589994cce13ull,
-    0x3feeace5422aa0dbull, 0x3feeb737b0cdc5e5ull, 0x3feec49182a3f090ull, 0x3feed503b23e255dull,
-    0x3feee89f995ad3adull, 0x3feeff76f2fb5e47ull, 0x3fef199bdd85529cull, 0x3fef3720dcef9069ull,
-    0x3fef5818dcfba487ull, 0x3fef7c97337b9b5full, 0x3fefa4afa2a490daull, 0x3fefd0765b6e4540ull,
-};
-enum { EXP_INVLN2N = 0, EXP_SHIFT, EXP_C0, EXP_C1, EXP_C2 };
-static const uint64_t exp_consts[] = {0x40471547652b82feull, 0x4338000000000000ull, 0x3ebc6af84b912394ull,
-                                      0x3f2ebfce50fac4f3ull, 0x3f962e42ff0c52d6ull};
-/* Float thresholds: overflow above, 0x1p-149 (errno's "may underflow") below, 0 below. */
-static const uint32_t exp_oflow = 0x42b17217u, exp_may_uflow = 0xc2ce8ecfu, exp_uflow = 0xc2cff1b4u;
-
-static LLVMValueRef cdbl_bits(const gen *g, uint64_t bits) {
-  double d;
-  memcpy(&d, &bits, sizeof d);
-  return splat_const(g, LLVMConstReal(LLVMDoubleTypeInContext(g->cx), d));
-}
-static LLVMValueRef cflt_bits(const gen *g, uint32_t bits) {
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return cflt(g, f);
-}
-
-/* a * b + c: fused (llvm.fma) or as two roundings. */
-static LLVMValueRef madd(const gen *g, int fused, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
-  if (!fused) return LLVMBuildFAdd(g->b, LLVMBuildFMul(g->b, a, b, ""), c, "");
-  LLVMValueRef args[3] = {a, b, c};
-  LLVMTypeRef t = LLVMTypeOf(a);
-  return intrinsic(g, "llvm.fma", &t, 1, args, 3);
-}
-
-/* expf(x) for float lanes, glibc's way (see the file comment). */
+/* om_vexp (common/vexp.h) on float lanes, step for step. */
 static LLVMValueRef emit_exp(const gen *g, LLVMValueRef x) {
-  /* The scalar tail calls expf: inline exp equals it (jit.c checked), and the code stays small. */
-  if (g->exp_mode == VPIR_EXP_CALL || g->width == 1) return libm1(g, "expf", x);
-  int fused = g->exp_mode == VPIR_EXP_INLINE_FMA;
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(g->cx), vi64 = vec(g, i64), vf64 = vec(g, LLVMDoubleTypeInContext(g->cx));
-  LLVMValueRef xd = LLVMBuildFPExt(g->b, x, vf64, ""), invln2n = cdbl_bits(g, exp_consts[EXP_INVLN2N]),
-               shift = cdbl_bits(g, exp_consts[EXP_SHIFT]);
-  /* z = x * 32/ln2; kd = z + shift rounds z to an integer in its low bits */
-  LLVMValueRef z = fused ? NULL : LLVMBuildFMul(g->b, invln2n, xd, "");
-  LLVMValueRef kd = fused ? madd(g, 1, invln2n, xd, shift) : LLVMBuildFAdd(g->b, z, shift, "");
-  LLVMValueRef ki = LLVMBuildBitCast(g->b, kd, vi64, "");
-  kd = LLVMBuildFSub(g->b, kd, shift, "");
-  LLVMValueRef r = fused ? madd(g, 1, invln2n, xd, LLVMBuildFNeg(g->b, kd, "")) : LLVMBuildFSub(g->b, z, kd, "");
-  /* s = 2^(k/32): the table entry plus k's high bits in the exponent */
-  LLVMValueRef tab = LLVMGetNamedGlobal(g->mod, "vpir_exp_tab");
-  if (!tab) {
-    LLVMValueRef elems[32];
-    for (int i = 0; i < 32; i++) elems[i] = LLVMConstInt(i64, exp_tab[i], 0);
-    tab = LLVMAddGlobal(g->mod, LLVMArrayType(i64, 32), "vpir_exp_tab");
-    LLVMSetInitializer(tab, LLVMConstArray(i64, elems, 32));
-    LLVMSetGlobalConstant(tab, 1);
-    LLVMSetLinkage(tab, LLVMPrivateLinkage);
-  }
-  LLVMValueRef idx = LLVMBuildAnd(g->b, ki, splat_const(g, LLVMConstInt(i64, 31, 0)), "");
-  LLVMValueRef t = LLVMGetPoison(vi64);
-  for (unsigned i = 0; i < g->width; i++) {
-    LLVMValueRef lane = LLVMConstInt(LLVMInt32TypeInContext(g->cx), i, 0);
-    LLVMValueRef ix = g->width == 1 ? idx : LLVMBuildExtractElement(g->b, idx, lane, "");
-    LLVMValueRef e = LLVMBuildLoad2(g->b, i64, LLVMBuildGEP2(g->b, i64, tab, &ix, 1, ""), "");
-    t = g->width == 1 ? e : LLVMBuildInsertElement(g->b, t, e, lane, "");
-  }
-  t = LLVMBuildAdd(g->b, t, LLVMBuildShl(g->b, ki, splat_const(g, LLVMConstInt(i64, 47, 0)), ""), "");
-  LLVMValueRef s = LLVMBuildBitCast(g->b, t, vf64, "");
-  /* y = s * (C0 r^3 + C1 r^2 + C2 r + 1) */
-  LLVMValueRef p = madd(g, fused, cdbl_bits(g, exp_consts[EXP_C0]), r, cdbl_bits(g, exp_consts[EXP_C1]));
-  LLVMValueRef r2 = LLVMBuildFMul(g->b, r, r, "");
-  LLVMValueRef y = madd(g, fused, cdbl_bits(g, exp_consts[EXP_C2]), r, cdbl_bits(g, 0x3ff0000000000000ull));
-  y = madd(g, fused, p, r2, y);
-  LLVMValueRef res = LLVMBuildFPTrunc(g->b, LLVMBuildFMul(g->b, y, s, ""), lane_type(g, DT_FLOAT32), "");
-  /* the special cases, as glibc returns them */
-  res = sel(g, fcmp(g, LLVMRealOGT, x, cflt_bits(g, exp_oflow)), cflt(g, INFINITY), res);
-  res = sel(g, fcmp(g, LLVMRealOLT, x, cflt_bits(g, exp_may_uflow)), cflt(g, 0x1p-149), res);
-  res = sel(g, fcmp(g, LLVMRealOLT, x, cflt_bits(g, exp_uflow)), cflt(g, 0), res);
-  return sel(g, fcmp(g, LLVMRealUNO, x, x), LLVMBuildFAdd(g->b, x, x, ""), res);
+  LLVMTypeRef vi32 = lane_type(g, DT_INT32);
+  LLVMValueRef c = sel(g, fcmp(g, LLVMRealULT, x, cflt(g, VEXP_LO)), cflt(g, VEXP_LO), x);
+  c = sel(g, fcmp(g, LLVMRealOGT, c, cflt(g, VEXP_HI)), cflt(g, VEXP_HI), c);
+  LLVMValueRef t = LLVMBuildFAdd(g->b, LLVMBuildFMul(g->b, c, cflt(g, VEXP_LOG2E), ""), cflt(g, VEXP_SHIFT), "");
+  LLVMValueRef kf = LLVMBuildFSub(g->b, t, cflt(g, VEXP_SHIFT), "");
+  LLVMValueRef k = LLVMBuildFPToSI(g->b, kf, vi32, "");
+  LLVMValueRef r = LLVMBuildFSub(g->b, c, LLVMBuildFMul(g->b, kf, cflt(g, VEXP_LN2_HI), ""), "");
+  r = LLVMBuildFSub(g->b, r, LLVMBuildFMul(g->b, kf, cflt(g, VEXP_LN2_LO), ""), "");
+  static const float coef[5] = {VEXP_P1, VEXP_P2, VEXP_P3, VEXP_P4, VEXP_P5};
+  LLVMValueRef p = cflt(g, VEXP_P0);
+  for (int i = 0; i < 5; i++) p = LLVMBuildFAdd(g->b, LLVMBuildFMul(g->b, p, r, ""), cflt(g, coef[i]), "");
+  LLVMValueRef y = LLVMBuildFAdd(g->b, LLVMBuildFMul(g->b, p, LLVMBuildFMul(g->b, r, r, ""), ""), r, "");
+  y = LLVMBuildFAdd(g->b, y, cflt(g, 1.0f), "");
+  LLVMValueRef k2 = LLVMBuildAShr(g->b, k, cint(g, DT_INT32, 1), ""), k1 = LLVMBuildSub(g->b, k, k2, "");
+  LLVMValueRef s1 = LLVMBuildShl(g->b, LLVMBuildAdd(g->b, k1, cint(g, DT_INT32, 127), ""), cint(g, DT_INT32, 23), "");
+  LLVMValueRef s2 = LLVMBuildShl(g->b, LLVMBuildAdd(g->b, k2, cint(g, DT_INT32, 127), ""), cint(g, DT_INT32, 23), "");
+  LLVMTypeRef vf = lane_type(g, DT_FLOAT32);
+  LLVMValueRef e = LLVMBuildFMul(g->b, LLVMBuildFMul(g->b, y, LLVMBuildBitCast(g->b, s1, vf, ""), ""),
+                                 LLVMBuildBitCast(g->b, s2, vf, ""), "");
+  return sel(g, fcmp(g, LLVMRealUNO, x, x), x, e);
 }
 
 /* exp for float dtype dt: emit_exp on float lanes, libm's exp on double ones. */
@@ -525,7 +463,7 @@ static LLVMValueRef h2f(gen *g, LLVMValueRef bits, unsigned width) {
   LLVMValueRef mag = LLVMBuildAnd(g->b, w, cint(g, DT_INT32, 0x7fff), "");
   LLVMValueRef nan = LLVMBuildOr(g->b, LLVMBuildShl(g->b, LLVMBuildAnd(g->b, w, cint(g, DT_INT32, 0x8000), ""), cint(g, DT_INT32, 16), ""),
                                  LLVMBuildOr(g->b, LLVMBuildShl(g->b, mag, cint(g, DT_INT32, 13), ""), cint(g, DT_INT32, 0x7f800000), ""), "");
-  v = sel(g, icmp(g, LLVMIntUGT, mag, cint(g, DT_INT32, 0x7c00)), LLVMBuildBitCast(g->b, nan, vf, ""), v);
+  v = fence(g, sel(g, icmp(g, LLVMIntUGT, mag, cint(g, DT_INT32, 0x7c00)), LLVMBuildBitCast(g->b, nan, vf, ""), v));
   g->width = saved;
   return v;
 }
@@ -563,7 +501,7 @@ static void emit_body(gen *g, const LLVMValueRef *bases, LLVMValueRef j) {
     if (in->op != VOP_STORE) continue;
     int dt = in->dtype;
     LLVMValueRef v = g->val[in->b];
-    if (dt == DT_FLOAT16) v = LLVMBuildFPTrunc(g->b, v, vec(g, LLVMHalfTypeInContext(g->cx)), "");
+    if (dt == DT_FLOAT16) v = LLVMBuildFPTrunc(g->b, fence(g, v), vec(g, LLVMHalfTypeInContext(g->cx)), "");
     if (dt == DT_BOOL) v = LLVMBuildZExt(g->b, v, vec(g, LLVMInt8TypeInContext(g->cx)), "");
     LLVMValueRef st = LLVMBuildStore(g->b, v, elem_ptr(g, dt, bases[g->h->ninputs + in->a], j));
     LLVMSetAlignment(st, (unsigned)dtype_size(dt));
@@ -612,10 +550,8 @@ static LLVMValueRef emit_loop(gen *g, LLVMValueRef fn, const LLVMValueRef *bases
   return j;
 }
 
-void vpir_build(LLVMModuleRef mod, const char *name, const om_vprog *h, const om_vinstr *ins, uint32_t inner_mask,
-                vpir_exp exp_mode) {
-  gen g = {.cx = LLVMGetModuleContext(mod), .mod = mod, .h = h, .ins = ins, .inner_mask = inner_mask,
-           .exp_mode = exp_mode};
+void vpir_build(LLVMModuleRef mod, const char *name, const om_vprog *h, const om_vinstr *ins, uint32_t inner_mask) {
+  gen g = {.cx = LLVMGetModuleContext(mod), .mod = mod, .h = h, .ins = ins, .inner_mask = inner_mask};
   LLVMTypeRef i64 = LLVMInt64TypeInContext(g.cx), ptr = LLVMPointerTypeInContext(g.cx, 0);
   LLVMTypeRef params[4] = {ptr, ptr, i64, i64};
   LLVMValueRef fn = LLVMAddFunction(mod, name, LLVMFunctionType(LLVMVoidTypeInContext(g.cx), params, 4, 0));
@@ -652,6 +588,7 @@ void vpir_build(LLVMModuleRef mod, const char *name, const om_vprog *h, const om
     row[t] = dts[t] ? elem_ptr(&g, dts[t], base[t], off) : base[t];
   }
   LLVMValueRef j = emit_loop(&g, fn, row, LLVMConstInt(i64, 0, 0), cols, VPIR_WIDTH);
+  j = emit_loop(&g, fn, row, j, cols, VPIR_TAIL_WIDTH);
   emit_loop(&g, fn, row, j, cols, 1);
   LLVMValueRef r_next = LLVMBuildAdd(g.b, r, LLVMConstInt(i64, 1, 0), "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(g.b);

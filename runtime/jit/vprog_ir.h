@@ -7,7 +7,11 @@
 
 #include "common/vprog.h"
 
-enum { VPIR_WIDTH = 8 }; /* lanes of the vector loop (one AVX2 register of f32) */
+/* Lanes of the main vector loop: four AVX2 registers of f32, so four
+ * independent dependency chains (exp, the f16 converts are long ones) fill
+ * the out-of-order window; then a loop of one register's width, then
+ * scalar. */
+enum { VPIR_WIDTH = 16, VPIR_TAIL_WIDTH = 8 };
 
 /* A scalar function the generated code calls, and the address to bind it to
  * in the JIT (the same libm functions the interpreter calls). */
@@ -19,17 +23,9 @@ typedef struct vpir_extern {
 /* The functions vprog_ir.c may call; terminated by {NULL, NULL}. */
 extern const vpir_extern vpir_externs[];
 
-/* How EXP (and SIGMOID, SOFTPLUS's exp) is computed: */
-typedef enum vpir_exp {
-  VPIR_EXP_CALL = 0,       /* calling libm's expf lane by lane */
-  VPIR_EXP_INLINE = 1,     /* inline vector code: glibc's expf algorithm, unfused (its SSE2 build) */
-  VPIR_EXP_INLINE_FMA = 2, /* the same with glibc's FMA contractions (its FMA/AVX2 build) */
-} vpir_exp;
-
 /* Adds `name` to module `mod`: an rt_vnative_fn (runtime/vprog_plan.h) for
  * the verified program h / ins whose input j is contiguous along the
  * innermost dim when bit j of inner_mask is set, else broadcast along it. */
-void vpir_build(LLVMModuleRef mod, const char *name, const om_vprog *h, const om_vinstr *ins, uint32_t inner_mask,
-                vpir_exp exp_mode);
+void vpir_build(LLVMModuleRef mod, const char *name, const om_vprog *h, const om_vinstr *ins, uint32_t inner_mask);
 
 #endif
