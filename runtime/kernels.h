@@ -69,6 +69,14 @@ static inline float rt_h2f(uint16_t h) {
   return rt_bits_f32(bits | sign);
 }
 
+/* h with a signaling NaN made quiet (the significand's top bit set, the
+ * payload kept): what a hardware f16 -> f32 convert (F16C, the JIT's
+ * fpext) gives, so the vector unit's f16 LOAD is the same in every
+ * executor. Branch-free, so it vectorizes. */
+static inline uint16_t rt_h_quiet(uint16_t h) {
+  return (uint16_t)(h | (0x200u & (0u - (uint32_t)((h & 0x7fffu) > 0x7c00u))));
+}
+
 /* = float_to_half(f), round to nearest even: adding a power of two aligned so
  * that the float adder rounds away exactly the bits the half drops (the
  * FP16 library's method), with NaN payloads kept as fp16.h does. Signed

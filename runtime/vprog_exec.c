@@ -5,7 +5,8 @@
  * elements. For each pass of `lanes` elements (a tile, or a part of one when
  * the UB is small) it walks the plan's steps once: a LOAD gathers the pass's
  * elements of one input into a UB slot, converted from the storage dtype to
- * the register's compute type (vprog_plan.h: f16 -> float, integers sign-
+ * the register's compute type (vprog_plan.h: f16 -> float with a signaling
+ * NaN made quiet, as F16C and the JIT convert; integers sign-
  * or zero-extended to 64 bits, bool normalised to 0/1), a lane step runs one
  * tight loop over the pass's lanes and then its post-pass (f16 rounding, or
  * wrapping to a narrow integer's width), a STORE converts a slot back to the
@@ -396,7 +397,7 @@ static void load_run(uint32_t dt, const void *src, uint64_t at, void *dst, uint3
   case DT_FLOAT16: {
     const uint16_t *restrict s = (const uint16_t *)src + at;
     float *restrict d = dst;
-    for (uint32_t i = 0; i < n; i++) d[i] = rt_h2f(s[i]);
+    for (uint32_t i = 0; i < n; i++) d[i] = rt_h2f(rt_h_quiet(s[i]));
     return;
   }
   case DT_BOOL: {

@@ -80,6 +80,8 @@ typedef struct gen {
   uint32_t inner_mask;
   unsigned width;             /* lanes of the body being emitted: VPIR_WIDTH or 1 */
   LLVMValueRef val[VPROG_MAX_INSTRS]; /* register -> value in the current body */
+  LLVMValueRef h16[VPROG_MAX_INSTRS]; /* register -> its half lanes when round16 made it, else NULL */
+  LLVMValueRef last_h16;              /* the half lanes of the last round16 */
   uint8_t needed[VPROG_MAX_INSTRS];   /* instruction k is emitted */
 } gen;
 
@@ -206,8 +208,9 @@ static LLVMValueRef imaxmin(const gen *g, int dt, int max, LLVMValueRef a, LLVMV
 static LLVMValueRef fence(const gen *g, LLVMValueRef v) { return fintr1(g, "llvm.arithmetic.fence", v); }
 
 /* Rounds float lanes to f16 and back. */
-static LLVMValueRef round16(const gen *g, LLVMValueRef v) {
+static LLVMValueRef round16(gen *g, LLVMValueRef v) {
   LLVMValueRef h = LLVMBuildFPTrunc(g->b, fence(g, v), vec(g, LLVMHalfTypeInContext(g->cx)), "");
+  g->last_h16 = h;
   return fence(g, LLVMBuildFPExt(g->b, h, lane_type(g, DT_FLOAT32), ""));
 }
 
@@ -423,7 +426,7 @@ static LLVMValueRef emit_const(const gen *g, const om_vinstr *in) {
 static int arity(int op) { return op == VOP_CONST ? 0 : op >= VOP_SELECT ? 3 : op >= VOP_ADD ? 2 : 1; }
 
 /* The value of one computing instruction (not LOAD / STORE). */
-static LLVMValueRef emit_instr(const gen *g, const om_vinstr *in, const uint8_t *rdt) {
+static LLVMValueRef emit_instr(gen *g, const om_vinstr *in, const uint8_t *rdt) {
   int n = arity(in->op), dt = in->dtype, adt = n ? rdt[in->a] : dt;
   LLVMValueRef a = n > 0 ? g->val[in->a] : NULL, b = n > 1 ? g->val[in->b] : NULL, c = n > 2 ? g->val[in->c] : NULL, v;
   switch (in->op) {
@@ -451,19 +454,13 @@ static LLVMValueRef emit_instr(const gen *g, const om_vinstr *in, const uint8_t 
   return rounds ? round16(g, v) : v;
 }
 
-/* f16 bits (i16 lanes) to float lanes exactly as the interpreter's rt_h2f:
- * like fpext, except that a signaling NaN stays signaling (fpext quiets
- * it, and powf(1, sNaN) is NaN where powf(1, qNaN) is 1). */
+/* f16 bits (i16 lanes) to float lanes: fpext, which quiets a signaling
+ * NaN, as the interpreter's LOAD does (vprog_exec.c load_run). */
 static LLVMValueRef h2f(gen *g, LLVMValueRef bits, unsigned width) {
   unsigned saved = g->width;
   g->width = width;
-  LLVMTypeRef vi32 = lane_type(g, DT_INT32), vf = lane_type(g, DT_FLOAT32);
-  LLVMValueRef v = LLVMBuildFPExt(g->b, LLVMBuildBitCast(g->b, bits, vec(g, LLVMHalfTypeInContext(g->cx)), ""), vf, "");
-  LLVMValueRef w = LLVMBuildZExt(g->b, bits, vi32, "");
-  LLVMValueRef mag = LLVMBuildAnd(g->b, w, cint(g, DT_INT32, 0x7fff), "");
-  LLVMValueRef nan = LLVMBuildOr(g->b, LLVMBuildShl(g->b, LLVMBuildAnd(g->b, w, cint(g, DT_INT32, 0x8000), ""), cint(g, DT_INT32, 16), ""),
-                                 LLVMBuildOr(g->b, LLVMBuildShl(g->b, mag, cint(g, DT_INT32, 13), ""), cint(g, DT_INT32, 0x7f800000), ""), "");
-  v = fence(g, sel(g, icmp(g, LLVMIntUGT, mag, cint(g, DT_INT32, 0x7c00)), LLVMBuildBitCast(g->b, nan, vf, ""), v));
+  LLVMValueRef h = LLVMBuildBitCast(g->b, bits, vec(g, LLVMHalfTypeInContext(g->cx)), "");
+  LLVMValueRef v = fence(g, LLVMBuildFPExt(g->b, h, lane_type(g, DT_FLOAT32), ""));
   g->width = saved;
   return v;
 }
@@ -483,9 +480,12 @@ static void emit_body(gen *g, const LLVMValueRef *bases, LLVMValueRef j) {
     const om_vinstr *in = &ins[k];
     if (!g->needed[k] || in->op == VOP_STORE) continue;
     if (in->op != VOP_LOAD) {
+      g->last_h16 = NULL;
       g->val[in->dst] = emit_instr(g, in, rdt);
+      g->h16[in->dst] = g->last_h16; /* a STORE to f16 writes these as they are */
       continue;
     }
+    g->h16[in->dst] = NULL;
     int dt = in->dtype, contiguous = (g->inner_mask >> in->a) & 1;
     LLVMValueRef zero = LLVMConstInt(LLVMInt64TypeInContext(g->cx), 0, 0);
     LLVMValueRef p = elem_ptr(g, dt, bases[in->a], contiguous ? j : zero);
@@ -501,7 +501,7 @@ static void emit_body(gen *g, const LLVMValueRef *bases, LLVMValueRef j) {
     if (in->op != VOP_STORE) continue;
     int dt = in->dtype;
     LLVMValueRef v = g->val[in->b];
-    if (dt == DT_FLOAT16) v = LLVMBuildFPTrunc(g->b, fence(g, v), vec(g, LLVMHalfTypeInContext(g->cx)), "");
+    if (dt == DT_FLOAT16) v = g->h16[in->b] ? g->h16[in->b] : LLVMBuildFPTrunc(g->b, fence(g, v), vec(g, LLVMHalfTypeInContext(g->cx)), "");
     if (dt == DT_BOOL) v = LLVMBuildZExt(g->b, v, vec(g, LLVMInt8TypeInContext(g->cx)), "");
     LLVMValueRef st = LLVMBuildStore(g->b, v, elem_ptr(g, dt, bases[g->h->ninputs + in->a], j));
     LLVMSetAlignment(st, (unsigned)dtype_size(dt));

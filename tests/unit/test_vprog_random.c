@@ -27,7 +27,7 @@ static int isu(int dt) { return dt == DT_UINT64 || dt == DT_UINT32 || dt == DT_U
 static int isi(int dt) { return isu(dt) || dt == DT_INT64 || dt == DT_INT32 || dt == DT_INT16 || dt == DT_INT8; }
 
 /* A register value: f for f32 and f16 (f16 values exactly representable;
- * a float, so signaling NaNs stay signaling as in the runtime's lanes), d
+ * a float; an f16 LOAD quiets a signaling NaN, as the runtime's does), d
  * for f64, i for the others (already wrapped to the dtype: sign-extended,
  * unsigned ones zero-extended, u64 as its bits). */
 typedef struct rv {
@@ -285,7 +285,11 @@ static rv ref_load(int dt, const void *p, uint64_t at) {
   rv r = {0, 0, 0};
   switch (dt) {
   case DT_FLOAT32: r.f = ((const float *)p)[at]; break;
-  case DT_FLOAT16: r.f = half_to_float(((const uint16_t *)p)[at]); break;
+  case DT_FLOAT16: {
+    uint16_t h = ((const uint16_t *)p)[at];
+    r.f = half_to_float((h & 0x7fff) > 0x7c00 ? h | 0x200 : h);
+    break;
+  }
   case DT_DOUBLE: r.d = ((const double *)p)[at]; break;
   case DT_INT64: case DT_UINT64: r.i = ((const int64_t *)p)[at]; break;
   case DT_INT32: r.i = ((const int32_t *)p)[at]; break;
