@@ -224,7 +224,9 @@ static inline int rt_conv_k_lanes(const rt_conv_geom *g, int64_t kf) {
  *   convert     n elements f16/f32 -> f16/f32 (dtypes differ)
  *   wino_tile   one CONV2D tile of algorithm OM_CONV_WINO_F43
  *   wino_fz_tile  one CONV2D tile of algorithm OM_CONV_WINO_F43_FZ
- *   matmul_tile one MATMUL tile (kernels_matmul.h), fully written to y */
+ *   matmul_tile one MATMUL tile (kernels_matmul.h), fully written to y
+ *   sigmoid     n SIGMOID lanes of the vector unit (common/vmath.h
+ *               om_vsigmoid) with hardware FMA; the portable lanes call fmaf */
 struct rt_mm_geom;
 typedef struct rt_cpu_paths {
   const char *name; /* "avx2+fma+f16c", "portable", ... (tests print it) */
@@ -236,6 +238,7 @@ typedef struct rt_cpu_paths {
   void (*wino_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
   void (*wino_fz_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
   void (*matmul_tile)(const struct rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, rt_core *core);
+  void (*sigmoid)(const float *x, float *y, uint32_t n);
 } rt_cpu_paths;
 const rt_cpu_paths *rt_cpu(void);
 
@@ -245,6 +248,7 @@ int rt_dwconv_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_
 int rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
 int rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi);
 int rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);
+void rt_sigmoid_x86(const float *x, float *y, uint32_t n);
 void rt_wino_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 /* Portable 16-lane multiply-accumulate rows (kernels_cube.c; CONV2D and MATMUL tiles):
  * c[r][0..16) += sum_k a[r*lda + k] * b[k][0..16) for rows r = 0, 1 (rt_mmad16_2) or row 0. */

@@ -1,6 +1,7 @@
 /* kernels_vector_x86.c - vector-unit kinds on AVX2 + FMA + F16C hosts:
- * DWCONV, POOL, TRANSDATA (NCHW -> NC1HWC0) and the f16 <-> f32 conversion
- * that TRANSDATA and COPY_SLICE use for dtype changes.
+ * DWCONV, POOL, TRANSDATA (NCHW -> NC1HWC0), the f16 <-> f32 conversion
+ * that TRANSDATA and COPY_SLICE use for dtype changes, and the vector
+ * programs' SIGMOID lanes (om_vsigmoid with its fmaf as instructions).
  *
  * DWCONV and POOL work plane by plane (one image, one channel block of 16
  * lanes = 2 YMM per pixel). The input rows a plane needs are converted once
@@ -24,7 +25,15 @@
 
 #include <math.h>
 
+#include "common/vmath.h"
 #include "runtime/x86_avx2.h"
+
+/* --- SIGMOID lanes: om_vsigmoid, which the compiler vectorizes here, its
+ * fmaf being one instruction (the same rounding as libm's fmaf) */
+
+AVX2 void rt_sigmoid_x86(const float *restrict x, float *restrict y, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) y[i] = om_vsigmoid(x[i]);
+}
 
 /* --- the row ring */
 

@@ -25,7 +25,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "common/vexp.h"
+#include "common/vmath.h"
 #include "runtime/elem.h"
 #include "runtime/kernels.h"
 #include "runtime/vprog_plan.h"
@@ -48,7 +48,6 @@ static inline double vd_mod(double a, double b) {
 }
 static inline float vf_sign(float a) { return a > 0 ? 1.0f : a < 0 ? -1.0f : a; }
 static inline double vd_sign(double a) { return a > 0 ? 1.0 : a < 0 ? -1.0 : a; }
-static inline float vf_sigmoid(float a) { return 1.0f / (1.0f + om_vexp(-a)); }
 static inline double vd_sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
 static inline float vf_softplus(float a) { return a > 0 ? a + log1pf(om_vexp(-a)) : log1pf(om_vexp(a)); }
 static inline double vd_softplus(double a) { return a > 0 ? a + log1p(exp(-a)) : log1p(exp(a)); }
@@ -117,11 +116,15 @@ static inline int64_t vi_pow(int64_t a, int64_t e) {
 #define F1(op, EXPR) LANES1(f_##op, float, float, EXPR)
 #define F2(op, EXPR) LANES2(f_##op, float, float, EXPR)
 F1(neg, -a) F1(abs, fabsf(a)) F1(sign, vf_sign(a)) F1(exp, om_vexp(a)) F1(log, logf(a)) F1(sqrt, sqrtf(a))
-F1(rsqrt, 1.0f / sqrtf(a)) F1(recip, 1.0f / a) F1(tanh, tanhf(a)) F1(sigmoid, vf_sigmoid(a))
+F1(rsqrt, 1.0f / sqrtf(a)) F1(recip, 1.0f / a) F1(tanh, tanhf(a)) F1(sigmoid, om_vsigmoid(a))
 F1(erf, erff(a)) F1(floor, floorf(a)) F1(ceil, ceilf(a)) F1(round, nearbyintf(a)) F1(sin, sinf(a))
 F1(cos, cosf(a)) F1(tan, tanf(a)) F1(asin, asinf(a)) F1(acos, acosf(a)) F1(atan, atanf(a))
 F1(sinh, sinhf(a)) F1(cosh, coshf(a)) F1(asinh, asinhf(a)) F1(acosh, acoshf(a)) F1(atanh, atanhf(a))
 F1(softplus, vf_softplus(a))
+/* SIGMOID through the host's FMA build (rt_cpu()->sigmoid): the same bits. */
+static void f_sigmoid_host(const rt_vstep *s, uint8_t *ub, uint32_t n) {
+  rt_cpu()->sigmoid(SLOT(const float, s->a), SLOT(float, s->d), n);
+}
 LANES1(f_isnan, float, uint8_t, a != a)
 LANES1(f_isinf, float, uint8_t, vf_isinf(a, s->imm.i64))
 F2(add, a + b) F2(sub, a - b) F2(mul, a * b) F2(div, a / b) F2(mod, vf_mod(a, b)) F2(fmod, fmodf(a, b))
@@ -302,7 +305,7 @@ rt_vlane_fn rt_vprog_lane_fn(int op, int dt, int adt) {
   case VOP_RSQRT: return FLT(rsqrt)[k];
   case VOP_RECIP: return FLT(recip)[k];
   case VOP_TANH: return FLT(tanh)[k];
-  case VOP_SIGMOID: return FLT(sigmoid)[k];
+  case VOP_SIGMOID: return k == LK_F && rt_cpu()->sigmoid ? f_sigmoid_host : FLT(sigmoid)[k];
   case VOP_ERF: return FLT(erf)[k];
   case VOP_FLOOR: return FLT(floor)[k];
   case VOP_CEIL: return FLT(ceil)[k];

@@ -25,9 +25,10 @@
  * >= the width give 0, float MAX / MIN propagate a NaN first operand,
  * float -> int casts saturate with NaN -> 0 (llvm.fpto[su]i.sat), and math
  * functions call the libm functions the interpreter calls, lane by lane
- * (vpir_externs), so results agree bit for bit. EXP (and so SIGMOID and
- * SOFTPLUS) is inline vector code: the vector unit's own exp, om_vexp
- * (common/vexp.h), step for step, as the interpreter computes it.
+ * (vpir_externs), so results agree bit for bit. EXP (also inside
+ * SOFTPLUS) and SIGMOID on float lanes are inline vector code: the vector
+ * unit's own om_vexp and om_vsigmoid (common/vmath.h), step for step, as
+ * the interpreter computes them.
  */
 #include "runtime/jit/vprog_ir.h"
 
@@ -36,7 +37,7 @@
 #include <string.h>
 
 #include "common/types.h"
-#include "common/vexp.h"
+#include "common/vmath.h"
 #include "runtime/elem.h"
 #include "runtime/kernels.h"
 #include "runtime/vprog_plan.h"
@@ -236,7 +237,7 @@ static LLVMValueRef emit_cast(const gen *g, int dt, int adt, LLVMValueRef a) {
   return is_unsigned(adt) ? LLVMBuildZExt(g->b, a, t, "") : LLVMBuildSExt(g->b, a, t, "");
 }
 
-/* om_vexp (common/vexp.h) on float lanes, step for step. */
+/* om_vexp (common/vmath.h) on float lanes, step for step. */
 static LLVMValueRef emit_exp(const gen *g, LLVMValueRef x) {
   LLVMTypeRef vi32 = lane_type(g, DT_INT32);
   LLVMValueRef c = sel(g, fcmp(g, LLVMRealULT, x, cflt(g, VEXP_LO)), cflt(g, VEXP_LO), x);
@@ -260,6 +261,32 @@ static LLVMValueRef emit_exp(const gen *g, LLVMValueRef x) {
   return sel(g, fcmp(g, LLVMRealUNO, x, x), x, e);
 }
 
+static LLVMValueRef fma3(const gen *g, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
+  LLVMValueRef args[3] = {a, b, c};
+  LLVMTypeRef t = LLVMTypeOf(a);
+  return intrinsic(g, "llvm.fma", &t, 1, args, 3);
+}
+
+/* om_vsigmoid (common/vmath.h) on float lanes, step for step; the clamps
+ * in the forms x86's max / min instructions compute (a NaN passes). */
+static LLVMValueRef emit_sigmoid(const gen *g, LLVMValueRef x) {
+  LLVMValueRef lo = cflt(g, -VSIG_B), hi = cflt(g, VSIG_B);
+  LLVMValueRef c = sel(g, fcmp(g, LLVMRealOGT, lo, x), lo, x);
+  c = sel(g, fcmp(g, LLVMRealOLT, hi, c), hi, c);
+  LLVMValueRef z = LLVMBuildFMul(g->b, c, c, "");
+  LLVMValueRef p = fma3(g, cflt(g, VSIG_P4), z, cflt(g, VSIG_P3));
+  p = fma3(g, p, z, cflt(g, VSIG_P2));
+  p = fma3(g, p, z, cflt(g, VSIG_P1));
+  p = fma3(g, p, z, cflt(g, VSIG_P0));
+  LLVMValueRef q = fma3(g, cflt(g, VSIG_Q4), z, cflt(g, VSIG_Q3));
+  q = fma3(g, q, z, cflt(g, VSIG_Q2));
+  q = fma3(g, q, z, cflt(g, VSIG_Q1));
+  q = fma3(g, q, z, cflt(g, 1.0f));
+  LLVMValueRef s = LLVMBuildFAdd(g->b, LLVMBuildFDiv(g->b, LLVMBuildFMul(g->b, c, p, ""), q, ""), cflt(g, 0.5f), "");
+  s = sel(g, fcmp(g, LLVMRealOGT, cflt(g, 0.0f), s), cflt(g, 0.0f), s);
+  return sel(g, fcmp(g, LLVMRealOLT, cflt(g, 1.0f), s), cflt(g, 1.0f), s);
+}
+
 /* exp for float dtype dt: emit_exp on float lanes, libm's exp on double ones. */
 static LLVMValueRef fexp(const gen *g, int dt, LLVMValueRef x) {
   return dt == DT_DOUBLE ? libm(g, dt, "exp", x, NULL) : emit_exp(g, x);
@@ -280,6 +307,7 @@ static LLVMValueRef emit_float_unary(const gen *g, const om_vinstr *in, int dt, 
   case VOP_RECIP: return LLVMBuildFDiv(g->b, one, a, "");
   case VOP_TANH: return libm(g, dt, "tanh", a, NULL);
   case VOP_SIGMOID:
+    if (dt != DT_DOUBLE) return emit_sigmoid(g, a);
     return LLVMBuildFDiv(g->b, one, LLVMBuildFAdd(g->b, one, fexp(g, dt, LLVMBuildFNeg(g->b, a, "")), ""), "");
   case VOP_ERF: return libm(g, dt, "erf", a, NULL);
   case VOP_FLOOR: return fintr1(g, "llvm.floor", a);

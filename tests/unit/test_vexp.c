@@ -1,15 +1,18 @@
-/* test_vexp.c - the vector unit's exp (common/vexp.h) against the exact
+/* test_vexp.c - the vector unit's exp and sigmoid (common/vmath.h).
+ * om_vexp against the exact
  * exp: every 61st float bit pattern of the finite-result range, the ranges'
  * edges and the special values. Normal results within 1 ulp of exp computed
  * in double and rounded; subnormal results within 1 unit of 2^-149; +inf
  * exactly where the rounded exact result overflows; NaN in, the same NaN out.
- * (test_vprog_random's exp sweep checks that the interpreter and the JIT
- * both compute om_vexp's bits.) */
+ * om_vsigmoid: absolute error <= 2e-7 against the exact sigmoid on every
+ * 61st float in [-40, 40], results inside [0, 1], NaN kept, 0.5 at 0.
+ * (test_vprog_random's sweeps check that the interpreter and the JIT both
+ * compute these functions' bits.) */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "common/vexp.h"
+#include "common/vmath.h"
 #include "support.h"
 
 static float from_bits(uint32_t b) {
@@ -63,5 +66,27 @@ int main(void) {
     CHECK(to_bits(om_vexp(from_bits(nb))) == nb);
     CHECK(to_bits(om_vexp(from_bits(nb | 0x80000000u))) == (nb | 0x80000000u));
   }
+
+  /* sigmoid */
+  double sworst = 0;
+  float sx = 0;
+  n = 0;
+  for (uint32_t sign = 0; sign < 2; sign++) {
+    uint32_t top = to_bits(sign ? -40.0f : 40.0f);
+    for (uint32_t b = sign << 31; b <= top; b += 61) {
+      float x = from_bits(b);
+      double err = fabs((double)om_vsigmoid(x) - 1.0 / (1.0 + exp(-(double)x)));
+      n++;
+      if (err > sworst) sworst = err, sx = x;
+    }
+  }
+  printf("vsigmoid: %llu arguments, worst absolute error %.3g at x = %a\n", (unsigned long long)n, sworst, (double)sx);
+  CHECK(sworst <= 2e-7);
+  CHECK(om_vsigmoid(0.0f) == 0.5f && om_vsigmoid(1e9f) == 1.0f && om_vsigmoid(INFINITY) == 1.0f);
+  CHECK(om_vsigmoid(-1e9f) == 0.0f && om_vsigmoid(-INFINITY) == 0.0f);
+  CHECK(isnan(om_vsigmoid(NAN)) && isnan(om_vsigmoid(-NAN)));
+  int inside = 1;
+  for (float x = -20.0f; x <= 20.0f; x += 0.0001f) inside &= om_vsigmoid(x) >= 0.0f && om_vsigmoid(x) <= 1.0f;
+  CHECK(inside);
   return test_summary("vexp");
 }

@@ -19,6 +19,8 @@
  */
 #include "vprog_pkg.h"
 
+#include "common/vmath.h"
+
 /* ---- 1. corner cases ---- */
 
 
@@ -188,13 +190,14 @@ static void test_corner_cases(void) {
     check_binary(VOP_XOR, DT_BOOL, DT_BOOL, 2, a, b, wxor, 5, "xor");
     check_binary(VOP_NOT, DT_BOOL, DT_BOOL, 1, a, NULL, wnot, 5, "not");
   }
-  { /* Float math: libm in f32; sigmoid and softplus without overflow */
+  { /* Float math: libm in f32 but EXP and SIGMOID, the vector unit's own
+     * (common/vmath.h); sigmoid and softplus without overflow */
     float a[] = {-100, -1, 0, 1, 100, 88.8f};
     float sig[6], sp[6], ex[6], th[6];
     for (int i = 0; i < 6; i++) {
-      sig[i] = 1.0f / (1.0f + expf(-a[i]));
-      sp[i] = a[i] > 0 ? a[i] + log1pf(expf(-a[i])) : log1pf(expf(a[i]));
-      ex[i] = expf(a[i]);
+      sig[i] = om_vsigmoid(a[i]);
+      sp[i] = a[i] > 0 ? a[i] + log1pf(om_vexp(-a[i])) : log1pf(om_vexp(a[i]));
+      ex[i] = om_vexp(a[i]);
       th[i] = tanhf(a[i]);
     }
     check_binary(VOP_SIGMOID, DT_FLOAT32, DT_FLOAT32, 1, a, NULL, sig, 6, "sigmoid");
@@ -437,7 +440,7 @@ static void test_nc1hwc0_se_block(void) {
           uint64_t at = (uint64_t)((n * 2 + c1) * 15 + hw) * 16 + (uint64_t)c0;
           uint16_t want = 0;
           if (c < 20) {
-            float sg = half_to_float(float_to_half(1.0f / (1.0f + expf(-half_to_float(s[(n * 2 + c1) * 16 + c0])))));
+            float sg = half_to_float(float_to_half(om_vsigmoid(half_to_float(s[(n * 2 + c1) * 16 + c0]))));
             float prod = half_to_float(float_to_half(half_to_float(x[at]) * sg));
             want = float_to_half(prod + 1.0f);
           }

@@ -1,0 +1,119 @@
+/* vmath.h - the vector unit's transcendental instructions on float lanes,
+ * EXP (om_vexp) and SIGMOID (om_vsigmoid): each one fixed sequence of float
+ * operations, so every executor (the interpreter, runtime/vprog_exec.c and
+ * its FMA build in kernels_vector_x86.c, and the JIT's generated code,
+ * runtime/jit/vprog_ir.c) computes the same bits.
+ *
+ * The NPU's vector exp and sigmoid are its own instructions with their own
+ * accuracy, not a libm; ours are these functions. Every step is one IEEE
+ * float operation rounded to nearest; a*b+c is never contracted (the
+ * project builds with -ffp-contract=off, the JIT emits plain fmul / fadd)
+ * and is one rounding only where written as fmaf (the JIT: llvm.fma).
+ *
+ * om_vexp: within 1 ulp of the exact exp over the whole float range
+ * (tests/unit/test_vexp.c: 0.96 ulp at worst), with IEEE results at the
+ * edges: +inf above ~88.72, 0 below ~-103.97, subnormal results rounded
+ * once, NaN in -> the same NaN out.
+ * om_vexp's steps:
+ *   1. c = x clamped to [VEXP_LO, VEXP_HI]; a NaN goes to VEXP_LO (its
+ *      result is replaced in step 6), so no step sees a NaN.
+ *   2. k = round-to-nearest(c * log2(e)): t = c * VEXP_LOG2E + VEXP_SHIFT
+ *      (1.5 * 2^23 leaves the integer in t's low bits), kf = t - VEXP_SHIFT,
+ *      k = (int32)kf, in [-150, 128].
+ *   3. r = (c - kf * VEXP_LN2_HI) - kf * VEXP_LN2_LO (Cody-Waite: LN2_HI
+ *      has 9 significant bits, so kf * LN2_HI is exact), |r| <~ ln2 / 2.
+ *   4. p = degree-5 polynomial in r (Horner, VEXP_P0 first),
+ *      y = (p * (r * r) + r) + 1 ~ e^r (Cephes' expf coefficients).
+ *   5. e^x = y * 2^k, as (y * 2^k1) * 2^k2 with k2 = k >> 1 (arithmetic),
+ *      k1 = k - k2: both factors are normal floats for every k in range,
+ *      the first product is exact, and only the second rounds, so
+ *      subnormal and overflowing results round once, correctly.
+ *   6. x NaN -> x.
+ */
+#ifndef COMMON_VMATH_H
+#define COMMON_VMATH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define VEXP_LO (-104.0f)
+#define VEXP_HI 89.0f
+#define VEXP_LOG2E 1.44269504088896341f
+#define VEXP_SHIFT 12582912.0f /* 1.5 * 2^23 */
+#define VEXP_LN2_HI 0.693359375f
+#define VEXP_LN2_LO (-2.12194440e-4f)
+#define VEXP_P0 1.9875691500e-4f
+#define VEXP_P1 1.3981999507e-3f
+#define VEXP_P2 8.3334519073e-3f
+#define VEXP_P3 4.1665795894e-2f
+#define VEXP_P4 1.6666665459e-1f
+#define VEXP_P5 5.0000001201e-1f
+
+/* 2^k for k in [-126, 127]. */
+static inline float vexp_pow2(int32_t k) {
+  uint32_t bits = (uint32_t)(k + 127) << 23;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static inline float om_vexp(float x) {
+  float c = !(x >= VEXP_LO) ? VEXP_LO : x;
+  c = c > VEXP_HI ? VEXP_HI : c;
+  float t = c * VEXP_LOG2E + VEXP_SHIFT;
+  float kf = t - VEXP_SHIFT;
+  int32_t k = (int32_t)kf;
+  float r = (c - kf * VEXP_LN2_HI) - kf * VEXP_LN2_LO;
+  float p = VEXP_P0;
+  p = p * r + VEXP_P1;
+  p = p * r + VEXP_P2;
+  p = p * r + VEXP_P3;
+  p = p * r + VEXP_P4;
+  p = p * r + VEXP_P5;
+  float y = (p * (r * r) + r) + 1.0f;
+  int32_t k2 = k >> 1, k1 = k - k2;
+  float e = (y * vexp_pow2(k1)) * vexp_pow2(k2);
+  return x != x ? x : e;
+}
+
+/* om_vsigmoid: 1 / (1 + e^-x) as 0.5 + c * P(c^2) / Q(c^2) with c = x
+ * clamped to [-VSIG_B, VSIG_B] (beyond it the float result is 0 or 1 to
+ * within the error below) and P, Q degree-4 polynomials in c^2, fitted to
+ * tanh(c / 2) / 2 (rational least squares, Lawson-weighted toward minimax:
+ * 6.5e-9 in exact arithmetic), evaluated with FMA (Horner), the result
+ * clamped to [0, 1]. Absolute error <= 2e-7 (tests/unit/test_vexp.c): it
+ * is large relative to results below ~1e-4, which come out as multiples of
+ * 2^-25 or 2^-24 (0 below x ~ -16.6), and the rounding noise is not
+ * monotone at that scale, as with ONNX Runtime's logistic. NaN in, NaN out:
+ * the clamps keep a NaN (their compares are false), the arithmetic carries
+ * it. About 16 vector operations, against ~35 through om_vexp and a divide. */
+#define VSIG_B 17.33f
+#define VSIG_P0 2.499999851e-01f
+#define VSIG_P1 8.372225799e-03f
+#define VSIG_P2 5.489263640e-05f
+#define VSIG_P3 8.167784671e-08f
+#define VSIG_P4 1.347246880e-11f
+#define VSIG_Q1 1.168221682e-01f
+#define VSIG_Q2 1.621437026e-03f
+#define VSIG_Q3 5.179401796e-06f
+#define VSIG_Q4 3.106127799e-09f
+
+static inline float om_vsigmoid(float x) {
+  float c = -VSIG_B > x ? -VSIG_B : x;
+  c = VSIG_B < c ? VSIG_B : c;
+  float z = c * c;
+  float p = fmaf(VSIG_P4, z, VSIG_P3);
+  p = fmaf(p, z, VSIG_P2);
+  p = fmaf(p, z, VSIG_P1);
+  p = fmaf(p, z, VSIG_P0);
+  float q = fmaf(VSIG_Q4, z, VSIG_Q3);
+  q = fmaf(q, z, VSIG_Q2);
+  q = fmaf(q, z, VSIG_Q1);
+  q = fmaf(q, z, 1.0f);
+  float s = (c * p) / q + 0.5f;
+  s = 0.0f > s ? 0.0f : s; /* the rounding noise stays inside [0, 1] */
+  return 1.0f < s ? 1.0f : s;
+}
+
+#endif
