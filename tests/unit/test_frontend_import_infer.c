@@ -173,8 +173,30 @@ static void test_errors_left_to_the_pass(void) {
   mb_free(&m);
 }
 
+/* The products of dims an empty tensor allows to be huge (its size is 0
+ * whatever they are) are checked: Flatten over [0, 2^62, 4, 4] at axis 1
+ * would make a dim of 2^66. (The compile fuzzer's flatten-dims-overflow
+ * input is refused earlier now, at a node with a wrong input count.) */
+static void test_flatten_dims_overflow(void) {
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 4, (int64_t[]){0, (int64_t)1 << 62, 4, 4}, NULL);
+  mb_node(&m, "Flatten", "fl", "x", "y");
+  mb_output(&m, "y");
+  diag d;
+  ir_graph *g = NULL;
+  status s = mb_load(&m, NULL, NULL, &g, &d);
+  if (s == ST_OK) s = run_shape_infer(g, &d);
+  CHECK_EQ_INT(s, ST_ERR_LIMIT);
+  CHECK(strstr(d.msg, "node 'fl' (Flatten)"));
+  if (!strstr(d.msg, "node 'fl' (Flatten)")) test_note("  %s", d.msg);
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
 int main(void) {
   test_slice_of_shape_chain();
+  test_flatten_dims_overflow();
   test_pad_after_conv();
   test_resize_keeps_sizes();
   test_errors_left_to_the_pass();
