@@ -25,7 +25,7 @@ static void move(uint8_t *yd, int yt, uint64_t yi, const uint8_t *xd, int xt, in
   if (xi < 0) {
     memset(yd + yi * ys, 0, n * ys);
   } else if (xt == yt) {
-    memcpy(yd + yi * ys, xd + (uint64_t)xi * xs, n * ys);
+    memmove(yd + yi * ys, xd + (uint64_t)xi * xs, n * ys);
   } else {
     for (uint64_t k = 0; k < n; k++) rt_put(yd, yt, (size_t)(yi + k), rt_get(xd, xt, (size_t)((uint64_t)xi + k)));
   }

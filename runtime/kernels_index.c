@@ -75,7 +75,7 @@ static void ix_put_int(void *p, uint32_t dt, uint64_t i, int64_t v) {
 static void ix_move(void *dst, uint32_t dt, uint64_t di, const void *src, uint32_t st, uint64_t si) {
   if (dt == st) {
     size_t es = dtype_size((int)dt);
-    memcpy((uint8_t *)dst + di * es, (const uint8_t *)src + si * es, es);
+    memmove((uint8_t *)dst + di * es, (const uint8_t *)src + si * es, es);
   } else {
     rt_put(dst, (int)dt, (size_t)di, rt_get(src, (int)st, (size_t)si));
   }
@@ -290,7 +290,7 @@ void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt
   void *yd = args->data[3];
   uint64_t lo, hi;
   rt_block_range(rt_elements(y), task->block_dim, block, &lo, &hi);
-  memcpy((uint8_t *)yd + lo * es, (const uint8_t *)args->data[0] + lo * es, (hi - lo) * es);
+  memmove((uint8_t *)yd + lo * es, (const uint8_t *)args->data[0] + lo * es, (hi - lo) * es);
   if (mode != 1) { /* update p goes to p with its axis coordinate replaced by k */
     const int64_t D = y->dims[axis];
     uint64_t n = rt_elements(u);

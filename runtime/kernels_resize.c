@@ -200,7 +200,7 @@ void rt_resize_run(const om_task *task, const rt_args *args, uint32_t block, rt_
         if (src < 0)
           memcpy(yrow + (uint64_t)o * ys, value, ys);
         else if (xt == yt)
-          memcpy(yrow + (uint64_t)o * ys, xd + (uint64_t)(coff[0] + src) * xs, ys);
+          memmove(yrow + (uint64_t)o * ys, xd + (uint64_t)(coff[0] + src) * xs, ys);
         else
           rt_put(yrow, yt, (size_t)o, rt_get(xd, xt, (size_t)(coff[0] + src)));
       }

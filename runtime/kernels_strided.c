@@ -8,9 +8,10 @@
  * of whole rows becomes one long run and a plain copy becomes one dim. A
  * block's y elements [lo, hi) are then walked row by row along the
  * innermost view dim: the row start is decoded from the index once, and the
- * row is copied with memcpy when the inner stride is 1 and the dtypes
+ * row is copied with memmove when the inner stride is 1 and the dtypes
  * match, else element by element (bytes for equal dtypes, through f32 for
- * f16 <-> f32). The load-time check bounds the lowest and highest x element
+ * f16 <-> f32). memmove, as in every copying kernel: a damaged package may
+ * place y over x, which then gives garbage, never undefined behaviour. The load-time check bounds the lowest and highest x element
  * the view can reach, so the run-time loop needs no checks.
  */
 #include "runtime/kernels.h"
@@ -64,10 +65,10 @@ void rt_strided_copy_run(const om_task *task, const rt_args *args, uint32_t bloc
     uint64_t n = (uint64_t)(row - in_row);
     if (n > hi - i) n = hi - i;
     if (same && step == 1) {
-      memcpy(yd + i * es, xd + (size_t)at * es, n * es);
+      memmove(yd + i * es, xd + (size_t)at * es, n * es);
     } else if (same) {
       for (uint64_t k = 0; k < n; k++, at += step)
-        memcpy(yd + (i + k) * es, xd + (size_t)at * es, es);
+        memmove(yd + (i + k) * es, xd + (size_t)at * es, es);
     } else {
       for (uint64_t k = 0; k < n; k++, at += step)
         rt_put(yd, yt, (size_t)(i + k), rt_get(xd, xt, (size_t)at));
