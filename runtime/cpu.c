@@ -59,6 +59,10 @@ static void detect(void) {
     paths.wino_fz_tile = rt_wino_fz_tile_x86;
     paths.matmul_tile = rt_matmul_tile_x86;
     paths.sigmoid = rt_sigmoid_x86;
+    paths.fma = rt_fma_x86;
+    paths.h2f = rt_h2f_x86;
+    paths.f2h = rt_f2h_x86;
+    paths.round16 = rt_round16_x86;
   }
 #endif
 }

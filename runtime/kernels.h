@@ -226,7 +226,12 @@ static inline int rt_conv_k_lanes(const rt_conv_geom *g, int64_t kf) {
  *   wino_fz_tile  one CONV2D tile of algorithm OM_CONV_WINO_F43_FZ
  *   matmul_tile one MATMUL tile (kernels_matmul.h), fully written to y
  *   sigmoid     n SIGMOID lanes of the vector unit (common/vmath.h
- *               om_vsigmoid) with hardware FMA; the portable lanes call fmaf */
+ *               om_vsigmoid) with hardware FMA; the portable lanes call fmaf
+ *   fma         n FMA lanes (fmaf) of the vector unit
+ *   h2f, f2h, round16  n f16 lanes of the vector-program interpreter
+ *               (vprog_exec.c): rt_h2f(rt_h_quiet(s)), rt_f2h(s) and
+ *               rt_h2f(rt_f2h(x)) in place, with F16C; the same bits, every
+ *               half and every float checked (exhaustively, when written) */
 struct rt_mm_geom;
 typedef struct rt_cpu_paths {
   const char *name; /* "avx2+fma+f16c", "portable", ... (tests print it) */
@@ -239,6 +244,10 @@ typedef struct rt_cpu_paths {
   void (*wino_fz_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
   void (*matmul_tile)(const struct rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, rt_core *core);
   void (*sigmoid)(const float *x, float *y, uint32_t n);
+  void (*fma)(const float *a, const float *b, const float *c, float *d, uint32_t n);
+  void (*h2f)(float *d, const uint16_t *s, uint32_t n);
+  void (*f2h)(uint16_t *d, const float *s, uint32_t n);
+  void (*round16)(float *x, uint32_t n);
 } rt_cpu_paths;
 const rt_cpu_paths *rt_cpu(void);
 
@@ -249,6 +258,10 @@ int rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t 
 int rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi);
 int rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);
 void rt_sigmoid_x86(const float *x, float *y, uint32_t n);
+void rt_fma_x86(const float *a, const float *b, const float *c, float *d, uint32_t n);
+void rt_h2f_x86(float *d, const uint16_t *s, uint32_t n);
+void rt_f2h_x86(uint16_t *d, const float *s, uint32_t n);
+void rt_round16_x86(float *x, uint32_t n);
 void rt_wino_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 /* Portable 16-lane multiply-accumulate rows (kernels_cube.c; CONV2D and MATMUL tiles):
  * c[r][0..16) += sum_k a[r*lda + k] * b[k][0..16) for rows r = 0, 1 (rt_mmad16_2) or row 0. */

@@ -1,7 +1,9 @@
 /* kernels_vector_x86.c - vector-unit kinds on AVX2 + FMA + F16C hosts:
  * DWCONV, POOL, TRANSDATA (NCHW -> NC1HWC0), the f16 <-> f32 conversion
- * that TRANSDATA and COPY_SLICE use for dtype changes, and the vector
- * programs' SIGMOID lanes (om_vsigmoid with its fmaf as instructions).
+ * that TRANSDATA and COPY_SLICE use for dtype changes, and lanes of the
+ * vector-program interpreter: SIGMOID (om_vsigmoid with its fmaf as
+ * instructions), FMA, and the f16 <-> f32 conversions of its LOADs, STOREs
+ * and f16 rounding.
  *
  * DWCONV and POOL work plane by plane (one image, one channel block of 16
  * lanes = 2 YMM per pixel). The input rows a plane needs are converted once
@@ -33,6 +35,34 @@
 
 AVX2 void rt_sigmoid_x86(const float *restrict x, float *restrict y, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) y[i] = om_vsigmoid(x[i]);
+}
+
+AVX2 void rt_fma_x86(const float *restrict a, const float *restrict b, const float *restrict c, float *restrict d,
+                     uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) d[i] = fmaf(a[i], b[i], c[i]);
+}
+
+/* --- the interpreter's f16 lanes: vcvtph2ps quiets a signaling NaN as
+ * rt_h_quiet does, and vcvtps2ph rounds as rt_f2h (both checked for every
+ * input), so these equal the portable loops bit for bit. */
+
+AVX2 void rt_h2f_x86(float *restrict d, const uint16_t *restrict s, uint32_t n) {
+  uint32_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, ld8h(s, 1, i));
+  for (; i < n; i++) d[i] = rt_h2f(rt_h_quiet(s[i]));
+}
+
+AVX2 void rt_f2h_x86(uint16_t *restrict d, const float *restrict s, uint32_t n) {
+  uint32_t i = 0;
+  for (; i + 8 <= n; i += 8) st8h(d, 1, i, _mm256_loadu_ps(s + i));
+  for (; i < n; i++) d[i] = rt_f2h(s[i]);
+}
+
+AVX2 void rt_round16_x86(float *x, uint32_t n) {
+  uint32_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(x + i, _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT)));
+  for (; i < n; i++) x[i] = rt_h2f(rt_f2h(x[i]));
 }
 
 /* --- the row ring */

@@ -121,9 +121,12 @@ F1(erf, erff(a)) F1(floor, floorf(a)) F1(ceil, ceilf(a)) F1(round, nearbyintf(a)
 F1(cos, cosf(a)) F1(tan, tanf(a)) F1(asin, asinf(a)) F1(acos, acosf(a)) F1(atan, atanf(a))
 F1(sinh, sinhf(a)) F1(cosh, coshf(a)) F1(asinh, asinhf(a)) F1(acosh, acoshf(a)) F1(atanh, atanhf(a))
 F1(softplus, vf_softplus(a))
-/* SIGMOID through the host's FMA build (rt_cpu()->sigmoid): the same bits. */
+/* SIGMOID and FMA through the host's FMA builds (rt_cpu()): the same bits. */
 static void f_sigmoid_host(const rt_vstep *s, uint8_t *ub, uint32_t n) {
   rt_cpu()->sigmoid(SLOT(const float, s->a), SLOT(float, s->d), n);
+}
+static void f_fma_host(const rt_vstep *s, uint8_t *ub, uint32_t n) {
+  rt_cpu()->fma(SLOT(const float, s->a), SLOT(const float, s->b), SLOT(const float, s->c), SLOT(float, s->d), n);
 }
 LANES1(f_isnan, float, uint8_t, a != a)
 LANES1(f_isinf, float, uint8_t, vf_isinf(a, s->imm.i64))
@@ -351,7 +354,7 @@ rt_vlane_fn rt_vprog_lane_fn(int op, int dt, int adt) {
     if (ka != LK_B) return NULL;
     return k == LK_F ? select4 : k == LK_B ? select1 : select8;
   case VOP_CLAMP: return NUM(clamp)[k];
-  case VOP_FMA: return NUM(fma)[k];
+  case VOP_FMA: return k == LK_F && rt_cpu()->fma ? f_fma_host : NUM(fma)[k];
   default: return NULL;
   }
 }
@@ -400,7 +403,8 @@ static void load_run(uint32_t dt, const void *src, uint64_t at, void *dst, uint3
   case DT_FLOAT16: {
     const uint16_t *restrict s = (const uint16_t *)src + at;
     float *restrict d = dst;
-    for (uint32_t i = 0; i < n; i++) d[i] = rt_h2f(rt_h_quiet(s[i]));
+    if (rt_cpu()->h2f) rt_cpu()->h2f(d, s, n);
+    else for (uint32_t i = 0; i < n; i++) d[i] = rt_h2f(rt_h_quiet(s[i]));
     return;
   }
   case DT_BOOL: {
@@ -495,7 +499,8 @@ static void store(const rt_vplan *p, uint32_t dt, void *out, uint64_t e, uint32_
   case DT_FLOAT16: {
     const float *restrict s = (const float *)(const void *)lanes;
     uint16_t *restrict d = (uint16_t *)out + e;
-    for (uint32_t i = 0; i < n; i++) d[i] = rt_f2h(s[i]);
+    if (rt_cpu()->f2h) rt_cpu()->f2h(d, s, n);
+    else for (uint32_t i = 0; i < n; i++) d[i] = rt_f2h(s[i]);
     break;
   }
   case DT_INT32: case DT_UINT32: NARROW(uint32_t)
@@ -517,7 +522,8 @@ static void fix_lanes(int post, uint8_t *d, uint32_t n) {
   switch (post) {
   case RT_VPOST_F16: {
     float *restrict x = (float *)(void *)d;
-    for (uint32_t i = 0; i < n; i++) x[i] = rt_h2f(rt_f2h(x[i]));
+    if (rt_cpu()->round16) rt_cpu()->round16(x, n);
+    else for (uint32_t i = 0; i < n; i++) x[i] = rt_h2f(rt_f2h(x[i]));
     return;
   }
   case RT_VPOST_S32: WRAP(int32_t, int64_t)

@@ -1041,6 +1041,42 @@ static void test_public_api(void) {
   free(pkg);
 }
 
+/* The interpreter's F16C lanes (rt_cpu()->h2f / f2h / round16) against the
+ * portable conversions: every half, and every 97th float bit pattern (all
+ * of them matched when the lanes were written). */
+static void test_f16_lanes(void) {
+  const rt_cpu_paths *cpu = rt_cpu();
+  if (!cpu->h2f) return; /* portable: nothing to compare */
+  enum { N = 4096 };
+  static uint16_t h[N], h2[N];
+  static float f[N], g[N], r[N];
+  int bad = 0;
+  for (uint32_t base = 0; base < 65536; base += N) {
+    for (uint32_t i = 0; i < N; i++) h[i] = (uint16_t)(base + i);
+    cpu->h2f(f, h, N);
+    for (uint32_t i = 0; i < N; i++) {
+      float want = rt_h2f(rt_h_quiet(h[i]));
+      bad += memcmp(&want, &f[i], 4) != 0;
+    }
+  }
+  CHECK_EQ_INT(bad, 0);
+  bad = 0;
+  for (uint64_t b = 0; b < (1ull << 32); b += 97ull * N) {
+    for (uint32_t i = 0; i < N; i++) {
+      uint32_t u = (uint32_t)(b + 97ull * i);
+      memcpy(&g[i], &u, 4);
+    }
+    cpu->f2h(h2, g, N - 3); /* an odd count: the scalar tail too */
+    memcpy(r, g, sizeof r);
+    cpu->round16(r, N - 3);
+    for (uint32_t i = 0; i < N - 3; i++) {
+      float want = rt_h2f(rt_f2h(g[i]));
+      bad += h2[i] != rt_f2h(g[i]) || memcmp(&want, &r[i], 4) != 0;
+    }
+  }
+  CHECK_EQ_INT(bad, 0);
+}
+
 int main(void) {
   /* Which kernel paths run (cpu.c): the default run takes the AVX2 paths on
    * hosts that have them, unit/test_kernels_portable sets OMRT_PORTABLE=1. */
@@ -1053,6 +1089,7 @@ int main(void) {
     CHECK(rt_cpu()->conv_tile != NULL && rt_cpu()->dwconv != NULL);
 #endif
   test_fp16();
+  test_f16_lanes();
   test_conv2d();
   test_winograd();
   test_dwconv();
