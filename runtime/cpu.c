@@ -58,6 +58,7 @@ static void detect(void) {
     paths.wino_tile = rt_wino_tile_x86;
     paths.wino_fz_tile = rt_wino_fz_tile_x86;
     paths.matmul_tile = rt_matmul_tile_x86;
+    paths.exp = rt_exp_x86;
     paths.sigmoid = rt_sigmoid_x86;
     paths.fma = rt_fma_x86;
     paths.h2f = rt_h2f_x86;

@@ -225,8 +225,9 @@ static inline int rt_conv_k_lanes(const rt_conv_geom *g, int64_t kf) {
  *   wino_tile   one CONV2D tile of algorithm OM_CONV_WINO_F43
  *   wino_fz_tile  one CONV2D tile of algorithm OM_CONV_WINO_F43_FZ
  *   matmul_tile one MATMUL tile (kernels_matmul.h), fully written to y
- *   sigmoid     n SIGMOID lanes of the vector unit (common/vmath.h
- *               om_vsigmoid) with hardware FMA; the portable lanes call fmaf
+ *   exp, sigmoid  n EXP / SIGMOID lanes of the vector unit (common/vmath.h
+ *               om_vexp, om_vsigmoid) vectorized for AVX2, with hardware FMA
+ *               (the portable SIGMOID lanes call libm's fmaf)
  *   fma         n FMA lanes (fmaf) of the vector unit
  *   h2f, f2h, round16  n f16 lanes of the vector-program interpreter
  *               (vprog_exec.c): rt_h2f(rt_h_quiet(s)), rt_f2h(s) and
@@ -243,6 +244,7 @@ typedef struct rt_cpu_paths {
   void (*wino_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
   void (*wino_fz_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
   void (*matmul_tile)(const struct rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, rt_core *core);
+  void (*exp)(const float *x, float *y, uint32_t n);
   void (*sigmoid)(const float *x, float *y, uint32_t n);
   void (*fma)(const float *a, const float *b, const float *c, float *d, uint32_t n);
   void (*h2f)(float *d, const uint16_t *s, uint32_t n);
@@ -257,6 +259,7 @@ int rt_dwconv_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_
 int rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
 int rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi);
 int rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);
+void rt_exp_x86(const float *x, float *y, uint32_t n);
 void rt_sigmoid_x86(const float *x, float *y, uint32_t n);
 void rt_fma_x86(const float *a, const float *b, const float *c, float *d, uint32_t n);
 void rt_h2f_x86(float *d, const uint16_t *s, uint32_t n);

@@ -1,8 +1,8 @@
 /* kernels_vector_x86.c - vector-unit kinds on AVX2 + FMA + F16C hosts:
  * DWCONV, POOL, TRANSDATA (NCHW -> NC1HWC0), the f16 <-> f32 conversion
  * that TRANSDATA and COPY_SLICE use for dtype changes, and lanes of the
- * vector-program interpreter: SIGMOID (om_vsigmoid with its fmaf as
- * instructions), FMA, and the f16 <-> f32 conversions of its LOADs, STOREs
+ * vector-program interpreter: EXP and SIGMOID (om_vexp, om_vsigmoid,
+ * vectorized, fmaf as one instruction), FMA, and the f16 <-> f32 conversions of its LOADs, STOREs
  * and f16 rounding.
  *
  * DWCONV and POOL work plane by plane (one image, one channel block of 16
@@ -30,8 +30,13 @@
 #include "common/vmath.h"
 #include "runtime/x86_avx2.h"
 
-/* --- SIGMOID lanes: om_vsigmoid, which the compiler vectorizes here, its
- * fmaf being one instruction (the same rounding as libm's fmaf) */
+/* --- EXP and SIGMOID lanes: om_vexp and om_vsigmoid, which the compiler
+ * vectorizes here, fmaf being one instruction (the same rounding as libm's
+ * fmaf) */
+
+AVX2 void rt_exp_x86(const float *restrict x, float *restrict y, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) y[i] = om_vexp(x[i]);
+}
 
 AVX2 void rt_sigmoid_x86(const float *restrict x, float *restrict y, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) y[i] = om_vsigmoid(x[i]);

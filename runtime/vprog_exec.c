@@ -121,7 +121,10 @@ F1(erf, erff(a)) F1(floor, floorf(a)) F1(ceil, ceilf(a)) F1(round, nearbyintf(a)
 F1(cos, cosf(a)) F1(tan, tanf(a)) F1(asin, asinf(a)) F1(acos, acosf(a)) F1(atan, atanf(a))
 F1(sinh, sinhf(a)) F1(cosh, coshf(a)) F1(asinh, asinhf(a)) F1(acosh, acoshf(a)) F1(atanh, atanhf(a))
 F1(softplus, vf_softplus(a))
-/* SIGMOID and FMA through the host's FMA builds (rt_cpu()): the same bits. */
+/* EXP, SIGMOID and FMA through the host's AVX2 builds (rt_cpu()): the same bits. */
+static void f_exp_host(const rt_vstep *s, uint8_t *ub, uint32_t n) {
+  rt_cpu()->exp(SLOT(const float, s->a), SLOT(float, s->d), n);
+}
 static void f_sigmoid_host(const rt_vstep *s, uint8_t *ub, uint32_t n) {
   rt_cpu()->sigmoid(SLOT(const float, s->a), SLOT(float, s->d), n);
 }
@@ -302,7 +305,7 @@ rt_vlane_fn rt_vprog_lane_fn(int op, int dt, int adt) {
   case VOP_SIGN: return NUM(sign)[k];
   case VOP_NOT: return k == LK_B ? b_not : NULL;
   case VOP_BITNOT: return INT(bitnot)[k];
-  case VOP_EXP: return FLT(exp)[k];
+  case VOP_EXP: return k == LK_F && rt_cpu()->exp ? f_exp_host : FLT(exp)[k];
   case VOP_LOG: return FLT(log)[k];
   case VOP_SQRT: return FLT(sqrt)[k];
   case VOP_RSQRT: return FLT(rsqrt)[k];
