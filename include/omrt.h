@@ -119,6 +119,14 @@ OMRT_API int omrt_context_threads(const omrt_context *ctx);
 OMRT_API omrt_status omrt_context_profile(const omrt_context *ctx, int kind, const char **name_out,
                                           uint64_t *tasks_out, double *ms_out);
 
+/* With OMRT_PROFILE=2 at context creation, the same per task: task number
+ * `task` (0 .. ntasks-1, in execution order), its name (the IR node's;
+ * owned by the model), its kind's name, and its wall time in ms summed over
+ * every omrt_execute on ctx. OMRT_ERR_ARG past the last task or when
+ * per-task profiling is off. */
+OMRT_API omrt_status omrt_context_task_profile(const omrt_context *ctx, int task, const char **name_out,
+                                               const char **kind_out, double *ms_out);
+
 /* Runs the model once. inputs[i] points to omrt_model_input(i).bytes bytes,
  * outputs[i] to omrt_model_output(i).bytes writable bytes; the buffers belong
  * to the caller and are only used during the call. Allocates nothing. */

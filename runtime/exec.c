@@ -17,10 +17,11 @@
  * tasks run on the caller alone. Idle workers spin briefly on the task
  * generation counter and then sleep on a condition variable. execute
  * allocates nothing and creates no threads; omrt_context_free stops and
- * joins the pool. With OMRT_PROFILE=1 in the environment at context
+ * joins the pool. With OMRT_PROFILE=1 (or 2) in the environment at context
  * creation, execute also sums each task's wall time (from its dispatch to
  * the end of its barrier) per task kind, in a table allocated with the
- * context (omrt_context_profile reads it).
+ * context (omrt_context_profile reads it); with OMRT_PROFILE=2 per task
+ * too (omrt_context_task_profile).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -58,7 +59,8 @@ struct omrt_context {
 
   struct kind_profile {
     uint64_t tasks, ns;
-  } * profile; /* [rt_kernel_count] under OMRT_PROFILE=1, else NULL */
+  } * profile;       /* [rt_kernel_count] under OMRT_PROFILE=1 or 2, else NULL */
+  uint64_t *task_ns; /* [ntasks] under OMRT_PROFILE=2, else NULL */
 
   /* The current job, written by the caller before gen advances. */
   const om_task *task;
@@ -172,6 +174,7 @@ void omrt_context_free(omrt_context *ctx) {
       free(ctx->workers[i].scratch);
   free(ctx->workers);
   free(ctx->profile);
+  free(ctx->task_ns);
   free(ctx->workspace);
   free(ctx);
 }
@@ -203,8 +206,10 @@ omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out) {
   }
   ctx->workers = calloc((size_t)ctx->nworkers, sizeof *ctx->workers);
   const char *prof = getenv("OMRT_PROFILE");
-  int profiling = prof && strcmp(prof, "1") == 0;
-  if (!ctx->workers || (profiling && !(ctx->profile = calloc(rt_kernel_count, sizeof *ctx->profile)))) {
+  int profiling = prof && (strcmp(prof, "1") == 0 || strcmp(prof, "2") == 0);
+  int per_task = profiling && prof[0] == '2';
+  if (!ctx->workers || (profiling && !(ctx->profile = calloc(rt_kernel_count, sizeof *ctx->profile))) ||
+      (per_task && !(ctx->task_ns = calloc(model->def->ntasks ? model->def->ntasks : 1, sizeof *ctx->task_ns)))) {
     omrt_context_free(ctx);
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: out of memory");
   }
@@ -238,6 +243,21 @@ omrt_status omrt_context_profile(const omrt_context *ctx, int kind, const char *
   *name_out = rt_kernels[kind].name ? rt_kernels[kind].name : "";
   *tasks_out = ctx->profile[kind].tasks;
   *ms_out = (double)ctx->profile[kind].ns / 1e6;
+  return OMRT_OK;
+}
+
+omrt_status omrt_context_task_profile(const omrt_context *ctx, int task, const char **name_out,
+                                      const char **kind_out, double *ms_out) {
+  if (!ctx || !name_out || !kind_out || !ms_out)
+    return rt_error(OMRT_ERR_ARG, "omrt_context_task_profile: NULL argument");
+  if (!ctx->task_ns)
+    return rt_error(OMRT_ERR_ARG, "omrt_context_task_profile: per-task profiling is off (OMRT_PROFILE=2 turns it on)");
+  if (task < 0 || (uint32_t)task >= ctx->m->def->ntasks)
+    return rt_error(OMRT_ERR_ARG, "omrt_context_task_profile: task %d outside 0..%u", task, ctx->m->def->ntasks - 1);
+  const om_task *t = &ctx->m->tasks[task];
+  *name_out = rt_string(ctx->m, t->name);
+  *kind_out = rt_kernels[t->kind].name ? rt_kernels[t->kind].name : "";
+  *ms_out = (double)ctx->task_ns[task] / 1e6;
   return OMRT_OK;
 }
 
@@ -294,8 +314,10 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
       wait_done(ctx);
     }
     if (ctx->profile) {
+      uint64_t ns = now_ns() - t0;
       ctx->profile[task->kind].tasks++;
-      ctx->profile[task->kind].ns += now_ns() - t0;
+      ctx->profile[task->kind].ns += ns;
+      if (ctx->task_ns) ctx->task_ns[t] += ns;
     }
   }
   return OMRT_OK;

@@ -42,7 +42,8 @@ static const char usage[] =
     "  --jit      compile vector programs to native code at load (LLVM); default on when\n"
     "             omrun is built with libomrt_jit, unless $OMRT_JIT is 0\n"
     "  --help     this text\n"
-    "environment: OMRT_JIT=0|1 (as --jit), OMRT_PROFILE=1 (print the time per task kind),\n"
+    "environment: OMRT_JIT=0|1 (as --jit), OMRT_PROFILE=1 (print the time per task kind;\n"
+    "             2: also the slowest tasks),\n"
     "             OMRT_JIT_CACHE=DIR (keep compiled vector programs in DIR and reuse them),\n"
     "             OMRT_JIT_LIBRARY=FILE (the libomrt_jit to load, default libomrt_jit.so.1)\n";
 
@@ -209,7 +210,29 @@ typedef struct run_state {
   double *times;
 } run_state;
 
-/* Prints the time per task kind when OMRT_PROFILE=1 made the context profile. */
+/* With OMRT_PROFILE=2: the TOP_TASKS slowest tasks, per run. */
+enum { TOP_TASKS = 15 };
+static void print_task_profile(const omrt_context *ctx, long runs, double total) {
+  int top[TOP_TASKS], ntop = 0;
+  double top_ms[TOP_TASKS];
+  const char *name, *kind;
+  double ms;
+  for (int t = 0; omrt_context_task_profile(ctx, t, &name, &kind, &ms) == OMRT_OK; t++) {
+    int at = ntop < TOP_TASKS ? ntop++ : TOP_TASKS - 1; /* insertion into the sorted top list */
+    if (at == TOP_TASKS - 1 && ntop == TOP_TASKS && ms <= top_ms[at]) continue;
+    for (; at > 0 && top_ms[at - 1] < ms; at--) top[at] = top[at - 1], top_ms[at] = top_ms[at - 1];
+    top[at] = t, top_ms[at] = ms;
+  }
+  if (ntop == 0) return;
+  printf("slowest tasks (per run):\n");
+  for (int i = 0; i < ntop; i++) {
+    omrt_context_task_profile(ctx, top[i], &name, &kind, &ms);
+    printf("  %4d %-12s %10.3f ms %5.1f%%  %s\n", top[i], kind, ms / (double)runs, 100 * ms / total, name);
+  }
+}
+
+/* Prints the time per task kind when OMRT_PROFILE=1 made the context profile
+ * (and the slowest tasks with OMRT_PROFILE=2). */
 static void print_profile(const omrt_context *ctx, long runs) {
   const char *name;
   uint64_t tasks;
@@ -221,6 +244,7 @@ static void print_profile(const omrt_context *ctx, long runs) {
     if (tasks)
       printf("  %-12s %5llu tasks %10.3f ms %5.1f%%\n", name, (unsigned long long)(tasks / (uint64_t)runs),
              ms / (double)runs, 100 * ms / total);
+  print_task_profile(ctx, runs, total);
 }
 
 static int run(const options *o, run_state *r) {

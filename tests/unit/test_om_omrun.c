@@ -75,6 +75,20 @@ int main(void) {
   CHECK(y && n == sizeof x && memcmp(y, x, sizeof x) == 0);
   free(y);
 
+  /* OMRT_PROFILE=1: time per task kind; 2: also the slowest tasks, named. */
+  snprintf(cmd, sizeof cmd, "OMRT_PROFILE=1 '%s' --model %s --input %s --output %s --loop 3", OMRUN_BIN, om, in,
+           outdir);
+  CHECK_EQ_INT(test_run(cmd, &out), 0);
+  CHECK(out && strstr(out, "profile (per run, over 3 runs):") && strstr(out, "TRANSDATA") &&
+        !strstr(out, "slowest tasks"));
+  free(out);
+  snprintf(cmd, sizeof cmd, "OMRT_PROFILE=2 '%s' --model %s --input %s --output %s --loop 3", OMRUN_BIN, om, in,
+           outdir);
+  CHECK_EQ_INT(test_run(cmd, &out), 0);
+  CHECK(out && strstr(out, "slowest tasks (per run):") && strstr(out, "   0 TRANSDATA"));
+  if (out && !strstr(out, "   0 TRANSDATA")) test_note("%s", out);
+  free(out);
+
   /* Without --input: zero-filled, said so. */
   CHECK_EQ_INT(omrun(&out, "--model %s --output %s", om, outdir, ""), 0);
   CHECK(out && strstr(out, "zero-filled") != NULL);
