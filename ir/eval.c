@@ -700,8 +700,20 @@ static status eval_reduce(ev *e) {
 
 int ir_eval_supported(ir_op op) { return op != IR_OP_TRANSDATA && op < IR_OP_COUNT; }
 
+/* 1 when every stride of v (a product of trailing dims) fits in int64. An
+ * empty value's other dims are not bounded by its size (0 x 2^62 x 3), and
+ * the evaluators compute strides before looping over the elements, so an
+ * empty dim counts 1 here. */
+static int strides_fit(const ir_value *v) {
+  int64_t s = 1;
+  for (int i = 0; i < v->rank; i++)
+    if (__builtin_mul_overflow(s, v->dims[i] > 1 ? v->dims[i] : 1, &s)) return 0;
+  return 1;
+}
+
 /* Every required input and every output is present with a known ND shape
- * and a sized dtype; ops that keep the element count keep it. */
+ * whose strides fit in int64 (else ST_ERR_UNSUPPORTED: folding leaves the
+ * node) and a sized dtype; ops that keep the element count keep it. */
 static status check_values(ev *e) {
   const ir_node *n = e->n;
   for (int k = 0; k < n->nin + n->nout; k++) {
@@ -713,6 +725,8 @@ static status check_values(ev *e) {
       return fail(e, ST_ERR_INVALID, "'%s' has an unknown shape or dtype", v->name);
     if (v->layout != LAYOUT_ND)
       return fail(e, ST_ERR_UNSUPPORTED, "'%s' is in layout %s; the evaluator takes ND", v->name, layout_name(v->layout));
+    if (!strides_fit(v))
+      return fail(e, ST_ERR_UNSUPPORTED, "'%s' is empty and its other dims multiply past 2^63", v->name);
     if (k < n->nin && !e->in[k] && n->op != IR_OP_SHAPE && n->op != IR_OP_SIZE)
       return fail(e, ST_ERR_INVALID, "input %d '%s' has no data", k, v->name);
   }
@@ -732,6 +746,13 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   ev e = {n, inputs, outputs_out, a, d};
   status st = check_values(&e);
   if (st) return st;
+  /* Empty outputs need no computation, and the evaluators' outer loops would
+   * still run over their other dims (a Softmax over [2^40, 0]). */
+  int empty = n->nout > 0;
+  for (int j = 0; j < n->nout && empty; j++) empty = ir_value_elements(n->out[j]) == 0;
+  for (int j = 0; j < n->nout && empty; j++)
+    if (!alloc_out(&e, j)) return nomem(&e);
+  if (empty) return ST_OK;
   switch (n->op) {
   case IR_OP_CONV: case IR_OP_BATCHNORM: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_LPPOOL:
   case IR_OP_GLOBALLPPOOL: case IR_OP_SOFTMAX: case IR_OP_GEMM: case IR_OP_MATMUL:

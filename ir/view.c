@@ -200,9 +200,10 @@ int ir_view_build(const ir_node *n, int out, int rank, const int64_t *dims, ir_v
   if (rank < 0 || rank > MAX_RANK) return bad(err, es, "input rank %d out of range", rank);
   int64_t str[MAX_RANK];
   int64_t s = 1;
-  for (int d = rank - 1; d >= 0; d--) {
+  for (int d = rank - 1; d >= 0; d--) { /* an empty input's other dims are unbounded */
     str[d] = s;
-    s *= dims[d];
+    if (__builtin_mul_overflow(s, dims[d], &s))
+      return bad(err, es, "input dims multiply past 2^63 at dim %d", d);
   }
   int rc;
   switch (n->op) {

@@ -11,7 +11,8 @@
  *            Concat -> Reshape's shape) collapse in one pass. Outputs of
  *            64 MiB or more are left to run on the device instead of bloating
  *            the weights, and so are evaluations of more than 2^26 inner
- *            steps (FOLD_MAX_WORK); ops or dtypes the evaluator does not implement are
+ *            steps (FOLD_MAX_WORK; an empty value's loops counted over its
+ *            other dims); ops or dtypes the evaluator does not implement are
  *            left alone. Constants nothing reads any more are dropped
  *            (ir_graph_compact).
  *   Leaves:  topological order; no node whose inputs are all constant (below
@@ -32,6 +33,16 @@ enum { FOLD_MAX_BYTES = 64 << 20 };
 #define FOLD_MAX_WORK ((int64_t)1 << 26)
 
 static int64_t elements(const ir_value *v) { return v ? ir_value_elements(v) : 0; }
+
+/* The iterations of a loop nest over v's dims: its elements, except that an
+ * empty dim counts 1, since an evaluator's outer loops may still run over the
+ * other dims of an empty value (a Softmax over [2^40, 0]). -1 past 2^63. */
+static int64_t loop_extent(const ir_value *v) {
+  int64_t n = 1;
+  for (int i = 0; v && i < v->rank; i++)
+    if (__builtin_mul_overflow(n, v->dims[i] > 1 ? v->dims[i] : 1, &n)) return -1;
+  return n;
+}
 
 /* Inner steps per output element of the ops whose evaluation is not linear in
  * their inputs and outputs; 1 for the rest. -1 when it is not known yet. */
@@ -67,9 +78,15 @@ static int foldable(const ir_node *n, int64_t max_bytes) {
   if (n->nout != 1 || !n->out[0] || !ir_eval_supported(n->op)) return 0;
   int64_t bytes = ir_value_bytes(n->out[0]);
   if (bytes < 0 || bytes >= max_bytes) return 0;
-  int64_t per = steps_per_output(n), outs = elements(n->out[0]), work;
-  if (per < 0 || __builtin_mul_overflow(per, outs > 1 ? outs : 1, &work) || work > FOLD_MAX_WORK) return 0;
-  if (n->op == IR_OP_SHAPE || n->op == IR_OP_SIZE) return n->in[0]->rank >= 0;
+  int64_t per = steps_per_output(n), outs = loop_extent(n->out[0]), work;
+  int reads_dims_only = n->op == IR_OP_SHAPE || n->op == IR_OP_SIZE;
+  for (int i = 0; i < n->nin && outs >= 0 && !reads_dims_only; i++) /* an empty input's loops count too */
+    if (elements(n->in[i]) == 0) {
+      int64_t ext = loop_extent(n->in[i]);
+      outs = ext < 0 || ext > outs ? ext : outs;
+    }
+  if (per < 0 || outs < 0 || __builtin_mul_overflow(per, outs, &work) || work > FOLD_MAX_WORK) return 0;
+  if (reads_dims_only) return n->in[0]->rank >= 0;
   for (int i = 0; i < n->nin; i++)
     if (n->in[i] && !n->in[i]->data) return 0;
   return 1;
