@@ -2,7 +2,7 @@
 # bench/vector.sh - vector programs: JIT vs interpreter, fused vs unfused (issue 6).
 #
 # For each model, compiles two oms with atc: fused (the default) and unfused (the op-by-op build:
-# --fusion_switch_file with VectorProgramFusionPass:off, one vector program per elementwise op).
+# --fusion_switch_file with ALL:off, every fusion rule off, so one task per ONNX op).
 # Then, in rounds, runs each build with the JIT on and off, back to back and pinned to the same
 # cores, with OMRT_PROFILE=1: whole-model latency (omrun's min over --loop runs) and the time in
 # VPROG tasks per run. Each figure is the minimum over the rounds (the machine may be shared).
@@ -55,9 +55,9 @@ for v in THREADS ROUNDS LOOP; do [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "--${v,,}: 
 mkdir -p "$WORK"
 TSV=${TSV:-$WORK/vector.tsv}
 cpus="0-$(( (THREADS <= $(nproc) ? THREADS : $(nproc)) - 1 ))"
-printf '# the op-by-op build: one vector program per elementwise op\nVectorProgramFusionPass:off\n' > "$WORK/unfused.cfg"
+printf '# the op-by-op build: every fusion rule off, one task per ONNX op\nALL:off\n' > "$WORK/unfused.cfg"
 
-printf 'model\tthreads\tvprog_fused\tvprog_unfused\tvprog_ms_jit\tvprog_ms_interp\tlat_ms_fused_jit\tlat_ms_unfused_jit\tlat_ms_fused_interp\tlat_ms_unfused_interp\tjit_cold_ms\tjit_cached_ms\tjit_programs\tjit_unique\n' > "$TSV"
+printf 'model\tthreads\tvprog_fused\tvprog_unfused\tvprog_ms_jit\tvprog_ms_interp\tlat_ms_fused_jit\tlat_ms_unfused_jit\tlat_ms_fused_interp\tlat_ms_unfused_interp\tjit_cold_ms\tjit_cached_ms\tjit_programs\tjit_unique\ttasks_fused\ttasks_unfused\tws_mib_fused\tws_mib_unfused\tvprog_ms_unfused_jit\tvprog_ms_unfused_interp\n' > "$TSV"
 
 # run OM JIT CACHE -> "latency_min_ms vprog_ms jit_ms" (jit_ms "-" with the JIT off)
 run() {
@@ -89,6 +89,9 @@ for m in $MODELS; do
   count() { "$ATC" --mode=1 --om="$WORK/$m.$1.om" --json="$WORK/$m.$1.json" > /dev/null &&
             grep -o '"kind": *"VPROG"' "$WORK/$m.$1.json" | wc -l; }
   nf=$(count fused); nu=$(count unfused)
+  # "atc: wrote X.om: 10.34 MiB, 120 tasks, ..." and "atc: memory plan: workspace 2.87 MiB, ..."
+  tasks() { sed -n 's/^atc: wrote .* MiB, \([0-9]*\) tasks,.*/\1/p' "$WORK/$m.$1.atc.log"; }
+  ws() { sed -n 's/^atc: memory plan: workspace \([0-9.]*\) MiB.*/\1/p' "$WORK/$m.$1.atc.log"; }
   declare -A best=()
   for r in $(seq "$ROUNDS"); do
     cache=$WORK/cache.$m
@@ -109,14 +112,15 @@ for m in $MODELS; do
   done
   rm -rf "$WORK/cache.$m"
   read -r np nuq <<< "$prog"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$THREADS" "$nf" "$nu" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$THREADS" "$nf" "$nu" \
     "${best[vp.fused:on]}" "${best[vp.fused:off]}" "${best[lat.fused:on]}" "${best[lat.unfused:on]}" \
-    "${best[lat.fused:off]}" "${best[lat.unfused:off]}" "${best[cold]}" "${best[cached]}" "$np" "$nuq" >> "$TSV"
+    "${best[lat.fused:off]}" "${best[lat.unfused:off]}" "${best[cold]}" "${best[cached]}" "$np" "$nuq" \
+    "$(tasks fused)" "$(tasks unfused)" "$(ws fused)" "$(ws unfused)" "${best[vp.unfused:on]}" "${best[vp.unfused:off]}" >> "$TSV"
   unset best
 done
 
 # The table: ratios below 1 favour the JIT / the fused build.
 awk -F'\t' 'NR == 1 {next}
-  {printf "%-20s T=%s  vector ms: JIT %7.2f, interp %7.2f (%.2fx)  |  latency ms, JIT: fused %7.2f, unfused %7.2f (%.2fx); interp: fused %7.2f, unfused %7.2f (%.2fx)  |  JIT compile %.1f ms cold, %.1f ms cached (%s programs, %s unique)  |  VPROG tasks fused %s, unfused %s\n",
-     $1, $2, $5, $6, $5 / $6, $7, $8, $7 / $8, $9, $10, $9 / $10, $11, $12, $13, $14, $3, $4}' "$TSV"
+  {printf "%-20s T=%s  VPROG ms fused: JIT %7.2f, interp %7.2f (%.2fx); unfused: JIT %7.2f, interp %7.2f (%.2fx)  |  latency ms, JIT: fused %7.2f, unfused %7.2f (%.2fx); interp: fused %7.2f, unfused %7.2f (%.2fx)  |  JIT compile %.1f ms cold, %.1f ms cached (%s programs, %s unique)  |  tasks fused %s, unfused %s (VPROG %s, %s)  |  workspace MiB fused %s, unfused %s\n",
+     $1, $2, $5, $6, $5 / $6, $19, $20, $19 / $20, $7, $8, $7 / $8, $9, $10, $9 / $10, $11, $12, $13, $14, $15, $16, $3, $4, $17, $18}' "$TSV"
 echo "vector: figures in $TSV" >&2

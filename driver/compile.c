@@ -36,6 +36,19 @@ const char *atc_precision_name(om_precision p) {
   return (unsigned)p < 4 ? precision_names[p] : "unknown";
 }
 
+const char *atc_fusion_rule(int i, const char **what) {
+  if (i < 0 || i >= fusion_rule_count) return NULL;
+  if (what) *what = fusion_rules[i].what;
+  return fusion_rules[i].name;
+}
+
+unsigned atc_fusion_rule_bit(const char *name) {
+  if (strcmp(name, "ALL") == 0) return FUSION_ALL;
+  for (int i = 0; i < fusion_rule_count; i++)
+    if (strcmp(fusion_rules[i].name, name) == 0) return fusion_rules[i].bit;
+  return 0;
+}
+
 static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -167,7 +180,7 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
   if (dot && dot != model_name) *dot = '\0';
 
   pass_ctx ctx = {.soc = &soc, .precision = opt->precision, .winograd = opt->high_performance,
-                  .no_vector_fusion = opt->no_vector_fusion,
+                  .fusion_off = opt->fusion_off,
                   .model_name = model_name, .cmdline = opt->cmdline ? opt->cmdline : ""};
   if (opt->out_nodes && *opt->out_nodes) st = apply_out_nodes(g, opt->out_nodes, d);
   if (st == ST_OK) st = ir_verify(g, d);

@@ -29,8 +29,8 @@ typedef struct atc_options {
   int high_performance;     /* --op_select_implmode=high_performance (atc's default): Winograd
                                F(4x4,3x3) for eligible 3x3 convs; 0: direct convolution only */
   const char *out_nodes;    /* --out_nodes "node:0;node2:1" or NULL */
-  int no_vector_fusion;     /* 1: one vector program per elementwise op (--fusion_switch_file:
-                               VectorProgramFusionPass:off); 0: fused chains (the default) */
+  unsigned fusion_off;      /* fusion rules turned off (--fusion_switch_file; atc_fusion_rule_bit);
+                               0: every rule on (the default) */
   const char *dump_graph_dir; /* --dump_graph: IR text + DOT after every pass, or NULL */
   const char *cmdline;      /* recorded in the om */
   /* atc --mode=3: check that the model is supported without compiling it.
@@ -59,6 +59,13 @@ typedef struct atc_result {
 /* Parses a --precision_mode value; -1 when unknown. */
 int atc_precision_from_name(const char *name);
 const char *atc_precision_name(om_precision p);
+
+/* The fusion rules --fusion_switch_file names (passes/pass.h): rule i's name
+ * and one-line description for i in [0, count), NULL past the end; the
+ * bit of `name` for atc_options.fusion_off, every bit for "ALL", 0 when
+ * there is no such rule. */
+const char *atc_fusion_rule(int i, const char **what);
+unsigned atc_fusion_rule_bit(const char *name);
 
 status atc_compile(const atc_options *opt, atc_result *res, diag *d);
 

@@ -133,6 +133,7 @@ ir_node *dc_node(dc *b, ir_op op, int nin, ir_value *const *in) {
   ir_value *out = ir_value_new(b->g, name, DT_UNDEFINED);
   ir_node *n = out ? ir_node_new(b->g, op, name, nin, in, 1, &out) : NULL;
   if (!n) nomem(b);
+  else n->origin = b->g->nodes[b->first_node]->origin; /* one ONNX op, however many nodes */
   return n;
 }
 

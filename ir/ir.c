@@ -178,6 +178,7 @@ ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, int nin, ir_value 
   ir_node *n = arena_alloc(&g->arena, sizeof *n);
   if (!n) return NULL;
   n->id = g->next_node_id++;
+  n->origin = n->id;
   n->op = op;
   if (name && *name && !node_name_taken(g, name)) {
     n->name = arena_strdup(&g->arena, name);

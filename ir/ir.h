@@ -92,6 +92,10 @@ struct ir_node {
   int nattrs, attr_cap;
   ir_attr *attrs;
   int dead; /* marked for removal by ir_graph_compact */
+  int origin; /* id of the source node this one computes part of: its own id
+                 (ir_node_new), or the ONNX node's when a decomposition or a
+                 lowering split one op into several (the op-by-op build keeps
+                 one op's elementwise pieces in one vector program) */
 };
 
 typedef struct ir_graph {

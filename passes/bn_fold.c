@@ -11,13 +11,15 @@
  *            computed in f64 and stored in W's (and b's) dtype, as new
  *            constants "<W>_bn" and "<conv>_bias_bn" (the old ones may be
  *            shared). The Conv then produces the BN's output value (name kept)
- *            and the BN is removed. Every other BN (inference: x of rank >= 2,
+ *            and the BN is removed (unless ctx->fusion_off has
+ *            FUSION_CONV_BN, ConvBatchnormFusionPass:off). Every other BN (inference: x of rank >= 2,
  *            parameters [C]) becomes a scale-and-shift y = x * s + t with s, t
  *            shaped [C, 1, ..., 1]: constants "<bn>/scale", "<bn>/shift"
  *            (computed like the fold above) when the parameters are constant;
  *            else y = (x - mean) * s + B with s = scale / sqrt(var + eps)
- *            computed by small [C] nodes at run time. The elementwise nodes
- *            then fuse into one vector program (vectorize), with what follows.
+ *            computed by small [C] nodes at run time. The new nodes take the
+ *            BN's origin, so they make one vector program even in the
+ *            op-by-op build (vectorize), and fuse with what follows otherwise.
  *   Leaves:  topological order; unreferenced constants dropped; every new
  *            value shaped and typed.
  */
@@ -78,11 +80,14 @@ static status fold(ir_graph *g, ir_node *conv, ir_node *bn, arena *scratch, diag
   return ST_OK;
 }
 
-/* A new node of one output named `name` with the given dtype and dims. */
-static ir_value *add_node(ir_graph *g, ir_op op, const char *name, int nin, ir_value *const *in, dtype dt, int rank,
-                          const int64_t *dims) {
+/* A new node of one output named `name` with the given dtype and dims, part
+ * of the node whose origin is `origin`. */
+static ir_value *add_node(ir_graph *g, int origin, ir_op op, const char *name, int nin, ir_value *const *in, dtype dt,
+                          int rank, const int64_t *dims) {
   ir_value *y = ir_value_new(g, name, dt);
-  if (!y || !ir_node_new(g, op, name, nin, in, 1, &y)) return NULL;
+  ir_node *n = y ? ir_node_new(g, op, name, nin, in, 1, &y) : NULL;
+  if (!n) return NULL;
+  n->origin = origin;
   ir_value_set_shape(y, rank, dims);
   return y;
 }
@@ -122,12 +127,12 @@ static status lower(ir_graph *g, ir_node *bn, arena *scratch, diag *d) {
     ir_value *shape = ir_const_new(g, name, DT_INT64, 1, (const int64_t[]){r - 1}, cdims, (size_t)(r - 1) * sizeof *cdims);
     ir_value *in[2] = {var, ev}, *v1 = NULL, *k = NULL;
     snprintf(name, sizeof name, "%.250s/var_eps", bn->name);
-    if (ev && shape) v1 = add_node(g, IR_OP_ADD, name, 2, in, dt, 1, &C);
+    if (ev && shape) v1 = add_node(g, bn->origin, IR_OP_ADD, name, 2, in, dt, 1, &C);
     snprintf(name, sizeof name, "%.250s/std", bn->name);
-    if (v1) v1 = add_node(g, IR_OP_SQRT, name, 1, &v1, dt, 1, &C);
+    if (v1) v1 = add_node(g, bn->origin, IR_OP_SQRT, name, 1, &v1, dt, 1, &C);
     snprintf(name, sizeof name, "%.250s/k", bn->name);
     in[0] = scale, in[1] = v1;
-    if (v1) k = add_node(g, IR_OP_DIV, name, 2, in, dt, 1, &C);
+    if (v1) k = add_node(g, bn->origin, IR_OP_DIV, name, 2, in, dt, 1, &C);
     /* [C] -> [C, 1, ..., 1] */
     ir_value *const cvals[3] = {k, mean, beta};
     static const char *const cnames[3] = {"scale", "mean", "shift"};
@@ -135,21 +140,22 @@ static status lower(ir_graph *g, ir_node *bn, arena *scratch, diag *d) {
     for (int j = 0; j < 3 && k; j++) {
       snprintf(name, sizeof name, "%.250s/%s", bn->name, cnames[j]);
       in[0] = cvals[j], in[1] = shape;
-      rv[j] = add_node(g, IR_OP_RESHAPE, name, 2, in, dt, r - 1, cdims);
+      rv[j] = add_node(g, bn->origin, IR_OP_RESHAPE, name, 2, in, dt, r - 1, cdims);
       if (!rv[j] || ir_attr_set_int(g, rv[j]->producer, "allowzero", 0)) return ir_node_error(d, ST_ERR_NOMEM, bn, "out of memory lowering");
     }
     /* (x - mean) * s, which keeps more precision than x * s - mean * s when x is near the mean */
     snprintf(name, sizeof name, "%.250s/centered", bn->name);
     in[0] = x, in[1] = rv[1];
-    x = rv[1] ? add_node(g, IR_OP_SUB, name, 2, in, x->dtype, r, x->dims) : NULL;
+    x = rv[1] ? add_node(g, bn->origin, IR_OP_SUB, name, 2, in, x->dtype, r, x->dims) : NULL;
     s = rv[0], t = rv[2];
   }
   snprintf(name, sizeof name, "%.250s/scaled", bn->name);
-  ir_value *in[2] = {x, s}, *m = x && s && t ? add_node(g, IR_OP_MUL, name, 2, in, x->dtype, r, x->dims) : NULL;
+  ir_value *in[2] = {x, s}, *m = x && s && t ? add_node(g, bn->origin, IR_OP_MUL, name, 2, in, x->dtype, r, x->dims) : NULL;
   snprintf(name, sizeof name, "%.250s/shifted", bn->name);
   in[0] = m, in[1] = t;
   ir_node *add = m ? ir_node_new(g, IR_OP_ADD, name, 2, in, 1, &y) : NULL;
   if (!add) return ir_node_error(d, ST_ERR_NOMEM, bn, "out of memory lowering");
+  add->origin = bn->origin;
   bn->dead = 1;
   return ST_OK;
 }
@@ -160,7 +166,8 @@ status pass_bn_fold(ir_graph *g, pass_ctx *ctx, diag *d) {
   status st = ST_OK;
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     ir_node *bn = g->nodes[i], *conv;
-    if (!bn->dead && bn->op == IR_OP_BATCHNORM && (conv = foldable_conv(g, bn))) st = fold(g, conv, bn, &scratch, d);
+    if (!(ctx->fusion_off & FUSION_CONV_BN) && !bn->dead && bn->op == IR_OP_BATCHNORM && (conv = foldable_conv(g, bn)))
+      st = fold(g, conv, bn, &scratch, d);
   }
   int lowered = 0, count = g->nnodes; /* lower appends nodes; they are not BNs */
   for (int i = 0; i < count && st == ST_OK; i++) {

@@ -21,8 +21,8 @@
  *            goes. When an extra input is produced after the Conv (so not
  *            available when the Conv runs), the Conv moves to u's place:
  *            nothing between reads y, so the order stays topological.
- *            With ctx->no_vector_fusion (the op-by-op build) nothing
- *            changes: every elementwise op keeps its own program.
+ *            Nothing changes when ctx->fusion_off has FUSION_CONV_EPILOGUE
+ *            (ConvEpilogueFusionPass:off).
  *   Leaves:  topological order; every Conv epilogue valid (ir_verify checks
  *            it with the vector-program checker); the graph computes
  *            exactly what it did, rounding included (y's stores and loads
@@ -123,7 +123,7 @@ static status absorb(ir_graph *g, ir_node *conv, ir_node *u, int *moved, diag *d
 }
 
 status pass_epilogue(ir_graph *g, pass_ctx *ctx, diag *d) {
-  if (ctx->no_vector_fusion) return ST_OK;
+  if (ctx->fusion_off & FUSION_CONV_EPILOGUE) return ST_OK;
   status st = ST_OK;
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     ir_node *n = g->nodes[i];

@@ -22,6 +22,8 @@
  *            kept) and the absorbed node is removed.
  *            A Conv that takes a residual moves to the Add's place in
  *            g->nodes (the residual may be produced after the Conv).
+ *            Nothing changes when ctx->fusion_off has FUSION_CONV_ADD_RELU
+ *            (ConvAddReluFusionPass:off).
  *   Leaves:  topological order; unreferenced values dropped.
  */
 #include <math.h>
@@ -125,6 +127,7 @@ static status fuse_step(ir_graph *g, ir_node *conv, int *done, diag *d) {
 }
 
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d) {
+  if (ctx->fusion_off & FUSION_CONV_ADD_RELU) return ST_OK;
   status st = ST_OK;
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     ir_node *n = g->nodes[i];

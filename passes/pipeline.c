@@ -13,6 +13,9 @@
  *   tiling       cube/vector tiles per the SoC's buffers, block_dim over AI cores
  *   memplan      one workspace, liveness-based offsets
  *   emit         the task list and the om package
+ *
+ * bn_fold, fuse, vectorize's merging and epilogue are the fusion rules
+ * (fusion_rules below); atc can turn each off.
  */
 #include "pass.h"
 
@@ -25,6 +28,14 @@ const pass pass_pipeline[] = {
     {"epilogue", pass_epilogue},       {"tiling", pass_tiling},           {"memplan", pass_memplan},     {"emit", pass_emit},
 };
 const int pass_pipeline_count = (int)(sizeof pass_pipeline / sizeof *pass_pipeline);
+
+const fusion_rule fusion_rules[] = {
+    {"ConvBatchnormFusionPass", FUSION_CONV_BN, "BatchNormalization after a Conv folds into the Conv's weights and bias"},
+    {"ConvAddReluFusionPass", FUSION_CONV_ADD_RELU, "bias Add, residual Add and Relu/Clip after a Conv run inside it"},
+    {"VectorProgramFusionPass", FUSION_VECTOR_PROGRAM, "chains of elementwise ops become one vector program"},
+    {"ConvEpilogueFusionPass", FUSION_CONV_EPILOGUE, "a vector program after a Conv runs in the Conv's tiles (UB fusion)"},
+};
+const int fusion_rule_count = (int)(sizeof fusion_rules / sizeof *fusion_rules);
 
 const pass *pass_find(const char *name) {
   for (int i = 0; i < pass_pipeline_count; i++)

@@ -25,9 +25,11 @@
  *            output dims differ from its consumer's (a [N,C,1,1] squeeze
  *            feeding an [N,C,H,W] scale) stays separate, so nothing is
  *            recomputed per broadcast element. The merged node keeps C's name.
- *            With ctx->no_vector_fusion (atc --fusion_switch_file naming
- *            VectorProgramFusionPass:off) step 2 is skipped: every
- *            elementwise op stays its own program (the op-by-op build).
+ *            When ctx->fusion_off has FUSION_VECTOR_PROGRAM
+ *            (VectorProgramFusionPass:off, part of the op-by-op build), step
+ *            2 merges only programs of one origin (ir_node.origin: the
+ *            pieces a decomposition or a lowering made of one ONNX op), so
+ *            every ONNX op is one program.
  *   Leaves:  g->nodes topologically sorted; every VectorProgram valid
  *            (ir_vprog_check); value dtypes untouched (precision retypes
  *            programs later), so the graph computes exactly what it did.
@@ -253,14 +255,15 @@ static status merge(ir_graph *g, ir_node *P, ir_node *C, const merge_plan *m, di
 
 /* One sweep of merges over g->nodes; *merged counts them, *resort is set
  * when a merged node kept an output that an earlier node may read. */
-static status merge_sweep(ir_graph *g, unsigned char *mark, int *merged, int *resort, diag *d) {
+static status merge_sweep(ir_graph *g, int one_origin, unsigned char *mark, int *merged, int *resort, diag *d) {
   for (int i = 0; i < g->nnodes; i++) {
     ir_node *C = g->nodes[i];
     if (C->dead || C->op != IR_OP_VECPROG) continue;
     for (int j = 0; j < C->nin; j++) {
       ir_node *P = C->in[j]->producer;
       merge_plan m;
-      if (!P || P->dead || P->op != IR_OP_VECPROG || !plan_merge(g, P, C, &m) || other_path(g, P, C, mark))
+      if (!P || P->dead || P->op != IR_OP_VECPROG || (one_origin && P->origin != C->origin) ||
+          !plan_merge(g, P, C, &m) || other_path(g, P, C, mark))
         continue;
       status st = merge(g, P, C, &m, d);
       if (st) return st;
@@ -283,10 +286,11 @@ status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d) {
   }
   unsigned char *mark = st ? NULL : arena_alloc(&scratch, (size_t)g->next_node_id + 1);
   if (st == ST_OK && !mark) st = diag_set(d, ST_ERR_NOMEM, "vectorize: out of memory");
-  for (int merged = !ctx->no_vector_fusion; st == ST_OK && merged;) {
+  int one_origin = (ctx->fusion_off & FUSION_VECTOR_PROGRAM) != 0;
+  for (int merged = 1; st == ST_OK && merged;) {
     int resort = 0;
     merged = 0;
-    st = merge_sweep(g, mark, &merged, &resort, d);
+    st = merge_sweep(g, one_origin, mark, &merged, &resort, d);
     if (st == ST_OK) ir_graph_compact(g);
     if (st == ST_OK && resort) st = ir_graph_toposort(g, d);
   }

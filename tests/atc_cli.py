@@ -2,7 +2,7 @@
 """atc's flags on a small real model: --help, both --flag=value and --flag value
 forms, usage errors (exit 2), --log=info phase lines, --dump_graph (IR text
 and DOT after every pass), --mode=1 (om to JSON), --mode=3 (precheck), --out_nodes,
---fusion_switch_file (the op-by-op build), and omrun
+--fusion_switch_file (each rule, ALL, the op-by-op build), and omrun
 running the result against numpy.
 
 Usage: atc_cli.py ATC_BINARY OMRUN_BINARY WORK_DIR
@@ -22,6 +22,18 @@ results = []
 def check(what, ok, detail=""):
     results.append(bool(ok))
     print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and not ok else ''}")
+
+
+def conv2d(x, w, pad):
+    """Stride-1 NCHW convolution in float64, `pad` zeros on every side."""
+    k = w.shape[2]
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    h, wd = xp.shape[2] - k + 1, xp.shape[3] - k + 1
+    y = np.zeros((x.shape[0], w.shape[0], h, wd), np.float64)
+    for i in range(k):
+        for j in range(k):
+            y += np.einsum("nchw,oc->nohw", xp[:, :, i:i + h, j:j + wd], w[:, :, i, j])
+    return y
 
 
 def run(*cmd):
@@ -51,11 +63,7 @@ def main():
     x.tofile(os.path.join(work, "x.bin"))
 
     # reference in numpy
-    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    conv = np.zeros((2, 8, 8, 8), np.float64)
-    for i in range(3):
-        for j in range(3):
-            conv += np.einsum("nchw,oc->nohw", xp[:, :, i:i + 8, j:j + 8], w[:, :, i, j])
+    conv = conv2d(x.astype(np.float64), w.astype(np.float64), 1)
     relu = np.maximum(conv + b[None, :, None, None], 0)
     pool = relu.reshape(2, 8, 4, 2, 4, 2).max(axis=(3, 5))
     ref = pool.mean(axis=(2, 3))
@@ -189,6 +197,57 @@ def main():
         got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 else np.zeros(0)
         check(f"--fusion_switch_file: {name} build computes SiLU(x) + x", got.size == silu_ref.size and
               np.abs(got - silu_ref.ravel()).max() <= 1e-5 * np.abs(silu_ref).max(), p.stderr)
+    # Every rule: Conv -> BatchNormalization -> Relu -> Add(., Conv) is two CONV tasks by default, besides the two
+    # TransData at the edges (BN folded and Relu inside conv0, the Add inside conv1 as its residual); with ALL:off
+    # it is op by op: two convs and three programs, the BN's Mul and Add (one ONNX op) in one of them. Later lines
+    # win, and each rule turns off alone.
+    wb = rng.standard_normal((8, 3, 3, 3)).astype(np.float32)
+    w1 = rng.standard_normal((8, 3, 1, 1)).astype(np.float32)
+    bnp = [rng.uniform(0.5, 1.5, 8), rng.standard_normal(8), rng.standard_normal(8) * 0.1, rng.uniform(0.5, 2, 8)]
+    bnp = [a.astype(np.float32) for a in bnp]
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["x", "wb"], ["c0"], name="conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         helper.make_node("BatchNormalization", ["c0", "bs", "bb", "bm", "bv"], ["n0"], name="bn0", epsilon=1e-5),
+         helper.make_node("Relu", ["n0"], ["r0"], name="relu0"),
+         helper.make_node("Conv", ["x", "w1"], ["c1"], name="conv1", kernel_shape=[1, 1]),
+         helper.make_node("Add", ["r0", "c1"], ["y"], name="add0")],
+        "block", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(wb, "wb"), numpy_helper.from_array(w1, "w1")] +
+        [numpy_helper.from_array(a, n) for a, n in zip(bnp, ("bs", "bb", "bm", "bv"))])
+    block = os.path.join(work, "block.onnx")
+    with open(block, "wb") as f:
+        f.write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    xd = x.astype(np.float64)
+    c0 = conv2d(xd, wb.astype(np.float64), 1)
+    n0 = ((c0 - bnp[2][:, None, None]) / np.sqrt(bnp[3][:, None, None] + 1e-5) * bnp[0][:, None, None]
+          + bnp[1][:, None, None])
+    block_ref = np.maximum(n0, 0) + conv2d(xd, w1.astype(np.float64), 0)
+    for name, text, want in (("default", None, (4, 0)), ("all-off", "ALL:off\n", (7, 3)),
+                             ("all-off-then-on", "ALL:off\nALL:on\n", (4, 0)),
+                             ("vector-off", "VectorProgramFusionPass:off\n", (4, 0)),
+                             ("epilogue-off", "ConvEpilogueFusionPass:off\n", (4, 0)),
+                             ("addrelu-off", "ConvAddReluFusionPass:off\n", (4, 0)),
+                             ("addrelu-epilogue-off", "ConvAddReluFusionPass:off\nConvEpilogueFusionPass:off\n", (5, 1)),
+                             ("bn-off", "ConvBatchnormFusionPass:off\nConvEpilogueFusionPass:off\n", (5, 1)),
+                             ("bn-vector-epilogue-off", "ALL:off\nConvAddReluFusionPass:on\n", (6, 2))):
+        base = os.path.join(work, "block-" + name)
+        extra = []
+        if text:
+            with open(base + ".cfg", "w") as f:
+                f.write(text)
+            extra = [f"--fusion_switch_file={base}.cfg"]
+        p = run(atc, f"--model={block}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
+                "--precision_mode=must_keep_origin_dtype", *extra)
+        check(f"--fusion_switch_file {name}: compiles", p.returncode == 0, p.stderr)
+        p = run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json")
+        tasks = json.load(open(base + ".json"))["tasks"] if p.returncode == 0 else []
+        got_n = (len(tasks), sum(t["kind"] == "VPROG" for t in tasks))
+        check(f"--fusion_switch_file {name}: {want[0]} tasks, {want[1]} vector programs", got_n == want, got_n)
+        p = run(omrun, "--model", base + ".om", "--input", os.path.join(work, "x.bin"), "--output", base + "_out")
+        got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 else np.zeros(0)
+        check(f"--fusion_switch_file {name}: computes the block", got.size == block_ref.size and
+              np.abs(got - block_ref.ravel()).max() <= 1e-4 * np.abs(block_ref).max(), p.stderr)
     for text, needle in (("VectorProgramFusionPass:maybe\n", "fusion.bad:1"), ("\nNoSuchPass:off\n", "fusion.bad:2"),
                          ("VectorProgramFusionPass\n", "fusion.bad:1")):
         bad = os.path.join(work, "fusion.bad")

@@ -45,9 +45,9 @@ static const struct {
     FLAG(op_select_implmode, "high_performance (default: Winograd F(4x4,3x3) for eligible 3x3 convs) or "
                              "high_precision (direct convolution only)"),
     FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
-    FLAG(fusion_switch_file, "file of fusion switches, one \"PassName:on|off\" a line ('#' comments); "
-                             "VectorProgramFusionPass:off puts every elementwise op in its own vector program "
-                             "(the unfused, op-by-op build); default on"),
+    FLAG(fusion_switch_file, "file of fusion switches, one \"PassName:on|off\" a line ('#' comments), later "
+                             "lines win; every rule is on by default, ALL:off gives the op-by-op build (one task "
+                             "per ONNX op); the rules are listed at the end of --help"),
     FLAG(log, "null, error, warning (default), info (a line per phase with its time), debug"),
     FLAG(mode, "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json), 3 = precheck: list "
                "every unsupported node of --model and exit 1 if there is one, without compiling"),
@@ -66,6 +66,9 @@ static void usage(FILE *out) {
           "Compiles an ONNX model into an om package for the software Da Vinci NPU (run it with omrun).\n\n");
   for (int i = 0; i < NFLAGS; i++) fprintf(out, "  --%-16s %s\n", flag_table[i].name, flag_table[i].help);
   fprintf(out, "  --%-16s %s\n", "help", "this text");
+  fprintf(out, "\nFusion rules (--fusion_switch_file; each merges several ONNX ops into one task):\n");
+  const char *what;
+  for (int i = 0; atc_fusion_rule(i, &what); i++) fprintf(out, "  %-26s %s\n", atc_fusion_rule(i, NULL), what);
   fprintf(out, "\natc %s\n", ATC_VERSION);
 }
 
@@ -103,10 +106,11 @@ typedef struct log_state {
   double total_ms;
 } log_state;
 
-/* Reads --fusion_switch_file: lines "PassName:on|off", blanks and '#'
- * comments; the one pass it knows is VectorProgramFusionPass. Returns 0
- * with *vector_fusion_out set, or 2 after naming the file, line and problem. */
-static int read_fusion_switches(const char *path, int *vector_fusion_out) {
+/* Reads --fusion_switch_file: lines "PassName:on|off" (a rule of
+ * atc_fusion_rule, or ALL for every one; later lines override earlier ones),
+ * blanks and '#' comments. Returns 0 with *off_out holding the bits of the
+ * rules turned off, or 2 after naming the file, line and problem. */
+static int read_fusion_switches(const char *path, unsigned *off_out) {
   FILE *f = fopen(path, "r");
   if (!f) {
     fprintf(stderr, "atc: --fusion_switch_file=%s: cannot open it\n", path);
@@ -141,10 +145,13 @@ static int read_fusion_switches(const char *path, int *vector_fusion_out) {
     if (!on && strcmp(value, "off") != 0) {
       fprintf(stderr, "atc: %s:%d: %s: switch '%s' is not on or off\n", path, no, name, value);
       rc = 2;
-    } else if (strcmp(name, "VectorProgramFusionPass") == 0) {
-      *vector_fusion_out = on;
+    } else if (atc_fusion_rule_bit(name)) {
+      unsigned bit = atc_fusion_rule_bit(name);
+      *off_out = on ? *off_out & ~bit : *off_out | bit;
     } else {
-      fprintf(stderr, "atc: %s:%d: unknown fusion pass '%s' (known: VectorProgramFusionPass)\n", path, no, name);
+      fprintf(stderr, "atc: %s:%d: unknown fusion pass '%s' (known: ALL", path, no, name);
+      for (int i = 0; atc_fusion_rule(i, NULL); i++) fprintf(stderr, ", %s", atc_fusion_rule(i, NULL));
+      fprintf(stderr, ")\n");
       rc = 2;
     }
   }
@@ -259,8 +266,8 @@ int main(int argc, char **argv) {
     }
   }
 
-  int vector_fusion = 1;
-  if (f.fusion_switch_file && read_fusion_switches(f.fusion_switch_file, &vector_fusion)) return 2;
+  unsigned fusion_off = 0;
+  if (f.fusion_switch_file && read_fusion_switches(f.fusion_switch_file, &fusion_off)) return 2;
 
   /* --output names the package without its extension, as in ATC. */
   if (precheck) f.output = "precheck";
@@ -279,7 +286,7 @@ int main(int argc, char **argv) {
   atc_options opt = {
       .model_path = f.model, .output_path = precheck ? NULL : out_path, .input_shape = f.input_shape,
       .soc_version = f.soc_version, .precision = (om_precision)precision, .high_performance = high_performance,
-      .out_nodes = f.out_nodes, .no_vector_fusion = !vector_fusion,
+      .out_nodes = f.out_nodes, .fusion_off = fusion_off,
       .dump_graph_dir = f.dump_graph, .cmdline = cmdline, .on_phase = on_phase, .user = &ls,
       .precheck = precheck, .on_unsupported = on_unsupported};
   atc_result res;

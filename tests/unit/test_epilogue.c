@@ -92,7 +92,7 @@ static int build(const ecase *c, om_precision p, int fused, built *b, diag *d) {
   ir_graph *g = NULL;
   memset(b, 0, sizeof *b);
   if (ir_parse(c->ir, c->name, &g, d) != ST_OK) return 0;
-  pass_ctx ctx = {.soc = &test_soc, .precision = p, .winograd = c->winograd, .no_vector_fusion = !fused,
+  pass_ctx ctx = {.soc = &test_soc, .precision = p, .winograd = c->winograd, .fusion_off = fused ? 0 : FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE,
                   .model_name = c->name, .cmdline = "test"};
   int ok = 1;
   for (int i = 0; ok && i < pass_pipeline_count; i++)
