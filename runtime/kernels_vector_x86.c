@@ -6,17 +6,21 @@
  * and f16 rounding.
  *
  * DWCONV and POOL work plane by plane (one image, one channel block of 16
- * lanes = 2 YMM per pixel). The input rows a plane needs are converted once
- * into f32 rows in the UB, widened with the padding value (0 for DWCONV and
+ * lanes = 2 YMM per pixel). DWCONV stages the plane's weights in the UB as
+ * f32 and reads the input where it is: output pixels whose windows lie
+ * inside the input columns go 4 at a time (8 accumulators, both halves),
+ * each input pixel of a tap row converted once for every tap that reads it,
+ * in code instantiated for the common windows (3x3 and 5x5, stride 1 and 2,
+ * 3x3 dilation 2); edge pixels and other windows go one at a time with
+ * bounds tests; the conv epilogue (bias, residual, act, padding lanes 0,
+ * cast) runs on the way out. POOL converts the input rows a plane needs
+ * once into f32 rows in the UB, widened with the padding value (0 for
  * average pooling, -inf for max pooling, so windows need no bounds tests in
- * W), in a ring of as many rows as one output row's window spans; output
- * rows then read their taps from the ring (L1-resident). DWCONV keeps four
- * output pixels' accumulators in registers per tap row and runs the conv
- * epilogue (bias, residual, act, padding lanes 0, cast) on the way out. Max
+ * W), in a ring of as many rows as one output row's window spans. Max
  * pooling f16 -> f16 converts nothing: one 16-lane integer max per tap on
  * order-preserving keys of the halves. Results equal the portable kernels'
- * up to f32 summation order (FMA). A case whose ring does not fit the UB
- * returns 0 and runs portably.
+ * up to f32 summation order (FMA). A case whose weights or ring do not fit
+ * the UB returns 0 and runs portably.
  *
  * Compiled for plain x86-64: every function carries target("avx2,fma,f16c")
  * and is only reached through rt_cpu() (cpu.c) when the CPU has all three.
@@ -118,94 +122,152 @@ static AVX2 const float *ring_row(ring *r, int64_t ih) {
 
 /* --- DWCONV */
 
-enum { DW_OW = 4 }; /* output pixels per register block */
-
-/* The epilogue of DWCONV's output pixels. */
+/* The conv epilogue of one half (8 lanes) of an output pixel. */
 typedef struct dw_out {
   void *y;
   const void *res;
   int yf16, rf16, act;
-  __m256 b0, b1, k0, k1, lo, hi;
+  __m256 bias[2], keep[2], lo, hi;
 } dw_out;
 
-AVX2_INLINE void dw_store(const dw_out *o, size_t at, __m256 v0, __m256 v1) {
-  if (o->res)
-    v0 = _mm256_add_ps(v0, ld8h(o->res, o->rf16, at)), v1 = _mm256_add_ps(v1, ld8h(o->res, o->rf16, at + 8));
-  if (o->act == OM_ACT_RELU)
-    v0 = _mm256_max_ps(v0, _mm256_setzero_ps()), v1 = _mm256_max_ps(v1, _mm256_setzero_ps());
-  if (o->act == OM_ACT_CLIP)
-    v0 = _mm256_min_ps(_mm256_max_ps(v0, o->lo), o->hi), v1 = _mm256_min_ps(_mm256_max_ps(v1, o->lo), o->hi);
-  st8h(o->y, o->yf16, at, _mm256_and_ps(v0, o->k0));
-  st8h(o->y, o->yf16, at + 8, _mm256_and_ps(v1, o->k1));
+AVX2_INLINE void dw_store(const dw_out *o, int half, size_t at, __m256 v) {
+  if (o->res) v = _mm256_add_ps(v, ld8h(o->res, o->rf16, at));
+  if (o->act == OM_ACT_RELU) v = _mm256_max_ps(v, _mm256_setzero_ps());
+  if (o->act == OM_ACT_CLIP) v = _mm256_min_ps(_mm256_max_ps(v, o->lo), o->hi);
+  st8h(o->y, o->yf16, at, _mm256_and_ps(v, o->keep[half]));
 }
 
-/* One output row: `nr` tap rows (ring rows rows[q], kernel row taprow[q]),
- * DW_OW pixels per block with their 2 x DW_OW accumulators in registers;
- * kw is a constant in the common instantiations. */
-AVX2_INLINE void dw_row(const int kw, const float *wf, const float *const *rows, const int *taprow, int nr,
-                        int sw, int dw, int64_t wo, const dw_out *o, size_t at) {
-  const size_t xs = (size_t)sw * C0, xd = (size_t)dw * C0;
-  int64_t ow0 = 0;
-  for (; ow0 + DW_OW <= wo; ow0 += DW_OW) {
-    __m256 a00 = o->b0, a01 = o->b1, a10 = o->b0, a11 = o->b1, a20 = o->b0, a21 = o->b1, a30 = o->b0,
-           a31 = o->b1;
-    for (int q = 0; q < nr; q++) {
-      const float *wrow = wf + (size_t)taprow[q] * (size_t)kw * C0;
-      const float *xr = rows[q] + (size_t)ow0 * xs;
-      for (int j = 0; j < kw; j++, xr += xd) {
-        const __m256 w0 = _mm256_loadu_ps(wrow + j * C0), w1 = _mm256_loadu_ps(wrow + j * C0 + 8);
-        a00 = _mm256_fmadd_ps(_mm256_loadu_ps(xr), w0, a00);
-        a01 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + 8), w1, a01);
-        a10 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + xs), w0, a10);
-        a11 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + xs + 8), w1, a11);
-        a20 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + 2 * xs), w0, a20);
-        a21 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + 2 * xs + 8), w1, a21);
-        a30 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + 3 * xs), w0, a30);
-        a31 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + 3 * xs + 8), w1, a31);
+/* One output row of one plane: the tap rows inside the input (ih[q], kernel
+ * row kr[q], q < nr) and where the row's outputs go. */
+typedef struct dw_row {
+  const void *x; /* the plane, [H][W][16] */
+  int xf16;
+  int64_t w, pl;    /* input width, left padding */
+  const float *wf;  /* the plane's weights in f32, [tap][16] */
+  int64_t ih[64];
+  int kr[64], nr;
+  size_t at;        /* y element of the row's pixel 0 */
+} dw_row;
+
+/* Output pixels ow0 .. ow0+NB-1 of the row, both halves (2 x NB
+ * accumulators: independent FMA chains to cover the FMA latency), whose
+ * windows lie inside the input columns: per tap row, each input pixel the
+ * NB windows cover is converted once and feeds every tap that reads it. A
+ * 3-wide row's weights stay in registers; wider rows read them from the UB.
+ * The parameters are constants in every instantiation, so the loops unroll
+ * into registers. */
+AVX2_INLINE void dw_block(const int NB, const int KW, const int SW, const int DW, const int XF16, const dw_row *r,
+                          int64_t ow0, const dw_out *o) {
+  const int WREG = KW <= 3, span = (NB - 1) * SW + (KW - 1) * DW + 1;
+  __m256 acc[4][2], wv[3][2];
+#pragma GCC unroll 4
+  for (int i = 0; i < NB; i++) acc[i][0] = o->bias[0], acc[i][1] = o->bias[1];
+  for (int q = 0; q < r->nr; q++) {
+    const float *wrow = r->wf + (size_t)(r->kr[q] * KW) * C0;
+    if (WREG)
+#pragma GCC unroll 3
+      for (int j = 0; j < KW; j++) wv[j][0] = _mm256_loadu_ps(wrow + j * C0), wv[j][1] = _mm256_loadu_ps(wrow + j * C0 + 8);
+    const size_t base = (size_t)(r->ih[q] * r->w + ow0 * SW - r->pl) * C0;
+#pragma GCC unroll 24
+    for (int p = 0; p < span; p++) {
+#pragma GCC unroll 2
+      for (int half = 0; half < 2; half++) {
+        const __m256 xv = ld8h(r->x, XF16, base + (size_t)p * C0 + (size_t)half * 8);
+#pragma GCC unroll 4
+        for (int i = 0; i < NB; i++) {
+          const int d = p - i * SW, j = d / DW;
+          if (d < 0 || d % DW || j >= KW) continue;
+          const __m256 wj = WREG ? wv[j][half] : _mm256_loadu_ps(wrow + j * C0 + half * 8);
+          acc[i][half] = _mm256_fmadd_ps(xv, wj, acc[i][half]);
+        }
       }
     }
-    size_t o0 = at + (size_t)ow0 * C0;
-    dw_store(o, o0, a00, a01);
-    dw_store(o, o0 + C0, a10, a11);
-    dw_store(o, o0 + 2 * C0, a20, a21);
-    dw_store(o, o0 + 3 * C0, a30, a31);
   }
-  for (; ow0 < wo; ow0++) {
-    __m256 a00 = o->b0, a01 = o->b1;
-    for (int q = 0; q < nr; q++) {
-      const float *wrow = wf + (size_t)taprow[q] * (size_t)kw * C0;
-      const float *xr = rows[q] + (size_t)ow0 * xs;
-      for (int j = 0; j < kw; j++, xr += xd) {
-        a00 = _mm256_fmadd_ps(_mm256_loadu_ps(xr), _mm256_loadu_ps(wrow + j * C0), a00);
-        a01 = _mm256_fmadd_ps(_mm256_loadu_ps(xr + 8), _mm256_loadu_ps(wrow + j * C0 + 8), a01);
-      }
+#pragma GCC unroll 4
+  for (int i = 0; i < NB; i++) {
+    const size_t at = r->at + (size_t)(ow0 + i) * C0;
+    dw_store(o, 0, at, acc[i][0]);
+    dw_store(o, 1, at + 8, acc[i][1]);
+  }
+}
+
+/* Output pixels [lo, hi) of the row (windows inside the input columns), 4
+ * at a time, then 2 and 1. */
+AVX2_INLINE void dw_run(const int KW, const int SW, const int DW, const int XF16, const dw_row *r, int64_t lo,
+                        int64_t hi, const dw_out *o) {
+  int64_t ow = lo;
+  for (; ow + 4 <= hi; ow += 4) dw_block(4, KW, SW, DW, XF16, r, ow, o);
+  if (ow + 2 <= hi) dw_block(2, KW, SW, DW, XF16, r, ow, o), ow += 2;
+  if (ow < hi) dw_block(1, KW, SW, DW, XF16, r, ow, o);
+}
+
+/* Any output pixel, any window: taps outside the input columns skipped.
+ * Even and odd taps sum apart (four FMA chains, not two: a lone pixel's
+ * sums are latency-bound). */
+static AVX2 void dw_pixel(const dw_row *r, const rt_conv_params *p, int64_t ow, const dw_out *o) {
+  __m256 a[2][2] = {{o->bias[0], o->bias[1]}, {_mm256_setzero_ps(), _mm256_setzero_ps()}};
+  int odd = 0;
+  for (int q = 0; q < r->nr; q++)
+    for (int j = 0; j < p->kw; j++) {
+      const int64_t iw = ow * p->sw - r->pl + (int64_t)j * p->dw;
+      if (iw < 0 || iw >= r->w) continue;
+      const float *wt = r->wf + (size_t)(r->kr[q] * p->kw + j) * C0;
+      const size_t xi = (size_t)(r->ih[q] * r->w + iw) * C0;
+      a[odd][0] = _mm256_fmadd_ps(ld8h(r->x, r->xf16, xi), _mm256_loadu_ps(wt), a[odd][0]);
+      a[odd][1] = _mm256_fmadd_ps(ld8h(r->x, r->xf16, xi + 8), _mm256_loadu_ps(wt + 8), a[odd][1]);
+      odd ^= 1;
     }
-    dw_store(o, at + (size_t)ow0 * C0, a00, a01);
+  const size_t at = r->at + (size_t)ow * C0;
+  dw_store(o, 0, at, _mm256_add_ps(a[0][0], a[1][0]));
+  dw_store(o, 1, at + 8, _mm256_add_ps(a[0][1], a[1][1]));
+}
+
+/* The windows the instantiated fast paths cover: (kw, stride, dilation) x
+ * input dtype; other shapes run dw_pixel throughout. */
+#define DW_SHAPES(X) X(3, 1, 1) X(3, 2, 1) X(5, 1, 1) X(5, 2, 1) X(3, 1, 2)
+#define DW_FAST(KW, SW, DW)                                                                          \
+  static AVX2 void dw_run_##KW##_##SW##_##DW(const dw_row *r, int64_t lo, int64_t hi, const dw_out *o) { \
+    if (r->xf16)                                                                                     \
+      dw_run(KW, SW, DW, 1, r, lo, hi, o);                                                           \
+    else                                                                                             \
+      dw_run(KW, SW, DW, 0, r, lo, hi, o);                                                           \
   }
+DW_SHAPES(DW_FAST)
+
+typedef void (*dw_run_fn)(const dw_row *, int64_t, int64_t, const dw_out *);
+
+static dw_run_fn dw_fast(const rt_conv_params *p) {
+#define DW_PICK(KW, SW, DW) \
+  if (p->kw == KW && p->sw == SW && p->dw == DW) return dw_run_##KW##_##SW##_##DW;
+  DW_SHAPES(DW_PICK)
+#undef DW_PICK
+  return NULL;
 }
 
 int AVX2 rt_dwconv_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core) {
   const om_tensor *x = args->desc[0], *w = args->desc[1], *res = args->desc[3], *y = args->desc[4];
-  const void *xd = args->data[0], *wd = args->data[1], *rd = args->data[3];
+  const void *xd = args->data[0], *wd = args->data[1];
   const float *bd = args->data[2];
-  void *yd = args->data[4];
   rt_conv_params p;
   rt_conv_params_read(task, &p);
-  const int xf16 = x->dtype == DT_FLOAT16, wf16 = w->dtype == DT_FLOAT16, yf16 = y->dtype == DT_FLOAT16;
-  const int rf16 = res && res->dtype == DT_FLOAT16;
   const int64_t c = x->dims[1], c1 = rt_ceil_div(c, C0), h = x->dims[2], wi = x->dims[3];
   const int64_t ho = y->dims[2], wo = y->dims[3], taps = (int64_t)p.kh * p.kw;
-  const int64_t wp = (wo - 1) * p.sw + (int64_t)(p.kw - 1) * p.dw + 1;
-  const size_t wbytes = (size_t)taps * C0 * sizeof(float);
-  if (wbytes > core->ub_bytes) return 0;
-  float *wf = (float *)core->ub; /* the plane's weights in f32, [tap][16] */
-  ring r;
-  if (!ring_init(&r, core->ub + ((wbytes + 63) & ~(size_t)63), core->ub_bytes - ((wbytes + 63) & ~(size_t)63),
-                 (int64_t)(p.kh - 1) * p.dh + 1, wp, p.pl, wi))
-    return 0;
-  const __m256 clo = _mm256_set1_ps(p.clip_min), chi = _mm256_set1_ps(p.clip_max);
+  if (p.kh > 64 || (size_t)taps * C0 * sizeof(float) > core->ub_bytes) return 0;
+  const int xf16 = x->dtype == DT_FLOAT16, wf16 = w->dtype == DT_FLOAT16;
+  dw_row r = {.xf16 = xf16, .w = wi, .pl = p.pl, .wf = (float *)core->ub};
+  dw_out o = {args->data[4], args->data[3], y->dtype == DT_FLOAT16, res && res->dtype == DT_FLOAT16, p.act,
+              .lo = _mm256_set1_ps(p.clip_min), .hi = _mm256_set1_ps(p.clip_max)};
+  const dw_run_fn fast = dw_fast(&p);
+  /* Output columns whose windows lie inside the input: ow*sw - pl >= 0 and
+   * ow*sw - pl + (kw-1)*dw < W. */
+  int64_t ow_lo = rt_ceil_div(p.pl, p.sw), reach = wi - 1 + p.pl - (int64_t)(p.kw - 1) * p.dw;
+  int64_t ow_hi = reach < 0 ? 0 : reach / p.sw + 1;
+  if (ow_hi > wo) ow_hi = wo;
+  if (ow_lo > ow_hi) ow_lo = ow_hi;
+  if (!fast) ow_lo = ow_hi = 0;
   for (uint64_t unit = lo; unit < hi; unit++) {
     const int64_t cb = (int64_t)unit % c1;
+    float *wf = (float *)core->ub;
     for (int64_t t = 0; t < taps * 2; t++)
       _mm256_storeu_ps(wf + t * 8, ld8h(wd, wf16, (size_t)(cb * taps) * C0 + (size_t)t * 8));
     float bias[C0];
@@ -215,27 +277,21 @@ int AVX2 rt_dwconv_x86(const om_task *task, const rt_args *args, uint64_t lo, ui
       keep[j] = ch < c ? 0xffffffffu : 0u;
       bias[j] = bd && ch < c ? bd[ch] : 0.0f;
     }
-    const __m256 b0 = _mm256_loadu_ps(bias), b1 = _mm256_loadu_ps(bias + 8);
-    const __m256 k0 = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)keep));
-    const __m256 k1 = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(keep + 8)));
-    ring_reset(&r, (const uint8_t *)xd + (size_t)unit * (size_t)(h * wi) * C0 * (xf16 ? 2 : 4), xf16, 0.0f);
-    size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
-    for (int64_t oh = 0; oh < ho; oh++) {
-      const float *rows[64];
-      int taprow[64], nr = 0;
+    for (int i = 0; i < 2; i++) {
+      o.bias[i] = _mm256_loadu_ps(bias + i * 8);
+      o.keep[i] = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(keep + i * 8)));
+    }
+    r.x = (const uint8_t *)xd + (size_t)unit * (size_t)(h * wi) * C0 * (xf16 ? 2 : 4);
+    r.at = (size_t)unit * (size_t)(ho * wo) * C0;
+    for (int64_t oh = 0; oh < ho; oh++, r.at += (size_t)wo * C0) {
+      r.nr = 0;
       for (int i = 0; i < p.kh; i++) {
         int64_t ih = oh * p.sh - p.pt + (int64_t)i * p.dh;
-        if (ih < 0 || ih >= h) continue;
-        rows[nr] = ring_row(&r, ih), taprow[nr++] = i;
+        if (ih >= 0 && ih < h) r.ih[r.nr] = ih, r.kr[r.nr++] = i;
       }
-      const dw_out o = {yd, rd, yf16, rf16, p.act, b0, b1, k0, k1, clo, chi};
-      if (p.kw == 3)
-        dw_row(3, wf, rows, taprow, nr, p.sw, p.dw, wo, &o, at);
-      else if (p.kw == 5)
-        dw_row(5, wf, rows, taprow, nr, p.sw, p.dw, wo, &o, at);
-      else
-        dw_row(p.kw, wf, rows, taprow, nr, p.sw, p.dw, wo, &o, at);
-      at += (size_t)wo * C0;
+      for (int64_t ow = 0; ow < ow_lo; ow++) dw_pixel(&r, &p, ow, &o);
+      if (ow_lo < ow_hi) fast(&r, ow_lo, ow_hi, &o);
+      for (int64_t ow = ow_hi; ow < wo; ow++) dw_pixel(&r, &p, ow, &o);
     }
   }
   return 1;
