@@ -276,6 +276,7 @@ static AVX2 void stage_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, in
 typedef struct epi {
   __m256 bias0, bias1, keep0, keep1, lo, hi; /* the first chunk starts from the bias */
   int act, yf16, rf16, partial;              /* partial: some lanes are padding channels */
+  int half;                                  /* lanes 8..15 are all padding: only lanes 0..7 are computed */
   void *y;                                   /* NULL: keep the sums in L0C (not the last chunk) */
   const void *res;                           /* or NULL */
 } epi;
@@ -290,35 +291,42 @@ AVX2_INLINE __m256 act8(__m256 v, const epi *e) {
  * k axis is nseg segments of seglen values: segment s of row r starts at
  * seg[s] + roff[r] (img2col'd L0A: one segment, rows a row length apart;
  * the direct path: one segment per fractal, roff[r] = where pixel r is).
- * first: start from the bias instead of c; e->y: write y instead of c. The
- * accumulators are named variables (an array of __m256 is kept in memory by
- * gcc); rows >= R are dead code once R is a constant. */
+ * first: start from the bias instead of c; e->y: write y instead of c. H = 1
+ * (an n block whose lanes 8..15 are padding channels, e->half) computes
+ * lanes 0..7 only: half the FMAs and B loads; lanes 8..15 of y are written
+ * 0, as the padding rule wants, and those of c are left alone (no later
+ * chunk reads them). The accumulators are named variables (an array of
+ * __m256 is kept in memory by gcc); rows >= R and the upper half with H = 1
+ * are dead code once R and H are constants. */
 #define MK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-AVX2_INLINE void mk(const int R, const float *const *seg, size_t nseg, size_t seglen, const size_t *roff,
-                    const float *b, float *c, int first, const epi *e, size_t yrow) {
+AVX2_INLINE void mk(const int R, const int H, const float *const *seg, size_t nseg, size_t seglen,
+                    const size_t *roff, const float *b, float *c, int first, const epi *e, size_t yrow) {
 #define MK_DECL(r) __m256 c##r##0 = e->bias0, c##r##1 = e->bias1;
   MK_ROWS(MK_DECL)
 #define MK_LOAD(r)                                                                                           \
-  if (R > r && !first) c##r##0 = _mm256_loadu_ps(c + r * C0), c##r##1 = _mm256_loadu_ps(c + r * C0 + 8);
+  if (R > r && !first) c##r##0 = _mm256_loadu_ps(c + r * C0), c##r##1 = H > 1 ? _mm256_loadu_ps(c + r * C0 + 8) : c##r##1;
   MK_ROWS(MK_LOAD)
   const size_t o1 = R > 1 ? roff[1] : 0, o2 = R > 2 ? roff[2] : 0, o3 = R > 3 ? roff[3] : 0;
   const size_t o4 = R > 4 ? roff[4] : 0, o5 = R > 5 ? roff[5] : 0;
   for (size_t sg = 0; sg < nseg; sg++) {
     const float *a0 = seg[sg], *a1 = a0 + o1, *a2 = a0 + o2, *a3 = a0 + o3, *a4 = a0 + o4, *a5 = a0 + o5;
     for (size_t k = 0; k < seglen; k++, b += C0) {
-      __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), av;
+      __m256 b0 = _mm256_loadu_ps(b), b1 = H > 1 ? _mm256_loadu_ps(b + 8) : b0, av;
 #define MK_FMA(r)                                                                                            \
   if (R > r) {                                                                                               \
     av = _mm256_broadcast_ss(a##r + k);                                                                      \
     c##r##0 = _mm256_fmadd_ps(av, b0, c##r##0);                                                              \
-    c##r##1 = _mm256_fmadd_ps(av, b1, c##r##1);                                                              \
+    if (H > 1) c##r##1 = _mm256_fmadd_ps(av, b1, c##r##1);                                                   \
   }
       MK_ROWS(MK_FMA)
     }
   }
   if (!e->y) {
 #define MK_STORE(r)                                                                                          \
-  if (R > r) _mm256_storeu_ps(c + r * C0, c##r##0), _mm256_storeu_ps(c + r * C0 + 8, c##r##1);
+  if (R > r) {                                                                                               \
+    _mm256_storeu_ps(c + r * C0, c##r##0);                                                                   \
+    if (H > 1) _mm256_storeu_ps(c + r * C0 + 8, c##r##1);                                                    \
+  }
     MK_ROWS(MK_STORE)
     return;
   }
@@ -330,7 +338,7 @@ AVX2_INLINE void mk(const int R, const float *const *seg, size_t nseg, size_t se
       v0 = _mm256_add_ps(v0, ld8h(e->res, e->rf16, at));                                                    \
       v1 = _mm256_add_ps(v1, ld8h(e->res, e->rf16, at + 8));                                                \
     }                                                                                                        \
-    v0 = act8(v0, e), v1 = act8(v1, e);                                                                      \
+    v0 = act8(v0, e), v1 = H > 1 ? act8(v1, e) : _mm256_setzero_ps();                                        \
     if (e->partial) v0 = _mm256_and_ps(v0, e->keep0), v1 = _mm256_and_ps(v1, e->keep1);                      \
     st8h(e->y, e->yf16, at, v0);                                                                            \
     st8h(e->y, e->yf16, at + 8, v1);                                                                        \
@@ -340,19 +348,24 @@ AVX2_INLINE void mk(const int R, const float *const *seg, size_t nseg, size_t se
 
 static AVX2 void mk6(const float *const *seg, size_t nseg, size_t seglen, const size_t *roff, const float *b,
                      float *c, int first, const epi *e, size_t yrow) {
-  mk(6, seg, nseg, seglen, roff, b, c, first, e, yrow);
+  mk(6, 2, seg, nseg, seglen, roff, b, c, first, e, yrow);
 }
 
+/* Fewer rows than MR, or a half block. */
 static AVX2 void mk_tail(int rows, const float *const *seg, size_t nseg, size_t seglen, const size_t *roff,
                          const float *b, float *c, int first, const epi *e, size_t yrow) {
+#define MK_CASE(R)                                                       \
+  case R:                                                                \
+    if (e->half)                                                         \
+      mk(R, 1, seg, nseg, seglen, roff, b, c, first, e, yrow);           \
+    else                                                                 \
+      mk(R, 2, seg, nseg, seglen, roff, b, c, first, e, yrow);           \
+    break;
   switch (rows) {
-  case 1: mk(1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 2: mk(2, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 3: mk(3, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 4: mk(4, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 5: mk(5, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
+    MK_CASE(1) MK_CASE(2) MK_CASE(3) MK_CASE(4) MK_CASE(5) MK_CASE(6)
   default: break;
   }
+#undef MK_CASE
 }
 
 /* One group of rows <= MR pixels against the n blocks of a chunk. */
@@ -361,7 +374,7 @@ static AVX2 void mk_group(int rows, const float *const *seg, size_t nseg, size_t
                           const epi *e, size_t yrow) {
   for (int64_t nb = 0; nb < nbn; nb++) {
     const float *b = l0b + (size_t)nb * klen * C0;
-    if (rows == MR)
+    if (rows == MR && !e[nb].half)
       mk6(seg, nseg, seglen, roff, b, c + (size_t)nb * cstride, first, &e[nb], yrow);
     else
       mk_tail(rows, seg, nseg, seglen, roff, b, c + (size_t)nb * cstride, first, &e[nb], yrow);
@@ -406,6 +419,7 @@ static AVX2 void epi_init(const rt_conv_geom *g, int64_t img, int64_t m0, int64_
   e->rf16 = g->res && g->res->dtype == DT_FLOAT16;
   size_t at = (size_t)(((img * g->c1out + cb) * g->ho * g->wo + m0) * C0);
   e->partial = (cb + 1) * C0 > g->cout;
+  e->half = cb * C0 + 8 >= g->cout;
   e->y = last ? (uint8_t *)g->yd + at * (e->yf16 ? 2 : 4) : NULL;
   e->res = g->rd ? (const uint8_t *)g->rd + at * (e->rf16 ? 2 : 4) : NULL;
 }
