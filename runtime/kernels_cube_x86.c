@@ -275,8 +275,9 @@ static AVX2 void stage_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, in
 /* The write-back of one n block: y rows (pixels) start at y/res, 16 apart. */
 typedef struct epi {
   __m256 bias0, bias1, keep0, keep1, lo, hi; /* the first chunk starts from the bias */
-  int act, yf16, rf16, partial;              /* partial: some lanes are padding channels */
-  int half;                                  /* lanes 8..15 are all padding: only lanes 0..7 are computed */
+  int act;
+  uint8_t yf16, rf16, partial;               /* partial: some lanes are padding channels */
+  uint8_t half;                              /* lanes 8..15 are all padding: only lanes 0..7 are computed */
   void *y;                                   /* NULL: keep the sums in L0C (not the last chunk) */
   const void *res;                           /* or NULL */
 } epi;
@@ -351,21 +352,30 @@ static AVX2 void mk6(const float *const *seg, size_t nseg, size_t seglen, const 
   mk(6, 2, seg, nseg, seglen, roff, b, c, first, e, yrow);
 }
 
-/* Fewer rows than MR, or a half block. */
 static AVX2 void mk_tail(int rows, const float *const *seg, size_t nseg, size_t seglen, const size_t *roff,
                          const float *b, float *c, int first, const epi *e, size_t yrow) {
-#define MK_CASE(R)                                                       \
-  case R:                                                                \
-    if (e->half)                                                         \
-      mk(R, 1, seg, nseg, seglen, roff, b, c, first, e, yrow);           \
-    else                                                                 \
-      mk(R, 2, seg, nseg, seglen, roff, b, c, first, e, yrow);           \
-    break;
   switch (rows) {
-    MK_CASE(1) MK_CASE(2) MK_CASE(3) MK_CASE(4) MK_CASE(5) MK_CASE(6)
+  case 1: mk(1, 2, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
+  case 2: mk(2, 2, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
+  case 3: mk(3, 2, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
+  case 4: mk(4, 2, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
+  case 5: mk(5, 2, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
   default: break;
   }
-#undef MK_CASE
+}
+
+/* A half block (e->half): lanes 0..7 only. */
+static AVX2 void mk_half(int rows, const float *const *seg, size_t nseg, size_t seglen, const size_t *roff,
+                         const float *b, float *c, int first, const epi *e, size_t yrow) {
+  switch (rows) {
+  case 1: mk(1, 1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
+  case 2: mk(2, 1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
+  case 3: mk(3, 1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
+  case 4: mk(4, 1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
+  case 5: mk(5, 1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
+  case 6: mk(6, 1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
+  default: break;
+  }
 }
 
 /* One group of rows <= MR pixels against the n blocks of a chunk. */
@@ -374,7 +384,9 @@ static AVX2 void mk_group(int rows, const float *const *seg, size_t nseg, size_t
                           const epi *e, size_t yrow) {
   for (int64_t nb = 0; nb < nbn; nb++) {
     const float *b = l0b + (size_t)nb * klen * C0;
-    if (rows == MR && !e[nb].half)
+    if (e[nb].half)
+      mk_half(rows, seg, nseg, seglen, roff, b, c + (size_t)nb * cstride, first, &e[nb], yrow);
+    else if (rows == MR)
       mk6(seg, nseg, seglen, roff, b, c + (size_t)nb * cstride, first, &e[nb], yrow);
     else
       mk_tail(rows, seg, nseg, seglen, roff, b, c + (size_t)nb * cstride, first, &e[nb], yrow);
