@@ -25,7 +25,8 @@
  * blocks read the input rows converted once into L1 (conv_tile_direct: the
  * micro-kernel addresses each fractal of each pixel there); inputs of at
  * most 4 channels (RGB stems) are packed into L1 rows so that a kernel row
- * of taps is one contiguous run (pack_rows); a tile of a single output pixel
+ * of taps is one contiguous run the micro-kernel reads there (pack_rows,
+ * conv_packed); a tile of a single output pixel
  * (fully connected layers) is a matrix-vector product read straight from
  * FRACTAL_Z (conv_tile_gemv).
  * fp16 x fp16 products are exact in f32, so results differ from the portable
@@ -49,7 +50,8 @@ enum { MAX_CHUNK = 512, SLACK = C0 }; /* fractals per K chunk; floats past L0A's
 /* Inputs with at most 4 channels (RGB stems), dilation_w 1: the tile's input
  * rows are packed once into L1 as f32 [column][channel], padding columns
  * zeroed, so that each kernel row of a pixel's img2col row (the whole K) is
- * kw * cin consecutive floats there, copied 8 at a time. */
+ * kw * cin consecutive floats there, which the micro-kernel reads in place
+ * (conv_packed). */
 typedef struct packed {
   const float *rows; /* [nrows][rowf] in core->l1 */
   int64_t oh0, rowf;
@@ -63,7 +65,7 @@ static AVX2 int pack_rows(const rt_conv_geom *g, int64_t img, int64_t m0, int64_
   const int64_t oh0 = m0 / g->wo, oh1 = (m0 + mrows - 1) / g->wo;
   const int64_t ih0 = oh0 * sh - g->p.pt, nrows = (oh1 - oh0) * sh + (g->p.kh - 1) * g->p.dh + 1;
   const int64_t pw = (g->wo - 1) * g->p.sw + g->p.kw, rowf = pw * cin;
-  if ((uint64_t)(nrows * rowf + 8) * sizeof(float) > core->l1_bytes) return 0;
+  if ((uint64_t)(nrows * rowf + 4) * sizeof(float) > core->l1_bytes) return 0; /* + the last 4-lane store */
   float *out = (float *)core->l1;
   const int f16 = g->x->dtype == DT_FLOAT16;
   const size_t plane = (size_t)(img * g->h * g->w_);
@@ -87,26 +89,8 @@ static AVX2 int pack_rows(const rt_conv_geom *g, int64_t img, int64_t m0, int64_
     }
     if (pl + wend < pw) memset(dst + (pl + wend) * cin, 0, (size_t)((pw - pl - wend) * cin) * sizeof(float));
   }
-  memset(out + nrows * rowf, 0, 8 * sizeof(float)); /* what the 8-float copies read past the end */
   *pk = (packed){out, oh0, rowf};
   return 1;
-}
-
-/* L0A rows for pixels m0 .. m0+mrows-1 (all inside the packed tile), whole K. */
-static AVX2 void stage_a_packed(const rt_conv_geom *g, const packed *pk, int64_t m0, int64_t mrows,
-                                int64_t lda, float *l0a) {
-  const int64_t cin = g->cin, kh = g->p.kh, sh = g->p.sh, sw = g->p.sw, dh = g->p.dh;
-  const int64_t run = g->p.kw * cin, nvec = (run + 7) / 8; /* the copies spill into columns written */
-  int64_t oh = m0 / g->wo, ow = m0 % g->wo;                /* later, or into SLACK */
-  for (int64_t m = 0; m < mrows; m++) {
-    float *dst = l0a + m * lda;
-    for (int64_t i = 0; i < kh; i++, dst += run) {
-      const float *src = pk->rows + ((oh - pk->oh0) * sh + i * dh) * pk->rowf + ow * sw * cin;
-      for (int64_t v = 0; v < nvec; v++)
-        _mm256_storeu_ps(dst + v * 8, _mm256_loadu_ps(src + v * 8));
-    }
-    if (++ow == g->wo) ow = 0, oh++;
-  }
 }
 
 /* L0A[m][k] for pixels m0 .. m0+mrows-1 and fractals kc .. kc+kn-1, the real
@@ -523,6 +507,38 @@ static AVX2 void conv_chunk(const rt_conv_geom *g, int64_t img, int64_t m0, int6
   }
 }
 
+/* The tile's pixels against L0B's n blocks (whole K), A read straight from
+ * the packed rows (pack_rows): a pixel's K is kh runs of kw * cin floats,
+ * one per kernel row, so the micro-kernel takes one segment per kernel row
+ * and each pixel of a group at its own offset (a group may continue on the
+ * next output row). No img2col copy. */
+static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t img, int64_t m0, int64_t mrows,
+                             int64_t nb0, int64_t nblocks, const float *l0b, float *l0c) {
+  const int64_t cin = g->cin, kh = g->p.kh, sh = g->p.sh, sw = g->p.sw, dh = g->p.dh, wo = g->wo;
+  const size_t run = (size_t)(g->p.kw * cin), klen = (size_t)kh * run;
+  const float *seg[64];
+  epi e[MAX_NB];
+  for (int64_t nb0c = 0; nb0c < nblocks; nb0c += MAX_NB) {
+    const int64_t nbn = nblocks - nb0c < MAX_NB ? nblocks - nb0c : MAX_NB;
+    for (int64_t nb = 0; nb < nbn; nb++)
+      epi_init(g, img, m0, nb0 + nb0c + nb, 1, &e[nb]);
+    int64_t oh = m0 / wo, ow = m0 % wo; /* of pixel m */
+    for (int64_t m = 0; m < mrows; m += MR) {
+      const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
+      const float *p0 = pk->rows + ((oh - pk->oh0) * sh) * pk->rowf + ow * sw * cin;
+      size_t roff[MR] = {0};
+      for (int r = 0; r < rows; r++) {
+        roff[r] = (size_t)(pk->rows + ((oh - pk->oh0) * sh) * pk->rowf + ow * sw * cin - p0);
+        if (++ow == wo) ow = 0, oh++;
+      }
+      for (int64_t i = 0; i < kh; i++)
+        seg[i] = p0 + i * dh * pk->rowf;
+      mk_group(rows, seg, (size_t)kh, run, roff, l0b + nb0c * klen * C0, klen, nbn,
+               l0c + nb0c * g->tm * C0 + m * C0, (size_t)(g->tm * C0), 1, e, (size_t)m);
+    }
+  }
+}
+
 /* The direct path, for inputs whose channels fill their blocks (Cin % 16
  * == 0) and kernels wider than 1x1: no img2col. The tile's input
  * rows are converted once into L1 as f32 [c1][row][column][16], padding
@@ -620,13 +636,13 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
     if (mstep > 16 * MR) mstep = 16 * MR; /* A's group stays in L2 with room to spare */
     stage_b(g, nb0, nblocks, 0, g->k, klen_all, l0b);
     packed pk;
-    const int use_pk = pack_rows(g, img, m0, mrows, core, &pk);
+    if (g->p.kh <= 64 && pack_rows(g, img, m0, mrows, core, &pk)) {
+      conv_packed(g, &pk, img, m0, mrows, nb0, nblocks, l0b, l0c);
+      return;
+    }
     for (int64_t ms = 0; ms < mrows; ms += mstep) {
       const int64_t rows_all = mrows - ms < mstep ? mrows - ms : mstep;
-      if (use_pk)
-        stage_a_packed(g, &pk, m0 + ms, rows_all, klen_all, l0a);
-      else
-        stage_a(g, img, m0 + ms, rows_all, 0, g->k, klen_all, l0a);
+      stage_a(g, img, m0 + ms, rows_all, 0, g->k, klen_all, l0a);
       conv_chunk(g, img, m0 + ms, rows_all, nb0, nblocks, klen_all, 1, 1, l0a, l0b, l0c);
     }
     return;
