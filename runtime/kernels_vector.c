@@ -11,7 +11,7 @@
  * lanes (channels >= C) at zero. Contiguous runs are converted in chunks
  * through a small f32 buffer on the stack; nothing here allocates.
  *
- * This is the portable path: DWCONV, POOL, TRANSDATA to NC1HWC0 and dtype
+ * This is the portable path: DWCONV, POOL, TRANSDATA and dtype
  * conversions first offer their work to rt_cpu()'s x86 paths
  * (kernels_vector_x86.c), which decline (return 0) what they do not handle.
  */
@@ -72,6 +72,8 @@ void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, 
     }
   } else { /* NC1HWC0 -> ND: rows (n, c, h) of W */
     rt_block_range((uint64_t)(n * c * h), task->block_dim, block, &lo, &hi);
+    const rt_cpu_paths *cpu = rt_cpu();
+    if (cpu->transdata && cpu->transdata(task, args, lo, hi)) return;
     for (uint64_t row = lo; row < hi; row++) {
       int64_t ih = (int64_t)row % h, ch = (int64_t)row / h % c, in = (int64_t)row / h / c;
       size_t src = (size_t)((((in * c1 + ch / C0) * h + ih) * w) * C0 + ch % C0);

@@ -397,8 +397,8 @@ int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint
   return 1;
 }
 
-/* --- TRANSDATA ND (NCHW) -> NC1HWC0: 8 channels x 8 pixels transposed in
- * registers. The other direction (model outputs, small) stays portable. */
+/* --- TRANSDATA between ND (NCHW) and NC1HWC0: 8 channels x 8 pixels
+ * transposed in registers, both ways. */
 
 AVX2_INLINE void transpose8(__m256 r[8]) {
   __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
@@ -415,8 +415,47 @@ AVX2_INLINE void transpose8(__m256 r[8]) {
   r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
 }
 
+/* NC1HWC0 -> ND, dst rows (n, ch, ih) in [lo, hi): the rows of 8 channels
+ * 8g .. 8g+7 (one half of a channel block) at one (n, ih) go 8 columns at a
+ * time through a transpose when all 8 are in range; other rows and the
+ * columns past the last 8 go element by element. */
+static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const void *sp, void *dp, uint64_t lo,
+                                 uint64_t hi) {
+  const int sd = (int)s->dtype, dd = (int)d->dtype, sf16 = sd == DT_FLOAT16, df16 = dd == DT_FLOAT16;
+  const int64_t c = d->dims[1], h = d->dims[2], w = d->dims[3], c1 = rt_ceil_div(c, C0);
+  if (lo >= hi || c * h == 0) return;
+  const int64_t n0 = (int64_t)(lo / (uint64_t)(c * h)), n1 = (int64_t)((hi - 1) / (uint64_t)(c * h));
+  for (int64_t in = n0; in <= n1; in++)
+    for (int64_t g = 0; g * 8 < c; g++) {
+      const int64_t nch = c - g * 8 < 8 ? c - g * 8 : 8;
+      for (int64_t ih = 0; ih < h; ih++) {
+        const uint64_t row0 = (uint64_t)(((in * c + g * 8) * h) + ih), last = row0 + (uint64_t)((nch - 1) * h);
+        if (last < lo || row0 >= hi) continue;
+        const size_t src = (size_t)((((in * c1 + g / 2) * h + ih) * w) * C0 + (g % 2) * 8);
+        int64_t iw = 0;
+        if (nch == 8 && row0 >= lo && last < hi)
+          for (; iw + 8 <= w; iw += 8) {
+            __m256 r[8];
+            for (int k = 0; k < 8; k++) r[k] = ld8h(sp, sf16, src + (size_t)(iw + k) * C0);
+            transpose8(r);
+            for (int j = 0; j < 8; j++) st8h(dp, df16, (size_t)(row0 + (uint64_t)(j * h)) * (size_t)w + (size_t)iw, r[j]);
+          }
+        for (int64_t j = 0; j < nch; j++) {
+          const uint64_t row = row0 + (uint64_t)(j * h);
+          if (row < lo || row >= hi) continue;
+          for (int64_t x = iw; x < w; x++)
+            rt_put(dp, dd, (size_t)row * (size_t)w + (size_t)x, rt_get(sp, sd, src + (size_t)x * C0 + (size_t)j));
+        }
+      }
+    }
+}
+
 int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi) {
   const om_tensor *s = args->desc[0], *d = args->desc[1];
+  if (s->layout == LAYOUT_NC1HWC0 && d->layout == LAYOUT_ND) {
+    transdata_to_nd(s, d, args->data[0], args->data[1], lo, hi);
+    return 1;
+  }
   if (s->layout != LAYOUT_ND || d->layout != LAYOUT_NC1HWC0) return 0;
   const void *sp = args->data[0];
   void *dp = args->data[1];
