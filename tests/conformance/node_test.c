@@ -6,7 +6,8 @@
  *      decoder (onnx_read_tensor_file), one per graph input that is not an
  *      initializer, in graph order;
  *   3. bind compile-time inputs: a graph input read by a node at an
- *      (op_type, input index) slot of nt_const_slots is removed from
+ *      (op_type, input index) slot of nt_const_slots, or only through shape
+ *      arithmetic that ends in such slots (is_compile_time), is removed from
  *      graph.input and added to graph.initializer with the test's data, and
  *      the ModelProto is packed again; graph inputs whose declared dims are
  *      symbolic get them from the test data through --input_shape;
@@ -119,19 +120,38 @@ static const nt_const_slot nt_const_slots[] = {
 
 static int is_default_domain(const char *d) { return !d || !*d || !strcmp(d, "ai.onnx"); }
 
-/* Whether some node reads `name` at a compile-time slot. */
-static int is_const_slot_input(const Onnx__GraphProto *g, const char *name) {
+static int is_graph_output(const Onnx__GraphProto *g, const char *name) {
+  for (size_t i = 0; i < g->n_output; i++)
+    if (g->output[i]->name && !strcmp(g->output[i]->name, name)) return 1;
+  return 0;
+}
+
+/* Whether `name` only parameterises the graph: some node reads it at a
+ * compile-time slot, or it is no graph output, something reads it, and every
+ * reader is a default-domain node whose every output is such a value (the
+ * shape arithmetic of an expanded function: CenterCropPad's `shape` flows
+ * through Max, Sub and Div into Pad's pads and Slice's starts). depth bounds
+ * the walk on a malformed (cyclic) graph. */
+static int is_compile_time(const Onnx__GraphProto *g, const char *name, int depth) {
+  if (depth > 32 || is_graph_output(g, name)) return 0;
+  int readers = 0, derived = 1;
   for (size_t i = 0; i < g->n_node; i++) {
     const Onnx__NodeProto *n = g->node[i];
-    if (!is_default_domain(n->domain)) continue;
+    int reads = 0;
     for (size_t k = 0; k < n->n_input; k++) {
       if (strcmp(n->input[k], name)) continue;
+      reads = 1;
+      if (!is_default_domain(n->domain)) continue;
       for (size_t s = 0; s < sizeof nt_const_slots / sizeof *nt_const_slots; s++)
-        if (nt_const_slots[s].input == (int)k && !strcmp(nt_const_slots[s].op, n->op_type))
-          return 1;
+        if (nt_const_slots[s].input == (int)k && !strcmp(nt_const_slots[s].op, n->op_type)) return 1;
     }
+    if (!reads) continue;
+    readers++;
+    if (!is_default_domain(n->domain) || n->n_output == 0) derived = 0;
+    for (size_t k = 0; derived && k < n->n_output; k++)
+      if (n->output[k] && *n->output[k] && !is_compile_time(g, n->output[k], depth + 1)) derived = 0;
   }
-  return 0;
+  return readers > 0 && derived;
 }
 
 nt_tolerance nt_tolerance_for(om_precision mode) {
@@ -451,7 +471,7 @@ static int read_inputs(nt_state *s) {
     diag_init(&d);
     if (onnx_read_tensor_file(path, &s->a, &in->t, &d) == ST_OK) in->read_ok = 1;
     else snprintf(in->read_err, sizeof in->read_err, "%s", d.msg);
-    in->bound = is_const_slot_input(g, vi->name);
+    in->bound = is_compile_time(g, vi->name, 0);
     if (in->bound && !in->read_ok)
       return fail(s, "compile-time input '%s': %s", vi->name, in->read_err);
   }

@@ -83,8 +83,9 @@ def main():
     w("Every ONNX node test (%d of them) is compiled in process by the atc library and run by "
       "libomrt on its `test_data_set_0`, once per precision mode; `tests/conformance/` has the "
       "runner. Inputs an op needs at compile time (Reshape's shape, Slice's starts/ends, TopK's k, "
-      "...: the table in `tests/conformance/node_test.c`) are bound as constants; every other "
-      "input is a run-time input. A test that does not compile fails with the compiler's own "
+      "...: the table in `tests/conformance/node_test.c`) are bound as constants, as are inputs "
+      "that reach only such slots through shape arithmetic (an expanded function's Max, Sub, Div "
+      "on a shape); every other input is a run-time input. A test that does not compile fails with the compiler's own "
       "message." % len(tests))
     w("")
     for n in notes:
