@@ -125,16 +125,24 @@ ir_value *dc_ints(dc *b, int n, const int64_t *v) {
 
 /* --- nodes */
 
-ir_node *dc_node(dc *b, ir_op op, int nin, ir_value *const *in) {
+/* A node named node_name (the temporary's name when NULL) with one fresh output. */
+static ir_node *make_node(dc *b, ir_op op, const char *node_name, int nin, ir_value *const *in) {
   if (b->st) return NULL;
   for (int i = 0; i < nin; i++) assert((in[i] || i >= ir_ops[op].min_in) && "a required input is missing");
   char name[256];
   next_name(b, ir_ops[op].name, name, sizeof name);
   ir_value *out = ir_value_new(b->g, name, DT_UNDEFINED);
-  ir_node *n = out ? ir_node_new(b->g, op, name, nin, in, 1, &out) : NULL;
+  ir_node *n = out ? ir_node_new(b->g, op, node_name ? node_name : name, nin, in, 1, &out) : NULL;
   if (!n) nomem(b);
   else n->origin = b->g->nodes[b->first_node]->origin; /* one ONNX op, however many nodes */
   return n;
+}
+
+ir_node *dc_node(dc *b, ir_op op, int nin, ir_value *const *in) { return make_node(b, op, NULL, nin, in); }
+
+ir_node *dc_node_whole(dc *b, ir_op op, int nin, ir_value *const *in) {
+  const char *own = b->nd->np->name && *b->nd->np->name ? b->nd->np->name : NULL;
+  return make_node(b, op, own, nin, in);
 }
 
 ir_value *dc_val(dc *b, ir_node *n) {

@@ -80,6 +80,10 @@ ir_value *dc_const(dc *b, dtype dt, int rank, const int64_t *dims, const void *d
  * then dc_val gives its output with the dtype set. */
 
 ir_node *dc_node(dc *b, ir_op op, int nin, ir_value *const *in);
+/* dc_node for the case where the whole ONNX node is one IR node: it keeps the
+ * ONNX node's own name (as a row with an IR op would), so messages and
+ * profiles read as for any imported node. */
+ir_node *dc_node_whole(dc *b, ir_op op, int nin, ir_value *const *in);
 ir_value *dc_val(dc *b, ir_node *n);
 void dc_set_int(dc *b, ir_node *n, const char *name, int64_t v);
 void dc_set_float(dc *b, ir_node *n, const char *name, double v);
@@ -119,6 +123,7 @@ status onnx_decomp_group_norm(onnx_node *nd, ir_node *none);
 status onnx_decomp_instance_norm(onnx_node *nd, ir_node *none);
 status onnx_decomp_mvn(onnx_node *nd, ir_node *none);
 status onnx_decomp_lp_norm(onnx_node *nd, ir_node *none);
+status onnx_decomp_batchnorm(onnx_node *nd, ir_node *none);
 /* onnx_decomp_loss.c */
 status onnx_decomp_nll_loss(onnx_node *nd, ir_node *none);
 status onnx_decomp_sce_loss(onnx_node *nd, ir_node *none);
@@ -130,6 +135,7 @@ status onnx_decomp_swish(onnx_node *nd, ir_node *none);
 status onnx_decomp_swiglu(onnx_node *nd, ir_node *none);
 status onnx_decomp_shrink(onnx_node *nd, ir_node *none);
 status onnx_decomp_lrn(onnx_node *nd, ir_node *none);
+status onnx_decomp_window(onnx_node *nd, ir_node *none);
 /* onnx_decomp_einsum.c */
 status onnx_decomp_einsum(onnx_node *nd, ir_node *none);
 /* onnx_decomp_attn.c */

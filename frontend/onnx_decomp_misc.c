@@ -10,8 +10,15 @@
  *   CenterCropPad(x, shape): one Pad with negative pads for crops (x's dims
  *                      must be known at import).
  *   Swish(x)           x * Sigmoid(alpha * x); SwiGLU(a, b) = Swish(a) * b.
+ *   Hann/Hamming/BlackmanWindow(size)  a0 - a1 cos(w n) + a2 cos(2 w n) over
+ *                      n = Range(0, size), w = 2 pi / (size, or size - 1 when
+ *                      periodic = 0), as ONNX's function bodies; size is a
+ *                      compile-time input, so the whole window folds into a
+ *                      constant.
  */
 #include <inttypes.h>
+#include <math.h>
+#include <string.h>
 
 #include "frontend/onnx_decomp.h"
 #include "ir/eval.h"
@@ -197,5 +204,39 @@ status onnx_decomp_lrn(onnx_node *nd, ir_node *none) {
   ir_value *den = dc_op2(&b, IR_OP_ADD, dc_op2(&b, IR_OP_MUL, mean, dc_scalar(&b, dt, alpha)), dc_scalar(&b, dt, bias));
   den = dc_op2(&b, IR_OP_POW, den, dc_scalar(&b, dt, beta));
   dc_output(&b, 0, dc_op2(&b, IR_OP_DIV, x, den));
+  return dc_end(&b);
+}
+
+/* HannWindow, HammingWindow, BlackmanWindow (opset 17): the ONNX op type picks the coefficients. */
+status onnx_decomp_window(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  const char *op = nd->np->op_type;
+  double a0 = 0.5, a1 = 0.5, a2 = 0; /* Hann */
+  if (!strcmp(op, "HammingWindow")) a0 = 25.0 / 46.0, a1 = 21.0 / 46.0;
+  if (!strcmp(op, "BlackmanWindow")) a0 = 0.42, a1 = 0.5, a2 = 0.08;
+  double size = 0;
+  if (onnx_scalar_input(nd, 0, "size", &size)) return dc_end(&b);
+  if (size < 1 || size > (1 << 24) || size != floor(size))
+    return dc_refuse(&b, ST_ERR_INVALID, "input 0 (size) is %g; expected an integer 1..%d", size, 1 << 24);
+  int64_t periodic = dc_attr_int(&b, "periodic", 1), to = dc_attr_int(&b, "output_datatype", DT_FLOAT32);
+  if (periodic != 0 && periodic != 1)
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'periodic' = %" PRId64 " must be 0 or 1", periodic);
+  if (to != DT_FLOAT32 && to != DT_FLOAT16 && to != DT_INT32 && to != DT_INT64 && to != DT_INT8 && to != DT_UINT8)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'output_datatype' = %" PRId64 " (%s) is not supported", to,
+                     onnx_dtype_name((dtype)to));
+  double den = periodic ? size : size - 1;
+  ir_value *range[3] = {dc_scalar(&b, DT_FLOAT32, 0), dc_scalar(&b, DT_FLOAT32, size), dc_scalar(&b, DT_FLOAT32, 1)};
+  ir_value *n = dc_val(&b, dc_node(&b, IR_OP_RANGE, 3, range));
+  /* size 1 symmetric: ONNX divides by zero too; the single sample is then a0 - a1 + a2 (n = 0, cos 0 = 1) */
+  ir_value *wn = dc_op2(&b, IR_OP_MUL, n, dc_scalar(&b, DT_FLOAT32, den > 0 ? 2 * M_PI / den : 0));
+  ir_value *y = dc_op2(&b, IR_OP_SUB, dc_scalar(&b, DT_FLOAT32, a0),
+                       dc_op2(&b, IR_OP_MUL, dc_scalar(&b, DT_FLOAT32, a1), dc_op1(&b, IR_OP_COS, wn)));
+  if (a2 != 0) {
+    ir_value *c2 = dc_op1(&b, IR_OP_COS, dc_op2(&b, IR_OP_MUL, wn, dc_scalar(&b, DT_FLOAT32, 2)));
+    y = dc_op2(&b, IR_OP_ADD, y, dc_op2(&b, IR_OP_MUL, dc_scalar(&b, DT_FLOAT32, a2), c2));
+  }
+  dc_output(&b, 0, dc_cast(&b, y, (dtype)to));
   return dc_end(&b);
 }

@@ -11,6 +11,13 @@
  * none of these needs X's rank at import; LayerNormalization and
  * RMSNormalization need it only for a non-negative axis (Reduce takes
  * negative axes as they are).
+ *
+ * BatchNormalization in inference is the IR's own BatchNormalization node
+ * (which bn_fold folds into a preceding Conv); with training_mode = 1
+ * (opset 14) it normalizes with the batch's statistics over every axis but
+ * the channels and also returns the running statistics
+ * input_mean * momentum + batch_mean * (1 - momentum) (the same for the
+ * variance, the population variance of the batch), as ONNX's reference.
  */
 #include <inttypes.h>
 
@@ -54,15 +61,16 @@ static int trailing_axes(dc *b, const ir_value *x, int64_t axis, int64_t *axes) 
   return n;
 }
 
-/* (x - mean) / sqrt(var + eps) over the axes, with mean and 1/sqrt(var + eps) out. */
+/* (x - mean) / sqrt(var + eps) over the axes, with mean, var and 1/sqrt(var + eps) out. */
 static ir_value *standardize(dc *b, ir_value *x, int count, const int64_t *axes, double eps, ir_value **mean_out,
-                             ir_value **inv_out) {
+                             ir_value **var_out, ir_value **inv_out) {
   ir_value *mean = dc_reduce(b, "mean", x, count, axes, 1);
   ir_value *dev = dc_op2(b, IR_OP_SUB, x, mean);
   ir_value *var = dc_reduce(b, "mean", dc_op2(b, IR_OP_MUL, dev, dev), count, axes, 1);
   ir_value *e = b->st ? NULL : dc_scalar(b, x->dtype, eps);
   ir_value *inv = dc_op1(b, IR_OP_RECIPROCAL, dc_op1(b, IR_OP_SQRT, dc_op2(b, IR_OP_ADD, var, e)));
   if (mean_out) *mean_out = mean;
+  if (var_out) *var_out = var;
   if (inv_out) *inv_out = inv;
   return dc_op2(b, IR_OP_MUL, dev, inv);
 }
@@ -75,7 +83,8 @@ status onnx_decomp_layer_norm(onnx_node *nd, ir_node *none) {
   int64_t axes[MAX_RANK];
   stash(&b, x, 1, &xu);
   int count = trailing_axes(&b, x, dc_attr_int(&b, "axis", -1), axes);
-  ir_value *y = count < 0 ? NULL : standardize(&b, xu, count, axes, dc_attr_float(&b, "epsilon", 1e-5), &mean, &inv);
+  double eps = dc_attr_float(&b, "epsilon", 1e-5);
+  ir_value *y = count < 0 ? NULL : standardize(&b, xu, count, axes, eps, &mean, NULL, &inv);
   y = dc_op2(&b, IR_OP_MUL, dc_cast(&b, y, x->dtype), dc_in(&b, 1));
   if (dc_in(&b, 2)) y = dc_op2(&b, IR_OP_ADD, y, dc_in(&b, 2));
   dc_output(&b, 0, y);
@@ -118,7 +127,7 @@ status onnx_decomp_instance_norm(onnx_node *nd, ir_node *none) {
     dc_fail(&b, ST_ERR_UNSUPPORTED, "input '%s' has data type %s; only float32 and float16 are supported", x->name,
             onnx_dtype_name(x->dtype));
   ir_value *x3 = dc_reshape_to(&b, x, 3, ncs);
-  ir_value *y = standardize(&b, x3, 1, &last, dc_attr_float(&b, "epsilon", 1e-5), NULL, NULL);
+  ir_value *y = standardize(&b, x3, 1, &last, dc_attr_float(&b, "epsilon", 1e-5), NULL, NULL, NULL);
   y = dc_op2(&b, IR_OP_ADD, dc_op2(&b, IR_OP_MUL, y, column(&b, dc_in(&b, 1))), column(&b, dc_in(&b, 2)));
   dc_output(&b, 0, dc_reshape(&b, y, dc_shape(&b, x)));
   return dc_end(&b);
@@ -138,7 +147,7 @@ status onnx_decomp_group_norm(onnx_node *nd, ir_node *none) {
   stash(&b, x, per_channel, &xu);
   int64_t ngs[3] = {0, groups, -1}, ncs[3] = {0, 0, -1}, last = 2;
   ir_value *y = standardize(&b, dc_reshape_to(&b, xu, 3, ngs), 1, &last, dc_attr_float(&b, "epsilon", 1e-5), NULL,
-                            NULL);
+                            NULL, NULL);
   if (per_channel) y = dc_reshape_to(&b, dc_reshape(&b, y, dc_shape(&b, x)), 3, ncs);
   y = dc_cast(&b, y, x->dtype);
   y = dc_op2(&b, IR_OP_ADD, dc_op2(&b, IR_OP_MUL, y, column(&b, dc_in(&b, 1))), column(&b, dc_in(&b, 2)));
@@ -173,5 +182,64 @@ status onnx_decomp_lp_norm(onnx_node *nd, ir_node *none) {
   ir_value *norm = dc_reduce(&b, p == 1 ? "l1" : "l2", x, 1, &axis, 1);
   ir_value *zero = b.st ? NULL : dc_scalar(&b, dc_dtype(&b, x), 0);
   dc_output(&b, 0, dc_where(&b, dc_op2(&b, IR_OP_EQUAL, norm, zero), zero, dc_op2(&b, IR_OP_DIV, x, norm)));
+  return dc_end(&b);
+}
+
+/* v ([C]) shaped to broadcast over the channels of a rank-r [N, C, D1..] tensor: [C, 1, .., 1]. */
+static ir_value *per_channel(dc *b, ir_value *v, int rank) {
+  int64_t shape[MAX_RANK];
+  shape[0] = -1;
+  for (int i = 1; i < rank - 1; i++) shape[i] = 1;
+  return rank > 2 ? dc_reshape_to(b, v, rank - 1, shape) : v;
+}
+
+/* BatchNormalization(X, scale, B, input_mean, input_var) -> Y, [running_mean, running_var]. */
+status onnx_decomp_batchnorm(onnx_node *nd, ir_node *none) {
+  dc b;
+  dc_begin(&b, nd);
+  double eps = dc_attr_float(&b, "epsilon", 1e-5);
+  if (dc_attr_int(&b, "spatial", 1) != 1)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "spatial=0 (per-activation statistics) is not supported");
+  int64_t training = dc_attr_int(&b, "training_mode", 0);
+  if (training != 0 && training != 1)
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'training_mode' = %" PRId64 " must be 0 or 1", training);
+  for (int k = training ? 3 : 1; k < nd->nout; k++)
+    if (dc_output_used(&b, k))
+      return dc_refuse(&b, ST_ERR_UNSUPPORTED, "output %d '%s' is used, but %s", k, nd->out[k]->name,
+                       training ? "training mode produces only Y, running_mean and running_var (opset 14)"
+                                : "only Y is produced outside training mode (training_mode = 1, opset 14)");
+  ir_value *x = dc_in(&b, 0);
+  if (!training) {
+    ir_value *in[5] = {x, dc_in(&b, 1), dc_in(&b, 2), dc_in(&b, 3), dc_in(&b, 4)};
+    ir_node *n = dc_node_whole(&b, IR_OP_BATCHNORM, 5, in);
+    dc_set_float(&b, n, "epsilon", eps);
+    dc_output(&b, 0, dc_val(&b, n));
+    return dc_end(&b);
+  }
+  dtype dt = dc_dtype(&b, x);
+  if (!b.st && dt != DT_FLOAT32 && dt != DT_FLOAT16)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' has data type %s; only float32 and float16 are supported",
+                     x->name, onnx_dtype_name(dt));
+  if (!b.st && (x->rank < 2 || x->rank > MAX_RANK))
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "training mode needs the rank of input '%s' (2 or more) at import",
+                     x->name);
+  if (b.st) return dc_end(&b);
+  int64_t axes[MAX_RANK];
+  int count = 0;
+  for (int a = 0; a < x->rank; a++)
+    if (a != 1) axes[count++] = a;
+  ir_value *mean = NULL, *var = NULL;
+  ir_value *y = standardize(&b, x, count, axes, eps, &mean, &var, NULL);
+  y = dc_op2(&b, IR_OP_MUL, y, per_channel(&b, dc_in(&b, 1), x->rank));
+  dc_output(&b, 0, dc_op2(&b, IR_OP_ADD, y, per_channel(&b, dc_in(&b, 2), x->rank)));
+  if (dc_output_used(&b, 1) || dc_output_used(&b, 2)) {
+    double momentum = dc_attr_float(&b, "momentum", 0.9);
+    static const int64_t flat[1] = {-1};
+    ir_value *m = b.st ? NULL : dc_scalar(&b, dt, momentum), *m1 = b.st ? NULL : dc_scalar(&b, dt, 1 - momentum);
+    ir_value *batch_mean = dc_reshape_to(&b, mean, 1, flat), *batch_var = dc_reshape_to(&b, var, 1, flat);
+    ir_value *run_mean = dc_op2(&b, IR_OP_MUL, dc_in(&b, 3), m), *run_var = dc_op2(&b, IR_OP_MUL, dc_in(&b, 4), m);
+    dc_output(&b, 1, dc_op2(&b, IR_OP_ADD, run_mean, dc_op2(&b, IR_OP_MUL, batch_mean, m1)));
+    dc_output(&b, 2, dc_op2(&b, IR_OP_ADD, run_var, dc_op2(&b, IR_OP_MUL, batch_var, m1)));
+  }
   return dc_end(&b);
 }

@@ -3,8 +3,8 @@
  * Each ONNX op_type has one row in `importers`: the IR op it becomes, the
  * oldest opset it handles, its ONNX arity, and the attributes it accepts. The
  * generic part (onnx_import_node) does what every op needs: checks the arity
- * and the required inputs, refuses extra outputs (MaxPool's Indices, Dropout's
- * mask, BatchNormalization's training statistics) that anything reads, creates
+ * and the required inputs, refuses extra outputs (MaxPool's Indices) that
+ * anything reads, creates
  * the IR node with the inputs the IR op takes, and checks every attribute
  * against the row: unknown names are refused (an ignored attribute could
  * change the meaning), kinds must match, and attributes an opset removed are
@@ -253,16 +253,6 @@ static status import_lppool(onnx_node *nd, ir_node *n) {
   status s = window_attrs(nd, n, 0);
   if (!s) s = onnx_set_flag(nd, n, "ceil_mode", 0);
   return s ? s : lp_attr(nd, n);
-}
-
-static status import_batchnorm(onnx_node *nd, ir_node *n) {
-  if (onnx_attr_int(nd, "spatial", 1) != 1)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                          "spatial=0 (per-activation statistics) is not supported");
-  if (onnx_attr_int(nd, "training_mode", 0) != 0)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                          "training_mode=1 is not supported; export the model for inference");
-  return onnx_set_float(nd, n, "epsilon", onnx_attr_float(nd, "epsilon", 1e-5));
 }
 
 /* Clip: constant bounds become the attributes min and max. From opset 11
@@ -717,8 +707,8 @@ static const importer importers[] = {
     {"Conv", "Conv", 1, 2, 3, 1, WINDOW " -group:i", import_conv},
     {"ConvTranspose", NULL, 1, 2, 3, 1, WINDOW " -group:i -output_padding:I -output_shape:I",
      onnx_decomp_conv_transpose},
-    {"BatchNormalization", "BatchNormalization", 7, 5, 5, 5,
-     "-epsilon:f -momentum:f -spatial:i<9 -training_mode:i", import_batchnorm},
+    {"BatchNormalization", NULL, 7, 5, 5, 5, "-epsilon:f -momentum:f -spatial:i<9 -training_mode:i",
+     onnx_decomp_batchnorm},
     {"Relu", "Relu", 1, 1, 1, 1, "-consumed_inputs:I<6", NULL},
     {"Sigmoid", "Sigmoid", 1, 1, 1, 1, "-consumed_inputs:I<6", NULL},
     {"Clip", "Clip", 1, 1, 3, 1, "-min:f<11 -max:f<11 -consumed_inputs:I<6", import_clip},
@@ -867,6 +857,9 @@ static const importer importers[] = {
     {"SwiGLU", NULL, 28, 2, 2, 1, "-alpha:f", onnx_decomp_swiglu},
     {"Shrink", NULL, 9, 1, 1, 1, "-lambd:f -bias:f", onnx_decomp_shrink},
     {"LRN", NULL, 1, 1, 1, 1, "-size:i -alpha:f -beta:f -bias:f", onnx_decomp_lrn},
+    {"HannWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
+    {"HammingWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
+    {"BlackmanWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
     {"RotaryEmbedding", NULL, 23, 3, 4, 1, "-interleaved:i -num_heads:i -rotary_embedding_dim:i", onnx_decomp_rotary},
     {"Attention", NULL, 23, 3, 7, 4,
      "-is_causal:i -kv_num_heads:i -q_num_heads:i -qk_matmul_output_mode:i -scale:f -softcap:f -softmax_precision:i",

@@ -159,7 +159,8 @@ static void test_ops(void) {
   EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'pool' (MaxPool)", "output 1 'idx'");
   mb_free(&m);
 
-  /* BatchNormalization: epsilon default; training_mode refused */
+  /* BatchNormalization: epsilon default, the node keeps its name; training_mode = 1 normalizes with the batch's
+   * statistics (Reduce nodes, no BatchNormalization node); statistics outputs are refused outside training mode */
   mb_init(&m, 15);
   mb_input(&m, "x", 1, 4, (int64_t[]){1, 2, 2, 2}, NULL);
   float p2[2] = {1, 1};
@@ -170,10 +171,26 @@ static void test_ops(void) {
   c = mb_node(&m, "BatchNormalization", "bn", "x,s,b,mean,var", "y");
   mb_output(&m, "y");
   g = EXPECT_OK(&m, NULL, NULL);
-  if (g) CHECK(fabs(ir_attr_float(g->nodes[0], "epsilon", 0) - 1e-5) < 1e-12);
+  if (g) {
+    CHECK(g->nnodes == 1 && g->nodes[0]->op == IR_OP_BATCHNORM && !strcmp(g->nodes[0]->name, "bn"));
+    CHECK(fabs(ir_attr_float(g->nodes[0], "epsilon", 0) - 1e-5) < 1e-12);
+  }
   ir_graph_free(g);
   attr_int(&m, c, "training_mode", 1);
-  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'bn' (BatchNormalization)", "training_mode");
+  g = EXPECT_OK(&m, NULL, NULL);
+  if (g) CHECK(!find_node(g, IR_OP_BATCHNORM) && find_node(g, IR_OP_REDUCE));
+  ir_graph_free(g);
+  mb_free(&m);
+  mb_init(&m, 15);
+  mb_input(&m, "x", 1, 4, (int64_t[]){1, 2, 2, 2}, NULL);
+  for (int i = 0; i < 4; i++) {
+    static const char *const names[] = {"s", "b", "mean", "var"};
+    mb_init_raw(&m, names[i], 1, 1, (int64_t[]){2}, p2, sizeof p2);
+  }
+  mb_node(&m, "BatchNormalization", "bn", "x,s,b,mean,var", "y,rmean");
+  mb_output(&m, "y");
+  mb_output(&m, "rmean");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'bn' (BatchNormalization)", "output 1 'rmean'");
   mb_free(&m);
 
   /* Softmax defaults by opset; LogSoftmax; Gemm; Flatten; Cast dtype */
