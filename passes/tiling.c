@@ -41,8 +41,8 @@
  * Grouped convolutions (FRACTAL_Z_G weights) count K as the deepest output
  * block's: its groups' input blocks x KH x KW (common/conv_group.h).
  *
- * Winograd: 3x3 stride-1 convolutions with enough 4x4 output tiles run as
- * F(4x4,3x3) instead (attribute algorithm=2, OM_CONV_WINO_F43_FZ, tile_m
+ * Winograd: 3x3 stride-1 convolutions whose Winograd tiling costs less than
+ * the direct one run as F(4x4,3x3) instead (attribute algorithm=2, OM_CONV_WINO_F43_FZ, tile_m
  * counting 4x4 tiles): winograd.c decides and tiles them. On by default;
  * atc --op_select_implmode=high_precision turns it off.
  *

@@ -4,9 +4,10 @@
  * Eligible: a group-1 Conv with constant FRACTAL_Z weights, a 3x3 kernel,
  * strides 1 and dilations 1, at least 16 input channels (Winograd
  * multiplies 36/16 x the padded channels per output, direct 9 x the real
- * ones, so fewer channels gain little or lose), and at least
- * WINO_MIN_TILES 4x4 output tiles per image (TH * TW, TH = ceil(Ho/4),
- * TW = ceil(Wo/4)).
+ * ones, so fewer channels gain little or lose), whose best Winograd tiling
+ * (below) costs less than the direct convolution's 9 x Ho x Wo multiply-
+ * accumulates per input and output channel. Small outputs decide it: a 7x7
+ * or 8x8 output (4 tiles of 4x4) gains, a 6x6 one does not.
  * Both precisions qualify: the transforms and the GEMMs run in f32, so under
  * force_fp16 the only fp16 roundings are those of the stored activations
  * and weights, as on the direct path.
@@ -29,12 +30,14 @@
  * GEMMs (rows rounded up to the 6-row micro-kernel), the input transform
  * (about 2 MAC-equivalents per transformed value, done once per task tile,
  * so splitting output channels repeats it), the weight transform (about
- * WINO_WT_COST per weight it transforms) and the output transform. Ties go
- * to the larger tile.
+ * WINO_WT_COST per input x output channel pair it transforms: measured on
+ * AVX2, 256 and 512 channels, the 9 fractal transposes and G g G^T of a
+ * pair take as long as ~200 multiply-accumulates of the GEMMs) and the
+ * output transform. Ties go to the larger tile.
  */
 #include "winograd.h"
 
-enum { WINO_MIN_TILES = 16, WINO_MAX_BLOCKS = 65535, WINO_WT_COST = 48 };
+enum { WINO_MAX_BLOCKS = 65535, WINO_WT_COST = 200 };
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -47,13 +50,12 @@ static int eligible(const ir_graph *g, const ir_node *n) {
   int64_t s[2] = {1, 1}, dl[2] = {1, 1};
   ir_attr_ints(n, "strides", s, 2);
   ir_attr_ints(n, "dilations", dl, 2);
-  if (s[0] != 1 || s[1] != 1 || dl[0] != 1 || dl[1] != 1) return 0;
-  uint64_t tiles = ceil_div((uint64_t)y->dims[2], 4) * ceil_div((uint64_t)y->dims[3], 4);
-  return tiles >= WINO_MIN_TILES;
+  return s[0] == 1 && s[1] == 1 && dl[0] == 1 && dl[1] == 1 && y->dims[2] > 0 && y->dims[3] > 0;
 }
 
 typedef struct wino_tiles {
   uint64_t m, n, k, blocks;
+  uint64_t cost; /* multiply-accumulate equivalents on the busiest core */
 } wino_tiles;
 
 /* The cheapest (tile_m, tile_n) within the capacities, tile_k the most
@@ -64,7 +66,7 @@ static wino_tiles choose(const soc_info *soc, const ir_node *n) {
   const uint64_t n1 = ceil_div((uint64_t)y->dims[1], C0), images = (uint64_t)y->dims[0];
   const uint64_t wt = ceil_div((uint64_t)y->dims[2], 4) * ceil_div((uint64_t)y->dims[3], 4);
   const uint64_t pts = WINO_F43_POINTS, cores = (uint64_t)soc->ai_cores;
-  wino_tiles best = {0, 0, 0, 0};
+  wino_tiles best = {0, 0, 0, 0, 0};
   const uint64_t ub_rows = soc->ub_bytes / (pts * C0 * 4); /* rows of 16 f32 per position in UB */
   if (ub_rows < C0 + 1) return best;
   const uint64_t tk = (ub_rows - 1) / C0 < c1 ? (ub_rows - 1) / C0 : c1;
@@ -78,7 +80,7 @@ static wino_tiles choose(const soc_info *soc, const ir_node *n) {
       uint64_t total = ceil_div(tiles, cores) * (gemm + in_tf + w_tf + out_tf);
       if (total < best_cost || (total == best_cost && tm * tn > best.m * best.n)) {
         best_cost = total;
-        best = (wino_tiles){tm, tn, tk, tiles < WINO_MAX_BLOCKS ? tiles : WINO_MAX_BLOCKS};
+        best = (wino_tiles){tm, tn, tk, tiles < WINO_MAX_BLOCKS ? tiles : WINO_MAX_BLOCKS, total};
       }
     }
   }
@@ -89,7 +91,10 @@ status wino_tile_conv(ir_graph *g, const pass_ctx *ctx, ir_node *n, int *chosen_
   *chosen_out = 0;
   if (!ctx->winograd || !eligible(g, n)) return ST_OK;
   wino_tiles t = choose(ctx->soc, n);
-  if (t.m == 0) return ST_OK;
+  const ir_value *x = n->in[0], *y = n->out[0];
+  const uint64_t pairs = ceil_div((uint64_t)x->dims[1], C0) * C0 * ceil_div((uint64_t)y->dims[1], C0) * C0;
+  const uint64_t direct = (uint64_t)y->dims[0] * (uint64_t)(y->dims[2] * y->dims[3]) * 9 * pairs;
+  if (t.m == 0 || t.cost >= ceil_div(direct, (uint64_t)ctx->soc->ai_cores)) return ST_OK;
   if (ir_attr_set_int(g, n, "algorithm", OM_CONV_WINO_F43_FZ) || ir_attr_set_int(g, n, "tile_m", (int64_t)t.m) ||
       ir_attr_set_int(g, n, "tile_n", (int64_t)t.n) || ir_attr_set_int(g, n, "tile_k", (int64_t)t.k) ||
       ir_attr_set_int(g, n, "block_dim", (int64_t)t.blocks))

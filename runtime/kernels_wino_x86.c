@@ -179,29 +179,35 @@ AVX2_INLINE void g3(__m256 a, __m256 b, __m256 c, __m256 *o, size_t os) {
 }
 
 /* U[p][kk][co] (klen = tkn*16 rows per position) for output channel block cb
- * and input channel blocks cc0 .. cc0+tkn-1. */
+ * and input channel blocks cc0 .. cc0+tkn-1. Per input channel block, the
+ * column pass runs for all 16 input channels first, so the row pass writes
+ * U one kernel row (6 positions) at a time: 6 sequential streams. Writing all
+ * 36 positions per input channel instead strides 36 lines klen*64 bytes apart,
+ * which alias in a few L1 sets and went to L2 every time. */
 static AVX2 void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int64_t tkn, float *u) {
   const int f16 = g->w->dtype == DT_FLOAT16;
-  const size_t es = f16 ? 2 : 4, klen = (size_t)tkn * C0;
+  const size_t es = f16 ? 2 : 4, klen = (size_t)tkn * C0, ps = klen * C0; /* floats between positions */
   float gt[9][C0 * C0]; /* the 9 taps' fractals transposed, [ci][co] */
+  __m256 t[C0 * 2][6 * 3]; /* [ci, half] the column pass: t[i][kw] = sum_kh G[i][kh] g[kh][kw] */
   for (int64_t cc = 0; cc < tkn; cc++) {
     for (int tap = 0; tap < 9; tap++)
       rt_fractal_t_x86((const uint8_t *)g->wd + (size_t)(((cc0 + cc) * 9 + tap) * g->c1out + cb) * C0 * C0 * es,
                        f16, gt[tap]);
     for (int ci = 0; ci < C0; ci++)
-      for (int h = 0; h < 2; h++) {
-        __m256 t[6 * 3], r[6];
-        for (int j = 0; j < 3; j++) /* columns: t[i][j] = sum_kh G[i][kh] g[kh][j] */
+      for (int h = 0; h < 2; h++)
+        for (int j = 0; j < 3; j++)
           g3(_mm256_loadu_ps(gt[j] + ci * C0 + h * 8), _mm256_loadu_ps(gt[3 + j] + ci * C0 + h * 8),
-             _mm256_loadu_ps(gt[6 + j] + ci * C0 + h * 8), t + j, 3);
-        float *dst = u + (size_t)(cc * C0 + ci) * C0 + h * 8;
-        const size_t ps = klen * C0; /* floats between positions */
-        for (int i = 0; i < 6; i++) { /* rows: U[i][j] = sum_kw t[i][kw] G[j][kw] */
-          g3(t[i * 3], t[i * 3 + 1], t[i * 3 + 2], r, 1);
-          for (int j = 0; j < 6; j++, dst += ps)
-            _mm256_storeu_ps(dst, r[j]);
+             _mm256_loadu_ps(gt[6 + j] + ci * C0 + h * 8), t[ci * 2 + h] + j, 3);
+    float *row = u + (size_t)cc * C0 * C0;
+    for (int i = 0; i < 6; i++, row += 6 * ps) /* rows: U[i][j] = sum_kw t[i][kw] G[j][kw] */
+      for (int ci = 0; ci < C0; ci++)
+        for (int h = 0; h < 2; h++) {
+          __m256 r[6];
+          const __m256 *ti = t[ci * 2 + h] + i * 3;
+          g3(ti[0], ti[1], ti[2], r, 1);
+          float *dst = row + (size_t)ci * C0 + h * 8;
+          for (int j = 0; j < 6; j++) _mm256_storeu_ps(dst + (size_t)j * ps, r[j]);
         }
-      }
   }
 }
 
