@@ -205,7 +205,10 @@ AVX2_INLINE void dw_run(const int KW, const int SW, const int DW, const int XF16
  * Even and odd taps sum apart (four FMA chains, not two: a lone pixel's
  * sums are latency-bound). */
 static AVX2 void dw_pixel(const dw_row *r, const rt_conv_params *p, int64_t ow, const dw_out *o) {
-  __m256 a[2][2] = {{o->bias[0], o->bias[1]}, {_mm256_setzero_ps(), _mm256_setzero_ps()}};
+  /* Named accumulators and a branch on the parity: an accumulator array
+   * indexed by the parity stays in memory, a store-to-load round trip per
+   * tap, which made a 14x14 plane's edge pixels cost more than the rest. */
+  __m256 a0 = o->bias[0], a1 = o->bias[1], b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
   int odd = 0;
   for (int q = 0; q < r->nr; q++)
     for (int j = 0; j < p->kw; j++) {
@@ -213,13 +216,19 @@ static AVX2 void dw_pixel(const dw_row *r, const rt_conv_params *p, int64_t ow, 
       if (iw < 0 || iw >= r->w) continue;
       const float *wt = r->wf + (size_t)(r->kr[q] * p->kw + j) * C0;
       const size_t xi = (size_t)(r->ih[q] * r->w + iw) * C0;
-      a[odd][0] = _mm256_fmadd_ps(ld8h(r->x, r->xf16, xi), _mm256_loadu_ps(wt), a[odd][0]);
-      a[odd][1] = _mm256_fmadd_ps(ld8h(r->x, r->xf16, xi + 8), _mm256_loadu_ps(wt + 8), a[odd][1]);
+      const __m256 x0 = ld8h(r->x, r->xf16, xi), x1 = ld8h(r->x, r->xf16, xi + 8);
+      if (odd) {
+        b0 = _mm256_fmadd_ps(x0, _mm256_loadu_ps(wt), b0);
+        b1 = _mm256_fmadd_ps(x1, _mm256_loadu_ps(wt + 8), b1);
+      } else {
+        a0 = _mm256_fmadd_ps(x0, _mm256_loadu_ps(wt), a0);
+        a1 = _mm256_fmadd_ps(x1, _mm256_loadu_ps(wt + 8), a1);
+      }
       odd ^= 1;
     }
   const size_t at = r->at + (size_t)ow * C0;
-  dw_store(o, 0, at, _mm256_add_ps(a[0][0], a[1][0]));
-  dw_store(o, 1, at + 8, _mm256_add_ps(a[0][1], a[1][1]));
+  dw_store(o, 0, at, _mm256_add_ps(a0, b0));
+  dw_store(o, 1, at + 8, _mm256_add_ps(a1, b1));
 }
 
 /* The windows the instantiated fast paths cover: (kw, stride, dilation) x
