@@ -19,7 +19,9 @@ void dc_begin(dc *b, onnx_node *nd) {
   memset(b, 0, sizeof *b);
   b->nd = nd;
   b->g = nd->c->g;
-  b->base = nd->np->name && *nd->np->name ? nd->np->name : nd->out[0]->name;
+  b->base = nd->np->name && *nd->np->name ? nd->np->name : NULL;
+  for (int k = 0; !b->base && k < nd->nout; k++) /* else the first named output's (the importer checked one is) */
+    if (nd->out[k]) b->base = nd->out[k]->name;
   b->first_node = b->g->nnodes;
 }
 

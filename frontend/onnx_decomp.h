@@ -14,7 +14,7 @@
  * lives on the importer's stack for one node.
  *
  * Names. Nodes and temporaries are named "<base>/<Op><k>" and constants
- * "<base>/c<k>", where base is the ONNX node's name (or its first output's
+ * "<base>/c<k>", where base is the ONNX node's name (or its first named output's
  * name when unnamed), so messages and profiles point back at the ONNX node.
  *
  * Errors. The first failure (out of memory, or a case the decomposition
@@ -138,6 +138,10 @@ status onnx_decomp_lrn(onnx_node *nd, ir_node *none);
 status onnx_decomp_window(onnx_node *nd, ir_node *none);
 /* onnx_decomp_einsum.c */
 status onnx_decomp_einsum(onnx_node *nd, ir_node *none);
+/* onnx_decomp_rnn.c */
+status onnx_decomp_rnn(onnx_node *nd, ir_node *none);
+status onnx_decomp_gru(onnx_node *nd, ir_node *none);
+status onnx_decomp_lstm(onnx_node *nd, ir_node *none);
 /* onnx_decomp_attn.c */
 status onnx_decomp_rotary(onnx_node *nd, ir_node *none);
 status onnx_decomp_attention(onnx_node *nd, ir_node *none);

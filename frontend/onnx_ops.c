@@ -17,8 +17,8 @@
  * ops and produces every output itself.
  *
  * Attribute spec syntax, space separated: "[-]name:k[<N]"; k is i (INT),
- * f (FLOAT), s (STRING), I (INTS), F (FLOATS) or t (TENSOR, read by the
- * function only); a leading '-' means the
+ * f (FLOAT), s (STRING), I (INTS), F (FLOATS), t (TENSOR) or S (STRINGS; these
+ * two read by the function only); a leading '-' means the
  * function reads it and it is not copied; "<N" means the attribute exists only
  * before opset N.
  */
@@ -97,6 +97,7 @@ static int spec_next(const char **p, spec_item *it) {
   case 'I': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS; break;
   case 'F': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS; break;
   case 't': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR; break; /* never copied */
+  case 'S': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS; break; /* never copied */
   default: assert(!"bad attribute spec kind");
   }
   it->before = 0;
@@ -702,6 +703,8 @@ static status import_pad(onnx_node *nd, ir_node *n) {
 #define WINDOW "-auto_pad:s -kernel_shape:I -strides:I -pads:I -dilations:I"
 #define BINARY "-broadcast:i<7 -axis:i<7 -consumed_inputs:I<6"
 #define OLD_UNARY "-consumed_inputs:I<6"
+#define RNN_ATTRS                                                                                            \
+  "-activation_alpha:F -activation_beta:F -activations:S -clip:f -direction:s -hidden_size:i -layout:i"
 
 static const importer importers[] = {
     {"Conv", "Conv", 1, 2, 3, 1, WINDOW " -group:i", import_conv},
@@ -861,6 +864,9 @@ static const importer importers[] = {
     {"HammingWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
     {"BlackmanWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
     {"RotaryEmbedding", NULL, 23, 3, 4, 1, "-interleaved:i -num_heads:i -rotary_embedding_dim:i", onnx_decomp_rotary},
+    {"RNN", NULL, 7, 3, 6, 2, RNN_ATTRS, onnx_decomp_rnn},
+    {"GRU", NULL, 7, 3, 6, 2, RNN_ATTRS " -linear_before_reset:i", onnx_decomp_gru},
+    {"LSTM", NULL, 7, 3, 8, 3, RNN_ATTRS " -input_forget:i", onnx_decomp_lstm},
     {"Attention", NULL, 23, 3, 7, 4,
      "-is_causal:i -kv_num_heads:i -q_num_heads:i -qk_matmul_output_mode:i -scale:f -softcap:f -softmax_precision:i",
      onnx_decomp_attention},
@@ -885,11 +891,14 @@ status onnx_import_node(onnx_node *nd) {
                           np->op_type, im->max_out);
   for (int i = 0; i < im->min_in; i++)
     if (!nd->in[i]) return onnx_node_fail(nd, ST_ERR_INVALID, "required input %d has no name", i);
-  if (!nd->out[0]) return onnx_node_fail(nd, ST_ERR_INVALID, "output 0 has no name");
   if (!im->ir_name) { /* a decomposition: the row's function builds the subgraph (onnx_decomp.h) */
+    int named = 0; /* any output may be omitted (RNN's Y, ...), but not all */
+    for (int k = 0; k < nd->nout; k++) named |= nd->out[k] != NULL;
+    if (!named) return onnx_node_fail(nd, ST_ERR_INVALID, "has no named output");
     status s = check_attrs(nd, im, NULL);
     return s ? s : im->fn(nd, NULL);
   }
+  if (!nd->out[0]) return onnx_node_fail(nd, ST_ERR_INVALID, "output 0 has no name");
 
   int op = ir_op_from_name(im->ir_name);
   assert(op >= 0 && "importer table names an op missing from ops.def");

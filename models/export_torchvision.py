@@ -17,7 +17,9 @@ Usage: models/export_torchvision.py [--out DIR] [NAME ...]
        regnet_y_400mf, convnext_tiny, lraspp_mobilenet_v3_large
        (segmentation: its 'out' map, 1x21x224x224) and transformer_encoder
        (4 layers of torch.nn.TransformerEncoderLayer, d_model 256, 8 heads,
-       batch_first, input 1x64x256); default: all of them (the tests use
+       batch_first, input 1x64x256) and crnn (an OCR text recogniser: conv
+       stack, 2-layer bidirectional LSTM, 37 classes per column; input
+       1x1x32x128, output 1x32x37); default: all of them (the tests use
        them all)
 """
 import argparse
@@ -45,6 +47,7 @@ MODELS = {
     "lraspp_mobilenet_v3_large": (lambda: SegmentationOut(
         torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights_backbone=None)), 13),
     "transformer_encoder": (lambda: transformer_encoder(), 17),
+    "crnn": (lambda: CRNN(), 13),
 }
 
 
@@ -62,11 +65,33 @@ def transformer_encoder():
             else:
                 torch.nn.init.normal_(p, std=0.02)
     return model
+class CRNN(torch.nn.Module):
+    """A CRNN text recogniser (the OCR shape: a conv stack reduces a 32x128 grey text line to
+    32 columns of 256 features, a 2-layer bidirectional LSTM reads them, a linear layer gives
+    37 character scores per column), batch first at both ends."""
+
+    def __init__(self):
+        super().__init__()
+
+        def stage(cin, cout, pool):
+            return [torch.nn.Conv2d(cin, cout, 3, 1, 1), torch.nn.BatchNorm2d(cout), torch.nn.ReLU(),
+                    torch.nn.MaxPool2d(pool, pool)]
+        self.cnn = torch.nn.Sequential(*stage(1, 64, (2, 2)), *stage(64, 128, (2, 2)), *stage(128, 256, (2, 1)),
+                                       *stage(256, 256, (4, 1)))
+        self.rnn = torch.nn.LSTM(256, 128, num_layers=2, bidirectional=True)
+        self.fc = torch.nn.Linear(256, 37)
+
+    def forward(self, x):
+        f = self.cnn(x).squeeze(2).permute(2, 0, 1)  # [columns, batch, 256]
+        y, _ = self.rnn(f)
+        return self.fc(y).permute(1, 0, 2)  # [batch, columns, 37]
+
+
 # Models whose input is not a 1x3x224x224 image or whose output is not 1000
 # class logits: input shape, and "kind" in NAME.json ("classifier" when absent
 # here: model_e2e.py then also checks top-1).
-SHAPES = {"transformer_encoder": [1, 64, 256]}
-KINDS = {"lraspp_mobilenet_v3_large": "segmentation", "transformer_encoder": "sequence"}
+SHAPES = {"transformer_encoder": [1, 64, 256], "crnn": [1, 1, 32, 128]}
+KINDS = {"lraspp_mobilenet_v3_large": "segmentation", "transformer_encoder": "sequence", "crnn": "sequence"}
 DEFAULT = list(MODELS)  # every model: the tests use them all
 SEED = 20261122
 RECIPE = 2  # bump when an export changes (weights, inputs): earlier exports are then redone

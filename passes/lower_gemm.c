@@ -24,6 +24,8 @@
  *            output value (name kept). Shape constants are i64. Anything else
  *            (transA, a non-constant B, a C varying along M, a batched A,
  *            more than one row) is left unchanged for the MATMUL task.
+ *            Nodes with the same B, transB and alpha share one W (an
+ *            unrolled RNN multiplies by the same R at every step).
  *   Leaves:  topological order; every new value has a shape and dtype.
  */
 #include <stdio.h>
@@ -61,31 +63,51 @@ static const char *derived(char *buf, size_t cap, const ir_node *n, const char *
   return buf;
 }
 
-static status lower(ir_graph *g, ir_node *n, arena *scratch, diag *d) {
+/* The Conv weights made from one B, for the nodes that share it. */
+typedef struct made_w {
+  const ir_value *B;
+  int tb;
+  double alpha;
+  ir_value *W;
+  struct made_w *next;
+} made_w;
+
+static status lower(ir_graph *g, ir_node *n, arena *scratch, made_w **made, diag *d) {
   ir_value *A = n->in[0], *B = n->in[1], *C = n->nin > 2 ? n->in[2] : NULL, *Y = n->out[0];
   int gemm = n->op == IR_OP_GEMM, tb = gemm && ir_attr_int(n, "transB", 0);
   double alpha = gemm ? ir_attr_float(n, "alpha", 1.0) : 1.0, beta = gemm ? ir_attr_float(n, "beta", 1.0) : 1.0;
   int64_t M = A->dims[0], K = A->dims[1], N = Y->dims[1];
   size_t es = dtype_size(B->dtype);
-  void *w = arena_array(scratch, (size_t)(N * K), es), *b = arena_array(scratch, (size_t)N, es);
-  if (!w || !b) return nomem(d, n);
-  for (int64_t i = 0; i < N; i++)
-    for (int64_t k = 0; k < K; k++)
-      ir_elem_set(w, B->dtype, i * K + k, alpha * ir_elem_get(B->data, B->dtype, tb ? i * K + k : k * N + i));
+  char name[256];
+  int64_t wdims[4] = {N, K, 1, 1}, xdims[4] = {M, K, 1, 1}, ydims[4] = {M, N, 1, 1}, odims[2] = {M, N};
+  ir_value *W = NULL;
+  for (made_w *m = *made; m && !W; m = m->next)
+    if (m->B == B && m->tb == tb && m->alpha == alpha) W = m->W;
+  void *b = arena_array(scratch, (size_t)N, es);
+  if (!b) return nomem(d, n);
+  if (!W) {
+    void *w = arena_array(scratch, (size_t)(N * K), es);
+    made_w *m = arena_alloc(scratch, sizeof *m);
+    if (!w || !m) return nomem(d, n);
+    for (int64_t i = 0; i < N; i++)
+      for (int64_t k = 0; k < K; k++)
+        ir_elem_set(w, B->dtype, i * K + k, alpha * ir_elem_get(B->data, B->dtype, tb ? i * K + k : k * N + i));
+    W = ir_const_new(g, derived(name, sizeof name, n, "W"), B->dtype, 4, wdims, w, (size_t)(N * K) * es);
+    if (!W) return nomem(d, n);
+    *m = (made_w){B, tb, alpha, W, *made};
+    *made = m;
+  }
   int has_bias = C && beta != 0;
   if (has_bias) {
     int64_t ce = ir_value_elements(C);
     for (int64_t i = 0; i < N; i++) ir_elem_set(b, B->dtype, i, beta * ir_elem_get(C->data, C->dtype, ce == 1 ? 0 : i));
   }
-  char name[256];
-  int64_t wdims[4] = {N, K, 1, 1}, xdims[4] = {M, K, 1, 1}, ydims[4] = {M, N, 1, 1}, odims[2] = {M, N};
-  ir_value *W = ir_const_new(g, derived(name, sizeof name, n, "W"), B->dtype, 4, wdims, w, (size_t)(N * K) * es);
   ir_value *bias = has_bias ? ir_const_new(g, derived(name, sizeof name, n, "bias"), B->dtype, 1, &N, b, (size_t)N * es) : NULL;
   ir_value *s4 = ir_const_new(g, derived(name, sizeof name, n, "shape4"), DT_INT64, 1, (int64_t[]){4}, xdims, sizeof xdims);
   ir_value *s2 = ir_const_new(g, derived(name, sizeof name, n, "shape2"), DT_INT64, 1, (int64_t[]){2}, odims, sizeof odims);
   ir_value *x4 = ir_value_new(g, derived(name, sizeof name, n, "x4"), A->dtype);
   ir_value *y4 = ir_value_new(g, derived(name, sizeof name, n, "y4"), Y->dtype);
-  if (!W || (has_bias && !bias) || !s4 || !s2 || !x4 || !y4) return nomem(d, n);
+  if ((has_bias && !bias) || !s4 || !s2 || !x4 || !y4) return nomem(d, n);
   ir_value_set_shape(x4, 4, xdims);
   ir_value_set_shape(y4, 4, ydims);
   n->dead = 1;
@@ -114,10 +136,11 @@ status pass_lower_gemm(ir_graph *g, pass_ctx *ctx, diag *d) {
   arena scratch;
   arena_init(&scratch, 0);
   status st = ST_OK;
+  made_w *made = NULL;
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     ir_node *n = g->nodes[i];
     if (n->dead || (n->op != IR_OP_GEMM && n->op != IR_OP_MATMUL) || !lowerable(n)) continue;
-    st = lower(g, n, &scratch, d);
+    st = lower(g, n, &scratch, &made, d);
     if (st == ST_OK) {
       move_tail_after(g, i, 3);
       i += 3;

@@ -46,9 +46,10 @@ endforeach()
 # The real exports of issue 3 (operator coverage), both precisions: concat-heavy
 # (DenseNet, GoogLeNet), channel shuffle (ShuffleNetV2), grouped conv + SE
 # (RegNetY), LayerNorm + 7x7 depthwise (ConvNeXt), segmentation with bilinear
-# Resize (LR-ASPP) and a 4-layer transformer encoder (MatMul, Softmax, LayerNorm).
+# Resize (LR-ASPP), a 4-layer transformer encoder (MatMul, Softmax, LayerNorm)
+# and an OCR text recogniser (CRNN: conv stack + 2-layer bidirectional LSTM).
 foreach(model densenet121 googlenet shufflenet_v2_x1_0 regnet_y_400mf convnext_tiny lraspp_mobilenet_v3_large
-              transformer_encoder)
+              transformer_encoder crnn)
   foreach(prec force_fp16 must_keep_origin_dtype)
     add_test(NAME model/${model}/${prec}
              COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_e2e.py --model ${model} --precision ${prec}
@@ -61,3 +62,8 @@ endforeach()
 add_test(NAME model/conv_group_e2e
          COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/conv_group_e2e.py --bin-dir ${CMAKE_BINARY_DIR})
 set_tests_properties(model/conv_group_e2e PROPERTIES LABELS model TIMEOUT 300)
+# RNN, GRU and LSTM (unrolled at import) on small torch exports: bidirectional,
+# stacked, batch-first, initial states; both precisions.
+add_test(NAME model/rnn_e2e
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/rnn_e2e.py --bin-dir ${CMAKE_BINARY_DIR})
+set_tests_properties(model/rnn_e2e PROPERTIES LABELS model TIMEOUT 300)

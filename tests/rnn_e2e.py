@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""RNN, GRU and LSTM (unrolled at import, frontend/onnx_decomp_rnn.c) against PyTorch.
+
+Small recurrent models exported by torch.onnx cover what ONNX's node tests
+do not: bidirectional and stacked layers (the reverse direction, Y's
+direction axis, the second layer reading both directions), batch-first
+models (torch transposes around the op), GRU as torch exports it
+(linear_before_reset = 1), a Relu RNN, and an LSTM given initial states.
+Each is compiled by atc and run by omrun in both precisions:
+must_keep_origin_dtype max abs error <= 1e-4 x max|ref|, force_fp16 cosine
+>= 0.999. Exit 0 when all pass.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+
+class Seq(torch.nn.Module):
+    """A recurrent layer followed by a linear head over every step's output."""
+
+    def __init__(self, rnn, hidden, states=None):
+        super().__init__()
+        self.rnn = rnn
+        self.head = torch.nn.Linear(hidden * (2 if rnn.bidirectional else 1), 5)
+        # fixed, non-zero initial states [layers * directions, batch, hidden]: exported as constants
+        self.register_buffer("h0", torch.randn(*states) * 0.5 if states else None)
+
+    def forward(self, x):
+        if self.h0 is not None:
+            y, _ = self.rnn(x, (self.h0, -self.h0))
+        else:
+            y, _ = self.rnn(x)
+        return self.head(y)
+
+
+CASES = [  # (name, module, input shape)
+    ("gru 2-layer bidirectional", Seq(torch.nn.GRU(16, 24, num_layers=2, bidirectional=True), 24), (7, 2, 16)),
+    ("rnn relu bidirectional batch-first",
+     Seq(torch.nn.RNN(12, 20, nonlinearity="relu", bidirectional=True, batch_first=True), 20), (3, 5, 12)),
+    ("lstm bidirectional batch-first, initial states",
+     Seq(torch.nn.LSTM(10, 16, bidirectional=True, batch_first=True), 16, states=(2, 2, 16)), (2, 6, 10)),
+    ("lstm 3-layer", Seq(torch.nn.LSTM(8, 32, num_layers=3), 32), (9, 1, 8)),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--bin-dir", required=True)
+    args = ap.parse_args()
+    torch.manual_seed(11)
+    fails = 0
+    with tempfile.TemporaryDirectory() as work:
+        for i, (name, net, shape) in enumerate(CASES):
+            net.eval()
+            x = torch.randn(*shape)
+            with torch.no_grad():
+                ref = net(x).numpy().astype(np.float64).ravel()
+            onnx = os.path.join(work, f"r{i}.onnx")
+            torch.onnx.export(net, x, onnx, opset_version=14, input_names=["x"], output_names=["y"])
+            x.numpy().astype("<f4").tofile(os.path.join(work, "x.bin"))
+            for prec in ("must_keep_origin_dtype", "force_fp16"):
+                om = os.path.join(work, f"r{i}_{prec}")
+                out = os.path.join(work, f"out{i}_{prec}")
+                p = subprocess.run([os.path.join(args.bin_dir, "atc"), f"--model={onnx}", "--framework=5",
+                                    f"--output={om}", "--soc_version=Ascend310", f"--precision_mode={prec}"],
+                                   capture_output=True, text=True)
+                if p.returncode == 0:
+                    p = subprocess.run([os.path.join(args.bin_dir, "omrun"), "--model", om + ".om", "--input",
+                                        os.path.join(work, "x.bin"), "--output", out], capture_output=True, text=True)
+                label = f"{name} {prec}"
+                if p.returncode:
+                    print(f"FAIL {label}: {p.stderr.strip() or p.stdout.strip()}")
+                    fails += 1
+                    continue
+                got = np.fromfile(os.path.join(out, "output_0.bin"), "<f4").astype(np.float64)
+                if got.shape != ref.shape:
+                    print(f"FAIL {label}: {got.size} values, PyTorch has {ref.size}")
+                    fails += 1
+                    continue
+                rel = np.max(np.abs(got - ref)) / np.max(np.abs(ref))
+                cos = float(ref @ got / (np.linalg.norm(ref) * np.linalg.norm(got) + 1e-30))
+                ok = rel <= 1e-4 if prec == "must_keep_origin_dtype" else cos >= 0.999
+                fails += not ok
+                print(f"{'ok  ' if ok else 'FAIL'} {label}: max abs error {rel:.3g} x max|ref|, cosine {cos:.6f}")
+    print(f"{len(CASES) * 2 - fails} passed, {fails} failed")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
