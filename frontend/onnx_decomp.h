@@ -138,6 +138,10 @@ status onnx_decomp_lrn(onnx_node *nd, ir_node *none);
 status onnx_decomp_window(onnx_node *nd, ir_node *none);
 /* onnx_decomp_einsum.c */
 status onnx_decomp_einsum(onnx_node *nd, ir_node *none);
+/* onnx_decomp_quant.c */
+status onnx_decomp_quantize(onnx_node *nd, ir_node *none);
+status onnx_decomp_dequantize(onnx_node *nd, ir_node *none);
+status onnx_decomp_dynamic_quantize(onnx_node *nd, ir_node *none);
 /* onnx_decomp_rnn.c */
 status onnx_decomp_rnn(onnx_node *nd, ir_node *none);
 status onnx_decomp_gru(onnx_node *nd, ir_node *none);
