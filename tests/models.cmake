@@ -62,8 +62,9 @@ endforeach()
 add_test(NAME model/conv_group_e2e
          COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/conv_group_e2e.py --bin-dir ${CMAKE_BINARY_DIR})
 set_tests_properties(model/conv_group_e2e PROPERTIES LABELS model TIMEOUT 300)
-# RNN, GRU and LSTM (unrolled at import) on small torch exports: bidirectional,
-# stacked, batch-first, initial states; both precisions.
-add_test(NAME model/rnn_e2e
-         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/rnn_e2e.py --bin-dir ${CMAKE_BINARY_DIR})
-set_tests_properties(model/rnn_e2e PROPERTIES LABELS model TIMEOUT 300)
+# Decomposed ops on small torch exports, both precisions: RNN, GRU and LSTM
+# (bidirectional, stacked, batch-first, initial states) and GridSample (every
+# mode and padding mode).
+add_test(NAME model/torch_ops_e2e
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/torch_ops_e2e.py --bin-dir ${CMAKE_BINARY_DIR})
+set_tests_properties(model/torch_ops_e2e PROPERTIES LABELS model TIMEOUT 300)

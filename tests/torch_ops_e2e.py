@@ -1,11 +1,15 @@
 #!/usr/bin/python3
-"""RNN, GRU and LSTM (unrolled at import, frontend/onnx_decomp_rnn.c) against PyTorch.
+"""Decomposed operators on small torch exports, against PyTorch.
 
-Small recurrent models exported by torch.onnx cover what ONNX's node tests
-do not: bidirectional and stacked layers (the reverse direction, Y's
-direction axis, the second layer reading both directions), batch-first
-models (torch transposes around the op), GRU as torch exports it
-(linear_before_reset = 1), a Relu RNN, and an LSTM given initial states.
+ONNX's node tests run these ops at toy sizes; here torch.onnx exports of
+realistic shapes check what they do not:
+  - RNN, GRU and LSTM (unrolled at import, frontend/onnx_decomp_rnn.c):
+    bidirectional and stacked layers (the reverse direction, Y's direction
+    axis, the second layer reading both directions), batch-first models
+    (torch transposes around the op), GRU as torch exports it
+    (linear_before_reset = 1), a Relu RNN, and an LSTM given initial states;
+  - GridSample (frontend/onnx_decomp_grid.c): every mode and padding mode,
+    both align_corners, positions well outside the image, odd sizes.
 Each is compiled by atc and run by omrun in both precisions:
 must_keep_origin_dtype max abs error <= 1e-4 x max|ref|, force_fp16 cosine
 >= 0.999. Exit 0 when all pass.
@@ -38,6 +42,19 @@ class Seq(torch.nn.Module):
         return self.head(y)
 
 
+class Sample(torch.nn.Module):
+    """grid_sample of the input at a fixed grid (a constant of the export) reaching 30% past the borders."""
+
+    def __init__(self, out_hw, mode, padding, align):
+        super().__init__()
+        self.mode, self.padding, self.align = mode, padding, align
+        self.register_buffer("grid", (torch.rand(2, *out_hw, 2) * 2 - 1) * 1.3)
+
+    def forward(self, x):
+        return torch.nn.functional.grid_sample(x, self.grid, mode=self.mode, padding_mode=self.padding,
+                                               align_corners=self.align)
+
+
 CASES = [  # (name, module, input shape)
     ("gru 2-layer bidirectional", Seq(torch.nn.GRU(16, 24, num_layers=2, bidirectional=True), 24), (7, 2, 16)),
     ("rnn relu bidirectional batch-first",
@@ -45,7 +62,12 @@ CASES = [  # (name, module, input shape)
     ("lstm bidirectional batch-first, initial states",
      Seq(torch.nn.LSTM(10, 16, bidirectional=True, batch_first=True), 16, states=(2, 2, 16)), (2, 6, 10)),
     ("lstm 3-layer", Seq(torch.nn.LSTM(8, 32, num_layers=3), 32), (9, 1, 8)),
-]
+] + [(f"grid_sample {m} {p} align_corners={a}", Sample((11, 13), m, p, a), (2, 3, 17, 23))
+     for m in ("bilinear", "nearest", "bicubic") for p in ("zeros", "border", "reflection") for a in (False, True)
+     # Not bicubic with border padding: there ONNX's definition (its reference clamps an outside position,
+     # then takes the 4x4 window) and PyTorch (which clamps each tap of the unclamped window) differ, and
+     # the compiler follows ONNX.
+     if (m, p) != ("bicubic", "border")]
 
 
 def main():
@@ -61,7 +83,7 @@ def main():
             with torch.no_grad():
                 ref = net(x).numpy().astype(np.float64).ravel()
             onnx = os.path.join(work, f"r{i}.onnx")
-            torch.onnx.export(net, x, onnx, opset_version=14, input_names=["x"], output_names=["y"])
+            torch.onnx.export(net, x, onnx, opset_version=16, input_names=["x"], output_names=["y"])
             x.numpy().astype("<f4").tofile(os.path.join(work, "x.bin"))
             for prec in ("must_keep_origin_dtype", "force_fp16"):
                 om = os.path.join(work, f"r{i}_{prec}")

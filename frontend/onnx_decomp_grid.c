@@ -1,0 +1,172 @@
+/* onnx_decomp_grid.c - GridSample as an IR subgraph (onnx_decomp.h).
+ *
+ * GridSample(X [N, C, D1..Dr], grid [N, O1..Or, r]) samples X at the
+ * normalized positions of grid (its last axis lists the coordinates in
+ * reverse dim order: x for Dr first). Per spatial dim j, on [N, O] tensors
+ * (O = O1 x .. x Or, grid flattened):
+ *   x_j = (g + 1) / 2 * (D_j - 1)         align_corners = 1
+ *   x_j = ((g + 1) * D_j - 1) / 2         align_corners = 0
+ *   nearest rounds x_j half to even (the node tests' outputs do so in 3-D as
+ *   well as 2-D); outside [lo, hi] (lo, hi = 0, D_j - 1, or
+ *   -0.5, D_j - 0.5 without align_corners) border clamps x_j to [0, D_j - 1]
+ *   and reflection reflects it into [lo, hi]: lo + rng * f, f = (x - lo) / rng
+ *   taken mod 2 and mirrored above 1 (m > 1: 2 - m).
+ * Then every tap of the window (linear: floor(x) + {0, 1} with weights 1 - t,
+ * t; cubic: floor(x) + {-1, 0, 1, 2} with Keys' coefficients, a = -0.75;
+ * nearest: the one pixel) is gathered from X flattened to [N, C, D1..Dr]
+ * with GatherElements on one flat index per output position, weighted by the
+ * product of its per-dim weights, and summed. A tap outside X reads 0
+ * (zeros), the clamped pixel (border) or the reflected one (reflection).
+ * X's shape must be known at import (N and C size the gather).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "frontend/onnx_decomp.h"
+
+enum { GS_MAX_DIMS = 3 };
+
+typedef struct gs {
+  dc *b;
+  int r, align, nearest, cubic;
+  int pad; /* 0 zeros, 1 border, 2 reflection */
+  int64_t d[GS_MAX_DIMS];
+} gs;
+
+static ir_value *f32(gs *s, double v) { return s->b->st ? NULL : dc_scalar(s->b, DT_FLOAT32, v); }
+static ir_value *add(gs *s, ir_value *x, ir_value *y) { return dc_op2(s->b, IR_OP_ADD, x, y); }
+static ir_value *sub(gs *s, ir_value *x, ir_value *y) { return dc_op2(s->b, IR_OP_SUB, x, y); }
+static ir_value *mul(gs *s, ir_value *x, ir_value *y) { return dc_op2(s->b, IR_OP_MUL, x, y); }
+
+static ir_value *clip(gs *s, ir_value *x, double lo, double hi) {
+  ir_node *n = dc_node(s->b, IR_OP_CLIP, 1, &x);
+  dc_set_float(s->b, n, "min", lo);
+  dc_set_float(s->b, n, "max", hi);
+  return dc_val(s->b, n);
+}
+
+/* x reflected into [lo, hi] (identity inside). */
+static ir_value *reflect(gs *s, ir_value *x, double lo, double hi) {
+  const double rng = hi - lo;
+  if (rng <= 0) return add(s, mul(s, x, f32(s, 0)), f32(s, lo));
+  ir_value *t = mul(s, sub(s, x, f32(s, lo)), f32(s, 1 / rng));
+  ir_value *m = sub(s, t, mul(s, dc_op1(s->b, IR_OP_FLOOR, mul(s, t, f32(s, 0.5))), f32(s, 2))); /* t mod 2 */
+  ir_value *f = dc_where(s->b, dc_op2(s->b, IR_OP_GREATER, m, f32(s, 1)), sub(s, f32(s, 2), m), m);
+  return add(s, mul(s, f, f32(s, rng)), f32(s, lo));
+}
+
+static void bounds(const gs *s, int j, double *lo, double *hi) {
+  *lo = s->align ? 0 : -0.5;
+  *hi = s->align ? (double)s->d[j] - 1 : (double)s->d[j] - 0.5;
+}
+
+/* Keys' cubic coefficient k (0..3) for the fraction t in [0, 1). */
+static ir_value *cubic_coeff(gs *s, ir_value *t, int k) {
+  const double a = -0.75;
+  ir_value *u = k == 0 ? add(s, t, f32(s, 1)) : k == 1 ? t : k == 2 ? sub(s, f32(s, 1), t) : sub(s, f32(s, 2), t);
+  if (k == 0 || k == 3) /* ((a u - 5a) u + 8a) u - 4a, u in [1, 2] */
+    return sub(s, mul(s, add(s, mul(s, sub(s, mul(s, u, f32(s, a)), f32(s, 5 * a)), u), f32(s, 8 * a)), u), f32(s, 4 * a));
+  /* ((a + 2) u - (a + 3)) u^2 + 1, u in [0, 1] */
+  return add(s, mul(s, sub(s, mul(s, u, f32(s, a + 2)), f32(s, a + 3)), mul(s, u, u)), f32(s, 1));
+}
+
+/* The pixel index along dim j for tap position i (float, integral), and in *valid (zeros) whether it is inside. */
+static ir_value *pixel(gs *s, int j, ir_value *i, ir_value **valid) {
+  const double last = (double)s->d[j] - 1;
+  *valid = NULL;
+  if (s->pad == 0)
+    *valid = dc_op2(s->b, IR_OP_AND, dc_op2(s->b, IR_OP_GREATEROREQUAL, i, f32(s, 0)),
+                    dc_op2(s->b, IR_OP_LESSOREQUAL, i, f32(s, last)));
+  if (s->pad == 2) {
+    double lo, hi;
+    bounds(s, j, &lo, &hi);
+    /* an integral position reflects to an integral one; rounded, since the
+     * float arithmetic may land a hair below it */
+    i = dc_op1(s->b, IR_OP_ROUND, reflect(s, i, lo, hi));
+  }
+  return clip(s, i, 0, last);
+}
+
+status onnx_decomp_grid_sample(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  gs s = {.b = &b};
+  ir_value *x = dc_in(&b, 0), *grid = dc_in(&b, 1);
+  dtype xt = dc_dtype(&b, x), gt = dc_dtype(&b, grid);
+  if (b.st) return dc_end(&b);
+  if ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || (gt != DT_FLOAT32 && gt != DT_FLOAT16))
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "X and grid have types %s and %s; float32 and float16 are supported",
+                     onnx_dtype_name(xt), onnx_dtype_name(gt));
+  if (x->rank < 3 || x->rank > 2 + GS_MAX_DIMS || ir_value_elements(x) < 0 || grid->rank != x->rank ||
+      ir_value_elements(grid) < 0 || grid->dims[grid->rank - 1] != x->rank - 2 || grid->dims[0] != x->dims[0])
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "X [N, C, D1..Dr] (r = 1..%d) and grid [N, O1..Or, r] need known, "
+                     "matching shapes at import", GS_MAX_DIMS);
+  s.r = x->rank - 2;
+  s.align = (int)dc_attr_int(&b, "align_corners", 0);
+  char mode[16], pad[16];
+  onnx_attr_string(nd, "mode", nd->c->opset >= 20 ? "linear" : "bilinear", mode, sizeof mode);
+  onnx_attr_string(nd, "padding_mode", "zeros", pad, sizeof pad);
+  s.nearest = !strcmp(mode, "nearest");
+  s.cubic = !strcmp(mode, "cubic") || !strcmp(mode, "bicubic");
+  if (!s.nearest && !s.cubic && strcmp(mode, "linear") && strcmp(mode, "bilinear"))
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'mode' = '%s' (linear, nearest or cubic)", mode);
+  s.pad = !strcmp(pad, "zeros") ? 0 : !strcmp(pad, "border") ? 1 : !strcmp(pad, "reflection") ? 2 : -1;
+  if (s.pad < 0)
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'padding_mode' = '%s' (zeros, border or reflection)", pad);
+  const int64_t n = x->dims[0], c = x->dims[1];
+  int64_t o = 1, p = 1, stride[GS_MAX_DIMS];
+  for (int j = 0; j < s.r; j++) s.d[j] = x->dims[2 + j], o *= grid->dims[1 + j];
+  for (int j = s.r - 1; j >= 0; j--) stride[j] = p, p *= s.d[j];
+
+  ir_value *xf = dc_reshape_to(&b, x, 3, (const int64_t[]){n, c, p});
+  ir_value *gf = dc_cast(&b, dc_reshape_to(&b, grid, 3, (const int64_t[]){n, o, s.r}), DT_FLOAT32);
+  ir_value *fl[GS_MAX_DIMS], *fr[GS_MAX_DIMS]; /* per dim: the first tap's position, the fraction */
+  for (int j = 0; j < s.r; j++) {
+    ir_value *g = dc_gather(&b, gf, b.st ? NULL : dc_scalar(&b, DT_INT64, s.r - 1 - j), 2); /* [N, O] */
+    const double dj = (double)s.d[j];
+    ir_value *xj = s.align ? mul(&s, add(&s, g, f32(&s, 1)), f32(&s, (dj - 1) / 2))
+                           : mul(&s, sub(&s, mul(&s, add(&s, g, f32(&s, 1)), f32(&s, dj)), f32(&s, 1)), f32(&s, 0.5));
+    if (s.nearest) xj = dc_op1(&b, IR_OP_ROUND, xj);
+    double lo, hi;
+    bounds(&s, j, &lo, &hi);
+    if (s.pad == 1) {
+      ir_value *out = dc_op2(&b, IR_OP_OR, dc_op2(&b, IR_OP_LESS, xj, f32(&s, lo)), dc_op2(&b, IR_OP_GREATER, xj, f32(&s, hi)));
+      xj = dc_where(&b, out, clip(&s, xj, 0, dj - 1), xj);
+    } else if (s.pad == 2) {
+      xj = reflect(&s, xj, lo, hi);
+    }
+    fl[j] = s.nearest ? xj : dc_op1(&b, IR_OP_FLOOR, xj);
+    fr[j] = s.nearest ? NULL : sub(&s, xj, fl[j]);
+  }
+  const int taps = s.nearest ? 1 : s.cubic ? 4 : 2, first = s.cubic ? -1 : 0;
+  int total = 1;
+  for (int j = 0; j < s.r; j++) total *= taps;
+  ir_value *sum = NULL;
+  for (int t = 0; t < total && !b.st; t++) {
+    ir_value *idx = NULL, *w = NULL, *valid = NULL;
+    for (int j = 0, rest = t; j < s.r; j++, rest /= taps) {
+      const int k = rest % taps;
+      ir_value *v = NULL, *pos = add(&s, fl[j], f32(&s, first + k));
+      ir_value *ij = pixel(&s, j, pos, &v);
+      idx = idx ? add(&s, idx, mul(&s, ij, f32(&s, (double)stride[j]))) : mul(&s, ij, f32(&s, (double)stride[j]));
+      if (v) valid = valid ? dc_op2(&b, IR_OP_AND, valid, v) : v;
+      ir_value *wj = s.nearest ? NULL : s.cubic ? cubic_coeff(&s, fr[j], k) : k ? fr[j] : sub(&s, f32(&s, 1), fr[j]);
+      if (wj) w = w ? mul(&s, w, wj) : wj;
+    }
+    if (valid) w = w ? mul(&s, w, dc_cast(&b, valid, DT_FLOAT32)) : dc_cast(&b, valid, DT_FLOAT32);
+    /* [N, O] -> [N, C, O] int64 flat indices into X's [N, C, P] */
+    ir_value *ix = dc_unsqueeze(&b, dc_cast(&b, idx, DT_INT64), 1, (const int64_t[]){1});
+    ir_value *expand_in[2] = {ix, dc_ints(&b, 3, (const int64_t[]){n, c, o})};
+    ix = dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, expand_in));
+    ir_node *ge = dc_node(&b, IR_OP_GATHERELEMENTS, 2, (ir_value *[]){xf, ix});
+    dc_set_int(&b, ge, "axis", 2);
+    ir_value *val = dc_cast(&b, dc_val(&b, ge), DT_FLOAT32);
+    if (w) val = mul(&s, val, dc_unsqueeze(&b, w, 1, (const int64_t[]){1}));
+    sum = sum ? add(&s, sum, val) : val;
+  }
+  int64_t yd[2 + GS_MAX_DIMS] = {n, c};
+  for (int j = 0; j < s.r; j++) yd[2 + j] = grid->dims[1 + j];
+  dc_output(&b, 0, dc_cast(&b, dc_reshape_to(&b, sum, 2 + s.r, yd), xt));
+  return dc_end(&b);
+}
