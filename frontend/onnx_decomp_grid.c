@@ -1,4 +1,4 @@
-/* onnx_decomp_grid.c - GridSample as an IR subgraph (onnx_decomp.h).
+/* onnx_decomp_grid.c - GridSample and AffineGrid as IR subgraphs (onnx_decomp.h).
  *
  * GridSample(X [N, C, D1..Dr], grid [N, O1..Or, r]) samples X at the
  * normalized positions of grid (its last axis lists the coordinates in
@@ -168,5 +168,54 @@ status onnx_decomp_grid_sample(onnx_node *nd, ir_node *none) {
   int64_t yd[2 + GS_MAX_DIMS] = {n, c};
   for (int j = 0; j < s.r; j++) yd[2 + j] = grid->dims[1 + j];
   dc_output(&b, 0, dc_cast(&b, dc_reshape_to(&b, sum, 2 + s.r, yd), xt));
+  return dc_end(&b);
+}
+
+/* AffineGrid(theta [N, r, r+1], size [N, C, D1..Dr]) (opset 20), r = 2 or 3:
+ * grid [N, D1..Dr, r] = base x theta^T, base the [D1*..*Dr, r+1] constant of
+ * normalized pixel centres (x for the last dim first, then 1): -1 + (2i + 1)
+ * / D, or -1 + 2i / (D - 1) with align_corners (0 when D = 1). size is a
+ * compile-time input. */
+status onnx_decomp_affine_grid(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *theta = dc_in(&b, 0);
+  int64_t size[2 + GS_MAX_DIMS];
+  int count = 0;
+  if (onnx_ints_input(nd, 1, "size", size, 2 + GS_MAX_DIMS, &count)) return dc_end(&b);
+  const int r = count - 2, align = (int)dc_attr_int(&b, "align_corners", 0);
+  dtype tt = dc_dtype(&b, theta);
+  if (b.st) return dc_end(&b);
+  if (r != 2 && r != 3) return dc_refuse(&b, ST_ERR_UNSUPPORTED, "size has %d values; 4 (2-D) or 5 (3-D) are supported", count);
+  if (tt != DT_FLOAT32 && tt != DT_FLOAT16)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "theta has type %s; float32 and float16 are supported", onnx_dtype_name(tt));
+  int64_t pts = 1;
+  for (int j = 0; j < r; j++) {
+    if (size[2 + j] < 1 || size[2 + j] > 65536)
+      return dc_refuse(&b, ST_ERR_INVALID, "size[%d] = %" PRId64 " is outside 1..65536", 2 + j, size[2 + j]);
+    pts *= size[2 + j];
+  }
+  if (pts > (1 << 24)) return dc_refuse(&b, ST_ERR_LIMIT, "the grid has %" PRId64 " points, more than %d", pts, 1 << 24);
+  float *base = arena_array(&b.g->arena, (size_t)pts * (size_t)(r + 1), sizeof *base);
+  if (!base) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
+  for (int64_t p = 0; p < pts; p++) {
+    int64_t rest = p;
+    for (int j = r - 1; j >= 0; j--) { /* dim j's coordinate goes to column r - 1 - j */
+      const int64_t d = size[2 + j], i = rest % d;
+      rest /= d;
+      double v = align ? (d > 1 ? -1.0 + 2.0 * (double)i / (double)(d - 1) : 0.0) : -1.0 + (2.0 * (double)i + 1) / (double)d;
+      base[p * (r + 1) + (r - 1 - j)] = (float)v;
+    }
+    base[p * (r + 1) + r] = 1.0f;
+  }
+  ir_value *bv = dc_const(&b, DT_FLOAT32, 2, (const int64_t[]){pts, r + 1}, base);
+  static const int64_t perm[3] = {0, 2, 1};
+  ir_value *g = dc_op2(&b, IR_OP_MATMUL, dc_cast(&b, bv, tt), dc_transpose(&b, theta, 3, perm)); /* [N, pts, r] */
+  int64_t shape[2 + GS_MAX_DIMS];
+  shape[0] = size[0];
+  for (int j = 0; j < r; j++) shape[1 + j] = size[2 + j];
+  shape[1 + r] = r;
+  dc_output(&b, 0, dc_reshape_to(&b, g, r + 2, shape));
   return dc_end(&b);
 }

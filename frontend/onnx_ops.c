@@ -864,6 +864,7 @@ static const importer importers[] = {
     {"HammingWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
     {"BlackmanWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
     {"RotaryEmbedding", NULL, 23, 3, 4, 1, "-interleaved:i -num_heads:i -rotary_embedding_dim:i", onnx_decomp_rotary},
+    {"AffineGrid", NULL, 20, 2, 2, 1, "-align_corners:i", onnx_decomp_affine_grid},
     {"GridSample", NULL, 16, 2, 2, 1, "-align_corners:i -mode:s -padding_mode:s", onnx_decomp_grid_sample},
     {"QuantizeLinear", NULL, 10, 2, 3, 1, "-axis:i -block_size:i -output_dtype:i -precision:i -saturate:i",
      onnx_decomp_quantize},
