@@ -1,4 +1,5 @@
-/* onnx_decomp_grid.c - GridSample and AffineGrid as IR subgraphs (onnx_decomp.h).
+/* onnx_decomp_grid.c - GridSample, AffineGrid and RoiAlign as IR subgraphs
+ * (onnx_decomp.h): sampling at computed positions, as gathers.
  *
  * GridSample(X [N, C, D1..Dr], grid [N, O1..Or, r]) samples X at the
  * normalized positions of grid (its last axis lists the coordinates in
@@ -217,5 +218,106 @@ status onnx_decomp_affine_grid(onnx_node *nd, ir_node *none) {
   for (int j = 0; j < r; j++) shape[1 + j] = size[2 + j];
   shape[1 + r] = r;
   dc_output(&b, 0, dc_reshape_to(&b, g, r + 2, shape));
+  return dc_end(&b);
+}
+
+/* RoiAlign(X [N, C, H, W], rois [R, 4] (x1, y1, x2, y2), batch_indices [R])
+ * (opset 10; coordinate_transformation_mode 16) -> [R, C, oh, ow]. Each
+ * output bin averages (or takes the max of) sampling_ratio^2 bilinear
+ * samples at the centres of a regular grid inside it, as ONNX's reference:
+ * a sample more than one pixel outside X counts as 0; otherwise it is
+ * clamped to X, its four neighbours weighted. Coordinates are [R, S] tensors
+ * (S = oh * ow * sampling_ratio^2 samples), built from the run-time rois and
+ * constant per-sample offsets; the neighbours are gathered from X laid out as
+ * [C, N * H * W] at flat indices b * H * W + y * W + x. sampling_ratio 0
+ * (a sample count that depends on each ROI's size) is refused. */
+status onnx_decomp_roi_align(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  gs s = {.b = &b};
+  ir_value *x = dc_in(&b, 0), *rois = dc_in(&b, 1), *bi = dc_in(&b, 2);
+  dtype xt = dc_dtype(&b, x), rt = dc_dtype(&b, rois);
+  dc_dtype(&b, bi);
+  const int64_t oh = dc_attr_int(&b, "output_height", 1), ow = dc_attr_int(&b, "output_width", 1);
+  const int64_t ratio = dc_attr_int(&b, "sampling_ratio", 0);
+  const double scale = dc_attr_float(&b, "spatial_scale", 1.0);
+  char mode[8], ctm[24];
+  onnx_attr_string(nd, "mode", "avg", mode, sizeof mode);
+  /* before opset 16 there is no attribute, and the behaviour is output_half_pixel */
+  onnx_attr_string(nd, "coordinate_transformation_mode", nd->c->opset >= 16 ? "half_pixel" : "output_half_pixel", ctm,
+                   sizeof ctm);
+  if (b.st) return dc_end(&b);
+  const int is_max = !strcmp(mode, "max"), half = !strcmp(ctm, "half_pixel");
+  if (!is_max && strcmp(mode, "avg")) return dc_refuse(&b, ST_ERR_INVALID, "attribute 'mode' = '%s' (avg or max)", mode);
+  if (!half && strcmp(ctm, "output_half_pixel"))
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'coordinate_transformation_mode' = '%s' (half_pixel or "
+                     "output_half_pixel)", ctm);
+  if (ratio < 1 || ratio > 64)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'sampling_ratio' = %" PRId64 "; 1..64 are supported (0 picks "
+                     "each ROI's sample count from its size, which a static graph cannot)", ratio);
+  if (oh < 1 || ow < 1 || oh * ow > 65536)
+    return dc_refuse(&b, ST_ERR_INVALID, "output_height x output_width = %" PRId64 " x %" PRId64 " (1..65536 bins)", oh, ow);
+  if ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || (rt != DT_FLOAT32 && rt != DT_FLOAT16))
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "X and rois have types %s and %s; float32 and float16 are supported",
+                     onnx_dtype_name(xt), onnx_dtype_name(rt));
+  if (x->rank != 4 || ir_value_elements(x) < 0 || rois->rank != 2 || rois->dims[1] != 4 || rois->dims[0] < 0)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "X [N, C, H, W] and rois [R, 4] need known shapes at import");
+  const int64_t n = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3], r = rois->dims[0];
+  const int64_t g2 = ratio * ratio, S = oh * ow * g2;
+  /* per-sample offsets in bins: ph + (iy + 0.5) / ratio, pw + (ix + 0.5) / ratio */
+  float *ah = arena_array(&b.g->arena, (size_t)S, sizeof *ah), *aw = arena_array(&b.g->arena, (size_t)S, sizeof *aw);
+  if (!ah || !aw) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
+  for (int64_t i = 0; i < S; i++) {
+    const int64_t bin = i / g2, k = i % g2;
+    ah[i] = (float)((double)(bin / ow) + ((double)(k / ratio) + 0.5) / (double)ratio);
+    aw[i] = (float)((double)(bin % ow) + ((double)(k % ratio) + 0.5) / (double)ratio);
+  }
+  ir_value *rf = dc_cast(&b, rois, DT_FLOAT32);
+  ir_value *col[4];
+  for (int k = 0; k < 4; k++) /* [R, 1] */
+    col[k] = dc_slice(&b, rf, 1, (const int64_t[]){k}, (const int64_t[]){k + 1}, (const int64_t[]){1});
+  const double off = half ? 0.5 : 0.0;
+  ir_value *ys = sub(&s, mul(&s, col[1], f32(&s, scale)), f32(&s, off));
+  ir_value *xs = sub(&s, mul(&s, col[0], f32(&s, scale)), f32(&s, off));
+  ir_value *rh = mul(&s, sub(&s, col[3], col[1]), f32(&s, scale)), *rw = mul(&s, sub(&s, col[2], col[0]), f32(&s, scale));
+  if (!half) rh = dc_op2(&b, IR_OP_MAX, rh, f32(&s, 1)), rw = dc_op2(&b, IR_OP_MAX, rw, f32(&s, 1));
+  ir_value *y = add(&s, ys, mul(&s, mul(&s, rh, f32(&s, 1.0 / (double)oh)),
+                                 dc_const(&b, DT_FLOAT32, 1, &S, ah))); /* [R, S] */
+  ir_value *xx = add(&s, xs, mul(&s, mul(&s, rw, f32(&s, 1.0 / (double)ow)), dc_const(&b, DT_FLOAT32, 1, &S, aw)));
+  ir_value *valid = dc_op1(&b, IR_OP_NOT, dc_op2(&b, IR_OP_OR,
+      dc_op2(&b, IR_OP_OR, dc_op2(&b, IR_OP_LESS, y, f32(&s, -1)), dc_op2(&b, IR_OP_GREATER, y, f32(&s, (double)h))),
+      dc_op2(&b, IR_OP_OR, dc_op2(&b, IR_OP_LESS, xx, f32(&s, -1)), dc_op2(&b, IR_OP_GREATER, xx, f32(&s, (double)w)))));
+  /* per axis: the low and high neighbour and the fraction, clamped as the reference */
+  ir_value *lo[2], *hi[2], *fr[2];
+  ir_value *pos[2] = {y, xx};
+  const double last[2] = {(double)h - 1, (double)w - 1};
+  for (int a = 0; a < 2; a++) {
+    ir_value *p = dc_op2(&b, IR_OP_MAX, pos[a], f32(&s, 0));
+    ir_value *fl = dc_op1(&b, IR_OP_FLOOR, p);
+    ir_value *edge = dc_op2(&b, IR_OP_GREATEROREQUAL, fl, f32(&s, last[a]));
+    lo[a] = dc_where(&b, edge, f32(&s, last[a]), fl);
+    hi[a] = dc_where(&b, edge, f32(&s, last[a]), add(&s, fl, f32(&s, 1)));
+    fr[a] = sub(&s, dc_where(&b, edge, f32(&s, last[a]), p), lo[a]);
+  }
+  ir_value *vf = dc_cast(&b, valid, DT_FLOAT32);
+  ir_value *wy[2] = {sub(&s, f32(&s, 1), fr[0]), fr[0]}, *wx[2] = {sub(&s, f32(&s, 1), fr[1]), fr[1]};
+  /* X as [C, N*H*W]; each ROI's image at b * H * W */
+  ir_value *xc = dc_reshape_to(&b, dc_transpose(&b, dc_reshape_to(&b, x, 3, (const int64_t[]){n, c, h * w}), 3,
+                                                (const int64_t[]){1, 0, 2}), 2, (const int64_t[]){c, n * h * w});
+  ir_value *base = mul(&s, dc_cast(&b, dc_unsqueeze(&b, bi, 1, (const int64_t[]){1}), DT_FLOAT32), f32(&s, (double)(h * w)));
+  ir_value *acc = NULL;
+  for (int k = 0; k < 4 && !b.st; k++) {
+    ir_value *yk = (k & 2) ? hi[0] : lo[0], *xk = (k & 1) ? hi[1] : lo[1];
+    ir_value *idx = dc_cast(&b, add(&s, base, add(&s, mul(&s, yk, f32(&s, (double)w)), xk)), DT_INT64); /* [R, S] */
+    ir_value *v = dc_cast(&b, dc_gather(&b, xc, idx, 1), DT_FLOAT32); /* [C, R, S] */
+    ir_value *t = mul(&s, v, mul(&s, mul(&s, wy[k >> 1], wx[k & 1]), vf));
+    acc = !acc ? t : is_max ? dc_op2(&b, IR_OP_MAX, acc, t) : add(&s, acc, t);
+  }
+  ir_value *bins = dc_reshape_to(&b, acc, 4, (const int64_t[]){c, r, oh * ow, g2});
+  static const int64_t last_axis = 3;
+  ir_value *pooled = dc_reduce(&b, is_max ? "max" : "mean", bins, 1, &last_axis, 0); /* [C, R, oh*ow] */
+  ir_value *out = dc_transpose(&b, pooled, 3, (const int64_t[]){1, 0, 2});
+  dc_output(&b, 0, dc_cast(&b, dc_reshape_to(&b, out, 4, (const int64_t[]){r, c, oh, ow}), xt));
   return dc_end(&b);
 }

@@ -9,7 +9,9 @@ realistic shapes check what they do not:
     (torch transposes around the op), GRU as torch exports it
     (linear_before_reset = 1), a Relu RNN, and an LSTM given initial states;
   - GridSample (frontend/onnx_decomp_grid.c): every mode and padding mode,
-    both align_corners, positions well outside the image, odd sizes.
+    both align_corners, positions well outside the image, odd sizes;
+  - RoiAlign as torchvision exports it, aligned or not, with boxes past the
+    feature map's edges.
 Each is compiled by atc and run by omrun in both precisions:
 must_keep_origin_dtype max abs error <= 1e-4 x max|ref|, force_fp16 cosine
 >= 0.999. Exit 0 when all pass.
@@ -22,6 +24,7 @@ import tempfile
 
 import numpy as np
 import torch
+import torchvision
 
 
 class Seq(torch.nn.Module):
@@ -55,6 +58,24 @@ class Sample(torch.nn.Module):
                                                align_corners=self.align)
 
 
+class Roi(torch.nn.Module):
+    """torchvision's roi_align over fixed boxes (some past the feature map's edge) of a 2-image batch.
+    This torchvision exports RoiAlign without coordinate_transformation_mode, whose default became
+    half_pixel in opset 16: aligned=False (output_half_pixel) is only what it means at opset 11."""
+
+    def __init__(self, aligned):
+        super().__init__()
+        self.aligned = aligned
+        self.opset = 16 if aligned else 11
+        boxes = torch.tensor([[0, 4.0, 6.0, 60.0, 50.0], [1, -8.0, 10.0, 30.0, 90.0], [0, 50.0, 50.0, 52.0, 53.0],
+                              [1, 0.0, 0.0, 100.0, 80.0], [1, 33.3, 12.7, 47.9, 77.1]])
+        self.register_buffer("boxes", boxes)
+
+    def forward(self, x):
+        return torchvision.ops.roi_align(x, self.boxes, output_size=(7, 5), spatial_scale=0.25, sampling_ratio=2,
+                                         aligned=self.aligned)
+
+
 CASES = [  # (name, module, input shape)
     ("gru 2-layer bidirectional", Seq(torch.nn.GRU(16, 24, num_layers=2, bidirectional=True), 24), (7, 2, 16)),
     ("rnn relu bidirectional batch-first",
@@ -67,7 +88,8 @@ CASES = [  # (name, module, input shape)
      # Not bicubic with border padding: there ONNX's definition (its reference clamps an outside position,
      # then takes the 4x4 window) and PyTorch (which clamps each tap of the unclamped window) differ, and
      # the compiler follows ONNX.
-     if (m, p) != ("bicubic", "border")]
+     if (m, p) != ("bicubic", "border")] + [
+    (f"roi_align aligned={a}", Roi(a), (2, 8, 20, 24)) for a in (False, True)]
 
 
 def main():
@@ -83,7 +105,7 @@ def main():
             with torch.no_grad():
                 ref = net(x).numpy().astype(np.float64).ravel()
             onnx = os.path.join(work, f"r{i}.onnx")
-            torch.onnx.export(net, x, onnx, opset_version=16, input_names=["x"], output_names=["y"])
+            torch.onnx.export(net, x, onnx, opset_version=getattr(net, "opset", 16), input_names=["x"], output_names=["y"])
             x.numpy().astype("<f4").tofile(os.path.join(work, "x.bin"))
             for prec in ("must_keep_origin_dtype", "force_fp16"):
                 om = os.path.join(work, f"r{i}_{prec}")
