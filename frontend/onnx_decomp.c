@@ -189,6 +189,13 @@ ir_value *dc_cast(dc *b, ir_value *x, dtype to) {
   return dc_val(b, n);
 }
 
+ir_value *dc_clip(dc *b, ir_value *x, double lo, double hi) {
+  ir_node *n = dc_node(b, IR_OP_CLIP, 1, &x);
+  dc_set_float(b, n, "min", lo);
+  dc_set_float(b, n, "max", hi);
+  return dc_val(b, n);
+}
+
 ir_value *dc_reduce(dc *b, const char *mode, ir_value *x, int count, const int64_t *axes, int keepdims) {
   ir_node *n = dc_node(b, IR_OP_REDUCE, 1, &x);
   dc_set_string(b, n, "mode", mode);

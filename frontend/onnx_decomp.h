@@ -94,6 +94,7 @@ ir_value *dc_op1(dc *b, ir_op op, ir_value *x);
 ir_value *dc_op2(dc *b, ir_op op, ir_value *x, ir_value *y);
 ir_value *dc_where(dc *b, ir_value *cond, ir_value *x, ir_value *y);
 ir_value *dc_cast(dc *b, ir_value *x, dtype to); /* x itself when it already has dtype `to` */
+ir_value *dc_clip(dc *b, ir_value *x, double lo, double hi); /* Clip with constant bounds (attributes min, max) */
 /* Reduce{mode} over axes (count 0: every axis), keepdims 0|1. */
 ir_value *dc_reduce(dc *b, const char *mode, ir_value *x, int count, const int64_t *axes, int keepdims);
 ir_value *dc_reshape(dc *b, ir_value *x, ir_value *shape); /* allowzero 0 */

@@ -39,13 +39,6 @@ static ir_value *add(gs *s, ir_value *x, ir_value *y) { return dc_op2(s->b, IR_O
 static ir_value *sub(gs *s, ir_value *x, ir_value *y) { return dc_op2(s->b, IR_OP_SUB, x, y); }
 static ir_value *mul(gs *s, ir_value *x, ir_value *y) { return dc_op2(s->b, IR_OP_MUL, x, y); }
 
-static ir_value *clip(gs *s, ir_value *x, double lo, double hi) {
-  ir_node *n = dc_node(s->b, IR_OP_CLIP, 1, &x);
-  dc_set_float(s->b, n, "min", lo);
-  dc_set_float(s->b, n, "max", hi);
-  return dc_val(s->b, n);
-}
-
 /* x reflected into [lo, hi] (identity inside). */
 static ir_value *reflect(gs *s, ir_value *x, double lo, double hi) {
   const double rng = hi - lo;
@@ -85,7 +78,7 @@ static ir_value *pixel(gs *s, int j, ir_value *i, ir_value **valid) {
      * float arithmetic may land a hair below it */
     i = dc_op1(s->b, IR_OP_ROUND, reflect(s, i, lo, hi));
   }
-  return clip(s, i, 0, last);
+  return dc_clip(s->b, i, 0, last);
 }
 
 status onnx_decomp_grid_sample(onnx_node *nd, ir_node *none) {
@@ -133,7 +126,7 @@ status onnx_decomp_grid_sample(onnx_node *nd, ir_node *none) {
     bounds(&s, j, &lo, &hi);
     if (s.pad == 1) {
       ir_value *out = dc_op2(&b, IR_OP_OR, dc_op2(&b, IR_OP_LESS, xj, f32(&s, lo)), dc_op2(&b, IR_OP_GREATER, xj, f32(&s, hi)));
-      xj = dc_where(&b, out, clip(&s, xj, 0, dj - 1), xj);
+      xj = dc_where(&b, out, dc_clip(&b, xj, 0, dj - 1), xj);
     } else if (s.pad == 2) {
       xj = reflect(&s, xj, lo, hi);
     }

@@ -65,13 +65,6 @@ static ir_value *along_axis(dc *b, ir_value *v, ir_value *x, int64_t axis, int64
   return dc_gather(b, v, dc_ints(b, (int)d, idx), axis);
 }
 
-static ir_value *clip(dc *b, ir_value *x, double lo, double hi) {
-  ir_node *n = dc_node(b, IR_OP_CLIP, 1, &x);
-  dc_set_float(b, n, "min", lo);
-  dc_set_float(b, n, "max", hi);
-  return dc_val(b, n);
-}
-
 /* Round(x / s) + zp clipped to `to`'s range and cast to it; x and s in x's
  * float type. The zero point is added and the range applied in int32, exact
  * even where the float type (f16 under force_fp16) cannot hold an int16
@@ -80,7 +73,7 @@ static ir_value *quantize(dc *b, ir_value *x, ir_value *s, ir_value *zp, dtype t
   double lo, hi;
   range_of(to, &lo, &hi);
   ir_value *r = dc_op1(b, IR_OP_ROUND, dc_op2(b, IR_OP_DIV, x, s));
-  ir_value *q = dc_cast(b, clip(b, r, -2147483648.0, 2147483520.0), DT_INT32); /* the largest f32 below 2^31 */
+  ir_value *q = dc_cast(b, dc_clip(b, r, -2147483648.0, 2147483520.0), DT_INT32); /* the largest f32 below 2^31 */
   if (zp) q = dc_op2(b, IR_OP_ADD, q, dc_cast(b, zp, DT_INT32));
   if (b->st) return NULL;
   q = dc_op2(b, IR_OP_MAX, dc_op2(b, IR_OP_MIN, q, dc_scalar(b, DT_INT32, hi)), dc_scalar(b, DT_INT32, lo));
@@ -158,7 +151,7 @@ status onnx_decomp_dynamic_quantize(onnx_node *nd, ir_node *none) {
   ir_value *lo = dc_op2(&b, IR_OP_MIN, dc_reduce(&b, "min", x, 0, NULL, 0), zero);
   ir_value *hi = dc_op2(&b, IR_OP_MAX, dc_reduce(&b, "max", x, 0, NULL, 0), zero);
   ir_value *scale = dc_op2(&b, IR_OP_DIV, dc_op2(&b, IR_OP_SUB, hi, lo), b.st ? NULL : dc_scalar(&b, DT_FLOAT32, 255));
-  ir_value *zpf = clip(&b, dc_op1(&b, IR_OP_ROUND, dc_op2(&b, IR_OP_DIV, dc_op1(&b, IR_OP_NEG, lo), scale)), 0, 255);
+  ir_value *zpf = dc_clip(&b, dc_op1(&b, IR_OP_ROUND, dc_op2(&b, IR_OP_DIV, dc_op1(&b, IR_OP_NEG, lo), scale)), 0, 255);
   ir_value *zp = dc_cast(&b, zpf, DT_UINT8);
   dc_output(&b, 0, quantize(&b, x, scale, zp, DT_UINT8));
   dc_output(&b, 1, scale);

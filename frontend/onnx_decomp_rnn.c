@@ -51,18 +51,11 @@ typedef struct rnn {
 
 static ir_value *scalar(rnn *r, double v) { return r->b->st ? NULL : dc_scalar(r->b, r->dt, v); }
 
-static ir_value *clip(rnn *r, ir_value *x, double lo, double hi) {
-  ir_node *n = dc_node(r->b, IR_OP_CLIP, 1, &x);
-  dc_set_float(r->b, n, "min", lo);
-  dc_set_float(r->b, n, "max", hi);
-  return dc_val(r->b, n);
-}
-
 /* a(x) for one of the activations the recurrence names. */
 static ir_value *apply(rnn *r, const act *a, ir_value *x) {
   dc *b = r->b;
   if (b->st) return NULL;
-  if (r->clip > 0) x = clip(r, x, -r->clip, r->clip);
+  if (r->clip > 0) x = dc_clip(r->b, x, -r->clip, r->clip);
   const char *n = a->name;
   if (!strcmp(n, "Sigmoid")) return dc_op1(b, IR_OP_SIGMOID, x);
   if (!strcmp(n, "Tanh")) return dc_op1(b, IR_OP_TANH, x);
@@ -74,7 +67,7 @@ static ir_value *apply(rnn *r, const act *a, ir_value *x) {
   if (!strcmp(n, "ScaledTanh"))
     return dc_op2(b, IR_OP_MUL, dc_op1(b, IR_OP_TANH, dc_op2(b, IR_OP_MUL, x, scalar(r, a->beta))), scalar(r, a->alpha));
   if (!strcmp(n, "HardSigmoid"))
-    return clip(r, dc_op2(b, IR_OP_ADD, dc_op2(b, IR_OP_MUL, x, scalar(r, a->alpha)), scalar(r, a->beta)), 0, 1);
+    return dc_clip(r->b, dc_op2(b, IR_OP_ADD, dc_op2(b, IR_OP_MUL, x, scalar(r, a->alpha)), scalar(r, a->beta)), 0, 1);
   if (!strcmp(n, "LeakyRelu"))
     return dc_where(b, dc_op2(b, IR_OP_LESS, x, scalar(r, 0)), dc_op2(b, IR_OP_MUL, x, scalar(r, a->alpha)), x);
   if (!strcmp(n, "ThresholdedRelu")) return dc_where(b, dc_op2(b, IR_OP_GREATER, x, scalar(r, a->alpha)), x, scalar(r, 0));

@@ -58,13 +58,10 @@ foreach(model densenet121 googlenet shufflenet_v2_x1_0 regnet_y_400mf convnext_t
     set_tests_properties(model/${model}/${prec} PROPERTIES LABELS model TIMEOUT 900)
   endforeach()
 endforeach()
-# Grouped convolution (FRACTAL_Z_G) on small generated models, both precisions.
-add_test(NAME model/conv_group_e2e
-         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/conv_group_e2e.py --bin-dir ${CMAKE_BINARY_DIR})
-set_tests_properties(model/conv_group_e2e PROPERTIES LABELS model TIMEOUT 300)
-# Decomposed ops on small torch exports, both precisions: RNN, GRU and LSTM
-# (bidirectional, stacked, batch-first, initial states) and GridSample (every
-# mode and padding mode).
+# Operators on small torch exports against PyTorch, both precisions: grouped
+# convolution (FRACTAL_Z_G), RNN, GRU and LSTM (bidirectional, stacked,
+# batch-first, initial states), GridSample (every mode and padding mode) and
+# RoiAlign.
 add_test(NAME model/torch_ops_e2e
          COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/torch_ops_e2e.py --bin-dir ${CMAKE_BINARY_DIR})
 set_tests_properties(model/torch_ops_e2e PROPERTIES LABELS model TIMEOUT 300)

@@ -1,8 +1,14 @@
 #!/usr/bin/python3
-"""Decomposed operators on small torch exports, against PyTorch.
+"""Operators on small torch exports, against PyTorch.
 
 ONNX's node tests run these ops at toy sizes; here torch.onnx exports of
 realistic shapes check what they do not:
+  - grouped convolution on the cube (FRACTAL_Z_G, common/conv_group.h), with
+    bias, residual Add and Relu fused into the CONV2D task, for group shapes
+    that exercise every case of the layout: group width 8 (runs of one
+    block, half-empty fractals), 4 (ResNeXt), 24 (blocks straddling groups),
+    64 (runs of several blocks), channel counts not multiple of 16, strided
+    and dilated windows;
   - RNN, GRU and LSTM (unrolled at import, frontend/onnx_decomp_rnn.c):
     bidirectional and stacked layers (the reverse direction, Y's direction
     axis, the second layer reading both directions), batch-first models
@@ -25,6 +31,17 @@ import tempfile
 import numpy as np
 import torch
 import torchvision
+
+
+class GroupConv(torch.nn.Module):
+    def __init__(self, cin, cout, groups, k, stride, dil):
+        super().__init__()
+        self.opset = 13
+        self.conv = torch.nn.Conv2d(cin, cout, k, stride, padding=dil * (k // 2), dilation=dil, groups=groups)
+        self.skip = torch.nn.Conv2d(cin, cout, 1, stride)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x) + self.skip(x))
 
 
 class Seq(torch.nn.Module):
@@ -76,7 +93,12 @@ class Roi(torch.nn.Module):
                                          aligned=self.aligned)
 
 
+torch.manual_seed(11)  # the modules' weights below, then (in main) the inputs
 CASES = [  # (name, module, input shape)
+    (f"conv cin {ci} cout {co} group {g} k {k} stride {st} dilation {d}", GroupConv(ci, co, g, k, st, d), (1, ci, hw, hw))
+    for ci, co, g, k, st, d, hw in ((48, 48, 6, 3, 1, 1, 14), (104, 104, 13, 3, 2, 1, 15), (128, 128, 32, 3, 1, 1, 9),
+                                    (72, 48, 3, 3, 1, 2, 12), (256, 256, 4, 1, 1, 1, 7), (40, 60, 5, 5, 2, 1, 11))
+] + [
     ("gru 2-layer bidirectional", Seq(torch.nn.GRU(16, 24, num_layers=2, bidirectional=True), 24), (7, 2, 16)),
     ("rnn relu bidirectional batch-first",
      Seq(torch.nn.RNN(12, 20, nonlinearity="relu", bidirectional=True, batch_first=True), 20), (3, 5, 12)),
