@@ -10,6 +10,8 @@
  *   CenterCropPad(x, shape): one Pad with negative pads for crops (x's dims
  *                      must be known at import).
  *   Swish(x)           x * Sigmoid(alpha * x); SwiGLU(a, b) = Swish(a) * b.
+ *   CausalConvWithState  K shifted slices of past ++ input, each times its
+ *                      tap's weights, summed (below).
  *   Hann/Hamming/BlackmanWindow(size)  a0 - a1 cos(w n) + a2 cos(2 w n) over
  *                      n = Range(0, size), w = 2 pi / (size, or size - 1 when
  *                      periodic = 0), as ONNX's function bodies; size is a
@@ -238,5 +240,59 @@ status onnx_decomp_window(onnx_node *nd, ir_node *none) {
     y = dc_op2(&b, IR_OP_ADD, y, dc_op2(&b, IR_OP_MUL, dc_scalar(&b, DT_FLOAT32, a2), c2));
   }
   dc_output(&b, 0, dc_cast(&b, y, (dtype)to));
+  return dc_end(&b);
+}
+
+/* CausalConvWithState(input [B, C, L], weight [C, 1, K], [bias [C]],
+ * [past_state [B, C, K-1]]) (opset 27) -> output [B, C, L], present_state:
+ * seq = past_state (zeros when absent: a left Pad) ++ input along the time
+ * axis, output[t] = act(bias + sum_k weight[:, 0, k] * seq[t + k]) with act
+ * none or SiLU ("silu" / "swish"), computed in f32 (f16 data is rounded once,
+ * at the end), present_state = the last K-1 of seq. */
+status onnx_decomp_causal_conv(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0), *w = dc_in(&b, 1), *bias = dc_in(&b, 2), *past = dc_in(&b, 3);
+  dc_dtype(&b, x);
+  char act[16];
+  onnx_attr_string(nd, "activation", "none", act, sizeof act);
+  const int silu = !strcmp(act, "silu") || !strcmp(act, "swish");
+  if (b.st) return dc_end(&b);
+  if (!silu && strcmp(act, "none"))
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'activation' = '%s' (none, silu or swish)", act);
+  if (x->rank != 3 || x->dims[2] < 0 || w->rank != 3 || w->dims[1] != 1 || w->dims[2] < 1 || w->dims[2] > 4096)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input [B, C, L] and weight [C, 1, K] need known shapes at import (K <= 4096)");
+  const int64_t L = x->dims[2], K = w->dims[2];
+  ir_value *seq = x;
+  if (past) {
+    ir_value *in[2] = {past, x};
+    seq = dc_concat(&b, 2, 2, in);
+  } else if (K > 1) {
+    ir_node *p = dc_node(&b, IR_OP_PAD, 1, &x);
+    dc_set_string(&b, p, "mode", "constant");
+    dc_set_ints(&b, p, "pads", 6, (const int64_t[]){0, 0, K - 1, 0, 0, 0});
+    dc_set_float(&b, p, "value", 0);
+    seq = dc_val(&b, p);
+  }
+  static const int64_t time_axis = 2, col[2] = {-1, 1};
+  /* the sum of products in f32 for f16 data, rounded once at the end */
+  const dtype xt = x->dtype;
+  ir_value *seqf = dc_cast(&b, seq, DT_FLOAT32);
+  w = dc_cast(&b, w, DT_FLOAT32);
+  ir_value *y = NULL;
+  for (int64_t k = 0; k < K && !b.st; k++) {
+    const int64_t k1 = k + 1, kl = k + L; /* the weight's tap k; seq[k, k + L) */
+    ir_value *wk = dc_reshape_to(&b, dc_slice(&b, w, 1, &k, &k1, &time_axis), 2, col); /* [C, 1] */
+    ir_value *t = dc_op2(&b, IR_OP_MUL, dc_slice(&b, seqf, 1, &k, &kl, &time_axis), wk);
+    y = y ? dc_op2(&b, IR_OP_ADD, y, t) : t;
+  }
+  if (bias) y = dc_op2(&b, IR_OP_ADD, y, dc_reshape_to(&b, dc_cast(&b, bias, DT_FLOAT32), 2, col));
+  if (silu) y = dc_op2(&b, IR_OP_MUL, y, dc_op1(&b, IR_OP_SIGMOID, y));
+  dc_output(&b, 0, dc_cast(&b, y, xt));
+  if (dc_output_used(&b, 1)) {
+    const int64_t s0 = L, s1 = L + K - 1;
+    dc_output(&b, 1, dc_slice(&b, seq, 1, &s0, &s1, &time_axis));
+  }
   return dc_end(&b);
 }
