@@ -12,6 +12,7 @@
  *   Swish(x)           x * Sigmoid(alpha * x); SwiGLU(a, b) = Swish(a) * b.
  *   CausalConvWithState  K shifted slices of past ++ input, each times its
  *                      tap's weights, summed (below).
+ *   EyeLike(x)         Cast(Equal(column - row, k)) over x's 2-D shape.
  *   Hann/Hamming/BlackmanWindow(size)  a0 - a1 cos(w n) + a2 cos(2 w n) over
  *                      n = Range(0, size), w = 2 pi / (size, or size - 1 when
  *                      periodic = 0), as ONNX's function bodies; size is a
@@ -294,5 +295,34 @@ status onnx_decomp_causal_conv(onnx_node *nd, ir_node *none) {
     const int64_t s0 = L, s1 = L + K - 1;
     dc_output(&b, 1, dc_slice(&b, seq, 1, &s0, &s1, &time_axis));
   }
+  return dc_end(&b);
+}
+
+/* EyeLike(input [H, W]) (opset 9): ones where column - row = k, in attribute
+ * dtype's type (default input's); only the input's shape is read, so the
+ * result folds into a constant. */
+status onnx_decomp_eye_like(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0);
+  dtype xt = dc_dtype(&b, x);
+  const int64_t k = dc_attr_int(&b, "k", 0), want = dc_attr_int(&b, "dtype", xt);
+  if (b.st) return dc_end(&b);
+  if (x->rank != 2 || x->dims[0] < 0 || x->dims[1] < 0)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a known 2-D shape at import", x->name);
+  if (want != DT_FLOAT32 && want != DT_FLOAT16 && want != DT_INT64 && want != DT_INT32 && want != DT_INT8 &&
+      want != DT_UINT8 && want != DT_BOOL)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'dtype' = %" PRId64 " (%s) is not supported", want,
+                     onnx_dtype_name((dtype)want));
+  ir_value *rows_in[3] = {dc_scalar(&b, DT_INT64, 0), dc_scalar(&b, DT_INT64, (double)x->dims[0]),
+                          dc_scalar(&b, DT_INT64, 1)};
+  ir_value *cols_in[3] = {dc_scalar(&b, DT_INT64, 0), dc_scalar(&b, DT_INT64, (double)x->dims[1]),
+                          dc_scalar(&b, DT_INT64, 1)};
+  static const int64_t column[2] = {-1, 1};
+  ir_value *rows = dc_reshape_to(&b, dc_val(&b, dc_node(&b, IR_OP_RANGE, 3, rows_in)), 2, column);
+  ir_value *cols = dc_val(&b, dc_node(&b, IR_OP_RANGE, 3, cols_in));
+  ir_value *diag = dc_op2(&b, IR_OP_EQUAL, dc_op2(&b, IR_OP_SUB, cols, rows), dc_scalar(&b, DT_INT64, (double)k));
+  dc_output(&b, 0, dc_cast(&b, diag, (dtype)want));
   return dc_end(&b);
 }
