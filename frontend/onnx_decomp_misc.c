@@ -13,6 +13,7 @@
  *   CausalConvWithState  K shifted slices of past ++ input, each times its
  *                      tap's weights, summed (below).
  *   EyeLike(x)         Cast(Equal(column - row, k)) over x's 2-D shape.
+ *   ReverseSequence    GatherElements along time at t < len ? len - 1 - t : t.
  *   Hann/Hamming/BlackmanWindow(size)  a0 - a1 cos(w n) + a2 cos(2 w n) over
  *                      n = Range(0, size), w = 2 pi / (size, or size - 1 when
  *                      periodic = 0), as ONNX's function bodies; size is a
@@ -324,5 +325,44 @@ status onnx_decomp_eye_like(onnx_node *nd, ir_node *none) {
   ir_value *cols = dc_val(&b, dc_node(&b, IR_OP_RANGE, 3, cols_in));
   ir_value *diag = dc_op2(&b, IR_OP_EQUAL, dc_op2(&b, IR_OP_SUB, cols, rows), dc_scalar(&b, DT_INT64, (double)k));
   dc_output(&b, 0, dc_cast(&b, diag, (dtype)want));
+  return dc_end(&b);
+}
+
+/* ReverseSequence(input, sequence_lens [B]) (opset 10): along time_axis, the
+ * first sequence_lens[b] steps of batch entry b reversed, the rest kept:
+ * GatherElements at t < len ? len - 1 - t : t, an index built from a Range
+ * over time and the run-time lengths, expanded to the input's (known) shape. */
+status onnx_decomp_reverse_sequence(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0), *lens = dc_in(&b, 1);
+  dc_dtype(&b, x);
+  dc_dtype(&b, lens);
+  const int64_t ta = dc_attr_int(&b, "time_axis", 0), ba = dc_attr_int(&b, "batch_axis", 1);
+  if (b.st) return dc_end(&b);
+  if (x->rank < 2 || ir_value_elements(x) < 0)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a known shape of rank >= 2 at import", x->name);
+  if (!((ta == 0 && ba == 1) || (ta == 1 && ba == 0)))
+    return dc_refuse(&b, ST_ERR_INVALID, "time_axis %" PRId64 " and batch_axis %" PRId64 " must be 0 and 1, or 1 "
+                     "and 0", ta, ba);
+  const int64_t T = x->dims[ta];
+  ir_value *range[3] = {dc_scalar(&b, DT_INT64, 0), dc_scalar(&b, DT_INT64, (double)T), dc_scalar(&b, DT_INT64, 1)};
+  ir_value *t = dc_val(&b, dc_node(&b, IR_OP_RANGE, 3, range)), *len = dc_cast(&b, lens, DT_INT64);
+  /* t and len laid out along their axes: [T, 1] and [1, B] (time first), or [1, T] and [B, 1] */
+  const int64_t tcol[2] = {-1, 1}, trow[2] = {1, -1};
+  t = dc_reshape_to(&b, t, 2, ta == 0 ? tcol : trow);
+  len = dc_reshape_to(&b, len, 2, ta == 0 ? trow : tcol);
+  ir_value *rev = dc_op2(&b, IR_OP_SUB, dc_op2(&b, IR_OP_SUB, len, dc_scalar(&b, DT_INT64, 1)), t);
+  ir_value *idx = dc_where(&b, dc_op2(&b, IR_OP_LESS, t, len), rev, t);
+  int64_t shape[MAX_RANK];
+  shape[0] = x->dims[0], shape[1] = x->dims[1];
+  for (int i = 2; i < x->rank; i++) shape[i] = 1;
+  idx = dc_reshape_to(&b, idx, x->rank, shape);
+  ir_value *expand_in[2] = {idx, dc_ints(&b, x->rank, x->dims)};
+  idx = dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, expand_in));
+  ir_node *g = dc_node(&b, IR_OP_GATHERELEMENTS, 2, (ir_value *[]){x, idx});
+  dc_set_int(&b, g, "axis", ta);
+  dc_output(&b, 0, dc_val(&b, g));
   return dc_end(&b);
 }
