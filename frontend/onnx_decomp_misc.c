@@ -14,6 +14,7 @@
  *                      tap's weights, summed (below).
  *   EyeLike(x)         Cast(Equal(column - row, k)) over x's 2-D shape.
  *   ReverseSequence    GatherElements along time at t < len ? len - 1 - t : t.
+ *   MaxUnpool          ScatterElements of X into zeros at the flat indices I.
  *   Hann/Hamming/BlackmanWindow(size)  a0 - a1 cos(w n) + a2 cos(2 w n) over
  *                      n = Range(0, size), w = 2 pi / (size, or size - 1 when
  *                      periodic = 0), as ONNX's function bodies; size is a
@@ -364,5 +365,69 @@ status onnx_decomp_reverse_sequence(onnx_node *nd, ir_node *none) {
   ir_node *g = dc_node(&b, IR_OP_GATHERELEMENTS, 2, (ir_value *[]){x, idx});
   dc_set_int(&b, g, "axis", ta);
   dc_output(&b, 0, dc_val(&b, g));
+  return dc_end(&b);
+}
+
+/* MaxUnpool(X [N, C, D1..Dr], I, [output_shape]) (opset 9, 11): zeros of the
+ * output's shape with X's values scattered to the flat positions I holds
+ * (those MaxPool's Indices gives): ScatterElements on the flattened tensors,
+ * whose shape is, per spatial dim, (D - 1) * stride + kernel - pad_begin -
+ * pad_end. A larger output_shape (a compile-time input) pads that with zeros
+ * at the end (what ONNX's node test expects). */
+status onnx_decomp_max_unpool(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0), *ind = dc_in(&b, 1);
+  dtype xt = dc_dtype(&b, x);
+  dc_dtype(&b, ind);
+  if (b.st) return dc_end(&b);
+  if (x->rank < 3 || x->rank > 2 + 3 || ir_value_elements(x) < 0)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "X needs a known shape [N, C, D1..Dr], r = 1..3, at import");
+  const int r = x->rank - 2;
+  int64_t out[MAX_RANK], want[MAX_RANK], ks[3], st[3] = {1, 1, 1}, pads[6] = {0};
+  if (dc_attr_ints(&b, "kernel_shape", ks, 3) != r)
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'kernel_shape' must have %d values", r);
+  int ns = dc_attr_ints(&b, "strides", st, 3), np = dc_attr_ints(&b, "pads", pads, 6);
+  if ((ns >= 0 && ns != r) || (np >= 0 && np != 2 * r))
+    return dc_refuse(&b, ST_ERR_INVALID, "attributes 'strides' / 'pads' must have %d / %d values", r, 2 * r);
+  out[0] = x->dims[0], out[1] = x->dims[1];
+  for (int j = 0; j < r; j++) out[2 + j] = (x->dims[2 + j] - 1) * st[j] + ks[j] - pads[j] - pads[r + j];
+  int count = 0, padded = 0;
+  if (dc_in(&b, 2)) { /* the indices still address the default shape; the rest is zero padding at the end */
+    if (onnx_ints_input(nd, 2, "output_shape", want, MAX_RANK, &count)) return dc_end(&b);
+    if (count != x->rank)
+      return dc_refuse(&b, ST_ERR_INVALID, "output_shape has %d values; X has rank %d", count, x->rank);
+    for (int j = 0; j < x->rank; j++) {
+      if (want[j] < out[j])
+        return dc_refuse(&b, ST_ERR_INVALID, "output_shape[%d] = %" PRId64 " is below the unpooled size %" PRId64, j,
+                         want[j], out[j]);
+      padded |= want[j] != out[j];
+    }
+  }
+  int64_t total = 1;
+  for (int j = 0; j < x->rank; j++) {
+    if (out[j] < 1 || out[j] > (1 << 24) || total * out[j] > (1 << 28))
+      return dc_refuse(&b, ST_ERR_UNSUPPORTED, "output dim %d = %" PRId64 " is outside what is supported", j, out[j]);
+    total *= out[j];
+  }
+  static const int64_t flat[1] = {-1};
+  ir_value *expand_in[2] = {dc_scalar(&b, xt, 0), dc_ints(&b, 1, &total)};
+  ir_value *zeros = dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, expand_in));
+  ir_value *sin[3] = {zeros, dc_reshape_to(&b, dc_cast(&b, ind, DT_INT64), 1, flat), dc_reshape_to(&b, x, 1, flat)};
+  ir_node *sc = dc_node(&b, IR_OP_SCATTERELEMENTS, 3, sin);
+  dc_set_int(&b, sc, "axis", 0);
+  dc_set_string(&b, sc, "reduction", "none");
+  ir_value *y = dc_reshape_to(&b, dc_val(&b, sc), x->rank, out);
+  if (padded) {
+    int64_t p[2 * MAX_RANK] = {0};
+    for (int j = 0; j < x->rank; j++) p[x->rank + j] = want[j] - out[j];
+    ir_node *pn = dc_node(&b, IR_OP_PAD, 1, &y);
+    dc_set_string(&b, pn, "mode", "constant");
+    dc_set_ints(&b, pn, "pads", 2 * x->rank, p);
+    dc_set_float(&b, pn, "value", 0);
+    y = dc_val(&b, pn);
+  }
+  dc_output(&b, 0, y);
   return dc_end(&b);
 }
