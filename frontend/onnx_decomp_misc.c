@@ -27,6 +27,7 @@
 
 #include "frontend/onnx_decomp.h"
 #include "ir/eval.h"
+#include "passes/pass.h"
 
 /* Hardmax along axis of x. */
 static ir_value *hardmax(dc *b, ir_value *x, int64_t axis) {
@@ -429,5 +430,95 @@ status onnx_decomp_max_unpool(onnx_node *nd, ir_node *none) {
     y = dc_val(&b, pn);
   }
   dc_output(&b, 0, y);
+  return dc_end(&b);
+}
+
+/* MaxPool: the IR's own MaxPool node, under the ONNX node's name. When its
+ * Indices output is read, the flat index of each window's maximum too: a
+ * compile-time table T[o][k] holds, for output position o and window tap k,
+ * the input position the tap reads (row-major, or column-major with
+ * storage_order = 1), or P (past the last) for a tap in the padding; X
+ * flattened to [N, C, P] and padded with one -inf is gathered at T, ArgMax
+ * over the taps picks the first maximum (as ONNX's reference scans the
+ * window), and T at that tap plus (n*C + c)*P is the index. Needs X's shape
+ * at import; float types. */
+status onnx_decomp_maxpool(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0);
+  ir_node *mp = dc_node_whole(&b, IR_OP_MAXPOOL, 1, &x);
+  status as = mp ? onnx_maxpool_attrs(nd, mp) : ST_OK; /* its message is recorded */
+  if (as) return as;
+  ir_value *y = dc_val(&b, mp);
+  dc_output(&b, 0, y);
+  if (b.st || !dc_output_used(&b, 1)) return dc_end(&b);
+
+  dtype xt = dc_dtype(&b, x);
+  if (!b.st && ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || x->rank < 3 || x->rank > 5 || ir_value_elements(x) < 0))
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "Indices needs X of a float type and a known shape [N, C, D1..Dr] "
+                     "(r = 1..3) at import");
+  if (pass_shape_infer_import(b.g, mp, 0, nd->c->d)) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
+  if (y->rank != x->rank) return dc_refuse(&b, ST_ERR_INVALID, "the pooled shape could not be inferred");
+  const int r = x->rank - 2;
+  int64_t k[3], s[3], dl[3], pads[6], pb[3];
+  ir_attr_ints(mp, "kernel_shape", k, 3);
+  ir_attr_ints(mp, "strides", s, 3);
+  ir_attr_ints(mp, "dilations", dl, 3);
+  ir_attr_ints(mp, "pads", pads, 6);
+  const char *ap = ir_attr_string(mp, "auto_pad", "NOTSET");
+  int64_t O = 1, K = 1, P = 1;
+  for (int j = 0; j < r; j++) {
+    const int64_t in = x->dims[2 + j], out = y->dims[2 + j];
+    int64_t total = (out - 1) * s[j] + (k[j] - 1) * dl[j] + 1 - in;
+    if (total < 0) total = 0;
+    pb[j] = !strcmp(ap, "SAME_UPPER") ? total / 2 : !strcmp(ap, "SAME_LOWER") ? total - total / 2 : pads[j];
+    O *= out, K *= k[j], P *= in;
+  }
+  if (O * K > (1 << 24)) return dc_refuse(&b, ST_ERR_LIMIT, "Indices: %" PRId64 " window taps, more than %d", O * K, 1 << 24);
+  const int col_major = dc_attr_int(&b, "storage_order", 0) == 1;
+  int64_t *t = arena_array(&b.g->arena, (size_t)(O * K), sizeof *t), *base = arena_array(&b.g->arena, (size_t)O, sizeof *base);
+  if (!t || !base) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
+  for (int64_t o = 0; o < O; o++) {
+    base[o] = o * K;
+    for (int64_t q = 0; q < K; q++) {
+      int64_t orest = o, qrest = q, pos[3], inside = 1;
+      for (int j = r - 1; j >= 0; j--) {
+        const int64_t oj = orest % y->dims[2 + j], qj = qrest % k[j];
+        orest /= y->dims[2 + j], qrest /= k[j];
+        pos[j] = oj * s[j] - pb[j] + qj * dl[j];
+        inside &= pos[j] >= 0 && pos[j] < x->dims[2 + j];
+      }
+      int64_t flat = 0;
+      if (col_major)
+        for (int j = r - 1; j >= 0; j--) flat = flat * x->dims[2 + j] + pos[j];
+      else
+        for (int j = 0; j < r; j++) flat = flat * x->dims[2 + j] + pos[j];
+      t[o * K + q] = inside ? flat : P;
+    }
+  }
+  const int64_t n = x->dims[0], c = x->dims[1];
+  ir_value *xs = dc_reshape_to(&b, x, 3, (const int64_t[]){n, c, P});
+  ir_node *pad = dc_node(&b, IR_OP_PAD, 1, &xs);
+  dc_set_string(&b, pad, "mode", "constant");
+  dc_set_ints(&b, pad, "pads", 6, (const int64_t[]){0, 0, 0, 0, 0, 1});
+  dc_set_float(&b, pad, "value", -INFINITY);
+  ir_value *tab = dc_const(&b, DT_INT64, 1, (const int64_t[]){O * K}, t);
+  ir_value *g = dc_reshape_to(&b, dc_gather(&b, dc_val(&b, pad), tab, 2), 4, (const int64_t[]){n, c, O, K});
+  ir_node *am = dc_node(&b, IR_OP_REDUCE, 1, &g);
+  dc_set_string(&b, am, "mode", "argmax");
+  dc_set_ints(&b, am, "axes", 1, (const int64_t[]){3});
+  dc_set_int(&b, am, "keepdims", 0);
+  dc_set_int(&b, am, "noop", 0);
+  dc_set_int(&b, am, "select_last_index", 0);
+  ir_value *at = dc_op2(&b, IR_OP_ADD, dc_val(&b, am), dc_const(&b, DT_INT64, 1, &O, base)); /* [N, C, O] */
+  ir_value *sp = dc_gather(&b, tab, at, 0);
+  int64_t *nc = arena_array(&b.g->arena, (size_t)(n * c), sizeof *nc);
+  if (!nc) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
+  for (int64_t i = 0; i < n * c; i++) nc[i] = i * P;
+  ir_value *idx = dc_op2(&b, IR_OP_ADD, sp, dc_const(&b, DT_INT64, 3, (const int64_t[]){n, c, 1}, nc));
+  int64_t ydims[5];
+  for (int j = 0; j < x->rank; j++) ydims[j] = y->dims[j];
+  dc_output(&b, 1, dc_reshape_to(&b, idx, x->rank, ydims));
   return dc_end(&b);
 }

@@ -144,6 +144,9 @@ status onnx_set_ints(onnx_node *nd, ir_node *n, const char *name, int count, con
 status onnx_set_flag(onnx_node *nd, ir_node *n, const char *name, int64_t def);
 /* INTS attribute `name` with `count` (<= 2 * MAX_RANK) values >= min, or
  * `count` copies of def when absent, set on n. */
+/* MaxPool's attributes onto its IR node n (window, ceil_mode; storage_order
+ * checked): the importer's normalisation, for the MaxPool decomposition. */
+status onnx_maxpool_attrs(onnx_node *nd, ir_node *n);
 status onnx_set_ints_default(onnx_node *nd, ir_node *n, const char *name, int count, int64_t def,
                              int64_t min);
 

@@ -3,8 +3,8 @@
  * Each ONNX op_type has one row in `importers`: the IR op it becomes, the
  * oldest opset it handles, its ONNX arity, and the attributes it accepts. The
  * generic part (onnx_import_node) does what every op needs: checks the arity
- * and the required inputs, refuses extra outputs (MaxPool's Indices) that
- * anything reads, creates
+ * and the required inputs, refuses extra outputs that anything reads,
+ * creates
  * the IR node with the inputs the IR op takes, and checks every attribute
  * against the row: unknown names are refused (an ignored attribute could
  * change the meaning), kinds must match, and attributes an opset removed are
@@ -232,8 +232,11 @@ static status import_conv(onnx_node *nd, ir_node *n) {
   return s ? s : onnx_set_int(nd, n, "group", group);
 }
 
-static status import_maxpool(onnx_node *nd, ir_node *n) {
+status onnx_maxpool_attrs(onnx_node *nd, ir_node *n) {
   status s = window_attrs(nd, n, 0);
+  int64_t order = onnx_attr_int(nd, "storage_order", 0);
+  if (!s && order != 0 && order != 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'storage_order' = %" PRId64 " must be 0 or 1", order);
   return s ? s : onnx_set_flag(nd, n, "ceil_mode", 0);
 }
 
@@ -715,7 +718,7 @@ static const importer importers[] = {
     {"Relu", "Relu", 1, 1, 1, 1, "-consumed_inputs:I<6", NULL},
     {"Sigmoid", "Sigmoid", 1, 1, 1, 1, "-consumed_inputs:I<6", NULL},
     {"Clip", "Clip", 1, 1, 3, 1, "-min:f<11 -max:f<11 -consumed_inputs:I<6", import_clip},
-    {"MaxPool", "MaxPool", 1, 1, 1, 2, WINDOW " -ceil_mode:i -storage_order:i", import_maxpool},
+    {"MaxPool", NULL, 1, 1, 1, 2, WINDOW " -ceil_mode:i -storage_order:i", onnx_decomp_maxpool},
     {"AveragePool", "AveragePool", 1, 1, 1, 1, WINDOW " -ceil_mode:i -count_include_pad:i",
      import_avgpool},
     {"GlobalAveragePool", "GlobalAveragePool", 1, 1, 1, 1, "", NULL},

@@ -17,7 +17,8 @@ realistic shapes check what they do not:
   - GridSample (frontend/onnx_decomp_grid.c): every mode and padding mode,
     both align_corners, positions well outside the image, odd sizes;
   - RoiAlign as torchvision exports it, aligned or not, with boxes past the
-    feature map's edges.
+    feature map's edges;
+  - MaxPool's Indices output (padded, strided windows).
 Each is compiled by atc and run by omrun in both precisions:
 must_keep_origin_dtype max abs error <= 1e-4 x max|ref|, force_fp16 cosine
 >= 0.999. Exit 0 when all pass.
@@ -93,6 +94,15 @@ class Roi(torch.nn.Module):
                                          aligned=self.aligned)
 
 
+class PoolIndices(torch.nn.Module):
+    """max_pool2d's indices (torch's per-plane positions, which its export computes from MaxPool's Indices
+    output), as floats: exact integers, so fp32 must match exactly."""
+
+    def forward(self, x):
+        _, i = torch.nn.functional.max_pool2d(x, 3, 2, padding=1, return_indices=True)
+        return i.to(torch.float32)
+
+
 torch.manual_seed(11)  # the modules' weights below, then (in main) the inputs
 CASES = [  # (name, module, input shape)
     (f"conv cin {ci} cout {co} group {g} k {k} stride {st} dilation {d}", GroupConv(ci, co, g, k, st, d), (1, ci, hw, hw))
@@ -111,7 +121,8 @@ CASES = [  # (name, module, input shape)
      # then takes the 4x4 window) and PyTorch (which clamps each tap of the unclamped window) differ, and
      # the compiler follows ONNX.
      if (m, p) != ("bicubic", "border")] + [
-    (f"roi_align aligned={a}", Roi(a), (2, 8, 20, 24)) for a in (False, True)]
+    (f"roi_align aligned={a}", Roi(a), (2, 8, 20, 24)) for a in (False, True)] + [
+    ("max_pool2d indices", PoolIndices(), (2, 5, 13, 16))]
 
 
 def main():

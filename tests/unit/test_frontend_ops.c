@@ -137,7 +137,8 @@ static void test_ops(void) {
   EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'drop' (Dropout)", "training_mode");
   mb_free(&m);
 
-  /* MaxPool: a used Indices output is refused; defaults made explicit */
+  /* MaxPool: defaults made explicit, the node keeps its name; a used Indices output is computed by an ArgMax
+   * over the gathered windows; storage_order must be 0 or 1 */
   mb_init(&m, 13);
   mb_input(&m, "x", 1, 4, (int64_t[]){1, 1, 4, 4}, NULL);
   c = mb_node(&m, "MaxPool", "pool", "x", "y,idx");
@@ -148,6 +149,7 @@ static void test_ops(void) {
   g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
     ir_node *n = g->nodes[0];
+    CHECK(n->op == IR_OP_MAXPOOL && !strcmp(n->name, "pool"));
     CHECK(!strcmp(ir_attr_string(n, "auto_pad", ""), "SAME_UPPER"));
     CHECK(attr_ints_are(n, "pads", 4, (int64_t[]){0, 0, 0, 0}));
     CHECK_EQ_INT(ir_attr_int(n, "ceil_mode", -1), 0);
@@ -156,7 +158,14 @@ static void test_ops(void) {
   mb_node(&m, "Cast", "c", "idx", "fidx");
   attr_int(&m, m.graph.node[1], "to", 1);
   mb_output(&m, "fidx");
-  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'pool' (MaxPool)", "output 1 'idx'");
+  g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    ir_node *am = find_node(g, IR_OP_REDUCE);
+    CHECK(am && !strcmp(ir_attr_string(am, "mode", ""), "argmax") && find_node(g, IR_OP_GATHER));
+  }
+  ir_graph_free(g);
+  attr_int(&m, c, "storage_order", 2);
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'pool' (MaxPool)", "storage_order");
   mb_free(&m);
 
   /* BatchNormalization: epsilon default, the node keeps its name; training_mode = 1 normalizes with the batch's
