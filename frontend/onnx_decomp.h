@@ -159,5 +159,6 @@ status onnx_decomp_lstm(onnx_node *nd, ir_node *none);
 /* onnx_decomp_attn.c */
 status onnx_decomp_rotary(onnx_node *nd, ir_node *none);
 status onnx_decomp_attention(onnx_node *nd, ir_node *none);
+status onnx_decomp_linear_attention(onnx_node *nd, ir_node *none);
 
 #endif

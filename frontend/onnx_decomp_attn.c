@@ -1,4 +1,4 @@
-/* onnx_decomp_attn.c - Attention and RotaryEmbedding as IR subgraphs
+/* onnx_decomp_attn.c - Attention, RotaryEmbedding and LinearAttention as IR subgraphs
  * (onnx_decomp.h), after ONNX's reference implementations (opsets 23/24).
  *
  * Attention(Q, K, V, [attn_mask], [past_key], [past_value], [nonpad_kv_seqlen]):
@@ -31,6 +31,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "frontend/onnx_decomp.h"
 
@@ -260,5 +261,85 @@ status onnx_decomp_rotary(onnx_node *nd, ir_node *none) {
     rot = dc_concat(&b, 3, 2, parts);
   }
   dc_output(&b, 0, x->rank == 4 ? dc_transpose(&b, rot, 4, perm) : dc_reshape(&b, rot, dc_shape(&b, x)));
+  return dc_end(&b);
+}
+
+/* LinearAttention(query, key, value, [past_state], [decay], [beta],
+ * [erase_gate]) (opset 27) -> output [B, T, H_q*d_v], present_state
+ * [B, H_kv, d_k, d_v]: the recurrence unrolled over the T steps (T known at
+ * import), in f32 as ONNX's reference, per step t on [B, H, ...] slices:
+ *   gated rules:  S = S * exp(g_t)       (g per head or per key dim)
+ *   delta rules:  v_t = beta_t * (v_t - S^T (erase_t * k_t))
+ *   all:          S = S + k_t (x) v_t;  o_t = scale * q_t^T S
+ * with scale 1/sqrt(d_k) by default. Grouped queries read their KV head's
+ * state by viewing q_t as [B, H_kv, g, d_k], as Attention does. S starts
+ * at past_state or zero (the first step then skips its products). */
+status onnx_decomp_linear_attention(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *q = dc_in(&b, 0), *k = dc_in(&b, 1), *v = dc_in(&b, 2), *past = dc_in(&b, 3);
+  ir_value *decay = dc_in(&b, 4), *beta = dc_in(&b, 5), *erase = dc_in(&b, 6);
+  const dtype qt = dc_dtype(&b, q);
+  const int64_t hq = dc_attr_int(&b, "q_num_heads", 0), hkv = dc_attr_int(&b, "kv_num_heads", 0);
+  char rule[16];
+  onnx_attr_string(nd, "update_rule", "gated_delta", rule, sizeof rule);
+  if (b.st) return dc_end(&b);
+  const int gated = !strcmp(rule, "gated") || !strcmp(rule, "gated_delta");
+  const int delta = !strcmp(rule, "delta") || !strcmp(rule, "gated_delta");
+  if (!gated && !delta && strcmp(rule, "linear"))
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'update_rule' = '%s' (linear, gated, delta or gated_delta)", rule);
+  if (hq < 1 || hkv < 1 || hq % hkv)
+    return dc_refuse(&b, ST_ERR_INVALID, "q_num_heads %" PRId64 " must be a positive multiple of kv_num_heads %" PRId64,
+                     hq, hkv);
+  if (!gated != !decay || !delta != !beta || (erase && !delta))
+    return dc_refuse(&b, ST_ERR_INVALID, "update_rule '%s' %s decay, %s beta%s", rule, gated ? "needs" : "forbids",
+                     delta ? "needs" : "forbids", erase && !delta ? " and forbids erase_gate" : "");
+  if (q->rank != 3 || k->rank != 3 || v->rank != 3 || q->dims[1] < 1 || q->dims[2] < 0 || v->dims[2] < 0 ||
+      q->dims[2] % hq || v->dims[2] % hkv)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "query, key and value need known shapes [B, T, H*D] at import");
+  if (qt != DT_FLOAT32 && qt != DT_FLOAT16)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "query has type %s; float32 and float16 are supported", onnx_dtype_name(qt));
+  const int64_t T = q->dims[1], dk = q->dims[2] / hq, g = hq / hkv;
+  if (T > 4096) return dc_refuse(&b, ST_ERR_LIMIT, "sequence length %" PRId64 " is over 4096 (the recurrence is unrolled)", T);
+  double scale = dc_attr_float(&b, "scale", 0);
+  if (scale == 0) scale = 1 / sqrt((double)dk);
+  const dtype st = past ? dc_dtype(&b, past) : qt;
+  static const int64_t axis2 = 2, last = -1, before_last = -2;
+  ir_value *q4 = dc_cast(&b, split_heads(&b, q, hq), DT_FLOAT32), *k4 = dc_cast(&b, split_heads(&b, k, hkv), DT_FLOAT32);
+  ir_value *v4 = dc_cast(&b, split_heads(&b, v, hkv), DT_FLOAT32); /* [B, H, T, D] */
+  ir_value *g4 = NULL, *b4 = NULL, *e4 = NULL;
+  if (decay) /* [B, T, H_kv] (one per head) or [B, T, H_kv*d_k]: [B, H_kv, T, 1 or d_k] */
+    g4 = dc_cast(&b, split_heads(&b, decay, hkv), DT_FLOAT32);
+  if (beta) /* [B, T, H_kv or 1] -> [B, H_kv or 1, T, 1] */
+    b4 = dc_cast(&b, dc_transpose(&b, dc_unsqueeze(&b, beta, 1, &last), 4, (const int64_t[]){0, 2, 1, 3}), DT_FLOAT32);
+  if (erase) e4 = dc_cast(&b, split_heads(&b, erase, hkv), DT_FLOAT32);
+  ir_value *s = past ? dc_cast(&b, past, DT_FLOAT32) : NULL; /* [B, H_kv, d_k, d_v] */
+  ir_value **outs = arena_array(&b.g->arena, (size_t)T, sizeof *outs);
+  if (!outs) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
+  const int64_t qg[4] = {0, hkv, g, dk}, oh[3] = {0, hq, -1};
+  for (int64_t t = 0; t < T && !b.st; t++) {
+    ir_value *ti = dc_scalar(&b, DT_INT64, (double)t);
+    ir_value *kt = dc_gather(&b, k4, ti, 2), *vt = dc_gather(&b, v4, ti, 2); /* [B, H_kv, D] */
+    if (gated && s) s = dc_op2(&b, IR_OP_MUL, s, dc_unsqueeze(&b, dc_op1(&b, IR_OP_EXP, dc_gather(&b, g4, ti, 2)), 1, &last));
+    if (delta) {
+      if (s) {
+        ir_value *ke = e4 ? dc_op2(&b, IR_OP_MUL, dc_gather(&b, e4, ti, 2), kt) : kt;
+        ir_value *got = dc_squeeze(&b, dc_op2(&b, IR_OP_MATMUL, dc_unsqueeze(&b, ke, 1, &axis2), s), 1, &axis2);
+        vt = dc_op2(&b, IR_OP_SUB, vt, got);
+      }
+      vt = dc_op2(&b, IR_OP_MUL, vt, dc_gather(&b, b4, ti, 2));
+    }
+    ir_value *outer = dc_op2(&b, IR_OP_MUL, dc_unsqueeze(&b, kt, 1, &last), dc_unsqueeze(&b, vt, 1, &before_last));
+    s = s ? dc_op2(&b, IR_OP_ADD, s, outer) : outer;
+    ir_value *qt4 = dc_reshape_to(&b, dc_gather(&b, q4, ti, 2), 4, qg); /* [B, H_kv, g, d_k] */
+    ir_value *o = dc_op2(&b, IR_OP_MUL, dc_op2(&b, IR_OP_MATMUL, qt4, s), dc_scalar(&b, DT_FLOAT32, scale));
+    outs[t] = dc_unsqueeze(&b, dc_reshape_to(&b, o, 3, oh), 1, &axis2); /* [B, H_q, 1, d_v] */
+  }
+  if (b.st) return dc_end(&b);
+  ir_value *all = T == 1 ? outs[0] : dc_concat(&b, 2, (int)T, outs); /* [B, H_q, T, d_v] */
+  all = dc_transpose(&b, all, 4, (const int64_t[]){0, 2, 1, 3});
+  dc_output(&b, 0, dc_cast(&b, dc_reshape_to(&b, all, 3, (const int64_t[]){0, 0, -1}), qt));
+  if (dc_output_used(&b, 1)) dc_output(&b, 1, dc_cast(&b, s, st));
   return dc_end(&b);
 }
