@@ -177,7 +177,8 @@ status onnx_decomp_affine_grid(onnx_node *nd, ir_node *none) {
   ir_value *theta = dc_in(&b, 0);
   int64_t size[2 + GS_MAX_DIMS];
   int count = 0;
-  if (onnx_ints_input(nd, 1, "size", size, 2 + GS_MAX_DIMS, &count)) return dc_end(&b);
+  status in = onnx_ints_input(nd, 1, "size", size, 2 + GS_MAX_DIMS, &count); /* its message is recorded */
+  if (in) return in;
   const int r = count - 2, align = (int)dc_attr_int(&b, "align_corners", 0);
   dtype tt = dc_dtype(&b, theta);
   if (b.st) return dc_end(&b);

@@ -15,6 +15,7 @@
  *   EyeLike(x)         Cast(Equal(column - row, k)) over x's 2-D shape.
  *   ReverseSequence    GatherElements along time at t < len ? len - 1 - t : t.
  *   MaxUnpool          ScatterElements of X into zeros at the flat indices I.
+ *   Col2Im             ScatterElements (add) of the columns at a tap table.
  *   Hann/Hamming/BlackmanWindow(size)  a0 - a1 cos(w n) + a2 cos(2 w n) over
  *                      n = Range(0, size), w = 2 pi / (size, or size - 1 when
  *                      periodic = 0), as ONNX's function bodies; size is a
@@ -223,7 +224,8 @@ status onnx_decomp_window(onnx_node *nd, ir_node *none) {
   if (!strcmp(op, "HammingWindow")) a0 = 25.0 / 46.0, a1 = 21.0 / 46.0;
   if (!strcmp(op, "BlackmanWindow")) a0 = 0.42, a1 = 0.5, a2 = 0.08;
   double size = 0;
-  if (onnx_scalar_input(nd, 0, "size", &size)) return dc_end(&b);
+  status in = onnx_scalar_input(nd, 0, "size", &size); /* its message is recorded */
+  if (in) return in;
   if (size < 1 || size > (1 << 24) || size != floor(size))
     return dc_refuse(&b, ST_ERR_INVALID, "input 0 (size) is %g; expected an integer 1..%d", size, 1 << 24);
   int64_t periodic = dc_attr_int(&b, "periodic", 1), to = dc_attr_int(&b, "output_datatype", DT_FLOAT32);
@@ -396,7 +398,8 @@ status onnx_decomp_max_unpool(onnx_node *nd, ir_node *none) {
   for (int j = 0; j < r; j++) out[2 + j] = (x->dims[2 + j] - 1) * st[j] + ks[j] - pads[j] - pads[r + j];
   int count = 0, padded = 0;
   if (dc_in(&b, 2)) { /* the indices still address the default shape; the rest is zero padding at the end */
-    if (onnx_ints_input(nd, 2, "output_shape", want, MAX_RANK, &count)) return dc_end(&b);
+    status in = onnx_ints_input(nd, 2, "output_shape", want, MAX_RANK, &count); /* its message is recorded */
+    if (in) return in;
     if (count != x->rank)
       return dc_refuse(&b, ST_ERR_INVALID, "output_shape has %d values; X has rank %d", count, x->rank);
     for (int j = 0; j < x->rank; j++) {
@@ -520,5 +523,73 @@ status onnx_decomp_maxpool(onnx_node *nd, ir_node *none) {
   int64_t ydims[5];
   for (int j = 0; j < x->rank; j++) ydims[j] = y->dims[j];
   dc_output(&b, 1, dc_reshape_to(&b, idx, x->rank, ydims));
+  return dc_end(&b);
+}
+
+/* Col2Im(input [N, C*K, L], image_shape, block_shape) (opset 18): every
+ * column of the sliding blocks added back into the image. A compile-time
+ * table gives, for block element k and block position l, the image position
+ * it covers (or a spill slot P past the image, for positions in the padding);
+ * ScatterElements with reduction add puts input [N, C, K*L] into zeros
+ * [N, C, P + 1], and the first P make the image. image_shape and
+ * block_shape are compile-time inputs. */
+status onnx_decomp_col2im(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0);
+  dtype xt = dc_dtype(&b, x);
+  int64_t img[3], blk[3], dil[3] = {1, 1, 1}, st[3] = {1, 1, 1}, pads[6] = {0};
+  int r = 0, rb = 0;
+  status in = b.st ? b.st : onnx_ints_input(nd, 1, "image_shape", img, 3, &r); /* its message is recorded */
+  if (!in) in = onnx_ints_input(nd, 2, "block_shape", blk, 3, &rb);
+  if (in) return in;
+  if (r < 1 || r != rb) return dc_refuse(&b, ST_ERR_INVALID, "image_shape and block_shape need 1..3 values each, alike");
+  int nd_ = dc_attr_ints(&b, "dilations", dil, 3), ns = dc_attr_ints(&b, "strides", st, 3);
+  int np = dc_attr_ints(&b, "pads", pads, 6);
+  if ((nd_ >= 0 && nd_ != r) || (ns >= 0 && ns != r) || (np >= 0 && np != 2 * r))
+    return dc_refuse(&b, ST_ERR_INVALID, "dilations, strides and pads need %d, %d and %d values", r, r, 2 * r);
+  if (x->rank != 3 || ir_value_elements(x) < 0)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a known shape [N, C*K, L] at import", x->name);
+  int64_t K = 1, L = 1, P = 1, nb[3];
+  for (int j = 0; j < r; j++) {
+    if (img[j] < 1 || blk[j] < 1 || dil[j] < 1 || st[j] < 1 || img[j] > 65536 || blk[j] > 4096)
+      return dc_refuse(&b, ST_ERR_INVALID, "image_shape, block_shape, dilations and strides must be positive");
+    nb[j] = (img[j] + pads[j] + pads[r + j] - (dil[j] * (blk[j] - 1) + 1)) / st[j] + 1;
+    if (nb[j] < 1) return dc_refuse(&b, ST_ERR_INVALID, "the blocks do not fit the padded image along dim %d", j);
+    K *= blk[j], L *= nb[j], P *= img[j];
+  }
+  if (x->dims[1] % K || x->dims[2] != L || K * L > (1 << 24))
+    return dc_refuse(&b, ST_ERR_INVALID, "input [N, %" PRId64 ", %" PRId64 "] must be [N, C*%" PRId64 ", %" PRId64 "]",
+                     x->dims[1], x->dims[2], K, L);
+  const int64_t n = x->dims[0], c = x->dims[1] / K;
+  int64_t *idx = arena_array(&b.g->arena, (size_t)(K * L), sizeof *idx);
+  if (!idx) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t l = 0; l < L; l++) {
+      int64_t kr = k, lr = l, flat = 0, inside = 1, pos[3];
+      for (int j = r - 1; j >= 0; j--) {
+        const int64_t kj = kr % blk[j], lj = lr % nb[j];
+        kr /= blk[j], lr /= nb[j];
+        pos[j] = lj * st[j] - pads[j] + kj * dil[j];
+        inside &= pos[j] >= 0 && pos[j] < img[j];
+      }
+      for (int j = 0; j < r; j++) flat = flat * img[j] + pos[j];
+      idx[k * L + l] = inside ? flat : P;
+    }
+  ir_value *ix = dc_const(&b, DT_INT64, 3, (const int64_t[]){1, 1, K * L}, idx);
+  ir_value *ex_in[2] = {ix, dc_ints(&b, 3, (const int64_t[]){n, c, K * L})};
+  ix = dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, ex_in));
+  ir_value *z_in[2] = {dc_scalar(&b, xt, 0), dc_ints(&b, 3, (const int64_t[]){n, c, P + 1})};
+  ir_value *sc_in[3] = {dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, z_in)), ix,
+                        dc_reshape_to(&b, x, 3, (const int64_t[]){n, c, K * L})};
+  ir_node *sc = dc_node(&b, IR_OP_SCATTERELEMENTS, 3, sc_in);
+  dc_set_int(&b, sc, "axis", 2);
+  dc_set_string(&b, sc, "reduction", "add");
+  static const int64_t zero = 0, axis2 = 2;
+  ir_value *y = dc_slice(&b, dc_val(&b, sc), 1, &zero, &P, &axis2);
+  int64_t yd[5] = {n, c};
+  for (int j = 0; j < r; j++) yd[2 + j] = img[j];
+  dc_output(&b, 0, dc_reshape_to(&b, y, 2 + r, yd));
   return dc_end(&b);
 }
