@@ -16,6 +16,7 @@
  *   ReverseSequence    GatherElements along time at t < len ? len - 1 - t : t.
  *   MaxUnpool          ScatterElements of X into zeros at the flat indices I.
  *   Col2Im             ScatterElements (add) of the columns at a tap table.
+ *   DFT                MatMuls with constant cos/sin tables along the axis.
  *   Hann/Hamming/BlackmanWindow(size)  a0 - a1 cos(w n) + a2 cos(2 w n) over
  *                      n = Range(0, size), w = 2 pi / (size, or size - 1 when
  *                      periodic = 0), as ONNX's function bodies; size is a
@@ -591,5 +592,96 @@ status onnx_decomp_col2im(onnx_node *nd, ir_node *none) {
   int64_t yd[5] = {n, c};
   for (int j = 0; j < r; j++) yd[2 + j] = img[j];
   dc_output(&b, 0, dc_reshape_to(&b, y, 2 + r, yd));
+  return dc_end(&b);
+}
+
+/* DFT(input [..., 1 or 2], [dft_length], [axis]) (opset 17: axis attribute,
+ * default 1; opset 20: axis input, default -2): the discrete Fourier
+ * transform of n = dft_length (default: the axis' length) points along the
+ * signal axis (the input truncated, or zero padded, to n), as matrix products
+ * with constant cos/sin tables on the signal moved to the last axis:
+ *   forward  Xr = xr C + xi S,  Xi = xi C - xr S
+ *   inverse  xr = (Xr C - Xi S) / n,  xi = (Xr S + Xi C) / n
+ * C[t][k] = cos(2 pi k t / n), S likewise with sin; onesided keeps the
+ * first n/2 + 1 outputs, or, with inverse, takes a half spectrum (n = 2 (m -
+ * 1) by default) and returns the real signal [..., n, 1], every bin but DC
+ * and Nyquist counted twice for its mirror image (numpy's irfft). Negative axes count on the signal without its last
+ * (real/imaginary) dim, as ONNX's reference. dft_length and axis are
+ * compile-time inputs. */
+status onnx_decomp_dft(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0);
+  dtype xt = dc_dtype(&b, x);
+  int64_t axis = nd->c->opset >= 20 ? -1 : dc_attr_int(&b, "axis", 1);
+  const int inverse = dc_attr_int(&b, "inverse", 0) != 0, onesided = dc_attr_int(&b, "onesided", 0) != 0;
+  double v;
+  status in = ST_OK;
+  if (!b.st && nd->c->opset >= 20 && dc_in(&b, 2) && !(in = onnx_scalar_input(nd, 2, "axis", &v))) axis = (int64_t)v;
+  if (in) return in;
+  if (b.st) return dc_end(&b);
+  if ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || x->rank < 2 || ir_value_elements(x) < 0 ||
+      (x->dims[x->rank - 1] != 1 && x->dims[x->rank - 1] != 2))
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a float type and a known shape [..., 1 or 2] at import",
+                     x->name);
+  const int sr = x->rank - 1; /* the signal's rank, without the real/imaginary dim */
+  if (axis < 0) axis += sr;
+  if (axis < 0 || axis >= sr) return dc_refuse(&b, ST_ERR_INVALID, "axis is out of range for the signal's rank %d", sr);
+  const int64_t len = x->dims[axis];
+  const int irfft = inverse && onesided; /* a half spectrum in, a real signal of n points out */
+  int64_t n = irfft ? 2 * (len - 1) : len;
+  if (dc_in(&b, 1)) {
+    if ((in = onnx_scalar_input(nd, 1, "dft_length", &v))) return in;
+    n = (int64_t)v;
+  }
+  if (n < 1 || n > 65536) return dc_refuse(&b, ST_ERR_INVALID, "dft_length %" PRId64 " is outside 1..65536", n);
+  /* rows: the input points used; cols: the outputs. The inverse of a half
+   * spectrum counts each bin but DC and Nyquist twice (its mirror image). */
+  const int64_t half = n / 2 + 1, rows = irfft ? (len < half ? len : half) : len < n ? len : n;
+  const int64_t cols = irfft ? n : onesided ? half : n;
+  float *cm = arena_array(&b.g->arena, (size_t)(rows * cols), sizeof *cm);
+  float *sm = arena_array(&b.g->arena, (size_t)(rows * cols), sizeof *sm);
+  if (!cm || !sm) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
+  for (int64_t t = 0; t < rows; t++)
+    for (int64_t k = 0; k < cols; k++) {
+      const double a = 2 * M_PI * (double)((t * k) % n) / (double)n;
+      const double w = irfft && t != 0 && 2 * t != n ? 2.0 : 1.0, scale = inverse ? w / (double)n : 1.0;
+      cm[t * cols + k] = (float)(cos(a) * scale);
+      sm[t * cols + k] = (float)(sin(a) * scale);
+    }
+  ir_value *C = dc_const(&b, DT_FLOAT32, 2, (const int64_t[]){rows, cols}, cm);
+  ir_value *S = dc_const(&b, DT_FLOAT32, 2, (const int64_t[]){rows, cols}, sm);
+  /* the parts, signal axis last, the first `rows` points */
+  int64_t perm[MAX_RANK], back[MAX_RANK], last = x->rank - 1;
+  for (int i = 0, j = 0; i < sr; i++)
+    if (i != axis) perm[j++] = i;
+  perm[sr - 1] = axis;
+  for (int i = 0; i < sr; i++) back[perm[i]] = i;
+  ir_value *part[2] = {NULL, NULL};
+  for (int p = 0; p < x->dims[last] && !b.st; p++) {
+    const int64_t s0 = p, s1 = p + 1, t0 = 0, ax = axis;
+    ir_value *v1 = dc_squeeze(&b, dc_slice(&b, dc_cast(&b, x, DT_FLOAT32), 1, &s0, &s1, &last), 1, &last);
+    if (rows < len) v1 = dc_slice(&b, v1, 1, &t0, &rows, &ax);
+    part[p] = dc_transpose(&b, v1, sr, perm);
+  }
+  ir_value *re = dc_op2(&b, IR_OP_MATMUL, part[0], C), *im = NULL;
+  ir_value *rs = dc_op2(&b, IR_OP_MATMUL, part[0], S); /* xr S */
+  if (inverse) { /* xr' = Xr C - Xi S, xi' = Xr S + Xi C */
+    im = rs;
+    if (part[1]) {
+      re = dc_op2(&b, IR_OP_SUB, re, dc_op2(&b, IR_OP_MATMUL, part[1], S));
+      im = dc_op2(&b, IR_OP_ADD, im, dc_op2(&b, IR_OP_MATMUL, part[1], C));
+    }
+  } else { /* Xr = xr C + xi S, Xi = xi C - xr S */
+    im = dc_op1(&b, IR_OP_NEG, rs);
+    if (part[1]) {
+      re = dc_op2(&b, IR_OP_ADD, re, dc_op2(&b, IR_OP_MATMUL, part[1], S));
+      im = dc_op2(&b, IR_OP_ADD, im, dc_op2(&b, IR_OP_MATMUL, part[1], C));
+    }
+  }
+  ir_value *both[2] = {dc_unsqueeze(&b, dc_transpose(&b, re, sr, back), 1, &last),
+                       dc_unsqueeze(&b, dc_transpose(&b, im, sr, back), 1, &last)};
+  dc_output(&b, 0, dc_cast(&b, irfft ? both[0] : dc_concat(&b, last, 2, both), xt));
   return dc_end(&b);
 }
