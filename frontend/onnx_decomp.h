@@ -143,6 +143,7 @@ status onnx_decomp_reverse_sequence(onnx_node *nd, ir_node *none);
 status onnx_decomp_max_unpool(onnx_node *nd, ir_node *none);
 status onnx_decomp_col2im(onnx_node *nd, ir_node *none);
 status onnx_decomp_dft(onnx_node *nd, ir_node *none);
+status onnx_decomp_stft(onnx_node *nd, ir_node *none);
 status onnx_decomp_maxpool(onnx_node *nd, ir_node *none);
 /* onnx_decomp_einsum.c */
 status onnx_decomp_einsum(onnx_node *nd, ir_node *none);

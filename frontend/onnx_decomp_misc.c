@@ -17,6 +17,7 @@
  *   MaxUnpool          ScatterElements of X into zeros at the flat indices I.
  *   Col2Im             ScatterElements (add) of the columns at a tap table.
  *   DFT                MatMuls with constant cos/sin tables along the axis.
+ *   STFT               frames gathered by an index table, windowed, then DFT.
  *   Hann/Hamming/BlackmanWindow(size)  a0 - a1 cos(w n) + a2 cos(2 w n) over
  *                      n = Range(0, size), w = 2 pi / (size, or size - 1 when
  *                      periodic = 0), as ONNX's function bodies; size is a
@@ -595,6 +596,42 @@ status onnx_decomp_col2im(onnx_node *nd, ir_node *none) {
   return dc_end(&b);
 }
 
+/* The cos/sin tables of an n-point DFT: rows input points, cols outputs,
+ * scaled by 1/n for the inverse; irfft counts every bin but DC and Nyquist
+ * twice (the inverse of a half spectrum). */
+static void dft_tables(dc *b, int64_t rows, int64_t cols, int64_t n, int inverse, int irfft, ir_value **c,
+                       ir_value **s) {
+  float *cm = arena_array(&b->g->arena, (size_t)(rows * cols), sizeof *cm);
+  float *sm = arena_array(&b->g->arena, (size_t)(rows * cols), sizeof *sm);
+  if (!cm || !sm) {
+    *c = *s = dc_fail(b, ST_ERR_NOMEM, "out of memory");
+    return;
+  }
+  for (int64_t t = 0; t < rows; t++)
+    for (int64_t k = 0; k < cols; k++) {
+      const double a = 2 * M_PI * (double)((t * k) % n) / (double)n;
+      const double w = irfft && t != 0 && 2 * t != n ? 2.0 : 1.0, scale = inverse ? w / (double)n : 1.0;
+      cm[t * cols + k] = (float)(cos(a) * scale);
+      sm[t * cols + k] = (float)(sin(a) * scale);
+    }
+  *c = dc_const(b, DT_FLOAT32, 2, (const int64_t[]){rows, cols}, cm);
+  *s = dc_const(b, DT_FLOAT32, 2, (const int64_t[]){rows, cols}, sm);
+}
+
+/* The transform of the real part xr and imaginary part xi (or NULL) along
+ * their last axis by the tables: forward Xr = xr C + xi S, Xi = xi C - xr S;
+ * inverse xr' = Xr C - Xi S, xi' = Xr S + Xi C. */
+static void dft_apply(dc *b, ir_value *xr, ir_value *xi, ir_value *c, ir_value *s, int inverse, ir_value **re,
+                      ir_value **im) {
+  ir_value *rc = dc_op2(b, IR_OP_MATMUL, xr, c), *rs = dc_op2(b, IR_OP_MATMUL, xr, s);
+  *re = rc;
+  *im = inverse ? rs : dc_op1(b, IR_OP_NEG, rs);
+  if (!xi) return;
+  ir_value *ic = dc_op2(b, IR_OP_MATMUL, xi, c), *is = dc_op2(b, IR_OP_MATMUL, xi, s);
+  *re = inverse ? dc_op2(b, IR_OP_SUB, *re, is) : dc_op2(b, IR_OP_ADD, *re, is);
+  *im = dc_op2(b, IR_OP_ADD, *im, ic);
+}
+
 /* DFT(input [..., 1 or 2], [dft_length], [axis]) (opset 17: axis attribute,
  * default 1; opset 20: axis input, default -2): the discrete Fourier
  * transform of n = dft_length (default: the axis' length) points along the
@@ -640,18 +677,8 @@ status onnx_decomp_dft(onnx_node *nd, ir_node *none) {
    * spectrum counts each bin but DC and Nyquist twice (its mirror image). */
   const int64_t half = n / 2 + 1, rows = irfft ? (len < half ? len : half) : len < n ? len : n;
   const int64_t cols = irfft ? n : onesided ? half : n;
-  float *cm = arena_array(&b.g->arena, (size_t)(rows * cols), sizeof *cm);
-  float *sm = arena_array(&b.g->arena, (size_t)(rows * cols), sizeof *sm);
-  if (!cm || !sm) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
-  for (int64_t t = 0; t < rows; t++)
-    for (int64_t k = 0; k < cols; k++) {
-      const double a = 2 * M_PI * (double)((t * k) % n) / (double)n;
-      const double w = irfft && t != 0 && 2 * t != n ? 2.0 : 1.0, scale = inverse ? w / (double)n : 1.0;
-      cm[t * cols + k] = (float)(cos(a) * scale);
-      sm[t * cols + k] = (float)(sin(a) * scale);
-    }
-  ir_value *C = dc_const(&b, DT_FLOAT32, 2, (const int64_t[]){rows, cols}, cm);
-  ir_value *S = dc_const(&b, DT_FLOAT32, 2, (const int64_t[]){rows, cols}, sm);
+  ir_value *C = NULL, *S = NULL;
+  dft_tables(&b, rows, cols, n, inverse, irfft, &C, &S);
   /* the parts, signal axis last, the first `rows` points */
   int64_t perm[MAX_RANK], back[MAX_RANK], last = x->rank - 1;
   for (int i = 0, j = 0; i < sr; i++)
@@ -665,23 +692,61 @@ status onnx_decomp_dft(onnx_node *nd, ir_node *none) {
     if (rows < len) v1 = dc_slice(&b, v1, 1, &t0, &rows, &ax);
     part[p] = dc_transpose(&b, v1, sr, perm);
   }
-  ir_value *re = dc_op2(&b, IR_OP_MATMUL, part[0], C), *im = NULL;
-  ir_value *rs = dc_op2(&b, IR_OP_MATMUL, part[0], S); /* xr S */
-  if (inverse) { /* xr' = Xr C - Xi S, xi' = Xr S + Xi C */
-    im = rs;
-    if (part[1]) {
-      re = dc_op2(&b, IR_OP_SUB, re, dc_op2(&b, IR_OP_MATMUL, part[1], S));
-      im = dc_op2(&b, IR_OP_ADD, im, dc_op2(&b, IR_OP_MATMUL, part[1], C));
-    }
-  } else { /* Xr = xr C + xi S, Xi = xi C - xr S */
-    im = dc_op1(&b, IR_OP_NEG, rs);
-    if (part[1]) {
-      re = dc_op2(&b, IR_OP_ADD, re, dc_op2(&b, IR_OP_MATMUL, part[1], S));
-      im = dc_op2(&b, IR_OP_ADD, im, dc_op2(&b, IR_OP_MATMUL, part[1], C));
-    }
-  }
+  ir_value *re = NULL, *im = NULL;
+  dft_apply(&b, part[0], part[1], C, S, inverse, &re, &im);
   ir_value *both[2] = {dc_unsqueeze(&b, dc_transpose(&b, re, sr, back), 1, &last),
                        dc_unsqueeze(&b, dc_transpose(&b, im, sr, back), 1, &last)};
   dc_output(&b, 0, dc_cast(&b, irfft ? both[0] : dc_concat(&b, last, 2, both), xt));
+  return dc_end(&b);
+}
+
+/* STFT(signal [B, L, 1 or 2], frame_step, [window [W]], [frame_length])
+ * (opset 17) -> [B, frames, bins, 2]: frames of frame_length (default W)
+ * every frame_step points, gathered by a compile-time index table, times the
+ * window, then the DFT tables along the frame (onesided, the default, keeps
+ * frame_length / 2 + 1 bins). frame_step and frame_length are compile-time
+ * inputs; the window may be computed at run time. */
+status onnx_decomp_stft(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0), *win = dc_in(&b, 2);
+  dtype xt = dc_dtype(&b, x);
+  const int onesided = dc_attr_int(&b, "onesided", 1) != 0;
+  double step = 0, flen = 0;
+  status in = b.st ? b.st : onnx_scalar_input(nd, 1, "frame_step", &step); /* its message is recorded */
+  if (!in && dc_in(&b, 3)) in = onnx_scalar_input(nd, 3, "frame_length", &flen);
+  if (in) return in;
+  if ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || x->rank != 3 || ir_value_elements(x) < 0 ||
+      (x->dims[2] != 1 && x->dims[2] != 2))
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "signal '%s' needs a float type and a known shape [B, L, 1 or 2]", x->name);
+  int64_t fl = flen > 0 ? (int64_t)flen : win && win->rank == 1 ? win->dims[0] : 0;
+  const int64_t L = x->dims[1], st = (int64_t)step;
+  if (fl < 1 || fl > 65536 || fl > L || st < 1)
+    return dc_refuse(&b, ST_ERR_INVALID, "frame_length %" PRId64 " (from the input or the window) and frame_step %"
+                     PRId64 " must be positive, the frame no longer than the signal (%" PRId64 ")", fl, st, L);
+  if (win && (win->rank != 1 || win->dims[0] != fl))
+    return dc_refuse(&b, ST_ERR_INVALID, "window '%s' must be 1-D of frame_length %" PRId64, win->name, fl);
+  const int64_t frames = (L - fl) / st + 1, bins = onesided ? fl / 2 + 1 : fl;
+  int64_t *idx = arena_array(&b.g->arena, (size_t)(frames * fl), sizeof *idx);
+  if (!idx) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
+  for (int64_t f = 0; f < frames; f++)
+    for (int64_t t = 0; t < fl; t++) idx[f * fl + t] = f * st + t;
+  ir_value *tab = dc_const(&b, DT_INT64, 2, (const int64_t[]){frames, fl}, idx);
+  ir_value *wf = win ? dc_cast(&b, win, DT_FLOAT32) : NULL;
+  ir_value *part[2] = {NULL, NULL};
+  static const int64_t last = 2;
+  for (int p = 0; p < x->dims[2] && !b.st; p++) {
+    const int64_t s0 = p, s1 = p + 1;
+    ir_value *sig = dc_squeeze(&b, dc_slice(&b, dc_cast(&b, x, DT_FLOAT32), 1, &s0, &s1, &last), 1, &last); /* [B, L] */
+    part[p] = dc_gather(&b, sig, tab, 1); /* [B, frames, fl] */
+    if (wf) part[p] = dc_op2(&b, IR_OP_MUL, part[p], wf);
+  }
+  ir_value *C = NULL, *S = NULL, *re = NULL, *im = NULL;
+  dft_tables(&b, fl, bins, fl, 0, 0, &C, &S);
+  dft_apply(&b, part[0], part[1], C, S, 0, &re, &im);
+  static const int64_t out_axis = 3;
+  ir_value *both[2] = {dc_unsqueeze(&b, re, 1, &out_axis), dc_unsqueeze(&b, im, 1, &out_axis)};
+  dc_output(&b, 0, dc_cast(&b, dc_concat(&b, 3, 2, both), xt));
   return dc_end(&b);
 }

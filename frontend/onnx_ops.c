@@ -864,6 +864,7 @@ static const importer importers[] = {
     {"EyeLike", NULL, 9, 1, 1, 1, "-dtype:i -k:i", onnx_decomp_eye_like},
     {"ReverseSequence", NULL, 10, 2, 2, 1, "-batch_axis:i -time_axis:i", onnx_decomp_reverse_sequence},
     {"DFT", NULL, 17, 1, 3, 1, "-axis:i<20 -inverse:i -onesided:i", onnx_decomp_dft},
+    {"STFT", NULL, 17, 2, 4, 1, "-onesided:i", onnx_decomp_stft},
     {"Col2Im", NULL, 18, 3, 3, 1, "-dilations:I -pads:I -strides:I", onnx_decomp_col2im},
     {"MaxUnpool", NULL, 9, 2, 3, 1, "-kernel_shape:I -pads:I -strides:I", onnx_decomp_max_unpool},
     {"SwiGLU", NULL, 28, 2, 2, 1, "-alpha:f", onnx_decomp_swiglu},
