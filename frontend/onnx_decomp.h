@@ -151,6 +151,7 @@ status onnx_decomp_einsum(onnx_node *nd, ir_node *none);
 status onnx_decomp_grid_sample(onnx_node *nd, ir_node *none);
 status onnx_decomp_affine_grid(onnx_node *nd, ir_node *none);
 status onnx_decomp_roi_align(onnx_node *nd, ir_node *none);
+status onnx_decomp_deform_conv(onnx_node *nd, ir_node *none);
 /* onnx_decomp_quant.c */
 status onnx_decomp_quantize(onnx_node *nd, ir_node *none);
 status onnx_decomp_dequantize(onnx_node *nd, ir_node *none);

@@ -1,4 +1,4 @@
-/* onnx_decomp_grid.c - GridSample, AffineGrid and RoiAlign as IR subgraphs
+/* onnx_decomp_grid.c - GridSample, AffineGrid, RoiAlign and DeformConv as IR subgraphs
  * (onnx_decomp.h): sampling at computed positions, as gathers.
  *
  * GridSample(X [N, C, D1..Dr], grid [N, O1..Or, r]) samples X at the
@@ -313,5 +313,96 @@ status onnx_decomp_roi_align(onnx_node *nd, ir_node *none) {
   ir_value *pooled = dc_reduce(&b, is_max ? "max" : "mean", bins, 1, &last_axis, 0); /* [C, R, oh*ow] */
   ir_value *out = dc_transpose(&b, pooled, 3, (const int64_t[]){1, 0, 2});
   dc_output(&b, 0, dc_cast(&b, dc_reshape_to(&b, out, 4, (const int64_t[]){r, c, oh, ow}), xt));
+  return dc_end(&b);
+}
+
+/* DeformConv(X [N, C, H, W], W [oC, C/G, kH, kW], offset [N, og*kH*kW*2, oH,
+ * oW], [B], [mask [N, og*kH*kW, oH, oW]]) (opset 19), 2-D: a convolution whose
+ * taps read X at positions moved by offset (per offset group og), bilinearly
+ * (a corner outside X reads 0, as GridSample with zeros padding and
+ * align_corners), each sample times its mask. Per tap the samples of all
+ * channels are gathered as [N, og, C/og, P] (P = oH*oW); the taps stacked
+ * make the [N, G, (C/G)*kH*kW, P] columns that one batched MatMul with W as
+ * [G, oC/G, (C/G)*kH*kW] turns into the output. Shapes must be known at
+ * import. */
+status onnx_decomp_deform_conv(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  gs s = {.b = &b};
+  ir_value *x = dc_in(&b, 0), *w = dc_in(&b, 1), *off = dc_in(&b, 2), *bias = dc_in(&b, 3), *mask = dc_in(&b, 4);
+  const dtype xt = dc_dtype(&b, x);
+  const int64_t G = dc_attr_int(&b, "group", 1), og = dc_attr_int(&b, "offset_group", 1);
+  int64_t ks[2] = {0, 0}, st[2] = {1, 1}, dl[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
+  int nk = dc_attr_ints(&b, "kernel_shape", ks, 2), ns = dc_attr_ints(&b, "strides", st, 2);
+  int ndl = dc_attr_ints(&b, "dilations", dl, 2), np = dc_attr_ints(&b, "pads", pads, 4);
+  if (b.st) return dc_end(&b);
+  if ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || x->rank != 4 || w->rank != 4 || off->rank != 4 ||
+      ir_value_elements(x) < 0 || ir_value_elements(w) < 0 || ir_value_elements(off) < 0)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "X, W and offset need a float type and known 4-D shapes at import "
+                     "(2-D deformable convolution)");
+  if (nk < 0) ks[0] = w->dims[2], ks[1] = w->dims[3];
+  if ((nk >= 0 && nk != 2) || (ns >= 0 && ns != 2) || (ndl >= 0 && ndl != 2) || (np >= 0 && np != 4))
+    return dc_refuse(&b, ST_ERR_INVALID, "kernel_shape, strides, dilations and pads need 2, 2, 2 and 4 values");
+  const int64_t n = x->dims[0], c = x->dims[1], h = x->dims[2], wd = x->dims[3], oc = w->dims[0];
+  const int64_t T = ks[0] * ks[1], oh = off->dims[2], ow = off->dims[3], P = oh * ow;
+  if (G < 1 || og < 1 || c % G || oc % G || c % og || w->dims[1] != c / G || ks[0] != w->dims[2] ||
+      ks[1] != w->dims[3] || off->dims[0] != n || off->dims[1] != og * T * 2 ||
+      (mask && (mask->rank != 4 || mask->dims[1] != og * T)) || T > 1024 || P > (1 << 20))
+    return dc_refuse(&b, ST_ERR_INVALID, "X [%" PRId64 ", %" PRId64 ", ..], W [%" PRId64 ", %" PRId64 ", %" PRId64
+                     ", %" PRId64 "] and offset/mask channels do not agree with group %" PRId64 " and offset_group %"
+                     PRId64, n, c, oc, w->dims[1], w->dims[2], w->dims[3], G, og);
+  const int64_t cog = c / og;
+  ir_value *xg = dc_cast(&b, dc_reshape_to(&b, x, 4, (const int64_t[]){n, og, cog, h * wd}), DT_FLOAT32);
+  ir_value *offs = dc_cast(&b, dc_reshape_to(&b, off, 5, (const int64_t[]){n, og, T, 2, P}), DT_FLOAT32);
+  ir_value *masks = mask ? dc_cast(&b, dc_reshape_to(&b, mask, 4, (const int64_t[]){n, og, T, P}), DT_FLOAT32) : NULL;
+  float *bh = arena_array(&b.g->arena, (size_t)P, sizeof *bh), *bw = arena_array(&b.g->arena, (size_t)P, sizeof *bw);
+  ir_value **cols = arena_array(&b.g->arena, (size_t)T, sizeof *cols);
+  if (!bh || !bw || !cols) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
+  static const int64_t ax3 = 3, ax2 = 2;
+  for (int64_t t = 0; t < T && !b.st; t++) {
+    const int64_t ki = t / ks[1], kj = t % ks[1];
+    for (int64_t p = 0; p < P; p++) {
+      bh[p] = (float)((p / ow) * st[0] - pads[0] + ki * dl[0]);
+      bw[p] = (float)((p % ow) * st[1] - pads[1] + kj * dl[1]);
+    }
+    ir_value *ot = dc_gather(&b, offs, dc_scalar(&b, DT_INT64, (double)t), 2); /* [N, og, 2, P] */
+    ir_value *pos[2];
+    for (int a = 0; a < 2; a++)
+      pos[a] = add(&s, dc_gather(&b, ot, dc_scalar(&b, DT_INT64, a), 2), dc_const(&b, DT_FLOAT32, 1, &P, a ? bw : bh));
+    ir_value *fl[2], *fr[2];
+    for (int a = 0; a < 2; a++) fl[a] = dc_op1(&b, IR_OP_FLOOR, pos[a]), fr[a] = sub(&s, pos[a], fl[a]);
+    const double last[2] = {(double)h - 1, (double)wd - 1};
+    ir_value *acc = NULL;
+    for (int corner = 0; corner < 4 && !b.st; corner++) {
+      ir_value *ix[2], *wt = NULL, *ok = NULL;
+      for (int a = 0; a < 2; a++) {
+        const int hi = a == 0 ? corner >> 1 : corner & 1;
+        ir_value *p = hi ? add(&s, fl[a], f32(&s, 1)) : fl[a];
+        ir_value *in = dc_op2(&b, IR_OP_AND, dc_op2(&b, IR_OP_GREATEROREQUAL, p, f32(&s, 0)),
+                              dc_op2(&b, IR_OP_LESSOREQUAL, p, f32(&s, last[a])));
+        ok = ok ? dc_op2(&b, IR_OP_AND, ok, in) : in;
+        ix[a] = dc_clip(&b, p, 0, last[a]);
+        ir_value *wa = hi ? fr[a] : sub(&s, f32(&s, 1), fr[a]);
+        wt = wt ? mul(&s, wt, wa) : wa;
+      }
+      wt = mul(&s, wt, dc_cast(&b, ok, DT_FLOAT32)); /* [N, og, P] */
+      ir_value *flat = dc_cast(&b, add(&s, mul(&s, ix[0], f32(&s, (double)wd)), ix[1]), DT_INT64);
+      ir_value *ex_in[2] = {dc_unsqueeze(&b, flat, 1, &ax2), dc_ints(&b, 4, (const int64_t[]){n, og, cog, P})};
+      ir_node *ge = dc_node(&b, IR_OP_GATHERELEMENTS, 2, (ir_value *[]){xg, dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, ex_in))});
+      dc_set_int(&b, ge, "axis", 3);
+      ir_value *v = mul(&s, dc_val(&b, ge), dc_unsqueeze(&b, wt, 1, &ax2)); /* [N, og, cog, P] */
+      acc = acc ? add(&s, acc, v) : v;
+    }
+    if (masks) acc = mul(&s, acc, dc_unsqueeze(&b, dc_gather(&b, masks, dc_scalar(&b, DT_INT64, (double)t), 2), 1, &ax2));
+    cols[t] = dc_unsqueeze(&b, acc, 1, &ax3); /* [N, og, cog, 1, P] */
+  }
+  if (b.st) return dc_end(&b);
+  ir_value *all = T == 1 ? cols[0] : dc_concat(&b, 3, (int)T, cols); /* [N, og, cog, T, P]: channel-major, then tap */
+  all = dc_reshape_to(&b, all, 4, (const int64_t[]){n, G, (c / G) * T, P});
+  ir_value *wg = dc_cast(&b, dc_reshape_to(&b, w, 3, (const int64_t[]){G, oc / G, (c / G) * T}), DT_FLOAT32);
+  ir_value *y = dc_reshape_to(&b, dc_op2(&b, IR_OP_MATMUL, wg, all), 4, (const int64_t[]){n, oc, oh, ow});
+  if (bias) y = add(&s, y, dc_reshape_to(&b, dc_cast(&b, bias, DT_FLOAT32), 3, (const int64_t[]){oc, 1, 1}));
+  dc_output(&b, 0, dc_cast(&b, y, xt));
   return dc_end(&b);
 }

@@ -877,6 +877,8 @@ static const importer importers[] = {
      onnx_decomp_linear_attention},
     {"RotaryEmbedding", NULL, 23, 3, 4, 1, "-interleaved:i -num_heads:i -rotary_embedding_dim:i", onnx_decomp_rotary},
     {"AffineGrid", NULL, 20, 2, 2, 1, "-align_corners:i", onnx_decomp_affine_grid},
+    {"DeformConv", NULL, 19, 3, 5, 1, "-dilations:I -group:i -kernel_shape:I -offset_group:i -pads:I -strides:I",
+     onnx_decomp_deform_conv},
     {"RoiAlign", NULL, 10, 3, 3, 1,
      "-coordinate_transformation_mode:s -mode:s -output_height:i -output_width:i -sampling_ratio:i -spatial_scale:f",
      onnx_decomp_roi_align},
