@@ -119,12 +119,7 @@ static ir_value *pad(dc *b, ir_value *x, int r, const int64_t *begin, const int6
   int64_t pads[16];
   int any = 0;
   for (int i = 0; i < r; i++) pads[i] = begin[i], pads[r + i] = end[i], any |= begin[i] || end[i];
-  if (!any) return x;
-  ir_node *n = dc_node(b, IR_OP_PAD, 1, &x);
-  dc_set_string(b, n, "mode", "constant");
-  dc_set_ints(b, n, "pads", 2 * r, pads);
-  dc_set_float(b, n, "value", 0.0);
-  return dc_val(b, n);
+  return any ? dc_pad(b, x, r, pads, 0) : x;
 }
 
 status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {

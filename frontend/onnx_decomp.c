@@ -205,6 +205,16 @@ ir_value *dc_reduce(dc *b, const char *mode, ir_value *x, int count, const int64
   return dc_val(b, n);
 }
 
+ir_value *dc_argmax(dc *b, ir_value *x, int64_t axis, int keepdims) {
+  ir_node *n = dc_node(b, IR_OP_REDUCE, 1, &x);
+  dc_set_string(b, n, "mode", "argmax");
+  dc_set_ints(b, n, "axes", 1, &axis);
+  dc_set_int(b, n, "keepdims", keepdims);
+  dc_set_int(b, n, "noop", 0);
+  dc_set_int(b, n, "select_last_index", 0);
+  return dc_val(b, n);
+}
+
 ir_value *dc_reshape(dc *b, ir_value *x, ir_value *shape) {
   ir_value *in[2] = {x, shape};
   ir_node *n = dc_node(b, IR_OP_RESHAPE, 2, in);
@@ -261,6 +271,29 @@ ir_value *dc_gather(dc *b, ir_value *x, ir_value *indices, int64_t axis) {
   ir_node *n = dc_node(b, IR_OP_GATHER, 2, in);
   dc_set_int(b, n, "axis", axis);
   return dc_val(b, n);
+}
+
+ir_value *dc_gather_elements(dc *b, ir_value *x, ir_value *indices, int64_t axis) {
+  ir_value *in[2] = {x, indices};
+  ir_node *n = dc_node(b, IR_OP_GATHERELEMENTS, 2, in);
+  dc_set_int(b, n, "axis", axis);
+  return dc_val(b, n);
+}
+
+ir_value *dc_expand(dc *b, ir_value *x, ir_value *shape) { return dc_op2(b, IR_OP_EXPAND, x, shape); }
+
+ir_value *dc_pad(dc *b, ir_value *x, int rank, const int64_t *pads, double value) {
+  ir_node *n = dc_node(b, IR_OP_PAD, 1, &x);
+  dc_set_string(b, n, "mode", "constant");
+  dc_set_ints(b, n, "pads", 2 * rank, pads);
+  dc_set_float(b, n, "value", value);
+  return dc_val(b, n);
+}
+
+ir_value *dc_iota(dc *b, dtype dt, ir_value *n) {
+  if (b->st) return NULL;
+  ir_value *in[3] = {dc_scalar(b, dt, 0), n, dc_scalar(b, dt, 1)};
+  return dc_val(b, dc_node(b, IR_OP_RANGE, 3, in));
 }
 
 ir_value *dc_shape(dc *b, ir_value *x) { return dc_op1(b, IR_OP_SHAPE, x); }

@@ -97,6 +97,8 @@ ir_value *dc_cast(dc *b, ir_value *x, dtype to); /* x itself when it already has
 ir_value *dc_clip(dc *b, ir_value *x, double lo, double hi); /* Clip with constant bounds (attributes min, max) */
 /* Reduce{mode} over axes (count 0: every axis), keepdims 0|1. */
 ir_value *dc_reduce(dc *b, const char *mode, ir_value *x, int count, const int64_t *axes, int keepdims);
+/* ArgMax along one axis (the first maximum), int64. */
+ir_value *dc_argmax(dc *b, ir_value *x, int64_t axis, int keepdims);
 ir_value *dc_reshape(dc *b, ir_value *x, ir_value *shape); /* allowzero 0 */
 ir_value *dc_reshape_to(dc *b, ir_value *x, int rank, const int64_t *dims);
 ir_value *dc_unsqueeze(dc *b, ir_value *x, int count, const int64_t *axes);
@@ -106,6 +108,11 @@ ir_value *dc_softmax(dc *b, ir_value *x, int64_t axis, int log);
 ir_value *dc_concat(dc *b, int64_t axis, int count, ir_value *const *in);
 ir_value *dc_slice(dc *b, ir_value *x, int count, const int64_t *starts, const int64_t *ends, const int64_t *axes);
 ir_value *dc_gather(dc *b, ir_value *x, ir_value *indices, int64_t axis);
+ir_value *dc_gather_elements(dc *b, ir_value *x, ir_value *indices, int64_t axis);
+ir_value *dc_expand(dc *b, ir_value *x, ir_value *shape); /* shape: a 1-D int64 value */
+/* Constant-mode Pad: pads holds rank begins, then rank ends. */
+ir_value *dc_pad(dc *b, ir_value *x, int rank, const int64_t *pads, double value);
+ir_value *dc_iota(dc *b, dtype dt, ir_value *n); /* Range(0, n, 1), n a scalar of dtype dt */
 ir_value *dc_shape(dc *b, ir_value *x);
 
 /* Makes ONNX output k be v (v stays usable for building). At dc_end the node

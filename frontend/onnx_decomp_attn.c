@@ -46,12 +46,6 @@ static ir_value *dims_of(dc *b, ir_value *v, int64_t start, int64_t end) {
   return dc_slice(b, dc_shape(b, v), 1, &start, &end, &axis0);
 }
 
-/* 0, 1, ..., n-1 (n an int64 scalar value). */
-static ir_value *iota(dc *b, ir_value *n) {
-  ir_value *in[3] = {dc_scalar(b, DT_INT64, 0), n, dc_scalar(b, DT_INT64, 1)};
-  return dc_val(b, dc_node(b, IR_OP_RANGE, 3, in));
-}
-
 /* 0 where allowed, -inf elsewhere, in dtype dt. */
 static ir_value *bias_from(dc *b, ir_value *allowed, dtype dt) {
   return dc_where(b, allowed, dc_scalar(b, dt, 0), dc_scalar(b, dt, -INFINITY));
@@ -147,23 +141,19 @@ status onnx_decomp_attention(onnx_node *nd, ir_node *none) {
     if (mask->rank >= 1 && total >= 0 && mask->dims[mask->rank - 1] >= 0 && mask->dims[mask->rank - 1] < total) {
       int64_t pads[2 * MAX_RANK] = {0};
       pads[2 * mask->rank - 1] = total - mask->dims[mask->rank - 1];
-      ir_node *p = dc_node(&b, IR_OP_PAD, 1, &mask);
-      dc_set_string(&b, p, "mode", "constant");
-      dc_set_ints(&b, p, "pads", 2 * mask->rank, pads);
-      dc_set_float(&b, p, "value", mt == DT_BOOL ? 0 : -INFINITY);
-      mask = dc_val(&b, p);
+      mask = dc_pad(&b, mask, mask->rank, pads, mt == DT_BOOL ? 0 : -INFINITY);
     }
     bias = mt == DT_BOOL ? bias_from(&b, mask, dt) : mask;
   }
   if (nonpad) dc_dtype(&b, nonpad);
   if (dc_attr_int(&b, "is_causal", 0)) {
     static const int64_t col[2] = {-1, 1}, col4[4] = {1, 1, -1, 1}, batch4[4] = {-1, 1, 1, 1};
-    ir_value *jj = iota(&b, t), *allowed;
+    ir_value *jj = dc_iota(&b, DT_INT64, t), *allowed;
     if (!past_k && nonpad) { /* per batch: j <= i + nonpad[b] - Sq */
       ir_value *off = dc_reshape_to(&b, dc_op2(&b, IR_OP_SUB, dc_cast(&b, nonpad, DT_INT64), sq), 4, batch4);
-      allowed = dc_op2(&b, IR_OP_LESSOREQUAL, jj, dc_op2(&b, IR_OP_ADD, dc_reshape_to(&b, iota(&b, sq), 4, col4), off));
+      allowed = dc_op2(&b, IR_OP_LESSOREQUAL, jj, dc_op2(&b, IR_OP_ADD, dc_reshape_to(&b, dc_iota(&b, DT_INT64, sq), 4, col4), off));
     } else {
-      ir_value *ii = dc_reshape_to(&b, iota(&b, sq), 2, col);
+      ir_value *ii = dc_reshape_to(&b, dc_iota(&b, DT_INT64, sq), 2, col);
       if (past_k) ii = dc_op2(&b, IR_OP_ADD, ii, dim_of(&b, past_k, 2));
       allowed = dc_op2(&b, IR_OP_LESSOREQUAL, jj, ii);
     }
@@ -172,7 +162,7 @@ status onnx_decomp_attention(onnx_node *nd, ir_node *none) {
   if (nonpad) { /* keys j < nonpad[b] */
     static const int64_t batch4[4] = {-1, 1, 1, 1};
     ir_value *n4 = dc_reshape_to(&b, dc_cast(&b, nonpad, DT_INT64), 4, batch4);
-    bias = add_bias(&b, bias, bias_from(&b, dc_op2(&b, IR_OP_LESS, iota(&b, t), n4), dt));
+    bias = add_bias(&b, bias, bias_from(&b, dc_op2(&b, IR_OP_LESS, dc_iota(&b, DT_INT64, t), n4), dt));
   }
   ir_value *biased = bias ? dc_op2(&b, IR_OP_ADD, scores, bias) : scores;
   if (mode == 2) qk_out = biased;

@@ -151,11 +151,8 @@ status onnx_decomp_grid_sample(onnx_node *nd, ir_node *none) {
     if (valid) w = w ? mul(&s, w, dc_cast(&b, valid, DT_FLOAT32)) : dc_cast(&b, valid, DT_FLOAT32);
     /* [N, O] -> [N, C, O] int64 flat indices into X's [N, C, P] */
     ir_value *ix = dc_unsqueeze(&b, dc_cast(&b, idx, DT_INT64), 1, (const int64_t[]){1});
-    ir_value *expand_in[2] = {ix, dc_ints(&b, 3, (const int64_t[]){n, c, o})};
-    ix = dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, expand_in));
-    ir_node *ge = dc_node(&b, IR_OP_GATHERELEMENTS, 2, (ir_value *[]){xf, ix});
-    dc_set_int(&b, ge, "axis", 2);
-    ir_value *val = dc_cast(&b, dc_val(&b, ge), DT_FLOAT32);
+    ix = dc_expand(&b, ix, dc_ints(&b, 3, (const int64_t[]){n, c, o}));
+    ir_value *val = dc_cast(&b, dc_gather_elements(&b, xf, ix, 2), DT_FLOAT32);
     if (w) val = mul(&s, val, dc_unsqueeze(&b, w, 1, (const int64_t[]){1}));
     sum = sum ? add(&s, sum, val) : val;
   }
@@ -329,7 +326,7 @@ status onnx_decomp_deform_conv(onnx_node *nd, ir_node *none) {
   (void)none;
   dc b;
   dc_begin(&b, nd);
-  gs s = {.b = &b};
+  gs s = {.b = &b, .pad = 0}; /* pixel(): a tap outside X is invalid (reads 0) */
   ir_value *x = dc_in(&b, 0), *w = dc_in(&b, 1), *off = dc_in(&b, 2), *bias = dc_in(&b, 3), *mask = dc_in(&b, 4);
   const dtype xt = dc_dtype(&b, x);
   const int64_t G = dc_attr_int(&b, "group", 1), og = dc_attr_int(&b, "offset_group", 1);
@@ -345,6 +342,7 @@ status onnx_decomp_deform_conv(onnx_node *nd, ir_node *none) {
   if ((nk >= 0 && nk != 2) || (ns >= 0 && ns != 2) || (ndl >= 0 && ndl != 2) || (np >= 0 && np != 4))
     return dc_refuse(&b, ST_ERR_INVALID, "kernel_shape, strides, dilations and pads need 2, 2, 2 and 4 values");
   const int64_t n = x->dims[0], c = x->dims[1], h = x->dims[2], wd = x->dims[3], oc = w->dims[0];
+  s.d[0] = h, s.d[1] = wd;
   const int64_t T = ks[0] * ks[1], oh = off->dims[2], ow = off->dims[3], P = oh * ow;
   if (G < 1 || og < 1 || c % G || oc % G || c % og || w->dims[1] != c / G || ks[0] != w->dims[2] ||
       ks[1] != w->dims[3] || off->dims[0] != n || off->dims[1] != og * T * 2 ||
@@ -372,26 +370,21 @@ status onnx_decomp_deform_conv(onnx_node *nd, ir_node *none) {
       pos[a] = add(&s, dc_gather(&b, ot, dc_scalar(&b, DT_INT64, a), 2), dc_const(&b, DT_FLOAT32, 1, &P, a ? bw : bh));
     ir_value *fl[2], *fr[2];
     for (int a = 0; a < 2; a++) fl[a] = dc_op1(&b, IR_OP_FLOOR, pos[a]), fr[a] = sub(&s, pos[a], fl[a]);
-    const double last[2] = {(double)h - 1, (double)wd - 1};
     ir_value *acc = NULL;
     for (int corner = 0; corner < 4 && !b.st; corner++) {
       ir_value *ix[2], *wt = NULL, *ok = NULL;
       for (int a = 0; a < 2; a++) {
         const int hi = a == 0 ? corner >> 1 : corner & 1;
-        ir_value *p = hi ? add(&s, fl[a], f32(&s, 1)) : fl[a];
-        ir_value *in = dc_op2(&b, IR_OP_AND, dc_op2(&b, IR_OP_GREATEROREQUAL, p, f32(&s, 0)),
-                              dc_op2(&b, IR_OP_LESSOREQUAL, p, f32(&s, last[a])));
+        ir_value *in = NULL;
+        ix[a] = pixel(&s, a, hi ? add(&s, fl[a], f32(&s, 1)) : fl[a], &in); /* zeros padding: clamped, and valid */
         ok = ok ? dc_op2(&b, IR_OP_AND, ok, in) : in;
-        ix[a] = dc_clip(&b, p, 0, last[a]);
         ir_value *wa = hi ? fr[a] : sub(&s, f32(&s, 1), fr[a]);
         wt = wt ? mul(&s, wt, wa) : wa;
       }
       wt = mul(&s, wt, dc_cast(&b, ok, DT_FLOAT32)); /* [N, og, P] */
       ir_value *flat = dc_cast(&b, add(&s, mul(&s, ix[0], f32(&s, (double)wd)), ix[1]), DT_INT64);
-      ir_value *ex_in[2] = {dc_unsqueeze(&b, flat, 1, &ax2), dc_ints(&b, 4, (const int64_t[]){n, og, cog, P})};
-      ir_node *ge = dc_node(&b, IR_OP_GATHERELEMENTS, 2, (ir_value *[]){xg, dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, ex_in))});
-      dc_set_int(&b, ge, "axis", 3);
-      ir_value *v = mul(&s, dc_val(&b, ge), dc_unsqueeze(&b, wt, 1, &ax2)); /* [N, og, cog, P] */
+      ir_value *at = dc_expand(&b, dc_unsqueeze(&b, flat, 1, &ax2), dc_ints(&b, 4, (const int64_t[]){n, og, cog, P}));
+      ir_value *v = mul(&s, dc_gather_elements(&b, xg, at, 3), dc_unsqueeze(&b, wt, 1, &ax2)); /* [N, og, cog, P] */
       acc = acc ? add(&s, acc, v) : v;
     }
     if (masks) acc = mul(&s, acc, dc_unsqueeze(&b, dc_gather(&b, masks, dc_scalar(&b, DT_INT64, (double)t), 2), 1, &ax2));

@@ -38,10 +38,8 @@ static ir_value *nll(dc *b, ir_value *logp, ir_value *target, ir_value *weight) 
   }
   ir_value *w = weight ? dc_gather(b, weight, t, 0) : NULL;
   if (ignored) w = dc_where(b, ignored, dc_scalar(b, ft, 0), w ? w : dc_scalar(b, ft, 1));
-  ir_value *idx[2] = {logp, dc_unsqueeze(b, t, 1, &one)};
-  ir_node *ge = dc_node(b, IR_OP_GATHERELEMENTS, 2, idx);
-  dc_set_int(b, ge, "axis", 1);
-  ir_value *loss = dc_op1(b, IR_OP_NEG, dc_squeeze(b, dc_val(b, ge), 1, &one));
+  ir_value *picked = dc_gather_elements(b, logp, dc_unsqueeze(b, t, 1, &one), 1);
+  ir_value *loss = dc_op1(b, IR_OP_NEG, dc_squeeze(b, picked, 1, &one));
   if (w) loss = dc_op2(b, IR_OP_MUL, loss, w);
   if (red == RED_NONE) return loss;
   if (red == RED_SUM) return dc_reduce(b, "sum", loss, 0, NULL, 0);

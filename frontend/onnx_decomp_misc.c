@@ -43,21 +43,14 @@ static ir_value *hardmax(dc *b, ir_value *x, int64_t axis) {
     return dc_fail(b, ST_ERR_UNSUPPORTED, "attribute 'axis' = %" PRId64 " needs the rank of input '%s', unknown at import",
                    axis, x->name);
   }
-  ir_node *am = dc_node(b, IR_OP_REDUCE, 1, &x);
-  dc_set_string(b, am, "mode", "argmax");
-  dc_set_ints(b, am, "axes", 1, &axis);
-  dc_set_int(b, am, "keepdims", 1);
-  dc_set_int(b, am, "noop", 0);
-  dc_set_int(b, am, "select_last_index", 0);
-  ir_value *range[3] = {dc_scalar(b, DT_INT64, 0), dc_gather(b, dc_shape(b, x), dc_scalar(b, DT_INT64, (double)axis), 0),
-                        dc_scalar(b, DT_INT64, 1)};
-  ir_value *iota = dc_val(b, dc_node(b, IR_OP_RANGE, 3, range));
+  ir_value *am = dc_argmax(b, x, axis, 1);
+  ir_value *iota = dc_iota(b, DT_INT64, dc_gather(b, dc_shape(b, x), dc_scalar(b, DT_INT64, (double)axis), 0));
   int64_t shape[MAX_RANK];
   int n = 0;
   shape[n++] = -1;
   for (int64_t a = axis + 1; a < 0; a++) shape[n++] = 1;
   iota = dc_reshape_to(b, iota, n, shape);
-  return dc_cast(b, dc_op2(b, IR_OP_EQUAL, iota, dc_val(b, am)), x->dtype);
+  return dc_cast(b, dc_op2(b, IR_OP_EQUAL, iota, am), x->dtype);
 }
 
 /* Hardmax (opset 1; 13 changed it from coerce-to-2-D to one axis). */
@@ -94,8 +87,7 @@ status onnx_decomp_dropout(onnx_node *nd, ir_node *none) {
   ir_value *x = dc_in(&b, 0);
   dc_output(&b, 0, x);
   if (dc_output_used(&b, 1)) {
-    ir_value *in[2] = {dc_scalar(&b, DT_BOOL, 1), dc_shape(&b, x)};
-    dc_output(&b, 1, dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, in)));
+    dc_output(&b, 1, dc_expand(&b, dc_scalar(&b, DT_BOOL, 1), dc_shape(&b, x)));
   }
   return dc_end(&b);
 }
@@ -127,11 +119,7 @@ status onnx_decomp_center_crop_pad(onnx_node *nd, ir_node *none) {
     pads[a] = diff < 0 ? -half : half;
     pads[rank + a] = diff - pads[a];
   }
-  ir_node *p = dc_node(&b, IR_OP_PAD, 1, &x);
-  dc_set_string(&b, p, "mode", "constant");
-  dc_set_ints(&b, p, "pads", 2 * rank, pads);
-  dc_set_float(&b, p, "value", 0);
-  dc_output(&b, 0, dc_val(&b, p));
+  dc_output(&b, 0, dc_pad(&b, x, rank, pads, 0));
   return dc_end(&b);
 }
 
@@ -237,8 +225,7 @@ status onnx_decomp_window(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'output_datatype' = %" PRId64 " (%s) is not supported", to,
                      onnx_dtype_name((dtype)to));
   double den = periodic ? size : size - 1;
-  ir_value *range[3] = {dc_scalar(&b, DT_FLOAT32, 0), dc_scalar(&b, DT_FLOAT32, size), dc_scalar(&b, DT_FLOAT32, 1)};
-  ir_value *n = dc_val(&b, dc_node(&b, IR_OP_RANGE, 3, range));
+  ir_value *n = dc_iota(&b, DT_FLOAT32, dc_scalar(&b, DT_FLOAT32, size));
   /* size 1 symmetric: ONNX divides by zero too; the single sample is then a0 - a1 + a2 (n = 0, cos 0 = 1) */
   ir_value *wn = dc_op2(&b, IR_OP_MUL, n, dc_scalar(&b, DT_FLOAT32, den > 0 ? 2 * M_PI / den : 0));
   ir_value *y = dc_op2(&b, IR_OP_SUB, dc_scalar(&b, DT_FLOAT32, a0),
@@ -277,11 +264,7 @@ status onnx_decomp_causal_conv(onnx_node *nd, ir_node *none) {
     ir_value *in[2] = {past, x};
     seq = dc_concat(&b, 2, 2, in);
   } else if (K > 1) {
-    ir_node *p = dc_node(&b, IR_OP_PAD, 1, &x);
-    dc_set_string(&b, p, "mode", "constant");
-    dc_set_ints(&b, p, "pads", 6, (const int64_t[]){0, 0, K - 1, 0, 0, 0});
-    dc_set_float(&b, p, "value", 0);
-    seq = dc_val(&b, p);
+    seq = dc_pad(&b, x, 3, (const int64_t[]){0, 0, K - 1, 0, 0, 0}, 0);
   }
   static const int64_t time_axis = 2, col[2] = {-1, 1};
   /* the sum of products in f32 for f16 data, rounded once at the end */
@@ -322,13 +305,9 @@ status onnx_decomp_eye_like(onnx_node *nd, ir_node *none) {
       want != DT_UINT8 && want != DT_BOOL)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'dtype' = %" PRId64 " (%s) is not supported", want,
                      onnx_dtype_name((dtype)want));
-  ir_value *rows_in[3] = {dc_scalar(&b, DT_INT64, 0), dc_scalar(&b, DT_INT64, (double)x->dims[0]),
-                          dc_scalar(&b, DT_INT64, 1)};
-  ir_value *cols_in[3] = {dc_scalar(&b, DT_INT64, 0), dc_scalar(&b, DT_INT64, (double)x->dims[1]),
-                          dc_scalar(&b, DT_INT64, 1)};
   static const int64_t column[2] = {-1, 1};
-  ir_value *rows = dc_reshape_to(&b, dc_val(&b, dc_node(&b, IR_OP_RANGE, 3, rows_in)), 2, column);
-  ir_value *cols = dc_val(&b, dc_node(&b, IR_OP_RANGE, 3, cols_in));
+  ir_value *rows = dc_reshape_to(&b, dc_iota(&b, DT_INT64, dc_scalar(&b, DT_INT64, (double)x->dims[0])), 2, column);
+  ir_value *cols = dc_iota(&b, DT_INT64, dc_scalar(&b, DT_INT64, (double)x->dims[1]));
   ir_value *diag = dc_op2(&b, IR_OP_EQUAL, dc_op2(&b, IR_OP_SUB, cols, rows), dc_scalar(&b, DT_INT64, (double)k));
   dc_output(&b, 0, dc_cast(&b, diag, (dtype)want));
   return dc_end(&b);
@@ -353,8 +332,7 @@ status onnx_decomp_reverse_sequence(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_INVALID, "time_axis %" PRId64 " and batch_axis %" PRId64 " must be 0 and 1, or 1 "
                      "and 0", ta, ba);
   const int64_t T = x->dims[ta];
-  ir_value *range[3] = {dc_scalar(&b, DT_INT64, 0), dc_scalar(&b, DT_INT64, (double)T), dc_scalar(&b, DT_INT64, 1)};
-  ir_value *t = dc_val(&b, dc_node(&b, IR_OP_RANGE, 3, range)), *len = dc_cast(&b, lens, DT_INT64);
+  ir_value *t = dc_iota(&b, DT_INT64, dc_scalar(&b, DT_INT64, (double)T)), *len = dc_cast(&b, lens, DT_INT64);
   /* t and len laid out along their axes: [T, 1] and [1, B] (time first), or [1, T] and [B, 1] */
   const int64_t tcol[2] = {-1, 1}, trow[2] = {1, -1};
   t = dc_reshape_to(&b, t, 2, ta == 0 ? tcol : trow);
@@ -365,11 +343,8 @@ status onnx_decomp_reverse_sequence(onnx_node *nd, ir_node *none) {
   shape[0] = x->dims[0], shape[1] = x->dims[1];
   for (int i = 2; i < x->rank; i++) shape[i] = 1;
   idx = dc_reshape_to(&b, idx, x->rank, shape);
-  ir_value *expand_in[2] = {idx, dc_ints(&b, x->rank, x->dims)};
-  idx = dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, expand_in));
-  ir_node *g = dc_node(&b, IR_OP_GATHERELEMENTS, 2, (ir_value *[]){x, idx});
-  dc_set_int(&b, g, "axis", ta);
-  dc_output(&b, 0, dc_val(&b, g));
+  idx = dc_expand(&b, idx, dc_ints(&b, x->rank, x->dims));
+  dc_output(&b, 0, dc_gather_elements(&b, x, idx, ta));
   return dc_end(&b);
 }
 
@@ -418,8 +393,7 @@ status onnx_decomp_max_unpool(onnx_node *nd, ir_node *none) {
     total *= out[j];
   }
   static const int64_t flat[1] = {-1};
-  ir_value *expand_in[2] = {dc_scalar(&b, xt, 0), dc_ints(&b, 1, &total)};
-  ir_value *zeros = dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, expand_in));
+  ir_value *zeros = dc_expand(&b, dc_scalar(&b, xt, 0), dc_ints(&b, 1, &total));
   ir_value *sin[3] = {zeros, dc_reshape_to(&b, dc_cast(&b, ind, DT_INT64), 1, flat), dc_reshape_to(&b, x, 1, flat)};
   ir_node *sc = dc_node(&b, IR_OP_SCATTERELEMENTS, 3, sin);
   dc_set_int(&b, sc, "axis", 0);
@@ -428,11 +402,7 @@ status onnx_decomp_max_unpool(onnx_node *nd, ir_node *none) {
   if (padded) {
     int64_t p[2 * MAX_RANK] = {0};
     for (int j = 0; j < x->rank; j++) p[x->rank + j] = want[j] - out[j];
-    ir_node *pn = dc_node(&b, IR_OP_PAD, 1, &y);
-    dc_set_string(&b, pn, "mode", "constant");
-    dc_set_ints(&b, pn, "pads", 2 * x->rank, p);
-    dc_set_float(&b, pn, "value", 0);
-    y = dc_val(&b, pn);
+    y = dc_pad(&b, y, x->rank, p, 0);
   }
   dc_output(&b, 0, y);
   return dc_end(&b);
@@ -504,19 +474,10 @@ status onnx_decomp_maxpool(onnx_node *nd, ir_node *none) {
   }
   const int64_t n = x->dims[0], c = x->dims[1];
   ir_value *xs = dc_reshape_to(&b, x, 3, (const int64_t[]){n, c, P});
-  ir_node *pad = dc_node(&b, IR_OP_PAD, 1, &xs);
-  dc_set_string(&b, pad, "mode", "constant");
-  dc_set_ints(&b, pad, "pads", 6, (const int64_t[]){0, 0, 0, 0, 0, 1});
-  dc_set_float(&b, pad, "value", -INFINITY);
+  ir_value *padded = dc_pad(&b, xs, 3, (const int64_t[]){0, 0, 0, 0, 0, 1}, -INFINITY);
   ir_value *tab = dc_const(&b, DT_INT64, 1, (const int64_t[]){O * K}, t);
-  ir_value *g = dc_reshape_to(&b, dc_gather(&b, dc_val(&b, pad), tab, 2), 4, (const int64_t[]){n, c, O, K});
-  ir_node *am = dc_node(&b, IR_OP_REDUCE, 1, &g);
-  dc_set_string(&b, am, "mode", "argmax");
-  dc_set_ints(&b, am, "axes", 1, (const int64_t[]){3});
-  dc_set_int(&b, am, "keepdims", 0);
-  dc_set_int(&b, am, "noop", 0);
-  dc_set_int(&b, am, "select_last_index", 0);
-  ir_value *at = dc_op2(&b, IR_OP_ADD, dc_val(&b, am), dc_const(&b, DT_INT64, 1, &O, base)); /* [N, C, O] */
+  ir_value *g = dc_reshape_to(&b, dc_gather(&b, padded, tab, 2), 4, (const int64_t[]){n, c, O, K});
+  ir_value *at = dc_op2(&b, IR_OP_ADD, dc_argmax(&b, g, 3, 0), dc_const(&b, DT_INT64, 1, &O, base)); /* [N, C, O] */
   ir_value *sp = dc_gather(&b, tab, at, 0);
   int64_t *nc = arena_array(&b.g->arena, (size_t)(n * c), sizeof *nc);
   if (!nc) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
@@ -580,10 +541,8 @@ status onnx_decomp_col2im(onnx_node *nd, ir_node *none) {
       idx[k * L + l] = inside ? flat : P;
     }
   ir_value *ix = dc_const(&b, DT_INT64, 3, (const int64_t[]){1, 1, K * L}, idx);
-  ir_value *ex_in[2] = {ix, dc_ints(&b, 3, (const int64_t[]){n, c, K * L})};
-  ix = dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, ex_in));
-  ir_value *z_in[2] = {dc_scalar(&b, xt, 0), dc_ints(&b, 3, (const int64_t[]){n, c, P + 1})};
-  ir_value *sc_in[3] = {dc_val(&b, dc_node(&b, IR_OP_EXPAND, 2, z_in)), ix,
+  ix = dc_expand(&b, ix, dc_ints(&b, 3, (const int64_t[]){n, c, K * L}));
+  ir_value *sc_in[3] = {dc_expand(&b, dc_scalar(&b, xt, 0), dc_ints(&b, 3, (const int64_t[]){n, c, P + 1})), ix,
                         dc_reshape_to(&b, x, 3, (const int64_t[]){n, c, K * L})};
   ir_node *sc = dc_node(&b, IR_OP_SCATTERELEMENTS, 3, sc_in);
   dc_set_int(&b, sc, "axis", 2);
