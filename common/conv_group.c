@@ -76,8 +76,8 @@ void convg_pack_rows(const convg_geom *g, const void *src, int sdt, void *dst, i
     int64_t kfr = (r.c1_hi - r.c1_lo) * g->taps;
     for (int64_t kk = 0; kk < kfr; kk++) {
       int64_t c1 = r.c1_lo + kk / g->taps, tap = kk % g->taps;
-      uint64_t at = ((r.base + (uint64_t)kk * (uint64_t)r.len + (uint64_t)(nb - r.nb0)) * C0 + (uint64_t)(co % C0)) * C0;
-      for (int64_t j = 0; j < C0; j++) {
+      uint64_t at = (r.base + (uint64_t)kk * (uint64_t)r.len + (uint64_t)(nb - r.nb0)) * C0 * C0 + (uint64_t)(co % C0);
+      for (int64_t j = 0; j < C0; j++) { /* ci % 16 = j: row j of the fractal */
         int64_t c = c1 * C0 + j;
         float v = 0.0f;
         if (co < g->cout && c < g->cin && c / g->ig == grp) {
@@ -85,9 +85,9 @@ void convg_pack_rows(const convg_geom *g, const void *src, int sdt, void *dst, i
           v = sdt == DT_FLOAT16 ? half_to_float(((const uint16_t *)src)[from]) : ((const float *)src)[from];
         }
         if (ddt == DT_FLOAT16)
-          ((uint16_t *)dst)[at + (uint64_t)j] = float_to_half(v);
+          ((uint16_t *)dst)[at + (uint64_t)j * C0] = float_to_half(v);
         else
-          ((float *)dst)[at + (uint64_t)j] = v;
+          ((float *)dst)[at + (uint64_t)j * C0] = v;
       }
     }
   }

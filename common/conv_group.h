@@ -14,8 +14,8 @@
  * [c1_lo, c1_hi). Each run is stored, runs in order, as the FRACTAL_Z
  * weights of the dense convolution from its kb input blocks to its L output
  * blocks: fractal (kk, j), kk = (c1 - c1_lo)*KH*KW + kh*KW + kw in [0,
- * kb*KH*KW), j in [0, L), at run_base + kk*L + j, each fractal [16 co][16
- * ci] (co, ci modulo 16). Entries whose input channel is outside the output
+ * kb*KH*KW), j in [0, L), at run_base + kk*L + j, each fractal [16 ci][16
+ * co] (ci, co modulo 16), as FRACTAL_Z's (types.h). Entries whose input channel is outside the output
  * channel's group, or past Cout / Cin, are zero. Group width 8 (RegNetY)
  * thus has runs of one block with kb = 1: 16x16 fractals, half of each zero.
  */

@@ -33,7 +33,7 @@
 #include "types.h"
 
 #define OM_MAGIC "DVNPU-OM" /* 8 bytes, no NUL stored */
-enum { OM_VERSION_MAJOR = 1, OM_VERSION_MINOR = 0 };
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 0 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc

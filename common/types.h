@@ -11,9 +11,10 @@
  *   FRACTAL_Z   convolution weights, logical [Cout, Cin, KH, KW]; physical
  *               [C1in * KH * KW][N1][16][16] where N1 = ceil(Cout / 16):
  *               w[co][ci][kh][kw] lives at
- *               [((ci / 16) * KH + kh) * KW + kw][co / 16][co % 16][ci % 16];
+ *               [((ci / 16) * KH + kh) * KW + kw][co / 16][ci % 16][co % 16];
  *               padding (co >= Cout or ci >= Cin) is zero. One [16][16] fractal
- *               is the cube's B operand (n-major rows of 16 k values).
+ *               is the cube's B operand as the kernels read it in place: k-major
+ *               rows of 16 output channels (format 2.0; 1.x stored [co][ci]).
  *   WINO_F43    3x3 convolution weights transformed for Winograd F(4x4,3x3)
  *               (om_format.h CONV2D, algorithm 1; f32), logical [Cout, Cin, 3, 3];
  *               physical [36][N1][C1in * 16][16], N1 = ceil(Cout / 16): with

@@ -118,7 +118,7 @@ static uint64_t phys_index(int lay, const int64_t *dm, int64_t a, int64_t b, int
   /* FRACTAL_Z: a = co, b = ci, c = kh, e = kw */
   uint64_t n1 = (uint64_t)(dm[0] + C0 - 1) / C0;
   uint64_t frac = ((uint64_t)b / C0 * (uint64_t)dm[2] + (uint64_t)c) * (uint64_t)dm[3] + (uint64_t)e;
-  return ((frac * n1 + (uint64_t)a / C0) * C0 + (uint64_t)a % C0) * C0 + (uint64_t)b % C0;
+  return ((frac * n1 + (uint64_t)a / C0) * C0 + (uint64_t)b % C0) * C0 + (uint64_t)a % C0;
 }
 
 /* New payload for ND constant c reinterpreted with logical dims `dims` (same

@@ -273,8 +273,6 @@ void rt_mmad16_1(const float *a, int64_t klen, const float *b, float *c);
 /* c[m][0..16) += sum_k a[m*lda + k] * b[k][0..16) for m < mrows, = when
  * first (f32; the Winograd tiles' GEMMs through the cube micro-kernel). */
 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c, int first);
-/* dst[ci][co] (16 x 16 f32) = the FRACTAL_Z fractal frac[co][ci] (f16 or f32). */
-void rt_fractal_t_x86(const void *frac, int f16, float *dst);
 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 #endif
 

@@ -14,8 +14,8 @@
  * Staging is f32 (fp16 products are exact in f32, so this is the chip's
  * arithmetic): L0A and L0B hold twice the contract's fp16 bytes, which
  * exec.c allocates. L0A is [pixel][k] (one row of the chunk's k values per
- * pixel); L0B holds each weight fractal transposed, [n block][k][16 co], so
- * the innermost loop of the mmad runs over the 16 output lanes of C0 in
+ * pixel); L0B holds the weight fractals as FRACTAL_Z stores them, k-major:
+ * [n block][k][16 co], so the innermost loop of the mmad runs over the 16 output lanes of C0 in
  * 4-lane vectors; L0C is [n block][tile_m][16]. The k axis of a chunk keeps
  * only the real input channels of each fractal (k_lanes): the padding lanes
  * are zero in both operands, so skipping them sums the same products.
@@ -104,20 +104,18 @@ static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, i
   }
 }
 
-/* L0B[nb][k][co] = w fractal (kf, nb0+nb)[co][ci], transposed, k running
- * over the same packed lanes as load3d's columns. */
+/* L0B[nb][k][co] = rows ci < k_lanes of w fractal (kf, nb0+nb), which
+ * FRACTAL_Z stores k-major ([ci][co]), so k runs over the same packed lanes
+ * as load3d's columns. */
 static void load_b(const conv_geom *g, int64_t nb0, int64_t nblocks, int64_t kc, int64_t kn, int64_t klen,
                    float *l0b) {
   const int wt = (int)g->w->dtype;
-  float frac[C0 * C0]; /* one fractal [co][ci] in f32 */
   for (int64_t nb = 0; nb < nblocks; nb++) {
     float *dst = l0b + nb * klen * C0;
     for (int64_t kk = 0; kk < kn; kk++) {
       const int lanes = k_lanes(g, kc + kk);
-      rt_load_f32(frac, g->wd, wt, (size_t)((kc + kk) * g->c1out + nb0 + nb) * C0 * C0, C0 * C0);
-      for (int ci = 0; ci < lanes; ci++, dst += C0)
-        for (int co = 0; co < C0; co++)
-          dst[co] = frac[co * C0 + ci];
+      rt_load_f32(dst, g->wd, wt, (size_t)((kc + kk) * g->c1out + nb0 + nb) * C0 * C0, (size_t)lanes * C0);
+      dst += (size_t)lanes * C0;
     }
   }
 }

@@ -1,14 +1,14 @@
 /* kernels_cube_x86.c - the CONV2D tile on AVX2 + FMA + F16C hosts.
  *
- * Same tiles and the same staging buffers as the portable path in
- * kernels_cube.c (the tiling contract of om_format.h is unchanged), but
- * every step uses the host:
+ * Same tiles as the portable path in kernels_cube.c (the tiling contract of
+ * om_format.h is unchanged), but every step uses the host:
  *   load3d  img2col of a K chunk into L0A as f32 [pixel][k], fp16 converted
  *           16 lanes at a time with vcvtph2ps (1x1 stride-1 convolutions are
  *           a plain conversion copy of NC1HWC0 rows: no img2col);
- *   loadB   each 16x16 weight fractal of FRACTAL_Z ([co][ci]) converted and
- *           transposed in registers (8x8 AVX transposes) into L0B as
- *           [n block][k][16 co], read in FRACTAL_Z order;
+ *   loadB   none: FRACTAL_Z stores each fractal k-major ([ci][co]), so the
+ *           micro-kernel reads the weights in place, a B row (16 output
+ *           channels) per k, converting f16 rows with vcvtph2ps as it goes;
+ *           the K walk (kwalk) lists each fractal's A and B runs;
  *   mmad    a 6-pixel x 16-channel micro-kernel: 12 YMM accumulators, per k
  *           step two B loads and six broadcasts of A feeding 12 FMAs; pixel
  *           groups outer, n blocks inner. The first chunk starts from zero,
@@ -17,16 +17,16 @@
  *           registers: + bias, + residual (f16 or f32), relu / clip, padding
  *           channels forced to 0, f16 store with vcvtps2ph (round to nearest
  *           even) or f32 store.
- * K chunks are tile_k fractals, or more when fractals carry padding lanes
- * (a 3-channel stem stages 3 of 16 lanes), up to what the f32 staging
- * buffers hold; when the tile's weights for the whole K fit L0B, pixel
- * groups are finished one after the other with no partial sums in L0C.
- * Three tile shapes skip img2col: kernels wider than 1x1 on whole channel
- * blocks read the input rows converted once into L1 (conv_tile_direct: the
- * micro-kernel addresses each fractal of each pixel there); inputs of at
- * most 4 channels (RGB stems) are packed into L1 rows so that a kernel row
- * of taps is one contiguous run the micro-kernel reads there (pack_rows,
- * conv_packed); a tile of a single output pixel
+ * K chunks are as many fractals as L0B would hold in the weights' dtype (at
+ * least tile_k) and as L0A's img2col rows hold; when the whole K is one
+ * chunk, pixel groups are finished one after the other with no partial sums
+ * in L0C. Three tile shapes skip img2col: kernels wider than 1x1 on whole
+ * channel blocks read the input rows converted once into L1
+ * (conv_tile_direct: the micro-kernel addresses each fractal of each pixel
+ * there); inputs of at most 4 channels (RGB stems) are packed into L1 rows
+ * so that a kernel row of taps is one contiguous run the micro-kernel reads
+ * there (pack_rows, conv_packed; their weights, 3 of 16 lanes a fractal,
+ * are staged compactly as f32 in L0B); a tile of a single output pixel
  * (fully connected layers) is a matrix-vector product read straight from
  * FRACTAL_Z (conv_tile_gemv).
  * fp16 x fp16 products are exact in f32, so results differ from the portable
@@ -194,63 +194,51 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
   }
 }
 
-/* r[0..7] <- its transpose. */
-AVX2_INLINE void transpose8(__m256 r[8]) {
-  __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-  __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-  __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-  __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20), r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20), r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31), r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
+/* --- the K walk: which A and B runs the micro-kernel multiplies
+ *
+ * A chunk's K is a list of segments; segment s is len[s] k values whose A
+ * values start aoff[s] floats past a pixel's A base and whose B rows (16
+ * output lanes each, f16 when bh, else f32) start boff[s] elements past the
+ * n block's B base. B is read in place from the FRACTAL_Z weights (one
+ * segment per fractal: rows ci < k_lanes, fractal stride c1out * 256) or,
+ * for the packed stems, from f32 rows staged in L0B. */
+typedef struct kwalk {
+  size_t n;
+  int bh;
+  size_t nbstride; /* B elements from one n block to the next */
+  size_t aoff[MAX_CHUNK], boff[MAX_CHUNK];
+  int len[MAX_CHUNK];
+} kwalk;
 
-/* 8 rows (co) x 8 columns (ci) of a fractal starting at row co0, column ci0,
- * as f32. */
-AVX2_INLINE void load8(const void *frac, int f16, int co0, int ci0, __m256 r[8]) {
-  for (int i = 0; i < 8; i++) {
-    size_t at = (size_t)(co0 + i) * C0 + (size_t)ci0;
-    r[i] = f16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)frac + at)))
-               : _mm256_loadu_ps((const float *)frac + at);
-  }
-}
-
-/* dst[ci][co] (row stride 16) = frac[co][ci] for ci < lanes. */
-static AVX2 void transpose_fractal(const void *frac, int f16, int lanes, float *dst) {
-  float tmp[C0 * C0];
-  float *out = lanes == C0 ? dst : tmp;
-  for (int cb = 0; cb < 2; cb++) {   /* ci half */
-    for (int ob = 0; ob < 2; ob++) { /* co half */
-      if (cb == 1 && lanes <= 8) break;
-      __m256 r[8];
-      load8(frac, f16, ob * 8, cb * 8, r);
-      transpose8(r);
-      for (int i = 0; i < 8; i++)
-        _mm256_storeu_ps(out + (size_t)(cb * 8 + i) * C0 + ob * 8, r[i]);
-    }
-  }
-  if (out != dst) memcpy(dst, tmp, (size_t)lanes * C0 * sizeof(float));
-}
-
-/* L0B[nb][k][co] for n blocks nb0 .. nb0+nblocks-1, fractals kc .. kc+kn-1,
- * read in FRACTAL_Z order (a chunk's fractals of consecutive n blocks are
- * contiguous). */
-static AVX2 void stage_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t kc, int64_t kn,
-                         int64_t klen, float *l0b) {
+/* B in place for fractals kc .. kc+kn-1 (whose A values lie aoff[] apart as
+ * the caller sets them): returns the B base of n block nb0. */
+static const void *kwalk_weights(const rt_conv_geom *g, int64_t kc, int64_t kn, int64_t nb0, kwalk *kw) {
   const int f16 = g->w->dtype == DT_FLOAT16;
-  const size_t es = f16 ? 2 : 4;
-  int64_t koff = 0;
+  kw->n = (size_t)kn, kw->bh = f16, kw->nbstride = C0 * C0;
   for (int64_t kk = 0; kk < kn; kk++) {
-    const int lanes = rt_conv_k_lanes(g, kc + kk);
-    const uint8_t *frac = (const uint8_t *)g->wd + (size_t)((kc + kk) * g->c1out + nb0) * C0 * C0 * es;
-    for (int64_t nb = 0; nb < nblocks; nb++, frac += C0 * C0 * es)
-      transpose_fractal(frac, f16, lanes, l0b + (nb * klen + koff) * C0);
-    koff += lanes;
+    kw->boff[kk] = (size_t)(kk * g->c1out) * C0 * C0;
+    kw->len[kk] = rt_conv_k_lanes(g, kc + kk);
+  }
+  const size_t at = (size_t)(kc * g->c1out + nb0) * C0 * C0;
+  return f16 ? (const void *)((const uint16_t *)g->wd + at) : (const void *)((const float *)g->wd + at);
+}
+
+/* Packed stems (conv_packed): the tile's weights for the whole K, rows ci <
+ * k_lanes of each fractal, as f32 in L0B [nb][k][co]: the A runs (kernel
+ * rows of kw * cin values) cross fractal boundaries, so B is made one
+ * contiguous run per n block. */
+static AVX2 void stage_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t klen, float *l0b) {
+  const int f16 = g->w->dtype == DT_FLOAT16;
+  for (int64_t nb = 0; nb < nblocks; nb++) {
+    float *dst = l0b + nb * klen * C0;
+    for (int64_t kf = 0; kf < g->k; kf++) {
+      const size_t at = (size_t)(kf * g->c1out + nb0 + nb) * C0 * C0;
+      const int lanes = rt_conv_k_lanes(g, kf);
+      for (int r = 0; r < lanes; r++, dst += C0) {
+        _mm256_storeu_ps(dst, ld8h(g->wd, f16, at + (size_t)r * C0));
+        _mm256_storeu_ps(dst + 8, ld8h(g->wd, f16, at + (size_t)r * C0 + 8));
+      }
+    }
   }
 }
 
@@ -272,20 +260,26 @@ AVX2_INLINE __m256 act8(__m256 v, const epi *e) {
   return v;
 }
 
-/* c[r][0..16) (+)= sum_k A[r][k] * b[k][0..16) for r < R, R <= MR, where the
- * k axis is nseg segments of seglen values: segment s of row r starts at
- * seg[s] + roff[r] (img2col'd L0A: one segment, rows a row length apart;
- * the direct path: one segment per fractal, roff[r] = where pixel r is).
+/* 8 lanes of a B row: f16 (converted, F16C) or f32. */
+AVX2_INLINE __m256 ldb(const int BH, const void *b, size_t at) {
+  return BH ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)b + at)))
+            : _mm256_loadu_ps((const float *)b + at);
+}
+
+/* c[r][0..16) (+)= sum over the segments s of kw, k < len[s], of
+ * A[r][k] * B[k][0..16) for r < R, R <= MR: pixel r's A values of segment s
+ * start at a + roff[r] + aoff[s], the B rows at b + boff[s] (f16 when BH).
  * first: start from the bias instead of c; e->y: write y instead of c. H = 1
  * (an n block whose lanes 8..15 are padding channels, e->half) computes
  * lanes 0..7 only: half the FMAs and B loads; lanes 8..15 of y are written
  * 0, as the padding rule wants, and those of c are left alone (no later
  * chunk reads them). The accumulators are named variables (an array of
  * __m256 is kept in memory by gcc); rows >= R and the upper half with H = 1
- * are dead code once R and H are constants. */
+ * are dead code once R and H are constants. Converting f16 B rows in the
+ * loop costs no throughput: the FMAs bound it either way. */
 #define MK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-AVX2_INLINE void mk(const int R, const int H, const float *const *seg, size_t nseg, size_t seglen,
-                    const size_t *roff, const float *b, float *c, int first, const epi *e, size_t yrow) {
+AVX2_INLINE void mk(const int R, const int H, const int BH, const kwalk *kw, const float *a, const void *b,
+                    const size_t *roff, float *c, int first, const epi *e, size_t yrow) {
 #define MK_DECL(r) __m256 c##r##0 = e->bias0, c##r##1 = e->bias1;
   MK_ROWS(MK_DECL)
 #define MK_LOAD(r)                                                                                           \
@@ -293,10 +287,13 @@ AVX2_INLINE void mk(const int R, const int H, const float *const *seg, size_t ns
   MK_ROWS(MK_LOAD)
   const size_t o1 = R > 1 ? roff[1] : 0, o2 = R > 2 ? roff[2] : 0, o3 = R > 3 ? roff[3] : 0;
   const size_t o4 = R > 4 ? roff[4] : 0, o5 = R > 5 ? roff[5] : 0;
-  for (size_t sg = 0; sg < nseg; sg++) {
-    const float *a0 = seg[sg], *a1 = a0 + o1, *a2 = a0 + o2, *a3 = a0 + o3, *a4 = a0 + o4, *a5 = a0 + o5;
-    for (size_t k = 0; k < seglen; k++, b += C0) {
-      __m256 b0 = _mm256_loadu_ps(b), b1 = H > 1 ? _mm256_loadu_ps(b + 8) : b0, av;
+  const size_t es = BH ? 2 : 4;
+  for (size_t sg = 0; sg < kw->n; sg++) {
+    const float *a0 = a + kw->aoff[sg], *a1 = a0 + o1, *a2 = a0 + o2, *a3 = a0 + o3, *a4 = a0 + o4, *a5 = a0 + o5;
+    const uint8_t *bs = (const uint8_t *)b + kw->boff[sg] * es;
+    const int n = kw->len[sg];
+    for (int k = 0; k < n; k++, bs += C0 * es) {
+      __m256 b0 = ldb(BH, bs, 0), b1 = H > 1 ? ldb(BH, bs, 8) : b0, av;
 #define MK_FMA(r)                                                                                            \
   if (R > r) {                                                                                               \
     av = _mm256_broadcast_ss(a##r + k);                                                                      \
@@ -331,49 +328,39 @@ AVX2_INLINE void mk(const int R, const int H, const float *const *seg, size_t ns
   MK_ROWS(MK_EPI)
 }
 
-static AVX2 void mk6(const float *const *seg, size_t nseg, size_t seglen, const size_t *roff, const float *b,
-                     float *c, int first, const epi *e, size_t yrow) {
-  mk(6, 2, seg, nseg, seglen, roff, b, c, first, e, yrow);
-}
-
-static AVX2 void mk_tail(int rows, const float *const *seg, size_t nseg, size_t seglen, const size_t *roff,
-                         const float *b, float *c, int first, const epi *e, size_t yrow) {
-  switch (rows) {
-  case 1: mk(1, 2, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 2: mk(2, 2, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 3: mk(3, 2, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 4: mk(4, 2, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 5: mk(5, 2, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  default: break;
+/* The instances: full row groups, tails of 1..5 rows, and half blocks
+ * (e->half: lanes 0..7 only) of 1..6 rows, for B in f16 (_h) and f32 (_f). */
+typedef void mk_fn(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff, float *c,
+                   int first, const epi *e, size_t yrow);
+#define MK_CASE(R, H, BH)                                                                                    \
+  case R: mk(R, H, BH, kw, a, b, roff, c, first, e, yrow); break;
+#define MK_INSTANCES(BH, SFX)                                                                                \
+  static AVX2 void mk_full##SFX(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff, \
+                                float *c, int first, const epi *e, size_t yrow) {                            \
+    switch (rows) {                                                                                          \
+      MK_CASE(1, 2, BH) MK_CASE(2, 2, BH) MK_CASE(3, 2, BH) MK_CASE(4, 2, BH) MK_CASE(5, 2, BH)              \
+      MK_CASE(6, 2, BH) default : break;                                                                     \
+    }                                                                                                        \
+  }                                                                                                          \
+  static AVX2 void mk_half##SFX(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff, \
+                                float *c, int first, const epi *e, size_t yrow) {                            \
+    switch (rows) {                                                                                          \
+      MK_CASE(1, 1, BH) MK_CASE(2, 1, BH) MK_CASE(3, 1, BH) MK_CASE(4, 1, BH) MK_CASE(5, 1, BH)              \
+      MK_CASE(6, 1, BH) default : break;                                                                     \
+    }                                                                                                        \
   }
-}
+MK_INSTANCES(1, _h)
+MK_INSTANCES(0, _f)
 
-/* A half block (e->half): lanes 0..7 only. */
-static AVX2 void mk_half(int rows, const float *const *seg, size_t nseg, size_t seglen, const size_t *roff,
-                         const float *b, float *c, int first, const epi *e, size_t yrow) {
-  switch (rows) {
-  case 1: mk(1, 1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 2: mk(2, 1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 3: mk(3, 1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 4: mk(4, 1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 5: mk(5, 1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  case 6: mk(6, 1, seg, nseg, seglen, roff, b, c, first, e, yrow); break;
-  default: break;
-  }
-}
-
-/* One group of rows <= MR pixels against the n blocks of a chunk. */
-static AVX2 void mk_group(int rows, const float *const *seg, size_t nseg, size_t seglen, const size_t *roff,
-                          const float *l0b, size_t klen, int64_t nbn, float *c, size_t cstride, int first,
-                          const epi *e, size_t yrow) {
+/* One group of rows <= MR pixels (A base a) against nbn n blocks whose B
+ * bases are b + nb * kw->nbstride elements. */
+static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff,
+                          int64_t nbn, float *c, size_t cstride, int first, const epi *e, size_t yrow) {
+  const size_t es = kw->bh ? 2 : 4;
   for (int64_t nb = 0; nb < nbn; nb++) {
-    const float *b = l0b + (size_t)nb * klen * C0;
-    if (e[nb].half)
-      mk_half(rows, seg, nseg, seglen, roff, b, c + (size_t)nb * cstride, first, &e[nb], yrow);
-    else if (rows == MR)
-      mk6(seg, nseg, seglen, roff, b, c + (size_t)nb * cstride, first, &e[nb], yrow);
-    else
-      mk_tail(rows, seg, nseg, seglen, roff, b, c + (size_t)nb * cstride, first, &e[nb], yrow);
+    const void *bn = (const uint8_t *)b + (size_t)nb * kw->nbstride * es;
+    mk_fn *f = e[nb].half ? (kw->bh ? mk_half_h : mk_half_f) : (kw->bh ? mk_full_h : mk_full_f);
+    f(rows, kw, a, bn, roff, c + (size_t)nb * cstride, first, &e[nb], yrow);
   }
 }
 
@@ -385,15 +372,14 @@ AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t kl
   epi e;
   memset(&e, 0, sizeof e);
   e.bias0 = e.bias1 = _mm256_setzero_ps();
+  kwalk kw;
+  kw.n = 1, kw.bh = 0, kw.nbstride = 0, kw.aoff[0] = 0, kw.boff[0] = 0, kw.len[0] = (int)klen;
   const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
   for (int64_t m = 0; m < mrows; m += MR) {
     const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
-    const float *seg = a + (size_t)m * lda;
-    mk_group(rows, &seg, 1, klen, roff, b, klen, 1, c + m * C0, 0, first, &e, 0);
+    mk_group(rows, &kw, a + (size_t)m * lda, b, roff, 1, c + m * C0, 0, first, &e, 0);
   }
 }
-
-AVX2 void rt_fractal_t_x86(const void *frac, int f16, float *dst) { transpose_fractal(frac, f16, C0, dst); }
 
 /* --- the tile */
 
@@ -420,22 +406,12 @@ static AVX2 void epi_init(const rt_conv_geom *g, int64_t img, int64_t m0, int64_
   e->res = g->rd ? (const uint8_t *)g->rd + at * (e->rf16 ? 2 : 4) : NULL;
 }
 
-/* Lane i of the result = the sum of the 8 lanes of r_i. */
-AVX2_INLINE __m256 hsum8(__m256 r0, __m256 r1, __m256 r2, __m256 r3, __m256 r4, __m256 r5, __m256 r6,
-                         __m256 r7) {
-  __m256 s01 = _mm256_hadd_ps(r0, r1), s23 = _mm256_hadd_ps(r2, r3);
-  __m256 s45 = _mm256_hadd_ps(r4, r5), s67 = _mm256_hadd_ps(r6, r7);
-  __m256 s0123 = _mm256_hadd_ps(s01, s23), s4567 = _mm256_hadd_ps(s45, s67);
-  return _mm256_add_ps(_mm256_permute2f128_ps(s0123, s4567, 0x20),
-                       _mm256_permute2f128_ps(s0123, s4567, 0x31));
-}
-
 /* A tile of one output pixel (a fully connected layer is a 1x1 conv on a
- * 1x1 image): a matrix-vector product, bound by reading the weights, so the
- * FRACTAL_Z fractals are used as stored ([co][ci] rows against the pixel's
- * 16 input lanes, horizontal sums at the end) instead of being transposed
- * into L0B. The input pixel's taps are staged in L0A as 16 f32 lanes per
- * fractal (padding lanes are zero in NC1HWC0). */
+ * 1x1 image): a matrix-vector product, bound by reading the weights. The
+ * pixel's taps are staged in L0A as 16 f32 lanes per fractal (padding lanes
+ * are zero in NC1HWC0), then each n block's fractals are read in place, row
+ * ci scaled by the pixel's lane ci, into four accumulator pairs (rows ci
+ * mod 4) so that the FMAs do not wait on one another. */
 static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t nb0, int64_t nblocks,
                                 rt_core *core) {
   const int xf16 = g->x->dtype == DT_FLOAT16, wf16 = g->w->dtype == DT_FLOAT16;
@@ -445,7 +421,7 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
   const int64_t kmax = (int64_t)(core->l0a_bytes / (C0 * sizeof(float)));
   for (int64_t nb = 0; nb < nblocks; nb++) {
     const int64_t cb = nb0 + nb;
-    __m256 sum[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, t0 = s0, t1 = s0, t2 = s0, t3 = s0;
     for (int64_t kc = 0; kc < g->k; kc += kmax) {
       const int64_t kn = g->k - kc < kmax ? g->k - kc : kmax;
       if (nb == 0 || kc > 0 || kn < g->k) /* the pixel's taps, once when they fit */
@@ -461,23 +437,26 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
           _mm256_storeu_ps(a + kk * C0, lo);
           _mm256_storeu_ps(a + kk * C0 + 8, hi);
         }
-      for (int half = 0; half < 2; half++) {
-        __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
-        for (int64_t kk = 0; kk < kn; kk++) {
-          const __m256 a0 = _mm256_loadu_ps(a + kk * C0), a1 = _mm256_loadu_ps(a + kk * C0 + 8);
-          const size_t frac = ((size_t)((kc + kk) * g->c1out + cb) * C0 + (size_t)half * 8) * C0;
-#define GEMV_ROW(i)                                                                                          \
-  c##i = _mm256_fmadd_ps(ld8h(g->wd, wf16, frac + i * C0), a0, c##i);                                       \
-  c##i = _mm256_fmadd_ps(ld8h(g->wd, wf16, frac + i * C0 + 8), a1, c##i);
-          GEMV_ROW(0) GEMV_ROW(1) GEMV_ROW(2) GEMV_ROW(3) GEMV_ROW(4) GEMV_ROW(5) GEMV_ROW(6) GEMV_ROW(7)
+      for (int64_t kk = 0; kk < kn; kk++) {
+        const size_t frac = (size_t)((kc + kk) * g->c1out + cb) * C0 * C0;
+        const float *ak = a + kk * C0;
+        for (int ci = 0; ci < C0; ci += 4) {
+#define GEMV_ROW(s, t, i)                                                                                    \
+  {                                                                                                          \
+    const __m256 av = _mm256_broadcast_ss(ak + ci + i);                                                      \
+    const size_t at = frac + (size_t)(ci + i) * C0;                                                          \
+    s = _mm256_fmadd_ps(av, ld8h(g->wd, wf16, at), s);                                                       \
+    t = _mm256_fmadd_ps(av, ld8h(g->wd, wf16, at + 8), t);                                                   \
+  }
+          GEMV_ROW(s0, t0, 0) GEMV_ROW(s1, t1, 1) GEMV_ROW(s2, t2, 2) GEMV_ROW(s3, t3, 3)
 #undef GEMV_ROW
         }
-        sum[half] = _mm256_add_ps(sum[half], hsum8(c0, c1, c2, c3, c4, c5, c6, c7));
       }
     }
     epi e;
     epi_init(g, img, m0, cb, 1, &e);
-    __m256 v0 = _mm256_add_ps(sum[0], e.bias0), v1 = _mm256_add_ps(sum[1], e.bias1);
+    __m256 v0 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)), e.bias0);
+    __m256 v1 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(t0, t1), _mm256_add_ps(t2, t3)), e.bias1);
     if (e.res)
       v0 = _mm256_add_ps(v0, ld8h(e.res, e.rf16, 0)), v1 = _mm256_add_ps(v1, ld8h(e.res, e.rf16, 8));
     st8h(e.y, e.yf16, 0, _mm256_and_ps(act8(v0, &e), e.keep0));
@@ -485,43 +464,47 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
   }
 }
 
-/* One staged chunk: L0A rows (pixels m0 .., klen each) against L0B's n
- * blocks. Pixel groups outer, n blocks inner: a group's rows of A (MR x
- * klen) stay in L1 while the chunk's B (klen x 16 per n block) streams past. */
-static AVX2 void conv_chunk(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t nb0,
-                            int64_t nblocks, int64_t klen, int first, int last, const float *l0a,
-                            const float *l0b, float *l0c) {
+/* Pixel groups of the tile's rows m0 .. m0+mrows-1 against nblocks n blocks
+ * (B base b) over the K walk kw; A base of the group starting at row m:
+ * a0 + aoff_of(m). Pixel groups outer, n blocks inner: a group's A stays in
+ * L1 while the chunk's B streams past. */
+static AVX2 void conv_groups(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t nb0,
+                             int64_t nblocks, const kwalk *kw, const float *a, size_t lda, const void *b,
+                             int first, int last, float *l0c) {
   epi e[MAX_NB];
-  for (int64_t nb0c = 0; nb0c < nblocks; nb0c += MAX_NB) {
-    const int64_t nbn = nblocks - nb0c < MAX_NB ? nblocks - nb0c : MAX_NB;
+  const size_t es = kw->bh ? 2 : 4;
+  const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
+  for (int64_t nbc = 0; nbc < nblocks; nbc += MAX_NB) {
+    const int64_t nbn = nblocks - nbc < MAX_NB ? nblocks - nbc : MAX_NB;
     for (int64_t nb = 0; nb < nbn; nb++)
-      epi_init(g, img, m0, nb0 + nb0c + nb, last, &e[nb]);
+      epi_init(g, img, m0, nb0 + nbc + nb, last, &e[nb]);
+    const void *bc = (const uint8_t *)b + (size_t)nbc * kw->nbstride * es;
     for (int64_t m = 0; m < mrows; m += MR) {
       const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
-      const float *seg = l0a + m * klen;
-      const size_t roff[MR] = {
-          0, (size_t)klen, 2 * (size_t)klen, 3 * (size_t)klen, 4 * (size_t)klen, 5 * (size_t)klen};
-      mk_group(rows, &seg, 1, (size_t)klen, roff, l0b + nb0c * klen * C0, (size_t)klen, nbn,
-               l0c + nb0c * g->tm * C0 + m * C0, (size_t)(g->tm * C0), first, e, (size_t)m);
+      mk_group(rows, kw, a + (size_t)m * lda, bc, roff, nbn, l0c + nbc * g->tm * C0 + m * C0,
+               (size_t)(g->tm * C0), first, e, (size_t)m);
     }
   }
 }
 
-/* The tile's pixels against L0B's n blocks (whole K), A read straight from
+/* The tile's pixels against the n blocks (whole K), A read straight from
  * the packed rows (pack_rows): a pixel's K is kh runs of kw * cin floats,
- * one per kernel row, so the micro-kernel takes one segment per kernel row
- * and each pixel of a group at its own offset (a group may continue on the
- * next output row). No img2col copy. */
+ * one per kernel row, so the K walk has one segment per kernel row and each
+ * pixel of a group its own offset (a group may continue on the next output
+ * row); B is staged (stage_b). No img2col copy. */
 static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t img, int64_t m0, int64_t mrows,
                              int64_t nb0, int64_t nblocks, const float *l0b, float *l0c) {
   const int64_t cin = g->cin, kh = g->p.kh, sh = g->p.sh, sw = g->p.sw, dh = g->p.dh, wo = g->wo;
   const size_t run = (size_t)(g->p.kw * cin), klen = (size_t)kh * run;
-  const float *seg[64];
+  kwalk kw;
+  kw.n = (size_t)kh, kw.bh = 0, kw.nbstride = klen * C0;
+  for (int64_t i = 0; i < kh; i++)
+    kw.aoff[i] = (size_t)(i * dh * pk->rowf), kw.boff[i] = (size_t)i * run * C0, kw.len[i] = (int)run;
   epi e[MAX_NB];
-  for (int64_t nb0c = 0; nb0c < nblocks; nb0c += MAX_NB) {
-    const int64_t nbn = nblocks - nb0c < MAX_NB ? nblocks - nb0c : MAX_NB;
+  for (int64_t nbc = 0; nbc < nblocks; nbc += MAX_NB) {
+    const int64_t nbn = nblocks - nbc < MAX_NB ? nblocks - nbc : MAX_NB;
     for (int64_t nb = 0; nb < nbn; nb++)
-      epi_init(g, img, m0, nb0 + nb0c + nb, 1, &e[nb]);
+      epi_init(g, img, m0, nb0 + nbc + nb, 1, &e[nb]);
     int64_t oh = m0 / wo, ow = m0 % wo; /* of pixel m */
     for (int64_t m = 0; m < mrows; m += MR) {
       const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
@@ -531,12 +514,19 @@ static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t im
         roff[r] = (size_t)(pk->rows + ((oh - pk->oh0) * sh) * pk->rowf + ow * sw * cin - p0);
         if (++ow == wo) ow = 0, oh++;
       }
-      for (int64_t i = 0; i < kh; i++)
-        seg[i] = p0 + i * dh * pk->rowf;
-      mk_group(rows, seg, (size_t)kh, run, roff, l0b + nb0c * klen * C0, klen, nbn,
-               l0c + nb0c * g->tm * C0 + m * C0, (size_t)(g->tm * C0), 1, e, (size_t)m);
+      mk_group(rows, &kw, p0, l0b + (size_t)nbc * klen * C0, roff, nbn, l0c + nbc * g->tm * C0 + m * C0,
+               (size_t)(g->tm * C0), 1, e, (size_t)m);
     }
   }
+}
+
+/* K chunk size in fractals for B in place: as many of the tile's fractals as
+ * L0B would hold in the weights' dtype (the chunk's B is what each pixel
+ * group streams through the caches), at least tile_k. */
+static int64_t chunk_fractals(const rt_conv_geom *g, int64_t nblocks, const rt_core *core) {
+  int64_t cap = (int64_t)(core->l0b_bytes / (dtype_size((int)g->w->dtype) * C0 * C0 * (size_t)nblocks));
+  if (cap < g->tk) cap = g->tk;
+  return cap > MAX_CHUNK ? MAX_CHUNK : cap;
 }
 
 /* The direct path, for inputs whose channels fill their blocks (Cin % 16
@@ -549,12 +539,12 @@ static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t im
  * tile's rows do not fit L1. */
 static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t nb0,
                                  int64_t nblocks, rt_core *core) {
-  const int64_t wo = g->wo, sh = g->p.sh, sw = g->p.sw, kw = g->p.kw, taps = (int64_t)g->p.kh * kw;
+  const int64_t wo = g->wo, sh = g->p.sh, sw = g->p.sw, kw_ = g->p.kw, taps = (int64_t)g->p.kh * kw_;
   const int64_t oh0 = m0 / wo, oh1 = (m0 + mrows - 1) / wo, ih0 = oh0 * sh - g->p.pt;
   const int64_t nrows = (oh1 - oh0) * sh + (int64_t)(g->p.kh - 1) * g->p.dh + 1;
-  const int64_t pw = (wo - 1) * sw + (kw - 1) * g->p.dw + 1;
+  const int64_t pw = (wo - 1) * sw + (kw_ - 1) * g->p.dw + 1;
   if ((uint64_t)(g->c1 * nrows * pw) * C0 * sizeof(float) > core->l1_bytes) return 0;
-  float *xs = (float *)core->l1, *l0b = (float *)core->l0b, *l0c = (float *)core->l0c;
+  float *xs = (float *)core->l1, *l0c = (float *)core->l0c;
   const int f16 = g->x->dtype == DT_FLOAT16;
   for (int64_t c1 = 0; c1 < g->c1; c1++) {
     const size_t plane = (size_t)((img * g->c1 + c1) * g->h * g->w_);
@@ -573,26 +563,22 @@ static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0,
       }
     }
   }
-  /* K chunks: as many fractals as L0B holds for the tile's n blocks. */
-  int64_t cap = (int64_t)(core->l0b_bytes / (sizeof(float) * C0 * C0 * (size_t)nblocks));
-  if (cap < g->tk) cap = g->tk;
-  if (cap > MAX_CHUNK) cap = MAX_CHUNK;
-  size_t off[MAX_CHUNK];
-  const float *seg[MAX_CHUNK];
+  const int64_t cap = chunk_fractals(g, nblocks, core);
+  kwalk kw;
   for (int64_t kc = 0, kn; kc < g->k; kc += kn) {
     kn = g->k - kc < cap ? g->k - kc : cap;
     const int first = kc == 0, last = kc + kn >= g->k;
-    const int64_t klen = kn * C0;
-    stage_b(g, nb0, nblocks, kc, kn, klen, l0b);
+    const void *b = kwalk_weights(g, kc, kn, nb0, &kw);
     for (int64_t kk = 0; kk < kn; kk++) {
       int64_t kf = kc + kk, c1 = kf / taps, tap = kf % taps;
-      off[kk] = (size_t)(((c1 * nrows + (tap / kw) * g->p.dh) * pw + (tap % kw) * g->p.dw) * C0);
+      kw.aoff[kk] = (size_t)(((c1 * nrows + (tap / kw_) * g->p.dh) * pw + (tap % kw_) * g->p.dw) * C0);
     }
     epi e[MAX_NB];
     for (int64_t nbc = 0; nbc < nblocks; nbc += MAX_NB) {
       const int64_t nbn = nblocks - nbc < MAX_NB ? nblocks - nbc : MAX_NB;
       for (int64_t nb = 0; nb < nbn; nb++)
         epi_init(g, img, m0, nb0 + nbc + nb, last, &e[nb]);
+      const void *bc = (const uint8_t *)b + (size_t)nbc * kw.nbstride * (kw.bh ? 2 : 4);
       int64_t oh = oh0, ow = m0 % wo; /* of pixel m */
       for (int64_t m = 0; m < mrows; m += MR) {
         const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
@@ -602,10 +588,8 @@ static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0,
           roff[r] = (size_t)(((oh - oh0) * sh * pw + ow * sw) * C0) - at0;
           if (++ow == wo) ow = 0, oh++;
         }
-        for (int64_t kk = 0; kk < kn; kk++)
-          seg[kk] = xs + at0 + off[kk];
-        mk_group(rows, seg, (size_t)kn, C0, roff, l0b + nbc * klen * C0, (size_t)klen, nbn,
-                 l0c + nbc * g->tm * C0 + m * C0, (size_t)(g->tm * C0), first, e, (size_t)m);
+        mk_group(rows, &kw, xs + at0, bc, roff, nbn, l0c + nbc * g->tm * C0 + m * C0, (size_t)(g->tm * C0),
+                 first, e, (size_t)m);
       }
     }
   }
@@ -625,45 +609,53 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
   /* 1x1 kernels stage no more than their pixels in L0A: only wider ones go direct. */
   if (g->cin % C0 == 0 && g->p.kh * g->p.kw > 1 && conv_tile_direct(g, img, m0, mrows, nb0, nblocks, core))
     return;
-  /* When the tile's weights for the whole K fit L0B, stage them once and
-   * walk the tile's pixels in groups whose img2col rows for the whole K fit
-   * L0A: every group is finished in registers (no partial sums in L0C). */
   const int64_t klen_all = g->cin * g->p.kh * g->p.kw,
                 l0a_floats = (int64_t)(core->l0a_bytes / sizeof(float));
-  if (g->k <= MAX_CHUNK && (uint64_t)(klen_all * nblocks) * C0 * sizeof(float) <= core->l0b_bytes &&
-      MR * klen_all + SLACK <= l0a_floats) {
+  /* Stems (<= 4 input channels) whose weights fit L0B as f32: stage them and
+   * read A from packed input rows. */
+  packed pk;
+  if (g->p.kh <= 64 && g->k <= MAX_CHUNK && (uint64_t)(klen_all * nblocks) * C0 * sizeof(float) <= core->l0b_bytes &&
+      pack_rows(g, img, m0, mrows, core, &pk)) {
+    stage_b(g, nb0, nblocks, klen_all, l0b);
+    conv_packed(g, &pk, img, m0, mrows, nb0, nblocks, l0b, l0c);
+    return;
+  }
+  /* img2col: K in chunks of fractals whose B the pixel groups share (and
+   * whose img2col rows fit L0A), B read in place. When the whole K is one
+   * chunk, the tile's pixels go in groups whose rows fit L0A, each finished
+   * in registers (no partial sums in L0C). */
+  int64_t cap = chunk_fractals(g, nblocks, core);
+  kwalk kw;
+  if (g->k <= cap && MR * klen_all + SLACK <= l0a_floats) {
     int64_t mstep = (l0a_floats - SLACK) / klen_all / MR * MR;
     if (mstep > 16 * MR) mstep = 16 * MR; /* A's group stays in L2 with room to spare */
-    stage_b(g, nb0, nblocks, 0, g->k, klen_all, l0b);
-    packed pk;
-    if (g->p.kh <= 64 && pack_rows(g, img, m0, mrows, core, &pk)) {
-      conv_packed(g, &pk, img, m0, mrows, nb0, nblocks, l0b, l0c);
-      return;
-    }
+    const void *b = kwalk_weights(g, 0, g->k, nb0, &kw);
+    for (int64_t kk = 0, col = 0; kk < g->k; col += kw.len[kk++])
+      kw.aoff[kk] = (size_t)col;
     for (int64_t ms = 0; ms < mrows; ms += mstep) {
       const int64_t rows_all = mrows - ms < mstep ? mrows - ms : mstep;
       stage_a(g, img, m0 + ms, rows_all, 0, g->k, klen_all, l0a);
-      conv_chunk(g, img, m0 + ms, rows_all, nb0, nblocks, klen_all, 1, 1, l0a, l0b, l0c);
+      conv_groups(g, img, m0 + ms, rows_all, nb0, nblocks, &kw, l0a, (size_t)klen_all, b, 1, 1, l0c);
     }
     return;
   }
-  /* K chunks: tile_k fractals, or more when the fractals have padding lanes
-   * (a 3-channel stem packs 3 of 16), as many as the f32 staging buffers
-   * hold: the tiling's L0 bound counts whole fractals. */
-  int64_t cap = (int64_t)((core->l0a_bytes / sizeof(float) - SLACK) / (size_t)g->tm);
-  int64_t cap_b = (int64_t)(core->l0b_bytes / (sizeof(float) * C0 * (size_t)g->tn));
-  if (cap_b < cap) cap = cap_b;
+  /* K chunks: tile_k fractals or more, as many as L0A's img2col rows hold
+   * (the tiling's L0 bound counts whole fractals; fractals with padding
+   * lanes, as a stem's, stage fewer values) and the chunk size above. */
+  const int64_t cap_a = (int64_t)((core->l0a_bytes / sizeof(float) - SLACK) / (size_t)g->tm);
   for (int64_t kc = 0, kn; kc < g->k; kc += kn) {
     int64_t klen = 0;
     for (kn = 0; kc + kn < g->k; kn++) {
       int lanes = rt_conv_k_lanes(g, kc + kn);
-      if (kn == MAX_CHUNK || (kn >= g->tk && klen + lanes > cap)) break;
+      if (kn == cap || (kn >= g->tk && klen + lanes > cap_a)) break;
       klen += lanes;
     }
     const int first = kc == 0, last = kc + kn >= g->k;
+    const void *b = kwalk_weights(g, kc, kn, nb0, &kw);
+    for (int64_t kk = 0, col = 0; kk < kn; col += kw.len[kk++])
+      kw.aoff[kk] = (size_t)col;
     stage_a(g, img, m0, mrows, kc, kn, klen, l0a);
-    stage_b(g, nb0, nblocks, kc, kn, klen, l0b);
-    conv_chunk(g, img, m0, mrows, nb0, nblocks, klen, first, last, l0a, l0b, l0c);
+    conv_groups(g, img, m0, mrows, nb0, nblocks, &kw, l0a, (size_t)klen, b, first, last, l0c);
   }
 }
 

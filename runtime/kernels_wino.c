@@ -182,7 +182,7 @@ static inline void g3(float a, float b, float c, float o[6]) {
  * cb and input channel blocks cc0 .. cc0+tkn-1. */
 static void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int64_t tkn, float *u) {
   const size_t klen = (size_t)tkn * C0;
-  float frac[9][C0 * C0]; /* the 9 taps' fractals, [co][ci] */
+  float frac[9][C0 * C0]; /* the 9 taps' fractals, [ci][co] (FRACTAL_Z) */
   for (int64_t cc = 0; cc < tkn; cc++) {
     for (int tap = 0; tap < 9; tap++)
       rt_load_f32(frac[tap], g->wd, (int)g->w->dtype,
@@ -191,7 +191,7 @@ static void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int
       for (int co = 0; co < C0; co++) {
         float t[3][6], r[6];
         for (int j = 0; j < 3; j++) /* columns: t[j][i] = sum_kh G[i][kh] g[kh][j] */
-          g3(frac[j][co * C0 + ci], frac[3 + j][co * C0 + ci], frac[6 + j][co * C0 + ci], t[j]);
+          g3(frac[j][ci * C0 + co], frac[3 + j][ci * C0 + co], frac[6 + j][ci * C0 + co], t[j]);
         for (int i = 0; i < 6; i++) { /* rows: U[i][j] = sum_kw t[i][kw] G[j][kw] */
           g3(t[0][i], t[1][i], t[2][i], r);
           for (int j = 0; j < 6; j++)

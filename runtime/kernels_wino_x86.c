@@ -187,17 +187,17 @@ AVX2_INLINE void g3(__m256 a, __m256 b, __m256 c, __m256 *o, size_t os) {
 static AVX2 void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int64_t tkn, float *u) {
   const int f16 = g->w->dtype == DT_FLOAT16;
   const size_t es = f16 ? 2 : 4, klen = (size_t)tkn * C0, ps = klen * C0; /* floats between positions */
-  float gt[9][C0 * C0]; /* the 9 taps' fractals transposed, [ci][co] */
   __m256 t[C0 * 2][6 * 3]; /* [ci, half] the column pass: t[i][kw] = sum_kh G[i][kh] g[kh][kw] */
   for (int64_t cc = 0; cc < tkn; cc++) {
+    const uint8_t *gt[9]; /* the 9 taps' fractals, [ci][co] as FRACTAL_Z stores them */
     for (int tap = 0; tap < 9; tap++)
-      rt_fractal_t_x86((const uint8_t *)g->wd + (size_t)(((cc0 + cc) * 9 + tap) * g->c1out + cb) * C0 * C0 * es,
-                       f16, gt[tap]);
+      gt[tap] = (const uint8_t *)g->wd + (size_t)(((cc0 + cc) * 9 + tap) * g->c1out + cb) * C0 * C0 * es;
     for (int ci = 0; ci < C0; ci++)
       for (int h = 0; h < 2; h++)
-        for (int j = 0; j < 3; j++)
-          g3(_mm256_loadu_ps(gt[j] + ci * C0 + h * 8), _mm256_loadu_ps(gt[3 + j] + ci * C0 + h * 8),
-             _mm256_loadu_ps(gt[6 + j] + ci * C0 + h * 8), t[ci * 2 + h] + j, 3);
+        for (int j = 0; j < 3; j++) {
+          const size_t at = (size_t)(ci * C0 + h * 8);
+          g3(ld8h(gt[j], f16, at), ld8h(gt[3 + j], f16, at), ld8h(gt[6 + j], f16, at), t[ci * 2 + h] + j, 3);
+        }
     float *row = u + (size_t)cc * C0 * C0;
     for (int i = 0; i < 6; i++, row += 6 * ps) /* rows: U[i][j] = sum_kw t[i][kw] G[j][kw] */
       for (int ci = 0; ci < C0; ci++)

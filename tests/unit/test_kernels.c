@@ -202,8 +202,8 @@ static void put_fz(kcase *c, int s, const float *v) {
     for (int64_t ci = 0; ci < d[1]; ci++)
       for (int64_t kh = 0; kh < d[2]; kh++)
         for (int64_t kw = 0; kw < d[3]; kw++) {
-          size_t at = (size_t)((((((ci / 16) * d[2] + kh) * d[3] + kw) * n1 + co / 16) * 16 + co % 16) * 16 +
-                               ci % 16);
+          size_t at = (size_t)((((((ci / 16) * d[2] + kh) * d[3] + kw) * n1 + co / 16) * 16 + ci % 16) * 16 +
+                               co % 16);
           rt_put(c->data[s], (int)c->t[s].dtype, at, v[i++]);
         }
 }

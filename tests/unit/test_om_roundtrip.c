@@ -47,7 +47,7 @@ static void check_layout(const uint8_t *buf, size_t size) {
   om_header h;
   memcpy(&h, buf, sizeof h);
   CHECK(memcmp(h.magic, "DVNPU-OM", 8) == 0);
-  CHECK_EQ_INT(h.major, 1);
+  CHECK_EQ_INT(h.major, 2);
   CHECK_EQ_INT(h.minor, 0);
   CHECK_EQ_INT(h.npartitions, 5);
   CHECK_EQ_INT(h.header_len, 64 + 5 * 32);

@@ -88,7 +88,7 @@ static void test_json(const char *dir) {
   CHECK(text != NULL);
   if (text) {
     const char *want[] = {
-        "\"magic\": \"DVNPU-OM\"", "\"version\": \"1.0\"", "\"type\": \"TENSORS\"", "\"name\": \"tiny\"",
+        "\"magic\": \"DVNPU-OM\"", "\"version\": \"2.0\"", "\"type\": \"TENSORS\"", "\"name\": \"tiny\"",
         "\"soc\": \"Ascend310\"", "\"precision\": \"must_keep_origin_dtype\"", "\"ai_cores\": 2",
         "\"workspace_bytes\": 256", "\"ub_bytes\": 262144", "\"weights\": {\"bytes\": 80}",
         "\"inputs\": [{\"tensor\": 0, \"name\": \"x\"}]", "\"region\": \"WEIGHTS\"", "\"dtype\": \"f32\"",
