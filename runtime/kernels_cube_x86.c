@@ -406,57 +406,92 @@ static AVX2 void epi_init(const rt_conv_geom *g, int64_t img, int64_t m0, int64_
   e->res = g->rd ? (const uint8_t *)g->rd + at * (e->rf16 ? 2 : 4) : NULL;
 }
 
+enum { GEMV_PREFETCH = 8192 }; /* bytes ahead */
+
+/* acc[f][0..16) += sum_ci a[ci] * fractal f's row ci, for the nf <= 4
+ * consecutive fractals at w (f16 when BH): 2 * nf independent FMA chains. */
+AVX2_INLINE void gemv_fractals(const int BH, const int nf, const float *a, const void *w, float *acc) {
+#define GV_DECL(f) __m256 s##f = nf > f ? _mm256_loadu_ps(acc + f * C0) : _mm256_setzero_ps(), \
+                          t##f = nf > f ? _mm256_loadu_ps(acc + f * C0 + 8) : _mm256_setzero_ps();
+  GV_DECL(0) GV_DECL(1) GV_DECL(2) GV_DECL(3)
+  for (int ci = 0; ci < C0; ci++) {
+    const __m256 av = _mm256_broadcast_ss(a + ci);
+    if (nf == 4) { /* the weights stream once: fetch the next groups' lines ahead */
+      _mm_prefetch((const char *)w + GEMV_PREFETCH + ci * 128 * (BH ? 1 : 2), _MM_HINT_T0);
+      _mm_prefetch((const char *)w + GEMV_PREFETCH + ci * 128 * (BH ? 1 : 2) + 64, _MM_HINT_T0);
+      if (!BH) {
+        _mm_prefetch((const char *)w + GEMV_PREFETCH + ci * 256 + 128, _MM_HINT_T0);
+        _mm_prefetch((const char *)w + GEMV_PREFETCH + ci * 256 + 192, _MM_HINT_T0);
+      }
+    }
+#define GV_FMA(f)                                                                                            \
+  if (nf > f) {                                                                                              \
+    s##f = _mm256_fmadd_ps(av, ldb(BH, w, (size_t)(f * C0 + ci) * C0), s##f);                                \
+    t##f = _mm256_fmadd_ps(av, ldb(BH, w, (size_t)(f * C0 + ci) * C0 + 8), t##f);                            \
+  }
+    GV_FMA(0) GV_FMA(1) GV_FMA(2) GV_FMA(3)
+  }
+#define GV_STORE(f) if (nf > f) _mm256_storeu_ps(acc + f * C0, s##f), _mm256_storeu_ps(acc + f * C0 + 8, t##f);
+  GV_STORE(0) GV_STORE(1) GV_STORE(2) GV_STORE(3)
+#undef GV_DECL
+#undef GV_FMA
+#undef GV_STORE
+}
+
+static AVX2 void gemv_row_h(const float *a, const uint16_t *w, int64_t nblocks, float *acc) {
+  int64_t nb = 0;
+  for (; nb + 4 <= nblocks; nb += 4) gemv_fractals(1, 4, a, w + nb * C0 * C0, acc + nb * C0);
+  for (; nb < nblocks; nb++) gemv_fractals(1, 1, a, w + nb * C0 * C0, acc + nb * C0);
+}
+
+static AVX2 void gemv_row_f(const float *a, const float *w, int64_t nblocks, float *acc) {
+  int64_t nb = 0;
+  for (; nb + 4 <= nblocks; nb += 4) gemv_fractals(0, 4, a, w + nb * C0 * C0, acc + nb * C0);
+  for (; nb < nblocks; nb++) gemv_fractals(0, 1, a, w + nb * C0 * C0, acc + nb * C0);
+}
+
 /* A tile of one output pixel (a fully connected layer is a 1x1 conv on a
  * 1x1 image): a matrix-vector product, bound by reading the weights. The
  * pixel's taps are staged in L0A as 16 f32 lanes per fractal (padding lanes
- * are zero in NC1HWC0), then each n block's fractals are read in place, row
- * ci scaled by the pixel's lane ci, into four accumulator pairs (rows ci
- * mod 4) so that the FMAs do not wait on one another. */
+ * are zero in NC1HWC0, as are FRACTAL_Z's padding rows); then, fractal row
+ * kf by fractal row, the tile's n blocks (contiguous in FRACTAL_Z) are read
+ * once, in memory order, four fractals at a time into sums kept in L0C
+ * ([n block][16] f32). */
 static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t nb0, int64_t nblocks,
                                 rt_core *core) {
   const int xf16 = g->x->dtype == DT_FLOAT16, wf16 = g->w->dtype == DT_FLOAT16;
   const int64_t taps = (int64_t)g->p.kh * g->p.kw, hw = g->h * g->w_;
   const int64_t oh = m0 / g->wo, ow = m0 % g->wo;
-  float *a = (float *)core->l0a;
+  float *a = (float *)core->l0a, *acc = (float *)core->l0c;
   const int64_t kmax = (int64_t)(core->l0a_bytes / (C0 * sizeof(float)));
-  for (int64_t nb = 0; nb < nblocks; nb++) {
-    const int64_t cb = nb0 + nb;
-    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, t0 = s0, t1 = s0, t2 = s0, t3 = s0;
-    for (int64_t kc = 0; kc < g->k; kc += kmax) {
-      const int64_t kn = g->k - kc < kmax ? g->k - kc : kmax;
-      if (nb == 0 || kc > 0 || kn < g->k) /* the pixel's taps, once when they fit */
-        for (int64_t kk = 0; kk < kn; kk++) {
-          int64_t kf = kc + kk, c1 = kf / taps, tap = kf % taps;
-          int64_t ih = oh * g->p.sh + (tap / g->p.kw) * g->p.dh - g->p.pt;
-          int64_t iw = ow * g->p.sw + (tap % g->p.kw) * g->p.dw - g->p.pl;
-          __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
-          if ((uint64_t)ih < (uint64_t)g->h && (uint64_t)iw < (uint64_t)g->w_) {
-            size_t at = ((size_t)((img * g->c1 + c1) * hw) + (size_t)(ih * g->w_ + iw)) * C0;
-            lo = ld8h(g->xd, xf16, at), hi = ld8h(g->xd, xf16, at + 8);
-          }
-          _mm256_storeu_ps(a + kk * C0, lo);
-          _mm256_storeu_ps(a + kk * C0 + 8, hi);
-        }
-      for (int64_t kk = 0; kk < kn; kk++) {
-        const size_t frac = (size_t)((kc + kk) * g->c1out + cb) * C0 * C0;
-        const float *ak = a + kk * C0;
-        for (int ci = 0; ci < C0; ci += 4) {
-#define GEMV_ROW(s, t, i)                                                                                    \
-  {                                                                                                          \
-    const __m256 av = _mm256_broadcast_ss(ak + ci + i);                                                      \
-    const size_t at = frac + (size_t)(ci + i) * C0;                                                          \
-    s = _mm256_fmadd_ps(av, ld8h(g->wd, wf16, at), s);                                                       \
-    t = _mm256_fmadd_ps(av, ld8h(g->wd, wf16, at + 8), t);                                                   \
-  }
-          GEMV_ROW(s0, t0, 0) GEMV_ROW(s1, t1, 1) GEMV_ROW(s2, t2, 2) GEMV_ROW(s3, t3, 3)
-#undef GEMV_ROW
-        }
+  memset(acc, 0, (size_t)nblocks * C0 * sizeof(float));
+  for (int64_t kc = 0; kc < g->k; kc += kmax) {
+    const int64_t kn = g->k - kc < kmax ? g->k - kc : kmax;
+    for (int64_t kk = 0; kk < kn; kk++) { /* the pixel's taps */
+      int64_t kf = kc + kk, c1 = kf / taps, tap = kf % taps;
+      int64_t ih = oh * g->p.sh + (tap / g->p.kw) * g->p.dh - g->p.pt;
+      int64_t iw = ow * g->p.sw + (tap % g->p.kw) * g->p.dw - g->p.pl;
+      __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
+      if ((uint64_t)ih < (uint64_t)g->h && (uint64_t)iw < (uint64_t)g->w_) {
+        size_t at = ((size_t)((img * g->c1 + c1) * hw) + (size_t)(ih * g->w_ + iw)) * C0;
+        lo = ld8h(g->xd, xf16, at), hi = ld8h(g->xd, xf16, at + 8);
       }
+      _mm256_storeu_ps(a + kk * C0, lo);
+      _mm256_storeu_ps(a + kk * C0 + 8, hi);
     }
+    for (int64_t kk = 0; kk < kn; kk++) {
+      const size_t at = (size_t)((kc + kk) * g->c1out + nb0) * C0 * C0;
+      if (wf16)
+        gemv_row_h(a + kk * C0, (const uint16_t *)g->wd + at, nblocks, acc);
+      else
+        gemv_row_f(a + kk * C0, (const float *)g->wd + at, nblocks, acc);
+    }
+  }
+  for (int64_t nb = 0; nb < nblocks; nb++) {
     epi e;
-    epi_init(g, img, m0, cb, 1, &e);
-    __m256 v0 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)), e.bias0);
-    __m256 v1 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(t0, t1), _mm256_add_ps(t2, t3)), e.bias1);
+    epi_init(g, img, m0, nb0 + nb, 1, &e);
+    __m256 v0 = _mm256_add_ps(_mm256_loadu_ps(acc + nb * C0), e.bias0);
+    __m256 v1 = _mm256_add_ps(_mm256_loadu_ps(acc + nb * C0 + 8), e.bias1);
     if (e.res)
       v0 = _mm256_add_ps(v0, ld8h(e.res, e.rf16, 0)), v1 = _mm256_add_ps(v1, ld8h(e.res, e.rf16, 8));
     st8h(e.y, e.yf16, 0, _mm256_and_ps(act8(v0, &e), e.keep0));

@@ -361,6 +361,9 @@ static void test_conv2d(void) {
       /* one output pixel (fully connected; 3x3 on a 3x3 image): the matrix-vector path */
       {1, 72, 1, 1, 37, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 16, 2, 3, 2, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
       {1, 20, 3, 3, 40, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 16, 1, 4, 3, F32, F32, 1, 0, F32, 0, 0, 0},
+      /* ... with tiles of 7 and 5 n blocks: four fractals at a time, then one */
+      {1, 40, 1, 1, 100, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 16, 7, 3, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {1, 33, 1, 1, 150, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 16, 5, 3, 2, F32, F32, 1, 0, F32, 0, 0, 0},
       /* whole channel blocks: the direct (no img2col) path, strided and dilated */
       {1, 32, 11, 10, 24, 3, 3, 2, 1, 2, 1, 2, 1, 2, 2, 32, 1, 3, 3, F16, F16, 1, 1, F32, OM_ACT_CLIP, -0.5f, 0.5f},
       {2, 16, 9, 8, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, 2, 4, 5, F32, F32, 1, 1, F32, OM_ACT_RELU, 0, 0},
