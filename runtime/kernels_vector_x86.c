@@ -7,20 +7,25 @@
  *
  * DWCONV and POOL work plane by plane (one image, one channel block of 16
  * lanes = 2 YMM per pixel). DWCONV stages the plane's weights in the UB as
- * f32 and reads the input where it is: output pixels whose windows lie
- * inside the input columns go 4 at a time (8 accumulators, both halves),
- * each input pixel of a tap row converted once for every tap that reads it,
- * in code instantiated for the common windows (3x3 and 5x5, stride 1 and 2,
- * 3x3 dilation 2); edge pixels and other windows go one at a time with
- * bounds tests; the conv epilogue (bias, residual, act, padding lanes 0,
- * cast) runs on the way out. POOL converts the input rows a plane needs
- * once into f32 rows in the UB, widened with the padding value (0 for
- * average pooling, -inf for max pooling, so windows need no bounds tests in
- * W), in a ring of as many rows as one output row's window spans. Max
- * pooling f16 -> f16 converts nothing: one 16-lane integer max per tap on
- * order-preserving keys of the halves. Results equal the portable kernels'
- * up to f32 summation order (FMA). A case whose weights or ring do not fit
- * the UB returns 0 and runs portably.
+ * f32 and reads the input where it is: output pixels go 8 at a time, one
+ * half (8 lanes) after the other (8 accumulators), each input pixel of a
+ * tap row converted once for every tap that reads it, in code instantiated
+ * for the common windows (3x3 and 5x5, stride 1 and 2, 3x3 dilation 2).
+ * Blocks whose windows reach into the padding skip the input columns
+ * outside the row (bounds computed once per block, not per tap), so small
+ * planes, where almost every pixel is an edge pixel (7x7 with 5x5 windows),
+ * run the same code as the interior; other windows go one pixel at a time
+ * with bounds tests; the conv epilogue (bias, residual, act, padding lanes
+ * 0, cast) runs on the way out. POOL over the whole plane (global pooling:
+ * kernel H x W, no padding) sums (or maxes) the plane straight from the
+ * input into 8 accumulators and scales once. Other POOL windows convert the
+ * input rows a plane needs once into f32 rows in the UB, widened with the
+ * padding value (0 for average pooling, -inf for max pooling, so windows
+ * need no bounds tests in W), in a ring of as many rows as one output row's
+ * window spans. Max pooling f16 -> f16 converts nothing: one 16-lane
+ * integer max per tap on order-preserving keys of the halves. Results equal
+ * the portable kernels' up to f32 summation order (FMA). A case whose
+ * weights or ring do not fit the UB returns 0 and runs portably.
  *
  * Compiled for plain x86-64: every function carries target("avx2,fma,f16c")
  * and is only reached through rt_cpu() (cpu.c) when the CPU has all three.
@@ -149,56 +154,45 @@ typedef struct dw_row {
   size_t at;        /* y element of the row's pixel 0 */
 } dw_row;
 
-/* Output pixels ow0 .. ow0+NB-1 of the row, both halves (2 x NB
- * accumulators: independent FMA chains to cover the FMA latency), whose
- * windows lie inside the input columns: per tap row, each input pixel the
- * NB windows cover is converted once and feeds every tap that reads it. A
- * 3-wide row's weights stay in registers; wider rows read them from the UB.
- * The parameters are constants in every instantiation, so the loops unroll
+/* Output pixels ow0 .. ow0+7 of the row, one half (8 lanes) at a time: 8
+ * accumulators (independent FMA chains, enough to cover the FMA latency),
+ * a tap row's weights in registers, each input pixel the 8 windows cover
+ * converted once and fed to every tap that reads it. Only the first n
+ * pixels are stored. EDGE blocks have windows reaching into the padding:
+ * they skip the input columns outside [0, W), bounds computed once per
+ * block, so a 7x7 plane with 5x5 windows takes this path throughout. The
+ * parameters are constants in every instantiation, so the loops unroll
  * into registers. */
-AVX2_INLINE void dw_block(const int NB, const int KW, const int SW, const int DW, const int XF16, const dw_row *r,
-                          int64_t ow0, const dw_out *o) {
-  const int WREG = KW <= 3, span = (NB - 1) * SW + (KW - 1) * DW + 1;
-  __m256 acc[4][2], wv[3][2];
-#pragma GCC unroll 4
-  for (int i = 0; i < NB; i++) acc[i][0] = o->bias[0], acc[i][1] = o->bias[1];
-  for (int q = 0; q < r->nr; q++) {
-    const float *wrow = r->wf + (size_t)(r->kr[q] * KW) * C0;
-    if (WREG)
-#pragma GCC unroll 3
-      for (int j = 0; j < KW; j++) wv[j][0] = _mm256_loadu_ps(wrow + j * C0), wv[j][1] = _mm256_loadu_ps(wrow + j * C0 + 8);
-    const size_t base = (size_t)(r->ih[q] * r->w + ow0 * SW - r->pl) * C0;
+AVX2_INLINE void dw_block(const int KW, const int SW, const int DW, const int XF16, const int EDGE, const dw_row *r,
+                          int64_t ow0, int64_t n, const dw_out *o) {
+  const int span = 7 * SW + (KW - 1) * DW + 1;
+  const int64_t c0 = ow0 * SW - r->pl; /* the input column under p = 0 */
+  const int64_t plo = c0 < 0 ? -c0 : 0, phi = r->w - c0 < span ? r->w - c0 : span;
+  for (int half = 0; half < 2; half++) {
+    __m256 acc[8], wv[5];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) acc[i] = o->bias[half];
+    for (int q = 0; q < r->nr; q++) {
+      const float *wrow = r->wf + (size_t)(r->kr[q] * KW) * C0 + half * 8;
+      const int64_t base = (r->ih[q] * r->w + c0) * C0 + half * 8;
+#pragma GCC unroll 5
+      for (int j = 0; j < KW; j++) wv[j] = _mm256_loadu_ps(wrow + j * C0);
 #pragma GCC unroll 24
-    for (int p = 0; p < span; p++) {
-#pragma GCC unroll 2
-      for (int half = 0; half < 2; half++) {
-        const __m256 xv = ld8h(r->x, XF16, base + (size_t)p * C0 + (size_t)half * 8);
-#pragma GCC unroll 4
-        for (int i = 0; i < NB; i++) {
+      for (int p = 0; p < span; p++) {
+        if (EDGE && (p < plo || p >= phi)) continue;
+        const __m256 xv = ld8h(r->x, XF16, (size_t)(base + p * C0));
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) {
           const int d = p - i * SW, j = d / DW;
           if (d < 0 || d % DW || j >= KW) continue;
-          const __m256 wj = WREG ? wv[j][half] : _mm256_loadu_ps(wrow + j * C0 + half * 8);
-          acc[i][half] = _mm256_fmadd_ps(xv, wj, acc[i][half]);
+          acc[i] = _mm256_fmadd_ps(xv, wv[j], acc[i]);
         }
       }
     }
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+      if (i < n) dw_store(o, half, r->at + (size_t)(ow0 + i) * C0 + (size_t)half * 8, acc[i]);
   }
-#pragma GCC unroll 4
-  for (int i = 0; i < NB; i++) {
-    const size_t at = r->at + (size_t)(ow0 + i) * C0;
-    dw_store(o, 0, at, acc[i][0]);
-    dw_store(o, 1, at + 8, acc[i][1]);
-  }
-}
-
-/* Output pixels [lo, hi) of the row (windows inside the input columns), 4
- * at a time, then 2 and 1. */
-AVX2_INLINE void dw_run(const int KW, const int SW, const int DW, const int XF16, const dw_row *r, int64_t lo,
-                        int64_t hi, const dw_out *o) {
-  int64_t ow = lo;
-  for (; ow + 4 <= hi; ow += 4) dw_block(4, KW, SW, DW, XF16, r, ow, o);
-  if (ow + 2 <= hi) dw_block(2, KW, SW, DW, XF16, r, ow, o), ow += 2;
-  if (ow < hi) dw_block(1, KW, SW, DW, XF16, r, ow, o);
 }
 
 /* Any output pixel, any window: taps outside the input columns skipped.
@@ -229,6 +223,18 @@ static AVX2 void dw_pixel(const dw_row *r, const rt_conv_params *p, int64_t ow, 
   const size_t at = r->at + (size_t)ow * C0;
   dw_store(o, 0, at, _mm256_add_ps(a0, b0));
   dw_store(o, 1, at + 8, _mm256_add_ps(a1, b1));
+}
+
+/* Output pixels [lo, hi) of the row, 8 at a time. */
+AVX2_INLINE void dw_run(const int KW, const int SW, const int DW, const int XF16, const dw_row *r, int64_t lo,
+                        int64_t hi, const dw_out *o) {
+  for (int64_t ow = lo; ow < hi; ow += 8) {
+    const int64_t c0 = ow * SW - r->pl;
+    if (c0 < 0 || c0 + 7 * SW + (KW - 1) * DW >= r->w)
+      dw_block(KW, SW, DW, XF16, 1, r, ow, hi - ow, o);
+    else
+      dw_block(KW, SW, DW, XF16, 0, r, ow, hi - ow, o);
+  }
 }
 
 /* The windows the instantiated fast paths cover: (kw, stride, dilation) x
@@ -267,13 +273,6 @@ int AVX2 rt_dwconv_x86(const om_task *task, const rt_args *args, uint64_t lo, ui
   dw_out o = {args->data[4], args->data[3], y->dtype == DT_FLOAT16, res && res->dtype == DT_FLOAT16, p.act,
               .lo = _mm256_set1_ps(p.clip_min), .hi = _mm256_set1_ps(p.clip_max)};
   const dw_run_fn fast = dw_fast(&p);
-  /* Output columns whose windows lie inside the input: ow*sw - pl >= 0 and
-   * ow*sw - pl + (kw-1)*dw < W. */
-  int64_t ow_lo = rt_ceil_div(p.pl, p.sw), reach = wi - 1 + p.pl - (int64_t)(p.kw - 1) * p.dw;
-  int64_t ow_hi = reach < 0 ? 0 : reach / p.sw + 1;
-  if (ow_hi > wo) ow_hi = wo;
-  if (ow_lo > ow_hi) ow_lo = ow_hi;
-  if (!fast) ow_lo = ow_hi = 0;
   for (uint64_t unit = lo; unit < hi; unit++) {
     const int64_t cb = (int64_t)unit % c1;
     float *wf = (float *)core->ub;
@@ -298,9 +297,10 @@ int AVX2 rt_dwconv_x86(const om_task *task, const rt_args *args, uint64_t lo, ui
         int64_t ih = oh * p.sh - p.pt + (int64_t)i * p.dh;
         if (ih >= 0 && ih < h) r.ih[r.nr] = ih, r.kr[r.nr++] = i;
       }
-      for (int64_t ow = 0; ow < ow_lo; ow++) dw_pixel(&r, &p, ow, &o);
-      if (ow_lo < ow_hi) fast(&r, ow_lo, ow_hi, &o);
-      for (int64_t ow = ow_hi; ow < wo; ow++) dw_pixel(&r, &p, ow, &o);
+      if (fast)
+        fast(&r, 0, wo, &o);
+      else
+        for (int64_t ow = 0; ow < wo; ow++) dw_pixel(&r, &p, ow, &o);
     }
   }
   return 1;
@@ -344,6 +344,53 @@ static AVX2 void maxpool_f16(const om_task *task, const rt_args *args, uint64_t 
   }
 }
 
+/* The sum (or max) of the n pixels of a plane from element `base`, both
+ * halves, 4 pixels at a time into 8 accumulators (independent chains to
+ * cover the add latency). Max keeps the running value on a NaN
+ * (vmaxps(v, a) is v > a ? v : a), as the portable kernel does. */
+AVX2_INLINE void plane_reduce(const int XF16, const int MAX, const void *x, size_t base, int64_t n, __m256 out[2]) {
+  __m256 a[4][2];
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; k++) a[k][0] = a[k][1] = _mm256_set1_ps(MAX ? -INFINITY : 0.0f);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; k++)
+#pragma GCC unroll 2
+      for (int half = 0; half < 2; half++) {
+        const __m256 v = ld8h(x, XF16, base + (size_t)(i + k) * C0 + (size_t)half * 8);
+        a[k][half] = MAX ? _mm256_max_ps(v, a[k][half]) : _mm256_add_ps(a[k][half], v);
+      }
+  for (; i < n; i++)
+#pragma GCC unroll 2
+    for (int half = 0; half < 2; half++) {
+      const __m256 v = ld8h(x, XF16, base + (size_t)i * C0 + (size_t)half * 8);
+      a[0][half] = MAX ? _mm256_max_ps(v, a[0][half]) : _mm256_add_ps(a[0][half], v);
+    }
+#pragma GCC unroll 2
+  for (int half = 0; half < 2; half++)
+    out[half] = MAX ? _mm256_max_ps(_mm256_max_ps(a[0][half], a[1][half]), _mm256_max_ps(a[2][half], a[3][half]))
+                    : _mm256_add_ps(_mm256_add_ps(a[0][half], a[1][half]), _mm256_add_ps(a[2][half], a[3][half]));
+}
+
+/* Windows covering the whole plane (kernel H x W, no padding, one output
+ * pixel: global pooling): each plane reduced straight from the input, the
+ * average scaled by 1 / (H*W) as the portable kernel does. */
+static AVX2 void pool_global(const void *xd, int xf16, void *yd, int yf16, int64_t n, int is_max, uint64_t lo,
+                             uint64_t hi) {
+  const __m256 inv = _mm256_set1_ps(1.0f / (float)n);
+  for (uint64_t unit = lo; unit < hi; unit++) {
+    const size_t base = (size_t)unit * (size_t)n * C0;
+    __m256 s[2];
+    if (is_max)
+      xf16 ? plane_reduce(1, 1, xd, base, n, s) : plane_reduce(0, 1, xd, base, n, s);
+    else
+      xf16 ? plane_reduce(1, 0, xd, base, n, s) : plane_reduce(0, 0, xd, base, n, s);
+    for (int half = 0; half < 2; half++)
+      st8h(yd, yf16, (size_t)unit * C0 + (size_t)half * 8, is_max ? s[half] : _mm256_mul_ps(s[half], inv));
+  }
+}
+
 int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core) {
   const om_tensor *x = args->desc[0], *y = args->desc[1];
   const void *xd = args->data[0];
@@ -353,6 +400,10 @@ int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint
   const int is_max = q[8] == 0, include_pad = q[9] != 0;
   const int xf16 = x->dtype == DT_FLOAT16, yf16 = y->dtype == DT_FLOAT16;
   const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
+  if (kh == h && kw == w && (pt | pl | pb | pr) == 0) {
+    pool_global(xd, xf16, yd, yf16, h * w, is_max, lo, hi);
+    return 1;
+  }
   if (is_max && xf16 && yf16) {
     maxpool_f16(task, args, lo, hi);
     return 1;

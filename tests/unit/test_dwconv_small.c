@@ -1,0 +1,199 @@
+/* test_dwconv_small.c - DWCONV on small planes, where most output pixels'
+ * windows reach into the padding (EfficientNet's 5x5 depthwise convs at 7x7
+ * and 14x14), against a plain NCHW reference in f64: every window the x86
+ * path instantiates (3x3 and 5x5, stride 1 and 2, 3x3 dilation 2) and one
+ * it does not (7x7), rows narrower than its 8-pixel blocks and than the
+ * kernel itself, asymmetric padding, f16 and f32, with bias, residual and
+ * activation, several blocks. Weights and inputs are rounded to the input
+ * dtype first, so what is left is the output rounding and summation order.
+ * Outputs start as garbage and their padding lanes must come out zero.
+ *
+ * The kernel runs on the path rt_cpu() picks (printed first): the AVX2 one
+ * (kernels_vector_x86.c) on hosts that have it, the portable one under
+ * OMRT_PORTABLE=1.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fp16.h"
+#include "runtime/kernels.h"
+#include "support.h"
+
+static uint32_t rng_state = 4242;
+static float frand(void) { /* [-1, 1) */
+  rng_state = rng_state * 1664525u + 1013904223u;
+  return (float)(rng_state >> 8) / (float)(1u << 23) - 1.0f;
+}
+
+static float round_dt(float v, int dt) { return dt == DT_FLOAT16 ? half_to_float(float_to_half(v)) : v; }
+
+static const char strings[] = "\0test_task\0t";
+
+enum { X, W, BIAS, RES, Y, NSLOTS };
+
+/* One DWCONV task (x, w, bias, residual, y) inside a fake model. */
+typedef struct dcase {
+  om_model_def def;
+  om_tensor t[NSLOTS];
+  void *data[NSLOTS];
+  om_task task;
+  omrt_model m;
+} dcase;
+
+static void add_tensor(dcase *c, int s, int dt, int layout, int rank, const int64_t *dims) {
+  om_tensor *t = &c->t[s];
+  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt, .layout = (uint32_t)layout,
+                   .rank = (uint32_t)rank};
+  memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
+  uint64_t n = 0;
+  layout_elements(layout, rank, dims, &n);
+  t->bytes = n * dtype_size(dt);
+  c->data[s] = malloc((size_t)t->bytes);
+  memset(c->data[s], 0x7f, (size_t)t->bytes); /* garbage the kernel must overwrite */
+  c->task.tensors[s] = (uint32_t)s;
+}
+
+static size_t at5(const int64_t *d, int64_t n, int64_t ch, int64_t h, int64_t w) {
+  return (size_t)((((n * ((d[1] + 15) / 16) + ch / 16) * d[2] + h) * d[3] + w) * 16 + ch % 16);
+}
+
+/* NCHW values v -> the NC1HWC0 tensor in slot s (padding lanes 0). */
+static void put5(dcase *c, int s, const float *v) {
+  const int64_t *d = c->t[s].dims;
+  memset(c->data[s], 0, (size_t)c->t[s].bytes);
+  size_t i = 0;
+  for (int64_t n = 0; n < d[0]; n++)
+    for (int64_t ch = 0; ch < d[1]; ch++)
+      for (int64_t h = 0; h < d[2]; h++)
+        for (int64_t w = 0; w < d[3]; w++) rt_put(c->data[s], (int)c->t[s].dtype, at5(d, n, ch, h, w), v[i++]);
+}
+
+static rt_core *test_core(void) {
+  static rt_core core;
+  if (!core.ub) core.ub_bytes = 256 << 10, core.ub = aligned_alloc(64, core.ub_bytes);
+  return &core;
+}
+
+typedef struct shape {
+  int64_t n, c, h, w;
+  int k, s, d, pt, pl, pb, pr;
+} shape;
+
+/* act 0 plain, 1 Relu with residual, 2 Clip [-0.3, 0.4] with bias only;
+ * up to bd blocks. */
+static void run_case(const shape *sh, int xdt, int ydt, int act, uint32_t bd) {
+  const uint32_t planes = (uint32_t)(sh->n * ((sh->c + 15) / 16));
+  if (bd > planes) bd = planes;
+  dcase c;
+  memset(&c, 0, sizeof c);
+  c.def = (om_model_def){.ub_bytes = 256 << 10, .ntasks = 1};
+  c.task = (om_task){.kind = OM_TASK_DWCONV, .name = 1, .block_dim = bd, .ntensors = NSLOTS};
+  c.m.def = &c.def, c.m.tensors = c.t, c.m.tasks = &c.task;
+  c.m.strings = strings, c.m.strings_bytes = sizeof strings;
+  const int64_t ho = (sh->h + sh->pt + sh->pb - sh->d * (sh->k - 1) - 1) / sh->s + 1;
+  const int64_t wo = (sh->w + sh->pl + sh->pr - sh->d * (sh->k - 1) - 1) / sh->s + 1;
+  const int64_t xd[4] = {sh->n, sh->c, sh->h, sh->w}, wd[4] = {1, sh->c, sh->k, sh->k}, bd1[1] = {sh->c};
+  const int64_t yd[4] = {sh->n, sh->c, ho, wo};
+  add_tensor(&c, X, xdt, LAYOUT_NC1HWC0, 4, xd);
+  add_tensor(&c, W, xdt, LAYOUT_NC1HWC0, 4, wd);
+  add_tensor(&c, BIAS, DT_FLOAT32, LAYOUT_ND, 1, bd1);
+  if (act == 1)
+    add_tensor(&c, RES, ydt, LAYOUT_NC1HWC0, 4, yd);
+  else
+    c.task.tensors[RES] = OM_NONE;
+  add_tensor(&c, Y, ydt, LAYOUT_NC1HWC0, 4, yd);
+  const float lo = -0.3f, hi = 0.4f;
+  int32_t q[13] = {sh->k, sh->k, sh->s, sh->s, sh->pt, sh->pl, sh->pb, sh->pr, sh->d, sh->d,
+                   act == 1 ? OM_ACT_RELU : act == 2 ? OM_ACT_CLIP : 0};
+  memcpy(&q[11], &lo, 4), memcpy(&q[12], &hi, 4);
+  memcpy(c.task.params, q, sizeof q);
+
+  const size_t nx = (size_t)(sh->n * sh->c * sh->h * sh->w), nw = (size_t)(sh->c * sh->k * sh->k);
+  const size_t ny = (size_t)(sh->n * sh->c * ho * wo);
+  float *x = malloc(nx * sizeof *x), *w = malloc(nw * sizeof *w), *b = malloc((size_t)sh->c * sizeof *b);
+  float *r = malloc(ny * sizeof *r);
+  for (size_t i = 0; i < nx; i++) x[i] = round_dt(frand(), xdt);
+  for (size_t i = 0; i < nw; i++) w[i] = round_dt(0.5f * frand(), xdt);
+  for (int64_t i = 0; i < sh->c; i++) b[i] = 0.5f * frand();
+  for (size_t i = 0; i < ny; i++) r[i] = round_dt(frand(), ydt);
+  put5(&c, X, x);
+  put5(&c, W, w);
+  memcpy(c.data[BIAS], b, (size_t)sh->c * sizeof *b);
+  if (act == 1) put5(&c, RES, r);
+
+  omrt_status s = rt_kernels[OM_TASK_DWCONV].check(&c.m, 0, &c.task);
+  CHECK_EQ_INT(s, OMRT_OK);
+  if (s != OMRT_OK) test_note("  %s", omrt_last_error());
+  rt_args a;
+  memset(&a, 0, sizeof a);
+  for (int i = 0; i < NSLOTS; i++)
+    if (c.task.tensors[i] != OM_NONE) a.data[i] = c.data[i], a.desc[i] = &c.t[i];
+  for (uint32_t blk = bd; s == OMRT_OK && blk-- > 0;) rt_kernels[OM_TASK_DWCONV].run(&c.task, &a, blk, test_core());
+
+  double worst = 0.0;
+  size_t badpad = 0;
+  const double tol = ydt == DT_FLOAT16 ? 2e-3 : 1e-5;
+  for (int64_t n = 0; n < sh->n; n++)
+    for (int64_t ch = 0; ch < (sh->c + 15) / 16 * 16; ch++)
+      for (int64_t oh = 0; oh < ho; oh++)
+        for (int64_t ow = 0; ow < wo; ow++) {
+          const float got = rt_get(c.data[Y], ydt, at5(yd, n, ch, oh, ow));
+          if (ch >= sh->c) {
+            badpad += got != 0.0f || signbit(got);
+            continue;
+          }
+          const size_t yi = (size_t)(((n * sh->c + ch) * ho + oh) * wo + ow);
+          double acc = b[ch];
+          for (int i = 0; i < sh->k; i++)
+            for (int j = 0; j < sh->k; j++) {
+              const int64_t ih = oh * sh->s - sh->pt + i * sh->d, iw = ow * sh->s - sh->pl + j * sh->d;
+              if (ih >= 0 && ih < sh->h && iw >= 0 && iw < sh->w)
+                acc += (double)x[((n * sh->c + ch) * sh->h + ih) * sh->w + iw] * w[(ch * sh->k + i) * sh->k + j];
+            }
+          if (act == 1) acc = fmax(acc + r[yi], 0.0);
+          if (act == 2) acc = fmin(fmax(acc, lo), hi);
+          const double err = fabs(got - acc) / fmax(1.0, fabs(acc));
+          if (!(err <= worst)) worst = err;
+        }
+  int ok = worst <= tol && badpad == 0;
+  test_check(ok, __FILE__, __LINE__, "dwconv small plane");
+  if (!ok)
+    test_note("  %lldx%lldx%lldx%lld k%d s%d d%d pads %d,%d,%d,%d %s->%s act %d: error %g (tolerance %g), %zu "
+              "nonzero padding lanes",
+              (long long)sh->n, (long long)sh->c, (long long)sh->h, (long long)sh->w, sh->k, sh->s, sh->d, sh->pt,
+              sh->pl, sh->pb, sh->pr, xdt == DT_FLOAT16 ? "f16" : "f32", ydt == DT_FLOAT16 ? "f16" : "f32", act,
+              worst, tol, badpad);
+  free(x), free(w), free(b), free(r);
+  for (int i = 0; i < NSLOTS; i++) free(c.data[i]);
+}
+
+int main(void) {
+  const int F16 = DT_FLOAT16, F32 = DT_FLOAT32;
+  printf("kernel paths: %s\n", rt_cpu()->name);
+  /* clang-format off */
+  static const shape shapes[] = {
+      /* n c h w | k s d pt pl pb pr */
+      {1, 40, 7, 7, 5, 1, 1, 2, 2, 2, 2},     /* EfficientNet-B0's 5x5 at 7x7 */
+      {1, 40, 14, 14, 5, 1, 1, 2, 2, 2, 2},   /* ... at 14x14 */
+      {1, 24, 14, 14, 5, 2, 1, 2, 2, 2, 2},   /* 14x14 -> 7x7 */
+      {2, 20, 7, 7, 3, 1, 1, 1, 1, 1, 1},
+      {1, 33, 14, 14, 3, 2, 1, 0, 0, 1, 1},   /* TF-style asymmetric padding */
+      {1, 16, 9, 9, 3, 1, 2, 2, 2, 2, 2},     /* dilation 2 */
+      {1, 17, 3, 2, 5, 1, 1, 2, 2, 2, 2},     /* rows narrower than the kernel */
+      {1, 16, 1, 1, 3, 1, 1, 1, 1, 1, 1},
+      {1, 16, 5, 4, 5, 1, 1, 1, 3, 3, 1},     /* asymmetric */
+      {1, 48, 6, 17, 5, 2, 1, 2, 2, 2, 2},    /* one full 8-pixel block and a short one */
+      {1, 16, 11, 21, 3, 1, 1, 1, 1, 1, 1},   /* interior blocks between the edges */
+      {1, 16, 6, 6, 7, 1, 1, 3, 3, 3, 3},     /* a window the x86 path does not instantiate */
+  };
+  /* clang-format on */
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    run_case(&shapes[i], F16, F16, 1, 3);
+    run_case(&shapes[i], F32, F32, 0, 2);
+    run_case(&shapes[i], F16, F32, 2, 1);
+    run_case(&shapes[i], F32, F16, 1, 2);
+  }
+  return test_summary("dwconv_small");
+}
