@@ -8,8 +8,8 @@
 # bench/node_modules with its optional CUDA download switched off), builds the project
 # (scripts/build.sh), exports the models (models/export_torchvision.py), measures this machine's
 # fp32 FMA peak (bench/fma_peak.c), then for each model: compiles it with atc (wall time, om size),
-# counts its FLOPs (bench/flops.py), and for each thread count runs omrun (median latency, peak
-# RSS) and ONNX Runtime (median latency) back to back, pinned to the same cores. Writes
+# counts its FLOPs (bench/flops.py), and for each thread count runs omrun (latency, peak RSS) and
+# ONNX Runtime (latency) in alternating rounds, pinned to the same cores. Writes
 # docs/BENCHMARKS.md (bench/report.py); the raw figures stay in build/bench/.
 #
 #   --quick     about 1 s of timed runs per measurement instead of about 8 s (a smoke run)
@@ -66,10 +66,13 @@ while [ $# -gt 0 ]; do
 done
 [ -n "${MODELS// /}" ] || die "--models names no model"
 
+# The runs of a measurement (BUDGET_S seconds, MIN_RUNS..MAX_RUNS runs in all) go in ROUNDS rounds,
+# omrun's and ORT's alternating, so that a period when something else slows the machine down falls
+# on both runtimes instead of on whichever was running then.
 if [ $QUICK = 1 ]; then
-  BUDGET_S=1; MIN_RUNS=3; MAX_RUNS=20; WARMUP=1; ATC_REPS=1; FMA_S=0.2
+  BUDGET_S=1; MIN_RUNS=3; MAX_RUNS=20; ROUNDS=1; WARMUP=1; ATC_REPS=1; FMA_S=0.2
 else
-  BUDGET_S=8; MIN_RUNS=5; MAX_RUNS=100; WARMUP=2; ATC_REPS=3; FMA_S=0.5
+  BUDGET_S=8; MIN_RUNS=10; MAX_RUNS=1200; ROUNDS=5; WARMUP=2; ATC_REPS=3; FMA_S=0.5
 fi
 MAX_OTHER=10   # % of all cores busy with other work during a measurement before it is retried
 PY=/usr/bin/python3
@@ -151,6 +154,8 @@ other_pct() { # other_pct BUSY0 BUSY1 NS0 NS1 TIMEFILE
     'BEGIN {w = (n1 - n0) / 1e9; o = ((b1 - b0) / hz - own) / (w * cores) * 100; if (o < 0) o = 0; printf "%.1f", o}'
 }
 
+min_of() { printf '%s\n' "$@" | sort -g | head -1; } # min_of X... : the smallest
+
 cpu_list() { # cores 0..T-1 for T threads (all cores when T exceeds them)
   local t=$1 n
   n=$(nproc)
@@ -199,28 +204,17 @@ for key in $MODELS; do
     cpus=$(cpu_list "$t")
     # A pair measured beside other work (over $MAX_OTHER% other load) is measured once more.
     for attempt in 1 2; do
-      # omrun: one untimed run tells the run count for the budget, then --loop N under GNU time.
       om_med=""; om_runs=""; om_rss=""; om_err=""; om_other=""; om_out="$key.t$t.omrun"
-      rm -rf "${WORK:?}/$om_out"
+      ort_med=""; ort_runs=""; ort_err=""; ort_other=""; ort_out="$key.t$t.ort.bin"
+      rm -rf "${WORK:?}/$om_out" "$WORK/$ort_out"
+      # Three untimed omrun runs (their median) tell the run count for the budget, ORT's too.
+      n=$MIN_RUNS
       if [ -z "$atc_err" ]; then
         if taskset -c "$cpus" "$OMRUN" --model "$om.om" --input "$input" --output "$WORK/$om_out" --threads "$t" \
-             > "$WORK/$key.t$t.omrun.log" 2>&1; then
+             --loop 3 > "$WORK/$key.t$t.omrun.log" 2>&1; then
           t1=$(sed -n 's/^latency: min [0-9.]* ms, median \([0-9.]*\) ms.*/\1/p' "$WORK/$key.t$t.omrun.log")
           n=$(awk -v b=$BUDGET_S -v t="$t1" -v lo=$MIN_RUNS -v hi=$MAX_RUNS \
                 'BEGIN {n = int(b * 1000 / (t > 0 ? t : 1)) + 1; if (n < lo) n = lo; if (n > hi) n = hi; print n}')
-          log "$key: omrun, $t thread(s), $n runs"
-          b0=$(stat_busy); n0=$(now_ns)
-          if /usr/bin/time -v -o "$WORK/$key.t$t.time" taskset -c "$cpus" "$OMRUN" --model "$om.om" --input "$input" \
-               --output "$WORK/$om_out" --loop "$n" --threads "$t" > "$WORK/$key.t$t.omrun.log" 2>&1; then
-            om_other=$(other_pct "$b0" "$(stat_busy)" "$n0" "$(now_ns)" "$WORK/$key.t$t.time")
-            read -r om_med om_runs < <(sed -n 's/^latency: min [0-9.]* ms, median \([0-9.]*\) ms over \([0-9]*\) runs$/\1 \2/p' \
-                                        "$WORK/$key.t$t.omrun.log")
-            om_rss=$(sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$WORK/$key.t$t.time")
-            [ -n "$om_med" ] || om_err="no latency line in omrun's output"
-          else
-            om_err=$(grep -m1 '^omrun:' "$WORK/$key.t$t.omrun.log" | one_line || true)
-            [ -n "$om_err" ] || om_err="omrun failed (exit status; see build/bench/$key.t$t.omrun.log)"
-          fi
         else
           om_err=$(grep -m1 '^omrun:' "$WORK/$key.t$t.omrun.log" | one_line || true)
           [ -n "$om_err" ] || om_err="omrun failed (see build/bench/$key.t$t.omrun.log)"
@@ -228,23 +222,66 @@ for key in $MODELS; do
       else
         om_err="not run: atc failed"
       fi
-      if [ -z "$om_err" ]; then log "$key: omrun, $t thread(s): median $om_med ms, RSS $om_rss KiB, other load $om_other%"; else log "$key: omrun: $om_err"; fi
-
-      # ONNX Runtime on the same model, input, cores and thread count.
-      ort_med=""; ort_runs=""; ort_err=""; ort_other=""; ort_out="$key.t$t.ort.bin"
-      rm -f "$WORK/$ort_out"
-      log "$key: ONNX Runtime, $t thread(s)"
-      b0=$(stat_busy); n0=$(now_ns)
-      if /usr/bin/time -v -o "$WORK/$key.t$t.ort.time" taskset -c "$cpus" node bench/ort_bench.js --model "$model" --input "$input" --shape "$batch,3,224,224" --threads "$t" \
-           --warmup $WARMUP --min $MIN_RUNS --max $MAX_RUNS --budget $BUDGET_S --output "$WORK/$ort_out" \
-           > "$WORK/$key.t$t.ort.log" 2>&1; then
-        ort_other=$(other_pct "$b0" "$(stat_busy)" "$n0" "$(now_ns)" "$WORK/$key.t$t.ort.time")
-        read -r ort_med ort_runs < <(sed -n 's/^ort: .* median \([0-9.]*\) ms over \([0-9]*\) runs$/\1 \2/p' "$WORK/$key.t$t.ort.log")
-        [ -n "$ort_med" ] || ort_err="no latency line in ort_bench's output"
+      per=$(( (n + ROUNDS - 1) / ROUNDS ))
+      log "$key, $t thread(s): $ROUNDS round(s) of $per runs each, omrun then ONNX Runtime"
+      om_meds=(); ort_meds=(); om_rss=0; om_runs=0; ort_runs=0; om_other=0; ort_other=0
+      for _ in $(seq $ROUNDS); do
+        # omrun, under GNU time (peak RSS)
+        if [ -z "$om_err" ]; then
+          b0=$(stat_busy); n0=$(now_ns)
+          if /usr/bin/time -v -o "$WORK/$key.t$t.time" taskset -c "$cpus" "$OMRUN" --model "$om.om" --input "$input" \
+               --output "$WORK/$om_out" --loop "$per" --threads "$t" > "$WORK/$key.t$t.omrun.log" 2>&1; then
+            o=$(other_pct "$b0" "$(stat_busy)" "$n0" "$(now_ns)" "$WORK/$key.t$t.time")
+            med=""; runs=""
+            read -r med runs < <(sed -n 's/^latency: min [0-9.]* ms, median \([0-9.]*\) ms over \([0-9]*\) runs$/\1 \2/p' \
+                                  "$WORK/$key.t$t.omrun.log")
+            rss=$(sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$WORK/$key.t$t.time")
+            if [ -n "$med" ]; then
+              om_meds+=("$med"); om_runs=$((om_runs + runs))
+              om_rss=$(( rss > om_rss ? rss : om_rss ))
+              om_other=$(awk -v a="$o" -v b="$om_other" 'BEGIN {print (a > b ? a : b)}')
+            else
+              om_err="no latency line in omrun's output"
+            fi
+          else
+            om_err=$(grep -m1 '^omrun:' "$WORK/$key.t$t.omrun.log" | one_line || true)
+            [ -n "$om_err" ] || om_err="omrun failed (exit status; see build/bench/$key.t$t.omrun.log)"
+          fi
+        fi
+        # ONNX Runtime on the same model, input, cores and thread count: exactly $per timed runs.
+        if [ -z "$ort_err" ]; then
+          b0=$(stat_busy); n0=$(now_ns)
+          if /usr/bin/time -v -o "$WORK/$key.t$t.ort.time" taskset -c "$cpus" node bench/ort_bench.js --model "$model" \
+               --input "$input" --shape "$batch,3,224,224" --threads "$t" --warmup $WARMUP --min "$per" --max "$per" \
+               --budget 0 --output "$WORK/$ort_out" > "$WORK/$key.t$t.ort.log" 2>&1; then
+            o=$(other_pct "$b0" "$(stat_busy)" "$n0" "$(now_ns)" "$WORK/$key.t$t.ort.time")
+            med=""; runs=""
+            read -r med runs < <(sed -n 's/^ort: .* median \([0-9.]*\) ms over \([0-9]*\) runs$/\1 \2/p' "$WORK/$key.t$t.ort.log")
+            if [ -n "$med" ]; then
+              ort_meds+=("$med"); ort_runs=$((ort_runs + runs))
+              ort_other=$(awk -v a="$o" -v b="$ort_other" 'BEGIN {print (a > b ? a : b)}')
+            else
+              ort_err="no latency line in ort_bench's output"
+            fi
+          else
+            ort_err=$(tail -1 "$WORK/$key.t$t.ort.log" | one_line)
+          fi
+        fi
+      done
+      # Each runtime's figure: the lowest of its rounds' medians. Interference from outside only
+      # adds time, and it comes and goes: the least disturbed round is the best estimate of each.
+      if [ -z "$om_err" ]; then
+        om_med=$(min_of "${om_meds[@]}")
+        log "$key: omrun, $t thread(s): median $om_med ms (rounds ${om_meds[*]}), RSS $om_rss KiB, other load $om_other%"
       else
-        ort_err=$(tail -1 "$WORK/$key.t$t.ort.log" | one_line)
+        om_rss=""; om_runs=""; om_other=""; log "$key: omrun: $om_err"
       fi
-      if [ -z "$ort_err" ]; then log "$key: ONNX Runtime, $t thread(s): median $ort_med ms, other load $ort_other%"; else log "$key: ORT: $ort_err"; fi
+      if [ -z "$ort_err" ]; then
+        ort_med=$(min_of "${ort_meds[@]}")
+        log "$key: ONNX Runtime, $t thread(s): median $ort_med ms (rounds ${ort_meds[*]}), other load $ort_other%"
+      else
+        ort_runs=""; ort_other=""; log "$key: ORT: $ort_err"
+      fi
       clean=$(awk -v a="${om_other:-0}" -v b="${ort_other:-0}" -v m=$MAX_OTHER 'BEGIN {print (a <= m && b <= m)}')
       [ "$clean" = 1 ] || [ $attempt = 2 ] && break
       log "$key, $t thread(s): other work shared the machine (omrun ${om_other:-?}%, ORT ${ort_other:-?}%): measuring again"
@@ -297,7 +334,7 @@ src="git $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
   printf 'cc\t%s\n' "$(cc --version | head -1)"
   printf 'ort_version\t%s\n' "$ORT_VERSION"
   printf 'node_version\t%s\n' "$(node --version)"
-  printf 'timing\t%s\n' "warm-up then timed runs until >= $MIN_RUNS runs and >= $BUDGET_S s (at most $MAX_RUNS); T threads pinned to cores 0..T-1 (taskset) for both runtimes"
+  printf 'timing\t%s\n' "timed runs for >= $BUDGET_S s (>= $MIN_RUNS, at most $MAX_RUNS runs) per runtime, in $ROUNDS round(s) alternating omrun and ORT (each round its own process and warm-up), the figure the lowest of the rounds' medians; T threads pinned to cores 0..T-1 (taskset) for both runtimes"
   printf 'fma_isa\t%s\n' "$(sed -n 's/.*isa \([^,]*\),.*/\1/p' "$WORK/fma_peak.txt" | head -1)"
   printf 'load\t%s\n' "CPU busy with other work ${BUSY_BEFORE}% in the second before the models; 1/5/15-minute load average $LOAD_BEFORE before, $LOAD_AFTER after (per-row figures: 'other load %')"
   sed -n 's/^fma_peak: threads \([0-9]*\), isa [^,]*, \([0-9.]*\) GFLOP\/s$/\1 \2/p' "$WORK/fma_peak.txt" |
