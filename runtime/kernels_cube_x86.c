@@ -455,8 +455,8 @@ static AVX2 void gemv_row_f(const float *a, const float *w, int64_t nblocks, flo
  * pixel's taps are staged in L0A as 16 f32 lanes per fractal (padding lanes
  * are zero in NC1HWC0, as are FRACTAL_Z's padding rows); then, fractal row
  * kf by fractal row, the tile's n blocks (contiguous in FRACTAL_Z) are read
- * once, in memory order (prefetched 24 KB ahead), four fractals at a time into sums kept in L0C
- * ([n block][16] f32). */
+ * once, in memory order (prefetched GEMV_PREFETCH bytes ahead), four
+ * fractals at a time into sums kept in L0C ([n block][16] f32). */
 static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t nb0, int64_t nblocks,
                                 rt_core *core) {
   const int xf16 = g->x->dtype == DT_FLOAT16, wf16 = g->w->dtype == DT_FLOAT16;
