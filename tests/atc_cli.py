@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import numpy as np
+import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 results = []
@@ -124,6 +125,20 @@ def main():
         text = json.dumps(doc)
         check("JSON names the SoC, precision, tasks and the atc command line",
               "Ascend310" in text and "force_fp16" in text and "CONV2D" in text and "--precision_mode=force_fp16" in text)
+    # ... naming every task kind: weights fed at run time are packed by a WPACK task
+    g2 = helper.make_graph(
+        [helper.make_node("Conv", ["x", "wr"], ["y"], name="conv_rt", kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
+        "rtw", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8]),
+                helper.make_tensor_value_info("wr", TensorProto.FLOAT, [8, 3, 3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    rtw = os.path.join(work, "rtw.onnx")
+    onnx.save(helper.make_model(g2, opset_imports=[helper.make_opsetid("", 13)]), rtw)
+    p = run(atc, f"--model={rtw}", "--framework=5", f"--output={work}/rtw", "--soc_version=Ascend310")
+    if p.returncode == 0:
+        p = run(atc, "--mode=1", f"--om={work}/rtw.om", f"--json={work}/rtw.json")
+    kinds = [t["kind"] for t in json.load(open(f"{work}/rtw.json"))["tasks"]] if p.returncode == 0 else []
+    check("--mode=1 names every task kind (WPACK for run-time weights)",
+          "WPACK" in kinds and all(isinstance(k, str) for k in kinds), f"{kinds} {p.stderr}")
     p = run(atc, "--mode=1", f"--om={model}", f"--json={work}/bad.json")
     check("--mode=1 on a non-om: exit 1, no JSON", p.returncode == 1 and not os.path.exists(f"{work}/bad.json"), p.stderr)
 
