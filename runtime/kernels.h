@@ -210,6 +210,13 @@ static inline int rt_conv_k_lanes(const rt_conv_geom *g, int64_t kf) {
   return kf / ((int64_t)g->p.kh * g->p.kw) == g->c1 - 1 ? (int)(g->cin - (g->c1 - 1) * C0) : C0;
 }
 
+/* L0B[nb][k][16 co] as f32 for n blocks nb0 .. nb0+nblocks-1 and fractals
+ * kc .. kc+kn-1: rows ci < k_lanes of each FRACTAL_Z fractal, klen of them
+ * per n block (kernels_cube.c; the portable tile's loadB, and the x86
+ * tile's for the packed RGB stems). */
+void rt_conv_load_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t kc, int64_t kn, int64_t klen,
+                    float *l0b);
+
 /* --- run-time kernel selection (cpu.c)
  *
  * rt_cpu() returns the paths this process uses, detected once (thread-safe):

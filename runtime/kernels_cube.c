@@ -107,8 +107,8 @@ static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, i
 /* L0B[nb][k][co] = rows ci < k_lanes of w fractal (kf, nb0+nb), which
  * FRACTAL_Z stores k-major ([ci][co]), so k runs over the same packed lanes
  * as load3d's columns. */
-static void load_b(const conv_geom *g, int64_t nb0, int64_t nblocks, int64_t kc, int64_t kn, int64_t klen,
-                   float *l0b) {
+void rt_conv_load_b(const conv_geom *g, int64_t nb0, int64_t nblocks, int64_t kc, int64_t kn, int64_t klen,
+                    float *l0b) {
   const int wt = (int)g->w->dtype;
   for (int64_t nb = 0; nb < nblocks; nb++) {
     float *dst = l0b + nb * klen * C0;
@@ -214,7 +214,7 @@ static void conv_tile(const conv_geom *g, int64_t img, int64_t mt, int64_t nt, r
     for (int64_t kk = 0; kk < kn; kk++)
       klen += k_lanes(g, kc + kk);
     load3d(g, img, m0, mrows, kc, kn, klen, l0a);
-    load_b(g, nb0, nblocks, kc, kn, klen, l0b);
+    rt_conv_load_b(g, nb0, nblocks, kc, kn, klen, l0b);
     for (int64_t nb = 0; nb < nblocks; nb++)
       mmad(l0a, klen, mrows, l0b + nb * klen * C0, l0c + nb * g->tm * C0);
   }

@@ -198,48 +198,33 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
  *
  * A chunk's K is a list of segments; segment s is len[s] k values whose A
  * values start aoff[s] floats past a pixel's A base and whose B rows (16
- * output lanes each, f16 when bh, else f32) start boff[s] elements past the
+ * output lanes each, f16 when bh, else f32) start boff[s] bytes past the
  * n block's B base. B is read in place from the FRACTAL_Z weights (one
- * segment per fractal: rows ci < k_lanes, fractal stride c1out * 256) or,
+ * segment per fractal: rows ci < k_lanes, fractal stride c1out fractals) or,
  * for the packed stems, from f32 rows staged in L0B. */
 typedef struct kwalk {
   size_t n;
   int bh;
-  size_t nbstride; /* B elements from one n block to the next */
+  size_t nbstride; /* B bytes from one n block to the next */
   size_t aoff[MAX_CHUNK], boff[MAX_CHUNK];
   int len[MAX_CHUNK];
 } kwalk;
 
-/* B in place for fractals kc .. kc+kn-1 (whose A values lie aoff[] apart as
- * the caller sets them): returns the B base of n block nb0. */
+/* The walk over fractals kc .. kc+kn-1 with B in place and A as stage_a
+ * lays out an img2col row (each fractal's real lanes after the previous
+ * one's; conv_tile_direct replaces aoff with its own addresses): returns
+ * the B base of n block nb0. */
 static const void *kwalk_weights(const rt_conv_geom *g, int64_t kc, int64_t kn, int64_t nb0, kwalk *kw) {
-  const int f16 = g->w->dtype == DT_FLOAT16;
-  kw->n = (size_t)kn, kw->bh = f16, kw->nbstride = C0 * C0;
+  const size_t fb = C0 * C0 * dtype_size((int)g->w->dtype); /* bytes of a fractal */
+  kw->n = (size_t)kn, kw->bh = g->w->dtype == DT_FLOAT16, kw->nbstride = fb;
+  size_t col = 0;
   for (int64_t kk = 0; kk < kn; kk++) {
-    kw->boff[kk] = (size_t)(kk * g->c1out) * C0 * C0;
+    kw->boff[kk] = (size_t)(kk * g->c1out) * fb;
     kw->len[kk] = rt_conv_k_lanes(g, kc + kk);
+    kw->aoff[kk] = col;
+    col += (size_t)kw->len[kk];
   }
-  const size_t at = (size_t)(kc * g->c1out + nb0) * C0 * C0;
-  return f16 ? (const void *)((const uint16_t *)g->wd + at) : (const void *)((const float *)g->wd + at);
-}
-
-/* Packed stems (conv_packed): the tile's weights for the whole K, rows ci <
- * k_lanes of each fractal, as f32 in L0B [nb][k][co]: the A runs (kernel
- * rows of kw * cin values) cross fractal boundaries, so B is made one
- * contiguous run per n block. */
-static AVX2 void stage_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t klen, float *l0b) {
-  const int f16 = g->w->dtype == DT_FLOAT16;
-  for (int64_t nb = 0; nb < nblocks; nb++) {
-    float *dst = l0b + nb * klen * C0;
-    for (int64_t kf = 0; kf < g->k; kf++) {
-      const size_t at = (size_t)(kf * g->c1out + nb0 + nb) * C0 * C0;
-      const int lanes = rt_conv_k_lanes(g, kf);
-      for (int r = 0; r < lanes; r++, dst += C0) {
-        _mm256_storeu_ps(dst, ld8h(g->wd, f16, at + (size_t)r * C0));
-        _mm256_storeu_ps(dst + 8, ld8h(g->wd, f16, at + (size_t)r * C0 + 8));
-      }
-    }
-  }
+  return (const uint8_t *)g->wd + (size_t)(kc * g->c1out + nb0) * fb;
 }
 
 /* --- micro-kernel */
@@ -260,15 +245,9 @@ AVX2_INLINE __m256 act8(__m256 v, const epi *e) {
   return v;
 }
 
-/* 8 lanes of a B row: f16 (converted, F16C) or f32. */
-AVX2_INLINE __m256 ldb(const int BH, const void *b, size_t at) {
-  return BH ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)b + at)))
-            : _mm256_loadu_ps((const float *)b + at);
-}
-
 /* c[r][0..16) (+)= sum over the segments s of kw, k < len[s], of
  * A[r][k] * B[k][0..16) for r < R, R <= MR: pixel r's A values of segment s
- * start at a + roff[r] + aoff[s], the B rows at b + boff[s] (f16 when BH).
+ * start at a + roff[r] + aoff[s], the B rows at b + boff[s] bytes (f16 when BH).
  * first: start from the bias instead of c; e->y: write y instead of c. H = 1
  * (an n block whose lanes 8..15 are padding channels, e->half) computes
  * lanes 0..7 only: half the FMAs and B loads; lanes 8..15 of y are written
@@ -290,10 +269,10 @@ AVX2_INLINE void mk(const int R, const int H, const int BH, const kwalk *kw, con
   const size_t es = BH ? 2 : 4;
   for (size_t sg = 0; sg < kw->n; sg++) {
     const float *a0 = a + kw->aoff[sg], *a1 = a0 + o1, *a2 = a0 + o2, *a3 = a0 + o3, *a4 = a0 + o4, *a5 = a0 + o5;
-    const uint8_t *bs = (const uint8_t *)b + kw->boff[sg] * es;
+    const uint8_t *bs = (const uint8_t *)b + kw->boff[sg];
     const int n = kw->len[sg];
     for (int k = 0; k < n; k++, bs += C0 * es) {
-      __m256 b0 = ldb(BH, bs, 0), b1 = H > 1 ? ldb(BH, bs, 8) : b0, av;
+      __m256 b0 = ld8h(bs, BH, 0), b1 = H > 1 ? ld8h(bs, BH, 8) : b0, av;
 #define MK_FMA(r)                                                                                            \
   if (R > r) {                                                                                               \
     av = _mm256_broadcast_ss(a##r + k);                                                                      \
@@ -353,12 +332,11 @@ MK_INSTANCES(1, _h)
 MK_INSTANCES(0, _f)
 
 /* One group of rows <= MR pixels (A base a) against nbn n blocks whose B
- * bases are b + nb * kw->nbstride elements. */
+ * bases are b + nb * kw->nbstride bytes. */
 static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff,
                           int64_t nbn, float *c, size_t cstride, int first, const epi *e, size_t yrow) {
-  const size_t es = kw->bh ? 2 : 4;
   for (int64_t nb = 0; nb < nbn; nb++) {
-    const void *bn = (const uint8_t *)b + (size_t)nb * kw->nbstride * es;
+    const void *bn = (const uint8_t *)b + (size_t)nb * kw->nbstride;
     mk_fn *f = e[nb].half ? (kw->bh ? mk_half_h : mk_half_f) : (kw->bh ? mk_full_h : mk_full_f);
     f(rows, kw, a, bn, roff, c + (size_t)nb * cstride, first, &e[nb], yrow);
   }
@@ -409,25 +387,22 @@ static AVX2 void epi_init(const rt_conv_geom *g, int64_t img, int64_t m0, int64_
 enum { GEMV_PREFETCH = 24576 }; /* bytes ahead: the weights stream from memory once per run */
 
 /* acc[f][0..16) += sum_ci a[ci] * fractal f's row ci, for the nf <= 4
- * consecutive fractals at w (f16 when BH): 2 * nf independent FMA chains. */
+ * consecutive fractals at w (f16 when BH): 2 * nf independent FMA chains.
+ * A group of four also fetches the lines GEMV_PREFETCH bytes ahead, as many
+ * as it reads. */
 AVX2_INLINE void gemv_fractals(const int BH, const int nf, const float *a, const void *w, float *acc) {
+  const int lines = BH ? 2 : 4; /* per ci: 4 fractals' rows of 16 lanes */
 #define GV_DECL(f) __m256 s##f = nf > f ? _mm256_loadu_ps(acc + f * C0) : _mm256_setzero_ps(), \
                           t##f = nf > f ? _mm256_loadu_ps(acc + f * C0 + 8) : _mm256_setzero_ps();
   GV_DECL(0) GV_DECL(1) GV_DECL(2) GV_DECL(3)
   for (int ci = 0; ci < C0; ci++) {
     const __m256 av = _mm256_broadcast_ss(a + ci);
-    if (nf == 4) { /* the weights stream once: fetch the next groups' lines ahead */
-      _mm_prefetch((const char *)w + GEMV_PREFETCH + ci * 128 * (BH ? 1 : 2), _MM_HINT_T0);
-      _mm_prefetch((const char *)w + GEMV_PREFETCH + ci * 128 * (BH ? 1 : 2) + 64, _MM_HINT_T0);
-      if (!BH) {
-        _mm_prefetch((const char *)w + GEMV_PREFETCH + ci * 256 + 128, _MM_HINT_T0);
-        _mm_prefetch((const char *)w + GEMV_PREFETCH + ci * 256 + 192, _MM_HINT_T0);
-      }
-    }
+    for (int l = 0; nf == 4 && l < lines; l++)
+      _mm_prefetch((const char *)w + GEMV_PREFETCH + (ci * lines + l) * 64, _MM_HINT_T0);
 #define GV_FMA(f)                                                                                            \
   if (nf > f) {                                                                                              \
-    s##f = _mm256_fmadd_ps(av, ldb(BH, w, (size_t)(f * C0 + ci) * C0), s##f);                                \
-    t##f = _mm256_fmadd_ps(av, ldb(BH, w, (size_t)(f * C0 + ci) * C0 + 8), t##f);                            \
+    s##f = _mm256_fmadd_ps(av, ld8h(w, BH, (size_t)(f * C0 + ci) * C0), s##f);                               \
+    t##f = _mm256_fmadd_ps(av, ld8h(w, BH, (size_t)(f * C0 + ci) * C0 + 8), t##f);                           \
   }
     GV_FMA(0) GV_FMA(1) GV_FMA(2) GV_FMA(3)
   }
@@ -438,16 +413,18 @@ AVX2_INLINE void gemv_fractals(const int BH, const int nf, const float *a, const
 #undef GV_STORE
 }
 
-static AVX2 void gemv_row_h(const float *a, const uint16_t *w, int64_t nblocks, float *acc) {
+/* One row of fractals: the tile's nblocks n blocks at w (f16 when wf16). */
+static AVX2 void gemv_row(const float *a, const uint8_t *w, int wf16, int64_t nblocks, float *acc) {
+  const size_t fb = C0 * C0 * (wf16 ? 2 : 4);
   int64_t nb = 0;
-  for (; nb + 4 <= nblocks; nb += 4) gemv_fractals(1, 4, a, w + nb * C0 * C0, acc + nb * C0);
-  for (; nb < nblocks; nb++) gemv_fractals(1, 1, a, w + nb * C0 * C0, acc + nb * C0);
-}
-
-static AVX2 void gemv_row_f(const float *a, const float *w, int64_t nblocks, float *acc) {
-  int64_t nb = 0;
-  for (; nb + 4 <= nblocks; nb += 4) gemv_fractals(0, 4, a, w + nb * C0 * C0, acc + nb * C0);
-  for (; nb < nblocks; nb++) gemv_fractals(0, 1, a, w + nb * C0 * C0, acc + nb * C0);
+  for (; nb + 4 <= nblocks; nb += 4) {
+    if (wf16) gemv_fractals(1, 4, a, w + nb * fb, acc + nb * C0);
+    else gemv_fractals(0, 4, a, w + nb * fb, acc + nb * C0);
+  }
+  for (; nb < nblocks; nb++) {
+    if (wf16) gemv_fractals(1, 1, a, w + nb * fb, acc + nb * C0);
+    else gemv_fractals(0, 1, a, w + nb * fb, acc + nb * C0);
+  }
 }
 
 /* A tile of one output pixel (a fully connected layer is a 1x1 conv on a
@@ -479,13 +456,10 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
       _mm256_storeu_ps(a + kk * C0, lo);
       _mm256_storeu_ps(a + kk * C0 + 8, hi);
     }
-    for (int64_t kk = 0; kk < kn; kk++) {
-      const size_t at = (size_t)((kc + kk) * g->c1out + nb0) * C0 * C0;
-      if (wf16)
-        gemv_row_h(a + kk * C0, (const uint16_t *)g->wd + at, nblocks, acc);
-      else
-        gemv_row_f(a + kk * C0, (const float *)g->wd + at, nblocks, acc);
-    }
+    const size_t fb = C0 * C0 * dtype_size((int)g->w->dtype);
+    for (int64_t kk = 0; kk < kn; kk++)
+      gemv_row(a + kk * C0, (const uint8_t *)g->wd + (size_t)((kc + kk) * g->c1out + nb0) * fb, wf16, nblocks,
+               acc);
   }
   for (int64_t nb = 0; nb < nblocks; nb++) {
     epi e;
@@ -500,20 +474,19 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
 }
 
 /* Pixel groups of the tile's rows m0 .. m0+mrows-1 against nblocks n blocks
- * (B base b) over the K walk kw; A base of the group starting at row m:
- * a0 + aoff_of(m). Pixel groups outer, n blocks inner: a group's A stays in
- * L1 while the chunk's B streams past. */
+ * (B base b) over the K walk kw; row m's A starts at a + m * lda. Pixel
+ * groups outer, n blocks inner: a group's A stays in L1 while the chunk's B
+ * streams past. */
 static AVX2 void conv_groups(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t nb0,
                              int64_t nblocks, const kwalk *kw, const float *a, size_t lda, const void *b,
                              int first, int last, float *l0c) {
   epi e[MAX_NB];
-  const size_t es = kw->bh ? 2 : 4;
   const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
   for (int64_t nbc = 0; nbc < nblocks; nbc += MAX_NB) {
     const int64_t nbn = nblocks - nbc < MAX_NB ? nblocks - nbc : MAX_NB;
     for (int64_t nb = 0; nb < nbn; nb++)
       epi_init(g, img, m0, nb0 + nbc + nb, last, &e[nb]);
-    const void *bc = (const uint8_t *)b + (size_t)nbc * kw->nbstride * es;
+    const void *bc = (const uint8_t *)b + (size_t)nbc * kw->nbstride;
     for (int64_t m = 0; m < mrows; m += MR) {
       const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
       mk_group(rows, kw, a + (size_t)m * lda, bc, roff, nbn, l0c + nbc * g->tm * C0 + m * C0,
@@ -526,15 +499,17 @@ static AVX2 void conv_groups(const rt_conv_geom *g, int64_t img, int64_t m0, int
  * the packed rows (pack_rows): a pixel's K is kh runs of kw * cin floats,
  * one per kernel row, so the K walk has one segment per kernel row and each
  * pixel of a group its own offset (a group may continue on the next output
- * row); B is staged (stage_b). No img2col copy. */
+ * row); B is staged in L0B (rt_conv_load_b: 3 of 16 lanes a fractal). No
+ * img2col copy. */
 static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t img, int64_t m0, int64_t mrows,
                              int64_t nb0, int64_t nblocks, const float *l0b, float *l0c) {
   const int64_t cin = g->cin, kh = g->p.kh, sh = g->p.sh, sw = g->p.sw, dh = g->p.dh, wo = g->wo;
   const size_t run = (size_t)(g->p.kw * cin), klen = (size_t)kh * run;
   kwalk kw;
-  kw.n = (size_t)kh, kw.bh = 0, kw.nbstride = klen * C0;
+  kw.n = (size_t)kh, kw.bh = 0, kw.nbstride = klen * C0 * sizeof(float);
   for (int64_t i = 0; i < kh; i++)
-    kw.aoff[i] = (size_t)(i * dh * pk->rowf), kw.boff[i] = (size_t)i * run * C0, kw.len[i] = (int)run;
+    kw.aoff[i] = (size_t)(i * dh * pk->rowf), kw.boff[i] = (size_t)i * run * C0 * sizeof(float),
+    kw.len[i] = (int)run;
   epi e[MAX_NB];
   for (int64_t nbc = 0; nbc < nblocks; nbc += MAX_NB) {
     const int64_t nbn = nblocks - nbc < MAX_NB ? nblocks - nbc : MAX_NB;
@@ -613,7 +588,7 @@ static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0,
       const int64_t nbn = nblocks - nbc < MAX_NB ? nblocks - nbc : MAX_NB;
       for (int64_t nb = 0; nb < nbn; nb++)
         epi_init(g, img, m0, nb0 + nbc + nb, last, &e[nb]);
-      const void *bc = (const uint8_t *)b + (size_t)nbc * kw.nbstride * (kw.bh ? 2 : 4);
+      const void *bc = (const uint8_t *)b + (size_t)nbc * kw.nbstride;
       int64_t oh = oh0, ow = m0 % wo; /* of pixel m */
       for (int64_t m = 0; m < mrows; m += MR) {
         const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
@@ -651,7 +626,7 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
   packed pk;
   if (g->p.kh <= 64 && g->k <= MAX_CHUNK && (uint64_t)(klen_all * nblocks) * C0 * sizeof(float) <= core->l0b_bytes &&
       pack_rows(g, img, m0, mrows, core, &pk)) {
-    stage_b(g, nb0, nblocks, klen_all, l0b);
+    rt_conv_load_b(g, nb0, nblocks, 0, g->k, klen_all, l0b);
     conv_packed(g, &pk, img, m0, mrows, nb0, nblocks, l0b, l0c);
     return;
   }
@@ -665,8 +640,6 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
     int64_t mstep = (l0a_floats - SLACK) / klen_all / MR * MR;
     if (mstep > 16 * MR) mstep = 16 * MR; /* A's group stays in L2 with room to spare */
     const void *b = kwalk_weights(g, 0, g->k, nb0, &kw);
-    for (int64_t kk = 0, col = 0; kk < g->k; col += kw.len[kk++])
-      kw.aoff[kk] = (size_t)col;
     for (int64_t ms = 0; ms < mrows; ms += mstep) {
       const int64_t rows_all = mrows - ms < mstep ? mrows - ms : mstep;
       stage_a(g, img, m0 + ms, rows_all, 0, g->k, klen_all, l0a);
@@ -687,8 +660,6 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
     }
     const int first = kc == 0, last = kc + kn >= g->k;
     const void *b = kwalk_weights(g, kc, kn, nb0, &kw);
-    for (int64_t kk = 0, col = 0; kk < kn; col += kw.len[kk++])
-      kw.aoff[kk] = (size_t)col;
     stage_a(g, img, m0, mrows, kc, kn, klen, l0a);
     conv_groups(g, img, m0, mrows, nb0, nblocks, &kw, l0a, (size_t)klen, b, first, last, l0c);
   }
