@@ -1,7 +1,9 @@
-/* kcase.h - one kernel task against a fake model, for the ND kernel tests
- * (test_reduce, test_strided, test_gather, test_pad, test_index): up to four tensors in
- * the workspace region with malloc'd data pre-filled with garbage the kernel
- * must overwrite, a one-task model whose string table names the task
+/* kcase.h - one kernel task against a fake model, for the kernel tests
+ * (test_reduce, test_strided, test_gather, test_pad, test_index, test_poolnd,
+ * test_pool_global, test_dwconv_small): up to OM_TASK_MAX_TENSORS tensors
+ * in the workspace region (ND, or NC1HWC0 with kc_set_layout and
+ * kc_put_nc1hwc0, nc1hwc0.h) with malloc'd data pre-filled with garbage the
+ * kernel must overwrite, a one-task model whose string table names the task
  * "test_task", the kind's load-time check, and expect_reject(), which wants
  * OMRT_ERR_FORMAT with a message naming the task and the field. Header-only,
  * test code only. */
@@ -11,14 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nc1hwc0.h"
 #include "omrt.h"
 #include "runtime/kernels.h"
 #include "support.h"
 
 typedef struct kcase {
   om_model_def def;
-  om_tensor t[4];
-  void *data[4];
+  om_tensor t[OM_TASK_MAX_TENSORS];
+  void *data[OM_TASK_MAX_TENSORS];
   om_task task;
   omrt_model m;
 } kcase;
@@ -34,13 +37,14 @@ static inline void kc_setup(kcase *c, int kind, uint32_t block_dim, uint32_t nte
   c->m.strings = kcase_strings, c->m.strings_bytes = sizeof kcase_strings;
 }
 
-/* Tensor slot s: an ND tensor of dtype dt and dims[rank]. */
-static inline void kc_set(kcase *c, int s, int dt, int rank, const int64_t *dims) {
+/* Tensor slot s: a tensor of dtype dt, layout (types.h) and logical dims[rank]. */
+static inline void kc_set_layout(kcase *c, int s, int dt, int layout, int rank, const int64_t *dims) {
   om_tensor *t = &c->t[s];
-  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt, .rank = (uint32_t)rank};
+  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt, .layout = (uint32_t)layout,
+                   .rank = (uint32_t)rank};
   memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
-  uint64_t n = 1;
-  for (int d = 0; d < rank; d++) n *= (uint64_t)dims[d];
+  uint64_t n = 0;
+  layout_elements(layout, rank, dims, &n);
   t->bytes = n * dtype_size(dt);
   free(c->data[s]);
   c->data[s] = malloc((size_t)t->bytes + 8);
@@ -48,8 +52,26 @@ static inline void kc_set(kcase *c, int s, int dt, int rank, const int64_t *dims
   c->task.tensors[s] = (uint32_t)s;
 }
 
+/* Tensor slot s: an ND tensor of dtype dt and dims[rank]. */
+static inline void kc_set(kcase *c, int s, int dt, int rank, const int64_t *dims) {
+  kc_set_layout(c, s, dt, LAYOUT_ND, rank, dims);
+}
+
+/* NCHW values v -> the NC1HWC0 tensor in slot s, padding lanes 0. */
+static inline void kc_put_nc1hwc0(kcase *c, int s, const float *v) {
+  nc1hwc0_put(c->data[s], (int)c->t[s].dtype, (size_t)c->t[s].bytes, c->t[s].dims, v);
+}
+
+/* A simulated AI core with the 256 KiB UB kc_setup's model declares, for
+ * the vector kinds that stage in it (POOL, DWCONV); the ND kinds take NULL. */
+static inline rt_core *kc_core(void) {
+  static rt_core core;
+  if (!core.ub) core.ub_bytes = 256 << 10, core.ub = aligned_alloc(64, core.ub_bytes);
+  return &core;
+}
+
 static inline void kc_free(kcase *c) {
-  for (int s = 0; s < 4; s++) free(c->data[s]);
+  for (int s = 0; s < OM_TASK_MAX_TENSORS; s++) free(c->data[s]);
 }
 
 static inline omrt_status kc_check(kcase *c) { return rt_kernels[c->task.kind].check(&c->m, 0, &c->task); }

@@ -18,8 +18,7 @@
 #include <string.h>
 
 #include "common/fp16.h"
-#include "runtime/kernels.h"
-#include "support.h"
+#include "kcase.h"
 
 static uint32_t rng_state = 4242;
 static float frand(void) { /* [-1, 1) */
@@ -29,52 +28,7 @@ static float frand(void) { /* [-1, 1) */
 
 static float round_dt(float v, int dt) { return dt == DT_FLOAT16 ? half_to_float(float_to_half(v)) : v; }
 
-static const char strings[] = "\0test_task\0t";
-
 enum { X, W, BIAS, RES, Y, NSLOTS };
-
-/* One DWCONV task (x, w, bias, residual, y) inside a fake model. */
-typedef struct dcase {
-  om_model_def def;
-  om_tensor t[NSLOTS];
-  void *data[NSLOTS];
-  om_task task;
-  omrt_model m;
-} dcase;
-
-static void add_tensor(dcase *c, int s, int dt, int layout, int rank, const int64_t *dims) {
-  om_tensor *t = &c->t[s];
-  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt, .layout = (uint32_t)layout,
-                   .rank = (uint32_t)rank};
-  memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
-  uint64_t n = 0;
-  layout_elements(layout, rank, dims, &n);
-  t->bytes = n * dtype_size(dt);
-  c->data[s] = malloc((size_t)t->bytes);
-  memset(c->data[s], 0x7f, (size_t)t->bytes); /* garbage the kernel must overwrite */
-  c->task.tensors[s] = (uint32_t)s;
-}
-
-static size_t at5(const int64_t *d, int64_t n, int64_t ch, int64_t h, int64_t w) {
-  return (size_t)((((n * ((d[1] + 15) / 16) + ch / 16) * d[2] + h) * d[3] + w) * 16 + ch % 16);
-}
-
-/* NCHW values v -> the NC1HWC0 tensor in slot s (padding lanes 0). */
-static void put5(dcase *c, int s, const float *v) {
-  const int64_t *d = c->t[s].dims;
-  memset(c->data[s], 0, (size_t)c->t[s].bytes);
-  size_t i = 0;
-  for (int64_t n = 0; n < d[0]; n++)
-    for (int64_t ch = 0; ch < d[1]; ch++)
-      for (int64_t h = 0; h < d[2]; h++)
-        for (int64_t w = 0; w < d[3]; w++) rt_put(c->data[s], (int)c->t[s].dtype, at5(d, n, ch, h, w), v[i++]);
-}
-
-static rt_core *test_core(void) {
-  static rt_core core;
-  if (!core.ub) core.ub_bytes = 256 << 10, core.ub = aligned_alloc(64, core.ub_bytes);
-  return &core;
-}
 
 typedef struct shape {
   int64_t n, c, h, w;
@@ -86,24 +40,20 @@ typedef struct shape {
 static void run_case(const shape *sh, int xdt, int ydt, int act, uint32_t bd) {
   const uint32_t planes = (uint32_t)(sh->n * ((sh->c + 15) / 16));
   if (bd > planes) bd = planes;
-  dcase c;
-  memset(&c, 0, sizeof c);
-  c.def = (om_model_def){.ub_bytes = 256 << 10, .ntasks = 1};
-  c.task = (om_task){.kind = OM_TASK_DWCONV, .name = 1, .block_dim = bd, .ntensors = NSLOTS};
-  c.m.def = &c.def, c.m.tensors = c.t, c.m.tasks = &c.task;
-  c.m.strings = strings, c.m.strings_bytes = sizeof strings;
+  kcase c;
+  kc_setup(&c, OM_TASK_DWCONV, bd, NSLOTS);
   const int64_t ho = (sh->h + sh->pt + sh->pb - sh->d * (sh->k - 1) - 1) / sh->s + 1;
   const int64_t wo = (sh->w + sh->pl + sh->pr - sh->d * (sh->k - 1) - 1) / sh->s + 1;
   const int64_t xd[4] = {sh->n, sh->c, sh->h, sh->w}, wd[4] = {1, sh->c, sh->k, sh->k}, bd1[1] = {sh->c};
   const int64_t yd[4] = {sh->n, sh->c, ho, wo};
-  add_tensor(&c, X, xdt, LAYOUT_NC1HWC0, 4, xd);
-  add_tensor(&c, W, xdt, LAYOUT_NC1HWC0, 4, wd);
-  add_tensor(&c, BIAS, DT_FLOAT32, LAYOUT_ND, 1, bd1);
+  kc_set_layout(&c, X, xdt, LAYOUT_NC1HWC0, 4, xd);
+  kc_set_layout(&c, W, xdt, LAYOUT_NC1HWC0, 4, wd);
+  kc_set(&c, BIAS, DT_FLOAT32, 1, bd1);
   if (act == 1)
-    add_tensor(&c, RES, ydt, LAYOUT_NC1HWC0, 4, yd);
+    kc_set_layout(&c, RES, ydt, LAYOUT_NC1HWC0, 4, yd);
   else
     c.task.tensors[RES] = OM_NONE;
-  add_tensor(&c, Y, ydt, LAYOUT_NC1HWC0, 4, yd);
+  kc_set_layout(&c, Y, ydt, LAYOUT_NC1HWC0, 4, yd);
   const float lo = -0.3f, hi = 0.4f;
   int32_t q[13] = {sh->k, sh->k, sh->s, sh->s, sh->pt, sh->pl, sh->pb, sh->pr, sh->d, sh->d,
                    act == 1 ? OM_ACT_RELU : act == 2 ? OM_ACT_CLIP : 0};
@@ -118,19 +68,19 @@ static void run_case(const shape *sh, int xdt, int ydt, int act, uint32_t bd) {
   for (size_t i = 0; i < nw; i++) w[i] = round_dt(0.5f * frand(), xdt);
   for (int64_t i = 0; i < sh->c; i++) b[i] = 0.5f * frand();
   for (size_t i = 0; i < ny; i++) r[i] = round_dt(frand(), ydt);
-  put5(&c, X, x);
-  put5(&c, W, w);
+  kc_put_nc1hwc0(&c, X, x);
+  kc_put_nc1hwc0(&c, W, w);
   memcpy(c.data[BIAS], b, (size_t)sh->c * sizeof *b);
-  if (act == 1) put5(&c, RES, r);
+  if (act == 1) kc_put_nc1hwc0(&c, RES, r);
 
-  omrt_status s = rt_kernels[OM_TASK_DWCONV].check(&c.m, 0, &c.task);
+  omrt_status s = kc_check(&c);
   CHECK_EQ_INT(s, OMRT_OK);
   if (s != OMRT_OK) test_note("  %s", omrt_last_error());
   rt_args a;
   memset(&a, 0, sizeof a);
   for (int i = 0; i < NSLOTS; i++)
     if (c.task.tensors[i] != OM_NONE) a.data[i] = c.data[i], a.desc[i] = &c.t[i];
-  for (uint32_t blk = bd; s == OMRT_OK && blk-- > 0;) rt_kernels[OM_TASK_DWCONV].run(&c.task, &a, blk, test_core());
+  for (uint32_t blk = bd; s == OMRT_OK && blk-- > 0;) rt_kernels[OM_TASK_DWCONV].run(&c.task, &a, blk, kc_core());
 
   double worst = 0.0;
   size_t badpad = 0;
@@ -139,7 +89,7 @@ static void run_case(const shape *sh, int xdt, int ydt, int act, uint32_t bd) {
     for (int64_t ch = 0; ch < (sh->c + 15) / 16 * 16; ch++)
       for (int64_t oh = 0; oh < ho; oh++)
         for (int64_t ow = 0; ow < wo; ow++) {
-          const float got = rt_get(c.data[Y], ydt, at5(yd, n, ch, oh, ow));
+          const float got = rt_get(c.data[Y], ydt, nc1hwc0_at(yd, n, ch, oh, ow));
           if (ch >= sh->c) {
             badpad += got != 0.0f || signbit(got);
             continue;
@@ -166,7 +116,7 @@ static void run_case(const shape *sh, int xdt, int ydt, int act, uint32_t bd) {
               sh->pl, sh->pb, sh->pr, xdt == DT_FLOAT16 ? "f16" : "f32", ydt == DT_FLOAT16 ? "f16" : "f32", act,
               worst, tol, badpad);
   free(x), free(w), free(b), free(r);
-  for (int i = 0; i < NSLOTS; i++) free(c.data[i]);
+  kc_free(&c);
 }
 
 int main(void) {

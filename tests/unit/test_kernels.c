@@ -27,6 +27,7 @@
 #include "common/fp16.h"
 #include "omrt.h"
 #include "runtime/kernels.h"
+#include "nc1hwc0.h"
 #include "support.h"
 
 /* --- helpers */
@@ -158,21 +159,9 @@ static void get_nd(const kcase *c, int s, float *v) {
     v[i] = rt_get(c->data[s], (int)c->t[s].dtype, i);
 }
 
-static size_t nc1hwc0_at(const int64_t *d, int64_t n, int64_t ch, int64_t h, int64_t w) {
-  int64_t c1 = (d[1] + 15) / 16;
-  return (size_t)((((n * c1 + ch / 16) * d[2] + h) * d[3] + w) * 16 + ch % 16);
-}
-
 /* NCHW values -> NC1HWC0 tensor (padding 0). */
 static void put_5d(kcase *c, int s, const float *v) {
-  const int64_t *d = c->t[s].dims;
-  memset(c->data[s], 0, (size_t)c->t[s].bytes);
-  size_t i = 0;
-  for (int64_t n = 0; n < d[0]; n++)
-    for (int64_t ch = 0; ch < d[1]; ch++)
-      for (int64_t h = 0; h < d[2]; h++)
-        for (int64_t w = 0; w < d[3]; w++)
-          rt_put(c->data[s], (int)c->t[s].dtype, nc1hwc0_at(d, n, ch, h, w), v[i++]);
+  nc1hwc0_put(c->data[s], (int)c->t[s].dtype, (size_t)c->t[s].bytes, c->t[s].dims, v);
 }
 
 /* NC1HWC0 tensor -> NCHW values; checks the padding lanes are zero. */

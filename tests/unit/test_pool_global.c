@@ -17,8 +17,7 @@
 #include <string.h>
 
 #include "common/fp16.h"
-#include "runtime/kernels.h"
-#include "support.h"
+#include "kcase.h"
 
 static uint32_t rng_state = 777;
 static float frand(void) { /* [-1, 1) */
@@ -26,52 +25,14 @@ static float frand(void) { /* [-1, 1) */
   return (float)(rng_state >> 8) / (float)(1u << 23) - 1.0f;
 }
 
-static const char strings[] = "\0test_task\0t";
-
-/* One POOL task, x in slot 0 and y in slot 1, inside a fake model. */
-typedef struct pcase {
-  om_model_def def;
-  om_tensor t[2];
-  void *data[2];
-  om_task task;
-  omrt_model m;
-} pcase;
-
-static void add_tensor(pcase *c, int s, int dt, const int64_t *dims) {
-  om_tensor *t = &c->t[s];
-  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt, .layout = LAYOUT_NC1HWC0,
-                   .rank = 4};
-  memcpy(t->dims, dims, 4 * sizeof *dims);
-  uint64_t n = 0;
-  layout_elements(LAYOUT_NC1HWC0, 4, dims, &n);
-  t->bytes = n * dtype_size(dt);
-  c->data[s] = malloc((size_t)t->bytes);
-  memset(c->data[s], 0x7f, (size_t)t->bytes); /* garbage the kernel must overwrite */
-  c->task.tensors[s] = (uint32_t)s;
-}
-
-static size_t at5(const int64_t *d, int64_t n, int64_t ch, int64_t pix) {
-  return (size_t)(((n * ((d[1] + 15) / 16) + ch / 16) * d[2] * d[3] + pix) * 16 + ch % 16);
-}
-
-static rt_core *test_core(void) {
-  static rt_core core;
-  if (!core.ub) core.ub_bytes = 256 << 10, core.ub = aligned_alloc(64, core.ub_bytes);
-  return &core;
-}
-
 /* Global pool of x [n, c, h, w]: avg or max, x and y dtypes, block_dim bd;
  * nans > 0 puts that many NaNs into every max-pooled plane. */
 static void run_case(int64_t n, int64_t c, int64_t h, int64_t w, int avg, int xdt, int ydt, uint32_t bd, int nans) {
-  pcase k;
-  memset(&k, 0, sizeof k);
-  k.def = (om_model_def){.ub_bytes = 256 << 10, .ntasks = 1};
-  k.task = (om_task){.kind = OM_TASK_POOL, .name = 1, .block_dim = bd, .ntensors = 2};
-  k.m.def = &k.def, k.m.tensors = k.t, k.m.tasks = &k.task;
-  k.m.strings = strings, k.m.strings_bytes = sizeof strings;
+  kcase k;
+  kc_setup(&k, OM_TASK_POOL, bd, 2);
   const int64_t xd[4] = {n, c, h, w}, yd[4] = {n, c, 1, 1};
-  add_tensor(&k, 0, xdt, xd);
-  add_tensor(&k, 1, ydt, yd);
+  kc_set_layout(&k, 0, xdt, LAYOUT_NC1HWC0, 4, xd);
+  kc_set_layout(&k, 1, ydt, LAYOUT_NC1HWC0, 4, yd);
   const int32_t q[10] = {(int32_t)h, (int32_t)w, 1, 1, 0, 0, 0, 0, avg, 0};
   memcpy(k.task.params, q, sizeof q);
 
@@ -84,21 +45,21 @@ static void run_case(int64_t n, int64_t c, int64_t h, int64_t w, int avg, int xd
       if (xdt == DT_FLOAT16) v = half_to_float(float_to_half(v));
       if (!avg && pix < nans) v = NAN;
       x[i * h * w + pix] = v;
-      rt_put(k.data[0], xdt, at5(xd, i / c, i % c, pix), v);
+      rt_put(k.data[0], xdt, nc1hwc0_at(xd, i / c, i % c, pix / w, pix % w), v);
     }
 
-  omrt_status s = rt_kernels[OM_TASK_POOL].check(&k.m, 0, &k.task);
+  omrt_status s = kc_check(&k);
   CHECK_EQ_INT(s, OMRT_OK);
   rt_args a;
   memset(&a, 0, sizeof a);
   for (int i = 0; i < 2; i++) a.data[i] = k.data[i], a.desc[i] = &k.t[i];
-  for (uint32_t b = bd; b-- > 0;) rt_kernels[OM_TASK_POOL].run(&k.task, &a, b, test_core());
+  for (uint32_t b = bd; b-- > 0;) rt_kernels[OM_TASK_POOL].run(&k.task, &a, b, kc_core());
 
   double worst = 0.0;
   size_t badpad = 0;
   for (int64_t i = 0; i < n * ((c + 15) / 16) * 16; i++) {
     const int64_t img = i / (((c + 15) / 16) * 16), ch = i % (((c + 15) / 16) * 16);
-    const float got = rt_get(k.data[1], ydt, at5(yd, img, ch, 0));
+    const float got = rt_get(k.data[1], ydt, nc1hwc0_at(yd, img, ch, 0, 0));
     if (ch >= c) {
       badpad += got != 0.0f || signbit(got);
       continue;
@@ -126,7 +87,7 @@ static void run_case(int64_t n, int64_t c, int64_t h, int64_t w, int avg, int xd
   CHECK(worst <= (ydt == DT_FLOAT16 ? 1e-3 : 1e-5));
   CHECK_EQ_INT(badpad, 0);
   free(x);
-  free(k.data[0]), free(k.data[1]);
+  kc_free(&k);
 }
 
 int main(void) {
