@@ -277,9 +277,10 @@ void rt_wino_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt
  * c[r][0..16) += sum_k a[r*lda + k] * b[k][0..16) for rows r = 0, 1 (rt_mmad16_2) or row 0. */
 void rt_mmad16_2(const float *a, int64_t lda, int64_t klen, const float *b, float *c);
 void rt_mmad16_1(const float *a, int64_t klen, const float *b, float *c);
-/* c[m][0..16) += sum_k a[m*lda + k] * b[k][0..16) for m < mrows, = when
+/* c[m][0..16) += sum_k a[m*lda + k] * b[k*ldb .. +16) for m < mrows, = when
  * first (f32; the Winograd tiles' GEMMs through the cube micro-kernel). */
-void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c, int first);
+void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
+                       float *c, int first);
 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 #endif
 
@@ -296,6 +297,12 @@ omrt_status rt_conv_group_check(const rt_chk *c);
 /* kernels_wpack.c: WPACK, conv weights computed at run time into their layout. */
 void rt_wpack_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_wpack_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* OM_CONV_WINO_F43_FZ transforms weights with G' = diag(WINO_D)^-1 G, whose
+ * rows are small integers, and applies WINO_D = (D0, D1, D1, D3, D3, 1) in
+ * the output transform instead (kernels_wino.c). */
+#define WINO_D0 0.25f
+#define WINO_D1 (-1.0f / 6)
+#define WINO_D3 (1.0f / 24)
 /* kernels_wino.c: one CONV2D tile of algorithm OM_CONV_WINO_F43 (portable). */
 void rt_wino_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 /* kernels_wino.c: algorithm OM_CONV_WINO_F43_FZ, its tile (portable) and its

@@ -198,13 +198,15 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
  *
  * A chunk's K is a list of segments; segment s is len[s] k values whose A
  * values start aoff[s] floats past a pixel's A base and whose B rows (16
- * output lanes each, f16 when bh, else f32) start boff[s] bytes past the
- * n block's B base. B is read in place from the FRACTAL_Z weights (one
- * segment per fractal: rows ci < k_lanes, fractal stride c1out fractals) or,
- * for the packed stems, from f32 rows staged in L0B. */
+ * output lanes each, f16 when bh, else f32, brow bytes apart) start boff[s]
+ * bytes past the n block's B base. B is read in place from the FRACTAL_Z
+ * weights (one segment per fractal: rows ci < k_lanes, fractal stride c1out
+ * fractals), for the packed stems from f32 rows staged in L0B, for the
+ * Winograd GEMMs from the transformed weights in UB. */
 typedef struct kwalk {
   size_t n;
   int bh;
+  size_t brow;     /* B bytes from one row (k) to the next */
   size_t nbstride; /* B bytes from one n block to the next */
   size_t aoff[MAX_CHUNK], boff[MAX_CHUNK];
   int len[MAX_CHUNK];
@@ -216,7 +218,8 @@ typedef struct kwalk {
  * the B base of n block nb0. */
 static const void *kwalk_weights(const rt_conv_geom *g, int64_t kc, int64_t kn, int64_t nb0, kwalk *kw) {
   const size_t fb = C0 * C0 * dtype_size((int)g->w->dtype); /* bytes of a fractal */
-  kw->n = (size_t)kn, kw->bh = g->w->dtype == DT_FLOAT16, kw->nbstride = fb;
+  kw->n = (size_t)kn, kw->bh = g->w->dtype == DT_FLOAT16, kw->brow = C0 * dtype_size((int)g->w->dtype),
+  kw->nbstride = fb;
   size_t col = 0;
   for (int64_t kk = 0; kk < kn; kk++) {
     kw->boff[kk] = (size_t)(kk * g->c1out) * fb;
@@ -266,12 +269,12 @@ AVX2_INLINE void mk(const int R, const int H, const int BH, const kwalk *kw, con
   MK_ROWS(MK_LOAD)
   const size_t o1 = R > 1 ? roff[1] : 0, o2 = R > 2 ? roff[2] : 0, o3 = R > 3 ? roff[3] : 0;
   const size_t o4 = R > 4 ? roff[4] : 0, o5 = R > 5 ? roff[5] : 0;
-  const size_t es = BH ? 2 : 4;
+  const size_t brow = kw->brow;
   for (size_t sg = 0; sg < kw->n; sg++) {
     const float *a0 = a + kw->aoff[sg], *a1 = a0 + o1, *a2 = a0 + o2, *a3 = a0 + o3, *a4 = a0 + o4, *a5 = a0 + o5;
     const uint8_t *bs = (const uint8_t *)b + kw->boff[sg];
     const int n = kw->len[sg];
-    for (int k = 0; k < n; k++, bs += C0 * es) {
+    for (int k = 0; k < n; k++, bs += brow) {
       __m256 b0 = ld8h(bs, BH, 0), b1 = H > 1 ? ld8h(bs, BH, 8) : b0, av;
 #define MK_FMA(r)                                                                                            \
   if (R > r) {                                                                                               \
@@ -343,15 +346,17 @@ static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void 
 }
 
 /* The Winograd tiles' GEMMs (kernels_wino_x86.c): c[m][16] (+)= a[m][0..klen)
- * x b[klen][16], MR rows at a time through the same micro-kernel, from zero
- * when first, stored to c (a zero bias, no write-back). */
-AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c,
-                            int first) {
+ * x b[klen][16] (b's rows ldb floats apart), MR rows at a time through the
+ * same micro-kernel, from zero when first, stored to c (a zero bias, no
+ * write-back). */
+AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
+                            float *c, int first) {
   epi e;
   memset(&e, 0, sizeof e);
   e.bias0 = e.bias1 = _mm256_setzero_ps();
   kwalk kw;
-  kw.n = 1, kw.bh = 0, kw.nbstride = 0, kw.aoff[0] = 0, kw.boff[0] = 0, kw.len[0] = (int)klen;
+  kw.n = 1, kw.bh = 0, kw.brow = ldb * sizeof(float), kw.nbstride = 0, kw.aoff[0] = 0, kw.boff[0] = 0,
+  kw.len[0] = (int)klen;
   const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
   for (int64_t m = 0; m < mrows; m += MR) {
     const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
@@ -506,7 +511,7 @@ static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t im
   const int64_t cin = g->cin, kh = g->p.kh, sh = g->p.sh, sw = g->p.sw, dh = g->p.dh, wo = g->wo;
   const size_t run = (size_t)(g->p.kw * cin), klen = (size_t)kh * run;
   kwalk kw;
-  kw.n = (size_t)kh, kw.bh = 0, kw.nbstride = klen * C0 * sizeof(float);
+  kw.n = (size_t)kh, kw.bh = 0, kw.brow = C0 * sizeof(float), kw.nbstride = klen * C0 * sizeof(float);
   for (int64_t i = 0; i < kh; i++)
     kw.aoff[i] = (size_t)(i * dh * pk->rowf), kw.boff[i] = (size_t)i * run * C0 * sizeof(float),
     kw.len[i] = (int)run;

@@ -45,12 +45,15 @@ static void bt6(const float *x, size_t is, float *out, size_t os) {
   }
 }
 
-/* out[i*os] = (A^T x)[i] for 6 rows x[k*is] of 16 lanes each, 4 outputs. */
-static void at6(const float *x, size_t is, float *out, size_t os) {
+/* out[i*os] = (A^T D x)[i] for 6 rows x[k*is] of 16 lanes each, 4 outputs;
+ * D = 1, or with sc WINO_D (kernels.h: the FZ path's weights leave it out). */
+static void at6(int sc, const float *x, size_t is, float *out, size_t os) {
   const float *m0 = x, *m1 = x + is, *m2 = x + 2 * is, *m3 = x + 3 * is, *m4 = x + 4 * is, *m5 = x + 5 * is;
+  const float d0 = sc ? WINO_D0 : 1.0f, d1 = sc ? WINO_D1 : 1.0f, d3 = sc ? WINO_D3 : 1.0f;
   for (int l = 0; l < C0; l++) {
-    float s12 = m1[l] + m2[l], d12 = m1[l] - m2[l], s34 = m3[l] + m4[l], d34 = m3[l] - m4[l];
-    out[l] = m0[l] + s12 + s34;
+    float s12 = (m1[l] + m2[l]) * d1, d12 = (m1[l] - m2[l]) * d1, s34 = (m3[l] + m4[l]) * d3,
+          d34 = (m3[l] - m4[l]) * d3;
+    out[l] = m0[l] * d0 + s12 + s34;
     out[os + l] = d12 + 2.0f * d34;
     out[2 * os + l] = s12 + 4.0f * s34;
     out[3 * os + l] = d12 + 8.0f * d34 + m5[l];
@@ -85,16 +88,17 @@ static void input_transform(const rt_conv_geom *g, int64_t img, int64_t th, int6
 }
 
 /* Output channel block cb of tile (th, tw): m[p*mstride .. +16] are its 36
- * products; y = act(A^T M A + bias + residual) for the pixels inside. */
-static void output_transform(const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, int64_t cb,
+ * products; y = act(A^T M A + bias + residual) for the pixels inside (with
+ * sc, M's weights were transformed without WINO_D: A^T D M D A). */
+static void output_transform(int sc, const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, int64_t cb,
                              const float *m, size_t mstride, float *ub) {
   float *gm = ub, t[4 * 6 * C0], o[16 * C0], bias[C0], keep[C0];
   for (int p = 0; p < P; p++)
     memcpy(gm + p * C0, m + (size_t)p * mstride, C0 * sizeof(float));
   for (int j = 0; j < 6; j++) /* columns: t[i][j] = sum_k A^T[i][k] M[k][j] */
-    at6(gm + j * C0, 6 * C0, t + j * C0, 6 * C0);
+    at6(sc, gm + j * C0, 6 * C0, t + j * C0, 6 * C0);
   for (int i = 0; i < 4; i++) /* rows: o[i][j] = sum_k t[i][k] A^T[j][k] */
-    at6(t + i * 6 * C0, C0, o + i * 4 * C0, C0);
+    at6(sc, t + i * 6 * C0, C0, o + i * 4 * C0, C0);
   for (int l = 0; l < C0; l++) {
     const int64_t co = cb * C0 + l;
     keep[l] = co < g->cout ? 1.0f : 0.0f;
@@ -124,8 +128,10 @@ static void output_transform(const rt_conv_geom *g, int64_t img, int64_t th, int
   }
 }
 
-/* The portable GEMM: c[m][16] (+)= a[m][0..klen) x b[klen][16]; = when first. */
-static void gemm16_acc(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, float *c, int first) {
+/* The portable GEMM: c[m][16] (+)= a[m][0..klen) x b[klen][16] (rows ldb
+ * floats apart); = when first. */
+static void gemm16_acc(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb, float *c,
+                       int first) {
   for (int64_t m = 0; m < mrows; m++) {
     float acc[C0];
     const float *am = a + (size_t)m * lda;
@@ -135,7 +141,7 @@ static void gemm16_acc(const float *a, size_t lda, int64_t mrows, size_t klen, c
       memcpy(acc, c + m * C0, sizeof acc);
     for (size_t k = 0; k < klen; k++)
       for (int l = 0; l < C0; l++)
-        acc[l] += am[k] * b[k * C0 + l];
+        acc[l] += am[k] * b[k * ldb + l];
     memcpy(c + m * C0, acc, sizeof acc);
   }
 }
@@ -152,36 +158,39 @@ void rt_wino_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt
     const int64_t cb = nb0 + nb;
     for (int p = 0; p < P; p++) {
       const float *u = (const float *)g->wd + ((size_t)p * (size_t)g->c1out + (size_t)cb) * k * C0;
-      gemm16_acc(v + (size_t)p * pstride, k, mrows, k, u, l0c + (size_t)p * (size_t)mrows * C0, 1);
+      gemm16_acc(v + (size_t)p * pstride, k, mrows, k, u, C0, l0c + (size_t)p * (size_t)mrows * C0, 1);
     }
     for (int64_t m = 0; m < mrows; m++)
-      output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
+      output_transform(0, g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
                        (size_t)mrows * C0, (float *)core->ub);
   }
 }
 
 /* --- OM_CONV_WINO_F43_FZ: the same tile on FRACTAL_Z weights, transformed
  * here. For each output channel block and each chunk of tile_k input
- * channel blocks: U[p][k][16] = (G g G^T)[p] for the chunk's channels k, f32
- * in UB, then the 36 GEMMs of the chunk accumulate into L0C; the output
- * transform follows the last chunk. UB holds the chunk's U and, after it,
- * the output transform's gathered products. */
+ * channel blocks: U'[k][p][16] = (G' g G'^T)[p] for the chunk's channels k,
+ * f32 in UB (a channel's 36 positions one after the other), then the 36
+ * GEMMs of the chunk accumulate into L0C; the output transform follows the
+ * last chunk. G' = diag(WINO_D)^-1 G has rows of small integers, so U' costs
+ * adds and a few multiplies by 2 and 4 (and is exact in f32 for fp16
+ * weights); U = D U' D, and the output transform applies the two D (A^T D M
+ * D A) once per tile instead of once per weight. UB holds the chunk's U'
+ * and, after it, the output transform's gathered products. */
 
-/* o[0..5] = G (a, b, c)^T, G the 6x3 matrix of F(4x4,3x3) (docs/om-format.md). */
-static inline void g3(float a, float b, float c, float o[6]) {
-  const float s = a + c, e = a * (1.0f / 24) + c * (1.0f / 6), f = b * (1.0f / 12);
-  o[0] = a * 0.25f;
-  o[1] = (s + b) * (-1.0f / 6);
-  o[2] = (s - b) * (-1.0f / 6);
-  o[3] = e + f;
-  o[4] = e - f;
+/* o[0..5] = G' (a, b, c)^T: rows (1,0,0) (1,1,1) (1,-1,1) (1,2,4) (1,-2,4) (0,0,1). */
+static inline void g3i(float a, float b, float c, float o[6]) {
+  const float s = a + c, e = a + 4.0f * c;
+  o[0] = a;
+  o[1] = s + b;
+  o[2] = s - b;
+  o[3] = e + 2.0f * b;
+  o[4] = e - 2.0f * b;
   o[5] = c;
 }
 
-/* U[p][kk][co] (klen = tkn*16 rows kk per position) for output channel block
- * cb and input channel blocks cc0 .. cc0+tkn-1. */
+/* U'[kk][p][co] (P * 16 floats per row kk) for output channel block cb and
+ * input channel blocks cc0 .. cc0+tkn-1. */
 static void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int64_t tkn, float *u) {
-  const size_t klen = (size_t)tkn * C0;
   float frac[9][C0 * C0]; /* the 9 taps' fractals, [ci][co] (FRACTAL_Z) */
   for (int64_t cc = 0; cc < tkn; cc++) {
     for (int tap = 0; tap < 9; tap++)
@@ -190,12 +199,13 @@ static void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int
     for (int ci = 0; ci < C0; ci++)
       for (int co = 0; co < C0; co++) {
         float t[3][6], r[6];
-        for (int j = 0; j < 3; j++) /* columns: t[j][i] = sum_kh G[i][kh] g[kh][j] */
-          g3(frac[j][ci * C0 + co], frac[3 + j][ci * C0 + co], frac[6 + j][ci * C0 + co], t[j]);
-        for (int i = 0; i < 6; i++) { /* rows: U[i][j] = sum_kw t[i][kw] G[j][kw] */
-          g3(t[0][i], t[1][i], t[2][i], r);
+        float *dst = u + (size_t)(cc * C0 + ci) * P * C0 + co;
+        for (int j = 0; j < 3; j++) /* columns: t[j][i] = sum_kh G'[i][kh] g[kh][j] */
+          g3i(frac[j][ci * C0 + co], frac[3 + j][ci * C0 + co], frac[6 + j][ci * C0 + co], t[j]);
+        for (int i = 0; i < 6; i++) { /* rows: U'[i][j] = sum_kw t[i][kw] G'[j][kw] */
+          g3i(t[0][i], t[1][i], t[2][i], r);
           for (int j = 0; j < 6; j++)
-            u[((size_t)(i * 6 + j) * klen + (size_t)(cc * C0 + ci)) * C0 + co] = r[j];
+            dst[(size_t)(i * 6 + j) * C0] = r[j];
         }
       }
   }
@@ -217,11 +227,11 @@ void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt,
       const size_t klen = (size_t)tkn * C0;
       weight_transform(g, cb, cc0, tkn, u);
       for (int p = 0; p < P; p++)
-        gemm16_acc(v + (size_t)p * pstride + (size_t)cc0 * C0, k, mrows, klen, u + (size_t)p * klen * C0,
+        gemm16_acc(v + (size_t)p * pstride + (size_t)cc0 * C0, k, mrows, klen, u + (size_t)p * C0, P * C0,
                    l0c + (size_t)p * (size_t)mrows * C0, cc0 == 0);
     }
     for (int64_t m = 0; m < mrows; m++)
-      output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
+      output_transform(1, g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
                        (size_t)mrows * C0, gather);
   }
 }

@@ -36,12 +36,20 @@ AVX2_INLINE void bt6(const __m256 *x, size_t is, __m256 *o, size_t os) {
   o[5 * os] = _mm256_add_ps(_mm256_fnmadd_ps(five, d3, _mm256_mul_ps(four, d1)), d5);
 }
 
-/* o[i*os] = (A^T x)[i], i < 4, for the 6 values x[k*is]. */
-AVX2_INLINE void at6(const __m256 *x, size_t is, __m256 *o, size_t os) {
+/* o[i*os] = (A^T D x)[i], i < 4, for the 6 values x[k*is]; D = 1, or with
+ * SC the diagonal WINO_D that the FZ path's integer weight transform left
+ * out (kernels_wino.c). */
+AVX2_INLINE void at6(const int SC, const __m256 *x, size_t is, __m256 *o, size_t os) {
   const __m256 m1 = x[is], m2 = x[2 * is], m3 = x[3 * is], m4 = x[4 * is];
-  const __m256 s12 = _mm256_add_ps(m1, m2), d12 = _mm256_sub_ps(m1, m2);
-  const __m256 s34 = _mm256_add_ps(m3, m4), d34 = _mm256_sub_ps(m3, m4);
-  o[0] = _mm256_add_ps(_mm256_add_ps(x[0], s12), s34);
+  __m256 s12 = _mm256_add_ps(m1, m2), d12 = _mm256_sub_ps(m1, m2), x0 = x[0];
+  __m256 s34 = _mm256_add_ps(m3, m4), d34 = _mm256_sub_ps(m3, m4);
+  if (SC) {
+    const __m256 d1 = _mm256_set1_ps(WINO_D1), d3 = _mm256_set1_ps(WINO_D3);
+    x0 = _mm256_mul_ps(x0, _mm256_set1_ps(WINO_D0));
+    s12 = _mm256_mul_ps(s12, d1), d12 = _mm256_mul_ps(d12, d1);
+    s34 = _mm256_mul_ps(s34, d3), d34 = _mm256_mul_ps(d34, d3);
+  }
+  o[0] = _mm256_add_ps(_mm256_add_ps(x0, s12), s34);
   o[os] = _mm256_fmadd_ps(_mm256_set1_ps(2.0f), d34, d12);
   o[2 * os] = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), s34, s12);
   o[3 * os] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), d34, d12), x[5 * is]);
@@ -90,17 +98,18 @@ typedef struct wepi {
 } wepi;
 
 /* y = act(A^T M A + bias + residual) for the pixels of tile (th, tw) inside
- * Ho x Wo, channel block cb; m[p*mstride ..] are the tile's 36 products. */
-static AVX2 void output_transform(const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, int64_t cb,
-                                  const float *m, size_t mstride, const wepi *e) {
+ * Ho x Wo, channel block cb; m[p*mstride ..] are the tile's 36 products
+ * (with SC, of the unscaled weights: A^T D M D A). */
+AVX2_INLINE void output_transform(const int SC, const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw,
+                                  int64_t cb, const float *m, size_t mstride, const wepi *e) {
   __m256 x[P * 2], t[4 * 6 * 2], o[16 * 2];
   for (int p = 0; p < P; p++)
     x[p * 2] = _mm256_loadu_ps(m + (size_t)p * mstride), x[p * 2 + 1] = _mm256_loadu_ps(m + (size_t)p * mstride + 8);
   for (int j = 0; j < 12; j++) /* columns: t[i][j] = sum_k A^T[i][k] M[k][j] */
-    at6(x + j, 12, t + j, 12);
+    at6(SC, x + j, 12, t + j, 12);
   for (int i = 0; i < 4; i++) { /* rows: o[i][j] = sum_k t[i][k] A^T[j][k] */
-    at6(t + i * 12, 2, o + i * 8, 2);
-    at6(t + i * 12 + 1, 2, o + i * 8 + 1, 2);
+    at6(SC, t + i * 12, 2, o + i * 8, 2);
+    at6(SC, t + i * 12 + 1, 2, o + i * 8 + 1, 2);
   }
   for (int i = 0; i < 4 && th * 4 + i < g->ho; i++) {
     const int64_t oh = th * 4 + i;
@@ -152,62 +161,60 @@ AVX2 void rt_wino_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
     const int64_t cb = nb0 + nb;
     for (int p = 0; p < P; p++) {
       const float *u = (const float *)g->wd + ((size_t)p * (size_t)g->c1out + (size_t)cb) * k * C0;
-      rt_gemm16_acc_x86(v + (size_t)p * pstride, k, mrows, k, u, l0c + (size_t)p * (size_t)mrows * C0, 1);
+      rt_gemm16_acc_x86(v + (size_t)p * pstride, k, mrows, k, u, C0, l0c + (size_t)p * (size_t)mrows * C0, 1);
     }
     wepi e;
     wepi_init(g, cb, &e);
     for (int64_t m = 0; m < mrows; m++)
-      output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
+      output_transform(0, g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
                        (size_t)mrows * C0, &e);
   }
 }
 
 /* --- OM_CONV_WINO_F43_FZ (kernels_wino.c says how): the weights transformed
- * per task tile, 16 output channels (two YMM) at a time. */
+ * per task tile, 8 output channels (one YMM) at a time. */
 
-/* o[i*os] = G (a, b, c)^T, i < 6. */
-AVX2_INLINE void g3(__m256 a, __m256 b, __m256 c, __m256 *o, size_t os) {
-  const __m256 s = _mm256_add_ps(a, c), m6 = _mm256_set1_ps(-1.0f / 6);
-  const __m256 e = _mm256_fmadd_ps(a, _mm256_set1_ps(1.0f / 24), _mm256_mul_ps(c, _mm256_set1_ps(1.0f / 6)));
-  const __m256 f = _mm256_mul_ps(b, _mm256_set1_ps(1.0f / 12));
-  o[0] = _mm256_mul_ps(a, _mm256_set1_ps(0.25f));
-  o[os] = _mm256_mul_ps(_mm256_add_ps(s, b), m6);
-  o[2 * os] = _mm256_mul_ps(_mm256_sub_ps(s, b), m6);
-  o[3 * os] = _mm256_add_ps(e, f);
-  o[4 * os] = _mm256_sub_ps(e, f);
-  o[5 * os] = c;
+/* o[0..5] = G' (a, b, c)^T, G' the integer rows of G (kernels_wino.c):
+ * (1,0,0) (1,1,1) (1,-1,1) (1,2,4) (1,-2,4) (0,0,1); three adds, three FMAs. */
+AVX2_INLINE void g3i(__m256 a, __m256 b, __m256 c, __m256 *o) {
+  const __m256 two = _mm256_set1_ps(2.0f), s = _mm256_add_ps(a, c), e = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), c, a);
+  o[0] = a;
+  o[1] = _mm256_add_ps(s, b);
+  o[2] = _mm256_sub_ps(s, b);
+  o[3] = _mm256_fmadd_ps(two, b, e);
+  o[4] = _mm256_fnmadd_ps(two, b, e);
+  o[5] = c;
 }
 
-/* U[p][kk][co] (klen = tkn*16 rows per position) for output channel block cb
- * and input channel blocks cc0 .. cc0+tkn-1. Per input channel block, the
- * column pass runs for all 16 input channels first, so the row pass writes
- * U one kernel row (6 positions) at a time: 6 sequential streams. Writing all
- * 36 positions per input channel instead strides 36 lines klen*64 bytes apart,
- * which alias in a few L1 sets and went to L2 every time. */
+/* U[kk][p][co] (P * 16 floats per row kk) for output channel block cb and
+ * input channel blocks cc0 .. cc0+tkn-1: per input channel and half, the 9
+ * taps are loaded once and the 36 positions computed in registers, kernel
+ * row by kernel row, and stored one after the other (a row's positions are
+ * contiguous, so the stores are one sequential stream). */
 static AVX2 void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int64_t tkn, float *u) {
   const int f16 = g->w->dtype == DT_FLOAT16;
-  const size_t es = f16 ? 2 : 4, klen = (size_t)tkn * C0, ps = klen * C0; /* floats between positions */
-  __m256 t[C0 * 2][6 * 3]; /* [ci, half] the column pass: t[i][kw] = sum_kh G[i][kh] g[kh][kw] */
+  const size_t tap = (size_t)g->c1out * C0 * C0; /* elements from one tap's fractal to the next */
   for (int64_t cc = 0; cc < tkn; cc++) {
-    const uint8_t *gt[9]; /* the 9 taps' fractals, [ci][co] as FRACTAL_Z stores them */
-    for (int tap = 0; tap < 9; tap++)
-      gt[tap] = (const uint8_t *)g->wd + (size_t)(((cc0 + cc) * 9 + tap) * g->c1out + cb) * C0 * C0 * es;
+    const size_t f0 = (size_t)((cc0 + cc) * 9 * g->c1out + cb) * C0 * C0; /* tap 0's fractal, [ci][co] */
     for (int ci = 0; ci < C0; ci++)
-      for (int h = 0; h < 2; h++)
+      for (int h = 0; h < 2; h++) {
+        const size_t at = f0 + (size_t)(ci * C0 + h * 8);
+        float *dst = u + (size_t)(cc * C0 + ci) * P * C0 + h * 8;
+        __m256 t[6][3]; /* the column pass: t[i][kw] = sum_kh G'[i][kh] g[kh][kw] */
+#pragma GCC unroll 3
         for (int j = 0; j < 3; j++) {
-          const size_t at = (size_t)(ci * C0 + h * 8);
-          g3(ld8h(gt[j], f16, at), ld8h(gt[3 + j], f16, at), ld8h(gt[6 + j], f16, at), t[ci * 2 + h] + j, 3);
+          __m256 o[6];
+          g3i(ld8h(g->wd, f16, at + j * tap), ld8h(g->wd, f16, at + (3 + j) * tap),
+              ld8h(g->wd, f16, at + (6 + j) * tap), o);
+          for (int i = 0; i < 6; i++) t[i][j] = o[i];
         }
-    float *row = u + (size_t)cc * C0 * C0;
-    for (int i = 0; i < 6; i++, row += 6 * ps) /* rows: U[i][j] = sum_kw t[i][kw] G[j][kw] */
-      for (int ci = 0; ci < C0; ci++)
-        for (int h = 0; h < 2; h++) {
+#pragma GCC unroll 6
+        for (int i = 0; i < 6; i++) { /* rows: U'[i][j] = sum_kw t[i][kw] G'[j][kw] */
           __m256 r[6];
-          const __m256 *ti = t[ci * 2 + h] + i * 3;
-          g3(ti[0], ti[1], ti[2], r, 1);
-          float *dst = row + (size_t)ci * C0 + h * 8;
-          for (int j = 0; j < 6; j++) _mm256_storeu_ps(dst + (size_t)j * ps, r[j]);
+          g3i(t[i][0], t[i][1], t[i][2], r);
+          for (int j = 0; j < 6; j++) _mm256_storeu_ps(dst + (size_t)(i * 6 + j) * C0, r[j]);
         }
+      }
   }
 }
 
@@ -226,13 +233,13 @@ AVX2 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, in
       const size_t klen = (size_t)tkn * C0;
       weight_transform(g, cb, cc0, tkn, u);
       for (int p = 0; p < P; p++)
-        rt_gemm16_acc_x86(v + (size_t)p * pstride + (size_t)cc0 * C0, k, mrows, klen, u + (size_t)p * klen * C0,
+        rt_gemm16_acc_x86(v + (size_t)p * pstride + (size_t)cc0 * C0, k, mrows, klen, u + (size_t)p * C0, P * C0,
                           l0c + (size_t)p * (size_t)mrows * C0, cc0 == 0);
     }
     wepi e;
     wepi_init(g, cb, &e);
     for (int64_t m = 0; m < mrows; m++)
-      output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
+      output_transform(1, g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
                        (size_t)mrows * C0, &e);
   }
 }
