@@ -168,14 +168,18 @@ void rt_wino_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt
 
 /* --- OM_CONV_WINO_F43_FZ: the same tile on FRACTAL_Z weights, transformed
  * here. For each output channel block and each chunk of tile_k input
- * channel blocks: U'[k][p][16] = (G' g G'^T)[p] for the chunk's channels k,
- * f32 in UB (a channel's 36 positions one after the other), then the 36
+ * channel blocks: U'[i][k][j][16] = (G' g G'^T)[i][j] for the chunk's
+ * channels k, f32 in UB, then the 36
  * GEMMs of the chunk accumulate into L0C; the output transform follows the
  * last chunk. G' = diag(WINO_D)^-1 G has rows of small integers, so U' costs
  * adds and a few multiplies by 2 and 4 (and is exact in f32 for fp16
  * weights); U = D U' D, and the output transform applies the two D (A^T D M
- * D A) once per tile instead of once per weight. UB holds the chunk's U'
- * and, after it, the output transform's gathered products. */
+ * D A) once per tile instead of once per weight. A row i's 6 positions
+ * lie together, so the transform of one input channel writes 6 short
+ * sequential runs, and a position's GEMM reads its rows 6 x 64 bytes apart
+ * (36 x 64 would put them in a quarter of the L1 sets and push them out
+ * between the tile's row groups). UB holds the chunk's U' and, after it,
+ * the output transform's gathered products. */
 
 /* o[0..5] = G' (a, b, c)^T: rows (1,0,0) (1,1,1) (1,-1,1) (1,2,4) (1,-2,4) (0,0,1). */
 static inline void g3i(float a, float b, float c, float o[6]) {
@@ -188,10 +192,11 @@ static inline void g3i(float a, float b, float c, float o[6]) {
   o[5] = c;
 }
 
-/* U'[kk][p][co] (P * 16 floats per row kk) for output channel block cb and
- * input channel blocks cc0 .. cc0+tkn-1. */
+/* U'[i][kk][j][co] for output channel block cb and input channel blocks
+ * cc0 .. cc0+tkn-1 (kk < tkn*16). */
 static void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int64_t tkn, float *u) {
-  float frac[9][C0 * C0]; /* the 9 taps' fractals, [ci][co] (FRACTAL_Z) */
+  const size_t irow = (size_t)tkn * C0 * 6 * C0; /* floats from one row i to the next */
+  float frac[9][C0 * C0];                        /* the 9 taps' fractals, [ci][co] (FRACTAL_Z) */
   for (int64_t cc = 0; cc < tkn; cc++) {
     for (int tap = 0; tap < 9; tap++)
       rt_load_f32(frac[tap], g->wd, (int)g->w->dtype,
@@ -199,13 +204,13 @@ static void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int
     for (int ci = 0; ci < C0; ci++)
       for (int co = 0; co < C0; co++) {
         float t[3][6], r[6];
-        float *dst = u + (size_t)(cc * C0 + ci) * P * C0 + co;
+        float *dst = u + (size_t)(cc * C0 + ci) * 6 * C0 + co;
         for (int j = 0; j < 3; j++) /* columns: t[j][i] = sum_kh G'[i][kh] g[kh][j] */
           g3i(frac[j][ci * C0 + co], frac[3 + j][ci * C0 + co], frac[6 + j][ci * C0 + co], t[j]);
         for (int i = 0; i < 6; i++) { /* rows: U'[i][j] = sum_kw t[i][kw] G'[j][kw] */
           g3i(t[0][i], t[1][i], t[2][i], r);
           for (int j = 0; j < 6; j++)
-            dst[(size_t)(i * 6 + j) * C0] = r[j];
+            dst[(size_t)i * irow + (size_t)j * C0] = r[j];
         }
       }
   }
@@ -227,7 +232,8 @@ void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt,
       const size_t klen = (size_t)tkn * C0;
       weight_transform(g, cb, cc0, tkn, u);
       for (int p = 0; p < P; p++)
-        gemm16_acc(v + (size_t)p * pstride + (size_t)cc0 * C0, k, mrows, klen, u + (size_t)p * C0, P * C0,
+        gemm16_acc(v + (size_t)p * pstride + (size_t)cc0 * C0, k, mrows, klen,
+                   u + ((size_t)(p / 6) * klen * 6 + (size_t)(p % 6)) * C0, 6 * C0,
                    l0c + (size_t)p * (size_t)mrows * C0, cc0 == 0);
     }
     for (int64_t m = 0; m < mrows; m++)

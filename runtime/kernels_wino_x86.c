@@ -186,20 +186,20 @@ AVX2_INLINE void g3i(__m256 a, __m256 b, __m256 c, __m256 *o) {
   o[5] = c;
 }
 
-/* U[kk][p][co] (P * 16 floats per row kk) for output channel block cb and
- * input channel blocks cc0 .. cc0+tkn-1: per input channel and half, the 9
- * taps are loaded once and the 36 positions computed in registers, kernel
- * row by kernel row, and stored one after the other (a row's positions are
- * contiguous, so the stores are one sequential stream). */
+/* U'[i][kk][j][co] (kernels_wino.c) for output channel block cb and input
+ * channel blocks cc0 .. cc0+tkn-1: per input channel and half, the 9 taps
+ * are loaded once and the 36 positions computed in registers, one row i of
+ * 6 positions (contiguous in U') at a time. */
 static AVX2 void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int64_t tkn, float *u) {
   const int f16 = g->w->dtype == DT_FLOAT16;
-  const size_t tap = (size_t)g->c1out * C0 * C0; /* elements from one tap's fractal to the next */
+  const size_t tap = (size_t)g->c1out * C0 * C0;   /* elements from one tap's fractal to the next */
+  const size_t irow = (size_t)tkn * C0 * 6 * C0; /* floats from one row i of U' to the next */
   for (int64_t cc = 0; cc < tkn; cc++) {
     const size_t f0 = (size_t)((cc0 + cc) * 9 * g->c1out + cb) * C0 * C0; /* tap 0's fractal, [ci][co] */
     for (int ci = 0; ci < C0; ci++)
       for (int h = 0; h < 2; h++) {
         const size_t at = f0 + (size_t)(ci * C0 + h * 8);
-        float *dst = u + (size_t)(cc * C0 + ci) * P * C0 + h * 8;
+        float *dst = u + (size_t)(cc * C0 + ci) * 6 * C0 + h * 8;
         __m256 t[6][3]; /* the column pass: t[i][kw] = sum_kh G'[i][kh] g[kh][kw] */
 #pragma GCC unroll 3
         for (int j = 0; j < 3; j++) {
@@ -212,7 +212,7 @@ static AVX2 void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0
         for (int i = 0; i < 6; i++) { /* rows: U'[i][j] = sum_kw t[i][kw] G'[j][kw] */
           __m256 r[6];
           g3i(t[i][0], t[i][1], t[i][2], r);
-          for (int j = 0; j < 6; j++) _mm256_storeu_ps(dst + (size_t)(i * 6 + j) * C0, r[j]);
+          for (int j = 0; j < 6; j++) _mm256_storeu_ps(dst + (size_t)i * irow + (size_t)j * C0, r[j]);
         }
       }
   }
@@ -233,7 +233,8 @@ AVX2 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, in
       const size_t klen = (size_t)tkn * C0;
       weight_transform(g, cb, cc0, tkn, u);
       for (int p = 0; p < P; p++)
-        rt_gemm16_acc_x86(v + (size_t)p * pstride + (size_t)cc0 * C0, k, mrows, klen, u + (size_t)p * C0, P * C0,
+        rt_gemm16_acc_x86(v + (size_t)p * pstride + (size_t)cc0 * C0, k, mrows, klen,
+                          u + ((size_t)(p / 6) * klen * 6 + (size_t)(p % 6)) * C0, 6 * C0,
                           l0c + (size_t)p * (size_t)mrows * C0, cc0 == 0);
     }
     wepi e;
