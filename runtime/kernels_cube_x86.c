@@ -358,8 +358,8 @@ AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t kl
   kw.n = 1, kw.bh = 0, kw.brow = ldb * sizeof(float), kw.nbstride = 0, kw.aoff[0] = 0, kw.boff[0] = 0,
   kw.len[0] = (int)klen;
   const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
-  for (int64_t m = 0; m < mrows; m += MR) {
-    const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
+  for (int64_t m = 0, rows; m < mrows; m += rows) {
+    rows = mk_group_rows(mrows - m);
     mk_group(rows, &kw, a + (size_t)m * lda, b, roff, 1, c + m * C0, 0, first, &e, 0);
   }
 }
@@ -492,8 +492,8 @@ static AVX2 void conv_groups(const rt_conv_geom *g, int64_t img, int64_t m0, int
     for (int64_t nb = 0; nb < nbn; nb++)
       epi_init(g, img, m0, nb0 + nbc + nb, last, &e[nb]);
     const void *bc = (const uint8_t *)b + (size_t)nbc * kw->nbstride;
-    for (int64_t m = 0; m < mrows; m += MR) {
-      const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
+    for (int64_t m = 0, rows; m < mrows; m += rows) {
+      rows = mk_group_rows(mrows - m);
       mk_group(rows, kw, a + (size_t)m * lda, bc, roff, nbn, l0c + nbc * g->tm * C0 + m * C0,
                (size_t)(g->tm * C0), first, e, (size_t)m);
     }
@@ -521,8 +521,8 @@ static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t im
     for (int64_t nb = 0; nb < nbn; nb++)
       epi_init(g, img, m0, nb0 + nbc + nb, 1, &e[nb]);
     int64_t oh = m0 / wo, ow = m0 % wo; /* of pixel m */
-    for (int64_t m = 0; m < mrows; m += MR) {
-      const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
+    for (int64_t m = 0, rows; m < mrows; m += rows) {
+      rows = mk_group_rows(mrows - m);
       const float *p0 = pk->rows + ((oh - pk->oh0) * sh) * pk->rowf + ow * sw * cin;
       size_t roff[MR] = {0};
       for (int r = 0; r < rows; r++) {
@@ -595,8 +595,8 @@ static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0,
         epi_init(g, img, m0, nb0 + nbc + nb, last, &e[nb]);
       const void *bc = (const uint8_t *)b + (size_t)nbc * kw.nbstride;
       int64_t oh = oh0, ow = m0 % wo; /* of pixel m */
-      for (int64_t m = 0; m < mrows; m += MR) {
-        const int rows = mrows - m < MR ? (int)(mrows - m) : MR;
+      for (int64_t m = 0, rows; m < mrows; m += rows) {
+        rows = mk_group_rows(mrows - m);
         size_t roff[MR] = {0};
         const size_t at0 = (size_t)(((oh - oh0) * sh * pw + ow * sw) * C0);
         for (int r = 0; r < rows; r++) { /* a group may continue on the next output row */

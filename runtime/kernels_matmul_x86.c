@@ -208,9 +208,8 @@ AVX2 void rt_matmul_tile_x86(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_
     for (int64_t nb = 0; nb < nblocks; nb++) {
       const float *b = l0b + nb * klen * C0;
       float *c = l0c + nb * g->tm * C0;
-      for (int64_t m = 0; m < rows; m += MR)
-        mk_rows(rows - m < MR ? (int)(rows - m) : MR, l0a + m * klen, (size_t)klen, (size_t)klen, b, c + m * C0,
-                kc == 0);
+      for (int64_t m = 0, r; m < rows; m += r)
+        mk_rows(r = mk_group_rows(rows - m), l0a + m * klen, (size_t)klen, (size_t)klen, b, c + m * C0, kc == 0);
     }
   }
   epilogue(g, bt, oc, m0, rows, n0, cols, l0c);

@@ -28,4 +28,17 @@ AVX2_INLINE void st8h(void *p, int f16, size_t at, __m256 v) {
     _mm256_storeu_ps((float *)p + at, v);
 }
 
+/* Rows of the 6-row micro-kernels' group that covers the next `left` rows
+ * of a tile (kernels_cube_x86.c, kernels_matmul_x86.c). A group of R rows
+ * keeps 2R FMA chains; below 4 rows there are too few to cover the FMA
+ * latency, so a group of 1 to 3 rows takes as long as one of 4. Six at a
+ * time, except that a tile never ends on such a group when it has more
+ * rows: 7 = 4+3, 8 = 4+4, 9 = 5+4, 13 = 5+4+4 (49 rows cost 49 row-steps,
+ * not 8x6 + 4). */
+static inline int mk_group_rows(int64_t left) {
+  if (left <= 6) return (int)left;
+  if (left >= 14 || left % 6 == 0 || left % 6 >= 4) return 6;
+  return left == 9 || left == 13 ? 5 : 4;
+}
+
 #endif
