@@ -170,7 +170,7 @@ static const kind_desc kinds[] = {
     [OM_TASK_TRANSDATA] = {"TRANSDATA", {"src", "dst"}, {{0}}},
     [OM_TASK_CONV2D] = {"CONV2D", {"x", "w", "bias", "residual", "y"},
                         {CONV_PARAMS, {"tile_m", P_INT}, {"tile_n", P_INT}, {"tile_k", P_INT},
-                         {"algorithm", P_INT}, {"groups", P_INT}}},
+                         {"algorithm", P_INT}, {"groups", P_INT}, {"x_scale", P_INT}}},
     [OM_TASK_DWCONV] = {"DWCONV", {"x", "w", "bias", "residual", "y"}, {CONV_PARAMS}},
     [OM_TASK_POOL] = {"POOL", {"x", "y"},
                       {{"kh", P_INT}, {"kw", P_INT}, {"stride_h", P_INT}, {"stride_w", P_INT},
@@ -331,10 +331,13 @@ static void dump_param(jbuf *b, param_type type, int32_t v) {
 }
 
 /* A CONV2D / DWCONV task with an epilogue program (params[21] = 1,
- * params[22] its offset, its extra inputs in slots 5..). */
+ * params[22] its offset, its extra inputs in slots 5.. after x_scale). */
 static int conv_epilogue(const om_task *t) {
   return (t->kind == OM_TASK_CONV2D || t->kind == OM_TASK_DWCONV) && t->params[21] == 1;
 }
+
+/* A CONV2D task with an x_scale in slot 5 (params[18] = 1). */
+static int conv_x_scale(const om_task *t) { return t->kind == OM_TASK_CONV2D && t->params[18] == 1; }
 
 static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   const om_task *t = &p->tasks[i];
@@ -353,7 +356,9 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
       jprintf(b, "%s\"%s%u\": ", s ? ", " : "", s < vprog_inputs ? "in" : "out",
               s < vprog_inputs ? s : s - vprog_inputs);
     else if (slot) jprintf(b, "%s\"%s\": ", s ? ", " : "", slot);
-    else if (conv_epilogue(t)) jprintf(b, "%s\"epi_in%u\": ", s ? ", " : "", s - 4); /* the program's input s-4 */
+    else if (s == 5 && conv_x_scale(t)) jprintf(b, ", \"x_scale\": ");
+    else if (conv_epilogue(t)) /* the program's input s-4, or s-5 after an x_scale */
+      jprintf(b, "%s\"epi_in%u\": ", s ? ", " : "", s - 4 - (uint32_t)conv_x_scale(t));
     else jprintf(b, "%s\"slot%u\": ", s ? ", " : "", s);
     if (t->tensors[s] == OM_NONE) JLIT(b, "null");
     else jprintf(b, "%u", t->tensors[s]);

@@ -190,9 +190,15 @@ typedef enum om_task_kind {
    *   (c1_hi - c1_lo)*KH*KW fractals, read from its run of the weights; the
    *   tiles are numbered as above and a tile's n blocks are computed run by
    *   run. The L0 guarantees hold with tile_k against the largest such K.
+   *   [18] x_scale: 0 none; 1: tensor [5] is x_scale, NC1HWC0 [N, Cin, 1, 1]
+   *   in x's dtype, and the convolution reads x[n][c][h][w] * x_scale[n][c]
+   *   (multiplied in f32 as x is staged, not rounded to x's dtype). Only
+   *   with kh = kw = 1, strides 1, pads 0, algorithm OM_CONV_DIRECT and
+   *   groups 0 or 1 (a squeeze-excitation Mul before a 1x1 conv).
    *   [21] epilogue: 0 none, 1 an epilogue program (OM_CONV_EPILOGUE below)
    *   [22] with [21] = 1 its byte offset in the VPROGS partition, else 0
-   *   tensors [5 .. ntensors-1] (ntensors 5..8): the epilogue's extra inputs. */
+   *   tensors [f .. ntensors-1] (f = 5, or 6 after an x_scale; ntensors
+   *   f..8): the epilogue's extra inputs. */
   OM_TASK_CONV2D = 2,
 
   /* DWCONV (vector unit): depthwise convolution, group == C == Cout.
@@ -206,10 +212,10 @@ typedef enum om_task_kind {
    * OM_CONV_EPILOGUE (CONV2D and DWCONV with params[21] = 1): a vector
    *   program (common/vprog.h, the VPROG task's form) run in place on y after
    *   the fixed epilogue (bias, residual, act, cast): program input 0 is y,
-   *   inputs 1..k are tensor slots 5..4+k (k = ntensors - 5), its one output
-   *   is y. The operands obey VPROG's rules (NC1HWC0, inputs broadcasting
-   *   over N, H and W, LOAD/STORE dtypes the tensors') and it is verified by
-   *   the same checker. It runs once per output tile after the tile is
+   *   inputs 1..k are tensor slots f..f-1+k (k = ntensors - f, f as
+   *   above; DWCONV: f = 5), its one output is y. The operands obey VPROG's
+   *   rules (NC1HWC0, inputs broadcasting over N, H and W, LOAD/STORE
+   *   dtypes the tensors') and it is verified by the same checker. It runs once per output tile after the tile is
    *   written: CONV2D tiles' pixels (tile_m pixels, or the pixels of tile_m
    *   Winograd 4x4 tiles) x tile_n channel blocks; DWCONV planes. The tiles
    *   partition y: the result is that of a VPROG task with the program run

@@ -7,6 +7,10 @@
 #include "common/arena.h"
 #include "ir/vprog_ir.h"
 
+int ir_epilogue_max_extra(const ir_node *n) {
+  return IR_EPI_MAX_EXTRA - (n->nin > 4 && n->in[4] ? 1 : 0);
+}
+
 int ir_epilogue_view(const ir_node *n, ir_epilogue *e) {
   static const char *const from[3] = {"epi_prog", "epi_fimm", "epi_iimm"}, *const to[3] = {"prog", "fimm", "iimm"};
   if (n->op != IR_OP_CONV || !ir_attr_find(n, "epi_prog")) return 0;
@@ -31,9 +35,9 @@ int ir_epilogue_view(const ir_node *n, ir_epilogue *e) {
 status ir_epilogue_check(const ir_node *n, diag *d) {
   ir_epilogue e;
   if (!ir_epilogue_view(n, &e)) return ST_OK;
-  if (n->nin > IR_EPI_FIRST_IN + IR_EPI_MAX_EXTRA)
+  if (n->nin > IR_EPI_FIRST_IN + ir_epilogue_max_extra(n))
     return ir_node_error(d, ST_ERR_INVALID, n, "%d epilogue inputs, at most %d", n->nin - IR_EPI_FIRST_IN,
-                         IR_EPI_MAX_EXTRA);
+                         ir_epilogue_max_extra(n));
   for (int j = IR_EPI_FIRST_IN; j < n->nin; j++)
     if (!n->in[j]) return ir_node_error(d, ST_ERR_INVALID, n, "epilogue input %d is missing", j);
   arena tmp;

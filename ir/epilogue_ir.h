@@ -3,11 +3,12 @@
  *
  * A Conv with an epilogue has attributes epi_prog (and epi_fimm, epi_iimm
  * when it has immediates: the prog / fimm / iimm of a VectorProgram, see
- * ops.def and vprog_ir.h) and inputs in[4..] (at most 3) beyond x, w,
- * bias, residual (in[2], in[3] may be omitted, "_"). The program's input 0
- * is the Conv's result (after bias, residual and act, in out[0]'s dtype),
- * its inputs 1.. are in[4..], and its one output is out[0]: the program
- * runs in place on the Conv's output.
+ * ops.def and vprog_ir.h) and inputs in[5..] (at most 3) beyond x, w,
+ * bias, residual, x_scale (in[2..4] may be omitted, "_"; passes/fuse.c
+ * says what they are). The program's input 0 is the Conv's result (after
+ * bias, residual and act, in out[0]'s dtype), its inputs 1.. are in[5..],
+ * and its one output is out[0]: the program runs in place on the Conv's
+ * output.
  */
 #ifndef IR_EPILOGUE_IR_H
 #define IR_EPILOGUE_IR_H
@@ -15,7 +16,11 @@
 #include "common/vprog.h"
 #include "ir/ir.h"
 
-enum { IR_EPI_FIRST_IN = 4, IR_EPI_MAX_EXTRA = 3 };
+enum { IR_EPI_FIRST_IN = 5, IR_EPI_MAX_EXTRA = 3 };
+
+/* The epilogue inputs Conv n may take: the CONV2D task's 3 free tensor
+ * slots, less the one its x_scale (in[4]) takes. */
+int ir_epilogue_max_extra(const ir_node *n);
 
 /* The program as a VectorProgram node that does not live in any graph:
  * in = [out[0], in[4..]], out = [out[0]], attrs prog / fimm / iimm, the

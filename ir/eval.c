@@ -214,6 +214,7 @@ static status eval_conv(ev *e) {
   const ir_node *n = e->n;
   const ir_value *X = n->in[0], *W = n->in[1], *Y = n->out[0];
   const ir_value *Bv = n->nin > 2 ? n->in[2] : NULL, *R = n->nin > 3 ? n->in[3] : NULL;
+  const ir_value *S = n->nin > 4 ? n->in[4] : NULL; /* x_scale [N, C, 1, 1] (passes/fuse.c) */
   status st;
   if ((st = need_rank(e, X, 4)) || (st = need_rank(e, W, 4)) || (st = need_rank(e, Y, 4))) return st;
   window w = {0};
@@ -227,6 +228,8 @@ static status eval_conv(ev *e) {
   if (Bv && ir_value_elements(Bv) != M) return fail(e, ST_ERR_INVALID, "bias '%s' is not [%lld]", Bv->name, (long long)M);
   if (R && ir_value_elements(R) != ir_value_elements(Y))
     return fail(e, ST_ERR_INVALID, "residual '%s' does not match the output", R->name);
+  if (S && ir_value_elements(S) != N * C)
+    return fail(e, ST_ERR_INVALID, "x_scale '%s' is not [N, C, 1, 1]", S->name);
   const char *act = ir_attr_string(n, "act", NULL);
   double lo = -INFINITY, hi = INFINITY;
   if (act && strcmp(act, "relu") == 0) {
@@ -238,9 +241,9 @@ static status eval_conv(ev *e) {
     return fail(e, ST_ERR_UNSUPPORTED, "act \"%s\"", act);
   }
   const float *x = float_in(e, 0), *wt = float_in(e, 1);
-  const float *b = Bv ? float_in(e, 2) : NULL, *r = R ? float_in(e, 3) : NULL;
+  const float *b = Bv ? float_in(e, 2) : NULL, *r = R ? float_in(e, 3) : NULL, *sc = S ? float_in(e, 4) : NULL;
   float *y = float_scratch(e, 0);
-  if (!x || !wt || !y || (Bv && !b) || (R && !r)) return nomem(e);
+  if (!x || !wt || !y || (Bv && !b) || (R && !r) || (S && !sc)) return nomem(e);
   int64_t Mg = M / G;
   for (int64_t in = 0; in < N; in++)
     for (int64_t m = 0; m < M; m++) {
@@ -255,8 +258,9 @@ static status eval_conv(ev *e) {
               for (int64_t kw = 0; kw < w.kw; kw++) {
                 int64_t iw = ow * w.sw - w.pl + kw * w.dw;
                 if (iw < 0 || iw >= Wd) continue;
-                acc += (double)x[((in * C + g * Cg + c) * H + ih) * Wd + iw] *
-                       wt[((m * Cg + c) * w.kh + kh) * w.kw + kw];
+                double xv = x[((in * C + g * Cg + c) * H + ih) * Wd + iw];
+                if (sc) xv *= sc[in * C + g * Cg + c];
+                acc += xv * wt[((m * Cg + c) * w.kh + kh) * w.kw + kw];
               }
             }
           int64_t o = ((in * M + m) * OH + oh) * OW + ow;

@@ -203,9 +203,11 @@ static status emit_conv(emit_state *s, ir_node *n) {
   if (st != ST_OK) return st;
   ir_value *tv[OM_TASK_MAX_TENSORS] = {n->in[0], w, n->nin > 2 ? n->in[2] : NULL, n->nin > 3 ? n->in[3] : NULL,
                                       n->out[0]};
-  /* The epilogue program (ir/epilogue_ir.h): params[21] = 1, [22] its
-   * offset, its extra inputs in slots 5.. (om_format.h). */
+  /* x_scale (passes/fuse.c): slot 5, params[18] = 1. The epilogue program
+   * (ir/epilogue_ir.h): params[21] = 1, [22] its offset, its extra inputs
+   * in the slots after (om_format.h). */
   int nt = 5, np_epi = 0;
+  if (n->nin > 4 && n->in[4]) tv[nt++] = n->in[4], p[18] = 1;
   ir_epilogue epi;
   if (ir_epilogue_view(n, &epi)) {
     uint32_t offset;
@@ -222,7 +224,7 @@ static status emit_conv(emit_state *s, ir_node *n) {
     p[0] = (int32_t)w->dims[3], p[1] = (int32_t)w->dims[4], p[17] = (int32_t)w->dims[0];
     return add_task(s, n, OM_TASK_CONV2D, nt, tv, np_epi ? np_epi : 18, p);
   }
-  return add_task(s, n, OM_TASK_CONV2D, nt, tv, np_epi ? np_epi : 17, p);
+  return add_task(s, n, OM_TASK_CONV2D, nt, tv, np_epi ? np_epi : p[18] ? 19 : 17, p);
 }
 
 /* Gemm/MatMul: MATMUL (C dropped when beta is 0). */

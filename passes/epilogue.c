@@ -10,13 +10,14 @@
  *                layout (NC1HWC0) and dims, so the program can run in
  *                place on y's buffer, tile by tile;
  *              - u has at most 3 inputs besides y (the CONV2D / DWCONV
- *                task's free tensor slots 5..7), each NC1HWC0 (a VPROG
+ *                task's free tensor slots 5..7; 2 when the Conv has an
+ *                x_scale, which takes slot 5), each NC1HWC0 (a VPROG
  *                task's rule: one layout) and present.
  *            The Conv then carries u's program as attrs epi_prog / epi_fimm
  *            / epi_iimm (ir/epilogue_ir.h) with its LOADs renumbered: input
  *            0 is y (the Conv's result after bias, residual and act, in y's
  *            dtype, exactly what u read), inputs 1.. are u's other inputs,
- *            in u's order, appended as the Conv's in[4..] (in[2], in[3]
+ *            in u's order, appended as the Conv's in[5..] (in[2..4]
  *            "_" when absent). The Conv produces z (its name kept) and u
  *            goes. When an extra input is produced after the Conv (so not
  *            available when the Conv runs), the Conv moves to u's place:
@@ -46,7 +47,7 @@ static int same_tensor_shape(const ir_value *a, const ir_value *b) {
 /* u, the one reader of conv's output, can become its epilogue. */
 static int absorbable(const ir_node *conv, const ir_node *u) {
   const ir_value *y = conv->out[0];
-  if (!u || u->op != IR_OP_VECPROG || u->nout != 1 || u->nin > 1 + IR_EPI_MAX_EXTRA) return 0;
+  if (!u || u->op != IR_OP_VECPROG || u->nout != 1 || u->nin > 1 + ir_epilogue_max_extra(conv)) return 0;
   if (y->layout != LAYOUT_NC1HWC0 || !same_tensor_shape(u->out[0], y)) return 0;
   for (int j = 0; j < u->nin; j++)
     if (!u->in[j] || u->in[j]->layout != LAYOUT_NC1HWC0) return 0;

@@ -1,4 +1,5 @@
-/* fuse.c - Conv epilogues: bias Add, residual Add and Relu/Clip into the Conv.
+/* fuse.c - Conv epilogues: bias Add, residual Add and Relu/Clip into the
+ * Conv; and a per-channel Mul before a 1x1 Conv into the Conv's input.
  *
  * Contract.
  *   Needs:   shape_infer, constfold, bn_fold (so a BN no longer sits between
@@ -24,6 +25,20 @@
  *            g->nodes (the residual may be produced after the Conv).
  *            Nothing changes when ctx->fusion_off has FUSION_CONV_ADD_RELU
  *            (ConvAddReluFusionPass:off).
+ *            Input scale (squeeze-excitation): a Conv whose input is
+ *            Mul(x, s) (either order), the Mul read by this Conv only and
+ *            not a graph output, s not constant with dims [N, C, 1, 1] (one
+ *            factor per image and input channel), x and the Mul's output
+ *            alike and more than one pixel (on a 1x1 image the Mul is an
+ *            ordinary elementwise op, which vectorize and epilogue fuse
+ *            better), and the Conv 1x1 with strides 1, pads 0 and group 1,
+ *            reads x instead, with s as in[4] (x_scale; in[2], in[3] "_"
+ *            when absent): the cube multiplies each input value by its
+ *            factor as it stages it (om_format.h, CONV2D params[18]), in
+ *            f32, where the Mul would have rounded its product to the
+ *            activation dtype. The Mul goes. Nothing changes when
+ *            ctx->fusion_off has FUSION_CONV_INPUT_SCALE
+ *            (ConvInputScaleFusionPass:off).
  *   Leaves:  topological order; unreferenced values dropped.
  */
 #include <math.h>
@@ -126,12 +141,44 @@ static status fuse_step(ir_graph *g, ir_node *conv, int *done, diag *d) {
   return ST_OK;
 }
 
+/* A 1x1 Conv with strides 1, pads 0 and group 1: every input value is read
+ * once, by the output pixel at its place. */
+static int pointwise(const ir_node *conv) {
+  const ir_value *w = conv->in[1];
+  int64_t s[2] = {1, 1}, p[4] = {0, 0, 0, 0};
+  int ns = ir_attr_ints(conv, "strides", s, 2), np = ir_attr_ints(conv, "pads", p, 4);
+  return w->rank == 4 && w->dims[2] == 1 && w->dims[3] == 1 && ir_attr_int(conv, "group", 1) == 1 && ns <= 2 &&
+         np <= 4 && s[0] == 1 && s[1] == 1 && !p[0] && !p[1] && !p[2] && !p[3];
+}
+
+/* The input scale rule (top of file): conv reads Mul(x, s)'s x, s as in[4]. */
+static status fuse_input_scale(ir_graph *g, ir_node *conv, diag *d) {
+  ir_value *in = conv->in[0];
+  ir_node *u = in->producer;
+  if ((conv->nin > 4 && conv->in[4]) || !u || u->dead || u->op != IR_OP_MUL || u->nin != 2 || in->rank != 4 ||
+      in->dims[2] * in->dims[3] < 2 || ir_value_single_user(g, in) != conv || !pointwise(conv))
+    return ST_OK;
+  for (int k = 0; k < 2; k++) {
+    ir_value *x = u->in[k], *s = u->in[1 - k];
+    if (s->data || !same_shape(x, in) || s->rank != 4 || s->dtype != in->dtype || s->dims[0] != in->dims[0] ||
+        s->dims[1] != in->dims[1] || s->dims[2] != 1 || s->dims[3] != 1)
+      continue;
+    while (conv->nin < 4)
+      if (ir_node_set_input(g, conv, conv->nin, NULL)) return nomem(d, conv);
+    if (ir_node_set_input(g, conv, 0, x) || ir_node_set_input(g, conv, 4, s)) return nomem(d, conv);
+    u->dead = 1;
+    return ST_OK;
+  }
+  return ST_OK;
+}
+
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d) {
-  if (ctx->fusion_off & FUSION_CONV_ADD_RELU) return ST_OK;
   status st = ST_OK;
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     ir_node *n = g->nodes[i];
     if (n->dead || n->op != IR_OP_CONV) continue;
+    if (!(ctx->fusion_off & FUSION_CONV_INPUT_SCALE)) st = fuse_input_scale(g, n, d);
+    if (ctx->fusion_off & FUSION_CONV_ADD_RELU) continue;
     for (int done = 0; !done && st == ST_OK;) st = fuse_step(g, n, &done, d);
     if (g->nodes[i] != n) i--; /* n moved to its residual Add: visit what took its slot */
   }

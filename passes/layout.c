@@ -291,6 +291,12 @@ static status layout_conv(lay_state *s, ir_node *n, int cdt) {
       return unsupported(s, n, "residual must have the output's shape");
     st = ensure_input(s, n, 3, LAYOUT_NC1HWC0, cdt, NULL);
   }
+  if (st == ST_OK && n->nin > 4 && n->in[4]) { /* x_scale (passes/fuse.c) */
+    const int64_t sd[4] = {x->dims[0], cin, 1, 1};
+    if (group != 1 || !same_dims(n->in[4], 4, sd))
+      return unsupported(s, n, "x_scale must have shape [N, Cin, 1, 1] and the Conv group 1");
+    st = ensure_input(s, n, 4, LAYOUT_NC1HWC0, cdt, NULL);
+  }
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_NC1HWC0, cdt);
 }
 

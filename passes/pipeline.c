@@ -34,6 +34,8 @@ const fusion_rule fusion_rules[] = {
     {"ConvAddReluFusionPass", FUSION_CONV_ADD_RELU, "bias Add, residual Add and Relu/Clip after a Conv run inside it"},
     {"VectorProgramFusionPass", FUSION_VECTOR_PROGRAM, "chains of elementwise ops become one vector program"},
     {"ConvEpilogueFusionPass", FUSION_CONV_EPILOGUE, "a vector program after a Conv runs in the Conv's tiles (UB fusion)"},
+    {"ConvInputScaleFusionPass", FUSION_CONV_INPUT_SCALE,
+     "a per-channel Mul (squeeze-excitation) before a 1x1 Conv scales the input the Conv stages"},
 };
 const int fusion_rule_count = (int)(sizeof fusion_rules / sizeof *fusion_rules);
 

@@ -23,12 +23,17 @@
 
 #include <stdlib.h>
 
-enum { EPI_FLAG = 21, EPI_OFFSET = 22, EPI_FIRST_SLOT = 5 };
+enum { EPI_FLAG = 21, EPI_OFFSET = 22, X_SCALE = 18 };
+
+uint32_t rt_epi_first_slot(const om_task *task) {
+  return 5 + (task->kind == OM_TASK_CONV2D && task->params[X_SCALE] == 1);
+}
 
 uint32_t rt_epi_ntensors(const om_task *task) {
-  if (task->params[EPI_FLAG] == 1 && task->ntensors >= EPI_FIRST_SLOT && task->ntensors <= OM_TASK_MAX_TENSORS)
+  const uint32_t first = rt_epi_first_slot(task);
+  if (task->params[EPI_FLAG] == 1 && task->ntensors >= first && task->ntensors <= OM_TASK_MAX_TENSORS)
     return task->ntensors;
-  return EPI_FIRST_SLOT;
+  return first;
 }
 
 /* Verifies the epilogue of task i and builds its plan (*plan_out; NULL
@@ -44,10 +49,10 @@ static omrt_status epi_build(const omrt_model *m, uint32_t i, const om_task *tas
   }
   if (flag != 1) return rt_chk_fail(&c, "params[21] epilogue = %d, expected 0 or 1", (int)flag);
   if (off < 0) return rt_chk_fail(&c, "params[22] epilogue offset = %d is negative", (int)off);
-  uint32_t extra = task->ntensors - EPI_FIRST_SLOT; /* rt_epi_ntensors held: 0..3 */
+  const uint32_t first = rt_epi_first_slot(task), extra = task->ntensors - first; /* rt_epi_ntensors held */
   om_task v = {.kind = OM_TASK_VPROG, .name = task->name, .block_dim = 1, .ntensors = extra + 2};
   v.tensors[0] = task->tensors[4];
-  for (uint32_t j = 0; j < extra; j++) v.tensors[1 + j] = task->tensors[EPI_FIRST_SLOT + j];
+  for (uint32_t j = 0; j < extra; j++) v.tensors[1 + j] = task->tensors[first + j];
   v.tensors[extra + 1] = task->tensors[4];
   v.params[0] = off;
   return rt_vprog_build(m, i, &v, task->kind == OM_TASK_CONV2D ? "CONV2D epilogue" : "DWCONV epilogue", plan_out);
@@ -77,13 +82,13 @@ omrt_status rt_epi_prepare(const omrt_model *m, uint32_t i, const om_task *task,
   return s;
 }
 
-void rt_epi_pixels(const rt_vplan *p, const rt_args *args, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
-                   int64_t nb1, rt_core *core) {
+void rt_epi_pixels(const rt_vplan *p, const rt_args *args, uint32_t first, int64_t img, int64_t p0, int64_t p1,
+                   int64_t nb0, int64_t nb1, rt_core *core) {
   const om_tensor *y = args->desc[4];
   const int64_t hw = y->dims[2] * y->dims[3], c1 = rt_ceil_div(y->dims[1], C0);
   void *data[VPROG_MAX_IO];
   data[0] = args->data[4];
-  for (uint32_t j = 1; j < p->ninputs; j++) data[j] = args->data[EPI_FIRST_SLOT + j - 1];
+  for (uint32_t j = 1; j < p->ninputs; j++) data[j] = args->data[first + j - 1];
   data[p->ninputs] = args->data[4];
   for (int64_t nb = nb0; nb < nb1; nb++) {
     uint64_t e = (uint64_t)(((img * c1 + nb) * hw + p0) * C0);
@@ -91,12 +96,12 @@ void rt_epi_pixels(const rt_vplan *p, const rt_args *args, int64_t img, int64_t 
   }
 }
 
-void rt_epi_conv_tile(const rt_vplan *p, const rt_args *args, const rt_conv_geom *g, int64_t img, int64_t mt,
-                      int64_t nt, rt_core *core) {
+void rt_epi_conv_tile(const rt_vplan *p, const rt_args *args, uint32_t first, const rt_conv_geom *g, int64_t img,
+                      int64_t mt, int64_t nt, rt_core *core) {
   int64_t nb0 = nt * g->tn, nb1 = nb0 + g->tn < g->c1out ? nb0 + g->tn : g->c1out;
   if (g->algo == OM_CONV_DIRECT) {
     int64_t p0 = mt * g->tm, p1 = p0 + g->tm < g->ho * g->wo ? p0 + g->tm : g->ho * g->wo;
-    rt_epi_pixels(p, args, img, p0, p1, nb0, nb1, core);
+    rt_epi_pixels(p, args, first, img, p0, p1, nb0, nb1, core);
     return;
   }
   /* Winograd: tiles [t0, t1) of the TH x TW grid, row-major; a run of them
@@ -106,7 +111,7 @@ void rt_epi_conv_tile(const rt_vplan *p, const rt_args *args, const rt_conv_geom
     int64_t th = t / g->wtw, tw0 = t % g->wtw, tw1 = tw0 + (t1 - t) < g->wtw ? tw0 + (t1 - t) : g->wtw;
     int64_t c0 = 4 * tw0, c1 = 4 * tw1 < g->wo ? 4 * tw1 : g->wo;
     for (int64_t r = 4 * th; r < 4 * th + 4 && r < g->ho; r++)
-      rt_epi_pixels(p, args, img, r * g->wo + c0, r * g->wo + c1, nb0, nb1, core);
+      rt_epi_pixels(p, args, first, img, r * g->wo + c0, r * g->wo + c1, nb0, nb1, core);
     t += tw1 - tw0;
   }
 }

@@ -1,6 +1,7 @@
 /* epilogue.h - the optional epilogue program of CONV2D and DWCONV tasks
  * (om_format.h: params[21] = 1, params[22] = its offset in VPROGS, extra
- * program inputs in tensor slots 5..7). runtime/epilogue.c.
+ * program inputs in tensor slots 5..7, 6..7 after a CONV2D x_scale).
+ * runtime/epilogue.c.
  */
 #ifndef RUNTIME_EPILOGUE_H
 #define RUNTIME_EPILOGUE_H
@@ -8,8 +9,12 @@
 #include "runtime/kernels.h"
 #include "runtime/vprog_plan.h"
 
-/* The tensor count a CONV2D / DWCONV task must have: 5, or with an
- * epilogue 5 + its extra inputs (5..8; the program check pins it down). */
+/* The slot of the epilogue's first extra input: 5, or 6 after a CONV2D's
+ * x_scale (params[18] = 1). */
+uint32_t rt_epi_first_slot(const om_task *task);
+/* The tensor count a CONV2D / DWCONV task must have: rt_epi_first_slot, or
+ * with an epilogue that + its extra inputs (at most 8; the program check
+ * pins it down). */
 uint32_t rt_epi_ntensors(const om_task *task);
 
 /* Kernel-table hooks: the kind's own check, then the epilogue's (the
@@ -19,14 +24,15 @@ omrt_status rt_conv2d_epi_check(const omrt_model *m, uint32_t i, const om_task *
 omrt_status rt_dwconv_epi_check(const omrt_model *m, uint32_t i, const om_task *task);
 omrt_status rt_epi_prepare(const omrt_model *m, uint32_t i, const om_task *task, void **aux_out);
 
-/* Runs plan p (args->aux) in place over the output pixels [p0, p1) (of
+/* Runs plan p (args->aux) of a task whose extra inputs start at slot
+ * `first` (rt_epi_first_slot) in place over the output pixels [p0, p1) (of
  * Ho*Wo) of image img, channel blocks [nb0, nb1) of y (slot 4), in the
  * core's UB. */
-void rt_epi_pixels(const rt_vplan *p, const rt_args *args, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
-                   int64_t nb1, rt_core *core);
+void rt_epi_pixels(const rt_vplan *p, const rt_args *args, uint32_t first, int64_t img, int64_t p0, int64_t p1,
+                   int64_t nb0, int64_t nb1, rt_core *core);
 /* The same over the output of one CONV2D tile (img, mt, nt) as g numbers
  * them (direct: tile_m pixels; Winograd: tile_m 4x4 tiles, row by row). */
-void rt_epi_conv_tile(const rt_vplan *p, const rt_args *args, const rt_conv_geom *g, int64_t img, int64_t mt,
-                      int64_t nt, rt_core *core);
+void rt_epi_conv_tile(const rt_vplan *p, const rt_args *args, uint32_t first, const rt_conv_geom *g, int64_t img,
+                      int64_t mt, int64_t nt, rt_core *core);
 
 #endif

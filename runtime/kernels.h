@@ -193,6 +193,7 @@ omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const o
 typedef struct rt_conv_geom {
   const om_tensor *x, *w, *bias, *res, *y;
   const void *xd, *wd, *rd;
+  const void *xsd; /* x_scale (CONV2D params[18] = 1): [N][C1][16] in x's dtype, or NULL */
   const float *bd; /* bias data */
   void *yd;
   int64_t n, cin, c1, h, w_, ho, wo, cout, c1out, k; /* k: reduction fractals c1*kh*kw */

@@ -61,6 +61,7 @@ static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) 
                    .wth = rt_ceil_div(y->dims[2], 4),
                    .wtw = rt_ceil_div(y->dims[3], 4)};
   rt_conv_params_read(task, &g->p);
+  g->xsd = task->params[18] == 1 ? a->data[5] : NULL;
   g->k = g->c1 * g->p.kh * g->p.kw;
   g->mtiles = rt_ceil_div(g->algo != OM_CONV_DIRECT ? g->wth * g->wtw : g->ho * g->wo, g->tm);
   g->ntiles = rt_ceil_div(g->c1out, g->tn);
@@ -69,7 +70,8 @@ static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) 
 #define k_lanes rt_conv_k_lanes
 
 /* L0A[m][k] for pixels m0 .. m0+mrows-1 and fractals kc .. kc+kn-1, the
- * real lanes of each fractal packed one after the other (lda of them). */
+ * real lanes of each fractal packed one after the other (lda of them),
+ * times the image's x_scale when there is one. */
 static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t kc, int64_t kn,
                    int64_t lda, float *l0a) {
   const int f16 = g->x->dtype == DT_FLOAT16;
@@ -81,20 +83,18 @@ static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, i
     const int lanes = k_lanes(g, kf);
     size_t plane = (size_t)((img * g->c1 + c1) * g->h * g->w_);
     int64_t oh = m0 / g->wo, ow = m0 % g->wo;
-    float *dst = l0a + col;
+    float *dst = l0a + col, scale[C0];
+    for (int j = 0; j < C0; j++) scale[j] = 1.0f;
+    if (g->xsd) rt_load_f32(scale, g->xsd, (int)g->x->dtype, (size_t)(img * g->c1 + c1) * C0, C0);
     for (int64_t m = 0; m < mrows; m++, dst += lda) {
       int64_t ih = oh * g->p.sh + dy, iw = ow * g->p.sw + dx;
       if (ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_) {
         size_t at = (plane + (size_t)(ih * g->w_ + iw)) * C0;
-        if (f16) { /* all 16 lanes (a vectorized loop), then the real ones */
-          const uint16_t *s = (const uint16_t *)g->xd + at;
-          float v[C0];
-          for (int j = 0; j < C0; j++)
-            v[j] = rt_h2f(s[j]);
-          memcpy(dst, v, (size_t)lanes * sizeof(float));
-        } else {
-          memcpy(dst, (const float *)g->xd + at, (size_t)lanes * sizeof(float));
-        }
+        float v[C0];
+        rt_load_f32(v, g->xd, f16 ? DT_FLOAT16 : DT_FLOAT32, at, C0); /* all 16 lanes, then the real ones */
+        for (int j = 0; j < C0; j++)
+          v[j] *= scale[j];
+        memcpy(dst, v, (size_t)lanes * sizeof(float));
       } else {
         memset(dst, 0, (size_t)lanes * sizeof(float));
       }
@@ -238,7 +238,7 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   for (uint64_t t = lo; t < hi; t++) {
     int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image);
     tile(&g, img, in_img / g.ntiles, in_img % g.ntiles, core);
-    if (epi) rt_epi_conv_tile(epi, args, &g, img, in_img / g.ntiles, in_img % g.ntiles, core);
+    if (epi) rt_epi_conv_tile(epi, args, rt_epi_first_slot(task), &g, img, in_img / g.ntiles, in_img % g.ntiles, core);
   }
 }
 
@@ -274,6 +274,11 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
   rt_chk c = {m, i, task, "CONV2D"};
   const om_tensor *x, *w, *bias, *res, *y;
   omrt_status s;
+  if (task->params[18] != 0 && task->params[18] != 1)
+    return rt_chk_fail(&c, "params[18] x_scale = %d, expected 0 or 1", (int)task->params[18]);
+  if (task->params[18] == 1 && task->params[17] > 1)
+    return rt_chk_fail(&c, "x_scale (params[18] = 1) with groups %d: only a dense convolution takes one",
+                       (int)task->params[17]);
   if (task->params[17] > 1) return rt_conv_group_check(&c); /* grouped: kernels_cube_group.c */
   if (task->params[16] != OM_CONV_DIRECT && task->params[16] != OM_CONV_WINO_F43 &&
       task->params[16] != OM_CONV_WINO_F43_FZ)
@@ -305,6 +310,21 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
     return rt_chk_fail(&c, "bias dims[0] = %lld, expected Cout %lld", (long long)bias->dims[0],
                        (long long)w->dims[0]);
   if (res && (s = rt_chk_same_dims(&c, "residual", res, "y", y))) return s;
+  if (task->params[18] == 1) { /* x_scale: slot 5, [N, Cin, 1, 1] in x's dtype, 1x1 direct convolutions */
+    const om_tensor *xs;
+    if (task->params[16] != OM_CONV_DIRECT || p.kh != 1 || p.kw != 1 || p.sh != 1 || p.sw != 1 || p.pt || p.pl ||
+        p.pb || p.pr)
+      return rt_chk_fail(&c, "x_scale (params[18] = 1) needs a 1x1 kernel, strides 1, pads 0 and algorithm 0 "
+                             "(kernel %dx%d, strides %d,%d, algorithm %d)",
+                         p.kh, p.kw, p.sh, p.sw, (int)task->params[16]);
+    if ((s = rt_chk_tensor(&c, 5, "x_scale", 0, LAYOUT_NC1HWC0, 4, 0, &xs))) return s;
+    if (xs->dtype != x->dtype || xs->dims[0] != x->dims[0] || xs->dims[1] != x->dims[1] || xs->dims[2] != 1 ||
+        xs->dims[3] != 1)
+      return rt_chk_fail(&c, "x_scale [%lld, %lld, %lld, %lld] %s: expected [%lld, %lld, 1, 1] in x's dtype (%s)",
+                         (long long)xs->dims[0], (long long)xs->dims[1], (long long)xs->dims[2],
+                         (long long)xs->dims[3], dtype_name((int)xs->dtype), (long long)x->dims[0],
+                         (long long)x->dims[1], dtype_name((int)x->dtype));
+  }
 
   if (task->params[16] == OM_CONV_WINO_F43) return wino_check(&c, &p, x, w, y);
   if (task->params[16] == OM_CONV_WINO_F43_FZ) return rt_wino_fz_check(&c, &p, x, w, y);

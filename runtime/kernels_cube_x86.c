@@ -97,7 +97,8 @@ static AVX2 int pack_rows(const rt_conv_geom *g, int64_t img, int64_t m0, int64_
  * lanes of each fractal packed one after the other (lda of them). Pixel by
  * pixel, fractals in order, each stored as 16 lanes: the padding lanes spill
  * into columns (or the next row) written later, and past the last row into
- * SLACK floats the chunk sizing leaves free. */
+ * SLACK floats the chunk sizing leaves free. 1x1 convolutions (the only
+ * ones with an x_scale) multiply by the image's x_scale on the way. */
 static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t kc,
                          int64_t kn, int64_t lda, float *l0a) {
   const int f16 = g->x->dtype == DT_FLOAT16;
@@ -110,16 +111,25 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
       float *dst = l0a + col;
       const int lanes = rt_conv_k_lanes(g, kc + kk);
       col += lanes;
-      if (lanes < C0) { /* the last channel block: store only its real lanes */
+      if (lanes < C0 || g->xsd) { /* the last channel block (store only its real lanes), or x_scale */
         int32_t mk[2 * C0];
         for (int j = 0; j < 2 * C0; j++)
           mk[j] = j < C0 && j < lanes ? -1 : 0;
         const __m256i mlo = _mm256_loadu_si256((const __m256i *)mk);
         const __m256i mhi = _mm256_loadu_si256((const __m256i *)(mk + 8));
+        const size_t sat = (size_t)(img * g->c1 + kc + kk) * C0;
+        const __m256 s0 = g->xsd ? ld8h(g->xsd, f16, sat) : _mm256_set1_ps(1.0f);
+        const __m256 s1 = g->xsd ? ld8h(g->xsd, f16, sat + 8) : _mm256_set1_ps(1.0f);
         for (int64_t m = 0; m < mrows; m++, dst += lda) {
-          __m256 lo = ld8h(g->xd, f16, at + (size_t)m * C0), hi = ld8h(g->xd, f16, at + (size_t)m * C0 + 8);
-          _mm256_maskstore_ps(dst, mlo, lo);
-          _mm256_maskstore_ps(dst + 8, mhi, hi);
+          __m256 lo = _mm256_mul_ps(ld8h(g->xd, f16, at + (size_t)m * C0), s0);
+          __m256 hi = _mm256_mul_ps(ld8h(g->xd, f16, at + (size_t)m * C0 + 8), s1);
+          if (lanes == C0) { /* (masked stores are slow on some hosts) */
+            _mm256_storeu_ps(dst, lo);
+            _mm256_storeu_ps(dst + 8, hi);
+          } else {
+            _mm256_maskstore_ps(dst, mlo, lo);
+            _mm256_maskstore_ps(dst + 8, mhi, hi);
+          }
         }
       } else if (f16) {
         const uint16_t *s = (const uint16_t *)g->xd + at;
@@ -458,6 +468,10 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
         size_t at = ((size_t)((img * g->c1 + c1) * hw) + (size_t)(ih * g->w_ + iw)) * C0;
         lo = ld8h(g->xd, xf16, at), hi = ld8h(g->xd, xf16, at + 8);
       }
+      if (g->xsd) { /* x_scale (1x1 convolutions only) */
+        const size_t sat = (size_t)(img * g->c1 + c1) * C0;
+        lo = _mm256_mul_ps(lo, ld8h(g->xsd, xf16, sat)), hi = _mm256_mul_ps(hi, ld8h(g->xsd, xf16, sat + 8));
+      }
       _mm256_storeu_ps(a + kk * C0, lo);
       _mm256_storeu_ps(a + kk * C0 + 8, hi);
     }
@@ -627,9 +641,10 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
   const int64_t klen_all = g->cin * g->p.kh * g->p.kw,
                 l0a_floats = (int64_t)(core->l0a_bytes / sizeof(float));
   /* Stems (<= 4 input channels) whose weights fit L0B as f32: stage them and
-   * read A from packed input rows. */
+   * read A from packed input rows (which apply no x_scale: stage_a does). */
   packed pk;
-  if (g->p.kh <= 64 && g->k <= MAX_CHUNK && (uint64_t)(klen_all * nblocks) * C0 * sizeof(float) <= core->l0b_bytes &&
+  if (!g->xsd && g->p.kh <= 64 && g->k <= MAX_CHUNK &&
+      (uint64_t)(klen_all * nblocks) * C0 * sizeof(float) <= core->l0b_bytes &&
       pack_rows(g, img, m0, mrows, core, &pk)) {
     rt_conv_load_b(g, nb0, nblocks, 0, g->k, klen_all, l0b);
     conv_packed(g, &pk, img, m0, mrows, nb0, nblocks, l0b, l0c);

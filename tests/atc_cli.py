@@ -212,6 +212,54 @@ def main():
         got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 else np.zeros(0)
         check(f"--fusion_switch_file: {name} build computes SiLU(x) + x", got.size == silu_ref.size and
               np.abs(got - silu_ref.ravel()).max() <= 1e-5 * np.abs(silu_ref).max(), p.stderr)
+    # ConvInputScaleFusionPass: a squeeze-excitation block (pool, 1x1 Conv, Sigmoid, Mul, 1x1 Conv) runs the Mul
+    # inside the last Conv (its x_scale) by default and as a vector program with the rule off; both compute the
+    # block, on the x86 kernels and the portable ones. 20 channels (a last channel block of 4 real lanes), 7x7
+    # pixels (tiles of 16 leave a 1-pixel tile: the matrix-vector path) and 2 images (one scale each).
+    xs = rng.standard_normal((2, 20, 7, 7)).astype(np.float32)
+    xs.tofile(os.path.join(work, "xs.bin"))
+    wse = (rng.standard_normal((20, 20, 1, 1)) * 0.3).astype(np.float32)
+    wpj = (rng.standard_normal((12, 20, 1, 1)) * 0.3).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("GlobalAveragePool", ["x"], ["sq"], name="squeeze"),
+         helper.make_node("Conv", ["sq", "wse"], ["fc"], name="fc"),
+         helper.make_node("Sigmoid", ["fc"], ["gate"], name="gate"),
+         helper.make_node("Mul", ["gate", "x"], ["ex"], name="excite"),
+         helper.make_node("Conv", ["ex", "wpj"], ["y"], name="project")],
+        "se", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 20, 7, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(wse, "wse"), numpy_helper.from_array(wpj, "wpj")])
+    se = os.path.join(work, "se.onnx")
+    with open(se, "wb") as f:
+        f.write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    xd = xs.astype(np.float64)
+    gate = 1 / (1 + np.exp(-np.einsum("nc,oc->no", xd.mean(axis=(2, 3)), wse[:, :, 0, 0].astype(np.float64))))
+    se_ref = np.einsum("nchw,oc->nohw", xd * gate[:, :, None, None], wpj[:, :, 0, 0].astype(np.float64))
+    off = os.path.join(work, "se_off.cfg")
+    with open(off, "w") as f:
+        f.write("ConvInputScaleFusionPass:off\n")
+    for name, extra, scaled, vprogs in (("fused", [], 1, 0), ("unfused", [f"--fusion_switch_file={off}"], 0, 1)):
+        for prec, tol in (("must_keep_origin_dtype", 1e-5), ("force_fp16", 2e-2)):
+            base = os.path.join(work, f"se_{name}_{prec}")
+            p = run(atc, f"--model={se}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
+                    f"--precision_mode={prec}", *extra)
+            check(f"SE block {name}, {prec}: compiles", p.returncode == 0, p.stderr)
+            p = run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json")
+            tasks = json.load(open(base + ".json"))["tasks"] if p.returncode == 0 else []
+            proj = [t for t in tasks if t["name"] == "project"]
+            got_n = (sum(t["kind"] == "VPROG" for t in tasks), proj[0]["params"]["x_scale"] if proj else -1,
+                     "x_scale" in proj[0]["tensors"] if proj else None)
+            check(f"SE block {name}, {prec}: {vprogs} vector program(s), x_scale {scaled}", got_n ==
+                  (vprogs, scaled, bool(scaled)), got_n)
+            for portable in ("0", "1"):
+                env = dict(os.environ, OMRT_PORTABLE="1") if portable == "1" else None
+                p = subprocess.run([omrun, "--model", base + ".om", "--input", os.path.join(work, "xs.bin"),
+                                    "--output", base + "_out"], capture_output=True, text=True, env=env)
+                got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 \
+                    else np.zeros(0)
+                err = np.abs(got - se_ref.ravel()).max() / np.abs(se_ref).max() if got.size == se_ref.size else -1
+                check(f"SE block {name}, {prec}{', portable' if portable == '1' else ''}: matches the reference",
+                      0 <= err <= tol, f"{err} {p.stderr}")
     # Every rule: Conv -> BatchNormalization -> Relu -> Add(., Conv) is two CONV tasks by default, besides the two
     # TransData at the edges (BN folded and Relu inside conv0, the Add inside conv1 as its residual); with ALL:off
     # it is op by op: two convs and three programs, the BN's Mul and Add (one ONNX op) in one of them. Later lines

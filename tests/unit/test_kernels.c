@@ -772,7 +772,37 @@ static void bad_wino_fz(int mutate, const char *what, const char *want) {
   expect_verdict(&c, mutate, what, want);
 }
 
+/* A valid 1x1 conv 1x20x10x10 -> 24 with an x_scale [1, 20, 1, 1]
+ * (params[18] = 1, slot 5); `mutate` breaks one thing. */
+static void bad_x_scale(int mutate, const char *what, const char *want) {
+  kcase c;
+  kc_init(&c, OM_TASK_CONV2D, 2);
+  int64_t xd[4] = {1, 20, 10, 10}, wd[4] = {24, 20, 1, 1}, yd[4] = {1, 24, 10, 10}, sd[4] = {1, 20, 1, 1};
+  if (mutate == 1) wd[2] = wd[3] = 3;
+  if (mutate == 2) sd[2] = 2;
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
+  kc_add(&c, DT_FLOAT16, LAYOUT_FRACTAL_Z, 4, wd);
+  kc_none(&c);
+  kc_none(&c);
+  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, yd);
+  if (mutate != 5) kc_add(&c, mutate == 3 ? DT_FLOAT32 : DT_FLOAT16, LAYOUT_NC1HWC0, 4, sd);
+  int32_t pv[19] = {1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 32, 2, 2, OM_CONV_DIRECT, 0, 1};
+  memcpy(c.task.params, pv, sizeof pv);
+  if (mutate == 1) c.task.params[0] = c.task.params[1] = 3, c.task.params[4] = c.task.params[5] = 1,
+                   c.task.params[6] = c.task.params[7] = 1;
+  if (mutate == 4) c.task.params[18] = 2;
+  if (mutate == 6) c.task.params[17] = 2;
+  expect_verdict(&c, mutate, what, want);
+}
+
 static void test_checks(void) {
+  bad_x_scale(0, "x_scale valid", "");
+  bad_x_scale(1, "x_scale on a 3x3 conv", "1x1 kernel");
+  bad_x_scale(2, "x_scale dims", "x_scale [1, 20, 2, 1]");
+  bad_x_scale(3, "x_scale dtype", "in x's dtype");
+  bad_x_scale(4, "x_scale flag 2", "x_scale = 2");
+  bad_x_scale(5, "x_scale slot missing", "ntensors");
+  bad_x_scale(6, "x_scale with groups", "groups 2");
   bad_wino_fz(0, "winograd fz valid", "");
   bad_wino_fz(1, "winograd fz w f32", "dtype");
   bad_wino_fz(2, "winograd fz w WINO_F43", "layout");
