@@ -156,28 +156,19 @@ typedef enum om_task_kind {
    *   L0B >= tile_k*16 * tile_n*16 * esize   (the weight fractals)
    *   L0C >= tile_m * tile_n*16 * 4          (fp32 accumulators)
    *   [16] algorithm (om_conv_algo). OM_CONV_DIRECT: all of the above.
-   *   OM_CONV_WINO_F43, Winograd F(4x4,3x3) (docs/om-format.md): only for
-   *   kh = kw = 3, strides 1, dilations 1; w is WINO_F43 (types.h), f32
-   *   whatever x's dtype (the transformed weights need f32). The output of an image is covered by TH x TW tiles of 4x4
-   *   pixels (TH = ceil(Ho/4), TW = ceil(Wo/4), row-major; pixels past Ho,
-   *   Wo are computed and dropped), and tile_m counts those Winograd tiles,
-   *   tile_n output channel blocks, tile_k = C1in (the whole K):
-   *   T = N * ceil(TH*TW / tile_m) * ceil(C1out / tile_n), numbered as above.
-   *   A task tile transforms its inputs once (V = B^T d B, f32, in L1), runs
-   *   36 GEMMs [tile_m x C1in*16] x [C1in*16 x 16] per n block into L0C and
-   *   transforms them back (A^T m A) with the epilogue. All of it is f32;
-   *   the guarantees:
-   *   L1  >= 36 * tile_m * C1in*16 * 4       (V for the task tile)
-   *   L0A >= tile_m * C1in*16 * 4            (one position's A operand)
-   *   L0B >= C1in*16 * 16 * 4                (one position's weights, 1 n block)
-   *   L0C >= 36 * tile_m * 16 * 4            (one n block's 36 products, f32)
-   *   UB  >= 36 * 16 * 4                     (one tile's 36 products, gathered)
-   *   OM_CONV_WINO_F43_FZ: the same Winograd tiles, T and input transform
-   *   as OM_CONV_WINO_F43 (tile_m Winograd tiles, tile_n channel blocks),
-   *   but w stays FRACTAL_Z in x's dtype, as for OM_CONV_DIRECT, and a task
-   *   tile transforms the weights it uses (U = G g G^T, f32, into UB) one
-   *   output channel block and tile_k input channel blocks (1..C1in) at a
-   *   time; the 36 GEMMs of a block accumulate over those K chunks in L0C.
+   *   OM_CONV_WINO_F43_FZ, Winograd F(4x4,3x3) (docs/om-format.md): only
+   *   for kh = kw = 3, strides 1, dilations 1; w FRACTAL_Z in x's dtype, as
+   *   for OM_CONV_DIRECT. The output of an image is covered by TH x TW
+   *   tiles of 4x4 pixels (TH = ceil(Ho/4), TW = ceil(Wo/4), row-major;
+   *   pixels past Ho, Wo are computed and dropped), tile_m counts those
+   *   Winograd tiles, tile_n output channel blocks, tile_k input channel
+   *   blocks (1..C1in): T = N * ceil(TH*TW / tile_m) * ceil(C1out /
+   *   tile_n), numbered as above. A task tile transforms its inputs once
+   *   (V = B^T d B, f32, in L1); per n block it transforms the weights it
+   *   uses (U = G g G^T, f32, into UB) tile_k input channel blocks at a
+   *   time, runs the chunk's 36 GEMMs [tile_m x tile_k*16] x [tile_k*16 x
+   *   16] into L0C (accumulating over the chunks) and transforms the
+   *   products back (A^T m A) with the epilogue. All of it is f32.
    *   The guarantees:
    *   L1  >= 36 * tile_m * C1in*16 * 4       (V for the task tile)
    *   L0C >= 36 * tile_m * 16 * 4            (one n block's 36 products, f32)
@@ -491,9 +482,11 @@ typedef enum om_task_kind {
 } om_task_kind;
 
 /* OM_TASK_CONV2D params[16]. */
+/* 1 was Winograd F(4x4,3x3) on weights transformed by atc (layout
+ * WINO_F43, f32), which atc stopped writing before format 2.0; retired
+ * with it, and the number is not reused. */
 typedef enum om_conv_algo {
-  OM_CONV_DIRECT = 0,   /* img2col / direct GEMM on FRACTAL_Z weights */
-  OM_CONV_WINO_F43 = 1, /* Winograd F(4x4,3x3) on WINO_F43 weights */
+  OM_CONV_DIRECT = 0,      /* img2col / direct GEMM on FRACTAL_Z weights */
   OM_CONV_WINO_F43_FZ = 2, /* Winograd F(4x4,3x3) on FRACTAL_Z weights, transformed per task tile */
 } om_conv_algo;
 

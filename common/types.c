@@ -24,8 +24,7 @@ int dtype_from_name(const char *name) {
   return DT_UNDEFINED;
 }
 
-static const char *const layout_names[] = {"ND", "NC1HWC0", "FRACTAL_Z", "WINO_F43",
-                                           [LAYOUT_FRACTAL_Z_G] = "FRACTAL_Z_G"};
+static const char *const layout_names[] = {"ND", "NC1HWC0", "FRACTAL_Z", [LAYOUT_FRACTAL_Z_G] = "FRACTAL_Z_G"};
 
 const char *layout_name(int l) {
   return l >= 0 && l < (int)(sizeof layout_names / sizeof *layout_names) ? layout_names[l] : NULL;
@@ -56,12 +55,6 @@ int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_o
         mul_u64(n, (uint64_t)dims[3], &n) || mul_u64(n, C0, &n))
       return -1;
     if (layout == LAYOUT_FRACTAL_Z && mul_u64(n, C0, &n)) return -1;
-    break;
-  }
-  case LAYOUT_WINO_F43: { /* [36][N1][C1in*16][16] */
-    if (rank != 4 || dims[2] != 3 || dims[3] != 3) return -1;
-    uint64_t n1 = ((uint64_t)dims[0] + C0 - 1) / C0, c1 = ((uint64_t)dims[1] + C0 - 1) / C0;
-    if (mul_u64(n1, c1, &n) || mul_u64(n, (uint64_t)WINO_F43_POINTS * C0 * C0, &n)) return -1;
     break;
   }
   case LAYOUT_FRACTAL_Z_G: { /* common/conv_group.h */

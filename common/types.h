@@ -15,14 +15,6 @@
  *               padding (co >= Cout or ci >= Cin) is zero. One [16][16] fractal
  *               is the cube's B operand as the kernels read it in place: k-major
  *               rows of 16 output channels (format 2.0; 1.x stored [co][ci]).
- *   WINO_F43    3x3 convolution weights transformed for Winograd F(4x4,3x3)
- *               (om_format.h CONV2D, algorithm 1; f32), logical [Cout, Cin, 3, 3];
- *               physical [36][N1][C1in * 16][16], N1 = ceil(Cout / 16): with
- *               u[co][ci] = G g[co][ci] G^T (6x6, G the 6x3 matrix of
- *               docs/om-format.md), u[co][ci][i][j] lives at
- *               [i * 6 + j][co / 16][ci][co % 16]; padding (co >= Cout or
- *               ci >= Cin) is zero. One [C1in*16][16] slab is a GEMM's B
- *               operand (k rows of 16 output channels).
  */
 #ifndef COMMON_TYPES_H
 #define COMMON_TYPES_H
@@ -51,7 +43,7 @@ typedef enum layout {
   LAYOUT_ND = 0,
   LAYOUT_NC1HWC0 = 1,
   LAYOUT_FRACTAL_Z = 2,
-  LAYOUT_WINO_F43 = 3,
+  /* 3 was WINO_F43 (weights transformed for the retired CONV2D algorithm 1) */
   LAYOUT_FRACTAL_Z_G = 6, /* grouped conv weights, rank 5 [G, Og, Ig, KH, KW]: common/conv_group.h */
 } layout;
 
@@ -90,7 +82,7 @@ static inline int64_t dtype_wrap_int(int dt, int64_t v) {
  * "i64", "i32", "i8", "u8", "bool", "f64", ... ; NULL for unknown. */
 const char *dtype_name(int dt);
 int dtype_from_name(const char *name); /* DT_UNDEFINED when unknown */
-const char *layout_name(int l);         /* "ND", "NC1HWC0", "FRACTAL_Z", "WINO_F43" */
+const char *layout_name(int l);         /* "ND", "NC1HWC0", "FRACTAL_Z", "FRACTAL_Z_G" */
 int layout_from_name(const char *name); /* -1 when unknown */
 
 /* Overflow-checked size arithmetic: return 0 on success, -1 on overflow. */
@@ -102,8 +94,8 @@ static inline int add_u64(uint64_t a, uint64_t b, uint64_t *out) {
 }
 
 /* Physical element count of a tensor with logical dims `dims[rank]` stored in
- * `layout` (includes the zero padding of NC1HWC0 / FRACTAL_Z / WINO_F43).
- * NC1HWC0, FRACTAL_Z and WINO_F43 need rank 4, WINO_F43 a 3x3 kernel.
+ * `layout` (includes the zero padding of NC1HWC0 / FRACTAL_Z / FRACTAL_Z_G).
+ * NC1HWC0 and FRACTAL_Z need rank 4, FRACTAL_Z_G rank 5.
  * Returns -1 on negative dims, a bad rank/layout pair,
  * or overflow. */
 int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_out);

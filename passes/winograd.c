@@ -19,10 +19,9 @@
  * as G' g G'^T, G' with integer rows), one output channel block and tile_k
  * input channel blocks at a time into UB. A weight is transformed once per
  * M tile of the image, so the tiling prefers few M tiles.
- * (Algorithm OM_CONV_WINO_F43, weights transformed at compile time into
- * f32 WINO_F43, 16 bytes per original weight, is still read by the
- * runtime; atc no longer writes it: measured on ResNet-50 it was not faster,
- * and it doubled the om.)
+ * (Weights transformed at compile time, f32, 16 bytes per original weight,
+ * were measured on ResNet-50 not to be faster, and doubled the om: that
+ * algorithm is retired, om_format.h.)
  *
  * Tiles: tile_m Winograd tiles x tile_n output channel blocks, tile_k the
  * most input channel blocks whose U fits UB; every (tile_m, tile_n) that

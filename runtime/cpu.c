@@ -55,7 +55,6 @@ static void detect(void) {
     paths.pool = rt_pool_x86;
     paths.transdata = rt_transdata_x86;
     paths.convert = rt_convert_x86;
-    paths.wino_tile = rt_wino_tile_x86;
     paths.wino_fz_tile = rt_wino_fz_tile_x86;
     paths.matmul_tile = rt_matmul_tile_x86;
     paths.exp = rt_exp_x86;

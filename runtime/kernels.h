@@ -199,7 +199,7 @@ typedef struct rt_conv_geom {
   int64_t n, cin, c1, h, w_, ho, wo, cout, c1out, k; /* k: reduction fractals c1*kh*kw */
   int64_t tm, tn, tk, mtiles, ntiles;                /* tile sizes, tiles per image */
   int algo;                                          /* om_conv_algo (params[16]) */
-  int64_t wth, wtw; /* OM_CONV_WINO_F43: 4x4 output tiles per column, per row */
+  int64_t wth, wtw; /* OM_CONV_WINO_F43_FZ: 4x4 output tiles per column, per row */
   rt_conv_params p;
 } rt_conv_geom;
 
@@ -230,7 +230,6 @@ void rt_conv_load_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t
  *   pool        POOL units [lo, hi)
  *   transdata   TRANSDATA between ND (NCHW) and NC1HWC0, dst rows [lo, hi)
  *   convert     n elements f16/f32 -> f16/f32 (dtypes differ)
- *   wino_tile   one CONV2D tile of algorithm OM_CONV_WINO_F43
  *   wino_fz_tile  one CONV2D tile of algorithm OM_CONV_WINO_F43_FZ
  *   matmul_tile one MATMUL tile (kernels_matmul.h), fully written to y
  *   exp, sigmoid  n EXP / SIGMOID lanes of the vector unit (common/vmath.h
@@ -249,7 +248,6 @@ typedef struct rt_cpu_paths {
   int (*pool)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
   int (*transdata)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi);
   int (*convert)(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);
-  void (*wino_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
   void (*wino_fz_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
   void (*matmul_tile)(const struct rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, rt_core *core);
   void (*exp)(const float *x, float *y, uint32_t n);
@@ -273,7 +271,6 @@ void rt_fma_x86(const float *a, const float *b, const float *c, float *d, uint32
 void rt_h2f_x86(float *d, const uint16_t *s, uint32_t n);
 void rt_f2h_x86(uint16_t *d, const float *s, uint32_t n);
 void rt_round16_x86(float *x, uint32_t n);
-void rt_wino_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 /* Portable 16-lane multiply-accumulate rows (kernels_cube.c; CONV2D and MATMUL tiles):
  * c[r][0..16) += sum_k a[r*lda + k] * b[k][0..16) for rows r = 0, 1 (rt_mmad16_2) or row 0. */
 void rt_mmad16_2(const float *a, int64_t lda, int64_t klen, const float *b, float *c);
@@ -304,19 +301,11 @@ omrt_status rt_wpack_check(const omrt_model *m, uint32_t i, const om_task *task)
 #define WINO_D0 0.25f
 #define WINO_D1 (-1.0f / 6)
 #define WINO_D3 (1.0f / 24)
-/* kernels_wino.c: one CONV2D tile of algorithm OM_CONV_WINO_F43 (portable). */
-void rt_wino_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 /* kernels_wino.c: algorithm OM_CONV_WINO_F43_FZ, its tile (portable) and its
  * load-time check (the kernel shape, tiles and capacities of om_format.h). */
 void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
                              const om_tensor *y);
-/* kernels_wino.c: the checks both Winograd algorithms share: the kernel
- * shape (3x3, strides 1, dilations 1), and the tile count of tile_m x tile_n
- * tiles against the block dim. */
-omrt_status rt_wino_kernel_check(const rt_chk *c, const rt_conv_params *p);
-omrt_status rt_wino_tiles_check(const rt_chk *c, const om_tensor *x, const om_tensor *w, const om_tensor *y,
-                                int64_t tm, int64_t tn);
 omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *task);

@@ -25,8 +25,7 @@
  * tiles and per-core buffers, a register-blocked FMA micro-kernel, img2col
  * skipped where the input can be read in place (staged once in L1), and the
  * epilogue fused into the last K chunk's write-back.
- * Tasks with params[16] = OM_CONV_WINO_F43 run kernels_wino.c's tile,
- * OM_CONV_WINO_F43_FZ kernels_wino_fz.c's.
+ * Tasks with params[16] = OM_CONV_WINO_F43_FZ run kernels_wino.c's tile.
  */
 #include "runtime/epilogue.h"
 #include "runtime/kernels.h"
@@ -228,7 +227,6 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   rt_block_range((uint64_t)g.n * per_image, task->block_dim, block, &lo, &hi);
   void (*tile)(const conv_geom *, int64_t, int64_t, int64_t, rt_core *) = rt_cpu()->conv_tile;
   if (!tile) tile = conv_tile;
-  if (g.algo == OM_CONV_WINO_F43) tile = rt_cpu()->wino_tile ? rt_cpu()->wino_tile : rt_wino_tile;
   if (g.algo == OM_CONV_WINO_F43_FZ) tile = rt_cpu()->wino_fz_tile ? rt_cpu()->wino_fz_tile : rt_wino_fz_tile;
   if (task->params[17] > 1) { /* grouped: kernels_cube_group.c runs the tiles run by run */
     rt_conv_group_run(task, args, &g, tile, block, core);
@@ -242,34 +240,6 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   }
 }
 
-/* OM_CONV_WINO_F43: the kernel shape and the capacities of om_format.h. */
-static omrt_status wino_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
-                              const om_tensor *y) {
-  omrt_status st = rt_wino_kernel_check(c, p);
-  if (st != OMRT_OK) return st;
-  const om_task *task = c->task;
-  int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15], c1 = rt_ceil_div(x->dims[1], C0);
-  if (tm < 1 || tn < 1 || tm > 65536 || tn > 65536 || tk != c1)
-    return rt_chk_fail(c, "Winograd tiles tile_m %lld, tile_n %lld, tile_k %lld (must be C1in %lld) out of range",
-                       (long long)tm, (long long)tn, (long long)tk, (long long)c1);
-  const uint64_t k = (uint64_t)c1 * C0, pts = WINO_F43_POINTS;
-  const om_model_def *d = c->m->def;
-  const struct {
-    const char *what;
-    uint64_t need, have;
-  } caps[] = {{"L1", pts * (uint64_t)tm * k * 4, d->l1_bytes},
-              {"L0A", (uint64_t)tm * k * 4, d->l0a_bytes},
-              {"L0B", k * C0 * 4, d->l0b_bytes},
-              {"L0C", pts * (uint64_t)tm * C0 * 4, d->l0c_bytes},
-              {"UB", pts * C0 * 4, d->ub_bytes}};
-  for (size_t i = 0; i < sizeof caps / sizeof *caps; i++)
-    if (caps[i].need > caps[i].have)
-      return rt_chk_fail(c, "Winograd tile_m %lld with C1in %lld needs %llu bytes of %s, capacity %llu",
-                         (long long)tm, (long long)c1, (unsigned long long)caps[i].need, caps[i].what,
-                         (unsigned long long)caps[i].have);
-  return rt_wino_tiles_check(c, x, w, y, tm, tn);
-}
-
 omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "CONV2D"};
   const om_tensor *x, *w, *bias, *res, *y;
@@ -280,23 +250,17 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
     return rt_chk_fail(&c, "x_scale (params[18] = 1) with groups %d: only a dense convolution takes one",
                        (int)task->params[17]);
   if (task->params[17] > 1) return rt_conv_group_check(&c); /* grouped: kernels_cube_group.c */
-  if (task->params[16] != OM_CONV_DIRECT && task->params[16] != OM_CONV_WINO_F43 &&
-      task->params[16] != OM_CONV_WINO_F43_FZ)
-    return rt_chk_fail(&c,
-                       "params[16] algorithm %d is not 0 (direct), 1 (Winograd F(4x4,3x3)) or 2 (Winograd "
-                       "F(4x4,3x3) on FRACTAL_Z weights)",
+  if (task->params[16] != OM_CONV_DIRECT && task->params[16] != OM_CONV_WINO_F43_FZ)
+    return rt_chk_fail(&c, "params[16] algorithm %d is not 0 (direct) or 2 (Winograd F(4x4,3x3) on FRACTAL_Z weights)",
                        (int)task->params[16]);
   if ((s = rt_chk_ntensors(&c, rt_epi_ntensors(task))) ||
       (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
-      (s = rt_chk_tensor(&c, 1, "w", 0, task->params[16] == OM_CONV_WINO_F43 ? LAYOUT_WINO_F43 : LAYOUT_FRACTAL_Z,
-                         4, 0, &w)) ||
+      (s = rt_chk_tensor(&c, 1, "w", 0, LAYOUT_FRACTAL_Z, 4, 0, &w)) ||
       (s = rt_chk_tensor(&c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
       (s = rt_chk_tensor(&c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
       (s = rt_chk_tensor(&c, 4, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
     return s;
-  if (task->params[16] == OM_CONV_WINO_F43 ? w->dtype != DT_FLOAT32 : w->dtype != x->dtype)
-    return rt_chk_fail(&c, "w dtype %u: expected %s", w->dtype,
-                       task->params[16] == OM_CONV_WINO_F43 ? "f32 (Winograd weights)" : "x's dtype");
+  if (w->dtype != x->dtype) return rt_chk_fail(&c, "w dtype %u: expected x's dtype", w->dtype);
   if (w->dims[0] < 1 || w->dims[1] != x->dims[1])
     return rt_chk_fail(&c, "w [%lld, %lld, ...] does not match x channels %lld", (long long)w->dims[0],
                        (long long)w->dims[1], (long long)x->dims[1]);
@@ -326,7 +290,6 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
                          (long long)x->dims[1], dtype_name((int)x->dtype));
   }
 
-  if (task->params[16] == OM_CONV_WINO_F43) return wino_check(&c, &p, x, w, y);
   if (task->params[16] == OM_CONV_WINO_F43_FZ) return rt_wino_fz_check(&c, &p, x, w, y);
   int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15];
   if (tm < 16 || tm % 16 || tn < 1 || tk < 1 || tm > 65536 || tn > 65536 || tk > 65536)

@@ -1,28 +1,39 @@
-/* kernels_wino.c - CONV2D algorithms OM_CONV_WINO_F43 and (at the end of the
- * file) OM_CONV_WINO_F43_FZ: Winograd F(4x4,3x3).
+/* kernels_wino.c - CONV2D algorithm OM_CONV_WINO_F43_FZ: Winograd
+ * F(4x4,3x3) on FRACTAL_Z weights.
  *
  * Y = A^T [ (G g G^T) . (B^T d B) ] A for every 4x4 output tile, d the 6x6
  * input patch at (4*th - pad_top, 4*tw - pad_left) (zero outside the input),
- * g the 3x3 kernel; the weights arrive transformed (WINO_F43, types.h), so a
- * task tile (tile_m Winograd tiles x tile_n channel blocks, om_format.h) is:
+ * g the 3x3 kernel, so a task tile (tile_m Winograd tiles x tile_n channel
+ * blocks, om_format.h) is:
  *   1. input transform: V[p][m][ci] = (B^T d B)[p] for its tiles m and all
  *      input channels, f32, in L1 (16 channel lanes at a time);
- *   2. per output channel block: for each of the 36 positions p,
- *      L0C[p][m][16] = V[p] (tile_m x C1in*16) x U[p][block] ([C1in*16][16]
- *      f32, contiguous in WINO_F43), both operands read in place (V from
- *      L1, U from the weights) where the chip would load L0A and L0B;
- *   3. output transform A^T M A of each tile's 36 products (gathered in UB)
- *      fused with the epilogue: + bias, + residual, relu / clip, padding
+ *   2. per output channel block, per chunk of tile_k input channel blocks:
+ *      the weight transform U' of the chunk's channels into UB (below), then
+ *      for each of the 36 positions p, L0C[p][m][16] (+)= V[p] (tile_m x
+ *      the chunk's k) x U'[p] (k x 16), V read in L1 and U' in UB where the
+ *      chip would load L0A and L0B;
+ *   3. output transform A^T D M D A of each tile's 36 products (gathered in
+ *      UB) fused with the epilogue: + bias, + residual, relu / clip, padding
  *      channels forced to 0, f16 or f32 store of the pixels inside Ho x Wo.
- * Everything runs in f32 (the transformed weights are f32, passes/winograd.c
- * says why): under fp16 the only roundings to fp16 are the stored
- * activations, as on the direct path.
+ * Everything runs in f32 (passes/winograd.c says why): under fp16 the only
+ * roundings to fp16 are those of the stored activations and weights, as on
+ * the direct path.
+ * The weight transform: G' = diag(WINO_D)^-1 G has rows of small integers,
+ * so U' = G' g G'^T costs adds and a few multiplies by 2 and 4 (and is exact
+ * in f32 for fp16 weights); U = D U' D, and the output transform applies
+ * the two D once per tile instead of once per weight. U' is [i][k][j][16]
+ * for position p = (i, j): a row i's 6 positions lie together, so the
+ * transform of one input channel writes 6 short sequential runs, and a
+ * position's GEMM reads its rows 6 x 64 bytes apart (36 x 64 would put them
+ * in a quarter of the L1 sets and push them out between the tile's row
+ * groups). UB holds the chunk's U' and, after it, the output transform's
+ * gathered products.
  * This is the portable path (plain C over 16 lanes, which the compiler
  * vectorizes); on AVX2 + FMA + F16C hosts rt_cpu() selects
  * kernels_wino_x86.c's tile, the same steps in intrinsics with the GEMMs on
  * the cube's 6x16 FMA micro-kernel.
- * Capacities: the guarantees of om_format.h (CONV2D, algorithm 1) bound
- * every buffer used here; rt_conv2d_check (kernels_cube.c) verifies them.
+ * Capacities: the guarantees of om_format.h (CONV2D, algorithm 2) bound
+ * every buffer used here; rt_wino_fz_check verifies them at load.
  */
 #include "runtime/kernels.h"
 
@@ -45,15 +56,14 @@ static void bt6(const float *x, size_t is, float *out, size_t os) {
   }
 }
 
-/* out[i*os] = (A^T D x)[i] for 6 rows x[k*is] of 16 lanes each, 4 outputs;
- * D = 1, or with sc WINO_D (kernels.h: the FZ path's weights leave it out). */
-static void at6(int sc, const float *x, size_t is, float *out, size_t os) {
+/* out[i*os] = (A^T D x)[i] for 6 rows x[k*is] of 16 lanes each, 4 outputs,
+ * D = diag(WINO_D) (kernels.h), which the weight transform leaves out. */
+static void at6(const float *x, size_t is, float *out, size_t os) {
   const float *m0 = x, *m1 = x + is, *m2 = x + 2 * is, *m3 = x + 3 * is, *m4 = x + 4 * is, *m5 = x + 5 * is;
-  const float d0 = sc ? WINO_D0 : 1.0f, d1 = sc ? WINO_D1 : 1.0f, d3 = sc ? WINO_D3 : 1.0f;
   for (int l = 0; l < C0; l++) {
-    float s12 = (m1[l] + m2[l]) * d1, d12 = (m1[l] - m2[l]) * d1, s34 = (m3[l] + m4[l]) * d3,
-          d34 = (m3[l] - m4[l]) * d3;
-    out[l] = m0[l] * d0 + s12 + s34;
+    float s12 = (m1[l] + m2[l]) * WINO_D1, d12 = (m1[l] - m2[l]) * WINO_D1, s34 = (m3[l] + m4[l]) * WINO_D3,
+          d34 = (m3[l] - m4[l]) * WINO_D3;
+    out[l] = m0[l] * WINO_D0 + s12 + s34;
     out[os + l] = d12 + 2.0f * d34;
     out[2 * os + l] = s12 + 4.0f * s34;
     out[3 * os + l] = d12 + 8.0f * d34 + m5[l];
@@ -88,17 +98,17 @@ static void input_transform(const rt_conv_geom *g, int64_t img, int64_t th, int6
 }
 
 /* Output channel block cb of tile (th, tw): m[p*mstride .. +16] are its 36
- * products; y = act(A^T M A + bias + residual) for the pixels inside (with
- * sc, M's weights were transformed without WINO_D: A^T D M D A). */
-static void output_transform(int sc, const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, int64_t cb,
+ * products (of U', without D); y = act(A^T D M D A + bias + residual) for
+ * the pixels inside. */
+static void output_transform(const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, int64_t cb,
                              const float *m, size_t mstride, float *ub) {
   float *gm = ub, t[4 * 6 * C0], o[16 * C0], bias[C0], keep[C0];
   for (int p = 0; p < P; p++)
     memcpy(gm + p * C0, m + (size_t)p * mstride, C0 * sizeof(float));
   for (int j = 0; j < 6; j++) /* columns: t[i][j] = sum_k A^T[i][k] M[k][j] */
-    at6(sc, gm + j * C0, 6 * C0, t + j * C0, 6 * C0);
+    at6(gm + j * C0, 6 * C0, t + j * C0, 6 * C0);
   for (int i = 0; i < 4; i++) /* rows: o[i][j] = sum_k t[i][k] A^T[j][k] */
-    at6(sc, t + i * 6 * C0, C0, o + i * 4 * C0, C0);
+    at6(t + i * 6 * C0, C0, o + i * 4 * C0, C0);
   for (int l = 0; l < C0; l++) {
     const int64_t co = cb * C0 + l;
     keep[l] = co < g->cout ? 1.0f : 0.0f;
@@ -145,41 +155,6 @@ static void gemm16_acc(const float *a, size_t lda, int64_t mrows, size_t klen, c
     memcpy(c + m * C0, acc, sizeof acc);
   }
 }
-
-void rt_wino_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
-  const int64_t t0 = mt * g->tm, wt = g->wth * g->wtw;
-  const int64_t mrows = wt - t0 < g->tm ? wt - t0 : g->tm;
-  const int64_t nb0 = nt * g->tn, nblocks = g->c1out - nb0 < g->tn ? g->c1out - nb0 : g->tn;
-  const size_t k = (size_t)g->c1 * C0, pstride = (size_t)mrows * k;
-  float *v = (float *)core->l1, *l0c = (float *)core->l0c;
-  for (int64_t m = 0; m < mrows; m++)
-    input_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, v + (size_t)m * k, pstride);
-  for (int64_t nb = 0; nb < nblocks; nb++) {
-    const int64_t cb = nb0 + nb;
-    for (int p = 0; p < P; p++) {
-      const float *u = (const float *)g->wd + ((size_t)p * (size_t)g->c1out + (size_t)cb) * k * C0;
-      gemm16_acc(v + (size_t)p * pstride, k, mrows, k, u, C0, l0c + (size_t)p * (size_t)mrows * C0, 1);
-    }
-    for (int64_t m = 0; m < mrows; m++)
-      output_transform(0, g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
-                       (size_t)mrows * C0, (float *)core->ub);
-  }
-}
-
-/* --- OM_CONV_WINO_F43_FZ: the same tile on FRACTAL_Z weights, transformed
- * here. For each output channel block and each chunk of tile_k input
- * channel blocks: U'[i][k][j][16] = (G' g G'^T)[i][j] for the chunk's
- * channels k, f32 in UB, then the 36
- * GEMMs of the chunk accumulate into L0C; the output transform follows the
- * last chunk. G' = diag(WINO_D)^-1 G has rows of small integers, so U' costs
- * adds and a few multiplies by 2 and 4 (and is exact in f32 for fp16
- * weights); U = D U' D, and the output transform applies the two D (A^T D M
- * D A) once per tile instead of once per weight. A row i's 6 positions
- * lie together, so the transform of one input channel writes 6 short
- * sequential runs, and a position's GEMM reads its rows 6 x 64 bytes apart
- * (36 x 64 would put them in a quarter of the L1 sets and push them out
- * between the tile's row groups). UB holds the chunk's U' and, after it,
- * the output transform's gathered products. */
 
 /* o[0..5] = G' (a, b, c)^T: rows (1,0,0) (1,1,1) (1,-1,1) (1,2,4) (1,-2,4) (0,0,1). */
 static inline void g3i(float a, float b, float c, float o[6]) {
@@ -237,31 +212,17 @@ void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt,
                    l0c + (size_t)p * (size_t)mrows * C0, cc0 == 0);
     }
     for (int64_t m = 0; m < mrows; m++)
-      output_transform(1, g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
+      output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
                        (size_t)mrows * C0, gather);
   }
 }
 
-omrt_status rt_wino_kernel_check(const rt_chk *c, const rt_conv_params *p) {
+omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
+                             const om_tensor *y) {
   if (p->kh != 3 || p->kw != 3 || p->sh != 1 || p->sw != 1 || p->dh != 1 || p->dw != 1)
     return rt_chk_fail(c, "Winograd F(4x4,3x3) needs a 3x3 kernel, strides 1 and dilations 1 (kernel %dx%d, "
                           "strides %d,%d, dilations %d,%d)",
                        p->kh, p->kw, p->sh, p->sw, p->dh, p->dw);
-  return OMRT_OK;
-}
-
-omrt_status rt_wino_tiles_check(const rt_chk *c, const om_tensor *x, const om_tensor *w, const om_tensor *y,
-                                int64_t tm, int64_t tn) {
-  uint64_t tiles = (uint64_t)x->dims[0] *
-                   (uint64_t)rt_ceil_div(rt_ceil_div(y->dims[2], 4) * rt_ceil_div(y->dims[3], 4), tm) *
-                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);
-  return rt_chk_block_dim(c, tiles, "tiles");
-}
-
-omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
-                             const om_tensor *y) {
-  omrt_status st = rt_wino_kernel_check(c, p);
-  if (st != OMRT_OK) return st;
   const om_task *task = c->task;
   int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15], c1 = rt_ceil_div(x->dims[1], C0);
   if (tm < 1 || tn < 1 || tm > 65536 || tn > 65536 || tk < 1 || tk > c1)
@@ -280,5 +241,8 @@ omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_
       return rt_chk_fail(c, "Winograd tile_m %lld, tile_k %lld with C1in %lld needs %llu bytes of %s, capacity %llu",
                          (long long)tm, (long long)tk, (long long)c1, (unsigned long long)caps[i].need,
                          caps[i].what, (unsigned long long)caps[i].have);
-  return rt_wino_tiles_check(c, x, w, y, tm, tn);
+  uint64_t tiles = (uint64_t)x->dims[0] *
+                   (uint64_t)rt_ceil_div(rt_ceil_div(y->dims[2], 4) * rt_ceil_div(y->dims[3], 4), tm) *
+                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);
+  return rt_chk_block_dim(c, tiles, "tiles");
 }

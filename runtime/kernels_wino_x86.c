@@ -2,11 +2,12 @@
  * F16C hosts.
  *
  * The same algorithm, buffers and order as the portable tile in
- * kernels_wino.c (read that first): input transform into L1, 36 GEMMs per
- * output channel block into L0C, output transform fused with the epilogue.
- * Here the 16 channel lanes of a point are two YMM registers: the 6x6 input
- * patch is loaded with vcvtph2ps (or plain loads for f32), B^T d B and
- * A^T m A run as FMA/add sequences on those registers, the GEMMs go through
+ * kernels_wino.c (read that first): input transform into L1, per output
+ * channel block and K chunk the weight transform into UB and 36 GEMMs into
+ * L0C, output transform fused with the epilogue. Here the 16 channel lanes
+ * of a point are two YMM registers: the 6x6 input patch is loaded with
+ * vcvtph2ps (or plain loads for f32), B^T d B, G' g G'^T and A^T D m D A
+ * run as FMA/add sequences on those registers, the GEMMs go through
  * kernels_cube_x86.c's 6x16 micro-kernel (rt_gemm16_acc_x86), and the epilogue
  * stores with vcvtps2ph. Results differ from the portable path only by
  * rounding (FMA keeps one rounding where the portable code has two).
@@ -36,19 +37,14 @@ AVX2_INLINE void bt6(const __m256 *x, size_t is, __m256 *o, size_t os) {
   o[5 * os] = _mm256_add_ps(_mm256_fnmadd_ps(five, d3, _mm256_mul_ps(four, d1)), d5);
 }
 
-/* o[i*os] = (A^T D x)[i], i < 4, for the 6 values x[k*is]; D = 1, or with
- * SC the diagonal WINO_D that the FZ path's integer weight transform left
- * out (kernels_wino.c). */
-AVX2_INLINE void at6(const int SC, const __m256 *x, size_t is, __m256 *o, size_t os) {
+/* o[i*os] = (A^T D x)[i], i < 4, for the 6 values x[k*is]: D the diagonal
+ * WINO_D that the integer weight transform leaves out (kernels_wino.c). */
+AVX2_INLINE void at6(const __m256 *x, size_t is, __m256 *o, size_t os) {
   const __m256 m1 = x[is], m2 = x[2 * is], m3 = x[3 * is], m4 = x[4 * is];
-  __m256 s12 = _mm256_add_ps(m1, m2), d12 = _mm256_sub_ps(m1, m2), x0 = x[0];
-  __m256 s34 = _mm256_add_ps(m3, m4), d34 = _mm256_sub_ps(m3, m4);
-  if (SC) {
-    const __m256 d1 = _mm256_set1_ps(WINO_D1), d3 = _mm256_set1_ps(WINO_D3);
-    x0 = _mm256_mul_ps(x0, _mm256_set1_ps(WINO_D0));
-    s12 = _mm256_mul_ps(s12, d1), d12 = _mm256_mul_ps(d12, d1);
-    s34 = _mm256_mul_ps(s34, d3), d34 = _mm256_mul_ps(d34, d3);
-  }
+  const __m256 d1 = _mm256_set1_ps(WINO_D1), d3 = _mm256_set1_ps(WINO_D3);
+  const __m256 x0 = _mm256_mul_ps(x[0], _mm256_set1_ps(WINO_D0));
+  const __m256 s12 = _mm256_mul_ps(_mm256_add_ps(m1, m2), d1), d12 = _mm256_mul_ps(_mm256_sub_ps(m1, m2), d1);
+  const __m256 s34 = _mm256_mul_ps(_mm256_add_ps(m3, m4), d3), d34 = _mm256_mul_ps(_mm256_sub_ps(m3, m4), d3);
   o[0] = _mm256_add_ps(_mm256_add_ps(x0, s12), s34);
   o[os] = _mm256_fmadd_ps(_mm256_set1_ps(2.0f), d34, d12);
   o[2 * os] = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), s34, s12);
@@ -97,19 +93,19 @@ typedef struct wepi {
   int act, yf16, rf16, partial;
 } wepi;
 
-/* y = act(A^T M A + bias + residual) for the pixels of tile (th, tw) inside
- * Ho x Wo, channel block cb; m[p*mstride ..] are the tile's 36 products
- * (with SC, of the unscaled weights: A^T D M D A). */
-AVX2_INLINE void output_transform(const int SC, const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw,
-                                  int64_t cb, const float *m, size_t mstride, const wepi *e) {
+/* y = act(A^T D M D A + bias + residual) for the pixels of tile (th, tw)
+ * inside Ho x Wo, channel block cb; m[p*mstride ..] are the tile's 36
+ * products (of U', without D). */
+static AVX2 void output_transform(const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, int64_t cb,
+                                  const float *m, size_t mstride, const wepi *e) {
   __m256 x[P * 2], t[4 * 6 * 2], o[16 * 2];
   for (int p = 0; p < P; p++)
     x[p * 2] = _mm256_loadu_ps(m + (size_t)p * mstride), x[p * 2 + 1] = _mm256_loadu_ps(m + (size_t)p * mstride + 8);
   for (int j = 0; j < 12; j++) /* columns: t[i][j] = sum_k A^T[i][k] M[k][j] */
-    at6(SC, x + j, 12, t + j, 12);
+    at6(x + j, 12, t + j, 12);
   for (int i = 0; i < 4; i++) { /* rows: o[i][j] = sum_k t[i][k] A^T[j][k] */
-    at6(SC, t + i * 12, 2, o + i * 8, 2);
-    at6(SC, t + i * 12 + 1, 2, o + i * 8 + 1, 2);
+    at6(t + i * 12, 2, o + i * 8, 2);
+    at6(t + i * 12 + 1, 2, o + i * 8 + 1, 2);
   }
   for (int i = 0; i < 4 && th * 4 + i < g->ho; i++) {
     const int64_t oh = th * 4 + i;
@@ -148,31 +144,6 @@ static AVX2 void wepi_init(const rt_conv_geom *g, int64_t cb, wepi *e) {
   e->rf16 = g->res && g->res->dtype == DT_FLOAT16;
   e->partial = (cb + 1) * C0 > g->cout;
 }
-
-AVX2 void rt_wino_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
-  const int64_t t0 = mt * g->tm, wt = g->wth * g->wtw;
-  const int64_t mrows = wt - t0 < g->tm ? wt - t0 : g->tm;
-  const int64_t nb0 = nt * g->tn, nblocks = g->c1out - nb0 < g->tn ? g->c1out - nb0 : g->tn;
-  const size_t k = (size_t)g->c1 * C0, pstride = (size_t)mrows * k;
-  float *v = (float *)core->l1, *l0c = (float *)core->l0c;
-  for (int64_t m = 0; m < mrows; m++)
-    input_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, v + (size_t)m * k, pstride);
-  for (int64_t nb = 0; nb < nblocks; nb++) {
-    const int64_t cb = nb0 + nb;
-    for (int p = 0; p < P; p++) {
-      const float *u = (const float *)g->wd + ((size_t)p * (size_t)g->c1out + (size_t)cb) * k * C0;
-      rt_gemm16_acc_x86(v + (size_t)p * pstride, k, mrows, k, u, C0, l0c + (size_t)p * (size_t)mrows * C0, 1);
-    }
-    wepi e;
-    wepi_init(g, cb, &e);
-    for (int64_t m = 0; m < mrows; m++)
-      output_transform(0, g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
-                       (size_t)mrows * C0, &e);
-  }
-}
-
-/* --- OM_CONV_WINO_F43_FZ (kernels_wino.c says how): the weights transformed
- * per task tile, 8 output channels (one YMM) at a time. */
 
 /* o[0..5] = G' (a, b, c)^T, G' the integer rows of G (kernels_wino.c):
  * (1,0,0) (1,1,1) (1,-1,1) (1,2,4) (1,-2,4) (0,0,1); three adds, three FMAs. */
@@ -240,7 +211,7 @@ AVX2 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, in
     wepi e;
     wepi_init(g, cb, &e);
     for (int64_t m = 0; m < mrows; m++)
-      output_transform(1, g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
+      output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
                        (size_t)mrows * C0, &e);
   }
 }

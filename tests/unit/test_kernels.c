@@ -197,28 +197,6 @@ static void put_fz(kcase *c, int s, const float *v) {
         }
 }
 
-/* [Cout, Cin, 3, 3] values -> WINO_F43 f32: G g G^T in double (types.h's
- * index formula; G of docs/om-format.md). */
-static void put_wino(kcase *c, int s, const float *v) {
-  static const double G[6][3] = {{0.25, 0, 0},          {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                 {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
-  const int64_t *d = c->t[s].dims, n1 = (d[0] + 15) / 16, k = (d[1] + 15) / 16 * 16;
-  float *out = c->data[s];
-  memset(out, 0, (size_t)c->t[s].bytes);
-  for (int64_t co = 0; co < d[0]; co++)
-    for (int64_t ci = 0; ci < d[1]; ci++) {
-      const float *g = v + (co * d[1] + ci) * 9;
-      for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 6; j++) {
-          double u = 0;
-          for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++)
-              u += G[i][a] * g[a * 3 + b] * G[j][b];
-          out[(((i * 6 + j) * n1 + co / 16) * k + ci) * 16 + co % 16] = (float)u;
-        }
-    }
-}
-
 static size_t count4(const int64_t *d) { return (size_t)(d[0] * d[1] * d[2] * d[3]); }
 
 static float act_ref(float v, int act, float lo, float hi) {
@@ -271,9 +249,8 @@ static void conv_ref(const conv_case *k, int dw, const float *x, const float *w,
         }
 }
 
-/* dw: depthwise (DWCONV); algo: CONV2D's om_conv_algo (OM_CONV_WINO_F43:
- * tm counts 4x4 tiles, w is WINO_F43 f32; OM_CONV_WINO_F43_FZ: tm counts
- * 4x4 tiles, tk input channel blocks per weight chunk, w FRACTAL_Z). */
+/* dw: depthwise (DWCONV); algo: CONV2D's om_conv_algo (OM_CONV_WINO_F43_FZ:
+ * tm counts 4x4 tiles, tk input channel blocks per weight chunk). */
 static void run_conv_case(const conv_case *k, int dw, int algo) {
   kcase c;
   kc_init(&c, dw ? OM_TASK_DWCONV : OM_TASK_CONV2D, (uint32_t)k->bd);
@@ -282,10 +259,7 @@ static void run_conv_case(const conv_case *k, int dw, int algo) {
   int64_t xd[4] = {k->n, k->c, k->h, k->w}, yd[4] = {k->n, k->cout, ho, wo};
   int64_t wd[4] = {k->cout, k->c, k->kh, k->kw}, wdd[4] = {1, k->c, k->kh, k->kw}, bd[1] = {k->cout};
   int xs = kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, xd);
-  const int wino = algo == OM_CONV_WINO_F43;
-  int ws = dw     ? kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, wdd)
-           : wino ? kc_add(&c, DT_FLOAT32, LAYOUT_WINO_F43, 4, wd)
-                  : kc_add(&c, k->xdt, LAYOUT_FRACTAL_Z, 4, wd);
+  int ws = dw ? kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, wdd) : kc_add(&c, k->xdt, LAYOUT_FRACTAL_Z, 4, wd);
   int bs = -1, rs = -1;
   if (k->bias)
     bs = kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd);
@@ -308,8 +282,6 @@ static void run_conv_case(const conv_case *k, int dw, int algo) {
   put_5d(&c, xs, x);
   if (dw)
     put_5d(&c, ws, w);
-  else if (wino)
-    put_wino(&c, ws, w);
   else
     put_fz(&c, ws, w);
   if (bs >= 0) put_nd(&c, bs, b);
@@ -321,7 +293,8 @@ static void run_conv_case(const conv_case *k, int dw, int algo) {
   get_5d(&c, ys, got);
   char what[160];
   snprintf(what, sizeof what, "%s %lldx%lldx%lldx%lld -> %lld k%dx%d s%d p%d,%d,%d,%d d%d %s->%s",
-           dw ? "dwconv" : wino ? "winograd" : algo == OM_CONV_WINO_F43_FZ ? "winograd fz" : "conv", (long long)k->n, (long long)k->c, (long long)k->h, (long long)k->w,
+           dw ? "dwconv" : algo == OM_CONV_WINO_F43_FZ ? "winograd" : "conv", (long long)k->n, (long long)k->c,
+           (long long)k->h, (long long)k->w,
            (long long)k->cout, k->kh, k->kw, k->sh, k->pt, k->pl, k->pb, k->pr, k->dh, dtype_name(k->xdt),
            dtype_name(k->ydt));
   /* Winograd's transforms cost a few f32 roundings more than direct sums */
@@ -380,13 +353,12 @@ static void test_winograd(void) {
       {2, 48, 6, 17, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7, 1, 3, 5, F32, F32, 0, 1, F16, 0, 0, 0},
   };
   /* clang-format on */
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-    run_conv_case(&cases[i], 0, OM_CONV_WINO_F43);
-  /* The same on FRACTAL_Z weights transformed per tile, in K chunks of
-   * tile_k input channel blocks: C1in - 1 (a short last chunk) and 1. */
+  /* Each in K chunks of tile_k input channel blocks: C1in (one chunk),
+   * C1in - 1 (a short last chunk) and 1. */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     conv_case k = cases[i];
     const int c1 = (int)((k.c + 15) / 16);
+    run_conv_case(&k, 0, OM_CONV_WINO_F43_FZ);
     k.tk = c1 > 1 ? c1 - 1 : 1;
     run_conv_case(&k, 0, OM_CONV_WINO_F43_FZ);
     k.tk = 1;
@@ -725,30 +697,6 @@ static void bad_conv(int mutate, const char *what, const char *want) {
   expect_verdict(&c, mutate, what, want);
 }
 
-/* A valid Winograd 1x20x10x10 -> 24 conv, 3x3 pad 1 (9 4x4 tiles; tile_m 9,
- * tile_n 1: 2 tiles); `mutate` breaks one thing. */
-static void bad_wino(int mutate, const char *what, const char *want) {
-  kcase c;
-  kc_init(&c, OM_TASK_CONV2D, 2);
-  int64_t xd[4] = {1, 20, 10, 10}, wd[4] = {24, 20, 3, 3}, bd[1] = {24}, yd[4] = {1, 24, 10, 10};
-  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
-  kc_add(&c, mutate == 1 ? DT_FLOAT16 : DT_FLOAT32, mutate == 2 ? LAYOUT_FRACTAL_Z : LAYOUT_WINO_F43, 4, wd);
-  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd);
-  kc_none(&c);
-  kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, yd);
-  int32_t pv[17] = {3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 9, 1, 2, OM_CONV_WINO_F43};
-  memcpy(c.task.params, pv, sizeof pv);
-  if (mutate == 3) c.task.params[2] = 2, c.t[4].dims[2] = 5, c.t[4].bytes /= 2; /* stride 2 */
-  if (mutate == 4) c.task.params[15] = 1;                                      /* tile_k != C1in */
-  if (mutate == 5) c.task.params[13] = 120; /* L0C: 36 * 120 * 64 > 256K, L1 and L0A fit */
-  if (mutate == 6) c.task.params[16] = 3;
-  if (mutate == 7) c.task.block_dim = 3;
-  if (mutate == 8) /* dilation 2, pads 2: same output size */
-    for (int i = 4; i < 10; i++)
-      c.task.params[i] = 2;
-  expect_verdict(&c, mutate, what, want);
-}
-
 /* A valid OM_CONV_WINO_F43_FZ 1x40x10x10 -> 24 conv, 3x3 pad 1 (9 4x4
  * tiles; tile_m 9, tile_n 1: 2 tiles; tile_k 2 of C1in 3); `mutate` breaks
  * one thing. */
@@ -757,7 +705,7 @@ static void bad_wino_fz(int mutate, const char *what, const char *want) {
   kc_init(&c, OM_TASK_CONV2D, 2);
   int64_t xd[4] = {1, 40, 10, 10}, wd[4] = {24, 40, 3, 3}, bd[1] = {24}, yd[4] = {1, 24, 10, 10};
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
-  kc_add(&c, mutate == 1 ? DT_FLOAT32 : DT_FLOAT16, mutate == 2 ? LAYOUT_WINO_F43 : LAYOUT_FRACTAL_Z, 4, wd);
+  kc_add(&c, mutate == 1 ? DT_FLOAT32 : DT_FLOAT16, mutate == 2 ? LAYOUT_NC1HWC0 : LAYOUT_FRACTAL_Z, 4, wd);
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd);
   kc_none(&c);
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, yd);
@@ -769,6 +717,11 @@ static void bad_wino_fz(int mutate, const char *what, const char *want) {
   if (mutate == 6) c.def.ub_bytes = 36 * (2 * 16 + 1) * 64 - 4; /* U for tile_k 2 does not fit */
   if (mutate == 7) c.task.params[13] = 120; /* L0C: 36 * 120 * 64 > 256K */
   if (mutate == 8) c.task.block_dim = 3;
+  if (mutate == 9) c.task.params[16] = 1; /* the retired algorithm (om_format.h) */
+  if (mutate == 10) c.task.params[16] = 3;
+  if (mutate == 11) /* dilation 2, pads 2: same output size */
+    for (int i = 4; i < 10; i++)
+      c.task.params[i] = 2;
   expect_verdict(&c, mutate, what, want);
 }
 
@@ -805,22 +758,16 @@ static void test_checks(void) {
   bad_x_scale(6, "x_scale with groups", "groups 2");
   bad_wino_fz(0, "winograd fz valid", "");
   bad_wino_fz(1, "winograd fz w f32", "dtype");
-  bad_wino_fz(2, "winograd fz w WINO_F43", "layout");
+  bad_wino_fz(2, "winograd fz w NC1HWC0", "layout");
   bad_wino_fz(3, "winograd fz stride 2", "strides 1");
   bad_wino_fz(4, "winograd fz tile_k > C1in", "tile_k");
   bad_wino_fz(5, "winograd fz tile_k 0", "tile_k");
   bad_wino_fz(6, "winograd fz UB", "UB");
   bad_wino_fz(7, "winograd fz L0C", "L0C");
   bad_wino_fz(8, "winograd fz block_dim", "tiles");
-  bad_wino(0, "winograd valid", "");
-  bad_wino(1, "winograd w f16", "f32");
-  bad_wino(2, "winograd w FRACTAL_Z", "layout");
-  bad_wino(3, "winograd stride 2", "strides 1");
-  bad_wino(4, "winograd tile_k", "tile_k");
-  bad_wino(5, "winograd L0C", "L0C");
-  bad_wino(6, "conv algorithm 3", "algorithm");
-  bad_wino(7, "winograd block_dim", "tiles");
-  bad_wino(8, "winograd dilation 2", "dilations 1");
+  bad_wino_fz(9, "conv algorithm 1 (retired)", "algorithm 1");
+  bad_wino_fz(10, "conv algorithm 3", "algorithm 3");
+  bad_wino_fz(11, "winograd fz dilation 2", "dilations 1");
   /* clang-format off */
   static const char *const conv_bad[][2] = {
       {"valid conv", ""},           {"conv y dims", "y dims[2]"},   {"conv w Cin", "w ["},
