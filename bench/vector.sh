@@ -87,7 +87,7 @@ for m in $MODELS; do
       --soc_version=Ascend310 "${extra[@]}" > "$WORK/$m.$b.atc.log" 2>&1 || { cat "$WORK/$m.$b.atc.log"; die "atc failed"; }
   done
   count() { "$ATC" --mode=1 --om="$WORK/$m.$1.om" --json="$WORK/$m.$1.json" > /dev/null &&
-            grep -o '"kind": *"VPROG"' "$WORK/$m.$1.json" | wc -l; }
+            { grep -o '"kind": *"VPROG"' "$WORK/$m.$1.json" || true; } | wc -l; } # 0 when fusion left none
   nf=$(count fused); nu=$(count unfused)
   # "atc: wrote X.om: 10.34 MiB, 120 tasks, ..." and "atc: memory plan: workspace 2.87 MiB, ..."
   tasks() { sed -n 's/^atc: wrote .* MiB, \([0-9]*\) tasks,.*/\1/p' "$WORK/$m.$1.atc.log"; }
@@ -121,6 +121,8 @@ done
 
 # The table: ratios below 1 favour the JIT / the fused build.
 awk -F'\t' 'NR == 1 {next}
+  function ratio(a, b) { return b > 0 ? a / b : 0 }
   {printf "%-20s T=%s  VPROG ms fused: JIT %7.2f, interp %7.2f (%.2fx); unfused: JIT %7.2f, interp %7.2f (%.2fx)  |  latency ms, JIT: fused %7.2f, unfused %7.2f (%.2fx); interp: fused %7.2f, unfused %7.2f (%.2fx)  |  JIT compile %.1f ms cold, %.1f ms cached (%s programs, %s unique)  |  tasks fused %s, unfused %s (VPROG %s, %s)  |  workspace MiB fused %s, unfused %s\n",
-     $1, $2, $5, $6, $5 / $6, $19, $20, $19 / $20, $7, $8, $7 / $8, $9, $10, $9 / $10, $11, $12, $13, $14, $15, $16, $3, $4, $17, $18}' "$TSV"
+     $1, $2, $5, $6, ratio($5, $6), $19, $20, ratio($19, $20), $7, $8, ratio($7, $8), $9, $10, ratio($9, $10), $11,
+     $12, $13, $14, $15, $16, $3, $4, $17, $18}' "$TSV"
 echo "vector: figures in $TSV" >&2
