@@ -36,6 +36,11 @@ def fmt(x, spec, none="n/a"):
     return none if x is None else format(x, spec)
 
 
+def fmt_x(x):
+    """A ratio as "0.23x", or "n/a"."""
+    return "n/a" if x is None else format(x, ".2f") + "x"
+
+
 def compare(a_path, b_path):
     """(cosine, same top-1) of two float32 files, or None if either is missing."""
     if not (os.path.exists(a_path) and os.path.exists(b_path)):
@@ -221,10 +226,10 @@ def main():
             w(f"| {v['model']} | {v['threads']} | {v.get('tasks_fused', '?')} / {v.get('tasks_unfused', '?')} "
               f"({v['vprog_fused']} / {v['vprog_unfused']}) "
               f"| {v.get('ws_mib_fused', '?')} / {v.get('ws_mib_unfused', '?')} | {fmt(vj, '.2f')} "
-              f"| {fmt(vi, '.2f')} | {fmt(vj / vi if vj and vi else None, '.2f')}x "
-              f"| {fmt(uvj, '.2f')} | {fmt(uvi, '.2f')} | {fmt(uvj / uvi if uvj and uvi else None, '.2f')}x "
+              f"| {fmt(vi, '.2f')} | {fmt_x(vj / vi if vj and vi else None)} "
+              f"| {fmt(uvj, '.2f')} | {fmt(uvi, '.2f')} | {fmt_x(uvj / uvi if uvj and uvi else None)} "
               f"| {fmt(fj, '.2f')} "
-              f"| {fmt(uj, '.2f')} | {fmt(fj / uj if fj and uj else None, '.2f')}x "
+              f"| {fmt(uj, '.2f')} | {fmt_x(fj / uj if fj and uj else None)} "
               f"| {fmt(num(v['lat_ms_fused_interp']), '.2f')} | {fmt(num(v['lat_ms_unfused_interp']), '.2f')} "
               f"| {fmt(num(v['jit_cold_ms']), '.1f')} | {fmt(num(v['jit_cached_ms']), '.1f')} "
               f"| {v['jit_programs']} ({v['jit_unique']}) |")
@@ -242,12 +247,12 @@ def main():
                 w(f"| {who}: vector time JIT <= 0.5x interpreter (fused build's VPROG tasks) | no VPROG tasks | "
                   "n/a: the fused build runs all its vector programs as conv epilogues (see the op-by-op row) |")
             else:
-                w(f"| {who}: vector time JIT <= 0.5x interpreter (fused build's VPROG tasks) | {fmt(x, '.2f')}x | {verdict(None if x is None else x <= 0.5)} |")
+                w(f"| {who}: vector time JIT <= 0.5x interpreter (fused build's VPROG tasks) | {fmt_x(x)} | {verdict(None if x is None else x <= 0.5)} |")
             uvj, uvi = num(v.get("vprog_ms_unfused_jit")), num(v.get("vprog_ms_unfused_interp"))
             x = uvj / uvi if uvj and uvi else None
-            w(f"| {who}: vector time JIT <= 0.5x interpreter (op-by-op build, all vector work in VPROG tasks) | {fmt(x, '.2f')}x | {verdict(None if x is None else x <= 0.5)} |")
+            w(f"| {who}: vector time JIT <= 0.5x interpreter (op-by-op build, all vector work in VPROG tasks) | {fmt_x(x)} | {verdict(None if x is None else x <= 0.5)} |")
             x = fj / uj if fj and uj else None
-            w(f"| {who}: latency <= 0.85x the unfused build | {fmt(x, '.2f')}x | {verdict(None if x is None else x <= 0.85)} |")
+            w(f"| {who}: latency <= 0.85x the unfused build | {fmt_x(x)} | {verdict(None if x is None else x <= 0.85)} |")
             if v["model"] == "efficientnet_b0":
                 c = num(v["jit_cold_ms"])
                 w(f"| EfficientNet-B0, {v['threads']} thread(s): JIT compile at load <= 100 ms (cold) | {fmt(c, '.1f')} ms | {verdict(None if c is None else c <= 100)} |")
