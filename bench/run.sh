@@ -339,7 +339,9 @@ for f in avx2 fma f16c avx512f; do
   case " $flags " in *" $f "*) fl="$fl $f: yes," ;; *) fl="$fl $f: no," ;; esac
 done
 src="git $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || src="$src with uncommitted changes"
+# (the report this run rewrites does not count as a change to what was measured)
+[ -z "$(git status --porcelain --untracked-files=no -- . ':!docs/BENCHMARKS.md' 2>/dev/null)" ] ||
+  src="$src with uncommitted changes"
 [ $BUILD = 1 ] || src="$src (--no-build: binaries as found in build/)"
 {
   printf 'date\t%s\n' "$(date -u '+%Y-%m-%d %H:%M')"
