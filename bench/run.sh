@@ -75,10 +75,11 @@ else
   BUDGET_S=8; MIN_RUNS=10; MAX_RUNS=1200; ROUNDS=5; WARMUP=2; ATC_REPS=3; FMA_S=0.5
 fi
 MAX_OTHER=10   # % of all cores busy with other work during a measurement before it is retried
-# A T-thread figure slower than the same runtime's 1-thread figure / (MIN_SCALE x T) was measured
-# while this VM's other cores ran slow (their speed changes for minutes at a time, invisibly to
-# /proc/stat): both runtimes scale 1.8-2.0x on 2 cores when they are not. Such a pair is measured
-# again after SLOW_WAIT seconds, at most MAX_ATTEMPTS times in all.
+# A T-thread figure slower than the same runtime's 1-thread figure / (MIN_SCALE x T) was likely
+# measured while this VM's other cores ran slow (their speed changes for minutes at a time,
+# invisibly to /proc/stat; both runtimes scale 1.8-2.0x on 2 cores on the large models when they
+# do not). Such a pair gets ROUNDS more rounds after SLOW_WAIT seconds, at most MAX_ATTEMPTS
+# times in all; its figures are the lowest round medians over all of them.
 MIN_SCALE=0.8; SLOW_WAIT=20; MAX_ATTEMPTS=3
 PY=/usr/bin/python3
 WORK=$ROOT/build/bench
@@ -208,8 +209,10 @@ for key in $MODELS; do
   one_om=""; one_ort="" # this model's 1-thread figures, for the scaling check
   for t in $THREADS; do
     cpus=$(cpu_list "$t")
-    # A pair measured beside other work (over $MAX_OTHER% other load) is measured once more; one
-    # whose T-thread figures do not scale from the 1-thread ones (above) up to MAX_ATTEMPTS times.
+    # A pair measured beside other work (over $MAX_OTHER% other load) is measured once more from
+    # scratch; one whose T-thread figures do not scale from the 1-thread ones (above) gets more
+    # rounds (keep=1), up to MAX_ATTEMPTS times.
+    keep=0
     for attempt in $(seq $MAX_ATTEMPTS); do
       om_med=""; om_runs=""; om_rss=""; om_err=""; om_other=""; om_out="$key.t$t.omrun"
       ort_med=""; ort_runs=""; ort_err=""; ort_other=""; ort_out="$key.t$t.ort.bin"
@@ -231,7 +234,7 @@ for key in $MODELS; do
       fi
       per=$(( (n + ROUNDS - 1) / ROUNDS ))
       log "$key, $t thread(s): $ROUNDS round(s) of $per runs each, omrun then ONNX Runtime"
-      om_meds=(); ort_meds=(); om_rss=0; om_runs=0; ort_runs=0; om_other=0; ort_other=0
+      if [ $keep = 0 ]; then om_meds=(); ort_meds=(); om_rss=0; om_runs=0; ort_runs=0; om_other=0; ort_other=0; fi
       for _ in $(seq $ROUNDS); do
         # omrun, under GNU time (peak RSS)
         if [ -z "$om_err" ]; then
@@ -296,13 +299,16 @@ for key in $MODELS; do
                          if (t > 1 && b != "" && b1 != "" && b * s * t > b1) ok = 0; print ok}')
       if [ "$clean" != 1 ] && [ $attempt -lt 2 ]; then
         log "$key, $t thread(s): other work shared the machine (omrun ${om_other:-?}%, ORT ${ort_other:-?}%): measuring again"
+        keep=0
         sleep 5
       elif [ "$scaled" != 1 ] && [ $attempt -lt $MAX_ATTEMPTS ]; then
         log "$key, $t thread(s): omrun $om_med ms (1 thread: $one_om), ORT $ort_med ms (1 thread: $one_ort) scale" \
-            "less than ${MIN_SCALE}x$t: the other cores ran slow, measuring again in $SLOW_WAIT s"
+            "less than ${MIN_SCALE}x$t: the other cores may have run slow, $ROUNDS more rounds in $SLOW_WAIT s"
+        keep=1
         sleep $SLOW_WAIT
       else
-        [ "$scaled" = 1 ] || log "$key, $t thread(s): still not scaling after $attempt attempts; recorded as measured"
+        [ "$scaled" = 1 ] || log "$key, $t thread(s): still short of ${MIN_SCALE}x$t after $attempt attempts" \
+                                 "(the lowest round medians of all are recorded)"
         break
       fi
     done
@@ -356,7 +362,7 @@ src="git $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
   printf 'cc\t%s\n' "$(cc --version | head -1)"
   printf 'ort_version\t%s\n' "$ORT_VERSION"
   printf 'node_version\t%s\n' "$(node --version)"
-  printf 'timing\t%s\n' "timed runs for >= $BUDGET_S s (>= $MIN_RUNS, at most $MAX_RUNS runs) per runtime, in $ROUNDS round(s) alternating omrun and ORT (each round its own process and warm-up), the figure the lowest of the rounds' medians; T threads pinned to cores 0..T-1 (taskset) for both runtimes; a T-thread pair that does not scale ${MIN_SCALE}xT from the 1-thread figures is measured again (up to $MAX_ATTEMPTS times)"
+  printf 'timing\t%s\n' "timed runs for >= $BUDGET_S s (>= $MIN_RUNS, at most $MAX_RUNS runs) per runtime, in $ROUNDS round(s) alternating omrun and ORT (each round its own process and warm-up), the figure the lowest of the rounds' medians; T threads pinned to cores 0..T-1 (taskset) for both runtimes; a T-thread pair that does not scale ${MIN_SCALE}xT from the 1-thread figures gets $ROUNDS more rounds (up to $MAX_ATTEMPTS sets)"
   printf 'fma_isa\t%s\n' "$(sed -n 's/.*isa \([^,]*\),.*/\1/p' "$WORK/fma_peak.txt" | head -1)"
   printf 'load\t%s\n' "CPU busy with other work ${BUSY_BEFORE}% in the second before the models; 1/5/15-minute load average $LOAD_BEFORE before, $LOAD_AFTER after (per-row figures: 'other load %')"
   sed -n 's/^fma_peak: threads \([0-9]*\), isa [^,]*, \([0-9.]*\) GFLOP\/s$/\1 \2/p' "$WORK/fma_peak.txt" |
