@@ -260,6 +260,45 @@ def main():
                 err = np.abs(got - se_ref.ravel()).max() / np.abs(se_ref).max() if got.size == se_ref.size else -1
                 check(f"SE block {name}, {prec}{', portable' if portable == '1' else ''}: matches the reference",
                       0 <= err <= tol, f"{err} {p.stderr}")
+    # The same block with SiLU(project) * u after it (u a second input): in f32 the project Conv carries
+    # both an x_scale (slot 5) and an epilogue program whose extra input u follows it (slot 6).
+    us = rng.standard_normal((2, 12, 7, 7)).astype(np.float32)
+    us.tofile(os.path.join(work, "us.bin"))
+    g = helper.make_graph(
+        [helper.make_node("GlobalAveragePool", ["x"], ["sq"], name="squeeze"),
+         helper.make_node("Conv", ["sq", "wse"], ["fc"], name="fc"),
+         helper.make_node("Sigmoid", ["fc"], ["gate"], name="gate"),
+         helper.make_node("Mul", ["gate", "x"], ["ex"], name="excite"),
+         helper.make_node("Conv", ["ex", "wpj"], ["c"], name="project"),
+         helper.make_node("Sigmoid", ["c"], ["cs"], name="sig"), helper.make_node("Mul", ["c", "cs"], ["sl"], name="silu"),
+         helper.make_node("Mul", ["sl", "u"], ["y"], name="times_u")],
+        "se_epi", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 20, 7, 7]),
+                   helper.make_tensor_value_info("u", TensorProto.FLOAT, [2, 12, 7, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(wse, "wse"), numpy_helper.from_array(wpj, "wpj")])
+    se_epi = os.path.join(work, "se_epi.onnx")
+    with open(se_epi, "wb") as f:
+        f.write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    se_epi_ref = se_ref / (1 + np.exp(-se_ref)) * us
+    base = os.path.join(work, "se_epi")
+    p = run(atc, f"--model={se_epi}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
+            "--precision_mode=must_keep_origin_dtype")
+    check("SE block + epilogue with an input: compiles", p.returncode == 0, p.stderr)
+    p = run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json")
+    tasks = json.load(open(base + ".json"))["tasks"] if p.returncode == 0 else []
+    proj = [t for t in tasks if t["name"] == "project"]
+    slots = sorted(proj[0]["tensors"]) if proj else []
+    check("SE block + epilogue with an input: the project Conv has x_scale and epi_in1",
+          "x_scale" in slots and "epi_in1" in slots and proj[0]["params"].get("epilogue") is not None, slots)
+    for portable in ("0", "1"):
+        env = dict(os.environ, OMRT_PORTABLE="1") if portable == "1" else None
+        p = subprocess.run([omrun, "--model", base + ".om", "--input",
+                            os.path.join(work, "xs.bin") + "," + os.path.join(work, "us.bin"), "--output", base + "_out"],
+                           capture_output=True, text=True, env=env)
+        got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 else np.zeros(0)
+        err = np.abs(got - se_epi_ref.ravel()).max() / np.abs(se_epi_ref).max() if got.size == se_epi_ref.size else -1
+        check(f"SE block + epilogue with an input{', portable' if portable == '1' else ''}: matches the reference",
+              0 <= err <= 1e-5, f"{err} {p.stderr}")
     # Every rule: Conv -> BatchNormalization -> Relu -> Add(., Conv) is two CONV tasks by default, besides the two
     # TransData at the edges (BN folded and Relu inside conv0, the Add inside conv1 as its residual); with ALL:off
     # it is op by op: two convs and three programs, the BN's Mul and Add (one ONNX op) in one of them. Later lines
