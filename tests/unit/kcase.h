@@ -1,12 +1,15 @@
 /* kcase.h - one kernel task against a fake model, for the kernel tests
- * (test_reduce, test_strided, test_gather, test_pad, test_index, test_poolnd,
- * test_pool_global, test_dwconv_small): up to OM_TASK_MAX_TENSORS tensors
- * in the workspace region (ND, or NC1HWC0 with kc_set_layout and
- * kc_put_nc1hwc0, nc1hwc0.h) with malloc'd data pre-filled with garbage the
- * kernel must overwrite, a one-task model whose string table names the task
- * "test_task", the kind's load-time check, and expect_reject(), which wants
- * OMRT_ERR_FORMAT with a message naming the task and the field. Header-only,
- * test code only. */
+ * (test_kernels, test_reduce, test_strided, test_gather, test_pad,
+ * test_index, test_poolnd, test_pool_global, test_dwconv_small): up to
+ * OM_TASK_MAX_TENSORS tensors in the workspace region (any layout: ND, or
+ * NC1HWC0 with kc_put_nc1hwc0, nc1hwc0.h) with 64-byte aligned data
+ * pre-filled with garbage the kernel must overwrite, set by slot (kc_set,
+ * kc_set_layout) or appended (kc_add, kc_none), a one-task model whose
+ * string table names the task "test_task" and declares the SoC buffers of
+ * an Ascend310 core, a simulated AI core with those buffers (kc_core), the
+ * kind's load-time check, and expect_reject(), which wants OMRT_ERR_FORMAT
+ * with a message naming the task and the field. Header-only, test code
+ * only. */
 #ifndef TESTS_UNIT_KCASE_H
 #define TESTS_UNIT_KCASE_H
 
@@ -28,10 +31,16 @@ typedef struct kcase {
 
 static const char kcase_strings[] = "\0test_task\0t";
 
-/* A task of `kind` with `ntensors` slots and no tensors set yet. */
+/* A task of `kind` with `ntensors` slots and no tensors set yet (0 when
+ * the tensors are appended with kc_add / kc_none). */
 static inline void kc_setup(kcase *c, int kind, uint32_t block_dim, uint32_t ntensors) {
   memset(c, 0, sizeof *c);
-  c->def = (om_model_def){.ub_bytes = 256 << 10, .ntasks = 1};
+  c->def = (om_model_def){.l1_bytes = 1 << 20,
+                          .l0a_bytes = 64 << 10,
+                          .l0b_bytes = 64 << 10,
+                          .l0c_bytes = 256 << 10,
+                          .ub_bytes = 256 << 10,
+                          .ntasks = 1};
   c->task = (om_task){.kind = (uint32_t)kind, .name = 1, .block_dim = block_dim, .ntensors = ntensors};
   c->m.def = &c->def, c->m.tensors = c->t, c->m.tasks = &c->task;
   c->m.strings = kcase_strings, c->m.strings_bytes = sizeof kcase_strings;
@@ -47,10 +56,20 @@ static inline void kc_set_layout(kcase *c, int s, int dt, int layout, int rank, 
   layout_elements(layout, rank, dims, &n);
   t->bytes = n * dtype_size(dt);
   free(c->data[s]);
-  c->data[s] = malloc((size_t)t->bytes + 8);
+  c->data[s] = aligned_alloc(64, (size_t)((t->bytes + 63) / 64 * 64 + 64));
   memset(c->data[s], 0x7f, (size_t)t->bytes); /* garbage the kernel must overwrite */
   c->task.tensors[s] = (uint32_t)s;
 }
+
+/* Appends a tensor slot (see kc_set_layout); returns its slot. */
+static inline int kc_add(kcase *c, int dt, int layout, int rank, const int64_t *dims) {
+  int s = (int)c->task.ntensors++;
+  kc_set_layout(c, s, dt, layout, rank, dims);
+  return s;
+}
+
+/* Appends an OM_NONE slot (an absent optional tensor). */
+static inline void kc_none(kcase *c) { c->task.tensors[c->task.ntensors++] = OM_NONE; }
 
 /* Tensor slot s: an ND tensor of dtype dt and dims[rank]. */
 static inline void kc_set(kcase *c, int s, int dt, int rank, const int64_t *dims) {
@@ -62,11 +81,18 @@ static inline void kc_put_nc1hwc0(kcase *c, int s, const float *v) {
   nc1hwc0_put(c->data[s], (int)c->t[s].dtype, (size_t)c->t[s].bytes, c->t[s].dims, v);
 }
 
-/* A simulated AI core with the 256 KiB UB kc_setup's model declares, for
- * the vector kinds that stage in it (POOL, DWCONV); the ND kinds take NULL. */
+/* A simulated AI core with the buffers kc_setup's model declares, as
+ * runtime/exec.c gives them (L0A and L0B twice the SoC bytes: the cube
+ * stages fp16 tiles as f32). */
 static inline rt_core *kc_core(void) {
   static rt_core core;
-  if (!core.ub) core.ub_bytes = 256 << 10, core.ub = aligned_alloc(64, core.ub_bytes);
+  if (!core.ub) {
+    core.l1_bytes = 1 << 20, core.l0a_bytes = 128 << 10, core.l0b_bytes = 128 << 10;
+    core.l0c_bytes = 256 << 10, core.ub_bytes = 256 << 10;
+    core.l1 = aligned_alloc(64, core.l1_bytes), core.l0a = aligned_alloc(64, core.l0a_bytes);
+    core.l0b = aligned_alloc(64, core.l0b_bytes), core.l0c = aligned_alloc(64, core.l0c_bytes);
+    core.ub = aligned_alloc(64, core.ub_bytes);
+  }
   return &core;
 }
 

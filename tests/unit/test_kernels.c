@@ -1,8 +1,8 @@
 /* test_kernels.c - the runtime's kernels against plain NCHW references.
  *
  * Each case builds om_tensor descriptors and a task by hand inside a fake
- * omrt_model (no om file), runs the kind's check function (which must accept
- * it), then runs every block through rt_kernels[kind].run and compares with a
+ * omrt_model (kcase.h; no om file), runs the kind's check function (which
+ * must accept it), then runs every block through rt_kernels[kind].run and compares with a
  * straightforward f32/f64 reference written here. f16 cases round inputs and
  * weights to fp16 before computing the reference, so the only differences
  * left are the output rounding and summation order. NC1HWC0 outputs must
@@ -27,7 +27,7 @@
 #include "common/fp16.h"
 #include "omrt.h"
 #include "runtime/kernels.h"
-#include "nc1hwc0.h"
+#include "kcase.h"
 #include "support.h"
 
 /* --- helpers */
@@ -64,75 +64,6 @@ static void compare(const char *what, const float *got, const float *ref, size_t
               got[worst], ref[worst], tol);
 }
 
-/* A task with its tensors inside a fake model, tensor i in slot i. */
-typedef struct kcase {
-  om_model_def def;
-  om_tensor t[OM_TASK_MAX_TENSORS];
-  void *data[OM_TASK_MAX_TENSORS];
-  om_task task;
-  omrt_model m;
-} kcase;
-
-static const char strings[] = "\0test_task\0t";
-
-static void kc_init(kcase *c, int kind, uint32_t block_dim) {
-  memset(c, 0, sizeof *c);
-  c->def = (om_model_def){.l1_bytes = 1 << 20,
-                          .l0a_bytes = 64 << 10,
-                          .l0b_bytes = 64 << 10,
-                          .l0c_bytes = 256 << 10,
-                          .ub_bytes = 256 << 10,
-                          .ntasks = 1};
-  c->task = (om_task){.kind = (uint32_t)kind, .name = 1, .block_dim = block_dim};
-  for (int i = 0; i < OM_TASK_MAX_TENSORS; i++)
-    c->task.tensors[i] = OM_NONE;
-  c->m.def = &c->def;
-  c->m.tensors = c->t;
-  c->m.tasks = &c->task;
-  c->m.strings = strings;
-  c->m.strings_bytes = sizeof strings;
-}
-
-/* Adds a tensor (data filled with 0x7f bytes: garbage the kernel must overwrite). */
-static int kc_add(kcase *c, int dt, int layout, int rank, const int64_t *dims) {
-  int s = (int)c->task.ntensors++;
-  om_tensor *t = &c->t[s];
-  *t = (om_tensor){.name = 11,
-                   .region = OM_REGION_WORKSPACE,
-                   .dtype = (uint32_t)dt,
-                   .layout = (uint32_t)layout,
-                   .rank = (uint32_t)rank};
-  memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
-  uint64_t n = 0;
-  layout_elements(layout, rank, dims, &n);
-  t->bytes = n * dtype_size(dt);
-  c->data[s] = aligned_alloc(64, (size_t)((t->bytes + 63) / 64 * 64 + 64));
-  memset(c->data[s], 0x7f, (size_t)t->bytes);
-  c->task.tensors[s] = (uint32_t)s;
-  return s;
-}
-
-static void kc_none(kcase *c) { c->task.tensors[c->task.ntensors++] = OM_NONE; }
-
-static void kc_free(kcase *c) {
-  for (int i = 0; i < OM_TASK_MAX_TENSORS; i++)
-    free(c->data[i]);
-}
-
-static rt_core *test_core(void) {
-  static rt_core core;
-  if (!core.l0a) {
-    core.l1_bytes = 1 << 20, core.l0a_bytes = 128 << 10, core.l0b_bytes = 128 << 10;
-    core.l0c_bytes = 256 << 10, core.ub_bytes = 256 << 10;
-    core.l1 = aligned_alloc(64, core.l1_bytes), core.l0a = aligned_alloc(64, core.l0a_bytes);
-    core.l0b = aligned_alloc(64, core.l0b_bytes), core.l0c = aligned_alloc(64, core.l0c_bytes);
-    core.ub = aligned_alloc(64, core.ub_bytes);
-  }
-  return &core;
-}
-
-static omrt_status kc_check(kcase *c) { return rt_kernels[c->task.kind].check(&c->m, 0, &c->task); }
-
 /* Checks (must pass) and runs every block, in reverse order. */
 static void kc_run(kcase *c) {
   omrt_status s = kc_check(c);
@@ -146,7 +77,7 @@ static void kc_run(kcase *c) {
   for (uint32_t i = 0; i < c->task.ntensors; i++)
     if (c->task.tensors[i] != OM_NONE) a.data[i] = c->data[i], a.desc[i] = &c->t[i];
   for (uint32_t b = c->task.block_dim; b-- > 0;)
-    rt_kernels[c->task.kind].run(&c->task, &a, b, test_core());
+    rt_kernels[c->task.kind].run(&c->task, &a, b, kc_core());
 }
 
 static void put_nd(kcase *c, int s, const float *v) {
@@ -157,11 +88,6 @@ static void put_nd(kcase *c, int s, const float *v) {
 static void get_nd(const kcase *c, int s, float *v) {
   for (size_t i = 0; i < (size_t)(c->t[s].bytes / dtype_size((int)c->t[s].dtype)); i++)
     v[i] = rt_get(c->data[s], (int)c->t[s].dtype, i);
-}
-
-/* NCHW values -> NC1HWC0 tensor (padding 0). */
-static void put_5d(kcase *c, int s, const float *v) {
-  nc1hwc0_put(c->data[s], (int)c->t[s].dtype, (size_t)c->t[s].bytes, c->t[s].dims, v);
 }
 
 /* NC1HWC0 tensor -> NCHW values; checks the padding lanes are zero. */
@@ -253,7 +179,7 @@ static void conv_ref(const conv_case *k, int dw, const float *x, const float *w,
  * tm counts 4x4 tiles, tk input channel blocks per weight chunk). */
 static void run_conv_case(const conv_case *k, int dw, int algo) {
   kcase c;
-  kc_init(&c, dw ? OM_TASK_DWCONV : OM_TASK_CONV2D, (uint32_t)k->bd);
+  kc_setup(&c, dw ? OM_TASK_DWCONV : OM_TASK_CONV2D, (uint32_t)k->bd, 0);
   int64_t ho = out_dim(k->h, k->pt, k->pb, k->kh, k->dh, k->sh);
   int64_t wo = out_dim(k->w, k->pl, k->pr, k->kw, k->dw, k->sw);
   int64_t xd[4] = {k->n, k->c, k->h, k->w}, yd[4] = {k->n, k->cout, ho, wo};
@@ -279,13 +205,13 @@ static void run_conv_case(const conv_case *k, int dw, int algo) {
   size_t nw = dw ? (size_t)(k->c * k->kh * k->kw) : count4(wd);
   float *x = gen(count4(xd), k->xdt, 1.0f), *w = gen(nw, k->xdt, 0.5f);
   float *b = gen((size_t)k->cout, DT_FLOAT32, 1.0f), *r = gen(count4(yd), k->rdt, 1.0f);
-  put_5d(&c, xs, x);
+  kc_put_nc1hwc0(&c, xs, x);
   if (dw)
-    put_5d(&c, ws, w);
+    kc_put_nc1hwc0(&c, ws, w);
   else
     put_fz(&c, ws, w);
   if (bs >= 0) put_nd(&c, bs, b);
-  if (rs >= 0) put_5d(&c, rs, r);
+  if (rs >= 0) kc_put_nc1hwc0(&c, rs, r);
   kc_run(&c);
 
   float *ref = malloc(count4(yd) * sizeof *ref), *got = malloc(count4(yd) * sizeof *got);
@@ -435,13 +361,13 @@ static void test_pool(void) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const pool_case *k = &cases[i];
     kcase c;
-    kc_init(&c, OM_TASK_POOL, (uint32_t)k->bd);
+    kc_setup(&c, OM_TASK_POOL, (uint32_t)k->bd, 0);
     int64_t xd[4] = {k->n, k->c, k->h, k->w}, yd[4] = {k->n, k->c, k->ho, k->wo};
     int xs = kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, xd), ys = kc_add(&c, k->ydt, LAYOUT_NC1HWC0, 4, yd);
     int32_t pv[10] = {k->kh, k->kw, k->sh, k->sw, k->pt, k->pl, k->pb, k->pr, k->avg, k->include_pad};
     memcpy(c.task.params, pv, sizeof pv);
     float *x = gen(count4(xd), k->xdt, 2.0f), *ref = malloc(count4(yd) * 4), *got = malloc(count4(yd) * 4);
-    put_5d(&c, xs, x);
+    kc_put_nc1hwc0(&c, xs, x);
     kc_run(&c);
     pool_ref(k, x, ref);
     get_5d(&c, ys, got);
@@ -470,7 +396,7 @@ static void concat_case(int layout, int rank, const int64_t *ydims, int axis, co
   int64_t off = 0;
   for (int p = 0; p < nparts; p++) {
     kcase c;
-    kc_init(&c, OM_TASK_COPY_SLICE, (uint32_t)bd);
+    kc_setup(&c, OM_TASK_COPY_SLICE, (uint32_t)bd, 0);
     int64_t xdims[MAX_RANK];
     memcpy(xdims, ydims, (size_t)rank * sizeof *xdims);
     xdims[axis] = parts[p];
@@ -484,7 +410,7 @@ static void concat_case(int layout, int rank, const int64_t *ydims, int axis, co
         ref[(o * (size_t)ydims[axis] + (size_t)off) * inner + k] =
             round_dt(x[o * (size_t)parts[p] * inner + k], ydt);
     if (layout == LAYOUT_NC1HWC0)
-      put_5d(&c, xs, x);
+      kc_put_nc1hwc0(&c, xs, x);
     else
       put_nd(&c, xs, x);
     kc_run(&c);
@@ -541,7 +467,7 @@ static void test_softmax(void) {
   size_t n = 70;
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     kcase c;
-    kc_init(&c, OM_TASK_SOFTMAX, (uint32_t)cases[i].bd);
+    kc_setup(&c, OM_TASK_SOFTMAX, (uint32_t)cases[i].bd, 0);
     int xs = kc_add(&c, cases[i].xdt, LAYOUT_ND, 3, d), ys = kc_add(&c, cases[i].ydt, LAYOUT_ND, 3, d);
     int axis = cases[i].axis;
     c.task.params[0] = axis, c.task.params[1] = cases[i].coerce, c.task.params[2] = cases[i].log;
@@ -606,7 +532,7 @@ static void transdata_cases(const int64_t *shape) {
   /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     kcase c;
-    kc_init(&c, OM_TASK_TRANSDATA, (uint32_t)cases[i].bd);
+    kc_setup(&c, OM_TASK_TRANSDATA, (uint32_t)cases[i].bd, 0);
     int ss = kc_add(&c, cases[i].sdt, cases[i].sl, 4, d), ds = kc_add(&c, cases[i].ddt, cases[i].dl, 4, d);
     float *x = gen(n, cases[i].sdt, 3.0f), *ref = malloc(n * 4), *got = malloc(n * 4);
     for (size_t j = 0; j < n; j++)
@@ -614,7 +540,7 @@ static void transdata_cases(const int64_t *shape) {
     if (cases[i].sl == LAYOUT_ND)
       put_nd(&c, ss, x);
     else
-      put_5d(&c, ss, x);
+      kc_put_nc1hwc0(&c, ss, x);
     kc_run(&c);
     if (cases[i].dl == LAYOUT_ND)
       get_nd(&c, ds, got);
@@ -632,7 +558,7 @@ static void transdata_reshape(void) {
   const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
   /* ND -> ND reshape [2, 255] -> [510] */
   kcase c;
-  kc_init(&c, OM_TASK_TRANSDATA, 4);
+  kc_setup(&c, OM_TASK_TRANSDATA, 4, 0);
   int64_t a[2] = {2, 255}, b[1] = {510};
   int ss = kc_add(&c, F16, LAYOUT_ND, 2, a), ds = kc_add(&c, F32, LAYOUT_ND, 1, b);
   float *x = gen(510, F16, 2.0f), *got = malloc(510 * 4);
@@ -645,15 +571,6 @@ static void transdata_reshape(void) {
 }
 
 /* --- checks reject malformed tasks */
-
-/* The check fails with OMRT_ERR_FORMAT and a message naming the task and `want`. */
-static void expect_reject(kcase *c, const char *what, const char *want) {
-  omrt_status s = kc_check(c);
-  const char *msg = omrt_last_error();
-  int ok = s == OMRT_ERR_FORMAT && msg && strstr(msg, "test_task") && strstr(msg, want);
-  test_check(ok, __FILE__, __LINE__, what);
-  if (!ok) test_note("  %s: status %d, message '%s'", what, s, msg ? msg : "(null)");
-}
 
 /* The unmutated case (mutate 0) passes the load check, a mutated one is
  * rejected as expect_reject says; frees c. */
@@ -671,7 +588,7 @@ static void expect_verdict(kcase *c, int mutate, const char *what, const char *w
 /* A valid 1x20x10x10 -> 24 conv, 3x3 pad 1; `mutate` breaks one thing. */
 static void bad_conv(int mutate, const char *what, const char *want) {
   kcase c;
-  kc_init(&c, OM_TASK_CONV2D, 2);
+  kc_setup(&c, OM_TASK_CONV2D, 2, 0);
   int64_t xd[4] = {1, 20, 10, 10}, wd[4] = {24, 20, 3, 3}, bd[1] = {24}, yd[4] = {1, 24, 10, 10};
   if (mutate == 1) yd[2] = 9;
   if (mutate == 2) wd[1] = 19;
@@ -702,7 +619,7 @@ static void bad_conv(int mutate, const char *what, const char *want) {
  * one thing. */
 static void bad_wino_fz(int mutate, const char *what, const char *want) {
   kcase c;
-  kc_init(&c, OM_TASK_CONV2D, 2);
+  kc_setup(&c, OM_TASK_CONV2D, 2, 0);
   int64_t xd[4] = {1, 40, 10, 10}, wd[4] = {24, 40, 3, 3}, bd[1] = {24}, yd[4] = {1, 24, 10, 10};
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
   kc_add(&c, mutate == 1 ? DT_FLOAT32 : DT_FLOAT16, mutate == 2 ? LAYOUT_NC1HWC0 : LAYOUT_FRACTAL_Z, 4, wd);
@@ -729,7 +646,7 @@ static void bad_wino_fz(int mutate, const char *what, const char *want) {
  * (params[18] = 1, slot 5); `mutate` breaks one thing. */
 static void bad_x_scale(int mutate, const char *what, const char *want) {
   kcase c;
-  kc_init(&c, OM_TASK_CONV2D, 2);
+  kc_setup(&c, OM_TASK_CONV2D, 2, 0);
   int64_t xd[4] = {1, 20, 10, 10}, wd[4] = {24, 20, 1, 1}, yd[4] = {1, 24, 10, 10}, sd[4] = {1, 20, 1, 1};
   if (mutate == 1) wd[2] = wd[3] = 3;
   if (mutate == 2) sd[2] = 2;
@@ -781,7 +698,7 @@ static void test_checks(void) {
 
   kcase c;
   int64_t xd[4] = {1, 20, 10, 10}, yd[4] = {1, 20, 4, 4};
-  kc_init(&c, OM_TASK_POOL, 1); /* 3x3 s2 no pad: 4 (floor) or 5 (ceil) is fine, 4 it is */
+  kc_setup(&c, OM_TASK_POOL, 1, 0); /* 3x3 s2 no pad: 4 (floor) or 5 (ceil) is fine, 4 it is */
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
   yd[2] = 6;
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, yd);
@@ -790,7 +707,7 @@ static void test_checks(void) {
   expect_reject(&c, "pool y dims", "floor");
   kc_free(&c);
 
-  kc_init(&c, OM_TASK_DWCONV, 1); /* 7x7 f32 weights need 3136 bytes of UB */
+  kc_setup(&c, OM_TASK_DWCONV, 1, 0); /* 7x7 f32 weights need 3136 bytes of UB */
   int64_t dx[4] = {1, 16, 9, 9}, dwd[4] = {1, 16, 7, 7}, dy[4] = {1, 16, 3, 3};
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, dx);
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, dwd);
@@ -806,14 +723,14 @@ static void test_checks(void) {
   kc_free(&c);
 
   int64_t e1[2] = {3, 4};
-  kc_init(&c, OM_TASK_SOFTMAX, 1);
+  kc_setup(&c, OM_TASK_SOFTMAX, 1, 0);
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e1);
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e1);
   c.task.params[0] = 2;
   expect_reject(&c, "softmax axis", "axis");
   kc_free(&c);
 
-  kc_init(&c, OM_TASK_COPY_SLICE, 1);
+  kc_setup(&c, OM_TASK_COPY_SLICE, 1, 0);
   int64_t s1[2] = {3, 4}, s2[2] = {3, 6};
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, s1);
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, s2);
@@ -821,14 +738,14 @@ static void test_checks(void) {
   expect_reject(&c, "copy_slice offset", "offset");
   kc_free(&c);
 
-  kc_init(&c, OM_TASK_TRANSDATA, 1);
+  kc_setup(&c, OM_TASK_TRANSDATA, 1, 0);
   int64_t t1[4] = {1, 3, 4, 5}, t2[4] = {1, 3, 5, 4};
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 4, t1);
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, t2);
   expect_reject(&c, "transdata dims", "dims[2]");
   kc_free(&c);
 
-  kc_init(&c, OM_TASK_TRANSDATA, 1);
+  kc_setup(&c, OM_TASK_TRANSDATA, 1, 0);
   kc_add(&c, DT_INT32, LAYOUT_ND, 4, t1);
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, t1);
   expect_reject(&c, "transdata dtype", "dtype");
@@ -882,7 +799,7 @@ static uint32_t add_t(om_writer *w, const char *name, int region, uint32_t index
 static uint32_t add_weights(om_writer *w, const char *name, int dt, int layout, int rank, const int64_t *dims,
                             const float *v) {
   kcase c; /* reuse the packers */
-  kc_init(&c, OM_TASK_TRANSDATA, 1);
+  kc_setup(&c, OM_TASK_TRANSDATA, 1, 0);
   int s = kc_add(&c, dt, layout, rank, dims);
   if (layout == LAYOUT_FRACTAL_Z)
     put_fz(&c, s, v);
