@@ -227,9 +227,8 @@ typedef struct kwalk {
  * one's; conv_tile_direct replaces aoff with its own addresses): returns
  * the B base of n block nb0. */
 static const void *kwalk_weights(const rt_conv_geom *g, int64_t kc, int64_t kn, int64_t nb0, kwalk *kw) {
-  const size_t fb = C0 * C0 * dtype_size((int)g->w->dtype); /* bytes of a fractal */
-  kw->n = (size_t)kn, kw->bh = g->w->dtype == DT_FLOAT16, kw->brow = C0 * dtype_size((int)g->w->dtype),
-  kw->nbstride = fb;
+  const size_t brow = C0 * dtype_size((int)g->w->dtype), fb = C0 * brow; /* bytes of a B row, a fractal */
+  kw->n = (size_t)kn, kw->bh = g->w->dtype == DT_FLOAT16, kw->brow = brow, kw->nbstride = fb;
   size_t col = 0;
   for (int64_t kk = 0; kk < kn; kk++) {
     kw->boff[kk] = (size_t)(kk * g->c1out) * fb;
@@ -326,23 +325,18 @@ typedef void mk_fn(int rows, const kwalk *kw, const float *a, const void *b, con
                    int first, const epi *e, size_t yrow);
 #define MK_CASE(R, H, BH)                                                                                    \
   case R: mk(R, H, BH, kw, a, b, roff, c, first, e, yrow); break;
-#define MK_INSTANCES(BH, SFX)                                                                                \
-  static AVX2 void mk_full##SFX(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff, \
-                                float *c, int first, const epi *e, size_t yrow) {                            \
+#define MK_INSTANCE(NAME, H, BH)                                                                             \
+  static AVX2 void NAME(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff,        \
+                        float *c, int first, const epi *e, size_t yrow) {                                    \
     switch (rows) {                                                                                          \
-      MK_CASE(1, 2, BH) MK_CASE(2, 2, BH) MK_CASE(3, 2, BH) MK_CASE(4, 2, BH) MK_CASE(5, 2, BH)              \
-      MK_CASE(6, 2, BH) default : break;                                                                     \
-    }                                                                                                        \
-  }                                                                                                          \
-  static AVX2 void mk_half##SFX(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff, \
-                                float *c, int first, const epi *e, size_t yrow) {                            \
-    switch (rows) {                                                                                          \
-      MK_CASE(1, 1, BH) MK_CASE(2, 1, BH) MK_CASE(3, 1, BH) MK_CASE(4, 1, BH) MK_CASE(5, 1, BH)              \
-      MK_CASE(6, 1, BH) default : break;                                                                     \
+      MK_CASE(1, H, BH) MK_CASE(2, H, BH) MK_CASE(3, H, BH) MK_CASE(4, H, BH) MK_CASE(5, H, BH)              \
+      MK_CASE(6, H, BH) default : break;                                                                     \
     }                                                                                                        \
   }
-MK_INSTANCES(1, _h)
-MK_INSTANCES(0, _f)
+MK_INSTANCE(mk_full_h, 2, 1)
+MK_INSTANCE(mk_half_h, 1, 1)
+MK_INSTANCE(mk_full_f, 2, 0)
+MK_INSTANCE(mk_half_f, 1, 0)
 
 /* One group of rows <= MR pixels (A base a) against nbn n blocks whose B
  * bases are b + nb * kw->nbstride bytes. */
