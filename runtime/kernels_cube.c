@@ -83,7 +83,6 @@ static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, i
     size_t plane = (size_t)((img * g->c1 + c1) * g->h * g->w_);
     int64_t oh = m0 / g->wo, ow = m0 % g->wo;
     float *dst = l0a + col, scale[C0];
-    for (int j = 0; j < C0; j++) scale[j] = 1.0f;
     if (g->xsd) rt_load_f32(scale, g->xsd, (int)g->x->dtype, (size_t)(img * g->c1 + c1) * C0, C0);
     for (int64_t m = 0; m < mrows; m++, dst += lda) {
       int64_t ih = oh * g->p.sh + dy, iw = ow * g->p.sw + dx;
@@ -91,8 +90,9 @@ static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, i
         size_t at = (plane + (size_t)(ih * g->w_ + iw)) * C0;
         float v[C0];
         rt_load_f32(v, g->xd, f16 ? DT_FLOAT16 : DT_FLOAT32, at, C0); /* all 16 lanes, then the real ones */
-        for (int j = 0; j < C0; j++)
-          v[j] *= scale[j];
+        if (g->xsd)
+          for (int j = 0; j < C0; j++)
+            v[j] *= scale[j];
         memcpy(dst, v, (size_t)lanes * sizeof(float));
       } else {
         memset(dst, 0, (size_t)lanes * sizeof(float));
