@@ -9,6 +9,11 @@
  * kernels call through. OMRT_PORTABLE=1 in the environment forces the
  * portable C path whatever the CPU has (tests run both). Non-x86 builds only
  * ever have the portable path.
+ * On hosts with AVX-512F and DQ (and an OS that saves the ZMM state), the
+ * x86 cube tiles also run their 512-bit micro-kernels (paths.avx512); the
+ * CPUs that have them (Zen 4/5, Xeon since Skylake-SP) execute twice the
+ * flops per cycle that way, or the same with fewer instructions.
+ * OMRT_AVX512=0 keeps the 256-bit ones (tests run the x86 kernels both ways).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -34,6 +39,21 @@ static int has_avx2_fma_f16c(void) {
   if ((xcr0_lo & 6) != 6) return 0;
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
   return (b >> 5) & 1; /* AVX2 */
+}
+
+/* AVX-512F and DQ usable: CPUID leaf 7 EBX bits 16 and 17, and XCR0 saving
+ * the opmask and both halves of the 32 ZMM registers (bits 5, 6, 7). */
+static int has_avx512f_dq(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || ((b >> 16) & 3) != 3) return 0;
+  unsigned xcr0_lo, xcr0_hi;
+  __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  return (xcr0_lo & 0xe6) == 0xe6;
+}
+
+static int env_off(const char *name) {
+  const char *v = getenv(name);
+  return v && v[0] == '0' && v[1] == 0;
 }
 #endif
 
@@ -63,6 +83,10 @@ static void detect(void) {
     paths.h2f = rt_h2f_x86;
     paths.f2h = rt_f2h_x86;
     paths.round16 = rt_round16_x86;
+    if (has_avx512f_dq() && !env_off("OMRT_AVX512")) {
+      paths.name = "avx512f+avx2+fma+f16c";
+      paths.avx512 = 1;
+    }
   }
 #endif
 }

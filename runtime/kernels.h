@@ -239,10 +239,13 @@ void rt_conv_load_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t
  *   h2f, f2h, round16  n f16 lanes of the vector-program interpreter
  *               (vprog_exec.c): rt_h2f(rt_h_quiet(s)), rt_f2h(s) and
  *               rt_h2f(rt_f2h(x)) in place, with F16C; the same bits, every
- *               half and every float checked (exhaustively, when written) */
+ *               half and every float checked (exhaustively, when written)
+ *   avx512      1: the x86 cube tiles (CONV2D, Winograd, MATMUL) run their
+ *               micro-kernels on 16-lane ZMM registers (AVX-512F + DQ, and
+ *               OMRT_AVX512 is not 0); 0: on 8-lane YMM ones */
 struct rt_mm_geom;
 typedef struct rt_cpu_paths {
-  const char *name; /* "avx2+fma+f16c", "portable", ... (tests print it) */
+  const char *name; /* "avx512f+avx2+fma+f16c", "avx2+fma+f16c", "portable", ... (tests print it) */
   void (*conv_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
   int (*dwconv)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
   int (*pool)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
@@ -256,6 +259,7 @@ typedef struct rt_cpu_paths {
   void (*h2f)(float *d, const uint16_t *s, uint32_t n);
   void (*f2h)(uint16_t *d, const float *s, uint32_t n);
   void (*round16)(float *x, uint32_t n);
+  int avx512;
 } rt_cpu_paths;
 const rt_cpu_paths *rt_cpu(void);
 

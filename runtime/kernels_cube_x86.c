@@ -39,7 +39,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 
-#include "runtime/x86_avx2.h"
+#include "runtime/x86_simd.h"
 
 enum { MR = 6, MAX_NB = 16 }; /* pixel rows of the micro-kernel; n blocks per pass */
 
@@ -243,18 +243,25 @@ static const void *kwalk_weights(const rt_conv_geom *g, int64_t kc, int64_t kn, 
 
 /* The write-back of one n block: y rows (pixels) start at y/res, 16 apart. */
 typedef struct epi {
-  __m256 bias0, bias1, keep0, keep1, lo, hi; /* the first chunk starts from the bias */
+  float bias[C0];      /* the first chunk starts from the bias */
+  uint32_t keep[C0];   /* all ones for the real channels, 0 for padding ones */
+  uint16_t kmask;      /* the same as a bit mask, lane l = bit l */
+  float lo, hi;        /* OM_ACT_CLIP bounds */
   int act;
-  uint8_t yf16, rf16, partial;               /* partial: some lanes are padding channels */
-  uint8_t half;                              /* lanes 8..15 are all padding: only lanes 0..7 are computed */
-  void *y;                                   /* NULL: keep the sums in L0C (not the last chunk) */
-  const void *res;                           /* or NULL */
+  uint8_t yf16, rf16, partial; /* partial: some lanes are padding channels */
+  uint8_t half;                /* lanes 8..15 are all padding: only lanes 0..7 are computed (YMM kernels) */
+  void *y;                     /* NULL: keep the sums in L0C (not the last chunk) */
+  const void *res;             /* or NULL */
 } epi;
 
 AVX2_INLINE __m256 act8(__m256 v, const epi *e) {
   if (e->act == OM_ACT_RELU) return _mm256_max_ps(v, _mm256_setzero_ps());
-  if (e->act == OM_ACT_CLIP) return _mm256_min_ps(_mm256_max_ps(v, e->lo), e->hi);
+  if (e->act == OM_ACT_CLIP) return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(e->lo)), _mm256_set1_ps(e->hi));
   return v;
+}
+
+AVX2_INLINE __m256 keep8(const epi *e, int h) {
+  return _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(e->keep + h * 8)));
 }
 
 /* c[r][0..16) (+)= sum over the segments s of kw, k < len[s], of
@@ -271,7 +278,8 @@ AVX2_INLINE __m256 act8(__m256 v, const epi *e) {
 #define MK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 AVX2_INLINE void mk(const int R, const int H, const int BH, const kwalk *kw, const float *a, const void *b,
                     const size_t *roff, float *c, int first, const epi *e, size_t yrow) {
-#define MK_DECL(r) __m256 c##r##0 = e->bias0, c##r##1 = e->bias1;
+  const __m256 bias0 = _mm256_loadu_ps(e->bias), bias1 = _mm256_loadu_ps(e->bias + 8);
+#define MK_DECL(r) __m256 c##r##0 = bias0, c##r##1 = bias1;
   MK_ROWS(MK_DECL)
 #define MK_LOAD(r)                                                                                           \
   if (R > r && !first) c##r##0 = _mm256_loadu_ps(c + r * C0), c##r##1 = H > 1 ? _mm256_loadu_ps(c + r * C0 + 8) : c##r##1;
@@ -312,7 +320,7 @@ AVX2_INLINE void mk(const int R, const int H, const int BH, const kwalk *kw, con
       v1 = _mm256_add_ps(v1, ld8h(e->res, e->rf16, at + 8));                                                \
     }                                                                                                        \
     v0 = act8(v0, e), v1 = H > 1 ? act8(v1, e) : _mm256_setzero_ps();                                        \
-    if (e->partial) v0 = _mm256_and_ps(v0, e->keep0), v1 = _mm256_and_ps(v1, e->keep1);                      \
+    if (e->partial) v0 = _mm256_and_ps(v0, keep8(e, 0)), v1 = _mm256_and_ps(v1, keep8(e, 1));                \
     st8h(e->y, e->yf16, at, v0);                                                                            \
     st8h(e->y, e->yf16, at + 8, v1);                                                                        \
   }
@@ -338,10 +346,97 @@ MK_INSTANCE(mk_half_h, 1, 1)
 MK_INSTANCE(mk_full_f, 2, 0)
 MK_INSTANCE(mk_half_f, 1, 0)
 
+/* The same product on AVX-512 hosts (rt_cpu()->avx512) for NB <= 2 n
+ * blocks at once: a 16-lane ZMM register is a whole row of an n block, so R
+ * rows x NB blocks keep R * NB accumulators; per k step NB B loads (f16
+ * rows converted with the 512-bit vcvtph2ps) and R broadcasts of A feed
+ * R * NB FMAs. Block j's B rows start kw->nbstride * j bytes past b's, its
+ * sums c + cstride * j, its write-back e[j]. Padding lanes are computed
+ * (their B lanes are zero) and masked at the store, so there is no half
+ * case here. Two blocks give 12 chains for 6 rows: enough to hide the FMA
+ * latency; one block (an odd last block, the Winograd GEMMs) has 6. */
+AVX512_INLINE __m512 epi16(__m512 v, const epi *e, size_t at) {
+  if (e->res) v = _mm512_add_ps(v, ld16h(e->res, e->rf16, at));
+  if (e->act == OM_ACT_RELU) v = _mm512_max_ps(v, _mm512_setzero_ps());
+  if (e->act == OM_ACT_CLIP) v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e->lo)), _mm512_set1_ps(e->hi));
+  return e->partial ? _mm512_maskz_mov_ps(e->kmask, v) : v;
+}
+
+AVX512_INLINE void mkw(const int R, const int NB, const int BH, const kwalk *kw, const float *a, const void *b,
+                       const size_t *roff, float *c, size_t cstride, int first, const epi *e, size_t yrow) {
+  const __m512 bias0 = _mm512_loadu_ps(e[0].bias), bias1 = NB > 1 ? _mm512_loadu_ps(e[NB - 1].bias) : bias0;
+  float *c1 = c + (NB > 1 ? cstride : 0);
+#define MW_DECL(r) __m512 c##r##0 = bias0, c##r##1 = bias1;
+  MK_ROWS(MW_DECL)
+#define MW_LOAD(r)                                                                                           \
+  if (R > r && !first) c##r##0 = _mm512_loadu_ps(c + r * C0), c##r##1 = NB > 1 ? _mm512_loadu_ps(c1 + r * C0) : c##r##1;
+  MK_ROWS(MW_LOAD)
+  const size_t o1 = R > 1 ? roff[1] : 0, o2 = R > 2 ? roff[2] : 0, o3 = R > 3 ? roff[3] : 0;
+  const size_t o4 = R > 4 ? roff[4] : 0, o5 = R > 5 ? roff[5] : 0;
+  const size_t brow = kw->brow, bstep = NB > 1 ? kw->nbstride : 0;
+  for (size_t sg = 0; sg < kw->n; sg++) {
+    const float *a0 = a + kw->aoff[sg], *a1 = a0 + o1, *a2 = a0 + o2, *a3 = a0 + o3, *a4 = a0 + o4, *a5 = a0 + o5;
+    const uint8_t *bs = (const uint8_t *)b + kw->boff[sg];
+    const int n = kw->len[sg];
+    for (int k = 0; k < n; k++, bs += brow) {
+      __m512 b0 = ld16h(bs, BH, 0), b1 = NB > 1 ? ld16h(bs + bstep, BH, 0) : b0, av;
+#define MW_FMA(r)                                                                                            \
+  if (R > r) {                                                                                               \
+    av = _mm512_set1_ps(a##r[k]);                                                                            \
+    c##r##0 = _mm512_fmadd_ps(av, b0, c##r##0);                                                              \
+    if (NB > 1) c##r##1 = _mm512_fmadd_ps(av, b1, c##r##1);                                                  \
+  }
+      MK_ROWS(MW_FMA)
+    }
+  }
+  if (!e[0].y) {
+#define MW_STORE(r)                                                                                          \
+  if (R > r) {                                                                                               \
+    _mm512_storeu_ps(c + r * C0, c##r##0);                                                                   \
+    if (NB > 1) _mm512_storeu_ps(c1 + r * C0, c##r##1);                                                      \
+  }
+    MK_ROWS(MW_STORE)
+    return;
+  }
+#define MW_EPI(r)                                                                                            \
+  if (R > r) {                                                                                               \
+    const size_t at = (yrow + r) * C0;                                                                       \
+    st16h(e[0].y, e[0].yf16, at, epi16(c##r##0, &e[0], at));                                                 \
+    if (NB > 1) st16h(e[1].y, e[1].yf16, at, epi16(c##r##1, &e[1], at));                                     \
+  }
+  MK_ROWS(MW_EPI)
+}
+
+typedef void mkw_fn(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff, float *c,
+                    size_t cstride, int first, const epi *e, size_t yrow);
+#define MW_CASE(R, NB, BH)                                                                                   \
+  case R: mkw(R, NB, BH, kw, a, b, roff, c, cstride, first, e, yrow); break;
+#define MW_INSTANCE(NAME, NB, BH)                                                                            \
+  static AVX512 void NAME(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff,      \
+                          float *c, size_t cstride, int first, const epi *e, size_t yrow) {                  \
+    switch (rows) {                                                                                          \
+      MW_CASE(1, NB, BH) MW_CASE(2, NB, BH) MW_CASE(3, NB, BH) MW_CASE(4, NB, BH) MW_CASE(5, NB, BH)         \
+      MW_CASE(6, NB, BH) default : break;                                                                    \
+    }                                                                                                        \
+  }
+MW_INSTANCE(mkw_pair_h, 2, 1)
+MW_INSTANCE(mkw_one_h, 1, 1)
+MW_INSTANCE(mkw_pair_f, 2, 0)
+MW_INSTANCE(mkw_one_f, 1, 0)
+
 /* One group of rows <= MR pixels (A base a) against nbn n blocks whose B
- * bases are b + nb * kw->nbstride bytes. */
+ * bases are b + nb * kw->nbstride bytes: pairs of blocks through the ZMM
+ * kernel on AVX-512 hosts, else one block at a time through the YMM one. */
 static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff,
                           int64_t nbn, float *c, size_t cstride, int first, const epi *e, size_t yrow) {
+  if (rt_cpu()->avx512) {
+    for (int64_t nb = 0; nb < nbn; nb += 2) {
+      const void *bn = (const uint8_t *)b + (size_t)nb * kw->nbstride;
+      mkw_fn *f = nbn - nb > 1 ? (kw->bh ? mkw_pair_h : mkw_pair_f) : (kw->bh ? mkw_one_h : mkw_one_f);
+      f(rows, kw, a, bn, roff, c + (size_t)nb * cstride, cstride, first, &e[nb], yrow);
+    }
+    return;
+  }
   for (int64_t nb = 0; nb < nbn; nb++) {
     const void *bn = (const uint8_t *)b + (size_t)nb * kw->nbstride;
     mk_fn *f = e[nb].half ? (kw->bh ? mk_half_h : mk_half_f) : (kw->bh ? mk_full_h : mk_full_f);
@@ -357,7 +452,6 @@ AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t kl
                             float *c, int first) {
   epi e;
   memset(&e, 0, sizeof e);
-  e.bias0 = e.bias1 = _mm256_setzero_ps();
   kwalk kw;
   kw.n = 1, kw.bh = 0, kw.brow = ldb * sizeof(float), kw.nbstride = 0, kw.aoff[0] = 0, kw.boff[0] = 0,
   kw.len[0] = (int)klen;
@@ -372,17 +466,14 @@ AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t kl
 
 /* The bias of n block cb and, for the last chunk (last), the write-back. */
 static AVX2 void epi_init(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t cb, int last, epi *e) {
-  float bias[C0];
-  uint32_t keep[C0];
+  e->kmask = 0;
   for (int j = 0; j < C0; j++) {
     int64_t co = cb * C0 + j;
-    keep[j] = co < g->cout ? 0xffffffffu : 0u;
-    bias[j] = g->bd && co < g->cout ? g->bd[co] : 0.0f;
+    e->keep[j] = co < g->cout ? 0xffffffffu : 0u;
+    e->kmask |= (uint16_t)(co < g->cout) << j;
+    e->bias[j] = g->bd && co < g->cout ? g->bd[co] : 0.0f;
   }
-  e->bias0 = _mm256_loadu_ps(bias), e->bias1 = _mm256_loadu_ps(bias + 8);
-  e->keep0 = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)keep));
-  e->keep1 = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(keep + 8)));
-  e->lo = _mm256_set1_ps(g->p.clip_min), e->hi = _mm256_set1_ps(g->p.clip_max);
+  e->lo = g->p.clip_min, e->hi = g->p.clip_max;
   e->act = g->p.act;
   e->yf16 = g->y->dtype == DT_FLOAT16;
   e->rf16 = g->res && g->res->dtype == DT_FLOAT16;
@@ -477,12 +568,12 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
   for (int64_t nb = 0; nb < nblocks; nb++) {
     epi e;
     epi_init(g, img, m0, nb0 + nb, 1, &e);
-    __m256 v0 = _mm256_add_ps(_mm256_loadu_ps(acc + nb * C0), e.bias0);
-    __m256 v1 = _mm256_add_ps(_mm256_loadu_ps(acc + nb * C0 + 8), e.bias1);
+    __m256 v0 = _mm256_add_ps(_mm256_loadu_ps(acc + nb * C0), _mm256_loadu_ps(e.bias));
+    __m256 v1 = _mm256_add_ps(_mm256_loadu_ps(acc + nb * C0 + 8), _mm256_loadu_ps(e.bias + 8));
     if (e.res)
       v0 = _mm256_add_ps(v0, ld8h(e.res, e.rf16, 0)), v1 = _mm256_add_ps(v1, ld8h(e.res, e.rf16, 8));
-    st8h(e.y, e.yf16, 0, _mm256_and_ps(act8(v0, &e), e.keep0));
-    st8h(e.y, e.yf16, 8, _mm256_and_ps(act8(v1, &e), e.keep1));
+    st8h(e.y, e.yf16, 0, _mm256_and_ps(act8(v0, &e), keep8(&e, 0)));
+    st8h(e.y, e.yf16, 8, _mm256_and_ps(act8(v1, &e), keep8(&e, 1)));
   }
 }
 

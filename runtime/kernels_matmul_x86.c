@@ -27,7 +27,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 
-#include "runtime/x86_avx2.h"
+#include "runtime/x86_simd.h"
 
 enum { MR = 6 }; /* rows of the micro-kernel */
 

@@ -37,7 +37,7 @@
 #include <math.h>
 
 #include "common/vmath.h"
-#include "runtime/x86_avx2.h"
+#include "runtime/x86_simd.h"
 
 /* --- EXP and SIGMOID lanes: om_vexp and om_vsigmoid, which the compiler
  * vectorizes here, fmaf being one instruction (the same rounding as libm's

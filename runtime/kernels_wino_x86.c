@@ -19,7 +19,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 
-#include "runtime/x86_avx2.h"
+#include "runtime/x86_simd.h"
 
 enum { P = WINO_F43_POINTS };
 

@@ -19,6 +19,11 @@ from onnx import TensorProto, helper, numpy_helper
 
 results = []
 
+# The kernel paths omrun is run on (runtime/cpu.c): what the host picks (the 512-bit micro-kernels on an
+# AVX-512 host), the 256-bit ones, and the portable C ones.
+KERNEL_PATHS = (("x86", None), ("AVX2", dict(os.environ, OMRT_AVX512="0")),
+                ("portable", dict(os.environ, OMRT_PORTABLE="1")))
+
 
 def check(what, ok, detail=""):
     results.append(bool(ok))
@@ -214,7 +219,7 @@ def main():
               np.abs(got - silu_ref.ravel()).max() <= 1e-5 * np.abs(silu_ref).max(), p.stderr)
     # ConvInputScaleFusionPass: a squeeze-excitation block (pool, 1x1 Conv, Sigmoid, Mul, 1x1 Conv) runs the Mul
     # inside the last Conv (its x_scale) by default and as a vector program with the rule off; both compute the
-    # block, on the x86 kernels and the portable ones. 20 channels (a last channel block of 4 real lanes), 7x7
+    # block, on every kernel path. 20 channels (a last channel block of 4 real lanes), 7x7
     # pixels (tiles of 16 leave a 1-pixel tile: the matrix-vector path) and 2 images (one scale each).
     xs = rng.standard_normal((2, 20, 7, 7)).astype(np.float32)
     xs.tofile(os.path.join(work, "xs.bin"))
@@ -251,14 +256,13 @@ def main():
                      "x_scale" in proj[0]["tensors"] if proj else None)
             check(f"SE block {name}, {prec}: {vprogs} vector program(s), x_scale {scaled}", got_n ==
                   (vprogs, scaled, bool(scaled)), got_n)
-            for portable in ("0", "1"):
-                env = dict(os.environ, OMRT_PORTABLE="1") if portable == "1" else None
+            for kernels, env in KERNEL_PATHS:
                 p = subprocess.run([omrun, "--model", base + ".om", "--input", os.path.join(work, "xs.bin"),
                                     "--output", base + "_out"], capture_output=True, text=True, env=env)
                 got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 \
                     else np.zeros(0)
                 err = np.abs(got - se_ref.ravel()).max() / np.abs(se_ref).max() if got.size == se_ref.size else -1
-                check(f"SE block {name}, {prec}{', portable' if portable == '1' else ''}: matches the reference",
+                check(f"SE block {name}, {prec}, {kernels} kernels: matches the reference",
                       0 <= err <= tol, f"{err} {p.stderr}")
     # The same block with SiLU(project) * u after it (u a second input): in f32 the project Conv carries
     # both an x_scale (slot 5) and an epilogue program whose extra input u follows it (slot 6).
@@ -290,14 +294,13 @@ def main():
     slots = sorted(proj[0]["tensors"]) if proj else []
     check("SE block + epilogue with an input: the project Conv has x_scale and epi_in1",
           "x_scale" in slots and "epi_in1" in slots and proj[0]["params"].get("epilogue") is not None, slots)
-    for portable in ("0", "1"):
-        env = dict(os.environ, OMRT_PORTABLE="1") if portable == "1" else None
+    for kernels, env in KERNEL_PATHS:
         p = subprocess.run([omrun, "--model", base + ".om", "--input",
                             os.path.join(work, "xs.bin") + "," + os.path.join(work, "us.bin"), "--output", base + "_out"],
                            capture_output=True, text=True, env=env)
         got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 else np.zeros(0)
         err = np.abs(got - se_epi_ref.ravel()).max() / np.abs(se_epi_ref).max() if got.size == se_epi_ref.size else -1
-        check(f"SE block + epilogue with an input{', portable' if portable == '1' else ''}: matches the reference",
+        check(f"SE block + epilogue with an input, {kernels} kernels: matches the reference",
               0 <= err <= 1e-5, f"{err} {p.stderr}")
     # Every rule: Conv -> BatchNormalization -> Relu -> Add(., Conv) is two CONV tasks by default, besides the two
     # TransData at the edges (BN folded and Relu inside conv0, the Add inside conv1 as its residual); with ALL:off

@@ -13,9 +13,10 @@
  * 2 threads and gives identical bytes.
  *
  * The kernels run on the paths rt_cpu() picks: the AVX2/FMA/F16C ones on
- * hosts that have them (checked, and printed first), the portable C ones
- * under OMRT_PORTABLE=1 (ctest runs both: unit/test_kernels and
- * unit/test_kernels_portable).
+ * hosts that have them (checked, and printed first), with the 512-bit cube
+ * micro-kernels where the host has AVX-512 unless OMRT_AVX512=0, the
+ * portable C ones under OMRT_PORTABLE=1 (ctest runs all three:
+ * unit/test_kernels, unit/test_kernels_avx2 and unit/test_kernels_portable).
  */
 #include <math.h>
 #include <stdio.h>
@@ -974,15 +975,20 @@ static void test_f16_lanes(void) {
 }
 
 int main(void) {
-  /* Which kernel paths run (cpu.c): the default run takes the AVX2 paths on
+  /* Which kernel paths run (cpu.c): the default run takes the x86 paths on
    * hosts that have them, unit/test_kernels_portable sets OMRT_PORTABLE=1. */
   const char *env = getenv("OMRT_PORTABLE");
   printf("kernel paths: %s\n", rt_cpu()->name);
   if (env && strcmp(env, "1") == 0) CHECK(rt_cpu()->conv_tile == NULL);
 #if defined(__x86_64__)
   if (!env && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-      __builtin_cpu_supports("f16c"))
+      __builtin_cpu_supports("f16c")) {
     CHECK(rt_cpu()->conv_tile != NULL && rt_cpu()->dwconv != NULL);
+    /* unit/test_kernels_avx2 sets OMRT_AVX512=0: the 256-bit micro-kernels */
+    const char *wide = getenv("OMRT_AVX512");
+    int want = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && !(wide && !strcmp(wide, "0"));
+    CHECK_EQ_INT(rt_cpu()->avx512, want);
+  }
 #endif
   test_fp16();
   test_f16_lanes();
