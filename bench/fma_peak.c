@@ -2,13 +2,17 @@
  *
  *   fma_peak [--threads 1,2] [--seconds S]
  *
- * Each thread runs a loop of 8-wide fp32 FMAs (AVX2+FMA, chosen at run time
- * with __builtin_cpu_supports) on ACC independent accumulator chains, so the
+ * Each thread runs a loop of fp32 FMAs as wide as the CPU has them (16 lanes
+ * with AVX-512F, else 8 with AVX2+FMA, chosen at run time with
+ * __builtin_cpu_supports) on ACC independent accumulator chains, so the
  * loop is bound by FMA throughput, not by its latency (two FMA pipes x about
- * 4-5 cycles latency needs at least 10 chains in flight). All threads start
- * together at a barrier and keep running windows of about 2 ms each for the
- * whole measurement; each thread keeps its fastest window, and the figure is
- * the sum over the threads of flops per fastest window. Taking the fastest of
+ * 4-5 cycles latency needs at least 10 chains in flight). Some CPUs run a
+ * 512-bit FMA as two 256-bit halves (Zen 4) and others at full width (Zen 5,
+ * Xeon with two FMA units): the widest FMA is the machine's peak either way,
+ * and the one ONNX Runtime's kernels use. All threads start together at a
+ * barrier and keep running windows of about 2 ms each for the whole
+ * measurement; each thread keeps its fastest window, and the figure is the
+ * sum over the threads of flops per fastest window. Taking the fastest of
  * many short windows finds the peak even when other work shares the machine
  * (it only has to leave some windows alone); on an idle machine it equals the
  * sustained rate. One FMA counts as 2 flops.
@@ -16,7 +20,7 @@
  * (and the "isa" field says so).
  *
  * Output, one line per thread count (read by bench/run.sh):
- *   fma_peak: threads 1, isa avx2+fma, 123.45 GFLOP/s
+ *   fma_peak: threads 1, isa avx512f, 123.45 GFLOP/s
  *
  * Build: cc -O2 -pthread bench/fma_peak.c -o fma_peak   (no -mavx2 needed)
  */
@@ -45,32 +49,34 @@ static double now_s(void) {
 static volatile float sink;
 
 #if HAVE_X86
-/* iters x INNER x ACC FMAs of 8 lanes each. */
+/* iters x INNER x ACC FMAs of LANES lanes each, on vectors of type V. */
+#define FMA_LOOP(V, SET1, FMADD, ADD)                                                                        \
+  V a[ACC];                                                                                                  \
+  const V x = SET1(0.999999f), y = SET1(1e-7f);                                                              \
+  for (int k = 0; k < ACC; k++) a[k] = SET1((float)k);                                                       \
+  for (long i = 0; i < iters; i++) {                                                                         \
+    for (int j = 0; j < INNER; j++) {                                                                        \
+      /* written out so each chain is one register */                                                       \
+      a[0] = FMADD(a[0], x, y), a[1] = FMADD(a[1], x, y), a[2] = FMADD(a[2], x, y);                          \
+      a[3] = FMADD(a[3], x, y), a[4] = FMADD(a[4], x, y), a[5] = FMADD(a[5], x, y);                          \
+      a[6] = FMADD(a[6], x, y), a[7] = FMADD(a[7], x, y), a[8] = FMADD(a[8], x, y);                          \
+      a[9] = FMADD(a[9], x, y), a[10] = FMADD(a[10], x, y), a[11] = FMADD(a[11], x, y);                      \
+    }                                                                                                        \
+  }                                                                                                          \
+  V s = a[0];                                                                                                \
+  for (int k = 1; k < ACC; k++) s = ADD(s, a[k]);
+
 __attribute__((target("avx2,fma"))) static void fma_avx2(long iters) {
-  __m256 a[ACC];
-  const __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
-  for (int k = 0; k < ACC; k++) a[k] = _mm256_set1_ps((float)k);
-  for (long i = 0; i < iters; i++) {
-    for (int j = 0; j < INNER; j++) {
-      /* written out so each chain is one register */
-      a[0] = _mm256_fmadd_ps(a[0], x, y);
-      a[1] = _mm256_fmadd_ps(a[1], x, y);
-      a[2] = _mm256_fmadd_ps(a[2], x, y);
-      a[3] = _mm256_fmadd_ps(a[3], x, y);
-      a[4] = _mm256_fmadd_ps(a[4], x, y);
-      a[5] = _mm256_fmadd_ps(a[5], x, y);
-      a[6] = _mm256_fmadd_ps(a[6], x, y);
-      a[7] = _mm256_fmadd_ps(a[7], x, y);
-      a[8] = _mm256_fmadd_ps(a[8], x, y);
-      a[9] = _mm256_fmadd_ps(a[9], x, y);
-      a[10] = _mm256_fmadd_ps(a[10], x, y);
-      a[11] = _mm256_fmadd_ps(a[11], x, y);
-    }
-  }
-  __m256 s = a[0];
-  for (int k = 1; k < ACC; k++) s = _mm256_add_ps(s, a[k]);
+  FMA_LOOP(__m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps)
   float out[8];
   _mm256_storeu_ps(out, s);
+  sink = out[0];
+}
+
+__attribute__((target("avx512f"))) static void fma_avx512(long iters) {
+  FMA_LOOP(__m512, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps)
+  float out[16];
+  _mm512_storeu_ps(out, s);
   sink = out[0];
 }
 #endif
@@ -90,7 +96,8 @@ static void fma_portable(long iters) {
   sink = s;
 }
 
-static int use_avx2;
+static int lanes = 8; /* of the FMAs measured: 16 (AVX-512F), 8 (AVX2+FMA or portable) */
+static int use_avx2, use_avx512;
 static pthread_barrier_t start_barrier;
 
 typedef struct job {
@@ -101,7 +108,9 @@ typedef struct job {
 
 static void run_window(long iters) {
 #if HAVE_X86
-  if (use_avx2)
+  if (use_avx512)
+    fma_avx512(iters);
+  else if (use_avx2)
     fma_avx2(iters);
   else
 #endif
@@ -139,7 +148,7 @@ static double measure(int threads, long iters, double seconds) {
   double gflops = 0;
   for (int t = 0; t < threads; t++) {
     if (t) pthread_join(tid[t], NULL);
-    gflops += 2.0 * 8 * ACC * INNER * (double)iters / jobs[t].best / 1e9;
+    gflops += 2.0 * lanes * ACC * INNER * (double)iters / jobs[t].best / 1e9;
   }
   pthread_barrier_destroy(&start_barrier);
   return gflops;
@@ -162,8 +171,10 @@ int main(int argc, char **argv) {
 #if HAVE_X86
   __builtin_cpu_init();
   use_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  use_avx512 = __builtin_cpu_supports("avx512f");
+  if (use_avx512) lanes = 16;
 #endif
-  const char *isa = use_avx2 ? "avx2+fma" : "portable-c";
+  const char *isa = use_avx512 ? "avx512f" : use_avx2 ? "avx2+fma" : "portable-c";
 
   /* Calibrate on one thread: outer iterations for a window of about 2 ms. */
   long iters = 1;
