@@ -444,21 +444,22 @@ static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void 
   }
 }
 
-/* The Winograd tiles' GEMMs (kernels_wino_x86.c): c[m][16] (+)= a[m][0..klen)
- * x b[klen][16] (b's rows ldb floats apart), MR rows at a time through the
- * same micro-kernel, from zero when first, stored to c (a zero bias, no
- * write-back). */
+/* The Winograd tiles' GEMMs (kernels_wino_x86.c): for the nb < nblocks
+ * (<= 2) n blocks, c[nb*cstride + m*16 ..+16] (+)= a[m][0..klen) x
+ * b[nb*bstride + k*ldb ..+16], MR rows at a time through the same
+ * micro-kernel (both blocks in one pass on AVX-512 hosts), from zero when
+ * first, stored to c (a zero bias, no write-back). Strides in floats. */
 AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
-                            float *c, int first) {
-  epi e;
-  memset(&e, 0, sizeof e);
+                            int nblocks, size_t bstride, float *c, size_t cstride, int first) {
+  epi e[2];
+  memset(e, 0, sizeof e);
   kwalk kw;
-  kw.n = 1, kw.bh = 0, kw.brow = ldb * sizeof(float), kw.nbstride = 0, kw.aoff[0] = 0, kw.boff[0] = 0,
-  kw.len[0] = (int)klen;
+  kw.n = 1, kw.bh = 0, kw.brow = ldb * sizeof(float), kw.nbstride = bstride * sizeof(float), kw.aoff[0] = 0,
+  kw.boff[0] = 0, kw.len[0] = (int)klen;
   const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
   for (int64_t m = 0, rows; m < mrows; m += rows) {
     rows = mk_group_rows(mrows - m);
-    mk_group(rows, &kw, a + (size_t)m * lda, b, roff, 1, c + m * C0, 0, first, &e, 0);
+    mk_group(rows, &kw, a + (size_t)m * lda, b, roff, nblocks, c + m * C0, cstride, first, e, 0);
   }
 }
 

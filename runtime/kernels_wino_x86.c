@@ -189,6 +189,12 @@ static AVX2 void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0
   }
 }
 
+/* Pairs of output channel blocks (AVX-512 hosts, where the micro-kernel
+ * runs two blocks in one pass): each K chunk transforms both blocks' U'
+ * (half as many input channel blocks as UB holds for one, tk2), and L0C
+ * holds both blocks' sums for `rows2` of the tile's Winograd tiles, so a
+ * tile with more rows runs in slabs of rows2 (each transforming the weights
+ * again). One block at a time otherwise, as the portable tile does. */
 AVX2 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
   const int64_t t0 = mt * g->tm, wt = g->wth * g->wtw;
   const int64_t mrows = wt - t0 < g->tm ? wt - t0 : g->tm;
@@ -197,22 +203,34 @@ AVX2 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, in
   float *v = (float *)core->l1, *l0c = (float *)core->l0c, *u = (float *)core->ub;
   for (int64_t m = 0; m < mrows; m++)
     input_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, v + (size_t)m * k, pstride);
-  for (int64_t nb = 0; nb < nblocks; nb++) {
-    const int64_t cb = nb0 + nb;
-    for (int64_t cc0 = 0; cc0 < g->c1; cc0 += g->tk) {
-      const int64_t tkn = g->c1 - cc0 < g->tk ? g->c1 - cc0 : g->tk;
-      const size_t klen = (size_t)tkn * C0;
-      weight_transform(g, cb, cc0, tkn, u);
-      for (int p = 0; p < P; p++)
-        rt_gemm16_acc_x86(v + (size_t)p * pstride + (size_t)cc0 * C0, k, mrows, klen,
-                          u + ((size_t)(p / 6) * klen * 6 + (size_t)(p % 6)) * C0, 6 * C0,
-                          l0c + (size_t)p * (size_t)mrows * C0, cc0 == 0);
+  const uint64_t ufrac = (uint64_t)P * C0 * C0 * sizeof(float); /* U' bytes per input x output block */
+  const int64_t tk2 = core->ub_bytes / (2 * ufrac) < (uint64_t)g->c1 ? (int64_t)(core->ub_bytes / (2 * ufrac)) : g->c1;
+  const int64_t rows2 = (int64_t)(core->l0c_bytes / (2 * P * C0 * sizeof(float)));
+  const int pairs = rt_cpu()->avx512 && tk2 >= 1 && rows2 >= 1;
+  for (int64_t nb = 0, nbs; nb < nblocks; nb += nbs) {
+    nbs = pairs && nblocks - nb >= 2 ? 2 : 1;
+    const int64_t cb = nb0 + nb, tk = nbs == 2 ? tk2 : g->tk, slab = nbs == 2 && rows2 < mrows ? rows2 : mrows;
+    for (int64_t m0 = 0; m0 < mrows; m0 += slab) {
+      const int64_t rows = mrows - m0 < slab ? mrows - m0 : slab;
+      const size_t cstride = (size_t)P * (size_t)rows * C0; /* floats from one block's sums to the next */
+      for (int64_t cc0 = 0; cc0 < g->c1; cc0 += tk) {
+        const int64_t tkn = g->c1 - cc0 < tk ? g->c1 - cc0 : tk;
+        const size_t klen = (size_t)tkn * C0, ustride = (size_t)P * klen * C0;
+        for (int64_t j = 0; j < nbs; j++)
+          weight_transform(g, cb + j, cc0, tkn, u + (size_t)j * ustride);
+        for (int p = 0; p < P; p++)
+          rt_gemm16_acc_x86(v + (size_t)p * pstride + (size_t)m0 * k + (size_t)cc0 * C0, k, rows, klen,
+                            u + ((size_t)(p / 6) * klen * 6 + (size_t)(p % 6)) * C0, 6 * C0, (int)nbs, ustride,
+                            l0c + (size_t)p * (size_t)rows * C0, cstride, cc0 == 0);
+      }
+      for (int64_t j = 0; j < nbs; j++) {
+        wepi e;
+        wepi_init(g, cb + j, &e);
+        for (int64_t m = m0; m < m0 + rows; m++)
+          output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb + j,
+                           l0c + (size_t)j * cstride + (size_t)(m - m0) * C0, (size_t)rows * C0, &e);
+      }
     }
-    wepi e;
-    wepi_init(g, cb, &e);
-    for (int64_t m = 0; m < mrows; m++)
-      output_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, cb, l0c + (size_t)m * C0,
-                       (size_t)mrows * C0, &e);
   }
 }
 

@@ -278,6 +278,9 @@ static void test_winograd(void) {
       {1, 33, 14, 14, 17, 3, 3, 1, 1, 2, 0, 1, 2, 1, 1, 6, 1, 3, 4, F32, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
       {1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, 2, 4, 2, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
       {2, 48, 6, 17, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7, 1, 3, 5, F32, F32, 0, 1, F16, 0, 0, 0},
+      /* 72 tiles x 3 channel blocks in one task tile: on AVX-512 hosts a pair of blocks in slabs of rows
+       * (L0C holds both blocks' sums for 56 tiles), then the odd block alone */
+      {1, 32, 34, 30, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 72, 3, 2, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
   };
   /* clang-format on */
   /* Each in K chunks of tile_k input channel blocks: C1in (one chunk),
