@@ -86,6 +86,7 @@ static void detect(void) {
     if (has_avx512f_dq() && !env_off("OMRT_AVX512")) {
       paths.name = "avx512f+avx2+fma+f16c";
       paths.avx512 = 1;
+      paths.wino_fz_tile = rt_wino_fz_tile_avx512;
     }
   }
 #endif

@@ -286,6 +286,7 @@ void rt_mmad16_1(const float *a, int64_t klen, const float *b, float *c);
 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
                        int nblocks, size_t bstride, float *c, size_t cstride, int first);
 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
+void rt_wino_fz_tile_avx512(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 #endif
 
 /* --- kernels (kernels_cube.c, kernels_vector.c) */

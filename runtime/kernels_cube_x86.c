@@ -10,8 +10,11 @@
  *           channels) per k, converting f16 rows with vcvtph2ps as it goes;
  *           the K walk (kwalk) lists each fractal's A and B runs;
  *   mmad    a 6-pixel x 16-channel micro-kernel: 12 YMM accumulators, per k
- *           step two B loads and six broadcasts of A feeding 12 FMAs; pixel
- *           groups outer, n blocks inner. The first chunk starts from zero,
+ *           step two B loads and six broadcasts of A feeding 12 FMAs; on
+ *           AVX-512 hosts a 6-pixel x 2-n-block one instead: 12 ZMM
+ *           accumulators (a ZMM register is a 16-lane channel block), two
+ *           B loads and six broadcasts feeding 12 FMAs of twice the width;
+ *           pixel groups outer, n blocks inner. The first chunk starts from zero,
  *           middle chunks keep partial sums in L0C ([n block][tile_m][16]
  *           f32), and the last chunk runs the epilogue straight from the
  *           registers: + bias, + residual (f16 or f32), relu / clip, padding
@@ -33,7 +36,9 @@
  * path only by summation order (FMA keeps one rounding per step).
  *
  * Compiled for plain x86-64: every function carries target("avx2,fma,f16c")
- * and is only reached through rt_cpu() (cpu.c) when the CPU has all three.
+ * and is only reached through rt_cpu() (cpu.c) when the CPU has all three;
+ * the ZMM micro-kernels carry the AVX512 target and are called only when
+ * rt_cpu()->avx512 says the host has AVX-512F and DQ.
  */
 #include "runtime/kernels.h"
 
@@ -277,7 +282,8 @@ AVX2_INLINE __m256 keep8(const epi *e, int h) {
  * loop costs no throughput: the FMAs bound it either way. */
 #define MK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 AVX2_INLINE void mk(const int R, const int H, const int BH, const kwalk *kw, const float *a, const void *b,
-                    const size_t *roff, float *c, int first, const epi *e, size_t yrow) {
+                    const size_t *roff, float *c, size_t cstride, int first, const epi *e, size_t yrow) {
+  (void)cstride; /* one block a call */
   const __m256 bias0 = _mm256_loadu_ps(e->bias), bias1 = _mm256_loadu_ps(e->bias + 8);
 #define MK_DECL(r) __m256 c##r##0 = bias0, c##r##1 = bias1;
   MK_ROWS(MK_DECL)
@@ -327,24 +333,28 @@ AVX2_INLINE void mk(const int R, const int H, const int BH, const kwalk *kw, con
   MK_ROWS(MK_EPI)
 }
 
-/* The instances: full row groups, tails of 1..5 rows, and half blocks
- * (e->half: lanes 0..7 only) of 1..6 rows, for B in f16 (_h) and f32 (_f). */
+/* The instances of both kernels (the YMM one ignores cstride): row groups
+ * of 1..6 rows, for B in f16 (_h) and f32 (_f); YMM full blocks and half
+ * blocks (e->half: lanes 0..7 only), ZMM pairs of blocks and single ones. */
 typedef void mk_fn(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff, float *c,
-                   int first, const epi *e, size_t yrow);
-#define MK_CASE(R, H, BH)                                                                                    \
-  case R: mk(R, H, BH, kw, a, b, roff, c, first, e, yrow); break;
-#define MK_INSTANCE(NAME, H, BH)                                                                             \
-  static AVX2 void NAME(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff,        \
-                        float *c, int first, const epi *e, size_t yrow) {                                    \
+                   size_t cstride, int first, const epi *e, size_t yrow);
+#define MK_INSTANCE(NAME, TARGET, KERNEL, W, BH)                                                             \
+  static TARGET void NAME(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff,      \
+                          float *c, size_t cstride, int first, const epi *e, size_t yrow) {                  \
     switch (rows) {                                                                                          \
-      MK_CASE(1, H, BH) MK_CASE(2, H, BH) MK_CASE(3, H, BH) MK_CASE(4, H, BH) MK_CASE(5, H, BH)              \
-      MK_CASE(6, H, BH) default : break;                                                                     \
+    case 1: KERNEL(1, W, BH, kw, a, b, roff, c, cstride, first, e, yrow); break;                             \
+    case 2: KERNEL(2, W, BH, kw, a, b, roff, c, cstride, first, e, yrow); break;                             \
+    case 3: KERNEL(3, W, BH, kw, a, b, roff, c, cstride, first, e, yrow); break;                             \
+    case 4: KERNEL(4, W, BH, kw, a, b, roff, c, cstride, first, e, yrow); break;                             \
+    case 5: KERNEL(5, W, BH, kw, a, b, roff, c, cstride, first, e, yrow); break;                             \
+    case 6: KERNEL(6, W, BH, kw, a, b, roff, c, cstride, first, e, yrow); break;                             \
+    default: break;                                                                                          \
     }                                                                                                        \
   }
-MK_INSTANCE(mk_full_h, 2, 1)
-MK_INSTANCE(mk_half_h, 1, 1)
-MK_INSTANCE(mk_full_f, 2, 0)
-MK_INSTANCE(mk_half_f, 1, 0)
+MK_INSTANCE(mk_full_h, AVX2, mk, 2, 1)
+MK_INSTANCE(mk_half_h, AVX2, mk, 1, 1)
+MK_INSTANCE(mk_full_f, AVX2, mk, 2, 0)
+MK_INSTANCE(mk_half_f, AVX2, mk, 1, 0)
 
 /* The same product on AVX-512 hosts (rt_cpu()->avx512) for NB <= 2 n
  * blocks at once: a 16-lane ZMM register is a whole row of an n block, so R
@@ -407,22 +417,10 @@ AVX512_INLINE void mkw(const int R, const int NB, const int BH, const kwalk *kw,
   MK_ROWS(MW_EPI)
 }
 
-typedef void mkw_fn(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff, float *c,
-                    size_t cstride, int first, const epi *e, size_t yrow);
-#define MW_CASE(R, NB, BH)                                                                                   \
-  case R: mkw(R, NB, BH, kw, a, b, roff, c, cstride, first, e, yrow); break;
-#define MW_INSTANCE(NAME, NB, BH)                                                                            \
-  static AVX512 void NAME(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff,      \
-                          float *c, size_t cstride, int first, const epi *e, size_t yrow) {                  \
-    switch (rows) {                                                                                          \
-      MW_CASE(1, NB, BH) MW_CASE(2, NB, BH) MW_CASE(3, NB, BH) MW_CASE(4, NB, BH) MW_CASE(5, NB, BH)         \
-      MW_CASE(6, NB, BH) default : break;                                                                    \
-    }                                                                                                        \
-  }
-MW_INSTANCE(mkw_pair_h, 2, 1)
-MW_INSTANCE(mkw_one_h, 1, 1)
-MW_INSTANCE(mkw_pair_f, 2, 0)
-MW_INSTANCE(mkw_one_f, 1, 0)
+MK_INSTANCE(mkw_pair_h, AVX512, mkw, 2, 1)
+MK_INSTANCE(mkw_one_h, AVX512, mkw, 1, 1)
+MK_INSTANCE(mkw_pair_f, AVX512, mkw, 2, 0)
+MK_INSTANCE(mkw_one_f, AVX512, mkw, 1, 0)
 
 /* One group of rows <= MR pixels (A base a) against nbn n blocks whose B
  * bases are b + nb * kw->nbstride bytes: pairs of blocks through the ZMM
@@ -432,7 +430,7 @@ static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void 
   if (rt_cpu()->avx512) {
     for (int64_t nb = 0; nb < nbn; nb += 2) {
       const void *bn = (const uint8_t *)b + (size_t)nb * kw->nbstride;
-      mkw_fn *f = nbn - nb > 1 ? (kw->bh ? mkw_pair_h : mkw_pair_f) : (kw->bh ? mkw_one_h : mkw_one_f);
+      mk_fn *f = nbn - nb > 1 ? (kw->bh ? mkw_pair_h : mkw_pair_f) : (kw->bh ? mkw_one_h : mkw_one_f);
       f(rows, kw, a, bn, roff, c + (size_t)nb * cstride, cstride, first, &e[nb], yrow);
     }
     return;
@@ -440,7 +438,7 @@ static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void 
   for (int64_t nb = 0; nb < nbn; nb++) {
     const void *bn = (const uint8_t *)b + (size_t)nb * kw->nbstride;
     mk_fn *f = e[nb].half ? (kw->bh ? mk_half_h : mk_half_f) : (kw->bh ? mk_full_h : mk_full_f);
-    f(rows, kw, a, bn, roff, c + (size_t)nb * cstride, first, &e[nb], yrow);
+    f(rows, kw, a, bn, roff, c + (size_t)nb * cstride, cstride, first, &e[nb], yrow);
   }
 }
 

@@ -29,9 +29,10 @@
  * groups). UB holds the chunk's U' and, after it, the output transform's
  * gathered products.
  * This is the portable path (plain C over 16 lanes, which the compiler
- * vectorizes); on AVX2 + FMA + F16C hosts rt_cpu() selects
- * kernels_wino_x86.c's tile, the same steps in intrinsics with the GEMMs on
- * the cube's 6x16 FMA micro-kernel.
+ * vectorizes); on x86 hosts rt_cpu() selects wino_x86.inc's tile (built
+ * as kernels_wino_x86.c for AVX2 and kernels_wino_avx512.c for AVX-512),
+ * the same steps in intrinsics with the GEMMs on the cube's FMA
+ * micro-kernel.
  * Capacities: the guarantees of om_format.h (CONV2D, algorithm 2) bound
  * every buffer used here; rt_wino_fz_check verifies them at load.
  */
