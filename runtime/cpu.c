@@ -1,9 +1,9 @@
 /* cpu.c - which kernel paths this host runs, decided once per process.
  *
  * The runtime is built for plain x86-64 (no global -mavx2): the fast kernels
- * (kernels_cube_x86.c, kernels_vector_x86.c) are compiled per function with
- * __attribute__((target("avx2,fma,f16c"))) and only called when the CPU has
- * all three extensions. rt_cpu() detects them on first use (pthread_once, so
+ * (kernels_*_x86.c, kernels_*_avx512.c) are compiled per function with
+ * __attribute__((target("avx2,fma,f16c"))) (or the AVX512 target) and only
+ * called when the CPU has all three extensions (and AVX-512F and DQ). rt_cpu() detects them on first use (pthread_once, so
  * any thread may call it; omrt_context_new calls it so the choice is made
  * before the first execute) and fills a table of function pointers that the
  * kernels call through. OMRT_PORTABLE=1 in the environment forces the
@@ -87,6 +87,7 @@ static void detect(void) {
       paths.name = "avx512f+avx2+fma+f16c";
       paths.avx512 = 1;
       paths.wino_fz_tile = rt_wino_fz_tile_avx512;
+      paths.dwconv = rt_dwconv_avx512;
     }
   }
 #endif

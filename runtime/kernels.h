@@ -240,9 +240,10 @@ void rt_conv_load_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t
  *               (vprog_exec.c): rt_h2f(rt_h_quiet(s)), rt_f2h(s) and
  *               rt_h2f(rt_f2h(x)) in place, with F16C; the same bits, every
  *               half and every float checked (exhaustively, when written)
- *   avx512      1: the x86 cube tiles (CONV2D, Winograd, MATMUL) run their
- *               micro-kernels on 16-lane ZMM registers (AVX-512F + DQ, and
- *               OMRT_AVX512 is not 0); 0: on 8-lane YMM ones */
+ *   avx512      1: the host has AVX-512F + DQ and OMRT_AVX512 is not 0: the
+ *               x86 cube tiles run their micro-kernels on 16-lane ZMM
+ *               registers, and conv_tile, wino_fz_tile and dwconv are the
+ *               ZMM builds; 0: YMM ones */
 struct rt_mm_geom;
 typedef struct rt_cpu_paths {
   const char *name; /* "avx512f+avx2+fma+f16c", "avx2+fma+f16c", "portable", ... (tests print it) */
@@ -266,6 +267,7 @@ const rt_cpu_paths *rt_cpu(void);
 #if defined(__x86_64__) && defined(__GNUC__)
 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 int rt_dwconv_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
+int rt_dwconv_avx512(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
 int rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
 int rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi);
 int rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);

@@ -13,7 +13,8 @@
  *
  * This is the portable path: DWCONV, POOL, TRANSDATA and dtype
  * conversions first offer their work to rt_cpu()'s x86 paths
- * (kernels_vector_x86.c), which decline (return 0) what they do not handle.
+ * (kernels_vector_x86.c, dwconv_x86.inc), which decline (return 0) what
+ * they do not handle.
  */
 #include "runtime/epilogue.h"
 #include "runtime/kernels.h"

@@ -1,22 +1,13 @@
 /* kernels_vector_x86.c - vector-unit kinds on AVX2 + FMA + F16C hosts:
- * DWCONV, POOL, TRANSDATA (NCHW -> NC1HWC0), the f16 <-> f32 conversion
- * that TRANSDATA and COPY_SLICE use for dtype changes, and lanes of the
+ * POOL, TRANSDATA (NCHW -> NC1HWC0), the f16 <-> f32 conversion that
+ * TRANSDATA and COPY_SLICE use for dtype changes, and lanes of the
  * vector-program interpreter: EXP and SIGMOID (om_vexp, om_vsigmoid,
- * vectorized, fmaf as one instruction), FMA, and the f16 <-> f32 conversions of its LOADs, STOREs
- * and f16 rounding.
+ * vectorized, fmaf as one instruction), FMA, and the f16 <-> f32
+ * conversions of its LOADs, STOREs and f16 rounding. (DWCONV:
+ * dwconv_x86.inc.)
  *
- * DWCONV and POOL work plane by plane (one image, one channel block of 16
- * lanes = 2 YMM per pixel). DWCONV stages the plane's weights in the UB as
- * f32 and reads the input where it is: output pixels go 8 at a time, one
- * half (8 lanes) after the other (8 accumulators), each input pixel of a
- * tap row converted once for every tap that reads it, in code instantiated
- * for the common windows (3x3 and 5x5, stride 1 and 2, 3x3 dilation 2).
- * Blocks whose windows reach into the padding skip the input columns
- * outside the row (bounds computed once per block, not per tap), so small
- * planes, where almost every pixel is an edge pixel (7x7 with 5x5 windows),
- * run the same code as the interior; other windows go one pixel at a time
- * with bounds tests; the conv epilogue (bias, residual, act, padding lanes
- * 0, cast) runs on the way out. POOL over the whole plane (global pooling:
+ * POOL works plane by plane (one image, one channel block of 16 lanes = 2
+ * YMM per pixel). POOL over the whole plane (global pooling:
  * kernel H x W, no padding) sums (or maxes) the plane straight from the
  * input into 8 accumulators and scales once. Other POOL windows convert the
  * input rows a plane needs once into f32 rows in the UB, widened with the
@@ -24,8 +15,8 @@
  * need no bounds tests in W), in a ring of as many rows as one output row's
  * window spans. Max pooling f16 -> f16 converts nothing: one 16-lane
  * integer max per tap on order-preserving keys of the halves. Results equal
- * the portable kernels' up to f32 summation order (FMA). A case whose
- * weights or ring do not fit the UB returns 0 and runs portably.
+ * the portable kernels' up to f32 summation order. A case whose ring does
+ * not fit the UB returns 0 and runs portably.
  *
  * Compiled for plain x86-64: every function carries target("avx2,fma,f16c")
  * and is only reached through rt_cpu() (cpu.c) when the CPU has all three.
@@ -123,187 +114,6 @@ static AVX2 const float *ring_row(ring *r, int64_t ih) {
     _mm256_storeu_ps(row + p * C0 + 8, hi);
   }
   return row;
-}
-
-/* --- DWCONV */
-
-/* The conv epilogue of one half (8 lanes) of an output pixel. */
-typedef struct dw_out {
-  void *y;
-  const void *res;
-  int yf16, rf16, act;
-  __m256 bias[2], keep[2], lo, hi;
-} dw_out;
-
-AVX2_INLINE void dw_store(const dw_out *o, int half, size_t at, __m256 v) {
-  if (o->res) v = _mm256_add_ps(v, ld8h(o->res, o->rf16, at));
-  if (o->act == OM_ACT_RELU) v = _mm256_max_ps(v, _mm256_setzero_ps());
-  if (o->act == OM_ACT_CLIP) v = _mm256_min_ps(_mm256_max_ps(v, o->lo), o->hi);
-  st8h(o->y, o->yf16, at, _mm256_and_ps(v, o->keep[half]));
-}
-
-/* One output row of one plane: the tap rows inside the input (ih[q], kernel
- * row kr[q], q < nr) and where the row's outputs go. */
-typedef struct dw_row {
-  const void *x; /* the plane, [H][W][16] */
-  int xf16;
-  int64_t w, pl;    /* input width, left padding */
-  const float *wf;  /* the plane's weights in f32, [tap][16] */
-  int64_t ih[64];
-  int kr[64], nr;
-  size_t at;        /* y element of the row's pixel 0 */
-} dw_row;
-
-/* Output pixels ow0 .. ow0+7 of the row, one half (8 lanes) at a time: 8
- * accumulators (independent FMA chains, enough to cover the FMA latency),
- * a tap row's weights in registers, each input pixel the 8 windows cover
- * converted once and fed to every tap that reads it. Only the first n
- * pixels are stored. EDGE blocks have windows reaching into the padding:
- * they skip the input columns outside [0, W), bounds computed once per
- * block, so a 7x7 plane with 5x5 windows takes this path throughout. The
- * parameters are constants in every instantiation, so the loops unroll
- * into registers. */
-AVX2_INLINE void dw_block(const int KW, const int SW, const int DW, const int XF16, const int EDGE, const dw_row *r,
-                          int64_t ow0, int64_t n, const dw_out *o) {
-  const int span = 7 * SW + (KW - 1) * DW + 1;
-  const int64_t c0 = ow0 * SW - r->pl; /* the input column under p = 0 */
-  const int64_t plo = c0 < 0 ? -c0 : 0, phi = r->w - c0 < span ? r->w - c0 : span;
-  for (int half = 0; half < 2; half++) {
-    __m256 acc[8], wv[5];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; i++) acc[i] = o->bias[half];
-    for (int q = 0; q < r->nr; q++) {
-      const float *wrow = r->wf + (size_t)(r->kr[q] * KW) * C0 + half * 8;
-      const int64_t base = (r->ih[q] * r->w + c0) * C0 + half * 8;
-#pragma GCC unroll 5
-      for (int j = 0; j < KW; j++) wv[j] = _mm256_loadu_ps(wrow + j * C0);
-#pragma GCC unroll 24
-      for (int p = 0; p < span; p++) {
-        if (EDGE && (p < plo || p >= phi)) continue;
-        const __m256 xv = ld8h(r->x, XF16, (size_t)(base + p * C0));
-#pragma GCC unroll 8
-        for (int i = 0; i < 8; i++) {
-          const int d = p - i * SW, j = d / DW;
-          if (d < 0 || d % DW || j >= KW) continue;
-          acc[i] = _mm256_fmadd_ps(xv, wv[j], acc[i]);
-        }
-      }
-    }
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; i++)
-      if (i < n) dw_store(o, half, r->at + (size_t)(ow0 + i) * C0 + (size_t)half * 8, acc[i]);
-  }
-}
-
-/* Any output pixel, any window: taps outside the input columns skipped.
- * Even and odd taps sum apart (four FMA chains, not two: a lone pixel's
- * sums are latency-bound). */
-static AVX2 void dw_pixel(const dw_row *r, const rt_conv_params *p, int64_t ow, const dw_out *o) {
-  /* Named accumulators and a branch on the parity: an accumulator array
-   * indexed by the parity stays in memory, a store-to-load round trip per
-   * tap, which made a 14x14 plane's edge pixels cost more than the rest. */
-  __m256 a0 = o->bias[0], a1 = o->bias[1], b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
-  int odd = 0;
-  for (int q = 0; q < r->nr; q++)
-    for (int j = 0; j < p->kw; j++) {
-      const int64_t iw = ow * p->sw - r->pl + (int64_t)j * p->dw;
-      if (iw < 0 || iw >= r->w) continue;
-      const float *wt = r->wf + (size_t)(r->kr[q] * p->kw + j) * C0;
-      const size_t xi = (size_t)(r->ih[q] * r->w + iw) * C0;
-      const __m256 x0 = ld8h(r->x, r->xf16, xi), x1 = ld8h(r->x, r->xf16, xi + 8);
-      if (odd) {
-        b0 = _mm256_fmadd_ps(x0, _mm256_loadu_ps(wt), b0);
-        b1 = _mm256_fmadd_ps(x1, _mm256_loadu_ps(wt + 8), b1);
-      } else {
-        a0 = _mm256_fmadd_ps(x0, _mm256_loadu_ps(wt), a0);
-        a1 = _mm256_fmadd_ps(x1, _mm256_loadu_ps(wt + 8), a1);
-      }
-      odd ^= 1;
-    }
-  const size_t at = r->at + (size_t)ow * C0;
-  dw_store(o, 0, at, _mm256_add_ps(a0, b0));
-  dw_store(o, 1, at + 8, _mm256_add_ps(a1, b1));
-}
-
-/* Output pixels [lo, hi) of the row, 8 at a time. */
-AVX2_INLINE void dw_run(const int KW, const int SW, const int DW, const int XF16, const dw_row *r, int64_t lo,
-                        int64_t hi, const dw_out *o) {
-  for (int64_t ow = lo; ow < hi; ow += 8) {
-    const int64_t c0 = ow * SW - r->pl;
-    if (c0 < 0 || c0 + 7 * SW + (KW - 1) * DW >= r->w)
-      dw_block(KW, SW, DW, XF16, 1, r, ow, hi - ow, o);
-    else
-      dw_block(KW, SW, DW, XF16, 0, r, ow, hi - ow, o);
-  }
-}
-
-/* The windows the instantiated fast paths cover: (kw, stride, dilation) x
- * input dtype; other shapes run dw_pixel throughout. */
-#define DW_SHAPES(X) X(3, 1, 1) X(3, 2, 1) X(5, 1, 1) X(5, 2, 1) X(3, 1, 2)
-#define DW_FAST(KW, SW, DW)                                                                          \
-  static AVX2 void dw_run_##KW##_##SW##_##DW(const dw_row *r, int64_t lo, int64_t hi, const dw_out *o) { \
-    if (r->xf16)                                                                                     \
-      dw_run(KW, SW, DW, 1, r, lo, hi, o);                                                           \
-    else                                                                                             \
-      dw_run(KW, SW, DW, 0, r, lo, hi, o);                                                           \
-  }
-DW_SHAPES(DW_FAST)
-
-typedef void (*dw_run_fn)(const dw_row *, int64_t, int64_t, const dw_out *);
-
-static dw_run_fn dw_fast(const rt_conv_params *p) {
-#define DW_PICK(KW, SW, DW) \
-  if (p->kw == KW && p->sw == SW && p->dw == DW) return dw_run_##KW##_##SW##_##DW;
-  DW_SHAPES(DW_PICK)
-#undef DW_PICK
-  return NULL;
-}
-
-int AVX2 rt_dwconv_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core) {
-  const om_tensor *x = args->desc[0], *w = args->desc[1], *res = args->desc[3], *y = args->desc[4];
-  const void *xd = args->data[0], *wd = args->data[1];
-  const float *bd = args->data[2];
-  rt_conv_params p;
-  rt_conv_params_read(task, &p);
-  const int64_t c = x->dims[1], c1 = rt_ceil_div(c, C0), h = x->dims[2], wi = x->dims[3];
-  const int64_t ho = y->dims[2], wo = y->dims[3], taps = (int64_t)p.kh * p.kw;
-  if (p.kh > 64 || (size_t)taps * C0 * sizeof(float) > core->ub_bytes) return 0;
-  const int xf16 = x->dtype == DT_FLOAT16, wf16 = w->dtype == DT_FLOAT16;
-  dw_row r = {.xf16 = xf16, .w = wi, .pl = p.pl, .wf = (float *)core->ub};
-  dw_out o = {args->data[4], args->data[3], y->dtype == DT_FLOAT16, res && res->dtype == DT_FLOAT16, p.act,
-              .lo = _mm256_set1_ps(p.clip_min), .hi = _mm256_set1_ps(p.clip_max)};
-  const dw_run_fn fast = dw_fast(&p);
-  for (uint64_t unit = lo; unit < hi; unit++) {
-    const int64_t cb = (int64_t)unit % c1;
-    float *wf = (float *)core->ub;
-    for (int64_t t = 0; t < taps * 2; t++)
-      _mm256_storeu_ps(wf + t * 8, ld8h(wd, wf16, (size_t)(cb * taps) * C0 + (size_t)t * 8));
-    float bias[C0];
-    uint32_t keep[C0];
-    for (int j = 0; j < C0; j++) {
-      int64_t ch = cb * C0 + j;
-      keep[j] = ch < c ? 0xffffffffu : 0u;
-      bias[j] = bd && ch < c ? bd[ch] : 0.0f;
-    }
-    for (int i = 0; i < 2; i++) {
-      o.bias[i] = _mm256_loadu_ps(bias + i * 8);
-      o.keep[i] = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(keep + i * 8)));
-    }
-    r.x = (const uint8_t *)xd + (size_t)unit * (size_t)(h * wi) * C0 * (xf16 ? 2 : 4);
-    r.at = (size_t)unit * (size_t)(ho * wo) * C0;
-    for (int64_t oh = 0; oh < ho; oh++, r.at += (size_t)wo * C0) {
-      r.nr = 0;
-      for (int i = 0; i < p.kh; i++) {
-        int64_t ih = oh * p.sh - p.pt + (int64_t)i * p.dh;
-        if (ih >= 0 && ih < h) r.ih[r.nr] = ih, r.kr[r.nr++] = i;
-      }
-      if (fast)
-        fast(&r, 0, wo, &o);
-      else
-        for (int64_t ow = 0; ow < wo; ow++) dw_pixel(&r, &p, ow, &o);
-    }
-  }
-  return 1;
 }
 
 /* --- POOL */

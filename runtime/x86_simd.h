@@ -1,5 +1,5 @@
-/* x86_simd.h - what the x86 kernel files share (kernels_cube_x86.c,
- * kernels_matmul_x86.c, kernels_vector_x86.c, kernels_wino_x86.c): the
+/* x86_simd.h - what the x86 kernel files share (kernels_*_x86.c,
+ * kernels_*_avx512.c, and through x86_vf.h the *_x86.inc bodies): the
  * target attributes their functions carry and the 8-lane (AVX2 + FMA +
  * F16C) and 16-lane (AVX-512F) load / store of an f16 or f32 array.
  * Include only inside `#if defined(__x86_64__) && defined(__GNUC__)`;

@@ -8,8 +8,9 @@
  * dtype first, so what is left is the output rounding and summation order.
  * Outputs start as garbage and their padding lanes must come out zero.
  *
- * The kernel runs on the path rt_cpu() picks (printed first): the AVX2 one
- * (kernels_vector_x86.c) on hosts that have it, the portable one under
+ * The kernel runs on the path rt_cpu() picks (printed first): the x86 one
+ * (dwconv_x86.inc: ZMM on AVX-512 hosts, YMM under OMRT_AVX512=0 or
+ * without AVX-512) on hosts that have AVX2, the portable one under
  * OMRT_PORTABLE=1.
  */
 #include <math.h>
