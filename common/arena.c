@@ -1,19 +1,29 @@
-/* arena.c - bump allocator (see arena.h). Blocks are malloc'd, at least 1 MiB,
- * chained newest first; a request larger than a block gets a block of its own. */
+/* arena.c - bump allocator (see arena.h).
+ *
+ * Blocks are chained newest first. A new block holds at least twice what
+ * the arena has handed out so far, from 64 KiB up to 4 MiB, so a scratch
+ * arena of a few small things stays small and a graph's arena takes few
+ * blocks. A request that does not fit such a block gets a block of its own,
+ * linked behind the current one, which goes on being filled. Blocks come
+ * from bigmem (malloc'd when small, mapped and populated in one call when
+ * large): a block starts zeroed and no byte of it is handed out twice, so
+ * allocations are zero without a memset.
+ */
 #include "arena.h"
 
+#include "bigmem.h"
 #include "fault.h"
 
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 struct arena_block {
   arena_block *next;
-  size_t size, used;
+  size_t size, used; /* bytes of data */
   _Alignas(64) unsigned char data[];
 };
 
-enum { ARENA_BLOCK_BYTES = 1 << 20 };
+enum { FIRST_BLOCK_BYTES = 64 << 10, MAX_BLOCK_BYTES = 4 << 20 };
 
 void arena_init(arena *a, size_t budget_bytes) {
   a->head = NULL;
@@ -25,11 +35,25 @@ void arena_free(arena *a) {
   arena_block *b = a->head;
   while (b) {
     arena_block *next = b->next;
-    free(b);
+    bigmem_free(b, sizeof *b + b->size);
     b = next;
   }
   a->head = NULL;
   a->used_bytes = 0;
+}
+
+/* A zeroed block of `total` bytes, header included. */
+static arena_block *block_new(size_t total) {
+  arena_block *b = bigmem_alloc(total);
+  if (b) b->size = total - sizeof *b;
+  return b;
+}
+
+/* Offset in b->data of the first free byte aligned to `align` (a power of
+ * two), which may lie past the end of the block. */
+static size_t aligned_off(const arena_block *b, size_t align) {
+  uintptr_t at = (uintptr_t)b->data + b->used;
+  return (size_t)(((at + align - 1) & ~(uintptr_t)(align - 1)) - (uintptr_t)b->data);
 }
 
 void *arena_alloc_aligned(arena *a, size_t bytes, size_t align) {
@@ -39,15 +63,14 @@ void *arena_alloc_aligned(arena *a, size_t bytes, size_t align) {
   if (a->budget_bytes && (bytes > a->budget_bytes || a->used_bytes > a->budget_bytes - bytes))
     return NULL;
   arena_block *b = a->head;
-  size_t off = b ? (b->used + align - 1) & ~(align - 1) : 0;
+  size_t off = b ? aligned_off(b, align) : 0;
   if (!b || off > b->size || bytes > b->size - off) {
-    size_t size = bytes + align > ARENA_BLOCK_BYTES ? bytes + align : ARENA_BLOCK_BYTES;
-    arena_block *nb = malloc(sizeof *nb + size);
+    size_t total = a->used_bytes < MAX_BLOCK_BYTES / 2 ? 2 * a->used_bytes : MAX_BLOCK_BYTES;
+    if (total < FIRST_BLOCK_BYTES) total = FIRST_BLOCK_BYTES;
+    int own = bytes + align > total - sizeof *b;
+    arena_block *nb = block_new(own ? sizeof *b + bytes + align : total);
     if (!nb) return NULL;
-    nb->size = size;
-    nb->used = 0;
-    if (b && bytes + align > ARENA_BLOCK_BYTES) {
-      /* big request: keep filling the current block afterwards */
+    if (b && own) { /* keep filling the current block afterwards */
       nb->next = b->next;
       b->next = nb;
     } else {
@@ -55,12 +78,11 @@ void *arena_alloc_aligned(arena *a, size_t bytes, size_t align) {
       a->head = nb;
     }
     b = nb;
-    off = 0;
+    off = aligned_off(b, align);
   }
   void *p = b->data + off;
   b->used = off + bytes;
   a->used_bytes += bytes;
-  memset(p, 0, bytes);
   return p;
 }
 

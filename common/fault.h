@@ -5,11 +5,13 @@
  * no temporary file behind, and leaks nothing. The libc calls (malloc,
  * calloc, realloc, write, fsync, rename) are intercepted at link time by the
  * test executable atc_fi (ld --wrap, tests/fault/fault.c), so the library
- * code carries no hook for them. The one hook in library code is here:
+ * code carries no hook for them. The hooks in library code use this header:
  * arena allocations, most of which are carved out of an existing block and
- * never reach malloc. FAULT_INJECT(kind) is the constant 0 unless the file
- * is compiled with ATC_FAULT_INJECTION (only tests/CMakeLists.txt does, for
- * atc_fi), so normal builds contain no trace of it.
+ * never reach malloc, and bigmem_alloc (common/bigmem.h), whose buffers come
+ * from mmap or posix_memalign, which are not wrapped. FAULT_INJECT(kind) is
+ * the constant 0 unless the file is compiled with ATC_FAULT_INJECTION (only
+ * tests/CMakeLists.txt does, for atc_fi), so normal builds contain no trace
+ * of it.
  */
 #ifndef COMMON_FAULT_H
 #define COMMON_FAULT_H

@@ -36,11 +36,11 @@ typedef struct onnx_proto {
   ProtobufCAllocator alloc;
   size_t used_bytes, budget_bytes; /* charged to the allocator */
   int over_budget;                 /* an allocation was refused by the budget */
-  int out_of_memory;               /* malloc failed */
+  int out_of_memory;               /* an allocation failed */
 } onnx_proto;
 
-/* Reads all of `path` (a regular file of at most max_bytes) into malloc'd
- * memory the caller frees. */
+/* Reads all of `path` (a regular file of at most max_bytes) into memory the
+ * caller frees with bigmem_free(*data_out, *size_out) (common/bigmem.h). */
 status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_t *size_out,
                       diag *d);
 /* Checks and unpacks `size` bytes; ST_ERR_PARSE names the byte offset and the

@@ -26,6 +26,7 @@
  * --input_shape replaces a graph input's dims wholesale (as ATC does), but its
  * rank must agree with the model's. Messages name the model (`label`) first.
  */
+#include "common/bigmem.h"
 #include "frontend/onnx_internal.h"
 #include "passes/pass.h"
 
@@ -608,7 +609,7 @@ status onnx_load_file(const char *path, const onnx_options *opt, ir_graph **grap
   if (s) return s;
   onnx_proto p;
   s = onnx_proto_unpack(data, size, path, &p, d);
-  free(data); /* the unpacked model holds its own copies */
+  bigmem_free(data, size); /* the unpacked model holds its own copies */
   char *dir = NULL;
   if (!s) {
     const char *slash = strrchr(path, '/');

@@ -13,11 +13,12 @@
  */
 #include "frontend/onnx_internal.h"
 
+#include "common/bigmem.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,7 +48,7 @@ status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_
                     (long long)st.st_size, max_bytes);
   }
   size_t size = (size_t)st.st_size;
-  unsigned char *buf = malloc(size ? size : 1);
+  unsigned char *buf = bigmem_alloc(size);
   if (!buf) {
     close(fd);
     return diag_set(d, ST_ERR_NOMEM, "%s: cannot allocate %zu bytes", path, size);
@@ -58,7 +59,7 @@ status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       int err = n < 0 ? errno : 0;
-      free(buf);
+      bigmem_free(buf, size);
       close(fd);
       return diag_set(d, ST_ERR_IO, "%s: read failed after %zu of %zu bytes%s%s", path, got, size,
                       err ? ": " : " (file shrank)", err ? strerror(err) : "");
@@ -71,7 +72,8 @@ status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_
   return ST_OK;
 }
 
-/* --- the budgeted allocator: each block carries its size in a header */
+/* --- the budgeted allocator: each block carries its size in a header; the
+ * big ones (raw_data of large initializers) come from bigmem */
 
 typedef union alloc_header {
   size_t bytes;
@@ -84,7 +86,7 @@ static void *budget_alloc(void *ud, size_t bytes) {
     p->over_budget = 1;
     return NULL;
   }
-  alloc_header *h = malloc(sizeof *h + bytes);
+  alloc_header *h = bigmem_alloc(sizeof *h + bytes);
   if (!h) {
     p->out_of_memory = 1;
     return NULL;
@@ -99,7 +101,7 @@ static void budget_free(void *ud, void *ptr) {
   if (!ptr) return;
   alloc_header *h = (alloc_header *)ptr - 1;
   p->used_bytes -= h->bytes;
-  free(h);
+  bigmem_free(h, sizeof *h + h->bytes);
 }
 
 /* --- the wire-format pre-check */

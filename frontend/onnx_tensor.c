@@ -24,6 +24,8 @@
  */
 #include "frontend/onnx_internal.h"
 
+#include "common/bigmem.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -506,7 +508,7 @@ status onnx_read_tensor_file(const char *path, arena *a, onnx_tensor *out, diag 
   if (s) return s;
   onnx_proto p;
   s = onnx_proto_unpack_tensor(bytes, size, path, &p, d);
-  free(bytes); /* the unpacked tensor holds its own copies */
+  bigmem_free(bytes, size); /* the unpacked tensor holds its own copies */
   if (s) return s;
 
   /* External data, if any, is relative to the file's directory. */

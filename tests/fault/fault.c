@@ -1,8 +1,9 @@
 /* fault.c - the fault injector linked into atc_fi (tests/CMakeLists.txt).
  *
  * ATC_FAULT=KIND:N makes the Nth call (1-based) of KIND fail, once:
- *   alloc   arena_alloc_aligned (common/fault.h hook) and malloc, calloc,
- *           realloc called from the compiler's own code: returns NULL, ENOMEM
+ *   alloc   arena_alloc_aligned and bigmem_alloc (common/fault.h hooks) and
+ *           malloc, calloc, realloc called from the compiler's own code:
+ *           returns NULL, ENOMEM
  *   write   write(2): returns -1, EIO
  *   fsync   fsync(2): returns -1, EIO
  *   rename  rename(3): returns -1, EIO

@@ -1,0 +1,29 @@
+/* bigmem.h - large zeroed buffers mapped and populated in one go.
+ *
+ * The compiler moves ~100 MB of weights through a few copies (the file, the
+ * unpacked protobuf, the graph's constants, their fp16 and FRACTAL_Z forms,
+ * the package). Touching that much fresh memory a page fault at a time is
+ * the largest cost of compiling a big model: on a virtual machine a fault
+ * taken from user space can cost 10-20 us, ~4 ms per MB, more than the
+ * copies themselves. A bigmem buffer is its own anonymous mapping whose pages
+ * the kernel faults in in one madvise(MADV_POPULATE_WRITE) call, ~0.2 ms per
+ * MB. Buffers under BIGMEM_MIN_BYTES come from malloc, which is cheaper for
+ * them, so callers need not choose. Either way the buffer is zero and needs
+ * no memset.
+ */
+#ifndef COMMON_BIGMEM_H
+#define COMMON_BIGMEM_H
+
+#include <stddef.h>
+
+enum { BIGMEM_MIN_BYTES = 256 << 10 };
+
+/* A zeroed buffer of `bytes` bytes (0 is allowed), 64-byte aligned (page
+ * aligned from BIGMEM_MIN_BYTES on), owned by the caller until bigmem_free;
+ * NULL when the memory cannot be had (report ST_ERR_NOMEM). */
+void *bigmem_alloc(size_t bytes);
+/* Releases a buffer from bigmem_alloc; `bytes` must be the size it was asked
+ * for (it tells a mapping from a malloc'd block). NULL is ignored. */
+void bigmem_free(void *p, size_t bytes);
+
+#endif
