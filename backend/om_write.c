@@ -2,8 +2,11 @@
  * (backend/om_write.h, common/om_format.h).
  *
  * The writer is a plain serialiser: it owns growable malloc'd arrays of
- * tensors and tasks, a string table and a weights blob, and lays them out at
- * om_writer_to_memory time. It does not judge what it is given (the runtime's
+ * tensors and tasks and a string table, keeps the weights as a list of
+ * segments (its own copies, or the caller's bytes borrowed until the package
+ * is serialised, so that the compiler's tens of megabytes of constants are
+ * copied once, into the package), and lays everything out in
+ * om_writer_serialise. It does not judge what it is given (the runtime's
  * loader is the one verifier), so tests can craft broken packages with it.
  * Strings are de-duplicated through a small open-addressing hash table of
  * string-table offsets; offset 0 is always "". Allocation failures in the
@@ -25,6 +28,7 @@
 #include <string.h>
 
 #include "common/atomic_file.h"
+#include "common/bigmem.h"
 #include "common/crc32c.h"
 
 typedef struct bytes_buf {
@@ -40,7 +44,14 @@ struct om_writer {
   uint32_t ntasks, tasks_cap;
   uint32_t *io; /* inputs then outputs */
   uint32_t ninputs, noutputs;
-  bytes_buf strings, weights;
+  bytes_buf strings;
+  struct weight_seg { /* one om_writer_add_weights* call's bytes */
+    uint64_t offset, bytes; /* in the WEIGHTS partition */
+    const void *data;
+    int owned;              /* the writer's copy (bigmem), else borrowed */
+  } *segs;
+  uint32_t nsegs, segs_cap;
+  uint64_t weights_bytes; /* the WEIGHTS partition's length */
   uint32_t *str_slots; /* hash table: string offset + 1, 0 = empty */
   size_t str_nslots, str_count;
   bytes_buf vprogs;     /* the VPROGS partition */
@@ -99,7 +110,9 @@ void om_writer_free(om_writer *w) {
   free(w->tasks);
   free(w->io);
   free(w->strings.data);
-  free(w->weights.data);
+  for (uint32_t i = 0; i < w->nsegs; i++)
+    if (w->segs[i].owned) bigmem_free((void *)w->segs[i].data, (size_t)w->segs[i].bytes);
+  free(w->segs);
   free(w->str_slots);
   free(w->vprogs.data);
   free(w->vprog_refs);
@@ -175,17 +188,34 @@ uint32_t om_writer_add_task(om_writer *w, const om_task *t) {
   return w->ntasks++;
 }
 
-int om_writer_add_weights(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out) {
-  uint64_t off = align_up(w->weights.len), end;
-  if (add_u64(off, bytes, &end) || end > SIZE_MAX || buf_reserve(&w->weights, (size_t)end - w->weights.len)) {
+/* Appends a segment at the next 64-aligned offset. 0 ok, -1 nomem. */
+static int add_seg(om_writer *w, const void *data, uint64_t bytes, int owned, uint64_t *offset_out) {
+  uint64_t off = align_up(w->weights_bytes), end;
+  if (add_u64(off, bytes, &end) || end > SIZE_MAX ||
+      array_grow((void **)&w->segs, &w->segs_cap, w->nsegs, sizeof *w->segs) != 0) {
     w->nomem = 1;
     return -1;
   }
-  memset(w->weights.data + w->weights.len, 0, (size_t)off - w->weights.len);
-  if (bytes) memcpy(w->weights.data + off, data, (size_t)bytes);
-  w->weights.len = (size_t)end;
+  w->segs[w->nsegs++] = (struct weight_seg){off, bytes, data, owned};
+  w->weights_bytes = end;
   *offset_out = off;
   return 0;
+}
+
+int om_writer_add_weights(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out) {
+  void *copy = NULL;
+  if (bytes && (bytes > SIZE_MAX || !(copy = bigmem_alloc((size_t)bytes)))) {
+    w->nomem = 1;
+    return -1;
+  }
+  if (bytes) memcpy(copy, data, (size_t)bytes);
+  if (add_seg(w, copy, bytes, 1, offset_out) == 0) return 0;
+  bigmem_free(copy, (size_t)bytes);
+  return -1;
+}
+
+int om_writer_add_weights_ref(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out) {
+  return add_seg(w, data, bytes, 0, offset_out);
 }
 
 int om_writer_add_vprog(om_writer *w, const om_vprog *hdr, const om_vinstr *instrs, uint32_t *offset_out) {
@@ -236,76 +266,112 @@ int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const ui
 
 enum { MAX_PARTS = 6 };
 
-status om_writer_to_memory(om_writer *w, void **data_out, size_t *size_out, diag *d) {
-  if (w->nomem) return diag_set(d, ST_ERR_NOMEM, "om writer: out of memory while building the package");
+/* Where each partition goes: what om_writer_size and om_writer_serialise share. */
+typedef struct om_layout {
+  om_model_def def; /* with the counts filled in */
+  size_t io_bytes;
+  struct part_src {
+    uint32_t type;
+    const void *data; /* NULL for MODEL (def and io) and WEIGHTS (segments) */
+    size_t size;
+  } parts[MAX_PARTS];
+  int nparts;
+  uint64_t header_len, offsets[MAX_PARTS], end; /* bytes */
+} om_layout;
 
-  om_model_def def = w->def;
-  def.ninputs = w->ninputs;
-  def.noutputs = w->noutputs;
-  def.ntensors = w->ntensors;
-  def.ntasks = w->ntasks;
+static status plan(const om_writer *w, om_layout *l, diag *d) {
+  if (w->nomem) return diag_set(d, ST_ERR_NOMEM, "om writer: out of memory while building the package");
+  memset(l, 0, sizeof *l);
+  l->def = w->def;
+  l->def.ninputs = w->ninputs;
+  l->def.noutputs = w->noutputs;
+  l->def.ntensors = w->ntensors;
+  l->def.ntasks = w->ntasks;
 
   /* Partition contents in file order. */
-  size_t io_bytes = ((size_t)w->ninputs + w->noutputs) * sizeof(uint32_t);
-  typedef struct part_src { uint32_t type; const void *data; size_t size; } part_src;
-  part_src parts[MAX_PARTS] = {
-      {OM_PART_MODEL, NULL, sizeof def + io_bytes},
-      {OM_PART_TENSORS, w->tensors, (size_t)w->ntensors * sizeof(om_tensor)},
-      {OM_PART_TASKS, w->tasks, (size_t)w->ntasks * sizeof(om_task)},
-      {OM_PART_STRINGS, w->strings.data, w->strings.len},
-  };
-  int nparts = 4;
-  if (w->vprogs.len) parts[nparts++] = (part_src){OM_PART_VPROGS, w->vprogs.data, w->vprogs.len};
-  parts[nparts++] = (part_src){OM_PART_WEIGHTS, w->weights.data, w->weights.len};
-  uint64_t header_len = sizeof(om_header) + nparts * sizeof(om_partition);
-  uint64_t offsets[MAX_PARTS], end = header_len;
-  for (int i = 0; i < nparts; i++) {
-    offsets[i] = align_up(end);
-    if (add_u64(offsets[i], parts[i].size, &end))
+  l->io_bytes = ((size_t)w->ninputs + w->noutputs) * sizeof(uint32_t);
+  struct part_src *parts = l->parts;
+  parts[0] = (struct part_src){OM_PART_MODEL, NULL, sizeof l->def + l->io_bytes};
+  parts[1] = (struct part_src){OM_PART_TENSORS, w->tensors, (size_t)w->ntensors * sizeof(om_tensor)};
+  parts[2] = (struct part_src){OM_PART_TASKS, w->tasks, (size_t)w->ntasks * sizeof(om_task)};
+  parts[3] = (struct part_src){OM_PART_STRINGS, w->strings.data, w->strings.len};
+  l->nparts = 4;
+  if (w->vprogs.len) parts[l->nparts++] = (struct part_src){OM_PART_VPROGS, w->vprogs.data, w->vprogs.len};
+  parts[l->nparts++] = (struct part_src){OM_PART_WEIGHTS, NULL, w->weights_bytes};
+  l->header_len = sizeof(om_header) + l->nparts * sizeof(om_partition);
+  l->end = l->header_len;
+  for (int i = 0; i < l->nparts; i++) {
+    l->offsets[i] = align_up(l->end);
+    if (add_u64(l->offsets[i], parts[i].size, &l->end))
       return diag_set(d, ST_ERR_LIMIT, "om writer: package size overflows");
   }
-  if (end > SIZE_MAX - OM_ALIGN) return diag_set(d, ST_ERR_LIMIT, "om writer: package too large");
+  if (l->end > SIZE_MAX - OM_ALIGN) return diag_set(d, ST_ERR_LIMIT, "om writer: package too large");
+  return ST_OK;
+}
 
-  uint8_t *out = NULL;
-  if (posix_memalign((void **)&out, OM_ALIGN, (size_t)align_up(end)) != 0)
-    return diag_set(d, ST_ERR_NOMEM, "om writer: cannot allocate %llu bytes", (unsigned long long)end);
-  memset(out, 0, (size_t)end);
+status om_writer_size(om_writer *w, size_t *size_out, diag *d) {
+  om_layout l;
+  status st = plan(w, &l, d);
+  *size_out = st == ST_OK ? (size_t)l.end : 0;
+  return st;
+}
 
-  memcpy(out + offsets[0], &def, sizeof def);
-  if (io_bytes) memcpy(out + offsets[0] + sizeof def, w->io, io_bytes);
-  for (int i = 1; i < nparts; i++)
-    if (parts[i].size) memcpy(out + offsets[i], parts[i].data, parts[i].size);
+void om_writer_serialise(om_writer *w, void *buf) {
+  om_layout l;
+  diag d;
+  diag_init(&d);
+  if (plan(w, &l, &d) != ST_OK) return; /* the caller's om_writer_size reported it */
+  uint8_t *out = buf;
+  memcpy(out + l.offsets[0], &l.def, sizeof l.def);
+  if (l.io_bytes) memcpy(out + l.offsets[0] + sizeof l.def, w->io, l.io_bytes);
+  for (int i = 1; i < l.nparts; i++)
+    if (l.parts[i].data && l.parts[i].size) memcpy(out + l.offsets[i], l.parts[i].data, l.parts[i].size);
+  uint8_t *weights = out + l.offsets[l.nparts - 1];
+  for (uint32_t i = 0; i < w->nsegs; i++)
+    if (w->segs[i].bytes) memcpy(weights + w->segs[i].offset, w->segs[i].data, (size_t)w->segs[i].bytes);
 
   om_header h = {0};
   memcpy(h.magic, OM_MAGIC, sizeof h.magic);
   h.major = OM_VERSION_MAJOR;
   h.minor = OM_VERSION_MINOR;
-  h.header_len = (uint32_t)header_len;
-  h.file_len = end;
-  h.npartitions = (uint32_t)nparts;
+  h.header_len = (uint32_t)l.header_len;
+  h.file_len = l.end;
+  h.npartitions = (uint32_t)l.nparts;
   memcpy(out, &h, sizeof h);
-  for (int i = 0; i < nparts; i++) {
+  for (int i = 0; i < l.nparts; i++) {
     om_partition p = {0};
-    p.type = parts[i].type;
-    p.offset = offsets[i];
-    p.size = parts[i].size;
-    p.crc32c = crc32c(0, out + offsets[i], parts[i].size);
+    p.type = l.parts[i].type;
+    p.offset = l.offsets[i];
+    p.size = l.parts[i].size;
+    p.crc32c = crc32c(0, out + l.offsets[i], l.parts[i].size);
     memcpy(out + sizeof h + (size_t)i * sizeof p, &p, sizeof p);
   }
-  h.header_crc = crc32c(0, out, (size_t)header_len);
+  h.header_crc = crc32c(0, out, (size_t)l.header_len);
   memcpy(out + offsetof(om_header, header_crc), &h.header_crc, sizeof h.header_crc);
+}
 
+status om_writer_to_memory(om_writer *w, void **data_out, size_t *size_out, diag *d) {
+  size_t size;
+  status st = om_writer_size(w, &size, d);
+  if (st != ST_OK) return st;
+  uint8_t *out = NULL;
+  if (posix_memalign((void **)&out, OM_ALIGN, (size_t)align_up(size)) != 0)
+    return diag_set(d, ST_ERR_NOMEM, "om writer: cannot allocate %zu bytes", size);
+  memset(out, 0, size);
+  om_writer_serialise(w, out);
   *data_out = out;
-  *size_out = (size_t)end;
+  *size_out = size;
   return ST_OK;
 }
 
 status om_writer_write_file(om_writer *w, const char *path, diag *d) {
-  void *data = NULL;
-  size_t size = 0;
-  status st = om_writer_to_memory(w, &data, &size, d);
+  size_t size;
+  status st = om_writer_size(w, &size, d);
   if (st != ST_OK) return st;
+  void *data = bigmem_alloc(size);
+  if (!data) return diag_set(d, ST_ERR_NOMEM, "om writer: cannot allocate %zu bytes", size);
+  om_writer_serialise(w, data);
   st = atomic_write_file(path, data, size, d);
-  free(data);
+  bigmem_free(data, size);
   return st;
 }

@@ -1,8 +1,9 @@
 /* om_write.h - builds an om package (common/om_format.h) in memory and writes
  * it atomically.
  *
- * The writer owns copies of everything added to it; the caller's buffers can
- * be reused as soon as a call returns. Counts (ninputs, ntensors, ...) in the
+ * The writer owns copies of everything added to it, except the weights of
+ * om_writer_add_weights_ref; the caller's other buffers can be reused as soon
+ * as a call returns. Counts (ninputs, ntensors, ...) in the
  * model definition are filled in by the writer from what was added. Weights
  * are appended at 64-byte aligned offsets. Strings are de-duplicated.
  *
@@ -32,6 +33,10 @@ void om_writer_set_model(om_writer *w, const om_model_def *def);
 uint32_t om_writer_add_tensor(om_writer *w, const om_tensor *t);
 /* Appends bytes to the WEIGHTS partition at a 64-aligned offset (*offset_out). 0 ok, -1 nomem. */
 int om_writer_add_weights(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out);
+/* The same without a copy: `data` is borrowed and must stay valid and
+ * unchanged until the last om_writer_size / om_writer_serialise /
+ * om_writer_to_memory / om_writer_write_file call. */
+int om_writer_add_weights_ref(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out);
 /* Appends a vector program (common/vprog.h: header + hdr->ninstrs
  * instructions) to the VPROGS partition at an 8-aligned offset, returned in
  * *offset_out for the VPROG task's params[0]. Identical programs are stored
@@ -43,7 +48,14 @@ uint32_t om_writer_add_task(om_writer *w, const om_task *t);
 int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const uint32_t *outputs,
                      int noutputs);
 
-/* Serialises the package. *data_out is 64-byte aligned, malloc'd (free()). */
+/* The package's size in bytes; fails (ST_ERR_NOMEM) when an add function
+ * did. */
+status om_writer_size(om_writer *w, size_t *size_out, diag *d);
+/* Serialises the package into `out`: om_writer_size bytes, 64-byte aligned
+ * and zeroed (as from bigmem_alloc), owned by the caller. Call it only after
+ * om_writer_size succeeded. */
+void om_writer_serialise(om_writer *w, void *out);
+/* Both in one: *data_out is 64-byte aligned, malloc'd (free()). */
 status om_writer_to_memory(om_writer *w, void **data_out, size_t *size_out, diag *d);
 /* Writes the package to `path` atomically: a temporary file in the same
  * directory, fsync, rename over `path`, fsync of the directory. On any failure

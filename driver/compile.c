@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "common/atomic_file.h"
+#include "common/bigmem.h"
 #include "frontend/onnx_import.h"
 #include "ir/ir.h"
 #include "omrt.h"
@@ -204,18 +205,21 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
     size_t size = 0;
     if (!ctx.writer) {
       st = diag_set(d, ST_ERR_INVALID, "pass emit produced no package");
-    } else {
+    } else if (opt->output_path) { /* bigmem: the package runs to megabytes */
+      st = om_writer_size(ctx.writer, &size, d);
+      if (st == ST_OK && !(data = bigmem_alloc(size)))
+        st = diag_set(d, ST_ERR_NOMEM, "cannot allocate the %zu-byte package", size);
+      if (st == ST_OK) om_writer_serialise(ctx.writer, data);
+      if (st == ST_OK) st = verify_package(data, size, d);
+      if (st == ST_OK) st = atomic_write_file(opt->output_path, data, size, d);
+      bigmem_free(data, size);
+    } else { /* the caller's, to free() */
       st = om_writer_to_memory(ctx.writer, &data, &size, d);
       if (st == ST_OK) st = verify_package(data, size, d);
-      if (st == ST_OK && opt->output_path) {
-        st = atomic_write_file(opt->output_path, data, size, d);
-        free(data);
-        data = NULL;
-      }
-      if (st == ST_OK) res->om_bytes = size;
-      if (st != ST_OK) free(data);
-      else res->om_data = data;
+      if (st == ST_OK) res->om_data = data;
+      else free(data);
     }
+    if (st == ST_OK) res->om_bytes = size;
     if (st == ST_OK) phase_done(opt, "write", &t0);
   }
   om_writer_free(ctx.writer);

@@ -3,7 +3,8 @@
  * Needs: memplan has run (every value has a region, offset and bytes; view
  * nodes that need no copy carry alias=1); tiling has run (block_dim on every
  * node, tile_m/n/k on cube Convs); layouts and dtypes as layout left them.
- * Changes: builds ctx->writer (owned by the ctx from then on); assigns the
+ * Changes: builds ctx->writer (owned by the ctx from then on; it borrows the
+ * constants' data, so serialise it before the graph is freed); assigns the
  * offsets of constants in the WEIGHTS partition (v->offset); sets
  * ctx->ntasks and ctx->weights_bytes. The graph is otherwise untouched.
  * Leaves true: one om_tensor per value some task or the model I/O uses,
@@ -91,7 +92,7 @@ static uint32_t tensor_of(emit_state *s, ir_value *v, status *st) {
     return OM_NONE;
   }
   if (v->region == IR_REGION_WEIGHTS) {
-    if (om_writer_add_weights(s->w, v->data, v->bytes, &v->offset)) {
+    if (om_writer_add_weights_ref(s->w, v->data, v->bytes, &v->offset)) {
       *st = nomem(s);
       return OM_NONE;
     }

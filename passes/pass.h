@@ -39,7 +39,8 @@ typedef struct pass_ctx {
   uint64_t workspace_lower_bound; /* memplan: max over time of live bytes */
   uint64_t weights_bytes;        /* emit */
   int ntasks;                    /* emit */
-  om_writer *writer;             /* emit: the package; owned by the ctx, freed by the driver */
+  om_writer *writer;             /* emit: the package; owned by the ctx, freed by the driver;
+                                    borrows the graph's constants (serialise it first) */
 } pass_ctx;
 
 /* Fusion rules: each merges several ONNX ops into one task, and each can be
