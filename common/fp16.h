@@ -1,11 +1,15 @@
 /* fp16.h - IEEE binary16 <-> binary32 conversion, portable C.
  * float_to_half rounds to nearest even, overflows to inf, keeps NaN a NaN, and
  * produces subnormals; half_to_float is exact. Hot loops in the runtime may use
- * F16C instead; these are the reference both must agree with bit for bit. */
+ * F16C instead; these are the reference both must agree with bit for bit.
+ * floats_to_halves converts an array with the same results, written without
+ * branches so compilers vectorize it (float_to_half's rounding branch is a
+ * coin toss on real weights and mispredicts half the time). */
 #ifndef COMMON_FP16_H
 #define COMMON_FP16_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -56,6 +60,36 @@ static inline uint16_t float_to_half(float f) {
   uint32_t rem = absx & 0x1fffu;
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
   return (uint16_t)(sign | h);
+}
+
+/* dst[i] = float_to_half(src[i]) for i < n; the arrays must not overlap.
+ * Each case is computed for every element and the right one picked by masks:
+ * normal halves drop 13 bits with round to nearest even (adding 0xfff plus
+ * the lowest kept bit carries into the kept bits exactly when the dropped
+ * ones are above half, or at half with the kept value odd); for subnormal
+ * halves, adding 0.5f (whose ulp is 2^-24, the subnormal half's step) leaves
+ * the value rounded to nearest even in the low mantissa bits; results past
+ * 65504 that round up become inf; a NaN keeps its top payload bits and gets
+ * the quiet bit. tests/unit/test_fp16.c checks it against float_to_half. */
+static inline void floats_to_halves(uint16_t *restrict dst, const float *restrict src, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint32_t x, sub;
+    float s;
+    memcpy(&x, &src[i], 4);
+    uint32_t sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+    uint32_t normal = (a + 0xfffu + ((a >> 13) & 1u) - (112u << 23)) >> 13;
+    memcpy(&s, &a, 4);
+    s += 0.5f;
+    memcpy(&sub, &s, 4);
+    sub -= 0x3f000000u;
+    uint32_t nan = 0x7e00u | ((a >> 13) & 0x3ffu);
+    uint32_t is_sub = 0u - ((int32_t)a < 0x38800000), is_inf = 0u - ((int32_t)a >= 0x477ff000),
+             is_nan = 0u - ((int32_t)a > 0x7f800000);
+    uint32_t h = (sub & is_sub) | (normal & ~is_sub);
+    h = (0x7c00u & is_inf) | (h & ~is_inf);
+    h = (nan & is_nan) | (h & ~is_nan);
+    dst[i] = (uint16_t)(sign | h);
+  }
 }
 
 /* d rounded to float with round-to-odd (inexact results get an odd last

@@ -93,8 +93,7 @@ static status const_to_f16(ir_graph *g, ir_value *c, diag *d) {
     return diag_set(d, ST_ERR_INVALID, "constant '%s': element count unknown", c->name);
   uint16_t *h = arena_array(&g->arena, (size_t)count ? (size_t)count : 1, sizeof *h);
   if (!h) return diag_set(d, ST_ERR_NOMEM, "constant '%s': out of memory", c->name);
-  const float *f = c->data;
-  for (int64_t i = 0; i < count; i++) h[i] = float_to_half(f[i]);
+  floats_to_halves(h, c->data, (size_t)count);
   c->data = h;
   c->dtype = DT_FLOAT16;
   return ST_OK;
