@@ -121,8 +121,28 @@ static uint64_t phys_index(int lay, const int64_t *dm, int64_t a, int64_t b, int
   return ((frac * n1 + (uint64_t)a / C0) * C0 + (uint64_t)b % C0) * C0 + (uint64_t)a % C0;
 }
 
+/* out[j + k * step] = in[i + k] for k < n, converting from dtype `in_dt` to
+ * `out_dt`; with one dtype the bits move unchanged. */
+static void move_elems(void *out, int out_dt, uint64_t j, uint64_t step, const void *in, int in_dt,
+                       uint64_t i, uint64_t n) {
+  size_t es = dtype_size(out_dt);
+  if (in_dt == out_dt && es == 2) {
+    uint16_t *o = (uint16_t *)out + j;
+    const uint16_t *x = (const uint16_t *)in + i;
+    for (uint64_t k = 0; k < n; k++) o[k * step] = x[k];
+  } else if (in_dt == out_dt && es == 4) {
+    uint32_t *o = (uint32_t *)out + j;
+    const uint32_t *x = (const uint32_t *)in + i;
+    for (uint64_t k = 0; k < n; k++) o[k * step] = x[k];
+  } else {
+    for (uint64_t k = 0; k < n; k++) store_elem(out, out_dt, j + k * step, load_elem(in, in_dt, i + k));
+  }
+}
+
 /* New payload for ND constant c reinterpreted with logical dims `dims` (same
- * element count) in layout `lay` and dtype `dt`; padding is zero. */
+ * element count) in layout `lay` and dtype `dt`; padding is zero (the arena's
+ * memory is). In both 5-D layouts the KH x KW (or H x W) elements of one
+ * (a, b) pair, contiguous in c, land `step` apart. */
 static void *convert_data(lay_state *s, const ir_value *c, int lay, int dt, int rank,
                           const int64_t *dims) {
   uint64_t phys;
@@ -130,15 +150,16 @@ static void *convert_data(lay_state *s, const ir_value *c, int lay, int dt, int 
   void *out = arena_array(&s->g->arena, phys ? phys : 1, dtype_size(dt));
   if (!out) return NULL;
   if (lay == LAYOUT_ND) {
-    for (uint64_t i = 0; i < phys; i++) store_elem(out, dt, i, load_elem(c->data, c->dtype, i));
+    if ((int)c->dtype == DT_FLOAT32 && dt == DT_FLOAT16) floats_to_halves(out, c->data, (size_t)phys);
+    else move_elems(out, dt, 0, 1, c->data, c->dtype, 0, phys);
     return out;
   }
+  uint64_t hw = (uint64_t)dims[2] * (uint64_t)dims[3];
+  uint64_t step = lay == LAYOUT_NC1HWC0 ? C0 : (uint64_t)(dims[0] + C0 - 1) / C0 * C0 * C0;
   uint64_t i = 0;
   for (int64_t a = 0; a < dims[0]; a++)
-    for (int64_t b = 0; b < dims[1]; b++)
-      for (int64_t h = 0; h < dims[2]; h++)
-        for (int64_t w = 0; w < dims[3]; w++)
-          store_elem(out, dt, phys_index(lay, dims, a, b, h, w), load_elem(c->data, c->dtype, i++));
+    for (int64_t b = 0; b < dims[1]; b++, i += hw)
+      move_elems(out, dt, phys_index(lay, dims, a, b, 0, 0), step, c->data, c->dtype, i, hw);
   return out;
 }
 
