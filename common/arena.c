@@ -3,11 +3,12 @@
  * Blocks are chained newest first. A new block holds at least twice what
  * the arena has handed out so far, from 64 KiB up to 4 MiB, so a scratch
  * arena of a few small things stays small and a graph's arena takes few
- * blocks. A request that does not fit such a block gets a block of its own,
- * linked behind the current one, which goes on being filled. Blocks come
- * from bigmem (malloc'd when small, mapped and populated in one call when
- * large): a block starts zeroed and no byte of it is handed out twice, so
- * allocations are zero without a memset.
+ * blocks. A request of 2 MiB or more, or one that does not fit such a block,
+ * gets a block of its own, linked behind the current one, which goes on
+ * being filled (a block of its own never is, so arena_release can give it
+ * back whole). Blocks come from bigmem (malloc'd when small, mapped and
+ * populated in one call when large): a block starts zeroed and no byte of it
+ * is handed out twice, so allocations are zero without a memset.
  */
 #include "arena.h"
 
@@ -20,10 +21,11 @@
 struct arena_block {
   arena_block *next;
   size_t size, used; /* bytes of data */
+  int own;           /* holds one big allocation (arena_release may free it) */
   _Alignas(64) unsigned char data[];
 };
 
-enum { FIRST_BLOCK_BYTES = 64 << 10, MAX_BLOCK_BYTES = 4 << 20 };
+enum { FIRST_BLOCK_BYTES = 64 << 10, MAX_BLOCK_BYTES = 4 << 20, OWN_BLOCK_BYTES = 2 << 20 };
 
 void arena_init(arena *a, size_t budget_bytes) {
   a->head = NULL;
@@ -64,12 +66,14 @@ void *arena_alloc_aligned(arena *a, size_t bytes, size_t align) {
     return NULL;
   arena_block *b = a->head;
   size_t off = b ? aligned_off(b, align) : 0;
-  if (!b || off > b->size || bytes > b->size - off) {
+  int fits = b && !b->own && bytes < OWN_BLOCK_BYTES && off <= b->size && bytes <= b->size - off;
+  if (!fits) {
     size_t total = a->used_bytes < MAX_BLOCK_BYTES / 2 ? 2 * a->used_bytes : MAX_BLOCK_BYTES;
     if (total < FIRST_BLOCK_BYTES) total = FIRST_BLOCK_BYTES;
-    int own = bytes + align > total - sizeof *b;
+    int own = bytes >= OWN_BLOCK_BYTES || bytes + align > total - sizeof *b;
     arena_block *nb = block_new(own ? sizeof *b + bytes + align : total);
     if (!nb) return NULL;
+    nb->own = own;
     if (b && own) { /* keep filling the current block afterwards */
       nb->next = b->next;
       b->next = nb;
@@ -84,6 +88,18 @@ void *arena_alloc_aligned(arena *a, size_t bytes, size_t align) {
   b->used = off + bytes;
   a->used_bytes += bytes;
   return p;
+}
+
+void arena_release(arena *a, const void *p) {
+  for (arena_block **link = &a->head; *link; link = &(*link)->next) {
+    arena_block *b = *link;
+    if (!b->own || (const unsigned char *)p < b->data || (const unsigned char *)p >= b->data + b->used)
+      continue;
+    a->used_bytes -= b->used - (size_t)((const unsigned char *)p - b->data);
+    *link = b->next;
+    bigmem_free(b, sizeof *b + b->size);
+    return;
+  }
 }
 
 void *arena_alloc(arena *a, size_t bytes) { return arena_alloc_aligned(a, bytes, 16); }

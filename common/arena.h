@@ -29,6 +29,11 @@ void *arena_array(arena *a, size_t count, size_t elem_bytes); /* overflow-checke
 char *arena_strdup(arena *a, const char *s);
 char *arena_strndup(arena *a, const char *s, size_t n);
 void *arena_memdup(arena *a, const void *p, size_t bytes);
+/* Gives back early the memory of `p`, the start of an allocation from `a`
+ * that nothing will use again. Only allocations of 2 MiB or more are given
+ * back, as each has a block of its own; for any other pointer this does
+ * nothing and the memory goes with the arena. */
+void arena_release(arena *a, const void *p);
 /* Grows a vector held in the arena: *items has *cap slots; doubles when full.
  * Returns 0 on success, -1 on allocation failure. */
 int arena_grow(arena *a, void **items, int *cap, int count, size_t elem_bytes);

@@ -149,6 +149,14 @@ ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const 
   return v->data ? v : NULL;
 }
 
+void ir_value_replace_data(ir_graph *g, ir_value *v, const void *data) {
+  const void *old = v->data;
+  v->data = data;
+  for (int i = 0; i < g->names_cap; i++)
+    if (g->names[i] && g->names[i]->data == old) return; /* shared: keep it */
+  arena_release(&g->arena, old);
+}
+
 int ir_graph_add_input(ir_graph *g, ir_value *v) {
   if (arena_grow(&g->arena, (void **)&g->inputs, &g->input_cap, g->ninputs, sizeof(ir_value *)))
     return -1;

@@ -3,8 +3,9 @@
  * A graph owns an arena; everything reachable from it (values, nodes, names,
  * attribute arrays, constant payloads) is allocated there and lives until
  * ir_graph_free. Pointers between graph objects are plain pointers into that
- * arena; nothing is freed individually. Passes delete by marking a node dead
- * and calling ir_graph_compact().
+ * arena; nothing is freed individually, except a constant payload that
+ * ir_value_replace_data supersedes. Passes delete by marking a node dead and
+ * calling ir_graph_compact().
  *
  * Values are SSA: each has at most one producer (NULL for graph inputs and
  * constants). A constant is a value with non-NULL `data` (C order in its own
@@ -128,6 +129,11 @@ void ir_value_set_shape(ir_value *v, int rank, const int64_t *dims);
 /* New constant: copies `bytes` of data (must equal elements x dtype size). */
 ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const int64_t *dims,
                        const void *data, size_t bytes);
+/* Makes `data` (in the graph arena) constant v's payload; v's dtype, shape
+ * and layout are the caller's to match. The old payload's memory goes back
+ * (arena_release) unless another value, live or compacted away, shares it
+ * (dce lets an Identity's output share its input's). */
+void ir_value_replace_data(ir_graph *g, ir_value *v, const void *data);
 ir_value *ir_value_find(const ir_graph *g, const char *name); /* NULL if no value in g has it */
 int ir_graph_add_input(ir_graph *g, ir_value *v);  /* 0 ok, -1 nomem */
 int ir_graph_add_output(ir_graph *g, ir_value *v); /* 0 ok, -1 nomem */

@@ -55,7 +55,7 @@ status convw_make_input(ir_graph *g, ir_node *n, int lay, int dt, int rank, cons
   if (!data) return nomem(n, d);
   convg_pack_rows(&geo, w->data, w->dtype, data, dt, 0, geo.c1out * C0);
   if (ir_value_use_count(g, w) == 1) { /* only n reads it: convert in place */
-    w->data = data;
+    ir_value_replace_data(g, w, data);
     w->dtype = dt;
     w->layout = lay;
     ir_value_set_shape(w, rank, dims);
@@ -63,6 +63,7 @@ status convw_make_input(ir_graph *g, ir_node *n, int lay, int dt, int rank, cons
   }
   int64_t flat = (int64_t)phys;
   ir_value *c = ir_const_new(g, name, dt, 1, &flat, data, (size_t)phys * dtype_size(dt));
+  arena_release(&g->arena, data); /* c has its own copy */
   if (!c) return nomem(n, d);
   c->layout = lay;
   ir_value_set_shape(c, rank, dims);

@@ -202,7 +202,7 @@ static status ensure_input(lay_state *s, ir_node *n, int slot, int lay, int dt,
     void *data = convert_data(s, v, lay, want_dt, rank, want_dims);
     if (!data) return nomem(s, n);
     if (ir_value_use_count(s->g, v) == 1) { /* only this node reads it: convert in place */
-      v->data = data;
+      ir_value_replace_data(s->g, v, data);
       v->dtype = want_dt;
       v->layout = lay;
       ir_value_set_shape(v, rank, want_dims);
@@ -213,6 +213,7 @@ static status ensure_input(lay_state *s, ir_node *n, int slot, int lay, int dt,
     /* build the copy as ND bytes of the physical size, then retag it */
     int64_t flat = (int64_t)phys;
     ir_value *c = ir_const_new(s->g, name, want_dt, 1, &flat, data, phys * dtype_size(want_dt));
+    arena_release(&s->g->arena, data); /* c has its own copy */
     if (!c) return nomem(s, n);
     c->layout = lay;
     ir_value_set_shape(c, rank, want_dims);

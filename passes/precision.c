@@ -94,7 +94,7 @@ static status const_to_f16(ir_graph *g, ir_value *c, diag *d) {
   uint16_t *h = arena_array(&g->arena, (size_t)count ? (size_t)count : 1, sizeof *h);
   if (!h) return diag_set(d, ST_ERR_NOMEM, "constant '%s': out of memory", c->name);
   floats_to_halves(h, c->data, (size_t)count);
-  c->data = h;
+  ir_value_replace_data(g, c, h);
   c->dtype = DT_FLOAT16;
   return ST_OK;
 }

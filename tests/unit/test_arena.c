@@ -2,12 +2,15 @@
  * aligned on both sides of BIGMEM_MIN_BYTES; arena allocations are zeroed
  * (no memset: fresh blocks are) and aligned whether they land in the first
  * small block, a grown one or a block of their own; the budget refuses what
- * would pass it. */
+ * would pass it; arena_release gives a big allocation back (and its bytes to
+ * the budget) and ignores every other pointer; ir_value_replace_data keeps a
+ * payload another value shares. */
 #include <stdint.h>
 #include <string.h>
 
 #include "common/arena.h"
 #include "common/bigmem.h"
+#include "ir/ir.h"
 #include "support.h"
 
 static int all_zero(const void *p, size_t n) {
@@ -56,20 +59,53 @@ static void test_alloc(void) {
   CHECK_EQ_INT(a.used_bytes, 0);
 }
 
-static void test_budget(void) {
+static void test_budget_release(void) {
   arena a;
   arena_init(&a, 8u << 20);
   void *small = arena_alloc(&a, 1000);
   void *big = arena_alloc(&a, 5u << 20);
   CHECK(small && big);
   CHECK(arena_alloc(&a, 4u << 20) == NULL); /* over the budget */
-  CHECK(arena_alloc(&a, 2u << 20) != NULL);
+  size_t used = a.used_bytes;
+  arena_release(&a, small); /* not a block of its own: kept */
+  CHECK_EQ_INT(a.used_bytes, used);
+  arena_release(&a, big);
+  CHECK_EQ_INT(a.used_bytes, used - (5u << 20));
+  arena_release(&a, big); /* already gone: nothing happens */
+  CHECK_EQ_INT(a.used_bytes, used - (5u << 20));
+  void *again = arena_alloc(&a, 4u << 20); /* the budget has room again */
+  CHECK(again != NULL && all_zero(again, 4u << 20));
+  CHECK(all_zero(small, 1000));
   arena_free(&a);
+}
+
+static void test_replace_data(void) {
+  ir_graph *g = ir_graph_new("t", 0);
+  int64_t n = (3 << 20) / 4;
+  float *f = arena_array(&g->arena, (size_t)n, sizeof *f);
+  CHECK(f != NULL);
+  f[0] = 1.0f;
+  ir_value *x = ir_const_new(g, "x", DT_FLOAT32, 1, &n, f, (size_t)n * sizeof *f);
+  ir_value *y = ir_value_new(g, "y", DT_FLOAT32);
+  CHECK(x && y);
+  ir_value_set_shape(y, 1, &n);
+  y->data = x->data; /* as dce does for an Identity of a constant */
+  size_t used = g->arena.used_bytes;
+  void *z = arena_array(&g->arena, (size_t)n, sizeof(float));
+  ir_value_replace_data(g, x, z); /* y still reads the old payload */
+  CHECK_EQ_INT(g->arena.used_bytes, used + (size_t)n * sizeof(float));
+  CHECK(((const float *)y->data)[0] == 1.0f);
+  used = g->arena.used_bytes;
+  void *w = arena_array(&g->arena, (size_t)n, sizeof(float));
+  ir_value_replace_data(g, y, w); /* now nothing does */
+  CHECK_EQ_INT(g->arena.used_bytes, used);
+  ir_graph_free(g);
 }
 
 int main(void) {
   test_bigmem();
   test_alloc();
-  test_budget();
+  test_budget_release();
+  test_replace_data();
   return test_summary("test_arena");
 }
