@@ -60,6 +60,12 @@ void *bigmem_alloc(size_t bytes) {
   return p;
 }
 
+void bigmem_discard(void *p, size_t bytes) {
+  uintptr_t start = ((uintptr_t)p + HUGE_PAGE_BYTES - 1) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1);
+  uintptr_t end = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1);
+  if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
 void bigmem_free(void *p, size_t bytes) {
   if (bytes < BIGMEM_MIN_BYTES) free(p);
   else if (p) munmap(p, page_round(bytes));

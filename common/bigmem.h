@@ -22,6 +22,11 @@ enum { BIGMEM_MIN_BYTES = 256 << 10 };
  * aligned from BIGMEM_MIN_BYTES on), owned by the caller until bigmem_free;
  * NULL when the memory cannot be had (report ST_ERR_NOMEM). */
 void *bigmem_alloc(size_t bytes);
+/* Gives the memory of [p, p + bytes) inside a bigmem buffer back to the
+ * system while the buffer stays mapped (and owned): those bytes read as zero
+ * afterwards. Only whole 2 MiB extents go (a buffer that size or larger is
+ * made of them), so a smaller range may give back nothing. */
+void bigmem_discard(void *p, size_t bytes);
 /* Releases a buffer from bigmem_alloc; `bytes` must be the size it was asked
  * for (it tells a mapping from a malloc'd block). NULL is ignored. */
 void bigmem_free(void *p, size_t bytes);

@@ -28,25 +28,51 @@
 
 /* --- onnx_proto.c */
 
-/* An unpacked model and the budgeted allocator that owns its memory. The
- * struct must not move between onnx_proto_unpack and onnx_proto_free. */
+/* A byte range: bytes from offset. */
+typedef struct onnx_span {
+  size_t offset, bytes;
+} onnx_span;
+
+/* An unpacked model (or tensor) and the budgeted allocator that owns its
+ * memory. The struct must not move between onnx_proto_unpack and
+ * onnx_proto_free. */
 typedef struct onnx_proto {
-  Onnx__ModelProto *model;   /* set by onnx_proto_unpack */
-  Onnx__TensorProto *tensor; /* set by onnx_proto_unpack_tensor */
+  Onnx__ModelProto *model;   /* set by onnx_proto_unpack; its graph has no initializers */
+  Onnx__TensorProto *tensor; /* set by onnx_proto_unpack_tensor / onnx_proto_initializer */
   ProtobufCAllocator alloc;
   size_t used_bytes, budget_bytes; /* charged to the allocator */
   int over_budget;                 /* an allocation was refused by the budget */
   int out_of_memory;               /* an allocation failed */
+  /* onnx_proto_unpack: */
+  const void *data;  /* the serialized model: borrowed, or owned (bigmem) when `owned` */
+  size_t size;       /* bytes at data */
+  int owned;
+  const char *label; /* borrowed, for messages */
+  onnx_span *inits;  /* graph.initializer values in data, in order (bigmem) */
+  size_t ninits;
+  void *compact;     /* the model without them, which `model` was unpacked from (bigmem) */
+  size_t compact_bytes;
 } onnx_proto;
 
 /* Reads all of `path` (a regular file of at most max_bytes) into memory the
  * caller frees with bigmem_free(*data_out, *size_out) (common/bigmem.h). */
 status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_t *size_out,
                       diag *d);
-/* Checks and unpacks `size` bytes; ST_ERR_PARSE names the byte offset and the
- * field path of the first malformed piece. `p` is cleared first. */
-status onnx_proto_unpack(const void *data, size_t size, const char *label, onnx_proto *p, diag *d);
-/* Same for a serialized TensorProto (the input_N.pb / output_N.pb files of ONNX node tests). */
+/* Checks and unpacks `size` bytes of a ModelProto; ST_ERR_PARSE names the
+ * byte offset and the field path of the first malformed piece. `p` is
+ * cleared first. p->model lacks the graph's initializers: p->inits locates
+ * them and onnx_proto_initializer unpacks them. `data` must outlive p, or,
+ * when `owned`, is a bigmem buffer (from onnx_read_file) that p takes over
+ * whatever the outcome. `label` names the model in messages and must outlive
+ * p. Call onnx_proto_free in every case. */
+status onnx_proto_unpack(const void *data, size_t size, int owned, const char *label,
+                         onnx_proto *p, diag *d);
+/* Unpacks initializer i of p into t (cleared first; onnx_proto_free(t) in
+ * every case). Call it for i = 0, 1, ... in order: when p owns the bytes,
+ * those before initializer i are given back. */
+status onnx_proto_initializer(onnx_proto *p, size_t i, onnx_proto *t, diag *d);
+/* Checks and unpacks a serialized TensorProto (the input_N.pb / output_N.pb
+ * files of ONNX node tests). */
 status onnx_proto_unpack_tensor(const void *data, size_t size, const char *label, onnx_proto *p,
                                 diag *d);
 void onnx_proto_free(onnx_proto *p);

@@ -3,7 +3,8 @@
  * After onnx_proto.c has turned bytes into a ModelProto, the graph is built
  * in passes over it, so that nodes may come in any order:
  *   1. the model: ir_version, the default-domain opset (g->opset);
- *   2. definitions: every initializer becomes a constant, every graph input
+ *   2. definitions: every initializer becomes a constant (each unpacked on
+ *      its own, in file order: onnx_proto_initializer), every graph input
  *      that is not an initializer becomes an input with a fully known shape
  *      (symbolic or missing dims fixed by --input_shape), every Constant node
  *      becomes a constant, and every other node's outputs become values;
@@ -26,7 +27,6 @@
  * --input_shape replaces a graph input's dims wholesale (as ATC does), but its
  * rank must agree with the model's. Messages name the model (`label`) first.
  */
-#include "common/bigmem.h"
 #include "frontend/onnx_internal.h"
 #include "passes/pass.h"
 
@@ -139,7 +139,8 @@ typedef struct name_entry {
 
 typedef struct loader {
   onnx_ctx c;
-  const Onnx__GraphProto *gp;
+  onnx_proto *proto;
+  const Onnx__GraphProto *gp; /* proto->model->graph */
   name_entry *slots;
   size_t mask; /* slot count - 1 (a power of two minus one) */
 } loader;
@@ -206,17 +207,24 @@ static status check_model(loader *L, const Onnx__ModelProto *m) {
 
 /* --- 2. definitions */
 
+/* Each initializer is unpacked on its own (onnx_proto.c), its constant made
+ * and its unpacked copy freed before the next, so the name is copied. */
 static status add_initializers(loader *L) {
-  const Onnx__GraphProto *gp = L->gp;
-  for (size_t i = 0; i < gp->n_initializer; i++) {
-    const Onnx__TensorProto *t = gp->initializer[i];
-    if (!t->name || !*t->name)
-      return onnx_fail(&L->c, ST_ERR_INVALID, "initializer %zu has no name", i);
-    name_entry *e;
-    char what[300];
-    snprintf(what, sizeof what, "initializer '%.250s'", t->name);
-    status s = define(L, t->name, "initializer", &e);
-    if (!s) s = onnx_tensor_const(&L->c, t, t->name, what, &e->v);
+  for (size_t i = 0; i < L->proto->ninits; i++) {
+    onnx_proto tp;
+    status s = onnx_proto_initializer(L->proto, i, &tp, L->c.d);
+    const Onnx__TensorProto *t = tp.tensor;
+    name_entry *e = NULL;
+    if (!s && (!t->name || !*t->name))
+      s = onnx_fail(&L->c, ST_ERR_INVALID, "initializer %zu has no name", i);
+    if (!s) {
+      const char *name = arena_strdup(&L->c.scratch, t->name);
+      char what[300];
+      snprintf(what, sizeof what, "initializer '%.250s'", t->name);
+      s = name ? define(L, name, "initializer", &e) : onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
+      if (!s) s = onnx_tensor_const(&L->c, t, name, what, &e->v);
+    }
+    onnx_proto_free(&tp);
     if (s) return s;
     e->kind = DEF_INITIALIZER;
   }
@@ -547,9 +555,10 @@ static status finish(loader *L) {
   return ST_OK;
 }
 
-static status build_graph(const Onnx__ModelProto *m, const char *dir, const char *label,
+static status build_graph(onnx_proto *p, const char *dir, const char *label,
                           const onnx_options *opt, ir_graph **graph_out, diag *d) {
-  loader L = {.c = {.label = label, .dir = dir, .dirfd = -1, .opt = opt, .d = d}};
+  const Onnx__ModelProto *m = p->model;
+  loader L = {.c = {.label = label, .dir = dir, .dirfd = -1, .opt = opt, .d = d}, .proto = p};
   arena_init(&L.c.scratch, 0);
   const char *name = m->graph && m->graph->name && *m->graph->name ? m->graph->name : label;
   L.c.g = ir_graph_new(name, 0);
@@ -558,7 +567,7 @@ static status build_graph(const Onnx__ModelProto *m, const char *dir, const char
   status s = check_model(&L, m);
   if (!s) {
     L.gp = m->graph;
-    size_t defs = L.gp->n_initializer + L.gp->n_input, slots = 64;
+    size_t defs = p->ninits + L.gp->n_input, slots = 64;
     for (size_t i = 0; i < L.gp->n_node; i++) defs += L.gp->node[i]->n_output;
     while (slots < 2 * defs) slots *= 2;
     L.slots = arena_array(&L.c.scratch, slots, sizeof *L.slots);
@@ -593,8 +602,8 @@ status onnx_load_memory(const void *data, size_t size, const char *dir, const ch
     return diag_set(d, ST_ERR_LIMIT, "%s: the model has %zu bytes, more than the limit of %zu",
                     label, size, limit);
   onnx_proto p;
-  status s = onnx_proto_unpack(data, size, label, &p, d);
-  if (!s) s = build_graph(p.model, dir, label, opt, graph_out, d);
+  status s = onnx_proto_unpack(data, size, 0, label, &p, d);
+  if (!s) s = build_graph(&p, dir, label, opt, graph_out, d);
   onnx_proto_free(&p);
   return s;
 }
@@ -608,15 +617,14 @@ status onnx_load_file(const char *path, const onnx_options *opt, ir_graph **grap
                             &data, &size, d);
   if (s) return s;
   onnx_proto p;
-  s = onnx_proto_unpack(data, size, path, &p, d);
-  bigmem_free(data, size); /* the unpacked model holds its own copies */
+  s = onnx_proto_unpack(data, size, 1, path, &p, d); /* p owns data now */
   char *dir = NULL;
   if (!s) {
     const char *slash = strrchr(path, '/');
     dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
     if (!dir) s = diag_set(d, ST_ERR_NOMEM, "%s: out of memory", path);
   }
-  if (!s) s = build_graph(p.model, dir, path, opt, graph_out, d);
+  if (!s) s = build_graph(&p, dir, path, opt, graph_out, d);
   free(dir);
   onnx_proto_free(&p);
   return s;

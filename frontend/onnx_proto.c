@@ -10,6 +10,16 @@
  * first bad byte is reported by offset and field path ("graph.node.attribute").
  * The unpack then runs with an allocator that charges every allocation to a
  * byte budget proportional to the input size; running out is ST_ERR_LIMIT.
+ *
+ * A model's weights are nearly all of its bytes, in the TensorProtos of
+ * ModelProto.graph.initializer. Unpacking them with the rest would copy them
+ * all while the file's bytes are still held: twice the file in memory at
+ * once. So once the wire check has passed, the model is unpacked from a copy
+ * of the bytes without those fields (compact), and each initializer is
+ * unpacked on its own when the loader reaches it (onnx_proto_initializer),
+ * in file order. When the proto owns the bytes (the file onnx_load_file
+ * read) the pages before the initializer being read go back to the system,
+ * so the loader's constants take the file's place instead of adding to it.
  */
 #include "frontend/onnx_internal.h"
 
@@ -196,27 +206,29 @@ static int wire_check(wire_walk *w, size_t pos, size_t end, const ProtobufCMessa
   return 0;
 }
 
-/* Checks and unpacks one message of type `desc` ("ModelProto", "TensorProto"
- * in messages) under the byte budget. */
+/* Checks the wire format of a message of type `desc` ("ModelProto",
+ * "TensorProto" in messages). */
+static status check_message(const ProtobufCMessageDescriptor *desc, const void *data, size_t size,
+                            const char *label, diag *d) {
+  const char *kind = desc->short_name;
+  if (size == 0)
+    return diag_set(d, ST_ERR_PARSE, "%s: not a valid ONNX %s (the file is empty)", label, kind);
+  wire_walk w = {.buf = data};
+  if (wire_check(&w, 0, size, desc, 0) == 0) return ST_OK;
+  char path[512];
+  size_t n = (size_t)snprintf(path, sizeof path, "%s", kind);
+  for (int i = 0; i < w.bad_depth && n < sizeof path; i++)
+    n += (size_t)snprintf(path + n, sizeof path - n, ".%s", w.path[i]);
+  return diag_set(d, ST_ERR_PARSE,
+                  "%s: not a valid ONNX %s (protobuf parse failed at byte %zu of %zu in %s: %s)",
+                  label, kind, w.bad_at, size, path, w.why);
+}
+
+/* Unpacks checked bytes with p's allocator, under a byte budget. */
 static status unpack_message(const ProtobufCMessageDescriptor *desc, const void *data,
                              size_t size, const char *label, onnx_proto *p,
                              ProtobufCMessage **msg_out, diag *d) {
   const char *kind = desc->short_name;
-  *msg_out = NULL;
-  if (size == 0)
-    return diag_set(d, ST_ERR_PARSE, "%s: not a valid ONNX %s (the file is empty)", label, kind);
-
-  wire_walk w = {.buf = data};
-  if (wire_check(&w, 0, size, desc, 0) != 0) {
-    char path[512];
-    size_t n = (size_t)snprintf(path, sizeof path, "%s", kind);
-    for (int i = 0; i < w.bad_depth && n < sizeof path; i++)
-      n += (size_t)snprintf(path + n, sizeof path - n, ".%s", w.path[i]);
-    return diag_set(d, ST_ERR_PARSE,
-                    "%s: not a valid ONNX %s (protobuf parse failed at byte %zu of %zu in %s: %s)",
-                    label, kind, w.bad_at, size, path, w.why);
-  }
-
   p->budget_bytes = size > (SIZE_MAX - BUDGET_BASE) / BUDGET_PER_BYTE
                         ? SIZE_MAX
                         : BUDGET_BASE + size * BUDGET_PER_BYTE;
@@ -233,11 +245,111 @@ static status unpack_message(const ProtobufCMessageDescriptor *desc, const void 
                   kind);
 }
 
-status onnx_proto_unpack(const void *data, size_t size, const char *label, onnx_proto *p, diag *d) {
+/* --- the model without its initializers */
+
+enum { MODEL_GRAPH = 7, GRAPH_INITIALIZER = 5 }; /* field numbers in onnx.proto */
+
+typedef struct wire_field {
+  uint64_t number;
+  size_t start, value, end; /* the tag's first byte; the value (after its length); one past */
+} wire_field;
+
+/* The field at *pos in buf[0, end), which wire_check has passed; advances *pos. */
+static void next_field(const uint8_t *buf, size_t end, size_t *pos, wire_field *f) {
+  uint64_t tag = 0, v = 0;
+  f->start = *pos;
+  read_varint(buf, end, pos, &tag);
+  f->number = tag >> 3;
+  switch (tag & 7) {
+  case 0: read_varint(buf, end, pos, &v); v = 0; break;
+  case 1: v = 8; break;
+  case 5: v = 4; break;
+  default: read_varint(buf, end, pos, &v); /* 2: a length */
+  }
+  f->value = *pos;
+  *pos += (size_t)v;
+  f->end = *pos;
+}
+
+static size_t put_varint(uint8_t *out, uint64_t v) {
+  size_t n = 0;
+  do {
+    if (out) out[n] = (uint8_t)(v & 0x7f) | (v > 0x7f ? 0x80 : 0);
+    n++;
+    v >>= 7;
+  } while (v);
+  return n;
+}
+
+/* Copies the ModelProto in buf[0, size) into out (NULL: only counts) without
+ * the initializer fields of its graph field(s), re-encoding each graph's
+ * length; the initializers' value ranges go to inits (NULL: only counted) in
+ * file order, which is the order protobuf gives them, as a second graph
+ * field merges into the first. Returns the bytes of the copy. */
+static size_t compact(const uint8_t *buf, size_t size, uint8_t *out, onnx_span *inits,
+                      size_t *ninits_out) {
+  size_t n = 0, ninits = 0;
+  for (size_t pos = 0; pos < size;) {
+    wire_field f;
+    next_field(buf, size, &pos, &f);
+    if (f.number != MODEL_GRAPH) {
+      if (out) memcpy(out + n, buf + f.start, f.end - f.start);
+      n += f.end - f.start;
+      continue;
+    }
+    size_t glen = 0;
+    for (size_t q = f.value; q < f.end;) {
+      wire_field g;
+      next_field(buf, f.end, &q, &g);
+      if (g.number != GRAPH_INITIALIZER) glen += g.end - g.start;
+    }
+    n += put_varint(out ? out + n : NULL, MODEL_GRAPH << 3 | 2);
+    n += put_varint(out ? out + n : NULL, glen);
+    for (size_t q = f.value; q < f.end;) {
+      wire_field g;
+      next_field(buf, f.end, &q, &g);
+      if (g.number == GRAPH_INITIALIZER) {
+        if (inits) inits[ninits] = (onnx_span){g.value, g.end - g.value};
+        ninits++;
+      } else {
+        if (out) memcpy(out + n, buf + g.start, g.end - g.start);
+        n += g.end - g.start;
+      }
+    }
+  }
+  *ninits_out = ninits;
+  return n;
+}
+
+status onnx_proto_unpack(const void *data, size_t size, int owned, const char *label,
+                         onnx_proto *p, diag *d) {
   memset(p, 0, sizeof *p);
+  p->data = data;
+  p->size = size;
+  p->owned = owned;
+  p->label = label;
+  status s = check_message(&onnx__model_proto__descriptor, data, size, label, d);
+  if (s) return s;
+  p->compact_bytes = compact(data, size, NULL, NULL, &p->ninits);
+  p->compact = bigmem_alloc(p->compact_bytes);
+  p->inits = bigmem_alloc(p->ninits * sizeof *p->inits);
+  if (!p->compact || !p->inits)
+    return diag_set(d, ST_ERR_NOMEM, "%s: out of memory for the model's %zu bytes", label, size);
+  compact(data, size, p->compact, p->inits, &p->ninits);
   ProtobufCMessage *m;
-  status s = unpack_message(&onnx__model_proto__descriptor, data, size, label, p, &m, d);
+  s = unpack_message(&onnx__model_proto__descriptor, p->compact, p->compact_bytes, label, p, &m, d);
   p->model = (Onnx__ModelProto *)m;
+  return s;
+}
+
+status onnx_proto_initializer(onnx_proto *p, size_t i, onnx_proto *t, diag *d) {
+  const onnx_span *in = &p->inits[i];
+  if (p->owned) bigmem_discard((void *)p->data, in->offset);
+  memset(t, 0, sizeof *t);
+  ProtobufCMessage *m;
+  status s = unpack_message(&onnx__tensor_proto__descriptor, (const uint8_t *)p->data + in->offset,
+                            in->bytes, p->label, t, &m, d);
+  t->tensor = (Onnx__TensorProto *)m;
   return s;
 }
 
@@ -245,14 +357,17 @@ status onnx_proto_unpack_tensor(const void *data, size_t size, const char *label
                                 diag *d) {
   memset(p, 0, sizeof *p);
   ProtobufCMessage *m;
-  status s = unpack_message(&onnx__tensor_proto__descriptor, data, size, label, p, &m, d);
-  p->tensor = (Onnx__TensorProto *)m;
+  status s = check_message(&onnx__tensor_proto__descriptor, data, size, label, d);
+  if (!s) s = unpack_message(&onnx__tensor_proto__descriptor, data, size, label, p, &m, d);
+  p->tensor = s ? NULL : (Onnx__TensorProto *)m;
   return s;
 }
 
 void onnx_proto_free(onnx_proto *p) {
   if (p->model) onnx__model_proto__free_unpacked(p->model, &p->alloc);
   if (p->tensor) onnx__tensor_proto__free_unpacked(p->tensor, &p->alloc);
-  p->model = NULL;
-  p->tensor = NULL;
+  bigmem_free(p->compact, p->compact_bytes);
+  bigmem_free(p->inits, p->ninits * sizeof *p->inits);
+  if (p->owned) bigmem_free((void *)p->data, p->size);
+  memset(p, 0, sizeof *p);
 }

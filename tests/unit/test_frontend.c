@@ -507,12 +507,75 @@ static void test_parse_input_shape(void) {
   arena_free(&a);
 }
 
+/* --- initializers unpacked one at a time (onnx_proto.c) */
+
+/* A graph split over two ModelProto.graph fields, initializers in both
+ * (protobuf merges the second into the first), loads as one; a model of
+ * big initializers read from a file, whose pages the loader gives back as
+ * it goes, keeps every byte of each. */
+static void test_initializers_apart(void) {
+  mb m;
+  conv_relu_model(&m);
+  Onnx__TensorProto *b = m.graph.initializer[1];
+  m.graph.n_initializer = 1; /* w in the first graph field, b in the second */
+  size_t len1, len2;
+  uint8_t *one = mb_pack(&m, &len1);
+  Onnx__GraphProto g2 = ONNX__GRAPH_PROTO__INIT;
+  g2.n_initializer = 1;
+  g2.initializer = &b;
+  Onnx__ModelProto second = ONNX__MODEL_PROTO__INIT;
+  second.graph = &g2;
+  len2 = onnx__model_proto__get_packed_size(&second);
+  uint8_t *buf = malloc(len1 + len2);
+  memcpy(buf, one, len1);
+  onnx__model_proto__pack(&second, buf + len1);
+  ir_graph *g = NULL;
+  diag d;
+  diag_init(&d);
+  CHECK_EQ_INT(onnx_load_memory(buf, len1 + len2, NULL, "model.onnx", NULL, &g, &d), ST_OK);
+  ir_node *conv = g ? find_node(g, IR_OP_CONV) : NULL;
+  CHECK(conv && conv->in[1]->data && !memcmp(conv->in[1]->data, w_data, sizeof w_data));
+  CHECK(conv && conv->in[2]->data && !memcmp(conv->in[2]->data, b_data, sizeof b_data));
+  ir_graph_free(g);
+  free(buf);
+  free(one);
+  mb_free(&m);
+
+  enum { N = 3 << 18 }; /* 3 MiB of floats each */
+  float *p = malloc(N * sizeof *p), *q = malloc(N * sizeof *q);
+  for (int i = 0; i < N; i++) p[i] = (float)i, q[i] = (float)-i;
+  int64_t dims[1] = {N};
+  mb_init(&m, 13);
+  mb_init_raw(&m, "p", 1, 1, dims, p, N * sizeof *p);
+  mb_init_raw(&m, "q", 1, 1, dims, q, N * sizeof *q);
+  mb_output(&m, "p");
+  mb_output(&m, "q");
+  buf = mb_pack(&m, &len1);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/big.onnx", test_tmpdir("frontend_apart"));
+  CHECK_EQ_INT(test_write_file(path, buf, len1), 0);
+  g = NULL;
+  diag_init(&d);
+  CHECK_EQ_INT(onnx_load_file(path, NULL, &g, &d), ST_OK);
+  CHECK(g && g->noutputs == 2 && g->outputs[0]->data && g->outputs[1]->data);
+  if (g && g->noutputs == 2) {
+    CHECK(!memcmp(g->outputs[0]->data, p, N * sizeof *p));
+    CHECK(!memcmp(g->outputs[1]->data, q, N * sizeof *q));
+  }
+  ir_graph_free(g);
+  free(buf);
+  free(p);
+  free(q);
+  mb_free(&m);
+}
+
 /* --- per-op normalisation */
 
 int main(void) {
   test_conv_relu();
   test_initializer_forms();
   test_truncated();
+  test_initializers_apart();
   test_deep_nesting();
   test_model_errors();
   test_input_shapes();
