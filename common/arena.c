@@ -90,16 +90,22 @@ void *arena_alloc_aligned(arena *a, size_t bytes, size_t align) {
   return p;
 }
 
+/* The link to the block of its own that holds p, or NULL. */
+static arena_block **own_block(arena *a, const void *p) {
+  const unsigned char *c = p;
+  for (arena_block **link = &a->head; *link; link = &(*link)->next)
+    if ((*link)->own && c >= (*link)->data && c < (*link)->data + (*link)->used) return link;
+  return NULL;
+}
+
+int arena_releasable(arena *a, const void *p) { return own_block(a, p) != NULL; }
+
 void arena_release(arena *a, const void *p) {
-  for (arena_block **link = &a->head; *link; link = &(*link)->next) {
-    arena_block *b = *link;
-    if (!b->own || (const unsigned char *)p < b->data || (const unsigned char *)p >= b->data + b->used)
-      continue;
-    a->used_bytes -= b->used - (size_t)((const unsigned char *)p - b->data);
-    *link = b->next;
-    bigmem_free(b, sizeof *b + b->size);
-    return;
-  }
+  arena_block **link = own_block(a, p), *b = link ? *link : NULL;
+  if (!b) return;
+  a->used_bytes -= b->used - (size_t)((const unsigned char *)p - b->data);
+  *link = b->next;
+  bigmem_free(b, sizeof *b + b->size);
 }
 
 void *arena_alloc(arena *a, size_t bytes) { return arena_alloc_aligned(a, bytes, 16); }

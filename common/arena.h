@@ -34,6 +34,9 @@ void *arena_memdup(arena *a, const void *p, size_t bytes);
  * back, as each has a block of its own; for any other pointer this does
  * nothing and the memory goes with the arena. */
 void arena_release(arena *a, const void *p);
+/* 1 when arena_release(a, p) would give memory back (a cheap test before
+ * making sure nothing uses p). */
+int arena_releasable(arena *a, const void *p);
 /* Grows a vector held in the arena: *items has *cap slots; doubles when full.
  * Returns 0 on success, -1 on allocation failure. */
 int arena_grow(arena *a, void **items, int *cap, int count, size_t elem_bytes);

@@ -210,6 +210,12 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
       if (st == ST_OK && !(data = bigmem_alloc(size)))
         st = diag_set(d, ST_ERR_NOMEM, "cannot allocate the %zu-byte package", size);
       if (st == ST_OK) om_writer_serialise(ctx.writer, data);
+      /* The package holds it all now: the graph's memory goes back before the
+       * file write takes as much again for the page cache. */
+      om_writer_free(ctx.writer);
+      ctx.writer = NULL;
+      ir_graph_free(g);
+      g = NULL;
       if (st == ST_OK) st = verify_package(data, size, d);
       if (st == ST_OK) st = atomic_write_file(opt->output_path, data, size, d);
       bigmem_free(data, size);

@@ -149,12 +149,18 @@ ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const 
   return v->data ? v : NULL;
 }
 
+/* 1 when a value of g other than v (any ever made: compacted ones too) has
+ * payload p. */
+static int data_shared(const ir_graph *g, const ir_value *v, const void *p) {
+  for (int i = 0; i < g->names_cap; i++)
+    if (g->names[i] && g->names[i] != v && g->names[i]->data == p) return 1;
+  return 0;
+}
+
 void ir_value_replace_data(ir_graph *g, ir_value *v, const void *data) {
   const void *old = v->data;
   v->data = data;
-  for (int i = 0; i < g->names_cap; i++)
-    if (g->names[i] && g->names[i]->data == old) return; /* shared: keep it */
-  arena_release(&g->arena, old);
+  if (arena_releasable(&g->arena, old) && !data_shared(g, v, old)) arena_release(&g->arena, old);
 }
 
 int ir_graph_add_input(ir_graph *g, ir_value *v) {
@@ -409,6 +415,14 @@ void ir_graph_compact(ir_graph *g) {
       if (n->in[j]) used[n->in[j]->id] = 1;
     for (int j = 0; j < n->nout; j++)
       if (n->out[j]) used[n->out[j]->id] = 1;
+  }
+  /* A dropped constant's payload goes back unless another value has it. */
+  for (int i = 0; i < g->nvalues; i++) {
+    ir_value *v = g->values[i];
+    if (used[i] || !v->data || !arena_releasable(&g->arena, v->data)) continue;
+    const void *p = v->data;
+    v->data = NULL;
+    if (!data_shared(g, v, p)) arena_release(&g->arena, p);
   }
   k = 0;
   for (int i = 0; i < g->nvalues; i++)

@@ -4,8 +4,8 @@
  * attribute arrays, constant payloads) is allocated there and lives until
  * ir_graph_free. Pointers between graph objects are plain pointers into that
  * arena; nothing is freed individually, except a constant payload that
- * ir_value_replace_data supersedes. Passes delete by marking a node dead and
- * calling ir_graph_compact().
+ * ir_value_replace_data supersedes or ir_graph_compact drops. Passes delete
+ * by marking a node dead and calling ir_graph_compact().
  *
  * Values are SSA: each has at most one producer (NULL for graph inputs and
  * constants). A constant is a value with non-NULL `data` (C order in its own
@@ -184,7 +184,8 @@ int ir_value_use_count(const ir_graph *g, const ir_value *v);
  * graph output. */
 ir_node *ir_value_single_user(const ir_graph *g, const ir_value *v);
 /* Drops dead nodes from g->nodes and values nothing refers to from g->values
- * (renumbering value ids). */
+ * (renumbering value ids); a dropped constant loses its data, whose memory
+ * goes back (arena_release) unless another value shares it. */
 void ir_graph_compact(ir_graph *g);
 /* Reorders g->nodes topologically (stable for already-sorted graphs).
  * ST_ERR_INVALID naming a node on a cycle when there is one. */

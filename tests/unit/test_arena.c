@@ -3,8 +3,8 @@
  * (no memset: fresh blocks are) and aligned whether they land in the first
  * small block, a grown one or a block of their own; the budget refuses what
  * would pass it; arena_release gives a big allocation back (and its bytes to
- * the budget) and ignores every other pointer; ir_value_replace_data keeps a
- * payload another value shares. */
+ * the budget) and ignores every other pointer; ir_value_replace_data and
+ * ir_graph_compact give a big payload back unless another value shares it. */
 #include <stdint.h>
 #include <string.h>
 
@@ -99,6 +99,9 @@ static void test_replace_data(void) {
   void *w = arena_array(&g->arena, (size_t)n, sizeof(float));
   ir_value_replace_data(g, y, w); /* now nothing does */
   CHECK_EQ_INT(g->arena.used_bytes, used);
+  ir_graph_compact(g); /* x and y are read by nothing: their payloads go */
+  CHECK(x->data == NULL && y->data == NULL);
+  CHECK_EQ_INT(g->arena.used_bytes, used - 2 * (size_t)n * sizeof(float));
   ir_graph_free(g);
 }
 
