@@ -50,12 +50,15 @@ typedef struct onnx_proto {
   const char *label; /* borrowed, for messages */
   onnx_span *inits;  /* graph.initializer values in data, in order (bigmem) */
   size_t ninits;
-  void *compact;     /* the model without them, which `model` was unpacked from (bigmem) */
+  void *compact;     /* what `model` or `tensor` was unpacked from: the bytes without the
+                        initializers or the raw_data (bigmem) */
   size_t compact_bytes;
+  int raw_borrowed;  /* onnx_proto_initializer: tensor->raw_data points into the model's bytes */
 } onnx_proto;
 
-/* Reads all of `path` (a regular file of at most max_bytes) into memory the
- * caller frees with bigmem_free(*data_out, *size_out) (common/bigmem.h). */
+/* Reads all of `path` (a regular file of at most max_bytes) into a bigmem
+ * buffer (common/bigmem.h) the caller frees with bigmem_free(*data_out,
+ * *size_out) or hands over to onnx_proto_unpack. */
 status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_t *size_out,
                       diag *d);
 /* Checks and unpacks `size` bytes of a ModelProto; ST_ERR_PARSE names the
@@ -68,8 +71,9 @@ status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_
 status onnx_proto_unpack(const void *data, size_t size, int owned, const char *label,
                          onnx_proto *p, diag *d);
 /* Unpacks initializer i of p into t (cleared first; onnx_proto_free(t) in
- * every case). Call it for i = 0, 1, ... in order: when p owns the bytes,
- * those before initializer i are given back. */
+ * every case); its raw_data is not copied but points into p's bytes, valid
+ * while p is and until the next call. Call it for i = 0, 1, ... in order:
+ * when p owns the bytes, those before initializer i are given back. */
 status onnx_proto_initializer(onnx_proto *p, size_t i, onnx_proto *t, diag *d);
 /* Checks and unpacks a serialized TensorProto (the input_N.pb / output_N.pb
  * files of ONNX node tests). */

@@ -11,15 +11,17 @@
  * The unpack then runs with an allocator that charges every allocation to a
  * byte budget proportional to the input size; running out is ST_ERR_LIMIT.
  *
- * A model's weights are nearly all of its bytes, in the TensorProtos of
- * ModelProto.graph.initializer. Unpacking them with the rest would copy them
- * all while the file's bytes are still held: twice the file in memory at
- * once. So once the wire check has passed, the model is unpacked from a copy
- * of the bytes without those fields (compact), and each initializer is
- * unpacked on its own when the loader reaches it (onnx_proto_initializer),
- * in file order. When the proto owns the bytes (the file onnx_load_file
- * read) the pages before the initializer being read go back to the system,
- * so the loader's constants take the file's place instead of adding to it.
+ * A model's weights are nearly all of its bytes, in the raw_data of the
+ * TensorProtos of ModelProto.graph.initializer. Unpacking them with the rest
+ * would copy them all while the file's bytes are still held: twice the file
+ * in memory at once. So once the wire check has passed, the model is
+ * unpacked from a copy of the bytes without those fields (compact), and each
+ * initializer is unpacked on its own when the loader reaches it
+ * (onnx_proto_initializer), in file order, from a copy without its raw_data,
+ * which is then pointed at the bytes in place. When the proto owns the bytes
+ * (the file onnx_load_file read) the pages before the initializer being read
+ * go back to the system, so the loader's constants take the file's place
+ * instead of adding to it.
  */
 #include "frontend/onnx_internal.h"
 
@@ -245,9 +247,10 @@ static status unpack_message(const ProtobufCMessageDescriptor *desc, const void 
                   kind);
 }
 
-/* --- the model without its initializers */
+/* --- the model without its initializers, an initializer without its raw_data */
 
-enum { MODEL_GRAPH = 7, GRAPH_INITIALIZER = 5 }; /* field numbers in onnx.proto */
+/* Field numbers in onnx.proto. */
+enum { MODEL_GRAPH = 7, GRAPH_INITIALIZER = 5, TENSOR_RAW_DATA = 9 };
 
 typedef struct wire_field {
   uint64_t number;
@@ -281,14 +284,35 @@ static size_t put_varint(uint8_t *out, uint64_t v) {
   return n;
 }
 
-/* Copies the ModelProto in buf[0, size) into out (NULL: only counts) without
+/* Copies the fields of the message in buf[0, size) to out (NULL: only
+ * counts) except those numbered `skip`, whose values' ranges in buf go to
+ * spans[*nspans...] (NULL: only counted), in order. Returns the bytes copied. */
+static size_t copy_without(const uint8_t *buf, size_t size, uint64_t skip, uint8_t *out,
+                           onnx_span *spans, size_t *nspans) {
+  size_t n = 0;
+  for (size_t pos = 0; pos < size;) {
+    wire_field f;
+    next_field(buf, size, &pos, &f);
+    if (f.number == skip) {
+      if (spans) spans[*nspans] = (onnx_span){f.value, f.end - f.value};
+      ++*nspans;
+    } else {
+      if (out) memcpy(out + n, buf + f.start, f.end - f.start);
+      n += f.end - f.start;
+    }
+  }
+  return n;
+}
+
+/* Copies the ModelProto in buf[0, size) to out (NULL: only counts) without
  * the initializer fields of its graph field(s), re-encoding each graph's
- * length; the initializers' value ranges go to inits (NULL: only counted) in
- * file order, which is the order protobuf gives them, as a second graph
- * field merges into the first. Returns the bytes of the copy. */
+ * length; the initializers' ranges go to inits (NULL: only counted) in file
+ * order, which is the order protobuf gives them, as a second graph field
+ * merges into the first. Returns the bytes of the copy. */
 static size_t compact(const uint8_t *buf, size_t size, uint8_t *out, onnx_span *inits,
-                      size_t *ninits_out) {
-  size_t n = 0, ninits = 0;
+                      size_t *ninits) {
+  size_t n = 0;
+  *ninits = 0;
   for (size_t pos = 0; pos < size;) {
     wire_field f;
     next_field(buf, size, &pos, &f);
@@ -297,27 +321,15 @@ static size_t compact(const uint8_t *buf, size_t size, uint8_t *out, onnx_span *
       n += f.end - f.start;
       continue;
     }
-    size_t glen = 0;
-    for (size_t q = f.value; q < f.end;) {
-      wire_field g;
-      next_field(buf, f.end, &q, &g);
-      if (g.number != GRAPH_INITIALIZER) glen += g.end - g.start;
-    }
+    const uint8_t *graph = buf + f.value;
+    size_t graph_bytes = f.end - f.value, counted = 0;
+    size_t glen = copy_without(graph, graph_bytes, GRAPH_INITIALIZER, NULL, NULL, &counted);
     n += put_varint(out ? out + n : NULL, MODEL_GRAPH << 3 | 2);
     n += put_varint(out ? out + n : NULL, glen);
-    for (size_t q = f.value; q < f.end;) {
-      wire_field g;
-      next_field(buf, f.end, &q, &g);
-      if (g.number == GRAPH_INITIALIZER) {
-        if (inits) inits[ninits] = (onnx_span){g.value, g.end - g.value};
-        ninits++;
-      } else {
-        if (out) memcpy(out + n, buf + g.start, g.end - g.start);
-        n += g.end - g.start;
-      }
-    }
+    size_t first = *ninits;
+    n += copy_without(graph, graph_bytes, GRAPH_INITIALIZER, out ? out + n : NULL, inits, ninits);
+    for (size_t i = first; inits && i < *ninits; i++) inits[i].offset += f.value;
   }
-  *ninits_out = ninits;
   return n;
 }
 
@@ -343,13 +355,32 @@ status onnx_proto_unpack(const void *data, size_t size, int owned, const char *l
 }
 
 status onnx_proto_initializer(onnx_proto *p, size_t i, onnx_proto *t, diag *d) {
-  const onnx_span *in = &p->inits[i];
-  if (p->owned) bigmem_discard((void *)p->data, in->offset);
+  const uint8_t *buf = (const uint8_t *)p->data + p->inits[i].offset;
+  size_t size = p->inits[i].bytes, nraw = 0;
+  if (p->owned) bigmem_discard((void *)p->data, p->inits[i].offset);
   memset(t, 0, sizeof *t);
-  ProtobufCMessage *m;
-  status s = unpack_message(&onnx__tensor_proto__descriptor, (const uint8_t *)p->data + in->offset,
-                            in->bytes, p->label, t, &m, d);
-  t->tensor = (Onnx__TensorProto *)m;
+  /* Unpacked without its raw_data, which then points into p's bytes (the
+   * last one, as protobuf keeps the last of a repeated scalar field). */
+  t->compact_bytes = copy_without(buf, size, TENSOR_RAW_DATA, NULL, NULL, &nraw);
+  t->compact = bigmem_alloc(t->compact_bytes);
+  onnx_span *raw = bigmem_alloc(nraw * sizeof *raw);
+  status s = ST_OK;
+  if (!t->compact || !raw) {
+    s = diag_set(d, ST_ERR_NOMEM, "%s: out of memory for initializer %zu", p->label, i);
+  } else {
+    nraw = 0;
+    copy_without(buf, size, TENSOR_RAW_DATA, t->compact, raw, &nraw);
+    ProtobufCMessage *m;
+    s = unpack_message(&onnx__tensor_proto__descriptor, t->compact, t->compact_bytes, p->label, t,
+                       &m, d);
+    t->tensor = (Onnx__TensorProto *)m;
+  }
+  if (!s && nraw) {
+    t->tensor->has_raw_data = 1;
+    t->tensor->raw_data = (ProtobufCBinaryData){raw[nraw - 1].bytes, (uint8_t *)buf + raw[nraw - 1].offset};
+    t->raw_borrowed = 1;
+  }
+  bigmem_free(raw, nraw * sizeof *raw);
   return s;
 }
 
@@ -364,6 +395,7 @@ status onnx_proto_unpack_tensor(const void *data, size_t size, const char *label
 }
 
 void onnx_proto_free(onnx_proto *p) {
+  if (p->tensor && p->raw_borrowed) p->tensor->raw_data.data = NULL; /* not protobuf-c's to free */
   if (p->model) onnx__model_proto__free_unpacked(p->model, &p->alloc);
   if (p->tensor) onnx__tensor_proto__free_unpacked(p->tensor, &p->alloc);
   bigmem_free(p->compact, p->compact_bytes);
