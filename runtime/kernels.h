@@ -283,8 +283,9 @@ void rt_mmad16_2(const float *a, int64_t lda, int64_t klen, const float *b, floa
 void rt_mmad16_1(const float *a, int64_t klen, const float *b, float *c);
 /* c[nb*cstride + m*16 ..+16] += sum_k a[m*lda + k] * b[nb*bstride + k*ldb
  * ..+16] for m < mrows and the nb < nblocks (<= 2) n blocks, = when first
- * (f32, strides in floats; the Winograd tiles' GEMMs through the cube
- * micro-kernel, which runs two blocks in one pass on AVX-512 hosts). */
+ * (f32, strides in floats; the Winograd and MATMUL tiles' GEMMs through
+ * the cube micro-kernel, which runs two blocks in one pass on AVX-512
+ * hosts). */
 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
                        int nblocks, size_t bstride, float *c, size_t cstride, int first);
 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);

@@ -442,11 +442,12 @@ static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void 
   }
 }
 
-/* The Winograd tiles' GEMMs (kernels_wino_x86.c): for the nb < nblocks
- * (<= 2) n blocks, c[nb*cstride + m*16 ..+16] (+)= a[m][0..klen) x
- * b[nb*bstride + k*ldb ..+16], MR rows at a time through the same
- * micro-kernel (both blocks in one pass on AVX-512 hosts), from zero when
- * first, stored to c (a zero bias, no write-back). Strides in floats. */
+/* The Winograd and MATMUL tiles' GEMMs (wino_x86.inc,
+ * kernels_matmul_x86.c): for the nb < nblocks (<= 2) n blocks,
+ * c[nb*cstride + m*16 ..+16] (+)= a[m][0..klen) x b[nb*bstride + k*ldb
+ * ..+16], MR rows at a time through the same micro-kernel (both blocks in
+ * one pass on AVX-512 hosts), from zero when first, stored to c (a zero
+ * bias, no write-back). Strides in floats. */
 AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
                             int nblocks, size_t bstride, float *c, size_t cstride, int first) {
   epi e[2];

@@ -16,7 +16,7 @@
  * The multiply-accumulate is the 2-row x 16-lane loop of 4-lane GNU C
  * vectors that kernels_cube.c uses. On hosts with AVX2, FMA and F16C,
  * rt_cpu() selects kernels_matmul_x86.c's tile instead (same tiles, same
- * buffers, a 6x16 FMA micro-kernel).
+ * buffers, the cube's FMA micro-kernel).
  */
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /* kernels_matmul.h - the MATMUL task's geometry, shared by the portable path
- * (kernels_matmul.c) and the AVX2 path (kernels_matmul_x86.c).
+ * (kernels_matmul.c) and the x86 path (kernels_matmul_x86.c).
  *
  * om_format.h (OM_TASK_MATMUL) is the contract. rt_mm_geom_init decodes a
  * task that rt_matmul_check accepted into matrix sizes, element strides and

@@ -9,11 +9,12 @@
  *   stage B  op(B)'s rows into L0B as [n block][k][16]: whole 16-column
  *            blocks of a row-major B are two 8-lane conversions, the last
  *            partial block and transposed B element by element;
- *   mmad     a 6-row x 16-column micro-kernel: 12 YMM accumulators, per k
- *            step two B loads and six broadcasts of A feeding 12 FMAs. n
- *            blocks outer, row groups inner, so one n block's B panel
- *            (klen x 16) stays in L1 while the tile's A rows stream past.
- *            The first K chunk starts from zero, later ones add to L0C.
+ *   mmad     kernels_cube_x86.c's micro-kernel (rt_gemm16_acc_x86): 6 rows
+ *            x one n block on YMM registers, or x two n blocks on ZMM ones
+ *            on AVX-512 hosts. n blocks outer (in pairs), row groups inner,
+ *            so the B panels (klen x 16 each) stay in L1 while the tile's A
+ *            rows stream past. The first K chunk starts from zero, later
+ *            ones add to L0C.
  *   epilogue alpha, + beta * c (16 lanes at a time when c runs along N or is
  *            constant along it), relu / clip, f16 stores with vcvtps2ph
  *            (round to nearest even) or f32 stores.
@@ -28,8 +29,6 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 
 #include "runtime/x86_simd.h"
-
-enum { MR = 6 }; /* rows of the micro-kernel */
 
 /* dst[0..n) = src[i0 .. i0+n) as f32. */
 static AVX2 void load_run(float *dst, const void *src, int f16, size_t i0, int64_t n) {
@@ -109,45 +108,6 @@ static AVX2 void stage_b(const rt_mm_geom *g, int64_t ob, int64_t n0, int64_t co
     }
 }
 
-/* c[r][0..16) (+)= sum_k a[r*lda + k] * b[k][0..16) for r < R (R <= MR); c
- * rows 16 floats apart; first: start from zero. Named accumulators (gcc
- * keeps an array of __m256 in memory); rows >= R are dead code. */
-#define MK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-AVX2_INLINE void mk(const int R, const float *a, size_t lda, size_t klen, const float *b, float *c, int first) {
-#define MK_DECL(r) __m256 c##r##0 = _mm256_setzero_ps(), c##r##1 = _mm256_setzero_ps();
-  MK_ROWS(MK_DECL)
-#define MK_LOAD(r)                                                                                           \
-  if (R > r && !first) c##r##0 = _mm256_loadu_ps(c + r * C0), c##r##1 = _mm256_loadu_ps(c + r * C0 + 8);
-  MK_ROWS(MK_LOAD)
-  const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda, *a4 = a + 4 * lda, *a5 = a + 5 * lda;
-  for (size_t k = 0; k < klen; k++, b += C0) {
-    __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8), av;
-#define MK_FMA(r)                                                                                            \
-  if (R > r) {                                                                                               \
-    av = _mm256_broadcast_ss(a##r + k);                                                                      \
-    c##r##0 = _mm256_fmadd_ps(av, b0, c##r##0);                                                              \
-    c##r##1 = _mm256_fmadd_ps(av, b1, c##r##1);                                                              \
-  }
-    MK_ROWS(MK_FMA)
-  }
-#define MK_STORE(r)                                                                                          \
-  if (R > r) _mm256_storeu_ps(c + r * C0, c##r##0), _mm256_storeu_ps(c + r * C0 + 8, c##r##1);
-  MK_ROWS(MK_STORE)
-  (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
-}
-
-static AVX2 void mk_rows(int rows, const float *a, size_t lda, size_t klen, const float *b, float *c, int first) {
-  switch (rows) {
-  case 6: mk(6, a, lda, klen, b, c, first); break;
-  case 5: mk(5, a, lda, klen, b, c, first); break;
-  case 4: mk(4, a, lda, klen, b, c, first); break;
-  case 3: mk(3, a, lda, klen, b, c, first); break;
-  case 2: mk(2, a, lda, klen, b, c, first); break;
-  case 1: mk(1, a, lda, klen, b, c, first); break;
-  default: break;
-  }
-}
-
 /* y rows of the tile = act(alpha * L0C + beta * c). */
 static AVX2 void epilogue(const rt_mm_geom *g, int64_t bt, int64_t oc, int64_t m0, int64_t rows, int64_t n0,
                           int64_t cols, const float *l0c) {
@@ -205,12 +165,9 @@ AVX2 void rt_matmul_tile_x86(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_
     const int64_t klen = g->k - kc < g->tk ? g->k - kc : g->tk;
     stage_a(g, oa, m0, rows, kc, klen, l0a);
     stage_b(g, ob, n0, cols, kc, klen, l0b);
-    for (int64_t nb = 0; nb < nblocks; nb++) {
-      const float *b = l0b + nb * klen * C0;
-      float *c = l0c + nb * g->tm * C0;
-      for (int64_t m = 0, r; m < rows; m += r)
-        mk_rows(r = mk_group_rows(rows - m), l0a + m * klen, (size_t)klen, (size_t)klen, b, c + m * C0, kc == 0);
-    }
+    for (int64_t nb = 0; nb < nblocks; nb += 2) /* a pair of n blocks (one ZMM pass on AVX-512 hosts) */
+      rt_gemm16_acc_x86(l0a, (size_t)klen, rows, (size_t)klen, l0b + nb * klen * C0, C0, nblocks - nb > 1 ? 2 : 1,
+                        (size_t)(klen * C0), l0c + nb * g->tm * C0, (size_t)(g->tm * C0), kc == 0);
   }
   epilogue(g, bt, oc, m0, rows, n0, cols, l0c);
 }

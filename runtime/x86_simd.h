@@ -49,7 +49,7 @@ AVX512_INLINE void st16h(void *p, int f16, size_t at, __m512 v) {
 }
 
 /* Rows of the 6-row micro-kernels' group that covers the next `left` rows
- * of a tile (kernels_cube_x86.c, kernels_matmul_x86.c). A group of R rows
+ * of a tile (kernels_cube_x86.c). A group of R rows
  * keeps 2R FMA chains; below 4 rows there are too few to cover the FMA
  * latency, so a group of 1 to 3 rows takes as long as one of 4. Six at a
  * time, except that a tile never ends on such a group when it has more
