@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,8 +85,9 @@ status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_
   return ST_OK;
 }
 
-/* --- the budgeted allocator: each block carries its size in a header; the
- * big ones (raw_data of large initializers) come from bigmem */
+/* --- the budgeted allocator: each block carries its size in a header.
+ * protobuf-c's many small structs come from malloc; a big block (a typed
+ * field, a Constant node's tensor) from bigmem. */
 
 typedef union alloc_header {
   size_t bytes;
@@ -98,7 +100,8 @@ static void *budget_alloc(void *ud, size_t bytes) {
     p->over_budget = 1;
     return NULL;
   }
-  alloc_header *h = bigmem_alloc(sizeof *h + bytes);
+  size_t total = sizeof(alloc_header) + bytes;
+  alloc_header *h = total < BIGMEM_MIN_BYTES ? malloc(total) : bigmem_alloc(total);
   if (!h) {
     p->out_of_memory = 1;
     return NULL;
@@ -112,8 +115,10 @@ static void budget_free(void *ud, void *ptr) {
   onnx_proto *p = ud;
   if (!ptr) return;
   alloc_header *h = (alloc_header *)ptr - 1;
+  size_t total = sizeof *h + h->bytes;
   p->used_bytes -= h->bytes;
-  bigmem_free(h, sizeof *h + h->bytes);
+  if (total < BIGMEM_MIN_BYTES) free(h);
+  else bigmem_free(h, total);
 }
 
 /* --- the wire-format pre-check */
