@@ -121,8 +121,9 @@ typedef enum om_act {
  * Floats in params are stored as their IEEE-754 bit pattern (memcpy).
  * Blocks: a task's work is `units` of the kind's block unit (stated with
  * each kind), split into block_dim blocks (1 <= block_dim <= units, or 1 for
- * empty work) as [b*units/block_dim, (b+1)*units/block_dim); block b runs on
- * AI core b % cores; blocks never write overlapping bytes. */
+ * empty work) as [b*units/block_dim, (b+1)*units/block_dim); AI core c of
+ * `cores` runs blocks [c*block_dim/cores, (c+1)*block_dim/cores); blocks
+ * never write overlapping bytes. */
 typedef enum om_task_kind {
   /* TRANSDATA (vector unit): copy with layout and dtype conversion.
    *   tensors: [0] src, [1] dst.  params: none.

@@ -28,9 +28,9 @@
  * L0 load; tiles are spread over the AI cores, so the score is
  * ceil(tiles / ai_cores) * tile cost. Ties go to the larger tile (more
  * reuse). block_dim = tiles (at most 65535): one tile per block, so the
- * runtime's round robin (block b on thread b mod threads) splits the tiles
- * as evenly as they can be split for any thread count; blocks of several
- * contiguous tiles could not (14 tiles in 8 blocks on 2 threads: 8 and 6).
+ * runtime's split (each thread a run of consecutive blocks, as even in
+ * count as the tiles allow) balances the tiles for any thread count; blocks
+ * of several tiles could not (14 tiles in 8 blocks on 2 threads: 8 and 6).
  *
  * Gemm/MatMul (the MATMUL task): tile_m, tile_n, tile_k in elements
  * (multiples of 16) of M, N and K, bounded by the same three inequalities

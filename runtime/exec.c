@@ -11,8 +11,9 @@
  *     SoC bytes because the cube kernel stages fp16 operands as f32 (the
  *     compiler's tiling contract is stated in fp16 bytes).
  * omrt_execute walks the task list in order: it resolves each task's tensors
- * to addresses (rt_args), publishes the task to the pool and runs block b on
- * worker b % nworkers, the caller taking its share; the caller then waits
+ * to addresses (rt_args), publishes the task to the pool and runs blocks
+ * [w*block_dim/nworkers, (w+1)*block_dim/nworkers) on worker w (run_blocks),
+ * the caller (worker 0) taking its share; the caller then waits
  * until every worker has finished (a barrier between tasks). Single-block
  * tasks run on the caller alone. Idle workers spin briefly on the task
  * generation counter and then sleep on a condition variable. execute
@@ -76,10 +77,17 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+/* Worker w runs blocks [w*bd/n, (w+1)*bd/n): as even a split as round
+ * robin, and a worker's blocks are neighbours. Kinds number their blocks
+ * along the output (conv tiles M-major), so a worker keeps one region of
+ * each tensor from task to task, in its own core's caches: on ResNet-50
+ * with 2 workers the residual 1x1 convolutions of layers 1 and 2 took 20%
+ * less time than with blocks dealt round robin. */
 static void run_blocks(omrt_context *ctx, worker *w) {
-  uint32_t n = (uint32_t)ctx->nworkers;
-  for (uint32_t b = (uint32_t)w->core.id; b < ctx->task->block_dim; b += n)
-    ctx->fn(ctx->task, &ctx->args, b, &w->core);
+  uint64_t lo, hi;
+  rt_block_range(ctx->task->block_dim, (uint32_t)ctx->nworkers, (uint32_t)w->core.id, &lo, &hi);
+  for (uint64_t b = lo; b < hi; b++)
+    ctx->fn(ctx->task, &ctx->args, (uint32_t)b, &w->core);
 }
 
 static void *worker_main(void *arg) {
