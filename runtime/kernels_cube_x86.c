@@ -450,8 +450,7 @@ static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void 
  * bias, no write-back). Strides in floats. */
 AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
                             int nblocks, size_t bstride, float *c, size_t cstride, int first) {
-  epi e[2];
-  memset(e, 0, sizeof e);
+  static const epi e[2]; /* zero bias, no write-back */
   kwalk kw;
   kw.n = 1, kw.bh = 0, kw.brow = ldb * sizeof(float), kw.nbstride = bstride * sizeof(float), kw.aoff[0] = 0,
   kw.boff[0] = 0, kw.len[0] = (int)klen;
