@@ -26,7 +26,9 @@
  *                        attributes into om_vinstr records) goes to the VPROGS
  *                        partition (identical programs stored once); tensors
  *                        are its inputs, then its outputs
- *   Concat               one COPY_SLICE per input, at increasing offsets
+ *   Concat               one COPY_SLICE per input, at increasing offsets;
+ *                        nothing when memplan placed the inputs in the
+ *                        output's buffer (alias=1)
  *   Softmax              SOFTMAX
  *   Reduce               REDUCE (mode as om_reduce_op, axes as a bit mask)
  *   Gather, GatherElements  GATHER (what did not fold to a constant)
@@ -291,6 +293,7 @@ static status emit_vprog(emit_state *s, ir_node *n) {
 }
 
 static status emit_concat(emit_state *s, ir_node *n) {
+  if (ir_attr_int(n, "alias", 0)) return ST_OK; /* memplan placed the inputs inside y */
   ir_value *y = n->out[0];
   int64_t axis = ir_attr_int(n, "axis", 0), offset = 0;
   if (axis < 0) axis += y->rank;

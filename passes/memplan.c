@@ -3,7 +3,7 @@
  * Needs: layout and tiling have run (value layouts, dtypes and dims final);
  * g->nodes topologically sorted; every value has a known shape.
  * Changes: region, offset and bytes of every value; marks Reshape-family
- * nodes that need no copy with the attribute alias=1; sets
+ * nodes and Concats that need no copy with the attribute alias=1; sets
  * ctx->workspace_bytes and ctx->workspace_lower_bound.
  * Leaves true: constants are WEIGHTS (their offsets are assigned by emit),
  * graph inputs INPUT and outputs OUTPUT at offset 0, everything else
@@ -21,6 +21,16 @@
  * the output shares the input's buffer (same offset), the buffer's lifetime
  * is the union of both, and emit produces no task for the node (alias=1).
  * Any other such node is emitted as a TRANSDATA copy.
+ * A Concat whose output holds its inputs one after the other in memory
+ * (NC1HWC0 along C with N = 1 and every input but the last a whole number
+ * of channel blocks; ND along an axis with only 1s before it) is a no-op
+ * too when its inputs are workspace values of its dtype and layout that
+ * alias nothing yet: each input is placed inside the output's buffer at its
+ * byte offset there, so its producer writes it in place (SqueezeNet's fire
+ * modules, Inception and DenseNet blocks), and emit produces no COPY_SLICE
+ * (alias=1). An alias is a value with a parent in the same buffer and a
+ * byte offset from the parent's start; a buffer lives from the first write
+ * to the last read of any of its values.
  *
  * Placement: each buffer (an alias group) is an interval of time x a size.
  * The lower bound is the largest sum of sizes live at any one time. Offsets
@@ -42,6 +52,37 @@ typedef struct mp_buf {
 } mp_buf;
 
 static uint64_t align64(uint64_t n) { return (n + OM_ALIGN - 1) & ~(uint64_t)(OM_ALIGN - 1); }
+
+/* Whether Concat n can be a no-op on memory (the header says when): its
+ * output a workspace value that aliases nothing, each input a distinct
+ * workspace value of the output's dtype and layout that aliases nothing,
+ * laid out one after the other in the output. */
+static int concat_in_place(const ir_node *n, const int *parent) {
+  const ir_value *y = n->out[0];
+  int64_t axis = ir_attr_int(n, "axis", 0);
+  if (axis < 0) axis += y->rank;
+  if (y->region != IR_REGION_WORKSPACE || parent[y->id] != y->id || axis < 0 || axis >= y->rank) return 0;
+  if (y->layout == LAYOUT_NC1HWC0) {
+    if (axis != 1 || y->dims[0] != 1) return 0;
+  } else if (y->layout == LAYOUT_ND) {
+    for (int64_t k = 0; k < axis; k++)
+      if (y->dims[k] != 1) return 0;
+  } else {
+    return 0;
+  }
+  uint64_t bytes = 0;
+  for (int j = 0; j < n->nin; j++) {
+    const ir_value *x = n->in[j];
+    if (x->region != IR_REGION_WORKSPACE || parent[x->id] != x->id || x->dtype != y->dtype ||
+        x->layout != y->layout)
+      return 0;
+    if (y->layout == LAYOUT_NC1HWC0 && j + 1 < n->nin && x->dims[1] % C0) return 0;
+    for (int k = 0; k < j; k++)
+      if (n->in[k] == x) return 0;
+    bytes += x->bytes;
+  }
+  return bytes == y->bytes;
+}
 
 static int is_view_op(ir_op op) {
   return op == IR_OP_RESHAPE || op == IR_OP_FLATTEN || op == IR_OP_SQUEEZE ||
@@ -104,7 +145,8 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
   arena a;
   arena_init(&a, 0);
   int nv = g->nvalues;
-  int *root = arena_array(&a, (size_t)nv + 1, sizeof *root);
+  int *parent = arena_array(&a, (size_t)nv + 1, sizeof *parent), *root = arena_array(&a, (size_t)nv + 1, sizeof *root);
+  uint64_t *sub = arena_array(&a, (size_t)nv + 1, sizeof *sub); /* bytes from the parent's start */
   int *def = arena_array(&a, (size_t)nv + 1, sizeof *def);
   int *last = arena_array(&a, (size_t)nv + 1, sizeof *last);
   int *buf_of = arena_array(&a, (size_t)nv + 1, sizeof *buf_of);
@@ -112,7 +154,7 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
   mp_buf **order = arena_array(&a, (size_t)nv + 1, sizeof *order);
   mp_buf **tmp = arena_array(&a, (size_t)nv + 1, sizeof *tmp);
   status st = ST_OK;
-  if (!root || !def || !last || !buf_of || !bufs || !order || !tmp) {
+  if (!parent || !root || !sub || !def || !last || !buf_of || !bufs || !order || !tmp) {
     st = diag_set(d, ST_ERR_NOMEM, "memplan: out of memory");
     goto done;
   }
@@ -126,7 +168,7 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
     }
     v->bytes = (uint64_t)bytes;
     v->offset = 0;
-    root[i] = i;
+    parent[i] = i, sub[i] = 0;
     def[i] = last[i] = -1;
     if (v->data)
       v->region = IR_REGION_WEIGHTS;
@@ -151,16 +193,32 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
       if (n->in[j]) last[n->in[j]->id] = t;
     for (int j = 0; j < n->nout; j++) def[n->out[j]->id] = t;
     const ir_value *x = n->in[0], *y = n->out[0];
+    int alias = 0;
     if (is_view_op(n->op) && x->region == IR_REGION_WORKSPACE &&
         y->region == IR_REGION_WORKSPACE && x->layout == LAYOUT_ND && y->layout == LAYOUT_ND &&
         x->dtype == y->dtype && x->bytes == y->bytes) {
-      root[y->id] = root[x->id];
-      if (ir_attr_set_int(g, n, "alias", 1)) {
-        st = diag_set(d, ST_ERR_NOMEM, "memplan: out of memory");
-        goto done;
-      }
+      parent[y->id] = x->id;
+      alias = 1;
+    } else if (n->op == IR_OP_CONCAT && concat_in_place(n, parent)) {
+      uint64_t off = 0;
+      for (int j = 0; j < n->nin; j++)
+        parent[n->in[j]->id] = y->id, sub[n->in[j]->id] = off, off += n->in[j]->bytes;
+      alias = 1;
+    }
+    if (alias && ir_attr_set_int(g, n, "alias", 1)) {
+      st = diag_set(d, ST_ERR_NOMEM, "memplan: out of memory");
+      goto done;
     }
     t++;
+  }
+  /* Each value's buffer (the root of its parents) and offset in it; every
+   * parent was set once, by a view (to an earlier value) or a Concat (to a
+   * later one, never itself an alias then), so the chains end. */
+  for (int i = 0; i < nv; i++) {
+    uint64_t off = 0;
+    int r = i;
+    while (parent[r] != r) off += sub[r], r = parent[r];
+    root[i] = r, sub[i] = off;
   }
 
   int nb = 0;
@@ -173,13 +231,14 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
       bufs[nb++] = (mp_buf){v->bytes, def[i], last[i] > def[i] ? last[i] : def[i], 0};
     }
   }
-  /* Aliases extend their root's buffer (roots precede their aliases in
-   * topological order, but not necessarily in g->values). */
+  /* Aliases extend their root's buffer, both ways: a view is written after
+   * its root, a Concat's input before it. */
   for (int i = 0; i < nv; i++) {
     if (g->values[i]->region != IR_REGION_WORKSPACE || root[i] == i) continue;
     mp_buf *b = &bufs[buf_of[root[i]]];
     int end = last[i] > def[i] ? last[i] : def[i];
     if (end > b->end) b->end = end;
+    if (def[i] < b->start) b->start = def[i];
   }
 
   uint64_t bound = 0;
@@ -210,7 +269,7 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
   }
   for (int i = 0; i < nv; i++)
     if (g->values[i]->region == IR_REGION_WORKSPACE)
-      g->values[i]->offset = best_off[buf_of[root[i]]];
+      g->values[i]->offset = best_off[buf_of[root[i]]] + sub[i];
   ctx->workspace_bytes = nb ? best : 0;
   ctx->workspace_lower_bound = bound;
 

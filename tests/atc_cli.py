@@ -217,6 +217,45 @@ def main():
         got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 else np.zeros(0)
         check(f"--fusion_switch_file: {name} build computes SiLU(x) + x", got.size == silu_ref.size and
               np.abs(got - silu_ref.ravel()).max() <= 1e-5 * np.abs(silu_ref).max(), p.stderr)
+    # A fire module (SqueezeNet): its two expand convs write straight into their Concat's buffer (memplan: no
+    # COPY_SLICE task), and the next conv reads the concatenation, against numpy in both precisions. 9x9
+    # pixels, 32 + 16 channels concatenated (whole channel blocks), then a 3x3 conv over the 48.
+    xf = rng.standard_normal((1, 24, 9, 9)).astype(np.float32)
+    xf.tofile(os.path.join(work, "xf.bin"))
+    wsq = (rng.standard_normal((16, 24, 1, 1)) * 0.3).astype(np.float32)
+    we1 = (rng.standard_normal((32, 16, 1, 1)) * 0.3).astype(np.float32)
+    we3 = (rng.standard_normal((16, 16, 3, 3)) * 0.2).astype(np.float32)
+    wout = (rng.standard_normal((8, 48, 3, 3)) * 0.1).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["x", "wsq"], ["s"], name="squeeze"), helper.make_node("Relu", ["s"], ["sr"]),
+         helper.make_node("Conv", ["sr", "we1"], ["e1"], name="expand1x1"),
+         helper.make_node("Conv", ["sr", "we3"], ["e3"], name="expand3x3", pads=[1, 1, 1, 1]),
+         helper.make_node("Concat", ["e1", "e3"], ["cat"], name="cat", axis=1),
+         helper.make_node("Conv", ["cat", "wout"], ["y"], name="out", pads=[1, 1, 1, 1])],
+        "fire", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 24, 9, 9])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w, n) for w, n in ((wsq, "wsq"), (we1, "we1"), (we3, "we3"), (wout, "wout"))])
+    fire = os.path.join(work, "fire.onnx")
+    with open(fire, "wb") as f:
+        f.write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    sr = np.maximum(conv2d(xf, wsq, 0), 0)
+    fire_ref = conv2d(np.concatenate([conv2d(sr, we1, 0), conv2d(sr, we3, 1)], axis=1), wout, 1)
+    for prec, tol in (("must_keep_origin_dtype", 1e-5), ("force_fp16", 2e-2)):
+        base = os.path.join(work, f"fire_{prec}")
+        p = run(atc, f"--model={fire}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
+                f"--precision_mode={prec}")
+        check(f"fire module, {prec}: compiles", p.returncode == 0, p.stderr)
+        p = run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json")
+        kinds = [t["kind"] for t in json.load(open(base + ".json"))["tasks"]] if p.returncode == 0 else []
+        check(f"fire module, {prec}: the Concat is no task", kinds.count("CONV2D") == 4 and "COPY_SLICE" not in kinds,
+              kinds)
+        for kernels, env in KERNEL_PATHS:
+            p = subprocess.run([omrun, "--model", base + ".om", "--input", os.path.join(work, "xf.bin"), "--output",
+                                base + "_out"], capture_output=True, text=True, env=env)
+            got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 \
+                else np.zeros(0)
+            err = np.abs(got - fire_ref.ravel()).max() / np.abs(fire_ref).max() if got.size == fire_ref.size else -1
+            check(f"fire module, {prec}, {kernels} kernels: matches the reference", 0 <= err <= tol, f"{err} {p.stderr}")
     # ConvInputScaleFusionPass: a squeeze-excitation block (pool, 1x1 Conv, Sigmoid, Mul, 1x1 Conv) runs the Mul
     # inside the last Conv (its x_scale) by default and as a vector program with the rule off; both compute the
     # block, on every kernel path. 20 channels (a last channel block of 4 real lanes), 7x7
