@@ -146,7 +146,8 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
   arena_init(&a, 0);
   int nv = g->nvalues;
   int *parent = arena_array(&a, (size_t)nv + 1, sizeof *parent), *root = arena_array(&a, (size_t)nv + 1, sizeof *root);
-  uint64_t *sub = arena_array(&a, (size_t)nv + 1, sizeof *sub); /* bytes from the parent's start */
+  uint64_t *sub = arena_array(&a, (size_t)nv + 1, sizeof *sub);  /* bytes from the parent's start */
+  uint64_t *at = arena_array(&a, (size_t)nv + 1, sizeof *at);    /* bytes from the root's start */
   int *def = arena_array(&a, (size_t)nv + 1, sizeof *def);
   int *last = arena_array(&a, (size_t)nv + 1, sizeof *last);
   int *buf_of = arena_array(&a, (size_t)nv + 1, sizeof *buf_of);
@@ -154,7 +155,7 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
   mp_buf **order = arena_array(&a, (size_t)nv + 1, sizeof *order);
   mp_buf **tmp = arena_array(&a, (size_t)nv + 1, sizeof *tmp);
   status st = ST_OK;
-  if (!parent || !root || !sub || !def || !last || !buf_of || !bufs || !order || !tmp) {
+  if (!parent || !root || !sub || !at || !def || !last || !buf_of || !bufs || !order || !tmp) {
     st = diag_set(d, ST_ERR_NOMEM, "memplan: out of memory");
     goto done;
   }
@@ -218,7 +219,7 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
     uint64_t off = 0;
     int r = i;
     while (parent[r] != r) off += sub[r], r = parent[r];
-    root[i] = r, sub[i] = off;
+    root[i] = r, at[i] = off;
   }
 
   int nb = 0;
@@ -269,7 +270,7 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
   }
   for (int i = 0; i < nv; i++)
     if (g->values[i]->region == IR_REGION_WORKSPACE)
-      g->values[i]->offset = best_off[buf_of[root[i]]] + sub[i];
+      g->values[i]->offset = best_off[buf_of[root[i]]] + at[i];
   ctx->workspace_bytes = nb ? best : 0;
   ctx->workspace_lower_bound = bound;
 
