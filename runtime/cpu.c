@@ -3,10 +3,11 @@
  * The runtime is built for plain x86-64 (no global -mavx2): the fast kernels
  * (kernels_*_x86.c, kernels_*_avx512.c) are compiled per function with
  * __attribute__((target("avx2,fma,f16c"))) (or the AVX512 target) and only
- * called when the CPU has all three extensions (and AVX-512F and DQ). rt_cpu() detects them on first use (pthread_once, so
- * any thread may call it; omrt_context_new calls it so the choice is made
- * before the first execute) and fills a table of function pointers that the
- * kernels call through. OMRT_PORTABLE=1 in the environment forces the
+ * called when the CPU has all three extensions (and AVX-512F and DQ).
+ * rt_cpu() detects them on first use (pthread_once, so any thread may call
+ * it; omrt_context_new calls it so the choice is made before the first
+ * execute) and fills a table of function pointers that the kernels call
+ * through. OMRT_PORTABLE=1 in the environment forces the
  * portable C path whatever the CPU has (tests run both). Non-x86 builds only
  * ever have the portable path.
  * On hosts with AVX-512F and DQ (and an OS that saves the ZMM state), the
@@ -50,20 +51,21 @@ static int has_avx512f_dq(void) {
   __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
   return (xcr0_lo & 0xe6) == 0xe6;
 }
-
-static int env_off(const char *name) {
-  const char *v = getenv(name);
-  return v && v[0] == '0' && v[1] == 0;
-}
 #endif
+
+/* An environment switch: -1 unset or empty, 0 when it is "0", else 1. */
+static int env_switch(const char *name) {
+  const char *v = getenv(name);
+  if (!v || !v[0]) return -1;
+  return !(v[0] == '0' && v[1] == 0);
+}
 
 static rt_cpu_paths paths;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void detect(void) {
   paths = (rt_cpu_paths){.name = "portable"};
-  const char *env = getenv("OMRT_PORTABLE");
-  if (env && env[0] && !(env[0] == '0' && env[1] == 0)) {
+  if (env_switch("OMRT_PORTABLE") == 1) {
     paths.name = "portable (OMRT_PORTABLE)";
     return;
   }
@@ -83,7 +85,7 @@ static void detect(void) {
     paths.h2f = rt_h2f_x86;
     paths.f2h = rt_f2h_x86;
     paths.round16 = rt_round16_x86;
-    if (has_avx512f_dq() && !env_off("OMRT_AVX512")) {
+    if (has_avx512f_dq() && env_switch("OMRT_AVX512") != 0) {
       paths.name = "avx512f+avx2+fma+f16c";
       paths.avx512 = 1;
       paths.wino_fz_tile = rt_wino_fz_tile_avx512;

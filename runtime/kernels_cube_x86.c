@@ -250,7 +250,6 @@ static const void *kwalk_weights(const rt_conv_geom *g, int64_t kc, int64_t kn, 
 typedef struct epi {
   float bias[C0];      /* the first chunk starts from the bias */
   uint32_t keep[C0];   /* all ones for the real channels, 0 for padding ones */
-  uint16_t kmask;      /* the same as a bit mask, lane l = bit l */
   float lo, hi;        /* OM_ACT_CLIP bounds */
   int act;
   uint8_t yf16, rf16, partial; /* partial: some lanes are padding channels */
@@ -369,7 +368,8 @@ AVX512_INLINE __m512 epi16(__m512 v, const epi *e, size_t at) {
   if (e->res) v = _mm512_add_ps(v, ld16h(e->res, e->rf16, at));
   if (e->act == OM_ACT_RELU) v = _mm512_max_ps(v, _mm512_setzero_ps());
   if (e->act == OM_ACT_CLIP) v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e->lo)), _mm512_set1_ps(e->hi));
-  return e->partial ? _mm512_maskz_mov_ps(e->kmask, v) : v;
+  if (!e->partial) return v;
+  return _mm512_maskz_mov_ps(_mm512_movepi32_mask(_mm512_loadu_si512(e->keep)), v);
 }
 
 AVX512_INLINE void mkw(const int R, const int NB, const int BH, const kwalk *kw, const float *a, const void *b,
@@ -465,11 +465,9 @@ AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t kl
 
 /* The bias of n block cb and, for the last chunk (last), the write-back. */
 static AVX2 void epi_init(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t cb, int last, epi *e) {
-  e->kmask = 0;
   for (int j = 0; j < C0; j++) {
     int64_t co = cb * C0 + j;
     e->keep[j] = co < g->cout ? 0xffffffffu : 0u;
-    e->kmask |= (uint16_t)(co < g->cout) << j;
     e->bias[j] = g->bd && co < g->cout ? g->bd[co] : 0.0f;
   }
   e->lo = g->p.clip_min, e->hi = g->p.clip_max;

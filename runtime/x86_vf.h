@@ -14,43 +14,34 @@
 #if VF_LANES == 16
 #define VF_TARGET AVX512
 #define VF_INLINE AVX512_INLINE
+#define VF_PS(op) _mm512_##op##_ps /* the intrinsic of this width */
 typedef __m512 vf;
-VF_INLINE vf vf_zero(void) { return _mm512_setzero_ps(); }
-VF_INLINE vf vf_set1(float x) { return _mm512_set1_ps(x); }
-VF_INLINE vf vf_add(vf a, vf b) { return _mm512_add_ps(a, b); }
-VF_INLINE vf vf_sub(vf a, vf b) { return _mm512_sub_ps(a, b); }
-VF_INLINE vf vf_mul(vf a, vf b) { return _mm512_mul_ps(a, b); }
-VF_INLINE vf vf_fmadd(vf a, vf b, vf c) { return _mm512_fmadd_ps(a, b, c); }   /* a*b + c */
-VF_INLINE vf vf_fnmadd(vf a, vf b, vf c) { return _mm512_fnmadd_ps(a, b, c); } /* c - a*b */
-VF_INLINE vf vf_max(vf a, vf b) { return _mm512_max_ps(a, b); }
-VF_INLINE vf vf_min(vf a, vf b) { return _mm512_min_ps(a, b); }
-VF_INLINE vf vf_and(vf a, vf b) { return _mm512_and_ps(a, b); }
-VF_INLINE vf vf_ld(const float *p) { return _mm512_loadu_ps(p); }
-VF_INLINE void vf_st(float *p, vf v) { _mm512_storeu_ps(p, v); }
 /* Lanes of an f16 (f16 != 0) or f32 array from element `at`, as f32; and the store, f16 rounded to nearest even. */
 VF_INLINE vf vf_ldh(const void *p, int f16, size_t at) { return ld16h(p, f16, at); }
 VF_INLINE void vf_sth(void *p, int f16, size_t at, vf v) { st16h(p, f16, at, v); }
 #elif VF_LANES == 8
 #define VF_TARGET AVX2
 #define VF_INLINE AVX2_INLINE
+#define VF_PS(op) _mm256_##op##_ps
 typedef __m256 vf;
-VF_INLINE vf vf_zero(void) { return _mm256_setzero_ps(); }
-VF_INLINE vf vf_set1(float x) { return _mm256_set1_ps(x); }
-VF_INLINE vf vf_add(vf a, vf b) { return _mm256_add_ps(a, b); }
-VF_INLINE vf vf_sub(vf a, vf b) { return _mm256_sub_ps(a, b); }
-VF_INLINE vf vf_mul(vf a, vf b) { return _mm256_mul_ps(a, b); }
-VF_INLINE vf vf_fmadd(vf a, vf b, vf c) { return _mm256_fmadd_ps(a, b, c); }
-VF_INLINE vf vf_fnmadd(vf a, vf b, vf c) { return _mm256_fnmadd_ps(a, b, c); }
-VF_INLINE vf vf_max(vf a, vf b) { return _mm256_max_ps(a, b); }
-VF_INLINE vf vf_min(vf a, vf b) { return _mm256_min_ps(a, b); }
-VF_INLINE vf vf_and(vf a, vf b) { return _mm256_and_ps(a, b); }
-VF_INLINE vf vf_ld(const float *p) { return _mm256_loadu_ps(p); }
-VF_INLINE void vf_st(float *p, vf v) { _mm256_storeu_ps(p, v); }
 VF_INLINE vf vf_ldh(const void *p, int f16, size_t at) { return ld8h(p, f16, at); }
 VF_INLINE void vf_sth(void *p, int f16, size_t at, vf v) { st8h(p, f16, at, v); }
 #else
 #error "define VF_LANES as 8 or 16 before including runtime/x86_vf.h"
 #endif
+
+VF_INLINE vf vf_zero(void) { return VF_PS(setzero)(); }
+VF_INLINE vf vf_set1(float x) { return VF_PS(set1)(x); }
+VF_INLINE vf vf_add(vf a, vf b) { return VF_PS(add)(a, b); }
+VF_INLINE vf vf_sub(vf a, vf b) { return VF_PS(sub)(a, b); }
+VF_INLINE vf vf_mul(vf a, vf b) { return VF_PS(mul)(a, b); }
+VF_INLINE vf vf_fmadd(vf a, vf b, vf c) { return VF_PS(fmadd)(a, b, c); }   /* a*b + c */
+VF_INLINE vf vf_fnmadd(vf a, vf b, vf c) { return VF_PS(fnmadd)(a, b, c); } /* c - a*b */
+VF_INLINE vf vf_max(vf a, vf b) { return VF_PS(max)(a, b); }
+VF_INLINE vf vf_min(vf a, vf b) { return VF_PS(min)(a, b); }
+VF_INLINE vf vf_and(vf a, vf b) { return VF_PS(and)(a, b); }
+VF_INLINE vf vf_ld(const float *p) { return VF_PS(loadu)(p); }
+VF_INLINE void vf_st(float *p, vf v) { VF_PS(storeu)(p, v); }
 
 enum { VF_BLOCK = 16 / VF_LANES }; /* vectors per 16-lane channel block */
 
