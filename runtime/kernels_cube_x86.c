@@ -364,12 +364,33 @@ MK_INSTANCE(mk_half_f, AVX2, mk, 1, 0)
  * (their B lanes are zero) and masked at the store, so there is no half
  * case here. Two blocks give 12 chains for 6 rows: enough to hide the FMA
  * latency; one block (an odd last block, the Winograd GEMMs) has 6. */
-AVX512_INLINE __m512 epi16(__m512 v, const epi *e, size_t at) {
-  if (e->res) v = _mm512_add_ps(v, ld16h(e->res, e->rf16, at));
-  if (e->act == OM_ACT_RELU) v = _mm512_max_ps(v, _mm512_setzero_ps());
-  if (e->act == OM_ACT_CLIP) v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e->lo)), _mm512_set1_ps(e->hi));
-  if (!e->partial) return v;
-  return _mm512_maskz_mov_ps(_mm512_movepi32_mask(_mm512_loadu_si512(e->keep)), v);
+/* An epi's write-back fields in locals: the stores through y may alias
+ * *e as far as the compiler knows, so reading e at every row would reload
+ * and re-test each field there. */
+typedef struct epi_w {
+  uint8_t *y;
+  const uint8_t *res;
+  __m512 lo, hi;
+  __mmask16 keep;
+  int act, yf16, rf16;
+} epi_w;
+
+AVX512_INLINE epi_w epi_w_of(const epi *e) {
+  const uint32_t *k = e->keep;
+  __mmask16 keep = 0;
+  for (int j = 0; j < C0; j++)
+    keep |= (__mmask16)((k[j] ? 1u : 0u) << j);
+  return (epi_w){(uint8_t *)e->y, (const uint8_t *)e->res, _mm512_set1_ps(e->lo), _mm512_set1_ps(e->hi),
+                 keep, e->act, e->yf16, e->rf16};
+}
+
+/* Row `row` of the block: + residual, activation, padding lanes 0, store. */
+AVX512_INLINE void epi16(__m512 v, const epi_w *w, size_t row) {
+  const size_t at = row * C0;
+  if (w->res) v = _mm512_add_ps(v, ld16h(w->res, w->rf16, at));
+  if (w->act == OM_ACT_RELU) v = _mm512_max_ps(v, _mm512_setzero_ps());
+  if (w->act == OM_ACT_CLIP) v = _mm512_min_ps(_mm512_max_ps(v, w->lo), w->hi);
+  st16h(w->y, w->yf16, at, _mm512_maskz_mov_ps(w->keep, v));
 }
 
 AVX512_INLINE void mkw(const int R, const int NB, const int BH, const kwalk *kw, const float *a, const void *b,
@@ -408,11 +429,11 @@ AVX512_INLINE void mkw(const int R, const int NB, const int BH, const kwalk *kw,
     MK_ROWS(MW_STORE)
     return;
   }
+  const epi_w w0 = epi_w_of(&e[0]), w1 = NB > 1 ? epi_w_of(&e[1]) : w0;
 #define MW_EPI(r)                                                                                            \
   if (R > r) {                                                                                               \
-    const size_t at = (yrow + r) * C0;                                                                       \
-    st16h(e[0].y, e[0].yf16, at, epi16(c##r##0, &e[0], at));                                                 \
-    if (NB > 1) st16h(e[1].y, e[1].yf16, at, epi16(c##r##1, &e[1], at));                                     \
+    epi16(c##r##0, &w0, yrow + r);                                                                           \
+    if (NB > 1) epi16(c##r##1, &w1, yrow + r);                                                               \
   }
   MK_ROWS(MW_EPI)
 }
