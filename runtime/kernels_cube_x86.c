@@ -110,6 +110,19 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
   const int64_t taps = (int64_t)g->p.kh * g->p.kw, hw = g->h * g->w_;
   if (taps == 1 && g->p.sh == 1 && g->p.sw == 1 && g->p.pt == 0 && g->p.pl == 0 && g->ho == g->h &&
       g->wo == g->w_) { /* 1x1: the input rows are the GEMM rows, a conversion copy */
+    if (f16 && !g->xsd && rt_conv_k_lanes(g, kc + kn - 1) == C0) { /* whole blocks: L0A row by row */
+      const size_t plane = (size_t)hw * C0;
+      const uint16_t *x0 = (const uint16_t *)g->xd + ((size_t)((img * g->c1 + kc) * hw) + (size_t)m0) * C0;
+      for (int64_t m = 0; m < mrows; m++) {
+        const uint16_t *s = x0 + (size_t)m * C0;
+        float *dst = l0a + m * lda;
+        for (int64_t kk = 0; kk < kn; kk++, s += plane, dst += C0) {
+          _mm256_storeu_ps(dst, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)s)));
+          _mm256_storeu_ps(dst + 8, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + 8))));
+        }
+      }
+      return;
+    }
     int64_t col = 0;
     for (int64_t kk = 0; kk < kn; kk++) {
       const size_t at = ((size_t)((img * g->c1 + kc + kk) * hw) + (size_t)m0) * C0;
