@@ -141,7 +141,10 @@ typedef enum om_task_kind {
    *            group 1), [2] bias ND [Cout] f32 or OM_NONE, [3] residual
    *            NC1HWC0 shaped like y, or OM_NONE, [4] y NC1HWC0 [N,Cout,Ho,Wo].
    *   x, w share a dtype (f16: fp16 fractals, fp32 accumulation, as the chip;
-   *   f32: fp32 throughout). residual and y may be f16 or f32.
+   *   f32: fp32 throughout). residual and y may be f16 or f32; y may occupy
+   *   exactly the residual's bytes (same dims and dtype: in place), since
+   *   each residual element is read before the y element at its place is
+   *   written.
    *   params: [0] kh [1] kw [2] stride_h [3] stride_w [4] pad_top [5] pad_left
    *   [6] pad_bottom [7] pad_right [8] dilation_h [9] dilation_w [10] act
    *   [11] clip_min (f32 bits) [12] clip_max (f32 bits)

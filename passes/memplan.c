@@ -3,7 +3,8 @@
  * Needs: layout and tiling have run (value layouts, dtypes and dims final);
  * g->nodes topologically sorted; every value has a known shape.
  * Changes: region, offset and bytes of every value; marks Reshape-family
- * nodes and Concats that need no copy with the attribute alias=1; sets
+ * nodes and Concats that need no copy with the attribute alias=1 and Convs
+ * that write over their residual with over_input=3; sets
  * ctx->workspace_bytes and ctx->workspace_lower_bound.
  * Leaves true: constants are WEIGHTS (their offsets are assigned by emit),
  * graph inputs INPUT and outputs OUTPUT at offset 0, everything else
@@ -31,6 +32,16 @@
  * (alias=1). An alias is a value with a parent in the same buffer and a
  * byte offset from the parent's start; a buffer lives from the first write
  * to the last read of any of its values.
+ * A cube Conv (FRACTAL_Z or FRACTAL_Z_G weights: a CONV2D task) with a
+ * residual writes its output over the residual when the Conv is the
+ * residual's last reader, reads it in no other slot, and both are workspace
+ * values of one dtype, layout and size that alias nothing (or, for the
+ * residual, only an earlier residual it was written over, a chain through
+ * ResNet's identity blocks): CONV2D reads
+ * each residual element before it writes the output element at the same
+ * place (om_format.h), so the output streams through the residual's lines
+ * instead of a second buffer's (ResNet's residual blocks). Such a Conv gets
+ * the attribute over_input=3 (its output shares input 3's buffer).
  *
  * Placement: each buffer (an alias group) is an interval of time x a size.
  * The lower bound is the largest sum of sizes live at any one time. Offsets
@@ -82,6 +93,22 @@ static int concat_in_place(const ir_node *n, const int *parent) {
     bytes += x->bytes;
   }
   return bytes == y->bytes;
+}
+
+/* Whether cube Conv n (at position t) can write its output over its
+ * residual (the header says when). */
+static int conv_over_residual(const ir_node *n, int t, const int *parent, const int *children, const int *last,
+                              const uint8_t *over) {
+  if (n->op != IR_OP_CONV || n->nin < 4 || !n->in[3]) return 0;
+  const ir_value *r = n->in[3], *y = n->out[0], *w = n->in[1];
+  if (w->layout != LAYOUT_FRACTAL_Z && w->layout != LAYOUT_FRACTAL_Z_G) return 0;
+  if (r->region != IR_REGION_WORKSPACE || y->region != IR_REGION_WORKSPACE || last[r->id] != t) return 0;
+  if (r->dtype != y->dtype || r->layout != y->layout || r->bytes != y->bytes) return 0;
+  if ((parent[r->id] != r->id && !over[r->id]) || parent[y->id] != y->id || children[r->id] || children[y->id])
+    return 0;
+  for (int j = 0; j < n->nin; j++)
+    if (j != 3 && n->in[j] == r) return 0;
+  return 1;
 }
 
 static int is_view_op(ir_op op) {
@@ -150,12 +177,14 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
   uint64_t *at = arena_array(&a, (size_t)nv + 1, sizeof *at);    /* bytes from the root's start */
   int *def = arena_array(&a, (size_t)nv + 1, sizeof *def);
   int *last = arena_array(&a, (size_t)nv + 1, sizeof *last);
+  int *children = arena_array(&a, (size_t)nv + 1, sizeof *children); /* values whose parent it is */
+  uint8_t *over = arena_array(&a, (size_t)nv + 1, sizeof *over);      /* a Conv's output over its residual */
   int *buf_of = arena_array(&a, (size_t)nv + 1, sizeof *buf_of);
   mp_buf *bufs = arena_array(&a, (size_t)nv + 1, sizeof *bufs);
   mp_buf **order = arena_array(&a, (size_t)nv + 1, sizeof *order);
   mp_buf **tmp = arena_array(&a, (size_t)nv + 1, sizeof *tmp);
   status st = ST_OK;
-  if (!parent || !root || !sub || !at || !def || !last || !buf_of || !bufs || !order || !tmp) {
+  if (!parent || !root || !sub || !at || !def || !last || !children || !over || !buf_of || !bufs || !order || !tmp) {
     st = diag_set(d, ST_ERR_NOMEM, "memplan: out of memory");
     goto done;
   }
@@ -212,9 +241,30 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
     }
     t++;
   }
+  /* Convs over their residuals, now that every value's last reader is known. */
+  for (int i = 0; i < nv; i++)
+    children[i] = 0, over[i] = 0;
+  for (int i = 0; i < nv; i++)
+    if (parent[i] != i) children[parent[i]]++;
+  t = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    if (n->dead) continue;
+    if (conv_over_residual(n, t, parent, children, last, over)) {
+      parent[n->out[0]->id] = n->in[3]->id;
+      children[n->in[3]->id]++;
+      over[n->out[0]->id] = 1;
+      if (ir_attr_set_int(g, n, "over_input", 3)) {
+        st = diag_set(d, ST_ERR_NOMEM, "memplan: out of memory");
+        goto done;
+      }
+    }
+    t++;
+  }
   /* Each value's buffer (the root of its parents) and offset in it; every
-   * parent was set once, by a view (to an earlier value) or a Concat (to a
-   * later one, never itself an alias then), so the chains end. */
+   * parent was set once, by a view (to an earlier value), a Concat (to a
+   * later one, never itself an alias then) or a Conv (to its residual, an
+   * earlier value, aliasing nothing or an earlier residual), so the chains end. */
   for (int i = 0; i < nv; i++) {
     uint64_t off = 0;
     int r = i;

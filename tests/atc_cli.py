@@ -256,6 +256,50 @@ def main():
                 else np.zeros(0)
             err = np.abs(got - fire_ref.ravel()).max() / np.abs(fire_ref).max() if got.size == fire_ref.size else -1
             check(f"fire module, {prec}, {kernels} kernels: matches the reference", 0 <= err <= tol, f"{err} {p.stderr}")
+    # Two residual blocks (ResNet's bottleneck, shortened): each block's last conv writes its output over its
+    # residual (memplan: y at the residual's offset, the second over the first's output), against numpy on
+    # every kernel path in both precisions. 32 channels, 10x10 pixels; the 3x3 conv takes the Winograd path.
+    xr = rng.standard_normal((1, 32, 10, 10)).astype(np.float32)
+    xr.tofile(os.path.join(work, "xr.bin"))
+    rw = {n: (rng.standard_normal(shape) * sc).astype(np.float32) for n, shape, sc in (
+        ("r0", (32, 32, 3, 3), 0.08), ("r1", (32, 32, 1, 1), 0.2), ("r2", (32, 32, 3, 3), 0.08),
+        ("r3", (32, 32, 1, 1), 0.2), ("r4", (32, 32, 1, 1), 0.2), ("r5", (16, 32, 1, 1), 0.2))}
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["x", "r0"], ["c0"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c0"], ["t"]),
+         helper.make_node("Conv", ["t", "r1"], ["c1"]), helper.make_node("Relu", ["c1"], ["a"]),
+         helper.make_node("Conv", ["a", "r2"], ["c2"], pads=[1, 1, 1, 1]), helper.make_node("Add", ["c2", "t"], ["s2"]),
+         helper.make_node("Relu", ["s2"], ["u"]),
+         helper.make_node("Conv", ["u", "r3"], ["c3"]), helper.make_node("Relu", ["c3"], ["b"]),
+         helper.make_node("Conv", ["b", "r4"], ["c4"]), helper.make_node("Add", ["c4", "u"], ["v"]),
+         helper.make_node("Conv", ["v", "r5"], ["y"])],
+        "residual", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 10, 10])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w, n) for n, w in rw.items()])
+    resid = os.path.join(work, "residual.onnx")
+    with open(resid, "wb") as f:
+        f.write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    relu = lambda z: np.maximum(z, 0)  # noqa: E731
+    t = relu(conv2d(xr, rw["r0"], 1))
+    u = relu(conv2d(relu(conv2d(t, rw["r1"], 0)), rw["r2"], 1) + t)
+    resid_ref = conv2d(conv2d(relu(conv2d(u, rw["r3"], 0)), rw["r4"], 0) + u, rw["r5"], 0)
+    for prec, tol in (("must_keep_origin_dtype", 1e-5), ("force_fp16", 2e-2)):
+        base = os.path.join(work, f"residual_{prec}")
+        p = run(atc, f"--model={resid}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
+                f"--precision_mode={prec}")
+        check(f"residual blocks, {prec}: compiles", p.returncode == 0, p.stderr)
+        p = run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json")
+        om = json.load(open(base + ".json")) if p.returncode == 0 else {"tasks": [], "tensors": []}
+        over = [t["name"] for t in om["tasks"] if t["kind"] == "CONV2D" and t["tensors"].get("residual") is not None
+                and om["tensors"][t["tensors"]["residual"]]["offset"] == om["tensors"][t["tensors"]["y"]]["offset"]]
+        check(f"residual blocks, {prec}: both convs write over their residual", len(over) == 2, over)
+        for kernels, env in KERNEL_PATHS:
+            p = subprocess.run([omrun, "--model", base + ".om", "--input", os.path.join(work, "xr.bin"), "--output",
+                                base + "_out"], capture_output=True, text=True, env=env)
+            got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 \
+                else np.zeros(0)
+            err = np.abs(got - resid_ref.ravel()).max() / np.abs(resid_ref).max() if got.size == resid_ref.size else -1
+            check(f"residual blocks, {prec}, {kernels} kernels: match the reference", 0 <= err <= tol,
+                  f"{err} {p.stderr}")
     # ConvInputScaleFusionPass: a squeeze-excitation block (pool, 1x1 Conv, Sigmoid, Mul, 1x1 Conv) runs the Mul
     # inside the last Conv (its x_scale) by default and as a vector program with the rule off; both compute the
     # block, on every kernel path. 20 channels (a last channel block of 4 real lanes), 7x7

@@ -275,6 +275,8 @@ static void check_memplan(void) {
       if (n->in[j]) last[n->in[j]->id] = t;
     def[n->out[0]->id] = t;
     if (ir_attr_int(n, "alias", 0)) group[n->out[0]->id] = group[n->in[0]->id];
+    int64_t over = ir_attr_int(n, "over_input", -1); /* the output in that input's buffer */
+    if (over >= 0 && over < n->nin && n->in[over]) group[n->out[0]->id] = group[n->in[over]->id];
   }
   /* an alias group lives as long as any member */
   int *gs = calloc((size_t)nv, sizeof *gs), *ge = calloc((size_t)nv, sizeof *ge);
