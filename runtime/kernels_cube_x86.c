@@ -389,10 +389,7 @@ typedef struct epi_w {
 } epi_w;
 
 AVX512_INLINE epi_w epi_w_of(const epi *e) {
-  const uint32_t *k = e->keep;
-  __mmask16 keep = 0;
-  for (int j = 0; j < C0; j++)
-    keep |= (__mmask16)((k[j] ? 1u : 0u) << j);
+  const __mmask16 keep = e->partial ? _mm512_movepi32_mask(_mm512_loadu_si512(e->keep)) : (__mmask16)0xffff;
   return (epi_w){(uint8_t *)e->y, (const uint8_t *)e->res, _mm512_set1_ps(e->lo), _mm512_set1_ps(e->hi),
                  keep, e->act, e->yf16, e->rf16};
 }
