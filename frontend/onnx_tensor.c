@@ -127,9 +127,12 @@ static void int32_range(int dt, int64_t *lo, int64_t *hi) {
   }
 }
 
-/* Converts the typed field of `t` into dst (count elements of dtype dt). */
-static status from_typed(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, int dt,
-                         int rank, const int64_t *dims, uint64_t count, unsigned char *dst) {
+/* Whether `t` holds its values in dtype dt's typed field only, count of
+ * them: checked before the buffer for them is allocated, so that dims
+ * claiming terabytes next to a one-element field are refused, not
+ * allocated (found by tests/fuzz, onnx). */
+static status typed_check(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, int dt, int rank,
+                          const int64_t *dims, uint64_t count) {
   const char *field = typed_field_for(dt);
   for (size_t i = 0; i < sizeof typed_fields / sizeof *typed_fields; i++) {
     const char *other = typed_fields[i];
@@ -142,6 +145,12 @@ static status from_typed(onnx_ctx *c, const Onnx__TensorProto *t, const char *wh
   if (n != count)
     return onnx_fail(c, ST_ERR_INVALID, "%s: %s has %zu elements, dims %s need %" PRIu64, what,
                      field, n, onnx_dims_str(rank, dims, dbuf, sizeof dbuf), count);
+  return ST_OK;
+}
+
+/* Converts the typed field of `t` (typed_check passed) into dst. */
+static status from_typed(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, int dt, unsigned char *dst) {
+  size_t n = typed_count(t, typed_field_for(dt));
   if (n == 0) return ST_OK; /* an empty tensor: the typed field is NULL, memcpy must not see it */
   switch (dt) {
   case DT_FLOAT32: memcpy(dst, t->float_data, n * 4); break;
@@ -473,9 +482,11 @@ static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char 
     *data_out = t->raw_data.data;
     return ST_OK;
   }
+  status s = typed_check(c, t, what, dt, rank, dims, count);
+  if (s) return s;
   unsigned char *buf = malloc(need ? need : 1);
   if (!buf) return onnx_fail(c, ST_ERR_NOMEM, "%s: out of memory for %" PRIu64 " bytes", what, need);
-  status s = from_typed(c, t, what, dt, rank, dims, count, buf);
+  s = from_typed(c, t, what, dt, buf);
   if (s) {
     free(buf);
     return s;
