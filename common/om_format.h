@@ -141,7 +141,12 @@ typedef enum om_task_kind {
    *            group 1), [2] bias ND [Cout] f32 or OM_NONE, [3] residual
    *            NC1HWC0 shaped like y, or OM_NONE, [4] y NC1HWC0 [N,Cout,Ho,Wo].
    *   x, w share a dtype (f16: fp16 fractals, fp32 accumulation, as the chip;
-   *   f32: fp32 throughout). residual and y may be f16 or f32; y may occupy
+   *   f32: fp32 throughout). Or x is ND [N, Cin, H, W] with Cin <= 4, f16 or
+   *   f32 (an RGB stem reading the model's NCHW input in place; algorithm 0,
+   *   no x_scale, group 1): the cube stages its values as a TRANSDATA to
+   *   NC1HWC0 in w's dtype would have converted them (rounded to fp16 when w
+   *   is f16), and the L0A bound counts them in w's dtype.
+   *   residual and y may be f16 or f32; y may occupy
    *   exactly the residual's bytes (same dims and dtype: in place), since
    *   each residual element is read before the y element at its place is
    *   written.

@@ -102,7 +102,7 @@ typedef struct conv_tiles {
 static status tile_conv(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, diag *d) {
   const soc_info *soc = ctx->soc;
   const ir_value *x = n->in[0], *w = n->in[1], *y = n->out[0];
-  uint64_t es = dtype_size(x->dtype);
+  uint64_t es = dtype_size(w->dtype); /* the staged dtype (an ND stem input is staged as w's) */
   uint64_t images = (uint64_t)y->dims[0], pixels = (uint64_t)y->dims[2] * (uint64_t)y->dims[3];
   uint64_t n1 = ceil_div((uint64_t)y->dims[1], C0);
   uint64_t kf = ceil_div((uint64_t)x->dims[1], C0) * (uint64_t)w->dims[2] * (uint64_t)w->dims[3];

@@ -199,6 +199,8 @@ typedef struct rt_conv_geom {
   int64_t n, cin, c1, h, w_, ho, wo, cout, c1out, k; /* k: reduction fractals c1*kh*kw */
   int64_t tm, tn, tk, mtiles, ntiles;                /* tile sizes, tiles per image */
   int algo;                                          /* om_conv_algo (params[16]) */
+  int xnd;   /* x is ND [N, Cin, H, W] (Cin <= 4, an RGB stem reading the model input in place) */
+  int xr16;  /* round x to fp16 as it is staged (x f32, w f16: what TRANSDATA would have done) */
   int64_t wth, wtw; /* OM_CONV_WINO_F43_FZ: 4x4 output tiles per column, per row */
   rt_conv_params p;
 } rt_conv_geom;
@@ -210,6 +212,10 @@ typedef struct rt_conv_geom {
 static inline int rt_conv_k_lanes(const rt_conv_geom *g, int64_t kf) {
   return kf / ((int64_t)g->p.kh * g->p.kw) == g->c1 - 1 ? (int)(g->cin - (g->c1 - 1) * C0) : C0;
 }
+
+/* The portable CONV2D tile (kernels_cube.c): the x86 tile hands it the
+ * stem tiles with an ND x that its packed path does not take. */
+void rt_conv_tile_portable(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 
 /* L0B[nb][k][16 co] as f32 for n blocks nb0 .. nb0+nblocks-1 and fractals
  * kc .. kc+kn-1: rows ci < k_lanes of each FRACTAL_Z fractal, klen of them

@@ -5,7 +5,8 @@
  * tile_n channel blocks of 16. For each tile and each chunk of tile_k
  * reduction fractals (the K axis runs over (c1in, kh, kw) in FRACTAL_Z order):
  *   load3d  img2col of the input patch into L0A: one row of 16*kn values per
- *           pixel, taps outside the image zero;
+ *           pixel, taps outside the image zero (an ND stem input, Cin <= 4,
+ *           read from its NCHW planes, rounded to fp16 under fp16 weights);
  *   loadB   the weight fractals into L0B;
  *   mmad    C[16x16] += A[16x16] * B[16x16] into the f32 accumulators in L0C.
  * After the K loop the vector unit runs the epilogue (+ bias, + residual, act,
@@ -61,6 +62,8 @@ static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) 
                    .wtw = rt_ceil_div(y->dims[3], 4)};
   rt_conv_params_read(task, &g->p);
   g->xsd = task->params[18] == 1 ? a->data[5] : NULL;
+  g->xnd = x->layout == LAYOUT_ND;
+  g->xr16 = g->xnd && x->dtype == DT_FLOAT32 && w->dtype == DT_FLOAT16;
   g->k = g->c1 * g->p.kh * g->p.kw;
   g->mtiles = rt_ceil_div(g->algo != OM_CONV_DIRECT ? g->wth * g->wtw : g->ho * g->wo, g->tm);
   g->ntiles = rt_ceil_div(g->c1out, g->tn);
@@ -86,7 +89,12 @@ static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, i
     if (g->xsd) rt_load_f32(scale, g->xsd, (int)g->x->dtype, (size_t)(img * g->c1 + c1) * C0, C0);
     for (int64_t m = 0; m < mrows; m++, dst += lda) {
       int64_t ih = oh * g->p.sh + dy, iw = ow * g->p.sw + dx;
-      if (ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_) {
+      if (g->xnd && ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_) { /* NCHW: a plane per channel */
+        for (int j = 0; j < lanes; j++) {
+          float v = rt_get(g->xd, (int)g->x->dtype, (size_t)(((img * g->cin + j) * g->h + ih) * g->w_ + iw));
+          dst[j] = g->xr16 ? rt_h2f(rt_f2h(v)) : v;
+        }
+      } else if (ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_) {
         size_t at = (plane + (size_t)(ih * g->w_ + iw)) * C0;
         float v[C0];
         rt_load_f32(v, g->xd, f16 ? DT_FLOAT16 : DT_FLOAT32, at, C0); /* all 16 lanes, then the real ones */
@@ -201,7 +209,7 @@ static void epilogue(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows,
   }
 }
 
-static void conv_tile(const conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
+void rt_conv_tile_portable(const conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
   float *l0a = (float *)core->l0a, *l0b = (float *)core->l0b, *l0c = (float *)core->l0c;
   int64_t m0 = mt * g->tm, mrows = g->ho * g->wo - m0;
   if (mrows > g->tm) mrows = g->tm;
@@ -226,7 +234,7 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   uint64_t lo, hi, per_image = (uint64_t)(g.mtiles * g.ntiles);
   rt_block_range((uint64_t)g.n * per_image, task->block_dim, block, &lo, &hi);
   void (*tile)(const conv_geom *, int64_t, int64_t, int64_t, rt_core *) = rt_cpu()->conv_tile;
-  if (!tile) tile = conv_tile;
+  if (!tile) tile = rt_conv_tile_portable;
   if (g.algo == OM_CONV_WINO_F43_FZ) tile = rt_cpu()->wino_fz_tile ? rt_cpu()->wino_fz_tile : rt_wino_fz_tile;
   if (task->params[17] > 1) { /* grouped: kernels_cube_group.c runs the tiles run by run */
     rt_conv_group_run(task, args, &g, tile, block, core);
@@ -254,13 +262,19 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
     return rt_chk_fail(&c, "params[16] algorithm %d is not 0 (direct) or 2 (Winograd F(4x4,3x3) on FRACTAL_Z weights)",
                        (int)task->params[16]);
   if ((s = rt_chk_ntensors(&c, rt_epi_ntensors(task))) ||
-      (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+      (s = rt_chk_tensor(&c, 0, "x", 0, -1, 4, 0, &x)) ||
       (s = rt_chk_tensor(&c, 1, "w", 0, LAYOUT_FRACTAL_Z, 4, 0, &w)) ||
       (s = rt_chk_tensor(&c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
       (s = rt_chk_tensor(&c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
       (s = rt_chk_tensor(&c, 4, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
     return s;
-  if (w->dtype != x->dtype) return rt_chk_fail(&c, "w dtype %u: expected x's dtype", w->dtype);
+  if (x->layout == LAYOUT_ND &&
+      (x->dims[1] > 4 || task->params[18] != 0 || task->params[16] != OM_CONV_DIRECT))
+    return rt_chk_fail(&c, "x is ND: only a direct convolution of at most 4 input channels without x_scale "
+                           "reads it (x has %lld channels, algorithm %d, x_scale %d)",
+                       (long long)x->dims[1], (int)task->params[16], (int)task->params[18]);
+  if (x->layout != LAYOUT_ND && w->dtype != x->dtype)
+    return rt_chk_fail(&c, "w dtype %u: expected x's dtype", w->dtype);
   if (w->dims[0] < 1 || w->dims[1] != x->dims[1])
     return rt_chk_fail(&c, "w [%lld, %lld, ...] does not match x channels %lld", (long long)w->dims[0],
                        (long long)w->dims[1], (long long)x->dims[1]);
@@ -297,7 +311,7 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
                        "tiles tile_m %lld (a multiple of 16), tile_n %lld, tile_k %lld out of "
                        "range",
                        (long long)tm, (long long)tn, (long long)tk);
-  uint64_t esize = dtype_size((int)x->dtype);
+  uint64_t esize = dtype_size((int)w->dtype); /* the staged dtype (an ND x is staged as w's) */
   uint64_t a_bytes = (uint64_t)tm * 16 * (uint64_t)tk * esize;
   uint64_t b_bytes = (uint64_t)tk * 16 * (uint64_t)tn * 16 * esize;
   uint64_t c_bytes = (uint64_t)tm * (uint64_t)tn * 16 * 4;

@@ -29,7 +29,10 @@
  * there); inputs of at most 4 channels (RGB stems) are packed into L1 rows
  * so that a kernel row of taps is one contiguous run the micro-kernel reads
  * there (pack_rows, conv_packed; their weights, 3 of 16 lanes a fractal,
- * are staged compactly as f32 in L0B); a tile of a single output pixel
+ * are staged compactly as f32 in L0B), from NC1HWC0 or straight from an ND
+ * (NCHW) model input, four pixels at a time through a 4x4 transpose (an ND
+ * stem tile the packed rows do not take, dilated or too wide for L1, goes
+ * to the portable tile); a tile of a single output pixel
  * (fully connected layers) is a matrix-vector product read straight from
  * FRACTAL_Z (conv_tile_gemv).
  * fp16 x fp16 products are exact in f32, so results differ from the portable
@@ -62,6 +65,34 @@ typedef struct packed {
   int64_t oh0, rowf;
 } packed;
 
+/* Input row ih of an ND (NCHW) x, columns 0 .. wend-1, as [column][cin]
+ * f32 at d: four columns at a time, the channels' four values transposed
+ * into four pixels (each a 4-lane store whose lanes past cin the next
+ * column overwrites), rounded to fp16 when g->xr16. */
+static AVX2 void pack_row_nd(const rt_conv_geom *g, int64_t img, int64_t ih, int64_t wend, float *d) {
+  const int64_t cin = g->cin, hw = g->h * g->w_;
+  const int f16 = g->x->dtype == DT_FLOAT16;
+  const size_t at = (size_t)((img * cin) * hw + ih * g->w_);
+  int64_t iw = 0;
+  for (; iw + 4 <= wend; iw += 4) {
+    __m128 v[4];
+    for (int c = 0; c < 4; c++) {
+      const size_t o = at + (size_t)(c * hw + iw);
+      v[c] = c >= cin ? _mm_setzero_ps()
+             : f16    ? _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)((const uint16_t *)g->xd + o)))
+                      : _mm_loadu_ps((const float *)g->xd + o);
+      if (g->xr16) v[c] = _mm_cvtph_ps(_mm_cvtps_ph(v[c], _MM_FROUND_TO_NEAREST_INT));
+    }
+    _MM_TRANSPOSE4_PS(v[0], v[1], v[2], v[3]);
+    for (int j = 0; j < 4; j++) _mm_storeu_ps(d + (iw + j) * cin, v[j]);
+  }
+  for (; iw < wend; iw++)
+    for (int64_t c = 0; c < cin; c++) {
+      float x = rt_get(g->xd, (int)g->x->dtype, at + (size_t)(c * hw + iw));
+      d[iw * cin + c] = g->xr16 ? rt_h2f(rt_f2h(x)) : x;
+    }
+}
+
 /* 0 (nothing packed) when the case does not apply or L1 is too small. */
 static AVX2 int pack_rows(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t mrows, rt_core *core,
                           packed *pk) {
@@ -80,6 +111,11 @@ static AVX2 int pack_rows(const rt_conv_geom *g, int64_t img, int64_t m0, int64_
     const int64_t ih = ih0 + r;
     memset(dst, 0, (size_t)rowf * sizeof(float));
     if (ih < 0 || ih >= h) continue;
+    if (g->xnd) {
+      pack_row_nd(g, img, ih, wend, dst + pl * cin);
+      if (pl + wend < pw) memset(dst + (pl + wend) * cin, 0, (size_t)((pw - pl - wend) * cin) * sizeof(float));
+      continue;
+    }
     /* the interior: 4 lanes stored, cin kept (the next column overwrites the rest) */
     const size_t at = (plane + (size_t)(ih * w)) * C0;
     float *d = dst + pl * cin;
@@ -744,7 +780,7 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
   if (mrows > g->tm) mrows = g->tm;
   int64_t nb0 = nt * g->tn, nblocks = g->c1out - nb0;
   if (nblocks > g->tn) nblocks = g->tn;
-  if (mrows == 1) {
+  if (mrows == 1 && !g->xnd) {
     conv_tile_gemv(g, img, m0, nb0, nblocks, core);
     return;
   }
@@ -761,6 +797,10 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
       pack_rows(g, img, m0, mrows, core, &pk)) {
     rt_conv_load_b(g, nb0, nblocks, 0, g->k, klen_all, l0b);
     conv_packed(g, &pk, img, m0, mrows, nb0, nblocks, l0b, l0c);
+    return;
+  }
+  if (g->xnd) { /* an ND stem the packed rows do not take (dilated, or too wide for L1) */
+    rt_conv_tile_portable(g, img, mt, nt, core);
     return;
   }
   /* img2col: K in chunks of fractals whose B the pixel groups share (and
