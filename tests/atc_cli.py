@@ -46,6 +46,25 @@ def run(*cmd):
     return subprocess.run(list(cmd), capture_output=True, text=True)
 
 
+def compile_om(atc, model, base, prec, label):
+    """atc model -> base.om under precision mode prec (checked), and the om as JSON ({} on failure)."""
+    p = run(atc, f"--model={model}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
+            f"--precision_mode={prec}")
+    check(f"{label}, {prec}: compiles", p.returncode == 0, p.stderr)
+    p = run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json")
+    return json.load(open(base + ".json")) if p.returncode == 0 else {"tasks": [], "tensors": []}
+
+
+def check_paths(omrun, base, inp, ref, tol, label):
+    """Runs base.om on inp on every kernel path: max error <= tol x max|ref|."""
+    for kernels, env in KERNEL_PATHS:
+        p = subprocess.run([omrun, "--model", base + ".om", "--input", inp, "--output", base + "_out"],
+                           capture_output=True, text=True, env=env)
+        got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 else np.zeros(0)
+        err = np.abs(got - ref.ravel()).max() / np.abs(ref).max() if got.size == ref.size else -1
+        check(f"{label}, {kernels} kernels: matches the reference", 0 <= err <= tol, f"{err} {p.stderr}")
+
+
 def main():
     atc, omrun, work = sys.argv[1:4]
     shutil.rmtree(work, ignore_errors=True)
@@ -242,20 +261,10 @@ def main():
     fire_ref = conv2d(np.concatenate([conv2d(sr, we1, 0), conv2d(sr, we3, 1)], axis=1), wout, 1)
     for prec, tol in (("must_keep_origin_dtype", 1e-5), ("force_fp16", 2e-2)):
         base = os.path.join(work, f"fire_{prec}")
-        p = run(atc, f"--model={fire}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
-                f"--precision_mode={prec}")
-        check(f"fire module, {prec}: compiles", p.returncode == 0, p.stderr)
-        p = run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json")
-        kinds = [t["kind"] for t in json.load(open(base + ".json"))["tasks"]] if p.returncode == 0 else []
+        kinds = [t["kind"] for t in compile_om(atc, fire, base, prec, "fire module")["tasks"]]
         check(f"fire module, {prec}: the Concat is no task", kinds.count("CONV2D") == 4 and "COPY_SLICE" not in kinds,
               kinds)
-        for kernels, env in KERNEL_PATHS:
-            p = subprocess.run([omrun, "--model", base + ".om", "--input", os.path.join(work, "xf.bin"), "--output",
-                                base + "_out"], capture_output=True, text=True, env=env)
-            got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 \
-                else np.zeros(0)
-            err = np.abs(got - fire_ref.ravel()).max() / np.abs(fire_ref).max() if got.size == fire_ref.size else -1
-            check(f"fire module, {prec}, {kernels} kernels: matches the reference", 0 <= err <= tol, f"{err} {p.stderr}")
+        check_paths(omrun, base, os.path.join(work, "xf.bin"), fire_ref, tol, f"fire module, {prec}")
     # RGB stems read the model's NCHW input in place (no TRANSDATA before them), against numpy on every kernel
     # path in both precisions: a 7x7/2 stem (the x86 packed rows), a dilated 3x3 one (the portable tile on
     # every path) and a 1x1 one over a 1x1 image (one-pixel tiles), 3 and 4 input channels, 2 images.
@@ -278,22 +287,11 @@ def main():
         ref = np.maximum(full[:, :, ::stride, ::stride], 0)
         for prec, tol in (("must_keep_origin_dtype", 1e-5), ("force_fp16", 2e-2)):
             base = os.path.join(work, f"{sname}_{prec}")
-            p = run(atc, f"--model={path}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
-                    f"--precision_mode={prec}")
-            check(f"{sname}, {prec}: compiles", p.returncode == 0, p.stderr)
-            p = run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json")
-            om = json.load(open(base + ".json")) if p.returncode == 0 else {"tasks": [], "tensors": []}
+            om = compile_om(atc, path, base, prec, sname)
             first = om["tasks"][0] if om["tasks"] else {}
             check(f"{sname}, {prec}: the conv reads the ND input (no TRANSDATA)", first.get("kind") == "CONV2D" and
                   om["tensors"][first["tensors"]["x"]]["layout"] == "ND", [t["kind"] for t in om["tasks"]])
-            for kernels, env in KERNEL_PATHS:
-                p = subprocess.run([omrun, "--model", base + ".om", "--input", os.path.join(work, sname + ".bin"),
-                                    "--output", base + "_out"], capture_output=True, text=True, env=env)
-                got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 \
-                    else np.zeros(0)
-                err = np.abs(got - ref.ravel()).max() / np.abs(ref).max() if got.size == ref.size else -1
-                check(f"{sname}, {prec}, {kernels} kernels: matches the reference", 0 <= err <= tol,
-                      f"{err} {p.stderr}")
+            check_paths(omrun, base, os.path.join(work, sname + ".bin"), ref, tol, f"{sname}, {prec}")
     # Two residual blocks (ResNet's bottleneck, shortened): each block's last conv writes its output over its
     # residual (memplan: y at the residual's offset, the second over the first's output), against numpy on
     # every kernel path in both precisions. 32 channels, 10x10 pixels; the 3x3 conv takes the Winograd path.
@@ -322,22 +320,11 @@ def main():
     resid_ref = conv2d(conv2d(relu(conv2d(u, rw["r3"], 0)), rw["r4"], 0) + u, rw["r5"], 0)
     for prec, tol in (("must_keep_origin_dtype", 1e-5), ("force_fp16", 2e-2)):
         base = os.path.join(work, f"residual_{prec}")
-        p = run(atc, f"--model={resid}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
-                f"--precision_mode={prec}")
-        check(f"residual blocks, {prec}: compiles", p.returncode == 0, p.stderr)
-        p = run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json")
-        om = json.load(open(base + ".json")) if p.returncode == 0 else {"tasks": [], "tensors": []}
+        om = compile_om(atc, resid, base, prec, "residual blocks")
         over = [t["name"] for t in om["tasks"] if t["kind"] == "CONV2D" and t["tensors"].get("residual") is not None
                 and om["tensors"][t["tensors"]["residual"]]["offset"] == om["tensors"][t["tensors"]["y"]]["offset"]]
         check(f"residual blocks, {prec}: both convs write over their residual", len(over) == 2, over)
-        for kernels, env in KERNEL_PATHS:
-            p = subprocess.run([omrun, "--model", base + ".om", "--input", os.path.join(work, "xr.bin"), "--output",
-                                base + "_out"], capture_output=True, text=True, env=env)
-            got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 \
-                else np.zeros(0)
-            err = np.abs(got - resid_ref.ravel()).max() / np.abs(resid_ref).max() if got.size == resid_ref.size else -1
-            check(f"residual blocks, {prec}, {kernels} kernels: match the reference", 0 <= err <= tol,
-                  f"{err} {p.stderr}")
+        check_paths(omrun, base, os.path.join(work, "xr.bin"), resid_ref, tol, f"residual blocks, {prec}")
     # ConvInputScaleFusionPass: a squeeze-excitation block (pool, 1x1 Conv, Sigmoid, Mul, 1x1 Conv) runs the Mul
     # inside the last Conv (its x_scale) by default and as a vector program with the rule off; both compute the
     # block, on every kernel path. 20 channels (a last channel block of 4 real lanes), 7x7
