@@ -404,15 +404,6 @@ MK_INSTANCE(mk_half_h, AVX2, mk, 1, 1)
 MK_INSTANCE(mk_full_f, AVX2, mk, 2, 0)
 MK_INSTANCE(mk_half_f, AVX2, mk, 1, 0)
 
-/* The same product on AVX-512 hosts (rt_cpu()->avx512) for NB <= 2 n
- * blocks at once: a 16-lane ZMM register is a whole row of an n block, so R
- * rows x NB blocks keep R * NB accumulators; per k step NB B loads (f16
- * rows converted with the 512-bit vcvtph2ps) and R broadcasts of A feed
- * R * NB FMAs. Block j's B rows start kw->nbstride * j bytes past b's, its
- * sums c + cstride * j, its write-back e[j]. Padding lanes are computed
- * (their B lanes are zero) and masked at the store, so there is no half
- * case here. Two blocks give 12 chains for 6 rows: enough to hide the FMA
- * latency; one block (an odd last block, the Winograd GEMMs) has 6. */
 /* An epi's write-back fields in locals: the stores through y may alias
  * *e as far as the compiler knows, so reading e at every row would reload
  * and re-test each field there. */
@@ -439,6 +430,15 @@ AVX512_INLINE void epi16(__m512 v, const epi_w *w, size_t row) {
   st16h(w->y, w->yf16, at, _mm512_maskz_mov_ps(w->keep, v));
 }
 
+/* The same product on AVX-512 hosts (rt_cpu()->avx512) for NB <= 2 n
+ * blocks at once: a 16-lane ZMM register is a whole row of an n block, so R
+ * rows x NB blocks keep R * NB accumulators; per k step NB B loads (f16
+ * rows converted with the 512-bit vcvtph2ps) and R broadcasts of A feed
+ * R * NB FMAs. Block j's B rows start kw->nbstride * j bytes past b's, its
+ * sums c + cstride * j, its write-back e[j]. Padding lanes are computed
+ * (their B lanes are zero) and masked at the store, so there is no half
+ * case here. Two blocks give 12 chains for 6 rows: enough to hide the FMA
+ * latency; one block (an odd last block, the Winograd GEMMs) has 6. */
 AVX512_INLINE void mkw(const int R, const int NB, const int BH, const kwalk *kw, const float *a, const void *b,
                        const size_t *roff, float *c, size_t cstride, int first, const epi *e, size_t yrow) {
   const __m512 bias0 = _mm512_loadu_ps(e[0].bias), bias1 = NB > 1 ? _mm512_loadu_ps(e[NB - 1].bias) : bias0;
