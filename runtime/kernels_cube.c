@@ -89,12 +89,14 @@ static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, i
     if (g->xsd) rt_load_f32(scale, g->xsd, (int)g->x->dtype, (size_t)(img * g->c1 + c1) * C0, C0);
     for (int64_t m = 0; m < mrows; m++, dst += lda) {
       int64_t ih = oh * g->p.sh + dy, iw = ow * g->p.sw + dx;
-      if (g->xnd && ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_) { /* NCHW: a plane per channel */
+      if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w_) {
+        memset(dst, 0, (size_t)lanes * sizeof(float));
+      } else if (g->xnd) { /* NCHW: a plane per channel */
         for (int j = 0; j < lanes; j++) {
           float v = rt_get(g->xd, (int)g->x->dtype, (size_t)(((img * g->cin + j) * g->h + ih) * g->w_ + iw));
           dst[j] = g->xr16 ? rt_h2f(rt_f2h(v)) : v;
         }
-      } else if (ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_) {
+      } else {
         size_t at = (plane + (size_t)(ih * g->w_ + iw)) * C0;
         float v[C0];
         rt_load_f32(v, g->xd, f16 ? DT_FLOAT16 : DT_FLOAT32, at, C0); /* all 16 lanes, then the real ones */
@@ -102,8 +104,6 @@ static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, i
           for (int j = 0; j < C0; j++)
             v[j] *= scale[j];
         memcpy(dst, v, (size_t)lanes * sizeof(float));
-      } else {
-        memset(dst, 0, (size_t)lanes * sizeof(float));
       }
       if (++ow == g->wo) ow = 0, oh++;
     }

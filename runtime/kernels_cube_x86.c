@@ -146,56 +146,40 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
   const int64_t taps = (int64_t)g->p.kh * g->p.kw, hw = g->h * g->w_;
   if (taps == 1 && g->p.sh == 1 && g->p.sw == 1 && g->p.pt == 0 && g->p.pl == 0 && g->ho == g->h &&
       g->wo == g->w_) { /* 1x1: the input rows are the GEMM rows, a conversion copy */
-    if (f16 && !g->xsd && rt_conv_k_lanes(g, kc + kn - 1) == C0) { /* whole blocks: L0A row by row */
-      const size_t plane = (size_t)hw * C0;
-      const uint16_t *x0 = (const uint16_t *)g->xd + ((size_t)((img * g->c1 + kc) * hw) + (size_t)m0) * C0;
+    if (!g->xsd) { /* L0A row by row: each row written in order, reading 16 lanes from each channel plane */
+      const size_t plane = (size_t)hw * C0, x0 = ((size_t)((img * g->c1 + kc) * hw) + (size_t)m0) * C0;
       for (int64_t m = 0; m < mrows; m++) {
-        const uint16_t *s = x0 + (size_t)m * C0;
-        float *dst = l0a + m * lda;
-        for (int64_t kk = 0; kk < kn; kk++, s += plane, dst += C0) {
-          _mm256_storeu_ps(dst, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)s)));
-          _mm256_storeu_ps(dst + 8, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + 8))));
+        size_t at = x0 + (size_t)m * C0;
+        float *dst = l0a + m * lda; /* only the row's last block can be partial: its padding lanes spill */
+        for (int64_t kk = 0; kk < kn; kk++, at += plane, dst += C0) {
+          _mm256_storeu_ps(dst, ld8h(g->xd, f16, at));
+          _mm256_storeu_ps(dst + 8, ld8h(g->xd, f16, at + 8));
         }
       }
       return;
     }
-    int64_t col = 0;
+    int64_t col = 0; /* x_scale: block by block, each scaled by its image's factors */
     for (int64_t kk = 0; kk < kn; kk++) {
       const size_t at = ((size_t)((img * g->c1 + kc + kk) * hw) + (size_t)m0) * C0;
       float *dst = l0a + col;
       const int lanes = rt_conv_k_lanes(g, kc + kk);
       col += lanes;
-      if (lanes < C0 || g->xsd) { /* the last channel block (store only its real lanes), or x_scale */
-        int32_t mk[2 * C0];
-        for (int j = 0; j < 2 * C0; j++)
-          mk[j] = j < C0 && j < lanes ? -1 : 0;
-        const __m256i mlo = _mm256_loadu_si256((const __m256i *)mk);
-        const __m256i mhi = _mm256_loadu_si256((const __m256i *)(mk + 8));
-        const size_t sat = (size_t)(img * g->c1 + kc + kk) * C0;
-        const __m256 s0 = g->xsd ? ld8h(g->xsd, f16, sat) : _mm256_set1_ps(1.0f);
-        const __m256 s1 = g->xsd ? ld8h(g->xsd, f16, sat + 8) : _mm256_set1_ps(1.0f);
-        for (int64_t m = 0; m < mrows; m++, dst += lda) {
-          __m256 lo = _mm256_mul_ps(ld8h(g->xd, f16, at + (size_t)m * C0), s0);
-          __m256 hi = _mm256_mul_ps(ld8h(g->xd, f16, at + (size_t)m * C0 + 8), s1);
-          if (lanes == C0) { /* (masked stores are slow on some hosts) */
-            _mm256_storeu_ps(dst, lo);
-            _mm256_storeu_ps(dst + 8, hi);
-          } else {
-            _mm256_maskstore_ps(dst, mlo, lo);
-            _mm256_maskstore_ps(dst + 8, mhi, hi);
-          }
-        }
-      } else if (f16) {
-        const uint16_t *s = (const uint16_t *)g->xd + at;
-        for (int64_t m = 0; m < mrows; m++, dst += lda, s += C0) {
-          _mm256_storeu_ps(dst, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)s)));
-          _mm256_storeu_ps(dst + 8, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + 8))));
-        }
-      } else {
-        const float *s = (const float *)g->xd + at;
-        for (int64_t m = 0; m < mrows; m++, dst += lda, s += C0) {
-          _mm256_storeu_ps(dst, _mm256_loadu_ps(s));
-          _mm256_storeu_ps(dst + 8, _mm256_loadu_ps(s + 8));
+      int32_t mk[2 * C0]; /* the last channel block stores only its real lanes */
+      for (int j = 0; j < 2 * C0; j++)
+        mk[j] = j < C0 && j < lanes ? -1 : 0;
+      const __m256i mlo = _mm256_loadu_si256((const __m256i *)mk);
+      const __m256i mhi = _mm256_loadu_si256((const __m256i *)(mk + 8));
+      const size_t sat = (size_t)(img * g->c1 + kc + kk) * C0;
+      const __m256 s0 = ld8h(g->xsd, f16, sat), s1 = ld8h(g->xsd, f16, sat + 8);
+      for (int64_t m = 0; m < mrows; m++, dst += lda) {
+        __m256 lo = _mm256_mul_ps(ld8h(g->xd, f16, at + (size_t)m * C0), s0);
+        __m256 hi = _mm256_mul_ps(ld8h(g->xd, f16, at + (size_t)m * C0 + 8), s1);
+        if (lanes == C0) { /* (masked stores are slow on some hosts) */
+          _mm256_storeu_ps(dst, lo);
+          _mm256_storeu_ps(dst + 8, hi);
+        } else {
+          _mm256_maskstore_ps(dst, mlo, lo);
+          _mm256_maskstore_ps(dst + 8, mhi, hi);
         }
       }
     }
