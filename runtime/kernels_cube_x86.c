@@ -682,10 +682,12 @@ static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t im
   }
 }
 
-/* K chunk size in fractals for B in place: as many of the tile's fractals as
- * L0B would hold in the weights' dtype (the chunk's B is what each pixel
- * group streams through the caches), at least tile_k. */
+/* K chunk size in fractals for B in place: as many fractals of one pass's
+ * n blocks (at most MAX_NB of the tile's) as L0B would hold in the weights'
+ * dtype (the pass's B is what each pixel group streams through the caches),
+ * at least tile_k. */
 static int64_t chunk_fractals(const rt_conv_geom *g, int64_t nblocks, const rt_core *core) {
+  if (nblocks > MAX_NB) nblocks = MAX_NB;
   int64_t cap = (int64_t)(core->l0b_bytes / (dtype_size((int)g->w->dtype) * C0 * C0 * (size_t)nblocks));
   if (cap < g->tk) cap = g->tk;
   return cap > MAX_CHUNK ? MAX_CHUNK : cap;
