@@ -16,7 +16,8 @@
 
 const rt_kernel rt_kernels[] = {
     [OM_TASK_TRANSDATA] = {"TRANSDATA", rt_transdata_run, rt_transdata_check},
-    [OM_TASK_CONV2D] = {"CONV2D", rt_conv2d_run, rt_conv2d_epi_check, rt_epi_prepare},
+    [OM_TASK_CONV2D] = {"CONV2D", rt_conv2d_run, rt_conv2d_epi_check, rt_epi_prepare, rt_conv2d_pieces,
+                        rt_conv2d_piece},
     [OM_TASK_DWCONV] = {"DWCONV", rt_dwconv_run, rt_dwconv_epi_check, rt_epi_prepare},
     [OM_TASK_POOL] = {"POOL", rt_pool_run, rt_pool_check},
     [OM_TASK_COPY_SLICE] = {"COPY_SLICE", rt_copy_slice_run, rt_copy_slice_check},

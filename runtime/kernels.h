@@ -301,6 +301,8 @@ void rt_wino_fz_tile_avx512(const rt_conv_geom *g, int64_t img, int64_t mt, int6
 /* --- kernels (kernels_cube.c, kernels_vector.c) */
 
 void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, uint32_t *parts);
+void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts, rt_core *core);
 /* kernels_cube_group.c: CONV2D with params[17] = groups > 1 (FRACTAL_Z_G
  * weights). g as conv_geom_init made it (its cout/c1out are fixed up there);
  * tile is the dense tile function each run's piece of a tile goes through. */

@@ -228,24 +228,69 @@ void rt_conv_tile_portable(const conv_geom *g, int64_t img, int64_t mt, int64_t 
   epilogue(g, img, m0, mrows, nb0, nblocks, l0c);
 }
 
+static rt_conv_tile_fn conv_tile_of(const conv_geom *g) {
+  if (g->algo == OM_CONV_WINO_F43_FZ) return rt_cpu()->wino_fz_tile ? rt_cpu()->wino_fz_tile : rt_wino_fz_tile;
+  return rt_cpu()->conv_tile ? rt_cpu()->conv_tile : rt_conv_tile_portable;
+}
+
+/* Tile t (image-major, then M-major) of the task, its epilogue program after it. */
+static void conv_run_tile(const om_task *task, const rt_args *args, const conv_geom *g, rt_conv_tile_fn tile,
+                          int64_t img, int64_t mt, int64_t nt, rt_core *core) {
+  tile(g, img, mt, nt, core);
+  const rt_vplan *epi = args->aux; /* the epilogue program (epilogue.c), or NULL */
+  if (epi) rt_epi_conv_tile(epi, args, rt_epi_first_slot(task), g, img, mt, nt, core);
+}
+
 void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   conv_geom g;
   conv_geom_init(task, args, &g);
   uint64_t lo, hi, per_image = (uint64_t)(g.mtiles * g.ntiles);
   rt_block_range((uint64_t)g.n * per_image, task->block_dim, block, &lo, &hi);
-  void (*tile)(const conv_geom *, int64_t, int64_t, int64_t, rt_core *) = rt_cpu()->conv_tile;
-  if (!tile) tile = rt_conv_tile_portable;
-  if (g.algo == OM_CONV_WINO_F43_FZ) tile = rt_cpu()->wino_fz_tile ? rt_cpu()->wino_fz_tile : rt_wino_fz_tile;
+  rt_conv_tile_fn tile = conv_tile_of(&g);
   if (task->params[17] > 1) { /* grouped: kernels_cube_group.c runs the tiles run by run */
     rt_conv_group_run(task, args, &g, tile, block, core);
     return;
   }
-  const rt_vplan *epi = args->aux; /* the epilogue program (epilogue.c), or NULL */
-  for (uint64_t t = lo; t < hi; t++) {
-    int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image);
-    tile(&g, img, in_img / g.ntiles, in_img % g.ntiles, core);
-    if (epi) rt_epi_conv_tile(epi, args, rt_epi_first_slot(task), &g, img, in_img / g.ntiles, in_img % g.ntiles, core);
+  for (uint64_t t = lo; t < hi; t++)
+    conv_run_tile(task, args, &g, tile, (int64_t)(t / per_image), (int64_t)(t % per_image) / g.ntiles,
+                  (int64_t)(t % per_image) % g.ntiles, core);
+}
+
+/* Pieces: a direct convolution's tile divides into `parts` tiles of
+ * tile_m / parts pixels (a smaller tile fits every buffer the tile does),
+ * the largest of 8, 4, 2 that divides tile_m and leaves a piece at least
+ * PIECE_PIXELS pixels, or 4 output rows when the kernel is wider than 1x1
+ * (each piece converts its own input rows, the kernel's halo among them).
+ * Winograd tiles (whose weight transform each piece would redo) and
+ * grouped convolutions do not divide. */
+enum { PIECE_PIXELS = 32 };
+
+uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, uint32_t *parts) {
+  conv_geom g;
+  conv_geom_init(task, args, &g);
+  *parts = 1;
+  if (task->params[17] > 1) return 0;
+  if (g.algo == OM_CONV_DIRECT) {
+    const int64_t least = g.p.kh * g.p.kw == 1 ? PIECE_PIXELS : 4 * g.wo;
+    for (uint32_t f = 8; f >= 2; f /= 2)
+      if (g.tm % f == 0 && g.tm / f >= least) {
+        *parts = f;
+        break;
+      }
   }
+  return (uint64_t)(g.n * g.mtiles * g.ntiles);
+}
+
+void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts, rt_core *core) {
+  conv_geom g;
+  conv_geom_init(task, args, &g);
+  const uint64_t per_image = (uint64_t)(g.mtiles * g.ntiles), t = piece / parts;
+  const int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image);
+  const int64_t mt = in_img / g.ntiles * parts + (int64_t)(piece % parts), nt = in_img % g.ntiles;
+  g.tm /= parts; /* the piece is tile mt of the finer tiling (rt_conv2d_pieces: parts divides tile_m) */
+  g.mtiles *= parts;
+  if (mt * g.tm >= (g.algo != OM_CONV_DIRECT ? g.wth * g.wtw : g.ho * g.wo)) return; /* past the last pixel */
+  conv_run_tile(task, args, &g, conv_tile_of(&g), img, mt, nt, core);
 }
 
 omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task) {

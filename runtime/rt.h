@@ -84,11 +84,23 @@ typedef omrt_status (*rt_check_fn)(const omrt_model *m, uint32_t task_index, con
 typedef omrt_status (*rt_prepare_fn)(const omrt_model *m, uint32_t task_index, const om_task *task,
                                      void **aux_out);
 
+/* Optional, for kinds whose blocks divide at run time into pieces that an
+ * idle AI core may take over from a busy one (exec.c): returns the task's
+ * units (kernels.h's table: CONV2D tiles) and sets *parts to the pieces each
+ * unit divides into; block b's pieces are [lo * parts, hi * parts) for its
+ * units [lo, hi) = rt_block_range(units, block_dim, b), and run_piece runs
+ * one of them. Returns 0 when this task's blocks do not divide. */
+typedef uint64_t (*rt_pieces_fn)(const om_task *task, const rt_args *args, uint32_t *parts);
+typedef void (*rt_piece_fn)(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts,
+                            rt_core *core);
+
 typedef struct rt_kernel {
   const char *name; /* "CONV2D", ... */
   rt_kernel_fn run;
   rt_check_fn check;
   rt_prepare_fn prepare; /* NULL: the kind needs no side data */
+  rt_pieces_fn pieces;   /* NULL: blocks are the finest work */
+  rt_piece_fn run_piece;
 } rt_kernel;
 
 /* The kernel table, indexed by om_task_kind; entries with run == NULL are

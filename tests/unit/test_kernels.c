@@ -176,6 +176,41 @@ static void conv_ref(const conv_case *k, int dw, const float *x, const float *w,
         }
 }
 
+/* A CONV2D task run as pieces (exec.c: what an idle AI core takes over
+ * from a busy one), last first as a thief would, must write y bit for bit
+ * as its blocks did: with the parts rt_conv2d_pieces chooses and with every
+ * finer split of 2, 3, 4 or 8 that divides tile_m (direct convolutions; a
+ * Winograd tile does not divide). */
+static void check_conv_pieces(kcase *c, int ys, int algo) {
+  rt_args a;
+  memset(&a, 0, sizeof a);
+  for (uint32_t i = 0; i < c->task.ntensors; i++)
+    if (c->task.tensors[i] != OM_NONE) a.data[i] = c->data[i], a.desc[i] = &c->t[i];
+  uint32_t chosen = 0;
+  const uint64_t units = rt_conv2d_pieces(&c->task, &a, &chosen);
+  CHECK_EQ_INT(units > 0, 1);
+  if (algo != OM_CONV_DIRECT) CHECK_EQ_INT(chosen, 1);
+  if (algo == OM_CONV_DIRECT && c->task.params[0] * c->task.params[1] == 1 && c->task.params[13] == 64)
+    CHECK_EQ_INT(chosen, 2); /* a 1x1 tile of 64 pixels: two pieces of 32 */
+  const size_t bytes = (size_t)c->t[ys].bytes;
+  uint8_t *want = malloc(bytes);
+  memcpy(want, c->data[ys], bytes);
+  const uint32_t splits[] = {chosen, 2, 3, 4, 8};
+  for (size_t i = 0; i < sizeof splits / sizeof *splits; i++) {
+    const uint32_t parts = splits[i];
+    if (i > 0 && (algo != OM_CONV_DIRECT || parts == chosen || c->task.params[13] % (int32_t)parts)) continue;
+    memset(c->data[ys], 0xa5, bytes);
+    for (uint64_t p = units * parts; p-- > 0;)
+      rt_conv2d_piece(&c->task, &a, p, parts, kc_core());
+    if (memcmp(c->data[ys], want, bytes) != 0) {
+      test_check(0, __FILE__, __LINE__, "conv pieces write what the blocks wrote");
+      test_note("  %u parts of tile_m %d", parts, (int)c->task.params[13]);
+    }
+  }
+  memcpy(c->data[ys], want, bytes);
+  free(want);
+}
+
 /* dw: depthwise (DWCONV); algo: CONV2D's om_conv_algo (OM_CONV_WINO_F43_FZ:
  * tm counts 4x4 tiles, tk input channel blocks per weight chunk). */
 static void run_conv_case(const conv_case *k, int dw, int algo) {
@@ -214,6 +249,7 @@ static void run_conv_case(const conv_case *k, int dw, int algo) {
   if (bs >= 0) put_nd(&c, bs, b);
   if (rs >= 0) kc_put_nc1hwc0(&c, rs, r);
   kc_run(&c);
+  if (!dw) check_conv_pieces(&c, ys, algo);
 
   float *ref = malloc(count4(yd) * sizeof *ref), *got = malloc(count4(yd) * sizeof *got);
   conv_ref(k, dw, x, w, bs >= 0 ? b : NULL, rs >= 0 ? r : NULL, ho, wo, ref);
