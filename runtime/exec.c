@@ -100,7 +100,7 @@ static inline void cpu_relax(void) {
  * took 20% less time than with blocks dealt round robin. With pieces the
  * share is those of its blocks. Taking from the back of another's share
  * keeps that locality for all but the last pieces. */
-static void share_tasks(omrt_context *ctx) {
+static void deal_shares(omrt_context *ctx) {
   const om_task *task = ctx->task;
   uint64_t units = 0;
   uint32_t parts = 1;
@@ -112,13 +112,11 @@ static void share_tasks(omrt_context *ctx) {
   for (int i = 0; i < ctx->nworkers; i++) {
     uint64_t b0, b1, lo, hi, unused;
     rt_block_range(task->block_dim, (uint32_t)ctx->nworkers, (uint32_t)i, &b0, &b1);
-    lo = b0, hi = b1;
+    lo = b0, hi = b1; /* (empty when the worker has no block) */
     if (units && b0 < b1) { /* the pieces of units [first unit of b0, end of b1 - 1) */
       rt_block_range(units, task->block_dim, (uint32_t)b0, &lo, &unused);
       rt_block_range(units, task->block_dim, (uint32_t)(b1 - 1), &unused, &hi);
       lo *= parts, hi *= parts;
-    } else if (units) {
-      lo = hi = 0;
     }
     atomic_store_explicit(&ctx->workers[i].share, lo << 32 | hi, memory_order_relaxed);
   }
@@ -383,7 +381,7 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
       for (uint32_t b = 0; b < task->block_dim; b++)
         ctx->fn(task, &ctx->args, b, &ctx->workers[0].core);
     } else {
-      share_tasks(ctx);
+      deal_shares(ctx);
       publish(ctx);
       run_blocks(ctx, &ctx->workers[0]);
       wait_done(ctx);
