@@ -21,10 +21,10 @@
  * one speed (a VM's vCPUs, another process on one core), and with the
  * static split alone every task waits for the slowest. The work taken is a
  * block, or for kinds that divide their blocks (rt_kernel.pieces: CONV2D
- * tiles into tiles of fewer pixels) a piece of one, so that a task of two
- * blocks still balances: ResNet-50 on 2 workers with a busy loop at nice 5
- * on the second core took 69-82 ms with the static split, 32-59 ms with
- * pieces (ONNX Runtime 32 ms; 40 ms on one worker). Idle workers spin briefly on the task
+ * tiles into finer tiles) a piece of one, so that a task of two blocks
+ * still balances. Measured on a 2-vCPU VM whose second vCPU ran ResNet-50
+ * alone 27% slower than the first: 2 workers 27.5 ms with the static split,
+ * 26.0 with pieces (5 alternating rounds). Idle workers spin briefly on the task
  * generation counter and then sleep on a condition variable. execute
  * allocates nothing and creates no threads; omrt_context_free stops and
  * joins the pool. With OMRT_PROFILE=1 (or 2) in the environment at context
@@ -81,6 +81,7 @@ struct omrt_context {
   rt_kernel_fn fn;
   rt_piece_fn piece_fn; /* with parts: the pieces are the task's */
   uint32_t parts;
+  uint64_t run; /* numbers task runs (rt_core.run), from 1 */
   rt_args args;
 };
 
@@ -144,6 +145,7 @@ static void run_piece(omrt_context *ctx, uint64_t piece, rt_core *core) {
 
 static void run_blocks(omrt_context *ctx, worker *w) {
   uint64_t piece;
+  w->core.run = ctx->run;
   while (claim(&w->share, 0, &piece))
     run_piece(ctx, piece, &w->core);
   for (int i = 1; i < ctx->nworkers; i++) {
@@ -376,6 +378,7 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
     uint64_t t0 = ctx->profile ? now_ns() : 0;
     ctx->task = task;
     ctx->fn = rt_kernels[task->kind].run;
+    ctx->workers[0].core.run = ++ctx->run;
     resolve(ctx, task, inputs, outputs, &ctx->args);
     if (ctx->started == 0 || (task->block_dim == 1 && !rt_kernels[task->kind].pieces)) {
       for (uint32_t b = 0; b < task->block_dim; b++)

@@ -136,6 +136,17 @@ static inline void rt_block_range(uint64_t units, uint32_t bd, uint32_t b, uint6
 
 static inline int64_t rt_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* 1 when the core's L1 still holds what (what, a, b, c) names, written
+ * earlier in this task run (rt_core.run); otherwise records that the caller
+ * is about to write it there and returns 0. Never 1 outside the executor
+ * (run 0), where nothing says the data behind `what` did not change. */
+static inline int rt_l1_holds(rt_core *core, const void *what, int64_t a, int64_t b, int64_t c) {
+  struct rt_l1_key *k = &core->l1_key;
+  if (core->run && k->run == core->run && k->what == what && k->a == a && k->b == b && k->c == c) return 1;
+  *k = (struct rt_l1_key){core->run, what, a, b, c};
+  return 0;
+}
+
 /* Applies om_act to one value. */
 static inline float rt_act(float v, int act, float lo, float hi) {
   if (act == OM_ACT_RELU) return v > 0.0f ? v : 0.0f;

@@ -256,13 +256,15 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
                   (int64_t)(t % per_image) % g.ntiles, core);
 }
 
-/* Pieces: a direct convolution's tile divides into `parts` tiles of
- * tile_m / parts pixels (a smaller tile fits every buffer the tile does),
- * the largest of 8, 4, 2 that divides tile_m and leaves a piece at least
- * PIECE_PIXELS pixels, or 4 output rows when the kernel is wider than 1x1
- * (each piece converts its own input rows, the kernel's halo among them).
- * Winograd tiles (whose weight transform each piece would redo) and
- * grouped convolutions do not divide. */
+/* Pieces: a tile divides into `parts` tiles of a finer tiling (a smaller
+ * tile fits every buffer the tile does), parts the largest of 8, 4, 2 that
+ * divides the tile. A direct convolution divides tile_m, leaving a piece at
+ * least PIECE_PIXELS pixels, or 4 output rows when the kernel is wider than
+ * 1x1 (each piece converts its own input rows, the kernel's halo among
+ * them). A Winograd tile divides tile_n into pairs of n blocks or more: its
+ * pieces share the tile's input transform, which a core computes once for
+ * the pieces it runs (rt_l1_holds); split on M, each would redo the weight
+ * transform. Grouped convolutions do not divide. */
 enum { PIECE_PIXELS = 32 };
 
 uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, uint32_t *parts) {
@@ -270,14 +272,13 @@ uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, uint32_t *pa
   conv_geom_init(task, args, &g);
   *parts = 1;
   if (task->params[17] > 1) return 0;
-  if (g.algo == OM_CONV_DIRECT) {
-    const int64_t least = g.p.kh * g.p.kw == 1 ? PIECE_PIXELS : 4 * g.wo;
-    for (uint32_t f = 8; f >= 2; f /= 2)
-      if (g.tm % f == 0 && g.tm / f >= least) {
-        *parts = f;
-        break;
-      }
-  }
+  const int wino = g.algo == OM_CONV_WINO_F43_FZ;
+  const int64_t size = wino ? g.tn : g.tm, least = wino ? 2 : g.p.kh * g.p.kw == 1 ? PIECE_PIXELS : 4 * g.wo;
+  for (uint32_t f = 8; f >= 2; f /= 2)
+    if (size % f == 0 && size / f >= least) {
+      *parts = f;
+      break;
+    }
   return (uint64_t)(g.n * g.mtiles * g.ntiles);
 }
 
@@ -285,11 +286,16 @@ void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, u
   conv_geom g;
   conv_geom_init(task, args, &g);
   const uint64_t per_image = (uint64_t)(g.mtiles * g.ntiles), t = piece / parts;
-  const int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image);
-  const int64_t mt = in_img / g.ntiles * parts + (int64_t)(piece % parts), nt = in_img % g.ntiles;
-  g.tm /= parts; /* the piece is tile mt of the finer tiling (rt_conv2d_pieces: parts divides tile_m) */
-  g.mtiles *= parts;
-  if (mt * g.tm >= (g.algo != OM_CONV_DIRECT ? g.wth * g.wtw : g.ho * g.wo)) return; /* past the last pixel */
+  const int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image), part = (int64_t)(piece % parts);
+  int64_t mt = in_img / g.ntiles, nt = in_img % g.ntiles;
+  /* the piece is a tile of the finer tiling (rt_conv2d_pieces: parts divides the tile) */
+  if (g.algo == OM_CONV_WINO_F43_FZ) {
+    g.tn /= parts, g.ntiles *= parts, nt = nt * parts + part;
+    if (nt * g.tn >= g.c1out) return; /* past the last n block */
+  } else {
+    g.tm /= parts, g.mtiles *= parts, mt = mt * parts + part;
+    if (mt * g.tm >= g.ho * g.wo) return; /* past the last pixel */
+  }
   conv_run_tile(task, args, &g, conv_tile_of(&g), img, mt, nt, core);
 }
 

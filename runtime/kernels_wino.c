@@ -6,7 +6,9 @@
  * g the 3x3 kernel, so a task tile (tile_m Winograd tiles x tile_n channel
  * blocks, om_format.h) is:
  *   1. input transform: V[p][m][ci] = (B^T d B)[p] for its tiles m and all
- *      input channels, f32, in L1 (16 channel lanes at a time);
+ *      input channels, f32, in L1 (16 channel lanes at a time); left there
+ *      for the next piece of the same tile on this core (exec.c's pieces
+ *      divide a Winograd tile's n blocks: rt_l1_holds);
  *   2. per output channel block, per chunk of tile_k input channel blocks:
  *      the weight transform U' of the chunk's channels into UB (below), then
  *      for each of the 36 positions p, L0C[p][m][16] (+)= V[p] (tile_m x
@@ -199,8 +201,9 @@ void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt,
   const size_t k = (size_t)g->c1 * C0, pstride = (size_t)mrows * k;
   float *v = (float *)core->l1, *l0c = (float *)core->l0c, *u = (float *)core->ub;
   float *gather = u + (size_t)P * (size_t)g->tk * C0 * C0;
-  for (int64_t m = 0; m < mrows; m++)
-    input_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, v + (size_t)m * k, pstride);
+  if (!rt_l1_holds(core, g->xd, img, t0, mrows)) /* another piece of the tile did it on this core */
+    for (int64_t m = 0; m < mrows; m++)
+      input_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, v + (size_t)m * k, pstride);
   for (int64_t nb = 0; nb < nblocks; nb++) {
     const int64_t cb = nb0 + nb;
     for (int64_t cc0 = 0; cc0 < g->c1; cc0 += g->tk) {

@@ -48,11 +48,21 @@ struct omrt_model {
 
 /* Per-AI-core scratch, sized from om_model_def at context creation; a kernel
  * stages its tiles here (L0A/L0B: cube operands, L0C: fp32 accumulators, UB:
- * vector working set). 64-byte aligned. */
+ * vector working set). 64-byte aligned.
+ * run numbers the task runs on this core (exec.c sets it before a task's
+ * blocks or pieces run: a new number for every task of every execution; 0
+ * outside the executor), so that a kernel can keep in L1 what the next
+ * piece of the same task wants (rt_l1_holds in kernels.h). */
 typedef struct rt_core {
   int id;
   uint8_t *l1, *l0a, *l0b, *l0c, *ub;
   size_t l1_bytes, l0a_bytes, l0b_bytes, l0c_bytes, ub_bytes;
+  uint64_t run;
+  struct rt_l1_key {
+    uint64_t run;
+    const void *what;
+    int64_t a, b, c;
+  } l1_key; /* what L1 holds, in the kernel's terms (valid in task run l1_key.run only) */
 } rt_core;
 
 /* A task's tensors resolved to addresses for one execution: data[i] is the

@@ -179,8 +179,10 @@ static void conv_ref(const conv_case *k, int dw, const float *x, const float *w,
 /* A CONV2D task run as pieces (exec.c: what an idle AI core takes over
  * from a busy one), last first as a thief would, must write y bit for bit
  * as its blocks did: with the parts rt_conv2d_pieces chooses and with every
- * finer split of 2, 3, 4 or 8 that divides tile_m (direct convolutions; a
- * Winograd tile does not divide). */
+ * other split of 2, 3, 4 or 8 that divides the tile (tile_m; a Winograd
+ * tile's tile_n). Each pass is a task run of its own (rt_core.run), so
+ * that a Winograd piece reuses the input transform its tile's previous
+ * piece left in L1, as on the executor's cores. */
 static void check_conv_pieces(kcase *c, int ys, int algo) {
   rt_args a;
   memset(&a, 0, sizeof a);
@@ -189,24 +191,28 @@ static void check_conv_pieces(kcase *c, int ys, int algo) {
   uint32_t chosen = 0;
   const uint64_t units = rt_conv2d_pieces(&c->task, &a, &chosen);
   CHECK_EQ_INT(units > 0, 1);
-  if (algo != OM_CONV_DIRECT) CHECK_EQ_INT(chosen, 1);
   if (algo == OM_CONV_DIRECT && c->task.params[0] * c->task.params[1] == 1 && c->task.params[13] == 64)
     CHECK_EQ_INT(chosen, 2); /* a 1x1 tile of 64 pixels: two pieces of 32 */
+  if (algo != OM_CONV_DIRECT) CHECK_EQ_INT(chosen, c->task.params[14] >= 4 && c->task.params[14] % 2 == 0 ? 2 : 1);
+  const int32_t size = c->task.params[algo != OM_CONV_DIRECT ? 14 : 13];
+  static uint64_t run;
   const size_t bytes = (size_t)c->t[ys].bytes;
   uint8_t *want = malloc(bytes);
   memcpy(want, c->data[ys], bytes);
   const uint32_t splits[] = {chosen, 2, 3, 4, 8};
   for (size_t i = 0; i < sizeof splits / sizeof *splits; i++) {
     const uint32_t parts = splits[i];
-    if (i > 0 && (algo != OM_CONV_DIRECT || parts == chosen || c->task.params[13] % (int32_t)parts)) continue;
+    if (i > 0 && (parts == chosen || size % (int32_t)parts)) continue;
     memset(c->data[ys], 0xa5, bytes);
+    kc_core()->run = ++run;
     for (uint64_t p = units * parts; p-- > 0;)
       rt_conv2d_piece(&c->task, &a, p, parts, kc_core());
     if (memcmp(c->data[ys], want, bytes) != 0) {
       test_check(0, __FILE__, __LINE__, "conv pieces write what the blocks wrote");
-      test_note("  %u parts of tile_m %d", parts, (int)c->task.params[13]);
+      test_note("  %u parts of a tile of %d", parts, (int)size);
     }
   }
+  kc_core()->run = 0; /* (kc_run's blocks: no reuse across cases) */
   memcpy(c->data[ys], want, bytes);
   free(want);
 }
