@@ -224,6 +224,13 @@ static inline int rt_conv_k_lanes(const rt_conv_geom *g, int64_t kf) {
   return kf / ((int64_t)g->p.kh * g->p.kw) == g->c1 - 1 ? (int)(g->cin - (g->c1 - 1) * C0) : C0;
 }
 
+/* Channel c of pixel (ih, iw) of image img of an ND (NCHW) stem input, as
+ * the cube stages it: rounded to fp16 when g->xr16. */
+static inline float rt_conv_x_nd(const rt_conv_geom *g, int64_t img, int64_t c, int64_t ih, int64_t iw) {
+  float v = rt_get(g->xd, (int)g->x->dtype, (size_t)(((img * g->cin + c) * g->h + ih) * g->w_ + iw));
+  return g->xr16 ? rt_h2f(rt_f2h(v)) : v;
+}
+
 /* The portable CONV2D tile (kernels_cube.c): the x86 tile hands it the
  * stem tiles with an ND x that its packed path does not take. */
 void rt_conv_tile_portable(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);

@@ -92,10 +92,8 @@ static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, i
       if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w_) {
         memset(dst, 0, (size_t)lanes * sizeof(float));
       } else if (g->xnd) { /* NCHW: a plane per channel */
-        for (int j = 0; j < lanes; j++) {
-          float v = rt_get(g->xd, (int)g->x->dtype, (size_t)(((img * g->cin + j) * g->h + ih) * g->w_ + iw));
-          dst[j] = g->xr16 ? rt_h2f(rt_f2h(v)) : v;
-        }
+        for (int j = 0; j < lanes; j++)
+          dst[j] = rt_conv_x_nd(g, img, j, ih, iw);
       } else {
         size_t at = (plane + (size_t)(ih * g->w_ + iw)) * C0;
         float v[C0];

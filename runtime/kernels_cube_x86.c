@@ -86,11 +86,9 @@ static AVX2 void pack_row_nd(const rt_conv_geom *g, int64_t img, int64_t ih, int
     _MM_TRANSPOSE4_PS(v[0], v[1], v[2], v[3]);
     for (int j = 0; j < 4; j++) _mm_storeu_ps(d + (iw + j) * cin, v[j]);
   }
-  for (; iw < wend; iw++)
-    for (int64_t c = 0; c < cin; c++) {
-      float x = rt_get(g->xd, (int)g->x->dtype, at + (size_t)(c * hw + iw));
-      d[iw * cin + c] = g->xr16 ? rt_h2f(rt_f2h(x)) : x;
-    }
+  for (; iw < wend; iw++) /* the last columns one value at a time */
+    for (int64_t c = 0; c < cin; c++)
+      d[iw * cin + c] = rt_conv_x_nd(g, img, c, ih, iw);
 }
 
 /* 0 (nothing packed) when the case does not apply or L1 is too small. */
