@@ -42,11 +42,17 @@ static void jput(jbuf *b, const char *s, size_t n) {
   if (n + 1 > b->cap - b->len) {
     size_t cap = b->cap ? b->cap : 4096;
     while (n + 1 > cap - b->len) {
-      if (cap > SIZE_MAX / 2) { b->nomem = 1; return; }
+      if (cap > SIZE_MAX / 2) {
+        b->nomem = 1;
+        return;
+      }
       cap *= 2;
     }
     char *p = realloc(b->data, cap);
-    if (!p) { b->nomem = 1; return; }
+    if (!p) {
+      b->nomem = 1;
+      return;
+    }
     b->data = p;
     b->cap = cap;
   }
@@ -70,7 +76,10 @@ static void jprintf(jbuf *b, const char *fmt, ...) {
     return;
   }
   char *big = malloc((size_t)n + 1);
-  if (!big) { b->nomem = 1; return; }
+  if (!big) {
+    b->nomem = 1;
+    return;
+  }
   va_start(ap, fmt);
   vsnprintf(big, (size_t)n + 1, fmt, ap);
   va_end(ap);
@@ -100,8 +109,10 @@ static void jstr(jbuf *b, const char *s) {
       jput(b, (const char *)p++, 1);
     } else {
       int n = utf8_len(p);
-      if (n) jput(b, (const char *)p, (size_t)n), p += n;
-      else JLIT(b, "\\ufffd"), p++;
+      if (n)
+        jput(b, (const char *)p, (size_t)n), p += n;
+      else
+        JLIT(b, "\\ufffd"), p++;
     }
   }
   JLIT(b, "\"");
@@ -110,9 +121,12 @@ static void jstr(jbuf *b, const char *s) {
 static void jfloat(jbuf *b, int32_t bits) {
   float f;
   memcpy(&f, &bits, 4);
-  if (isnan(f)) JLIT(b, "\"nan\"");
-  else if (isinf(f)) jstr(b, f > 0 ? "inf" : "-inf");
-  else jprintf(b, "%.9g", (double)f);
+  if (isnan(f))
+    JLIT(b, "\"nan\"");
+  else if (isinf(f))
+    jstr(b, f > 0 ? "inf" : "-inf");
+  else
+    jprintf(b, "%.9g", (double)f);
 }
 
 /* ---- names for the format's numbers ---- */
@@ -141,9 +155,9 @@ static const char *act_name(int32_t a) {
 static const char *pool_mode_name(int32_t m) { return m == 0 ? "max" : m == 1 ? "avg" : NULL; }
 
 static const char *reduce_op_name(int32_t op) {
-  static const char *const names[OM_REDUCE_OP_COUNT] = {"sum", "mean", "max", "min", "prod", "l1",
-                                                        "l2", "logsum", "logsumexp", "sumsquare",
-                                                        "argmax", "argmin"};
+  static const char *const names[OM_REDUCE_OP_COUNT] = {"sum",       "mean",      "max",    "min",
+                                                        "prod",      "l1",        "l2",     "logsum",
+                                                        "logsumexp", "sumsquare", "argmax", "argmin"};
   return op >= 0 && op < OM_REDUCE_OP_COUNT ? names[op] : NULL;
 }
 
@@ -161,58 +175,133 @@ typedef struct kind_desc {
   param_desc params[OM_TASK_MAX_PARAMS];
 } kind_desc;
 
-#define CONV_PARAMS                                                                                \
-  {"kh", P_INT}, {"kw", P_INT}, {"stride_h", P_INT}, {"stride_w", P_INT}, {"pad_top", P_INT},      \
-      {"pad_left", P_INT}, {"pad_bottom", P_INT}, {"pad_right", P_INT}, {"dilation_h", P_INT},     \
-      {"dilation_w", P_INT}, {"act", P_ACT}, {"clip_min", P_F32}, {"clip_max", P_F32}
+#define CONV_PARAMS                                                                                          \
+  {"kh", P_INT}, {"kw", P_INT}, {"stride_h", P_INT}, {"stride_w", P_INT}, {"pad_top", P_INT},                \
+      {"pad_left", P_INT}, {"pad_bottom", P_INT}, {"pad_right", P_INT}, {"dilation_h", P_INT},               \
+      {"dilation_w", P_INT}, {"act", P_ACT}, {"clip_min", P_F32}, {                                          \
+    "clip_max", P_F32                                                                                        \
+  }
 
 static const kind_desc kinds[] = {
     [OM_TASK_TRANSDATA] = {"TRANSDATA", {"src", "dst"}, {{0}}},
-    [OM_TASK_CONV2D] = {"CONV2D", {"x", "w", "bias", "residual", "y"},
-                        {CONV_PARAMS, {"tile_m", P_INT}, {"tile_n", P_INT}, {"tile_k", P_INT},
-                         {"algorithm", P_INT}, {"groups", P_INT}, {"x_scale", P_INT}}},
+    [OM_TASK_CONV2D] = {"CONV2D",
+                        {"x", "w", "bias", "residual", "y"},
+                        {CONV_PARAMS,
+                         {"tile_m", P_INT},
+                         {"tile_n", P_INT},
+                         {"tile_k", P_INT},
+                         {"algorithm", P_INT},
+                         {"groups", P_INT},
+                         {"x_scale", P_INT}}},
     [OM_TASK_DWCONV] = {"DWCONV", {"x", "w", "bias", "residual", "y"}, {CONV_PARAMS}},
-    [OM_TASK_POOL] = {"POOL", {"x", "y"},
-                      {{"kh", P_INT}, {"kw", P_INT}, {"stride_h", P_INT}, {"stride_w", P_INT},
-                       {"pad_top", P_INT}, {"pad_left", P_INT}, {"pad_bottom", P_INT},
-                       {"pad_right", P_INT}, {"mode", P_POOL_MODE}, {"count_include_pad", P_INT}}},
+    [OM_TASK_POOL] = {"POOL",
+                      {"x", "y"},
+                      {{"kh", P_INT},
+                       {"kw", P_INT},
+                       {"stride_h", P_INT},
+                       {"stride_w", P_INT},
+                       {"pad_top", P_INT},
+                       {"pad_left", P_INT},
+                       {"pad_bottom", P_INT},
+                       {"pad_right", P_INT},
+                       {"mode", P_POOL_MODE},
+                       {"count_include_pad", P_INT}}},
     [OM_TASK_COPY_SLICE] = {"COPY_SLICE", {"x", "y"}, {{"axis", P_INT}, {"offset", P_INT}}},
     [OM_TASK_SOFTMAX] = {"SOFTMAX", {"x", "y"}, {{"axis", P_INT}, {"coerce_2d", P_INT}, {"log", P_INT}}},
     [OM_TASK_VPROG] = {"VPROG", {NULL}, {{"program", P_INT}}}, /* slots: in0.., out0.. */
-    [OM_TASK_REDUCE] = {"REDUCE", {"x", "y"}, {{"op", P_REDUCE_OP}, {"axes", P_INT}, {"select_last_index", P_INT}}},
-    [OM_TASK_PAD] = {"PAD", {"x", "y"},
-                      {{"mode", P_INT}, {"begin0", P_INT}, {"begin1", P_INT}, {"begin2", P_INT},
-                       {"begin3", P_INT}, {"begin4", P_INT}, {"begin5", P_INT}, {"begin6", P_INT},
-                       {"begin7", P_INT}, {"value_lo", P_INT}, {"value_hi", P_INT}}},
+    [OM_TASK_REDUCE] = {"REDUCE",
+                        {"x", "y"},
+                        {{"op", P_REDUCE_OP}, {"axes", P_INT}, {"select_last_index", P_INT}}},
+    [OM_TASK_PAD] = {"PAD",
+                     {"x", "y"},
+                     {{"mode", P_INT},
+                      {"begin0", P_INT},
+                      {"begin1", P_INT},
+                      {"begin2", P_INT},
+                      {"begin3", P_INT},
+                      {"begin4", P_INT},
+                      {"begin5", P_INT},
+                      {"begin6", P_INT},
+                      {"begin7", P_INT},
+                      {"value_lo", P_INT},
+                      {"value_hi", P_INT}}},
     [OM_TASK_GATHER] = {"GATHER", {"x", "indices", "y"}, {{"mode", P_INT}, {"axis", P_INT}}},
-    [OM_TASK_TOPK] = {"TOPK", {"x", "values", "indices"},
+    [OM_TASK_TOPK] = {"TOPK",
+                      {"x", "values", "indices"},
                       {{"axis", P_INT}, {"k", P_INT}, {"largest", P_INT}, {"sorted", P_INT}}},
-    [OM_TASK_SCATTER] = {"SCATTER", {"data", "indices", "updates", "y"},
+    [OM_TASK_SCATTER] = {"SCATTER",
+                         {"data", "indices", "updates", "y"},
                          {{"mode", P_INT}, {"axis", P_INT}, {"reduction", P_INT}}},
-    [OM_TASK_CUMSUM] = {"CUMSUM", {"x", "y"},
+    [OM_TASK_CUMSUM] = {"CUMSUM",
+                        {"x", "y"},
                         {{"axis", P_INT}, {"exclusive", P_INT}, {"reverse", P_INT}, {"op", P_INT}}},
     [OM_TASK_ONEHOT] = {"ONEHOT", {"indices", "values", "y"}, {{"axis", P_INT}, {"depth", P_INT}}},
-    [OM_TASK_RESIZE] = {"RESIZE", {"x", "idx", "w", "y"},
-                        {{"mode", P_INT}, {"taps0", P_INT}, {"taps1", P_INT}, {"taps2", P_INT}, {"taps3", P_INT},
-                         {"taps4", P_INT}, {"taps5", P_INT}, {"taps6", P_INT}, {"taps7", P_INT},
-                         {"value_lo", P_INT}, {"value_hi", P_INT}}},
-    [OM_TASK_POOL_ND] = {"POOL_ND", {"x", "y"},
-                         {{"mode", P_INT}, {"count_include_pad", P_INT}, {"p", P_INT}, {"k0", P_INT}, {"k1", P_INT},
-                          {"k2", P_INT}, {"stride0", P_INT}, {"stride1", P_INT}, {"stride2", P_INT},
-                          {"dilation0", P_INT}, {"dilation1", P_INT}, {"dilation2", P_INT}, {"pad_begin0", P_INT},
-                          {"pad_begin1", P_INT}, {"pad_begin2", P_INT}, {"pad_end0", P_INT}, {"pad_end1", P_INT},
+    [OM_TASK_RESIZE] = {"RESIZE",
+                        {"x", "idx", "w", "y"},
+                        {{"mode", P_INT},
+                         {"taps0", P_INT},
+                         {"taps1", P_INT},
+                         {"taps2", P_INT},
+                         {"taps3", P_INT},
+                         {"taps4", P_INT},
+                         {"taps5", P_INT},
+                         {"taps6", P_INT},
+                         {"taps7", P_INT},
+                         {"value_lo", P_INT},
+                         {"value_hi", P_INT}}},
+    [OM_TASK_POOL_ND] = {"POOL_ND",
+                         {"x", "y"},
+                         {{"mode", P_INT},
+                          {"count_include_pad", P_INT},
+                          {"p", P_INT},
+                          {"k0", P_INT},
+                          {"k1", P_INT},
+                          {"k2", P_INT},
+                          {"stride0", P_INT},
+                          {"stride1", P_INT},
+                          {"stride2", P_INT},
+                          {"dilation0", P_INT},
+                          {"dilation1", P_INT},
+                          {"dilation2", P_INT},
+                          {"pad_begin0", P_INT},
+                          {"pad_begin1", P_INT},
+                          {"pad_begin2", P_INT},
+                          {"pad_end0", P_INT},
+                          {"pad_end1", P_INT},
                           {"pad_end2", P_INT}}},
-    [OM_TASK_MATMUL] = {"MATMUL", {"a", "b", "c", "y"},
-                        {{"trans_a", P_INT}, {"trans_b", P_INT}, {"alpha", P_F32}, {"beta", P_F32}, {"act", P_ACT},
-                         {"clip_min", P_F32}, {"clip_max", P_F32}, {"tile_m", P_INT}, {"tile_n", P_INT},
+    [OM_TASK_MATMUL] = {"MATMUL",
+                        {"a", "b", "c", "y"},
+                        {{"trans_a", P_INT},
+                         {"trans_b", P_INT},
+                         {"alpha", P_F32},
+                         {"beta", P_F32},
+                         {"act", P_ACT},
+                         {"clip_min", P_F32},
+                         {"clip_max", P_F32},
+                         {"tile_m", P_INT},
+                         {"tile_n", P_INT},
                          {"tile_k", P_INT}}},
     [OM_TASK_WPACK] = {"WPACK", {"w", "dst"}, {{0}}},
-    [OM_TASK_STRIDED_COPY] = {"STRIDED_COPY", {"x", "y"},
-                               {{"rank", P_INT}, {"offset", P_INT}, {"dim0", P_INT}, {"dim1", P_INT},
-                                {"dim2", P_INT}, {"dim3", P_INT}, {"dim4", P_INT}, {"dim5", P_INT},
-                                {"dim6", P_INT}, {"dim7", P_INT}, {"stride0", P_INT}, {"stride1", P_INT},
-                                {"stride2", P_INT}, {"stride3", P_INT}, {"stride4", P_INT},
-                                {"stride5", P_INT}, {"stride6", P_INT}, {"stride7", P_INT}}},
+    [OM_TASK_STRIDED_COPY] = {"STRIDED_COPY",
+                              {"x", "y"},
+                              {{"rank", P_INT},
+                               {"offset", P_INT},
+                               {"dim0", P_INT},
+                               {"dim1", P_INT},
+                               {"dim2", P_INT},
+                               {"dim3", P_INT},
+                               {"dim4", P_INT},
+                               {"dim5", P_INT},
+                               {"dim6", P_INT},
+                               {"dim7", P_INT},
+                               {"stride0", P_INT},
+                               {"stride1", P_INT},
+                               {"stride2", P_INT},
+                               {"stride3", P_INT},
+                               {"stride4", P_INT},
+                               {"stride5", P_INT},
+                               {"stride6", P_INT},
+                               {"stride7", P_INT}}},
 };
 
 static const kind_desc *kind_of(uint32_t k) {
@@ -258,16 +347,17 @@ static void locate(pkg *p, const uint8_t *base) {
 
 static void dump_header(jbuf *b, const pkg *p) {
   const om_header *h = p->h;
-  jprintf(b, "  \"header\": {\"magic\": \"%.8s\", \"version\": \"%u.%u\", \"header_len\": %u, "
-             "\"file_len\": %llu, \"npartitions\": %u, \"header_crc\": \"0x%08x\"},\n",
+  jprintf(b,
+          "  \"header\": {\"magic\": \"%.8s\", \"version\": \"%u.%u\", \"header_len\": %u, "
+          "\"file_len\": %llu, \"npartitions\": %u, \"header_crc\": \"0x%08x\"},\n",
           h->magic, h->major, h->minor, h->header_len, (unsigned long long)h->file_len, h->npartitions,
           h->header_crc);
   JLIT(b, "  \"partitions\": [\n");
   for (uint32_t i = 0; i < h->npartitions; i++) {
     const om_partition *pt = &p->parts[i];
     jprintf(b, "    {\"type\": \"%s\", \"offset\": %llu, \"size\": %llu, \"crc32c\": \"0x%08x\"}%s\n",
-            part_type_name(pt->type), (unsigned long long)pt->offset, (unsigned long long)pt->size, pt->crc32c,
-            i + 1 < h->npartitions ? "," : "");
+            part_type_name(pt->type), (unsigned long long)pt->offset, (unsigned long long)pt->size,
+            pt->crc32c, i + 1 < h->npartitions ? "," : "");
   }
   JLIT(b, "  ],\n");
 }
@@ -282,12 +372,14 @@ static void dump_model(jbuf *b, const pkg *p) {
   jstr(b, p->strings + d->atc_version);
   JLIT(b, ",\n    \"cmdline\": ");
   jstr(b, p->strings + d->cmdline);
-  jprintf(b, ",\n    \"precision\": \"%s\",\n    \"ai_cores\": %u,\n", precision_name(d->precision), d->ai_cores);
+  jprintf(b, ",\n    \"precision\": \"%s\",\n    \"ai_cores\": %u,\n", precision_name(d->precision),
+          d->ai_cores);
   jprintf(b, "    \"ninputs\": %u, \"noutputs\": %u, \"ntensors\": %u, \"ntasks\": %u,\n", d->ninputs,
           d->noutputs, d->ntensors, d->ntasks);
   jprintf(b, "    \"workspace_bytes\": %llu,\n", (unsigned long long)d->workspace_bytes);
-  jprintf(b, "    \"buffers\": {\"l1_bytes\": %u, \"l0a_bytes\": %u, \"l0b_bytes\": %u, \"l0c_bytes\": %u, "
-             "\"ub_bytes\": %u}\n  },\n",
+  jprintf(b,
+          "    \"buffers\": {\"l1_bytes\": %u, \"l0a_bytes\": %u, \"l0b_bytes\": %u, \"l0c_bytes\": %u, "
+          "\"ub_bytes\": %u}\n  },\n",
           d->l1_bytes, d->l0a_bytes, d->l0b_bytes, d->l0c_bytes, d->ub_bytes);
   jprintf(b, "  \"weights\": {\"bytes\": %llu},\n", (unsigned long long)p->weights_bytes);
 }
@@ -308,9 +400,11 @@ static void dump_tensors(jbuf *b, const pkg *p) {
     const om_tensor *t = &p->tensors[i];
     jprintf(b, "    {\"index\": %u, \"name\": ", i);
     jstr(b, p->strings + t->name);
-    jprintf(b, ", \"region\": \"%s\", \"region_index\": %u, \"dtype\": \"%s\", \"layout\": \"%s\", \"dims\": [",
+    jprintf(b,
+            ", \"region\": \"%s\", \"region_index\": %u, \"dtype\": \"%s\", \"layout\": \"%s\", \"dims\": [",
             region_name(t->region), t->index, dtype_name((int)t->dtype), layout_name((int)t->layout));
-    for (uint32_t k = 0; k < t->rank; k++) jprintf(b, "%s%lld", k ? ", " : "", (long long)t->dims[k]);
+    for (uint32_t k = 0; k < t->rank; k++)
+      jprintf(b, "%s%lld", k ? ", " : "", (long long)t->dims[k]);
     jprintf(b, "], \"offset\": %llu, \"bytes\": %llu}%s\n", (unsigned long long)t->offset,
             (unsigned long long)t->bytes, i + 1 < p->def->ntensors ? "," : "");
   }
@@ -326,8 +420,10 @@ static void dump_param(jbuf *b, param_type type, int32_t v) {
   case P_POOL_MODE: name = pool_mode_name(v); break;
   case P_REDUCE_OP: name = reduce_op_name(v); break;
   }
-  if (name) jprintf(b, "\"%s\"", name);
-  else jprintf(b, "%d", v);
+  if (name)
+    jprintf(b, "\"%s\"", name);
+  else
+    jprintf(b, "%d", v);
 }
 
 /* A CONV2D / DWCONV task with an epilogue program (params[21] = 1,
@@ -343,8 +439,10 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   const om_task *t = &p->tasks[i];
   const kind_desc *k = kind_of(t->kind);
   jprintf(b, "    {\"index\": %u, \"kind\": ", i);
-  if (k) jprintf(b, "\"%s\"", k->name);
-  else jprintf(b, "%u", t->kind);
+  if (k)
+    jprintf(b, "\"%s\"", k->name);
+  else
+    jprintf(b, "%u", t->kind);
   JLIT(b, ", \"name\": ");
   jstr(b, p->strings + t->name);
   jprintf(b, ", \"block_dim\": %u,\n      \"tensors\": {", t->block_dim);
@@ -355,13 +453,18 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
     if (t->kind == OM_TASK_VPROG)
       jprintf(b, "%s\"%s%u\": ", s ? ", " : "", s < vprog_inputs ? "in" : "out",
               s < vprog_inputs ? s : s - vprog_inputs);
-    else if (slot) jprintf(b, "%s\"%s\": ", s ? ", " : "", slot);
-    else if (s == 5 && conv_x_scale(t)) jprintf(b, ", \"x_scale\": ");
+    else if (slot)
+      jprintf(b, "%s\"%s\": ", s ? ", " : "", slot);
+    else if (s == 5 && conv_x_scale(t))
+      jprintf(b, ", \"x_scale\": ");
     else if (conv_epilogue(t)) /* the program's input s-4, or s-5 after an x_scale */
       jprintf(b, "%s\"epi_in%u\": ", s ? ", " : "", s - 4 - (uint32_t)conv_x_scale(t));
-    else jprintf(b, "%s\"slot%u\": ", s ? ", " : "", s);
-    if (t->tensors[s] == OM_NONE) JLIT(b, "null");
-    else jprintf(b, "%u", t->tensors[s]);
+    else
+      jprintf(b, "%s\"slot%u\": ", s ? ", " : "", s);
+    if (t->tensors[s] == OM_NONE)
+      JLIT(b, "null");
+    else
+      jprintf(b, "%u", t->tensors[s]);
   }
   JLIT(b, "},\n      \"params\": ");
   if (k) {
@@ -374,7 +477,8 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
     JLIT(b, "}");
   } else {
     JLIT(b, "[");
-    for (int j = 0; j < OM_TASK_MAX_PARAMS; j++) jprintf(b, "%s%d", j ? ", " : "", t->params[j]);
+    for (int j = 0; j < OM_TASK_MAX_PARAMS; j++)
+      jprintf(b, "%s%d", j ? ", " : "", t->params[j]);
     JLIT(b, "]");
   }
   jprintf(b, "}%s\n", i + 1 < p->def->ntasks ? "," : "");
@@ -391,14 +495,19 @@ static void dump_instr(jbuf *b, const om_vinstr *in) {
   switch (in->op) {
   case VOP_LOAD: jprintf(b, " in%u", in->a); break;
   case VOP_CONST:
-    if (in->dtype == DT_FLOAT32 || in->dtype == DT_FLOAT16) jprintf(b, " %.17g", in->imm.f);
-    else jprintf(b, " %lld", (long long)in->imm.i);
+    if (in->dtype == DT_FLOAT32 || in->dtype == DT_FLOAT16)
+      jprintf(b, " %.17g", in->imm.f);
+    else
+      jprintf(b, " %lld", (long long)in->imm.i);
     break;
   case VOP_ISINF: jprintf(b, " r%u, detect %lld", in->a, (long long)in->imm.i); break;
   default:
-    if (in->op >= VOP_SELECT) jprintf(b, " r%u, r%u, r%u", in->a, in->b, in->c);
-    else if (in->op >= VOP_ADD) jprintf(b, " r%u, r%u", in->a, in->b);
-    else jprintf(b, " r%u", in->a);
+    if (in->op >= VOP_SELECT)
+      jprintf(b, " r%u, r%u, r%u", in->a, in->b, in->c);
+    else if (in->op >= VOP_ADD)
+      jprintf(b, " r%u, r%u", in->a, in->b);
+    else
+      jprintf(b, " r%u", in->a);
   }
   JLIT(b, "\"");
 }
@@ -417,8 +526,10 @@ static void dump_vprogs(jbuf *b, const pkg *p) {
     return;
   }
   for (uint32_t i = 0; i < p->def->ntasks; i++)
-    if (p->tasks[i].kind == OM_TASK_VPROG) offs[n++] = (uint32_t)p->tasks[i].params[0];
-    else if (conv_epilogue(&p->tasks[i])) offs[n++] = (uint32_t)p->tasks[i].params[22];
+    if (p->tasks[i].kind == OM_TASK_VPROG)
+      offs[n++] = (uint32_t)p->tasks[i].params[0];
+    else if (conv_epilogue(&p->tasks[i]))
+      offs[n++] = (uint32_t)p->tasks[i].params[22];
   qsort(offs, n, sizeof *offs, cmp_u32);
   if (n) JLIT(b, "  \"vprogs\": [");
   for (uint32_t i = 0, first = 1; i < n; i++) {
@@ -472,8 +583,8 @@ static status read_aligned(const char *path, void **data_out, size_t *size_out, 
   return ST_OK;
 }
 
-status om_json_memory(const void *data, size_t size, const char *label, char **json_out,
-                      size_t *len_out, diag *d) {
+status om_json_memory(const void *data, size_t size, const char *label, char **json_out, size_t *len_out,
+                      diag *d) {
   omrt_model *m;
   omrt_load_options opts = {.threads = 1}; /* not OMRT_THREADS: the dump runs nothing */
   if (omrt_model_load_memory(data, size, &opts, &m) != OMRT_OK)
@@ -491,7 +602,8 @@ status om_json_memory(const void *data, size_t size, const char *label, char **j
   dump_tensors(&b, &p);
   dump_vprogs(&b, &p);
   JLIT(&b, "  \"tasks\": [\n");
-  for (uint32_t i = 0; i < p.def->ntasks; i++) dump_task(&b, &p, i);
+  for (uint32_t i = 0; i < p.def->ntasks; i++)
+    dump_task(&b, &p, i);
   JLIT(&b, "  ]\n}\n");
   if (b.nomem) {
     free(b.data);

@@ -45,20 +45,20 @@ struct om_writer {
   uint32_t *io; /* inputs then outputs */
   uint32_t ninputs, noutputs;
   bytes_buf strings;
-  struct weight_seg { /* one om_writer_add_weights* call's bytes */
+  struct weight_seg {       /* one om_writer_add_weights* call's bytes */
     uint64_t offset, bytes; /* in the WEIGHTS partition */
     const void *data;
-    int owned;              /* the writer's copy (bigmem), else borrowed */
-  } *segs;
+    int owned; /* the writer's copy (bigmem), else borrowed */
+  } * segs;
   uint32_t nsegs, segs_cap;
   uint64_t weights_bytes; /* the WEIGHTS partition's length */
-  uint32_t *str_slots; /* hash table: string offset + 1, 0 = empty */
+  uint32_t *str_slots;    /* hash table: string offset + 1, 0 = empty */
   size_t str_nslots, str_count;
-  bytes_buf vprogs;     /* the VPROGS partition */
-  struct vprog_ref {    /* one per stored program, for de-duplication */
+  bytes_buf vprogs;  /* the VPROGS partition */
+  struct vprog_ref { /* one per stored program, for de-duplication */
     uint64_t hash;
     uint32_t offset, bytes;
-  } *vprog_refs;
+  } * vprog_refs;
   uint32_t nvprogs, vprogs_cap;
   int nomem; /* an add function failed to allocate */
 };
@@ -122,7 +122,8 @@ void om_writer_free(om_writer *w) {
 static uint64_t hash_bytes(const void *p, size_t n) {
   const uint8_t *s = p;
   uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ s[i]) * 1099511628211ull;
   return h;
 }
 
@@ -138,7 +139,8 @@ static int rehash(om_writer *w) {
     if (!v) continue;
     const char *s = (const char *)w->strings.data + (v - 1);
     size_t j = hash_str(s, strlen(s)) & (n - 1);
-    while (slots[j]) j = (j + 1) & (n - 1);
+    while (slots[j])
+      j = (j + 1) & (n - 1);
     slots[j] = v;
   }
   free(w->str_slots);

@@ -67,7 +67,7 @@ status om_writer_write_file(om_writer *w, const char *path, diag *d);
 status om_dump_json(const char *om_path, const char *json_path, diag *d);
 /* The same JSON for a package in memory (64-byte aligned `data`); `label`
  * names it in messages. *json_out is malloc'd (free()), NUL-terminated. */
-status om_json_memory(const void *data, size_t size, const char *label, char **json_out,
-                      size_t *len_out, diag *d);
+status om_json_memory(const void *data, size_t size, const char *label, char **json_out, size_t *len_out,
+                      diag *d);
 
 #endif

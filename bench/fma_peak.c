@@ -53,10 +53,11 @@ static volatile float sink;
 #define FMA_LOOP(V, SET1, FMADD, ADD)                                                                        \
   V a[ACC];                                                                                                  \
   const V x = SET1(0.999999f), y = SET1(1e-7f);                                                              \
-  for (int k = 0; k < ACC; k++) a[k] = SET1((float)k);                                                       \
+  for (int k = 0; k < ACC; k++)                                                                              \
+    a[k] = SET1((float)k);                                                                                   \
   for (long i = 0; i < iters; i++) {                                                                         \
     for (int j = 0; j < INNER; j++) {                                                                        \
-      /* written out so each chain is one register */                                                       \
+      /* written out so each chain is one register */                                                        \
       a[0] = FMADD(a[0], x, y), a[1] = FMADD(a[1], x, y), a[2] = FMADD(a[2], x, y);                          \
       a[3] = FMADD(a[3], x, y), a[4] = FMADD(a[4], x, y), a[5] = FMADD(a[5], x, y);                          \
       a[6] = FMADD(a[6], x, y), a[7] = FMADD(a[7], x, y), a[8] = FMADD(a[8], x, y);                          \
@@ -64,7 +65,8 @@ static volatile float sink;
     }                                                                                                        \
   }                                                                                                          \
   V s = a[0];                                                                                                \
-  for (int k = 1; k < ACC; k++) s = ADD(s, a[k]);
+  for (int k = 1; k < ACC; k++)                                                                              \
+    s = ADD(s, a[k]);
 
 __attribute__((target("avx2,fma"))) static void fma_avx2(long iters) {
   FMA_LOOP(__m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps)
@@ -86,13 +88,16 @@ static void fma_portable(long iters) {
   float a[ACC][8];
   const float x = 0.999999f, y = 1e-7f;
   for (int k = 0; k < ACC; k++)
-    for (int l = 0; l < 8; l++) a[k][l] = (float)k;
+    for (int l = 0; l < 8; l++)
+      a[k][l] = (float)k;
   for (long i = 0; i < iters; i++)
     for (int j = 0; j < INNER; j++)
       for (int k = 0; k < ACC; k++)
-        for (int l = 0; l < 8; l++) a[k][l] = a[k][l] * x + y;
+        for (int l = 0; l < 8; l++)
+          a[k][l] = a[k][l] * x + y;
   float s = 0;
-  for (int k = 0; k < ACC; k++) s += a[k][0];
+  for (int k = 0; k < ACC; k++)
+    s += a[k][0];
   sink = s;
 }
 
@@ -101,9 +106,9 @@ static int use_avx2, use_avx512;
 static pthread_barrier_t start_barrier;
 
 typedef struct job {
-  long iters;      /* outer iterations per window */
-  double seconds;  /* how long to keep measuring windows */
-  double best;     /* fastest window (s) */
+  long iters;     /* outer iterations per window */
+  double seconds; /* how long to keep measuring windows */
+  double best;    /* fastest window (s) */
 } job;
 
 static void run_window(long iters) {

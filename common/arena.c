@@ -62,8 +62,7 @@ void *arena_alloc_aligned(arena *a, size_t bytes, size_t align) {
   if (FAULT_INJECT(FAULT_ALLOC)) return NULL;
   if (align < 16) align = 16;
   if (bytes > SIZE_MAX / 2) return NULL;
-  if (a->budget_bytes && (bytes > a->budget_bytes || a->used_bytes > a->budget_bytes - bytes))
-    return NULL;
+  if (a->budget_bytes && (bytes > a->budget_bytes || a->used_bytes > a->budget_bytes - bytes)) return NULL;
   arena_block *b = a->head;
   size_t off = b ? aligned_off(b, align) : 0;
   int fits = b && !b->own && bytes < OWN_BLOCK_BYTES && off <= b->size && bytes <= b->size - off;

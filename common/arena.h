@@ -23,7 +23,7 @@ typedef struct arena {
 
 void arena_init(arena *a, size_t budget_bytes);
 void arena_free(arena *a);
-void *arena_alloc(arena *a, size_t bytes);                 /* zeroed, 16-aligned */
+void *arena_alloc(arena *a, size_t bytes); /* zeroed, 16-aligned */
 void *arena_alloc_aligned(arena *a, size_t bytes, size_t align);
 void *arena_array(arena *a, size_t count, size_t elem_bytes); /* overflow-checked */
 char *arena_strdup(arena *a, const char *s);

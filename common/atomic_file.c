@@ -81,13 +81,14 @@ status atomic_write_file(const char *path, const void *data, size_t n, diag *d) 
   status st = ST_OK;
   int fd = create_temp(tmp, tmp_len, dir, base);
   if (fd < 0) {
-    st = diag_set(d, ST_ERR_IO, "%s: cannot create a temporary file in %s: %s", path, dir,
-                  strerror(errno));
+    st = diag_set(d, ST_ERR_IO, "%s: cannot create a temporary file in %s: %s", path, dir, strerror(errno));
     goto out;
   }
   const char *step = NULL;
-  if (write_all(fd, data, n) != 0) step = "write";
-  else if (fsync(fd) != 0) step = "fsync";
+  if (write_all(fd, data, n) != 0)
+    step = "write";
+  else if (fsync(fd) != 0)
+    step = "fsync";
   int err = errno;
   if (close(fd) != 0 && !step) step = "close", err = errno;
   if (!step && rename(tmp, path) != 0) step = "rename", err = errno;

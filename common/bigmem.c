@@ -6,10 +6,10 @@
  * one of 2 MiB or more is also moved to a 2 MiB boundary (mmap reserves
  * 2 MiB of slack, unmapped again) and advised MADV_HUGEPAGE, since a
  * transparent huge page can only back an aligned 2 MiB extent and THP is
- * usually in "madvise" mode. On a kernel without MADV_POPULATE_WRITE the madvise fails with EINVAL and the pages are
- * faulted on first touch as usual; ENOMEM means the memory is not there,
- * which the caller reports. The free needs the size because a mapping has no
- * header. The fault-injection hook (fault.h) covers both paths.
+ * usually in "madvise" mode. On a kernel without MADV_POPULATE_WRITE the madvise fails with EINVAL and the
+ * pages are faulted on first touch as usual; ENOMEM means the memory is not there, which the caller reports.
+ * The free needs the size because a mapping has no header. The fault-injection hook (fault.h) covers both
+ * paths.
  *
  * Why huge pages: on the virtual machines this was measured on (shadow page
  * tables), the first user-space touch of each 4 KiB page costs a trip to the
@@ -67,6 +67,8 @@ void bigmem_discard(void *p, size_t bytes) {
 }
 
 void bigmem_free(void *p, size_t bytes) {
-  if (bytes < BIGMEM_MIN_BYTES) free(p);
-  else if (p) munmap(p, page_round(bytes));
+  if (bytes < BIGMEM_MIN_BYTES)
+    free(p);
+  else if (p)
+    munmap(p, page_round(bytes));
 }

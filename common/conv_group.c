@@ -7,12 +7,19 @@ int convg_init(const int64_t *dims, convg_geom *g) {
   for (int i = 0; i < 5; i++)
     if (dims[i] < 1 || dims[i] > ((int64_t)1 << 31)) return -1;
   uint64_t cout, cin, taps;
-  if (mul_u64((uint64_t)dims[0], (uint64_t)dims[1], &cout) || mul_u64((uint64_t)dims[0], (uint64_t)dims[2], &cin) ||
+  if (mul_u64((uint64_t)dims[0], (uint64_t)dims[1], &cout) ||
+      mul_u64((uint64_t)dims[0], (uint64_t)dims[2], &cin) ||
       mul_u64((uint64_t)dims[3], (uint64_t)dims[4], &taps) || cout > ((uint64_t)1 << 31) ||
       cin > ((uint64_t)1 << 31))
     return -1;
-  *g = (convg_geom){.g = dims[0], .og = dims[1], .ig = dims[2], .kh = dims[3], .kw = dims[4],
-                    .cout = (int64_t)cout, .cin = (int64_t)cin, .taps = (int64_t)taps};
+  *g = (convg_geom){.g = dims[0],
+                    .og = dims[1],
+                    .ig = dims[2],
+                    .kh = dims[3],
+                    .kw = dims[4],
+                    .cout = (int64_t)cout,
+                    .cin = (int64_t)cin,
+                    .taps = (int64_t)taps};
   g->c1out = (g->cout + C0 - 1) / C0;
   g->c1in = (g->cin + C0 - 1) / C0;
   return 0;
@@ -76,12 +83,14 @@ void convg_pack_rows(const convg_geom *g, const void *src, int sdt, void *dst, i
     int64_t kfr = (r.c1_hi - r.c1_lo) * g->taps;
     for (int64_t kk = 0; kk < kfr; kk++) {
       int64_t c1 = r.c1_lo + kk / g->taps, tap = kk % g->taps;
-      uint64_t at = (r.base + (uint64_t)kk * (uint64_t)r.len + (uint64_t)(nb - r.nb0)) * C0 * C0 + (uint64_t)(co % C0);
+      uint64_t at =
+          (r.base + (uint64_t)kk * (uint64_t)r.len + (uint64_t)(nb - r.nb0)) * C0 * C0 + (uint64_t)(co % C0);
       for (int64_t j = 0; j < C0; j++) { /* ci % 16 = j: row j of the fractal */
         int64_t c = c1 * C0 + j;
         float v = 0.0f;
         if (co < g->cout && c < g->cin && c / g->ig == grp) {
-          uint64_t from = ((uint64_t)co * (uint64_t)g->ig + (uint64_t)(c - grp * g->ig)) * (uint64_t)g->taps + (uint64_t)tap;
+          uint64_t from = ((uint64_t)co * (uint64_t)g->ig + (uint64_t)(c - grp * g->ig)) * (uint64_t)g->taps +
+                          (uint64_t)tap;
           v = sdt == DT_FLOAT16 ? half_to_float(((const uint16_t *)src)[from]) : ((const float *)src)[from];
         }
         if (ddt == DT_FLOAT16)

@@ -33,9 +33,9 @@ typedef struct convg_geom {
 
 /* One run of output blocks. */
 typedef struct convg_run {
-  int64_t nb0, len;        /* output blocks [nb0, nb0 + len) */
-  int64_t c1_lo, c1_hi;    /* input blocks [c1_lo, c1_hi) */
-  uint64_t base;           /* first fractal of the run */
+  int64_t nb0, len;     /* output blocks [nb0, nb0 + len) */
+  int64_t c1_lo, c1_hi; /* input blocks [c1_lo, c1_hi) */
+  uint64_t base;        /* first fractal of the run */
 } convg_run;
 
 /* Fills *g from dims[5]; -1 when a dim is < 1 or the sizes overflow. */

@@ -52,13 +52,16 @@ static uint32_t x8nmodp(size_t bytes) {
 static void init(void) {
   for (uint32_t i = 0; i < 256; i++) {
     uint32_t c = i;
-    for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ POLY : c >> 1;
+    for (int k = 0; k < 8; k++)
+      c = c & 1 ? (c >> 1) ^ POLY : c >> 1;
     table[0][i] = c;
   }
   for (uint32_t i = 0; i < 256; i++)
-    for (int t = 1; t < 8; t++) table[t][i] = (table[t - 1][i] >> 8) ^ table[0][table[t - 1][i] & 0xff];
+    for (int t = 1; t < 8; t++)
+      table[t][i] = (table[t - 1][i] >> 8) ^ table[0][table[t - 1][i] & 0xff];
   uint32_t p = 1u << 30; /* x^1 */
-  for (int k = 0; k < 32; k++) x2n_table[k] = p, p = multmodp(p, p);
+  for (int k = 0; k < 32; k++)
+    x2n_table[k] = p, p = multmodp(p, p);
 #if defined(__x86_64__) && defined(__GNUC__)
   unsigned a, b, c, d;
   use_hw = __get_cpuid(1, &a, &b, &c, &d) && ((c >> 20) & 1);
@@ -82,7 +85,8 @@ uint32_t crc32c_portable(uint32_t crc, const void *data, size_t bytes) {
     p += 8;
     bytes -= 8;
   }
-  while (bytes--) crc = (crc >> 8) ^ table[0][(crc ^ *p++) & 0xff];
+  while (bytes--)
+    crc = (crc >> 8) ^ table[0][(crc ^ *p++) & 0xff];
   return ~crc;
 }
 
@@ -97,16 +101,17 @@ static inline uint64_t load64(const unsigned char *p) {
 __attribute__((target("sse4.2"))) static uint32_t hw_stream(uint32_t crc, const unsigned char *p,
                                                             size_t bytes) {
   uint64_t c = ~crc;
-  for (; bytes >= 8; p += 8, bytes -= 8) c = _mm_crc32_u64(c, load64(p));
+  for (; bytes >= 8; p += 8, bytes -= 8)
+    c = _mm_crc32_u64(c, load64(p));
   uint32_t c32 = (uint32_t)c;
-  while (bytes--) c32 = _mm_crc32_u8(c32, *p++);
+  while (bytes--)
+    c32 = _mm_crc32_u8(c32, *p++);
   return ~c32;
 }
 
 enum { HW_SPLIT_MIN = 3 * 4096 }; /* below this one stream is as fast */
 
-__attribute__((target("sse4.2"))) static uint32_t hw_crc(uint32_t crc, const unsigned char *p,
-                                                         size_t bytes) {
+__attribute__((target("sse4.2"))) static uint32_t hw_crc(uint32_t crc, const unsigned char *p, size_t bytes) {
   if (bytes < HW_SPLIT_MIN) return hw_stream(crc, p, bytes);
   size_t third = bytes / 3 / 8 * 8;
   const unsigned char *p1 = p + third, *p2 = p1 + third;

@@ -69,19 +69,19 @@ typedef struct om_partition { /* 32 bytes */
 } om_partition;
 
 typedef enum om_precision {
-  OM_PRECISION_FORCE_FP16 = 0,            /* activations + weights fp16, cube accumulates fp32 */
+  OM_PRECISION_FORCE_FP16 = 0,             /* activations + weights fp16, cube accumulates fp32 */
   OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE = 1, /* everything stays fp32 */
   OM_PRECISION_ALLOW_FP32_TO_FP16 = 2,
   OM_PRECISION_ALLOW_MIX_PRECISION = 3,
 } om_precision;
 
 typedef struct om_model_def { /* 96 bytes */
-  uint32_t name;        /* string: model name (the --output base name) */
-  uint32_t soc;         /* string: e.g. "Ascend310" */
-  uint32_t atc_version; /* string */
-  uint32_t cmdline;     /* string: the atc command line that built it */
-  uint32_t precision;   /* om_precision */
-  uint32_t ai_cores;    /* of the SoC; runtime threads = min(this, host cores) by default */
+  uint32_t name;              /* string: model name (the --output base name) */
+  uint32_t soc;               /* string: e.g. "Ascend310" */
+  uint32_t atc_version;       /* string */
+  uint32_t cmdline;           /* string: the atc command line that built it */
+  uint32_t precision;         /* om_precision */
+  uint32_t ai_cores;          /* of the SoC; runtime threads = min(this, host cores) by default */
   uint32_t ninputs, noutputs;
   uint32_t ntensors, ntasks;
   uint64_t workspace_bytes; /* one arena; every WORKSPACE tensor fits inside */
@@ -99,15 +99,15 @@ typedef enum om_region {
 } om_region;
 
 typedef struct om_tensor { /* 104 bytes */
-  uint32_t name;   /* string */
-  uint32_t region; /* om_region */
-  uint32_t index;  /* I/O number for INPUT/OUTPUT regions, else 0 */
-  uint32_t dtype;  /* dtype (types.h) */
-  uint32_t layout; /* layout (types.h) */
-  uint32_t rank;   /* 0..MAX_RANK; NC1HWC0 and FRACTAL_Z need 4 */
-  uint64_t offset; /* bytes from the region base */
-  uint64_t bytes;  /* = layout_elements(layout, rank, dims) * dtype_size(dtype) */
-  int64_t dims[MAX_RANK]; /* logical dims (NCHW for NC1HWC0, [Cout,Cin,KH,KW] for FRACTAL_Z); unused = 0 */
+  uint32_t name;           /* string */
+  uint32_t region;         /* om_region */
+  uint32_t index;          /* I/O number for INPUT/OUTPUT regions, else 0 */
+  uint32_t dtype;          /* dtype (types.h) */
+  uint32_t layout;         /* layout (types.h) */
+  uint32_t rank;           /* 0..MAX_RANK; NC1HWC0 and FRACTAL_Z need 4 */
+  uint64_t offset;         /* bytes from the region base */
+  uint64_t bytes;          /* = layout_elements(layout, rank, dims) * dtype_size(dtype) */
+  int64_t dims[MAX_RANK];  /* logical dims (NCHW for NC1HWC0, [Cout,Cin,KH,KW] for FRACTAL_Z); unused = 0 */
 } om_tensor;
 
 /* Activation applied at the end of a task (after bias and residual). */
@@ -215,11 +215,10 @@ typedef enum om_task_kind {
    *   inputs 1..k are tensor slots f..f-1+k (k = ntensors - f, f as
    *   above; DWCONV: f = 5), its one output is y. The operands obey VPROG's
    *   rules (NC1HWC0, inputs broadcasting over N, H and W, LOAD/STORE
-   *   dtypes the tensors') and it is verified by the same checker. It runs once per output tile after the tile is
-   *   written: CONV2D tiles' pixels (tile_m pixels, or the pixels of tile_m
-   *   Winograd 4x4 tiles) x tile_n channel blocks; DWCONV planes. The tiles
-   *   partition y: the result is that of a VPROG task with the program run
-   *   after the conv. */
+   *   dtypes the tensors') and it is verified by the same checker. It runs once per output tile after the
+   * tile is written: CONV2D tiles' pixels (tile_m pixels, or the pixels of tile_m Winograd 4x4 tiles) x
+   * tile_n channel blocks; DWCONV planes. The tiles partition y: the result is that of a VPROG task with the
+   * program run after the conv. */
   OM_TASK_DWCONV = 3,
 
   /* POOL (vector unit): max or average pooling on NC1HWC0.
@@ -518,11 +517,11 @@ typedef enum om_reduce_op {
 
 enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
 
-typedef struct om_task { /* 144 bytes */
-  uint32_t kind;      /* om_task_kind */
-  uint32_t name;      /* string: the IR node name, for messages and profiles */
-  uint32_t block_dim; /* 1..65535 */
-  uint32_t ntensors;  /* slots used in tensors[] */
+typedef struct om_task {                 /* 144 bytes */
+  uint32_t kind;                         /* om_task_kind */
+  uint32_t name;                         /* string: the IR node name, for messages and profiles */
+  uint32_t block_dim;                    /* 1..65535 */
+  uint32_t ntensors;                     /* slots used in tensors[] */
   uint32_t tensors[OM_TASK_MAX_TENSORS]; /* tensor indices or OM_NONE */
   int32_t params[OM_TASK_MAX_PARAMS];    /* unused = 0 */
 } om_task;

@@ -34,8 +34,7 @@ typedef struct diag {
 void diag_init(diag *d);
 /* Records the error (if none recorded yet) and returns `code`, so callers write
  *   return diag_set(d, ST_ERR_INVALID, "node '%s' (%s): ...", ...);           */
-status diag_set(diag *d, status code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+status diag_set(diag *d, status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Prepends "prefix: " to an existing message (e.g. the file name). */
 void diag_prefix(diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *status_name(status s);

@@ -5,11 +5,13 @@
 
 #include <string.h>
 
-static const struct { int dt; const char *name; } dtype_names[] = {
-    {DT_FLOAT32, "f32"}, {DT_UINT8, "u8"},    {DT_INT8, "i8"},     {DT_UINT16, "u16"},
-    {DT_INT16, "i16"},   {DT_INT32, "i32"},   {DT_INT64, "i64"},   {DT_STRING, "string"},
-    {DT_BOOL, "bool"},   {DT_FLOAT16, "f16"}, {DT_DOUBLE, "f64"},  {DT_UINT32, "u32"},
-    {DT_UINT64, "u64"},
+static const struct {
+  int dt;
+  const char *name;
+} dtype_names[] = {
+    {DT_FLOAT32, "f32"}, {DT_UINT8, "u8"},   {DT_INT8, "i8"},       {DT_UINT16, "u16"}, {DT_INT16, "i16"},
+    {DT_INT32, "i32"},   {DT_INT64, "i64"},  {DT_STRING, "string"}, {DT_BOOL, "bool"},  {DT_FLOAT16, "f16"},
+    {DT_DOUBLE, "f64"},  {DT_UINT32, "u32"}, {DT_UINT64, "u64"},
 };
 
 const char *dtype_name(int dt) {
@@ -24,7 +26,8 @@ int dtype_from_name(const char *name) {
   return DT_UNDEFINED;
 }
 
-static const char *const layout_names[] = {"ND", "NC1HWC0", "FRACTAL_Z", [LAYOUT_FRACTAL_Z_G] = "FRACTAL_Z_G"};
+static const char *const layout_names[] = {"ND", "NC1HWC0",
+                                           "FRACTAL_Z", [LAYOUT_FRACTAL_Z_G] = "FRACTAL_Z_G"};
 
 const char *layout_name(int l) {
   return l >= 0 && l < (int)(sizeof layout_names / sizeof *layout_names) ? layout_names[l] : NULL;
@@ -46,13 +49,13 @@ int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_o
     for (int i = 0; i < rank; i++)
       if (mul_u64(n, (uint64_t)dims[i], &n)) return -1;
     break;
-  case LAYOUT_NC1HWC0: /* [N][C1][H][W][16] */
+  case LAYOUT_NC1HWC0:     /* [N][C1][H][W][16] */
   case LAYOUT_FRACTAL_Z: { /* [C1in*KH*KW][N1][16][16] */
     if (rank != 4) return -1;
     uint64_t c1 = ((uint64_t)dims[1] + C0 - 1) / C0;
     uint64_t d0 = layout == LAYOUT_NC1HWC0 ? (uint64_t)dims[0] : ((uint64_t)dims[0] + C0 - 1) / C0;
-    if (mul_u64(d0, c1, &n) || mul_u64(n, (uint64_t)dims[2], &n) ||
-        mul_u64(n, (uint64_t)dims[3], &n) || mul_u64(n, C0, &n))
+    if (mul_u64(d0, c1, &n) || mul_u64(n, (uint64_t)dims[2], &n) || mul_u64(n, (uint64_t)dims[3], &n) ||
+        mul_u64(n, C0, &n))
       return -1;
     if (layout == LAYOUT_FRACTAL_Z && mul_u64(n, C0, &n)) return -1;
     break;
@@ -62,8 +65,7 @@ int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_o
     if (rank != 5 || convg_init(dims, &g) || convg_fractals(&g, &n) || mul_u64(n, C0 * C0, &n)) return -1;
     break;
   }
-  default:
-    return -1;
+  default: return -1;
   }
   *count_out = n;
   return 0;

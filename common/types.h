@@ -49,16 +49,24 @@ typedef enum layout {
 
 enum { WINO_F43_POINTS = 36 }; /* 6x6 transformed positions of F(4x4,3x3) */
 
-enum { C0 = 16 };     /* channel block of NC1HWC0 and the cube's fractal edge */
+enum { C0 = 16 };      /* channel block of NC1HWC0 and the cube's fractal edge */
 enum { MAX_RANK = 8 }; /* the largest rank anything in the project accepts */
 
 /* Bytes per element; 0 for DT_UNDEFINED / DT_STRING / unknown values. */
 static inline size_t dtype_size(int dt) {
   switch (dt) {
-  case DT_FLOAT32: case DT_INT32: case DT_UINT32: return 4;
-  case DT_UINT8: case DT_INT8: case DT_BOOL: return 1;
-  case DT_UINT16: case DT_INT16: case DT_FLOAT16: return 2;
-  case DT_INT64: case DT_DOUBLE: case DT_UINT64: return 8;
+  case DT_FLOAT32:
+  case DT_INT32:
+  case DT_UINT32: return 4;
+  case DT_UINT8:
+  case DT_INT8:
+  case DT_BOOL: return 1;
+  case DT_UINT16:
+  case DT_INT16:
+  case DT_FLOAT16: return 2;
+  case DT_INT64:
+  case DT_DOUBLE:
+  case DT_UINT64: return 8;
   default: return 0;
   }
 }
@@ -81,7 +89,7 @@ static inline int64_t dtype_wrap_int(int dt, int64_t v) {
 /* Short names used by the IR text form, JSON dumps and messages: "f32", "f16",
  * "i64", "i32", "i8", "u8", "bool", "f64", ... ; NULL for unknown. */
 const char *dtype_name(int dt);
-int dtype_from_name(const char *name); /* DT_UNDEFINED when unknown */
+int dtype_from_name(const char *name);  /* DT_UNDEFINED when unknown */
 const char *layout_name(int l);         /* "ND", "NC1HWC0", "FRACTAL_Z", "FRACTAL_Z_G" */
 int layout_from_name(const char *name); /* -1 when unknown */
 

@@ -116,10 +116,10 @@ typedef enum vop {
 } vop;
 
 typedef struct om_vinstr { /* 24 bytes */
-  uint8_t op;     /* vop */
-  uint8_t dtype;  /* dtype of dst (for STORE: of the stored register) */
-  uint16_t dst;   /* register written (unused for STORE) */
-  uint16_t a, b, c; /* operand registers; LOAD/STORE: a is the input/output index */
+  uint8_t op;              /* vop */
+  uint8_t dtype;           /* dtype of dst (for STORE: of the stored register) */
+  uint16_t dst;            /* register written (unused for STORE) */
+  uint16_t a, b, c;        /* operand registers; LOAD/STORE: a is the input/output index */
   uint16_t reserved;
   union {
     double f;
@@ -127,7 +127,7 @@ typedef struct om_vinstr { /* 24 bytes */
   } imm;
 } om_vinstr;
 
-typedef struct om_vprog { /* 16 bytes, then ninstrs x om_vinstr */
+typedef struct om_vprog {     /* 16 bytes, then ninstrs x om_vinstr */
   uint16_t ninputs, noutputs; /* tensors of the task, in slot order: inputs then outputs */
   uint16_t nregs;             /* registers r0..nregs-1; each written exactly once */
   uint16_t ninstrs;

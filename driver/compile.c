@@ -24,8 +24,8 @@
 #include "passes/pass.h"
 #include "socs/soc.h"
 
-static const char *const precision_names[] = {"force_fp16", "must_keep_origin_dtype",
-                                              "allow_fp32_to_fp16", "allow_mix_precision"};
+static const char *const precision_names[] = {"force_fp16", "must_keep_origin_dtype", "allow_fp32_to_fp16",
+                                              "allow_mix_precision"};
 
 int atc_precision_from_name(const char *name) {
   for (int i = 0; i < 4; i++)
@@ -33,9 +33,7 @@ int atc_precision_from_name(const char *name) {
   return -1;
 }
 
-const char *atc_precision_name(om_precision p) {
-  return (unsigned)p < 4 ? precision_names[p] : "unknown";
-}
+const char *atc_precision_name(om_precision p) { return (unsigned)p < 4 ? precision_names[p] : "unknown"; }
 
 const char *atc_fusion_rule(int i, const char **what) {
   if (i < 0 || i >= fusion_rule_count) return NULL;
@@ -99,7 +97,8 @@ static status apply_out_nodes(ir_graph *g, const char *spec, diag *d) {
     if (*p == ';') p++;
   }
   if (n == 0) return diag_set(d, ST_ERR_INVALID, "--out_nodes is empty");
-  for (int i = 0; i < g->noutputs; i++) g->outputs[i]->output_index = -1;
+  for (int i = 0; i < g->noutputs; i++)
+    g->outputs[i]->output_index = -1;
   g->noutputs = 0;
   for (int i = 0; i < n; i++)
     if (outs[i]->output_index < 0 && ir_graph_add_output(g, outs[i]))
@@ -115,8 +114,10 @@ static status dump_graph(const ir_graph *g, const char *dir, int step, const cha
     snprintf(path, sizeof path, "%s/%02d_%s.%s", dir, step, name, dot ? "dot" : "ir");
     FILE *f = fopen(path, "w");
     if (!f) return diag_set(d, ST_ERR_IO, "--dump_graph: cannot write %s: %s", path, strerror(errno));
-    if (dot) ir_print_dot(g, f);
-    else ir_print(g, f);
+    if (dot)
+      ir_print_dot(g, f);
+    else
+      ir_print(g, f);
     if (fclose(f) != 0) return diag_set(d, ST_ERR_IO, "--dump_graph: cannot write %s", path);
   }
   return ST_OK;
@@ -131,8 +132,8 @@ static status verify_package(const void *data, size_t size, diag *d) {
   omrt_model *m = NULL;
   status st = ST_OK;
   if (omrt_model_load_memory(data, size, &lo, &m) != OMRT_OK)
-    st = diag_set(d, ST_ERR_LIMIT, "the compiled package exceeds what libomrt accepts: %s",
-                  omrt_last_error());
+    st =
+        diag_set(d, ST_ERR_LIMIT, "the compiled package exceeds what libomrt accepts: %s", omrt_last_error());
   omrt_model_free(m);
   return st;
 }
@@ -175,14 +176,16 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
 
   /* The output name: the --output base name without directories. */
   char model_name[256];
-  snprintf(model_name, sizeof model_name, "%s",
-           base_name(opt->output_path ? opt->output_path : label));
+  snprintf(model_name, sizeof model_name, "%s", base_name(opt->output_path ? opt->output_path : label));
   char *dot = strrchr(model_name, '.');
   if (dot && dot != model_name) *dot = '\0';
 
-  pass_ctx ctx = {.soc = &soc, .precision = opt->precision, .winograd = opt->high_performance,
+  pass_ctx ctx = {.soc = &soc,
+                  .precision = opt->precision,
+                  .winograd = opt->high_performance,
                   .fusion_off = opt->fusion_off,
-                  .model_name = model_name, .cmdline = opt->cmdline ? opt->cmdline : ""};
+                  .model_name = model_name,
+                  .cmdline = opt->cmdline ? opt->cmdline : ""};
   if (opt->out_nodes && *opt->out_nodes) st = apply_out_nodes(g, opt->out_nodes, d);
   if (st == ST_OK) st = ir_verify(g, d);
   if (st == ST_OK && opt->dump_graph_dir) st = dump_graph(g, opt->dump_graph_dir, 0, "import", d);
@@ -222,8 +225,10 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
     } else { /* the caller's, to free() */
       st = om_writer_to_memory(ctx.writer, &data, &size, d);
       if (st == ST_OK) st = verify_package(data, size, d);
-      if (st == ST_OK) res->om_data = data;
-      else free(data);
+      if (st == ST_OK)
+        res->om_data = data;
+      else
+        free(data);
     }
     if (st == ST_OK) res->om_bytes = size;
     if (st == ST_OK) phase_done(opt, "write", &t0);

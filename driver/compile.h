@@ -16,23 +16,23 @@
 #include "common/status.h"
 
 typedef struct atc_options {
-  const char *model_path;   /* --model: the ONNX file; with model_data, only the name in messages */
+  const char *model_path; /* --model: the ONNX file; with model_data, only the name in messages */
   /* The ONNX bytes in memory instead of a file (the conformance runner's
    * path); NULL: read model_path. Borrowed for the call. External data is
    * rejected (there is no model directory). */
   const void *model_data;
-  size_t model_size; /* bytes at model_data */
-  const char *output_path;  /* the .om to write (atomically); NULL: keep in memory only */
-  const char *input_shape;  /* --input_shape "name:1,3,224,224;..." or NULL */
-  const char *soc_version;  /* --soc_version, e.g. "Ascend310" */
-  om_precision precision;   /* --precision_mode */
-  int high_performance;     /* --op_select_implmode=high_performance (atc's default): Winograd
-                               F(4x4,3x3) for eligible 3x3 convs; 0: direct convolution only */
-  const char *out_nodes;    /* --out_nodes "node:0;node2:1" or NULL */
-  unsigned fusion_off;      /* fusion rules turned off (--fusion_switch_file; atc_fusion_rule_bit);
-                               0: every rule on (the default) */
+  size_t model_size;          /* bytes at model_data */
+  const char *output_path;    /* the .om to write (atomically); NULL: keep in memory only */
+  const char *input_shape;    /* --input_shape "name:1,3,224,224;..." or NULL */
+  const char *soc_version;    /* --soc_version, e.g. "Ascend310" */
+  om_precision precision;     /* --precision_mode */
+  int high_performance;       /* --op_select_implmode=high_performance (atc's default): Winograd
+                                 F(4x4,3x3) for eligible 3x3 convs; 0: direct convolution only */
+  const char *out_nodes;      /* --out_nodes "node:0;node2:1" or NULL */
+  unsigned fusion_off;        /* fusion rules turned off (--fusion_switch_file; atc_fusion_rule_bit);
+                                 0: every rule on (the default) */
   const char *dump_graph_dir; /* --dump_graph: IR text + DOT after every pass, or NULL */
-  const char *cmdline;      /* recorded in the om */
+  const char *cmdline;        /* recorded in the om */
   /* atc --mode=3: check that the model is supported without compiling it.
    * Every node the frontend cannot import is reported through on_unsupported
    * (one line naming the node, op type and reason; see onnx_options), then,

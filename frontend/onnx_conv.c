@@ -16,11 +16,10 @@
  * w is a constant). pads come from pads, or from output_shape / auto_pad
  * SAME_* as ONNX's reference does (total = s*(in-1) + output_padding +
  * d*(k-1) + 1 - out, halved by floor division; SAME_UPPER puts the
- * smaller half first, others the larger; a negative total pads the end). The zero-inserted input costs the cube s_h*s_w times the work of
- * a phase-split (sub-pixel) formulation; ConvTranspose appears in no model
- * the tests run, and this route needs no kernel of its own.
- * Needs: x's dims known at import (graph inputs are, with --input_shape)
- * and w's dims. 3-D is refused.
+ * smaller half first, others the larger; a negative total pads the end). The zero-inserted input costs the
+ * cube s_h*s_w times the work of a phase-split (sub-pixel) formulation; ConvTranspose appears in no model the
+ * tests run, and this route needs no kernel of its own. Needs: x's dims known at import (graph inputs are,
+ * with --input_shape) and w's dims. 3-D is refused.
  */
 #include "frontend/onnx_conv.h"
 
@@ -44,11 +43,13 @@ typedef struct win2 {
 
 static status read_win(onnx_node *nd, int r, const ir_value *w, win2 *o) {
   int64_t v[8];
-  for (int i = 0; i < 2; i++) o->k[i] = o->s[i] = o->d[i] = 1, o->opad[i] = 0;
+  for (int i = 0; i < 2; i++)
+    o->k[i] = o->s[i] = o->d[i] = 1, o->opad[i] = 0;
   memset(o->pads, 0, sizeof o->pads);
   int off = 2 - r; /* 1-D: the H entries stay 1 / 0 */
   int n = onnx_attr_ints_copy(nd, "kernel_shape", v, 8);
-  if (n >= 0 && n != r) return onnx_node_fail(nd, ST_ERR_INVALID, "kernel_shape has %d values, expected %d", n, r);
+  if (n >= 0 && n != r)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "kernel_shape has %d values, expected %d", n, r);
   for (int i = 0; i < r; i++) {
     o->k[off + i] = n >= 0 ? v[i] : w->dims[2 + i];
     if (o->k[off + i] < 1) return onnx_node_fail(nd, ST_ERR_INVALID, "kernel_shape[%d] must be >= 1", i);
@@ -58,7 +59,8 @@ static status read_win(onnx_node *nd, int r, const ir_value *w, win2 *o) {
   for (int a = 0; a < 3; a++) {
     n = onnx_attr_ints_copy(nd, names[a], v, 8);
     if (n < 0) continue;
-    if (n != r) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' has %d values, expected %d", names[a], n, r);
+    if (n != r)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' has %d values, expected %d", names[a], n, r);
     for (int i = 0; i < r; i++) {
       if (v[i] < (a == 2 ? 0 : 1) || v[i] > 65535)
         return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s'[%d] = %lld out of range", names[a], i,
@@ -68,7 +70,8 @@ static status read_win(onnx_node *nd, int r, const ir_value *w, win2 *o) {
   }
   n = onnx_attr_ints_copy(nd, "pads", v, 8);
   if (n >= 0) {
-    if (n != 2 * r) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' has %d values, expected %d", n, 2 * r);
+    if (n != 2 * r)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' has %d values, expected %d", n, 2 * r);
     for (int i = 0; i < r; i++) {
       if (v[i] < 0 || v[r + i] < 0 || v[i] > 65535 || v[r + i] > 65535)
         return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' out of range");
@@ -84,15 +87,17 @@ status onnx_conv_1d(onnx_node *nd, ir_node *n) {
   status st = read_win(nd, 1, nd->in[1], &wn);
   if (st) return st;
   if (nd->in[1]->rank >= 0 && nd->in[1]->rank != 3)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "weight '%s' has rank %d; a 1-D Conv needs rank 3", nd->in[1]->name,
-                          nd->in[1]->rank);
+    return onnx_node_fail(nd, ST_ERR_INVALID, "weight '%s' has rank %d; a 1-D Conv needs rank 3",
+                          nd->in[1]->name, nd->in[1]->rank);
   char mode[32];
   onnx_attr_string(nd, "auto_pad", "NOTSET", mode, sizeof mode);
   int same = !strcmp(mode, "SAME_UPPER") || !strcmp(mode, "SAME_LOWER");
   if (!same && strcmp(mode, "NOTSET") && strcmp(mode, "VALID"))
-    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER");
+    return onnx_node_fail(nd, ST_ERR_INVALID,
+                          "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER");
   int64_t group = onnx_attr_int(nd, "group", 1);
-  if (group < 1) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'group' = %lld must be >= 1", (long long)group);
+  if (group < 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'group' = %lld must be >= 1", (long long)group);
   if (ir_attr_set_ints(g, n, "kernel_shape", 2, wn.k) || ir_attr_set_ints(g, n, "strides", 2, wn.s) ||
       ir_attr_set_ints(g, n, "dilations", 2, wn.d) || ir_attr_set_ints(g, n, "pads", 4, wn.pads) ||
       ir_attr_set_int(g, n, "group", group) || (same && ir_attr_set_string(g, n, "auto_pad", mode)))
@@ -118,7 +123,8 @@ status onnx_conv_1d(onnx_node *nd, ir_node *n) {
 static ir_value *pad(dc *b, ir_value *x, int r, const int64_t *begin, const int64_t *end) {
   int64_t pads[16];
   int any = 0;
-  for (int i = 0; i < r; i++) pads[i] = begin[i], pads[r + i] = end[i], any |= begin[i] || end[i];
+  for (int i = 0; i < r; i++)
+    pads[i] = begin[i], pads[r + i] = end[i], any |= begin[i] || end[i];
   return any ? dc_pad(b, x, r, pads, 0) : x;
 }
 
@@ -129,7 +135,8 @@ status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
   ir_value *x = dc_in(&b, 0), *w = dc_in(&b, 1), *bias = dc_in(&b, 2);
   int r = onnx_conv_spatial_rank(nd);
   if (r != 1 && r != 2)
-    return dc_fail(&b, ST_ERR_UNSUPPORTED, "only 1-D and 2-D ConvTranspose are supported (spatial rank %d)", r),
+    return dc_fail(&b, ST_ERR_UNSUPPORTED, "only 1-D and 2-D ConvTranspose are supported (spatial rank %d)",
+                   r),
            dc_end(&b);
   if (w->rank != r + 2 || x->rank != r + 2)
     return dc_fail(&b, ST_ERR_UNSUPPORTED, "input '%s' and weight '%s' need known shapes of rank %d", x->name,
@@ -137,7 +144,8 @@ status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
            dc_end(&b);
   for (int i = 0; i < r + 2; i++)
     if (x->dims[i] < 0 || w->dims[i] < 1)
-      return dc_fail(&b, ST_ERR_UNSUPPORTED, "input '%s' and weight '%s' need known shapes", x->name, w->name),
+      return dc_fail(&b, ST_ERR_UNSUPPORTED, "input '%s' and weight '%s' need known shapes", x->name,
+                     w->name),
              dc_end(&b);
   win2 wn;
   status st = read_win(nd, r, w, &wn);
@@ -154,7 +162,8 @@ status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
   onnx_attr_string(nd, "auto_pad", "NOTSET", mode, sizeof mode);
   int same = !strcmp(mode, "SAME_UPPER") || !strcmp(mode, "SAME_LOWER");
   if (!same && strcmp(mode, "NOTSET") && strcmp(mode, "VALID"))
-    return dc_fail(&b, ST_ERR_INVALID, "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER"),
+    return dc_fail(&b, ST_ERR_INVALID,
+                   "attribute 'auto_pad' must be NOTSET, VALID, SAME_UPPER or SAME_LOWER"),
            dc_end(&b);
   if (!strcmp(mode, "VALID")) memset(wn.pads, 0, sizeof wn.pads);
   int64_t oshape[8];

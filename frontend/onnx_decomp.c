@@ -20,7 +20,8 @@ void dc_begin(dc *b, onnx_node *nd) {
   b->nd = nd;
   b->g = nd->c->g;
   b->base = nd->np->name && *nd->np->name ? nd->np->name : NULL;
-  for (int k = 0; !b->base && k < nd->nout; k++) /* else the first named output's (the importer checked one is) */
+  for (int k = 0; !b->base && k < nd->nout;
+       k++) /* else the first named output's (the importer checked one is) */
     if (nd->out[k]) b->base = nd->out[k]->name;
   b->first_node = b->g->nnodes;
 }
@@ -87,8 +88,8 @@ int dc_attr_ints(dc *b, const char *name, int64_t *out, int max) {
 
 dtype dc_dtype(dc *b, const ir_value *v) {
   if (!b->st && v && v->dtype == DT_UNDEFINED)
-    dc_fail(b, ST_ERR_UNSUPPORTED, "the data type of '%s' is not known at import (is the model in topological order?)",
-            v->name);
+    dc_fail(b, ST_ERR_UNSUPPORTED,
+            "the data type of '%s' is not known at import (is the model in topological order?)", v->name);
   return v ? v->dtype : DT_UNDEFINED;
 }
 
@@ -106,7 +107,8 @@ static const char *next_name(dc *b, const char *tag, char *buf, size_t size) {
 ir_value *dc_const(dc *b, dtype dt, int rank, const int64_t *dims, const void *data) {
   if (b->st) return NULL;
   int64_t n = 1;
-  for (int i = 0; i < rank; i++) n *= dims[i];
+  for (int i = 0; i < rank; i++)
+    n *= dims[i];
   char name[256];
   ir_value *v = ir_const_new(b->g, next_name(b, "c", name, sizeof name), dt, rank, dims, data,
                              (size_t)n * dtype_size(dt));
@@ -130,13 +132,16 @@ ir_value *dc_ints(dc *b, int n, const int64_t *v) {
 /* A node named node_name (the temporary's name when NULL) with one fresh output. */
 static ir_node *make_node(dc *b, ir_op op, const char *node_name, int nin, ir_value *const *in) {
   if (b->st) return NULL;
-  for (int i = 0; i < nin; i++) assert((in[i] || i >= ir_ops[op].min_in) && "a required input is missing");
+  for (int i = 0; i < nin; i++)
+    assert((in[i] || i >= ir_ops[op].min_in) && "a required input is missing");
   char name[256];
   next_name(b, ir_ops[op].name, name, sizeof name);
   ir_value *out = ir_value_new(b->g, name, DT_UNDEFINED);
   ir_node *n = out ? ir_node_new(b->g, op, node_name ? node_name : name, nin, in, 1, &out) : NULL;
-  if (!n) nomem(b);
-  else n->origin = b->g->nodes[b->first_node]->origin; /* one ONNX op, however many nodes */
+  if (!n)
+    nomem(b);
+  else
+    n->origin = b->g->nodes[b->first_node]->origin; /* one ONNX op, however many nodes */
   return n;
 }
 
@@ -258,7 +263,8 @@ ir_value *dc_concat(dc *b, int64_t axis, int count, ir_value *const *in) {
   return dc_val(b, n);
 }
 
-ir_value *dc_slice(dc *b, ir_value *x, int count, const int64_t *starts, const int64_t *ends, const int64_t *axes) {
+ir_value *dc_slice(dc *b, ir_value *x, int count, const int64_t *starts, const int64_t *ends,
+                   const int64_t *axes) {
   ir_node *n = dc_node(b, IR_OP_SLICE, 1, &x);
   dc_set_ints(b, n, "starts", count, starts);
   dc_set_ints(b, n, "ends", count, ends);

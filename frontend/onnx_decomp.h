@@ -38,10 +38,10 @@ enum { DC_MAX_OUTPUTS = 8 };
 typedef struct dc {
   onnx_node *nd;
   ir_graph *g;
-  const char *base; /* prefix of every generated name */
-  int first_node;   /* g->nodes index of the first node this builder made */
-  int count;        /* names given out so far */
-  status st;        /* the first failure, ST_OK while none */
+  const char *base;                 /* prefix of every generated name */
+  int first_node;                   /* g->nodes index of the first node this builder made */
+  int count;                        /* names given out so far */
+  status st;                        /* the first failure, ST_OK while none */
   ir_value *result[DC_MAX_OUTPUTS]; /* what dc_output named for each ONNX output */
 } dc;
 
@@ -72,7 +72,7 @@ int dc_output_used(dc *b, int k);
 
 /* --- constants (in the graph arena) */
 
-ir_value *dc_scalar(dc *b, dtype dt, double v); /* rank 0, any numeric dtype or bool */
+ir_value *dc_scalar(dc *b, dtype dt, double v);    /* rank 0, any numeric dtype or bool */
 ir_value *dc_ints(dc *b, int n, const int64_t *v); /* 1-D int64 */
 ir_value *dc_const(dc *b, dtype dt, int rank, const int64_t *dims, const void *data);
 
@@ -94,7 +94,8 @@ ir_value *dc_op1(dc *b, ir_op op, ir_value *x);
 ir_value *dc_op2(dc *b, ir_op op, ir_value *x, ir_value *y);
 ir_value *dc_where(dc *b, ir_value *cond, ir_value *x, ir_value *y);
 ir_value *dc_cast(dc *b, ir_value *x, dtype to); /* x itself when it already has dtype `to` */
-ir_value *dc_clip(dc *b, ir_value *x, double lo, double hi); /* Clip with constant bounds (attributes min, max) */
+ir_value *dc_clip(dc *b, ir_value *x, double lo,
+                  double hi); /* Clip with constant bounds (attributes min, max) */
 /* Reduce{mode} over axes (count 0: every axis), keepdims 0|1. */
 ir_value *dc_reduce(dc *b, const char *mode, ir_value *x, int count, const int64_t *axes, int keepdims);
 /* ArgMax along one axis (the first maximum), int64. */
@@ -106,7 +107,8 @@ ir_value *dc_squeeze(dc *b, ir_value *x, int count, const int64_t *axes);
 ir_value *dc_transpose(dc *b, ir_value *x, int count, const int64_t *perm);
 ir_value *dc_softmax(dc *b, ir_value *x, int64_t axis, int log);
 ir_value *dc_concat(dc *b, int64_t axis, int count, ir_value *const *in);
-ir_value *dc_slice(dc *b, ir_value *x, int count, const int64_t *starts, const int64_t *ends, const int64_t *axes);
+ir_value *dc_slice(dc *b, ir_value *x, int count, const int64_t *starts, const int64_t *ends,
+                   const int64_t *axes);
 ir_value *dc_gather(dc *b, ir_value *x, ir_value *indices, int64_t axis);
 ir_value *dc_gather_elements(dc *b, ir_value *x, ir_value *indices, int64_t axis);
 ir_value *dc_expand(dc *b, ir_value *x, ir_value *shape); /* shape: a 1-D int64 value */

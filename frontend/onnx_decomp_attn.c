@@ -11,16 +11,13 @@
  *   total kv length), causal (-inf where key j > query i + offset, offset the
  *   past length, or nonpad_kv_seqlen[b] - S_q with no past), and the padding
  *   of nonpad_kv_seqlen (-inf where j >= nonpad[b]); Softmax over keys (in
- *   softmax_precision when given; 0 for a row whose keys are all masked); Y = MatMul(probs, V), back to [B, S, H*Dv]
- *   for 3-D inputs. The index grids for the masks are Range over dims read by
- *   Shape, so they fold at compile time.
- *   Grouped-query attention (H_q = g * H_kv) reshapes Q to [B, H_kv, g*S_q, D]
- *   instead of repeating K and V g times: query head h uses kv head h / g, the
- *   same pairing as ONNX's interleaved repeat, and nothing is copied.
- *   qk_matmul_output (output 3), by qk_matmul_output_mode: 0 and 1 the scores
- *   after softcap, 2 after the bias, 3 the softmax (as the reference has it).
- *   Needs the rank of Q at import (3-D or 4-D) and, for 4-D inputs, the head
- *   counts (dims of Q and K known at import, or the attributes).
+ *   softmax_precision when given; 0 for a row whose keys are all masked); Y = MatMul(probs, V), back to [B,
+ * S, H*Dv] for 3-D inputs. The index grids for the masks are Range over dims read by Shape, so they fold at
+ * compile time. Grouped-query attention (H_q = g * H_kv) reshapes Q to [B, H_kv, g*S_q, D] instead of
+ * repeating K and V g times: query head h uses kv head h / g, the same pairing as ONNX's interleaved repeat,
+ * and nothing is copied. qk_matmul_output (output 3), by qk_matmul_output_mode: 0 and 1 the scores after
+ * softcap, 2 after the bias, 3 the softmax (as the reference has it). Needs the rank of Q at import (3-D or
+ * 4-D) and, for 4-D inputs, the head counts (dims of Q and K known at import, or the attributes).
  *
  * RotaryEmbedding(X, cos_cache, sin_cache, [position_ids]) on a [B, S, H, D]
  *   view: the first rotary_embedding_dim (R) of D rotate, as halves or
@@ -51,7 +48,9 @@ static ir_value *bias_from(dc *b, ir_value *allowed, dtype dt) {
   return dc_where(b, allowed, dc_scalar(b, dt, 0), dc_scalar(b, dt, -INFINITY));
 }
 
-static ir_value *add_bias(dc *b, ir_value *sum, ir_value *part) { return sum ? dc_op2(b, IR_OP_ADD, sum, part) : part; }
+static ir_value *add_bias(dc *b, ir_value *sum, ir_value *part) {
+  return sum ? dc_op2(b, IR_OP_ADD, sum, part) : part;
+}
 
 /* The head count of a 4-D input (dim 1) or the attribute; 0 when neither is known. */
 static int64_t heads(dc *b, const ir_value *v, const char *attr) {
@@ -81,18 +80,21 @@ status onnx_decomp_attention(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_INVALID, "past_key and past_value must be given together");
   int64_t hq = heads(&b, q, "q_num_heads"), hkv = heads(&b, k, "kv_num_heads");
   if (hq < 1 || hkv < 1 || hq % hkv)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
-                     "attributes 'q_num_heads' = %" PRId64 " and 'kv_num_heads' = %" PRId64
-                     " must be known (given, or dim 1 of 4-D Q and K) with q_num_heads a multiple of kv_num_heads",
-                     hq, hkv);
+    return dc_refuse(
+        &b, ST_ERR_UNSUPPORTED,
+        "attributes 'q_num_heads' = %" PRId64 " and 'kv_num_heads' = %" PRId64
+        " must be known (given, or dim 1 of 4-D Q and K) with q_num_heads a multiple of kv_num_heads",
+        hq, hkv);
   int64_t mode = dc_attr_int(&b, "qk_matmul_output_mode", 0), sp = dc_attr_int(&b, "softmax_precision", dt);
   if (mode < 0 || mode > 3)
-    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'qk_matmul_output_mode' = %" PRId64 " must be 0 to 3", mode);
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'qk_matmul_output_mode' = %" PRId64 " must be 0 to 3",
+                     mode);
   if (sp != DT_FLOAT32 && sp != dt)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'softmax_precision' = %" PRId64 " (only 1, float32, or Q's type)",
-                     sp);
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "attribute 'softmax_precision' = %" PRId64 " (only 1, float32, or Q's type)", sp);
   if (dt != DT_FLOAT32 && dt != DT_FLOAT16)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "Q has data type %s; only float32 and float16", onnx_dtype_name(dt));
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "Q has data type %s; only float32 and float16",
+                     onnx_dtype_name(dt));
 
   if (rank == 3) q = split_heads(&b, q, hq), k = split_heads(&b, k, hkv), v = split_heads(&b, v, hkv);
   ir_value *pk = k, *pv = v;
@@ -104,8 +106,10 @@ status onnx_decomp_attention(onnx_node *nd, ir_node *none) {
   dc_output(&b, 2, pv);
 
   /* scores [B, Hq, Sq, T] */
-  ir_value *scale = dc_has_attr(&b, "scale") ? dc_scalar(&b, dt, dc_attr_float(&b, "scale", 1))
-                    : dc_op1(&b, IR_OP_RECIPROCAL, dc_op1(&b, IR_OP_SQRT, dc_cast(&b, dim_of(&b, q, 3), dt)));
+  ir_value *scale =
+      dc_has_attr(&b, "scale")
+          ? dc_scalar(&b, dt, dc_attr_float(&b, "scale", 1))
+          : dc_op1(&b, IR_OP_RECIPROCAL, dc_op1(&b, IR_OP_SQRT, dc_cast(&b, dim_of(&b, q, 3), dt)));
   ir_value *qs = dc_op2(&b, IR_OP_MUL, q, scale);
   static const int64_t kt_perm[4] = {0, 1, 3, 2};
   ir_value *kt = dc_transpose(&b, pk, 4, kt_perm);
@@ -138,7 +142,8 @@ status onnx_decomp_attention(onnx_node *nd, ir_node *none) {
     const ir_value *k0 = dc_in(&b, 1); /* the kv length, when known at import, for padding the mask */
     int64_t kv = k0->dims[rank == 3 ? 1 : 2], past = !past_k ? 0 : past_k->rank == 4 ? past_k->dims[2] : -1;
     int64_t total = kv >= 0 && past >= 0 ? kv + past : -1;
-    if (mask->rank >= 1 && total >= 0 && mask->dims[mask->rank - 1] >= 0 && mask->dims[mask->rank - 1] < total) {
+    if (mask->rank >= 1 && total >= 0 && mask->dims[mask->rank - 1] >= 0 &&
+        mask->dims[mask->rank - 1] < total) {
       int64_t pads[2 * MAX_RANK] = {0};
       pads[2 * mask->rank - 1] = total - mask->dims[mask->rank - 1];
       mask = dc_pad(&b, mask, mask->rank, pads, mt == DT_BOOL ? 0 : -INFINITY);
@@ -151,7 +156,8 @@ status onnx_decomp_attention(onnx_node *nd, ir_node *none) {
     ir_value *jj = dc_iota(&b, DT_INT64, t), *allowed;
     if (!past_k && nonpad) { /* per batch: j <= i + nonpad[b] - Sq */
       ir_value *off = dc_reshape_to(&b, dc_op2(&b, IR_OP_SUB, dc_cast(&b, nonpad, DT_INT64), sq), 4, batch4);
-      allowed = dc_op2(&b, IR_OP_LESSOREQUAL, jj, dc_op2(&b, IR_OP_ADD, dc_reshape_to(&b, dc_iota(&b, DT_INT64, sq), 4, col4), off));
+      allowed = dc_op2(&b, IR_OP_LESSOREQUAL, jj,
+                       dc_op2(&b, IR_OP_ADD, dc_reshape_to(&b, dc_iota(&b, DT_INT64, sq), 4, col4), off));
     } else {
       ir_value *ii = dc_reshape_to(&b, dc_iota(&b, DT_INT64, sq), 2, col);
       if (past_k) ii = dc_op2(&b, IR_OP_ADD, ii, dim_of(&b, past_k, 2));
@@ -170,7 +176,8 @@ status onnx_decomp_attention(onnx_node *nd, ir_node *none) {
   ir_value *probs = dc_cast(&b, dc_softmax(&b, dc_cast(&b, biased, (dtype)sp), -1, 0), dt);
   if (bias) { /* a fully masked row attends to nothing: zeros, not NaN */
     static const int64_t last = -1;
-    ir_value *none_allowed = dc_op2(&b, IR_OP_EQUAL, dc_reduce(&b, "max", biased, 1, &last, 1), dc_scalar(&b, dt, -INFINITY));
+    ir_value *none_allowed =
+        dc_op2(&b, IR_OP_EQUAL, dc_reduce(&b, "max", biased, 1, &last, 1), dc_scalar(&b, dt, -INFINITY));
     probs = dc_where(&b, none_allowed, dc_scalar(&b, dt, 0), probs);
   }
   if (mode == 3) qk_out = probs;
@@ -225,11 +232,13 @@ status onnx_decomp_rotary(onnx_node *nd, ir_node *none) {
   } else {
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input 0 '%s' needs rank 3 or 4 known at import", x->name);
   }
-  if (d < 0) return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input 0 '%s' needs its head size known at import", x->name);
+  if (d < 0)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input 0 '%s' needs its head size known at import", x->name);
   if (r == 0) r = d;
   if (r < 2 || r % 2 || r > d)
-    return dc_refuse(&b, ST_ERR_INVALID, "rotary_embedding_dim = %" PRId64 " must be even and at most the head size %" PRId64,
-                     r, d);
+    return dc_refuse(&b, ST_ERR_INVALID,
+                     "rotary_embedding_dim = %" PRId64 " must be even and at most the head size %" PRId64, r,
+                     d);
   ir_value *cs = pos ? dc_gather(&b, cosc, pos, 0) : cosc, *sn = pos ? dc_gather(&b, sinc, pos, 0) : sinc;
   static const int64_t heads_axis = 2;
   cs = dc_unsqueeze(&b, cs, 1, &heads_axis), sn = dc_unsqueeze(&b, sn, 1, &heads_axis);
@@ -278,31 +287,38 @@ status onnx_decomp_linear_attention(onnx_node *nd, ir_node *none) {
   const int gated = !strcmp(rule, "gated") || !strcmp(rule, "gated_delta");
   const int delta = !strcmp(rule, "delta") || !strcmp(rule, "gated_delta");
   if (!gated && !delta && strcmp(rule, "linear"))
-    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'update_rule' = '%s' (linear, gated, delta or gated_delta)", rule);
+    return dc_refuse(&b, ST_ERR_INVALID,
+                     "attribute 'update_rule' = '%s' (linear, gated, delta or gated_delta)", rule);
   if (hq < 1 || hkv < 1 || hq % hkv)
-    return dc_refuse(&b, ST_ERR_INVALID, "q_num_heads %" PRId64 " must be a positive multiple of kv_num_heads %" PRId64,
-                     hq, hkv);
+    return dc_refuse(&b, ST_ERR_INVALID,
+                     "q_num_heads %" PRId64 " must be a positive multiple of kv_num_heads %" PRId64, hq, hkv);
   if (!gated != !decay || !delta != !beta || (erase && !delta))
-    return dc_refuse(&b, ST_ERR_INVALID, "update_rule '%s' %s decay, %s beta%s", rule, gated ? "needs" : "forbids",
-                     delta ? "needs" : "forbids", erase && !delta ? " and forbids erase_gate" : "");
+    return dc_refuse(&b, ST_ERR_INVALID, "update_rule '%s' %s decay, %s beta%s", rule,
+                     gated ? "needs" : "forbids", delta ? "needs" : "forbids",
+                     erase && !delta ? " and forbids erase_gate" : "");
   if (q->rank != 3 || k->rank != 3 || v->rank != 3 || q->dims[1] < 1 || q->dims[2] < 0 || v->dims[2] < 0 ||
       q->dims[2] % hq || v->dims[2] % hkv)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "query, key and value need known shapes [B, T, H*D] at import");
   if (qt != DT_FLOAT32 && qt != DT_FLOAT16)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "query has type %s; float32 and float16 are supported", onnx_dtype_name(qt));
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "query has type %s; float32 and float16 are supported",
+                     onnx_dtype_name(qt));
   const int64_t T = q->dims[1], dk = q->dims[2] / hq, g = hq / hkv;
-  if (T > 4096) return dc_refuse(&b, ST_ERR_LIMIT, "sequence length %" PRId64 " is over 4096 (the recurrence is unrolled)", T);
+  if (T > 4096)
+    return dc_refuse(&b, ST_ERR_LIMIT,
+                     "sequence length %" PRId64 " is over 4096 (the recurrence is unrolled)", T);
   double scale = dc_attr_float(&b, "scale", 0);
   if (scale == 0) scale = 1 / sqrt((double)dk);
   const dtype st = past ? dc_dtype(&b, past) : qt;
   static const int64_t axis2 = 2, last = -1, before_last = -2;
-  ir_value *q4 = dc_cast(&b, split_heads(&b, q, hq), DT_FLOAT32), *k4 = dc_cast(&b, split_heads(&b, k, hkv), DT_FLOAT32);
+  ir_value *q4 = dc_cast(&b, split_heads(&b, q, hq), DT_FLOAT32),
+           *k4 = dc_cast(&b, split_heads(&b, k, hkv), DT_FLOAT32);
   ir_value *v4 = dc_cast(&b, split_heads(&b, v, hkv), DT_FLOAT32); /* [B, H, T, D] */
   ir_value *g4 = NULL, *b4 = NULL, *e4 = NULL;
   if (decay) /* [B, T, H_kv] (one per head) or [B, T, H_kv*d_k]: [B, H_kv, T, 1 or d_k] */
     g4 = dc_cast(&b, split_heads(&b, decay, hkv), DT_FLOAT32);
   if (beta) /* [B, T, H_kv or 1] -> [B, H_kv or 1, T, 1] */
-    b4 = dc_cast(&b, dc_transpose(&b, dc_unsqueeze(&b, beta, 1, &last), 4, (const int64_t[]){0, 2, 1, 3}), DT_FLOAT32);
+    b4 = dc_cast(&b, dc_transpose(&b, dc_unsqueeze(&b, beta, 1, &last), 4, (const int64_t[]){0, 2, 1, 3}),
+                 DT_FLOAT32);
   if (erase) e4 = dc_cast(&b, split_heads(&b, erase, hkv), DT_FLOAT32);
   ir_value *s = past ? dc_cast(&b, past, DT_FLOAT32) : NULL; /* [B, H_kv, d_k, d_v] */
   ir_value **outs = arena_array(&b.g->arena, (size_t)T, sizeof *outs);
@@ -311,16 +327,20 @@ status onnx_decomp_linear_attention(onnx_node *nd, ir_node *none) {
   for (int64_t t = 0; t < T && !b.st; t++) {
     ir_value *ti = dc_scalar(&b, DT_INT64, (double)t);
     ir_value *kt = dc_gather(&b, k4, ti, 2), *vt = dc_gather(&b, v4, ti, 2); /* [B, H_kv, D] */
-    if (gated && s) s = dc_op2(&b, IR_OP_MUL, s, dc_unsqueeze(&b, dc_op1(&b, IR_OP_EXP, dc_gather(&b, g4, ti, 2)), 1, &last));
+    if (gated && s)
+      s = dc_op2(&b, IR_OP_MUL, s,
+                 dc_unsqueeze(&b, dc_op1(&b, IR_OP_EXP, dc_gather(&b, g4, ti, 2)), 1, &last));
     if (delta) {
       if (s) {
         ir_value *ke = e4 ? dc_op2(&b, IR_OP_MUL, dc_gather(&b, e4, ti, 2), kt) : kt;
-        ir_value *got = dc_squeeze(&b, dc_op2(&b, IR_OP_MATMUL, dc_unsqueeze(&b, ke, 1, &axis2), s), 1, &axis2);
+        ir_value *got =
+            dc_squeeze(&b, dc_op2(&b, IR_OP_MATMUL, dc_unsqueeze(&b, ke, 1, &axis2), s), 1, &axis2);
         vt = dc_op2(&b, IR_OP_SUB, vt, got);
       }
       vt = dc_op2(&b, IR_OP_MUL, vt, dc_gather(&b, b4, ti, 2));
     }
-    ir_value *outer = dc_op2(&b, IR_OP_MUL, dc_unsqueeze(&b, kt, 1, &last), dc_unsqueeze(&b, vt, 1, &before_last));
+    ir_value *outer =
+        dc_op2(&b, IR_OP_MUL, dc_unsqueeze(&b, kt, 1, &last), dc_unsqueeze(&b, vt, 1, &before_last));
     s = s ? dc_op2(&b, IR_OP_ADD, s, outer) : outer;
     ir_value *qt4 = dc_reshape_to(&b, dc_gather(&b, q4, ti, 2), 4, qg); /* [B, H_kv, g, d_k] */
     ir_value *o = dc_op2(&b, IR_OP_MUL, dc_op2(&b, IR_OP_MATMUL, qt4, s), dc_scalar(&b, DT_FLOAT32, scale));

@@ -42,7 +42,9 @@ typedef struct eq {
   char text[256];
 } eq;
 
-static int letter_id(char c) { return c >= 'a' && c <= 'z' ? c - 'a' : c >= 'A' && c <= 'Z' ? 26 + c - 'A' : -1; }
+static int letter_id(char c) {
+  return c >= 'a' && c <= 'z' ? c - 'a' : c >= 'A' && c <= 'Z' ? 26 + c - 'A' : -1;
+}
 
 /* One term of s[0..len): letters and at most one "..." (rank: the input's rank
  * at import, -1 when unknown or the output term). ell: ellipsis dims in
@@ -75,16 +77,19 @@ static int parse_term(const char *s, size_t len, int rank, int *ell, term *t, co
   for (size_t i = 0; i < len; i++) {
     if (s[i] == ' ') continue;
     if (s[i] == '.') {
-      for (int k = 0; k < e; k++) t->lab[t->n++] = 52 + (MAX_RANK - e) + k; /* right-aligned */
+      for (int k = 0; k < e; k++)
+        t->lab[t->n++] = 52 + (MAX_RANK - e) + k; /* right-aligned */
       i += 2;
       continue;
     }
     t->lab[t->n++] = letter_id(s[i]);
   }
-  if (!dots && rank >= 0 && t->n != rank) return *err = "a term whose label count differs from its input's rank", -1;
+  if (!dots && rank >= 0 && t->n != rank)
+    return *err = "a term whose label count differs from its input's rank", -1;
   for (int a = 0; a < t->n; a++)
     for (int c = a + 1; c < t->n; c++)
-      if (t->lab[a] == t->lab[c]) return *err = "a label repeated within one term (a diagonal), which is not supported", -1;
+      if (t->lab[a] == t->lab[c])
+        return *err = "a label repeated within one term (a diagonal), which is not supported", -1;
   return 0;
 }
 
@@ -105,7 +110,8 @@ static status parse(dc *b, const char *s, size_t len, eq *q) {
   q->nin = 0;
   for (size_t at = 0; at <= lhs && !err;) {
     size_t end = at;
-    while (end < lhs && s[end] != ',') end++;
+    while (end < lhs && s[end] != ',')
+      end++;
     if (q->nin == MAX_TERMS) {
       err = "more than 8 inputs";
       break;
@@ -117,8 +123,9 @@ static status parse(dc *b, const char *s, size_t len, eq *q) {
     const ir_value *x = dc_in(b, q->nin);
     if (!x) return dc_refuse(b, ST_ERR_INVALID, "equation '%s': input %d is missing", q->text, q->nin);
     if (memchr(s + at, '.', end - at) && x->rank < 0)
-      return dc_refuse(b, ST_ERR_UNSUPPORTED, "equation '%s': '...' needs the rank of input %d '%s', unknown at import",
-                       q->text, q->nin, x->name);
+      return dc_refuse(b, ST_ERR_UNSUPPORTED,
+                       "equation '%s': '...' needs the rank of input %d '%s', unknown at import", q->text,
+                       q->nin, x->name);
     parse_term(s + at, end - at, x->rank, &ell, &q->in[q->nin], &err);
     q->nin++;
     at = end + 1;
@@ -128,7 +135,8 @@ static status parse(dc *b, const char *s, size_t len, eq *q) {
     parse_term(arrow + 2, len - lhs - 2, -1, &ell, &q->out, &err);
     for (int i = 0; !err && i < q->out.n; i++) {
       int found = 0;
-      for (int t = 0; t < q->nin; t++) found |= has(&q->in[t], q->out.lab[i]) >= 0;
+      for (int t = 0; t < q->nin; t++)
+        found |= has(&q->in[t], q->out.lab[i]) >= 0;
       if (!found) err = "an output label that no input has";
     }
   } else if (!err) { /* implicit: ellipsis labels, then labels used once, alphabetically */
@@ -142,7 +150,8 @@ static status parse(dc *b, const char *s, size_t len, eq *q) {
     static const char order[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     for (const char *c = order; *c && q->out.n < MAX_RANK; c++) {
       int uses = 0;
-      for (int t = 0; t < q->nin; t++) uses += has(&q->in[t], letter_id(*c)) >= 0;
+      for (int t = 0; t < q->nin; t++)
+        uses += has(&q->in[t], letter_id(*c)) >= 0;
       if (uses == 1) q->out.lab[q->out.n++] = letter_id(*c);
     }
   }
@@ -160,7 +169,8 @@ static ir_value *transpose_to(dc *b, ir_value *x, term *t, const term *order) {
     if (at >= 0) perm[nt.n] = at, nt.lab[nt.n++] = order->lab[i];
   }
   int same = 1;
-  for (int i = 0; i < nt.n; i++) same &= perm[i] == i;
+  for (int i = 0; i < nt.n; i++)
+    same &= perm[i] == i;
   *t = nt;
   return same ? x : dc_transpose(b, x, nt.n, perm);
 }
@@ -172,9 +182,12 @@ static ir_value *sum_private(dc *b, const eq *q, int i, ir_value *x, term *t) {
   term nt = {0};
   for (int d = 0; d < t->n; d++) {
     int lab = t->lab[d], shared = has(&q->out, lab) >= 0;
-    for (int o = 0; o < q->nin; o++) shared |= o != i && has(&q->in[o], lab) >= 0;
-    if (shared) nt.lab[nt.n++] = lab;
-    else axes[count++] = d;
+    for (int o = 0; o < q->nin; o++)
+      shared |= o != i && has(&q->in[o], lab) >= 0;
+    if (shared)
+      nt.lab[nt.n++] = lab;
+    else
+      axes[count++] = d;
   }
   if (!count) return x;
   *t = nt;
@@ -198,7 +211,8 @@ static ir_value *einsum_mul(dc *b, const eq *q, ir_value **x, term *t) {
   for (int i = 0; i < q->nin; i++)
     for (int d = 0; d < t[i].n; d++)
       if (has(&order, t[i].lab[d]) < 0) {
-        if (order.n == MAX_RANK) return dc_fail(b, ST_ERR_UNSUPPORTED, "equation '%s': more than 8 labels", q->text);
+        if (order.n == MAX_RANK)
+          return dc_fail(b, ST_ERR_UNSUPPORTED, "equation '%s': more than 8 labels", q->text);
         order.lab[order.n++] = t[i].lab[d];
       }
   ir_value *acc = NULL;
@@ -209,7 +223,8 @@ static ir_value *einsum_mul(dc *b, const eq *q, ir_value **x, term *t) {
   }
   if (order.n == nout) return acc;
   int64_t axes[MAX_RANK];
-  for (int k = nout; k < order.n; k++) axes[k - nout] = k;
+  for (int k = nout; k < order.n; k++)
+    axes[k - nout] = k;
   return dc_reduce(b, "sum", acc, order.n - nout, axes, 0);
 }
 
@@ -225,10 +240,12 @@ static ir_value *einsum_matmul(dc *b, const eq *q, ir_value **x, term *t, int k)
   int m = onlya.n ? onlya.lab[--onlya.n] : -1, n = onlyb.n ? onlyb.lab[--onlyb.n] : -1;
   /* A: [bat, onlya, (1 per onlyb), m|1, k]; B: [bat, (1 per onlya), onlyb, k, n|1] */
   term oa = bat, ob = bat;
-  for (int i = 0; i < onlya.n; i++) oa.lab[oa.n++] = onlya.lab[i];
+  for (int i = 0; i < onlya.n; i++)
+    oa.lab[oa.n++] = onlya.lab[i];
   if (m >= 0) oa.lab[oa.n++] = m;
   oa.lab[oa.n++] = k;
-  for (int i = 0; i < onlyb.n; i++) ob.lab[ob.n++] = onlyb.lab[i];
+  for (int i = 0; i < onlyb.n; i++)
+    ob.lab[ob.n++] = onlyb.lab[i];
   ob.lab[ob.n++] = k;
   if (n >= 0) ob.lab[ob.n++] = n;
   if (bat.n + onlya.n + onlyb.n + 2 > MAX_RANK)
@@ -236,24 +253,32 @@ static ir_value *einsum_matmul(dc *b, const eq *q, ir_value **x, term *t, int k)
   ir_value *a = transpose_to(b, x[0], ta, &oa), *bb = transpose_to(b, x[1], tb, &ob);
   int64_t axes[MAX_RANK];
   int count = 0, at = bat.n + onlya.n;
-  for (int i = 0; i < onlyb.n; i++) axes[count++] = at + i;
+  for (int i = 0; i < onlyb.n; i++)
+    axes[count++] = at + i;
   if (m < 0) axes[count++] = at + onlyb.n;
   if (count) a = dc_unsqueeze(b, a, count, axes);
   count = 0;
-  for (int i = 0; i < onlya.n; i++) axes[count++] = bat.n + i;
+  for (int i = 0; i < onlya.n; i++)
+    axes[count++] = bat.n + i;
   if (n < 0) axes[count++] = bat.n + onlya.n + onlyb.n + 1;
   if (count) bb = dc_unsqueeze(b, bb, count, axes);
   ir_value *y = dc_op2(b, IR_OP_MATMUL, a, bb);
   /* y: [bat, onlya, onlyb, m|1, n|1] */
   term ty = bat;
-  for (int i = 0; i < onlya.n; i++) ty.lab[ty.n++] = onlya.lab[i];
-  for (int i = 0; i < onlyb.n; i++) ty.lab[ty.n++] = onlyb.lab[i];
+  for (int i = 0; i < onlya.n; i++)
+    ty.lab[ty.n++] = onlya.lab[i];
+  for (int i = 0; i < onlyb.n; i++)
+    ty.lab[ty.n++] = onlyb.lab[i];
   int base = ty.n;
   count = 0;
-  if (m >= 0) ty.lab[ty.n++] = m;
-  else axes[count++] = base;
-  if (n >= 0) ty.lab[ty.n++] = n;
-  else axes[count++] = base + 1;
+  if (m >= 0)
+    ty.lab[ty.n++] = m;
+  else
+    axes[count++] = base;
+  if (n >= 0)
+    ty.lab[ty.n++] = n;
+  else
+    axes[count++] = base + 1;
   if (count) y = dc_squeeze(b, y, count, axes);
   return transpose_to(b, y, &ty, &q->out);
 }
@@ -272,7 +297,8 @@ status onnx_decomp_einsum(onnx_node *nd, ir_node *none) {
     x[i] = dc_in(&b, i), t[i] = q.in[i];
     dc_dtype(&b, x[i]);
   }
-  for (int i = 0; i < q.nin; i++) x[i] = sum_private(&b, &q, i, x[i], &t[i]);
+  for (int i = 0; i < q.nin; i++)
+    x[i] = sum_private(&b, &q, i, x[i], &t[i]);
   int k = -1, contracted = 0;
   if (q.nin == 2)
     for (int d = 0; d < t[0].n; d++)

@@ -57,14 +57,19 @@ static void bounds(const gs *s, int j, double *lo, double *hi) {
 /* Keys' cubic coefficient k (0..3) for the fraction t in [0, 1). */
 static ir_value *cubic_coeff(gs *s, ir_value *t, int k) {
   const double a = -0.75;
-  ir_value *u = k == 0 ? add(s, t, f32(s, 1)) : k == 1 ? t : k == 2 ? sub(s, f32(s, 1), t) : sub(s, f32(s, 2), t);
+  ir_value *u = k == 0   ? add(s, t, f32(s, 1))
+                : k == 1 ? t
+                : k == 2 ? sub(s, f32(s, 1), t)
+                         : sub(s, f32(s, 2), t);
   if (k == 0 || k == 3) /* ((a u - 5a) u + 8a) u - 4a, u in [1, 2] */
-    return sub(s, mul(s, add(s, mul(s, sub(s, mul(s, u, f32(s, a)), f32(s, 5 * a)), u), f32(s, 8 * a)), u), f32(s, 4 * a));
+    return sub(s, mul(s, add(s, mul(s, sub(s, mul(s, u, f32(s, a)), f32(s, 5 * a)), u), f32(s, 8 * a)), u),
+               f32(s, 4 * a));
   /* ((a + 2) u - (a + 3)) u^2 + 1, u in [0, 1] */
   return add(s, mul(s, sub(s, mul(s, u, f32(s, a + 2)), f32(s, a + 3)), mul(s, u, u)), f32(s, 1));
 }
 
-/* The pixel index along dim j for tap position i (float, integral), and in *valid (zeros) whether it is inside. */
+/* The pixel index along dim j for tap position i (float, integral), and in *valid (zeros) whether it is
+ * inside. */
 static ir_value *pixel(gs *s, int j, ir_value *i, ir_value **valid) {
   const double last = (double)s->d[j] - 1;
   *valid = NULL;
@@ -90,12 +95,15 @@ status onnx_decomp_grid_sample(onnx_node *nd, ir_node *none) {
   dtype xt = dc_dtype(&b, x), gt = dc_dtype(&b, grid);
   if (b.st) return dc_end(&b);
   if ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || (gt != DT_FLOAT32 && gt != DT_FLOAT16))
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "X and grid have types %s and %s; float32 and float16 are supported",
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "X and grid have types %s and %s; float32 and float16 are supported",
                      onnx_dtype_name(xt), onnx_dtype_name(gt));
   if (x->rank < 3 || x->rank > 2 + GS_MAX_DIMS || ir_value_elements(x) < 0 || grid->rank != x->rank ||
       ir_value_elements(grid) < 0 || grid->dims[grid->rank - 1] != x->rank - 2 || grid->dims[0] != x->dims[0])
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "X [N, C, D1..Dr] (r = 1..%d) and grid [N, O1..Or, r] need known, "
-                     "matching shapes at import", GS_MAX_DIMS);
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "X [N, C, D1..Dr] (r = 1..%d) and grid [N, O1..Or, r] need known, "
+                     "matching shapes at import",
+                     GS_MAX_DIMS);
   s.r = x->rank - 2;
   s.align = (int)dc_attr_int(&b, "align_corners", 0);
   char mode[16], pad[16];
@@ -107,11 +115,14 @@ status onnx_decomp_grid_sample(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_INVALID, "attribute 'mode' = '%s' (linear, nearest or cubic)", mode);
   s.pad = !strcmp(pad, "zeros") ? 0 : !strcmp(pad, "border") ? 1 : !strcmp(pad, "reflection") ? 2 : -1;
   if (s.pad < 0)
-    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'padding_mode' = '%s' (zeros, border or reflection)", pad);
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'padding_mode' = '%s' (zeros, border or reflection)",
+                     pad);
   const int64_t n = x->dims[0], c = x->dims[1];
   int64_t o = 1, p = 1, stride[GS_MAX_DIMS];
-  for (int j = 0; j < s.r; j++) s.d[j] = x->dims[2 + j], o *= grid->dims[1 + j];
-  for (int j = s.r - 1; j >= 0; j--) stride[j] = p, p *= s.d[j];
+  for (int j = 0; j < s.r; j++)
+    s.d[j] = x->dims[2 + j], o *= grid->dims[1 + j];
+  for (int j = s.r - 1; j >= 0; j--)
+    stride[j] = p, p *= s.d[j];
 
   ir_value *xf = dc_reshape_to(&b, x, 3, (const int64_t[]){n, c, p});
   ir_value *gf = dc_cast(&b, dc_reshape_to(&b, grid, 3, (const int64_t[]){n, o, s.r}), DT_FLOAT32);
@@ -119,13 +130,15 @@ status onnx_decomp_grid_sample(onnx_node *nd, ir_node *none) {
   for (int j = 0; j < s.r; j++) {
     ir_value *g = dc_gather(&b, gf, b.st ? NULL : dc_scalar(&b, DT_INT64, s.r - 1 - j), 2); /* [N, O] */
     const double dj = (double)s.d[j];
-    ir_value *xj = s.align ? mul(&s, add(&s, g, f32(&s, 1)), f32(&s, (dj - 1) / 2))
-                           : mul(&s, sub(&s, mul(&s, add(&s, g, f32(&s, 1)), f32(&s, dj)), f32(&s, 1)), f32(&s, 0.5));
+    ir_value *xj =
+        s.align ? mul(&s, add(&s, g, f32(&s, 1)), f32(&s, (dj - 1) / 2))
+                : mul(&s, sub(&s, mul(&s, add(&s, g, f32(&s, 1)), f32(&s, dj)), f32(&s, 1)), f32(&s, 0.5));
     if (s.nearest) xj = dc_op1(&b, IR_OP_ROUND, xj);
     double lo, hi;
     bounds(&s, j, &lo, &hi);
     if (s.pad == 1) {
-      ir_value *out = dc_op2(&b, IR_OP_OR, dc_op2(&b, IR_OP_LESS, xj, f32(&s, lo)), dc_op2(&b, IR_OP_GREATER, xj, f32(&s, hi)));
+      ir_value *out = dc_op2(&b, IR_OP_OR, dc_op2(&b, IR_OP_LESS, xj, f32(&s, lo)),
+                             dc_op2(&b, IR_OP_GREATER, xj, f32(&s, hi)));
       xj = dc_where(&b, out, dc_clip(&b, xj, 0, dj - 1), xj);
     } else if (s.pad == 2) {
       xj = reflect(&s, xj, lo, hi);
@@ -135,7 +148,8 @@ status onnx_decomp_grid_sample(onnx_node *nd, ir_node *none) {
   }
   const int taps = s.nearest ? 1 : s.cubic ? 4 : 2, first = s.cubic ? -1 : 0;
   int total = 1;
-  for (int j = 0; j < s.r; j++) total *= taps;
+  for (int j = 0; j < s.r; j++)
+    total *= taps;
   ir_value *sum = NULL;
   for (int t = 0; t < total && !b.st; t++) {
     ir_value *idx = NULL, *w = NULL, *valid = NULL;
@@ -143,9 +157,13 @@ status onnx_decomp_grid_sample(onnx_node *nd, ir_node *none) {
       const int k = rest % taps;
       ir_value *v = NULL, *pos = add(&s, fl[j], f32(&s, first + k));
       ir_value *ij = pixel(&s, j, pos, &v);
-      idx = idx ? add(&s, idx, mul(&s, ij, f32(&s, (double)stride[j]))) : mul(&s, ij, f32(&s, (double)stride[j]));
+      idx = idx ? add(&s, idx, mul(&s, ij, f32(&s, (double)stride[j])))
+                : mul(&s, ij, f32(&s, (double)stride[j]));
       if (v) valid = valid ? dc_op2(&b, IR_OP_AND, valid, v) : v;
-      ir_value *wj = s.nearest ? NULL : s.cubic ? cubic_coeff(&s, fr[j], k) : k ? fr[j] : sub(&s, f32(&s, 1), fr[j]);
+      ir_value *wj = s.nearest ? NULL
+                     : s.cubic ? cubic_coeff(&s, fr[j], k)
+                     : k       ? fr[j]
+                               : sub(&s, f32(&s, 1), fr[j]);
       if (wj) w = w ? mul(&s, w, wj) : wj;
     }
     if (valid) w = w ? mul(&s, w, dc_cast(&b, valid, DT_FLOAT32)) : dc_cast(&b, valid, DT_FLOAT32);
@@ -157,7 +175,8 @@ status onnx_decomp_grid_sample(onnx_node *nd, ir_node *none) {
     sum = sum ? add(&s, sum, val) : val;
   }
   int64_t yd[2 + GS_MAX_DIMS] = {n, c};
-  for (int j = 0; j < s.r; j++) yd[2 + j] = grid->dims[1 + j];
+  for (int j = 0; j < s.r; j++)
+    yd[2 + j] = grid->dims[1 + j];
   dc_output(&b, 0, dc_cast(&b, dc_reshape_to(&b, sum, 2 + s.r, yd), xt));
   return dc_end(&b);
 }
@@ -179,16 +198,19 @@ status onnx_decomp_affine_grid(onnx_node *nd, ir_node *none) {
   const int r = count - 2, align = (int)dc_attr_int(&b, "align_corners", 0);
   dtype tt = dc_dtype(&b, theta);
   if (b.st) return dc_end(&b);
-  if (r != 2 && r != 3) return dc_refuse(&b, ST_ERR_UNSUPPORTED, "size has %d values; 4 (2-D) or 5 (3-D) are supported", count);
+  if (r != 2 && r != 3)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "size has %d values; 4 (2-D) or 5 (3-D) are supported", count);
   if (tt != DT_FLOAT32 && tt != DT_FLOAT16)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "theta has type %s; float32 and float16 are supported", onnx_dtype_name(tt));
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "theta has type %s; float32 and float16 are supported",
+                     onnx_dtype_name(tt));
   int64_t pts = 1;
   for (int j = 0; j < r; j++) {
     if (size[2 + j] < 1 || size[2 + j] > 65536)
       return dc_refuse(&b, ST_ERR_INVALID, "size[%d] = %" PRId64 " is outside 1..65536", 2 + j, size[2 + j]);
     pts *= size[2 + j];
   }
-  if (pts > (1 << 24)) return dc_refuse(&b, ST_ERR_LIMIT, "the grid has %" PRId64 " points, more than %d", pts, 1 << 24);
+  if (pts > (1 << 24))
+    return dc_refuse(&b, ST_ERR_LIMIT, "the grid has %" PRId64 " points, more than %d", pts, 1 << 24);
   float *base = arena_array(&b.g->arena, (size_t)pts * (size_t)(r + 1), sizeof *base);
   if (!base) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
   for (int64_t p = 0; p < pts; p++) {
@@ -196,17 +218,20 @@ status onnx_decomp_affine_grid(onnx_node *nd, ir_node *none) {
     for (int j = r - 1; j >= 0; j--) { /* dim j's coordinate goes to column r - 1 - j */
       const int64_t d = size[2 + j], i = rest % d;
       rest /= d;
-      double v = align ? (d > 1 ? -1.0 + 2.0 * (double)i / (double)(d - 1) : 0.0) : -1.0 + (2.0 * (double)i + 1) / (double)d;
+      double v = align ? (d > 1 ? -1.0 + 2.0 * (double)i / (double)(d - 1) : 0.0)
+                       : -1.0 + (2.0 * (double)i + 1) / (double)d;
       base[p * (r + 1) + (r - 1 - j)] = (float)v;
     }
     base[p * (r + 1) + r] = 1.0f;
   }
   ir_value *bv = dc_const(&b, DT_FLOAT32, 2, (const int64_t[]){pts, r + 1}, base);
   static const int64_t perm[3] = {0, 2, 1};
-  ir_value *g = dc_op2(&b, IR_OP_MATMUL, dc_cast(&b, bv, tt), dc_transpose(&b, theta, 3, perm)); /* [N, pts, r] */
+  ir_value *g =
+      dc_op2(&b, IR_OP_MATMUL, dc_cast(&b, bv, tt), dc_transpose(&b, theta, 3, perm)); /* [N, pts, r] */
   int64_t shape[2 + GS_MAX_DIMS];
   shape[0] = size[0];
-  for (int j = 0; j < r; j++) shape[1 + j] = size[2 + j];
+  for (int j = 0; j < r; j++)
+    shape[1 + j] = size[2 + j];
   shape[1 + r] = r;
   dc_output(&b, 0, dc_reshape_to(&b, g, r + 2, shape));
   return dc_end(&b);
@@ -236,28 +261,36 @@ status onnx_decomp_roi_align(onnx_node *nd, ir_node *none) {
   char mode[8], ctm[24];
   onnx_attr_string(nd, "mode", "avg", mode, sizeof mode);
   /* before opset 16 there is no attribute, and the behaviour is output_half_pixel */
-  onnx_attr_string(nd, "coordinate_transformation_mode", nd->c->opset >= 16 ? "half_pixel" : "output_half_pixel", ctm,
-                   sizeof ctm);
+  onnx_attr_string(nd, "coordinate_transformation_mode",
+                   nd->c->opset >= 16 ? "half_pixel" : "output_half_pixel", ctm, sizeof ctm);
   if (b.st) return dc_end(&b);
   const int is_max = !strcmp(mode, "max"), half = !strcmp(ctm, "half_pixel");
-  if (!is_max && strcmp(mode, "avg")) return dc_refuse(&b, ST_ERR_INVALID, "attribute 'mode' = '%s' (avg or max)", mode);
+  if (!is_max && strcmp(mode, "avg"))
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'mode' = '%s' (avg or max)", mode);
   if (!half && strcmp(ctm, "output_half_pixel"))
-    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'coordinate_transformation_mode' = '%s' (half_pixel or "
-                     "output_half_pixel)", ctm);
+    return dc_refuse(&b, ST_ERR_INVALID,
+                     "attribute 'coordinate_transformation_mode' = '%s' (half_pixel or "
+                     "output_half_pixel)",
+                     ctm);
   if (ratio < 1 || ratio > 64)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'sampling_ratio' = %" PRId64 "; 1..64 are supported (0 picks "
-                     "each ROI's sample count from its size, which a static graph cannot)", ratio);
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "attribute 'sampling_ratio' = %" PRId64 "; 1..64 are supported (0 picks "
+                     "each ROI's sample count from its size, which a static graph cannot)",
+                     ratio);
   if (oh < 1 || ow < 1 || oh * ow > 65536)
-    return dc_refuse(&b, ST_ERR_INVALID, "output_height x output_width = %" PRId64 " x %" PRId64 " (1..65536 bins)", oh, ow);
+    return dc_refuse(&b, ST_ERR_INVALID,
+                     "output_height x output_width = %" PRId64 " x %" PRId64 " (1..65536 bins)", oh, ow);
   if ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || (rt != DT_FLOAT32 && rt != DT_FLOAT16))
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "X and rois have types %s and %s; float32 and float16 are supported",
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "X and rois have types %s and %s; float32 and float16 are supported",
                      onnx_dtype_name(xt), onnx_dtype_name(rt));
   if (x->rank != 4 || ir_value_elements(x) < 0 || rois->rank != 2 || rois->dims[1] != 4 || rois->dims[0] < 0)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "X [N, C, H, W] and rois [R, 4] need known shapes at import");
   const int64_t n = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3], r = rois->dims[0];
   const int64_t g2 = ratio * ratio, S = oh * ow * g2;
   /* per-sample offsets in bins: ph + (iy + 0.5) / ratio, pw + (ix + 0.5) / ratio */
-  float *ah = arena_array(&b.g->arena, (size_t)S, sizeof *ah), *aw = arena_array(&b.g->arena, (size_t)S, sizeof *aw);
+  float *ah = arena_array(&b.g->arena, (size_t)S, sizeof *ah),
+        *aw = arena_array(&b.g->arena, (size_t)S, sizeof *aw);
   if (!ah || !aw) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
   for (int64_t i = 0; i < S; i++) {
     const int64_t bin = i / g2, k = i % g2;
@@ -271,14 +304,20 @@ status onnx_decomp_roi_align(onnx_node *nd, ir_node *none) {
   const double off = half ? 0.5 : 0.0;
   ir_value *ys = sub(&s, mul(&s, col[1], f32(&s, scale)), f32(&s, off));
   ir_value *xs = sub(&s, mul(&s, col[0], f32(&s, scale)), f32(&s, off));
-  ir_value *rh = mul(&s, sub(&s, col[3], col[1]), f32(&s, scale)), *rw = mul(&s, sub(&s, col[2], col[0]), f32(&s, scale));
+  ir_value *rh = mul(&s, sub(&s, col[3], col[1]), f32(&s, scale)),
+           *rw = mul(&s, sub(&s, col[2], col[0]), f32(&s, scale));
   if (!half) rh = dc_op2(&b, IR_OP_MAX, rh, f32(&s, 1)), rw = dc_op2(&b, IR_OP_MAX, rw, f32(&s, 1));
-  ir_value *y = add(&s, ys, mul(&s, mul(&s, rh, f32(&s, 1.0 / (double)oh)),
-                                 dc_const(&b, DT_FLOAT32, 1, &S, ah))); /* [R, S] */
-  ir_value *xx = add(&s, xs, mul(&s, mul(&s, rw, f32(&s, 1.0 / (double)ow)), dc_const(&b, DT_FLOAT32, 1, &S, aw)));
-  ir_value *valid = dc_op1(&b, IR_OP_NOT, dc_op2(&b, IR_OP_OR,
-      dc_op2(&b, IR_OP_OR, dc_op2(&b, IR_OP_LESS, y, f32(&s, -1)), dc_op2(&b, IR_OP_GREATER, y, f32(&s, (double)h))),
-      dc_op2(&b, IR_OP_OR, dc_op2(&b, IR_OP_LESS, xx, f32(&s, -1)), dc_op2(&b, IR_OP_GREATER, xx, f32(&s, (double)w)))));
+  ir_value *y =
+      add(&s, ys,
+          mul(&s, mul(&s, rh, f32(&s, 1.0 / (double)oh)), dc_const(&b, DT_FLOAT32, 1, &S, ah))); /* [R, S] */
+  ir_value *xx =
+      add(&s, xs, mul(&s, mul(&s, rw, f32(&s, 1.0 / (double)ow)), dc_const(&b, DT_FLOAT32, 1, &S, aw)));
+  ir_value *valid = dc_op1(&b, IR_OP_NOT,
+                           dc_op2(&b, IR_OP_OR,
+                                  dc_op2(&b, IR_OP_OR, dc_op2(&b, IR_OP_LESS, y, f32(&s, -1)),
+                                         dc_op2(&b, IR_OP_GREATER, y, f32(&s, (double)h))),
+                                  dc_op2(&b, IR_OP_OR, dc_op2(&b, IR_OP_LESS, xx, f32(&s, -1)),
+                                         dc_op2(&b, IR_OP_GREATER, xx, f32(&s, (double)w)))));
   /* per axis: the low and high neighbour and the fraction, clamped as the reference */
   ir_value *lo[2], *hi[2], *fr[2];
   ir_value *pos[2] = {y, xx};
@@ -294,14 +333,18 @@ status onnx_decomp_roi_align(onnx_node *nd, ir_node *none) {
   ir_value *vf = dc_cast(&b, valid, DT_FLOAT32);
   ir_value *wy[2] = {sub(&s, f32(&s, 1), fr[0]), fr[0]}, *wx[2] = {sub(&s, f32(&s, 1), fr[1]), fr[1]};
   /* X as [C, N*H*W]; each ROI's image at b * H * W */
-  ir_value *xc = dc_reshape_to(&b, dc_transpose(&b, dc_reshape_to(&b, x, 3, (const int64_t[]){n, c, h * w}), 3,
-                                                (const int64_t[]){1, 0, 2}), 2, (const int64_t[]){c, n * h * w});
-  ir_value *base = mul(&s, dc_cast(&b, dc_unsqueeze(&b, bi, 1, (const int64_t[]){1}), DT_FLOAT32), f32(&s, (double)(h * w)));
+  ir_value *xc = dc_reshape_to(&b,
+                               dc_transpose(&b, dc_reshape_to(&b, x, 3, (const int64_t[]){n, c, h * w}), 3,
+                                            (const int64_t[]){1, 0, 2}),
+                               2, (const int64_t[]){c, n * h * w});
+  ir_value *base = mul(&s, dc_cast(&b, dc_unsqueeze(&b, bi, 1, (const int64_t[]){1}), DT_FLOAT32),
+                       f32(&s, (double)(h * w)));
   ir_value *acc = NULL;
   for (int k = 0; k < 4 && !b.st; k++) {
     ir_value *yk = (k & 2) ? hi[0] : lo[0], *xk = (k & 1) ? hi[1] : lo[1];
-    ir_value *idx = dc_cast(&b, add(&s, base, add(&s, mul(&s, yk, f32(&s, (double)w)), xk)), DT_INT64); /* [R, S] */
-    ir_value *v = dc_cast(&b, dc_gather(&b, xc, idx, 1), DT_FLOAT32); /* [C, R, S] */
+    ir_value *idx =
+        dc_cast(&b, add(&s, base, add(&s, mul(&s, yk, f32(&s, (double)w)), xk)), DT_INT64); /* [R, S] */
+    ir_value *v = dc_cast(&b, dc_gather(&b, xc, idx, 1), DT_FLOAT32);                       /* [C, R, S] */
     ir_value *t = mul(&s, v, mul(&s, mul(&s, wy[k >> 1], wx[k & 1]), vf));
     acc = !acc ? t : is_max ? dc_op2(&b, IR_OP_MAX, acc, t) : add(&s, acc, t);
   }
@@ -327,7 +370,8 @@ status onnx_decomp_deform_conv(onnx_node *nd, ir_node *none) {
   dc b;
   dc_begin(&b, nd);
   gs s = {.b = &b, .pad = 0}; /* pixel(): a tap outside X is invalid (reads 0) */
-  ir_value *x = dc_in(&b, 0), *w = dc_in(&b, 1), *off = dc_in(&b, 2), *bias = dc_in(&b, 3), *mask = dc_in(&b, 4);
+  ir_value *x = dc_in(&b, 0), *w = dc_in(&b, 1), *off = dc_in(&b, 2), *bias = dc_in(&b, 3),
+           *mask = dc_in(&b, 4);
   const dtype xt = dc_dtype(&b, x);
   const int64_t G = dc_attr_int(&b, "group", 1), og = dc_attr_int(&b, "offset_group", 1);
   int64_t ks[2] = {0, 0}, st[2] = {1, 1}, dl[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
@@ -336,25 +380,31 @@ status onnx_decomp_deform_conv(onnx_node *nd, ir_node *none) {
   if (b.st) return dc_end(&b);
   if ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || x->rank != 4 || w->rank != 4 || off->rank != 4 ||
       ir_value_elements(x) < 0 || ir_value_elements(w) < 0 || ir_value_elements(off) < 0)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "X, W and offset need a float type and known 4-D shapes at import "
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "X, W and offset need a float type and known 4-D shapes at import "
                      "(2-D deformable convolution)");
   if (nk < 0) ks[0] = w->dims[2], ks[1] = w->dims[3];
   if ((nk >= 0 && nk != 2) || (ns >= 0 && ns != 2) || (ndl >= 0 && ndl != 2) || (np >= 0 && np != 4))
-    return dc_refuse(&b, ST_ERR_INVALID, "kernel_shape, strides, dilations and pads need 2, 2, 2 and 4 values");
+    return dc_refuse(&b, ST_ERR_INVALID,
+                     "kernel_shape, strides, dilations and pads need 2, 2, 2 and 4 values");
   const int64_t n = x->dims[0], c = x->dims[1], h = x->dims[2], wd = x->dims[3], oc = w->dims[0];
   s.d[0] = h, s.d[1] = wd;
   const int64_t T = ks[0] * ks[1], oh = off->dims[2], ow = off->dims[3], P = oh * ow;
   if (G < 1 || og < 1 || c % G || oc % G || c % og || w->dims[1] != c / G || ks[0] != w->dims[2] ||
       ks[1] != w->dims[3] || off->dims[0] != n || off->dims[1] != og * T * 2 ||
       (mask && (mask->rank != 4 || mask->dims[1] != og * T)) || T > 1024 || P > (1 << 20))
-    return dc_refuse(&b, ST_ERR_INVALID, "X [%" PRId64 ", %" PRId64 ", ..], W [%" PRId64 ", %" PRId64 ", %" PRId64
-                     ", %" PRId64 "] and offset/mask channels do not agree with group %" PRId64 " and offset_group %"
-                     PRId64, n, c, oc, w->dims[1], w->dims[2], w->dims[3], G, og);
+    return dc_refuse(&b, ST_ERR_INVALID,
+                     "X [%" PRId64 ", %" PRId64 ", ..], W [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64
+                     "] and offset/mask channels do not agree with group %" PRId64
+                     " and offset_group %" PRId64,
+                     n, c, oc, w->dims[1], w->dims[2], w->dims[3], G, og);
   const int64_t cog = c / og;
   ir_value *xg = dc_cast(&b, dc_reshape_to(&b, x, 4, (const int64_t[]){n, og, cog, h * wd}), DT_FLOAT32);
   ir_value *offs = dc_cast(&b, dc_reshape_to(&b, off, 5, (const int64_t[]){n, og, T, 2, P}), DT_FLOAT32);
-  ir_value *masks = mask ? dc_cast(&b, dc_reshape_to(&b, mask, 4, (const int64_t[]){n, og, T, P}), DT_FLOAT32) : NULL;
-  float *bh = arena_array(&b.g->arena, (size_t)P, sizeof *bh), *bw = arena_array(&b.g->arena, (size_t)P, sizeof *bw);
+  ir_value *masks =
+      mask ? dc_cast(&b, dc_reshape_to(&b, mask, 4, (const int64_t[]){n, og, T, P}), DT_FLOAT32) : NULL;
+  float *bh = arena_array(&b.g->arena, (size_t)P, sizeof *bh),
+        *bw = arena_array(&b.g->arena, (size_t)P, sizeof *bw);
   ir_value **cols = arena_array(&b.g->arena, (size_t)T, sizeof *cols);
   if (!bh || !bw || !cols) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
   static const int64_t ax3 = 3, ax2 = 2;
@@ -367,31 +417,39 @@ status onnx_decomp_deform_conv(onnx_node *nd, ir_node *none) {
     ir_value *ot = dc_gather(&b, offs, dc_scalar(&b, DT_INT64, (double)t), 2); /* [N, og, 2, P] */
     ir_value *pos[2];
     for (int a = 0; a < 2; a++)
-      pos[a] = add(&s, dc_gather(&b, ot, dc_scalar(&b, DT_INT64, a), 2), dc_const(&b, DT_FLOAT32, 1, &P, a ? bw : bh));
+      pos[a] = add(&s, dc_gather(&b, ot, dc_scalar(&b, DT_INT64, a), 2),
+                   dc_const(&b, DT_FLOAT32, 1, &P, a ? bw : bh));
     ir_value *fl[2], *fr[2];
-    for (int a = 0; a < 2; a++) fl[a] = dc_op1(&b, IR_OP_FLOOR, pos[a]), fr[a] = sub(&s, pos[a], fl[a]);
+    for (int a = 0; a < 2; a++)
+      fl[a] = dc_op1(&b, IR_OP_FLOOR, pos[a]), fr[a] = sub(&s, pos[a], fl[a]);
     ir_value *acc = NULL;
     for (int corner = 0; corner < 4 && !b.st; corner++) {
       ir_value *ix[2], *wt = NULL, *ok = NULL;
       for (int a = 0; a < 2; a++) {
         const int hi = a == 0 ? corner >> 1 : corner & 1;
         ir_value *in = NULL;
-        ix[a] = pixel(&s, a, hi ? add(&s, fl[a], f32(&s, 1)) : fl[a], &in); /* zeros padding: clamped, and valid */
+        ix[a] = pixel(&s, a, hi ? add(&s, fl[a], f32(&s, 1)) : fl[a],
+                      &in); /* zeros padding: clamped, and valid */
         ok = ok ? dc_op2(&b, IR_OP_AND, ok, in) : in;
         ir_value *wa = hi ? fr[a] : sub(&s, f32(&s, 1), fr[a]);
         wt = wt ? mul(&s, wt, wa) : wa;
       }
       wt = mul(&s, wt, dc_cast(&b, ok, DT_FLOAT32)); /* [N, og, P] */
       ir_value *flat = dc_cast(&b, add(&s, mul(&s, ix[0], f32(&s, (double)wd)), ix[1]), DT_INT64);
-      ir_value *at = dc_expand(&b, dc_unsqueeze(&b, flat, 1, &ax2), dc_ints(&b, 4, (const int64_t[]){n, og, cog, P}));
-      ir_value *v = mul(&s, dc_gather_elements(&b, xg, at, 3), dc_unsqueeze(&b, wt, 1, &ax2)); /* [N, og, cog, P] */
+      ir_value *at =
+          dc_expand(&b, dc_unsqueeze(&b, flat, 1, &ax2), dc_ints(&b, 4, (const int64_t[]){n, og, cog, P}));
+      ir_value *v =
+          mul(&s, dc_gather_elements(&b, xg, at, 3), dc_unsqueeze(&b, wt, 1, &ax2)); /* [N, og, cog, P] */
       acc = acc ? add(&s, acc, v) : v;
     }
-    if (masks) acc = mul(&s, acc, dc_unsqueeze(&b, dc_gather(&b, masks, dc_scalar(&b, DT_INT64, (double)t), 2), 1, &ax2));
+    if (masks)
+      acc = mul(&s, acc,
+                dc_unsqueeze(&b, dc_gather(&b, masks, dc_scalar(&b, DT_INT64, (double)t), 2), 1, &ax2));
     cols[t] = dc_unsqueeze(&b, acc, 1, &ax3); /* [N, og, cog, 1, P] */
   }
   if (b.st) return dc_end(&b);
-  ir_value *all = T == 1 ? cols[0] : dc_concat(&b, 3, (int)T, cols); /* [N, og, cog, T, P]: channel-major, then tap */
+  ir_value *all =
+      T == 1 ? cols[0] : dc_concat(&b, 3, (int)T, cols); /* [N, og, cog, T, P]: channel-major, then tap */
   all = dc_reshape_to(&b, all, 4, (const int64_t[]){n, G, (c / G) * T, P});
   ir_value *wg = dc_cast(&b, dc_reshape_to(&b, w, 3, (const int64_t[]){G, oc / G, (c / G) * T}), DT_FLOAT32);
   ir_value *y = dc_reshape_to(&b, dc_op2(&b, IR_OP_MATMUL, wg, all), 4, (const int64_t[]){n, oc, oh, ow});

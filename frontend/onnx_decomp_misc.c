@@ -37,18 +37,22 @@ static ir_value *hardmax(dc *b, ir_value *x, int64_t axis) {
   if (b->st) return NULL;
   if (x->rank >= 0) {
     if (axis < -x->rank || axis >= x->rank)
-      return dc_fail(b, ST_ERR_INVALID, "attribute 'axis' = %" PRId64 " is out of range for rank %d", axis, x->rank);
+      return dc_fail(b, ST_ERR_INVALID, "attribute 'axis' = %" PRId64 " is out of range for rank %d", axis,
+                     x->rank);
     if (axis >= 0) axis -= x->rank;
   } else if (axis >= 0) {
-    return dc_fail(b, ST_ERR_UNSUPPORTED, "attribute 'axis' = %" PRId64 " needs the rank of input '%s', unknown at import",
-                   axis, x->name);
+    return dc_fail(b, ST_ERR_UNSUPPORTED,
+                   "attribute 'axis' = %" PRId64 " needs the rank of input '%s', unknown at import", axis,
+                   x->name);
   }
   ir_value *am = dc_argmax(b, x, axis, 1);
-  ir_value *iota = dc_iota(b, DT_INT64, dc_gather(b, dc_shape(b, x), dc_scalar(b, DT_INT64, (double)axis), 0));
+  ir_value *iota =
+      dc_iota(b, DT_INT64, dc_gather(b, dc_shape(b, x), dc_scalar(b, DT_INT64, (double)axis), 0));
   int64_t shape[MAX_RANK];
   int n = 0;
   shape[n++] = -1;
-  for (int64_t a = axis + 1; a < 0; a++) shape[n++] = 1;
+  for (int64_t a = axis + 1; a < 0; a++)
+    shape[n++] = 1;
   iota = dc_reshape_to(b, iota, n, shape);
   return dc_cast(b, dc_op2(b, IR_OP_EQUAL, iota, am), x->dtype);
 }
@@ -78,11 +82,14 @@ status onnx_decomp_dropout(onnx_node *nd, ir_node *none) {
   if (nd->c->opset < 12 && nd->nin > 1)
     return dc_refuse(&b, ST_ERR_INVALID, "Dropout takes 1 input before opset 12, it has %d", nd->nin);
   ir_value *training = dc_in(&b, 2), *ratio = dc_in(&b, 1);
-  int zero_ratio = ratio && ratio->data && ir_value_elements(ratio) == 1 && ir_elem_get(ratio->data, ratio->dtype, 0) == 0;
+  int zero_ratio =
+      ratio && ratio->data && ir_value_elements(ratio) == 1 && ir_elem_get(ratio->data, ratio->dtype, 0) == 0;
   if (training && (!training->data || ir_value_elements(training) != 1))
-    dc_fail(&b, ST_ERR_UNSUPPORTED, "input 2 '%s' (training_mode) must be a one-element constant", training->name);
+    dc_fail(&b, ST_ERR_UNSUPPORTED, "input 2 '%s' (training_mode) must be a one-element constant",
+            training->name);
   else if (training && ir_elem_get(training->data, training->dtype, 0) != 0 && !zero_ratio)
-    dc_fail(&b, ST_ERR_UNSUPPORTED, "training_mode is true with a ratio other than a constant 0; only inference is "
+    dc_fail(&b, ST_ERR_UNSUPPORTED,
+            "training_mode is true with a ratio other than a constant 0; only inference is "
             "supported");
   ir_value *x = dc_in(&b, 0);
   dc_output(&b, 0, x);
@@ -102,10 +109,13 @@ status onnx_decomp_center_crop_pad(onnx_node *nd, ir_node *none) {
   if (rank < 0 || ir_value_elements(x) < 0)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a shape known at import", x->name);
   if (count < 0)
-    for (count = 0; count < rank; count++) axes[count] = count;
-  if (!shape->data || (shape->dtype != DT_INT64 && shape->dtype != DT_INT32) || ir_value_elements(shape) != count)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input 1 '%s' (shape) must be a constant int32/int64 list of %d sizes",
-                   shape->name, count);
+    for (count = 0; count < rank; count++)
+      axes[count] = count;
+  if (!shape->data || (shape->dtype != DT_INT64 && shape->dtype != DT_INT32) ||
+      ir_value_elements(shape) != count)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "input 1 '%s' (shape) must be a constant int32/int64 list of %d sizes", shape->name,
+                     count);
   uint32_t seen = 0;
   for (int i = 0; i < count; i++) {
     int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
@@ -179,13 +189,15 @@ status onnx_decomp_lrn(onnx_node *nd, ir_node *none) {
   double alpha = dc_attr_float(&b, "alpha", 1e-4), beta = dc_attr_float(&b, "beta", 0.75);
   double bias = dc_attr_float(&b, "bias", 1.0);
   if (b.st) return dc_end(&b);
-  if (size < 1 || size > 65535) return dc_refuse(&b, ST_ERR_INVALID, "attribute 'size' is %lld; expected 1..65535", (long long)size);
+  if (size < 1 || size > 65535)
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'size' is %lld; expected 1..65535", (long long)size);
   if (x->rank < 3 || x->rank > 4)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a known rank of 3 or 4 (it has %s)", x->name,
                      x->rank < 0 ? "an unknown rank" : "another");
   int r = x->rank - 1; /* spatial dims of the pool: C and D1..Dr */
   int64_t k[3], st[3], dl[3], pads[6], axis = 1;
-  for (int i = 0; i < r; i++) k[i] = st[i] = dl[i] = 1, pads[i] = pads[r + i] = 0;
+  for (int i = 0; i < r; i++)
+    k[i] = st[i] = dl[i] = 1, pads[i] = pads[r + i] = 0;
   k[0] = size;
   pads[0] = (size - 1) / 2;
   pads[r] = size - 1 - pads[0];
@@ -198,7 +210,8 @@ status onnx_decomp_lrn(onnx_node *nd, ir_node *none) {
   dc_set_int(&b, pool, "ceil_mode", 0);
   dc_set_int(&b, pool, "count_include_pad", 1);
   ir_value *mean = dc_squeeze(&b, dc_val(&b, pool), 1, &axis);
-  ir_value *den = dc_op2(&b, IR_OP_ADD, dc_op2(&b, IR_OP_MUL, mean, dc_scalar(&b, dt, alpha)), dc_scalar(&b, dt, bias));
+  ir_value *den =
+      dc_op2(&b, IR_OP_ADD, dc_op2(&b, IR_OP_MUL, mean, dc_scalar(&b, dt, alpha)), dc_scalar(&b, dt, bias));
   den = dc_op2(&b, IR_OP_POW, den, dc_scalar(&b, dt, beta));
   dc_output(&b, 0, dc_op2(&b, IR_OP_DIV, x, den));
   return dc_end(&b);
@@ -221,8 +234,10 @@ status onnx_decomp_window(onnx_node *nd, ir_node *none) {
   int64_t periodic = dc_attr_int(&b, "periodic", 1), to = dc_attr_int(&b, "output_datatype", DT_FLOAT32);
   if (periodic != 0 && periodic != 1)
     return dc_refuse(&b, ST_ERR_INVALID, "attribute 'periodic' = %" PRId64 " must be 0 or 1", periodic);
-  if (to != DT_FLOAT32 && to != DT_FLOAT16 && to != DT_INT32 && to != DT_INT64 && to != DT_INT8 && to != DT_UINT8)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'output_datatype' = %" PRId64 " (%s) is not supported", to,
+  if (to != DT_FLOAT32 && to != DT_FLOAT16 && to != DT_INT32 && to != DT_INT64 && to != DT_INT8 &&
+      to != DT_UINT8)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "attribute 'output_datatype' = %" PRId64 " (%s) is not supported", to,
                      onnx_dtype_name((dtype)to));
   double den = periodic ? size : size - 1;
   ir_value *n = dc_iota(&b, DT_FLOAT32, dc_scalar(&b, DT_FLOAT32, size));
@@ -256,8 +271,10 @@ status onnx_decomp_causal_conv(onnx_node *nd, ir_node *none) {
   if (b.st) return dc_end(&b);
   if (!silu && strcmp(act, "none"))
     return dc_refuse(&b, ST_ERR_INVALID, "attribute 'activation' = '%s' (none, silu or swish)", act);
-  if (x->rank != 3 || x->dims[2] < 0 || w->rank != 3 || w->dims[1] != 1 || w->dims[2] < 1 || w->dims[2] > 4096)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input [B, C, L] and weight [C, 1, K] need known shapes at import (K <= 4096)");
+  if (x->rank != 3 || x->dims[2] < 0 || w->rank != 3 || w->dims[1] != 1 || w->dims[2] < 1 ||
+      w->dims[2] > 4096)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "input [B, C, L] and weight [C, 1, K] need known shapes at import (K <= 4096)");
   const int64_t L = x->dims[2], K = w->dims[2];
   ir_value *seq = x;
   if (past) {
@@ -306,9 +323,11 @@ status onnx_decomp_eye_like(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'dtype' = %" PRId64 " (%s) is not supported", want,
                      onnx_dtype_name((dtype)want));
   static const int64_t column[2] = {-1, 1};
-  ir_value *rows = dc_reshape_to(&b, dc_iota(&b, DT_INT64, dc_scalar(&b, DT_INT64, (double)x->dims[0])), 2, column);
+  ir_value *rows =
+      dc_reshape_to(&b, dc_iota(&b, DT_INT64, dc_scalar(&b, DT_INT64, (double)x->dims[0])), 2, column);
   ir_value *cols = dc_iota(&b, DT_INT64, dc_scalar(&b, DT_INT64, (double)x->dims[1]));
-  ir_value *diag = dc_op2(&b, IR_OP_EQUAL, dc_op2(&b, IR_OP_SUB, cols, rows), dc_scalar(&b, DT_INT64, (double)k));
+  ir_value *diag =
+      dc_op2(&b, IR_OP_EQUAL, dc_op2(&b, IR_OP_SUB, cols, rows), dc_scalar(&b, DT_INT64, (double)k));
   dc_output(&b, 0, dc_cast(&b, diag, (dtype)want));
   return dc_end(&b);
 }
@@ -327,10 +346,13 @@ status onnx_decomp_reverse_sequence(onnx_node *nd, ir_node *none) {
   const int64_t ta = dc_attr_int(&b, "time_axis", 0), ba = dc_attr_int(&b, "batch_axis", 1);
   if (b.st) return dc_end(&b);
   if (x->rank < 2 || ir_value_elements(x) < 0)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a known shape of rank >= 2 at import", x->name);
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a known shape of rank >= 2 at import",
+                     x->name);
   if (!((ta == 0 && ba == 1) || (ta == 1 && ba == 0)))
-    return dc_refuse(&b, ST_ERR_INVALID, "time_axis %" PRId64 " and batch_axis %" PRId64 " must be 0 and 1, or 1 "
-                     "and 0", ta, ba);
+    return dc_refuse(&b, ST_ERR_INVALID,
+                     "time_axis %" PRId64 " and batch_axis %" PRId64 " must be 0 and 1, or 1 "
+                     "and 0",
+                     ta, ba);
   const int64_t T = x->dims[ta];
   ir_value *t = dc_iota(&b, DT_INT64, dc_scalar(&b, DT_INT64, (double)T)), *len = dc_cast(&b, lens, DT_INT64);
   /* t and len laid out along their axes: [T, 1] and [1, B] (time first), or [1, T] and [B, 1] */
@@ -341,7 +363,8 @@ status onnx_decomp_reverse_sequence(onnx_node *nd, ir_node *none) {
   ir_value *idx = dc_where(&b, dc_op2(&b, IR_OP_LESS, t, len), rev, t);
   int64_t shape[MAX_RANK];
   shape[0] = x->dims[0], shape[1] = x->dims[1];
-  for (int i = 2; i < x->rank; i++) shape[i] = 1;
+  for (int i = 2; i < x->rank; i++)
+    shape[i] = 1;
   idx = dc_reshape_to(&b, idx, x->rank, shape);
   idx = dc_expand(&b, idx, dc_ints(&b, x->rank, x->dims));
   dc_output(&b, 0, dc_gather_elements(&b, x, idx, ta));
@@ -372,7 +395,8 @@ status onnx_decomp_max_unpool(onnx_node *nd, ir_node *none) {
   if ((ns >= 0 && ns != r) || (np >= 0 && np != 2 * r))
     return dc_refuse(&b, ST_ERR_INVALID, "attributes 'strides' / 'pads' must have %d / %d values", r, 2 * r);
   out[0] = x->dims[0], out[1] = x->dims[1];
-  for (int j = 0; j < r; j++) out[2 + j] = (x->dims[2 + j] - 1) * st[j] + ks[j] - pads[j] - pads[r + j];
+  for (int j = 0; j < r; j++)
+    out[2 + j] = (x->dims[2 + j] - 1) * st[j] + ks[j] - pads[j] - pads[r + j];
   int count = 0, padded = 0;
   if (dc_in(&b, 2)) { /* the indices still address the default shape; the rest is zero padding at the end */
     status in = onnx_ints_input(nd, 2, "output_shape", want, MAX_RANK, &count); /* its message is recorded */
@@ -381,27 +405,31 @@ status onnx_decomp_max_unpool(onnx_node *nd, ir_node *none) {
       return dc_refuse(&b, ST_ERR_INVALID, "output_shape has %d values; X has rank %d", count, x->rank);
     for (int j = 0; j < x->rank; j++) {
       if (want[j] < out[j])
-        return dc_refuse(&b, ST_ERR_INVALID, "output_shape[%d] = %" PRId64 " is below the unpooled size %" PRId64, j,
-                         want[j], out[j]);
+        return dc_refuse(&b, ST_ERR_INVALID,
+                         "output_shape[%d] = %" PRId64 " is below the unpooled size %" PRId64, j, want[j],
+                         out[j]);
       padded |= want[j] != out[j];
     }
   }
   int64_t total = 1;
   for (int j = 0; j < x->rank; j++) {
     if (out[j] < 1 || out[j] > (1 << 24) || total * out[j] > (1 << 28))
-      return dc_refuse(&b, ST_ERR_UNSUPPORTED, "output dim %d = %" PRId64 " is outside what is supported", j, out[j]);
+      return dc_refuse(&b, ST_ERR_UNSUPPORTED, "output dim %d = %" PRId64 " is outside what is supported", j,
+                       out[j]);
     total *= out[j];
   }
   static const int64_t flat[1] = {-1};
   ir_value *zeros = dc_expand(&b, dc_scalar(&b, xt, 0), dc_ints(&b, 1, &total));
-  ir_value *sin[3] = {zeros, dc_reshape_to(&b, dc_cast(&b, ind, DT_INT64), 1, flat), dc_reshape_to(&b, x, 1, flat)};
+  ir_value *sin[3] = {zeros, dc_reshape_to(&b, dc_cast(&b, ind, DT_INT64), 1, flat),
+                      dc_reshape_to(&b, x, 1, flat)};
   ir_node *sc = dc_node(&b, IR_OP_SCATTERELEMENTS, 3, sin);
   dc_set_int(&b, sc, "axis", 0);
   dc_set_string(&b, sc, "reduction", "none");
   ir_value *y = dc_reshape_to(&b, dc_val(&b, sc), x->rank, out);
   if (padded) {
     int64_t p[2 * MAX_RANK] = {0};
-    for (int j = 0; j < x->rank; j++) p[x->rank + j] = want[j] - out[j];
+    for (int j = 0; j < x->rank; j++)
+      p[x->rank + j] = want[j] - out[j];
     y = dc_pad(&b, y, x->rank, p, 0);
   }
   dc_output(&b, 0, y);
@@ -430,8 +458,10 @@ status onnx_decomp_maxpool(onnx_node *nd, ir_node *none) {
   if (b.st || !dc_output_used(&b, 1)) return dc_end(&b);
 
   dtype xt = dc_dtype(&b, x);
-  if (!b.st && ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || x->rank < 3 || x->rank > 5 || ir_value_elements(x) < 0))
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "Indices needs X of a float type and a known shape [N, C, D1..Dr] "
+  if (!b.st &&
+      ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || x->rank < 3 || x->rank > 5 || ir_value_elements(x) < 0))
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "Indices needs X of a float type and a known shape [N, C, D1..Dr] "
                      "(r = 1..3) at import");
   if (pass_shape_infer_import(b.g, mp, 0, nd->c->d)) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
   if (y->rank != x->rank) return dc_refuse(&b, ST_ERR_INVALID, "the pooled shape could not be inferred");
@@ -450,9 +480,11 @@ status onnx_decomp_maxpool(onnx_node *nd, ir_node *none) {
     pb[j] = !strcmp(ap, "SAME_UPPER") ? total / 2 : !strcmp(ap, "SAME_LOWER") ? total - total / 2 : pads[j];
     O *= out, K *= k[j], P *= in;
   }
-  if (O * K > (1 << 24)) return dc_refuse(&b, ST_ERR_LIMIT, "Indices: %" PRId64 " window taps, more than %d", O * K, 1 << 24);
+  if (O * K > (1 << 24))
+    return dc_refuse(&b, ST_ERR_LIMIT, "Indices: %" PRId64 " window taps, more than %d", O * K, 1 << 24);
   const int col_major = dc_attr_int(&b, "storage_order", 0) == 1;
-  int64_t *t = arena_array(&b.g->arena, (size_t)(O * K), sizeof *t), *base = arena_array(&b.g->arena, (size_t)O, sizeof *base);
+  int64_t *t = arena_array(&b.g->arena, (size_t)(O * K), sizeof *t),
+          *base = arena_array(&b.g->arena, (size_t)O, sizeof *base);
   if (!t || !base) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
   for (int64_t o = 0; o < O; o++) {
     base[o] = o * K;
@@ -466,9 +498,11 @@ status onnx_decomp_maxpool(onnx_node *nd, ir_node *none) {
       }
       int64_t flat = 0;
       if (col_major)
-        for (int j = r - 1; j >= 0; j--) flat = flat * x->dims[2 + j] + pos[j];
+        for (int j = r - 1; j >= 0; j--)
+          flat = flat * x->dims[2 + j] + pos[j];
       else
-        for (int j = 0; j < r; j++) flat = flat * x->dims[2 + j] + pos[j];
+        for (int j = 0; j < r; j++)
+          flat = flat * x->dims[2 + j] + pos[j];
       t[o * K + q] = inside ? flat : P;
     }
   }
@@ -477,14 +511,17 @@ status onnx_decomp_maxpool(onnx_node *nd, ir_node *none) {
   ir_value *padded = dc_pad(&b, xs, 3, (const int64_t[]){0, 0, 0, 0, 0, 1}, -INFINITY);
   ir_value *tab = dc_const(&b, DT_INT64, 1, (const int64_t[]){O * K}, t);
   ir_value *g = dc_reshape_to(&b, dc_gather(&b, padded, tab, 2), 4, (const int64_t[]){n, c, O, K});
-  ir_value *at = dc_op2(&b, IR_OP_ADD, dc_argmax(&b, g, 3, 0), dc_const(&b, DT_INT64, 1, &O, base)); /* [N, C, O] */
+  ir_value *at =
+      dc_op2(&b, IR_OP_ADD, dc_argmax(&b, g, 3, 0), dc_const(&b, DT_INT64, 1, &O, base)); /* [N, C, O] */
   ir_value *sp = dc_gather(&b, tab, at, 0);
   int64_t *nc = arena_array(&b.g->arena, (size_t)(n * c), sizeof *nc);
   if (!nc) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
-  for (int64_t i = 0; i < n * c; i++) nc[i] = i * P;
+  for (int64_t i = 0; i < n * c; i++)
+    nc[i] = i * P;
   ir_value *idx = dc_op2(&b, IR_OP_ADD, sp, dc_const(&b, DT_INT64, 3, (const int64_t[]){n, c, 1}, nc));
   int64_t ydims[5];
-  for (int j = 0; j < x->rank; j++) ydims[j] = y->dims[j];
+  for (int j = 0; j < x->rank; j++)
+    ydims[j] = y->dims[j];
   dc_output(&b, 1, dc_reshape_to(&b, idx, x->rank, ydims));
   return dc_end(&b);
 }
@@ -507,23 +544,28 @@ status onnx_decomp_col2im(onnx_node *nd, ir_node *none) {
   status in = b.st ? b.st : onnx_ints_input(nd, 1, "image_shape", img, 3, &r); /* its message is recorded */
   if (!in) in = onnx_ints_input(nd, 2, "block_shape", blk, 3, &rb);
   if (in) return in;
-  if (r < 1 || r != rb) return dc_refuse(&b, ST_ERR_INVALID, "image_shape and block_shape need 1..3 values each, alike");
+  if (r < 1 || r != rb)
+    return dc_refuse(&b, ST_ERR_INVALID, "image_shape and block_shape need 1..3 values each, alike");
   int nd_ = dc_attr_ints(&b, "dilations", dil, 3), ns = dc_attr_ints(&b, "strides", st, 3);
   int np = dc_attr_ints(&b, "pads", pads, 6);
   if ((nd_ >= 0 && nd_ != r) || (ns >= 0 && ns != r) || (np >= 0 && np != 2 * r))
-    return dc_refuse(&b, ST_ERR_INVALID, "dilations, strides and pads need %d, %d and %d values", r, r, 2 * r);
+    return dc_refuse(&b, ST_ERR_INVALID, "dilations, strides and pads need %d, %d and %d values", r, r,
+                     2 * r);
   if (x->rank != 3 || ir_value_elements(x) < 0)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a known shape [N, C*K, L] at import", x->name);
   int64_t K = 1, L = 1, P = 1, nb[3];
   for (int j = 0; j < r; j++) {
     if (img[j] < 1 || blk[j] < 1 || dil[j] < 1 || st[j] < 1 || img[j] > 65536 || blk[j] > 4096)
-      return dc_refuse(&b, ST_ERR_INVALID, "image_shape, block_shape, dilations and strides must be positive");
+      return dc_refuse(&b, ST_ERR_INVALID,
+                       "image_shape, block_shape, dilations and strides must be positive");
     nb[j] = (img[j] + pads[j] + pads[r + j] - (dil[j] * (blk[j] - 1) + 1)) / st[j] + 1;
-    if (nb[j] < 1) return dc_refuse(&b, ST_ERR_INVALID, "the blocks do not fit the padded image along dim %d", j);
+    if (nb[j] < 1)
+      return dc_refuse(&b, ST_ERR_INVALID, "the blocks do not fit the padded image along dim %d", j);
     K *= blk[j], L *= nb[j], P *= img[j];
   }
   if (x->dims[1] % K || x->dims[2] != L || K * L > (1 << 24))
-    return dc_refuse(&b, ST_ERR_INVALID, "input [N, %" PRId64 ", %" PRId64 "] must be [N, C*%" PRId64 ", %" PRId64 "]",
+    return dc_refuse(&b, ST_ERR_INVALID,
+                     "input [N, %" PRId64 ", %" PRId64 "] must be [N, C*%" PRId64 ", %" PRId64 "]",
                      x->dims[1], x->dims[2], K, L);
   const int64_t n = x->dims[0], c = x->dims[1] / K;
   int64_t *idx = arena_array(&b.g->arena, (size_t)(K * L), sizeof *idx);
@@ -537,20 +579,22 @@ status onnx_decomp_col2im(onnx_node *nd, ir_node *none) {
         pos[j] = lj * st[j] - pads[j] + kj * dil[j];
         inside &= pos[j] >= 0 && pos[j] < img[j];
       }
-      for (int j = 0; j < r; j++) flat = flat * img[j] + pos[j];
+      for (int j = 0; j < r; j++)
+        flat = flat * img[j] + pos[j];
       idx[k * L + l] = inside ? flat : P;
     }
   ir_value *ix = dc_const(&b, DT_INT64, 3, (const int64_t[]){1, 1, K * L}, idx);
   ix = dc_expand(&b, ix, dc_ints(&b, 3, (const int64_t[]){n, c, K * L}));
-  ir_value *sc_in[3] = {dc_expand(&b, dc_scalar(&b, xt, 0), dc_ints(&b, 3, (const int64_t[]){n, c, P + 1})), ix,
-                        dc_reshape_to(&b, x, 3, (const int64_t[]){n, c, K * L})};
+  ir_value *sc_in[3] = {dc_expand(&b, dc_scalar(&b, xt, 0), dc_ints(&b, 3, (const int64_t[]){n, c, P + 1})),
+                        ix, dc_reshape_to(&b, x, 3, (const int64_t[]){n, c, K * L})};
   ir_node *sc = dc_node(&b, IR_OP_SCATTERELEMENTS, 3, sc_in);
   dc_set_int(&b, sc, "axis", 2);
   dc_set_string(&b, sc, "reduction", "add");
   static const int64_t zero = 0, axis2 = 2;
   ir_value *y = dc_slice(&b, dc_val(&b, sc), 1, &zero, &P, &axis2);
   int64_t yd[5] = {n, c};
-  for (int j = 0; j < r; j++) yd[2 + j] = img[j];
+  for (int j = 0; j < r; j++)
+    yd[2 + j] = img[j];
   dc_output(&b, 0, dc_reshape_to(&b, y, 2 + r, yd));
   return dc_end(&b);
 }
@@ -601,9 +645,8 @@ static void dft_apply(dc *b, ir_value *xr, ir_value *xi, ir_value *c, ir_value *
  * C[t][k] = cos(2 pi k t / n), S likewise with sin; onesided keeps the
  * first n/2 + 1 outputs, or, with inverse, takes a half spectrum (n = 2 (m -
  * 1) by default) and returns the real signal [..., n, 1], every bin but DC
- * and Nyquist counted twice for its mirror image (numpy's irfft). Negative axes count on the signal without its last
- * (real/imaginary) dim, as ONNX's reference. dft_length and axis are
- * compile-time inputs. */
+ * and Nyquist counted twice for its mirror image (numpy's irfft). Negative axes count on the signal without
+ * its last (real/imaginary) dim, as ONNX's reference. dft_length and axis are compile-time inputs. */
 status onnx_decomp_dft(onnx_node *nd, ir_node *none) {
   (void)none;
   dc b;
@@ -614,16 +657,18 @@ status onnx_decomp_dft(onnx_node *nd, ir_node *none) {
   const int inverse = dc_attr_int(&b, "inverse", 0) != 0, onesided = dc_attr_int(&b, "onesided", 0) != 0;
   double v;
   status in = ST_OK;
-  if (!b.st && nd->c->opset >= 20 && dc_in(&b, 2) && !(in = onnx_scalar_input(nd, 2, "axis", &v))) axis = (int64_t)v;
+  if (!b.st && nd->c->opset >= 20 && dc_in(&b, 2) && !(in = onnx_scalar_input(nd, 2, "axis", &v)))
+    axis = (int64_t)v;
   if (in) return in;
   if (b.st) return dc_end(&b);
   if ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || x->rank < 2 || ir_value_elements(x) < 0 ||
       (x->dims[x->rank - 1] != 1 && x->dims[x->rank - 1] != 2))
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a float type and a known shape [..., 1 or 2] at import",
-                     x->name);
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "input '%s' needs a float type and a known shape [..., 1 or 2] at import", x->name);
   const int sr = x->rank - 1; /* the signal's rank, without the real/imaginary dim */
   if (axis < 0) axis += sr;
-  if (axis < 0 || axis >= sr) return dc_refuse(&b, ST_ERR_INVALID, "axis is out of range for the signal's rank %d", sr);
+  if (axis < 0 || axis >= sr)
+    return dc_refuse(&b, ST_ERR_INVALID, "axis is out of range for the signal's rank %d", sr);
   const int64_t len = x->dims[axis];
   const int irfft = inverse && onesided; /* a half spectrum in, a real signal of n points out */
   int64_t n = irfft ? 2 * (len - 1) : len;
@@ -631,7 +676,8 @@ status onnx_decomp_dft(onnx_node *nd, ir_node *none) {
     if ((in = onnx_scalar_input(nd, 1, "dft_length", &v))) return in;
     n = (int64_t)v;
   }
-  if (n < 1 || n > 65536) return dc_refuse(&b, ST_ERR_INVALID, "dft_length %" PRId64 " is outside 1..65536", n);
+  if (n < 1 || n > 65536)
+    return dc_refuse(&b, ST_ERR_INVALID, "dft_length %" PRId64 " is outside 1..65536", n);
   /* rows: the input points used; cols: the outputs. The inverse of a half
    * spectrum counts each bin but DC and Nyquist twice (its mirror image). */
   const int64_t half = n / 2 + 1, rows = irfft ? (len < half ? len : half) : len < n ? len : n;
@@ -643,7 +689,8 @@ status onnx_decomp_dft(onnx_node *nd, ir_node *none) {
   for (int i = 0, j = 0; i < sr; i++)
     if (i != axis) perm[j++] = i;
   perm[sr - 1] = axis;
-  for (int i = 0; i < sr; i++) back[perm[i]] = i;
+  for (int i = 0; i < sr; i++)
+    back[perm[i]] = i;
   ir_value *part[2] = {NULL, NULL};
   for (int p = 0; p < x->dims[last] && !b.st; p++) {
     const int64_t s0 = p, s1 = p + 1, t0 = 0, ax = axis;
@@ -678,26 +725,31 @@ status onnx_decomp_stft(onnx_node *nd, ir_node *none) {
   if (in) return in;
   if ((xt != DT_FLOAT32 && xt != DT_FLOAT16) || x->rank != 3 || ir_value_elements(x) < 0 ||
       (x->dims[2] != 1 && x->dims[2] != 2))
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "signal '%s' needs a float type and a known shape [B, L, 1 or 2]", x->name);
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "signal '%s' needs a float type and a known shape [B, L, 1 or 2]", x->name);
   int64_t fl = flen > 0 ? (int64_t)flen : win && win->rank == 1 ? win->dims[0] : 0;
   const int64_t L = x->dims[1], st = (int64_t)step;
   if (fl < 1 || fl > 65536 || fl > L || st < 1)
-    return dc_refuse(&b, ST_ERR_INVALID, "frame_length %" PRId64 " (from the input or the window) and frame_step %"
-                     PRId64 " must be positive, the frame no longer than the signal (%" PRId64 ")", fl, st, L);
+    return dc_refuse(&b, ST_ERR_INVALID,
+                     "frame_length %" PRId64 " (from the input or the window) and frame_step %" PRId64
+                     " must be positive, the frame no longer than the signal (%" PRId64 ")",
+                     fl, st, L);
   if (win && (win->rank != 1 || win->dims[0] != fl))
     return dc_refuse(&b, ST_ERR_INVALID, "window '%s' must be 1-D of frame_length %" PRId64, win->name, fl);
   const int64_t frames = (L - fl) / st + 1, bins = onesided ? fl / 2 + 1 : fl;
   int64_t *idx = arena_array(&b.g->arena, (size_t)(frames * fl), sizeof *idx);
   if (!idx) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
   for (int64_t f = 0; f < frames; f++)
-    for (int64_t t = 0; t < fl; t++) idx[f * fl + t] = f * st + t;
+    for (int64_t t = 0; t < fl; t++)
+      idx[f * fl + t] = f * st + t;
   ir_value *tab = dc_const(&b, DT_INT64, 2, (const int64_t[]){frames, fl}, idx);
   ir_value *wf = win ? dc_cast(&b, win, DT_FLOAT32) : NULL;
   ir_value *part[2] = {NULL, NULL};
   static const int64_t last = 2;
   for (int p = 0; p < x->dims[2] && !b.st; p++) {
     const int64_t s0 = p, s1 = p + 1;
-    ir_value *sig = dc_squeeze(&b, dc_slice(&b, dc_cast(&b, x, DT_FLOAT32), 1, &s0, &s1, &last), 1, &last); /* [B, L] */
+    ir_value *sig =
+        dc_squeeze(&b, dc_slice(&b, dc_cast(&b, x, DT_FLOAT32), 1, &s0, &s1, &last), 1, &last); /* [B, L] */
     part[p] = dc_gather(&b, sig, tab, 1); /* [B, frames, fl] */
     if (wf) part[p] = dc_op2(&b, IR_OP_MUL, part[p], wf);
   }

@@ -29,12 +29,13 @@ static dtype stash(dc *b, ir_value *x, int has_attr, ir_value **xu) {
   int64_t st = has_attr ? dc_attr_int(b, "stash_type", DT_FLOAT32) : DT_FLOAT32;
   if (b->st) return DT_UNDEFINED;
   if (st != DT_FLOAT32 && st != xt) {
-    dc_fail(b, ST_ERR_UNSUPPORTED, "attribute 'stash_type' = %" PRId64 " (only 1, float32, or X's own type)", st);
+    dc_fail(b, ST_ERR_UNSUPPORTED, "attribute 'stash_type' = %" PRId64 " (only 1, float32, or X's own type)",
+            st);
     return DT_UNDEFINED;
   }
   if (xt != DT_FLOAT32 && xt != DT_FLOAT16) {
-    dc_fail(b, ST_ERR_UNSUPPORTED, "input '%s' has data type %s; only float32 and float16 are supported", x->name,
-            onnx_dtype_name(xt));
+    dc_fail(b, ST_ERR_UNSUPPORTED, "input '%s' has data type %s; only float32 and float16 are supported",
+            x->name, onnx_dtype_name(xt));
     return DT_UNDEFINED;
   }
   *xu = dc_cast(b, x, (dtype)st);
@@ -46,8 +47,9 @@ static int trailing_axes(dc *b, const ir_value *x, int64_t axis, int64_t *axes) 
   if (b->st) return -1;
   if (axis >= 0) {
     if (x->rank < 0) {
-      dc_fail(b, ST_ERR_UNSUPPORTED, "attribute 'axis' = %" PRId64 " needs the rank of input '%s', unknown at import",
-              axis, x->name);
+      dc_fail(b, ST_ERR_UNSUPPORTED,
+              "attribute 'axis' = %" PRId64 " needs the rank of input '%s', unknown at import", axis,
+              x->name);
       return -1;
     }
     axis -= x->rank;
@@ -57,13 +59,14 @@ static int trailing_axes(dc *b, const ir_value *x, int64_t axis, int64_t *axes) 
     return -1;
   }
   int n = 0;
-  for (int64_t a = axis; a < 0; a++) axes[n++] = a;
+  for (int64_t a = axis; a < 0; a++)
+    axes[n++] = a;
   return n;
 }
 
 /* (x - mean) / sqrt(var + eps) over the axes, with mean, var and 1/sqrt(var + eps) out. */
-static ir_value *standardize(dc *b, ir_value *x, int count, const int64_t *axes, double eps, ir_value **mean_out,
-                             ir_value **var_out, ir_value **inv_out) {
+static ir_value *standardize(dc *b, ir_value *x, int count, const int64_t *axes, double eps,
+                             ir_value **mean_out, ir_value **var_out, ir_value **inv_out) {
   ir_value *mean = dc_reduce(b, "mean", x, count, axes, 1);
   ir_value *dev = dc_op2(b, IR_OP_SUB, x, mean);
   ir_value *var = dc_reduce(b, "mean", dc_op2(b, IR_OP_MUL, dev, dev), count, axes, 1);
@@ -124,8 +127,8 @@ status onnx_decomp_instance_norm(onnx_node *nd, ir_node *none) {
   ir_value *x = dc_in(&b, 0);
   static const int64_t ncs[3] = {0, 0, -1}, last = 2;
   if (dc_dtype(&b, x) != DT_FLOAT32 && x->dtype != DT_FLOAT16 && !b.st)
-    dc_fail(&b, ST_ERR_UNSUPPORTED, "input '%s' has data type %s; only float32 and float16 are supported", x->name,
-            onnx_dtype_name(x->dtype));
+    dc_fail(&b, ST_ERR_UNSUPPORTED, "input '%s' has data type %s; only float32 and float16 are supported",
+            x->name, onnx_dtype_name(x->dtype));
   ir_value *x3 = dc_reshape_to(&b, x, 3, ncs);
   ir_value *y = standardize(&b, x3, 1, &last, dc_attr_float(&b, "epsilon", 1e-5), NULL, NULL, NULL);
   y = dc_op2(&b, IR_OP_ADD, dc_op2(&b, IR_OP_MUL, y, column(&b, dc_in(&b, 1))), column(&b, dc_in(&b, 2)));
@@ -146,8 +149,8 @@ status onnx_decomp_group_norm(onnx_node *nd, ir_node *none) {
     dc_fail(&b, ST_ERR_INVALID, "attribute 'num_groups' is required and must be >= 1");
   stash(&b, x, per_channel, &xu);
   int64_t ngs[3] = {0, groups, -1}, ncs[3] = {0, 0, -1}, last = 2;
-  ir_value *y = standardize(&b, dc_reshape_to(&b, xu, 3, ngs), 1, &last, dc_attr_float(&b, "epsilon", 1e-5), NULL,
-                            NULL, NULL);
+  ir_value *y = standardize(&b, dc_reshape_to(&b, xu, 3, ngs), 1, &last, dc_attr_float(&b, "epsilon", 1e-5),
+                            NULL, NULL, NULL);
   if (per_channel) y = dc_reshape_to(&b, dc_reshape(&b, y, dc_shape(&b, x)), 3, ncs);
   y = dc_cast(&b, y, x->dtype);
   y = dc_op2(&b, IR_OP_ADD, dc_op2(&b, IR_OP_MUL, y, column(&b, dc_in(&b, 1))), column(&b, dc_in(&b, 2)));
@@ -166,7 +169,8 @@ status onnx_decomp_mvn(onnx_node *nd, ir_node *none) {
   if (count == 0) dc_fail(&b, ST_ERR_INVALID, "attribute 'axes' is empty");
   ir_value *mean = dc_reduce(&b, "mean", x, count, axes, 1);
   ir_value *dev = dc_op2(&b, IR_OP_SUB, x, mean);
-  ir_value *sd = dc_op1(&b, IR_OP_SQRT, dc_reduce(&b, "mean", dc_op2(&b, IR_OP_MUL, dev, dev), count, axes, 1));
+  ir_value *sd =
+      dc_op1(&b, IR_OP_SQRT, dc_reduce(&b, "mean", dc_op2(&b, IR_OP_MUL, dev, dev), count, axes, 1));
   ir_value *e = b.st ? NULL : dc_scalar(&b, dc_dtype(&b, x), 1e-9);
   dc_output(&b, 0, dc_op2(&b, IR_OP_DIV, dev, dc_op2(&b, IR_OP_ADD, sd, e)));
   return dc_end(&b);
@@ -189,7 +193,8 @@ status onnx_decomp_lp_norm(onnx_node *nd, ir_node *none) {
 static ir_value *per_channel(dc *b, ir_value *v, int rank) {
   int64_t shape[MAX_RANK];
   shape[0] = -1;
-  for (int i = 1; i < rank - 1; i++) shape[i] = 1;
+  for (int i = 1; i < rank - 1; i++)
+    shape[i] = 1;
   return rank > 2 ? dc_reshape_to(b, v, rank - 1, shape) : v;
 }
 
@@ -218,11 +223,12 @@ status onnx_decomp_batchnorm(onnx_node *nd, ir_node *none) {
   }
   dtype dt = dc_dtype(&b, x);
   if (!b.st && dt != DT_FLOAT32 && dt != DT_FLOAT16)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' has data type %s; only float32 and float16 are supported",
-                     x->name, onnx_dtype_name(dt));
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "input '%s' has data type %s; only float32 and float16 are supported", x->name,
+                     onnx_dtype_name(dt));
   if (!b.st && (x->rank < 2 || x->rank > MAX_RANK))
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "training mode needs the rank of input '%s' (2 or more) at import",
-                     x->name);
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "training mode needs the rank of input '%s' (2 or more) at import", x->name);
   if (b.st) return dc_end(&b);
   int64_t axes[MAX_RANK];
   int count = 0;
@@ -235,9 +241,11 @@ status onnx_decomp_batchnorm(onnx_node *nd, ir_node *none) {
   if (dc_output_used(&b, 1) || dc_output_used(&b, 2)) {
     double momentum = dc_attr_float(&b, "momentum", 0.9);
     static const int64_t flat[1] = {-1};
-    ir_value *m = b.st ? NULL : dc_scalar(&b, dt, momentum), *m1 = b.st ? NULL : dc_scalar(&b, dt, 1 - momentum);
+    ir_value *m = b.st ? NULL : dc_scalar(&b, dt, momentum),
+             *m1 = b.st ? NULL : dc_scalar(&b, dt, 1 - momentum);
     ir_value *batch_mean = dc_reshape_to(&b, mean, 1, flat), *batch_var = dc_reshape_to(&b, var, 1, flat);
-    ir_value *run_mean = dc_op2(&b, IR_OP_MUL, dc_in(&b, 3), m), *run_var = dc_op2(&b, IR_OP_MUL, dc_in(&b, 4), m);
+    ir_value *run_mean = dc_op2(&b, IR_OP_MUL, dc_in(&b, 3), m),
+             *run_var = dc_op2(&b, IR_OP_MUL, dc_in(&b, 4), m);
     dc_output(&b, 1, dc_op2(&b, IR_OP_ADD, run_mean, dc_op2(&b, IR_OP_MUL, batch_mean, m1)));
     dc_output(&b, 2, dc_op2(&b, IR_OP_ADD, run_var, dc_op2(&b, IR_OP_MUL, batch_var, m1)));
   }

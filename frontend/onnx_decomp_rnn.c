@@ -63,20 +63,28 @@ static ir_value *apply(rnn *r, const act *a, ir_value *x) {
   if (!strcmp(n, "Softplus")) return dc_op1(b, IR_OP_SOFTPLUS, x);
   if (!strcmp(n, "Softsign"))
     return dc_op2(b, IR_OP_DIV, x, dc_op2(b, IR_OP_ADD, scalar(r, 1), dc_op1(b, IR_OP_ABS, x)));
-  if (!strcmp(n, "Affine")) return dc_op2(b, IR_OP_ADD, dc_op2(b, IR_OP_MUL, x, scalar(r, a->alpha)), scalar(r, a->beta));
+  if (!strcmp(n, "Affine"))
+    return dc_op2(b, IR_OP_ADD, dc_op2(b, IR_OP_MUL, x, scalar(r, a->alpha)), scalar(r, a->beta));
   if (!strcmp(n, "ScaledTanh"))
-    return dc_op2(b, IR_OP_MUL, dc_op1(b, IR_OP_TANH, dc_op2(b, IR_OP_MUL, x, scalar(r, a->beta))), scalar(r, a->alpha));
+    return dc_op2(b, IR_OP_MUL, dc_op1(b, IR_OP_TANH, dc_op2(b, IR_OP_MUL, x, scalar(r, a->beta))),
+                  scalar(r, a->alpha));
   if (!strcmp(n, "HardSigmoid"))
-    return dc_clip(r->b, dc_op2(b, IR_OP_ADD, dc_op2(b, IR_OP_MUL, x, scalar(r, a->alpha)), scalar(r, a->beta)), 0, 1);
+    return dc_clip(
+        r->b, dc_op2(b, IR_OP_ADD, dc_op2(b, IR_OP_MUL, x, scalar(r, a->alpha)), scalar(r, a->beta)), 0, 1);
   if (!strcmp(n, "LeakyRelu"))
-    return dc_where(b, dc_op2(b, IR_OP_LESS, x, scalar(r, 0)), dc_op2(b, IR_OP_MUL, x, scalar(r, a->alpha)), x);
-  if (!strcmp(n, "ThresholdedRelu")) return dc_where(b, dc_op2(b, IR_OP_GREATER, x, scalar(r, a->alpha)), x, scalar(r, 0));
+    return dc_where(b, dc_op2(b, IR_OP_LESS, x, scalar(r, 0)), dc_op2(b, IR_OP_MUL, x, scalar(r, a->alpha)),
+                    x);
+  if (!strcmp(n, "ThresholdedRelu"))
+    return dc_where(b, dc_op2(b, IR_OP_GREATER, x, scalar(r, a->alpha)), x, scalar(r, 0));
   if (!strcmp(n, "Elu")) {
     ir_value *em1 = dc_op2(b, IR_OP_SUB, dc_op1(b, IR_OP_EXP, x), scalar(r, 1));
-    return dc_where(b, dc_op2(b, IR_OP_LESS, x, scalar(r, 0)), dc_op2(b, IR_OP_MUL, em1, scalar(r, a->alpha)), x);
+    return dc_where(b, dc_op2(b, IR_OP_LESS, x, scalar(r, 0)), dc_op2(b, IR_OP_MUL, em1, scalar(r, a->alpha)),
+                    x);
   }
-  return dc_fail(b, ST_ERR_UNSUPPORTED, "activation '%s' is not supported (Sigmoid, Tanh, Relu, HardSigmoid, "
-                 "LeakyRelu, ThresholdedRelu, Elu, Softsign, Softplus, Affine, ScaledTanh are)", n);
+  return dc_fail(b, ST_ERR_UNSUPPORTED,
+                 "activation '%s' is not supported (Sigmoid, Tanh, Relu, HardSigmoid, "
+                 "LeakyRelu, ThresholdedRelu, Elu, Softsign, Softplus, Affine, ScaledTanh are)",
+                 n);
 }
 
 static void act_defaults(act *a) {
@@ -88,11 +96,13 @@ static void act_defaults(act *a) {
 
 /* The activations per direction: the attribute's, else the op's defaults. */
 static void read_acts(rnn *r, int dirs) {
-  static const char *const defaults[3][RNN_ACTS] = {{"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
+  static const char *const defaults[3][RNN_ACTS] = {
+      {"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
   const int per = r->kind == KIND_RNN ? 1 : r->kind == KIND_GRU ? 2 : 3;
   const onnx_node *nd = r->b->nd;
   const Onnx__AttributeProto *names = onnx_attr(nd, "activations");
-  const Onnx__AttributeProto *alpha = onnx_attr(nd, "activation_alpha"), *beta = onnx_attr(nd, "activation_beta");
+  const Onnx__AttributeProto *alpha = onnx_attr(nd, "activation_alpha"),
+                             *beta = onnx_attr(nd, "activation_beta");
   if (names && (int)names->n_strings != per * dirs) {
     dc_fail(r->b, ST_ERR_INVALID, "attribute 'activations' has %zu names; expected %d (%d per direction)",
             names->n_strings, per * dirs, per);
@@ -142,14 +152,16 @@ static ir_value *hold(rnn *r, ir_value *mask, ir_value *next, ir_value *prev) {
 
 /* One direction: Y rows [T] of [B, H] (in *y, in time order), final H (and C). */
 static void direction(rnn *r, int64_t d, int reverse, ir_value *x, ir_value *w, ir_value *rw, ir_value *bias,
-                      ir_value *lens, ir_value *h0, ir_value *c0, ir_value *peep, ir_value **y, ir_value **h_out,
-                      ir_value **c_out) {
+                      ir_value *lens, ir_value *h0, ir_value *c0, ir_value *peep, ir_value **y,
+                      ir_value **h_out, ir_value **c_out) {
   dc *b = r->b;
   const int64_t H = r->hidden, G = r->gates;
   ir_value *wd = dir_row(r, w, d), *rd = dir_row(r, rw, d), *bd = dir_row(r, bias, d);
   /* [T*B, I] x [I, G*H]: one matrix product over every step, not T products of B rows */
-  const int64_t flat[2] = {-1, w->dims[2]}, steps[3] = {r->T, -1, G * H}; /* x may be a transpose, shapeless yet */
-  ir_value *xw = dc_reshape_to(b, dc_op2(b, IR_OP_MATMUL, dc_reshape_to(b, x, 2, flat), transposed(r, wd)), 3, steps);
+  const int64_t flat[2] = {-1, w->dims[2]},
+                steps[3] = {r->T, -1, G * H}; /* x may be a transpose, shapeless yet */
+  ir_value *xw =
+      dc_reshape_to(b, dc_op2(b, IR_OP_MATMUL, dc_reshape_to(b, x, 2, flat), transposed(r, wd)), 3, steps);
   ir_value *rt = r->kind == KIND_GRU ? NULL : transposed(r, rd);
   ir_value *wb = NULL, *rb = NULL;
   if (bd) {
@@ -160,7 +172,8 @@ static void direction(rnn *r, int64_t d, int reverse, ir_value *x, ir_value *w, 
   }
   ir_value *h = dir_row(r, h0, d), *c = dir_row(r, c0, d);
   ir_value *pd = dir_row(r, peep, d);
-  ir_value *pi = pd ? block(r, pd, 0) : NULL, *po = pd ? block(r, pd, 1) : NULL, *pf = pd ? block(r, pd, 2) : NULL;
+  ir_value *pi = pd ? block(r, pd, 0) : NULL, *po = pd ? block(r, pd, 1) : NULL,
+           *pf = pd ? block(r, pd, 2) : NULL;
   /* GRU's h gate needs R's h rows apart from z and r */
   ir_value *rzr = NULL, *rhh = NULL, *rbzr = NULL, *rbh = NULL;
   if (r->kind == KIND_GRU) {
@@ -174,8 +187,10 @@ static void direction(rnn *r, int64_t d, int reverse, ir_value *x, ir_value *w, 
     const int64_t t = reverse ? r->T - 1 - k : k;
     ir_value *xt = dc_gather(b, xw, dc_scalar(b, DT_INT64, (double)t), 0); /* [B, G*H] */
     ir_value *mask = NULL;
-    if (lens) mask = dc_unsqueeze(b, dc_cast(b, dc_op2(b, IR_OP_LESS, dc_scalar(b, lens->dtype, (double)t), lens), r->dt),
-                                  1, (const int64_t[]){1});
+    if (lens)
+      mask = dc_unsqueeze(
+          b, dc_cast(b, dc_op2(b, IR_OP_LESS, dc_scalar(b, lens->dtype, (double)t), lens), r->dt), 1,
+          (const int64_t[]){1});
     ir_value *hn = NULL, *cn = NULL;
     if (r->kind == KIND_RNN) {
       ir_value *g = xt;
@@ -230,41 +245,51 @@ static status decomp(onnx_node *nd, rnn_kind kind) {
   dc b;
   dc_begin(&b, nd);
   rnn r = {.b = &b, .kind = kind, .gates = kind == KIND_RNN ? 1 : kind == KIND_GRU ? 3 : 4};
-  ir_value *x = dc_in(&b, 0), *w = dc_in(&b, 1), *rw = dc_in(&b, 2), *bias = dc_in(&b, 3), *lens = dc_in(&b, 4);
+  ir_value *x = dc_in(&b, 0), *w = dc_in(&b, 1), *rw = dc_in(&b, 2), *bias = dc_in(&b, 3),
+           *lens = dc_in(&b, 4);
   ir_value *h0 = dc_in(&b, 5), *c0 = kind == KIND_LSTM ? dc_in(&b, 6) : NULL;
   ir_value *peep = kind == KIND_LSTM ? dc_in(&b, 7) : NULL;
   r.dt = dc_dtype(&b, x);
   if (b.st) return dc_end(&b);
   if (r.dt != DT_FLOAT32 && r.dt != DT_FLOAT16)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' has data type %s; only float32 and float16 are supported",
-                     x->name, onnx_dtype_name(r.dt));
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "input '%s' has data type %s; only float32 and float16 are supported", x->name,
+                     onnx_dtype_name(r.dt));
   int64_t layout = dc_attr_int(&b, "layout", 0);
   if (layout != 0 && layout != 1)
     return dc_refuse(&b, ST_ERR_INVALID, "attribute 'layout' = %" PRId64 " must be 0 or 1", layout);
   if (x->rank != 3 || x->dims[0] < 0 || x->dims[1] < 0)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a known shape [%s, input_size] at import (fix it "
-                     "with --input_shape)", x->name, layout ? "batch, seq_length" : "seq_length, batch");
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "input '%s' needs a known shape [%s, input_size] at import (fix it "
+                     "with --input_shape)",
+                     x->name, layout ? "batch, seq_length" : "seq_length, batch");
   if (w->rank != 3 || w->dims[1] < 1 || rw->rank != 3 || rw->dims[2] < 1)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "inputs W and R need known shapes [num_directions, gates * hidden, "
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "inputs W and R need known shapes [num_directions, gates * hidden, "
                      "...] at import");
   r.T = x->dims[layout ? 1 : 0];
   r.hidden = dc_attr_int(&b, "hidden_size", rw->dims[2]);
   if (r.T < 1 || r.T > RNN_MAX_STEPS)
-    return dc_refuse(&b, ST_ERR_LIMIT, "seq_length %" PRId64 " is outside 1..%d (the recurrence is unrolled)", r.T,
-                     RNN_MAX_STEPS);
+    return dc_refuse(&b, ST_ERR_LIMIT, "seq_length %" PRId64 " is outside 1..%d (the recurrence is unrolled)",
+                     r.T, RNN_MAX_STEPS);
   if (r.hidden != rw->dims[2] || w->dims[1] != r.gates * r.hidden)
-    return dc_refuse(&b, ST_ERR_INVALID, "hidden_size %" PRId64 " does not match W [.., %" PRId64 ", ..] and R [.., "
-                     ".., %" PRId64 "] (%" PRId64 " gates)", r.hidden, w->dims[1], rw->dims[2], r.gates);
+    return dc_refuse(&b, ST_ERR_INVALID,
+                     "hidden_size %" PRId64 " does not match W [.., %" PRId64 ", ..] and R [.., "
+                     ".., %" PRId64 "] (%" PRId64 " gates)",
+                     r.hidden, w->dims[1], rw->dims[2], r.gates);
   char dirname[32];
   onnx_attr_string(nd, "direction", "forward", dirname, sizeof dirname);
   int dirs = 1, rev0 = 0;
-  if (!strcmp(dirname, "reverse")) rev0 = 1;
-  else if (!strcmp(dirname, "bidirectional")) dirs = 2;
+  if (!strcmp(dirname, "reverse"))
+    rev0 = 1;
+  else if (!strcmp(dirname, "bidirectional"))
+    dirs = 2;
   else if (strcmp(dirname, "forward"))
-    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'direction' = '%s' (forward, reverse or bidirectional)", dirname);
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'direction' = '%s' (forward, reverse or bidirectional)",
+                     dirname);
   if (w->dims[0] != dirs)
-    return dc_refuse(&b, ST_ERR_INVALID, "W has %" PRId64 " directions; direction '%s' needs %d", w->dims[0], dirname,
-                     dirs);
+    return dc_refuse(&b, ST_ERR_INVALID, "W has %" PRId64 " directions; direction '%s' needs %d", w->dims[0],
+                     dirname, dirs);
   r.clip = dc_attr_float(&b, "clip", 0);
   if (r.clip < 0) return dc_refuse(&b, ST_ERR_INVALID, "attribute 'clip' = %g must be positive", r.clip);
   r.input_forget = (int)dc_attr_int(&b, "input_forget", 0);
@@ -284,9 +309,10 @@ static status decomp(onnx_node *nd, rnn_kind kind) {
     direction(&r, d, d == 1 || rev0, x, w, rw, bias, lens, h0, c0, peep, yd, &hs[d], &cs[d]);
     if (b.st) break;
     static const int64_t ax0[1] = {0};
-    for (int64_t t = 0; t < r.T; t++) yd[t] = dc_unsqueeze(&b, yd[t], 1, ax0);
+    for (int64_t t = 0; t < r.T; t++)
+      yd[t] = dc_unsqueeze(&b, yd[t], 1, ax0);
     ys[d] = r.T == 1 ? yd[0] : dc_concat(&b, 0, (int)r.T, yd); /* [T, B, H] */
-    ys[d] = dc_unsqueeze(&b, ys[d], 1, (const int64_t[]){1}); /* [T, 1, B, H] */
+    ys[d] = dc_unsqueeze(&b, ys[d], 1, (const int64_t[]){1});  /* [T, 1, B, H] */
     hs[d] = dc_unsqueeze(&b, hs[d], 1, ax0);
     if (cs[d]) cs[d] = dc_unsqueeze(&b, cs[d], 1, ax0);
   }

@@ -44,8 +44,8 @@ typedef struct onnx_options {
 
 /* Parses "name:1,3,224,224;name2:1,10" into shapes (pointers into an arena).
  * ST_ERR_PARSE naming the bad piece. */
-status onnx_parse_input_shape(const char *spec, arena *a, onnx_input_shape **shapes_out,
-                              int *count_out, diag *d);
+status onnx_parse_input_shape(const char *spec, arena *a, onnx_input_shape **shapes_out, int *count_out,
+                              diag *d);
 
 /* Loads `path`. External data files are resolved relative to the model's
  * directory. On success *graph_out is a new graph the caller frees with

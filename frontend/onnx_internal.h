@@ -44,23 +44,22 @@ typedef struct onnx_proto {
   int over_budget;                 /* an allocation was refused by the budget */
   int out_of_memory;               /* an allocation failed */
   /* onnx_proto_unpack: */
-  const void *data;  /* the serialized model: borrowed, or owned (bigmem) when `owned` */
-  size_t size;       /* bytes at data */
+  const void *data; /* the serialized model: borrowed, or owned (bigmem) when `owned` */
+  size_t size;      /* bytes at data */
   int owned;
   const char *label; /* borrowed, for messages */
   onnx_span *inits;  /* graph.initializer values in data, in order (bigmem) */
   size_t ninits;
-  void *compact;     /* what `model` or `tensor` was unpacked from: the bytes without the
-                        initializers or the raw_data (bigmem) */
+  void *compact; /* what `model` or `tensor` was unpacked from: the bytes without the
+                    initializers or the raw_data (bigmem) */
   size_t compact_bytes;
-  int raw_borrowed;  /* onnx_proto_initializer: tensor->raw_data points into the model's bytes */
+  int raw_borrowed; /* onnx_proto_initializer: tensor->raw_data points into the model's bytes */
 } onnx_proto;
 
 /* Reads all of `path` (a regular file of at most max_bytes) into a bigmem
  * buffer (common/bigmem.h) the caller frees with bigmem_free(*data_out,
  * *size_out) or hands over to onnx_proto_unpack. */
-status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_t *size_out,
-                      diag *d);
+status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_t *size_out, diag *d);
 /* Checks and unpacks `size` bytes of a ModelProto; ST_ERR_PARSE names the
  * byte offset and the field path of the first malformed piece. `p` is
  * cleared first. p->model lacks the graph's initializers: p->inits locates
@@ -68,8 +67,7 @@ status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_
  * when `owned`, is a bigmem buffer (from onnx_read_file) that p takes over
  * whatever the outcome. `label` names the model in messages and must outlive
  * p. Call onnx_proto_free in every case. */
-status onnx_proto_unpack(const void *data, size_t size, int owned, const char *label,
-                         onnx_proto *p, diag *d);
+status onnx_proto_unpack(const void *data, size_t size, int owned, const char *label, onnx_proto *p, diag *d);
 /* Unpacks initializer i of p into t (cleared first; onnx_proto_free(t) in
  * every case); its raw_data is not copied but points into p's bytes, valid
  * while p is and until the next call. Call it for i = 0, 1, ... in order:
@@ -77,8 +75,7 @@ status onnx_proto_unpack(const void *data, size_t size, int owned, const char *l
 status onnx_proto_initializer(onnx_proto *p, size_t i, onnx_proto *t, diag *d);
 /* Checks and unpacks a serialized TensorProto (the input_N.pb / output_N.pb
  * files of ONNX node tests). */
-status onnx_proto_unpack_tensor(const void *data, size_t size, const char *label, onnx_proto *p,
-                                diag *d);
+status onnx_proto_unpack_tensor(const void *data, size_t size, const char *label, onnx_proto *p, diag *d);
 void onnx_proto_free(onnx_proto *p);
 
 /* --- shared load state */
@@ -93,8 +90,8 @@ typedef struct onnx_ctx {
   int opset;               /* default-domain opset */
   const onnx_options *opt; /* never NULL */
   diag *d;
-  arena scratch;           /* freed at the end of the load */
-  onnx_ext_file *ext;      /* external files read so far (onnx_tensor.c) */
+  arena scratch;      /* freed at the end of the load */
+  onnx_ext_file *ext; /* external files read so far (onnx_tensor.c) */
   int ext_count, ext_cap;
 } onnx_ctx;
 
@@ -109,8 +106,8 @@ const char *onnx_dtype_name(int dt);
 const char *onnx_dims_str(int rank, const int64_t *dims, char *buf, size_t size);
 /* Makes a constant named `name` from `t`. `what` names the tensor in messages
  * ("initializer 'fc.weight'", "node 'c1' (Constant) attribute 'value'"). */
-status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *name,
-                         const char *what, ir_value **out);
+status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *name, const char *what,
+                         ir_value **out);
 /* Closes what onnx_tensor_const opened (the directory fd). */
 void onnx_tensor_done(onnx_ctx *c);
 
@@ -120,11 +117,11 @@ void onnx_tensor_done(onnx_ctx *c);
 typedef struct onnx_node {
   onnx_ctx *c;
   const Onnx__NodeProto *np;
-  int index;         /* position in graph.node */
+  int index; /* position in graph.node */
   int nin, nout;
-  ir_value **in;     /* in[i] NULL: input omitted ("" name) */
-  ir_value **out;    /* out[i] NULL: output omitted */
-  const int *uses;   /* readers (node inputs and graph outputs) of each output */
+  ir_value **in;   /* in[i] NULL: input omitted ("" name) */
+  ir_value **out;  /* out[i] NULL: output omitted */
+  const int *uses; /* readers (node inputs and graph outputs) of each output */
 } onnx_node;
 
 /* Records "label: node 'name' (Op): <message>" and returns code. */
@@ -151,8 +148,7 @@ double onnx_attr_float(const onnx_node *nd, const char *name, double def);
 int onnx_attr_string_is(const onnx_node *nd, const char *name, const char *def, const char *s);
 /* STRING attribute `name` (def when absent) copied into buf, truncated to
  * size - 1 bytes; returns buf. */
-const char *onnx_attr_string(const onnx_node *nd, const char *name, const char *def, char *buf,
-                             size_t size);
+const char *onnx_attr_string(const onnx_node *nd, const char *name, const char *def, char *buf, size_t size);
 /* INTS attribute `name`: its values (pointing into the model) and *count, or
  * NULL and *count = 0 when absent. */
 const int64_t *onnx_attr_ints(const onnx_node *nd, const char *name, int *count);
@@ -200,6 +196,5 @@ status onnx_import_upsample(onnx_node *nd, ir_node *n);
 /* The dtype of an imported node's output, from its inputs' dtypes (run in
  * topological order, so every input's dtype is known). */
 dtype onnx_result_dtype(const ir_node *n);
-
 
 #endif

@@ -45,7 +45,7 @@ enum {
   IR_VERSION_MIN = 3, /* the first with opset_import */
   IR_VERSION_MAX = 13,
   OPSET_MAX = 28,
-  MAX_NODE_IO = 1 << 20, /* inputs or outputs of one node */
+  MAX_NODE_IO = 1 << 20,            /* inputs or outputs of one node */
   IMPORT_FOLD_MAX_BYTES = 64 << 10, /* larger constant results are left to constfold */
 };
 
@@ -72,13 +72,14 @@ static int parse_dim(const char *s, size_t n, int64_t *out) {
   return 0;
 }
 
-status onnx_parse_input_shape(const char *spec, arena *a, onnx_input_shape **shapes_out,
-                              int *count_out, diag *d) {
+status onnx_parse_input_shape(const char *spec, arena *a, onnx_input_shape **shapes_out, int *count_out,
+                              diag *d) {
   *shapes_out = NULL;
   *count_out = 0;
   if (!spec || !*spec) return diag_set(d, ST_ERR_PARSE, "--input_shape is empty");
   int n = 1;
-  for (const char *p = spec; *p; p++) n += *p == ';';
+  for (const char *p = spec; *p; p++)
+    n += *p == ';';
   onnx_input_shape *shapes = arena_array(a, (size_t)n, sizeof *shapes);
   if (!shapes) return diag_set(d, ST_ERR_NOMEM, "--input_shape: out of memory");
   const char *piece = spec;
@@ -88,11 +89,10 @@ status onnx_parse_input_shape(const char *spec, arena *a, onnx_input_shape **sha
     const char *colon = NULL;
     for (size_t i = 0; i < len; i++)
       if (piece[i] == ':') colon = piece + i; /* the last one: names may contain ':' */
-    if (len == 0)
-      return diag_set(d, ST_ERR_PARSE, "--input_shape \"%s\": entry %d is empty", spec, k + 1);
+    if (len == 0) return diag_set(d, ST_ERR_PARSE, "--input_shape \"%s\": entry %d is empty", spec, k + 1);
     if (!colon)
-      return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s' has no ':' between the name and the dims",
-                      plen, piece);
+      return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s' has no ':' between the name and the dims", plen,
+                      piece);
     if (colon == piece)
       return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s' has no input name", plen, piece);
     onnx_input_shape *s = &shapes[k];
@@ -102,8 +102,7 @@ status onnx_parse_input_shape(const char *spec, arena *a, onnx_input_shape **sha
       if (!strcmp(shapes[j].name, s->name))
         return diag_set(d, ST_ERR_PARSE, "--input_shape: input '%s' is given twice", s->name);
     const char *p = colon + 1, *end = piece + len;
-    if (p == end)
-      return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s' has no dims", plen, piece);
+    if (p == end) return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s' has no dims", plen, piece);
     while (p <= end) {
       size_t dl = strcspn(p, ",;");
       if (p + dl > end) dl = (size_t)(end - p);
@@ -111,9 +110,8 @@ status onnx_parse_input_shape(const char *spec, arena *a, onnx_input_shape **sha
         return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s' has more than %d dims", plen, piece,
                         MAX_RANK);
       if (parse_dim(p, dl, &s->dims[s->rank]) != 0)
-        return diag_set(d, ST_ERR_PARSE,
-                        "--input_shape: '%.*s': dim %d '%.*s' is not a non-negative integer", plen,
-                        piece, s->rank, (int)(dl > 40 ? 40 : dl), p);
+        return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s': dim %d '%.*s' is not a non-negative integer",
+                        plen, piece, s->rank, (int)(dl > 40 ? 40 : dl), p);
       s->rank++;
       p += dl + 1;
     }
@@ -132,9 +130,9 @@ typedef struct name_entry {
   const char *name; /* NULL: empty slot */
   ir_value *v;
   def_kind kind;
-  int node;         /* defining node index (DEF_CONSTANT, DEF_NODE) */
-  int uses;         /* node inputs and graph outputs reading it */
-  int unsupported;  /* precheck: defined by a node that could not be imported */
+  int node;        /* defining node index (DEF_CONSTANT, DEF_NODE) */
+  int uses;        /* node inputs and graph outputs reading it */
+  int unsupported; /* precheck: defined by a node that could not be imported */
 } name_entry;
 
 typedef struct loader {
@@ -147,7 +145,8 @@ typedef struct loader {
 
 static name_entry *lookup(loader *L, const char *name) {
   uint64_t h = 1469598103934665603u; /* FNV-1a */
-  for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211u;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    h = (h ^ *p) * 1099511628211u;
   for (size_t i = (size_t)h & L->mask;; i = (i + 1) & L->mask)
     if (!L->slots[i].name || !strcmp(L->slots[i].name, name)) return &L->slots[i];
 }
@@ -189,15 +188,13 @@ static status check_model(loader *L, const Onnx__ModelProto *m) {
   for (size_t i = 0; i < m->n_opset_import; i++) {
     const Onnx__OperatorSetIdProto *o = m->opset_import[i];
     if (o->domain && *o->domain && strcmp(o->domain, "ai.onnx")) continue;
-    if (c->opset)
-      return onnx_fail(c, ST_ERR_INVALID, "opset_import lists the default domain twice");
+    if (c->opset) return onnx_fail(c, ST_ERR_INVALID, "opset_import lists the default domain twice");
     if (!o->has_version || o->version < 1 || o->version > OPSET_MAX)
       return onnx_fail(c, ST_ERR_UNSUPPORTED, "opset %" PRId64 " is not supported (1 to %d)",
                        o->has_version ? o->version : 0, OPSET_MAX);
     c->opset = (int)o->version;
   }
-  if (!c->opset)
-    return onnx_fail(c, ST_ERR_INVALID, "opset_import has no entry for the default ONNX domain");
+  if (!c->opset) return onnx_fail(c, ST_ERR_INVALID, "opset_import has no entry for the default ONNX domain");
   if (!m->graph) return onnx_fail(c, ST_ERR_INVALID, "the model has no graph");
   if (m->graph->n_sparse_initializer)
     return onnx_fail(c, ST_ERR_UNSUPPORTED, "sparse initializers are not supported");
@@ -215,8 +212,7 @@ static status add_initializers(loader *L) {
     status s = onnx_proto_initializer(L->proto, i, &tp, L->c.d);
     const Onnx__TensorProto *t = tp.tensor;
     name_entry *e = NULL;
-    if (!s && (!t->name || !*t->name))
-      s = onnx_fail(&L->c, ST_ERR_INVALID, "initializer %zu has no name", i);
+    if (!s && (!t->name || !*t->name)) s = onnx_fail(&L->c, ST_ERR_INVALID, "initializer %zu has no name", i);
     if (!s) {
       const char *name = arena_strdup(&L->c.scratch, t->name);
       char what[300];
@@ -263,8 +259,8 @@ static status check_input_shapes(loader *L) {
 }
 
 /* The shape of graph input `vi`, with --input_shape entry `fix` (or NULL). */
-static status input_shape(loader *L, const Onnx__ValueInfoProto *vi, const onnx_input_shape *fix,
-                          int *dt_out, int *rank_out, int64_t *dims) {
+static status input_shape(loader *L, const Onnx__ValueInfoProto *vi, const onnx_input_shape *fix, int *dt_out,
+                          int *rank_out, int64_t *dims) {
   onnx_ctx *c = &L->c;
   const char *name = vi->name;
   const Onnx__TypeProto *tp = vi->type;
@@ -273,19 +269,19 @@ static status input_shape(loader *L, const Onnx__ValueInfoProto *vi, const onnx_
   const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
   int dt = tt->has_elem_type ? tt->elem_type : DT_UNDEFINED;
   if (!dtype_size(dt))
-    return onnx_fail(c, ST_ERR_UNSUPPORTED, "input '%s' has data type %d (%s), which is not supported",
-                     name, dt, onnx_dtype_name(dt));
+    return onnx_fail(c, ST_ERR_UNSUPPORTED, "input '%s' has data type %d (%s), which is not supported", name,
+                     dt, onnx_dtype_name(dt));
   const Onnx__TensorShapeProto *sh = tt->shape;
   if (!sh && !fix)
     return onnx_fail(c, ST_ERR_INVALID, "input '%s' has no shape; give it with --input_shape \"%s:...\"",
                      name, name);
   int rank = sh ? (int)(sh->n_dim > MAX_RANK ? MAX_RANK + 1 : sh->n_dim) : fix->rank;
   if (rank > MAX_RANK)
-    return onnx_fail(c, ST_ERR_LIMIT, "input '%s' has rank %zu, more than the limit of %d", name,
-                     sh->n_dim, MAX_RANK);
+    return onnx_fail(c, ST_ERR_LIMIT, "input '%s' has rank %zu, more than the limit of %d", name, sh->n_dim,
+                     MAX_RANK);
   if (fix && fix->rank != rank)
-    return onnx_fail(c, ST_ERR_INVALID, "input '%s' has rank %d, but --input_shape gives %d dims",
-                     name, rank, fix->rank);
+    return onnx_fail(c, ST_ERR_INVALID, "input '%s' has rank %d, but --input_shape gives %d dims", name, rank,
+                     fix->rank);
   for (int k = 0; k < rank; k++) {
     const Onnx__TensorShapeProto__Dimension *dim = sh ? sh->dim[k] : NULL;
     if (fix) {
@@ -301,11 +297,12 @@ static status input_shape(loader *L, const Onnx__ValueInfoProto *vi, const onnx_
       size_t n = (size_t)snprintf(hint, sizeof hint, "%.200s:", name);
       for (int j = 0; j < rank && n < sizeof hint; j++) {
         const Onnx__TensorShapeProto__Dimension *dj = sh->dim[j];
-        int64_t v = dj->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ? dj->dim_value : 1;
+        int64_t v =
+            dj->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ? dj->dim_value : 1;
         n += (size_t)snprintf(hint + n, sizeof hint - n, "%s%" PRId64, j ? "," : "", v);
       }
-      int named = dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-                  dim->dim_param && *dim->dim_param;
+      int named = dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && dim->dim_param &&
+                  *dim->dim_param;
       return onnx_fail(c, ST_ERR_INVALID, "input '%s' dim %d %s%s%s is %s; fix it with --input_shape \"%s\"",
                        name, k, named ? "('" : "", named ? dim->dim_param : "", named ? "')" : "",
                        named ? "symbolic" : "unknown", hint);
@@ -352,8 +349,7 @@ static status add_constant(loader *L, onnx_node *nd) {
   ir_graph *g = L->c.g;
   if (np->n_input != 0 || np->n_output != 1 || !*np->output[0])
     return onnx_node_fail(nd, ST_ERR_INVALID, "a Constant takes no inputs and has one named output");
-  static const char *const forms[] = {"value", "value_float", "value_floats", "value_int",
-                                      "value_ints"};
+  static const char *const forms[] = {"value", "value_float", "value_floats", "value_int", "value_ints"};
   static const int kinds[] = {
       ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT,
       ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT,
@@ -366,8 +362,7 @@ static status add_constant(loader *L, onnx_node *nd) {
   for (int i = 0; i < 5; i++)
     if (a->name && !strcmp(a->name, forms[i])) form = i;
   if (form < 0)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "attribute '%s' is not supported",
-                          a->name ? a->name : "");
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "attribute '%s' is not supported", a->name ? a->name : "");
   if (onnx_attr_type(a) != kinds[form])
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' is %s, expected %s", a->name,
                           onnx_attr_type_name(onnx_attr_type(a)), onnx_attr_type_name(kinds[form]));
@@ -382,8 +377,7 @@ static status add_constant(loader *L, onnx_node *nd) {
   case 0: {
     if (!a->t) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'value' holds no tensor");
     char what[400], label[256];
-    snprintf(what, sizeof what, "%s attribute 'value'",
-             onnx_node_label(np, nd->index, label, sizeof label));
+    snprintf(what, sizeof what, "%s attribute 'value'", onnx_node_label(np, nd->index, label, sizeof label));
     return onnx_tensor_const(&L->c, a->t, out, what, &e->v);
   }
   case 1: {
@@ -404,9 +398,7 @@ static status add_constant(loader *L, onnx_node *nd) {
   return e->v ? ST_OK : onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
 }
 
-static int is_default_domain(const char *domain) {
-  return !domain || !*domain || !strcmp(domain, "ai.onnx");
-}
+static int is_default_domain(const char *domain) { return !domain || !*domain || !strcmp(domain, "ai.onnx"); }
 
 static int is_constant(const Onnx__NodeProto *np) { return !strcmp(np->op_type, "Constant"); }
 
@@ -415,12 +407,10 @@ static status define_node_outputs(loader *L) {
   for (size_t i = 0; i < L->gp->n_node; i++) {
     const Onnx__NodeProto *np = L->gp->node[i];
     onnx_node nd = {.c = &L->c, .np = np, .index = (int)i};
-    if (!np->op_type || !*np->op_type)
-      return onnx_fail(&L->c, ST_ERR_INVALID, "node #%zu has no op_type", i);
+    if (!np->op_type || !*np->op_type) return onnx_fail(&L->c, ST_ERR_INVALID, "node #%zu has no op_type", i);
     if (!is_default_domain(np->domain))
       return onnx_node_fail(&nd, ST_ERR_UNSUPPORTED,
-                            "domain '%s' is not supported (only the default ONNX domain is)",
-                            np->domain);
+                            "domain '%s' is not supported (only the default ONNX domain is)", np->domain);
     if (np->n_input > MAX_NODE_IO || np->n_output > MAX_NODE_IO)
       return onnx_node_fail(&nd, ST_ERR_LIMIT, "too many inputs or outputs");
     if (is_constant(np)) {
@@ -504,8 +494,14 @@ static status import_nodes(loader *L) {
       out[k] = e ? e->v : NULL;
       uses[k] = e ? e->uses : 0;
     }
-    onnx_node nd = {.c = &L->c, .np = np, .index = (int)i, .nin = (int)np->n_input,
-                    .nout = (int)np->n_output, .in = in, .out = out, .uses = uses};
+    onnx_node nd = {.c = &L->c,
+                    .np = np,
+                    .index = (int)i,
+                    .nin = (int)np->n_input,
+                    .nout = (int)np->n_output,
+                    .in = in,
+                    .out = out,
+                    .uses = uses};
     imported++;
     int first = L->c.g->nnodes;
     status s = onnx_import_node(&nd);
@@ -555,8 +551,8 @@ static status finish(loader *L) {
   return ST_OK;
 }
 
-static status build_graph(onnx_proto *p, const char *dir, const char *label,
-                          const onnx_options *opt, ir_graph **graph_out, diag *d) {
+static status build_graph(onnx_proto *p, const char *dir, const char *label, const onnx_options *opt,
+                          ir_graph **graph_out, diag *d) {
   const Onnx__ModelProto *m = p->model;
   loader L = {.c = {.label = label, .dir = dir, .dirfd = -1, .opt = opt, .d = d}, .proto = p};
   arena_init(&L.c.scratch, 0);
@@ -568,8 +564,10 @@ static status build_graph(onnx_proto *p, const char *dir, const char *label,
   if (!s) {
     L.gp = m->graph;
     size_t defs = p->ninits + L.gp->n_input, slots = 64;
-    for (size_t i = 0; i < L.gp->n_node; i++) defs += L.gp->node[i]->n_output;
-    while (slots < 2 * defs) slots *= 2;
+    for (size_t i = 0; i < L.gp->n_node; i++)
+      defs += L.gp->node[i]->n_output;
+    while (slots < 2 * defs)
+      slots *= 2;
     L.slots = arena_array(&L.c.scratch, slots, sizeof *L.slots);
     L.mask = slots - 1;
     if (!L.slots) s = onnx_fail(&L.c, ST_ERR_NOMEM, "out of memory for %zu names", defs);
@@ -599,8 +597,8 @@ status onnx_load_memory(const void *data, size_t size, const char *dir, const ch
   if (!opt) opt = &no_options;
   size_t limit = opt->max_file_bytes ? opt->max_file_bytes : DEFAULT_MAX_FILE_BYTES;
   if (size > limit)
-    return diag_set(d, ST_ERR_LIMIT, "%s: the model has %zu bytes, more than the limit of %zu",
-                    label, size, limit);
+    return diag_set(d, ST_ERR_LIMIT, "%s: the model has %zu bytes, more than the limit of %zu", label, size,
+                    limit);
   onnx_proto p;
   status s = onnx_proto_unpack(data, size, 0, label, &p, d);
   if (!s) s = build_graph(&p, dir, label, opt, graph_out, d);
@@ -613,8 +611,8 @@ status onnx_load_file(const char *path, const onnx_options *opt, ir_graph **grap
   if (!opt) opt = &no_options;
   void *data;
   size_t size;
-  status s = onnx_read_file(path, opt->max_file_bytes ? opt->max_file_bytes : DEFAULT_MAX_FILE_BYTES,
-                            &data, &size, d);
+  status s = onnx_read_file(path, opt->max_file_bytes ? opt->max_file_bytes : DEFAULT_MAX_FILE_BYTES, &data,
+                            &size, d);
   if (s) return s;
   onnx_proto p;
   s = onnx_proto_unpack(data, size, 1, path, &p, d); /* p owns data now */

@@ -65,8 +65,7 @@ status onnx_node_fail(const onnx_node *nd, status code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return onnx_fail(nd->c, code, "%s: %s", onnx_node_label(nd->np, nd->index, label, sizeof label),
-                   msg);
+  return onnx_fail(nd->c, code, "%s: %s", onnx_node_label(nd->np, nd->index, label, sizeof label), msg);
 }
 
 /* --- the attribute spec */
@@ -81,7 +80,8 @@ typedef struct spec_item {
 /* Parses the next item of a spec string; 0 at the end. */
 static int spec_next(const char **p, spec_item *it) {
   const char *s = *p;
-  while (*s == ' ') s++;
+  while (*s == ' ')
+    s++;
   if (!*s) return 0;
   it->copy = *s != '-';
   if (*s == '-') s++;
@@ -96,7 +96,7 @@ static int spec_next(const char **p, spec_item *it) {
   case 's': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING; break;
   case 'I': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS; break;
   case 'F': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS; break;
-  case 't': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR; break; /* never copied */
+  case 't': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR; break;  /* never copied */
   case 'S': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS; break; /* never copied */
   default: assert(!"bad attribute spec kind");
   }
@@ -133,12 +133,12 @@ static status copy_attr(onnx_node *nd, ir_node *n, const Onnx__AttributeProto *a
     break;
   default: { /* FLOATS */
     double *f = arena_array(&nd->c->scratch, a->n_floats, sizeof *f);
-    for (size_t i = 0; f && i < a->n_floats; i++) f[i] = a->floats[i];
+    for (size_t i = 0; f && i < a->n_floats; i++)
+      f[i] = a->floats[i];
     rc = f ? ir_attr_set_floats(g, n, a->name, (int)a->n_floats, f) : -1;
   }
   }
-  return rc ? onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory copying attribute '%s'", a->name)
-            : ST_OK;
+  return rc ? onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory copying attribute '%s'", a->name) : ST_OK;
 }
 
 /* Checks every attribute of the node against the spec; copies the plain ones. */
@@ -179,8 +179,7 @@ static status check_attrs(onnx_node *nd, const importer *im, ir_node *n) {
 static status window_attrs(onnx_node *nd, ir_node *n, int is_conv) {
   int k;
   const int64_t *ks = onnx_attr_ints(nd, "kernel_shape", &k);
-  if (!ks && !is_conv)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'kernel_shape' is required");
+  if (!ks && !is_conv) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'kernel_shape' is required");
   if (!ks) {
     const ir_value *w = nd->in[1];
     if (w->rank < 0)
@@ -189,13 +188,13 @@ static status window_attrs(onnx_node *nd, ir_node *n, int is_conv) {
                             w->name);
     if (w->rank != 4)
       return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                            "only 2-D convolution is supported (weight '%s' has rank %d)", w->name,
-                            w->rank);
+                            "only 2-D convolution is supported (weight '%s' has rank %d)", w->name, w->rank);
     k = 2;
     ks = w->dims + 2;
   }
   if (is_conv ? k != 2 : k < 1 || k > 3)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "only %s windows are supported (kernel_shape has %d entries)",
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                          "only %s windows are supported (kernel_shape has %d entries)",
                           is_conv ? "2-D" : "1-D to 3-D", k);
   for (int i = 0; i < k; i++)
     if (ks[i] < 1)
@@ -236,7 +235,8 @@ status onnx_maxpool_attrs(onnx_node *nd, ir_node *n) {
   status s = window_attrs(nd, n, 0);
   int64_t order = onnx_attr_int(nd, "storage_order", 0);
   if (!s && order != 0 && order != 1)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'storage_order' = %" PRId64 " must be 0 or 1", order);
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'storage_order' = %" PRId64 " must be 0 or 1",
+                          order);
   return s ? s : onnx_set_flag(nd, n, "ceil_mode", 0);
 }
 
@@ -249,7 +249,8 @@ static status import_avgpool(onnx_node *nd, ir_node *n) {
 /* LpPool and GlobalLpPool: p (default 2) made explicit. */
 static status lp_attr(onnx_node *nd, ir_node *n) {
   int64_t p = onnx_attr_int(nd, "p", 2);
-  if (p < 1 || p > 64) return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "attribute 'p' = %" PRId64 ", supported: 1..64", p);
+  if (p < 1 || p > 64)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "attribute 'p' = %" PRId64 ", supported: 1..64", p);
   return onnx_set_int(nd, n, "p", p);
 }
 
@@ -269,19 +270,23 @@ static status import_clip(onnx_node *nd, ir_node *n) {
   status s = ST_OK;
   if (nd->c->opset < 11) {
     if (nd->nin > 1)
-      return onnx_node_fail(nd, ST_ERR_INVALID, "Clip takes 1 input before opset 11, it has %d",
-                            nd->nin);
+      return onnx_node_fail(nd, ST_ERR_INVALID, "Clip takes 1 input before opset 11, it has %d", nd->nin);
     lo = onnx_attr_float(nd, "min", lo);
     hi = onnx_attr_float(nd, "max", hi);
-  } else if ((nd->nin > 1 && nd->in[1] && !nd->in[1]->data) || (nd->nin > 2 && nd->in[2] && !nd->in[2]->data)) {
+  } else if ((nd->nin > 1 && nd->in[1] && !nd->in[1]->data) ||
+             (nd->nin > 2 && nd->in[2] && !nd->in[2]->data)) {
     dtype dt = nd->in[0]->dtype;
     for (int i = 1; i <= 2; i++) {
       if (i < nd->nin && nd->in[i]) continue;
       double v = i == 1 ? -INFINITY : INFINITY;
-      if (dt == DT_INT64) v = i == 1 ? -9223372036854775808.0 : 9223372036854775807.0;
-      else if (dt == DT_INT32) v = i == 1 ? INT32_MIN : INT32_MAX;
-      else if (dt == DT_INT8) v = i == 1 ? INT8_MIN : INT8_MAX;
-      else if (dt == DT_UINT8) v = i == 1 ? 0 : UINT8_MAX;
+      if (dt == DT_INT64)
+        v = i == 1 ? -9223372036854775808.0 : 9223372036854775807.0;
+      else if (dt == DT_INT32)
+        v = i == 1 ? INT32_MIN : INT32_MAX;
+      else if (dt == DT_INT8)
+        v = i == 1 ? INT8_MIN : INT8_MAX;
+      else if (dt == DT_UINT8)
+        v = i == 1 ? 0 : UINT8_MAX;
       else if (dt != DT_FLOAT32 && dt != DT_FLOAT16)
         return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "run-time bounds on dtype %s", onnx_dtype_name(dt));
       char name[300];
@@ -324,16 +329,14 @@ static status import_flatten(onnx_node *nd, ir_node *n) {
 
 static status import_reshape(onnx_node *nd, ir_node *n) {
   if (nd->c->opset >= 5) {
-    if (nd->nin != 2 || !nd->in[1])
-      return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 (shape) is required");
+    if (nd->nin != 2 || !nd->in[1]) return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 (shape) is required");
     return onnx_set_flag(nd, n, "allowzero", 0);
   }
   /* Before opset 5 the target shape was an attribute: make it the input. */
   int count;
   const int64_t *shape = onnx_attr_ints(nd, "shape", &count);
   if (nd->nin != 1 || !shape)
-    return onnx_node_fail(nd, ST_ERR_INVALID,
-                          "before opset 5 Reshape takes 1 input and a 'shape' attribute");
+    return onnx_node_fail(nd, ST_ERR_INVALID, "before opset 5 Reshape takes 1 input and a 'shape' attribute");
   char name[300];
   snprintf(name, sizeof name, "%.280s_shape", nd->out[0]->name);
   int64_t dim = count;
@@ -361,8 +364,7 @@ static status axes_attr(onnx_node *nd, ir_node *n, int required) {
   if (!axes || count == 0) /* an empty list says nothing */
     return required ? onnx_node_fail(nd, ST_ERR_INVALID, "axes are required") : ST_OK;
   if (count > 2 * MAX_RANK)
-    return onnx_node_fail(nd, ST_ERR_LIMIT, "%d axes are more than the limit of %d", count,
-                          2 * MAX_RANK);
+    return onnx_node_fail(nd, ST_ERR_LIMIT, "%d axes are more than the limit of %d", count, 2 * MAX_RANK);
   return onnx_set_ints(nd, n, "axes", count, axes);
 }
 
@@ -385,8 +387,8 @@ static status import_cast(onnx_node *nd, ir_node *n) {
   if (!onnx_attr(nd, "to")) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'to' is required");
   int64_t to = onnx_attr_int(nd, "to", 0);
   if (to < 0 || to > INT_MAX || !dtype_size((int)to))
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "Cast to data type %" PRId64 " (%s) is not supported",
-                          to, onnx_dtype_name(to < 0 || to > INT_MAX ? 0 : (int)to));
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "Cast to data type %" PRId64 " (%s) is not supported", to,
+                          onnx_dtype_name(to < 0 || to > INT_MAX ? 0 : (int)to));
   return onnx_set_int(nd, n, "to", to);
 }
 
@@ -455,8 +457,8 @@ static status import_castlike(onnx_node *nd, ir_node *n) {
   int to = nd->in[1]->dtype;
   if (to == DT_UNDEFINED) return ST_OK;
   if (!dtype_size(to))
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "target_type input '%s' has data type %d (%s)", nd->in[1]->name,
-                          to, onnx_dtype_name(to));
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "target_type input '%s' has data type %d (%s)",
+                          nd->in[1]->name, to, onnx_dtype_name(to));
   n->nin = 1;
   return onnx_set_int(nd, n, "to", to);
 }
@@ -465,21 +467,31 @@ static status import_castlike(onnx_node *nd, ir_node *n) {
  * for ReduceSum) or from constant input 1; keepdims and noop made explicit.
  * No axes with noop_with_empty_axes=1 reduces nothing (noop=1). */
 static status import_reduce(onnx_node *nd, ir_node *n) {
-  static const struct { const char *op_type, *mode; int input_from; } modes[] = {
-      {"ReduceSum", "sum", 13},         {"ReduceMean", "mean", 18},   {"ReduceMax", "max", 18},
-      {"ReduceMin", "min", 18},         {"ReduceProd", "prod", 18},   {"ReduceL1", "l1", 18},
-      {"ReduceL2", "l2", 18},           {"ReduceLogSum", "logsum", 18},
-      {"ReduceLogSumExp", "logsumexp", 18}, {"ReduceSumSquare", "sumsquare", 18},
+  static const struct {
+    const char *op_type, *mode;
+    int input_from;
+  } modes[] = {
+      {"ReduceSum", "sum", 13},
+      {"ReduceMean", "mean", 18},
+      {"ReduceMax", "max", 18},
+      {"ReduceMin", "min", 18},
+      {"ReduceProd", "prod", 18},
+      {"ReduceL1", "l1", 18},
+      {"ReduceL2", "l2", 18},
+      {"ReduceLogSum", "logsum", 18},
+      {"ReduceLogSumExp", "logsumexp", 18},
+      {"ReduceSumSquare", "sumsquare", 18},
   };
   size_t k = 0;
-  while (strcmp(modes[k].op_type, nd->np->op_type)) k++; /* the table rows name only these */
+  while (strcmp(modes[k].op_type, nd->np->op_type))
+    k++; /* the table rows name only these */
   int count = 0;
   int64_t buf[MAX_RANK];
   const int64_t *axes = NULL;
   if (nd->c->opset < modes[k].input_from) {
     if (nd->nin > 1)
-      return onnx_node_fail(nd, ST_ERR_INVALID, "takes 1 input before opset %d, it has %d", modes[k].input_from,
-                            nd->nin);
+      return onnx_node_fail(nd, ST_ERR_INVALID, "takes 1 input before opset %d, it has %d",
+                            modes[k].input_from, nd->nin);
     axes = onnx_attr_ints(nd, "axes", &count);
     if (count > MAX_RANK)
       return onnx_node_fail(nd, ST_ERR_LIMIT, "%d axes are more than the limit of %d", count, MAX_RANK);
@@ -492,7 +504,8 @@ static status import_reduce(onnx_node *nd, ir_node *n) {
   if (s) return s;
   int64_t noop = onnx_attr_int(nd, "noop_with_empty_axes", 0);
   if (noop != 0 && noop != 1)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'noop_with_empty_axes' = %" PRId64 " must be 0 or 1", noop);
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'noop_with_empty_axes' = %" PRId64 " must be 0 or 1",
+                          noop);
   s = onnx_set_flag(nd, n, "keepdims", 1);
   if (!s && n->nin > 1 && !nd->in[1]->data) /* computed axes: shape inference resolves them */
     return onnx_set_int(nd, n, "noop_with_empty_axes", noop);
@@ -521,8 +534,9 @@ static status index_input_attr(onnx_node *nd, ir_node *n, int i, const char *nam
   if (s) return s;
   int64_t count = ir_value_elements(v), buf[2 * MAX_RANK];
   if ((v->dtype != DT_INT64 && v->dtype != DT_INT32) || v->rank > 1 || count > max || count > 2 * MAX_RANK)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must be an int32 or int64 list of at most %d values",
-                          i, v->name, name, max);
+    return onnx_node_fail(nd, ST_ERR_INVALID,
+                          "input %d '%s' (%s) must be an int32 or int64 list of at most %d values", i,
+                          v->name, name, max);
   for (int64_t k = 0; k < count; k++)
     buf[k] = v->dtype == DT_INT64 ? ((const int64_t *)v->data)[k] : ((const int32_t *)v->data)[k];
   return onnx_set_ints(nd, n, name, (int)count, buf);
@@ -536,7 +550,8 @@ static status import_slice(onnx_node *nd, ir_node *n) {
     return ST_OK;
   }
   static const char *const names[] = {"starts", "ends", "axes", "steps"};
-  if (nd->nin < 3) return onnx_node_fail(nd, ST_ERR_INVALID, "inputs starts and ends are required from opset 10");
+  if (nd->nin < 3)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "inputs starts and ends are required from opset 10");
   for (int i = 1; i < nd->nin && i < 5; i++) {
     if (!nd->in[i]) continue;
     status s = index_input_attr(nd, n, i, names[i - 1], MAX_RANK);
@@ -553,7 +568,9 @@ static status import_expand(onnx_node *nd, ir_node *n) {
   return index_input_attr(nd, n, 1, "shape", MAX_RANK);
 }
 
-static status import_tile(onnx_node *nd, ir_node *n) { return index_input_attr(nd, n, 1, "repeats", MAX_RANK); }
+static status import_tile(onnx_node *nd, ir_node *n) {
+  return index_input_attr(nd, n, 1, "repeats", MAX_RANK);
+}
 
 static status import_depthtospace(onnx_node *nd, ir_node *n) {
   if (!onnx_attr(nd, "blocksize"))
@@ -579,7 +596,8 @@ static status import_constantofshape(onnx_node *nd, ir_node *n) {
   ir_value *v = NULL;
   if (a) {
     char what[400], label[256];
-    snprintf(what, sizeof what, "%s attribute 'value'", onnx_node_label(nd->np, nd->index, label, sizeof label));
+    snprintf(what, sizeof what, "%s attribute 'value'",
+             onnx_node_label(nd->np, nd->index, label, sizeof label));
     status s = onnx_tensor_const(nd->c, a->t, name, what, &v);
     if (s) return s;
     if (ir_value_elements(v) != 1)
@@ -612,9 +630,11 @@ static status import_trilu(onnx_node *nd, ir_node *n) {
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "input '%s' has unknown or huge matrix dims", x->name);
   uint8_t *mask = arena_array(&nd->c->scratch, (size_t)(rows * cols) + 1, 1);
   uint8_t zero[8] = {0};
-  if (!mask || !dtype_size(x->dtype)) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory for the Trilu mask");
+  if (!mask || !dtype_size(x->dtype))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory for the Trilu mask");
   for (int64_t i = 0; i < rows; i++)
-    for (int64_t j = 0; j < cols; j++) mask[i * cols + j] = upper ? (double)(j - i) >= k : (double)(j - i) <= k;
+    for (int64_t j = 0; j < cols; j++)
+      mask[i * cols + j] = upper ? (double)(j - i) >= k : (double)(j - i) <= k;
   char name[300];
   snprintf(name, sizeof name, "%.280s_mask", nd->out[0]->name);
   int64_t md[2] = {rows, cols};
@@ -634,10 +654,12 @@ static status import_split(onnx_node *nd, ir_node *n) {
   for (int k = 0; k < nd->nout; k++)
     if (!nd->out[k]) return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "output %d has no name", k);
   if (nd->nout > IR_SPLIT_MAX_OUTPUTS)
-    return onnx_node_fail(nd, ST_ERR_LIMIT, "%d outputs are more than the limit of %d", nd->nout, IR_SPLIT_MAX_OUTPUTS);
+    return onnx_node_fail(nd, ST_ERR_LIMIT, "%d outputs are more than the limit of %d", nd->nout,
+                          IR_SPLIT_MAX_OUTPUTS);
   int64_t num = onnx_attr_int(nd, "num_outputs", nd->nout);
   if (num != nd->nout)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "num_outputs = %" PRId64 " but the node has %d outputs", num, nd->nout);
+    return onnx_node_fail(nd, ST_ERR_INVALID, "num_outputs = %" PRId64 " but the node has %d outputs", num,
+                          nd->nout);
   status s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 0));
   if (s) return s;
   if (nd->c->opset < 13) {
@@ -653,8 +675,8 @@ static status import_split(onnx_node *nd, ir_node *n) {
     if ((s = onnx_const_input(nd, 1, "split", &v))) return s;
     int64_t count = ir_value_elements(v);
     if (v->dtype != DT_INT64 || v->rank != 1 || count != nd->nout)
-      return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 '%s' (split) must be an int64 list of %d sizes", v->name,
-                            nd->nout);
+      return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 '%s' (split) must be an int64 list of %d sizes",
+                            v->name, nd->nout);
     return onnx_set_ints(nd, n, "split", (int)count, v->data);
   }
   return ST_OK;
@@ -667,18 +689,21 @@ static status import_pad(onnx_node *nd, ir_node *n) {
   int mode = -1;
   for (int i = 0; i < 4; i++)
     if (onnx_attr_string_is(nd, "mode", "constant", modes[i])) mode = i;
-  if (mode < 0) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' must be constant, reflect, edge or wrap");
+  if (mode < 0)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' must be constant, reflect, edge or wrap");
   int rank = nd->in[0]->rank;
   if (rank < 0 || rank > MAX_RANK)
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "input '%s' needs a known rank", nd->in[0]->name);
   int64_t pads[2 * MAX_RANK] = {0}, given[2 * MAX_RANK], axes[MAX_RANK];
   int np = 0, na = rank;
   double value = 0;
-  for (int d = 0; d < rank; d++) axes[d] = d;
+  for (int d = 0; d < rank; d++)
+    axes[d] = d;
   status s = ST_OK;
   if (nd->c->opset < 11) {
     const int64_t *p = onnx_attr_ints(nd, "pads", &np);
-    if (!p || np > 2 * MAX_RANK) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' is required (2 x rank values)");
+    if (!p || np > 2 * MAX_RANK)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' is required (2 x rank values)");
     memcpy(given, p, (size_t)np * sizeof *given);
     value = onnx_attr_float(nd, "value", 0.0);
   } else {
@@ -689,13 +714,14 @@ static status import_pad(onnx_node *nd, ir_node *n) {
       if ((s = onnx_ints_input(nd, 3, "axes", axes, MAX_RANK, &na))) return s;
       for (int i = 0; i < na; i++) {
         axes[i] = axes[i] < 0 ? axes[i] + rank : axes[i];
-        if (axes[i] < 0 || axes[i] >= rank) return onnx_node_fail(nd, ST_ERR_INVALID, "axes[%d] out of range", i);
+        if (axes[i] < 0 || axes[i] >= rank)
+          return onnx_node_fail(nd, ST_ERR_INVALID, "axes[%d] out of range", i);
       }
     }
   }
-  if (np != 2 * na)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "pads has %d values, expected %d", np, 2 * na);
-  for (int i = 0; i < na; i++) pads[axes[i]] = given[i], pads[rank + axes[i]] = given[na + i];
+  if (np != 2 * na) return onnx_node_fail(nd, ST_ERR_INVALID, "pads has %d values, expected %d", np, 2 * na);
+  for (int i = 0; i < na; i++)
+    pads[axes[i]] = given[i], pads[rank + axes[i]] = given[na + i];
   if ((s = onnx_set_string(nd, n, "mode", modes[mode]))) return s;
   s = onnx_set_ints(nd, n, "pads", 2 * rank, pads);
   return s ? s : onnx_set_float(nd, n, "value", value);
@@ -719,8 +745,7 @@ static const importer importers[] = {
     {"Sigmoid", "Sigmoid", 1, 1, 1, 1, "-consumed_inputs:I<6", NULL},
     {"Clip", "Clip", 1, 1, 3, 1, "-min:f<11 -max:f<11 -consumed_inputs:I<6", import_clip},
     {"MaxPool", NULL, 1, 1, 1, 2, WINDOW " -ceil_mode:i -storage_order:i", onnx_decomp_maxpool},
-    {"AveragePool", "AveragePool", 1, 1, 1, 1, WINDOW " -ceil_mode:i -count_include_pad:i",
-     import_avgpool},
+    {"AveragePool", "AveragePool", 1, 1, 1, 1, WINDOW " -ceil_mode:i -count_include_pad:i", import_avgpool},
     {"GlobalAveragePool", "GlobalAveragePool", 1, 1, 1, 1, "", NULL},
     {"GlobalMaxPool", "GlobalMaxPool", 1, 1, 1, 1, "", NULL},
     {"LpPool", "LpPool", 2, 1, 1, 1, WINDOW " -ceil_mode:i -p:i", import_lppool},
@@ -739,7 +764,8 @@ static const importer importers[] = {
     {"Squeeze", "Squeeze", 1, 1, 2, 1, "-axes:I<13", import_squeeze},
     {"Unsqueeze", "Unsqueeze", 1, 1, 2, 1, "-axes:I<13", import_unsqueeze},
     {"Identity", "Identity", 1, 1, 1, 1, "", NULL},
-    {"Dropout", NULL, 1, 1, 3, 2, "-ratio:f<12 -is_test:i<7 -seed:i -consumed_inputs:I<6", onnx_decomp_dropout},
+    {"Dropout", NULL, 1, 1, 3, 2, "-ratio:f<12 -is_test:i<7 -seed:i -consumed_inputs:I<6",
+     onnx_decomp_dropout},
     {"Shape", "Shape", 1, 1, 1, 1, "start:i end:i", NULL},
     {"Gather", "Gather", 1, 2, 2, 1, "-axis:i", import_gather},
     {"Concat", "Concat", 1, 1, 65535, 1, "-axis:i", import_concat},
@@ -850,7 +876,8 @@ static const importer importers[] = {
     /* decompositions: ONNX functions built from the ops above (frontend/onnx_decomp.h) */
     {"LayerNormalization", NULL, 17, 2, 3, 3, "-axis:i -epsilon:f -stash_type:i", onnx_decomp_layer_norm},
     {"RMSNormalization", NULL, 23, 2, 2, 1, "-axis:i -epsilon:f -stash_type:i", onnx_decomp_rms_norm},
-    {"GroupNormalization", NULL, 18, 3, 3, 1, "-epsilon:f -num_groups:i -stash_type:i", onnx_decomp_group_norm},
+    {"GroupNormalization", NULL, 18, 3, 3, 1, "-epsilon:f -num_groups:i -stash_type:i",
+     onnx_decomp_group_norm},
     {"InstanceNormalization", NULL, 6, 3, 3, 1, "-epsilon:f", onnx_decomp_instance_norm},
     {"MeanVarianceNormalization", NULL, 9, 1, 1, 1, "-axes:I", onnx_decomp_mvn},
     {"LpNormalization", NULL, 1, 1, 1, 1, "-axis:i -p:i", onnx_decomp_lp_norm},
@@ -873,14 +900,16 @@ static const importer importers[] = {
     {"HannWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
     {"HammingWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
     {"BlackmanWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
-    {"LinearAttention", NULL, 27, 3, 7, 2, "-chunk_size:i -kv_num_heads:i -q_num_heads:i -scale:f -update_rule:s",
-     onnx_decomp_linear_attention},
-    {"RotaryEmbedding", NULL, 23, 3, 4, 1, "-interleaved:i -num_heads:i -rotary_embedding_dim:i", onnx_decomp_rotary},
+    {"LinearAttention", NULL, 27, 3, 7, 2,
+     "-chunk_size:i -kv_num_heads:i -q_num_heads:i -scale:f -update_rule:s", onnx_decomp_linear_attention},
+    {"RotaryEmbedding", NULL, 23, 3, 4, 1, "-interleaved:i -num_heads:i -rotary_embedding_dim:i",
+     onnx_decomp_rotary},
     {"AffineGrid", NULL, 20, 2, 2, 1, "-align_corners:i", onnx_decomp_affine_grid},
-    {"DeformConv", NULL, 19, 3, 5, 1, "-dilations:I -group:i -kernel_shape:I -offset_group:i -pads:I -strides:I",
-     onnx_decomp_deform_conv},
+    {"DeformConv", NULL, 19, 3, 5, 1,
+     "-dilations:I -group:i -kernel_shape:I -offset_group:i -pads:I -strides:I", onnx_decomp_deform_conv},
     {"RoiAlign", NULL, 10, 3, 3, 1,
-     "-coordinate_transformation_mode:s -mode:s -output_height:i -output_width:i -sampling_ratio:i -spatial_scale:f",
+     "-coordinate_transformation_mode:s -mode:s -output_height:i -output_width:i -sampling_ratio:i "
+     "-spatial_scale:f",
      onnx_decomp_roi_align},
     {"GridSample", NULL, 16, 2, 2, 1, "-align_corners:i -mode:s -padding_mode:s", onnx_decomp_grid_sample},
     {"QuantizeLinear", NULL, 10, 2, 3, 1, "-axis:i -block_size:i -output_dtype:i -precision:i -saturate:i",
@@ -891,7 +920,8 @@ static const importer importers[] = {
     {"GRU", NULL, 7, 3, 6, 2, RNN_ATTRS " -linear_before_reset:i", onnx_decomp_gru},
     {"LSTM", NULL, 7, 3, 8, 3, RNN_ATTRS " -input_forget:i", onnx_decomp_lstm},
     {"Attention", NULL, 23, 3, 7, 4,
-     "-is_causal:i -kv_num_heads:i -q_num_heads:i -qk_matmul_output_mode:i -scale:f -softcap:f -softmax_precision:i",
+     "-is_causal:i -kv_num_heads:i -q_num_heads:i -qk_matmul_output_mode:i -scale:f -softcap:f "
+     "-softmax_precision:i",
      onnx_decomp_attention},
 };
 
@@ -907,16 +937,17 @@ status onnx_import_node(onnx_node *nd) {
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "opset %d is not supported (needs opset >= %d)",
                           nd->c->opset, im->min_opset);
   if (nd->nin < im->min_in || nd->nin > im->max_in)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "has %d inputs, %s takes %d to %d", nd->nin,
-                          np->op_type, im->min_in, im->max_in);
+    return onnx_node_fail(nd, ST_ERR_INVALID, "has %d inputs, %s takes %d to %d", nd->nin, np->op_type,
+                          im->min_in, im->max_in);
   if (nd->nout < 1 || nd->nout > im->max_out)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "has %d outputs, %s has 1 to %d", nd->nout,
-                          np->op_type, im->max_out);
+    return onnx_node_fail(nd, ST_ERR_INVALID, "has %d outputs, %s has 1 to %d", nd->nout, np->op_type,
+                          im->max_out);
   for (int i = 0; i < im->min_in; i++)
     if (!nd->in[i]) return onnx_node_fail(nd, ST_ERR_INVALID, "required input %d has no name", i);
   if (!im->ir_name) { /* a decomposition: the row's function builds the subgraph (onnx_decomp.h) */
-    int named = 0; /* any output may be omitted (RNN's Y, ...), but not all */
-    for (int k = 0; k < nd->nout; k++) named |= nd->out[k] != NULL;
+    int named = 0;    /* any output may be omitted (RNN's Y, ...), but not all */
+    for (int k = 0; k < nd->nout; k++)
+      named |= nd->out[k] != NULL;
     if (!named) return onnx_node_fail(nd, ST_ERR_INVALID, "has no named output");
     status s = check_attrs(nd, im, NULL);
     return s ? s : im->fn(nd, NULL);
@@ -933,7 +964,8 @@ status onnx_import_node(onnx_node *nd) {
                             "supported (inference)",
                             i, nd->out[i]->name, info->max_out, np->op_type);
   int nin = nd->nin < info->max_in ? nd->nin : info->max_in;
-  while (nin > 0 && !nd->in[nin - 1]) nin--;
+  while (nin > 0 && !nd->in[nin - 1])
+    nin--;
   ir_node *n = ir_node_new(nd->c->g, (ir_op)op, np->name && *np->name ? np->name : NULL, nin, nd->in,
                            nd->nout < info->max_out ? nd->nout : info->max_out, nd->out);
   if (!n) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
@@ -948,19 +980,26 @@ status onnx_import_node(onnx_node *nd) {
 
 dtype onnx_result_dtype(const ir_node *n) {
   switch (n->op) {
-  case IR_OP_SHAPE: case IR_OP_SIZE: return DT_INT64;
+  case IR_OP_SHAPE:
+  case IR_OP_SIZE: return DT_INT64;
   case IR_OP_CONSTANTOFSHAPE: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
   case IR_OP_CAST: /* CastLike keeps its like input until shape inference */
     return n->nin > 1 && n->in[1] && !ir_attr_find(n, "to") ? n->in[1]->dtype
                                                             : (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
-  case IR_OP_EQUAL: case IR_OP_LESS: case IR_OP_LESSOREQUAL: case IR_OP_GREATER:
-  case IR_OP_GREATEROREQUAL: case IR_OP_ISNAN: case IR_OP_ISINF:
-    return DT_BOOL;
+  case IR_OP_EQUAL:
+  case IR_OP_LESS:
+  case IR_OP_LESSOREQUAL:
+  case IR_OP_GREATER:
+  case IR_OP_GREATEROREQUAL:
+  case IR_OP_ISNAN:
+  case IR_OP_ISINF: return DT_BOOL;
   case IR_OP_WHERE: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
   case IR_OP_ONEHOT: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED; /* values */
   case IR_OP_REDUCE: {
     const char *mode = ir_attr_string(n, "mode", "");
-    return !strcmp(mode, "argmax") || !strcmp(mode, "argmin") ? DT_INT64 : n->in[0] ? n->in[0]->dtype : DT_UNDEFINED;
+    return !strcmp(mode, "argmax") || !strcmp(mode, "argmin") ? DT_INT64
+           : n->in[0]                                         ? n->in[0]->dtype
+                                                              : DT_UNDEFINED;
   }
   default: return n->in[0] ? n->in[0]->dtype : DT_UNDEFINED;
   }

@@ -43,8 +43,7 @@ enum { MAX_NESTING = 64 }; /* ONNX needs ~6 + 3 per subgraph level */
 #define BUDGET_BASE ((size_t)256 << 20)
 #define BUDGET_PER_BYTE 8
 
-status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_t *size_out,
-                      diag *d) {
+status onnx_read_file(const char *path, size_t max_bytes, void **data_out, size_t *size_out, diag *d) {
   *data_out = NULL;
   *size_out = 0;
   /* O_NONBLOCK: opening a FIFO must not hang; we reject it after fstat. */
@@ -117,18 +116,20 @@ static void budget_free(void *ud, void *ptr) {
   alloc_header *h = (alloc_header *)ptr - 1;
   size_t total = sizeof *h + h->bytes;
   p->used_bytes -= h->bytes;
-  if (total < BIGMEM_MIN_BYTES) free(h);
-  else bigmem_free(h, total);
+  if (total < BIGMEM_MIN_BYTES)
+    free(h);
+  else
+    bigmem_free(h, total);
 }
 
 /* --- the wire-format pre-check */
 
 typedef struct wire_walk {
   const uint8_t *buf;
-  size_t bad_at;      /* offset of the first bad byte */
-  const char *why;    /* static text */
+  size_t bad_at;   /* offset of the first bad byte */
+  const char *why; /* static text */
   const char *path[MAX_NESTING + 1];
-  int bad_depth;      /* path[0..bad_depth) names the enclosing fields */
+  int bad_depth; /* path[0..bad_depth) names the enclosing fields */
 } wire_walk;
 
 static int read_varint(const uint8_t *buf, size_t end, size_t *pos, uint64_t *v) {
@@ -147,14 +148,16 @@ static int read_varint(const uint8_t *buf, size_t end, size_t *pos, uint64_t *v)
 /* The wire type a non-packed field of this protobuf-c type uses. */
 static int wire_type_of(ProtobufCType t) {
   switch (t) {
-  case PROTOBUF_C_TYPE_SFIXED32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_FLOAT:
-    return 5;
-  case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
-    return 1;
-  case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_BYTES: case PROTOBUF_C_TYPE_MESSAGE:
-    return 2;
-  default:
-    return 0;
+  case PROTOBUF_C_TYPE_SFIXED32:
+  case PROTOBUF_C_TYPE_FIXED32:
+  case PROTOBUF_C_TYPE_FLOAT: return 5;
+  case PROTOBUF_C_TYPE_SFIXED64:
+  case PROTOBUF_C_TYPE_FIXED64:
+  case PROTOBUF_C_TYPE_DOUBLE: return 1;
+  case PROTOBUF_C_TYPE_STRING:
+  case PROTOBUF_C_TYPE_BYTES:
+  case PROTOBUF_C_TYPE_MESSAGE: return 2;
+  default: return 0;
   }
 }
 
@@ -176,8 +179,7 @@ static int wire_check(wire_walk *w, size_t pos, size_t end, const ProtobufCMessa
     uint64_t number = tag >> 3;
     int wt = (int)(tag & 7);
     if (number == 0 || number > 0x1fffffff) return wire_bad(w, at, depth, "bad field number");
-    const ProtobufCFieldDescriptor *fd =
-        protobuf_c_message_descriptor_get_field(desc, (unsigned)number);
+    const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(desc, (unsigned)number);
     if (fd) {
       int want = wire_type_of(fd->type);
       int packed = wt == 2 && want != 2 && fd->label == PROTOBUF_C_LABEL_REPEATED;
@@ -185,8 +187,7 @@ static int wire_check(wire_walk *w, size_t pos, size_t end, const ProtobufCMessa
     }
     switch (wt) {
     case 0:
-      if (read_varint(buf, end, &pos, &len) != 0)
-        return wire_bad(w, at, depth, "truncated varint");
+      if (read_varint(buf, end, &pos, &len) != 0) return wire_bad(w, at, depth, "truncated varint");
       break;
     case 1:
     case 5: {
@@ -196,8 +197,7 @@ static int wire_check(wire_walk *w, size_t pos, size_t end, const ProtobufCMessa
       break;
     }
     case 2:
-      if (read_varint(buf, end, &pos, &len) != 0)
-        return wire_bad(w, at, depth, "truncated length");
+      if (read_varint(buf, end, &pos, &len) != 0) return wire_bad(w, at, depth, "truncated length");
       if (len > end - pos) return wire_bad(w, at, depth, "length runs past the end");
       if (fd && fd->type == PROTOBUF_C_TYPE_MESSAGE) {
         w->path[depth] = fd->name;
@@ -206,8 +206,7 @@ static int wire_check(wire_walk *w, size_t pos, size_t end, const ProtobufCMessa
       }
       pos += (size_t)len;
       break;
-    default:
-      return wire_bad(w, at, depth, "unsupported wire type (groups)");
+    default: return wire_bad(w, at, depth, "unsupported wire type (groups)");
     }
   }
   return 0;
@@ -218,8 +217,7 @@ static int wire_check(wire_walk *w, size_t pos, size_t end, const ProtobufCMessa
 static status check_message(const ProtobufCMessageDescriptor *desc, const void *data, size_t size,
                             const char *label, diag *d) {
   const char *kind = desc->short_name;
-  if (size == 0)
-    return diag_set(d, ST_ERR_PARSE, "%s: not a valid ONNX %s (the file is empty)", label, kind);
+  if (size == 0) return diag_set(d, ST_ERR_PARSE, "%s: not a valid ONNX %s (the file is empty)", label, kind);
   wire_walk w = {.buf = data};
   if (wire_check(&w, 0, size, desc, 0) == 0) return ST_OK;
   char path[512];
@@ -227,29 +225,25 @@ static status check_message(const ProtobufCMessageDescriptor *desc, const void *
   for (int i = 0; i < w.bad_depth && n < sizeof path; i++)
     n += (size_t)snprintf(path + n, sizeof path - n, ".%s", w.path[i]);
   return diag_set(d, ST_ERR_PARSE,
-                  "%s: not a valid ONNX %s (protobuf parse failed at byte %zu of %zu in %s: %s)",
-                  label, kind, w.bad_at, size, path, w.why);
+                  "%s: not a valid ONNX %s (protobuf parse failed at byte %zu of %zu in %s: %s)", label, kind,
+                  w.bad_at, size, path, w.why);
 }
 
 /* Unpacks checked bytes with p's allocator, under a byte budget. */
-static status unpack_message(const ProtobufCMessageDescriptor *desc, const void *data,
-                             size_t size, const char *label, onnx_proto *p,
-                             ProtobufCMessage **msg_out, diag *d) {
+static status unpack_message(const ProtobufCMessageDescriptor *desc, const void *data, size_t size,
+                             const char *label, onnx_proto *p, ProtobufCMessage **msg_out, diag *d) {
   const char *kind = desc->short_name;
-  p->budget_bytes = size > (SIZE_MAX - BUDGET_BASE) / BUDGET_PER_BYTE
-                        ? SIZE_MAX
-                        : BUDGET_BASE + size * BUDGET_PER_BYTE;
+  p->budget_bytes =
+      size > (SIZE_MAX - BUDGET_BASE) / BUDGET_PER_BYTE ? SIZE_MAX : BUDGET_BASE + size * BUDGET_PER_BYTE;
   p->alloc = (ProtobufCAllocator){.alloc = budget_alloc, .free = budget_free, .allocator_data = p};
   *msg_out = protobuf_c_message_unpack(desc, &p->alloc, size, data);
   if (*msg_out) return ST_OK;
-  if (p->out_of_memory)
-    return diag_set(d, ST_ERR_NOMEM, "%s: out of memory unpacking the %s", label, kind);
+  if (p->out_of_memory) return diag_set(d, ST_ERR_NOMEM, "%s: out of memory unpacking the %s", label, kind);
   if (p->over_budget)
     return diag_set(d, ST_ERR_LIMIT, "%s: unpacking the %s needs more than %zu bytes", label, kind,
                     p->budget_bytes);
-  return diag_set(d, ST_ERR_PARSE,
-                  "%s: not a valid ONNX %s (protobuf parse failed: protobuf-c rejected it)", label,
-                  kind);
+  return diag_set(d, ST_ERR_PARSE, "%s: not a valid ONNX %s (protobuf parse failed: protobuf-c rejected it)",
+                  label, kind);
 }
 
 /* --- the model without its initializers, an initializer without its raw_data */
@@ -269,7 +263,10 @@ static void next_field(const uint8_t *buf, size_t end, size_t *pos, wire_field *
   read_varint(buf, end, pos, &tag);
   f->number = tag >> 3;
   switch (tag & 7) {
-  case 0: read_varint(buf, end, pos, &v); v = 0; break;
+  case 0:
+    read_varint(buf, end, pos, &v);
+    v = 0;
+    break;
   case 1: v = 8; break;
   case 5: v = 4; break;
   default: read_varint(buf, end, pos, &v); /* 2: a length */
@@ -292,8 +289,8 @@ static size_t put_varint(uint8_t *out, uint64_t v) {
 /* Copies the fields of the message in buf[0, size) to out (NULL: only
  * counts) except those numbered `skip`, whose values' ranges in buf go to
  * spans[*nspans...] (NULL: only counted), in order. Returns the bytes copied. */
-static size_t copy_without(const uint8_t *buf, size_t size, uint64_t skip, uint8_t *out,
-                           onnx_span *spans, size_t *nspans) {
+static size_t copy_without(const uint8_t *buf, size_t size, uint64_t skip, uint8_t *out, onnx_span *spans,
+                           size_t *nspans) {
   size_t n = 0;
   for (size_t pos = 0; pos < size;) {
     wire_field f;
@@ -314,8 +311,7 @@ static size_t copy_without(const uint8_t *buf, size_t size, uint64_t skip, uint8
  * length; the initializers' ranges go to inits (NULL: only counted) in file
  * order, which is the order protobuf gives them, as a second graph field
  * merges into the first. Returns the bytes of the copy. */
-static size_t compact(const uint8_t *buf, size_t size, uint8_t *out, onnx_span *inits,
-                      size_t *ninits) {
+static size_t compact(const uint8_t *buf, size_t size, uint8_t *out, onnx_span *inits, size_t *ninits) {
   size_t n = 0;
   *ninits = 0;
   for (size_t pos = 0; pos < size;) {
@@ -333,13 +329,14 @@ static size_t compact(const uint8_t *buf, size_t size, uint8_t *out, onnx_span *
     n += put_varint(out ? out + n : NULL, glen);
     size_t first = *ninits;
     n += copy_without(graph, graph_bytes, GRAPH_INITIALIZER, out ? out + n : NULL, inits, ninits);
-    for (size_t i = first; inits && i < *ninits; i++) inits[i].offset += f.value;
+    for (size_t i = first; inits && i < *ninits; i++)
+      inits[i].offset += f.value;
   }
   return n;
 }
 
-status onnx_proto_unpack(const void *data, size_t size, int owned, const char *label,
-                         onnx_proto *p, diag *d) {
+status onnx_proto_unpack(const void *data, size_t size, int owned, const char *label, onnx_proto *p,
+                         diag *d) {
   memset(p, 0, sizeof *p);
   p->data = data;
   p->size = size;
@@ -376,8 +373,7 @@ status onnx_proto_initializer(onnx_proto *p, size_t i, onnx_proto *t, diag *d) {
     nraw = 0;
     copy_without(buf, size, TENSOR_RAW_DATA, t->compact, raw, &nraw);
     ProtobufCMessage *m;
-    s = unpack_message(&onnx__tensor_proto__descriptor, t->compact, t->compact_bytes, p->label, t,
-                       &m, d);
+    s = unpack_message(&onnx__tensor_proto__descriptor, t->compact, t->compact_bytes, p->label, t, &m, d);
     t->tensor = (Onnx__TensorProto *)m;
   }
   if (!s && nraw) {
@@ -389,8 +385,7 @@ status onnx_proto_initializer(onnx_proto *p, size_t i, onnx_proto *t, diag *d) {
   return s;
 }
 
-status onnx_proto_unpack_tensor(const void *data, size_t size, const char *label, onnx_proto *p,
-                                diag *d) {
+status onnx_proto_unpack_tensor(const void *data, size_t size, const char *label, onnx_proto *p, diag *d) {
   memset(p, 0, sizeof *p);
   ProtobufCMessage *m;
   status s = check_message(&onnx__tensor_proto__descriptor, data, size, label, d);

@@ -35,9 +35,12 @@ static status const_values(onnx_node *nd, int i, const char *what, double *out, 
   if (n == 0) return ST_OK;
   int dt = v->dtype;
   if (v->rank != 1 || n > max || (dt != DT_FLOAT32 && dt != DT_FLOAT16 && dt != DT_DOUBLE && dt != DT_INT64))
-    return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must be a 1-D float or int64 list of at most %d "
-                          "values", i, v->name, what, max);
-  for (int64_t k = 0; k < n; k++) out[k] = ir_elem_get(v->data, v->dtype, k);
+    return onnx_node_fail(nd, ST_ERR_INVALID,
+                          "input %d '%s' (%s) must be a 1-D float or int64 list of at most %d "
+                          "values",
+                          i, v->name, what, max);
+  for (int64_t k = 0; k < n; k++)
+    out[k] = ir_elem_get(v->data, v->dtype, k);
   *count = (int)n;
   return ST_OK;
 }
@@ -67,7 +70,8 @@ static status import_old(onnx_node *nd, ir_node *n, const double *scales, int co
   if (!is_one_of(mode, modes, 2))
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' = \"%s\", expected nearest or linear", mode);
   if (count != rank)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "scales has %d values, expected %d (the input's rank)", count, rank);
+    return onnx_node_fail(nd, ST_ERR_INVALID, "scales has %d values, expected %d (the input's rank)", count,
+                          rank);
   status s = onnx_set_string(nd, n, "mode", mode);
   if (!s) s = onnx_set_string(nd, n, "coordinate_transformation_mode", "asymmetric");
   if (!s) s = onnx_set_string(nd, n, "nearest_mode", "simple");
@@ -77,7 +81,8 @@ static status import_old(onnx_node *nd, ir_node *n, const double *scales, int co
 static status need_rank(onnx_node *nd) {
   int rank = nd->in[0]->rank;
   if (rank < 1 || rank > MAX_RANK)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "input '%s' needs a known rank of 1..%d", nd->in[0]->name, MAX_RANK);
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "input '%s' needs a known rank of 1..%d", nd->in[0]->name,
+                          MAX_RANK);
   return ST_OK;
 }
 
@@ -88,9 +93,11 @@ status onnx_import_upsample(onnx_node *nd, ir_node *n) {
   int count = -1;
   if (nd->c->opset < 9) {
     const Onnx__AttributeProto *a = onnx_attr(nd, "scales");
-    if (!a || a->n_floats > MAX_RANK) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'scales' is required");
+    if (!a || a->n_floats > MAX_RANK)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'scales' is required");
     count = (int)a->n_floats;
-    for (int k = 0; k < count; k++) scales[k] = a->floats[k];
+    for (int k = 0; k < count; k++)
+      scales[k] = a->floats[k];
   } else if ((s = const_values(nd, 1, "scales", scales, MAX_RANK, &count))) {
     return s;
   }
@@ -118,17 +125,20 @@ status onnx_import_resize(onnx_node *nd, ir_node *n) {
   onnx_attr_string(nd, "nearest_mode", "round_prefer_floor", nearest, sizeof nearest);
   onnx_attr_string(nd, "keep_aspect_ratio_policy", "stretch", policy, sizeof policy);
   static const char *const modes[] = {"nearest", "linear", "cubic"};
-  static const char *const ctms[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
-                                     "asymmetric", "tf_crop_and_resize"};
+  static const char *const ctms[] = {"half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
+                                     "align_corners", "asymmetric",           "tf_crop_and_resize"};
   static const char *const nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
   static const char *const policies[] = {"stretch", "not_larger", "not_smaller"};
-  if (!is_one_of(mode, modes, 3)) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' = \"%s\" is unknown", mode);
+  if (!is_one_of(mode, modes, 3))
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' = \"%s\" is unknown", mode);
   if (!is_one_of(ctm, ctms, 6))
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "coordinate_transformation_mode \"%s\" is not supported", ctm);
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "coordinate_transformation_mode \"%s\" is not supported",
+                          ctm);
   if (!is_one_of(nearest, nearests, 4))
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'nearest_mode' = \"%s\" is unknown", nearest);
   if (!is_one_of(policy, policies, 3))
-    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'keep_aspect_ratio_policy' = \"%s\" is unknown", policy);
+    return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'keep_aspect_ratio_policy' = \"%s\" is unknown",
+                          policy);
   int64_t antialias = 0, exclude = 0;
   const Onnx__AttributeProto *a;
   if ((a = onnx_attr(nd, "antialias"))) antialias = a->i;
@@ -140,27 +150,31 @@ status onnx_import_resize(onnx_node *nd, ir_node *n) {
   /* axes (opset 18): which dims the lists name */
   int64_t axes[MAX_RANK];
   int naxes = rank;
-  for (int d = 0; d < rank; d++) axes[d] = d;
+  for (int d = 0; d < rank; d++)
+    axes[d] = d;
   if ((a = onnx_attr(nd, "axes"))) {
     if (a->n_ints < 1 || a->n_ints > (size_t)rank)
-      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'axes' has %zu values for rank %d", a->n_ints, rank);
+      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'axes' has %zu values for rank %d", a->n_ints,
+                            rank);
     naxes = (int)a->n_ints;
     for (int k = 0; k < naxes; k++) {
       int64_t ax = a->ints[k] < 0 ? a->ints[k] + rank : a->ints[k];
-      if (ax < 0 || ax >= rank) return onnx_node_fail(nd, ST_ERR_INVALID, "axes[%d] = %lld out of range", k,
-                                                      (long long)a->ints[k]);
+      if (ax < 0 || ax >= rank)
+        return onnx_node_fail(nd, ST_ERR_INVALID, "axes[%d] = %lld out of range", k, (long long)a->ints[k]);
       for (int j = 0; j < k; j++)
-        if (axes[j] == ax) return onnx_node_fail(nd, ST_ERR_INVALID, "axes names dim %lld twice", (long long)ax);
+        if (axes[j] == ax)
+          return onnx_node_fail(nd, ST_ERR_INVALID, "axes names dim %lld twice", (long long)ax);
       axes[k] = ax;
     }
   }
   int count = nscales >= 0 ? nscales : nsizes;
   if (count != naxes)
-    return onnx_node_fail(nd, ST_ERR_INVALID, "%s has %d values, expected %d", nscales >= 0 ? "scales" : "sizes", count,
-                          naxes);
+    return onnx_node_fail(nd, ST_ERR_INVALID, "%s has %d values, expected %d",
+                          nscales >= 0 ? "scales" : "sizes", count, naxes);
   double full_scales[MAX_RANK], full_roi[2 * MAX_RANK];
   int64_t full_sizes[MAX_RANK];
-  for (int d = 0; d < rank; d++) full_scales[d] = 1.0, full_sizes[d] = -1, full_roi[d] = 0.0, full_roi[rank + d] = 1.0;
+  for (int d = 0; d < rank; d++)
+    full_scales[d] = 1.0, full_sizes[d] = -1, full_roi[d] = 0.0, full_roi[rank + d] = 1.0;
   for (int k = 0; k < naxes; k++) {
     if (nscales >= 0) full_scales[axes[k]] = scales[k];
     if (nsizes >= 0) {
@@ -172,9 +186,10 @@ status onnx_import_resize(onnx_node *nd, ir_node *n) {
   if (!strcmp(ctm, "tf_crop_and_resize")) {
     if ((s = const_values(nd, 1, "roi", roi, 2 * MAX_RANK, &nroi))) return s;
     if (nroi != 2 * naxes)
-      return onnx_node_fail(nd, ST_ERR_INVALID, "tf_crop_and_resize needs roi with %d values, it has %d", 2 * naxes,
-                            nroi < 0 ? 0 : nroi);
-    for (int k = 0; k < naxes; k++) full_roi[axes[k]] = roi[k], full_roi[rank + axes[k]] = roi[naxes + k];
+      return onnx_node_fail(nd, ST_ERR_INVALID, "tf_crop_and_resize needs roi with %d values, it has %d",
+                            2 * naxes, nroi < 0 ? 0 : nroi);
+    for (int k = 0; k < naxes; k++)
+      full_roi[axes[k]] = roi[k], full_roi[rank + axes[k]] = roi[naxes + k];
     if (ir_attr_set_floats(nd->c->g, n, "roi", 2 * rank, full_roi)) return nomem(nd);
   }
   double cubic_a = (a = onnx_attr(nd, "cubic_coeff_a")) ? a->f : -0.75;
@@ -185,7 +200,8 @@ status onnx_import_resize(onnx_node *nd, ir_node *n) {
     return s;
   if (ir_attr_set_float(nd->c->g, n, "cubic_coeff_a", cubic_a) ||
       ir_attr_set_float(nd->c->g, n, "extrapolation_value", extrap) ||
-      ir_attr_set_int(nd->c->g, n, "exclude_outside", exclude) || ir_attr_set_int(nd->c->g, n, "antialias", antialias))
+      ir_attr_set_int(nd->c->g, n, "exclude_outside", exclude) ||
+      ir_attr_set_int(nd->c->g, n, "antialias", antialias))
     return nomem(nd);
   if (nsizes >= 0 && (s = onnx_set_string(nd, n, "keep_aspect_ratio_policy", policy))) return s;
   return finish(nd, n, rank, nscales >= 0 ? full_scales : NULL, nscales >= 0 ? NULL : full_sizes);

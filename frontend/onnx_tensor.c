@@ -90,7 +90,8 @@ static const char *typed_field_for(int dt) {
   case DT_FLOAT32: return "float_data";
   case DT_DOUBLE: return "double_data";
   case DT_INT64: return "int64_data";
-  case DT_UINT32: case DT_UINT64: return "uint64_data";
+  case DT_UINT32:
+  case DT_UINT64: return "uint64_data";
   default: return "int32_data";
   }
 }
@@ -105,8 +106,8 @@ static size_t typed_count(const Onnx__TensorProto *t, const char *field) {
   return t->n_string_data;
 }
 
-static const char *const typed_fields[] = {"float_data", "double_data", "int64_data",
-                                           "uint64_data", "int32_data", "string_data"};
+static const char *const typed_fields[] = {"float_data",  "double_data", "int64_data",
+                                           "uint64_data", "int32_data",  "string_data"};
 
 /* The first non-empty typed field, or NULL. */
 static const char *typed_present(const Onnx__TensorProto *t) {
@@ -118,12 +119,31 @@ static const char *typed_present(const Onnx__TensorProto *t) {
 /* Range of int32_data values for dtypes stored there. */
 static void int32_range(int dt, int64_t *lo, int64_t *hi) {
   switch (dt) {
-  case DT_INT16: *lo = INT16_MIN; *hi = INT16_MAX; break;
-  case DT_INT8: *lo = INT8_MIN; *hi = INT8_MAX; break;
-  case DT_UINT16: case DT_FLOAT16: *lo = 0; *hi = UINT16_MAX; break;
-  case DT_UINT8: *lo = 0; *hi = UINT8_MAX; break;
-  case DT_BOOL: *lo = 0; *hi = 1; break;
-  default: *lo = INT32_MIN; *hi = INT32_MAX; break;
+  case DT_INT16:
+    *lo = INT16_MIN;
+    *hi = INT16_MAX;
+    break;
+  case DT_INT8:
+    *lo = INT8_MIN;
+    *hi = INT8_MAX;
+    break;
+  case DT_UINT16:
+  case DT_FLOAT16:
+    *lo = 0;
+    *hi = UINT16_MAX;
+    break;
+  case DT_UINT8:
+    *lo = 0;
+    *hi = UINT8_MAX;
+    break;
+  case DT_BOOL:
+    *lo = 0;
+    *hi = 1;
+    break;
+  default:
+    *lo = INT32_MIN;
+    *hi = INT32_MAX;
+    break;
   }
 }
 
@@ -137,19 +157,20 @@ static status typed_check(onnx_ctx *c, const Onnx__TensorProto *t, const char *w
   for (size_t i = 0; i < sizeof typed_fields / sizeof *typed_fields; i++) {
     const char *other = typed_fields[i];
     if (strcmp(other, field) && typed_count(t, other))
-      return onnx_fail(c, ST_ERR_INVALID, "%s: %s is set, but %s tensors store their values in %s",
-                       what, other, onnx_dtype_name(dt), field);
+      return onnx_fail(c, ST_ERR_INVALID, "%s: %s is set, but %s tensors store their values in %s", what,
+                       other, onnx_dtype_name(dt), field);
   }
   size_t n = typed_count(t, field);
   char dbuf[256];
   if (n != count)
-    return onnx_fail(c, ST_ERR_INVALID, "%s: %s has %zu elements, dims %s need %" PRIu64, what,
-                     field, n, onnx_dims_str(rank, dims, dbuf, sizeof dbuf), count);
+    return onnx_fail(c, ST_ERR_INVALID, "%s: %s has %zu elements, dims %s need %" PRIu64, what, field, n,
+                     onnx_dims_str(rank, dims, dbuf, sizeof dbuf), count);
   return ST_OK;
 }
 
 /* Converts the typed field of `t` (typed_check passed) into dst. */
-static status from_typed(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, int dt, unsigned char *dst) {
+static status from_typed(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, int dt,
+                         unsigned char *dst) {
   size_t n = typed_count(t, typed_field_for(dt));
   if (n == 0) return ST_OK; /* an empty tensor: the typed field is NULL, memcpy must not see it */
   switch (dt) {
@@ -160,8 +181,8 @@ static status from_typed(onnx_ctx *c, const Onnx__TensorProto *t, const char *wh
   case DT_UINT32:
     for (size_t i = 0; i < n; i++) {
       if (t->uint64_data[i] > UINT32_MAX)
-        return onnx_fail(c, ST_ERR_INVALID, "%s: uint64_data[%zu] = %" PRIu64 " does not fit uint32",
-                         what, i, t->uint64_data[i]);
+        return onnx_fail(c, ST_ERR_INVALID, "%s: uint64_data[%zu] = %" PRIu64 " does not fit uint32", what, i,
+                         t->uint64_data[i]);
       uint32_t v = (uint32_t)t->uint64_data[i];
       memcpy(dst + 4 * i, &v, 4);
     }
@@ -209,8 +230,7 @@ typedef struct ext_ref {
   int has_length;
 } ext_ref;
 
-static status parse_ext_keys(onnx_ctx *c, const Onnx__TensorProto *t, const char *what,
-                             ext_ref *r) {
+static status parse_ext_keys(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, ext_ref *r) {
   int seen_location = 0, seen_offset = 0, seen_checksum = 0;
   memset(r, 0, sizeof *r);
   for (size_t i = 0; i < t->n_external_data; i++) {
@@ -221,18 +241,15 @@ static status parse_ext_keys(onnx_ctx *c, const Onnx__TensorProto *t, const char
                 : !strcmp(key, "length")   ? &r->has_length
                 : !strcmp(key, "checksum") ? &seen_checksum
                                            : NULL;
-    if (!seen)
-      return onnx_fail(c, ST_ERR_INVALID, "%s: unknown external_data key '%s'", what, key);
-    if (*seen)
-      return onnx_fail(c, ST_ERR_INVALID, "%s: external_data key '%s' is given twice", what, key);
+    if (!seen) return onnx_fail(c, ST_ERR_INVALID, "%s: unknown external_data key '%s'", what, key);
+    if (*seen) return onnx_fail(c, ST_ERR_INVALID, "%s: external_data key '%s' is given twice", what, key);
     *seen = 1;
     if (!strcmp(key, "location")) {
       r->location = val;
     } else if (!strcmp(key, "offset") || !strcmp(key, "length")) {
       if (parse_u64(val, !strcmp(key, "offset") ? &r->offset : &r->length) != 0)
-        return onnx_fail(c, ST_ERR_INVALID,
-                         "%s: external_data %s '%s' is not a non-negative decimal integer", what,
-                         key, val);
+        return onnx_fail(c, ST_ERR_INVALID, "%s: external_data %s '%s' is not a non-negative decimal integer",
+                         what, key, val);
     }
   }
   if (!r->location || !*r->location)
@@ -266,8 +283,7 @@ static status split_location(onnx_ctx *c, const char *what, const char *location
     if (*s && strcmp(s, ".")) comps[n++] = s;
   }
   if (n == 0)
-    return onnx_fail(c, ST_ERR_INVALID, "%s: external data location '%s' names no file", what,
-                     location);
+    return onnx_fail(c, ST_ERR_INVALID, "%s: external data location '%s' names no file", what, location);
   *comps_out = comps;
   *n_out = n;
   return ST_OK;
@@ -292,25 +308,24 @@ static status open_external(onnx_ctx *c, const char *what, const char *location,
     struct stat st;
     int last = k == n - 1;
     if (fstatat(cur, comps[k], &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      s = onnx_fail(c, ST_ERR_IO, "%s: external data '%s': cannot stat '%s': %s", what, location,
-                    comps[k], strerror(errno));
+      s = onnx_fail(c, ST_ERR_IO, "%s: external data '%s': cannot stat '%s': %s", what, location, comps[k],
+                    strerror(errno));
     } else if (S_ISLNK(st.st_mode)) {
       s = onnx_fail(c, ST_ERR_SECURITY,
-                    "%s: external data '%s': '%s' is a symbolic link; links are not followed",
-                    what, location, comps[k]);
+                    "%s: external data '%s': '%s' is a symbolic link; links are not followed", what, location,
+                    comps[k]);
     } else if (!last && !S_ISDIR(st.st_mode)) {
-      s = onnx_fail(c, ST_ERR_INVALID, "%s: external data '%s': '%s' is not a directory", what,
-                    location, comps[k]);
+      s = onnx_fail(c, ST_ERR_INVALID, "%s: external data '%s': '%s' is not a directory", what, location,
+                    comps[k]);
     } else if (!last) {
       int next = openat(cur, comps[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (next < 0)
-        s = onnx_fail(c, ST_ERR_SECURITY, "%s: external data '%s': cannot open directory '%s': %s",
-                      what, location, comps[k], strerror(errno));
+        s = onnx_fail(c, ST_ERR_SECURITY, "%s: external data '%s': cannot open directory '%s': %s", what,
+                      location, comps[k], strerror(errno));
       if (cur != c->dirfd) close(cur);
       cur = next;
     } else if (!S_ISREG(st.st_mode)) {
-      s = onnx_fail(c, ST_ERR_SECURITY, "%s: external data '%s' is not a regular file", what,
-                    location);
+      s = onnx_fail(c, ST_ERR_SECURITY, "%s: external data '%s' is not a regular file", what, location);
     } else if (st.st_nlink > 1) {
       s = onnx_fail(c, ST_ERR_SECURITY,
                     "%s: external data '%s' has %ju hard links; a hard-linked file may live "
@@ -321,12 +336,12 @@ static status open_external(onnx_ctx *c, const char *what, const char *location,
       fd = openat(cur, comps[k], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
       struct stat st2;
       if (fd < 0) {
-        s = onnx_fail(c, ST_ERR_SECURITY, "%s: external data '%s': cannot open: %s", what,
-                      location, strerror(errno));
+        s = onnx_fail(c, ST_ERR_SECURITY, "%s: external data '%s': cannot open: %s", what, location,
+                      strerror(errno));
       } else if (fstat(fd, &st2) != 0 || !S_ISREG(st2.st_mode) || st2.st_nlink != 1 ||
                  st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
-        s = onnx_fail(c, ST_ERR_SECURITY, "%s: external data '%s' changed while being opened",
-                      what, location);
+        s = onnx_fail(c, ST_ERR_SECURITY, "%s: external data '%s' changed while being opened", what,
+                      location);
       } else {
         *st_out = st2;
       }
@@ -339,8 +354,8 @@ static status open_external(onnx_ctx *c, const char *what, const char *location,
 }
 
 /* Charges `length` bytes to the file's read total. */
-static status charge_file(onnx_ctx *c, const char *what, const char *location,
-                          const struct stat *st, uint64_t length) {
+static status charge_file(onnx_ctx *c, const char *what, const char *location, const struct stat *st,
+                          uint64_t length) {
   onnx_ext_file *f = NULL;
   for (int i = 0; i < c->ext_count && !f; i++)
     if (c->ext[i].dev == st->st_dev && c->ext[i].ino == st->st_ino) f = &c->ext[i];
@@ -362,8 +377,8 @@ static status charge_file(onnx_ctx *c, const char *what, const char *location,
 
 /* Reads the external bytes of `t` (exactly `need` of them) into a malloc'd
  * buffer the caller frees. */
-static status read_external(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, int dt,
-                            int rank, const int64_t *dims, uint64_t need, void **buf_out) {
+static status read_external(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, int dt, int rank,
+                            const int64_t *dims, uint64_t need, void **buf_out) {
   ext_ref r;
   status s = parse_ext_keys(c, t, what, &r);
   if (s) return s;
@@ -381,10 +396,9 @@ static status read_external(onnx_ctx *c, const Onnx__TensorProto *t, const char 
   if (!r.has_length) r.length = r.offset <= size ? size - r.offset : 0;
   if (r.length != need)
     s = onnx_fail(c, ST_ERR_INVALID,
-                  "%s: external data '%s': length %" PRIu64 ", but dims %s x %s need %" PRIu64
-                  " bytes",
-                  what, r.location, r.length, onnx_dims_str(rank, dims, dbuf, sizeof dbuf),
-                  onnx_dtype_name(dt), need);
+                  "%s: external data '%s': length %" PRIu64 ", but dims %s x %s need %" PRIu64 " bytes", what,
+                  r.location, r.length, onnx_dims_str(rank, dims, dbuf, sizeof dbuf), onnx_dtype_name(dt),
+                  need);
   else if (add_u64(r.offset, r.length, &end) || end > size)
     s = onnx_fail(c, ST_ERR_INVALID,
                   "%s: external data '%s': offset %" PRIu64 " + length %" PRIu64
@@ -400,8 +414,8 @@ static status read_external(onnx_ctx *c, const Onnx__TensorProto *t, const char 
     ssize_t n = pread(fd, buf + got, need - got, (off_t)(r.offset + got));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
-      s = onnx_fail(c, ST_ERR_IO, "%s: external data '%s': read failed at byte %" PRIu64 ": %s",
-                    what, r.location, r.offset + got, n < 0 ? strerror(errno) : "file shrank");
+      s = onnx_fail(c, ST_ERR_IO, "%s: external data '%s': read failed at byte %" PRIu64 ": %s", what,
+                    r.location, r.offset + got, n < 0 ? strerror(errno) : "file shrank");
     else
       got += (uint64_t)n;
   }
@@ -424,9 +438,9 @@ void onnx_tensor_done(onnx_ctx *c) {
 /* Decodes `t` into dtype, dims and C-order little-endian bytes. *data_out
  * points into t's raw_data, or, when *owned_out is set, to a malloc'd buffer
  * the caller frees (*owned_out is that same pointer). */
-static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char *what,
-                            int *dt_out, int *rank_out, int64_t *dims, const void **data_out,
-                            uint64_t *bytes_out, void **owned_out) {
+static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, int *dt_out,
+                            int *rank_out, int64_t *dims, const void **data_out, uint64_t *bytes_out,
+                            void **owned_out) {
   *owned_out = NULL;
   if (!t) /* a TENSOR-typed attribute whose `t` field is unset (found by tests/fuzz, onnx) */
     return onnx_fail(c, ST_ERR_INVALID, "%s: holds no tensor (field t is not set)", what);
@@ -436,8 +450,7 @@ static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char 
     return onnx_fail(c, ST_ERR_UNSUPPORTED, "%s: data_type %d (%s) is not supported", what, dt,
                      onnx_dtype_name(dt));
   if (t->n_dims > MAX_RANK)
-    return onnx_fail(c, ST_ERR_LIMIT, "%s: rank %zu is more than the limit of %d", what, t->n_dims,
-                     MAX_RANK);
+    return onnx_fail(c, ST_ERR_LIMIT, "%s: rank %zu is more than the limit of %d", what, t->n_dims, MAX_RANK);
   int rank = (int)t->n_dims;
   uint64_t count = 1, need;
   char dbuf[256];
@@ -452,8 +465,7 @@ static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char 
   if (mul_u64(count, esize, &need) || need > SIZE_MAX / 2)
     return onnx_fail(c, ST_ERR_LIMIT, "%s: dims %s x %s overflow the byte size", what,
                      onnx_dims_str(rank, dims, dbuf, sizeof dbuf), onnx_dtype_name(dt));
-  if (t->segment)
-    return onnx_fail(c, ST_ERR_UNSUPPORTED, "%s: segmented tensors are not supported", what);
+  if (t->segment) return onnx_fail(c, ST_ERR_UNSUPPORTED, "%s: segmented tensors are not supported", what);
   *dt_out = dt;
   *rank_out = rank;
   *bytes_out = need;
@@ -461,8 +473,8 @@ static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char 
   const char *typed = typed_present(t);
   int external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
   if (!external && t->n_external_data)
-    return onnx_fail(c, ST_ERR_INVALID,
-                     "%s: has external_data entries but data_location is not EXTERNAL", what);
+    return onnx_fail(c, ST_ERR_INVALID, "%s: has external_data entries but data_location is not EXTERNAL",
+                     what);
   if (external) {
     if (t->has_raw_data || typed)
       return onnx_fail(c, ST_ERR_INVALID, "%s: data_location is EXTERNAL but %s is also set", what,
@@ -472,13 +484,11 @@ static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char 
     return s;
   }
   if (t->has_raw_data) {
-    if (typed)
-      return onnx_fail(c, ST_ERR_INVALID, "%s: both raw_data and %s are set", what, typed);
+    if (typed) return onnx_fail(c, ST_ERR_INVALID, "%s: both raw_data and %s are set", what, typed);
     if (t->raw_data.len != need)
-      return onnx_fail(c, ST_ERR_INVALID,
-                       "%s: raw_data has %zu bytes, dims %s x %s need %" PRIu64, what,
-                       t->raw_data.len, onnx_dims_str(rank, dims, dbuf, sizeof dbuf),
-                       onnx_dtype_name(dt), need);
+      return onnx_fail(c, ST_ERR_INVALID, "%s: raw_data has %zu bytes, dims %s x %s need %" PRIu64, what,
+                       t->raw_data.len, onnx_dims_str(rank, dims, dbuf, sizeof dbuf), onnx_dtype_name(dt),
+                       need);
     *data_out = t->raw_data.data;
     return ST_OK;
   }
@@ -498,8 +508,8 @@ static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char 
 
 /* --- the entry points */
 
-status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *name,
-                         const char *what, ir_value **out) {
+status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *name, const char *what,
+                         ir_value **out) {
   int dt, rank;
   int64_t dims[MAX_RANK];
   const void *data;
@@ -532,8 +542,7 @@ status onnx_read_tensor_file(const char *path, arena *a, onnx_tensor *out, diag 
   void *owned = NULL;
   uint64_t nbytes = 0;
   if (!dir) s = diag_set(d, ST_ERR_NOMEM, "%s: out of memory", path);
-  if (!s) s = tensor_decode(&c, t, "TensorProto", &out->dtype, &out->rank, out->dims, &data,
-                            &nbytes, &owned);
+  if (!s) s = tensor_decode(&c, t, "TensorProto", &out->dtype, &out->rank, out->dims, &data, &nbytes, &owned);
   if (!s) {
     out->bytes = (size_t)nbytes;
     out->data = arena_memdup(a, data, out->bytes);

@@ -52,8 +52,15 @@ typedef enum omrt_status {
 } omrt_status;
 
 /* Element types: ONNX TensorProto.DataType numbers. */
-enum { OMRT_FLOAT32 = 1, OMRT_UINT8 = 2, OMRT_INT8 = 3, OMRT_INT32 = 6, OMRT_INT64 = 7,
-       OMRT_BOOL = 9, OMRT_FLOAT16 = 10 };
+enum {
+  OMRT_FLOAT32 = 1,
+  OMRT_UINT8 = 2,
+  OMRT_INT8 = 3,
+  OMRT_INT32 = 6,
+  OMRT_INT64 = 7,
+  OMRT_BOOL = 9,
+  OMRT_FLOAT16 = 10
+};
 
 enum { OMRT_MAX_RANK = 8 };
 
@@ -91,8 +98,8 @@ OMRT_API omrt_status omrt_model_load_file(const char *path, const omrt_load_opti
 /* Verifies `size` bytes at `data`. The model reads weights in place: the
  * caller keeps `data` valid and unchanged until omrt_model_free. `data` must
  * be 64-byte aligned (OMRT_ERR_ARG otherwise). */
-OMRT_API omrt_status omrt_model_load_memory(const void *data, size_t size,
-                                            const omrt_load_options *opts, omrt_model **model_out);
+OMRT_API omrt_status omrt_model_load_memory(const void *data, size_t size, const omrt_load_options *opts,
+                                            omrt_model **model_out);
 
 OMRT_API void omrt_model_free(omrt_model *model); /* NULL is fine */
 
@@ -130,8 +137,7 @@ OMRT_API omrt_status omrt_context_task_profile(const omrt_context *ctx, int task
 /* Runs the model once. inputs[i] points to omrt_model_input(i).bytes bytes,
  * outputs[i] to omrt_model_output(i).bytes writable bytes; the buffers belong
  * to the caller and are only used during the call. Allocates nothing. */
-OMRT_API omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs,
-                                  void *const *outputs);
+OMRT_API omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs);
 
 /* The message of the last failed call on this thread ("" if none). */
 OMRT_API const char *omrt_last_error(void);

@@ -7,18 +7,18 @@
 #include "common/arena.h"
 #include "ir/vprog_ir.h"
 
-int ir_epilogue_max_extra(const ir_node *n) {
-  return IR_EPI_MAX_EXTRA - (n->nin > 4 && n->in[4] ? 1 : 0);
-}
+int ir_epilogue_max_extra(const ir_node *n) { return IR_EPI_MAX_EXTRA - (n->nin > 4 && n->in[4] ? 1 : 0); }
 
 int ir_epilogue_view(const ir_node *n, ir_epilogue *e) {
-  static const char *const from[3] = {"epi_prog", "epi_fimm", "epi_iimm"}, *const to[3] = {"prog", "fimm", "iimm"};
+  static const char *const from[3] = {"epi_prog", "epi_fimm", "epi_iimm"}, *const to[3] = {"prog", "fimm",
+                                                                                           "iimm"};
   if (n->op != IR_OP_CONV || !ir_attr_find(n, "epi_prog")) return 0;
   memset(e, 0, sizeof *e);
   int extra = n->nin > IR_EPI_FIRST_IN ? n->nin - IR_EPI_FIRST_IN : 0;
   if (extra > IR_EPI_MAX_EXTRA) extra = IR_EPI_MAX_EXTRA; /* ir_epilogue_check reports it */
   e->in[0] = n->out[0];
-  for (int j = 0; j < extra; j++) e->in[1 + j] = n->in[IR_EPI_FIRST_IN + j];
+  for (int j = 0; j < extra; j++)
+    e->in[1 + j] = n->in[IR_EPI_FIRST_IN + j];
   e->out[0] = n->out[0];
   int na = 0;
   for (int k = 0; k < 3; k++) {
@@ -27,8 +27,16 @@ int ir_epilogue_view(const ir_node *n, ir_epilogue *e) {
     e->attrs[na] = *a;
     e->attrs[na++].name = to[k];
   }
-  e->node = (ir_node){.id = n->id, .name = n->name, .op = IR_OP_VECPROG, .nin = 1 + extra, .nout = 1,
-                      .in = e->in, .out = e->out, .nattrs = na, .attr_cap = na, .attrs = e->attrs};
+  e->node = (ir_node){.id = n->id,
+                      .name = n->name,
+                      .op = IR_OP_VECPROG,
+                      .nin = 1 + extra,
+                      .nout = 1,
+                      .in = e->in,
+                      .out = e->out,
+                      .nattrs = na,
+                      .attr_cap = na,
+                      .attrs = e->attrs};
   return 1;
 }
 

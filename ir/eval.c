@@ -27,7 +27,6 @@
 #include "ir/view.h"
 #include "ir/vprog_ir.h"
 
-
 /* ---- element access in any numeric dtype ---- */
 
 double ir_elem_get(const void *p, dtype dt, int64_t i) {
@@ -39,7 +38,8 @@ double ir_elem_get(const void *p, dtype dt, int64_t i) {
   case DT_INT32: return ((const int32_t *)p)[i];
   case DT_INT16: return ((const int16_t *)p)[i];
   case DT_INT8: return ((const int8_t *)p)[i];
-  case DT_UINT8: case DT_BOOL: return ((const uint8_t *)p)[i];
+  case DT_UINT8:
+  case DT_BOOL: return ((const uint8_t *)p)[i];
   case DT_UINT16: return ((const uint16_t *)p)[i];
   case DT_UINT32: return ((const uint32_t *)p)[i];
   case DT_UINT64: return (double)((const uint64_t *)p)[i];
@@ -53,7 +53,8 @@ static int64_t get_i(const void *p, int dt, int64_t i) {
   case DT_INT32: return ((const int32_t *)p)[i];
   case DT_INT16: return ((const int16_t *)p)[i];
   case DT_INT8: return ((const int8_t *)p)[i];
-  case DT_UINT8: case DT_BOOL: return ((const uint8_t *)p)[i];
+  case DT_UINT8:
+  case DT_BOOL: return ((const uint8_t *)p)[i];
   case DT_UINT16: return ((const uint16_t *)p)[i];
   case DT_UINT32: return ((const uint32_t *)p)[i];
   case DT_UINT64: return (int64_t)((const uint64_t *)p)[i];
@@ -111,7 +112,8 @@ static const float *float_in(ev *e, int i) {
   int64_t n = ir_value_elements(v);
   float *f = arena_array(e->a, (size_t)n, sizeof *f);
   if (f)
-    for (int64_t k = 0; k < n; k++) f[k] = (float)ir_elem_get(e->in[i], v->dtype, k);
+    for (int64_t k = 0; k < n; k++)
+      f[k] = (float)ir_elem_get(e->in[i], v->dtype, k);
   return f;
 }
 
@@ -130,26 +132,29 @@ static status float_out(ev *e, int j, float *y) {
   void *p = alloc_out(e, j);
   if (!p) return nomem(e);
   int64_t n = ir_value_elements(v);
-  for (int64_t k = 0; k < n; k++) ir_elem_set(p, v->dtype, k, y[k]);
+  for (int64_t k = 0; k < n; k++)
+    ir_elem_set(p, v->dtype, k, y[k]);
   return ST_OK;
 }
 
 static status need_float(ev *e, int i) {
   const ir_value *v = e->n->in[i];
   if (!is_float(v->dtype))
-    return fail(e, ST_ERR_UNSUPPORTED, "input %d '%s' has dtype %s; expected f32, f16 or f64", i,
-                v->name, dtype_name(v->dtype));
+    return fail(e, ST_ERR_UNSUPPORTED, "input %d '%s' has dtype %s; expected f32, f16 or f64", i, v->name,
+                dtype_name(v->dtype));
   return ST_OK;
 }
 
 static status need_rank(ev *e, const ir_value *v, int rank) {
-  if (v->rank != rank) return fail(e, ST_ERR_INVALID, "'%s' has rank %d, expected %d", v->name, v->rank, rank);
+  if (v->rank != rank)
+    return fail(e, ST_ERR_INVALID, "'%s' has rank %d, expected %d", v->name, v->rank, rank);
   return ST_OK;
 }
 
 static int64_t prod(const int64_t *dims, int from, int to) {
   int64_t p = 1;
-  for (int i = from; i < to; i++) p *= dims[i];
+  for (int i = from; i < to; i++)
+    p *= dims[i];
   return p;
 }
 
@@ -199,13 +204,12 @@ typedef struct window {
 
 static status get_window(ev *e, int64_t kh, int64_t kw, window *w) {
   int64_t k[2] = {kh, kw}, s[2] = {1, 1}, p[4] = {0, 0, 0, 0}, dl[2] = {1, 1};
-  if ((kh < 0 && ir_attr_ints(e->n, "kernel_shape", k, 2) != 2) ||
-      ir_attr_ints(e->n, "strides", s, 2) > 2 || ir_attr_ints(e->n, "pads", p, 4) > 4 ||
-      ir_attr_ints(e->n, "dilations", dl, 2) > 2)
+  if ((kh < 0 && ir_attr_ints(e->n, "kernel_shape", k, 2) != 2) || ir_attr_ints(e->n, "strides", s, 2) > 2 ||
+      ir_attr_ints(e->n, "pads", p, 4) > 4 || ir_attr_ints(e->n, "dilations", dl, 2) > 2)
     return fail(e, ST_ERR_INVALID, "kernel_shape, strides, pads or dilations is not a 2-D window");
   *w = (window){k[0], k[1], s[0], s[1], p[0], p[1], p[2], p[3], dl[0], dl[1]};
-  if (w->kh < 1 || w->kw < 1 || w->sh < 1 || w->sw < 1 || w->dh < 1 || w->dw < 1 || w->pt < 0 ||
-      w->pl < 0 || w->pb < 0 || w->pr < 0)
+  if (w->kh < 1 || w->kw < 1 || w->sh < 1 || w->sw < 1 || w->dh < 1 || w->dw < 1 || w->pt < 0 || w->pl < 0 ||
+      w->pb < 0 || w->pr < 0)
     return fail(e, ST_ERR_INVALID, "kernel, stride and dilation must be >= 1 and pads >= 0");
   return ST_OK;
 }
@@ -223,9 +227,11 @@ static status eval_conv(ev *e) {
   int64_t M = W->dims[0], Cg = W->dims[1], G = ir_attr_int(n, "group", 1);
   int64_t OH = Y->dims[2], OW = Y->dims[3];
   if (G < 1 || C != Cg * G || M % G || Y->dims[0] != N || Y->dims[1] != M)
-    return fail(e, ST_ERR_INVALID, "input channels %lld, weight [%lld,%lld,..], group %lld and output disagree",
-                (long long)C, (long long)M, (long long)Cg, (long long)G);
-  if (Bv && ir_value_elements(Bv) != M) return fail(e, ST_ERR_INVALID, "bias '%s' is not [%lld]", Bv->name, (long long)M);
+    return fail(e, ST_ERR_INVALID,
+                "input channels %lld, weight [%lld,%lld,..], group %lld and output disagree", (long long)C,
+                (long long)M, (long long)Cg, (long long)G);
+  if (Bv && ir_value_elements(Bv) != M)
+    return fail(e, ST_ERR_INVALID, "bias '%s' is not [%lld]", Bv->name, (long long)M);
   if (R && ir_value_elements(R) != ir_value_elements(Y))
     return fail(e, ST_ERR_INVALID, "residual '%s' does not match the output", R->name);
   if (S && ir_value_elements(S) != N * C)
@@ -241,7 +247,8 @@ static status eval_conv(ev *e) {
     return fail(e, ST_ERR_UNSUPPORTED, "act \"%s\"", act);
   }
   const float *x = float_in(e, 0), *wt = float_in(e, 1);
-  const float *b = Bv ? float_in(e, 2) : NULL, *r = R ? float_in(e, 3) : NULL, *sc = S ? float_in(e, 4) : NULL;
+  const float *b = Bv ? float_in(e, 2) : NULL, *r = R ? float_in(e, 3) : NULL,
+              *sc = S ? float_in(e, 4) : NULL;
   float *y = float_scratch(e, 0);
   if (!x || !wt || !y || (Bv && !b) || (R && !r) || (S && !sc)) return nomem(e);
   int64_t Mg = M / G;
@@ -298,7 +305,8 @@ static status eval_softmax(ev *e) {
   const ir_value *X = e->n->in[0];
   int axis = norm_axis(ir_attr_int(e->n, "axis", -1), X->rank);
   if (axis < 0 || axis >= (X->rank ? X->rank : 1))
-    return fail(e, ST_ERR_INVALID, "axis %lld out of range for rank %d", (long long)ir_attr_int(e->n, "axis", -1), X->rank);
+    return fail(e, ST_ERR_INVALID, "axis %lld out of range for rank %d",
+                (long long)ir_attr_int(e->n, "axis", -1), X->rank);
   int64_t outer = prod(X->dims, 0, axis), len, inner;
   if (ir_attr_int(e->n, "coerce_2d", 0)) {
     len = prod(X->dims, axis, X->rank);
@@ -316,8 +324,10 @@ static status eval_softmax(ev *e) {
       const float *xs = x + o * len * inner + i;
       float *ys = y + o * len * inner + i;
       double mx = -INFINITY, sum = 0;
-      for (int64_t k = 0; k < len; k++) mx = xs[k * inner] > mx ? xs[k * inner] : mx;
-      for (int64_t k = 0; k < len; k++) sum += exp(xs[k * inner] - mx);
+      for (int64_t k = 0; k < len; k++)
+        mx = xs[k * inner] > mx ? xs[k * inner] : mx;
+      for (int64_t k = 0; k < len; k++)
+        sum += exp(xs[k * inner] - mx);
       for (int64_t k = 0; k < len; k++)
         ys[k * inner] = (float)(is_log ? xs[k * inner] - mx - log(sum) : exp(xs[k * inner] - mx) / sum);
     }
@@ -335,7 +345,8 @@ static status eval_gemm(ev *e) {
       (tb ? B->dims[0] : B->dims[1]) != N)
     return fail(e, ST_ERR_INVALID, "A, B and output dims disagree");
   int64_t sc[2] = {0, 0}, idx[2] = {0, 0}, oc = 0, unused = 0;
-  if (Cv && bcast_strides(Cv, Y, sc)) return fail(e, ST_ERR_INVALID, "C '%s' does not broadcast to [M,N]", Cv->name);
+  if (Cv && bcast_strides(Cv, Y, sc))
+    return fail(e, ST_ERR_INVALID, "C '%s' does not broadcast to [M,N]", Cv->name);
   double alpha = ir_attr_float(n, "alpha", 1.0), beta = ir_attr_float(n, "beta", 1.0);
   const float *a = float_in(e, 0), *b = float_in(e, 1), *c = Cv ? float_in(e, 2) : NULL;
   float *y = float_scratch(e, 0);
@@ -359,7 +370,8 @@ static status eval_matmul(ev *e) {
   if (K != Kb) return fail(e, ST_ERR_INVALID, "inner dims %lld and %lld differ", (long long)K, (long long)Kb);
   /* batch dims: everything of Y before its matrix dims, A and B broadcast to it */
   int yb = Y->rank - (ra >= 2) - (rb >= 2), abat = ra >= 2 ? ra - 2 : 0, bbat = rb >= 2 ? rb - 2 : 0;
-  if (yb < 0 || yb < abat || yb < bbat) return fail(e, ST_ERR_INVALID, "output rank %d does not fit", Y->rank);
+  if (yb < 0 || yb < abat || yb < bbat)
+    return fail(e, ST_ERR_INVALID, "output rank %d does not fit", Y->rank);
   int64_t sa[MAX_RANK] = {0}, sb[MAX_RANK] = {0}, idx[MAX_RANK] = {0}, sz_a = M * K, sz_b = K * N;
   for (int i = yb - 1, s = 0; i >= 0; i--, s++) {
     int64_t da = s < abat ? A->dims[abat - 1 - s] : 1, db = s < bbat ? B->dims[bbat - 1 - s] : 1;
@@ -371,7 +383,8 @@ static status eval_matmul(ev *e) {
     sz_b *= db;
   }
   int64_t batches = prod(Y->dims, 0, yb), oa = 0, ob = 0;
-  if (batches * M * N != ir_value_elements(Y)) return fail(e, ST_ERR_INVALID, "output '%s' has the wrong size", Y->name);
+  if (batches * M * N != ir_value_elements(Y))
+    return fail(e, ST_ERR_INVALID, "output '%s' has the wrong size", Y->name);
   const float *a = float_in(e, 0), *b = float_in(e, 1);
   float *y = float_scratch(e, 0);
   if (!a || !b || !y) return nomem(e);
@@ -379,7 +392,8 @@ static status eval_matmul(ev *e) {
     for (int64_t m = 0; m < M; m++)
       for (int64_t nn = 0; nn < N; nn++) {
         double acc = 0;
-        for (int64_t k = 0; k < K; k++) acc += (double)a[oa + m * K + k] * b[ob + k * N + nn];
+        for (int64_t k = 0; k < K; k++)
+          acc += (double)a[oa + m * K + k] * b[ob + k * N + nn];
         y[(bt * M + m) * N + nn] = (float)acc;
       }
   return float_out(e, 0, y);
@@ -409,7 +423,8 @@ static status eval_shape(ev *e) {
     return fail(e, ST_ERR_INVALID, "output '%s' is not i64[%lld]", Y->name, (long long)len);
   int64_t *y = alloc_out(e, 0);
   if (!y) return nomem(e);
-  for (int64_t i = 0; i < len; i++) y[i] = X->dims[start + i];
+  for (int64_t i = 0; i < len; i++)
+    y[i] = X->dims[start + i];
   return ST_OK;
 }
 
@@ -431,7 +446,8 @@ static status eval_gather(ev *e) {
     for (int64_t j = 0; j < nidx; j++) {
       int64_t k = get_i(e->in[1], I->dtype, j);
       if (k < -len || k >= len)
-        return fail(e, ST_ERR_INVALID, "index %lld out of range [%lld, %lld)", (long long)k, (long long)-len, (long long)len);
+        return fail(e, ST_ERR_INVALID, "index %lld out of range [%lld, %lld)", (long long)k, (long long)-len,
+                    (long long)len);
       if (k < 0) k += len;
       memcpy(y + (size_t)(o * nidx + j) * inner, x + (size_t)(o * len + k) * inner, inner);
     }
@@ -452,12 +468,14 @@ static status eval_gather_elements(ev *e) {
   for (int64_t i = 0; i < ir_value_elements(Y); i++) {
     int64_t k = get_i(e->in[1], I->dtype, i), rest = i, at = 0, scale = 1;
     if (k < -len || k >= len)
-      return fail(e, ST_ERR_INVALID, "index %lld out of range [%lld, %lld)", (long long)k, (long long)-len, (long long)len);
+      return fail(e, ST_ERR_INVALID, "index %lld out of range [%lld, %lld)", (long long)k, (long long)-len,
+                  (long long)len);
     if (k < 0) k += len;
     for (int d = I->rank - 1; d >= 0; d--) {
       int64_t c = rest % I->dims[d];
       rest /= I->dims[d];
-      if (d != axis && c >= X->dims[d]) return fail(e, ST_ERR_INVALID, "indices exceed the data outside the axis");
+      if (d != axis && c >= X->dims[d])
+        return fail(e, ST_ERR_INVALID, "indices exceed the data outside the axis");
       at += (d == axis ? k : c) * scale;
       scale *= X->dims[d];
     }
@@ -486,11 +504,14 @@ static status eval_pad(ev *e) {
   for (int i = 0; i < 4; i++)
     if (!strcmp(ir_attr_string(e->n, "mode", "constant"), modes[i])) mode = i;
   int64_t pads[2 * MAX_RANK + 1];
-  if (mode < 0 || ir_attr_ints(e->n, "pads", pads, 2 * MAX_RANK + 1) != 2 * X->rank || Y->rank != X->rank || Y->dtype != X->dtype)
+  if (mode < 0 || ir_attr_ints(e->n, "pads", pads, 2 * MAX_RANK + 1) != 2 * X->rank || Y->rank != X->rank ||
+      Y->dtype != X->dtype)
     return fail(e, ST_ERR_INVALID, "bad mode or pads, or output '%s' does not match", Y->name);
   for (int d = 0; d < X->rank; d++) {
-    if (Y->dims[d] != X->dims[d] + pads[d] + pads[X->rank + d]) return fail(e, ST_ERR_INVALID, "output dims do not match the pads");
-    if (mode != 0 && Y->dims[d] > 0 && (X->dims[d] < (mode == 1 ? 2 : 1)) && (pads[d] > 0 || pads[X->rank + d] > 0))
+    if (Y->dims[d] != X->dims[d] + pads[d] + pads[X->rank + d])
+      return fail(e, ST_ERR_INVALID, "output dims do not match the pads");
+    if (mode != 0 && Y->dims[d] > 0 && (X->dims[d] < (mode == 1 ? 2 : 1)) &&
+        (pads[d] > 0 || pads[X->rank + d] > 0))
       return fail(e, ST_ERR_INVALID, "%s padding of an extent-%lld dim", modes[mode], (long long)X->dims[d]);
   }
   size_t es = dtype_size(Y->dtype);
@@ -523,7 +544,8 @@ static status eval_concat(ev *e) {
       return fail(e, ST_ERR_INVALID, "input %d '%s' does not match the output", i, X->name);
     total += X->dims[axis];
   }
-  if (total != Y->dims[axis]) return fail(e, ST_ERR_INVALID, "inputs add up to %lld along the axis", (long long)total);
+  if (total != Y->dims[axis])
+    return fail(e, ST_ERR_INVALID, "inputs add up to %lld along the axis", (long long)total);
   unsigned char *y = alloc_out(e, 0);
   if (!y) return nomem(e);
   size_t at = 0;
@@ -538,13 +560,16 @@ static status eval_concat(ev *e) {
 
 static status eval_cast(ev *e) {
   const ir_value *X = e->n->in[0], *Y = e->n->out[0];
-  if (ir_value_elements(X) != ir_value_elements(Y)) return fail(e, ST_ERR_INVALID, "input and output sizes differ");
+  if (ir_value_elements(X) != ir_value_elements(Y))
+    return fail(e, ST_ERR_INVALID, "input and output sizes differ");
   void *y = alloc_out(e, 0);
   if (!y) return nomem(e);
   int64_t n = ir_value_elements(Y);
   for (int64_t i = 0; i < n; i++) {
-    if (is_float(X->dtype)) ir_elem_set(y, Y->dtype, i, ir_elem_get(e->in[0], X->dtype, i));
-    else put_i(y, Y->dtype, i, get_i(e->in[0], X->dtype, i));
+    if (is_float(X->dtype))
+      ir_elem_set(y, Y->dtype, i, ir_elem_get(e->in[0], X->dtype, i));
+    else
+      put_i(y, Y->dtype, i, get_i(e->in[0], X->dtype, i));
   }
   return ST_OK;
 }
@@ -556,7 +581,8 @@ static status eval_view_out(ev *e, int k) {
   const ir_value *X = e->n->in[0], *Y = e->n->out[k];
   ir_view v;
   char err[256];
-  if (ir_view_build(e->n, k, X->rank, X->dims, &v, err, sizeof err)) return fail(e, ST_ERR_INVALID, "%s", err);
+  if (ir_view_build(e->n, k, X->rank, X->dims, &v, err, sizeof err))
+    return fail(e, ST_ERR_INVALID, "%s", err);
   int64_t count = prod(v.dims, 0, v.rank), xcount = ir_value_elements(X);
   if (Y->dtype != X->dtype || ir_value_elements(Y) != count)
     return fail(e, ST_ERR_INVALID, "output '%s' does not match the view of '%s'", Y->name, X->name);
@@ -570,7 +596,8 @@ static status eval_view_out(ev *e, int k) {
       at += rest % v.dims[d] * v.strides[d];
       rest /= v.dims[d];
     }
-    if (at < 0 || at >= xcount) return fail(e, ST_ERR_INVALID, "view reads element %lld outside '%s'", (long long)at, X->name);
+    if (at < 0 || at >= xcount)
+      return fail(e, ST_ERR_INVALID, "view reads element %lld outside '%s'", (long long)at, X->name);
     memcpy(y + (size_t)i * es, x + (size_t)at * es, es);
   }
   return ST_OK;
@@ -587,9 +614,9 @@ static status eval_view(ev *e) {
 /* ---- reductions ---- */
 
 int ir_reduce_mode(const ir_node *n) {
-  static const char *const names[OM_REDUCE_OP_COUNT] = {"sum", "mean", "max", "min", "prod", "l1",
-                                                        "l2", "logsum", "logsumexp", "sumsquare",
-                                                        "argmax", "argmin"};
+  static const char *const names[OM_REDUCE_OP_COUNT] = {"sum",       "mean",      "max",    "min",
+                                                        "prod",      "l1",        "l2",     "logsum",
+                                                        "logsumexp", "sumsquare", "argmax", "argmin"};
   const char *mode = ir_attr_string(n, "mode", "");
   for (int i = 0; i < OM_REDUCE_OP_COUNT; i++)
     if (!strcmp(mode, names[i])) return i;
@@ -600,8 +627,10 @@ int ir_reduce_mask(const ir_node *n, int rank, uint32_t *mask_out) {
   int64_t axes[MAX_RANK + 1];
   int count = ir_attr_ints(n, "axes", axes, MAX_RANK + 1);
   uint32_t mask = 0;
-  if (ir_attr_int(n, "noop", 0)) count = 0;
-  else if (count < 0) mask = rank >= 32 ? 0 : (1u << rank) - 1u;
+  if (ir_attr_int(n, "noop", 0))
+    count = 0;
+  else if (count < 0)
+    mask = rank >= 32 ? 0 : (1u << rank) - 1u;
   if (count > MAX_RANK) return -1;
   for (int i = 0; i < count; i++) {
     int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
@@ -618,17 +647,23 @@ static status eval_reduce(ev *e) {
   int mode = ir_reduce_mode(e->n);
   uint32_t mask;
   if (mode < 0) return fail(e, ST_ERR_INVALID, "unknown mode '%s'", ir_attr_string(e->n, "mode", ""));
-  if (ir_reduce_mask(e->n, X->rank, &mask)) return fail(e, ST_ERR_INVALID, "axes out of range or repeated for rank %d", X->rank);
-  int is_arg = mode == OM_REDUCE_ARGMAX || mode == OM_REDUCE_ARGMIN, last = ir_attr_int(e->n, "select_last_index", 0) != 0;
+  if (ir_reduce_mask(e->n, X->rank, &mask))
+    return fail(e, ST_ERR_INVALID, "axes out of range or repeated for rank %d", X->rank);
+  int is_arg = mode == OM_REDUCE_ARGMAX || mode == OM_REDUCE_ARGMIN,
+      last = ir_attr_int(e->n, "select_last_index", 0) != 0;
   int64_t ycount = 1, count = 1;
   for (int d = 0; d < X->rank; d++) {
-    if ((mask >> d) & 1u) count *= X->dims[d];
-    else ycount *= X->dims[d];
+    if ((mask >> d) & 1u)
+      count *= X->dims[d];
+    else
+      ycount *= X->dims[d];
   }
-  if (ir_value_elements(Y) != ycount) return fail(e, ST_ERR_INVALID, "output '%s' has the wrong size", Y->name);
+  if (ir_value_elements(Y) != ycount)
+    return fail(e, ST_ERR_INVALID, "output '%s' has the wrong size", Y->name);
   if (is_arg && (Y->dtype != DT_INT64 || __builtin_popcount(mask) != 1 || count < 1))
     return fail(e, ST_ERR_INVALID, "an arg-extremum needs one non-empty axis and an i64 output");
-  if (!is_arg && Y->dtype != X->dtype) return fail(e, ST_ERR_INVALID, "output '%s' has another dtype", Y->name);
+  if (!is_arg && Y->dtype != X->dtype)
+    return fail(e, ST_ERR_INVALID, "output '%s' has another dtype", Y->name);
   int fl = is_float(X->dtype);
   void *y = alloc_out(e, 0);
   if (!y) return nomem(e);
@@ -637,10 +672,15 @@ static status eval_reduce(ev *e) {
     /* kept coordinates of y element o, reduced ones from 0 */
     int64_t rest = o;
     for (int d = X->rank - 1; d >= 0; d--) {
-      if ((mask >> d) & 1u) idx[d] = 0;
-      else idx[d] = rest % X->dims[d], rest /= X->dims[d];
+      if ((mask >> d) & 1u)
+        idx[d] = 0;
+      else
+        idx[d] = rest % X->dims[d], rest /= X->dims[d];
     }
-    double acc = mode == OM_REDUCE_PROD ? 1 : mode == OM_REDUCE_MAX ? -INFINITY : mode == OM_REDUCE_MIN ? INFINITY : 0;
+    double acc = mode == OM_REDUCE_PROD  ? 1
+                 : mode == OM_REDUCE_MAX ? -INFINITY
+                 : mode == OM_REDUCE_MIN ? INFINITY
+                                         : 0;
     int64_t iacc = mode == OM_REDUCE_PROD ? 1 : 0, best = 0, bestk = 0;
     double mx = -INFINITY, bv = 0;
     for (int pass = mode == OM_REDUCE_LOGSUMEXP ? 0 : 1; pass < 2; pass++)
@@ -648,7 +688,8 @@ static status eval_reduce(ev *e) {
         int64_t r = k, at = 0;
         for (int d = X->rank - 1; d >= 0; d--)
           if ((mask >> d) & 1u) idx[d] = r % X->dims[d], r /= X->dims[d];
-        for (int d = 0; d < X->rank; d++) at = at * X->dims[d] + idx[d];
+        for (int d = 0; d < X->rank; d++)
+          at = at * X->dims[d] + idx[d];
         double v = ir_elem_get(e->in[0], X->dtype, at);
         int64_t iv = get_i(e->in[0], X->dtype, at);
         if (pass == 0) {
@@ -670,14 +711,24 @@ static status eval_reduce(ev *e) {
           acc = v < acc || isnan(v) ? v : acc;
           iacc = k == 0 || iv < iacc ? iv : iacc;
           break;
-        case OM_REDUCE_PROD: acc *= v; iacc = (int64_t)((uint64_t)iacc * (uint64_t)iv); break;
-        case OM_REDUCE_L1: acc += fabs(v); iacc = (int64_t)((uint64_t)iacc + (uint64_t)(iv < 0 ? -iv : iv)); break;
-        case OM_REDUCE_L2: case OM_REDUCE_SUMSQUARE:
+        case OM_REDUCE_PROD:
+          acc *= v;
+          iacc = (int64_t)((uint64_t)iacc * (uint64_t)iv);
+          break;
+        case OM_REDUCE_L1:
+          acc += fabs(v);
+          iacc = (int64_t)((uint64_t)iacc + (uint64_t)(iv < 0 ? -iv : iv));
+          break;
+        case OM_REDUCE_L2:
+        case OM_REDUCE_SUMSQUARE:
           acc += v * v;
           iacc = (int64_t)((uint64_t)iacc + (uint64_t)iv * (uint64_t)iv);
           break;
         case OM_REDUCE_LOGSUMEXP: acc += isinf(mx) ? 0 : exp(v - mx); break;
-        default: acc += v; iacc = (int64_t)((uint64_t)iacc + (uint64_t)iv); break;
+        default:
+          acc += v;
+          iacc = (int64_t)((uint64_t)iacc + (uint64_t)iv);
+          break;
         }
       }
     if (is_arg) {
@@ -691,13 +742,19 @@ static status eval_reduce(ev *e) {
     case OM_REDUCE_LOGSUMEXP: acc = isinf(mx) ? mx : mx + log(acc); break;
     default: break;
     }
-    if (fl) ir_elem_set(y, Y->dtype, o, acc);
-    else if (count == 0 && (mode == OM_REDUCE_MAX || mode == OM_REDUCE_MIN)) /* the dtype's lowest / highest */
-      put_i(y, Y->dtype, o, Y->dtype == DT_INT64 ? (acc < 0 ? INT64_MIN : INT64_MAX)
-                            : Y->dtype == DT_INT32 ? (acc < 0 ? INT32_MIN : INT32_MAX)
-                            : Y->dtype == DT_INT8 ? (acc < 0 ? INT8_MIN : INT8_MAX)
-                            : acc < 0 ? 0 : Y->dtype == DT_BOOL ? 1 : UINT8_MAX);
-    else put_i(y, Y->dtype, o, iacc);
+    if (fl)
+      ir_elem_set(y, Y->dtype, o, acc);
+    else if (count == 0 &&
+             (mode == OM_REDUCE_MAX || mode == OM_REDUCE_MIN)) /* the dtype's lowest / highest */
+      put_i(y, Y->dtype, o,
+            Y->dtype == DT_INT64   ? (acc < 0 ? INT64_MIN : INT64_MAX)
+            : Y->dtype == DT_INT32 ? (acc < 0 ? INT32_MIN : INT32_MAX)
+            : Y->dtype == DT_INT8  ? (acc < 0 ? INT8_MIN : INT8_MAX)
+            : acc < 0              ? 0
+            : Y->dtype == DT_BOOL  ? 1
+                                   : UINT8_MAX);
+    else
+      put_i(y, Y->dtype, o, iacc);
   }
   return ST_OK;
 }
@@ -723,60 +780,80 @@ static status check_values(ev *e) {
   for (int k = 0; k < n->nin + n->nout; k++) {
     const ir_value *v = k < n->nin ? n->in[k] : n->out[k - n->nin];
     if (!v && (k >= n->nin || k < ir_ops[n->op].min_in || n->op == IR_OP_CONCAT))
-      return fail(e, ST_ERR_INVALID, "%s %d is missing", k < n->nin ? "input" : "output", k < n->nin ? k : k - n->nin);
+      return fail(e, ST_ERR_INVALID, "%s %d is missing", k < n->nin ? "input" : "output",
+                  k < n->nin ? k : k - n->nin);
     if (!v) continue;
     if (v->rank < 0 || ir_value_bytes(v) < 0)
       return fail(e, ST_ERR_INVALID, "'%s' has an unknown shape or dtype", v->name);
     if (v->layout != LAYOUT_ND)
-      return fail(e, ST_ERR_UNSUPPORTED, "'%s' is in layout %s; the evaluator takes ND", v->name, layout_name(v->layout));
+      return fail(e, ST_ERR_UNSUPPORTED, "'%s' is in layout %s; the evaluator takes ND", v->name,
+                  layout_name(v->layout));
     if (!strides_fit(v))
       return fail(e, ST_ERR_UNSUPPORTED, "'%s' is empty and its other dims multiply past 2^63", v->name);
     if (k < n->nin && !e->in[k] && n->op != IR_OP_SHAPE && n->op != IR_OP_SIZE)
       return fail(e, ST_ERR_INVALID, "input %d '%s' has no data", k, v->name);
   }
   switch (n->op) {
-  case IR_OP_BATCHNORM: case IR_OP_RELU: case IR_OP_SIGMOID: case IR_OP_CLIP: case IR_OP_SOFTMAX:
+  case IR_OP_BATCHNORM:
+  case IR_OP_RELU:
+  case IR_OP_SIGMOID:
+  case IR_OP_CLIP:
+  case IR_OP_SOFTMAX:
     if (ir_value_elements(n->in[0]) != ir_value_elements(n->out[0]))
-      return fail(e, ST_ERR_INVALID, "input '%s' and output '%s' differ in size", n->in[0]->name, n->out[0]->name);
+      return fail(e, ST_ERR_INVALID, "input '%s' and output '%s' differ in size", n->in[0]->name,
+                  n->out[0]->name);
     break;
-  default:
-    break;
+  default: break;
   }
   return ST_OK;
 }
 
-status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a,
-                    diag *d) {
+status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
   ev e = {n, inputs, outputs_out, a, d};
   status st = check_values(&e);
   if (st) return st;
   /* Empty outputs need no computation, and the evaluators' outer loops would
    * still run over their other dims (a Softmax over [2^40, 0]). */
   int empty = n->nout > 0;
-  for (int j = 0; j < n->nout && empty; j++) empty = ir_value_elements(n->out[j]) == 0;
+  for (int j = 0; j < n->nout && empty; j++)
+    empty = ir_value_elements(n->out[j]) == 0;
   for (int j = 0; j < n->nout && empty; j++)
     if (!alloc_out(&e, j)) return nomem(&e);
   if (empty) return ST_OK;
   switch (n->op) {
-  case IR_OP_CONV: case IR_OP_BATCHNORM: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_LPPOOL:
-  case IR_OP_GLOBALLPPOOL: case IR_OP_SOFTMAX: case IR_OP_GEMM: case IR_OP_MATMUL:
+  case IR_OP_CONV:
+  case IR_OP_BATCHNORM:
+  case IR_OP_AVGPOOL:
+  case IR_OP_GLOBALAVGPOOL:
+  case IR_OP_LPPOOL:
+  case IR_OP_GLOBALLPPOOL:
+  case IR_OP_SOFTMAX:
+  case IR_OP_GEMM:
+  case IR_OP_MATMUL:
     for (int i = 0; i < n->nin; i++)
       if (n->in[i] && (st = need_float(&e, i))) return st;
     break;
-  default:
-    break;
+  default: break;
   }
   switch (n->op) {
   case IR_OP_CONV: return eval_conv(&e);
   case IR_OP_BATCHNORM: return eval_batchnorm(&e);
-  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALMAXPOOL: case IR_OP_LPPOOL:
+  case IR_OP_MAXPOOL:
+  case IR_OP_AVGPOOL:
+  case IR_OP_GLOBALAVGPOOL:
+  case IR_OP_GLOBALMAXPOOL:
+  case IR_OP_LPPOOL:
   case IR_OP_GLOBALLPPOOL:
-    return ir_eval_pool(n, inputs, outputs_out, a, d); /* ir/pool.c: 1 to 3 spatial dims, MaxPool also i8/u8 */
+    return ir_eval_pool(n, inputs, outputs_out, a,
+                        d); /* ir/pool.c: 1 to 3 spatial dims, MaxPool also i8/u8 */
   case IR_OP_RESIZE:
     if (n->nin != 1) return fail(&e, ST_ERR_UNSUPPORTED, "a Resize with its tables is not evaluated");
     return ir_eval_resize(n, inputs, outputs_out, a, d);
-  case IR_OP_FLATTEN: case IR_OP_RESHAPE: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE: case IR_OP_IDENTITY:
-    return eval_copy(&e);
+  case IR_OP_FLATTEN:
+  case IR_OP_RESHAPE:
+  case IR_OP_SQUEEZE:
+  case IR_OP_UNSQUEEZE:
+  case IR_OP_IDENTITY: return eval_copy(&e);
   case IR_OP_SHAPE: return eval_shape(&e);
   case IR_OP_SIZE: {
     int64_t *y = alloc_out(&e, 0);
@@ -788,15 +865,19 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   }
   case IR_OP_RANGE: {
     const ir_value *Y = n->out[0];
-    if (Y->rank != 1 || Y->dtype != n->in[0]->dtype) return fail(&e, ST_ERR_INVALID, "output '%s' is not 1-D of the inputs' dtype", Y->name);
+    if (Y->rank != 1 || Y->dtype != n->in[0]->dtype)
+      return fail(&e, ST_ERR_INVALID, "output '%s' is not 1-D of the inputs' dtype", Y->name);
     void *y = alloc_out(&e, 0);
     if (!y) return nomem(&e);
     if (is_float(Y->dtype)) {
-      double start = ir_elem_get(e.in[0], n->in[0]->dtype, 0), delta = ir_elem_get(e.in[2], n->in[2]->dtype, 0);
-      for (int64_t i = 0; i < Y->dims[0]; i++) ir_elem_set(y, Y->dtype, i, start + (double)i * delta);
+      double start = ir_elem_get(e.in[0], n->in[0]->dtype, 0),
+             delta = ir_elem_get(e.in[2], n->in[2]->dtype, 0);
+      for (int64_t i = 0; i < Y->dims[0]; i++)
+        ir_elem_set(y, Y->dtype, i, start + (double)i * delta);
     } else { /* exact in 64 bits, as ONNX's integer Range */
       int64_t start = get_i(e.in[0], n->in[0]->dtype, 0), delta = get_i(e.in[2], n->in[2]->dtype, 0);
-      for (int64_t i = 0; i < Y->dims[0]; i++) put_i(y, Y->dtype, i, (int64_t)((uint64_t)start + (uint64_t)i * (uint64_t)delta));
+      for (int64_t i = 0; i < Y->dims[0]; i++)
+        put_i(y, Y->dtype, i, (int64_t)((uint64_t)start + (uint64_t)i * (uint64_t)delta));
     }
     return ST_OK;
   }
@@ -807,7 +888,8 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
     unsigned char *y = alloc_out(&e, 0);
     if (!y) return nomem(&e);
     size_t es = dtype_size(Y->dtype);
-    for (int64_t i = 0; i < ir_value_elements(Y); i++) memcpy(y + (size_t)i * es, e.in[1], es);
+    for (int64_t i = 0; i < ir_value_elements(Y); i++)
+      memcpy(y + (size_t)i * es, e.in[1], es);
     return ST_OK;
   }
   case IR_OP_GATHER: return eval_gather(&e);
@@ -820,9 +902,13 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   case IR_OP_MATMUL: return eval_matmul(&e);
   case IR_OP_VECPROG: return ir_vprog_eval(n, inputs, outputs_out, a, d);
   case IR_OP_REDUCE: return eval_reduce(&e);
-  case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_EXPAND: case IR_OP_TILE: case IR_OP_DEPTHTOSPACE:
-  case IR_OP_SPACETODEPTH: case IR_OP_SPLIT:
-    return eval_view(&e);
+  case IR_OP_TRANSPOSE:
+  case IR_OP_SLICE:
+  case IR_OP_EXPAND:
+  case IR_OP_TILE:
+  case IR_OP_DEPTHTOSPACE:
+  case IR_OP_SPACETODEPTH:
+  case IR_OP_SPLIT: return eval_view(&e);
   default:
     if (ir_eval_is_elementwise(n->op)) return ir_eval_elementwise(n, inputs, outputs_out, a, d);
     if (ir_eval_is_index(n->op)) return ir_eval_index(n, inputs, outputs_out, a, d);
@@ -830,19 +916,21 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   }
 }
 
-status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **outputs_out, arena *a,
-                     diag *d) {
+status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
   const void **vals = arena_array(a, (size_t)g->nvalues, sizeof *vals);
   if (!vals) return diag_set(d, ST_ERR_NOMEM, "out of memory evaluating graph '%s'", g->name);
-  for (int i = 0; i < g->nvalues; i++) vals[i] = g->values[i]->data;
-  for (int i = 0; i < g->ninputs; i++) vals[g->inputs[i]->id] = inputs[i];
+  for (int i = 0; i < g->nvalues; i++)
+    vals[i] = g->values[i]->data;
+  for (int i = 0; i < g->ninputs; i++)
+    vals[g->inputs[i]->id] = inputs[i];
   for (int i = 0; i < g->nnodes; i++) {
     const ir_node *n = g->nodes[i];
     if (n->dead) continue;
     const void **in = arena_array(a, (size_t)n->nin, sizeof *in);
     void **out = arena_array(a, (size_t)n->nout, sizeof *out);
     if (!in || !out) return diag_set(d, ST_ERR_NOMEM, "out of memory evaluating graph '%s'", g->name);
-    for (int j = 0; j < n->nin; j++) in[j] = n->in[j] ? vals[n->in[j]->id] : NULL;
+    for (int j = 0; j < n->nin; j++)
+      in[j] = n->in[j] ? vals[n->in[j]->id] : NULL;
     status st = ir_eval_node(n, in, out, a, d);
     if (st) return st;
     for (int j = 0; j < n->nout; j++)
@@ -850,7 +938,8 @@ status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **output
   }
   for (int i = 0; i < g->noutputs; i++) {
     outputs_out[i] = (void *)vals[g->outputs[i]->id];
-    if (!outputs_out[i]) return diag_set(d, ST_ERR_INVALID, "graph output '%s' was not computed", g->outputs[i]->name);
+    if (!outputs_out[i])
+      return diag_set(d, ST_ERR_INVALID, "graph output '%s' was not computed", g->outputs[i]->name);
   }
   return ST_OK;
 }

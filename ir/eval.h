@@ -30,14 +30,12 @@ int ir_eval_supported(ir_op op);
  * may be NULL). outputs_out[j] receives a new zeroed buffer from `a` holding
  * n->out[j]. Errors (unsupported op or dtype, unknown shape, index out of
  * range, integer division by zero) name the node and op. */
-status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a,
-                    diag *d);
+status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d);
 
 /* Evaluates the whole graph in node order. inputs[i] is the payload of
  * g->inputs[i]; outputs_out[i] receives the payload of g->outputs[i] (in `a`,
  * or the constant's / input's own buffer when an output is one: read only). */
-status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **outputs_out, arena *a,
-                     diag *d);
+status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **outputs_out, arena *a, diag *d);
 
 /* Reduce nodes (ops.def): the mode as an om_reduce_op (common/om_format.h),
  * -1 when the mode attribute is missing or unknown; and the reduced axes of

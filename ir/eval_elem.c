@@ -29,8 +29,8 @@ typedef struct elem {
 
 int ir_eval_is_elementwise(ir_op op) {
   ir_fusion f = ir_ops[op].fusion;
-  return (f == IR_FUSE_ELEMWISE || f == IR_FUSE_BROADCAST) && op != IR_OP_BATCHNORM &&
-         op != IR_OP_CAST && op != IR_OP_VECPROG;
+  return (f == IR_FUSE_ELEMWISE || f == IR_FUSE_BROADCAST) && op != IR_OP_BATCHNORM && op != IR_OP_CAST &&
+         op != IR_OP_VECPROG;
 }
 
 static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
@@ -131,9 +131,12 @@ static double float_op(ir_op op, const params *p, const elem *x, int nin) {
   /* variadic */
   double acc = v;
   for (int i = 1; i < nin; i++) {
-    if (op == IR_OP_MAX) acc = nan_max(acc, x[i].f);
-    else if (op == IR_OP_MIN) acc = nan_min(acc, x[i].f);
-    else acc += x[i].f; /* Sum, Mean */
+    if (op == IR_OP_MAX)
+      acc = nan_max(acc, x[i].f);
+    else if (op == IR_OP_MIN)
+      acc = nan_min(acc, x[i].f);
+    else
+      acc += x[i].f; /* Sum, Mean */
   }
   return op == IR_OP_MEAN ? acc / nin : acc;
 }
@@ -144,10 +147,14 @@ static int64_t u64_op(ir_op op, const elem *x, int nin, int *div0) {
   uint64_t acc = (uint64_t)x[0].i;
   for (int i = 1; i < nin; i++) {
     uint64_t w = (uint64_t)x[i].i;
-    if (op == IR_OP_MAX) acc = w > acc ? w : acc;
-    else if (op == IR_OP_MIN) acc = w < acc ? w : acc;
-    else if (w == 0) return *div0 = 1, 0;
-    else acc = op == IR_OP_DIV ? acc / w : acc % w;
+    if (op == IR_OP_MAX)
+      acc = w > acc ? w : acc;
+    else if (op == IR_OP_MIN)
+      acc = w < acc ? w : acc;
+    else if (w == 0)
+      return *div0 = 1, 0;
+    else
+      acc = op == IR_OP_DIV ? acc / w : acc % w;
   }
   return (int64_t)acc;
 }
@@ -174,7 +181,8 @@ static int64_t int_op(ir_op op, const params *p, int dt, const elem *x, int nin,
   case IR_OP_SUB: return (int64_t)(uv - uw);
   case IR_OP_MUL: return (int64_t)(uv * uw);
   case IR_OP_PRELU: return v < 0 ? (int64_t)(uv * uw) : v;
-  case IR_OP_DIV: case IR_OP_MOD: {
+  case IR_OP_DIV:
+  case IR_OP_MOD: {
     if (w == 0) return *div0 = 1, 0;
     if (w == -1) return op == IR_OP_DIV ? (int64_t)(0 - uv) : 0;
     if (op == IR_OP_DIV) return v / w;
@@ -196,9 +204,12 @@ static int64_t int_op(ir_op op, const params *p, int dt, const elem *x, int nin,
   }
   int64_t acc = v; /* Max, Min, Sum */
   for (int i = 1; i < nin; i++) {
-    if (op == IR_OP_MAX) acc = x[i].i > acc ? x[i].i : acc;
-    else if (op == IR_OP_MIN) acc = x[i].i < acc ? x[i].i : acc;
-    else acc = (int64_t)((uint64_t)acc + (uint64_t)x[i].i);
+    if (op == IR_OP_MAX)
+      acc = x[i].i > acc ? x[i].i : acc;
+    else if (op == IR_OP_MIN)
+      acc = x[i].i < acc ? x[i].i : acc;
+    else
+      acc = (int64_t)((uint64_t)acc + (uint64_t)x[i].i);
   }
   return acc;
 }
@@ -223,7 +234,9 @@ static void read_params(const ir_node *n, params *p) {
   double alpha = 0.01;
   switch (n->op) {
   case IR_OP_HARDSIGMOID: alpha = 0.2; break;
-  case IR_OP_ELU: case IR_OP_CELU: case IR_OP_THRESHOLDEDRELU: alpha = 1.0; break;
+  case IR_OP_ELU:
+  case IR_OP_CELU:
+  case IR_OP_THRESHOLDEDRELU: alpha = 1.0; break;
   case IR_OP_SELU: alpha = 1.67326319217681884765625; break;
   default: break;
   }
@@ -254,11 +267,13 @@ status ir_eval_elementwise(const ir_node *n, const void *const *inputs, void **o
     const ir_value *v = n->in[i];
     int shift = rank - v->rank;
     int64_t s = 1;
-    if (shift < 0) return ir_node_error(d, ST_ERR_INVALID, n, "input '%s' has a higher rank than the output", v->name);
+    if (shift < 0)
+      return ir_node_error(d, ST_ERR_INVALID, n, "input '%s' has a higher rank than the output", v->name);
     for (int k = rank - 1; k >= 0; k--) {
       int64_t dim = k >= shift ? v->dims[k - shift] : 1;
       if (dim != 1 && dim != y->dims[k])
-        return ir_node_error(d, ST_ERR_INVALID, n, "input '%s' does not broadcast to output '%s'", v->name, y->name);
+        return ir_node_error(d, ST_ERR_INVALID, n, "input '%s' does not broadcast to output '%s'", v->name,
+                             y->name);
       strides[i * MAX_RANK + k] = dim == 1 ? 0 : s;
       s *= dim;
     }
@@ -282,7 +297,8 @@ status ir_eval_elementwise(const ir_node *n, const void *const *inputs, void **o
     }
     elem u[2]; /* u64 compares: flipping the top bit orders the bits as unsigned numbers */
     if (n->in[0]->dtype == DT_UINT64 && nin == 2)
-      for (int i = 0; i < 2; i++) u[i] = x[i], u[i].i = (int64_t)((uint64_t)x[i].i ^ (1ull << 63));
+      for (int i = 0; i < 2; i++)
+        u[i] = x[i], u[i].i = (int64_t)((uint64_t)x[i].i ^ (1ull << 63));
     int b = bool_op(n->op, &p, fl, n->in[0]->dtype == DT_UINT64 && nin == 2 ? u : x);
     if (b >= 0) {
       write_i(out, DT_BOOL, e, b);
@@ -296,9 +312,11 @@ status ir_eval_elementwise(const ir_node *n, const void *const *inputs, void **o
     }
     for (int k = rank - 1; k >= 0; k--) {
       idx[k]++;
-      for (int i = 0; i < nin; i++) off[i] += strides[i * MAX_RANK + k];
+      for (int i = 0; i < nin; i++)
+        off[i] += strides[i * MAX_RANK + k];
       if (idx[k] < y->dims[k]) break;
-      for (int i = 0; i < nin; i++) off[i] -= strides[i * MAX_RANK + k] * y->dims[k];
+      for (int i = 0; i < nin; i++)
+        off[i] -= strides[i * MAX_RANK + k] * y->dims[k];
       idx[k] = 0;
     }
   }

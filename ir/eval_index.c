@@ -20,7 +20,6 @@
 #include "ir/eval.h"
 #include "ir/eval_internal.h"
 
-
 /* Integers (and bool) widened to int64; u64 as its bits. */
 static int64_t get_i(const void *p, int dt, int64_t i) {
   switch (dt) {

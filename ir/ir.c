@@ -16,7 +16,7 @@
 #include "ir/vprog_ir.h"
 
 const ir_op_info ir_ops[IR_OP_COUNT] = {
-#define OP(e, name, min_in, max_in, min_out, max_out, fusion, fp16, unit) \
+#define OP(e, name, min_in, max_in, min_out, max_out, fusion, fp16, unit)                                    \
   {name, min_in, max_in, min_out, max_out, fusion, fp16, unit},
 #include "ops.def"
 #undef OP
@@ -48,7 +48,8 @@ void ir_graph_free(ir_graph *g) {
 
 static uint32_t name_hash(const char *s) {
   uint32_t h = 2166136261u; /* FNV-1a */
-  while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
+  while (*s)
+    h = (h ^ (unsigned char)*s++) * 16777619u;
   return h;
 }
 
@@ -101,8 +102,7 @@ static const char *unique_name(ir_graph *g, const char *base) {
 }
 
 ir_value *ir_value_new(ir_graph *g, const char *name, dtype dt) {
-  if (arena_grow(&g->arena, (void **)&g->values, &g->value_cap, g->nvalues, sizeof(ir_value *)))
-    return NULL;
+  if (arena_grow(&g->arena, (void **)&g->values, &g->value_cap, g->nvalues, sizeof(ir_value *))) return NULL;
   ir_value *v = arena_alloc(&g->arena, sizeof *v);
   if (!v) return NULL;
   v->name = unique_name(g, name && *name ? name : "v");
@@ -119,7 +119,8 @@ ir_value *ir_value_new(ir_graph *g, const char *name, dtype dt) {
 
 void ir_value_set_shape(ir_value *v, int rank, const int64_t *dims) {
   v->rank = rank;
-  for (int i = 0; i < MAX_RANK; i++) v->dims[i] = i < rank ? dims[i] : 0;
+  for (int i = 0; i < MAX_RANK; i++)
+    v->dims[i] = i < rank ? dims[i] : 0;
 }
 
 int64_t ir_value_elements(const ir_value *v) {
@@ -131,8 +132,8 @@ int64_t ir_value_elements(const ir_value *v) {
 int64_t ir_value_bytes(const ir_value *v) {
   uint64_t n, bytes;
   size_t es = dtype_size(v->dtype);
-  if (v->rank < 0 || es == 0 || layout_elements(v->layout, v->rank, v->dims, &n) ||
-      mul_u64(n, es, &bytes) || bytes > INT64_MAX)
+  if (v->rank < 0 || es == 0 || layout_elements(v->layout, v->rank, v->dims, &n) || mul_u64(n, es, &bytes) ||
+      bytes > INT64_MAX)
     return -1;
   return (int64_t)bytes;
 }
@@ -164,16 +165,14 @@ void ir_value_replace_data(ir_graph *g, ir_value *v, const void *data) {
 }
 
 int ir_graph_add_input(ir_graph *g, ir_value *v) {
-  if (arena_grow(&g->arena, (void **)&g->inputs, &g->input_cap, g->ninputs, sizeof(ir_value *)))
-    return -1;
+  if (arena_grow(&g->arena, (void **)&g->inputs, &g->input_cap, g->ninputs, sizeof(ir_value *))) return -1;
   v->input_index = g->ninputs;
   g->inputs[g->ninputs++] = v;
   return 0;
 }
 
 int ir_graph_add_output(ir_graph *g, ir_value *v) {
-  if (arena_grow(&g->arena, (void **)&g->outputs, &g->output_cap, g->noutputs, sizeof(ir_value *)))
-    return -1;
+  if (arena_grow(&g->arena, (void **)&g->outputs, &g->output_cap, g->noutputs, sizeof(ir_value *))) return -1;
   v->output_index = g->noutputs;
   g->outputs[g->noutputs++] = v;
   return 0;
@@ -185,10 +184,9 @@ static int node_name_taken(const ir_graph *g, const char *name) {
   return 0;
 }
 
-ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, int nin, ir_value *const *in,
-                     int nout, ir_value *const *out) {
-  if (arena_grow(&g->arena, (void **)&g->nodes, &g->node_cap, g->nnodes, sizeof(ir_node *)))
-    return NULL;
+ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, int nin, ir_value *const *in, int nout,
+                     ir_value *const *out) {
+  if (arena_grow(&g->arena, (void **)&g->nodes, &g->node_cap, g->nnodes, sizeof(ir_node *))) return NULL;
   ir_node *n = arena_alloc(&g->arena, sizeof *n);
   if (!n) return NULL;
   n->id = g->next_node_id++;
@@ -237,8 +235,7 @@ static ir_attr *attr_slot(ir_graph *g, ir_node *n, const char *name) {
       n->attrs[i].name = kept;
       return &n->attrs[i];
     }
-  if (arena_grow(&g->arena, (void **)&n->attrs, &n->attr_cap, n->nattrs, sizeof(ir_attr)))
-    return NULL;
+  if (arena_grow(&g->arena, (void **)&n->attrs, &n->attr_cap, n->nattrs, sizeof(ir_attr))) return NULL;
   ir_attr *a = &n->attrs[n->nattrs];
   a->name = arena_strdup(&g->arena, name);
   if (!a->name) return NULL;
@@ -325,7 +322,8 @@ const char *ir_attr_string(const ir_node *n, const char *name, const char *def) 
 int ir_attr_ints(const ir_node *n, const char *name, int64_t *out, int max) {
   const ir_attr *a = ir_attr_find(n, name);
   if (!a || a->kind != IR_ATTR_INTS) return -1;
-  for (int i = 0; i < a->n && i < max; i++) out[i] = a->ints[i];
+  for (int i = 0; i < a->n && i < max; i++)
+    out[i] = a->ints[i];
   return a->n;
 }
 
@@ -370,9 +368,11 @@ int ir_value_use_count(const ir_graph *g, const ir_value *v) {
   for (int i = 0; i < g->nnodes; i++) {
     const ir_node *n = g->nodes[i];
     if (n->dead) continue;
-    for (int j = 0; j < n->nin; j++) count += n->in[j] == v;
+    for (int j = 0; j < n->nin; j++)
+      count += n->in[j] == v;
   }
-  for (int i = 0; i < g->noutputs; i++) count += g->outputs[i] == v;
+  for (int i = 0; i < g->noutputs; i++)
+    count += g->outputs[i] == v;
   return count;
 }
 
@@ -407,8 +407,10 @@ void ir_graph_compact(ir_graph *g) {
   /* Mark referenced values: graph I/O, node inputs and outputs. */
   unsigned char *used = calloc((size_t)g->nvalues + 1, 1);
   if (!used) return; /* keeping unreferenced values is harmless */
-  for (int i = 0; i < g->ninputs; i++) used[g->inputs[i]->id] = 1;
-  for (int i = 0; i < g->noutputs; i++) used[g->outputs[i]->id] = 1;
+  for (int i = 0; i < g->ninputs; i++)
+    used[g->inputs[i]->id] = 1;
+  for (int i = 0; i < g->noutputs; i++)
+    used[g->outputs[i]->id] = 1;
   for (int i = 0; i < g->nnodes; i++) {
     ir_node *n = g->nodes[i];
     for (int j = 0; j < n->nin; j++)
@@ -440,8 +442,10 @@ void ir_graph_compact(ir_graph *g) {
 static int is_sorted(const ir_graph *g) {
   int *pos = malloc(((size_t)g->next_node_id + 1) * sizeof *pos);
   if (!pos) return -1;
-  for (int i = 0; i <= g->next_node_id; i++) pos[i] = -1; /* -1: not in g->nodes (verify reports it) */
-  for (int i = 0; i < g->nnodes; i++) pos[g->nodes[i]->id] = i;
+  for (int i = 0; i <= g->next_node_id; i++)
+    pos[i] = -1; /* -1: not in g->nodes (verify reports it) */
+  for (int i = 0; i < g->nnodes; i++)
+    pos[g->nodes[i]->id] = i;
   int sorted = 1;
   for (int i = 0; i < g->nnodes && sorted; i++)
     for (int j = 0; j < g->nodes[i]->nin; j++) {
@@ -458,8 +462,8 @@ static int is_sorted(const ir_graph *g) {
 status ir_graph_toposort(ir_graph *g, diag *d) {
   int n = g->nnodes;
   if (n == 0 || is_sorted(g) == 1) return ST_OK;
-  int *pending = calloc((size_t)n, sizeof *pending);    /* unmet inputs per node */
-  int *pos = malloc((size_t)g->nvalues * sizeof *pos);  /* producer index per value id */
+  int *pending = calloc((size_t)n, sizeof *pending);   /* unmet inputs per node */
+  int *pos = malloc((size_t)g->nvalues * sizeof *pos); /* producer index per value id */
   ir_node **order = malloc((size_t)n * sizeof *order);
   int *users_start = calloc((size_t)n + 1, sizeof *users_start);
   int *queue = calloc((size_t)n, sizeof *queue); /* ready nodes, FIFO */
@@ -469,7 +473,8 @@ status ir_graph_toposort(ir_graph *g, diag *d) {
     st = diag_set(d, ST_ERR_NOMEM, "out of memory sorting graph '%s'", g->name);
     goto done;
   }
-  for (int i = 0; i < g->nvalues; i++) pos[i] = -1;
+  for (int i = 0; i < g->nvalues; i++)
+    pos[i] = -1;
   for (int i = 0; i < n; i++)
     for (int j = 0; j < g->nodes[i]->nout; j++)
       if (g->nodes[i]->out[j]) pos[g->nodes[i]->out[j]->id] = i;
@@ -482,7 +487,8 @@ status ir_graph_toposort(ir_graph *g, diag *d) {
         pending[i]++;
       }
     }
-  for (int i = 0; i < n; i++) users_start[i + 1] += users_start[i];
+  for (int i = 0; i < n; i++)
+    users_start[i + 1] += users_start[i];
   users = malloc(((size_t)users_start[n] + 1) * sizeof *users);
   int *fill = calloc((size_t)n, sizeof *fill);
   if (!users || !fill) {
@@ -542,8 +548,7 @@ status ir_verify(const ir_graph *g, diag *d) {
       st = diag_set(d, ST_ERR_LIMIT, "value '%s' has rank %d (limit %d)", v->name, v->rank, MAX_RANK);
     for (int k = 0; st == ST_OK && k < v->rank; k++)
       if (v->dims[k] < 0)
-        st = diag_set(d, ST_ERR_INVALID, "value '%s' has dim %d = %lld", v->name, k,
-                      (long long)v->dims[k]);
+        st = diag_set(d, ST_ERR_INVALID, "value '%s' has dim %d = %lld", v->name, k, (long long)v->dims[k]);
     for (int j = 0; st == ST_OK && j < i; j++)
       if (strcmp(g->values[j]->name, v->name) == 0)
         st = diag_set(d, ST_ERR_INVALID, "two values are named '%s'", v->name);
@@ -562,20 +567,23 @@ status ir_verify(const ir_graph *g, diag *d) {
     for (int j = 0; j < n->nin && st == ST_OK; j++) {
       const ir_value *v = n->in[j];
       if (j < info->min_in && !v)
-        st = diag_set(d, ST_ERR_INVALID, "node '%s' (%s): required input %d is missing", n->name, info->name, j);
+        st = diag_set(d, ST_ERR_INVALID, "node '%s' (%s): required input %d is missing", n->name, info->name,
+                      j);
       else if (v && (v->id >= g->nvalues || g->values[v->id] != v))
         st = diag_set(d, ST_ERR_INVALID, "node '%s' (%s): input %d '%s' is not in the graph", n->name,
                       info->name, j, v->name);
       else if (v && !defined[v->id])
-        st = diag_set(d, ST_ERR_INVALID,
-                      "node '%s' (%s): input %d '%s' is not produced by an earlier node, an input or a constant",
-                      n->name, info->name, j, v->name);
+        st = diag_set(
+            d, ST_ERR_INVALID,
+            "node '%s' (%s): input %d '%s' is not produced by an earlier node, an input or a constant",
+            n->name, info->name, j, v->name);
     }
     for (int j = 0; j < n->nout && st == ST_OK; j++) {
       const ir_value *v = n->out[j];
       if (!v) continue;
       if (v->id >= g->nvalues || g->values[v->id] != v)
-        st = diag_set(d, ST_ERR_INVALID, "node '%s' (%s): output %d is not in the graph", n->name, info->name, j);
+        st = diag_set(d, ST_ERR_INVALID, "node '%s' (%s): output %d is not in the graph", n->name, info->name,
+                      j);
       else if (v->producer != n || defined[v->id])
         st = diag_set(d, ST_ERR_INVALID, "node '%s' (%s): output %d '%s' has another producer", n->name,
                       info->name, j, v->name);
@@ -583,7 +591,7 @@ status ir_verify(const ir_graph *g, diag *d) {
         defined[v->id] = 1;
     }
     if (st == ST_OK && n->op == IR_OP_CONV) st = ir_epilogue_check(n, d); /* ir/epilogue_ir.h */
-    if (st == ST_OK && n->op == IR_OP_VECPROG) { /* the program must fit its node */
+    if (st == ST_OK && n->op == IR_OP_VECPROG) {                          /* the program must fit its node */
       arena tmp;
       ir_vprog p;
       arena_init(&tmp, 0);

@@ -32,7 +32,13 @@ typedef enum ir_op {
   IR_OP_COUNT
 } ir_op;
 
-typedef enum ir_fusion { IR_FUSE_ELEMWISE, IR_FUSE_BROADCAST, IR_FUSE_INJECTIVE, IR_FUSE_CUBE, IR_FUSE_OPAQUE } ir_fusion;
+typedef enum ir_fusion {
+  IR_FUSE_ELEMWISE,
+  IR_FUSE_BROADCAST,
+  IR_FUSE_INJECTIVE,
+  IR_FUSE_CUBE,
+  IR_FUSE_OPAQUE
+} ir_fusion;
 typedef enum ir_fp16 { IR_FP16_ALWAYS, IR_FP16_FOLLOW, IR_FP16_NEVER } ir_fp16;
 typedef enum ir_unit { IR_UNIT_CUBE, IR_UNIT_VECTOR, IR_UNIT_NONE } ir_unit;
 
@@ -47,7 +53,13 @@ typedef struct ir_op_info {
 extern const ir_op_info ir_ops[IR_OP_COUNT];
 int ir_op_from_name(const char *onnx_name); /* -1 when unknown */
 
-typedef enum ir_attr_kind { IR_ATTR_INT, IR_ATTR_FLOAT, IR_ATTR_STRING, IR_ATTR_INTS, IR_ATTR_FLOATS } ir_attr_kind;
+typedef enum ir_attr_kind {
+  IR_ATTR_INT,
+  IR_ATTR_FLOAT,
+  IR_ATTR_STRING,
+  IR_ATTR_INTS,
+  IR_ATTR_FLOATS
+} ir_attr_kind;
 
 typedef struct ir_attr {
   const char *name;
@@ -61,8 +73,13 @@ typedef struct ir_attr {
 } ir_attr;
 
 /* Where memory planning put a value (set by passes/memplan.c). */
-typedef enum ir_region { IR_REGION_NONE = -1, IR_REGION_WEIGHTS = 0, IR_REGION_WORKSPACE = 1,
-                         IR_REGION_INPUT = 2, IR_REGION_OUTPUT = 3 } ir_region;
+typedef enum ir_region {
+  IR_REGION_NONE = -1,
+  IR_REGION_WEIGHTS = 0,
+  IR_REGION_WORKSPACE = 1,
+  IR_REGION_INPUT = 2,
+  IR_REGION_OUTPUT = 3
+} ir_region;
 
 typedef struct ir_node ir_node;
 
@@ -71,12 +88,12 @@ typedef struct ir_value {
   const char *name; /* unique in the graph */
   dtype dtype;
   layout layout;
-  int rank;              /* -1 until known */
+  int rank;               /* -1 until known */
   int64_t dims[MAX_RANK]; /* logical dims; -1 = not yet known */
-  const void *data;      /* constant payload in the graph arena, or NULL */
-  ir_node *producer;     /* NULL for graph inputs and constants */
-  int input_index;       /* position in g->inputs, or -1 */
-  int output_index;      /* position in g->outputs, or -1 */
+  const void *data;       /* constant payload in the graph arena, or NULL */
+  ir_node *producer;      /* NULL for graph inputs and constants */
+  int input_index;        /* position in g->inputs, or -1 */
+  int output_index;       /* position in g->outputs, or -1 */
   /* memory plan (passes/memplan.c) */
   ir_region region;
   uint64_t offset; /* bytes from the region base */
@@ -88,11 +105,11 @@ struct ir_node {
   const char *name; /* ONNX node name, or a generated unique one */
   ir_op op;
   int nin, nout;
-  ir_value **in;  /* in[i] may be NULL for an omitted optional input */
+  ir_value **in; /* in[i] may be NULL for an omitted optional input */
   ir_value **out;
   int nattrs, attr_cap;
   ir_attr *attrs;
-  int dead; /* marked for removal by ir_graph_compact */
+  int dead;   /* marked for removal by ir_graph_compact */
   int origin; /* id of the source node this one computes part of: its own id
                  (ir_node_new), or the ONNX node's when a decomposition or a
                  lowering split one op into several (the op-by-op build keeps
@@ -135,8 +152,8 @@ ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const 
  * (dce lets an Identity's output share its input's). */
 void ir_value_replace_data(ir_graph *g, ir_value *v, const void *data);
 ir_value *ir_value_find(const ir_graph *g, const char *name); /* NULL if no value in g has it */
-int ir_graph_add_input(ir_graph *g, ir_value *v);  /* 0 ok, -1 nomem */
-int ir_graph_add_output(ir_graph *g, ir_value *v); /* 0 ok, -1 nomem */
+int ir_graph_add_input(ir_graph *g, ir_value *v);             /* 0 ok, -1 nomem */
+int ir_graph_add_output(ir_graph *g, ir_value *v);            /* 0 ok, -1 nomem */
 
 /* Logical element count (-1 when the shape is unknown or overflows) and
  * physical bytes in the value's layout and dtype (-1 likewise). */
@@ -145,8 +162,8 @@ int64_t ir_value_bytes(const ir_value *v);
 
 /* New node appended at the end of g->nodes; in/out arrays are copied and each
  * output's producer is set. name NULL or taken: a unique one is generated. */
-ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, int nin, ir_value *const *in,
-                     int nout, ir_value *const *out);
+ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, int nin, ir_value *const *in, int nout,
+                     ir_value *const *out);
 /* Replaces input slot i (growing the input array if i == nin). */
 int ir_node_set_input(ir_graph *g, ir_node *n, int i, ir_value *v);
 

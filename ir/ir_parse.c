@@ -53,7 +53,8 @@ static status perr(parser *ps, const char *fmt, ...) {
 }
 
 static void skip_ws(parser *ps) {
-  while (ps->p < ps->e && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\r')) ps->p++;
+  while (ps->p < ps->e && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\r'))
+    ps->p++;
 }
 
 /* Consumes `c` (after spaces) when it is next; returns whether it was. */
@@ -80,7 +81,8 @@ static int at_end(parser *ps) {
 static status word(parser *ps, char *buf, size_t cap, const char *what) {
   skip_ws(ps);
   size_t n = 0;
-  while (ps->p < ps->e && (isalnum((unsigned char)*ps->p) || *ps->p == '_' || *ps->p == '.' || *ps->p == '?')) {
+  while (ps->p < ps->e &&
+         (isalnum((unsigned char)*ps->p) || *ps->p == '_' || *ps->p == '.' || *ps->p == '?')) {
     if (n + 1 >= cap) return perr(ps, "%s is too long", what);
     buf[n++] = *ps->p++;
   }
@@ -231,8 +233,10 @@ static void store(void *p, int dt, int64_t i, double f, int64_t iv, int is_float
   case DT_DOUBLE: ((double *)p)[i] = f; break;
   case DT_INT64: ((int64_t *)p)[i] = is_float ? (int64_t)f : iv; break;
   case DT_UINT64: ((uint64_t *)p)[i] = (uint64_t)(is_float ? (int64_t)f : iv); break;
-  case DT_INT32: case DT_UINT32: ((int32_t *)p)[i] = (int32_t)(is_float ? (int64_t)f : iv); break;
-  case DT_INT16: case DT_UINT16: ((int16_t *)p)[i] = (int16_t)(is_float ? (int64_t)f : iv); break;
+  case DT_INT32:
+  case DT_UINT32: ((int32_t *)p)[i] = (int32_t)(is_float ? (int64_t)f : iv); break;
+  case DT_INT16:
+  case DT_UINT16: ((int16_t *)p)[i] = (int16_t)(is_float ? (int64_t)f : iv); break;
   case DT_BOOL: ((uint8_t *)p)[i] = (is_float ? f != 0 : iv != 0); break;
   default: ((int8_t *)p)[i] = (int8_t)(is_float ? (int64_t)f : iv); break; /* i8, u8 */
   }
@@ -261,29 +265,37 @@ static status const_init(parser *ps, ir_value *v) {
     if (!accept(ps, ']')) {
       do {
         if ((st = number(ps, &is_float, &iv, &f))) return st;
-        if (n == count) return perr(ps, "constant %%%s has more than %lld elements", v->name, (long long)count);
+        if (n == count)
+          return perr(ps, "constant %%%s has more than %lld elements", v->name, (long long)count);
         store(data, v->dtype, n++, f, iv, is_float);
       } while (accept(ps, ','));
       if ((st = expect(ps, ']'))) return st;
     }
     if (n != count)
-      return perr(ps, "constant %%%s has %lld elements, its type says %lld", v->name, (long long)n, (long long)count);
+      return perr(ps, "constant %%%s has %lld elements, its type says %lld", v->name, (long long)n,
+                  (long long)count);
   } else if (*ps->p == '<') {
-    return perr(ps, "constant %%%s: the '<bytes ...>' summary cannot be parsed; give [values], fill(v) or rand(seed)", v->name);
+    return perr(
+        ps, "constant %%%s: the '<bytes ...>' summary cannot be parsed; give [values], fill(v) or rand(seed)",
+        v->name);
   } else {
     if ((st = word(ps, kw, sizeof kw, "[values], fill(v) or rand(seed)")) || (st = expect(ps, '(')) ||
         (st = number(ps, &is_float, &iv, &f)) || (st = expect(ps, ')')))
       return st;
     if (strcmp(kw, "fill") == 0) {
-      for (int64_t i = 0; i < count; i++) store(data, v->dtype, i, f, iv, is_float);
+      for (int64_t i = 0; i < count; i++)
+        store(data, v->dtype, i, f, iv, is_float);
     } else if (strcmp(kw, "rand") == 0) {
       if (is_float) return perr(ps, "rand() takes an integer seed");
       uint64_t s = (uint64_t)iv;
       for (int64_t i = 0; i < count; i++) {
         uint64_t r = splitmix(&s);
-        if (is_float_dtype(v->dtype)) store(data, v->dtype, i, (double)(r >> 11) * 0x1p-52 - 1.0, 0, 1);
-        else if (v->dtype == DT_BOOL) store(data, v->dtype, i, 0, (int64_t)(r >> 63), 0);
-        else store(data, v->dtype, i, 0, (int64_t)(r >> 60) - 8, 0);
+        if (is_float_dtype(v->dtype))
+          store(data, v->dtype, i, (double)(r >> 11) * 0x1p-52 - 1.0, 0, 1);
+        else if (v->dtype == DT_BOOL)
+          store(data, v->dtype, i, 0, (int64_t)(r >> 63), 0);
+        else
+          store(data, v->dtype, i, 0, (int64_t)(r >> 60) - 8, 0);
       }
     } else {
       return perr(ps, "unknown constant form '%s'; expected [values], fill(v) or rand(seed)", kw);
@@ -306,7 +318,8 @@ static status attr(parser *ps, ir_node *n) {
   skip_ws(ps);
   if (accept(ps, '"')) {
     const char *s = ps->p;
-    while (ps->p < ps->e && *ps->p != '"') ps->p++;
+    while (ps->p < ps->e && *ps->p != '"')
+      ps->p++;
     if (ps->p >= ps->e) return perr(ps, "unterminated string in attribute '%s'", name);
     char *val = arena_strndup(&g->arena, s, (size_t)(ps->p - s));
     ps->p++;
@@ -352,8 +365,10 @@ enum { MAX_NODE_OUTS = 16 };
 static const char *name_comment(const parser *ps) {
   int in_string = 0;
   for (const char *s = ps->p; s < ps->e; s++) {
-    if (*s == '"') in_string = !in_string;
-    else if (*s == '#' && !in_string) return s;
+    if (*s == '"')
+      in_string = !in_string;
+    else if (*s == '#' && !in_string)
+      return s;
   }
   return NULL;
 }
@@ -373,7 +388,8 @@ static status node_line(parser *ps) {
     nout++;
   } while (accept(ps, ','));
   char opname[64];
-  if ((st = expect(ps, '=')) || (st = word(ps, opname, sizeof opname, "an op name")) || (st = expect(ps, '(')))
+  if ((st = expect(ps, '=')) || (st = word(ps, opname, sizeof opname, "an op name")) ||
+      (st = expect(ps, '(')))
     return st;
   int op = ir_op_from_name(opname);
   if (op < 0) return perr(ps, "unknown op '%s'", opname);
@@ -383,8 +399,10 @@ static status node_line(parser *ps) {
     do {
       if (arena_grow(&ps->g->arena, (void **)&ins, &cap, nin, sizeof *ins))
         return diag_set(ps->d, ST_ERR_NOMEM, "%s:%d: out of memory", ps->label, ps->line);
-      if (accept(ps, '_')) ins[nin++] = NULL;
-      else if ((st = use_value(ps, &ins[nin++]))) return st;
+      if (accept(ps, '_'))
+        ins[nin++] = NULL;
+      else if ((st = use_value(ps, &ins[nin++])))
+        return st;
     } while (accept(ps, ','));
     if ((st = expect(ps, ')'))) return st;
   }
@@ -397,8 +415,10 @@ static status node_line(parser *ps) {
   char namebuf[NAME_MAX_CHARS];
   if (hash) {
     const char *s = hash + 1, *t = ps->e;
-    while (s < t && isspace((unsigned char)*s)) s++;
-    while (t > s && isspace((unsigned char)t[-1])) t--;
+    while (s < t && isspace((unsigned char)*s))
+      s++;
+    while (t > s && isspace((unsigned char)t[-1]))
+      t--;
     if (t - s >= NAME_MAX_CHARS) return perr(ps, "node name is too long");
     memcpy(namebuf, s, (size_t)(t - s));
     namebuf[t - s] = '\0';
@@ -426,13 +446,15 @@ static status line(parser *ps) {
   ir_value *v;
   if (strcmp(kw, "input") == 0) {
     if ((st = new_value(ps, &v)) || (st = plan(ps, v))) return st;
-    if (ir_graph_add_input(g, v)) return diag_set(ps->d, ST_ERR_NOMEM, "%s:%d: out of memory", ps->label, ps->line);
+    if (ir_graph_add_input(g, v))
+      return diag_set(ps->d, ST_ERR_NOMEM, "%s:%d: out of memory", ps->label, ps->line);
   } else if (strcmp(kw, "const") == 0) {
     if ((st = new_value(ps, &v)) || (st = const_init(ps, v)) || (st = plan(ps, v))) return st;
   } else if (strcmp(kw, "output") == 0) {
     do {
       if ((st = use_value(ps, &v))) return st;
-      if (ir_graph_add_output(g, v)) return diag_set(ps->d, ST_ERR_NOMEM, "%s:%d: out of memory", ps->label, ps->line);
+      if (ir_graph_add_output(g, v))
+        return diag_set(ps->d, ST_ERR_NOMEM, "%s:%d: out of memory", ps->label, ps->line);
     } while (accept(ps, ','));
   } else if (strcmp(kw, "graph") == 0) {
     return perr(ps, "a second 'graph' line");
@@ -451,7 +473,8 @@ static status header(parser *ps) {
   if (strcmp(kw, "graph") != 0) return perr(ps, "the first line must be 'graph NAME opset N'");
   skip_ws(ps);
   size_t n = 0;
-  while (ps->p < ps->e && !isspace((unsigned char)*ps->p) && n + 1 < sizeof name) name[n++] = *ps->p++;
+  while (ps->p < ps->e && !isspace((unsigned char)*ps->p) && n + 1 < sizeof name)
+    name[n++] = *ps->p++;
   name[n] = '\0';
   if (n == 0) return perr(ps, "the graph has no name");
   int64_t opset = 0;

@@ -20,7 +20,8 @@ static void print_type(const ir_value *v, FILE *out) {
     fputs("[?]", out);
   } else {
     fputc('[', out);
-    for (int i = 0; i < v->rank; i++) fprintf(out, "%s%lld", i ? "," : "", (long long)v->dims[i]);
+    for (int i = 0; i < v->rank; i++)
+      fprintf(out, "%s%lld", i ? "," : "", (long long)v->dims[i]);
     fputc(']', out);
   }
   if (v->layout != LAYOUT_ND) fprintf(out, " %s", layout_name(v->layout));
@@ -36,7 +37,8 @@ static void print_element(const ir_value *v, int64_t i, FILE *out) {
   case DT_INT64: fprintf(out, "%lld", (long long)((const int64_t *)p)[i]); break;
   case DT_INT32: fprintf(out, "%d", ((const int32_t *)p)[i]); break;
   case DT_INT8: fprintf(out, "%d", ((const int8_t *)p)[i]); break;
-  case DT_UINT8: case DT_BOOL: fprintf(out, "%u", ((const uint8_t *)p)[i]); break;
+  case DT_UINT8:
+  case DT_BOOL: fprintf(out, "%u", ((const uint8_t *)p)[i]); break;
   default: fputc('?', out); break;
   }
 }
@@ -77,7 +79,8 @@ static void print_attrs(const ir_node *n, FILE *out) {
   if (n->nattrs == 0) return;
   const ir_attr *sorted[64];
   int count = n->nattrs < 64 ? n->nattrs : 64;
-  for (int i = 0; i < count; i++) sorted[i] = &n->attrs[i];
+  for (int i = 0; i < count; i++)
+    sorted[i] = &n->attrs[i];
   qsort(sorted, (size_t)count, sizeof *sorted, attr_cmp);
   fputs(" {", out);
   for (int i = 0; i < count; i++) {
@@ -89,7 +92,8 @@ static void print_attrs(const ir_node *n, FILE *out) {
     case IR_ATTR_STRING: fprintf(out, "\"%s\"", a->s); break;
     case IR_ATTR_INTS:
       fputc('[', out);
-      for (int k = 0; k < a->n; k++) fprintf(out, "%s%lld", k ? "," : "", (long long)a->ints[k]);
+      for (int k = 0; k < a->n; k++)
+        fprintf(out, "%s%lld", k ? "," : "", (long long)a->ints[k]);
       fputc(']', out);
       break;
     case IR_ATTR_FLOATS:
@@ -139,14 +143,17 @@ void ir_print(const ir_graph *g, FILE *out) {
     fprintf(out, " = %s(", ir_ops[n->op].name);
     for (int j = 0; j < n->nin; j++) {
       if (j) fputs(", ", out);
-      if (n->in[j]) fprintf(out, "%%%s", n->in[j]->name);
-      else fputc('_', out);
+      if (n->in[j])
+        fprintf(out, "%%%s", n->in[j]->name);
+      else
+        fputc('_', out);
     }
     fputc(')', out);
     print_attrs(n, out);
     fprintf(out, "  # %s\n", n->name);
   }
-  for (int i = 0; i < g->noutputs; i++) fprintf(out, "output %%%s\n", g->outputs[i]->name);
+  for (int i = 0; i < g->noutputs; i++)
+    fprintf(out, "output %%%s\n", g->outputs[i]->name);
 }
 
 char *ir_print_string(const ir_graph *g) {
@@ -173,8 +180,10 @@ void ir_print_dot(const ir_graph *g, FILE *out) {
     for (int j = 0; j < n->nin; j++) {
       const ir_value *v = n->in[j];
       if (!v || v->data) continue;
-      if (v->producer) fprintf(out, "  \"n%d\" -> \"n%d\" [label=\"", v->producer->id, n->id);
-      else fprintf(out, "  \"v%d\" -> \"n%d\" [label=\"", v->id, n->id);
+      if (v->producer)
+        fprintf(out, "  \"n%d\" -> \"n%d\" [label=\"", v->producer->id, n->id);
+      else
+        fprintf(out, "  \"v%d\" -> \"n%d\" [label=\"", v->id, n->id);
       print_type(v, out);
       fputs("\"];\n", out);
     }

@@ -45,7 +45,8 @@ int ir_pool_read(const ir_node *n, int rank, const int64_t *xdims, ir_pool *p, c
     return -1;
   }
   int r = p->r;
-  for (int j = 0; j < r; j++) p->k[j] = p->global ? xdims[2 + j] : 0, p->s[j] = 1, p->dl[j] = 1;
+  for (int j = 0; j < r; j++)
+    p->k[j] = p->global ? xdims[2 + j] : 0, p->s[j] = 1, p->dl[j] = 1;
   if (p->global) return 0;
   int64_t pads[2 * IR_POOL_MAX_SPATIAL] = {0};
   int nk = ir_attr_ints(n, "kernel_shape", p->k, IR_POOL_MAX_SPATIAL + 1);
@@ -53,18 +54,21 @@ int ir_pool_read(const ir_node *n, int rank, const int64_t *xdims, ir_pool *p, c
   int nd = ir_attr_ints(n, "dilations", p->dl, IR_POOL_MAX_SPATIAL + 1);
   int np = ir_attr_ints(n, "pads", pads, 2 * IR_POOL_MAX_SPATIAL + 1);
   if (nk != r || (ns >= 0 && ns != r) || (nd >= 0 && nd != r) || (np >= 0 && np != 2 * r)) {
-    snprintf(err, cap, "kernel_shape, strides, dilations and pads must have %d, %d, %d and %d values for input %s", r, r,
-             r, 2 * r, ir_dims_str(rank, xdims));
+    snprintf(err, cap,
+             "kernel_shape, strides, dilations and pads must have %d, %d, %d and %d values for input %s", r,
+             r, r, 2 * r, ir_dims_str(rank, xdims));
     return -1;
   }
-  for (int j = 0; j < r; j++) p->pb[j] = pads[j], p->pe[j] = pads[r + j];
+  for (int j = 0; j < r; j++)
+    p->pb[j] = pads[j], p->pe[j] = pads[r + j];
   const int64_t attr_limit = ((int64_t)1 << 31) - 1;
   for (int j = 0; j < r; j++)
     if (p->k[j] < 1 || p->s[j] < 1 || p->dl[j] < 1 || p->k[j] > attr_limit || p->s[j] > attr_limit ||
-        p->dl[j] > attr_limit || p->pb[j] < 0 || p->pe[j] < 0 || p->pb[j] > attr_limit || p->pe[j] > attr_limit) {
+        p->dl[j] > attr_limit || p->pb[j] < 0 || p->pe[j] < 0 || p->pb[j] > attr_limit ||
+        p->pe[j] > attr_limit) {
       snprintf(err, cap, "kernel %s, strides %s and dilations %s must be in 1..%lld and pads %s in 0..%lld",
-               ir_dims_str(r, p->k), ir_dims_str(r, p->s), ir_dims_str(r, p->dl), (long long)attr_limit, ir_dims_str(2 * r, pads),
-               (long long)attr_limit);
+               ir_dims_str(r, p->k), ir_dims_str(r, p->s), ir_dims_str(r, p->dl), (long long)attr_limit,
+               ir_dims_str(2 * r, pads), (long long)attr_limit);
       return -1;
     }
   return 0;
@@ -83,17 +87,20 @@ status ir_pool_infer(ir_graph *g, ir_node *n, diag *d, int *rank_out, int64_t *d
   int dt = x->dtype, is_float = dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE;
   if (!is_float && !(pool_mode(n->op) == 0 && (dt == DT_INT8 || dt == DT_UINT8)))
     return ir_node_error(d, ST_ERR_INVALID, n, "input '%s' has dtype %s; expected a float%s", x->name,
-                         dtype_name(dt) ? dtype_name(dt) : "?", pool_mode(n->op) == 0 ? ", int8 or uint8" : "");
+                         dtype_name(dt) ? dtype_name(dt) : "?",
+                         pool_mode(n->op) == 0 ? ", int8 or uint8" : "");
   for (int j = 2; j < x->rank; j++)
     if (x->dims[j] >= (int64_t)1 << 40)
-      return ir_node_error(d, ST_ERR_LIMIT, n, "input %s: spatial dims of 2^40 or more", ir_dims_str(x->rank, x->dims));
+      return ir_node_error(d, ST_ERR_LIMIT, n, "input %s: spatial dims of 2^40 or more",
+                           ir_dims_str(x->rank, x->dims));
   ir_pool p;
   char err[400];
   const char *ap = ir_attr_string(n, "auto_pad", "NOTSET");
   int same = strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0;
   if (!same && strcmp(ap, "VALID") != 0 && strcmp(ap, "NOTSET") != 0)
     return ir_node_error(d, ST_ERR_INVALID, n, "auto_pad \"%s\"", ap);
-  if (ir_pool_read(n, x->rank, x->dims, &p, err, sizeof err)) return ir_node_error(d, ST_ERR_INVALID, n, "%s", err);
+  if (ir_pool_read(n, x->rank, x->dims, &p, err, sizeof err))
+    return ir_node_error(d, ST_ERR_INVALID, n, "%s", err);
   int r = p.r;
   if (strcmp(ap, "NOTSET") != 0)
     for (int j = 0; j < r; j++) {
@@ -108,17 +115,21 @@ status ir_pool_infer(ir_graph *g, ir_node *n, diag *d, int *rank_out, int64_t *d
   *rank_out = x->rank;
   dims_out[0] = x->dims[0], dims_out[1] = x->dims[1];
   for (int j = 0; j < r; j++) {
-    dims_out[2 + j] = p.global ? 1 : ir_pool_out(x->dims[2 + j], p.k[j], p.s[j], p.dl[j], p.pb[j], p.pe[j], p.ceil_mode);
+    dims_out[2 + j] =
+        p.global ? 1 : ir_pool_out(x->dims[2 + j], p.k[j], p.s[j], p.dl[j], p.pb[j], p.pe[j], p.ceil_mode);
     if (dims_out[2 + j] < 1) {
       int64_t pads[2 * IR_POOL_MAX_SPATIAL];
-      for (int i = 0; i < r; i++) pads[i] = p.pb[i], pads[r + i] = p.pe[i];
-      return ir_node_error(d, ST_ERR_INVALID, n, "kernel %s with dilations %s and pads %s does not fit input %s",
-                           ir_dims_str(r, p.k), ir_dims_str(r, p.dl), ir_dims_str(2 * r, pads), ir_dims_str(x->rank, x->dims));
+      for (int i = 0; i < r; i++)
+        pads[i] = p.pb[i], pads[r + i] = p.pe[i];
+      return ir_node_error(
+          d, ST_ERR_INVALID, n, "kernel %s with dilations %s and pads %s does not fit input %s",
+          ir_dims_str(r, p.k), ir_dims_str(r, p.dl), ir_dims_str(2 * r, pads), ir_dims_str(x->rank, x->dims));
     }
   }
   if (p.global) return ST_OK;
   int64_t pads[2 * IR_POOL_MAX_SPATIAL];
-  for (int j = 0; j < r; j++) pads[j] = p.pb[j], pads[r + j] = p.pe[j];
+  for (int j = 0; j < r; j++)
+    pads[j] = p.pb[j], pads[r + j] = p.pe[j];
   if (ir_attr_set_ints(g, n, "kernel_shape", r, p.k) || ir_attr_set_ints(g, n, "strides", r, p.s) ||
       ir_attr_set_ints(g, n, "dilations", r, p.dl) || ir_attr_set_ints(g, n, "pads", 2 * r, pads) ||
       (p.mode == 2 && ir_attr_set_int(g, n, "p", p.p)))
@@ -131,7 +142,8 @@ status ir_eval_pool(const ir_node *n, const void *const *inputs, void **outputs_
   ir_pool p;
   char err[400];
   if (X->rank != Y->rank || ir_pool_read(n, X->rank, X->dims, &p, err, sizeof err))
-    return ir_node_error(d, ST_ERR_INVALID, n, "%s", X->rank != Y->rank ? "input and output ranks differ" : err);
+    return ir_node_error(d, ST_ERR_INVALID, n, "%s",
+                         X->rank != Y->rank ? "input and output ranks differ" : err);
   if (Y->dims[0] != X->dims[0] || Y->dims[1] != X->dims[1])
     return ir_node_error(d, ST_ERR_INVALID, n, "output '%s' has other N or C", Y->name);
   int64_t count = ir_value_elements(Y);
@@ -167,9 +179,12 @@ status ir_eval_pool(const ir_node *n, const void *const *inputs, void **outputs_
           if (!inside) continue;
           valid++;
           double v = ir_elem_get(x, X->dtype, nc * plane + (c[0] * xd[1] + c[1]) * xd[2] + c[2]);
-          if (p.mode == 0) acc = v > acc || v != v ? v : acc;
-          else if (p.mode == 1) acc += v;
-          else acc += pow(fabs(v), (double)p.p);
+          if (p.mode == 0)
+            acc = v > acc || v != v ? v : acc;
+          else if (p.mode == 1)
+            acc += v;
+          else
+            acc += pow(fabs(v), (double)p.p);
         }
     if (p.mode == 1) {
       int64_t cnt = p.include_pad ? padded : valid;

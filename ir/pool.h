@@ -13,11 +13,11 @@
 enum { IR_POOL_MAX_SPATIAL = 3 };
 
 typedef struct ir_pool {
-  int r;        /* spatial dims, 1..3 */
-  int mode;     /* 0 max, 1 avg, 2 lp (OM_TASK_POOL_ND's mode) */
-  int global;   /* a Global* pool: the window is the whole spatial extent */
+  int r;      /* spatial dims, 1..3 */
+  int mode;   /* 0 max, 1 avg, 2 lp (OM_TASK_POOL_ND's mode) */
+  int global; /* a Global* pool: the window is the whole spatial extent */
   int ceil_mode, include_pad;
-  int64_t p;    /* lp only */
+  int64_t p; /* lp only */
   int64_t k[IR_POOL_MAX_SPATIAL], s[IR_POOL_MAX_SPATIAL], dl[IR_POOL_MAX_SPATIAL];
   int64_t pb[IR_POOL_MAX_SPATIAL], pe[IR_POOL_MAX_SPATIAL]; /* pads at the begin and the end */
 } ir_pool;

@@ -31,7 +31,8 @@
 static int attr_floats(const ir_node *n, const char *name, double *out, int max) {
   const ir_attr *a = ir_attr_find(n, name);
   if (!a || a->kind != IR_ATTR_FLOATS) return -1;
-  for (int i = 0; i < a->n && i < max; i++) out[i] = a->floats[i];
+  for (int i = 0; i < a->n && i < max; i++)
+    out[i] = a->floats[i];
   return a->n;
 }
 
@@ -46,9 +47,10 @@ enum { T_HALF_PIXEL, T_HALF_PIXEL_SYMMETRIC, T_PYTORCH_HALF_PIXEL, T_ALIGN_CORNE
 enum { N_ROUND_PREFER_FLOOR, N_ROUND_PREFER_CEIL, N_FLOOR, N_CEIL, N_SIMPLE };
 
 static const char *const mode_names[] = {"nearest", "linear", "cubic"};
-static const char *const ctm_names[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
-                                        "asymmetric", "tf_crop_and_resize"};
-static const char *const nearest_names[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"};
+static const char *const ctm_names[] = {"half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
+                                        "align_corners", "asymmetric",           "tf_crop_and_resize"};
+static const char *const nearest_names[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil",
+                                            "simple"};
 
 typedef struct rs_attrs {
   int mode, ctm, nearest, antialias, exclude_outside;
@@ -64,8 +66,10 @@ static status read_attrs(const ir_node *n, int rank, int with_scales, rs_attrs *
   r->ctm = one_of(ir_attr_string(n, "coordinate_transformation_mode", "half_pixel"), ctm_names, 6);
   r->nearest = one_of(ir_attr_string(n, "nearest_mode", "round_prefer_floor"), nearest_names, 5);
   if (r->mode < 0 || r->ctm < 0 || r->nearest < 0)
-    return ir_node_error(d, ST_ERR_INVALID, n, "mode \"%s\", coordinate_transformation_mode \"%s\" or nearest_mode "
-                         "\"%s\" is unknown", ir_attr_string(n, "mode", "nearest"),
+    return ir_node_error(d, ST_ERR_INVALID, n,
+                         "mode \"%s\", coordinate_transformation_mode \"%s\" or nearest_mode "
+                         "\"%s\" is unknown",
+                         ir_attr_string(n, "mode", "nearest"),
                          ir_attr_string(n, "coordinate_transformation_mode", "half_pixel"),
                          ir_attr_string(n, "nearest_mode", "round_prefer_floor"));
   r->antialias = ir_attr_int(n, "antialias", 0) != 0;
@@ -74,13 +78,15 @@ static status read_attrs(const ir_node *n, int rank, int with_scales, rs_attrs *
     return ir_node_error(d, ST_ERR_INVALID, n, "antialias applies to linear and cubic modes only");
   r->a = ir_attr_float(n, "cubic_coeff_a", -0.75);
   r->extrapolation = ir_attr_float(n, "extrapolation_value", 0.0);
-  for (int i = 0; i < rank; i++) r->roi[i] = 0.0, r->roi[rank + i] = 1.0;
+  for (int i = 0; i < rank; i++)
+    r->roi[i] = 0.0, r->roi[rank + i] = 1.0;
   int nr = attr_floats(n, "roi", r->roi, 2 * MAX_RANK);
   if (nr >= 0 && nr != 2 * rank)
     return ir_node_error(d, ST_ERR_INVALID, n, "roi has %d values, expected %d (2 x rank)", nr, 2 * rank);
   if (!with_scales) return ST_OK;
   int ns = attr_floats(n, "scales", r->scales, MAX_RANK);
-  if (ns != rank) return ir_node_error(d, ST_ERR_INVALID, n, "scales has %d values, expected %d (the rank)", ns, rank);
+  if (ns != rank)
+    return ir_node_error(d, ST_ERR_INVALID, n, "scales has %d values, expected %d (the rank)", ns, rank);
   for (int i = 0; i < rank; i++)
     if (!(r->scales[i] > 0) || !isfinite(r->scales[i]))
       return ir_node_error(d, ST_ERR_INVALID, n, "scales[%d] = %g must be positive", i, r->scales[i]);
@@ -90,8 +96,9 @@ static status read_attrs(const ir_node *n, int rank, int with_scales, rs_attrs *
 status ir_resize_infer(ir_graph *g, ir_node *n, diag *d, int64_t *dims) {
   const ir_value *x = n->in[0];
   int rank = x->rank, dt = x->dtype;
-  if (rank < 1 || rank > MAX_RANK) return ir_node_error(d, ST_ERR_INVALID, n, "input '%s' has rank %d, expected 1..%d",
-                                                         x->name, rank, MAX_RANK);
+  if (rank < 1 || rank > MAX_RANK)
+    return ir_node_error(d, ST_ERR_INVALID, n, "input '%s' has rank %d, expected 1..%d", x->name, rank,
+                         MAX_RANK);
   rs_attrs r;
   int has_sizes = ir_attr_find(n, "sizes") != NULL;
   status st = read_attrs(n, rank, !has_sizes, &r, d);
@@ -106,13 +113,15 @@ status ir_resize_infer(ir_graph *g, ir_node *n, diag *d, int64_t *dims) {
       return ir_node_error(d, ST_ERR_INVALID, n, "sizes must have %d values (the rank)", rank);
     static const char *const policies[] = {"stretch", "not_larger", "not_smaller"};
     int policy = one_of(ir_attr_string(n, "keep_aspect_ratio_policy", "stretch"), policies, 3);
-    if (policy < 0) return ir_node_error(d, ST_ERR_INVALID, n, "keep_aspect_ratio_policy \"%s\" is unknown",
-                                         ir_attr_string(n, "keep_aspect_ratio_policy", ""));
+    if (policy < 0)
+      return ir_node_error(d, ST_ERR_INVALID, n, "keep_aspect_ratio_policy \"%s\" is unknown",
+                           ir_attr_string(n, "keep_aspect_ratio_policy", ""));
     double keep = policy == 1 ? INFINITY : 0.0;
     for (int i = 0; i < rank; i++) {
       if (sizes[i] < -1 || sizes[i] == 0 || sizes[i] >= (int64_t)1 << 40)
         return ir_node_error(d, ST_ERR_INVALID, n, "sizes[%d] = %lld out of range", i, (long long)sizes[i]);
-      if (x->dims[i] < 1) return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "input '%s' has an empty dim %d", x->name, i);
+      if (x->dims[i] < 1)
+        return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "input '%s' has an empty dim %d", x->name, i);
       r.scales[i] = sizes[i] < 0 ? 1.0 : (double)sizes[i] / (double)x->dims[i];
       if (sizes[i] >= 0 && policy == 1) keep = fmin(keep, r.scales[i]);
       if (sizes[i] >= 0 && policy == 2) keep = fmax(keep, r.scales[i]);
@@ -165,12 +174,18 @@ static void coeffs(const rs_attrs *r, double ratio, double scale, int down, int 
   double s = scale < 1.0 ? scale : 1.0, sum = 0;
   if (r->mode == M_NEAREST) {
     int second;
-    if (ratio == 1.0) second = 1;
-    else if (r->nearest == N_ROUND_PREFER_FLOOR) second = ratio > 0.5;
-    else if (r->nearest == N_ROUND_PREFER_CEIL) second = ratio >= 0.5;
-    else if (r->nearest == N_FLOOR) second = 0;
-    else if (r->nearest == N_CEIL) second = 1;
-    else second = down; /* simple: ceil when downsampling, else floor */
+    if (ratio == 1.0)
+      second = 1;
+    else if (r->nearest == N_ROUND_PREFER_FLOOR)
+      second = ratio > 0.5;
+    else if (r->nearest == N_ROUND_PREFER_CEIL)
+      second = ratio >= 0.5;
+    else if (r->nearest == N_FLOOR)
+      second = 0;
+    else if (r->nearest == N_CEIL)
+      second = 1;
+    else
+      second = down; /* simple: ceil when downsampling, else floor */
     c[0] = !second, c[1] = second;
     return;
   }
@@ -189,13 +204,14 @@ static void coeffs(const rs_attrs *r, double ratio, double scale, int down, int 
     c[i] = r->mode == M_LINEAR ? fmax(0.0, 1 - fabs(t)) : cubic_w(t, r->a);
     sum += c[i];
   }
-  for (int i = 0; i < n; i++) c[i] /= sum;
+  for (int i = 0; i < n; i++)
+    c[i] /= sum;
 }
 
 /* Source position of output coordinate o; *outside set for tf_crop_and_resize
  * positions outside [0, in - 1]. */
-static double source_pos(const rs_attrs *r, int dim, int rank, int64_t o, int64_t in, int64_t out, double scale,
-                         int *outside) {
+static double source_pos(const rs_attrs *r, int dim, int rank, int64_t o, int64_t in, int64_t out,
+                         double scale, int *outside) {
   double x = (double)o, len = scale * (double)in;
   *outside = 0;
   switch (r->ctm) {
@@ -217,8 +233,8 @@ static double source_pos(const rs_attrs *r, int dim, int rank, int64_t o, int64_
   }
 }
 
-status ir_resize_tables_build(const ir_node *n, const ir_value *x, const ir_value *y, arena *a, ir_resize_tables *t,
-                              diag *d) {
+status ir_resize_tables_build(const ir_node *n, const ir_value *x, const ir_value *y, arena *a,
+                              ir_resize_tables *t, diag *d) {
   int rank = x->rank;
   rs_attrs r;
   status st = read_attrs(n, rank, 1, &r, d);
@@ -232,14 +248,16 @@ status ir_resize_tables_build(const ir_node *n, const ir_value *x, const ir_valu
   for (int dim = 0; dim < rank; dim++) {
     n_of[dim] = dim_taps(&r, r.scales[dim]);
     if (n_of[dim] > IR_RESIZE_MAX_TAPS)
-      return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "dim %d needs %d taps (scale %g), more than %d", dim, n_of[dim],
-                           r.scales[dim], IR_RESIZE_MAX_TAPS);
+      return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "dim %d needs %d taps (scale %g), more than %d", dim,
+                           n_of[dim], r.scales[dim], IR_RESIZE_MAX_TAPS);
     total += (uint64_t)y->dims[dim] * (uint64_t)(t->select ? 1 : n_of[dim]);
   }
-  if (total > (uint64_t)INT32_MAX) return ir_node_error(d, ST_ERR_LIMIT, n, "the resize tables are too large");
+  if (total > (uint64_t)INT32_MAX)
+    return ir_node_error(d, ST_ERR_LIMIT, n, "the resize tables are too large");
   t->idx = arena_array(a, total + 1, sizeof *t->idx);
   t->w = t->select ? NULL : arena_array(a, total + 1, sizeof *t->w);
-  if (!t->idx || (!t->select && !t->w)) return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory for the resize tables");
+  if (!t->idx || (!t->select && !t->w))
+    return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory for the resize tables");
   uint64_t combos = 1;
   for (int dim = 0; dim < rank; dim++) {
     int64_t in = x->dims[dim], out = y->dims[dim];
@@ -262,7 +280,8 @@ status ir_resize_tables_build(const ir_node *n, const ir_value *x, const ir_valu
           if (first + k < 0 || first + k >= in) c[k] = 0;
           sum += c[k];
         }
-        for (int k = 0; k < nt; k++) c[k] /= sum;
+        for (int k = 0; k < nt; k++)
+          c[k] /= sum;
       }
       double at_o = 0;
       for (int k = 0; k < nt; k++) {
@@ -272,20 +291,24 @@ status ir_resize_tables_build(const ir_node *n, const ir_value *x, const ir_valu
           continue;
         }
         ti[k] = (int32_t)src, tw[k] = (float)c[k];
-        if (src == o) at_o += (float)c[k];
-        else if ((float)c[k] != 0) identity = 0;
+        if (src == o)
+          at_o += (float)c[k];
+        else if ((float)c[k] != 0)
+          identity = 0;
       }
       if (at_o != 1.0) identity = 0;
       if (outside) ti[0] = -1, identity = 0;
     }
-    if (identity && (t->count > 0 || dim < rank - 1)) continue; /* no table: read in place (the last dim keeps
-                                                                   one when no other has any) */
+    if (identity && (t->count > 0 || dim < rank - 1))
+      continue; /* no table: read in place (the last dim keeps
+                   one when no other has any) */
     t->taps[dim] = keep;
     t->count += out * keep;
     if (dim < rank - 1) combos *= (uint64_t)keep;
   }
   if (combos > IR_RESIZE_MAX_COMBOS)
-    return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "%llu tap combinations over the leading dims, more than %d",
+    return ir_node_error(d, ST_ERR_UNSUPPORTED, n,
+                         "%llu tap combinations over the leading dims, more than %d",
                          (unsigned long long)combos, IR_RESIZE_MAX_COMBOS);
   return ST_OK;
 }
@@ -300,14 +323,18 @@ status ir_eval_resize(const ir_node *n, const void *const *inputs, void **output
   outputs_out[0] = y;
   int rank = t.rank;
   int64_t base[MAX_RANK], xstride[MAX_RANK], count = ir_value_elements(Y), at = 0, s = 1;
-  for (int k = rank - 1; k >= 0; k--) xstride[k] = s, s *= X->dims[k];
-  for (int k = 0; k < rank; k++) base[k] = at, at += Y->dims[k] * t.taps[k];
+  for (int k = rank - 1; k >= 0; k--)
+    xstride[k] = s, s *= X->dims[k];
+  for (int k = 0; k < rank; k++)
+    base[k] = at, at += Y->dims[k] * t.taps[k];
   double extrap = ir_attr_float(n, "extrapolation_value", 0.0);
   for (int64_t i = 0; i < count; i++) {
     int64_t c[MAX_RANK], rest = i;
-    for (int k = rank - 1; k >= 0; k--) c[k] = rest % Y->dims[k], rest /= Y->dims[k];
+    for (int k = rank - 1; k >= 0; k--)
+      c[k] = rest % Y->dims[k], rest /= Y->dims[k];
     int outside = 0;
-    for (int k = 0; k < rank; k++) outside |= t.taps[k] && t.idx[base[k] + c[k] * t.taps[k]] < 0;
+    for (int k = 0; k < rank; k++)
+      outside |= t.taps[k] && t.idx[base[k] + c[k] * t.taps[k]] < 0;
     if (outside) {
       ir_elem_set(y, Y->dtype, i, extrap);
       continue;

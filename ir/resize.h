@@ -26,11 +26,11 @@ status ir_resize_infer(ir_graph *g, ir_node *n, diag *d, int64_t *dims_out);
 
 typedef struct ir_resize_tables {
   int rank;
-  int select;        /* nearest: one tap per coordinate and no weights */
+  int select;         /* nearest: one tap per coordinate and no weights */
   int taps[MAX_RANK]; /* 0: the dim is not resampled */
-  int64_t count;     /* entries, dim after dim: y dims[d] x taps[d] */
-  int32_t *idx;      /* [count] x coordinates; -1 in tap 0: outside (extrapolation) */
-  float *w;          /* [count] weights; NULL when select */
+  int64_t count;      /* entries, dim after dim: y dims[d] x taps[d] */
+  int32_t *idx;       /* [count] x coordinates; -1 in tap 0: outside (extrapolation) */
+  float *w;           /* [count] weights; NULL when select */
 } ir_resize_tables;
 
 /* The tables of Resize n (after shape inference) for x and y; allocated

@@ -36,8 +36,8 @@ static int bad(char *err, size_t size, const char *fmt, ...) {
 }
 
 int ir_view_op(ir_op op) {
-  return op == IR_OP_TRANSPOSE || op == IR_OP_SLICE || op == IR_OP_SPLIT || op == IR_OP_EXPAND || op == IR_OP_TILE ||
-         op == IR_OP_DEPTHTOSPACE || op == IR_OP_SPACETODEPTH;
+  return op == IR_OP_TRANSPOSE || op == IR_OP_SLICE || op == IR_OP_SPLIT || op == IR_OP_EXPAND ||
+         op == IR_OP_TILE || op == IR_OP_DEPTHTOSPACE || op == IR_OP_SPACETODEPTH;
 }
 
 static void push(ir_view *v, int64_t dim, int64_t stride) {
@@ -50,29 +50,34 @@ static int view_transpose(const ir_node *n, int rank, const int64_t *dims, const
   int64_t perm[MAX_RANK + 1];
   int count = ir_attr_ints(n, "perm", perm, MAX_RANK + 1);
   if (count < 0)
-    for (int d = 0; d < rank; d++) perm[d] = rank - 1 - d;
+    for (int d = 0; d < rank; d++)
+      perm[d] = rank - 1 - d;
   else if (count != rank)
     return bad(err, es, "perm has %d entries for an input of rank %d", count, rank);
   unsigned seen = 0;
   for (int d = 0; d < rank; d++) {
     int64_t p = perm[d];
-    if (p < 0 || p >= rank || (seen >> p) & 1u) return bad(err, es, "perm is not a permutation of 0..%d", rank - 1);
+    if (p < 0 || p >= rank || (seen >> p) & 1u)
+      return bad(err, es, "perm is not a permutation of 0..%d", rank - 1);
     seen |= 1u << p;
     push(v, dims[p], str[p]);
   }
   return 0;
 }
 
-static int view_slice(const ir_node *n, int rank, const int64_t *dims, const int64_t *str, ir_view *v, char *err,
-                      size_t es) {
+static int view_slice(const ir_node *n, int rank, const int64_t *dims, const int64_t *str, ir_view *v,
+                      char *err, size_t es) {
   int64_t starts[MAX_RANK + 1], ends[MAX_RANK + 1], axes[MAX_RANK + 1], steps[MAX_RANK + 1];
   int ns = ir_attr_ints(n, "starts", starts, MAX_RANK + 1), ne = ir_attr_ints(n, "ends", ends, MAX_RANK + 1);
   int na = ir_attr_ints(n, "axes", axes, MAX_RANK + 1), nt = ir_attr_ints(n, "steps", steps, MAX_RANK + 1);
-  if (ns < 0 || ns != ne || ns > rank) return bad(err, es, "starts and ends must have the same count, at most the rank %d", rank);
-  if ((na >= 0 && na != ns) || (nt >= 0 && nt != ns)) return bad(err, es, "axes and steps must have as many entries as starts");
+  if (ns < 0 || ns != ne || ns > rank)
+    return bad(err, es, "starts and ends must have the same count, at most the rank %d", rank);
+  if ((na >= 0 && na != ns) || (nt >= 0 && nt != ns))
+    return bad(err, es, "axes and steps must have as many entries as starts");
   int64_t start[MAX_RANK], step[MAX_RANK];
   unsigned seen = 0;
-  for (int d = 0; d < rank; d++) start[d] = 0, step[d] = 1, v->dims[d] = dims[d];
+  for (int d = 0; d < rank; d++)
+    start[d] = 0, step[d] = 1, v->dims[d] = dims[d];
   for (int i = 0; i < ns; i++) {
     int64_t a = na >= 0 ? axes[i] : i;
     if (a < 0) a += rank;
@@ -102,8 +107,8 @@ static int view_slice(const ir_node *n, int rank, const int64_t *dims, const int
   return 0;
 }
 
-static int view_expand(const ir_node *n, int rank, const int64_t *dims, const int64_t *str, ir_view *v, char *err,
-                       size_t es) {
+static int view_expand(const ir_node *n, int rank, const int64_t *dims, const int64_t *str, ir_view *v,
+                       char *err, size_t es) {
   int64_t shape[MAX_RANK + 1];
   int ns = ir_attr_ints(n, "shape", shape, MAX_RANK + 1);
   if (ns < 0 || ns > MAX_RANK) return bad(err, es, "shape must have at most %d entries", MAX_RANK);
@@ -112,16 +117,16 @@ static int view_expand(const ir_node *n, int rank, const int64_t *dims, const in
     int xi = k - (out - rank), si = k - (out - ns);
     int64_t a = xi >= 0 ? dims[xi] : 1, b = si >= 0 ? shape[si] : 1;
     if (a != b && a != 1 && b != 1)
-      return bad(err, es, "input dim %d (%lld) does not broadcast to shape dim %d (%lld)", xi, (long long)a, si,
-                 (long long)b);
+      return bad(err, es, "input dim %d (%lld) does not broadcast to shape dim %d (%lld)", xi, (long long)a,
+                 si, (long long)b);
     if (b < 0) return bad(err, es, "shape[%d] = %lld is negative", si, (long long)b);
     push(v, a == 1 ? b : a, a == 1 || xi < 0 ? 0 : str[xi]);
   }
   return 0;
 }
 
-static int view_tile(const ir_node *n, int rank, const int64_t *dims, const int64_t *str, ir_view *v, char *err,
-                     size_t es) {
+static int view_tile(const ir_node *n, int rank, const int64_t *dims, const int64_t *str, ir_view *v,
+                     char *err, size_t es) {
   int64_t reps[MAX_RANK + 1];
   int nr = ir_attr_ints(n, "repeats", reps, MAX_RANK + 1);
   if (nr != rank) return bad(err, es, "repeats has %d entries for an input of rank %d", nr, rank);
@@ -146,7 +151,9 @@ static int view_space(const ir_node *n, int rank, const int64_t *dims, ir_view *
   if (b < 1 || b > 4096) return bad(err, es, "blocksize %lld out of range", (long long)b);
   int64_t N = dims[0], C = dims[1], H = dims[2], W = dims[3];
   if (n->op == IR_OP_DEPTHTOSPACE) {
-    if (C % (b * b)) return bad(err, es, "channels %lld are not a multiple of blocksize^2 = %lld", (long long)C, (long long)(b * b));
+    if (C % (b * b))
+      return bad(err, es, "channels %lld are not a multiple of blocksize^2 = %lld", (long long)C,
+                 (long long)(b * b));
     int64_t Cq = C / (b * b), hw = H * W;
     const char *mode = ir_attr_string(n, "mode", "DCR");
     int crd = !strcmp(mode, "CRD");
@@ -160,7 +167,9 @@ static int view_space(const ir_node *n, int rank, const int64_t *dims, ir_view *
     int64_t od[4] = {N, Cq, H * b, W * b};
     memcpy(v->out_dims, od, sizeof od);
   } else {
-    if (H % b || W % b) return bad(err, es, "spatial dims %lldx%lld are not multiples of blocksize %lld", (long long)H, (long long)W, (long long)b);
+    if (H % b || W % b)
+      return bad(err, es, "spatial dims %lldx%lld are not multiples of blocksize %lld", (long long)H,
+                 (long long)W, (long long)b);
     push(v, N, C * H * W);
     push(v, b, W);
     push(v, b, 1);
@@ -180,22 +189,28 @@ static int view_split(const ir_node *n, int k, int rank, const int64_t *dims, co
   int64_t split[IR_SPLIT_MAX_OUTPUTS + 1], axis = ir_attr_int(n, "axis", 0);
   int ns = ir_attr_ints(n, "split", split, IR_SPLIT_MAX_OUTPUTS + 1);
   if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return bad(err, es, "axis %lld out of range for rank %d", (long long)ir_attr_int(n, "axis", 0), rank);
-  if (ns != n->nout || k < 0 || k >= ns) return bad(err, es, "split has %d sizes for %d outputs", ns, n->nout);
+  if (axis < 0 || axis >= rank)
+    return bad(err, es, "axis %lld out of range for rank %d", (long long)ir_attr_int(n, "axis", 0), rank);
+  if (ns != n->nout || k < 0 || k >= ns)
+    return bad(err, es, "split has %d sizes for %d outputs", ns, n->nout);
   int64_t start = 0, total = 0;
   for (int i = 0; i < ns; i++) {
     if (split[i] < 0) return bad(err, es, "split[%d] = %lld is negative", i, (long long)split[i]);
     if (i < k) start += split[i];
     total += split[i];
   }
-  if (total != dims[axis]) return bad(err, es, "split sizes add up to %lld, the axis has %lld", (long long)total, (long long)dims[axis]);
+  if (total != dims[axis])
+    return bad(err, es, "split sizes add up to %lld, the axis has %lld", (long long)total,
+               (long long)dims[axis]);
   v->rank = rank;
-  for (int d = 0; d < rank; d++) v->dims[d] = d == axis ? split[k] : dims[d], v->strides[d] = str[d];
+  for (int d = 0; d < rank; d++)
+    v->dims[d] = d == axis ? split[k] : dims[d], v->strides[d] = str[d];
   v->offset = start * str[axis];
   return 0;
 }
 
-int ir_view_build(const ir_node *n, int out, int rank, const int64_t *dims, ir_view *v, char *err, size_t es) {
+int ir_view_build(const ir_node *n, int out, int rank, const int64_t *dims, ir_view *v, char *err,
+                  size_t es) {
   memset(v, 0, sizeof *v);
   if (rank < 0 || rank > MAX_RANK) return bad(err, es, "input rank %d out of range", rank);
   int64_t str[MAX_RANK];
@@ -212,7 +227,8 @@ int ir_view_build(const ir_node *n, int out, int rank, const int64_t *dims, ir_v
   case IR_OP_EXPAND: rc = view_expand(n, rank, dims, str, v, err, es); break;
   case IR_OP_TILE: rc = view_tile(n, rank, dims, str, v, err, es); break;
   case IR_OP_SPLIT: rc = view_split(n, out, rank, dims, str, v, err, es); break;
-  case IR_OP_DEPTHTOSPACE: case IR_OP_SPACETODEPTH: rc = view_space(n, rank, dims, v, err, es); break;
+  case IR_OP_DEPTHTOSPACE:
+  case IR_OP_SPACETODEPTH: rc = view_space(n, rank, dims, v, err, es); break;
   default: return bad(err, es, "not a view op");
   }
   if (rc) return rc;

@@ -47,8 +47,7 @@ int ir_vprog_append(ir_vprog *p, om_vinstr in) {
       in.dst = old.dst;
       if (same_instr(&old, &in)) return old.dst;
     }
-    if (p->nregs >= 0xFFFF ||
-        arena_grow(p->a, (void **)&p->rdt, &p->regcap, p->nregs, sizeof *p->rdt)) {
+    if (p->nregs >= 0xFFFF || arena_grow(p->a, (void **)&p->rdt, &p->regcap, p->nregs, sizeof *p->rdt)) {
       p->nomem = 1;
       return -1;
     }
@@ -67,8 +66,8 @@ int ir_vprog_append(ir_vprog *p, om_vinstr in) {
 
 int ir_vprog_op(ir_vprog *p, vop op, int dtype, int a, int b, int c) {
   if (a < 0 || b < 0 || c < 0) return -1; /* an operand failed to build */
-  om_vinstr in = {.op = (uint8_t)op, .dtype = (uint8_t)dtype, .a = (uint16_t)a, .b = (uint16_t)b,
-                  .c = (uint16_t)c};
+  om_vinstr in = {
+      .op = (uint8_t)op, .dtype = (uint8_t)dtype, .a = (uint16_t)a, .b = (uint16_t)b, .c = (uint16_t)c};
   return ir_vprog_append(p, in);
 }
 
@@ -121,26 +120,42 @@ static const char *dtype_rule(int op, int dt, int ta, int tb, int tc) {
   int fl = ir_vprog_is_float(dt), in = ir_vprog_is_int(dt), num = fl || in;
   switch (op) {
   case VOP_CAST: return NULL;
-  case VOP_NEG: case VOP_ABS: case VOP_SIGN:
-    return ta == dt && num ? NULL : "a numeric operand of the result's dtype";
+  case VOP_NEG:
+  case VOP_ABS:
+  case VOP_SIGN: return ta == dt && num ? NULL : "a numeric operand of the result's dtype";
   case VOP_NOT: return ta == dt && dt == DT_BOOL ? NULL : "bool";
   case VOP_BITNOT: return ta == dt && in ? NULL : "an integer operand of the result's dtype";
-  case VOP_ISNAN: case VOP_ISINF:
-    return dt == DT_BOOL && ir_vprog_is_float(ta) ? NULL : "a float operand and a bool result";
-  case VOP_ADD: case VOP_SUB: case VOP_MUL: case VOP_DIV: case VOP_MOD: case VOP_FMOD:
-  case VOP_MAX: case VOP_MIN:
-    return ta == dt && tb == dt && num ? NULL : "numeric operands of the result's dtype";
+  case VOP_ISNAN:
+  case VOP_ISINF: return dt == DT_BOOL && ir_vprog_is_float(ta) ? NULL : "a float operand and a bool result";
+  case VOP_ADD:
+  case VOP_SUB:
+  case VOP_MUL:
+  case VOP_DIV:
+  case VOP_MOD:
+  case VOP_FMOD:
+  case VOP_MAX:
+  case VOP_MIN: return ta == dt && tb == dt && num ? NULL : "numeric operands of the result's dtype";
   case VOP_POW: return ta == dt && tb == dt && fl ? NULL : "float operands of the result's dtype";
-  case VOP_AND: case VOP_OR: case VOP_XOR:
-    return ta == dt && tb == dt && dt == DT_BOOL ? NULL : "bool operands";
-  case VOP_BITAND: case VOP_BITOR: case VOP_BITXOR: case VOP_SHL: case VOP_SHR:
-    return ta == dt && tb == dt && in ? NULL : "integer operands of the result's dtype";
-  case VOP_EQ: case VOP_NE:
-    return dt == DT_BOOL && ta == tb ? NULL : "operands of one dtype and a bool result";
-  case VOP_LT: case VOP_LE: case VOP_GT: case VOP_GE:
-    return dt == DT_BOOL && ta == tb && ta != DT_BOOL ? NULL : "numeric operands of one dtype and a bool result";
-  case VOP_SELECT: return ta == DT_BOOL && tb == dt && tc == dt ? NULL : "a bool condition and values of the result's dtype";
-  case VOP_CLAMP: return ta == dt && tb == dt && tc == dt && num ? NULL : "numeric operands of the result's dtype";
+  case VOP_AND:
+  case VOP_OR:
+  case VOP_XOR: return ta == dt && tb == dt && dt == DT_BOOL ? NULL : "bool operands";
+  case VOP_BITAND:
+  case VOP_BITOR:
+  case VOP_BITXOR:
+  case VOP_SHL:
+  case VOP_SHR: return ta == dt && tb == dt && in ? NULL : "integer operands of the result's dtype";
+  case VOP_EQ:
+  case VOP_NE: return dt == DT_BOOL && ta == tb ? NULL : "operands of one dtype and a bool result";
+  case VOP_LT:
+  case VOP_LE:
+  case VOP_GT:
+  case VOP_GE:
+    return dt == DT_BOOL && ta == tb && ta != DT_BOOL ? NULL
+                                                      : "numeric operands of one dtype and a bool result";
+  case VOP_SELECT:
+    return ta == DT_BOOL && tb == dt && tc == dt ? NULL : "a bool condition and values of the result's dtype";
+  case VOP_CLAMP:
+    return ta == dt && tb == dt && tc == dt && num ? NULL : "numeric operands of the result's dtype";
   case VOP_FMA: return ta == dt && tb == dt && tc == dt && fl ? NULL : "float operands of the result's dtype";
   default: /* the float math functions */
     return ta == dt && fl ? NULL : "a float operand of the result's dtype";
@@ -149,8 +164,9 @@ static const char *dtype_rule(int op, int dt, int ta, int tb, int tc) {
 
 status ir_vprog_check(const ir_node *n, const om_vinstr *ins, int count, diag *d) {
   if (n->nin + n->nout > VPROG_MAX_IO)
-    return ir_node_error(d, ST_ERR_LIMIT, n, "%d inputs and %d outputs exceed the %d tensors of a vector program",
-                         n->nin, n->nout, VPROG_MAX_IO);
+    return ir_node_error(d, ST_ERR_LIMIT, n,
+                         "%d inputs and %d outputs exceed the %d tensors of a vector program", n->nin,
+                         n->nout, VPROG_MAX_IO);
   if (count > VPROG_MAX_INSTRS)
     return ir_node_error(d, ST_ERR_LIMIT, n, "%d instructions exceed %d", count, VPROG_MAX_INSTRS);
   uint8_t rdt[VPROG_MAX_INSTRS];
@@ -163,33 +179,38 @@ status ir_vprog_check(const ir_node *n, const om_vinstr *ins, int count, diag *d
       return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d: dtype %d is not a vector dtype", k, dt);
     if (op == VOP_STORE) {
       if (in->a >= n->nout || in->b >= nregs)
-        return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d: STORE of r%d to output %d is out of range", k,
-                             in->b, in->a);
+        return ir_node_error(d, ST_ERR_INVALID, n,
+                             "instruction %d: STORE of r%d to output %d is out of range", k, in->b, in->a);
       if (stored & (1u << in->a))
         return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d: output %d is stored twice", k, in->a);
       if (rdt[in->b] != dt || !n->out[in->a] || (int)n->out[in->a]->dtype != dt)
-        return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d: STORE dtype %s differs from the register's or output '%s''s",
-                             k, dtype_name(dt), n->out[in->a] ? n->out[in->a]->name : "?");
+        return ir_node_error(d, ST_ERR_INVALID, n,
+                             "instruction %d: STORE dtype %s differs from the register's or output '%s''s", k,
+                             dtype_name(dt), n->out[in->a] ? n->out[in->a]->name : "?");
       stored |= 1u << in->a;
       continue;
     }
     if (in->dst != nregs)
-      return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d defines r%d, expected r%d", k, in->dst, nregs);
+      return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d defines r%d, expected r%d", k, in->dst,
+                           nregs);
     opclass kc = op_class(op);
     if (op == VOP_LOAD) {
       if (in->a >= n->nin || !n->in[in->a] || (int)n->in[in->a]->dtype != dt)
-        return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d: LOAD of input %d as %s does not match the input", k,
-                             in->a, dtype_name(dt));
+        return ir_node_error(d, ST_ERR_INVALID, n,
+                             "instruction %d: LOAD of input %d as %s does not match the input", k, in->a,
+                             dtype_name(dt));
     } else if (op != VOP_CONST) {
       if (kc == K_NONE) return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d: unknown op %d", k, op);
       int nops = kc == K_UNARY ? 1 : kc == K_BINARY ? 2 : 3;
       const uint16_t opnd[3] = {in->a, in->b, in->c};
       for (int j = 0; j < nops; j++)
         if (opnd[j] >= nregs)
-          return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d: operand r%d is not defined before it", k, opnd[j]);
+          return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d: operand r%d is not defined before it",
+                               k, opnd[j]);
       const char *why = dtype_rule(op, dt, rdt[in->a], nops > 1 ? rdt[in->b] : 0, nops > 2 ? rdt[in->c] : 0);
       if (why)
-        return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d (op %d, %s): needs %s", k, op, dtype_name(dt), why);
+        return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d (op %d, %s): needs %s", k, op,
+                             dtype_name(dt), why);
     }
     rdt[nregs++] = (uint8_t)dt;
   }
@@ -202,9 +223,11 @@ status ir_vprog_check(const ir_node *n, const om_vinstr *ins, int count, diag *d
 
 status ir_vprog_read(const ir_node *n, arena *a, ir_vprog *p, diag *d) {
   ir_vprog_init(p, a);
-  const ir_attr *prog = ir_attr_find(n, "prog"), *fimm = ir_attr_find(n, "fimm"), *iimm = ir_attr_find(n, "iimm");
+  const ir_attr *prog = ir_attr_find(n, "prog"), *fimm = ir_attr_find(n, "fimm"),
+                *iimm = ir_attr_find(n, "iimm");
   if (!prog || prog->kind != IR_ATTR_INTS || prog->n % 6 || prog->n == 0)
-    return ir_node_error(d, ST_ERR_INVALID, n, "attribute prog must be a non-empty INTS list of 6 per instruction");
+    return ir_node_error(d, ST_ERR_INVALID, n,
+                         "attribute prog must be a non-empty INTS list of 6 per instruction");
   if ((fimm && fimm->kind != IR_ATTR_FLOATS) || (iimm && iimm->kind != IR_ATTR_INTS))
     return ir_node_error(d, ST_ERR_INVALID, n, "attributes fimm / iimm must be FLOATS / INTS");
   int count = prog->n / 6;
@@ -218,17 +241,24 @@ status ir_vprog_read(const ir_node *n, arena *a, ir_vprog *p, diag *d) {
     const int64_t *f = prog->ints + 6 * k;
     for (int j = 0; j < 6; j++)
       if (f[j] < 0 || f[j] > 0xFFFF || (j < 2 && f[j] > 0xFF))
-        return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d: field %d = %lld is out of range", k, j, (long long)f[j]);
-    om_vinstr in = {.op = (uint8_t)f[0], .dtype = (uint8_t)f[1], .dst = (uint16_t)f[2],
-                    .a = (uint16_t)f[3], .b = (uint16_t)f[4], .c = (uint16_t)f[5]};
+        return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d: field %d = %lld is out of range", k, j,
+                             (long long)f[j]);
+    om_vinstr in = {.op = (uint8_t)f[0],
+                    .dtype = (uint8_t)f[1],
+                    .dst = (uint16_t)f[2],
+                    .a = (uint16_t)f[3],
+                    .b = (uint16_t)f[4],
+                    .c = (uint16_t)f[5]};
     if (in.op == VOP_CONST) {
       int fl = ir_vprog_is_float(in.dtype);
       const ir_attr *src = fl ? fimm : iimm;
       if (!src || in.a >= src->n)
         return ir_node_error(d, ST_ERR_INVALID, n, "instruction %d: CONST reads %s[%d], which is missing", k,
                              fl ? "fimm" : "iimm", in.a);
-      if (fl) in.imm.f = in.dtype == DT_DOUBLE ? src->floats[in.a] : (double)(float)src->floats[in.a];
-      else in.imm.i = src->ints[in.a];
+      if (fl)
+        in.imm.f = in.dtype == DT_DOUBLE ? src->floats[in.a] : (double)(float)src->floats[in.a];
+      else
+        in.imm.i = src->ints[in.a];
       in.a = 0;
     } else if (in.op == VOP_ISINF) {
       in.imm.i = in.b & 3;
@@ -321,18 +351,24 @@ static int64_t float_to_int(int dt, double v) {
 }
 
 /* Integer register value x.i of dtype dt as a double. */
-static double int_value(int dt, int64_t i) { return ir_vprog_is_unsigned(dt) ? (double)(uint64_t)i : (double)i; }
+static double int_value(int dt, int64_t i) {
+  return ir_vprog_is_unsigned(dt) ? (double)(uint64_t)i : (double)i;
+}
 
 static reg cast(int to, int from, reg x) {
   reg r;
-  if (to == DT_BOOL) r.i = ir_vprog_is_float(from) ? x.f != 0 : x.i != 0;
-  else if (to == DT_FLOAT16 && from == DT_DOUBLE) r.f = double_to_half(x.f);
-  else if (to == DT_DOUBLE) r.f = ir_vprog_is_float(from) ? x.f : int_value(from, x.i);
+  if (to == DT_BOOL)
+    r.i = ir_vprog_is_float(from) ? x.f != 0 : x.i != 0;
+  else if (to == DT_FLOAT16 && from == DT_DOUBLE)
+    r.f = double_to_half(x.f);
+  else if (to == DT_DOUBLE)
+    r.f = ir_vprog_is_float(from) ? x.f : int_value(from, x.i);
   else if (ir_vprog_is_float(to))
-    r.f = round_to(to, ir_vprog_is_float(from)         ? x.f
+    r.f = round_to(to, ir_vprog_is_float(from)      ? x.f
                        : ir_vprog_is_unsigned(from) ? (double)(float)(uint64_t)x.i
                                                     : (double)(float)x.i); /* one rounding to f32 */
-  else r.i = ir_vprog_is_float(from) ? float_to_int(to, x.f) : dtype_wrap_int(to, x.i);
+  else
+    r.i = ir_vprog_is_float(from) ? float_to_int(to, x.f) : dtype_wrap_int(to, x.i);
   return r;
 }
 
@@ -390,7 +426,8 @@ static double binary_f(int op, double a, double b) {
 static int64_t binary_u(int op, int dt, uint64_t a, uint64_t b) {
   switch (op) {
   case VOP_DIV: return b == 0 ? 0 : (int64_t)(a / b);
-  case VOP_MOD: case VOP_FMOD: return b == 0 ? 0 : (int64_t)(a % b);
+  case VOP_MOD:
+  case VOP_FMOD: return b == 0 ? 0 : (int64_t)(a % b);
   case VOP_MAX: return (int64_t)(a > b ? a : b);
   case VOP_MIN: return (int64_t)(a < b ? a : b);
   default: /* VOP_SHR, logical */ return b >= (uint64_t)bits_of(dt) ? 0 : (int64_t)(a >> b);
@@ -419,10 +456,8 @@ static int64_t binary_i(int op, int dt, int64_t a, int64_t b) {
   case VOP_BITAND: return dtype_wrap_int(dt, a & b);
   case VOP_BITOR: return dtype_wrap_int(dt, a | b);
   case VOP_BITXOR: return dtype_wrap_int(dt, a ^ b);
-  case VOP_SHL:
-    return ub >= (uint64_t)w ? 0 : dtype_wrap_int(dt, (int64_t)(ua << ub));
-  default: /* VOP_SHR on signed dtypes: arithmetic */
-    return ub >= (uint64_t)w ? 0 : a >> ub;
+  case VOP_SHL: return ub >= (uint64_t)w ? 0 : dtype_wrap_int(dt, (int64_t)(ua << ub));
+  default: /* VOP_SHR on signed dtypes: arithmetic */ return ub >= (uint64_t)w ? 0 : a >> ub;
   }
 }
 
@@ -460,8 +495,10 @@ static reg step(const om_vinstr *in, const uint8_t *rdt, const reg *r) {
   int ta = rdt[in->a];
   switch (in->op) {
   case VOP_CONST:
-    if (fl) y.f = round_to(dt, in->imm.f);
-    else y.i = dtype_wrap_int(dt, in->imm.i);
+    if (fl)
+      y.f = round_to(dt, in->imm.f);
+    else
+      y.i = dtype_wrap_int(dt, in->imm.i);
     return y;
   case VOP_CAST: return cast(dt, ta, a);
   case VOP_NOT: y.i = !a.i; return y;
@@ -473,17 +510,24 @@ static reg step(const om_vinstr *in, const uint8_t *rdt, const reg *r) {
   case VOP_AND: y.i = a.i && b.i; return y;
   case VOP_OR: y.i = a.i || b.i; return y;
   case VOP_XOR: y.i = (a.i != 0) != (b.i != 0); return y;
-  case VOP_EQ: case VOP_NE: case VOP_LT: case VOP_LE: case VOP_GT: case VOP_GE:
-    y.i = compare(in->op, ta, a, b);
-    return y;
+  case VOP_EQ:
+  case VOP_NE:
+  case VOP_LT:
+  case VOP_LE:
+  case VOP_GT:
+  case VOP_GE: y.i = compare(in->op, ta, a, b); return y;
   case VOP_SELECT: return a.i ? b : c;
   case VOP_CLAMP:
-    if (fl) y.f = fminn(fmaxn(a.f, b.f), c.f);
-    else y.i = compare(VOP_LT, dt, a, b) ? b.i : a.i, y.i = compare(VOP_GT, dt, y, c) ? c.i : y.i;
+    if (fl)
+      y.f = fminn(fmaxn(a.f, b.f), c.f);
+    else
+      y.i = compare(VOP_LT, dt, a, b) ? b.i : a.i, y.i = compare(VOP_GT, dt, y, c) ? c.i : y.i;
     return y;
   case VOP_FMA:
-    if (dt == DT_DOUBLE) y.f = fma(a.f, b.f, c.f);
-    else y.f = round_to(dt, fmaf((float)a.f, (float)b.f, (float)c.f));
+    if (dt == DT_DOUBLE)
+      y.f = fma(a.f, b.f, c.f);
+    else
+      y.f = round_to(dt, fmaf((float)a.f, (float)b.f, (float)c.f));
     return y;
   default: break;
   }
@@ -499,8 +543,10 @@ static reg step(const om_vinstr *in, const uint8_t *rdt, const reg *r) {
     }
     return y;
   }
-  if (fl) y.f = round_to(dt, binary_f(in->op, a.f, b.f));
-  else y.i = binary_i(in->op, dt, a.i, b.i);
+  if (fl)
+    y.f = round_to(dt, binary_f(in->op, a.f, b.f));
+  else
+    y.i = binary_i(in->op, dt, a.i, b.i);
   return y;
 }
 
@@ -510,7 +556,8 @@ static reg load_elem(const void *p, int dt, int64_t i) {
   case DT_FLOAT32: r.f = ((const float *)p)[i]; break;
   case DT_FLOAT16: r.f = half_to_float(((const uint16_t *)p)[i]); break;
   case DT_DOUBLE: r.f = ((const double *)p)[i]; break;
-  case DT_INT64: case DT_UINT64: r.i = ((const int64_t *)p)[i]; break;
+  case DT_INT64:
+  case DT_UINT64: r.i = ((const int64_t *)p)[i]; break;
   case DT_INT32: r.i = ((const int32_t *)p)[i]; break;
   case DT_UINT32: r.i = ((const uint32_t *)p)[i]; break;
   case DT_INT16: r.i = ((const int16_t *)p)[i]; break;
@@ -527,15 +574,17 @@ static void store_elem(void *p, int dt, int64_t i, reg r) {
   case DT_FLOAT32: ((float *)p)[i] = (float)r.f; break;
   case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)r.f); break;
   case DT_DOUBLE: ((double *)p)[i] = r.f; break;
-  case DT_INT64: case DT_UINT64: ((int64_t *)p)[i] = r.i; break;
-  case DT_INT32: case DT_UINT32: ((uint32_t *)p)[i] = (uint32_t)r.i; break;
-  case DT_INT16: case DT_UINT16: ((uint16_t *)p)[i] = (uint16_t)r.i; break;
+  case DT_INT64:
+  case DT_UINT64: ((int64_t *)p)[i] = r.i; break;
+  case DT_INT32:
+  case DT_UINT32: ((uint32_t *)p)[i] = (uint32_t)r.i; break;
+  case DT_INT16:
+  case DT_UINT16: ((uint16_t *)p)[i] = (uint16_t)r.i; break;
   default: ((uint8_t *)p)[i] = (uint8_t)r.i; break;
   }
 }
 
-status ir_vprog_eval(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a,
-                     diag *d) {
+status ir_vprog_eval(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
   ir_vprog p;
   status st = ir_vprog_decode(n, a, &p, d);
   if (st) return st;
@@ -555,7 +604,8 @@ status ir_vprog_eval(const ir_node *n, const void *const *inputs, void **outputs
     const ir_value *v = n->in[i];
     int shift = rank - v->rank;
     int64_t s = 1;
-    if (shift < 0) return ir_node_error(d, ST_ERR_INVALID, n, "input '%s' has a higher rank than the outputs", v->name);
+    if (shift < 0)
+      return ir_node_error(d, ST_ERR_INVALID, n, "input '%s' has a higher rank than the outputs", v->name);
     for (int k = rank - 1; k >= 0; k--) {
       int64_t dim = k >= shift ? v->dims[k - shift] : 1;
       if (dim != 1 && dim != y->dims[k])
@@ -570,15 +620,20 @@ status ir_vprog_eval(const ir_node *n, const void *const *inputs, void **outputs
   for (int64_t e = 0; e < count; e++) {
     for (int k = 0; k < p.count; k++) {
       const om_vinstr *in = &p.ins[k];
-      if (in->op == VOP_LOAD) r[in->dst] = load_elem(inputs[in->a], in->dtype, off[in->a]);
-      else if (in->op == VOP_STORE) store_elem(outputs_out[in->a], in->dtype, e, r[in->b]);
-      else r[in->dst] = step(in, p.rdt, r);
+      if (in->op == VOP_LOAD)
+        r[in->dst] = load_elem(inputs[in->a], in->dtype, off[in->a]);
+      else if (in->op == VOP_STORE)
+        store_elem(outputs_out[in->a], in->dtype, e, r[in->b]);
+      else
+        r[in->dst] = step(in, p.rdt, r);
     }
     for (int k = rank - 1; k >= 0; k--) { /* next index; offsets follow */
       idx[k]++;
-      for (int i = 0; i < n->nin; i++) off[i] += st_in[i][k];
+      for (int i = 0; i < n->nin; i++)
+        off[i] += st_in[i][k];
       if (idx[k] < y->dims[k]) break;
-      for (int i = 0; i < n->nin; i++) off[i] -= st_in[i][k] * y->dims[k];
+      for (int i = 0; i < n->nin; i++)
+        off[i] -= st_in[i][k] * y->dims[k];
       idx[k] = 0;
     }
   }

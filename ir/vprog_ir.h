@@ -47,8 +47,8 @@ int ir_vprog_op(ir_vprog *p, vop op, int dtype, int a, int b, int c);
  * registers of p): how programs are merged and rewritten. STORE gives 0. */
 int ir_vprog_append(ir_vprog *p, om_vinstr in);
 int ir_vprog_load(ir_vprog *p, int input, int dtype);
-int ir_vprog_const_f(ir_vprog *p, int dtype, double v); /* f32/f16: v rounded to f32; f64: v */
-int ir_vprog_const_i(ir_vprog *p, int dtype, int64_t v); /* integer or bool dtypes */
+int ir_vprog_const_f(ir_vprog *p, int dtype, double v);    /* f32/f16: v rounded to f32; f64: v */
+int ir_vprog_const_i(ir_vprog *p, int dtype, int64_t v);   /* integer or bool dtypes */
 int ir_vprog_isinf(ir_vprog *p, int reg, int detect_mask); /* bit 0 +inf, bit 1 -inf */
 /* dst = reg converted to dtype (reg itself when it already has dtype). */
 int ir_vprog_cast(ir_vprog *p, int reg, int dtype);
@@ -74,7 +74,6 @@ int ir_vprog_encode(ir_graph *g, ir_node *n, const ir_vprog *p);
  * outputs_out[j] receives a zeroed buffer from `a` for n->out[j]), element by
  * element with vprog.h's semantics: f16 registers rounded after every
  * instruction, integers wrapping, DIV/MOD by zero giving 0. */
-status ir_vprog_eval(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a,
-                     diag *d);
+status ir_vprog_eval(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d);
 
 #endif

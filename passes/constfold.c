@@ -50,15 +50,20 @@ static int64_t steps_per_output(const ir_node *n) {
   int64_t k[MAX_RANK], steps = 1;
   int count;
   switch (n->op) {
-  case IR_OP_MAXPOOL: case IR_OP_AVGPOOL: case IR_OP_LPPOOL: /* the window's nested loops; an empty */
-  case IR_OP_GLOBALMAXPOOL: case IR_OP_GLOBALAVGPOOL: case IR_OP_GLOBALLPPOOL: /* dim still costs 1 */
+  case IR_OP_MAXPOOL:
+  case IR_OP_AVGPOOL:
+  case IR_OP_LPPOOL: /* the window's nested loops; an empty */
+  case IR_OP_GLOBALMAXPOOL:
+  case IR_OP_GLOBALAVGPOOL:
+  case IR_OP_GLOBALLPPOOL: /* dim still costs 1 */
     if (n->op == IR_OP_MAXPOOL || n->op == IR_OP_AVGPOOL || n->op == IR_OP_LPPOOL) {
       count = ir_attr_ints(n, "kernel_shape", k, MAX_RANK);
       if (count < 1 || count > MAX_RANK) return -1;
     } else {
       if (!n->in[0] || n->in[0]->rank < 2) return -1;
       count = n->in[0]->rank - 2;
-      for (int i = 0; i < count; i++) k[i] = n->in[0]->dims[2 + i];
+      for (int i = 0; i < count; i++)
+        k[i] = n->in[0]->dims[2 + i];
     }
     for (int i = 0; i < count; i++)
       if (k[i] < 0 || __builtin_mul_overflow(steps, k[i] > 1 ? k[i] : 1, &steps)) return -1;
@@ -66,9 +71,11 @@ static int64_t steps_per_output(const ir_node *n) {
   case IR_OP_CONV: /* weight [M, C/G, k...]: one output reads C/G x k... */
     if (!n->in[1] || n->in[1]->rank < 1) return -1;
     return n->in[1]->dims[0] > 0 ? elements(n->in[1]) / n->in[1]->dims[0] : 1;
-  case IR_OP_MATMUL: case IR_OP_GEMM: /* K: A's last dim (or first, transposed: the larger bounds it) */
+  case IR_OP_MATMUL:
+  case IR_OP_GEMM: /* K: A's last dim (or first, transposed: the larger bounds it) */
     if (!n->in[0] || n->in[0]->rank < 1) return -1;
-    for (int i = 0; i < n->in[0]->rank; i++) steps = n->in[0]->dims[i] > steps ? n->in[0]->dims[i] : steps;
+    for (int i = 0; i < n->in[0]->rank; i++)
+      steps = n->in[0]->dims[i] > steps ? n->in[0]->dims[i] : steps;
     return steps;
   default: return 1;
   }
@@ -97,7 +104,8 @@ status pass_constfold_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *sc
   const void **in = arena_array(scratch, (size_t)n->nin, sizeof *in);
   void *out[1];
   if (!in) return diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);
-  for (int j = 0; j < n->nin; j++) in[j] = n->in[j] ? n->in[j]->data : NULL;
+  for (int j = 0; j < n->nin; j++)
+    in[j] = n->in[j] ? n->in[j]->data : NULL;
   diag local;
   diag_init(&local);
   status est = ir_eval_node(n, in, out, scratch, &local);

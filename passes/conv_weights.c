@@ -43,7 +43,8 @@ status convw_make_input(ir_graph *g, ir_node *n, int lay, int dt, int rank, cons
     t->layout = lay;
     char tname[600];
     snprintf(tname, sizeof tname, "pack_%s", name);
-    if (!ir_node_new(g, IR_OP_TRANSDATA, tname, 1, &w, 1, &t) || ir_node_set_input(g, n, 1, t)) return nomem(n, d);
+    if (!ir_node_new(g, IR_OP_TRANSDATA, tname, 1, &w, 1, &t) || ir_node_set_input(g, n, 1, t))
+      return nomem(n, d);
     return ST_OK;
   }
   if (lay != LAYOUT_FRACTAL_Z_G || w->layout != LAYOUT_ND || w->rank != 4)

@@ -66,15 +66,12 @@ typedef struct emit_state {
   ir_graph *g;
   pass_ctx *ctx;
   om_writer *w;
-  uint32_t *tensor; /* per value id: om tensor index, OM_NONE until added */
+  uint32_t *tensor;     /* per value id: om tensor index, OM_NONE until added */
   uint64_t weights_end; /* bytes */
   diag *d;
 } emit_state;
 
-
-static status nomem(emit_state *s) {
-  return diag_set(s->d, ST_ERR_NOMEM, "emit: out of memory");
-}
+static status nomem(emit_state *s) { return diag_set(s->d, ST_ERR_NOMEM, "emit: out of memory"); }
 
 static int32_t f32_bits(double x) {
   float f = (float)x;
@@ -111,7 +108,8 @@ static uint32_t tensor_of(emit_state *s, ir_value *v, status *st) {
   t.rank = (uint32_t)v->rank;
   t.offset = v->offset;
   t.bytes = v->bytes;
-  for (int i = 0; i < v->rank; i++) t.dims[i] = v->dims[i];
+  for (int i = 0; i < v->rank; i++)
+    t.dims[i] = v->dims[i];
   uint32_t idx = om_writer_add_tensor(s->w, &t);
   if (idx == OM_NONE || t.name == OM_NONE) {
     *st = nomem(s);
@@ -123,8 +121,8 @@ static uint32_t tensor_of(emit_state *s, ir_value *v, status *st) {
 
 /* Appends a task of `kind` for node n with tensors tv[0..nt) (NULL entries
  * become OM_NONE) and params p[0..np). */
-static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int nt, ir_value **tv,
-                       int np, const int32_t *p) {
+static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int nt, ir_value **tv, int np,
+                       const int32_t *p) {
   om_task t = {0};
   t.kind = kind;
   t.name = om_writer_string(s->w, n->name);
@@ -140,12 +138,13 @@ static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int n
     for (int k = 0; tv[i] && k < tv[i]->rank; k++)
       if (tv[i]->dims[k] == 0)
         return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n,
-                             "tensor '%s' has dim %d = 0; empty tensors are not supported",
-                             tv[i]->name, k);
+                             "tensor '%s' has dim %d = 0; empty tensors are not supported", tv[i]->name, k);
   status st = ST_OK;
-  for (int i = 0; i < nt; i++) t.tensors[i] = tensor_of(s, tv[i], &st);
+  for (int i = 0; i < nt; i++)
+    t.tensors[i] = tensor_of(s, tv[i], &st);
   if (st != ST_OK) return st;
-  for (int i = 0; i < np; i++) t.params[i] = p[i];
+  for (int i = 0; i < np; i++)
+    t.params[i] = p[i];
   if (t.name == OM_NONE || om_writer_add_task(s->w, &t) == OM_NONE) return nomem(s);
   s->ctx->ntasks++;
   return ST_OK;
@@ -176,8 +175,10 @@ static status add_program(emit_state *s, const ir_node *n, uint32_t *offset_out)
   status st = ir_vprog_decode(n, &tmp, &p, s->d);
   *offset_out = 0;
   if (st == ST_OK) {
-    om_vprog hdr = {.ninputs = (uint16_t)n->nin, .noutputs = (uint16_t)n->nout,
-                    .nregs = (uint16_t)p.nregs, .ninstrs = (uint16_t)p.count};
+    om_vprog hdr = {.ninputs = (uint16_t)n->nin,
+                    .noutputs = (uint16_t)n->nout,
+                    .nregs = (uint16_t)p.nregs,
+                    .ninstrs = (uint16_t)p.count};
     if (om_writer_add_vprog(s->w, &hdr, p.ins, offset_out)) st = nomem(s);
   }
   arena_free(&tmp);
@@ -192,7 +193,8 @@ static void window_params(const ir_node *n, int64_t kh, int64_t kw, int32_t *p) 
   ir_attr_ints(n, "pads", pads, 4);
   p[0] = (int32_t)k[0], p[1] = (int32_t)k[1];
   p[2] = (int32_t)strides[0], p[3] = (int32_t)strides[1];
-  for (int i = 0; i < 4; i++) p[4 + i] = (int32_t)pads[i];
+  for (int i = 0; i < 4; i++)
+    p[4 + i] = (int32_t)pads[i];
 }
 
 static status emit_conv(emit_state *s, ir_node *n) {
@@ -204,8 +206,8 @@ static status emit_conv(emit_state *s, ir_node *n) {
   p[8] = (int32_t)dil[0], p[9] = (int32_t)dil[1];
   status st = fused_act(s, n, p + 10);
   if (st != ST_OK) return st;
-  ir_value *tv[OM_TASK_MAX_TENSORS] = {n->in[0], w, n->nin > 2 ? n->in[2] : NULL, n->nin > 3 ? n->in[3] : NULL,
-                                      n->out[0]};
+  ir_value *tv[OM_TASK_MAX_TENSORS] = {n->in[0], w, n->nin > 2 ? n->in[2] : NULL,
+                                       n->nin > 3 ? n->in[3] : NULL, n->out[0]};
   /* x_scale (passes/fuse.c): slot 5, params[18] = 1. The epilogue program
    * (ir/epilogue_ir.h): params[21] = 1, [22] its offset, its extra inputs
    * in the slots after (om_format.h). */
@@ -215,7 +217,8 @@ static status emit_conv(emit_state *s, ir_node *n) {
   if (ir_epilogue_view(n, &epi)) {
     uint32_t offset;
     if ((st = add_program(s, &epi.node, &offset)) != ST_OK) return st;
-    for (int j = 1; j < epi.node.nin; j++) tv[nt++] = epi.node.in[j];
+    for (int j = 1; j < epi.node.nin; j++)
+      tv[nt++] = epi.node.in[j];
     p[21] = 1, p[22] = (int32_t)offset, np_epi = 23;
   }
   if (w->layout == LAYOUT_NC1HWC0) return add_task(s, n, OM_TASK_DWCONV, nt, tv, np_epi ? np_epi : 13, p);
@@ -255,7 +258,8 @@ static status emit_pool_nd(emit_state *s, ir_node *n) {
   const ir_value *x = n->in[0];
   ir_pool w;
   char err[400];
-  if (ir_pool_read(n, x->rank, x->dims, &w, err, sizeof err)) return ir_node_error(s->d, ST_ERR_INVALID, n, "%s", err);
+  if (ir_pool_read(n, x->rank, x->dims, &w, err, sizeof err))
+    return ir_node_error(s->d, ST_ERR_INVALID, n, "%s", err);
   int32_t p[18] = {w.mode, w.include_pad, (int32_t)w.p};
   for (int j = 0; j < w.r; j++) { /* bounded to 65535 by the layout pass */
     p[3 + j] = (int32_t)w.k[j], p[6 + j] = (int32_t)w.s[j], p[9 + j] = (int32_t)w.dl[j];
@@ -286,8 +290,10 @@ static status emit_vprog(emit_state *s, ir_node *n) {
   status st = add_program(s, n, &offset);
   if (st != ST_OK) return st;
   ir_value *tv[VPROG_MAX_IO];
-  for (int i = 0; i < n->nin; i++) tv[i] = n->in[i];
-  for (int j = 0; j < n->nout; j++) tv[n->nin + j] = n->out[j];
+  for (int i = 0; i < n->nin; i++)
+    tv[i] = n->in[i];
+  for (int j = 0; j < n->nout; j++)
+    tv[n->nin + j] = n->out[j];
   int32_t param = (int32_t)offset;
   return add_task(s, n, OM_TASK_VPROG, n->nin + n->nout, tv, 1, &param);
 }
@@ -326,10 +332,12 @@ static status emit_view_out(emit_state *s, ir_node *n, int k) {
     return ir_node_error(s->d, ST_ERR_INVALID, n, "%s", err);
   int32_t p[2 + 2 * MAX_RANK] = {0};
   int64_t all[2 + 2 * MAX_RANK] = {v.rank, v.offset};
-  for (int d = 0; d < v.rank; d++) all[2 + d] = v.dims[d], all[2 + MAX_RANK + d] = v.strides[d];
+  for (int d = 0; d < v.rank; d++)
+    all[2 + d] = v.dims[d], all[2 + MAX_RANK + d] = v.strides[d];
   for (int k = 0; k < 2 + 2 * MAX_RANK; k++) {
     if (all[k] < INT32_MIN || all[k] > INT32_MAX)
-      return ir_node_error(s->d, ST_ERR_LIMIT, n, "tensor '%s' is too large for a strided copy (offsets beyond 2^31)",
+      return ir_node_error(s->d, ST_ERR_LIMIT, n,
+                           "tensor '%s' is too large for a strided copy (offsets beyond 2^31)",
                            n->in[0]->name);
     p[k] = (int32_t)all[k];
   }
@@ -348,12 +356,14 @@ static status emit_pad(emit_state *s, ir_node *n) {
   int64_t pads[2 * MAX_RANK + 1];
   if (p[0] < 0 || ir_attr_ints(n, "pads", pads, 2 * MAX_RANK + 1) != 2 * x->rank)
     return ir_node_error(s->d, ST_ERR_INVALID, n, "bad mode or pads (shape inference checks them)");
-  for (int d = 0; d < x->rank; d++) p[1 + d] = (int32_t)pads[d]; /* in int32 range: shape inference */
+  for (int d = 0; d < x->rank; d++)
+    p[1 + d] = (int32_t)pads[d]; /* in int32 range: shape inference */
   if (p[0] == 0) {
     uint8_t value[8] = {0};
     uint64_t bits = 0;
     ir_elem_set(value, y->dtype, 0, ir_attr_float(n, "value", 0.0));
-    for (int k = 0; k < 8; k++) bits |= (uint64_t)value[k] << (8 * k);
+    for (int k = 0; k < 8; k++)
+      bits |= (uint64_t)value[k] << (8 * k);
     p[9] = (int32_t)(uint32_t)bits, p[10] = (int32_t)(uint32_t)(bits >> 32);
   }
   ir_value *tv[2] = {n->in[0], n->out[0]};
@@ -404,11 +414,13 @@ static status emit_resize(emit_state *s, ir_node *n) {
     return ir_node_error(s->d, ST_ERR_INVALID, n, "no tap tables (the layout pass attaches them)");
   int select = n->nin < 3 || !n->in[2];
   int32_t p[11] = {select};
-  for (int d = 0; d < y->rank; d++) p[1 + d] = (int32_t)taps[d];
+  for (int d = 0; d < y->rank; d++)
+    p[1 + d] = (int32_t)taps[d];
   uint8_t value[8] = {0};
   uint64_t bits = 0;
   ir_elem_set(value, y->dtype, 0, ir_attr_float(n, "extrapolation_value", 0.0));
-  for (int k = 0; k < 8; k++) bits |= (uint64_t)value[k] << (8 * k);
+  for (int k = 0; k < 8; k++)
+    bits |= (uint64_t)value[k] << (8 * k);
   p[9] = (int32_t)(uint32_t)bits, p[10] = (int32_t)(uint32_t)(bits >> 32);
   ir_value *tv[4] = {n->in[0], n->in[1], select ? NULL : n->in[2], y};
   return add_task(s, n, OM_TASK_RESIZE, 4, tv, 11, p);
@@ -431,7 +443,8 @@ static status emit_copy(emit_state *s, ir_node *n) {
   /* other dtypes: a flat STRIDED_COPY (TRANSDATA converts floats only) */
   int64_t count = ir_value_elements(n->out[0]);
   if (count > INT32_MAX)
-    return ir_node_error(s->d, ST_ERR_LIMIT, n, "tensor '%s' is too large for a strided copy", n->in[0]->name);
+    return ir_node_error(s->d, ST_ERR_LIMIT, n, "tensor '%s' is too large for a strided copy",
+                         n->in[0]->name);
   int32_t p[2 + 2 * MAX_RANK] = {1, 0, (int32_t)count};
   p[2 + MAX_RANK] = 1;
   return add_task(s, n, OM_TASK_STRIDED_COPY, 2, tv, 2 + 2 * MAX_RANK, p);
@@ -447,34 +460,26 @@ static int outputs_empty(const ir_node *n) {
 static status emit_node(emit_state *s, ir_node *n) {
   if (outputs_empty(n)) return ST_OK;
   switch (n->op) {
-  case IR_OP_CONV:
-    return emit_conv(s, n);
+  case IR_OP_CONV: return emit_conv(s, n);
   case IR_OP_MAXPOOL:
   case IR_OP_AVGPOOL:
   case IR_OP_GLOBALAVGPOOL:
   case IR_OP_GLOBALMAXPOOL:
   case IR_OP_LPPOOL:
-  case IR_OP_GLOBALLPPOOL:
-    return emit_pool(s, n);
-  case IR_OP_RESIZE:
-    return emit_resize(s, n);
-  case IR_OP_VECPROG:
-    return emit_vprog(s, n);
+  case IR_OP_GLOBALLPPOOL: return emit_pool(s, n);
+  case IR_OP_RESIZE: return emit_resize(s, n);
+  case IR_OP_VECPROG: return emit_vprog(s, n);
   case IR_OP_GEMM:
-  case IR_OP_MATMUL:
-    return emit_matmul(s, n);
-  case IR_OP_CONCAT:
-    return emit_concat(s, n);
+  case IR_OP_MATMUL: return emit_matmul(s, n);
+  case IR_OP_CONCAT: return emit_concat(s, n);
   case IR_OP_SOFTMAX: {
     int32_t p[3] = {(int32_t)ir_attr_int(n, "axis", 0), (int32_t)ir_attr_int(n, "coerce_2d", 0),
                     (int32_t)ir_attr_int(n, "log", 0)};
     ir_value *tv[2] = {n->in[0], n->out[0]};
     return add_task(s, n, OM_TASK_SOFTMAX, 2, tv, 3, p);
   }
-  case IR_OP_REDUCE:
-    return emit_reduce(s, n);
-  case IR_OP_PAD:
-    return emit_pad(s, n);
+  case IR_OP_REDUCE: return emit_reduce(s, n);
+  case IR_OP_PAD: return emit_pad(s, n);
   case IR_OP_GATHER:
   case IR_OP_GATHERELEMENTS: {
     int64_t axis = ir_attr_int(n, "axis", 0);
@@ -490,22 +495,19 @@ static status emit_node(emit_state *s, ir_node *n) {
   case IR_OP_CUMSUM:
   case IR_OP_CUMPROD:
   case IR_OP_ONEHOT:
-  case IR_OP_GATHERND:
-    return emit_index(s, n);
+  case IR_OP_GATHERND: return emit_index(s, n);
   case IR_OP_TRANSPOSE:
   case IR_OP_SLICE:
   case IR_OP_EXPAND:
   case IR_OP_TILE:
   case IR_OP_DEPTHTOSPACE:
   case IR_OP_SPACETODEPTH:
-  case IR_OP_SPLIT:
-    return emit_view(s, n);
+  case IR_OP_SPLIT: return emit_view(s, n);
   case IR_OP_RESHAPE:
   case IR_OP_FLATTEN:
   case IR_OP_SQUEEZE:
   case IR_OP_UNSQUEEZE:
-  case IR_OP_IDENTITY:
-    return ir_attr_int(n, "alias", 0) ? ST_OK : emit_copy(s, n);
+  case IR_OP_IDENTITY: return ir_attr_int(n, "alias", 0) ? ST_OK : emit_copy(s, n);
   case IR_OP_TRANSDATA:
     if (convw_is_pack(n)) { /* conv weights computed at run time */
       ir_value *tv[2] = {n->in[0], n->out[0]};
@@ -525,7 +527,8 @@ static status emit_all(emit_state *s, arena *a) {
 
   uint32_t *io = arena_array(a, (size_t)(s->g->ninputs + s->g->noutputs) + 1, sizeof *io);
   if (!io) return nomem(s);
-  for (int i = 0; i < s->g->ninputs; i++) io[i] = tensor_of(s, s->g->inputs[i], &st);
+  for (int i = 0; i < s->g->ninputs; i++)
+    io[i] = tensor_of(s, s->g->inputs[i], &st);
   for (int i = 0; i < s->g->noutputs; i++) {
     /* A graph output that folded to a constant (Shape -> Gather) or that is a
      * graph input has no OUTPUT buffer of its own; libomrt would refuse it. */
@@ -549,8 +552,7 @@ static status emit_all(emit_state *s, arena *a) {
   def.soc = om_writer_string(s->w, soc->name);
   def.atc_version = om_writer_string(s->w, "atc " ATC_VERSION);
   def.cmdline = om_writer_string(s->w, ctx->cmdline ? ctx->cmdline : "");
-  if (def.name == OM_NONE || def.soc == OM_NONE || def.atc_version == OM_NONE ||
-      def.cmdline == OM_NONE)
+  if (def.name == OM_NONE || def.soc == OM_NONE || def.atc_version == OM_NONE || def.cmdline == OM_NONE)
     return nomem(s);
   def.precision = (uint32_t)ctx->precision;
   def.ai_cores = (uint32_t)soc->ai_cores;
@@ -578,7 +580,8 @@ status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d) {
   if (!s.tensor || !s.w) {
     st = nomem(&s);
   } else {
-    for (int i = 0; i < g->nvalues; i++) s.tensor[i] = OM_NONE;
+    for (int i = 0; i < g->nvalues; i++)
+      s.tensor[i] = OM_NONE;
     ctx->ntasks = 0;
     st = emit_all(&s, &a);
   }

@@ -83,7 +83,9 @@ static status fold_bias(ir_graph *g, ir_node *conv, const ir_value *c, diag *d) 
   void *nb = arena_array(&g->arena, (size_t)M, dtype_size(dt));
   if (!nb) return nomem(d, conv);
   for (int64_t m = 0; m < M; m++)
-    ir_elem_set(nb, dt, m, (b ? ir_elem_get(b->data, b->dtype, m) : 0.0) + ir_elem_get(c->data, c->dtype, ce == 1 ? 0 : m));
+    ir_elem_set(nb, dt, m,
+                (b ? ir_elem_get(b->data, b->dtype, m) : 0.0) +
+                    ir_elem_get(c->data, c->dtype, ce == 1 ? 0 : m));
   char name[256];
   snprintf(name, sizeof name, "%.200s_bias", conv->name);
   ir_value *v = ir_const_new(g, name, dt, 1, &M, nb, (size_t)M * dtype_size(dt));
@@ -147,8 +149,8 @@ static int pointwise(const ir_node *conv) {
   const ir_value *w = conv->in[1];
   int64_t s[2] = {1, 1}, p[4] = {0, 0, 0, 0};
   int ns = ir_attr_ints(conv, "strides", s, 2), np = ir_attr_ints(conv, "pads", p, 4);
-  return w->rank == 4 && w->dims[2] == 1 && w->dims[3] == 1 && ir_attr_int(conv, "group", 1) == 1 && ns <= 2 &&
-         np <= 4 && s[0] == 1 && s[1] == 1 && !p[0] && !p[1] && !p[2] && !p[3];
+  return w->rank == 4 && w->dims[2] == 1 && w->dims[3] == 1 && ir_attr_int(conv, "group", 1) == 1 &&
+         ns <= 2 && np <= 4 && s[0] == 1 && s[1] == 1 && !p[0] && !p[1] && !p[2] && !p[3];
 }
 
 /* The input scale rule (top of file): conv reads Mul(x, s)'s x, s as in[4]. */
@@ -179,7 +181,8 @@ status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d) {
     if (n->dead || n->op != IR_OP_CONV) continue;
     if (!(ctx->fusion_off & FUSION_CONV_INPUT_SCALE)) st = fuse_input_scale(g, n, d);
     if (ctx->fusion_off & FUSION_CONV_ADD_RELU) continue;
-    for (int done = 0; !done && st == ST_OK;) st = fuse_step(g, n, &done, d);
+    for (int done = 0; !done && st == ST_OK;)
+      st = fuse_step(g, n, &done, d);
     if (g->nodes[i] != n) i--; /* n moved to its residual Add: visit what took its slot */
   }
   if (st == ST_OK) ir_graph_compact(g);

@@ -77,7 +77,6 @@ typedef struct lay_state {
   diag *d;
 } lay_state;
 
-
 static status unsupported(lay_state *s, const ir_node *n, const char *what) {
   return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "%s", what);
 }
@@ -117,7 +116,9 @@ static uint64_t phys_index(int lay, const int64_t *dm, int64_t a, int64_t b, int
   uint64_t c1 = (uint64_t)(dm[1] + C0 - 1) / C0;
   if (lay == LAYOUT_NC1HWC0)
     return ((((uint64_t)a * c1 + (uint64_t)b / C0) * (uint64_t)dm[2] + (uint64_t)c) * (uint64_t)dm[3] +
-            (uint64_t)e) * C0 + (uint64_t)b % C0;
+            (uint64_t)e) *
+               C0 +
+           (uint64_t)b % C0;
   /* FRACTAL_Z: a = co, b = ci, c = kh, e = kw */
   uint64_t n1 = (uint64_t)(dm[0] + C0 - 1) / C0;
   uint64_t frac = ((uint64_t)b / C0 * (uint64_t)dm[2] + (uint64_t)c) * (uint64_t)dm[3] + (uint64_t)e;
@@ -132,13 +133,16 @@ static void move_elems(void *out, int out_dt, uint64_t j, uint64_t step, const v
   if (in_dt == out_dt && es == 2) {
     uint16_t *o = (uint16_t *)out + j;
     const uint16_t *x = (const uint16_t *)in + i;
-    for (uint64_t k = 0; k < n; k++) o[k * step] = x[k];
+    for (uint64_t k = 0; k < n; k++)
+      o[k * step] = x[k];
   } else if (in_dt == out_dt && es == 4) {
     uint32_t *o = (uint32_t *)out + j;
     const uint32_t *x = (const uint32_t *)in + i;
-    for (uint64_t k = 0; k < n; k++) o[k * step] = x[k];
+    for (uint64_t k = 0; k < n; k++)
+      o[k * step] = x[k];
   } else {
-    for (uint64_t k = 0; k < n; k++) store_elem(out, out_dt, j + k * step, load_elem(in, in_dt, i + k));
+    for (uint64_t k = 0; k < n; k++)
+      store_elem(out, out_dt, j + k * step, load_elem(in, in_dt, i + k));
   }
 }
 
@@ -146,15 +150,16 @@ static void move_elems(void *out, int out_dt, uint64_t j, uint64_t step, const v
  * element count) in layout `lay` and dtype `dt`; padding is zero (the arena's
  * memory is). In both 5-D layouts the KH x KW (or H x W) elements of one
  * (a, b) pair, contiguous in c, land `step` apart. */
-static void *convert_data(lay_state *s, const ir_value *c, int lay, int dt, int rank,
-                          const int64_t *dims) {
+static void *convert_data(lay_state *s, const ir_value *c, int lay, int dt, int rank, const int64_t *dims) {
   uint64_t phys;
   if (layout_elements(lay, rank, dims, &phys) != 0) return NULL;
   void *out = arena_array(&s->g->arena, phys ? phys : 1, dtype_size(dt));
   if (!out) return NULL;
   if (lay == LAYOUT_ND) {
-    if ((int)c->dtype == DT_FLOAT32 && dt == DT_FLOAT16) floats_to_halves(out, c->data, (size_t)phys);
-    else move_elems(out, dt, 0, 1, c->data, c->dtype, 0, phys);
+    if ((int)c->dtype == DT_FLOAT32 && dt == DT_FLOAT16)
+      floats_to_halves(out, c->data, (size_t)phys);
+    else
+      move_elems(out, dt, 0, 1, c->data, c->dtype, 0, phys);
     return out;
   }
   uint64_t hw = (uint64_t)dims[2] * (uint64_t)dims[3];
@@ -176,8 +181,7 @@ static ir_value *cache_find(lay_state *s, const ir_value *src, int lay, int dt) 
 }
 
 static int cache_add(lay_state *s, const ir_value *src, int lay, int dt, ir_value *dst) {
-  if (arena_grow(&s->scratch, (void **)&s->cache, &s->cache_cap, s->ncache, sizeof *s->cache))
-    return -1;
+  if (arena_grow(&s->scratch, (void **)&s->cache, &s->cache_cap, s->ncache, sizeof *s->cache)) return -1;
   s->cache[s->ncache++] = (conv_entry){src, lay, dt, dst};
   return 0;
 }
@@ -185,14 +189,12 @@ static int cache_add(lay_state *s, const ir_value *src, int lay, int dt, ir_valu
 /* Makes input `slot` of n a value in layout `lay` and dtype `dt` (ANY_DTYPE:
  * keep the dtype), with logical dims `dims` (NULL: unchanged; only constants
  * are ever given new dims, the depthwise weights). */
-static status ensure_input(lay_state *s, ir_node *n, int slot, int lay, int dt,
-                           const int64_t *dims) {
+static status ensure_input(lay_state *s, ir_node *n, int slot, int lay, int dt, const int64_t *dims) {
   ir_value *v = n->in[slot];
   int want_dt = dt == ANY_DTYPE ? (int)v->dtype : dt;
   int rank = v->rank;
   const int64_t *want_dims = dims ? dims : v->dims;
-  if ((int)v->layout == lay && (int)v->dtype == want_dt && same_dims(v, rank, want_dims))
-    return ST_OK;
+  if ((int)v->layout == lay && (int)v->dtype == want_dt && same_dims(v, rank, want_dims)) return ST_OK;
   ir_value *hit = cache_find(s, v, lay, want_dt);
   if (hit) return ir_node_set_input(s->g, n, slot, hit) ? nomem(s, n) : ST_OK;
 
@@ -306,8 +308,9 @@ static status layout_conv(lay_state *s, ir_node *n, int cdt) {
     return unsupported(s, n, msg);
   }
   /* An RGB stem reads the model's NCHW input in place (om_format.h, CONV2D). */
-  const int nd_stem = group == 1 && cin <= 4 && x->input_index >= 0 && x->layout == LAYOUT_ND && x->rank == 4 &&
-                      (x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16) && !(n->nin > 4 && n->in[4]);
+  const int nd_stem = group == 1 && cin <= 4 && x->input_index >= 0 && x->layout == LAYOUT_ND &&
+                      x->rank == 4 && (x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16) &&
+                      !(n->nin > 4 && n->in[4]);
   status st = nd_stem ? ST_OK : ensure_input(s, n, 0, LAYOUT_NC1HWC0, cdt, NULL);
   if (st == ST_OK && n->nin > 2 && n->in[2]) {
     if (n->in[2]->rank != 1 || n->in[2]->dims[0] != cout)
@@ -334,8 +337,7 @@ static status layout_conv(lay_state *s, ir_node *n, int cdt) {
 static status layout_pool(lay_state *s, ir_node *n, int cdt) {
   const ir_value *x = n->in[0];
   int xt = x->dtype, fl = precision_is_float(xt);
-  if (!fl && !((n->op == IR_OP_MAXPOOL || n->op == IR_OP_GLOBALMAXPOOL) &&
-               (xt == DT_INT8 || xt == DT_UINT8)))
+  if (!fl && !((n->op == IR_OP_MAXPOOL || n->op == IR_OP_GLOBALMAXPOOL) && (xt == DT_INT8 || xt == DT_UINT8)))
     return check_float(s, n, x);
   ir_pool p;
   char err[400];
@@ -346,8 +348,10 @@ static status layout_pool(lay_state *s, ir_node *n, int cdt) {
     fits &= p.k[j] <= 65535 && p.s[j] <= 65535 && p.dl[j] <= 65535 && p.pb[j] < ext && p.pe[j] < ext;
     undilated &= p.dl[j] == 1;
   }
-  if (!fits) return unsupported(s, n, "the pooling window needs kernel, strides and dilations <= 65535 and pads "
-                                      "below the kernel extent");
+  if (!fits)
+    return unsupported(s, n,
+                       "the pooling window needs kernel, strides and dilations <= 65535 and pads "
+                       "below the kernel extent");
   int lay = fl && x->rank == 4 && p.mode != 2 && undilated ? LAYOUT_NC1HWC0 : LAYOUT_ND;
   status st = ensure_input(s, n, 0, lay, fl ? cdt : ANY_DTYPE, NULL);
   return st != ST_OK ? st : redirect_output(s, n, 0, lay, fl ? cdt : xt);
@@ -367,10 +371,12 @@ static status layout_resize(lay_state *s, ir_node *n, int cdt) {
   if (st != ST_OK) return st;
   char name[512];
   int64_t count = t.count, taps[MAX_RANK];
-  for (int d = 0; d < t.rank; d++) taps[d] = t.taps[d];
+  for (int d = 0; d < t.rank; d++)
+    taps[d] = t.taps[d];
   snprintf(name, sizeof name, "%s_resize_idx", y->name);
   ir_value *idx = ir_const_new(s->g, name, DT_INT32, 1, &count, t.idx, (size_t)count * sizeof *t.idx);
-  if (!idx || ir_node_set_input(s->g, n, 1, idx) || ir_attr_set_ints(s->g, n, "taps", t.rank, taps)) return nomem(s, n);
+  if (!idx || ir_node_set_input(s->g, n, 1, idx) || ir_attr_set_ints(s->g, n, "taps", t.rank, taps))
+    return nomem(s, n);
   if (!t.select) {
     snprintf(name, sizeof name, "%s_resize_w", y->name);
     ir_value *w = ir_const_new(s->g, name, DT_FLOAT32, 1, &count, t.w, (size_t)count * sizeof *t.w);
@@ -412,7 +418,8 @@ static status expand_channels(lay_state *s, ir_node *n, int slot) {
   const ir_value *c = n->in[slot], *y = n->out[0];
   int off = 4 - c->rank;
   int64_t src[4], dims[4];
-  for (int k = 0; k < 4; k++) src[k] = k < off ? 1 : c->dims[k - off];
+  for (int k = 0; k < 4; k++)
+    src[k] = k < off ? 1 : c->dims[k - off];
   memcpy(dims, src, sizeof dims);
   dims[1] = y->dims[1];
   int64_t count = dims[0] * dims[1] * dims[2] * dims[3];
@@ -497,8 +504,8 @@ static status layout_reduce(lay_state *s, ir_node *n, int cdt) {
   if (is_ext) ok |= wide || narrow || xt == DT_BOOL;
   if (!ok) {
     char msg[160];
-    snprintf(msg, sizeof msg, "mode '%s' on input '%s' of dtype %s is not supported", ir_attr_string(n, "mode", ""),
-             x->name, dtype_name(xt) ? dtype_name(xt) : "?");
+    snprintf(msg, sizeof msg, "mode '%s' on input '%s' of dtype %s is not supported",
+             ir_attr_string(n, "mode", ""), x->name, dtype_name(xt) ? dtype_name(xt) : "?");
     return unsupported(s, n, msg);
   }
   int want = precision_is_float(xt) && !is_arg ? cdt : ANY_DTYPE;
@@ -530,8 +537,9 @@ static status layout_gather(lay_state *s, ir_node *n, int cdt) {
   int xt = n->in[0]->dtype, it = n->in[1]->dtype;
   if (!dtype_size(xt) || (it != DT_INT64 && it != DT_INT32)) {
     char msg[200];
-    snprintf(msg, sizeof msg, "data '%s' of dtype %s or indices '%s' of dtype %s are not supported", n->in[0]->name,
-             dtype_name(xt) ? dtype_name(xt) : "?", n->in[1]->name, dtype_name(it) ? dtype_name(it) : "?");
+    snprintf(msg, sizeof msg, "data '%s' of dtype %s or indices '%s' of dtype %s are not supported",
+             n->in[0]->name, dtype_name(xt) ? dtype_name(xt) : "?", n->in[1]->name,
+             dtype_name(it) ? dtype_name(it) : "?");
     return unsupported(s, n, msg);
   }
   int want = precision_is_float(xt) ? cdt : ANY_DTYPE;
@@ -559,7 +567,7 @@ static status layout_index(lay_state *s, ir_node *n, int cdt) {
   }
   int want = precision_is_float(yt) ? cdt : ANY_DTYPE; /* the data operands' and out[0]'s dtype */
   for (int j = 0; j < n->nin; j++) {
-    int data = onehot                          ? j == 1
+    int data = onehot                         ? j == 1
                : n->op == IR_OP_TENSORSCATTER ? j <= 1 /* past, update */
                                               : j == 0 || (j == 2 && n->op != IR_OP_GATHERND);
     status st = ensure_input(s, n, j, LAYOUT_ND, data ? want : ANY_DTYPE, NULL);
@@ -579,8 +587,7 @@ static status layout_node(lay_state *s, ir_node *n) {
   case IR_OP_BATCHNORM:
     return unsupported(s, n, "BatchNormalization is only supported folded into a preceding Conv");
   case IR_OP_GATHER:
-  case IR_OP_GATHERELEMENTS:
-    return layout_gather(s, n, cdt);
+  case IR_OP_GATHERELEMENTS: return layout_gather(s, n, cdt);
   case IR_OP_TOPK:
   case IR_OP_SCATTERELEMENTS:
   case IR_OP_SCATTERND:
@@ -588,8 +595,7 @@ static status layout_node(lay_state *s, ir_node *n) {
   case IR_OP_CUMSUM:
   case IR_OP_CUMPROD:
   case IR_OP_GATHERND:
-  case IR_OP_ONEHOT:
-    return layout_index(s, n, cdt);
+  case IR_OP_ONEHOT: return layout_index(s, n, cdt);
   case IR_OP_SHAPE:
   case IR_OP_SIZE:
   case IR_OP_CONSTANTOFSHAPE:
@@ -604,28 +610,23 @@ static status layout_node(lay_state *s, ir_node *n) {
       int xt = n->in[0]->dtype;
       if (!dtype_size(xt) || (int)n->out[0]->dtype != xt) {
         char msg[160];
-        snprintf(msg, sizeof msg, "value '%s' has dtype %s, which the vector unit does not move", n->in[0]->name,
-                 dtype_name(xt) ? dtype_name(xt) : "?");
+        snprintf(msg, sizeof msg, "value '%s' has dtype %s, which the vector unit does not move",
+                 n->in[0]->name, dtype_name(xt) ? dtype_name(xt) : "?");
         return unsupported(s, n, msg);
       }
       return layout_nd_copy(s, n);
     }
     break;
-  case IR_OP_TRANSDATA:
-    return ST_OK;
+  case IR_OP_TRANSDATA: return ST_OK;
   case IR_OP_MAXPOOL:
   case IR_OP_AVGPOOL:
   case IR_OP_GLOBALAVGPOOL:
   case IR_OP_GLOBALMAXPOOL:
   case IR_OP_LPPOOL:
-  case IR_OP_GLOBALLPPOOL:
-    return layout_pool(s, n, cdt);
-  case IR_OP_RESIZE:
-    return layout_resize(s, n, cdt);
-  case IR_OP_VECPROG:
-    return layout_vecprog(s, n);
-  case IR_OP_REDUCE:
-    return layout_reduce(s, n, cdt);
+  case IR_OP_GLOBALLPPOOL: return layout_pool(s, n, cdt);
+  case IR_OP_RESIZE: return layout_resize(s, n, cdt);
+  case IR_OP_VECPROG: return layout_vecprog(s, n);
+  case IR_OP_REDUCE: return layout_reduce(s, n, cdt);
   case IR_OP_TRANSPOSE:
   case IR_OP_SLICE:
   case IR_OP_EXPAND:
@@ -633,10 +634,8 @@ static status layout_node(lay_state *s, ir_node *n) {
   case IR_OP_DEPTHTOSPACE:
   case IR_OP_SPACETODEPTH:
   case IR_OP_SPLIT:
-  case IR_OP_PAD:
-    return layout_view(s, n, cdt);
-  default:
-    break;
+  case IR_OP_PAD: return layout_view(s, n, cdt);
+  default: break;
   }
   for (int j = 0; j < n->nin; j++) {
     if (!n->in[j] || (n->op == IR_OP_RESHAPE && j == 1)) continue;
@@ -646,24 +645,19 @@ static status layout_node(lay_state *s, ir_node *n) {
   status st = check_float(s, n, n->out[0]);
   if (st != ST_OK) return st;
   switch (n->op) {
-  case IR_OP_CONV:
-    return layout_conv(s, n, cdt);
-  case IR_OP_CONCAT:
-    return layout_concat(s, n, cdt);
+  case IR_OP_CONV: return layout_conv(s, n, cdt);
+  case IR_OP_CONCAT: return layout_concat(s, n, cdt);
   case IR_OP_SOFTMAX:
     st = ensure_input(s, n, 0, LAYOUT_ND, cdt, NULL);
     return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, cdt);
   case IR_OP_GEMM:
-  case IR_OP_MATMUL:
-    return layout_matmul(s, n, cdt);
+  case IR_OP_MATMUL: return layout_matmul(s, n, cdt);
   case IR_OP_FLATTEN:
   case IR_OP_RESHAPE:
   case IR_OP_SQUEEZE:
   case IR_OP_UNSQUEEZE:
-  case IR_OP_IDENTITY:
-    return layout_nd_copy(s, n);
-  default:
-    return unsupported(s, n, "op not supported by the backend");
+  case IR_OP_IDENTITY: return layout_nd_copy(s, n);
+  default: return unsupported(s, n, "op not supported by the backend");
   }
 }
 
@@ -693,10 +687,12 @@ static status materialise_const_output(lay_state *s, ir_value *v) {
 status pass_layout(ir_graph *g, pass_ctx *ctx, diag *d) {
   lay_state s = {.g = g, .precision = ctx->precision, .d = d};
   arena_init(&s.scratch, 0);
-  for (int i = 0; i < g->ninputs; i++) g->inputs[i]->layout = LAYOUT_ND;
+  for (int i = 0; i < g->ninputs; i++)
+    g->inputs[i]->layout = LAYOUT_ND;
   status st = ST_OK;
   for (int i = 0; i < g->noutputs && st == ST_OK; i++)
-    if (g->outputs[i]->data && g->outputs[i]->input_index < 0) st = materialise_const_output(&s, g->outputs[i]);
+    if (g->outputs[i]->data && g->outputs[i]->input_index < 0)
+      st = materialise_const_output(&s, g->outputs[i]);
   int count = g->nnodes; /* TransData nodes appended meanwhile need no visit */
   for (int i = 0; i < count && st == ST_OK; i++)
     if (!g->nodes[i]->dead) st = layout_node(&s, g->nodes[i]);

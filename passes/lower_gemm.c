@@ -45,7 +45,8 @@ static int per_column(const ir_value *c, int64_t n) {
 
 static int lowerable(const ir_node *n) {
   const ir_value *A = n->in[0], *B = n->in[1], *C = n->nin > 2 ? n->in[2] : NULL;
-  if (A->rank != 2 || A->dims[0] != 1 || B->rank != 2 || !B->data || B->layout != LAYOUT_ND || !is_float(B->dtype))
+  if (A->rank != 2 || A->dims[0] != 1 || B->rank != 2 || !B->data || B->layout != LAYOUT_ND ||
+      !is_float(B->dtype))
     return 0;
   if (n->op == IR_OP_MATMUL) return 1;
   if (ir_attr_int(n, "transA", 0)) return 0;
@@ -75,7 +76,8 @@ typedef struct made_w {
 static status lower(ir_graph *g, ir_node *n, arena *scratch, made_w **made, diag *d) {
   ir_value *A = n->in[0], *B = n->in[1], *C = n->nin > 2 ? n->in[2] : NULL, *Y = n->out[0];
   int gemm = n->op == IR_OP_GEMM, tb = gemm && ir_attr_int(n, "transB", 0);
-  double alpha = gemm ? ir_attr_float(n, "alpha", 1.0) : 1.0, beta = gemm ? ir_attr_float(n, "beta", 1.0) : 1.0;
+  double alpha = gemm ? ir_attr_float(n, "alpha", 1.0) : 1.0,
+         beta = gemm ? ir_attr_float(n, "beta", 1.0) : 1.0;
   int64_t M = A->dims[0], K = A->dims[1], N = Y->dims[1];
   size_t es = dtype_size(B->dtype);
   char name[256];
@@ -91,7 +93,8 @@ static status lower(ir_graph *g, ir_node *n, arena *scratch, made_w **made, diag
     if (!w || !m) return nomem(d, n);
     for (int64_t i = 0; i < N; i++)
       for (int64_t k = 0; k < K; k++)
-        ir_elem_set(w, B->dtype, i * K + k, alpha * ir_elem_get(B->data, B->dtype, tb ? i * K + k : k * N + i));
+        ir_elem_set(w, B->dtype, i * K + k,
+                    alpha * ir_elem_get(B->data, B->dtype, tb ? i * K + k : k * N + i));
     W = ir_const_new(g, derived(name, sizeof name, n, "W"), B->dtype, 4, wdims, w, (size_t)(N * K) * es);
     if (!W) return nomem(d, n);
     *m = (made_w){B, tb, alpha, W, *made};
@@ -100,21 +103,28 @@ static status lower(ir_graph *g, ir_node *n, arena *scratch, made_w **made, diag
   int has_bias = C && beta != 0;
   if (has_bias) {
     int64_t ce = ir_value_elements(C);
-    for (int64_t i = 0; i < N; i++) ir_elem_set(b, B->dtype, i, beta * ir_elem_get(C->data, C->dtype, ce == 1 ? 0 : i));
+    for (int64_t i = 0; i < N; i++)
+      ir_elem_set(b, B->dtype, i, beta * ir_elem_get(C->data, C->dtype, ce == 1 ? 0 : i));
   }
-  ir_value *bias = has_bias ? ir_const_new(g, derived(name, sizeof name, n, "bias"), B->dtype, 1, &N, b, (size_t)N * es) : NULL;
-  ir_value *s4 = ir_const_new(g, derived(name, sizeof name, n, "shape4"), DT_INT64, 1, (int64_t[]){4}, xdims, sizeof xdims);
-  ir_value *s2 = ir_const_new(g, derived(name, sizeof name, n, "shape2"), DT_INT64, 1, (int64_t[]){2}, odims, sizeof odims);
+  ir_value *bias =
+      has_bias ? ir_const_new(g, derived(name, sizeof name, n, "bias"), B->dtype, 1, &N, b, (size_t)N * es)
+               : NULL;
+  ir_value *s4 = ir_const_new(g, derived(name, sizeof name, n, "shape4"), DT_INT64, 1, (int64_t[]){4}, xdims,
+                              sizeof xdims);
+  ir_value *s2 = ir_const_new(g, derived(name, sizeof name, n, "shape2"), DT_INT64, 1, (int64_t[]){2}, odims,
+                              sizeof odims);
   ir_value *x4 = ir_value_new(g, derived(name, sizeof name, n, "x4"), A->dtype);
   ir_value *y4 = ir_value_new(g, derived(name, sizeof name, n, "y4"), Y->dtype);
   if ((has_bias && !bias) || !s4 || !s2 || !x4 || !y4) return nomem(d, n);
   ir_value_set_shape(x4, 4, xdims);
   ir_value_set_shape(y4, 4, ydims);
   n->dead = 1;
-  ir_node *r1 = ir_node_new(g, IR_OP_RESHAPE, derived(name, sizeof name, n, "reshape_in"), 2, (ir_value *[]){A, s4}, 1, &x4);
+  ir_node *r1 = ir_node_new(g, IR_OP_RESHAPE, derived(name, sizeof name, n, "reshape_in"), 2,
+                            (ir_value *[]){A, s4}, 1, &x4);
   ir_node *cv = ir_node_new(g, IR_OP_CONV, derived(name, sizeof name, n, "conv"), has_bias ? 3 : 2,
                             (ir_value *[]){x4, W, bias}, 1, &y4);
-  ir_node *r2 = ir_node_new(g, IR_OP_RESHAPE, derived(name, sizeof name, n, "reshape_out"), 2, (ir_value *[]){y4, s2}, 1, &Y);
+  ir_node *r2 = ir_node_new(g, IR_OP_RESHAPE, derived(name, sizeof name, n, "reshape_out"), 2,
+                            (ir_value *[]){y4, s2}, 1, &Y);
   if (!r1 || !cv || !r2 || ir_attr_set_ints(g, cv, "kernel_shape", 2, (int64_t[]){1, 1}) ||
       ir_attr_set_ints(g, cv, "strides", 2, (int64_t[]){1, 1}) ||
       ir_attr_set_ints(g, cv, "dilations", 2, (int64_t[]){1, 1}) ||

@@ -97,14 +97,15 @@ static int concat_in_place(const ir_node *n, const int *parent) {
 
 /* Whether cube Conv n (at position t) can write its output over its
  * residual (the header says when). */
-static int conv_over_residual(const ir_node *n, int t, const int *parent, const int *children, const int *last,
-                              const uint8_t *over) {
+static int conv_over_residual(const ir_node *n, int t, const int *parent, const int *children,
+                              const int *last, const uint8_t *over) {
   if (n->op != IR_OP_CONV || n->nin < 4 || !n->in[3]) return 0;
   const ir_value *r = n->in[3], *y = n->out[0], *w = n->in[1];
   if (w->layout != LAYOUT_FRACTAL_Z && w->layout != LAYOUT_FRACTAL_Z_G) return 0;
   if (r->region != IR_REGION_WORKSPACE || y->region != IR_REGION_WORKSPACE || last[r->id] != t) return 0;
   if (r->dtype != y->dtype || r->layout != y->layout || r->bytes != y->bytes) return 0;
-  if ((parent[r->id] != r->id && !over[r->id]) || parent[y->id] != y->id || children[r->id] || children[y->id])
+  if ((parent[r->id] != r->id && !over[r->id]) || parent[y->id] != y->id || children[r->id] ||
+      children[y->id])
     return 0;
   for (int j = 0; j < n->nin; j++)
     if (j != 3 && n->in[j] == r) return 0;
@@ -112,8 +113,8 @@ static int conv_over_residual(const ir_node *n, int t, const int *parent, const 
 }
 
 static int is_view_op(ir_op op) {
-  return op == IR_OP_RESHAPE || op == IR_OP_FLATTEN || op == IR_OP_SQUEEZE ||
-         op == IR_OP_UNSQUEEZE || op == IR_OP_IDENTITY;
+  return op == IR_OP_RESHAPE || op == IR_OP_FLATTEN || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE ||
+         op == IR_OP_IDENTITY;
 }
 
 /* qsort comparators over arrays of mp_buf pointers (all into one array, so
@@ -172,19 +173,21 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
   arena a;
   arena_init(&a, 0);
   int nv = g->nvalues;
-  int *parent = arena_array(&a, (size_t)nv + 1, sizeof *parent), *root = arena_array(&a, (size_t)nv + 1, sizeof *root);
-  uint64_t *sub = arena_array(&a, (size_t)nv + 1, sizeof *sub);  /* bytes from the parent's start */
-  uint64_t *at = arena_array(&a, (size_t)nv + 1, sizeof *at);    /* bytes from the root's start */
+  int *parent = arena_array(&a, (size_t)nv + 1, sizeof *parent),
+      *root = arena_array(&a, (size_t)nv + 1, sizeof *root);
+  uint64_t *sub = arena_array(&a, (size_t)nv + 1, sizeof *sub); /* bytes from the parent's start */
+  uint64_t *at = arena_array(&a, (size_t)nv + 1, sizeof *at);   /* bytes from the root's start */
   int *def = arena_array(&a, (size_t)nv + 1, sizeof *def);
   int *last = arena_array(&a, (size_t)nv + 1, sizeof *last);
   int *children = arena_array(&a, (size_t)nv + 1, sizeof *children); /* values whose parent it is */
-  uint8_t *over = arena_array(&a, (size_t)nv + 1, sizeof *over);      /* a Conv's output over its residual */
+  uint8_t *over = arena_array(&a, (size_t)nv + 1, sizeof *over);     /* a Conv's output over its residual */
   int *buf_of = arena_array(&a, (size_t)nv + 1, sizeof *buf_of);
   mp_buf *bufs = arena_array(&a, (size_t)nv + 1, sizeof *bufs);
   mp_buf **order = arena_array(&a, (size_t)nv + 1, sizeof *order);
   mp_buf **tmp = arena_array(&a, (size_t)nv + 1, sizeof *tmp);
   status st = ST_OK;
-  if (!parent || !root || !sub || !at || !def || !last || !children || !over || !buf_of || !bufs || !order || !tmp) {
+  if (!parent || !root || !sub || !at || !def || !last || !children || !over || !buf_of || !bufs || !order ||
+      !tmp) {
     st = diag_set(d, ST_ERR_NOMEM, "memplan: out of memory");
     goto done;
   }
@@ -221,12 +224,12 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
     if (n->dead) continue;
     for (int j = 0; j < n->nin; j++)
       if (n->in[j]) last[n->in[j]->id] = t;
-    for (int j = 0; j < n->nout; j++) def[n->out[j]->id] = t;
+    for (int j = 0; j < n->nout; j++)
+      def[n->out[j]->id] = t;
     const ir_value *x = n->in[0], *y = n->out[0];
     int alias = 0;
-    if (is_view_op(n->op) && x->region == IR_REGION_WORKSPACE &&
-        y->region == IR_REGION_WORKSPACE && x->layout == LAYOUT_ND && y->layout == LAYOUT_ND &&
-        x->dtype == y->dtype && x->bytes == y->bytes) {
+    if (is_view_op(n->op) && x->region == IR_REGION_WORKSPACE && y->region == IR_REGION_WORKSPACE &&
+        x->layout == LAYOUT_ND && y->layout == LAYOUT_ND && x->dtype == y->dtype && x->bytes == y->bytes) {
       parent[y->id] = x->id;
       alias = 1;
     } else if (n->op == IR_OP_CONCAT && concat_in_place(n, parent)) {
@@ -268,7 +271,8 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
   for (int i = 0; i < nv; i++) {
     uint64_t off = 0;
     int r = i;
-    while (parent[r] != r) off += sub[r], r = parent[r];
+    while (parent[r] != r)
+      off += sub[r], r = parent[r];
     root[i] = r, at[i] = off;
   }
 
@@ -308,19 +312,20 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
   }
   int (*const orders[2])(const void *, const void *) = {by_size_desc, by_start};
   for (int o = 0; o < 2; o++) {
-    for (int i = 0; i < nb; i++) order[i] = &bufs[i];
+    for (int i = 0; i < nb; i++)
+      order[i] = &bufs[i];
     qsort(order, (size_t)nb, sizeof *order, orders[o]);
     for (int fit = 0; fit < 2; fit++) {
       uint64_t total = place(order, nb, fit, tmp);
       if (total < best) {
         best = total;
-        for (int i = 0; i < nb; i++) best_off[i] = bufs[i].offset;
+        for (int i = 0; i < nb; i++)
+          best_off[i] = bufs[i].offset;
       }
     }
   }
   for (int i = 0; i < nv; i++)
-    if (g->values[i]->region == IR_REGION_WORKSPACE)
-      g->values[i]->offset = best_off[buf_of[root[i]]] + at[i];
+    if (g->values[i]->region == IR_REGION_WORKSPACE) g->values[i]->offset = best_off[buf_of[root[i]]] + at[i];
   ctx->workspace_bytes = nb ? best : 0;
   ctx->workspace_lower_bound = bound;
 

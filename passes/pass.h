@@ -29,28 +29,28 @@ typedef struct pass_ctx {
   /* inputs, set by the driver */
   const soc_info *soc;
   om_precision precision;
-  int winograd;             /* 1: Winograd F(4x4,3x3) where eligible (--op_select_implmode=high_performance) */
-  unsigned fusion_off;      /* FUSION_* bits of the rules turned off (atc --fusion_switch_file);
-                               all of them: the op-by-op build, one task per ONNX op */
-  const char *model_name;   /* written into the om */
-  const char *cmdline;      /* written into the om */
+  int winograd;           /* 1: Winograd F(4x4,3x3) where eligible (--op_select_implmode=high_performance) */
+  unsigned fusion_off;    /* FUSION_* bits of the rules turned off (atc --fusion_switch_file);
+                             all of them: the op-by-op build, one task per ONNX op */
+  const char *model_name; /* written into the om */
+  const char *cmdline;    /* written into the om */
   /* outputs, set by passes */
-  uint64_t workspace_bytes;      /* memplan: size of the planned arena */
+  uint64_t workspace_bytes;       /* memplan: size of the planned arena */
   uint64_t workspace_lower_bound; /* memplan: max over time of live bytes */
-  uint64_t weights_bytes;        /* emit */
-  int ntasks;                    /* emit */
-  om_writer *writer;             /* emit: the package; owned by the ctx, freed by the driver;
-                                    borrows the graph's constants (serialise it first) */
+  uint64_t weights_bytes;         /* emit */
+  int ntasks;                     /* emit */
+  om_writer *writer;              /* emit: the package; owned by the ctx, freed by the driver;
+                                     borrows the graph's constants (serialise it first) */
 } pass_ctx;
 
 /* Fusion rules: each merges several ONNX ops into one task, and each can be
  * turned off by name (atc --fusion_switch_file "Name:off"; "ALL:off" turns
  * off every one). */
 enum {
-  FUSION_CONV_BN = 1u << 0,        /* bn_fold: a BN after a Conv folds into its weights */
-  FUSION_CONV_ADD_RELU = 1u << 1,  /* fuse: bias Add, residual Add, Relu/Clip into the Conv */
-  FUSION_VECTOR_PROGRAM = 1u << 2, /* vectorize: programs of different ops merge */
-  FUSION_CONV_EPILOGUE = 1u << 3,  /* epilogue: a Conv's reader program runs in its tiles */
+  FUSION_CONV_BN = 1u << 0,          /* bn_fold: a BN after a Conv folds into its weights */
+  FUSION_CONV_ADD_RELU = 1u << 1,    /* fuse: bias Add, residual Add, Relu/Clip into the Conv */
+  FUSION_VECTOR_PROGRAM = 1u << 2,   /* vectorize: programs of different ops merge */
+  FUSION_CONV_EPILOGUE = 1u << 3,    /* epilogue: a Conv's reader program runs in its tiles */
   FUSION_CONV_INPUT_SCALE = 1u << 4, /* fuse: a per-channel Mul before a 1x1 Conv scales its staged input */
 };
 typedef struct fusion_rule {
@@ -60,8 +60,9 @@ typedef struct fusion_rule {
 } fusion_rule;
 extern const fusion_rule fusion_rules[];
 extern const int fusion_rule_count;
-#define FUSION_ALL                                                                                         \
-  (FUSION_CONV_BN | FUSION_CONV_ADD_RELU | FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE | FUSION_CONV_INPUT_SCALE)
+#define FUSION_ALL                                                                                           \
+  (FUSION_CONV_BN | FUSION_CONV_ADD_RELU | FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE |                    \
+   FUSION_CONV_INPUT_SCALE)
 
 typedef status (*pass_fn)(ir_graph *g, pass_ctx *ctx, diag *d);
 

@@ -22,18 +22,30 @@
 #include <string.h>
 
 const pass pass_pipeline[] = {
-    {"shape_infer", pass_shape_infer}, {"constfold", pass_constfold}, {"dce", pass_dce},
-    {"lower_gemm", pass_lower_gemm},   {"bn_fold", pass_bn_fold},     {"fuse", pass_fuse},
-    {"vectorize", pass_vectorize},     {"precision", pass_precision}, {"layout", pass_layout},
-    {"epilogue", pass_epilogue},       {"tiling", pass_tiling},           {"memplan", pass_memplan},     {"emit", pass_emit},
+    {"shape_infer", pass_shape_infer},
+    {"constfold", pass_constfold},
+    {"dce", pass_dce},
+    {"lower_gemm", pass_lower_gemm},
+    {"bn_fold", pass_bn_fold},
+    {"fuse", pass_fuse},
+    {"vectorize", pass_vectorize},
+    {"precision", pass_precision},
+    {"layout", pass_layout},
+    {"epilogue", pass_epilogue},
+    {"tiling", pass_tiling},
+    {"memplan", pass_memplan},
+    {"emit", pass_emit},
 };
 const int pass_pipeline_count = (int)(sizeof pass_pipeline / sizeof *pass_pipeline);
 
 const fusion_rule fusion_rules[] = {
-    {"ConvBatchnormFusionPass", FUSION_CONV_BN, "BatchNormalization after a Conv folds into the Conv's weights and bias"},
-    {"ConvAddReluFusionPass", FUSION_CONV_ADD_RELU, "bias Add, residual Add and Relu/Clip after a Conv run inside it"},
+    {"ConvBatchnormFusionPass", FUSION_CONV_BN,
+     "BatchNormalization after a Conv folds into the Conv's weights and bias"},
+    {"ConvAddReluFusionPass", FUSION_CONV_ADD_RELU,
+     "bias Add, residual Add and Relu/Clip after a Conv run inside it"},
     {"VectorProgramFusionPass", FUSION_VECTOR_PROGRAM, "chains of elementwise ops become one vector program"},
-    {"ConvEpilogueFusionPass", FUSION_CONV_EPILOGUE, "a vector program after a Conv runs in the Conv's tiles (UB fusion)"},
+    {"ConvEpilogueFusionPass", FUSION_CONV_EPILOGUE,
+     "a vector program after a Conv runs in the Conv's tiles (UB fusion)"},
     {"ConvInputScaleFusionPass", FUSION_CONV_INPUT_SCALE,
      "a per-channel Mul (squeeze-excitation) before a 1x1 Conv scales the input the Conv stages"},
 };

@@ -53,7 +53,8 @@ static int node_lowers(const ir_node *n, om_precision p) {
   if (ir_ops[n->op].fp16 == IR_FP16_NEVER) return 0;
   if (n->op == IR_OP_VECPROG) {
     int float_out = 0;
-    for (int j = 0; j < n->nout; j++) float_out |= precision_is_float(n->out[j]->dtype);
+    for (int j = 0; j < n->nout; j++)
+      float_out |= precision_is_float(n->out[j]->dtype);
     return float_out;
   }
   if (p == OM_PRECISION_ALLOW_MIX_PRECISION && n->op == IR_OP_SOFTMAX) return 0;
@@ -89,8 +90,7 @@ static int const_lowers(const ir_graph *g, const ir_value *c, om_precision p) {
 
 static status const_to_f16(ir_graph *g, ir_value *c, diag *d) {
   int64_t count = ir_value_elements(c);
-  if (count < 0)
-    return diag_set(d, ST_ERR_INVALID, "constant '%s': element count unknown", c->name);
+  if (count < 0) return diag_set(d, ST_ERR_INVALID, "constant '%s': element count unknown", c->name);
   uint16_t *h = arena_array(&g->arena, (size_t)count ? (size_t)count : 1, sizeof *h);
   if (!h) return diag_set(d, ST_ERR_NOMEM, "constant '%s': out of memory", c->name);
   floats_to_halves(h, c->data, (size_t)count);
@@ -126,8 +126,10 @@ static status retype_program(ir_graph *g, ir_node *n, int lower, diag *d) {
       in.dtype = (uint8_t)want;
       r = ir_vprog_append(&p, in);
     }
-    if (r < 0) st = ir_node_error(d, ST_ERR_NOMEM, n, "out of memory retyping the program");
-    else if (in.op != VOP_STORE) map[in.dst] = r;
+    if (r < 0)
+      st = ir_node_error(d, ST_ERR_NOMEM, n, "out of memory retyping the program");
+    else if (in.op != VOP_STORE)
+      map[in.dst] = r;
   }
   if (st == ST_OK && ir_vprog_encode(g, n, &p)) st = ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
   if (st == ST_OK) st = ir_vprog_check(n, p.ins, p.count, d);

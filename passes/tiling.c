@@ -49,12 +49,10 @@
  * Vector tasks: block_dim = min(units, ai_cores, ceil(elements / 4096)) where
  * units is what the kind's rule splits (TRANSDATA: the outer physical rows of
  * dst, N*C1*H or N*C*H, or its elements when the layout stays; POOL/DWCONV:
- * N*C1; POOL_ND: y elements; RESIZE: y rows; COPY_SLICE: the product of the dims before the axis; SOFTMAX: the
- * rows before the axis; REDUCE: y elements, with elements counted on x;
- * TOPK, CUMSUM: the lines along the axis, elements counted on x;
- * Split: the smallest output's elements), so
- * small tensors are not split into blocks that
- * cost more to dispatch than to run.
+ * N*C1; POOL_ND: y elements; RESIZE: y rows; COPY_SLICE: the product of the dims before the axis; SOFTMAX:
+ * the rows before the axis; REDUCE: y elements, with elements counted on x; TOPK, CUMSUM: the lines along the
+ * axis, elements counted on x; Split: the smallest output's elements), so small tensors are not split into
+ * blocks that cost more to dispatch than to run.
  *
  * Vector programs (VPROG) split the outputs' physical elements into
  * 256-element tiles: block_dim = min(tiles, 4 * ai_cores, ceil(elements /
@@ -135,13 +133,15 @@ static status tile_conv(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, 
 /* Gemm/MatMul (the MATMUL task): M, N, K and the batch count of node n. */
 static void matmul_dims(const ir_node *n, uint64_t *m, uint64_t *nn, uint64_t *k, uint64_t *batch) {
   const ir_value *a = n->in[0], *b = n->in[1], *y = n->out[0];
-  int gemm = n->op == IR_OP_GEMM, ta = gemm && ir_attr_int(n, "transA", 0), tb = gemm && ir_attr_int(n, "transB", 0);
+  int gemm = n->op == IR_OP_GEMM, ta = gemm && ir_attr_int(n, "transA", 0),
+      tb = gemm && ir_attr_int(n, "transB", 0);
   *m = a->rank >= 2 ? (uint64_t)a->dims[a->rank - 2 + ta] : 1;
   *k = a->rank >= 2 ? (uint64_t)a->dims[a->rank - 1 - ta] : (uint64_t)a->dims[0];
   *nn = b->rank >= 2 ? (uint64_t)b->dims[b->rank - 1 - tb] : 1;
   int nbd = y->rank - (a->rank >= 2) - (b->rank >= 2);
   *batch = 1;
-  for (int i = 0; i < nbd; i++) *batch *= (uint64_t)y->dims[i];
+  for (int i = 0; i < nbd; i++)
+    *batch *= (uint64_t)y->dims[i];
 }
 
 /* MATMUL tiles in elements (multiples of 16), scored like the conv tiles:
@@ -231,12 +231,14 @@ static status tile_node(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
     int64_t axis = ir_attr_int(n, "axis", 0);
     if (axis < 0) axis += y->rank;
     units = 1;
-    for (int i = 0; i < axis; i++) units *= (uint64_t)y->dims[i];
+    for (int i = 0; i < axis; i++)
+      units *= (uint64_t)y->dims[i];
     break;
   }
   case IR_OP_SPLIT: /* one task per output, each split into the same blocks */
     units = elems;
-    for (int k = 1; k < n->nout; k++) units = min_u64(units, phys_elems(n->out[k]));
+    for (int k = 1; k < n->nout; k++)
+      units = min_u64(units, phys_elems(n->out[k]));
     break;
   case IR_OP_TOPK: /* lines along the axis */
   case IR_OP_CUMSUM:
@@ -255,10 +257,11 @@ static status tile_node(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
   case IR_OP_SOFTMAX: {
     int64_t axis = ir_attr_int(n, "axis", 0);
     units = 1;
-    for (int i = 0; i < axis && i < y->rank; i++) units *= (uint64_t)y->dims[i];
+    for (int i = 0; i < axis && i < y->rank; i++)
+      units *= (uint64_t)y->dims[i];
     break;
   }
-  default: /* TransData and the ND copies (Reshape, Flatten, ..., Cast) */
+  default:                  /* TransData and the ND copies (Reshape, Flatten, ..., Cast) */
     if (convw_is_pack(n)) { /* WPACK: padded output channel rows */
       units = convw_pack_units(n);
     } else if (n->in[0]->layout == y->layout) {

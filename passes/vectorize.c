@@ -51,12 +51,14 @@ static int is_scalar_const(const ir_value *v) { return v && v->data && ir_value_
 static int const_reg(ir_vprog *p, const ir_value *v) {
   const void *x = v->data;
   switch (v->dtype) {
-  case DT_FLOAT32: case DT_FLOAT16: {
+  case DT_FLOAT32:
+  case DT_FLOAT16: {
     double f = v->dtype == DT_FLOAT32 ? *(const float *)x : half_to_float(*(const uint16_t *)x);
     return ir_vprog_const_f(p, v->dtype, f);
   }
   case DT_DOUBLE: return ir_vprog_const_f(p, v->dtype, *(const double *)x);
-  case DT_INT64: case DT_UINT64: return ir_vprog_const_i(p, v->dtype, *(const int64_t *)x);
+  case DT_INT64:
+  case DT_UINT64: return ir_vprog_const_i(p, v->dtype, *(const int64_t *)x);
   case DT_INT32: return ir_vprog_const_i(p, v->dtype, *(const int32_t *)x);
   case DT_UINT32: return ir_vprog_const_i(p, v->dtype, *(const uint32_t *)x);
   case DT_INT16: return ir_vprog_const_i(p, v->dtype, *(const int16_t *)x);
@@ -70,8 +72,9 @@ static int const_reg(ir_vprog *p, const ir_value *v) {
 static status to_program(ir_graph *g, ir_node *n, arena *scratch, diag *d) {
   for (int i = 0; i < n->nin + n->nout; i++) {
     const ir_value *v = i < n->nin ? n->in[i] : n->out[i - n->nin];
-    if (!v) return ir_node_error(d, ST_ERR_INVALID, n, "%s %d is missing", i < n->nin ? "input" : "output",
-                                 i < n->nin ? i : i - n->nin);
+    if (!v)
+      return ir_node_error(d, ST_ERR_INVALID, n, "%s %d is missing", i < n->nin ? "input" : "output",
+                           i < n->nin ? i : i - n->nin);
     if (!ir_vprog_dtype_ok(v->dtype))
       return ir_node_error(d, ST_ERR_UNSUPPORTED, n,
                            "'%s' has dtype %s; the vector unit takes f32, f16, f64, i64, i32, i16, i8, "
@@ -82,7 +85,8 @@ static status to_program(ir_graph *g, ir_node *n, arena *scratch, diag *d) {
   int *regs = arena_array(scratch, (size_t)n->nin, sizeof *regs);
   if (!ins || !regs) return nomem(d, n);
   int nslots = 0, all_scalar = 1;
-  for (int i = 0; i < n->nin; i++) all_scalar = all_scalar && is_scalar_const(n->in[i]);
+  for (int i = 0; i < n->nin; i++)
+    all_scalar = all_scalar && is_scalar_const(n->in[i]);
   ir_vprog p;
   ir_vprog_init(&p, scratch);
   for (int i = 0; i < n->nin; i++) {
@@ -92,10 +96,12 @@ static status to_program(ir_graph *g, ir_node *n, arena *scratch, diag *d) {
       continue;
     }
     int slot = 0;
-    while (slot < nslots && ins[slot] != v) slot++;
+    while (slot < nslots && ins[slot] != v)
+      slot++;
     if (slot == nslots) {
       if (nslots == VPROG_MAX_IO - 1)
-        return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "more than %d distinct tensor inputs", VPROG_MAX_IO - 1);
+        return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "more than %d distinct tensor inputs",
+                             VPROG_MAX_IO - 1);
       ins[nslots++] = v;
     }
     regs[i] = ir_vprog_load(&p, slot, v->dtype);
@@ -152,10 +158,12 @@ typedef struct merge_plan {
 static int plan_merge(const ir_graph *g, const ir_node *P, const ir_node *C, merge_plan *m) {
   if (!same_dims(P->out[0], C->out[0])) return 0;
   m->nin = m->nout = 0;
-  for (int j = 0; j < C->nout; j++) m->out[m->nout++] = C->out[j];
+  for (int j = 0; j < C->nout; j++)
+    m->out[m->nout++] = C->out[j];
   for (int j = 0; j < P->nout; j++) {
     int read_by_c = 0;
-    for (int i = 0; i < C->nin; i++) read_by_c += C->in[i] == P->out[j];
+    for (int i = 0; i < C->nin; i++)
+      read_by_c += C->in[i] == P->out[j];
     m->keep[j] = -1;
     if (ir_value_use_count(g, P->out[j]) > read_by_c || !read_by_c) {
       if (m->nout == VPROG_MAX_IO) return 0;
@@ -167,7 +175,8 @@ static int plan_merge(const ir_graph *g, const ir_node *P, const ir_node *C, mer
     ir_value *v = k < P->nin ? P->in[k] : C->in[k - P->nin];
     if (v->producer == P) continue;
     int at = 0;
-    while (at < m->nin && m->in[at] != v) at++;
+    while (at < m->nin && m->in[at] != v)
+      at++;
     if (at < m->nin) continue;
     if (m->nin == VPROG_MAX_IO - 1) return 0;
     m->in[m->nin++] = v;
@@ -232,18 +241,19 @@ static status merge(ir_graph *g, ir_node *P, ir_node *C, const merge_plan *m, di
   ir_vprog_init(&out, &tmp);
   int *map = arena_array(&tmp, (size_t)(pp.nregs + cp.nregs) + 1, sizeof *map);
   int preg[VPROG_MAX_IO], creg[VPROG_MAX_IO], cslot[VPROG_MAX_IO];
-  for (int j = 0; j < C->nout; j++) cslot[j] = j;
+  for (int j = 0; j < C->nout; j++)
+    cslot[j] = j;
   ir_value **ins = arena_array(&g->arena, (size_t)m->nin, sizeof *ins);
   ir_value **outs = arena_array(&g->arena, (size_t)m->nout, sizeof *outs);
-  if (!map || !ins || !outs ||
-      splice(&out, &pp, P, m, NULL, NULL, 0, m->keep, preg, map) ||
+  if (!map || !ins || !outs || splice(&out, &pp, P, m, NULL, NULL, 0, m->keep, preg, map) ||
       splice(&out, &cp, C, m, P->out, preg, P->nout, cslot, creg, map + pp.nregs)) {
     arena_free(&tmp);
     return nomem(d, C);
   }
   memcpy(ins, m->in, sizeof *ins * (size_t)m->nin);
   memcpy(outs, m->out, sizeof *outs * (size_t)m->nout);
-  for (int j = 0; j < m->nout; j++) outs[j]->producer = C;
+  for (int j = 0; j < m->nout; j++)
+    outs[j]->producer = C;
   C->in = ins, C->nin = m->nin;
   C->out = outs, C->nout = m->nout;
   P->dead = 1;
@@ -255,7 +265,8 @@ static status merge(ir_graph *g, ir_node *P, ir_node *C, const merge_plan *m, di
 
 /* One sweep of merges over g->nodes; *merged counts them, *resort is set
  * when a merged node kept an output that an earlier node may read. */
-static status merge_sweep(ir_graph *g, int one_origin, unsigned char *mark, int *merged, int *resort, diag *d) {
+static status merge_sweep(ir_graph *g, int one_origin, unsigned char *mark, int *merged, int *resort,
+                          diag *d) {
   for (int i = 0; i < g->nnodes; i++) {
     ir_node *C = g->nodes[i];
     if (C->dead || C->op != IR_OP_VECPROG) continue;
@@ -268,9 +279,10 @@ static status merge_sweep(ir_graph *g, int one_origin, unsigned char *mark, int 
       status st = merge(g, P, C, &m, d);
       if (st) return st;
       (*merged)++;
-      for (int k = 0; k < P->nout; k++) *resort |= m.keep[k] >= 0;
+      for (int k = 0; k < P->nout; k++)
+        *resort |= m.keep[k] >= 0;
       if (*resort) return ST_OK; /* positions are stale until the caller re-sorts */
-      j = -1;                   /* C's inputs changed: look at them again */
+      j = -1;                    /* C's inputs changed: look at them again */
     }
   }
   return ST_OK;

@@ -83,8 +83,7 @@ static int binary_vop(const ir_node *n) {
   case IR_OP_AND: return VOP_AND;
   case IR_OP_OR: return VOP_OR;
   case IR_OP_XOR: return VOP_XOR;
-  case IR_OP_BITSHIFT:
-    return ir_attr_string(n, "direction", "LEFT")[0] == 'L' ? VOP_SHL : VOP_SHR;
+  case IR_OP_BITSHIFT: return ir_attr_string(n, "direction", "LEFT")[0] == 'L' ? VOP_SHL : VOP_SHR;
   default: return 0;
   }
 }
@@ -149,17 +148,20 @@ static int expand(vx *x) {
     return clip(x, ir_attr_float(n, "min", -INFINITY), ir_attr_float(n, "max", INFINITY));
   case IR_OP_ISNAN: return ir_vprog_op(x->p, VOP_ISNAN, DT_BOOL, v, 0, 0);
   case IR_OP_ISINF:
-    return ir_vprog_isinf(x->p, v, (ir_attr_int(n, "detect_positive", 1) ? 1 : 0) |
-                                       (ir_attr_int(n, "detect_negative", 1) ? 2 : 0));
+    return ir_vprog_isinf(x->p, v,
+                          (ir_attr_int(n, "detect_positive", 1) ? 1 : 0) |
+                              (ir_attr_int(n, "detect_negative", 1) ? 2 : 0));
   case IR_OP_SOFTSIGN: return B(x, VOP_DIV, v, B(x, VOP_ADD, U(x, VOP_ABS, v), K(x, 1)));
   case IR_OP_HARDSIGMOID:
-    return T(x, VOP_CLAMP, T(x, VOP_FMA, v, K(x, ir_attr_float(n, "alpha", 0.2)), K(x, ir_attr_float(n, "beta", 0.5))),
+    return T(x, VOP_CLAMP,
+             T(x, VOP_FMA, v, K(x, ir_attr_float(n, "alpha", 0.2)), K(x, ir_attr_float(n, "beta", 0.5))),
              K(x, 0), K(x, 1));
   case IR_OP_HARDSWISH:
     return B(x, VOP_MUL, v, T(x, VOP_CLAMP, T(x, VOP_FMA, v, K(x, 1.0 / 6), K(x, 0.5)), K(x, 0), K(x, 1)));
   case IR_OP_LEAKYRELU:
     zero = K(x, 0);
-    return T(x, VOP_SELECT, CMP(x, VOP_LT, v, zero), B(x, VOP_MUL, v, K(x, ir_attr_float(n, "alpha", 0.01))), v);
+    return T(x, VOP_SELECT, CMP(x, VOP_LT, v, zero), B(x, VOP_MUL, v, K(x, ir_attr_float(n, "alpha", 0.01))),
+             v);
   case IR_OP_PRELU:
     zero = K(x, 0);
     return T(x, VOP_SELECT, CMP(x, VOP_LT, v, zero), B(x, VOP_MUL, v, in[1]), v);
@@ -180,8 +182,7 @@ static int expand(vx *x) {
     int neg = B(x, VOP_MUL, ka, B(x, VOP_SUB, U(x, VOP_EXP, B(x, VOP_DIV, v, ka)), one));
     return B(x, VOP_ADD, B(x, VOP_MAX, v, zero), B(x, VOP_MIN, neg, zero));
   }
-  case IR_OP_THRESHOLDEDRELU:
-    return T(x, VOP_SELECT, CMP(x, VOP_GT, v, K(x, alpha)), v, K(x, 0));
+  case IR_OP_THRESHOLDEDRELU: return T(x, VOP_SELECT, CMP(x, VOP_GT, v, K(x, alpha)), v, K(x, 0));
   case IR_OP_MISH: return B(x, VOP_MUL, v, U(x, VOP_TANH, U(x, VOP_SOFTPLUS, v)));
   case IR_OP_GELU: return gelu(x, v);
   case IR_OP_POW: {
@@ -189,10 +190,14 @@ static int expand(vx *x) {
     int fb = ir_vprog_cast(x->p, v, DT_FLOAT32), fe = ir_vprog_cast(x->p, in[1], DT_FLOAT32);
     return ir_vprog_cast(x->p, ir_vprog_op(x->p, VOP_POW, DT_FLOAT32, fb, fe, 0), x->dt);
   }
-  case IR_OP_MAX: case IR_OP_MIN: case IR_OP_SUM: case IR_OP_MEAN: {
+  case IR_OP_MAX:
+  case IR_OP_MIN:
+  case IR_OP_SUM:
+  case IR_OP_MEAN: {
     vop step = n->op == IR_OP_MAX ? VOP_MAX : n->op == IR_OP_MIN ? VOP_MIN : VOP_ADD;
     int r = v;
-    for (int i = 1; i < n->nin; i++) r = B(x, step, r, in[i]);
+    for (int i = 1; i < n->nin; i++)
+      r = B(x, step, r, in[i]);
     return n->op == IR_OP_MEAN && n->nin > 1 ? B(x, VOP_DIV, r, K(x, n->nin)) : r;
   }
   case IR_OP_WHERE: return T(x, VOP_SELECT, v, in[1], in[2]);
@@ -203,26 +208,54 @@ static int expand(vx *x) {
 status vexpand_node(ir_vprog *p, const ir_node *n, const int *in_regs, int *out_reg, diag *d) {
   vx x = {p, n, in_regs, n->in[n->op == IR_OP_WHERE ? 1 : 0]->dtype};
   int want = n->out[0]->dtype;
-  if (!vexpand_supported(n->op)) return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "no vector expansion for this op");
+  if (!vexpand_supported(n->op))
+    return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "no vector expansion for this op");
   if (ir_vprog_is_int(x.dt) || x.dt == DT_BOOL) {
     switch (n->op) { /* float-only formulas */
-    case IR_OP_IDENTITY: case IR_OP_CAST: case IR_OP_RELU: case IR_OP_CLIP: case IR_OP_NEG: case IR_OP_ABS:
-    case IR_OP_SIGN: case IR_OP_NOT: case IR_OP_BITWISENOT: case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL:
-    case IR_OP_DIV: case IR_OP_MOD: case IR_OP_BITSHIFT: case IR_OP_BITWISEAND: case IR_OP_BITWISEOR:
-    case IR_OP_BITWISEXOR: case IR_OP_AND: case IR_OP_OR: case IR_OP_XOR: case IR_OP_EQUAL: case IR_OP_LESS:
-    case IR_OP_LESSOREQUAL: case IR_OP_GREATER: case IR_OP_GREATEROREQUAL: case IR_OP_POW: case IR_OP_MAX:
-    case IR_OP_MIN: case IR_OP_SUM: case IR_OP_PRELU: case IR_OP_WHERE:
-      break;
+    case IR_OP_IDENTITY:
+    case IR_OP_CAST:
+    case IR_OP_RELU:
+    case IR_OP_CLIP:
+    case IR_OP_NEG:
+    case IR_OP_ABS:
+    case IR_OP_SIGN:
+    case IR_OP_NOT:
+    case IR_OP_BITWISENOT:
+    case IR_OP_ADD:
+    case IR_OP_SUB:
+    case IR_OP_MUL:
+    case IR_OP_DIV:
+    case IR_OP_MOD:
+    case IR_OP_BITSHIFT:
+    case IR_OP_BITWISEAND:
+    case IR_OP_BITWISEOR:
+    case IR_OP_BITWISEXOR:
+    case IR_OP_AND:
+    case IR_OP_OR:
+    case IR_OP_XOR:
+    case IR_OP_EQUAL:
+    case IR_OP_LESS:
+    case IR_OP_LESSOREQUAL:
+    case IR_OP_GREATER:
+    case IR_OP_GREATEROREQUAL:
+    case IR_OP_POW:
+    case IR_OP_MAX:
+    case IR_OP_MIN:
+    case IR_OP_SUM:
+    case IR_OP_PRELU:
+    case IR_OP_WHERE: break;
     default:
-      return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "dtype %s is not supported (a float op)", dtype_name(x.dt));
+      return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "dtype %s is not supported (a float op)",
+                           dtype_name(x.dt));
     }
   }
   int r = expand(&x);
   if (r == -2) return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "no vector expansion for this op");
-  if (r < 0 || p->nomem) return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory building the vector program");
+  if (r < 0 || p->nomem)
+    return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory building the vector program");
   if (p->rdt[r] != want)
-    return ir_node_error(d, ST_ERR_INVALID, n, "the expansion yields %s, the output is %s", dtype_name(p->rdt[r]),
-                         dtype_name(want));
+    return ir_node_error(d, ST_ERR_INVALID, n, "the expansion yields %s, the output is %s",
+                         dtype_name(p->rdt[r]), dtype_name(want));
   *out_reg = r;
   return ST_OK;
 }

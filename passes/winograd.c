@@ -95,9 +95,9 @@ status wino_tile_conv(ir_graph *g, const pass_ctx *ctx, ir_node *n, int *chosen_
   const uint64_t pairs = ceil_div((uint64_t)x->dims[1], C0) * C0 * ceil_div((uint64_t)y->dims[1], C0) * C0;
   const uint64_t direct = (uint64_t)y->dims[0] * (uint64_t)(y->dims[2] * y->dims[3]) * 9 * pairs;
   if (t.m == 0 || t.cost >= ceil_div(direct, (uint64_t)ctx->soc->ai_cores)) return ST_OK;
-  if (ir_attr_set_int(g, n, "algorithm", OM_CONV_WINO_F43_FZ) || ir_attr_set_int(g, n, "tile_m", (int64_t)t.m) ||
-      ir_attr_set_int(g, n, "tile_n", (int64_t)t.n) || ir_attr_set_int(g, n, "tile_k", (int64_t)t.k) ||
-      ir_attr_set_int(g, n, "block_dim", (int64_t)t.blocks))
+  if (ir_attr_set_int(g, n, "algorithm", OM_CONV_WINO_F43_FZ) ||
+      ir_attr_set_int(g, n, "tile_m", (int64_t)t.m) || ir_attr_set_int(g, n, "tile_n", (int64_t)t.n) ||
+      ir_attr_set_int(g, n, "tile_k", (int64_t)t.k) || ir_attr_set_int(g, n, "block_dim", (int64_t)t.blocks))
     return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
   *chosen_out = 1;
   return ST_OK;

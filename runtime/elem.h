@@ -35,7 +35,8 @@ static inline uint16_t rt_d2h(double d) { return rt_f2h(double_to_float_odd(d));
 /* Element i of an integer or bool tensor. */
 static inline int64_t rt_get_int(const void *p, int dt, size_t i) {
   switch (dt) {
-  case DT_INT64: case DT_UINT64: return ((const int64_t *)p)[i];
+  case DT_INT64:
+  case DT_UINT64: return ((const int64_t *)p)[i];
   case DT_INT32: return ((const int32_t *)p)[i];
   case DT_UINT32: return ((const uint32_t *)p)[i];
   case DT_INT16: return ((const int16_t *)p)[i];

@@ -52,10 +52,12 @@ static omrt_status epi_build(const omrt_model *m, uint32_t i, const om_task *tas
   const uint32_t first = rt_epi_first_slot(task), extra = task->ntensors - first; /* rt_epi_ntensors held */
   om_task v = {.kind = OM_TASK_VPROG, .name = task->name, .block_dim = 1, .ntensors = extra + 2};
   v.tensors[0] = task->tensors[4];
-  for (uint32_t j = 0; j < extra; j++) v.tensors[1 + j] = task->tensors[first + j];
+  for (uint32_t j = 0; j < extra; j++)
+    v.tensors[1 + j] = task->tensors[first + j];
   v.tensors[extra + 1] = task->tensors[4];
   v.params[0] = off;
-  return rt_vprog_build(m, i, &v, task->kind == OM_TASK_CONV2D ? "CONV2D epilogue" : "DWCONV epilogue", plan_out);
+  return rt_vprog_build(m, i, &v, task->kind == OM_TASK_CONV2D ? "CONV2D epilogue" : "DWCONV epilogue",
+                        plan_out);
 }
 
 static omrt_status epi_check(const omrt_model *m, uint32_t i, const om_task *task, const char *kind) {
@@ -82,13 +84,14 @@ omrt_status rt_epi_prepare(const omrt_model *m, uint32_t i, const om_task *task,
   return s;
 }
 
-void rt_epi_pixels(const rt_vplan *p, const rt_args *args, uint32_t first, int64_t img, int64_t p0, int64_t p1,
-                   int64_t nb0, int64_t nb1, rt_core *core) {
+void rt_epi_pixels(const rt_vplan *p, const rt_args *args, uint32_t first, int64_t img, int64_t p0,
+                   int64_t p1, int64_t nb0, int64_t nb1, rt_core *core) {
   const om_tensor *y = args->desc[4];
   const int64_t hw = y->dims[2] * y->dims[3], c1 = rt_ceil_div(y->dims[1], C0);
   void *data[VPROG_MAX_IO];
   data[0] = args->data[4];
-  for (uint32_t j = 1; j < p->ninputs; j++) data[j] = args->data[first + j - 1];
+  for (uint32_t j = 1; j < p->ninputs; j++)
+    data[j] = args->data[first + j - 1];
   data[p->ninputs] = args->data[4];
   for (int64_t nb = nb0; nb < nb1; nb++) {
     uint64_t e = (uint64_t)(((img * c1 + nb) * hw + p0) * C0);
@@ -96,8 +99,8 @@ void rt_epi_pixels(const rt_vplan *p, const rt_args *args, uint32_t first, int64
   }
 }
 
-void rt_epi_conv_tile(const rt_vplan *p, const rt_args *args, uint32_t first, const rt_conv_geom *g, int64_t img,
-                      int64_t mt, int64_t nt, rt_core *core) {
+void rt_epi_conv_tile(const rt_vplan *p, const rt_args *args, uint32_t first, const rt_conv_geom *g,
+                      int64_t img, int64_t mt, int64_t nt, rt_core *core) {
   int64_t nb0 = nt * g->tn, nb1 = nb0 + g->tn < g->c1out ? nb0 + g->tn : g->c1out;
   if (g->algo == OM_CONV_DIRECT) {
     int64_t p0 = mt * g->tm, p1 = p0 + g->tm < g->ho * g->wo ? p0 + g->tm : g->ho * g->wo;

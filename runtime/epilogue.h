@@ -28,11 +28,11 @@ omrt_status rt_epi_prepare(const omrt_model *m, uint32_t i, const om_task *task,
  * `first` (rt_epi_first_slot) in place over the output pixels [p0, p1) (of
  * Ho*Wo) of image img, channel blocks [nb0, nb1) of y (slot 4), in the
  * core's UB. */
-void rt_epi_pixels(const rt_vplan *p, const rt_args *args, uint32_t first, int64_t img, int64_t p0, int64_t p1,
-                   int64_t nb0, int64_t nb1, rt_core *core);
+void rt_epi_pixels(const rt_vplan *p, const rt_args *args, uint32_t first, int64_t img, int64_t p0,
+                   int64_t p1, int64_t nb0, int64_t nb1, rt_core *core);
 /* The same over the output of one CONV2D tile (img, mt, nt) as g numbers
  * them (direct: tile_m pixels; Winograd: tile_m 4x4 tiles, row by row). */
-void rt_epi_conv_tile(const rt_vplan *p, const rt_args *args, uint32_t first, const rt_conv_geom *g, int64_t img,
-                      int64_t mt, int64_t nt, rt_core *core);
+void rt_epi_conv_tile(const rt_vplan *p, const rt_args *args, uint32_t first, const rt_conv_geom *g,
+                      int64_t img, int64_t mt, int64_t nt, rt_core *core);
 
 #endif

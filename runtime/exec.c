@@ -113,7 +113,7 @@ static void deal_shares(omrt_context *ctx) {
   for (int i = 0; i < ctx->nworkers; i++) {
     uint64_t b0, b1, lo, hi, unused;
     rt_block_range(task->block_dim, (uint32_t)ctx->nworkers, (uint32_t)i, &b0, &b1);
-    lo = b0, hi = b1; /* (empty when the worker has no block) */
+    lo = b0, hi = b1;       /* (empty when the worker has no block) */
     if (units && b0 < b1) { /* the pieces of units [first unit of b0, end of b1 - 1) */
       rt_block_range(units, task->block_dim, (uint32_t)b0, &lo, &unused);
       rt_block_range(units, task->block_dim, (uint32_t)(b1 - 1), &unused, &hi);
@@ -139,8 +139,10 @@ static int claim(atomic_uint_fast64_t *share, int back, uint64_t *piece) {
 }
 
 static void run_piece(omrt_context *ctx, uint64_t piece, rt_core *core) {
-  if (ctx->parts) ctx->piece_fn(ctx->task, &ctx->args, piece, ctx->parts, core);
-  else ctx->fn(ctx->task, &ctx->args, (uint32_t)piece, core);
+  if (ctx->parts)
+    ctx->piece_fn(ctx->task, &ctx->args, piece, ctx->parts, core);
+  else
+    ctx->fn(ctx->task, &ctx->args, (uint32_t)piece, core);
 }
 
 static void run_blocks(omrt_context *ctx, worker *w) {
@@ -277,13 +279,15 @@ omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out) {
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: cannot allocate the %llu-byte workspace",
                     (unsigned long long)ws);
   }
-  ctx->workers = aligned_alloc(64, (size_t)ctx->nworkers * sizeof *ctx->workers); /* (shares on their own lines) */
+  ctx->workers =
+      aligned_alloc(64, (size_t)ctx->nworkers * sizeof *ctx->workers); /* (shares on their own lines) */
   if (ctx->workers) memset(ctx->workers, 0, (size_t)ctx->nworkers * sizeof *ctx->workers);
   const char *prof = getenv("OMRT_PROFILE");
   int profiling = prof && (strcmp(prof, "1") == 0 || strcmp(prof, "2") == 0);
   int per_task = profiling && prof[0] == '2';
   if (!ctx->workers || (profiling && !(ctx->profile = calloc(rt_kernel_count, sizeof *ctx->profile))) ||
-      (per_task && !(ctx->task_ns = calloc(model->def->ntasks ? model->def->ntasks : 1, sizeof *ctx->task_ns)))) {
+      (per_task &&
+       !(ctx->task_ns = calloc(model->def->ntasks ? model->def->ntasks : 1, sizeof *ctx->task_ns)))) {
     omrt_context_free(ctx);
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: out of memory");
   }
@@ -308,10 +312,12 @@ omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out) {
 
 int omrt_context_threads(const omrt_context *ctx) { return ctx ? ctx->nworkers : 0; }
 
-omrt_status omrt_context_profile(const omrt_context *ctx, int kind, const char **name_out, uint64_t *tasks_out,
-                                 double *ms_out) {
-  if (!ctx || !name_out || !tasks_out || !ms_out) return rt_error(OMRT_ERR_ARG, "omrt_context_profile: NULL argument");
-  if (!ctx->profile) return rt_error(OMRT_ERR_ARG, "omrt_context_profile: profiling is off (OMRT_PROFILE=1 turns it on)");
+omrt_status omrt_context_profile(const omrt_context *ctx, int kind, const char **name_out,
+                                 uint64_t *tasks_out, double *ms_out) {
+  if (!ctx || !name_out || !tasks_out || !ms_out)
+    return rt_error(OMRT_ERR_ARG, "omrt_context_profile: NULL argument");
+  if (!ctx->profile)
+    return rt_error(OMRT_ERR_ARG, "omrt_context_profile: profiling is off (OMRT_PROFILE=1 turns it on)");
   if (kind < 0 || (uint32_t)kind >= rt_kernel_count)
     return rt_error(OMRT_ERR_ARG, "omrt_context_profile: kind %d outside 0..%u", kind, rt_kernel_count - 1);
   *name_out = rt_kernels[kind].name ? rt_kernels[kind].name : "";
@@ -325,9 +331,11 @@ omrt_status omrt_context_task_profile(const omrt_context *ctx, int task, const c
   if (!ctx || !name_out || !kind_out || !ms_out)
     return rt_error(OMRT_ERR_ARG, "omrt_context_task_profile: NULL argument");
   if (!ctx->task_ns)
-    return rt_error(OMRT_ERR_ARG, "omrt_context_task_profile: per-task profiling is off (OMRT_PROFILE=2 turns it on)");
+    return rt_error(OMRT_ERR_ARG,
+                    "omrt_context_task_profile: per-task profiling is off (OMRT_PROFILE=2 turns it on)");
   if (task < 0 || (uint32_t)task >= ctx->m->def->ntasks)
-    return rt_error(OMRT_ERR_ARG, "omrt_context_task_profile: task %d outside 0..%u", task, ctx->m->def->ntasks - 1);
+    return rt_error(OMRT_ERR_ARG, "omrt_context_task_profile: task %d outside 0..%u", task,
+                    ctx->m->def->ntasks - 1);
   const om_task *t = &ctx->m->tasks[task];
   *name_out = rt_string(ctx->m, t->name);
   *kind_out = rt_kernels[t->kind].name ? rt_kernels[t->kind].name : "";

@@ -210,8 +210,8 @@ typedef struct rt_conv_geom {
   int64_t n, cin, c1, h, w_, ho, wo, cout, c1out, k; /* k: reduction fractals c1*kh*kw */
   int64_t tm, tn, tk, mtiles, ntiles;                /* tile sizes, tiles per image */
   int algo;                                          /* om_conv_algo (params[16]) */
-  int xnd;   /* x is ND [N, Cin, H, W] (Cin <= 4, an RGB stem reading the model input in place) */
-  int xr16;  /* round x to fp16 as it is staged (x f32, w f16: what TRANSDATA would have done) */
+  int xnd;          /* x is ND [N, Cin, H, W] (Cin <= 4, an RGB stem reading the model input in place) */
+  int xr16;         /* round x to fp16 as it is staged (x f32, w f16: what TRANSDATA would have done) */
   int64_t wth, wtw; /* OM_CONV_WINO_F43_FZ: 4x4 output tiles per column, per row */
   rt_conv_params p;
 } rt_conv_geom;

@@ -227,7 +227,8 @@ void rt_conv_tile_portable(const conv_geom *g, int64_t img, int64_t mt, int64_t 
 }
 
 static rt_conv_tile_fn conv_tile_of(const conv_geom *g) {
-  if (g->algo == OM_CONV_WINO_F43_FZ) return rt_cpu()->wino_fz_tile ? rt_cpu()->wino_fz_tile : rt_wino_fz_tile;
+  if (g->algo == OM_CONV_WINO_F43_FZ)
+    return rt_cpu()->wino_fz_tile ? rt_cpu()->wino_fz_tile : rt_wino_fz_tile;
   return rt_cpu()->conv_tile ? rt_cpu()->conv_tile : rt_conv_tile_portable;
 }
 
@@ -280,11 +281,13 @@ uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, uint32_t *pa
   return (uint64_t)(g.n * g.mtiles * g.ntiles);
 }
 
-void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts, rt_core *core) {
+void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts,
+                     rt_core *core) {
   conv_geom g;
   conv_geom_init(task, args, &g);
   const uint64_t per_image = (uint64_t)(g.mtiles * g.ntiles), t = piece / parts;
-  const int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image), part = (int64_t)(piece % parts);
+  const int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image),
+                part = (int64_t)(piece % parts);
   int64_t mt = in_img / g.ntiles, nt = in_img % g.ntiles;
   /* the piece is a tile of the finer tiling (rt_conv2d_pieces: parts divides the tile) */
   if (g.algo == OM_CONV_WINO_F43_FZ) {
@@ -308,10 +311,10 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
                        (int)task->params[17]);
   if (task->params[17] > 1) return rt_conv_group_check(&c); /* grouped: kernels_cube_group.c */
   if (task->params[16] != OM_CONV_DIRECT && task->params[16] != OM_CONV_WINO_F43_FZ)
-    return rt_chk_fail(&c, "params[16] algorithm %d is not 0 (direct) or 2 (Winograd F(4x4,3x3) on FRACTAL_Z weights)",
-                       (int)task->params[16]);
-  if ((s = rt_chk_ntensors(&c, rt_epi_ntensors(task))) ||
-      (s = rt_chk_tensor(&c, 0, "x", 0, -1, 4, 0, &x)) ||
+    return rt_chk_fail(
+        &c, "params[16] algorithm %d is not 0 (direct) or 2 (Winograd F(4x4,3x3) on FRACTAL_Z weights)",
+        (int)task->params[16]);
+  if ((s = rt_chk_ntensors(&c, rt_epi_ntensors(task))) || (s = rt_chk_tensor(&c, 0, "x", 0, -1, 4, 0, &x)) ||
       (s = rt_chk_tensor(&c, 1, "w", 0, LAYOUT_FRACTAL_Z, 4, 0, &w)) ||
       (s = rt_chk_tensor(&c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
       (s = rt_chk_tensor(&c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
@@ -319,8 +322,9 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
     return s;
   if (x->layout == LAYOUT_ND &&
       (x->dims[1] > 4 || task->params[18] != 0 || task->params[16] != OM_CONV_DIRECT))
-    return rt_chk_fail(&c, "x is ND: only a direct convolution of at most 4 input channels without x_scale "
-                           "reads it (x has %lld channels, algorithm %d, x_scale %d)",
+    return rt_chk_fail(&c,
+                       "x is ND: only a direct convolution of at most 4 input channels without x_scale "
+                       "reads it (x has %lld channels, algorithm %d, x_scale %d)",
                        (long long)x->dims[1], (int)task->params[16], (int)task->params[18]);
   if (x->layout != LAYOUT_ND && w->dtype != x->dtype)
     return rt_chk_fail(&c, "w dtype %u: expected x's dtype", w->dtype);
@@ -339,15 +343,17 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
   if (res && (s = rt_chk_same_dims(&c, "residual", res, "y", y))) return s;
   if (task->params[18] == 1) { /* x_scale: slot 5, [N, Cin, 1, 1] in x's dtype, 1x1 direct convolutions */
     const om_tensor *xs;
-    if (task->params[16] != OM_CONV_DIRECT || p.kh != 1 || p.kw != 1 || p.sh != 1 || p.sw != 1 || p.pt || p.pl ||
-        p.pb || p.pr)
-      return rt_chk_fail(&c, "x_scale (params[18] = 1) needs a 1x1 kernel, strides 1, pads 0 and algorithm 0 "
-                             "(kernel %dx%d, strides %d,%d, algorithm %d)",
+    if (task->params[16] != OM_CONV_DIRECT || p.kh != 1 || p.kw != 1 || p.sh != 1 || p.sw != 1 || p.pt ||
+        p.pl || p.pb || p.pr)
+      return rt_chk_fail(&c,
+                         "x_scale (params[18] = 1) needs a 1x1 kernel, strides 1, pads 0 and algorithm 0 "
+                         "(kernel %dx%d, strides %d,%d, algorithm %d)",
                          p.kh, p.kw, p.sh, p.sw, (int)task->params[16]);
     if ((s = rt_chk_tensor(&c, 5, "x_scale", 0, LAYOUT_NC1HWC0, 4, 0, &xs))) return s;
     if (xs->dtype != x->dtype || xs->dims[0] != x->dims[0] || xs->dims[1] != x->dims[1] || xs->dims[2] != 1 ||
         xs->dims[3] != 1)
-      return rt_chk_fail(&c, "x_scale [%lld, %lld, %lld, %lld] %s: expected [%lld, %lld, 1, 1] in x's dtype (%s)",
+      return rt_chk_fail(&c,
+                         "x_scale [%lld, %lld, %lld, %lld] %s: expected [%lld, %lld, 1, 1] in x's dtype (%s)",
                          (long long)xs->dims[0], (long long)xs->dims[1], (long long)xs->dims[2],
                          (long long)xs->dims[3], dtype_name((int)xs->dtype), (long long)x->dims[0],
                          (long long)x->dims[1], dtype_name((int)x->dtype));

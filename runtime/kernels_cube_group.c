@@ -61,21 +61,23 @@ omrt_status rt_conv_group_check(const rt_chk *c) {
   const om_task *task = c->task;
   const om_tensor *x, *w, *bias, *res, *y;
   omrt_status s;
-  if ((s = rt_chk_ntensors(c, rt_epi_ntensors(c->task))) || (s = rt_chk_tensor(c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+  if ((s = rt_chk_ntensors(c, rt_epi_ntensors(c->task))) ||
+      (s = rt_chk_tensor(c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
       (s = rt_chk_tensor(c, 1, "w", 0, LAYOUT_FRACTAL_Z_G, 5, 0, &w)) ||
       (s = rt_chk_tensor(c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
       (s = rt_chk_tensor(c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
       (s = rt_chk_tensor(c, 4, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
     return s;
   if (task->params[16] != OM_CONV_DIRECT)
-    return rt_chk_fail(c, "params[16] algorithm %d: a grouped convolution (params[17] = %d groups) runs direct",
+    return rt_chk_fail(c,
+                       "params[16] algorithm %d: a grouped convolution (params[17] = %d groups) runs direct",
                        (int)task->params[16], (int)task->params[17]);
   convg_geom geo;
   if (w->dtype != x->dtype) return rt_chk_fail(c, "w dtype %u: expected x's dtype %u", w->dtype, x->dtype);
   if (convg_init(w->dims, &geo) || w->dims[0] != task->params[17] || geo.cin != x->dims[1])
     return rt_chk_fail(c, "w [%lld, %lld, %lld, ...] does not match %d groups and x channels %lld",
-                       (long long)w->dims[0], (long long)w->dims[1], (long long)w->dims[2], (int)task->params[17],
-                       (long long)x->dims[1]);
+                       (long long)w->dims[0], (long long)w->dims[1], (long long)w->dims[2],
+                       (int)task->params[17], (long long)x->dims[1]);
   rt_conv_params p;
   rt_conv_params_read(task, &p);
   if (w->dims[3] != p.kh || w->dims[4] != p.kw)
@@ -83,7 +85,8 @@ omrt_status rt_conv_group_check(const rt_chk *c) {
                        (long long)w->dims[4], p.kh, p.kw);
   if ((s = rt_chk_conv_params(c, &p, x, geo.cout, y))) return s;
   if (bias && bias->dims[0] != geo.cout)
-    return rt_chk_fail(c, "bias dims[0] = %lld, expected Cout %lld", (long long)bias->dims[0], (long long)geo.cout);
+    return rt_chk_fail(c, "bias dims[0] = %lld, expected Cout %lld", (long long)bias->dims[0],
+                       (long long)geo.cout);
   if (res && (s = rt_chk_same_dims(c, "residual", res, "y", y))) return s;
   int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15];
   if (tm < 16 || tm % 16 || tn < 1 || tk < 1 || tm > 65536 || tn > 65536 || tk > 65536)

@@ -84,7 +84,8 @@ static AVX2 void pack_row_nd(const rt_conv_geom *g, int64_t img, int64_t ih, int
       if (g->xr16) v[c] = _mm_cvtph_ps(_mm_cvtps_ph(v[c], _MM_FROUND_TO_NEAREST_INT));
     }
     _MM_TRANSPOSE4_PS(v[0], v[1], v[2], v[3]);
-    for (int j = 0; j < 4; j++) _mm_storeu_ps(d + (iw + j) * cin, v[j]);
+    for (int j = 0; j < 4; j++)
+      _mm_storeu_ps(d + (iw + j) * cin, v[j]);
   }
   for (; iw < wend; iw++) /* the last columns one value at a time */
     for (int64_t c = 0; c < cin; c++)
@@ -111,7 +112,8 @@ static AVX2 int pack_rows(const rt_conv_geom *g, int64_t img, int64_t m0, int64_
     if (ih < 0 || ih >= h) continue;
     if (g->xnd) {
       pack_row_nd(g, img, ih, wend, dst + pl * cin);
-      if (pl + wend < pw) memset(dst + (pl + wend) * cin, 0, (size_t)((pw - pl - wend) * cin) * sizeof(float));
+      if (pl + wend < pw)
+        memset(dst + (pl + wend) * cin, 0, (size_t)((pw - pl - wend) * cin) * sizeof(float));
       continue;
     }
     /* the interior: 4 lanes stored, cin kept (the next column overwrites the rest) */
@@ -279,9 +281,9 @@ static const void *kwalk_weights(const rt_conv_geom *g, int64_t kc, int64_t kn, 
 
 /* The write-back of one n block: y rows (pixels) start at y/res, 16 apart. */
 typedef struct epi {
-  float bias[C0];      /* the first chunk starts from the bias */
-  uint32_t keep[C0];   /* all ones for the real channels, 0 for padding ones */
-  float lo, hi;        /* OM_ACT_CLIP bounds */
+  float bias[C0];    /* the first chunk starts from the bias */
+  uint32_t keep[C0]; /* all ones for the real channels, 0 for padding ones */
+  float lo, hi;      /* OM_ACT_CLIP bounds */
   int act;
   uint8_t yf16, rf16, partial; /* partial: some lanes are padding channels */
   uint8_t half;                /* lanes 8..15 are all padding: only lanes 0..7 are computed (YMM kernels) */
@@ -291,7 +293,8 @@ typedef struct epi {
 
 AVX2_INLINE __m256 act8(__m256 v, const epi *e) {
   if (e->act == OM_ACT_RELU) return _mm256_max_ps(v, _mm256_setzero_ps());
-  if (e->act == OM_ACT_CLIP) return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(e->lo)), _mm256_set1_ps(e->hi));
+  if (e->act == OM_ACT_CLIP)
+    return _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(e->lo)), _mm256_set1_ps(e->hi));
   return v;
 }
 
@@ -318,13 +321,15 @@ AVX2_INLINE void mk(const int R, const int H, const int BH, const kwalk *kw, con
 #define MK_DECL(r) __m256 c##r##0 = bias0, c##r##1 = bias1;
   MK_ROWS(MK_DECL)
 #define MK_LOAD(r)                                                                                           \
-  if (R > r && !first) c##r##0 = _mm256_loadu_ps(c + r * C0), c##r##1 = H > 1 ? _mm256_loadu_ps(c + r * C0 + 8) : c##r##1;
+  if (R > r && !first)                                                                                       \
+    c##r##0 = _mm256_loadu_ps(c + r * C0), c##r##1 = H > 1 ? _mm256_loadu_ps(c + r * C0 + 8) : c##r##1;
   MK_ROWS(MK_LOAD)
   const size_t o1 = R > 1 ? roff[1] : 0, o2 = R > 2 ? roff[2] : 0, o3 = R > 3 ? roff[3] : 0;
   const size_t o4 = R > 4 ? roff[4] : 0, o5 = R > 5 ? roff[5] : 0;
   const size_t brow = kw->brow;
   for (size_t sg = 0; sg < kw->n; sg++) {
-    const float *a0 = a + kw->aoff[sg], *a1 = a0 + o1, *a2 = a0 + o2, *a3 = a0 + o3, *a4 = a0 + o4, *a5 = a0 + o5;
+    const float *a0 = a + kw->aoff[sg], *a1 = a0 + o1, *a2 = a0 + o2, *a3 = a0 + o3, *a4 = a0 + o4,
+                *a5 = a0 + o5;
     const uint8_t *bs = (const uint8_t *)b + kw->boff[sg];
     const int n = kw->len[sg];
     for (int k = 0; k < n; k++, bs += brow) {
@@ -352,13 +357,13 @@ AVX2_INLINE void mk(const int R, const int H, const int BH, const kwalk *kw, con
     size_t at = (yrow + r) * C0;                                                                             \
     __m256 v0 = c##r##0, v1 = c##r##1;                                                                       \
     if (e->res) {                                                                                            \
-      v0 = _mm256_add_ps(v0, ld8h(e->res, e->rf16, at));                                                    \
-      v1 = _mm256_add_ps(v1, ld8h(e->res, e->rf16, at + 8));                                                \
+      v0 = _mm256_add_ps(v0, ld8h(e->res, e->rf16, at));                                                     \
+      v1 = _mm256_add_ps(v1, ld8h(e->res, e->rf16, at + 8));                                                 \
     }                                                                                                        \
     v0 = act8(v0, e), v1 = H > 1 ? act8(v1, e) : _mm256_setzero_ps();                                        \
     if (e->partial) v0 = _mm256_and_ps(v0, keep8(e, 0)), v1 = _mm256_and_ps(v1, keep8(e, 1));                \
-    st8h(e->y, e->yf16, at, v0);                                                                            \
-    st8h(e->y, e->yf16, at + 8, v1);                                                                        \
+    st8h(e->y, e->yf16, at, v0);                                                                             \
+    st8h(e->y, e->yf16, at + 8, v1);                                                                         \
   }
   MK_ROWS(MK_EPI)
 }
@@ -399,8 +404,14 @@ typedef struct epi_w {
 
 AVX512_INLINE epi_w epi_w_of(const epi *e) {
   const __mmask16 keep = e->partial ? _mm512_movepi32_mask(_mm512_loadu_si512(e->keep)) : (__mmask16)0xffff;
-  return (epi_w){(uint8_t *)e->y, (const uint8_t *)e->res, _mm512_set1_ps(e->lo), _mm512_set1_ps(e->hi),
-                 keep, e->act, e->yf16, e->rf16};
+  return (epi_w){(uint8_t *)e->y,
+                 (const uint8_t *)e->res,
+                 _mm512_set1_ps(e->lo),
+                 _mm512_set1_ps(e->hi),
+                 keep,
+                 e->act,
+                 e->yf16,
+                 e->rf16};
 }
 
 /* Row `row` of the block: + residual, activation, padding lanes 0, store. */
@@ -421,20 +432,23 @@ AVX512_INLINE void epi16(__m512 v, const epi_w *w, size_t row) {
  * (their B lanes are zero) and masked at the store, so there is no half
  * case here. Two blocks give 12 chains for 6 rows: enough to hide the FMA
  * latency; one block (an odd last block, the Winograd GEMMs) has 6. */
-AVX512_INLINE void mkw(const int R, const int NB, const int BH, const kwalk *kw, const float *a, const void *b,
-                       const size_t *roff, float *c, size_t cstride, int first, const epi *e, size_t yrow) {
+AVX512_INLINE void mkw(const int R, const int NB, const int BH, const kwalk *kw, const float *a,
+                       const void *b, const size_t *roff, float *c, size_t cstride, int first, const epi *e,
+                       size_t yrow) {
   const __m512 bias0 = _mm512_loadu_ps(e[0].bias), bias1 = NB > 1 ? _mm512_loadu_ps(e[NB - 1].bias) : bias0;
   float *c1 = c + (NB > 1 ? cstride : 0);
 #define MW_DECL(r) __m512 c##r##0 = bias0, c##r##1 = bias1;
   MK_ROWS(MW_DECL)
 #define MW_LOAD(r)                                                                                           \
-  if (R > r && !first) c##r##0 = _mm512_loadu_ps(c + r * C0), c##r##1 = NB > 1 ? _mm512_loadu_ps(c1 + r * C0) : c##r##1;
+  if (R > r && !first)                                                                                       \
+    c##r##0 = _mm512_loadu_ps(c + r * C0), c##r##1 = NB > 1 ? _mm512_loadu_ps(c1 + r * C0) : c##r##1;
   MK_ROWS(MW_LOAD)
   const size_t o1 = R > 1 ? roff[1] : 0, o2 = R > 2 ? roff[2] : 0, o3 = R > 3 ? roff[3] : 0;
   const size_t o4 = R > 4 ? roff[4] : 0, o5 = R > 5 ? roff[5] : 0;
   const size_t brow = kw->brow, bstep = NB > 1 ? kw->nbstride : 0;
   for (size_t sg = 0; sg < kw->n; sg++) {
-    const float *a0 = a + kw->aoff[sg], *a1 = a0 + o1, *a2 = a0 + o2, *a3 = a0 + o3, *a4 = a0 + o4, *a5 = a0 + o5;
+    const float *a0 = a + kw->aoff[sg], *a1 = a0 + o1, *a2 = a0 + o2, *a3 = a0 + o3, *a4 = a0 + o4,
+                *a5 = a0 + o5;
     const uint8_t *bs = (const uint8_t *)b + kw->boff[sg];
     const int n = kw->len[sg];
     for (int k = 0; k < n; k++, bs += brow) {
@@ -497,8 +511,8 @@ static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void 
  * ..+16], MR rows at a time through the same micro-kernel (both blocks in
  * one pass on AVX-512 hosts), from zero when first, stored to c (a zero
  * bias, no write-back). Strides in floats. */
-AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
-                            int nblocks, size_t bstride, float *c, size_t cstride, int first) {
+AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b,
+                            size_t ldb, int nblocks, size_t bstride, float *c, size_t cstride, int first) {
   static const epi e[2]; /* zero bias, no write-back */
   kwalk kw;
   kw.n = 1, kw.bh = 0, kw.brow = ldb * sizeof(float), kw.nbstride = bstride * sizeof(float), kw.aoff[0] = 0,
@@ -538,10 +552,10 @@ enum { GEMV_PREFETCH = 24576 }; /* bytes ahead: the weights stream from memory o
  * as it reads. */
 AVX2_INLINE void gemv_fractals(const int BH, const int nf, const float *a, const void *w, float *acc) {
   const int lines = BH ? 2 : 4; /* per ci: 4 fractals' rows of 16 lanes */
-#define GV_DECL(f) __m256 s##f = nf > f ? _mm256_loadu_ps(acc + f * C0) : _mm256_setzero_ps(), \
-                          t##f = nf > f ? _mm256_loadu_ps(acc + f * C0 + 8) : _mm256_setzero_ps();
-  GV_DECL(0) GV_DECL(1) GV_DECL(2) GV_DECL(3)
-  for (int ci = 0; ci < C0; ci++) {
+#define GV_DECL(f)                                                                                           \
+  __m256 s##f = nf > f ? _mm256_loadu_ps(acc + f * C0) : _mm256_setzero_ps(),                                \
+         t##f = nf > f ? _mm256_loadu_ps(acc + f * C0 + 8) : _mm256_setzero_ps();
+  GV_DECL(0) GV_DECL(1) GV_DECL(2) GV_DECL(3) for (int ci = 0; ci < C0; ci++) {
     const __m256 av = _mm256_broadcast_ss(a + ci);
     for (int l = 0; nf == 4 && l < lines; l++)
       _mm_prefetch((const char *)w + GEMV_PREFETCH + (ci * lines + l) * 64, _MM_HINT_T0);
@@ -552,7 +566,8 @@ AVX2_INLINE void gemv_fractals(const int BH, const int nf, const float *a, const
   }
     GV_FMA(0) GV_FMA(1) GV_FMA(2) GV_FMA(3)
   }
-#define GV_STORE(f) if (nf > f) _mm256_storeu_ps(acc + f * C0, s##f), _mm256_storeu_ps(acc + f * C0 + 8, t##f);
+#define GV_STORE(f)                                                                                          \
+  if (nf > f) _mm256_storeu_ps(acc + f * C0, s##f), _mm256_storeu_ps(acc + f * C0 + 8, t##f);
   GV_STORE(0) GV_STORE(1) GV_STORE(2) GV_STORE(3)
 #undef GV_DECL
 #undef GV_FMA
@@ -564,12 +579,16 @@ static AVX2 void gemv_row(const float *a, const uint8_t *w, int wf16, int64_t nb
   const size_t fb = C0 * C0 * (wf16 ? 2 : 4);
   int64_t nb = 0;
   for (; nb + 4 <= nblocks; nb += 4) {
-    if (wf16) gemv_fractals(1, 4, a, w + nb * fb, acc + nb * C0);
-    else gemv_fractals(0, 4, a, w + nb * fb, acc + nb * C0);
+    if (wf16)
+      gemv_fractals(1, 4, a, w + nb * fb, acc + nb * C0);
+    else
+      gemv_fractals(0, 4, a, w + nb * fb, acc + nb * C0);
   }
   for (; nb < nblocks; nb++) {
-    if (wf16) gemv_fractals(1, 1, a, w + nb * fb, acc + nb * C0);
-    else gemv_fractals(0, 1, a, w + nb * fb, acc + nb * C0);
+    if (wf16)
+      gemv_fractals(1, 1, a, w + nb * fb, acc + nb * C0);
+    else
+      gemv_fractals(0, 1, a, w + nb * fb, acc + nb * C0);
   }
 }
 
@@ -616,8 +635,7 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
     epi_init(g, img, m0, nb0 + nb, 1, &e);
     __m256 v0 = _mm256_add_ps(_mm256_loadu_ps(acc + nb * C0), _mm256_loadu_ps(e.bias));
     __m256 v1 = _mm256_add_ps(_mm256_loadu_ps(acc + nb * C0 + 8), _mm256_loadu_ps(e.bias + 8));
-    if (e.res)
-      v0 = _mm256_add_ps(v0, ld8h(e.res, e.rf16, 0)), v1 = _mm256_add_ps(v1, ld8h(e.res, e.rf16, 8));
+    if (e.res) v0 = _mm256_add_ps(v0, ld8h(e.res, e.rf16, 0)), v1 = _mm256_add_ps(v1, ld8h(e.res, e.rf16, 8));
     st8h(e.y, e.yf16, 0, _mm256_and_ps(act8(v0, &e), keep8(&e, 0)));
     st8h(e.y, e.yf16, 8, _mm256_and_ps(act8(v1, &e), keep8(&e, 1)));
   }

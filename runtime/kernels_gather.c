@@ -27,7 +27,8 @@ static void move(uint8_t *yd, int yt, uint64_t yi, const uint8_t *xd, int xt, in
   } else if (xt == yt) {
     memmove(yd + yi * ys, xd + (uint64_t)xi * xs, n * ys);
   } else {
-    for (uint64_t k = 0; k < n; k++) rt_put(yd, yt, (size_t)(yi + k), rt_get(xd, xt, (size_t)((uint64_t)xi + k)));
+    for (uint64_t k = 0; k < n; k++)
+      rt_put(yd, yt, (size_t)(yi + k), rt_get(xd, xt, (size_t)((uint64_t)xi + k)));
   }
 }
 
@@ -47,7 +48,8 @@ void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   rt_block_range(rt_elements(y), task->block_dim, block, &lo, &hi);
   if (task->params[0] == 0) { /* Gather */
     uint64_t inner = 1, nidx = rt_elements(ix);
-    for (uint32_t d = (uint32_t)axis + 1; d < x->rank; d++) inner *= (uint64_t)x->dims[d];
+    for (uint32_t d = (uint32_t)axis + 1; d < x->rank; d++)
+      inner *= (uint64_t)x->dims[d];
     uint64_t i = lo;
     while (i < hi) {
       uint64_t in = i % inner, j = i / inner % nidx, o = i / inner / nidx;
@@ -87,8 +89,8 @@ omrt_status rt_gather_check(const omrt_model *m, uint32_t i, const om_task *task
     if (q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
   if (q[0] < 0 || q[0] > 2) return rt_chk_fail(&c, "params[0] mode = %d, expected 0, 1 or 2", q[0]);
   if (q[1] < 0 || (uint32_t)q[1] >= x->rank)
-    return rt_chk_fail(&c, "params[1] %s = %d out of range for x rank %u", q[0] == 2 ? "batch_dims" : "axis", q[1],
-                       x->rank);
+    return rt_chk_fail(&c, "params[1] %s = %d out of range for x rank %u", q[0] == 2 ? "batch_dims" : "axis",
+                       q[1], x->rank);
   if (ix->dtype != DT_INT32 && ix->dtype != DT_INT64)
     return rt_chk_fail(&c, "indices dtype %u, expected i32 or i64", ix->dtype);
   if ((s = rt_chk_copy_dtypes(&c, x, y))) return s;
@@ -98,9 +100,12 @@ omrt_status rt_gather_check(const omrt_model *m, uint32_t i, const om_task *task
   uint32_t wr = 0;
   if (q[0] == 0) {
     if (x->rank - 1 + ix->rank > MAX_RANK) return rt_chk_fail(&c, "y rank would exceed %d", MAX_RANK);
-    for (uint32_t d = 0; d < axis; d++) want[wr++] = x->dims[d];
-    for (uint32_t d = 0; d < ix->rank; d++) want[wr++] = ix->dims[d];
-    for (uint32_t d = axis + 1; d < x->rank; d++) want[wr++] = x->dims[d];
+    for (uint32_t d = 0; d < axis; d++)
+      want[wr++] = x->dims[d];
+    for (uint32_t d = 0; d < ix->rank; d++)
+      want[wr++] = ix->dims[d];
+    for (uint32_t d = axis + 1; d < x->rank; d++)
+      want[wr++] = x->dims[d];
   } else {
     if (ix->rank != x->rank) return rt_chk_fail(&c, "indices rank %u != x rank %u", ix->rank, x->rank);
     for (uint32_t d = 0; d < x->rank; d++) {
@@ -113,6 +118,7 @@ omrt_status rt_gather_check(const omrt_model *m, uint32_t i, const om_task *task
   if (y->rank != wr) return rt_chk_fail(&c, "y rank %u, expected %u", y->rank, wr);
   for (uint32_t d = 0; d < wr; d++)
     if (y->dims[d] != want[d])
-      return rt_chk_fail(&c, "y dims[%u] = %lld, expected %lld", d, (long long)y->dims[d], (long long)want[d]);
+      return rt_chk_fail(&c, "y dims[%u] = %lld, expected %lld", d, (long long)y->dims[d],
+                         (long long)want[d]);
   return rt_chk_block_dim(&c, rt_elements(y), "y elements");
 }

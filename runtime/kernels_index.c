@@ -299,8 +299,10 @@ void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt
       for (int d = (int)u->rank - 1; d >= 0; d--) {
         uint64_t cd = rest % (uint64_t)u->dims[d];
         rest /= (uint64_t)u->dims[d];
-        if ((uint32_t)d == axis) ca = cd, step = scale;
-        else at += cd * scale;
+        if ((uint32_t)d == axis)
+          ca = cd, step = scale;
+        else
+          at += cd * scale;
         c0 = cd;
         scale *= (uint64_t)y->dims[d];
       }
@@ -309,8 +311,10 @@ void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt
         k = ix_wrap(ix_int(id, ix->dtype, p), D);
       } else { /* TensorScatter: k = write_indices[batch] + the update's position */
         int64_t w = id ? ix_int(id, ix->dtype, c0) : 0;
-        if (task->params[3]) k = ((w % D + D) % D + (int64_t)ca) % D;
-        else k = w < 0 || w >= D || (int64_t)ca >= D - w ? -1 : w + (int64_t)ca;
+        if (task->params[3])
+          k = ((w % D + D) % D + (int64_t)ca) % D;
+        else
+          k = w < 0 || w >= D || (int64_t)ca >= D - w ? -1 : w + (int64_t)ca;
       }
       if (k < 0) continue;
       at += (uint64_t)k * step;
@@ -344,9 +348,9 @@ omrt_status rt_scatter_check(const omrt_model *m, uint32_t i, const om_task *tas
   const int32_t *q = task->params;
   int ts = q[0] == 2, no_ix = ts && task->ntensors == 4 && task->tensors[1] == OM_NONE;
   if ((s = rt_chk_ntensors(&c, 4)) || (s = rt_chk_nd_tensor(&c, 0, "data", &x)) ||
-      (!no_ix && (s = rt_chk_nd_tensor(&c, 1, "indices", &ix))) || (s = rt_chk_nd_tensor(&c, 2, "updates", &u)) ||
-      (s = rt_chk_nd_tensor(&c, 3, "y", &y)) || (s = ix_unused(&c, ts ? 4 : 3)) ||
-      (s = rt_chk_same_dims(&c, "y", y, "data", x)))
+      (!no_ix && (s = rt_chk_nd_tensor(&c, 1, "indices", &ix))) ||
+      (s = rt_chk_nd_tensor(&c, 2, "updates", &u)) || (s = rt_chk_nd_tensor(&c, 3, "y", &y)) ||
+      (s = ix_unused(&c, ts ? 4 : 3)) || (s = rt_chk_same_dims(&c, "y", y, "data", x)))
     return s;
   if (q[0] < 0 || q[0] > 2) return rt_chk_fail(&c, "params[0] mode = %d, expected 0, 1 or 2", q[0]);
   if (q[2] < 0 || q[2] >= RED_COUNT) return rt_chk_fail(&c, "params[2] reduction = %d, expected 0..4", q[2]);
@@ -361,8 +365,10 @@ omrt_status rt_scatter_check(const omrt_model *m, uint32_t i, const om_task *tas
     if (q[1] < 1 || (uint32_t)q[1] >= x->rank)
       return rt_chk_fail(&c, "params[1] axis = %d, expected 1..%u", q[1], x->rank - 1);
     if (q[2] != 0 || (q[3] != 0 && q[3] != 1))
-      return rt_chk_fail(&c, "params[2] reduction = %d, params[3] circular = %d: expected 0, and 0 or 1", q[2], q[3]);
-    if ((s = ix_dims_but_axis(&c, "data", x, "updates", u, (uint32_t)q[1], u->rank == x->rank ? u->dims[q[1]] : 0)))
+      return rt_chk_fail(&c, "params[2] reduction = %d, params[3] circular = %d: expected 0, and 0 or 1",
+                         q[2], q[3]);
+    if ((s = ix_dims_but_axis(&c, "data", x, "updates", u, (uint32_t)q[1],
+                              u->rank == x->rank ? u->dims[q[1]] : 0)))
       return s;
     if (u->dims[q[1]] > x->dims[q[1]])
       return rt_chk_fail(&c, "updates dims[%d] = %lld exceeds data's %lld", q[1], (long long)u->dims[q[1]],

@@ -28,10 +28,22 @@ void rt_mm_geom_init(const om_task *task, const rt_args *args, rt_mm_geom *g) {
   const om_tensor *a = args->desc[0], *b = args->desc[1], *c = args->desc[2], *y = args->desc[3];
   const int32_t *q = task->params;
   const int ta = q[0], tb = q[1], ra = (int)a->rank, rb = (int)b->rank, ry = (int)y->rank;
-  *g = (rt_mm_geom){.a = a, .b = b, .c = c, .y = y, .ad = args->data[0], .bd = args->data[1],
-                    .cd = args->data[2], .yd = args->data[3], .act = q[4], .alpha = rt_param_f32(q[2]),
-                    .beta = rt_param_f32(q[3]), .clip_min = rt_param_f32(q[5]), .clip_max = rt_param_f32(q[6]),
-                    .tm = q[7], .tn = q[8], .tk = q[9]};
+  *g = (rt_mm_geom){.a = a,
+                    .b = b,
+                    .c = c,
+                    .y = y,
+                    .ad = args->data[0],
+                    .bd = args->data[1],
+                    .cd = args->data[2],
+                    .yd = args->data[3],
+                    .act = q[4],
+                    .alpha = rt_param_f32(q[2]),
+                    .beta = rt_param_f32(q[3]),
+                    .clip_min = rt_param_f32(q[5]),
+                    .clip_max = rt_param_f32(q[6]),
+                    .tm = q[7],
+                    .tn = q[8],
+                    .tk = q[9]};
   if (ra >= 2) {
     int64_t r0 = a->dims[ra - 2], r1 = a->dims[ra - 1];
     g->m = ta ? r1 : r0, g->k = ta ? r0 : r1;
@@ -66,7 +78,8 @@ void rt_mm_geom_init(const om_task *task, const rt_args *args, rt_mm_geom *g) {
       scy[j] = dc == 1 ? 0 : step;
       step *= dc;
     }
-  for (int d = 0; d < g->nbd; d++) g->sc[d] = scy[d];
+  for (int d = 0; d < g->nbd; d++)
+    g->sc[d] = scy[d];
   g->c_sm = ra >= 2 ? scy[g->nbd] : 0;
   g->c_sn = rb >= 2 ? scy[ry - 1] : 0;
   g->mtiles = rt_ceil_div(g->m, g->tm);
@@ -101,7 +114,8 @@ void rt_matmul_tile(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, rt_
         float *dst = l0b + (nb * klen + k) * C0;
         for (int j = 0; j < C0; j++) {
           int64_t n = nb * C0 + j;
-          dst[j] = n < cols ? rt_get(g->bd, btp, (size_t)(ob + (kc + k) * g->b_sk + (n0 + n) * g->b_sn)) : 0.0f;
+          dst[j] =
+              n < cols ? rt_get(g->bd, btp, (size_t)(ob + (kc + k) * g->b_sk + (n0 + n) * g->b_sn)) : 0.0f;
         }
       }
     for (int64_t nb = 0; nb < nblocks; nb++) {
@@ -178,7 +192,8 @@ omrt_status rt_matmul_check(const omrt_model *m, uint32_t i, const om_task *task
   int64_t N = rb >= 2 ? b->dims[q[1] ? rb - 2 : rb - 1] : 1;
   if (K != Kb) return rt_chk_fail(&c, "a's K = %lld != b's K = %lld", (long long)K, (long long)Kb);
   if (M < 1 || N < 1 || K < 1)
-    return rt_chk_fail(&c, "M %lld, N %lld, K %lld: each must be >= 1", (long long)M, (long long)N, (long long)K);
+    return rt_chk_fail(&c, "M %lld, N %lld, K %lld: each must be >= 1", (long long)M, (long long)N,
+                       (long long)K);
   const int abat = ra >= 2 ? ra - 2 : 0, bbat = rb >= 2 ? rb - 2 : 0, nbd = ry - (ra >= 2) - (rb >= 2);
   if (nbd != (abat > bbat ? abat : bbat))
     return rt_chk_fail(&c, "y rank %d: expected %d (batch rank %d%s%s)", ry,
@@ -207,8 +222,8 @@ omrt_status rt_matmul_check(const omrt_model *m, uint32_t i, const om_task *task
   const int64_t tm = q[7], tn = q[8], tk = q[9];
   for (int k = 7; k < 10; k++)
     if (q[k] < 16 || q[k] > 65536 || q[k] % 16)
-      return rt_chk_fail(&c, "params[%d] tile_%c = %d, expected a multiple of 16 in 16..65536", k, "mnk"[k - 7],
-                         q[k]);
+      return rt_chk_fail(&c, "params[%d] tile_%c = %d, expected a multiple of 16 in 16..65536", k,
+                         "mnk"[k - 7], q[k]);
   const uint64_t es = dtype_size((int)a->dtype);
   const om_model_def *d = m->def;
   const struct {
@@ -220,12 +235,14 @@ omrt_status rt_matmul_check(const omrt_model *m, uint32_t i, const om_task *task
   for (size_t k = 0; k < sizeof caps / sizeof *caps; k++)
     if (caps[k].need > caps[k].have)
       return rt_chk_fail(&c, "tile_m %lld, tile_n %lld, tile_k %lld need %llu bytes of %s, capacity %llu",
-                         (long long)tm, (long long)tn, (long long)tk, (unsigned long long)caps[k].need, caps[k].what,
-                         (unsigned long long)caps[k].have);
+                         (long long)tm, (long long)tn, (long long)tk, (unsigned long long)caps[k].need,
+                         caps[k].what, (unsigned long long)caps[k].have);
   uint64_t batch = 1;
-  for (int k = 0; k < nbd; k++) batch *= (uint64_t)y->dims[k]; /* <= y's elements: no overflow */
+  for (int k = 0; k < nbd; k++)
+    batch *= (uint64_t)y->dims[k]; /* <= y's elements: no overflow */
   uint64_t tiles;
-  if (mul_u64(batch, (uint64_t)rt_ceil_div(M, tm), &tiles) || mul_u64(tiles, (uint64_t)rt_ceil_div(N, tn), &tiles))
+  if (mul_u64(batch, (uint64_t)rt_ceil_div(M, tm), &tiles) ||
+      mul_u64(tiles, (uint64_t)rt_ceil_div(N, tn), &tiles))
     return rt_chk_fail(&c, "tile count overflows");
   return rt_chk_block_dim(&c, tiles, "tiles");
 }

@@ -29,11 +29,11 @@ typedef struct rt_mm_geom {
   void *yd;
   int act;
   float alpha, beta, clip_min, clip_max;
-  int64_t m, n, k;                  /* matrix sizes (elements) */
-  int64_t tm, tn, tk;               /* tile sizes (elements, multiples of 16) */
-  int64_t batch, mtiles, ntiles;    /* tiles = batch * mtiles * ntiles */
-  int nbd;                          /* y's batch rank */
-  int64_t bdims[MAX_RANK];          /* y's batch dims */
+  int64_t m, n, k;                                  /* matrix sizes (elements) */
+  int64_t tm, tn, tk;                               /* tile sizes (elements, multiples of 16) */
+  int64_t batch, mtiles, ntiles;                    /* tiles = batch * mtiles * ntiles */
+  int nbd;                                          /* y's batch rank */
+  int64_t bdims[MAX_RANK];                          /* y's batch dims */
   int64_t sa[MAX_RANK], sb[MAX_RANK], sc[MAX_RANK]; /* per batch dim; 0 where broadcast */
   int64_t a_sm, a_sk, b_sk, b_sn, c_sm, c_sn;
 } rt_mm_geom;
@@ -42,7 +42,8 @@ typedef struct rt_mm_geom {
 void rt_mm_geom_init(const om_task *task, const rt_args *args, rt_mm_geom *g_out);
 
 /* Element offsets of batch bt's A, B and C (C: 0 without C). */
-static inline void rt_mm_batch_offsets(const rt_mm_geom *g, int64_t bt, int64_t *oa, int64_t *ob, int64_t *oc) {
+static inline void rt_mm_batch_offsets(const rt_mm_geom *g, int64_t bt, int64_t *oa, int64_t *ob,
+                                       int64_t *oc) {
   int64_t a = 0, b = 0, c = 0;
   for (int d = g->nbd - 1; d >= 0; d--) {
     int64_t i = bt % g->bdims[d];

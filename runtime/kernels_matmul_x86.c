@@ -122,16 +122,19 @@ static AVX2 void epilogue(const rt_mm_geom *g, int64_t bt, int64_t oc, int64_t m
     for (int64_t nb = 0; nb < nblocks; nb++) {
       const int64_t lanes = cols - nb * C0 < C0 ? cols - nb * C0 : C0;
       const float *acc = l0c + (nb * g->tm + m) * C0;
-      __m256 v0 = _mm256_mul_ps(_mm256_loadu_ps(acc), alpha), v1 = _mm256_mul_ps(_mm256_loadu_ps(acc + 8), alpha);
+      __m256 v0 = _mm256_mul_ps(_mm256_loadu_ps(acc), alpha),
+             v1 = _mm256_mul_ps(_mm256_loadu_ps(acc + 8), alpha);
       if (g->cd) {
         __m256 c0, c1;
         if (g->c_sn == 1 && lanes == C0) {
-          c0 = ld8h(g->cd, cf16, (size_t)(crow + nb * C0)), c1 = ld8h(g->cd, cf16, (size_t)(crow + nb * C0 + 8));
+          c0 = ld8h(g->cd, cf16, (size_t)(crow + nb * C0)),
+          c1 = ld8h(g->cd, cf16, (size_t)(crow + nb * C0 + 8));
         } else if (g->c_sn == 0) {
           c0 = c1 = _mm256_set1_ps(rt_get(g->cd, (int)g->c->dtype, (size_t)crow));
         } else {
           for (int64_t j = 0; j < C0; j++)
-            tmp[j] = j < lanes ? rt_get(g->cd, (int)g->c->dtype, (size_t)(crow + (nb * C0 + j) * g->c_sn)) : 0.0f;
+            tmp[j] =
+                j < lanes ? rt_get(g->cd, (int)g->c->dtype, (size_t)(crow + (nb * C0 + j) * g->c_sn)) : 0.0f;
           c0 = _mm256_loadu_ps(tmp), c1 = _mm256_loadu_ps(tmp + 8);
         }
         v0 = _mm256_fmadd_ps(c0, beta, v0), v1 = _mm256_fmadd_ps(c1, beta, v1);
@@ -166,8 +169,9 @@ AVX2 void rt_matmul_tile_x86(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_
     stage_a(g, oa, m0, rows, kc, klen, l0a);
     stage_b(g, ob, n0, cols, kc, klen, l0b);
     for (int64_t nb = 0; nb < nblocks; nb += 2) /* a pair of n blocks (one ZMM pass on AVX-512 hosts) */
-      rt_gemm16_acc_x86(l0a, (size_t)klen, rows, (size_t)klen, l0b + nb * klen * C0, C0, nblocks - nb > 1 ? 2 : 1,
-                        (size_t)(klen * C0), l0c + nb * g->tm * C0, (size_t)(g->tm * C0), kc == 0);
+      rt_gemm16_acc_x86(l0a, (size_t)klen, rows, (size_t)klen, l0b + nb * klen * C0, C0,
+                        nblocks - nb > 1 ? 2 : 1, (size_t)(klen * C0), l0c + nb * g->tm * C0,
+                        (size_t)(g->tm * C0), kc == 0);
   }
   epilogue(g, bt, oc, m0, rows, n0, cols, l0c);
 }

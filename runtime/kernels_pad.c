@@ -42,7 +42,8 @@ void rt_pad_run(const om_task *task, const rt_args *args, uint32_t block, rt_cor
   uint8_t value[8];
   uint32_t lo32 = (uint32_t)task->params[9], hi32 = (uint32_t)task->params[10];
   uint64_t bits = (uint64_t)hi32 << 32 | lo32;
-  for (size_t k = 0; k < 8; k++) value[k] = (uint8_t)(bits >> (8 * k)); /* little-endian bytes */
+  for (size_t k = 0; k < 8; k++)
+    value[k] = (uint8_t)(bits >> (8 * k)); /* little-endian bytes */
   uint64_t lo, hi;
   rt_block_range(rt_elements(y), task->block_dim, block, &lo, &hi);
   for (uint64_t i = lo; i < hi; i++) {
@@ -92,7 +93,10 @@ omrt_status rt_pad_check(const omrt_model *m, uint32_t i, const om_task *task) {
       int outside = first < 0 || last >= D;
       if (mode == 0 || !outside) continue;
       if ((mode == 1 && D < 2) || D < 1)
-        return rt_chk_fail(&c, "dim %u: %s padding of an extent-%lld dim", d, mode == 1 ? "reflect" : mode == 2 ? "edge" : "wrap",
+        return rt_chk_fail(&c, "dim %u: %s padding of an extent-%lld dim", d,
+                           mode == 1   ? "reflect"
+                           : mode == 2 ? "edge"
+                                       : "wrap",
                            (long long)D);
     }
   return rt_chk_block_dim(&c, rt_elements(y), "y elements");

@@ -113,7 +113,8 @@ void rt_pool_nd_run(const om_task *task, const rt_args *args, uint32_t block, rt
 }
 
 /* Pooled extent with floor and ceil rounding; < 1 when the window does not fit. */
-static void pn_out(int64_t in, int64_t pb, int64_t pe, int64_t k, int64_t dl, int64_t s, int64_t *fl, int64_t *ce) {
+static void pn_out(int64_t in, int64_t pb, int64_t pe, int64_t k, int64_t dl, int64_t s, int64_t *fl,
+                   int64_t *ce) {
   int64_t span = in + pb + pe - (dl * (k - 1) + 1);
   *fl = span < 0 ? 0 : span / s + 1;
   *ce = span < 0 ? 0 : (span + s - 1) / s + 1;
@@ -123,18 +124,21 @@ omrt_status rt_pool_nd_check(const omrt_model *m, uint32_t i, const om_task *tas
   rt_chk c = {m, i, task, "POOL_ND"};
   omrt_status s;
   const om_tensor *x, *y;
-  if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_nd_tensor(&c, 0, "x", &x)) || (s = rt_chk_nd_tensor(&c, 1, "y", &y)))
+  if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_nd_tensor(&c, 0, "x", &x)) ||
+      (s = rt_chk_nd_tensor(&c, 1, "y", &y)))
     return s;
   if (x->rank < 3 || x->rank > 5 || y->rank != x->rank)
-    return rt_chk_fail(&c, "x rank %u, y rank %u: expected equal, 3..5 (1 to 3 spatial dims)", x->rank, y->rank);
+    return rt_chk_fail(&c, "x rank %u, y rank %u: expected equal, 3..5 (1 to 3 spatial dims)", x->rank,
+                       y->rank);
   const int32_t *q = task->params;
   int mode = q[0], r = (int)x->rank - 2;
   if (mode < 0 || mode > 2) return rt_chk_fail(&c, "params[0] mode = %d, expected 0..2", mode);
-  int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32, fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
+  int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32,
+      fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
   int ints = x->dtype == y->dtype && (x->dtype == DT_INT8 || x->dtype == DT_UINT8);
   if (!(fx && fy) && !(mode == 0 && ints))
-    return rt_chk_fail(&c, "x dtype %u, y dtype %u: expected f16/f32 (max also i8 or u8, x and y the same)", x->dtype,
-                       y->dtype);
+    return rt_chk_fail(&c, "x dtype %u, y dtype %u: expected f16/f32 (max also i8 or u8, x and y the same)",
+                       x->dtype, y->dtype);
   if (q[1] != 0 && (mode != 1 || q[1] != 1))
     return rt_chk_fail(&c, "params[1] count_include_pad = %d, expected 0 or 1 (avg only)", q[1]);
   if (mode == 2 ? q[2] < 1 || q[2] > 64 : q[2] != 0)
@@ -156,15 +160,17 @@ omrt_status rt_pool_nd_check(const omrt_model *m, uint32_t i, const om_task *tas
     int64_t k = q[3 + d], st = q[6 + d], dl = q[9 + d], pb = q[12 + d], pe = q[15 + d], in = x->dims[2 + d];
     int64_t ext = dl * (k - 1) + 1, fl, ce;
     if (pb >= ext || pe >= ext)
-      return rt_chk_fail(&c, "spatial dim %d: pads %lld, %lld must be below the kernel extent %lld", d, (long long)pb,
-                         (long long)pe, (long long)ext);
+      return rt_chk_fail(&c, "spatial dim %d: pads %lld, %lld must be below the kernel extent %lld", d,
+                         (long long)pb, (long long)pe, (long long)ext);
     if (in < 1) return rt_chk_fail(&c, "x spatial dim %d = %lld, expected >= 1", d, (long long)in);
     pn_out(in, pb, pe, k, dl, st, &fl, &ce);
     if (fl < 1 || (y->dims[2 + d] != fl && y->dims[2 + d] != ce))
-      return rt_chk_fail(&c, "y spatial dim %d = %lld, expected %lld (floor) or %lld (ceil) for x %lld, kernel %lld, "
-                         "stride %lld, dilation %lld, pads %lld, %lld", d, (long long)y->dims[2 + d], (long long)fl,
-                         (long long)ce, (long long)in, (long long)k, (long long)st, (long long)dl, (long long)pb,
-                         (long long)pe);
+      return rt_chk_fail(
+          &c,
+          "y spatial dim %d = %lld, expected %lld (floor) or %lld (ceil) for x %lld, kernel %lld, "
+          "stride %lld, dilation %lld, pads %lld, %lld",
+          d, (long long)y->dims[2 + d], (long long)fl, (long long)ce, (long long)in, (long long)k,
+          (long long)st, (long long)dl, (long long)pb, (long long)pe);
   }
   return rt_chk_block_dim(&c, rt_elements(y), "y elements");
 }

@@ -100,41 +100,43 @@ static int is_float_dt(uint32_t dt) { return dt == DT_FLOAT16 || dt == DT_FLOAT3
 
 /* The float reduction in accumulator type T with math functions EXP, LOG,
  * SQRT, FABS; GET reads one x element as T. */
-#define REDUCE_FLOAT(name, T, GET, EXP, LOG, SQRT, FABS)                                           \
-  static T name(int op, const red_geom *g, const void *xd, int xt, int64_t base) {                 \
-    red_iter it;                                                                                   \
-    uint64_t n = g->count;                                                                         \
-    if (op == OM_REDUCE_LOGSUMEXP) {                                                               \
-      T mx = -INFINITY, sum = 0;                                                                   \
-      red_iter_start(&it, g, base);                                                                \
-      for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) {                                       \
-        T v = GET(xd, xt, (size_t)it.at);                                                          \
-        mx = v > mx ? v : mx;                                                                      \
-      }                                                                                            \
-      if (isinf(mx)) return mx; /* empty (-inf), or an infinite element */                         \
-      red_iter_start(&it, g, base);                                                                \
-      for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) sum += EXP(GET(xd, xt, (size_t)it.at) - mx); \
-      return mx + LOG(sum);                                                                        \
-    }                                                                                              \
+#define REDUCE_FLOAT(name, T, GET, EXP, LOG, SQRT, FABS)                                                     \
+  static T name(int op, const red_geom *g, const void *xd, int xt, int64_t base) {                           \
+    red_iter it;                                                                                             \
+    uint64_t n = g->count;                                                                                   \
+    if (op == OM_REDUCE_LOGSUMEXP) {                                                                         \
+      T mx = -INFINITY, sum = 0;                                                                             \
+      red_iter_start(&it, g, base);                                                                          \
+      for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) {                                                 \
+        T v = GET(xd, xt, (size_t)it.at);                                                                    \
+        mx = v > mx ? v : mx;                                                                                \
+      }                                                                                                      \
+      if (isinf(mx)) return mx; /* empty (-inf), or an infinite element */                                   \
+      red_iter_start(&it, g, base);                                                                          \
+      for (uint64_t k = 0; k < n; k++, red_iter_next(&it))                                                   \
+        sum += EXP(GET(xd, xt, (size_t)it.at) - mx);                                                         \
+      return mx + LOG(sum);                                                                                  \
+    }                                                                                                        \
     T acc = op == OM_REDUCE_PROD ? 1 : op == OM_REDUCE_MAX ? -INFINITY : op == OM_REDUCE_MIN ? INFINITY : 0; \
-    red_iter_start(&it, g, base);                                                                  \
-    for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) {                                         \
-      T v = GET(xd, xt, (size_t)it.at);                                                            \
-      switch (op) {                                                                                \
-      case OM_REDUCE_MAX: acc = v > acc || isnan(v) ? v : acc; break;                              \
-      case OM_REDUCE_MIN: acc = v < acc || isnan(v) ? v : acc; break;                              \
-      case OM_REDUCE_PROD: acc *= v; break;                                                        \
-      case OM_REDUCE_L1: acc += FABS(v); break;                                                    \
-      case OM_REDUCE_L2: case OM_REDUCE_SUMSQUARE: acc += v * v; break;                            \
-      default: acc += v; break; /* SUM, MEAN, LOGSUM */                                            \
-      }                                                                                            \
-    }                                                                                              \
-    switch (op) {                                                                                  \
-    case OM_REDUCE_MEAN: return acc / (T)n; /* 0/0 = NaN for no elements */                        \
-    case OM_REDUCE_L2: return SQRT(acc);                                                           \
-    case OM_REDUCE_LOGSUM: return LOG(acc);                                                        \
-    default: return acc;                                                                           \
-    }                                                                                              \
+    red_iter_start(&it, g, base);                                                                            \
+    for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) {                                                   \
+      T v = GET(xd, xt, (size_t)it.at);                                                                      \
+      switch (op) {                                                                                          \
+      case OM_REDUCE_MAX: acc = v > acc || isnan(v) ? v : acc; break;                                        \
+      case OM_REDUCE_MIN: acc = v < acc || isnan(v) ? v : acc; break;                                        \
+      case OM_REDUCE_PROD: acc *= v; break;                                                                  \
+      case OM_REDUCE_L1: acc += FABS(v); break;                                                              \
+      case OM_REDUCE_L2:                                                                                     \
+      case OM_REDUCE_SUMSQUARE: acc += v * v; break;                                                         \
+      default: acc += v; break; /* SUM, MEAN, LOGSUM */                                                      \
+      }                                                                                                      \
+    }                                                                                                        \
+    switch (op) {                                                                                            \
+    case OM_REDUCE_MEAN: return acc / (T)n; /* 0/0 = NaN for no elements */                                  \
+    case OM_REDUCE_L2: return SQRT(acc);                                                                     \
+    case OM_REDUCE_LOGSUM: return LOG(acc);                                                                  \
+    default: return acc;                                                                                     \
+    }                                                                                                        \
   }
 REDUCE_FLOAT(reduce_float, float, rt_get, expf, logf, sqrtf, fabsf)
 REDUCE_FLOAT(reduce_double, double, rt_get_f64, exp, log, sqrt, fabs)
@@ -237,9 +239,14 @@ static int x_dtype_ok(int op, uint32_t dt) {
   int fl = rt_dtype_is_float((int)dt), wide = rt_dtype_is_int((int)dt) && dtype_size((int)dt) > 1;
   int narrow = dt == DT_INT8 || dt == DT_UINT8;
   switch (op) {
-  case OM_REDUCE_MAX: case OM_REDUCE_MIN: return fl || wide || narrow || dt == DT_BOOL;
-  case OM_REDUCE_ARGMAX: case OM_REDUCE_ARGMIN: return fl || wide || narrow;
-  case OM_REDUCE_SUM: case OM_REDUCE_PROD: case OM_REDUCE_L1: case OM_REDUCE_SUMSQUARE: return fl || wide;
+  case OM_REDUCE_MAX:
+  case OM_REDUCE_MIN: return fl || wide || narrow || dt == DT_BOOL;
+  case OM_REDUCE_ARGMAX:
+  case OM_REDUCE_ARGMIN: return fl || wide || narrow;
+  case OM_REDUCE_SUM:
+  case OM_REDUCE_PROD:
+  case OM_REDUCE_L1:
+  case OM_REDUCE_SUMSQUARE: return fl || wide;
   default: return fl;
   }
 }
@@ -263,8 +270,9 @@ omrt_status rt_reduce_check(const omrt_model *m, uint32_t i, const om_task *task
   for (int k = 3; k < OM_TASK_MAX_PARAMS; k++)
     if (q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
   if (!x_dtype_ok(op, x->dtype)) return rt_chk_fail(&c, "x dtype %u is not accepted by op %d", x->dtype, op);
-  if (is_arg ? y->dtype != DT_INT64
-             : is_float_dt(x->dtype) ? !is_float_dt(y->dtype) : y->dtype != x->dtype) /* f64: y f64 */
+  if (is_arg                  ? y->dtype != DT_INT64
+      : is_float_dt(x->dtype) ? !is_float_dt(y->dtype)
+                              : y->dtype != x->dtype) /* f64: y f64 */
     return rt_chk_fail(&c, "y dtype %u does not go with x dtype %u for op %d", y->dtype, x->dtype, op);
   int nred = __builtin_popcount(mask);
   if (is_arg) {
@@ -275,7 +283,8 @@ omrt_status rt_reduce_check(const omrt_model *m, uint32_t i, const om_task *task
   /* y: x's dims with the reduced ones all 1, or all left out */
   int keep = y->rank == x->rank;
   if (!keep && y->rank + (uint32_t)nred != x->rank)
-    return rt_chk_fail(&c, "y rank %u, expected %u (keepdims) or %u", y->rank, x->rank, x->rank - (uint32_t)nred);
+    return rt_chk_fail(&c, "y rank %u, expected %u (keepdims) or %u", y->rank, x->rank,
+                       x->rank - (uint32_t)nred);
   for (uint32_t d = 0, k = 0; d < x->rank; d++) {
     int red = (int)((mask >> d) & 1u);
     if (red && !keep) continue;

@@ -61,9 +61,11 @@ static void rs_interp(const rs_geom *g, const void *xd, int xf16, const int32_t 
   int L = g->rank - 1;
   int64_t tl = g->taps[L];
   if (tl == 0) {
-    for (int64_t j = 0; j < n; j++) out[j] = 0.0f;
+    for (int64_t j = 0; j < n; j++)
+      out[j] = 0.0f;
     for (int k = 0; k < nc; k++)
-      for (int64_t j = 0; j < n; j++) out[j] += cw[k] * rs_ld(xd, xf16, coff[k] + o0 + j);
+      for (int64_t j = 0; j < n; j++)
+        out[j] += cw[k] * rs_ld(xd, xf16, coff[k] + o0 + j);
     return;
   }
   const int32_t *ti = idx + g->base[L] + (uint64_t)o0 * (uint64_t)tl;
@@ -90,7 +92,8 @@ static void rs_interp(const rs_geom *g, const void *xd, int xf16, const int32_t 
     float acc = 0.0f;
     for (int k = 0; k < nc; k++) {
       float r = 0.0f;
-      for (int64_t t = 0; t < tl; t++) r += tw[t] * rs_ld(xd, xf16, coff[k] + ti[t]);
+      for (int64_t t = 0; t < tl; t++)
+        r += tw[t] * rs_ld(xd, xf16, coff[k] + ti[t]);
       acc += cw[k] * r;
     }
     out[j] = acc;
@@ -99,24 +102,28 @@ static void rs_interp(const rs_geom *g, const void *xd, int xf16, const int32_t 
 
 /* tmp[0..len) = sum_k cw[k] * x[coff[k] + 0..len), rows read through row[]
  * (f32 staging for f16 x); every loop here vectorizes. */
-static void rs_blend(const void *xd, int xt, const int64_t *coff, const float *cw, int nc, int64_t len, float *tmp,
-                     float *row) {
+static void rs_blend(const void *xd, int xt, const int64_t *coff, const float *cw, int nc, int64_t len,
+                     float *tmp, float *row) {
   for (int k = 0; k < nc; k++) {
     const float *r = row;
-    if (xt == DT_FLOAT16) rt_load_f32(row, xd, xt, (size_t)coff[k], (size_t)len);
-    else r = (const float *)xd + coff[k];
+    if (xt == DT_FLOAT16)
+      rt_load_f32(row, xd, xt, (size_t)coff[k], (size_t)len);
+    else
+      r = (const float *)xd + coff[k];
     const float c = cw[k];
     if (k == 0)
-      for (int64_t i = 0; i < len; i++) tmp[i] = c * r[i];
+      for (int64_t i = 0; i < len; i++)
+        tmp[i] = c * r[i];
     else
-      for (int64_t i = 0; i < len; i++) tmp[i] += c * r[i];
+      for (int64_t i = 0; i < len; i++)
+        tmp[i] += c * r[i];
   }
 }
 
 /* out[j] = sum_t w[j*tl + t] * tmp[idx[j*tl + t]] for n outputs (tap 0 = -1:
  * the extrapolation value). */
-static void rs_gather(const int32_t *ti, const float *tw, int64_t tl, const float *tmp, int64_t n, float extrap,
-                      float *out) {
+static void rs_gather(const int32_t *ti, const float *tw, int64_t tl, const float *tmp, int64_t n,
+                      float extrap, float *out) {
   if (tl == 2) {
     for (int64_t j = 0; j < n; j++, ti += 2, tw += 2)
       out[j] = ti[0] < 0 ? extrap : tw[0] * tmp[ti[0]] + tw[1] * tmp[ti[1]];
@@ -128,7 +135,8 @@ static void rs_gather(const int32_t *ti, const float *tw, int64_t tl, const floa
       continue;
     }
     float acc = 0.0f;
-    for (int64_t t = 0; t < tl; t++) acc += tw[t] * tmp[ti[t]];
+    for (int64_t t = 0; t < tl; t++)
+      acc += tw[t] * tmp[ti[t]];
     out[j] = acc;
   }
 }
@@ -146,7 +154,8 @@ void rt_resize_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   rs_geom_read(task, x, y, &g);
   uint8_t value[8];
   uint64_t bits = (uint64_t)(uint32_t)task->params[10] << 32 | (uint32_t)task->params[9];
-  for (int k = 0; k < 8; k++) value[k] = (uint8_t)(bits >> (8 * k));
+  for (int k = 0; k < 8; k++)
+    value[k] = (uint8_t)(bits >> (8 * k));
   const float extrap = select ? 0.0f : rt_get(value, yt, 0);
   const int L = g.rank - 1;
   const int64_t W = y->dims[L], tl = g.taps[L];
@@ -156,9 +165,11 @@ void rt_resize_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   float cache[RS_CACHE][RS_ROW_MAX];
   int64_t cache_off[RS_CACHE];
   uint64_t cache_use[RS_CACHE] = {0}, clock = 0;
-  for (int e = 0; e < RS_CACHE; e++) cache_off[e] = -1;
+  for (int e = 0; e < RS_CACHE; e++)
+    cache_off[e] = -1;
   int last_outside = 0;
-  for (int64_t o = 0; !select && tl && o < W; o++) last_outside |= idx[g.base[L] + (uint64_t)o * (uint64_t)tl] < 0;
+  for (int64_t o = 0; !select && tl && o < W; o++)
+    last_outside |= idx[g.base[L] + (uint64_t)o * (uint64_t)tl] < 0;
   uint64_t lo, hi;
   rt_block_range(rt_elements(y) / (uint64_t)W, task->block_dim, block, &lo, &hi);
   for (uint64_t row = lo; row < hi; row++) {
@@ -172,7 +183,8 @@ void rt_resize_run(const om_task *task, const rt_args *args, uint32_t block, rt_
     coff[0] = 0, cw[0] = 1.0f;
     for (int d = 0; d < L && !outside; d++) {
       if (g.taps[d] == 0) {
-        for (int k = 0; k < nc; k++) coff[k] += c[d] * g.xstride[d];
+        for (int k = 0; k < nc; k++)
+          coff[k] += c[d] * g.xstride[d];
         continue;
       }
       uint64_t at = g.base[d] + (uint64_t)c[d] * (uint64_t)g.taps[d];
@@ -190,7 +202,8 @@ void rt_resize_run(const om_task *task, const rt_args *args, uint32_t block, rt_
     }
     uint8_t *yrow = yd + row * (uint64_t)W * ys;
     if (outside) {
-      for (int64_t o = 0; o < W; o++) memcpy(yrow + (uint64_t)o * ys, value, ys);
+      for (int64_t o = 0; o < W; o++)
+        memcpy(yrow + (uint64_t)o * ys, value, ys);
       continue;
     }
     if (select) {
@@ -218,7 +231,8 @@ void rt_resize_run(const om_task *task, const rt_args *args, uint32_t block, rt_
         if (hit < 0) { /* the least recently used slot no combination of this row holds */
           for (int e = 0; e < RS_CACHE; e++) {
             int held = 0;
-            for (int j = 0; j < k; j++) held |= rows[j] == cache[e];
+            for (int j = 0; j < k; j++)
+              held |= rows[j] == cache[e];
             if (!held && (hit < 0 || cache_use[e] < cache_use[hit])) hit = e;
           }
           const float *r = (const float *)xd + coff[k];
@@ -229,9 +243,11 @@ void rt_resize_run(const om_task *task, const rt_args *args, uint32_t block, rt_
         cache_use[hit] = ++clock;
         rows[k] = cache[hit];
       }
-      for (int64_t o = 0; o < W; o++) buf[o] = cw[0] * rows[0][o];
+      for (int64_t o = 0; o < W; o++)
+        buf[o] = cw[0] * rows[0][o];
       for (int k = 1; k < nc; k++)
-        for (int64_t o = 0; o < W; o++) buf[o] += cw[k] * rows[k][o];
+        for (int64_t o = 0; o < W; o++)
+          buf[o] += cw[k] * rows[k][o];
       if (last_outside)
         for (int64_t o = 0; o < W; o++)
           if (idx[g.base[L] + (uint64_t)o * (uint64_t)tl] < 0) buf[o] = extrap; /* exactly, not blended */
@@ -243,8 +259,9 @@ void rt_resize_run(const om_task *task, const rt_args *args, uint32_t block, rt_
       for (int64_t o0 = 0; o0 < W; o0 += RS_CHUNK) {
         int64_t n = W - o0 < RS_CHUNK ? W - o0 : RS_CHUNK;
         const float *out = tl ? buf : tmp + o0;
-        if (tl) rs_gather(idx + g.base[L] + (uint64_t)o0 * (uint64_t)tl, w + g.base[L] + (uint64_t)o0 * (uint64_t)tl,
-                          tl, tmp, n, extrap, buf);
+        if (tl)
+          rs_gather(idx + g.base[L] + (uint64_t)o0 * (uint64_t)tl,
+                    w + g.base[L] + (uint64_t)o0 * (uint64_t)tl, tl, tmp, n, extrap, buf);
         rt_store_f32(yrow, yt, (size_t)o0, out, (size_t)n);
       }
       continue;
@@ -276,10 +293,12 @@ omrt_status rt_resize_check(const omrt_model *m, uint32_t i, const om_task *task
     return rt_chk_fail(&c, "x dtype %u, y dtype %u: interpolation takes f16 or f32", x->dtype, y->dtype);
   if (mode == 1 && x->dtype != y->dtype && !(rs_is_float(x->dtype) && rs_is_float(y->dtype)))
     return rt_chk_fail(&c, "x dtype %u and y dtype %u: only equal dtypes or f16 <-> f32", x->dtype, y->dtype);
-  if (x->rank < 1 || x->rank != y->rank) return rt_chk_fail(&c, "x rank %u, y rank %u: expected equal, >= 1", x->rank, y->rank);
+  if (x->rank < 1 || x->rank != y->rank)
+    return rt_chk_fail(&c, "x rank %u, y rank %u: expected equal, >= 1", x->rank, y->rank);
   for (uint32_t d = 0; d < x->rank; d++)
     if (x->dims[d] < 1 || y->dims[d] < 1)
-      return rt_chk_fail(&c, "dim %u: x %lld, y %lld, expected >= 1", d, (long long)x->dims[d], (long long)y->dims[d]);
+      return rt_chk_fail(&c, "dim %u: x %lld, y %lld, expected >= 1", d, (long long)x->dims[d],
+                         (long long)y->dims[d]);
   uint64_t combos = 1;
   for (int d = 0; d < MAX_RANK; d++) {
     int32_t t = q[1 + d];
@@ -288,14 +307,16 @@ omrt_status rt_resize_check(const omrt_model *m, uint32_t i, const om_task *task
       continue;
     }
     if (t < 0 || t > RS_MAX_TAPS || (mode == 1 && t > 1))
-      return rt_chk_fail(&c, "params[%d] taps of dim %d = %d, expected 0..%d", 1 + d, d, t, mode == 1 ? 1 : RS_MAX_TAPS);
+      return rt_chk_fail(&c, "params[%d] taps of dim %d = %d, expected 0..%d", 1 + d, d, t,
+                         mode == 1 ? 1 : RS_MAX_TAPS);
     if (t == 0 && x->dims[d] != y->dims[d])
-      return rt_chk_fail(&c, "dim %d has no taps but x %lld != y %lld", d, (long long)x->dims[d], (long long)y->dims[d]);
+      return rt_chk_fail(&c, "dim %d has no taps but x %lld != y %lld", d, (long long)x->dims[d],
+                         (long long)y->dims[d]);
     if (t > 0 && d < (int)x->rank - 1) combos *= (uint64_t)t;
   }
   if (combos > RS_MAX_COMBOS)
-    return rt_chk_fail(&c, "%llu tap combinations over the leading dims, at most %d", (unsigned long long)combos,
-                       RS_MAX_COMBOS);
+    return rt_chk_fail(&c, "%llu tap combinations over the leading dims, at most %d",
+                       (unsigned long long)combos, RS_MAX_COMBOS);
   for (int k = 11; k < OM_TASK_MAX_PARAMS; k++)
     if (q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
   size_t ys = dtype_size((int)y->dtype);
@@ -304,10 +325,11 @@ omrt_status rt_resize_check(const omrt_model *m, uint32_t i, const om_task *task
   rs_geom g;
   rs_geom_read(task, x, y, &g);
   if (ix->dtype != DT_INT32 || ix->rank != 1 || (uint64_t)ix->dims[0] != g.entries)
-    return rt_chk_fail(&c, "idx: dtype %u rank %u dims[0] %lld, expected i32 [%llu] (the taps' tables)", ix->dtype,
-                       ix->rank, (long long)ix->dims[0], (unsigned long long)g.entries);
+    return rt_chk_fail(&c, "idx: dtype %u rank %u dims[0] %lld, expected i32 [%llu] (the taps' tables)",
+                       ix->dtype, ix->rank, (long long)ix->dims[0], (unsigned long long)g.entries);
   if (wt && (wt->dtype != DT_FLOAT32 || wt->rank != 1 || wt->dims[0] != ix->dims[0]))
-    return rt_chk_fail(&c, "w: dtype %u rank %u, expected f32 [%lld]", wt->dtype, wt->rank, (long long)ix->dims[0]);
+    return rt_chk_fail(&c, "w: dtype %u rank %u, expected f32 [%lld]", wt->dtype, wt->rank,
+                       (long long)ix->dims[0]);
   if (ix->region != OM_REGION_WEIGHTS)
     return rt_chk_fail(&c, "idx: region %u, expected WEIGHTS (its entries are verified at load)", ix->region);
   const int32_t *tab = (const int32_t *)(m->weights + ix->offset);
@@ -317,7 +339,8 @@ omrt_status rt_resize_check(const omrt_model *m, uint32_t i, const om_task *task
       int first = e % (uint64_t)g.taps[d] == 0;
       if (v < (first ? -1 : 0) || v >= x->dims[d])
         return rt_chk_fail(&c, "idx[%llu] (dim %d, output %llu, tap %llu) = %d outside x dim %lld",
-                           (unsigned long long)(g.base[d] + e), d, (unsigned long long)(e / (uint64_t)g.taps[d]),
+                           (unsigned long long)(g.base[d] + e), d,
+                           (unsigned long long)(e / (uint64_t)g.taps[d]),
                            (unsigned long long)(e % (uint64_t)g.taps[d]), v, (long long)x->dims[d]);
     }
   return rt_chk_block_dim(&c, rt_elements(y) / (uint64_t)y->dims[y->rank - 1], "y rows");

@@ -11,8 +11,8 @@
  * row is copied with memmove when the inner stride is 1 and the dtypes
  * match, else element by element (bytes for equal dtypes, through f32 for
  * f16 <-> f32). memmove, as in every copying kernel: a damaged package may
- * place y over x, which then gives garbage, never undefined behaviour. The load-time check bounds the lowest and highest x element
- * the view can reach, so the run-time loop needs no checks.
+ * place y over x, which then gives garbage, never undefined behaviour. The load-time check bounds the lowest
+ * and highest x element the view can reach, so the run-time loop needs no checks.
  */
 #include "runtime/kernels.h"
 
@@ -101,11 +101,12 @@ omrt_status rt_strided_copy_check(const omrt_model *m, uint32_t i, const om_task
   for (int d = 0; d < r; d++) {
     int64_t e = q[2 + d], st = q[10 + d];
     if (e < 0) return rt_chk_fail(&c, "params[%d] view dims[%d] = %lld is negative", 2 + d, d, (long long)e);
-    if (mul_u64(count, (uint64_t)e, &count))
-      return rt_chk_fail(&c, "the view's element count overflows");
+    if (mul_u64(count, (uint64_t)e, &count)) return rt_chk_fail(&c, "the view's element count overflows");
     if (e > 0) {
-      if (st < 0) lo += (__int128)(e - 1) * st;
-      else hi += (__int128)(e - 1) * st;
+      if (st < 0)
+        lo += (__int128)(e - 1) * st;
+      else
+        hi += (__int128)(e - 1) * st;
     }
   }
   if (count != rt_elements(y))

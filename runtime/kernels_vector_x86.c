@@ -35,16 +35,19 @@
  * fmaf) */
 
 AVX2 void rt_exp_x86(const float *restrict x, float *restrict y, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) y[i] = om_vexp(x[i]);
+  for (uint32_t i = 0; i < n; i++)
+    y[i] = om_vexp(x[i]);
 }
 
 AVX2 void rt_sigmoid_x86(const float *restrict x, float *restrict y, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) y[i] = om_vsigmoid(x[i]);
+  for (uint32_t i = 0; i < n; i++)
+    y[i] = om_vsigmoid(x[i]);
 }
 
-AVX2 void rt_fma_x86(const float *restrict a, const float *restrict b, const float *restrict c, float *restrict d,
-                     uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) d[i] = fmaf(a[i], b[i], c[i]);
+AVX2 void rt_fma_x86(const float *restrict a, const float *restrict b, const float *restrict c,
+                     float *restrict d, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    d[i] = fmaf(a[i], b[i], c[i]);
 }
 
 /* --- the interpreter's f16 lanes: vcvtph2ps quiets a signaling NaN as
@@ -53,21 +56,27 @@ AVX2 void rt_fma_x86(const float *restrict a, const float *restrict b, const flo
 
 AVX2 void rt_h2f_x86(float *restrict d, const uint16_t *restrict s, uint32_t n) {
   uint32_t i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, ld8h(s, 1, i));
-  for (; i < n; i++) d[i] = rt_h2f(rt_h_quiet(s[i]));
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(d + i, ld8h(s, 1, i));
+  for (; i < n; i++)
+    d[i] = rt_h2f(rt_h_quiet(s[i]));
 }
 
 AVX2 void rt_f2h_x86(uint16_t *restrict d, const float *restrict s, uint32_t n) {
   uint32_t i = 0;
-  for (; i + 8 <= n; i += 8) st8h(d, 1, i, _mm256_loadu_ps(s + i));
-  for (; i < n; i++) d[i] = rt_f2h(s[i]);
+  for (; i + 8 <= n; i += 8)
+    st8h(d, 1, i, _mm256_loadu_ps(s + i));
+  for (; i < n; i++)
+    d[i] = rt_f2h(s[i]);
 }
 
 AVX2 void rt_round16_x86(float *x, uint32_t n) {
   uint32_t i = 0;
   for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(x + i, _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT)));
-  for (; i < n; i++) x[i] = rt_h2f(rt_f2h(x[i]));
+    _mm256_storeu_ps(x + i,
+                     _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT)));
+  for (; i < n; i++)
+    x[i] = rt_h2f(rt_f2h(x[i]));
 }
 
 /* --- the row ring */
@@ -158,10 +167,12 @@ static AVX2 void maxpool_f16(const om_task *task, const rt_args *args, uint64_t 
  * halves, 4 pixels at a time into 8 accumulators (independent chains to
  * cover the add latency). Max keeps the running value on a NaN
  * (vmaxps(v, a) is v > a ? v : a), as the portable kernel does. */
-AVX2_INLINE void plane_reduce(const int XF16, const int MAX, const void *x, size_t base, int64_t n, __m256 out[2]) {
+AVX2_INLINE void plane_reduce(const int XF16, const int MAX, const void *x, size_t base, int64_t n,
+                              __m256 out[2]) {
   __m256 a[4][2];
 #pragma GCC unroll 4
-  for (int k = 0; k < 4; k++) a[k][0] = a[k][1] = _mm256_set1_ps(MAX ? -INFINITY : 0.0f);
+  for (int k = 0; k < 4; k++)
+    a[k][0] = a[k][1] = _mm256_set1_ps(MAX ? -INFINITY : 0.0f);
   int64_t i = 0;
   for (; i + 4 <= n; i += 4)
 #pragma GCC unroll 4
@@ -179,8 +190,9 @@ AVX2_INLINE void plane_reduce(const int XF16, const int MAX, const void *x, size
     }
 #pragma GCC unroll 2
   for (int half = 0; half < 2; half++)
-    out[half] = MAX ? _mm256_max_ps(_mm256_max_ps(a[0][half], a[1][half]), _mm256_max_ps(a[2][half], a[3][half]))
-                    : _mm256_add_ps(_mm256_add_ps(a[0][half], a[1][half]), _mm256_add_ps(a[2][half], a[3][half]));
+    out[half] =
+        MAX ? _mm256_max_ps(_mm256_max_ps(a[0][half], a[1][half]), _mm256_max_ps(a[2][half], a[3][half]))
+            : _mm256_add_ps(_mm256_add_ps(a[0][half], a[1][half]), _mm256_add_ps(a[2][half], a[3][half]));
 }
 
 /* Windows covering the whole plane (kernel H x W, no padding, one output
@@ -289,8 +301,8 @@ AVX2_INLINE void transpose8(__m256 r[8]) {
  * 8g .. 8g+7 (one half of a channel block) at one (n, ih) go 8 columns at a
  * time through a transpose when all 8 are in range; other rows and the
  * columns past the last 8 go element by element. */
-static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const void *sp, void *dp, uint64_t lo,
-                                 uint64_t hi) {
+static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const void *sp, void *dp,
+                                 uint64_t lo, uint64_t hi) {
   const int sd = (int)s->dtype, dd = (int)d->dtype, sf16 = sd == DT_FLOAT16, df16 = dd == DT_FLOAT16;
   const int64_t c = d->dims[1], h = d->dims[2], w = d->dims[3], c1 = rt_ceil_div(c, C0);
   if (lo >= hi || c * h == 0) return;
@@ -299,22 +311,26 @@ static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const v
     for (int64_t g = 0; g * 8 < c; g++) {
       const int64_t nch = c - g * 8 < 8 ? c - g * 8 : 8;
       for (int64_t ih = 0; ih < h; ih++) {
-        const uint64_t row0 = (uint64_t)(((in * c + g * 8) * h) + ih), last = row0 + (uint64_t)((nch - 1) * h);
+        const uint64_t row0 = (uint64_t)(((in * c + g * 8) * h) + ih),
+                       last = row0 + (uint64_t)((nch - 1) * h);
         if (last < lo || row0 >= hi) continue;
         const size_t src = (size_t)((((in * c1 + g / 2) * h + ih) * w) * C0 + (g % 2) * 8);
         int64_t iw = 0;
         if (nch == 8 && row0 >= lo && last < hi)
           for (; iw + 8 <= w; iw += 8) {
             __m256 r[8];
-            for (int k = 0; k < 8; k++) r[k] = ld8h(sp, sf16, src + (size_t)(iw + k) * C0);
+            for (int k = 0; k < 8; k++)
+              r[k] = ld8h(sp, sf16, src + (size_t)(iw + k) * C0);
             transpose8(r);
-            for (int j = 0; j < 8; j++) st8h(dp, df16, (size_t)(row0 + (uint64_t)(j * h)) * (size_t)w + (size_t)iw, r[j]);
+            for (int j = 0; j < 8; j++)
+              st8h(dp, df16, (size_t)(row0 + (uint64_t)(j * h)) * (size_t)w + (size_t)iw, r[j]);
           }
         for (int64_t j = 0; j < nch; j++) {
           const uint64_t row = row0 + (uint64_t)(j * h);
           if (row < lo || row >= hi) continue;
           for (int64_t x = iw; x < w; x++)
-            rt_put(dp, dd, (size_t)row * (size_t)w + (size_t)x, rt_get(sp, sd, src + (size_t)x * C0 + (size_t)j));
+            rt_put(dp, dd, (size_t)row * (size_t)w + (size_t)x,
+                   rt_get(sp, sd, src + (size_t)x * C0 + (size_t)j));
         }
       }
     }

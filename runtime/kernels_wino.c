@@ -74,7 +74,8 @@ static void at6(const float *x, size_t is, float *out, size_t os) {
 }
 
 /* V[p][m][c1*16 ..] for tile m (output tile row th, column tw), all c1. */
-static void input_transform(const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, float *v, size_t pstride) {
+static void input_transform(const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, float *v,
+                            size_t pstride) {
   const int f16 = g->x->dtype == DT_FLOAT16;
   const int64_t ih0 = th * 4 - g->p.pt, iw0 = tw * 4 - g->p.pl;
   float d[P * C0], t[P * C0];
@@ -85,7 +86,8 @@ static void input_transform(const rt_conv_geom *g, int64_t img, int64_t th, int6
         const int64_t ih = ih0 + i, iw = iw0 + j;
         float *dst = d + (i * 6 + j) * C0;
         if (ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_)
-          rt_load_f32(dst, g->xd, f16 ? DT_FLOAT16 : DT_FLOAT32, (plane + (size_t)(ih * g->w_ + iw)) * C0, C0);
+          rt_load_f32(dst, g->xd, f16 ? DT_FLOAT16 : DT_FLOAT32, (plane + (size_t)(ih * g->w_ + iw)) * C0,
+                      C0);
         else
           memset(dst, 0, C0 * sizeof(float));
       }
@@ -143,8 +145,8 @@ static void output_transform(const rt_conv_geom *g, int64_t img, int64_t th, int
 
 /* The portable GEMM: c[m][16] (+)= a[m][0..klen) x b[klen][16] (rows ldb
  * floats apart); = when first. */
-static void gemm16_acc(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb, float *c,
-                       int first) {
+static void gemm16_acc(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
+                       float *c, int first) {
   for (int64_t m = 0; m < mrows; m++) {
     float acc[C0];
     const float *am = a + (size_t)m * lda;
@@ -224,11 +226,13 @@ void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt,
 omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
                              const om_tensor *y) {
   if (p->kh != 3 || p->kw != 3 || p->sh != 1 || p->sw != 1 || p->dh != 1 || p->dw != 1)
-    return rt_chk_fail(c, "Winograd F(4x4,3x3) needs a 3x3 kernel, strides 1 and dilations 1 (kernel %dx%d, "
-                          "strides %d,%d, dilations %d,%d)",
+    return rt_chk_fail(c,
+                       "Winograd F(4x4,3x3) needs a 3x3 kernel, strides 1 and dilations 1 (kernel %dx%d, "
+                       "strides %d,%d, dilations %d,%d)",
                        p->kh, p->kw, p->sh, p->sw, p->dh, p->dw);
   const om_task *task = c->task;
-  int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15], c1 = rt_ceil_div(x->dims[1], C0);
+  int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15],
+          c1 = rt_ceil_div(x->dims[1], C0);
   if (tm < 1 || tn < 1 || tm > 65536 || tn > 65536 || tk < 1 || tk > c1)
     return rt_chk_fail(c, "Winograd tiles tile_m %lld, tile_n %lld, tile_k %lld (1..C1in %lld) out of range",
                        (long long)tm, (long long)tn, (long long)tk, (long long)c1);
@@ -242,9 +246,10 @@ omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_
               {"UB", pts * ((uint64_t)tk * C0 + 1) * C0 * 4, d->ub_bytes}};
   for (size_t i = 0; i < sizeof caps / sizeof *caps; i++)
     if (caps[i].need > caps[i].have)
-      return rt_chk_fail(c, "Winograd tile_m %lld, tile_k %lld with C1in %lld needs %llu bytes of %s, capacity %llu",
-                         (long long)tm, (long long)tk, (long long)c1, (unsigned long long)caps[i].need,
-                         caps[i].what, (unsigned long long)caps[i].have);
+      return rt_chk_fail(
+          c, "Winograd tile_m %lld, tile_k %lld with C1in %lld needs %llu bytes of %s, capacity %llu",
+          (long long)tm, (long long)tk, (long long)c1, (unsigned long long)caps[i].need, caps[i].what,
+          (unsigned long long)caps[i].have);
   uint64_t tiles = (uint64_t)x->dims[0] *
                    (uint64_t)rt_ceil_div(rt_ceil_div(y->dims[2], 4) * rt_ceil_div(y->dims[3], 4), tm) *
                    (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);

@@ -12,7 +12,8 @@
 /* dst's groups geometry, as conv_group.h dims. */
 static void pack_dims(const om_tensor *w, const om_tensor *dst, int64_t *dims) {
   if (dst->layout == LAYOUT_FRACTAL_Z_G) {
-    for (int i = 0; i < 5; i++) dims[i] = dst->dims[i];
+    for (int i = 0; i < 5; i++)
+      dims[i] = dst->dims[i];
   } else { /* FRACTAL_Z: one group */
     dims[0] = 1, dims[1] = w->dims[0], dims[2] = w->dims[1], dims[3] = w->dims[2], dims[4] = w->dims[3];
   }
@@ -28,7 +29,8 @@ void rt_wpack_run(const om_task *task, const rt_args *args, uint32_t block, rt_c
     convg_geom geo;
     pack_dims(w, dst, dims);
     if (convg_init(dims, &geo) == 0)
-      convg_pack_rows(&geo, args->data[0], (int)w->dtype, args->data[1], (int)dst->dtype, (int64_t)lo, (int64_t)hi);
+      convg_pack_rows(&geo, args->data[0], (int)w->dtype, args->data[1], (int)dst->dtype, (int64_t)lo,
+                      (int64_t)hi);
     return;
   }
   const int64_t c = w->dims[0], taps = w->dims[2] * w->dims[3];
@@ -54,22 +56,24 @@ omrt_status rt_wpack_check(const omrt_model *m, uint32_t i, const om_task *task)
   int64_t want[5];
   int rank = 4;
   if (lay == LAYOUT_FRACTAL_Z) {
-    for (int d = 0; d < 4; d++) want[d] = w->dims[d];
+    for (int d = 0; d < 4; d++)
+      want[d] = w->dims[d];
   } else if (lay == LAYOUT_NC1HWC0) {
     want[0] = 1, want[1] = w->dims[0], want[2] = w->dims[2], want[3] = w->dims[3];
-    if (w->dims[1] != 1) return rt_chk_fail(&c, "depthwise w dims[1] = %lld, expected 1", (long long)w->dims[1]);
+    if (w->dims[1] != 1)
+      return rt_chk_fail(&c, "depthwise w dims[1] = %lld, expected 1", (long long)w->dims[1]);
   } else {
     rank = 5;
     int64_t g = dst->dims[0];
     want[0] = g, want[1] = g > 0 ? w->dims[0] / g : 0, want[2] = w->dims[1], want[3] = w->dims[2];
     want[4] = w->dims[3];
-    if (g < 1 || w->dims[0] % g) return rt_chk_fail(&c, "dst groups %lld do not divide Cout %lld", (long long)g,
-                                                    (long long)w->dims[0]);
+    if (g < 1 || w->dims[0] % g)
+      return rt_chk_fail(&c, "dst groups %lld do not divide Cout %lld", (long long)g, (long long)w->dims[0]);
   }
   for (int d = 0; d < rank; d++)
     if (dst->dims[d] != want[d])
       return rt_chk_fail(&c, "dst dims[%d] = %lld, expected %lld for w [%lld, %lld, %lld, %lld]", d,
-                         (long long)dst->dims[d], (long long)want[d], (long long)w->dims[0], (long long)w->dims[1],
-                         (long long)w->dims[2], (long long)w->dims[3]);
+                         (long long)dst->dims[d], (long long)want[d], (long long)w->dims[0],
+                         (long long)w->dims[1], (long long)w->dims[2], (long long)w->dims[3]);
   return rt_chk_block_dim(&c, (uint64_t)rt_ceil_div(w->dims[0], C0) * C0, "padded output channel rows");
 }

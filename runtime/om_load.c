@@ -220,9 +220,8 @@ static omrt_status check_tensor(const omrt_model *m, const part_ref *p, uint32_t
   if (t->rank > MAX_RANK)
     return rt_error(OMRT_ERR_FORMAT, "%s: rank %u exceeds %d", where, t->rank, MAX_RANK);
   if (t->layout != LAYOUT_ND && t->rank != (t->layout == LAYOUT_FRACTAL_Z_G ? 5u : 4u))
-    return rt_error(OMRT_ERR_FORMAT, "%s: layout %s needs rank %d, has %u", where, layout_name((int)t->layout),
-                    t->layout == LAYOUT_FRACTAL_Z_G ? 5 : 4,
-                    t->rank);
+    return rt_error(OMRT_ERR_FORMAT, "%s: layout %s needs rank %d, has %u", where,
+                    layout_name((int)t->layout), t->layout == LAYOUT_FRACTAL_Z_G ? 5 : 4, t->rank);
   for (uint32_t k = 0; k < t->rank; k++)
     if (t->dims[k] < 0)
       return rt_error(OMRT_ERR_FORMAT, "%s: dim %u is negative (%lld)", where, k, (long long)t->dims[k]);
@@ -303,7 +302,8 @@ static omrt_status build_io(omrt_model *m, uint32_t k, int is_input) {
   desc->name = rt_string(m, t->name);
   desc->dtype = (int)t->dtype;
   desc->rank = (int)t->rank;
-  for (uint32_t j = 0; j < t->rank; j++) desc->dims[j] = t->dims[j];
+  for (uint32_t j = 0; j < t->rank; j++)
+    desc->dims[j] = t->dims[j];
   desc->bytes = (size_t)t->bytes;
   return OMRT_OK;
 }

@@ -38,12 +38,12 @@ struct omrt_model {
   uint64_t strings_bytes;
   const uint8_t *vprogs; /* the VPROGS partition (NULL when absent) */
   uint64_t vprogs_bytes;
-  void **task_aux; /* [ntasks]: prepare hooks' side data (NULL entries for other
-                      kinds; the array itself NULL when no task has any); free() each */
+  void **task_aux;                           /* [ntasks]: prepare hooks' side data (NULL entries for other
+                                                kinds; the array itself NULL when no task has any); free() each */
   const omrt_vprog_compiler *vprog_compiler; /* from the load options; NULL: none */
   void *vprog_native;                        /* its per-model state (vprog_compiler.h) */
-  omrt_tensor_desc *inputs, *outputs; /* malloc'd at load, names point into strings */
-  uint32_t threads;                   /* worker threads a context starts */
+  omrt_tensor_desc *inputs, *outputs;        /* malloc'd at load, names point into strings */
+  uint32_t threads;                          /* worker threads a context starts */
 };
 
 /* Per-AI-core scratch, sized from om_model_def at context creation; a kernel

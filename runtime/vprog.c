@@ -92,39 +92,71 @@ typedef struct vrule {
   uint8_t sig, set;
 } vrule;
 
-#define UN(set) {SIG_UNARY, set}
-#define BIN(set) {SIG_BINARY, set}
+#define UN(set)                                                                                              \
+  { SIG_UNARY, set }
+#define BIN(set)                                                                                             \
+  { SIG_BINARY, set }
 static const vrule rules[] = {
-    [VOP_LOAD] = {SIG_LOAD, SET_ANY},     [VOP_STORE] = {SIG_STORE, SET_ANY},
-    [VOP_CONST] = {SIG_CONST, SET_ANY},   [VOP_CAST] = {SIG_CAST, SET_ANY},
-    [VOP_NEG] = UN(SET_NUM),              [VOP_ABS] = UN(SET_NUM),
-    [VOP_SIGN] = UN(SET_NUM),             [VOP_NOT] = UN(SET_BOOL),
-    [VOP_BITNOT] = UN(SET_INT),           [VOP_EXP] = UN(SET_FLOAT),
-    [VOP_LOG] = UN(SET_FLOAT),            [VOP_SQRT] = UN(SET_FLOAT),
-    [VOP_RSQRT] = UN(SET_FLOAT),          [VOP_RECIP] = UN(SET_FLOAT),
-    [VOP_TANH] = UN(SET_FLOAT),           [VOP_SIGMOID] = UN(SET_FLOAT),
-    [VOP_ERF] = UN(SET_FLOAT),            [VOP_FLOOR] = UN(SET_FLOAT),
-    [VOP_CEIL] = UN(SET_FLOAT),           [VOP_ROUND] = UN(SET_FLOAT),
-    [VOP_SIN] = UN(SET_FLOAT),            [VOP_COS] = UN(SET_FLOAT),
-    [VOP_TAN] = UN(SET_FLOAT),            [VOP_ASIN] = UN(SET_FLOAT),
-    [VOP_ACOS] = UN(SET_FLOAT),           [VOP_ATAN] = UN(SET_FLOAT),
-    [VOP_SINH] = UN(SET_FLOAT),           [VOP_COSH] = UN(SET_FLOAT),
-    [VOP_ASINH] = UN(SET_FLOAT),          [VOP_ACOSH] = UN(SET_FLOAT),
-    [VOP_ATANH] = UN(SET_FLOAT),          [VOP_SOFTPLUS] = UN(SET_FLOAT),
-    [VOP_ISNAN] = {SIG_TEST, SET_FLOAT},  [VOP_ISINF] = {SIG_TEST, SET_FLOAT},
-    [VOP_ADD] = BIN(SET_NUM),             [VOP_SUB] = BIN(SET_NUM),
-    [VOP_MUL] = BIN(SET_NUM),             [VOP_DIV] = BIN(SET_NUM),
-    [VOP_MOD] = BIN(SET_NUM),             [VOP_FMOD] = BIN(SET_NUM),
-    [VOP_POW] = BIN(SET_NUM),             [VOP_MAX] = BIN(SET_NUM),
-    [VOP_MIN] = BIN(SET_NUM),             [VOP_AND] = BIN(SET_BOOL),
-    [VOP_OR] = BIN(SET_BOOL),             [VOP_XOR] = BIN(SET_BOOL),
-    [VOP_BITAND] = BIN(SET_INT),          [VOP_BITOR] = BIN(SET_INT),
-    [VOP_BITXOR] = BIN(SET_INT),          [VOP_SHL] = BIN(SET_INT),
-    [VOP_SHR] = BIN(SET_INT),             [VOP_EQ] = {SIG_CMP, SET_ANY},
-    [VOP_NE] = {SIG_CMP, SET_ANY},        [VOP_LT] = {SIG_CMP, SET_ANY},
-    [VOP_LE] = {SIG_CMP, SET_ANY},        [VOP_GT] = {SIG_CMP, SET_ANY},
-    [VOP_GE] = {SIG_CMP, SET_ANY},        [VOP_SELECT] = {SIG_SELECT, SET_ANY},
-    [VOP_CLAMP] = {SIG_TERNARY, SET_NUM}, [VOP_FMA] = {SIG_TERNARY, SET_NUM},
+    [VOP_LOAD] = {SIG_LOAD, SET_ANY},
+    [VOP_STORE] = {SIG_STORE, SET_ANY},
+    [VOP_CONST] = {SIG_CONST, SET_ANY},
+    [VOP_CAST] = {SIG_CAST, SET_ANY},
+    [VOP_NEG] = UN(SET_NUM),
+    [VOP_ABS] = UN(SET_NUM),
+    [VOP_SIGN] = UN(SET_NUM),
+    [VOP_NOT] = UN(SET_BOOL),
+    [VOP_BITNOT] = UN(SET_INT),
+    [VOP_EXP] = UN(SET_FLOAT),
+    [VOP_LOG] = UN(SET_FLOAT),
+    [VOP_SQRT] = UN(SET_FLOAT),
+    [VOP_RSQRT] = UN(SET_FLOAT),
+    [VOP_RECIP] = UN(SET_FLOAT),
+    [VOP_TANH] = UN(SET_FLOAT),
+    [VOP_SIGMOID] = UN(SET_FLOAT),
+    [VOP_ERF] = UN(SET_FLOAT),
+    [VOP_FLOOR] = UN(SET_FLOAT),
+    [VOP_CEIL] = UN(SET_FLOAT),
+    [VOP_ROUND] = UN(SET_FLOAT),
+    [VOP_SIN] = UN(SET_FLOAT),
+    [VOP_COS] = UN(SET_FLOAT),
+    [VOP_TAN] = UN(SET_FLOAT),
+    [VOP_ASIN] = UN(SET_FLOAT),
+    [VOP_ACOS] = UN(SET_FLOAT),
+    [VOP_ATAN] = UN(SET_FLOAT),
+    [VOP_SINH] = UN(SET_FLOAT),
+    [VOP_COSH] = UN(SET_FLOAT),
+    [VOP_ASINH] = UN(SET_FLOAT),
+    [VOP_ACOSH] = UN(SET_FLOAT),
+    [VOP_ATANH] = UN(SET_FLOAT),
+    [VOP_SOFTPLUS] = UN(SET_FLOAT),
+    [VOP_ISNAN] = {SIG_TEST, SET_FLOAT},
+    [VOP_ISINF] = {SIG_TEST, SET_FLOAT},
+    [VOP_ADD] = BIN(SET_NUM),
+    [VOP_SUB] = BIN(SET_NUM),
+    [VOP_MUL] = BIN(SET_NUM),
+    [VOP_DIV] = BIN(SET_NUM),
+    [VOP_MOD] = BIN(SET_NUM),
+    [VOP_FMOD] = BIN(SET_NUM),
+    [VOP_POW] = BIN(SET_NUM),
+    [VOP_MAX] = BIN(SET_NUM),
+    [VOP_MIN] = BIN(SET_NUM),
+    [VOP_AND] = BIN(SET_BOOL),
+    [VOP_OR] = BIN(SET_BOOL),
+    [VOP_XOR] = BIN(SET_BOOL),
+    [VOP_BITAND] = BIN(SET_INT),
+    [VOP_BITOR] = BIN(SET_INT),
+    [VOP_BITXOR] = BIN(SET_INT),
+    [VOP_SHL] = BIN(SET_INT),
+    [VOP_SHR] = BIN(SET_INT),
+    [VOP_EQ] = {SIG_CMP, SET_ANY},
+    [VOP_NE] = {SIG_CMP, SET_ANY},
+    [VOP_LT] = {SIG_CMP, SET_ANY},
+    [VOP_LE] = {SIG_CMP, SET_ANY},
+    [VOP_GT] = {SIG_CMP, SET_ANY},
+    [VOP_GE] = {SIG_CMP, SET_ANY},
+    [VOP_SELECT] = {SIG_SELECT, SET_ANY},
+    [VOP_CLAMP] = {SIG_TERNARY, SET_NUM},
+    [VOP_FMA] = {SIG_TERNARY, SET_NUM},
 };
 
 static vrule rule_of(int op) {
@@ -167,9 +199,13 @@ static const char *dt_str(int dt) {
 static int reads(const om_vinstr *in, uint16_t regs[3]) {
   switch (rule_of(in->op).sig) {
   case SIG_STORE: regs[0] = in->b; return 1;
-  case SIG_CAST: case SIG_UNARY: case SIG_TEST: regs[0] = in->a; return 1;
-  case SIG_BINARY: case SIG_CMP: regs[0] = in->a, regs[1] = in->b; return 2;
-  case SIG_SELECT: case SIG_TERNARY: regs[0] = in->a, regs[1] = in->b, regs[2] = in->c; return 3;
+  case SIG_CAST:
+  case SIG_UNARY:
+  case SIG_TEST: regs[0] = in->a; return 1;
+  case SIG_BINARY:
+  case SIG_CMP: regs[0] = in->a, regs[1] = in->b; return 2;
+  case SIG_SELECT:
+  case SIG_TERNARY: regs[0] = in->a, regs[1] = in->b, regs[2] = in->c; return 3;
   default: return 0;
   }
 }
@@ -206,7 +242,8 @@ static omrt_status vfail(const vctx *v, const char *fmt, ...) {
 }
 
 /* A failure of instruction k: "instr K (op.dtype): ...". */
-static omrt_status ifail(const vctx *v, uint32_t k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static omrt_status ifail(const vctx *v, uint32_t k, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static omrt_status ifail(const vctx *v, uint32_t k, const char *fmt, ...) {
   char msg[400];
   va_list ap;
@@ -226,22 +263,22 @@ static omrt_status check_header(vctx *v, const omrt_model *m, const om_task *tas
   if (!m->vprogs) return vfail(v, "the package has no VPROGS partition");
   if (v->off % 8) return vfail(v, "offset is not a multiple of 8");
   if ((uint64_t)v->off + sizeof(om_vprog) > size)
-    return vfail(v, "the 16-byte header lies outside the VPROGS partition (%llu bytes)", (unsigned long long)size);
+    return vfail(v, "the 16-byte header lies outside the VPROGS partition (%llu bytes)",
+                 (unsigned long long)size);
   const om_vprog *h = (const om_vprog *)(const void *)(m->vprogs + v->off);
   v->h = h;
   v->ins = (const om_vinstr *)(h + 1);
-  if (h->ninstrs > VPROG_MAX_INSTRS)
-    return vfail(v, "ninstrs %u exceeds %d", h->ninstrs, VPROG_MAX_INSTRS);
+  if (h->ninstrs > VPROG_MAX_INSTRS) return vfail(v, "ninstrs %u exceeds %d", h->ninstrs, VPROG_MAX_INSTRS);
   end = (uint64_t)v->off + sizeof(om_vprog) + (uint64_t)h->ninstrs * sizeof(om_vinstr);
   if (end > size)
-    return vfail(v, "truncated: %u instructions end at byte %llu of the %llu-byte VPROGS partition", h->ninstrs,
-                 (unsigned long long)end, (unsigned long long)size);
+    return vfail(v, "truncated: %u instructions end at byte %llu of the %llu-byte VPROGS partition",
+                 h->ninstrs, (unsigned long long)end, (unsigned long long)size);
   if (h->nregs > h->ninstrs)
     return vfail(v, "nregs %u exceeds ninstrs %u (each register is written by one instruction)", h->nregs,
                  h->ninstrs);
   if (h->noutputs < 1 || h->noutputs > VPROG_MAX_IO || h->ninputs > VPROG_MAX_IO)
-    return vfail(v, "%u inputs and %u outputs: expected 0..%d inputs and 1..%d outputs", h->ninputs, h->noutputs,
-                 VPROG_MAX_IO, VPROG_MAX_IO);
+    return vfail(v, "%u inputs and %u outputs: expected 0..%d inputs and 1..%d outputs", h->ninputs,
+                 h->noutputs, VPROG_MAX_IO, VPROG_MAX_IO);
   if ((uint32_t)h->ninputs + h->noutputs != task->ntensors)
     return vfail(v, "%u inputs + %u outputs, but the task has %u tensors", h->ninputs, h->noutputs,
                  task->ntensors);
@@ -250,8 +287,10 @@ static omrt_status check_header(vctx *v, const omrt_model *m, const om_task *tas
 
 /* "input 1" / "output 0" for tensor slot s. */
 static const char *slot_str(const vctx *v, uint32_t s, char *buf, size_t n) {
-  if (s < v->h->ninputs) snprintf(buf, n, "input %u '%s'", s, rt_string(v->c.m, v->t[s]->name));
-  else snprintf(buf, n, "output %u '%s'", s - v->h->ninputs, rt_string(v->c.m, v->t[s]->name));
+  if (s < v->h->ninputs)
+    snprintf(buf, n, "input %u '%s'", s, rt_string(v->c.m, v->t[s]->name));
+  else
+    snprintf(buf, n, "output %u '%s'", s - v->h->ninputs, rt_string(v->c.m, v->t[s]->name));
   return buf;
 }
 
@@ -261,7 +300,8 @@ static int physical_dims(const om_tensor *t, int64_t d[RT_VMAX_DIMS]) {
     d[0] = t->dims[0], d[1] = (t->dims[1] + C0 - 1) / C0, d[2] = t->dims[2], d[3] = t->dims[3], d[4] = C0;
     return 5;
   }
-  for (uint32_t k = 0; k < t->rank; k++) d[k] = t->dims[k];
+  for (uint32_t k = 0; k < t->rank; k++)
+    d[k] = t->dims[k];
   return (int)t->rank;
 }
 
@@ -287,13 +327,14 @@ static omrt_status check_tensors(vctx *v) {
                          layout_name((int)t->layout));
     if (t->layout != out0->layout)
       return rt_chk_fail(&v->c, "%s: layout %s differs from %s's %s (one layout per task)",
-                         slot_str(v, s, a, sizeof a), layout_name((int)t->layout), slot_str(v, nin, b, sizeof b),
-                         layout_name((int)out0->layout));
+                         slot_str(v, s, a, sizeof a), layout_name((int)t->layout),
+                         slot_str(v, nin, b, sizeof b), layout_name((int)out0->layout));
     if (s >= nin) {
       if (t->region == OM_REGION_WEIGHTS)
         return rt_chk_fail(&v->c, "%s: an output cannot be in the read-only WEIGHTS region",
                            slot_str(v, s, a, sizeof a));
-      omrt_status st = rt_chk_same_dims(&v->c, slot_str(v, s, a, sizeof a), t, slot_str(v, nin, b, sizeof b), out0);
+      omrt_status st =
+          rt_chk_same_dims(&v->c, slot_str(v, s, a, sizeof a), t, slot_str(v, nin, b, sizeof b), out0);
       if (st) return st;
       continue;
     }
@@ -301,12 +342,14 @@ static omrt_status check_tensors(vctx *v) {
     int64_t od[RT_VMAX_DIMS], id[RT_VMAX_DIMS];
     int ro = physical_dims(out0, od), ri = physical_dims(t, id);
     int bad = ri > ro || (t->layout == LAYOUT_NC1HWC0 && t->dims[1] != out0->dims[1]);
-    for (int k = 0; !bad && k < ri; k++) bad = id[k] != 1 && id[k] != od[ro - ri + k];
+    for (int k = 0; !bad && k < ri; k++)
+      bad = id[k] != 1 && id[k] != od[ro - ri + k];
     if (bad) {
       char dims[160];
       size_t len = 0;
       for (uint32_t k = 0; k < out0->rank && len < sizeof dims; k++)
-        len += (size_t)snprintf(dims + len, sizeof dims - len, "%s%lld", k ? ", " : "", (long long)out0->dims[k]);
+        len += (size_t)snprintf(dims + len, sizeof dims - len, "%s%lld", k ? ", " : "",
+                                (long long)out0->dims[k]);
       if (!out0->rank) snprintf(dims, sizeof dims, "scalar");
       len = 0;
       b[0] = '\0';
@@ -357,7 +400,8 @@ static omrt_status check_instr(vctx *v, uint32_t k, uint8_t *stored) {
   omrt_status s = OMRT_OK;
   switch (r.sig) {
   case SIG_LOAD:
-    if (in->a >= v->h->ninputs) return ifail(v, k, "input index %u, the program has %u inputs", in->a, v->h->ninputs);
+    if (in->a >= v->h->ninputs)
+      return ifail(v, k, "input index %u, the program has %u inputs", in->a, v->h->ninputs);
     if (in->dtype != v->t[in->a]->dtype)
       return ifail(v, k, "input %u '%s' is %s", in->a, rt_string(v->c.m, v->t[in->a]->name),
                    dt_str((int)v->t[in->a]->dtype));
@@ -382,7 +426,8 @@ static omrt_status check_instr(vctx *v, uint32_t k, uint8_t *stored) {
   case SIG_TEST:
     if ((s = operand(v, k, "a", in->a, &dta))) return s;
     if (!is_float(dta) || in->dtype != DT_BOOL)
-      return ifail(v, k, "operand a r%u is %s: expected a float operand and a bool result", in->a, dt_str(dta));
+      return ifail(v, k, "operand a r%u is %s: expected a float operand and a bool result", in->a,
+                   dt_str(dta));
     if (in->op == VOP_ISINF && (in->imm.i < 0 || in->imm.i > 3))
       return ifail(v, k, "imm %lld: expected 0..3 (bit 0 detects +inf, bit 1 -inf)", (long long)in->imm.i);
     break;
@@ -402,7 +447,8 @@ static omrt_status check_instr(vctx *v, uint32_t k, uint8_t *stored) {
     break;
   }
   if (s) return s;
-  if (in->dst >= v->h->nregs) return ifail(v, k, "destination r%u outside r0..r%d", in->dst, (int)v->h->nregs - 1);
+  if (in->dst >= v->h->nregs)
+    return ifail(v, k, "destination r%u outside r0..r%d", in->dst, (int)v->h->nregs - 1);
   if (v->s->rdt[in->dst]) return ifail(v, k, "destination r%u is written twice (not SSA)", in->dst);
   v->s->rdt[in->dst] = in->dtype;
   return OMRT_OK;
@@ -442,19 +488,23 @@ static void iteration_space(const vctx *v, rt_vplan *p) {
   for (int k = 0; k < ro; k++) {
     if (od[k] == 1) continue;
     int merge = nd > 0;
-    for (uint32_t j = 0; merge && j < p->ninputs; j++) merge = p->in[j].strides[nd - 1] == st[j][k] * od[k];
+    for (uint32_t j = 0; merge && j < p->ninputs; j++)
+      merge = p->in[j].strides[nd - 1] == st[j][k] * od[k];
     if (merge) {
       p->dims[nd - 1] *= od[k];
-      for (uint32_t j = 0; j < p->ninputs; j++) p->in[j].strides[nd - 1] = st[j][k];
+      for (uint32_t j = 0; j < p->ninputs; j++)
+        p->in[j].strides[nd - 1] = st[j][k];
     } else {
       p->dims[nd] = od[k];
-      for (uint32_t j = 0; j < p->ninputs; j++) p->in[j].strides[nd] = st[j][k];
+      for (uint32_t j = 0; j < p->ninputs; j++)
+        p->in[j].strides[nd] = st[j][k];
       nd++;
     }
   }
   if (nd == 0) { /* a single element */
     p->dims[0] = 1;
-    for (uint32_t j = 0; j < p->ninputs; j++) p->in[j].strides[0] = 0;
+    for (uint32_t j = 0; j < p->ninputs; j++)
+      p->in[j].strides[0] = 0;
     nd = 1;
   }
   p->ndims = nd;
@@ -480,13 +530,15 @@ static uint32_t schedule(const vctx *v, uint32_t *nslots) {
   memset(s->needed, 0, sizeof s->needed);
   for (uint32_t k = n; k-- > 0;) {
     if (writes(&ins[k]) && !s->needed[ins[k].dst]) continue;
-    for (int j = reads(&ins[k], regs); j-- > 0;) s->needed[regs[j]] = 1;
+    for (int j = reads(&ins[k], regs); j-- > 0;)
+      s->needed[regs[j]] = 1;
   }
   for (int pass = 0; pass < 2; pass++) /* non-STOREs, then STOREs */
     for (uint32_t k = 0; k < n; k++)
       if (writes(&ins[k]) ? pass == 0 && s->needed[ins[k].dst] : pass == 1) s->order[nsteps++] = (uint16_t)k;
   for (uint32_t j = 0; j < nsteps; j++)
-    for (int q = reads(&ins[s->order[j]], regs); q-- > 0;) s->last[regs[q]] = (int32_t)j;
+    for (int q = reads(&ins[s->order[j]], regs); q-- > 0;)
+      s->last[regs[q]] = (int32_t)j;
   *nslots = 0;
   for (uint32_t j = 0; j < nsteps; j++) {
     const om_vinstr *in = &ins[s->order[j]];
@@ -494,7 +546,8 @@ static uint32_t schedule(const vctx *v, uint32_t *nslots) {
     int nr = reads(in, regs);
     for (int q = 0; q < nr; q++) {
       int dup = 0;
-      for (int e = 0; e < q; e++) dup |= regs[e] == regs[q];
+      for (int e = 0; e < q; e++)
+        dup |= regs[e] == regs[q];
       if (!dup && s->last[regs[q]] == (int32_t)j) s->free_slots[nfree++] = s->slot[regs[q]];
     }
   }
@@ -525,8 +578,10 @@ static omrt_status fill_steps(const vctx *v, rt_vplan *p) {
     if (r.sig == SIG_LOAD || r.sig == SIG_STORE) {
       st->kind = r.sig == SIG_LOAD ? RT_VSTEP_LOAD : RT_VSTEP_STORE;
       st->io = in->a;
-      if (r.sig == SIG_LOAD) st->d = s->slot[in->dst] * slot_bytes;
-      else st->a = s->slot[in->b] * slot_bytes;
+      if (r.sig == SIG_LOAD)
+        st->d = s->slot[in->dst] * slot_bytes;
+      else
+        st->a = s->slot[in->b] * slot_bytes;
       continue;
     }
     uint16_t regs[3] = {0, 0, 0};
@@ -554,16 +609,19 @@ static omrt_status build(const omrt_model *m, uint32_t i, const om_task *task, c
   vctx v = {.c = {m, i, task, kind}, .off = (uint32_t)task->params[0]};
   omrt_status s;
   if ((s = check_header(&v, m, task)) || (s = check_tensors(&v))) return s;
-  if (!(v.s = calloc(1, sizeof *v.s))) return rt_error(OMRT_ERR_NOMEM, "om load: out of memory verifying a program");
+  if (!(v.s = calloc(1, sizeof *v.s)))
+    return rt_error(OMRT_ERR_NOMEM, "om load: out of memory verifying a program");
   rt_vplan *p = NULL;
   uint64_t total = rt_physical_elements(v.t[v.h->ninputs]), tiles = (total + RT_VTILE - 1) / RT_VTILE;
   uint32_t nslots = 0, nsteps = 0, lanes = RT_VTILE;
-  if ((s = check_program(&v)) || (s = rt_chk_block_dim(&v.c, tiles, "256-element tiles of the outputs"))) goto out;
+  if ((s = check_program(&v)) || (s = rt_chk_block_dim(&v.c, tiles, "256-element tiles of the outputs")))
+    goto out;
   nsteps = schedule(&v, &nslots);
-  while (lanes > RT_VMIN_LANES && (uint64_t)nslots * lanes * 8 > m->def->ub_bytes) lanes /= 2;
+  while (lanes > RT_VMIN_LANES && (uint64_t)nslots * lanes * 8 > m->def->ub_bytes)
+    lanes /= 2;
   if ((uint64_t)nslots * lanes * 8 > m->def->ub_bytes) {
-    s = vfail(&v, "%u registers live at once need %u x %d lanes x 8 bytes of UB; ub_bytes is %u", nslots, nslots,
-              RT_VMIN_LANES, m->def->ub_bytes);
+    s = vfail(&v, "%u registers live at once need %u x %d lanes x 8 bytes of UB; ub_bytes is %u", nslots,
+              nslots, RT_VMIN_LANES, m->def->ub_bytes);
     goto out;
   }
   if (!(p = calloc(1, sizeof *p + nsteps * sizeof(rt_vstep)))) {
@@ -577,7 +635,8 @@ static omrt_status build(const omrt_model *m, uint32_t i, const om_task *task, c
   p->ninputs = v.h->ninputs;
   p->noutputs = v.h->noutputs;
   p->nsteps = nsteps;
-  for (uint32_t o = 0; o < p->noutputs; o++) p->out_dtype[o] = v.t[p->ninputs + o]->dtype;
+  for (uint32_t o = 0; o < p->noutputs; o++)
+    p->out_dtype[o] = v.t[p->ninputs + o]->dtype;
   iteration_space(&v, p);
   if ((s = fill_steps(&v, p))) goto out;
   *plan_out = p;

@@ -82,36 +82,38 @@ static inline int64_t vi_pow(int64_t a, int64_t e) {
 
 #define SLOT(T, off) ((T *)(void *)(ub + (off)))
 
-#define LANES1(name, TA, TD, EXPR)                                                                 \
-  static void name(const rt_vstep *s, uint8_t *ub, uint32_t n) {                                   \
-    const TA *restrict A = SLOT(const TA, s->a);                                                   \
-    TD *restrict D = SLOT(TD, s->d);                                                               \
-    (void)s;                                                                                       \
-    for (uint32_t i = 0; i < n; i++) {                                                             \
-      TA a = A[i];                                                                                 \
-      D[i] = (TD)(EXPR);                                                                           \
-    }                                                                                              \
+#define LANES1(name, TA, TD, EXPR)                                                                           \
+  static void name(const rt_vstep *s, uint8_t *ub, uint32_t n) {                                             \
+    const TA *restrict A = SLOT(const TA, s->a);                                                             \
+    TD *restrict D = SLOT(TD, s->d);                                                                         \
+    (void)s;                                                                                                 \
+    for (uint32_t i = 0; i < n; i++) {                                                                       \
+      TA a = A[i];                                                                                           \
+      D[i] = (TD)(EXPR);                                                                                     \
+    }                                                                                                        \
   }
-#define LANES2(name, TA, TD, EXPR)                                                                 \
-  static void name(const rt_vstep *s, uint8_t *ub, uint32_t n) {                                   \
-    const TA *restrict A = SLOT(const TA, s->a), *restrict B = SLOT(const TA, s->b);               \
-    TD *restrict D = SLOT(TD, s->d);                                                               \
-    for (uint32_t i = 0; i < n; i++) {                                                             \
-      TA a = A[i], b = B[i];                                                                       \
-      D[i] = (TD)(EXPR);                                                                           \
-    }                                                                                              \
+#define LANES2(name, TA, TD, EXPR)                                                                           \
+  static void name(const rt_vstep *s, uint8_t *ub, uint32_t n) {                                             \
+    const TA *restrict A = SLOT(const TA, s->a), *restrict B = SLOT(const TA, s->b);                         \
+    TD *restrict D = SLOT(TD, s->d);                                                                         \
+    for (uint32_t i = 0; i < n; i++) {                                                                       \
+      TA a = A[i], b = B[i];                                                                                 \
+      D[i] = (TD)(EXPR);                                                                                     \
+    }                                                                                                        \
   }
-#define LANES3(name, TA, TD, EXPR)                                                                 \
-  static void name(const rt_vstep *s, uint8_t *ub, uint32_t n) {                                   \
-    const TA *restrict A = SLOT(const TA, s->a), *restrict B = SLOT(const TA, s->b);               \
-    const TA *restrict C = SLOT(const TA, s->c);                                                   \
-    TD *restrict D = SLOT(TD, s->d);                                                               \
-    for (uint32_t i = 0; i < n; i++) {                                                             \
-      TA a = A[i], b = B[i], c = C[i];                                                             \
-      D[i] = (TD)(EXPR);                                                                           \
-    }                                                                                              \
+#define LANES3(name, TA, TD, EXPR)                                                                           \
+  static void name(const rt_vstep *s, uint8_t *ub, uint32_t n) {                                             \
+    const TA *restrict A = SLOT(const TA, s->a), *restrict B = SLOT(const TA, s->b);                         \
+    const TA *restrict C = SLOT(const TA, s->c);                                                             \
+    TD *restrict D = SLOT(TD, s->d);                                                                         \
+    for (uint32_t i = 0; i < n; i++) {                                                                       \
+      TA a = A[i], b = B[i], c = C[i];                                                                       \
+      D[i] = (TD)(EXPR);                                                                                     \
+    }                                                                                                        \
   }
 
+/* The lane functions below are macro rows, several to a line. */
+/* clang-format off */
 /* Float lanes (f32 and f16 registers). */
 #define F1(op, EXPR) LANES1(f_##op, float, float, EXPR)
 #define F2(op, EXPR) LANES2(f_##op, float, float, EXPR)
@@ -241,17 +243,32 @@ LANES1(cast_d_h, double, float, rt_h2f(rt_d2h(a))) /* f64 -> f16 in one rounding
   LANES1(cast_##src##_u16, TA, uint64_t, vd_satu(a, UINT16_MAX))                                   \
   LANES1(cast_##src##_u8, TA, uint64_t, vd_satu(a, UINT8_MAX))
 CAST_TO_INT(f, float) CAST_TO_INT(d, double)
+    /* clang-format on */
 
-/* ---- choosing a lane function ---- */
+    /* ---- choosing a lane function ---- */
 
-typedef enum lane_kind { LK_F, LK_D, LK_S, LK_U, LK_B, LK_BAD } lane_kind;
+    typedef enum lane_kind {
+      LK_F,
+      LK_D,
+      LK_S,
+      LK_U,
+      LK_B,
+      LK_BAD
+    } lane_kind;
 
 static lane_kind lane_of(int dt) {
   switch (dt) {
-  case DT_FLOAT32: case DT_FLOAT16: return LK_F;
+  case DT_FLOAT32:
+  case DT_FLOAT16: return LK_F;
   case DT_DOUBLE: return LK_D;
-  case DT_INT64: case DT_INT32: case DT_INT16: case DT_INT8: return LK_S;
-  case DT_UINT64: case DT_UINT32: case DT_UINT16: case DT_UINT8: return LK_U;
+  case DT_INT64:
+  case DT_INT32:
+  case DT_INT16:
+  case DT_INT8: return LK_S;
+  case DT_UINT64:
+  case DT_UINT32:
+  case DT_UINT16:
+  case DT_UINT8: return LK_U;
   case DT_BOOL: return LK_B;
   default: return LK_BAD;
   }
@@ -392,12 +409,13 @@ static size_t lane_bytes(uint32_t dt) {
   return dt == DT_FLOAT16 || dt == DT_FLOAT32 ? 4 : dt == DT_BOOL ? 1 : 8;
 }
 
-#define WIDEN(TS, TD)                                                                              \
-  {                                                                                                \
-    const TS *restrict s = (const TS *)src + at;                                                   \
-    TD *restrict d = dst;                                                                          \
-    for (uint32_t i = 0; i < n; i++) d[i] = s[i];                                                  \
-  }                                                                                                \
+#define WIDEN(TS, TD)                                                                                        \
+  {                                                                                                          \
+    const TS *restrict s = (const TS *)src + at;                                                             \
+    TD *restrict d = dst;                                                                                    \
+    for (uint32_t i = 0; i < n; i++)                                                                         \
+      d[i] = s[i];                                                                                           \
+  }                                                                                                          \
   return;
 
 /* n stored elements from src[at..] into lanes (integers sign- or zero-extended to 64 bits). */
@@ -406,14 +424,18 @@ static void load_run(uint32_t dt, const void *src, uint64_t at, void *dst, uint3
   case DT_FLOAT16: {
     const uint16_t *restrict s = (const uint16_t *)src + at;
     float *restrict d = dst;
-    if (rt_cpu()->h2f) rt_cpu()->h2f(d, s, n);
-    else for (uint32_t i = 0; i < n; i++) d[i] = rt_h2f(rt_h_quiet(s[i]));
+    if (rt_cpu()->h2f)
+      rt_cpu()->h2f(d, s, n);
+    else
+      for (uint32_t i = 0; i < n; i++)
+        d[i] = rt_h2f(rt_h_quiet(s[i]));
     return;
   }
   case DT_BOOL: {
     const uint8_t *restrict s = (const uint8_t *)src + at;
     uint8_t *restrict d = dst;
-    for (uint32_t i = 0; i < n; i++) d[i] = s[i] != 0;
+    for (uint32_t i = 0; i < n; i++)
+      d[i] = s[i] != 0;
     return;
   }
   case DT_INT32: WIDEN(int32_t, int64_t)
@@ -435,12 +457,14 @@ static void fill_run(uint32_t dt, const void *src, uint64_t at, void *dst, uint3
   switch (lane_bytes(dt)) {
   case 8: {
     int64_t *d = dst;
-    for (uint32_t i = 1; i < n; i++) d[i] = d[0];
+    for (uint32_t i = 1; i < n; i++)
+      d[i] = d[0];
     return;
   }
   case 4: {
     uint32_t *d = dst;
-    for (uint32_t i = 1; i < n; i++) d[i] = d[0];
+    for (uint32_t i = 1; i < n; i++)
+      d[i] = d[0];
     return;
   }
   default: memset((uint8_t *)dst + 1, *(uint8_t *)dst, n - 1);
@@ -466,8 +490,10 @@ static void gather(const rt_vplan *p, const rt_vinput *in, const void *src, uint
   for (uint32_t done = 0; done < n;) {
     uint64_t left = (uint64_t)(p->dims[last] - idx[last]);
     uint32_t run = n - done < left ? n - done : (uint32_t)left;
-    if (in->strides[last]) load_run(in->dtype, src, (uint64_t)off, dst + done * lb, run);
-    else fill_run(in->dtype, src, (uint64_t)off, dst + done * lb, run);
+    if (in->strides[last])
+      load_run(in->dtype, src, (uint64_t)off, dst + done * lb, run);
+    else
+      fill_run(in->dtype, src, (uint64_t)off, dst + done * lb, run);
     done += run;
     idx[last] += run;
     off += (int64_t)run * in->strides[last];
@@ -487,12 +513,13 @@ static void zero_padding(const rt_vplan *p, size_t es, void *out, uint64_t e, ui
       memset((uint8_t *)out + (g + p->pad_from) * es, 0, (C0 - p->pad_from) * es);
 }
 
-#define NARROW(TD)                                                                                 \
-  {                                                                                                \
-    const uint64_t *restrict s = (const uint64_t *)(const void *)lanes;                            \
-    TD *restrict d = (TD *)out + e;                                                                \
-    for (uint32_t i = 0; i < n; i++) d[i] = (TD)s[i];                                              \
-  }                                                                                                \
+#define NARROW(TD)                                                                                           \
+  {                                                                                                          \
+    const uint64_t *restrict s = (const uint64_t *)(const void *)lanes;                                      \
+    TD *restrict d = (TD *)out + e;                                                                          \
+    for (uint32_t i = 0; i < n; i++)                                                                         \
+      d[i] = (TD)s[i];                                                                                       \
+  }                                                                                                          \
   break;
 
 /* Lanes into output elements [e, e + n), then NC1HWC0 padding lanes to 0. */
@@ -502,31 +529,41 @@ static void store(const rt_vplan *p, uint32_t dt, void *out, uint64_t e, uint32_
   case DT_FLOAT16: {
     const float *restrict s = (const float *)(const void *)lanes;
     uint16_t *restrict d = (uint16_t *)out + e;
-    if (rt_cpu()->f2h) rt_cpu()->f2h(d, s, n);
-    else for (uint32_t i = 0; i < n; i++) d[i] = rt_f2h(s[i]);
+    if (rt_cpu()->f2h)
+      rt_cpu()->f2h(d, s, n);
+    else
+      for (uint32_t i = 0; i < n; i++)
+        d[i] = rt_f2h(s[i]);
     break;
   }
-  case DT_INT32: case DT_UINT32: NARROW(uint32_t)
-  case DT_INT16: case DT_UINT16: NARROW(uint16_t)
-  case DT_INT8: case DT_UINT8: NARROW(uint8_t)
+  case DT_INT32:
+  case DT_UINT32: NARROW(uint32_t)
+  case DT_INT16:
+  case DT_UINT16: NARROW(uint16_t)
+  case DT_INT8:
+  case DT_UINT8: NARROW(uint8_t)
   default: memcpy((uint8_t *)out + e * es, lanes, n * es); /* f32, f64, i64, u64, bool */
   }
   if (p->pad_from) zero_padding(p, es, out, e, n);
 }
 
 /* A step's post-pass (rt_vprog_post): f16 rounding or wrapping to a narrow integer. */
-#define WRAP(T, LT)                                                                                \
-  {                                                                                                \
-    LT *restrict x = (LT *)(void *)d;                                                              \
-    for (uint32_t i = 0; i < n; i++) x[i] = (T)x[i];                                               \
-  }                                                                                                \
+#define WRAP(T, LT)                                                                                          \
+  {                                                                                                          \
+    LT *restrict x = (LT *)(void *)d;                                                                        \
+    for (uint32_t i = 0; i < n; i++)                                                                         \
+      x[i] = (T)x[i];                                                                                        \
+  }                                                                                                          \
   return;
 static void fix_lanes(int post, uint8_t *d, uint32_t n) {
   switch (post) {
   case RT_VPOST_F16: {
     float *restrict x = (float *)(void *)d;
-    if (rt_cpu()->round16) rt_cpu()->round16(x, n);
-    else for (uint32_t i = 0; i < n; i++) x[i] = rt_h2f(rt_f2h(x[i]));
+    if (rt_cpu()->round16)
+      rt_cpu()->round16(x, n);
+    else
+      for (uint32_t i = 0; i < n; i++)
+        x[i] = rt_h2f(rt_f2h(x[i]));
     return;
   }
   case RT_VPOST_S32: WRAP(int32_t, int64_t)
@@ -566,19 +603,24 @@ static void run_native(const rt_vplan *p, void *const *data, uint64_t e, uint64_
       int64_t off = (int64_t)e;
       if (t < nin) {
         off = 0;
-        for (uint32_t k = 0; k <= last; k++) off += (int64_t)idx[k] * p->in[t].strides[k];
+        for (uint32_t k = 0; k <= last; k++)
+          off += (int64_t)idx[k] * p->in[t].strides[k];
       }
       ptr[t] = (uint8_t *)data[t] + (size_t)off * es[t];
     }
     p->native(ptr, outer, rows, cols);
     e += rows * cols;
-    if (rows > 1) idx[last - 1] += rows;
-    else idx[last] += cols;
+    if (rows > 1)
+      idx[last - 1] += rows;
+    else
+      idx[last] += cols;
     if (last > 0 && idx[last] == (uint64_t)p->dims[last]) idx[last] = 0, idx[last - 1]++;
-    for (uint32_t k = last; k-- > 1 && idx[k] == (uint64_t)p->dims[k];) idx[k] = 0, idx[k - 1]++;
+    for (uint32_t k = last; k-- > 1 && idx[k] == (uint64_t)p->dims[k];)
+      idx[k] = 0, idx[k - 1]++;
   }
   if (p->pad_from)
-    for (uint32_t o = 0; o < p->noutputs; o++) zero_padding(p, es[nin + o], data[nin + o], start, end - start);
+    for (uint32_t o = 0; o < p->noutputs; o++)
+      zero_padding(p, es[nin + o], data[nin + o], start, end - start);
 }
 
 void rt_vprog_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
@@ -600,9 +642,7 @@ void rt_vplan_exec(const rt_vplan *p, void *const *data, uint64_t start, uint64_
       const rt_vstep *s = &p->steps[k];
       switch (s->kind) {
       case RT_VSTEP_LOAD: gather(p, &p->in[s->io], data[s->io], e, n, ub + s->d); break;
-      case RT_VSTEP_STORE:
-        store(p, p->out_dtype[s->io], data[p->ninputs + s->io], e, n, ub + s->a);
-        break;
+      case RT_VSTEP_STORE: store(p, p->out_dtype[s->io], data[p->ninputs + s->io], e, n, ub + s->a); break;
       default:
         s->fn(s, ub, n);
         if (s->post) fix_lanes(s->post, ub + s->d, n);

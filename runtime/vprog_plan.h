@@ -62,9 +62,13 @@ typedef union rt_vimm {
 /* What a lane step does to its destination after fn (rt_vprog_post). */
 typedef enum rt_vpost {
   RT_VPOST_NONE = 0,
-  RT_VPOST_F16,                            /* round float lanes to f16 */
-  RT_VPOST_S32, RT_VPOST_S16, RT_VPOST_S8, /* wrap int64 lanes to the width, sign-extended */
-  RT_VPOST_U32, RT_VPOST_U16, RT_VPOST_U8, /* wrap uint64 lanes to the width, zero-extended */
+  RT_VPOST_F16, /* round float lanes to f16 */
+  RT_VPOST_S32,
+  RT_VPOST_S16,
+  RT_VPOST_S8, /* wrap int64 lanes to the width, sign-extended */
+  RT_VPOST_U32,
+  RT_VPOST_U16,
+  RT_VPOST_U8, /* wrap uint64 lanes to the width, zero-extended */
 } rt_vpost;
 
 struct rt_vstep {
@@ -92,13 +96,13 @@ typedef struct rt_vinput {
 typedef void (*rt_vnative_fn)(void *const *ptr, const int64_t *outer, uint64_t rows, uint64_t cols);
 
 typedef struct rt_vplan {
-  uint32_t prog;                 /* byte offset of the program in the VPROGS partition */
-  uint64_t total;                /* physical elements of each output */
-  uint64_t tiles;                /* ceil(total / RT_VTILE): the block unit */
-  uint32_t lanes;                /* elements per pass over the steps */
+  uint32_t prog;  /* byte offset of the program in the VPROGS partition */
+  uint64_t total; /* physical elements of each output */
+  uint64_t tiles; /* ceil(total / RT_VTILE): the block unit */
+  uint32_t lanes; /* elements per pass over the steps */
   uint32_t ninputs, noutputs;
-  uint32_t ndims;                /* >= 1 */
-  int64_t dims[RT_VMAX_DIMS];    /* the merged iteration space, outermost first */
+  uint32_t ndims;             /* >= 1 */
+  int64_t dims[RT_VMAX_DIMS]; /* the merged iteration space, outermost first */
   rt_vinput in[VPROG_MAX_IO];
   uint32_t out_dtype[VPROG_MAX_IO];
   /* NC1HWC0 outputs whose C is not a multiple of 16: in the last channel
@@ -106,7 +110,7 @@ typedef struct rt_vplan {
    * pad_from == 0: no padding. */
   uint32_t pad_from;
   uint64_t pad_hw16, pad_c1s; /* H*W*16 elements per channel block; C1 */
-  rt_vnative_fn native;        /* set at load by a vprog compiler; NULL: interpret */
+  rt_vnative_fn native;       /* set at load by a vprog compiler; NULL: interpret */
   uint32_t nsteps;
   rt_vstep steps[];
 } rt_vplan;

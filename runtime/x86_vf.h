@@ -16,7 +16,8 @@
 #define VF_INLINE AVX512_INLINE
 #define VF_PS(op) _mm512_##op##_ps /* the intrinsic of this width */
 typedef __m512 vf;
-/* Lanes of an f16 (f16 != 0) or f32 array from element `at`, as f32; and the store, f16 rounded to nearest even. */
+/* Lanes of an f16 (f16 != 0) or f32 array from element `at`, as f32; and the store, f16 rounded to nearest
+ * even. */
 VF_INLINE vf vf_ldh(const void *p, int f16, size_t at) { return ld16h(p, f16, at); }
 VF_INLINE void vf_sth(void *p, int f16, size_t at, vf v) { st16h(p, f16, at, v); }
 #elif VF_LANES == 8

@@ -23,7 +23,8 @@ typedef struct soc_field {
   int size;      /* 4 = int/uint32, 8 = double */
 } soc_field;
 
-#define F(key, lo, hi, field) {key, lo, hi, 0, 0, offsetof(soc_info, field), sizeof(((soc_info *)0)->field)}
+#define F(key, lo, hi, field)                                                                                \
+  { key, lo, hi, 0, 0, offsetof(soc_info, field), sizeof(((soc_info *)0)->field) }
 static const soc_field fields[] = {
     {"name", 0, 0, 1, 0, offsetof(soc_info, name), 0},
     F("ai_cores", 1, 1024, ai_cores),
@@ -55,15 +56,15 @@ static status set_field(soc_info *out, const soc_field *f, const char *text, con
   if (f->is_float) {
     double v = strtod(text, &end);
     if (errno || *end || end == text || v < f->min || v > f->max)
-      return diag_set(d, ST_ERR_INVALID, "%s:%d: %s must be a number in [%lld, %lld], got '%s'", path,
-                      line, f->key, f->min, f->max, text);
+      return diag_set(d, ST_ERR_INVALID, "%s:%d: %s must be a number in [%lld, %lld], got '%s'", path, line,
+                      f->key, f->min, f->max, text);
     *(double *)((char *)out + f->offset) = v;
     return ST_OK;
   }
   long long v = strtoll(text, &end, 10);
   if (errno || *end || end == text || v < f->min || v > f->max)
-    return diag_set(d, ST_ERR_INVALID, "%s:%d: %s must be an integer in [%lld, %lld], got '%s'", path,
-                    line, f->key, f->min, f->max, text);
+    return diag_set(d, ST_ERR_INVALID, "%s:%d: %s must be an integer in [%lld, %lld], got '%s'", path, line,
+                    f->key, f->min, f->max, text);
   if (f->size == sizeof(int)) *(int *)((char *)out + f->offset) = (int)v;
   return ST_OK;
 }
@@ -124,9 +125,12 @@ status soc_load_file(const char *path, soc_info *out, diag *d) {
         char full[160];
         snprintf(full, sizeof full, "%s%s%s", section, *section ? "." : "", key);
         int i = 0;
-        while (i < NFIELDS && strcmp(fields[i].key, full) != 0) i++;
-        if (i == NFIELDS) st = diag_set(d, ST_ERR_INVALID, "%s:%d: unknown key '%s'", path, line, full);
-        else if (seen[i]) st = diag_set(d, ST_ERR_INVALID, "%s:%d: key '%s' given twice", path, line, full);
+        while (i < NFIELDS && strcmp(fields[i].key, full) != 0)
+          i++;
+        if (i == NFIELDS)
+          st = diag_set(d, ST_ERR_INVALID, "%s:%d: unknown key '%s'", path, line, full);
+        else if (seen[i])
+          st = diag_set(d, ST_ERR_INVALID, "%s:%d: key '%s' given twice", path, line, full);
         else {
           seen[i] = 1;
           st = set_field(out, &fields[i], text, path, line, d);
@@ -186,12 +190,12 @@ status soc_load(const char *name, soc_info *out, diag *d) {
     while (dir && (e = readdir(dir)) != NULL) {
       size_t n = strlen(e->d_name);
       if (n > 5 && strcmp(e->d_name + n - 5, ".yaml") == 0 && len + n < sizeof avail - 8)
-        len += (size_t)snprintf(avail + len, sizeof avail - len, "%s%.*s", len ? ", " : "",
-                                (int)(n - 5), e->d_name);
+        len += (size_t)snprintf(avail + len, sizeof avail - len, "%s%.*s", len ? ", " : "", (int)(n - 5),
+                                e->d_name);
     }
     if (dir) closedir(dir);
     if (len) break; /* the first directory that has SoC files is the one used */
   }
-  return diag_set(d, ST_ERR_INVALID, "--soc_version '%s': no SoC file %s.yaml (available: %s)", name,
-                  name, len ? avail : "none found; set ATC_SOC_DIR");
+  return diag_set(d, ST_ERR_INVALID, "--soc_version '%s': no SoC file %s.yaml (available: %s)", name, name,
+                  len ? avail : "none found; set ATC_SOC_DIR");
 }

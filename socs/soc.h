@@ -16,8 +16,8 @@
 
 typedef struct soc_info {
   char name[64];
-  int ai_cores;               /* 1..1024 */
-  int cube_m, cube_n, cube_k; /* 16 each on every Da Vinci core */
+  int ai_cores;                                                 /* 1..1024 */
+  int cube_m, cube_n, cube_k;                                   /* 16 each on every Da Vinci core */
   uint32_t l1_bytes, l0a_bytes, l0b_bytes, l0c_bytes, ub_bytes; /* per AI core */
   uint32_t vector_bytes;
   double clock_mhz;

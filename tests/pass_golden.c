@@ -59,9 +59,11 @@ static int directive(const char *text, const char *key, char *out, size_t cap) {
   const char *p = strstr(text, key);
   if (!p || (p != text && p[-1] != '\n')) return 0;
   p += strlen(key);
-  while (*p == ' ' || *p == '\t') p++;
+  while (*p == ' ' || *p == '\t')
+    p++;
   size_t n = strcspn(p, "\r\n");
-  while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t')) n--;
+  while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+    n--;
   if (n >= cap) n = cap - 1;
   memcpy(out, p, n);
   out[n] = '\0';
@@ -91,7 +93,8 @@ static int load(test *t) {
   directive(t->text, "# ERROR:", t->error, sizeof t->error);
   directive(t->text, "# OPTIONS:", t->options, sizeof t->options);
   const char *c = strstr(t->text, "# CHECK:");
-  while (c && c != t->text && c[-1] != '\n') c = strstr(c + 1, "# CHECK:");
+  while (c && c != t->text && c[-1] != '\n')
+    c = strstr(c + 1, "# CHECK:");
   t->has_check = c != NULL;
   t->check_line = c ? (size_t)(c - t->text) : size;
   t->check_at = size;
@@ -243,7 +246,8 @@ static void report_mismatch(const char *path, const char *want, const char *got)
     if (*w == '\n') line++;
     w++, g++;
   }
-  while (w > want && w[-1] != '\n') w--, g--;
+  while (w > want && w[-1] != '\n')
+    w--, g--;
   fprintf(stderr, "--- first difference, line %d:\n-%.*s\n+%.*s\n", line, (int)strcspn(w, "\n"), w,
           (int)strcspn(g, "\n"), g);
 }
@@ -302,7 +306,8 @@ int main(int argc, char **argv) {
     } else if (getenv("PASS_GOLDEN_UPDATE") && strcmp(getenv("PASS_GOLDEN_UPDATE"), "1") == 0) {
       rc = update(&t, got);
     } else if (!t.has_check) {
-      fprintf(stderr, "%s: no '# CHECK:' section (PASS_GOLDEN_UPDATE=1 writes one); actual:\n%s", t.path, got);
+      fprintf(stderr, "%s: no '# CHECK:' section (PASS_GOLDEN_UPDATE=1 writes one); actual:\n%s", t.path,
+              got);
       rc = 1;
     } else if (strcmp(want, got) != 0) {
       report_mismatch(t.path, want, got);

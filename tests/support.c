@@ -44,11 +44,20 @@ const char *test_tmpdir(const char *name) {
 void *test_read_file(const char *path, size_t *size_out) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) != 0) { fclose(f); return NULL; }
+  if (fseek(f, 0, SEEK_END) != 0) {
+    fclose(f);
+    return NULL;
+  }
   long n = ftell(f);
-  if (n < 0 || fseek(f, 0, SEEK_SET) != 0) { fclose(f); return NULL; }
+  if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    fclose(f);
+    return NULL;
+  }
   void *p = malloc((size_t)n + 1);
-  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) { free(p); p = NULL; }
+  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+    free(p);
+    p = NULL;
+  }
   fclose(f);
   if (p && size_out) *size_out = (size_t)n;
   return p;
@@ -80,6 +89,9 @@ int test_run(const char *cmd, char **out) {
   }
   if (buf) buf[len] = '\0';
   int st = pclose(p);
-  if (out) *out = buf; else free(buf);
+  if (out)
+    *out = buf;
+  else
+    free(buf);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

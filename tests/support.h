@@ -16,11 +16,11 @@
 extern int test_passed, test_failed;
 void test_check(int ok, const char *file, int line, const char *expr);
 #define CHECK(cond) test_check(!!(cond), __FILE__, __LINE__, #cond)
-#define CHECK_EQ_INT(a, b)                                                                         \
-  do {                                                                                             \
-    long long a_ = (long long)(a), b_ = (long long)(b);                                            \
-    test_check(a_ == b_, __FILE__, __LINE__, #a " == " #b);                                        \
-    if (a_ != b_) test_note("  %s = %lld, %s = %lld", #a, a_, #b, b_);                             \
+#define CHECK_EQ_INT(a, b)                                                                                   \
+  do {                                                                                                       \
+    long long a_ = (long long)(a), b_ = (long long)(b);                                                      \
+    test_check(a_ == b_, __FILE__, __LINE__, #a " == " #b);                                                  \
+    if (a_ != b_) test_note("  %s = %lld, %s = %lld", #a, a_, #b, b_);                                       \
   } while (0)
 void test_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int test_summary(const char *name);

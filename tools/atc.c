@@ -34,20 +34,23 @@ static const struct {
   size_t offset;
   const char *help;
 } flag_table[] = {
-#define FLAG(n, h) {#n, offsetof(flags, n), h}
+#define FLAG(n, h)                                                                                           \
+  { #n, offsetof(flags, n), h }
     FLAG(model, "ONNX model file to compile"),
     FLAG(framework, "source framework; 5 = ONNX (the only one supported)"),
     FLAG(output, "output path without .om (\"resnet50\" writes resnet50.om)"),
     FLAG(input_shape, "fix input dims: \"name:1,3,224,224;name2:1,10\""),
     FLAG(input_format, "NCHW (default) or ND"),
     FLAG(soc_version, "target SoC: Ascend310, Ascend310P3, Ascend910 (socs/*.yaml)"),
-    FLAG(precision_mode, "force_fp16 (default), allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype"),
+    FLAG(precision_mode,
+         "force_fp16 (default), allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype"),
     FLAG(op_select_implmode, "high_performance (default: Winograd F(4x4,3x3) for eligible 3x3 convs) or "
                              "high_precision (direct convolution only)"),
     FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
-    FLAG(fusion_switch_file, "file of fusion switches, one \"PassName:on|off\" a line ('#' comments), later "
-                             "lines win; every rule is on by default, ALL:off gives the op-by-op build (one task "
-                             "per ONNX op); the rules are listed at the end of --help"),
+    FLAG(fusion_switch_file,
+         "file of fusion switches, one \"PassName:on|off\" a line ('#' comments), later "
+         "lines win; every rule is on by default, ALL:off gives the op-by-op build (one task "
+         "per ONNX op); the rules are listed at the end of --help"),
     FLAG(log, "null, error, warning (default), info (a line per phase with its time), debug"),
     FLAG(mode, "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json), 3 = precheck: list "
                "every unsupported node of --model and exit 1 if there is one, without compiling"),
@@ -64,11 +67,13 @@ static void usage(FILE *out) {
           "       atc --mode=1 --om=FILE.om --json=FILE.json\n"
           "       atc --mode=3 --model=FILE.onnx --soc_version=SOC [--input_shape=...]\n\n"
           "Compiles an ONNX model into an om package for the software Da Vinci NPU (run it with omrun).\n\n");
-  for (int i = 0; i < NFLAGS; i++) fprintf(out, "  --%-16s %s\n", flag_table[i].name, flag_table[i].help);
+  for (int i = 0; i < NFLAGS; i++)
+    fprintf(out, "  --%-16s %s\n", flag_table[i].name, flag_table[i].help);
   fprintf(out, "  --%-16s %s\n", "help", "this text");
   fprintf(out, "\nFusion rules (--fusion_switch_file; each merges several ONNX ops into one task):\n");
   const char *what;
-  for (int i = 0; atc_fusion_rule(i, &what); i++) fprintf(out, "  %-26s %s\n", atc_fusion_rule(i, NULL), what);
+  for (int i = 0; atc_fusion_rule(i, &what); i++)
+    fprintf(out, "  %-26s %s\n", atc_fusion_rule(i, NULL), what);
   fprintf(out, "\natc %s\n", ATC_VERSION);
 }
 
@@ -83,7 +88,8 @@ static int parse_flags(int argc, char **argv, flags *f) {
     const char *name = arg + 2, *eq = strchr(name, '=');
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
     int k = 0;
-    while (k < NFLAGS && !(strlen(flag_table[k].name) == len && strncmp(flag_table[k].name, name, len) == 0)) k++;
+    while (k < NFLAGS && !(strlen(flag_table[k].name) == len && strncmp(flag_table[k].name, name, len) == 0))
+      k++;
     if (k == NFLAGS) {
       fprintf(stderr, "atc: unknown flag '--%.*s' (see atc --help)\n", (int)len, name);
       return 2;
@@ -127,9 +133,11 @@ static int read_fusion_switches(const char *path, unsigned *off_out) {
     }
     char *s = line, *hash = strchr(line, '#');
     if (hash) *hash = '\0';
-    while (*s == ' ' || *s == '\t') s++;
+    while (*s == ' ' || *s == '\t')
+      s++;
     char *end = s + strlen(s);
-    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r')) *--end = '\0';
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r'))
+      *--end = '\0';
     if (!*s) continue;
     char *colon = strchr(s, ':');
     if (!colon) {
@@ -138,9 +146,11 @@ static int read_fusion_switches(const char *path, unsigned *off_out) {
       break;
     }
     char *name = s, *value = colon + 1, *ne = colon;
-    while (ne > name && (ne[-1] == ' ' || ne[-1] == '\t')) ne--;
+    while (ne > name && (ne[-1] == ' ' || ne[-1] == '\t'))
+      ne--;
     *ne = '\0';
-    while (*value == ' ' || *value == '\t') value++;
+    while (*value == ' ' || *value == '\t')
+      value++;
     int on = strcmp(value, "on") == 0;
     if (!on && strcmp(value, "off") != 0) {
       fprintf(stderr, "atc: %s:%d: %s: switch '%s' is not on or off\n", path, no, name, value);
@@ -150,7 +160,8 @@ static int read_fusion_switches(const char *path, unsigned *off_out) {
       *off_out = on ? *off_out & ~bit : *off_out | bit;
     } else {
       fprintf(stderr, "atc: %s:%d: unknown fusion pass '%s' (known: ALL", path, no, name);
-      for (int i = 0; atc_fusion_rule(i, NULL); i++) fprintf(stderr, ", %s", atc_fusion_rule(i, NULL));
+      for (int i = 0; atc_fusion_rule(i, NULL); i++)
+        fprintf(stderr, ", %s", atc_fusion_rule(i, NULL));
       fprintf(stderr, ")\n");
       rc = 2;
     }
@@ -178,10 +189,12 @@ static void on_phase(void *user, const char *phase, double ms) {
 /* The command line as one string, for the om's record of how it was built. */
 static char *join_args(int argc, char **argv) {
   size_t n = 1;
-  for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
+  for (int i = 0; i < argc; i++)
+    n += strlen(argv[i]) + 1;
   char *s = malloc(n), *p = s;
   if (!s) return NULL;
-  for (int i = 0; i < argc; i++) p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
+  for (int i = 0; i < argc; i++)
+    p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
   *p = '\0';
   return s;
 }
@@ -283,12 +296,20 @@ int main(int argc, char **argv) {
   strcpy(out_path, f.output);
   if (olen < 3 || strcmp(f.output + olen - 3, ".om") != 0) strcat(out_path, ".om");
 
-  atc_options opt = {
-      .model_path = f.model, .output_path = precheck ? NULL : out_path, .input_shape = f.input_shape,
-      .soc_version = f.soc_version, .precision = (om_precision)precision, .high_performance = high_performance,
-      .out_nodes = f.out_nodes, .fusion_off = fusion_off,
-      .dump_graph_dir = f.dump_graph, .cmdline = cmdline, .on_phase = on_phase, .user = &ls,
-      .precheck = precheck, .on_unsupported = on_unsupported};
+  atc_options opt = {.model_path = f.model,
+                     .output_path = precheck ? NULL : out_path,
+                     .input_shape = f.input_shape,
+                     .soc_version = f.soc_version,
+                     .precision = (om_precision)precision,
+                     .high_performance = high_performance,
+                     .out_nodes = f.out_nodes,
+                     .fusion_off = fusion_off,
+                     .dump_graph_dir = f.dump_graph,
+                     .cmdline = cmdline,
+                     .on_phase = on_phase,
+                     .user = &ls,
+                     .precheck = precheck,
+                     .on_unsupported = on_unsupported};
   atc_result res;
   diag d;
   diag_init(&d);
@@ -306,8 +327,8 @@ int main(int argc, char **argv) {
     rc = 1;
   } else if (ls.level >= LOG_WARNING) {
     double mib = 1024.0 * 1024.0;
-    printf("atc: wrote %s: %.2f MiB, %d tasks, %s, %s, %.0f ms\n", out_path, res.om_bytes / mib,
-           res.ntasks, f.soc_version, atc_precision_name((om_precision)precision), ls.total_ms);
+    printf("atc: wrote %s: %.2f MiB, %d tasks, %s, %s, %.0f ms\n", out_path, res.om_bytes / mib, res.ntasks,
+           f.soc_version, atc_precision_name((om_precision)precision), ls.total_ms);
     printf("atc: memory plan: workspace %.2f MiB, liveness lower bound %.2f MiB (%.3fx)\n",
            res.workspace_bytes / mib, res.workspace_lower_bound / mib,
            res.workspace_lower_bound ? (double)res.workspace_bytes / res.workspace_lower_bound : 1.0);

@@ -34,7 +34,7 @@ struct lazy_jit {
   void *lib;                /* dlopen handle, or NULL */
   omrt_jit *jit;
   const omrt_vprog_compiler *inner; /* the library's hook */
-  jit_new_fn jit_new; /* the library's omrt_jit_ functions */
+  jit_new_fn jit_new;               /* the library's omrt_jit_ functions */
   jit_free_fn jit_free;
   jit_compiler_fn jit_compiler;
   last_stats_fn last_stats;
@@ -63,7 +63,8 @@ static int open_library(lazy_jit *lj) {
   } else {
     why = dlerror();
   }
-  fprintf(stderr, "omrun: jit: cannot load %s (%s): vector programs are interpreted\n", name, why ? why : "?");
+  fprintf(stderr, "omrun: jit: cannot load %s (%s): vector programs are interpreted\n", name,
+          why ? why : "?");
   return -1;
 }
 

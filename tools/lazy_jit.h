@@ -27,7 +27,7 @@
 
 typedef struct lazy_jit lazy_jit;
 
-lazy_jit *lazy_jit_new(void); /* NULL when out of memory */
+lazy_jit *lazy_jit_new(void);     /* NULL when out of memory */
 void lazy_jit_free(lazy_jit *lj); /* after every model loaded through it; NULL is fine */
 /* The hook for omrt_load_options.vprog_compiler; owned by lj. */
 const omrt_vprog_compiler *lazy_jit_compiler(lazy_jit *lj);

@@ -106,14 +106,16 @@ static int parse_args(int argc, char **argv, options *o) {
   if (loop && parse_count("loop", loop, 1000000000L, &o->loop)) return 1;
   if (threads && parse_count("threads", threads, 1024, &o->threads)) return 1;
   if (jit_flag) {
-    if (strcmp(jit_flag, "on") && strcmp(jit_flag, "off")) return fail("--jit: '%s' is not on or off", jit_flag);
+    if (strcmp(jit_flag, "on") && strcmp(jit_flag, "off"))
+      return fail("--jit: '%s' is not on or off", jit_flag);
     o->jit = strcmp(jit_flag, "on") == 0;
   } else if (jit && *jit) {
     if (strcmp(jit, "0") && strcmp(jit, "1")) return fail("OMRT_JIT='%s': expected 0 or 1", jit);
     o->jit = strcmp(jit, "1") == 0;
   }
 #ifndef OMRT_HAVE_JIT
-  if (o->jit && jit_flag) return fail("--jit=on: this omrun was built without libomrt_jit (LLVM 16 not found)");
+  if (o->jit && jit_flag)
+    return fail("--jit=on: this omrun was built without libomrt_jit (LLVM 16 not found)");
   o->jit = 0;
 #endif
   return 0;
@@ -134,7 +136,8 @@ static const char *dtype_str(int dt) {
 
 static void print_desc(const char *what, int i, const omrt_tensor_desc *d) {
   printf("  %s %d: %s %s [", what, i, d->name, dtype_str(d->dtype));
-  for (int k = 0; k < d->rank; k++) printf("%s%lld", k ? ", " : "", (long long)d->dims[k]);
+  for (int k = 0; k < d->rank; k++)
+    printf("%s%lld", k ? ", " : "", (long long)d->dims[k]);
   printf("] (%zu bytes)\n", d->bytes);
 }
 
@@ -149,7 +152,8 @@ static int read_input(const char *path, void *buf, size_t bytes, int index) {
   }
   if ((unsigned long long)st.st_size != bytes) {
     fclose(f);
-    return fail("input %d '%s' has %lld bytes, the model expects %zu", index, path, (long long)st.st_size, bytes);
+    return fail("input %d '%s' has %lld bytes, the model expects %zu", index, path, (long long)st.st_size,
+                bytes);
   }
   size_t got = bytes ? fread(buf, 1, bytes, f) : 0;
   int err = ferror(f);
@@ -222,7 +226,8 @@ static void print_task_profile(const omrt_context *ctx, long runs, double total)
   for (int t = 0; omrt_context_task_profile(ctx, t, &name, &kind, &ms) == OMRT_OK; t++) {
     int at = ntop < TOP_TASKS ? ntop++ : TOP_TASKS - 1; /* insertion into the sorted top list */
     if (at == TOP_TASKS - 1 && ntop == TOP_TASKS && ms <= top_ms[at]) continue;
-    for (; at > 0 && top_ms[at - 1] < ms; at--) top[at] = top[at - 1], top_ms[at] = top_ms[at - 1];
+    for (; at > 0 && top_ms[at - 1] < ms; at--)
+      top[at] = top[at - 1], top_ms[at] = top_ms[at - 1];
     top[at] = t, top_ms[at] = ms;
   }
   if (ntop == 0) return;
@@ -239,7 +244,8 @@ static void print_profile(const omrt_context *ctx, long runs) {
   const char *name;
   uint64_t tasks;
   double ms, total = 0;
-  for (int k = 0; omrt_context_profile(ctx, k, &name, &tasks, &ms) == OMRT_OK; k++) total += ms;
+  for (int k = 0; omrt_context_profile(ctx, k, &name, &tasks, &ms) == OMRT_OK; k++)
+    total += ms;
   if (total == 0) return;
   printf("profile (per run, over %ld runs):\n", runs);
   for (int k = 0; omrt_context_profile(ctx, k, &name, &tasks, &ms) == OMRT_OK; k++)
@@ -266,9 +272,11 @@ static int run(const options *o, run_state *r) {
   int how = jit ? lazy_jit_last(jit, &js, &cache) : -1;
   if (how == LAZY_JIT_NO_PROGRAMS) printf("jit: no vector programs (libomrt_jit not loaded)\n");
   if (how == LAZY_JIT_COMPILED) {
-    printf("jit: %u programs (%u unique bodies: %u compiled, %u from cache, %u shared) in %.1f ms (%.1f ms CPU), "
+    printf("jit: %u programs (%u unique bodies: %u compiled, %u from cache, %u shared) in %.1f ms (%.1f ms "
+           "CPU), "
            "cache %s\n",
-           js.programs, js.unique, js.compiled, js.cached, js.shared, js.ms, js.cpu_ms, cache ? cache : "off");
+           js.programs, js.unique, js.compiled, js.cached, js.shared, js.ms, js.cpu_ms,
+           cache ? cache : "off");
   }
 #endif
   r->nin = omrt_model_num_inputs(r->model);
@@ -321,8 +329,8 @@ static int run(const options *o, run_state *r) {
     if (write_output(o->output, i, r->out[i], d.bytes)) return 1;
   }
   qsort(r->times, (size_t)o->loop, sizeof *r->times, cmp_double);
-  double median = o->loop % 2 ? r->times[o->loop / 2]
-                              : (r->times[o->loop / 2 - 1] + r->times[o->loop / 2]) / 2;
+  double median =
+      o->loop % 2 ? r->times[o->loop / 2] : (r->times[o->loop / 2 - 1] + r->times[o->loop / 2]) / 2;
   printf("latency: min %.3f ms, median %.3f ms over %ld runs\n", r->times[0], median, o->loop);
   print_profile(r->ctx, o->loop);
   return 0;
@@ -339,8 +347,10 @@ int main(int argc, char **argv) {
   run_state r = {0};
   rc = run(&o, &r);
   omrt_context_free(r.ctx);
-  for (int i = 0; r.in && i < r.nin; i++) free(r.in[i]);
-  for (int i = 0; r.out && i < r.nout; i++) free(r.out[i]);
+  for (int i = 0; r.in && i < r.nin; i++)
+    free(r.in[i]);
+  for (int i = 0; r.out && i < r.nout; i++)
+    free(r.out[i]);
   free(r.in);
   free(r.out);
   free(r.times);

@@ -49,13 +49,13 @@
 /* One distinct compiled program (program bytes + inner broadcast mask),
  * shared by every loaded model that runs it; freed with its last user. */
 typedef struct body {
-  struct body *next;            /* jit->bodies */
-  uint8_t *prog;                /* copy of the program: header, then instructions */
+  struct body *next; /* jit->bodies */
+  uint8_t *prog;     /* copy of the program: header, then instructions */
   size_t bytes;
   uint32_t mask;
-  uint64_t hash;                /* of prog and mask */
-  uint32_t refs;                /* models using it */
-  char name[48];                /* its function's symbol */
+  uint64_t hash; /* of prog and mask */
+  uint32_t refs; /* models using it */
+  char name[48]; /* its function's symbol */
   LLVMOrcResourceTrackerRef tracker;
   LLVMOrcExecutorAddress addr;
 } body;
@@ -82,7 +82,8 @@ static omrt_status llvm_fail(LLVMErrorRef err, const char *what) {
 
 /* A target machine for the host CPU with all its features, at -O2. */
 static LLVMTargetMachineRef host_machine(char **err_out) {
-  char *triple = LLVMGetDefaultTargetTriple(), *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+  char *triple = LLVMGetDefaultTargetTriple(), *cpu = LLVMGetHostCPUName(),
+       *features = LLVMGetHostCPUFeatures();
   LLVMTargetRef target;
   LLVMTargetMachineRef tm = NULL;
   if (!LLVMGetTargetFromTriple(triple, &target, err_out))
@@ -96,7 +97,8 @@ static LLVMTargetMachineRef host_machine(char **err_out) {
 
 static omrt_status define_externs(omrt_jit *jit) {
   size_t n = 0;
-  while (vpir_externs[n].name) n++;
+  while (vpir_externs[n].name)
+    n++;
   LLVMOrcCSymbolMapPair *syms = calloc(n ? n : 1, sizeof *syms);
   if (!syms) return rt_error(OMRT_ERR_NOMEM, "omrt_jit_new: out of memory");
   for (size_t i = 0; i < n; i++)
@@ -108,7 +110,8 @@ static omrt_status define_externs(omrt_jit *jit) {
   free(syms);
   if (err) return llvm_fail(err, "defining the math functions");
   LLVMOrcDefinitionGeneratorRef gen;
-  err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(jit->lljit), NULL, NULL);
+  err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(jit->lljit),
+                                                             NULL, NULL);
   if (err) return llvm_fail(err, "searching the process's symbols");
   LLVMOrcJITDylibAddGenerator(main, gen);
   return OMRT_OK;
@@ -121,7 +124,8 @@ static void jit_release(const omrt_vprog_compiler *self, void *state);
 static omrt_status host_identity(omrt_jit *jit) {
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
-  char *triple = LLVMGetDefaultTargetTriple(), *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+  char *triple = LLVMGetDefaultTargetTriple(), *cpu = LLVMGetHostCPUName(),
+       *features = LLVMGetHostCPUFeatures();
   size_t n = strlen(triple) + strlen(cpu) + strlen(features) + 160;
   if ((jit->host_id = malloc(n)))
     snprintf(jit->host_id, n,
@@ -140,7 +144,8 @@ omrt_status omrt_jit_set_cache(omrt_jit *jit, const char *dir) {
   if (!jit) return rt_error(OMRT_ERR_ARG, "omrt_jit_set_cache: jit is NULL");
   char why[512], *copy = NULL;
   if (dir && *dir) {
-    if (jitc_dir_ok(dir, why, sizeof why)) return rt_error(OMRT_ERR_ARG, "jit cache (OMRT_JIT_CACHE): %s", why);
+    if (jitc_dir_ok(dir, why, sizeof why))
+      return rt_error(OMRT_ERR_ARG, "jit cache (OMRT_JIT_CACHE): %s", why);
     if (!(copy = strdup(dir))) return rt_error(OMRT_ERR_NOMEM, "omrt_jit_set_cache: out of memory");
   }
   pthread_mutex_lock(&jit->mu);
@@ -164,7 +169,8 @@ omrt_status omrt_jit_new(omrt_jit **jit_out) {
   LLVMTargetMachineRef codegen_tm = host_machine(&msg);
   jit->tm = codegen_tm ? host_machine(&msg) : NULL;
   if (!jit->tm) {
-    omrt_status s = rt_error(OMRT_ERR_UNSUPPORTED, "jit: no target machine for the host: %s", msg ? msg : "?");
+    omrt_status s =
+        rt_error(OMRT_ERR_UNSUPPORTED, "jit: no target machine for the host: %s", msg ? msg : "?");
     LLVMDisposeMessage(msg);
     if (codegen_tm) LLVMDisposeTargetMachine(codegen_tm);
     omrt_jit_free(jit);
@@ -177,7 +183,8 @@ omrt_status omrt_jit_new(omrt_jit **jit_out) {
     return s0;
   }
   LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
-  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(codegen_tm));
+  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
+      builder, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(codegen_tm));
   LLVMErrorRef err = LLVMOrcCreateLLJIT(&jit->lljit, builder); /* consumes the builder */
   omrt_status s = err ? llvm_fail(err, "creating the LLJIT") : define_externs(jit);
   if (s) {
@@ -217,7 +224,6 @@ void omrt_jit_last_stats(omrt_jit *jit, omrt_jit_stats *stats_out) {
 
 /* ---- compiling a model ---- */
 
-
 /* A model's state: the bodies it holds a reference to. */
 typedef struct model_code {
   uint32_t n;
@@ -226,7 +232,8 @@ typedef struct model_code {
 
 static uint64_t fnv1a(const void *p, size_t n, uint64_t h) {
   const uint8_t *s = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ull;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ s[i]) * 0x100000001b3ull;
   return h;
 }
 
@@ -295,8 +302,8 @@ static void remove_code(LLVMOrcResourceTrackerRef tracker) {
   LLVMOrcReleaseResourceTracker(tracker);
 }
 
-/* Gives b (prog, mask, name set) its code: from the on-disk cache when it has a valid entry (*cached_out = 1), else
- * compiled (and stored there). */
+/* Gives b (prog, mask, name set) its code: from the on-disk cache when it has a valid entry (*cached_out =
+ * 1), else compiled (and stored there). */
 static omrt_status make_code(omrt_jit *jit, body *b, int *cached_out) {
   *cached_out = 0;
   LLVMContextRef cx = LLVMContextCreate();
@@ -338,7 +345,8 @@ static omrt_status make_code(omrt_jit *jit, body *b, int *cached_out) {
 static void body_unref(omrt_jit *jit, body *b) {
   if (--b->refs) return;
   body **p = &jit->bodies;
-  while (*p != b) p = &(*p)->next;
+  while (*p != b)
+    p = &(*p)->next;
   *p = b->next;
   if (b->tracker) remove_code(b->tracker);
   free(b->prog);
@@ -371,9 +379,11 @@ static omrt_status body_ref(omrt_jit *jit, const om_vprog *h, uint32_t mask, omr
   *b = (body){.prog = prog, .bytes = bytes, .mask = mask, .hash = hash, .refs = 1};
   /* Named by content, so a cached object defines the name asked for; a
    * (64-bit) hash clash gets a unique suffix. */
-  if (clash) snprintf(b->name, sizeof b->name, "omrt_vp_%016llx_%llu", (unsigned long long)hash,
-                      (unsigned long long)jit->seq++);
-  else snprintf(b->name, sizeof b->name, "omrt_vp_%016llx", (unsigned long long)hash);
+  if (clash)
+    snprintf(b->name, sizeof b->name, "omrt_vp_%016llx_%llu", (unsigned long long)hash,
+             (unsigned long long)jit->seq++);
+  else
+    snprintf(b->name, sizeof b->name, "omrt_vp_%016llx", (unsigned long long)hash);
   int cached;
   omrt_status s = make_code(jit, b, &cached);
   b->next = jit->bodies;
@@ -382,8 +392,10 @@ static omrt_status body_ref(omrt_jit *jit, const om_vprog *h, uint32_t mask, omr
     body_unref(jit, b);
     return s;
   }
-  if (cached) st->cached++;
-  else st->compiled++;
+  if (cached)
+    st->cached++;
+  else
+    st->compiled++;
   *out = b;
   return OMRT_OK;
 }
@@ -410,7 +422,8 @@ static omrt_status jit_compile(const omrt_vprog_compiler *self, omrt_model *m, v
     uint32_t mask = rt_vplan_inner_mask(p);
     st.programs++;
     for (uint32_t k = 0; k < mc->n && !which[i]; k++) /* the model's own bodies first */
-      if (mc->b[k]->mask == mask && mc->b[k]->bytes == bytes && !memcmp(mc->b[k]->prog, h, bytes)) which[i] = mc->b[k];
+      if (mc->b[k]->mask == mask && mc->b[k]->bytes == bytes && !memcmp(mc->b[k]->prog, h, bytes))
+        which[i] = mc->b[k];
     if (which[i]) continue;
     if ((s = body_ref(jit, h, mask, &st, &which[i])) == OMRT_OK) mc->b[mc->n++] = which[i];
   }
@@ -423,7 +436,8 @@ static omrt_status jit_compile(const omrt_vprog_compiler *self, omrt_model *m, v
     jit->last = st;
     *state_out = mc;
   } else {
-    for (uint32_t k = 0; k < mc->n; k++) body_unref(jit, mc->b[k]);
+    for (uint32_t k = 0; k < mc->n; k++)
+      body_unref(jit, mc->b[k]);
     free(mc);
   }
   pthread_mutex_unlock(&jit->mu);
@@ -436,7 +450,8 @@ static void jit_release(const omrt_vprog_compiler *self, void *state) {
   model_code *mc = state;
   if (!mc) return;
   pthread_mutex_lock(&jit->mu);
-  for (uint32_t k = 0; k < mc->n; k++) body_unref(jit, mc->b[k]);
+  for (uint32_t k = 0; k < mc->n; k++)
+    body_unref(jit, mc->b[k]);
   pthread_mutex_unlock(&jit->mu);
   free(mc);
 }

@@ -26,24 +26,29 @@ static const char magic[8] = {'O', 'M', 'R', 'T', 'J', 'I', 'T', 'C'};
 static uint64_t fnv1a(const void *p, size_t n) {
   const uint8_t *s = p;
   uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ull;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ s[i]) * 0x100000001b3ull;
   return h;
 }
 
 static void put32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
 }
 static void put64(uint8_t *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+  for (int i = 0; i < 8; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
 }
 static uint32_t get32(const uint8_t *p) {
   uint32_t v = 0;
-  for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
+  for (int i = 0; i < 4; i++)
+    v |= (uint32_t)p[i] << (8 * i);
   return v;
 }
 static uint64_t get64(const uint8_t *p) {
   uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+  for (int i = 0; i < 8; i++)
+    v |= (uint64_t)p[i] << (8 * i);
   return v;
 }
 
@@ -146,8 +151,8 @@ int jitc_store(const char *dir, const void *key, size_t key_n, const void *obj, 
   put64(h + 16, obj_n);
   put32(h + 24, crc32c(crc32c(0, key, key_n), obj, obj_n));
   put32(h + 28, crc32c(0, h, 28));
-  int ok = write_all(fd, h, sizeof h) == 0 && write_all(fd, key, key_n) == 0 && write_all(fd, obj, obj_n) == 0 &&
-           fsync(fd) == 0;
+  int ok = write_all(fd, h, sizeof h) == 0 && write_all(fd, key, key_n) == 0 &&
+           write_all(fd, obj, obj_n) == 0 && fsync(fd) == 0;
   ok = close(fd) == 0 && ok;
   if (!ok || rename(tmp, path) != 0) {
     unlink(tmp);

@@ -58,17 +58,45 @@ static int64_t vpir_ipow(int64_t a, int64_t e) {
 static float vpir_d2h(double d) { return rt_h2f(rt_d2h(d)); }
 
 const vpir_extern vpir_externs[] = {
-    {"expf", (void *)expf},   {"logf", (void *)logf},     {"log1pf", (void *)log1pf}, {"tanhf", (void *)tanhf},
-    {"erff", (void *)erff},   {"sinf", (void *)sinf},     {"cosf", (void *)cosf},     {"tanf", (void *)tanf},
-    {"asinf", (void *)asinf}, {"acosf", (void *)acosf},   {"atanf", (void *)atanf},   {"sinhf", (void *)sinhf},
-    {"coshf", (void *)coshf}, {"asinhf", (void *)asinhf}, {"acoshf", (void *)acoshf}, {"atanhf", (void *)atanhf},
-    {"powf", (void *)powf},   {"fmodf", (void *)fmodf},   {"vpir_ipow", (void *)vpir_ipow},
-    {"vpir_upow", (void *)rt_vprog_upow}, {"vpir_d2h", (void *)vpir_d2h},
-    {"exp", (void *)exp},     {"log", (void *)log},       {"log1p", (void *)log1p},   {"tanh", (void *)tanh},
-    {"erf", (void *)erf},     {"sin", (void *)sin},       {"cos", (void *)cos},       {"tan", (void *)tan},
-    {"asin", (void *)asin},   {"acos", (void *)acos},     {"atan", (void *)atan},     {"sinh", (void *)sinh},
-    {"cosh", (void *)cosh},   {"asinh", (void *)asinh},   {"acosh", (void *)acosh},   {"atanh", (void *)atanh},
-    {"pow", (void *)pow},     {"fmod", (void *)fmod},
+    {"expf", (void *)expf},
+    {"logf", (void *)logf},
+    {"log1pf", (void *)log1pf},
+    {"tanhf", (void *)tanhf},
+    {"erff", (void *)erff},
+    {"sinf", (void *)sinf},
+    {"cosf", (void *)cosf},
+    {"tanf", (void *)tanf},
+    {"asinf", (void *)asinf},
+    {"acosf", (void *)acosf},
+    {"atanf", (void *)atanf},
+    {"sinhf", (void *)sinhf},
+    {"coshf", (void *)coshf},
+    {"asinhf", (void *)asinhf},
+    {"acoshf", (void *)acoshf},
+    {"atanhf", (void *)atanhf},
+    {"powf", (void *)powf},
+    {"fmodf", (void *)fmodf},
+    {"vpir_ipow", (void *)vpir_ipow},
+    {"vpir_upow", (void *)rt_vprog_upow},
+    {"vpir_d2h", (void *)vpir_d2h},
+    {"exp", (void *)exp},
+    {"log", (void *)log},
+    {"log1p", (void *)log1p},
+    {"tanh", (void *)tanh},
+    {"erf", (void *)erf},
+    {"sin", (void *)sin},
+    {"cos", (void *)cos},
+    {"tan", (void *)tan},
+    {"asin", (void *)asin},
+    {"acos", (void *)acos},
+    {"atan", (void *)atan},
+    {"sinh", (void *)sinh},
+    {"cosh", (void *)cosh},
+    {"asinh", (void *)asinh},
+    {"acosh", (void *)acosh},
+    {"atanh", (void *)atanh},
+    {"pow", (void *)pow},
+    {"fmod", (void *)fmod},
     {NULL, NULL},
 };
 
@@ -79,7 +107,7 @@ typedef struct gen {
   const om_vprog *h;
   const om_vinstr *ins;
   uint32_t inner_mask;
-  unsigned width;             /* lanes of the body being emitted: VPIR_WIDTH or 1 */
+  unsigned width;                     /* lanes of the body being emitted: VPIR_WIDTH or 1 */
   LLVMValueRef val[VPROG_MAX_INSTRS]; /* register -> value in the current body */
   LLVMValueRef h16[VPROG_MAX_INSTRS]; /* register -> its half lanes when round16 made it, else NULL */
   LLVMValueRef last_h16;              /* the half lanes of the last round16 */
@@ -94,11 +122,15 @@ static int is_unsigned(int dt) {
 /* The lane element type of a register dtype, and of its stored form. */
 static LLVMTypeRef lane_elem(const gen *g, int dt) {
   switch (dt) {
-  case DT_FLOAT32: case DT_FLOAT16: return LLVMFloatTypeInContext(g->cx);
+  case DT_FLOAT32:
+  case DT_FLOAT16: return LLVMFloatTypeInContext(g->cx);
   case DT_DOUBLE: return LLVMDoubleTypeInContext(g->cx);
-  case DT_INT64: case DT_UINT64: return LLVMInt64TypeInContext(g->cx);
-  case DT_INT32: case DT_UINT32: return LLVMInt32TypeInContext(g->cx);
-  case DT_INT16: case DT_UINT16: return LLVMInt16TypeInContext(g->cx);
+  case DT_INT64:
+  case DT_UINT64: return LLVMInt64TypeInContext(g->cx);
+  case DT_INT32:
+  case DT_UINT32: return LLVMInt32TypeInContext(g->cx);
+  case DT_INT16:
+  case DT_UINT16: return LLVMInt16TypeInContext(g->cx);
   case DT_BOOL: return LLVMInt1TypeInContext(g->cx);
   default: return LLVMInt8TypeInContext(g->cx); /* i8, u8 */
   }
@@ -117,7 +149,8 @@ static LLVMTypeRef lane_type(const gen *g, int dt) { return vec(g, lane_elem(g, 
 static LLVMValueRef splat_const(const gen *g, LLVMValueRef c) {
   if (g->width == 1) return c;
   LLVMValueRef elems[VPIR_WIDTH];
-  for (unsigned i = 0; i < g->width; i++) elems[i] = c;
+  for (unsigned i = 0; i < g->width; i++)
+    elems[i] = c;
   return LLVMConstVector(elems, g->width);
 }
 static LLVMValueRef cint(const gen *g, int dt, int64_t v) {
@@ -127,7 +160,9 @@ static LLVMValueRef cflt(const gen *g, double v) {
   return splat_const(g, LLVMConstReal(LLVMFloatTypeInContext(g->cx), v));
 }
 /* A constant of float dtype dt's lane type (float or double). */
-static LLVMValueRef cfp(const gen *g, int dt, double v) { return splat_const(g, LLVMConstReal(lane_elem(g, dt), v)); }
+static LLVMValueRef cfp(const gen *g, int dt, double v) {
+  return splat_const(g, LLVMConstReal(lane_elem(g, dt), v));
+}
 /* A run-time scalar repeated in every lane. */
 static LLVMValueRef splat(const gen *g, LLVMValueRef v) {
   if (g->width == 1) return v;
@@ -139,8 +174,8 @@ static LLVMValueRef splat(const gen *g, LLVMValueRef v) {
 }
 
 /* A call of the overloaded intrinsic `name` on types tys. */
-static LLVMValueRef intrinsic(const gen *g, const char *name, LLVMTypeRef *tys, unsigned ntys, LLVMValueRef *args,
-                              unsigned nargs) {
+static LLVMValueRef intrinsic(const gen *g, const char *name, LLVMTypeRef *tys, unsigned ntys,
+                              LLVMValueRef *args, unsigned nargs) {
   unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
   LLVMValueRef fn = LLVMGetIntrinsicDeclaration(g->mod, id, tys, ntys);
   LLVMTypeRef ft = LLVMIntrinsicGetType(g->cx, id, tys, ntys);
@@ -153,8 +188,8 @@ static LLVMValueRef fintr1(const gen *g, const char *name, LLVMValueRef a) {
 
 /* A scalar extern (vpir_externs) applied lane by lane: f(a[, b]) of type ret
  * on args of type arg. */
-static LLVMValueRef call_lanes(const gen *g, const char *name, LLVMTypeRef ret, LLVMTypeRef arg, LLVMValueRef a,
-                               LLVMValueRef b) {
+static LLVMValueRef call_lanes(const gen *g, const char *name, LLVMTypeRef ret, LLVMTypeRef arg,
+                               LLVMValueRef a, LLVMValueRef b) {
   LLVMTypeRef params[2] = {arg, arg};
   unsigned n = b ? 2 : 1;
   LLVMTypeRef ft = LLVMFunctionType(ret, params, n, 0);
@@ -167,7 +202,8 @@ static LLVMValueRef call_lanes(const gen *g, const char *name, LLVMTypeRef ret, 
   LLVMValueRef out = LLVMGetPoison(LLVMVectorType(ret, g->width));
   for (unsigned i = 0; i < g->width; i++) {
     LLVMValueRef idx = LLVMConstInt(LLVMInt32TypeInContext(g->cx), i, 0);
-    LLVMValueRef args[2] = {LLVMBuildExtractElement(g->b, a, idx, ""), b ? LLVMBuildExtractElement(g->b, b, idx, "") : NULL};
+    LLVMValueRef args[2] = {LLVMBuildExtractElement(g->b, a, idx, ""),
+                            b ? LLVMBuildExtractElement(g->b, b, idx, "") : NULL};
     out = LLVMBuildInsertElement(g->b, out, LLVMBuildCall2(g->b, ft, fn, args, n, ""), idx, "");
   }
   return out;
@@ -193,7 +229,8 @@ static LLVMValueRef sel(const gen *g, LLVMValueRef c, LLVMValueRef a, LLVMValueR
 
 /* vf_max / vf_min: a when a > b (a < b) or a is NaN, else b. */
 static LLVMValueRef fmaxmin(const gen *g, int max, LLVMValueRef a, LLVMValueRef b) {
-  LLVMValueRef pick_a = LLVMBuildOr(g->b, fcmp(g, max ? LLVMRealOGT : LLVMRealOLT, a, b), fcmp(g, LLVMRealUNO, a, a), "");
+  LLVMValueRef pick_a =
+      LLVMBuildOr(g->b, fcmp(g, max ? LLVMRealOGT : LLVMRealOLT, a, b), fcmp(g, LLVMRealUNO, a, a), "");
   return sel(g, pick_a, a, b);
 }
 static LLVMValueRef imaxmin(const gen *g, int dt, int max, LLVMValueRef a, LLVMValueRef b) {
@@ -219,7 +256,8 @@ static LLVMValueRef emit_cast(const gen *g, int dt, int adt, LLVMValueRef a) {
   LLVMTypeRef t = lane_type(g, dt);
   if (is_f(adt)) {
     if (adt == DT_DOUBLE && dt == DT_FLOAT16) /* one rounding, as the interpreter's rt_d2h */
-      return call_lanes(g, "vpir_d2h", LLVMFloatTypeInContext(g->cx), LLVMDoubleTypeInContext(g->cx), a, NULL);
+      return call_lanes(g, "vpir_d2h", LLVMFloatTypeInContext(g->cx), LLVMDoubleTypeInContext(g->cx), a,
+                        NULL);
     if (is_f(dt))
       return (adt == DT_DOUBLE) == (dt == DT_DOUBLE) ? a
              : dt == DT_DOUBLE                       ? LLVMBuildFPExt(g->b, a, t, "")
@@ -228,8 +266,7 @@ static LLVMValueRef emit_cast(const gen *g, int dt, int adt, LLVMValueRef a) {
     LLVMTypeRef tys[2] = {t, LLVMTypeOf(a)};
     return intrinsic(g, is_unsigned(dt) ? "llvm.fptoui.sat" : "llvm.fptosi.sat", tys, 2, &a, 1);
   }
-  if (is_f(dt))
-    return is_unsigned(adt) ? LLVMBuildUIToFP(g->b, a, t, "") : LLVMBuildSIToFP(g->b, a, t, "");
+  if (is_f(dt)) return is_unsigned(adt) ? LLVMBuildUIToFP(g->b, a, t, "") : LLVMBuildSIToFP(g->b, a, t, "");
   if (dt == DT_BOOL) return adt == DT_BOOL ? a : icmp(g, LLVMIntNE, a, cint(g, adt, 0));
   unsigned wa = LLVMGetIntTypeWidth(lane_elem(g, adt)), wd = LLVMGetIntTypeWidth(lane_elem(g, dt));
   if (wa == wd) return a;
@@ -242,19 +279,23 @@ static LLVMValueRef emit_exp(const gen *g, LLVMValueRef x) {
   LLVMTypeRef vi32 = lane_type(g, DT_INT32);
   LLVMValueRef c = sel(g, fcmp(g, LLVMRealULT, x, cflt(g, VEXP_LO)), cflt(g, VEXP_LO), x);
   c = sel(g, fcmp(g, LLVMRealOGT, c, cflt(g, VEXP_HI)), cflt(g, VEXP_HI), c);
-  LLVMValueRef t = LLVMBuildFAdd(g->b, LLVMBuildFMul(g->b, c, cflt(g, VEXP_LOG2E), ""), cflt(g, VEXP_SHIFT), "");
+  LLVMValueRef t =
+      LLVMBuildFAdd(g->b, LLVMBuildFMul(g->b, c, cflt(g, VEXP_LOG2E), ""), cflt(g, VEXP_SHIFT), "");
   LLVMValueRef kf = LLVMBuildFSub(g->b, t, cflt(g, VEXP_SHIFT), "");
   LLVMValueRef k = LLVMBuildFPToSI(g->b, kf, vi32, "");
   LLVMValueRef r = LLVMBuildFSub(g->b, c, LLVMBuildFMul(g->b, kf, cflt(g, VEXP_LN2_HI), ""), "");
   r = LLVMBuildFSub(g->b, r, LLVMBuildFMul(g->b, kf, cflt(g, VEXP_LN2_LO), ""), "");
   static const float coef[5] = {VEXP_P1, VEXP_P2, VEXP_P3, VEXP_P4, VEXP_P5};
   LLVMValueRef p = cflt(g, VEXP_P0);
-  for (int i = 0; i < 5; i++) p = LLVMBuildFAdd(g->b, LLVMBuildFMul(g->b, p, r, ""), cflt(g, coef[i]), "");
+  for (int i = 0; i < 5; i++)
+    p = LLVMBuildFAdd(g->b, LLVMBuildFMul(g->b, p, r, ""), cflt(g, coef[i]), "");
   LLVMValueRef y = LLVMBuildFAdd(g->b, LLVMBuildFMul(g->b, p, LLVMBuildFMul(g->b, r, r, ""), ""), r, "");
   y = LLVMBuildFAdd(g->b, y, cflt(g, 1.0f), "");
   LLVMValueRef k2 = LLVMBuildAShr(g->b, k, cint(g, DT_INT32, 1), ""), k1 = LLVMBuildSub(g->b, k, k2, "");
-  LLVMValueRef s1 = LLVMBuildShl(g->b, LLVMBuildAdd(g->b, k1, cint(g, DT_INT32, 127), ""), cint(g, DT_INT32, 23), "");
-  LLVMValueRef s2 = LLVMBuildShl(g->b, LLVMBuildAdd(g->b, k2, cint(g, DT_INT32, 127), ""), cint(g, DT_INT32, 23), "");
+  LLVMValueRef s1 =
+      LLVMBuildShl(g->b, LLVMBuildAdd(g->b, k1, cint(g, DT_INT32, 127), ""), cint(g, DT_INT32, 23), "");
+  LLVMValueRef s2 =
+      LLVMBuildShl(g->b, LLVMBuildAdd(g->b, k2, cint(g, DT_INT32, 127), ""), cint(g, DT_INT32, 23), "");
   LLVMTypeRef vf = lane_type(g, DT_FLOAT32);
   LLVMValueRef e = LLVMBuildFMul(g->b, LLVMBuildFMul(g->b, y, LLVMBuildBitCast(g->b, s1, vf, ""), ""),
                                  LLVMBuildBitCast(g->b, s2, vf, ""), "");
@@ -282,7 +323,8 @@ static LLVMValueRef emit_sigmoid(const gen *g, LLVMValueRef x) {
   q = fma3(g, q, z, cflt(g, VSIG_Q2));
   q = fma3(g, q, z, cflt(g, VSIG_Q1));
   q = fma3(g, q, z, cflt(g, 1.0f));
-  LLVMValueRef s = LLVMBuildFAdd(g->b, LLVMBuildFDiv(g->b, LLVMBuildFMul(g->b, c, p, ""), q, ""), cflt(g, 0.5f), "");
+  LLVMValueRef s =
+      LLVMBuildFAdd(g->b, LLVMBuildFDiv(g->b, LLVMBuildFMul(g->b, c, p, ""), q, ""), cflt(g, 0.5f), "");
   s = sel(g, fcmp(g, LLVMRealOGT, cflt(g, 0.0f), s), cflt(g, 0.0f), s);
   return sel(g, fcmp(g, LLVMRealOLT, cflt(g, 1.0f), s), cflt(g, 1.0f), s);
 }
@@ -299,7 +341,8 @@ static LLVMValueRef emit_float_unary(const gen *g, const om_vinstr *in, int dt, 
   case VOP_NEG: return LLVMBuildFNeg(g->b, a, "");
   case VOP_ABS: return fintr1(g, "llvm.fabs", a);
   case VOP_SIGN:
-    return sel(g, fcmp(g, LLVMRealOGT, a, zero), one, sel(g, fcmp(g, LLVMRealOLT, a, zero), cfp(g, dt, -1), a));
+    return sel(g, fcmp(g, LLVMRealOGT, a, zero), one,
+               sel(g, fcmp(g, LLVMRealOLT, a, zero), cfp(g, dt, -1), a));
   case VOP_EXP: return fexp(g, dt, a);
   case VOP_LOG: return libm(g, dt, "log", a, NULL);
   case VOP_SQRT: return fintr1(g, "llvm.sqrt", a);
@@ -308,7 +351,8 @@ static LLVMValueRef emit_float_unary(const gen *g, const om_vinstr *in, int dt, 
   case VOP_TANH: return libm(g, dt, "tanh", a, NULL);
   case VOP_SIGMOID:
     if (dt != DT_DOUBLE) return emit_sigmoid(g, a);
-    return LLVMBuildFDiv(g->b, one, LLVMBuildFAdd(g->b, one, fexp(g, dt, LLVMBuildFNeg(g->b, a, "")), ""), "");
+    return LLVMBuildFDiv(g->b, one, LLVMBuildFAdd(g->b, one, fexp(g, dt, LLVMBuildFNeg(g->b, a, "")), ""),
+                         "");
   case VOP_ERF: return libm(g, dt, "erf", a, NULL);
   case VOP_FLOOR: return fintr1(g, "llvm.floor", a);
   case VOP_CEIL: return fintr1(g, "llvm.ceil", a);
@@ -325,12 +369,14 @@ static LLVMValueRef emit_float_unary(const gen *g, const om_vinstr *in, int dt, 
   case VOP_ACOSH: return libm(g, dt, "acosh", a, NULL);
   case VOP_ATANH: return libm(g, dt, "atanh", a, NULL);
   case VOP_SOFTPLUS: { /* a > 0 ? a + log1p(exp(-a)) : log1p(exp(a)), i.e. of exp(-|a|) */
-    LLVMValueRef l = libm(g, dt, "log1p", fexp(g, dt, LLVMBuildFNeg(g->b, fintr1(g, "llvm.fabs", a), "")), NULL);
+    LLVMValueRef l =
+        libm(g, dt, "log1p", fexp(g, dt, LLVMBuildFNeg(g->b, fintr1(g, "llvm.fabs", a), "")), NULL);
     return sel(g, fcmp(g, LLVMRealOGT, a, zero), LLVMBuildFAdd(g->b, a, l, ""), l);
   }
   case VOP_ISNAN: return fcmp(g, LLVMRealUNO, a, a);
   case VOP_ISINF: {
-    LLVMValueRef pos = fcmp(g, LLVMRealOEQ, a, cfp(g, dt, INFINITY)), neg = fcmp(g, LLVMRealOEQ, a, cfp(g, dt, -INFINITY));
+    LLVMValueRef pos = fcmp(g, LLVMRealOEQ, a, cfp(g, dt, INFINITY)),
+                 neg = fcmp(g, LLVMRealOEQ, a, cfp(g, dt, -INFINITY));
     LLVMValueRef f = splat_const(g, LLVMConstInt(LLVMInt1TypeInContext(g->cx), 0, 0));
     if (in->imm.i & 1) f = LLVMBuildOr(g->b, f, pos, "");
     if (in->imm.i & 2) f = LLVMBuildOr(g->b, f, neg, "");
@@ -343,12 +389,17 @@ static LLVMValueRef emit_float_unary(const gen *g, const om_vinstr *in, int dt, 
 static LLVMValueRef emit_int_unary(const gen *g, const om_vinstr *in, int dt, LLVMValueRef a) {
   switch (in->op) {
   case VOP_NEG: return LLVMBuildSub(g->b, cint(g, dt, 0), a, "");
-  case VOP_ABS: return is_unsigned(dt) ? a : sel(g, icmp(g, LLVMIntSLT, a, cint(g, dt, 0)), LLVMBuildSub(g->b, cint(g, dt, 0), a, ""), a);
+  case VOP_ABS:
+    return is_unsigned(dt)
+               ? a
+               : sel(g, icmp(g, LLVMIntSLT, a, cint(g, dt, 0)), LLVMBuildSub(g->b, cint(g, dt, 0), a, ""), a);
   case VOP_SIGN:
-    if (is_unsigned(dt)) return LLVMBuildZExt(g->b, icmp(g, LLVMIntNE, a, cint(g, dt, 0)), lane_type(g, dt), "");
+    if (is_unsigned(dt))
+      return LLVMBuildZExt(g->b, icmp(g, LLVMIntNE, a, cint(g, dt, 0)), lane_type(g, dt), "");
     return sel(g, icmp(g, LLVMIntSGT, a, cint(g, dt, 0)), cint(g, dt, 1),
                sel(g, icmp(g, LLVMIntEQ, a, cint(g, dt, 0)), cint(g, dt, 0), cint(g, dt, -1)));
-  case VOP_BITNOT: case VOP_NOT: return LLVMBuildXor(g->b, a, cint(g, dt, -1), "");
+  case VOP_BITNOT:
+  case VOP_NOT: return LLVMBuildXor(g->b, a, cint(g, dt, -1), "");
   }
   return NULL;
 }
@@ -363,8 +414,9 @@ static LLVMValueRef emit_float_binary(const gen *g, int op, int dt, LLVMValueRef
   case VOP_FMOD: return libm(g, dt, "fmod", a, b);
   case VOP_MOD: { /* fmod, plus b when non-zero with a sign other than b's */
     LLVMValueRef r = libm(g, dt, "fmod", a, b);
-    LLVMValueRef fix = LLVMBuildAnd(g->b, fcmp(g, LLVMRealUNE, r, zero),
-                                    LLVMBuildXor(g->b, fcmp(g, LLVMRealOLT, r, zero), fcmp(g, LLVMRealOLT, b, zero), ""), "");
+    LLVMValueRef fix = LLVMBuildAnd(
+        g->b, fcmp(g, LLVMRealUNE, r, zero),
+        LLVMBuildXor(g->b, fcmp(g, LLVMRealOLT, r, zero), fcmp(g, LLVMRealOLT, b, zero), ""), "");
     return sel(g, fix, LLVMBuildFAdd(g->b, r, b, ""), r);
   }
   case VOP_POW: return libm(g, dt, "pow", a, b);
@@ -384,7 +436,7 @@ static LLVMValueRef emit_float_binary(const gen *g, int op, int dt, LLVMValueRef
 static LLVMValueRef emit_shift(const gen *g, int op, int dt, LLVMValueRef a, LLVMValueRef b) {
   unsigned w = LLVMGetIntTypeWidth(lane_elem(g, dt));
   LLVMValueRef ok = icmp(g, LLVMIntULT, b, cint(g, dt, w)), cnt = sel(g, ok, b, cint(g, dt, 0));
-  LLVMValueRef r = op == VOP_SHL ? LLVMBuildShl(g->b, a, cnt, "")
+  LLVMValueRef r = op == VOP_SHL     ? LLVMBuildShl(g->b, a, cnt, "")
                    : is_unsigned(dt) ? LLVMBuildLShr(g->b, a, cnt, "")
                                      : LLVMBuildAShr(g->b, a, cnt, "");
   return sel(g, ok, r, cint(g, dt, 0));
@@ -406,8 +458,9 @@ static LLVMValueRef emit_int_div(const gen *g, int op, int dt, LLVMValueRef a, L
   }
   LLVMValueRef r = sel(g, bad, zero, LLVMBuildSRem(g->b, a, sb, ""));
   if (op == VOP_FMOD) return r;
-  LLVMValueRef fix = LLVMBuildAnd(g->b, icmp(g, LLVMIntNE, r, zero),
-                                  LLVMBuildXor(g->b, icmp(g, LLVMIntSLT, r, zero), icmp(g, LLVMIntSLT, b, zero), ""), "");
+  LLVMValueRef fix =
+      LLVMBuildAnd(g->b, icmp(g, LLVMIntNE, r, zero),
+                   LLVMBuildXor(g->b, icmp(g, LLVMIntSLT, r, zero), icmp(g, LLVMIntSLT, b, zero), ""), "");
   return sel(g, fix, LLVMBuildAdd(g->b, r, b, ""), r);
 }
 
@@ -417,7 +470,9 @@ static LLVMValueRef emit_int_binary(const gen *g, int op, int dt, LLVMValueRef a
   case VOP_ADD: return LLVMBuildAdd(g->b, a, b, "");
   case VOP_SUB: return LLVMBuildSub(g->b, a, b, "");
   case VOP_MUL: return LLVMBuildMul(g->b, a, b, "");
-  case VOP_DIV: case VOP_MOD: case VOP_FMOD: return emit_int_div(g, op, dt, a, b);
+  case VOP_DIV:
+  case VOP_MOD:
+  case VOP_FMOD: return emit_int_div(g, op, dt, a, b);
   case VOP_POW: {
     LLVMTypeRef i64 = LLVMInt64TypeInContext(g->cx), t = lane_type(g, dt);
     LLVMValueRef a64 = emit_cast(g, DT_INT64, dt, a), b64 = emit_cast(g, DT_INT64, dt, b);
@@ -426,10 +481,14 @@ static LLVMValueRef emit_int_binary(const gen *g, int op, int dt, LLVMValueRef a
   }
   case VOP_MAX: return imaxmin(g, dt, 1, a, b);
   case VOP_MIN: return imaxmin(g, dt, 0, a, b);
-  case VOP_AND: case VOP_BITAND: return LLVMBuildAnd(g->b, a, b, "");
-  case VOP_OR: case VOP_BITOR: return LLVMBuildOr(g->b, a, b, "");
-  case VOP_XOR: case VOP_BITXOR: return LLVMBuildXor(g->b, a, b, "");
-  case VOP_SHL: case VOP_SHR: return emit_shift(g, op, dt, a, b);
+  case VOP_AND:
+  case VOP_BITAND: return LLVMBuildAnd(g->b, a, b, "");
+  case VOP_OR:
+  case VOP_BITOR: return LLVMBuildOr(g->b, a, b, "");
+  case VOP_XOR:
+  case VOP_BITXOR: return LLVMBuildXor(g->b, a, b, "");
+  case VOP_SHL:
+  case VOP_SHR: return emit_shift(g, op, dt, a, b);
   case VOP_EQ: return icmp(g, LLVMIntEQ, a, b);
   case VOP_NE: return icmp(g, LLVMIntNE, a, b);
   case VOP_LT: return icmp(g, u ? LLVMIntULT : LLVMIntSLT, a, b);
@@ -456,14 +515,17 @@ static int arity(int op) { return op == VOP_CONST ? 0 : op >= VOP_SELECT ? 3 : o
 /* The value of one computing instruction (not LOAD / STORE). */
 static LLVMValueRef emit_instr(gen *g, const om_vinstr *in, const uint8_t *rdt) {
   int n = arity(in->op), dt = in->dtype, adt = n ? rdt[in->a] : dt;
-  LLVMValueRef a = n > 0 ? g->val[in->a] : NULL, b = n > 1 ? g->val[in->b] : NULL, c = n > 2 ? g->val[in->c] : NULL, v;
+  LLVMValueRef a = n > 0 ? g->val[in->a] : NULL, b = n > 1 ? g->val[in->b] : NULL,
+               c = n > 2 ? g->val[in->c] : NULL, v;
   switch (in->op) {
   case VOP_CONST: return emit_const(g, in);
   case VOP_CAST: v = emit_cast(g, dt, adt, a); break;
   case VOP_SELECT: return sel(g, a, b, c);
   case VOP_CLAMP:
-    if (is_f(dt)) v = fmaxmin(g, 0, fmaxmin(g, 1, a, b), c);
-    else v = imaxmin(g, dt, 0, imaxmin(g, dt, 1, a, b), c);
+    if (is_f(dt))
+      v = fmaxmin(g, 0, fmaxmin(g, 1, a, b), c);
+    else
+      v = imaxmin(g, dt, 0, imaxmin(g, dt, 1, a, b), c);
     break;
   case VOP_FMA:
     if (is_f(dt)) {
@@ -475,8 +537,10 @@ static LLVMValueRef emit_instr(gen *g, const om_vinstr *in, const uint8_t *rdt) 
     }
     break;
   default:
-    if (in->op >= VOP_ADD) v = is_f(adt) ? emit_float_binary(g, in->op, adt, a, b) : emit_int_binary(g, in->op, adt, a, b);
-    else v = is_f(adt) ? emit_float_unary(g, in, adt, a) : emit_int_unary(g, in, adt, a);
+    if (in->op >= VOP_ADD)
+      v = is_f(adt) ? emit_float_binary(g, in->op, adt, a, b) : emit_int_binary(g, in->op, adt, a, b);
+    else
+      v = is_f(adt) ? emit_float_unary(g, in, adt, a) : emit_int_unary(g, in, adt, a);
   }
   int rounds = dt == DT_FLOAT16 && !(in->op == VOP_CAST && adt == DT_FLOAT16);
   return rounds ? round16(g, v) : v;
@@ -529,7 +593,9 @@ static void emit_body(gen *g, const LLVMValueRef *bases, LLVMValueRef j) {
     if (in->op != VOP_STORE) continue;
     int dt = in->dtype;
     LLVMValueRef v = g->val[in->b];
-    if (dt == DT_FLOAT16) v = g->h16[in->b] ? g->h16[in->b] : LLVMBuildFPTrunc(g->b, fence(g, v), vec(g, LLVMHalfTypeInContext(g->cx)), "");
+    if (dt == DT_FLOAT16)
+      v = g->h16[in->b] ? g->h16[in->b]
+                        : LLVMBuildFPTrunc(g->b, fence(g, v), vec(g, LLVMHalfTypeInContext(g->cx)), "");
     if (dt == DT_BOOL) v = LLVMBuildZExt(g->b, v, vec(g, LLVMInt8TypeInContext(g->cx)), "");
     LLVMValueRef st = LLVMBuildStore(g->b, v, elem_ptr(g, dt, bases[g->h->ninputs + in->a], j));
     LLVMSetAlignment(st, (unsigned)dtype_size(dt));
@@ -543,7 +609,8 @@ static void mark_needed(gen *g) {
     const om_vinstr *in = &g->ins[k];
     if (in->op != VOP_STORE && !live[in->dst]) continue;
     g->needed[k] = 1;
-    if (in->op == VOP_STORE) live[in->b] = 1;
+    if (in->op == VOP_STORE)
+      live[in->b] = 1;
     else if (in->op != VOP_LOAD) {
       int n = arity(in->op);
       if (n > 0) live[in->a] = 1;
@@ -578,7 +645,8 @@ static LLVMValueRef emit_loop(gen *g, LLVMValueRef fn, const LLVMValueRef *bases
   return j;
 }
 
-void vpir_build(LLVMModuleRef mod, const char *name, const om_vprog *h, const om_vinstr *ins, uint32_t inner_mask) {
+void vpir_build(LLVMModuleRef mod, const char *name, const om_vprog *h, const om_vinstr *ins,
+                uint32_t inner_mask) {
   gen g = {.cx = LLVMGetModuleContext(mod), .mod = mod, .h = h, .ins = ins, .inner_mask = inner_mask};
   LLVMTypeRef i64 = LLVMInt64TypeInContext(g.cx), ptr = LLVMPointerTypeInContext(g.cx, 0);
   LLVMTypeRef params[4] = {ptr, ptr, i64, i64};

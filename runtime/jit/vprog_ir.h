@@ -26,6 +26,7 @@ extern const vpir_extern vpir_externs[];
 /* Adds `name` to module `mod`: an rt_vnative_fn (runtime/vprog_plan.h) for
  * the verified program h / ins whose input j is contiguous along the
  * innermost dim when bit j of inner_mask is set, else broadcast along it. */
-void vpir_build(LLVMModuleRef mod, const char *name, const om_vprog *h, const om_vinstr *ins, uint32_t inner_mask);
+void vpir_build(LLVMModuleRef mod, const char *name, const om_vprog *h, const om_vinstr *ins,
+                uint32_t inner_mask);
 
 #endif

@@ -15,9 +15,9 @@
  * an abort or an exit without a verdict is that test's failure ("crashed:
  * SIGSEGV", "timed out after 20 s"), and the run goes on. Children run under
  * an address-space limit (--memory, 4 GiB; none in sanitizer builds) so a
- * runaway allocation fails instead of swamping the machine. The parent prints one line per test and mode in test
- * order (name, mode, PASS/FAIL, the one-line reason cut to 160 characters),
- * totals per mode, and ctest's closing "N passed, M failed".
+ * runaway allocation fails instead of swamping the machine. The parent prints one line per test and mode in
+ * test order (name, mode, PASS/FAIL, the one-line reason cut to 160 characters), totals per mode, and ctest's
+ * closing "N passed, M failed".
  *
  * --tsv FILE writes every result with the test's op, opset and dtypes for
  * tests/conformance/report.py. --expected FILE turns the run into a
@@ -51,9 +51,9 @@
 
 enum {
   NMODES = 2,
-  REASON_MAX = 160,           /* characters of a reason shown and stored */
+  REASON_MAX = 160, /* characters of a reason shown and stored */
   MAX_JOBS = 64,
-  CHILD_OUTPUT_MAX = 16384,   /* bytes of a child's pipe output kept */
+  CHILD_OUTPUT_MAX = 16384, /* bytes of a child's pipe output kept */
 };
 /* Address space per child, MiB. Sanitizer builds reserve terabytes of
  * shadow memory up front, so there the default is no limit. */
@@ -149,8 +149,7 @@ static int find_tests(runner *r) {
   struct dirent **list = NULL;
   int n = scandir(r->root, &list, NULL, alphasort);
   if (n < 0) {
-    fprintf(stderr, "conformance: cannot read the node-test directory '%s': %s\n", r->root,
-            strerror(errno));
+    fprintf(stderr, "conformance: cannot read the node-test directory '%s': %s\n", r->root, strerror(errno));
     return -1;
   }
   r->tests = calloc((size_t)n + 1, sizeof *r->tests);
@@ -201,8 +200,8 @@ static int load_expected(runner *r, int *missing) {
     if (k <= 0) continue;
     int m = k == 2 ? mode_index(mode) : -1;
     if (m < 0) {
-      fprintf(stderr, "conformance: %s:%d: expected \"<mode> <test>\" with mode %s or %s\n",
-              r->expected_path, lineno, mode_name[0], mode_name[1]);
+      fprintf(stderr, "conformance: %s:%d: expected \"<mode> <test>\" with mode %s or %s\n", r->expected_path,
+              lineno, mode_name[0], mode_name[1]);
       fclose(f);
       return -1;
     }
@@ -212,8 +211,7 @@ static int load_expected(runner *r, int *missing) {
       t->expected[m] = 1;
     } else {
       (*missing)++;
-      printf("%s %s FAIL: on the expected-pass list, but no such test in %s\n", test, mode_name[m],
-             r->root);
+      printf("%s %s FAIL: on the expected-pass list, but no such test in %s\n", test, mode_name[m], r->root);
     }
   }
   fclose(f);
@@ -223,7 +221,7 @@ static int load_expected(runner *r, int *missing) {
 /* --- the child */
 
 static void child_main(const runner *r, int test, int mode, int fd, pid_t parent) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed runner (ctest's timeout) leaves no child behind */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  /* a killed runner (ctest's timeout) leaves no child behind */
   if (getppid() != parent) _exit(1); /* it died before prctl */
   /* Anything the libraries or an assert write goes into the pipe too. */
   dup2(fd, STDOUT_FILENO);
@@ -235,18 +233,20 @@ static void child_main(const runner *r, int test, int mode, int fd, pid_t parent
   const char *name = r->tests[test].name;
   nt_meta meta;
   nt_describe(r->root, name, &meta);
-  dprintf(fd, "\001M\t%s\t%s\t%d\t%s\t%d\n", meta.op, meta.domain, meta.opset, meta.dtypes,
-          meta.expanded);
+  dprintf(fd, "\001M\t%s\t%s\t%d\t%s\t%d\n", meta.op, meta.domain, meta.opset, meta.dtypes, meta.expanded);
   if (r->inject_crash && !strcmp(r->inject_crash, name)) raise(SIGSEGV);
   if (r->inject_hang && !strcmp(r->inject_hang, name))
-    for (;;) pause();
+    for (;;)
+      pause();
   char dir[4096], reason[1024];
   snprintf(dir, sizeof dir, "%s/%s", r->root, name);
   /* In the test's directory, messages name "test_data_set_0/input_0.pb". */
   int failed = chdir(dir) == 0 ? nt_run(".", mode_precision[mode], r->threads, reason, sizeof reason)
                                : nt_run(dir, mode_precision[mode], r->threads, reason, sizeof reason);
-  if (failed) dprintf(fd, "\001F\t%s\n", reason);
-  else dprintf(fd, "\001P\n");
+  if (failed)
+    dprintf(fd, "\001F\t%s\n", reason);
+  else
+    dprintf(fd, "\001P\n");
   _exit(0);
 }
 
@@ -342,8 +342,7 @@ static void print_case(const runner *r, const test_case *t, int m) {
   int regression = t->expected[m] && !o->pass;
   if (r->quiet && !regression) return;
   printf("%-*s %-22s %s%s%s%s\n", name_width, t->name, mode_name[m], o->pass ? "PASS" : "FAIL",
-         regression ? " (REGRESSION: on the expected-pass list)" : "", o->reason[0] ? "  " : "",
-         o->reason);
+         regression ? " (REGRESSION: on the expected-pass list)" : "", o->reason[0] ? "  " : "", o->reason);
 }
 
 /* Runs every (test, mode) case, --jobs at a time; prints in test order. */
@@ -355,7 +354,8 @@ static int run_all(runner *r) {
   while (next < ncases || running > 0) {
     for (int j = 0; j < r->jobs && next < ncases; j++) {
       if (slots[j].pid) continue;
-      while (next < ncases && !r->modes[next % NMODES]) next++;
+      while (next < ncases && !r->modes[next % NMODES])
+        next++;
       if (next == ncases) break;
       if (start(r, &slots[j], next / NMODES, next % NMODES) != 0) {
         fprintf(stderr, "conformance: cannot start a child: %s\n", strerror(errno));
@@ -402,7 +402,8 @@ static int run_all(runner *r) {
     for (; printed < r->ntests; printed++) {
       test_case *t = &r->tests[printed];
       int done = 1;
-      for (int m = 0; m < NMODES; m++) done &= !r->modes[m] || t->res[m].done;
+      for (int m = 0; m < NMODES; m++)
+        done &= !r->modes[m] || t->res[m].done;
       if (!done) break;
       for (int m = 0; m < NMODES; m++)
         if (r->modes[m]) print_case(r, t, m);
@@ -423,8 +424,9 @@ static int write_tsv(const runner *r) {
   for (int m = 0; m < NMODES; m++) {
     nt_tolerance tol = nt_tolerance_for(mode_precision[m]);
     if (r->modes[m])
-      fprintf(f, "# tolerance %s: |got - expected| <= %g + %g * |expected| for floats; integers and bool exact\n",
-              mode_name[m], tol.atol, tol.rtol);
+      fprintf(
+          f, "# tolerance %s: |got - expected| <= %g + %g * |expected| for floats; integers and bool exact\n",
+          mode_name[m], tol.atol, tol.rtol);
   }
   fprintf(f, "test\tmode\tresult\top\tdomain\topset\tdtypes\texpanded\treason\n");
   for (int i = 0; i < r->ntests; i++) {
@@ -432,9 +434,8 @@ static int write_tsv(const runner *r) {
     for (int m = 0; m < NMODES; m++) {
       if (!r->modes[m]) continue;
       const outcome *o = &t->res[m];
-      fprintf(f, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", t->name, mode_name[m],
-              o->pass ? "PASS" : "FAIL", t->have_meta ? t->meta.op : "?",
-              t->have_meta ? t->meta.domain : "?", t->meta.opset,
+      fprintf(f, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", t->name, mode_name[m], o->pass ? "PASS" : "FAIL",
+              t->have_meta ? t->meta.op : "?", t->have_meta ? t->meta.domain : "?", t->meta.opset,
               t->meta.dtypes[0] ? t->meta.dtypes : "?", t->meta.expanded, o->reason);
     }
   }
@@ -475,7 +476,8 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name) {
 static runner r = {.modes = {1, 1}, .jobs = 2, .timeout_s = 20, .memory_mb = DEFAULT_MEMORY_LIMIT_MB};
 
 static void free_tests(void) {
-  for (int i = 0; i < r.ntests; i++) free(r.tests[i].name);
+  for (int i = 0; i < r.ntests; i++)
+    free(r.tests[i].name);
   free(r.tests);
   r.tests = NULL;
   r.ntests = 0;
@@ -490,7 +492,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "conformance: --mode: '%s' is not must_keep_origin_dtype, force_fp16 or both\n", v);
         return 2;
       }
-      for (int k = 0; k < NMODES; k++) r.modes[k] = m < 0 || m == k;
+      for (int k = 0; k < NMODES; k++)
+        r.modes[k] = m < 0 || m == k;
     } else if ((v = opt_value(argc, argv, &i, "--jobs"))) {
       r.jobs = atoi(v);
       if (r.jobs <= 0) r.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -538,8 +541,8 @@ int main(int argc, char **argv) {
   }
   if (find_tests(&r) != 0) return 2;
   if (r.ntests == 0) {
-    fprintf(stderr, "conformance: no test directories in '%s'%s%s\n", r.root,
-            r.filter ? " matching " : "", r.filter ? r.filter : "");
+    fprintf(stderr, "conformance: no test directories in '%s'%s%s\n", r.root, r.filter ? " matching " : "",
+            r.filter ? r.filter : "");
     printf("0 passed, 1 failed\n");
     return 2;
   }
@@ -576,11 +579,10 @@ int main(int argc, char **argv) {
   printf("%d cases in %.1f s, %d at a time\n", passed + failed, elapsed, r.jobs);
   if (r.expected_path) {
     if (regressions + missing)
-      printf("%d regressions: cases on %s fail now (lines marked REGRESSION above)\n",
-             regressions + missing, r.expected_path);
+      printf("%d regressions: cases on %s fail now (lines marked REGRESSION above)\n", regressions + missing,
+             r.expected_path);
     if (newly)
-      printf("%d newly passing: update expected_pass.txt with scripts/conformance.sh --update\n",
-             newly);
+      printf("%d newly passing: update expected_pass.txt with scripts/conformance.sh --update\n", newly);
   }
   printf("%d passed, %d failed\n", passed, failed);
   free_tests();

@@ -247,9 +247,12 @@ static double get_float(const void *data, int dt, size_t i) {
 }
 
 static void put_float(void *data, int dt, size_t i, double v) {
-  if (dt == OMRT_FLOAT16) ((uint16_t *)data)[i] = float_to_half((float)v);
-  else if (dt == 11) ((double *)data)[i] = v;
-  else ((float *)data)[i] = (float)v;
+  if (dt == OMRT_FLOAT16)
+    ((uint16_t *)data)[i] = float_to_half((float)v);
+  else if (dt == 11)
+    ((double *)data)[i] = v;
+  else
+    ((float *)data)[i] = (float)v;
 }
 
 /* An integer or bool element widened for printing and comparison. */
@@ -258,12 +261,16 @@ static void get_int(const void *data, int dt, size_t i, int64_t *s, uint64_t *u,
   *is_unsigned = 0;
   switch (dt) {
   case OMRT_INT8: *s = ((const int8_t *)p)[i]; break;
-  case OMRT_UINT8: case OMRT_BOOL: *s = p[i]; break;
+  case OMRT_UINT8:
+  case OMRT_BOOL: *s = p[i]; break;
   case 5: *s = ((const int16_t *)p)[i]; break;
   case 4: *s = ((const uint16_t *)p)[i]; break;
   case OMRT_INT32: *s = ((const int32_t *)p)[i]; break;
   case 12: *s = ((const uint32_t *)p)[i]; break;
-  case 13: *u = ((const uint64_t *)p)[i]; *is_unsigned = 1; return;
+  case 13:
+    *u = ((const uint64_t *)p)[i];
+    *is_unsigned = 1;
+    return;
   default: *s = ((const int64_t *)p)[i]; break;
   }
   *u = (uint64_t)*s;
@@ -289,7 +296,8 @@ static const char *index_str(int rank, const int64_t *dims, size_t flat, char *b
 
 static size_t elem_count(int rank, const int64_t *dims) {
   size_t n = 1;
-  for (int k = 0; k < rank; k++) n *= (size_t)dims[k];
+  for (int k = 0; k < rank; k++)
+    n *= (size_t)dims[k];
   return n;
 }
 
@@ -373,8 +381,10 @@ void nt_describe(const char *root, const char *test, nt_meta *out) {
   Onnx__ModelProto *m = unpack_model(path);
   if (!m) return;
   const Onnx__GraphProto *g = m->graph;
-  for (size_t i = 0; i < g->n_input; i++) add_dtype(out->dtypes, sizeof out->dtypes, elem_type_of(g->input[i]));
-  for (size_t i = 0; i < g->n_output; i++) add_dtype(out->dtypes, sizeof out->dtypes, elem_type_of(g->output[i]));
+  for (size_t i = 0; i < g->n_input; i++)
+    add_dtype(out->dtypes, sizeof out->dtypes, elem_type_of(g->input[i]));
+  for (size_t i = 0; i < g->n_output; i++)
+    add_dtype(out->dtypes, sizeof out->dtypes, elem_type_of(g->output[i]));
 
   /* An expanded test counts toward its un-expanded twin's op. */
   Onnx__ModelProto *twin = NULL;
@@ -397,8 +407,8 @@ void nt_describe(const char *root, const char *test, nt_meta *out) {
 /* --- running a test */
 
 typedef struct nt_input {
-  const char *name;  /* the graph input's name (borrowed from the model) */
-  int bound;         /* bound as a constant (a compile-time slot) */
+  const char *name; /* the graph input's name (borrowed from the model) */
+  int bound;        /* bound as a constant (a compile-time slot) */
   int read_ok;
   char read_err[1100]; /* why input_N.pb could not be read */
   onnx_tensor t;
@@ -416,7 +426,7 @@ typedef struct nt_state {
   int nin;
   void *model_bytes; /* the (rewritten) ModelProto to compile */
   size_t model_size;
-  void *om;          /* the package (malloc'd by atc_compile) */
+  void *om; /* the package (malloc'd by atc_compile) */
   size_t om_size;
   omrt_model *rt;
   omrt_context *ctx;
@@ -469,11 +479,12 @@ static int read_inputs(nt_state *s) {
     }
     diag d;
     diag_init(&d);
-    if (onnx_read_tensor_file(path, &s->a, &in->t, &d) == ST_OK) in->read_ok = 1;
-    else snprintf(in->read_err, sizeof in->read_err, "%s", d.msg);
+    if (onnx_read_tensor_file(path, &s->a, &in->t, &d) == ST_OK)
+      in->read_ok = 1;
+    else
+      snprintf(in->read_err, sizeof in->read_err, "%s", d.msg);
     in->bound = is_compile_time(g, vi->name, 0);
-    if (in->bound && !in->read_ok)
-      return fail(s, "compile-time input '%s': %s", vi->name, in->read_err);
+    if (in->bound && !in->read_ok) return fail(s, "compile-time input '%s': %s", vi->name, in->read_err);
   }
   data_path(s, path, sizeof path, "input", s->nin);
   if (file_exists(path))
@@ -485,7 +496,8 @@ static int read_inputs(nt_state *s) {
 static int bind_constants(nt_state *s) {
   Onnx__GraphProto *g = s->model->graph;
   int nbound = 0;
-  for (int i = 0; i < s->nin; i++) nbound += s->in[i].bound;
+  for (int i = 0; i < s->nin; i++)
+    nbound += s->in[i].bound;
   if (nbound == 0) return 0; /* the original bytes are compiled */
 
   Onnx__TensorProto *tp = calloc((size_t)nbound, sizeof *tp);
@@ -563,9 +575,12 @@ static void input_shape_spec(const nt_state *s, char *spec, size_t size) {
 static int compile(nt_state *s) {
   char spec[4096];
   input_shape_spec(s, spec, sizeof spec);
-  atc_options o = {.model_path = "model.onnx", .model_data = s->model_bytes,
-                   .model_size = s->model_size, .soc_version = "Ascend310",
-                   .precision = s->mode, .input_shape = spec[0] ? spec : NULL,
+  atc_options o = {.model_path = "model.onnx",
+                   .model_data = s->model_bytes,
+                   .model_size = s->model_size,
+                   .soc_version = "Ascend310",
+                   .precision = s->mode,
+                   .input_shape = spec[0] ? spec : NULL,
                    .cmdline = "conformance"};
   atc_result r;
   diag d;
@@ -589,10 +604,10 @@ static int compare(nt_state *s, int k, const omrt_tensor_desc *desc, const void 
   int wdt = want->dtype, gdt = desc->dtype;
   int float_ok = is_float(wdt) && is_float(gdt) && s->mode == OM_PRECISION_FORCE_FP16;
   if (wdt != gdt && !float_ok)
-    return fail(s, "output %d '%s': dtype %s, expected %s", k, desc->name, dtype_str(gdt),
-                dtype_str(wdt));
+    return fail(s, "output %d '%s': dtype %s, expected %s", k, desc->name, dtype_str(gdt), dtype_str(wdt));
   int same_dims = desc->rank == want->rank;
-  for (int i = 0; same_dims && i < want->rank; i++) same_dims = desc->dims[i] == want->dims[i];
+  for (int i = 0; same_dims && i < want->rank; i++)
+    same_dims = desc->dims[i] == want->dims[i];
   if (!same_dims)
     return fail(s, "output %d '%s': shape %s, expected %s", k, desc->name,
                 dims_str(desc->rank, desc->dims, b1, sizeof b1),
@@ -615,10 +630,13 @@ static int compare(nt_state *s, int k, const omrt_tensor_desc *desc, const void 
     get_int(want->data, wdt, worst_at, &ws, &wu, &uns);
     index_str(want->rank, want->dims, worst_at, b1, sizeof b1);
     if (uns)
-      return fail(s, "output %d '%s': %zu of %zu elements differ, first at %s (got %" PRIu64
-                  ", expected %" PRIu64 ")", k, desc->name, bad, n, b1, gu, wu);
-    return fail(s, "output %d '%s': %zu of %zu elements differ, first at %s (got %" PRId64
-                ", expected %" PRId64 ")", k, desc->name, bad, n, b1, gs, ws);
+      return fail(s,
+                  "output %d '%s': %zu of %zu elements differ, first at %s (got %" PRIu64
+                  ", expected %" PRIu64 ")",
+                  k, desc->name, bad, n, b1, gu, wu);
+    return fail(
+        s, "output %d '%s': %zu of %zu elements differ, first at %s (got %" PRId64 ", expected %" PRId64 ")",
+        k, desc->name, bad, n, b1, gs, ws);
   }
   nt_tolerance tol = nt_tolerance_for(s->mode);
   double worst = 0, worst_err = 0;
@@ -642,7 +660,8 @@ static int compare(nt_state *s, int k, const omrt_tensor_desc *desc, const void 
   if (!bad) return 0;
   double g = get_float(got, gdt, worst_at), w = get_float(want->data, wdt, worst_at);
   index_str(want->rank, want->dims, worst_at, b1, sizeof b1);
-  return fail(s, "output %d '%s': max err %.3g at %s (got %.7g, expected %.7g), %zu of %zu over "
+  return fail(s,
+              "output %d '%s': max err %.3g at %s (got %.7g, expected %.7g), %zu of %zu over "
               "atol %g + rtol %g",
               k, desc->name, worst_err, b1, g, w, bad, n, tol.atol, tol.rtol);
 }
@@ -670,7 +689,8 @@ static int execute(nt_state *s) {
     if (!in->read_ok) return fail(s, "%s", in->read_err);
     char b1[160], b2[160];
     int same = desc.rank == in->t.rank;
-    for (int k = 0; same && k < desc.rank; k++) same = desc.dims[k] == in->t.dims[k];
+    for (int k = 0; same && k < desc.rank; k++)
+      same = desc.dims[k] == in->t.dims[k];
     if (!same)
       return fail(s, "input '%s': the package wants shape %s, the test gives %s", desc.name,
                   dims_str(desc.rank, desc.dims, b1, sizeof b1),
@@ -680,12 +700,13 @@ static int execute(nt_state *s) {
       continue;
     }
     if (!(is_float(desc.dtype) && is_float(in->t.dtype) && s->mode == OM_PRECISION_FORCE_FP16))
-      return fail(s, "input '%s': the package wants %s, the test gives %s", desc.name,
-                  dtype_str(desc.dtype), dtype_str(in->t.dtype));
+      return fail(s, "input '%s': the package wants %s, the test gives %s", desc.name, dtype_str(desc.dtype),
+                  dtype_str(in->t.dtype));
     void *conv = new_buf(s, desc.bytes);
     if (!conv) return fail(s, "out of memory");
     size_t n = elem_count(in->t.rank, in->t.dims);
-    for (size_t i = 0; i < n; i++) put_float(conv, desc.dtype, i, get_float(in->t.data, in->t.dtype, i));
+    for (size_t i = 0; i < n; i++)
+      put_float(conv, desc.dtype, i, get_float(in->t.data, in->t.dtype, i));
     inputs[j] = conv;
   }
 
@@ -719,8 +740,7 @@ static int execute(nt_state *s) {
 }
 
 int nt_run(const char *dir, om_precision mode, unsigned threads, char *reason, size_t reason_size) {
-  nt_state s = {.dir = dir, .mode = mode, .threads = threads, .reason = reason,
-               .reason_size = reason_size};
+  nt_state s = {.dir = dir, .mode = mode, .threads = threads, .reason = reason, .reason_size = reason_size};
   reason[0] = '\0';
   arena_init(&s.a, 0);
   char path[4096];
@@ -738,7 +758,8 @@ int nt_run(const char *dir, om_precision mode, unsigned threads, char *reason, s
 
   omrt_context_free(s.ctx);
   omrt_model_free(s.rt);
-  for (int i = 0; i < s.nbufs; i++) free(s.bufs[i]);
+  for (int i = 0; i < s.nbufs; i++)
+    free(s.bufs[i]);
   free(s.om);
   free(s.model_bytes);
   if (s.model) onnx__model_proto__free_unpacked(s.model, NULL);

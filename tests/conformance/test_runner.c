@@ -115,8 +115,7 @@ static void write_nosuchop_model(const char *path) {
 }
 
 /* The output line of `test` in `mode`, copied into line (empty if none). */
-static const char *find_line(const char *out, const char *test, const char *mode, char *line,
-                             size_t size) {
+static const char *find_line(const char *out, const char *test, const char *mode, char *line, size_t size) {
   line[0] = '\0';
   size_t tl = strlen(test);
   for (const char *p = out; p && *p;) {
@@ -139,8 +138,8 @@ static void expect_line(const char *out, const char *test, const char *mode, con
   int ok = strstr(line, verdict) && (!reason_part || strstr(line, reason_part));
   CHECK(ok);
   if (!ok)
-    test_note("  %s %s: wanted %s%s%s, got line \"%s\"", test, mode, verdict,
-              reason_part ? " with " : "", reason_part ? reason_part : "", line);
+    test_note("  %s %s: wanted %s%s%s, got line \"%s\"", test, mode, verdict, reason_part ? " with " : "",
+              reason_part ? reason_part : "", line);
 }
 
 static int run(const char *args, char **out) {
@@ -187,7 +186,8 @@ int main(void) {
     expect_line(out, "test_relu_expanded", mode, "PASS", NULL);
     expect_line(out, "test_zz_nosuchop", mode, "FAIL", "atc: model.onnx: node 'n0' (NoSuchOp)");
   }
-  expect_line(out, "test_relu_corrupt", keep, "FAIL", "output 0 'y': max err 1 at [2,3,4] (got 0, expected 1), 1 of 60 over");
+  expect_line(out, "test_relu_corrupt", keep, "FAIL",
+              "output 0 'y': max err 1 at [2,3,4] (got 0, expected 1), 1 of 60 over");
   expect_line(out, "test_relu_corrupt", fp16, "FAIL", "output 0 'y': max err");
   CHECK(strstr(out, "\n10 passed, 4 failed\n") != NULL);
   free(out);
@@ -202,7 +202,8 @@ int main(void) {
   /* 2. A crash and a hang are those tests' failures; the others still run. */
   snprintf(args, sizeof args,
            "--mode=must_keep_origin_dtype --timeout=2 --inject-crash=test_add "
-           "--inject-hang=test_relu '%s'", root);
+           "--inject-hang=test_relu '%s'",
+           root);
   CHECK_EQ_INT(run(args, &out), 0);
   expect_line(out, "test_add", keep, "FAIL", "crashed: SIGSEGV");
   expect_line(out, "test_relu", keep, "FAIL", "timed out after 2 s");

@@ -40,7 +40,8 @@ static void parse_env(void) {
   if (spec) {
     const char *colon = strchr(spec, ':');
     for (int k = 0; colon && k < FAULT_KINDS; k++)
-      if ((size_t)(colon - spec) == strlen(kind_names[k]) && !strncmp(spec, kind_names[k], (size_t)(colon - spec))) {
+      if ((size_t)(colon - spec) == strlen(kind_names[k]) &&
+          !strncmp(spec, kind_names[k], (size_t)(colon - spec))) {
         armed_kind = k;
         armed_at = strtol(colon + 1, NULL, 10);
       }

@@ -141,7 +141,8 @@ static fz_tensor *tensor(fz_tensor *t, const char *name, int dtype, int rank, co
   return t;
 }
 
-#define DIMS(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (const int64_t[]){__VA_ARGS__}
+#define DIMS(...)                                                                                            \
+  (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (const int64_t[]) { __VA_ARGS__ }
 #define INPUT(m, name, ...) tensor(&(m)->inputs[(m)->ninputs++], name, DT_FLOAT32, DIMS(__VA_ARGS__))
 #define INIT(m, name, dt, ...) tensor(&(m)->inits[(m)->ninits++], name, dt, DIMS(__VA_ARGS__))
 #define SCALAR(m, name, dt) tensor(&(m)->inits[(m)->ninits++], name, dt, 0, (const int64_t[]){0})
@@ -257,10 +258,38 @@ typedef struct cursor {
 
 static unsigned take(cursor *c) { return c->p < c->end ? *c->p++ : 0; }
 
-static const int64_t dim_values[] = {
-    0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 64, 255, 256, 1024, 65535, 65536,
-    (int64_t)1 << 31, ((int64_t)1 << 31) - 1, (int64_t)1 << 32, (int64_t)1 << 40,
-    (int64_t)1 << 62, INT64_MAX, -1, -2, -3, INT64_MIN, 6, 9, 10};
+static const int64_t dim_values[] = {0,
+                                     1,
+                                     2,
+                                     3,
+                                     4,
+                                     5,
+                                     7,
+                                     8,
+                                     15,
+                                     16,
+                                     17,
+                                     31,
+                                     32,
+                                     64,
+                                     255,
+                                     256,
+                                     1024,
+                                     65535,
+                                     65536,
+                                     (int64_t)1 << 31,
+                                     ((int64_t)1 << 31) - 1,
+                                     (int64_t)1 << 32,
+                                     (int64_t)1 << 40,
+                                     (int64_t)1 << 62,
+                                     INT64_MAX,
+                                     -1,
+                                     -2,
+                                     -3,
+                                     INT64_MIN,
+                                     6,
+                                     9,
+                                     10};
 
 static int64_t pick_value(cursor *c) {
   unsigned b = take(c);
@@ -268,16 +297,43 @@ static int64_t pick_value(cursor *c) {
   return dim_values[b % (sizeof dim_values / sizeof *dim_values)];
 }
 
-static const char *const op_names[] = {
-    "Conv", "BatchNormalization", "Relu", "Sigmoid", "Clip", "MaxPool", "AveragePool",
-    "GlobalAveragePool", "GlobalMaxPool", "Add", "Sub", "Mul", "Div", "Flatten", "Reshape",
-    "Squeeze", "Unsqueeze", "Identity", "Dropout", "Shape", "Gather", "Concat", "Cast",
-    "Softmax", "LogSoftmax", "Gemm", "MatMul", "Constant", "Transpose", "Loop", ""};
+static const char *const op_names[] = {"Conv",
+                                       "BatchNormalization",
+                                       "Relu",
+                                       "Sigmoid",
+                                       "Clip",
+                                       "MaxPool",
+                                       "AveragePool",
+                                       "GlobalAveragePool",
+                                       "GlobalMaxPool",
+                                       "Add",
+                                       "Sub",
+                                       "Mul",
+                                       "Div",
+                                       "Flatten",
+                                       "Reshape",
+                                       "Squeeze",
+                                       "Unsqueeze",
+                                       "Identity",
+                                       "Dropout",
+                                       "Shape",
+                                       "Gather",
+                                       "Concat",
+                                       "Cast",
+                                       "Softmax",
+                                       "LogSoftmax",
+                                       "Gemm",
+                                       "MatMul",
+                                       "Constant",
+                                       "Transpose",
+                                       "Loop",
+                                       ""};
 
 static const char *const attr_names[] = {
-    "kernel_shape", "pads", "strides", "dilations", "group", "axis", "axes", "epsilon", "alpha",
-    "beta", "transA", "transB", "auto_pad", "ceil_mode", "count_include_pad", "to", "momentum",
-    "storage_order", "min", "max", "value", "value_int", "value_ints", "allowzero", "training_mode"};
+    "kernel_shape",      "pads",       "strides",   "dilations",     "group",  "axis",     "axes",
+    "epsilon",           "alpha",      "beta",      "transA",        "transB", "auto_pad", "ceil_mode",
+    "count_include_pad", "to",         "momentum",  "storage_order", "min",    "max",      "value",
+    "value_int",         "value_ints", "allowzero", "training_mode"};
 
 static const char *const auto_pads[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", "BOGUS", ""};
 
@@ -306,8 +362,10 @@ static void pick_name(fz_model *m, cursor *c, char *dst) {
     return;
   }
   int k = (int)(b % (unsigned)total);
-  if (k < m->ninputs) set_name(dst, m->inputs[k].name);
-  else if (k < m->ninputs + m->ninits) set_name(dst, m->inits[k - m->ninputs].name);
+  if (k < m->ninputs)
+    set_name(dst, m->inputs[k].name);
+  else if (k < m->ninputs + m->ninits)
+    set_name(dst, m->inits[k - m->ninputs].name);
   else {
     const fz_node *n = &m->nodes[k - m->ninputs - m->ninits];
     set_name(dst, n->nout ? n->out[take(c) % (unsigned)n->nout] : "");
@@ -330,7 +388,8 @@ static void mutate(fz_model *m, cursor *c) {
   case 2: /* a rank (new dims are 1) */
     if ((t = pick_tensor(m, c))) {
       int r = (int)(take(c) % (MAX_RANK + 2));
-      for (int k = t->rank; k < r; k++) t->dims[k] = 1;
+      for (int k = t->rank; k < r; k++)
+        t->dims[k] = 1;
       t->rank = r;
     }
     break;
@@ -344,15 +403,16 @@ static void mutate(fz_model *m, cursor *c) {
       if (a->type == A_INTS && a->nints) {
         int64_t v = pick_value(c);
         a->ints[take(c) % (unsigned)a->nints] = v;
-      }
-      else a->i = pick_value(c);
+      } else
+        a->i = pick_value(c);
     }
     break;
   case 6: /* the length of an ints attribute */
     if ((n = pick_node(m, c)) && n->nattr) {
       a = &n->attr[take(c) % (unsigned)n->nattr];
       int k = (int)(take(c) % (MAX_INTS + 1));
-      for (int j = a->nints; j < k; j++) a->ints[j] = 1;
+      for (int j = a->nints; j < k; j++)
+        a->ints[j] = 1;
       a->nints = k;
     }
     break;
@@ -380,15 +440,24 @@ static void mutate(fz_model *m, cursor *c) {
         a->i = pick_value(c);
         a->f = (float)a->i;
         a->nints = (int)(take(c) % (MAX_INTS + 1));
-        for (int j = 0; j < a->nints; j++) a->ints[j] = pick_value(c);
+        for (int j = 0; j < a->nints; j++)
+          a->ints[j] = pick_value(c);
         set_name(a->s, auto_pads[take(c) % COUNT(auto_pads)]);
       }
     }
     break;
   case 10: /* a float or string attribute value */
     if ((n = pick_node(m, c)) && n->nattr) {
-      static const float fv[] = {0.0f, -1.0f, 1e30f, -1e30f, 1e-30f, 0.5f, 6.0f, __builtin_inff(),
-                                 -__builtin_inff(), __builtin_nanf("")};
+      static const float fv[] = {0.0f,
+                                 -1.0f,
+                                 1e30f,
+                                 -1e30f,
+                                 1e-30f,
+                                 0.5f,
+                                 6.0f,
+                                 __builtin_inff(),
+                                 -__builtin_inff(),
+                                 __builtin_nanf("")};
       a = &n->attr[take(c) % (unsigned)n->nattr];
       a->f = fv[take(c) % COUNT(fv)];
       set_name(a->s, auto_pads[take(c) % COUNT(auto_pads)]);
@@ -402,8 +471,10 @@ static void mutate(fz_model *m, cursor *c) {
       unsigned b = take(c);
       int *cnt = b & 2 ? &n->nout : &n->nin;
       char(*names)[NAME] = b & 2 ? n->out : n->in;
-      if (b & 1 && *cnt) (*cnt)--;
-      else if (*cnt < MAX_IO) pick_name(m, c, names[(*cnt)++]);
+      if (b & 1 && *cnt)
+        (*cnt)--;
+      else if (*cnt < MAX_IO)
+        pick_name(m, c, names[(*cnt)++]);
     }
     break;
   case 13: /* rename a node output (a duplicate definition, or a cycle through a later rewire) */
@@ -417,8 +488,10 @@ static void mutate(fz_model *m, cursor *c) {
     if ((n = pick_node(m, c))) snprintf(n->op, sizeof n->op, "%s", op_names[take(c) % COUNT(op_names)]);
     break;
   case 16: /* opset or IR version */
-    if (take(c) & 1) m->opset = opsets[take(c) % COUNT(opsets)];
-    else m->ir_version = (int64_t)(take(c) % 16) - 1;
+    if (take(c) & 1)
+      m->opset = opsets[take(c) % COUNT(opsets)];
+    else
+      m->ir_version = (int64_t)(take(c) % 16) - 1;
     break;
   case 17: /* drop, duplicate or swap nodes */
     if (m->nnodes) {
@@ -440,7 +513,8 @@ static void mutate(fz_model *m, cursor *c) {
     if (m->ninits) {
       t = &m->inits[take(c) % (unsigned)m->ninits];
       int k = (int)(take(c) % (MAX_INTS + 1));
-      for (int j = t->nvals; j < k; j++) t->vals[j] = 1;
+      for (int j = t->nvals; j < k; j++)
+        t->vals[j] = 1;
       t->nvals = k;
       if (k) {
         int64_t v = pick_value(c);
@@ -563,8 +637,10 @@ static int serialize(fz_model *m, uint8_t **out, size_t *out_size) {
     np->input = s->in_ptrs[i];
     np->n_output = (size_t)n->nout;
     np->output = s->out_ptrs[i];
-    for (int k = 0; k < n->nin; k++) s->in_ptrs[i][k] = n->in[k];
-    for (int k = 0; k < n->nout; k++) s->out_ptrs[i][k] = n->out[k];
+    for (int k = 0; k < n->nin; k++)
+      s->in_ptrs[i][k] = n->in[k];
+    for (int k = 0; k < n->nout; k++)
+      s->out_ptrs[i][k] = n->out[k];
     np->n_attribute = (size_t)n->nattr;
     np->attribute = s->attr_ptrs[i];
     for (int k = 0; k < n->nattr; k++) {
@@ -576,15 +652,22 @@ static int serialize(fz_model *m, uint8_t **out, size_t *out_size) {
       ap->has_type = 1;
       ap->type = (Onnx__AttributeProto__AttributeType)a->type;
       switch (a->type) {
-      case A_FLOAT: ap->has_f = 1; ap->f = a->f; break;
-      case A_INT: ap->has_i = 1; ap->i = a->i; break;
+      case A_FLOAT:
+        ap->has_f = 1;
+        ap->f = a->f;
+        break;
+      case A_INT:
+        ap->has_i = 1;
+        ap->i = a->i;
+        break;
       case A_STRING:
         ap->has_s = 1;
         ap->s.data = (uint8_t *)a->s;
         ap->s.len = strlen(a->s);
         break;
       case A_FLOATS:
-        for (int j = 0; j < a->nints; j++) s->floats[i][k][j] = (float)a->ints[j];
+        for (int j = 0; j < a->nints; j++)
+          s->floats[i][k][j] = (float)a->ints[j];
         ap->n_floats = (size_t)a->nints;
         ap->floats = s->floats[i][k];
         break;
@@ -619,7 +702,8 @@ static int serialize(fz_model *m, uint8_t **out, size_t *out_size) {
   s->graph.n_initializer = (size_t)m->ninits;
   s->graph.initializer = s->init_ptrs;
 
-  for (int i = 0; i < m->ninputs; i++) build_value_info(s, i, &m->inputs[i]);
+  for (int i = 0; i < m->ninputs; i++)
+    build_value_info(s, i, &m->inputs[i]);
   s->graph.n_input = (size_t)m->ninputs;
   s->graph.input = s->in_vis;
   for (int i = 0; i < m->noutputs; i++) {
@@ -638,16 +722,28 @@ static int serialize(fz_model *m, uint8_t **out, size_t *out_size) {
     rc = 0;
   }
 done:
-  for (int i = 0; i < MAX_TENSORS; i++) free(s->raw[i]);
+  for (int i = 0; i < MAX_TENSORS; i++)
+    free(s->raw[i]);
   free(s);
   return rc;
 }
 
 /* --- the target */
 
-static const char *const input_shapes[] = {
-    NULL, NULL, NULL, NULL, "x:1,3,8,8", "x:2,3,16,16", "x:0,3,8,8", "x:1,3,4294967296,65536",
-    "x:1", "y:1,2", "x:1,3,8,8;x:1,3,8,8", "x:99999999999999999999", "x:2,8", "x:1,8,6,6"};
+static const char *const input_shapes[] = {NULL,
+                                           NULL,
+                                           NULL,
+                                           NULL,
+                                           "x:1,3,8,8",
+                                           "x:2,3,16,16",
+                                           "x:0,3,8,8",
+                                           "x:1,3,4294967296,65536",
+                                           "x:1",
+                                           "y:1,2",
+                                           "x:1,3,8,8;x:1,3,8,8",
+                                           "x:99999999999999999999",
+                                           "x:2,8",
+                                           "x:1,8,6,6"};
 static const char *const out_nodes[] = {NULL, NULL, NULL, NULL, "n0:0", "n1:0", "n2:1", "nosuch:0"};
 static const char *const socs[] = {"Ascend310", "Ascend910", "Ascend310P3"};
 
@@ -657,7 +753,8 @@ int fuzz_compile_model_bytes(const uint8_t *data, size_t size, uint8_t **out, si
   if (!m) return -1;
   seed_model(m, (int)(take(&c) % NSEEDS));
   take(&c); /* the options byte */
-  for (int i = 0; i < MAX_MUTATIONS && c.p < c.end; i++) mutate(m, &c);
+  for (int i = 0; i < MAX_MUTATIONS && c.p < c.end; i++)
+    mutate(m, &c);
   int rc = serialize(m, out, out_size);
   free(m);
   return rc;

@@ -21,9 +21,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  return CAT(fuzz_, FUZZ_TARGET)(data, size);
-}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return CAT(fuzz_, FUZZ_TARGET)(data, size); }
 
 #ifdef FUZZ_CUSTOM_MUTATOR
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);

@@ -64,8 +64,10 @@ static void execute_zeros(omrt_model *m) {
     if (s != OMRT_OK) record();
     omrt_context_free(ctx);
   }
-  for (int i = 0; in && i < nin; i++) free((void *)in[i]);
-  for (int i = 0; out && i < nout; i++) free(out[i]);
+  for (int i = 0; in && i < nin; i++)
+    free((void *)in[i]);
+  for (int i = 0; out && i < nout; i++)
+    free(out[i]);
   free(in);
   free(out);
 }
@@ -80,8 +82,10 @@ static int load_and_run(const uint8_t *data, size_t size, int repair) {
   omrt_load_options opts = {.threads = 1};
   omrt_model *m = NULL;
   omrt_status s = omrt_model_load_memory(buf, size, &opts, &m);
-  if (s != OMRT_OK) record();
-  else execute_zeros(m);
+  if (s != OMRT_OK)
+    record();
+  else
+    execute_zeros(m);
   omrt_model_free(m);
   free(buf);
   return 0;
@@ -122,10 +126,38 @@ static uint64_t next_rand(uint64_t *s) { /* splitmix64 */
   return z ^ (z >> 31);
 }
 
-static const uint64_t interesting[] = {
-    0, 1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 63, 64, 65, 127, 128, 255, 256, 4096, 65535, 65536,
-    0x7fffffff, 0x80000000u, 0xfffffffeu, 0xffffffffu, 0x100000000ull, 0x7fffffffffffffffull,
-    0x8000000000000000ull, 0xffffffffffffffffull, 0x4000000000000000ull, 0x0fffffffffffffffull};
+static const uint64_t interesting[] = {0,
+                                       1,
+                                       2,
+                                       3,
+                                       4,
+                                       7,
+                                       8,
+                                       15,
+                                       16,
+                                       17,
+                                       31,
+                                       32,
+                                       63,
+                                       64,
+                                       65,
+                                       127,
+                                       128,
+                                       255,
+                                       256,
+                                       4096,
+                                       65535,
+                                       65536,
+                                       0x7fffffff,
+                                       0x80000000u,
+                                       0xfffffffeu,
+                                       0xffffffffu,
+                                       0x100000000ull,
+                                       0x7fffffffffffffffull,
+                                       0x8000000000000000ull,
+                                       0xffffffffffffffffull,
+                                       0x4000000000000000ull,
+                                       0x0fffffffffffffffull};
 
 size_t fuzz_om_custom_mutate(uint8_t *data, size_t size, size_t max_size, unsigned seed,
                              size_t (*fallback)(uint8_t *, size_t, size_t)) {
@@ -150,7 +182,7 @@ size_t fuzz_om_custom_mutate(uint8_t *data, size_t size, size_t max_size, unsign
   size_t span = p.size - (base - p.offset) < rec ? p.size - (base - p.offset) : rec;
   uint64_t v = interesting[next_rand(&r) % (sizeof interesting / sizeof *interesting)];
   if (next_rand(&r) % 4 == 0) v = next_rand(&r) % 512; /* small values: indices, kinds, dims */
-  if (next_rand(&r) & 1) v = ~v + 1;                    /* and their negatives */
+  if (next_rand(&r) & 1) v = ~v + 1;                   /* and their negatives */
   if (span >= 8 && (next_rand(&r) & 1)) {
     size_t at = base + (next_rand(&r) % (span / 8)) * 8;
     memcpy(data + at, &v, 8);

@@ -145,12 +145,14 @@ static uint8_t *run_model(omrt_model *m, size_t *bytes_out) {
   size_t total = 0, off = 0;
   omrt_tensor_desc d;
   if (nin > 64 || nout > 64) return NULL;
-  for (int i = 0; i < nout; i++) total += omrt_model_output(m, i, &d) == OMRT_OK ? d.bytes : 0;
+  for (int i = 0; i < nout; i++)
+    total += omrt_model_output(m, i, &d) == OMRT_OK ? d.bytes : 0;
   uint8_t *all = calloc(1, total + 1);
   for (int i = 0; i < nin; i++) {
     omrt_model_input(m, i, &d);
     uint8_t *p = malloc(d.bytes + 1);
-    for (size_t k = 0; p && k < d.bytes; k++) p[k] = (uint8_t)(k % 251 == 0 ? 0 : 0x3c); /* f16/f32 ~1.0 */
+    for (size_t k = 0; p && k < d.bytes; k++)
+      p[k] = (uint8_t)(k % 251 == 0 ? 0 : 0x3c); /* f16/f32 ~1.0 */
     in[i] = p;
   }
   for (int i = 0; i < nout; i++) {
@@ -162,7 +164,8 @@ static uint8_t *run_model(omrt_model *m, size_t *bytes_out) {
   omrt_status s = omrt_context_new(m, &ctx);
   if (s == OMRT_OK) s = omrt_execute(ctx, in, out);
   omrt_context_free(ctx);
-  for (int i = 0; i < nin; i++) free((void *)in[i]);
+  for (int i = 0; i < nin; i++)
+    free((void *)in[i]);
   if (s != OMRT_OK) {
     free(all);
     return NULL;
@@ -216,7 +219,8 @@ static int sweep(const char *path, size_t prefix, size_t nrandom, size_t ntrunc)
       const char *msg = omrt_last_error();
       if (strncmp(msg, "om", 2) != 0 || strlen(msg) < 16) {
         bad++;
-        printf("FAIL byte %zu bit %d len %zu: refusal without a specific message: \"%s\"\n", byte, bit, len, msg);
+        printf("FAIL byte %zu bit %d len %zu: refusal without a specific message: \"%s\"\n", byte, bit, len,
+               msg);
       }
       refused++;
     } else {
@@ -233,8 +237,12 @@ static int sweep(const char *path, size_t prefix, size_t nrandom, size_t ntrunc)
     omrt_model_free(dm);
     if (len == size) buf[byte] ^= (uint8_t)(1u << bit);
     if ((f + 1) % 20000 == 0 || f + 1 == ntrunc || f + 1 == ntrunc + nrand) {
-      printf("sweep progress: %zu/%zu cases (%s): %ld refused, %ld loaded with identical outputs, %ld violations\n",
-             f + 1, total, f < ntrunc ? "truncations done" : f < ntrunc + nrand ? "random flips" : "prefix flips",
+      printf("sweep progress: %zu/%zu cases (%s): %ld refused, %ld loaded with identical outputs, %ld "
+             "violations\n",
+             f + 1, total,
+             f < ntrunc           ? "truncations done"
+             : f < ntrunc + nrand ? "random flips"
+                                  : "prefix flips",
              refused, loaded_same, bad);
       fflush(stdout);
     }

@@ -49,7 +49,10 @@ static inline void kc_setup(kcase *c, int kind, uint32_t block_dim, uint32_t nte
 /* Tensor slot s: a tensor of dtype dt, layout (types.h) and logical dims[rank]. */
 static inline void kc_set_layout(kcase *c, int s, int dt, int layout, int rank, const int64_t *dims) {
   om_tensor *t = &c->t[s];
-  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt, .layout = (uint32_t)layout,
+  *t = (om_tensor){.name = 11,
+                   .region = OM_REGION_WORKSPACE,
+                   .dtype = (uint32_t)dt,
+                   .layout = (uint32_t)layout,
                    .rank = (uint32_t)rank};
   memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
   uint64_t n = 0;
@@ -97,7 +100,8 @@ static inline rt_core *kc_core(void) {
 }
 
 static inline void kc_free(kcase *c) {
-  for (int s = 0; s < OM_TASK_MAX_TENSORS; s++) free(c->data[s]);
+  for (int s = 0; s < OM_TASK_MAX_TENSORS; s++)
+    free(c->data[s]);
 }
 
 static inline omrt_status kc_check(kcase *c) { return rt_kernels[c->task.kind].check(&c->m, 0, &c->task); }

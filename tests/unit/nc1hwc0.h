@@ -23,7 +23,8 @@ static inline void nc1hwc0_put(void *data, int dt, size_t bytes, const int64_t *
   for (int64_t n = 0; n < d[0]; n++)
     for (int64_t ch = 0; ch < d[1]; ch++)
       for (int64_t h = 0; h < d[2]; h++)
-        for (int64_t w = 0; w < d[3]; w++) rt_put(data, dt, nc1hwc0_at(d, n, ch, h, w), v[i++]);
+        for (int64_t w = 0; w < d[3]; w++)
+          rt_put(data, dt, nc1hwc0_at(d, n, ch, h, w), v[i++]);
 }
 
 #endif

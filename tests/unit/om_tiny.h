@@ -33,8 +33,13 @@ static inline om_writer *tiny_writer(void) {
   def.l0c_bytes = def.ub_bytes = 256 << 10;
   om_writer_set_model(w, &def);
 
-  om_tensor x = {.name = om_writer_string(w, "x"), .region = OM_REGION_INPUT, .dtype = DT_FLOAT32,
-                 .layout = LAYOUT_ND, .rank = 2, .bytes = 24, .dims = {2, 3}};
+  om_tensor x = {.name = om_writer_string(w, "x"),
+                 .region = OM_REGION_INPUT,
+                 .dtype = DT_FLOAT32,
+                 .layout = LAYOUT_ND,
+                 .rank = 2,
+                 .bytes = 24,
+                 .dims = {2, 3}};
   om_tensor y = x;
   y.name = om_writer_string(w, "y");
   y.region = OM_REGION_OUTPUT;
@@ -42,13 +47,22 @@ static inline om_writer *tiny_writer(void) {
   uint64_t woff = 0;
   om_writer_add_weights(w, "pad", 3, &woff); /* so "w" is not at offset 0 */
   om_writer_add_weights(w, wdata, sizeof wdata, &woff);
-  om_tensor wt = {.name = om_writer_string(w, "w"), .region = OM_REGION_WEIGHTS, .dtype = DT_FLOAT32,
-                  .layout = LAYOUT_ND, .rank = 1, .offset = woff, .bytes = 16, .dims = {4}};
+  om_tensor wt = {.name = om_writer_string(w, "w"),
+                  .region = OM_REGION_WEIGHTS,
+                  .dtype = DT_FLOAT32,
+                  .layout = LAYOUT_ND,
+                  .rank = 1,
+                  .offset = woff,
+                  .bytes = 16,
+                  .dims = {4}};
   uint32_t xi = om_writer_add_tensor(w, &x), yi = om_writer_add_tensor(w, &y);
   om_writer_add_tensor(w, &wt);
   om_writer_set_io(w, &xi, 1, &yi, 1);
-  om_task t = {.kind = OM_TASK_TRANSDATA, .name = om_writer_string(w, "copy"), .block_dim = 1,
-               .ntensors = 2, .tensors = {xi, yi, OM_NONE, OM_NONE, OM_NONE, OM_NONE, OM_NONE, OM_NONE}};
+  om_task t = {.kind = OM_TASK_TRANSDATA,
+               .name = om_writer_string(w, "copy"),
+               .block_dim = 1,
+               .ntensors = 2,
+               .tensors = {xi, yi, OM_NONE, OM_NONE, OM_NONE, OM_NONE, OM_NONE, OM_NONE}};
   om_writer_add_task(w, &t);
   return w;
 }

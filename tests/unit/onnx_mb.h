@@ -31,13 +31,13 @@ typedef struct mb {
 } mb;
 
 /* Appends item to a pointer array kept in the arena. */
-#define PUSH(m, arr, n, item)                                                                      \
-  do {                                                                                             \
-    void **na_ = arena_alloc(&(m)->a, ((n) + 1) * sizeof(void *));                                 \
-    if (n) memcpy(na_, (arr), (n) * sizeof(void *));                                               \
-    na_[n] = (item);                                                                               \
-    (arr) = (void *)na_;                                                                           \
-    (n)++;                                                                                         \
+#define PUSH(m, arr, n, item)                                                                                \
+  do {                                                                                                       \
+    void **na_ = arena_alloc(&(m)->a, ((n) + 1) * sizeof(void *));                                           \
+    if (n) memcpy(na_, (arr), (n) * sizeof(void *));                                                         \
+    na_[n] = (item);                                                                                         \
+    (arr) = (void *)na_;                                                                                     \
+    (n)++;                                                                                                   \
   } while (0)
 
 static inline void mb_init(mb *m, int opset) {
@@ -65,7 +65,8 @@ static inline char **split_names(mb *m, const char *list, size_t *n) {
   *n = 0;
   if (!*list) return NULL;
   size_t count = 1;
-  for (const char *p = list; *p; p++) count += *p == ',';
+  for (const char *p = list; *p; p++)
+    count += *p == ',';
   char **names = arena_alloc(&m->a, count * sizeof *names);
   for (const char *p = list;; p++) {
     size_t len = strcspn(p, ",");
@@ -77,7 +78,7 @@ static inline char **split_names(mb *m, const char *list, size_t *n) {
 }
 
 static inline Onnx__NodeProto *mb_node(mb *m, const char *op, const char *name, const char *ins,
-                                const char *outs) {
+                                       const char *outs) {
   Onnx__NodeProto *n = arena_alloc(&m->a, sizeof *n);
   *n = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
   n->op_type = arena_strdup(&m->a, op);
@@ -89,7 +90,7 @@ static inline Onnx__NodeProto *mb_node(mb *m, const char *op, const char *name, 
 }
 
 static inline Onnx__AttributeProto *mb_attr(mb *m, Onnx__NodeProto *n, const char *name,
-                                     Onnx__AttributeProto__AttributeType type) {
+                                            Onnx__AttributeProto__AttributeType type) {
   Onnx__AttributeProto *a = arena_alloc(&m->a, sizeof *a);
   *a = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
   a->name = arena_strdup(&m->a, name);
@@ -141,8 +142,8 @@ static inline void set_raw(mb *m, Onnx__TensorProto *t, const void *data, size_t
   t->raw_data.len = bytes;
 }
 
-static inline Onnx__TensorProto *mb_init_raw(mb *m, const char *name, int dt, int rank,
-                                      const int64_t *dims, const void *data, size_t bytes) {
+static inline Onnx__TensorProto *mb_init_raw(mb *m, const char *name, int dt, int rank, const int64_t *dims,
+                                             const void *data, size_t bytes) {
   Onnx__TensorProto *t = mb_tensor(m, name, dt, rank, dims);
   set_raw(m, t, data, bytes);
   PUSH(m, m->graph.initializer, m->graph.n_initializer, t);
@@ -167,7 +168,7 @@ static inline Onnx__ValueInfoProto *value_info(mb *m, const char *name, int dt) 
 
 /* A graph input; params[i] non-NULL makes dim i symbolic; rank -1: no shape. */
 static inline void mb_input(mb *m, const char *name, int dt, int rank, const int64_t *dims,
-                     const char *const *params) {
+                            const char *const *params) {
   Onnx__ValueInfoProto *vi = value_info(m, name, dt);
   if (rank >= 0) {
     Onnx__TensorShapeProto *sh = arena_alloc(&m->a, sizeof *sh);
@@ -211,8 +212,8 @@ static inline status mb_load(mb *m, const char *dir, const onnx_options *opt, ir
 }
 
 /* Loads m expecting status `want` and every NULL-terminated substring. */
-static inline void expect_fail_(const char *file, int line, mb *m, const char *dir,
-                         const onnx_options *opt, status want, ...) {
+static inline void expect_fail_(const char *file, int line, mb *m, const char *dir, const onnx_options *opt,
+                                status want, ...) {
   ir_graph *g = NULL;
   diag d;
   status s = mb_load(m, dir, opt, &g, &d);
@@ -228,11 +229,11 @@ static inline void expect_fail_(const char *file, int line, mb *m, const char *d
   va_end(ap);
   ir_graph_free(g);
 }
-#define EXPECT_FAIL(m, dir, opt, want, ...) \
+#define EXPECT_FAIL(m, dir, opt, want, ...)                                                                  \
   expect_fail_(__FILE__, __LINE__, m, dir, opt, want, __VA_ARGS__, (const char *)NULL)
 
 static inline ir_graph *expect_ok_(const char *file, int line, mb *m, const char *dir,
-                            const onnx_options *opt) {
+                                   const onnx_options *opt) {
   ir_graph *g = NULL;
   diag d;
   status s = mb_load(m, dir, opt, &g, &d);
@@ -261,11 +262,13 @@ static inline int attr_ints_are(const ir_node *n, const char *name, int count, c
 
 /* --- the tiny Conv + Relu model */
 
-static __attribute__((unused)) const int64_t in_dims[4] = {1, 3, 8, 8}, w_dims[4] = {4, 3, 3, 3}, b_dims[1] = {4};
+static __attribute__((unused)) const int64_t in_dims[4] = {1, 3, 8, 8}, w_dims[4] = {4, 3, 3, 3},
+                                             b_dims[1] = {4};
 static __attribute__((unused)) float w_data[108], b_data[4] = {0.5f, -1.0f, 2.0f, 0.25f};
 
 static inline void conv_relu_model(mb *m) {
-  for (int i = 0; i < 108; i++) w_data[i] = (float)i * 0.01f - 0.5f;
+  for (int i = 0; i < 108; i++)
+    w_data[i] = (float)i * 0.01f - 0.5f;
   mb_init(m, 13);
   mb_input(m, "input", 1, 4, in_dims, NULL);
   mb_init_raw(m, "w", 1, 4, w_dims, w_data, sizeof w_data);

@@ -75,7 +75,8 @@ typedef struct job {
 } job;
 
 static void fill_input(float *x, size_t n, int pattern) {
-  for (size_t i = 0; i < n; i++) x[i] = (float)((int)((i * 7 + (size_t)pattern * 131) % 97) - 48) / 24.0f;
+  for (size_t i = 0; i < n; i++)
+    x[i] = (float)((int)((i * 7 + (size_t)pattern * 131) % 97) - 48) / 24.0f;
 }
 
 static void *worker(void *arg) {
@@ -111,8 +112,11 @@ int main(void) {
   build_net(&m);
   size_t onnx_len = 0;
   uint8_t *onnx = mb_pack(&m, &onnx_len);
-  atc_options opt = {.model_path = "concurrency.onnx", .model_data = onnx, .model_size = onnx_len,
-                     .soc_version = "Ascend310", .precision = OM_PRECISION_FORCE_FP16};
+  atc_options opt = {.model_path = "concurrency.onnx",
+                     .model_data = onnx,
+                     .model_size = onnx_len,
+                     .soc_version = "Ascend310",
+                     .precision = OM_PRECISION_FORCE_FP16};
   atc_result res;
   diag d;
   diag_init(&d);
@@ -157,14 +161,19 @@ int main(void) {
   omrt_context_free(ref);
   CHECK(memcmp(want[0], want[1], dout.bytes) != 0); /* the patterns give different outputs */
   float sum = 0;
-  for (int k = 0; k < CLASSES; k++) sum += ((float *)want[0])[k];
+  for (int k = 0; k < CLASSES; k++)
+    sum += ((float *)want[0])[k];
   CHECK(sum > 0.99f && sum < 1.01f); /* softmax: the network ran */
 
   job jobs[THREADS];
   pthread_t tid[THREADS];
   for (int t = 0; t < THREADS; t++) {
-    jobs[t] = (job){.model = model, .input = inputs[t], .want = want[t], .in_bytes = din.bytes,
-                    .out_bytes = dout.bytes, .runs = runs};
+    jobs[t] = (job){.model = model,
+                    .input = inputs[t],
+                    .want = want[t],
+                    .in_bytes = din.bytes,
+                    .out_bytes = dout.bytes,
+                    .runs = runs};
     CHECK(pthread_create(&tid[t], NULL, worker, &jobs[t]) == 0);
   }
   int mismatches = 0, failures = 0;
@@ -176,10 +185,11 @@ int main(void) {
   }
   CHECK_EQ_INT(failures, 0);
   CHECK_EQ_INT(mismatches, 0);
-  printf("concurrency: %d threads x %d runs (2 workers per context): %d mismatches, %d failures\n",
-         THREADS, runs, mismatches, failures);
+  printf("concurrency: %d threads x %d runs (2 workers per context): %d mismatches, %d failures\n", THREADS,
+         runs, mismatches, failures);
 
-  for (int t = 0; t < THREADS; t++) free(inputs[t]), free(want[t]);
+  for (int t = 0; t < THREADS; t++)
+    free(inputs[t]), free(want[t]);
   omrt_model_free(model);
   free(om);
   free(onnx);

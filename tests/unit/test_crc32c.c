@@ -17,11 +17,13 @@ int main(void) {
   size_t n = 1 << 20;
   unsigned char *buf = malloc(n + 16);
   uint64_t s = 0x9e3779b97f4a7c15u;
-  for (size_t i = 0; i < n + 16; i++) s = s * 6364136223846793005u + 1, buf[i] = (unsigned char)(s >> 33);
+  for (size_t i = 0; i < n + 16; i++)
+    s = s * 6364136223846793005u + 1, buf[i] = (unsigned char)(s >> 33);
 
   int bad = 0;
   for (size_t len = 0; len <= 200; len++)
-    for (size_t off = 0; off < 8; off++) bad += crc32c(7, buf + off, len) != crc32c_portable(7, buf + off, len);
+    for (size_t off = 0; off < 8; off++)
+      bad += crc32c(7, buf + off, len) != crc32c_portable(7, buf + off, len);
   CHECK(bad == 0);
   const size_t lens[] = {3 * 4096 - 1, 3 * 4096, 3 * 4096 + 1, 3 * 4096 + 23, 65537, 999999, 1 << 20};
   for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)

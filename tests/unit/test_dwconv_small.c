@@ -56,8 +56,19 @@ static void run_case(const shape *sh, int xdt, int ydt, int act, uint32_t bd) {
     c.task.tensors[RES] = OM_NONE;
   kc_set_layout(&c, Y, ydt, LAYOUT_NC1HWC0, 4, yd);
   const float lo = -0.3f, hi = 0.4f;
-  int32_t q[13] = {sh->k, sh->k, sh->s, sh->s, sh->pt, sh->pl, sh->pb, sh->pr, sh->d, sh->d,
-                   act == 1 ? OM_ACT_RELU : act == 2 ? OM_ACT_CLIP : 0};
+  int32_t q[13] = {sh->k,
+                   sh->k,
+                   sh->s,
+                   sh->s,
+                   sh->pt,
+                   sh->pl,
+                   sh->pb,
+                   sh->pr,
+                   sh->d,
+                   sh->d,
+                   act == 1   ? OM_ACT_RELU
+                   : act == 2 ? OM_ACT_CLIP
+                              : 0};
   memcpy(&q[11], &lo, 4), memcpy(&q[12], &hi, 4);
   memcpy(c.task.params, q, sizeof q);
 
@@ -65,10 +76,14 @@ static void run_case(const shape *sh, int xdt, int ydt, int act, uint32_t bd) {
   const size_t ny = (size_t)(sh->n * sh->c * ho * wo);
   float *x = malloc(nx * sizeof *x), *w = malloc(nw * sizeof *w), *b = malloc((size_t)sh->c * sizeof *b);
   float *r = malloc(ny * sizeof *r);
-  for (size_t i = 0; i < nx; i++) x[i] = round_dt(frand(), xdt);
-  for (size_t i = 0; i < nw; i++) w[i] = round_dt(0.5f * frand(), xdt);
-  for (int64_t i = 0; i < sh->c; i++) b[i] = 0.5f * frand();
-  for (size_t i = 0; i < ny; i++) r[i] = round_dt(frand(), ydt);
+  for (size_t i = 0; i < nx; i++)
+    x[i] = round_dt(frand(), xdt);
+  for (size_t i = 0; i < nw; i++)
+    w[i] = round_dt(0.5f * frand(), xdt);
+  for (int64_t i = 0; i < sh->c; i++)
+    b[i] = 0.5f * frand();
+  for (size_t i = 0; i < ny; i++)
+    r[i] = round_dt(frand(), ydt);
   kc_put_nc1hwc0(&c, X, x);
   kc_put_nc1hwc0(&c, W, w);
   memcpy(c.data[BIAS], b, (size_t)sh->c * sizeof *b);
@@ -81,7 +96,8 @@ static void run_case(const shape *sh, int xdt, int ydt, int act, uint32_t bd) {
   memset(&a, 0, sizeof a);
   for (int i = 0; i < NSLOTS; i++)
     if (c.task.tensors[i] != OM_NONE) a.data[i] = c.data[i], a.desc[i] = &c.t[i];
-  for (uint32_t blk = bd; s == OMRT_OK && blk-- > 0;) rt_kernels[OM_TASK_DWCONV].run(&c.task, &a, blk, kc_core());
+  for (uint32_t blk = bd; s == OMRT_OK && blk-- > 0;)
+    rt_kernels[OM_TASK_DWCONV].run(&c.task, &a, blk, kc_core());
 
   double worst = 0.0;
   size_t badpad = 0;
@@ -101,7 +117,8 @@ static void run_case(const shape *sh, int xdt, int ydt, int act, uint32_t bd) {
             for (int j = 0; j < sh->k; j++) {
               const int64_t ih = oh * sh->s - sh->pt + i * sh->d, iw = ow * sh->s - sh->pl + j * sh->d;
               if (ih >= 0 && ih < sh->h && iw >= 0 && iw < sh->w)
-                acc += (double)x[((n * sh->c + ch) * sh->h + ih) * sh->w + iw] * w[(ch * sh->k + i) * sh->k + j];
+                acc +=
+                    (double)x[((n * sh->c + ch) * sh->h + ih) * sh->w + iw] * w[(ch * sh->k + i) * sh->k + j];
             }
           if (act == 1) acc = fmax(acc + r[yi], 0.0);
           if (act == 2) acc = fmin(fmax(acc, lo), hi);
@@ -111,11 +128,12 @@ static void run_case(const shape *sh, int xdt, int ydt, int act, uint32_t bd) {
   int ok = worst <= tol && badpad == 0;
   test_check(ok, __FILE__, __LINE__, "dwconv small plane");
   if (!ok)
-    test_note("  %lldx%lldx%lldx%lld k%d s%d d%d pads %d,%d,%d,%d %s->%s act %d: error %g (tolerance %g), %zu "
-              "nonzero padding lanes",
-              (long long)sh->n, (long long)sh->c, (long long)sh->h, (long long)sh->w, sh->k, sh->s, sh->d, sh->pt,
-              sh->pl, sh->pb, sh->pr, xdt == DT_FLOAT16 ? "f16" : "f32", ydt == DT_FLOAT16 ? "f16" : "f32", act,
-              worst, tol, badpad);
+    test_note(
+        "  %lldx%lldx%lldx%lld k%d s%d d%d pads %d,%d,%d,%d %s->%s act %d: error %g (tolerance %g), %zu "
+        "nonzero padding lanes",
+        (long long)sh->n, (long long)sh->c, (long long)sh->h, (long long)sh->w, sh->k, sh->s, sh->d, sh->pt,
+        sh->pl, sh->pb, sh->pr, xdt == DT_FLOAT16 ? "f16" : "f32", ydt == DT_FLOAT16 ? "f16" : "f32", act,
+        worst, tol, badpad);
   free(x), free(w), free(b), free(r);
   kc_free(&c);
 }

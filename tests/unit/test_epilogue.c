@@ -29,7 +29,7 @@
 typedef struct ecase {
   const char *name;
   const char *ir;
-  int winograd; /* pass_ctx.winograd */
+  int winograd;  /* pass_ctx.winograd */
   int epilogues; /* Convs with an epilogue after the fused build */
 } ecase;
 
@@ -70,10 +70,18 @@ static const ecase cases[] = {
      0, 0},
 };
 
-static const soc_info test_soc = {
-    .name = "Ascend310", .ai_cores = 2, .cube_m = 16, .cube_n = 16, .cube_k = 16,
-    .l1_bytes = 1 << 20, .l0a_bytes = 65536, .l0b_bytes = 65536, .l0c_bytes = 262144,
-    .ub_bytes = 262144, .vector_bytes = 256, .clock_mhz = 1000};
+static const soc_info test_soc = {.name = "Ascend310",
+                                  .ai_cores = 2,
+                                  .cube_m = 16,
+                                  .cube_n = 16,
+                                  .cube_k = 16,
+                                  .l1_bytes = 1 << 20,
+                                  .l0a_bytes = 65536,
+                                  .l0b_bytes = 65536,
+                                  .l0c_bytes = 262144,
+                                  .ub_bytes = 262144,
+                                  .vector_bytes = 256,
+                                  .clock_mhz = 1000};
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static double uniform(void) {
@@ -92,8 +100,12 @@ static int build(const ecase *c, om_precision p, int fused, built *b, diag *d) {
   ir_graph *g = NULL;
   memset(b, 0, sizeof *b);
   if (ir_parse(c->ir, c->name, &g, d) != ST_OK) return 0;
-  pass_ctx ctx = {.soc = &test_soc, .precision = p, .winograd = c->winograd, .fusion_off = fused ? 0 : FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE,
-                  .model_name = c->name, .cmdline = "test"};
+  pass_ctx ctx = {.soc = &test_soc,
+                  .precision = p,
+                  .winograd = c->winograd,
+                  .fusion_off = fused ? 0 : FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE,
+                  .model_name = c->name,
+                  .cmdline = "test"};
   int ok = 1;
   for (int i = 0; ok && i < pass_pipeline_count; i++)
     if (pass_pipeline[i].run(g, &ctx, d) != ST_OK || ir_verify(g, d) != ST_OK) {
@@ -147,7 +159,8 @@ static void run_case(const ecase *c, om_precision p) {
   for (int i = 0; ok && i < ref->ninputs; i++) {
     const ir_value *v = ref->inputs[i];
     float *buf = arena_array(&a, (size_t)ir_value_elements(v), sizeof *buf);
-    for (int64_t k = 0; k < ir_value_elements(v); k++) buf[k] = (float)(uniform() * 4 - 2);
+    for (int64_t k = 0; k < ir_value_elements(v); k++)
+      buf[k] = (float)(uniform() * 4 - 2);
     in[i] = buf;
   }
   if (ok && ir_eval_graph(ref, in, want, &a, &d) != ST_OK) {
@@ -155,8 +168,8 @@ static void run_case(const ecase *c, om_precision p) {
     ok = 0;
   }
   if (ok && (f.epilogues != c->epilogues || u.epilogues != 0 || (c->winograd && !f.wino))) {
-    test_note("%s (precision %d): %d epilogues fused (want %d), %d op by op (want 0), %d Winograd convs", c->name,
-              (int)p, f.epilogues, c->epilogues, u.epilogues, f.wino);
+    test_note("%s (precision %d): %d epilogues fused (want %d), %d op by op (want 0), %d Winograd convs",
+              c->name, (int)p, f.epilogues, c->epilogues, u.epilogues, f.wino);
     ok = 0;
   }
   if (ok && c->epilogues && f.vprogs >= u.vprogs) {

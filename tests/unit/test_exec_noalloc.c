@@ -56,7 +56,8 @@ static void run(const char *om, const omrt_vprog_compiler *vc, const char *how) 
   void *outs[1] = {y};
   atomic_store(&calls, 0);
   atomic_store(&counting, 1);
-  for (int i = 0; i < 3; i++) CHECK_EQ_INT(omrt_execute(ctx, ins, outs), OMRT_OK);
+  for (int i = 0; i < 3; i++)
+    CHECK_EQ_INT(omrt_execute(ctx, ins, outs), OMRT_OK);
   atomic_store(&counting, 0);
   printf("%s: 3 executes, %ld heap calls\n", how, atomic_load(&calls));
   CHECK_EQ_INT(atomic_load(&calls), 0);

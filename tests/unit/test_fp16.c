@@ -21,8 +21,7 @@ static void flush(void) {
   floats_to_halves(h, f, (size_t)nbatch);
   for (int i = 0; i < nbatch; i++)
     if (h[i] != float_to_half(f[i]) && bad++ < 5)
-      test_note("0x%08x: floats_to_halves 0x%04x, float_to_half 0x%04x", batch[i], h[i],
-                float_to_half(f[i]));
+      test_note("0x%08x: floats_to_halves 0x%04x, float_to_half 0x%04x", batch[i], h[i], float_to_half(f[i]));
   nbatch = 0;
 }
 
@@ -34,21 +33,26 @@ static void add(uint32_t bits) {
 int main(void) {
   static const uint32_t low[] = {0, 1, 0xfff, 0x1000, 0x1001, 0x1fff};
   for (uint32_t hi = 0; hi < 1u << 19; hi++)
-    for (int k = 0; k < 6; k++) add(hi << 13 | low[k]);
-  for (uint32_t x = 0x33000000u - 64; x < 0x38800000u + 64; x += 7) add(x), add(x | 0x80000000u);
-  for (uint64_t x = 0; x < 1ull << 32; x += 4099) add((uint32_t)x);
+    for (int k = 0; k < 6; k++)
+      add(hi << 13 | low[k]);
+  for (uint32_t x = 0x33000000u - 64; x < 0x38800000u + 64; x += 7)
+    add(x), add(x | 0x80000000u);
+  for (uint64_t x = 0; x < 1ull << 32; x += 4099)
+    add((uint32_t)x);
   flush();
   CHECK_EQ_INT(bad, 0);
 
   /* lengths that leave a remainder after any vector width */
   float f[37];
   uint16_t h[37];
-  for (int i = 0; i < 37; i++) f[i] = (float)i * 0.37f - 5.0f;
+  for (int i = 0; i < 37; i++)
+    f[i] = (float)i * 0.37f - 5.0f;
   for (size_t n = 0; n <= 37; n++) {
     memset(h, 0xab, sizeof h);
     floats_to_halves(h, f, n);
     int ok = 1;
-    for (size_t i = 0; i < 37; i++) ok &= h[i] == (i < n ? float_to_half(f[i]) : 0xabab);
+    for (size_t i = 0; i < 37; i++)
+      ok &= h[i] == (i < n ? float_to_half(f[i]) : 0xabab);
     CHECK(ok);
   }
   return test_summary("test_fp16");

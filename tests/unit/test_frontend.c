@@ -67,8 +67,8 @@ static void *init_bytes(mb *m, Onnx__TensorProto *t, size_t *bytes) {
 }
 
 /* Initializer `typed` (in typed_mb) must load to the same bytes as `raw`. */
-static void check_forms(int dt, const void *raw, size_t raw_bytes, Onnx__TensorProto *typed,
-                        mb *typed_mb, const char *what) {
+static void check_forms(int dt, const void *raw, size_t raw_bytes, Onnx__TensorProto *typed, mb *typed_mb,
+                        const char *what) {
   mb m;
   mb_init(&m, 13);
   int64_t dims[1] = {(int64_t)(raw_bytes / dtype_size(dt))};
@@ -343,8 +343,7 @@ static void test_model_errors(void) {
   /* dangling input */
   conv_relu_model(&m);
   mb_node(&m, "Add", "add1", "y,nope", "z");
-  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'add1' (Add)", "input 1 'nope'",
-              "produced by no node");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'add1' (Add)", "input 1 'nope'", "produced by no node");
   mb_free(&m);
 
   /* an unnamed node is named by its position */
@@ -481,10 +480,12 @@ static void test_parse_input_shape(void) {
     CHECK(!strcmp(s[1].name, "name2") && s[1].rank == 2 && s[1].dims[1] == 10);
   }
   diag_init(&d);
-  CHECK(onnx_parse_input_shape("in:0:1,0", &a, &s, &n, &d) == ST_OK && n == 1 &&
-        !strcmp(s[0].name, "in:0") && s[0].rank == 2 && s[0].dims[1] == 0);
+  CHECK(onnx_parse_input_shape("in:0:1,0", &a, &s, &n, &d) == ST_OK && n == 1 && !strcmp(s[0].name, "in:0") &&
+        s[0].rank == 2 && s[0].dims[1] == 0);
 
-  static const struct { const char *spec, *names; } bad[] = {
+  static const struct {
+    const char *spec, *names;
+  } bad[] = {
       {"", "empty"},
       {"input", "'input'"},
       {":1,2", "no input name"},
@@ -543,7 +544,8 @@ static void test_initializers_apart(void) {
 
   enum { N = 3 << 18 }; /* 3 MiB of floats each */
   float *p = malloc(N * sizeof *p), *q = malloc(N * sizeof *q);
-  for (int i = 0; i < N; i++) p[i] = (float)i, q[i] = (float)-i;
+  for (int i = 0; i < N; i++)
+    p[i] = (float)i, q[i] = (float)-i;
   int64_t dims[1] = {N};
   mb_init(&m, 13);
   mb_init_raw(&m, "p", 1, 1, dims, p, N * sizeof *p);

@@ -20,7 +20,8 @@ static int run(ir_graph *g, const void *const *inputs, void **outputs, arena *a)
 
 static int count_ops(const ir_graph *g, ir_op op) {
   int n = 0;
-  for (int i = 0; i < g->nnodes; i++) n += g->nodes[i]->op == op;
+  for (int i = 0; i < g->nnodes; i++)
+    n += g->nodes[i]->op == op;
   return n;
 }
 
@@ -39,7 +40,8 @@ static void test_layer_norm(void) {
   enum { N = 6, D = 4 };
   float scale[D] = {1.0f, 0.5f, -2.0f, 1.5f}, bias[D] = {0.1f, -0.2f, 0.0f, 0.3f}, x[N * D];
   unsigned seed = 7;
-  for (int i = 0; i < N * D; i++) x[i] = 3.0f * frand(&seed) + (float)(i % 3);
+  for (int i = 0; i < N * D; i++)
+    x[i] = 3.0f * frand(&seed) + (float)(i % 3);
   mb m;
   mb_init(&m, 17);
   mb_input(&m, "x", 1, 3, (int64_t[]){2, 3, D}, NULL);
@@ -66,13 +68,16 @@ static void test_layer_norm(void) {
       double worst = 0;
       for (int r = 0; r < N; r++) {
         double s = 0, v = 0;
-        for (int c = 0; c < D; c++) s += x[r * D + c];
+        for (int c = 0; c < D; c++)
+          s += x[r * D + c];
         s /= D;
-        for (int c = 0; c < D; c++) v += (x[r * D + c] - s) * (x[r * D + c] - s);
+        for (int c = 0; c < D; c++)
+          v += (x[r * D + c] - s) * (x[r * D + c] - s);
         v /= D;
         worst = fmax(worst, fabs(mu[r] - s));
         for (int c = 0; c < D; c++)
-          worst = fmax(worst, fabs(y[r * D + c] - ((x[r * D + c] - s) / sqrt(v + 1e-3) * scale[c] + bias[c])));
+          worst =
+              fmax(worst, fabs(y[r * D + c] - ((x[r * D + c] - s) / sqrt(v + 1e-3) * scale[c] + bias[c])));
       }
       CHECK(worst < 1e-5);
       if (worst >= 1e-5) test_note("  LayerNormalization: max error %g", worst);
@@ -125,7 +130,8 @@ static void test_nll(void) {
   float x[N * C], w[C] = {1.0f, 2.0f, 0.5f, 3.0f};
   int64_t t[N] = {0, 2, 3, 2, 1};
   unsigned seed = 3;
-  for (int i = 0; i < N * C; i++) x[i] = frand(&seed);
+  for (int i = 0; i < N * C; i++)
+    x[i] = frand(&seed);
   for (int reduction = 0; reduction < 2; reduction++) {
     mb m;
     mb_init(&m, 22);
@@ -181,7 +187,8 @@ static void test_sce(void) {
   float s[N * C * K];
   int64_t lab[N * K] = {0, 2, 1, 1};
   unsigned seed = 11;
-  for (int i = 0; i < N * C * K; i++) s[i] = 2.0f * frand(&seed);
+  for (int i = 0; i < N * C * K; i++)
+    s[i] = 2.0f * frand(&seed);
   mb m;
   mb_init(&m, 13);
   mb_input(&m, "s", 1, 3, (int64_t[]){N, C, K}, NULL);
@@ -205,7 +212,8 @@ static void test_sce(void) {
       for (int b = 0; b < N; b++)
         for (int k = 0; k < K; k++) {
           double sum = 0;
-          for (int c = 0; c < C; c++) sum += exp(s[(b * C + c) * K + k]);
+          for (int c = 0; c < C; c++)
+            sum += exp(s[(b * C + c) * K + k]);
           for (int c = 0; c < C; c++) {
             double lp = s[(b * C + c) * K + k] - log(sum);
             worst = fmax(worst, fabs(logp[(b * C + c) * K + k] - lp));

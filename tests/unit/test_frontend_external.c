@@ -88,8 +88,8 @@ static void test_external(void) {
   CHECK(test_write_file(p, vals, sizeof vals) == 0);
 
   mb m;
-  ext_model(&m, (const char *const[]){"location", "w.bin", "offset", "16", "length", "24",
-                                      "checksum", "ignored", NULL});
+  ext_model(&m, (const char *const[]){"location", "w.bin", "offset", "16", "length", "24", "checksum",
+                                      "ignored", NULL});
   ir_graph *g = EXPECT_OK(&m, dir, NULL);
   if (g) CHECK(g->outputs[0]->data && !memcmp(g->outputs[0]->data, vals, 24));
   ir_graph_free(g);
@@ -106,8 +106,10 @@ static void test_external(void) {
   diag_init(&d);
   g = NULL;
   CHECK(onnx_load_file(p, NULL, &g, &d) == ST_OK);
-  if (g) CHECK(g->outputs[0]->data && !memcmp(g->outputs[0]->data, vals, 24));
-  else test_note("  %s", d.msg);
+  if (g)
+    CHECK(g->outputs[0]->data && !memcmp(g->outputs[0]->data, vals, 24));
+  else
+    test_note("  %s", d.msg);
   ir_graph_free(g);
   mb_free(&m);
 
@@ -144,8 +146,7 @@ static void test_external(void) {
   path_join(p, sizeof p, dir, "ldir");
   CHECK(symlink("../outside", p) == 0);
   ext_model(&m, (const char *const[]){"location", "ldir/secret.bin", "offset", "16", NULL});
-  EXPECT_FAIL(&m, dir, NULL, ST_ERR_SECURITY, "initializer 'w'", "'ldir/secret.bin'",
-              "symbolic link");
+  EXPECT_FAIL(&m, dir, NULL, ST_ERR_SECURITY, "initializer 'w'", "'ldir/secret.bin'", "symbolic link");
   mb_free(&m);
 
   /* a hard link to a file outside */
@@ -172,8 +173,8 @@ static void test_external(void) {
               "past the end");
   mb_free(&m);
 
-  ext_model(&m, (const char *const[]){"location", "w.bin", "offset", "18446744073709551615",
-                                      "length", "24", NULL});
+  ext_model(
+      &m, (const char *const[]){"location", "w.bin", "offset", "18446744073709551615", "length", "24", NULL});
   EXPECT_FAIL(&m, dir, NULL, ST_ERR_INVALID, "initializer 'w'", "'w.bin'", "past the end");
   mb_free(&m);
 

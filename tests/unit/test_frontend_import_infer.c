@@ -64,7 +64,8 @@ static void test_slice_of_shape_chain(void) {
  * it at import. */
 static void test_pad_after_conv(void) {
   static float w[4 * 3 * 3 * 3];
-  for (int i = 0; i < 108; i++) w[i] = (float)(i % 7) * 0.1f - 0.3f;
+  for (int i = 0; i < 108; i++)
+    w[i] = (float)(i % 7) * 0.1f - 0.3f;
   int64_t pads[8] = {0, 0, 1, 1, 0, 0, 1, 1};
   mb m;
   mb_init(&m, 13);

@@ -168,8 +168,9 @@ static void test_ops(void) {
   EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'pool' (MaxPool)", "storage_order");
   mb_free(&m);
 
-  /* BatchNormalization: epsilon default, the node keeps its name; training_mode = 1 normalizes with the batch's
-   * statistics (Reduce nodes, no BatchNormalization node); statistics outputs are refused outside training mode */
+  /* BatchNormalization: epsilon default, the node keeps its name; training_mode = 1 normalizes with the
+   * batch's statistics (Reduce nodes, no BatchNormalization node); statistics outputs are refused outside
+   * training mode */
   mb_init(&m, 15);
   mb_input(&m, "x", 1, 4, (int64_t[]){1, 2, 2, 2}, NULL);
   float p2[2] = {1, 1};
@@ -263,7 +264,8 @@ static void test_ops(void) {
   attr_float(&m, c, "value_float", 2.5f);
   mb_output(&m, "k");
   g = EXPECT_OK(&m, NULL, NULL);
-  if (g) CHECK(g->outputs[0]->data && g->outputs[0]->rank == 0 && *(const float *)g->outputs[0]->data == 2.5f);
+  if (g)
+    CHECK(g->outputs[0]->data && g->outputs[0]->rank == 0 && *(const float *)g->outputs[0]->data == 2.5f);
   ir_graph_free(g);
   attr_int(&m, c, "value_int", 2);
   EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'k' (Constant)", "one attribute");

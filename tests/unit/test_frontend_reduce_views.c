@@ -21,7 +21,8 @@ static void test_reduce(void) {
   if (g) {
     ir_node *n = g->nodes[0];
     CHECK(n->op == IR_OP_REDUCE && n->nin == 1 && !strcmp(ir_attr_string(n, "mode", ""), "sum"));
-    CHECK(attr_ints_are(n, "axes", 1, (int64_t[]){-1}) && ir_attr_int(n, "keepdims", 9) == 0 && ir_attr_int(n, "noop", 9) == 0);
+    CHECK(attr_ints_are(n, "axes", 1, (int64_t[]){-1}) && ir_attr_int(n, "keepdims", 9) == 0 &&
+          ir_attr_int(n, "noop", 9) == 0);
   }
   ir_graph_free(g);
   mb_free(&m);
@@ -45,7 +46,9 @@ static void test_reduce(void) {
   attr_ints(&m, c, "axes", 1, (int64_t[]){0});
   mb_output(&m, "y");
   g = EXPECT_OK(&m, NULL, NULL);
-  if (g) CHECK(!strcmp(ir_attr_string(g->nodes[0], "mode", ""), "max") && attr_ints_are(g->nodes[0], "axes", 1, (int64_t[]){0}));
+  if (g)
+    CHECK(!strcmp(ir_attr_string(g->nodes[0], "mode", ""), "max") &&
+          attr_ints_are(g->nodes[0], "axes", 1, (int64_t[]){0}));
   ir_graph_free(g);
   mb_free(&m);
 
@@ -96,7 +99,9 @@ static void test_views(void) {
   mb_output(&m, "a");
   mb_output(&m, "b");
   g = EXPECT_OK(&m, NULL, NULL);
-  if (g) CHECK(g->nodes[0]->op == IR_OP_SPLIT && g->nodes[0]->nout == 2 && ir_attr_int(g->nodes[0], "axis", 9) == 0);
+  if (g)
+    CHECK(g->nodes[0]->op == IR_OP_SPLIT && g->nodes[0]->nout == 2 &&
+          ir_attr_int(g->nodes[0], "axis", 9) == 0);
   ir_graph_free(g);
   attr_int(&m, c, "num_outputs", 3);
   EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'sp' (Split)", "num_outputs");

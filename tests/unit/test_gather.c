@@ -44,32 +44,42 @@ static void one_case(int mode, int axis, int idt, int xdt, int ydt, uint32_t bd,
   int irank, yrank = 0;
   if (mode == 0) {
     irank = 2, idims[0] = 2, idims[1] = 3;
-    for (int d = 0; d < axis; d++) ydims[yrank++] = XD[d];
-    for (int d = 0; d < irank; d++) ydims[yrank++] = idims[d];
-    for (int d = axis + 1; d < 3; d++) ydims[yrank++] = XD[d];
+    for (int d = 0; d < axis; d++)
+      ydims[yrank++] = XD[d];
+    for (int d = 0; d < irank; d++)
+      ydims[yrank++] = idims[d];
+    for (int d = axis + 1; d < 3; d++)
+      ydims[yrank++] = XD[d];
   } else {
     irank = 3;
-    for (int d = 0; d < 3; d++) idims[d] = d == axis ? 6 : XD[d] - (d == 2 ? 1 : 0);
+    for (int d = 0; d < 3; d++)
+      idims[d] = d == axis ? 6 : XD[d] - (d == 2 ? 1 : 0);
     memcpy(ydims, idims, sizeof idims);
     yrank = 3;
   }
   int64_t ni = 1, ny = 1;
-  for (int d = 0; d < irank; d++) ni *= idims[d];
-  for (int d = 0; d < yrank; d++) ny *= ydims[d];
+  for (int d = 0; d < irank; d++)
+    ni *= idims[d];
+  for (int d = 0; d < yrank; d++)
+    ny *= ydims[d];
   kcase c;
   kc_init(&c, mode, axis, bd);
   kc_set(&c, 0, xdt, 3, XD);
   kc_set(&c, 1, idt, irank, idims);
   kc_set(&c, 2, ydt, yrank, ydims);
   for (size_t i = 0; i < 60; i++) {
-    if (xdt == DT_FLOAT32) ((float *)c.data[0])[i] = (float)i;
-    else ((int64_t *)c.data[0])[i] = (int64_t)i * 1000003;
+    if (xdt == DT_FLOAT32)
+      ((float *)c.data[0])[i] = (float)i;
+    else
+      ((int64_t *)c.data[0])[i] = (int64_t)i * 1000003;
   }
   for (int64_t i = 0; i < ni; i++) {
     int64_t k = (i * 7 + 3) % (2 * D) - D; /* in [-D, D) */
     if (oob && i == 0) k = D;
-    if (idt == DT_INT64) ((int64_t *)c.data[1])[i] = k;
-    else ((int32_t *)c.data[1])[i] = (int32_t)k;
+    if (idt == DT_INT64)
+      ((int64_t *)c.data[1])[i] = k;
+    else
+      ((int32_t *)c.data[1])[i] = (int32_t)k;
   }
   omrt_status st = kc_check(&c);
   CHECK_EQ_INT(st, OMRT_OK);
@@ -80,22 +90,29 @@ static void one_case(int mode, int axis, int idt, int xdt, int ydt, uint32_t bd,
   }
   rt_args a;
   memset(&a, 0, sizeof a);
-  for (int i = 0; i < 3; i++) a.data[i] = c.data[i], a.desc[i] = &c.t[i];
-  for (uint32_t b = c.task.block_dim; b-- > 0;) rt_kernels[OM_TASK_GATHER].run(&c.task, &a, b, NULL);
+  for (int i = 0; i < 3; i++)
+    a.data[i] = c.data[i], a.desc[i] = &c.t[i];
+  for (uint32_t b = c.task.block_dim; b-- > 0;)
+    rt_kernels[OM_TASK_GATHER].run(&c.task, &a, b, NULL);
 
   /* the reference: the evaluator on the same node, with the out-of-range
    * index (if any) replaced by 0 and that element compared with zero */
   if (oob) {
-    if (idt == DT_INT64) ((int64_t *)c.data[1])[0] = 0;
-    else ((int32_t *)c.data[1])[0] = 0;
+    if (idt == DT_INT64)
+      ((int64_t *)c.data[1])[0] = 0;
+    else
+      ((int32_t *)c.data[1])[0] = 0;
   }
   char text[512];
   const char *xn = xdt == DT_FLOAT32 ? "f32" : "i64", *in = idt == DT_INT64 ? "i64" : "i32";
   int at = snprintf(text, sizeof text, "graph g opset 13\ninput %%x : %s[3,4,5]\ninput %%i : %s[", xn, in);
-  for (int d = 0; d < irank; d++) at += snprintf(text + at, sizeof text - (size_t)at, "%s%lld", d ? "," : "", (long long)idims[d]);
+  for (int d = 0; d < irank; d++)
+    at += snprintf(text + at, sizeof text - (size_t)at, "%s%lld", d ? "," : "", (long long)idims[d]);
   at += snprintf(text + at, sizeof text - (size_t)at, "]\n%%y : %s[", xn);
-  for (int d = 0; d < yrank; d++) at += snprintf(text + at, sizeof text - (size_t)at, "%s%lld", d ? "," : "", (long long)ydims[d]);
-  snprintf(text + at, sizeof text - (size_t)at, "] = %s(%%x, %%i) {axis=%d}\noutput %%y\n", mode ? "GatherElements" : "Gather", axis);
+  for (int d = 0; d < yrank; d++)
+    at += snprintf(text + at, sizeof text - (size_t)at, "%s%lld", d ? "," : "", (long long)ydims[d]);
+  snprintf(text + at, sizeof text - (size_t)at, "] = %s(%%x, %%i) {axis=%d}\noutput %%y\n",
+           mode ? "GatherElements" : "Gather", axis);
   diag d;
   diag_init(&d);
   ir_graph *g = NULL;
@@ -116,12 +133,14 @@ static void one_case(int mode, int axis, int idt, int xdt, int ydt, uint32_t bd,
     int zero = 0;
     if (oob) { /* the elements that came from index 0 */
       int64_t inner = 1;
-      for (int dd = axis + 1; dd < 3; dd++) inner *= XD[dd];
+      for (int dd = axis + 1; dd < 3; dd++)
+        inner *= XD[dd];
       zero = mode == 0 ? i / inner % ni == 0 : i == 0;
     }
     ok = got == (zero ? 0.0 : want);
-    if (!ok) test_note("  mode %d axis %d idt %d xdt %d ydt %d bd %u oob %d: y[%lld] = %g, want %g", mode, axis, idt,
-                       xdt, ydt, bd, oob, (long long)i, got, zero ? 0.0 : want);
+    if (!ok)
+      test_note("  mode %d axis %d idt %d xdt %d ydt %d bd %u oob %d: y[%lld] = %g, want %g", mode, axis, idt,
+                xdt, ydt, bd, oob, (long long)i, got, zero ? 0.0 : want);
   }
   CHECK(ok);
   arena_free(&ar);
@@ -162,8 +181,10 @@ static void bad(int mutate, const char *what, const char *want) {
   case 10: c.t[2].bytes = 4; break;
   default: break;
   }
-  if (mutate < 0) CHECK_EQ_INT(kc_check(&c), OMRT_OK);
-  else expect_reject(&c, what, want);
+  if (mutate < 0)
+    CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  else
+    expect_reject(&c, what, want);
   kc_free(&c);
 }
 

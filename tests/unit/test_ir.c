@@ -18,7 +18,8 @@ int main(void) {
   ir_value *x = val(g, "x", 4, d4);
   ir_graph_add_input(g, x);
   float w[4 * 3 * 3 * 3];
-  for (int i = 0; i < 108; i++) w[i] = (float)i / 8;
+  for (int i = 0; i < 108; i++)
+    w[i] = (float)i / 8;
   ir_value *wv = ir_const_new(g, "w", DT_FLOAT32, 4, dw, w, sizeof w);
   CHECK(wv && wv->data && ir_value_bytes(wv) == (int64_t)sizeof w);
   CHECK(ir_const_new(g, "w2", DT_FLOAT32, 4, dw, w, sizeof w - 4) == NULL); /* size mismatch */
@@ -61,7 +62,10 @@ int main(void) {
   /* printer: deterministic, attributes sorted */
   char *text = ir_print_string(g);
   CHECK(text && strstr(text, "input %x : f32[1,3,8,8]"));
-  CHECK(text && strstr(text, "%y : f32[1,4,6,6] = Conv(%x, %w, _) {act=\"relu\", clip_max=6.0, group=2, kernel_shape=[3,3]}"));
+  CHECK(text &&
+        strstr(
+            text,
+            "%y : f32[1,4,6,6] = Conv(%x, %w, _) {act=\"relu\", clip_max=6.0, group=2, kernel_shape=[3,3]}"));
   CHECK(text && strstr(text, "const %w : f32[4,3,3,3] = <bytes 432 crc "));
   CHECK(text && strstr(text, "output %z"));
   free(text);

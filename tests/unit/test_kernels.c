@@ -193,7 +193,8 @@ static void check_conv_pieces(kcase *c, int ys, int algo) {
   CHECK_EQ_INT(units > 0, 1);
   if (algo == OM_CONV_DIRECT && c->task.params[0] * c->task.params[1] == 1 && c->task.params[13] == 64)
     CHECK_EQ_INT(chosen, 2); /* a 1x1 tile of 64 pixels: two pieces of 32 */
-  if (algo != OM_CONV_DIRECT) CHECK_EQ_INT(chosen, c->task.params[14] >= 4 && c->task.params[14] % 2 == 0 ? 2 : 1);
+  if (algo != OM_CONV_DIRECT)
+    CHECK_EQ_INT(chosen, c->task.params[14] >= 4 && c->task.params[14] % 2 == 0 ? 2 : 1);
   const int32_t size = c->task.params[algo != OM_CONV_DIRECT ? 14 : 13];
   static uint64_t run;
   const size_t bytes = (size_t)c->t[ys].bytes;
@@ -262,13 +263,16 @@ static void run_conv_case(const conv_case *k, int dw, int algo) {
   get_5d(&c, ys, got);
   char what[160];
   snprintf(what, sizeof what, "%s %lldx%lldx%lldx%lld -> %lld k%dx%d s%d p%d,%d,%d,%d d%d %s->%s",
-           dw ? "dwconv" : algo == OM_CONV_WINO_F43_FZ ? "winograd" : "conv", (long long)k->n, (long long)k->c,
-           (long long)k->h, (long long)k->w,
-           (long long)k->cout, k->kh, k->kw, k->sh, k->pt, k->pl, k->pb, k->pr, k->dh, dtype_name(k->xdt),
-           dtype_name(k->ydt));
+           dw                            ? "dwconv"
+           : algo == OM_CONV_WINO_F43_FZ ? "winograd"
+                                         : "conv",
+           (long long)k->n, (long long)k->c, (long long)k->h, (long long)k->w, (long long)k->cout, k->kh,
+           k->kw, k->sh, k->pt, k->pl, k->pb, k->pr, k->dh, dtype_name(k->xdt), dtype_name(k->ydt));
   /* Winograd's transforms cost a few f32 roundings more than direct sums */
   compare(what, got, ref, count4(yd),
-          k->ydt == DT_FLOAT16 ? 1.5e-3 : algo != OM_CONV_DIRECT ? 1e-5 * sqrt((double)k->c) : 2e-5);
+          k->ydt == DT_FLOAT16     ? 1.5e-3
+          : algo != OM_CONV_DIRECT ? 1e-5 * sqrt((double)k->c)
+                                   : 2e-5);
   free(x), free(w), free(b), free(r), free(ref), free(got);
   kc_free(&c);
 }
@@ -675,10 +679,10 @@ static void bad_wino_fz(int mutate, const char *what, const char *want) {
   int32_t pv[17] = {3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 9, 1, 2, OM_CONV_WINO_F43_FZ};
   memcpy(c.task.params, pv, sizeof pv);
   if (mutate == 3) c.task.params[3] = 2, c.t[4].dims[3] = 5, c.t[4].bytes /= 2; /* stride_w 2 */
-  if (mutate == 4) c.task.params[15] = 4;                                      /* tile_k > C1in */
+  if (mutate == 4) c.task.params[15] = 4;                                       /* tile_k > C1in */
   if (mutate == 5) c.task.params[15] = 0;
   if (mutate == 6) c.def.ub_bytes = 36 * (2 * 16 + 1) * 64 - 4; /* U for tile_k 2 does not fit */
-  if (mutate == 7) c.task.params[13] = 120; /* L0C: 36 * 120 * 64 > 256K */
+  if (mutate == 7) c.task.params[13] = 120;                     /* L0C: 36 * 120 * 64 > 256K */
   if (mutate == 8) c.task.block_dim = 3;
   if (mutate == 9) c.task.params[16] = 1; /* the retired algorithm (om_format.h) */
   if (mutate == 10) c.task.params[16] = 3;
@@ -704,8 +708,9 @@ static void bad_x_scale(int mutate, const char *what, const char *want) {
   if (mutate != 5) kc_add(&c, mutate == 3 ? DT_FLOAT32 : DT_FLOAT16, LAYOUT_NC1HWC0, 4, sd);
   int32_t pv[19] = {1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 32, 2, 2, OM_CONV_DIRECT, 0, 1};
   memcpy(c.task.params, pv, sizeof pv);
-  if (mutate == 1) c.task.params[0] = c.task.params[1] = 3, c.task.params[4] = c.task.params[5] = 1,
-                   c.task.params[6] = c.task.params[7] = 1;
+  if (mutate == 1)
+    c.task.params[0] = c.task.params[1] = 3, c.task.params[4] = c.task.params[5] = 1,
+    c.task.params[6] = c.task.params[7] = 1;
   if (mutate == 4) c.task.params[18] = 2;
   if (mutate == 6) c.task.params[17] = 2;
   expect_verdict(&c, mutate, what, want);
@@ -994,7 +999,8 @@ static void test_f16_lanes(void) {
   static float f[N], g[N], r[N];
   int bad = 0;
   for (uint32_t base = 0; base < 65536; base += N) {
-    for (uint32_t i = 0; i < N; i++) h[i] = (uint16_t)(base + i);
+    for (uint32_t i = 0; i < N; i++)
+      h[i] = (uint16_t)(base + i);
     cpu->h2f(f, h, N);
     for (uint32_t i = 0; i < N; i++) {
       float want = rt_h2f(rt_h_quiet(h[i]));
@@ -1031,7 +1037,8 @@ int main(void) {
     CHECK(rt_cpu()->conv_tile != NULL && rt_cpu()->dwconv != NULL);
     /* unit/test_kernels_avx2 sets OMRT_AVX512=0: the 256-bit micro-kernels */
     const char *wide = getenv("OMRT_AVX512");
-    int want = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && !(wide && !strcmp(wide, "0"));
+    int want = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+               !(wide && !strcmp(wide, "0"));
     CHECK_EQ_INT(rt_cpu()->avx512, want);
   }
 #endif

@@ -96,10 +96,18 @@ static const char *const onnx_ir =
     "%gm : f32[1,5] = Gemm(%fl, %B, %C) {alpha=1.0, beta=1.0, transA=0, transB=0}  # gemm\n"
     "output %gm\n";
 
-static const soc_info test_soc = {
-    .name = "Ascend310", .ai_cores = 2, .cube_m = 16, .cube_n = 16, .cube_k = 16,
-    .l1_bytes = 1 << 20, .l0a_bytes = 65536, .l0b_bytes = 65536, .l0c_bytes = 262144,
-    .ub_bytes = 262144, .vector_bytes = 256, .clock_mhz = 1000};
+static const soc_info test_soc = {.name = "Ascend310",
+                                  .ai_cores = 2,
+                                  .cube_m = 16,
+                                  .cube_n = 16,
+                                  .cube_k = 16,
+                                  .l1_bytes = 1 << 20,
+                                  .l0a_bytes = 65536,
+                                  .l0b_bytes = 65536,
+                                  .l0c_bytes = 262144,
+                                  .ub_bytes = 262144,
+                                  .vector_bytes = 256,
+                                  .clock_mhz = 1000};
 
 static ir_graph *parse(const char *text) {
   diag d;
@@ -140,7 +148,8 @@ static void check_numerics(const char *label, const char *text, om_precision p) 
   for (int i = 0; i < g->ninputs; i++) {
     int64_t n = ir_value_elements(g->inputs[i]);
     float *buf = arena_array(&a, (size_t)n, sizeof *buf);
-    for (int64_t j = 0; j < n; j++) buf[j] = rnd();
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = rnd();
     inputs[i] = buf;
   }
   diag d;
@@ -194,8 +203,8 @@ static void check_numerics(const char *label, const char *text, om_precision p) 
         } else {
           CHECK(cosine >= 0.999);
         }
-        test_note("%s precision %d output %d: max|ref| %.4g max err %.3g cosine %.6f", label,
-                  (int)p, i, max_ref, max_err, cosine);
+        test_note("%s precision %d output %d: max|ref| %.4g max err %.3g cosine %.6f", label, (int)p, i,
+                  max_ref, max_err, cosine);
       }
     }
   }
@@ -218,30 +227,33 @@ static char *residual_chain(int blocks) {
     int stride = b % 3 == 2 ? 2 : 1, co = stride == 2 ? c * 2 : c, ho = h / stride;
     int seed_a = seed++, seed_b = seed++, seed_d = seed++;
     const char *conv = "{act=\"relu\", dilations=[1,1], group=1, kernel_shape=[3,3], pads=[1,1,1,1]";
-    len += (size_t)snprintf(t + len, cap - len,
-        "const %%wa%d : f32[%d,%d,3,3] = rand(%d)\n"
-        "%%a%d : f32[1,%d,%d,%d] = Conv(%%%s, %%wa%d) %s, strides=[%d,%d]}\n"
-        "const %%wb%d : f32[%d,%d,3,3] = rand(%d)\n",
-        b, co, c, seed_a, b, co, ho, ho, prev, b, conv, stride, stride, b, co, co, seed_b);
+    len +=
+        (size_t)snprintf(t + len, cap - len,
+                         "const %%wa%d : f32[%d,%d,3,3] = rand(%d)\n"
+                         "%%a%d : f32[1,%d,%d,%d] = Conv(%%%s, %%wa%d) %s, strides=[%d,%d]}\n"
+                         "const %%wb%d : f32[%d,%d,3,3] = rand(%d)\n",
+                         b, co, c, seed_a, b, co, ho, ho, prev, b, conv, stride, stride, b, co, co, seed_b);
     char res[32];
     snprintf(res, sizeof res, "%s", prev);
     if (stride == 2) {
       len += (size_t)snprintf(t + len, cap - len,
-          "const %%wd%d : f32[%d,%d,1,1] = rand(%d)\n"
-          "%%d%d : f32[1,%d,%d,%d] = Conv(%%%s, %%wd%d) {dilations=[1,1], group=1, "
-          "kernel_shape=[1,1], pads=[0,0,0,0], strides=[2,2]}\n",
-          b, co, c, seed_d, b, co, ho, ho, prev, b);
+                              "const %%wd%d : f32[%d,%d,1,1] = rand(%d)\n"
+                              "%%d%d : f32[1,%d,%d,%d] = Conv(%%%s, %%wd%d) {dilations=[1,1], group=1, "
+                              "kernel_shape=[1,1], pads=[0,0,0,0], strides=[2,2]}\n",
+                              b, co, c, seed_d, b, co, ho, ho, prev, b);
       snprintf(res, sizeof res, "d%d", b);
     }
     len += (size_t)snprintf(t + len, cap - len,
-        "%%o%d : f32[1,%d,%d,%d] = Conv(%%a%d, %%wb%d, _, %%%s) %s, strides=[1,1]}\n", b, co, ho,
-        ho, b, b, res, conv);
+                            "%%o%d : f32[1,%d,%d,%d] = Conv(%%a%d, %%wb%d, _, %%%s) %s, strides=[1,1]}\n", b,
+                            co, ho, ho, b, b, res, conv);
     snprintf(prev, sizeof prev, "o%d", b);
     c = co, h = ho;
   }
-  len += (size_t)snprintf(t + len, cap - len,
+  len += (size_t)snprintf(
+      t + len, cap - len,
       "%%gp : f32[1,%d,1,1] = GlobalAveragePool(%%%s)\n%%fl : f32[1,%d] = Flatten(%%gp) {axis=1}\n"
-      "output %%fl\n", c, prev, c);
+      "output %%fl\n",
+      c, prev, c);
   return t;
 }
 
@@ -257,7 +269,8 @@ static void check_memplan(void) {
   diag d;
   diag_init(&d);
   int upto = 0;
-  while (upto < pass_pipeline_count && strcmp(pass_pipeline[upto].name, "memplan") != 0) upto++;
+  while (upto < pass_pipeline_count && strcmp(pass_pipeline[upto].name, "memplan") != 0)
+    upto++;
   status st = run_passes(g, &ctx, upto + 1, &d);
   CHECK_EQ_INT(st, ST_OK);
   if (st != ST_OK) {
@@ -268,7 +281,8 @@ static void check_memplan(void) {
   int nv = g->nvalues;
   int *def = calloc((size_t)nv, sizeof *def), *last = calloc((size_t)nv, sizeof *last);
   int *group = calloc((size_t)nv, sizeof *group);
-  for (int i = 0; i < nv; i++) def[i] = last[i] = -1, group[i] = i;
+  for (int i = 0; i < nv; i++)
+    def[i] = last[i] = -1, group[i] = i;
   for (int t = 0; t < g->nnodes; t++) {
     const ir_node *n = g->nodes[t];
     for (int j = 0; j < n->nin; j++)
@@ -280,7 +294,8 @@ static void check_memplan(void) {
   }
   /* an alias group lives as long as any member */
   int *gs = calloc((size_t)nv, sizeof *gs), *ge = calloc((size_t)nv, sizeof *ge);
-  for (int i = 0; i < nv; i++) gs[i] = nv + g->nnodes, ge[i] = -1;
+  for (int i = 0; i < nv; i++)
+    gs[i] = nv + g->nnodes, ge[i] = -1;
   for (int i = 0; i < nv; i++) {
     int end = last[i] > def[i] ? last[i] : def[i], r = group[i];
     if (def[i] < gs[r]) gs[r] = def[i];
@@ -314,8 +329,8 @@ static void check_memplan(void) {
   CHECK(ctx.workspace_lower_bound > 0 && ctx.workspace_lower_bound <= ctx.workspace_bytes);
   CHECK(ctx.workspace_bytes < sum);
   CHECK(ctx.workspace_bytes * 4 <= ctx.workspace_lower_bound * 5); /* within 1.25x */
-  test_note("memplan: %d workspace values, %llu bytes unplanned, arena %llu, lower bound %llu",
-            nws, (unsigned long long)sum, (unsigned long long)ctx.workspace_bytes,
+  test_note("memplan: %d workspace values, %llu bytes unplanned, arena %llu, lower bound %llu", nws,
+            (unsigned long long)sum, (unsigned long long)ctx.workspace_bytes,
             (unsigned long long)ctx.workspace_lower_bound);
   free(def), free(last), free(group), free(gs), free(ge);
   ir_graph_free(g);

@@ -39,10 +39,15 @@ typedef struct mcase {
 
 static void mc_setup(mcase *c) {
   memset(c, 0, sizeof *c);
-  c->def = (om_model_def){.l0a_bytes = 64 << 10, .l0b_bytes = 64 << 10, .l0c_bytes = 256 << 10,
-                          .ub_bytes = 256 << 10, .l1_bytes = 1 << 20, .ntasks = 1};
+  c->def = (om_model_def){.l0a_bytes = 64 << 10,
+                          .l0b_bytes = 64 << 10,
+                          .l0c_bytes = 256 << 10,
+                          .ub_bytes = 256 << 10,
+                          .l1_bytes = 1 << 20,
+                          .ntasks = 1};
   c->task = (om_task){.kind = OM_TASK_MATMUL, .name = 1, .block_dim = 1, .ntensors = 4};
-  for (int s = 0; s < 4; s++) c->task.tensors[s] = OM_NONE;
+  for (int s = 0; s < 4; s++)
+    c->task.tensors[s] = OM_NONE;
   c->m.def = &c->def, c->m.tensors = c->t, c->m.tasks = &c->task;
   c->m.strings = STRINGS, c->m.strings_bytes = sizeof STRINGS;
 }
@@ -51,7 +56,8 @@ static void mc_set(mcase *c, int s, int dt, int rank, const int64_t *dims) {
   om_tensor *t = &c->t[s];
   *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt, .rank = (uint32_t)rank};
   uint64_t n = 1;
-  for (int d = 0; d < rank; d++) t->dims[d] = dims[d], n *= (uint64_t)dims[d];
+  for (int d = 0; d < rank; d++)
+    t->dims[d] = dims[d], n *= (uint64_t)dims[d];
   t->bytes = n * dtype_size(dt);
   free(c->data[s]);
   c->data[s] = malloc((size_t)t->bytes + 8);
@@ -60,7 +66,8 @@ static void mc_set(mcase *c, int s, int dt, int rank, const int64_t *dims) {
 }
 
 static void mc_free(mcase *c) {
-  for (int s = 0; s < 4; s++) free(c->data[s]);
+  for (int s = 0; s < 4; s++)
+    free(c->data[s]);
 }
 
 static omrt_status mc_check(mcase *c) { return rt_kernels[OM_TASK_MATMUL].check(&c->m, 0, &c->task); }
@@ -86,14 +93,17 @@ static double get(const void *p, int dt, size_t i) {
 static void fill(void *p, int dt, uint64_t n) {
   for (uint64_t i = 0; i < n; i++) {
     float v = frand();
-    if (dt == DT_FLOAT16) ((uint16_t *)p)[i] = float_to_half(v);
-    else ((float *)p)[i] = v;
+    if (dt == DT_FLOAT16)
+      ((uint16_t *)p)[i] = float_to_half(v);
+    else
+      ((float *)p)[i] = v;
   }
 }
 
 static uint64_t count(const om_tensor *t) {
   uint64_t n = 1;
-  for (uint32_t d = 0; d < t->rank; d++) n *= (uint64_t)t->dims[d];
+  for (uint32_t d = 0; d < t->rank; d++)
+    n *= (uint64_t)t->dims[d];
   return n;
 }
 
@@ -110,8 +120,8 @@ static size_t bcast_index(const om_tensor *t, int tr, const int64_t *tdims, int 
 }
 
 /* ref[y elements] and, per element, the scale of its error bound. */
-static void reference(const mcase *c, int ta, int tb, double alpha, double beta, int act, double lo, double hi,
-                      double *ref, double *scale) {
+static void reference(const mcase *c, int ta, int tb, double alpha, double beta, int act, double lo,
+                      double hi, double *ref, double *scale) {
   const om_tensor *A = &c->t[0], *B = &c->t[1], *Y = &c->t[3];
   const om_tensor *C = c->task.tensors[2] == OM_NONE ? NULL : &c->t[2];
   int ra = (int)A->rank, rb = (int)B->rank;
@@ -126,10 +136,12 @@ static void reference(const mcase *c, int ta, int tb, double alpha, double beta,
     bdims[d] = da == 1 ? db : da;
   }
   int64_t batches = 1;
-  for (int d = 0; d < nb; d++) batches *= bdims[d];
+  for (int d = 0; d < nb; d++)
+    batches *= bdims[d];
   for (int64_t bt = 0; bt < batches; bt++) {
     int64_t idx[MAX_RANK], r = bt;
-    for (int d = nb - 1; d >= 0; d--) idx[d] = r % bdims[d], r /= bdims[d];
+    for (int d = nb - 1; d >= 0; d--)
+      idx[d] = r % bdims[d], r /= bdims[d];
     size_t ab = bcast_index(A, abat, A->dims, nb, idx), bb = bcast_index(B, bbat, B->dims, nb, idx);
     for (int64_t m = 0; m < M; m++)
       for (int64_t n = 0; n < N; n++) {
@@ -145,8 +157,10 @@ static void reference(const mcase *c, int ta, int tb, double alpha, double beta,
         mag *= fabs(alpha);
         if (C) {
           int64_t yidx[MAX_RANK], rr = (int64_t)yi;
-          for (int d = (int)Y->rank - 1; d >= 0; d--) yidx[d] = rr % Y->dims[d], rr /= Y->dims[d];
-          double cv = beta * get(c->data[2], (int)C->dtype, bcast_index(C, (int)C->rank, C->dims, (int)Y->rank, yidx));
+          for (int d = (int)Y->rank - 1; d >= 0; d--)
+            yidx[d] = rr % Y->dims[d], rr /= Y->dims[d];
+          double cv = beta * get(c->data[2], (int)C->dtype,
+                                 bcast_index(C, (int)C->rank, C->dims, (int)Y->rank, yidx));
           v += cv, mag += fabs(cv);
         }
         if (act == OM_ACT_RELU) v = v > 0 ? v : 0;
@@ -178,19 +192,23 @@ static void run_tile(void (*tile)(const rt_mm_geom *, int64_t, int64_t, int64_t,
   rt_mm_geom_init(&c->task, &a, &g);
   for (int64_t bt = 0; bt < g.batch; bt++)
     for (int64_t mt = 0; mt < g.mtiles; mt++)
-      for (int64_t nt = 0; nt < g.ntiles; nt++) tile(&g, bt, mt, nt, core);
+      for (int64_t nt = 0; nt < g.ntiles; nt++)
+        tile(&g, bt, mt, nt, core);
 }
 
-static int compare(const mcase *c, const double *ref, const double *scale, const char *what, const char *path) {
+static int compare(const mcase *c, const double *ref, const double *scale, const char *what,
+                   const char *path) {
   const om_tensor *Y = &c->t[3];
   int yt = (int)Y->dtype, bad = 0;
   double f32_rel = 4e-6 * (double)(Y->rank ? 1 : 1); /* f32 summation, per unit of sum |terms| */
   for (uint64_t i = 0; i < count(Y); i++) {
     double got = get(c->data[3], yt, i);
-    double tol = f32_rel * scale[i] + 1e-7 + (yt == DT_FLOAT16 ? fabs(ref[i]) * 0x1p-11 + 0x1p-24 : fabs(ref[i]) * 0x1p-24);
+    double tol = f32_rel * scale[i] + 1e-7 +
+                 (yt == DT_FLOAT16 ? fabs(ref[i]) * 0x1p-11 + 0x1p-24 : fabs(ref[i]) * 0x1p-24);
     if (!(fabs(got - ref[i]) <= tol)) {
-      if (bad++ < 3) test_note("  %s [%s]: y[%llu] = %.9g, reference %.9g (tol %.3g)", what, path,
-                                (unsigned long long)i, got, ref[i], tol);
+      if (bad++ < 3)
+        test_note("  %s [%s]: y[%llu] = %.9g, reference %.9g (tol %.3g)", what, path, (unsigned long long)i,
+                  got, ref[i], tol);
     }
   }
   return bad == 0;
@@ -204,7 +222,8 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
   if (sp->rc >= 0) mc_set(&c, 2, cdt, sp->rc, sp->cd);
   mc_set(&c, 3, ydt, sp->ry, sp->yd);
   int32_t *q = c.task.params;
-  q[0] = sp->ta, q[1] = sp->tb, q[2] = bits(sp->alpha), q[3] = sp->rc >= 0 ? bits(sp->beta) : 0, q[4] = sp->act;
+  q[0] = sp->ta, q[1] = sp->tb, q[2] = bits(sp->alpha), q[3] = sp->rc >= 0 ? bits(sp->beta) : 0,
+  q[4] = sp->act;
   float lo = -0.25f, hi = 0.5f;
   if (sp->act == OM_ACT_CLIP) q[5] = bits(lo), q[6] = bits(hi);
   q[7] = sp->tm, q[8] = sp->tn, q[9] = sp->tk;
@@ -226,14 +245,19 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
   reference(&c, sp->ta, sp->tb, sp->alpha, sp->rc >= 0 ? sp->beta : 0, sp->act, lo, hi, ref, scale);
 
   size_t l0a = 2 * (size_t)c.def.l0a_bytes, l0b = 2 * (size_t)c.def.l0b_bytes, l0c = c.def.l0c_bytes;
-  rt_core core = {.l0a = aligned_alloc(64, l0a), .l0b = aligned_alloc(64, l0b), .l0c = aligned_alloc(64, l0c),
-                  .l0a_bytes = l0a, .l0b_bytes = l0b, .l0c_bytes = l0c};
+  rt_core core = {.l0a = aligned_alloc(64, l0a),
+                  .l0b = aligned_alloc(64, l0b),
+                  .l0c = aligned_alloc(64, l0c),
+                  .l0a_bytes = l0a,
+                  .l0b_bytes = l0b,
+                  .l0c_bytes = l0c};
   /* the task's run function, block by block (the path rt_cpu() chose) */
   rt_args a;
   memset(&a, 0, sizeof a);
   for (int s = 0; s < 4; s++)
     if (c.task.tensors[s] != OM_NONE) a.data[s] = c.data[s], a.desc[s] = &c.t[s];
-  for (uint32_t b = bd; b-- > 0;) rt_kernels[OM_TASK_MATMUL].run(&c.task, &a, b, &core);
+  for (uint32_t b = bd; b-- > 0;)
+    rt_kernels[OM_TASK_MATMUL].run(&c.task, &a, b, &core);
   CHECK(compare(&c, ref, scale, what, rt_cpu()->name));
   /* each path's tile directly */
   memset(c.data[3], 0x7f, (size_t)c.t[3].bytes);
@@ -256,24 +280,228 @@ static const spec SPECS[] = {
     {"1-D x 1-D [5]x[5]", 1, 1, -1, {5}, {5}, {0}, {0}, 0, 0, 0, 1, 0, 0, 16, 16, 16},
     {"1-D x 3-D [7]x[2,7,5]", 1, 3, -1, {7}, {2, 7, 5}, {0}, {2, 5}, 2, 0, 0, 1, 0, 0, 16, 16, 16},
     {"4-D x 1-D [2,3,4,7]x[7]", 4, 1, -1, {2, 3, 4, 7}, {7}, {0}, {2, 3, 4}, 3, 0, 0, 1, 0, 0, 16, 16, 16},
-    {"broadcast [2,1,4,8,16]x[3,1,16,5]", 5, 4, -1, {2, 1, 4, 8, 16}, {3, 1, 16, 5}, {0}, {2, 3, 4, 8, 5}, 5, 0, 0, 1,
-     0, 0, 16, 16, 16},
-    {"broadcast [4,9]x[3,2,9,7]", 2, 4, -1, {4, 9}, {3, 2, 9, 7}, {0}, {3, 2, 4, 7}, 4, 0, 0, 1, 0, 0, 16, 16, 16},
-    {"odd [37,53]x[53,29], K chunks", 2, 2, -1, {37, 53}, {53, 29}, {0}, {37, 29}, 2, 0, 0, 1, 0, 0, 16, 16, 16},
-    {"odd [37,53]x[53,29], one tile", 2, 2, -1, {37, 53}, {53, 29}, {0}, {37, 29}, 2, 0, 0, 1, 0, 0, 48, 32, 64},
-    {"[13,200]x[200,45] tile_k 64", 2, 2, -1, {13, 200}, {200, 45}, {0}, {13, 45}, 2, 0, 0, 1, 0, 0, 16, 32, 64},
-    {"gemm transA [6,11]^T x [6,19]", 2, 2, -1, {6, 11}, {6, 19}, {0}, {11, 19}, 2, 1, 0, 1, 0, 0, 16, 16, 16},
-    {"gemm transB [11,6] x [19,6]^T", 2, 2, -1, {11, 6}, {19, 6}, {0}, {11, 19}, 2, 0, 1, 1, 0, 0, 16, 16, 16},
-    {"gemm both trans, alpha 0.5, beta 2, c [N]", 2, 2, 1, {21, 17}, {33, 21}, {33}, {17, 33}, 2, 1, 1, 0.5f, 2.0f, 0,
-     16, 16, 16},
-    {"gemm c [M,1]", 2, 2, 2, {17, 21}, {21, 33}, {17, 1}, {17, 33}, 2, 0, 0, 1, 1, 0, 16, 32, 16},
-    {"gemm c scalar [], relu", 2, 2, 0, {17, 21}, {21, 33}, {0}, {17, 33}, 2, 0, 0, 1.5f, -0.5f, OM_ACT_RELU, 32, 16,
-     32},
-    {"gemm c [M,N], clip", 2, 2, 2, {17, 21}, {21, 33}, {17, 33}, {17, 33}, 2, 0, 0, 1, 1, OM_ACT_CLIP, 16, 16, 32},
-    {"batched c [2,1,N] + trans_b", 3, 3, 3, {2, 9, 20}, {2, 40, 20}, {2, 1, 40}, {2, 9, 40}, 3, 0, 1, 1, 1, 0, 16, 32,
+    {"broadcast [2,1,4,8,16]x[3,1,16,5]",
+     5,
+     4,
+     -1,
+     {2, 1, 4, 8, 16},
+     {3, 1, 16, 5},
+     {0},
+     {2, 3, 4, 8, 5},
+     5,
+     0,
+     0,
+     1,
+     0,
+     0,
+     16,
+     16,
      16},
-    {"[3,100,70]x[70,130]", 3, 2, -1, {3, 100, 70}, {70, 130}, {0}, {3, 100, 130}, 3, 0, 0, 1, 0, 0, 64, 64, 64},
-    {"[130,300]x[300,70] big tiles", 2, 2, 1, {130, 300}, {300, 70}, {70}, {130, 70}, 2, 0, 0, 1, 1, 0, 144, 80, 112},
+    {"broadcast [4,9]x[3,2,9,7]",
+     2,
+     4,
+     -1,
+     {4, 9},
+     {3, 2, 9, 7},
+     {0},
+     {3, 2, 4, 7},
+     4,
+     0,
+     0,
+     1,
+     0,
+     0,
+     16,
+     16,
+     16},
+    {"odd [37,53]x[53,29], K chunks",
+     2,
+     2,
+     -1,
+     {37, 53},
+     {53, 29},
+     {0},
+     {37, 29},
+     2,
+     0,
+     0,
+     1,
+     0,
+     0,
+     16,
+     16,
+     16},
+    {"odd [37,53]x[53,29], one tile",
+     2,
+     2,
+     -1,
+     {37, 53},
+     {53, 29},
+     {0},
+     {37, 29},
+     2,
+     0,
+     0,
+     1,
+     0,
+     0,
+     48,
+     32,
+     64},
+    {"[13,200]x[200,45] tile_k 64",
+     2,
+     2,
+     -1,
+     {13, 200},
+     {200, 45},
+     {0},
+     {13, 45},
+     2,
+     0,
+     0,
+     1,
+     0,
+     0,
+     16,
+     32,
+     64},
+    {"gemm transA [6,11]^T x [6,19]",
+     2,
+     2,
+     -1,
+     {6, 11},
+     {6, 19},
+     {0},
+     {11, 19},
+     2,
+     1,
+     0,
+     1,
+     0,
+     0,
+     16,
+     16,
+     16},
+    {"gemm transB [11,6] x [19,6]^T",
+     2,
+     2,
+     -1,
+     {11, 6},
+     {19, 6},
+     {0},
+     {11, 19},
+     2,
+     0,
+     1,
+     1,
+     0,
+     0,
+     16,
+     16,
+     16},
+    {"gemm both trans, alpha 0.5, beta 2, c [N]",
+     2,
+     2,
+     1,
+     {21, 17},
+     {33, 21},
+     {33},
+     {17, 33},
+     2,
+     1,
+     1,
+     0.5f,
+     2.0f,
+     0,
+     16,
+     16,
+     16},
+    {"gemm c [M,1]", 2, 2, 2, {17, 21}, {21, 33}, {17, 1}, {17, 33}, 2, 0, 0, 1, 1, 0, 16, 32, 16},
+    {"gemm c scalar [], relu",
+     2,
+     2,
+     0,
+     {17, 21},
+     {21, 33},
+     {0},
+     {17, 33},
+     2,
+     0,
+     0,
+     1.5f,
+     -0.5f,
+     OM_ACT_RELU,
+     32,
+     16,
+     32},
+    {"gemm c [M,N], clip",
+     2,
+     2,
+     2,
+     {17, 21},
+     {21, 33},
+     {17, 33},
+     {17, 33},
+     2,
+     0,
+     0,
+     1,
+     1,
+     OM_ACT_CLIP,
+     16,
+     16,
+     32},
+    {"batched c [2,1,N] + trans_b",
+     3,
+     3,
+     3,
+     {2, 9, 20},
+     {2, 40, 20},
+     {2, 1, 40},
+     {2, 9, 40},
+     3,
+     0,
+     1,
+     1,
+     1,
+     0,
+     16,
+     32,
+     16},
+    {"[3,100,70]x[70,130]",
+     3,
+     2,
+     -1,
+     {3, 100, 70},
+     {70, 130},
+     {0},
+     {3, 100, 130},
+     3,
+     0,
+     0,
+     1,
+     0,
+     0,
+     64,
+     64,
+     64},
+    {"[130,300]x[300,70] big tiles",
+     2,
+     2,
+     1,
+     {130, 300},
+     {300, 70},
+     {70},
+     {130, 70},
+     2,
+     0,
+     0,
+     1,
+     1,
+     0,
+     144,
+     80,
+     112},
 };
 
 static void kernel_cases(void) {
@@ -285,10 +513,12 @@ static void kernel_cases(void) {
     for (size_t k = 0; k < sizeof dts / sizeof *dts; k++) {
       const spec *sp = &SPECS[i];
       /* tiles = batch * mtiles * ntiles; try 1 block, 2, and one per tile */
-      int64_t M = sp->ra >= 2 ? sp->ad[sp->ra - 2 + sp->ta] : 1, N = sp->rb >= 2 ? sp->bd[sp->rb - 1 - sp->tb] : 1;
+      int64_t M = sp->ra >= 2 ? sp->ad[sp->ra - 2 + sp->ta] : 1,
+              N = sp->rb >= 2 ? sp->bd[sp->rb - 1 - sp->tb] : 1;
       int nbd = sp->ry - (sp->ra >= 2) - (sp->rb >= 2);
       uint64_t tiles = (uint64_t)((M + sp->tm - 1) / sp->tm) * (uint64_t)((N + sp->tn - 1) / sp->tn);
-      for (int d = 0; d < nbd; d++) tiles *= (uint64_t)sp->yd[d];
+      for (int d = 0; d < nbd; d++)
+        tiles *= (uint64_t)sp->yd[d];
       uint32_t bds[3] = {1, tiles >= 2 ? 2 : 1, (uint32_t)(tiles < 65535 ? tiles : 65535)};
       for (int b = 0; b < 3; b++)
         if (b == 0 || bds[b] != bds[b - 1]) one_case(sp, dts[k][0], dts[k][1], dts[k][2], bds[b]);
@@ -342,7 +572,7 @@ static void check_cases(void) {
   valid(&c), c.task.tensors[2] = OM_NONE, expect_reject(&c, "beta without c", "without c");
   valid(&c), c.task.params[4] = 3, expect_reject(&c, "act", "act");
   valid(&c), c.task.params[4] = OM_ACT_CLIP, c.task.params[5] = bits(2), c.task.params[6] = bits(1),
-      expect_reject(&c, "clip order", "clip_min");
+             expect_reject(&c, "clip order", "clip_min");
   valid(&c), c.task.params[5] = 1, expect_reject(&c, "clip param without clip", "params[5]");
   valid(&c), c.task.params[7] = 24, expect_reject(&c, "tile_m 24", "tile_m");
   valid(&c), c.task.params[9] = 0, expect_reject(&c, "tile_k 0", "tile_k");
@@ -352,8 +582,8 @@ static void check_cases(void) {
   valid(&c), c.task.params[7] = 1024, c.task.params[8] = 1024, expect_reject(&c, "L0C", "L0C");
   valid(&c), c.task.params[12] = 1, expect_reject(&c, "unused param", "unused");
   valid(&c), c.task.block_dim = 3, expect_reject(&c, "block_dim > tiles", "block_dim");
-  valid(&c), mc_set(&c, 0, DT_FLOAT32, 3, (int64_t[]){2, 5, 0}), mc_set(&c, 1, DT_FLOAT32, 2, (int64_t[]){0, 9}),
-      expect_reject(&c, "K = 0", "K 0");
+  valid(&c), mc_set(&c, 0, DT_FLOAT32, 3, (int64_t[]){2, 5, 0}),
+      mc_set(&c, 1, DT_FLOAT32, 2, (int64_t[]){0, 9}), expect_reject(&c, "K = 0", "K 0");
 }
 
 int main(void) {

@@ -48,7 +48,8 @@ int main(void) {
   free(out);
 
   CHECK_EQ_INT(omrun(&out, "--model=%s --input=%s --output=%s", om, small, outdir), 1);
-  CHECK(out && strstr(out, "omrun: input 0") != NULL && strstr(out, "20 bytes, the model expects 24") != NULL);
+  CHECK(out && strstr(out, "omrun: input 0") != NULL &&
+        strstr(out, "20 bytes, the model expects 24") != NULL);
   free(out);
 
   CHECK_EQ_INT(omrun(&out, "--model %s --output %s --bogus 1", om, outdir, ""), 1);
@@ -76,14 +77,14 @@ int main(void) {
   free(y);
 
   /* OMRT_PROFILE=1: time per task kind; 2: also the slowest tasks, named. */
-  snprintf(cmd, sizeof cmd, "OMRT_PROFILE=1 '%s' --model %s --input %s --output %s --loop 3", OMRUN_BIN, om, in,
-           outdir);
+  snprintf(cmd, sizeof cmd, "OMRT_PROFILE=1 '%s' --model %s --input %s --output %s --loop 3", OMRUN_BIN, om,
+           in, outdir);
   CHECK_EQ_INT(test_run(cmd, &out), 0);
   CHECK(out && strstr(out, "profile (per run, over 3 runs):") && strstr(out, "TRANSDATA") &&
         !strstr(out, "slowest tasks"));
   free(out);
-  snprintf(cmd, sizeof cmd, "OMRT_PROFILE=2 '%s' --model %s --input %s --output %s --loop 3", OMRUN_BIN, om, in,
-           outdir);
+  snprintf(cmd, sizeof cmd, "OMRT_PROFILE=2 '%s' --model %s --input %s --output %s --loop 3", OMRUN_BIN, om,
+           in, outdir);
   CHECK_EQ_INT(test_run(cmd, &out), 0);
   CHECK(out && strstr(out, "slowest tasks (per run):") && strstr(out, "   0 TRANSDATA"));
   if (out && !strstr(out, "   0 TRANSDATA")) test_note("%s", out);

@@ -66,7 +66,8 @@ static void check_layout(const uint8_t *buf, size_t size) {
       CHECK_EQ_INT(s[0], 0);
       CHECK_EQ_INT(s[p.size - 1], 0);
       int tiny = 0;
-      for (uint64_t k = 1; k < p.size; k += strlen(s + k) + 1) tiny += strcmp(s + k, "tiny") == 0;
+      for (uint64_t k = 1; k < p.size; k += strlen(s + k) + 1)
+        tiny += strcmp(s + k, "tiny") == 0;
       CHECK_EQ_INT(tiny, 1);
     }
     if (p.type == OM_PART_WEIGHTS) CHECK_EQ_INT(p.size, 80);

@@ -88,11 +88,23 @@ static void test_json(const char *dir) {
   CHECK(text != NULL);
   if (text) {
     const char *want[] = {
-        "\"magic\": \"DVNPU-OM\"", "\"version\": \"2.0\"", "\"type\": \"TENSORS\"", "\"name\": \"tiny\"",
-        "\"soc\": \"Ascend310\"", "\"precision\": \"must_keep_origin_dtype\"", "\"ai_cores\": 2",
-        "\"workspace_bytes\": 256", "\"ub_bytes\": 262144", "\"weights\": {\"bytes\": 80}",
-        "\"inputs\": [{\"tensor\": 0, \"name\": \"x\"}]", "\"region\": \"WEIGHTS\"", "\"dtype\": \"f32\"",
-        "\"layout\": \"ND\"", "\"dims\": [2, 3]", "\"kind\": \"TRANSDATA\"", "\"name\": \"copy\"",
+        "\"magic\": \"DVNPU-OM\"",
+        "\"version\": \"2.0\"",
+        "\"type\": \"TENSORS\"",
+        "\"name\": \"tiny\"",
+        "\"soc\": \"Ascend310\"",
+        "\"precision\": \"must_keep_origin_dtype\"",
+        "\"ai_cores\": 2",
+        "\"workspace_bytes\": 256",
+        "\"ub_bytes\": 262144",
+        "\"weights\": {\"bytes\": 80}",
+        "\"inputs\": [{\"tensor\": 0, \"name\": \"x\"}]",
+        "\"region\": \"WEIGHTS\"",
+        "\"dtype\": \"f32\"",
+        "\"layout\": \"ND\"",
+        "\"dims\": [2, 3]",
+        "\"kind\": \"TRANSDATA\"",
+        "\"name\": \"copy\"",
         "\"tensors\": {\"src\": 0, \"dst\": 1}",
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
@@ -105,8 +117,12 @@ static void test_json(const char *dir) {
 
   /* Task params by name: a log-softmax over the output [2,3] after the copy. */
   om_writer *w = tiny_writer();
-  om_task t = {.kind = OM_TASK_SOFTMAX, .name = om_writer_string(w, "lsm"), .block_dim = 2, .ntensors = 2,
-               .tensors = {1, 1}, .params = {1, 0, 1}};
+  om_task t = {.kind = OM_TASK_SOFTMAX,
+               .name = om_writer_string(w, "lsm"),
+               .block_dim = 2,
+               .ntensors = 2,
+               .tensors = {1, 1},
+               .params = {1, 0, 1}};
   om_writer_add_task(w, &t);
   char om2[4200];
   snprintf(om2, sizeof om2, "%s/lsm.om", dir);

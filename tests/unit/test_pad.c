@@ -47,12 +47,15 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
     uint8_t b[8] = {0};
     ir_elem_set(b, ydt, 0, value);
     uint64_t bits = 0;
-    for (int k = 0; k < 8; k++) bits |= (uint64_t)b[k] << (8 * k);
+    for (int k = 0; k < 8; k++)
+      bits |= (uint64_t)b[k] << (8 * k);
     c.task.params[9] = (int32_t)(uint32_t)bits, c.task.params[10] = (int32_t)(uint32_t)(bits >> 32);
   }
   for (int i = 0; i < 12; i++) {
-    if (xdt == DT_FLOAT32) ((float *)c.data[0])[i] = (float)(i + 1);
-    else ((int64_t *)c.data[0])[i] = i + 1;
+    if (xdt == DT_FLOAT32)
+      ((float *)c.data[0])[i] = (float)(i + 1);
+    else
+      ((int64_t *)c.data[0])[i] = i + 1;
   }
   omrt_status st = kc_check(&c);
   CHECK_EQ_INT(st, OMRT_OK);
@@ -63,13 +66,16 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
   }
   rt_args a;
   memset(&a, 0, sizeof a);
-  for (int i = 0; i < 2; i++) a.data[i] = c.data[i], a.desc[i] = &c.t[i];
-  for (uint32_t b = c.task.block_dim; b-- > 0;) rt_kernels[OM_TASK_PAD].run(&c.task, &a, b, NULL);
+  for (int i = 0; i < 2; i++)
+    a.data[i] = c.data[i], a.desc[i] = &c.t[i];
+  for (uint32_t b = c.task.block_dim; b-- > 0;)
+    rt_kernels[OM_TASK_PAD].run(&c.task, &a, b, NULL);
 
   const char *dn = xdt == DT_FLOAT32 ? "f32" : "i64";
   char text[512];
   snprintf(text, sizeof text,
-           "graph g opset 18\ninput %%x : %s[3,4]\n%%y : %s[%lld,%lld] = Pad(%%x) {mode=\"%s\", pads=[%lld,%lld,%lld,%lld], "
+           "graph g opset 18\ninput %%x : %s[3,4]\n%%y : %s[%lld,%lld] = Pad(%%x) {mode=\"%s\", "
+           "pads=[%lld,%lld,%lld,%lld], "
            "value=7.0}\noutput %%y\n",
            dn, dn, (long long)yd[0], (long long)yd[1], MODES[mode], (long long)pads[0], (long long)pads[1],
            (long long)pads[2], (long long)pads[3]);
@@ -90,9 +96,10 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
   if (!ok) test_note("  eval: %s", d.msg);
   for (int64_t i = 0; ok && i < yd[0] * yd[1]; i++) {
     ok = get(c.data[1], ydt, (size_t)i) == get(outs[0], xdt, (size_t)i);
-    if (!ok) test_note("  %s pads %lld,%lld,%lld,%lld x %d y %d bd %u: y[%lld] = %g, want %g", MODES[mode],
-                       (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3], xdt, ydt, bd,
-                       (long long)i, get(c.data[1], ydt, (size_t)i), get(outs[0], xdt, (size_t)i));
+    if (!ok)
+      test_note("  %s pads %lld,%lld,%lld,%lld x %d y %d bd %u: y[%lld] = %g, want %g", MODES[mode],
+                (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3], xdt, ydt, bd,
+                (long long)i, get(c.data[1], ydt, (size_t)i), get(outs[0], xdt, (size_t)i));
   }
   CHECK(ok);
   arena_free(&ar);
@@ -121,19 +128,24 @@ static void bad(int mutate, const char *what, const char *want) {
   c.task.params[1] = 1, c.task.params[2] = 1;
   switch (mutate) {
   case 0: c.task.params[0] = 4; break;
-  case 1: c.task.params[3] = 1; break;                /* begin of a dim x does not have */
-  case 2: c.task.params[9] = 5; break;                /* a constant outside constant mode */
+  case 1: c.task.params[3] = 1; break;                        /* begin of a dim x does not have */
+  case 2: c.task.params[9] = 5; break;                        /* a constant outside constant mode */
   case 3: c.task.params[0] = 0, c.task.params[10] = 1; break; /* 8 bytes of constant for f32 */
   case 4: kc_set(&c, 1, DT_FLOAT32, 1, y1); break;
   case 5: kc_set(&c, 1, DT_INT32, 2, yd); break;
-  case 6: c.task.params[0] = 1; kc_set(&c, 0, DT_FLOAT32, 2, x1); break; /* reflect of a 1-wide dim */
+  case 6:
+    c.task.params[0] = 1;
+    kc_set(&c, 0, DT_FLOAT32, 2, x1);
+    break; /* reflect of a 1-wide dim */
   case 7: c.task.block_dim = 31; break;
   case 8: c.t[0].layout = LAYOUT_NC1HWC0; break;
   case 9: c.t[1].bytes = 8; break;
   default: break;
   }
-  if (mutate < 0) CHECK_EQ_INT(kc_check(&c), OMRT_OK);
-  else expect_reject(&c, what, want);
+  if (mutate < 0)
+    CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  else
+    expect_reject(&c, what, want);
   kc_free(&c);
 }
 

@@ -27,7 +27,8 @@ static float frand(void) { /* [-1, 1) */
 
 /* Global pool of x [n, c, h, w]: avg or max, x and y dtypes, block_dim bd;
  * nans > 0 puts that many NaNs into every max-pooled plane. */
-static void run_case(int64_t n, int64_t c, int64_t h, int64_t w, int avg, int xdt, int ydt, uint32_t bd, int nans) {
+static void run_case(int64_t n, int64_t c, int64_t h, int64_t w, int avg, int xdt, int ydt, uint32_t bd,
+                     int nans) {
   kcase k;
   kc_setup(&k, OM_TASK_POOL, bd, 2);
   const int64_t xd[4] = {n, c, h, w}, yd[4] = {n, c, 1, 1};
@@ -52,8 +53,10 @@ static void run_case(int64_t n, int64_t c, int64_t h, int64_t w, int avg, int xd
   CHECK_EQ_INT(s, OMRT_OK);
   rt_args a;
   memset(&a, 0, sizeof a);
-  for (int i = 0; i < 2; i++) a.data[i] = k.data[i], a.desc[i] = &k.t[i];
-  for (uint32_t b = bd; b-- > 0;) rt_kernels[OM_TASK_POOL].run(&k.task, &a, b, kc_core());
+  for (int i = 0; i < 2; i++)
+    a.data[i] = k.data[i], a.desc[i] = &k.t[i];
+  for (uint32_t b = bd; b-- > 0;)
+    rt_kernels[OM_TASK_POOL].run(&k.task, &a, b, kc_core());
 
   double worst = 0.0;
   size_t badpad = 0;
@@ -79,8 +82,8 @@ static void run_case(int64_t n, int64_t c, int64_t h, int64_t w, int avg, int xd
     if (!(err <= tol)) {
       test_note("  global %s %lldx%lldx%lldx%lld %s->%s: channel %lld of image %lld: got %g, want %g",
                 avg ? "avg" : "max", (long long)n, (long long)c, (long long)h, (long long)w,
-                xdt == DT_FLOAT16 ? "f16" : "f32", ydt == DT_FLOAT16 ? "f16" : "f32", (long long)ch, (long long)img,
-                got, ref);
+                xdt == DT_FLOAT16 ? "f16" : "f32", ydt == DT_FLOAT16 ? "f16" : "f32", (long long)ch,
+                (long long)img, got, ref);
       break;
     }
   }

@@ -37,10 +37,12 @@ static int64_t out_dim(int64_t in, int64_t k, int64_t s, int64_t dl, int64_t pb,
 
 /* y[n, c, o...] by the definition. */
 static double naive(const pcase *pc, const double *x, const int64_t *xd, const int64_t *o, int64_t nc) {
-  int64_t xd3[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pb[3] = {0}, pe[3] = {0}, o3[3] = {0};
+  int64_t xd3[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, pb[3] = {0}, pe[3] = {0},
+          o3[3] = {0};
   for (int j = 0; j < pc->r; j++) {
     int at = 3 - pc->r + j;
-    xd3[at] = xd[j], k[at] = pc->k[j], s[at] = pc->s[j], dl[at] = pc->dl[j], pb[at] = pc->pb[j], pe[at] = pc->pe[j];
+    xd3[at] = xd[j], k[at] = pc->k[j], s[at] = pc->s[j], dl[at] = pc->dl[j], pb[at] = pc->pb[j],
+    pe[at] = pc->pe[j];
     o3[at] = o[j];
   }
   double acc = pc->mode == 0 ? -INFINITY : 0;
@@ -51,14 +53,18 @@ static double naive(const pcase *pc, const double *x, const int64_t *xd, const i
         int64_t at[3] = {o3[0] * s[0] - pb[0] + a * dl[0], o3[1] * s[1] - pb[1] + b * dl[1],
                          o3[2] * s[2] - pb[2] + c * dl[2]};
         int in_x = 1, in_pad = 1;
-        for (int j = 0; j < 3; j++) in_x &= at[j] >= 0 && at[j] < xd3[j], in_pad &= at[j] >= -pb[j] && at[j] < xd3[j] + pe[j];
+        for (int j = 0; j < 3; j++)
+          in_x &= at[j] >= 0 && at[j] < xd3[j], in_pad &= at[j] >= -pb[j] && at[j] < xd3[j] + pe[j];
         padded += in_pad;
         if (!in_x) continue;
         valid++;
         double v = x[nc * xd3[0] * xd3[1] * xd3[2] + (at[0] * xd3[1] + at[1]) * xd3[2] + at[2]];
-        if (pc->mode == 0) acc = fmax(acc, v);
-        else if (pc->mode == 1) acc += v;
-        else acc += pow(fabs(v), pc->p);
+        if (pc->mode == 0)
+          acc = fmax(acc, v);
+        else if (pc->mode == 1)
+          acc += v;
+        else
+          acc += pow(fabs(v), pc->p);
       }
   if (pc->mode == 1) return acc / (double)(pc->incl ? padded : valid);
   if (pc->mode == 2) return pow(acc, 1.0 / pc->p);
@@ -71,7 +77,8 @@ static void one_case(const pcase *pc, int xdt, int ydt, uint32_t bd) {
   for (int j = 0; j < pc->r; j++) {
     xd[2 + j] = pc->x[j];
     yd[2 + j] = out_dim(pc->x[j], pc->k[j], pc->s[j], pc->dl[j], pc->pb[j], pc->pe[j], pc->ceil);
-    CHECK_EQ_INT(ir_pool_out(pc->x[j], pc->k[j], pc->s[j], pc->dl[j], pc->pb[j], pc->pe[j], pc->ceil), yd[2 + j]);
+    CHECK_EQ_INT(ir_pool_out(pc->x[j], pc->k[j], pc->s[j], pc->dl[j], pc->pb[j], pc->pe[j], pc->ceil),
+                 yd[2 + j]);
   }
   kcase c;
   kc_setup(&c, OM_TASK_POOL_ND, bd, 2);
@@ -81,24 +88,27 @@ static void one_case(const pcase *pc, int xdt, int ydt, uint32_t bd) {
   q[0] = pc->mode, q[1] = pc->incl, q[2] = pc->mode == 2 ? pc->p : 0;
   for (int j = 0; j < pc->r; j++)
     q[3 + j] = (int32_t)pc->k[j], q[6 + j] = (int32_t)pc->s[j], q[9 + j] = (int32_t)pc->dl[j],
-    q[12 + j] = (int32_t)pc->pb[j], q[15 + j] = (int32_t)pc->pe[j];
+          q[12 + j] = (int32_t)pc->pb[j], q[15 + j] = (int32_t)pc->pe[j];
   uint64_t xn = c.t[0].bytes / dtype_size(xdt), yn = c.t[1].bytes / dtype_size(ydt);
   double *x = malloc(xn * sizeof *x);
   for (uint64_t i = 0; i < xn; i++) {
-    x[i] = xdt == DT_INT8 ? (double)((int)(i * 37 % 251) - 125) : xdt == DT_UINT8 ? (double)(i * 37 % 251)
-                                                                                : sin(0.7 * (double)i) * 2;
+    x[i] = xdt == DT_INT8    ? (double)((int)(i * 37 % 251) - 125)
+           : xdt == DT_UINT8 ? (double)(i * 37 % 251)
+                             : sin(0.7 * (double)i) * 2;
     ir_elem_set(c.data[0], xdt, (int64_t)i, x[i]);
   }
   char what[200];
-  snprintf(what, sizeof what, "r=%d mode=%d incl=%d p=%d ceil=%d xdt=%d ydt=%d bd=%u", pc->r, pc->mode, pc->incl,
-           pc->p, pc->ceil, xdt, ydt, bd);
+  snprintf(what, sizeof what, "r=%d mode=%d incl=%d p=%d ceil=%d xdt=%d ydt=%d bd=%u", pc->r, pc->mode,
+           pc->incl, pc->p, pc->ceil, xdt, ydt, bd);
   omrt_status st = kc_check(&c);
   CHECK_EQ_INT(st, OMRT_OK);
   if (st == OMRT_OK) {
     rt_args a;
     memset(&a, 0, sizeof a);
-    for (int i = 0; i < 2; i++) a.data[i] = c.data[i], a.desc[i] = &c.t[i];
-    for (uint32_t b = bd; b-- > 0;) rt_kernels[OM_TASK_POOL_ND].run(&c.task, &a, b, NULL);
+    for (int i = 0; i < 2; i++)
+      a.data[i] = c.data[i], a.desc[i] = &c.t[i];
+    for (uint32_t b = bd; b-- > 0;)
+      rt_kernels[OM_TASK_POOL_ND].run(&c.task, &a, b, NULL);
   } else {
     test_note("  %s: %s", what, omrt_last_error());
   }
@@ -107,14 +117,17 @@ static void one_case(const pcase *pc, int xdt, int ydt, uint32_t bd) {
   char text[1024], dims[64], ks[64], ss[64], ds[64], ps[96];
   const char *dn = xdt == DT_INT8 ? "i8" : xdt == DT_UINT8 ? "u8" : "f32";
   int at = snprintf(dims, sizeof dims, "%lld,%lld", (long long)xd[0], (long long)xd[1]);
-  for (int j = 0; j < pc->r; j++) at += snprintf(dims + at, sizeof dims - (size_t)at, ",%lld", (long long)xd[2 + j]);
+  for (int j = 0; j < pc->r; j++)
+    at += snprintf(dims + at, sizeof dims - (size_t)at, ",%lld", (long long)xd[2 + j]);
   int64_t pads[6];
-  for (int j = 0; j < pc->r; j++) pads[j] = pc->pb[j], pads[pc->r + j] = pc->pe[j];
+  for (int j = 0; j < pc->r; j++)
+    pads[j] = pc->pb[j], pads[pc->r + j] = pc->pe[j];
   const int64_t *lists[4] = {pc->k, pc->s, pc->dl, pads};
   char *outs[4] = {ks, ss, ds, ps};
   for (int l = 0; l < 4; l++) {
     int n = l == 3 ? 2 * pc->r : pc->r, w = snprintf(outs[l], 64, "[");
-    for (int j = 0; j < n; j++) w += snprintf(outs[l] + w, (size_t)(64 - w), "%s%lld", j ? "," : "", (long long)lists[l][j]);
+    for (int j = 0; j < n; j++)
+      w += snprintf(outs[l] + w, (size_t)(64 - w), "%s%lld", j ? "," : "", (long long)lists[l][j]);
     snprintf(outs[l] + w, (size_t)(64 - w), "]");
   }
   snprintf(text, sizeof text,
@@ -129,7 +142,8 @@ static void one_case(const pcase *pc, int xdt, int ydt, uint32_t bd) {
   void *eo[1] = {NULL};
   int eok = ir_parse(text, "pool", &g, &d) == ST_OK;
   if (eok) {
-    for (int k = 0; k < rank; k++) g->nodes[0]->out[0]->dims[k] = yd[k];
+    for (int k = 0; k < rank; k++)
+      g->nodes[0]->out[0]->dims[k] = yd[k];
     g->nodes[0]->out[0]->rank = rank, g->nodes[0]->out[0]->dtype = (dtype)xdt;
     const void *ins[1] = {c.data[0]};
     eok = ir_eval_graph(g, ins, eo, &ar, &d) == ST_OK;
@@ -139,14 +153,18 @@ static void one_case(const pcase *pc, int xdt, int ydt, uint32_t bd) {
   int bad = 0;
   for (uint64_t i = 0; i < yn && st == OMRT_OK && !bad; i++) {
     int64_t rest = (int64_t)i, o[3], plane = 1;
-    for (int j = pc->r - 1; j >= 0; j--) o[j] = rest % yd[2 + j], rest /= yd[2 + j], plane *= yd[2 + j];
+    for (int j = pc->r - 1; j >= 0; j--)
+      o[j] = rest % yd[2 + j], rest /= yd[2 + j], plane *= yd[2 + j];
     double want = naive(pc, x, pc->x, o, (int64_t)i / plane);
     double got = ir_elem_get(c.data[1], ydt, (int64_t)i);
-    double tol = ydt == DT_FLOAT16 ? 2e-3 * (1 + fabs(want)) : ydt == DT_FLOAT32 ? 2e-6 * (1 + fabs(want)) : 0;
+    double tol = ydt == DT_FLOAT16   ? 2e-3 * (1 + fabs(want))
+                 : ydt == DT_FLOAT32 ? 2e-6 * (1 + fabs(want))
+                                     : 0;
     double ev = eok ? ir_elem_get(eo[0], xdt, (int64_t)i) : want;
     if (fabs(got - want) > tol || fabs(ev - want) > 2e-6 * (1 + fabs(want))) {
       bad = 1;
-      test_note("  %s: y[%llu] = %.9g, evaluator %.9g, want %.9g", what, (unsigned long long)i, got, ev, want);
+      test_note("  %s: y[%llu] = %.9g, evaluator %.9g, want %.9g", what, (unsigned long long)i, got, ev,
+                want);
     }
   }
   CHECK(!bad);
@@ -162,8 +180,21 @@ static void test_kernel(void) {
       {.r = 1, .x = {10}, .k = {2}, .s = {3}, .dl = {3}, .pb = {2}, .pe = {2}, .ceil = 1},
       {.r = 2, .x = {7, 6}, .k = {3, 2}, .s = {2, 1}, .dl = {2, 2}, .pb = {1, 0}, .pe = {2, 1}, .ceil = 1},
       {.r = 2, .x = {5, 5}, .k = {2, 2}, .s = {2, 2}, .dl = {1, 1}, .pb = {1, 1}, .pe = {1, 1}},
-      {.r = 3, .x = {4, 5, 6}, .k = {2, 3, 2}, .s = {1, 2, 2}, .dl = {1, 1, 2}, .pb = {0, 1, 1}, .pe = {1, 1, 0}},
-      {.r = 3, .x = {5, 4, 4}, .k = {3, 2, 2}, .s = {2, 2, 3}, .dl = {2, 1, 1}, .pb = {1, 0, 1}, .pe = {2, 1, 1}, .ceil = 1},
+      {.r = 3,
+       .x = {4, 5, 6},
+       .k = {2, 3, 2},
+       .s = {1, 2, 2},
+       .dl = {1, 1, 2},
+       .pb = {0, 1, 1},
+       .pe = {1, 1, 0}},
+      {.r = 3,
+       .x = {5, 4, 4},
+       .k = {3, 2, 2},
+       .s = {2, 2, 3},
+       .dl = {2, 1, 1},
+       .pb = {1, 0, 1},
+       .pe = {2, 1, 1},
+       .ceil = 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     pcase pc = cases[i];
@@ -179,7 +210,8 @@ static void test_kernel(void) {
       one_case(&pc, DT_FLOAT32, DT_FLOAT16, bd);
     }
     pc.mode = 2, pc.incl = 0;
-    for (pc.p = 1; pc.p <= 3; pc.p++) one_case(&pc, DT_FLOAT32, DT_FLOAT32, bd);
+    for (pc.p = 1; pc.p <= 3; pc.p++)
+      one_case(&pc, DT_FLOAT32, DT_FLOAT32, bd);
   }
 }
 
@@ -194,19 +226,21 @@ static void bad(int mutate, const char *what, const char *want) {
   q[0] = 1, q[3] = q[4] = 2, q[6] = q[7] = 2, q[9] = q[10] = 1, q[12] = q[13] = 1, q[15] = q[16] = 1;
   switch (mutate) {
   case 0: q[0] = 3; break;
-  case 1: q[2] = 2; break;                         /* p outside lp */
-  case 2: q[5] = 1; break;                         /* a third kernel dim for 2 spatial dims */
-  case 3: q[12] = 2; break;                        /* pad as large as the kernel */
-  case 4: q[6] = 0; break;                         /* stride 0 */
+  case 1: q[2] = 2; break;  /* p outside lp */
+  case 2: q[5] = 1; break;  /* a third kernel dim for 2 spatial dims */
+  case 3: q[12] = 2; break; /* pad as large as the kernel */
+  case 4: q[6] = 0; break;  /* stride 0 */
   case 5: yd[3] = 5, kc_set(&c, 1, DT_FLOAT32, 4, yd); break;
   case 6: kc_set(&c, 0, DT_INT8, 4, xd), kc_set(&c, 1, DT_INT8, 4, yd); break; /* avg on i8 */
   case 7: c.task.block_dim = 19; break;
-  case 8: q[1] = 1, q[0] = 0; break;               /* count_include_pad on max */
+  case 8: q[1] = 1, q[0] = 0; break; /* count_include_pad on max */
   case 9: q[20] = 1; break;
   default: break;
   }
-  if (mutate < 0) CHECK_EQ_INT(kc_check(&c), OMRT_OK);
-  else expect_reject(&c, what, want);
+  if (mutate < 0)
+    CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  else
+    expect_reject(&c, what, want);
   kc_free(&c);
 }
 

@@ -44,8 +44,10 @@ static void kc_run(kcase *c) {
   }
   rt_args a;
   memset(&a, 0, sizeof a);
-  for (int i = 0; i < 2; i++) a.data[i] = c->data[i], a.desc[i] = &c->t[i];
-  for (uint32_t b = c->task.block_dim; b-- > 0;) rt_kernels[OM_TASK_REDUCE].run(&c->task, &a, b, NULL);
+  for (int i = 0; i < 2; i++)
+    a.data[i] = c->data[i], a.desc[i] = &c->t[i];
+  for (uint32_t b = c->task.block_dim; b-- > 0;)
+    rt_kernels[OM_TASK_REDUCE].run(&c->task, &a, b, NULL);
 }
 
 static void kc_init(kcase *c, int op, uint32_t mask, uint32_t block_dim) {
@@ -105,10 +107,13 @@ static void reference(int op, int last, uint32_t mask, const double *x, double *
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < XN; i++) {
       int64_t idx[RANK], rest = (int64_t)i, o = 0, along = 0;
-      for (int d = RANK - 1; d >= 0; d--) idx[d] = rest % XD[d], rest /= XD[d];
+      for (int d = RANK - 1; d >= 0; d--)
+        idx[d] = rest % XD[d], rest /= XD[d];
       for (int d = 0; d < RANK; d++)
-        if (!((mask >> d) & 1u)) o = o * XD[d] + idx[d];
-        else along = idx[d]; /* arg modes reduce one axis */
+        if (!((mask >> d) & 1u))
+          o = o * XD[d] + idx[d];
+        else
+          along = idx[d]; /* arg modes reduce one axis */
       double v = x[i];
       if (pass == 0) {
         mx[o] = v > mx[o] ? v : mx[o];
@@ -120,9 +125,11 @@ static void reference(int op, int last, uint32_t mask, const double *x, double *
       case OM_REDUCE_MIN: acc[o] = fmin(acc[o], v); break;
       case OM_REDUCE_PROD: acc[o] *= v; break;
       case OM_REDUCE_L1: acc[o] += fabs(v); break;
-      case OM_REDUCE_L2: case OM_REDUCE_SUMSQUARE: acc[o] += v * v; break;
+      case OM_REDUCE_L2:
+      case OM_REDUCE_SUMSQUARE: acc[o] += v * v; break;
       case OM_REDUCE_LOGSUMEXP: acc[o] += exp(v - mx[o]); break;
-      case OM_REDUCE_ARGMAX: case OM_REDUCE_ARGMIN: {
+      case OM_REDUCE_ARGMAX:
+      case OM_REDUCE_ARGMIN: {
         int better = op == OM_REDUCE_ARGMAX ? v > acc[o] : v < acc[o];
         if (first || better || (last && v == acc[o])) acc[o] = v, pos[o] = along;
         break;
@@ -137,7 +144,8 @@ static void reference(int op, int last, uint32_t mask, const double *x, double *
     case OM_REDUCE_L2: a = sqrt(a); break;
     case OM_REDUCE_LOGSUM: a = log(a); break;
     case OM_REDUCE_LOGSUMEXP: a = mx[o] + log(a); break;
-    case OM_REDUCE_ARGMAX: case OM_REDUCE_ARGMIN: a = (double)pos[o]; break;
+    case OM_REDUCE_ARGMAX:
+    case OM_REDUCE_ARGMIN: a = (double)pos[o]; break;
     default: break;
     }
     ref[o] = a;
@@ -148,7 +156,8 @@ static void one_case(int op, uint32_t mask, int keep, int xdt, int ydt, int last
   int64_t yd[RANK];
   int yr = y_dims(mask, keep, yd);
   size_t yn = 1;
-  for (int d = 0; d < yr; d++) yn *= (size_t)yd[d];
+  for (int d = 0; d < yr; d++)
+    yn *= (size_t)yd[d];
   kcase c;
   kc_init(&c, op, mask, bd < yn ? bd : 1);
   c.task.params[2] = last;
@@ -161,7 +170,9 @@ static void one_case(int op, uint32_t mask, int keep, int xdt, int ydt, int last
   for (size_t i = 0; i < XN; i++) {
     /* positive data for LOGSUM; few distinct values for arg ties; small
      * magnitudes near 1 for PROD */
-    double v = is_arg ? irand(4) : op == OM_REDUCE_PROD ? (fl ? 0.8 + irand(9) * 0.05 : irand(3) - 1) : irand(17) - 8;
+    double v = is_arg                 ? irand(4)
+               : op == OM_REDUCE_PROD ? (fl ? 0.8 + irand(9) * 0.05 : irand(3) - 1)
+                                      : irand(17) - 8;
     if (fl && !is_arg && op != OM_REDUCE_PROD) v = v / 4.0 + (op == OM_REDUCE_LOGSUM ? 2.5 : 0.0);
     if (uns) v = fabs(v);
     put(c.data[0], xdt, i, v);
@@ -177,8 +188,8 @@ static void one_case(int op, uint32_t mask, int keep, int xdt, int ydt, int last
   }
   double tol = ydt == DT_FLOAT16 ? 2e-3 : ydt == DT_FLOAT32 ? 1e-5 : ydt == DT_DOUBLE ? 1e-13 : 0;
   char what[128];
-  snprintf(what, sizeof what, "reduce op %d mask 0x%x keep %d x %d y %d last %d bd %u", op, mask, keep, xdt, ydt,
-           last, bd);
+  snprintf(what, sizeof what, "reduce op %d mask 0x%x keep %d x %d y %d last %d bd %u", op, mask, keep, xdt,
+           ydt, last, bd);
   test_check(worst <= tol, __FILE__, __LINE__, what);
   if (!(worst <= tol))
     test_note("  %s: error %g at %zu (got %g, want %g)", what, worst, at, get(c.data[1], ydt, at), ref[at]);
@@ -210,7 +221,8 @@ static void test_kernel(void) {
         one_case(op, mask, keep, DT_DOUBLE, DT_DOUBLE, 0, bd);
         if (int_ok) {
           static const int ints[] = {DT_INT32, DT_INT64, DT_INT16, DT_UINT16, DT_UINT32, DT_UINT64};
-          for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) one_case(op, mask, keep, ints[k], ints[k], 0, bd);
+          for (size_t k = 0; k < sizeof ints / sizeof *ints; k++)
+            one_case(op, mask, keep, ints[k], ints[k], 0, bd);
         }
       }
     }
@@ -241,12 +253,23 @@ static void test_u64_order(void) {
  * (om_format.h REDUCE); y still has 2x1x3 elements. */
 static void test_empty(void) {
   int64_t xd[3] = {2, 0, 3}, yd[3] = {2, 1, 3};
-  static const struct { int op, dt; double want; } cases[] = {
-      {OM_REDUCE_SUM, DT_FLOAT32, 0},        {OM_REDUCE_PROD, DT_FLOAT32, 1},      {OM_REDUCE_MEAN, DT_FLOAT32, NAN},
-      {OM_REDUCE_MAX, DT_FLOAT32, -INFINITY}, {OM_REDUCE_MIN, DT_FLOAT16, INFINITY}, {OM_REDUCE_L2, DT_FLOAT32, 0},
-      {OM_REDUCE_LOGSUM, DT_DOUBLE, -INFINITY}, {OM_REDUCE_LOGSUMEXP, DT_FLOAT32, -INFINITY},
-      {OM_REDUCE_SUMSQUARE, DT_DOUBLE, 0},   {OM_REDUCE_PROD, DT_INT64, 1},         {OM_REDUCE_MAX, DT_INT16, INT16_MIN},
-      {OM_REDUCE_MIN, DT_UINT16, UINT16_MAX}, {OM_REDUCE_SUM, DT_UINT32, 0},
+  static const struct {
+    int op, dt;
+    double want;
+  } cases[] = {
+      {OM_REDUCE_SUM, DT_FLOAT32, 0},
+      {OM_REDUCE_PROD, DT_FLOAT32, 1},
+      {OM_REDUCE_MEAN, DT_FLOAT32, NAN},
+      {OM_REDUCE_MAX, DT_FLOAT32, -INFINITY},
+      {OM_REDUCE_MIN, DT_FLOAT16, INFINITY},
+      {OM_REDUCE_L2, DT_FLOAT32, 0},
+      {OM_REDUCE_LOGSUM, DT_DOUBLE, -INFINITY},
+      {OM_REDUCE_LOGSUMEXP, DT_FLOAT32, -INFINITY},
+      {OM_REDUCE_SUMSQUARE, DT_DOUBLE, 0},
+      {OM_REDUCE_PROD, DT_INT64, 1},
+      {OM_REDUCE_MAX, DT_INT16, INT16_MIN},
+      {OM_REDUCE_MIN, DT_UINT16, UINT16_MAX},
+      {OM_REDUCE_SUM, DT_UINT32, 0},
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     kcase c;
@@ -284,21 +307,32 @@ static void bad(int mutate, const char *what, const char *want) {
   case 5: kc_set(&c, 1, DT_FLOAT32, RANK, ybad); break;
   case 6: kc_set(&c, 1, DT_FLOAT32, 2, yd2); break;
   case 7: kc_set(&c, 1, DT_INT32, RANK, yd); break;
-  case 8: c.task.params[0] = OM_REDUCE_ARGMAX, c.task.params[1] = 5; kc_set(&c, 1, DT_INT64, 2, yd2); break;
-  case 9: c.task.params[0] = OM_REDUCE_MEAN; kc_set(&c, 0, DT_INT64, RANK, XD); kc_set(&c, 1, DT_INT64, RANK, yd); break;
+  case 8:
+    c.task.params[0] = OM_REDUCE_ARGMAX, c.task.params[1] = 5;
+    kc_set(&c, 1, DT_INT64, 2, yd2);
+    break;
+  case 9:
+    c.task.params[0] = OM_REDUCE_MEAN;
+    kc_set(&c, 0, DT_INT64, RANK, XD);
+    kc_set(&c, 1, DT_INT64, RANK, yd);
+    break;
   case 10: c.task.params[0] = OM_REDUCE_ARGMIN; break; /* y must be i64 */
   case 11: c.task.block_dim = 16; break;
   case 12: c.t[1].bytes += 4; break;
   case 13: c.t[0].layout = LAYOUT_NC1HWC0; break;
   case 14: c.task.ntensors = 3, c.task.tensors[2] = 1; break;
   case 15: c.task.tensors[1] = OM_NONE; break;
-  case 16: c.task.params[0] = OM_REDUCE_ARGMAX, c.task.params[1] = 2; c.t[0].dims[1] = 0, c.t[0].bytes = 0;
+  case 16:
+    c.task.params[0] = OM_REDUCE_ARGMAX, c.task.params[1] = 2;
+    c.t[0].dims[1] = 0, c.t[0].bytes = 0;
     kc_set(&c, 1, DT_INT64, RANK, (const int64_t[]){3, 1, 4, 5});
     break;
   default: break;
   }
-  if (mutate < 0) CHECK_EQ_INT(kc_check(&c), OMRT_OK);
-  else expect_reject(&c, what, want);
+  if (mutate < 0)
+    CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  else
+    expect_reject(&c, what, want);
   kc_free(&c);
 }
 
@@ -339,38 +373,59 @@ static int eval_run(const char *text, const float *in, float *out, size_t n, int
   const void *ins[1] = {in};
   void *outs[1];
   int rc = ir_eval_graph(g, ins, outs, &a, &d) == ST_OK ? 0 : -1;
-  if (rc && !expect_fail) test_note("  eval: %s", d.msg);
-  else memcpy(out, outs[0], n * dtype_size(g->outputs[0]->dtype));
+  if (rc && !expect_fail)
+    test_note("  eval: %s", d.msg);
+  else
+    memcpy(out, outs[0], n * dtype_size(g->outputs[0]->dtype));
   arena_free(&a);
   ir_graph_free(g);
   return rc;
 }
 
-static int eval_f32(const char *text, const float *in, float *out, size_t n) { return eval_run(text, in, out, n, 0); }
+static int eval_f32(const char *text, const float *in, float *out, size_t n) {
+  return eval_run(text, in, out, n, 0);
+}
 
 static void test_eval(void) {
   const float x[6] = {1, 5, 3, 5, 2, 0}; /* [2,3] */
   float y[6];
-  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : f32[2,1] = Reduce(%x) {axes=[-1], keepdims=1, mode=\"sum\"}\noutput %y\n",
-                 x, y, 2) == 0 && y[0] == 9 && y[1] == 7);
-  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : f32[] = Reduce(%x) {keepdims=0, mode=\"max\"}\noutput %y\n",
-                 x, y, 1) == 0 && y[0] == 5);
-  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : f32[2,3] = Reduce(%x) {keepdims=1, mode=\"sumsquare\", noop=1}\noutput %y\n",
-                 x, y, 6) == 0 && y[1] == 25 && y[4] == 4);
-  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : f32[3] = Reduce(%x) {axes=[0], keepdims=0, mode=\"logsumexp\"}\noutput %y\n",
-                 x, y, 3) == 0 && fabs(y[0] - log(exp(1.0) + exp(5.0))) < 1e-5);
+  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : f32[2,1] = Reduce(%x) {axes=[-1], keepdims=1, "
+                 "mode=\"sum\"}\noutput %y\n",
+                 x, y, 2) == 0 &&
+        y[0] == 9 && y[1] == 7);
+  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : f32[] = Reduce(%x) {keepdims=0, "
+                 "mode=\"max\"}\noutput %y\n",
+                 x, y, 1) == 0 &&
+        y[0] == 5);
+  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : f32[2,3] = Reduce(%x) {keepdims=1, "
+                 "mode=\"sumsquare\", noop=1}\noutput %y\n",
+                 x, y, 6) == 0 &&
+        y[1] == 25 && y[4] == 4);
+  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : f32[3] = Reduce(%x) {axes=[0], keepdims=0, "
+                 "mode=\"logsumexp\"}\noutput %y\n",
+                 x, y, 3) == 0 &&
+        fabs(y[0] - log(exp(1.0) + exp(5.0))) < 1e-5);
   int64_t idx[2];
-  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : i64[2] = Reduce(%x) {axes=[1], keepdims=0, mode=\"argmax\", select_last_index=0}\noutput %y\n",
-                 x, (float *)idx, 2) == 0 && idx[0] == 1 && idx[1] == 0);
-  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : i64[2] = Reduce(%x) {axes=[1], keepdims=0, mode=\"argmax\", select_last_index=1}\noutput %y\n",
-                 x, (float *)idx, 2) == 0 && idx[0] == 1 && idx[1] == 0);
+  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : i64[2] = Reduce(%x) {axes=[1], keepdims=0, "
+                 "mode=\"argmax\", select_last_index=0}\noutput %y\n",
+                 x, (float *)idx, 2) == 0 &&
+        idx[0] == 1 && idx[1] == 0);
+  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : i64[2] = Reduce(%x) {axes=[1], keepdims=0, "
+                 "mode=\"argmax\", select_last_index=1}\noutput %y\n",
+                 x, (float *)idx, 2) == 0 &&
+        idx[0] == 1 && idx[1] == 0);
   const float x2[6] = {1, 5, 5, 0, 2, 0};
-  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : i64[2] = Reduce(%x) {axes=[1], keepdims=0, mode=\"argmin\", select_last_index=1}\noutput %y\n",
-                 x2, (float *)idx, 2) == 0 && idx[0] == 0 && idx[1] == 2);
+  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,3]\n%y : i64[2] = Reduce(%x) {axes=[1], keepdims=0, "
+                 "mode=\"argmin\", select_last_index=1}\noutput %y\n",
+                 x2, (float *)idx, 2) == 0 &&
+        idx[0] == 0 && idx[1] == 2);
   /* an empty reduction gives the identity */
-  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,0]\n%y : f32[2,1] = Reduce(%x) {axes=[1], keepdims=1, mode=\"prod\"}\noutput %y\n",
-                 x, y, 2) == 0 && y[0] == 1 && y[1] == 1);
-  CHECK(eval_run("graph g opset 18\ninput %x : f32[2,3]\n%y : f32[2,1] = Reduce(%x) {axes=[1, 1], keepdims=1, mode=\"sum\"}\noutput %y\n",
+  CHECK(eval_f32("graph g opset 18\ninput %x : f32[2,0]\n%y : f32[2,1] = Reduce(%x) {axes=[1], keepdims=1, "
+                 "mode=\"prod\"}\noutput %y\n",
+                 x, y, 2) == 0 &&
+        y[0] == 1 && y[1] == 1);
+  CHECK(eval_run("graph g opset 18\ninput %x : f32[2,3]\n%y : f32[2,1] = Reduce(%x) {axes=[1, 1], "
+                 "keepdims=1, mode=\"sum\"}\noutput %y\n",
                  x, y, 2, 1) != 0); /* repeated axis */
 }
 

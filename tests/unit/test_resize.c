@@ -53,19 +53,26 @@ static void ref_coeffs(const ref_case *rc, double ratio, double scale, double *c
   double s = scale < 1 ? scale : 1, sum = 0;
   if (!strcmp(rc->mode, "nearest")) {
     int second;
-    if (ratio == floor(ratio)) second = 1;
-    else if (!strcmp(rc->nearest, "round_prefer_floor")) second = ratio > 0.5;
-    else if (!strcmp(rc->nearest, "round_prefer_ceil")) second = ratio >= 0.5;
-    else if (!strcmp(rc->nearest, "floor")) second = 0;
-    else second = 1;
+    if (ratio == floor(ratio))
+      second = 1;
+    else if (!strcmp(rc->nearest, "round_prefer_floor"))
+      second = ratio > 0.5;
+    else if (!strcmp(rc->nearest, "round_prefer_ceil"))
+      second = ratio >= 0.5;
+    else if (!strcmp(rc->nearest, "floor"))
+      second = 0;
+    else
+      second = 1;
     c[0] = !second, c[1] = second, *n = 2;
   } else if (!strcmp(rc->mode, "linear") && !rc->antialias) {
     c[0] = 1 - ratio, c[1] = ratio, *n = 2;
   } else if (!strcmp(rc->mode, "linear")) {
     int start = (int)floor(-1 / s) + 1;
     *n = 2 - 2 * start;
-    for (int i = 0; i < *n; i++) c[i] = fmax(0, fmin(1, 1 - fabs((start + i - ratio) * s))), sum += c[i];
-    for (int i = 0; i < *n; i++) c[i] /= sum;
+    for (int i = 0; i < *n; i++)
+      c[i] = fmax(0, fmin(1, 1 - fabs((start + i - ratio) * s))), sum += c[i];
+    for (int i = 0; i < *n; i++)
+      c[i] /= sum;
   } else if (!rc->antialias) {
     double A = rc->a;
     c[0] = ((A * (ratio + 1) - 5 * A) * (ratio + 1) + 8 * A) * (ratio + 1) - 4 * A;
@@ -76,8 +83,10 @@ static void ref_coeffs(const ref_case *rc, double ratio, double scale, double *c
   } else {
     int start = (int)floor(-2 / s) + 1;
     *n = 2 - 2 * start;
-    for (int i = 0; i < *n; i++) c[i] = cubic(s * (start + i - ratio), rc->a), sum += c[i];
-    for (int i = 0; i < *n; i++) c[i] /= sum;
+    for (int i = 0; i < *n; i++)
+      c[i] = cubic(s * (start + i - ratio), rc->a), sum += c[i];
+    for (int i = 0; i < *n; i++)
+      c[i] /= sum;
   }
 }
 
@@ -96,23 +105,28 @@ static double ref_1d(const double *data, int len, double scale, int out_int, dou
   const ref_case *rc = g_rc;
   double w = scale * len, xo;
   const char *m = rc->ctm;
-  if (!strcmp(m, "align_corners")) xo = w == 1 ? 0 : x * (len - 1) / (w - 1);
-  else if (!strcmp(m, "asymmetric")) xo = x / scale;
+  if (!strcmp(m, "align_corners"))
+    xo = w == 1 ? 0 : x * (len - 1) / (w - 1);
+  else if (!strcmp(m, "asymmetric"))
+    xo = x / scale;
   else if (!strcmp(m, "tf_crop_and_resize")) {
     xo = w == 1 ? (r1 - r0) * (len - 1) / 2 : x * (r1 - r0) * (len - 1) / (w - 1);
     xo += r0 * (len - 1);
     if (xo < 0 || xo > len - 1) return rc->extrap;
-  } else if (!strcmp(m, "pytorch_half_pixel")) xo = w == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+  } else if (!strcmp(m, "pytorch_half_pixel"))
+    xo = w == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
   else if (!strcmp(m, "half_pixel_symmetric")) {
     double adj = out_int / w, center = len / 2.0, off = center * (1 - adj);
     xo = off + (x + 0.5) / scale - 0.5;
-  } else xo = (x + 0.5) / scale - 0.5;
+  } else
+    xo = (x + 0.5) / scale - 0.5;
   double ratio = xo == floor(xo) ? 1 : xo - floor(xo);
   double c[256];
   int n;
   ref_coeffs(rc, ratio, scale, c, &n);
   int pad = (n + 1) / 2, plen = len + 2 * pad, idx[512];
-  for (int i = 0; i < plen; i++) idx[i] = i;
+  for (int i = 0; i < plen; i++)
+    idx[i] = i;
   g_x = xo + pad;
   qsort(idx, (size_t)plen, sizeof *idx, cmp_dist);
   qsort(idx, (size_t)n, sizeof *idx, cmp_int);
@@ -122,7 +136,8 @@ static double ref_1d(const double *data, int len, double scale, int out_int, dou
       if (idx[i] - pad < 0 || idx[i] - pad >= len) c[i] = 0;
       sum += c[i];
     }
-    for (int i = 0; i < n; i++) c[i] /= sum;
+    for (int i = 0; i < n; i++)
+      c[i] /= sum;
   }
   for (int i = 0; i < n; i++) {
     int k = idx[i] - pad;
@@ -135,9 +150,11 @@ static double ref_1d(const double *data, int len, double scale, int out_int, dou
 static double ref_nd(const double *data, int rank, const int64_t *xd, const double *scales, const int64_t *yd,
                      const int64_t *x, const double *roi, int full_rank) {
   int dim = full_rank - rank;
-  if (rank == 1) return ref_1d(data, (int)xd[0], scales[0], (int)yd[0], (double)x[0], roi[dim], roi[full_rank + dim]);
+  if (rank == 1)
+    return ref_1d(data, (int)xd[0], scales[0], (int)yd[0], (double)x[0], roi[dim], roi[full_rank + dim]);
   int64_t inner = 1;
-  for (int k = 1; k < rank; k++) inner *= xd[k];
+  for (int k = 1; k < rank; k++)
+    inner *= xd[k];
   double res[64];
   for (int64_t i = 0; i < xd[0]; i++)
     res[i] = ref_nd(data + i * inner, rank - 1, xd + 1, scales + 1, yd + 1, x + 1, roi, full_rank);
@@ -158,23 +175,25 @@ static void fmt_floats(char *out, size_t cap, const double *v, int n) {
 }
 
 /* scales (rank 4) or sizes (when sizes != NULL, with policy). */
-static void one_case(const ref_case *rc, const double *scales, const int64_t *sizes, const char *policy, int ydt,
-                     int xdt, uint32_t bd) {
+static void one_case(const ref_case *rc, const double *scales, const int64_t *sizes, const char *policy,
+                     int ydt, int xdt, uint32_t bd) {
   char text[2048], sc[256], roi[256], what[512];
   fmt_floats(roi, sizeof roi, rc->roi, 8);
   if (sizes)
-    snprintf(sc, sizeof sc, "sizes=[%lld,%lld,%lld,%lld], keep_aspect_ratio_policy=\"%s\"", (long long)sizes[0],
-             (long long)sizes[1], (long long)sizes[2], (long long)sizes[3], policy);
+    snprintf(sc, sizeof sc, "sizes=[%lld,%lld,%lld,%lld], keep_aspect_ratio_policy=\"%s\"",
+             (long long)sizes[0], (long long)sizes[1], (long long)sizes[2], (long long)sizes[3], policy);
   else
     fmt_floats(sc + 7, sizeof sc - 7, scales, 4), memcpy(sc, "scales=", 7);
   const char *dn = xdt == DT_INT8 ? "i8" : "f32";
-  snprintf(text, sizeof text,
-           "graph g opset 19\ninput %%x : %s[1,2,4,5]\n%%y : ?[?] = Resize(%%x) {antialias=%d, cubic_coeff_a=%.17g, "
-           "coordinate_transformation_mode=\"%s\", exclude_outside=%d, extrapolation_value=%.1f, mode=\"%s\", "
-           "nearest_mode=\"%s\", roi=%s, %s}\noutput %%y\n",
-           dn, rc->antialias, rc->a, rc->ctm, rc->exclude, rc->extrap, rc->mode, rc->nearest, roi, sc);
-  snprintf(what, sizeof what, "%s %s %s a=%g excl=%d aa=%d %s ydt=%d xdt=%d bd=%u", rc->mode, rc->ctm, rc->nearest,
-           rc->a, rc->exclude, rc->antialias, sc, ydt, xdt, bd);
+  snprintf(
+      text, sizeof text,
+      "graph g opset 19\ninput %%x : %s[1,2,4,5]\n%%y : ?[?] = Resize(%%x) {antialias=%d, "
+      "cubic_coeff_a=%.17g, "
+      "coordinate_transformation_mode=\"%s\", exclude_outside=%d, extrapolation_value=%.1f, mode=\"%s\", "
+      "nearest_mode=\"%s\", roi=%s, %s}\noutput %%y\n",
+      dn, rc->antialias, rc->a, rc->ctm, rc->exclude, rc->extrap, rc->mode, rc->nearest, roi, sc);
+  snprintf(what, sizeof what, "%s %s %s a=%g excl=%d aa=%d %s ydt=%d xdt=%d bd=%u", rc->mode, rc->ctm,
+           rc->nearest, rc->a, rc->exclude, rc->antialias, sc, ydt, xdt, bd);
   diag d;
   diag_init(&d);
   ir_graph *g = NULL;
@@ -197,7 +216,8 @@ static void one_case(const ref_case *rc, const double *scales, const int64_t *si
   if (bd > count / yv->dims[3]) bd = (uint32_t)(count / yv->dims[3]); /* at most one block per row */
   /* the input: distinct values, small integers for i8 */
   double xs[40];
-  for (int64_t i = 0; i < xcount; i++) xs[i] = xdt == DT_INT8 ? (double)((i * 7) % 23 - 11) : sin(1.3 * (double)i) * 3;
+  for (int64_t i = 0; i < xcount; i++)
+    xs[i] = xdt == DT_INT8 ? (double)((i * 7) % 23 - 11) : sin(1.3 * (double)i) * 3;
   arena ar;
   arena_init(&ar, 0);
   ir_resize_tables t;
@@ -208,11 +228,13 @@ static void one_case(const ref_case *rc, const double *scales, const int64_t *si
   double sc_eff[4], *ref = calloc((size_t)count, sizeof *ref);
   CHECK(ir_attr_find(n, "scales") != NULL);
   const ir_attr *sa = ir_attr_find(n, "scales");
-  for (int k = 0; k < 4; k++) sc_eff[k] = sa ? sa->floats[k] : 1;
+  for (int k = 0; k < 4; k++)
+    sc_eff[k] = sa ? sa->floats[k] : 1;
   g_rc = rc;
   for (int64_t i = 0; i < count; i++) {
     int64_t c[4], rest = i;
-    for (int k = 3; k >= 0; k--) c[k] = rest % yv->dims[k], rest /= yv->dims[k];
+    for (int k = 3; k >= 0; k--)
+      c[k] = rest % yv->dims[k], rest /= yv->dims[k];
     ref[i] = ref_nd(xs, 4, x->dims, sc_eff, yv->dims, c, rc->roi, 4);
   }
   /* the kernel on a one-task model whose tables are WEIGHTS */
@@ -228,7 +250,8 @@ static void one_case(const ref_case *rc, const double *scales, const int64_t *si
     if (s == 2 && t.select) continue;
     int rank = s == 0 || s == 3 ? 4 : 1;
     const int64_t *dims = s == 0 ? x->dims : s == 3 ? yv->dims : &t.count;
-    tt[s] = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dts[s], .rank = (uint32_t)rank};
+    tt[s] = (om_tensor){
+        .name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dts[s], .rank = (uint32_t)rank};
     memcpy(tt[s].dims, dims, (size_t)rank * sizeof *dims);
     uint64_t e = s == 0 ? (uint64_t)xcount : s == 3 ? (uint64_t)count : (uint64_t)t.count;
     tt[s].bytes = e * dtype_size(dts[s]);
@@ -245,16 +268,27 @@ static void one_case(const ref_case *rc, const double *scales, const int64_t *si
   if (ok && t.select) task.tensors[2] = OM_NONE, data[2] = NULL;
   if (ok) {
     for (int64_t i = 0; i < xcount; i++) {
-      if (xdt == DT_INT8) ((int8_t *)data[0])[i] = (int8_t)xs[i];
-      else ((float *)data[0])[i] = (float)xs[i];
+      if (xdt == DT_INT8)
+        ((int8_t *)data[0])[i] = (int8_t)xs[i];
+      else
+        ((float *)data[0])[i] = (float)xs[i];
     }
     task.params[0] = t.select;
-    for (int k = 0; k < 4; k++) task.params[1 + k] = t.taps[k];
-    if (ydt == DT_FLOAT32) memcpy(&task.params[9], &(float){(float)rc->extrap}, 4);
-    else if (ydt == DT_FLOAT16) task.params[9] = float_to_half((float)rc->extrap);
-    else task.params[9] = (uint8_t)(int8_t)rc->extrap;
-    omrt_model m = {.def = &def, .tensors = tt, .tasks = &task, .strings = strings, .strings_bytes = sizeof strings,
-                    .weights = weights, .weights_bytes = 2 * ((wbytes + 63) / 64 * 64)};
+    for (int k = 0; k < 4; k++)
+      task.params[1 + k] = t.taps[k];
+    if (ydt == DT_FLOAT32)
+      memcpy(&task.params[9], &(float){(float)rc->extrap}, 4);
+    else if (ydt == DT_FLOAT16)
+      task.params[9] = float_to_half((float)rc->extrap);
+    else
+      task.params[9] = (uint8_t)(int8_t)rc->extrap;
+    omrt_model m = {.def = &def,
+                    .tensors = tt,
+                    .tasks = &task,
+                    .strings = strings,
+                    .strings_bytes = sizeof strings,
+                    .weights = weights,
+                    .weights_bytes = 2 * ((wbytes + 63) / 64 * 64)};
     omrt_status st = rt_kernels[OM_TASK_RESIZE].check(&m, 0, &task);
     CHECK_EQ_INT(st, OMRT_OK);
     if (st != OMRT_OK) test_note("  %s: %s", what, omrt_last_error()), ok = 0;
@@ -262,8 +296,10 @@ static void one_case(const ref_case *rc, const double *scales, const int64_t *si
   if (ok) {
     rt_args a;
     memset(&a, 0, sizeof a);
-    for (int s = 0; s < 4; s++) a.data[s] = data[s], a.desc[s] = data[s] ? &tt[s] : NULL;
-    for (uint32_t b = bd; b-- > 0;) rt_kernels[OM_TASK_RESIZE].run(&task, &a, b, NULL);
+    for (int s = 0; s < 4; s++)
+      a.data[s] = data[s], a.desc[s] = data[s] ? &tt[s] : NULL;
+    for (uint32_t b = bd; b-- > 0;)
+      rt_kernels[OM_TASK_RESIZE].run(&task, &a, b, NULL);
     int bad = 0;
     for (int64_t i = 0; i < count && !bad; i++) {
       double got = ydt == DT_FLOAT16 ? half_to_float(((uint16_t *)data[3])[i])
@@ -283,10 +319,11 @@ static void one_case(const ref_case *rc, const double *scales, const int64_t *si
     int eok = ir_eval_graph(g, ins, outs, &ar, &d) == ST_OK;
     CHECK(eok);
     for (int64_t i = 0; eok && i < count; i++)
-      if (fabs(ir_elem_get(outs[0], yv->dtype, i) - (xdt == DT_INT8 ? ref[i] : ref[i])) > 1e-6 * (1 + fabs(ref[i]))) {
+      if (fabs(ir_elem_get(outs[0], yv->dtype, i) - (xdt == DT_INT8 ? ref[i] : ref[i])) >
+          1e-6 * (1 + fabs(ref[i]))) {
         CHECK(!"evaluator matches the reference");
-        test_note("  %s: eval y[%lld] = %.9g, want %.9g", what, (long long)i, ir_elem_get(outs[0], yv->dtype, i),
-                  ref[i]);
+        test_note("  %s: eval y[%lld] = %.9g, want %.9g", what, (long long)i,
+                  ir_elem_get(outs[0], yv->dtype, i), ref[i]);
         break;
       }
   }
@@ -296,8 +333,8 @@ static void one_case(const ref_case *rc, const double *scales, const int64_t *si
 }
 
 static void test_modes(void) {
-  static const char *const ctms[] = {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
-                                     "asymmetric", "tf_crop_and_resize"};
+  static const char *const ctms[] = {"half_pixel",    "half_pixel_symmetric", "pytorch_half_pixel",
+                                     "align_corners", "asymmetric",           "tf_crop_and_resize"};
   static const char *const nearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
   static const double scales[][4] = {{1, 1, 2, 1.5}, {1, 1, 0.6, 0.8}, {1, 2, 1.7, 0.5}, {1, 1, 1, 3}};
   ref_case rc = {.roi = {0, 0, 0.1, -0.2, 1, 1, 0.8, 1.3}, .extrap = 10};
@@ -331,7 +368,10 @@ static void test_modes(void) {
 static void test_sizes(void) {
   static const int64_t sizes[][4] = {{1, 2, 7, 3}, {1, 2, 2, 9}, {1, 2, 4, 5}};
   static const char *const policies[] = {"stretch", "not_larger", "not_smaller"};
-  ref_case rc = {.mode = "linear", .ctm = "half_pixel", .nearest = "round_prefer_floor", .a = -0.75,
+  ref_case rc = {.mode = "linear",
+                 .ctm = "half_pixel",
+                 .nearest = "round_prefer_floor",
+                 .a = -0.75,
                  .roi = {0, 0, 0, 0, 1, 1, 1, 1}};
   for (size_t si = 0; si < 3; si++)
     for (size_t p = 0; p < 3; p++) {
@@ -353,14 +393,15 @@ static void bad(int mutate, const char *what, const char *want) {
   uint8_t *weights = aligned_alloc(64, 256);
   int32_t *idx = (int32_t *)weights;
   float *w = (float *)(weights + 128);
-  for (int o = 0; o < 6; o++) idx[2 * o] = o * 3 / 6, idx[2 * o + 1] = o * 3 / 6 + 1, w[2 * o] = 0.5f, w[2 * o + 1] = 0.5f;
+  for (int o = 0; o < 6; o++)
+    idx[2 * o] = o * 3 / 6, idx[2 * o + 1] = o * 3 / 6 + 1, w[2 * o] = 0.5f, w[2 * o + 1] = 0.5f;
   int64_t xd = 4, yd = 6, td = 12;
   tt[0] = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = DT_FLOAT32, .rank = 1, .bytes = 16};
   tt[0].dims[0] = xd;
   tt[1] = (om_tensor){.name = 11, .region = OM_REGION_WEIGHTS, .dtype = DT_INT32, .rank = 1, .bytes = 48};
   tt[1].dims[0] = td;
-  tt[2] = (om_tensor){.name = 11, .region = OM_REGION_WEIGHTS, .dtype = DT_FLOAT32, .rank = 1, .offset = 128,
-                      .bytes = 48};
+  tt[2] = (om_tensor){
+      .name = 11, .region = OM_REGION_WEIGHTS, .dtype = DT_FLOAT32, .rank = 1, .offset = 128, .bytes = 48};
   tt[2].dims[0] = td;
   tt[3] = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = DT_FLOAT32, .rank = 1, .bytes = 24};
   tt[3].dims[0] = yd;
@@ -368,21 +409,26 @@ static void bad(int mutate, const char *what, const char *want) {
   task.params[1] = 2;
   switch (mutate) {
   case 0: task.params[0] = 2; break;
-  case 1: task.params[1] = 3; break;                     /* taps that do not match the table */
-  case 2: task.params[2] = 1; break;                     /* taps past the rank */
-  case 3: idx[5] = 4; break;                             /* outside x */
-  case 4: idx[5] = -1; break;                            /* -1 in a tap other than 0 */
-  case 5: tt[1].region = OM_REGION_WORKSPACE; break;     /* tables must be WEIGHTS */
-  case 6: task.params[0] = 1; break;                     /* select with weights / 2 taps */
+  case 1: task.params[1] = 3; break;                       /* taps that do not match the table */
+  case 2: task.params[2] = 1; break;                       /* taps past the rank */
+  case 3: idx[5] = 4; break;                               /* outside x */
+  case 4: idx[5] = -1; break;                              /* -1 in a tap other than 0 */
+  case 5: tt[1].region = OM_REGION_WORKSPACE; break;       /* tables must be WEIGHTS */
+  case 6: task.params[0] = 1; break;                       /* select with weights / 2 taps */
   case 7: tt[0].dtype = DT_INT32, tt[0].bytes = 16; break; /* interpolating integers */
-  case 8: task.params[10] = 1; break;                    /* 8 bytes of extrapolation value for f32 */
-  case 9: task.block_dim = 2; break;                     /* one row */
-  case 10: task.params[1] = 0; break;                    /* no taps, yet x != y */
-  case 11: task.params[15] = 3; break;                   /* an unused param */
+  case 8: task.params[10] = 1; break;                      /* 8 bytes of extrapolation value for f32 */
+  case 9: task.block_dim = 2; break;                       /* one row */
+  case 10: task.params[1] = 0; break;                      /* no taps, yet x != y */
+  case 11: task.params[15] = 3; break;                     /* an unused param */
   default: break;
   }
-  omrt_model m = {.def = &def, .tensors = tt, .tasks = &task, .strings = strings, .strings_bytes = sizeof strings,
-                  .weights = weights, .weights_bytes = 256};
+  omrt_model m = {.def = &def,
+                  .tensors = tt,
+                  .tasks = &task,
+                  .strings = strings,
+                  .strings_bytes = sizeof strings,
+                  .weights = weights,
+                  .weights_bytes = 256};
   omrt_status s = rt_kernels[OM_TASK_RESIZE].check(&m, 0, &task);
   if (mutate < 0) {
     CHECK_EQ_INT(s, OMRT_OK);

@@ -45,7 +45,8 @@ int main(void) {
 
   char bad[1024];
   snprintf(bad, sizeof bad, "%sl0x: 5\n", good);
-  CHECK(load_text(dir, bad, &s, &d) == ST_ERR_INVALID && strstr(d.msg, "unknown key 'l0x'") && strstr(d.msg, ":7"));
+  CHECK(load_text(dir, bad, &s, &d) == ST_ERR_INVALID && strstr(d.msg, "unknown key 'l0x'") &&
+        strstr(d.msg, ":7"));
   CHECK(load_text(dir, "name: T\nai_cores: 4\n", &s, &d) == ST_ERR_INVALID && strstr(d.msg, "missing key"));
   snprintf(bad, sizeof bad, "%s", good);
   memcpy(strstr(bad, "ai_cores: 4"), "ai_cores: x", 11);

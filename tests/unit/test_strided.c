@@ -26,12 +26,11 @@
 
 static void kc_view(kcase *c, int rank, int64_t offset, const int64_t *dims, const int64_t *strides) {
   c->task.params[0] = rank, c->task.params[1] = (int32_t)offset;
-  for (int d = 0; d < rank; d++) c->task.params[2 + d] = (int32_t)dims[d], c->task.params[10 + d] = (int32_t)strides[d];
+  for (int d = 0; d < rank; d++)
+    c->task.params[2 + d] = (int32_t)dims[d], c->task.params[10 + d] = (int32_t)strides[d];
 }
 
-static void kc_init(kcase *c, uint32_t block_dim) {
-  kc_setup(c, OM_TASK_STRIDED_COPY, block_dim, 2);
-}
+static void kc_init(kcase *c, uint32_t block_dim) { kc_setup(c, OM_TASK_STRIDED_COPY, block_dim, 2); }
 
 static double get(const void *p, int dt, size_t i) {
   switch (dt) {
@@ -64,13 +63,15 @@ typedef struct vcase {
 static void run_view(const vcase *vc, int xdt, int ydt, uint32_t bd) {
   static const int64_t xd[3] = {2, 3, 4};
   int64_t yn = 1;
-  for (int d = 0; d < vc->rank; d++) yn *= vc->dims[d];
+  for (int d = 0; d < vc->rank; d++)
+    yn *= vc->dims[d];
   kcase c;
   kc_init(&c, (uint32_t)(yn == 0 ? 1 : bd < yn ? bd : yn));
   kc_set(&c, 0, xdt, 3, xd);
   kc_set(&c, 1, ydt, 1, &yn);
   kc_view(&c, vc->rank, vc->offset, vc->dims, vc->strides);
-  for (size_t i = 0; i < 24; i++) put(c.data[0], xdt, i, (double)(i * 3 % 24) - 4);
+  for (size_t i = 0; i < 24; i++)
+    put(c.data[0], xdt, i, (double)(i * 3 % 24) - 4);
   omrt_status st = kc_check(&c);
   CHECK_EQ_INT(st, OMRT_OK);
   if (st != OMRT_OK) {
@@ -80,15 +81,19 @@ static void run_view(const vcase *vc, int xdt, int ydt, uint32_t bd) {
   }
   rt_args a;
   memset(&a, 0, sizeof a);
-  for (int i = 0; i < 2; i++) a.data[i] = c.data[i], a.desc[i] = &c.t[i];
-  for (uint32_t b = c.task.block_dim; b-- > 0;) rt_kernels[OM_TASK_STRIDED_COPY].run(&c.task, &a, b, NULL);
+  for (int i = 0; i < 2; i++)
+    a.data[i] = c.data[i], a.desc[i] = &c.t[i];
+  for (uint32_t b = c.task.block_dim; b-- > 0;)
+    rt_kernels[OM_TASK_STRIDED_COPY].run(&c.task, &a, b, NULL);
   int ok = 1;
   for (int64_t i = 0; i < yn && ok; i++) {
     int64_t rest = i, at = vc->offset;
-    for (int d = vc->rank - 1; d >= 0; d--) at += rest % vc->dims[d] * vc->strides[d], rest /= vc->dims[d];
+    for (int d = vc->rank - 1; d >= 0; d--)
+      at += rest % vc->dims[d] * vc->strides[d], rest /= vc->dims[d];
     ok = get(c.data[1], ydt, (size_t)i) == get(c.data[0], xdt, (size_t)at);
-    if (!ok) test_note("  %s x %d y %d bd %u: y[%lld] = %g, want x[%lld] = %g", vc->name, xdt, ydt, bd, (long long)i,
-                       get(c.data[1], ydt, (size_t)i), (long long)at, get(c.data[0], xdt, (size_t)at));
+    if (!ok)
+      test_note("  %s x %d y %d bd %u: y[%lld] = %g, want x[%lld] = %g", vc->name, xdt, ydt, bd, (long long)i,
+                get(c.data[1], ydt, (size_t)i), (long long)at, get(c.data[0], xdt, (size_t)at));
   }
   CHECK(ok);
   kc_free(&c);
@@ -108,7 +113,8 @@ static void test_kernel(void) {
                         {DT_INT64, DT_INT64},     {DT_UINT8, DT_UINT8},     {DT_INT16, DT_INT16}};
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
     for (size_t t = 0; t < sizeof dts / sizeof *dts; t++)
-      for (uint32_t bd = 1; bd <= 3; bd++) run_view(&cases[k], dts[t][0], dts[t][1], bd);
+      for (uint32_t bd = 1; bd <= 3; bd++)
+        run_view(&cases[k], dts[t][0], dts[t][1], bd);
 }
 
 /* A valid transpose that `mutate` breaks. */
@@ -122,20 +128,22 @@ static void bad(int mutate, const char *what, const char *want) {
   switch (mutate) {
   case 0: c.task.params[0] = 9; break;
   case 1: c.task.params[1] = -1; break;
-  case 2: c.task.params[1] = 1; break;                     /* reads past the end */
-  case 3: c.task.params[10] = -1; break;                   /* reads before the start */
-  case 4: c.task.params[2] = 5; break;                     /* more elements than y */
-  case 5: c.task.params[4] = -3; break;                    /* negative dim */
-  case 6: c.task.params[20] = 1; break;                    /* unused param */
-  case 7: kc_set(&c, 1, DT_INT32, 3, yd); break;           /* f32 -> i32 */
+  case 2: c.task.params[1] = 1; break;           /* reads past the end */
+  case 3: c.task.params[10] = -1; break;         /* reads before the start */
+  case 4: c.task.params[2] = 5; break;           /* more elements than y */
+  case 5: c.task.params[4] = -3; break;          /* negative dim */
+  case 6: c.task.params[20] = 1; break;          /* unused param */
+  case 7: kc_set(&c, 1, DT_INT32, 3, yd); break; /* f32 -> i32 */
   case 8: c.t[1].layout = LAYOUT_NC1HWC0; break;
   case 9: c.task.block_dim = 25; break;
   case 10: c.t[0].bytes = 8; break;
   case 11: c.task.tensors[0] = OM_NONE; break;
   default: break;
   }
-  if (mutate < 0) CHECK_EQ_INT(kc_check(&c), OMRT_OK);
-  else expect_reject(&c, what, want);
+  if (mutate < 0)
+    CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  else
+    expect_reject(&c, what, want);
   kc_free(&c);
 }
 
@@ -160,7 +168,8 @@ static void test_checks(void) {
 /* Runs one-node graph text on x = 0, 1, 2, ... (f32) into out. */
 static int run_graph(const char *text, float *out, size_t n) {
   float x[256];
-  for (int i = 0; i < 256; i++) x[i] = (float)i;
+  for (int i = 0; i < 256; i++)
+    x[i] = (float)i;
   diag d;
   diag_init(&d);
   ir_graph *g = NULL;
@@ -173,8 +182,10 @@ static int run_graph(const char *text, float *out, size_t n) {
   const void *ins[1] = {x};
   void *outs[1];
   int rc = ir_eval_graph(g, ins, outs, &a, &d) == ST_OK ? 0 : -1;
-  if (rc) test_note("  eval: %s", d.msg);
-  else memcpy(out, outs[0], n * sizeof *out);
+  if (rc)
+    test_note("  eval: %s", d.msg);
+  else
+    memcpy(out, outs[0], n * sizeof *out);
   arena_free(&a);
   ir_graph_free(g);
   return rc;
@@ -183,31 +194,45 @@ static int run_graph(const char *text, float *out, size_t n) {
 static void test_views(void) {
   float y[256];
   /* Transpose [2,3,4] perm [1,2,0]: y[j,k,i] = x[i,j,k] */
-  int ok = run_graph("graph g opset 13\ninput %x : f32[2,3,4]\n%y : f32[3,4,2] = Transpose(%x) {perm=[1,2,0]}\noutput %y\n", y, 24) == 0;
+  int ok = run_graph("graph g opset 13\ninput %x : f32[2,3,4]\n%y : f32[3,4,2] = Transpose(%x) "
+                     "{perm=[1,2,0]}\noutput %y\n",
+                     y, 24) == 0;
   for (int i = 0; i < 2; i++)
     for (int j = 0; j < 3; j++)
-      for (int k = 0; k < 4; k++) ok &= y[(j * 4 + k) * 2 + i] == (float)((i * 3 + j) * 4 + k);
+      for (int k = 0; k < 4; k++)
+        ok &= y[(j * 4 + k) * 2 + i] == (float)((i * 3 + j) * 4 + k);
   CHECK(ok);
   /* Slice axis 1 of [2,10]: starts 8, ends -9 (clamped to 1), steps -3: 8, 5, 2 */
-  ok = run_graph("graph g opset 13\ninput %x : f32[2,10]\n%y : f32[2,3] = Slice(%x) {axes=[-1], ends=[-9], starts=[8], steps=[-3]}\noutput %y\n", y, 6) == 0;
+  ok = run_graph("graph g opset 13\ninput %x : f32[2,10]\n%y : f32[2,3] = Slice(%x) {axes=[-1], ends=[-9], "
+                 "starts=[8], steps=[-3]}\noutput %y\n",
+                 y, 6) == 0;
   CHECK(ok && y[0] == 8 && y[1] == 5 && y[2] == 2 && y[3] == 18 && y[5] == 12);
   /* Slice with huge ends clamps: x[1:, ...] */
-  ok = run_graph("graph g opset 13\ninput %x : f32[3,2]\n%y : f32[2,2] = Slice(%x) {ends=[9223372036854775807], starts=[1]}\noutput %y\n", y, 4) == 0;
+  ok = run_graph("graph g opset 13\ninput %x : f32[3,2]\n%y : f32[2,2] = Slice(%x) "
+                 "{ends=[9223372036854775807], starts=[1]}\noutput %y\n",
+                 y, 4) == 0;
   CHECK(ok && y[0] == 2 && y[3] == 5);
   /* Expand [3,1] to [2,1,4]: y[a,b,c] = x[b] */
-  ok = run_graph("graph g opset 13\ninput %x : f32[3,1]\n%y : f32[2,3,4] = Expand(%x) {shape=[2,1,4]}\noutput %y\n", y, 24) == 0;
-  for (int i = 0; i < 24; i++) ok &= y[i] == (float)(i / 4 % 3);
+  ok = run_graph(
+           "graph g opset 13\ninput %x : f32[3,1]\n%y : f32[2,3,4] = Expand(%x) {shape=[2,1,4]}\noutput %y\n",
+           y, 24) == 0;
+  for (int i = 0; i < 24; i++)
+    ok &= y[i] == (float)(i / 4 % 3);
   CHECK(ok);
   /* Tile [2,3] by [2,2]: y[i,j] = x[i % 2, j % 3] */
-  ok = run_graph("graph g opset 13\ninput %x : f32[2,3]\n%y : f32[4,6] = Tile(%x) {repeats=[2,2]}\noutput %y\n", y, 24) == 0;
+  ok = run_graph(
+           "graph g opset 13\ninput %x : f32[2,3]\n%y : f32[4,6] = Tile(%x) {repeats=[2,2]}\noutput %y\n", y,
+           24) == 0;
   for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 6; j++) ok &= y[i * 6 + j] == (float)(i % 2 * 3 + j % 3);
+    for (int j = 0; j < 6; j++)
+      ok &= y[i * 6 + j] == (float)(i % 2 * 3 + j % 3);
   CHECK(ok);
   /* DepthToSpace [1,8,2,3] b=2: DCR ch = (i*b + j)*C' + c, CRD ch = c*b*b + i*b + j */
   for (int crd = 0; crd < 2; crd++) {
     char text[256];
     snprintf(text, sizeof text,
-             "graph g opset 13\ninput %%x : f32[1,8,2,3]\n%%y : f32[1,2,4,6] = DepthToSpace(%%x) {blocksize=2, mode=\"%s\"}\noutput %%y\n",
+             "graph g opset 13\ninput %%x : f32[1,8,2,3]\n%%y : f32[1,2,4,6] = DepthToSpace(%%x) "
+             "{blocksize=2, mode=\"%s\"}\noutput %%y\n",
              crd ? "CRD" : "DCR");
     ok = run_graph(text, y, 48) == 0;
     for (int c = 0; c < 2; c++)
@@ -219,7 +244,9 @@ static void test_views(void) {
     CHECK(ok);
   }
   /* SpaceToDepth [1,2,4,6] b=2: y[(i*b + j)*C + c, h, w] = x[c, h*b + i, w*b + j] */
-  ok = run_graph("graph g opset 13\ninput %x : f32[1,2,4,6]\n%y : f32[1,8,2,3] = SpaceToDepth(%x) {blocksize=2}\noutput %y\n", y, 48) == 0;
+  ok = run_graph("graph g opset 13\ninput %x : f32[1,2,4,6]\n%y : f32[1,8,2,3] = SpaceToDepth(%x) "
+                 "{blocksize=2}\noutput %y\n",
+                 y, 48) == 0;
   for (int oc = 0; oc < 8; oc++)
     for (int h = 0; h < 2; h++)
       for (int w = 0; w < 3; w++) {
@@ -231,11 +258,14 @@ static void test_views(void) {
   ir_graph *g = NULL;
   diag d;
   diag_init(&d);
-  CHECK(ir_parse("graph g opset 13\ninput %x : f32[2,3]\n%y : f32[3,2] = Transpose(%x) {perm=[0,0]}\noutput %y\n", "v", &g, &d) == ST_OK);
+  CHECK(ir_parse(
+            "graph g opset 13\ninput %x : f32[2,3]\n%y : f32[3,2] = Transpose(%x) {perm=[0,0]}\noutput %y\n",
+            "v", &g, &d) == ST_OK);
   if (g) {
     ir_view v;
     char err[128];
-    CHECK(ir_view_build(g->nodes[0], 0, 2, g->inputs[0]->dims, &v, err, sizeof err) == -1 && strstr(err, "permutation"));
+    CHECK(ir_view_build(g->nodes[0], 0, 2, g->inputs[0]->dims, &v, err, sizeof err) == -1 &&
+          strstr(err, "permutation"));
     ir_graph_free(g);
   }
 }

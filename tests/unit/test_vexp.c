@@ -80,13 +80,15 @@ int main(void) {
       if (err > sworst) sworst = err, sx = x;
     }
   }
-  printf("vsigmoid: %llu arguments, worst absolute error %.3g at x = %a\n", (unsigned long long)n, sworst, (double)sx);
+  printf("vsigmoid: %llu arguments, worst absolute error %.3g at x = %a\n", (unsigned long long)n, sworst,
+         (double)sx);
   CHECK(sworst <= 2e-7);
   CHECK(om_vsigmoid(0.0f) == 0.5f && om_vsigmoid(1e9f) == 1.0f && om_vsigmoid(INFINITY) == 1.0f);
   CHECK(om_vsigmoid(-1e9f) == 0.0f && om_vsigmoid(-INFINITY) == 0.0f);
   CHECK(isnan(om_vsigmoid(NAN)) && isnan(om_vsigmoid(-NAN)));
   int inside = 1;
-  for (float x = -20.0f; x <= 20.0f; x += 0.0001f) inside &= om_vsigmoid(x) >= 0.0f && om_vsigmoid(x) <= 1.0f;
+  for (float x = -20.0f; x <= 20.0f; x += 0.0001f)
+    inside &= om_vsigmoid(x) >= 0.0f && om_vsigmoid(x) <= 1.0f;
   CHECK(inside);
   return test_summary("vexp");
 }

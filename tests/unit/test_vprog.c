@@ -23,10 +23,9 @@
 
 /* ---- 1. corner cases ---- */
 
-
 /* out = op(in0, in1) (or op(in0) when binary == 0), one dtype in, dtype `odt` out. */
-static void check_binary(int op, int dt, int odt, int nargs, const void *a, const void *b, const void *want, int n,
-                         const char *what) {
+static void check_binary(int op, int dt, int odt, int nargs, const void *a, const void *b, const void *want,
+                         int n, const char *what) {
   om_vinstr ins[4] = {I(VOP_LOAD, dt, 0, 0, 0, 0), I(VOP_LOAD, dt, 1, 1, 0, 0), I(op, odt, 2, 0, 1, 0),
                       I(VOP_STORE, odt, 0, 0, 2, 0)};
   om_vprog h = {.ninputs = (uint16_t)nargs, .noutputs = 1, .nregs = 3, .ninstrs = 4};
@@ -36,7 +35,8 @@ static void check_binary(int op, int dt, int odt, int nargs, const void *a, cons
   uint8_t got[64 * 8];
   const void *in[2] = {a, b};
   void *out[1] = {got};
-  omrt_status s = nargs == 2 ? run_vec(&h, ins, dts, NULL, n, in, out) : run_vec(&h1, ins1, dts, NULL, n, in, out);
+  omrt_status s =
+      nargs == 2 ? run_vec(&h, ins, dts, NULL, n, in, out) : run_vec(&h1, ins1, dts, NULL, n, in, out);
   CHECK_EQ_INT(s, OMRT_OK);
   if (s) test_note("  %s: %s", what, omrt_last_error());
   size_t es = dtype_size(odt);
@@ -159,10 +159,12 @@ static void test_corner_cases(void) {
     }
   }
   { /* f16: every result rounded to f16 (2048 + 1 = 2048, ties to even); NaN kept */
-    uint16_t a[] = {float_to_half(2048), float_to_half(2050), float_to_half(0.1f), 0x7e00, float_to_half(65504)};
-    uint16_t b[] = {float_to_half(1), float_to_half(1), float_to_half(0.2f), float_to_half(1), float_to_half(65504)};
-    uint16_t w[] = {float_to_half(2048), float_to_half(2052), float_to_half(half_to_float(a[2]) + half_to_float(b[2])),
-                    0x7e00, 0x7c00};
+    uint16_t a[] = {float_to_half(2048), float_to_half(2050), float_to_half(0.1f), 0x7e00,
+                    float_to_half(65504)};
+    uint16_t b[] = {float_to_half(1), float_to_half(1), float_to_half(0.2f), float_to_half(1),
+                    float_to_half(65504)};
+    uint16_t w[] = {float_to_half(2048), float_to_half(2052),
+                    float_to_half(half_to_float(a[2]) + half_to_float(b[2])), 0x7e00, 0x7c00};
     check_binary(VOP_ADD, DT_FLOAT16, DT_FLOAT16, 2, a, b, w, 5, "add f16");
   }
   { /* Integer wrap-around, POW, bit ops, MAX/MIN on unsigned */
@@ -184,7 +186,8 @@ static void test_corner_cases(void) {
   }
   { /* Bool logic; bool inputs read as byte != 0 */
     uint8_t a[] = {0, 0, 1, 1, 2}, b[] = {0, 1, 0, 1, 1};
-    uint8_t wand[] = {0, 0, 0, 1, 1}, wor[] = {0, 1, 1, 1, 1}, wxor[] = {0, 1, 1, 0, 0}, wnot[] = {1, 1, 0, 0, 0};
+    uint8_t wand[] = {0, 0, 0, 1, 1}, wor[] = {0, 1, 1, 1, 1}, wxor[] = {0, 1, 1, 0, 0},
+            wnot[] = {1, 1, 0, 0, 0};
     check_binary(VOP_AND, DT_BOOL, DT_BOOL, 2, a, b, wand, 5, "and");
     check_binary(VOP_OR, DT_BOOL, DT_BOOL, 2, a, b, wor, 5, "or");
     check_binary(VOP_XOR, DT_BOOL, DT_BOOL, 2, a, b, wxor, 5, "xor");
@@ -248,7 +251,8 @@ static void expect_reject(const om_vprog *h, const om_vinstr *ins, const operand
 }
 
 static void test_rejections(void) {
-  operand ops[3] = {{DT_FLOAT32, LAYOUT_ND, 2, {4, 8}}, {DT_FLOAT32, LAYOUT_ND, 1, {8}},
+  operand ops[3] = {{DT_FLOAT32, LAYOUT_ND, 2, {4, 8}},
+                    {DT_FLOAT32, LAYOUT_ND, 1, {8}},
                     {DT_FLOAT32, LAYOUT_ND, 2, {4, 8}}};
   om_vinstr good[4] = {I(VOP_LOAD, DT_FLOAT32, 0, 0, 0, 0), I(VOP_LOAD, DT_FLOAT32, 1, 1, 0, 0),
                        I(VOP_MUL, DT_FLOAT32, 2, 0, 1, 0), I(VOP_STORE, DT_FLOAT32, 0, 0, 2, 0)};
@@ -267,7 +271,8 @@ static void test_rejections(void) {
 
   memcpy(bad, good, sizeof bad); /* read before write */
   bad[2].b = 2;
-  expect_reject(&h, bad, ops, &decoy, (const char *[]){head[0], head[1], "instr 2 (mul.f32)", "before it is written", NULL},
+  expect_reject(&h, bad, ops, &decoy,
+                (const char *[]){head[0], head[1], "instr 2 (mul.f32)", "before it is written", NULL},
                 "non-SSA read");
   memcpy(bad, good, sizeof bad); /* written twice */
   bad[1].dst = 0;
@@ -276,22 +281,26 @@ static void test_rejections(void) {
   memcpy(bad, good, sizeof bad); /* type error */
   bad[2].dtype = DT_INT32;
   bad[3].dtype = DT_INT32;
-  expect_reject(&h, bad, ops, &decoy, (const char *[]){head[0], head[1], "instr 2 (mul.i32)", "operand a r0 is f32", NULL},
+  expect_reject(&h, bad, ops, &decoy,
+                (const char *[]){head[0], head[1], "instr 2 (mul.i32)", "operand a r0 is f32", NULL},
                 "type error");
   memcpy(bad, good, sizeof bad); /* LOAD dtype differs from the tensor's */
   bad[0].dtype = DT_FLOAT16;
-  expect_reject(&h, bad, ops, &decoy, (const char *[]){head[0], head[1], "instr 0 (load.f16)", "is f32", NULL},
-                "load dtype");
+  expect_reject(&h, bad, ops, &decoy,
+                (const char *[]){head[0], head[1], "instr 0 (load.f16)", "is f32", NULL}, "load dtype");
   memcpy(bad, good, sizeof bad); /* isnan result not bool */
   bad[2] = (om_vinstr)I(VOP_SQRT, DT_FLOAT32, 2, 0, 0, 0);
   bad[2].op = VOP_ISNAN;
-  expect_reject(&h, bad, ops, &decoy, (const char *[]){head[0], head[1], "instr 2 (isnan.f32)", NULL}, "isnan type");
+  expect_reject(&h, bad, ops, &decoy, (const char *[]){head[0], head[1], "instr 2 (isnan.f32)", NULL},
+                "isnan type");
   memcpy(bad, good, sizeof bad); /* bitand on floats */
   bad[2].op = VOP_BITAND;
-  expect_reject(&h, bad, ops, &decoy, (const char *[]){head[1], "instr 2 (bitand.f32)", "integer", NULL}, "bitand f32");
+  expect_reject(&h, bad, ops, &decoy, (const char *[]){head[1], "instr 2 (bitand.f32)", "integer", NULL},
+                "bitand f32");
   memcpy(bad, good, sizeof bad); /* unknown opcode */
   bad[2].op = 200;
-  expect_reject(&h, bad, ops, &decoy, (const char *[]){head[1], "instr 2", "unknown opcode 200", NULL}, "opcode");
+  expect_reject(&h, bad, ops, &decoy, (const char *[]){head[1], "instr 2", "unknown opcode 200", NULL},
+                "opcode");
   memcpy(bad, good, sizeof bad); /* output never stored */
   bad[3] = (om_vinstr)I(VOP_NEG, DT_FLOAT32, 2, 2, 0, 0);
   bad[2].op = VOP_NEG;
@@ -301,7 +310,8 @@ static void test_rejections(void) {
     om_vinstr nostore[3] = {good[0], good[1], good[2]};
     om_vprog h3 = h;
     h3.ninstrs = 3;
-    expect_reject(&h3, nostore, ops, &decoy, (const char *[]){head[1], "output 0 is never stored", NULL}, "no store");
+    expect_reject(&h3, nostore, ops, &decoy, (const char *[]){head[1], "output 0 is never stored", NULL},
+                  "no store");
   }
   /* wrong tensor count */
   expect_reject(&h, good, ops, &(pkg_opts){.add_decoy = 1, .ntensors_delta = 1},
@@ -316,7 +326,8 @@ static void test_rejections(void) {
   }
   /* offsets outside the partition, unaligned */
   expect_reject(&h, good, ops, &(pkg_opts){.add_decoy = 1, .offset_delta = 4096},
-                (const char *[]){head[0], "program at offset 4160", "outside the VPROGS partition", NULL}, "offset");
+                (const char *[]){head[0], "program at offset 4160", "outside the VPROGS partition", NULL},
+                "offset");
   expect_reject(&h, good, ops, &(pkg_opts){.add_decoy = 1, .offset_delta = 4},
                 (const char *[]){head[0], "program at offset 68", "multiple of 8", NULL}, "unaligned");
   expect_reject(&h, good, ops, &(pkg_opts){.add_decoy = 1, .offset_delta = INT32_MIN + 8},
@@ -344,41 +355,49 @@ static void test_rejections(void) {
     CHECK_EQ_INT(omrt_model_load_memory(data, size, NULL, &m), OMRT_ERR_FORMAT);
     free(data);
     om_writer *w = tiny_writer();
-    om_task t = {.kind = OM_TASK_VPROG, .name = om_writer_string(w, "vp"), .block_dim = 1, .ntensors = 2,
+    om_task t = {.kind = OM_TASK_VPROG,
+                 .name = om_writer_string(w, "vp"),
+                 .block_dim = 1,
+                 .ntensors = 2,
                  .tensors = {0, 1}};
     om_writer_add_task(w, &t);
     diag d = {0};
     CHECK_EQ_INT(om_writer_to_memory(w, (void **)&data, &size, &d), ST_OK);
     CHECK_EQ_INT(omrt_model_load_memory(data, size, NULL, &m), OMRT_ERR_FORMAT);
-    CHECK(strstr(omrt_last_error(), "task 1 (VPROG) 'vp': program at offset 0: the package has no VPROGS") != NULL);
+    CHECK(strstr(omrt_last_error(), "task 1 (VPROG) 'vp': program at offset 0: the package has no VPROGS") !=
+          NULL);
     free(data);
     om_writer_free(w);
   }
   { /* NC1HWC0: C must match; mixing layouts is refused */
-    operand a5 = {DT_FLOAT16, LAYOUT_NC1HWC0, 4, {1, 20, 2, 2}}, b5 = {DT_FLOAT16, LAYOUT_NC1HWC0, 4, {1, 1, 1, 1}};
+    operand a5 = {DT_FLOAT16, LAYOUT_NC1HWC0, 4, {1, 20, 2, 2}},
+            b5 = {DT_FLOAT16, LAYOUT_NC1HWC0, 4, {1, 1, 1, 1}};
     om_vinstr p5[4] = {I(VOP_LOAD, DT_FLOAT16, 0, 0, 0, 0), I(VOP_LOAD, DT_FLOAT16, 1, 1, 0, 0),
                        I(VOP_MUL, DT_FLOAT16, 2, 0, 1, 0), I(VOP_STORE, DT_FLOAT16, 0, 0, 2, 0)};
     operand o5[3] = {a5, b5, a5};
-    expect_reject(&h, p5, o5, NULL, (const char *[]){"input 1", "NC1HWC0 broadcasts over N, H and W only", NULL},
-                  "nc1hwc0 C");
+    expect_reject(&h, p5, o5, NULL,
+                  (const char *[]){"input 1", "NC1HWC0 broadcasts over N, H and W only", NULL}, "nc1hwc0 C");
     operand nd = {DT_FLOAT16, LAYOUT_ND, 1, {16}};
     operand mix[3] = {a5, nd, a5};
-    expect_reject(&h, p5, mix, NULL, (const char *[]){"input 1", "one layout per task", NULL}, "mixed layouts");
+    expect_reject(&h, p5, mix, NULL, (const char *[]){"input 1", "one layout per task", NULL},
+                  "mixed layouts");
   }
 }
 
 /* Damaged programs (random bytes of the VPROGS partition and the task's
  * params, checksums fixed) are rejected or, when still valid, run safely. */
 static void test_damaged_programs(void) {
-  operand ops[3] = {{DT_FLOAT16, LAYOUT_ND, 3, {2, 3, 40}}, {DT_INT32, LAYOUT_ND, 2, {3, 1}},
+  operand ops[3] = {{DT_FLOAT16, LAYOUT_ND, 3, {2, 3, 40}},
+                    {DT_INT32, LAYOUT_ND, 2, {3, 1}},
                     {DT_FLOAT32, LAYOUT_ND, 3, {2, 3, 40}}};
   om_vinstr ins[] = {I(VOP_LOAD, DT_FLOAT16, 0, 0, 0, 0), I(VOP_LOAD, DT_INT32, 1, 1, 0, 0),
-                     I(VOP_CAST, DT_FLOAT16, 2, 1, 0, 0),  I(VOP_MUL, DT_FLOAT16, 3, 0, 2, 0),
-                     I(VOP_GT, DT_BOOL, 4, 3, 0, 0),       I(VOP_SELECT, DT_FLOAT16, 5, 4, 3, 0),
-                     I(VOP_CAST, DT_FLOAT32, 6, 5, 0, 0),  I(VOP_STORE, DT_FLOAT32, 0, 0, 6, 0)};
+                     I(VOP_CAST, DT_FLOAT16, 2, 1, 0, 0), I(VOP_MUL, DT_FLOAT16, 3, 0, 2, 0),
+                     I(VOP_GT, DT_BOOL, 4, 3, 0, 0),      I(VOP_SELECT, DT_FLOAT16, 5, 4, 3, 0),
+                     I(VOP_CAST, DT_FLOAT32, 6, 5, 0, 0), I(VOP_STORE, DT_FLOAT32, 0, 0, 6, 0)};
   om_vprog h = {.ninputs = 2, .noutputs = 1, .nregs = 7, .ninstrs = 8};
   size_t size;
-  uint8_t *good = make_pkg(&h, ins, ops, &(pkg_opts){.block_dim = 1}, &size), *buf = aligned_alloc(64, (size + 63) / 64 * 64);
+  uint8_t *good = make_pkg(&h, ins, ops, &(pkg_opts){.block_dim = 1}, &size),
+          *buf = aligned_alloc(64, (size + 63) / 64 * 64);
   uint16_t x[240] = {0};
   int32_t c[3] = {1, -2, 3};
   float y[240];
@@ -391,12 +410,15 @@ static void test_damaged_programs(void) {
     memcpy(buf, good, size);
     om_partition *vp = om_find_part(buf, OM_PART_VPROGS), *tp = om_find_part(buf, OM_PART_TASKS);
     for (int k = 1 + rndn(3); k-- > 0;) {
-      if (rndn(8) == 0) buf[tp->offset + 48 + (uint64_t)rndn(4)] ^= (uint8_t)(1 << rndn(8)); /* params[0] */
-      else buf[vp->offset + (uint64_t)rndn((int)vp->size)] = (uint8_t)rnd();
+      if (rndn(8) == 0)
+        buf[tp->offset + 48 + (uint64_t)rndn(4)] ^= (uint8_t)(1 << rndn(8)); /* params[0] */
+      else
+        buf[vp->offset + (uint64_t)rndn((int)vp->size)] = (uint8_t)rnd();
     }
     om_recrc(buf, size);
     omrt_status s = run_pkg(buf, size, 2, in, out);
-    if (s != OMRT_OK && s != OMRT_ERR_FORMAT) test_note("  damaged %d: status %d: %s", it, s, omrt_last_error());
+    if (s != OMRT_OK && s != OMRT_ERR_FORMAT)
+      test_note("  damaged %d: status %d: %s", it, s, omrt_last_error());
     ok += s == OMRT_OK;
     rejected += s == OMRT_ERR_FORMAT;
   }
@@ -409,12 +431,14 @@ static void test_damaged_programs(void) {
 /* ---- 4. NC1HWC0 with broadcasting over H, W: the SE block ---- */
 
 static void test_nc1hwc0_se_block(void) {
-  /* y = x * sigmoid(s) + 1 over NC1HWC0 f16, x [2, 20, 3, 5], s [2, 20, 1, 1]; padding lanes of y must be 0. */
-  operand ops[3] = {{DT_FLOAT16, LAYOUT_NC1HWC0, 4, {2, 20, 3, 5}}, {DT_FLOAT16, LAYOUT_NC1HWC0, 4, {2, 20, 1, 1}},
+  /* y = x * sigmoid(s) + 1 over NC1HWC0 f16, x [2, 20, 3, 5], s [2, 20, 1, 1]; padding lanes of y must be 0.
+   */
+  operand ops[3] = {{DT_FLOAT16, LAYOUT_NC1HWC0, 4, {2, 20, 3, 5}},
+                    {DT_FLOAT16, LAYOUT_NC1HWC0, 4, {2, 20, 1, 1}},
                     {DT_FLOAT16, LAYOUT_NC1HWC0, 4, {2, 20, 3, 5}}};
-  om_vinstr ins[] = {I(VOP_LOAD, DT_FLOAT16, 0, 0, 0, 0), I(VOP_LOAD, DT_FLOAT16, 1, 1, 0, 0),
+  om_vinstr ins[] = {I(VOP_LOAD, DT_FLOAT16, 0, 0, 0, 0),    I(VOP_LOAD, DT_FLOAT16, 1, 1, 0, 0),
                      I(VOP_SIGMOID, DT_FLOAT16, 2, 1, 0, 0), I(VOP_MUL, DT_FLOAT16, 3, 0, 2, 0),
-                     I(VOP_CONST, DT_FLOAT16, 4, 0, 0, 0), I(VOP_ADD, DT_FLOAT16, 5, 3, 4, 0),
+                     I(VOP_CONST, DT_FLOAT16, 4, 0, 0, 0),   I(VOP_ADD, DT_FLOAT16, 5, 3, 4, 0),
                      I(VOP_STORE, DT_FLOAT16, 0, 0, 5, 0)};
   ins[4].imm.f = 1.0;
   om_vprog h = {.ninputs = 2, .noutputs = 1, .nregs = 6, .ninstrs = 7};
@@ -423,7 +447,8 @@ static void test_nc1hwc0_se_block(void) {
   for (int n = 0; n < 2; n++)
     for (int c = 0; c < 20; c++) {
       s[(n * 2 + c / 16) * 16 + c % 16] = float_to_half((float)(c - 10) / 4);
-      for (int hw = 0; hw < 15; hw++) x[((n * 2 + c / 16) * 15 + hw) * 16 + c % 16] = float_to_half((float)(hw - c) / 8);
+      for (int hw = 0; hw < 15; hw++)
+        x[((n * 2 + c / 16) * 15 + hw) * 16 + c % 16] = float_to_half((float)(hw - c) / 8);
     }
   memset(y, 0xA5, nx * 2);
   size_t size;
@@ -466,8 +491,12 @@ static void test_writer_and_json(void) {
   ins[2].op = VOP_ADD;
   CHECK_EQ_INT(om_writer_add_vprog(w, &h, ins, &o3), 0);
   CHECK_EQ_INT(o3, 16 + 4 * 24);
-  om_task t = {.kind = OM_TASK_VPROG, .name = om_writer_string(w, "square"), .block_dim = 1, .ntensors = 2,
-               .tensors = {0, 1}, .params = {(int32_t)o1}};
+  om_task t = {.kind = OM_TASK_VPROG,
+               .name = om_writer_string(w, "square"),
+               .block_dim = 1,
+               .ntensors = 2,
+               .tensors = {0, 1},
+               .params = {(int32_t)o1}};
   om_writer_add_task(w, &t);
   void *data;
   size_t size;
@@ -487,7 +516,7 @@ static void test_writer_and_json(void) {
   CHECK(json && strstr(json, "\"in0\": 0, \"out0\": 1"));
   CHECK(json && strstr(json, "\"program\": 0"));
   CHECK(json && !strstr(json, "add.f32")); /* only the programs tasks use */
-  { /* the task runs: y = x * x */
+  {                                        /* the task runs: y = x * x */
     omrt_model *m;
     omrt_context *ctx;
     CHECK_EQ_INT(omrt_model_load_memory(data, size, NULL, &m), OMRT_OK);

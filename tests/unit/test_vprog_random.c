@@ -18,13 +18,14 @@
 
 /* ---- 2. the property test: random programs against a scalar reference ---- */
 
-
-static const int all_dtypes[] = {DT_FLOAT32, DT_FLOAT16, DT_DOUBLE, DT_INT64, DT_INT32, DT_INT16,
+static const int all_dtypes[] = {DT_FLOAT32, DT_FLOAT16, DT_DOUBLE, DT_INT64,  DT_INT32, DT_INT16,
                                  DT_INT8,    DT_UINT64,  DT_UINT32, DT_UINT16, DT_UINT8, DT_BOOL};
 enum { NDT = sizeof all_dtypes / sizeof *all_dtypes };
 static int isf(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
 static int isu(int dt) { return dt == DT_UINT64 || dt == DT_UINT32 || dt == DT_UINT16 || dt == DT_UINT8; }
-static int isi(int dt) { return isu(dt) || dt == DT_INT64 || dt == DT_INT32 || dt == DT_INT16 || dt == DT_INT8; }
+static int isi(int dt) {
+  return isu(dt) || dt == DT_INT64 || dt == DT_INT32 || dt == DT_INT16 || dt == DT_INT8;
+}
 
 /* A register value: f for f32 and f16 (f16 values exactly representable;
  * a float; an f16 LOAD quiets a signaling NaN, as the runtime's does), d
@@ -53,7 +54,7 @@ static double ref_d2h(double v) {
   double bd = -1;
   for (int k = -1; k <= 1; k++) {
     uint16_t c = (uint16_t)(h + k);
-    if ((h & 0x7fff) == 0 && k < 0) c = h ^ 0x8000; /* -0 / +0 */
+    if ((h & 0x7fff) == 0 && k < 0) c = h ^ 0x8000;      /* -0 / +0 */
     if ((c & 0x7c00) == 0x7c00 && (c & 0x3ff)) continue; /* NaN */
     double x = half_to_float(c), d = fabs(v - x);
     if (isinf(x) && !isinf(v)) { /* overflow: inf when v reaches 65520 (the rounding boundary) */
@@ -175,7 +176,8 @@ static float ref_fbinary(int op, float a, float b) {
 static int64_t ref_ubinary(int op, int dt, uint64_t a, uint64_t b) {
   switch (op) {
   case VOP_DIV: return b == 0 ? 0 : (int64_t)(a / b);
-  case VOP_MOD: case VOP_FMOD: return b == 0 ? 0 : (int64_t)(a % b);
+  case VOP_MOD:
+  case VOP_FMOD: return b == 0 ? 0 : (int64_t)(a % b);
   case VOP_MAX: return (int64_t)(a > b ? a : b);
   case VOP_MIN: return (int64_t)(a < b ? a : b);
   default: { /* SHR: logical */
@@ -188,7 +190,8 @@ static int64_t ref_ubinary(int op, int dt, uint64_t a, uint64_t b) {
 
 static int64_t ref_ibinary(int op, int dt, int64_t a, int64_t b) {
   __int128 x = a, y = b;
-  if (isu(dt) && (op == VOP_DIV || op == VOP_MOD || op == VOP_FMOD || op == VOP_MAX || op == VOP_MIN || op == VOP_SHR))
+  if (isu(dt) &&
+      (op == VOP_DIV || op == VOP_MOD || op == VOP_FMOD || op == VOP_MAX || op == VOP_MIN || op == VOP_SHR))
     return ref_ubinary(op, dt, (uint64_t)a, (uint64_t)b);
   switch (op) {
   case VOP_ADD: return wrap(dt, (int64_t)(uint64_t)(x + y));
@@ -221,7 +224,8 @@ static int64_t ref_ibinary(int op, int dt, int64_t a, int64_t b) {
     int w = bits(dt);
     uint64_t cnt = (uint64_t)b & (w == 64 ? ~0ull : (1ull << w) - 1);
     if (cnt >= (uint64_t)w) return 0;
-    return op == VOP_SHL ? wrap(dt, (int64_t)((uint64_t)a << cnt)) : a >> cnt; /* a is sign- or zero-extended */
+    return op == VOP_SHL ? wrap(dt, (int64_t)((uint64_t)a << cnt))
+                         : a >> cnt; /* a is sign- or zero-extended */
   }
   }
   return 0;
@@ -257,25 +261,36 @@ static rv ref_cast(int from, int to, rv a) {
   rv r = {0, 0, 0};
   if (isf(from)) {
     double x = from == DT_DOUBLE ? a.d : a.f;
-    if (to == DT_DOUBLE) r.d = x;
-    else if (from == DT_DOUBLE && to == DT_FLOAT16) r.f = (float)ref_d2h(x);
-    else if (from == DT_DOUBLE && isf(to)) r.f = (float)x; /* to f32 */
-    else if (isf(to)) r.f = r16(to, a.f);
-    else if (to == DT_BOOL) r.i = x != 0;
-    else if (isnan(x)) r.i = 0;
+    if (to == DT_DOUBLE)
+      r.d = x;
+    else if (from == DT_DOUBLE && to == DT_FLOAT16)
+      r.f = (float)ref_d2h(x);
+    else if (from == DT_DOUBLE && isf(to))
+      r.f = (float)x; /* to f32 */
+    else if (isf(to))
+      r.f = r16(to, a.f);
+    else if (to == DT_BOOL)
+      r.i = x != 0;
+    else if (isnan(x))
+      r.i = 0;
     else { /* truncate, saturate to the destination's range */
       double t = trunc(x);
       int w = bits(to);
-      if (isu(to)) r.i = t <= 0 ? 0 : t >= ldexp(1, w) ? wrap(to, -1) : (int64_t)(uint64_t)t;
+      if (isu(to))
+        r.i = t <= 0 ? 0 : t >= ldexp(1, w) ? wrap(to, -1) : (int64_t)(uint64_t)t;
       else {
-        int64_t lo = w == 64 ? INT64_MIN : -((int64_t)1 << (w - 1)), hi = w == 64 ? INT64_MAX : ((int64_t)1 << (w - 1)) - 1;
+        int64_t lo = w == 64 ? INT64_MIN : -((int64_t)1 << (w - 1)),
+                hi = w == 64 ? INT64_MAX : ((int64_t)1 << (w - 1)) - 1;
         r.i = t <= -ldexp(1, w - 1) ? lo : t >= ldexp(1, w - 1) ? hi : (int64_t)t;
       }
     }
   } else {
-    if (to == DT_DOUBLE) r.d = isu(from) ? (double)(uint64_t)a.i : (double)a.i;
-    else if (isf(to)) r.f = r16(to, isu(from) ? (float)(uint64_t)a.i : (float)a.i);
-    else r.i = wrap(to, a.i);
+    if (to == DT_DOUBLE)
+      r.d = isu(from) ? (double)(uint64_t)a.i : (double)a.i;
+    else if (isf(to))
+      r.f = r16(to, isu(from) ? (float)(uint64_t)a.i : (float)a.i);
+    else
+      r.i = wrap(to, a.i);
   }
   return r;
 }
@@ -291,7 +306,8 @@ static rv ref_load(int dt, const void *p, uint64_t at) {
     break;
   }
   case DT_DOUBLE: r.d = ((const double *)p)[at]; break;
-  case DT_INT64: case DT_UINT64: r.i = ((const int64_t *)p)[at]; break;
+  case DT_INT64:
+  case DT_UINT64: r.i = ((const int64_t *)p)[at]; break;
   case DT_INT32: r.i = ((const int32_t *)p)[at]; break;
   case DT_UINT32: r.i = ((const uint32_t *)p)[at]; break;
   case DT_INT16: r.i = ((const int16_t *)p)[at]; break;
@@ -308,9 +324,12 @@ static void ref_store(int dt, void *p, uint64_t at, rv v) {
   case DT_FLOAT32: ((float *)p)[at] = v.f; break;
   case DT_FLOAT16: ((uint16_t *)p)[at] = float_to_half(v.f); break;
   case DT_DOUBLE: ((double *)p)[at] = v.d; break;
-  case DT_INT64: case DT_UINT64: ((int64_t *)p)[at] = v.i; break;
-  case DT_INT32: case DT_UINT32: ((uint32_t *)p)[at] = (uint32_t)v.i; break;
-  case DT_INT16: case DT_UINT16: ((uint16_t *)p)[at] = (uint16_t)v.i; break;
+  case DT_INT64:
+  case DT_UINT64: ((int64_t *)p)[at] = v.i; break;
+  case DT_INT32:
+  case DT_UINT32: ((uint32_t *)p)[at] = (uint32_t)v.i; break;
+  case DT_INT16:
+  case DT_UINT16: ((uint16_t *)p)[at] = (uint16_t)v.i; break;
   default: ((uint8_t *)p)[at] = (uint8_t)v.i; break;
   }
 }
@@ -321,7 +340,8 @@ static int pdims(const operand *o, int64_t d[MAX_RANK + 1]) {
     d[0] = o->dims[0], d[1] = (o->dims[1] + 15) / 16, d[2] = o->dims[2], d[3] = o->dims[3], d[4] = 16;
     return 5;
   }
-  for (int k = 0; k < o->rank; k++) d[k] = o->dims[k];
+  for (int k = 0; k < o->rank; k++)
+    d[k] = o->dims[k];
   return o->rank;
 }
 
@@ -331,13 +351,15 @@ static void reference(const om_vprog *h, const om_vinstr *ins, const operand *op
   const operand *o0 = &ops[h->ninputs];
   int64_t od[MAX_RANK + 1], id[MAXOPS][MAX_RANK + 1];
   int ro = pdims(o0, od), ri[MAXOPS];
-  for (int j = 0; j < h->ninputs; j++) ri[j] = pdims(&ops[j], id[j]);
+  for (int j = 0; j < h->ninputs; j++)
+    ri[j] = pdims(&ops[j], id[j]);
   uint64_t total = phys_elems(o0);
   rv regs[MAXI];
   for (uint64_t e = 0; e < total; e++) {
     int64_t idx[MAX_RANK + 1];
     uint64_t r = e;
-    for (int k = ro - 1; k >= 0; k--) idx[k] = (int64_t)(r % (uint64_t)od[k]), r /= (uint64_t)od[k];
+    for (int k = ro - 1; k >= 0; k--)
+      idx[k] = (int64_t)(r % (uint64_t)od[k]), r /= (uint64_t)od[k];
     for (int k = 0; k < h->ninstrs; k++) {
       const om_vinstr *x = &ins[k];
       rv a = regs[x->a], b = regs[x->b], c = regs[x->c], v = {0, 0, 0};
@@ -358,20 +380,25 @@ static void reference(const om_vprog *h, const om_vinstr *ins, const operand *op
         continue;
       }
       case VOP_CONST:
-        if (dt == DT_DOUBLE) v.d = x->imm.f;
-        else if (isf(dt)) v.f = r16(dt, (float)x->imm.f);
-        else v.i = wrap(dt, x->imm.i);
+        if (dt == DT_DOUBLE)
+          v.d = x->imm.f;
+        else if (isf(dt))
+          v.f = r16(dt, (float)x->imm.f);
+        else
+          v.i = wrap(dt, x->imm.i);
         break;
       case VOP_CAST:
         for (int q = 0; q < k; q++)
           if (ins[q].op != VOP_STORE && ins[q].dst == x->a) adt = ins[q].dtype;
         v = ref_cast(adt, dt, a);
         break;
-      case VOP_ISNAN: case VOP_ISINF: {
+      case VOP_ISNAN:
+      case VOP_ISINF: {
         for (int q = 0; q < k; q++)
           if (ins[q].op != VOP_STORE && ins[q].dst == x->a) adt = ins[q].dtype;
         double f = adt == DT_DOUBLE ? a.d : a.f;
-        v.i = x->op == VOP_ISNAN ? isnan(f) != 0 : (f == INFINITY && (x->imm.i & 1)) || (f == -INFINITY && (x->imm.i & 2));
+        v.i = x->op == VOP_ISNAN ? isnan(f) != 0
+                                 : (f == INFINITY && (x->imm.i & 1)) || (f == -INFINITY && (x->imm.i & 2));
         break;
       }
       case VOP_NOT: v.i = !a.i; break;
@@ -379,7 +406,12 @@ static void reference(const om_vprog *h, const om_vinstr *ins, const operand *op
       case VOP_OR: v.i = a.i || b.i; break;
       case VOP_XOR: v.i = !a.i != !b.i; break;
       case VOP_BITNOT: v.i = wrap(dt, ~a.i); break;
-      case VOP_EQ: case VOP_NE: case VOP_LT: case VOP_LE: case VOP_GT: case VOP_GE:
+      case VOP_EQ:
+      case VOP_NE:
+      case VOP_LT:
+      case VOP_LE:
+      case VOP_GT:
+      case VOP_GE:
         for (int q = 0; q < k; q++)
           if (ins[q].op != VOP_STORE && ins[q].dst == x->a) adt = ins[q].dtype;
         v.i = adt == DT_DOUBLE ? ref_cmp(x->op, a.d, b.d)
@@ -388,28 +420,45 @@ static void reference(const om_vprog *h, const om_vinstr *ins, const operand *op
         break;
       case VOP_SELECT: v = a.i ? b : c; break;
       case VOP_CLAMP:
-        if (dt == DT_DOUBLE) v.d = ref_min(ref_max(a.d, b.d), c.d);
-        else if (isf(dt)) v.f = (float)ref_min(ref_max(a.f, b.f), c.f);
-        else v.i = ref_ibinary(VOP_MIN, dt, ref_ibinary(VOP_MAX, dt, a.i, b.i), c.i);
+        if (dt == DT_DOUBLE)
+          v.d = ref_min(ref_max(a.d, b.d), c.d);
+        else if (isf(dt))
+          v.f = (float)ref_min(ref_max(a.f, b.f), c.f);
+        else
+          v.i = ref_ibinary(VOP_MIN, dt, ref_ibinary(VOP_MAX, dt, a.i, b.i), c.i);
         break;
       case VOP_FMA:
-        if (dt == DT_DOUBLE) v.d = fma(a.d, b.d, c.d);
-        else if (isf(dt)) v.f = r16(dt, fmaf(a.f, b.f, c.f));
-        else v.i = wrap(dt, (int64_t)((uint64_t)a.i * (uint64_t)b.i + (uint64_t)c.i));
+        if (dt == DT_DOUBLE)
+          v.d = fma(a.d, b.d, c.d);
+        else if (isf(dt))
+          v.f = r16(dt, fmaf(a.f, b.f, c.f));
+        else
+          v.i = wrap(dt, (int64_t)((uint64_t)a.i * (uint64_t)b.i + (uint64_t)c.i));
         break;
-      case VOP_NEG: case VOP_ABS: case VOP_SIGN:
-        if (dt == DT_DOUBLE) v.d = ref_dunary(x->op, a.d);
-        else if (isf(dt)) v.f = r16(dt, ref_funary(x->op, a.f, 0));
-        else if (x->op == VOP_NEG) v.i = wrap(dt, (int64_t)(0 - (uint64_t)a.i));
-        else if (isu(dt)) v.i = x->op == VOP_ABS ? a.i : a.i != 0;
-        else if (x->op == VOP_ABS) v.i = wrap(dt, a.i < 0 ? (int64_t)(0 - (uint64_t)a.i) : a.i);
-        else v.i = wrap(dt, (a.i > 0) - (a.i < 0));
+      case VOP_NEG:
+      case VOP_ABS:
+      case VOP_SIGN:
+        if (dt == DT_DOUBLE)
+          v.d = ref_dunary(x->op, a.d);
+        else if (isf(dt))
+          v.f = r16(dt, ref_funary(x->op, a.f, 0));
+        else if (x->op == VOP_NEG)
+          v.i = wrap(dt, (int64_t)(0 - (uint64_t)a.i));
+        else if (isu(dt))
+          v.i = x->op == VOP_ABS ? a.i : a.i != 0;
+        else if (x->op == VOP_ABS)
+          v.i = wrap(dt, a.i < 0 ? (int64_t)(0 - (uint64_t)a.i) : a.i);
+        else
+          v.i = wrap(dt, (a.i > 0) - (a.i < 0));
         break;
       default:
         if (x->op >= VOP_ADD) {
-          if (dt == DT_DOUBLE) v.d = ref_dbinary(x->op, a.d, b.d);
-          else if (isf(dt)) v.f = r16(dt, ref_fbinary(x->op, a.f, b.f));
-          else v.i = ref_ibinary(x->op, dt, a.i, b.i);
+          if (dt == DT_DOUBLE)
+            v.d = ref_dbinary(x->op, a.d, b.d);
+          else if (isf(dt))
+            v.f = r16(dt, ref_fbinary(x->op, a.f, b.f));
+          else
+            v.i = ref_ibinary(x->op, dt, a.i, b.i);
         } else if (dt == DT_DOUBLE) {
           v.d = ref_dunary(x->op, a.d);
         } else {
@@ -459,8 +508,12 @@ typedef struct gen {
 
 static int emit(gen *g, int op, int dt, int a, int b, int c) {
   om_vinstr *x = &g->ins[g->n++];
-  *x = (om_vinstr){.op = (uint8_t)op, .dtype = (uint8_t)dt, .dst = (uint16_t)g->nregs, .a = (uint16_t)a,
-                   .b = (uint16_t)b, .c = (uint16_t)c};
+  *x = (om_vinstr){.op = (uint8_t)op,
+                   .dtype = (uint8_t)dt,
+                   .dst = (uint16_t)g->nregs,
+                   .a = (uint16_t)a,
+                   .b = (uint16_t)b,
+                   .c = (uint16_t)c};
   g->rdt[g->nregs] = (uint8_t)dt;
   return g->nregs++;
 }
@@ -469,7 +522,7 @@ static double rnd_double(void) {
   switch (rndn(10)) {
   case 0: return INFINITY * (rndn(2) ? 1 : -1);
   case 1: return NAN;
-  case 2: return ldexp((double)rndn(1000) - 500, -140); /* f32 denormals */
+  case 2: return ldexp((double)rndn(1000) - 500, -140);       /* f32 denormals */
   case 3: return ldexp((double)rndn(2000) - 1000, rndn(120)); /* large */
   case 4: return rndn(2) ? 0.0 : -0.0;
   case 5: return (double)(rndn(9) - 4) * 0.5;
@@ -482,7 +535,8 @@ static int64_t rnd_int(void) {
   switch (rndn(8)) {
   case 0: return (int64_t)rnd();
   case 1: {
-    static const int64_t ex[] = {INT64_MIN, INT64_MAX, INT32_MIN, INT32_MAX, -1, 0, 1, 127, -128, 255, 8, 31, 63, 64};
+    static const int64_t ex[] = {INT64_MIN, INT64_MAX, INT32_MIN, INT32_MAX, -1, 0,  1,
+                                 127,       -128,      255,       8,         31, 63, 64};
     return ex[rndn(sizeof ex / sizeof *ex)];
   }
   case 2: return rndn(2001) - 1000;
@@ -498,8 +552,10 @@ static int get_reg(gen *g, int dt) {
   if (nc && rndn(5)) return cand[nc - 1 - rndn(nc < 4 ? nc : 4)]; /* prefer recent */
   if (rndn(4) == 0 || g->nregs == 0) {
     int r = emit(g, VOP_CONST, dt, 0, 0, 0);
-    if (isf(dt)) g->ins[g->n - 1].imm.f = rnd_double();
-    else g->ins[g->n - 1].imm.i = rnd_int();
+    if (isf(dt))
+      g->ins[g->n - 1].imm.f = rnd_double();
+    else
+      g->ins[g->n - 1].imm.i = rnd_int();
     return r;
   }
   return emit(g, VOP_CAST, dt, rndn(g->nregs), 0, 0);
@@ -507,19 +563,23 @@ static int get_reg(gen *g, int dt) {
 
 static int pick_dtype(const gen *g, int set) { /* set: 0 any, 1 num, 2 float, 3 int, 4 bool */
   for (int tries = 0; tries < 8; tries++) {
-    int dt = rndn(3) && g->nregs ? g->rdt[g->nregs - 1 - rndn(g->nregs < 3 ? g->nregs : 3)] : all_dtypes[rndn(NDT)];
+    int dt = rndn(3) && g->nregs ? g->rdt[g->nregs - 1 - rndn(g->nregs < 3 ? g->nregs : 3)]
+                                 : all_dtypes[rndn(NDT)];
     if (set == 0 || (set == 1 && (isf(dt) || isi(dt))) || (set == 2 && isf(dt)) || (set == 3 && isi(dt)) ||
         (set == 4 && dt == DT_BOOL))
       return dt;
   }
-  return set == 2 ? (rndn(2) ? DT_FLOAT32 : DT_FLOAT16) : set == 3 ? DT_INT32 : set == 4 ? DT_BOOL : DT_FLOAT32;
+  return set == 2   ? (rndn(2) ? DT_FLOAT32 : DT_FLOAT16)
+         : set == 3 ? DT_INT32
+         : set == 4 ? DT_BOOL
+                    : DT_FLOAT32;
 }
 
 static void gen_op(gen *g) {
-  static const int unary_f[] = {VOP_EXP, VOP_LOG, VOP_SQRT, VOP_RSQRT, VOP_RECIP, VOP_TANH, VOP_SIGMOID,
-                                VOP_ERF, VOP_FLOOR, VOP_CEIL, VOP_ROUND, VOP_SIN, VOP_COS, VOP_TAN, VOP_ASIN,
-                                VOP_ACOS, VOP_ATAN, VOP_SINH, VOP_COSH, VOP_ASINH, VOP_ACOSH, VOP_ATANH,
-                                VOP_SOFTPLUS};
+  static const int unary_f[] = {VOP_EXP,     VOP_LOG,   VOP_SQRT,  VOP_RSQRT, VOP_RECIP,   VOP_TANH,
+                                VOP_SIGMOID, VOP_ERF,   VOP_FLOOR, VOP_CEIL,  VOP_ROUND,   VOP_SIN,
+                                VOP_COS,     VOP_TAN,   VOP_ASIN,  VOP_ACOS,  VOP_ATAN,    VOP_SINH,
+                                VOP_COSH,    VOP_ASINH, VOP_ACOSH, VOP_ATANH, VOP_SOFTPLUS};
   if (g->nregs == 0) get_reg(g, all_dtypes[rndn(NDT)]);
   int kind = rndn(100), dt;
   if (kind < 10) { /* NEG ABS SIGN */
@@ -539,8 +599,10 @@ static void gen_op(gen *g) {
     emit(g, VOP_ADD + rndn(9), dt, a, b, 0);
   } else if (kind < 55) {
     int a = get_reg(g, DT_BOOL), b = get_reg(g, DT_BOOL);
-    if (rndn(4)) emit(g, VOP_AND + rndn(3), DT_BOOL, a, b, 0);
-    else emit(g, VOP_NOT, DT_BOOL, a, 0, 0);
+    if (rndn(4))
+      emit(g, VOP_AND + rndn(3), DT_BOOL, a, b, 0);
+    else
+      emit(g, VOP_NOT, DT_BOOL, a, 0, 0);
   } else if (kind < 63) {
     dt = pick_dtype(g, 3);
     int a = get_reg(g, dt), b = get_reg(g, dt), op = VOP_BITAND + rndn(5);
@@ -548,8 +610,10 @@ static void gen_op(gen *g) {
       b = emit(g, VOP_CONST, dt, 0, 0, 0);
       g->ins[g->n - 1].imm.i = rndn(bits(dt) + 2);
     }
-    if (rndn(6)) emit(g, op, dt, a, b, 0);
-    else emit(g, VOP_BITNOT, dt, a, 0, 0);
+    if (rndn(6))
+      emit(g, op, dt, a, b, 0);
+    else
+      emit(g, VOP_BITNOT, dt, a, 0, 0);
   } else if (kind < 73) {
     dt = pick_dtype(g, 0);
     int a = get_reg(g, dt), b = get_reg(g, dt);
@@ -574,12 +638,18 @@ static void fill_random(int dt, void *p, uint64_t n) {
   for (uint64_t i = 0; i < n; i++) {
     switch (dt) {
     case DT_FLOAT32: ((float *)p)[i] = (float)rnd_double(); break;
-    case DT_FLOAT16: ((uint16_t *)p)[i] = rndn(8) ? float_to_half((float)rnd_double()) : (uint16_t)rnd(); break;
+    case DT_FLOAT16:
+      ((uint16_t *)p)[i] = rndn(8) ? float_to_half((float)rnd_double()) : (uint16_t)rnd();
+      break;
     case DT_DOUBLE: ((double *)p)[i] = rndn(8) ? rnd_double() : ldexp((double)rnd(), -rndn(80)); break;
-    case DT_INT64: case DT_UINT64: ((int64_t *)p)[i] = rnd_int(); break;
-    case DT_INT32: case DT_UINT32: ((int32_t *)p)[i] = (int32_t)rnd_int(); break;
-    case DT_INT16: case DT_UINT16: ((int16_t *)p)[i] = (int16_t)rnd_int(); break;
-    case DT_INT8: case DT_UINT8: ((uint8_t *)p)[i] = (uint8_t)rnd_int(); break;
+    case DT_INT64:
+    case DT_UINT64: ((int64_t *)p)[i] = rnd_int(); break;
+    case DT_INT32:
+    case DT_UINT32: ((int32_t *)p)[i] = (int32_t)rnd_int(); break;
+    case DT_INT16:
+    case DT_UINT16: ((int16_t *)p)[i] = (int16_t)rnd_int(); break;
+    case DT_INT8:
+    case DT_UINT8: ((uint8_t *)p)[i] = (uint8_t)rnd_int(); break;
     default: ((uint8_t *)p)[i] = (uint8_t)(rndn(10) ? rndn(2) : 2); break;
     }
   }
@@ -600,7 +670,8 @@ static void print_program(const om_vprog *h, const om_vinstr *ins, const operand
   for (int k = 0; k < h->ninputs + h->noutputs; k++) {
     fprintf(stderr, "  %s%d %s %s [", k < h->ninputs ? "in" : "out", k < h->ninputs ? k : k - h->ninputs,
             dtype_name(ops[k].dtype), layout_name(ops[k].layout));
-    for (int d = 0; d < ops[k].rank; d++) fprintf(stderr, "%s%lld", d ? "," : "", (long long)ops[k].dims[d]);
+    for (int d = 0; d < ops[k].rank; d++)
+      fprintf(stderr, "%s%lld", d ? "," : "", (long long)ops[k].dims[d]);
     fprintf(stderr, "]\n");
   }
   for (int k = 0; k < h->ninstrs; k++) {
@@ -627,22 +698,27 @@ static void gen_shapes(operand *ops, int nin, int nout, gen *g) {
       total *= (uint64_t)o.dims[d];
     }
   }
-  for (int k = 0; k < nout; k++) ops[nin + k] = o, ops[nin + k].dtype = 0;
+  for (int k = 0; k < nout; k++)
+    ops[nin + k] = o, ops[nin + k].dtype = 0;
   for (int j = 0; j < nin; j++) {
     operand in = o;
     in.dtype = all_dtypes[rndn(NDT)];
     int style = rndn(6);
     if (o.layout == LAYOUT_NC1HWC0) {
-      if (style == 0) in.dims[0] = 1, in.dims[2] = 1, in.dims[3] = 1; /* SE-block [N,C,1,1] style */
-      else if (style == 1) in.dims[2] = rndn(2) ? 1 : in.dims[2], in.dims[3] = 1;
-      else if (style == 2) in.dims[0] = 1;
+      if (style == 0)
+        in.dims[0] = 1, in.dims[2] = 1, in.dims[3] = 1; /* SE-block [N,C,1,1] style */
+      else if (style == 1)
+        in.dims[2] = rndn(2) ? 1 : in.dims[2], in.dims[3] = 1;
+      else if (style == 2)
+        in.dims[0] = 1;
     } else if (style == 0) {
       in.rank = 0; /* scalar */
     } else if (style == 1 && o.rank == 4) {
       in.dims[0] = in.dims[2] = in.dims[3] = 1; /* per-channel [1,C,1,1] */
-    } else if (style <= 3) { /* a suffix, some dims broadcast */
+    } else if (style <= 3) {                    /* a suffix, some dims broadcast */
       in.rank = rndn(o.rank + 1);
-      for (int d = 0; d < in.rank; d++) in.dims[d] = rndn(3) ? o.dims[o.rank - in.rank + d] : 1;
+      for (int d = 0; d < in.rank; d++)
+        in.dims[d] = rndn(3) ? o.dims[o.rank - in.rank + d] : 1;
     }
     ops[j] = in;
     emit(g, VOP_LOAD, in.dtype, 0, 0, 0);
@@ -671,14 +747,17 @@ static void test_random_programs(void) {
     int nin = rndn(4) + (rndn(8) == 0 ? 0 : 1), nout = 1 + (rndn(3) == 0);
     gen_shapes(ops, nin, nout, &g);
     int nops = 2 + rndn(12);
-    for (int k = 0; k < nops && g.n < MAXI - 12; k++) gen_op(&g);
+    for (int k = 0; k < nops && g.n < MAXI - 12; k++)
+      gen_op(&g);
     if (g.nregs == 0) get_reg(&g, all_dtypes[rndn(NDT)]);
     for (int o = 0; o < nout; o++) {
       int r = g.nregs - 1 - rndn(g.nregs < 3 ? g.nregs : 3);
       ops[nin + o].dtype = g.rdt[r];
       g.ins[g.n++] = (om_vinstr){.op = VOP_STORE, .dtype = g.rdt[r], .a = (uint16_t)o, .b = (uint16_t)r};
     }
-    om_vprog h = {.ninputs = (uint16_t)nin, .noutputs = (uint16_t)nout, .nregs = (uint16_t)g.nregs,
+    om_vprog h = {.ninputs = (uint16_t)nin,
+                  .noutputs = (uint16_t)nout,
+                  .nregs = (uint16_t)g.nregs,
                   .ninstrs = (uint16_t)g.n};
     uint64_t total = phys_elems(&ops[nin]), tiles = (total + 255) / 256;
     pkg_opts po = {.block_dim = tiles > 1 ? 1 + (uint32_t)rndn((int)(tiles < 16 ? tiles : 16)) : 1};
@@ -702,7 +781,8 @@ static void test_random_programs(void) {
       s = OMRT_OK; /* a legitimately too-small UB: not a failure */
     } else if (s != OMRT_OK) {
       if (failed++ < 5) {
-        test_note("program %d (seed 0x%llx): load failed: %s", p, (unsigned long long)seed, omrt_last_error());
+        test_note("program %d (seed 0x%llx): load failed: %s", p, (unsigned long long)seed,
+                  omrt_last_error());
         print_program(&h, g.ins, ops);
       }
     } else {
@@ -713,12 +793,16 @@ static void test_random_programs(void) {
         const operand *op = &ops[nin + o];
         size_t es = dtype_size(op->dtype);
         for (uint64_t e = 0; e < total; e++) {
-          const uint8_t *x = (const uint8_t *)bufs[nin + o] + e * es, *y = (const uint8_t *)want[nin + o] + e * es;
-          int ok = isf(op->dtype) ? ulp_ok(op->dtype, bufs[nin + o], want[nin + o], e) : memcmp(x, y, es) == 0;
+          const uint8_t *x = (const uint8_t *)bufs[nin + o] + e * es,
+                        *y = (const uint8_t *)want[nin + o] + e * es;
+          int ok =
+              isf(op->dtype) ? ulp_ok(op->dtype, bufs[nin + o], want[nin + o], e) : memcmp(x, y, es) == 0;
           if (!ok) {
             if (failed++ < 5) {
-              test_note("program %d (seed 0x%llx): output %d element %llu differs (got %02x%02x.., want %02x%02x..)",
-                        p, (unsigned long long)seed, o, (unsigned long long)e, x[0], x[es - 1], y[0], y[es - 1]);
+              test_note("program %d (seed 0x%llx): output %d element %llu differs (got %02x%02x.., want "
+                        "%02x%02x..)",
+                        p, (unsigned long long)seed, o, (unsigned long long)e, x[0], x[es - 1], y[0],
+                        y[es - 1]);
               print_program(&h, g.ins, ops);
             }
             break;
@@ -727,12 +811,13 @@ static void test_random_programs(void) {
       }
     }
     free(data);
-    for (int k = 0; k < nin + nout; k++) free(bufs[k]), free(want[k]);
+    for (int k = 0; k < nin + nout; k++)
+      free(bufs[k]), free(want[k]);
   }
   CHECK_EQ_INT(failed, 0);
   CHECK(loaded > nprog * 9 / 10);
-  printf("random programs: %d generated, %d run and compared, %d failed, %llu elements, %.2f s\n", nprog, loaded,
-         failed, (unsigned long long)elements, (double)elapsed_ns(&t0) / 1e9);
+  printf("random programs: %d generated, %d run and compared, %d failed, %llu elements, %.2f s\n", nprog,
+         loaded, failed, (unsigned long long)elements, (double)elapsed_ns(&t0) / 1e9);
 }
 
 /* EXP and SIGMOID on 2^20 float bit patterns spread over every binade
@@ -741,8 +826,8 @@ static void test_random_programs(void) {
  * om_vexp's and om_vsigmoid's bits. */
 static void sweep(int op, float (*want_fn)(float), const char *name) {
   enum { N = 1 << 20 };
-  static const float edges[] = {0.0f, -0.0f, INFINITY, -INFINITY, 88.72f, 88.73f, 89.0f, 89.5f, -87.3f,
-                                -103.9f, -104.0f, -104.5f, 1e-30f, -1e-30f, 0.5f, -0.5f};
+  static const float edges[] = {0.0f,   -0.0f,   INFINITY, -INFINITY, 88.72f, 88.73f,  89.0f, 89.5f,
+                                -87.3f, -103.9f, -104.0f,  -104.5f,   1e-30f, -1e-30f, 0.5f,  -0.5f};
   float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
   for (uint32_t i = 0; i < N; i++) {
     uint32_t b = i * 4096u + (i * 2654435761u) % 4096u;

@@ -46,7 +46,7 @@ static inline uint64_t phys_elems(const operand *o) {
 /* One VPROG task "vp" over operands ops[0 .. nin + nout). NC1HWC0 operands
  * view an ND [physical elements] model input/output buffer. */
 static inline void *make_pkg(const om_vprog *h, const om_vinstr *ins, const operand *ops, const pkg_opts *o,
-                      size_t *size_out) {
+                             size_t *size_out) {
   om_writer *w = om_writer_new();
   om_model_def def = {0};
   def.name = om_writer_string(w, "vprog");
@@ -65,9 +65,14 @@ static inline void *make_pkg(const om_vprog *h, const om_vinstr *ins, const oper
     char name[16];
     snprintf(name, sizeof name, "%s%d", k < nin ? "in" : "out", k < nin ? k : k - nin);
     uint64_t elems = phys_elems(op);
-    om_tensor t = {.name = om_writer_string(w, name), .region = k < nin ? OM_REGION_INPUT : OM_REGION_OUTPUT,
-                   .index = (uint32_t)(k < nin ? k : k - nin), .dtype = (uint32_t)op->dtype,
-                   .layout = LAYOUT_ND, .rank = 1, .bytes = elems * dtype_size(op->dtype), .dims = {(int64_t)elems}};
+    om_tensor t = {.name = om_writer_string(w, name),
+                   .region = k < nin ? OM_REGION_INPUT : OM_REGION_OUTPUT,
+                   .index = (uint32_t)(k < nin ? k : k - nin),
+                   .dtype = (uint32_t)op->dtype,
+                   .layout = LAYOUT_ND,
+                   .rank = 1,
+                   .bytes = elems * dtype_size(op->dtype),
+                   .dims = {(int64_t)elems}};
     if (op->layout == LAYOUT_ND) {
       t.rank = (uint32_t)op->rank;
       memcpy(t.dims, op->dims, sizeof t.dims);
@@ -86,13 +91,17 @@ static inline void *make_pkg(const om_vprog *h, const om_vinstr *ins, const oper
   uint32_t off = 0;
   if (o && o->add_decoy) {
     om_vprog dh = {.ninputs = 0, .noutputs = 1, .nregs = 1, .ninstrs = 2};
-    om_vinstr di[2] = {{.op = VOP_CONST, .dtype = DT_FLOAT32, .dst = 0}, {.op = VOP_STORE, .dtype = DT_FLOAT32, .b = 0}};
+    om_vinstr di[2] = {{.op = VOP_CONST, .dtype = DT_FLOAT32, .dst = 0},
+                       {.op = VOP_STORE, .dtype = DT_FLOAT32, .b = 0}};
     om_writer_add_vprog(w, &dh, di, &off);
   }
   om_writer_add_vprog(w, h, ins, &off);
-  om_task t = {.kind = OM_TASK_VPROG, .name = om_writer_string(w, "vp"), .block_dim = o && o->block_dim ? o->block_dim : 1,
+  om_task t = {.kind = OM_TASK_VPROG,
+               .name = om_writer_string(w, "vp"),
+               .block_dim = o && o->block_dim ? o->block_dim : 1,
                .ntensors = (uint32_t)n};
-  for (int k = 0; k < OM_TASK_MAX_TENSORS; k++) t.tensors[k] = k < n ? slots[k] : OM_NONE;
+  for (int k = 0; k < OM_TASK_MAX_TENSORS; k++)
+    t.tensors[k] = k < n ? slots[k] : OM_NONE;
   if (o && o->ntensors_delta) {
     t.ntensors = (uint32_t)(n + o->ntensors_delta);
     if (o->ntensors_delta > 0) t.tensors[n] = slots[0];
@@ -125,7 +134,8 @@ static inline const omrt_vprog_compiler *test_vprog_compiler(void) {
 }
 
 /* Loads and runs; returns the load status (execution cannot fail after it). */
-static inline omrt_status run_pkg(const void *data, size_t size, uint32_t threads, const void *const *in, void *const *out) {
+static inline omrt_status run_pkg(const void *data, size_t size, uint32_t threads, const void *const *in,
+                                  void *const *out) {
   omrt_model *m;
   omrt_load_options lo = {.threads = threads, .vprog_compiler = test_vprog_compiler()};
   omrt_status s = omrt_model_load_memory(data, size, &lo, &m);
@@ -140,8 +150,8 @@ static inline omrt_status run_pkg(const void *data, size_t size, uint32_t thread
 
 /* Runs a program over rank-1 ND operands of n elements (a scalar input when
  * its operand says rank 0). */
-static inline omrt_status run_vec(const om_vprog *h, const om_vinstr *ins, const int *dtypes, const int *ranks, int64_t n,
-                           const void *const *in, void *const *out) {
+static inline omrt_status run_vec(const om_vprog *h, const om_vinstr *ins, const int *dtypes,
+                                  const int *ranks, int64_t n, const void *const *in, void *const *out) {
   operand ops[MAXOPS];
   for (int k = 0; k < h->ninputs + h->noutputs; k++)
     ops[k] = (operand){.dtype = dtypes[k], .layout = LAYOUT_ND, .rank = ranks ? ranks[k] : 1, .dims = {n}};
@@ -152,10 +162,10 @@ static inline omrt_status run_vec(const om_vprog *h, const om_vinstr *ins, const
   return s;
 }
 
+#define I(op_, dt_, dst_, a_, b_, c_)                                                                        \
+  { .op = (op_), .dtype = (dt_), .dst = (dst_), .a = (a_), .b = (b_), .c = (c_) }
 
-#define I(op_, dt_, dst_, a_, b_, c_) {.op = (op_), .dtype = (dt_), .dst = (dst_), .a = (a_), .b = (b_), .c = (c_)}
-
-static uint64_t rng_state; /* the generator state; each test seeds it */
+static uint64_t rng_state;         /* the generator state; each test seeds it */
 static inline uint64_t rnd(void) { /* xorshift64* */
   rng_state ^= rng_state >> 12;
   rng_state ^= rng_state << 25;

@@ -23,14 +23,14 @@
 #include "vprog_pkg.h"
 
 static int failures;
-#define EXPECT(cond, ...)                                                                                               \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      failures++;                                                                                                      \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                             \
-      fprintf(stderr, __VA_ARGS__);                                                                                    \
-      fputc('\n', stderr);                                                                                             \
-    }                                                                                                                  \
+#define EXPECT(cond, ...)                                                                                    \
+  do {                                                                                                       \
+    if (!(cond)) {                                                                                           \
+      failures++;                                                                                            \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
+      fprintf(stderr, __VA_ARGS__);                                                                          \
+      fputc('\n', stderr);                                                                                   \
+    }                                                                                                        \
   } while (0)
 
 static char root[256], dir[300];
@@ -106,7 +106,8 @@ static void test_cache_file(void) {
   memcpy(other, file, len);
   other[32] ^= 1;
   uint32_t c = crc32c(0, other + 32, len - 32);
-  for (int k = 0; k < 4; k++) other[24 + k] = (uint8_t)(c >> (8 * k));
+  for (int k = 0; k < 4; k++)
+    other[24 + k] = (uint8_t)(c >> (8 * k));
   spit(path, other, len, 0600);
   void *p = jitc_load(dir, key, sizeof key, &n);
   EXPECT(!p, "an entry with another key was accepted");
@@ -159,10 +160,12 @@ static omrt_jit_stats load_run(omrt_jit *jit, float *out, omrt_model **keep) {
   const void *in[1] = {x};
   void *outs[1] = {out};
   EXPECT(omrt_context_new(m, &ctx) == OMRT_OK && omrt_execute(ctx, in, outs) == OMRT_OK, "run: %s",
-        omrt_last_error());
+         omrt_last_error());
   omrt_context_free(ctx);
-  if (keep) *keep = m;
-  else omrt_model_free(m);
+  if (keep)
+    *keep = m;
+  else
+    omrt_model_free(m);
   return st;
 }
 
@@ -185,7 +188,8 @@ static void test_models(void) {
   operand ops[2] = {{DT_FLOAT32, LAYOUT_ND, 1, {N}}, {DT_FLOAT32, LAYOUT_ND, 1, {N}}};
   pkg = make_pkg(&h, silu, ops, NULL, &pkg_size);
   EXPECT(pkg != NULL, "package");
-  for (int i = 0; i < N; i++) x[i] = (float)(i - N / 2) / 37.0f;
+  for (int i = 0; i < N; i++)
+    x[i] = (float)(i - N / 2) / 37.0f;
   float out[N];
   load_run(NULL, want, NULL);
 
@@ -193,8 +197,8 @@ static void test_models(void) {
   omrt_jit *a = new_jit(dir);
   omrt_jit_stats st = load_run(a, out, NULL);
   check_out(out, "cold");
-  EXPECT(st.programs == 1 && st.unique == 1 && st.compiled == 1 && st.cached == 0, "cold: %u/%u/%u/%u", st.programs,
-        st.unique, st.compiled, st.cached);
+  EXPECT(st.programs == 1 && st.unique == 1 && st.compiled == 1 && st.cached == 0, "cold: %u/%u/%u/%u",
+         st.programs, st.unique, st.compiled, st.cached);
   char path[512];
   EXPECT(entries(path, sizeof path) == 1, "one cache entry after the cold load");
   omrt_jit_free(a);
@@ -205,11 +209,11 @@ static void test_models(void) {
   st = load_run(b, out, &m1);
   check_out(out, "cached");
   EXPECT(st.cached == 1 && st.compiled == 0 && st.unique == 1, "warm: compiled %u, cached %u", st.compiled,
-        st.cached);
+         st.cached);
   st = load_run(b, out, &m2);
   check_out(out, "shared");
-  EXPECT(st.shared == 1 && st.compiled == 0 && st.cached == 0, "second model: shared %u compiled %u cached %u",
-        st.shared, st.compiled, st.cached);
+  EXPECT(st.shared == 1 && st.compiled == 0 && st.cached == 0,
+         "second model: shared %u compiled %u cached %u", st.shared, st.compiled, st.cached);
   omrt_model_free(m1);
   st = load_run(b, out, NULL); /* m2 still holds the code */
   EXPECT(st.shared == 1, "still shared after the first model went: %u", st.shared);
@@ -238,7 +242,8 @@ static void test_models(void) {
   free(fixed);
 
   /* a well-formed entry (right key and checksums) holding no object LLVM can load */
-  uint32_t klen = (uint32_t)file[12] | (uint32_t)file[13] << 8 | (uint32_t)file[14] << 16 | (uint32_t)file[15] << 24;
+  uint32_t klen =
+      (uint32_t)file[12] | (uint32_t)file[13] << 8 | (uint32_t)file[14] << 16 | (uint32_t)file[15] << 24;
   EXPECT(32 + (size_t)klen < len, "key length");
   unlink(path);
   EXPECT(jitc_store(dir, file + 32, klen, "garbage, not an ELF file", 24) == 0, "store garbage");
@@ -246,7 +251,8 @@ static void test_models(void) {
   omrt_jit *e = new_jit(dir);
   st = load_run(e, out, NULL);
   check_out(out, "after an unloadable entry");
-  EXPECT(st.compiled == 1 && st.cached == 0, "unloadable entry: compiled %u cached %u", st.compiled, st.cached);
+  EXPECT(st.compiled == 1 && st.cached == 0, "unloadable entry: compiled %u cached %u", st.compiled,
+         st.cached);
   omrt_jit_free(e);
   free(file);
 
@@ -258,7 +264,7 @@ static void test_models(void) {
   omrt_jit *f = NULL;
   EXPECT(omrt_jit_new(&f) == OMRT_OK, "jit");
   EXPECT(omrt_jit_set_cache(f, open_dir) == OMRT_ERR_ARG && strstr(omrt_last_error(), open_dir),
-        "a world-writable cache dir was accepted (%s)", omrt_last_error());
+         "a world-writable cache dir was accepted (%s)", omrt_last_error());
   EXPECT(omrt_jit_cache_dir(f) == NULL, "no cache after the refusal");
   omrt_jit_free(f);
   rmdir(open_dir);
@@ -281,10 +287,13 @@ int main(void) {
   test_cache_file();
   test_models();
   char path[512];
-  while (entries(path, sizeof path) > 0) unlink(path);
+  while (entries(path, sizeof path) > 0)
+    unlink(path);
   rmdir(dir);
   rmdir(root);
-  if (failures) fprintf(stderr, "test_jit_cache: %d failure(s)\n", failures);
-  else printf("test_jit_cache: ok\n");
+  if (failures)
+    fprintf(stderr, "test_jit_cache: %d failure(s)\n", failures);
+  else
+    printf("test_jit_cache: ok\n");
   return failures ? 1 : 0;
 }
