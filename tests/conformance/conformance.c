@@ -19,6 +19,8 @@
  * test order (name, mode, PASS/FAIL, the one-line reason cut to 160 characters), totals per mode, and ctest's
  * closing "N passed, M failed".
  *
+ * --digests FILE writes each case's CRC-32C of its outputs, for comparing
+ * two builds that must give bit-identical results.
  * --tsv FILE writes every result with the test's op, opset and dtypes for
  * tests/conformance/report.py. --expected FILE turns the run into a
  * regression guard: every "<mode> <test>" line names a case that passed
@@ -74,6 +76,7 @@ static const char *const mode_name[NMODES] = {"must_keep_origin_dtype", "force_f
 
 typedef struct outcome {
   int done, pass;
+  uint32_t digest; /* CRC-32C of the outputs (0: never ran) */
   char reason[REASON_MAX + 1];
 } outcome;
 
@@ -93,7 +96,7 @@ typedef struct runner {
   int timeout_s;
   long memory_mb; /* RLIMIT_AS of each child; 0: none */
   int quiet;
-  const char *tsv_path, *expected_path, *filter;
+  const char *tsv_path, *expected_path, *filter, *digest_path;
   const char *inject_crash, *inject_hang;
   test_case *tests;
   int ntests;
@@ -241,8 +244,11 @@ static void child_main(const runner *r, int test, int mode, int fd, pid_t parent
   char dir[4096], reason[1024];
   snprintf(dir, sizeof dir, "%s/%s", r->root, name);
   /* In the test's directory, messages name "test_data_set_0/input_0.pb". */
-  int failed = chdir(dir) == 0 ? nt_run(".", mode_precision[mode], r->threads, reason, sizeof reason)
-                               : nt_run(dir, mode_precision[mode], r->threads, reason, sizeof reason);
+  uint32_t digest = 0;
+  int failed = chdir(dir) == 0
+                   ? nt_run(".", mode_precision[mode], r->threads, reason, sizeof reason, &digest)
+                   : nt_run(dir, mode_precision[mode], r->threads, reason, sizeof reason, &digest);
+  dprintf(fd, "\001D\t%08x\n", digest);
   if (failed)
     dprintf(fd, "\001F\t%s\n", reason);
   else
@@ -301,6 +307,8 @@ static void finish(runner *r, slot *s, int wstatus, int timed_out) {
         t->meta.expanded = atoi(f[4]);
         t->have_meta = 1;
       }
+    } else if (line[0] == '\001' && line[1] == 'D' && line[2] == '\t') {
+      o->digest = (uint32_t)strtoul(line + 3, NULL, 16);
     } else if (line[0] == '\001' && (line[1] == 'P' || line[1] == 'F')) {
       verdict = line + 1;
     } else if (line[0] && line[0] != '\001' && !note) {
@@ -446,6 +454,24 @@ static int write_tsv(const runner *r) {
   return 0;
 }
 
+/* "<test> <mode> <crc32c of the outputs>" per case: two runs that must give
+ * the same results (a refactor) compare these files. */
+static int write_digests(const runner *r) {
+  FILE *f = fopen(r->digest_path, "w");
+  if (!f) {
+    fprintf(stderr, "conformance: cannot write %s: %s\n", r->digest_path, strerror(errno));
+    return -1;
+  }
+  for (int i = 0; i < r->ntests; i++)
+    for (int m = 0; m < NMODES; m++)
+      if (r->modes[m]) fprintf(f, "%s %s %08x\n", r->tests[i].name, mode_name[m], r->tests[i].res[m].digest);
+  if (fclose(f) != 0) {
+    fprintf(stderr, "conformance: cannot write %s\n", r->digest_path);
+    return -1;
+  }
+  return 0;
+}
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: conformance [options] [NODE_TESTS_DIR]\n"
@@ -457,6 +483,7 @@ static void usage(FILE *f) {
           "  --memory=MIB       address-space limit of each child (default %d; 0: none)\n"
           "  --filter=GLOB      only tests whose name matches (fnmatch)\n"
           "  --tsv=FILE         write every result, with op, opset and dtypes\n"
+          "  --digests=FILE     write each case's CRC-32C of its outputs (0: did not run)\n"
           "  --expected=FILE    fail (exit 1) when a listed \"<mode> <test>\" case fails\n"
           "  --quiet            print only regressions and the totals\n"
           "  --inject-crash=T, --inject-hang=T  make test T's child crash / hang (self-tests)\n",
@@ -509,6 +536,8 @@ int main(int argc, char **argv) {
       r.filter = v;
     } else if ((v = opt_value(argc, argv, &i, "--tsv"))) {
       r.tsv_path = v;
+    } else if ((v = opt_value(argc, argv, &i, "--digests"))) {
+      r.digest_path = v;
     } else if ((v = opt_value(argc, argv, &i, "--expected"))) {
       r.expected_path = v;
     } else if ((v = opt_value(argc, argv, &i, "--inject-crash"))) {
@@ -558,6 +587,7 @@ int main(int argc, char **argv) {
   if (run_all(&r) != 0) return 2;
   double elapsed = now_s() - t0;
   if (r.tsv_path && write_tsv(&r) != 0) return 2;
+  if (r.digest_path && write_digests(&r) != 0) return 2;
 
   int passed = 0, failed = 0, regressions = 0, newly = 0;
   printf("\n");

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/crc32c.h"
 #include "common/fp16.h"
 #include "driver/compile.h"
 #include "frontend/onnx_import.h"
@@ -420,7 +421,8 @@ typedef struct nt_state {
   unsigned threads; /* runtime worker threads; 0: its default */
   char *reason;
   size_t reason_size;
-  arena a; /* tensors */
+  uint32_t *digest_out; /* the outputs' CRC-32C, or NULL */
+  arena a;              /* tensors */
   Onnx__ModelProto *model;
   nt_input in[MAX_IO];
   int nin;
@@ -722,6 +724,10 @@ static int execute(nt_state *s) {
   if (omrt_execute(s->ctx, inputs, outputs) != OMRT_OK)
     return fail(s, "omrt: execute: %s", omrt_last_error());
 
+  uint32_t digest = 0;
+  for (int j = 0; j < nout; j++)
+    digest = crc32c(digest, outputs[j], odesc[j].bytes);
+  if (s->digest_out) *s->digest_out = digest;
   for (int j = 0; j < nout; j++) {
     int k = j; /* the graph output this package output is */
     for (size_t i = 0; i < g->n_output; i++)
@@ -739,8 +745,15 @@ static int execute(nt_state *s) {
   return 0;
 }
 
-int nt_run(const char *dir, om_precision mode, unsigned threads, char *reason, size_t reason_size) {
-  nt_state s = {.dir = dir, .mode = mode, .threads = threads, .reason = reason, .reason_size = reason_size};
+int nt_run(const char *dir, om_precision mode, unsigned threads, char *reason, size_t reason_size,
+           uint32_t *digest_out) {
+  nt_state s = {.dir = dir,
+                .mode = mode,
+                .threads = threads,
+                .reason = reason,
+                .reason_size = reason_size,
+                .digest_out = digest_out};
+  if (digest_out) *digest_out = 0;
   reason[0] = '\0';
   arena_init(&s.a, 0);
   char path[4096];

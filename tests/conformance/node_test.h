@@ -20,6 +20,7 @@
 #define TESTS_CONFORMANCE_NODE_TEST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/om_format.h"
 
@@ -50,7 +51,10 @@ void nt_describe(const char *root, const char *test, nt_meta *out);
  * within tolerance, else 1 with a one-line reason in `reason` (the compiler's
  * own message when the model does not compile). With `dir` "." (the runner
  * runs each test in its directory) messages name "test_data_set_0/input_0.pb"
- * without the directory. */
-int nt_run(const char *dir, om_precision mode, unsigned threads, char *reason, size_t reason_size);
+ * without the directory. When the package ran, *digest_out (if not NULL)
+ * is the CRC-32C of every output's bytes in order, pass or fail (a
+ * refactor that must not change results compares these), else 0. */
+int nt_run(const char *dir, om_precision mode, unsigned threads, char *reason, size_t reason_size,
+           uint32_t *digest_out);
 
 #endif
