@@ -2,7 +2,7 @@
  * EXP (om_vexp) and SIGMOID (om_vsigmoid): each one fixed sequence of float
  * operations, so every executor (the interpreter, runtime/vprog_exec.c and
  * its FMA build in kernels_vector_x86.c, and the JIT's generated code,
- * runtime/jit/vprog_ir.c) computes the same bits.
+ * runtime/jit/jit_emit.c) computes the same bits.
  *
  * The NPU's vector exp and sigmoid are its own instructions with their own
  * accuracy, not a libm; ours are these functions. Every step is one IEEE

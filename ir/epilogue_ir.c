@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/arena.h"
-#include "ir/vprog_ir.h"
+#include "ir/ir_vprog.h"
 
 int ir_epilogue_max_extra(const ir_node *n) { return IR_EPI_MAX_EXTRA - (n->nin > 4 && n->in[4] ? 1 : 0); }
 

@@ -3,7 +3,7 @@
  *
  * A Conv with an epilogue has attributes epi_prog (and epi_fimm, epi_iimm
  * when it has immediates: the prog / fimm / iimm of a VectorProgram, see
- * ops.def and vprog_ir.h) and inputs in[5..] (at most 3) beyond x, w,
+ * ops.def and ir_vprog.h) and inputs in[5..] (at most 3) beyond x, w,
  * bias, residual, x_scale (in[2..4] may be omitted, "_"; passes/fuse.c
  * says what they are). The program's input 0 is the Conv's result (after
  * bias, residual and act, in out[0]'s dtype), its inputs 1.. are in[5..],
@@ -24,7 +24,7 @@ int ir_epilogue_max_extra(const ir_node *n);
 
 /* The program as a VectorProgram node that does not live in any graph:
  * in = [out[0], in[4..]], out = [out[0]], attrs prog / fimm / iimm, the
- * Conv's name, so vprog_ir.h's decode, check and eval take it as it is. */
+ * Conv's name, so ir_vprog.h's decode, check and eval take it as it is. */
 typedef struct ir_epilogue {
   ir_node node;
   ir_value *in[VPROG_MAX_IO], *out[1];

@@ -25,7 +25,7 @@
 #include "ir/eval_index.h"
 #include "ir/eval_internal.h"
 #include "ir/view.h"
-#include "ir/vprog_ir.h"
+#include "ir/ir_vprog.h"
 
 /* ---- element access in any numeric dtype ---- */
 

@@ -10,7 +10,7 @@
  * f32 with f64 accumulation; the elementwise ops (ir/eval_elem.c) compute
  * floats in double, rounded once to the output dtype, and integers and bools
  * exactly (wrapping); a VectorProgram runs with the semantics of
- * common/vprog.h (ir/vprog_ir.c); the data-movement ops (Reshape, Gather,
+ * common/vprog.h (ir/ir_vprog.c); the data-movement ops (Reshape, Gather,
  * Concat, ...) run on any dtype. Every
  * value a node touches must have a known shape and dtype (shape inference
  * first); output shapes are taken from the output values, not recomputed.

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ir/epilogue_ir.h"
-#include "ir/vprog_ir.h"
+#include "ir/ir_vprog.h"
 
 const ir_op_info ir_ops[IR_OP_COUNT] = {
 #define OP(e, name, min_in, max_in, min_out, max_out, fusion, fp16, unit)                                    \

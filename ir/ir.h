@@ -211,7 +211,7 @@ status ir_graph_toposort(ir_graph *g, diag *d);
 /* Structural checks: arity against the op table, every input produced by a
  * node earlier in g->nodes or a graph input or a constant, single producer,
  * unique value names, known dtypes, dims >= 0 where rank >= 0, and every
- * VectorProgram's program valid for its node (ir/vprog_ir.h). */
+ * VectorProgram's program valid for its node (ir/ir_vprog.h). */
 status ir_verify(const ir_graph *g, diag *d);
 
 /* Text form, one line per node:

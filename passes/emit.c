@@ -22,7 +22,7 @@
  *                        dilations, LpPool, GlobalLpPool, i8/u8): POOL_ND
  *   Resize               RESIZE with the layout pass's tables
  *   Gemm, MatMul         MATMUL (what lower_gemm left: run-time or batched B, ...)
- *   VectorProgram        VPROG: its program (ir/vprog_ir.h decodes the node's
+ *   VectorProgram        VPROG: its program (ir/ir_vprog.h decodes the node's
  *                        attributes into om_vinstr records) goes to the VPROGS
  *                        partition (identical programs stored once); tensors
  *                        are its inputs, then its outputs
@@ -55,7 +55,7 @@
 #include "ir/pool.h"
 #include "ir/view.h"
 #include "ir/epilogue_ir.h"
-#include "ir/vprog_ir.h"
+#include "ir/ir_vprog.h"
 #include "pass.h"
 
 #ifndef ATC_VERSION

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "ir/epilogue_ir.h"
-#include "ir/vprog_ir.h"
+#include "ir/ir_vprog.h"
 #include "pass.h"
 
 static status nomem(diag *d, const ir_node *n) {

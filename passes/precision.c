@@ -42,7 +42,7 @@
 #include "precision.h"
 
 #include "common/fp16.h"
-#include "ir/vprog_ir.h"
+#include "ir/ir_vprog.h"
 #include "pass.h"
 
 int precision_is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }

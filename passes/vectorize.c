@@ -37,7 +37,7 @@
 #include <string.h>
 
 #include "common/fp16.h"
-#include "ir/vprog_ir.h"
+#include "ir/ir_vprog.h"
 #include "pass.h"
 #include "vexpand.h"
 

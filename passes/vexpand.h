@@ -5,7 +5,7 @@
 
 #include "common/status.h"
 #include "ir/ir.h"
-#include "ir/vprog_ir.h"
+#include "ir/ir_vprog.h"
 
 /* 1 when vexpand_node has an expansion for op: every ELEMWISE / BROADCAST op
  * of ops.def except BatchNormalization and VectorProgram, plus Cast and

@@ -4,7 +4,7 @@
  * output while the tile is still hot, instead of a separate VPROG task that
  * reads the whole output back from memory (om_format.h, CONV2D params[21],
  * [22]). The program is the same form as a VPROG task's and is verified and
- * planned by the same code (runtime/vprog.c, rt_vprog_build), on a VPROG
+ * planned by the same code (runtime/vprog_plan.c, rt_vprog_build), on a VPROG
  * task record made from the conv's: tensors [y, extra inputs (slots 5..),
  * y], params[0] = the program's offset. So the program reads the conv's
  * result (stored in y's dtype, after bias, residual and act) as input 0,

@@ -18,7 +18,7 @@ uint32_t rt_epi_first_slot(const om_task *task);
 uint32_t rt_epi_ntensors(const om_task *task);
 
 /* Kernel-table hooks: the kind's own check, then the epilogue's (the
- * vector-program verifier of runtime/vprog.c); prepare builds the plan
+ * vector-program verifier of runtime/vprog_plan.c); prepare builds the plan
  * (task_aux; NULL without an epilogue). */
 omrt_status rt_conv2d_epi_check(const omrt_model *m, uint32_t i, const om_task *task);
 omrt_status rt_dwconv_epi_check(const omrt_model *m, uint32_t i, const om_task *task);

@@ -18,7 +18,7 @@
  * below; their scalar semantics are the helpers vf_* / vd_* (float and
  * double) and vi_* (integers, computed in 64 bits and wrapped to the
  * register's width by the post-pass),
- * which spell out vprog.h's rules (see runtime/vprog.c for the typing
+ * which spell out vprog.h's rules (see runtime/vprog_plan.c for the typing
  * rules and the full list). rt_vprog_lane_fn maps a verified instruction to
  * its function at load time.
  */

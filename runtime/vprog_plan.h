@@ -1,5 +1,5 @@
 /* vprog_plan.h - a VPROG task (om_format.h, common/vprog.h) as the runtime
- * runs it: the plan the loader builds once per task (runtime/vprog.c) and
+ * runs it: the plan the loader builds once per task (runtime/vprog_plan.c) and
  * the interpreter executes tile by tile (runtime/vprog_exec.c).
  *
  * The plan is the verified program decoded into steps, with everything the
@@ -116,7 +116,7 @@ typedef struct rt_vplan {
 } rt_vplan;
 
 /* Bit j set: input j is contiguous over the plan's last dim (stride 1);
- * clear: broadcast along it (stride 0); iteration_space (vprog.c) leaves no
+ * clear: broadcast along it (stride 0); iteration_space (vprog_plan.c) leaves no
  * other stride there. Native code is specialized on it. */
 static inline uint32_t rt_vplan_inner_mask(const rt_vplan *p) {
   uint32_t mask = 0;

@@ -12,7 +12,7 @@
  * count, its own resource tracker and its function's address. A model's
  * load (compile) takes a reference to the body of each of its VPROG tasks;
  * a body no model holds yet gets its code: one LLVM module with one
- * function (vprog_ir.c, named omrt_vp_<hash of the body>),
+ * function (jit_emit.c, named omrt_vp_<hash of the body>),
  * either read from the on-disk cache (jit_cache.c; the key is the module's
  * IR plus the host identity) or optimized with the O2 pipeline for the
  * host's target machine (without loop vectorization and unrolling: the IR
@@ -41,7 +41,7 @@
 #include <time.h>
 
 #include "runtime/jit/jit_cache.h"
-#include "runtime/jit/vprog_ir.h"
+#include "runtime/jit/jit_emit.h"
 #include "runtime/rt.h"
 #include "runtime/vprog_compiler.h"
 #include "runtime/vprog_plan.h"
@@ -265,7 +265,7 @@ static omrt_status codegen(omrt_jit *jit, LLVMModuleRef mod, LLVMMemoryBufferRef
   }
   LLVMDisposeMessage(msg);
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-  /* The IR is vectorized already (vprog_ir.c); the loop vectorizer and the
+  /* The IR is vectorized already (jit_emit.c); the loop vectorizer and the
    * unroller would only multiply the code (and the compile time) by 3-5x. */
   LLVMPassBuilderOptionsSetLoopVectorization(po, 0);
   LLVMPassBuilderOptionsSetSLPVectorization(po, 0);

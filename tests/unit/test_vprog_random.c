@@ -6,7 +6,7 @@
  * random block_dim and thread counts), each built into an om package, run by
  * libomrt's interpreter and compared with reference(): a per-element,
  * per-instruction scalar evaluator written here from vprog.h and
- * runtime/vprog.c's rules (f64 in double, f64 -> f16 rounded once, unsigned
+ * runtime/vprog_plan.c's rules (f64 in double, f64 -> f16 rounded once, unsigned
  * compares and divisions). Integers, bool and compares exact; floats within
  * 1 ulp of the stored dtype, NaN matching NaN. VPROG_SEED picks the seed.
  * Under OMRT_JIT=1 (ctest's unit/test_vprog_random_jit) the programs are

@@ -1,4 +1,4 @@
-/* vprog_ir.h - vector programs inside the compiler: the VectorProgram node's
+/* ir_vprog.h - vector programs inside the compiler: the VectorProgram node's
  * attributes (the text form documented in ops.def) <-> om_vinstr records
  * (common/vprog.h), a builder with common-subexpression sharing, the checker
  * ir_verify runs on every VectorProgram node, and the scalar interpreter the
@@ -9,8 +9,8 @@
  * out unchanged. Registers are numbered in order of definition; p->rdt[r] is
  * register r's dtype. Everything lives in the arena given to ir_vprog_init.
  */
-#ifndef IR_VPROG_IR_H
-#define IR_VPROG_IR_H
+#ifndef IR_IR_VPROG_H
+#define IR_IR_VPROG_H
 
 #include <stdint.h>
 

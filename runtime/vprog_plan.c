@@ -1,4 +1,4 @@
-/* vprog.c - load-time verification of VPROG tasks (om_format.h) and of
+/* vprog_plan.c - load-time verification of VPROG tasks (om_format.h) and of
  * their vector programs (common/vprog.h), and the plan each task then runs
  * from (runtime/vprog_plan.h; the interpreter is runtime/vprog_exec.c).
  *

@@ -1,4 +1,4 @@
-/* vprog_ir.c - builds the LLVM IR of a vector program's native function
+/* jit_emit.c - builds the LLVM IR of a vector program's native function
  * (rt_vnative_fn, runtime/vprog_plan.h) through LLVM's C API.
  *
  * The function walks `rows` rows of `cols` elements. Per row it runs a
@@ -20,7 +20,7 @@
  * 64-bit arithmetic followed by its wrap to the width. f64 -> f16 casts
  * round once (fptrunc double -> half).
  * Every rule below is the interpreter's (runtime/vprog_exec.c, vf_* / vi_*
- * helpers; runtime/vprog.c lists them): integer division and remainders by
+ * helpers; runtime/vprog_plan.c lists them): integer division and remainders by
  * 0 (and by -1) are handled by selects around a safe divisor, shift counts
  * >= the width give 0, float MAX / MIN propagate a NaN first operand,
  * float -> int casts saturate with NaN -> 0 (llvm.fpto[su]i.sat), and math
@@ -30,7 +30,7 @@
  * unit's own om_vexp and om_vsigmoid (common/vmath.h), step for step, as
  * the interpreter computes them.
  */
-#include "runtime/jit/vprog_ir.h"
+#include "runtime/jit/jit_emit.h"
 
 #include <math.h>
 #include <stdio.h>

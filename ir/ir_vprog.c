@@ -1,4 +1,4 @@
-/* vprog_ir.c - vector programs in the IR (see vprog_ir.h).
+/* ir_vprog.c - vector programs in the IR (see ir_vprog.h).
  *
  * Three parts. The builder appends om_vinstr records, numbering registers in
  * order and sharing identical pure instructions (so merging two programs that
@@ -13,7 +13,7 @@
  * divided as unsigned), and each instruction is applied per element of the
  * outputs' shape with numpy broadcasting of the inputs.
  */
-#include "ir/vprog_ir.h"
+#include "ir/ir_vprog.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
-/* vprog_ir.h - LLVM IR for one vector program (runtime/jit/vprog_ir.c). */
-#ifndef RUNTIME_JIT_VPROG_IR_H
-#define RUNTIME_JIT_VPROG_IR_H
+/* jit_emit.h - LLVM IR for one vector program (runtime/jit/jit_emit.c). */
+#ifndef RUNTIME_JIT_JIT_EMIT_H
+#define RUNTIME_JIT_JIT_EMIT_H
 
 #include <llvm-c/Core.h>
 #include <stdint.h>
@@ -20,7 +20,7 @@ typedef struct vpir_extern {
   void *addr;
 } vpir_extern;
 
-/* The functions vprog_ir.c may call; terminated by {NULL, NULL}. */
+/* The functions jit_emit.c may call; terminated by {NULL, NULL}. */
 extern const vpir_extern vpir_externs[];
 
 /* Adds `name` to module `mod`: an rt_vnative_fn (runtime/vprog_plan.h) for
