@@ -125,6 +125,8 @@ typedef enum om_act {
  * `cores` runs blocks [c*block_dim/cores, (c+1)*block_dim/cores); blocks
  * never write overlapping bytes. */
 typedef enum om_task_kind {
+  OM_TASK_NONE = 0, /* not a kind: the compiler's "no task" (ir/ops.def) */
+
   /* TRANSDATA (vector unit): copy with layout and dtype conversion.
    *   tensors: [0] src, [1] dst.  params: none.
    *   src and dst have the same logical element count. If both are ND it is
@@ -487,6 +489,7 @@ typedef enum om_task_kind {
    *   inputs outside a group) are written as zero. Block unit: output
    *   channel rows padded to blocks of 16, ceil(Cout / 16) * 16. */
   OM_TASK_WPACK = 20,
+  OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
 /* OM_TASK_CONV2D params[16]. */

@@ -16,8 +16,9 @@
 #include "ir/ir_vprog.h"
 
 const ir_op_info ir_ops[IR_OP_COUNT] = {
-#define OP(e, name, min_in, max_in, min_out, max_out, fusion, fp16, unit)                                    \
-  {name, min_in, max_in, min_out, max_out, fusion, fp16, unit},
+#define OP(e, name, min_in, max_in, min_out, max_out, fusion, fp16, unit, lay, task)                         \
+  {name,           min_in,         max_in,       min_out,       max_out, IR_FUSE_##fusion,                   \
+   IR_FP16_##fp16, IR_UNIT_##unit, IR_LAY_##lay, OM_TASK_##task},
 #include "ops.def"
 #undef OP
 };

@@ -22,16 +22,18 @@
 #include <stdio.h>
 
 #include "common/arena.h"
+#include "common/om_format.h"
 #include "common/status.h"
 #include "common/types.h"
 
 typedef enum ir_op {
-#define OP(e, name, min_in, max_in, min_out, max_out, fusion, fp16, unit) IR_OP_##e,
+#define OP(e, name, min_in, max_in, min_out, max_out, fusion, fp16, unit, lay, task) IR_OP_##e,
 #include "ops.def"
 #undef OP
   IR_OP_COUNT
 } ir_op;
 
+/* The columns of ops.def (its header says what each value means). */
 typedef enum ir_fusion {
   IR_FUSE_ELEMWISE,
   IR_FUSE_BROADCAST,
@@ -41,6 +43,25 @@ typedef enum ir_fusion {
 } ir_fusion;
 typedef enum ir_fp16 { IR_FP16_ALWAYS, IR_FP16_FOLLOW, IR_FP16_NEVER } ir_fp16;
 typedef enum ir_unit { IR_UNIT_CUBE, IR_UNIT_VECTOR, IR_UNIT_NONE } ir_unit;
+typedef enum ir_lay {
+  IR_LAY_NONE, /* unit NONE: folds at compile time */
+  IR_LAY_VECTORIZED,
+  IR_LAY_FOLDED,
+  IR_LAY_KEEP,
+  IR_LAY_CONV,
+  IR_LAY_POOL,
+  IR_LAY_RESIZE,
+  IR_LAY_VECPROG,
+  IR_LAY_MATMUL,
+  IR_LAY_CONCAT,
+  IR_LAY_ND_FLOAT,
+  IR_LAY_REDUCE,
+  IR_LAY_VIEW,
+  IR_LAY_GATHER,
+  IR_LAY_INDEX,
+  IR_LAY_COPY,
+  IR_LAY_COUNT
+} ir_lay;
 
 typedef struct ir_op_info {
   const char *name; /* the ONNX op_type */
@@ -48,6 +69,8 @@ typedef struct ir_op_info {
   ir_fusion fusion;
   ir_fp16 fp16;
   ir_unit unit;
+  ir_lay lay;
+  om_task_kind task; /* OM_TASK_NONE: no task */
 } ir_op_info;
 
 extern const ir_op_info ir_ops[IR_OP_COUNT];

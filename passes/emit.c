@@ -10,41 +10,45 @@
  * Leaves true: one om_tensor per value some task or the model I/O uses,
  * tasks in node order, each named after its node.
  *
- * Node -> task:
- *   Conv                 CONV2D (FRACTAL_Z weights; algorithm 0 or 2;
- *                        FRACTAL_Z_G with params[17] = groups) or DWCONV
- *                        (NC1HWC0 weights); an epilogue program (attrs
- *                        epi_prog..., ir/epilogue_ir.h) goes to VPROGS like
- *                        a VectorProgram's, params[21] = 1, [22] its offset,
- *                        its extra inputs in tensor slots 5..
- *   MaxPool, AveragePool POOL; GlobalAveragePool/GlobalMaxPool: POOL with the
- *                        whole H x W as the window; on ND (other ranks,
- *                        dilations, LpPool, GlobalLpPool, i8/u8): POOL_ND
- *   Resize               RESIZE with the layout pass's tables
- *   Gemm, MatMul         MATMUL (what lower_gemm left: run-time or batched B, ...)
- *   VectorProgram        VPROG: its program (ir/ir_vprog.h decodes the node's
- *                        attributes into om_vinstr records) goes to the VPROGS
- *                        partition (identical programs stored once); tensors
- *                        are its inputs, then its outputs
- *   Concat               one COPY_SLICE per input, at increasing offsets;
+ * Node -> task: ops.def's task column names the node's task kind, and
+ * emit_rules below holds one rule per kind (the op's row picks it):
+ *   CONV2D               Conv: CONV2D (FRACTAL_Z weights; algorithm 0 or 2;
+ *                        FRACTAL_Z_G with groups) or DWCONV (NC1HWC0
+ *                        weights); an epilogue program (attrs epi_prog...,
+ *                        ir/epilogue_ir.h) goes to VPROGS like a
+ *                        VectorProgram's, its extra inputs in the slots
+ *                        after x_scale's
+ *   POOL, POOL_ND        MaxPool, AveragePool: POOL; GlobalAveragePool/
+ *                        GlobalMaxPool: POOL with the whole H x W as the
+ *                        window; on ND (other ranks, dilations, LpPool,
+ *                        GlobalLpPool, i8/u8): POOL_ND
+ *   RESIZE               Resize with the layout pass's tables
+ *   MATMUL               Gemm, MatMul (what lower_gemm left: run-time or
+ *                        batched B, ...)
+ *   VPROG                VectorProgram: its program (ir/ir_vprog.h decodes
+ *                        the node's attributes into om_vinstr records) goes
+ *                        to the VPROGS partition (identical programs stored
+ *                        once); tensors are its inputs, then its outputs
+ *   COPY_SLICE           Concat: one per input, at increasing offsets;
  *                        nothing when memplan placed the inputs in the
  *                        output's buffer (alias=1)
- *   Softmax              SOFTMAX
- *   Reduce               REDUCE (mode as om_reduce_op, axes as a bit mask)
- *   Gather, GatherElements  GATHER (what did not fold to a constant)
- *   Pad                  PAD (the constant as bytes of y's dtype)
- *   TopK, ScatterElements/ND, TensorScatter, CumSum/CumProd, OneHot,
- *                        GatherND: TOPK, SCATTER, CUMSUM, ONEHOT, GATHER mode 2
- *   Transpose, Slice, Expand, Tile, DepthToSpace, SpaceToDepth: STRIDED_COPY
- *                        with the node's view (ir/view.h); Split: one per
- *                        non-empty output
- *   TransData            TRANSDATA; WPACK when it packs conv weights
- *                        (passes/conv_weights.h)
- *   Reshape, Flatten, Squeeze, Unsqueeze, Identity: nothing when memplan
+ *   SOFTMAX, REDUCE      Softmax; Reduce (mode as om_reduce_op, axes as a
+ *                        bit mask)
+ *   GATHER               Gather, GatherElements (what did not fold to a
+ *                        constant), GatherND (mode 2)
+ *   PAD                  Pad (the constant as bytes of y's dtype)
+ *   TOPK, SCATTER, CUMSUM, ONEHOT  TopK; ScatterElements/ND, TensorScatter;
+ *                        CumSum/CumProd; OneHot
+ *   STRIDED_COPY         Transpose, Slice, Expand, Tile, DepthToSpace,
+ *                        SpaceToDepth: the node's view (ir/view.h); Split:
+ *                        one per non-empty output
+ *   TRANSDATA            TransData: TRANSDATA, or WPACK when it packs conv
+ *                        weights (conv_weights.h); Reshape, Flatten,
+ *                        Squeeze, Unsqueeze, Identity: nothing when memplan
  *                        aliased them (alias=1), else a TRANSDATA ND copy
  *                        (floats) or a flat STRIDED_COPY (other dtypes)
- * Anything else is ST_ERR_UNSUPPORTED naming the node (the layout pass
- * normally rejects it first).
+ * A node whose row names no task is ST_ERR_UNSUPPORTED naming the node (the
+ * layout pass rejects it first).
  */
 #include <math.h>
 #include <string.h>
@@ -370,38 +374,60 @@ static status emit_pad(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_PAD, 2, tv, 11, p);
 }
 
-/* TopK, Scatter*, CumSum/CumProd, OneHot, GatherND: TOPK, SCATTER, CUMSUM,
- * ONEHOT and GATHER mode 2, params from the attributes shape inference
- * normalised (axes >= 0; k and depth in int32 range). */
-static status emit_index(emit_state *s, ir_node *n) {
-  int32_t p[4] = {(int32_t)ir_attr_int(n, "axis", 0)};
-  ir_value *tv[4] = {n->in[0], n->nin > 1 ? n->in[1] : NULL, n->nin > 2 ? n->in[2] : NULL, n->out[0]};
-  switch (n->op) {
-  case IR_OP_TOPK:
-    p[1] = (int32_t)ir_attr_int(n, "k", 0), p[2] = (int32_t)ir_attr_int(n, "largest", 1);
-    p[3] = (int32_t)ir_attr_int(n, "sorted", 1), tv[1] = n->out[0], tv[2] = n->out[1];
-    return add_task(s, n, OM_TASK_TOPK, 3, tv, 4, p);
-  case IR_OP_SCATTERELEMENTS:
-  case IR_OP_SCATTERND:
-    p[1] = n->op == IR_OP_SCATTERND ? 0 : p[0], p[0] = n->op == IR_OP_SCATTERND;
-    p[2] = ir_scatter_reduction(n);
-    return add_task(s, n, OM_TASK_SCATTER, 4, tv, 3, p);
-  case IR_OP_TENSORSCATTER: /* past, write indices (or none), update, y */
-    p[1] = p[0], p[0] = 2, p[3] = !strcmp(ir_attr_string(n, "mode", "linear"), "circular");
-    tv[1] = n->nin > 2 ? n->in[2] : NULL, tv[2] = n->in[1];
+/* TOPK, SCATTER, CUMSUM, ONEHOT and GATHER take their params from the
+ * attributes shape inference normalised (axes >= 0; k and depth in int32
+ * range). */
+static status emit_topk(emit_state *s, ir_node *n) {
+  int32_t p[4] = {(int32_t)ir_attr_int(n, "axis", 0), (int32_t)ir_attr_int(n, "k", 0),
+                  (int32_t)ir_attr_int(n, "largest", 1), (int32_t)ir_attr_int(n, "sorted", 1)};
+  ir_value *tv[3] = {n->in[0], n->out[0], n->out[1]};
+  return add_task(s, n, OM_TASK_TOPK, 3, tv, 4, p);
+}
+
+/* ScatterElements (mode 0), ScatterND (mode 1), TensorScatter (mode 2: past,
+ * write indices or none, update, y). */
+static status emit_scatter(emit_state *s, ir_node *n) {
+  int32_t axis = (int32_t)ir_attr_int(n, "axis", 0), p[4] = {0};
+  if (n->op == IR_OP_TENSORSCATTER) {
+    p[0] = 2, p[1] = axis, p[3] = !strcmp(ir_attr_string(n, "mode", "linear"), "circular");
+    ir_value *tv[4] = {n->in[0], n->nin > 2 ? n->in[2] : NULL, n->in[1], n->out[0]};
     return add_task(s, n, OM_TASK_SCATTER, 4, tv, 4, p);
-  case IR_OP_CUMSUM:
-  case IR_OP_CUMPROD:
-    p[1] = (int32_t)ir_attr_int(n, "exclusive", 0), p[2] = (int32_t)ir_attr_int(n, "reverse", 0);
-    p[3] = n->op == IR_OP_CUMPROD, tv[1] = n->out[0];
-    return add_task(s, n, OM_TASK_CUMSUM, 2, tv, 4, p);
-  case IR_OP_ONEHOT:
-    p[1] = (int32_t)ir_attr_int(n, "depth", 0), tv[2] = n->out[0];
-    return add_task(s, n, OM_TASK_ONEHOT, 3, tv, 2, p);
-  default: /* GatherND */
-    p[0] = 2, p[1] = (int32_t)ir_attr_int(n, "batch_dims", 0), tv[2] = n->out[0];
-    return add_task(s, n, OM_TASK_GATHER, 3, tv, 2, p);
   }
+  ir_value *tv[4] = {n->in[0], n->in[1], n->in[2], n->out[0]};
+  p[0] = n->op == IR_OP_SCATTERND, p[1] = n->op == IR_OP_SCATTERND ? 0 : axis, p[2] = ir_scatter_reduction(n);
+  return add_task(s, n, OM_TASK_SCATTER, 4, tv, 3, p);
+}
+
+/* CumSum (op 0) and CumProd (op 1). */
+static status emit_cumsum(emit_state *s, ir_node *n) {
+  int32_t p[4] = {(int32_t)ir_attr_int(n, "axis", 0), (int32_t)ir_attr_int(n, "exclusive", 0),
+                  (int32_t)ir_attr_int(n, "reverse", 0), n->op == IR_OP_CUMPROD};
+  ir_value *tv[2] = {n->in[0], n->out[0]};
+  return add_task(s, n, OM_TASK_CUMSUM, 2, tv, 4, p);
+}
+
+static status emit_onehot(emit_state *s, ir_node *n) {
+  int32_t p[2] = {(int32_t)ir_attr_int(n, "axis", 0), (int32_t)ir_attr_int(n, "depth", 0)};
+  ir_value *tv[3] = {n->in[0], n->in[1], n->out[0]};
+  return add_task(s, n, OM_TASK_ONEHOT, 3, tv, 2, p);
+}
+
+/* Gather (mode 0), GatherElements (mode 1) with the axis made >= 0, and
+ * GatherND (mode 2) with its batch_dims. */
+static status emit_gather(emit_state *s, ir_node *n) {
+  int64_t axis = ir_attr_int(n, "axis", 0);
+  if (axis < 0) axis += n->in[0]->rank;
+  int32_t p[2] = {n->op == IR_OP_GATHERELEMENTS, (int32_t)axis};
+  if (n->op == IR_OP_GATHERND) p[0] = 2, p[1] = (int32_t)ir_attr_int(n, "batch_dims", 0);
+  ir_value *tv[3] = {n->in[0], n->in[1], n->out[0]};
+  return add_task(s, n, OM_TASK_GATHER, 3, tv, 2, p);
+}
+
+static status emit_softmax(emit_state *s, ir_node *n) {
+  int32_t p[3] = {(int32_t)ir_attr_int(n, "axis", 0), (int32_t)ir_attr_int(n, "coerce_2d", 0),
+                  (int32_t)ir_attr_int(n, "log", 0)};
+  ir_value *tv[2] = {n->in[0], n->out[0]};
+  return add_task(s, n, OM_TASK_SOFTMAX, 2, tv, 3, p);
 }
 
 /* RESIZE: the tables the layout pass attached (in[1] idx, in[2] w unless
@@ -457,65 +483,41 @@ static int outputs_empty(const ir_node *n) {
   return 1;
 }
 
+/* TRANSDATA: nothing for a Reshape-family node memplan made an alias
+ * (alias=1), WPACK for conv weights computed at run time, else a copy. */
+static status emit_transdata(emit_state *s, ir_node *n) {
+  if (ir_attr_int(n, "alias", 0)) return ST_OK;
+  if (convw_is_pack(n)) {
+    ir_value *tv[2] = {n->in[0], n->out[0]};
+    return add_task(s, n, OM_TASK_WPACK, 2, tv, 0, NULL);
+  }
+  return emit_copy(s, n);
+}
+
+/* One rule per task kind: ops.def's task column picks it. */
+typedef status (*emit_rule)(emit_state *s, ir_node *n);
+static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
+    [OM_TASK_TRANSDATA] = emit_transdata, [OM_TASK_CONV2D] = emit_conv,
+    [OM_TASK_POOL] = emit_pool,           [OM_TASK_COPY_SLICE] = emit_concat,
+    [OM_TASK_SOFTMAX] = emit_softmax,     [OM_TASK_VPROG] = emit_vprog,
+    [OM_TASK_REDUCE] = emit_reduce,       [OM_TASK_STRIDED_COPY] = emit_view,
+    [OM_TASK_GATHER] = emit_gather,       [OM_TASK_PAD] = emit_pad,
+    [OM_TASK_MATMUL] = emit_matmul,       [OM_TASK_RESIZE] = emit_resize,
+    [OM_TASK_POOL_ND] = emit_pool_nd,     [OM_TASK_TOPK] = emit_topk,
+    [OM_TASK_SCATTER] = emit_scatter,     [OM_TASK_CUMSUM] = emit_cumsum,
+    [OM_TASK_ONEHOT] = emit_onehot,
+};
+
+int pass_emit_has_rule(om_task_kind kind) {
+  return kind > 0 && kind < OM_TASK_KIND_COUNT && emit_rules[kind];
+}
+
 static status emit_node(emit_state *s, ir_node *n) {
   if (outputs_empty(n)) return ST_OK;
-  switch (n->op) {
-  case IR_OP_CONV: return emit_conv(s, n);
-  case IR_OP_MAXPOOL:
-  case IR_OP_AVGPOOL:
-  case IR_OP_GLOBALAVGPOOL:
-  case IR_OP_GLOBALMAXPOOL:
-  case IR_OP_LPPOOL:
-  case IR_OP_GLOBALLPPOOL: return emit_pool(s, n);
-  case IR_OP_RESIZE: return emit_resize(s, n);
-  case IR_OP_VECPROG: return emit_vprog(s, n);
-  case IR_OP_GEMM:
-  case IR_OP_MATMUL: return emit_matmul(s, n);
-  case IR_OP_CONCAT: return emit_concat(s, n);
-  case IR_OP_SOFTMAX: {
-    int32_t p[3] = {(int32_t)ir_attr_int(n, "axis", 0), (int32_t)ir_attr_int(n, "coerce_2d", 0),
-                    (int32_t)ir_attr_int(n, "log", 0)};
-    ir_value *tv[2] = {n->in[0], n->out[0]};
-    return add_task(s, n, OM_TASK_SOFTMAX, 2, tv, 3, p);
-  }
-  case IR_OP_REDUCE: return emit_reduce(s, n);
-  case IR_OP_PAD: return emit_pad(s, n);
-  case IR_OP_GATHER:
-  case IR_OP_GATHERELEMENTS: {
-    int64_t axis = ir_attr_int(n, "axis", 0);
-    if (axis < 0) axis += n->in[0]->rank;
-    int32_t p[2] = {n->op == IR_OP_GATHERELEMENTS, (int32_t)axis};
-    ir_value *tv[3] = {n->in[0], n->in[1], n->out[0]};
-    return add_task(s, n, OM_TASK_GATHER, 3, tv, 2, p);
-  }
-  case IR_OP_TOPK:
-  case IR_OP_SCATTERELEMENTS:
-  case IR_OP_SCATTERND:
-  case IR_OP_TENSORSCATTER:
-  case IR_OP_CUMSUM:
-  case IR_OP_CUMPROD:
-  case IR_OP_ONEHOT:
-  case IR_OP_GATHERND: return emit_index(s, n);
-  case IR_OP_TRANSPOSE:
-  case IR_OP_SLICE:
-  case IR_OP_EXPAND:
-  case IR_OP_TILE:
-  case IR_OP_DEPTHTOSPACE:
-  case IR_OP_SPACETODEPTH:
-  case IR_OP_SPLIT: return emit_view(s, n);
-  case IR_OP_RESHAPE:
-  case IR_OP_FLATTEN:
-  case IR_OP_SQUEEZE:
-  case IR_OP_UNSQUEEZE:
-  case IR_OP_IDENTITY: return ir_attr_int(n, "alias", 0) ? ST_OK : emit_copy(s, n);
-  case IR_OP_TRANSDATA:
-    if (convw_is_pack(n)) { /* conv weights computed at run time */
-      ir_value *tv[2] = {n->in[0], n->out[0]};
-      return add_task(s, n, OM_TASK_WPACK, 2, tv, 0, NULL);
-    }
-    return emit_copy(s, n);
-  default: return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "no task kind for this op");
-  }
+  om_task_kind kind = ir_ops[n->op].task;
+  if (!pass_emit_has_rule(kind))
+    return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "no task kind for this op");
+  return emit_rules[kind](s, n);
 }
 
 static status emit_all(emit_state *s, arena *a) {

@@ -12,19 +12,22 @@
  * (common/om_format.h) reads; graph inputs and outputs are ND in the user's
  * dtype; g->nodes is topologically sorted; unused constants are compacted.
  *
- * Each node works in one of two domains:
- *   NC1HWC0  Conv (x, residual, y), undilated 2-D MaxPool/AveragePool/
- *            GlobalMaxPool/GlobalAveragePool on floats (other pools are ND:
- *            POOL_ND), and
- *            Concat along axis 1 when one of its non-constant inputs already
- *            is NC1HWC0 (it follows the convs); vector programs, see below.
- *   ND       everything else: Gemm/MatMul (the MATMUL task), Flatten/Reshape/Squeeze/Unsqueeze/Identity
- *            (emitted as ND copies or aliases, which also cast f16<->f32, so
- *            they accept either float dtype), Softmax, Reduce (also on
- *            the integer and bool dtypes its modes take), the strided views
- *            (Transpose, Slice, Split, Expand, Tile, DepthToSpace, SpaceToDepth:
- *            any dtype), Pad (any dtype), Resize (nearest on any dtype;
- *            its tap tables become constant inputs), graph I/O.
+ * Each node's rule is its row's lay column (ops.def; lay_rules below),
+ * which puts it in one of two domains:
+ *   NC1HWC0  CONV (x, residual, y), POOL for undilated 2-D MaxPool/
+ *            AveragePool/GlobalMaxPool/GlobalAveragePool on floats (other
+ *            pools are ND: POOL_ND), CONCAT along axis 1 when one of its
+ *            non-constant inputs already is NC1HWC0 (it follows the convs);
+ *            VECPROG, see below.
+ *   ND       everything else: MATMUL (Gemm/MatMul), COPY (Flatten/Reshape/
+ *            Squeeze/Unsqueeze/Identity, emitted as ND copies or aliases,
+ *            which also cast f16<->f32, so they accept either float dtype),
+ *            ND_FLOAT (Softmax), REDUCE (also on the integer and bool dtypes
+ *            its modes take), VIEW (the strided views Transpose, Slice,
+ *            Split, Expand, Tile, DepthToSpace, SpaceToDepth, and Pad: any
+ *            dtype), GATHER and INDEX (indices as they are), RESIZE (nearest
+ *            on any dtype; its tap tables become constant inputs), graph I/O.
+ * The rules VECTORIZED, FOLDED and NONE refuse what should be gone by now.
  * A VectorProgram converts dtypes itself (precision reconciled it with its
  * tensors), so only its layouts are set here, all operands one layout:
  * NC1HWC0 when its outputs are rank 4, every tensor it touches is f16/f32, a
@@ -444,7 +447,8 @@ static status expand_channels(lay_state *s, ir_node *n, int slot) {
   return ST_OK;
 }
 
-static status layout_vecprog(lay_state *s, ir_node *n) {
+static status layout_vecprog(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
   const ir_value *y = n->out[0];
   int fits = y->rank == 4, any_5hd = 0;
   for (int j = 0; j < n->nin + n->nout; j++) {
@@ -581,84 +585,105 @@ static status layout_index(lay_state *s, ir_node *n, int cdt) {
   return ST_OK;
 }
 
-static status layout_node(lay_state *s, ir_node *n) {
-  int cdt = precision_node_dtype(n, s->precision);
-  switch (n->op) {
-  case IR_OP_BATCHNORM:
-    return unsupported(s, n, "BatchNormalization is only supported folded into a preceding Conv");
-  case IR_OP_GATHER:
-  case IR_OP_GATHERELEMENTS: return layout_gather(s, n, cdt);
-  case IR_OP_TOPK:
-  case IR_OP_SCATTERELEMENTS:
-  case IR_OP_SCATTERND:
-  case IR_OP_TENSORSCATTER:
-  case IR_OP_CUMSUM:
-  case IR_OP_CUMPROD:
-  case IR_OP_GATHERND:
-  case IR_OP_ONEHOT: return layout_index(s, n, cdt);
-  case IR_OP_SHAPE:
-  case IR_OP_SIZE:
-  case IR_OP_CONSTANTOFSHAPE:
-  case IR_OP_RANGE:
-    return unsupported(s, n, "shape arithmetic must fold to constants (are the input shapes static?)");
-  case IR_OP_FLATTEN:
-  case IR_OP_RESHAPE:
-  case IR_OP_SQUEEZE:
-  case IR_OP_UNSQUEEZE:
-  case IR_OP_IDENTITY:
-    if (!precision_is_float(n->in[0]->dtype)) { /* integer and bool copies: any dtype the vector unit moves */
-      int xt = n->in[0]->dtype;
-      if (!dtype_size(xt) || (int)n->out[0]->dtype != xt) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "value '%s' has dtype %s, which the vector unit does not move",
-                 n->in[0]->name, dtype_name(xt) ? dtype_name(xt) : "?");
-        return unsupported(s, n, msg);
-      }
-      return layout_nd_copy(s, n);
-    }
-    break;
-  case IR_OP_TRANSDATA: return ST_OK;
-  case IR_OP_MAXPOOL:
-  case IR_OP_AVGPOOL:
-  case IR_OP_GLOBALAVGPOOL:
-  case IR_OP_GLOBALMAXPOOL:
-  case IR_OP_LPPOOL:
-  case IR_OP_GLOBALLPPOOL: return layout_pool(s, n, cdt);
-  case IR_OP_RESIZE: return layout_resize(s, n, cdt);
-  case IR_OP_VECPROG: return layout_vecprog(s, n);
-  case IR_OP_REDUCE: return layout_reduce(s, n, cdt);
-  case IR_OP_TRANSPOSE:
-  case IR_OP_SLICE:
-  case IR_OP_EXPAND:
-  case IR_OP_TILE:
-  case IR_OP_DEPTHTOSPACE:
-  case IR_OP_SPACETODEPTH:
-  case IR_OP_SPLIT:
-  case IR_OP_PAD: return layout_view(s, n, cdt);
-  default: break;
-  }
+/* Floats only: every input (a Reshape's shape aside) and the output. */
+static status check_floats(lay_state *s, const ir_node *n) {
   for (int j = 0; j < n->nin; j++) {
     if (!n->in[j] || (n->op == IR_OP_RESHAPE && j == 1)) continue;
     status st = check_float(s, n, n->in[j]);
     if (st != ST_OK) return st;
   }
-  status st = check_float(s, n, n->out[0]);
-  if (st != ST_OK) return st;
-  switch (n->op) {
-  case IR_OP_CONV: return layout_conv(s, n, cdt);
-  case IR_OP_CONCAT: return layout_concat(s, n, cdt);
-  case IR_OP_SOFTMAX:
-    st = ensure_input(s, n, 0, LAYOUT_ND, cdt, NULL);
-    return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, cdt);
-  case IR_OP_GEMM:
-  case IR_OP_MATMUL: return layout_matmul(s, n, cdt);
-  case IR_OP_FLATTEN:
-  case IR_OP_RESHAPE:
-  case IR_OP_SQUEEZE:
-  case IR_OP_UNSQUEEZE:
-  case IR_OP_IDENTITY: return layout_nd_copy(s, n);
-  default: return unsupported(s, n, "op not supported by the backend");
+  return check_float(s, n, n->out[0]);
+}
+
+/* Softmax: ND, in the node's dtype. */
+static status layout_nd_float(lay_state *s, ir_node *n, int cdt) {
+  status st = check_floats(s, n);
+  if (st == ST_OK) st = ensure_input(s, n, 0, LAYOUT_ND, cdt, NULL);
+  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, cdt);
+}
+
+/* The Reshape family: floats as ND copies that may also cast; integer and
+ * bool copies of any dtype the vector unit moves, as they are. */
+static status layout_copy(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  int xt = n->in[0]->dtype;
+  if (precision_is_float(xt)) {
+    status st = check_floats(s, n);
+    return st != ST_OK ? st : layout_nd_copy(s, n);
   }
+  if (!dtype_size(xt) || (int)n->out[0]->dtype != xt) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "value '%s' has dtype %s, which the vector unit does not move", n->in[0]->name,
+             dtype_name(xt) ? dtype_name(xt) : "?");
+    return unsupported(s, n, msg);
+  }
+  return layout_nd_copy(s, n);
+}
+
+/* TransData nodes are the pass's own (or a WPACK's): already laid out. */
+static status layout_keep(lay_state *s, ir_node *n, int cdt) {
+  (void)s, (void)n, (void)cdt;
+  return ST_OK;
+}
+
+/* The ops that must be gone before layout (ops.def's lay NONE, FOLDED and
+ * VECTORIZED). */
+static status refuse_unfolded(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  return unsupported(s, n, "shape arithmetic must fold to constants (are the input shapes static?)");
+}
+
+static status refuse_folded(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  return unsupported(s, n, "only supported folded into a preceding Conv");
+}
+
+static status refuse_vectorized(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  status st = check_floats(s, n);
+  return st != ST_OK ? st : unsupported(s, n, "op not supported by the backend");
+}
+
+static status layout_conv_checked(lay_state *s, ir_node *n, int cdt) {
+  status st = check_floats(s, n);
+  return st != ST_OK ? st : layout_conv(s, n, cdt);
+}
+
+static status layout_concat_checked(lay_state *s, ir_node *n, int cdt) {
+  status st = check_floats(s, n);
+  return st != ST_OK ? st : layout_concat(s, n, cdt);
+}
+
+static status layout_matmul_checked(lay_state *s, ir_node *n, int cdt) {
+  status st = check_floats(s, n);
+  return st != ST_OK ? st : layout_matmul(s, n, cdt);
+}
+
+/* One rule per ops.def lay value. */
+typedef status (*lay_rule)(lay_state *s, ir_node *n, int cdt);
+static const lay_rule lay_rules[IR_LAY_COUNT] = {
+    [IR_LAY_NONE] = refuse_unfolded,
+    [IR_LAY_VECTORIZED] = refuse_vectorized,
+    [IR_LAY_FOLDED] = refuse_folded,
+    [IR_LAY_KEEP] = layout_keep,
+    [IR_LAY_CONV] = layout_conv_checked,
+    [IR_LAY_POOL] = layout_pool,
+    [IR_LAY_RESIZE] = layout_resize,
+    [IR_LAY_VECPROG] = layout_vecprog,
+    [IR_LAY_MATMUL] = layout_matmul_checked,
+    [IR_LAY_CONCAT] = layout_concat_checked,
+    [IR_LAY_ND_FLOAT] = layout_nd_float,
+    [IR_LAY_REDUCE] = layout_reduce,
+    [IR_LAY_VIEW] = layout_view,
+    [IR_LAY_GATHER] = layout_gather,
+    [IR_LAY_INDEX] = layout_index,
+    [IR_LAY_COPY] = layout_copy,
+};
+
+int pass_layout_has_rule(ir_lay lay) { return lay >= 0 && lay < IR_LAY_COUNT && lay_rules[lay] != NULL; }
+
+static status layout_node(lay_state *s, ir_node *n) {
+  return lay_rules[ir_ops[n->op].lay](s, n, precision_node_dtype(n, s->precision));
 }
 
 /* A graph output that folded to a constant gets a task that writes it: the

@@ -108,6 +108,13 @@ status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_constfold_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d);
 status pass_shape_infer_import(ir_graph *g, ir_node *n, int64_t fold_max_bytes, diag *d);
 
+/* Whether the lowering passes have a rule for an ops.def lay value (layout)
+ * or task kind (tiling, emit): the op table's completeness check
+ * (tests/unit/test_lowering.c walks every op). */
+int pass_layout_has_rule(ir_lay lay);
+int pass_tiling_has_rule(om_task_kind kind);
+int pass_emit_has_rule(om_task_kind kind);
+
 /* Looks a pass up by name (pass_golden tests); NULL when unknown. */
 const pass *pass_find(const char *name);
 

@@ -46,6 +46,9 @@
  * counting 4x4 tiles): winograd.c decides and tiles them. On by default;
  * atc --op_select_implmode=high_precision turns it off.
  *
+ * The rule is the node's task kind (ops.def's task column): block_rules
+ * set the cube kinds' tiles (and VPROG's blocks) themselves, unit_rules
+ * count what a vector kind's blocks split.
  * Vector tasks: block_dim = min(units, ai_cores, ceil(elements / 4096)) where
  * units is what the kind's rule splits (TRANSDATA: the outer physical rows of
  * dst, N*C1*H or N*C*H, or its elements when the layout stays; POOL/DWCONV:
@@ -177,102 +180,176 @@ static status tile_matmul(const pass_ctx *ctx, const ir_node *n, conv_tiles *out
   return ST_OK;
 }
 
-static status tile_node(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+/* --- one rule per task kind (ops.def's task column) ------------------------
+ *
+ * A block rule sets the node's block_dim (and a cube kind's tiles) itself.
+ * A units rule returns the units its kind's blocks split (om_format.h) and
+ * sets *elems to the elements the task touches (preset to y's physical
+ * elements), from which vector_blocks takes block_dim. */
+typedef status (*block_rule)(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d);
+typedef uint64_t (*units_rule)(const ir_node *n, uint64_t *elems);
+
+static status set_tiles(ir_graph *g, ir_node *n, const conv_tiles *t, diag *d) {
+  status st = set_attr(g, n, "tile_m", (int64_t)t->m, d);
+  if (st == ST_OK) st = set_attr(g, n, "tile_n", (int64_t)t->n, d);
+  if (st == ST_OK) st = set_attr(g, n, "tile_k", (int64_t)t->k, d);
+  return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)t->blocks, d);
+}
+
+/* Depthwise Convs (NC1HWC0 weights) are DWCONV tasks: N*C1 planes. */
+static uint64_t units_dwconv(const ir_node *n, uint64_t *elems) {
   const ir_value *y = n->out[0];
-  uint64_t units, elems = phys_elems(y);
-  switch (n->op) {
-  case IR_OP_CONV: {
-    if (n->in[1]->layout == LAYOUT_NC1HWC0) { /* depthwise: N*C1 */
-      units = (uint64_t)y->dims[0] * ceil_div((uint64_t)y->dims[1], C0);
-      break;
-    }
-    int wino = 0;
-    status st = wino_tile_conv(g, ctx, n, &wino, d);
-    if (st != ST_OK || wino) return st;
-    conv_tiles t;
-    st = tile_conv(ctx, n, &t, d);
-    if (st == ST_OK) st = set_attr(g, n, "tile_m", (int64_t)t.m, d);
-    if (st == ST_OK) st = set_attr(g, n, "tile_n", (int64_t)t.n, d);
-    if (st == ST_OK) st = set_attr(g, n, "tile_k", (int64_t)t.k, d);
-    return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)t.blocks, d);
+  (void)elems;
+  return (uint64_t)y->dims[0] * ceil_div((uint64_t)y->dims[1], C0);
+}
+
+static status rule_conv2d(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+  if (n->in[1]->layout == LAYOUT_NC1HWC0) {
+    uint64_t elems = phys_elems(n->out[0]), units = units_dwconv(n, &elems);
+    return set_attr(g, n, "block_dim", (int64_t)vector_blocks(ctx, units, elems), d);
   }
-  case IR_OP_GEMM:
-  case IR_OP_MATMUL: {
-    conv_tiles t;
-    status st = tile_matmul(ctx, n, &t, d);
-    if (st == ST_OK) st = set_attr(g, n, "tile_m", (int64_t)t.m, d);
-    if (st == ST_OK) st = set_attr(g, n, "tile_n", (int64_t)t.n, d);
-    if (st == ST_OK) st = set_attr(g, n, "tile_k", (int64_t)t.k, d);
-    return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)t.blocks, d);
-  }
-  case IR_OP_MAXPOOL:
-  case IR_OP_AVGPOOL:
-  case IR_OP_GLOBALAVGPOOL:
-  case IR_OP_GLOBALMAXPOOL:
-  case IR_OP_LPPOOL:
-  case IR_OP_GLOBALLPPOOL:
-    if (n->in[0]->layout == LAYOUT_ND) { /* POOL_ND: y elements */
-      units = elems;
-      elems = phys_elems(n->in[0]) > elems ? phys_elems(n->in[0]) : elems;
-      break;
-    }
-    units = (uint64_t)y->dims[0] * ceil_div((uint64_t)y->dims[1], C0);
-    elems = phys_elems(n->in[0]);
-    break;
-  case IR_OP_RESIZE: /* y rows */
-    units = y->rank > 0 && y->dims[y->rank - 1] > 0 ? elems / (uint64_t)y->dims[y->rank - 1] : 1;
-    break;
-  case IR_OP_VECPROG: {
-    uint64_t bd = min_u64(ceil_div(elems, VPROG_TILE_ELEMS), 4 * (uint64_t)ctx->soc->ai_cores);
-    bd = min_u64(min_u64(bd, ceil_div(elems, MIN_BLOCK_ELEMS)), MAX_BLOCKS);
-    return set_attr(g, n, "block_dim", (int64_t)(bd ? bd : 1), d);
-  }
-  case IR_OP_CONCAT: {
-    int64_t axis = ir_attr_int(n, "axis", 0);
-    if (axis < 0) axis += y->rank;
-    units = 1;
-    for (int i = 0; i < axis; i++)
-      units *= (uint64_t)y->dims[i];
-    break;
-  }
-  case IR_OP_SPLIT: /* one task per output, each split into the same blocks */
-    units = elems;
-    for (int k = 1; k < n->nout; k++)
-      units = min_u64(units, phys_elems(n->out[k]));
-    break;
-  case IR_OP_TOPK: /* lines along the axis */
-  case IR_OP_CUMSUM:
-  case IR_OP_CUMPROD: {
-    int64_t axis = ir_attr_int(n, "axis", 0);
-    units = 1;
-    for (int i = 0; i < n->in[0]->rank; i++)
-      if (i != axis) units *= (uint64_t)n->in[0]->dims[i];
-    elems = phys_elems(n->in[0]);
-    break;
-  }
-  case IR_OP_REDUCE: /* y elements; the work is the input's */
-    units = elems;
-    elems = phys_elems(n->in[0]);
-    break;
-  case IR_OP_SOFTMAX: {
-    int64_t axis = ir_attr_int(n, "axis", 0);
-    units = 1;
-    for (int i = 0; i < axis && i < y->rank; i++)
-      units *= (uint64_t)y->dims[i];
-    break;
-  }
-  default:                  /* TransData and the ND copies (Reshape, Flatten, ..., Cast) */
-    if (convw_is_pack(n)) { /* WPACK: padded output channel rows */
-      units = convw_pack_units(n);
-    } else if (n->in[0]->layout == y->layout) {
-      units = elems;
-    } else {
-      uint64_t c = (uint64_t)y->dims[1];
-      if (y->layout == LAYOUT_NC1HWC0) c = ceil_div(c, C0);
-      units = (uint64_t)y->dims[0] * c * (uint64_t)y->dims[2];
-    }
-    break;
-  }
+  int wino = 0;
+  status st = wino_tile_conv(g, ctx, n, &wino, d);
+  if (st != ST_OK || wino) return st;
+  conv_tiles t;
+  st = tile_conv(ctx, n, &t, d);
+  return st != ST_OK ? st : set_tiles(g, n, &t, d);
+}
+
+static status rule_matmul(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+  conv_tiles t;
+  status st = tile_matmul(ctx, n, &t, d);
+  return st != ST_OK ? st : set_tiles(g, n, &t, d);
+}
+
+/* VPROG: 256-element tiles of the outputs' physical elements, a few blocks
+ * per core and never fewer than 4096 elements a block (the header). */
+static status rule_vprog(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+  uint64_t elems = phys_elems(n->out[0]);
+  uint64_t bd = min_u64(ceil_div(elems, VPROG_TILE_ELEMS), 4 * (uint64_t)ctx->soc->ai_cores);
+  bd = min_u64(min_u64(bd, ceil_div(elems, MIN_BLOCK_ELEMS)), MAX_BLOCKS);
+  return set_attr(g, n, "block_dim", (int64_t)(bd ? bd : 1), d);
+}
+
+/* POOL: N*C1 planes, the work counted on x; POOL_ND (a pool on ND
+ * tensors): y elements. */
+static uint64_t units_pool_nd(const ir_node *n, uint64_t *elems) {
+  uint64_t x = phys_elems(n->in[0]);
+  if (x > *elems) *elems = x;
+  return phys_elems(n->out[0]);
+}
+
+static uint64_t units_pool(const ir_node *n, uint64_t *elems) {
+  if (n->in[0]->layout == LAYOUT_ND) return units_pool_nd(n, elems);
+  *elems = phys_elems(n->in[0]);
+  return units_dwconv(n, elems);
+}
+
+/* RESIZE: y rows. */
+static uint64_t units_resize(const ir_node *n, uint64_t *elems) {
+  const ir_value *y = n->out[0];
+  return y->rank > 0 && y->dims[y->rank - 1] > 0 ? *elems / (uint64_t)y->dims[y->rank - 1] : 1;
+}
+
+/* COPY_SLICE (one per Concat input, each split the same): the dims before the axis. */
+static uint64_t units_copy_slice(const ir_node *n, uint64_t *elems) {
+  const ir_value *y = n->out[0];
+  int64_t axis = ir_attr_int(n, "axis", 0);
+  uint64_t units = 1;
+  (void)elems;
+  if (axis < 0) axis += y->rank;
+  for (int i = 0; i < axis; i++)
+    units *= (uint64_t)y->dims[i];
+  return units;
+}
+
+/* STRIDED_COPY, one per output (Split has several), each split into the
+ * same blocks: the smallest output's elements. */
+static uint64_t units_strided(const ir_node *n, uint64_t *elems) {
+  uint64_t units = *elems;
+  for (int k = 1; k < n->nout; k++)
+    units = min_u64(units, phys_elems(n->out[k]));
+  return units;
+}
+
+/* TOPK, CUMSUM: the lines along the axis, the work counted on x. */
+static uint64_t units_lines(const ir_node *n, uint64_t *elems) {
+  int64_t axis = ir_attr_int(n, "axis", 0);
+  uint64_t units = 1;
+  for (int i = 0; i < n->in[0]->rank; i++)
+    if (i != axis) units *= (uint64_t)n->in[0]->dims[i];
+  *elems = phys_elems(n->in[0]);
+  return units;
+}
+
+/* REDUCE: y elements, the work counted on x. */
+static uint64_t units_reduce(const ir_node *n, uint64_t *elems) {
+  *elems = phys_elems(n->in[0]);
+  return phys_elems(n->out[0]);
+}
+
+/* SOFTMAX: the rows before the axis. */
+static uint64_t units_softmax(const ir_node *n, uint64_t *elems) {
+  const ir_value *y = n->out[0];
+  int64_t axis = ir_attr_int(n, "axis", 0);
+  uint64_t units = 1;
+  (void)elems;
+  for (int i = 0; i < axis && i < y->rank; i++)
+    units *= (uint64_t)y->dims[i];
+  return units;
+}
+
+/* y elements: GATHER, PAD, SCATTER, ONEHOT. */
+static uint64_t units_elements(const ir_node *n, uint64_t *elems) {
+  (void)n;
+  return *elems;
+}
+
+/* TRANSDATA (and the Reshape family's copies): dst rows when the layout
+ * changes, elements when it stays; WPACK (packed conv weights): padded
+ * output channel rows. */
+static uint64_t units_transdata(const ir_node *n, uint64_t *elems) {
+  const ir_value *y = n->out[0];
+  if (convw_is_pack(n)) return convw_pack_units(n);
+  if (n->in[0]->layout == y->layout) return *elems;
+  uint64_t c = (uint64_t)y->dims[1];
+  if (y->layout == LAYOUT_NC1HWC0) c = ceil_div(c, C0);
+  return (uint64_t)y->dims[0] * c * (uint64_t)y->dims[2];
+}
+
+static const block_rule block_rules[OM_TASK_KIND_COUNT] = {
+    [OM_TASK_CONV2D] = rule_conv2d,
+    [OM_TASK_MATMUL] = rule_matmul,
+    [OM_TASK_VPROG] = rule_vprog,
+};
+
+static const units_rule unit_rules[OM_TASK_KIND_COUNT] = {
+    [OM_TASK_TRANSDATA] = units_transdata,
+    [OM_TASK_POOL] = units_pool,
+    [OM_TASK_POOL_ND] = units_pool_nd,
+    [OM_TASK_RESIZE] = units_resize,
+    [OM_TASK_COPY_SLICE] = units_copy_slice,
+    [OM_TASK_STRIDED_COPY] = units_strided,
+    [OM_TASK_TOPK] = units_lines,
+    [OM_TASK_CUMSUM] = units_lines,
+    [OM_TASK_REDUCE] = units_reduce,
+    [OM_TASK_SOFTMAX] = units_softmax,
+    [OM_TASK_GATHER] = units_elements,
+    [OM_TASK_PAD] = units_elements,
+    [OM_TASK_SCATTER] = units_elements,
+    [OM_TASK_ONEHOT] = units_elements,
+};
+
+int pass_tiling_has_rule(om_task_kind kind) {
+  return kind > 0 && kind < OM_TASK_KIND_COUNT && (block_rules[kind] || unit_rules[kind]);
+}
+
+static status tile_node(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+  om_task_kind kind = ir_ops[n->op].task;
+  if (!pass_tiling_has_rule(kind))
+    return ir_node_error(d, ST_ERR_INVALID, n, "no tiling rule for task kind %d (ops.def)", (int)kind);
+  if (block_rules[kind]) return block_rules[kind](g, ctx, n, d);
+  uint64_t elems = phys_elems(n->out[0]), units = unit_rules[kind](n, &elems);
   return set_attr(g, n, "block_dim", (int64_t)vector_blocks(ctx, units, elems), d);
 }
 

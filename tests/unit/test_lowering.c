@@ -348,7 +348,7 @@ static void check_rejections(void) {
       {"graph t opset 13\ninput %x : f32[1,4,2,2]\ninput %s : f32[4]\ninput %b : f32[4]\n"
        "input %m : f32[4]\ninput %v : f32[4]\n"
        "%y : f32[1,4,2,2] = BatchNormalization(%x, %s, %b, %m, %v) {epsilon=1e-05}  # bn\noutput %y\n",
-       "node 'bn' (BatchNormalization): BatchNormalization is only supported folded"},
+       "node 'bn' (BatchNormalization): only supported folded into a preceding Conv"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     ir_graph *g = parse(cases[i].ir);
@@ -365,7 +365,31 @@ static void check_rejections(void) {
   }
 }
 
+/* The op table is complete: every op's row names rules the lowering passes
+ * have (ops.def: lay for layout, task for tiling and emit), and its columns
+ * agree with each other. A row added without its rules fails here. */
+static void check_op_table(void) {
+  for (int op = 0; op < IR_OP_COUNT; op++) {
+    const ir_op_info *r = &ir_ops[op];
+    int ok =
+        pass_layout_has_rule(r->lay) && r->min_in <= r->max_in && r->min_out <= r->max_out && r->min_out >= 1;
+    if (r->task != OM_TASK_NONE) ok &= pass_tiling_has_rule(r->task) && pass_emit_has_rule(r->task);
+    /* unit NONE (folds away) <=> lay NONE <=> no task, except what fuses
+     * into another op's task (FOLDED) */
+    ok &= (r->unit == IR_UNIT_NONE) == (r->lay == IR_LAY_NONE);
+    ok &= (r->task == OM_TASK_NONE) == (r->lay == IR_LAY_NONE || r->lay == IR_LAY_FOLDED);
+    ok &= (r->unit == IR_UNIT_CUBE) == (r->task == OM_TASK_CONV2D || r->task == OM_TASK_MATMUL);
+    ok &= (r->lay == IR_LAY_VECTORIZED) <= (r->task == OM_TASK_VPROG);
+    CHECK(ok);
+    if (!ok)
+      test_note("ops.def row %s (%d) names rules the passes lack or columns that disagree", r->name, op);
+  }
+  /* no rule for a value no row can name */
+  CHECK(!pass_tiling_has_rule(OM_TASK_NONE) && !pass_emit_has_rule(OM_TASK_KIND_COUNT));
+}
+
 int main(void) {
+  check_op_table();
   check_numerics("cnn", cnn_ir, OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
   check_numerics("cnn", cnn_ir, OM_PRECISION_FORCE_FP16);
   check_numerics("vec", vec_ir, OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
