@@ -43,6 +43,12 @@
  * instead of a second buffer's (ResNet's residual blocks). Such a Conv gets
  * the attribute over_input=3 (its output shares input 3's buffer).
  *
+ * Phases (pass_memplan, one function each): regions and sizes; lifetimes
+ * and the view and Concat aliases, in node order; Convs over their
+ * residuals, once every last reader is known; each value's root buffer and
+ * offset in it; the buffers and their lifetimes; the lower bound; the
+ * placement; the offsets written back.
+ *
  * Placement: each buffer (an alias group) is an interval of time x a size.
  * The lower bound is the largest sum of sizes live at any one time. Offsets
  * are found greedily: take the buffers in some order, put each at an offset
@@ -50,11 +56,27 @@
  * orders (size descending, then start ascending) times two gap rules (the
  * lowest gap that fits; the smallest gap that fits, else the top) are tried
  * and the smallest arena wins; size-descending best-fit is usually within a
- * few percent of the bound on ResNet-style residual graphs.
+ * few percent of the bound on ResNet-style residual graphs. A placed buffer
+ * is listed at every time step it lives, so finding the ones a new buffer
+ * must avoid walks its own lifetime, not every buffer placed before it: on a
+ * long chain the pass is linear in its nodes.
  */
 #include <stdlib.h>
 
 #include "pass.h"
+
+/* What the pass knows of one value (indexed by value id). */
+typedef struct mp_value {
+  int parent;       /* value whose buffer this one lives in (itself when none) */
+  uint64_t sub;     /* bytes from the parent's start */
+  int root;         /* the end of the parent chain: the buffer's value */
+  uint64_t at;      /* bytes from the root's start */
+  int def, last;    /* node positions of its writer and last reader, -1 when none */
+  int children;     /* values whose parent it is */
+  uint8_t over;     /* a Conv's output written over its residual */
+  uint8_t resolved; /* root and at are final */
+  int buf;          /* index in mp_state.bufs of its root's buffer, -1 outside the workspace */
+} mp_value;
 
 typedef struct mp_buf {
   uint64_t size;   /* bytes */
@@ -62,17 +84,35 @@ typedef struct mp_buf {
   uint64_t offset; /* bytes, 64-aligned; result of the current strategy */
 } mp_buf;
 
+typedef struct mp_state {
+  ir_graph *g;
+  arena a;
+  mp_value *val; /* [g->nvalues] */
+  int ntimes;    /* live nodes */
+  mp_buf *bufs;  /* [nbufs] */
+  int nbufs;
+  /* placement scratch: per time step the placed buffers living then (a
+   * linked list through `next`), and a stamp per buffer so one is
+   * collected once */
+  int *head, *next_of, *owner, *stamp, nlinks;
+  mp_buf **order, **tmp;
+  diag *d;
+} mp_state;
+
+static status nomem(mp_state *s) { return diag_set(s->d, ST_ERR_NOMEM, "memplan: out of memory"); }
+
 static uint64_t align64(uint64_t n) { return (n + OM_ALIGN - 1) & ~(uint64_t)(OM_ALIGN - 1); }
 
 /* Whether Concat n can be a no-op on memory (the header says when): its
  * output a workspace value that aliases nothing, each input a distinct
  * workspace value of the output's dtype and layout that aliases nothing,
  * laid out one after the other in the output. */
-static int concat_in_place(const ir_node *n, const int *parent) {
+static int concat_in_place(const mp_state *s, const ir_node *n) {
   const ir_value *y = n->out[0];
   int64_t axis = ir_attr_int(n, "axis", 0);
   if (axis < 0) axis += y->rank;
-  if (y->region != IR_REGION_WORKSPACE || parent[y->id] != y->id || axis < 0 || axis >= y->rank) return 0;
+  if (y->region != IR_REGION_WORKSPACE || s->val[y->id].parent != y->id || axis < 0 || axis >= y->rank)
+    return 0;
   if (y->layout == LAYOUT_NC1HWC0) {
     if (axis != 1 || y->dims[0] != 1) return 0;
   } else if (y->layout == LAYOUT_ND) {
@@ -84,7 +124,7 @@ static int concat_in_place(const ir_node *n, const int *parent) {
   uint64_t bytes = 0;
   for (int j = 0; j < n->nin; j++) {
     const ir_value *x = n->in[j];
-    if (x->region != IR_REGION_WORKSPACE || parent[x->id] != x->id || x->dtype != y->dtype ||
+    if (x->region != IR_REGION_WORKSPACE || s->val[x->id].parent != x->id || x->dtype != y->dtype ||
         x->layout != y->layout)
       return 0;
     if (y->layout == LAYOUT_NC1HWC0 && j + 1 < n->nin && x->dims[1] % C0) return 0;
@@ -97,16 +137,14 @@ static int concat_in_place(const ir_node *n, const int *parent) {
 
 /* Whether cube Conv n (at position t) can write its output over its
  * residual (the header says when). */
-static int conv_over_residual(const ir_node *n, int t, const int *parent, const int *children,
-                              const int *last, const uint8_t *over) {
+static int conv_over_residual(const mp_state *s, const ir_node *n, int t) {
   if (n->op != IR_OP_CONV || n->nin < 4 || !n->in[3]) return 0;
   const ir_value *r = n->in[3], *y = n->out[0], *w = n->in[1];
+  const mp_value *rv = &s->val[r->id], *yv = &s->val[y->id];
   if (w->layout != LAYOUT_FRACTAL_Z && w->layout != LAYOUT_FRACTAL_Z_G) return 0;
-  if (r->region != IR_REGION_WORKSPACE || y->region != IR_REGION_WORKSPACE || last[r->id] != t) return 0;
+  if (r->region != IR_REGION_WORKSPACE || y->region != IR_REGION_WORKSPACE || rv->last != t) return 0;
   if (r->dtype != y->dtype || r->layout != y->layout || r->bytes != y->bytes) return 0;
-  if ((parent[r->id] != r->id && !over[r->id]) || parent[y->id] != y->id || children[r->id] ||
-      children[y->id])
-    return 0;
+  if ((rv->parent != r->id && !rv->over) || yv->parent != y->id || rv->children || yv->children) return 0;
   for (int j = 0; j < n->nin; j++)
     if (j != 3 && n->in[j] == r) return 0;
   return 1;
@@ -115,6 +153,148 @@ static int conv_over_residual(const ir_node *n, int t, const int *parent, const 
 static int is_view_op(ir_op op) {
   return op == IR_OP_RESHAPE || op == IR_OP_FLATTEN || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE ||
          op == IR_OP_IDENTITY;
+}
+
+/* --- phases ------------------------------------------------------------- */
+
+/* Regions and sizes: constants WEIGHTS, graph inputs INPUT, outputs OUTPUT,
+ * the rest WORKSPACE. */
+static status plan_regions(mp_state *s) {
+  for (int i = 0; i < s->g->nvalues; i++) {
+    ir_value *v = s->g->values[i];
+    int64_t bytes = ir_value_bytes(v);
+    if (bytes < 0) return diag_set(s->d, ST_ERR_INVALID, "memplan: value '%s' has no known size", v->name);
+    v->bytes = (uint64_t)bytes;
+    v->offset = 0;
+    s->val[i] = (mp_value){.parent = i, .root = i, .def = -1, .last = -1, .buf = -1};
+    if (v->data)
+      v->region = IR_REGION_WEIGHTS;
+    else if (v->input_index >= 0)
+      v->region = IR_REGION_INPUT;
+    else if (v->output_index >= 0)
+      v->region = IR_REGION_OUTPUT;
+    else if (v->producer)
+      v->region = IR_REGION_WORKSPACE;
+    else
+      return diag_set(s->d, ST_ERR_INVALID, "memplan: value '%s' has no producer", v->name);
+  }
+  return ST_OK;
+}
+
+/* Lifetimes, and the views and Concats that need no copy (alias=1), in
+ * node order. */
+static status plan_lifetimes(mp_state *s) {
+  int t = 0;
+  for (int i = 0; i < s->g->nnodes; i++) {
+    ir_node *n = s->g->nodes[i];
+    if (n->dead) continue;
+    for (int j = 0; j < n->nin; j++)
+      if (n->in[j]) s->val[n->in[j]->id].last = t;
+    for (int j = 0; j < n->nout; j++)
+      s->val[n->out[j]->id].def = t;
+    const ir_value *x = n->in[0], *y = n->out[0];
+    int alias = 0;
+    if (is_view_op(n->op) && x->region == IR_REGION_WORKSPACE && y->region == IR_REGION_WORKSPACE &&
+        x->layout == LAYOUT_ND && y->layout == LAYOUT_ND && x->dtype == y->dtype && x->bytes == y->bytes) {
+      s->val[y->id].parent = x->id;
+      alias = 1;
+    } else if (n->op == IR_OP_CONCAT && concat_in_place(s, n)) {
+      uint64_t off = 0;
+      for (int j = 0; j < n->nin; j++) {
+        mp_value *v = &s->val[n->in[j]->id];
+        v->parent = y->id, v->sub = off, off += n->in[j]->bytes;
+      }
+      alias = 1;
+    }
+    if (alias && ir_attr_set_int(s->g, n, "alias", 1)) return nomem(s);
+    t++;
+  }
+  s->ntimes = t;
+  return ST_OK;
+}
+
+/* Convs over their residuals (over_input=3), now that every value's last
+ * reader is known. */
+static status plan_over_residuals(mp_state *s) {
+  for (int i = 0; i < s->g->nvalues; i++)
+    if (s->val[i].parent != i) s->val[s->val[i].parent].children++;
+  int t = 0;
+  for (int i = 0; i < s->g->nnodes; i++) {
+    ir_node *n = s->g->nodes[i];
+    if (n->dead) continue;
+    if (conv_over_residual(s, n, t)) {
+      s->val[n->out[0]->id].parent = n->in[3]->id;
+      s->val[n->in[3]->id].children++;
+      s->val[n->out[0]->id].over = 1;
+      if (ir_attr_set_int(s->g, n, "over_input", 3)) return nomem(s);
+    }
+    t++;
+  }
+  return ST_OK;
+}
+
+/* Each value's buffer (the root of its parents) and offset in it; every
+ * parent was set once, by a view (to an earlier value), a Concat (to a
+ * later one, never itself an alias then) or a Conv (to its residual, an
+ * earlier value, aliasing nothing or an earlier residual), so the chains
+ * end. Each value is resolved once: a walk stops at the first value
+ * already resolved, then resolves the values it passed, nearest first. */
+static status plan_roots(mp_state *s) {
+  int *path = arena_array(&s->a, (size_t)s->g->nvalues + 1, sizeof *path);
+  if (!path) return nomem(s);
+  for (int i = 0; i < s->g->nvalues; i++) {
+    int n = 0, r = i;
+    while (!s->val[r].resolved && s->val[r].parent != r)
+      path[n++] = r, r = s->val[r].parent;
+    s->val[r].resolved = 1; /* a root (root = itself, at = 0) or resolved before */
+    while (n > 0) {
+      mp_value *v = &s->val[path[--n]];
+      const mp_value *p = &s->val[v->parent];
+      v->root = p->root, v->at = p->at + v->sub, v->resolved = 1;
+    }
+  }
+  return ST_OK;
+}
+
+/* One buffer per workspace root, living from the first write to the last
+ * read of any value in it (a view is written after its root, a Concat's
+ * input before it). */
+static status plan_buffers(mp_state *s) {
+  s->bufs = arena_array(&s->a, (size_t)s->g->nvalues + 1, sizeof *s->bufs);
+  if (!s->bufs) return nomem(s);
+  for (int i = 0; i < s->g->nvalues; i++) {
+    mp_value *v = &s->val[i];
+    if (s->g->values[i]->region != IR_REGION_WORKSPACE || v->root != i) continue;
+    v->buf = s->nbufs;
+    s->bufs[s->nbufs++] = (mp_buf){s->g->values[i]->bytes, v->def, v->last > v->def ? v->last : v->def, 0};
+  }
+  for (int i = 0; i < s->g->nvalues; i++) {
+    mp_value *v = &s->val[i];
+    if (s->g->values[i]->region != IR_REGION_WORKSPACE || v->root == i) continue;
+    mp_buf *b = &s->bufs[s->val[v->root].buf];
+    int end = v->last > v->def ? v->last : v->def;
+    if (end > b->end) b->end = end;
+    if (v->def < b->start) b->start = v->def;
+  }
+  return ST_OK;
+}
+
+/* The largest sum of sizes live at one time: a sweep over the start and
+ * end events. */
+static status plan_bound(mp_state *s, uint64_t *bound_out) {
+  int64_t *delta = arena_array(&s->a, (size_t)s->ntimes + 2, sizeof *delta);
+  if (!delta) return nomem(s);
+  for (int i = 0; i < s->nbufs; i++) {
+    delta[s->bufs[i].start] += (int64_t)s->bufs[i].size;
+    delta[s->bufs[i].end + 1] -= (int64_t)s->bufs[i].size;
+  }
+  uint64_t live = 0, bound = 0;
+  for (int t = 0; t < s->ntimes; t++) {
+    live += (uint64_t)delta[t];
+    if (live > bound) bound = live;
+  }
+  *bound_out = bound;
+  return ST_OK;
 }
 
 /* qsort comparators over arrays of mp_buf pointers (all into one array, so
@@ -138,20 +318,25 @@ static int by_offset(const void *a, const void *b) {
   return tie(x, y);
 }
 
-/* Places order[0..n) in that order; best_fit picks the smallest gap that
- * fits instead of the lowest. `tmp` has room for n pointers. Returns the
- * arena size in bytes. */
-static uint64_t place(mp_buf **order, int n, int best_fit, mp_buf **tmp) {
+/* Places s->order[0..nbufs) in that order; best_fit picks the smallest gap
+ * that fits instead of the lowest. Returns the arena size in bytes. */
+static uint64_t place(mp_state *s, int best_fit) {
   uint64_t total = 0;
-  for (int i = 0; i < n; i++) {
-    mp_buf *b = order[i];
-    int nconf = 0;
-    for (int j = 0; j < i; j++)
-      if (order[j]->start <= b->end && b->start <= order[j]->end) tmp[nconf++] = order[j];
-    qsort(tmp, (size_t)nconf, sizeof *tmp, by_offset);
+  for (int t = 0; t < s->ntimes; t++)
+    s->head[t] = -1;
+  for (int i = 0; i < s->nbufs; i++)
+    s->stamp[i] = -1;
+  s->nlinks = 0;
+  for (int i = 0; i < s->nbufs; i++) {
+    mp_buf *b = s->order[i];
+    int self = (int)(b - s->bufs), nconf = 0;
+    for (int t = b->start; t <= b->end; t++) /* the placed buffers living then */
+      for (int l = s->head[t]; l >= 0; l = s->next_of[l])
+        if (s->stamp[s->owner[l]] != i) s->stamp[s->owner[l]] = i, s->tmp[nconf++] = &s->bufs[s->owner[l]];
+    qsort(s->tmp, (size_t)nconf, sizeof *s->tmp, by_offset);
     uint64_t cand = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
     for (int j = 0; j < nconf; j++) {
-      const mp_buf *o = tmp[j];
+      const mp_buf *o = s->tmp[j];
       if (cand + b->size <= o->offset) {
         uint64_t gap = o->offset - cand;
         if (!best_fit) {
@@ -165,171 +350,67 @@ static uint64_t place(mp_buf **order, int n, int best_fit, mp_buf **tmp) {
     }
     b->offset = best != UINT64_MAX ? best : cand;
     if (b->offset + b->size > total) total = b->offset + b->size;
+    for (int t = b->start; t <= b->end; t++) {
+      s->owner[s->nlinks] = self, s->next_of[s->nlinks] = s->head[t];
+      s->head[t] = s->nlinks++;
+    }
   }
   return align64(total);
 }
 
-status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
-  arena a;
-  arena_init(&a, 0);
-  int nv = g->nvalues;
-  int *parent = arena_array(&a, (size_t)nv + 1, sizeof *parent),
-      *root = arena_array(&a, (size_t)nv + 1, sizeof *root);
-  uint64_t *sub = arena_array(&a, (size_t)nv + 1, sizeof *sub); /* bytes from the parent's start */
-  uint64_t *at = arena_array(&a, (size_t)nv + 1, sizeof *at);   /* bytes from the root's start */
-  int *def = arena_array(&a, (size_t)nv + 1, sizeof *def);
-  int *last = arena_array(&a, (size_t)nv + 1, sizeof *last);
-  int *children = arena_array(&a, (size_t)nv + 1, sizeof *children); /* values whose parent it is */
-  uint8_t *over = arena_array(&a, (size_t)nv + 1, sizeof *over);     /* a Conv's output over its residual */
-  int *buf_of = arena_array(&a, (size_t)nv + 1, sizeof *buf_of);
-  mp_buf *bufs = arena_array(&a, (size_t)nv + 1, sizeof *bufs);
-  mp_buf **order = arena_array(&a, (size_t)nv + 1, sizeof *order);
-  mp_buf **tmp = arena_array(&a, (size_t)nv + 1, sizeof *tmp);
-  status st = ST_OK;
-  if (!parent || !root || !sub || !at || !def || !last || !children || !over || !buf_of || !bufs || !order ||
-      !tmp) {
-    st = diag_set(d, ST_ERR_NOMEM, "memplan: out of memory");
-    goto done;
-  }
-
-  for (int i = 0; i < nv; i++) {
-    ir_value *v = g->values[i];
-    int64_t bytes = ir_value_bytes(v);
-    if (bytes < 0) {
-      st = diag_set(d, ST_ERR_INVALID, "memplan: value '%s' has no known size", v->name);
-      goto done;
-    }
-    v->bytes = (uint64_t)bytes;
-    v->offset = 0;
-    parent[i] = i, sub[i] = 0;
-    def[i] = last[i] = -1;
-    if (v->data)
-      v->region = IR_REGION_WEIGHTS;
-    else if (v->input_index >= 0)
-      v->region = IR_REGION_INPUT;
-    else if (v->output_index >= 0)
-      v->region = IR_REGION_OUTPUT;
-    else if (v->producer)
-      v->region = IR_REGION_WORKSPACE;
-    else {
-      st = diag_set(d, ST_ERR_INVALID, "memplan: value '%s' has no producer", v->name);
-      goto done;
-    }
-  }
-
-  /* Lifetimes and aliases, in node order. */
-  int t = 0;
-  for (int i = 0; i < g->nnodes; i++) {
-    ir_node *n = g->nodes[i];
-    if (n->dead) continue;
-    for (int j = 0; j < n->nin; j++)
-      if (n->in[j]) last[n->in[j]->id] = t;
-    for (int j = 0; j < n->nout; j++)
-      def[n->out[j]->id] = t;
-    const ir_value *x = n->in[0], *y = n->out[0];
-    int alias = 0;
-    if (is_view_op(n->op) && x->region == IR_REGION_WORKSPACE && y->region == IR_REGION_WORKSPACE &&
-        x->layout == LAYOUT_ND && y->layout == LAYOUT_ND && x->dtype == y->dtype && x->bytes == y->bytes) {
-      parent[y->id] = x->id;
-      alias = 1;
-    } else if (n->op == IR_OP_CONCAT && concat_in_place(n, parent)) {
-      uint64_t off = 0;
-      for (int j = 0; j < n->nin; j++)
-        parent[n->in[j]->id] = y->id, sub[n->in[j]->id] = off, off += n->in[j]->bytes;
-      alias = 1;
-    }
-    if (alias && ir_attr_set_int(g, n, "alias", 1)) {
-      st = diag_set(d, ST_ERR_NOMEM, "memplan: out of memory");
-      goto done;
-    }
-    t++;
-  }
-  /* Convs over their residuals, now that every value's last reader is known. */
-  for (int i = 0; i < nv; i++)
-    children[i] = 0, over[i] = 0;
-  for (int i = 0; i < nv; i++)
-    if (parent[i] != i) children[parent[i]]++;
-  t = 0;
-  for (int i = 0; i < g->nnodes; i++) {
-    ir_node *n = g->nodes[i];
-    if (n->dead) continue;
-    if (conv_over_residual(n, t, parent, children, last, over)) {
-      parent[n->out[0]->id] = n->in[3]->id;
-      children[n->in[3]->id]++;
-      over[n->out[0]->id] = 1;
-      if (ir_attr_set_int(g, n, "over_input", 3)) {
-        st = diag_set(d, ST_ERR_NOMEM, "memplan: out of memory");
-        goto done;
-      }
-    }
-    t++;
-  }
-  /* Each value's buffer (the root of its parents) and offset in it; every
-   * parent was set once, by a view (to an earlier value), a Concat (to a
-   * later one, never itself an alias then) or a Conv (to its residual, an
-   * earlier value, aliasing nothing or an earlier residual), so the chains end. */
-  for (int i = 0; i < nv; i++) {
-    uint64_t off = 0;
-    int r = i;
-    while (parent[r] != r)
-      off += sub[r], r = parent[r];
-    root[i] = r, at[i] = off;
-  }
-
-  int nb = 0;
-  for (int i = 0; i < nv; i++) {
-    const ir_value *v = g->values[i];
-    buf_of[i] = -1;
-    if (v->region != IR_REGION_WORKSPACE) continue;
-    if (root[i] == i) {
-      buf_of[i] = nb;
-      bufs[nb++] = (mp_buf){v->bytes, def[i], last[i] > def[i] ? last[i] : def[i], 0};
-    }
-  }
-  /* Aliases extend their root's buffer, both ways: a view is written after
-   * its root, a Concat's input before it. */
-  for (int i = 0; i < nv; i++) {
-    if (g->values[i]->region != IR_REGION_WORKSPACE || root[i] == i) continue;
-    mp_buf *b = &bufs[buf_of[root[i]]];
-    int end = last[i] > def[i] ? last[i] : def[i];
-    if (end > b->end) b->end = end;
-    if (def[i] < b->start) b->start = def[i];
-  }
-
-  uint64_t bound = 0;
-  for (int time = 0; time < t; time++) {
-    uint64_t live = 0;
-    for (int i = 0; i < nb; i++)
-      if (bufs[i].start <= time && time <= bufs[i].end) live += bufs[i].size;
-    if (live > bound) bound = live;
-  }
-
+/* Tries two orders x two gap rules and keeps the smallest arena's offsets
+ * in best_off. */
+static status plan_place(mp_state *s, uint64_t *arena_out, uint64_t **best_off_out) {
+  size_t links = 0; /* buffer-time pairs */
+  for (int i = 0; i < s->nbufs; i++)
+    links += (size_t)(s->bufs[i].end - s->bufs[i].start + 1);
+  uint64_t *best_off = arena_array(&s->a, (size_t)s->nbufs + 1, sizeof *best_off);
+  s->order = arena_array(&s->a, (size_t)s->nbufs + 1, sizeof *s->order);
+  s->tmp = arena_array(&s->a, (size_t)s->nbufs + 1, sizeof *s->tmp);
+  s->stamp = arena_array(&s->a, (size_t)s->nbufs + 1, sizeof *s->stamp);
+  s->head = arena_array(&s->a, (size_t)s->ntimes + 1, sizeof *s->head);
+  s->next_of = arena_array(&s->a, links + 1, sizeof *s->next_of);
+  s->owner = arena_array(&s->a, links + 1, sizeof *s->owner);
+  if (!best_off || !s->order || !s->tmp || !s->stamp || !s->head || !s->next_of || !s->owner) return nomem(s);
   uint64_t best = UINT64_MAX;
-  uint64_t *best_off = arena_array(&a, (size_t)nb + 1, sizeof *best_off);
-  if (!best_off) {
-    st = diag_set(d, ST_ERR_NOMEM, "memplan: out of memory");
-    goto done;
-  }
   int (*const orders[2])(const void *, const void *) = {by_size_desc, by_start};
   for (int o = 0; o < 2; o++) {
-    for (int i = 0; i < nb; i++)
-      order[i] = &bufs[i];
-    qsort(order, (size_t)nb, sizeof *order, orders[o]);
+    for (int i = 0; i < s->nbufs; i++)
+      s->order[i] = &s->bufs[i];
+    qsort(s->order, (size_t)s->nbufs, sizeof *s->order, orders[o]);
     for (int fit = 0; fit < 2; fit++) {
-      uint64_t total = place(order, nb, fit, tmp);
+      uint64_t total = place(s, fit);
       if (total < best) {
         best = total;
-        for (int i = 0; i < nb; i++)
-          best_off[i] = bufs[i].offset;
+        for (int i = 0; i < s->nbufs; i++)
+          best_off[i] = s->bufs[i].offset;
       }
     }
   }
-  for (int i = 0; i < nv; i++)
-    if (g->values[i]->region == IR_REGION_WORKSPACE) g->values[i]->offset = best_off[buf_of[root[i]]] + at[i];
-  ctx->workspace_bytes = nb ? best : 0;
-  ctx->workspace_lower_bound = bound;
+  *arena_out = s->nbufs ? best : 0;
+  *best_off_out = best_off;
+  return ST_OK;
+}
 
-done:
-  arena_free(&a);
+status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
+  mp_state s = {.g = g, .d = d};
+  arena_init(&s.a, 0);
+  uint64_t bound = 0, total = 0, *offsets = NULL;
+  s.val = arena_array(&s.a, (size_t)g->nvalues + 1, sizeof *s.val);
+  status st = s.val ? plan_regions(&s) : nomem(&s);
+  if (st == ST_OK) st = plan_lifetimes(&s);
+  if (st == ST_OK) st = plan_over_residuals(&s);
+  if (st == ST_OK) st = plan_roots(&s);
+  if (st == ST_OK) st = plan_buffers(&s);
+  if (st == ST_OK) st = plan_bound(&s, &bound);
+  if (st == ST_OK) st = plan_place(&s, &total, &offsets);
+  if (st == ST_OK) {
+    for (int i = 0; i < g->nvalues; i++)
+      if (g->values[i]->region == IR_REGION_WORKSPACE)
+        g->values[i]->offset = offsets[s.val[s.val[i].root].buf] + s.val[i].at;
+    ctx->workspace_bytes = total;
+    ctx->workspace_lower_bound = bound;
+  }
+  arena_free(&s.a);
   return st;
 }
