@@ -43,7 +43,7 @@
  *                        SpaceToDepth: the node's view (ir/view.h); Split:
  *                        one per non-empty output
  *   TRANSDATA            TransData: TRANSDATA, or WPACK when it packs conv
- *                        weights (conv_weights.h); Reshape, Flatten,
+ *                        weights (lower/conv_weights.h); Reshape, Flatten,
  *                        Squeeze, Unsqueeze, Identity: nothing when memplan
  *                        aliased them (alias=1), else a TRANSDATA ND copy
  *                        (floats) or a flat STRIDED_COPY (other dtypes)
@@ -53,7 +53,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "conv_weights.h"
+#include "lower/conv_weights.h"
 #include "ir/eval.h"
 #include "ir/eval_index.h"
 #include "ir/pool.h"

@@ -48,7 +48,7 @@
  * FRACTAL_Z per common/types.h; depthwise weights [C,1,KH,KW] become NC1HWC0
  * with logical dims [1,C,KH,KW]; other grouped weights FRACTAL_Z_G
  * [G,Og,Ig,KH,KW] (common/conv_group.h); weights computed at run time get a
- * packing TransData (conv_weights.h); Conv bias is ND f32. A node whose output
+ * packing TransData (lower/conv_weights.h); Conv bias is ND f32. A node whose output
  * is a graph output but which computes in another layout or dtype writes a
  * new value that a TransData converts into the graph output.
  */
@@ -56,7 +56,7 @@
 #include <string.h>
 
 #include "common/fp16.h"
-#include "conv_weights.h"
+#include "lower/conv_weights.h"
 #include "ir/eval.h"
 #include "ir/pool.h"
 #include "ir/resize.h"
@@ -290,7 +290,7 @@ static status layout_conv(lay_state *s, ir_node *n, int cdt) {
   int64_t dil[2] = {1, 1};
   ir_attr_ints(n, "dilations", dil, 2);
   if (dil[0] < 1 || dil[1] < 1) return unsupported(s, n, "dilations must be >= 1");
-  if (group == 1) { /* weights computed at run time are packed by a WPACK task (conv_weights.h) */
+  if (group == 1) { /* weights computed at run time are packed by a WPACK task (lower/conv_weights.h) */
     if (w->dims[1] != cin) return unsupported(s, n, "weight input channels differ from x's");
     status st = w->data ? ensure_input(s, n, 1, LAYOUT_FRACTAL_Z, cdt, NULL)
                         : convw_make_input(s->g, n, LAYOUT_FRACTAL_Z, cdt, 4, w->dims, s->d);

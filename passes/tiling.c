@@ -63,9 +63,9 @@
  * never fewer than 4096 elements a block, so dispatch stays cheap.
  */
 #include "common/conv_group.h"
-#include "conv_weights.h"
+#include "lower/conv_weights.h"
 #include "pass.h"
-#include "winograd.h"
+#include "lower/winograd.h"
 
 enum { MAX_BLOCKS = 65535, MIN_BLOCK_ELEMS = 4096, LOAD_CYCLES = 32, BYTES_PER_CYCLE = 64 };
 enum { VPROG_TILE_ELEMS = 256 };
@@ -208,8 +208,8 @@ static status rule_conv2d(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d)
     uint64_t elems = phys_elems(n->out[0]), units = units_dwconv(n, &elems);
     return set_attr(g, n, "block_dim", (int64_t)vector_blocks(ctx, units, elems), d);
   }
-  int wino = 0;
-  status st = wino_tile_conv(g, ctx, n, &wino, d);
+  int wino = 0; /* on unless --op_select_implmode=high_precision */
+  status st = ctx->winograd ? wino_tile_conv(g, ctx->soc, n, &wino, d) : ST_OK;
   if (st != ST_OK || wino) return st;
   conv_tiles t;
   st = tile_conv(ctx, n, &t, d);

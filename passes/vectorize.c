@@ -5,7 +5,7 @@
  *            Relu/Clip -- are already inside their Convs and stay there: the
  *            cube's epilogue is cheaper than any separate task).
  *   Changes: 1. every remaining node whose op has an expansion
- *            (passes/vexpand.h: the ELEMWISE/BROADCAST ops, Cast, Identity)
+ *            (ir/vexpand.h: the ELEMWISE/BROADCAST ops, Cast, Identity)
  *            becomes, in place (same name, same outputs, same position), a
  *            VectorProgram node: each distinct non-scalar input is one input
  *            slot and one LOAD; a one-element constant input becomes a CONST
@@ -39,7 +39,7 @@
 #include "common/fp16.h"
 #include "ir/ir_vprog.h"
 #include "pass.h"
-#include "vexpand.h"
+#include "ir/vexpand.h"
 
 static status nomem(diag *d, const ir_node *n) {
   return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory vectorizing");
@@ -107,7 +107,7 @@ static status to_program(ir_graph *g, ir_node *n, arena *scratch, diag *d) {
     regs[i] = ir_vprog_load(&p, slot, v->dtype);
   }
   int out;
-  status st = vexpand_node(&p, n, regs, &out, d);
+  status st = ir_vexpand_node(&p, n, regs, &out, d);
   if (st) return st;
   if (ir_vprog_store(&p, 0, out) < 0) return nomem(d, n);
   n->op = IR_OP_VECPROG;
@@ -294,7 +294,7 @@ status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d) {
   status st = ST_OK;
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     ir_node *n = g->nodes[i];
-    if (!n->dead && vexpand_supported(n->op)) st = to_program(g, n, &scratch, d);
+    if (!n->dead && ir_vexpand_supported(n->op)) st = to_program(g, n, &scratch, d);
   }
   unsigned char *mark = st ? NULL : arena_alloc(&scratch, (size_t)g->next_node_id + 1);
   if (st == ST_OK && !mark) st = diag_set(d, ST_ERR_NOMEM, "vectorize: out of memory");

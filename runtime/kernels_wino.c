@@ -17,7 +17,7 @@
  *   3. output transform A^T D M D A of each tile's 36 products (gathered in
  *      UB) fused with the epilogue: + bias, + residual, relu / clip, padding
  *      channels forced to 0, f16 or f32 store of the pixels inside Ho x Wo.
- * Everything runs in f32 (passes/winograd.c says why): under fp16 the only
+ * Everything runs in f32 (lower/winograd.c says why): under fp16 the only
  * roundings to fp16 are those of the stored activations and weights, as on
  * the direct path.
  * The weight transform: G' = diag(WINO_D)^-1 G has rows of small integers,

@@ -1,5 +1,5 @@
 /* conv_weights.h - convolution weights in their cube layouts, for the layout,
- * tiling and emit passes (passes/conv_weights.c).
+ * tiling and emit passes (lower/conv_weights.c).
  *
  * Grouped convolutions (1 < group, not depthwise) read FRACTAL_Z_G weights
  * (common/conv_group.h). Weights computed at run time (the ONNX node tests
@@ -7,10 +7,13 @@
  * the weight layout (FRACTAL_Z, FRACTAL_Z_G, or NC1HWC0 [1, C, KH, KW] for
  * depthwise): emit turns such a node into a WPACK task (om_format.h).
  */
-#ifndef PASSES_CONV_WEIGHTS_H
-#define PASSES_CONV_WEIGHTS_H
+#ifndef LOWER_CONV_WEIGHTS_H
+#define LOWER_CONV_WEIGHTS_H
 
-#include "pass.h"
+#include <stdint.h>
+
+#include "common/status.h"
+#include "ir/ir.h"
 
 /* Makes Conv n's weights (in[1], ONNX [Cout, Cin/group, KH, KW]) a value of
  * layout `lay`, dtype `dt` and logical dims dims[rank]: a constant is

@@ -14,7 +14,7 @@
  * through f32 (POW is a float instruction). Immediates are CONST
  * instructions in the operand dtype; the builder shares equal ones.
  */
-#include "passes/vexpand.h"
+#include "ir/vexpand.h"
 
 #include <math.h>
 
@@ -99,7 +99,7 @@ static int compare_vop(ir_op op) {
   }
 }
 
-int vexpand_supported(ir_op op) {
+int ir_vexpand_supported(ir_op op) {
   ir_fusion f = ir_ops[op].fusion;
   return ((f == IR_FUSE_ELEMWISE || f == IR_FUSE_BROADCAST) && op != IR_OP_BATCHNORM &&
           op != IR_OP_VECPROG) ||
@@ -205,10 +205,10 @@ static int expand(vx *x) {
   }
 }
 
-status vexpand_node(ir_vprog *p, const ir_node *n, const int *in_regs, int *out_reg, diag *d) {
+status ir_vexpand_node(ir_vprog *p, const ir_node *n, const int *in_regs, int *out_reg, diag *d) {
   vx x = {p, n, in_regs, n->in[n->op == IR_OP_WHERE ? 1 : 0]->dtype};
   int want = n->out[0]->dtype;
-  if (!vexpand_supported(n->op))
+  if (!ir_vexpand_supported(n->op))
     return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "no vector expansion for this op");
   if (ir_vprog_is_int(x.dt) || x.dt == DT_BOOL) {
     switch (n->op) { /* float-only formulas */

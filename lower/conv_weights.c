@@ -11,7 +11,7 @@
 
 #include "common/conv_group.h"
 #include "common/fp16.h"
-#include "conv_weights.h"
+#include "lower/conv_weights.h"
 
 static status nomem(const ir_node *n, diag *d) {
   return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory packing the convolution weights");

@@ -35,7 +35,9 @@
  * its 36 transformed values takes as long as ~150 multiply-accumulates of
  * the GEMMs) and the output transform. Ties go to the larger tile.
  */
-#include "winograd.h"
+#include "lower/winograd.h"
+
+#include "common/om_format.h"
 
 enum { WINO_MAX_BLOCKS = 65535, WINO_WT_COST = 150 };
 
@@ -87,14 +89,14 @@ static wino_tiles choose(const soc_info *soc, const ir_node *n) {
   return best;
 }
 
-status wino_tile_conv(ir_graph *g, const pass_ctx *ctx, ir_node *n, int *chosen_out, diag *d) {
+status wino_tile_conv(ir_graph *g, const soc_info *soc, ir_node *n, int *chosen_out, diag *d) {
   *chosen_out = 0;
-  if (!ctx->winograd || !eligible(g, n)) return ST_OK;
-  wino_tiles t = choose(ctx->soc, n);
+  if (!eligible(g, n)) return ST_OK;
+  wino_tiles t = choose(soc, n);
   const ir_value *x = n->in[0], *y = n->out[0];
   const uint64_t pairs = ceil_div((uint64_t)x->dims[1], C0) * C0 * ceil_div((uint64_t)y->dims[1], C0) * C0;
   const uint64_t direct = (uint64_t)y->dims[0] * (uint64_t)(y->dims[2] * y->dims[3]) * 9 * pairs;
-  if (t.m == 0 || t.cost >= ceil_div(direct, (uint64_t)ctx->soc->ai_cores)) return ST_OK;
+  if (t.m == 0 || t.cost >= ceil_div(direct, (uint64_t)soc->ai_cores)) return ST_OK;
   if (ir_attr_set_int(g, n, "algorithm", OM_CONV_WINO_F43_FZ) ||
       ir_attr_set_int(g, n, "tile_m", (int64_t)t.m) || ir_attr_set_int(g, n, "tile_n", (int64_t)t.n) ||
       ir_attr_set_int(g, n, "tile_k", (int64_t)t.k) || ir_attr_set_int(g, n, "block_dim", (int64_t)t.blocks))
