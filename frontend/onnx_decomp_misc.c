@@ -30,7 +30,7 @@
 
 #include "frontend/onnx_decomp.h"
 #include "ir/eval.h"
-#include "passes/pass.h"
+#include "ir/shape.h"
 
 /* Hardmax along axis of x. */
 static ir_value *hardmax(dc *b, ir_value *x, int64_t axis) {
@@ -463,7 +463,7 @@ status onnx_decomp_maxpool(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_UNSUPPORTED,
                      "Indices needs X of a float type and a known shape [N, C, D1..Dr] "
                      "(r = 1..3) at import");
-  if (pass_shape_infer_import(b.g, mp, 0, nd->c->d)) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
+  if (ir_shape_try(b.g, mp, 0, nd->c->d)) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
   if (y->rank != x->rank) return dc_refuse(&b, ST_ERR_INVALID, "the pooled shape could not be inferred");
   const int r = x->rank - 2;
   int64_t k[3], s[3], dl[3], pads[6], pb[3];

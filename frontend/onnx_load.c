@@ -15,7 +15,7 @@
  *   4. nodes: each goes through its importer (onnx_ops.c); then the IR
  *      nodes it became get their output shapes and dtypes when their inputs'
  *      are known, and fold into constants when their inputs are constants
- *      and the result is small (pass_shape_infer_import, passes/pass.h), so
+ *      and the result is small (ir_shape_try, ir/shape.h), so
  *      importers further on see ranks and constants that shape arithmetic
  *      (Shape -> Gather -> Mul -> Slice ends) establishes. This is best
  *      effort: what cannot be inferred yet keeps an unknown shape (rank -1)
@@ -28,13 +28,14 @@
  * rank must agree with the model's. Messages name the model (`label`) first.
  */
 #include "frontend/onnx_internal.h"
-#include "passes/pass.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ir/shape.h"
 
 #define DEFAULT_MAX_FILE_BYTES ((size_t)4 << 30)
 /* The newest IR version and opset checked: those of the pinned ONNX node
@@ -508,7 +509,7 @@ static status import_nodes(loader *L) {
     /* Shapes and small constants right away, so later importers can read
      * them (shape arithmetic feeding Slice ends, Pad's input rank, ...). */
     for (int k = first; s == ST_OK && k < L->c.g->nnodes; k++)
-      s = pass_shape_infer_import(L->c.g, L->c.g->nodes[k], IMPORT_FOLD_MAX_BYTES, L->c.d);
+      s = ir_shape_try(L->c.g, L->c.g->nodes[k], IMPORT_FOLD_MAX_BYTES, L->c.d);
     if (s == ST_OK) continue;
     if (s != ST_ERR_UNSUPPORTED || !opt->on_unsupported) return s;
     /* Precheck: report it (unless an unsupported producer explains it), mark

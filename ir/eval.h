@@ -37,6 +37,16 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
  * or the constant's / input's own buffer when an output is one: read only). */
 status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **outputs_out, arena *a, diag *d);
 
+/* Folds n into a constant (ir/eval_fold.c): when the evaluator implements
+ * n's op and dtypes, n's inputs are all constants (or n is a Shape/Size of a
+ * value with known dims), its one output has fewer than max_bytes and the
+ * evaluation is cheap (at most 2^26 inner steps), n's output value gets the
+ * result as its data (same value, same name) and n is marked dead. It leaves
+ * n alone otherwise; evaluation errors (index out of range, integer division
+ * by zero, ...) are returned, naming the node. The evaluation's temporaries
+ * go in `scratch` (the caller frees it); the result in the graph's arena. */
+status ir_fold_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d);
+
 /* Reduce nodes (ops.def): the mode as an om_reduce_op (common/om_format.h),
  * -1 when the mode attribute is missing or unknown; and the reduced axes of
  * an input of rank `rank` as a bit mask (bit d = dim d), from the axes

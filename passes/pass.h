@@ -89,25 +89,6 @@ status pass_tiling(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d);
 
-/* One node of each, for the frontend (frontend/onnx_load.c), which runs them
- * on the nodes every ONNX node becomes so that later importers see ranks and
- * constants that shape arithmetic establishes.
- * pass_constfold_node folds n as pass_constfold does (n dead, its output a
- * constant) when its inputs are constants (or it is a Shape/Size of a value
- * with known dims) and its output has fewer than max_bytes; it leaves n alone
- * when not, or when the evaluator does not implement the op or dtype;
- * evaluation errors (index out of range, ...) are returned. `scratch` holds
- * the evaluation's temporaries (the caller frees it).
- * pass_shape_infer_import is best effort and silent: when every input of n
- * has a known shape and dtype and shape_infer accepts n, n's outputs get
- * their dtypes and dims, then n folds (pass_constfold_node, below
- * fold_max_bytes); otherwise n's outputs stay as they were. Unless n folds,
- * its attributes and inputs stay as the importer made them, so the pass
- * later normalises them and reports every error as without this. Only
- * ST_ERR_NOMEM is returned. */
-status pass_constfold_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d);
-status pass_shape_infer_import(ir_graph *g, ir_node *n, int64_t fold_max_bytes, diag *d);
-
 /* Whether the lowering passes have a rule for an ops.def lay value (layout)
  * or task kind (tiling, emit): the op table's completeness check
  * (tests/unit/test_lowering.c walks every op). */

@@ -16,6 +16,14 @@
  *
  * bn_fold, fuse, vectorize's merging and epilogue are the fusion rules
  * (fusion_rules below); atc can turn each off.
+ *
+ * Import (frontend/onnx_load.c) has already applied the first two, best
+ * effort, with the same rules (ir_shape_try, ir/shape.h): every value whose
+ * inputs were known got its shape and dtype, and every node whose inputs
+ * were constants and whose result is under 64 KiB folded, so that importers
+ * could read ranks and the constants of shape arithmetic. shape_infer and
+ * constfold run again over the whole graph: they recompute and check every
+ * shape, normalise attributes, report errors, and fold the larger results.
  */
 #include "pass.h"
 

@@ -1,5 +1,5 @@
 /* test_frontend_import_infer.c - shape inference and folding at import
- * (frontend/onnx_load.c step 4, pass_shape_infer_import in passes/pass.h):
+ * (frontend/onnx_load.c step 4, ir_shape_try in ir/shape.h):
  * importers further on see ranks and constants that shape arithmetic
  * establishes; what cannot be inferred yet stays unknown without failing the
  * import, and the shape_infer pass then reports it as it always did; the

@@ -1,8 +1,8 @@
-/* shape_index.c - shape inference of the indexing ops (shape_index.h).
+/* shape_index.c - the shape rules of the indexing ops (ir/shape_index.h).
  *
  * The rules are ONNX's, stated once per op as the checks the runtime's
- * kernels repeat at load (runtime/kernels_index.c), so a model this pass
- * accepts never meets a load-time refusal:
+ * kernels repeat at load (runtime/kernels_index.c), so a model these rules
+ * accept never meets a load-time refusal:
  *   TopK            values and indices (i64) have x's dims with dims[axis] =
  *                   k, 0 <= k <= dims[axis];
  *   ScatterElements indices (i32/i64) and updates share dims and data's rank,
@@ -17,7 +17,7 @@
  * Every axis attribute is normalised to >= 0; k and depth must fit int32
  * (the task params).
  */
-#include "passes/shape_index.h"
+#include "ir/shape_index.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -186,7 +186,7 @@ static status infer_onehot(sx *s) {
   return set_out(s, 0, v->dtype, ix->rank + 1, dims);
 }
 
-status shape_index_infer(ir_graph *g, ir_node *n, diag *d) {
+status ir_shape_infer_index(ir_graph *g, ir_node *n, diag *d) {
   sx s = {g, n, d};
   switch (n->op) {
   case IR_OP_TOPK: return infer_topk(&s);
