@@ -1,32 +1,27 @@
 #!/usr/bin/python3
-"""FLOPs of an ONNX model's convolutions and matrix products, for bench/run.sh.
+"""FLOPs of the cube work in an om package, for bench/run.sh.
 
-Fixes every symbolic dim of the graph inputs' first axis to --batch, runs
-onnx.shape_inference, then counts 2 x multiply-accumulates of each
+Reads the package's JSON (`atc --mode=1 --om X.om --json X.json`) and counts
+2 x multiply-accumulates of every task that does matrix work, from its
+tensors' logical dims:
 
-  Conv     N x Cout x prod(output spatial) x (Cin / group) x prod(kernel)
-  Gemm     M x N x K                         (transA / transB respected)
-  MatMul   prod(broadcast batch dims) x M x N x K
+  CONV2D   N x Cout x Ho x Wo x (Cin / groups) x KH x KW
+  DWCONV   N x C x Ho x Wo x KH x KW
+  MATMUL   prod(batch dims of y) x M x N x K
 
-Everything else (BatchNorm, activations, pooling, elementwise, bias adds) is
-left out: these are the cube unit's work, the figure GFLOP/s is quoted
-against. Prints one line:  flops: <total> (conv <c>, gemm <g>, matmul <m>)
-Exit 1 with a message when a counted node has an unknown shape.
+This is the work of the model's convolutions and matrix products whatever
+the compiler made of them (a MatMul lowered to a 1x1 convolution, an LSTM
+unrolled into its steps' products), counted as direct convolution:
+Convolutions that run as Winograd F(4x4,3x3) count their direct
+multiply-accumulates. Other tasks (pooling, elementwise programs, softmax,
+copies) are left out: these are the cube unit's work, the figure GFLOP/s is
+quoted against. Prints one line:  flops: <total> (conv <c>, dwconv <d>, matmul <m>)
+A task kind that does matrix work and is not counted here is an error (exit 1).
 
-Usage: bench/flops.py MODEL.onnx [--batch N]
+Usage: bench/flops.py X.json
 """
-import argparse
+import json
 import sys
-
-import onnx
-from onnx import shape_inference
-
-
-def dims_of(vi):
-    out = []
-    for d in vi.type.tensor_type.shape.dim:
-        out.append(d.dim_value if d.HasField("dim_value") else None)
-    return out
 
 
 def prod(xs):
@@ -37,59 +32,35 @@ def prod(xs):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("model")
-    ap.add_argument("--batch", type=int, default=1)
-    args = ap.parse_args()
-
-    model = onnx.load(args.model)
-    inits = {i.name for i in model.graph.initializer}
-    for inp in model.graph.input:
-        if inp.name in inits:
-            continue
-        dims = inp.type.tensor_type.shape.dim
-        if len(dims) and not dims[0].HasField("dim_value"):
-            dims[0].dim_value = args.batch
-    model = shape_inference.infer_shapes(model, strict_mode=False)
-
-    shapes = {}
-    for vi in list(model.graph.input) + list(model.graph.value_info) + list(model.graph.output):
-        shapes[vi.name] = dims_of(vi)
-    for init in model.graph.initializer:
-        shapes[init.name] = list(init.dims)
-
-    def shape(name, node):
-        s = shapes.get(name)
-        if s is None or any(d is None for d in s):
-            sys.exit(f"flops: {args.model}: node '{node.name}' ({node.op_type}): no static shape for '{name}'")
-        return s
-
-    conv = gemm = matmul = 0
-    for node in model.graph.node:
-        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
-        if node.op_type == "Conv":
-            w = shape(node.input[1], node)
-            y = shape(node.output[0], node)
-            # w: Cout x Cin/group x k...; y: N x Cout x spatial...
-            conv += 2 * y[0] * y[1] * prod(y[2:]) * w[1] * prod(w[2:])
-        elif node.op_type == "Gemm":
-            a = shape(node.input[0], node)
-            b = shape(node.input[1], node)
-            m, k = (a[1], a[0]) if attrs.get("transA", 0) else (a[0], a[1])
-            n = b[0] if attrs.get("transB", 0) else b[1]
-            gemm += 2 * m * n * k
-        elif node.op_type == "MatMul":
-            a = shape(node.input[0], node)
-            b = shape(node.input[1], node)
-            if len(a) == 1:
-                a = [1] + a
-            if len(b) == 1:
-                b = b + [1]
-            y = shape(node.output[0], node)
-            batch = prod(y[:-2]) if len(y) > 2 else 1
-            matmul += 2 * batch * a[-2] * b[-1] * a[-1]
-    total = conv + gemm + matmul
-    print(f"flops: {total} (conv {conv}, gemm {gemm}, matmul {matmul})")
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    with open(sys.argv[1]) as f:
+        om = json.load(f)
+    dims = [t["dims"] for t in om["tensors"]]
+    conv = dw = mm = 0
+    for t in om["tasks"]:
+        kind, ts, p = t["kind"], t["tensors"], t["params"]
+        if kind == "CONV2D":
+            w, y = dims[ts["w"]], dims[ts["y"]]
+            groups = max(1, p.get("groups", 0))
+            if groups > 1:  # FRACTAL_Z_G [G, Cout/G, Cin/G, KH, KW]
+                cin_g, khkw = w[2], w[3] * w[4]
+            else:  # FRACTAL_Z [Cout, Cin, KH, KW]
+                cin_g, khkw = w[1], w[2] * w[3]
+            conv += 2 * y[0] * y[1] * y[2] * y[3] * cin_g * khkw
+        elif kind == "DWCONV":
+            w, y = dims[ts["w"]], dims[ts["y"]]  # w NC1HWC0 [1, C, KH, KW]
+            dw += 2 * y[0] * y[1] * y[2] * y[3] * w[2] * w[3]
+        elif kind == "MATMUL":
+            a, b, y = dims[ts["a"]], dims[ts["b"]], dims[ts["y"]]
+            ta, tb = p.get("trans_a", 0), p.get("trans_b", 0)
+            k = a[0] if len(a) == 1 else (a[-2] if ta else a[-1])
+            m = 1 if len(a) == 1 else (a[-1] if ta else a[-2])
+            n = 1 if len(b) == 1 else (b[-2] if tb else b[-1])
+            batch = prod(y[: len(y) - (len(a) >= 2) - (len(b) >= 2)])
+            mm += 2 * batch * m * n * k
+    total = conv + dw + mm
+    print(f"flops: {total} (conv {conv}, dwconv {dw}, matmul {mm})")
     return 0
 
 

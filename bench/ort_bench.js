@@ -1,11 +1,12 @@
 // ort_bench.js - ONNX Runtime's latency on one model, the peer of omrun in bench/run.sh.
 //
 //   node bench/ort_bench.js --model X.onnx --input in.bin --shape 1,3,224,224 --threads T
-//                           [--warmup W] [--min N] [--max N] [--budget S] [--output out.bin]
+//                           [--dtype float32|int64] [--warmup W] [--min N] [--max N] [--budget S]
+//                           [--output out.bin]
 //
 // One CPU session (intraOpNumThreads = T, interOpNumThreads = 1, sequential execution,
-// graph optimization level "all"), the input read as raw little-endian float32 in the given
-// shape. W untimed runs, then timed runs until both N >= --min and the timed runs add up to
+// graph optimization level "all"), the input read as raw little-endian float32 (or int64 with
+// --dtype int64: token ids) in the given shape. W untimed runs, then timed runs until both N >= --min and the timed runs add up to
 // --budget seconds, or N = --max. Each run's time is session.run() wall time (hrtime),
 // which includes the binding's copy of the input and output tensors.
 // Prints one line (read by bench/run.sh):
@@ -18,7 +19,7 @@ const path = require('path');
 const ort = require(path.join(__dirname, 'node_modules', 'onnxruntime-node'));
 
 function parseArgs(argv) {
-  const o = { warmup: 2, min: 5, max: 100, budget: 5 };
+  const o = { warmup: 2, min: 5, max: 100, budget: 5, dtype: 'float32' };
   for (let i = 2; i < argv.length; i++) {
     let a = argv[i], v;
     if (!a.startsWith('--')) throw new Error(`unexpected argument '${a}'`);
@@ -36,6 +37,7 @@ function parseArgs(argv) {
   o.max = parseInt(o.max, 10);
   o.budget = parseFloat(o.budget);
   o.shape = o.shape.split(',').map((x) => parseInt(x, 10));
+  if (o.dtype !== 'float32' && o.dtype !== 'int64') throw new Error(`--dtype: '${o.dtype}' is not float32 or int64`);
   return o;
 }
 
@@ -49,12 +51,12 @@ async function main() {
     graphOptimizationLevel: 'all',
   });
   const buf = fs.readFileSync(o.input);
-  const count = o.shape.reduce((a, b) => a * b, 1);
-  if (buf.length !== count * 4)
-    throw new Error(`${o.input} has ${buf.length} bytes, shape ${o.shape} needs ${count * 4}`);
-  const data = new Float32Array(count);
-  for (let i = 0; i < count; i++) data[i] = buf.readFloatLE(i * 4);
-  const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', data, o.shape) };
+  const count = o.shape.reduce((a, b) => a * b, 1), es = o.dtype === 'int64' ? 8 : 4;
+  if (buf.length !== count * es)
+    throw new Error(`${o.input} has ${buf.length} bytes, shape ${o.shape} of ${o.dtype} needs ${count * es}`);
+  const data = o.dtype === 'int64' ? new BigInt64Array(count) : new Float32Array(count);
+  for (let i = 0; i < count; i++) data[i] = o.dtype === 'int64' ? buf.readBigInt64LE(i * 8) : buf.readFloatLE(i * 4);
+  const feeds = { [session.inputNames[0]]: new ort.Tensor(o.dtype, data, o.shape) };
 
   let out;
   for (let i = 0; i < o.warmup; i++) out = await session.run(feeds);

@@ -8,13 +8,14 @@
 # bench/node_modules with its optional CUDA download switched off), builds the project
 # (scripts/build.sh), exports the models (models/export_torchvision.py), measures this machine's
 # fp32 FMA peak (bench/fma_peak.c), then for each model: compiles it with atc (wall time, om size),
-# counts its FLOPs (bench/flops.py), and for each thread count runs omrun (latency, peak RSS) and
+# counts the FLOPs of its cube work from the package (bench/flops.py), and for each thread count runs omrun (latency, peak RSS) and
 # ONNX Runtime (latency) in alternating rounds, pinned to the same cores. Writes
 # docs/BENCHMARKS.md (bench/report.py); the raw figures stay in build/bench/.
 #
 #   --quick     about 1 s of timed runs per measurement instead of about 8 s (a smoke run)
 #   --models    comma-separated subset of: resnet50_b1 resnet50_b4 mobilenet_v2 squeezenet1_1
-#               efficientnet_b0 mobilenet_v3_small (resnet50 = both batches); default all
+#               efficientnet_b0 mobilenet_v3_small vit_b_16 bert_base convnext_tiny
+#               shufflenet_v2_x1_0 lstm deeplabv3_resnet50 (resnet50 = both batches); default all
 #   --no-vector skip bench/vector.sh (JIT vs interpreter, fused vs unfused on efficientnet_b0 and
 #               mobilenet_v3_small, when --models has them)
 #   --threads   comma-separated thread counts; default 1,2
@@ -26,7 +27,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 COMMAND="bench/run.sh${*:+ $*}"
 
-ALL_MODELS="resnet50_b1 resnet50_b4 mobilenet_v2 squeezenet1_1 efficientnet_b0 mobilenet_v3_small"
+ALL_MODELS="resnet50_b1 resnet50_b4 mobilenet_v2 squeezenet1_1 efficientnet_b0 mobilenet_v3_small vit_b_16 bert_base
+            convnext_tiny shufflenet_v2_x1_0 lstm deeplabv3_resnet50"
+ALL_MODELS=$(echo $ALL_MODELS)
 QUICK=0
 BUILD=1
 VECTOR=1
@@ -146,7 +149,7 @@ BUSY_BEFORE=$(awk -v b0="$b0" -v b1="$(stat_busy)" -v n0="$n0" -v n1="$(now_ns)"
   log "warning: the machine was ${BUSY_BEFORE}% busy with other work just now: figures will be skewed (see 'other load %')"
 
 # --- 3. per model: compile, FLOPs; per thread count: omrun and ORT back to back -------------------
-printf 'key\tname\tbatch\tflops\tom_bytes\tatc_s\tatc_error\n' > "$WORK/models.tsv"
+printf 'key\tname\tbatch\tflops\tom_bytes\tatc_s\tatc_error\tonnx_bytes\n' > "$WORK/models.tsv"
 printf 'key\tthreads\tomrun_median_ms\tomrun_runs\tomrun_rss_kib\tomrun_error\tomrun_out\tort_median_ms\tort_runs\tort_error\tort_out\tomrun_other_pct\tort_other_pct\n' > "$WORK/runs.tsv"
 
 # Interference: CPU time the machine spent on anything but the measured process (busy and steal
@@ -170,24 +173,35 @@ cpu_list() { # cores 0..T-1 for T threads (all cores when T exceeds them)
 }
 
 for key in $MODELS; do
+  onnx=$key; batch=1; input=models/out/$key.input.bin
   case $key in
-    resnet50_b1) onnx=resnet50; name=ResNet-50; batch=1; input=models/out/resnet50.input.bin ;;
+    resnet50_b1) onnx=resnet50; name=ResNet-50 ;;
     resnet50_b4) onnx=resnet50; name=ResNet-50; batch=4; input=$WORK/resnet50.b4.input.bin ;;
-    mobilenet_v2) onnx=$key; name=MobileNetV2; batch=1; input=models/out/$key.input.bin ;;
-    squeezenet1_1) onnx=$key; name="SqueezeNet 1.1"; batch=1; input=models/out/$key.input.bin ;;
-    efficientnet_b0) onnx=$key; name=EfficientNet-B0; batch=1; input=models/out/$key.input.bin ;;
-    mobilenet_v3_small) onnx=$key; name=MobileNetV3-Small; batch=1; input=models/out/$key.input.bin ;;
+    mobilenet_v2) name=MobileNetV2 ;;
+    squeezenet1_1) name="SqueezeNet 1.1" ;;
+    efficientnet_b0) name=EfficientNet-B0 ;;
+    mobilenet_v3_small) name=MobileNetV3-Small ;;
+    vit_b_16) name=ViT-B/16 ;;
+    bert_base) name="BERT-base encoder (seq 128)" ;;
+    convnext_tiny) name=ConvNeXt-Tiny ;;
+    shufflenet_v2_x1_0) name="ShuffleNetV2 x1.0" ;;
+    lstm) name="LSTM 2x256 (100 steps)" ;;
+    deeplabv3_resnet50) name="DeepLabV3-ResNet50 (256x256)" ;;
   esac
+  # The input's name, shape (batch first) and dtype, from the export's NAME.json.
+  read -r in_name in_shape in_dtype < <($PY -c 'import json, sys
+m = json.load(open(sys.argv[1])); s = m["input_shape"]; s[0] = int(sys.argv[2])
+print(m["input"], ",".join(map(str, s)), m.get("input_dtype", "float32"))' "models/out/$onnx.json" "$batch")
   model=models/out/$onnx.onnx
   om=$WORK/$key
   rm -f "$om.om"
-  flops=$($PY bench/flops.py "$model" --batch "$batch" | sed -n 's/^flops: \([0-9]*\).*/\1/p')
+  flops=""
 
   log "$key: atc"
   atc_s=""; atc_err=""; times=()
   for _ in $(seq $ATC_REPS); do
     t0=$(now_ns)
-    if "$ATC" --model="$model" --framework=5 --output="$om" --input_shape="input:$batch,3,224,224" \
+    if "$ATC" --model="$model" --framework=5 --output="$om" --input_shape="$in_name:$in_shape" \
          --soc_version=Ascend310 > "$WORK/$key.atc.log" 2>&1; then
       times+=($(( $(now_ns) - t0 )))
     else
@@ -199,12 +213,15 @@ for key in $MODELS; do
   if [ -z "$atc_err" ]; then
     atc_s=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR] = $1} END {printf "%.3f", a[int((NR + 1) / 2)] / 1e9}')
     om_bytes=$(stat -c %s "$om.om")
-    log "$key: atc ${atc_s} s, om $om_bytes bytes"
+    "$ATC" --mode=1 --om="$om.om" --json="$om.json" > /dev/null 2>&1 &&
+      flops=$($PY bench/flops.py "$om.json" | sed -n 's/^flops: \([0-9]*\).*/\1/p')
+    log "$key: atc ${atc_s} s, om $om_bytes bytes, ${flops:-?} FLOPs of cube work"
   else
     om_bytes=""
     log "$key: atc failed: $atc_err"
   fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$name" "$batch" "$flops" "$om_bytes" "$atc_s" "$atc_err" >> "$WORK/models.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$name" "$batch" "$flops" "$om_bytes" "$atc_s" "$atc_err" \
+    "$(stat -c %s "$model")" >> "$WORK/models.tsv"
 
   one_om=""; one_ort="" # this model's 1-thread figures, for the scaling check
   for t in $THREADS; do
@@ -262,7 +279,7 @@ for key in $MODELS; do
         if [ -z "$ort_err" ]; then
           b0=$(stat_busy); n0=$(now_ns)
           if /usr/bin/time -v -o "$WORK/$key.t$t.ort.time" taskset -c "$cpus" node bench/ort_bench.js --model "$model" \
-               --input "$input" --shape "$batch,3,224,224" --threads "$t" --warmup $WARMUP --min "$per" --max "$per" \
+               --input "$input" --shape "$in_shape" --dtype "$in_dtype" --threads "$t" --warmup $WARMUP --min "$per" --max "$per" \
                --budget 0 --output "$WORK/$ort_out" > "$WORK/$key.t$t.ort.log" 2>&1; then
             o=$(other_pct "$b0" "$(stat_busy)" "$n0" "$(now_ns)" "$WORK/$key.t$t.ort.time")
             med=""; runs=""

@@ -19,8 +19,18 @@ Usage: models/export_torchvision.py [--out DIR] [NAME ...]
        (4 layers of torch.nn.TransformerEncoderLayer, d_model 256, 8 heads,
        batch_first, input 1x64x256) and crnn (an OCR text recogniser: conv
        stack, 2-layer bidirectional LSTM, 37 classes per column; input
-       1x1x32x128, output 1x32x37); default: all of them (the tests use
-       them all)
+       1x1x32x128, output 1x32x37) and lstm (2-layer torch.nn.LSTM, 80
+       features in, hidden 256, batch_first, 100 steps: 1x100x80 ->
+       1x100x256); default: all of these (the tests use them all).
+       For the benchmark only (bench/run.sh exports them; large): vit_b_16
+       (torchvision ViT-B/16), bert_base (a BERT-base-shaped encoder:
+       int64 token ids 1x128 through an Embedding plus learned positions
+       and LayerNorm, 12 layers of torch.nn.TransformerEncoderLayer, hidden
+       768, 12 heads, FFN 3072, GELU; output 1x128x768) and
+       deeplabv3_resnet50 (torchvision, its 'out' map; input 1x3x256x256,
+       dilated ResNet-50 backbone).
+NAME.json's "input_dtype" is "int64" for token ids (the .input.bin then
+holds little-endian int64), else "float32".
 """
 import argparse
 import json
@@ -48,7 +58,13 @@ MODELS = {
         torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights_backbone=None)), 13),
     "transformer_encoder": (lambda: transformer_encoder(), 17),
     "crnn": (lambda: CRNN(), 13),
+    "lstm": (lambda: LSTMNet(), 13),
+    "vit_b_16": (torchvision.models.vit_b_16, 17),
+    "bert_base": (lambda: BertBase(), 17),
+    "deeplabv3_resnet50": (lambda: SegmentationOut(
+        torchvision.models.segmentation.deeplabv3_resnet50(weights_backbone=None, aux_loss=False)), 13),
 }
+BENCH_ONLY = {"vit_b_16", "bert_base", "deeplabv3_resnet50"}
 
 
 def transformer_encoder():
@@ -87,12 +103,51 @@ class CRNN(torch.nn.Module):
         return self.fc(y).permute(1, 0, 2)  # [batch, columns, 37]
 
 
+class LSTMNet(torch.nn.Module):
+    """A 2-layer LSTM over 100 steps of 80 features (a speech or sensor model's shape), batch first."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = torch.nn.LSTM(80, 256, num_layers=2, batch_first=True)
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+class BertBase(torch.nn.Module):
+    """A BERT-base-shaped encoder: token ids through an Embedding plus learned positions and a
+    LayerNorm, then 12 post-norm layers of hidden 768, 12 heads, FFN 3072 with GELU. Each layer is
+    initialised on its own (nn.TransformerEncoder deep-copies one layer)."""
+
+    def __init__(self, vocab=30522, hidden=768, layers=12, heads=12, ffn=3072, seq=128):
+        super().__init__()
+        self.tok = torch.nn.Embedding(vocab, hidden)
+        self.pos = torch.nn.Parameter(torch.randn(1, seq, hidden) * 0.02)
+        self.norm = torch.nn.LayerNorm(hidden)
+        layer = torch.nn.TransformerEncoderLayer(hidden, heads, ffn, dropout=0.0, activation="gelu",
+                                                 batch_first=True)
+        self.enc = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        for lyr in self.enc.layers:
+            for p in lyr.parameters():
+                if p.dim() > 1:
+                    torch.nn.init.xavier_uniform_(p)
+                else:
+                    torch.nn.init.normal_(p, std=0.02)
+        torch.nn.init.normal_(self.tok.weight, std=0.02)
+
+    def forward(self, ids):
+        return self.enc(self.norm(self.tok(ids) + self.pos[:, :ids.shape[1]]))
+
+
 # Models whose input is not a 1x3x224x224 image or whose output is not 1000
 # class logits: input shape, and "kind" in NAME.json ("classifier" when absent
 # here: model_e2e.py then also checks top-1).
-SHAPES = {"transformer_encoder": [1, 64, 256], "crnn": [1, 1, 32, 128]}
-KINDS = {"lraspp_mobilenet_v3_large": "segmentation", "transformer_encoder": "sequence", "crnn": "sequence"}
-DEFAULT = list(MODELS)  # every model: the tests use them all
+SHAPES = {"transformer_encoder": [1, 64, 256], "crnn": [1, 1, 32, 128], "lstm": [1, 100, 80],
+          "bert_base": [1, 128], "deeplabv3_resnet50": [1, 3, 256, 256]}
+KINDS = {"lraspp_mobilenet_v3_large": "segmentation", "transformer_encoder": "sequence", "crnn": "sequence",
+         "lstm": "sequence", "bert_base": "sequence", "deeplabv3_resnet50": "segmentation"}
+TOKEN_IDS = {"bert_base": 30522}  # int64 token-id inputs: the vocabulary size
+DEFAULT = [m for m in MODELS if m not in BENCH_ONLY]  # the tests use them all
 SEED = 20261122
 RECIPE = 2  # bump when an export changes (weights, inputs): earlier exports are then redone
 
@@ -132,17 +187,22 @@ def export(name, out_dir):
     gen = torch.Generator().manual_seed(SEED)
     model = ctor()
     shape = SHAPES.get(name, [1, 3, 224, 224])
-    reestimate_batchnorm(model, gen, shape)
-    x = torch.randn(*shape, generator=gen)
+    if name in TOKEN_IDS:
+        model.eval()
+        x = torch.randint(0, TOKEN_IDS[name], shape, generator=gen, dtype=torch.int64)
+    else:
+        reestimate_batchnorm(model, gen, shape)
+        x = torch.randn(*shape, generator=gen)
     with torch.no_grad():
         y = model(x)
     path = os.path.join(out_dir, name + ".onnx")
     torch.onnx.export(model, x, path, opset_version=opset, input_names=["input"],
                       output_names=["output"], dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}},
                       do_constant_folding=True)
-    x.numpy().astype("<f4").tofile(os.path.join(out_dir, name + ".input.bin"))
+    x.numpy().astype("<i8" if name in TOKEN_IDS else "<f4").tofile(os.path.join(out_dir, name + ".input.bin"))
     y.numpy().astype("<f4").tofile(os.path.join(out_dir, name + ".output.bin"))
     meta = {"model": name, "opset": opset, "input": "input", "input_shape": shape,
+            "input_dtype": "int64" if name in TOKEN_IDS else "float32",
             "output_shape": list(y.shape), "kind": KINDS.get(name, "classifier"), "seed": SEED,
             "recipe": RECIPE}
     if meta["kind"] == "classifier":
