@@ -175,133 +175,135 @@ typedef struct kind_desc {
   param_desc params[OM_TASK_MAX_PARAMS];
 } kind_desc;
 
+/* The window, act and clip of CONV2D and DWCONV (and POOL's window). */
 #define CONV_PARAMS                                                                                          \
-  {"kh", P_INT}, {"kw", P_INT}, {"stride_h", P_INT}, {"stride_w", P_INT}, {"pad_top", P_INT},                \
-      {"pad_left", P_INT}, {"pad_bottom", P_INT}, {"pad_right", P_INT}, {"dilation_h", P_INT},               \
-      {"dilation_w", P_INT}, {"act", P_ACT}, {"clip_min", P_F32}, {                                          \
-    "clip_max", P_F32                                                                                        \
-  }
+  [OM_CONV_P_KH] = {"kh", P_INT}, [OM_CONV_P_KW] = {"kw", P_INT},                                            \
+  [OM_CONV_P_STRIDE_H] = {"stride_h", P_INT}, [OM_CONV_P_STRIDE_W] = {"stride_w", P_INT},                    \
+  [OM_CONV_P_PAD_TOP] = {"pad_top", P_INT}, [OM_CONV_P_PAD_LEFT] = {"pad_left", P_INT},                      \
+  [OM_CONV_P_PAD_BOTTOM] = {"pad_bottom", P_INT}, [OM_CONV_P_PAD_RIGHT] = {"pad_right", P_INT},              \
+  [OM_CONV_P_DILATION_H] = {"dilation_h", P_INT}, [OM_CONV_P_DILATION_W] = {"dilation_w", P_INT},            \
+  [OM_CONV_P_ACT] = {"act", P_ACT}, [OM_CONV_P_CLIP_MIN] = {"clip_min", P_F32},                              \
+  [OM_CONV_P_CLIP_MAX] = {"clip_max", P_F32}
+#define CONV_SLOTS                                                                                           \
+  [OM_CONV_T_X] = "x", [OM_CONV_T_W] = "w", [OM_CONV_T_BIAS] = "bias", [OM_CONV_T_RESIDUAL] = "residual",    \
+  [OM_CONV_T_Y] = "y"
+/* Runs of params, one per dim (PAD begins, RESIZE taps, STRIDED_COPY dims
+ * and strides: MAX_RANK = 8 of them; POOL_ND's groups: 3). */
+#define RUN8(first, name)                                                                                    \
+  [first] = {name "0", P_INT}, [first + 1] = {name "1", P_INT}, [first + 2] = {name "2", P_INT},             \
+  [first + 3] = {name "3", P_INT}, [first + 4] = {name "4", P_INT}, [first + 5] = {name "5", P_INT},         \
+  [first + 6] = {name "6", P_INT}, [first + 7] = {name "7", P_INT}
+#define RUN3(first, name)                                                                                    \
+  [first] = {name "0", P_INT}, [first + 1] = {name "1", P_INT}, [first + 2] = {name "2", P_INT}
 
 static const kind_desc kinds[] = {
-    [OM_TASK_TRANSDATA] = {"TRANSDATA", {"src", "dst"}, {{0}}},
-    [OM_TASK_CONV2D] = {"CONV2D",
-                        {"x", "w", "bias", "residual", "y"},
-                        {CONV_PARAMS,
-                         {"tile_m", P_INT},
-                         {"tile_n", P_INT},
-                         {"tile_k", P_INT},
-                         {"algorithm", P_INT},
-                         {"groups", P_INT},
-                         {"x_scale", P_INT}}},
-    [OM_TASK_DWCONV] = {"DWCONV", {"x", "w", "bias", "residual", "y"}, {CONV_PARAMS}},
+    [OM_TASK_TRANSDATA] = {"TRANSDATA", {[OM_TRANSDATA_T_SRC] = "src", [OM_TRANSDATA_T_DST] = "dst"}, {{0}}},
+    [OM_TASK_CONV2D] =
+        {"CONV2D",
+         {CONV_SLOTS},
+         {CONV_PARAMS, [OM_CONV_P_TILE_M] = {"tile_m", P_INT}, [OM_CONV_P_TILE_N] = {"tile_n", P_INT},
+          [OM_CONV_P_TILE_K] = {"tile_k", P_INT}, [OM_CONV_P_ALGORITHM] = {"algorithm", P_INT},
+          [OM_CONV_P_GROUPS] = {"groups", P_INT}, [OM_CONV_P_X_SCALE] = {"x_scale", P_INT}}},
+    [OM_TASK_DWCONV] = {"DWCONV", {CONV_SLOTS}, {CONV_PARAMS}},
     [OM_TASK_POOL] = {"POOL",
-                      {"x", "y"},
-                      {{"kh", P_INT},
-                       {"kw", P_INT},
-                       {"stride_h", P_INT},
-                       {"stride_w", P_INT},
-                       {"pad_top", P_INT},
-                       {"pad_left", P_INT},
-                       {"pad_bottom", P_INT},
-                       {"pad_right", P_INT},
-                       {"mode", P_POOL_MODE},
-                       {"count_include_pad", P_INT}}},
-    [OM_TASK_COPY_SLICE] = {"COPY_SLICE", {"x", "y"}, {{"axis", P_INT}, {"offset", P_INT}}},
-    [OM_TASK_SOFTMAX] = {"SOFTMAX", {"x", "y"}, {{"axis", P_INT}, {"coerce_2d", P_INT}, {"log", P_INT}}},
-    [OM_TASK_VPROG] = {"VPROG", {NULL}, {{"program", P_INT}}}, /* slots: in0.., out0.. */
+                      {[OM_POOL_T_X] = "x", [OM_POOL_T_Y] = "y"},
+                      {[OM_POOL_P_KH] = {"kh", P_INT},
+                       [OM_POOL_P_KW] = {"kw", P_INT},
+                       [OM_POOL_P_STRIDE_H] = {"stride_h", P_INT},
+                       [OM_POOL_P_STRIDE_W] = {"stride_w", P_INT},
+                       [OM_POOL_P_PAD_TOP] = {"pad_top", P_INT},
+                       [OM_POOL_P_PAD_LEFT] = {"pad_left", P_INT},
+                       [OM_POOL_P_PAD_BOTTOM] = {"pad_bottom", P_INT},
+                       [OM_POOL_P_PAD_RIGHT] = {"pad_right", P_INT},
+                       [OM_POOL_P_MODE] = {"mode", P_POOL_MODE},
+                       [OM_POOL_P_COUNT_INCLUDE_PAD] = {"count_include_pad", P_INT}}},
+    [OM_TASK_COPY_SLICE] =
+        {"COPY_SLICE",
+         {[OM_COPY_SLICE_T_X] = "x", [OM_COPY_SLICE_T_Y] = "y"},
+         {[OM_COPY_SLICE_P_AXIS] = {"axis", P_INT}, [OM_COPY_SLICE_P_OFFSET] = {"offset", P_INT}}},
+    [OM_TASK_SOFTMAX] = {"SOFTMAX",
+                         {[OM_SOFTMAX_T_X] = "x", [OM_SOFTMAX_T_Y] = "y"},
+                         {[OM_SOFTMAX_P_AXIS] = {"axis", P_INT},
+                          [OM_SOFTMAX_P_COERCE_2D] = {"coerce_2d", P_INT},
+                          [OM_SOFTMAX_P_LOG] = {"log", P_INT}}},
+    [OM_TASK_VPROG] = {"VPROG",
+                       {NULL},
+                       {[OM_VPROG_P_PROGRAM] = {"program", P_INT}}}, /* slots: in0.., out0.. */
     [OM_TASK_REDUCE] = {"REDUCE",
-                        {"x", "y"},
-                        {{"op", P_REDUCE_OP}, {"axes", P_INT}, {"select_last_index", P_INT}}},
+                        {[OM_REDUCE_T_X] = "x", [OM_REDUCE_T_Y] = "y"},
+                        {[OM_REDUCE_P_OP] = {"op", P_REDUCE_OP},
+                         [OM_REDUCE_P_AXES] = {"axes", P_INT},
+                         [OM_REDUCE_P_SELECT_LAST_INDEX] = {"select_last_index", P_INT}}},
     [OM_TASK_PAD] = {"PAD",
-                     {"x", "y"},
-                     {{"mode", P_INT},
-                      {"begin0", P_INT},
-                      {"begin1", P_INT},
-                      {"begin2", P_INT},
-                      {"begin3", P_INT},
-                      {"begin4", P_INT},
-                      {"begin5", P_INT},
-                      {"begin6", P_INT},
-                      {"begin7", P_INT},
-                      {"value_lo", P_INT},
-                      {"value_hi", P_INT}}},
-    [OM_TASK_GATHER] = {"GATHER", {"x", "indices", "y"}, {{"mode", P_INT}, {"axis", P_INT}}},
+                     {[OM_PAD_T_X] = "x", [OM_PAD_T_Y] = "y"},
+                     {[OM_PAD_P_MODE] = {"mode", P_INT},
+                      RUN8(OM_PAD_P_BEGIN, "begin"),
+                      [OM_PAD_P_VALUE_LO] = {"value_lo", P_INT},
+                      [OM_PAD_P_VALUE_HI] = {"value_hi", P_INT}}},
+    [OM_TASK_GATHER] = {"GATHER",
+                        {[OM_GATHER_T_X] = "x", [OM_GATHER_T_INDICES] = "indices", [OM_GATHER_T_Y] = "y"},
+                        {[OM_GATHER_P_MODE] = {"mode", P_INT}, [OM_GATHER_P_AXIS] = {"axis", P_INT}}},
     [OM_TASK_TOPK] = {"TOPK",
-                      {"x", "values", "indices"},
-                      {{"axis", P_INT}, {"k", P_INT}, {"largest", P_INT}, {"sorted", P_INT}}},
+                      {[OM_TOPK_T_X] = "x", [OM_TOPK_T_VALUES] = "values", [OM_TOPK_T_INDICES] = "indices"},
+                      {[OM_TOPK_P_AXIS] = {"axis", P_INT},
+                       [OM_TOPK_P_K] = {"k", P_INT},
+                       [OM_TOPK_P_LARGEST] = {"largest", P_INT},
+                       [OM_TOPK_P_SORTED] = {"sorted", P_INT}}},
     [OM_TASK_SCATTER] = {"SCATTER",
-                         {"data", "indices", "updates", "y"},
-                         {{"mode", P_INT}, {"axis", P_INT}, {"reduction", P_INT}}},
+                         {[OM_SCATTER_T_DATA] = "data",
+                          [OM_SCATTER_T_INDICES] = "indices",
+                          [OM_SCATTER_T_UPDATES] = "updates",
+                          [OM_SCATTER_T_Y] = "y"},
+                         {[OM_SCATTER_P_MODE] = {"mode", P_INT},
+                          [OM_SCATTER_P_AXIS] = {"axis", P_INT},
+                          [OM_SCATTER_P_REDUCTION] = {"reduction", P_INT}}},
     [OM_TASK_CUMSUM] = {"CUMSUM",
-                        {"x", "y"},
-                        {{"axis", P_INT}, {"exclusive", P_INT}, {"reverse", P_INT}, {"op", P_INT}}},
-    [OM_TASK_ONEHOT] = {"ONEHOT", {"indices", "values", "y"}, {{"axis", P_INT}, {"depth", P_INT}}},
-    [OM_TASK_RESIZE] = {"RESIZE",
-                        {"x", "idx", "w", "y"},
-                        {{"mode", P_INT},
-                         {"taps0", P_INT},
-                         {"taps1", P_INT},
-                         {"taps2", P_INT},
-                         {"taps3", P_INT},
-                         {"taps4", P_INT},
-                         {"taps5", P_INT},
-                         {"taps6", P_INT},
-                         {"taps7", P_INT},
-                         {"value_lo", P_INT},
-                         {"value_hi", P_INT}}},
+                        {[OM_CUMSUM_T_X] = "x", [OM_CUMSUM_T_Y] = "y"},
+                        {[OM_CUMSUM_P_AXIS] = {"axis", P_INT},
+                         [OM_CUMSUM_P_EXCLUSIVE] = {"exclusive", P_INT},
+                         [OM_CUMSUM_P_REVERSE] = {"reverse", P_INT},
+                         [OM_CUMSUM_P_OP] = {"op", P_INT}}},
+    [OM_TASK_ONEHOT] =
+        {"ONEHOT",
+         {[OM_ONEHOT_T_INDICES] = "indices", [OM_ONEHOT_T_VALUES] = "values", [OM_ONEHOT_T_Y] = "y"},
+         {[OM_ONEHOT_P_AXIS] = {"axis", P_INT}, [OM_ONEHOT_P_DEPTH] = {"depth", P_INT}}},
+    [OM_TASK_RESIZE] =
+        {"RESIZE",
+         {[OM_RESIZE_T_X] = "x", [OM_RESIZE_T_IDX] = "idx", [OM_RESIZE_T_W] = "w", [OM_RESIZE_T_Y] = "y"},
+         {[OM_RESIZE_P_MODE] = {"mode", P_INT},
+          RUN8(OM_RESIZE_P_TAPS, "taps"),
+          [OM_RESIZE_P_VALUE_LO] = {"value_lo", P_INT},
+          [OM_RESIZE_P_VALUE_HI] = {"value_hi", P_INT}}},
     [OM_TASK_POOL_ND] = {"POOL_ND",
-                         {"x", "y"},
-                         {{"mode", P_INT},
-                          {"count_include_pad", P_INT},
-                          {"p", P_INT},
-                          {"k0", P_INT},
-                          {"k1", P_INT},
-                          {"k2", P_INT},
-                          {"stride0", P_INT},
-                          {"stride1", P_INT},
-                          {"stride2", P_INT},
-                          {"dilation0", P_INT},
-                          {"dilation1", P_INT},
-                          {"dilation2", P_INT},
-                          {"pad_begin0", P_INT},
-                          {"pad_begin1", P_INT},
-                          {"pad_begin2", P_INT},
-                          {"pad_end0", P_INT},
-                          {"pad_end1", P_INT},
-                          {"pad_end2", P_INT}}},
-    [OM_TASK_MATMUL] = {"MATMUL",
-                        {"a", "b", "c", "y"},
-                        {{"trans_a", P_INT},
-                         {"trans_b", P_INT},
-                         {"alpha", P_F32},
-                         {"beta", P_F32},
-                         {"act", P_ACT},
-                         {"clip_min", P_F32},
-                         {"clip_max", P_F32},
-                         {"tile_m", P_INT},
-                         {"tile_n", P_INT},
-                         {"tile_k", P_INT}}},
-    [OM_TASK_WPACK] = {"WPACK", {"w", "dst"}, {{0}}},
+                         {[OM_POOL_ND_T_X] = "x", [OM_POOL_ND_T_Y] = "y"},
+                         {[OM_POOL_ND_P_MODE] = {"mode", P_INT},
+                          [OM_POOL_ND_P_COUNT_INCLUDE_PAD] = {"count_include_pad", P_INT},
+                          [OM_POOL_ND_P_LP_P] = {"p", P_INT},
+                          RUN3(OM_POOL_ND_P_KERNEL, "k"),
+                          RUN3(OM_POOL_ND_P_STRIDES, "stride"),
+                          RUN3(OM_POOL_ND_P_DILATIONS, "dilation"),
+                          RUN3(OM_POOL_ND_P_PAD_BEGIN, "pad_begin"),
+                          RUN3(OM_POOL_ND_P_PAD_END, "pad_end")}},
+    [OM_TASK_MATMUL] =
+        {"MATMUL",
+         {[OM_MATMUL_T_A] = "a", [OM_MATMUL_T_B] = "b", [OM_MATMUL_T_C] = "c", [OM_MATMUL_T_Y] = "y"},
+         {[OM_MATMUL_P_TRANS_A] = {"trans_a", P_INT},
+          [OM_MATMUL_P_TRANS_B] = {"trans_b", P_INT},
+          [OM_MATMUL_P_ALPHA] = {"alpha", P_F32},
+          [OM_MATMUL_P_BETA] = {"beta", P_F32},
+          [OM_MATMUL_P_ACT] = {"act", P_ACT},
+          [OM_MATMUL_P_CLIP_MIN] = {"clip_min", P_F32},
+          [OM_MATMUL_P_CLIP_MAX] = {"clip_max", P_F32},
+          [OM_MATMUL_P_TILE_M] = {"tile_m", P_INT},
+          [OM_MATMUL_P_TILE_N] = {"tile_n", P_INT},
+          [OM_MATMUL_P_TILE_K] = {"tile_k", P_INT}}},
+    [OM_TASK_WPACK] = {"WPACK", {[OM_WPACK_T_W] = "w", [OM_WPACK_T_DST] = "dst"}, {{0}}},
     [OM_TASK_STRIDED_COPY] = {"STRIDED_COPY",
-                              {"x", "y"},
-                              {{"rank", P_INT},
-                               {"offset", P_INT},
-                               {"dim0", P_INT},
-                               {"dim1", P_INT},
-                               {"dim2", P_INT},
-                               {"dim3", P_INT},
-                               {"dim4", P_INT},
-                               {"dim5", P_INT},
-                               {"dim6", P_INT},
-                               {"dim7", P_INT},
-                               {"stride0", P_INT},
-                               {"stride1", P_INT},
-                               {"stride2", P_INT},
-                               {"stride3", P_INT},
-                               {"stride4", P_INT},
-                               {"stride5", P_INT},
-                               {"stride6", P_INT},
-                               {"stride7", P_INT}}},
+                              {[OM_STRIDED_COPY_T_X] = "x", [OM_STRIDED_COPY_T_Y] = "y"},
+                              {[OM_STRIDED_COPY_P_RANK] = {"rank", P_INT},
+                               [OM_STRIDED_COPY_P_OFFSET] = {"offset", P_INT},
+                               RUN8(OM_STRIDED_COPY_P_DIMS, "dim"),
+                               RUN8(OM_STRIDED_COPY_P_STRIDES, "stride")}},
 };
 
 static const kind_desc *kind_of(uint32_t k) {
@@ -426,14 +428,17 @@ static void dump_param(jbuf *b, param_type type, int32_t v) {
     jprintf(b, "%d", v);
 }
 
-/* A CONV2D / DWCONV task with an epilogue program (params[21] = 1,
- * params[22] its offset, its extra inputs in slots 5.. after x_scale). */
+/* A CONV2D / DWCONV task with an epilogue program (epilogue = 1,
+ * epilogue_offset, its extra inputs in the slots after the fixed ones and
+ * x_scale). */
 static int conv_epilogue(const om_task *t) {
-  return (t->kind == OM_TASK_CONV2D || t->kind == OM_TASK_DWCONV) && t->params[21] == 1;
+  return (t->kind == OM_TASK_CONV2D || t->kind == OM_TASK_DWCONV) && t->params[OM_CONV_P_EPILOGUE] == 1;
 }
 
-/* A CONV2D task with an x_scale in slot 5 (params[18] = 1). */
-static int conv_x_scale(const om_task *t) { return t->kind == OM_TASK_CONV2D && t->params[18] == 1; }
+/* A CONV2D task with an x_scale (x_scale = 1, in slot OM_CONV_T_X_SCALE). */
+static int conv_x_scale(const om_task *t) {
+  return t->kind == OM_TASK_CONV2D && t->params[OM_CONV_P_X_SCALE] == 1;
+}
 
 static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   const om_task *t = &p->tasks[i];
@@ -447,7 +452,8 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   jstr(b, p->strings + t->name);
   jprintf(b, ", \"block_dim\": %u,\n      \"tensors\": {", t->block_dim);
   uint32_t vprog_inputs = 0; /* VPROG slots are the program's inputs, then outputs */
-  if (t->kind == OM_TASK_VPROG) vprog_inputs = ((const om_vprog *)(p->vprogs + t->params[0]))->ninputs;
+  if (t->kind == OM_TASK_VPROG)
+    vprog_inputs = ((const om_vprog *)(p->vprogs + t->params[OM_VPROG_P_PROGRAM]))->ninputs;
   for (uint32_t s = 0; s < t->ntensors; s++) {
     const char *slot = k ? k->slots[s] : NULL;
     if (t->kind == OM_TASK_VPROG)
@@ -455,10 +461,10 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
               s < vprog_inputs ? s : s - vprog_inputs);
     else if (slot)
       jprintf(b, "%s\"%s\": ", s ? ", " : "", slot);
-    else if (s == 5 && conv_x_scale(t))
+    else if (s == OM_CONV_T_X_SCALE && conv_x_scale(t))
       jprintf(b, ", \"x_scale\": ");
-    else if (conv_epilogue(t)) /* the program's input s-4, or s-5 after an x_scale */
-      jprintf(b, "%s\"epi_in%u\": ", s ? ", " : "", s - 4 - (uint32_t)conv_x_scale(t));
+    else if (conv_epilogue(t)) /* the program's input 1 at the first slot after the fixed ones and x_scale */
+      jprintf(b, "%s\"epi_in%u\": ", s ? ", " : "", s + 1 - OM_CONV_NTENSORS - (uint32_t)conv_x_scale(t));
     else
       jprintf(b, "%s\"slot%u\": ", s ? ", " : "", s);
     if (t->tensors[s] == OM_NONE)
@@ -473,7 +479,7 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
       jprintf(b, "%s\"%s\": ", j ? ", " : "", k->params[j].name);
       dump_param(b, k->params[j].type, t->params[j]);
     }
-    if (conv_epilogue(t)) jprintf(b, ", \"epilogue\": %d", t->params[22]); /* the program's offset */
+    if (conv_epilogue(t)) jprintf(b, ", \"epilogue\": %d", t->params[OM_CONV_P_EPILOGUE_OFFSET]);
     JLIT(b, "}");
   } else {
     JLIT(b, "[");
@@ -527,9 +533,9 @@ static void dump_vprogs(jbuf *b, const pkg *p) {
   }
   for (uint32_t i = 0; i < p->def->ntasks; i++)
     if (p->tasks[i].kind == OM_TASK_VPROG)
-      offs[n++] = (uint32_t)p->tasks[i].params[0];
+      offs[n++] = (uint32_t)p->tasks[i].params[OM_VPROG_P_PROGRAM];
     else if (conv_epilogue(&p->tasks[i]))
-      offs[n++] = (uint32_t)p->tasks[i].params[22];
+      offs[n++] = (uint32_t)p->tasks[i].params[OM_CONV_P_EPILOGUE_OFFSET];
   qsort(offs, n, sizeof *offs, cmp_u32);
   if (n) JLIT(b, "  \"vprogs\": [");
   for (uint32_t i = 0, first = 1; i < n; i++) {

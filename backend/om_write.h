@@ -39,7 +39,7 @@ int om_writer_add_weights(om_writer *w, const void *data, uint64_t bytes, uint64
 int om_writer_add_weights_ref(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out);
 /* Appends a vector program (common/vprog.h: header + hdr->ninstrs
  * instructions) to the VPROGS partition at an 8-aligned offset, returned in
- * *offset_out for the VPROG task's params[0]. Identical programs are stored
+ * *offset_out for the VPROG task's program param. Identical programs are stored
  * once. 0 ok, -1 nomem. */
 int om_writer_add_vprog(om_writer *w, const om_vprog *hdr, const om_vinstr *instrs, uint32_t *offset_out);
 /* Appends a task; returns its index (OM_NONE on failure). */

@@ -117,7 +117,15 @@ typedef enum om_act {
   OM_ACT_CLIP = 2, /* clamp to [clip_min, clip_max] (Relu6 = CLIP 0..6) */
 } om_act;
 
-/* Task kinds. For each: which tensors[] slots, which params[] slots.
+/* Task kinds. Each kind's comment below says what it computes, what its
+ * tensors[] slots and params[] hold, and its block unit.
+ * Names: a kind's tensor slots are OM_<KIND>_T_<NAME> and its params
+ * OM_<KIND>_P_<NAME> (CONV2D and DWCONV share OM_CONV_); OM_<KIND>_NTENSORS
+ * is its tensor count (the fixed slots where the count varies) and
+ * OM_<KIND>_NPARAMS one past its last param: params from there on are 0. A
+ * name that starts a run (OM_PAD_P_BEGIN, one per dim) names its first
+ * element. The prose calls a slot or param by its name in lower case
+ * (tile_m is OM_CONV_P_TILE_M); the numbers are the format.
  * Floats in params are stored as their IEEE-754 bit pattern (memcpy).
  * Blocks: a task's work is `units` of the kind's block unit (stated with
  * each kind), split into block_dim blocks (1 <= block_dim <= units, or 1 for
@@ -126,373 +134,167 @@ typedef enum om_act {
  * never write overlapping bytes. */
 typedef enum om_task_kind {
   OM_TASK_NONE = 0, /* not a kind: the compiler's "no task" (ir/ops.def) */
-
-  /* TRANSDATA (vector unit): copy with layout and dtype conversion.
-   *   tensors: [0] src, [1] dst.  params: none.
-   *   src and dst have the same logical element count. If both are ND it is
-   *   an element-by-element copy in C order (Reshape, Flatten, Cast between
-   *   f32/f16). Otherwise both must be rank 4 with equal logical dims and the
-   *   layouts ND (NCHW) / NC1HWC0 in either direction (padding written as 0),
-   *   or NC1HWC0 -> NC1HWC0 (a cast). dtypes: f32 and f16 in any combination.
-   *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst) or N*C*H (rank-4 ND dst);
-   *   elements for ND -> ND and NC1HWC0 -> NC1HWC0. */
   OM_TASK_TRANSDATA = 1,
-
-  /* CONV2D (cube unit): y = act(conv(x, w) + bias + residual).
-   *   tensors: [0] x NC1HWC0, [1] w FRACTAL_Z [Cout,Cin,KH,KW] (Cin == x's C,
-   *            group 1), [2] bias ND [Cout] f32 or OM_NONE, [3] residual
-   *            NC1HWC0 shaped like y, or OM_NONE, [4] y NC1HWC0 [N,Cout,Ho,Wo].
-   *   x, w share a dtype (f16: fp16 fractals, fp32 accumulation, as the chip;
-   *   f32: fp32 throughout). Or x is ND [N, Cin, H, W] with Cin <= 4, f16 or
-   *   f32 (an RGB stem reading the model's NCHW input in place; algorithm 0,
-   *   no x_scale, group 1): the cube stages its values as a TRANSDATA to
-   *   NC1HWC0 in w's dtype would have converted them (rounded to fp16 when w
-   *   is f16), and the L0A bound counts them in w's dtype.
-   *   residual and y may be f16 or f32; y may occupy
-   *   exactly the residual's bytes (same dims and dtype: in place), since
-   *   each residual element is read before the y element at its place is
-   *   written.
-   *   params: [0] kh [1] kw [2] stride_h [3] stride_w [4] pad_top [5] pad_left
-   *   [6] pad_bottom [7] pad_right [8] dilation_h [9] dilation_w [10] act
-   *   [11] clip_min (f32 bits) [12] clip_max (f32 bits)
-   *   [13] tile_m: output pixels (of Ho*Wo) per tile, a multiple of 16
-   *   [14] tile_n: output channel blocks (of C1out) per tile
-   *   [15] tile_k: reduction fractals per L0 load (of C1in*KH*KW)
-   *   The tiles are M-tiles x N-tiles per batch image: T = N * ceil(Ho*Wo /
-   *   tile_m) * ceil(C1out / tile_n), numbered image-major, then M, then N.
-   *   Block b takes tiles [b*T/block_dim, (b+1)*T/block_dim).
-   *   The compiler guarantees (tile_m in pixels, tile_n and tile_k in
-   *   16-wide fractal blocks, esize = dtype_size(x.dtype)):
-   *   L0A >= tile_m * tile_k*16 * esize      (the img2col'd input tile)
-   *   L0B >= tile_k*16 * tile_n*16 * esize   (the weight fractals)
-   *   L0C >= tile_m * tile_n*16 * 4          (fp32 accumulators)
-   *   [16] algorithm (om_conv_algo). OM_CONV_DIRECT: all of the above.
-   *   OM_CONV_WINO_F43_FZ, Winograd F(4x4,3x3) (docs/om-format.md): only
-   *   for kh = kw = 3, strides 1, dilations 1; w FRACTAL_Z in x's dtype, as
-   *   for OM_CONV_DIRECT. The output of an image is covered by TH x TW
-   *   tiles of 4x4 pixels (TH = ceil(Ho/4), TW = ceil(Wo/4), row-major;
-   *   pixels past Ho, Wo are computed and dropped), tile_m counts those
-   *   Winograd tiles, tile_n output channel blocks, tile_k input channel
-   *   blocks (1..C1in): T = N * ceil(TH*TW / tile_m) * ceil(C1out /
-   *   tile_n), numbered as above. A task tile transforms its inputs once
-   *   (V = B^T d B, f32, in L1); per n block it transforms the weights it
-   *   uses (U = G g G^T, f32, into UB) tile_k input channel blocks at a
-   *   time, runs the chunk's 36 GEMMs [tile_m x tile_k*16] x [tile_k*16 x
-   *   16] into L0C (accumulating over the chunks) and transforms the
-   *   products back (A^T m A) with the epilogue. All of it is f32.
-   *   The guarantees:
-   *   L1  >= 36 * tile_m * C1in*16 * 4       (V for the task tile)
-   *   L0C >= 36 * tile_m * 16 * 4            (one n block's 36 products, f32)
-   *   UB  >= 36 * (tile_k*16 + 1) * 16 * 4   (a K chunk of U + one tile's products)
-   *   [17] groups G: 0 or 1 = the dense convolution above; G > 1 = grouped
-   *   (ONNX group, not depthwise, which is DWCONV): w is FRACTAL_Z_G with
-   *   logical dims [G, Cout/G, Cin/G, KH, KW] (common/conv_group.h), x's C =
-   *   G * Cin/G, algorithm OM_CONV_DIRECT. Output channel block nb reduces
-   *   only over its groups' input channel blocks [c1_lo(nb), c1_hi(nb)), K =
-   *   (c1_hi - c1_lo)*KH*KW fractals, read from its run of the weights; the
-   *   tiles are numbered as above and a tile's n blocks are computed run by
-   *   run. The L0 guarantees hold with tile_k against the largest such K.
-   *   [18] x_scale: 0 none; 1: tensor [5] is x_scale, NC1HWC0 [N, Cin, 1, 1]
-   *   in x's dtype, and the convolution reads x[n][c][h][w] * x_scale[n][c]
-   *   (multiplied in f32 as x is staged, not rounded to x's dtype). Only
-   *   with kh = kw = 1, strides 1, pads 0, algorithm OM_CONV_DIRECT and
-   *   groups 0 or 1 (a squeeze-excitation Mul before a 1x1 conv).
-   *   [21] epilogue: 0 none, 1 an epilogue program (OM_CONV_EPILOGUE below)
-   *   [22] with [21] = 1 its byte offset in the VPROGS partition, else 0
-   *   tensors [f .. ntensors-1] (f = 5, or 6 after an x_scale; ntensors
-   *   f..8): the epilogue's extra inputs. */
   OM_TASK_CONV2D = 2,
-
-  /* DWCONV (vector unit): depthwise convolution, group == C == Cout.
-   *   tensors: [0] x NC1HWC0, [1] w NC1HWC0 with logical dims [1, C, KH, KW]
-   *   (i.e. physical [C1][KH][KW][16]), [2] bias ND [C] f32 or OM_NONE,
-   *   [3] residual or OM_NONE, [4] y NC1HWC0, [5..7] epilogue inputs.
-   *   params: [0..12] as CONV2D, [21] [22] the epilogue as CONV2D.
-   *   Accumulates in f32; stages one channel block's weights in UB as f32, so
-   *   UB >= KH * KW * 16 * 4 bytes. Block unit: N*C1 (image, channel block).
-   *
-   * OM_CONV_EPILOGUE (CONV2D and DWCONV with params[21] = 1): a vector
-   *   program (common/vprog.h, the VPROG task's form) run in place on y after
-   *   the fixed epilogue (bias, residual, act, cast): program input 0 is y,
-   *   inputs 1..k are tensor slots f..f-1+k (k = ntensors - f, f as
-   *   above; DWCONV: f = 5), its one output is y. The operands obey VPROG's
-   *   rules (NC1HWC0, inputs broadcasting over N, H and W, LOAD/STORE
-   *   dtypes the tensors') and it is verified by the same checker. It runs once per output tile after the
-   * tile is written: CONV2D tiles' pixels (tile_m pixels, or the pixels of tile_m Winograd 4x4 tiles) x
-   * tile_n channel blocks; DWCONV planes. The tiles partition y: the result is that of a VPROG task with the
-   * program run after the conv. */
   OM_TASK_DWCONV = 3,
-
-  /* POOL (vector unit): max or average pooling on NC1HWC0.
-   *   tensors: [0] x, [1] y (same dtype family f16/f32, output dims given by y).
-   *   params: [0] kh [1] kw [2] stride_h [3] stride_w [4] pad_top [5] pad_left
-   *   [6] pad_bottom [7] pad_right [8] mode (0 max, 1 avg) [9] count_include_pad.
-   *   Windows start at (oh*stride_h - pad_top, ow*stride_w - pad_left); taps
-   *   outside the input are skipped (max) or, for avg, counted only if
-   *   count_include_pad and inside the padded extent [-pad_top, H+pad_bottom).
-   *   Global average pooling is avg with kh=H, kw=W. Block unit: N*C1. */
   OM_TASK_POOL = 4,
-
   /* 5 was ELTWISE (binary ops with an activation), retired: elementwise work
    * of every kind is VPROG. The number is not reused. */
-
-  /* COPY_SLICE (vector unit): y[..., offset : offset + x.dims[axis], ...] = x
-   *   along logical `axis`; one task per Concat input. x and y share layout
-   *   and rank, dims equal except along axis; dtypes f16/f32 mixed.
-   *   params: [0] axis (0..rank-1) [1] offset.  Block unit: the physical
-   *   dims before the axis (NC1HWC0 is [N][C1][H][W][16], so axis 1 splits N,
-   *   axis 2 N*C1, axis 3 N*C1*H); for axis 0, elements of the copy. */
   OM_TASK_COPY_SLICE = 6,
-
-  /* SOFTMAX (vector unit): ND, f16/f32; accumulates in f32.
-   *   tensors: [0] x, [1] y (same dims).
-   *   params: [0] axis (0..rank-1) [1] coerce_2d: 0 = normalise along `axis`
-   *   only (opset >= 13); 1 = over all dims from `axis` on (opset < 13).
-   *   [2] log (0 softmax, 1 log-softmax). Block unit: the vectors normalised
-   *   (outer * inner; inner = 1 with coerce_2d). */
   OM_TASK_SOFTMAX = 7,
-
-  /* VPROG (vector unit): runs a vector program (common/vprog.h) element by
-   *   element. tensors: [0 .. ninputs-1] the program's inputs, then its
-   *   outputs (ninputs + noutputs == ntensors <= 8), each of a register
-   *   dtype of common/vprog.h (f32 f16 f64 i8..i64 u8..u64 bool).
-   *   params: [0] byte offset of the program in the VPROGS partition.
-   *   Outputs share dims and layout. Inputs broadcast to them over the
-   *   physical array: ND tensors numpy-style (right-aligned, size-1 dims
-   *   repeat); NC1HWC0 tensors as their physical [N][C1][H][W][16] arrays,
-   *   broadcasting over N, H and W only (an NC1HWC0 input's C equals the
-   *   outputs'). All operands of one task share a layout. NC1HWC0 outputs'
-   *   padding lanes (c >= C) are written as 0 whatever the program computes.
-   *   Block unit: 256-element tiles of the output's physical elements. */
   OM_TASK_VPROG = 8,
-
-  /* REDUCE (vector unit): y = a reduction of x over a set of its axes.
-   *   tensors: [0] x ND, [1] y ND.
-   *   params: [0] op (om_reduce_op) [1] axes: bit d set = x's dim d is
-   *   reduced (bits below x's rank only; 0 = nothing reduced: the op's
-   *   per-element part alone, ONNX's noop_with_empty_axes) [2]
-   *   select_last_index (0|1; ARGMAX/ARGMIN only, else 0).
-   *   y's dims are x's with every reduced dim either 1 (keepdims) or left
-   *   out (all of them one way); ARGMAX/ARGMIN reduce exactly one axis.
-   *   dtypes: float ops (all but ARGMAX/ARGMIN) read f16/f32 and write
-   *   f16/f32, accumulating in f32, or read and write f64, accumulating in
-   *   f64; SUM, PROD, MAX, MIN, L1 and SUMSQUARE also take i16, i32, i64,
-   *   u16, u32, u64 (x and y the same, arithmetic wraps in 64 bits, u64
-   *   ordered as unsigned); MAX and MIN also i8, u8, bool. ARGMAX/ARGMIN
-   *   read any of those but bool and write i64 (the first extreme index,
-   *   the last with select_last_index). A reduction over no elements (a reduced dim of 0)
-   *   gives the op's identity: 0 (SUM, L1, L2, SUMSQUARE), 1 (PROD), NaN
-   *   (MEAN), -inf (LOGSUM, LOGSUMEXP; MAX on floats), +inf (MIN on
-   *   floats), the dtype's lowest / highest value (MAX / MIN on integers).
-   *   Block unit: y elements. */
   OM_TASK_REDUCE = 9,
-
-  /* STRIDED_COPY (vector unit): y = a strided view of x (Transpose, Slice,
-   *   Expand, Tile, DepthToSpace, SpaceToDepth).
-   *   tensors: [0] x ND, [1] y ND; the same dtype (any of 1, 2, 4 or 8
-   *   bytes, copied as bytes), or f16/f32 in either direction (converted).
-   *   params: [0] rank r of the view (0..8) [1] offset (x elements, >= 0)
-   *   [2 .. 2+r-1] view dims (>= 0) [10 .. 10+r-1] x strides (elements per
-   *   step along each view dim; may be 0 or negative); the rest 0.
-   *   y's element i (C order) is x[offset + sum_d idx_d * stride_d] where
-   *   idx is i's position in the view dims; the view has y's element count
-   *   and every position it reaches lies inside x. Block unit: y elements. */
   OM_TASK_STRIDED_COPY = 10,
-
-  /* GATHER (vector unit): Gather or GatherElements with run-time indices.
-   *   tensors: [0] x ND, [1] indices ND (i32 or i64), [2] y ND; x and y the
-   *   same dtype (any of 1, 2, 4 or 8 bytes, copied as bytes) or f16/f32.
-   *   params: [0] mode: 0 Gather, 1 GatherElements, 2 GatherND [1] axis
-   *   (0..x rank-1; for GatherND: batch_dims b, 0..min(x, indices rank)-1).
-   *   Gather: y dims = x dims[:axis] + indices dims + x dims[axis+1:],
-   *   y[o, j, i] = x[o, indices[j], i]. GatherElements: indices and y have
-   *   x's rank and y's dims are the indices', every dim but the axis at most
-   *   x's; y[p] = x[p with its axis coordinate replaced by indices[p]].
-   *   GatherND: indices [B..., J..., k] (B = the first b dims, equal to x's
-   *   first b dims; 1 <= k <= x rank - b), y dims = indices dims[:-1] + x
-   *   dims[b+k:]; y[B, J, :] = x[B, indices[B, J, 0..k), :], each of the k
-   *   indices wrapped against its own x dim (a row with one out of range
-   *   writes zero bytes, as below).
-   *   An index k in [-D, D) (D = x dims[axis]) reads k (k + D when
-   *   negative); an index outside that range reads nothing and writes zero
-   *   bytes (ONNX calls it an error; a task cannot fail at run time).
-   *   Block unit: y elements. */
   OM_TASK_GATHER = 11,
-
-  /* PAD (vector unit): y = x padded (or cropped) per dim.
-   *   tensors: [0] x ND, [1] y ND; the same dtype (any of 1, 2, 4 or 8
-   *   bytes) or f16/f32.
-   *   params: [0] mode: 0 constant, 1 reflect, 2 edge, 3 wrap
-   *   [1 .. 1+rank-1] pad_begin per dim (elements, may be negative: crop)
-   *   [9] [10] the constant's bytes in y's dtype, low and high 32 bits
-   *   (mode 0 only, else 0); the rest 0.
-   *   y dims[d] = x dims[d] + pad_begin[d] + pad_end[d] >= 0 (pad_end is
-   *   implied by y's dims). y[c] reads x at c[d] - pad_begin[d] along every
-   *   dim; a coordinate outside [0, D) is, per mode, the constant (for the
-   *   whole element), mirrored without repeating the edge (reflect; D >= 2
-   *   where it is needed), clamped to the edge (edge; D >= 1) or taken
-   *   modulo D (wrap; D >= 1). Block unit: y elements. */
   OM_TASK_PAD = 12,
-
-  /* MATMUL (cube unit): y = act(alpha * op(a) x op(b) + beta * c), batched
-   *   (ONNX MatMul and Gemm with run-time operands).
-   *   tensors: [0] a ND, [1] b ND, [2] c ND or OM_NONE, [3] y ND.
-   *   a and b share a dtype (f16: fp16 operands, fp32 accumulation, as the
-   *   chip; f32: fp32 throughout); c and y are f16 or f32 each.
-   *   Matrices: a of rank >= 2 is [..., M, K], or [..., K, M] with trans_a;
-   *   a of rank 1 is [K], read as one row [1, K]. b of rank >= 2 is
-   *   [..., K, N], or [..., N, K] with trans_b; b of rank 1 is [K], read as
-   *   one column [K, 1]. The dims before a's and b's matrix dims are their
-   *   batch dims; they broadcast numpy-style (right-aligned, a dim of 1
-   *   repeats) to y's batch dims, of rank max(the two). y is [batch..., M,
-   *   N] without the M dim when a has rank 1 and without the N dim when b
-   *   has rank 1 (ONNX MatMul's 1-D rule). c broadcasts numpy-style to y
-   *   (rank <= y's). M, N, K >= 1.
-   *   params: [0] trans_a [1] trans_b (0|1; 0 for a rank-1 operand)
-   *   [2] alpha (f32 bits) [3] beta (f32 bits; 0 without c); both finite
-   *   [4] act (om_act) [5] clip_min [6] clip_max (f32 bits, as CONV2D)
-   *   [7] tile_m [8] tile_n [9] tile_k: elements of M, N and K per tile,
-   *   each a multiple of 16 in 16..65536. The rest 0.
-   *   The tiles are T = batch * ceil(M / tile_m) * ceil(N / tile_n)
-   *   (batch = the product of y's batch dims), numbered batch-major, then
-   *   M, then N. Block unit: tiles. A tile runs K in chunks of tile_k:
-   *   op(a)'s [tile_m x tile_k] block into L0A, op(b)'s [tile_k x tile_n]
-   *   block into L0B, fractal products accumulated in L0C; the epilogue
-   *   (alpha, + beta * c, act, cast to y's dtype) runs when K is done.
-   *   The compiler guarantees (esize = dtype_size(a.dtype)):
-   *   L0A >= tile_m * tile_k * esize,  L0B >= tile_k * tile_n * esize,
-   *   L0C >= tile_m * tile_n * 4. */
   OM_TASK_MATMUL = 13,
-
-  /* RESIZE (vector unit): y = x resampled per dim through compile-time
-   *   tables (ONNX Resize and Upsample, every mode: the compiler turns
-   *   coordinate transform, nearest rounding, linear/cubic coefficients,
-   *   antialias, exclude_outside and edge clamping into source indices and
-   *   weights).
-   *   tensors: [0] x ND, [1] idx ND i32 [T], [2] w ND f32 [T] (mode 0) or
-   *   OM_NONE (mode 1), [3] y ND of x's rank (>= 1).
-   *   params: [0] mode: 0 interpolate (x and y f16/f32, any mix; f32
-   *   arithmetic), 1 select (every table tap count 1, y[c] = x[idx(c)]; x
-   *   and y the same dtype of any size, or f16/f32)
-   *   [1 .. 8] taps[d] per dim (dims past the rank 0): 0 = dim d is not
-   *   resampled (y dims[d] == x dims[d]), else 1..1024 taps
-   *   [9] [10] the extrapolation value as bytes of y's dtype, low and high
-   *   32 bits (unused bytes 0); the rest 0.
-   *   The tables hold, dim after dim for every d with taps[d] > 0, y
-   *   dims[d] * taps[d] entries: entry (o, t) of dim d is its tap t for
-   *   output coordinate o, an x coordinate in [0, x dims[d]) with weight
-   *   w; T is their total. Tap 0 may instead be -1: coordinate o of dim d
-   *   lies outside (tf_crop_and_resize), and every y element with it is
-   *   the extrapolation value (its other taps are still in range).
-   *   y[c] = sum over the taps t_d of every resampled dim (all
-   *   combinations) of prod_d w_d(c_d, t_d) * x[idx_d(c_d, t_d) ...], dims
-   *   with taps 0 reading x at c_d. The product of taps over all dims but
-   *   the last is at most 4096. Block unit: y rows (y elements / the last
-   *   dim). */
   OM_TASK_RESIZE = 14,
-
-  /* POOL_ND (vector unit): max, average or Lp pooling on ND [N, C, D1..Dr]
-   *   tensors, r = 1..3 spatial dims (the NC1HWC0 POOL stays the 2-D CNN
-   *   path).
-   *   tensors: [0] x ND of rank r + 2, [1] y ND of the same rank, y's N
-   *   and C equal to x's.
-   *   params: [0] mode: 0 max, 1 avg, 2 lp [1] count_include_pad (avg only,
-   *   else 0) [2] p (lp: 1..64, else 0) [3 .. 3+r-1] kernel [6 ..] strides
-   *   [9 ..] dilations (each 1..65535) [12 ..] pad_begin [15 ..] pad_end
-   *   (0..65535, below the kernel extent dilation * (kernel - 1) + 1);
-   *   params past r per group and the rest 0.
-   *   y's spatial dims are floor or ceil of (D + pads - extent) / stride +
-   *   1. The window of y[n, c, o] starts at o * stride - pad_begin per dim
-   *   and takes taps every dilation; taps outside x are skipped. max: the
-   *   largest tap (-inf, or the dtype's lowest, with none); avg: the sum
-   *   over the count of taps inside x, or, with count_include_pad, inside
-   *   the padded extent [-pad_begin, D + pad_end) (0 for a count of 0);
-   *   lp: (sum |x|^p)^(1/p). dtypes: x and y f16/f32 (any mix), or for max
-   *   also i8 or u8 (x and y the same). Accumulates in f32. Block unit: y
-   *   elements. */
   OM_TASK_POOL_ND = 15,
-
-  /* TOPK (vector unit): the k largest (or smallest) elements along an axis.
-   *   tensors: [0] x ND, [1] values ND, [2] indices ND i64. x is f16, f32,
-   *   f64, i8, u8, i16, u16, i32, u32, i64 or u64; values x's dtype (or
-   *   f16/f32).
-   *   params: [0] axis (0..x rank-1) [1] k (0..x dims[axis]) [2] largest
-   *   (0|1) [3] sorted (0|1); the rest 0. values and indices have x's dims
-   *   with dims[axis] = k. Each line along the axis is ordered by value
-   *   (descending when largest, else ascending), equal values by ascending
-   *   index, NaN above every number (first when largest, last otherwise);
-   *   the first k go out, values and their positions. The output is
-   *   always in that order, sorted or not. Block unit: lines (the
-   *   product of x's dims other than the axis). */
   OM_TASK_TOPK = 16,
-
-  /* SCATTER (vector unit): ScatterElements / ScatterND / TensorScatter. y starts as a copy
-   *   of data, then each update in C order of updates is combined into y.
-   *   tensors: [0] data ND, [1] indices ND (i32 or i64), [2] updates ND,
-   *   [3] y ND with data's dims; data, updates and y one dtype (f16, f32,
-   *   f64, i8, u8, i16, u16, i32, u32, i64, u64 or bool).
-   *   params: [0] mode: 0 ScatterElements, 1 ScatterND, 2 TensorScatter
-   *   [1] axis (mode 0: 0..rank-1; mode 1: 0; mode 2: 1..rank-1)
-   *   [2] reduction: 0 none (the update replaces), 1 add, 2 mul, 3 max,
-   *   4 min (mode 2: 0) [3] mode 2: circular (0|1); the rest 0.
-   *   ScatterElements: indices and updates share dims and data's rank,
-   *   every dim but the axis at most data's; update p goes to p with its
-   *   axis coordinate replaced by indices[p]. ScatterND: indices [J..., k]
-   *   (1 <= k <= rank), updates dims = indices dims[:-1] + data dims[k:];
-   *   the slice updates[J, :] goes to y[indices[J, 0..k), :].
-   *   TensorScatter (a KV-cache write): indices are the write positions,
-   *   [data dims[0]] (one per batch entry), or OM_NONE for all 0; updates
-   *   have data's dims but a shorter (or equal) axis; update p goes to p
-   *   with its axis coordinate a replaced by w + a, w = indices[p's dim 0],
-   *   taken modulo the axis's extent when circular, else dropped when
-   *   outside it. Indices of modes 0 and 1 wrap
-   *   as GATHER's; an update with one out of range is dropped. Floats
-   *   combine in their own dtype (f16 as f32, rounded once), integers in
-   *   64 bits (wrapping, stored truncated),
-   *   bool as 0/1 (add = or, mul = and).
-   *   Block unit: y elements. Block b copies its range of data, then walks
-   *   every update in order and applies those landing in its range, so
-   *   with duplicate indices the last update wins (reduction none)
-   *   whatever block_dim is. */
   OM_TASK_SCATTER = 17,
-
-  /* CUMSUM (vector unit): inclusive or exclusive running sum or product.
-   *   tensors: [0] x ND, [1] y ND (x's dims); x and y one dtype (f16, f32,
-   *   f64, i32, i64, u32, u64) or f16/f32.
-   *   params: [0] axis (0..rank-1) [1] exclusive (0|1) [2] reverse (0|1)
-   *   [3] op: 0 sum, 1 product; the rest 0.
-   *   y[.., j, ..] combines x[.., i, ..] for i <= j (i >= j when reverse;
-   *   strictly when exclusive, the empty case giving 0 or 1). f16 and f32
-   *   accumulate in f32, f64 in f64, integers in 64 bits (wrapping). Block unit:
-   *   lines (the product of x's dims other than the axis). */
   OM_TASK_CUMSUM = 18,
-
-  /* ONEHOT (vector unit): y = off, with on where the axis coordinate
-   *   equals the index.
-   *   tensors: [0] indices ND (f16, f32, f64, i8, u8, i16, u16, i32, u32,
-   *   i64, u64), [1] values ND of 2 elements [off, on] in y's dtype, [2] y ND
-   *   (any dtype of 1, 2, 4 or 8 bytes).
-   *   params: [0] axis (0..y rank-1) [1] depth (>= 0); the rest 0.
-   *   y dims = indices dims with depth inserted at the axis. A float index
-   *   is truncated toward zero; an index in [-depth, 0) counts from the
-   *   end; others outside [0, depth) give a row of off. Block unit: y
-   *   elements. */
   OM_TASK_ONEHOT = 19,
-
-  /* WPACK (vector unit): convolution weights computed at run time packed
-   *   into the layout CONV2D or DWCONV reads.
-   *   tensors: [0] w ND [Cout, Cin/G, KH, KW] (ONNX Conv weights), [1] dst:
-   *   FRACTAL_Z [Cout, Cin, KH, KW] (G = 1), FRACTAL_Z_G [G, Cout/G, Cin/G,
-   *   KH, KW] (common/conv_group.h), or NC1HWC0 with logical dims [1, Cout,
-   *   KH, KW] (depthwise, Cin/G = 1). dtypes f16/f32 in any combination.
-   *   params: none (all 0). Entries outside the weights (padding channels,
-   *   inputs outside a group) are written as zero. Block unit: output
-   *   channel rows padded to blocks of 16, ceil(Cout / 16) * 16. */
   OM_TASK_WPACK = 20,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
-/* OM_TASK_CONV2D params[16]. */
+enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
+
+/* TRANSDATA (vector unit): copy with layout and dtype conversion.
+ *   tensors: src, dst.  params: none.
+ *   src and dst have the same logical element count. If both are ND it is
+ *   an element-by-element copy in C order (Reshape, Flatten, Cast between
+ *   f32/f16). Otherwise both must be rank 4 with equal logical dims and the
+ *   layouts ND (NCHW) / NC1HWC0 in either direction (padding written as 0),
+ *   or NC1HWC0 -> NC1HWC0 (a cast). dtypes: f32 and f16 in any combination.
+ *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst) or N*C*H (rank-4 ND dst);
+ *   elements for ND -> ND and NC1HWC0 -> NC1HWC0. */
+enum { OM_TRANSDATA_T_SRC = 0, OM_TRANSDATA_T_DST = 1, OM_TRANSDATA_NTENSORS = 2 };
+enum { OM_TRANSDATA_NPARAMS = 0 };
+
+/* CONV2D (cube unit): y = act(conv(x, w) + bias + residual).
+ *   tensors: x NC1HWC0, w FRACTAL_Z [Cout,Cin,KH,KW] (Cin == x's C, group
+ *   1), bias ND [Cout] f32 or OM_NONE, residual NC1HWC0 shaped like y, or
+ *   OM_NONE, y NC1HWC0 [N,Cout,Ho,Wo]; then x_scale (with x_scale = 1),
+ *   then the epilogue's inputs (with epilogue = 1).
+ *   x, w share a dtype (f16: fp16 fractals, fp32 accumulation, as the chip;
+ *   f32: fp32 throughout). Or x is ND [N, Cin, H, W] with Cin <= 4, f16 or
+ *   f32 (an RGB stem reading the model's NCHW input in place; algorithm 0,
+ *   no x_scale, group 1): the cube stages its values as a TRANSDATA to
+ *   NC1HWC0 in w's dtype would have converted them (rounded to fp16 when w
+ *   is f16), and the L0A bound counts them in w's dtype.
+ *   residual and y may be f16 or f32; y may occupy
+ *   exactly the residual's bytes (same dims and dtype: in place), since
+ *   each residual element is read before the y element at its place is
+ *   written.
+ *   params: the window (kh .. dilation_w), act, clip_min and clip_max (f32
+ *   bits), then the tile:
+ *   tile_m: output pixels (of Ho*Wo) per tile, a multiple of 16
+ *   tile_n: output channel blocks (of C1out) per tile
+ *   tile_k: reduction fractals per L0 load (of C1in*KH*KW)
+ *   The tiles are M-tiles x N-tiles per batch image: T = N * ceil(Ho*Wo /
+ *   tile_m) * ceil(C1out / tile_n), numbered image-major, then M, then N.
+ *   Block b takes tiles [b*T/block_dim, (b+1)*T/block_dim).
+ *   The compiler guarantees (tile_m in pixels, tile_n and tile_k in
+ *   16-wide fractal blocks, esize = dtype_size(x.dtype)):
+ *   L0A >= tile_m * tile_k*16 * esize      (the img2col'd input tile)
+ *   L0B >= tile_k*16 * tile_n*16 * esize   (the weight fractals)
+ *   L0C >= tile_m * tile_n*16 * 4          (fp32 accumulators)
+ *   algorithm (om_conv_algo). OM_CONV_DIRECT: all of the above.
+ *   OM_CONV_WINO_F43_FZ, Winograd F(4x4,3x3) (docs/om-format.md): only
+ *   for kh = kw = 3, strides 1, dilations 1; w FRACTAL_Z in x's dtype, as
+ *   for OM_CONV_DIRECT. The output of an image is covered by TH x TW
+ *   tiles of 4x4 pixels (TH = ceil(Ho/4), TW = ceil(Wo/4), row-major;
+ *   pixels past Ho, Wo are computed and dropped), tile_m counts those
+ *   Winograd tiles, tile_n output channel blocks, tile_k input channel
+ *   blocks (1..C1in): T = N * ceil(TH*TW / tile_m) * ceil(C1out /
+ *   tile_n), numbered as above. A task tile transforms its inputs once
+ *   (V = B^T d B, f32, in L1); per n block it transforms the weights it
+ *   uses (U = G g G^T, f32, into UB) tile_k input channel blocks at a
+ *   time, runs the chunk's 36 GEMMs [tile_m x tile_k*16] x [tile_k*16 x
+ *   16] into L0C (accumulating over the chunks) and transforms the
+ *   products back (A^T m A) with the epilogue. All of it is f32.
+ *   The guarantees:
+ *   L1  >= 36 * tile_m * C1in*16 * 4       (V for the task tile)
+ *   L0C >= 36 * tile_m * 16 * 4            (one n block's 36 products, f32)
+ *   UB  >= 36 * (tile_k*16 + 1) * 16 * 4   (a K chunk of U + one tile's products)
+ *   groups G: 0 or 1 = the dense convolution above; G > 1 = grouped
+ *   (ONNX group, not depthwise, which is DWCONV): w is FRACTAL_Z_G with
+ *   logical dims [G, Cout/G, Cin/G, KH, KW] (common/conv_group.h), x's C =
+ *   G * Cin/G, algorithm OM_CONV_DIRECT. Output channel block nb reduces
+ *   only over its groups' input channel blocks [c1_lo(nb), c1_hi(nb)), K =
+ *   (c1_hi - c1_lo)*KH*KW fractals, read from its run of the weights; the
+ *   tiles are numbered as above and a tile's n blocks are computed run by
+ *   run. The L0 guarantees hold with tile_k against the largest such K.
+ *   x_scale: 0 none; 1: the x_scale slot holds x_scale, NC1HWC0 [N, Cin,
+ *   1, 1] in x's dtype, and the convolution reads x[n][c][h][w] *
+ *   x_scale[n][c] (multiplied in f32 as x is staged, not rounded to x's
+ *   dtype). Only with kh = kw = 1, strides 1, pads 0, algorithm
+ *   OM_CONV_DIRECT and groups 0 or 1 (a squeeze-excitation Mul before a
+ *   1x1 conv).
+ *   epilogue: 0 none, 1 an epilogue program (OM_CONV_EPILOGUE below);
+ *   epilogue_offset: with epilogue = 1 its byte offset in the VPROGS
+ *   partition, else 0. The epilogue's extra inputs fill tensor slots
+ *   [f .. ntensors-1] (f = OM_CONV_NTENSORS, one more after an x_scale;
+ *   ntensors f..8).
+ *
+ * DWCONV (vector unit): depthwise convolution, group == C == Cout.
+ *   tensors: CONV2D's, w NC1HWC0 with logical dims [1, C, KH, KW] (i.e.
+ *   physical [C1][KH][KW][16]), bias ND [C] f32 or OM_NONE; no x_scale;
+ *   then the epilogue's inputs.
+ *   params: CONV2D's window, act, clip_min, clip_max, epilogue and
+ *   epilogue_offset; the tile, algorithm, groups and x_scale are 0.
+ *   Accumulates in f32; stages one channel block's weights in UB as f32, so
+ *   UB >= KH * KW * 16 * 4 bytes. Block unit: N*C1 (image, channel block).
+ *
+ * OM_CONV_EPILOGUE (CONV2D and DWCONV with epilogue = 1): a vector
+ *   program (common/vprog.h, the VPROG task's form) run in place on y after
+ *   the fixed epilogue (bias, residual, act, cast): program input 0 is y,
+ *   inputs 1..k are tensor slots f..f-1+k (k = ntensors - f, f as
+ *   above; DWCONV: f = OM_CONV_NTENSORS), its one output is y. The operands
+ *   obey VPROG's rules (NC1HWC0, inputs broadcasting over N, H and W,
+ *   LOAD/STORE dtypes the tensors') and it is verified by the same checker.
+ *   It runs once per output tile after the tile is written: CONV2D tiles'
+ *   pixels (tile_m pixels, or the pixels of tile_m Winograd 4x4 tiles) x
+ *   tile_n channel blocks; DWCONV planes. The tiles partition y: the result
+ *   is that of a VPROG task with the program run after the conv. */
+enum {
+  OM_CONV_T_X = 0,
+  OM_CONV_T_W = 1,
+  OM_CONV_T_BIAS = 2,     /* or OM_NONE */
+  OM_CONV_T_RESIDUAL = 3, /* or OM_NONE */
+  OM_CONV_T_Y = 4,
+  OM_CONV_NTENSORS = 5,  /* the fixed slots; x_scale and the epilogue's inputs follow */
+  OM_CONV_T_X_SCALE = 5, /* CONV2D with x_scale = 1 */
+};
+
+enum {
+  OM_CONV_P_KH = 0,
+  OM_CONV_P_KW = 1,
+  OM_CONV_P_STRIDE_H = 2,
+  OM_CONV_P_STRIDE_W = 3,
+  OM_CONV_P_PAD_TOP = 4,
+  OM_CONV_P_PAD_LEFT = 5,
+  OM_CONV_P_PAD_BOTTOM = 6,
+  OM_CONV_P_PAD_RIGHT = 7,
+  OM_CONV_P_DILATION_H = 8,
+  OM_CONV_P_DILATION_W = 9,
+  OM_CONV_P_ACT = 10,      /* om_act */
+  OM_CONV_P_CLIP_MIN = 11, /* f32 bits */
+  OM_CONV_P_CLIP_MAX = 12, /* f32 bits */
+  OM_CONV_P_TILE_M = 13,   /* CONV2D only, as the next five */
+  OM_CONV_P_TILE_N = 14,
+  OM_CONV_P_TILE_K = 15,
+  OM_CONV_P_ALGORITHM = 16, /* om_conv_algo */
+  OM_CONV_P_GROUPS = 17,
+  OM_CONV_P_X_SCALE = 18,
+  /* 19 and 20 are 0 */
+  OM_CONV_P_EPILOGUE = 21,
+  OM_CONV_P_EPILOGUE_OFFSET = 22,
+  OM_CONV_NPARAMS = 23,
+};
+
+/* OM_CONV_P_ALGORITHM. */
 /* 1 was Winograd F(4x4,3x3) on weights transformed by atc (layout
  * WINO_F43, f32), which atc stopped writing before format 2.0; retired
  * with it, and the number is not reused. */
@@ -501,7 +303,86 @@ typedef enum om_conv_algo {
   OM_CONV_WINO_F43_FZ = 2, /* Winograd F(4x4,3x3) on FRACTAL_Z weights, transformed per task tile */
 } om_conv_algo;
 
-/* OM_TASK_REDUCE params[0]. */
+/* POOL (vector unit): max or average pooling on NC1HWC0.
+ *   tensors: x, y (same dtype family f16/f32, output dims given by y).
+ *   params: the window (kh .. pad_right, as CONV2D's), mode (0 max, 1
+ *   avg), count_include_pad.
+ *   Windows start at (oh*stride_h - pad_top, ow*stride_w - pad_left); taps
+ *   outside the input are skipped (max) or, for avg, counted only if
+ *   count_include_pad and inside the padded extent [-pad_top, H+pad_bottom).
+ *   Global average pooling is avg with kh=H, kw=W. Block unit: N*C1. */
+enum { OM_POOL_T_X = 0, OM_POOL_T_Y = 1, OM_POOL_NTENSORS = 2 };
+enum {
+  OM_POOL_P_KH = 0,
+  OM_POOL_P_KW = 1,
+  OM_POOL_P_STRIDE_H = 2,
+  OM_POOL_P_STRIDE_W = 3,
+  OM_POOL_P_PAD_TOP = 4,
+  OM_POOL_P_PAD_LEFT = 5,
+  OM_POOL_P_PAD_BOTTOM = 6,
+  OM_POOL_P_PAD_RIGHT = 7,
+  OM_POOL_P_MODE = 8,
+  OM_POOL_P_COUNT_INCLUDE_PAD = 9,
+  OM_POOL_NPARAMS = 10,
+};
+
+/* COPY_SLICE (vector unit): y[..., offset : offset + x.dims[axis], ...] = x
+ *   along logical `axis`; one task per Concat input. x and y share layout
+ *   and rank, dims equal except along axis; dtypes f16/f32 mixed.
+ *   tensors: x, y.  params: axis (0..rank-1), offset.
+ *   Block unit: the physical dims before the axis (NC1HWC0 is
+ *   [N][C1][H][W][16], so axis 1 splits N, axis 2 N*C1, axis 3 N*C1*H);
+ *   for axis 0, elements of the copy. */
+enum { OM_COPY_SLICE_T_X = 0, OM_COPY_SLICE_T_Y = 1, OM_COPY_SLICE_NTENSORS = 2 };
+enum { OM_COPY_SLICE_P_AXIS = 0, OM_COPY_SLICE_P_OFFSET = 1, OM_COPY_SLICE_NPARAMS = 2 };
+
+/* SOFTMAX (vector unit): ND, f16/f32; accumulates in f32.
+ *   tensors: x, y (same dims).
+ *   params: axis (0..rank-1); coerce_2d: 0 = normalise along `axis` only
+ *   (opset >= 13), 1 = over all dims from `axis` on (opset < 13); log (0
+ *   softmax, 1 log-softmax). Block unit: the vectors normalised (outer *
+ *   inner; inner = 1 with coerce_2d). */
+enum { OM_SOFTMAX_T_X = 0, OM_SOFTMAX_T_Y = 1, OM_SOFTMAX_NTENSORS = 2 };
+enum { OM_SOFTMAX_P_AXIS = 0, OM_SOFTMAX_P_COERCE_2D = 1, OM_SOFTMAX_P_LOG = 2, OM_SOFTMAX_NPARAMS = 3 };
+
+/* VPROG (vector unit): runs a vector program (common/vprog.h) element by
+ *   element. tensors: [0 .. ninputs-1] the program's inputs, then its
+ *   outputs (ninputs + noutputs == ntensors <= 8), each of a register
+ *   dtype of common/vprog.h (f32 f16 f64 i8..i64 u8..u64 bool).
+ *   params: program, the byte offset of the program in the VPROGS
+ *   partition.
+ *   Outputs share dims and layout. Inputs broadcast to them over the
+ *   physical array: ND tensors numpy-style (right-aligned, size-1 dims
+ *   repeat); NC1HWC0 tensors as their physical [N][C1][H][W][16] arrays,
+ *   broadcasting over N, H and W only (an NC1HWC0 input's C equals the
+ *   outputs'). All operands of one task share a layout. NC1HWC0 outputs'
+ *   padding lanes (c >= C) are written as 0 whatever the program computes.
+ *   Block unit: 256-element tiles of the output's physical elements. */
+enum { OM_VPROG_P_PROGRAM = 0, OM_VPROG_NPARAMS = 1 };
+
+/* REDUCE (vector unit): y = a reduction of x over a set of its axes.
+ *   tensors: x ND, y ND.
+ *   params: op (om_reduce_op); axes: bit d set = x's dim d is reduced
+ *   (bits below x's rank only; 0 = nothing reduced: the op's per-element
+ *   part alone, ONNX's noop_with_empty_axes); select_last_index (0|1;
+ *   ARGMAX/ARGMIN only, else 0).
+ *   y's dims are x's with every reduced dim either 1 (keepdims) or left
+ *   out (all of them one way); ARGMAX/ARGMIN reduce exactly one axis.
+ *   dtypes: float ops (all but ARGMAX/ARGMIN) read f16/f32 and write
+ *   f16/f32, accumulating in f32, or read and write f64, accumulating in
+ *   f64; SUM, PROD, MAX, MIN, L1 and SUMSQUARE also take i16, i32, i64,
+ *   u16, u32, u64 (x and y the same, arithmetic wraps in 64 bits, u64
+ *   ordered as unsigned); MAX and MIN also i8, u8, bool. ARGMAX/ARGMIN
+ *   read any of those but bool and write i64 (the first extreme index,
+ *   the last with select_last_index). A reduction over no elements (a reduced dim of 0)
+ *   gives the op's identity: 0 (SUM, L1, L2, SUMSQUARE), 1 (PROD), NaN
+ *   (MEAN), -inf (LOGSUM, LOGSUMEXP; MAX on floats), +inf (MIN on
+ *   floats), the dtype's lowest / highest value (MAX / MIN on integers).
+ *   Block unit: y elements. */
+enum { OM_REDUCE_T_X = 0, OM_REDUCE_T_Y = 1, OM_REDUCE_NTENSORS = 2 };
+enum { OM_REDUCE_P_OP = 0, OM_REDUCE_P_AXES = 1, OM_REDUCE_P_SELECT_LAST_INDEX = 2, OM_REDUCE_NPARAMS = 3 };
+
+/* OM_REDUCE_P_OP. */
 typedef enum om_reduce_op {
   OM_REDUCE_SUM = 0,
   OM_REDUCE_MEAN = 1,
@@ -518,7 +399,280 @@ typedef enum om_reduce_op {
   OM_REDUCE_OP_COUNT = 12,
 } om_reduce_op;
 
-enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
+/* STRIDED_COPY (vector unit): y = a strided view of x (Transpose, Slice,
+ *   Expand, Tile, DepthToSpace, SpaceToDepth).
+ *   tensors: x ND, y ND; the same dtype (any of 1, 2, 4 or 8 bytes, copied
+ *   as bytes), or f16/f32 in either direction (converted).
+ *   params: rank r of the view (0..8); offset (x elements, >= 0); dims, r
+ *   view dims (>= 0); strides, r x strides (elements per step along each
+ *   view dim; may be 0 or negative); dims and strides past r 0.
+ *   y's element i (C order) is x[offset + sum_d idx_d * stride_d] where
+ *   idx is i's position in the view dims; the view has y's element count
+ *   and every position it reaches lies inside x. Block unit: y elements. */
+enum { OM_STRIDED_COPY_T_X = 0, OM_STRIDED_COPY_T_Y = 1, OM_STRIDED_COPY_NTENSORS = 2 };
+enum {
+  OM_STRIDED_COPY_P_RANK = 0,
+  OM_STRIDED_COPY_P_OFFSET = 1,
+  OM_STRIDED_COPY_P_DIMS = 2,     /* MAX_RANK of them */
+  OM_STRIDED_COPY_P_STRIDES = 10, /* MAX_RANK of them */
+  OM_STRIDED_COPY_NPARAMS = 18,
+};
+
+/* GATHER (vector unit): Gather or GatherElements with run-time indices.
+ *   tensors: x ND, indices ND (i32 or i64), y ND; x and y the same dtype
+ *   (any of 1, 2, 4 or 8 bytes, copied as bytes) or f16/f32.
+ *   params: mode: 0 Gather, 1 GatherElements, 2 GatherND; axis (0..x
+ *   rank-1; for GatherND: batch_dims b, 0..min(x, indices rank)-1).
+ *   Gather: y dims = x dims[:axis] + indices dims + x dims[axis+1:],
+ *   y[o, j, i] = x[o, indices[j], i]. GatherElements: indices and y have
+ *   x's rank and y's dims are the indices', every dim but the axis at most
+ *   x's; y[p] = x[p with its axis coordinate replaced by indices[p]].
+ *   GatherND: indices [B..., J..., k] (B = the first b dims, equal to x's
+ *   first b dims; 1 <= k <= x rank - b), y dims = indices dims[:-1] + x
+ *   dims[b+k:]; y[B, J, :] = x[B, indices[B, J, 0..k), :], each of the k
+ *   indices wrapped against its own x dim (a row with one out of range
+ *   writes zero bytes, as below).
+ *   An index k in [-D, D) (D = x dims[axis]) reads k (k + D when
+ *   negative); an index outside that range reads nothing and writes zero
+ *   bytes (ONNX calls it an error; a task cannot fail at run time).
+ *   Block unit: y elements. */
+enum { OM_GATHER_T_X = 0, OM_GATHER_T_INDICES = 1, OM_GATHER_T_Y = 2, OM_GATHER_NTENSORS = 3 };
+enum { OM_GATHER_P_MODE = 0, OM_GATHER_P_AXIS = 1, OM_GATHER_NPARAMS = 2 };
+
+/* PAD (vector unit): y = x padded (or cropped) per dim.
+ *   tensors: x ND, y ND; the same dtype (any of 1, 2, 4 or 8 bytes) or
+ *   f16/f32.
+ *   params: mode: 0 constant, 1 reflect, 2 edge, 3 wrap; begin, pad_begin
+ *   per dim (rank of them, elements, may be negative: crop; 0 past the
+ *   rank); value_lo, value_hi: the constant's bytes in y's dtype, low and
+ *   high 32 bits (mode 0 only, else 0).
+ *   y dims[d] = x dims[d] + pad_begin[d] + pad_end[d] >= 0 (pad_end is
+ *   implied by y's dims). y[c] reads x at c[d] - pad_begin[d] along every
+ *   dim; a coordinate outside [0, D) is, per mode, the constant (for the
+ *   whole element), mirrored without repeating the edge (reflect; D >= 2
+ *   where it is needed), clamped to the edge (edge; D >= 1) or taken
+ *   modulo D (wrap; D >= 1). Block unit: y elements. */
+enum { OM_PAD_T_X = 0, OM_PAD_T_Y = 1, OM_PAD_NTENSORS = 2 };
+enum {
+  OM_PAD_P_MODE = 0,
+  OM_PAD_P_BEGIN = 1, /* MAX_RANK of them */
+  OM_PAD_P_VALUE_LO = 9,
+  OM_PAD_P_VALUE_HI = 10,
+  OM_PAD_NPARAMS = 11,
+};
+
+/* MATMUL (cube unit): y = act(alpha * op(a) x op(b) + beta * c), batched
+ *   (ONNX MatMul and Gemm with run-time operands).
+ *   tensors: a ND, b ND, c ND or OM_NONE, y ND.
+ *   a and b share a dtype (f16: fp16 operands, fp32 accumulation, as the
+ *   chip; f32: fp32 throughout); c and y are f16 or f32 each.
+ *   Matrices: a of rank >= 2 is [..., M, K], or [..., K, M] with trans_a;
+ *   a of rank 1 is [K], read as one row [1, K]. b of rank >= 2 is
+ *   [..., K, N], or [..., N, K] with trans_b; b of rank 1 is [K], read as
+ *   one column [K, 1]. The dims before a's and b's matrix dims are their
+ *   batch dims; they broadcast numpy-style (right-aligned, a dim of 1
+ *   repeats) to y's batch dims, of rank max(the two). y is [batch..., M,
+ *   N] without the M dim when a has rank 1 and without the N dim when b
+ *   has rank 1 (ONNX MatMul's 1-D rule). c broadcasts numpy-style to y
+ *   (rank <= y's). M, N, K >= 1.
+ *   params: trans_a, trans_b (0|1; 0 for a rank-1 operand); alpha, beta
+ *   (f32 bits; beta 0 without c; both finite); act (om_act), clip_min,
+ *   clip_max (f32 bits, as CONV2D); tile_m, tile_n, tile_k: elements of M,
+ *   N and K per tile, each a multiple of 16 in 16..65536.
+ *   The tiles are T = batch * ceil(M / tile_m) * ceil(N / tile_n)
+ *   (batch = the product of y's batch dims), numbered batch-major, then
+ *   M, then N. Block unit: tiles. A tile runs K in chunks of tile_k:
+ *   op(a)'s [tile_m x tile_k] block into L0A, op(b)'s [tile_k x tile_n]
+ *   block into L0B, fractal products accumulated in L0C; the epilogue
+ *   (alpha, + beta * c, act, cast to y's dtype) runs when K is done.
+ *   The compiler guarantees (esize = dtype_size(a.dtype)):
+ *   L0A >= tile_m * tile_k * esize,  L0B >= tile_k * tile_n * esize,
+ *   L0C >= tile_m * tile_n * 4. */
+enum { OM_MATMUL_T_A = 0, OM_MATMUL_T_B = 1, OM_MATMUL_T_C = 2, OM_MATMUL_T_Y = 3, OM_MATMUL_NTENSORS = 4 };
+enum {
+  OM_MATMUL_P_TRANS_A = 0,
+  OM_MATMUL_P_TRANS_B = 1,
+  OM_MATMUL_P_ALPHA = 2, /* f32 bits */
+  OM_MATMUL_P_BETA = 3,  /* f32 bits */
+  OM_MATMUL_P_ACT = 4,   /* om_act */
+  OM_MATMUL_P_CLIP_MIN = 5,
+  OM_MATMUL_P_CLIP_MAX = 6,
+  OM_MATMUL_P_TILE_M = 7,
+  OM_MATMUL_P_TILE_N = 8,
+  OM_MATMUL_P_TILE_K = 9,
+  OM_MATMUL_NPARAMS = 10,
+};
+
+/* RESIZE (vector unit): y = x resampled per dim through compile-time
+ *   tables (ONNX Resize and Upsample, every mode: the compiler turns
+ *   coordinate transform, nearest rounding, linear/cubic coefficients,
+ *   antialias, exclude_outside and edge clamping into source indices and
+ *   weights).
+ *   tensors: x ND, idx ND i32 [T], w ND f32 [T] (mode 0) or OM_NONE (mode
+ *   1), y ND of x's rank (>= 1).
+ *   params: mode: 0 interpolate (x and y f16/f32, any mix; f32
+ *   arithmetic), 1 select (every table tap count 1, y[c] = x[idx(c)]; x
+ *   and y the same dtype of any size, or f16/f32); taps, taps[d] per dim
+ *   (dims past the rank 0): 0 = dim d is not resampled (y dims[d] == x
+ *   dims[d]), else 1..1024 taps; value_lo, value_hi: the extrapolation
+ *   value as bytes of y's dtype, low and high 32 bits (unused bytes 0).
+ *   The tables hold, dim after dim for every d with taps[d] > 0, y
+ *   dims[d] * taps[d] entries: entry (o, t) of dim d is its tap t for
+ *   output coordinate o, an x coordinate in [0, x dims[d]) with weight
+ *   w; T is their total. Tap 0 may instead be -1: coordinate o of dim d
+ *   lies outside (tf_crop_and_resize), and every y element with it is
+ *   the extrapolation value (its other taps are still in range).
+ *   y[c] = sum over the taps t_d of every resampled dim (all
+ *   combinations) of prod_d w_d(c_d, t_d) * x[idx_d(c_d, t_d) ...], dims
+ *   with taps 0 reading x at c_d. The product of taps over all dims but
+ *   the last is at most 4096. Block unit: y rows (y elements / the last
+ *   dim). */
+enum { OM_RESIZE_T_X = 0, OM_RESIZE_T_IDX = 1, OM_RESIZE_T_W = 2, OM_RESIZE_T_Y = 3, OM_RESIZE_NTENSORS = 4 };
+enum {
+  OM_RESIZE_P_MODE = 0,
+  OM_RESIZE_P_TAPS = 1, /* MAX_RANK of them */
+  OM_RESIZE_P_VALUE_LO = 9,
+  OM_RESIZE_P_VALUE_HI = 10,
+  OM_RESIZE_NPARAMS = 11,
+};
+
+/* POOL_ND (vector unit): max, average or Lp pooling on ND [N, C, D1..Dr]
+ *   tensors, r = 1..3 spatial dims (the NC1HWC0 POOL stays the 2-D CNN
+ *   path).
+ *   tensors: x ND of rank r + 2, y ND of the same rank, y's N and C equal
+ *   to x's.
+ *   params: mode: 0 max, 1 avg, 2 lp; count_include_pad (avg only, else
+ *   0); lp_p, the p of lp (1..64, else 0); then r each of kernel, strides,
+ *   dilations (each 1..65535), pad_begin and pad_end (0..65535, below the
+ *   kernel extent dilation * (kernel - 1) + 1), those past r 0.
+ *   y's spatial dims are floor or ceil of (D + pads - extent) / stride +
+ *   1. The window of y[n, c, o] starts at o * stride - pad_begin per dim
+ *   and takes taps every dilation; taps outside x are skipped. max: the
+ *   largest tap (-inf, or the dtype's lowest, with none); avg: the sum
+ *   over the count of taps inside x, or, with count_include_pad, inside
+ *   the padded extent [-pad_begin, D + pad_end) (0 for a count of 0);
+ *   lp: (sum |x|^p)^(1/p). dtypes: x and y f16/f32 (any mix), or for max
+ *   also i8 or u8 (x and y the same). Accumulates in f32. Block unit: y
+ *   elements. */
+enum { OM_POOL_ND_T_X = 0, OM_POOL_ND_T_Y = 1, OM_POOL_ND_NTENSORS = 2 };
+enum {
+  OM_POOL_ND_P_MODE = 0,
+  OM_POOL_ND_P_COUNT_INCLUDE_PAD = 1,
+  OM_POOL_ND_P_LP_P = 2,
+  OM_POOL_ND_P_KERNEL = 3, /* OM_POOL_ND_MAX_DIMS of each of these five */
+  OM_POOL_ND_P_STRIDES = 6,
+  OM_POOL_ND_P_DILATIONS = 9,
+  OM_POOL_ND_P_PAD_BEGIN = 12,
+  OM_POOL_ND_P_PAD_END = 15,
+  OM_POOL_ND_NPARAMS = 18,
+  OM_POOL_ND_MAX_DIMS = 3, /* spatial dims */
+};
+
+/* TOPK (vector unit): the k largest (or smallest) elements along an axis.
+ *   tensors: x ND, values ND, indices ND i64. x is f16, f32, f64, i8, u8,
+ *   i16, u16, i32, u32, i64 or u64; values x's dtype (or f16/f32).
+ *   params: axis (0..x rank-1), k (0..x dims[axis]), largest (0|1),
+ *   sorted (0|1). values and indices have x's dims with dims[axis] = k.
+ *   Each line along the axis is ordered by value (descending when
+ *   largest, else ascending), equal values by ascending index, NaN above
+ *   every number (first when largest, last otherwise); the first k go
+ *   out, values and their positions. The output is always in that order,
+ *   sorted or not. Block unit: lines (the product of x's dims other than
+ *   the axis). */
+enum { OM_TOPK_T_X = 0, OM_TOPK_T_VALUES = 1, OM_TOPK_T_INDICES = 2, OM_TOPK_NTENSORS = 3 };
+enum {
+  OM_TOPK_P_AXIS = 0,
+  OM_TOPK_P_K = 1,
+  OM_TOPK_P_LARGEST = 2,
+  OM_TOPK_P_SORTED = 3,
+  OM_TOPK_NPARAMS = 4
+};
+
+/* SCATTER (vector unit): ScatterElements / ScatterND / TensorScatter. y starts as a copy
+ *   of data, then each update in C order of updates is combined into y.
+ *   tensors: data ND, indices ND (i32 or i64), updates ND, y ND with
+ *   data's dims; data, updates and y one dtype (f16, f32, f64, i8, u8,
+ *   i16, u16, i32, u32, i64, u64 or bool).
+ *   params: mode: 0 ScatterElements, 1 ScatterND, 2 TensorScatter; axis
+ *   (mode 0: 0..rank-1; mode 1: 0; mode 2: 1..rank-1); reduction: 0 none
+ *   (the update replaces), 1 add, 2 mul, 3 max, 4 min (mode 2: 0);
+ *   circular (mode 2: 0|1, else 0).
+ *   ScatterElements: indices and updates share dims and data's rank,
+ *   every dim but the axis at most data's; update p goes to p with its
+ *   axis coordinate replaced by indices[p]. ScatterND: indices [J..., k]
+ *   (1 <= k <= rank), updates dims = indices dims[:-1] + data dims[k:];
+ *   the slice updates[J, :] goes to y[indices[J, 0..k), :].
+ *   TensorScatter (a KV-cache write): indices are the write positions,
+ *   [data dims[0]] (one per batch entry), or OM_NONE for all 0; updates
+ *   have data's dims but a shorter (or equal) axis; update p goes to p
+ *   with its axis coordinate a replaced by w + a, w = indices[p's dim 0],
+ *   taken modulo the axis's extent when circular, else dropped when
+ *   outside it. Indices of modes 0 and 1 wrap
+ *   as GATHER's; an update with one out of range is dropped. Floats
+ *   combine in their own dtype (f16 as f32, rounded once), integers in
+ *   64 bits (wrapping, stored truncated),
+ *   bool as 0/1 (add = or, mul = and).
+ *   Block unit: y elements. Block b copies its range of data, then walks
+ *   every update in order and applies those landing in its range, so
+ *   with duplicate indices the last update wins (reduction none)
+ *   whatever block_dim is. */
+enum {
+  OM_SCATTER_T_DATA = 0,
+  OM_SCATTER_T_INDICES = 1, /* OM_NONE: TensorScatter writing at 0 */
+  OM_SCATTER_T_UPDATES = 2,
+  OM_SCATTER_T_Y = 3,
+  OM_SCATTER_NTENSORS = 4,
+};
+enum {
+  OM_SCATTER_P_MODE = 0,
+  OM_SCATTER_P_AXIS = 1,
+  OM_SCATTER_P_REDUCTION = 2,
+  OM_SCATTER_P_CIRCULAR = 3,
+  OM_SCATTER_NPARAMS = 4,
+};
+
+/* CUMSUM (vector unit): inclusive or exclusive running sum or product.
+ *   tensors: x ND, y ND (x's dims); x and y one dtype (f16, f32, f64, i32,
+ *   i64, u32, u64) or f16/f32.
+ *   params: axis (0..rank-1), exclusive (0|1), reverse (0|1), op: 0 sum, 1
+ *   product.
+ *   y[.., j, ..] combines x[.., i, ..] for i <= j (i >= j when reverse;
+ *   strictly when exclusive, the empty case giving 0 or 1). f16 and f32
+ *   accumulate in f32, f64 in f64, integers in 64 bits (wrapping). Block unit:
+ *   lines (the product of x's dims other than the axis). */
+enum { OM_CUMSUM_T_X = 0, OM_CUMSUM_T_Y = 1, OM_CUMSUM_NTENSORS = 2 };
+enum {
+  OM_CUMSUM_P_AXIS = 0,
+  OM_CUMSUM_P_EXCLUSIVE = 1,
+  OM_CUMSUM_P_REVERSE = 2,
+  OM_CUMSUM_P_OP = 3,
+  OM_CUMSUM_NPARAMS = 4,
+};
+
+/* ONEHOT (vector unit): y = off, with on where the axis coordinate
+ *   equals the index.
+ *   tensors: indices ND (f16, f32, f64, i8, u8, i16, u16, i32, u32, i64,
+ *   u64), values ND of 2 elements [off, on] in y's dtype, y ND (any dtype
+ *   of 1, 2, 4 or 8 bytes).
+ *   params: axis (0..y rank-1), depth (>= 0).
+ *   y dims = indices dims with depth inserted at the axis. A float index
+ *   is truncated toward zero; an index in [-depth, 0) counts from the
+ *   end; others outside [0, depth) give a row of off. Block unit: y
+ *   elements. */
+enum { OM_ONEHOT_T_INDICES = 0, OM_ONEHOT_T_VALUES = 1, OM_ONEHOT_T_Y = 2, OM_ONEHOT_NTENSORS = 3 };
+enum { OM_ONEHOT_P_AXIS = 0, OM_ONEHOT_P_DEPTH = 1, OM_ONEHOT_NPARAMS = 2 };
+
+/* WPACK (vector unit): convolution weights computed at run time packed
+ *   into the layout CONV2D or DWCONV reads.
+ *   tensors: w ND [Cout, Cin/G, KH, KW] (ONNX Conv weights), dst:
+ *   FRACTAL_Z [Cout, Cin, KH, KW] (G = 1), FRACTAL_Z_G [G, Cout/G, Cin/G,
+ *   KH, KW] (common/conv_group.h), or NC1HWC0 with logical dims [1, Cout,
+ *   KH, KW] (depthwise, Cin/G = 1). dtypes f16/f32 in any combination.
+ *   params: none. Entries outside the weights (padding channels, inputs
+ *   outside a group) are written as zero. Block unit: output channel rows
+ *   padded to blocks of 16, ceil(Cout / 16) * 16. */
+enum { OM_WPACK_T_W = 0, OM_WPACK_T_DST = 1, OM_WPACK_NTENSORS = 2 };
+enum { OM_WPACK_NPARAMS = 0 };
 
 typedef struct om_task {                 /* 144 bytes */
   uint32_t kind;                         /* om_task_kind */
@@ -534,5 +688,26 @@ _Static_assert(sizeof(om_partition) == 32, "om_partition is 32 bytes");
 _Static_assert(sizeof(om_model_def) == 96, "om_model_def is 96 bytes");
 _Static_assert(sizeof(om_tensor) == 104, "om_tensor is 104 bytes");
 _Static_assert(sizeof(om_task) == 144, "om_task is 144 bytes");
+/* The named slots fit the record, and the runs their neighbours leave room
+ * for. (int): the constants of different enums compare as numbers. */
+_Static_assert((int)OM_CONV_NPARAMS <= (int)OM_TASK_MAX_PARAMS &&
+                   (int)OM_STRIDED_COPY_NPARAMS <= (int)OM_TASK_MAX_PARAMS &&
+                   (int)OM_POOL_ND_NPARAMS <= (int)OM_TASK_MAX_PARAMS,
+               "params fit om_task.params");
+_Static_assert((int)OM_CONV_NTENSORS + 1 <= (int)OM_TASK_MAX_TENSORS, "conv slots fit om_task.tensors");
+_Static_assert((int)OM_PAD_P_BEGIN + MAX_RANK == (int)OM_PAD_P_VALUE_LO &&
+                   (int)OM_RESIZE_P_TAPS + MAX_RANK == (int)OM_RESIZE_P_VALUE_LO &&
+                   (int)OM_STRIDED_COPY_P_DIMS + MAX_RANK == (int)OM_STRIDED_COPY_P_STRIDES &&
+                   (int)OM_STRIDED_COPY_P_STRIDES + MAX_RANK == (int)OM_STRIDED_COPY_NPARAMS &&
+                   (int)OM_POOL_ND_P_KERNEL + 5 * (int)OM_POOL_ND_MAX_DIMS == (int)OM_POOL_ND_NPARAMS,
+               "per-dim runs of params");
+_Static_assert((int)OM_POOL_P_KH == (int)OM_CONV_P_KH && (int)OM_POOL_P_KW == (int)OM_CONV_P_KW &&
+                   (int)OM_POOL_P_STRIDE_H == (int)OM_CONV_P_STRIDE_H &&
+                   (int)OM_POOL_P_STRIDE_W == (int)OM_CONV_P_STRIDE_W &&
+                   (int)OM_POOL_P_PAD_TOP == (int)OM_CONV_P_PAD_TOP &&
+                   (int)OM_POOL_P_PAD_LEFT == (int)OM_CONV_P_PAD_LEFT &&
+                   (int)OM_POOL_P_PAD_BOTTOM == (int)OM_CONV_P_PAD_BOTTOM &&
+                   (int)OM_POOL_P_PAD_RIGHT == (int)OM_CONV_P_PAD_RIGHT,
+               "POOL's window is in CONV2D's slots (the compiler writes both alike)");
 
 #endif

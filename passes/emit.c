@@ -154,17 +154,18 @@ static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int n
   return ST_OK;
 }
 
-/* params[at..at+2]: act, clip_min, clip_max from a fused "act" attribute. */
-static status fused_act(emit_state *s, const ir_node *n, int32_t *p) {
+/* act, clip_min, clip_max (the param slots they point at) from a fused "act" attribute. */
+static status fused_act(emit_state *s, const ir_node *n, int32_t *act_out, int32_t *clip_min_out,
+                        int32_t *clip_max_out) {
   const char *act = ir_attr_string(n, "act", NULL);
-  p[0] = OM_ACT_NONE;
+  *act_out = OM_ACT_NONE;
   if (!act) return ST_OK;
   if (strcmp(act, "relu") == 0) {
-    p[0] = OM_ACT_RELU;
+    *act_out = OM_ACT_RELU;
   } else if (strcmp(act, "clip") == 0) {
-    p[0] = OM_ACT_CLIP;
-    p[1] = f32_bits(ir_attr_float(n, "clip_min", -INFINITY));
-    p[2] = f32_bits(ir_attr_float(n, "clip_max", INFINITY));
+    *act_out = OM_ACT_CLIP;
+    *clip_min_out = f32_bits(ir_attr_float(n, "clip_min", -INFINITY));
+    *clip_max_out = f32_bits(ir_attr_float(n, "clip_max", INFINITY));
   } else {
     return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "act \"%s\" is not supported", act);
   }
@@ -189,16 +190,17 @@ static status add_program(emit_state *s, const ir_node *n, uint32_t *offset_out)
   return st;
 }
 
-/* params[0..7]: kh kw stride_h stride_w pad_top pad_left pad_bottom pad_right. */
+/* The window, kh .. pad_right, in the slots CONV2D, DWCONV and POOL share
+ * (om_format.h). */
 static void window_params(const ir_node *n, int64_t kh, int64_t kw, int32_t *p) {
   int64_t k[2] = {kh, kw}, strides[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
   ir_attr_ints(n, "kernel_shape", k, 2);
   ir_attr_ints(n, "strides", strides, 2);
   ir_attr_ints(n, "pads", pads, 4);
-  p[0] = (int32_t)k[0], p[1] = (int32_t)k[1];
-  p[2] = (int32_t)strides[0], p[3] = (int32_t)strides[1];
-  for (int i = 0; i < 4; i++)
-    p[4 + i] = (int32_t)pads[i];
+  p[OM_CONV_P_KH] = (int32_t)k[0], p[OM_CONV_P_KW] = (int32_t)k[1];
+  p[OM_CONV_P_STRIDE_H] = (int32_t)strides[0], p[OM_CONV_P_STRIDE_W] = (int32_t)strides[1];
+  for (int i = 0; i < 4; i++) /* top, left, bottom, right */
+    p[OM_CONV_P_PAD_TOP + i] = (int32_t)pads[i];
 }
 
 static status emit_conv(emit_state *s, ir_node *n) {
@@ -207,34 +209,37 @@ static status emit_conv(emit_state *s, ir_node *n) {
   window_params(n, w->dims[2], w->dims[3], p);
   int64_t dil[2] = {1, 1};
   ir_attr_ints(n, "dilations", dil, 2);
-  p[8] = (int32_t)dil[0], p[9] = (int32_t)dil[1];
-  status st = fused_act(s, n, p + 10);
+  p[OM_CONV_P_DILATION_H] = (int32_t)dil[0], p[OM_CONV_P_DILATION_W] = (int32_t)dil[1];
+  status st = fused_act(s, n, &p[OM_CONV_P_ACT], &p[OM_CONV_P_CLIP_MIN], &p[OM_CONV_P_CLIP_MAX]);
   if (st != ST_OK) return st;
-  ir_value *tv[OM_TASK_MAX_TENSORS] = {n->in[0], w, n->nin > 2 ? n->in[2] : NULL,
-                                       n->nin > 3 ? n->in[3] : NULL, n->out[0]};
-  /* x_scale (passes/fuse.c): slot 5, params[18] = 1. The epilogue program
-   * (ir/epilogue_ir.h): params[21] = 1, [22] its offset, its extra inputs
-   * in the slots after (om_format.h). */
-  int nt = 5, np_epi = 0;
-  if (n->nin > 4 && n->in[4]) tv[nt++] = n->in[4], p[18] = 1;
+  ir_value *tv[OM_TASK_MAX_TENSORS] = {[OM_CONV_T_X] = n->in[0],
+                                       [OM_CONV_T_W] = w,
+                                       [OM_CONV_T_BIAS] = n->nin > 2 ? n->in[2] : NULL,
+                                       [OM_CONV_T_RESIDUAL] = n->nin > 3 ? n->in[3] : NULL,
+                                       [OM_CONV_T_Y] = n->out[0]};
+  /* x_scale (passes/fuse.c): its slot, x_scale = 1. The epilogue program
+   * (ir/epilogue_ir.h): epilogue = 1, epilogue_offset, its extra inputs in
+   * the slots after (om_format.h). */
+  int nt = OM_CONV_NTENSORS;
+  if (n->nin > 4 && n->in[4]) tv[nt++] = n->in[4], p[OM_CONV_P_X_SCALE] = 1;
   ir_epilogue epi;
   if (ir_epilogue_view(n, &epi)) {
     uint32_t offset;
     if ((st = add_program(s, &epi.node, &offset)) != ST_OK) return st;
     for (int j = 1; j < epi.node.nin; j++)
       tv[nt++] = epi.node.in[j];
-    p[21] = 1, p[22] = (int32_t)offset, np_epi = 23;
+    p[OM_CONV_P_EPILOGUE] = 1, p[OM_CONV_P_EPILOGUE_OFFSET] = (int32_t)offset;
   }
-  if (w->layout == LAYOUT_NC1HWC0) return add_task(s, n, OM_TASK_DWCONV, nt, tv, np_epi ? np_epi : 13, p);
-  p[13] = (int32_t)ir_attr_int(n, "tile_m", 0);
-  p[14] = (int32_t)ir_attr_int(n, "tile_n", 0);
-  p[15] = (int32_t)ir_attr_int(n, "tile_k", 0);
-  p[16] = (int32_t)ir_attr_int(n, "algorithm", OM_CONV_DIRECT);
-  if (w->layout == LAYOUT_FRACTAL_Z_G) { /* grouped: params[17] = G, kernel dims [.., KH, KW] */
-    p[0] = (int32_t)w->dims[3], p[1] = (int32_t)w->dims[4], p[17] = (int32_t)w->dims[0];
-    return add_task(s, n, OM_TASK_CONV2D, nt, tv, np_epi ? np_epi : 18, p);
+  if (w->layout == LAYOUT_NC1HWC0) return add_task(s, n, OM_TASK_DWCONV, nt, tv, OM_CONV_NPARAMS, p);
+  p[OM_CONV_P_TILE_M] = (int32_t)ir_attr_int(n, "tile_m", 0);
+  p[OM_CONV_P_TILE_N] = (int32_t)ir_attr_int(n, "tile_n", 0);
+  p[OM_CONV_P_TILE_K] = (int32_t)ir_attr_int(n, "tile_k", 0);
+  p[OM_CONV_P_ALGORITHM] = (int32_t)ir_attr_int(n, "algorithm", OM_CONV_DIRECT);
+  if (w->layout == LAYOUT_FRACTAL_Z_G) { /* grouped: groups = G, kernel dims [.., KH, KW] */
+    p[OM_CONV_P_KH] = (int32_t)w->dims[3], p[OM_CONV_P_KW] = (int32_t)w->dims[4];
+    p[OM_CONV_P_GROUPS] = (int32_t)w->dims[0];
   }
-  return add_task(s, n, OM_TASK_CONV2D, nt, tv, np_epi ? np_epi : p[18] ? 19 : 17, p);
+  return add_task(s, n, OM_TASK_CONV2D, nt, tv, OM_CONV_NPARAMS, p);
 }
 
 /* Gemm/MatMul: MATMUL (C dropped when beta is 0). */
@@ -242,18 +247,21 @@ static status emit_matmul(emit_state *s, ir_node *n) {
   int gemm = n->op == IR_OP_GEMM;
   double beta = gemm ? ir_attr_float(n, "beta", 1.0) : 0.0;
   ir_value *c = gemm && n->nin > 2 && beta != 0.0 ? n->in[2] : NULL;
-  int32_t p[10] = {0};
-  p[0] = gemm && ir_attr_int(n, "transA", 0);
-  p[1] = gemm && ir_attr_int(n, "transB", 0);
-  p[2] = f32_bits(gemm ? ir_attr_float(n, "alpha", 1.0) : 1.0);
-  p[3] = c ? f32_bits(beta) : 0;
-  status st = fused_act(s, n, p + 4);
+  int32_t p[OM_MATMUL_NPARAMS] = {0};
+  p[OM_MATMUL_P_TRANS_A] = gemm && ir_attr_int(n, "transA", 0);
+  p[OM_MATMUL_P_TRANS_B] = gemm && ir_attr_int(n, "transB", 0);
+  p[OM_MATMUL_P_ALPHA] = f32_bits(gemm ? ir_attr_float(n, "alpha", 1.0) : 1.0);
+  p[OM_MATMUL_P_BETA] = c ? f32_bits(beta) : 0;
+  status st = fused_act(s, n, &p[OM_MATMUL_P_ACT], &p[OM_MATMUL_P_CLIP_MIN], &p[OM_MATMUL_P_CLIP_MAX]);
   if (st != ST_OK) return st;
-  p[7] = (int32_t)ir_attr_int(n, "tile_m", 0);
-  p[8] = (int32_t)ir_attr_int(n, "tile_n", 0);
-  p[9] = (int32_t)ir_attr_int(n, "tile_k", 0);
-  ir_value *tv[4] = {n->in[0], n->in[1], c, n->out[0]};
-  return add_task(s, n, OM_TASK_MATMUL, 4, tv, 10, p);
+  p[OM_MATMUL_P_TILE_M] = (int32_t)ir_attr_int(n, "tile_m", 0);
+  p[OM_MATMUL_P_TILE_N] = (int32_t)ir_attr_int(n, "tile_n", 0);
+  p[OM_MATMUL_P_TILE_K] = (int32_t)ir_attr_int(n, "tile_k", 0);
+  ir_value *tv[OM_MATMUL_NTENSORS] = {[OM_MATMUL_T_A] = n->in[0],
+                                      [OM_MATMUL_T_B] = n->in[1],
+                                      [OM_MATMUL_T_C] = c,
+                                      [OM_MATMUL_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_MATMUL, OM_MATMUL_NTENSORS, tv, OM_MATMUL_NPARAMS, p);
 }
 
 /* POOL_ND: mode, count_include_pad, p, then per spatial dim kernel, strides,
@@ -264,29 +272,33 @@ static status emit_pool_nd(emit_state *s, ir_node *n) {
   char err[400];
   if (ir_pool_read(n, x->rank, x->dims, &w, err, sizeof err))
     return ir_node_error(s->d, ST_ERR_INVALID, n, "%s", err);
-  int32_t p[18] = {w.mode, w.include_pad, (int32_t)w.p};
+  int32_t p[OM_POOL_ND_NPARAMS] = {[OM_POOL_ND_P_MODE] = w.mode,
+                                   [OM_POOL_ND_P_COUNT_INCLUDE_PAD] = w.include_pad,
+                                   [OM_POOL_ND_P_LP_P] = (int32_t)w.p};
   for (int j = 0; j < w.r; j++) { /* bounded to 65535 by the layout pass */
-    p[3 + j] = (int32_t)w.k[j], p[6 + j] = (int32_t)w.s[j], p[9 + j] = (int32_t)w.dl[j];
-    p[12 + j] = (int32_t)w.pb[j], p[15 + j] = (int32_t)w.pe[j];
+    p[OM_POOL_ND_P_KERNEL + j] = (int32_t)w.k[j], p[OM_POOL_ND_P_STRIDES + j] = (int32_t)w.s[j];
+    p[OM_POOL_ND_P_DILATIONS + j] = (int32_t)w.dl[j];
+    p[OM_POOL_ND_P_PAD_BEGIN + j] = (int32_t)w.pb[j], p[OM_POOL_ND_P_PAD_END + j] = (int32_t)w.pe[j];
   }
-  ir_value *tv[2] = {n->in[0], n->out[0]};
-  return add_task(s, n, OM_TASK_POOL_ND, 2, tv, 18, p);
+  ir_value *tv[OM_POOL_ND_NTENSORS] = {[OM_POOL_ND_T_X] = n->in[0], [OM_POOL_ND_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_POOL_ND, OM_POOL_ND_NTENSORS, tv, OM_POOL_ND_NPARAMS, p);
 }
 
 static status emit_pool(emit_state *s, ir_node *n) {
   const ir_value *x = n->in[0];
   if (x->layout == LAYOUT_ND) return emit_pool_nd(s, n);
-  int32_t p[10] = {0};
+  int32_t p[OM_POOL_NPARAMS] = {0};
   int global = n->op == IR_OP_GLOBALAVGPOOL || n->op == IR_OP_GLOBALMAXPOOL;
   if (global) {
-    p[0] = (int32_t)x->dims[2], p[1] = (int32_t)x->dims[3], p[2] = p[3] = 1;
+    p[OM_POOL_P_KH] = (int32_t)x->dims[2], p[OM_POOL_P_KW] = (int32_t)x->dims[3];
+    p[OM_POOL_P_STRIDE_H] = p[OM_POOL_P_STRIDE_W] = 1;
   } else {
     window_params(n, 1, 1, p);
   }
-  p[8] = n->op == IR_OP_AVGPOOL || n->op == IR_OP_GLOBALAVGPOOL;
-  p[9] = (int32_t)ir_attr_int(n, "count_include_pad", 0);
-  ir_value *tv[2] = {n->in[0], n->out[0]};
-  return add_task(s, n, OM_TASK_POOL, 2, tv, 10, p);
+  p[OM_POOL_P_MODE] = n->op == IR_OP_AVGPOOL || n->op == IR_OP_GLOBALAVGPOOL;
+  p[OM_POOL_P_COUNT_INCLUDE_PAD] = (int32_t)ir_attr_int(n, "count_include_pad", 0);
+  ir_value *tv[OM_POOL_NTENSORS] = {[OM_POOL_T_X] = n->in[0], [OM_POOL_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_POOL, OM_POOL_NTENSORS, tv, OM_POOL_NPARAMS, p);
 }
 
 static status emit_vprog(emit_state *s, ir_node *n) {
@@ -298,8 +310,8 @@ static status emit_vprog(emit_state *s, ir_node *n) {
     tv[i] = n->in[i];
   for (int j = 0; j < n->nout; j++)
     tv[n->nin + j] = n->out[j];
-  int32_t param = (int32_t)offset;
-  return add_task(s, n, OM_TASK_VPROG, n->nin + n->nout, tv, 1, &param);
+  int32_t p[OM_VPROG_NPARAMS] = {[OM_VPROG_P_PROGRAM] = (int32_t)offset};
+  return add_task(s, n, OM_TASK_VPROG, n->nin + n->nout, tv, OM_VPROG_NPARAMS, p);
 }
 
 static status emit_concat(emit_state *s, ir_node *n) {
@@ -308,10 +320,13 @@ static status emit_concat(emit_state *s, ir_node *n) {
   int64_t axis = ir_attr_int(n, "axis", 0), offset = 0;
   if (axis < 0) axis += y->rank;
   for (int i = 0; i < n->nin; i++) {
-    int32_t p[2] = {(int32_t)axis, (int32_t)offset};
-    ir_value *tv[2] = {n->in[i], y};
+    int32_t p[OM_COPY_SLICE_NPARAMS] = {
+        [OM_COPY_SLICE_P_AXIS] = (int32_t)axis, [OM_COPY_SLICE_P_OFFSET] = (int32_t)offset};
+    ir_value *tv[OM_COPY_SLICE_NTENSORS] = {[OM_COPY_SLICE_T_X] = n->in[i], [OM_COPY_SLICE_T_Y] = y};
     /* an empty input (empty along axis: y is not empty) has nothing to copy */
-    status st = ir_value_elements(n->in[i]) ? add_task(s, n, OM_TASK_COPY_SLICE, 2, tv, 2, p) : ST_OK;
+    status st = ir_value_elements(n->in[i])
+                    ? add_task(s, n, OM_TASK_COPY_SLICE, OM_COPY_SLICE_NTENSORS, tv, OM_COPY_SLICE_NPARAMS, p)
+                    : ST_OK;
     if (st != ST_OK) return st;
     offset += n->in[i]->dims[axis];
   }
@@ -323,9 +338,12 @@ static status emit_reduce(emit_state *s, ir_node *n) {
   int mode = ir_reduce_mode(n);
   if (mode < 0 || ir_reduce_mask(n, n->in[0]->rank, &mask))
     return ir_node_error(s->d, ST_ERR_INVALID, n, "bad mode or axes (shape inference normalises them)");
-  int32_t p[3] = {mode, (int32_t)mask, (int32_t)ir_attr_int(n, "select_last_index", 0)};
-  ir_value *tv[2] = {n->in[0], n->out[0]};
-  return add_task(s, n, OM_TASK_REDUCE, 2, tv, 3, p);
+  int32_t p[OM_REDUCE_NPARAMS] = {[OM_REDUCE_P_OP] = mode,
+                                  [OM_REDUCE_P_AXES] = (int32_t)mask,
+                                  [OM_REDUCE_P_SELECT_LAST_INDEX] =
+                                      (int32_t)ir_attr_int(n, "select_last_index", 0)};
+  ir_value *tv[OM_REDUCE_NTENSORS] = {[OM_REDUCE_T_X] = n->in[0], [OM_REDUCE_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_REDUCE, OM_REDUCE_NTENSORS, tv, OM_REDUCE_NPARAMS, p);
 }
 
 /* The view (ir/view.h) as STRIDED_COPY params; every value must fit int32. */
@@ -334,100 +352,118 @@ static status emit_view_out(emit_state *s, ir_node *n, int k) {
   char err[256];
   if (ir_view_build(n, k, n->in[0]->rank, n->in[0]->dims, &v, err, sizeof err))
     return ir_node_error(s->d, ST_ERR_INVALID, n, "%s", err);
-  int32_t p[2 + 2 * MAX_RANK] = {0};
-  int64_t all[2 + 2 * MAX_RANK] = {v.rank, v.offset};
+  int32_t p[OM_STRIDED_COPY_NPARAMS] = {0};
+  int64_t all[OM_STRIDED_COPY_NPARAMS] = {
+      [OM_STRIDED_COPY_P_RANK] = v.rank, [OM_STRIDED_COPY_P_OFFSET] = v.offset};
   for (int d = 0; d < v.rank; d++)
-    all[2 + d] = v.dims[d], all[2 + MAX_RANK + d] = v.strides[d];
-  for (int k = 0; k < 2 + 2 * MAX_RANK; k++) {
+    all[OM_STRIDED_COPY_P_DIMS + d] = v.dims[d], all[OM_STRIDED_COPY_P_STRIDES + d] = v.strides[d];
+  for (int k = 0; k < OM_STRIDED_COPY_NPARAMS; k++) {
     if (all[k] < INT32_MIN || all[k] > INT32_MAX)
       return ir_node_error(s->d, ST_ERR_LIMIT, n,
                            "tensor '%s' is too large for a strided copy (offsets beyond 2^31)",
                            n->in[0]->name);
     p[k] = (int32_t)all[k];
   }
-  ir_value *tv[2] = {n->in[0], n->out[k]};
-  return add_task(s, n, OM_TASK_STRIDED_COPY, 2, tv, 2 + 2 * MAX_RANK, p);
+  ir_value *tv[OM_STRIDED_COPY_NTENSORS] = {
+      [OM_STRIDED_COPY_T_X] = n->in[0], [OM_STRIDED_COPY_T_Y] = n->out[k]};
+  return add_task(s, n, OM_TASK_STRIDED_COPY, OM_STRIDED_COPY_NTENSORS, tv, OM_STRIDED_COPY_NPARAMS, p);
 }
 
 /* PAD: mode, the begins, the constant as bytes of y's dtype. */
 static status emit_pad(emit_state *s, ir_node *n) {
   static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
   const ir_value *x = n->in[0], *y = n->out[0];
-  int32_t p[11] = {0};
-  p[0] = -1;
+  int32_t p[OM_PAD_NPARAMS] = {0};
+  p[OM_PAD_P_MODE] = -1;
   for (int i = 0; i < 4; i++)
-    if (!strcmp(ir_attr_string(n, "mode", "constant"), modes[i])) p[0] = i;
+    if (!strcmp(ir_attr_string(n, "mode", "constant"), modes[i])) p[OM_PAD_P_MODE] = i;
   int64_t pads[2 * MAX_RANK + 1];
-  if (p[0] < 0 || ir_attr_ints(n, "pads", pads, 2 * MAX_RANK + 1) != 2 * x->rank)
+  if (p[OM_PAD_P_MODE] < 0 || ir_attr_ints(n, "pads", pads, 2 * MAX_RANK + 1) != 2 * x->rank)
     return ir_node_error(s->d, ST_ERR_INVALID, n, "bad mode or pads (shape inference checks them)");
   for (int d = 0; d < x->rank; d++)
-    p[1 + d] = (int32_t)pads[d]; /* in int32 range: shape inference */
-  if (p[0] == 0) {
+    p[OM_PAD_P_BEGIN + d] = (int32_t)pads[d]; /* in int32 range: shape inference */
+  if (p[OM_PAD_P_MODE] == 0) {
     uint8_t value[8] = {0};
     uint64_t bits = 0;
     ir_elem_set(value, y->dtype, 0, ir_attr_float(n, "value", 0.0));
     for (int k = 0; k < 8; k++)
       bits |= (uint64_t)value[k] << (8 * k);
-    p[9] = (int32_t)(uint32_t)bits, p[10] = (int32_t)(uint32_t)(bits >> 32);
+    p[OM_PAD_P_VALUE_LO] = (int32_t)(uint32_t)bits, p[OM_PAD_P_VALUE_HI] = (int32_t)(uint32_t)(bits >> 32);
   }
-  ir_value *tv[2] = {n->in[0], n->out[0]};
-  return add_task(s, n, OM_TASK_PAD, 2, tv, 11, p);
+  ir_value *tv[OM_PAD_NTENSORS] = {[OM_PAD_T_X] = n->in[0], [OM_PAD_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_PAD, OM_PAD_NTENSORS, tv, OM_PAD_NPARAMS, p);
 }
 
 /* TOPK, SCATTER, CUMSUM, ONEHOT and GATHER take their params from the
  * attributes shape inference normalised (axes >= 0; k and depth in int32
  * range). */
 static status emit_topk(emit_state *s, ir_node *n) {
-  int32_t p[4] = {(int32_t)ir_attr_int(n, "axis", 0), (int32_t)ir_attr_int(n, "k", 0),
-                  (int32_t)ir_attr_int(n, "largest", 1), (int32_t)ir_attr_int(n, "sorted", 1)};
-  ir_value *tv[3] = {n->in[0], n->out[0], n->out[1]};
-  return add_task(s, n, OM_TASK_TOPK, 3, tv, 4, p);
+  int32_t p[OM_TOPK_NPARAMS] = {[OM_TOPK_P_AXIS] = (int32_t)ir_attr_int(n, "axis", 0),
+                                [OM_TOPK_P_K] = (int32_t)ir_attr_int(n, "k", 0),
+                                [OM_TOPK_P_LARGEST] = (int32_t)ir_attr_int(n, "largest", 1),
+                                [OM_TOPK_P_SORTED] = (int32_t)ir_attr_int(n, "sorted", 1)};
+  ir_value *tv[OM_TOPK_NTENSORS] = {
+      [OM_TOPK_T_X] = n->in[0], [OM_TOPK_T_VALUES] = n->out[0], [OM_TOPK_T_INDICES] = n->out[1]};
+  return add_task(s, n, OM_TASK_TOPK, OM_TOPK_NTENSORS, tv, OM_TOPK_NPARAMS, p);
 }
 
 /* ScatterElements (mode 0), ScatterND (mode 1), TensorScatter (mode 2: past,
- * write indices or none, update, y). */
+ * update, write indices or none -> y). */
 static status emit_scatter(emit_state *s, ir_node *n) {
-  int32_t axis = (int32_t)ir_attr_int(n, "axis", 0), p[4] = {0};
+  const int32_t axis = (int32_t)ir_attr_int(n, "axis", 0);
+  int32_t p[OM_SCATTER_NPARAMS] = {0};
+  ir_value *tv[OM_SCATTER_NTENSORS] = {[OM_SCATTER_T_DATA] = n->in[0], [OM_SCATTER_T_Y] = n->out[0]};
   if (n->op == IR_OP_TENSORSCATTER) {
-    p[0] = 2, p[1] = axis, p[3] = !strcmp(ir_attr_string(n, "mode", "linear"), "circular");
-    ir_value *tv[4] = {n->in[0], n->nin > 2 ? n->in[2] : NULL, n->in[1], n->out[0]};
-    return add_task(s, n, OM_TASK_SCATTER, 4, tv, 4, p);
+    p[OM_SCATTER_P_MODE] = 2, p[OM_SCATTER_P_AXIS] = axis;
+    p[OM_SCATTER_P_CIRCULAR] = !strcmp(ir_attr_string(n, "mode", "linear"), "circular");
+    tv[OM_SCATTER_T_INDICES] = n->nin > 2 ? n->in[2] : NULL, tv[OM_SCATTER_T_UPDATES] = n->in[1];
+  } else {
+    p[OM_SCATTER_P_MODE] = n->op == IR_OP_SCATTERND;
+    p[OM_SCATTER_P_AXIS] = n->op == IR_OP_SCATTERND ? 0 : axis;
+    p[OM_SCATTER_P_REDUCTION] = ir_scatter_reduction(n);
+    tv[OM_SCATTER_T_INDICES] = n->in[1], tv[OM_SCATTER_T_UPDATES] = n->in[2];
   }
-  ir_value *tv[4] = {n->in[0], n->in[1], n->in[2], n->out[0]};
-  p[0] = n->op == IR_OP_SCATTERND, p[1] = n->op == IR_OP_SCATTERND ? 0 : axis, p[2] = ir_scatter_reduction(n);
-  return add_task(s, n, OM_TASK_SCATTER, 4, tv, 3, p);
+  return add_task(s, n, OM_TASK_SCATTER, OM_SCATTER_NTENSORS, tv, OM_SCATTER_NPARAMS, p);
 }
 
 /* CumSum (op 0) and CumProd (op 1). */
 static status emit_cumsum(emit_state *s, ir_node *n) {
-  int32_t p[4] = {(int32_t)ir_attr_int(n, "axis", 0), (int32_t)ir_attr_int(n, "exclusive", 0),
-                  (int32_t)ir_attr_int(n, "reverse", 0), n->op == IR_OP_CUMPROD};
-  ir_value *tv[2] = {n->in[0], n->out[0]};
-  return add_task(s, n, OM_TASK_CUMSUM, 2, tv, 4, p);
+  int32_t p[OM_CUMSUM_NPARAMS] = {[OM_CUMSUM_P_AXIS] = (int32_t)ir_attr_int(n, "axis", 0),
+                                  [OM_CUMSUM_P_EXCLUSIVE] = (int32_t)ir_attr_int(n, "exclusive", 0),
+                                  [OM_CUMSUM_P_REVERSE] = (int32_t)ir_attr_int(n, "reverse", 0),
+                                  [OM_CUMSUM_P_OP] = n->op == IR_OP_CUMPROD};
+  ir_value *tv[OM_CUMSUM_NTENSORS] = {[OM_CUMSUM_T_X] = n->in[0], [OM_CUMSUM_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_CUMSUM, OM_CUMSUM_NTENSORS, tv, OM_CUMSUM_NPARAMS, p);
 }
 
 static status emit_onehot(emit_state *s, ir_node *n) {
-  int32_t p[2] = {(int32_t)ir_attr_int(n, "axis", 0), (int32_t)ir_attr_int(n, "depth", 0)};
-  ir_value *tv[3] = {n->in[0], n->in[1], n->out[0]};
-  return add_task(s, n, OM_TASK_ONEHOT, 3, tv, 2, p);
+  int32_t p[OM_ONEHOT_NPARAMS] = {[OM_ONEHOT_P_AXIS] = (int32_t)ir_attr_int(n, "axis", 0),
+                                  [OM_ONEHOT_P_DEPTH] = (int32_t)ir_attr_int(n, "depth", 0)};
+  ir_value *tv[OM_ONEHOT_NTENSORS] = {
+      [OM_ONEHOT_T_INDICES] = n->in[0], [OM_ONEHOT_T_VALUES] = n->in[1], [OM_ONEHOT_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_ONEHOT, OM_ONEHOT_NTENSORS, tv, OM_ONEHOT_NPARAMS, p);
 }
 
 /* Gather (mode 0), GatherElements (mode 1) with the axis made >= 0, and
- * GatherND (mode 2) with its batch_dims. */
+ * GatherND (mode 2) with its batch_dims in the axis slot. */
 static status emit_gather(emit_state *s, ir_node *n) {
   int64_t axis = ir_attr_int(n, "axis", 0);
   if (axis < 0) axis += n->in[0]->rank;
-  int32_t p[2] = {n->op == IR_OP_GATHERELEMENTS, (int32_t)axis};
-  if (n->op == IR_OP_GATHERND) p[0] = 2, p[1] = (int32_t)ir_attr_int(n, "batch_dims", 0);
-  ir_value *tv[3] = {n->in[0], n->in[1], n->out[0]};
-  return add_task(s, n, OM_TASK_GATHER, 3, tv, 2, p);
+  int32_t p[OM_GATHER_NPARAMS] = {
+      [OM_GATHER_P_MODE] = n->op == IR_OP_GATHERELEMENTS, [OM_GATHER_P_AXIS] = (int32_t)axis};
+  if (n->op == IR_OP_GATHERND)
+    p[OM_GATHER_P_MODE] = 2, p[OM_GATHER_P_AXIS] = (int32_t)ir_attr_int(n, "batch_dims", 0);
+  ir_value *tv[OM_GATHER_NTENSORS] = {
+      [OM_GATHER_T_X] = n->in[0], [OM_GATHER_T_INDICES] = n->in[1], [OM_GATHER_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_GATHER, OM_GATHER_NTENSORS, tv, OM_GATHER_NPARAMS, p);
 }
 
 static status emit_softmax(emit_state *s, ir_node *n) {
-  int32_t p[3] = {(int32_t)ir_attr_int(n, "axis", 0), (int32_t)ir_attr_int(n, "coerce_2d", 0),
-                  (int32_t)ir_attr_int(n, "log", 0)};
-  ir_value *tv[2] = {n->in[0], n->out[0]};
-  return add_task(s, n, OM_TASK_SOFTMAX, 2, tv, 3, p);
+  int32_t p[OM_SOFTMAX_NPARAMS] = {[OM_SOFTMAX_P_AXIS] = (int32_t)ir_attr_int(n, "axis", 0),
+                                   [OM_SOFTMAX_P_COERCE_2D] = (int32_t)ir_attr_int(n, "coerce_2d", 0),
+                                   [OM_SOFTMAX_P_LOG] = (int32_t)ir_attr_int(n, "log", 0)};
+  ir_value *tv[OM_SOFTMAX_NTENSORS] = {[OM_SOFTMAX_T_X] = n->in[0], [OM_SOFTMAX_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_SOFTMAX, OM_SOFTMAX_NTENSORS, tv, OM_SOFTMAX_NPARAMS, p);
 }
 
 /* RESIZE: the tables the layout pass attached (in[1] idx, in[2] w unless
@@ -439,17 +475,21 @@ static status emit_resize(emit_state *s, ir_node *n) {
   if (n->nin < 2 || !n->in[1] || ir_attr_ints(n, "taps", taps, MAX_RANK + 1) != y->rank)
     return ir_node_error(s->d, ST_ERR_INVALID, n, "no tap tables (the layout pass attaches them)");
   int select = n->nin < 3 || !n->in[2];
-  int32_t p[11] = {select};
+  int32_t p[OM_RESIZE_NPARAMS] = {[OM_RESIZE_P_MODE] = select};
   for (int d = 0; d < y->rank; d++)
-    p[1 + d] = (int32_t)taps[d];
+    p[OM_RESIZE_P_TAPS + d] = (int32_t)taps[d];
   uint8_t value[8] = {0};
   uint64_t bits = 0;
   ir_elem_set(value, y->dtype, 0, ir_attr_float(n, "extrapolation_value", 0.0));
   for (int k = 0; k < 8; k++)
     bits |= (uint64_t)value[k] << (8 * k);
-  p[9] = (int32_t)(uint32_t)bits, p[10] = (int32_t)(uint32_t)(bits >> 32);
-  ir_value *tv[4] = {n->in[0], n->in[1], select ? NULL : n->in[2], y};
-  return add_task(s, n, OM_TASK_RESIZE, 4, tv, 11, p);
+  p[OM_RESIZE_P_VALUE_LO] = (int32_t)(uint32_t)bits,
+  p[OM_RESIZE_P_VALUE_HI] = (int32_t)(uint32_t)(bits >> 32);
+  ir_value *tv[OM_RESIZE_NTENSORS] = {[OM_RESIZE_T_X] = n->in[0],
+                                      [OM_RESIZE_T_IDX] = n->in[1],
+                                      [OM_RESIZE_T_W] = select ? NULL : n->in[2],
+                                      [OM_RESIZE_T_Y] = y};
+  return add_task(s, n, OM_TASK_RESIZE, OM_RESIZE_NTENSORS, tv, OM_RESIZE_NPARAMS, p);
 }
 
 /* One STRIDED_COPY per non-empty output (Split has several). */
@@ -463,17 +503,22 @@ static status emit_view(emit_state *s, ir_node *n) {
 }
 
 static status emit_copy(emit_state *s, ir_node *n) {
-  ir_value *tv[2] = {n->in[0], n->out[0]};
   int fl = n->in[0]->dtype == DT_FLOAT32 || n->in[0]->dtype == DT_FLOAT16;
-  if (fl || n->in[0]->layout != LAYOUT_ND) return add_task(s, n, OM_TASK_TRANSDATA, 2, tv, 0, NULL);
+  if (fl || n->in[0]->layout != LAYOUT_ND) {
+    ir_value *tv[OM_TRANSDATA_NTENSORS] = {[OM_TRANSDATA_T_SRC] = n->in[0], [OM_TRANSDATA_T_DST] = n->out[0]};
+    return add_task(s, n, OM_TASK_TRANSDATA, OM_TRANSDATA_NTENSORS, tv, OM_TRANSDATA_NPARAMS, NULL);
+  }
   /* other dtypes: a flat STRIDED_COPY (TRANSDATA converts floats only) */
   int64_t count = ir_value_elements(n->out[0]);
   if (count > INT32_MAX)
     return ir_node_error(s->d, ST_ERR_LIMIT, n, "tensor '%s' is too large for a strided copy",
                          n->in[0]->name);
-  int32_t p[2 + 2 * MAX_RANK] = {1, 0, (int32_t)count};
-  p[2 + MAX_RANK] = 1;
-  return add_task(s, n, OM_TASK_STRIDED_COPY, 2, tv, 2 + 2 * MAX_RANK, p);
+  int32_t p[OM_STRIDED_COPY_NPARAMS] = {[OM_STRIDED_COPY_P_RANK] = 1,
+                                        [OM_STRIDED_COPY_P_DIMS] = (int32_t)count,
+                                        [OM_STRIDED_COPY_P_STRIDES] = 1};
+  ir_value *tv[OM_STRIDED_COPY_NTENSORS] = {
+      [OM_STRIDED_COPY_T_X] = n->in[0], [OM_STRIDED_COPY_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_STRIDED_COPY, OM_STRIDED_COPY_NTENSORS, tv, OM_STRIDED_COPY_NPARAMS, p);
 }
 
 /* 1 when every output of n has no elements: there is nothing to compute. */
@@ -488,8 +533,8 @@ static int outputs_empty(const ir_node *n) {
 static status emit_transdata(emit_state *s, ir_node *n) {
   if (ir_attr_int(n, "alias", 0)) return ST_OK;
   if (convw_is_pack(n)) {
-    ir_value *tv[2] = {n->in[0], n->out[0]};
-    return add_task(s, n, OM_TASK_WPACK, 2, tv, 0, NULL);
+    ir_value *tv[OM_WPACK_NTENSORS] = {[OM_WPACK_T_W] = n->in[0], [OM_WPACK_T_DST] = n->out[0]};
+    return add_task(s, n, OM_TASK_WPACK, OM_WPACK_NTENSORS, tv, OM_WPACK_NPARAMS, NULL);
   }
   return emit_copy(s, n);
 }

@@ -34,7 +34,7 @@
  *            better), and the Conv 1x1 with strides 1, pads 0 and group 1,
  *            reads x instead, with s as in[4] (x_scale; in[2], in[3] "_"
  *            when absent): the cube multiplies each input value by its
- *            factor as it stages it (om_format.h, CONV2D params[18]), in
+ *            factor as it stages it (om_format.h, CONV2D x_scale), in
  *            f32, where the Mul would have rounded its product to the
  *            activation dtype. The Mul goes. Nothing changes when
  *            ctx->fusion_off has FUSION_CONV_INPUT_SCALE

@@ -2,11 +2,12 @@
  *
  * A conv task may carry a vector program (common/vprog.h) that runs on its
  * output while the tile is still hot, instead of a separate VPROG task that
- * reads the whole output back from memory (om_format.h, CONV2D params[21],
- * [22]). The program is the same form as a VPROG task's and is verified and
- * planned by the same code (runtime/vprog_plan.c, rt_vprog_build), on a VPROG
- * task record made from the conv's: tensors [y, extra inputs (slots 5..),
- * y], params[0] = the program's offset. So the program reads the conv's
+ * reads the whole output back from memory (om_format.h, CONV2D epilogue
+ * and epilogue_offset). The program is the same form as a VPROG task's and
+ * is verified and planned by the same code (runtime/vprog_plan.c,
+ * rt_vprog_build), on a VPROG task record made from the conv's: tensors [y,
+ * extra inputs (the slots after the fixed ones and x_scale), y], program =
+ * the program's offset. So the program reads the conv's
  * result (stored in y's dtype, after bias, residual and act) as input 0,
  * the extras broadcast as VPROG inputs do (NC1HWC0, over N, H and W), and
  * it writes y in place. The plan lives in task_aux, where a vprog compiler
@@ -23,15 +24,14 @@
 
 #include <stdlib.h>
 
-enum { EPI_FLAG = 21, EPI_OFFSET = 22, X_SCALE = 18 };
-
 uint32_t rt_epi_first_slot(const om_task *task) {
-  return 5 + (task->kind == OM_TASK_CONV2D && task->params[X_SCALE] == 1);
+  return OM_CONV_NTENSORS + (task->kind == OM_TASK_CONV2D && task->params[OM_CONV_P_X_SCALE] == 1);
 }
 
 uint32_t rt_epi_ntensors(const om_task *task) {
   const uint32_t first = rt_epi_first_slot(task);
-  if (task->params[EPI_FLAG] == 1 && task->ntensors >= first && task->ntensors <= OM_TASK_MAX_TENSORS)
+  if (task->params[OM_CONV_P_EPILOGUE] == 1 && task->ntensors >= first &&
+      task->ntensors <= OM_TASK_MAX_TENSORS)
     return task->ntensors;
   return first;
 }
@@ -41,21 +41,24 @@ uint32_t rt_epi_ntensors(const om_task *task) {
 static omrt_status epi_build(const omrt_model *m, uint32_t i, const om_task *task, const char *kind,
                              rt_vplan **plan_out) {
   rt_chk c = {m, i, task, kind};
-  int32_t flag = task->params[EPI_FLAG], off = task->params[EPI_OFFSET];
+  const int F = OM_CONV_P_EPILOGUE, O = OM_CONV_P_EPILOGUE_OFFSET;
+  int32_t flag = task->params[F], off = task->params[O];
   *plan_out = NULL;
   if (flag == 0) {
-    if (off != 0) return rt_chk_fail(&c, "params[22] = %d without an epilogue (params[21] = 0)", (int)off);
+    if (off != 0)
+      return rt_chk_fail(&c, "params[%d] = %d without an epilogue (params[%d] = 0)", O, (int)off, F);
     return OMRT_OK;
   }
-  if (flag != 1) return rt_chk_fail(&c, "params[21] epilogue = %d, expected 0 or 1", (int)flag);
-  if (off < 0) return rt_chk_fail(&c, "params[22] epilogue offset = %d is negative", (int)off);
+  if (flag != 1) return rt_chk_fail(&c, "params[%d] epilogue = %d, expected 0 or 1", F, (int)flag);
+  if (off < 0) return rt_chk_fail(&c, "params[%d] epilogue offset = %d is negative", O, (int)off);
   const uint32_t first = rt_epi_first_slot(task), extra = task->ntensors - first; /* rt_epi_ntensors held */
+  /* the VPROG record: program input 0 is y, then the extras; its one output is y */
   om_task v = {.kind = OM_TASK_VPROG, .name = task->name, .block_dim = 1, .ntensors = extra + 2};
-  v.tensors[0] = task->tensors[4];
+  v.tensors[0] = task->tensors[OM_CONV_T_Y];
   for (uint32_t j = 0; j < extra; j++)
     v.tensors[1 + j] = task->tensors[first + j];
-  v.tensors[extra + 1] = task->tensors[4];
-  v.params[0] = off;
+  v.tensors[extra + 1] = task->tensors[OM_CONV_T_Y];
+  v.params[OM_VPROG_P_PROGRAM] = off;
   return rt_vprog_build(m, i, &v, task->kind == OM_TASK_CONV2D ? "CONV2D epilogue" : "DWCONV epilogue",
                         plan_out);
 }
@@ -86,13 +89,13 @@ omrt_status rt_epi_prepare(const omrt_model *m, uint32_t i, const om_task *task,
 
 void rt_epi_pixels(const rt_vplan *p, const rt_args *args, uint32_t first, int64_t img, int64_t p0,
                    int64_t p1, int64_t nb0, int64_t nb1, rt_core *core) {
-  const om_tensor *y = args->desc[4];
+  const om_tensor *y = args->desc[OM_CONV_T_Y];
   const int64_t hw = y->dims[2] * y->dims[3], c1 = rt_ceil_div(y->dims[1], C0);
   void *data[VPROG_MAX_IO];
-  data[0] = args->data[4];
+  data[0] = args->data[OM_CONV_T_Y];
   for (uint32_t j = 1; j < p->ninputs; j++)
     data[j] = args->data[first + j - 1];
-  data[p->ninputs] = args->data[4];
+  data[p->ninputs] = args->data[OM_CONV_T_Y];
   for (int64_t nb = nb0; nb < nb1; nb++) {
     uint64_t e = (uint64_t)(((img * c1 + nb) * hw + p0) * C0);
     rt_vplan_exec(p, data, e, e + (uint64_t)(p1 - p0) * C0, core->ub);

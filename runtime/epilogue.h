@@ -1,6 +1,7 @@
 /* epilogue.h - the optional epilogue program of CONV2D and DWCONV tasks
- * (om_format.h: params[21] = 1, params[22] = its offset in VPROGS, extra
- * program inputs in tensor slots 5..7, 6..7 after a CONV2D x_scale).
+ * (om_format.h: epilogue = 1, epilogue_offset = its offset in VPROGS,
+ * extra program inputs in the tensor slots after the fixed ones and a
+ * CONV2D's x_scale).
  * runtime/epilogue.c.
  */
 #ifndef RUNTIME_EPILOGUE_H
@@ -9,8 +10,8 @@
 #include "runtime/kernels.h"
 #include "runtime/vprog_plan.h"
 
-/* The slot of the epilogue's first extra input: 5, or 6 after a CONV2D's
- * x_scale (params[18] = 1). */
+/* The slot of the epilogue's first extra input: OM_CONV_NTENSORS, or one
+ * more after a CONV2D's x_scale (x_scale = 1). */
 uint32_t rt_epi_first_slot(const om_task *task);
 /* The tensor count a CONV2D / DWCONV task must have: rt_epi_first_slot, or
  * with an epilogue that + its extra inputs (at most 8; the program check
@@ -26,7 +27,7 @@ omrt_status rt_epi_prepare(const omrt_model *m, uint32_t i, const om_task *task,
 
 /* Runs plan p (args->aux) of a task whose extra inputs start at slot
  * `first` (rt_epi_first_slot) in place over the output pixels [p0, p1) (of
- * Ho*Wo) of image img, channel blocks [nb0, nb1) of y (slot 4), in the
+ * Ho*Wo) of image img, channel blocks [nb0, nb1) of y, in the
  * core's UB. */
 void rt_epi_pixels(const rt_vplan *p, const rt_args *args, uint32_t first, int64_t img, int64_t p0,
                    int64_t p1, int64_t nb0, int64_t nb1, rt_core *core);

@@ -150,19 +150,19 @@ omrt_status rt_chk_block_dim(const rt_chk *c, uint64_t units, const char *unit_n
 
 void rt_conv_params_read(const om_task *task, rt_conv_params *p) {
   const int32_t *q = task->params;
-  *p = (rt_conv_params){.kh = q[0],
-                        .kw = q[1],
-                        .sh = q[2],
-                        .sw = q[3],
-                        .pt = q[4],
-                        .pl = q[5],
-                        .pb = q[6],
-                        .pr = q[7],
-                        .dh = q[8],
-                        .dw = q[9],
-                        .act = q[10],
-                        .clip_min = rt_param_f32(q[11]),
-                        .clip_max = rt_param_f32(q[12])};
+  *p = (rt_conv_params){.kh = q[OM_CONV_P_KH],
+                        .kw = q[OM_CONV_P_KW],
+                        .sh = q[OM_CONV_P_STRIDE_H],
+                        .sw = q[OM_CONV_P_STRIDE_W],
+                        .pt = q[OM_CONV_P_PAD_TOP],
+                        .pl = q[OM_CONV_P_PAD_LEFT],
+                        .pb = q[OM_CONV_P_PAD_BOTTOM],
+                        .pr = q[OM_CONV_P_PAD_RIGHT],
+                        .dh = q[OM_CONV_P_DILATION_H],
+                        .dw = q[OM_CONV_P_DILATION_W],
+                        .act = q[OM_CONV_P_ACT],
+                        .clip_min = rt_param_f32(q[OM_CONV_P_CLIP_MIN]),
+                        .clip_max = rt_param_f32(q[OM_CONV_P_CLIP_MAX])};
 }
 
 /* Output extent of one spatial dim; < 1 when the kernel does not fit. */
@@ -173,11 +173,19 @@ static int64_t conv_out(int64_t in, int64_t pa, int64_t pb, int64_t k, int64_t d
 
 omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, int64_t cout,
                                const om_tensor *y) {
-  static const char *const names[] = {"kh",       "kw",         "stride_h",  "stride_w",   "pad_top",
-                                      "pad_left", "pad_bottom", "pad_right", "dilation_h", "dilation_w"};
+  static const char *const names[] = {[OM_CONV_P_KH] = "kh",
+                                      [OM_CONV_P_KW] = "kw",
+                                      [OM_CONV_P_STRIDE_H] = "stride_h",
+                                      [OM_CONV_P_STRIDE_W] = "stride_w",
+                                      [OM_CONV_P_PAD_TOP] = "pad_top",
+                                      [OM_CONV_P_PAD_LEFT] = "pad_left",
+                                      [OM_CONV_P_PAD_BOTTOM] = "pad_bottom",
+                                      [OM_CONV_P_PAD_RIGHT] = "pad_right",
+                                      [OM_CONV_P_DILATION_H] = "dilation_h",
+                                      [OM_CONV_P_DILATION_W] = "dilation_w"};
   const int32_t *q = c->task->params;
-  for (int i = 0; i < 10; i++) {
-    int is_pad = i >= 4 && i < 8;
+  for (int i = OM_CONV_P_KH; i <= OM_CONV_P_DILATION_W; i++) {
+    int is_pad = i >= OM_CONV_P_PAD_TOP && i <= OM_CONV_P_PAD_RIGHT;
     if (q[i] < (is_pad ? 0 : 1) || q[i] > 65535)
       return rt_chk_fail(c, "params[%d] %s = %d out of range", i, names[i], q[i]);
   }
@@ -188,7 +196,7 @@ omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const o
                        "extent %lldx%lld",
                        p->pt, p->pl, p->pb, p->pr, (long long)ext_h, (long long)ext_w);
   if (p->act != OM_ACT_NONE && p->act != OM_ACT_RELU && p->act != OM_ACT_CLIP)
-    return rt_chk_fail(c, "params[10] act = %d unknown", p->act);
+    return rt_chk_fail(c, "params[%d] act = %d unknown", OM_CONV_P_ACT, p->act);
   if (p->act == OM_ACT_CLIP && !(p->clip_min <= p->clip_max))
     return rt_chk_fail(c, "clip_min %g > clip_max %g (or NaN)", p->clip_min, p->clip_max);
   for (int d = 0; d < 4; d++)

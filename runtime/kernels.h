@@ -53,7 +53,7 @@ static inline float rt_bits_f32(uint32_t u) {
   return f;
 }
 
-/* A float stored in params[] as its IEEE-754 bit pattern. */
+/* A float stored in a param as its IEEE-754 bit pattern. */
 static inline float rt_param_f32(int32_t bits) { return rt_bits_f32((uint32_t)bits); }
 
 /* = half_to_float(h): the exponent/mantissa shifted into place and scaled by
@@ -189,7 +189,8 @@ omrt_status rt_chk_block_dim(const rt_chk *c, uint64_t units, const char *unit_n
 uint64_t rt_elements(const om_tensor *t);
 uint64_t rt_physical_elements(const om_tensor *t);
 
-/* The conv/dwconv params [0..12] shared by CONV2D and DWCONV. */
+/* The window, act and clip params shared by CONV2D and DWCONV (OM_CONV_P_KH ..
+ * OM_CONV_P_CLIP_MAX). */
 typedef struct rt_conv_params {
   int kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, act;
   float clip_min, clip_max;
@@ -204,12 +205,12 @@ omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const o
 typedef struct rt_conv_geom {
   const om_tensor *x, *w, *bias, *res, *y;
   const void *xd, *wd, *rd;
-  const void *xsd; /* x_scale (CONV2D params[18] = 1): [N][C1][16] in x's dtype, or NULL */
+  const void *xsd; /* x_scale (CONV2D x_scale = 1): [N][C1][16] in x's dtype, or NULL */
   const float *bd; /* bias data */
   void *yd;
   int64_t n, cin, c1, h, w_, ho, wo, cout, c1out, k; /* k: reduction fractals c1*kh*kw */
   int64_t tm, tn, tk, mtiles, ntiles;                /* tile sizes, tiles per image */
-  int algo;                                          /* om_conv_algo (params[16]) */
+  int algo;                                          /* om_conv_algo (OM_CONV_P_ALGORITHM) */
   int xnd;          /* x is ND [N, Cin, H, W] (Cin <= 4, an RGB stem reading the model input in place) */
   int xr16;         /* round x to fp16 as it is staged (x f32, w f16: what TRANSDATA would have done) */
   int64_t wth, wtw; /* OM_CONV_WINO_F43_FZ: 4x4 output tiles per column, per row */
@@ -321,7 +322,7 @@ void rt_wino_fz_tile_avx512(const rt_conv_geom *g, int64_t img, int64_t mt, int6
 void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, uint32_t *parts);
 void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts, rt_core *core);
-/* kernels_cube_group.c: CONV2D with params[17] = groups > 1 (FRACTAL_Z_G
+/* kernels_cube_group.c: CONV2D with groups > 1 (FRACTAL_Z_G
  * weights). g as conv_geom_init made it (its cout/c1out are fixed up there);
  * tile is the dense tile function each run's piece of a tile goes through. */
 typedef void (*rt_conv_tile_fn)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);

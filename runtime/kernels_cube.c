@@ -26,7 +26,7 @@
  * tiles and per-core buffers, a register-blocked FMA micro-kernel, img2col
  * skipped where the input can be read in place (staged once in L1), and the
  * epilogue fused into the last K chunk's write-back.
- * Tasks with params[16] = OM_CONV_WINO_F43_FZ run kernels_wino.c's tile.
+ * Tasks of algorithm OM_CONV_WINO_F43_FZ run kernels_wino.c's tile.
  */
 #include "runtime/epilogue.h"
 #include "runtime/kernels.h"
@@ -34,17 +34,17 @@
 typedef rt_conv_geom conv_geom;
 
 static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) {
-  const om_tensor *x = a->desc[0], *w = a->desc[1], *y = a->desc[4];
+  const om_tensor *x = a->desc[OM_CONV_T_X], *w = a->desc[OM_CONV_T_W], *y = a->desc[OM_CONV_T_Y];
   *g = (conv_geom){.x = x,
                    .w = w,
-                   .bias = a->desc[2],
-                   .res = a->desc[3],
+                   .bias = a->desc[OM_CONV_T_BIAS],
+                   .res = a->desc[OM_CONV_T_RESIDUAL],
                    .y = y,
-                   .xd = a->data[0],
-                   .wd = a->data[1],
-                   .bd = a->data[2],
-                   .rd = a->data[3],
-                   .yd = a->data[4],
+                   .xd = a->data[OM_CONV_T_X],
+                   .wd = a->data[OM_CONV_T_W],
+                   .bd = a->data[OM_CONV_T_BIAS],
+                   .rd = a->data[OM_CONV_T_RESIDUAL],
+                   .yd = a->data[OM_CONV_T_Y],
                    .n = x->dims[0],
                    .cin = x->dims[1],
                    .c1 = rt_ceil_div(x->dims[1], C0),
@@ -54,14 +54,14 @@ static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) 
                    .wo = y->dims[3],
                    .cout = w->dims[0],
                    .c1out = rt_ceil_div(w->dims[0], C0),
-                   .tm = task->params[13],
-                   .tn = task->params[14],
-                   .tk = task->params[15],
-                   .algo = task->params[16],
+                   .tm = task->params[OM_CONV_P_TILE_M],
+                   .tn = task->params[OM_CONV_P_TILE_N],
+                   .tk = task->params[OM_CONV_P_TILE_K],
+                   .algo = task->params[OM_CONV_P_ALGORITHM],
                    .wth = rt_ceil_div(y->dims[2], 4),
                    .wtw = rt_ceil_div(y->dims[3], 4)};
   rt_conv_params_read(task, &g->p);
-  g->xsd = task->params[18] == 1 ? a->data[5] : NULL;
+  g->xsd = task->params[OM_CONV_P_X_SCALE] == 1 ? a->data[OM_CONV_T_X_SCALE] : NULL;
   g->xnd = x->layout == LAYOUT_ND;
   g->xr16 = g->xnd && x->dtype == DT_FLOAT32 && w->dtype == DT_FLOAT16;
   g->k = g->c1 * g->p.kh * g->p.kw;
@@ -246,7 +246,7 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   uint64_t lo, hi, per_image = (uint64_t)(g.mtiles * g.ntiles);
   rt_block_range((uint64_t)g.n * per_image, task->block_dim, block, &lo, &hi);
   rt_conv_tile_fn tile = conv_tile_of(&g);
-  if (task->params[17] > 1) { /* grouped: kernels_cube_group.c runs the tiles run by run */
+  if (task->params[OM_CONV_P_GROUPS] > 1) { /* grouped: kernels_cube_group.c runs the tiles run by run */
     rt_conv_group_run(task, args, &g, tile, block, core);
     return;
   }
@@ -270,7 +270,7 @@ uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, uint32_t *pa
   conv_geom g;
   conv_geom_init(task, args, &g);
   *parts = 1;
-  if (task->params[17] > 1) return 0;
+  if (task->params[OM_CONV_P_GROUPS] > 1) return 0;
   const int wino = g.algo == OM_CONV_WINO_F43_FZ;
   const int64_t size = wino ? g.tn : g.tm, least = wino ? 2 : g.p.kh * g.p.kw == 1 ? PIECE_PIXELS : 4 * g.wo;
   for (uint32_t f = 8; f >= 2; f /= 2)
@@ -304,28 +304,30 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
   rt_chk c = {m, i, task, "CONV2D"};
   const om_tensor *x, *w, *bias, *res, *y;
   omrt_status s;
-  if (task->params[18] != 0 && task->params[18] != 1)
-    return rt_chk_fail(&c, "params[18] x_scale = %d, expected 0 or 1", (int)task->params[18]);
-  if (task->params[18] == 1 && task->params[17] > 1)
-    return rt_chk_fail(&c, "x_scale (params[18] = 1) with groups %d: only a dense convolution takes one",
-                       (int)task->params[17]);
-  if (task->params[17] > 1) return rt_conv_group_check(&c); /* grouped: kernels_cube_group.c */
-  if (task->params[16] != OM_CONV_DIRECT && task->params[16] != OM_CONV_WINO_F43_FZ)
+  const int32_t *q = task->params;
+  const int32_t x_scale = q[OM_CONV_P_X_SCALE], groups = q[OM_CONV_P_GROUPS], algo = q[OM_CONV_P_ALGORITHM];
+  if (x_scale != 0 && x_scale != 1)
+    return rt_chk_fail(&c, "params[%d] x_scale = %d, expected 0 or 1", OM_CONV_P_X_SCALE, (int)x_scale);
+  if (x_scale == 1 && groups > 1)
+    return rt_chk_fail(&c, "x_scale (params[%d] = 1) with groups %d: only a dense convolution takes one",
+                       OM_CONV_P_X_SCALE, (int)groups);
+  if (groups > 1) return rt_conv_group_check(&c); /* grouped: kernels_cube_group.c */
+  if (algo != OM_CONV_DIRECT && algo != OM_CONV_WINO_F43_FZ)
     return rt_chk_fail(
-        &c, "params[16] algorithm %d is not 0 (direct) or 2 (Winograd F(4x4,3x3) on FRACTAL_Z weights)",
-        (int)task->params[16]);
-  if ((s = rt_chk_ntensors(&c, rt_epi_ntensors(task))) || (s = rt_chk_tensor(&c, 0, "x", 0, -1, 4, 0, &x)) ||
-      (s = rt_chk_tensor(&c, 1, "w", 0, LAYOUT_FRACTAL_Z, 4, 0, &w)) ||
-      (s = rt_chk_tensor(&c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
-      (s = rt_chk_tensor(&c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
-      (s = rt_chk_tensor(&c, 4, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
+        &c, "params[%d] algorithm %d is not 0 (direct) or 2 (Winograd F(4x4,3x3) on FRACTAL_Z weights)",
+        OM_CONV_P_ALGORITHM, (int)algo);
+  if ((s = rt_chk_ntensors(&c, rt_epi_ntensors(task))) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_X, "x", 0, -1, 4, 0, &x)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_W, "w", 0, LAYOUT_FRACTAL_Z, 4, 0, &w)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_BIAS, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_RESIDUAL, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_Y, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
     return s;
-  if (x->layout == LAYOUT_ND &&
-      (x->dims[1] > 4 || task->params[18] != 0 || task->params[16] != OM_CONV_DIRECT))
+  if (x->layout == LAYOUT_ND && (x->dims[1] > 4 || x_scale != 0 || algo != OM_CONV_DIRECT))
     return rt_chk_fail(&c,
                        "x is ND: only a direct convolution of at most 4 input channels without x_scale "
                        "reads it (x has %lld channels, algorithm %d, x_scale %d)",
-                       (long long)x->dims[1], (int)task->params[16], (int)task->params[18]);
+                       (long long)x->dims[1], (int)algo, (int)x_scale);
   if (x->layout != LAYOUT_ND && w->dtype != x->dtype)
     return rt_chk_fail(&c, "w dtype %u: expected x's dtype", w->dtype);
   if (w->dims[0] < 1 || w->dims[1] != x->dims[1])
@@ -341,15 +343,15 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
     return rt_chk_fail(&c, "bias dims[0] = %lld, expected Cout %lld", (long long)bias->dims[0],
                        (long long)w->dims[0]);
   if (res && (s = rt_chk_same_dims(&c, "residual", res, "y", y))) return s;
-  if (task->params[18] == 1) { /* x_scale: slot 5, [N, Cin, 1, 1] in x's dtype, 1x1 direct convolutions */
+  if (x_scale == 1) { /* [N, Cin, 1, 1] in x's dtype, 1x1 direct convolutions */
     const om_tensor *xs;
-    if (task->params[16] != OM_CONV_DIRECT || p.kh != 1 || p.kw != 1 || p.sh != 1 || p.sw != 1 || p.pt ||
-        p.pl || p.pb || p.pr)
+    if (algo != OM_CONV_DIRECT || p.kh != 1 || p.kw != 1 || p.sh != 1 || p.sw != 1 || p.pt || p.pl || p.pb ||
+        p.pr)
       return rt_chk_fail(&c,
-                         "x_scale (params[18] = 1) needs a 1x1 kernel, strides 1, pads 0 and algorithm 0 "
+                         "x_scale (params[%d] = 1) needs a 1x1 kernel, strides 1, pads 0 and algorithm 0 "
                          "(kernel %dx%d, strides %d,%d, algorithm %d)",
-                         p.kh, p.kw, p.sh, p.sw, (int)task->params[16]);
-    if ((s = rt_chk_tensor(&c, 5, "x_scale", 0, LAYOUT_NC1HWC0, 4, 0, &xs))) return s;
+                         OM_CONV_P_X_SCALE, p.kh, p.kw, p.sh, p.sw, (int)algo);
+    if ((s = rt_chk_tensor(&c, OM_CONV_T_X_SCALE, "x_scale", 0, LAYOUT_NC1HWC0, 4, 0, &xs))) return s;
     if (xs->dtype != x->dtype || xs->dims[0] != x->dims[0] || xs->dims[1] != x->dims[1] || xs->dims[2] != 1 ||
         xs->dims[3] != 1)
       return rt_chk_fail(&c,
@@ -359,8 +361,8 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
                          (long long)x->dims[1], dtype_name((int)x->dtype));
   }
 
-  if (task->params[16] == OM_CONV_WINO_F43_FZ) return rt_wino_fz_check(&c, &p, x, w, y);
-  int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15];
+  if (algo == OM_CONV_WINO_F43_FZ) return rt_wino_fz_check(&c, &p, x, w, y);
+  int64_t tm = q[OM_CONV_P_TILE_M], tn = q[OM_CONV_P_TILE_N], tk = q[OM_CONV_P_TILE_K];
   if (tm < 16 || tm % 16 || tn < 1 || tk < 1 || tm > 65536 || tn > 65536 || tk > 65536)
     return rt_chk_fail(&c,
                        "tiles tile_m %lld (a multiple of 16), tile_n %lld, tile_k %lld out of "

@@ -1,4 +1,4 @@
-/* kernels_cube_group.c - grouped CONV2D (params[17] = G > 1) on the cube.
+/* kernels_cube_group.c - grouped CONV2D (groups G > 1) on the cube.
  *
  * The weights are FRACTAL_Z_G (common/conv_group.h): output channel block
  * nb only meets the input channel blocks [c1_lo(nb), c1_hi(nb)) of its
@@ -62,22 +62,23 @@ omrt_status rt_conv_group_check(const rt_chk *c) {
   const om_tensor *x, *w, *bias, *res, *y;
   omrt_status s;
   if ((s = rt_chk_ntensors(c, rt_epi_ntensors(c->task))) ||
-      (s = rt_chk_tensor(c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
-      (s = rt_chk_tensor(c, 1, "w", 0, LAYOUT_FRACTAL_Z_G, 5, 0, &w)) ||
-      (s = rt_chk_tensor(c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
-      (s = rt_chk_tensor(c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
-      (s = rt_chk_tensor(c, 4, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
+      (s = rt_chk_tensor(c, OM_CONV_T_X, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+      (s = rt_chk_tensor(c, OM_CONV_T_W, "w", 0, LAYOUT_FRACTAL_Z_G, 5, 0, &w)) ||
+      (s = rt_chk_tensor(c, OM_CONV_T_BIAS, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
+      (s = rt_chk_tensor(c, OM_CONV_T_RESIDUAL, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
+      (s = rt_chk_tensor(c, OM_CONV_T_Y, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
     return s;
-  if (task->params[16] != OM_CONV_DIRECT)
+  const int32_t algo = task->params[OM_CONV_P_ALGORITHM], groups = task->params[OM_CONV_P_GROUPS];
+  if (algo != OM_CONV_DIRECT)
     return rt_chk_fail(c,
-                       "params[16] algorithm %d: a grouped convolution (params[17] = %d groups) runs direct",
-                       (int)task->params[16], (int)task->params[17]);
+                       "params[%d] algorithm %d: a grouped convolution (params[%d] = %d groups) runs direct",
+                       OM_CONV_P_ALGORITHM, (int)algo, OM_CONV_P_GROUPS, (int)groups);
   convg_geom geo;
   if (w->dtype != x->dtype) return rt_chk_fail(c, "w dtype %u: expected x's dtype %u", w->dtype, x->dtype);
-  if (convg_init(w->dims, &geo) || w->dims[0] != task->params[17] || geo.cin != x->dims[1])
+  if (convg_init(w->dims, &geo) || w->dims[0] != groups || geo.cin != x->dims[1])
     return rt_chk_fail(c, "w [%lld, %lld, %lld, ...] does not match %d groups and x channels %lld",
-                       (long long)w->dims[0], (long long)w->dims[1], (long long)w->dims[2],
-                       (int)task->params[17], (long long)x->dims[1]);
+                       (long long)w->dims[0], (long long)w->dims[1], (long long)w->dims[2], (int)groups,
+                       (long long)x->dims[1]);
   rt_conv_params p;
   rt_conv_params_read(task, &p);
   if (w->dims[3] != p.kh || w->dims[4] != p.kw)
@@ -88,7 +89,8 @@ omrt_status rt_conv_group_check(const rt_chk *c) {
     return rt_chk_fail(c, "bias dims[0] = %lld, expected Cout %lld", (long long)bias->dims[0],
                        (long long)geo.cout);
   if (res && (s = rt_chk_same_dims(c, "residual", res, "y", y))) return s;
-  int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15];
+  int64_t tm = task->params[OM_CONV_P_TILE_M], tn = task->params[OM_CONV_P_TILE_N],
+          tk = task->params[OM_CONV_P_TILE_K];
   if (tm < 16 || tm % 16 || tn < 1 || tk < 1 || tm > 65536 || tn > 65536 || tk > 65536)
     return rt_chk_fail(c, "tiles tile_m %lld (a multiple of 16), tile_n %lld, tile_k %lld out of range",
                        (long long)tm, (long long)tn, (long long)tk);

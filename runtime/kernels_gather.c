@@ -34,19 +34,21 @@ static void move(uint8_t *yd, int yt, uint64_t yi, const uint8_t *xd, int xt, in
 
 void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
-  if (task->params[0] == 2) { /* GatherND: kernels_index.c */
+  const int mode = task->params[OM_GATHER_P_MODE];
+  if (mode == 2) { /* GatherND: kernels_index.c */
     rt_gathernd_run(task, args, block);
     return;
   }
-  const om_tensor *x = args->desc[0], *ix = args->desc[1], *y = args->desc[2];
-  const uint8_t *xd = args->data[0];
-  const void *id = args->data[1];
-  uint8_t *yd = args->data[2];
-  const int xt = (int)x->dtype, yt = (int)y->dtype, axis = task->params[1];
+  const om_tensor *x = args->desc[OM_GATHER_T_X], *ix = args->desc[OM_GATHER_T_INDICES],
+                  *y = args->desc[OM_GATHER_T_Y];
+  const uint8_t *xd = args->data[OM_GATHER_T_X];
+  const void *id = args->data[OM_GATHER_T_INDICES];
+  uint8_t *yd = args->data[OM_GATHER_T_Y];
+  const int xt = (int)x->dtype, yt = (int)y->dtype, axis = task->params[OM_GATHER_P_AXIS];
   const int64_t D = x->dims[axis];
   uint64_t lo, hi;
   rt_block_range(rt_elements(y), task->block_dim, block, &lo, &hi);
-  if (task->params[0] == 0) { /* Gather */
+  if (mode == 0) { /* Gather */
     uint64_t inner = 1, nidx = rt_elements(ix);
     for (uint32_t d = (uint32_t)axis + 1; d < x->rank; d++)
       inner *= (uint64_t)x->dims[d];
@@ -81,24 +83,27 @@ omrt_status rt_gather_check(const omrt_model *m, uint32_t i, const om_task *task
   rt_chk c = {m, i, task, "GATHER"};
   const om_tensor *x = NULL, *ix = NULL, *y = NULL;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 3)) || (s = rt_chk_nd_tensor(&c, 0, "x", &x)) ||
-      (s = rt_chk_nd_tensor(&c, 1, "indices", &ix)) || (s = rt_chk_nd_tensor(&c, 2, "y", &y)))
+  if ((s = rt_chk_ntensors(&c, OM_GATHER_NTENSORS)) || (s = rt_chk_nd_tensor(&c, OM_GATHER_T_X, "x", &x)) ||
+      (s = rt_chk_nd_tensor(&c, OM_GATHER_T_INDICES, "indices", &ix)) ||
+      (s = rt_chk_nd_tensor(&c, OM_GATHER_T_Y, "y", &y)))
     return s;
   const int32_t *q = task->params;
-  for (int k = 2; k < OM_TASK_MAX_PARAMS; k++)
+  for (int k = OM_GATHER_NPARAMS; k < OM_TASK_MAX_PARAMS; k++)
     if (q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
-  if (q[0] < 0 || q[0] > 2) return rt_chk_fail(&c, "params[0] mode = %d, expected 0, 1 or 2", q[0]);
-  if (q[1] < 0 || (uint32_t)q[1] >= x->rank)
-    return rt_chk_fail(&c, "params[1] %s = %d out of range for x rank %u", q[0] == 2 ? "batch_dims" : "axis",
-                       q[1], x->rank);
+  const int32_t mode = q[OM_GATHER_P_MODE], a = q[OM_GATHER_P_AXIS];
+  if (mode < 0 || mode > 2)
+    return rt_chk_fail(&c, "params[%d] mode = %d, expected 0, 1 or 2", OM_GATHER_P_MODE, mode);
+  if (a < 0 || (uint32_t)a >= x->rank)
+    return rt_chk_fail(&c, "params[%d] %s = %d out of range for x rank %u", OM_GATHER_P_AXIS,
+                       mode == 2 ? "batch_dims" : "axis", a, x->rank);
   if (ix->dtype != DT_INT32 && ix->dtype != DT_INT64)
     return rt_chk_fail(&c, "indices dtype %u, expected i32 or i64", ix->dtype);
   if ((s = rt_chk_copy_dtypes(&c, x, y))) return s;
-  if (q[0] == 2) return rt_gathernd_check(&c, x, ix, y); /* kernels_index.c */
-  uint32_t axis = (uint32_t)q[1];
+  if (mode == 2) return rt_gathernd_check(&c, x, ix, y); /* kernels_index.c */
+  uint32_t axis = (uint32_t)a;
   int64_t want[MAX_RANK];
   uint32_t wr = 0;
-  if (q[0] == 0) {
+  if (mode == 0) {
     if (x->rank - 1 + ix->rank > MAX_RANK) return rt_chk_fail(&c, "y rank would exceed %d", MAX_RANK);
     for (uint32_t d = 0; d < axis; d++)
       want[wr++] = x->dims[d];

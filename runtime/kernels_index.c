@@ -196,17 +196,18 @@ static void sift_up(const topk_line *L, const topk_heap *h, uint64_t at) {
 
 void rt_topk_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
-  const om_tensor *x = args->desc[0], *v = args->desc[1];
-  const uint32_t axis = (uint32_t)task->params[0];
-  const uint64_t D = (uint64_t)x->dims[axis], k = (uint64_t)task->params[1],
+  const om_tensor *x = args->desc[OM_TOPK_T_X], *v = args->desc[OM_TOPK_T_VALUES];
+  const uint32_t axis = (uint32_t)task->params[OM_TOPK_P_AXIS];
+  const uint64_t D = (uint64_t)x->dims[axis], k = (uint64_t)task->params[OM_TOPK_P_K],
                  inner = ix_prod(x, axis + 1, x->rank);
   uint64_t lines = 0, lo, hi;
   ix_lines(x, axis, &lines); /* checked at load */
   rt_block_range(lines, task->block_dim, block, &lo, &hi);
   for (uint64_t l = lo; l < hi && k > 0; l++) {
     uint64_t o = l / inner, in = l % inner, out = o * k * inner + in;
-    topk_line L = {args->data[0], x->dtype, o * D * inner + in, inner, task->params[2]};
-    topk_heap h = {(int64_t *)args->data[2] + out, inner};
+    topk_line L = {args->data[OM_TOPK_T_X], x->dtype, o * D * inner + in, inner,
+                   task->params[OM_TOPK_P_LARGEST]};
+    topk_heap h = {(int64_t *)args->data[OM_TOPK_T_INDICES] + out, inner};
     for (uint64_t j = 0; j < D; j++) { /* keep the k best: O(D log k) */
       if (j < k) {
         *hp(&h, j) = (int64_t)j;
@@ -221,7 +222,8 @@ void rt_topk_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
       sift_down(&L, &h, 0, end - 1);
     }
     for (uint64_t r = 0; r < k; r++)
-      ix_move(args->data[1], v->dtype, out + r * inner, L.x, x->dtype, L.base + (uint64_t)*hp(&h, r) * inner);
+      ix_move(args->data[OM_TOPK_T_VALUES], v->dtype, out + r * inner, L.x, x->dtype,
+              L.base + (uint64_t)*hp(&h, r) * inner);
   }
 }
 
@@ -229,23 +231,24 @@ omrt_status rt_topk_check(const omrt_model *m, uint32_t i, const om_task *task) 
   rt_chk c = {m, i, task, "TOPK"};
   const om_tensor *x = NULL, *v = NULL, *ix = NULL;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 3)) || (s = rt_chk_nd_tensor(&c, 0, "x", &x)) ||
-      (s = rt_chk_nd_tensor(&c, 1, "values", &v)) || (s = rt_chk_nd_tensor(&c, 2, "indices", &ix)) ||
-      (s = ix_unused(&c, 4)) || (s = ix_flag(&c, 2, "largest")) || (s = ix_flag(&c, 3, "sorted")))
+  if ((s = rt_chk_ntensors(&c, OM_TOPK_NTENSORS)) || (s = rt_chk_nd_tensor(&c, OM_TOPK_T_X, "x", &x)) ||
+      (s = rt_chk_nd_tensor(&c, OM_TOPK_T_VALUES, "values", &v)) ||
+      (s = rt_chk_nd_tensor(&c, OM_TOPK_T_INDICES, "indices", &ix)) || (s = ix_unused(&c, OM_TOPK_NPARAMS)) ||
+      (s = ix_flag(&c, OM_TOPK_P_LARGEST, "largest")) || (s = ix_flag(&c, OM_TOPK_P_SORTED, "sorted")))
     return s;
-  const int32_t *q = task->params;
-  if (q[0] < 0 || (uint32_t)q[0] >= x->rank)
-    return rt_chk_fail(&c, "params[0] axis = %d out of range for x rank %u", q[0], x->rank);
-  uint32_t axis = (uint32_t)q[0];
-  if (q[1] < 0 || q[1] > x->dims[axis])
-    return rt_chk_fail(&c, "params[1] k = %d outside 0..%lld", q[1], (long long)x->dims[axis]);
+  const int32_t a = task->params[OM_TOPK_P_AXIS], k = task->params[OM_TOPK_P_K];
+  if (a < 0 || (uint32_t)a >= x->rank)
+    return rt_chk_fail(&c, "params[%d] axis = %d out of range for x rank %u", OM_TOPK_P_AXIS, a, x->rank);
+  uint32_t axis = (uint32_t)a;
+  if (k < 0 || k > x->dims[axis])
+    return rt_chk_fail(&c, "params[%d] k = %d outside 0..%lld", OM_TOPK_P_K, k, (long long)x->dims[axis]);
   if (!is_flt(x->dtype) && !is_int(x->dtype)) return rt_chk_fail(&c, "x dtype %u not supported", x->dtype);
   if (v->dtype != x->dtype && !(is_cvt(x->dtype) && is_cvt(v->dtype)))
     return rt_chk_fail(&c, "values dtype %u for x dtype %u: only equal dtypes or f16 <-> f32", v->dtype,
                        x->dtype);
   if (ix->dtype != DT_INT64) return rt_chk_fail(&c, "indices dtype %u, expected i64", ix->dtype);
-  if ((s = ix_dims_but_axis(&c, "x", x, "values", v, axis, q[1])) ||
-      (s = ix_dims_but_axis(&c, "x", x, "indices", ix, axis, q[1])))
+  if ((s = ix_dims_but_axis(&c, "x", x, "values", v, axis, k)) ||
+      (s = ix_dims_but_axis(&c, "x", x, "indices", ix, axis, k)))
     return s;
   uint64_t lines = 0;
   if (ix_lines(x, axis, &lines)) return rt_chk_fail(&c, "x has too many lines");
@@ -282,15 +285,17 @@ static void scatter_one(void *y, uint32_t dt, uint64_t yi, const void *u, uint64
 
 void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
-  const om_tensor *ix = args->desc[1], *u = args->desc[2], *y = args->desc[3];
-  const int mode = task->params[0], red = task->params[2];
-  const uint32_t axis = (uint32_t)task->params[1], dt = y->dtype;
+  const om_tensor *ix = args->desc[OM_SCATTER_T_INDICES], *u = args->desc[OM_SCATTER_T_UPDATES],
+                  *y = args->desc[OM_SCATTER_T_Y];
+  const int mode = task->params[OM_SCATTER_P_MODE], red = task->params[OM_SCATTER_P_REDUCTION];
+  const int circular = task->params[OM_SCATTER_P_CIRCULAR];
+  const uint32_t axis = (uint32_t)task->params[OM_SCATTER_P_AXIS], dt = y->dtype;
   const size_t es = dtype_size((int)dt);
-  const void *id = args->data[1], *ud = args->data[2];
-  void *yd = args->data[3];
+  const void *id = args->data[OM_SCATTER_T_INDICES], *ud = args->data[OM_SCATTER_T_UPDATES];
+  void *yd = args->data[OM_SCATTER_T_Y];
   uint64_t lo, hi;
   rt_block_range(rt_elements(y), task->block_dim, block, &lo, &hi);
-  memmove((uint8_t *)yd + lo * es, (const uint8_t *)args->data[0] + lo * es, (hi - lo) * es);
+  memmove((uint8_t *)yd + lo * es, (const uint8_t *)args->data[OM_SCATTER_T_DATA] + lo * es, (hi - lo) * es);
   if (mode != 1) { /* update p goes to p with its axis coordinate replaced by k */
     const int64_t D = y->dims[axis];
     uint64_t n = rt_elements(u);
@@ -311,7 +316,7 @@ void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt
         k = ix_wrap(ix_int(id, ix->dtype, p), D);
       } else { /* TensorScatter: k = write_indices[batch] + the update's position */
         int64_t w = id ? ix_int(id, ix->dtype, c0) : 0;
-        if (task->params[3])
+        if (circular)
           k = ((w % D + D) % D + (int64_t)ca) % D;
         else
           k = w < 0 || w >= D || (int64_t)ca >= D - w ? -1 : w + (int64_t)ca;
@@ -345,15 +350,22 @@ omrt_status rt_scatter_check(const omrt_model *m, uint32_t i, const om_task *tas
   rt_chk c = {m, i, task, "SCATTER"};
   const om_tensor *x = NULL, *ix = NULL, *u = NULL, *y = NULL;
   omrt_status s;
-  const int32_t *q = task->params;
-  int ts = q[0] == 2, no_ix = ts && task->ntensors == 4 && task->tensors[1] == OM_NONE;
-  if ((s = rt_chk_ntensors(&c, 4)) || (s = rt_chk_nd_tensor(&c, 0, "data", &x)) ||
-      (!no_ix && (s = rt_chk_nd_tensor(&c, 1, "indices", &ix))) ||
-      (s = rt_chk_nd_tensor(&c, 2, "updates", &u)) || (s = rt_chk_nd_tensor(&c, 3, "y", &y)) ||
-      (s = ix_unused(&c, ts ? 4 : 3)) || (s = rt_chk_same_dims(&c, "y", y, "data", x)))
+  const int32_t mode = task->params[OM_SCATTER_P_MODE], axis = task->params[OM_SCATTER_P_AXIS];
+  const int32_t red = task->params[OM_SCATTER_P_REDUCTION], circular = task->params[OM_SCATTER_P_CIRCULAR];
+  int ts = mode == 2,
+      no_ix = ts && task->ntensors == OM_SCATTER_NTENSORS && task->tensors[OM_SCATTER_T_INDICES] == OM_NONE;
+  if ((s = rt_chk_ntensors(&c, OM_SCATTER_NTENSORS)) ||
+      (s = rt_chk_nd_tensor(&c, OM_SCATTER_T_DATA, "data", &x)) ||
+      (!no_ix && (s = rt_chk_nd_tensor(&c, OM_SCATTER_T_INDICES, "indices", &ix))) ||
+      (s = rt_chk_nd_tensor(&c, OM_SCATTER_T_UPDATES, "updates", &u)) ||
+      (s = rt_chk_nd_tensor(&c, OM_SCATTER_T_Y, "y", &y)) ||
+      (s = ix_unused(&c, ts ? OM_SCATTER_NPARAMS : OM_SCATTER_P_CIRCULAR)) || /* circular: TensorScatter's */
+      (s = rt_chk_same_dims(&c, "y", y, "data", x)))
     return s;
-  if (q[0] < 0 || q[0] > 2) return rt_chk_fail(&c, "params[0] mode = %d, expected 0, 1 or 2", q[0]);
-  if (q[2] < 0 || q[2] >= RED_COUNT) return rt_chk_fail(&c, "params[2] reduction = %d, expected 0..4", q[2]);
+  if (mode < 0 || mode > 2)
+    return rt_chk_fail(&c, "params[%d] mode = %d, expected 0, 1 or 2", OM_SCATTER_P_MODE, mode);
+  if (red < 0 || red >= RED_COUNT)
+    return rt_chk_fail(&c, "params[%d] reduction = %d, expected 0..4", OM_SCATTER_P_REDUCTION, red);
   if (!is_flt(x->dtype) && !is_int(x->dtype) && x->dtype != DT_BOOL)
     return rt_chk_fail(&c, "data dtype %u not supported", x->dtype);
   if (u->dtype != x->dtype || y->dtype != x->dtype)
@@ -362,32 +374,34 @@ omrt_status rt_scatter_check(const omrt_model *m, uint32_t i, const om_task *tas
     return rt_chk_fail(&c, "indices dtype %u, expected i32 or i64", ix->dtype);
   if (x->rank < 1) return rt_chk_fail(&c, "data has rank 0");
   if (ts) { /* TensorScatter: updates are data but shorter (or equal) on the axis */
-    if (q[1] < 1 || (uint32_t)q[1] >= x->rank)
-      return rt_chk_fail(&c, "params[1] axis = %d, expected 1..%u", q[1], x->rank - 1);
-    if (q[2] != 0 || (q[3] != 0 && q[3] != 1))
-      return rt_chk_fail(&c, "params[2] reduction = %d, params[3] circular = %d: expected 0, and 0 or 1",
-                         q[2], q[3]);
-    if ((s = ix_dims_but_axis(&c, "data", x, "updates", u, (uint32_t)q[1],
-                              u->rank == x->rank ? u->dims[q[1]] : 0)))
+    if (axis < 1 || (uint32_t)axis >= x->rank)
+      return rt_chk_fail(&c, "params[%d] axis = %d, expected 1..%u", OM_SCATTER_P_AXIS, axis, x->rank - 1);
+    if (red != 0 || (circular != 0 && circular != 1))
+      return rt_chk_fail(&c, "params[%d] reduction = %d, params[%d] circular = %d: expected 0, and 0 or 1",
+                         OM_SCATTER_P_REDUCTION, red, OM_SCATTER_P_CIRCULAR, circular);
+    if ((s = ix_dims_but_axis(&c, "data", x, "updates", u, (uint32_t)axis,
+                              u->rank == x->rank ? u->dims[axis] : 0)))
       return s;
-    if (u->dims[q[1]] > x->dims[q[1]])
-      return rt_chk_fail(&c, "updates dims[%d] = %lld exceeds data's %lld", q[1], (long long)u->dims[q[1]],
-                         (long long)x->dims[q[1]]);
+    if (u->dims[axis] > x->dims[axis])
+      return rt_chk_fail(&c, "updates dims[%d] = %lld exceeds data's %lld", axis, (long long)u->dims[axis],
+                         (long long)x->dims[axis]);
     if (ix && (ix->rank != 1 || ix->dims[0] != x->dims[0]))
       return rt_chk_fail(&c, "write indices must be [%lld], one per batch entry", (long long)x->dims[0]);
     return rt_chk_block_dim(&c, rt_elements(y), "y elements");
   }
-  if (q[0] == 0) {
-    if (q[1] < 0 || (uint32_t)q[1] >= x->rank)
-      return rt_chk_fail(&c, "params[1] axis = %d out of range for data rank %u", q[1], x->rank);
+  if (mode == 0) {
+    if (axis < 0 || (uint32_t)axis >= x->rank)
+      return rt_chk_fail(&c, "params[%d] axis = %d out of range for data rank %u", OM_SCATTER_P_AXIS, axis,
+                         x->rank);
     if ((s = rt_chk_same_dims(&c, "updates", u, "indices", ix))) return s;
     if (ix->rank != x->rank) return rt_chk_fail(&c, "indices rank %u != data rank %u", ix->rank, x->rank);
     for (uint32_t d = 0; d < x->rank; d++)
-      if (d != (uint32_t)q[1] && ix->dims[d] > x->dims[d])
+      if (d != (uint32_t)axis && ix->dims[d] > x->dims[d])
         return rt_chk_fail(&c, "indices dims[%u] = %lld exceeds data's %lld", d, (long long)ix->dims[d],
                            (long long)x->dims[d]);
   } else {
-    if (q[1] != 0) return rt_chk_fail(&c, "params[1] axis = %d, expected 0 for ScatterND", q[1]);
+    if (axis != 0)
+      return rt_chk_fail(&c, "params[%d] axis = %d, expected 0 for ScatterND", OM_SCATTER_P_AXIS, axis);
     if (ix->rank < 1) return rt_chk_fail(&c, "indices have rank 0");
     int64_t kd = ix->dims[ix->rank - 1];
     if (kd < 1 || kd > (int64_t)x->rank)
@@ -408,12 +422,13 @@ omrt_status rt_scatter_check(const omrt_model *m, uint32_t i, const om_task *tas
 
 void rt_cumsum_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
-  const om_tensor *x = args->desc[0], *y = args->desc[1];
-  const uint32_t axis = (uint32_t)task->params[0];
-  const int excl = task->params[1], rev = task->params[2], prod = task->params[3];
+  const om_tensor *x = args->desc[OM_CUMSUM_T_X], *y = args->desc[OM_CUMSUM_T_Y];
+  const uint32_t axis = (uint32_t)task->params[OM_CUMSUM_P_AXIS];
+  const int excl = task->params[OM_CUMSUM_P_EXCLUSIVE], rev = task->params[OM_CUMSUM_P_REVERSE],
+            prod = task->params[OM_CUMSUM_P_OP];
   const uint64_t D = (uint64_t)x->dims[axis], inner = ix_prod(x, axis + 1, x->rank);
-  const void *xd = args->data[0];
-  void *yd = args->data[1];
+  const void *xd = args->data[OM_CUMSUM_T_X];
+  void *yd = args->data[OM_CUMSUM_T_Y];
   uint64_t lines = 0, lo, hi;
   ix_lines(x, axis, &lines);
   rt_block_range(lines, task->block_dim, block, &lo, &hi);
@@ -445,14 +460,16 @@ omrt_status rt_cumsum_check(const omrt_model *m, uint32_t i, const om_task *task
   rt_chk c = {m, i, task, "CUMSUM"};
   const om_tensor *x = NULL, *y = NULL;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_nd_tensor(&c, 0, "x", &x)) ||
-      (s = rt_chk_nd_tensor(&c, 1, "y", &y)) || (s = ix_unused(&c, 4)) || (s = ix_flag(&c, 1, "exclusive")) ||
-      (s = ix_flag(&c, 2, "reverse")) || (s = ix_flag(&c, 3, "op")) ||
+  if ((s = rt_chk_ntensors(&c, OM_CUMSUM_NTENSORS)) || (s = rt_chk_nd_tensor(&c, OM_CUMSUM_T_X, "x", &x)) ||
+      (s = rt_chk_nd_tensor(&c, OM_CUMSUM_T_Y, "y", &y)) || (s = ix_unused(&c, OM_CUMSUM_NPARAMS)) ||
+      (s = ix_flag(&c, OM_CUMSUM_P_EXCLUSIVE, "exclusive")) ||
+      (s = ix_flag(&c, OM_CUMSUM_P_REVERSE, "reverse")) || (s = ix_flag(&c, OM_CUMSUM_P_OP, "op")) ||
       (s = rt_chk_same_dims(&c, "y", y, "x", x)))
     return s;
-  int32_t axis = task->params[0];
+  int32_t axis = task->params[OM_CUMSUM_P_AXIS];
   if (axis < 0 || (uint32_t)axis >= x->rank)
-    return rt_chk_fail(&c, "params[0] axis = %d out of range for x rank %u", axis, x->rank);
+    return rt_chk_fail(&c, "params[%d] axis = %d out of range for x rank %u", OM_CUMSUM_P_AXIS, axis,
+                       x->rank);
   int ok = x->dtype == DT_INT32 || x->dtype == DT_INT64 || x->dtype == DT_UINT32 || x->dtype == DT_UINT64;
   if (!is_flt(x->dtype) && !ok) return rt_chk_fail(&c, "x dtype %u not supported", x->dtype);
   if (y->dtype != x->dtype && !(is_cvt(x->dtype) && is_cvt(y->dtype)))
@@ -466,23 +483,24 @@ omrt_status rt_cumsum_check(const omrt_model *m, uint32_t i, const om_task *task
 
 void rt_onehot_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
-  const om_tensor *ix = args->desc[0], *y = args->desc[2];
-  const uint32_t axis = (uint32_t)task->params[0];
-  const int64_t depth = task->params[1];
+  const om_tensor *ix = args->desc[OM_ONEHOT_T_INDICES], *y = args->desc[OM_ONEHOT_T_Y];
+  const uint32_t axis = (uint32_t)task->params[OM_ONEHOT_P_AXIS];
+  const int64_t depth = task->params[OM_ONEHOT_P_DEPTH];
   const uint64_t inner = ix_prod(y, axis + 1, y->rank);
   const size_t es = dtype_size((int)y->dtype);
-  const uint8_t *vals = args->data[1];
-  uint8_t *yd = args->data[2];
+  const void *id = args->data[OM_ONEHOT_T_INDICES];
+  const uint8_t *vals = args->data[OM_ONEHOT_T_VALUES];
+  uint8_t *yd = args->data[OM_ONEHOT_T_Y];
   uint64_t lo, hi;
   rt_block_range(rt_elements(y), task->block_dim, block, &lo, &hi);
   for (uint64_t i = lo; i < hi; i++) {
     uint64_t j = i / inner % (uint64_t)depth, at = i / inner / (uint64_t)depth * inner + i % inner;
     int64_t k;
     if (is_flt(ix->dtype)) {
-      double f = ix_flt(args->data[0], ix->dtype, at);
+      double f = ix_flt(id, ix->dtype, at);
       k = f > -9.2e18 && f < 9.2e18 ? ix_wrap((int64_t)f, depth) : -1; /* NaN, huge: out of range */
     } else {
-      int64_t raw = ix_int(args->data[0], ix->dtype, at);
+      int64_t raw = ix_int(id, ix->dtype, at);
       k = ix->dtype == DT_UINT64 && raw < 0 ? -1 : ix_wrap(raw, depth);
     }
     memcpy(yd + i * es, vals + (k == (int64_t)j ? es : 0), es);
@@ -493,11 +511,12 @@ omrt_status rt_onehot_check(const omrt_model *m, uint32_t i, const om_task *task
   rt_chk c = {m, i, task, "ONEHOT"};
   const om_tensor *ix = NULL, *v = NULL, *y = NULL;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 3)) || (s = rt_chk_nd_tensor(&c, 0, "indices", &ix)) ||
-      (s = rt_chk_nd_tensor(&c, 1, "values", &v)) || (s = rt_chk_nd_tensor(&c, 2, "y", &y)) ||
-      (s = ix_unused(&c, 2)))
+  if ((s = rt_chk_ntensors(&c, OM_ONEHOT_NTENSORS)) ||
+      (s = rt_chk_nd_tensor(&c, OM_ONEHOT_T_INDICES, "indices", &ix)) ||
+      (s = rt_chk_nd_tensor(&c, OM_ONEHOT_T_VALUES, "values", &v)) ||
+      (s = rt_chk_nd_tensor(&c, OM_ONEHOT_T_Y, "y", &y)) || (s = ix_unused(&c, OM_ONEHOT_NPARAMS)))
     return s;
-  const int32_t *q = task->params;
+  const int32_t axis = task->params[OM_ONEHOT_P_AXIS], depth = task->params[OM_ONEHOT_P_DEPTH];
   if (!is_flt(ix->dtype) && !is_int(ix->dtype))
     return rt_chk_fail(&c, "indices dtype %u not supported", ix->dtype);
   if (v->dtype != y->dtype || rt_elements(v) != 2)
@@ -505,12 +524,13 @@ omrt_status rt_onehot_check(const omrt_model *m, uint32_t i, const om_task *task
                        (unsigned long long)rt_elements(v), y->dtype);
   if (y->rank != ix->rank + 1)
     return rt_chk_fail(&c, "y rank %u, expected indices rank %u + 1", y->rank, ix->rank);
-  if (q[0] < 0 || (uint32_t)q[0] >= y->rank)
-    return rt_chk_fail(&c, "params[0] axis = %d out of range for y rank %u", q[0], y->rank);
-  if (q[1] < 0) return rt_chk_fail(&c, "params[1] depth = %d, expected >= 0", q[1]);
+  if (axis < 0 || (uint32_t)axis >= y->rank)
+    return rt_chk_fail(&c, "params[%d] axis = %d out of range for y rank %u", OM_ONEHOT_P_AXIS, axis,
+                       y->rank);
+  if (depth < 0) return rt_chk_fail(&c, "params[%d] depth = %d, expected >= 0", OM_ONEHOT_P_DEPTH, depth);
   for (uint32_t d = 0; d < y->rank; d++) {
-    uint32_t a = (uint32_t)q[0];
-    int64_t want = d == a ? q[1] : ix->dims[d < a ? d : d - 1];
+    uint32_t a = (uint32_t)axis;
+    int64_t want = d == a ? depth : ix->dims[d < a ? d : d - 1];
     if (y->dims[d] != want)
       return rt_chk_fail(&c, "y dims[%u] = %lld, expected %lld", d, (long long)y->dims[d], (long long)want);
   }
@@ -520,8 +540,11 @@ omrt_status rt_onehot_check(const omrt_model *m, uint32_t i, const om_task *task
 /* ---- GATHER mode 2: GatherND ---- */
 
 void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block) {
-  const om_tensor *x = args->desc[0], *ix = args->desc[1], *y = args->desc[2];
-  const uint32_t b = (uint32_t)task->params[1], kd = (uint32_t)ix->dims[ix->rank - 1];
+  const om_tensor *x = args->desc[OM_GATHER_T_X], *ix = args->desc[OM_GATHER_T_INDICES],
+                  *y = args->desc[OM_GATHER_T_Y];
+  const void *xd = args->data[OM_GATHER_T_X], *id = args->data[OM_GATHER_T_INDICES];
+  void *yd = args->data[OM_GATHER_T_Y];
+  const uint32_t b = (uint32_t)task->params[OM_GATHER_P_AXIS], kd = (uint32_t)ix->dims[ix->rank - 1];
   const uint64_t inner = ix_prod(x, b + kd, x->rank), per_batch = ix_prod(ix, b, ix->rank - 1);
   const uint64_t slab = ix_prod(x, b, b + kd) * inner; /* x elements per batch entry */
   const size_t ys = dtype_size((int)y->dtype);
@@ -533,26 +556,26 @@ void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block) {
     uint64_t at = 0;
     int ok = 1;
     for (uint32_t t = 0; t < kd && ok; t++) {
-      int64_t k = ix_wrap(ix_int(args->data[1], ix->dtype, row * kd + t), x->dims[b + t]);
+      int64_t k = ix_wrap(ix_int(id, ix->dtype, row * kd + t), x->dims[b + t]);
       ok = k >= 0;
       at = at * (uint64_t)x->dims[b + t] + (uint64_t)(ok ? k : 0);
     }
     if (!ok) {
-      memset((uint8_t *)args->data[2] + i * ys, 0, n * ys);
+      memset((uint8_t *)yd + i * ys, 0, n * ys);
     } else {
       uint64_t from = row / per_batch * slab + at * inner + e;
       for (uint64_t t = 0; t < n; t++)
-        ix_move(args->data[2], y->dtype, i + t, args->data[0], x->dtype, from + t);
+        ix_move(yd, y->dtype, i + t, xd, x->dtype, from + t);
     }
     i += n;
   }
 }
 
 omrt_status rt_gathernd_check(const rt_chk *c, const om_tensor *x, const om_tensor *ix, const om_tensor *y) {
-  int32_t b = c->task->params[1];
+  int32_t b = c->task->params[OM_GATHER_P_AXIS]; /* batch_dims */
   if (ix->rank < 1 || b < 0 || (uint32_t)b >= x->rank || (uint32_t)b >= ix->rank)
-    return rt_chk_fail(c, "params[1] batch_dims = %d out of range for x rank %u and indices rank %u", b,
-                       x->rank, ix->rank);
+    return rt_chk_fail(c, "params[%d] batch_dims = %d out of range for x rank %u and indices rank %u",
+                       OM_GATHER_P_AXIS, b, x->rank, ix->rank);
   int64_t kd = ix->dims[ix->rank - 1];
   if (kd < 1 || kd > (int64_t)x->rank - b)
     return rt_chk_fail(c, "indices dims[%u] = %lld, expected 1..%d", ix->rank - 1, (long long)kd,

@@ -25,25 +25,27 @@
 /* --- geometry */
 
 void rt_mm_geom_init(const om_task *task, const rt_args *args, rt_mm_geom *g) {
-  const om_tensor *a = args->desc[0], *b = args->desc[1], *c = args->desc[2], *y = args->desc[3];
+  const om_tensor *a = args->desc[OM_MATMUL_T_A], *b = args->desc[OM_MATMUL_T_B];
+  const om_tensor *c = args->desc[OM_MATMUL_T_C], *y = args->desc[OM_MATMUL_T_Y];
   const int32_t *q = task->params;
-  const int ta = q[0], tb = q[1], ra = (int)a->rank, rb = (int)b->rank, ry = (int)y->rank;
+  const int ta = q[OM_MATMUL_P_TRANS_A], tb = q[OM_MATMUL_P_TRANS_B];
+  const int ra = (int)a->rank, rb = (int)b->rank, ry = (int)y->rank;
   *g = (rt_mm_geom){.a = a,
                     .b = b,
                     .c = c,
                     .y = y,
-                    .ad = args->data[0],
-                    .bd = args->data[1],
-                    .cd = args->data[2],
-                    .yd = args->data[3],
-                    .act = q[4],
-                    .alpha = rt_param_f32(q[2]),
-                    .beta = rt_param_f32(q[3]),
-                    .clip_min = rt_param_f32(q[5]),
-                    .clip_max = rt_param_f32(q[6]),
-                    .tm = q[7],
-                    .tn = q[8],
-                    .tk = q[9]};
+                    .ad = args->data[OM_MATMUL_T_A],
+                    .bd = args->data[OM_MATMUL_T_B],
+                    .cd = args->data[OM_MATMUL_T_C],
+                    .yd = args->data[OM_MATMUL_T_Y],
+                    .act = q[OM_MATMUL_P_ACT],
+                    .alpha = rt_param_f32(q[OM_MATMUL_P_ALPHA]),
+                    .beta = rt_param_f32(q[OM_MATMUL_P_BETA]),
+                    .clip_min = rt_param_f32(q[OM_MATMUL_P_CLIP_MIN]),
+                    .clip_max = rt_param_f32(q[OM_MATMUL_P_CLIP_MAX]),
+                    .tm = q[OM_MATMUL_P_TILE_M],
+                    .tn = q[OM_MATMUL_P_TILE_N],
+                    .tk = q[OM_MATMUL_P_TILE_K]};
   if (ra >= 2) {
     int64_t r0 = a->dims[ra - 2], r1 = a->dims[ra - 1];
     g->m = ta ? r1 : r0, g->k = ta ? r0 : r1;
@@ -160,36 +162,44 @@ omrt_status rt_matmul_check(const omrt_model *m, uint32_t i, const om_task *task
   rt_chk c = {m, i, task, "MATMUL"};
   const om_tensor *a, *b, *cc, *y;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 4)) || (s = rt_chk_tensor(&c, 0, "a", 0, LAYOUT_ND, -1, 0, &a)) ||
-      (s = rt_chk_tensor(&c, 1, "b", 0, LAYOUT_ND, -1, 0, &b)) ||
-      (s = rt_chk_tensor(&c, 2, "c", 1, LAYOUT_ND, -1, 0, &cc)) ||
-      (s = rt_chk_tensor(&c, 3, "y", 0, LAYOUT_ND, -1, 0, &y)))
+  if ((s = rt_chk_ntensors(&c, OM_MATMUL_NTENSORS)) ||
+      (s = rt_chk_tensor(&c, OM_MATMUL_T_A, "a", 0, LAYOUT_ND, -1, 0, &a)) ||
+      (s = rt_chk_tensor(&c, OM_MATMUL_T_B, "b", 0, LAYOUT_ND, -1, 0, &b)) ||
+      (s = rt_chk_tensor(&c, OM_MATMUL_T_C, "c", 1, LAYOUT_ND, -1, 0, &cc)) ||
+      (s = rt_chk_tensor(&c, OM_MATMUL_T_Y, "y", 0, LAYOUT_ND, -1, 0, &y)))
     return s;
   if (a->dtype != b->dtype) return rt_chk_fail(&c, "a dtype %u != b dtype %u", a->dtype, b->dtype);
   const int32_t *q = task->params;
+  const int32_t ta = q[OM_MATMUL_P_TRANS_A], tb = q[OM_MATMUL_P_TRANS_B], act = q[OM_MATMUL_P_ACT];
+  const int32_t alpha = q[OM_MATMUL_P_ALPHA], beta = q[OM_MATMUL_P_BETA];
+  const int32_t clip_min = q[OM_MATMUL_P_CLIP_MIN], clip_max = q[OM_MATMUL_P_CLIP_MAX];
   const int ra = (int)a->rank, rb = (int)b->rank, ry = (int)y->rank;
   if (ra < 1 || rb < 1) return rt_chk_fail(&c, "a rank %d and b rank %d: both must be >= 1", ra, rb);
-  for (int k = 0; k < 2; k++)
-    if (q[k] != 0 && (q[k] != 1 || (k == 0 ? ra : rb) < 2))
-      return rt_chk_fail(&c, "params[%d] trans_%c = %d, expected 0 or (rank >= 2) 1", k, "ab"[k], q[k]);
-  if (!finite_bits(q[2]) || !finite_bits(q[3]))
-    return rt_chk_fail(&c, "params[2] alpha %g or params[3] beta %g is not finite", rt_param_f32(q[2]),
-                       rt_param_f32(q[3]));
-  if (!cc && q[3] != 0) return rt_chk_fail(&c, "params[3] beta = %g without c", rt_param_f32(q[3]));
-  if (q[4] != OM_ACT_NONE && q[4] != OM_ACT_RELU && q[4] != OM_ACT_CLIP)
-    return rt_chk_fail(&c, "params[4] act = %d unknown", q[4]);
-  if (q[4] == OM_ACT_CLIP && !(rt_param_f32(q[5]) <= rt_param_f32(q[6])))
-    return rt_chk_fail(&c, "clip_min %g > clip_max %g (or NaN)", rt_param_f32(q[5]), rt_param_f32(q[6]));
-  if (q[4] != OM_ACT_CLIP && (q[5] != 0 || q[6] != 0))
-    return rt_chk_fail(&c, "params[5], params[6] = %d, %d, expected 0 (act is not clip)", q[5], q[6]);
-  for (int k = 10; k < OM_TASK_MAX_PARAMS; k++)
+  for (int k = OM_MATMUL_P_TRANS_A; k <= OM_MATMUL_P_TRANS_B; k++)
+    if (q[k] != 0 && (q[k] != 1 || (k == OM_MATMUL_P_TRANS_A ? ra : rb) < 2))
+      return rt_chk_fail(&c, "params[%d] trans_%c = %d, expected 0 or (rank >= 2) 1", k,
+                         k == OM_MATMUL_P_TRANS_A ? 'a' : 'b', q[k]);
+  if (!finite_bits(alpha) || !finite_bits(beta))
+    return rt_chk_fail(&c, "params[%d] alpha %g or params[%d] beta %g is not finite", OM_MATMUL_P_ALPHA,
+                       rt_param_f32(alpha), OM_MATMUL_P_BETA, rt_param_f32(beta));
+  if (!cc && beta != 0)
+    return rt_chk_fail(&c, "params[%d] beta = %g without c", OM_MATMUL_P_BETA, rt_param_f32(beta));
+  if (act != OM_ACT_NONE && act != OM_ACT_RELU && act != OM_ACT_CLIP)
+    return rt_chk_fail(&c, "params[%d] act = %d unknown", OM_MATMUL_P_ACT, act);
+  if (act == OM_ACT_CLIP && !(rt_param_f32(clip_min) <= rt_param_f32(clip_max)))
+    return rt_chk_fail(&c, "clip_min %g > clip_max %g (or NaN)", rt_param_f32(clip_min),
+                       rt_param_f32(clip_max));
+  if (act != OM_ACT_CLIP && (clip_min != 0 || clip_max != 0))
+    return rt_chk_fail(&c, "params[%d], params[%d] = %d, %d, expected 0 (act is not clip)",
+                       OM_MATMUL_P_CLIP_MIN, OM_MATMUL_P_CLIP_MAX, clip_min, clip_max);
+  for (int k = OM_MATMUL_NPARAMS; k < OM_TASK_MAX_PARAMS; k++)
     if (q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
 
   /* matrix dims */
-  int64_t M = ra >= 2 ? a->dims[q[0] ? ra - 1 : ra - 2] : 1;
-  int64_t K = ra >= 2 ? a->dims[q[0] ? ra - 2 : ra - 1] : a->dims[0];
-  int64_t Kb = rb >= 2 ? b->dims[q[1] ? rb - 1 : rb - 2] : b->dims[0];
-  int64_t N = rb >= 2 ? b->dims[q[1] ? rb - 2 : rb - 1] : 1;
+  int64_t M = ra >= 2 ? a->dims[ta ? ra - 1 : ra - 2] : 1;
+  int64_t K = ra >= 2 ? a->dims[ta ? ra - 2 : ra - 1] : a->dims[0];
+  int64_t Kb = rb >= 2 ? b->dims[tb ? rb - 1 : rb - 2] : b->dims[0];
+  int64_t N = rb >= 2 ? b->dims[tb ? rb - 2 : rb - 1] : 1;
   if (K != Kb) return rt_chk_fail(&c, "a's K = %lld != b's K = %lld", (long long)K, (long long)Kb);
   if (M < 1 || N < 1 || K < 1)
     return rt_chk_fail(&c, "M %lld, N %lld, K %lld: each must be >= 1", (long long)M, (long long)N,
@@ -219,11 +229,11 @@ omrt_status rt_matmul_check(const omrt_model *m, uint32_t i, const om_task *task
   }
 
   /* tiles and the buffer capacities */
-  const int64_t tm = q[7], tn = q[8], tk = q[9];
-  for (int k = 7; k < 10; k++)
+  const int64_t tm = q[OM_MATMUL_P_TILE_M], tn = q[OM_MATMUL_P_TILE_N], tk = q[OM_MATMUL_P_TILE_K];
+  for (int k = OM_MATMUL_P_TILE_M; k <= OM_MATMUL_P_TILE_K; k++)
     if (q[k] < 16 || q[k] > 65536 || q[k] % 16)
       return rt_chk_fail(&c, "params[%d] tile_%c = %d, expected a multiple of 16 in 16..65536", k,
-                         "mnk"[k - 7], q[k]);
+                         "mnk"[k - OM_MATMUL_P_TILE_M], q[k]);
   const uint64_t es = dtype_size((int)a->dtype);
   const om_model_def *d = m->def;
   const struct {

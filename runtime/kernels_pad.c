@@ -34,13 +34,14 @@ static int64_t pad_src(int mode, int64_t i, int64_t D) {
 
 void rt_pad_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
-  const om_tensor *x = args->desc[0], *y = args->desc[1];
-  const uint8_t *xd = args->data[0];
-  uint8_t *yd = args->data[1];
-  const int xt = (int)x->dtype, yt = (int)y->dtype, mode = task->params[0];
+  const om_tensor *x = args->desc[OM_PAD_T_X], *y = args->desc[OM_PAD_T_Y];
+  const uint8_t *xd = args->data[OM_PAD_T_X];
+  uint8_t *yd = args->data[OM_PAD_T_Y];
+  const int32_t *begin = task->params + OM_PAD_P_BEGIN;
+  const int xt = (int)x->dtype, yt = (int)y->dtype, mode = task->params[OM_PAD_P_MODE];
   const size_t xs = dtype_size(xt), ys = dtype_size(yt);
   uint8_t value[8];
-  uint32_t lo32 = (uint32_t)task->params[9], hi32 = (uint32_t)task->params[10];
+  uint32_t lo32 = (uint32_t)task->params[OM_PAD_P_VALUE_LO], hi32 = (uint32_t)task->params[OM_PAD_P_VALUE_HI];
   uint64_t bits = (uint64_t)hi32 << 32 | lo32;
   for (size_t k = 0; k < 8; k++)
     value[k] = (uint8_t)(bits >> (8 * k)); /* little-endian bytes */
@@ -52,7 +53,7 @@ void rt_pad_run(const om_task *task, const rt_args *args, uint32_t block, rt_cor
     for (int d = (int)y->rank - 1; d >= 0 && at >= 0; d--) {
       int64_t c = (int64_t)(rest % (uint64_t)y->dims[d]);
       rest /= (uint64_t)y->dims[d];
-      int64_t src = pad_src(mode, c - task->params[1 + d], x->dims[d]);
+      int64_t src = pad_src(mode, c - begin[d], x->dims[d]);
       at = src < 0 ? -1 : at + src * scale;
       scale *= x->dims[d];
     }
@@ -68,28 +69,30 @@ void rt_pad_run(const om_task *task, const rt_args *args, uint32_t block, rt_cor
 omrt_status rt_pad_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "PAD"};
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 2))) return s;
-  const om_tensor *t[2];
-  static const char *const what[2] = {"x", "y"};
-  for (int k = 0; k < 2; k++)
-    if ((s = rt_chk_nd_tensor(&c, k, what[k], &t[k]))) return s;
-  const om_tensor *x = t[0], *y = t[1];
+  const om_tensor *x, *y;
+  if ((s = rt_chk_ntensors(&c, OM_PAD_NTENSORS)) || (s = rt_chk_nd_tensor(&c, OM_PAD_T_X, "x", &x)) ||
+      (s = rt_chk_nd_tensor(&c, OM_PAD_T_Y, "y", &y)))
+    return s;
   if ((s = rt_chk_copy_dtypes(&c, x, y))) return s;
   if (x->rank != y->rank) return rt_chk_fail(&c, "x rank %u != y rank %u", x->rank, y->rank);
   const int32_t *q = task->params;
-  int mode = q[0];
-  if (mode < 0 || mode > 3) return rt_chk_fail(&c, "params[0] mode = %d, expected 0..3", mode);
-  for (int k = 1; k < OM_TASK_MAX_PARAMS; k++) {
-    int used = (k >= 1 && k < 1 + (int)x->rank) || (mode == 0 && (k == 9 || k == 10));
+  const int32_t mode = q[OM_PAD_P_MODE], lo32 = q[OM_PAD_P_VALUE_LO], hi32 = q[OM_PAD_P_VALUE_HI];
+  if (mode < 0 || mode > 3)
+    return rt_chk_fail(&c, "params[%d] mode = %d, expected 0..3", OM_PAD_P_MODE, mode);
+  for (int k = OM_PAD_P_MODE + 1; k < OM_TASK_MAX_PARAMS; k++) {
+    int used = (k >= OM_PAD_P_BEGIN && k < OM_PAD_P_BEGIN + (int)x->rank) ||
+               (mode == 0 && (k == OM_PAD_P_VALUE_LO || k == OM_PAD_P_VALUE_HI));
     if (!used && q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
   }
-  if (mode == 0 && dtype_size((int)y->dtype) < 8 && q[10] != 0)
-    return rt_chk_fail(&c, "params[10] = %d: the constant has %zu bytes", q[10], dtype_size((int)y->dtype));
-  if (mode == 0 && dtype_size((int)y->dtype) < 4 && ((uint32_t)q[9] >> (8 * dtype_size((int)y->dtype))) != 0)
-    return rt_chk_fail(&c, "params[9] = %d: the constant has %zu bytes", q[9], dtype_size((int)y->dtype));
+  const size_t ys = dtype_size((int)y->dtype);
+  if (mode == 0 && ys < 8 && hi32 != 0)
+    return rt_chk_fail(&c, "params[%d] = %d: the constant has %zu bytes", OM_PAD_P_VALUE_HI, hi32, ys);
+  if (mode == 0 && ys < 4 && ((uint32_t)lo32 >> (8 * ys)) != 0)
+    return rt_chk_fail(&c, "params[%d] = %d: the constant has %zu bytes", OM_PAD_P_VALUE_LO, lo32, ys);
   if (rt_elements(y) > 0)
     for (uint32_t d = 0; d < x->rank; d++) {
-      int64_t D = x->dims[d], b = q[1 + d], first = -b, last = y->dims[d] - 1 - b; /* x range y reads */
+      int64_t D = x->dims[d], b = q[OM_PAD_P_BEGIN + d], first = -b,
+              last = y->dims[d] - 1 - b; /* x range y reads */
       int outside = first < 0 || last >= D;
       if (mode == 0 || !outside) continue;
       if ((mode == 1 && D < 2) || D < 1)

@@ -25,12 +25,14 @@ typedef struct pn_geom {
 static void pn_geom_read(const om_task *task, const om_tensor *x, const om_tensor *y, pn_geom *g) {
   const int32_t *q = task->params;
   int r = (int)x->rank - 2;
-  g->mode = q[0], g->include_pad = q[1], g->p = q[2];
+  g->mode = q[OM_POOL_ND_P_MODE], g->include_pad = q[OM_POOL_ND_P_COUNT_INCLUDE_PAD],
+  g->p = q[OM_POOL_ND_P_LP_P];
   for (int j = 0; j < 3; j++) {
     int d = j - (3 - r); /* spatial dim index, < 0 for the padding dims */
     int on = d >= 0;
-    g->k[j] = on ? q[3 + d] : 1, g->s[j] = on ? q[6 + d] : 1, g->dl[j] = on ? q[9 + d] : 1;
-    g->pb[j] = on ? q[12 + d] : 0, g->pe[j] = on ? q[15 + d] : 0;
+    g->k[j] = on ? q[OM_POOL_ND_P_KERNEL + d] : 1, g->s[j] = on ? q[OM_POOL_ND_P_STRIDES + d] : 1;
+    g->dl[j] = on ? q[OM_POOL_ND_P_DILATIONS + d] : 1;
+    g->pb[j] = on ? q[OM_POOL_ND_P_PAD_BEGIN + d] : 0, g->pe[j] = on ? q[OM_POOL_ND_P_PAD_END + d] : 0;
     g->xd[j] = on ? x->dims[2 + d] : 1, g->yd[j] = on ? y->dims[2 + d] : 1;
   }
 }
@@ -53,9 +55,9 @@ static inline void pn_put(void *p, int dt, int64_t i, float v) {
 
 void rt_pool_nd_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
-  const om_tensor *x = args->desc[0], *y = args->desc[1];
-  const void *xd = args->data[0];
-  void *yd = args->data[1];
+  const om_tensor *x = args->desc[OM_POOL_ND_T_X], *y = args->desc[OM_POOL_ND_T_Y];
+  const void *xd = args->data[OM_POOL_ND_T_X];
+  void *yd = args->data[OM_POOL_ND_T_Y];
   const int xt = (int)x->dtype, yt = (int)y->dtype;
   pn_geom g;
   pn_geom_read(task, x, y, &g);
@@ -124,40 +126,46 @@ omrt_status rt_pool_nd_check(const omrt_model *m, uint32_t i, const om_task *tas
   rt_chk c = {m, i, task, "POOL_ND"};
   omrt_status s;
   const om_tensor *x, *y;
-  if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_nd_tensor(&c, 0, "x", &x)) ||
-      (s = rt_chk_nd_tensor(&c, 1, "y", &y)))
+  if ((s = rt_chk_ntensors(&c, OM_POOL_ND_NTENSORS)) || (s = rt_chk_nd_tensor(&c, OM_POOL_ND_T_X, "x", &x)) ||
+      (s = rt_chk_nd_tensor(&c, OM_POOL_ND_T_Y, "y", &y)))
     return s;
   if (x->rank < 3 || x->rank > 5 || y->rank != x->rank)
     return rt_chk_fail(&c, "x rank %u, y rank %u: expected equal, 3..5 (1 to 3 spatial dims)", x->rank,
                        y->rank);
   const int32_t *q = task->params;
-  int mode = q[0], r = (int)x->rank - 2;
-  if (mode < 0 || mode > 2) return rt_chk_fail(&c, "params[0] mode = %d, expected 0..2", mode);
+  int mode = q[OM_POOL_ND_P_MODE], r = (int)x->rank - 2;
+  if (mode < 0 || mode > 2)
+    return rt_chk_fail(&c, "params[%d] mode = %d, expected 0..2", OM_POOL_ND_P_MODE, mode);
   int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32,
       fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
   int ints = x->dtype == y->dtype && (x->dtype == DT_INT8 || x->dtype == DT_UINT8);
   if (!(fx && fy) && !(mode == 0 && ints))
     return rt_chk_fail(&c, "x dtype %u, y dtype %u: expected f16/f32 (max also i8 or u8, x and y the same)",
                        x->dtype, y->dtype);
-  if (q[1] != 0 && (mode != 1 || q[1] != 1))
-    return rt_chk_fail(&c, "params[1] count_include_pad = %d, expected 0 or 1 (avg only)", q[1]);
-  if (mode == 2 ? q[2] < 1 || q[2] > 64 : q[2] != 0)
-    return rt_chk_fail(&c, "params[2] p = %d, expected %s", q[2], mode == 2 ? "1..64" : "0 (lp only)");
-  for (int k = 3; k < OM_TASK_MAX_PARAMS; k++) {
-    int grp = (k - 3) / 3, d = (k - 3) % 3;
+  const int32_t include_pad = q[OM_POOL_ND_P_COUNT_INCLUDE_PAD], p = q[OM_POOL_ND_P_LP_P];
+  if (include_pad != 0 && (mode != 1 || include_pad != 1))
+    return rt_chk_fail(&c, "params[%d] count_include_pad = %d, expected 0 or 1 (avg only)",
+                       OM_POOL_ND_P_COUNT_INCLUDE_PAD, include_pad);
+  if (mode == 2 ? p < 1 || p > 64 : p != 0)
+    return rt_chk_fail(&c, "params[%d] p = %d, expected %s", OM_POOL_ND_P_LP_P, p,
+                       mode == 2 ? "1..64" : "0 (lp only)");
+  for (int k = OM_POOL_ND_P_KERNEL; k < OM_TASK_MAX_PARAMS; k++) { /* the five per-dim groups */
+    int d = (k - OM_POOL_ND_P_KERNEL) % OM_POOL_ND_MAX_DIMS;
     int32_t v = q[k];
-    if (k >= 18 || d >= r) {
+    if (k >= OM_POOL_ND_NPARAMS || d >= r) {
       if (v != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, v);
       continue;
     }
-    int32_t min = grp < 3 ? 1 : 0;
+    int32_t min = k < OM_POOL_ND_P_PAD_BEGIN ? 1 : 0; /* kernel, strides, dilations >= 1 */
     if (v < min || v > 65535) return rt_chk_fail(&c, "params[%d] = %d, expected %d..65535", k, v, min);
   }
   if (x->dims[0] != y->dims[0] || x->dims[1] != y->dims[1])
     return rt_chk_fail(&c, "y N, C = %lld, %lld differ from x's %lld, %lld", (long long)y->dims[0],
                        (long long)y->dims[1], (long long)x->dims[0], (long long)x->dims[1]);
   for (int d = 0; d < r; d++) {
-    int64_t k = q[3 + d], st = q[6 + d], dl = q[9 + d], pb = q[12 + d], pe = q[15 + d], in = x->dims[2 + d];
+    int64_t k = q[OM_POOL_ND_P_KERNEL + d], st = q[OM_POOL_ND_P_STRIDES + d],
+            dl = q[OM_POOL_ND_P_DILATIONS + d];
+    int64_t pb = q[OM_POOL_ND_P_PAD_BEGIN + d], pe = q[OM_POOL_ND_P_PAD_END + d], in = x->dims[2 + d];
     int64_t ext = dl * (k - 1) + 1, fl, ce;
     if (pb >= ext || pe >= ext)
       return rt_chk_fail(&c, "spatial dim %d: pads %lld, %lld must be below the kernel extent %lld", d,

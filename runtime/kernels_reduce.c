@@ -213,12 +213,12 @@ static int64_t reduce_arg(int op, int last, const red_geom *g, const void *xd, u
 
 void rt_reduce_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
-  const om_tensor *x = args->desc[0], *y = args->desc[1];
-  const void *xd = args->data[0];
-  void *yd = args->data[1];
-  const int op = task->params[0], last = task->params[2] != 0;
+  const om_tensor *x = args->desc[OM_REDUCE_T_X], *y = args->desc[OM_REDUCE_T_Y];
+  const void *xd = args->data[OM_REDUCE_T_X];
+  void *yd = args->data[OM_REDUCE_T_Y];
+  const int op = task->params[OM_REDUCE_P_OP], last = task->params[OM_REDUCE_P_SELECT_LAST_INDEX] != 0;
   red_geom g;
-  red_geom_build(x, (uint32_t)task->params[1], &g);
+  red_geom_build(x, (uint32_t)task->params[OM_REDUCE_P_AXES], &g);
   uint64_t lo, hi;
   rt_block_range(rt_elements(y), task->block_dim, block, &lo, &hi);
   for (uint64_t o = lo; o < hi; o++) {
@@ -255,19 +255,22 @@ omrt_status rt_reduce_check(const omrt_model *m, uint32_t i, const om_task *task
   rt_chk c = {m, i, task, "REDUCE"};
   const om_tensor *x = NULL, *y = NULL;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_nd_tensor(&c, 0, "x", &x)) ||
-      (s = rt_chk_nd_tensor(&c, 1, "y", &y)))
+  if ((s = rt_chk_ntensors(&c, OM_REDUCE_NTENSORS)) || (s = rt_chk_nd_tensor(&c, OM_REDUCE_T_X, "x", &x)) ||
+      (s = rt_chk_nd_tensor(&c, OM_REDUCE_T_Y, "y", &y)))
     return s;
   const int32_t *q = task->params;
-  int op = q[0];
-  if (op < 0 || op >= OM_REDUCE_OP_COUNT) return rt_chk_fail(&c, "params[0] op = %d unknown", op);
-  uint32_t mask = (uint32_t)q[1];
-  if (q[1] < 0 || mask >= (1u << x->rank))
-    return rt_chk_fail(&c, "params[1] axes = 0x%x names dims beyond x's rank %u", mask, x->rank);
+  const int32_t op = q[OM_REDUCE_P_OP], axes = q[OM_REDUCE_P_AXES], last = q[OM_REDUCE_P_SELECT_LAST_INDEX];
+  if (op < 0 || op >= OM_REDUCE_OP_COUNT)
+    return rt_chk_fail(&c, "params[%d] op = %d unknown", OM_REDUCE_P_OP, op);
+  uint32_t mask = (uint32_t)axes;
+  if (axes < 0 || mask >= (1u << x->rank))
+    return rt_chk_fail(&c, "params[%d] axes = 0x%x names dims beyond x's rank %u", OM_REDUCE_P_AXES, mask,
+                       x->rank);
   int is_arg = op == OM_REDUCE_ARGMAX || op == OM_REDUCE_ARGMIN;
-  if (q[2] != 0 && (q[2] != 1 || !is_arg))
-    return rt_chk_fail(&c, "params[2] select_last_index = %d, expected 0%s", q[2], is_arg ? " or 1" : "");
-  for (int k = 3; k < OM_TASK_MAX_PARAMS; k++)
+  if (last != 0 && (last != 1 || !is_arg))
+    return rt_chk_fail(&c, "params[%d] select_last_index = %d, expected 0%s", OM_REDUCE_P_SELECT_LAST_INDEX,
+                       last, is_arg ? " or 1" : "");
+  for (int k = OM_REDUCE_NPARAMS; k < OM_TASK_MAX_PARAMS; k++)
     if (q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
   if (!x_dtype_ok(op, x->dtype)) return rt_chk_fail(&c, "x dtype %u is not accepted by op %d", x->dtype, op);
   if (is_arg                  ? y->dtype != DT_INT64
@@ -276,7 +279,8 @@ omrt_status rt_reduce_check(const omrt_model *m, uint32_t i, const om_task *task
     return rt_chk_fail(&c, "y dtype %u does not go with x dtype %u for op %d", y->dtype, x->dtype, op);
   int nred = __builtin_popcount(mask);
   if (is_arg) {
-    if (nred != 1) return rt_chk_fail(&c, "arg-extrema reduce one axis, params[1] axes = 0x%x", mask);
+    if (nred != 1)
+      return rt_chk_fail(&c, "arg-extrema reduce one axis, params[%d] axes = 0x%x", OM_REDUCE_P_AXES, mask);
     if (x->dims[__builtin_ctz(mask)] < 1)
       return rt_chk_fail(&c, "arg-extremum over an empty axis %d", __builtin_ctz(mask));
   }

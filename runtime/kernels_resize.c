@@ -44,7 +44,7 @@ static void rs_geom_read(const om_task *task, const om_tensor *x, const om_tenso
     stride *= x->dims[d];
   }
   for (int d = 0; d < g->rank; d++) {
-    g->taps[d] = task->params[1 + d];
+    g->taps[d] = task->params[OM_RESIZE_P_TAPS + d];
     g->base[d] = g->entries;
     g->entries += (uint64_t)y->dims[d] * (uint64_t)g->taps[d];
   }
@@ -143,17 +143,18 @@ static void rs_gather(const int32_t *ti, const float *tw, int64_t tl, const floa
 
 void rt_resize_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
-  const om_tensor *x = args->desc[0], *y = args->desc[3];
-  const uint8_t *xd = args->data[0];
-  const int32_t *idx = args->data[1];
-  const float *w = args->data[2];
-  uint8_t *yd = args->data[3];
-  const int select = task->params[0] == 1, xt = (int)x->dtype, yt = (int)y->dtype;
+  const om_tensor *x = args->desc[OM_RESIZE_T_X], *y = args->desc[OM_RESIZE_T_Y];
+  const uint8_t *xd = args->data[OM_RESIZE_T_X];
+  const int32_t *idx = args->data[OM_RESIZE_T_IDX];
+  const float *w = args->data[OM_RESIZE_T_W];
+  uint8_t *yd = args->data[OM_RESIZE_T_Y];
+  const int select = task->params[OM_RESIZE_P_MODE] == 1, xt = (int)x->dtype, yt = (int)y->dtype;
   const size_t xs = dtype_size(xt), ys = dtype_size(yt);
   rs_geom g;
   rs_geom_read(task, x, y, &g);
   uint8_t value[8];
-  uint64_t bits = (uint64_t)(uint32_t)task->params[10] << 32 | (uint32_t)task->params[9];
+  uint64_t bits = (uint64_t)(uint32_t)task->params[OM_RESIZE_P_VALUE_HI] << 32 |
+                  (uint32_t)task->params[OM_RESIZE_P_VALUE_LO];
   for (int k = 0; k < 8; k++)
     value[k] = (uint8_t)(bits >> (8 * k));
   const float extrap = select ? 0.0f : rt_get(value, yt, 0);
@@ -279,16 +280,19 @@ static int rs_is_float(uint32_t dt) { return dt == DT_FLOAT16 || dt == DT_FLOAT3
 omrt_status rt_resize_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "RESIZE"};
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 4))) return s;
+  if ((s = rt_chk_ntensors(&c, OM_RESIZE_NTENSORS))) return s;
   const om_tensor *x, *y, *ix, *wt = NULL;
-  if ((s = rt_chk_nd_tensor(&c, 0, "x", &x)) || (s = rt_chk_nd_tensor(&c, 1, "idx", &ix)) ||
-      (s = rt_chk_nd_tensor(&c, 3, "y", &y)))
+  if ((s = rt_chk_nd_tensor(&c, OM_RESIZE_T_X, "x", &x)) ||
+      (s = rt_chk_nd_tensor(&c, OM_RESIZE_T_IDX, "idx", &ix)) ||
+      (s = rt_chk_nd_tensor(&c, OM_RESIZE_T_Y, "y", &y)))
     return s;
   const int32_t *q = task->params;
-  int mode = q[0];
-  if (mode != 0 && mode != 1) return rt_chk_fail(&c, "params[0] mode = %d, expected 0 or 1", mode);
-  if (mode == 0 && (s = rt_chk_nd_tensor(&c, 2, "w", &wt))) return s;
-  if (mode == 1 && task->tensors[2] != OM_NONE) return rt_chk_fail(&c, "w: select mode (1) takes no weights");
+  int mode = q[OM_RESIZE_P_MODE];
+  if (mode != 0 && mode != 1)
+    return rt_chk_fail(&c, "params[%d] mode = %d, expected 0 or 1", OM_RESIZE_P_MODE, mode);
+  if (mode == 0 && (s = rt_chk_nd_tensor(&c, OM_RESIZE_T_W, "w", &wt))) return s;
+  if (mode == 1 && task->tensors[OM_RESIZE_T_W] != OM_NONE)
+    return rt_chk_fail(&c, "w: select mode (1) takes no weights");
   if (mode == 0 && (!rs_is_float(x->dtype) || !rs_is_float(y->dtype)))
     return rt_chk_fail(&c, "x dtype %u, y dtype %u: interpolation takes f16 or f32", x->dtype, y->dtype);
   if (mode == 1 && x->dtype != y->dtype && !(rs_is_float(x->dtype) && rs_is_float(y->dtype)))
@@ -301,13 +305,14 @@ omrt_status rt_resize_check(const omrt_model *m, uint32_t i, const om_task *task
                          (long long)y->dims[d]);
   uint64_t combos = 1;
   for (int d = 0; d < MAX_RANK; d++) {
-    int32_t t = q[1 + d];
+    int32_t t = q[OM_RESIZE_P_TAPS + d];
     if (d >= (int)x->rank) {
-      if (t != 0) return rt_chk_fail(&c, "params[%d] taps = %d past the rank, expected 0", 1 + d, t);
+      if (t != 0)
+        return rt_chk_fail(&c, "params[%d] taps = %d past the rank, expected 0", OM_RESIZE_P_TAPS + d, t);
       continue;
     }
     if (t < 0 || t > RS_MAX_TAPS || (mode == 1 && t > 1))
-      return rt_chk_fail(&c, "params[%d] taps of dim %d = %d, expected 0..%d", 1 + d, d, t,
+      return rt_chk_fail(&c, "params[%d] taps of dim %d = %d, expected 0..%d", OM_RESIZE_P_TAPS + d, d, t,
                          mode == 1 ? 1 : RS_MAX_TAPS);
     if (t == 0 && x->dims[d] != y->dims[d])
       return rt_chk_fail(&c, "dim %d has no taps but x %lld != y %lld", d, (long long)x->dims[d],
@@ -317,11 +322,13 @@ omrt_status rt_resize_check(const omrt_model *m, uint32_t i, const om_task *task
   if (combos > RS_MAX_COMBOS)
     return rt_chk_fail(&c, "%llu tap combinations over the leading dims, at most %d",
                        (unsigned long long)combos, RS_MAX_COMBOS);
-  for (int k = 11; k < OM_TASK_MAX_PARAMS; k++)
+  for (int k = OM_RESIZE_NPARAMS; k < OM_TASK_MAX_PARAMS; k++)
     if (q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
   size_t ys = dtype_size((int)y->dtype);
-  if ((ys < 8 && q[10] != 0) || (ys < 4 && ((uint32_t)q[9] >> (8 * ys)) != 0))
-    return rt_chk_fail(&c, "params[9..10] = %d, %d: the extrapolation value has %zu bytes", q[9], q[10], ys);
+  const int32_t lo32 = q[OM_RESIZE_P_VALUE_LO], hi32 = q[OM_RESIZE_P_VALUE_HI];
+  if ((ys < 8 && hi32 != 0) || (ys < 4 && ((uint32_t)lo32 >> (8 * ys)) != 0))
+    return rt_chk_fail(&c, "params[%d..%d] = %d, %d: the extrapolation value has %zu bytes",
+                       OM_RESIZE_P_VALUE_LO, OM_RESIZE_P_VALUE_HI, lo32, hi32, ys);
   rs_geom g;
   rs_geom_read(task, x, y, &g);
   if (ix->dtype != DT_INT32 || ix->rank != 1 || (uint64_t)ix->dims[0] != g.entries)

@@ -24,9 +24,9 @@ typedef struct sview {
 static void sview_read(const om_task *task, sview *v) {
   const int32_t *q = task->params;
   v->rank = 0;
-  v->offset = q[1];
-  for (int d = 0; d < q[0]; d++) {
-    int64_t e = q[2 + d], s = q[10 + d];
+  v->offset = q[OM_STRIDED_COPY_P_OFFSET];
+  for (int d = 0; d < q[OM_STRIDED_COPY_P_RANK]; d++) {
+    int64_t e = q[OM_STRIDED_COPY_P_DIMS + d], s = q[OM_STRIDED_COPY_P_STRIDES + d];
     if (e == 1) continue;
     if (v->rank > 0 && v->strides[v->rank - 1] == s * e && e != 0) {
       /* previous (outer) dim steps exactly over this one: merge */
@@ -41,9 +41,9 @@ static void sview_read(const om_task *task, sview *v) {
 
 void rt_strided_copy_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
-  const om_tensor *x = args->desc[0], *y = args->desc[1];
-  const uint8_t *xd = args->data[0];
-  uint8_t *yd = args->data[1];
+  const om_tensor *x = args->desc[OM_STRIDED_COPY_T_X], *y = args->desc[OM_STRIDED_COPY_T_Y];
+  const uint8_t *xd = args->data[OM_STRIDED_COPY_T_X];
+  uint8_t *yd = args->data[OM_STRIDED_COPY_T_Y];
   const int xt = (int)x->dtype, yt = (int)y->dtype, same = xt == yt;
   const size_t es = dtype_size(xt);
   sview v;
@@ -80,27 +80,32 @@ void rt_strided_copy_run(const om_task *task, const rt_args *args, uint32_t bloc
 omrt_status rt_strided_copy_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "STRIDED_COPY"};
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 2))) return s;
-  const om_tensor *t[2];
-  static const char *const what[2] = {"x", "y"};
-  for (int k = 0; k < 2; k++)
-    if ((s = rt_chk_nd_tensor(&c, k, what[k], &t[k]))) return s;
-  const om_tensor *x = t[0], *y = t[1];
+  const om_tensor *x, *y;
+  if ((s = rt_chk_ntensors(&c, OM_STRIDED_COPY_NTENSORS)) ||
+      (s = rt_chk_nd_tensor(&c, OM_STRIDED_COPY_T_X, "x", &x)) ||
+      (s = rt_chk_nd_tensor(&c, OM_STRIDED_COPY_T_Y, "y", &y)))
+    return s;
   if ((s = rt_chk_copy_dtypes(&c, x, y))) return s;
-  const int32_t *q = task->params;
-  int r = q[0];
-  if (r < 0 || r > MAX_RANK) return rt_chk_fail(&c, "params[0] rank = %d, expected 0..%d", r, MAX_RANK);
-  if (q[1] < 0) return rt_chk_fail(&c, "params[1] offset = %d is negative", q[1]);
-  for (int k = 2; k < OM_TASK_MAX_PARAMS; k++) {
-    int used = (k >= 2 && k < 2 + r) || (k >= 10 && k < 10 + r);
+  const int32_t *q = task->params, *dims = q + OM_STRIDED_COPY_P_DIMS,
+                *strides = q + OM_STRIDED_COPY_P_STRIDES;
+  const int32_t r = q[OM_STRIDED_COPY_P_RANK], offset = q[OM_STRIDED_COPY_P_OFFSET];
+  if (r < 0 || r > MAX_RANK)
+    return rt_chk_fail(&c, "params[%d] rank = %d, expected 0..%d", OM_STRIDED_COPY_P_RANK, r, MAX_RANK);
+  if (offset < 0)
+    return rt_chk_fail(&c, "params[%d] offset = %d is negative", OM_STRIDED_COPY_P_OFFSET, offset);
+  for (int k = OM_STRIDED_COPY_P_DIMS; k < OM_TASK_MAX_PARAMS; k++) {
+    int used = (k >= OM_STRIDED_COPY_P_DIMS && k < OM_STRIDED_COPY_P_DIMS + r) ||
+               (k >= OM_STRIDED_COPY_P_STRIDES && k < OM_STRIDED_COPY_P_STRIDES + r);
     if (!used && q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
   }
   /* element count and the reachable x range */
   uint64_t count = 1;
-  __int128 lo = q[1], hi = q[1]; /* 8 terms of 2^31 * 2^31 cannot overflow */
+  __int128 lo = offset, hi = offset; /* 8 terms of 2^31 * 2^31 cannot overflow */
   for (int d = 0; d < r; d++) {
-    int64_t e = q[2 + d], st = q[10 + d];
-    if (e < 0) return rt_chk_fail(&c, "params[%d] view dims[%d] = %lld is negative", 2 + d, d, (long long)e);
+    int64_t e = dims[d], st = strides[d];
+    if (e < 0)
+      return rt_chk_fail(&c, "params[%d] view dims[%d] = %lld is negative", OM_STRIDED_COPY_P_DIMS + d, d,
+                         (long long)e);
     if (mul_u64(count, (uint64_t)e, &count)) return rt_chk_fail(&c, "the view's element count overflows");
     if (e > 0) {
       if (st < 0)

@@ -43,9 +43,9 @@ static void convert_run(void *dst, int dd, size_t di, const void *src, int sd, s
 /* --- TRANSDATA */
 
 void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
-  const om_tensor *s = args->desc[0], *d = args->desc[1];
-  const void *sp = args->data[0];
-  void *dp = args->data[1];
+  const om_tensor *s = args->desc[OM_TRANSDATA_T_SRC], *d = args->desc[OM_TRANSDATA_T_DST];
+  const void *sp = args->data[OM_TRANSDATA_T_SRC];
+  void *dp = args->data[OM_TRANSDATA_T_DST];
   const int sd = (int)s->dtype, dd = (int)d->dtype;
   uint64_t lo, hi;
   if (s->layout == d->layout) { /* ND -> ND or NC1HWC0 -> NC1HWC0: element copy */
@@ -88,8 +88,9 @@ omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *t
   rt_chk c = {m, i, task, "TRANSDATA"};
   const om_tensor *s, *d;
   omrt_status st;
-  if ((st = rt_chk_ntensors(&c, 2)) || (st = rt_chk_tensor(&c, 0, "src", 0, -1, -1, 0, &s)) ||
-      (st = rt_chk_tensor(&c, 1, "dst", 0, -1, -1, 0, &d)))
+  if ((st = rt_chk_ntensors(&c, OM_TRANSDATA_NTENSORS)) ||
+      (st = rt_chk_tensor(&c, OM_TRANSDATA_T_SRC, "src", 0, -1, -1, 0, &s)) ||
+      (st = rt_chk_tensor(&c, OM_TRANSDATA_T_DST, "dst", 0, -1, -1, 0, &d)))
     return st;
   if (rt_elements(s) != rt_elements(d))
     return rt_chk_fail(&c, "src has %llu elements, dst %llu", (unsigned long long)rt_elements(s),
@@ -109,10 +110,12 @@ omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *t
 
 /* Planes (image, channel block) [lo, hi) on the portable path. */
 static void dwconv_planes(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core) {
-  const om_tensor *x = args->desc[0], *w = args->desc[1], *res = args->desc[3], *y = args->desc[4];
-  const void *xd = args->data[0], *wd = args->data[1], *rd = args->data[3];
-  const float *bd = args->data[2];
-  void *yd = args->data[4];
+  const om_tensor *x = args->desc[OM_CONV_T_X], *w = args->desc[OM_CONV_T_W];
+  const om_tensor *res = args->desc[OM_CONV_T_RESIDUAL], *y = args->desc[OM_CONV_T_Y];
+  const void *xd = args->data[OM_CONV_T_X], *wd = args->data[OM_CONV_T_W],
+             *rd = args->data[OM_CONV_T_RESIDUAL];
+  const float *bd = args->data[OM_CONV_T_BIAS];
+  void *yd = args->data[OM_CONV_T_Y];
   rt_conv_params p;
   rt_conv_params_read(task, &p);
   const int xt = (int)x->dtype, wt = (int)w->dtype, yt = (int)y->dtype;
@@ -162,7 +165,7 @@ static void dwconv_planes(const om_task *task, const rt_args *args, uint64_t lo,
 /* A block's planes; with an epilogue program (epilogue.c) plane by plane,
  * each followed by the program over it while it is hot. */
 void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
-  const om_tensor *y = args->desc[4];
+  const om_tensor *y = args->desc[OM_CONV_T_Y];
   const int64_t c1 = rt_ceil_div(y->dims[1], C0);
   const rt_vplan *epi = args->aux;
   uint64_t lo, hi;
@@ -185,11 +188,11 @@ omrt_status rt_dwconv_check(const omrt_model *m, uint32_t i, const om_task *task
   const om_tensor *x, *w, *bias, *res, *y;
   omrt_status s;
   if ((s = rt_chk_ntensors(&c, rt_epi_ntensors(task))) ||
-      (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
-      (s = rt_chk_tensor(&c, 1, "w", 0, LAYOUT_NC1HWC0, 4, 0, &w)) ||
-      (s = rt_chk_tensor(&c, 2, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
-      (s = rt_chk_tensor(&c, 3, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
-      (s = rt_chk_tensor(&c, 4, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
+      (s = rt_chk_tensor(&c, OM_CONV_T_X, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_W, "w", 0, LAYOUT_NC1HWC0, 4, 0, &w)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_BIAS, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_RESIDUAL, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_Y, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
     return s;
   rt_conv_params p;
   rt_conv_params_read(task, &p);
@@ -212,13 +215,15 @@ omrt_status rt_dwconv_check(const omrt_model *m, uint32_t i, const om_task *task
 /* --- POOL */
 
 void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
-  const om_tensor *x = args->desc[0], *y = args->desc[1];
-  const void *xd = args->data[0];
-  void *yd = args->data[1];
+  const om_tensor *x = args->desc[OM_POOL_T_X], *y = args->desc[OM_POOL_T_Y];
+  const void *xd = args->data[OM_POOL_T_X];
+  void *yd = args->data[OM_POOL_T_Y];
   const int32_t *q = task->params;
-  const int64_t kh = q[0], kw = q[1], sh = q[2], sw = q[3], pt = q[4], pl = q[5];
-  const int64_t pb = q[6], pr = q[7];
-  const int is_max = q[8] == 0, include_pad = q[9] != 0;
+  const int64_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW], sh = q[OM_POOL_P_STRIDE_H],
+                sw = q[OM_POOL_P_STRIDE_W];
+  const int64_t pt = q[OM_POOL_P_PAD_TOP], pl = q[OM_POOL_P_PAD_LEFT], pb = q[OM_POOL_P_PAD_BOTTOM],
+                pr = q[OM_POOL_P_PAD_RIGHT];
+  const int is_max = q[OM_POOL_P_MODE] == 0, include_pad = q[OM_POOL_P_COUNT_INCLUDE_PAD] != 0;
   const int xt = (int)x->dtype, yt = (int)y->dtype;
   const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
   uint64_t lo, hi;
@@ -273,29 +278,43 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
   rt_chk c = {m, i, task, "POOL"};
   const om_tensor *x, *y;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
-      (s = rt_chk_tensor(&c, 1, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
+  if ((s = rt_chk_ntensors(&c, OM_POOL_NTENSORS)) ||
+      (s = rt_chk_tensor(&c, OM_POOL_T_X, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
+      (s = rt_chk_tensor(&c, OM_POOL_T_Y, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
     return s;
-  static const char *const names[] = {"kh",       "kw",         "stride_h",  "stride_w", "pad_top",
-                                      "pad_left", "pad_bottom", "pad_right", "mode",     "count_include_pad"};
+  static const char *const names[OM_POOL_NPARAMS] = {[OM_POOL_P_KH] = "kh",
+                                                     [OM_POOL_P_KW] = "kw",
+                                                     [OM_POOL_P_STRIDE_H] = "stride_h",
+                                                     [OM_POOL_P_STRIDE_W] = "stride_w",
+                                                     [OM_POOL_P_PAD_TOP] = "pad_top",
+                                                     [OM_POOL_P_PAD_LEFT] = "pad_left",
+                                                     [OM_POOL_P_PAD_BOTTOM] = "pad_bottom",
+                                                     [OM_POOL_P_PAD_RIGHT] = "pad_right",
+                                                     [OM_POOL_P_MODE] = "mode",
+                                                     [OM_POOL_P_COUNT_INCLUDE_PAD] = "count_include_pad"};
   const int32_t *q = task->params;
-  for (int k = 0; k < 10; k++) {
-    int32_t lo = k < 4 ? 1 : 0, hi = k < 8 ? 65535 : 1;
+  for (int k = 0; k < OM_POOL_NPARAMS; k++) { /* kernel and strides >= 1, pads >= 0, the flags 0|1 */
+    int32_t lo = k < OM_POOL_P_PAD_TOP ? 1 : 0, hi = k < OM_POOL_P_MODE ? 65535 : 1;
     if (q[k] < lo || q[k] > hi)
       return rt_chk_fail(&c, "params[%d] %s = %d, expected %d..%d", k, names[k], q[k], lo, hi);
   }
-  if (q[4] >= q[0] || q[6] >= q[0] || q[5] >= q[1] || q[7] >= q[1])
+  const int32_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW];
+  if (q[OM_POOL_P_PAD_TOP] >= kh || q[OM_POOL_P_PAD_BOTTOM] >= kh || q[OM_POOL_P_PAD_LEFT] >= kw ||
+      q[OM_POOL_P_PAD_RIGHT] >= kw)
     return rt_chk_fail(&c,
                        "pads (top %d, left %d, bottom %d, right %d) must be below the kernel "
                        "%dx%d",
-                       q[4], q[5], q[6], q[7], q[0], q[1]);
+                       q[OM_POOL_P_PAD_TOP], q[OM_POOL_P_PAD_LEFT], q[OM_POOL_P_PAD_BOTTOM],
+                       q[OM_POOL_P_PAD_RIGHT], kh, kw);
   for (int d = 0; d < 4; d++)
     if (x->dims[d] < 1) return rt_chk_fail(&c, "x dims[%d] = %lld, expected >= 1", d, (long long)x->dims[d]);
   if (y->dims[0] != x->dims[0] || y->dims[1] != x->dims[1])
     return rt_chk_fail(&c, "y [%lld, %lld, ...] != x [%lld, %lld, ...] in N, C", (long long)y->dims[0],
                        (long long)y->dims[1], (long long)x->dims[0], (long long)x->dims[1]);
-  for (int d = 2; d < 4; d++) {
-    int64_t in = x->dims[d], k = q[d - 2], st = q[d], pa = q[d + 2], pb = q[d + 4], fl, ce;
+  for (int d = 2; d < 4; d++) { /* H, W: the params come in (H, W) pairs */
+    const int j = d - 2;
+    int64_t in = x->dims[d], k = q[OM_POOL_P_KH + j], st = q[OM_POOL_P_STRIDE_H + j];
+    int64_t pa = q[OM_POOL_P_PAD_TOP + j], pb = q[OM_POOL_P_PAD_BOTTOM + j], fl, ce;
     pool_out(in, pa, pb, k, st, &fl, &ce);
     int64_t out = y->dims[d];
     if (out < 1 || (out != fl && out != ce))
@@ -351,7 +370,9 @@ static int slice_plan_make(const om_tensor *x, const om_tensor *y, int64_t axis,
 /* NC1HWC0 along C with channel offsets inside a block: channel by channel;
  * the last slice also zeroes y's padding lanes. */
 static void copy_slice_channels(const rt_args *args, int64_t off, uint64_t lo, uint64_t hi) {
-  const om_tensor *x = args->desc[0], *y = args->desc[1];
+  const om_tensor *x = args->desc[OM_COPY_SLICE_T_X], *y = args->desc[OM_COPY_SLICE_T_Y];
+  const void *xd = args->data[OM_COPY_SLICE_T_X];
+  void *yd = args->data[OM_COPY_SLICE_T_Y];
   const int xt = (int)x->dtype, yt = (int)y->dtype;
   const int64_t xc = x->dims[1], yc = y->dims[1], hw = x->dims[2] * x->dims[3];
   const int64_t xc1 = rt_ceil_div(xc, C0), yc1 = rt_ceil_div(yc, C0);
@@ -362,15 +383,16 @@ static void copy_slice_channels(const rt_args *args, int64_t off, uint64_t lo, u
       int64_t xch = ch - off;
       size_t src = (size_t)(((int64_t)n * xc1 + xch / C0) * hw) * C0 + (size_t)(xch % C0);
       for (int64_t p = 0; p < hw; p++)
-        rt_put(args->data[1], yt, dst + (size_t)p * C0,
-               ch < yc ? rt_get(args->data[0], xt, src + (size_t)p * C0) : 0.0f);
+        rt_put(yd, yt, dst + (size_t)p * C0, ch < yc ? rt_get(xd, xt, src + (size_t)p * C0) : 0.0f);
     }
   }
 }
 
 void rt_copy_slice_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
-  const om_tensor *x = args->desc[0], *y = args->desc[1];
-  const int64_t axis = task->params[0], off = task->params[1];
+  const om_tensor *x = args->desc[OM_COPY_SLICE_T_X], *y = args->desc[OM_COPY_SLICE_T_Y];
+  const void *xd = args->data[OM_COPY_SLICE_T_X];
+  void *yd = args->data[OM_COPY_SLICE_T_Y];
+  const int64_t axis = task->params[OM_COPY_SLICE_P_AXIS], off = task->params[OM_COPY_SLICE_P_OFFSET];
   const int xt = (int)x->dtype, yt = (int)y->dtype;
   slice_plan p;
   uint64_t lo, hi;
@@ -379,11 +401,11 @@ void rt_copy_slice_run(const om_task *task, const rt_args *args, uint32_t block,
     copy_slice_channels(args, off, lo, hi);
   } else if (axis == 0) { /* one contiguous run */
     rt_block_range(p.run, task->block_dim, block, &lo, &hi);
-    convert_run(args->data[1], yt, p.dbase + lo, args->data[0], xt, lo, hi - lo);
+    convert_run(yd, yt, p.dbase + lo, xd, xt, lo, hi - lo);
   } else {
     rt_block_range(p.outer, task->block_dim, block, &lo, &hi);
     for (uint64_t o = lo; o < hi; o++)
-      convert_run(args->data[1], yt, o * p.dstride + p.dbase, args->data[0], xt, o * p.run, p.run);
+      convert_run(yd, yt, o * p.dstride + p.dbase, xd, xt, o * p.run, p.run);
   }
 }
 
@@ -391,22 +413,24 @@ omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *
   rt_chk c = {m, i, task, "COPY_SLICE"};
   const om_tensor *x, *y;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_tensor(&c, 0, "x", 0, -1, -1, 0, &x)) ||
-      (s = rt_chk_tensor(&c, 1, "y", 0, -1, -1, 0, &y)))
+  if ((s = rt_chk_ntensors(&c, OM_COPY_SLICE_NTENSORS)) ||
+      (s = rt_chk_tensor(&c, OM_COPY_SLICE_T_X, "x", 0, -1, -1, 0, &x)) ||
+      (s = rt_chk_tensor(&c, OM_COPY_SLICE_T_Y, "y", 0, -1, -1, 0, &y)))
     return s;
   if (x->layout != y->layout || x->rank != y->rank)
     return rt_chk_fail(&c, "x (layout %u, rank %u) and y (layout %u, rank %u) differ", x->layout, x->rank,
                        y->layout, y->rank);
-  int32_t axis = task->params[0], off = task->params[1];
+  int32_t axis = task->params[OM_COPY_SLICE_P_AXIS], off = task->params[OM_COPY_SLICE_P_OFFSET];
   if (axis < 0 || (uint32_t)axis >= x->rank)
-    return rt_chk_fail(&c, "params[0] axis = %d, rank %u", axis, x->rank);
+    return rt_chk_fail(&c, "params[%d] axis = %d, rank %u", OM_COPY_SLICE_P_AXIS, axis, x->rank);
   for (uint32_t d = 0; d < x->rank; d++)
     if (d != (uint32_t)axis && x->dims[d] != y->dims[d])
       return rt_chk_fail(&c, "x dims[%u] = %lld != y dims[%u] = %lld off the axis %d", d,
                          (long long)x->dims[d], d, (long long)y->dims[d], axis);
   if (off < 0 || off + x->dims[axis] > y->dims[axis])
-    return rt_chk_fail(&c, "params[1] offset = %d + x dims[%d] = %lld exceeds y dims[%d] = %lld", off, axis,
-                       (long long)x->dims[axis], axis, (long long)y->dims[axis]);
+    return rt_chk_fail(&c, "params[%d] offset = %d + x dims[%d] = %lld exceeds y dims[%d] = %lld",
+                       OM_COPY_SLICE_P_OFFSET, off, axis, (long long)x->dims[axis], axis,
+                       (long long)y->dims[axis]);
   slice_plan p;
   if (!slice_plan_make(x, y, axis, off, &p)) return rt_chk_block_dim(&c, (uint64_t)x->dims[0], "N");
   return rt_chk_block_dim(&c, axis == 0 ? p.run : p.outer,
@@ -416,12 +440,12 @@ omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *
 /* --- SOFTMAX */
 
 void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
-  const om_tensor *x = args->desc[0], *y = args->desc[1];
-  const void *xd = args->data[0];
-  void *yd = args->data[1];
-  const int xt = (int)x->dtype, yt = (int)y->dtype, coerce = task->params[1] != 0;
-  const int is_log = task->params[2] != 0;
-  const uint32_t axis = (uint32_t)task->params[0];
+  const om_tensor *x = args->desc[OM_SOFTMAX_T_X], *y = args->desc[OM_SOFTMAX_T_Y];
+  const void *xd = args->data[OM_SOFTMAX_T_X];
+  void *yd = args->data[OM_SOFTMAX_T_Y];
+  const int xt = (int)x->dtype, yt = (int)y->dtype, coerce = task->params[OM_SOFTMAX_P_COERCE_2D] != 0;
+  const int is_log = task->params[OM_SOFTMAX_P_LOG] != 0;
+  const uint32_t axis = (uint32_t)task->params[OM_SOFTMAX_P_AXIS];
   uint64_t outer = 1, len = 1, inner = 1;
   for (uint32_t d = 0; d < x->rank; d++) {
     uint64_t v = (uint64_t)x->dims[d];
@@ -455,17 +479,19 @@ omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *tas
   rt_chk c = {m, i, task, "SOFTMAX"};
   const om_tensor *x, *y;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_tensor(&c, 0, "x", 0, LAYOUT_ND, -1, 0, &x)) ||
-      (s = rt_chk_tensor(&c, 1, "y", 0, LAYOUT_ND, -1, 0, &y)) || (s = rt_chk_same_dims(&c, "x", x, "y", y)))
+  if ((s = rt_chk_ntensors(&c, OM_SOFTMAX_NTENSORS)) ||
+      (s = rt_chk_tensor(&c, OM_SOFTMAX_T_X, "x", 0, LAYOUT_ND, -1, 0, &x)) ||
+      (s = rt_chk_tensor(&c, OM_SOFTMAX_T_Y, "y", 0, LAYOUT_ND, -1, 0, &y)) ||
+      (s = rt_chk_same_dims(&c, "x", x, "y", y)))
     return s;
-  int32_t axis = task->params[0];
+  const int32_t axis = task->params[OM_SOFTMAX_P_AXIS], coerce = task->params[OM_SOFTMAX_P_COERCE_2D],
+                is_log = task->params[OM_SOFTMAX_P_LOG];
   if (axis < 0 || (uint32_t)axis >= x->rank)
-    return rt_chk_fail(&c, "params[0] axis = %d, rank %u", axis, x->rank);
-  if ((uint32_t)task->params[1] > 1 || (uint32_t)task->params[2] > 1)
-    return rt_chk_fail(&c, "params coerce_2d = %d, log = %d, expected 0 or 1", task->params[1],
-                       task->params[2]);
+    return rt_chk_fail(&c, "params[%d] axis = %d, rank %u", OM_SOFTMAX_P_AXIS, axis, x->rank);
+  if ((uint32_t)coerce > 1 || (uint32_t)is_log > 1)
+    return rt_chk_fail(&c, "params coerce_2d = %d, log = %d, expected 0 or 1", coerce, is_log);
   uint64_t vectors = 1;
   for (int32_t d = 0; d < (int32_t)x->rank; d++)
-    if (d < axis || (d > axis && !task->params[1])) vectors *= (uint64_t)x->dims[d];
+    if (d < axis || (d > axis && !coerce)) vectors *= (uint64_t)x->dims[d];
   return rt_chk_block_dim(&c, vectors, "vectors");
 }

@@ -139,11 +139,13 @@ AVX2_INLINE __m256i h_order(__m256i h) {
  * propagated the portable way (it keeps the running max); -0 and +0 may
  * come out the other way round. */
 static AVX2 void maxpool_f16(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi) {
-  const om_tensor *x = args->desc[0], *y = args->desc[1];
-  const uint16_t *xd = args->data[0];
-  uint16_t *yd = args->data[1];
+  const om_tensor *x = args->desc[OM_POOL_T_X], *y = args->desc[OM_POOL_T_Y];
+  const uint16_t *xd = args->data[OM_POOL_T_X];
+  uint16_t *yd = args->data[OM_POOL_T_Y];
   const int32_t *q = task->params;
-  const int64_t kh = q[0], kw = q[1], sh = q[2], sw = q[3], pt = q[4], pl = q[5];
+  const int64_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW], sh = q[OM_POOL_P_STRIDE_H],
+                sw = q[OM_POOL_P_STRIDE_W];
+  const int64_t pt = q[OM_POOL_P_PAD_TOP], pl = q[OM_POOL_P_PAD_LEFT];
   const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
   for (uint64_t unit = lo; unit < hi; unit++) {
     const uint16_t *xp = xd + (size_t)unit * (size_t)(h * w) * C0;
@@ -214,12 +216,15 @@ static AVX2 void pool_global(const void *xd, int xf16, void *yd, int yf16, int64
 }
 
 int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core) {
-  const om_tensor *x = args->desc[0], *y = args->desc[1];
-  const void *xd = args->data[0];
-  void *yd = args->data[1];
+  const om_tensor *x = args->desc[OM_POOL_T_X], *y = args->desc[OM_POOL_T_Y];
+  const void *xd = args->data[OM_POOL_T_X];
+  void *yd = args->data[OM_POOL_T_Y];
   const int32_t *q = task->params;
-  const int64_t kh = q[0], kw = q[1], sh = q[2], sw = q[3], pt = q[4], pl = q[5], pb = q[6], pr = q[7];
-  const int is_max = q[8] == 0, include_pad = q[9] != 0;
+  const int64_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW], sh = q[OM_POOL_P_STRIDE_H],
+                sw = q[OM_POOL_P_STRIDE_W];
+  const int64_t pt = q[OM_POOL_P_PAD_TOP], pl = q[OM_POOL_P_PAD_LEFT], pb = q[OM_POOL_P_PAD_BOTTOM],
+                pr = q[OM_POOL_P_PAD_RIGHT];
+  const int is_max = q[OM_POOL_P_MODE] == 0, include_pad = q[OM_POOL_P_COUNT_INCLUDE_PAD] != 0;
   const int xf16 = x->dtype == DT_FLOAT16, yf16 = y->dtype == DT_FLOAT16;
   const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
   if (kh == h && kw == w && (pt | pl | pb | pr) == 0) {
@@ -337,14 +342,14 @@ static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const v
 }
 
 int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi) {
-  const om_tensor *s = args->desc[0], *d = args->desc[1];
+  const om_tensor *s = args->desc[OM_TRANSDATA_T_SRC], *d = args->desc[OM_TRANSDATA_T_DST];
+  const void *sp = args->data[OM_TRANSDATA_T_SRC];
+  void *dp = args->data[OM_TRANSDATA_T_DST];
   if (s->layout == LAYOUT_NC1HWC0 && d->layout == LAYOUT_ND) {
-    transdata_to_nd(s, d, args->data[0], args->data[1], lo, hi);
+    transdata_to_nd(s, d, sp, dp, lo, hi);
     return 1;
   }
   if (s->layout != LAYOUT_ND || d->layout != LAYOUT_NC1HWC0) return 0;
-  const void *sp = args->data[0];
-  void *dp = args->data[1];
   const int sf16 = s->dtype == DT_FLOAT16, df16 = d->dtype == DT_FLOAT16;
   const int64_t c = d->dims[1], h = d->dims[2], w = d->dims[3], c1 = rt_ceil_div(c, C0);
   for (uint64_t row = lo; row < hi; row++) {

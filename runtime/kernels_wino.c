@@ -231,8 +231,8 @@ omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_
                        "strides %d,%d, dilations %d,%d)",
                        p->kh, p->kw, p->sh, p->sw, p->dh, p->dw);
   const om_task *task = c->task;
-  int64_t tm = task->params[13], tn = task->params[14], tk = task->params[15],
-          c1 = rt_ceil_div(x->dims[1], C0);
+  int64_t tm = task->params[OM_CONV_P_TILE_M], tn = task->params[OM_CONV_P_TILE_N],
+          tk = task->params[OM_CONV_P_TILE_K], c1 = rt_ceil_div(x->dims[1], C0);
   if (tm < 1 || tn < 1 || tm > 65536 || tn > 65536 || tk < 1 || tk > c1)
     return rt_chk_fail(c, "Winograd tiles tile_m %lld, tile_n %lld, tile_k %lld (1..C1in %lld) out of range",
                        (long long)tm, (long long)tn, (long long)tk, (long long)c1);

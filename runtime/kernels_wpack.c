@@ -21,7 +21,9 @@ static void pack_dims(const om_tensor *w, const om_tensor *dst, int64_t *dims) {
 
 void rt_wpack_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
-  const om_tensor *w = args->desc[0], *dst = args->desc[1];
+  const om_tensor *w = args->desc[OM_WPACK_T_W], *dst = args->desc[OM_WPACK_T_DST];
+  const void *wd = args->data[OM_WPACK_T_W];
+  void *dd = args->data[OM_WPACK_T_DST];
   uint64_t lo, hi, rows = (uint64_t)rt_ceil_div(w->dims[0], C0) * C0;
   rt_block_range(rows, task->block_dim, block, &lo, &hi);
   if (dst->layout != LAYOUT_NC1HWC0) {
@@ -29,15 +31,14 @@ void rt_wpack_run(const om_task *task, const rt_args *args, uint32_t block, rt_c
     convg_geom geo;
     pack_dims(w, dst, dims);
     if (convg_init(dims, &geo) == 0)
-      convg_pack_rows(&geo, args->data[0], (int)w->dtype, args->data[1], (int)dst->dtype, (int64_t)lo,
-                      (int64_t)hi);
+      convg_pack_rows(&geo, wd, (int)w->dtype, dd, (int)dst->dtype, (int64_t)lo, (int64_t)hi);
     return;
   }
   const int64_t c = w->dims[0], taps = w->dims[2] * w->dims[3];
   for (int64_t ch = (int64_t)lo; ch < (int64_t)hi; ch++)
     for (int64_t t = 0; t < taps; t++) {
-      float v = ch < c ? rt_get(args->data[0], (int)w->dtype, (size_t)(ch * taps + t)) : 0.0f;
-      rt_put(args->data[1], (int)dst->dtype, (size_t)(((ch / C0) * taps + t) * C0 + ch % C0), v);
+      float v = ch < c ? rt_get(wd, (int)w->dtype, (size_t)(ch * taps + t)) : 0.0f;
+      rt_put(dd, (int)dst->dtype, (size_t)(((ch / C0) * taps + t) * C0 + ch % C0), v);
     }
 }
 
@@ -45,12 +46,16 @@ omrt_status rt_wpack_check(const omrt_model *m, uint32_t i, const om_task *task)
   rt_chk c = {m, i, task, "WPACK"};
   const om_tensor *w, *dst;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, 2)) || (s = rt_chk_tensor(&c, 0, "w", 0, LAYOUT_ND, 4, 0, &w))) return s;
+  if ((s = rt_chk_ntensors(&c, OM_WPACK_NTENSORS)) ||
+      (s = rt_chk_tensor(&c, OM_WPACK_T_W, "w", 0, LAYOUT_ND, 4, 0, &w)))
+    return s;
   int lay = -1;
-  if (task->tensors[1] < m->def->ntensors) lay = (int)m->tensors[task->tensors[1]].layout;
+  const uint32_t dst_index = task->tensors[OM_WPACK_T_DST];
+  if (dst_index < m->def->ntensors) lay = (int)m->tensors[dst_index].layout;
   if (lay != LAYOUT_FRACTAL_Z && lay != LAYOUT_FRACTAL_Z_G && lay != LAYOUT_NC1HWC0)
     return rt_chk_fail(&c, "dst layout %d: expected FRACTAL_Z, FRACTAL_Z_G or NC1HWC0", lay);
-  if ((s = rt_chk_tensor(&c, 1, "dst", 0, lay, lay == LAYOUT_FRACTAL_Z_G ? 5 : 4, 0, &dst))) return s;
+  if ((s = rt_chk_tensor(&c, OM_WPACK_T_DST, "dst", 0, lay, lay == LAYOUT_FRACTAL_Z_G ? 5 : 4, 0, &dst)))
+    return s;
   for (int d = 0; d < 4; d++)
     if (w->dims[d] < 1) return rt_chk_fail(&c, "w dims[%d] = %lld, expected >= 1", d, (long long)w->dims[d]);
   int64_t want[5];

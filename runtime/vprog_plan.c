@@ -6,7 +6,7 @@
  * go through build(), so the plan is made only from what was verified.
  * The checks, in order (every failure is OMRT_ERR_FORMAT with "task %u
  * (VPROG) '<name>': program at offset N: [instr K (op.dtype): ]..."):
- *   - params[0] (the offset) is 8-aligned, the 16-byte header and the
+ *   - the program (its offset) is 8-aligned, the 16-byte header and the
  *     ninstrs x 24-byte instructions lie inside the VPROGS partition,
  *     ninstrs <= VPROG_MAX_INSTRS, nregs <= ninstrs, 1 <= noutputs,
  *     ninputs, noutputs <= VPROG_MAX_IO, ninputs + noutputs == ntensors;
@@ -606,7 +606,7 @@ static omrt_status fill_steps(const vctx *v, rt_vplan *p) {
 static omrt_status build(const omrt_model *m, uint32_t i, const om_task *task, const char *kind,
                          rt_vplan **plan_out) {
   *plan_out = NULL;
-  vctx v = {.c = {m, i, task, kind}, .off = (uint32_t)task->params[0]};
+  vctx v = {.c = {m, i, task, kind}, .off = (uint32_t)task->params[OM_VPROG_P_PROGRAM]};
   omrt_status s;
   if ((s = check_header(&v, m, task)) || (s = check_tensors(&v))) return s;
   if (!(v.s = calloc(1, sizeof *v.s)))

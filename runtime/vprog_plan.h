@@ -142,14 +142,14 @@ uint64_t rt_vprog_upow(uint64_t a, uint64_t e);
  * through p->native. What a VPROG task's block runs, and a CONV2D / DWCONV
  * epilogue (runtime/epilogue.c) per output tile. */
 void rt_vplan_exec(const rt_vplan *p, void *const *data, uint64_t e, uint64_t end, uint8_t *ub);
-/* Verifies the VPROG-shaped task record vtask (its tensors and params[0]
+/* Verifies the VPROG-shaped task record vtask (its tensors and its program param
  * name the program) and builds its plan (*plan_out, malloc'd; NULL when
  * something fails). `kind` labels the messages ("VPROG", "CONV2D epilogue").
  * Another kind's task uses it to run a program of its own (epilogue.c). */
 omrt_status rt_vprog_build(const omrt_model *m, uint32_t i, const om_task *vtask, const char *kind,
                            rt_vplan **plan_out);
 /* The plan of task i, if it has one: a VPROG task's, or a CONV2D / DWCONV
- * task's epilogue (params[21] = 1); NULL otherwise. What a vprog compiler
+ * task's epilogue (epilogue = 1); NULL otherwise. What a vprog compiler
  * gives native functions. */
 static inline rt_vplan *rt_task_vplan(const omrt_model *m, uint32_t i) {
   uint32_t k = m->tasks[i].kind;

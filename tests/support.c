@@ -32,6 +32,14 @@ int test_summary(const char *name) {
   return test_failed ? 1 : 0;
 }
 
+const char *test_param_ref(int k) {
+  static char bufs[8][24];
+  static int next;
+  char *b = bufs[next++ % 8];
+  snprintf(b, sizeof bufs[0], "params[%d]", k);
+  return b;
+}
+
 const char *test_tmpdir(const char *name) {
   static char path[4096];
   char cmd[8300];

@@ -25,6 +25,9 @@ void test_check(int ok, const char *file, int line, const char *expr);
 void test_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int test_summary(const char *name);
 
+/* "params[k]", as the loader's messages name param slot k (common/om_format.h
+ * names the slots); one of 8 rotating static buffers. */
+const char *test_param_ref(int k);
 /* Fresh directory $ATC_BUILD_DIR/tests/tmp/<name>; returns a static path. */
 const char *test_tmpdir(const char *name);
 /* Reads a whole file into malloc'd memory (NULL on failure). */

@@ -190,9 +190,9 @@ static LLVMValueRef fintr1(const gen *g, const char *name, LLVMValueRef a) {
  * on args of type arg. */
 static LLVMValueRef call_lanes(const gen *g, const char *name, LLVMTypeRef ret, LLVMTypeRef arg,
                                LLVMValueRef a, LLVMValueRef b) {
-  LLVMTypeRef params[2] = {arg, arg};
+  LLVMTypeRef argtys[2] = {arg, arg};
   unsigned n = b ? 2 : 1;
-  LLVMTypeRef ft = LLVMFunctionType(ret, params, n, 0);
+  LLVMTypeRef ft = LLVMFunctionType(ret, argtys, n, 0);
   LLVMValueRef fn = LLVMGetNamedFunction(g->mod, name);
   if (!fn) fn = LLVMAddFunction(g->mod, name, ft);
   if (g->width == 1) {
@@ -649,8 +649,8 @@ void vpir_build(LLVMModuleRef mod, const char *name, const om_vprog *h, const om
                 uint32_t inner_mask) {
   gen g = {.cx = LLVMGetModuleContext(mod), .mod = mod, .h = h, .ins = ins, .inner_mask = inner_mask};
   LLVMTypeRef i64 = LLVMInt64TypeInContext(g.cx), ptr = LLVMPointerTypeInContext(g.cx, 0);
-  LLVMTypeRef params[4] = {ptr, ptr, i64, i64};
-  LLVMValueRef fn = LLVMAddFunction(mod, name, LLVMFunctionType(LLVMVoidTypeInContext(g.cx), params, 4, 0));
+  LLVMTypeRef argtys[4] = {ptr, ptr, i64, i64};
+  LLVMValueRef fn = LLVMAddFunction(mod, name, LLVMFunctionType(LLVMVoidTypeInContext(g.cx), argtys, 4, 0));
   LLVMValueRef ptrs = LLVMGetParam(fn, 0), outer = LLVMGetParam(fn, 1), rows = LLVMGetParam(fn, 2),
                cols = LLVMGetParam(fn, 3);
   uint32_t nt = (uint32_t)h->ninputs + h->noutputs;

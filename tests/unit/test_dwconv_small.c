@@ -29,7 +29,14 @@ static float frand(void) { /* [-1, 1) */
 
 static float round_dt(float v, int dt) { return dt == DT_FLOAT16 ? half_to_float(float_to_half(v)) : v; }
 
-enum { X, W, BIAS, RES, Y, NSLOTS };
+enum {
+  X = OM_CONV_T_X,
+  W = OM_CONV_T_W,
+  BIAS = OM_CONV_T_BIAS,
+  RES = OM_CONV_T_RESIDUAL,
+  Y = OM_CONV_T_Y,
+  NSLOTS = OM_CONV_NTENSORS
+};
 
 typedef struct shape {
   int64_t n, c, h, w;
@@ -56,21 +63,12 @@ static void run_case(const shape *sh, int xdt, int ydt, int act, uint32_t bd) {
     c.task.tensors[RES] = OM_NONE;
   kc_set_layout(&c, Y, ydt, LAYOUT_NC1HWC0, 4, yd);
   const float lo = -0.3f, hi = 0.4f;
-  int32_t q[13] = {sh->k,
-                   sh->k,
-                   sh->s,
-                   sh->s,
-                   sh->pt,
-                   sh->pl,
-                   sh->pb,
-                   sh->pr,
-                   sh->d,
-                   sh->d,
-                   act == 1   ? OM_ACT_RELU
-                   : act == 2 ? OM_ACT_CLIP
-                              : 0};
-  memcpy(&q[11], &lo, 4), memcpy(&q[12], &hi, 4);
-  memcpy(c.task.params, q, sizeof q);
+  int32_t *q = c.task.params;
+  q[OM_CONV_P_KH] = q[OM_CONV_P_KW] = sh->k, q[OM_CONV_P_STRIDE_H] = q[OM_CONV_P_STRIDE_W] = sh->s;
+  q[OM_CONV_P_PAD_TOP] = sh->pt, q[OM_CONV_P_PAD_LEFT] = sh->pl, q[OM_CONV_P_PAD_BOTTOM] = sh->pb;
+  q[OM_CONV_P_PAD_RIGHT] = sh->pr, q[OM_CONV_P_DILATION_H] = q[OM_CONV_P_DILATION_W] = sh->d;
+  q[OM_CONV_P_ACT] = act == 1 ? OM_ACT_RELU : act == 2 ? OM_ACT_CLIP : OM_ACT_NONE;
+  memcpy(&q[OM_CONV_P_CLIP_MIN], &lo, 4), memcpy(&q[OM_CONV_P_CLIP_MAX], &hi, 4);
 
   const size_t nx = (size_t)(sh->n * sh->c * sh->h * sh->w), nw = (size_t)(sh->c * sh->k * sh->k);
   const size_t ny = (size_t)(sh->n * sh->c * ho * wo);

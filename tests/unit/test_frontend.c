@@ -409,10 +409,10 @@ static void test_model_errors(void) {
 /* --- graph inputs and --input_shape */
 
 static void test_input_shapes(void) {
-  static const char *const params[4] = {"batch_size", NULL, NULL, NULL};
+  static const char *const sym_dims[4] = {"batch_size", NULL, NULL, NULL};
   mb m;
   mb_init(&m, 13);
-  mb_input(&m, "input", 1, 4, (int64_t[]){0, 3, 224, 224}, params);
+  mb_input(&m, "input", 1, 4, (int64_t[]){0, 3, 224, 224}, sym_dims);
   mb_node(&m, "Relu", "r", "input", "y");
   mb_output(&m, "y");
   EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "input 'input' dim 0 ('batch_size') is symbolic",

@@ -27,8 +27,8 @@ static int has_dims(const ir_value *v, int rank, const int64_t *dims) {
 static void test_slice_of_shape_chain(void) {
   mb m;
   mb_init(&m, 13);
-  const char *params[4] = {"N", NULL, NULL, NULL};
-  mb_input(&m, "x", DT_FLOAT32, 4, (int64_t[]){1, 8, 4, 4}, params);
+  const char *sym_dims[4] = {"N", NULL, NULL, NULL};
+  mb_input(&m, "x", DT_FLOAT32, 4, (int64_t[]){1, 8, 4, 4}, sym_dims);
   int64_t one = 1, three = 3, six = 6, zero = 0;
   mb_init_raw(&m, "i1", DT_INT64, 1, (int64_t[]){1}, &one, 8);
   mb_init_raw(&m, "k3", DT_INT64, 1, (int64_t[]){1}, &three, 8);

@@ -24,7 +24,7 @@
 
 static void kc_init(kcase *c, int mode, int axis, uint32_t bd) {
   kc_setup(c, OM_TASK_GATHER, bd, 3);
-  c->task.params[0] = mode, c->task.params[1] = axis;
+  c->task.params[OM_GATHER_P_MODE] = mode, c->task.params[OM_GATHER_P_AXIS] = axis;
 }
 
 static double get(const void *p, int dt, size_t i) {
@@ -64,22 +64,22 @@ static void one_case(int mode, int axis, int idt, int xdt, int ydt, uint32_t bd,
     ny *= ydims[d];
   kcase c;
   kc_init(&c, mode, axis, bd);
-  kc_set(&c, 0, xdt, 3, XD);
-  kc_set(&c, 1, idt, irank, idims);
-  kc_set(&c, 2, ydt, yrank, ydims);
+  kc_set(&c, OM_GATHER_T_X, xdt, 3, XD);
+  kc_set(&c, OM_GATHER_T_INDICES, idt, irank, idims);
+  kc_set(&c, OM_GATHER_T_Y, ydt, yrank, ydims);
   for (size_t i = 0; i < 60; i++) {
     if (xdt == DT_FLOAT32)
-      ((float *)c.data[0])[i] = (float)i;
+      ((float *)c.data[OM_GATHER_T_X])[i] = (float)i;
     else
-      ((int64_t *)c.data[0])[i] = (int64_t)i * 1000003;
+      ((int64_t *)c.data[OM_GATHER_T_X])[i] = (int64_t)i * 1000003;
   }
   for (int64_t i = 0; i < ni; i++) {
     int64_t k = (i * 7 + 3) % (2 * D) - D; /* in [-D, D) */
     if (oob && i == 0) k = D;
     if (idt == DT_INT64)
-      ((int64_t *)c.data[1])[i] = k;
+      ((int64_t *)c.data[OM_GATHER_T_INDICES])[i] = k;
     else
-      ((int32_t *)c.data[1])[i] = (int32_t)k;
+      ((int32_t *)c.data[OM_GATHER_T_INDICES])[i] = (int32_t)k;
   }
   omrt_status st = kc_check(&c);
   CHECK_EQ_INT(st, OMRT_OK);
@@ -99,9 +99,9 @@ static void one_case(int mode, int axis, int idt, int xdt, int ydt, uint32_t bd,
    * index (if any) replaced by 0 and that element compared with zero */
   if (oob) {
     if (idt == DT_INT64)
-      ((int64_t *)c.data[1])[0] = 0;
+      ((int64_t *)c.data[OM_GATHER_T_INDICES])[0] = 0;
     else
-      ((int32_t *)c.data[1])[0] = 0;
+      ((int32_t *)c.data[OM_GATHER_T_INDICES])[0] = 0;
   }
   char text[512];
   const char *xn = xdt == DT_FLOAT32 ? "f32" : "i64", *in = idt == DT_INT64 ? "i64" : "i32";
@@ -124,12 +124,12 @@ static void one_case(int mode, int axis, int idt, int xdt, int ydt, uint32_t bd,
   }
   arena ar;
   arena_init(&ar, 0);
-  const void *ins[2] = {c.data[0], c.data[1]};
+  const void *ins[2] = {c.data[OM_GATHER_T_X], c.data[OM_GATHER_T_INDICES]};
   void *outs[1];
   int ok = ir_eval_graph(g, ins, outs, &ar, &d) == ST_OK;
   if (!ok) test_note("  eval: %s", d.msg);
   for (int64_t i = 0; ok && i < ny; i++) {
-    double want = get(outs[0], xdt, (size_t)i), got = get(c.data[2], ydt, (size_t)i);
+    double want = get(outs[0], xdt, (size_t)i), got = get(c.data[OM_GATHER_T_Y], ydt, (size_t)i);
     int zero = 0;
     if (oob) { /* the elements that came from index 0 */
       int64_t inner = 1;
@@ -164,21 +164,21 @@ static void bad(int mutate, const char *what, const char *want) {
   int64_t id[1] = {2}, yd[3] = {3, 2, 5}, ybad[3] = {3, 2, 4};
   kcase c;
   kc_init(&c, 0, 1, 2);
-  kc_set(&c, 0, DT_FLOAT32, 3, XD);
-  kc_set(&c, 1, DT_INT64, 1, id);
-  kc_set(&c, 2, DT_FLOAT32, 3, yd);
+  kc_set(&c, OM_GATHER_T_X, DT_FLOAT32, 3, XD);
+  kc_set(&c, OM_GATHER_T_INDICES, DT_INT64, 1, id);
+  kc_set(&c, OM_GATHER_T_Y, DT_FLOAT32, 3, yd);
   switch (mutate) {
-  case 0: c.task.params[0] = 3; break; /* 2 is GatherND (test_index.c) */
-  case 1: c.task.params[1] = 3; break;
-  case 2: c.task.params[4] = 1; break;
-  case 3: kc_set(&c, 1, DT_FLOAT32, 1, id); break;
-  case 4: kc_set(&c, 2, DT_INT32, 3, yd); break;
-  case 5: kc_set(&c, 2, DT_FLOAT32, 3, ybad); break;
-  case 6: c.task.params[0] = 1; break; /* GatherElements needs indices of x's rank */
+  case 0: c.task.params[OM_GATHER_P_MODE] = 3; break; /* 2 is GatherND (test_index.c) */
+  case 1: c.task.params[OM_GATHER_P_AXIS] = 3; break;
+  case 2: c.task.params[OM_GATHER_NPARAMS + 2] = 1; break;
+  case 3: kc_set(&c, OM_GATHER_T_INDICES, DT_FLOAT32, 1, id); break;
+  case 4: kc_set(&c, OM_GATHER_T_Y, DT_INT32, 3, yd); break;
+  case 5: kc_set(&c, OM_GATHER_T_Y, DT_FLOAT32, 3, ybad); break;
+  case 6: c.task.params[OM_GATHER_P_MODE] = 1; break; /* GatherElements needs indices of x's rank */
   case 7: c.task.block_dim = 31; break;
-  case 8: c.t[1].layout = LAYOUT_NC1HWC0; break;
+  case 8: c.t[OM_GATHER_T_INDICES].layout = LAYOUT_NC1HWC0; break;
   case 9: c.task.ntensors = 2; break;
-  case 10: c.t[2].bytes = 4; break;
+  case 10: c.t[OM_GATHER_T_Y].bytes = 4; break;
   default: break;
   }
   if (mutate < 0)
@@ -192,7 +192,7 @@ static void test_checks(void) {
   bad(-1, "valid", "");
   bad(0, "mode", "mode");
   bad(1, "axis", "axis");
-  bad(2, "unused param", "params[4]");
+  bad(2, "unused param", test_param_ref(OM_GATHER_NPARAMS + 2));
   bad(3, "float indices", "indices dtype");
   bad(4, "f32 to i32", "dtype");
   bad(5, "y dims", "y dims[2]");

@@ -104,14 +104,15 @@ static void topk_case(int dt, int axis, int k, int largest, uint32_t bd) {
   yd[axis] = k;
   kcase c;
   kc_setup(&c, OM_TASK_TOPK, bd, 3);
-  c.task.params[0] = axis, c.task.params[1] = k, c.task.params[2] = largest, c.task.params[3] = 1;
-  kc_set(&c, 0, dt, 3, xd);
-  kc_set(&c, 1, dt, 3, yd);
-  kc_set(&c, 2, DT_INT64, 3, yd);
+  c.task.params[OM_TOPK_P_AXIS] = axis, c.task.params[OM_TOPK_P_K] = k,
+  c.task.params[OM_TOPK_P_LARGEST] = largest, c.task.params[OM_TOPK_P_SORTED] = 1;
+  kc_set(&c, OM_TOPK_T_X, dt, 3, xd);
+  kc_set(&c, OM_TOPK_T_VALUES, dt, 3, yd);
+  kc_set(&c, OM_TOPK_T_INDICES, DT_INT64, 3, yd);
   for (int64_t i = 0; i < 72; i++) {
-    put(c.data[0], dt, i, rnd(5) - (dt == DT_UINT8 ? 0 : 2)); /* ties */
-    if (dt == DT_FLOAT32 && rnd(9) == 0) ((float *)c.data[0])[i] = NAN;
-    if (dt == DT_DOUBLE && rnd(9) == 0) ((double *)c.data[0])[i] = NAN;
+    put(c.data[OM_TOPK_T_X], dt, i, rnd(5) - (dt == DT_UINT8 ? 0 : 2)); /* ties */
+    if (dt == DT_FLOAT32 && rnd(9) == 0) ((float *)c.data[OM_TOPK_T_X])[i] = NAN;
+    if (dt == DT_DOUBLE && rnd(9) == 0) ((double *)c.data[OM_TOPK_T_X])[i] = NAN;
   }
   char text[512], t0[96], t1[96], t2[96];
   snprintf(text, sizeof text,
@@ -121,10 +122,10 @@ static void topk_case(int dt, int axis, int k, int largest, uint32_t bd) {
            ty(t0, dt, 3, xd), ty(t1, dt, 3, yd), ty(t2, DT_INT64, 3, yd), axis, k, largest);
   arena ar;
   arena_init(&ar, 0);
-  const void *ins[1] = {c.data[0]};
+  const void *ins[1] = {c.data[OM_TOPK_T_X]};
   void *outs[2];
-  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, 1, outs[0], "values") &&
-           same(&c, 2, outs[1], "indices");
+  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, OM_TOPK_T_VALUES, outs[0], "values") &&
+           same(&c, OM_TOPK_T_INDICES, outs[1], "indices");
   if (!ok) test_note("  TOPK dt %d axis %d k %d largest %d bd %u", dt, axis, k, largest, bd);
   CHECK(ok);
   arena_free(&ar);
@@ -166,24 +167,25 @@ static void scatter_case(int mode, int dt, int axis, int irank, const int64_t *i
   int64_t ni = count_of(irank, idims), nu = count_of(urank, ud);
   kcase c;
   kc_setup(&c, OM_TASK_SCATTER, bd, 4);
-  c.task.params[0] = mode, c.task.params[1] = axis, c.task.params[2] = red;
-  kc_set(&c, 0, dt, 3, xd);
-  kc_set(&c, 1, DT_INT64, irank, idims);
-  kc_set(&c, 2, dt, urank, ud);
-  kc_set(&c, 3, dt, 3, xd);
+  c.task.params[OM_SCATTER_P_MODE] = mode, c.task.params[OM_SCATTER_P_AXIS] = axis,
+  c.task.params[OM_SCATTER_P_REDUCTION] = red;
+  kc_set(&c, OM_SCATTER_T_DATA, dt, 3, xd);
+  kc_set(&c, OM_SCATTER_T_INDICES, DT_INT64, irank, idims);
+  kc_set(&c, OM_SCATTER_T_UPDATES, dt, urank, ud);
+  kc_set(&c, OM_SCATTER_T_Y, dt, 3, xd);
   for (int64_t i = 0; i < 60; i++)
-    put(c.data[0], dt, i, rnd(4) + (dt == DT_UINT8 ? 0 : -1));
+    put(c.data[OM_SCATTER_T_DATA], dt, i, rnd(4) + (dt == DT_UINT8 ? 0 : -1));
   for (int64_t i = 0; i < nu; i++)
-    put(c.data[2], dt, i, rnd(4) + (dt == DT_UINT8 ? 0 : -1));
-  int64_t *ix = c.data[1];
+    put(c.data[OM_SCATTER_T_UPDATES], dt, i, rnd(4) + (dt == DT_UINT8 ? 0 : -1));
+  int64_t *ix = c.data[OM_SCATTER_T_INDICES];
   for (int64_t i = 0; i < ni; i++) {
     int64_t D = mode == 0 ? xd[axis] : xd[i % idims[irank - 1]];
     ix[i] = rnd((int)(2 * D)) - D; /* [-D, D), duplicates likely */
   }
   int64_t *ix_ref = malloc((size_t)ni * sizeof *ix_ref);
-  void *u_ref = malloc((size_t)c.t[2].bytes);
+  void *u_ref = malloc((size_t)c.t[OM_SCATTER_T_UPDATES].bytes);
   memcpy(ix_ref, ix, (size_t)ni * sizeof *ix);
-  memcpy(u_ref, c.data[2], (size_t)c.t[2].bytes);
+  memcpy(u_ref, c.data[OM_SCATTER_T_UPDATES], (size_t)c.t[OM_SCATTER_T_UPDATES].bytes);
   if (oob) { /* the kernel drops the update; the reference adds 0 at index 0 */
     ix[0] = mode == 0 ? xd[axis] : xd[0];
     ix_ref[0] = 0;
@@ -191,7 +193,7 @@ static void scatter_case(int mode, int dt, int axis, int irank, const int64_t *i
     for (int64_t e = 0; e < slice; e++)
       put(u_ref, dt, e, 0);
     red = 1;
-    c.task.params[2] = 1;
+    c.task.params[OM_SCATTER_P_REDUCTION] = 1;
   }
   char text[512], t0[96], t1[96], t2[96];
   int at = snprintf(text, sizeof text, "graph s opset 18\ninput %%x : %s\ninput %%i : %s\ninput %%u : %s\n",
@@ -206,9 +208,9 @@ static void scatter_case(int mode, int dt, int axis, int irank, const int64_t *i
              "%%y : %s = ScatterND(%%x, %%i, %%u) {reduction=\"%s\"}\noutput %%y\n", t0, reductions[red]);
   arena ar;
   arena_init(&ar, 0);
-  const void *ins[3] = {c.data[0], ix_ref, u_ref};
+  const void *ins[3] = {c.data[OM_SCATTER_T_DATA], ix_ref, u_ref};
   void *outs[1];
-  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, 3, outs[0], "y");
+  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, OM_SCATTER_T_Y, outs[0], "y");
   if (!ok) test_note("  SCATTER mode %d dt %d axis %d red %d bd %u oob %d", mode, dt, axis, red, bd, oob);
   CHECK(ok);
   arena_free(&ar);
@@ -242,17 +244,18 @@ static void tensorscatter_case(int circular, int len, int with_w, uint32_t bd) {
   int64_t xd[3] = {3, 6, 2}, ud[3] = {3, len, 2}, wd[1] = {3};
   kcase c;
   kc_setup(&c, OM_TASK_SCATTER, bd, 4);
-  c.task.params[0] = 2, c.task.params[1] = 1, c.task.params[3] = circular;
-  kc_set(&c, 0, DT_FLOAT32, 3, xd);
-  kc_set(&c, 1, DT_INT64, 1, wd);
-  kc_set(&c, 2, DT_FLOAT32, 3, ud);
-  kc_set(&c, 3, DT_FLOAT32, 3, xd);
-  if (!with_w) c.task.tensors[1] = OM_NONE;
+  c.task.params[OM_SCATTER_P_MODE] = 2, c.task.params[OM_SCATTER_P_AXIS] = 1,
+  c.task.params[OM_SCATTER_P_CIRCULAR] = circular;
+  kc_set(&c, OM_SCATTER_T_DATA, DT_FLOAT32, 3, xd);
+  kc_set(&c, OM_SCATTER_T_INDICES, DT_INT64, 1, wd);
+  kc_set(&c, OM_SCATTER_T_UPDATES, DT_FLOAT32, 3, ud);
+  kc_set(&c, OM_SCATTER_T_Y, DT_FLOAT32, 3, xd);
+  if (!with_w) c.task.tensors[OM_SCATTER_T_INDICES] = OM_NONE;
   for (int64_t i = 0; i < 36; i++)
-    put(c.data[0], DT_FLOAT32, i, (double)i);
+    put(c.data[OM_SCATTER_T_DATA], DT_FLOAT32, i, (double)i);
   for (int64_t i = 0; i < 3 * len * 2; i++)
-    put(c.data[2], DT_FLOAT32, i, -1.0 - (double)i);
-  int64_t *w = c.data[1];
+    put(c.data[OM_SCATTER_T_UPDATES], DT_FLOAT32, i, -1.0 - (double)i);
+  int64_t *w = c.data[OM_SCATTER_T_INDICES];
   for (int b = 0; b < 3; b++)
     w[b] = circular ? 2 * b + 1 : b * (6 - len) / 2; /* circular wraps past 6 */
   char text[512], t0[96], t1[96];
@@ -264,9 +267,10 @@ static void tensorscatter_case(int circular, int len, int with_w, uint32_t bd) {
            with_w ? ", %w" : "", circular ? "circular" : "linear");
   arena ar;
   arena_init(&ar, 0);
-  const void *ins[3] = {c.data[0], c.data[2], c.data[1]};
+  const void *ins[3] = {c.data[OM_SCATTER_T_DATA], c.data[OM_SCATTER_T_UPDATES],
+                        c.data[OM_SCATTER_T_INDICES]};
   void *outs[1];
-  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, 3, outs[0], "y");
+  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, OM_SCATTER_T_Y, outs[0], "y");
   if (!ok) test_note("  TENSORSCATTER circular %d len %d w %d bd %u", circular, len, with_w, bd);
   CHECK(ok);
   arena_free(&ar);
@@ -289,11 +293,12 @@ static void cumsum_case(int dt, int axis, int excl, int rev, int prod, uint32_t 
   kcase c;
   kc_setup(&c, OM_TASK_CUMSUM, bd, 2);
   int32_t *q = c.task.params;
-  q[0] = axis, q[1] = excl, q[2] = rev, q[3] = prod;
-  kc_set(&c, 0, dt, 3, xd);
-  kc_set(&c, 1, dt, 3, xd);
+  q[OM_CUMSUM_P_AXIS] = axis, q[OM_CUMSUM_P_EXCLUSIVE] = excl, q[OM_CUMSUM_P_REVERSE] = rev,
+  q[OM_CUMSUM_P_OP] = prod;
+  kc_set(&c, OM_CUMSUM_T_X, dt, 3, xd);
+  kc_set(&c, OM_CUMSUM_T_Y, dt, 3, xd);
   for (int64_t i = 0; i < 60; i++)
-    put(c.data[0], dt, i, prod ? rnd(3) - 1 + (rnd(2) ? 0 : 2 * rnd(2)) : rnd(7) - 3);
+    put(c.data[OM_CUMSUM_T_X], dt, i, prod ? rnd(3) - 1 + (rnd(2) ? 0 : 2 * rnd(2)) : rnd(7) - 3);
   char text[400], t0[96];
   snprintf(text, sizeof text,
            "graph c opset 26\ninput %%x : %s\n%%y : %s = %s(%%x) {axis=%d, exclusive=%d, reverse=%d}\noutput "
@@ -301,9 +306,9 @@ static void cumsum_case(int dt, int axis, int excl, int rev, int prod, uint32_t 
            ty(t0, dt, 3, xd), t0, prod ? "CumProd" : "CumSum", axis - 3, excl, rev); /* a negative axis */
   arena ar;
   arena_init(&ar, 0);
-  const void *ins[1] = {c.data[0]};
+  const void *ins[1] = {c.data[OM_CUMSUM_T_X]};
   void *outs[1];
-  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, 1, outs[0], "y");
+  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, OM_CUMSUM_T_Y, outs[0], "y");
   if (!ok) test_note("  CUMSUM dt %d axis %d excl %d rev %d prod %d bd %u", dt, axis, excl, rev, prod, bd);
   CHECK(ok);
   arena_free(&ar);
@@ -326,16 +331,17 @@ static void onehot_case(int idt, int ydt, int axis, uint32_t bd) {
     yd[d] = d == axis ? depth : id[k++];
   kcase c;
   kc_setup(&c, OM_TASK_ONEHOT, bd, 3);
-  c.task.params[0] = axis, c.task.params[1] = (int32_t)depth;
-  kc_set(&c, 0, idt, 2, id);
-  kc_set(&c, 1, ydt, 1, vd);
-  kc_set(&c, 2, ydt, 3, yd);
+  c.task.params[OM_ONEHOT_P_AXIS] = axis, c.task.params[OM_ONEHOT_P_DEPTH] = (int32_t)depth;
+  kc_set(&c, OM_ONEHOT_T_INDICES, idt, 2, id);
+  kc_set(&c, OM_ONEHOT_T_VALUES, ydt, 1, vd);
+  kc_set(&c, OM_ONEHOT_T_Y, ydt, 3, yd);
   static const double idx[10] = {0, 3, -1, -4, 4, -5, 2, 1, 7, -2};
   for (int i = 0; i < 10; i++)
-    put(c.data[0], idt, i, idx[i]);
+    put(c.data[OM_ONEHOT_T_INDICES], idt, i, idx[i]);
   if (idt == DT_FLOAT32 || idt == DT_DOUBLE)
-    put(c.data[0], idt, 7, 1.75), put(c.data[0], idt, 9, -0.5); /* truncated: 1, 0 */
-  put(c.data[1], ydt, 0, -1), put(c.data[1], ydt, 1, 3);
+    put(c.data[OM_ONEHOT_T_INDICES], idt, 7, 1.75),
+        put(c.data[OM_ONEHOT_T_INDICES], idt, 9, -0.5); /* truncated: 1, 0 */
+  put(c.data[OM_ONEHOT_T_VALUES], ydt, 0, -1), put(c.data[OM_ONEHOT_T_VALUES], ydt, 1, 3);
   char text[400], t0[96], t1[96], t2[96];
   snprintf(
       text, sizeof text,
@@ -344,9 +350,9 @@ static void onehot_case(int idt, int ydt, int axis, uint32_t bd) {
       ty(t0, idt, 2, id), ty(t1, ydt, 1, vd), ty(t2, ydt, 3, yd), axis, (long long)depth);
   arena ar;
   arena_init(&ar, 0);
-  const void *ins[2] = {c.data[0], c.data[1]};
+  const void *ins[2] = {c.data[OM_ONEHOT_T_INDICES], c.data[OM_ONEHOT_T_VALUES]};
   void *outs[1];
-  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, 2, outs[0], "y");
+  int ok = run_and_eval(&c, text, ins, outs, &ar) && same(&c, OM_ONEHOT_T_Y, outs[0], "y");
   if (!ok) test_note("  ONEHOT idt %d ydt %d axis %d bd %u", idt, ydt, axis, bd);
   CHECK(ok);
   arena_free(&ar);
@@ -375,14 +381,14 @@ static void gathernd_case(int b, int irank, const int64_t *idims, int xdt, int y
   if (bd > count_of(yrank, yd)) bd = (uint32_t)count_of(yrank, yd);
   kcase c;
   kc_setup(&c, OM_TASK_GATHER, bd, 3);
-  c.task.params[0] = 2, c.task.params[1] = b;
-  kc_set(&c, 0, xdt, 3, xd);
-  kc_set(&c, 1, DT_INT32, irank, idims);
-  kc_set(&c, 2, ydt, yrank, yd);
+  c.task.params[OM_GATHER_P_MODE] = 2, c.task.params[OM_GATHER_P_AXIS] = b;
+  kc_set(&c, OM_GATHER_T_X, xdt, 3, xd);
+  kc_set(&c, OM_GATHER_T_INDICES, DT_INT32, irank, idims);
+  kc_set(&c, OM_GATHER_T_Y, ydt, yrank, yd);
   for (int64_t i = 0; i < 24; i++)
-    put(c.data[0], xdt, i, (double)i);
+    put(c.data[OM_GATHER_T_X], xdt, i, (double)i);
   int64_t ni = count_of(irank, idims);
-  int32_t *ix = c.data[1];
+  int32_t *ix = c.data[OM_GATHER_T_INDICES];
   for (int64_t i = 0; i < ni; i++) {
     int64_t D = xd[b + i % kd];
     ix[i] = (int32_t)(rnd((int)(2 * D)) - D);
@@ -399,11 +405,12 @@ static void gathernd_case(int b, int irank, const int64_t *idims, int xdt, int y
   int ok = check_ok(&c);
   if (ok) run(&c, NULL);
   if (oob) ix[0] = 0;
-  const void *ins[2] = {c.data[0], c.data[1]};
+  const void *ins[2] = {c.data[OM_GATHER_T_X], c.data[OM_GATHER_T_INDICES]};
   void *outs[1];
   ok = ok && eval(text, ins, outs, &ar);
   for (int64_t i = 0; ok && i < count_of(yrank, yd); i++) {
-    double want = i < inner && oob ? 0.0 : ir_elem_get(outs[0], xdt, i), got = ir_elem_get(c.data[2], ydt, i);
+    double want = i < inner && oob ? 0.0 : ir_elem_get(outs[0], xdt, i),
+           got = ir_elem_get(c.data[OM_GATHER_T_Y], ydt, i);
     ok = want == got;
     if (!ok) test_note("  y[%lld] = %g, want %g", (long long)i, got, want);
   }
@@ -441,20 +448,20 @@ static void bad_topk(int mutate, const char *want) {
   int64_t xd[2] = {3, 5}, yd[2] = {3, 2};
   kcase c;
   kc_setup(&c, OM_TASK_TOPK, 3, 3);
-  c.task.params[0] = 1, c.task.params[1] = 2, c.task.params[2] = 1;
-  kc_set(&c, 0, DT_FLOAT32, 2, xd);
-  kc_set(&c, 1, DT_FLOAT32, 2, yd);
-  kc_set(&c, 2, DT_INT64, 2, yd);
+  c.task.params[OM_TOPK_P_AXIS] = 1, c.task.params[OM_TOPK_P_K] = 2, c.task.params[OM_TOPK_P_LARGEST] = 1;
+  kc_set(&c, OM_TOPK_T_X, DT_FLOAT32, 2, xd);
+  kc_set(&c, OM_TOPK_T_VALUES, DT_FLOAT32, 2, yd);
+  kc_set(&c, OM_TOPK_T_INDICES, DT_INT64, 2, yd);
   switch (mutate) {
-  case 0: c.task.params[1] = 6; break;
-  case 1: c.task.params[0] = 2; break;
-  case 2: kc_set(&c, 2, DT_INT32, 2, yd); break;
-  case 3: c.task.params[2] = 2; break;
-  case 4: c.task.params[5] = 1; break;
+  case 0: c.task.params[OM_TOPK_P_K] = 6; break;
+  case 1: c.task.params[OM_TOPK_P_AXIS] = 2; break;
+  case 2: kc_set(&c, OM_TOPK_T_INDICES, DT_INT32, 2, yd); break;
+  case 3: c.task.params[OM_TOPK_P_LARGEST] = 2; break;
+  case 4: c.task.params[OM_TOPK_NPARAMS + 1] = 1; break;
   case 5: c.task.block_dim = 4; break;
-  case 6: kc_set(&c, 1, DT_FLOAT32, 2, xd); break;
-  case 7: kc_set(&c, 0, DT_BOOL, 2, xd); break;
-  case 8: kc_set(&c, 1, DT_INT32, 2, yd); break;
+  case 6: kc_set(&c, OM_TOPK_T_VALUES, DT_FLOAT32, 2, xd); break;
+  case 7: kc_set(&c, OM_TOPK_T_X, DT_BOOL, 2, xd); break;
+  case 8: kc_set(&c, OM_TOPK_T_VALUES, DT_INT32, 2, yd); break;
   default: break;
   }
   expect_verdict(&c, mutate, want);
@@ -464,34 +471,46 @@ static void bad_scatter(int mutate, const char *want) {
   int64_t xd[2] = {4, 3}, id[2] = {2, 3}, nd[2] = {2, 1}, ud[2] = {2, 3};
   kcase c;
   kc_setup(&c, OM_TASK_SCATTER, 12, 4);
-  c.task.params[1] = 1;
-  kc_set(&c, 0, DT_FLOAT32, 2, xd);
-  kc_set(&c, 1, DT_INT64, 2, id);
-  kc_set(&c, 2, DT_FLOAT32, 2, ud);
-  kc_set(&c, 3, DT_FLOAT32, 2, xd);
+  c.task.params[OM_SCATTER_P_AXIS] = 1;
+  kc_set(&c, OM_SCATTER_T_DATA, DT_FLOAT32, 2, xd);
+  kc_set(&c, OM_SCATTER_T_INDICES, DT_INT64, 2, id);
+  kc_set(&c, OM_SCATTER_T_UPDATES, DT_FLOAT32, 2, ud);
+  kc_set(&c, OM_SCATTER_T_Y, DT_FLOAT32, 2, xd);
   switch (mutate) {
-  case 0: c.task.params[0] = 3; break;
-  case 1: c.task.params[2] = 5; break;
-  case 2: kc_set(&c, 2, DT_INT32, 2, ud); break;
-  case 3: c.task.params[1] = 2; break;
-  case 4: kc_set(&c, 2, DT_FLOAT32, 1, ud); break;
+  case 0: c.task.params[OM_SCATTER_P_MODE] = 3; break;
+  case 1: c.task.params[OM_SCATTER_P_REDUCTION] = 5; break;
+  case 2: kc_set(&c, OM_SCATTER_T_UPDATES, DT_INT32, 2, ud); break;
+  case 3: c.task.params[OM_SCATTER_P_AXIS] = 2; break;
+  case 4: kc_set(&c, OM_SCATTER_T_UPDATES, DT_FLOAT32, 1, ud); break;
   case 5: /* only the axis may exceed data's dims */
-    c.task.params[1] = 0, id[1] = 4, ud[1] = 4, kc_set(&c, 1, DT_INT64, 2, id),
-    kc_set(&c, 2, DT_FLOAT32, 2, ud);
+    c.task.params[OM_SCATTER_P_AXIS] = 0, id[1] = 4, ud[1] = 4,
+    kc_set(&c, OM_SCATTER_T_INDICES, DT_INT64, 2, id), kc_set(&c, OM_SCATTER_T_UPDATES, DT_FLOAT32, 2, ud);
     break;
-  case 6: c.task.params[0] = 1, kc_set(&c, 1, DT_INT64, 2, nd); break; /* ND: axis must be 0 */
-  case 7: c.task.params[0] = 1, c.task.params[1] = 0, nd[1] = 3, kc_set(&c, 1, DT_INT64, 2, nd); break;
+  case 6:
+    c.task.params[OM_SCATTER_P_MODE] = 1, kc_set(&c, OM_SCATTER_T_INDICES, DT_INT64, 2, nd);
+    break; /* ND: axis must be 0 */
+  case 7:
+    c.task.params[OM_SCATTER_P_MODE] = 1, c.task.params[OM_SCATTER_P_AXIS] = 0, nd[1] = 3,
+    kc_set(&c, OM_SCATTER_T_INDICES, DT_INT64, 2, nd);
+    break;
   case 8: c.task.block_dim = 13; break;
-  case 9: kc_set(&c, 3, DT_FLOAT32, 2, ud); break;
-  case 10: kc_set(&c, 1, DT_FLOAT32, 2, id); break;
+  case 9: kc_set(&c, OM_SCATTER_T_Y, DT_FLOAT32, 2, ud); break;
+  case 10: kc_set(&c, OM_SCATTER_T_INDICES, DT_FLOAT32, 2, id); break;
   case 11:
-    c.task.params[0] = 1, c.task.params[1] = 0, kc_set(&c, 1, DT_INT64, 2, nd);
-    break;                                                    /* updates [2,3] ok */
-  case 12: c.task.params[0] = 2, c.task.params[1] = 0; break; /* TensorScatter: dim 0 is the batch */
-  case 13: c.task.params[0] = 2, c.task.params[2] = 1; break;
-  case 14: c.task.params[0] = 2, kc_set(&c, 2, DT_FLOAT32, 2, xd); break; /* write indices [2,3], not [4] */
-  case 15: c.task.params[0] = 2, ud[1] = 4, kc_set(&c, 2, DT_FLOAT32, 2, ud); break;
-  case 16: c.task.params[0] = 2, c.task.params[3] = 2; break;
+    c.task.params[OM_SCATTER_P_MODE] = 1, c.task.params[OM_SCATTER_P_AXIS] = 0,
+    kc_set(&c, OM_SCATTER_T_INDICES, DT_INT64, 2, nd);
+    break; /* updates [2,3] ok */
+  case 12:
+    c.task.params[OM_SCATTER_P_MODE] = 2, c.task.params[OM_SCATTER_P_AXIS] = 0;
+    break; /* TensorScatter: dim 0 is the batch */
+  case 13: c.task.params[OM_SCATTER_P_MODE] = 2, c.task.params[OM_SCATTER_P_REDUCTION] = 1; break;
+  case 14:
+    c.task.params[OM_SCATTER_P_MODE] = 2, kc_set(&c, OM_SCATTER_T_UPDATES, DT_FLOAT32, 2, xd);
+    break; /* write indices [2,3], not [4] */
+  case 15:
+    c.task.params[OM_SCATTER_P_MODE] = 2, ud[1] = 4, kc_set(&c, OM_SCATTER_T_UPDATES, DT_FLOAT32, 2, ud);
+    break;
+  case 16: c.task.params[OM_SCATTER_P_MODE] = 2, c.task.params[OM_SCATTER_P_CIRCULAR] = 2; break;
   default: break;
   }
   if (mutate < 0 || mutate == 11)
@@ -505,17 +524,17 @@ static void bad_cumsum(int mutate, const char *want) {
   int64_t xd[2] = {3, 5}, yd[2] = {3, 4};
   kcase c;
   kc_setup(&c, OM_TASK_CUMSUM, 3, 2);
-  c.task.params[0] = 1;
-  kc_set(&c, 0, DT_INT32, 2, xd);
-  kc_set(&c, 1, DT_INT32, 2, xd);
+  c.task.params[OM_CUMSUM_P_AXIS] = 1;
+  kc_set(&c, OM_CUMSUM_T_X, DT_INT32, 2, xd);
+  kc_set(&c, OM_CUMSUM_T_Y, DT_INT32, 2, xd);
   switch (mutate) {
-  case 0: c.task.params[3] = 2; break;
-  case 1: kc_set(&c, 0, DT_INT8, 2, xd), kc_set(&c, 1, DT_INT8, 2, xd); break;
-  case 2: kc_set(&c, 1, DT_INT32, 2, yd); break;
-  case 3: c.task.params[0] = 2; break;
+  case 0: c.task.params[OM_CUMSUM_P_OP] = 2; break;
+  case 1: kc_set(&c, OM_CUMSUM_T_X, DT_INT8, 2, xd), kc_set(&c, OM_CUMSUM_T_Y, DT_INT8, 2, xd); break;
+  case 2: kc_set(&c, OM_CUMSUM_T_Y, DT_INT32, 2, yd); break;
+  case 3: c.task.params[OM_CUMSUM_P_AXIS] = 2; break;
   case 4: c.task.block_dim = 4; break;
-  case 5: kc_set(&c, 1, DT_INT64, 2, xd); break;
-  case 6: c.task.params[1] = -1; break;
+  case 5: kc_set(&c, OM_CUMSUM_T_Y, DT_INT64, 2, xd); break;
+  case 6: c.task.params[OM_CUMSUM_P_EXCLUSIVE] = -1; break;
   default: break;
   }
   expect_verdict(&c, mutate, want);
@@ -525,18 +544,18 @@ static void bad_onehot(int mutate, const char *want) {
   int64_t id[1] = {3}, vd[1] = {2}, v3[1] = {3}, yd[2] = {3, 5}, ybad[2] = {5, 3};
   kcase c;
   kc_setup(&c, OM_TASK_ONEHOT, 15, 3);
-  c.task.params[0] = 1, c.task.params[1] = 5;
-  kc_set(&c, 0, DT_INT64, 1, id);
-  kc_set(&c, 1, DT_FLOAT32, 1, vd);
-  kc_set(&c, 2, DT_FLOAT32, 2, yd);
+  c.task.params[OM_ONEHOT_P_AXIS] = 1, c.task.params[OM_ONEHOT_P_DEPTH] = 5;
+  kc_set(&c, OM_ONEHOT_T_INDICES, DT_INT64, 1, id);
+  kc_set(&c, OM_ONEHOT_T_VALUES, DT_FLOAT32, 1, vd);
+  kc_set(&c, OM_ONEHOT_T_Y, DT_FLOAT32, 2, yd);
   switch (mutate) {
-  case 0: kc_set(&c, 1, DT_FLOAT32, 1, v3); break;
-  case 1: kc_set(&c, 2, DT_FLOAT32, 2, ybad); break;
-  case 2: c.task.params[1] = -5; break;
-  case 3: c.task.params[0] = 2; break;
-  case 4: kc_set(&c, 1, DT_INT64, 1, vd); break;
+  case 0: kc_set(&c, OM_ONEHOT_T_VALUES, DT_FLOAT32, 1, v3); break;
+  case 1: kc_set(&c, OM_ONEHOT_T_Y, DT_FLOAT32, 2, ybad); break;
+  case 2: c.task.params[OM_ONEHOT_P_DEPTH] = -5; break;
+  case 3: c.task.params[OM_ONEHOT_P_AXIS] = 2; break;
+  case 4: kc_set(&c, OM_ONEHOT_T_VALUES, DT_INT64, 1, vd); break;
   case 5: c.task.block_dim = 16; break;
-  case 6: kc_set(&c, 0, DT_BOOL, 1, id); break;
+  case 6: kc_set(&c, OM_ONEHOT_T_INDICES, DT_BOOL, 1, id); break;
   default: break;
   }
   expect_verdict(&c, mutate, want);
@@ -546,17 +565,17 @@ static void bad_gathernd(int mutate, const char *want) {
   int64_t xd[3] = {2, 3, 4}, id[3] = {2, 5, 1}, yd[3] = {2, 5, 4}, ibad[3] = {3, 5, 1}, ikd[3] = {2, 5, 3};
   kcase c;
   kc_setup(&c, OM_TASK_GATHER, 40, 3);
-  c.task.params[0] = 2, c.task.params[1] = 1;
-  kc_set(&c, 0, DT_FLOAT32, 3, xd);
-  kc_set(&c, 1, DT_INT64, 3, id);
-  kc_set(&c, 2, DT_FLOAT32, 3, yd);
+  c.task.params[OM_GATHER_P_MODE] = 2, c.task.params[OM_GATHER_P_AXIS] = 1;
+  kc_set(&c, OM_GATHER_T_X, DT_FLOAT32, 3, xd);
+  kc_set(&c, OM_GATHER_T_INDICES, DT_INT64, 3, id);
+  kc_set(&c, OM_GATHER_T_Y, DT_FLOAT32, 3, yd);
   switch (mutate) {
-  case 0: kc_set(&c, 1, DT_INT64, 3, ibad); break;
-  case 1: kc_set(&c, 1, DT_INT64, 3, ikd); break;
-  case 2: c.task.params[1] = 3; break;
-  case 3: kc_set(&c, 2, DT_FLOAT32, 3, xd); break;
+  case 0: kc_set(&c, OM_GATHER_T_INDICES, DT_INT64, 3, ibad); break;
+  case 1: kc_set(&c, OM_GATHER_T_INDICES, DT_INT64, 3, ikd); break;
+  case 2: c.task.params[OM_GATHER_P_AXIS] = 3; break;
+  case 3: kc_set(&c, OM_GATHER_T_Y, DT_FLOAT32, 3, xd); break;
   case 4: c.task.block_dim = 41; break;
-  case 5: c.task.params[0] = 3; break;
+  case 5: c.task.params[OM_GATHER_P_MODE] = 3; break;
   default: break;
   }
   expect_verdict(&c, mutate, want);
@@ -568,7 +587,7 @@ static void test_checks(void) {
   bad_topk(1, "axis");
   bad_topk(2, "indices dtype");
   bad_topk(3, "largest");
-  bad_topk(4, "params[5]");
+  bad_topk(4, test_param_ref(OM_TOPK_NPARAMS + 1));
   bad_topk(5, "block_dim");
   bad_topk(6, "values dims[1]");
   bad_topk(7, "x dtype");

@@ -138,6 +138,17 @@ static int32_t fbits(float f) {
   return b;
 }
 
+/* Designated initializers of square, symmetric windows: CONV2D / DWCONV
+ * (kernel k, stride s, pads p, dilation d) and POOL. */
+#define CONV_WINDOW(k, s, p, d)                                                                              \
+  [OM_CONV_P_KH] = (k), [OM_CONV_P_KW] = (k), [OM_CONV_P_STRIDE_H] = (s), [OM_CONV_P_STRIDE_W] = (s),        \
+  [OM_CONV_P_PAD_TOP] = (p), [OM_CONV_P_PAD_LEFT] = (p), [OM_CONV_P_PAD_BOTTOM] = (p),                       \
+  [OM_CONV_P_PAD_RIGHT] = (p), [OM_CONV_P_DILATION_H] = (d), [OM_CONV_P_DILATION_W] = (d)
+#define POOL_WINDOW(k, s, p)                                                                                 \
+  [OM_POOL_P_KH] = (k), [OM_POOL_P_KW] = (k), [OM_POOL_P_STRIDE_H] = (s), [OM_POOL_P_STRIDE_W] = (s),        \
+  [OM_POOL_P_PAD_TOP] = (p), [OM_POOL_P_PAD_LEFT] = (p), [OM_POOL_P_PAD_BOTTOM] = (p),                       \
+  [OM_POOL_P_PAD_RIGHT] = (p)
+
 /* --- CONV2D / DWCONV */
 
 typedef struct conv_case {
@@ -191,11 +202,12 @@ static void check_conv_pieces(kcase *c, int ys, int algo) {
   uint32_t chosen = 0;
   const uint64_t units = rt_conv2d_pieces(&c->task, &a, &chosen);
   CHECK_EQ_INT(units > 0, 1);
-  if (algo == OM_CONV_DIRECT && c->task.params[0] * c->task.params[1] == 1 && c->task.params[13] == 64)
+  const int32_t *q = c->task.params;
+  if (algo == OM_CONV_DIRECT && q[OM_CONV_P_KH] * q[OM_CONV_P_KW] == 1 && q[OM_CONV_P_TILE_M] == 64)
     CHECK_EQ_INT(chosen, 2); /* a 1x1 tile of 64 pixels: two pieces of 32 */
   if (algo != OM_CONV_DIRECT)
-    CHECK_EQ_INT(chosen, c->task.params[14] >= 4 && c->task.params[14] % 2 == 0 ? 2 : 1);
-  const int32_t size = c->task.params[algo != OM_CONV_DIRECT ? 14 : 13];
+    CHECK_EQ_INT(chosen, q[OM_CONV_P_TILE_N] >= 4 && q[OM_CONV_P_TILE_N] % 2 == 0 ? 2 : 1);
+  const int32_t size = q[algo != OM_CONV_DIRECT ? OM_CONV_P_TILE_N : OM_CONV_P_TILE_M];
   static uint64_t run;
   const size_t bytes = (size_t)c->t[ys].bytes;
   uint8_t *want = malloc(bytes);
@@ -240,10 +252,13 @@ static void run_conv_case(const conv_case *k, int dw, int algo) {
     kc_none(&c);
   int ys = kc_add(&c, k->ydt, LAYOUT_NC1HWC0, 4, yd);
   int32_t *q = c.task.params;
-  int32_t pv[16] = {k->kh, k->kw, k->sh,  k->sw,        k->pt,        k->pl, k->pb, k->pr,
-                    k->dh, k->dw, k->act, fbits(k->lo), fbits(k->hi), k->tm, k->tn, k->tk};
-  memcpy(q, pv, sizeof pv);
-  q[16] = algo;
+  q[OM_CONV_P_KH] = k->kh, q[OM_CONV_P_KW] = k->kw, q[OM_CONV_P_STRIDE_H] = k->sh,
+  q[OM_CONV_P_STRIDE_W] = k->sw;
+  q[OM_CONV_P_PAD_TOP] = k->pt, q[OM_CONV_P_PAD_LEFT] = k->pl, q[OM_CONV_P_PAD_BOTTOM] = k->pb;
+  q[OM_CONV_P_PAD_RIGHT] = k->pr, q[OM_CONV_P_DILATION_H] = k->dh, q[OM_CONV_P_DILATION_W] = k->dw;
+  q[OM_CONV_P_ACT] = k->act, q[OM_CONV_P_CLIP_MIN] = fbits(k->lo), q[OM_CONV_P_CLIP_MAX] = fbits(k->hi);
+  q[OM_CONV_P_TILE_M] = k->tm, q[OM_CONV_P_TILE_N] = k->tn, q[OM_CONV_P_TILE_K] = k->tk;
+  q[OM_CONV_P_ALGORITHM] = algo;
 
   size_t nw = dw ? (size_t)(k->c * k->kh * k->kw) : count4(wd);
   float *x = gen(count4(xd), k->xdt, 1.0f), *w = gen(nw, k->xdt, 0.5f);
@@ -414,8 +429,12 @@ static void test_pool(void) {
     kc_setup(&c, OM_TASK_POOL, (uint32_t)k->bd, 0);
     int64_t xd[4] = {k->n, k->c, k->h, k->w}, yd[4] = {k->n, k->c, k->ho, k->wo};
     int xs = kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, xd), ys = kc_add(&c, k->ydt, LAYOUT_NC1HWC0, 4, yd);
-    int32_t pv[10] = {k->kh, k->kw, k->sh, k->sw, k->pt, k->pl, k->pb, k->pr, k->avg, k->include_pad};
-    memcpy(c.task.params, pv, sizeof pv);
+    int32_t *q = c.task.params;
+    q[OM_POOL_P_KH] = k->kh, q[OM_POOL_P_KW] = k->kw, q[OM_POOL_P_STRIDE_H] = k->sh,
+    q[OM_POOL_P_STRIDE_W] = k->sw;
+    q[OM_POOL_P_PAD_TOP] = k->pt, q[OM_POOL_P_PAD_LEFT] = k->pl, q[OM_POOL_P_PAD_BOTTOM] = k->pb;
+    q[OM_POOL_P_PAD_RIGHT] = k->pr, q[OM_POOL_P_MODE] = k->avg,
+    q[OM_POOL_P_COUNT_INCLUDE_PAD] = k->include_pad;
     float *x = gen(count4(xd), k->xdt, 2.0f), *ref = malloc(count4(yd) * 4), *got = malloc(count4(yd) * 4);
     kc_put_nc1hwc0(&c, xs, x);
     kc_run(&c);
@@ -452,7 +471,7 @@ static void concat_case(int layout, int rank, const int64_t *ydims, int axis, co
     xdims[axis] = parts[p];
     int xs = kc_add(&c, xdt, layout, rank, xdims), ys = kc_add(&c, ydt, layout, rank, ydims);
     if (ydata) memcpy(c.data[ys], ydata, (size_t)c.t[ys].bytes); /* keep the earlier slices */
-    c.task.params[0] = axis, c.task.params[1] = (int32_t)off;
+    c.task.params[OM_COPY_SLICE_P_AXIS] = axis, c.task.params[OM_COPY_SLICE_P_OFFSET] = (int32_t)off;
     size_t xn = yn / (size_t)ydims[axis] * (size_t)parts[p];
     float *x = gen(xn, xdt, 1.0f);
     for (size_t o = 0; o < outer; o++)
@@ -520,7 +539,8 @@ static void test_softmax(void) {
     kc_setup(&c, OM_TASK_SOFTMAX, (uint32_t)cases[i].bd, 0);
     int xs = kc_add(&c, cases[i].xdt, LAYOUT_ND, 3, d), ys = kc_add(&c, cases[i].ydt, LAYOUT_ND, 3, d);
     int axis = cases[i].axis;
-    c.task.params[0] = axis, c.task.params[1] = cases[i].coerce, c.task.params[2] = cases[i].log;
+    c.task.params[OM_SOFTMAX_P_AXIS] = axis, c.task.params[OM_SOFTMAX_P_COERCE_2D] = cases[i].coerce;
+    c.task.params[OM_SOFTMAX_P_LOG] = cases[i].log;
     float *x = gen(n, cases[i].xdt, 4.0f), *ref = malloc(n * 4), *got = malloc(n * 4);
     size_t outer = 1, len = 1, inner = 1;
     for (int k = 0; k < 3; k++) {
@@ -648,19 +668,21 @@ static void bad_conv(int mutate, const char *what, const char *want) {
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd);
   kc_none(&c);
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, yd);
-  int32_t pv[16] = {3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 32, 2, 2};
-  memcpy(c.task.params, pv, sizeof pv);
+  const int32_t pv[OM_CONV_NPARAMS] = {
+      CONV_WINDOW(3, 1, 1, 1), [OM_CONV_P_TILE_M] = 32, [OM_CONV_P_TILE_N] = 2, [OM_CONV_P_TILE_K] = 2};
+  int32_t *q = c.task.params;
+  memcpy(q, pv, sizeof pv);
   if (mutate == 5) /* L0C: 128 * 33 * 64 > 256K while L0A and L0B fit */
-    c.task.params[13] = 128, c.task.params[14] = 33, c.task.params[15] = 1;
-  if (mutate == 6) c.task.params[15] = 65;                        /* L0A: 32 rows * 65*16 * 2 bytes > 64K */
-  if (mutate == 7) c.task.block_dim = 9;                          /* tiles = 4 * 1 */
-  if (mutate == 8) c.task.params[4] = 3;                          /* pad_top >= kh */
-  if (mutate == 9) c.task.params[13] = 24;                        /* tile_m not a multiple of 16 */
-  if (mutate == 10) c.task.params[2] = 0;                         /* stride 0 */
-  if (mutate == 11) c.t[0].dtype = DT_FLOAT32, c.t[0].bytes *= 2; /* x f32, w f16 */
+    q[OM_CONV_P_TILE_M] = 128, q[OM_CONV_P_TILE_N] = 33, q[OM_CONV_P_TILE_K] = 1;
+  if (mutate == 6) q[OM_CONV_P_TILE_K] = 65; /* L0A: 32 rows * 65*16 * 2 bytes > 64K */
+  if (mutate == 7) c.task.block_dim = 9;     /* tiles = 4 * 1 */
+  if (mutate == 8) q[OM_CONV_P_PAD_TOP] = 3; /* pad_top >= kh */
+  if (mutate == 9) q[OM_CONV_P_TILE_M] = 24; /* tile_m not a multiple of 16 */
+  if (mutate == 10) q[OM_CONV_P_STRIDE_H] = 0;
+  if (mutate == 11) c.t[OM_CONV_T_X].dtype = DT_FLOAT32, c.t[OM_CONV_T_X].bytes *= 2; /* x f32, w f16 */
   if (mutate == 12) c.task.ntensors = 4;
-  if (mutate == 13) c.task.tensors[0] = OM_NONE;
-  if (mutate == 14) c.t[4].bytes -= 2;
+  if (mutate == 13) c.task.tensors[OM_CONV_T_X] = OM_NONE;
+  if (mutate == 14) c.t[OM_CONV_T_Y].bytes -= 2;
   expect_verdict(&c, mutate, what, want);
 }
 
@@ -676,24 +698,28 @@ static void bad_wino_fz(int mutate, const char *what, const char *want) {
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd);
   kc_none(&c);
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, yd);
-  int32_t pv[17] = {3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 9, 1, 2, OM_CONV_WINO_F43_FZ};
-  memcpy(c.task.params, pv, sizeof pv);
-  if (mutate == 3) c.task.params[3] = 2, c.t[4].dims[3] = 5, c.t[4].bytes /= 2; /* stride_w 2 */
-  if (mutate == 4) c.task.params[15] = 4;                                       /* tile_k > C1in */
-  if (mutate == 5) c.task.params[15] = 0;
+  const int32_t pv[OM_CONV_NPARAMS] = {
+      CONV_WINDOW(3, 1, 1, 1), [OM_CONV_P_TILE_M] = 9, [OM_CONV_P_TILE_N] = 1, [OM_CONV_P_TILE_K] = 2,
+      [OM_CONV_P_ALGORITHM] = OM_CONV_WINO_F43_FZ};
+  int32_t *q = c.task.params;
+  memcpy(q, pv, sizeof pv);
+  if (mutate == 3) /* stride_w 2 */
+    q[OM_CONV_P_STRIDE_W] = 2, c.t[OM_CONV_T_Y].dims[3] = 5, c.t[OM_CONV_T_Y].bytes /= 2;
+  if (mutate == 4) q[OM_CONV_P_TILE_K] = 4; /* tile_k > C1in */
+  if (mutate == 5) q[OM_CONV_P_TILE_K] = 0;
   if (mutate == 6) c.def.ub_bytes = 36 * (2 * 16 + 1) * 64 - 4; /* U for tile_k 2 does not fit */
-  if (mutate == 7) c.task.params[13] = 120;                     /* L0C: 36 * 120 * 64 > 256K */
+  if (mutate == 7) q[OM_CONV_P_TILE_M] = 120;                   /* L0C: 36 * 120 * 64 > 256K */
   if (mutate == 8) c.task.block_dim = 3;
-  if (mutate == 9) c.task.params[16] = 1; /* the retired algorithm (om_format.h) */
-  if (mutate == 10) c.task.params[16] = 3;
+  if (mutate == 9) q[OM_CONV_P_ALGORITHM] = 1; /* the retired algorithm (om_format.h) */
+  if (mutate == 10) q[OM_CONV_P_ALGORITHM] = 3;
   if (mutate == 11) /* dilation 2, pads 2: same output size */
-    for (int i = 4; i < 10; i++)
-      c.task.params[i] = 2;
+    for (int i = OM_CONV_P_PAD_TOP; i <= OM_CONV_P_DILATION_W; i++)
+      q[i] = 2;
   expect_verdict(&c, mutate, what, want);
 }
 
 /* A valid 1x1 conv 1x20x10x10 -> 24 with an x_scale [1, 20, 1, 1]
- * (params[18] = 1, slot 5); `mutate` breaks one thing. */
+ * (x_scale = 1, its slot); `mutate` breaks one thing. */
 static void bad_x_scale(int mutate, const char *what, const char *want) {
   kcase c;
   kc_setup(&c, OM_TASK_CONV2D, 2, 0);
@@ -706,13 +732,16 @@ static void bad_x_scale(int mutate, const char *what, const char *want) {
   kc_none(&c);
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, yd);
   if (mutate != 5) kc_add(&c, mutate == 3 ? DT_FLOAT32 : DT_FLOAT16, LAYOUT_NC1HWC0, 4, sd);
-  int32_t pv[19] = {1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 32, 2, 2, OM_CONV_DIRECT, 0, 1};
-  memcpy(c.task.params, pv, sizeof pv);
-  if (mutate == 1)
-    c.task.params[0] = c.task.params[1] = 3, c.task.params[4] = c.task.params[5] = 1,
-    c.task.params[6] = c.task.params[7] = 1;
-  if (mutate == 4) c.task.params[18] = 2;
-  if (mutate == 6) c.task.params[17] = 2;
+  const int32_t pv[OM_CONV_NPARAMS] = {
+      CONV_WINDOW(1, 1, 0, 1), [OM_CONV_P_TILE_M] = 32, [OM_CONV_P_TILE_N] = 2, [OM_CONV_P_TILE_K] = 2,
+      [OM_CONV_P_X_SCALE] = 1};
+  const int32_t p3x3[OM_CONV_NPARAMS] = {
+      CONV_WINDOW(3, 1, 1, 1), [OM_CONV_P_TILE_M] = 32, [OM_CONV_P_TILE_N] = 2, [OM_CONV_P_TILE_K] = 2,
+      [OM_CONV_P_X_SCALE] = 1};
+  int32_t *q = c.task.params;
+  memcpy(q, mutate == 1 ? p3x3 : pv, sizeof pv);
+  if (mutate == 4) q[OM_CONV_P_X_SCALE] = 2;
+  if (mutate == 6) q[OM_CONV_P_GROUPS] = 2;
   expect_verdict(&c, mutate, what, want);
 }
 
@@ -753,7 +782,7 @@ static void test_checks(void) {
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
   yd[2] = 6;
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, yd);
-  int32_t pv[10] = {3, 3, 2, 2, 0, 0, 0, 0, 0, 0};
+  const int32_t pv[OM_POOL_NPARAMS] = {POOL_WINDOW(3, 2, 0), [OM_POOL_P_MODE] = 0};
   memcpy(c.task.params, pv, sizeof pv);
   expect_reject(&c, "pool y dims", "floor");
   kc_free(&c);
@@ -765,7 +794,7 @@ static void test_checks(void) {
   kc_none(&c);
   kc_none(&c);
   kc_add(&c, DT_FLOAT16, LAYOUT_NC1HWC0, 4, dy);
-  int32_t dp[10] = {7, 7, 1, 1, 0, 0, 0, 0, 1, 1};
+  const int32_t dp[OM_CONV_NPARAMS] = {CONV_WINDOW(7, 1, 0, 1)};
   memcpy(c.task.params, dp, sizeof dp);
   c.def.ub_bytes = 4096;
   CHECK_EQ_INT(kc_check(&c), OMRT_OK);
@@ -777,7 +806,7 @@ static void test_checks(void) {
   kc_setup(&c, OM_TASK_SOFTMAX, 1, 0);
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e1);
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, e1);
-  c.task.params[0] = 2;
+  c.task.params[OM_SOFTMAX_P_AXIS] = 2;
   expect_reject(&c, "softmax axis", "axis");
   kc_free(&c);
 
@@ -785,7 +814,7 @@ static void test_checks(void) {
   int64_t s1[2] = {3, 4}, s2[2] = {3, 6};
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, s1);
   kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, s2);
-  c.task.params[0] = 1, c.task.params[1] = 3;
+  c.task.params[OM_COPY_SLICE_P_AXIS] = 1, c.task.params[OM_COPY_SLICE_P_OFFSET] = 3;
   expect_reject(&c, "copy_slice offset", "offset");
   kc_free(&c);
 
@@ -907,9 +936,16 @@ static void *build_net(size_t *size_out) {
   free(w1), free(w2), free(b1);
   uint32_t t1[2] = {x, a}, t2[5] = {a, w1i, b1i, OM_NONE, b}, t3[2] = {b, cc};
   uint32_t t4[5] = {cc, w2i, OM_NONE, OM_NONE, d}, t6[2] = {e, y};
-  int32_t p2[16] = {3, 3, 1, 1, 1, 1, 1, 1, 1, 1, OM_ACT_RELU, 0, 0, 64, 1, 1};
-  int32_t p3[10] = {2, 2, 2, 2, 0, 0, 0, 0, 0, 0};
-  int32_t p4[16] = {1, 1, 1, 1, 0, 0, 0, 0, 1, 1, OM_ACT_CLIP, fbits(-0.5f), fbits(0.75f), 32, 2, 1};
+  int32_t p2[OM_CONV_NPARAMS] = {CONV_WINDOW(3, 1, 1, 1), [OM_CONV_P_ACT] = OM_ACT_RELU,
+                                 [OM_CONV_P_TILE_M] = 64, [OM_CONV_P_TILE_N] = 1, [OM_CONV_P_TILE_K] = 1};
+  int32_t p3[OM_POOL_NPARAMS] = {POOL_WINDOW(2, 2, 0)};
+  int32_t p4[OM_CONV_NPARAMS] = {CONV_WINDOW(1, 1, 0, 1),
+                                 [OM_CONV_P_ACT] = OM_ACT_CLIP,
+                                 [OM_CONV_P_CLIP_MIN] = fbits(-0.5f),
+                                 [OM_CONV_P_CLIP_MAX] = fbits(0.75f),
+                                 [OM_CONV_P_TILE_M] = 32,
+                                 [OM_CONV_P_TILE_N] = 2,
+                                 [OM_CONV_P_TILE_K] = 1};
   /* e = f32(d + d): LOAD, ADD in f16, CAST to f32, STORE. */
   om_vprog vh = {.ninputs = 1, .noutputs = 1, .nregs = 3, .ninstrs = 4};
   om_vinstr vi[4] = {{.op = VOP_LOAD, .dtype = DT_FLOAT16, .dst = 0, .a = 0},
@@ -918,13 +954,13 @@ static void *build_net(size_t *size_out) {
                      {.op = VOP_STORE, .dtype = DT_FLOAT32, .a = 0, .b = 2}};
   uint32_t voff = 0;
   om_writer_add_vprog(w, &vh, vi, &voff);
-  int32_t p5[1] = {(int32_t)voff};
+  int32_t p5[OM_VPROG_NPARAMS] = {[OM_VPROG_P_PROGRAM] = (int32_t)voff};
   uint32_t t5[2] = {d, e};
   add_task(w, OM_TASK_TRANSDATA, "to_5d", 2, 2, t1, NULL, 0);
-  add_task(w, OM_TASK_CONV2D, "conv1", 5, 5, t2, p2, 16);
-  add_task(w, OM_TASK_POOL, "pool", 2, 2, t3, p3, 10);
-  add_task(w, OM_TASK_CONV2D, "conv2", 4, 5, t4, p4, 16);
-  add_task(w, OM_TASK_VPROG, "add", 3, 2, t5, p5, 1);
+  add_task(w, OM_TASK_CONV2D, "conv1", 5, 5, t2, p2, OM_CONV_NPARAMS);
+  add_task(w, OM_TASK_POOL, "pool", 2, 2, t3, p3, OM_POOL_NPARAMS);
+  add_task(w, OM_TASK_CONV2D, "conv2", 4, 5, t4, p4, OM_CONV_NPARAMS);
+  add_task(w, OM_TASK_VPROG, "add", 3, 2, t5, p5, OM_VPROG_NPARAMS);
   add_task(w, OM_TASK_TRANSDATA, "to_nd", 3, 2, t6, NULL, 0);
   om_writer_set_io(w, &x, 1, &y, 1);
   void *data = NULL;

@@ -122,8 +122,8 @@ static size_t bcast_index(const om_tensor *t, int tr, const int64_t *tdims, int 
 /* ref[y elements] and, per element, the scale of its error bound. */
 static void reference(const mcase *c, int ta, int tb, double alpha, double beta, int act, double lo,
                       double hi, double *ref, double *scale) {
-  const om_tensor *A = &c->t[0], *B = &c->t[1], *Y = &c->t[3];
-  const om_tensor *C = c->task.tensors[2] == OM_NONE ? NULL : &c->t[2];
+  const om_tensor *A = &c->t[OM_MATMUL_T_A], *B = &c->t[OM_MATMUL_T_B], *Y = &c->t[OM_MATMUL_T_Y];
+  const om_tensor *C = c->task.tensors[OM_MATMUL_T_C] == OM_NONE ? NULL : &c->t[OM_MATMUL_T_C];
   int ra = (int)A->rank, rb = (int)B->rank;
   /* A as [abat..., M, K] in storage order, B as [bbat..., K|N ...] */
   int64_t M = ra >= 2 ? A->dims[ra - 2 + ta] : 1, K = ra >= 2 ? A->dims[ra - 1 - ta] : A->dims[0];
@@ -149,7 +149,8 @@ static void reference(const mcase *c, int ta, int tb, double alpha, double beta,
         for (int64_t k = 0; k < K; k++) {
           size_t ai = ab * (size_t)(M * K) + (size_t)(ta ? k * M + m : m * K + k);
           size_t bi = bb * (size_t)(K * N) + (size_t)(rb < 2 ? k : tb ? n * K + k : k * N + n);
-          double p = get(c->data[0], (int)A->dtype, ai) * get(c->data[1], (int)B->dtype, bi);
+          double p =
+              get(c->data[OM_MATMUL_T_A], (int)A->dtype, ai) * get(c->data[OM_MATMUL_T_B], (int)B->dtype, bi);
           acc += p, mag += fabs(p);
         }
         size_t yi = (size_t)((bt * M + m) * N + n);
@@ -159,7 +160,7 @@ static void reference(const mcase *c, int ta, int tb, double alpha, double beta,
           int64_t yidx[MAX_RANK], rr = (int64_t)yi;
           for (int d = (int)Y->rank - 1; d >= 0; d--)
             yidx[d] = rr % Y->dims[d], rr /= Y->dims[d];
-          double cv = beta * get(c->data[2], (int)C->dtype,
+          double cv = beta * get(c->data[OM_MATMUL_T_C], (int)C->dtype,
                                  bcast_index(C, (int)C->rank, C->dims, (int)Y->rank, yidx));
           v += cv, mag += fabs(cv);
         }
@@ -198,11 +199,11 @@ static void run_tile(void (*tile)(const rt_mm_geom *, int64_t, int64_t, int64_t,
 
 static int compare(const mcase *c, const double *ref, const double *scale, const char *what,
                    const char *path) {
-  const om_tensor *Y = &c->t[3];
+  const om_tensor *Y = &c->t[OM_MATMUL_T_Y];
   int yt = (int)Y->dtype, bad = 0;
   double f32_rel = 4e-6 * (double)(Y->rank ? 1 : 1); /* f32 summation, per unit of sum |terms| */
   for (uint64_t i = 0; i < count(Y); i++) {
-    double got = get(c->data[3], yt, i);
+    double got = get(c->data[OM_MATMUL_T_Y], yt, i);
     double tol = f32_rel * scale[i] + 1e-7 +
                  (yt == DT_FLOAT16 ? fabs(ref[i]) * 0x1p-11 + 0x1p-24 : fabs(ref[i]) * 0x1p-24);
     if (!(fabs(got - ref[i]) <= tol)) {
@@ -222,11 +223,11 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
   if (sp->rc >= 0) mc_set(&c, 2, cdt, sp->rc, sp->cd);
   mc_set(&c, 3, ydt, sp->ry, sp->yd);
   int32_t *q = c.task.params;
-  q[0] = sp->ta, q[1] = sp->tb, q[2] = bits(sp->alpha), q[3] = sp->rc >= 0 ? bits(sp->beta) : 0,
-  q[4] = sp->act;
+  q[OM_MATMUL_P_TRANS_A] = sp->ta, q[OM_MATMUL_P_TRANS_B] = sp->tb, q[OM_MATMUL_P_ALPHA] = bits(sp->alpha),
+  q[OM_MATMUL_P_BETA] = sp->rc >= 0 ? bits(sp->beta) : 0, q[OM_MATMUL_P_ACT] = sp->act;
   float lo = -0.25f, hi = 0.5f;
-  if (sp->act == OM_ACT_CLIP) q[5] = bits(lo), q[6] = bits(hi);
-  q[7] = sp->tm, q[8] = sp->tn, q[9] = sp->tk;
+  if (sp->act == OM_ACT_CLIP) q[OM_MATMUL_P_CLIP_MIN] = bits(lo), q[OM_MATMUL_P_CLIP_MAX] = bits(hi);
+  q[OM_MATMUL_P_TILE_M] = sp->tm, q[OM_MATMUL_P_TILE_N] = sp->tn, q[OM_MATMUL_P_TILE_K] = sp->tk;
   c.task.block_dim = bd;
   for (int s = 0; s < 3; s++)
     if (c.task.tensors[s] != OM_NONE) fill(c.data[s], (int)c.t[s].dtype, count(&c.t[s]));
@@ -240,7 +241,7 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
     mc_free(&c);
     return;
   }
-  uint64_t ny = count(&c.t[3]);
+  uint64_t ny = count(&c.t[OM_MATMUL_T_Y]);
   double *ref = malloc(ny * sizeof *ref), *scale = malloc(ny * sizeof *scale);
   reference(&c, sp->ta, sp->tb, sp->alpha, sp->rc >= 0 ? sp->beta : 0, sp->act, lo, hi, ref, scale);
 
@@ -260,12 +261,12 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
     rt_kernels[OM_TASK_MATMUL].run(&c.task, &a, b, &core);
   CHECK(compare(&c, ref, scale, what, rt_cpu()->name));
   /* each path's tile directly */
-  memset(c.data[3], 0x7f, (size_t)c.t[3].bytes);
+  memset(c.data[OM_MATMUL_T_Y], 0x7f, (size_t)c.t[OM_MATMUL_T_Y].bytes);
   run_tile(rt_matmul_tile, &c, &core);
   CHECK(compare(&c, ref, scale, what, "portable tile"));
 #if defined(__x86_64__) && defined(__GNUC__)
   if (rt_cpu()->matmul_tile) {
-    memset(c.data[3], 0x7f, (size_t)c.t[3].bytes);
+    memset(c.data[OM_MATMUL_T_Y], 0x7f, (size_t)c.t[OM_MATMUL_T_Y].bytes);
     run_tile(rt_matmul_tile_x86, &c, &core);
     CHECK(compare(&c, ref, scale, what, "x86 tile"));
   }
@@ -534,7 +535,8 @@ static void valid(mcase *c) {
   mc_set(c, 2, DT_FLOAT32, 1, (int64_t[]){9});
   mc_set(c, 3, DT_FLOAT32, 3, (int64_t[]){2, 5, 9});
   int32_t *q = c->task.params;
-  q[2] = bits(1.0f), q[3] = bits(1.0f), q[7] = q[8] = q[9] = 16;
+  q[OM_MATMUL_P_ALPHA] = bits(1.0f), q[OM_MATMUL_P_BETA] = bits(1.0f),
+  q[OM_MATMUL_P_TILE_M] = q[OM_MATMUL_P_TILE_N] = q[OM_MATMUL_P_TILE_K] = 16;
 }
 
 static void expect_reject(mcase *c, const char *what, const char *want) {
@@ -552,11 +554,12 @@ static void check_cases(void) {
   CHECK_EQ_INT(mc_check(&c), OMRT_OK);
   mc_free(&c);
   valid(&c), c.task.ntensors = 3, expect_reject(&c, "ntensors", "ntensors");
-  valid(&c), c.task.tensors[0] = OM_NONE, expect_reject(&c, "a missing", "a");
-  valid(&c), c.t[1].dtype = DT_FLOAT16, c.t[1].bytes /= 2, expect_reject(&c, "a/b dtypes", "b dtype");
-  valid(&c), c.t[0].dtype = DT_INT32, expect_reject(&c, "int a", "dtype");
-  valid(&c), c.t[3].layout = LAYOUT_NC1HWC0, expect_reject(&c, "y layout", "layout");
-  valid(&c), c.t[3].bytes += 4, expect_reject(&c, "y bytes", "bytes");
+  valid(&c), c.task.tensors[OM_MATMUL_T_A] = OM_NONE, expect_reject(&c, "a missing", "a");
+  valid(&c), c.t[OM_MATMUL_T_B].dtype = DT_FLOAT16, c.t[OM_MATMUL_T_B].bytes /= 2,
+             expect_reject(&c, "a/b dtypes", "b dtype");
+  valid(&c), c.t[OM_MATMUL_T_A].dtype = DT_INT32, expect_reject(&c, "int a", "dtype");
+  valid(&c), c.t[OM_MATMUL_T_Y].layout = LAYOUT_NC1HWC0, expect_reject(&c, "y layout", "layout");
+  valid(&c), c.t[OM_MATMUL_T_Y].bytes += 4, expect_reject(&c, "y bytes", "bytes");
   valid(&c), mc_set(&c, 1, DT_FLOAT32, 2, (int64_t[]){8, 9}), expect_reject(&c, "K mismatch", "K");
   valid(&c), mc_set(&c, 3, DT_FLOAT32, 3, (int64_t[]){2, 5, 8}), expect_reject(&c, "y N", "matrix dims");
   valid(&c), mc_set(&c, 3, DT_FLOAT32, 2, (int64_t[]){5, 9}), expect_reject(&c, "y rank", "y rank");
@@ -564,23 +567,27 @@ static void check_cases(void) {
   valid(&c), mc_set(&c, 3, DT_FLOAT32, 3, (int64_t[]){1, 5, 9}), expect_reject(&c, "y batch", "batch dim");
   valid(&c), mc_set(&c, 2, DT_FLOAT32, 1, (int64_t[]){4}), expect_reject(&c, "c broadcast", "c dims");
   valid(&c), mc_set(&c, 2, DT_FLOAT32, 4, (int64_t[]){1, 2, 5, 9}), expect_reject(&c, "c rank", "c rank");
-  valid(&c), c.task.params[0] = 2, expect_reject(&c, "trans_a 2", "trans_a");
+  valid(&c), c.task.params[OM_MATMUL_P_TRANS_A] = 2, expect_reject(&c, "trans_a 2", "trans_a");
   valid(&c), mc_set(&c, 1, DT_FLOAT32, 1, (int64_t[]){7}), mc_set(&c, 3, DT_FLOAT32, 2, (int64_t[]){2, 5}),
-      c.task.params[1] = 1, expect_reject(&c, "trans_b on 1-D", "trans_b");
-  valid(&c), c.task.params[2] = bits(INFINITY), expect_reject(&c, "alpha inf", "alpha");
-  valid(&c), c.task.params[3] = bits(NAN), expect_reject(&c, "beta nan", "beta");
-  valid(&c), c.task.tensors[2] = OM_NONE, expect_reject(&c, "beta without c", "without c");
-  valid(&c), c.task.params[4] = 3, expect_reject(&c, "act", "act");
-  valid(&c), c.task.params[4] = OM_ACT_CLIP, c.task.params[5] = bits(2), c.task.params[6] = bits(1),
-             expect_reject(&c, "clip order", "clip_min");
-  valid(&c), c.task.params[5] = 1, expect_reject(&c, "clip param without clip", "params[5]");
-  valid(&c), c.task.params[7] = 24, expect_reject(&c, "tile_m 24", "tile_m");
-  valid(&c), c.task.params[9] = 0, expect_reject(&c, "tile_k 0", "tile_k");
-  valid(&c), c.task.params[8] = 65552, expect_reject(&c, "tile_n too big", "tile_n");
-  valid(&c), c.task.params[7] = 2048, c.task.params[9] = 16, expect_reject(&c, "L0A", "L0A");
-  valid(&c), c.task.params[8] = 2048, c.task.params[9] = 16, expect_reject(&c, "L0B", "L0B");
-  valid(&c), c.task.params[7] = 1024, c.task.params[8] = 1024, expect_reject(&c, "L0C", "L0C");
-  valid(&c), c.task.params[12] = 1, expect_reject(&c, "unused param", "unused");
+      c.task.params[OM_MATMUL_P_TRANS_B] = 1, expect_reject(&c, "trans_b on 1-D", "trans_b");
+  valid(&c), c.task.params[OM_MATMUL_P_ALPHA] = bits(INFINITY), expect_reject(&c, "alpha inf", "alpha");
+  valid(&c), c.task.params[OM_MATMUL_P_BETA] = bits(NAN), expect_reject(&c, "beta nan", "beta");
+  valid(&c), c.task.tensors[OM_MATMUL_T_C] = OM_NONE, expect_reject(&c, "beta without c", "without c");
+  valid(&c), c.task.params[OM_MATMUL_P_ACT] = 3, expect_reject(&c, "act", "act");
+  valid(&c), c.task.params[OM_MATMUL_P_ACT] = OM_ACT_CLIP, c.task.params[OM_MATMUL_P_CLIP_MIN] = bits(2),
+             c.task.params[OM_MATMUL_P_CLIP_MAX] = bits(1), expect_reject(&c, "clip order", "clip_min");
+  valid(&c), c.task.params[OM_MATMUL_P_CLIP_MIN] = 1,
+             expect_reject(&c, "clip param without clip", test_param_ref(OM_MATMUL_P_CLIP_MIN));
+  valid(&c), c.task.params[OM_MATMUL_P_TILE_M] = 24, expect_reject(&c, "tile_m 24", "tile_m");
+  valid(&c), c.task.params[OM_MATMUL_P_TILE_K] = 0, expect_reject(&c, "tile_k 0", "tile_k");
+  valid(&c), c.task.params[OM_MATMUL_P_TILE_N] = 65552, expect_reject(&c, "tile_n too big", "tile_n");
+  valid(&c), c.task.params[OM_MATMUL_P_TILE_M] = 2048, c.task.params[OM_MATMUL_P_TILE_K] = 16,
+             expect_reject(&c, "L0A", "L0A");
+  valid(&c), c.task.params[OM_MATMUL_P_TILE_N] = 2048, c.task.params[OM_MATMUL_P_TILE_K] = 16,
+             expect_reject(&c, "L0B", "L0B");
+  valid(&c), c.task.params[OM_MATMUL_P_TILE_M] = 1024, c.task.params[OM_MATMUL_P_TILE_N] = 1024,
+             expect_reject(&c, "L0C", "L0C");
+  valid(&c), c.task.params[OM_MATMUL_NPARAMS + 2] = 1, expect_reject(&c, "unused param", "unused");
   valid(&c), c.task.block_dim = 3, expect_reject(&c, "block_dim > tiles", "block_dim");
   valid(&c), mc_set(&c, 0, DT_FLOAT32, 3, (int64_t[]){2, 5, 0}),
       mc_set(&c, 1, DT_FLOAT32, 2, (int64_t[]){0, 9}), expect_reject(&c, "K = 0", "K 0");

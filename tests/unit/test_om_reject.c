@@ -236,7 +236,7 @@ static void test_fields(void) {
   /* Tasks: a tensor index out of range, an unknown kind, a bad block_dim. */
   om_partition *pk = om_find_part(scratch, OM_PART_TASKS);
   reset();
-  ((om_task *)(scratch + pk->offset))->tensors[1] = 3;
+  ((om_task *)(scratch + pk->offset))->tensors[OM_TRANSDATA_T_DST] = 3;
   om_recrc(scratch, pkg_size);
   CHECK_EQ_INT(try_load(pkg_size), OMRT_ERR_FORMAT);
   CHECK(strstr(omrt_last_error(), "task 0 'copy'") != NULL);
@@ -256,7 +256,7 @@ static void test_fields(void) {
   CHECK_EQ_INT(try_load(pkg_size), OMRT_ERR_FORMAT);
   /* The kernel's own check: TRANSDATA with a src of another element count. */
   reset();
-  ((om_task *)(scratch + pk->offset))->tensors[0] = 2;
+  ((om_task *)(scratch + pk->offset))->tensors[OM_TRANSDATA_T_SRC] = 2;
   om_recrc(scratch, pkg_size);
   CHECK(try_load(pkg_size) != OMRT_OK);
   test_note("kernel check: %s", omrt_last_error());

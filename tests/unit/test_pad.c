@@ -21,7 +21,7 @@
 
 static void kc_init(kcase *c, int mode, uint32_t bd) {
   kc_setup(c, OM_TASK_PAD, bd, 2);
-  c->task.params[0] = mode;
+  c->task.params[OM_PAD_P_MODE] = mode;
 }
 
 static double get(const void *p, int dt, size_t i) {
@@ -39,9 +39,9 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
   int64_t yd[2] = {XD[0] + pads[0] + pads[2], XD[1] + pads[1] + pads[3]};
   kcase c;
   kc_init(&c, mode, bd);
-  kc_set(&c, 0, xdt, 2, XD);
-  kc_set(&c, 1, ydt, 2, yd);
-  c.task.params[1] = (int32_t)pads[0], c.task.params[2] = (int32_t)pads[1];
+  kc_set(&c, OM_PAD_T_X, xdt, 2, XD);
+  kc_set(&c, OM_PAD_T_Y, ydt, 2, yd);
+  c.task.params[OM_PAD_P_BEGIN] = (int32_t)pads[0], c.task.params[OM_PAD_P_BEGIN + 1] = (int32_t)pads[1];
   double value = 7;
   if (mode == 0) { /* the constant as bytes of y's dtype */
     uint8_t b[8] = {0};
@@ -49,13 +49,14 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
     uint64_t bits = 0;
     for (int k = 0; k < 8; k++)
       bits |= (uint64_t)b[k] << (8 * k);
-    c.task.params[9] = (int32_t)(uint32_t)bits, c.task.params[10] = (int32_t)(uint32_t)(bits >> 32);
+    c.task.params[OM_PAD_P_VALUE_LO] = (int32_t)(uint32_t)bits,
+    c.task.params[OM_PAD_P_VALUE_HI] = (int32_t)(uint32_t)(bits >> 32);
   }
   for (int i = 0; i < 12; i++) {
     if (xdt == DT_FLOAT32)
-      ((float *)c.data[0])[i] = (float)(i + 1);
+      ((float *)c.data[OM_PAD_T_X])[i] = (float)(i + 1);
     else
-      ((int64_t *)c.data[0])[i] = i + 1;
+      ((int64_t *)c.data[OM_PAD_T_X])[i] = i + 1;
   }
   omrt_status st = kc_check(&c);
   CHECK_EQ_INT(st, OMRT_OK);
@@ -90,16 +91,16 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
   }
   arena ar;
   arena_init(&ar, 0);
-  const void *ins[1] = {c.data[0]};
+  const void *ins[1] = {c.data[OM_PAD_T_X]};
   void *outs[1];
   int ok = ir_eval_graph(g, ins, outs, &ar, &d) == ST_OK;
   if (!ok) test_note("  eval: %s", d.msg);
   for (int64_t i = 0; ok && i < yd[0] * yd[1]; i++) {
-    ok = get(c.data[1], ydt, (size_t)i) == get(outs[0], xdt, (size_t)i);
+    ok = get(c.data[OM_PAD_T_Y], ydt, (size_t)i) == get(outs[0], xdt, (size_t)i);
     if (!ok)
       test_note("  %s pads %lld,%lld,%lld,%lld x %d y %d bd %u: y[%lld] = %g, want %g", MODES[mode],
                 (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3], xdt, ydt, bd,
-                (long long)i, get(c.data[1], ydt, (size_t)i), get(outs[0], xdt, (size_t)i));
+                (long long)i, get(c.data[OM_PAD_T_Y], ydt, (size_t)i), get(outs[0], xdt, (size_t)i));
   }
   CHECK(ok);
   arena_free(&ar);
@@ -123,23 +124,25 @@ static void bad(int mutate, const char *what, const char *want) {
   int64_t yd[2] = {5, 6}, y1[1] = {30}, x1[2] = {3, 1};
   kcase c;
   kc_init(&c, 2, 2);
-  kc_set(&c, 0, DT_FLOAT32, 2, XD);
-  kc_set(&c, 1, DT_FLOAT32, 2, yd);
-  c.task.params[1] = 1, c.task.params[2] = 1;
+  kc_set(&c, OM_PAD_T_X, DT_FLOAT32, 2, XD);
+  kc_set(&c, OM_PAD_T_Y, DT_FLOAT32, 2, yd);
+  c.task.params[OM_PAD_P_BEGIN] = 1, c.task.params[OM_PAD_P_BEGIN + 1] = 1;
   switch (mutate) {
-  case 0: c.task.params[0] = 4; break;
-  case 1: c.task.params[3] = 1; break;                        /* begin of a dim x does not have */
-  case 2: c.task.params[9] = 5; break;                        /* a constant outside constant mode */
-  case 3: c.task.params[0] = 0, c.task.params[10] = 1; break; /* 8 bytes of constant for f32 */
-  case 4: kc_set(&c, 1, DT_FLOAT32, 1, y1); break;
-  case 5: kc_set(&c, 1, DT_INT32, 2, yd); break;
+  case 0: c.task.params[OM_PAD_P_MODE] = 4; break;
+  case 1: c.task.params[OM_PAD_P_BEGIN + 2] = 1; break; /* begin of a dim x does not have */
+  case 2: c.task.params[OM_PAD_P_VALUE_LO] = 5; break;  /* a constant outside constant mode */
+  case 3:
+    c.task.params[OM_PAD_P_MODE] = 0, c.task.params[OM_PAD_P_VALUE_HI] = 1;
+    break; /* 8 bytes of constant for f32 */
+  case 4: kc_set(&c, OM_PAD_T_Y, DT_FLOAT32, 1, y1); break;
+  case 5: kc_set(&c, OM_PAD_T_Y, DT_INT32, 2, yd); break;
   case 6:
-    c.task.params[0] = 1;
-    kc_set(&c, 0, DT_FLOAT32, 2, x1);
+    c.task.params[OM_PAD_P_MODE] = 1;
+    kc_set(&c, OM_PAD_T_X, DT_FLOAT32, 2, x1);
     break; /* reflect of a 1-wide dim */
   case 7: c.task.block_dim = 31; break;
-  case 8: c.t[0].layout = LAYOUT_NC1HWC0; break;
-  case 9: c.t[1].bytes = 8; break;
+  case 8: c.t[OM_PAD_T_X].layout = LAYOUT_NC1HWC0; break;
+  case 9: c.t[OM_PAD_T_Y].bytes = 8; break;
   default: break;
   }
   if (mutate < 0)
@@ -152,9 +155,9 @@ static void bad(int mutate, const char *what, const char *want) {
 static void test_checks(void) {
   bad(-1, "valid", "");
   bad(0, "mode", "mode");
-  bad(1, "begin beyond the rank", "params[3]");
-  bad(2, "constant outside constant mode", "params[9]");
-  bad(3, "constant too wide", "params[10]");
+  bad(1, "begin beyond the rank", test_param_ref(OM_PAD_P_BEGIN + 2));
+  bad(2, "constant outside constant mode", test_param_ref(OM_PAD_P_VALUE_LO));
+  bad(3, "constant too wide", test_param_ref(OM_PAD_P_VALUE_HI));
   bad(4, "rank", "rank");
   bad(5, "f32 to i32", "dtype");
   bad(6, "reflect of one element", "reflect");

@@ -32,13 +32,15 @@ static void run_case(int64_t n, int64_t c, int64_t h, int64_t w, int avg, int xd
   kcase k;
   kc_setup(&k, OM_TASK_POOL, bd, 2);
   const int64_t xd[4] = {n, c, h, w}, yd[4] = {n, c, 1, 1};
-  kc_set_layout(&k, 0, xdt, LAYOUT_NC1HWC0, 4, xd);
-  kc_set_layout(&k, 1, ydt, LAYOUT_NC1HWC0, 4, yd);
-  const int32_t q[10] = {(int32_t)h, (int32_t)w, 1, 1, 0, 0, 0, 0, avg, 0};
-  memcpy(k.task.params, q, sizeof q);
+  kc_set_layout(&k, OM_POOL_T_X, xdt, LAYOUT_NC1HWC0, 4, xd);
+  kc_set_layout(&k, OM_POOL_T_Y, ydt, LAYOUT_NC1HWC0, 4, yd);
+  int32_t *q = k.task.params;
+  q[OM_POOL_P_KH] = (int32_t)h, q[OM_POOL_P_KW] = (int32_t)w,
+  q[OM_POOL_P_STRIDE_H] = q[OM_POOL_P_STRIDE_W] = 1;
+  q[OM_POOL_P_MODE] = avg;
 
   /* x: NC1HWC0 with zero padding lanes; a per-channel offset so that sums do not cancel */
-  memset(k.data[0], 0, (size_t)k.t[0].bytes);
+  memset(k.data[OM_POOL_T_X], 0, (size_t)k.t[OM_POOL_T_X].bytes);
   float *x = malloc((size_t)(n * c * h * w) * sizeof *x);
   for (int64_t i = 0; i < n * c; i++)
     for (int64_t pix = 0; pix < h * w; pix++) {
@@ -46,7 +48,7 @@ static void run_case(int64_t n, int64_t c, int64_t h, int64_t w, int avg, int xd
       if (xdt == DT_FLOAT16) v = half_to_float(float_to_half(v));
       if (!avg && pix < nans) v = NAN;
       x[i * h * w + pix] = v;
-      rt_put(k.data[0], xdt, nc1hwc0_at(xd, i / c, i % c, pix / w, pix % w), v);
+      rt_put(k.data[OM_POOL_T_X], xdt, nc1hwc0_at(xd, i / c, i % c, pix / w, pix % w), v);
     }
 
   omrt_status s = kc_check(&k);
@@ -62,7 +64,7 @@ static void run_case(int64_t n, int64_t c, int64_t h, int64_t w, int avg, int xd
   size_t badpad = 0;
   for (int64_t i = 0; i < n * ((c + 15) / 16) * 16; i++) {
     const int64_t img = i / (((c + 15) / 16) * 16), ch = i % (((c + 15) / 16) * 16);
-    const float got = rt_get(k.data[1], ydt, nc1hwc0_at(yd, img, ch, 0, 0));
+    const float got = rt_get(k.data[OM_POOL_T_Y], ydt, nc1hwc0_at(yd, img, ch, 0, 0));
     if (ch >= c) {
       badpad += got != 0.0f || signbit(got);
       continue;

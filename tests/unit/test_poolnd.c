@@ -82,20 +82,23 @@ static void one_case(const pcase *pc, int xdt, int ydt, uint32_t bd) {
   }
   kcase c;
   kc_setup(&c, OM_TASK_POOL_ND, bd, 2);
-  kc_set(&c, 0, xdt, rank, xd);
-  kc_set(&c, 1, ydt, rank, yd);
+  kc_set(&c, OM_POOL_ND_T_X, xdt, rank, xd);
+  kc_set(&c, OM_POOL_ND_T_Y, ydt, rank, yd);
   int32_t *q = c.task.params;
-  q[0] = pc->mode, q[1] = pc->incl, q[2] = pc->mode == 2 ? pc->p : 0;
+  q[OM_POOL_ND_P_MODE] = pc->mode, q[OM_POOL_ND_P_COUNT_INCLUDE_PAD] = pc->incl,
+  q[OM_POOL_ND_P_LP_P] = pc->mode == 2 ? pc->p : 0;
   for (int j = 0; j < pc->r; j++)
-    q[3 + j] = (int32_t)pc->k[j], q[6 + j] = (int32_t)pc->s[j], q[9 + j] = (int32_t)pc->dl[j],
-          q[12 + j] = (int32_t)pc->pb[j], q[15 + j] = (int32_t)pc->pe[j];
-  uint64_t xn = c.t[0].bytes / dtype_size(xdt), yn = c.t[1].bytes / dtype_size(ydt);
+    q[OM_POOL_ND_P_KERNEL + j] = (int32_t)pc->k[j], q[OM_POOL_ND_P_STRIDES + j] = (int32_t)pc->s[j],
+                            q[OM_POOL_ND_P_DILATIONS + j] = (int32_t)pc->dl[j],
+                            q[OM_POOL_ND_P_PAD_BEGIN + j] = (int32_t)pc->pb[j],
+                            q[OM_POOL_ND_P_PAD_END + j] = (int32_t)pc->pe[j];
+  uint64_t xn = c.t[OM_POOL_ND_T_X].bytes / dtype_size(xdt), yn = c.t[OM_POOL_ND_T_Y].bytes / dtype_size(ydt);
   double *x = malloc(xn * sizeof *x);
   for (uint64_t i = 0; i < xn; i++) {
     x[i] = xdt == DT_INT8    ? (double)((int)(i * 37 % 251) - 125)
            : xdt == DT_UINT8 ? (double)(i * 37 % 251)
                              : sin(0.7 * (double)i) * 2;
-    ir_elem_set(c.data[0], xdt, (int64_t)i, x[i]);
+    ir_elem_set(c.data[OM_POOL_ND_T_X], xdt, (int64_t)i, x[i]);
   }
   char what[200];
   snprintf(what, sizeof what, "r=%d mode=%d incl=%d p=%d ceil=%d xdt=%d ydt=%d bd=%u", pc->r, pc->mode,
@@ -145,7 +148,7 @@ static void one_case(const pcase *pc, int xdt, int ydt, uint32_t bd) {
     for (int k = 0; k < rank; k++)
       g->nodes[0]->out[0]->dims[k] = yd[k];
     g->nodes[0]->out[0]->rank = rank, g->nodes[0]->out[0]->dtype = (dtype)xdt;
-    const void *ins[1] = {c.data[0]};
+    const void *ins[1] = {c.data[OM_POOL_ND_T_X]};
     eok = ir_eval_graph(g, ins, eo, &ar, &d) == ST_OK;
   }
   CHECK(eok);
@@ -156,7 +159,7 @@ static void one_case(const pcase *pc, int xdt, int ydt, uint32_t bd) {
     for (int j = pc->r - 1; j >= 0; j--)
       o[j] = rest % yd[2 + j], rest /= yd[2 + j], plane *= yd[2 + j];
     double want = naive(pc, x, pc->x, o, (int64_t)i / plane);
-    double got = ir_elem_get(c.data[1], ydt, (int64_t)i);
+    double got = ir_elem_get(c.data[OM_POOL_ND_T_Y], ydt, (int64_t)i);
     double tol = ydt == DT_FLOAT16   ? 2e-3 * (1 + fabs(want))
                  : ydt == DT_FLOAT32 ? 2e-6 * (1 + fabs(want))
                                      : 0;
@@ -220,21 +223,29 @@ static void bad(int mutate, const char *what, const char *want) {
   int64_t xd[4] = {1, 2, 5, 5}, yd[4] = {1, 2, 3, 3};
   kcase c;
   kc_setup(&c, OM_TASK_POOL_ND, 2, 2);
-  kc_set(&c, 0, DT_FLOAT32, 4, xd);
-  kc_set(&c, 1, DT_FLOAT32, 4, yd);
+  kc_set(&c, OM_POOL_ND_T_X, DT_FLOAT32, 4, xd);
+  kc_set(&c, OM_POOL_ND_T_Y, DT_FLOAT32, 4, yd);
   int32_t *q = c.task.params;
-  q[0] = 1, q[3] = q[4] = 2, q[6] = q[7] = 2, q[9] = q[10] = 1, q[12] = q[13] = 1, q[15] = q[16] = 1;
+  q[OM_POOL_ND_P_MODE] = 1, q[OM_POOL_ND_P_KERNEL] = q[OM_POOL_ND_P_KERNEL + 1] = 2,
+  q[OM_POOL_ND_P_STRIDES] = q[OM_POOL_ND_P_STRIDES + 1] = 2,
+  q[OM_POOL_ND_P_DILATIONS] = q[OM_POOL_ND_P_DILATIONS + 1] = 1,
+  q[OM_POOL_ND_P_PAD_BEGIN] = q[OM_POOL_ND_P_PAD_BEGIN + 1] = 1,
+  q[OM_POOL_ND_P_PAD_END] = q[OM_POOL_ND_P_PAD_END + 1] = 1;
   switch (mutate) {
-  case 0: q[0] = 3; break;
-  case 1: q[2] = 2; break;  /* p outside lp */
-  case 2: q[5] = 1; break;  /* a third kernel dim for 2 spatial dims */
-  case 3: q[12] = 2; break; /* pad as large as the kernel */
-  case 4: q[6] = 0; break;  /* stride 0 */
-  case 5: yd[3] = 5, kc_set(&c, 1, DT_FLOAT32, 4, yd); break;
-  case 6: kc_set(&c, 0, DT_INT8, 4, xd), kc_set(&c, 1, DT_INT8, 4, yd); break; /* avg on i8 */
+  case 0: q[OM_POOL_ND_P_MODE] = 3; break;
+  case 1: q[OM_POOL_ND_P_LP_P] = 2; break;       /* p outside lp */
+  case 2: q[OM_POOL_ND_P_KERNEL + 2] = 1; break; /* a third kernel dim for 2 spatial dims */
+  case 3: q[OM_POOL_ND_P_PAD_BEGIN] = 2; break;  /* pad as large as the kernel */
+  case 4: q[OM_POOL_ND_P_STRIDES] = 0; break;    /* stride 0 */
+  case 5: yd[3] = 5, kc_set(&c, OM_POOL_ND_T_Y, DT_FLOAT32, 4, yd); break;
+  case 6:
+    kc_set(&c, OM_POOL_ND_T_X, DT_INT8, 4, xd), kc_set(&c, OM_POOL_ND_T_Y, DT_INT8, 4, yd);
+    break; /* avg on i8 */
   case 7: c.task.block_dim = 19; break;
-  case 8: q[1] = 1, q[0] = 0; break; /* count_include_pad on max */
-  case 9: q[20] = 1; break;
+  case 8:
+    q[OM_POOL_ND_P_COUNT_INCLUDE_PAD] = 1, q[OM_POOL_ND_P_MODE] = 0;
+    break; /* count_include_pad on max */
+  case 9: q[OM_POOL_ND_NPARAMS + 2] = 1; break;
   default: break;
   }
   if (mutate < 0)
@@ -248,14 +259,14 @@ static void test_checks(void) {
   bad(-1, "valid", NULL);
   bad(0, "mode 3", "mode");
   bad(1, "p outside lp", "p =");
-  bad(2, "third kernel dim", "params[5]");
+  bad(2, "third kernel dim", test_param_ref(OM_POOL_ND_P_KERNEL + 2));
   bad(3, "pad = kernel extent", "below the kernel extent");
-  bad(4, "stride 0", "params[6]");
+  bad(4, "stride 0", test_param_ref(OM_POOL_ND_P_STRIDES));
   bad(5, "y dim", "floor");
   bad(6, "avg on i8", "dtype");
   bad(7, "block_dim", "block_dim");
   bad(8, "count_include_pad on max", "count_include_pad");
-  bad(9, "unused param", "params[20]");
+  bad(9, "unused param", test_param_ref(OM_POOL_ND_NPARAMS + 2));
 }
 
 int main(void) {

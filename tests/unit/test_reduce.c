@@ -52,7 +52,7 @@ static void kc_run(kcase *c) {
 
 static void kc_init(kcase *c, int op, uint32_t mask, uint32_t block_dim) {
   kc_setup(c, OM_TASK_REDUCE, block_dim, 2);
-  c->task.params[0] = op, c->task.params[1] = (int32_t)mask;
+  c->task.params[OM_REDUCE_P_OP] = op, c->task.params[OM_REDUCE_P_AXES] = (int32_t)mask;
 }
 
 static double get(const void *p, int dt, size_t i) {
@@ -160,9 +160,9 @@ static void one_case(int op, uint32_t mask, int keep, int xdt, int ydt, int last
     yn *= (size_t)yd[d];
   kcase c;
   kc_init(&c, op, mask, bd < yn ? bd : 1);
-  c.task.params[2] = last;
-  kc_set(&c, 0, xdt, RANK, XD);
-  kc_set(&c, 1, ydt, yr, yd);
+  c.task.params[OM_REDUCE_P_SELECT_LAST_INDEX] = last;
+  kc_set(&c, OM_REDUCE_T_X, xdt, RANK, XD);
+  kc_set(&c, OM_REDUCE_T_Y, ydt, yr, yd);
   double x[XN], ref[XN];
   int fl = xdt == DT_FLOAT32 || xdt == DT_FLOAT16 || xdt == DT_DOUBLE;
   int uns = xdt == DT_UINT16 || xdt == DT_UINT32 || xdt == DT_UINT64;
@@ -175,15 +175,15 @@ static void one_case(int op, uint32_t mask, int keep, int xdt, int ydt, int last
                                       : irand(17) - 8;
     if (fl && !is_arg && op != OM_REDUCE_PROD) v = v / 4.0 + (op == OM_REDUCE_LOGSUM ? 2.5 : 0.0);
     if (uns) v = fabs(v);
-    put(c.data[0], xdt, i, v);
-    x[i] = get(c.data[0], xdt, i); /* as stored (f16-rounded) */
+    put(c.data[OM_REDUCE_T_X], xdt, i, v);
+    x[i] = get(c.data[OM_REDUCE_T_X], xdt, i); /* as stored (f16-rounded) */
   }
   reference(op, last, mask, x, ref, yn);
   kc_run(&c);
   double worst = 0;
   size_t at = 0;
   for (size_t o = 0; o < yn; o++) {
-    double got = get(c.data[1], ydt, o), e = fabs(got - ref[o]) / fmax(1.0, fabs(ref[o]));
+    double got = get(c.data[OM_REDUCE_T_Y], ydt, o), e = fabs(got - ref[o]) / fmax(1.0, fabs(ref[o]));
     if (!(e <= worst)) worst = e, at = o;
   }
   double tol = ydt == DT_FLOAT16 ? 2e-3 : ydt == DT_FLOAT32 ? 1e-5 : ydt == DT_DOUBLE ? 1e-13 : 0;
@@ -192,7 +192,8 @@ static void one_case(int op, uint32_t mask, int keep, int xdt, int ydt, int last
            ydt, last, bd);
   test_check(worst <= tol, __FILE__, __LINE__, what);
   if (!(worst <= tol))
-    test_note("  %s: error %g at %zu (got %g, want %g)", what, worst, at, get(c.data[1], ydt, at), ref[at]);
+    test_note("  %s: error %g at %zu (got %g, want %g)", what, worst, at, get(c.data[OM_REDUCE_T_Y], ydt, at),
+              ref[at]);
   kc_free(&c);
 }
 
@@ -238,12 +239,12 @@ static void test_u64_order(void) {
   for (int k = 0; k < 4; k++) {
     kcase c;
     kc_init(&c, ops[k], 1u, 1);
-    kc_set(&c, 0, DT_UINT64, 1, xd);
-    kc_set(&c, 1, k < 2 ? DT_UINT64 : DT_INT64, 1, yd);
-    memcpy(c.data[0], x, sizeof x);
+    kc_set(&c, OM_REDUCE_T_X, DT_UINT64, 1, xd);
+    kc_set(&c, OM_REDUCE_T_Y, k < 2 ? DT_UINT64 : DT_INT64, 1, yd);
+    memcpy(c.data[OM_REDUCE_T_X], x, sizeof x);
     kc_run(&c);
     uint64_t got;
-    memcpy(&got, c.data[1], 8);
+    memcpy(&got, c.data[OM_REDUCE_T_Y], 8);
     CHECK(got == want[k]);
     kc_free(&c);
   }
@@ -274,12 +275,12 @@ static void test_empty(void) {
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     kcase c;
     kc_init(&c, cases[k].op, 2u, 2);
-    kc_set(&c, 0, cases[k].dt, 3, xd);
-    kc_set(&c, 1, cases[k].dt, 3, yd);
+    kc_set(&c, OM_REDUCE_T_X, cases[k].dt, 3, xd);
+    kc_set(&c, OM_REDUCE_T_Y, cases[k].dt, 3, yd);
     kc_run(&c);
     int ok = 1;
     for (size_t o = 0; o < 6; o++) {
-      double got = get(c.data[1], cases[k].dt, o), want = cases[k].want;
+      double got = get(c.data[OM_REDUCE_T_Y], cases[k].dt, o), want = cases[k].want;
       ok &= isnan(want) ? isnan(got) : got == want;
     }
     char what[80];
@@ -296,36 +297,36 @@ static void bad(int mutate, const char *what, const char *want) {
   kcase c;
   int64_t yd[RANK] = {3, 1, 1, 5}, yd2[3] = {3, 1, 5}, ybad[RANK] = {3, 1, 1, 4};
   kc_init(&c, OM_REDUCE_SUM, 4u, 2);
-  kc_set(&c, 0, DT_FLOAT32, RANK, XD);
-  kc_set(&c, 1, DT_FLOAT32, RANK, yd);
+  kc_set(&c, OM_REDUCE_T_X, DT_FLOAT32, RANK, XD);
+  kc_set(&c, OM_REDUCE_T_Y, DT_FLOAT32, RANK, yd);
   switch (mutate) {
-  case 0: c.task.params[0] = OM_REDUCE_OP_COUNT; break;
-  case 1: c.task.params[1] = 16; break;
-  case 2: c.task.params[1] = -1; break;
-  case 3: c.task.params[2] = 1; break;
-  case 4: c.task.params[5] = 3; break;
-  case 5: kc_set(&c, 1, DT_FLOAT32, RANK, ybad); break;
-  case 6: kc_set(&c, 1, DT_FLOAT32, 2, yd2); break;
-  case 7: kc_set(&c, 1, DT_INT32, RANK, yd); break;
+  case 0: c.task.params[OM_REDUCE_P_OP] = OM_REDUCE_OP_COUNT; break;
+  case 1: c.task.params[OM_REDUCE_P_AXES] = 16; break;
+  case 2: c.task.params[OM_REDUCE_P_AXES] = -1; break;
+  case 3: c.task.params[OM_REDUCE_P_SELECT_LAST_INDEX] = 1; break;
+  case 4: c.task.params[OM_REDUCE_NPARAMS + 2] = 3; break;
+  case 5: kc_set(&c, OM_REDUCE_T_Y, DT_FLOAT32, RANK, ybad); break;
+  case 6: kc_set(&c, OM_REDUCE_T_Y, DT_FLOAT32, 2, yd2); break;
+  case 7: kc_set(&c, OM_REDUCE_T_Y, DT_INT32, RANK, yd); break;
   case 8:
-    c.task.params[0] = OM_REDUCE_ARGMAX, c.task.params[1] = 5;
-    kc_set(&c, 1, DT_INT64, 2, yd2);
+    c.task.params[OM_REDUCE_P_OP] = OM_REDUCE_ARGMAX, c.task.params[OM_REDUCE_P_AXES] = 5;
+    kc_set(&c, OM_REDUCE_T_Y, DT_INT64, 2, yd2);
     break;
   case 9:
-    c.task.params[0] = OM_REDUCE_MEAN;
-    kc_set(&c, 0, DT_INT64, RANK, XD);
-    kc_set(&c, 1, DT_INT64, RANK, yd);
+    c.task.params[OM_REDUCE_P_OP] = OM_REDUCE_MEAN;
+    kc_set(&c, OM_REDUCE_T_X, DT_INT64, RANK, XD);
+    kc_set(&c, OM_REDUCE_T_Y, DT_INT64, RANK, yd);
     break;
-  case 10: c.task.params[0] = OM_REDUCE_ARGMIN; break; /* y must be i64 */
+  case 10: c.task.params[OM_REDUCE_P_OP] = OM_REDUCE_ARGMIN; break; /* y must be i64 */
   case 11: c.task.block_dim = 16; break;
-  case 12: c.t[1].bytes += 4; break;
-  case 13: c.t[0].layout = LAYOUT_NC1HWC0; break;
-  case 14: c.task.ntensors = 3, c.task.tensors[2] = 1; break;
-  case 15: c.task.tensors[1] = OM_NONE; break;
+  case 12: c.t[OM_REDUCE_T_Y].bytes += 4; break;
+  case 13: c.t[OM_REDUCE_T_X].layout = LAYOUT_NC1HWC0; break;
+  case 14: c.task.ntensors = 3, c.task.tensors[OM_REDUCE_NTENSORS] = 1; break;
+  case 15: c.task.tensors[OM_REDUCE_T_Y] = OM_NONE; break;
   case 16:
-    c.task.params[0] = OM_REDUCE_ARGMAX, c.task.params[1] = 2;
-    c.t[0].dims[1] = 0, c.t[0].bytes = 0;
-    kc_set(&c, 1, DT_INT64, RANK, (const int64_t[]){3, 1, 4, 5});
+    c.task.params[OM_REDUCE_P_OP] = OM_REDUCE_ARGMAX, c.task.params[OM_REDUCE_P_AXES] = 2;
+    c.t[OM_REDUCE_T_X].dims[1] = 0, c.t[OM_REDUCE_T_X].bytes = 0;
+    kc_set(&c, OM_REDUCE_T_Y, DT_INT64, RANK, (const int64_t[]){3, 1, 4, 5});
     break;
   default: break;
   }
@@ -340,9 +341,9 @@ static void test_check_rules(void) {
   bad(-1, "valid", "");
   bad(0, "unknown op", "op = 12");
   bad(1, "mask beyond the rank", "beyond x's rank");
-  bad(2, "negative mask", "params[1]");
+  bad(2, "negative mask", test_param_ref(OM_REDUCE_P_AXES));
   bad(3, "select_last_index on a sum", "select_last_index");
-  bad(4, "unused param set", "params[5]");
+  bad(4, "unused param set", test_param_ref(OM_REDUCE_NPARAMS + 2));
   bad(5, "wrong kept dim", "y dims[3]");
   bad(6, "wrong y rank", "y rank");
   bad(7, "float x, integer y", "y dtype");

@@ -239,49 +239,54 @@ static void one_case(const ref_case *rc, const double *scales, const int64_t *si
   }
   /* the kernel on a one-task model whose tables are WEIGHTS */
   om_model_def def = {.ub_bytes = 256 << 10, .ntasks = 1};
-  om_tensor tt[4];
-  om_task task = {.kind = OM_TASK_RESIZE, .name = 1, .block_dim = bd, .ntensors = 4};
+  om_tensor tt[OM_RESIZE_NTENSORS];
+  om_task task = {.kind = OM_TASK_RESIZE, .name = 1, .block_dim = bd, .ntensors = OM_RESIZE_NTENSORS};
   static const char strings[] = "\0test_task\0t";
-  void *data[4] = {NULL};
-  int dts[4] = {xdt, DT_INT32, DT_FLOAT32, ydt == DT_INT8 ? xdt : ydt};
+  void *data[OM_RESIZE_NTENSORS] = {NULL};
+  int dts[OM_RESIZE_NTENSORS] = {[OM_RESIZE_T_X] = xdt,
+                                 [OM_RESIZE_T_IDX] = DT_INT32,
+                                 [OM_RESIZE_T_W] = DT_FLOAT32,
+                                 [OM_RESIZE_T_Y] = ydt == DT_INT8 ? xdt : ydt};
   uint64_t wbytes = (uint64_t)t.count * 4;
   uint8_t *weights = aligned_alloc(64, (size_t)(2 * ((wbytes + 63) / 64 * 64) + 64));
-  for (int s = 0; s < 4 && ok; s++) {
-    if (s == 2 && t.select) continue;
-    int rank = s == 0 || s == 3 ? 4 : 1;
-    const int64_t *dims = s == 0 ? x->dims : s == 3 ? yv->dims : &t.count;
+  for (int s = 0; s < OM_RESIZE_NTENSORS && ok; s++) {
+    if (s == OM_RESIZE_T_W && t.select) continue;
+    int rank = s == OM_RESIZE_T_X || s == OM_RESIZE_T_Y ? 4 : 1;
+    const int64_t *dims = s == OM_RESIZE_T_X ? x->dims : s == OM_RESIZE_T_Y ? yv->dims : &t.count;
     tt[s] = (om_tensor){
         .name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dts[s], .rank = (uint32_t)rank};
     memcpy(tt[s].dims, dims, (size_t)rank * sizeof *dims);
-    uint64_t e = s == 0 ? (uint64_t)xcount : s == 3 ? (uint64_t)count : (uint64_t)t.count;
+    uint64_t e = s == OM_RESIZE_T_X   ? (uint64_t)xcount
+                 : s == OM_RESIZE_T_Y ? (uint64_t)count
+                                      : (uint64_t)t.count;
     tt[s].bytes = e * dtype_size(dts[s]);
     task.tensors[s] = (uint32_t)s;
-    if (s == 1 || s == 2) {
-      tt[s].region = OM_REGION_WEIGHTS, tt[s].offset = s == 1 ? 0 : (wbytes + 63) / 64 * 64;
+    if (s == OM_RESIZE_T_IDX || s == OM_RESIZE_T_W) {
+      tt[s].region = OM_REGION_WEIGHTS, tt[s].offset = s == OM_RESIZE_T_IDX ? 0 : (wbytes + 63) / 64 * 64;
       data[s] = weights + tt[s].offset;
-      memcpy(data[s], s == 1 ? (const void *)t.idx : (const void *)t.w, (size_t)tt[s].bytes);
+      memcpy(data[s], s == OM_RESIZE_T_IDX ? (const void *)t.idx : (const void *)t.w, (size_t)tt[s].bytes);
     } else {
       data[s] = malloc((size_t)tt[s].bytes + 8);
       memset(data[s], 0x7f, (size_t)tt[s].bytes);
     }
   }
-  if (ok && t.select) task.tensors[2] = OM_NONE, data[2] = NULL;
+  if (ok && t.select) task.tensors[OM_RESIZE_T_W] = OM_NONE, data[OM_RESIZE_T_W] = NULL;
   if (ok) {
     for (int64_t i = 0; i < xcount; i++) {
       if (xdt == DT_INT8)
-        ((int8_t *)data[0])[i] = (int8_t)xs[i];
+        ((int8_t *)data[OM_RESIZE_T_X])[i] = (int8_t)xs[i];
       else
-        ((float *)data[0])[i] = (float)xs[i];
+        ((float *)data[OM_RESIZE_T_X])[i] = (float)xs[i];
     }
-    task.params[0] = t.select;
+    task.params[OM_RESIZE_P_MODE] = t.select;
     for (int k = 0; k < 4; k++)
-      task.params[1 + k] = t.taps[k];
+      task.params[OM_RESIZE_P_TAPS + k] = t.taps[k];
     if (ydt == DT_FLOAT32)
-      memcpy(&task.params[9], &(float){(float)rc->extrap}, 4);
+      memcpy(&task.params[OM_RESIZE_P_VALUE_LO], &(float){(float)rc->extrap}, 4);
     else if (ydt == DT_FLOAT16)
-      task.params[9] = float_to_half((float)rc->extrap);
+      task.params[OM_RESIZE_P_VALUE_LO] = float_to_half((float)rc->extrap);
     else
-      task.params[9] = (uint8_t)(int8_t)rc->extrap;
+      task.params[OM_RESIZE_P_VALUE_LO] = (uint8_t)(int8_t)rc->extrap;
     omrt_model m = {.def = &def,
                     .tensors = tt,
                     .tasks = &task,
@@ -302,9 +307,9 @@ static void one_case(const ref_case *rc, const double *scales, const int64_t *si
       rt_kernels[OM_TASK_RESIZE].run(&task, &a, b, NULL);
     int bad = 0;
     for (int64_t i = 0; i < count && !bad; i++) {
-      double got = ydt == DT_FLOAT16 ? half_to_float(((uint16_t *)data[3])[i])
-                   : ydt == DT_INT8  ? ((int8_t *)data[3])[i]
-                                     : ((float *)data[3])[i];
+      double got = ydt == DT_FLOAT16 ? half_to_float(((uint16_t *)data[OM_RESIZE_T_Y])[i])
+                   : ydt == DT_INT8  ? ((int8_t *)data[OM_RESIZE_T_Y])[i]
+                                     : ((float *)data[OM_RESIZE_T_Y])[i];
       double want = ydt == DT_FLOAT16 ? half_to_float(float_to_half((float)ref[i])) : ref[i];
       double tol = ydt == DT_FLOAT16 ? 1e-3 * (1 + fabs(want)) : ydt == DT_INT8 ? 0 : 2e-6 * (1 + fabs(want));
       if (fabs(got - want) > tol) {
@@ -314,7 +319,7 @@ static void one_case(const ref_case *rc, const double *scales, const int64_t *si
     }
     CHECK(!bad);
     /* the compiler's evaluator (constant folding) on the same node */
-    const void *ins[1] = {data[0]};
+    const void *ins[1] = {data[OM_RESIZE_T_X]};
     void *outs[1];
     int eok = ir_eval_graph(g, ins, outs, &ar, &d) == ST_OK;
     CHECK(eok);
@@ -327,7 +332,7 @@ static void one_case(const ref_case *rc, const double *scales, const int64_t *si
         break;
       }
   }
-  free(data[0]), free(data[3]), free(weights), free(ref);
+  free(data[OM_RESIZE_T_X]), free(data[OM_RESIZE_T_Y]), free(weights), free(ref);
   arena_free(&ar);
   ir_graph_free(g);
 }
@@ -396,30 +401,35 @@ static void bad(int mutate, const char *what, const char *want) {
   for (int o = 0; o < 6; o++)
     idx[2 * o] = o * 3 / 6, idx[2 * o + 1] = o * 3 / 6 + 1, w[2 * o] = 0.5f, w[2 * o + 1] = 0.5f;
   int64_t xd = 4, yd = 6, td = 12;
-  tt[0] = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = DT_FLOAT32, .rank = 1, .bytes = 16};
-  tt[0].dims[0] = xd;
-  tt[1] = (om_tensor){.name = 11, .region = OM_REGION_WEIGHTS, .dtype = DT_INT32, .rank = 1, .bytes = 48};
-  tt[1].dims[0] = td;
-  tt[2] = (om_tensor){
+  tt[OM_RESIZE_T_X] =
+      (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = DT_FLOAT32, .rank = 1, .bytes = 16};
+  tt[OM_RESIZE_T_X].dims[0] = xd;
+  tt[OM_RESIZE_T_IDX] =
+      (om_tensor){.name = 11, .region = OM_REGION_WEIGHTS, .dtype = DT_INT32, .rank = 1, .bytes = 48};
+  tt[OM_RESIZE_T_IDX].dims[0] = td;
+  tt[OM_RESIZE_T_W] = (om_tensor){
       .name = 11, .region = OM_REGION_WEIGHTS, .dtype = DT_FLOAT32, .rank = 1, .offset = 128, .bytes = 48};
-  tt[2].dims[0] = td;
-  tt[3] = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = DT_FLOAT32, .rank = 1, .bytes = 24};
-  tt[3].dims[0] = yd;
+  tt[OM_RESIZE_T_W].dims[0] = td;
+  tt[OM_RESIZE_T_Y] =
+      (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = DT_FLOAT32, .rank = 1, .bytes = 24};
+  tt[OM_RESIZE_T_Y].dims[0] = yd;
   om_task task = {.kind = OM_TASK_RESIZE, .name = 1, .block_dim = 1, .ntensors = 4, .tensors = {0, 1, 2, 3}};
-  task.params[1] = 2;
+  task.params[OM_RESIZE_P_TAPS] = 2;
   switch (mutate) {
-  case 0: task.params[0] = 2; break;
-  case 1: task.params[1] = 3; break;                       /* taps that do not match the table */
-  case 2: task.params[2] = 1; break;                       /* taps past the rank */
-  case 3: idx[5] = 4; break;                               /* outside x */
-  case 4: idx[5] = -1; break;                              /* -1 in a tap other than 0 */
-  case 5: tt[1].region = OM_REGION_WORKSPACE; break;       /* tables must be WEIGHTS */
-  case 6: task.params[0] = 1; break;                       /* select with weights / 2 taps */
-  case 7: tt[0].dtype = DT_INT32, tt[0].bytes = 16; break; /* interpolating integers */
-  case 8: task.params[10] = 1; break;                      /* 8 bytes of extrapolation value for f32 */
-  case 9: task.block_dim = 2; break;                       /* one row */
-  case 10: task.params[1] = 0; break;                      /* no taps, yet x != y */
-  case 11: task.params[15] = 3; break;                     /* an unused param */
+  case 0: task.params[OM_RESIZE_P_MODE] = 2; break;
+  case 1: task.params[OM_RESIZE_P_TAPS] = 3; break;                /* taps that do not match the table */
+  case 2: task.params[OM_RESIZE_P_TAPS + 1] = 1; break;            /* taps past the rank */
+  case 3: idx[5] = 4; break;                                       /* outside x */
+  case 4: idx[5] = -1; break;                                      /* -1 in a tap other than 0 */
+  case 5: tt[OM_RESIZE_T_IDX].region = OM_REGION_WORKSPACE; break; /* tables must be WEIGHTS */
+  case 6: task.params[OM_RESIZE_P_MODE] = 1; break;                /* select with weights / 2 taps */
+  case 7:
+    tt[OM_RESIZE_T_X].dtype = DT_INT32, tt[OM_RESIZE_T_X].bytes = 16;
+    break;                                                /* interpolating integers */
+  case 8: task.params[OM_RESIZE_P_VALUE_HI] = 1; break;   /* 8 bytes of extrapolation value for f32 */
+  case 9: task.block_dim = 2; break;                      /* one row */
+  case 10: task.params[OM_RESIZE_P_TAPS] = 0; break;      /* no taps, yet x != y */
+  case 11: task.params[OM_RESIZE_NPARAMS + 4] = 3; break; /* an unused param */
   default: break;
   }
   omrt_model m = {.def = &def,

@@ -25,9 +25,11 @@
 #include "support.h"
 
 static void kc_view(kcase *c, int rank, int64_t offset, const int64_t *dims, const int64_t *strides) {
-  c->task.params[0] = rank, c->task.params[1] = (int32_t)offset;
+  c->task.params[OM_STRIDED_COPY_P_RANK] = rank, c->task.params[OM_STRIDED_COPY_P_OFFSET] = (int32_t)offset;
   for (int d = 0; d < rank; d++)
-    c->task.params[2 + d] = (int32_t)dims[d], c->task.params[10 + d] = (int32_t)strides[d];
+    c->task.params[OM_STRIDED_COPY_P_DIMS + d] = (int32_t)dims[d],
+                                            c->task.params[OM_STRIDED_COPY_P_STRIDES + d] =
+                                                (int32_t)strides[d];
 }
 
 static void kc_init(kcase *c, uint32_t block_dim) { kc_setup(c, OM_TASK_STRIDED_COPY, block_dim, 2); }
@@ -67,11 +69,11 @@ static void run_view(const vcase *vc, int xdt, int ydt, uint32_t bd) {
     yn *= vc->dims[d];
   kcase c;
   kc_init(&c, (uint32_t)(yn == 0 ? 1 : bd < yn ? bd : yn));
-  kc_set(&c, 0, xdt, 3, xd);
-  kc_set(&c, 1, ydt, 1, &yn);
+  kc_set(&c, OM_STRIDED_COPY_T_X, xdt, 3, xd);
+  kc_set(&c, OM_STRIDED_COPY_T_Y, ydt, 1, &yn);
   kc_view(&c, vc->rank, vc->offset, vc->dims, vc->strides);
   for (size_t i = 0; i < 24; i++)
-    put(c.data[0], xdt, i, (double)(i * 3 % 24) - 4);
+    put(c.data[OM_STRIDED_COPY_T_X], xdt, i, (double)(i * 3 % 24) - 4);
   omrt_status st = kc_check(&c);
   CHECK_EQ_INT(st, OMRT_OK);
   if (st != OMRT_OK) {
@@ -90,10 +92,12 @@ static void run_view(const vcase *vc, int xdt, int ydt, uint32_t bd) {
     int64_t rest = i, at = vc->offset;
     for (int d = vc->rank - 1; d >= 0; d--)
       at += rest % vc->dims[d] * vc->strides[d], rest /= vc->dims[d];
-    ok = get(c.data[1], ydt, (size_t)i) == get(c.data[0], xdt, (size_t)at);
+    ok =
+        get(c.data[OM_STRIDED_COPY_T_Y], ydt, (size_t)i) == get(c.data[OM_STRIDED_COPY_T_X], xdt, (size_t)at);
     if (!ok)
       test_note("  %s x %d y %d bd %u: y[%lld] = %g, want x[%lld] = %g", vc->name, xdt, ydt, bd, (long long)i,
-                get(c.data[1], ydt, (size_t)i), (long long)at, get(c.data[0], xdt, (size_t)at));
+                get(c.data[OM_STRIDED_COPY_T_Y], ydt, (size_t)i), (long long)at,
+                get(c.data[OM_STRIDED_COPY_T_X], xdt, (size_t)at));
   }
   CHECK(ok);
   kc_free(&c);
@@ -122,22 +126,22 @@ static void bad(int mutate, const char *what, const char *want) {
   static const int64_t xd[3] = {2, 3, 4}, vd[3] = {4, 2, 3}, vs[3] = {1, 12, 4}, yd[3] = {4, 2, 3};
   kcase c;
   kc_init(&c, 2);
-  kc_set(&c, 0, DT_FLOAT32, 3, xd);
-  kc_set(&c, 1, DT_FLOAT32, 3, yd);
+  kc_set(&c, OM_STRIDED_COPY_T_X, DT_FLOAT32, 3, xd);
+  kc_set(&c, OM_STRIDED_COPY_T_Y, DT_FLOAT32, 3, yd);
   kc_view(&c, 3, 0, vd, vs);
   switch (mutate) {
-  case 0: c.task.params[0] = 9; break;
-  case 1: c.task.params[1] = -1; break;
-  case 2: c.task.params[1] = 1; break;           /* reads past the end */
-  case 3: c.task.params[10] = -1; break;         /* reads before the start */
-  case 4: c.task.params[2] = 5; break;           /* more elements than y */
-  case 5: c.task.params[4] = -3; break;          /* negative dim */
-  case 6: c.task.params[20] = 1; break;          /* unused param */
-  case 7: kc_set(&c, 1, DT_INT32, 3, yd); break; /* f32 -> i32 */
-  case 8: c.t[1].layout = LAYOUT_NC1HWC0; break;
+  case 0: c.task.params[OM_STRIDED_COPY_P_RANK] = 9; break;
+  case 1: c.task.params[OM_STRIDED_COPY_P_OFFSET] = -1; break;
+  case 2: c.task.params[OM_STRIDED_COPY_P_OFFSET] = 1; break;      /* reads past the end */
+  case 3: c.task.params[OM_STRIDED_COPY_P_STRIDES] = -1; break;    /* reads before the start */
+  case 4: c.task.params[OM_STRIDED_COPY_P_DIMS] = 5; break;        /* more elements than y */
+  case 5: c.task.params[OM_STRIDED_COPY_P_DIMS + 2] = -3; break;   /* negative dim */
+  case 6: c.task.params[OM_STRIDED_COPY_NPARAMS + 2] = 1; break;   /* unused param */
+  case 7: kc_set(&c, OM_STRIDED_COPY_T_Y, DT_INT32, 3, yd); break; /* f32 -> i32 */
+  case 8: c.t[OM_STRIDED_COPY_T_Y].layout = LAYOUT_NC1HWC0; break;
   case 9: c.task.block_dim = 25; break;
-  case 10: c.t[0].bytes = 8; break;
-  case 11: c.task.tensors[0] = OM_NONE; break;
+  case 10: c.t[OM_STRIDED_COPY_T_X].bytes = 8; break;
+  case 11: c.task.tensors[OM_STRIDED_COPY_T_X] = OM_NONE; break;
   default: break;
   }
   if (mutate < 0)
@@ -155,7 +159,7 @@ static void test_checks(void) {
   bad(3, "before the start", "reads x elements");
   bad(4, "element count", "elements");
   bad(5, "negative dim", "negative");
-  bad(6, "unused param", "params[20]");
+  bad(6, "unused param", test_param_ref(OM_STRIDED_COPY_NPARAMS + 2));
   bad(7, "f32 to i32", "dtype");
   bad(8, "NC1HWC0 y", "layout");
   bad(9, "block_dim", "block_dim");

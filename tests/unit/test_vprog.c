@@ -411,7 +411,8 @@ static void test_damaged_programs(void) {
     om_partition *vp = om_find_part(buf, OM_PART_VPROGS), *tp = om_find_part(buf, OM_PART_TASKS);
     for (int k = 1 + rndn(3); k-- > 0;) {
       if (rndn(8) == 0)
-        buf[tp->offset + 48 + (uint64_t)rndn(4)] ^= (uint8_t)(1 << rndn(8)); /* params[0] */
+        buf[tp->offset + offsetof(om_task, params[OM_VPROG_P_PROGRAM]) + (uint64_t)rndn(4)] ^=
+            (uint8_t)(1 << rndn(8));
       else
         buf[vp->offset + (uint64_t)rndn((int)vp->size)] = (uint8_t)rnd();
     }

@@ -32,7 +32,7 @@ typedef struct operand {
 typedef struct pkg_opts {
   uint32_t block_dim;     /* 0: 1 */
   uint32_t ub_bytes;      /* 0: 256 KiB */
-  int32_t offset_delta;   /* added to params[0] */
+  int32_t offset_delta;   /* added to the program param */
   int32_t ntensors_delta; /* added to the task's ntensors (the extra slot repeats a tensor) */
   int add_decoy;          /* store another program first, so ours is not at offset 0 */
 } pkg_opts;
@@ -106,7 +106,7 @@ static inline void *make_pkg(const om_vprog *h, const om_vinstr *ins, const oper
     t.ntensors = (uint32_t)(n + o->ntensors_delta);
     if (o->ntensors_delta > 0) t.tensors[n] = slots[0];
   }
-  t.params[0] = (int32_t)off + (o ? o->offset_delta : 0);
+  t.params[OM_VPROG_P_PROGRAM] = (int32_t)off + (o ? o->offset_delta : 0);
   om_writer_add_task(w, &t);
   void *data = NULL;
   diag d = {0};
