@@ -59,7 +59,7 @@ MODELS = {
     "transformer_encoder": (lambda: transformer_encoder(), 17),
     "crnn": (lambda: CRNN(), 13),
     "lstm": (lambda: LSTMNet(), 13),
-    "vit_b_16": (torchvision.models.vit_b_16, 17),
+    "vit_b_16": (lambda: vit_b_16(), 17),
     "bert_base": (lambda: BertBase(), 17),
     "deeplabv3_resnet50": (lambda: SegmentationOut(
         torchvision.models.segmentation.deeplabv3_resnet50(weights_backbone=None, aux_loss=False)), 13),
@@ -101,6 +101,15 @@ class CRNN(torch.nn.Module):
         f = self.cnn(x).squeeze(2).permute(2, 0, 1)  # [columns, batch, 256]
         y, _ = self.rnn(f)
         return self.fc(y).permute(1, 0, 2)  # [batch, columns, 37]
+
+
+def vit_b_16():
+    """torchvision's ViT-B/16. Its constructor zeroes the classification head (fine-tuning starts
+    there), which makes every output 0: the head gets seeded random weights instead."""
+    model = torchvision.models.vit_b_16()
+    torch.nn.init.normal_(model.heads.head.weight, std=0.02)
+    torch.nn.init.normal_(model.heads.head.bias, std=0.02)
+    return model
 
 
 class LSTMNet(torch.nn.Module):
