@@ -400,9 +400,11 @@ typedef enum om_reduce_op {
 } om_reduce_op;
 
 /* STRIDED_COPY (vector unit): y = a strided view of x (Transpose, Slice,
- *   Expand, Tile, DepthToSpace, SpaceToDepth).
- *   tensors: x ND, y ND; the same dtype (any of 1, 2, 4 or 8 bytes, copied
- *   as bytes), or f16/f32 in either direction (converted).
+ *   Expand, Tile, DepthToSpace, SpaceToDepth; BitCast and the Reshape
+ *   family's non-float copies as a flat view).
+ *   tensors: x ND, y ND; dtypes of one size, any of 1, 2, 4 or 8 bytes
+ *   (copied as bytes: one dtype, or a reinterpretation such as f32 ->
+ *   i32), or f16/f32 in either direction (converted).
  *   params: rank r of the view (0..8); offset (x elements, >= 0); dims, r
  *   view dims (>= 0); strides, r x strides (elements per step along each
  *   view dim; may be 0 or negative); dims and strides past r 0.
@@ -419,8 +421,8 @@ enum {
 };
 
 /* GATHER (vector unit): Gather or GatherElements with run-time indices.
- *   tensors: x ND, indices ND (i32 or i64), y ND; x and y the same dtype
- *   (any of 1, 2, 4 or 8 bytes, copied as bytes) or f16/f32.
+ *   tensors: x ND, indices ND (i32 or i64), y ND; x and y dtypes of one
+ *   size (any of 1, 2, 4 or 8 bytes, copied as bytes) or f16/f32.
  *   params: mode: 0 Gather, 1 GatherElements, 2 GatherND; axis (0..x
  *   rank-1; for GatherND: batch_dims b, 0..min(x, indices rank)-1).
  *   Gather: y dims = x dims[:axis] + indices dims + x dims[axis+1:],
@@ -440,8 +442,8 @@ enum { OM_GATHER_T_X = 0, OM_GATHER_T_INDICES = 1, OM_GATHER_T_Y = 2, OM_GATHER_
 enum { OM_GATHER_P_MODE = 0, OM_GATHER_P_AXIS = 1, OM_GATHER_NPARAMS = 2 };
 
 /* PAD (vector unit): y = x padded (or cropped) per dim.
- *   tensors: x ND, y ND; the same dtype (any of 1, 2, 4 or 8 bytes) or
- *   f16/f32.
+ *   tensors: x ND, y ND; dtypes of one size (any of 1, 2, 4 or 8 bytes,
+ *   copied as bytes) or f16/f32.
  *   params: mode: 0 constant, 1 reflect, 2 edge, 3 wrap; begin, pad_begin
  *   per dim (rank of them, elements, may be negative: crop; 0 past the
  *   rank); value_lo, value_hi: the constant's bytes in y's dtype, low and

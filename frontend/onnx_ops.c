@@ -392,6 +392,17 @@ static status import_cast(onnx_node *nd, ir_node *n) {
   return onnx_set_int(nd, n, "to", to);
 }
 
+/* BitCast: `to` must name a dtype the vector unit moves; shape inference
+ * checks that it has x's size. */
+static status import_bitcast(onnx_node *nd, ir_node *n) {
+  if (!onnx_attr(nd, "to")) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'to' is required");
+  int64_t to = onnx_attr_int(nd, "to", 0);
+  if (to < 0 || to > INT_MAX || !dtype_size((int)to))
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "BitCast to data type %" PRId64 " (%s) is not supported",
+                          to, onnx_dtype_name(to < 0 || to > INT_MAX ? 0 : (int)to));
+  return onnx_set_int(nd, n, "to", to);
+}
+
 static status softmax_attrs(onnx_node *nd, ir_node *n, int log) {
   int old = nd->c->opset < 13; /* opset < 13: coerce to 2-D at axis, default axis 1 */
   status s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", old ? 1 : -1));
@@ -770,6 +781,7 @@ static const importer importers[] = {
     {"Gather", "Gather", 1, 2, 2, 1, "-axis:i", import_gather},
     {"Concat", "Concat", 1, 1, 65535, 1, "-axis:i", import_concat},
     {"Cast", "Cast", 6, 1, 1, 1, "-to:i -saturate:i", import_cast},
+    {"BitCast", "BitCast", 26, 1, 1, 1, "-to:i", import_bitcast},
     {"Softmax", "Softmax", 1, 1, 1, 1, "-axis:i", import_softmax},
     {"LogSoftmax", "Softmax", 1, 1, 1, 1, "-axis:i", import_logsoftmax},
     {"Gemm", "Gemm", 1, 2, 3, 1, "-alpha:f -beta:f -transA:i -transB:i -broadcast:i<7", import_gemm},

@@ -897,6 +897,15 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   case IR_OP_PAD: return eval_pad(&e);
   case IR_OP_CONCAT: return eval_concat(&e);
   case IR_OP_CAST: return eval_cast(&e);
+  case IR_OP_BITCAST: {
+    const ir_value *X = n->in[0], *Y = n->out[0];
+    if (ir_value_bytes(X) != ir_value_bytes(Y))
+      return fail(&e, ST_ERR_INVALID, "input and output sizes differ");
+    void *y = alloc_out(&e, 0);
+    if (!y) return nomem(&e);
+    memcpy(y, e.in[0], (size_t)ir_value_bytes(Y));
+    return ST_OK;
+  }
   case IR_OP_SOFTMAX: return eval_softmax(&e);
   case IR_OP_GEMM: return eval_gemm(&e);
   case IR_OP_MATMUL: return eval_matmul(&e);

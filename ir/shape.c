@@ -747,6 +747,17 @@ static status infer_node(si *s, ir_node *n) {
     rank = n->in[0]->rank;
     memcpy(dims, n->in[0]->dims, sizeof(int64_t) * MAX_RANK);
     break;
+  case IR_OP_BITCAST:
+    dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
+    if (dtype_size(dt) == 0 || !dtype_name(dt))
+      return fail(s, ST_ERR_UNSUPPORTED, "bit cast to dtype %lld",
+                  (long long)ir_attr_int(n, "to", DT_UNDEFINED));
+    if (dtype_size(dt) != dtype_size(n->in[0]->dtype))
+      return fail(s, ST_ERR_INVALID, "bit cast from %s to %s: the dtypes differ in size",
+                  dtype_name(n->in[0]->dtype), dtype_name(dt));
+    rank = n->in[0]->rank;
+    memcpy(dims, n->in[0]->dims, sizeof(int64_t) * MAX_RANK);
+    break;
   case IR_OP_SOFTMAX:
     st = infer_softmax(s, n);
     rank = n->in[0]->rank;

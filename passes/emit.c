@@ -503,12 +503,15 @@ static status emit_view(emit_state *s, ir_node *n) {
 }
 
 static status emit_copy(emit_state *s, ir_node *n) {
-  int fl = n->in[0]->dtype == DT_FLOAT32 || n->in[0]->dtype == DT_FLOAT16;
-  if (fl || n->in[0]->layout != LAYOUT_ND) {
+  const ir_value *x = n->in[0], *y = n->out[0];
+  int fl = (x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16) &&
+           (y->dtype == DT_FLOAT32 || y->dtype == DT_FLOAT16);
+  if (fl || x->layout != LAYOUT_ND) {
     ir_value *tv[OM_TRANSDATA_NTENSORS] = {[OM_TRANSDATA_T_SRC] = n->in[0], [OM_TRANSDATA_T_DST] = n->out[0]};
     return add_task(s, n, OM_TASK_TRANSDATA, OM_TRANSDATA_NTENSORS, tv, OM_TRANSDATA_NPARAMS, NULL);
   }
-  /* other dtypes: a flat STRIDED_COPY (TRANSDATA converts floats only) */
+  /* other dtypes, and bit casts: a flat STRIDED_COPY of the bytes (TRANSDATA
+   * converts floats only) */
   int64_t count = ir_value_elements(n->out[0]);
   if (count > INT32_MAX)
     return ir_node_error(s->d, ST_ERR_LIMIT, n, "tensor '%s' is too large for a strided copy",

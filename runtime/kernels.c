@@ -69,8 +69,9 @@ uint64_t rt_physical_elements(const om_tensor *t) {
 omrt_status rt_chk_copy_dtypes(const rt_chk *c, const om_tensor *x, const om_tensor *y) {
   int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32,
       fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
-  if (x->dtype != y->dtype && !(fx && fy))
-    return rt_chk_fail(c, "x dtype %u and y dtype %u: only equal dtypes or f16 <-> f32", x->dtype, y->dtype);
+  if (dtype_size((int)x->dtype) != dtype_size((int)y->dtype) && !(fx && fy))
+    return rt_chk_fail(c, "x dtype %u and y dtype %u: only dtypes of one size (bits copied) or f16 <-> f32",
+                       x->dtype, y->dtype);
   return OMRT_OK;
 }
 

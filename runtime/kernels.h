@@ -177,8 +177,9 @@ omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optio
  * MAX_RANK, every dim in [0, INT32_MAX], bytes matching dims and dtype. The
  * ND kinds (REDUCE, STRIDED_COPY, GATHER, PAD) check their tensors with it. */
 omrt_status rt_chk_nd_tensor(const rt_chk *c, int slot, const char *what, const om_tensor **t_out);
-/* x and y (a copy's source and destination) have equal dtypes, or f16 and f32
- * in either direction. */
+/* x and y (a copy's source and destination) have dtypes of one size (the
+ * bits are copied unchanged: one dtype, or a reinterpretation), or are f16
+ * and f32 in either direction (converted). */
 omrt_status rt_chk_copy_dtypes(const rt_chk *c, const om_tensor *x, const om_tensor *y);
 /* a and b have the same rank and dims. */
 omrt_status rt_chk_same_dims(const rt_chk *c, const char *what_a, const om_tensor *a, const char *what_b,

@@ -135,7 +135,7 @@ static void bad(int mutate, const char *what, const char *want) {
     c.task.params[OM_PAD_P_MODE] = 0, c.task.params[OM_PAD_P_VALUE_HI] = 1;
     break; /* 8 bytes of constant for f32 */
   case 4: kc_set(&c, OM_PAD_T_Y, DT_FLOAT32, 1, y1); break;
-  case 5: kc_set(&c, OM_PAD_T_Y, DT_INT32, 2, yd); break;
+  case 5: kc_set(&c, OM_PAD_T_Y, DT_INT16, 2, yd); break;
   case 6:
     c.task.params[OM_PAD_P_MODE] = 1;
     kc_set(&c, OM_PAD_T_X, DT_FLOAT32, 2, x1);
@@ -159,7 +159,7 @@ static void test_checks(void) {
   bad(2, "constant outside constant mode", test_param_ref(OM_PAD_P_VALUE_LO));
   bad(3, "constant too wide", test_param_ref(OM_PAD_P_VALUE_HI));
   bad(4, "rank", "rank");
-  bad(5, "f32 to i32", "dtype");
+  bad(5, "f32 to i16", "dtype");
   bad(6, "reflect of one element", "reflect");
   bad(7, "block_dim", "block_dim");
   bad(8, "layout", "layout");
