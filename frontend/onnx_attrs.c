@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "frontend/onnx_internal.h"
-#include "ir/eval.h"
+#include "common/elem.h"
 
 /* --- attribute kinds */
 
@@ -135,7 +135,7 @@ status onnx_scalar_input(onnx_node *nd, int i, const char *what, double *out) {
   if (ir_value_elements(v) != 1)
     return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must hold one value, it holds %" PRId64, i,
                           v->name, what, ir_value_elements(v));
-  *out = ir_elem_get(v->data, v->dtype, 0);
+  *out = elem_get(v->data, v->dtype, 0);
   return ST_OK;
 }
 

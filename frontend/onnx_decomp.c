@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/eval.h"
+#include "common/elem.h"
 
 void dc_begin(dc *b, onnx_node *nd) {
   memset(b, 0, sizeof *b);
@@ -118,7 +118,7 @@ ir_value *dc_const(dc *b, dtype dt, int rank, const int64_t *dims, const void *d
 ir_value *dc_scalar(dc *b, dtype dt, double v) {
   uint8_t buf[8] = {0};
   if (!dtype_size(dt)) return dc_fail(b, ST_ERR_UNSUPPORTED, "a constant of data type %d", (int)dt);
-  ir_elem_set(buf, dt, 0, v);
+  elem_put(buf, dt, 0, v);
   return dc_const(b, dt, 0, NULL, buf);
 }
 

@@ -35,7 +35,7 @@
 
 #include "frontend/onnx_conv.h"
 #include "frontend/onnx_decomp.h"
-#include "ir/eval.h"
+#include "common/elem.h"
 #include "ir/view.h"
 
 typedef struct importer {
@@ -292,7 +292,7 @@ static status import_clip(onnx_node *nd, ir_node *n) {
       char name[300];
       snprintf(name, sizeof name, "%.280s_%s", nd->out[0]->name, i == 1 ? "min" : "max");
       uint8_t buf[8];
-      ir_elem_set(buf, dt, 0, v);
+      elem_put(buf, dt, 0, v);
       ir_value *c = ir_const_new(nd->c->g, name, dt, 0, NULL, buf, dtype_size(dt));
       if (!c || ir_node_set_input(nd->c->g, n, i, c))
         return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory for a Clip bound");

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "common/om_format.h"
 #include "ir/eval.h"
 #include "ir/pool.h"
@@ -460,7 +461,7 @@ static status infer_range(si *s, ir_node *n, int *rank, int64_t *dims) {
       return fail(s, ST_ERR_INVALID, "input %d '%s' must be a numeric scalar of input 0's dtype", i, x->name);
     if (!known_data(s, x))
       return fail(s, ST_ERR_UNSUPPORTED, "input %d '%s' is not known at compile time", i, x->name);
-    v[i] = ir_elem_get(known_data(s, x), x->dtype, 0);
+    v[i] = elem_get(known_data(s, x), x->dtype, 0);
   }
   if (v[2] == 0 || isnan(v[0]) || isnan(v[1]) || isnan(v[2]))
     return fail(s, ST_ERR_INVALID, "delta is 0 or a bound is NaN");
@@ -664,7 +665,7 @@ static status resolve_list_input(si *s, ir_node *n) {
   if (!data)
     return fail(s, ST_ERR_UNSUPPORTED, "input 1 '%s' (%s) is not known at compile time", v->name, name);
   for (int64_t k = 0; k < count; k++)
-    buf[k] = (int64_t)ir_elem_get(data, v->dtype, k);
+    buf[k] = (int64_t)elem_get(data, v->dtype, k);
   if (n->op == IR_OP_REDUCE) {
     int noop = count == 0 && ir_attr_int(n, "noop_with_empty_axes", 0);
     if (ir_attr_set_int(s->g, n, "noop", noop)) return nomem(s);

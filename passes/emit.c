@@ -385,7 +385,7 @@ static status emit_pad(emit_state *s, ir_node *n) {
   if (p[OM_PAD_P_MODE] == 0) {
     uint8_t value[8] = {0};
     uint64_t bits = 0;
-    ir_elem_set(value, y->dtype, 0, ir_attr_float(n, "value", 0.0));
+    elem_put(value, y->dtype, 0, ir_attr_float(n, "value", 0.0));
     for (int k = 0; k < 8; k++)
       bits |= (uint64_t)value[k] << (8 * k);
     p[OM_PAD_P_VALUE_LO] = (int32_t)(uint32_t)bits, p[OM_PAD_P_VALUE_HI] = (int32_t)(uint32_t)(bits >> 32);
@@ -480,7 +480,7 @@ static status emit_resize(emit_state *s, ir_node *n) {
     p[OM_RESIZE_P_TAPS + d] = (int32_t)taps[d];
   uint8_t value[8] = {0};
   uint64_t bits = 0;
-  ir_elem_set(value, y->dtype, 0, ir_attr_float(n, "extrapolation_value", 0.0));
+  elem_put(value, y->dtype, 0, ir_attr_float(n, "extrapolation_value", 0.0));
   for (int k = 0; k < 8; k++)
     bits |= (uint64_t)value[k] << (8 * k);
   p[OM_RESIZE_P_VALUE_LO] = (int32_t)(uint32_t)bits,

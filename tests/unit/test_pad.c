@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "common/fp16.h"
 #include "ir/eval.h"
 #include "ir/ir.h"
@@ -45,7 +46,7 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
   double value = 7;
   if (mode == 0) { /* the constant as bytes of y's dtype */
     uint8_t b[8] = {0};
-    ir_elem_set(b, ydt, 0, value);
+    elem_put(b, ydt, 0, value);
     uint64_t bits = 0;
     for (int k = 0; k < 8; k++)
       bits |= (uint64_t)b[k] << (8 * k);
