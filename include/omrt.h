@@ -32,6 +32,14 @@
 extern "C" {
 #endif
 
+/* The version of this header, of libomrt and of atc: one number for the
+ * whole project (CMakeLists.txt reads these three lines; the soname, the
+ * packages, `atc --version` and the atc version recorded in every om follow
+ * it). */
+#define OMRT_VERSION_MAJOR 0
+#define OMRT_VERSION_MINOR 2
+#define OMRT_VERSION_PATCH 0
+
 /* The shared library exports exactly the functions declared here. */
 #if defined(__GNUC__)
 #define OMRT_API __attribute__((visibility("default")))
@@ -138,6 +146,10 @@ OMRT_API omrt_status omrt_context_task_profile(const omrt_context *ctx, int task
  * outputs[i] to omrt_model_output(i).bytes writable bytes; the buffers belong
  * to the caller and are only used during the call. Allocates nothing. */
 OMRT_API omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs);
+
+/* "MAJOR.MINOR.PATCH" of the libomrt actually linked or loaded; compare it
+ * with the OMRT_VERSION_* the application was built against. */
+OMRT_API const char *omrt_version(void);
 
 /* The message of the last failed call on this thread ("" if none). */
 OMRT_API const char *omrt_last_error(void);

@@ -2,7 +2,7 @@
 # cmake --install puts atc, omrun, libomrt (static and shared), omrt.h, omrt.pc
 # and the SoC files under a prefix; an application builds against it with
 # pkg-config alone and runs a package; libomrt needs only libc, libm, pthread.
-# In a JIT build (BUILD_DIR has libomrt_jit.so.1) libomrt_jit.so.1 is
+# In a JIT build (BUILD_DIR has libomrt_jit.so.*) libomrt_jit is
 # installed beside libomrt and the installed omrun finds it (RUNPATH).
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
 set -eu
@@ -16,6 +16,7 @@ check() { # check WHAT COMMAND...
   else fail=$((fail + 1)); echo "FAIL $what"; cat "$work/last.log"; fi
 }
 p=$work/prefix
+soname() { readelf -d "$1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'; }
 libdir=$(dirname "$(find "$p" -name omrt.pc)")/..
 for f in bin/atc bin/omrun include/omrt.h share/atc/socs/Ascend310.yaml share/atc/socs/Ascend910.yaml; do
   check "installed $f" test -e "$p/$f"
@@ -28,6 +29,25 @@ check "libomrt.so needs only libc, libm, pthread" sh -c \
   "readelf -d '$libdir/libomrt.so' | grep NEEDED | grep -v -E 'lib(c|m|pthread)\.so|ld-linux' | { ! grep .; }"
 check "libomrt.so exports only the omrt_ API" sh -c \
   "nm -D --defined-only '$libdir/libomrt.so' | awk '{print \$3}' | grep -v '^omrt_' | { ! grep .; }"
+# One version everywhere: atc --version, the file names and sonames, the
+# header's OMRT_VERSION_* and omrt_version() of the installed library.
+version=$("$p/bin/atc" --version | sed -n 's/^atc \([0-9]*\.[0-9]*\.[0-9]*\)$/\1/p')
+check "atc --version prints atc MAJOR.MINOR.PATCH" test -n "$version"
+check "libomrt.so.$version installed" test -f "$libdir/libomrt.so.$version"
+so=$(soname "$libdir/libomrt.so")
+check "libomrt's soname ($so) names its file (libomrt.so.$version)" sh -c \
+  "case 'libomrt.so.$version' in '$so'|'$so'.*) exit 0;; esac; exit 1"
+cat > "$work/version.c" <<'EOF'
+#include <omrt.h>
+#include <stdio.h>
+int main(void) {
+  printf("%d.%d.%d %s\n", OMRT_VERSION_MAJOR, OMRT_VERSION_MINOR, OMRT_VERSION_PATCH, omrt_version());
+  return 0;
+}
+EOF
+check "OMRT_VERSION_* and omrt_version() are atc's version" sh -c \
+  "cc '$work/version.c' \$(pkg-config --cflags --libs omrt) -o '$work/version' &&
+   LD_LIBRARY_PATH='$libdir' '$work/version' | grep -qx '$version $version'"
 check "example builds with pkg-config (shared)" sh -c \
   "cc -std=c11 -Wall -Werror '$src/examples/classify.c' \$(pkg-config --cflags --libs omrt) -o '$work/classify'"
 check "example builds against libomrt.a" sh -c \
@@ -55,8 +75,9 @@ check "example runs (shared)" sh -c \
 check "example prints top-5" grep -q "top-5: class" "$work/run.log"
 check "example runs (static)" "$work/classify_static" "$work/tiny.om" "$work/x.bin"
 check "installed omrun runs" "$p/bin/omrun" --model "$work/tiny.om" --input "$work/x.bin" --output "$work/out"
-if [ -e "$build/libomrt_jit.so.1" ]; then
-  check "installed libomrt_jit.so.1" test -e "$libdir/libomrt_jit.so.1"
+jit_soname=$([ -e "$build/libomrt_jit.so" ] && soname "$build/libomrt_jit.so")
+if [ -n "$jit_soname" ]; then
+  check "installed $jit_soname" test -e "$libdir/$jit_soname"
   check "installed atc compiles a vector program" "$p/bin/atc" --model="$work/act.onnx" --output="$work/act" \
     --soc_version=Ascend310
   check "installed omrun loads the installed libomrt_jit" sh -c \

@@ -45,7 +45,7 @@ static const char usage[] =
     "environment: OMRT_JIT=0|1 (as --jit), OMRT_PROFILE=1 (print the time per task kind;\n"
     "             2: also the slowest tasks),\n"
     "             OMRT_JIT_CACHE=DIR (keep compiled vector programs in DIR and reuse them),\n"
-    "             OMRT_JIT_LIBRARY=FILE (the libomrt_jit to load, default libomrt_jit.so.1),\n"
+    "             OMRT_JIT_LIBRARY=FILE (the libomrt_jit to load, default its soname),\n"
     "             OMRT_PORTABLE=1 (the portable C kernels, not the x86 ones),\n"
     "             OMRT_AVX512=0 (the 256-bit x86 kernels on an AVX-512 host)\n";
 
