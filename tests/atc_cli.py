@@ -123,7 +123,9 @@ def main():
     p = run(atc, "--model", model, "--framework", "5", "--output", os.path.join(work, "space"), "--soc_version",
             "Ascend910", "--input_shape", "x:2,3,8,8", "--log", "info", "--dump_graph", dump)
     check("--flag value form compiles", p.returncode == 0, p.stderr)
-    phases = [l for l in p.stderr.splitlines() if l.startswith("[INFO] atc:")]
+    phases = [l for l in p.stderr.splitlines() if l.startswith("[INFO] atc:") and " SoC " not in l]
+    check("--log=info names the SoC file read", "[INFO] atc: SoC Ascend910 from " in p.stderr
+          and "Ascend910.yaml" in p.stderr, p.stderr)
     check("--log=info: a line per phase with its time", len(phases) >= 12 and all(l.rstrip().endswith("ms") for l in phases),
           p.stderr)
     check("summary names workspace and lower bound", "liveness lower bound" in p.stdout, p.stdout)

@@ -83,5 +83,23 @@ if [ -n "$jit_soname" ]; then
   check "installed omrun loads the installed libomrt_jit" sh -c \
     "'$p/bin/omrun' --jit=on --model '$work/act.om' --input '$work/x.bin' --output '$work/out' 2>&1 | grep -q '^jit: 1 programs'"
 fi
+# The prefix moved elsewhere after install, the source tree out of sight
+# (a tmpfs over it in a private mount namespace, where unshare allows): the
+# installed atc reads its SoC file from its own prefix (--log=info names it)
+# and compiles.
+moved=$(mktemp -d "${TMPDIR:-/tmp}/omrt-moved.XXXXXX")
+trap 'rm -rf "$moved"' EXIT
+mv "$p" "$moved/prefix" && cp "$work/tiny.onnx" "$moved/"
+hide=
+if unshare -rm sh -c "mount -t tmpfs none '$src' && test ! -e '$src/socs'" 2>/dev/null; then
+  hide="unshare -rm sh -c \"mount -t tmpfs none '$src' && exec \\\"\\\$@\\\"\" sh"
+else
+  echo "note: unshare -rm is not permitted here: the source tree stays visible (the SoC path check still holds)"
+fi
+check "moved prefix${hide:+, source tree hidden}: installed atc compiles with its own SoC file" sh -c \
+  "$hide env -u ATC_SOC_DIR '$moved/prefix/bin/atc' --model='$moved/tiny.onnx' --output='$moved/tiny' \
+     --soc_version=Ascend310 --log=info 2> '$moved/atc.log' &&
+   grep -qF 'SoC Ascend310 from $moved/prefix/bin/../share/atc/socs/Ascend310.yaml' '$moved/atc.log' &&
+   test -s '$moved/tiny.om' || { cat '$moved/atc.log'; false; }"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

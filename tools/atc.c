@@ -352,6 +352,7 @@ int main(int argc, char **argv) {
     rc = 1;
   } else if (ls.level >= LOG_WARNING) {
     double mib = 1024.0 * 1024.0;
+    if (ls.level >= LOG_INFO) fprintf(stderr, "[INFO] atc: SoC %s from %s\n", f.soc_version, res.soc_file);
     printf("atc: wrote %s: %.2f MiB, %d tasks, %s, %s, %.0f ms\n", out_path, res.om_bytes / mib, res.ntasks,
            f.soc_version, atc_precision_name((om_precision)precision), ls.total_ms);
     printf("atc: memory plan: workspace %.2f MiB, liveness lower bound %.2f MiB (%.3fx)\n",
