@@ -101,8 +101,8 @@ typedef struct omrt_load_options {
    * of a load without it) or the load fails with OMRT_ERR_ARG. The loader
    * copies the verified WEIGHTS partition there, and every task reads its
    * weights from there. Owned by the caller, who keeps it valid and
-   * unchanged until omrt_model_free; loads of the same package may share it
-   * (it is only read while models run). */
+   * unchanged until omrt_model_free. Loads of the same package may share
+   * it: each load writes the same bytes, and runs only read them. */
   void *weights;
   size_t weights_bytes;
 } omrt_load_options;
@@ -164,15 +164,15 @@ OMRT_API omrt_status omrt_context_new_with(const omrt_model *model, const omrt_c
 OMRT_API void omrt_context_free(omrt_context *ctx); /* NULL is fine; joins the workers */
 OMRT_API int omrt_context_threads(const omrt_context *ctx);
 /* Where execution time went, when the context was created with profiling
- * on (omrt_context_options.profile or OMRT_PROFILE=1): for task kind number `kind` (0, 1,
- * ...; the runtime kernel's name, e.g. "VPROG"; "" for unused numbers) the
+ * on (omrt_context_options.profile, or OMRT_PROFILE=1): for task kind number
+ * `kind` (0, 1, ...; the runtime kernel's name, e.g. "VPROG"; "" for unused numbers) the
  * tasks run and their wall time in ms, summed over every omrt_execute on
  * ctx. OMRT_ERR_ARG past the last kind or when profiling is off. */
 OMRT_API omrt_status omrt_context_profile(const omrt_context *ctx, int kind, const char **name_out,
                                           uint64_t *tasks_out, double *ms_out);
 
-/* With per-task profiling (profile 2 or OMRT_PROFILE=2), the same per task: task number
- * `task` (0 .. ntasks-1, in execution order), its name (the IR node's;
+/* With per-task profiling (profile 2, or OMRT_PROFILE=2), the same per
+ * task: task number `task` (0 .. ntasks-1, in execution order), its name (the IR node's;
  * owned by the model), its kind's name, and its wall time in ms summed over
  * every omrt_execute on ctx. OMRT_ERR_ARG past the last task or when
  * per-task profiling is off. */
