@@ -147,7 +147,7 @@ for app in acl_classify acl_classify_pc acl_classify_static cmake-sample/acl_cla
 done
 check "cmake-app/build/classify (omrt::omrt) runs the model" sh -c \
   "'$work/cmake-app/build/classify' '$work/tiny.om' '$work/x.bin' | grep -q 'top-5: class'"
-jit_soname=$([ -e "$build/libomrt_jit.so" ] && soname "$build/libomrt_jit.so")
+jit_soname=$(if [ -e "$build/libomrt_jit.so" ]; then soname "$build/libomrt_jit.so"; fi)
 if [ -n "$jit_soname" ]; then
   check "installed $jit_soname" test -e "$libdir/$jit_soname"
   check "installed atc compiles a vector program" "$p/bin/atc" --model="$work/act.onnx" --output="$work/act" \
