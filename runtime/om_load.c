@@ -15,6 +15,9 @@
  *      data into m->task_aux, so execute only reads it;
  *   5. with a vprog compiler in the load options (vprog_compiler.h), native
  *      code for the VPROG plans.
+ * With the caller's weight memory in the load options, the WEIGHTS
+ * partition is copied there right after its CRC is checked, and m->weights
+ * points there for every later check and for execution.
  * All size arithmetic goes through mul_u64 / add_u64. Every rejection names
  * the partition (and its offset), the record index, its name when known and
  * the field, and goes through rt_error so omrt_last_error() reports it.
@@ -392,6 +395,25 @@ static omrt_status pick_threads(const omrt_load_options *opts, uint32_t ai_cores
   return OMRT_OK;
 }
 
+/* Moves the weights to the caller's memory (omrt_load_options.weights). The
+ * copied pages of a mapped file are dropped: they are never read again. */
+static omrt_status place_weights(omrt_model *m, const omrt_load_options *opts) {
+  if ((uintptr_t)opts->weights % OM_ALIGN != 0)
+    return rt_error(OMRT_ERR_ARG, "load options: weights %p is not %d-byte aligned", opts->weights, OM_ALIGN);
+  if (opts->weights_bytes < m->weights_bytes)
+    return rt_error(OMRT_ERR_ARG,
+                    "load options: weights_bytes %zu is less than the package's %llu weight bytes",
+                    opts->weights_bytes, (unsigned long long)m->weights_bytes);
+  memcpy(opts->weights, m->weights, (size_t)m->weights_bytes);
+  if (m->mapped) {
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)m->weights, hi = lo + m->weights_bytes;
+    lo = (lo + page - 1) / page * page, hi = hi / page * page;
+    if (lo < hi) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+  }
+  m->weights = opts->weights;
+  return OMRT_OK;
+}
+
 /* Verifies the package at base[0, size) and fills m (base/size/mapped set by
  * the caller). On failure the caller frees m. */
 static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
@@ -408,6 +430,7 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
 
   m->weights = base + refs[OM_PART_WEIGHTS].offset;
   m->weights_bytes = refs[OM_PART_WEIGHTS].size;
+  if (opts && opts->weights && (s = place_weights(m, opts))) return s;
   if (refs[OM_PART_VPROGS].present) {
     m->vprogs = base + refs[OM_PART_VPROGS].offset;
     m->vprogs_bytes = refs[OM_PART_VPROGS].size;
@@ -575,3 +598,4 @@ const char *omrt_model_soc(const omrt_model *model) { return model ? rt_string(m
 size_t omrt_model_workspace_bytes(const omrt_model *model) {
   return model ? (size_t)model->def->workspace_bytes : 0;
 }
+size_t omrt_model_weights_bytes(const omrt_model *model) { return model ? (size_t)model->weights_bytes : 0; }

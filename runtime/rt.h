@@ -32,7 +32,7 @@ struct omrt_model {
   const uint32_t *io; /* [ninputs + noutputs] tensor indices */
   const om_tensor *tensors;
   const om_task *tasks;
-  const uint8_t *weights;
+  const uint8_t *weights; /* the WEIGHTS partition, or the caller's copy (omrt_load_options.weights) */
   uint64_t weights_bytes;
   const char *strings;
   uint64_t strings_bytes;

@@ -107,13 +107,25 @@ def main():
     check("--framework other than 5: exit 2", p.returncode == 2 and "framework" in p.stderr, p.stderr)
     p = run(atc, f"--model={model}", f"--output={work}/o", "--soc_version=Ascend999", "--input_shape=x:2,3,8,8")
     check("unknown SoC lists the known ones", p.returncode == 1 and "Ascend310" in p.stderr, p.stderr)
+    outdir = os.path.join(work, "outdir")
+    os.makedirs(outdir)
+    for bad in (outdir + "/", outdir, "", outdir + "/.", outdir + "/.."):
+        p = run(atc, f"--model={model}", f"--output={bad}", "--soc_version=Ascend310")
+        check(f"--output={bad!r} (a directory): exit 2 naming the flag, nothing written",
+              p.returncode == 2 and "--output" in p.stderr and "directory" in p.stderr and not os.listdir(outdir)
+              and not os.path.exists(os.path.join(work, ".om")) and not os.path.exists(outdir + ".om"), p.stderr)
+    p = run(atc, "--version")
+    check("--version prints 'atc X.Y.Z'", p.returncode == 0 and p.stdout.startswith("atc ")
+          and p.stdout.split()[1].count(".") == 2, p.stdout + p.stderr)
 
     # --flag value form, --log=info, --dump_graph
     dump = os.path.join(work, "dump")
     p = run(atc, "--model", model, "--framework", "5", "--output", os.path.join(work, "space"), "--soc_version",
             "Ascend910", "--input_shape", "x:2,3,8,8", "--log", "info", "--dump_graph", dump)
     check("--flag value form compiles", p.returncode == 0, p.stderr)
-    phases = [l for l in p.stderr.splitlines() if l.startswith("[INFO] atc:")]
+    phases = [l for l in p.stderr.splitlines() if l.startswith("[INFO] atc:") and " SoC " not in l]
+    check("--log=info names the SoC file read", "[INFO] atc: SoC Ascend910 from " in p.stderr
+          and "Ascend910.yaml" in p.stderr, p.stderr)
     check("--log=info: a line per phase with its time", len(phases) >= 12 and all(l.rstrip().endswith("ms") for l in phases),
           p.stderr)
     check("summary names workspace and lower bound", "liveness lower bound" in p.stdout, p.stdout)
@@ -149,6 +161,9 @@ def main():
         text = json.dumps(doc)
         check("JSON names the SoC, precision, tasks and the atc command line",
               "Ascend310" in text and "force_fp16" in text and "CONV2D" in text and "--precision_mode=force_fp16" in text)
+        version = run(atc, "--version").stdout.strip()
+        check("the om records the version atc --version prints", doc.get("model", {}).get("atc_version") == version,
+              f"{doc.get('model', {}).get('atc_version')} != {version}")
     # ... naming every task kind: weights fed at run time are packed by a WPACK task
     g2 = helper.make_graph(
         [helper.make_node("Conv", ["x", "wr"], ["y"], name="conv_rt", kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
