@@ -312,6 +312,66 @@ static void test_slice_ends_after_conv1d(void) {
   mb_free(&m);
 }
 
+/* Shape arithmetic across the ops torch exports for it folds at import
+ * wherever an importer needs a constant: Slice's ends here come from
+ * Shape, Gather, Cast, Div, Equal, Where, Range, ConstantOfShape, Slice,
+ * Mul, Add, Sub, Unsqueeze, Squeeze and Concat over x's dims. */
+static void test_shape_arithmetic_ops(void) {
+  int64_t zero = 0, one = 1, two = 2, four = 4, three = 3;
+  float two_f = 2;
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 3, (int64_t[]){2, 6, 8}, NULL);
+  mb_input(&m, "big", DT_FLOAT32, 2, (int64_t[]){20, 3}, NULL);
+  mb_init_raw(&m, "i0", DT_INT64, 0, NULL, &zero, 8);
+  mb_init_raw(&m, "i1", DT_INT64, 0, NULL, &one, 8);
+  mb_init_raw(&m, "i2", DT_INT64, 0, NULL, &two, 8);
+  mb_init_raw(&m, "i4", DT_INT64, 0, NULL, &four, 8);
+  mb_init_raw(&m, "f2", DT_FLOAT32, 0, NULL, &two_f, 4);
+  mb_init_raw(&m, "ax0", DT_INT64, 1, (int64_t[]){1}, &zero, 8);
+  mb_init_raw(&m, "s1", DT_INT64, 1, (int64_t[]){1}, &one, 8);
+  mb_init_raw(&m, "s3", DT_INT64, 1, (int64_t[]){1}, &three, 8);
+  mb_init_raw(&m, "starts", DT_INT64, 1, (int64_t[]){2}, (int64_t[]){0, 0}, 16);
+  mb_init_raw(&m, "axes01", DT_INT64, 1, (int64_t[]){2}, (int64_t[]){0, 1}, 16);
+  mb_node(&m, "Shape", "shape", "x", "s");      /* [2, 6, 8] */
+  mb_node(&m, "Gather", "gather", "s,i2", "d"); /* 8 */
+  Onnx__NodeProto *c = mb_node(&m, "Cast", "to_float", "d", "f");
+  attr_int(&m, c, "to", DT_FLOAT32);
+  mb_node(&m, "Div", "div", "f,f2", "h"); /* 4.0 */
+  c = mb_node(&m, "Cast", "to_int", "h", "hi");
+  attr_int(&m, c, "to", DT_INT64);
+  mb_node(&m, "Equal", "equal", "hi,i4", "e");        /* true */
+  mb_node(&m, "Where", "where", "e,hi,i1", "w");      /* 4 */
+  mb_node(&m, "Range", "range", "i0,w,i1", "r");      /* [0, 1, 2, 3] */
+  mb_node(&m, "Shape", "shape_r", "r", "rs");         /* [4] */
+  mb_node(&m, "ConstantOfShape", "zeros", "rs", "z"); /* f32 [0, 0, 0, 0] */
+  c = mb_node(&m, "Cast", "z_int", "z", "zi");
+  attr_int(&m, c, "to", DT_INT64);
+  mb_node(&m, "Add", "ones", "zi,i1", "o");            /* [1, 1, 1, 1] */
+  mb_node(&m, "Slice", "dims12", "s,s1,s3", "t");      /* [6, 8] */
+  mb_node(&m, "Gather", "t0", "t,i0", "t0v");          /* 6 */
+  mb_node(&m, "Mul", "mul", "t0v,w", "mv");            /* 24 */
+  mb_node(&m, "Add", "add", "mv,i1", "av");            /* 25 */
+  mb_node(&m, "Sub", "sub", "av,d", "bv");             /* 17 */
+  mb_node(&m, "Unsqueeze", "unsq", "bv,ax0", "bu");    /* [17] */
+  mb_node(&m, "Squeeze", "sq", "bu,ax0", "bs");        /* 17 */
+  mb_node(&m, "Unsqueeze", "unsq2", "bs,ax0", "b1");   /* [17] */
+  mb_node(&m, "Slice", "first_one", "o,ax0,s1", "o1"); /* [1] */
+  c = mb_node(&m, "Concat", "cat", "b1,o1", "ends");   /* [17, 1] */
+  attr_int(&m, c, "axis", 0);
+  mb_node(&m, "Slice", "sl", "big,starts,ends,axes01", "y");
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK_EQ_INT(g->nnodes, 1);
+    const ir_node *sl = find_node(g, IR_OP_SLICE);
+    CHECK(sl && sl->nin == 1 && attr_ints_are(sl, "ends", 2, (int64_t[]){17, 1}));
+    CHECK(has_dims(g->outputs[0], 2, (int64_t[]){17, 1}));
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
 /* Nodes listed in any order import as in topological order: the
  * shape-of-shape chain of test_slice_of_shape_chain, reversed, still folds
  * into the Slice's constant ends; a cycle is still refused. */
@@ -358,6 +418,7 @@ int main(void) {
   test_errors_left_to_the_pass();
   test_group_norm_after_conv1d();
   test_slice_ends_after_conv1d();
+  test_shape_arithmetic_ops();
   test_out_of_order();
   return test_summary("test_frontend_import_infer");
 }
