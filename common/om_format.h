@@ -33,7 +33,10 @@
 #include "types.h"
 
 #define OM_MAGIC "DVNPU-OM" /* 8 bytes, no NUL stored */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 0 };
+/* 2.1: a direct CONV2D's tile_k is the K chunk of libomrt's kernels, with
+ * guarantees relaxed to a chunk's 16-pixel rows and one n block (a 2.0
+ * runtime refuses 2.1 tiles beyond its bounds). */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 1 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc
@@ -86,10 +89,20 @@ typedef struct om_model_def { /* 96 bytes */
   uint32_t ntensors, ntasks;
   uint64_t workspace_bytes; /* one arena; every WORKSPACE tensor fits inside */
   /* per-AI-core buffer capacities from the SoC file, bytes: the executor gives
-   * each worker scratch of these sizes and kernels stay inside them. */
+   * each worker scratch of these sizes (L0A and L0B OM_L0_STAGING times
+   * them, below) and kernels stay inside them. */
   uint32_t l1_bytes, l0a_bytes, l0b_bytes, l0c_bytes, ub_bytes;
   uint32_t reserved[7];
 } om_model_def;
+
+/* The software NPU stages the cube's operands as f32 whatever their stored
+ * dtype: fp16 products are exact in f32, so this is the chip's fp16 x fp16
+ * -> fp32 arithmetic. A core's L0A and L0B therefore hold OM_L0_STAGING
+ * times the SoC's bytes (what the chip holds as fp16, as f32): libomrt's
+ * executor allocates that much, and the tiling (passes/tiling.c) and the
+ * loader's checks count staged f32 values against it. L1, L0C and UB are
+ * the SoC's bytes. */
+enum { OM_L0_STAGING = 2 }; /* staged bytes per SoC byte of L0A and L0B */
 
 typedef enum om_region {
   OM_REGION_WEIGHTS = 0,   /* offset into the WEIGHTS partition (read-only) */
@@ -180,7 +193,7 @@ enum { OM_TRANSDATA_NPARAMS = 0 };
  *   f32 (an RGB stem reading the model's NCHW input in place; algorithm 0,
  *   no x_scale, group 1): the cube stages its values as a TRANSDATA to
  *   NC1HWC0 in w's dtype would have converted them (rounded to fp16 when w
- *   is f16), and the L0A bound counts them in w's dtype.
+ *   is f16).
  *   residual and y may be f16 or f32; y may occupy
  *   exactly the residual's bytes (same dims and dtype: in place), since
  *   each residual element is read before the y element at its place is
@@ -189,15 +202,22 @@ enum { OM_TRANSDATA_NPARAMS = 0 };
  *   bits), then the tile:
  *   tile_m: output pixels (of Ho*Wo) per tile, a multiple of 16
  *   tile_n: output channel blocks (of C1out) per tile
- *   tile_k: reduction fractals per L0 load (of C1in*KH*KW)
+ *   tile_k: reduction fractals (of C1in*KH*KW, FRACTAL_Z order) per K
+ *   chunk, 1..OM_CONV_MAX_TILE_K: every kernel runs a tile's K in chunks
+ *   of exactly tile_k fractals (the last one shorter), in order, keeping
+ *   the tile's f32 sums in L0C from one chunk to the next.
  *   The tiles are M-tiles x N-tiles per batch image: T = N * ceil(Ho*Wo /
  *   tile_m) * ceil(C1out / tile_n), numbered image-major, then M, then N.
  *   Block b takes tiles [b*T/block_dim, (b+1)*T/block_dim).
- *   The compiler guarantees (tile_m in pixels, tile_n and tile_k in
- *   16-wide fractal blocks, esize = dtype_size(x.dtype)):
- *   L0A >= tile_m * tile_k*16 * esize      (the img2col'd input tile)
- *   L0B >= tile_k*16 * tile_n*16 * esize   (the weight fractals)
- *   L0C >= tile_m * tile_n*16 * 4          (fp32 accumulators)
+ *   Per chunk a kernel takes the tile's img2col rows (a pixel's chunk of
+ *   input values) through L0A in groups of pixels and its weight fractals
+ *   through L0B in passes of output channel blocks, as many as fit; the
+ *   sums are the same for any grouping. The compiler guarantees (tile_m in
+ *   pixels, tile_n and tile_k in 16-wide fractal blocks, L0A and L0B as
+ *   staged: OM_L0_STAGING x the SoC's bytes, f32 values):
+ *   L0C >= tile_m * tile_n*16 * 4          (the tile's f32 sums)
+ *   L0A >= 16 * tile_k*16 * 4              (a chunk's rows of 16 pixels)
+ *   L0B >= tile_k*16 * 16 * 4              (a chunk's fractals of one n block)
  *   algorithm (om_conv_algo). OM_CONV_DIRECT: all of the above.
  *   OM_CONV_WINO_F43_FZ, Winograd F(4x4,3x3) (docs/om-format.md): only
  *   for kh = kw = 3, strides 1, dilations 1; w FRACTAL_Z in x's dtype, as
@@ -211,8 +231,10 @@ enum { OM_TRANSDATA_NPARAMS = 0 };
  *   uses (U = G g G^T, f32, into UB) tile_k input channel blocks at a
  *   time, runs the chunk's 36 GEMMs [tile_m x tile_k*16] x [tile_k*16 x
  *   16] into L0C (accumulating over the chunks) and transforms the
- *   products back (A^T m A) with the epilogue. All of it is f32.
- *   The guarantees:
+ *   products back (A^T m A) with the epilogue. All of it is f32. A kernel
+ *   may take two n blocks per chunk (the chunks are the same) when UB
+ *   holds both blocks' U and L0C their products for a group of the tile's
+ *   rows. The guarantees:
  *   L1  >= 36 * tile_m * C1in*16 * 4       (V for the task tile)
  *   L0C >= 36 * tile_m * 16 * 4            (one n block's 36 products, f32)
  *   UB  >= 36 * (tile_k*16 + 1) * 16 * 4   (a K chunk of U + one tile's products)
@@ -223,7 +245,7 @@ enum { OM_TRANSDATA_NPARAMS = 0 };
  *   only over its groups' input channel blocks [c1_lo(nb), c1_hi(nb)), K =
  *   (c1_hi - c1_lo)*KH*KW fractals, read from its run of the weights; the
  *   tiles are numbered as above and a tile's n blocks are computed run by
- *   run. The L0 guarantees hold with tile_k against the largest such K.
+ *   run; its K chunks are tile_k fractals of its run's K.
  *   x_scale: 0 none; 1: the x_scale slot holds x_scale, NC1HWC0 [N, Cin,
  *   1, 1] in x's dtype, and the convolution reads x[n][c][h][w] *
  *   x_scale[n][c] (multiplied in f32 as x is staged, not rounded to x's
@@ -291,6 +313,10 @@ enum {
   OM_CONV_P_EPILOGUE_OFFSET = 22,
   OM_CONV_NPARAMS = 23,
 };
+
+/* The longest K chunk (tile_k) of a direct CONV2D: libomrt's cube kernels
+ * list a chunk's fractals in arrays of this size. */
+enum { OM_CONV_MAX_TILE_K = 512 };
 
 /* OM_CONV_P_ALGORITHM. */
 /* 1 was Winograd F(4x4,3x3) on weights transformed by atc (layout
@@ -483,7 +509,8 @@ enum {
  *   op(a)'s [tile_m x tile_k] block into L0A, op(b)'s [tile_k x tile_n]
  *   block into L0B, fractal products accumulated in L0C; the epilogue
  *   (alpha, + beta * c, act, cast to y's dtype) runs when K is done.
- *   The compiler guarantees (esize = dtype_size(a.dtype)):
+ *   The compiler guarantees (esize = dtype_size(a.dtype); the kernels
+ *   stage the blocks as f32, in L0A and L0B staged: OM_L0_STAGING):
  *   L0A >= tile_m * tile_k * esize,  L0B >= tile_k * tile_n * esize,
  *   L0C >= tile_m * tile_n * 4. */
 enum { OM_MATMUL_T_A = 0, OM_MATMUL_T_B = 1, OM_MATMUL_T_C = 2, OM_MATMUL_T_Y = 3, OM_MATMUL_NTENSORS = 4 };
