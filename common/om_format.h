@@ -171,6 +171,19 @@ typedef enum om_task_kind {
 
 enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
 
+/* Tensor access, declared with each kind's slots: OM_<KIND>_WRITES are the
+ * slots its tasks write (OM_SLOT(s) for tensors[s]; OM_WRITES_OUTPUTS: a
+ * program's outputs, slots ninputs .. ntensors-1, the program's header
+ * says ninputs); a task reads every other slot it uses. OM_<KIND>_IN_PLACE
+ * are the read slots whose tensor may occupy exactly a written tensor's
+ * bytes: the kernel reads each of its elements before it writes the one
+ * at that place. libomrt's loader holds every task to the rule: a written
+ * tensor lies in WORKSPACE or OUTPUT; written tensors overlap no tensor
+ * the task reads (but exactly, in place, where the kind allows it) nor
+ * each other. OM_TASK_ACCESS (after the kinds) lists every kind's. */
+#define OM_SLOT(s) (1u << (s))
+enum { OM_WRITES_OUTPUTS = 1u << OM_TASK_MAX_TENSORS };
+
 /* TRANSDATA (vector unit): copy with layout and dtype conversion.
  *   tensors: src, dst.  params: none.
  *   src and dst have the same logical element count. If both are ND it is
@@ -181,6 +194,7 @@ enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
  *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst) or N*C*H (rank-4 ND dst);
  *   elements for ND -> ND and NC1HWC0 -> NC1HWC0. */
 enum { OM_TRANSDATA_T_SRC = 0, OM_TRANSDATA_T_DST = 1, OM_TRANSDATA_NTENSORS = 2 };
+enum { OM_TRANSDATA_WRITES = OM_SLOT(OM_TRANSDATA_T_DST) };
 enum { OM_TRANSDATA_NPARAMS = 0 };
 
 /* CONV2D (cube unit): y = act(conv(x, w) + bias + residual).
@@ -287,6 +301,8 @@ enum {
   OM_CONV_NTENSORS = 5,  /* the fixed slots; x_scale and the epilogue's inputs follow */
   OM_CONV_T_X_SCALE = 5, /* CONV2D with x_scale = 1 */
 };
+/* y over the residual (in place): each residual element is read before y's at its place */
+enum { OM_CONV_WRITES = OM_SLOT(OM_CONV_T_Y), OM_CONV_IN_PLACE = OM_SLOT(OM_CONV_T_RESIDUAL) };
 
 enum {
   OM_CONV_P_KH = 0,
@@ -336,6 +352,7 @@ typedef enum om_conv_algo {
  *   count_include_pad and inside the padded extent [-pad_top, H+pad_bottom).
  *   Global average pooling is avg with kh=H, kw=W. Block unit: N*C1. */
 enum { OM_POOL_T_X = 0, OM_POOL_T_Y = 1, OM_POOL_NTENSORS = 2 };
+enum { OM_POOL_WRITES = OM_SLOT(OM_POOL_T_Y) };
 enum {
   OM_POOL_P_KH = 0,
   OM_POOL_P_KW = 1,
@@ -358,6 +375,7 @@ enum {
  *   [N][C1][H][W][16], so axis 1 splits N, axis 2 N*C1, axis 3 N*C1*H);
  *   for axis 0, elements of the copy. */
 enum { OM_COPY_SLICE_T_X = 0, OM_COPY_SLICE_T_Y = 1, OM_COPY_SLICE_NTENSORS = 2 };
+enum { OM_COPY_SLICE_WRITES = OM_SLOT(OM_COPY_SLICE_T_Y) };
 enum { OM_COPY_SLICE_P_AXIS = 0, OM_COPY_SLICE_P_OFFSET = 1, OM_COPY_SLICE_NPARAMS = 2 };
 
 /* SOFTMAX (vector unit): ND, f16/f32; accumulates in f32.
@@ -367,6 +385,7 @@ enum { OM_COPY_SLICE_P_AXIS = 0, OM_COPY_SLICE_P_OFFSET = 1, OM_COPY_SLICE_NPARA
  *   softmax, 1 log-softmax). Block unit: the vectors normalised (outer *
  *   inner; inner = 1 with coerce_2d). */
 enum { OM_SOFTMAX_T_X = 0, OM_SOFTMAX_T_Y = 1, OM_SOFTMAX_NTENSORS = 2 };
+enum { OM_SOFTMAX_WRITES = OM_SLOT(OM_SOFTMAX_T_Y) };
 enum { OM_SOFTMAX_P_AXIS = 0, OM_SOFTMAX_P_COERCE_2D = 1, OM_SOFTMAX_P_LOG = 2, OM_SOFTMAX_NPARAMS = 3 };
 
 /* VPROG (vector unit): runs a vector program (common/vprog.h) element by
@@ -383,6 +402,8 @@ enum { OM_SOFTMAX_P_AXIS = 0, OM_SOFTMAX_P_COERCE_2D = 1, OM_SOFTMAX_P_LOG = 2, 
  *   padding lanes (c >= C) are written as 0 whatever the program computes.
  *   Block unit: 256-element tiles of the output's physical elements. */
 enum { OM_VPROG_P_PROGRAM = 0, OM_VPROG_NPARAMS = 1 };
+/* no in place: the interpreter and the JIT load and store a tile in program order */
+enum { OM_VPROG_WRITES = OM_WRITES_OUTPUTS };
 
 /* REDUCE (vector unit): y = a reduction of x over a set of its axes.
  *   tensors: x ND, y ND.
@@ -404,6 +425,7 @@ enum { OM_VPROG_P_PROGRAM = 0, OM_VPROG_NPARAMS = 1 };
  *   floats), the dtype's lowest / highest value (MAX / MIN on integers).
  *   Block unit: y elements. */
 enum { OM_REDUCE_T_X = 0, OM_REDUCE_T_Y = 1, OM_REDUCE_NTENSORS = 2 };
+enum { OM_REDUCE_WRITES = OM_SLOT(OM_REDUCE_T_Y) };
 enum { OM_REDUCE_P_OP = 0, OM_REDUCE_P_AXES = 1, OM_REDUCE_P_SELECT_LAST_INDEX = 2, OM_REDUCE_NPARAMS = 3 };
 
 /* OM_REDUCE_P_OP. */
@@ -434,6 +456,7 @@ typedef enum om_reduce_op {
  *   idx is i's position in the view dims; the view has y's element count
  *   and every position it reaches lies inside x. Block unit: y elements. */
 enum { OM_STRIDED_COPY_T_X = 0, OM_STRIDED_COPY_T_Y = 1, OM_STRIDED_COPY_NTENSORS = 2 };
+enum { OM_STRIDED_COPY_WRITES = OM_SLOT(OM_STRIDED_COPY_T_Y) };
 enum {
   OM_STRIDED_COPY_P_RANK = 0,
   OM_STRIDED_COPY_P_OFFSET = 1,
@@ -461,6 +484,7 @@ enum {
  *   bytes (ONNX calls it an error; a task cannot fail at run time).
  *   Block unit: y elements. */
 enum { OM_GATHER_T_X = 0, OM_GATHER_T_INDICES = 1, OM_GATHER_T_Y = 2, OM_GATHER_NTENSORS = 3 };
+enum { OM_GATHER_WRITES = OM_SLOT(OM_GATHER_T_Y) };
 enum { OM_GATHER_P_MODE = 0, OM_GATHER_P_AXIS = 1, OM_GATHER_NPARAMS = 2 };
 
 /* PAD (vector unit): y = x padded (or cropped) per dim.
@@ -477,6 +501,7 @@ enum { OM_GATHER_P_MODE = 0, OM_GATHER_P_AXIS = 1, OM_GATHER_NPARAMS = 2 };
  *   where it is needed), clamped to the edge (edge; D >= 1) or taken
  *   modulo D (wrap; D >= 1). Block unit: y elements. */
 enum { OM_PAD_T_X = 0, OM_PAD_T_Y = 1, OM_PAD_NTENSORS = 2 };
+enum { OM_PAD_WRITES = OM_SLOT(OM_PAD_T_Y) };
 enum {
   OM_PAD_P_MODE = 0,
   OM_PAD_P_BEGIN = 1, /* MAX_RANK of them */
@@ -514,6 +539,7 @@ enum {
  *   L0A >= tile_m * tile_k * esize,  L0B >= tile_k * tile_n * esize,
  *   L0C >= tile_m * tile_n * 4. */
 enum { OM_MATMUL_T_A = 0, OM_MATMUL_T_B = 1, OM_MATMUL_T_C = 2, OM_MATMUL_T_Y = 3, OM_MATMUL_NTENSORS = 4 };
+enum { OM_MATMUL_WRITES = OM_SLOT(OM_MATMUL_T_Y) };
 enum {
   OM_MATMUL_P_TRANS_A = 0,
   OM_MATMUL_P_TRANS_B = 1,
@@ -553,6 +579,7 @@ enum {
  *   the last is at most 4096. Block unit: y rows (y elements / the last
  *   dim). */
 enum { OM_RESIZE_T_X = 0, OM_RESIZE_T_IDX = 1, OM_RESIZE_T_W = 2, OM_RESIZE_T_Y = 3, OM_RESIZE_NTENSORS = 4 };
+enum { OM_RESIZE_WRITES = OM_SLOT(OM_RESIZE_T_Y) };
 enum {
   OM_RESIZE_P_MODE = 0,
   OM_RESIZE_P_TAPS = 1, /* MAX_RANK of them */
@@ -580,6 +607,7 @@ enum {
  *   also i8 or u8 (x and y the same). Accumulates in f32. Block unit: y
  *   elements. */
 enum { OM_POOL_ND_T_X = 0, OM_POOL_ND_T_Y = 1, OM_POOL_ND_NTENSORS = 2 };
+enum { OM_POOL_ND_WRITES = OM_SLOT(OM_POOL_ND_T_Y) };
 enum {
   OM_POOL_ND_P_MODE = 0,
   OM_POOL_ND_P_COUNT_INCLUDE_PAD = 1,
@@ -605,6 +633,7 @@ enum {
  *   sorted or not. Block unit: lines (the product of x's dims other than
  *   the axis). */
 enum { OM_TOPK_T_X = 0, OM_TOPK_T_VALUES = 1, OM_TOPK_T_INDICES = 2, OM_TOPK_NTENSORS = 3 };
+enum { OM_TOPK_WRITES = OM_SLOT(OM_TOPK_T_VALUES) | OM_SLOT(OM_TOPK_T_INDICES) };
 enum {
   OM_TOPK_P_AXIS = 0,
   OM_TOPK_P_K = 1,
@@ -648,6 +677,7 @@ enum {
   OM_SCATTER_T_Y = 3,
   OM_SCATTER_NTENSORS = 4,
 };
+enum { OM_SCATTER_WRITES = OM_SLOT(OM_SCATTER_T_Y) };
 enum {
   OM_SCATTER_P_MODE = 0,
   OM_SCATTER_P_AXIS = 1,
@@ -666,6 +696,7 @@ enum {
  *   accumulate in f32, f64 in f64, integers in 64 bits (wrapping). Block unit:
  *   lines (the product of x's dims other than the axis). */
 enum { OM_CUMSUM_T_X = 0, OM_CUMSUM_T_Y = 1, OM_CUMSUM_NTENSORS = 2 };
+enum { OM_CUMSUM_WRITES = OM_SLOT(OM_CUMSUM_T_Y) };
 enum {
   OM_CUMSUM_P_AXIS = 0,
   OM_CUMSUM_P_EXCLUSIVE = 1,
@@ -685,6 +716,7 @@ enum {
  *   end; others outside [0, depth) give a row of off. Block unit: y
  *   elements. */
 enum { OM_ONEHOT_T_INDICES = 0, OM_ONEHOT_T_VALUES = 1, OM_ONEHOT_T_Y = 2, OM_ONEHOT_NTENSORS = 3 };
+enum { OM_ONEHOT_WRITES = OM_SLOT(OM_ONEHOT_T_Y) };
 enum { OM_ONEHOT_P_AXIS = 0, OM_ONEHOT_P_DEPTH = 1, OM_ONEHOT_NPARAMS = 2 };
 
 /* WPACK (vector unit): convolution weights computed at run time packed
@@ -697,7 +729,31 @@ enum { OM_ONEHOT_P_AXIS = 0, OM_ONEHOT_P_DEPTH = 1, OM_ONEHOT_NPARAMS = 2 };
  *   outside a group) are written as zero. Block unit: output channel rows
  *   padded to blocks of 16, ceil(Cout / 16) * 16. */
 enum { OM_WPACK_T_W = 0, OM_WPACK_T_DST = 1, OM_WPACK_NTENSORS = 2 };
+enum { OM_WPACK_WRITES = OM_SLOT(OM_WPACK_T_DST) };
 enum { OM_WPACK_NPARAMS = 0 };
+
+/* Every kind's tensor access: X(kind, writes, in_place). A kind missing
+ * here has none, and the loader refuses its tasks. */
+#define OM_TASK_ACCESS(X)                                                                                    \
+  X(OM_TASK_TRANSDATA, OM_TRANSDATA_WRITES, 0)                                                               \
+  X(OM_TASK_CONV2D, OM_CONV_WRITES, OM_CONV_IN_PLACE)                                                        \
+  X(OM_TASK_DWCONV, OM_CONV_WRITES, OM_CONV_IN_PLACE)                                                        \
+  X(OM_TASK_POOL, OM_POOL_WRITES, 0)                                                                         \
+  X(OM_TASK_COPY_SLICE, OM_COPY_SLICE_WRITES, 0)                                                             \
+  X(OM_TASK_SOFTMAX, OM_SOFTMAX_WRITES, 0)                                                                   \
+  X(OM_TASK_VPROG, OM_VPROG_WRITES, 0)                                                                       \
+  X(OM_TASK_REDUCE, OM_REDUCE_WRITES, 0)                                                                     \
+  X(OM_TASK_STRIDED_COPY, OM_STRIDED_COPY_WRITES, 0)                                                         \
+  X(OM_TASK_GATHER, OM_GATHER_WRITES, 0)                                                                     \
+  X(OM_TASK_PAD, OM_PAD_WRITES, 0)                                                                           \
+  X(OM_TASK_MATMUL, OM_MATMUL_WRITES, 0)                                                                     \
+  X(OM_TASK_RESIZE, OM_RESIZE_WRITES, 0)                                                                     \
+  X(OM_TASK_POOL_ND, OM_POOL_ND_WRITES, 0)                                                                   \
+  X(OM_TASK_TOPK, OM_TOPK_WRITES, 0)                                                                         \
+  X(OM_TASK_SCATTER, OM_SCATTER_WRITES, 0)                                                                   \
+  X(OM_TASK_CUMSUM, OM_CUMSUM_WRITES, 0)                                                                     \
+  X(OM_TASK_ONEHOT, OM_ONEHOT_WRITES, 0)                                                                     \
+  X(OM_TASK_WPACK, OM_WPACK_WRITES, 0)
 
 typedef struct om_task {                 /* 144 bytes */
   uint32_t kind;                         /* om_task_kind */
