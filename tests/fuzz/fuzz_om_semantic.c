@@ -338,8 +338,8 @@ static uint8_t *some_program(const view *v, unsigned pick) {
       offs[n++] = (uint32_t)t->params[OM_CONV_P_EPILOGUE_OFFSET];
   }
   if (!n || !v->vp) return NULL;
-  uint32_t off = offs[pick % n];
-  return off + sizeof(om_vprog) <= v->vbytes ? v->vp + off : NULL;
+  uint32_t off = offs[pick % n]; /* a misaligned one (an earlier mutant's) is the loader's to refuse */
+  return off % _Alignof(om_vprog) == 0 && off + sizeof(om_vprog) <= v->vbytes ? v->vp + off : NULL;
 }
 
 static uint64_t counts[MUT_COUNT], mutants, loaded, executed, refused_at_exec;
