@@ -43,8 +43,6 @@ static inline int32_t q_quantize(float x, float s, int32_t zp, int32_t lo, int32
 }
 
 /* DequantizeLinear of one element: (x - zp) * s in f32. */
-static inline float q_dequantize(int32_t x, int32_t zp, float s) {
-  return (float)((int64_t)x - zp) * s;
-}
+static inline float q_dequantize(int32_t x, int32_t zp, float s) { return (float)((int64_t)x - zp) * s; }
 
 #endif
