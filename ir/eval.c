@@ -214,6 +214,22 @@ static status get_window(ev *e, int64_t kh, int64_t kw, window *w) {
   return ST_OK;
 }
 
+/* The bounds of a fused activation (attr act, passes/fuse.c): relu [0, inf),
+ * clip [clip_min, clip_max], none (-inf, inf). */
+static status act_bounds(ev *e, double *lo_out, double *hi_out) {
+  const char *act = ir_attr_string(e->n, "act", NULL);
+  *lo_out = -INFINITY, *hi_out = INFINITY;
+  if (act && strcmp(act, "relu") == 0) {
+    *lo_out = 0;
+  } else if (act && strcmp(act, "clip") == 0) {
+    *lo_out = ir_attr_float(e->n, "clip_min", -INFINITY);
+    *hi_out = ir_attr_float(e->n, "clip_max", INFINITY);
+  } else if (act) {
+    return fail(e, ST_ERR_UNSUPPORTED, "act \"%s\"", act);
+  }
+  return ST_OK;
+}
+
 static status eval_conv(ev *e) {
   const ir_node *n = e->n;
   const ir_value *X = n->in[0], *W = n->in[1], *Y = n->out[0];
@@ -236,16 +252,8 @@ static status eval_conv(ev *e) {
     return fail(e, ST_ERR_INVALID, "residual '%s' does not match the output", R->name);
   if (S && ir_value_elements(S) != N * C)
     return fail(e, ST_ERR_INVALID, "x_scale '%s' is not [N, C, 1, 1]", S->name);
-  const char *act = ir_attr_string(n, "act", NULL);
-  double lo = -INFINITY, hi = INFINITY;
-  if (act && strcmp(act, "relu") == 0) {
-    lo = 0;
-  } else if (act && strcmp(act, "clip") == 0) {
-    lo = ir_attr_float(n, "clip_min", -INFINITY);
-    hi = ir_attr_float(n, "clip_max", INFINITY);
-  } else if (act) {
-    return fail(e, ST_ERR_UNSUPPORTED, "act \"%s\"", act);
-  }
+  double lo, hi;
+  if ((st = act_bounds(e, &lo, &hi))) return st;
   const float *x = float_in(e, 0), *wt = float_in(e, 1);
   const float *b = Bv ? float_in(e, 2) : NULL, *r = R ? float_in(e, 3) : NULL,
               *sc = S ? float_in(e, 4) : NULL;
@@ -361,12 +369,18 @@ static status eval_gemm(ev *e) {
   return float_out(e, 0, y);
 }
 
+/* MatMul, as imported and as passes make it (ops.def): y = act(alpha *
+ * op(A) x op(B) + bias + beta * c), batch dims broadcast numpy-style. */
 static status eval_matmul(ev *e) {
-  const ir_value *A = e->n->in[0], *B = e->n->in[1], *Y = e->n->out[0];
-  int ra = A->rank, rb = B->rank;
+  const ir_node *n = e->n;
+  const ir_value *A = n->in[0], *B = n->in[1], *Y = n->out[0];
+  const ir_value *Bv = n->nin > 2 ? n->in[2] : NULL, *Cv = n->nin > 3 ? n->in[3] : NULL;
+  int ra = A->rank, rb = B->rank, ta = ir_attr_int(n, "transA", 0) != 0,
+      tb = ir_attr_int(n, "transB", 0) != 0;
   if (ra < 1 || rb < 1) return fail(e, ST_ERR_INVALID, "MatMul of a scalar");
-  int64_t M = ra >= 2 ? A->dims[ra - 2] : 1, K = A->dims[ra - 1];
-  int64_t Kb = rb >= 2 ? B->dims[rb - 2] : B->dims[0], N = rb >= 2 ? B->dims[rb - 1] : 1;
+  if ((ta && ra < 2) || (tb && rb < 2)) return fail(e, ST_ERR_INVALID, "transA/transB on a rank-1 input");
+  int64_t M = ra >= 2 ? A->dims[ra - 2 + ta] : 1, K = ra >= 2 ? A->dims[ra - 1 - ta] : A->dims[0];
+  int64_t Kb = rb >= 2 ? B->dims[rb - 2 + tb] : B->dims[0], N = rb >= 2 ? B->dims[rb - 1 - tb] : 1;
   if (K != Kb) return fail(e, ST_ERR_INVALID, "inner dims %lld and %lld differ", (long long)K, (long long)Kb);
   /* batch dims: everything of Y before its matrix dims, A and B broadcast to it */
   int yb = Y->rank - (ra >= 2) - (rb >= 2), abat = ra >= 2 ? ra - 2 : 0, bbat = rb >= 2 ? rb - 2 : 0;
@@ -382,19 +396,30 @@ static status eval_matmul(ev *e) {
     sz_a *= da;
     sz_b *= db;
   }
-  int64_t batches = prod(Y->dims, 0, yb), oa = 0, ob = 0;
+  int64_t batches = prod(Y->dims, 0, yb), oa = 0, ob = 0, sc[MAX_RANK] = {0}, cidx[MAX_RANK] = {0}, oc = 0,
+          unused = 0;
   if (batches * M * N != ir_value_elements(Y))
     return fail(e, ST_ERR_INVALID, "output '%s' has the wrong size", Y->name);
-  const float *a = float_in(e, 0), *b = float_in(e, 1);
+  if (Bv && ir_value_elements(Bv) != N)
+    return fail(e, ST_ERR_INVALID, "bias '%s' is not [%lld]", Bv->name, (long long)N);
+  if (Cv && bcast_strides(Cv, Y, sc))
+    return fail(e, ST_ERR_INVALID, "c '%s' does not broadcast to y", Cv->name);
+  double alpha = ir_attr_float(n, "alpha", 1.0), beta = ir_attr_float(n, "beta", 1.0), lo, hi;
+  status st = act_bounds(e, &lo, &hi);
+  if (st) return st;
+  const float *a = float_in(e, 0), *b = float_in(e, 1), *bias = Bv ? float_in(e, 2) : NULL,
+              *c = Cv ? float_in(e, 3) : NULL;
   float *y = float_scratch(e, 0);
-  if (!a || !b || !y) return nomem(e);
+  if (!a || !b || !y || (Bv && !bias) || (Cv && !c)) return nomem(e);
   for (int64_t bt = 0; bt < batches; bt++, bump(yb, Y->dims, idx, sa, &oa, sb, &ob))
     for (int64_t m = 0; m < M; m++)
       for (int64_t nn = 0; nn < N; nn++) {
         double acc = 0;
         for (int64_t k = 0; k < K; k++)
-          acc += (double)a[oa + m * K + k] * b[ob + k * N + nn];
-        y[(bt * M + m) * N + nn] = (float)acc;
+          acc += (double)a[oa + (ta ? k * M + m : m * K + k)] * b[ob + (tb ? nn * K + k : k * N + nn)];
+        acc = alpha * acc + (bias ? bias[nn] : 0) + (c ? beta * c[oc] : 0);
+        y[(bt * M + m) * N + nn] = (float)(acc < lo ? lo : acc > hi ? hi : acc);
+        bump(Y->rank, Y->dims, cidx, sc, &oc, sc, &unused);
       }
   return float_out(e, 0, y);
 }
