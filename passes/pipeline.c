@@ -3,7 +3,7 @@
  *   shape_infer  dims and dtypes of every value, from --input_shape
  *   constfold    evaluates nodes whose inputs are all constant (shape arithmetic)
  *   dce          drops nodes whose outputs nothing reads, and Identity
- *   lower_gemm   Gemm -> MatMul; MatMul of one row by a constant B -> Conv 1x1
+ *   lower_gemm   Gemm -> MatMul (one form for every matrix product)
  *   bn_fold      BatchNormalization after Conv -> Conv weights and bias
  *   fuse         Conv/MatMul + bias + residual Add + Relu/Clip -> one Conv/MatMul
  *   vectorize    other elementwise ops -> vector programs, chains fused into one
