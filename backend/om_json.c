@@ -163,7 +163,7 @@ static const char *reduce_op_name(int32_t op) {
 
 /* ---- what each task kind's slots and params mean (om_format.h) ---- */
 
-typedef enum param_type { P_INT, P_F32, P_ACT, P_POOL_MODE, P_REDUCE_OP } param_type;
+typedef enum param_type { P_INT, P_HEX, P_F32, P_ACT, P_POOL_MODE, P_REDUCE_OP } param_type;
 typedef struct param_desc {
   const char *name;
   param_type type;
@@ -300,7 +300,9 @@ static const kind_desc kinds[] = {
                          [OM_MATMUL_P_TILE_M] = {"tile_m", P_INT},
                          [OM_MATMUL_P_TILE_N] = {"tile_n", P_INT},
                          [OM_MATMUL_P_TILE_K] = {"tile_k", P_INT},
-                         [OM_MATMUL_P_FOLD] = {"fold", P_INT}}},
+                         [OM_MATMUL_P_FOLD] = {"fold", P_INT},
+                         [OM_MATMUL_P_PERM_A] = {"perm_a", P_HEX},
+                         [OM_MATMUL_P_PERM_B] = {"perm_b", P_HEX}}},
     [OM_TASK_WPACK] = {"WPACK", {[OM_WPACK_T_W] = "w", [OM_WPACK_T_DST] = "dst"}, {{0}}},
     [OM_TASK_STRIDED_COPY] = {"STRIDED_COPY",
                               {[OM_STRIDED_COPY_T_X] = "x", [OM_STRIDED_COPY_T_Y] = "y"},
@@ -421,6 +423,7 @@ static void dump_param(jbuf *b, param_type type, int32_t v) {
   const char *name = NULL;
   switch (type) {
   case P_INT: jprintf(b, "%d", v); return;
+  case P_HEX: jprintf(b, "\"%#x\"", (unsigned)v); return;
   case P_F32: jfloat(b, v); return;
   case P_ACT: name = act_name(v); break;
   case P_POOL_MODE: name = pool_mode_name(v); break;
@@ -486,8 +489,9 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   JLIT(b, "},\n      \"params\": ");
   if (k) {
     JLIT(b, "{");
-    for (int j = 0; j < OM_TASK_MAX_PARAMS && k->params[j].name; j++) {
-      jprintf(b, "%s\"%s\": ", j ? ", " : "", k->params[j].name);
+    for (int j = 0, n = 0; j < OM_TASK_MAX_PARAMS; j++) { /* the named ones (an epilogue's follow) */
+      if (!k->params[j].name) continue;
+      jprintf(b, "%s\"%s\": ", n++ ? ", " : "", k->params[j].name);
       dump_param(b, k->params[j].type, t->params[j]);
     }
     if (epi) jprintf(b, ", \"epilogue\": %u", epi_off);

@@ -469,12 +469,15 @@ enum {
  *   then the epilogue's inputs (with epilogue = 1).
  *   a and b share a dtype (f16: fp16 operands, fp32 accumulation, as the
  *   chip; f32: fp32 throughout); c and y are f16 or f32 each.
- *   Matrices: a of rank >= 2 is [..., M, K], or [..., K, M] with trans_a;
+ *   Matrices: an operand is read through its permutation perm_a / perm_b
+ *   first (a Transpose folded into the task: the view's dim d is the
+ *   stored dim perm[d]; common/matmul_geom.h encodes it, 0 = none); of
+ *   that view, a of rank >= 2 is [..., M, K], or [..., K, M] with trans_a;
  *   a of rank 1 is [K], read as one row [1, K]. b of rank >= 2 is
  *   [..., K, N], or [..., N, K] with trans_b; b of rank 1 is [K], read as
  *   one column [K, 1]. A FRACTAL_NZ b (common/types.h: per batch, n blocks
  *   of K1*16 x 16 panels, as the micro-kernel reads them) has rank >= 2,
- *   trans_b = 0 and an ND b's logical dims. The dims before a's and b's
+ *   trans_b = 0, perm_b = 0 and an ND b's logical dims. The dims before a's and b's
  *   matrix dims are their batch dims; they broadcast numpy-style
  *   (right-aligned, a dim of 1 repeats) to y's batch dims, of rank max(the
  *   two). y is [batch..., M, N] without the M dim when a has rank 1 and
@@ -492,7 +495,7 @@ enum {
  *   batch dims remain batches; epilogue, epilogue_offset: an epilogue
  *   program as CONV2D's (OM_CONV_EPILOGUE), its first extra input in slot
  *   OM_MATMUL_NTENSORS, run in place on y once per tile over the tile's
- *   rows and columns.
+ *   rows and columns; perm_a, perm_b (above).
  *   The tiles are T = batch * ceil(F / tile_m) * ceil(N / tile_n) (batch =
  *   the product of y's unfolded batch dims, F = M without a fold),
  *   numbered batch-major, then rows, then N. Block unit: tiles. A tile runs
@@ -526,7 +529,9 @@ enum {
   OM_MATMUL_P_FOLD = 10,
   OM_MATMUL_P_EPILOGUE = 11,
   OM_MATMUL_P_EPILOGUE_OFFSET = 12,
-  OM_MATMUL_NPARAMS = 13,
+  OM_MATMUL_P_PERM_A = 13, /* common/matmul_geom.h's encoding */
+  OM_MATMUL_P_PERM_B = 14,
+  OM_MATMUL_NPARAMS = 15,
 };
 
 /* RESIZE (vector unit): y = x resampled per dim through compile-time

@@ -620,14 +620,37 @@ static status infer_gemm(si *s, ir_node *n, int *rank, int64_t *dims) {
   return ST_OK;
 }
 
-/* MatMul, as imported (2 in) and as passes make it (ops.def): transA and
- * transB swap an operand's last two dims; bias (in[2]) has N elements in one
- * dim, c (in[3]) broadcasts to y. */
+/* Operand j of MatMul n seen through its permA / permB (a folded
+ * Transpose): *view is the input with its dims permuted. */
+static status matmul_view(si *s, ir_node *n, int j, ir_value *view) {
+  const ir_value *v = n->in[j];
+  int64_t perm[MAX_RANK + 1];
+  int count = ir_attr_ints(n, j ? "permB" : "permA", perm, MAX_RANK + 1);
+  unsigned seen = 0;
+  *view = *v;
+  if (count < 0) return ST_OK;
+  if (count != v->rank)
+    return fail(s, ST_ERR_INVALID, "%s has %d entries for input %d of rank %d", j ? "permB" : "permA", count,
+                j, v->rank);
+  for (int d = 0; d < v->rank; d++) {
+    if (perm[d] < 0 || perm[d] >= v->rank || (seen >> perm[d]) & 1u)
+      return fail(s, ST_ERR_INVALID, "%s is no permutation of 0..%d", j ? "permB" : "permA", v->rank - 1);
+    seen |= 1u << perm[d];
+    view->dims[d] = v->dims[perm[d]];
+  }
+  return ST_OK;
+}
+
+/* MatMul, as imported (2 in) and as passes make it (ops.def): permA and
+ * permB permute an operand's dims, then transA and transB swap its last
+ * two; bias (in[2]) has N elements in one dim, c (in[3]) broadcasts to y. */
 static status infer_matmul(si *s, ir_node *n, int *rank, int64_t *dims) {
-  const ir_value *A = n->in[0], *B = n->in[1], *Bias = n->nin > 2 ? n->in[2] : NULL,
-                 *C = n->nin > 3 ? n->in[3] : NULL;
+  const ir_value *Bias = n->nin > 2 ? n->in[2] : NULL, *C = n->nin > 3 ? n->in[3] : NULL;
+  ir_value va, vb, *A = &va, *B = &vb;
   status st;
-  if ((st = need_float(s, 0)) || (st = same_dtype(s, 0, 1))) return st;
+  if ((st = need_float(s, 0)) || (st = same_dtype(s, 0, 1)) || (st = matmul_view(s, n, 0, &va)) ||
+      (st = matmul_view(s, n, 1, &vb)))
+    return st;
   if (A->rank < 1 || B->rank < 1)
     return fail(s, ST_ERR_INVALID, "inputs %s and %s: MatMul of a scalar", shape_str(A), shape_str(B));
   int ta = ir_attr_int(n, "transA", 0) != 0, tb = ir_attr_int(n, "transB", 0) != 0;

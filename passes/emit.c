@@ -24,8 +24,8 @@
  *                        GlobalLpPool, i8/u8): POOL_ND
  *   RESIZE               Resize with the layout pass's tables
  *   MATMUL               MatMul (Gemm is one by now: lower_gemm): bias in
- *                        its slot, c unless beta is 0, the row fold and
- *                        the tiles; an epilogue program as a Conv's, its
+ *                        its slot, c unless beta is 0, the row fold, the
+ *                        operands' permutations and the tiles; an epilogue program as a Conv's, its
  *                        extra inputs in the slots after bias
  *   VPROG                VectorProgram: its program (ir/ir_vprog.h decodes
  *                        the node's attributes into om_vinstr records) goes
@@ -55,6 +55,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/matmul_geom.h"
 #include "lower/conv_weights.h"
 #include "ir/eval.h"
 #include "ir/eval_index.h"
@@ -260,6 +261,14 @@ static status emit_matmul(emit_state *s, ir_node *n) {
   p[OM_MATMUL_P_TILE_N] = (int32_t)ir_attr_int(n, "tile_n", 0);
   p[OM_MATMUL_P_TILE_K] = (int32_t)ir_attr_int(n, "tile_k", 0);
   p[OM_MATMUL_P_FOLD] = (int32_t)ir_attr_int(n, "fold", 0);
+  for (int j = 0; j < 2; j++) { /* a folded Transpose (permA / permB), encoded as common/matmul_geom.h says */
+    int64_t v[MAX_RANK + 1];
+    int perm[MAX_RANK], count = ir_attr_ints(n, j ? "permB" : "permA", v, MAX_RANK + 1);
+    for (int d = 0; d < count && count <= MAX_RANK; d++)
+      perm[d] = (int)v[d];
+    if (count > 0 && count <= MAX_RANK)
+      p[j ? OM_MATMUL_P_PERM_B : OM_MATMUL_P_PERM_A] = mm_perm_encode(count, perm);
+  }
   ir_value *tv[OM_TASK_MAX_TENSORS] = {[OM_MATMUL_T_A] = n->in[0],
                                        [OM_MATMUL_T_B] = n->in[1],
                                        [OM_MATMUL_T_C] = c,

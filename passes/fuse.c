@@ -1,6 +1,7 @@
 /* fuse.c - cube epilogues: bias Add, residual Add and Relu/Clip into the
- * Conv or MatMul that produces their input; and a per-channel Mul before a
- * 1x1 Conv into the Conv's input.
+ * Conv or MatMul that produces their input; a per-channel Mul before a 1x1
+ * Conv into the Conv's input; a Transpose before a MatMul into the
+ * MatMul's operand addressing.
  *
  * Contract.
  *   Needs:   shape_infer, constfold, lower_gemm (MatMul in ops.def's form),
@@ -46,6 +47,14 @@
  *            activation dtype. The Mul goes. Nothing changes when
  *            ctx->fusion_off has FUSION_CONV_INPUT_SCALE
  *            (ConvInputScaleFusionPass:off).
+ *            Transposed operands: a MatMul input produced by a Transpose of
+ *            a computed value (constants fold earlier), read by this MatMul
+ *            only and not a graph output, is read through the permutation
+ *            instead (attr permA / permB, composed with one already there:
+ *            ops.def): the MATMUL task addresses the Transpose's input with
+ *            permuted strides and the copy goes. Nothing changes when
+ *            ctx->fusion_off has FUSION_MATMUL_TRANSPOSE
+ *            (TransposeMatMulFusionPass:off).
  *   Leaves:  topological order; unreferenced values dropped.
  */
 #include <math.h>
@@ -194,12 +203,41 @@ static status fuse_input_scale(ir_graph *g, ir_node *conv, diag *d) {
   return ST_OK;
 }
 
+/* The transposed-operand rule (top of file) for input j of MatMul mm;
+ * *done when there is nothing (more) to fold. */
+static status fuse_transpose(ir_graph *g, ir_node *mm, int j, int *done, diag *d) {
+  ir_value *v = mm->in[j];
+  ir_node *t = v->producer;
+  const char *name = j ? "permB" : "permA";
+  *done = 1;
+  if (!t || t->dead || t->op != IR_OP_TRANSPOSE || t->in[0]->data || ir_value_single_user(g, v) != mm)
+    return ST_OK;
+  *done = 0;
+  const int rank = v->rank;
+  int64_t p[MAX_RANK + 1], q[MAX_RANK + 1], r[MAX_RANK];
+  if (ir_attr_ints(t, "perm", p, MAX_RANK + 1) < 0) /* the default: the dims reversed */
+    for (int i = 0; i < rank; i++)
+      p[i] = rank - 1 - i;
+  if (ir_attr_ints(mm, name, q, MAX_RANK + 1) < 0)
+    for (int i = 0; i < rank; i++)
+      q[i] = i;
+  for (int i = 0; i < rank; i++) /* mm reads transpose(transpose(x, p), q) = transpose(x, p o q) */
+    r[i] = p[q[i]];
+  if (ir_node_set_input(g, mm, j, t->in[0]) || ir_attr_set_ints(g, mm, name, rank, r)) return nomem(d, mm);
+  t->dead = 1;
+  return ST_OK;
+}
+
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d) {
   status st = ST_OK;
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     ir_node *n = g->nodes[i];
     if (n->dead || (n->op != IR_OP_CONV && n->op != IR_OP_MATMUL)) continue;
     if (n->op == IR_OP_CONV && !(ctx->fusion_off & FUSION_CONV_INPUT_SCALE)) st = fuse_input_scale(g, n, d);
+    for (int j = 0; j < 2 && n->op == IR_OP_MATMUL && !(ctx->fusion_off & FUSION_MATMUL_TRANSPOSE) && !st;
+         j++)
+      for (int done = 0; !done && !st;) /* a chain of Transposes composes */
+        st = fuse_transpose(g, n, j, &done, d);
     if (ctx->fusion_off & (n->op == IR_OP_CONV ? FUSION_CONV_ADD_RELU : FUSION_MATMUL_ADD_ACT)) continue;
     for (int done = 0; !done && st == ST_OK;)
       st = fuse_step(g, n, &done, d);

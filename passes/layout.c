@@ -493,7 +493,7 @@ static status layout_vecprog(lay_state *s, ir_node *n, int cdt) {
  * f32: the epilogue reads either). */
 static status layout_matmul(lay_state *s, ir_node *n, int cdt) {
   const ir_value *b = n->in[1];
-  const int nz = b->data && b->rank >= 2 && !ir_attr_int(n, "transB", 0);
+  const int nz = b->data && b->rank >= 2 && !ir_attr_int(n, "transB", 0) && !ir_attr_find(n, "permB");
   status st = ensure_input(s, n, 0, LAYOUT_ND, cdt, NULL);
   if (st == ST_OK) st = ensure_input(s, n, 1, nz ? LAYOUT_FRACTAL_NZ : LAYOUT_ND, cdt, NULL);
   if (st == ST_OK && n->nin > 2 && n->in[2]) st = ensure_input(s, n, 2, LAYOUT_ND, DT_FLOAT32, NULL);

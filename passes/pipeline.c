@@ -60,6 +60,8 @@ const fusion_rule fusion_rules[] = {
      "bias Add, residual Add and Relu/Clip after a MatMul or Gemm run inside it"},
     {"MatMulEpilogueFusionPass", FUSION_MATMUL_EPILOGUE,
      "a vector program after a MatMul or Gemm runs in the MatMul's tiles (UB fusion)"},
+    {"TransposeMatMulFusionPass", FUSION_MATMUL_TRANSPOSE,
+     "a Transpose feeding a MatMul is read through permuted strides instead of copied"},
 };
 const int fusion_rule_count = (int)(sizeof fusion_rules / sizeof *fusion_rules);
 

@@ -140,12 +140,20 @@ static status tile_conv(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, 
 }
 
 /* MatMul (the MATMUL task): its geometry (common/matmul_geom.h) from the
- * laid-out operands. */
+ * laid-out operands and their views (permA, permB, transA, transB). */
 static void matmul_geom(const ir_node *n, mm_geom *g) {
   const ir_value *a = n->in[0], *b = n->in[1], *c = n->nin > 3 ? n->in[3] : NULL, *y = n->out[0];
-  mm_geom_init(a->rank, a->dims, ir_attr_int(n, "transA", 0) != 0, b->rank, b->dims,
-               ir_attr_int(n, "transB", 0) != 0, b->layout == LAYOUT_FRACTAL_NZ, c ? c->rank : -1,
-               c ? c->dims : NULL, y->rank, y->dims, g);
+  int perm[2][MAX_RANK];
+  for (int j = 0; j < 2; j++) {
+    int64_t p[MAX_RANK + 1];
+    int count = ir_attr_ints(n, j ? "permB" : "permA", p, MAX_RANK + 1);
+    for (int d = 0; d < n->in[j]->rank; d++)
+      perm[j][d] = count == n->in[j]->rank ? (int)p[d] : d; /* shape inference checked it */
+  }
+  const mm_operand oa = {a->rank, a->dims, perm[0], ir_attr_int(n, "transA", 0) != 0},
+                   ob = {b->rank, b->dims, perm[1], ir_attr_int(n, "transB", 0) != 0};
+  mm_geom_init(&oa, &ob, b->layout == LAYOUT_FRACTAL_NZ, c ? c->rank : -1, c ? c->dims : NULL, y->rank,
+               y->dims, g);
 }
 
 /* MATMUL tiles in elements (multiples of 16) of the row axis (M times the

@@ -33,9 +33,13 @@ void rt_mm_geom_init(const om_task *task, const rt_args *args, rt_mm_geom *g) {
   const om_tensor *c = args->desc[OM_MATMUL_T_C], *y = args->desc[OM_MATMUL_T_Y];
   const int32_t *q = task->params;
   const int bnz = b->layout == LAYOUT_FRACTAL_NZ, fold = q[OM_MATMUL_P_FOLD];
+  int pa[MAX_RANK], pb[MAX_RANK];
+  mm_perm_decode(q[OM_MATMUL_P_PERM_A], (int)a->rank, pa); /* valid: rt_matmul_check */
+  mm_perm_decode(q[OM_MATMUL_P_PERM_B], (int)b->rank, pb);
+  const mm_operand oa = {(int)a->rank, a->dims, pa, q[OM_MATMUL_P_TRANS_A]},
+                   ob = {(int)b->rank, b->dims, pb, q[OM_MATMUL_P_TRANS_B]};
   mm_geom mg;
-  mm_geom_init((int)a->rank, a->dims, q[OM_MATMUL_P_TRANS_A], (int)b->rank, b->dims, q[OM_MATMUL_P_TRANS_B],
-               bnz, c ? (int)c->rank : -1, c ? c->dims : NULL, (int)y->rank, y->dims, &mg);
+  mm_geom_init(&oa, &ob, bnz, c ? (int)c->rank : -1, c ? c->dims : NULL, (int)y->rank, y->dims, &mg);
   int64_t a_row = 0, c_row = 0;
   mm_fold_rows(&mg, fold, &a_row, &c_row); /* legal: rt_matmul_check */
   *g = (rt_mm_geom){.a = a,
@@ -195,16 +199,18 @@ static omrt_status check_scalars(const rt_chk *c, int ra, int rb, int has_c) {
   return OMRT_OK;
 }
 
-/* The operands' dims form a product y; sets M, N, K and the batch rank. */
-static omrt_status check_dims(const rt_chk *c, const om_tensor *a, const om_tensor *b, const om_tensor *cc,
-                              const om_tensor *y, int64_t *M_out, int64_t *N_out, int *nbd_out) {
+/* The operands' views (their logical dims ad, bd) form a product y; sets
+ * M, N, K and the batch rank. */
+static omrt_status check_dims(const rt_chk *c, int ra, const int64_t *ad, int rb, const int64_t *bd,
+                              const om_tensor *cc, const om_tensor *y, int64_t *M_out, int64_t *N_out,
+                              int *nbd_out) {
   const int32_t *q = c->task->params;
   const int32_t ta = q[OM_MATMUL_P_TRANS_A], tb = q[OM_MATMUL_P_TRANS_B];
-  const int ra = (int)a->rank, rb = (int)b->rank, ry = (int)y->rank;
-  int64_t M = ra >= 2 ? a->dims[ta ? ra - 1 : ra - 2] : 1;
-  int64_t K = ra >= 2 ? a->dims[ta ? ra - 2 : ra - 1] : a->dims[0];
-  int64_t Kb = rb >= 2 ? b->dims[tb ? rb - 1 : rb - 2] : b->dims[0];
-  int64_t N = rb >= 2 ? b->dims[tb ? rb - 2 : rb - 1] : 1;
+  const int ry = (int)y->rank;
+  int64_t M = ra >= 2 ? ad[ta ? ra - 1 : ra - 2] : 1;
+  int64_t K = ra >= 2 ? ad[ta ? ra - 2 : ra - 1] : ad[0];
+  int64_t Kb = rb >= 2 ? bd[tb ? rb - 1 : rb - 2] : bd[0];
+  int64_t N = rb >= 2 ? bd[tb ? rb - 2 : rb - 1] : 1;
   if (K != Kb) return rt_chk_fail(c, "a's K = %lld != b's K = %lld", (long long)K, (long long)Kb);
   if (M < 1 || N < 1 || K < 1)
     return rt_chk_fail(c, "M %lld, N %lld, K %lld: each must be >= 1", (long long)M, (long long)N,
@@ -217,7 +223,7 @@ static omrt_status check_dims(const rt_chk *c, const om_tensor *a, const om_tens
   if ((ra >= 2 && y->dims[nbd] != M) || (rb >= 2 && y->dims[ry - 1] != N))
     return rt_chk_fail(c, "y matrix dims do not match M %lld, N %lld", (long long)M, (long long)N);
   for (int d = nbd - 1, s = 0; d >= 0; d--, s++) {
-    int64_t da = s < abat ? a->dims[abat - 1 - s] : 1, db = s < bbat ? b->dims[bbat - 1 - s] : 1;
+    int64_t da = s < abat ? ad[abat - 1 - s] : 1, db = s < bbat ? bd[bbat - 1 - s] : 1;
     int64_t want = da == 1 ? db : da;
     if ((db != 1 && db != da && da != 1) || y->dims[d] != want)
       return rt_chk_fail(c, "batch dim %d: a %lld and b %lld do not broadcast to y %lld", d, (long long)da,
@@ -261,11 +267,25 @@ omrt_status rt_matmul_check(const omrt_model *m, uint32_t i, const om_task *task
   const int ra = (int)a->rank, rb = (int)b->rank;
   if (ra < 1 || rb < 1) return rt_chk_fail(&c, "a rank %d and b rank %d: both must be >= 1", ra, rb);
   if ((s = check_scalars(&c, ra, rb, cc != NULL))) return s;
-  if (b->layout == LAYOUT_FRACTAL_NZ && q[OM_MATMUL_P_TRANS_B])
-    return rt_chk_fail(&c, "params[%d] trans_b = 1 with a FRACTAL_NZ b", OM_MATMUL_P_TRANS_B);
-  int64_t M = 0, N = 0;
+  if (b->layout == LAYOUT_FRACTAL_NZ && (q[OM_MATMUL_P_TRANS_B] || q[OM_MATMUL_P_PERM_B]))
+    return rt_chk_fail(&c, "params[%d] trans_b = %d, params[%d] perm_b = %d with a FRACTAL_NZ b: expected 0",
+                       OM_MATMUL_P_TRANS_B, q[OM_MATMUL_P_TRANS_B], OM_MATMUL_P_PERM_B,
+                       q[OM_MATMUL_P_PERM_B]);
+  int pa[MAX_RANK], pb[MAX_RANK];
+  if (mm_perm_decode(q[OM_MATMUL_P_PERM_A], ra, pa) || mm_perm_decode(q[OM_MATMUL_P_PERM_B], rb, pb))
+    return rt_chk_fail(
+        &c,
+        "params[%d] perm_a = %#x or params[%d] perm_b = %#x is no permutation of a's rank %d or "
+        "b's rank %d",
+        OM_MATMUL_P_PERM_A, (unsigned)q[OM_MATMUL_P_PERM_A], OM_MATMUL_P_PERM_B,
+        (unsigned)q[OM_MATMUL_P_PERM_B], ra, rb);
+  const mm_operand oa = {ra, a->dims, pa, q[OM_MATMUL_P_TRANS_A]},
+                   ob = {rb, b->dims, pb, q[OM_MATMUL_P_TRANS_B]};
+  int64_t ad[MAX_RANK], bd[MAX_RANK], M = 0, N = 0;
   int nbd = 0;
-  if ((s = check_dims(&c, a, b, cc, y, &M, &N, &nbd))) return s;
+  mm_logical(&oa, ad, NULL);
+  mm_logical(&ob, bd, NULL);
+  if ((s = check_dims(&c, ra, ad, rb, bd, cc, y, &M, &N, &nbd))) return s;
   if (bias && bias->dims[0] != N)
     return rt_chk_fail(&c, "bias dims[0] = %lld, expected N = %lld", (long long)bias->dims[0], (long long)N);
 
@@ -276,9 +296,8 @@ omrt_status rt_matmul_check(const omrt_model *m, uint32_t i, const om_task *task
   if (fold < 0 || fold > nbd)
     return rt_chk_fail(&c, "params[%d] fold = %d, expected 0..%d (y's batch rank)", OM_MATMUL_P_FOLD, fold,
                        nbd);
-  mm_geom_init(ra, a->dims, q[OM_MATMUL_P_TRANS_A], rb, b->dims, q[OM_MATMUL_P_TRANS_B],
-               b->layout == LAYOUT_FRACTAL_NZ, cc ? (int)cc->rank : -1, cc ? cc->dims : NULL, (int)y->rank,
-               y->dims, &mg);
+  mm_geom_init(&oa, &ob, b->layout == LAYOUT_FRACTAL_NZ, cc ? (int)cc->rank : -1, cc ? cc->dims : NULL,
+               (int)y->rank, y->dims, &mg);
   if (mm_fold_rows(&mg, fold, &a_row, &c_row))
     return rt_chk_fail(&c,
                        "params[%d] fold = %d: b varies along a folded batch dim, or a's or c's rows are not "

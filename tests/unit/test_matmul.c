@@ -29,6 +29,7 @@
 #include "omrt.h"
 #include "runtime/kernels.h"
 #include "runtime/kernels_matmul.h"
+#include "common/matmul_geom.h"
 #include "support.h"
 
 static const char STRINGS[] = "\0test_task\0t";
@@ -147,12 +148,37 @@ static size_t bcast_index(const om_tensor *t, int tr, const int64_t *tdims, int 
 }
 
 /* ref[y elements] and, per element, the scale of its error bound. */
-static void reference(const mcase *c, int ta, int tb, double alpha, double beta, int act, double lo,
+/* The operand in slot s (ND data) transposed by perm (its view's dim d is
+ * stored dim perm[d]) into a new C-order buffer *data_out, described by
+ * *view_out. */
+static void materialise(const mcase *c, int s, const void *src, const int *perm, om_tensor *view_out,
+                        void **data_out) {
+  const om_tensor *t = &c->t[s];
+  const size_t es = dtype_size((int)t->dtype);
+  int64_t st[MAX_RANK], stride = 1;
+  *view_out = *t;
+  for (int d = (int)t->rank - 1; d >= 0; d--)
+    st[d] = stride, stride *= t->dims[d];
+  for (uint32_t d = 0; d < t->rank; d++)
+    view_out->dims[d] = t->dims[perm[d]];
+  uint8_t *out = malloc((size_t)count(t) * es + 1);
+  for (uint64_t i = 0; i < count(t); i++) {
+    uint64_t rest = i, at = 0;
+    for (int d = (int)t->rank - 1; d >= 0; d--) {
+      at += rest % (uint64_t)view_out->dims[d] * (uint64_t)st[perm[d]];
+      rest /= (uint64_t)view_out->dims[d];
+    }
+    memcpy(out + i * es, (const uint8_t *)src + at * es, es);
+  }
+  *data_out = out;
+}
+
+static void reference(const mcase *c, const om_tensor *A, const void *adata, const om_tensor *B,
+                      const void *bdata, int ta, int tb, double alpha, double beta, int act, double lo,
                       double hi, double *ref, double *scale) {
-  const om_tensor *A = &c->t[OM_MATMUL_T_A], *B = &c->t[OM_MATMUL_T_B], *Y = &c->t[OM_MATMUL_T_Y];
+  const om_tensor *Y = &c->t[OM_MATMUL_T_Y];
   const om_tensor *C = c->task.tensors[OM_MATMUL_T_C] == OM_NONE ? NULL : &c->t[OM_MATMUL_T_C];
   const float *bias = c->task.tensors[OM_MATMUL_T_BIAS] == OM_NONE ? NULL : c->data[OM_MATMUL_T_BIAS];
-  const void *bdata = c->b_nd ? c->b_nd : c->data[OM_MATMUL_T_B];
   int ra = (int)A->rank, rb = (int)B->rank;
   /* A as [abat..., M, K] in storage order, B as [bbat..., K|N ...] */
   int64_t M = ra >= 2 ? A->dims[ra - 2 + ta] : 1, K = ra >= 2 ? A->dims[ra - 1 - ta] : A->dims[0];
@@ -178,7 +204,7 @@ static void reference(const mcase *c, int ta, int tb, double alpha, double beta,
         for (int64_t k = 0; k < K; k++) {
           size_t ai = ab * (size_t)(M * K) + (size_t)(ta ? k * M + m : m * K + k);
           size_t bi = bb * (size_t)(K * N) + (size_t)(rb < 2 ? k : tb ? n * K + k : k * N + n);
-          double p = get(c->data[OM_MATMUL_T_A], (int)A->dtype, ai) * get(bdata, (int)B->dtype, bi);
+          double p = get(adata, (int)A->dtype, ai) * get(bdata, (int)B->dtype, bi);
           acc += p, mag += fabs(p);
         }
         size_t yi = (size_t)((bt * M + m) * N + n);
@@ -210,8 +236,15 @@ typedef struct spec {
   float alpha, beta;
   int act;
   int tm, tn, tk;
-  int nz, bias, fold; /* b as FRACTAL_NZ; a bias [N]; y's batch dims folded into the rows */
+  int nz, bias, fold;             /* b as FRACTAL_NZ; a bias [N]; y's batch dims folded into the rows */
+  int pa[MAX_RANK], pb[MAX_RANK]; /* permutations (ad, bd as stored; all 0: none) */
 } spec;
+
+static int has_perm(const int *p, int rank) {
+  for (int d = 0; d < rank; d++)
+    if (p[d]) return 1;
+  return 0;
+}
 
 static void run_tile(void (*tile)(const rt_mm_geom *, int64_t, int64_t, int64_t, rt_core *), const mcase *c,
                      rt_core *core) {
@@ -259,6 +292,8 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
   if (sp->act == OM_ACT_CLIP) q[OM_MATMUL_P_CLIP_MIN] = bits(lo), q[OM_MATMUL_P_CLIP_MAX] = bits(hi);
   q[OM_MATMUL_P_TILE_M] = sp->tm, q[OM_MATMUL_P_TILE_N] = sp->tn, q[OM_MATMUL_P_TILE_K] = sp->tk;
   q[OM_MATMUL_P_FOLD] = sp->fold;
+  q[OM_MATMUL_P_PERM_A] = has_perm(sp->pa, sp->ra) ? mm_perm_encode(sp->ra, sp->pa) : 0;
+  q[OM_MATMUL_P_PERM_B] = has_perm(sp->pb, sp->rb) ? mm_perm_encode(sp->rb, sp->pb) : 0;
   c.task.block_dim = bd;
   if (sp->bias) mc_set(&c, OM_MATMUL_T_BIAS, DT_FLOAT32, 1, (int64_t[]){sp->yd[sp->ry - 1]});
   for (int s = 0; s < OM_MATMUL_NTENSORS; s++)
@@ -277,7 +312,14 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
   }
   uint64_t ny = count(&c.t[OM_MATMUL_T_Y]);
   double *ref = malloc(ny * sizeof *ref), *scale = malloc(ny * sizeof *scale);
-  reference(&c, sp->ta, sp->tb, sp->alpha, sp->rc >= 0 ? sp->beta : 0, sp->act, lo, hi, ref, scale);
+  om_tensor va = c.t[OM_MATMUL_T_A], vb = c.t[OM_MATMUL_T_B];
+  void *adata = c.data[OM_MATMUL_T_A], *bdata = c.b_nd ? c.b_nd : c.data[OM_MATMUL_T_B];
+  if (has_perm(sp->pa, sp->ra)) materialise(&c, OM_MATMUL_T_A, adata, sp->pa, &va, &adata);
+  if (has_perm(sp->pb, sp->rb)) materialise(&c, OM_MATMUL_T_B, bdata, sp->pb, &vb, &bdata);
+  reference(&c, &va, adata, &vb, bdata, sp->ta, sp->tb, sp->alpha, sp->rc >= 0 ? sp->beta : 0, sp->act, lo,
+            hi, ref, scale);
+  if (adata != c.data[OM_MATMUL_T_A]) free(adata);
+  if (bdata != c.data[OM_MATMUL_T_B] && bdata != c.b_nd) free(bdata);
 
   size_t l0a = 2 * (size_t)c.def.l0a_bytes, l0b = 2 * (size_t)c.def.l0b_bytes, l0c = c.def.l0c_bytes;
   rt_core core = {.l0a = aligned_alloc(64, l0a),
@@ -679,6 +721,65 @@ static const spec SPECS[] = {
      .tk = 32,
      .nz = 1,
      .bias = 1},
+    {.what = "perm_a [1,0,2]: [64,1,256] as [1,64,256] stored, fold, NZ + bias",
+     .ra = 3,
+     .rb = 2,
+     .rc = -1,
+     .ad = {1, 64, 256},
+     .bd = {256, 768},
+     .yd = {64, 1, 768},
+     .ry = 3,
+     .alpha = 1,
+     .tm = 64,
+     .tn = 128,
+     .tk = 128,
+     .nz = 1,
+     .bias = 1,
+     .fold = 1,
+     .pa = {1, 0, 2}},
+    {.what = "perm_b [1,2,0]: K^T of a [20,3,16] head split",
+     .ra = 3,
+     .rb = 3,
+     .rc = -1,
+     .ad = {3, 20, 16},
+     .bd = {20, 3, 16},
+     .yd = {3, 20, 20},
+     .ry = 3,
+     .alpha = 0.25f,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16,
+     .pb = {1, 2, 0}},
+    {.what = "perm_a [1,0,2] + perm_b [1,0,2] + trans_b: Q K^T of heads",
+     .ra = 3,
+     .rb = 3,
+     .rc = -1,
+     .ad = {20, 3, 16},
+     .bd = {20, 3, 16},
+     .yd = {3, 20, 20},
+     .ry = 3,
+     .tb = 1,
+     .alpha = 1,
+     .tm = 32,
+     .tn = 32,
+     .tk = 16,
+     .pa = {1, 0, 2},
+     .pb = {1, 0, 2}},
+    {.what = "perm_a [1,0,2] trans_a, 4-D perm_b [0,2,1,3]",
+     .ra = 3,
+     .rb = 4,
+     .rc = -1,
+     .ad = {37, 3, 5},
+     .bd = {2, 37, 3, 9},
+     .yd = {2, 3, 5, 9},
+     .ry = 4,
+     .ta = 1,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16,
+     .pa = {1, 0, 2},
+     .pb = {0, 2, 1, 3}},
     {.what = "trans_a batched [6,40,7]^T x [40,19]",
      .ra = 3,
      .rb = 2,
@@ -703,8 +804,12 @@ static void kernel_cases(void) {
     for (size_t k = 0; k < sizeof dts / sizeof *dts; k++) {
       const spec *sp = &SPECS[i];
       /* tiles = batch * mtiles * ntiles; try 1 block, 2, and one per tile */
-      int64_t M = sp->ra >= 2 ? sp->ad[sp->ra - 2 + sp->ta] : 1,
-              N = sp->rb >= 2 ? sp->bd[sp->rb - 1 - sp->tb] : 1;
+      int64_t ad[MAX_RANK], bd[MAX_RANK];
+      for (int d = 0; d < sp->ra; d++)
+        ad[d] = sp->ad[has_perm(sp->pa, sp->ra) ? sp->pa[d] : d];
+      for (int d = 0; d < sp->rb; d++)
+        bd[d] = sp->bd[has_perm(sp->pb, sp->rb) ? sp->pb[d] : d];
+      int64_t M = sp->ra >= 2 ? ad[sp->ra - 2 + sp->ta] : 1, N = sp->rb >= 2 ? bd[sp->rb - 1 - sp->tb] : 1;
       int nbd = sp->ry - (sp->ra >= 2) - (sp->rb >= 2);
       for (int d = nbd - sp->fold; d < nbd; d++)
         M *= sp->yd[d];
@@ -808,6 +913,14 @@ static void check_cases(void) {
       c.task.params[OM_MATMUL_P_FOLD] = 1, expect_reject(&c, "fold with c repeating per batch", "fold");
   valid(&c), c.task.params[OM_MATMUL_P_TRANS_A] = 1, mc_set(&c, 0, DT_FLOAT32, 3, (int64_t[]){2, 7, 5}),
              c.task.params[OM_MATMUL_P_FOLD] = 1, expect_reject(&c, "fold with a transposed a", "fold");
+  valid(&c), mc_set(&c, 0, DT_FLOAT32, 3, (int64_t[]){5, 2, 7}), c.task.params[OM_MATMUL_P_PERM_A] = 0x201;
+  CHECK_EQ_INT(mc_check(&c), OMRT_OK); /* a [5,2,7] read as [2,5,7] */
+  mc_free(&c);
+  valid(&c), c.task.params[OM_MATMUL_P_PERM_A] = 0x001, expect_reject(&c, "perm_a repeats", "perm_a");
+  valid(&c), c.task.params[OM_MATMUL_P_PERM_A] = 0x1012, expect_reject(&c, "perm_a past the rank", "perm_a");
+  valid(&c), c.task.params[OM_MATMUL_P_PERM_A] = 0x102, expect_reject(&c, "perm_a changes the dims", "K");
+  valid(&c), mc_to_nz(&c), c.task.params[OM_MATMUL_P_PERM_B] = 0x01,
+                           expect_reject(&c, "NZ b permuted", "FRACTAL_NZ");
 }
 
 int main(void) {
