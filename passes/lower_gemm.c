@@ -34,7 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/eval.h"
+#include "common/elem.h"
 #include "pass.h"
 
 static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
@@ -71,7 +71,7 @@ static ir_value *matrix_of(ir_graph *g, const ir_node *n, ir_value *B, int tb, d
   if (!w || !m) return NULL;
   for (int64_t k = 0; k < K; k++)
     for (int64_t j = 0; j < N; j++)
-      ir_elem_set(w, B->dtype, k * N + j, alpha * ir_elem_get(B->data, B->dtype, tb ? j * K + k : k * N + j));
+      elem_put(w, B->dtype, k * N + j, alpha * elem_get(B->data, B->dtype, tb ? j * K + k : k * N + j));
   char name[256];
   int64_t dims[2] = {K, N};
   ir_value *v =
@@ -105,7 +105,7 @@ static status gemm_to_matmul(ir_graph *g, ir_node *n, arena *scratch, made **lis
       char name[256];
       if (!v) return nomem(d, n);
       for (int64_t j = 0; j < N; j++)
-        ir_elem_set(v, C->dtype, j, beta * ir_elem_get(C->data, C->dtype, ir_value_elements(C) == 1 ? 0 : j));
+        elem_put(v, C->dtype, j, beta * elem_get(C->data, C->dtype, ir_value_elements(C) == 1 ? 0 : j));
       if (!(bias =
                 ir_const_new(g, derived(name, sizeof name, n, "bias"), C->dtype, 1, &N, v, (size_t)N * es)))
         return nomem(d, n);

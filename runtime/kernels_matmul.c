@@ -11,7 +11,7 @@
  * tile's valid rows and columns, then the epilogue program (if any) runs
  * over them. fp16 operands are widened to f32 when staged: their products
  * are exact in f32, so this is the cube's fp16 x fp16 -> fp32 arithmetic;
- * L0A and L0B hold twice the contract's fp16 bytes (exec.c) for that.
+ * L0A and L0B are staged for that (om_format.h, OM_L0_STAGING).
  * Transposed operands (trans_a, trans_b) are read with their strides while
  * staging; broadcast batch dims have stride 0; a row fold makes the rows of
  * several batches one evenly spaced row axis (common/matmul_geom.h).
