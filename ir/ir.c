@@ -591,8 +591,9 @@ status ir_verify(const ir_graph *g, diag *d) {
       else
         defined[v->id] = 1;
     }
-    if (st == ST_OK && n->op == IR_OP_CONV) st = ir_epilogue_check(n, d); /* ir/epilogue_ir.h */
-    if (st == ST_OK && n->op == IR_OP_VECPROG) {                          /* the program must fit its node */
+    if (st == ST_OK && (n->op == IR_OP_CONV || n->op == IR_OP_MATMUL))
+      st = ir_epilogue_check(n, d);              /* ir/epilogue_ir.h */
+    if (st == ST_OK && n->op == IR_OP_VECPROG) { /* the program must fit its node */
       arena tmp;
       ir_vprog p;
       arena_init(&tmp, 0);

@@ -44,7 +44,7 @@ typedef enum ir_fusion {
 typedef enum ir_fp16 { IR_FP16_ALWAYS, IR_FP16_FOLLOW, IR_FP16_NEVER } ir_fp16;
 typedef enum ir_unit { IR_UNIT_CUBE, IR_UNIT_VECTOR, IR_UNIT_NONE } ir_unit;
 typedef enum ir_lay {
-  IR_LAY_NONE, /* unit NONE: folds at compile time */
+  IR_LAY_NONE, /* unit NONE: folds at compile time (or is rewritten: Gemm) */
   IR_LAY_VECTORIZED,
   IR_LAY_FOLDED,
   IR_LAY_KEEP,
