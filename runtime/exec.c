@@ -402,10 +402,11 @@ static void resolve(const omrt_context *ctx, const om_task *task, const void *co
 /* The error of a task whose run-time indices left their axis (rt_core.fault). */
 static omrt_status index_fault(const omrt_context *ctx, uint32_t t, const rt_core *c) {
   const om_task *task = &ctx->m->tasks[t];
-  return rt_error(OMRT_ERR_ARG,
-                  "task %u (%s) '%s': index %lld in the input data is out of range [%lld, %lld)", t,
-                  rt_kernels[task->kind].name, rt_string(ctx->m, task->name), (long long)c->fault_index,
-                  (long long)-c->fault_dim, (long long)c->fault_dim);
+  return rt_error(
+      OMRT_ERR_ARG,
+      "omrt_execute: task %u (%s) '%s': index %lld in the input data is out of range [%lld, %lld)", t,
+      rt_kernels[task->kind].name, rt_string(ctx->m, task->name), (long long)c->fault_index,
+      (long long)-c->fault_dim, (long long)c->fault_dim);
 }
 
 omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs) {

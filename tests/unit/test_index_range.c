@@ -143,7 +143,7 @@ int main(void) {
                   "(GATHER) 'op': index -4 in the input data is out of range [-3, 3)");
   runtime_indices("GatherND", 2, (int64_t[]){2, 2}, (int64_t[]){0, 1, 2, 3}, (int64_t[]){0, 1, 2, 4}, 4,
                   "(GATHER) 'op': index 4 in the input data is out of range [-4, 4)");
-  runtime_indices("ScatterElements", 2, (int64_t[]){1, 4}, (int64_t[]){0, 1, 2, 0},
-                  (int64_t[]){0, 1, 3, 0}, 4, "(SCATTER) 'op': index 3 in the input data is out of range [-3, 3)");
+  runtime_indices("ScatterElements", 2, (int64_t[]){1, 4}, (int64_t[]){0, 1, 2, 0}, (int64_t[]){0, 1, 3, 0},
+                  4, "(SCATTER) 'op': index 3 in the input data is out of range [-3, 3)");
   return test_summary("index_range");
 }
