@@ -529,6 +529,8 @@ static status infer_gather(si *s, ir_node *n, int *rank, int64_t *dims) {
     return fail(s, ST_ERR_INVALID, "indices '%s' have dtype %s; expected i64 or i32", ix->name,
                 dtype_name(ix->dtype));
   if (x->rank - 1 + ix->rank > MAX_RANK) return fail(s, ST_ERR_LIMIT, "output rank exceeds %d", MAX_RANK);
+  status st = ir_shape_check_indices(n, ix, 1, &x->dims[a], s->d);
+  if (st) return st;
   *rank = 0;
   for (int i = 0; i < a; i++)
     dims[(*rank)++] = x->dims[i];
@@ -555,6 +557,8 @@ static status infer_gather_elements(si *s, ir_node *n, int *rank, int64_t *dims)
     if (d != a && ix->dims[d] > x->dims[d])
       return fail(s, ST_ERR_INVALID, "indices %s exceed data %s outside the axis", shape_str(ix),
                   shape_str(x));
+  status st = ir_shape_check_indices(n, ix, 1, &x->dims[a], s->d);
+  if (st) return st;
   if (ir_attr_set_int(s->g, n, "axis", a)) return nomem(s);
   *rank = ix->rank;
   memcpy(dims, ix->dims, sizeof(int64_t) * (size_t)ix->rank);

@@ -393,13 +393,20 @@ omrt_status rt_strided_copy_check(const omrt_model *m, uint32_t i, const om_task
  * rt_gather_run / rt_gather_check hand over (the check after the dtype rules they share). */
 void rt_topk_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_topk_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* Records index k, outside [-D, D), as core's fault (the first one stays). */
+static inline void rt_index_fault(rt_core *core, int64_t k, int64_t D) {
+  if (core->fault) return;
+  core->fault = 1;
+  core->fault_index = k;
+  core->fault_dim = D;
+}
 void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_scatter_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_cumsum_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_cumsum_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_onehot_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_onehot_check(const omrt_model *m, uint32_t i, const om_task *task);
-void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block);
+void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_gathernd_check(const rt_chk *c, const om_tensor *x, const om_tensor *ix, const om_tensor *y);
 /* kernels_gather.c */
 void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
