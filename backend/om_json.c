@@ -132,7 +132,8 @@ static void jfloat(jbuf *b, int32_t bits) {
 /* ---- names for the format's numbers ---- */
 
 static const char *part_type_name(uint32_t t) {
-  static const char *const names[] = {NULL, "MODEL", "TENSORS", "TASKS", "WEIGHTS", "STRINGS", "VPROGS"};
+  static const char *const names[] = {NULL,      "MODEL",  "TENSORS", "TASKS", "WEIGHTS",
+                                      "STRINGS", "VPROGS", "IO",      "GEARS"};
   return t < sizeof names / sizeof *names && names[t] ? names[t] : "?";
 }
 
@@ -140,6 +141,16 @@ static const char *precision_name(uint32_t p) {
   static const char *const names[] = {"force_fp16", "must_keep_origin_dtype", "allow_fp32_to_fp16",
                                       "allow_mix_precision"};
   return p < sizeof names / sizeof *names ? names[p] : "?";
+}
+
+static const char *format_name(uint32_t f) {
+  static const char *const names[] = {"ND", "NCHW", "NHWC", "NC1HWC0"};
+  return f < sizeof names / sizeof *names ? names[f] : "?";
+}
+
+static const char *gear_kind_name(uint32_t k) {
+  static const char *const names[] = {"none", "batch", "image_size", "dims"};
+  return k < sizeof names / sizeof *names ? names[k] : "?";
 }
 
 static const char *region_name(uint32_t r) {
@@ -324,6 +335,8 @@ typedef struct pkg {
   const char *strings;
   uint64_t weights_bytes;
   const uint8_t *vprogs;
+  const uint32_t *formats; /* IO partition, or NULL */
+  const om_gears *gears;   /* GEARS partition, or NULL */
 } pkg;
 
 static void locate(pkg *p, const uint8_t *base) {
@@ -343,6 +356,8 @@ static void locate(pkg *p, const uint8_t *base) {
     case OM_PART_STRINGS: p->strings = (const char *)at; break;
     case OM_PART_WEIGHTS: p->weights_bytes = pt->size; break;
     case OM_PART_VPROGS: p->vprogs = at; break;
+    case OM_PART_IO: p->formats = (const uint32_t *)at; break;
+    case OM_PART_GEARS: p->gears = (const om_gears *)at; break;
     }
   }
 }
@@ -386,14 +401,40 @@ static void dump_model(jbuf *b, const pkg *p) {
   jprintf(b, "  \"weights\": {\"bytes\": %llu},\n", (unsigned long long)p->weights_bytes);
 }
 
-static void dump_io(jbuf *b, const pkg *p, const char *key, const uint32_t *io, uint32_t n) {
+/* formats: the IO partition's entries for these n, or NULL. */
+static void dump_io(jbuf *b, const pkg *p, const char *key, const uint32_t *io, const uint32_t *formats,
+                    uint32_t n) {
   jprintf(b, "  \"%s\": [", key);
   for (uint32_t i = 0; i < n; i++) {
     jprintf(b, "%s{\"tensor\": %u, \"name\": ", i ? ", " : "", io[i]);
     jstr(b, p->strings + p->tensors[io[i]].name);
-    JLIT(b, "}");
+    jprintf(b, ", \"format\": \"%s\"}", format_name(formats ? formats[i] : OM_IO_ND));
   }
   JLIT(b, "],\n");
+}
+
+/* The GEARS partition: each gear's values, tensors, tasks, workspace and I/O tensors. */
+static void dump_gears(jbuf *b, const pkg *p) {
+  if (!p->gears) return;
+  const om_gears *h = p->gears;
+  const om_gear *g = (const om_gear *)(h + 1);
+  uint32_t nio = p->def->ninputs + p->def->noutputs;
+  const uint32_t *io = (const uint32_t *)(g + h->ngears);
+  jprintf(b, "  \"gears\": {\"kind\": \"%s\", \"gears\": [\n", gear_kind_name(h->kind));
+  for (uint32_t i = 0; i < h->ngears; i++, io += nio) {
+    JLIT(b, "    {\"values\": [");
+    for (uint32_t v = 0; v < h->nvalues; v++)
+      jprintf(b, "%s%lld", v ? ", " : "", (long long)g[i].values[v]);
+    jprintf(b,
+            "], \"first_tensor\": %u, \"ntensors\": %u, \"first_task\": %u, \"ntasks\": %u, "
+            "\"workspace_bytes\": %llu, \"io\": [",
+            g[i].first_tensor, g[i].ntensors, g[i].first_task, g[i].ntasks,
+            (unsigned long long)g[i].workspace_bytes);
+    for (uint32_t k = 0; k < nio; k++)
+      jprintf(b, "%s%u", k ? ", " : "", io[k]);
+    jprintf(b, "]}%s\n", i + 1 < h->ngears ? "," : "");
+  }
+  JLIT(b, "  ]},\n");
 }
 
 static void dump_tensors(jbuf *b, const pkg *p) {
@@ -603,8 +644,10 @@ status om_json_memory(const void *data, size_t size, const char *label, char **j
   JLIT(&b, "{\n");
   dump_header(&b, &p);
   dump_model(&b, &p);
-  dump_io(&b, &p, "inputs", p.io, p.def->ninputs);
-  dump_io(&b, &p, "outputs", p.io + p.def->ninputs, p.def->noutputs);
+  dump_io(&b, &p, "inputs", p.io, p.formats, p.def->ninputs);
+  dump_io(&b, &p, "outputs", p.io + p.def->ninputs, p.formats ? p.formats + p.def->ninputs : NULL,
+          p.def->noutputs);
+  dump_gears(&b, &p);
   dump_tensors(&b, &p);
   dump_vprogs(&b, &p);
   JLIT(&b, "  \"tasks\": [\n");

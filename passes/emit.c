@@ -4,7 +4,9 @@
  * nodes that need no copy carry alias=1); tiling has run (block_dim on every
  * node, tile_m/n/k on cube Convs); layouts and dtypes as layout left them.
  * Changes: builds ctx->writer (owned by the ctx from then on; it borrows the
- * constants' data, so serialise it before the graph is freed); assigns the
+ * constants' data, so serialise it before the graph is freed), or with
+ * ctx->gear_append adds the graph as a gear to the driver's ctx->writer
+ * (copying the constants with ctx->copy_weights); assigns the
  * offsets of constants in the WEIGHTS partition (v->offset); sets
  * ctx->ntasks and ctx->weights_bytes. The graph is otherwise untouched.
  * Leaves true: one om_tensor per value some task or the model I/O uses,
@@ -95,7 +97,8 @@ static uint32_t tensor_of(emit_state *s, ir_value *v, status *st) {
     return OM_NONE;
   }
   if (v->region == IR_REGION_WEIGHTS) {
-    if (om_writer_add_weights_ref(s->w, v->data, v->bytes, &v->offset)) {
+    if ((s->ctx->copy_weights ? om_writer_add_weights : om_writer_add_weights_ref)(s->w, v->data, v->bytes,
+                                                                                   &v->offset)) {
       *st = nomem(s);
       return OM_NONE;
     }
@@ -625,7 +628,7 @@ status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d) {
   arena a;
   arena_init(&a, 0);
   s.tensor = arena_array(&a, (size_t)g->nvalues + 1, sizeof *s.tensor);
-  s.w = om_writer_new();
+  s.w = ctx->gear_append ? ctx->writer : om_writer_new();
   status st = ST_OK;
   if (!s.tensor || !s.w) {
     st = nomem(&s);
@@ -636,6 +639,7 @@ status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d) {
     st = emit_all(&s, &a);
   }
   arena_free(&a);
+  if (ctx->gear_append) return st; /* the driver's writer */
   if (st != ST_OK) {
     om_writer_free(s.w);
     return st;

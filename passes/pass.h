@@ -34,6 +34,13 @@ typedef struct pass_ctx {
                              all of them: the op-by-op build, one task per ONNX op */
   const char *model_name; /* written into the om */
   const char *cmdline;    /* written into the om */
+  /* A gear of a package with several (driver/gears.h): emit appends the
+   * graph's tasks to ctx->writer, the driver's, whose om_writer_begin_gear
+   * started the gear, instead of making a package of its own; with
+   * copy_weights it copies the constants into the package (the graph is
+   * freed before the package is written; the writer keeps one copy of
+   * payloads equal to earlier gears'). */
+  int gear_append, copy_weights;
   /* outputs, set by passes */
   uint64_t workspace_bytes;       /* memplan: size of the planned arena */
   uint64_t workspace_lower_bound; /* memplan: max over time of live bytes */

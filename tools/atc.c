@@ -27,7 +27,7 @@ enum { LOG_NULL, LOG_ERROR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
 typedef struct flags {
   const char *model, *framework, *output, *input_shape, *input_format, *soc_version;
   const char *precision_mode, *op_select_implmode, *out_nodes, *log, *mode, *om, *json, *dump_graph;
-  const char *fusion_switch_file;
+  const char *fusion_switch_file, *dynamic_batch_size, *dynamic_image_size, *dynamic_dims;
 } flags;
 
 static const struct {
@@ -41,7 +41,13 @@ static const struct {
     FLAG(framework, "source framework; 5 = ONNX (the only one supported)"),
     FLAG(output, "output path without .om (\"resnet50\" writes resnet50.om)"),
     FLAG(input_shape, "fix input dims: \"name:1,3,224,224;name2:1,10\""),
-    FLAG(input_format, "NCHW (default) or ND"),
+    FLAG(input_format, "what the dims of 4-D inputs mean: NCHW (default), NHWC or ND (recorded in the om; H "
+                       "and W for --dynamic_image_size)"),
+    FLAG(dynamic_batch_size, "batch gears, with -1 as the first dim in --input_shape: \"1,2,4,8\" (2 to 100 "
+                             "gears; one om, the gear chosen per run: omrun --dymBatch)"),
+    FLAG(dynamic_image_size, "image size gears, with -1 as H and W in --input_shape: \"224,224;320,320\" "
+                             "(height,width per gear; omrun --dymHW)"),
+    FLAG(dynamic_dims, "dims gears, one value per -1 of --input_shape: \"32,32;64,64\" (omrun --dymDims)"),
     FLAG(soc_version, "target SoC: Ascend310, Ascend310P3, Ascend910 (socs/*.yaml)"),
     FLAG(precision_mode,
          "force_fp16 (default), allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype"),
@@ -272,8 +278,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "atc: --framework=%s is not supported; only 5 (ONNX)\n", f.framework);
     return 2;
   }
-  if (f.input_format && strcmp(f.input_format, "NCHW") != 0 && strcmp(f.input_format, "ND") != 0) {
-    fprintf(stderr, "atc: --input_format=%s is not supported; use NCHW or ND\n", f.input_format);
+  if (f.input_format && strcmp(f.input_format, "NCHW") != 0 && strcmp(f.input_format, "NHWC") != 0 &&
+      strcmp(f.input_format, "ND") != 0) {
+    fprintf(stderr, "atc: --input_format=%s: expected NCHW, NHWC or ND\n", f.input_format);
     return 2;
   }
   int precision = OM_PRECISION_FORCE_FP16;
@@ -324,6 +331,10 @@ int main(int argc, char **argv) {
   atc_options opt = {.model_path = f.model,
                      .output_path = precheck ? NULL : out_path,
                      .input_shape = f.input_shape,
+                     .input_format = f.input_format,
+                     .dynamic_batch_size = f.dynamic_batch_size,
+                     .dynamic_image_size = f.dynamic_image_size,
+                     .dynamic_dims = f.dynamic_dims,
                      .soc_version = f.soc_version,
                      .precision = (om_precision)precision,
                      .high_performance = high_performance,
@@ -353,8 +364,9 @@ int main(int argc, char **argv) {
   } else if (ls.level >= LOG_WARNING) {
     double mib = 1024.0 * 1024.0;
     if (ls.level >= LOG_INFO) fprintf(stderr, "[INFO] atc: SoC %s from %s\n", f.soc_version, res.soc_file);
-    printf("atc: wrote %s: %.2f MiB, %d tasks, %s, %s, %.0f ms\n", out_path, res.om_bytes / mib, res.ntasks,
-           f.soc_version, atc_precision_name((om_precision)precision), ls.total_ms);
+    printf("atc: wrote %s: %.2f MiB, %d tasks", out_path, res.om_bytes / mib, res.ntasks);
+    if (res.ngears) printf(" in %d gears", res.ngears);
+    printf(", %s, %s, %.0f ms\n", f.soc_version, atc_precision_name((om_precision)precision), ls.total_ms);
     printf("atc: memory plan: workspace %.2f MiB, liveness lower bound %.2f MiB (%.3fx)\n",
            res.workspace_bytes / mib, res.workspace_lower_bound / mib,
            res.workspace_lower_bound ? (double)res.workspace_bytes / res.workspace_lower_bound : 1.0);
