@@ -11,7 +11,8 @@
 
 enum { MAX_VALUE = 0x7fffffff };
 
-static const char *const flag_names[] = {"", "--dynamic_batch_size", "--dynamic_image_size", "--dynamic_dims"};
+static const char *const flag_names[] = {"", "--dynamic_batch_size", "--dynamic_image_size",
+                                         "--dynamic_dims"};
 
 /* Parses a decimal in 1..MAX_VALUE from s[0, n). */
 static int parse_value(const char *s, size_t n, int64_t *out) {
@@ -53,12 +54,12 @@ static status split_gears(int kind, const char *spec, atc_gears *g, diag *d) {
       q += vl + 1;
     }
     if (kind == OM_GEAR_IMAGE_SIZE && nv != 2)
-      return diag_set(d, ST_ERR_INVALID, "%s=\"%s\": gear '%.*s' is not \"height,width\"", flag, spec, (int)len,
-                      p);
+      return diag_set(d, ST_ERR_INVALID, "%s=\"%s\": gear '%.*s' is not \"height,width\"", flag, spec,
+                      (int)len, p);
     if (g->ngears == 0) g->nvalues = nv;
     if (nv != g->nvalues)
-      return diag_set(d, ST_ERR_INVALID, "%s=\"%s\": gear '%.*s' has %d values, the first gear %d", flag, spec,
-                      (int)len, p, nv, g->nvalues);
+      return diag_set(d, ST_ERR_INVALID, "%s=\"%s\": gear '%.*s' has %d values, the first gear %d", flag,
+                      spec, (int)len, p, nv, g->nvalues);
     for (int o = 0; o < g->ngears; o++)
       if (memcmp(g->values[o], vals, (size_t)nv * sizeof *vals) == 0)
         return diag_set(d, ST_ERR_INVALID, "%s=\"%s\": gear '%.*s' is given twice", flag, spec, (int)len, p);
@@ -72,7 +73,9 @@ static status split_gears(int kind, const char *spec, atc_gears *g, diag *d) {
 }
 
 /* 1 when dim k of a rank-`rank` input is its H or W (rank 4, --input_format). */
-static int is_hw(int rank, int k, int nhwc) { return rank == 4 && (nhwc ? k == 1 || k == 2 : k == 2 || k == 3); }
+static int is_hw(int rank, int k, int nhwc) {
+  return rank == 4 && (nhwc ? k == 1 || k == 2 : k == 2 || k == 3);
+}
 
 /* "x:-1,3,224,224" for messages. */
 static const char *shape_str(const onnx_input_shape *s, char *buf, size_t n) {
@@ -90,7 +93,8 @@ status atc_gears_parse(const char *batch, const char *image_size, const char *di
   for (int k = 1; k <= 3; k++) {
     if (!specs[k]) continue;
     if (kind)
-      return diag_set(d, ST_ERR_INVALID, "%s and %s cannot be used together", flag_names[kind], flag_names[k]);
+      return diag_set(d, ST_ERR_INVALID, "%s and %s cannot be used together", flag_names[kind],
+                      flag_names[k]);
     kind = k;
   }
   /* The -1s of --input_shape. */
@@ -120,21 +124,23 @@ status atc_gears_parse(const char *batch, const char *image_size, const char *di
   if (!kind) return ST_OK;
   const char *flag = flag_names[kind], *spec = specs[kind];
   if (ndyn == 0)
-    return diag_set(d, ST_ERR_INVALID, "%s=\"%s\" needs --input_shape with -1 in the dims it sets%s", flag, spec,
-                    n ? "; --input_shape has none" : "");
+    return diag_set(d, ST_ERR_INVALID, "%s=\"%s\" needs --input_shape with -1 in the dims it sets%s", flag,
+                    spec, n ? "; --input_shape has none" : "");
   if (kind == OM_GEAR_IMAGE_SIZE)
     for (int i = 0; i < n; i++) {
       int h = nhwc ? 1 : 2;
       if (shapes[i].rank == 4 && (shapes[i].dims[h] == -1) != (shapes[i].dims[h + 1] == -1))
-        return diag_set(d, ST_ERR_INVALID, "--input_shape \"%s\": with --dynamic_image_size H and W are -1 together",
+        return diag_set(d, ST_ERR_INVALID,
+                        "--input_shape \"%s\": with --dynamic_image_size H and W are -1 together",
                         shape_str(&shapes[i], buf, sizeof buf));
     }
   status st = split_gears(kind, spec, out, d);
   if (st) return st;
   if (kind == OM_GEAR_BATCH) out->nvalues = 1;
   if (kind == OM_GEAR_DIMS && out->nvalues != ndyn)
-    return diag_set(d, ST_ERR_INVALID, "%s=\"%s\": each gear gives %d value%s, but --input_shape has %d dims of -1",
-                    flag, spec, out->nvalues, out->nvalues == 1 ? "" : "s", ndyn);
+    return diag_set(d, ST_ERR_INVALID,
+                    "%s=\"%s\": each gear gives %d value%s, but --input_shape has %d dims of -1", flag, spec,
+                    out->nvalues, out->nvalues == 1 ? "" : "s", ndyn);
   out->kind = kind;
   return ST_OK;
 }

@@ -29,7 +29,8 @@ static omrt_status check_formats(omrt_model *m, const rt_part *p) {
   const om_model_def *d = m->def;
   uint64_t nio = (uint64_t)d->ninputs + d->noutputs;
   if (p->size != 4 * nio)
-    return rt_error(OMRT_ERR_FORMAT, "om partition IO (offset %llu): %llu bytes != 4 x (%u inputs + %u outputs)",
+    return rt_error(OMRT_ERR_FORMAT,
+                    "om partition IO (offset %llu): %llu bytes != 4 x (%u inputs + %u outputs)",
                     (unsigned long long)p->offset, (unsigned long long)p->size, d->ninputs, d->noutputs);
   m->formats = (const uint32_t *)(m->base + p->offset);
   for (uint64_t i = 0; i < nio; i++)
@@ -101,12 +102,14 @@ static omrt_status check_gear_views(const omrt_model *m, uint32_t gi, const rt_p
           "om partition TENSORS (offset %llu): tensor %u '%s': %llu bytes exceed %s %u (%zu bytes)",
           (unsigned long long)p->offset, i, rt_string(m, t->name), (unsigned long long)t->bytes,
           rt_region_name(t->region), t->index, io->bytes);
-    if (t->region == OM_REGION_WORKSPACE && t->offset + t->bytes > g->workspace_bytes) /* (no overflow: checked) */
-      return rt_error(OMRT_ERR_FORMAT,
-                      "om partition TENSORS (offset %llu): tensor %u '%s': WORKSPACE offset %llu + %llu bytes "
-                      "exceeds gear %u's workspace_bytes %llu",
-                      (unsigned long long)p->offset, i, rt_string(m, t->name), (unsigned long long)t->offset,
-                      (unsigned long long)t->bytes, gi, (unsigned long long)g->workspace_bytes);
+    if (t->region == OM_REGION_WORKSPACE &&
+        t->offset + t->bytes > g->workspace_bytes) /* (no overflow: checked) */
+      return rt_error(
+          OMRT_ERR_FORMAT,
+          "om partition TENSORS (offset %llu): tensor %u '%s': WORKSPACE offset %llu + %llu bytes "
+          "exceeds gear %u's workspace_bytes %llu",
+          (unsigned long long)p->offset, i, rt_string(m, t->name), (unsigned long long)t->offset,
+          (unsigned long long)t->bytes, gi, (unsigned long long)g->workspace_bytes);
   }
   return OMRT_OK;
 }
@@ -148,8 +151,8 @@ static omrt_status check_gear_records(omrt_model *m, const rt_part *p) {
     const om_gear *r = &recs[gi];
     if (r->first_tensor != tensors || r->first_task != tasks)
       return rt_error(OMRT_ERR_FORMAT,
-                      "%s: gear %u starts at tensor %u and task %u, not where gear %u ends (%llu, %llu)", where,
-                      gi, r->first_tensor, r->first_task, gi ? gi - 1 : 0, (unsigned long long)tensors,
+                      "%s: gear %u starts at tensor %u and task %u, not where gear %u ends (%llu, %llu)",
+                      where, gi, r->first_tensor, r->first_task, gi ? gi - 1 : 0, (unsigned long long)tensors,
                       (unsigned long long)tasks);
     tensors += r->ntensors, tasks += r->ntasks;
     if (tensors > d->ntensors || tasks > d->ntasks)
@@ -194,17 +197,22 @@ omrt_status rt_load_gears(omrt_model *m, const rt_part *pio, const rt_part *pg, 
   } else {
     if (!(m->gears = calloc(1, sizeof *m->gears))) return rt_error(OMRT_ERR_NOMEM, "om load: out of memory");
     m->ngears = 1;
-    *m->gears = (rt_gear){.tasks = m->tasks, .ntasks = d->ntasks, .ntensors = d->ntensors,
-                          .workspace_bytes = d->workspace_bytes, .io = m->io};
+    *m->gears = (rt_gear){.tasks = m->tasks,
+                          .ntasks = d->ntasks,
+                          .ntensors = d->ntensors,
+                          .workspace_bytes = d->workspace_bytes,
+                          .io = m->io};
   }
   m->inputs = calloc(d->ninputs ? d->ninputs : 1, sizeof *m->inputs);
   m->outputs = calloc(d->noutputs, sizeof *m->outputs);
-  if (!m->inputs || !m->outputs) return rt_error(OMRT_ERR_NOMEM, "om load: out of memory for I/O descriptors");
+  if (!m->inputs || !m->outputs)
+    return rt_error(OMRT_ERR_NOMEM, "om load: out of memory for I/O descriptors");
   for (uint32_t gi = 0; gi < m->ngears; gi++) {
     rt_gear *g = &m->gears[gi];
     g->inputs = calloc(d->ninputs ? d->ninputs : 1, sizeof *g->inputs);
     g->outputs = calloc(d->noutputs, sizeof *g->outputs);
-    if (!g->inputs || !g->outputs) return rt_error(OMRT_ERR_NOMEM, "om load: out of memory for I/O descriptors");
+    if (!g->inputs || !g->outputs)
+      return rt_error(OMRT_ERR_NOMEM, "om load: out of memory for I/O descriptors");
     for (uint32_t k = 0; k < d->ninputs + d->noutputs; k++) {
       int in = k < d->ninputs;
       uint32_t idx = in ? k : k - d->ninputs;
@@ -216,9 +224,10 @@ omrt_status rt_load_gears(omrt_model *m, const rt_part *pio, const rt_part *pg, 
         continue;
       }
       if (strcmp(t->name, all->name) || t->dtype != all->dtype || t->rank != all->rank)
-        return rt_error(OMRT_ERR_FORMAT,
-                        "om partition GEARS: gear %u %s %u '%s' differs from gear 0's '%s' in name, dtype or rank",
-                        gi, in ? "input" : "output", idx, t->name, all->name);
+        return rt_error(
+            OMRT_ERR_FORMAT,
+            "om partition GEARS: gear %u %s %u '%s' differs from gear 0's '%s' in name, dtype or rank", gi,
+            in ? "input" : "output", idx, t->name, all->name);
       for (int j = 0; j < t->rank; j++)
         if (t->dims[j] != all->dims[j]) all->dims[j] = -1;
       if (t->bytes > all->bytes) all->bytes = t->bytes;
@@ -227,7 +236,6 @@ omrt_status rt_load_gears(omrt_model *m, const rt_part *pio, const rt_part *pg, 
   }
   return OMRT_OK;
 }
-
 
 int omrt_model_num_gears(const omrt_model *model) { return model ? (int)model->ngears : 0; }
 
@@ -275,9 +283,11 @@ void rt_gear_list(const omrt_model *m, char *buf, size_t n) {
       snprintf(buf, n, "none (a static model)");
       return;
     }
-    len += (size_t)snprintf(buf + len, n - len, "%s%s", g ? ", " : "", m->gear_kind == OM_GEAR_DIMS ? "(" : "");
+    len +=
+        (size_t)snprintf(buf + len, n - len, "%s%s", g ? ", " : "", m->gear_kind == OM_GEAR_DIMS ? "(" : "");
     for (uint32_t v = 0; v < m->gear_nvalues && len < n; v++)
-      len += (size_t)snprintf(buf + len, n - len, "%s%lld", v ? (m->gear_kind == OM_GEAR_IMAGE_SIZE ? "x" : ", ") : "",
+      len += (size_t)snprintf(buf + len, n - len, "%s%lld",
+                              v ? (m->gear_kind == OM_GEAR_IMAGE_SIZE ? "x" : ", ") : "",
                               (long long)r->values[v]);
     if (m->gear_kind == OM_GEAR_DIMS && len < n) len += (size_t)snprintf(buf + len, n - len, ")");
   }

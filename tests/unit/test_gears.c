@@ -50,8 +50,14 @@ static om_writer *gear_writer(void) {
     y.region = OM_REGION_OUTPUT;
     uint64_t woff;
     om_writer_add_weights(w, wdata, sizeof wdata, &woff); /* the same bytes every gear: stored once */
-    om_tensor wt = {.name = om_writer_string(w, "w"), .region = OM_REGION_WEIGHTS, .dtype = DT_FLOAT32,
-                    .layout = LAYOUT_ND, .rank = 1, .offset = woff, .bytes = 16, .dims = {4}};
+    om_tensor wt = {.name = om_writer_string(w, "w"),
+                    .region = OM_REGION_WEIGHTS,
+                    .dtype = DT_FLOAT32,
+                    .layout = LAYOUT_ND,
+                    .rank = 1,
+                    .offset = woff,
+                    .bytes = 16,
+                    .dims = {4}};
     om_tensor ws = wt;
     ws.name = om_writer_string(w, "scratch");
     ws.region = OM_REGION_WORKSPACE;
