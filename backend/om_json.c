@@ -521,6 +521,10 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
       dump_param(b, k->params[j].type, t->params[j]);
     }
     if (conv_epilogue(t)) jprintf(b, ", \"epilogue\": %d", t->params[OM_CONV_P_EPILOGUE_OFFSET]);
+    /* (shown only when set, so that every other TRANSDATA reads as before) */
+    if (t->kind == OM_TASK_TRANSDATA && t->params[OM_TRANSDATA_P_CHANNELS_LAST])
+      jprintf(b, "%s\"channels_last\": %d", k->params[0].name ? ", " : "",
+              t->params[OM_TRANSDATA_P_CHANNELS_LAST]);
     JLIT(b, "}");
   } else {
     JLIT(b, "[");

@@ -227,16 +227,21 @@ typedef enum om_task_kind {
 enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
 
 /* TRANSDATA (vector unit): copy with layout and dtype conversion.
- *   tensors: src, dst.  params: none.
+ *   tensors: src, dst.  params: channels_last (0|1).
  *   src and dst have the same logical element count. If both are ND it is
  *   an element-by-element copy in C order (Reshape, Flatten, Cast between
  *   f32/f16). Otherwise both must be rank 4 with equal logical dims and the
  *   layouts ND (NCHW) / NC1HWC0 in either direction (padding written as 0),
- *   or NC1HWC0 -> NC1HWC0 (a cast). dtypes: f32 and f16 in any combination.
- *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst) or N*C*H (rank-4 ND dst);
- *   elements for ND -> ND and NC1HWC0 -> NC1HWC0. */
+ *   or NC1HWC0 -> NC1HWC0 (a cast). With channels_last = 1 the ND side is
+ *   [N, H, W, C] instead (NHWC: one row of C channels per pixel) and the
+ *   NC1HWC0 side has logical dims [N, C, H, W], in either direction (an
+ *   NHWC model's input into the convs, their output back to NHWC).
+ *   dtypes: f32 and f16 in any combination.
+ *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst), N*C*H (rank-4 ND dst) or
+ *   N*H (NHWC dst, rows of W*C); elements for ND -> ND and NC1HWC0 ->
+ *   NC1HWC0. */
 enum { OM_TRANSDATA_T_SRC = 0, OM_TRANSDATA_T_DST = 1, OM_TRANSDATA_NTENSORS = 2 };
-enum { OM_TRANSDATA_NPARAMS = 0 };
+enum { OM_TRANSDATA_P_CHANNELS_LAST = 0, OM_TRANSDATA_NPARAMS = 1 };
 
 /* CONV2D (cube unit): y = act(conv(x, w) + bias + residual).
  *   tensors: x NC1HWC0, w FRACTAL_Z [Cout,Cin,KH,KW] (Cin == x's C, group

@@ -24,6 +24,7 @@
 #include "common/atomic_file.h"
 #include "common/bigmem.h"
 #include "driver/gears.h"
+#include "driver/io_types.h"
 #include "frontend/onnx_import.h"
 #include "ir/ir.h"
 #include "omrt.h"
@@ -168,6 +169,14 @@ static status compile_graph(const atc_options *opt, const onnx_input_shape *shap
   res->nnodes_in = g->nnodes;
   phase_done(opt, "parse", t0);
   if (opt->out_nodes && *opt->out_nodes) st = apply_out_nodes(g, opt->out_nodes, d);
+  atc_io_flags io = {opt->input_fp16_nodes, opt->is_input_adjust_hw_layout, opt->output_type,
+                     opt->is_output_adjust_hw_layout, opt->out_nodes};
+  int *io_dtype = NULL;
+  uint8_t *io_nc1hwc0 = NULL;
+  if (st == ST_OK && (io.input_fp16_nodes || io.output_type || io.output_adjust)) {
+    st = atc_io_types(g, &io, &g->arena, &io_dtype, &io_nc1hwc0, d);
+    ctx->io_dtype = io_dtype, ctx->io_nc1hwc0 = io_nc1hwc0;
+  }
   if (st == ST_OK) st = ir_verify(g, d);
   if (st == ST_OK && dump_dir) st = dump_graph(g, dump_dir, 0, "import", d);
   for (int i = 0; st == ST_OK && i < pass_pipeline_count; i++) {

@@ -34,6 +34,10 @@ typedef struct atc_options {
    * default), "NHWC" or "ND" (recorded in the om's IO partition; H and W
    * for --dynamic_image_size). NULL: NCHW. */
   const char *input_format;
+  /* I/O dtypes and layouts (driver/io_types.h), each NULL when not given:
+   * --input_fp16_nodes, --is_input_adjust_hw_layout, --output_type,
+   * --is_output_adjust_hw_layout. */
+  const char *input_fp16_nodes, *is_input_adjust_hw_layout, *output_type, *is_output_adjust_hw_layout;
   const char *soc_version;    /* --soc_version, e.g. "Ascend310" */
   om_precision precision;     /* --precision_mode */
   int high_performance;       /* --op_select_implmode=high_performance (atc's default): Winograd

@@ -44,7 +44,8 @@
  *   STRIDED_COPY         Transpose, Slice, Expand, Tile, DepthToSpace,
  *                        SpaceToDepth: the node's view (ir/view.h); Split:
  *                        one per non-empty output
- *   TRANSDATA            TransData: TRANSDATA, or WPACK when it packs conv
+ *   TRANSDATA            TransData: TRANSDATA (channels_last from its attr),
+ *                        or WPACK when it packs conv
  *                        weights (lower/conv_weights.h); Reshape, Flatten,
  *                        Squeeze, Unsqueeze, Identity: nothing when memplan
  *                        aliased them (alias=1), else a TRANSDATA ND copy
@@ -511,7 +512,9 @@ static status emit_copy(emit_state *s, ir_node *n) {
            (y->dtype == DT_FLOAT32 || y->dtype == DT_FLOAT16);
   if (fl || x->layout != LAYOUT_ND) {
     ir_value *tv[OM_TRANSDATA_NTENSORS] = {[OM_TRANSDATA_T_SRC] = n->in[0], [OM_TRANSDATA_T_DST] = n->out[0]};
-    return add_task(s, n, OM_TASK_TRANSDATA, OM_TRANSDATA_NTENSORS, tv, OM_TRANSDATA_NPARAMS, NULL);
+    int32_t p[OM_TRANSDATA_NPARAMS] = {[OM_TRANSDATA_P_CHANNELS_LAST] =
+                                           (int32_t)ir_attr_int(n, "channels_last", 0)};
+    return add_task(s, n, OM_TASK_TRANSDATA, OM_TRANSDATA_NTENSORS, tv, OM_TRANSDATA_NPARAMS, p);
   }
   /* other dtypes, and bit casts: a flat STRIDED_COPY of the bytes (TRANSDATA
    * converts floats only) */

@@ -41,6 +41,13 @@ typedef struct pass_ctx {
    * freed before the package is written; the writer keeps one copy of
    * payloads equal to earlier gears'). */
   int gear_append, copy_weights;
+  /* Graph I/O the driver asks for in another dtype or layout, indexed by
+   * graph input i then output ninputs + k (NULL: none): io_dtype[i] is the
+   * dtype precision gives it (DT_UNDEFINED: the model's; --input_fp16_nodes,
+   * --output_type), io_nc1hwc0[i] 1 when layout makes it NC1HWC0
+   * (--is_input_adjust_hw_layout, --is_output_adjust_hw_layout). */
+  const int *io_dtype;
+  const uint8_t *io_nc1hwc0;
   /* outputs, set by passes */
   uint64_t workspace_bytes;       /* memplan: size of the planned arena */
   uint64_t workspace_lower_bound; /* memplan: max over time of live bytes */

@@ -28,6 +28,7 @@ typedef struct flags {
   const char *model, *framework, *output, *input_shape, *input_format, *soc_version;
   const char *precision_mode, *op_select_implmode, *out_nodes, *log, *mode, *om, *json, *dump_graph;
   const char *fusion_switch_file, *dynamic_batch_size, *dynamic_image_size, *dynamic_dims;
+  const char *output_type, *input_fp16_nodes, *is_input_adjust_hw_layout, *is_output_adjust_hw_layout;
 } flags;
 
 static const struct {
@@ -54,6 +55,13 @@ static const struct {
     FLAG(op_select_implmode, "high_performance (default: Winograd F(4x4,3x3) for eligible 3x3 convs) or "
                              "high_precision (direct convolution only)"),
     FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
+    FLAG(output_type, "output dtype: FP32, FP16 or UINT8 for every float output, or per output "
+                      "\"node:0:FP16;node2:1:UINT8\" (UINT8: a Cast, truncating and saturating)"),
+    FLAG(input_fp16_nodes, "inputs the caller gives as fp16: \"name1;name2\""),
+    FLAG(is_input_adjust_hw_layout,
+         "per --input_fp16_nodes entry, \"true,false\": that input is fp16 NC1HWC0 "
+         "(the chip's 5-D layout)"),
+    FLAG(is_output_adjust_hw_layout, "per --out_nodes entry, \"true,false\": that output is fp16 NC1HWC0"),
     FLAG(fusion_switch_file,
          "file of fusion switches, one \"PassName:on|off\" a line ('#' comments), later "
          "lines win; every rule is on by default, ALL:off gives the op-by-op build (one task "
@@ -68,6 +76,63 @@ static const struct {
 };
 enum { NFLAGS = sizeof flag_table / sizeof *flag_table };
 
+/* Huawei ATC's flags that this atc does not implement: named as such rather
+ * than as unknown. */
+static const char *const unsupported_flags[] = {
+    "weight",
+    "singleop",
+    "input_shape_range",
+    "check_report",
+    "core_type",
+    "aicore_num",
+    "virtual_type",
+    "external_weight",
+    "op_name_map",
+    "disable_reuse_memory",
+    "enable_scope_fusion_passes",
+    "enable_single_stream",
+    "enable_small_channel",
+    "enable_compress_weight",
+    "compress_weight_conf",
+    "compression_optimize_conf",
+    "sparsity",
+    "buffer_optimize",
+    "mdl_bank_path",
+    "precision_mode_v2",
+    "op_precision_mode",
+    "allow_hf32",
+    "modify_mixlist",
+    "keep_dtype",
+    "customize_dtypes",
+    "op_bank_path",
+    "optypelist_for_implmode",
+    "op_debug_level",
+    "op_debug_config",
+    "save_original_model",
+    "dump_mode",
+    "debug_dir",
+    "op_compiler_cache_mode",
+    "op_compiler_cache_dir",
+    "display_model_info",
+    "shape_generalized_build_mode",
+    "host_env_os",
+    "host_env_cpu",
+    "status_check",
+    "quant_dumpable",
+    "atomic_clean_policy",
+    "deterministic",
+    "oo_level",
+    "auto_tune_mode",
+    "is_weight_clip",
+    "input_hint_shape",
+    "ac_parallel_enable",
+    "tiling_schedule_optimize",
+    "distributed_cluster_build",
+    "enable_graph_parallel",
+    "cluster_config",
+    "model_name",
+};
+
 static void usage(FILE *out) {
   fprintf(out,
           "usage: atc --model=FILE.onnx --framework=5 --output=NAME --soc_version=SOC [options]\n"
@@ -78,7 +143,10 @@ static void usage(FILE *out) {
     fprintf(out, "  --%-16s %s\n", flag_table[i].name, flag_table[i].help);
   fprintf(out, "  --%-16s %s\n", "help", "this text");
   fprintf(out, "  --%-16s %s\n", "version", "print \"atc VERSION\" (the version every om it writes records)");
-  fprintf(out, "\nFusion rules (--fusion_switch_file; each merges several ONNX ops into one task):\n");
+  fprintf(out, "\nATC flags this atc does not implement (refused by name):");
+  for (size_t i = 0; i < sizeof unsupported_flags / sizeof *unsupported_flags; i++)
+    fprintf(out, "%s--%s", i % 5 ? ", " : "\n  ", unsupported_flags[i]);
+  fprintf(out, "\n\nFusion rules (--fusion_switch_file; each merges several ONNX ops into one task):\n");
   const char *what;
   for (int i = 0; atc_fusion_rule(i, &what); i++)
     fprintf(out, "  %-26s %s\n", atc_fusion_rule(i, NULL), what);
@@ -99,7 +167,14 @@ static int parse_flags(int argc, char **argv, flags *f) {
     while (k < NFLAGS && !(strlen(flag_table[k].name) == len && strncmp(flag_table[k].name, name, len) == 0))
       k++;
     if (k == NFLAGS) {
-      fprintf(stderr, "atc: unknown flag '--%.*s' (see atc --help)\n", (int)len, name);
+      int known = 0;
+      for (size_t u = 0; u < sizeof unsupported_flags / sizeof *unsupported_flags && !known; u++)
+        known = strlen(unsupported_flags[u]) == len && strncmp(unsupported_flags[u], name, len) == 0;
+      if (known)
+        fprintf(stderr, "atc: --%.*s is an ATC flag not supported by this atc (see atc --help)\n", (int)len,
+                name);
+      else
+        fprintf(stderr, "atc: unknown flag '--%.*s' (see atc --help)\n", (int)len, name);
       return 2;
     }
     const char *value = eq ? eq + 1 : NULL;
@@ -302,6 +377,9 @@ int main(int argc, char **argv) {
     }
   }
 
+  if (f.is_input_adjust_hw_layout && !f.input_fp16_nodes && ls.level >= LOG_WARNING)
+    fprintf(stderr, "[WARNING] atc: --is_input_adjust_hw_layout has no effect without --input_fp16_nodes\n");
+
   unsigned fusion_off = 0;
   if (f.fusion_switch_file && read_fusion_switches(f.fusion_switch_file, &fusion_off)) return 2;
 
@@ -335,6 +413,10 @@ int main(int argc, char **argv) {
                      .dynamic_batch_size = f.dynamic_batch_size,
                      .dynamic_image_size = f.dynamic_image_size,
                      .dynamic_dims = f.dynamic_dims,
+                     .output_type = f.output_type,
+                     .input_fp16_nodes = f.input_fp16_nodes,
+                     .is_input_adjust_hw_layout = f.is_input_adjust_hw_layout,
+                     .is_output_adjust_hw_layout = f.is_output_adjust_hw_layout,
                      .soc_version = f.soc_version,
                      .precision = (om_precision)precision,
                      .high_performance = high_performance,
