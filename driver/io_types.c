@@ -44,7 +44,10 @@ static status parse_bools(const char *flag, const char *spec, uint8_t *values, i
 }
 
 static int type_from_name(const char *s) {
-  return !strcmp(s, "FP32") ? DT_FLOAT32 : !strcmp(s, "FP16") ? DT_FLOAT16 : !strcmp(s, "UINT8") ? DT_UINT8 : 0;
+  return !strcmp(s, "FP32")    ? DT_FLOAT32
+         : !strcmp(s, "FP16")  ? DT_FLOAT16
+         : !strcmp(s, "UINT8") ? DT_UINT8
+                               : 0;
 }
 
 /* "'a', 'b'" for messages. */
@@ -99,7 +102,8 @@ status atc_io_types(ir_graph *g, const atc_io_flags *f, arena *a, int **dtype_ou
       k++;
     if (k == g->ninputs) {
       name_list(g->inputs, g->ninputs, list, sizeof list);
-      return diag_set(d, ST_ERR_INVALID, "--input_fp16_nodes=\"%s\": '%s' is not a model input (the inputs: %s)",
+      return diag_set(d, ST_ERR_INVALID,
+                      "--input_fp16_nodes=\"%s\": '%s' is not a model input (the inputs: %s)",
                       f->input_fp16_nodes, item, list);
     }
     const ir_value *v = g->inputs[k];
@@ -109,8 +113,9 @@ status atc_io_types(ir_graph *g, const atc_io_flags *f, arena *a, int **dtype_ou
     dt[k] = DT_FLOAT16;
     if (nfp16 < nadjust && adjust[nfp16]) {
       if (v->rank != 4)
-        return diag_set(d, ST_ERR_INVALID, "--is_input_adjust_hw_layout: input '%s' has rank %d; NC1HWC0 needs 4",
-                        item, v->rank);
+        return diag_set(d, ST_ERR_INVALID,
+                        "--is_input_adjust_hw_layout: input '%s' has rank %d; NC1HWC0 needs 4", item,
+                        v->rank);
       five_d[k] = 1;
     }
     nfp16++;
@@ -130,21 +135,23 @@ status atc_io_types(ir_graph *g, const atc_io_flags *f, arena *a, int **dtype_ou
       char *t = strrchr(item, ':'), *ix = t ? (*t = '\0', strrchr(item, ':')) : NULL;
       int want = t ? type_from_name(t + 1) : 0;
       if (!want || !ix)
-        return diag_set(d, ST_ERR_INVALID,
-                        "--output_type=\"%s\": '%s%s%s' is not FP32, FP16, UINT8 or node:index:FP32|FP16|UINT8",
-                        f->output_type, item, t ? ":" : "", t ? t + 1 : "");
+        return diag_set(
+            d, ST_ERR_INVALID,
+            "--output_type=\"%s\": '%s%s%s' is not FP32, FP16, UINT8 or node:index:FP32|FP16|UINT8",
+            f->output_type, item, t ? ":" : "", t ? t + 1 : "");
       *ix = '\0';
       char *end;
       long idx = strtol(ix + 1, &end, 10);
       int k = 0;
-      while (k < g->noutputs && !(*end == '\0' && g->outputs[k]->producer && idx >= 0 &&
-                                  idx < g->outputs[k]->producer->nout &&
-                                  g->outputs[k]->producer->out[idx] == g->outputs[k] &&
-                                  strcmp(g->outputs[k]->producer->name, item) == 0))
+      while (k < g->noutputs &&
+             !(*end == '\0' && g->outputs[k]->producer && idx >= 0 && idx < g->outputs[k]->producer->nout &&
+               g->outputs[k]->producer->out[idx] == g->outputs[k] &&
+               strcmp(g->outputs[k]->producer->name, item) == 0))
         k++;
       if (k == g->noutputs)
-        return diag_set(d, ST_ERR_INVALID, "--output_type=\"%s\": '%s:%s' is not a model output (a node:index)",
-                        f->output_type, item, ix + 1);
+        return diag_set(d, ST_ERR_INVALID,
+                        "--output_type=\"%s\": '%s:%s' is not a model output (a node:index)", f->output_type,
+                        item, ix + 1);
       dt[g->ninputs + k] = want;
     }
     for (int k = 0; k < g->noutputs; k++) {
@@ -165,18 +172,21 @@ status atc_io_types(ir_graph *g, const atc_io_flags *f, arena *a, int **dtype_ou
     int n;
     if ((st = parse_bools("--is_output_adjust_hw_layout", f->output_adjust, adjust, 256, &n, d))) return st;
     if (!f->out_nodes)
-      return diag_set(d, ST_ERR_INVALID, "--is_output_adjust_hw_layout=\"%s\" needs --out_nodes (one value per node)",
+      return diag_set(d, ST_ERR_INVALID,
+                      "--is_output_adjust_hw_layout=\"%s\" needs --out_nodes (one value per node)",
                       f->output_adjust);
     if (n != g->noutputs)
-      return diag_set(d, ST_ERR_INVALID, "--is_output_adjust_hw_layout=\"%s\" has %d values for the %d --out_nodes",
+      return diag_set(d, ST_ERR_INVALID,
+                      "--is_output_adjust_hw_layout=\"%s\" has %d values for the %d --out_nodes",
                       f->output_adjust, n, g->noutputs);
     for (int k = 0; k < n; k++) {
       if (!adjust[k]) continue;
       const ir_value *v = g->outputs[k];
       if (v->rank != 4 || (v->dtype != DT_FLOAT32 && v->dtype != DT_FLOAT16))
-        return diag_set(d, ST_ERR_INVALID,
-                        "--is_output_adjust_hw_layout: output '%s' is %s of rank %d; NC1HWC0 needs a rank-4 float tensor",
-                        v->name, dtype_name(v->dtype), v->rank);
+        return diag_set(
+            d, ST_ERR_INVALID,
+            "--is_output_adjust_hw_layout: output '%s' is %s of rank %d; NC1HWC0 needs a rank-4 float tensor",
+            v->name, dtype_name(v->dtype), v->rank);
       dt[g->ninputs + k] = DT_FLOAT16;
       five_d[g->ninputs + k] = 1;
     }

@@ -9,10 +9,10 @@
 #include "common/status.h"
 #include "ir/ir.h"
 
-typedef struct atc_io_flags { /* each NULL when not given; borrowed */
+typedef struct atc_io_flags {                  /* each NULL when not given; borrowed */
   const char *input_fp16_nodes, *input_adjust; /* --input_fp16_nodes, --is_input_adjust_hw_layout */
   const char *output_type, *output_adjust;     /* --output_type, --is_output_adjust_hw_layout */
-  const char *out_nodes;                       /* --out_nodes (the outputs --is_output_adjust_hw_layout counts) */
+  const char *out_nodes; /* --out_nodes (the outputs --is_output_adjust_hw_layout counts) */
 } atc_io_flags;
 
 /* Applies the flags to g (imported, --out_nodes applied): UINT8 outputs get

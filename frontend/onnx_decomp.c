@@ -88,8 +88,7 @@ int dc_attr_ints(dc *b, const char *name, int64_t *out, int max) {
 
 dtype dc_dtype(dc *b, const ir_value *v) {
   if (!b->st && v && v->dtype == DT_UNDEFINED)
-    dc_fail(b, ST_ERR_UNSUPPORTED,
-            "the data type of '%s' is not known at import (is the model in topological order?)", v->name);
+    dc_fail(b, ST_ERR_UNSUPPORTED, "the data type of '%s' could not be inferred at import", v->name);
   return v ? v->dtype : DT_UNDEFINED;
 }
 

@@ -983,11 +983,7 @@ status onnx_import_node(onnx_node *nd) {
   if (!n) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
   status s = check_attrs(nd, im, n);
   if (!s && im->fn) s = im->fn(nd, n);
-  /* Known as soon as the inputs' are (nodes usually come in topological
-   * order), so later importers and decompositions can read it. */
-  for (int k = 0; !s && k < n->nout; k++)
-    if (n->out[k] && n->out[k]->dtype == DT_UNDEFINED) n->out[k]->dtype = onnx_result_dtype(n);
-  return s;
+  return s; /* the loader infers n's outputs next (onnx_load.c, step 4) */
 }
 
 dtype onnx_result_dtype(const ir_node *n) {

@@ -9,6 +9,7 @@ Usage: atc_cli.py ATC_BINARY OMRUN_BINARY WORK_DIR
 """
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -114,6 +115,30 @@ def main():
         check(f"--output={bad!r} (a directory): exit 2 naming the flag, nothing written",
               p.returncode == 2 and "--output" in p.stderr and "directory" in p.stderr and not os.listdir(outdir)
               and not os.path.exists(os.path.join(work, ".om")) and not os.path.exists(outdir + ".om"), p.stderr)
+    # No leftovers (issue 24): past `ulimit -f` (SIGXFSZ) the write fails, nothing stays beside the
+    # target and an old package is untouched; a name of 251 characters (NAME_MAX 255) still gets a
+    # temporary file name that fits; omrun's outputs are written the same way.
+    lim = os.path.join(work, "limit")
+    os.makedirs(lim)
+    with open(os.path.join(lim, "m.om"), "wb") as f:
+        f.write(b"old package")
+    small = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+    p = subprocess.run([atc, f"--model={model}", f"--output={lim}/m", "--soc_version=Ascend310",
+                        "--input_shape=x:2,3,8,8"], capture_output=True, text=True, preexec_fn=small)
+    check("past ulimit -f: exit 1 naming the write, the old package untouched, no temporary left",
+          p.returncode == 1 and "File too large" in p.stderr and os.listdir(lim) == ["m.om"]
+          and open(os.path.join(lim, "m.om"), "rb").read() == b"old package", p.stderr + str(os.listdir(lim)))
+    longname = os.path.join(lim, "n" * 248)
+    p = run(atc, f"--model={model}", f"--output={longname}", "--soc_version=Ascend310", "--input_shape=x:2,3,8,8")
+    check("--output of 248 characters (251 with .om) compiles, nothing else left",
+          p.returncode == 0 and sorted(os.listdir(lim)) == sorted(["m.om", "n" * 248 + ".om"]), p.stderr)
+    outs = os.path.join(lim, "out")
+    p = subprocess.run([omrun, "--model", longname + ".om", "--input", os.path.join(work, "x.bin"), "--output", outs,
+                        "--outfmt", "TXT"], capture_output=True, text=True,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (8, 8)))
+    check("omrun past ulimit -f: exit 1, no partial or empty output file",
+          p.returncode == 1 and "File too large" in p.stderr and not os.listdir(outs), p.stderr)
+
     p = run(atc, "--version")
     check("--version prints 'atc X.Y.Z'", p.returncode == 0 and p.stdout.startswith("atc ")
           and p.stdout.split()[1].count(".") == 2, p.stdout + p.stderr)

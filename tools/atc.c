@@ -10,6 +10,7 @@
  * this file parses, prints and picks the exit code: 0 success, 1 failure,
  * 2 bad usage.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,6 +310,9 @@ static int run_json(const flags *f) {
 }
 
 int main(int argc, char **argv) {
+  /* Past `ulimit -f`, a write fails with EFBIG and the package writer cleans
+   * up and says so, instead of the process dying with a half-written file. */
+  signal(SIGXFSZ, SIG_IGN);
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(stdout);

@@ -35,6 +35,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -517,6 +518,7 @@ static int run(const options *o, run_state *r) {
 }
 
 int main(int argc, char **argv) {
+  signal(SIGXFSZ, SIG_IGN); /* past `ulimit -f` an output write fails (EFBIG) and leaves nothing */
   options o = {.loop = 1, .jit = 1};
   int rc = parse_args(argc, argv, &o);
   if (rc == 2 || rc == 3) {

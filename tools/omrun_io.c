@@ -8,7 +8,9 @@
  * fp16 widened to float with 5, integers exactly. The .npy writer
  * is NumPy's format 1.0: magic, a little-endian header length, a Python
  * dict literal ('descr', 'fortran_order', 'shape') padded with spaces to a
- * multiple of 64 bytes, then the C-order data.
+ * multiple of 64 bytes, then the C-order data. Every output file is
+ * written atomically (common/atomic_file.h), so a failure leaves no partial
+ * file behind.
  */
 #include "tools/omrun_io.h"
 
@@ -22,6 +24,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "common/atomic_file.h"
 #include "common/fp16.h"
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -288,8 +291,13 @@ int write_output(const char *dir, const char *name, int index, const omrt_tensor
   static const char *const ext[] = {"bin", "txt", "npy"};
   char path[4096];
   snprintf(path, sizeof path, "%s/%s%soutput_%d.%s", dir, name, *name ? "_" : "", index, ext[fmt]);
-  FILE *f = fopen(path, fmt == OUTFMT_TXT ? "w" : "wb");
-  if (!f) return fail("cannot create '%s': %s", path, strerror(errno));
+  /* The file's bytes are built in memory, then written atomically
+   * (common/atomic_file.h): a full disk or `ulimit -f` leaves no partial or
+   * empty output file, and an old one stays as it was. */
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return fail("out of memory writing '%s'", path);
   if (fmt == OUTFMT_TXT) {
     put_text(f, d, data);
   } else {
@@ -297,7 +305,15 @@ int write_output(const char *dir, const char *name, int index, const omrt_tensor
     if (d->bytes) fwrite(data, 1, d->bytes, f);
   }
   int ok = !ferror(f);
-  if (fclose(f) != 0 || !ok) return fail("cannot write '%s'", path);
+  if (fclose(f) != 0 || !ok) {
+    free(buf);
+    return fail("out of memory writing '%s'", path);
+  }
+  diag dg;
+  diag_init(&dg);
+  status st = atomic_write_file(path, buf, len, &dg);
+  free(buf);
+  if (st != ST_OK) return fail("cannot write output %d: %s", index, dg.msg);
   printf("wrote %s (%zu bytes of output %d)\n", path, d->bytes, index);
   return 0;
 }

@@ -246,6 +246,21 @@ static void test_views(void) {
                  "{ends=[9223372036854775807], starts=[1]}\noutput %y\n",
                  y, 4) == 0;
   CHECK(ok && y[0] == 2 && y[3] == 5);
+  /* The extremes of int64 as starts, ends and steps (ONNX clamps them; nothing may overflow):
+   * reversed from the end by INT64_MIN steps is one element, the last; INT64_MAX steps from
+   * INT64_MIN (clamped to 0) one element, the first; a reversal of everything with ends INT64_MIN */
+  ok = run_graph("graph g opset 13\ninput %x : f32[5]\n%y : f32[1] = Slice(%x) {ends=[-9223372036854775808], "
+                 "starts=[9223372036854775807], steps=[-9223372036854775808]}\noutput %y\n",
+                 y, 1) == 0;
+  CHECK(ok && y[0] == 4);
+  ok = run_graph("graph g opset 13\ninput %x : f32[5]\n%y : f32[1] = Slice(%x) {ends=[9223372036854775807], "
+                 "starts=[-9223372036854775808], steps=[9223372036854775807]}\noutput %y\n",
+                 y, 1) == 0;
+  CHECK(ok && y[0] == 0);
+  ok = run_graph("graph g opset 13\ninput %x : f32[5]\n%y : f32[5] = Slice(%x) {ends=[-9223372036854775808], "
+                 "starts=[-1], steps=[-1]}\noutput %y\n",
+                 y, 5) == 0;
+  CHECK(ok && y[0] == 4 && y[4] == 0);
   /* Expand [3,1] to [2,1,4]: y[a,b,c] = x[b] */
   ok = run_graph(
            "graph g opset 13\ninput %x : f32[3,1]\n%y : f32[2,3,4] = Expand(%x) {shape=[2,1,4]}\noutput %y\n",
