@@ -1,5 +1,5 @@
 /* om_json.c - atc --mode=1: an om package as readable JSON (om_dump_json in
- * backend/om_write.h).
+ * backend/om_write.h); atc --mode=6: its summary in a few lines (om_summary).
  *
  * The file is read once into a 64-byte aligned buffer and verified there with
  * libomrt's public loader (omrt_model_load_memory), so the bytes dumped are
@@ -678,4 +678,66 @@ status om_dump_json(const char *om_path, const char *json_path, diag *d) {
   free(data);
   free(json);
   return st;
+}
+
+/* ---- atc --mode=6: the summary a deployer reads ---- */
+
+static void summary_io(jbuf *b, const omrt_model *m, int is_input) {
+  int n = is_input ? omrt_model_num_inputs(m) : omrt_model_num_outputs(m);
+  jprintf(b, "%s:\n", is_input ? "inputs" : "outputs");
+  for (int i = 0; i < n; i++) {
+    omrt_tensor_desc t;
+    if (is_input)
+      omrt_model_input(m, i, &t);
+    else
+      omrt_model_output(m, i, &t);
+    jprintf(b, "  %d  %-24s %-8s %-8s [", i, t.name, dtype_name(t.dtype), format_name((uint32_t)t.format));
+    for (int k = 0; k < t.rank; k++)
+      jprintf(b, "%s%lld", k ? ", " : "", (long long)t.dims[k]);
+    jprintf(b, "]  %zu bytes\n", t.bytes);
+  }
+}
+
+status om_summary(const char *om_path, char **text_out, diag *d) {
+  void *data = NULL;
+  size_t size = 0;
+  status st = read_aligned(om_path, &data, &size, d);
+  if (st != ST_OK) return st;
+  omrt_model *m;
+  omrt_load_options opts = {.threads = 1};
+  if (omrt_model_load_memory(data, size, &opts, &m) != OMRT_OK) {
+    free(data);
+    return diag_set(d, ST_ERR_INVALID, "%s: %s", om_path, omrt_last_error());
+  }
+  pkg p = {0};
+  locate(&p, data);
+  jbuf b = {0};
+  jprintf(&b, "model:      %s (om %u.%u)\n", p.strings + p.def->name, p.h->major, p.h->minor);
+  jprintf(&b, "soc:        %s, %u AI cores, %s\n", p.strings + p.def->soc, p.def->ai_cores,
+          precision_name(p.def->precision));
+  jprintf(&b, "atc:        %s\n", p.strings + p.def->atc_version);
+  jprintf(&b, "command:    %s\n", p.strings + p.def->cmdline);
+  jprintf(&b, "weights:    %llu bytes; workspace %zu bytes; %u tasks\n", (unsigned long long)p.weights_bytes,
+          omrt_model_workspace_bytes(m), p.def->ntasks);
+  summary_io(&b, m, 1);
+  summary_io(&b, m, 0);
+  int ng = omrt_model_num_gears(m);
+  omrt_gear_desc g;
+  omrt_model_gear(m, 0, &g);
+  jprintf(&b, "gears:      %s", g.kind == OMRT_GEAR_NONE ? "none\n" : gear_kind_name((uint32_t)g.kind));
+  for (int i = 0; g.kind != OMRT_GEAR_NONE && i < ng; i++) {
+    omrt_model_gear(m, i, &g);
+    jprintf(&b, "%s", i ? "; " : " ");
+    for (int v = 0; v < g.nvalues; v++)
+      jprintf(&b, "%s%lld", v ? "," : "", (long long)g.values[v]);
+  }
+  if (g.kind != OMRT_GEAR_NONE) JLIT(&b, "\n");
+  omrt_model_free(m);
+  free(data);
+  if (b.nomem) {
+    free(b.data);
+    return diag_set(d, ST_ERR_NOMEM, "%s: out of memory", om_path);
+  }
+  *text_out = b.data;
+  return ST_OK;
 }

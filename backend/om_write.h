@@ -80,5 +80,10 @@ status om_dump_json(const char *om_path, const char *json_path, diag *d);
  * names it in messages. *json_out is malloc'd (free()), NUL-terminated. */
 status om_json_memory(const void *data, size_t size, const char *label, char **json_out, size_t *len_out,
                       diag *d);
+/* atc --mode=6: verifies `om_path` with libomrt and describes it in a few
+ * lines: name, SoC, precision, atc version and command line, sizes, the
+ * inputs and outputs (dtype, format, dims with -1 where gears differ,
+ * bytes) and the gears. *text_out is malloc'd (free()), NUL-terminated. */
+status om_summary(const char *om_path, char **text_out, diag *d);
 
 #endif

@@ -182,6 +182,12 @@ def refusals(t, model, rng):
     with open(f"{t.work}/gears.json") as f:
         text = f.read()
     check("atc --mode=1 lists the gears", p.returncode == 0 and '"gears": {"kind": "batch"' in text, p.stderr)
+    p = run(t.atc, "--mode=6", f"--om={om}")
+    check("atc --mode=6 shows the gears and the dynamic input dims",
+          p.returncode == 0 and "gears:      batch 1; 2; 4; 8" in p.stdout and "[-1, 3, 16, 16]" in p.stdout
+          and "--dynamic_batch_size=1,2,4,8" in p.stdout, p.stdout + p.stderr)
+    p = run(t.atc, "--mode=6", f"--om={om1}")
+    check("atc --mode=6 on a static model: no gears", p.returncode == 0 and "gears:      none" in p.stdout, p.stdout)
 
 
 def main():

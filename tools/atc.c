@@ -68,9 +68,11 @@ static const struct {
          "lines win; every rule is on by default, ALL:off gives the op-by-op build (one task "
          "per ONNX op); the rules are listed at the end of --help"),
     FLAG(log, "null, error, warning (default), info (a line per phase with its time), debug"),
-    FLAG(mode, "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json), 3 = precheck: list "
-               "every unsupported node of --model and exit 1 if there is one, without compiling"),
-    FLAG(om, "with --mode=1: the om file to read"),
+    FLAG(mode,
+         "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json), 3 = precheck: list "
+         "every unsupported node of --model and exit 1 if there is one, without compiling; 6 = print --om's "
+         "summary (inputs and outputs, gears, SoC, atc version and command line)"),
+    FLAG(om, "with --mode=1 or --mode=6: the om file to read"),
     FLAG(json, "with --mode=1: the JSON file to write"),
     FLAG(dump_graph, "directory to write the IR (text and DOT) after every pass"),
 #undef FLAG
@@ -138,6 +140,7 @@ static void usage(FILE *out) {
   fprintf(out,
           "usage: atc --model=FILE.onnx --framework=5 --output=NAME --soc_version=SOC [options]\n"
           "       atc --mode=1 --om=FILE.om --json=FILE.json\n"
+          "       atc --mode=6 --om=FILE.om\n"
           "       atc --mode=3 --model=FILE.onnx --soc_version=SOC [--input_shape=...]\n\n"
           "Compiles an ONNX model into an om package for the software Da Vinci NPU (run it with omrun).\n\n");
   for (int i = 0; i < NFLAGS; i++)
@@ -309,6 +312,23 @@ static int run_json(const flags *f) {
   return 0;
 }
 
+static int run_summary(const flags *f) {
+  if (!f->om) {
+    fprintf(stderr, "atc: --mode=6 needs --om=FILE.om\n");
+    return 2;
+  }
+  diag d;
+  diag_init(&d);
+  char *text = NULL;
+  if (om_summary(f->om, &text, &d) != ST_OK) {
+    fprintf(stderr, "atc: %s\n", d.msg);
+    return 1;
+  }
+  fputs(text, stdout);
+  free(text);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   /* Past `ulimit -f`, a write fails with EFBIG and the package writer cleans
    * up and says so, instead of the process dying with a half-written file. */
@@ -342,7 +362,10 @@ int main(int argc, char **argv) {
   int precheck = f.mode && strcmp(f.mode, "3") == 0;
   if (f.mode && strcmp(f.mode, "0") != 0 && !precheck) {
     if (strcmp(f.mode, "1") == 0) return run_json(&f);
-    fprintf(stderr, "atc: --mode=%s is not supported (0 = compile, 1 = om to JSON, 3 = precheck)\n", f.mode);
+    if (strcmp(f.mode, "6") == 0) return run_summary(&f);
+    fprintf(stderr,
+            "atc: --mode=%s is not supported (0 = compile, 1 = om to JSON, 3 = precheck, 6 = om summary)\n",
+            f.mode);
     return 2;
   }
   if (precheck && (!f.model || !f.soc_version)) {

@@ -219,8 +219,10 @@ static void test_image_size(void) {
   aclmdlBatch b;
   OK(aclmdlGetDynamicBatch(l.desc, &b));
   CHECK_EQ_INT((int)b.batchCount, 0);
-  EXPECT_ACL(aclmdlSetDynamicHWSize(l.id, l.in, l.dyn_index, 16, 12), ACL_ERROR_INVALID_PARAM, "(its gears: 8x8, 12x16)");
-  EXPECT_ACL(aclmdlSetDynamicBatchSize(l.id, l.in, l.dyn_index, 1), ACL_ERROR_INVALID_PARAM, "not batch gears");
+  EXPECT_ACL(aclmdlSetDynamicHWSize(l.id, l.in, l.dyn_index, 16, 12), ACL_ERROR_INVALID_PARAM,
+             "(its gears: 8x8, 12x16)");
+  EXPECT_ACL(aclmdlSetDynamicBatchSize(l.id, l.in, l.dyn_index, 1), ACL_ERROR_INVALID_PARAM,
+             "not batch gears");
   OK(aclmdlSetDynamicHWSize(l.id, l.in, l.dyn_index, 12, 16));
   run_gear(&l, om, size, 1, 3 * 12 * 16 * 4, 4 * 12 * 16 * 4);
   OK(aclmdlSetDynamicHWSize(l.id, l.in, l.dyn_index, 8, 8));
@@ -243,7 +245,8 @@ static void test_dims(void) {
   OK(aclmdlGetInputDynamicGearCount(l.desc, (size_t)-1, &n));
   CHECK_EQ_INT((int)n, 3);
   aclmdlIODims dims[3];
-  EXPECT_ACL(aclmdlGetInputDynamicDims(l.desc, (size_t)-1, dims, 2), ACL_ERROR_INVALID_PARAM, "has 3 dims gears");
+  EXPECT_ACL(aclmdlGetInputDynamicDims(l.desc, (size_t)-1, dims, 2), ACL_ERROR_INVALID_PARAM,
+             "has 3 dims gears");
   OK(aclmdlGetInputDynamicDims(l.desc, (size_t)-1, dims, 3));
   CHECK(dims[1].dimCount == 4 && dims[1].dims[0] == 1 && dims[1].dims[1] == 64 && dims[1].dims[2] == 1 &&
         dims[1].dims[3] == 64);
@@ -280,7 +283,8 @@ static void test_static(void) {
   OK(aclmdlGetDynamicBatch(d, &b));
   CHECK_EQ_INT((int)b.batchCount, 0);
   aclmdlDataset *ds = aclmdlCreateDataset();
-  EXPECT_ACL(aclmdlSetDynamicBatchSize(id, ds, 1, 1), ACL_ERROR_INVALID_PARAM, "has no gears, not batch gears");
+  EXPECT_ACL(aclmdlSetDynamicBatchSize(id, ds, 1, 1), ACL_ERROR_INVALID_PARAM,
+             "has no gears, not batch gears");
   OK(aclmdlDestroyDataset(ds));
   OK(aclmdlDestroyDesc(d));
   OK(aclmdlUnload(id));
