@@ -8,7 +8,8 @@
  * runtime reads them in place from the mapped file. Every offset, size, count
  * and index is checked (overflow-safe) by the loader before any use.
  *
- * Partitions (each type at most once; all but VPROGS required):
+ * Partitions (each type at most once; MODEL, TENSORS, TASKS, WEIGHTS and
+ * STRINGS required):
  *   MODEL    om_model_def, then uint32 io[ninputs + noutputs]: tensor indices
  *            of the model inputs, then of the outputs.
  *   TENSORS  om_tensor[ntensors]
@@ -21,6 +22,12 @@
  *   VPROGS   (optional; required when a task is VPROG or has an epilogue
  *            program) vector programs (common/vprog.h), each at an 8-byte
  *            aligned offset.
+ *   IO       (optional, format 2.2) uint32 format[ninputs + noutputs]: the
+ *            om_io_format of each model input, then output. Absent: all ND.
+ *   GEARS    (optional, format 2.2) the model's shape gears (om_gears
+ *            below): several task lists over one set of weights, one of
+ *            which runs per execution. Absent: one gear, the whole TASKS
+ *            and TENSORS partitions with MODEL's io[].
  *
  * Checksums: header_crc covers bytes [0, header_len) with header_crc taken as
  * zero; each partition's crc32c covers its `size` bytes.
@@ -37,8 +44,10 @@
  * an epilogue program and operand permutations; a direct CONV2D's tile_k
  * is the K chunk of libomrt's kernels, with guarantees relaxed to a
  * chunk's 16-pixel rows and one n block (a 2.0 runtime refuses 2.1 tiles
- * beyond its bounds). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 1 };
+ * beyond its bounds).
+ * 2.2 added the IO and GEARS partitions: a 2.1 runtime refuses a package
+ * that has them (an unknown partition type) and reads the others. */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 2 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc
@@ -62,6 +71,9 @@ typedef enum om_partition_type {
   OM_PART_WEIGHTS = 4,
   OM_PART_STRINGS = 5,
   OM_PART_VPROGS = 6,
+  OM_PART_IO = 7,
+  OM_PART_GEARS = 8,
+  OM_PART_TYPE_COUNT /* one past the largest type */
 } om_partition_type;
 
 typedef struct om_partition { /* 32 bytes */
@@ -124,6 +136,59 @@ typedef struct om_tensor { /* 104 bytes */
   uint64_t bytes;          /* = layout_elements(layout, rank, dims) * dtype_size(dtype) */
   int64_t dims[MAX_RANK];  /* logical dims (NCHW for NC1HWC0, [Cout,Cin,KH,KW] for FRACTAL_Z); unused = 0 */
 } om_tensor;
+
+/* IO partition: how the caller's bytes of each model input and output are
+ * laid out. ND, NCHW and NHWC are all plain C order over the tensor's dims
+ * (NCHW and NHWC name what the dims mean, from atc's --input_format: an
+ * image's H and W, for --dynamic_image_size and AIPP); NC1HWC0 is the
+ * chip's 5-D layout of a rank-4 tensor ([N][C1][H][W][16], fp16; atc's
+ * --is_input_adjust_hw_layout / --is_output_adjust_hw_layout), and its
+ * om_tensor has layout NC1HWC0. */
+typedef enum om_io_format {
+  OM_IO_ND = 0,
+  OM_IO_NCHW = 1,
+  OM_IO_NHWC = 2,
+  OM_IO_NC1HWC0 = 3,
+  OM_IO_FORMAT_COUNT
+} om_io_format;
+
+/* GEARS partition: om_gears, then om_gear[ngears], then uint32
+ * io[ngears][ninputs + noutputs] (each gear's input then output tensor
+ * indices, as MODEL's io[]). A gear is the model compiled for one value of
+ * its dynamic dims (atc --dynamic_batch_size, --dynamic_image_size,
+ * --dynamic_dims): its own task list and tensor descriptors, over the one
+ * WEIGHTS partition (identical weights are stored once) and the one
+ * workspace (om_model_def.workspace_bytes, the largest gear's).
+ * The gears partition the tensor and task tables in order: gear g's
+ * first_tensor (first_task) is the sum of the ntensors (ntasks) of the
+ * gears before it, and the last gear ends at ntensors (ntasks). A gear's
+ * tasks name only its own tensors, and its WORKSPACE tensors lie within
+ * its workspace_bytes. MODEL's io[] equals gear 0's. Every gear has the
+ * model's inputs and outputs in one order, with the same names, dtypes,
+ * ranks and formats; only dims (and so bytes) differ. A caller's buffer
+ * holds the largest gear's bytes; the runtime runs the gear chosen on the
+ * execution context. */
+typedef enum om_gear_kind {
+  OM_GEAR_BATCH = 1,      /* values: the batch (the first dim of every input with -1 there) */
+  OM_GEAR_IMAGE_SIZE = 2, /* values: h, w (the H and W of every input with -1 there) */
+  OM_GEAR_DIMS = 3,       /* values: every -1 of --input_shape, inputs in order */
+} om_gear_kind;
+enum { OM_MAX_GEARS = 100, OM_GEAR_MAX_VALUES = 16 };
+
+typedef struct om_gears { /* 16 bytes */
+  uint32_t kind;          /* om_gear_kind */
+  uint32_t ngears;        /* 1..OM_MAX_GEARS */
+  uint32_t nvalues;       /* values per gear: 1 (BATCH), 2 (IMAGE_SIZE), 1..OM_GEAR_MAX_VALUES (DIMS) */
+  uint32_t reserved;      /* zero */
+} om_gears;
+
+typedef struct om_gear {              /* 160 bytes */
+  uint32_t first_tensor, ntensors;    /* its tensor descriptors */
+  uint32_t first_task, ntasks;        /* its tasks, in execution order */
+  uint64_t workspace_bytes;           /* <= om_model_def.workspace_bytes */
+  int64_t values[OM_GEAR_MAX_VALUES]; /* the gear's values (>= 1), unused = 0; no two gears equal */
+  uint32_t reserved[2];               /* zero */
+} om_gear;
 
 /* Activation applied at the end of a task (after bias and residual). */
 typedef enum om_act {
@@ -189,17 +254,22 @@ enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
 enum { OM_WRITES_OUTPUTS = 1u << OM_TASK_MAX_TENSORS };
 
 /* TRANSDATA (vector unit): copy with layout and dtype conversion.
- *   tensors: src, dst.  params: none.
+ *   tensors: src, dst.  params: channels_last (0|1).
  *   src and dst have the same logical element count. If both are ND it is
  *   an element-by-element copy in C order (Reshape, Flatten, Cast between
  *   f32/f16). Otherwise both must be rank 4 with equal logical dims and the
  *   layouts ND (NCHW) / NC1HWC0 in either direction (padding written as 0),
- *   or NC1HWC0 -> NC1HWC0 (a cast). dtypes: f32 and f16 in any combination.
- *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst) or N*C*H (rank-4 ND dst);
- *   elements for ND -> ND and NC1HWC0 -> NC1HWC0. */
+ *   or NC1HWC0 -> NC1HWC0 (a cast). With channels_last = 1 the ND side is
+ *   [N, H, W, C] instead (NHWC: one row of C channels per pixel) and the
+ *   NC1HWC0 side has logical dims [N, C, H, W], in either direction (an
+ *   NHWC model's input into the convs, their output back to NHWC).
+ *   dtypes: f32 and f16 in any combination.
+ *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst), N*C*H (rank-4 ND dst) or
+ *   N*H (NHWC dst, rows of W*C); elements for ND -> ND and NC1HWC0 ->
+ *   NC1HWC0. */
 enum { OM_TRANSDATA_T_SRC = 0, OM_TRANSDATA_T_DST = 1, OM_TRANSDATA_NTENSORS = 2 };
 enum { OM_TRANSDATA_WRITES = OM_SLOT(OM_TRANSDATA_T_DST) };
-enum { OM_TRANSDATA_NPARAMS = 0 };
+enum { OM_TRANSDATA_P_CHANNELS_LAST = 0, OM_TRANSDATA_NPARAMS = 1 };
 
 /* CONV2D (cube unit): y = act(conv(x, w) + bias + residual).
  *   tensors: x NC1HWC0, w FRACTAL_Z [Cout,Cin,KH,KW] (Cin == x's C, group
@@ -806,6 +876,8 @@ _Static_assert(sizeof(om_partition) == 32, "om_partition is 32 bytes");
 _Static_assert(sizeof(om_model_def) == 96, "om_model_def is 96 bytes");
 _Static_assert(sizeof(om_tensor) == 104, "om_tensor is 104 bytes");
 _Static_assert(sizeof(om_task) == 144, "om_task is 144 bytes");
+_Static_assert(sizeof(om_gears) == 16, "om_gears is 16 bytes");
+_Static_assert(sizeof(om_gear) == 160, "om_gear is 160 bytes");
 /* The named slots fit the record, and the runs their neighbours leave room
  * for. (int): the constants of different enums compare as numbers. */
 _Static_assert((int)OM_CONV_NPARAMS <= (int)OM_TASK_MAX_PARAMS &&

@@ -86,6 +86,14 @@ static int name_insert(ir_graph *g, ir_value *v) {
   return 0;
 }
 
+void ir_value_swap_names(ir_graph *g, ir_value *a, ir_value *b) {
+  ir_value **sa = name_slot(g, a->name), **sb = name_slot(g, b->name);
+  const char *t = a->name;
+  a->name = b->name;
+  b->name = t;
+  *sa = b, *sb = a; /* each slot now holds the value that has its name */
+}
+
 ir_value *ir_value_find(const ir_graph *g, const char *name) {
   if (!g->names_cap) return NULL;
   ir_value *v = *name_slot(g, name);

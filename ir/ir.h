@@ -180,8 +180,11 @@ ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const 
  * (dce lets an Identity's output share its input's). */
 void ir_value_replace_data(ir_graph *g, ir_value *v, const void *data);
 ir_value *ir_value_find(const ir_graph *g, const char *name); /* NULL if no value in g has it */
-int ir_graph_add_input(ir_graph *g, ir_value *v);             /* 0 ok, -1 nomem */
-int ir_graph_add_output(ir_graph *g, ir_value *v);            /* 0 ok, -1 nomem */
+/* a takes b's name and b a's (the driver puts a Cast after a graph output
+ * and gives the output's name to the Cast's result). */
+void ir_value_swap_names(ir_graph *g, ir_value *a, ir_value *b);
+int ir_graph_add_input(ir_graph *g, ir_value *v);  /* 0 ok, -1 nomem */
+int ir_graph_add_output(ir_graph *g, ir_value *v); /* 0 ok, -1 nomem */
 
 /* Logical element count (-1 when the shape is unknown or overflows) and
  * physical bytes in the value's layout and dtype (-1 likewise). */

@@ -782,6 +782,12 @@ static status infer_node(si *s, ir_node *n) {
     rank = n->in[0]->rank;
     memcpy(dims, n->in[0]->dims, sizeof(int64_t) * MAX_RANK);
     if (n->op == IR_OP_TRANSDATA && y->dtype != DT_UNDEFINED) dt = y->dtype;
+    if (n->op == IR_OP_TRANSDATA && ir_attr_int(n, "channels_last", 0) && rank == 4) { /* NHWC <-> NC1HWC0 */
+      const int64_t *x = n->in[0]->dims;
+      int to_nchw = n->in[0]->layout == LAYOUT_ND;
+      int64_t p[4] = {x[0], to_nchw ? x[3] : x[2], to_nchw ? x[1] : x[3], to_nchw ? x[2] : x[1]};
+      memcpy(dims, p, sizeof p);
+    }
     break;
   case IR_OP_FLATTEN: st = infer_flatten(s, n, &rank, dims); break;
   case IR_OP_RESHAPE: st = infer_reshape(s, n, &rank, dims); break;

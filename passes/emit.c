@@ -4,7 +4,9 @@
  * nodes that need no copy carry alias=1); tiling has run (block_dim on every
  * node, tile_m/n/k on cube Convs); layouts and dtypes as layout left them.
  * Changes: builds ctx->writer (owned by the ctx from then on; it borrows the
- * constants' data, so serialise it before the graph is freed); assigns the
+ * constants' data, so serialise it before the graph is freed), or with
+ * ctx->gear_append adds the graph as a gear to the driver's ctx->writer
+ * (copying the constants with ctx->copy_weights); assigns the
  * offsets of constants in the WEIGHTS partition (v->offset); sets
  * ctx->ntasks and ctx->weights_bytes. The graph is otherwise untouched.
  * Leaves true: one om_tensor per value some task or the model I/O uses,
@@ -44,7 +46,8 @@
  *   STRIDED_COPY         Transpose, Slice, Expand, Tile, DepthToSpace,
  *                        SpaceToDepth: the node's view (ir/view.h); Split:
  *                        one per non-empty output
- *   TRANSDATA            TransData: TRANSDATA, or WPACK when it packs conv
+ *   TRANSDATA            TransData: TRANSDATA (channels_last from its attr),
+ *                        or WPACK when it packs conv
  *                        weights (lower/conv_weights.h); Reshape, Flatten,
  *                        Squeeze, Unsqueeze, Identity: nothing when memplan
  *                        aliased them (alias=1), else a TRANSDATA ND copy
@@ -98,7 +101,8 @@ static uint32_t tensor_of(emit_state *s, ir_value *v, status *st) {
     return OM_NONE;
   }
   if (v->region == IR_REGION_WEIGHTS) {
-    if (om_writer_add_weights_ref(s->w, v->data, v->bytes, &v->offset)) {
+    if ((s->ctx->copy_weights ? om_writer_add_weights : om_writer_add_weights_ref)(s->w, v->data, v->bytes,
+                                                                                   &v->offset)) {
       *st = nomem(s);
       return OM_NONE;
     }
@@ -530,7 +534,9 @@ static status emit_copy(emit_state *s, ir_node *n) {
            (y->dtype == DT_FLOAT32 || y->dtype == DT_FLOAT16);
   if (fl || x->layout != LAYOUT_ND) {
     ir_value *tv[OM_TRANSDATA_NTENSORS] = {[OM_TRANSDATA_T_SRC] = n->in[0], [OM_TRANSDATA_T_DST] = n->out[0]};
-    return add_task(s, n, OM_TASK_TRANSDATA, OM_TRANSDATA_NTENSORS, tv, OM_TRANSDATA_NPARAMS, NULL);
+    int32_t p[OM_TRANSDATA_NPARAMS] = {[OM_TRANSDATA_P_CHANNELS_LAST] =
+                                           (int32_t)ir_attr_int(n, "channels_last", 0)};
+    return add_task(s, n, OM_TASK_TRANSDATA, OM_TRANSDATA_NTENSORS, tv, OM_TRANSDATA_NPARAMS, p);
   }
   /* other dtypes, and bit casts: a flat STRIDED_COPY of the bytes (TRANSDATA
    * converts floats only) */
@@ -647,7 +653,7 @@ status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d) {
   arena a;
   arena_init(&a, 0);
   s.tensor = arena_array(&a, (size_t)g->nvalues + 1, sizeof *s.tensor);
-  s.w = om_writer_new();
+  s.w = ctx->gear_append ? ctx->writer : om_writer_new();
   status st = ST_OK;
   if (!s.tensor || !s.w) {
     st = nomem(&s);
@@ -658,6 +664,7 @@ status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d) {
     st = emit_all(&s, &a);
   }
   arena_free(&a);
+  if (ctx->gear_append) return st; /* the driver's writer */
   if (st != ST_OK) {
     om_writer_free(s.w);
     return st;

@@ -34,6 +34,20 @@ typedef struct pass_ctx {
                              all of them: the op-by-op build, one task per ONNX op */
   const char *model_name; /* written into the om */
   const char *cmdline;    /* written into the om */
+  /* A gear of a package with several (driver/gears.h): emit appends the
+   * graph's tasks to ctx->writer, the driver's, whose om_writer_begin_gear
+   * started the gear, instead of making a package of its own; with
+   * copy_weights it copies the constants into the package (the graph is
+   * freed before the package is written; the writer keeps one copy of
+   * payloads equal to earlier gears'). */
+  int gear_append, copy_weights;
+  /* Graph I/O the driver asks for in another dtype or layout, indexed by
+   * graph input i then output ninputs + k (NULL: none): io_dtype[i] is the
+   * dtype precision gives it (DT_UNDEFINED: the model's; --input_fp16_nodes,
+   * --output_type), io_nc1hwc0[i] 1 when layout makes it NC1HWC0
+   * (--is_input_adjust_hw_layout, --is_output_adjust_hw_layout). */
+  const int *io_dtype;
+  const uint8_t *io_nc1hwc0;
   /* outputs, set by passes */
   uint64_t workspace_bytes;       /* memplan: size of the planned arena */
   uint64_t workspace_lower_bound; /* memplan: max over time of live bytes */

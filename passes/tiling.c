@@ -372,11 +372,15 @@ static uint64_t units_elements(const ir_node *n, uint64_t *elems) {
 }
 
 /* TRANSDATA (and the Reshape family's copies): dst rows when the layout
- * changes, elements when it stays; WPACK (packed conv weights): padded
- * output channel rows. */
+ * changes (channels_last: N*H rows of an NHWC dst), elements when it stays;
+ * WPACK (packed conv weights): padded output channel rows. */
 static uint64_t units_transdata(const ir_node *n, uint64_t *elems) {
   const ir_value *y = n->out[0];
   if (convw_is_pack(n)) return convw_pack_units(n);
+  if (ir_attr_int(n, "channels_last", 0)) /* NHWC dst: rows (n, h); NC1HWC0 dst: as below */
+    return y->layout == LAYOUT_NC1HWC0
+               ? (uint64_t)y->dims[0] * ceil_div((uint64_t)y->dims[1], C0) * (uint64_t)y->dims[2]
+               : (uint64_t)y->dims[0] * (uint64_t)y->dims[1];
   if (n->in[0]->layout == y->layout) return *elems;
   uint64_t c = (uint64_t)y->dims[1];
   if (y->layout == LAYOUT_NC1HWC0) c = ceil_div(c, C0);
