@@ -336,7 +336,8 @@ enum {
 enum { OM_COPY_SLICE_T_X = 0, OM_COPY_SLICE_T_Y = 1, OM_COPY_SLICE_NTENSORS = 2 };
 enum { OM_COPY_SLICE_P_AXIS = 0, OM_COPY_SLICE_P_OFFSET = 1, OM_COPY_SLICE_NPARAMS = 2 };
 
-/* SOFTMAX (vector unit): ND, f16/f32; accumulates in f32.
+/* SOFTMAX (vector unit): ND, f16/f32; accumulates in f32; exp is the
+ *   vector unit's (om_vexp, common/vmath.h).
  *   tensors: x, y (same dims).
  *   params: axis (0..rank-1); coerce_2d: 0 = normalise along `axis` only
  *   (opset >= 13), 1 = over all dims from `axis` on (opset < 13); log (0
