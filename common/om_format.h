@@ -155,6 +155,7 @@ typedef enum om_task_kind {
   OM_TASK_CUMSUM = 18,
   OM_TASK_ONEHOT = 19,
   OM_TASK_WPACK = 20,
+  OM_TASK_LAYERNORM = 21,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -674,6 +675,37 @@ enum { OM_ONEHOT_P_AXIS = 0, OM_ONEHOT_P_DEPTH = 1, OM_ONEHOT_NPARAMS = 2 };
  *   padded to blocks of 16, ceil(Cout / 16) * 16. */
 enum { OM_WPACK_T_W = 0, OM_WPACK_T_DST = 1, OM_WPACK_NTENSORS = 2 };
 enum { OM_WPACK_NPARAMS = 0 };
+
+/* LAYERNORM (vector unit): LayerNormalization, or RMSNormalization, of
+ *   the rows of s = x + residual (a residual Add fused in) or of x.
+ *   tensors: x ND, scale ND or OM_NONE, bias ND or OM_NONE, residual ND or
+ *   OM_NONE, y ND, sum ND or OM_NONE (only with a residual).
+ *   x, residual, y and sum have one dims; x, residual and sum one dtype,
+ *   f16 or f32; y f16 or f32; scale and bias f16 or f32, D elements each
+ *   (any dims; C order is the row's), where D, the row, is the product of
+ *   x's dims from `axis` on (D >= 1).
+ *   params: axis (0..rank-1); epsilon (f32 bits, finite, >= 0); rms (0|1).
+ *   Each row r (rows: the product of x's dims before axis): s = x[r] +
+ *   residual[r] rounded to x's dtype, or x[r]; sum[r] = s; in f32, mean =
+ *   sum(s) / D (0 when rms), var = sum((s - mean)^2) / D, y[r] = (s -
+ *   mean) / sqrt(var + epsilon) * scale + bias (scale 1, bias 0 when
+ *   absent). A row and one each of scale and bias are staged in the UB as
+ *   f32: the compiler guarantees UB >= 3 * D * 4. Block unit: rows. */
+enum {
+  OM_LAYERNORM_T_X = 0,
+  OM_LAYERNORM_T_SCALE = 1,    /* or OM_NONE */
+  OM_LAYERNORM_T_BIAS = 2,     /* or OM_NONE */
+  OM_LAYERNORM_T_RESIDUAL = 3, /* or OM_NONE */
+  OM_LAYERNORM_T_Y = 4,
+  OM_LAYERNORM_T_SUM = 5, /* or OM_NONE */
+  OM_LAYERNORM_NTENSORS = 6,
+};
+enum {
+  OM_LAYERNORM_P_AXIS = 0,
+  OM_LAYERNORM_P_EPSILON = 1,
+  OM_LAYERNORM_P_RMS = 2,
+  OM_LAYERNORM_NPARAMS = 3
+};
 
 typedef struct om_task {                 /* 144 bytes */
   uint32_t kind;                         /* om_task_kind */

@@ -52,6 +52,7 @@ enum {
   FUSION_VECTOR_PROGRAM = 1u << 2,   /* vectorize: programs of different ops merge */
   FUSION_CONV_EPILOGUE = 1u << 3,    /* epilogue: a Conv's reader program runs in its tiles */
   FUSION_CONV_INPUT_SCALE = 1u << 4, /* fuse: a per-channel Mul before a 1x1 Conv scales its staged input */
+  FUSION_LAYERNORM = 1u << 5,        /* norm: decomposed LayerNorm / RMSNorm chains -> one LayerNorm */
 };
 typedef struct fusion_rule {
   const char *name; /* as written in the switch file */
@@ -62,7 +63,7 @@ extern const fusion_rule fusion_rules[];
 extern const int fusion_rule_count;
 #define FUSION_ALL                                                                                           \
   (FUSION_CONV_BN | FUSION_CONV_ADD_RELU | FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE |                    \
-   FUSION_CONV_INPUT_SCALE)
+   FUSION_CONV_INPUT_SCALE | FUSION_LAYERNORM)
 
 typedef status (*pass_fn)(ir_graph *g, pass_ctx *ctx, diag *d);
 
@@ -78,6 +79,7 @@ extern const int pass_pipeline_count;
 status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_constfold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_dce(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_norm(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_lower_gemm(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_bn_fold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d);

@@ -3,6 +3,7 @@
  *   shape_infer  dims and dtypes of every value, from --input_shape
  *   constfold    evaluates nodes whose inputs are all constant (shape arithmetic)
  *   dce          drops nodes whose outputs nothing reads, and Identity
+ *   norm         decomposed LayerNorm / RMSNorm (+ residual Add) -> one LayerNorm
  *   lower_gemm   Gemm/MatMul of one row by a constant B -> Conv 1x1 (else: MATMUL)
  *   bn_fold      BatchNormalization after Conv -> Conv weights and bias
  *   fuse         Conv + bias + residual Add + Relu/Clip -> one Conv
@@ -14,7 +15,7 @@
  *   memplan      one workspace, liveness-based offsets
  *   emit         the task list and the om package
  *
- * bn_fold, fuse, vectorize's merging and epilogue are the fusion rules
+ * norm, bn_fold, fuse, vectorize's merging and epilogue are the fusion rules
  * (fusion_rules below); atc can turn each off.
  *
  * Import (frontend/onnx_load.c) has already applied the first two, best
@@ -33,6 +34,7 @@ const pass pass_pipeline[] = {
     {"shape_infer", pass_shape_infer},
     {"constfold", pass_constfold},
     {"dce", pass_dce},
+    {"norm", pass_norm},
     {"lower_gemm", pass_lower_gemm},
     {"bn_fold", pass_bn_fold},
     {"fuse", pass_fuse},
@@ -56,6 +58,8 @@ const fusion_rule fusion_rules[] = {
      "a vector program after a Conv runs in the Conv's tiles (UB fusion)"},
     {"ConvInputScaleFusionPass", FUSION_CONV_INPUT_SCALE,
      "a per-channel Mul (squeeze-excitation) before a 1x1 Conv scales the input the Conv stages"},
+    {"LayerNormFusionPass", FUSION_LAYERNORM,
+     "LayerNorm and RMSNorm chains (and a residual Add feeding them) become one vector task"},
 };
 const int fusion_rule_count = (int)(sizeof fusion_rules / sizeof *fusion_rules);
 

@@ -53,9 +53,9 @@
  * units is what the kind's rule splits (TRANSDATA: the outer physical rows of
  * dst, N*C1*H or N*C*H, or its elements when the layout stays; POOL/DWCONV:
  * N*C1; POOL_ND: y elements; RESIZE: y rows; COPY_SLICE: the product of the dims before the axis; SOFTMAX:
- * the rows before the axis; REDUCE: y elements, with elements counted on x; TOPK, CUMSUM: the lines along the
- * axis, elements counted on x; Split: the smallest output's elements), so small tensors are not split into
- * blocks that cost more to dispatch than to run.
+ * the rows before the axis; LAYERNORM: the rows; REDUCE: y elements, with elements counted on x; TOPK,
+ * CUMSUM: the lines along the axis, elements counted on x; Split: the smallest output's elements), so small
+ * tensors are not split into blocks that cost more to dispatch than to run.
  *
  * Vector programs (VPROG) split the outputs' physical elements into
  * 256-element tiles: block_dim = min(tiles, 4 * ai_cores, ceil(elements /
@@ -299,6 +299,17 @@ static uint64_t units_softmax(const ir_node *n, uint64_t *elems) {
   return units;
 }
 
+/* LAYERNORM: the rows, the dims before the axis. */
+static uint64_t units_layernorm(const ir_node *n, uint64_t *elems) {
+  const ir_value *x = n->in[0];
+  int64_t axis = ir_attr_int(n, "axis", 0);
+  uint64_t units = 1;
+  (void)elems;
+  for (int i = 0; i < axis && i < x->rank; i++)
+    units *= (uint64_t)x->dims[i];
+  return units;
+}
+
 /* y elements: GATHER, PAD, SCATTER, ONEHOT. */
 static uint64_t units_elements(const ir_node *n, uint64_t *elems) {
   (void)n;
@@ -334,6 +345,7 @@ static const units_rule unit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_CUMSUM] = units_lines,
     [OM_TASK_REDUCE] = units_reduce,
     [OM_TASK_SOFTMAX] = units_softmax,
+    [OM_TASK_LAYERNORM] = units_layernorm,
     [OM_TASK_GATHER] = units_elements,
     [OM_TASK_PAD] = units_elements,
     [OM_TASK_SCATTER] = units_elements,

@@ -18,6 +18,7 @@
  *               so axis 1 splits N, axis 2 N*C1, axis 3 N*C1*H); axis 0:
  *               elements of the (contiguous) copy
  *   SOFTMAX     normalised vectors: outer*inner (inner = 1 with coerce_2d)
+ *   LAYERNORM   rows (the dims before the axis)
  *   REDUCE      y elements
  *   STRIDED_COPY  y elements
  *   GATHER      y elements
@@ -375,6 +376,8 @@ void rt_copy_slice_run(const om_task *task, const rt_args *args, uint32_t block,
 omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_layernorm_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_layernorm_check(const omrt_model *m, uint32_t i, const om_task *task);
 /* kernels_reduce.c */
 void rt_reduce_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_reduce_check(const omrt_model *m, uint32_t i, const om_task *task);

@@ -1,7 +1,7 @@
-/* kernels_norm.c - the vector unit's row normalizations: SOFTMAX and
- * log-softmax (contract in om_format.h), and the row instructions the
- * kernels share (rt_vmax, rt_vexp_sum, rt_vsum, rt_vsum_sqdev, rt_vload,
- * rt_vstore in kernels.h).
+/* kernels_norm.c - the vector unit's row normalizations: SOFTMAX (and
+ * log-softmax) and LAYERNORM (contracts in om_format.h), and the row
+ * instructions the kernels share (rt_vmax, rt_vexp_sum, rt_vsum,
+ * rt_vsum_sqdev, rt_vload, rt_vstore in kernels.h).
  *
  * A row is staged in the UB as f32 (f16 widened on the way in), reduced
  * and rewritten there, and stored in the output's dtype: one read and one
@@ -10,6 +10,12 @@
  * Longer rows are streamed through the UB in chunks, one pass per
  * statistic. Reductions accumulate in f32 lanes (8 or 16 partial sums,
  * added up at the end), exp is the vector unit's om_vexp (common/vmath.h).
+ *
+ * LAYERNORM stages scale and bias once per block and each row once: the
+ * residual is added as the row comes in (rounded to x's dtype, as the Add
+ * it replaces stored it), mean and variance are two passes over the UB
+ * copy (the variance from the squared deviations, not E[x^2] - E[x]^2,
+ * which cancels), and the affine pass writes the row back.
  *
  * SOFTMAX along an axis that is not the last one normalizes `inner`
  * interleaved vectors: a run of up to 256 of them is staged as a
@@ -27,7 +33,8 @@
 
 /* --- the row instructions */
 
-enum { LANES = 8 }; /* partial sums of the portable loops */
+enum { LANES = 8 };   /* partial sums of the portable loops */
+enum { CHUNK = 256 }; /* elements a stack buffer converts at a time */
 
 float rt_vmax(const float *x, size_t n) {
   const rt_cpu_paths *cpu = rt_cpu();
@@ -275,4 +282,102 @@ omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *tas
   for (int32_t d = 0; d < (int32_t)x->rank; d++)
     if (d < axis || (d > axis && !coerce)) vectors *= (uint64_t)x->dims[d];
   return rt_chk_block_dim(&c, vectors, "vectors");
+}
+
+/* --- LAYERNORM */
+
+void rt_layernorm_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  const om_tensor *x = args->desc[OM_LAYERNORM_T_X], *y = args->desc[OM_LAYERNORM_T_Y];
+  const om_tensor *sc = args->desc[OM_LAYERNORM_T_SCALE], *bi = args->desc[OM_LAYERNORM_T_BIAS];
+  const om_tensor *res = args->desc[OM_LAYERNORM_T_RESIDUAL], *sum = args->desc[OM_LAYERNORM_T_SUM];
+  const uint32_t axis = (uint32_t)task->params[OM_LAYERNORM_P_AXIS];
+  const float eps = rt_param_f32(task->params[OM_LAYERNORM_P_EPSILON]);
+  const int rms = task->params[OM_LAYERNORM_P_RMS] != 0, xt = (int)x->dtype;
+  uint64_t rows = 1, d = 1;
+  for (uint32_t k = 0; k < x->rank; k++)
+    *(k < axis ? &rows : &d) *= (uint64_t)x->dims[k];
+  const size_t D = (size_t)d;
+  float *row = (float *)core->ub, *scale = row + D, *bias = scale + D, tmp[CHUNK];
+  uint64_t lo, hi;
+  rt_block_range(rows, task->block_dim, block, &lo, &hi);
+  if (lo == hi) return;
+  if (sc) rt_vload(scale, args->data[OM_LAYERNORM_T_SCALE], (int)sc->dtype, 0, D);
+  if (bi) rt_vload(bias, args->data[OM_LAYERNORM_T_BIAS], (int)bi->dtype, 0, D);
+  const rt_cpu_paths *cpu = rt_cpu();
+  for (uint64_t r = lo; r < hi; r++) {
+    const size_t base = (size_t)(r * d);
+    rt_vload(row, args->data[OM_LAYERNORM_T_X], xt, base, D);
+    if (res) { /* s = x + residual, rounded to x's dtype as the Add stored it */
+      for (size_t i = 0; i < D; i += CHUNK) {
+        size_t k = D - i < CHUNK ? D - i : CHUNK;
+        rt_vload(tmp, args->data[OM_LAYERNORM_T_RESIDUAL], (int)res->dtype, base + i, k);
+        for (size_t j = 0; j < k; j++)
+          row[i + j] += tmp[j];
+        if (xt == DT_FLOAT16) {
+          if (cpu->round16)
+            cpu->round16(row + i, (uint32_t)k);
+          else
+            for (size_t j = 0; j < k; j++)
+              row[i + j] = rt_h2f(rt_f2h(row[i + j]));
+        }
+      }
+      if (sum) rt_vstore(args->data[OM_LAYERNORM_T_SUM], (int)sum->dtype, base, row, D);
+    }
+    const float mean = rms ? 0.0f : rt_vsum(row, D) / (float)D;
+    const float inv = 1.0f / sqrtf(rt_vsum_sqdev(row, mean, D) / (float)D + eps);
+    if (sc && bi)
+      for (size_t i = 0; i < D; i++)
+        row[i] = (row[i] - mean) * inv * scale[i] + bias[i];
+    else if (sc)
+      for (size_t i = 0; i < D; i++)
+        row[i] = (row[i] - mean) * inv * scale[i];
+    else
+      for (size_t i = 0; i < D; i++)
+        row[i] = (row[i] - mean) * inv + (bi ? bias[i] : 0.0f);
+    rt_vstore(args->data[OM_LAYERNORM_T_Y], (int)y->dtype, base, row, D);
+  }
+}
+
+omrt_status rt_layernorm_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "LAYERNORM"};
+  const om_tensor *x, *sc, *bi, *res, *y, *sum;
+  omrt_status s;
+  if ((s = rt_chk_ntensors(&c, OM_LAYERNORM_NTENSORS)) ||
+      (s = rt_chk_tensor(&c, OM_LAYERNORM_T_X, "x", 0, LAYOUT_ND, -1, 0, &x)) ||
+      (s = rt_chk_tensor(&c, OM_LAYERNORM_T_SCALE, "scale", 1, LAYOUT_ND, -1, 0, &sc)) ||
+      (s = rt_chk_tensor(&c, OM_LAYERNORM_T_BIAS, "bias", 1, LAYOUT_ND, -1, 0, &bi)) ||
+      (s = rt_chk_tensor(&c, OM_LAYERNORM_T_RESIDUAL, "residual", 1, LAYOUT_ND, -1, 0, &res)) ||
+      (s = rt_chk_tensor(&c, OM_LAYERNORM_T_Y, "y", 0, LAYOUT_ND, -1, 0, &y)) ||
+      (s = rt_chk_tensor(&c, OM_LAYERNORM_T_SUM, "sum", 1, LAYOUT_ND, -1, 0, &sum)) ||
+      (s = rt_chk_same_dims(&c, "x", x, "y", y)) ||
+      (res && (s = rt_chk_same_dims(&c, "x", x, "residual", res))) ||
+      (sum && (s = rt_chk_same_dims(&c, "x", x, "sum", sum))))
+    return s;
+  if (sum && !res) return rt_chk_fail(&c, "sum without a residual");
+  if ((res && res->dtype != x->dtype) || (sum && sum->dtype != x->dtype))
+    return rt_chk_fail(&c, "residual and sum must have x's dtype %u", x->dtype);
+  const int32_t axis = task->params[OM_LAYERNORM_P_AXIS], rms = task->params[OM_LAYERNORM_P_RMS];
+  const float eps = rt_param_f32(task->params[OM_LAYERNORM_P_EPSILON]);
+  if (axis < 0 || (uint32_t)axis >= x->rank)
+    return rt_chk_fail(&c, "params[%d] axis = %d, rank %u", OM_LAYERNORM_P_AXIS, axis, x->rank);
+  if (!(eps >= 0.0f) || isinf(eps))
+    return rt_chk_fail(&c, "params[%d] epsilon = %g, expected finite and >= 0", OM_LAYERNORM_P_EPSILON,
+                       (double)eps);
+  if ((uint32_t)rms > 1)
+    return rt_chk_fail(&c, "params[%d] rms = %d, expected 0 or 1", OM_LAYERNORM_P_RMS, rms);
+  for (int k = OM_LAYERNORM_NPARAMS; k < OM_TASK_MAX_PARAMS; k++)
+    if (task->params[k] != 0)
+      return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, task->params[k]);
+  uint64_t rows = 1, d = 1;
+  for (int32_t k = 0; k < (int32_t)x->rank; k++)
+    *(k < axis ? &rows : &d) *= (uint64_t)x->dims[k];
+  if (d == 0) return rt_chk_fail(&c, "the row (x dims from axis %d on) is empty", axis);
+  if ((sc && rt_elements(sc) != d) || (bi && rt_elements(bi) != d))
+    return rt_chk_fail(&c, "scale (%llu elements) and bias (%llu) must hold one row of %llu",
+                       (unsigned long long)(sc ? rt_elements(sc) : d),
+                       (unsigned long long)(bi ? rt_elements(bi) : d), (unsigned long long)d);
+  if (d > m->def->ub_bytes / 12)
+    return rt_chk_fail(&c, "a row of %llu elements: 3 x 4 bytes each exceed the UB's %u bytes",
+                       (unsigned long long)d, m->def->ub_bytes);
+  return rt_chk_block_dim(&c, rows, "rows");
 }

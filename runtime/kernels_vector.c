@@ -1,6 +1,7 @@
 /* kernels_vector.c - the vector-unit task kinds: TRANSDATA, DWCONV, POOL,
  * COPY_SLICE (contracts in om_format.h, block units in kernels.h).
- * Elementwise work is VPROG (vprog_exec.c); SOFTMAX is kernels_norm.c.
+ * Elementwise work is VPROG (vprog_exec.c); SOFTMAX and LAYERNORM are
+ * kernels_norm.c.
  *
  * DWCONV stages each channel block's weights in the UB as f32 (checked at load
  * to fit: KH*KW*16*4 bytes).

@@ -1,5 +1,6 @@
 /* test_norm.c - the vector unit's row normalizations (runtime/kernels_norm.c)
- * against the reference evaluator (tests/unit/evalref.h): SOFTMAX.
+ * against the reference evaluator (tests/unit/evalref.h): SOFTMAX and
+ * LAYERNORM.
  *
  * SOFTMAX and log-softmax on the last axis (rows resident in the UB, and
  * rows longer than half the UB, streamed in chunks), on an inner axis
@@ -7,8 +8,12 @@
  * 256 vectors, vectors so long that only a few lanes fit, and one so long
  * that not even one does), coerce_2d, f16 and f32 in either direction,
  * several block_dims (block boundaries cutting the lane runs), and rows of
- * -inf, +inf and NaN (NaN rows give NaN, as the reference does). Then the
- * load-time check's rules. ctest runs this file on every kernel path (the
+ * -inf, +inf and NaN (NaN rows give NaN, as the reference does).
+ * LAYERNORM and RMS norm over the last dims (one, or several: the axis
+ * before the last), with and without scale, bias and a residual (the sum
+ * output bit for bit), rows of 33 to 2000 elements, a mean far from zero
+ * (the variance must not cancel), f16 and f32 tensors and parameters.
+ * Then the load-time checks' rules. ctest runs this file on every kernel path (the
  * AVX2 row instructions, the portable loops with OMRT_PORTABLE=1).
  */
 #include <math.h>
@@ -188,9 +193,148 @@ static void test_softmax_check(void) {
   kc_free(&c);
 }
 
+/* --- LAYERNORM */
+
+typedef struct ln_case {
+  int rank;
+  int64_t dims[4];
+  int axis, rms, has_scale, has_bias, has_res, has_sum, xdt, ydt, pdt, bd;
+  float eps;
+} ln_case;
+
+static void layernorm_case(const ln_case *k, const char *what) {
+  size_t n = count(k->rank, k->dims), d = 1;
+  for (int i = k->axis; i < k->rank; i++)
+    d *= (size_t)k->dims[i];
+  int64_t pd[4], prank = k->rank - k->axis + 1; /* one row, with a leading 1 */
+  pd[0] = 1;
+  for (int i = k->axis; i < k->rank; i++)
+    pd[1 + i - k->axis] = k->dims[i];
+  float *x = gen(n, k->xdt, 3.0f), *r = gen(n, k->xdt, 2.0f), *sc = gen(d, k->pdt, 1.5f),
+        *bi = gen(d, k->pdt, 1.0f);
+  for (size_t i = 0; i < n; i++) /* a mean far from 0: the variance must not cancel */
+    x[i] = k->xdt == DT_FLOAT16 ? half_to_float(float_to_half(x[i] + 20.0f)) : x[i] + 20.0f;
+  kcase c;
+  kc_setup(&c, OM_TASK_LAYERNORM, (uint32_t)k->bd, 0);
+  int xs = kc_add(&c, k->xdt, LAYOUT_ND, k->rank, k->dims), ss = -1, bs = -1, rs = -1, sums = -1;
+  if (k->has_scale)
+    ss = kc_add(&c, k->pdt, LAYOUT_ND, (int)prank, pd);
+  else
+    kc_none(&c);
+  if (k->has_bias)
+    bs = kc_add(&c, k->pdt, LAYOUT_ND, (int)prank - 1, pd + 1);
+  else
+    kc_none(&c);
+  if (k->has_res)
+    rs = kc_add(&c, k->xdt, LAYOUT_ND, k->rank, k->dims);
+  else
+    kc_none(&c);
+  int ys = kc_add(&c, k->ydt, LAYOUT_ND, k->rank, k->dims);
+  if (k->has_sum)
+    sums = kc_add(&c, k->xdt, LAYOUT_ND, k->rank, k->dims);
+  else
+    kc_none(&c);
+  c.task.params[OM_LAYERNORM_P_AXIS] = k->axis, c.task.params[OM_LAYERNORM_P_RMS] = k->rms;
+  memcpy(&c.task.params[OM_LAYERNORM_P_EPSILON], &k->eps, 4);
+  put(&c, xs, x);
+  if (ss >= 0) put(&c, ss, sc);
+  if (bs >= 0) put(&c, bs, bi);
+  if (rs >= 0) put(&c, rs, r);
+  run(&c);
+  er e;
+  er_new(&e, IR_OP_LAYERNORM, k->has_sum ? 2 : 1);
+  /* x and the residual in their dtype: the reference rounds their sum to it */
+  void *xb = malloc(n * dtype_size(k->xdt)), *rb = malloc(n * dtype_size(k->xdt));
+  for (size_t i = 0; i < n; i++)
+    rt_put(xb, k->xdt, i, x[i]), rt_put(rb, k->xdt, i, r[i]);
+  er_in(&e, k->xdt, k->rank, k->dims, xb);
+  er_in(&e, DT_FLOAT32, (int)prank, pd, k->has_scale ? sc : NULL);
+  er_in(&e, DT_FLOAT32, (int)prank - 1, pd + 1, k->has_bias ? bi : NULL);
+  if (k->has_res) er_in(&e, k->xdt, k->rank, k->dims, rb);
+  free(xb), free(rb);
+  ir_attr_set_int(e.g, e.n, "axis", k->axis);
+  ir_attr_set_int(e.g, e.n, "rms", k->rms);
+  ir_attr_set_float(e.g, e.n, "epsilon", k->eps);
+  float *ref = er_run(&e, 0), *ref_sum = k->has_sum ? er_run(&e, 1) : NULL;
+  CHECK(ref != NULL);
+  float *got = get(&c, ys);
+  double tol = k->ydt == DT_FLOAT16 || k->xdt == DT_FLOAT16 ? 3e-3 : 1e-5;
+  if (ref) compare(what, got, ref, n, tol);
+  if (ref_sum) {
+    float *gs = get(&c, sums);
+    char w2[80];
+    snprintf(w2, sizeof w2, "%s (sum)", what);
+    compare(w2, gs, ref_sum, n, 0);
+    free(gs);
+  }
+  free(got), free(ref), free(ref_sum), free(x), free(r), free(sc), free(bi);
+  er_free(&e);
+  kc_free(&c);
+}
+
+static void test_layernorm(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  /* clang-format off */
+  const ln_case cases[] = {
+      /* rank dims            axis rms sc bi res sum x    y    p    bd eps */
+      {3, {2, 5, 64},         2,   0,  1, 1, 0,  0,  F32, F32, F32, 3, 1e-5f},
+      {3, {2, 5, 64},         2,   0,  1, 1, 1,  1,  F16, F16, F16, 4, 1e-5f},
+      {3, {2, 5, 64},         2,   1,  1, 0, 0,  0,  F32, F16, F16, 2, 1e-6f},
+      {3, {3, 4, 33},         1,   0,  1, 1, 1,  0,  F32, F32, F32, 3, 1e-5f},
+      {3, {3, 4, 33},         1,   1,  0, 0, 1,  1,  F32, F32, F32, 1, 0.0f},
+      {2, {7, 768},           1,   0,  0, 1, 0,  0,  F16, F32, F32, 7, 1e-5f},
+      {2, {7, 768},           0,   0,  1, 1, 0,  0,  F32, F32, F16, 1, 1e-5f},
+      {4, {2, 3, 2, 1000},    3,   1,  1, 0, 1,  1,  F16, F16, F32, 5, 1e-6f},
+  };
+  /* clang-format on */
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char what[64];
+    snprintf(what, sizeof what, "layernorm case %zu", i);
+    layernorm_case(&cases[i], what);
+  }
+}
+
+static void test_layernorm_check(void) {
+  int64_t d[2] = {3, 8}, row[1] = {8}, bad[1] = {7};
+  kcase c;
+  kc_setup(&c, OM_TASK_LAYERNORM, 3, 0);
+  kc_add(&c, DT_FLOAT16, LAYOUT_ND, 2, d);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, row);
+  kc_none(&c);
+  kc_add(&c, DT_FLOAT16, LAYOUT_ND, 2, d);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, d);
+  kc_add(&c, DT_FLOAT16, LAYOUT_ND, 2, d);
+  float eps = 1e-5f;
+  c.task.params[OM_LAYERNORM_P_AXIS] = 1;
+  memcpy(&c.task.params[OM_LAYERNORM_P_EPSILON], &eps, 4);
+  CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  c.task.block_dim = 4;
+  expect_reject(&c, "layernorm block_dim above the rows", "block_dim");
+  c.task.block_dim = 3, c.task.params[OM_LAYERNORM_P_AXIS] = 2;
+  expect_reject(&c, "layernorm axis past the rank", "axis");
+  c.task.params[OM_LAYERNORM_P_AXIS] = 1, c.task.params[OM_LAYERNORM_P_RMS] = 3;
+  expect_reject(&c, "layernorm rms not 0/1", "rms");
+  c.task.params[OM_LAYERNORM_P_RMS] = 0, eps = -1.0f;
+  memcpy(&c.task.params[OM_LAYERNORM_P_EPSILON], &eps, 4);
+  expect_reject(&c, "layernorm negative epsilon", "epsilon");
+  eps = 1e-5f;
+  memcpy(&c.task.params[OM_LAYERNORM_P_EPSILON], &eps, 4);
+  kc_set(&c, OM_LAYERNORM_T_SCALE, DT_FLOAT32, 1, bad);
+  expect_reject(&c, "layernorm scale not one row", "scale");
+  kc_set(&c, OM_LAYERNORM_T_SCALE, DT_FLOAT32, 1, row);
+  kc_set(&c, OM_LAYERNORM_T_SUM, DT_FLOAT32, 2, d);
+  expect_reject(&c, "layernorm sum of another dtype", "dtype");
+  kc_set(&c, OM_LAYERNORM_T_SUM, DT_FLOAT16, 2, d);
+  c.task.tensors[OM_LAYERNORM_T_RESIDUAL] = OM_NONE;
+  expect_reject(&c, "layernorm sum without a residual", "residual");
+  kc_free(&c);
+}
+
 int main(void) {
   test_note("kernel paths: %s", rt_cpu()->name);
   test_softmax();
   test_softmax_check();
+  test_layernorm();
+  test_layernorm_check();
   return test_summary("norm");
 }

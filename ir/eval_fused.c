@@ -1,0 +1,81 @@
+/* eval_fused.c - the reference evaluation of the fused ops (ir/fused.h),
+ * the definitions of ir/ops.def written for clarity: f32 values, f64
+ * accumulators, each result rounded once to its output's dtype.
+ *   LayerNorm  row by row: s = x + residual rounded to x's dtype (the
+ *              Add's result), mean and population variance of s in f64,
+ *              y = (s - mean) / sqrt(var + epsilon) * scale + bias.
+ */
+#include "ir/fused.h"
+
+#include <math.h>
+
+#include "common/fp16.h"
+#include "ir/eval.h"
+#include "ir/eval_internal.h"
+
+/* Input i as f32 values (a copy in the arena), or NULL when absent. */
+static float *floats_in(ev *e, int i) {
+  const ir_value *v = i < e->n->nin ? e->n->in[i] : NULL;
+  if (!v) return NULL;
+  int64_t n = ir_value_elements(v);
+  float *f = arena_array(e->a, (size_t)(n > 0 ? n : 1), sizeof *f);
+  if (f)
+    for (int64_t k = 0; k < n; k++)
+      f[k] = (float)ir_elem_get(e->in[i], v->dtype, k);
+  return f;
+}
+
+/* Output j from f32 values. */
+static status floats_out(ev *e, int j, const float *y) {
+  const ir_value *v = e->n->out[j];
+  int64_t n = ir_value_elements(v), bytes = ir_value_bytes(v);
+  e->out[j] = arena_alloc_aligned(e->a, bytes > 0 ? (size_t)bytes : 1, 64);
+  if (!e->out[j]) return nomem(e);
+  for (int64_t k = 0; k < n; k++)
+    ir_elem_set(e->out[j], v->dtype, k, y[k]);
+  return ST_OK;
+}
+
+static float round_to(int dt, float v) { return dt == DT_FLOAT16 ? half_to_float(float_to_half(v)) : v; }
+
+static status eval_layernorm(ev *e) {
+  const ir_node *n = e->n;
+  const ir_value *x = n->in[0];
+  int axis = (int)ir_attr_int(n, "axis", -1), rms = ir_attr_int(n, "rms", 0) != 0;
+  if (axis < 0) axis += x->rank;
+  if (axis < 0 || axis >= x->rank) return fail(e, ST_ERR_INVALID, "axis out of range");
+  double eps = ir_attr_float(n, "epsilon", 1e-5);
+  int64_t d = 1, count = ir_value_elements(x);
+  for (int i = axis; i < x->rank; i++)
+    d *= x->dims[i];
+  float *s = floats_in(e, 0), *scale = floats_in(e, 1), *bias = floats_in(e, 2), *res = floats_in(e, 3);
+  float *y = arena_array(e->a, (size_t)(count > 0 ? count : 1), sizeof *y);
+  if (!s || !y || (n->nin > 1 && n->in[1] && !scale) || (n->nin > 2 && n->in[2] && !bias) ||
+      (n->nin > 3 && n->in[3] && !res))
+    return nomem(e);
+  if (res)
+    for (int64_t k = 0; k < count; k++)
+      s[k] = round_to(x->dtype, s[k] + res[k]);
+  for (int64_t r = 0; d > 0 && r < count / d; r++) {
+    const float *row = s + r * d;
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < d && !rms; i++)
+      mean += row[i];
+    mean = rms ? 0 : mean / (double)d;
+    for (int64_t i = 0; i < d; i++)
+      var += (row[i] - mean) * (row[i] - mean);
+    double inv = 1 / sqrt(var / (double)d + eps);
+    for (int64_t i = 0; i < d; i++)
+      y[r * d + i] = (float)((row[i] - mean) * inv * (scale ? scale[i] : 1.0) + (bias ? bias[i] : 0.0));
+  }
+  status st = floats_out(e, 0, y);
+  return st || n->nout < 2 ? st : floats_out(e, 1, s);
+}
+
+status ir_eval_fused(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
+  ev e = {n, inputs, outputs_out, a, d};
+  switch (n->op) {
+  case IR_OP_LAYERNORM: return eval_layernorm(&e);
+  default: return fail(&e, ST_ERR_UNSUPPORTED, "not a fused op");
+  }
+}
