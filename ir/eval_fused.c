@@ -4,6 +4,11 @@
  *   LayerNorm  row by row: s = x + residual rounded to x's dtype (the
  *              Add's result), mean and population variance of s in f64,
  *              y = (s - mean) / sqrt(var + epsilon) * scale + bias.
+ *   FusedAttention  per batch and query: the scores scale * q.k (f64
+ *              dot products, rounded to f32 as a MatMul's result), plus
+ *              the biases, -inf where causal hides the key, a softmax in
+ *              f64, times v; a query with every score -inf gives NaN (the
+ *              softmax's 0/0) or, with zero_masked, 0.
  */
 #include "ir/fused.h"
 
@@ -72,10 +77,81 @@ static status eval_layernorm(ev *e) {
   return st || n->nout < 2 ? st : floats_out(e, 1, s);
 }
 
+/* Element strides of v along y's `nb` batch dims and the two score dims
+ * (sq_dim, skv_dim: the strides of v's last two dims when v is a bias,
+ * right-aligned, 0 where v broadcasts). */
+static void bstrides(const ir_value *v, int nb, int matrix, int64_t *s) {
+  int64_t step = 1;
+  for (int i = 0; i < nb + 2; i++)
+    s[i] = 0;
+  int first = matrix ? nb : nb + 2; /* matrix operands: only their batch dims broadcast */
+  for (int j = v->rank - 1, at = nb + 1; j >= 0; j--, at--) {
+    if (at >= 0 && (at < first || !matrix)) s[at] = v->dims[j] == 1 ? 0 : step;
+    step *= v->dims[j];
+  }
+}
+
+static status eval_attention(ev *e) {
+  const ir_node *n = e->n;
+  const ir_value *q = n->in[0], *v = n->in[2], *y = n->out[0];
+  const int nb = y->rank - 2, kt = ir_attr_int(n, "k_trans", 0) != 0,
+            causal = ir_attr_int(n, "causal", 0) != 0;
+  const int zero = ir_attr_int(n, "zero_masked", 0) != 0;
+  const int64_t off = ir_attr_int(n, "causal_offset", 0);
+  const double scale = ir_attr_float(n, "scale", 1.0);
+  const int64_t sq = q->dims[q->rank - 2], d = q->dims[q->rank - 1], skv = v->dims[v->rank - 2];
+  const int64_t dv = v->dims[v->rank - 1];
+  int64_t batch = 1, st[5][MAX_RANK + 2];
+  for (int i = 0; i < nb; i++)
+    batch *= y->dims[i];
+  const float *in[5];
+  for (int i = 0; i < 5; i++) {
+    in[i] = floats_in(e, i);
+    if (i < n->nin && n->in[i] && !in[i]) return nomem(e);
+    if (in[i]) bstrides(n->in[i], nb, i < 3, st[i]);
+  }
+  float *out = arena_array(e->a, (size_t)(batch * sq * dv > 0 ? batch * sq * dv : 1), sizeof *out);
+  double *p = arena_array(e->a, (size_t)skv, sizeof *p);
+  if (!out || !p) return nomem(e);
+  for (int64_t b = 0; b < batch; b++) {
+    int64_t o[5] = {0}, rem = b;
+    for (int i = nb - 1; i >= 0; i--) {
+      int64_t idx = rem % y->dims[i];
+      rem /= y->dims[i];
+      for (int t = 0; t < 5; t++)
+        if (in[t]) o[t] += idx * st[t][i];
+    }
+    for (int64_t i = 0; i < sq; i++) {
+      double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < skv; j++) {
+        double acc = 0;
+        for (int64_t c = 0; c < d; c++)
+          acc += (double)in[0][o[0] + i * d + c] * in[1][o[1] + (kt ? c * skv + j : j * d + c)];
+        double sc = (float)(scale * acc);
+        for (int t = 3; t < 5; t++)
+          if (in[t]) sc += in[t][o[t] + i * st[t][nb] + j * st[t][nb + 1]];
+        if (causal && j > i + off) sc = -INFINITY;
+        p[j] = sc;
+        mx = sc > mx ? sc : mx;
+      }
+      for (int64_t j = 0; j < skv; j++)
+        sum += p[j] = exp(p[j] - mx);
+      for (int64_t c = 0; c < dv; c++) {
+        double acc = 0;
+        for (int64_t j = 0; j < skv; j++)
+          acc += p[j] * in[2][o[2] + j * dv + c];
+        out[(b * sq + i) * dv + c] = mx == -INFINITY && zero ? 0.0f : (float)(acc / sum);
+      }
+    }
+  }
+  return floats_out(e, 0, out);
+}
+
 status ir_eval_fused(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
   ev e = {n, inputs, outputs_out, a, d};
   switch (n->op) {
   case IR_OP_LAYERNORM: return eval_layernorm(&e);
+  case IR_OP_ATTENTION: return eval_attention(&e);
   default: return fail(&e, ST_ERR_UNSUPPORTED, "not a fused op");
   }
 }

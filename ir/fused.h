@@ -1,5 +1,5 @@
 /* fused.h - the ops the fusion passes make of several ONNX ops, LayerNorm
- * (passes/norm.c): their shape rules (ir/shape_fused.c) and their
+ * (passes/norm.c) and FusedAttention (passes/attention.c): their shape rules (ir/shape_fused.c) and their
  * reference evaluation (ir/eval_fused.c). The IR contracts are in
  * ir/ops.def. Only ir/shape.c and ir/eval.c include this. */
 #ifndef IR_FUSED_H

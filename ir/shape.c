@@ -14,7 +14,8 @@
  *     become attributes and the input is dropped from the node; a Cast still
  *     holding CastLike's like input gets `to` from its dtype and drops it.
  * The indexing ops (TopK, Scatter*, CumSum, GatherND, OneHot,
- * TensorScatter) are in ir/shape_index.c, the fused ops (LayerNorm) in
+ * TensorScatter) are in ir/shape_index.c, the fused ops (LayerNorm,
+ * FusedAttention) in
  * ir/shape_fused.c, the pools in ir/pool.c, Resize in
  * ir/resize.c.
  *
@@ -757,7 +758,8 @@ static status infer_node(si *s, ir_node *n) {
   case IR_OP_GEMM: st = infer_gemm(s, n, &rank, dims); break;
   case IR_OP_MATMUL: st = infer_matmul(s, n, &rank, dims); break;
   case IR_OP_VECPROG: return infer_vecprog(s, n);
-  case IR_OP_LAYERNORM: return ir_shape_infer_fused(s->g, n, s->d); /* ir/shape_fused.c */
+  case IR_OP_LAYERNORM:
+  case IR_OP_ATTENTION: return ir_shape_infer_fused(s->g, n, s->d); /* ir/shape_fused.c */
   case IR_OP_TOPK:
   case IR_OP_SCATTERELEMENTS:
   case IR_OP_SCATTERND:

@@ -6,6 +6,11 @@
  *              the axis on, >= 1) with dims equal to x's last ones after
  *              leading 1s, f16/f32; residual x's dims and dtype; y and sum
  *              x's dims and dtype, sum only with a residual.
+ *   FusedAttention  q, k, v one f16/f32 dtype, rank >= 2, agreeing on D
+ *              and Skv (k read as [.., D, Skv] with k_trans), batch dims
+ *              broadcasting to y's; biases f16/f32 broadcasting to the
+ *              scores [y's batch.., Sq, Skv]; y [batch.., Sq, Dv] in q's
+ *              dtype.
  */
 #include "ir/fused.h"
 
@@ -24,7 +29,7 @@ static const char *dims_str(const ir_value *v) { return ir_dims_str(v->rank, v->
 
 static int is_f16_f32(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
 
-int ir_fused_op(ir_op op) { return op == IR_OP_LAYERNORM; }
+int ir_fused_op(ir_op op) { return op == IR_OP_LAYERNORM || op == IR_OP_ATTENTION; }
 
 static status set_out(sf *s, int k, dtype dt, int rank, const int64_t *dims) {
   ir_value *y = s->n->out[k];
@@ -86,10 +91,65 @@ static status infer_layernorm(sf *s) {
   return st;
 }
 
+/* FusedAttention: q [.., Sq, D], k [.., Skv, D] or (k_trans) [.., D, Skv],
+ * v [.., Skv, Dv]; batch dims broadcast to y's; biases broadcast to
+ * [y's batch.., Sq, Skv]. */
+static status infer_attention(sf *s) {
+  ir_node *n = s->n;
+  const ir_value *q = n->in[0], *k = n->in[1], *v = n->in[2];
+  status st;
+  for (int i = 0; i < 3; i++) {
+    if ((st = need_float(s, i))) return st;
+    if (n->in[i]->rank < 2)
+      return fail(s, ST_ERR_INVALID, "input %d '%s' %s has rank < 2", i, n->in[i]->name, dims_str(n->in[i]));
+  }
+  if (k->dtype != q->dtype || v->dtype != q->dtype)
+    return fail(s, ST_ERR_INVALID, "q, k and v must share a dtype");
+  int kt = ir_attr_int(n, "k_trans", 0) != 0;
+  int64_t sq = q->dims[q->rank - 2], d = q->dims[q->rank - 1];
+  int64_t skv = k->dims[k->rank - 2 + kt], kd = k->dims[k->rank - 1 - kt];
+  if (kd != d || v->dims[v->rank - 2] != skv)
+    return fail(s, ST_ERR_INVALID, "q %s, k %s (k_trans %d) and v %s do not agree on D and Skv", dims_str(q),
+                dims_str(k), kt, dims_str(v));
+  int nb = 0;
+  for (int i = 0; i < 3; i++)
+    nb = n->in[i]->rank - 2 > nb ? n->in[i]->rank - 2 : nb;
+  int64_t dims[MAX_RANK + 2];
+  for (int b = 0; b < nb; b++) { /* right-aligned batch dims, 1s broadcasting */
+    dims[b] = 1;
+    for (int i = 0; i < 3; i++) {
+      const ir_value *x = n->in[i];
+      int at = b - (nb - (x->rank - 2));
+      int64_t e = at >= 0 ? x->dims[at] : 1;
+      if (e != 1 && dims[b] != 1 && e != dims[b])
+        return fail(s, ST_ERR_INVALID, "the batch dims of q %s, k %s and v %s do not broadcast", dims_str(q),
+                    dims_str(k), dims_str(v));
+      if (e != 1) dims[b] = e;
+    }
+  }
+  dims[nb] = sq, dims[nb + 1] = skv; /* the scores, which the biases broadcast to */
+  for (int i = 3; i < n->nin; i++) {
+    const ir_value *b = n->in[i];
+    if (!b) continue;
+    if ((st = need_float(s, i))) return st;
+    int ok = b->rank <= nb + 2;
+    for (int j = 0; ok && j < b->rank; j++) {
+      int64_t e = b->dims[b->rank - 1 - j], want = dims[nb + 1 - j];
+      ok = e == 1 || e == want;
+    }
+    if (!ok)
+      return fail(s, ST_ERR_INVALID, "bias '%s' %s does not broadcast to the scores %s", b->name, dims_str(b),
+                  ir_dims_str(nb + 2, dims));
+  }
+  dims[nb + 1] = v->dims[v->rank - 1];
+  return set_out(s, 0, q->dtype, nb + 2, dims);
+}
+
 status ir_shape_infer_fused(ir_graph *g, ir_node *n, diag *d) {
   sf s = {g, n, d};
   switch (n->op) {
   case IR_OP_LAYERNORM: return infer_layernorm(&s);
+  case IR_OP_ATTENTION: return infer_attention(&s);
   default: return fail(&s, ST_ERR_INVALID, "not a fused op");
   }
 }

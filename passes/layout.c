@@ -22,7 +22,7 @@
  *   ND       everything else: MATMUL (Gemm/MatMul), COPY (Flatten/Reshape/
  *            Squeeze/Unsqueeze/Identity, emitted as ND copies or aliases,
  *            which also cast f16<->f32, so they accept either float dtype),
- *            ND_FLOAT (Softmax, LayerNorm), REDUCE (also on the integer and bool dtypes
+ *            ND_FLOAT (Softmax, LayerNorm, FusedAttention), REDUCE (also on the integer and bool dtypes
  *            its modes take), VIEW (the strided views Transpose, Slice,
  *            Split, Expand, Tile, DepthToSpace, SpaceToDepth, and Pad: any
  *            dtype), GATHER and INDEX (indices as they are), RESIZE (nearest
@@ -599,7 +599,7 @@ static status check_floats(lay_state *s, const ir_node *n) {
   return ST_OK;
 }
 
-/* Softmax, LayerNorm: every operand ND, in the node's dtype. */
+/* Softmax, LayerNorm, FusedAttention: every operand ND, in the node's dtype. */
 static status layout_nd_float(lay_state *s, ir_node *n, int cdt) {
   status st = check_floats(s, n);
   for (int j = 0; j < n->nin && st == ST_OK; j++)

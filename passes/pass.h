@@ -53,6 +53,7 @@ enum {
   FUSION_CONV_EPILOGUE = 1u << 3,    /* epilogue: a Conv's reader program runs in its tiles */
   FUSION_CONV_INPUT_SCALE = 1u << 4, /* fuse: a per-channel Mul before a 1x1 Conv scales its staged input */
   FUSION_LAYERNORM = 1u << 5,        /* norm: decomposed LayerNorm / RMSNorm chains -> one LayerNorm */
+  FUSION_ATTENTION = 1u << 6,        /* attention: MatMul, scale, masks, Softmax, MatMul -> one task */
 };
 typedef struct fusion_rule {
   const char *name; /* as written in the switch file */
@@ -63,7 +64,7 @@ extern const fusion_rule fusion_rules[];
 extern const int fusion_rule_count;
 #define FUSION_ALL                                                                                           \
   (FUSION_CONV_BN | FUSION_CONV_ADD_RELU | FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE |                    \
-   FUSION_CONV_INPUT_SCALE | FUSION_LAYERNORM)
+   FUSION_CONV_INPUT_SCALE | FUSION_LAYERNORM | FUSION_ATTENTION)
 
 typedef status (*pass_fn)(ir_graph *g, pass_ctx *ctx, diag *d);
 
@@ -80,6 +81,7 @@ status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_constfold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_dce(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_norm(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_attention(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_lower_gemm(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_bn_fold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d);

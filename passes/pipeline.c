@@ -4,6 +4,7 @@
  *   constfold    evaluates nodes whose inputs are all constant (shape arithmetic)
  *   dce          drops nodes whose outputs nothing reads, and Identity
  *   norm         decomposed LayerNorm / RMSNorm (+ residual Add) -> one LayerNorm
+ *   attention    MatMul, scale, masks, Softmax, MatMul -> one FusedAttention
  *   lower_gemm   Gemm/MatMul of one row by a constant B -> Conv 1x1 (else: MATMUL)
  *   bn_fold      BatchNormalization after Conv -> Conv weights and bias
  *   fuse         Conv + bias + residual Add + Relu/Clip -> one Conv
@@ -15,7 +16,8 @@
  *   memplan      one workspace, liveness-based offsets
  *   emit         the task list and the om package
  *
- * norm, bn_fold, fuse, vectorize's merging and epilogue are the fusion rules
+ * norm, attention, bn_fold, fuse, vectorize's merging and epilogue are the
+ * fusion rules
  * (fusion_rules below); atc can turn each off.
  *
  * Import (frontend/onnx_load.c) has already applied the first two, best
@@ -35,6 +37,7 @@ const pass pass_pipeline[] = {
     {"constfold", pass_constfold},
     {"dce", pass_dce},
     {"norm", pass_norm},
+    {"attention", pass_attention},
     {"lower_gemm", pass_lower_gemm},
     {"bn_fold", pass_bn_fold},
     {"fuse", pass_fuse},
@@ -60,6 +63,8 @@ const fusion_rule fusion_rules[] = {
      "a per-channel Mul (squeeze-excitation) before a 1x1 Conv scales the input the Conv stages"},
     {"LayerNormFusionPass", FUSION_LAYERNORM,
      "LayerNorm and RMSNorm chains (and a residual Add feeding them) become one vector task"},
+    {"AttentionFusionPass", FUSION_ATTENTION,
+     "MatMul(q, k^T), scale, masks, Softmax and MatMul(., v) become one task that never stores the scores"},
 };
 const int fusion_rule_count = (int)(sizeof fusion_rules / sizeof *fusion_rules);
 

@@ -38,6 +38,10 @@
  * tile_n * 4 <= L0C) and scored by the same cost model over batch *
  * ceil(M / tile_m) * ceil(N / tile_n) tiles; block_dim = tiles (<= 65535).
  *
+ * Attention (the ATTENTION task): tile_q query rows and tile_kv keys per
+ * block within om_format.h's guarantees, and block_dim = the tiles
+ * (lower/attention.c chooses them).
+ *
  * Grouped convolutions (FRACTAL_Z_G weights) count K as the deepest output
  * block's: its groups' input blocks x KH x KW (common/conv_group.h).
  *
@@ -63,6 +67,7 @@
  * never fewer than 4096 elements a block, so dispatch stays cheap.
  */
 #include "common/conv_group.h"
+#include "lower/attention.h"
 #include "lower/conv_weights.h"
 #include "pass.h"
 #include "lower/winograd.h"
@@ -222,6 +227,21 @@ static status rule_matmul(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d)
   return st != ST_OK ? st : set_tiles(g, n, &t, d);
 }
 
+/* ATTENTION: tile_q, tile_kv and block_dim from lower/attention.c. */
+static status rule_attention(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+  const ir_value *q = n->in[0], *v = n->in[2], *y = n->out[0];
+  uint64_t batch = 1;
+  for (int i = 0; i < y->rank - 2; i++)
+    batch *= (uint64_t)y->dims[i];
+  attn_tiles t;
+  if (attn_tile(ctx->soc, batch, q->dims[q->rank - 2], v->dims[v->rank - 2], q->dims[q->rank - 1],
+                v->dims[v->rank - 1], dtype_size(q->dtype), &t))
+    return too_big(n, d, "no attention tile fits the SoC's buffers");
+  status st = set_attr(g, n, "tile_q", t.q, d);
+  if (st == ST_OK) st = set_attr(g, n, "tile_kv", t.kv, d);
+  return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)t.blocks, d);
+}
+
 /* VPROG: 256-element tiles of the outputs' physical elements, a few blocks
  * per core and never fewer than 4096 elements a block (the header). */
 static status rule_vprog(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
@@ -331,6 +351,7 @@ static uint64_t units_transdata(const ir_node *n, uint64_t *elems) {
 static const block_rule block_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_CONV2D] = rule_conv2d,
     [OM_TASK_MATMUL] = rule_matmul,
+    [OM_TASK_ATTENTION] = rule_attention,
     [OM_TASK_VPROG] = rule_vprog,
 };
 

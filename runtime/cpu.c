@@ -86,6 +86,7 @@ static void detect(void) {
     paths.vsum = rt_vsum_x86;
     paths.vexp_sum = rt_vexp_sum_x86;
     paths.vsum_sqdev = rt_vsum_sqdev_x86;
+    paths.gemm16 = rt_gemm16_acc_x86;
     paths.h2f = rt_h2f_x86;
     paths.f2h = rt_f2h_x86;
     paths.round16 = rt_round16_x86;

@@ -27,6 +27,7 @@
  *   PAD         y elements
  *   RESIZE      y rows (elements / last dim);  POOL_ND  y elements
  *   MATMUL      tiles (om_format.h)
+ *   ATTENTION   tiles: batch x query blocks (om_format.h)
  *
  * Checks: each kind's check function validates its task with the rt_chk_*
  * helpers; every failure is rt_error(OMRT_ERR_FORMAT, "task %u (KIND)
@@ -264,6 +265,8 @@ void rt_conv_load_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t
  *   fma         n FMA lanes (fmaf) of the vector unit
  *   vmax, vsum, vexp_sum, vsum_sqdev  the row instructions below, on
  *               8-lane YMM registers
+ *   gemm16      rt_gemm16_acc_x86, the cube's micro-kernel on f32 staging
+ *               (ATTENTION's products)
  *   h2f, f2h, round16  n f16 lanes of the vector-program interpreter
  *               (vprog_exec.c): rt_h2f(rt_h_quiet(s)), rt_f2h(s) and
  *               rt_h2f(rt_f2h(x)) in place, with F16C; the same bits, every
@@ -289,6 +292,8 @@ typedef struct rt_cpu_paths {
   float (*vsum)(const float *x, size_t n);
   float (*vexp_sum)(float *x, float sub, size_t n);
   float (*vsum_sqdev)(const float *x, float mean, size_t n);
+  void (*gemm16)(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
+                 int nblocks, size_t bstride, float *c, size_t cstride, int first);
   void (*h2f)(float *d, const uint16_t *s, uint32_t n);
   void (*f2h)(uint16_t *d, const float *s, uint32_t n);
   void (*round16)(float *x, uint32_t n);
@@ -313,10 +318,6 @@ float rt_vsum_sqdev_x86(const float *x, float mean, size_t n);
 void rt_h2f_x86(float *d, const uint16_t *s, uint32_t n);
 void rt_f2h_x86(uint16_t *d, const float *s, uint32_t n);
 void rt_round16_x86(float *x, uint32_t n);
-/* Portable 16-lane multiply-accumulate rows (kernels_cube.c; CONV2D and MATMUL tiles):
- * c[r][0..16) += sum_k a[r*lda + k] * b[k][0..16) for rows r = 0, 1 (rt_mmad16_2) or row 0. */
-void rt_mmad16_2(const float *a, int64_t lda, int64_t klen, const float *b, float *c);
-void rt_mmad16_1(const float *a, int64_t klen, const float *b, float *c);
 /* c[nb*cstride + m*16 ..+16] += sum_k a[m*lda + k] * b[nb*bstride + k*ldb
  * ..+16] for m < mrows and the nb < nblocks (<= 2) n blocks, = when first
  * (f32, strides in floats; the Winograd and MATMUL tiles' GEMMs through
@@ -327,6 +328,12 @@ void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, c
 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 void rt_wino_fz_tile_avx512(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 #endif
+
+/* Portable 16-lane multiply-accumulate rows (kernels_cube.c; CONV2D, MATMUL
+ * and ATTENTION tiles): c[r][0..16) += sum_k a[r*lda + k] * b[k][0..16) for
+ * rows r = 0, 1 (rt_mmad16_2) or row 0. */
+void rt_mmad16_2(const float *a, int64_t lda, int64_t klen, const float *b, float *c);
+void rt_mmad16_1(const float *a, int64_t klen, const float *b, float *c);
 
 /* --- the vector unit's row instructions (kernels_norm.c) on f32 runs in
  * the UB, through rt_cpu()'s x86 builds when the host has them, else
@@ -378,6 +385,9 @@ void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt
 omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_layernorm_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_layernorm_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* kernels_attention.c */
+void rt_attention_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_attention_check(const omrt_model *m, uint32_t i, const om_task *task);
 /* kernels_reduce.c */
 void rt_reduce_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_reduce_check(const omrt_model *m, uint32_t i, const om_task *task);
