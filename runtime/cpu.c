@@ -95,6 +95,7 @@ static void detect(void) {
       paths.avx512 = 1;
       paths.wino_fz_tile = rt_wino_fz_tile_avx512;
       paths.dwconv = rt_dwconv_avx512;
+      paths.vexp_sum = rt_vexp_sum_avx512;
     }
   }
 #endif

@@ -264,7 +264,7 @@ void rt_conv_load_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t
  *               (the portable SIGMOID lanes call libm's fmaf)
  *   fma         n FMA lanes (fmaf) of the vector unit
  *   vmax, vsum, vexp_sum, vsum_sqdev  the row instructions below, on
- *               8-lane YMM registers
+ *               8-lane YMM registers (vexp_sum on ZMM ones with avx512)
  *   gemm16      rt_gemm16_acc_x86, the cube's micro-kernel on f32 staging
  *               (ATTENTION's products)
  *   h2f, f2h, round16  n f16 lanes of the vector-program interpreter
@@ -314,6 +314,7 @@ void rt_fma_x86(const float *a, const float *b, const float *c, float *d, uint32
 float rt_vmax_x86(const float *x, size_t n);
 float rt_vsum_x86(const float *x, size_t n);
 float rt_vexp_sum_x86(float *x, float sub, size_t n);
+float rt_vexp_sum_avx512(float *x, float sub, size_t n);
 float rt_vsum_sqdev_x86(const float *x, float mean, size_t n);
 void rt_h2f_x86(float *d, const uint16_t *s, uint32_t n);
 void rt_f2h_x86(uint16_t *d, const float *s, uint32_t n);
