@@ -60,7 +60,8 @@
 enum { MAX_CHAIN = 16 };
 
 typedef struct chain {
-  ir_node *nodes[MAX_CHAIN]; /* absorbed; the last MatMul is nodes[0] */
+  ir_node *last;             /* the final MatMul, which becomes the FusedAttention */
+  ir_node *nodes[MAX_CHAIN]; /* the other nodes absorbed */
   int count;
   ir_value *q, *k, *v, *bias[4]; /* the chain's biases; at most 2 are left once causal masks go */
   int nbias, k_trans, causal, zero_masked;
@@ -75,6 +76,7 @@ static int add(chain *c, ir_node *n) {
 }
 
 static int in_chain(const chain *c, const ir_node *n) {
+  if (n == c->last) return 1;
   for (int i = 0; i < c->count; i++)
     if (c->nodes[i] == n) return 1;
   return 0;
@@ -202,7 +204,7 @@ static int causal_mask(const ir_value *b, int64_t sq, int64_t skv, int64_t *o) {
 /* Every value the chain's nodes make, but y, is read inside it only and is
  * not a graph output. */
 static int closed(const ir_graph *g, const chain *c) {
-  for (int i = 1; i < c->count; i++) {
+  for (int i = 0; i < c->count; i++) {
     const ir_value *v = c->nodes[i]->out[0];
     if (is_output(g, v)) return 0;
     for (int k = 0; k < g->nnodes; k++) {
@@ -249,37 +251,24 @@ static void find_causal(chain *c, int64_t sq, int64_t skv) {
   c->nbias = kept;
 }
 
-/* The chain ending at Softmax sm; 1 when it matched (c filled, the last
- * MatMul first in c->nodes). */
+/* The chain ending at Softmax sm; 1 when it matched (c filled). */
 static int match(const ir_graph *g, ir_node *sm, chain *c) {
   memset(c, 0, sizeof *c);
   c->scale = 1.0;
-  ir_value *s = sm->in[0], *p = sm->out[0];
+  ir_value *s = sm->in[0], *p = sm->out[0], *s32 = s;
   if (sm->nin != 1 || s->rank < 2 || ir_attr_int(sm, "axis", -1) != s->rank - 1 ||
-      ir_attr_int(sm, "coerce_2d", 0) || ir_attr_int(sm, "log", 0))
+      ir_attr_int(sm, "coerce_2d", 0) || ir_attr_int(sm, "log", 0) || !add(c, sm))
     return 0;
-  ir_node *last = NULL, *cin = made_by(s, IR_OP_CAST), *cout = reader(g, p), *mm2;
-  ir_node *tmp[MAX_CHAIN];
-  int ntmp = 0;
-  tmp[ntmp++] = sm;
-  ir_value *s32 = s;
+  ir_node *cin = made_by(s, IR_OP_CAST), *cout = reader(g, p);
   if (cin && cout && cout->op == IR_OP_CAST && cout->out[0]->dtype == cin->in[0]->dtype) { /* f32 softmax */
-    tmp[ntmp++] = cin, tmp[ntmp++] = cout;
+    if (!add(c, cin) || !add(c, cout)) return 0;
     s = cin->in[0], p = cout->out[0];
   }
   ir_node *w = reader(g, p);
-  chain guard = {.count = 0};
-  if (zero_guard(&guard, w, p, s, s32)) {
-    for (int i = 0; i < guard.count; i++)
-      tmp[ntmp++] = guard.nodes[i];
-    c->zero_masked = 1;
-    p = w->out[0];
-  }
-  if (!(mm2 = reader(g, p)) || mm2->op != IR_OP_MATMUL || mm2->in[0] != p || mm2->in[1] == p) return 0;
-  last = mm2;
-  add(c, last);
-  for (int i = 0; i < ntmp; i++)
-    add(c, tmp[i]);
+  if (zero_guard(c, w, p, s, s32)) p = w->out[0];
+  ir_node *mm2 = reader(g, p);
+  if (!mm2 || mm2->op != IR_OP_MATMUL || mm2->in[0] != p || mm2->in[1] == p) return 0;
+  c->last = mm2;
   ir_node *mm = scores_of(g, c, s);
   if (!mm || !add(c, mm) || mm->in[0] == mm->in[1]) return 0;
   c->v = mm2->in[1];
@@ -314,12 +303,12 @@ static status nomem(diag *d, const ir_node *n) {
 
 /* The last MatMul becomes the FusedAttention; the others go. */
 static status rewrite(ir_graph *g, const chain *c, diag *d) {
-  ir_node *last = c->nodes[0];
+  ir_node *last = c->last;
   int nin = 3 + c->nbias;
   ir_value **in = arena_array(&g->arena, 5, sizeof *in);
   if (!in) return nomem(d, last);
   in[0] = c->q, in[1] = c->k, in[2] = c->v, in[3] = c->bias[0], in[4] = c->bias[1];
-  for (int i = 1; i < c->count; i++)
+  for (int i = 0; i < c->count; i++)
     c->nodes[i]->dead = 1;
   last->op = IR_OP_ATTENTION;
   last->in = in, last->nin = nin;
@@ -339,7 +328,7 @@ status pass_attention(ir_graph *g, pass_ctx *ctx, diag *d) {
     ir_node *sm = g->nodes[i];
     chain c;
     if (sm->dead || sm->op != IR_OP_SOFTMAX || !match(g, sm, &c) || !closed(g, &c)) continue;
-    const ir_value *y = c.nodes[0]->out[0], *q = c.q, *v = c.v;
+    const ir_value *y = c.last->out[0], *q = c.q, *v = c.v;
     const int64_t sq = q->dims[q->rank - 2], skv = v->dims[v->rank - 2];
     uint64_t batch = 1;
     for (int k = 0; k < y->rank - 2; k++)
