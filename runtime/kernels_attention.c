@@ -134,13 +134,12 @@ static void gemm16(const float *a, size_t lda, int64_t rows, size_t klen, const 
 static void stage_k(const attn_geom *g, int64_t ok, int64_t kc, int64_t cols, float *l0b, float *row) {
   const int64_t nbk = rt_ceil_div(cols, C0), d = g->d;
   if (cols % C0) memset(l0b + (nbk - 1) * d * C0, 0, (size_t)(d * C0) * sizeof *l0b);
-  if (g->k_trans) { /* k^T [D][Skv]: each d row holds the keys contiguously */
-    for (int64_t c = 0; c < d; c++) {
-      rt_vload(row, g->k, g->qt, (size_t)(ok + c * g->skv + kc), (size_t)cols);
-      for (int64_t nb = 0; nb < nbk; nb++) {
-        int64_t lanes = cols - nb * C0 < C0 ? cols - nb * C0 : C0;
-        memcpy(l0b + (nb * d + c) * C0, row + nb * C0, (size_t)lanes * sizeof *row);
-      }
+  if (g->k_trans) { /* k^T [D][Skv]: 16 keys of a d row are one panel row */
+    for (int64_t nb = 0; nb < nbk; nb++) {
+      const int64_t lanes = cols - nb * C0 < C0 ? cols - nb * C0 : C0;
+      for (int64_t c = 0; c < d; c++)
+        rt_vload(l0b + (nb * d + c) * C0, g->k, g->qt, (size_t)(ok + c * g->skv + kc + nb * C0),
+                 (size_t)lanes);
     }
     return;
   }
@@ -154,14 +153,14 @@ static void stage_k(const attn_geom *g, int64_t ok, int64_t kc, int64_t cols, fl
 
 /* L0B[nb][j][16] = v[kc + j][nb*16 + lane] (zero past Dv): the B operand
  * of p v. */
-static void stage_v(const attn_geom *g, int64_t ov, int64_t kc, int64_t cols, float *l0b, float *row) {
-  const int64_t nbv = g->dv16 / C0;
-  for (int64_t j = 0; j < cols; j++) {
-    rt_vload(row, g->v, g->qt, (size_t)(ov + (kc + j) * g->dv), (size_t)g->dv);
-    for (int64_t c = g->dv; c < g->dv16; c++)
-      row[c] = 0.0f;
-    for (int64_t nb = 0; nb < nbv; nb++)
-      memcpy(l0b + (nb * cols + j) * C0, row + nb * C0, C0 * sizeof *row);
+static void stage_v(const attn_geom *g, int64_t ov, int64_t kc, int64_t cols, float *l0b) {
+  const int64_t nbv = g->dv16 / C0, tail = g->dv - (nbv - 1) * C0;
+  for (int64_t nb = 0; nb < nbv; nb++) {
+    const int64_t lanes = nb == nbv - 1 ? tail : C0;
+    float *dst = l0b + nb * cols * C0;
+    if (lanes < C0) memset(dst, 0, (size_t)(cols * C0) * sizeof *dst);
+    for (int64_t j = 0; j < cols; j++)
+      rt_vload(dst + j * C0, g->v, g->qt, (size_t)(ov + (kc + j) * g->dv + nb * C0), (size_t)lanes);
   }
 }
 
@@ -241,7 +240,7 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
             pr[j] = rt_h2f(rt_f2h(pr[j]));
       }
     }
-    stage_v(g, ov, kc, cols, l0b, row);
+    stage_v(g, ov, kc, cols, l0b);
     gemm16(p, (size_t)tkv, rows, (size_t)cols, l0b, nbv, (size_t)(cols * C0), o, (size_t)(tq * C0), 0);
   }
   for (int64_t m = 0; m < rows; m++) {
