@@ -149,6 +149,7 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
   soc_info soc;
   status st = soc_load(opt->soc_version, &soc, d);
   if (st) return st;
+  snprintf(res->soc_file, sizeof res->soc_file, "%s", soc.path);
 
   arena scratch;
   arena_init(&scratch, 1 << 20);

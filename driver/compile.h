@@ -54,6 +54,7 @@ typedef struct atc_result {
   uint64_t om_bytes;
   int ntasks, nnodes_in; /* tasks emitted; ONNX nodes read */
   void *om_data;         /* with output_path NULL: the package (free() it), else NULL */
+  char soc_file[1024];   /* the SoC file read (socs/soc.h's search) */
 } atc_result;
 
 /* Parses a --precision_mode value; -1 when unknown. */

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "frontend/onnx_internal.h"
-#include "ir/eval.h"
+#include "common/elem.h"
 
 /* --- attribute kinds */
 
@@ -120,10 +120,11 @@ status onnx_const_input(onnx_node *nd, int i, const char *what, const ir_value *
   const ir_value *v = i < nd->nin ? nd->in[i] : NULL;
   if (!v) return onnx_node_fail(nd, ST_ERR_INVALID, "input %d (%s) is required", i, what);
   if (!v->data)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                          "input %d '%s'%s%s%s must be a constant (an initializer or a Constant node)", i,
-                          v->name, strcmp(v->name, what) ? " (" : "", strcmp(v->name, what) ? what : "",
-                          strcmp(v->name, what) ? ")" : "");
+    return onnx_node_fail(
+        nd, ST_ERR_UNSUPPORTED,
+        "input %d '%s'%s%s%s must be known at compile time (a constant, or shape arithmetic that folds)", i,
+        v->name, strcmp(v->name, what) ? " (" : "", strcmp(v->name, what) ? what : "",
+        strcmp(v->name, what) ? ")" : "");
   *out = v;
   return ST_OK;
 }
@@ -135,7 +136,7 @@ status onnx_scalar_input(onnx_node *nd, int i, const char *what, double *out) {
   if (ir_value_elements(v) != 1)
     return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must hold one value, it holds %" PRId64, i,
                           v->name, what, ir_value_elements(v));
-  *out = ir_elem_get(v->data, v->dtype, 0);
+  *out = elem_get(v->data, v->dtype, 0);
   return ST_OK;
 }
 

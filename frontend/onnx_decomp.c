@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/eval.h"
+#include "common/elem.h"
 
 void dc_begin(dc *b, onnx_node *nd) {
   memset(b, 0, sizeof *b);
@@ -88,8 +88,7 @@ int dc_attr_ints(dc *b, const char *name, int64_t *out, int max) {
 
 dtype dc_dtype(dc *b, const ir_value *v) {
   if (!b->st && v && v->dtype == DT_UNDEFINED)
-    dc_fail(b, ST_ERR_UNSUPPORTED,
-            "the data type of '%s' is not known at import (is the model in topological order?)", v->name);
+    dc_fail(b, ST_ERR_UNSUPPORTED, "the data type of '%s' could not be inferred at import", v->name);
   return v ? v->dtype : DT_UNDEFINED;
 }
 
@@ -118,7 +117,7 @@ ir_value *dc_const(dc *b, dtype dt, int rank, const int64_t *dims, const void *d
 ir_value *dc_scalar(dc *b, dtype dt, double v) {
   uint8_t buf[8] = {0};
   if (!dtype_size(dt)) return dc_fail(b, ST_ERR_UNSUPPORTED, "a constant of data type %d", (int)dt);
-  ir_elem_set(buf, dt, 0, v);
+  elem_put(buf, dt, 0, v);
   return dc_const(b, dt, 0, NULL, buf);
 }
 

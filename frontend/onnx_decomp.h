@@ -25,8 +25,8 @@
  *
  * Data types. The builder sets each temporary's dtype when it makes the node
  * (onnx_result_dtype), so a decomposition can make constants of the right
- * dtype; dc_dtype fails, naming the value, when an input's dtype is not known
- * yet (a model whose nodes are out of topological order).
+ * dtype. The ONNX node's inputs were inferred before it (onnx_load.c, step 4);
+ * dc_dtype fails, naming the value, when one's dtype still is not known.
  */
 #ifndef FRONTEND_ONNX_DECOMP_H
 #define FRONTEND_ONNX_DECOMP_H

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "frontend/onnx_decomp.h"
-#include "ir/eval.h"
+#include "common/elem.h"
 #include "ir/shape.h"
 
 /* Hardmax along axis of x. */
@@ -83,11 +83,11 @@ status onnx_decomp_dropout(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_INVALID, "Dropout takes 1 input before opset 12, it has %d", nd->nin);
   ir_value *training = dc_in(&b, 2), *ratio = dc_in(&b, 1);
   int zero_ratio =
-      ratio && ratio->data && ir_value_elements(ratio) == 1 && ir_elem_get(ratio->data, ratio->dtype, 0) == 0;
+      ratio && ratio->data && ir_value_elements(ratio) == 1 && elem_get(ratio->data, ratio->dtype, 0) == 0;
   if (training && (!training->data || ir_value_elements(training) != 1))
     dc_fail(&b, ST_ERR_UNSUPPORTED, "input 2 '%s' (training_mode) must be a one-element constant",
             training->name);
-  else if (training && ir_elem_get(training->data, training->dtype, 0) != 0 && !zero_ratio)
+  else if (training && elem_get(training->data, training->dtype, 0) != 0 && !zero_ratio)
     dc_fail(&b, ST_ERR_UNSUPPORTED,
             "training_mode is true with a ratio other than a constant 0; only inference is "
             "supported");
@@ -119,7 +119,7 @@ status onnx_decomp_center_crop_pad(onnx_node *nd, ir_node *none) {
   uint32_t seen = 0;
   for (int i = 0; i < count; i++) {
     int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
-    int64_t want = (int64_t)ir_elem_get(shape->data, shape->dtype, i), have;
+    int64_t want = (int64_t)elem_get(shape->data, shape->dtype, i), have;
     if (a < 0 || a >= rank || (seen >> a) & 1u)
       return dc_refuse(&b, ST_ERR_INVALID, "axes[%d] = %" PRId64 " is out of range or repeated", i, axes[i]);
     if (want < 0) return dc_refuse(&b, ST_ERR_INVALID, "shape[%d] = %" PRId64 " is negative", i, want);

@@ -193,8 +193,11 @@ status onnx_import_nonzero(onnx_node *nd, ir_node *n);
 status onnx_import_resize(onnx_node *nd, ir_node *n);
 status onnx_import_upsample(onnx_node *nd, ir_node *n);
 
-/* The dtype of an imported node's output, from its inputs' dtypes (run in
- * topological order, so every input's dtype is known). */
+/* The dtype of an imported node's outputs from its inputs' dtypes and its
+ * attributes: ONNX's type inference, which needs no shapes. The loader runs
+ * it in dependency order where shape inference cannot run yet; the
+ * decomposition builder on each node it makes. DT_UNDEFINED when an input
+ * it reads is. */
 dtype onnx_result_dtype(const ir_node *n);
 
 #endif

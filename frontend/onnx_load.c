@@ -12,15 +12,21 @@
  *   3. uses: every node input and graph output must name a definition, and
  *      each definition counts its readers (importers refuse extra outputs,
  *      like Dropout's mask, that anything reads);
- *   4. nodes: each goes through its importer (onnx_ops.c); then the IR
- *      nodes it became get their output shapes and dtypes when their inputs'
- *      are known, and fold into constants when their inputs are constants
- *      and the result is small (ir_shape_try, ir/shape.h), so
- *      importers further on see ranks and constants that shape arithmetic
- *      (Shape -> Gather -> Mul -> Slice ends) establishes. This is best
- *      effort: what cannot be inferred yet keeps an unknown shape (rank -1)
- *      and the shape_infer pass reports it; dims are only ever set in full;
- *      shapes the model declares (value_info, graph outputs) are not read;
+ *   4. nodes, in dependency order (each after the nodes producing its
+ *      inputs; a model in topological order keeps its order): each goes
+ *      through its importer (onnx_ops.c), then the IR nodes it became are
+ *      inferred, in dependency order among themselves, with ir's rules
+ *      (ir_shape_try, ir/shape.h): outputs get their dtypes and dims when
+ *      their inputs' are known, and fold into constants when their inputs
+ *      are constants and the result is small. So type and shape inference
+ *      run over the graph as the import goes, and importers read their
+ *      results: an input's dtype and dims, and the constants shape
+ *      arithmetic makes (Shape -> Gather -> Mul -> Slice ends) with the
+ *      dims --input_shape fixed. This is best effort: where shapes cannot
+ *      be inferred yet, outputs keep an unknown shape (rank -1) but still
+ *      get their dtype (onnx_result_dtype), and the shape_infer pass
+ *      reports the rest; dims are only ever set in full; shapes the model
+ *      declares (value_info, graph outputs) are not read;
  *   5. graph outputs, topological order (ir_graph_toposort rejects cycles),
  *      output dtypes propagated in that order, and unreferenced values
  *      (unused initializers, unsupported extra outputs) dropped.
@@ -468,6 +474,82 @@ static status count_uses(loader *L) {
 
 /* --- 4. nodes */
 
+/* The order nodes are imported in: each after the nodes producing its
+ * inputs, otherwise in file order, so that every importer sees its inputs
+ * imported and inferred, and a model already in topological order keeps its
+ * order. A depth-first walk over producers with an explicit stack; a
+ * producer already on the stack is a cycle, skipped here and reported by
+ * ir_graph_toposort at the end. */
+static status import_order(loader *L, int **order_out) {
+  size_t n = L->gp->n_node, count = 0;
+  int *order = arena_array(&L->c.scratch, n + 1, sizeof *order);
+  int *stack = arena_array(&L->c.scratch, n + 1, sizeof *stack);
+  size_t *next = arena_array(&L->c.scratch, n + 1, sizeof *next); /* the next input to look at */
+  unsigned char *state = arena_array(&L->c.scratch, n + 1, 1);    /* 0 new, 1 on the stack, 2 ordered */
+  if (!order || !stack || !next || !state) return onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    if (state[i]) continue;
+    size_t depth = 0;
+    stack[depth++] = (int)i, state[i] = 1;
+    while (depth > 0) {
+      int t = stack[depth - 1];
+      const Onnx__NodeProto *np = L->gp->node[t];
+      int pushed = 0;
+      while (!pushed && next[t] < np->n_input) {
+        const char *name = np->input[next[t]++];
+        const name_entry *e = *name ? lookup(L, name) : NULL;
+        if (e && e->name && e->kind == DEF_NODE && state[e->node] == 0)
+          stack[depth++] = e->node, state[e->node] = 1, pushed = 1;
+      }
+      if (!pushed) depth--, state[t] = 2, order[count++] = t;
+    }
+  }
+  *order_out = order;
+  return ST_OK;
+}
+
+/* Node k (>= first) of the graph, by its id: -1 when p is not one of the
+ * nodes since `first`. */
+static int new_index(const ir_graph *g, int first, const ir_node *p) {
+  int64_t k = (int64_t)first + (p->id - g->nodes[first]->id);
+  return k >= first && k < g->nnodes && g->nodes[k] == p ? (int)k : -1;
+}
+
+/* Infers the IR nodes made since g->nodes[first] (by one importer), in
+ * dependency order: a node is taken when its inputs' producers among them
+ * have been (importers may make a node before its inputs, as the 1-D Conv
+ * does). Each gets its outputs' dtypes and dims and folds when its result
+ * is small (ir_shape_try); when its shape cannot be inferred yet, its
+ * outputs still get the dtype ONNX's type rules give (onnx_result_dtype).
+ * Best effort: only ST_ERR_NOMEM fails. */
+static status infer_new_nodes(onnx_ctx *c, int first) {
+  ir_graph *g = c->g;
+  int n = g->nnodes - first, left = n;
+  unsigned char *done = n > 0 ? arena_array(&c->scratch, (size_t)n, 1) : NULL;
+  if (n > 0 && !done) return onnx_fail(c, ST_ERR_NOMEM, "out of memory");
+  while (left > 0) {
+    int progress = 0;
+    for (int j = 0; j < n; j++) {
+      ir_node *node = g->nodes[first + j];
+      int ready = !done[j];
+      for (int i = 0; ready && i < node->nin; i++) {
+        const ir_node *p = node->in[i] ? node->in[i]->producer : NULL;
+        int k = p ? new_index(g, first, p) : -1;
+        ready = k < 0 || done[k - first];
+      }
+      if (!ready) continue;
+      status s = ir_shape_try(g, node, IMPORT_FOLD_MAX_BYTES, c->d);
+      if (s) return s;
+      for (int k = 0; !node->dead && k < node->nout; k++)
+        if (node->out[k] && node->out[k]->dtype == DT_UNDEFINED)
+          node->out[k]->dtype = onnx_result_dtype(node);
+      done[j] = 1, left--, progress = 1;
+    }
+    if (!progress) break; /* a cycle among them: ir_graph_toposort reports it */
+  }
+  return ST_OK;
+}
+
 static status import_nodes(loader *L) {
   size_t max_io = 1;
   for (size_t i = 0; i < L->gp->n_node; i++) {
@@ -479,9 +561,13 @@ static status import_nodes(loader *L) {
   ir_value **out = arena_array(&L->c.scratch, max_io, sizeof *out);
   int *uses = arena_array(&L->c.scratch, max_io, sizeof *uses);
   if (!in || !out || !uses) return onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
+  int *order = NULL;
+  status os = import_order(L, &order);
+  if (os) return os;
   const onnx_options *opt = L->c.opt;
   size_t failed = 0, imported = 0;
-  for (size_t i = 0; i < L->gp->n_node; i++) {
+  for (size_t oi = 0; oi < L->gp->n_node; oi++) {
+    const size_t i = (size_t)order[oi];
     const Onnx__NodeProto *np = L->gp->node[i];
     if (is_constant(np)) continue;
     int after_failure = 0;
@@ -506,10 +592,9 @@ static status import_nodes(loader *L) {
     imported++;
     int first = L->c.g->nnodes;
     status s = onnx_import_node(&nd);
-    /* Shapes and small constants right away, so later importers can read
+    /* Types, shapes and small constants right away, so later importers read
      * them (shape arithmetic feeding Slice ends, Pad's input rank, ...). */
-    for (int k = first; s == ST_OK && k < L->c.g->nnodes; k++)
-      s = ir_shape_try(L->c.g, L->c.g->nodes[k], IMPORT_FOLD_MAX_BYTES, L->c.d);
+    if (s == ST_OK) s = infer_new_nodes(&L->c, first);
     if (s == ST_OK) continue;
     if (s != ST_ERR_UNSUPPORTED || !opt->on_unsupported) return s;
     /* Precheck: report it (unless an unsupported producer explains it), mark

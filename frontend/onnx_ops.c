@@ -35,7 +35,7 @@
 
 #include "frontend/onnx_conv.h"
 #include "frontend/onnx_decomp.h"
-#include "ir/eval.h"
+#include "common/elem.h"
 #include "ir/view.h"
 
 typedef struct importer {
@@ -292,7 +292,7 @@ static status import_clip(onnx_node *nd, ir_node *n) {
       char name[300];
       snprintf(name, sizeof name, "%.280s_%s", nd->out[0]->name, i == 1 ? "min" : "max");
       uint8_t buf[8];
-      ir_elem_set(buf, dt, 0, v);
+      elem_put(buf, dt, 0, v);
       ir_value *c = ir_const_new(nd->c->g, name, dt, 0, NULL, buf, dtype_size(dt));
       if (!c || ir_node_set_input(nd->c->g, n, i, c))
         return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory for a Clip bound");
@@ -389,6 +389,17 @@ static status import_cast(onnx_node *nd, ir_node *n) {
   if (to < 0 || to > INT_MAX || !dtype_size((int)to))
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "Cast to data type %" PRId64 " (%s) is not supported", to,
                           onnx_dtype_name(to < 0 || to > INT_MAX ? 0 : (int)to));
+  return onnx_set_int(nd, n, "to", to);
+}
+
+/* BitCast: `to` must name a dtype the vector unit moves; shape inference
+ * checks that it has x's size. */
+static status import_bitcast(onnx_node *nd, ir_node *n) {
+  if (!onnx_attr(nd, "to")) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'to' is required");
+  int64_t to = onnx_attr_int(nd, "to", 0);
+  if (to < 0 || to > INT_MAX || !dtype_size((int)to))
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "BitCast to data type %" PRId64 " (%s) is not supported",
+                          to, onnx_dtype_name(to < 0 || to > INT_MAX ? 0 : (int)to));
   return onnx_set_int(nd, n, "to", to);
 }
 
@@ -770,6 +781,7 @@ static const importer importers[] = {
     {"Gather", "Gather", 1, 2, 2, 1, "-axis:i", import_gather},
     {"Concat", "Concat", 1, 1, 65535, 1, "-axis:i", import_concat},
     {"Cast", "Cast", 6, 1, 1, 1, "-to:i -saturate:i", import_cast},
+    {"BitCast", "BitCast", 26, 1, 1, 1, "-to:i", import_bitcast},
     {"Softmax", "Softmax", 1, 1, 1, 1, "-axis:i", import_softmax},
     {"LogSoftmax", "Softmax", 1, 1, 1, 1, "-axis:i", import_logsoftmax},
     {"Gemm", "Gemm", 1, 2, 3, 1, "-alpha:f -beta:f -transA:i -transB:i -broadcast:i<7", import_gemm},
@@ -971,11 +983,7 @@ status onnx_import_node(onnx_node *nd) {
   if (!n) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
   status s = check_attrs(nd, im, n);
   if (!s && im->fn) s = im->fn(nd, n);
-  /* Known as soon as the inputs' are (nodes usually come in topological
-   * order), so later importers and decompositions can read it. */
-  for (int k = 0; !s && k < n->nout; k++)
-    if (n->out[k] && n->out[k]->dtype == DT_UNDEFINED) n->out[k]->dtype = onnx_result_dtype(n);
-  return s;
+  return s; /* the loader infers n's outputs next (onnx_load.c, step 4) */
 }
 
 dtype onnx_result_dtype(const ir_node *n) {

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "frontend/onnx_internal.h"
-#include "ir/eval.h"
+#include "common/elem.h"
 
 static status nomem(onnx_node *nd) { return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory"); }
 
@@ -36,7 +36,7 @@ static status int_scalar_in(onnx_node *nd, int i, const char *what, int64_t *out
   if (s) return s;
   if (ir_value_elements(v) != 1 || v->dtype == DT_BOOL || !dtype_size(v->dtype))
     return onnx_node_fail(nd, ST_ERR_INVALID, "input %d '%s' (%s) must hold one number", i, v->name, what);
-  double x = ir_elem_get(v->data, v->dtype, 0);
+  double x = elem_get(v->data, v->dtype, 0);
   if (v->dtype == DT_INT64) {
     *out = *(const int64_t *)v->data;
   } else {
@@ -140,7 +140,7 @@ status onnx_import_compress(onnx_node *nd, ir_node *n) {
   int64_t *pos = arena_array(&nd->c->scratch, (size_t)(len > 0 ? len : 1), sizeof *pos);
   if (!pos) return nomem(nd);
   for (int64_t i = 0; i < len; i++)
-    if (ir_elem_get(cond->data, cond->dtype, i) != 0) pos[count++] = i;
+    if (elem_get(cond->data, cond->dtype, i) != 0) pos[count++] = i;
   char name[300];
   snprintf(name, sizeof name, "%.280s_positions", nd->out[0]->name);
   ir_value *ix = ir_const_new(nd->c->g, name, DT_INT64, 1, &count, pos, (size_t)count * sizeof *pos);
@@ -166,12 +166,12 @@ status onnx_import_nonzero(onnx_node *nd, ir_node *n) {
   if (total < 0 || x->rank > MAX_RANK)
     return onnx_node_fail(nd, ST_ERR_INVALID, "input '%s' has no known shape", x->name);
   for (int64_t i = 0; i < total; i++)
-    count += ir_elem_get(x->data, x->dtype, i) != 0;
+    count += elem_get(x->data, x->dtype, i) != 0;
   int rank = x->rank > 0 ? x->rank : 1; /* a scalar reads as [1] (ONNX Runtime) */
   int64_t *out = arena_array(&nd->c->scratch, (size_t)(rank * count + 1), sizeof *out), at = 0;
   if (!out) return nomem(nd);
   for (int64_t i = 0; i < total; i++) {
-    if (ir_elem_get(x->data, x->dtype, i) == 0) continue;
+    if (elem_get(x->data, x->dtype, i) == 0) continue;
     int64_t rest = i;
     for (int d = x->rank - 1; d >= 0; d--)
       out[(int64_t)d * count + at] = rest % x->dims[d], rest /= x->dims[d];

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "frontend/onnx_internal.h"
-#include "ir/eval.h"
+#include "common/elem.h"
 
 static int is_one_of(const char *s, const char *const *names, int count) {
   for (int i = 0; i < count; i++)
@@ -40,7 +40,7 @@ static status const_values(onnx_node *nd, int i, const char *what, double *out, 
                           "values",
                           i, v->name, what, max);
   for (int64_t k = 0; k < n; k++)
-    out[k] = ir_elem_get(v->data, v->dtype, k);
+    out[k] = elem_get(v->data, v->dtype, k);
   *count = (int)n;
   return ST_OK;
 }

@@ -17,6 +17,14 @@
  *   omrt_context_free(ctx);
  *   omrt_model_free(m);
  *
+ * Memory: by default the weights are read in place from the package and a
+ * context allocates its workspace. An application that manages memory
+ * itself (as AscendCL's aclmdlLoadFromFileWithMem does) passes its own
+ * weight memory in omrt_load_options.weights and its own workspace in
+ * omrt_context_options.workspace; libomrt then allocates neither (only
+ * small descriptor tables and the per-AI-core scratch buffers, whose sizes
+ * depend on the SoC, not on the model's tensors).
+ *
  * Threads: a loaded model is immutable and may be shared by any number of
  * threads; each context is used by one thread at a time. Errors: every call
  * returns a status; the message of the last failure on the calling thread is
@@ -31,6 +39,14 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The version of this header, of libomrt and of atc: one number for the
+ * whole project (CMakeLists.txt reads these three lines; the soname, the
+ * packages, `atc --version` and the atc version recorded in every om follow
+ * it). */
+#define OMRT_VERSION_MAJOR 0
+#define OMRT_VERSION_MINOR 2
+#define OMRT_VERSION_PATCH 0
 
 /* The shared library exports exactly the functions declared here. */
 #if defined(__GNUC__)
@@ -79,6 +95,16 @@ typedef struct omrt_load_options {
   /* Compiles the model's vector programs at load (it must outlive the
    * model); NULL: libomrt interprets them. Results are the same either way. */
   const omrt_vprog_compiler *vprog_compiler;
+  /* The caller's weight memory, or NULL to read the weights in place from
+   * the package. When set: 64-byte aligned, at least weights_bytes bytes,
+   * and weights_bytes >= the package's weight bytes (omrt_model_weights_bytes
+   * of a load without it) or the load fails with OMRT_ERR_ARG. The loader
+   * copies the verified WEIGHTS partition there, and every task reads its
+   * weights from there. Owned by the caller, who keeps it valid and
+   * unchanged until omrt_model_free. Loads of the same package may share
+   * it: each load writes the same bytes, and runs only read them. */
+  void *weights;
+  size_t weights_bytes;
 } omrt_load_options;
 
 /* One model input or output as the caller sees it: plain C-order data. */
@@ -111,23 +137,42 @@ OMRT_API omrt_status omrt_model_output(const omrt_model *model, int index, omrt_
 /* Read-only facts about the package; strings owned by the model. */
 OMRT_API const char *omrt_model_name(const omrt_model *model);
 OMRT_API const char *omrt_model_soc(const omrt_model *model);
-OMRT_API size_t omrt_model_workspace_bytes(const omrt_model *model);
+OMRT_API size_t omrt_model_workspace_bytes(const omrt_model *model); /* a context's workspace */
+OMRT_API size_t omrt_model_weights_bytes(const omrt_model *model);   /* the WEIGHTS partition */
+
+typedef struct omrt_context_options {
+  /* The caller's workspace, or NULL for one the context allocates. When
+   * set: 64-byte aligned and workspace_bytes >= omrt_model_workspace_bytes
+   * (OMRT_ERR_ARG otherwise). Owned by the caller, who keeps it valid until
+   * omrt_context_free; contexts (of one model or of several) may share one
+   * workspace as long as they never execute at the same time. Its contents
+   * between executions mean nothing. */
+  void *workspace;
+  size_t workspace_bytes;
+  /* Profiling (omrt_context_profile, omrt_context_task_profile): 0 = as the
+   * OMRT_PROFILE environment variable says, 1 = time per task kind, 2 = per
+   * kind and per task. */
+  int profile;
+} omrt_context_options;
 
 /* Allocates the workspace (once) and starts the worker threads. The model
- * must outlive the context. */
+ * must outlive the context. Same as omrt_context_new_with(model, NULL, ...). */
 OMRT_API omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out);
+/* With options (NULL: the defaults, as omrt_context_new). */
+OMRT_API omrt_status omrt_context_new_with(const omrt_model *model, const omrt_context_options *opts,
+                                           omrt_context **ctx_out);
 OMRT_API void omrt_context_free(omrt_context *ctx); /* NULL is fine; joins the workers */
 OMRT_API int omrt_context_threads(const omrt_context *ctx);
-/* Where execution time went, when the context was created with the
- * environment variable OMRT_PROFILE=1: for task kind number `kind` (0, 1,
- * ...; the runtime kernel's name, e.g. "VPROG"; "" for unused numbers) the
+/* Where execution time went, when the context was created with profiling
+ * on (omrt_context_options.profile, or OMRT_PROFILE=1): for task kind number
+ * `kind` (0, 1, ...; the runtime kernel's name, e.g. "VPROG"; "" for unused numbers) the
  * tasks run and their wall time in ms, summed over every omrt_execute on
  * ctx. OMRT_ERR_ARG past the last kind or when profiling is off. */
 OMRT_API omrt_status omrt_context_profile(const omrt_context *ctx, int kind, const char **name_out,
                                           uint64_t *tasks_out, double *ms_out);
 
-/* With OMRT_PROFILE=2 at context creation, the same per task: task number
- * `task` (0 .. ntasks-1, in execution order), its name (the IR node's;
+/* With per-task profiling (profile 2, or OMRT_PROFILE=2), the same per
+ * task: task number `task` (0 .. ntasks-1, in execution order), its name (the IR node's;
  * owned by the model), its kind's name, and its wall time in ms summed over
  * every omrt_execute on ctx. OMRT_ERR_ARG past the last task or when
  * per-task profiling is off. */
@@ -138,6 +183,10 @@ OMRT_API omrt_status omrt_context_task_profile(const omrt_context *ctx, int task
  * outputs[i] to omrt_model_output(i).bytes writable bytes; the buffers belong
  * to the caller and are only used during the call. Allocates nothing. */
 OMRT_API omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs);
+
+/* "MAJOR.MINOR.PATCH" of the libomrt actually linked or loaded; compare it
+ * with the OMRT_VERSION_* the application was built against. */
+OMRT_API const char *omrt_version(void);
 
 /* The message of the last failed call on this thread ("" if none). */
 OMRT_API const char *omrt_last_error(void);

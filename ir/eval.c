@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "common/fp16.h"
 #include "common/om_format.h"
 #include "ir/eval_elem.h"
@@ -27,76 +28,6 @@
 #include "ir/fused.h"
 #include "ir/view.h"
 #include "ir/ir_vprog.h"
-
-/* ---- element access in any numeric dtype ---- */
-
-double ir_elem_get(const void *p, dtype dt, int64_t i) {
-  switch (dt) {
-  case DT_FLOAT32: return ((const float *)p)[i];
-  case DT_FLOAT16: return half_to_float(((const uint16_t *)p)[i]);
-  case DT_DOUBLE: return ((const double *)p)[i];
-  case DT_INT64: return (double)((const int64_t *)p)[i];
-  case DT_INT32: return ((const int32_t *)p)[i];
-  case DT_INT16: return ((const int16_t *)p)[i];
-  case DT_INT8: return ((const int8_t *)p)[i];
-  case DT_UINT8:
-  case DT_BOOL: return ((const uint8_t *)p)[i];
-  case DT_UINT16: return ((const uint16_t *)p)[i];
-  case DT_UINT32: return ((const uint32_t *)p)[i];
-  case DT_UINT64: return (double)((const uint64_t *)p)[i];
-  default: return 0;
-  }
-}
-
-static int64_t get_i(const void *p, int dt, int64_t i) {
-  switch (dt) {
-  case DT_INT64: return ((const int64_t *)p)[i];
-  case DT_INT32: return ((const int32_t *)p)[i];
-  case DT_INT16: return ((const int16_t *)p)[i];
-  case DT_INT8: return ((const int8_t *)p)[i];
-  case DT_UINT8:
-  case DT_BOOL: return ((const uint8_t *)p)[i];
-  case DT_UINT16: return ((const uint16_t *)p)[i];
-  case DT_UINT32: return ((const uint32_t *)p)[i];
-  case DT_UINT64: return (int64_t)((const uint64_t *)p)[i];
-  default: return 0;
-  }
-}
-
-static void put_i(void *p, int dt, int64_t i, int64_t v) {
-  switch (dt) {
-  case DT_INT64: ((int64_t *)p)[i] = v; break;
-  case DT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-  case DT_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
-  case DT_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
-  case DT_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-  case DT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-  case DT_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-  case DT_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-  case DT_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
-  case DT_FLOAT32: ((float *)p)[i] = (float)v; break;
-  case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
-  case DT_DOUBLE: ((double *)p)[i] = (double)v; break;
-  default: break;
-  }
-}
-
-int64_t ir_trunc_i64(double v) {
-  if (isnan(v)) return 0;
-  if (v >= 9.2233720368547758e18) return INT64_MAX;
-  if (v <= -9.2233720368547758e18) return INT64_MIN;
-  return (int64_t)v;
-}
-
-void ir_elem_set(void *p, dtype dt, int64_t i, double v) {
-  switch (dt) {
-  case DT_FLOAT32: ((float *)p)[i] = (float)v; break;
-  case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
-  case DT_DOUBLE: ((double *)p)[i] = v; break;
-  case DT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-  default: put_i(p, dt, i, ir_trunc_i64(v)); break;
-  }
-}
 
 /* ---- buffers ---- */
 
@@ -114,7 +45,7 @@ static const float *float_in(ev *e, int i) {
   float *f = arena_array(e->a, (size_t)n, sizeof *f);
   if (f)
     for (int64_t k = 0; k < n; k++)
-      f[k] = (float)ir_elem_get(e->in[i], v->dtype, k);
+      f[k] = (float)elem_get(e->in[i], v->dtype, k);
   return f;
 }
 
@@ -134,7 +65,7 @@ static status float_out(ev *e, int j, float *y) {
   if (!p) return nomem(e);
   int64_t n = ir_value_elements(v);
   for (int64_t k = 0; k < n; k++)
-    ir_elem_set(p, v->dtype, k, y[k]);
+    elem_put(p, v->dtype, k, y[k]);
   return ST_OK;
 }
 
@@ -445,7 +376,7 @@ static status eval_gather(ev *e) {
   if (!y) return nomem(e);
   for (int64_t o = 0; o < outer; o++)
     for (int64_t j = 0; j < nidx; j++) {
-      int64_t k = get_i(e->in[1], I->dtype, j);
+      int64_t k = elem_get_int(e->in[1], I->dtype, j);
       if (k < -len || k >= len)
         return fail(e, ST_ERR_INVALID, "index %lld out of range [%lld, %lld)", (long long)k, (long long)-len,
                     (long long)len);
@@ -467,7 +398,7 @@ static status eval_gather_elements(ev *e) {
   unsigned char *y = alloc_out(e, 0);
   if (!y) return nomem(e);
   for (int64_t i = 0; i < ir_value_elements(Y); i++) {
-    int64_t k = get_i(e->in[1], I->dtype, i), rest = i, at = 0, scale = 1;
+    int64_t k = elem_get_int(e->in[1], I->dtype, i), rest = i, at = 0, scale = 1;
     if (k < -len || k >= len)
       return fail(e, ST_ERR_INVALID, "index %lld out of range [%lld, %lld)", (long long)k, (long long)-len,
                   (long long)len);
@@ -518,7 +449,7 @@ static status eval_pad(ev *e) {
   size_t es = dtype_size(Y->dtype);
   unsigned char *y = alloc_out(e, 0), value[8];
   if (!y) return nomem(e);
-  ir_elem_set(value, Y->dtype, 0, ir_attr_float(e->n, "value", 0.0));
+  elem_put(value, Y->dtype, 0, ir_attr_float(e->n, "value", 0.0));
   for (int64_t i = 0; i < ir_value_elements(Y); i++) {
     int64_t rest = i, at = 0, scale = 1;
     for (int d = Y->rank - 1; d >= 0 && at >= 0; d--) {
@@ -568,9 +499,9 @@ static status eval_cast(ev *e) {
   int64_t n = ir_value_elements(Y);
   for (int64_t i = 0; i < n; i++) {
     if (is_float(X->dtype))
-      ir_elem_set(y, Y->dtype, i, ir_elem_get(e->in[0], X->dtype, i));
+      elem_put(y, Y->dtype, i, elem_get(e->in[0], X->dtype, i));
     else
-      put_i(y, Y->dtype, i, get_i(e->in[0], X->dtype, i));
+      elem_put_int(y, Y->dtype, i, elem_get_int(e->in[0], X->dtype, i));
   }
   return ST_OK;
 }
@@ -691,8 +622,8 @@ static status eval_reduce(ev *e) {
           if ((mask >> d) & 1u) idx[d] = r % X->dims[d], r /= X->dims[d];
         for (int d = 0; d < X->rank; d++)
           at = at * X->dims[d] + idx[d];
-        double v = ir_elem_get(e->in[0], X->dtype, at);
-        int64_t iv = get_i(e->in[0], X->dtype, at);
+        double v = elem_get(e->in[0], X->dtype, at);
+        int64_t iv = elem_get_int(e->in[0], X->dtype, at);
         if (pass == 0) {
           mx = v > mx ? v : mx;
           continue;
@@ -733,7 +664,7 @@ static status eval_reduce(ev *e) {
         }
       }
     if (is_arg) {
-      put_i(y, DT_INT64, o, bestk);
+      elem_put_int(y, DT_INT64, o, bestk);
       continue;
     }
     switch (mode) {
@@ -744,18 +675,18 @@ static status eval_reduce(ev *e) {
     default: break;
     }
     if (fl)
-      ir_elem_set(y, Y->dtype, o, acc);
+      elem_put(y, Y->dtype, o, acc);
     else if (count == 0 &&
              (mode == OM_REDUCE_MAX || mode == OM_REDUCE_MIN)) /* the dtype's lowest / highest */
-      put_i(y, Y->dtype, o,
-            Y->dtype == DT_INT64   ? (acc < 0 ? INT64_MIN : INT64_MAX)
-            : Y->dtype == DT_INT32 ? (acc < 0 ? INT32_MIN : INT32_MAX)
-            : Y->dtype == DT_INT8  ? (acc < 0 ? INT8_MIN : INT8_MAX)
-            : acc < 0              ? 0
-            : Y->dtype == DT_BOOL  ? 1
-                                   : UINT8_MAX);
+      elem_put_int(y, Y->dtype, o,
+                   Y->dtype == DT_INT64   ? (acc < 0 ? INT64_MIN : INT64_MAX)
+                   : Y->dtype == DT_INT32 ? (acc < 0 ? INT32_MIN : INT32_MAX)
+                   : Y->dtype == DT_INT8  ? (acc < 0 ? INT8_MIN : INT8_MAX)
+                   : acc < 0              ? 0
+                   : Y->dtype == DT_BOOL  ? 1
+                                          : UINT8_MAX);
     else
-      put_i(y, Y->dtype, o, iacc);
+      elem_put_int(y, Y->dtype, o, iacc);
   }
   return ST_OK;
 }
@@ -871,14 +802,14 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
     void *y = alloc_out(&e, 0);
     if (!y) return nomem(&e);
     if (is_float(Y->dtype)) {
-      double start = ir_elem_get(e.in[0], n->in[0]->dtype, 0),
-             delta = ir_elem_get(e.in[2], n->in[2]->dtype, 0);
+      double start = elem_get(e.in[0], n->in[0]->dtype, 0), delta = elem_get(e.in[2], n->in[2]->dtype, 0);
       for (int64_t i = 0; i < Y->dims[0]; i++)
-        ir_elem_set(y, Y->dtype, i, start + (double)i * delta);
+        elem_put(y, Y->dtype, i, start + (double)i * delta);
     } else { /* exact in 64 bits, as ONNX's integer Range */
-      int64_t start = get_i(e.in[0], n->in[0]->dtype, 0), delta = get_i(e.in[2], n->in[2]->dtype, 0);
+      int64_t start = elem_get_int(e.in[0], n->in[0]->dtype, 0),
+              delta = elem_get_int(e.in[2], n->in[2]->dtype, 0);
       for (int64_t i = 0; i < Y->dims[0]; i++)
-        put_i(y, Y->dtype, i, (int64_t)((uint64_t)start + (uint64_t)i * (uint64_t)delta));
+        elem_put_int(y, Y->dtype, i, (int64_t)((uint64_t)start + (uint64_t)i * (uint64_t)delta));
     }
     return ST_OK;
   }
@@ -898,6 +829,15 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   case IR_OP_PAD: return eval_pad(&e);
   case IR_OP_CONCAT: return eval_concat(&e);
   case IR_OP_CAST: return eval_cast(&e);
+  case IR_OP_BITCAST: {
+    const ir_value *X = n->in[0], *Y = n->out[0];
+    if (ir_value_bytes(X) != ir_value_bytes(Y))
+      return fail(&e, ST_ERR_INVALID, "input and output sizes differ");
+    void *y = alloc_out(&e, 0);
+    if (!y) return nomem(&e);
+    memcpy(y, e.in[0], (size_t)ir_value_bytes(Y));
+    return ST_OK;
+  }
   case IR_OP_SOFTMAX: return eval_softmax(&e);
   case IR_OP_GEMM: return eval_gemm(&e);
   case IR_OP_MATMUL: return eval_matmul(&e);

@@ -19,6 +19,7 @@
 #define IR_EVAL_H
 
 #include "common/arena.h"
+#include "common/elem.h"
 #include "common/status.h"
 #include "ir/ir.h"
 
@@ -55,11 +56,6 @@ status ir_fold_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, 
 int ir_reduce_mode(const ir_node *n);
 int ir_reduce_mask(const ir_node *n, int rank, uint32_t *mask_out);
 
-/* Element i of a numeric buffer as a double, and the reverse, rounding to the
- * dtype (f16 to nearest even; integers truncate toward zero and saturate). */
-double ir_elem_get(const void *data, dtype dt, int64_t i);
-void ir_elem_set(void *data, dtype dt, int64_t i, double v);
-/* Float to integer as C truncation, saturating instead of undefined (NaN -> 0). */
-int64_t ir_trunc_i64(double v);
+/* Element access in any dtype is common/elem.h's (elem_get, elem_put, ...). */
 
 #endif

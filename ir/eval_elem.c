@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "ir/eval.h"
 
 typedef struct params {
@@ -34,33 +35,6 @@ int ir_eval_is_elementwise(ir_op op) {
 }
 
 static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
-
-static int64_t read_i(const void *p, int dt, int64_t k) {
-  switch (dt) {
-  case DT_INT64: return ((const int64_t *)p)[k];
-  case DT_INT32: return ((const int32_t *)p)[k];
-  case DT_INT16: return ((const int16_t *)p)[k];
-  case DT_INT8: return ((const int8_t *)p)[k];
-  case DT_UINT16: return ((const uint16_t *)p)[k];
-  case DT_UINT32: return ((const uint32_t *)p)[k];
-  case DT_UINT64: return (int64_t)((const uint64_t *)p)[k];
-  default: return ((const uint8_t *)p)[k]; /* u8, bool */
-  }
-}
-
-static void write_i(void *p, int dt, int64_t k, int64_t v) {
-  switch (dt) {
-  case DT_INT64: ((int64_t *)p)[k] = v; break;
-  case DT_INT32: ((int32_t *)p)[k] = (int32_t)(uint32_t)(uint64_t)v; break;
-  case DT_INT16: ((int16_t *)p)[k] = (int16_t)(uint16_t)(uint64_t)v; break;
-  case DT_INT8: ((int8_t *)p)[k] = (int8_t)(uint8_t)(uint64_t)v; break;
-  case DT_UINT16: ((uint16_t *)p)[k] = (uint16_t)v; break;
-  case DT_UINT32: ((uint32_t *)p)[k] = (uint32_t)v; break;
-  case DT_UINT64: ((uint64_t *)p)[k] = (uint64_t)v; break;
-  case DT_BOOL: ((uint8_t *)p)[k] = v != 0; break;
-  default: ((uint8_t *)p)[k] = (uint8_t)v; break;
-  }
-}
 
 static int bit_width(int dt) { return (int)dtype_size(dt) * 8; }
 
@@ -169,7 +143,7 @@ static int64_t int_op(ir_op op, const params *p, int dt, const elem *x, int nin,
   case IR_OP_CLIP: {
     if (nin == 3) return v < x[1].i ? (x[1].i > x[2].i ? x[2].i : x[1].i) : v > x[2].i ? x[2].i : v;
     double c = (double)v < p->lo ? ceil(p->lo) : (double)v > p->hi ? floor(p->hi) : (double)v;
-    return c == (double)v ? v : ir_trunc_i64(c);
+    return c == (double)v ? v : elem_trunc_i64(c);
   }
   case IR_OP_IDENTITY: return v;
   case IR_OP_NEG: return (int64_t)(0 - uv);
@@ -288,10 +262,10 @@ status ir_eval_elementwise(const ir_node *n, const void *const *inputs, void **o
     for (int i = 0; i < nin; i++) {
       int dt = n->in[i]->dtype;
       if (is_float(dt)) {
-        x[i].f = ir_elem_get(inputs[i], (dtype)dt, off[i]);
-        x[i].i = ir_trunc_i64(x[i].f);
+        x[i].f = elem_get(inputs[i], (dtype)dt, off[i]);
+        x[i].i = elem_trunc_i64(x[i].f);
       } else {
-        x[i].i = read_i(inputs[i], dt, off[i]);
+        x[i].i = elem_get_int(inputs[i], dt, off[i]);
         x[i].f = dt == DT_UINT64 ? (double)(uint64_t)x[i].i : (double)x[i].i;
       }
     }
@@ -301,14 +275,14 @@ status ir_eval_elementwise(const ir_node *n, const void *const *inputs, void **o
         u[i] = x[i], u[i].i = (int64_t)((uint64_t)x[i].i ^ (1ull << 63));
     int b = bool_op(n->op, &p, fl, n->in[0]->dtype == DT_UINT64 && nin == 2 ? u : x);
     if (b >= 0) {
-      write_i(out, DT_BOOL, e, b);
+      elem_put_int(out, DT_BOOL, e, b);
     } else if (out_fl) {
-      ir_elem_set(out, y->dtype, e, float_op(n->op, &p, x, nin));
+      elem_put(out, y->dtype, e, float_op(n->op, &p, x, nin));
     } else {
       int div0 = 0;
       int64_t r = int_op(n->op, &p, y->dtype, x, nin, &div0);
       if (div0) return ir_node_error(d, ST_ERR_INVALID, n, "integer division by zero");
-      write_i(out, y->dtype, e, r);
+      elem_put_int(out, y->dtype, e, r);
     }
     for (int k = rank - 1; k >= 0; k--) {
       idx[k]++;

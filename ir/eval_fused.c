@@ -26,7 +26,7 @@ static float *floats_in(ev *e, int i) {
   float *f = arena_array(e->a, (size_t)(n > 0 ? n : 1), sizeof *f);
   if (f)
     for (int64_t k = 0; k < n; k++)
-      f[k] = (float)ir_elem_get(e->in[i], v->dtype, k);
+      f[k] = (float)elem_get(e->in[i], v->dtype, k);
   return f;
 }
 
@@ -37,7 +37,7 @@ static status floats_out(ev *e, int j, const float *y) {
   e->out[j] = arena_alloc_aligned(e->a, bytes > 0 ? (size_t)bytes : 1, 64);
   if (!e->out[j]) return nomem(e);
   for (int64_t k = 0; k < n; k++)
-    ir_elem_set(e->out[j], v->dtype, k, y[k]);
+    elem_put(e->out[j], v->dtype, k, y[k]);
   return ST_OK;
 }
 

@@ -17,35 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "ir/eval.h"
 #include "ir/eval_internal.h"
-
-/* Integers (and bool) widened to int64; u64 as its bits. */
-static int64_t get_i(const void *p, int dt, int64_t i) {
-  switch (dt) {
-  case DT_INT64:
-  case DT_UINT64: return ((const int64_t *)p)[i];
-  case DT_INT32: return ((const int32_t *)p)[i];
-  case DT_UINT32: return ((const uint32_t *)p)[i];
-  case DT_INT16: return ((const int16_t *)p)[i];
-  case DT_UINT16: return ((const uint16_t *)p)[i];
-  case DT_INT8: return ((const int8_t *)p)[i];
-  default: return ((const uint8_t *)p)[i]; /* u8, bool */
-  }
-}
-
-static void put_i(void *p, int dt, int64_t i, int64_t v) {
-  switch (dt) {
-  case DT_INT64:
-  case DT_UINT64: ((int64_t *)p)[i] = v; break;
-  case DT_INT32:
-  case DT_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-  case DT_INT16:
-  case DT_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-  case DT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-  default: ((uint8_t *)p)[i] = (uint8_t)v; break;
-  }
-}
 
 static void *alloc_out(ev *e, int j) {
   int64_t bytes = ir_value_bytes(e->n->out[j]);
@@ -95,13 +69,13 @@ static int topk_before(const topk_line *L, int64_t a, int64_t b) {
   int64_t ia = L->base + a * L->inner, ib = L->base + b * L->inner;
   int cmp;
   if (is_float(L->dt)) {
-    double va = ir_elem_get(L->x, L->dt, ia), vb = ir_elem_get(L->x, L->dt, ib);
+    double va = elem_get(L->x, L->dt, ia), vb = elem_get(L->x, L->dt, ib);
     cmp = isnan(va) || isnan(vb) ? isnan(va) - isnan(vb) : (va > vb) - (va < vb);
   } else if (L->dt == DT_UINT64) {
-    uint64_t va = (uint64_t)get_i(L->x, L->dt, ia), vb = (uint64_t)get_i(L->x, L->dt, ib);
+    uint64_t va = (uint64_t)elem_get_int(L->x, L->dt, ia), vb = (uint64_t)elem_get_int(L->x, L->dt, ib);
     cmp = (va > vb) - (va < vb);
   } else {
-    int64_t va = get_i(L->x, L->dt, ia), vb = get_i(L->x, L->dt, ib);
+    int64_t va = elem_get_int(L->x, L->dt, ia), vb = elem_get_int(L->x, L->dt, ib);
     cmp = (va > vb) - (va < vb);
   }
   if (!L->largest) cmp = -cmp;
@@ -157,16 +131,16 @@ int ir_scatter_reduction(const ir_node *n) {
 /* y[yi] = combine(y[yi], u[ui]). */
 static void combine(void *y, int dt, int64_t yi, const void *u, int64_t ui, int red) {
   if (is_float(dt)) {
-    double a = ir_elem_get(y, dt, yi), b = ir_elem_get(u, dt, ui);
+    double a = elem_get(y, dt, yi), b = elem_get(u, dt, ui);
     double r = red == 0   ? b
                : red == 1 ? a + b
                : red == 2 ? a * b
                : red == 3 ? (b > a ? b : a)
                           : (b < a ? b : a);
-    ir_elem_set(y, dt, yi, r);
+    elem_put(y, dt, yi, r);
     return;
   }
-  int64_t a = get_i(y, dt, yi), b = get_i(u, dt, ui), r;
+  int64_t a = elem_get_int(y, dt, yi), b = elem_get_int(u, dt, ui), r;
   int gt = dt == DT_UINT64 ? (uint64_t)b > (uint64_t)a : b > a;
   if (red == 0)
     r = b;
@@ -176,7 +150,7 @@ static void combine(void *y, int dt, int64_t yi, const void *u, int64_t ui, int 
     r = (int64_t)((uint64_t)a * (uint64_t)b);
   else
     r = (red == 3) == gt ? b : a;
-  put_i(y, dt, yi, r);
+  elem_put_int(y, dt, yi, r);
 }
 
 /* Output 0 shaped as input 0 (X) and holding a copy of its data: where the
@@ -208,7 +182,7 @@ static status eval_scatter(ev *e) {
       ok = U->dims[d] == I->dims[d] && (d == axis || I->dims[d] <= X->dims[d]);
     if (!ok) return fail(e, ST_ERR_INVALID, "axis, indices or updates do not fit data '%s'", X->name);
     for (int64_t p = 0; p < ir_value_elements(U); p++) {
-      int64_t k = get_i(e->in[1], I->dtype, p), D = X->dims[axis], rest = p, at = 0, scale = 1;
+      int64_t k = elem_get_int(e->in[1], I->dtype, p), D = X->dims[axis], rest = p, at = 0, scale = 1;
       if (k < -D || k >= D) return bad_index(e, k, D);
       if (k < 0) k += D;
       for (int d = U->rank - 1; d >= 0; d--) {
@@ -230,7 +204,7 @@ static status eval_scatter(ev *e) {
   for (int64_t j = 0; j < nslices; j++) {
     int64_t base = 0;
     for (int t = 0; t < kd; t++) {
-      int64_t k = get_i(e->in[1], I->dtype, j * kd + t), D = X->dims[t];
+      int64_t k = elem_get_int(e->in[1], I->dtype, j * kd + t), D = X->dims[t];
       if (k < -D || k >= D) return bad_index(e, k, D);
       base = base * D + (k < 0 ? k + D : k);
     }
@@ -289,12 +263,12 @@ static status eval_cum(ev *e) {
       for (int64_t s = 0; s < D; s++) {
         int64_t at = (o * D + (rev ? D - 1 - s : s)) * inner + in;
         if (is_float(X->dtype)) {
-          double v = ir_elem_get(e->in[0], X->dtype, at), next = mul ? f * v : f + v;
-          ir_elem_set(y, X->dtype, at, excl ? f : next);
+          double v = elem_get(e->in[0], X->dtype, at), next = mul ? f * v : f + v;
+          elem_put(y, X->dtype, at, excl ? f : next);
           f = next;
         } else {
-          uint64_t v = (uint64_t)get_i(e->in[0], X->dtype, at), next = mul ? i * v : i + v;
-          put_i(y, X->dtype, at, (int64_t)(excl ? i : next));
+          uint64_t v = (uint64_t)elem_get_int(e->in[0], X->dtype, at), next = mul ? i * v : i + v;
+          elem_put_int(y, X->dtype, at, (int64_t)(excl ? i : next));
           i = next;
         }
       }
@@ -329,7 +303,7 @@ static status eval_gathernd(ev *e) {
   for (int64_t r = 0; r < rows; r++) {
     int64_t at = 0;
     for (int t = 0; t < kd; t++) {
-      int64_t k = get_i(e->in[1], I->dtype, r * kd + t), D = X->dims[b + t];
+      int64_t k = elem_get_int(e->in[1], I->dtype, r * kd + t), D = X->dims[b + t];
       if (k < -D || k >= D) return bad_index(e, k, D);
       at = at * D + (k < 0 ? k + D : k);
     }
@@ -362,10 +336,10 @@ static status eval_onehot(ev *e) {
       for (int64_t in = 0; in < inner; in++) {
         int64_t src = o * inner + in, k;
         if (is_float(I->dtype)) {
-          double f = trunc(ir_elem_get(e->in[0], I->dtype, src));
+          double f = trunc(elem_get(e->in[0], I->dtype, src));
           k = isnan(f) || f < -(double)depth || f >= (double)depth ? depth : (int64_t)f; /* depth: no match */
         } else {
-          k = get_i(e->in[0], I->dtype, src);
+          k = elem_get_int(e->in[0], I->dtype, src);
           if (I->dtype == DT_UINT64 && k < 0) k = depth; /* beyond int64: out of range */
         }
         if (k < 0 && k >= -depth) k += depth;

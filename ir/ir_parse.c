@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/fp16.h"
+#include "common/elem.h"
 #include "ir.h"
 
 typedef struct parser {
@@ -226,20 +226,12 @@ static uint64_t splitmix(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
+/* Element i of a constant: a number read as a float (f) or an integer (iv). */
 static void store(void *p, int dt, int64_t i, double f, int64_t iv, int is_float) {
-  switch (dt) {
-  case DT_FLOAT32: ((float *)p)[i] = (float)f; break;
-  case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)f); break;
-  case DT_DOUBLE: ((double *)p)[i] = f; break;
-  case DT_INT64: ((int64_t *)p)[i] = is_float ? (int64_t)f : iv; break;
-  case DT_UINT64: ((uint64_t *)p)[i] = (uint64_t)(is_float ? (int64_t)f : iv); break;
-  case DT_INT32:
-  case DT_UINT32: ((int32_t *)p)[i] = (int32_t)(is_float ? (int64_t)f : iv); break;
-  case DT_INT16:
-  case DT_UINT16: ((int16_t *)p)[i] = (int16_t)(is_float ? (int64_t)f : iv); break;
-  case DT_BOOL: ((uint8_t *)p)[i] = (is_float ? f != 0 : iv != 0); break;
-  default: ((int8_t *)p)[i] = (int8_t)(is_float ? (int64_t)f : iv); break; /* i8, u8 */
-  }
+  if (is_float)
+    elem_put(p, dt, (size_t)i, f);
+  else
+    elem_put_int(p, dt, (size_t)i, iv);
 }
 
 static int is_float_dtype(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "common/fp16.h"
 
 int ir_vprog_is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
@@ -550,38 +551,22 @@ static reg step(const om_vinstr *in, const uint8_t *rdt, const reg *r) {
   return y;
 }
 
+/* LOAD and STORE: one element through common/elem.h (a float register
+ * holds a double, an integer or bool register an int64). */
 static reg load_elem(const void *p, int dt, int64_t i) {
   reg r;
-  switch (dt) {
-  case DT_FLOAT32: r.f = ((const float *)p)[i]; break;
-  case DT_FLOAT16: r.f = half_to_float(((const uint16_t *)p)[i]); break;
-  case DT_DOUBLE: r.f = ((const double *)p)[i]; break;
-  case DT_INT64:
-  case DT_UINT64: r.i = ((const int64_t *)p)[i]; break;
-  case DT_INT32: r.i = ((const int32_t *)p)[i]; break;
-  case DT_UINT32: r.i = ((const uint32_t *)p)[i]; break;
-  case DT_INT16: r.i = ((const int16_t *)p)[i]; break;
-  case DT_UINT16: r.i = ((const uint16_t *)p)[i]; break;
-  case DT_INT8: r.i = ((const int8_t *)p)[i]; break;
-  case DT_BOOL: r.i = ((const uint8_t *)p)[i] != 0; break;
-  default: r.i = ((const uint8_t *)p)[i]; break; /* u8 */
-  }
+  if (elem_is_float(dt))
+    r.f = elem_get(p, dt, (size_t)i);
+  else
+    r.i = elem_get_int(p, dt, (size_t)i);
   return r;
 }
 
 static void store_elem(void *p, int dt, int64_t i, reg r) {
-  switch (dt) {
-  case DT_FLOAT32: ((float *)p)[i] = (float)r.f; break;
-  case DT_FLOAT16: ((uint16_t *)p)[i] = float_to_half((float)r.f); break;
-  case DT_DOUBLE: ((double *)p)[i] = r.f; break;
-  case DT_INT64:
-  case DT_UINT64: ((int64_t *)p)[i] = r.i; break;
-  case DT_INT32:
-  case DT_UINT32: ((uint32_t *)p)[i] = (uint32_t)r.i; break;
-  case DT_INT16:
-  case DT_UINT16: ((uint16_t *)p)[i] = (uint16_t)r.i; break;
-  default: ((uint8_t *)p)[i] = (uint8_t)r.i; break;
-  }
+  if (elem_is_float(dt))
+    elem_put(p, dt, (size_t)i, r.f);
+  else
+    elem_put_int(p, dt, (size_t)i, r.i);
 }
 
 status ir_vprog_eval(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "ir/eval.h"
 
 int ir_is_pool(ir_op op) {
@@ -178,7 +179,7 @@ status ir_eval_pool(const ir_node *n, const void *const *inputs, void **outputs_
           padded += in_pad;
           if (!inside) continue;
           valid++;
-          double v = ir_elem_get(x, X->dtype, nc * plane + (c[0] * xd[1] + c[1]) * xd[2] + c[2]);
+          double v = elem_get(x, X->dtype, nc * plane + (c[0] * xd[1] + c[1]) * xd[2] + c[2]);
           if (p.mode == 0)
             acc = v > acc || v != v ? v : acc;
           else if (p.mode == 1)
@@ -192,7 +193,7 @@ status ir_eval_pool(const ir_node *n, const void *const *inputs, void **outputs_
     } else if (p.mode == 2) {
       acc = pow(acc, 1.0 / (double)p.p);
     }
-    ir_elem_set(y, Y->dtype, i, acc);
+    elem_put(y, Y->dtype, i, acc);
   }
   return ST_OK;
 }

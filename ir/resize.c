@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "ir/eval.h"
 
 /* FLOATS attribute `name` into out (at most max); the count or -1. */
@@ -336,7 +337,7 @@ status ir_eval_resize(const ir_node *n, const void *const *inputs, void **output
     for (int k = 0; k < rank; k++)
       outside |= t.taps[k] && t.idx[base[k] + c[k] * t.taps[k]] < 0;
     if (outside) {
-      ir_elem_set(y, Y->dtype, i, extrap);
+      elem_put(y, Y->dtype, i, extrap);
       continue;
     }
     int tap[MAX_RANK] = {0};
@@ -353,7 +354,7 @@ status ir_eval_resize(const ir_node *n, const void *const *inputs, void **output
         off += t.idx[e] * xstride[k];
         if (t.w) w *= t.w[e];
       }
-      acc += w * ir_elem_get(inputs[0], X->dtype, off);
+      acc += w * elem_get(inputs[0], X->dtype, off);
       int k = rank - 1;
       while (k >= 0 && (!t.taps[k] || ++tap[k] == t.taps[k])) {
         if (t.taps[k]) tap[k] = 0;
@@ -361,7 +362,7 @@ status ir_eval_resize(const ir_node *n, const void *const *inputs, void **output
       }
       if (k < 0) break;
     }
-    ir_elem_set(y, Y->dtype, i, acc);
+    elem_put(y, Y->dtype, i, acc);
   }
   return ST_OK;
 }

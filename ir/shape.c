@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "common/om_format.h"
 #include "ir/eval.h"
 #include "ir/fused.h"
@@ -463,7 +464,7 @@ static status infer_range(si *s, ir_node *n, int *rank, int64_t *dims) {
       return fail(s, ST_ERR_INVALID, "input %d '%s' must be a numeric scalar of input 0's dtype", i, x->name);
     if (!known_data(s, x))
       return fail(s, ST_ERR_UNSUPPORTED, "input %d '%s' is not known at compile time", i, x->name);
-    v[i] = ir_elem_get(known_data(s, x), x->dtype, 0);
+    v[i] = elem_get(known_data(s, x), x->dtype, 0);
   }
   if (v[2] == 0 || isnan(v[0]) || isnan(v[1]) || isnan(v[2]))
     return fail(s, ST_ERR_INVALID, "delta is 0 or a bound is NaN");
@@ -667,7 +668,7 @@ static status resolve_list_input(si *s, ir_node *n) {
   if (!data)
     return fail(s, ST_ERR_UNSUPPORTED, "input 1 '%s' (%s) is not known at compile time", v->name, name);
   for (int64_t k = 0; k < count; k++)
-    buf[k] = (int64_t)ir_elem_get(data, v->dtype, k);
+    buf[k] = (int64_t)elem_get(data, v->dtype, k);
   if (n->op == IR_OP_REDUCE) {
     int noop = count == 0 && ir_attr_int(n, "noop_with_empty_axes", 0);
     if (ir_attr_set_int(s->g, n, "noop", noop)) return nomem(s);
@@ -747,6 +748,17 @@ static status infer_node(si *s, ir_node *n) {
     dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
     if (dtype_size(dt) == 0 || !dtype_name(dt))
       return fail(s, ST_ERR_UNSUPPORTED, "cast to dtype %lld", (long long)ir_attr_int(n, "to", DT_UNDEFINED));
+    rank = n->in[0]->rank;
+    memcpy(dims, n->in[0]->dims, sizeof(int64_t) * MAX_RANK);
+    break;
+  case IR_OP_BITCAST:
+    dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
+    if (dtype_size(dt) == 0 || !dtype_name(dt))
+      return fail(s, ST_ERR_UNSUPPORTED, "bit cast to dtype %lld",
+                  (long long)ir_attr_int(n, "to", DT_UNDEFINED));
+    if (dtype_size(dt) != dtype_size(n->in[0]->dtype))
+      return fail(s, ST_ERR_INVALID, "bit cast from %s to %s: the dtypes differ in size",
+                  dtype_name(n->in[0]->dtype), dtype_name(dt));
     rank = n->in[0]->rank;
     memcpy(dims, n->in[0]->dims, sizeof(int64_t) * MAX_RANK);
     break;

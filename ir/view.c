@@ -83,21 +83,26 @@ static int view_slice(const ir_node *n, int rank, const int64_t *dims, const int
     if (a < 0) a += rank;
     if (a < 0 || a >= rank || (seen >> a) & 1u) return bad(err, es, "axes[%d] out of range or repeated", i);
     seen |= 1u << a;
+    /* Any int64 the model gives: b and e are clamped into [-1, D] before
+     * any arithmetic that could overflow, |s| is taken unsigned (s may be
+     * INT64_MIN), and a dim of at most one element takes step 1, so the
+     * stride below is a step of at most D times a stride within x. */
     int64_t D = dims[a], s = nt >= 0 ? steps[i] : 1, b = starts[i], e = ends[i];
     if (s == 0) return bad(err, es, "steps[%d] is 0", i);
-    if (b < 0) b += D;
-    if (e < 0) e += D;
+    if (b < 0) b = b < -D ? -1 : b + D;
+    if (e < 0) e = e < -D ? -1 : e + D;
+    uint64_t mag = s > 0 ? (uint64_t)s : (uint64_t)0 - (uint64_t)s;
     int64_t size;
     if (s > 0) {
       b = b < 0 ? 0 : b > D ? D : b;
       e = e < 0 ? 0 : e > D ? D : e;
-      size = e > b ? (e - b - 1) / s + 1 : 0;
+      size = e > b ? (int64_t)((uint64_t)(e - b - 1) / mag) + 1 : 0;
     } else {
       b = b < 0 ? 0 : b > D - 1 ? D - 1 : b;
       e = e < -1 ? -1 : e > D - 1 ? D - 1 : e;
-      size = b > e ? (b - e - 1) / -s + 1 : 0;
+      size = b > e ? (int64_t)((uint64_t)(b - e - 1) / mag) + 1 : 0;
     }
-    start[a] = size ? b : 0, step[a] = s, v->dims[a] = size;
+    start[a] = size ? b : 0, step[a] = size > 1 ? s : 1, v->dims[a] = size;
   }
   v->rank = rank;
   for (int d = 0; d < rank; d++) {

@@ -113,7 +113,7 @@ static int is_f16_f32(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
 /* v is a one-element float constant; its value in *f. */
 static int scalar(const ir_value *v, double *f) {
   if (!v || !v->data || ir_value_elements(v) != 1 || !is_f16_f32(v->dtype)) return 0;
-  *f = ir_elem_get(v->data, v->dtype, 0);
+  *f = elem_get(v->data, v->dtype, 0);
   return 1;
 }
 
@@ -187,14 +187,14 @@ static int causal_mask(const ir_value *b, int64_t sq, int64_t skv, int64_t *o) {
   int all_zero = 1;
   for (int64_t i = 0; i < sq && !found; i++) { /* o from the first row that sees some keys */
     int64_t seen = 0;
-    while (seen < skv && ir_elem_get(b->data, b->dtype, i * skv + seen) == 0)
+    while (seen < skv && elem_get(b->data, b->dtype, i * skv + seen) == 0)
       seen++;
     if (seen > 0) *o = seen - 1 - i, found = 1;
   }
   if (!found) *o = -sq; /* every key hidden from every query (if it is all -inf) */
   for (int64_t e = 0; e < n; e++) {
     int64_t i = e % slice / skv, j = e % skv;
-    double v = ir_elem_get(b->data, b->dtype, e);
+    double v = elem_get(b->data, b->dtype, e);
     if (j <= i + *o ? v != 0 : v != -INFINITY) return 0;
     all_zero &= v == 0;
   }

@@ -26,7 +26,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "ir/eval.h"
+#include "common/elem.h"
 #include "pass.h"
 
 static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
@@ -59,16 +59,16 @@ static status fold(ir_graph *g, ir_node *conv, ir_node *bn, arena *scratch, diag
   void *b2 = arena_array(scratch, (size_t)M, dtype_size(bdt));
   if (!w2 || !b2) return ir_node_error(d, ST_ERR_NOMEM, bn, "out of memory folding");
   for (int64_t m = 0; m < M; m++) {
-    double v = ir_elem_get(var->data, var->dtype, m) + eps;
+    double v = elem_get(var->data, var->dtype, m) + eps;
     if (!(v > 0))
       return ir_node_error(d, ST_ERR_INVALID, bn, "var + epsilon = %g for channel %lld is not positive", v,
                            (long long)m);
-    double s = ir_elem_get(scale->data, scale->dtype, m) / sqrt(v);
+    double s = elem_get(scale->data, scale->dtype, m) / sqrt(v);
     for (int64_t k = 0; k < per; k++)
-      ir_elem_set(w2, W->dtype, m * per + k, ir_elem_get(W->data, W->dtype, m * per + k) * s);
-    double bm = b ? ir_elem_get(b->data, b->dtype, m) : 0.0;
-    ir_elem_set(b2, bdt, m,
-                (bm - ir_elem_get(mean->data, mean->dtype, m)) * s + ir_elem_get(beta->data, beta->dtype, m));
+      elem_put(w2, W->dtype, m * per + k, elem_get(W->data, W->dtype, m * per + k) * s);
+    double bm = b ? elem_get(b->data, b->dtype, m) : 0.0;
+    elem_put(b2, bdt, m,
+             (bm - elem_get(mean->data, mean->dtype, m)) * s + elem_get(beta->data, beta->dtype, m));
   }
   char wname[256], bname[256];
   snprintf(wname, sizeof wname, "%.200s_bn", W->name);
@@ -115,14 +115,14 @@ static status lower(ir_graph *g, ir_node *bn, arena *scratch, diag *d) {
          *td = arena_array(scratch, (size_t)C, dtype_size(x->dtype));
     if (!sd || !td) return ir_node_error(d, ST_ERR_NOMEM, bn, "out of memory lowering");
     for (int64_t c = 0; c < C; c++) {
-      double v = ir_elem_get(var->data, var->dtype, c) + eps;
+      double v = elem_get(var->data, var->dtype, c) + eps;
       if (!(v > 0))
         return ir_node_error(d, ST_ERR_INVALID, bn, "var + epsilon = %g for channel %lld is not positive", v,
                              (long long)c);
-      double k = ir_elem_get(scale->data, scale->dtype, c) / sqrt(v);
-      ir_elem_set(sd, x->dtype, c, k);
-      ir_elem_set(td, x->dtype, c,
-                  ir_elem_get(beta->data, beta->dtype, c) - ir_elem_get(mean->data, mean->dtype, c) * k);
+      double k = elem_get(scale->data, scale->dtype, c) / sqrt(v);
+      elem_put(sd, x->dtype, c, k);
+      elem_put(td, x->dtype, c,
+               elem_get(beta->data, beta->dtype, c) - elem_get(mean->data, mean->dtype, c) * k);
     }
     snprintf(name, sizeof name, "%.250s/scale", bn->name);
     s = ir_const_new(g, name, x->dtype, r - 1, cdims, sd, (size_t)C * dtype_size(x->dtype));
@@ -131,7 +131,7 @@ static status lower(ir_graph *g, ir_node *bn, arena *scratch, diag *d) {
   } else {
     dtype dt = var->dtype;
     uint8_t e[8] = {0};
-    ir_elem_set(e, dt, 0, eps);
+    elem_put(e, dt, 0, eps);
     snprintf(name, sizeof name, "%.250s/eps", bn->name);
     ir_value *ev = ir_const_new(g, name, dt, 0, NULL, e, dtype_size(dt));
     snprintf(name, sizeof name, "%.250s/shape", bn->name);

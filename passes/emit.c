@@ -387,7 +387,7 @@ static status emit_pad(emit_state *s, ir_node *n) {
   if (p[OM_PAD_P_MODE] == 0) {
     uint8_t value[8] = {0};
     uint64_t bits = 0;
-    ir_elem_set(value, y->dtype, 0, ir_attr_float(n, "value", 0.0));
+    elem_put(value, y->dtype, 0, ir_attr_float(n, "value", 0.0));
     for (int k = 0; k < 8; k++)
       bits |= (uint64_t)value[k] << (8 * k);
     p[OM_PAD_P_VALUE_LO] = (int32_t)(uint32_t)bits, p[OM_PAD_P_VALUE_HI] = (int32_t)(uint32_t)(bits >> 32);
@@ -515,7 +515,7 @@ static status emit_resize(emit_state *s, ir_node *n) {
     p[OM_RESIZE_P_TAPS + d] = (int32_t)taps[d];
   uint8_t value[8] = {0};
   uint64_t bits = 0;
-  ir_elem_set(value, y->dtype, 0, ir_attr_float(n, "extrapolation_value", 0.0));
+  elem_put(value, y->dtype, 0, ir_attr_float(n, "extrapolation_value", 0.0));
   for (int k = 0; k < 8; k++)
     bits |= (uint64_t)value[k] << (8 * k);
   p[OM_RESIZE_P_VALUE_LO] = (int32_t)(uint32_t)bits,
@@ -538,12 +538,15 @@ static status emit_view(emit_state *s, ir_node *n) {
 }
 
 static status emit_copy(emit_state *s, ir_node *n) {
-  int fl = n->in[0]->dtype == DT_FLOAT32 || n->in[0]->dtype == DT_FLOAT16;
-  if (fl || n->in[0]->layout != LAYOUT_ND) {
+  const ir_value *x = n->in[0], *y = n->out[0];
+  int fl = (x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16) &&
+           (y->dtype == DT_FLOAT32 || y->dtype == DT_FLOAT16);
+  if (fl || x->layout != LAYOUT_ND) {
     ir_value *tv[OM_TRANSDATA_NTENSORS] = {[OM_TRANSDATA_T_SRC] = n->in[0], [OM_TRANSDATA_T_DST] = n->out[0]};
     return add_task(s, n, OM_TASK_TRANSDATA, OM_TRANSDATA_NTENSORS, tv, OM_TRANSDATA_NPARAMS, NULL);
   }
-  /* other dtypes: a flat STRIDED_COPY (TRANSDATA converts floats only) */
+  /* other dtypes, and bit casts: a flat STRIDED_COPY of the bytes (TRANSDATA
+   * converts floats only) */
   int64_t count = ir_value_elements(n->out[0]);
   if (count > INT32_MAX)
     return ir_node_error(s->d, ST_ERR_LIMIT, n, "tensor '%s' is too large for a strided copy",

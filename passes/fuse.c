@@ -45,7 +45,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/eval.h"
+#include "common/elem.h"
 #include "pass.h"
 
 /* c broadcasts to y's [N,C,H,W] varying at most along C. */
@@ -83,9 +83,8 @@ static status fold_bias(ir_graph *g, ir_node *conv, const ir_value *c, diag *d) 
   void *nb = arena_array(&g->arena, (size_t)M, dtype_size(dt));
   if (!nb) return nomem(d, conv);
   for (int64_t m = 0; m < M; m++)
-    ir_elem_set(nb, dt, m,
-                (b ? ir_elem_get(b->data, b->dtype, m) : 0.0) +
-                    ir_elem_get(c->data, c->dtype, ce == 1 ? 0 : m));
+    elem_put(nb, dt, m,
+             (b ? elem_get(b->data, b->dtype, m) : 0.0) + elem_get(c->data, c->dtype, ce == 1 ? 0 : m));
   char name[256];
   snprintf(name, sizeof name, "%.200s_bias", conv->name);
   ir_value *v = ir_const_new(g, name, dt, 1, &M, nb, (size_t)M * dtype_size(dt));

@@ -26,7 +26,8 @@
  *            its modes take), VIEW (the strided views Transpose, Slice,
  *            Split, Expand, Tile, DepthToSpace, SpaceToDepth, and Pad: any
  *            dtype), GATHER and INDEX (indices as they are), RESIZE (nearest
- *            on any dtype; its tap tables become constant inputs), graph I/O.
+ *            on any dtype; its tap tables become constant inputs),
+ *            REINTERPRET (BitCast: the bytes as they are), graph I/O.
  * The rules VECTORIZED, FOLDED and NONE refuse what should be gone by now.
  * A VectorProgram converts dtypes itself (precision reconciled it with its
  * tensors), so only its layouts are set here, all operands one layout:
@@ -627,6 +628,27 @@ static status layout_copy(lay_state *s, ir_node *n, int cdt) {
   return layout_nd_copy(s, n);
 }
 
+/* BitCast: ND, y in its own dtype, x in the dtype of y's size it had in the
+ * model: precision may have stored an f32 x as f16 (its producer computes in
+ * fp16), and a TransData widens it back, since the bits read are an f32's.
+ * The bytes themselves do not change. */
+static status layout_reinterpret(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  const ir_value *x = n->in[0], *y = n->out[0];
+  int want = x->dtype;
+  if (precision_is_float(x->dtype) && dtype_size(y->dtype) == 4) want = DT_FLOAT32;
+  if (!dtype_size(want) || dtype_size(want) != dtype_size(y->dtype)) {
+    char msg[200];
+    snprintf(msg, sizeof msg,
+             "values '%s' (%s) and '%s' (%s) are not dtypes of one size the vector unit moves", x->name,
+             dtype_name(x->dtype) ? dtype_name(x->dtype) : "?", y->name,
+             dtype_name(y->dtype) ? dtype_name(y->dtype) : "?");
+    return unsupported(s, n, msg);
+  }
+  status st = ensure_input(s, n, 0, LAYOUT_ND, want, NULL);
+  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, y->dtype);
+}
+
 /* TransData nodes are the pass's own (or a WPACK's): already laid out. */
 static status layout_keep(lay_state *s, ir_node *n, int cdt) {
   (void)s, (void)n, (void)cdt;
@@ -685,6 +707,7 @@ static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_GATHER] = layout_gather,
     [IR_LAY_INDEX] = layout_index,
     [IR_LAY_COPY] = layout_copy,
+    [IR_LAY_REINTERPRET] = layout_reinterpret,
 };
 
 int pass_layout_has_rule(ir_lay lay) { return lay >= 0 && lay < IR_LAY_COUNT && lay_rules[lay] != NULL; }

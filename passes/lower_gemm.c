@@ -31,7 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/eval.h"
+#include "common/elem.h"
 #include "pass.h"
 
 static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
@@ -93,8 +93,7 @@ static status lower(ir_graph *g, ir_node *n, arena *scratch, made_w **made, diag
     if (!w || !m) return nomem(d, n);
     for (int64_t i = 0; i < N; i++)
       for (int64_t k = 0; k < K; k++)
-        ir_elem_set(w, B->dtype, i * K + k,
-                    alpha * ir_elem_get(B->data, B->dtype, tb ? i * K + k : k * N + i));
+        elem_put(w, B->dtype, i * K + k, alpha * elem_get(B->data, B->dtype, tb ? i * K + k : k * N + i));
     W = ir_const_new(g, derived(name, sizeof name, n, "W"), B->dtype, 4, wdims, w, (size_t)(N * K) * es);
     if (!W) return nomem(d, n);
     *m = (made_w){B, tb, alpha, W, *made};
@@ -104,7 +103,7 @@ static status lower(ir_graph *g, ir_node *n, arena *scratch, made_w **made, diag
   if (has_bias) {
     int64_t ce = ir_value_elements(C);
     for (int64_t i = 0; i < N; i++)
-      ir_elem_set(b, B->dtype, i, beta * ir_elem_get(C->data, C->dtype, ce == 1 ? 0 : i));
+      elem_put(b, B->dtype, i, beta * elem_get(C->data, C->dtype, ce == 1 ? 0 : i));
   }
   ir_value *bias =
       has_bias ? ir_const_new(g, derived(name, sizeof name, n, "bias"), B->dtype, 1, &N, b, (size_t)N * es)

@@ -18,7 +18,8 @@
  * writes over its own input). Unread values live at their producer only.
  *
  * Aliases: an ND -> ND Reshape/Flatten/Squeeze/Unsqueeze/Identity whose
- * input and output are workspace values of one dtype is a no-op on memory:
+ * input and output are workspace values of one dtype, or a BitCast between
+ * workspace values, is a no-op on memory:
  * the output shares the input's buffer (same offset), the buffer's lifetime
  * is the union of both, and emit produces no task for the node (alias=1).
  * Any other such node is emitted as a TRANSDATA copy.
@@ -150,9 +151,15 @@ static int conv_over_residual(const mp_state *s, const ir_node *n, int t) {
   return 1;
 }
 
-static int is_view_op(ir_op op) {
-  return op == IR_OP_RESHAPE || op == IR_OP_FLATTEN || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE ||
-         op == IR_OP_IDENTITY;
+/* Node n moves x's bytes unchanged into y when both are ND workspace values
+ * of one size and, for the Reshape family (ops.def lay COPY), one dtype; a
+ * BitCast (lay REINTERPRET) changes only the dtype. */
+static int is_view(const ir_node *n) {
+  const ir_value *x = n->in[0], *y = n->out[0];
+  ir_lay lay = ir_ops[n->op].lay;
+  return (lay == IR_LAY_COPY || lay == IR_LAY_REINTERPRET) && x->region == IR_REGION_WORKSPACE &&
+         y->region == IR_REGION_WORKSPACE && x->layout == LAYOUT_ND && y->layout == LAYOUT_ND &&
+         (x->dtype == y->dtype || lay == IR_LAY_REINTERPRET) && x->bytes == y->bytes;
 }
 
 /* --- phases ------------------------------------------------------------- */
@@ -194,8 +201,7 @@ static status plan_lifetimes(mp_state *s) {
       s->val[n->out[j]->id].def = t;
     const ir_value *x = n->in[0], *y = n->out[0];
     int alias = 0;
-    if (is_view_op(n->op) && x->region == IR_REGION_WORKSPACE && y->region == IR_REGION_WORKSPACE &&
-        x->layout == LAYOUT_ND && y->layout == LAYOUT_ND && x->dtype == y->dtype && x->bytes == y->bytes) {
+    if (is_view(n)) {
       s->val[y->id].parent = x->id;
       alias = 1;
     } else if (n->op == IR_OP_CONCAT && concat_in_place(s, n)) {

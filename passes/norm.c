@@ -94,7 +94,7 @@ static int is_f16_f32(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
 /* v is a one-element float constant; its value in *f. */
 static int scalar(const ir_value *v, double *f) {
   if (!v || !v->data || ir_value_elements(v) != 1 || !is_f16_f32(v->dtype)) return 0;
-  *f = ir_elem_get(v->data, v->dtype, 0);
+  *f = elem_get(v->data, v->dtype, 0);
   return 1;
 }
 

@@ -36,7 +36,7 @@
  */
 #include <string.h>
 
-#include "common/fp16.h"
+#include "common/elem.h"
 #include "ir/ir_vprog.h"
 #include "pass.h"
 #include "ir/vexpand.h"
@@ -49,23 +49,8 @@ static int is_scalar_const(const ir_value *v) { return v && v->data && ir_value_
 
 /* CONST holding the one element of constant v, in v's dtype. */
 static int const_reg(ir_vprog *p, const ir_value *v) {
-  const void *x = v->data;
-  switch (v->dtype) {
-  case DT_FLOAT32:
-  case DT_FLOAT16: {
-    double f = v->dtype == DT_FLOAT32 ? *(const float *)x : half_to_float(*(const uint16_t *)x);
-    return ir_vprog_const_f(p, v->dtype, f);
-  }
-  case DT_DOUBLE: return ir_vprog_const_f(p, v->dtype, *(const double *)x);
-  case DT_INT64:
-  case DT_UINT64: return ir_vprog_const_i(p, v->dtype, *(const int64_t *)x);
-  case DT_INT32: return ir_vprog_const_i(p, v->dtype, *(const int32_t *)x);
-  case DT_UINT32: return ir_vprog_const_i(p, v->dtype, *(const uint32_t *)x);
-  case DT_INT16: return ir_vprog_const_i(p, v->dtype, *(const int16_t *)x);
-  case DT_UINT16: return ir_vprog_const_i(p, v->dtype, *(const uint16_t *)x);
-  case DT_INT8: return ir_vprog_const_i(p, v->dtype, *(const int8_t *)x);
-  default: return ir_vprog_const_i(p, v->dtype, *(const uint8_t *)x); /* u8, bool */
-  }
+  if (elem_is_float(v->dtype)) return ir_vprog_const_f(p, v->dtype, elem_get(v->data, v->dtype, 0));
+  return ir_vprog_const_i(p, v->dtype, elem_get_int(v->data, v->dtype, 0));
 }
 
 /* Step 1 for one node. */

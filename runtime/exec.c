@@ -3,13 +3,14 @@
  *
  * A context owns, allocated once in omrt_context_new:
  *   - the workspace (def->workspace_bytes, 64-byte aligned) that every
- *     WORKSPACE tensor offset points into;
+ *     WORKSPACE tensor offset points into, unless the caller gives its own
+ *     (omrt_context_options.workspace: then the context only borrows it);
  *   - one worker per simulated AI core (m->threads of them): worker 0 is the
  *     thread calling omrt_execute, workers 1.. are pooled pthreads;
  *   - per worker an rt_core with L1, L0A, L0B, L0C and UB scratch of the
- *     model's capacities, each 64-byte aligned. L0A and L0B get twice the
- *     SoC bytes because the cube kernel stages fp16 operands as f32 (the
- *     compiler's tiling contract is stated in fp16 bytes).
+ *     model's capacities, each 64-byte aligned; L0A and L0B OM_L0_STAGING
+ *     times them, for the cube kernels stage their operands as f32
+ *     (common/om_format.h).
  * omrt_execute walks the task list in order: it resolves each task's tensors
  * to addresses (rt_args), publishes the task to the pool and gives worker w
  * blocks [w*block_dim/nworkers, (w+1)*block_dim/nworkers), the tiling's
@@ -27,8 +28,9 @@
  * 26.0 with pieces (5 alternating rounds). Idle workers spin briefly on the task
  * generation counter and then sleep on a condition variable. execute
  * allocates nothing and creates no threads; omrt_context_free stops and
- * joins the pool. With OMRT_PROFILE=1 (or 2) in the environment at context
- * creation, execute also sums each task's wall time (from its dispatch to
+ * joins the pool. With profiling on at context creation
+ * (omrt_context_options.profile, or OMRT_PROFILE=1 or 2 in the environment),
+ * execute also sums each task's wall time (from its dispatch to
  * the end of its barrier) per task kind, in a table allocated with the
  * context (omrt_context_profile reads it); with OMRT_PROFILE=2 per task
  * too (omrt_context_task_profile).
@@ -59,6 +61,7 @@ typedef struct worker {
 struct omrt_context {
   const omrt_model *m;
   uint8_t *workspace;
+  int own_workspace; /* 0: the caller's (omrt_context_options.workspace) */
   int nworkers;
   worker *workers; /* [nworkers]; [0] is the calling thread */
   int started;     /* pooled threads running */
@@ -215,8 +218,8 @@ static int core_init(worker *w, int id, const om_model_def *d) {
   rt_core *c = &w->core;
   c->id = id;
   c->l1_bytes = d->l1_bytes;
-  c->l0a_bytes = 2 * (size_t)d->l0a_bytes; /* f32 staging of fp16 tiles */
-  c->l0b_bytes = 2 * (size_t)d->l0b_bytes;
+  c->l0a_bytes = OM_L0_STAGING * (size_t)d->l0a_bytes; /* f32 staging (om_format.h) */
+  c->l0b_bytes = OM_L0_STAGING * (size_t)d->l0b_bytes;
   c->l0c_bytes = d->l0c_bytes;
   c->ub_bytes = d->ub_bytes;
   size_t sizes[5] = {align64(c->l1_bytes), align64(c->l0a_bytes), align64(c->l0b_bytes),
@@ -250,14 +253,36 @@ void omrt_context_free(omrt_context *ctx) {
   free(ctx->workers);
   free(ctx->profile);
   free(ctx->task_ns);
-  free(ctx->workspace);
+  if (ctx->own_workspace) free(ctx->workspace);
   free(ctx);
 }
 
 omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out) {
+  return omrt_context_new_with(model, NULL, ctx_out);
+}
+
+/* The profiling level: the options' if set, else OMRT_PROFILE's (1 or 2), else 0. */
+static int profile_level(const omrt_context_options *opts) {
+  if (opts && opts->profile) return opts->profile;
+  const char *prof = getenv("OMRT_PROFILE");
+  return prof && (strcmp(prof, "1") == 0 || strcmp(prof, "2") == 0) ? prof[0] - '0' : 0;
+}
+
+omrt_status omrt_context_new_with(const omrt_model *model, const omrt_context_options *opts,
+                                  omrt_context **ctx_out) {
   if (!ctx_out) return rt_error(OMRT_ERR_ARG, "omrt_context_new: ctx_out is NULL");
   *ctx_out = NULL;
   if (!model) return rt_error(OMRT_ERR_ARG, "omrt_context_new: model is NULL");
+  uint64_t ws = model->def->workspace_bytes;
+  if (opts && (opts->profile < 0 || opts->profile > 2))
+    return rt_error(OMRT_ERR_ARG, "omrt_context_new: options: profile %d outside 0..2", opts->profile);
+  if (opts && opts->workspace && (uintptr_t)opts->workspace % 64 != 0)
+    return rt_error(OMRT_ERR_ARG, "omrt_context_new: options: workspace %p is not 64-byte aligned",
+                    opts->workspace);
+  if (opts && opts->workspace && opts->workspace_bytes < ws)
+    return rt_error(OMRT_ERR_ARG,
+                    "omrt_context_new: options: workspace_bytes %zu is less than the model's %llu",
+                    opts->workspace_bytes, (unsigned long long)ws);
   omrt_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: out of memory");
   ctx->m = model;
@@ -269,12 +294,13 @@ omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out) {
   atomic_init(&ctx->gen, 0);
   atomic_init(&ctx->pending, 0);
 
-  uint64_t ws = model->def->workspace_bytes;
-  if (ws > SIZE_MAX - 64) {
+  ctx->own_workspace = !(opts && opts->workspace);
+  if (!ctx->own_workspace) {
+    ctx->workspace = opts->workspace;
+  } else if (ws > SIZE_MAX - 64) {
     omrt_context_free(ctx);
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: workspace of %llu bytes", (unsigned long long)ws);
-  }
-  if (!(ctx->workspace = aligned_alloc(64, align64(ws ? (size_t)ws : 1)))) {
+  } else if (!(ctx->workspace = aligned_alloc(64, align64(ws ? (size_t)ws : 1)))) {
     omrt_context_free(ctx);
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: cannot allocate the %llu-byte workspace",
                     (unsigned long long)ws);
@@ -282,9 +308,7 @@ omrt_status omrt_context_new(const omrt_model *model, omrt_context **ctx_out) {
   ctx->workers =
       aligned_alloc(64, (size_t)ctx->nworkers * sizeof *ctx->workers); /* (shares on their own lines) */
   if (ctx->workers) memset(ctx->workers, 0, (size_t)ctx->nworkers * sizeof *ctx->workers);
-  const char *prof = getenv("OMRT_PROFILE");
-  int profiling = prof && (strcmp(prof, "1") == 0 || strcmp(prof, "2") == 0);
-  int per_task = profiling && prof[0] == '2';
+  int level = profile_level(opts), profiling = level >= 1, per_task = level == 2;
   if (!ctx->workers || (profiling && !(ctx->profile = calloc(rt_kernel_count, sizeof *ctx->profile))) ||
       (per_task &&
        !(ctx->task_ns = calloc(model->def->ntasks ? model->def->ntasks : 1, sizeof *ctx->task_ns)))) {
@@ -317,7 +341,8 @@ omrt_status omrt_context_profile(const omrt_context *ctx, int kind, const char *
   if (!ctx || !name_out || !tasks_out || !ms_out)
     return rt_error(OMRT_ERR_ARG, "omrt_context_profile: NULL argument");
   if (!ctx->profile)
-    return rt_error(OMRT_ERR_ARG, "omrt_context_profile: profiling is off (OMRT_PROFILE=1 turns it on)");
+    return rt_error(OMRT_ERR_ARG, "omrt_context_profile: profiling is off (omrt_context_options.profile or "
+                                  "OMRT_PROFILE=1 turns it on)");
   if (kind < 0 || (uint32_t)kind >= rt_kernel_count)
     return rt_error(OMRT_ERR_ARG, "omrt_context_profile: kind %d outside 0..%u", kind, rt_kernel_count - 1);
   *name_out = rt_kernels[kind].name ? rt_kernels[kind].name : "";
@@ -332,7 +357,8 @@ omrt_status omrt_context_task_profile(const omrt_context *ctx, int task, const c
     return rt_error(OMRT_ERR_ARG, "omrt_context_task_profile: NULL argument");
   if (!ctx->task_ns)
     return rt_error(OMRT_ERR_ARG,
-                    "omrt_context_task_profile: per-task profiling is off (OMRT_PROFILE=2 turns it on)");
+                    "omrt_context_task_profile: per-task profiling is off (omrt_context_options.profile "
+                    "or OMRT_PROFILE=2 turns it on)");
   if (task < 0 || (uint32_t)task >= ctx->m->def->ntasks)
     return rt_error(OMRT_ERR_ARG, "omrt_context_task_profile: task %d outside 0..%u", task,
                     ctx->m->def->ntasks - 1);

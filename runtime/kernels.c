@@ -40,6 +40,16 @@ const rt_kernel rt_kernels[] = {
 };
 const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;
 
+static const rt_access access[] = {
+#define KIND_ACCESS(kind, writes, in_place) [kind] = {writes, in_place},
+    OM_TASK_ACCESS(KIND_ACCESS)
+#undef KIND_ACCESS
+};
+
+rt_access rt_kind_access(uint32_t kind) {
+  return kind < sizeof access / sizeof *access ? access[kind] : (rt_access){0, 0};
+}
+
 omrt_status rt_chk_fail(const rt_chk *c, const char *fmt, ...) {
   char msg[768];
   va_list ap;
@@ -71,8 +81,9 @@ uint64_t rt_physical_elements(const om_tensor *t) {
 omrt_status rt_chk_copy_dtypes(const rt_chk *c, const om_tensor *x, const om_tensor *y) {
   int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32,
       fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
-  if (x->dtype != y->dtype && !(fx && fy))
-    return rt_chk_fail(c, "x dtype %u and y dtype %u: only equal dtypes or f16 <-> f32", x->dtype, y->dtype);
+  if (dtype_size((int)x->dtype) != dtype_size((int)y->dtype) && !(fx && fy))
+    return rt_chk_fail(c, "x dtype %u and y dtype %u: only dtypes of one size (bits copied) or f16 <-> f32",
+                       x->dtype, y->dtype);
   return OMRT_OK;
 }
 

@@ -179,8 +179,9 @@ omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optio
  * MAX_RANK, every dim in [0, INT32_MAX], bytes matching dims and dtype. The
  * ND kinds (REDUCE, STRIDED_COPY, GATHER, PAD) check their tensors with it. */
 omrt_status rt_chk_nd_tensor(const rt_chk *c, int slot, const char *what, const om_tensor **t_out);
-/* x and y (a copy's source and destination) have equal dtypes, or f16 and f32
- * in either direction. */
+/* x and y (a copy's source and destination) have dtypes of one size (the
+ * bits are copied unchanged: one dtype, or a reinterpretation), or are f16
+ * and f32 in either direction (converted). */
 omrt_status rt_chk_copy_dtypes(const rt_chk *c, const om_tensor *x, const om_tensor *y);
 /* a and b have the same rank and dims. */
 omrt_status rt_chk_same_dims(const rt_chk *c, const char *what_a, const om_tensor *a, const char *what_b,
@@ -359,6 +360,9 @@ typedef void (*rt_conv_tile_fn)(const rt_conv_geom *g, int64_t img, int64_t mt, 
 void rt_conv_group_run(const om_task *task, const rt_args *args, const rt_conv_geom *g, rt_conv_tile_fn tile,
                        uint32_t block, rt_core *core);
 omrt_status rt_conv_group_check(const rt_chk *c);
+/* kernels_cube.c: a direct CONV2D's tile_m, tile_n, tile_k against the
+ * model's buffers (om_format.h's guarantees; L0A and L0B as staged). */
+omrt_status rt_conv_tile_check(const rt_chk *c);
 /* kernels_wpack.c: WPACK, conv weights computed at run time into their layout. */
 void rt_wpack_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_wpack_check(const omrt_model *m, uint32_t i, const om_task *task);

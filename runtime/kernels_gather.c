@@ -24,7 +24,7 @@ static void move(uint8_t *yd, int yt, uint64_t yi, const uint8_t *xd, int xt, in
   size_t ys = dtype_size(yt), xs = dtype_size(xt);
   if (xi < 0) {
     memset(yd + yi * ys, 0, n * ys);
-  } else if (xt == yt) {
+  } else if (xs == ys) { /* one dtype, or a bit cast: the bytes as they are */
     memmove(yd + yi * ys, xd + (uint64_t)xi * xs, n * ys);
   } else {
     for (uint64_t k = 0; k < n; k++)

@@ -2,10 +2,10 @@
  * TOPK, SCATTER, CUMSUM, ONEHOT, and GATHER's GatherND mode (mode 2; the
  * GATHER kernel hands that mode over to rt_gathernd_run / _check).
  *
- * Elements are read through three small helpers that know every dtype the
- * kinds take: ix_int (integers widened to int64; u64 reinterpreted), ix_flt
- * (f16/f32/f64 to double), ix_put_int (stored truncated, bool as 0/1) and
- * ix_put_flt. Lines
+ * Elements are read and written through common/elem.h, which knows every
+ * dtype the kinds take: elem_get_int (integers widened to int64; u64
+ * reinterpreted), elem_get (floats to double), elem_put_int (stored
+ * truncated, bool as 0/1) and elem_put. Lines
  * (TOPK, CUMSUM) are the 1-D runs along the axis: line l is (o, in) with
  * o = l / inner, in = l % inner, its element j at (o * D + j) * inner + in.
  *
@@ -21,6 +21,7 @@
  */
 #include <math.h>
 
+#include "common/elem.h"
 #include "runtime/kernels.h"
 
 static int is_flt(uint32_t dt) { return dt == DT_FLOAT16 || dt == DT_FLOAT32 || dt == DT_DOUBLE; }
@@ -31,44 +32,6 @@ static int is_cvt(uint32_t dt) { return dt == DT_FLOAT16 || dt == DT_FLOAT32; }
 static int is_int(uint32_t dt) {
   return dt == DT_INT8 || dt == DT_UINT8 || dt == DT_INT16 || dt == DT_UINT16 || dt == DT_INT32 ||
          dt == DT_UINT32 || dt == DT_INT64 || dt == DT_UINT64;
-}
-
-static int64_t ix_int(const void *p, uint32_t dt, uint64_t i) {
-  switch (dt) {
-  case DT_INT8: return ((const int8_t *)p)[i];
-  case DT_UINT8:
-  case DT_BOOL: return ((const uint8_t *)p)[i];
-  case DT_INT16: return ((const int16_t *)p)[i];
-  case DT_UINT16: return ((const uint16_t *)p)[i];
-  case DT_INT32: return ((const int32_t *)p)[i];
-  case DT_UINT32: return ((const uint32_t *)p)[i];
-  default: return ((const int64_t *)p)[i]; /* i64, u64 (as bits) */
-  }
-}
-
-static double ix_flt(const void *p, uint32_t dt, uint64_t i) {
-  return dt == DT_DOUBLE ? ((const double *)p)[i] : rt_get(p, (int)dt, (size_t)i);
-}
-
-/* Stores v rounded once to dt (f16, f32 or f64). */
-static void ix_put_flt(void *p, uint32_t dt, uint64_t i, double v) {
-  if (dt == DT_DOUBLE)
-    ((double *)p)[i] = v;
-  else
-    rt_put(p, (int)dt, (size_t)i, (float)v);
-}
-
-static void ix_put_int(void *p, uint32_t dt, uint64_t i, int64_t v) {
-  switch (dt) {
-  case DT_INT8:
-  case DT_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-  case DT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-  case DT_INT16:
-  case DT_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-  case DT_INT32:
-  case DT_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-  default: ((int64_t *)p)[i] = v; break;
-  }
 }
 
 /* Copies element si of src to element di of dst: bytes, or f16 <-> f32. */
@@ -140,23 +103,28 @@ typedef struct topk_line {
   int largest;
 } topk_line;
 
+/* The order of two integer elements (> 0: a's value is larger). Out of
+ * line, so that topk_before stays small enough to inline into the line's
+ * loop for the common float case. */
+__attribute__((noinline)) static int topk_cmp_int(const topk_line *L, uint64_t ia, uint64_t ib) {
+  int64_t va = elem_get_int(L->x, (int)L->dt, ia), vb = elem_get_int(L->x, (int)L->dt, ib);
+  if (L->dt == DT_UINT64) return ((uint64_t)va > (uint64_t)vb) - ((uint64_t)va < (uint64_t)vb);
+  return (va > vb) - (va < vb);
+}
+
 /* 1 when position a ranks before position b. */
-static int topk_before(const topk_line *L, uint64_t a, uint64_t b) {
+static inline int topk_before(const topk_line *L, uint64_t a, uint64_t b) {
   uint64_t ia = L->base + a * L->inner, ib = L->base + b * L->inner;
   int cmp; /* > 0: a's value ranks first */
   if (is_flt(L->dt)) {
-    double fa = ix_flt(L->x, L->dt, ia), fb = ix_flt(L->x, L->dt, ib);
+    double fa = elem_get(L->x, (int)L->dt, ia), fb = elem_get(L->x, (int)L->dt, ib);
     int na = isnan(fa), nb = isnan(fb);
     if (na || nb)
       cmp = na - nb; /* NaN is the highest value */
     else
       cmp = (fa > fb) - (fa < fb);
-  } else if (L->dt == DT_UINT64) {
-    uint64_t ua = (uint64_t)ix_int(L->x, L->dt, ia), ub = (uint64_t)ix_int(L->x, L->dt, ib);
-    cmp = (ua > ub) - (ua < ub);
   } else {
-    int64_t va = ix_int(L->x, L->dt, ia), vb = ix_int(L->x, L->dt, ib);
-    cmp = (va > vb) - (va < vb);
+    cmp = topk_cmp_int(L, ia, ib);
   }
   if (!L->largest) cmp = -cmp;
   return cmp > 0 || (cmp == 0 && a < b);
@@ -264,14 +232,14 @@ static void scatter_one(void *y, uint32_t dt, uint64_t yi, const void *u, uint64
   if (red == RED_NONE) {
     ix_move(y, dt, yi, u, dt, ui);
   } else if (is_flt(dt)) { /* f16/f32: exact in double, then rounded once, as f32 arithmetic */
-    double a = ix_flt(y, dt, yi), b = ix_flt(u, dt, ui);
+    double a = elem_get(y, dt, yi), b = elem_get(u, dt, ui);
     double r = red == RED_ADD   ? a + b
                : red == RED_MUL ? a * b
                : red == RED_MAX ? (b > a ? b : a)
                                 : (b < a ? b : a);
-    ix_put_flt(y, dt, yi, dt == DT_DOUBLE ? r : (float)r);
+    elem_put(y, dt, yi, dt == DT_DOUBLE ? r : (float)r);
   } else {
-    int64_t a = ix_int(y, dt, yi), b = ix_int(u, dt, ui), r;
+    int64_t a = elem_get_int(y, dt, yi), b = elem_get_int(u, dt, ui), r;
     int gt = dt == DT_UINT64 ? (uint64_t)b > (uint64_t)a : b > a;
     if (red == RED_ADD)
       r = (int64_t)((uint64_t)a + (uint64_t)b);
@@ -279,7 +247,7 @@ static void scatter_one(void *y, uint32_t dt, uint64_t yi, const void *u, uint64
       r = (int64_t)((uint64_t)a * (uint64_t)b);
     else
       r = (red == RED_MAX) == gt ? b : a;
-    ix_put_int(y, dt, yi, r);
+    elem_put_int(y, dt, yi, r);
   }
 }
 
@@ -313,9 +281,9 @@ void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt
       }
       int64_t k;
       if (mode == 0) { /* ScatterElements: k = indices[p] */
-        k = ix_wrap(ix_int(id, ix->dtype, p), D);
+        k = ix_wrap(elem_get_int(id, ix->dtype, p), D);
       } else { /* TensorScatter: k = write_indices[batch] + the update's position */
-        int64_t w = id ? ix_int(id, ix->dtype, c0) : 0;
+        int64_t w = id ? elem_get_int(id, ix->dtype, c0) : 0;
         if (circular)
           k = ((w % D + D) % D + (int64_t)ca) % D;
         else
@@ -334,7 +302,7 @@ void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt
     uint64_t base = 0;
     int ok = 1;
     for (uint32_t t = 0; t < kd && ok; t++) {
-      int64_t k = ix_wrap(ix_int(id, ix->dtype, j * kd + t), y->dims[t]);
+      int64_t k = ix_wrap(elem_get_int(id, ix->dtype, j * kd + t), y->dims[t]);
       ok = k >= 0;
       base = base * (uint64_t)y->dims[t] + (uint64_t)(ok ? k : 0);
     }
@@ -444,12 +412,12 @@ void rt_cumsum_run(const om_task *task, const rt_args *args, uint32_t block, rt_
         ((double *)yd)[at] = excl ? dacc : next;
         dacc = next;
       } else if (is_flt(x->dtype)) {
-        float v = (float)ix_flt(xd, x->dtype, at), next = prod ? facc * v : facc + v;
+        float v = (float)elem_get(xd, x->dtype, at), next = prod ? facc * v : facc + v;
         rt_put(yd, (int)y->dtype, (size_t)at, excl ? facc : next);
         facc = next;
       } else {
-        uint64_t v = (uint64_t)ix_int(xd, x->dtype, at), next = prod ? iacc * v : iacc + v;
-        ix_put_int(yd, y->dtype, at, (int64_t)(excl ? iacc : next));
+        uint64_t v = (uint64_t)elem_get_int(xd, x->dtype, at), next = prod ? iacc * v : iacc + v;
+        elem_put_int(yd, y->dtype, at, (int64_t)(excl ? iacc : next));
         iacc = next;
       }
     }
@@ -497,10 +465,10 @@ void rt_onehot_run(const om_task *task, const rt_args *args, uint32_t block, rt_
     uint64_t j = i / inner % (uint64_t)depth, at = i / inner / (uint64_t)depth * inner + i % inner;
     int64_t k;
     if (is_flt(ix->dtype)) {
-      double f = ix_flt(id, ix->dtype, at);
+      double f = elem_get(id, ix->dtype, at);
       k = f > -9.2e18 && f < 9.2e18 ? ix_wrap((int64_t)f, depth) : -1; /* NaN, huge: out of range */
     } else {
-      int64_t raw = ix_int(id, ix->dtype, at);
+      int64_t raw = elem_get_int(id, ix->dtype, at);
       k = ix->dtype == DT_UINT64 && raw < 0 ? -1 : ix_wrap(raw, depth);
     }
     memcpy(yd + i * es, vals + (k == (int64_t)j ? es : 0), es);
@@ -556,7 +524,7 @@ void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block) {
     uint64_t at = 0;
     int ok = 1;
     for (uint32_t t = 0; t < kd && ok; t++) {
-      int64_t k = ix_wrap(ix_int(id, ix->dtype, row * kd + t), x->dims[b + t]);
+      int64_t k = ix_wrap(elem_get_int(id, ix->dtype, row * kd + t), x->dims[b + t]);
       ok = k >= 0;
       at = at * (uint64_t)x->dims[b + t] + (uint64_t)(ok ? k : 0);
     }

@@ -59,7 +59,7 @@ void rt_pad_run(const om_task *task, const rt_args *args, uint32_t block, rt_cor
     }
     if (at < 0)
       memcpy(yd + i * ys, value, ys);
-    else if (xt == yt)
+    else if (xs == ys)
       memmove(yd + i * ys, xd + (uint64_t)at * xs, ys);
     else
       rt_put(yd, yt, (size_t)i, rt_get(xd, xt, (size_t)at));

@@ -139,9 +139,9 @@ static int is_float_dt(uint32_t dt) { return dt == DT_FLOAT16 || dt == DT_FLOAT3
     }                                                                                                        \
   }
 REDUCE_FLOAT(reduce_float, float, rt_get, expf, logf, sqrtf, fabsf)
-REDUCE_FLOAT(reduce_double, double, rt_get_f64, exp, log, sqrt, fabs)
+REDUCE_FLOAT(reduce_double, double, elem_get, exp, log, sqrt, fabs)
 
-/* Integers are held as int64 (rt_get_int: sign- or zero-extended); u64 values
+/* Integers are held as int64 (elem_get_int: sign- or zero-extended); u64 values
  * above INT64_MAX compare correctly after flipping the top bit. */
 static int64_t ord_key(uint32_t dt, int64_t v) {
   return dt == DT_UINT64 ? (int64_t)((uint64_t)v ^ (1ull << 63)) : v;
@@ -178,7 +178,7 @@ static int64_t reduce_int(int op, const red_geom *g, const void *xd, uint32_t xt
   int uns = rt_dtype_is_unsigned((int)xt);
   red_iter_start(&it, g, base);
   for (uint64_t k = 0; k < g->count; k++, red_iter_next(&it)) {
-    int64_t v = rt_get_int(xd, (int)xt, (size_t)it.at);
+    int64_t v = elem_get_int(xd, (int)xt, (size_t)it.at);
     switch (op) {
     case OM_REDUCE_MAX: ext = ord_key(xt, v) > ord_key(xt, ext) ? v : ext; break;
     case OM_REDUCE_MIN: ext = ord_key(xt, v) < ord_key(xt, ext) ? v : ext; break;
@@ -195,16 +195,16 @@ static int64_t reduce_int(int op, const red_geom *g, const void *xd, uint32_t xt
 static int64_t reduce_arg(int op, int last, const red_geom *g, const void *xd, uint32_t xt, int64_t base) {
   int64_t best = 0, stride = g->nred ? g->red_stride[0] : 1;
   int is_max = op == OM_REDUCE_ARGMAX;
-  if (rt_dtype_is_float((int)xt)) { /* f16 and f32 compare exactly in double too */
-    double bv = rt_get_f64(xd, (int)xt, (size_t)base);
+  if (elem_is_float((int)xt)) { /* f16 and f32 compare exactly in double too */
+    double bv = elem_get(xd, (int)xt, (size_t)base);
     for (int64_t k = 1; k < (int64_t)g->count; k++) {
-      double v = rt_get_f64(xd, (int)xt, (size_t)(base + k * stride));
+      double v = elem_get(xd, (int)xt, (size_t)(base + k * stride));
       if (is_max ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv))) bv = v, best = k;
     }
   } else {
-    int64_t bv = ord_key(xt, rt_get_int(xd, (int)xt, (size_t)base));
+    int64_t bv = ord_key(xt, elem_get_int(xd, (int)xt, (size_t)base));
     for (int64_t k = 1; k < (int64_t)g->count; k++) {
-      int64_t v = ord_key(xt, rt_get_int(xd, (int)xt, (size_t)(base + k * stride)));
+      int64_t v = ord_key(xt, elem_get_int(xd, (int)xt, (size_t)(base + k * stride)));
       if (is_max ? (v > bv || (last && v == bv)) : (v < bv || (last && v == bv))) bv = v, best = k;
     }
   }
@@ -230,13 +230,13 @@ void rt_reduce_run(const om_task *task, const rt_args *args, uint32_t block, rt_
     else if (is_float_dt(x->dtype))
       rt_put(yd, (int)y->dtype, (size_t)o, reduce_float(op, &g, xd, (int)x->dtype, base));
     else
-      rt_put_int(yd, (int)y->dtype, (size_t)o, reduce_int(op, &g, xd, x->dtype, base));
+      elem_put_int(yd, (int)y->dtype, (size_t)o, reduce_int(op, &g, xd, x->dtype, base));
   }
 }
 
 /* The dtypes op accepts for x; y's follow from x's (om_format.h). */
 static int x_dtype_ok(int op, uint32_t dt) {
-  int fl = rt_dtype_is_float((int)dt), wide = rt_dtype_is_int((int)dt) && dtype_size((int)dt) > 1;
+  int fl = elem_is_float((int)dt), wide = rt_dtype_is_int((int)dt) && dtype_size((int)dt) > 1;
   int narrow = dt == DT_INT8 || dt == DT_UINT8;
   switch (op) {
   case OM_REDUCE_MAX:

@@ -9,10 +9,11 @@
  * block's y elements [lo, hi) are then walked row by row along the
  * innermost view dim: the row start is decoded from the index once, and the
  * row is copied with memmove when the inner stride is 1 and the dtypes
- * match, else element by element (bytes for equal dtypes, through f32 for
- * f16 <-> f32). memmove, as in every copying kernel: a damaged package may
- * place y over x, which then gives garbage, never undefined behaviour. The load-time check bounds the lowest
- * and highest x element the view can reach, so the run-time loop needs no checks.
+ * have one size, else element by element (bytes for dtypes of one size:
+ * one dtype, or a BitCast's reinterpretation; through f32 for f16 <-> f32). memmove, as in every copying
+ * kernel: a damaged package may place y over x, which then gives garbage, never undefined behaviour. The
+ * load-time check bounds the lowest and highest x element the view can reach, so the run-time loop needs no
+ * checks.
  */
 #include "runtime/kernels.h"
 
@@ -44,7 +45,7 @@ void rt_strided_copy_run(const om_task *task, const rt_args *args, uint32_t bloc
   const om_tensor *x = args->desc[OM_STRIDED_COPY_T_X], *y = args->desc[OM_STRIDED_COPY_T_Y];
   const uint8_t *xd = args->data[OM_STRIDED_COPY_T_X];
   uint8_t *yd = args->data[OM_STRIDED_COPY_T_Y];
-  const int xt = (int)x->dtype, yt = (int)y->dtype, same = xt == yt;
+  const int xt = (int)x->dtype, yt = (int)y->dtype, same = dtype_size(xt) == dtype_size(yt);
   const size_t es = dtype_size(xt);
   sview v;
   sview_read(task, &v);

@@ -66,7 +66,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/elem.h"
 #include "runtime/kernels.h"
 #include "runtime/vprog_plan.h"
 

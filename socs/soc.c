@@ -79,6 +79,7 @@ status soc_load_file(const char *path, soc_info *out, diag *d) {
   }
   yaml_parser_set_input_file(&parser, fp);
   memset(out, 0, sizeof *out);
+  snprintf(out->path, sizeof out->path, "%s", path);
   int seen[NFIELDS] = {0};
   char section[64] = "", key[64] = "";
   int depth = 0, have_key = 0, done = 0;
@@ -150,16 +151,30 @@ status soc_load_file(const char *path, soc_info *out, diag *d) {
   return st;
 }
 
-/* The directories searched, in order; entries may be NULL. */
-static void soc_dirs(const char *dirs[3]) {
-  dirs[0] = getenv("ATC_SOC_DIR");
-#ifdef ATC_SOC_DIR_SOURCE
-  dirs[1] = ATC_SOC_DIR_SOURCE;
+/* <directory of the running program>/ATC_SOC_DIR_FROM_BIN into buf: an
+ * installed atc's own share/atc/socs, wherever its prefix now is; NULL when
+ * the program's path is unknown. */
+static const char *installed_dir(char *buf, size_t n) {
+#ifdef ATC_SOC_DIR_FROM_BIN
+  char exe[4096];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  char *slash = len > 0 ? (exe[len] = '\0', strrchr(exe, '/')) : NULL;
+  if (!slash) return NULL;
+  *slash = '\0';
+  int len2 = snprintf(buf, n, "%s/%s", exe, ATC_SOC_DIR_FROM_BIN);
+  return len2 > 0 && (size_t)len2 < n ? buf : NULL;
 #else
-  dirs[1] = NULL;
+  (void)buf, (void)n;
+  return NULL;
 #endif
-#ifdef ATC_SOC_DIR_INSTALL
-  dirs[2] = ATC_SOC_DIR_INSTALL;
+}
+
+/* The directories searched, in order; entries may be NULL. */
+static void soc_dirs(const char *dirs[3], char *buf, size_t n) {
+  dirs[0] = getenv("ATC_SOC_DIR");
+  dirs[1] = installed_dir(buf, n);
+#ifdef ATC_SOC_DIR_SOURCE
+  dirs[2] = ATC_SOC_DIR_SOURCE;
 #else
   dirs[2] = NULL;
 #endif
@@ -169,8 +184,8 @@ status soc_load(const char *name, soc_info *out, diag *d) {
   if (!name || !*name || strchr(name, '/') || strchr(name, '.'))
     return diag_set(d, ST_ERR_INVALID, "--soc_version '%s' is not a SoC name", name ? name : "");
   const char *dirs[3];
-  soc_dirs(dirs);
-  char path[4096];
+  char installed[4096], path[4096];
+  soc_dirs(dirs, installed, sizeof installed);
   for (int i = 0; i < 3; i++) {
     if (!dirs[i]) continue;
     snprintf(path, sizeof path, "%s/%s.yaml", dirs[i], name);

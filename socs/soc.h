@@ -16,6 +16,7 @@
 
 typedef struct soc_info {
   char name[64];
+  char path[1024];                                              /* the file it was read from */
   int ai_cores;                                                 /* 1..1024 */
   int cube_m, cube_n, cube_k;                                   /* 16 each on every Da Vinci core */
   uint32_t l1_bytes, l0a_bytes, l0b_bytes, l0c_bytes, ub_bytes; /* per AI core */
@@ -23,9 +24,10 @@ typedef struct soc_info {
   double clock_mhz;
 } soc_info;
 
-/* Loads socs/<name>.yaml, searching $ATC_SOC_DIR, then the source tree's
- * socs/, then the installed share/atc/socs. An unknown name lists the
- * available ones in the message. */
+/* Loads <name>.yaml, searching $ATC_SOC_DIR, then the share/atc/socs of
+ * the prefix the running program is installed in (found from its own path,
+ * so a moved prefix works), then the source tree's socs/ (for the build
+ * tree). An unknown name lists the available ones in the message. */
 status soc_load(const char *name, soc_info *out, diag *d);
 /* Loads one YAML file. */
 status soc_load_file(const char *path, soc_info *out, diag *d);

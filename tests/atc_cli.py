@@ -9,6 +9,7 @@ Usage: atc_cli.py ATC_BINARY OMRUN_BINARY WORK_DIR
 """
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -107,13 +108,49 @@ def main():
     check("--framework other than 5: exit 2", p.returncode == 2 and "framework" in p.stderr, p.stderr)
     p = run(atc, f"--model={model}", f"--output={work}/o", "--soc_version=Ascend999", "--input_shape=x:2,3,8,8")
     check("unknown SoC lists the known ones", p.returncode == 1 and "Ascend310" in p.stderr, p.stderr)
+    outdir = os.path.join(work, "outdir")
+    os.makedirs(outdir)
+    for bad in (outdir + "/", outdir, "", outdir + "/.", outdir + "/.."):
+        p = run(atc, f"--model={model}", f"--output={bad}", "--soc_version=Ascend310")
+        check(f"--output={bad!r} (a directory): exit 2 naming the flag, nothing written",
+              p.returncode == 2 and "--output" in p.stderr and "directory" in p.stderr and not os.listdir(outdir)
+              and not os.path.exists(os.path.join(work, ".om")) and not os.path.exists(outdir + ".om"), p.stderr)
+    # No leftovers (issue 24): past `ulimit -f` (SIGXFSZ) the write fails, nothing stays beside the
+    # target and an old package is untouched; a name of 251 characters (NAME_MAX 255) still gets a
+    # temporary file name that fits; omrun's outputs are written the same way.
+    lim = os.path.join(work, "limit")
+    os.makedirs(lim)
+    with open(os.path.join(lim, "m.om"), "wb") as f:
+        f.write(b"old package")
+    small = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+    p = subprocess.run([atc, f"--model={model}", f"--output={lim}/m", "--soc_version=Ascend310",
+                        "--input_shape=x:2,3,8,8"], capture_output=True, text=True, preexec_fn=small)
+    check("past ulimit -f: exit 1 naming the write, the old package untouched, no temporary left",
+          p.returncode == 1 and "File too large" in p.stderr and os.listdir(lim) == ["m.om"]
+          and open(os.path.join(lim, "m.om"), "rb").read() == b"old package", p.stderr + str(os.listdir(lim)))
+    longname = os.path.join(lim, "n" * 248)
+    p = run(atc, f"--model={model}", f"--output={longname}", "--soc_version=Ascend310", "--input_shape=x:2,3,8,8")
+    check("--output of 248 characters (251 with .om) compiles, nothing else left",
+          p.returncode == 0 and sorted(os.listdir(lim)) == sorted(["m.om", "n" * 248 + ".om"]), p.stderr)
+    outs = os.path.join(lim, "out")
+    p = subprocess.run([omrun, "--model", longname + ".om", "--input", os.path.join(work, "x.bin"), "--output", outs,
+                        "--outfmt", "TXT"], capture_output=True, text=True,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (8, 8)))
+    check("omrun past ulimit -f: exit 1, no partial or empty output file",
+          p.returncode == 1 and "File too large" in p.stderr and not os.listdir(outs), p.stderr)
+
+    p = run(atc, "--version")
+    check("--version prints 'atc X.Y.Z'", p.returncode == 0 and p.stdout.startswith("atc ")
+          and p.stdout.split()[1].count(".") == 2, p.stdout + p.stderr)
 
     # --flag value form, --log=info, --dump_graph
     dump = os.path.join(work, "dump")
     p = run(atc, "--model", model, "--framework", "5", "--output", os.path.join(work, "space"), "--soc_version",
             "Ascend910", "--input_shape", "x:2,3,8,8", "--log", "info", "--dump_graph", dump)
     check("--flag value form compiles", p.returncode == 0, p.stderr)
-    phases = [l for l in p.stderr.splitlines() if l.startswith("[INFO] atc:")]
+    phases = [l for l in p.stderr.splitlines() if l.startswith("[INFO] atc:") and " SoC " not in l]
+    check("--log=info names the SoC file read", "[INFO] atc: SoC Ascend910 from " in p.stderr
+          and "Ascend910.yaml" in p.stderr, p.stderr)
     check("--log=info: a line per phase with its time", len(phases) >= 12 and all(l.rstrip().endswith("ms") for l in phases),
           p.stderr)
     check("summary names workspace and lower bound", "liveness lower bound" in p.stdout, p.stdout)
@@ -149,6 +186,9 @@ def main():
         text = json.dumps(doc)
         check("JSON names the SoC, precision, tasks and the atc command line",
               "Ascend310" in text and "force_fp16" in text and "CONV2D" in text and "--precision_mode=force_fp16" in text)
+        version = run(atc, "--version").stdout.strip()
+        check("the om records the version atc --version prints", doc.get("model", {}).get("atc_version") == version,
+              f"{doc.get('model', {}).get('atc_version')} != {version}")
     # ... naming every task kind: weights fed at run time are packed by a WPACK task
     g2 = helper.make_graph(
         [helper.make_node("Conv", ["x", "wr"], ["y"], name="conv_rt", kernel_shape=[3, 3], pads=[1, 1, 1, 1])],

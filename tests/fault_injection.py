@@ -2,7 +2,7 @@
 """Fault injection over a whole atc compile (issue 5 item 3).
 
 atc_fi (tests/fault/fault.c) fails the Nth call of one kind (ATC_FAULT=KIND:N,
-KIND = alloc, write, fsync or rename). For each kind this loops N = 1, 2, ...
+KIND = alloc, write, fsync, rename or link). For each kind this loops N = 1, 2, ...
 over the compile of two small models (Conv + Relu + MaxPool in force_fp16; a
 residual block with a Gemm + Softmax head in must_keep_origin_dtype) into a
 directory whose output file already holds old contents, until a run finishes
@@ -95,7 +95,7 @@ def fault_loop(atc, work, name, graph, flags, stride, summary):
         good = f.read()
 
     failures = 0
-    for kind in ("alloc", "write", "fsync", "rename"):
+    for kind in ("alloc", "write", "fsync", "rename", "link"):
         n, fired, survived = 0, 0, 0
         while True:
             n = n + 1 if n < 200 else n + stride

@@ -1,9 +1,15 @@
 #!/bin/sh
-# cmake --install puts atc, omrun, libomrt (static and shared), omrt.h, omrt.pc
-# and the SoC files under a prefix; an application builds against it with
-# pkg-config alone and runs a package; libomrt needs only libc, libm, pthread.
-# In a JIT build (BUILD_DIR has libomrt_jit.so.1) libomrt_jit.so.1 is
+# cmake --install puts atc, omrun, libomrt and libascendcl (static and
+# shared), omrt.h and acl/*.h, omrt.pc and ascendcl.pc, the CMake package and
+# the SoC files under a prefix. Applications build against it with
+# pkg-config alone, with find_package(omrt) (examples/acl_classify's own
+# CMakeLists.txt among them), or with -lascendcl alone, and run a package;
+# the libraries need only libc, libm, pthread; the shared ones export only
+# their API and the static ones have no other global symbol. One version
+# everywhere. In a JIT build (BUILD_DIR has libomrt_jit.so.*) libomrt_jit is
 # installed beside libomrt and the installed omrun finds it (RUNPATH).
+# Last, the prefix is moved and the source tree hidden, and the moved atc
+# still compiles.
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
 set -eu
 build=$1 src=$2 work=$3
@@ -16,18 +22,63 @@ check() { # check WHAT COMMAND...
   else fail=$((fail + 1)); echo "FAIL $what"; cat "$work/last.log"; fi
 }
 p=$work/prefix
+soname() { readelf -d "$1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'; }
 libdir=$(dirname "$(find "$p" -name omrt.pc)")/..
-for f in bin/atc bin/omrun include/omrt.h share/atc/socs/Ascend310.yaml share/atc/socs/Ascend910.yaml; do
+for f in bin/atc bin/omrun include/omrt.h include/acl/acl.h include/acl/acl_base.h include/acl/acl_rt.h \
+         include/acl/acl_mdl.h include/acl/error_codes/rt_error_codes.h share/atc/socs/Ascend310.yaml \
+         share/atc/socs/Ascend910.yaml; do
   check "installed $f" test -e "$p/$f"
 done
-check "installed libomrt.a" test -e "$libdir/libomrt.a"
-check "installed libomrt.so" test -e "$libdir/libomrt.so"
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
-check "pkg-config finds omrt" pkg-config --exists omrt
-check "libomrt.so needs only libc, libm, pthread" sh -c \
-  "readelf -d '$libdir/libomrt.so' | grep NEEDED | grep -v -E 'lib(c|m|pthread)\.so|ld-linux' | { ! grep .; }"
-check "libomrt.so exports only the omrt_ API" sh -c \
-  "nm -D --defined-only '$libdir/libomrt.so' | awk '{print \$3}' | grep -v '^omrt_' | { ! grep .; }"
+for lib in omrt:omrt_ ascendcl:acl; do
+  name=${lib%%:*} prefix=${lib#*:}
+  check "installed lib$name.a and lib$name.so" test -e "$libdir/lib$name.a" -a -e "$libdir/lib$name.so"
+  check "pkg-config finds $name" pkg-config --exists "$name"
+  check "lib$name.so needs only libc, libm, pthread" sh -c \
+    "readelf -d '$libdir/lib$name.so' | grep NEEDED | grep -v -E 'lib(c|m|pthread)\.so|ld-linux' | { ! grep .; }"
+  check "lib$name.so exports only the $prefix API" sh -c \
+    "nm -D --defined-only '$libdir/lib$name.so' | awk '{print \$3}' | grep -v '^$prefix' | { ! grep .; }"
+  check "lib$name.a has no global symbol but the $prefix API" sh -c \
+    "nm -g --defined-only '$libdir/lib$name.a' | awk 'NF == 3 {print \$3}' | grep -v '^$prefix' | { ! grep .; }"
+done
+# An application with names libomrt uses inside (crc32c, dtype_name, rt_error)
+# links both static libraries without a clash.
+cat > "$work/clash.c" <<'EOF'
+#include <acl/acl.h>
+#include <omrt.h>
+#include <stdio.h>
+unsigned crc32c(unsigned crc, const void *p, unsigned long n) { return crc + (unsigned)n + (p != 0); }
+const char *dtype_name(int dt) { return dt ? "mine" : "none"; }
+int rt_error = 3;
+int main(void) {
+  int32_t a, b, c;
+  aclrtGetVersion(&a, &b, &c);
+  printf("%s %d.%d.%d %s %u %d\n", omrt_version(), a, b, c, dtype_name(1), crc32c(1, "", 2), rt_error);
+  return 0;
+}
+EOF
+check "an application defining crc32c, dtype_name, rt_error links libomrt.a and libascendcl.a" sh -c \
+  "cc -std=c11 -Wall -Werror '$work/clash.c' -I'$p/include' '$libdir/libascendcl.a' '$libdir/libomrt.a' \
+      -lpthread -lm -o '$work/clash' && '$work/clash' | grep -q ' mine 4 3\$'"
+# One version everywhere: atc --version, the file names and sonames, the
+# header's OMRT_VERSION_* and omrt_version() of the installed library.
+version=$("$p/bin/atc" --version | sed -n 's/^atc \([0-9]*\.[0-9]*\.[0-9]*\)$/\1/p')
+check "atc --version prints atc MAJOR.MINOR.PATCH" test -n "$version"
+check "libomrt.so.$version installed" test -f "$libdir/libomrt.so.$version"
+so=$(soname "$libdir/libomrt.so")
+check "libomrt's soname ($so) names its file (libomrt.so.$version)" sh -c \
+  "case 'libomrt.so.$version' in '$so'|'$so'.*) exit 0;; esac; exit 1"
+cat > "$work/version.c" <<'EOF'
+#include <omrt.h>
+#include <stdio.h>
+int main(void) {
+  printf("%d.%d.%d %s\n", OMRT_VERSION_MAJOR, OMRT_VERSION_MINOR, OMRT_VERSION_PATCH, omrt_version());
+  return 0;
+}
+EOF
+check "OMRT_VERSION_* and omrt_version() are atc's version" sh -c \
+  "cc '$work/version.c' \$(pkg-config --cflags --libs omrt) -o '$work/version' &&
+   LD_LIBRARY_PATH='$libdir' '$work/version' | grep -qx '$version $version'"
 check "example builds with pkg-config (shared)" sh -c \
   "cc -std=c11 -Wall -Werror '$src/examples/classify.c' \$(pkg-config --cflags --libs omrt) -o '$work/classify'"
 check "example builds against libomrt.a" sh -c \
@@ -55,12 +106,72 @@ check "example runs (shared)" sh -c \
 check "example prints top-5" grep -q "top-5: class" "$work/run.log"
 check "example runs (static)" "$work/classify_static" "$work/tiny.om" "$work/x.bin"
 check "installed omrun runs" "$p/bin/omrun" --model "$work/tiny.om" --input "$work/x.bin" --output "$work/out"
-if [ -e "$build/libomrt_jit.so.1" ]; then
-  check "installed libomrt_jit.so.1" test -e "$libdir/libomrt_jit.so.1"
+
+# The AscendCL sample: against the installed headers with -lascendcl alone,
+# with pkg-config, and with find_package(omrt) (its own CMakeLists.txt); each
+# build computes what omrun does.
+check "acl_classify builds with -lascendcl alone" \
+  cc -std=c11 -Wall -Werror "$src/examples/acl_classify/acl_classify.c" -I"$p/include" -L"$libdir" -lascendcl \
+  -Wl,-rpath,"$libdir" -o "$work/acl_classify"
+check "acl_classify builds with pkg-config ascendcl" sh -c \
+  "cc -std=c11 -Wall -Werror '$src/examples/acl_classify/acl_classify.c' \$(pkg-config --cflags --libs ascendcl) \
+      -o '$work/acl_classify_pc'"
+check "acl_classify builds against libascendcl.a" sh -c \
+  "cc -std=c11 -Wall -Werror '$src/examples/acl_classify/acl_classify.c' \$(pkg-config --cflags ascendcl) \
+      '$libdir/libascendcl.a' -lpthread -lm -o '$work/acl_classify_static'"
+check "find_package(omrt) builds examples/acl_classify (omrt::ascendcl)" sh -c \
+  "cmake -S '$src/examples/acl_classify' -B '$work/cmake-sample' -DCMAKE_PREFIX_PATH='$p' &&
+   cmake --build '$work/cmake-sample'"
+mkdir -p "$work/cmake-app"
+cp "$src/examples/classify.c" "$src/examples/acl_classify/acl_classify.c" "$work/cmake-app/"
+cat > "$work/cmake-app/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.20)
+project(app LANGUAGES C)
+find_package(omrt 0.2 REQUIRED)
+add_executable(classify classify.c)
+target_link_libraries(classify PRIVATE omrt::omrt)
+add_executable(acl_classify_static acl_classify.c)
+target_link_libraries(acl_classify_static PRIVATE omrt::ascendcl_static)
+EOF
+check "find_package(omrt 0.2) gives omrt::omrt and omrt::ascendcl_static" sh -c \
+  "cmake -S '$work/cmake-app' -B '$work/cmake-app/build' -DCMAKE_PREFIX_PATH='$p' &&
+   cmake --build '$work/cmake-app/build'"
+check "find_package(omrt 9.0) refuses this version" sh -c \
+  "sed 's/omrt 0.2 REQUIRED/omrt 9.0 REQUIRED/' '$work/cmake-app/CMakeLists.txt' > '$work/CMakeLists.txt' &&
+   mkdir -p '$work/cmake-v9' && cp '$work/CMakeLists.txt' '$work/cmake-app/'*.c '$work/cmake-v9/' &&
+   ! cmake -S '$work/cmake-v9' -B '$work/cmake-v9/build' -DCMAKE_PREFIX_PATH='$p'"
+for app in acl_classify acl_classify_pc acl_classify_static cmake-sample/acl_classify cmake-app/build/acl_classify_static; do
+  check "$app runs the model and writes what omrun does" sh -c \
+    "LD_LIBRARY_PATH='$libdir' '$work/$app' '$work/tiny.om' '$work/x.bin' '$work/app.bin' > '$work/app.log' &&
+     cmp '$work/app.bin' '$work/out/output_0.bin'"
+done
+check "cmake-app/build/classify (omrt::omrt) runs the model" sh -c \
+  "'$work/cmake-app/build/classify' '$work/tiny.om' '$work/x.bin' | grep -q 'top-5: class'"
+jit_soname=$(if [ -e "$build/libomrt_jit.so" ]; then soname "$build/libomrt_jit.so"; fi)
+if [ -n "$jit_soname" ]; then
+  check "installed $jit_soname" test -e "$libdir/$jit_soname"
   check "installed atc compiles a vector program" "$p/bin/atc" --model="$work/act.onnx" --output="$work/act" \
     --soc_version=Ascend310
   check "installed omrun loads the installed libomrt_jit" sh -c \
     "'$p/bin/omrun' --jit=on --model '$work/act.om' --input '$work/x.bin' --output '$work/out' 2>&1 | grep -q '^jit: 1 programs'"
 fi
+# The prefix moved elsewhere after install, the source tree out of sight
+# (a tmpfs over it in a private mount namespace, where unshare allows): the
+# installed atc reads its SoC file from its own prefix (--log=info names it)
+# and compiles.
+moved=$(mktemp -d "${TMPDIR:-/tmp}/omrt-moved.XXXXXX")
+trap 'rm -rf "$moved"' EXIT
+mv "$p" "$moved/prefix" && cp "$work/tiny.onnx" "$moved/"
+hide=
+if unshare -rm sh -c "mount -t tmpfs none '$src' && test ! -e '$src/socs'" 2>/dev/null; then
+  hide="unshare -rm sh -c \"mount -t tmpfs none '$src' && exec \\\"\\\$@\\\"\" sh"
+else
+  echo "note: unshare -rm is not permitted here: the source tree stays visible (the SoC path check still holds)"
+fi
+check "moved prefix${hide:+, source tree hidden}: installed atc compiles with its own SoC file" sh -c \
+  "$hide env -u ATC_SOC_DIR '$moved/prefix/bin/atc' --model='$moved/tiny.onnx' --output='$moved/tiny' \
+     --soc_version=Ascend310 --log=info 2> '$moved/atc.log' &&
+   grep -qF 'SoC Ascend310 from $moved/prefix/bin/../share/atc/socs/Ascend310.yaml' '$moved/atc.log' &&
+   test -s '$moved/tiny.om' || { cat '$moved/atc.log'; false; }"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

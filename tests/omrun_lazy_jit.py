@@ -83,7 +83,7 @@ def main():
         else:
             check(f"{name} --jit=on: no programs, JIT not loaded", line and "no vector programs" in line[0], line)
         check(f"{name}: JIT and interpreter give the same bytes", output(f"{name}_on") == output(f"{name}_off"))
-        for what, lib in (("missing library", os.path.join(work, "no-such-dir", "libomrt_jit.so.1")),
+        for what, lib in (("missing library", os.path.join(work, "no-such-dir", "libomrt_jit.so")),
                           ("not a libomrt_jit", "libm.so.6")):
             p = run(name, f"{name}_nolib", "--jit=on", OMRT_JIT_LIBRARY=lib)
             check(f"{name} --jit=on, {what}: runs", p.returncode == 0, p.stderr)

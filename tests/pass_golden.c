@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "ir/eval.h"
 #include "ir/ir.h"
 #include "passes/pass.h"
@@ -192,7 +193,7 @@ static int compare_numeric(const test *t, ir_graph *out) {
     for (int64_t k = 0; k < n; k++) {
       uint64_t r = splitmix(&seed);
       int fl = v->dtype == DT_FLOAT32 || v->dtype == DT_FLOAT16 || v->dtype == DT_DOUBLE;
-      ir_elem_set(buf, v->dtype, k, fl ? (double)(r >> 11) * 0x1p-52 - 1.0 : (double)(r >> 62));
+      elem_put(buf, v->dtype, k, fl ? (double)(r >> 11) * 0x1p-52 - 1.0 : (double)(r >> 62));
     }
     in[i] = buf;
   }
@@ -217,7 +218,7 @@ static int compare_numeric(const test *t, ir_graph *out) {
     double worst = 0;
     int64_t bad = -1;
     for (int64_t k = 0; k < n; k++) {
-      double r = ir_elem_get(ref_out[i], v->dtype, k), g = ir_elem_get(got_out[i], w->dtype, k);
+      double r = elem_get(ref_out[i], v->dtype, k), g = elem_get(got_out[i], w->dtype, k);
       double err = fabs(g - r), tol = t->atol + t->rtol * fabs(r);
       if (!(err <= tol) && (bad < 0 || err > worst)) {
         worst = err;
@@ -226,8 +227,8 @@ static int compare_numeric(const test *t, ir_graph *out) {
     }
     if (bad >= 0) {
       fprintf(stderr, "%s: NUMERIC: output '%s' element %lld: got %.9g, reference %.9g (rtol %g, atol %g)\n",
-              t->path, v->name, (long long)bad, ir_elem_get(got_out[i], w->dtype, bad),
-              ir_elem_get(ref_out[i], v->dtype, bad), t->rtol, t->atol);
+              t->path, v->name, (long long)bad, elem_get(got_out[i], w->dtype, bad),
+              elem_get(ref_out[i], v->dtype, bad), t->rtol, t->atol);
       ok = 0;
     }
   }

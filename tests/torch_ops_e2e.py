@@ -18,7 +18,16 @@ realistic shapes check what they do not:
     both align_corners, positions well outside the image, odd sizes;
   - RoiAlign as torchvision exports it, aligned or not, with boxes past the
     feature map's edges;
-  - MaxPool's Indices output (padded, strided windows).
+  - MaxPool's Indices output (padded, strided windows);
+  - import that needs inference first (frontend/onnx_load.c, step 4), on
+    graphs exported with a symbolic length that --input_shape fixes:
+    GroupNorm as torch exports it before opset 18 (Reshape ->
+    InstanceNormalization -> Reshape -> Mul -> Add) after a 1-D Conv, the
+    front of HuBERT's feature extractor, whose values are typed only by
+    inference; and attention with relative positions, whose bias table is
+    sliced to the 2L - 1 offsets a sequence of L = Shape(x)[1] needs (Slice
+    ends from Shape -> Gather -> Mul -> Sub) and gathered at Range-made
+    offsets.
 Each is compiled by atc and run by omrun in both precisions:
 must_keep_origin_dtype max abs error <= 1e-4 x max|ref|, force_fp16 cosine
 >= 0.999. Exit 0 when all pass.
@@ -103,6 +112,49 @@ class PoolIndices(torch.nn.Module):
         return i.to(torch.float32)
 
 
+class HubertFront(torch.nn.Module):
+    """HuBERT's feature extractor's first layers: a 1-D Conv over the waveform, GroupNorm (one group per
+    channel in HuBERT; fewer here too), GELU, a second 1-D Conv. The waveform length is symbolic."""
+
+    def __init__(self, groups):
+        super().__init__()
+        self.opset, self.dynamic = 13, {1: "T"}
+        self.conv = torch.nn.Conv1d(1, 32, 10, stride=5, bias=False)
+        self.norm = torch.nn.GroupNorm(groups, 32)
+        with torch.no_grad():
+            self.norm.weight.uniform_(0.5, 1.5)
+            self.norm.bias.uniform_(-0.5, 0.5)
+        self.conv2 = torch.nn.Conv1d(32, 32, 3, 2, bias=False)
+
+    def forward(self, w):
+        x = torch.nn.functional.gelu(self.norm(self.conv(w.unsqueeze(1))))
+        return torch.nn.functional.gelu(self.conv2(x))
+
+
+class RelPosAttention(torch.nn.Module):
+    """Self-attention with learned relative-position biases over a 1-D Conv front end: the table of
+    2 * maxlen - 1 offsets is sliced to the 2L - 1 a sequence of L needs, L = x.shape[1] of the Conv's
+    output, and gathered at j - i + L - 1 for query i and key j. The waveform length is symbolic."""
+
+    def __init__(self, d=32, maxlen=128):
+        super().__init__()
+        self.opset, self.dynamic = 13, {1: "T"}
+        self.front = torch.nn.Conv1d(1, d, 10, stride=5)
+        self.q, self.k, self.v = torch.nn.Linear(d, d), torch.nn.Linear(d, d), torch.nn.Linear(d, d)
+        self.rel = torch.nn.Parameter(torch.randn(2 * maxlen - 1, d) * 0.1)
+        self.d = d
+
+    def forward(self, w):
+        x = self.front(w.unsqueeze(1)).transpose(1, 2)
+        n = x.shape[1]
+        q, k, v = self.q(x), self.k(x), self.v(x)
+        rel = self.rel[:2 * n - 1]
+        pos = torch.arange(n)
+        r = rel[pos[None, :] - pos[:, None] + (n - 1)]
+        bias = (q.unsqueeze(2) * r.unsqueeze(0)).sum(-1)
+        return torch.softmax((q @ k.transpose(1, 2) + bias) / self.d ** 0.5, -1) @ v
+
+
 torch.manual_seed(11)  # the modules' weights below, then (in main) the inputs
 CASES = [  # (name, module, input shape)
     (f"conv cin {ci} cout {co} group {g} k {k} stride {st} dilation {d}", GroupConv(ci, co, g, k, st, d), (1, ci, hw, hw))
@@ -122,7 +174,9 @@ CASES = [  # (name, module, input shape)
      # the compiler follows ONNX.
      if (m, p) != ("bicubic", "border")] + [
     (f"roi_align aligned={a}", Roi(a), (2, 8, 20, 24)) for a in (False, True)] + [
-    ("max_pool2d indices", PoolIndices(), (2, 5, 13, 16))]
+    ("max_pool2d indices", PoolIndices(), (2, 5, 13, 16))] + [
+    (f"hubert front, groupnorm {g} groups", HubertFront(g), (1, 400)) for g in (32, 8)] + [
+    ("relative-position attention", RelPosAttention(), (1, 400))]
 
 
 def main():
@@ -138,13 +192,16 @@ def main():
             with torch.no_grad():
                 ref = net(x).numpy().astype(np.float64).ravel()
             onnx = os.path.join(work, f"r{i}.onnx")
-            torch.onnx.export(net, x, onnx, opset_version=getattr(net, "opset", 16), input_names=["x"], output_names=["y"])
+            dynamic = getattr(net, "dynamic", None)  # symbolic dims of x, fixed by --input_shape
+            torch.onnx.export(net, x, onnx, opset_version=getattr(net, "opset", 16), input_names=["x"], output_names=["y"],
+                              dynamic_axes={"x": dynamic} if dynamic else None)
+            fix = ["--input_shape=x:" + ",".join(map(str, shape))] if dynamic else []
             x.numpy().astype("<f4").tofile(os.path.join(work, "x.bin"))
             for prec in ("must_keep_origin_dtype", "force_fp16"):
                 om = os.path.join(work, f"r{i}_{prec}")
                 out = os.path.join(work, f"out{i}_{prec}")
                 p = subprocess.run([os.path.join(args.bin_dir, "atc"), f"--model={onnx}", "--framework=5",
-                                    f"--output={om}", "--soc_version=Ascend310", f"--precision_mode={prec}"],
+                                    f"--output={om}", "--soc_version=Ascend310", f"--precision_mode={prec}"] + fix,
                                    capture_output=True, text=True)
                 if p.returncode == 0:
                     p = subprocess.run([os.path.join(args.bin_dir, "omrun"), "--model", om + ".om", "--input",

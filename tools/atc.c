@@ -10,15 +10,17 @@
  * this file parses, prints and picks the exit code: 0 success, 1 failure,
  * 2 bad usage.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backend/om_write.h"
 #include "driver/compile.h"
 
 #ifndef ATC_VERSION
-#define ATC_VERSION "dev"
+#error "ATC_VERSION (the project version, CMakeLists.txt) must be defined"
 #endif
 
 enum { LOG_NULL, LOG_ERROR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
@@ -70,6 +72,7 @@ static void usage(FILE *out) {
   for (int i = 0; i < NFLAGS; i++)
     fprintf(out, "  --%-16s %s\n", flag_table[i].name, flag_table[i].help);
   fprintf(out, "  --%-16s %s\n", "help", "this text");
+  fprintf(out, "  --%-16s %s\n", "version", "print \"atc VERSION\" (the version every om it writes records)");
   fprintf(out, "\nFusion rules (--fusion_switch_file; each merges several ONNX ops into one task):\n");
   const char *what;
   for (int i = 0; atc_fusion_rule(i, &what); i++)
@@ -186,6 +189,17 @@ static void on_phase(void *user, const char *phase, double ms) {
   if (ls->level >= LOG_INFO) fprintf(stderr, "[INFO] atc: %-12s %8.1f ms\n", phase, ms);
 }
 
+/* 1 when --output cannot name a package: empty, ending in '/' (or "/." or
+ * "/.."), or an existing directory (with or without the .om atc adds). */
+static int names_directory(const char *output, const char *out_path) {
+  size_t n = strlen(output);
+  const char *base = strrchr(output, '/');
+  base = base ? base + 1 : output;
+  struct stat st;
+  return n == 0 || output[n - 1] == '/' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 ||
+         (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) || (stat(out_path, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
 /* The command line as one string, for the om's record of how it was built. */
 static char *join_args(int argc, char **argv) {
   size_t n = 1;
@@ -215,9 +229,15 @@ static int run_json(const flags *f) {
 }
 
 int main(int argc, char **argv) {
+  /* Past `ulimit -f`, a write fails with EFBIG and the package writer cleans
+   * up and says so, instead of the process dying with a half-written file. */
+  signal(SIGXFSZ, SIG_IGN);
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(stdout);
+      return 0;
+    } else if (strcmp(argv[i], "--version") == 0) {
+      printf("atc %s\n", ATC_VERSION);
       return 0;
     }
   if (argc == 1) {
@@ -295,6 +315,15 @@ int main(int argc, char **argv) {
   }
   strcpy(out_path, f.output);
   if (olen < 3 || strcmp(f.output + olen - 3, ".om") != 0) strcat(out_path, ".om");
+  if (!precheck && names_directory(f.output, out_path)) {
+    fprintf(stderr,
+            "atc: --output='%s' names a directory, not a package: give the path without .om "
+            "(--output=DIR/NAME writes DIR/NAME.om); nothing written\n",
+            f.output);
+    free(out_path);
+    free(cmdline);
+    return 2;
+  }
 
   atc_options opt = {.model_path = f.model,
                      .output_path = precheck ? NULL : out_path,
@@ -327,6 +356,7 @@ int main(int argc, char **argv) {
     rc = 1;
   } else if (ls.level >= LOG_WARNING) {
     double mib = 1024.0 * 1024.0;
+    if (ls.level >= LOG_INFO) fprintf(stderr, "[INFO] atc: SoC %s from %s\n", f.soc_version, res.soc_file);
     printf("atc: wrote %s: %.2f MiB, %d tasks, %s, %s, %.0f ms\n", out_path, res.om_bytes / mib, res.ntasks,
            f.soc_version, atc_precision_name((om_precision)precision), ls.total_ms);
     printf("atc: memory plan: workspace %.2f MiB, liveness lower bound %.2f MiB (%.3fx)\n",

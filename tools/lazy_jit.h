@@ -8,7 +8,7 @@
  * pays for LLVM.
  *
  * The library is $OMRT_JIT_LIBRARY when set (a path, or a name dlopen
- * searches), else libomrt_jit.so.1 through omrun's RUNPATH (the build
+ * searches), else libomrt_jit.so.<soversion> (OMRT_JIT_SONAME) through omrun's RUNPATH (the build
  * directory, or $ORIGIN/../lib when installed). When it cannot be loaded,
  * the first model with programs prints one line on stderr
  *   omrun: jit: cannot load <library> (<why>): vector programs are interpreted

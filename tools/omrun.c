@@ -1,14 +1,25 @@
 /* omrun - msame-style runner for om packages, on libomrt's public API only.
  *
- *   omrun --model X.om [--input a.bin[,b.bin]] --output DIR [--loop N] [--threads N] [--jit on|off]
+ *   omrun --model X.om [--input a.bin[,b.bin] | --input dirA[,dirB]] --output DIR
+ *         [--outfmt BIN|TXT|NPY] [--loop N] [--threads N] [--jit on|off] [--debug] [--profiler]
  *
- * Inputs are raw little-endian files in each model input's dtype and shape (C
- * order) and must be exactly the input's byte size; without --input every
- * input is zero-filled. The model runs --loop times on one context; outputs
- * of the last run go to DIR/output_<i>.bin (DIR is created if needed).
+ * Inputs are raw little-endian files in each model input's dtype and shape
+ * (C order) and must be exactly the input's byte size; without --input every
+ * input is zero-filled. As in msame, --input may name directories instead,
+ * one per model input: each regular file is a sample, in name order, and the
+ * model runs on every sample (tools/omrun_io.h). Each sample runs --loop
+ * times on one context; the outputs of its last run go to
+ * DIR/output_<i>.<ext> (one sample of files) or DIR/<sample>_output_<i>.<ext>
+ * (directories; <sample> is the first input file's name without its
+ * extension), as raw bytes (BIN, the default), text (TXT) or NumPy .npy
+ * (NPY). DIR is created if needed.
  * Prints the model's I/O, the thread count and the latency (min and median
- * over the runs). Exit 0 on success; on any error one line "omrun: <what>"
- * on stderr and exit 1. Flags take "--flag=value" or "--flag value".
+ * over all runs); --debug also describes the model (sizes, formats, every
+ * sample's files); --profiler times every task and prints the time per task
+ * kind and per task, and writes both to DIR/profile.json. Exit 0 on
+ * success; on any error one line "omrun: <what>" on stderr and exit 1. Flags
+ * take "--flag=value" or "--flag value"; --debug and --profiler also stand
+ * alone or take true/false (msame's form).
  * Built with libomrt_jit (OMRT_HAVE_JIT), vector programs are compiled at
  * load unless --jit=off or OMRT_JIT=0 (the flag wins), and the compile time
  * is printed (total ms, programs, unique bodies and how many of those came
@@ -19,33 +30,42 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "omrt.h"
+#include "tools/omrun_io.h"
 #ifdef OMRT_HAVE_JIT
 #include "tools/lazy_jit.h"
 #endif
 
 static const char usage[] =
-    "usage: omrun --model X.om [--input a.bin[,b.bin...]] --output DIR [--loop N] [--threads N]\n"
-    "             [--jit on|off]\n"
-    "  --model    the om package to run\n"
-    "  --input    comma-separated raw input files, one per model input, in the input's dtype\n"
-    "             and shape (C order, little-endian); omitted: zero-filled inputs\n"
-    "  --output   directory for output_0.bin, output_1.bin, ... (created if needed)\n"
-    "  --loop     number of runs (default 1); latency is reported as min and median\n"
-    "  --threads  worker threads (default: $OMRT_THREADS, else min(AI cores, host cores))\n"
-    "  --jit      compile vector programs to native code at load (LLVM); default on when\n"
-    "             omrun is built with libomrt_jit, unless $OMRT_JIT is 0\n"
-    "  --help     this text\n"
+    "usage: omrun --model X.om [--input a.bin[,b.bin...] | --input dirA[,dirB...]] --output DIR\n"
+    "             [--outfmt BIN|TXT|NPY] [--loop N] [--threads N] [--jit on|off] [--debug] [--profiler]\n"
+    "  --model     the om package to run\n"
+    "  --input     comma-separated raw input files, one per model input, in the input's dtype\n"
+    "              and shape (C order, little-endian); or directories, one per input, whose\n"
+    "              files (in name order) are the samples; omitted: zero-filled inputs\n"
+    "  --output    directory for output_0.<ext>, output_1.<ext>, ... (<sample>_output_<i>.<ext>\n"
+    "              for directories of samples); created if needed\n"
+    "  --outfmt    BIN (raw bytes, default), TXT (one line per innermost row) or NPY (.npy)\n"
+    "  --loop      runs per sample (default 1); latency is reported as min and median\n"
+    "  --threads   worker threads (default: $OMRT_THREADS, else min(AI cores, host cores))\n"
+    "  --jit       compile vector programs to native code at load (LLVM); default on when\n"
+    "              omrun is built with libomrt_jit, unless $OMRT_JIT is 0\n"
+    "  --debug     describe the model (sizes, formats) and every sample's files\n"
+    "  --profiler  time every task: the time per task kind and per task, printed and\n"
+    "              written to DIR/profile.json\n"
+    "  --device    0, the software NPU (for msame's command lines)\n"
+    "  --version   print omrun's and libomrt's versions\n"
+    "  --help      this text\n"
     "environment: OMRT_JIT=0|1 (as --jit), OMRT_PROFILE=1 (print the time per task kind;\n"
     "             2: also the slowest tasks),\n"
     "             OMRT_JIT_CACHE=DIR (keep compiled vector programs in DIR and reuse them),\n"
-    "             OMRT_JIT_LIBRARY=FILE (the libomrt_jit to load, default libomrt_jit.so.1),\n"
+    "             OMRT_JIT_LIBRARY=FILE (the libomrt_jit to load, default its soname),\n"
     "             OMRT_PORTABLE=1 (the portable C kernels, not the x86 ones),\n"
     "             OMRT_AVX512=0 (the 256-bit x86 kernels on an AVX-512 host)\n";
 
@@ -53,6 +73,8 @@ typedef struct options {
   const char *model, *input, *output;
   long loop, threads;
   int jit; /* 1: compile vector programs at load */
+  int debug, profiler;
+  outfmt fmt;
 } options;
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -76,28 +98,45 @@ static int parse_count(const char *flag, const char *s, long max, long *out) {
   return 0;
 }
 
-/* Returns 0 to run, 1 on error, 2 for --help. */
+static int parse_bool(const char *flag, const char *s, int *out) {
+  if (!strcmp(s, "true") || !strcmp(s, "on") || !strcmp(s, "1")) return *out = 1, 0;
+  if (!strcmp(s, "false") || !strcmp(s, "off") || !strcmp(s, "0")) return *out = 0, 0;
+  return fail("--%s: '%s' is not true or false", flag, s);
+}
+
+/* Returns 0 to run, 1 on error, 2 for --help, 3 for --version. */
 static int parse_args(int argc, char **argv, options *o) {
-  const char *loop = NULL, *threads = NULL, *jit = getenv("OMRT_JIT"), *jit_flag = NULL;
+  const char *loop = NULL, *threads = NULL, *jit = getenv("OMRT_JIT"), *jit_flag = NULL, *fmt = NULL;
+  const char *debug = NULL, *profiler = NULL, *device = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 2;
+    if (strcmp(a, "--version") == 0) return 3;
     if (strncmp(a, "--", 2) != 0) return fail("unexpected argument '%s' (see --help)", a);
     const char *name = a + 2, *eq = strchr(name, '='), *val;
     size_t n = eq ? (size_t)(eq - name) : strlen(name);
+#define IS(s) (n == sizeof s - 1 && !strncmp(name, s, n))
+    int boolean = IS("debug") || IS("profiler");
     if (eq) {
       val = eq + 1;
+    } else if (boolean && (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)) {
+      val = "true"; /* standing alone */
     } else {
       if (i + 1 >= argc) return fail("--%s needs a value", name);
       val = argv[++i];
     }
-    const char **slot = n == 5 && !strncmp(name, "model", 5)     ? &o->model
-                        : n == 5 && !strncmp(name, "input", 5)   ? &o->input
-                        : n == 6 && !strncmp(name, "output", 6)  ? &o->output
-                        : n == 4 && !strncmp(name, "loop", 4)    ? &loop
-                        : n == 7 && !strncmp(name, "threads", 7) ? &threads
-                        : n == 3 && !strncmp(name, "jit", 3)     ? &jit_flag
-                                                                 : NULL;
+    const char **slot = IS("model")      ? &o->model
+                        : IS("input")    ? &o->input
+                        : IS("output")   ? &o->output
+                        : IS("outfmt")   ? &fmt
+                        : IS("loop")     ? &loop
+                        : IS("threads")  ? &threads
+                        : IS("jit")      ? &jit_flag
+                        : IS("debug")    ? &debug
+                        : IS("profiler") ? &profiler
+                        : IS("device")   ? &device
+                                         : NULL;
+#undef IS
     if (!slot) return fail("unknown flag '--%.*s' (see --help)", (int)n, name);
     *slot = val;
   }
@@ -105,6 +144,11 @@ static int parse_args(int argc, char **argv, options *o) {
   if (!o->output) return fail("--output is required (see --help)");
   if (loop && parse_count("loop", loop, 1000000000L, &o->loop)) return 1;
   if (threads && parse_count("threads", threads, 1024, &o->threads)) return 1;
+  if (fmt && outfmt_parse(fmt, &o->fmt)) return 1;
+  if ((debug && parse_bool("debug", debug, &o->debug)) ||
+      (profiler && parse_bool("profiler", profiler, &o->profiler)))
+    return 1;
+  if (device && strcmp(device, "0") != 0) return fail("--device: '%s': the software NPU is device 0", device);
   if (jit_flag) {
     if (strcmp(jit_flag, "on") && strcmp(jit_flag, "off"))
       return fail("--jit: '%s' is not on or off", jit_flag);
@@ -134,65 +178,11 @@ static const char *dtype_str(int dt) {
   return "?";
 }
 
-static void print_desc(const char *what, int i, const omrt_tensor_desc *d) {
+static void print_desc(const char *what, int i, const omrt_tensor_desc *d, int debug) {
   printf("  %s %d: %s %s [", what, i, d->name, dtype_str(d->dtype));
   for (int k = 0; k < d->rank; k++)
     printf("%s%lld", k ? ", " : "", (long long)d->dims[k]);
-  printf("] (%zu bytes)\n", d->bytes);
-}
-
-/* Reads `path` into buf, which must be exactly `bytes` long. */
-static int read_input(const char *path, void *buf, size_t bytes, int index) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return fail("cannot open input %d '%s': %s", index, path, strerror(errno));
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fclose(f);
-    return fail("input %d '%s' is not a regular file", index, path);
-  }
-  if ((unsigned long long)st.st_size != bytes) {
-    fclose(f);
-    return fail("input %d '%s' has %lld bytes, the model expects %zu", index, path, (long long)st.st_size,
-                bytes);
-  }
-  size_t got = bytes ? fread(buf, 1, bytes, f) : 0;
-  int err = ferror(f);
-  fclose(f);
-  if (got != bytes || err) return fail("cannot read input %d '%s'", index, path);
-  return 0;
-}
-
-/* mkdir -p. */
-static int make_dirs(const char *dir) {
-  char *p = strdup(dir);
-  if (!p) return fail("out of memory");
-  for (char *s = p + 1;; s++) {
-    char c = *s;
-    if (c != '/' && c != '\0') continue;
-    *s = '\0';
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-      int err = errno;
-      free(p);
-      return fail("cannot create output directory '%s': %s", dir, strerror(err));
-    }
-    *s = c;
-    if (c == '\0') break;
-  }
-  free(p);
-  struct stat st;
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return fail("output '%s' is not a directory", dir);
-  return 0;
-}
-
-static int write_output(const char *dir, int index, const void *data, size_t bytes) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/output_%d.bin", dir, index);
-  FILE *f = fopen(path, "wb");
-  if (!f) return fail("cannot create '%s': %s", path, strerror(errno));
-  int ok = (bytes == 0 || fwrite(data, 1, bytes, f) == bytes);
-  if (fclose(f) != 0 || !ok) return fail("cannot write '%s'", path);
-  printf("wrote %s (%zu bytes)\n", path, bytes);
-  return 0;
+  printf("] (%zu bytes)%s\n", d->bytes, debug ? ", format ND (C order), little-endian" : "");
 }
 
 static double now_ms(void) {
@@ -213,7 +203,8 @@ typedef struct run_state {
   omrt_context *ctx;
   int nin, nout;
   void **in, **out;
-  double *times;
+  double *times; /* [runs] */
+  samples samples;
 } run_state;
 
 /* With OMRT_PROFILE=2: the TOP_TASKS slowest tasks, per run. */
@@ -238,21 +229,83 @@ static void print_task_profile(const omrt_context *ctx, long runs, double total)
   }
 }
 
-/* Prints the time per task kind when OMRT_PROFILE=1 made the context profile
- * (and the slowest tasks with OMRT_PROFILE=2). */
-static void print_profile(const omrt_context *ctx, long runs) {
-  const char *name;
+/* The time per task kind when the context profiles (OMRT_PROFILE=1, or
+ * --profiler), and the slowest tasks with OMRT_PROFILE=2; --profiler prints
+ * every task instead. Returns the total ms. */
+static double print_profile(const omrt_context *ctx, long runs, int every_task) {
+  const char *name, *kind;
   uint64_t tasks;
   double ms, total = 0;
   for (int k = 0; omrt_context_profile(ctx, k, &name, &tasks, &ms) == OMRT_OK; k++)
     total += ms;
-  if (total == 0) return;
+  if (total == 0) return 0;
   printf("profile (per run, over %ld runs):\n", runs);
   for (int k = 0; omrt_context_profile(ctx, k, &name, &tasks, &ms) == OMRT_OK; k++)
     if (tasks)
       printf("  %-12s %5llu tasks %10.3f ms %5.1f%%\n", name, (unsigned long long)(tasks / (uint64_t)runs),
              ms / (double)runs, 100 * ms / total);
-  print_task_profile(ctx, runs, total);
+  if (!every_task) {
+    print_task_profile(ctx, runs, total);
+    return total;
+  }
+  printf("tasks (per run, in execution order):\n");
+  for (int t = 0; omrt_context_task_profile(ctx, t, &name, &kind, &ms) == OMRT_OK; t++)
+    printf("  %4d %-12s %10.3f ms %5.1f%%  %s\n", t, kind, ms / (double)runs, 100 * ms / total, name);
+  return total;
+}
+
+/* A JSON string (names come from the model). */
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+/* --profiler's DIR/profile.json: per kind and per task, ms per run. */
+static int write_profile_json(const options *o, const run_state *r, long runs, double total) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/profile.json", o->output);
+  FILE *f = fopen(path, "w");
+  if (!f) return fail("cannot create '%s': %s", path, strerror(errno));
+  const char *name, *kind;
+  uint64_t tasks;
+  double ms;
+  fprintf(f, "{\n  \"model\": ");
+  json_str(f, omrt_model_name(r->model));
+  fprintf(f, ",\n  \"soc\": ");
+  json_str(f, omrt_model_soc(r->model));
+  fprintf(f, ",\n  \"threads\": %d,\n  \"runs\": %ld,\n  \"ms_per_run\": %.6f,\n  \"kinds\": [",
+          omrt_context_threads(r->ctx), runs, total / (double)runs);
+  int first = 1;
+  for (int k = 0; omrt_context_profile(r->ctx, k, &name, &tasks, &ms) == OMRT_OK; k++) {
+    if (!tasks) continue;
+    fprintf(f, "%s\n    {\"kind\": ", first ? "" : ",");
+    json_str(f, name);
+    fprintf(f, ", \"tasks\": %llu, \"ms_per_run\": %.6f}", (unsigned long long)(tasks / (uint64_t)runs),
+            ms / (double)runs);
+    first = 0;
+  }
+  fprintf(f, "\n  ],\n  \"tasks\": [");
+  for (int t = 0; omrt_context_task_profile(r->ctx, t, &name, &kind, &ms) == OMRT_OK; t++) {
+    fprintf(f, "%s\n    {\"index\": %d, \"name\": ", t ? "," : "", t);
+    json_str(f, name);
+    fprintf(f, ", \"kind\": ");
+    json_str(f, kind);
+    fprintf(f, ", \"ms_per_run\": %.6f}", ms / (double)runs);
+  }
+  fprintf(f, "\n  ]\n}\n");
+  int ok = !ferror(f);
+  if (fclose(f) != 0 || !ok) return fail("cannot write '%s'", path);
+  printf("wrote %s\n", path);
+  return 0;
 }
 
 static int run(const options *o, run_state *r) {
@@ -283,64 +336,78 @@ static int run(const options *o, run_state *r) {
   r->nout = omrt_model_num_outputs(r->model);
   printf("model %s (soc %s): %d input(s), %d output(s)\n", omrt_model_name(r->model),
          omrt_model_soc(r->model), r->nin, r->nout);
+  if (o->debug)
+    printf("  workspace %zu bytes, weights %zu bytes, libomrt %s\n", omrt_model_workspace_bytes(r->model),
+           omrt_model_weights_bytes(r->model), omrt_version());
 
   r->in = calloc((size_t)r->nin + 1, sizeof *r->in);
   r->out = calloc((size_t)r->nout + 1, sizeof *r->out);
-  r->times = calloc((size_t)o->loop, sizeof *r->times);
-  if (!r->in || !r->out || !r->times) return fail("out of memory");
-
-  const char *files = o->input;
-  if (!files) printf("no --input: using zero-filled inputs\n");
+  if (!r->in || !r->out) return fail("out of memory");
+  if (o->input ? samples_list(o->input, r->nin, &r->samples) : 0) return 1;
+  if (!o->input) {
+    r->samples.count = 1;
+    printf("no --input: using zero-filled inputs\n");
+  }
+  long runs = o->loop * r->samples.count;
+  if (!(r->times = calloc((size_t)runs, sizeof *r->times))) return fail("out of memory");
   for (int i = 0; i < r->nin; i++) {
     omrt_tensor_desc d;
     omrt_model_input(r->model, i, &d);
-    print_desc("input", i, &d);
+    print_desc("input", i, &d, o->debug);
     if (!(r->in[i] = calloc(1, d.bytes ? d.bytes : 1))) return fail("out of memory for input %d", i);
-    if (!files) continue;
-    if (!*files) return fail("--input names fewer files than the model's %d input(s)", r->nin);
-    const char *comma = strchr(files, ',');
-    size_t n = comma ? (size_t)(comma - files) : strlen(files);
-    char path[4096];
-    snprintf(path, sizeof path, "%.*s", (int)n, files);
-    if (read_input(path, r->in[i], d.bytes, i)) return 1;
-    files = comma ? comma + 1 : files + n;
   }
-  if (files && *files) return fail("--input names more files than the model's %d input(s)", r->nin);
   for (int i = 0; i < r->nout; i++) {
     omrt_tensor_desc d;
     omrt_model_output(r->model, i, &d);
-    print_desc("output", i, &d);
+    print_desc("output", i, &d, o->debug);
     if (!(r->out[i] = calloc(1, d.bytes ? d.bytes : 1))) return fail("out of memory for output %d", i);
   }
-
-  if (omrt_context_new(r->model, &r->ctx) != OMRT_OK) return fail("%s", omrt_last_error());
-  printf("threads: %d\n", omrt_context_threads(r->ctx));
-  for (long k = 0; k < o->loop; k++) {
-    double t0 = now_ms();
-    if (omrt_execute(r->ctx, (const void *const *)r->in, r->out) != OMRT_OK)
-      return fail("run %ld: %s", k + 1, omrt_last_error());
-    r->times[k] = now_ms() - t0;
-  }
-
+  if (r->samples.from_dirs) printf("%d samples\n", r->samples.count);
   if (make_dirs(o->output)) return 1;
-  for (int i = 0; i < r->nout; i++) {
-    omrt_tensor_desc d;
-    omrt_model_output(r->model, i, &d);
-    if (write_output(o->output, i, r->out[i], d.bytes)) return 1;
+
+  omrt_context_options co = {.profile = o->profiler ? 2 : 0};
+  if (omrt_context_new_with(r->model, &co, &r->ctx) != OMRT_OK) return fail("%s", omrt_last_error());
+  printf("threads: %d\n", omrt_context_threads(r->ctx));
+  long done = 0;
+  for (int k = 0; k < r->samples.count; k++) {
+    char name[1024];
+    sample_name(&r->samples, k, name, sizeof name);
+    for (int i = 0; o->input && i < r->nin; i++) {
+      omrt_tensor_desc d;
+      omrt_model_input(r->model, i, &d);
+      const char *path = r->samples.paths[(size_t)k * (size_t)r->nin + (size_t)i];
+      if (o->debug) printf("sample %d input %d: %s\n", k, i, path);
+      if (read_input(path, r->in[i], d.bytes, i)) return 1;
+    }
+    for (long l = 0; l < o->loop; l++, done++) {
+      double t0 = now_ms();
+      if (omrt_execute(r->ctx, (const void *const *)r->in, r->out) != OMRT_OK)
+        return fail("run %ld: %s", done + 1, omrt_last_error());
+      r->times[done] = now_ms() - t0;
+    }
+    for (int i = 0; i < r->nout; i++) {
+      omrt_tensor_desc d;
+      omrt_model_output(r->model, i, &d);
+      if (write_output(o->output, name, i, &d, r->out[i], o->fmt)) return 1;
+    }
   }
-  qsort(r->times, (size_t)o->loop, sizeof *r->times, cmp_double);
-  double median =
-      o->loop % 2 ? r->times[o->loop / 2] : (r->times[o->loop / 2 - 1] + r->times[o->loop / 2]) / 2;
-  printf("latency: min %.3f ms, median %.3f ms over %ld runs\n", r->times[0], median, o->loop);
-  print_profile(r->ctx, o->loop);
-  return 0;
+  qsort(r->times, (size_t)runs, sizeof *r->times, cmp_double);
+  double median = runs % 2 ? r->times[runs / 2] : (r->times[runs / 2 - 1] + r->times[runs / 2]) / 2;
+  printf("latency: min %.3f ms, median %.3f ms over %ld runs\n", r->times[0], median, runs);
+  double total = print_profile(r->ctx, runs, o->profiler);
+  return o->profiler ? write_profile_json(o, r, runs, total) : 0;
 }
 
 int main(int argc, char **argv) {
+  signal(SIGXFSZ, SIG_IGN); /* past `ulimit -f` an output write fails (EFBIG) and leaves nothing */
   options o = {.loop = 1, .jit = 1};
   int rc = parse_args(argc, argv, &o);
-  if (rc == 2) {
-    fputs(usage, stdout);
+  if (rc == 2 || rc == 3) {
+    if (rc == 2)
+      fputs(usage, stdout);
+    else
+      printf("omrun %d.%d.%d (libomrt %s)\n", OMRT_VERSION_MAJOR, OMRT_VERSION_MINOR, OMRT_VERSION_PATCH,
+             omrt_version());
     return 0;
   }
   if (rc) return 1;
@@ -354,6 +421,7 @@ int main(int argc, char **argv) {
   free(r.in);
   free(r.out);
   free(r.times);
+  samples_free(&r.samples);
   omrt_model_free(r.model);
 #ifdef OMRT_HAVE_JIT
   lazy_jit_free(r.jit);

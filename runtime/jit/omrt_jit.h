@@ -1,6 +1,6 @@
 /* omrt_jit.h - libomrt_jit: compiles a model's vector programs to native
  * code at load with LLVM OrcJIT (LLJIT), for the host CPU. A separate
- * shared library (libomrt_jit.so.1), built only when LLVM 16 is found;
+ * shared library (libomrt_jit.so.<soversion>, the version of omrt.h), built only when LLVM 16 is found;
  * libomrt itself never links LLVM and takes the compiler through
  * omrt_load_options:
  *

@@ -7,6 +7,8 @@
  *   write   write(2): returns -1, EIO
  *   fsync   fsync(2): returns -1, EIO
  *   rename  rename(3): returns -1, EIO
+ *   link    linkat(2): returns -1, ENOENT (as without /proc): the write
+ *           falls back to a named temporary file
  * The libc functions are wrapped with ld --wrap=NAME: calls from atc's object
  * files go to __wrap_NAME here, calls inside libc and other shared libraries
  * (libyaml, protobuf-c's own unpacker uses our allocator) are not counted.
@@ -26,7 +28,7 @@
 
 #include "common/fault.h"
 
-static const char *const kind_names[FAULT_KINDS] = {"alloc", "write", "fsync", "rename"};
+static const char *const kind_names[FAULT_KINDS] = {"alloc", "write", "fsync", "rename", "link"};
 
 static _Atomic long counts[FAULT_KINDS];
 static int armed_kind = -1; /* parsed from ATC_FAULT once */
@@ -97,4 +99,10 @@ int __wrap_fsync(int fd) {
 int __wrap_rename(const char *from, const char *to) {
   if (fault_inject(FAULT_RENAME)) return errno = EIO, -1;
   return __real_rename(from, to);
+}
+
+int __real_linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags);
+int __wrap_linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags) {
+  if (fault_inject(FAULT_LINK)) return errno = ENOENT, -1;
+  return __real_linkat(olddirfd, oldpath, newdirfd, newpath, flags);
 }

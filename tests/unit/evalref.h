@@ -62,7 +62,7 @@ static inline float *er_run(er *e, int k) {
     int64_t n = ir_value_elements(y);
     r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
     for (int64_t i = 0; i < n; i++)
-      r[i] = (float)ir_elem_get(outs[k], y->dtype, i);
+      r[i] = (float)elem_get(outs[k], y->dtype, i);
   }
   arena_free(&a);
   return r;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "ir/eval.h"
 #include "omrt.h"
 #include "passes/pass.h"
@@ -188,7 +189,7 @@ static void run_case(const ecase *c, om_precision p) {
                   (long long)k, x, y);
         ok = 0;
       }
-      double r = ir_elem_get(want[i], v->dtype, k);
+      double r = elem_get(want[i], v->dtype, k);
       dot += x * r, n1 += (double)x * x, n2 += r * r;
     }
     double cosine = dot / (sqrt(n1) * sqrt(n2) + 1e-300);

@@ -172,7 +172,7 @@ static void bad(int mutate, const char *what, const char *want) {
   case 1: c.task.params[OM_GATHER_P_AXIS] = 3; break;
   case 2: c.task.params[OM_GATHER_NPARAMS + 2] = 1; break;
   case 3: kc_set(&c, OM_GATHER_T_INDICES, DT_FLOAT32, 1, id); break;
-  case 4: kc_set(&c, OM_GATHER_T_Y, DT_INT32, 3, yd); break;
+  case 4: kc_set(&c, OM_GATHER_T_Y, DT_INT16, 3, yd); break;
   case 5: kc_set(&c, OM_GATHER_T_Y, DT_FLOAT32, 3, ybad); break;
   case 6: c.task.params[OM_GATHER_P_MODE] = 1; break; /* GatherElements needs indices of x's rank */
   case 7: c.task.block_dim = 31; break;
@@ -194,7 +194,7 @@ static void test_checks(void) {
   bad(1, "axis", "axis");
   bad(2, "unused param", test_param_ref(OM_GATHER_NPARAMS + 2));
   bad(3, "float indices", "indices dtype");
-  bad(4, "f32 to i32", "dtype");
+  bad(4, "f32 to i16", "dtype");
   bad(5, "y dims", "y dims[2]");
   bad(6, "elements rank", "indices rank");
   bad(7, "block_dim", "block_dim");

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "common/fp16.h"
 #include "ir/eval.h"
 #include "ir/ir.h"
@@ -40,7 +41,7 @@ static int64_t count_of(int rank, const int64_t *dims) {
 }
 
 /* Element i of a tensor := v (small integers: exact in every dtype). */
-static void put(void *p, int dt, int64_t i, double v) { ir_elem_set(p, dt, i, v); }
+static void put(void *p, int dt, int64_t i, double v) { elem_put(p, dt, i, v); }
 
 /* "f32[3,4]" */
 static const char *ty(char *buf, int dt, int rank, const int64_t *dims) {
@@ -409,8 +410,8 @@ static void gathernd_case(int b, int irank, const int64_t *idims, int xdt, int y
   void *outs[1];
   ok = ok && eval(text, ins, outs, &ar);
   for (int64_t i = 0; ok && i < count_of(yrank, yd); i++) {
-    double want = i < inner && oob ? 0.0 : ir_elem_get(outs[0], xdt, i),
-           got = ir_elem_get(c.data[OM_GATHER_T_Y], ydt, i);
+    double want = i < inner && oob ? 0.0 : elem_get(outs[0], xdt, i),
+           got = elem_get(c.data[OM_GATHER_T_Y], ydt, i);
     ok = want == got;
     if (!ok) test_note("  y[%lld] = %g, want %g", (long long)i, got, want);
   }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "common/fp16.h"
 #include "ir/eval.h"
 #include "ir/ir.h"
@@ -45,7 +46,7 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
   double value = 7;
   if (mode == 0) { /* the constant as bytes of y's dtype */
     uint8_t b[8] = {0};
-    ir_elem_set(b, ydt, 0, value);
+    elem_put(b, ydt, 0, value);
     uint64_t bits = 0;
     for (int k = 0; k < 8; k++)
       bits |= (uint64_t)b[k] << (8 * k);
@@ -135,7 +136,7 @@ static void bad(int mutate, const char *what, const char *want) {
     c.task.params[OM_PAD_P_MODE] = 0, c.task.params[OM_PAD_P_VALUE_HI] = 1;
     break; /* 8 bytes of constant for f32 */
   case 4: kc_set(&c, OM_PAD_T_Y, DT_FLOAT32, 1, y1); break;
-  case 5: kc_set(&c, OM_PAD_T_Y, DT_INT32, 2, yd); break;
+  case 5: kc_set(&c, OM_PAD_T_Y, DT_INT16, 2, yd); break;
   case 6:
     c.task.params[OM_PAD_P_MODE] = 1;
     kc_set(&c, OM_PAD_T_X, DT_FLOAT32, 2, x1);
@@ -159,7 +160,7 @@ static void test_checks(void) {
   bad(2, "constant outside constant mode", test_param_ref(OM_PAD_P_VALUE_LO));
   bad(3, "constant too wide", test_param_ref(OM_PAD_P_VALUE_HI));
   bad(4, "rank", "rank");
-  bad(5, "f32 to i32", "dtype");
+  bad(5, "f32 to i16", "dtype");
   bad(6, "reflect of one element", "reflect");
   bad(7, "block_dim", "block_dim");
   bad(8, "layout", "layout");

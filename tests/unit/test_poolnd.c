@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "common/fp16.h"
 #include "ir/eval.h"
 #include "ir/ir.h"
@@ -98,7 +99,7 @@ static void one_case(const pcase *pc, int xdt, int ydt, uint32_t bd) {
     x[i] = xdt == DT_INT8    ? (double)((int)(i * 37 % 251) - 125)
            : xdt == DT_UINT8 ? (double)(i * 37 % 251)
                              : sin(0.7 * (double)i) * 2;
-    ir_elem_set(c.data[OM_POOL_ND_T_X], xdt, (int64_t)i, x[i]);
+    elem_put(c.data[OM_POOL_ND_T_X], xdt, (int64_t)i, x[i]);
   }
   char what[200];
   snprintf(what, sizeof what, "r=%d mode=%d incl=%d p=%d ceil=%d xdt=%d ydt=%d bd=%u", pc->r, pc->mode,
@@ -159,11 +160,11 @@ static void one_case(const pcase *pc, int xdt, int ydt, uint32_t bd) {
     for (int j = pc->r - 1; j >= 0; j--)
       o[j] = rest % yd[2 + j], rest /= yd[2 + j], plane *= yd[2 + j];
     double want = naive(pc, x, pc->x, o, (int64_t)i / plane);
-    double got = ir_elem_get(c.data[OM_POOL_ND_T_Y], ydt, (int64_t)i);
+    double got = elem_get(c.data[OM_POOL_ND_T_Y], ydt, (int64_t)i);
     double tol = ydt == DT_FLOAT16   ? 2e-3 * (1 + fabs(want))
                  : ydt == DT_FLOAT32 ? 2e-6 * (1 + fabs(want))
                                      : 0;
-    double ev = eok ? ir_elem_get(eo[0], xdt, (int64_t)i) : want;
+    double ev = eok ? elem_get(eo[0], xdt, (int64_t)i) : want;
     if (fabs(got - want) > tol || fabs(ev - want) > 2e-6 * (1 + fabs(want))) {
       bad = 1;
       test_note("  %s: y[%llu] = %.9g, evaluator %.9g, want %.9g", what, (unsigned long long)i, got, ev,

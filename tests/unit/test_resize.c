@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "common/fp16.h"
 #include "ir/eval.h"
 #include "ir/ir.h"
@@ -324,11 +325,11 @@ static void one_case(const ref_case *rc, const double *scales, const int64_t *si
     int eok = ir_eval_graph(g, ins, outs, &ar, &d) == ST_OK;
     CHECK(eok);
     for (int64_t i = 0; eok && i < count; i++)
-      if (fabs(ir_elem_get(outs[0], yv->dtype, i) - (xdt == DT_INT8 ? ref[i] : ref[i])) >
+      if (fabs(elem_get(outs[0], yv->dtype, i) - (xdt == DT_INT8 ? ref[i] : ref[i])) >
           1e-6 * (1 + fabs(ref[i]))) {
         CHECK(!"evaluator matches the reference");
-        test_note("  %s: eval y[%lld] = %.9g, want %.9g", what, (long long)i,
-                  ir_elem_get(outs[0], yv->dtype, i), ref[i]);
+        test_note("  %s: eval y[%lld] = %.9g, want %.9g", what, (long long)i, elem_get(outs[0], yv->dtype, i),
+                  ref[i]);
         break;
       }
   }

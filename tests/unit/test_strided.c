@@ -121,6 +121,36 @@ static void test_kernel(void) {
         run_view(&cases[k], dts[t][0], dts[t][1], bd);
 }
 
+/* Dtypes of one size copy bits (BitCast's flat copy, or any view of it):
+ * f32 -> i32 and f16 -> u16 words equal the source's, NaNs and -0 included. */
+static void test_bit_copies(void) {
+  static const int pairs[][2] = {{DT_FLOAT32, DT_INT32}, {DT_FLOAT16, DT_UINT16}, {DT_INT8, DT_UINT8}};
+  static const int64_t xd[1] = {24}, yd[1] = {12};
+  for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
+    kcase c;
+    kc_init(&c, 2);
+    kc_set(&c, OM_STRIDED_COPY_T_X, pairs[k][0], 1, xd);
+    kc_set(&c, OM_STRIDED_COPY_T_Y, pairs[k][1], 1, yd);
+    kc_view(&c, 1, 23, (const int64_t[]){12}, (const int64_t[]){-2}); /* every other, reversed */
+    size_t es = dtype_size(pairs[k][0]);
+    uint8_t *x = c.data[OM_STRIDED_COPY_T_X];
+    for (size_t i = 0; i < 24 * es; i++)
+      x[i] = (uint8_t)(i * 37 + 11); /* NaN and denormal patterns among them */
+    CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+    rt_args a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < 2; i++)
+      a.data[i] = c.data[i], a.desc[i] = &c.t[i];
+    for (uint32_t b = 0; b < c.task.block_dim; b++)
+      rt_kernels[OM_TASK_STRIDED_COPY].run(&c.task, &a, b, NULL);
+    int same = 1;
+    for (size_t i = 0; i < 12; i++)
+      same &= !memcmp((uint8_t *)c.data[OM_STRIDED_COPY_T_Y] + i * es, x + (23 - 2 * i) * es, es);
+    CHECK(same);
+    kc_free(&c);
+  }
+}
+
 /* A valid transpose that `mutate` breaks. */
 static void bad(int mutate, const char *what, const char *want) {
   static const int64_t xd[3] = {2, 3, 4}, vd[3] = {4, 2, 3}, vs[3] = {1, 12, 4}, yd[3] = {4, 2, 3};
@@ -137,7 +167,7 @@ static void bad(int mutate, const char *what, const char *want) {
   case 4: c.task.params[OM_STRIDED_COPY_P_DIMS] = 5; break;        /* more elements than y */
   case 5: c.task.params[OM_STRIDED_COPY_P_DIMS + 2] = -3; break;   /* negative dim */
   case 6: c.task.params[OM_STRIDED_COPY_NPARAMS + 2] = 1; break;   /* unused param */
-  case 7: kc_set(&c, OM_STRIDED_COPY_T_Y, DT_INT32, 3, yd); break; /* f32 -> i32 */
+  case 7: kc_set(&c, OM_STRIDED_COPY_T_Y, DT_INT16, 3, yd); break; /* f32 -> i16 */
   case 8: c.t[OM_STRIDED_COPY_T_Y].layout = LAYOUT_NC1HWC0; break;
   case 9: c.task.block_dim = 25; break;
   case 10: c.t[OM_STRIDED_COPY_T_X].bytes = 8; break;
@@ -160,7 +190,7 @@ static void test_checks(void) {
   bad(4, "element count", "elements");
   bad(5, "negative dim", "negative");
   bad(6, "unused param", test_param_ref(OM_STRIDED_COPY_NPARAMS + 2));
-  bad(7, "f32 to i32", "dtype");
+  bad(7, "f32 to i16", "dtype");
   bad(8, "NC1HWC0 y", "layout");
   bad(9, "block_dim", "block_dim");
   bad(10, "bytes", "bytes");
@@ -216,6 +246,21 @@ static void test_views(void) {
                  "{ends=[9223372036854775807], starts=[1]}\noutput %y\n",
                  y, 4) == 0;
   CHECK(ok && y[0] == 2 && y[3] == 5);
+  /* The extremes of int64 as starts, ends and steps (ONNX clamps them; nothing may overflow):
+   * reversed from the end by INT64_MIN steps is one element, the last; INT64_MAX steps from
+   * INT64_MIN (clamped to 0) one element, the first; a reversal of everything with ends INT64_MIN */
+  ok = run_graph("graph g opset 13\ninput %x : f32[5]\n%y : f32[1] = Slice(%x) {ends=[-9223372036854775808], "
+                 "starts=[9223372036854775807], steps=[-9223372036854775808]}\noutput %y\n",
+                 y, 1) == 0;
+  CHECK(ok && y[0] == 4);
+  ok = run_graph("graph g opset 13\ninput %x : f32[5]\n%y : f32[1] = Slice(%x) {ends=[9223372036854775807], "
+                 "starts=[-9223372036854775808], steps=[9223372036854775807]}\noutput %y\n",
+                 y, 1) == 0;
+  CHECK(ok && y[0] == 0);
+  ok = run_graph("graph g opset 13\ninput %x : f32[5]\n%y : f32[5] = Slice(%x) {ends=[-9223372036854775808], "
+                 "starts=[-1], steps=[-1]}\noutput %y\n",
+                 y, 5) == 0;
+  CHECK(ok && y[0] == 4 && y[4] == 0);
   /* Expand [3,1] to [2,1,4]: y[a,b,c] = x[b] */
   ok = run_graph(
            "graph g opset 13\ninput %x : f32[3,1]\n%y : f32[2,3,4] = Expand(%x) {shape=[2,1,4]}\noutput %y\n",
@@ -275,6 +320,7 @@ static void test_views(void) {
 }
 
 int main(void) {
+  test_bit_copies();
   test_kernel();
   test_checks();
   test_views();

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "ir/eval.h"
 #include "omrt.h"
 #include "passes/pass.h"
@@ -211,7 +212,7 @@ static int compare(const vcase *c, om_precision p, const ir_value *v, const void
   int64_t n = ir_value_elements(v);
   if (!is_float(v->dtype)) {
     for (int64_t k = 0; k < n; k++) {
-      double r = ir_elem_get(want, v->dtype, k), g = ir_elem_get(got, v->dtype, k);
+      double r = elem_get(want, v->dtype, k), g = elem_get(got, v->dtype, k);
       if (r != g) {
         test_note("%s (precision %d) output '%s'[%lld]: got %.17g, want %.17g", c->name, (int)p, v->name,
                   (long long)k, g, r);
@@ -223,7 +224,7 @@ static int compare(const vcase *c, om_precision p, const ir_value *v, const void
   double dot = 0, n1 = 0, n2 = 0, worst = 0;
   int64_t bad = -1;
   for (int64_t k = 0; k < n; k++) {
-    double r = ir_elem_get(want, v->dtype, k), g = ir_elem_get(got, v->dtype, k);
+    double r = elem_get(want, v->dtype, k), g = elem_get(got, v->dtype, k);
     if (isnan(r) != isnan(g) || (isinf(r) && r != g)) {
       test_note("%s (precision %d) output '%s'[%lld]: got %g, want %g", c->name, (int)p, v->name,
                 (long long)k, g, r);
@@ -237,7 +238,7 @@ static int compare(const vcase *c, om_precision p, const ir_value *v, const void
   }
   if (bad >= 0) {
     test_note("%s (precision %d) output '%s'[%lld]: got %.9g, want %.9g", c->name, (int)p, v->name,
-              (long long)bad, ir_elem_get(got, v->dtype, bad), ir_elem_get(want, v->dtype, bad));
+              (long long)bad, elem_get(got, v->dtype, bad), elem_get(want, v->dtype, bad));
     return 0;
   }
   double cosine = n1 == 0 && n2 == 0 ? 1 : dot / (sqrt(n1) * sqrt(n2) + 1e-300);
@@ -269,7 +270,7 @@ static void run_case(const vcase *c, om_precision p) {
     for (int64_t k = 0; k < n; k++) {
       double u = uniform();
       double x = is_float(v->dtype) ? c->lo + u * (c->hi - c->lo) : floor(c->lo + u * (c->hi - c->lo + 1));
-      ir_elem_set(buf, v->dtype, k, x);
+      elem_put(buf, v->dtype, k, x);
     }
     inputs[i] = buf;
   }

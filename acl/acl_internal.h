@@ -1,0 +1,123 @@
+/* acl_internal.h - libascendcl's internals, shared by the sources in acl/. Built only on
+ * libomrt's public API (include/omrt.h); never includes runtime/.
+ *
+ * State: one process-wide registry (acl_rt.c) of the contexts, their
+ * streams, the loaded models and the memory handed out by aclrtMalloc /
+ * aclrtMallocHost, under one mutex (acl_enter / acl_leave). Handles the
+ * application holds are checked against it, so a destroyed or foreign
+ * handle is an AscendCL error, not a crash. Serial numbers (never reused)
+ * identify contexts across destroy and re-create.
+ *
+ * Lifetimes: a model in use by a call or queued on a stream counts a user
+ * (acl_model.users); unloading takes it out of the registry, then waits for
+ * the users to leave before freeing it. A stream's queued work runs on the
+ * stream's own thread (acl_stream.c) and never takes the registry lock
+ * while it runs libomrt.
+ */
+#ifndef ACL_ACL_INTERNAL_H
+#define ACL_ACL_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+#include "omrt.h"
+
+/* --- errors (acl_err.c) */
+
+/* Records "<message>" for aclGetRecentErrMsg on this thread and returns code. */
+aclError acl_fail(aclError code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The aclError for a failed libomrt call (its message is omrt_last_error()). */
+aclError acl_from_omrt(omrt_status s);
+
+/* --- the registry (acl_rt.c) */
+
+typedef struct acl_stream acl_stream;
+
+typedef struct acl_context {
+  struct acl_context *next;
+  uint64_t serial;
+  int is_default;             /* the device's, from aclrtSetDevice */
+  acl_stream *default_stream; /* created at first use of a NULL stream */
+} acl_context;
+
+typedef struct acl_model {
+  struct acl_model *next;
+  uint32_t id;
+  uint64_t ctx_serial; /* the context it was loaded in */
+  omrt_model *m;
+  omrt_context *ctx;
+  void *package;       /* our copy of aclmdlLoadFromMem*'s data (NULL for a file) */
+  int users;           /* calls and queued runs using it (acl_model_use / acl_model_release) */
+  pthread_mutex_t run; /* one omrt_execute at a time */
+  int nin, nout;
+} acl_model;
+
+/* Locks the registry if aclInit has run (else ACL_ERROR_UNINITIALIZE,
+ * naming `call`, unlocked). */
+aclError acl_enter(const char *call);
+void acl_leave(void);
+aclError acl_leave_with(aclError e); /* acl_leave(), then returns e */
+
+/* Under the lock: */
+acl_context *acl_current(void);         /* the calling thread's context, NULL if none or destroyed */
+void acl_add_model(acl_model *m);       /* gives it the next model id */
+acl_model *acl_find_model(uint32_t id); /* NULL when no such model is loaded */
+void acl_remove_model(acl_model *m);    /* out of the registry, then waits until unused */
+void acl_model_use(acl_model *m);       /* users++ (with or without the lock) */
+void acl_model_release(acl_model *m);   /* users--, waking acl_remove_model (with or without it) */
+/* The device allocation holding [p, p + n): 1; memory no allocation holds: 0;
+ * -1 when p is device memory but p + n runs past its allocation's end (*base
+ * and *size then describe it). */
+int acl_device_range(const void *p, size_t n, const void **base, size_t *size);
+/* The stream `s` names (NULL: the current context's default, created now),
+ * checked to be a live stream of the current context. */
+aclError acl_resolve_stream(const char *call, aclrtStream s, acl_stream **out);
+
+/* --- models (acl_mdl.c) */
+
+void acl_model_free(acl_model *m); /* unused and out of the registry */
+
+/* --- streams (acl_stream.c) */
+
+typedef enum acl_op_kind { ACL_OP_COPY, ACL_OP_RUN } acl_op_kind;
+
+typedef struct acl_op {
+  struct acl_op *next;
+  acl_op_kind kind;
+  void *dst; /* COPY */
+  const void *src;
+  size_t count;
+  acl_model *model; /* RUN: holds a user until the run is done */
+  const void **in;  /* RUN: [model->nin] addresses, then out [model->nout], one allocation */
+  void **out;
+} acl_op;
+
+acl_stream *acl_stream_new(acl_context *ctx); /* NULL when out of memory or threads */
+void acl_stream_free(acl_stream *s);          /* runs what is queued, then joins the thread */
+acl_context *acl_stream_context(const acl_stream *s);
+/* Queues op (taking it); the stream runs it in order. */
+void acl_stream_push(acl_stream *s, acl_op *op);
+/* Waits until everything queued has run; the first failure since the last
+ * wait (code, message copied to msg) or ACL_SUCCESS. Without the lock. */
+aclError acl_stream_wait(acl_stream *s, char *msg, size_t n);
+/* Runs one RUN: omrt_execute under the model's run mutex; on failure the
+ * message goes to msg. Used by aclmdlExecute too. */
+aclError acl_run_model(acl_model *m, const void *const *in, void *const *out, char *msg, size_t n);
+
+/* --- data (acl_data.c) */
+
+struct aclDataBuffer {
+  void *data;
+  size_t size; /* bytes */
+};
+
+struct aclmdlDataset {
+  size_t n, cap;
+  aclDataBuffer **bufs; /* [cap]; not owned */
+};
+
+aclDataType acl_data_type(int omrt_dtype);
+
+#endif

@@ -1,0 +1,279 @@
+/* acl_mdl.c - AscendCL models over libomrt (acl_mdl.h): query, load,
+ * unload, execute, execute on a stream.
+ *
+ * A loaded model is an omrt_model and one omrt_context (its worker threads
+ * are the AI cores). With the caller's memory (the *WithMem loads) the
+ * weights go to weightPtr (omrt_load_options.weights) and the context runs
+ * in workPtr (omrt_context_options.workspace): libomrt allocates neither.
+ * Both must be device memory (aclrtMalloc) holding the sizes aclmdlQuerySize
+ * reports. Data given to aclmdlLoadFromMem* is copied (64-byte aligned, as
+ * libomrt reads packages in place), so the caller may free it.
+ *
+ * Runs check the datasets against the model (count, each buffer device
+ * memory of at least the tensor's bytes) before anything runs; the model
+ * itself takes one run at a time (acl_model.run).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl_internal.h"
+
+enum { ALIGN = 64 };
+
+/* libomrt's load of the file `path`, or of `size` bytes at data; weights: the
+ * caller's weight memory or NULL. */
+static aclError omrt_load(const char *call, const char *path, const void *data, size_t size, void *weights,
+                          size_t weights_bytes, omrt_model **out) {
+  omrt_load_options lo = {.weights = weights, .weights_bytes = weights_bytes};
+  omrt_status s = path ? omrt_model_load_file(path, &lo, out) : omrt_model_load_memory(data, size, &lo, out);
+  if (s == OMRT_OK) return ACL_SUCCESS;
+  if (s == OMRT_ERR_ARG && weights) /* (libomrt's message says what about them) */
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: weightPtr %p, weightSize %zu: %s", call, weights,
+                    weights_bytes, omrt_last_error());
+  return acl_fail(acl_from_omrt(s), "%s: %s%s", call, path ? "" : "model data: ", omrt_last_error());
+}
+
+/* An aligned copy of `size` bytes of model data; NULL (message recorded) on failure. */
+static void *copy_package(const char *call, const void *model, size_t size) {
+  void *p = size <= SIZE_MAX - ALIGN ? aligned_alloc(ALIGN, (size + ALIGN - 1) / ALIGN * ALIGN) : NULL;
+  if (!p) {
+    acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory for a copy of the %zu-byte model", call, size);
+    return NULL;
+  }
+  return memcpy(p, model, size);
+}
+
+static aclError query(const char *call, const char *path, const void *model, size_t size, size_t *workSize,
+                      size_t *weightSize) {
+  if (!workSize || !weightSize)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, !workSize ? "workSize" : "weightSize");
+  void *copy = NULL;
+  if (!path && !(copy = copy_package(call, model, size))) return ACL_ERROR_BAD_ALLOC;
+  omrt_model *m;
+  aclError e = omrt_load(call, path, copy, size, NULL, 0, &m);
+  if (!e) {
+    *workSize = omrt_model_workspace_bytes(m);
+    *weightSize = omrt_model_weights_bytes(m);
+    omrt_model_free(m);
+  }
+  free(copy);
+  return e;
+}
+
+aclError aclmdlQuerySize(const char *fileName, size_t *workSize, size_t *weightSize) {
+  aclError e = acl_enter("aclmdlQuerySize");
+  if (e) return e;
+  acl_leave();
+  if (!fileName) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlQuerySize: fileName is NULL");
+  return query("aclmdlQuerySize", fileName, NULL, 0, workSize, weightSize);
+}
+
+aclError aclmdlQuerySizeFromMem(const void *model, size_t modelSize, size_t *workSize, size_t *weightSize) {
+  aclError e = acl_enter("aclmdlQuerySizeFromMem");
+  if (e) return e;
+  acl_leave();
+  if (!model || modelSize == 0)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlQuerySizeFromMem: %s",
+                    !model ? "model is NULL" : "modelSize is 0");
+  return query("aclmdlQuerySizeFromMem", NULL, model, modelSize, workSize, weightSize);
+}
+
+void acl_model_free(acl_model *m) {
+  if (!m) return;
+  omrt_context_free(m->ctx);
+  omrt_model_free(m->m);
+  free(m->package);
+  pthread_mutex_destroy(&m->run);
+  free(m);
+}
+
+/* Checks that `size` bytes at p (a *WithMem argument; NULL: the runtime
+ * manages that part) are device memory, before anything is written there. */
+static aclError check_user_memory(const char *call, const char *what, const void *p, size_t size) {
+  const void *base;
+  size_t bytes;
+  if (p && acl_device_range(p, size, &base, &bytes) != 1)
+    return acl_fail(ACL_ERROR_INVALID_PARAM,
+                    "%s: %s %p (%zu bytes) is not device memory from one aclrtMalloc", call, what, p, size);
+  return ACL_SUCCESS;
+}
+
+/* Every load: path or (model, size); work and weights may be NULL. */
+static aclError load(const char *call, const char *path, const void *model, size_t size, uint32_t *modelId,
+                     void *workPtr, size_t workSize, void *weightPtr, size_t weightSize) {
+  aclError e = acl_enter(call);
+  if (e) return e;
+  if (!modelId) return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: modelId is NULL", call));
+  *modelId = 0;
+  if (path ? !*path : !model || size == 0)
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s", call,
+                                   path     ? "modelPath is empty"
+                                   : !model ? "model is NULL"
+                                            : "modelSize is 0"));
+  acl_context *c = acl_current();
+  if (!c) return acl_leave_with(acl_fail(ACL_ERROR_RT_CONTEXT_NULL, "%s: no current context", call));
+  if ((e = check_user_memory(call, "weightPtr", weightPtr, weightSize)) ||
+      (e = check_user_memory(call, "workPtr", workPtr, workSize)))
+    return acl_leave_with(e);
+  acl_model *am = calloc(1, sizeof *am);
+  if (!am) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
+  pthread_mutex_init(&am->run, NULL);
+  am->ctx_serial = c->serial;
+  if (!path && !(am->package = copy_package(call, model, size))) e = ACL_ERROR_BAD_ALLOC;
+  /* libomrt copies the weights to weightPtr only once it knows they fit. */
+  if (!e) e = omrt_load(call, path, am->package, size, weightPtr, weightSize, &am->m);
+  size_t need = e ? 0 : omrt_model_workspace_bytes(am->m);
+  if (!e && workPtr && workSize < need)
+    e = acl_fail(ACL_ERROR_INVALID_PARAM,
+                 "%s: workSize %zu is less than the model's %zu work bytes (aclmdlQuerySize)", call, workSize,
+                 need);
+  if (!e) {
+    omrt_context_options co = {.workspace = workPtr, .workspace_bytes = workSize};
+    omrt_status s = omrt_context_new_with(am->m, &co, &am->ctx);
+    if (s) e = acl_fail(acl_from_omrt(s), "%s: %s", call, omrt_last_error());
+  }
+  if (!e) {
+    am->nin = omrt_model_num_inputs(am->m);
+    am->nout = omrt_model_num_outputs(am->m);
+  }
+  if (e) {
+    acl_model_free(am);
+    return acl_leave_with(e);
+  }
+  acl_add_model(am);
+  *modelId = am->id;
+  return acl_leave_with(ACL_SUCCESS);
+}
+
+aclError aclmdlLoadFromFile(const char *modelPath, uint32_t *modelId) {
+  if (!modelPath) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlLoadFromFile: modelPath is NULL");
+  return load("aclmdlLoadFromFile", modelPath, NULL, 0, modelId, NULL, 0, NULL, 0);
+}
+
+aclError aclmdlLoadFromMem(const void *model, size_t modelSize, uint32_t *modelId) {
+  return load("aclmdlLoadFromMem", NULL, model, modelSize, modelId, NULL, 0, NULL, 0);
+}
+
+aclError aclmdlLoadFromFileWithMem(const char *modelPath, uint32_t *modelId, void *workPtr, size_t workSize,
+                                   void *weightPtr, size_t weightSize) {
+  if (!modelPath) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlLoadFromFileWithMem: modelPath is NULL");
+  return load("aclmdlLoadFromFileWithMem", modelPath, NULL, 0, modelId, workPtr, workSize, weightPtr,
+              weightSize);
+}
+
+aclError aclmdlLoadFromMemWithMem(const void *model, size_t modelSize, uint32_t *modelId, void *workPtr,
+                                  size_t workSize, void *weightPtr, size_t weightSize) {
+  return load("aclmdlLoadFromMemWithMem", NULL, model, modelSize, modelId, workPtr, workSize, weightPtr,
+              weightSize);
+}
+
+/* The loaded model `id`, of the current context (under the lock). */
+static aclError find(const char *call, uint32_t id, acl_model **out) {
+  acl_model *m = acl_find_model(id);
+  if (!m) return acl_fail(ACL_ERROR_INVALID_MODEL_ID, "%s: modelId %u: no such model is loaded", call, id);
+  acl_context *c = acl_current();
+  if (!c) return acl_fail(ACL_ERROR_RT_CONTEXT_NULL, "%s: no current context", call);
+  if (c->serial != m->ctx_serial)
+    return acl_fail(ACL_ERROR_RT_MODEL_CONTEXT,
+                    "%s: modelId %u was loaded in another context than the current one", call, id);
+  *out = m;
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlUnload(uint32_t modelId) {
+  aclError e = acl_enter("aclmdlUnload");
+  if (e) return e;
+  acl_model *m = NULL;
+  if ((e = find("aclmdlUnload", modelId, &m))) return acl_leave_with(e);
+  acl_remove_model(m); /* waits for runs in flight and queued on streams */
+  acl_model_free(m);
+  return acl_leave_with(ACL_SUCCESS);
+}
+
+/* Checks a dataset against the model's inputs (is_input) or outputs and
+ * puts the buffers' addresses in addrs (under the lock). */
+static aclError check_dataset(const char *call, const acl_model *m, const aclmdlDataset *d, int is_input,
+                              void **addrs) {
+  const char *what = is_input ? "input" : "output";
+  int n = is_input ? m->nin : m->nout;
+  aclError mismatch = is_input ? ACL_ERROR_MODEL_INPUT_NOT_MATCH : ACL_ERROR_MODEL_OUTPUT_NOT_MATCH;
+  if (!d) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s dataset is NULL", call, what);
+  if (d->n != (size_t)n)
+    return acl_fail(mismatch, "%s: the %s dataset has %zu buffers, model %u has %d %ss", call, what, d->n,
+                    m->id, n, what);
+  for (int i = 0; i < n; i++) {
+    omrt_tensor_desc t;
+    if (is_input)
+      omrt_model_input(m->m, i, &t);
+    else
+      omrt_model_output(m->m, i, &t);
+    const aclDataBuffer *b = d->bufs[i];
+    if (!b || !b->data)
+      return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s %d ('%s'): the data buffer %s", call, what, i, t.name,
+                      !b ? "is NULL" : "has no memory");
+    if (b->size < t.bytes)
+      return acl_fail(mismatch, "%s: %s %d ('%s'): buffer of %zu bytes, the tensor has %zu", call, what, i,
+                      t.name, b->size, t.bytes);
+    const void *base;
+    size_t bytes;
+    if (acl_device_range(b->data, t.bytes, &base, &bytes) != 1)
+      return acl_fail(
+          ACL_ERROR_INVALID_PARAM,
+          "%s: %s %d ('%s'): %p is not device memory holding %zu bytes (aclrtMalloc, then aclrtMemcpy "
+          "from the host)",
+          call, what, i, t.name, b->data, t.bytes);
+    addrs[i] = b->data;
+  }
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output) {
+  const char *call = "aclmdlExecute";
+  aclError e = acl_enter(call);
+  if (e) return e;
+  acl_model *m = NULL;
+  if ((e = find(call, modelId, &m))) return acl_leave_with(e);
+  /* The addresses are checked into a stack array, then copied under the run lock. */
+  enum { MAX_STACK = 64 };
+  void *addrs[MAX_STACK],
+      **a = m->nin + m->nout <= MAX_STACK ? addrs : malloc((size_t)(m->nin + m->nout) * sizeof *a);
+  if (!a) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
+  if ((e = check_dataset(call, m, input, 1, a)) || (e = check_dataset(call, m, output, 0, a + m->nin))) {
+    if (a != addrs) free(a);
+    return acl_leave_with(e);
+  }
+  acl_model_use(m);
+  acl_leave();
+  char msg[1024];
+  e = acl_run_model(m, (const void *const *)a, a + m->nin, msg, sizeof msg);
+  acl_model_release(m);
+  if (a != addrs) free(a);
+  return e ? acl_fail(e, "%s: %s", call, msg) : ACL_SUCCESS;
+}
+
+aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
+                            aclrtStream stream) {
+  const char *call = "aclmdlExecuteAsync";
+  aclError e = acl_enter(call);
+  if (e) return e;
+  acl_model *m = NULL;
+  acl_stream *s = NULL;
+  if ((e = find(call, modelId, &m)) || (e = acl_resolve_stream(call, stream, &s))) return acl_leave_with(e);
+  acl_op *op = calloc(1, sizeof *op);
+  void **a = calloc((size_t)(m->nin + m->nout) + 1, sizeof *a);
+  if (!op || !a) {
+    free(op);
+    free(a);
+    return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
+  }
+  if ((e = check_dataset(call, m, input, 1, a)) || (e = check_dataset(call, m, output, 0, a + m->nin))) {
+    free(op);
+    free(a);
+    return acl_leave_with(e);
+  }
+  *op = (acl_op){.kind = ACL_OP_RUN, .model = m, .in = (const void **)a, .out = a + m->nin};
+  acl_model_use(m);
+  acl_stream_push(s, op);
+  return acl_leave_with(ACL_SUCCESS);
+}

@@ -1,0 +1,130 @@
+/* acl_stream.c - AscendCL streams: an in-order queue of work run by a host
+ * thread of its own, as a stream of the chip is run by the device while the
+ * host goes on.
+ *
+ * aclrtMemcpyAsync and aclmdlExecuteAsync push an acl_op; the thread pops
+ * and runs them one at a time, keeping the first failure (code and message)
+ * for the next acl_stream_wait, which returns when the queue is empty and
+ * nothing runs. A RUN op holds a user of its model (acl_model.users) until
+ * it has run, so unloading waits for it. The thread never takes the
+ * registry lock: it may be waited for by a caller that holds it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl_internal.h"
+
+struct acl_stream {
+  acl_context *ctx;
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t wake; /* work queued, or stop */
+  pthread_cond_t idle; /* queue empty and nothing running */
+  acl_op *head, *tail;
+  int running; /* an op popped and not finished */
+  int stop;
+  aclError error; /* the first failure since the last wait */
+  char msg[1024];
+};
+
+aclError acl_run_model(acl_model *m, const void *const *in, void *const *out, char *msg, size_t n) {
+  pthread_mutex_lock(&m->run);
+  omrt_status s = omrt_execute(m->ctx, in, out);
+  if (s != OMRT_OK) snprintf(msg, n, "model %u: %s", m->id, omrt_last_error());
+  pthread_mutex_unlock(&m->run);
+  return acl_from_omrt(s);
+}
+
+static aclError run_op(acl_op *op, char *msg, size_t n) {
+  if (op->kind == ACL_OP_COPY) {
+    memmove(op->dst, op->src, op->count);
+    return ACL_SUCCESS;
+  }
+  aclError e = acl_run_model(op->model, op->in, op->out, msg, n);
+  acl_model_release(op->model);
+  return e;
+}
+
+static void *stream_main(void *arg) {
+  acl_stream *s = arg;
+  char msg[1024];
+  pthread_mutex_lock(&s->mu);
+  for (;;) {
+    while (!s->head && !s->stop)
+      pthread_cond_wait(&s->wake, &s->mu);
+    if (!s->head) break; /* stop, and nothing left */
+    acl_op *op = s->head;
+    s->head = op->next;
+    if (!s->head) s->tail = NULL;
+    s->running = 1;
+    pthread_mutex_unlock(&s->mu);
+    aclError e = run_op(op, msg, sizeof msg);
+    free(op->in);
+    free(op);
+    pthread_mutex_lock(&s->mu);
+    if (e && !s->error) {
+      s->error = e;
+      snprintf(s->msg, sizeof s->msg, "%s", msg);
+    }
+    s->running = 0;
+    if (!s->head) pthread_cond_broadcast(&s->idle);
+  }
+  pthread_mutex_unlock(&s->mu);
+  return NULL;
+}
+
+acl_stream *acl_stream_new(acl_context *ctx) {
+  acl_stream *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->ctx = ctx;
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->wake, NULL);
+  pthread_cond_init(&s->idle, NULL);
+  if (pthread_create(&s->thread, NULL, stream_main, s) != 0) {
+    pthread_cond_destroy(&s->idle);
+    pthread_cond_destroy(&s->wake);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+void acl_stream_free(acl_stream *s) {
+  if (!s) return;
+  pthread_mutex_lock(&s->mu);
+  s->stop = 1;
+  pthread_cond_signal(&s->wake);
+  pthread_mutex_unlock(&s->mu);
+  pthread_join(s->thread, NULL);
+  pthread_cond_destroy(&s->idle);
+  pthread_cond_destroy(&s->wake);
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+}
+
+acl_context *acl_stream_context(const acl_stream *s) { return s->ctx; }
+
+void acl_stream_push(acl_stream *s, acl_op *op) {
+  op->next = NULL;
+  pthread_mutex_lock(&s->mu);
+  if (s->tail)
+    s->tail->next = op;
+  else
+    s->head = op;
+  s->tail = op;
+  pthread_cond_signal(&s->wake);
+  pthread_mutex_unlock(&s->mu);
+}
+
+aclError acl_stream_wait(acl_stream *s, char *msg, size_t n) {
+  pthread_mutex_lock(&s->mu);
+  while (s->head || s->running)
+    pthread_cond_wait(&s->idle, &s->mu);
+  aclError e = s->error;
+  if (e) snprintf(msg, n, "%s", s->msg);
+  s->error = ACL_SUCCESS;
+  pthread_mutex_unlock(&s->mu);
+  return e;
+}

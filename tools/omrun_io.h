@@ -1,0 +1,43 @@
+/* omrun_io.h - omrun's files: the samples --input names and the outputs
+ * --outfmt asks for (tools/omrun_io.c). Messages go to stderr as
+ * "omrun: ..."; every function returns 0 on success, 1 after printing. */
+#ifndef TOOLS_OMRUN_IO_H
+#define TOOLS_OMRUN_IO_H
+
+#include <stddef.h>
+
+#include "omrt.h"
+
+/* The samples of --input: `list` is comma-separated paths, one per model
+ * input, either all files (one sample) or all directories (msame's way:
+ * each directory's regular files sorted by name, sample k taking the k-th
+ * file of every directory; the counts must agree). */
+typedef struct samples {
+  int count;     /* samples */
+  int ninputs;   /* paths per sample */
+  int from_dirs; /* 1: the paths were directories */
+  char **paths;  /* [count * ninputs], sample-major; malloc'd */
+} samples;
+
+int samples_list(const char *list, int ninputs, samples *out);
+void samples_free(samples *s);
+/* The name outputs of sample k are written under: "" for a single sample
+ * of files, else the first input file's name without its extension. */
+const char *sample_name(const samples *s, int k, char *buf, size_t n);
+
+/* Reads `path` into buf, which must be exactly `bytes` long (input `index`). */
+int read_input(const char *path, void *buf, size_t bytes, int index);
+
+typedef enum outfmt { OUTFMT_BIN, OUTFMT_TXT, OUTFMT_NPY } outfmt;
+int outfmt_parse(const char *s, outfmt *out); /* BIN, TXT, NPY (any case) */
+
+/* mkdir -p. */
+int make_dirs(const char *dir);
+/* Writes output `index` (described by d, data at data) as
+ * DIR/[NAME_]output_<index>.{bin,txt,npy}: raw little-endian bytes, text
+ * (one line per innermost row, values space-separated), or a NumPy .npy
+ * file (format 1.0) of the tensor's dtype and shape. */
+int write_output(const char *dir, const char *name, int index, const omrt_tensor_desc *d, const void *data,
+                 outfmt fmt);
+
+#endif
