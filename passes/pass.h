@@ -52,8 +52,11 @@ enum {
   FUSION_VECTOR_PROGRAM = 1u << 2,   /* vectorize: programs of different ops merge */
   FUSION_CONV_EPILOGUE = 1u << 3,    /* epilogue: a Conv's reader program runs in its tiles */
   FUSION_CONV_INPUT_SCALE = 1u << 4, /* fuse: a per-channel Mul before a 1x1 Conv scales its staged input */
-  FUSION_LAYERNORM = 1u << 5,        /* norm: decomposed LayerNorm / RMSNorm chains -> one LayerNorm */
-  FUSION_ATTENTION = 1u << 6,        /* attention: MatMul, scale, masks, Softmax, MatMul -> one task */
+  FUSION_MATMUL_ADD_ACT = 1u << 5,   /* fuse: bias Add, residual Add, Relu/Clip into the MatMul */
+  FUSION_MATMUL_EPILOGUE = 1u << 6,  /* epilogue: a MatMul's reader program runs in its tiles */
+  FUSION_MATMUL_TRANSPOSE = 1u << 7, /* fuse: a Transpose before a MatMul becomes its operand's view */
+  FUSION_LAYERNORM = 1u << 8,        /* norm: decomposed LayerNorm / RMSNorm chains -> one LayerNorm */
+  FUSION_ATTENTION = 1u << 9,        /* attention: MatMul, scale, masks, Softmax, MatMul -> one task */
 };
 typedef struct fusion_rule {
   const char *name; /* as written in the switch file */
@@ -64,7 +67,8 @@ extern const fusion_rule fusion_rules[];
 extern const int fusion_rule_count;
 #define FUSION_ALL                                                                                           \
   (FUSION_CONV_BN | FUSION_CONV_ADD_RELU | FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE |                    \
-   FUSION_CONV_INPUT_SCALE | FUSION_LAYERNORM | FUSION_ATTENTION)
+   FUSION_CONV_INPUT_SCALE | FUSION_MATMUL_ADD_ACT | FUSION_MATMUL_EPILOGUE | FUSION_MATMUL_TRANSPOSE |      \
+   FUSION_LAYERNORM | FUSION_ATTENTION)
 
 typedef status (*pass_fn)(ir_graph *g, pass_ctx *ctx, diag *d);
 
@@ -83,6 +87,7 @@ status pass_dce(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_norm(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_attention(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_lower_gemm(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_qfold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_bn_fold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d);
