@@ -235,6 +235,8 @@ typedef enum om_task_kind {
   OM_TASK_CUMSUM = 18,
   OM_TASK_ONEHOT = 19,
   OM_TASK_WPACK = 20,
+  OM_TASK_LAYERNORM = 21,
+  OM_TASK_ATTENTION = 22,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -452,7 +454,8 @@ enum { OM_COPY_SLICE_T_X = 0, OM_COPY_SLICE_T_Y = 1, OM_COPY_SLICE_NTENSORS = 2 
 enum { OM_COPY_SLICE_WRITES = OM_SLOT(OM_COPY_SLICE_T_Y) };
 enum { OM_COPY_SLICE_P_AXIS = 0, OM_COPY_SLICE_P_OFFSET = 1, OM_COPY_SLICE_NPARAMS = 2 };
 
-/* SOFTMAX (vector unit): ND, f16/f32; accumulates in f32.
+/* SOFTMAX (vector unit): ND, f16/f32; accumulates in f32; exp is the
+ *   vector unit's (om_vexp, common/vmath.h).
  *   tensors: x, y (same dims).
  *   params: axis (0..rank-1); coerce_2d: 0 = normalise along `axis` only
  *   (opset >= 13), 1 = over all dims from `axis` on (opset < 13); log (0
@@ -839,6 +842,92 @@ enum { OM_WPACK_T_W = 0, OM_WPACK_T_DST = 1, OM_WPACK_NTENSORS = 2 };
 enum { OM_WPACK_WRITES = OM_SLOT(OM_WPACK_T_DST) };
 enum { OM_WPACK_NPARAMS = 0 };
 
+/* LAYERNORM (vector unit): LayerNormalization, or RMSNormalization, of
+ *   the rows of s = x + residual (a residual Add fused in) or of x.
+ *   tensors: x ND, scale ND or OM_NONE, bias ND or OM_NONE, residual ND or
+ *   OM_NONE, y ND, sum ND or OM_NONE (only with a residual).
+ *   x, residual, y and sum have one dims; x, residual and sum one dtype,
+ *   f16 or f32; y f16 or f32; scale and bias f16 or f32, D elements each
+ *   (any dims; C order is the row's), where D, the row, is the product of
+ *   x's dims from `axis` on (D >= 1).
+ *   params: axis (0..rank-1); epsilon (f32 bits, finite, >= 0); rms (0|1).
+ *   Each row r (rows: the product of x's dims before axis): s = x[r] +
+ *   residual[r] rounded to x's dtype, or x[r]; sum[r] = s; in f32, mean =
+ *   sum(s) / D (0 when rms), var = sum((s - mean)^2) / D, y[r] = (s -
+ *   mean) / sqrt(var + epsilon) * scale + bias (scale 1, bias 0 when
+ *   absent). A row and one each of scale and bias are staged in the UB as
+ *   f32: the compiler guarantees UB >= 3 * D * 4. Block unit: rows. */
+enum {
+  OM_LAYERNORM_T_X = 0,
+  OM_LAYERNORM_T_SCALE = 1,    /* or OM_NONE */
+  OM_LAYERNORM_T_BIAS = 2,     /* or OM_NONE */
+  OM_LAYERNORM_T_RESIDUAL = 3, /* or OM_NONE */
+  OM_LAYERNORM_T_Y = 4,
+  OM_LAYERNORM_T_SUM = 5, /* or OM_NONE */
+  OM_LAYERNORM_NTENSORS = 6,
+};
+enum { OM_LAYERNORM_WRITES = OM_SLOT(OM_LAYERNORM_T_Y) | OM_SLOT(OM_LAYERNORM_T_SUM) };
+enum {
+  OM_LAYERNORM_P_AXIS = 0,
+  OM_LAYERNORM_P_EPSILON = 1,
+  OM_LAYERNORM_P_RMS = 2,
+  OM_LAYERNORM_NPARAMS = 3
+};
+
+/* ATTENTION (cube unit, with the vector unit's softmax): y = softmax(scale
+ *   * q k^T + bias0 + bias1, masked) v, batched, never storing the scores.
+ *   tensors: q ND [..., Sq, D], k ND [..., Skv, D] (k_trans 0) or [..., D,
+ *   Skv] (k_trans 1), v ND [..., Skv, Dv], bias0 and bias1 ND or OM_NONE,
+ *   y ND [..., Sq, Dv].
+ *   q, k, v one dtype (f16: fp16 operands, fp32 accumulation, as the cube;
+ *   f32 throughout), each of rank >= 2; the dims before the last two are
+ *   batch dims, broadcasting numpy-style (right-aligned, 1 repeats) to y's
+ *   (as MATMUL's). A bias (f16/f32, rank <= y's) broadcasts numpy-style to
+ *   [y's batch..., Sq, Skv]. y f16 or f32. Sq, Skv, D, Dv >= 1.
+ *   params: scale (f32 bits, finite); k_trans (0|1); causal (0|1),
+ *   causal_offset (int32; 0 without causal): with causal, query i sees
+ *   only keys j <= i + causal_offset; zero_masked (0|1); tile_q, tile_kv
+ *   (multiples of 16 in 16..4096).
+ *   Score (i, j) = scale * sum_d q[i][d] k[j][d] (f32, fp16 products
+ *   exact) + the biases at (i, j), or -inf where causal hides key j. Row
+ *   i's softmax over j, in f32 with the vector unit's exp, times v, is
+ *   y[i]; a row whose every score is -inf gives 0 with zero_masked, else
+ *   NaN (Softmax's 0/0).
+ *   The tiles are batch x ceil(Sq / tile_q) query blocks, numbered
+ *   batch-major (batch = the product of y's batch dims). Block unit: tiles.
+ *   A tile stages its tile_q rows of q in L0A and walks the keys in blocks
+ *   of tile_kv (online softmax: a running max and sum per row in f32, the
+ *   output accumulators rescaled when the max grows): the block's k rows
+ *   into L0B, its scores into L0C, their exponentials (rounded to q's
+ *   dtype, the cube's operand) into the UB, then the block's v rows into
+ *   L0B and their product into the output accumulators in L0C. Under
+ *   causal, key blocks past the tile's last visible key are skipped. The
+ *   compiler guarantees (esize = dtype_size(q.dtype), Dv16 = Dv rounded up
+ *   to 16, W = max(tile_kv, D, Dv16)):
+ *   L0A >= tile_q * D * esize,  L0B >= tile_kv * max(D, Dv16) * esize,
+ *   L0C >= tile_q * (tile_kv + Dv16) * 4,
+ *   UB  >= (tile_q * (tile_kv + 2) + W) * 4. */
+enum {
+  OM_ATTENTION_T_Q = 0,
+  OM_ATTENTION_T_K = 1,
+  OM_ATTENTION_T_V = 2,
+  OM_ATTENTION_T_BIAS0 = 3, /* or OM_NONE */
+  OM_ATTENTION_T_BIAS1 = 4, /* or OM_NONE */
+  OM_ATTENTION_T_Y = 5,
+  OM_ATTENTION_NTENSORS = 6,
+};
+enum { OM_ATTENTION_WRITES = OM_SLOT(OM_ATTENTION_T_Y) };
+enum {
+  OM_ATTENTION_P_SCALE = 0, /* f32 bits */
+  OM_ATTENTION_P_K_TRANS = 1,
+  OM_ATTENTION_P_CAUSAL = 2,
+  OM_ATTENTION_P_CAUSAL_OFFSET = 3,
+  OM_ATTENTION_P_ZERO_MASKED = 4,
+  OM_ATTENTION_P_TILE_Q = 5,
+  OM_ATTENTION_P_TILE_KV = 6,
+  OM_ATTENTION_NPARAMS = 7,
+};
+
 /* Every kind's tensor access: X(kind, writes, in_place). A kind missing
  * here has none, and the loader refuses its tasks. */
 #define OM_TASK_ACCESS(X)                                                                                    \
@@ -860,7 +949,9 @@ enum { OM_WPACK_NPARAMS = 0 };
   X(OM_TASK_SCATTER, OM_SCATTER_WRITES, 0)                                                                   \
   X(OM_TASK_CUMSUM, OM_CUMSUM_WRITES, 0)                                                                     \
   X(OM_TASK_ONEHOT, OM_ONEHOT_WRITES, 0)                                                                     \
-  X(OM_TASK_WPACK, OM_WPACK_WRITES, 0)
+  X(OM_TASK_WPACK, OM_WPACK_WRITES, 0)                                                                       \
+  X(OM_TASK_LAYERNORM, OM_LAYERNORM_WRITES, 0)                                                               \
+  X(OM_TASK_ATTENTION, OM_ATTENTION_WRITES, 0)
 
 typedef struct om_task {                 /* 144 bytes */
   uint32_t kind;                         /* om_task_kind */

@@ -26,6 +26,7 @@
 #include "ir/eval_index.h"
 #include "ir/eval_quant.h"
 #include "ir/eval_internal.h"
+#include "ir/fused.h"
 #include "ir/view.h"
 #include "ir/ir_vprog.h"
 
@@ -902,6 +903,7 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
     if (ir_eval_is_quant(n->op)) return ir_eval_quant(n, inputs, outputs_out, a, d);
     if (ir_eval_is_elementwise(n->op)) return ir_eval_elementwise(n, inputs, outputs_out, a, d);
     if (ir_eval_is_index(n->op)) return ir_eval_index(n, inputs, outputs_out, a, d);
+    if (ir_fused_op(n->op)) return ir_eval_fused(n, inputs, outputs_out, a, d); /* ir/eval_fused.c */
     return fail(&e, ST_ERR_UNSUPPORTED, "the reference evaluator does not implement this op");
   }
 }

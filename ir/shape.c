@@ -14,7 +14,9 @@
  *     become attributes and the input is dropped from the node; a Cast still
  *     holding CastLike's like input gets `to` from its dtype and drops it.
  * The indexing ops (TopK, Scatter*, CumSum, GatherND, OneHot,
- * TensorScatter) are in ir/shape_index.c, the pools in ir/pool.c, Resize in
+ * TensorScatter) are in ir/shape_index.c, the fused ops (LayerNorm,
+ * FusedAttention) in
+ * ir/shape_fused.c, the pools in ir/pool.c, Resize in
  * ir/resize.c.
  *
  * Values matter in one place: Reshape, ConstantOfShape, Range and the list
@@ -34,6 +36,7 @@
 #include "common/elem.h"
 #include "common/om_format.h"
 #include "ir/eval.h"
+#include "ir/fused.h"
 #include "ir/pool.h"
 #include "ir/resize.h"
 #include "ir/shape_index.h"
@@ -845,6 +848,8 @@ static status infer_node(si *s, ir_node *n) {
   case IR_OP_VECPROG: return infer_vecprog(s, n);
   case IR_OP_QUANTIZE:
   case IR_OP_DEQUANTIZE: st = infer_qdq(s, n, &rank, dims, &dt); break;
+  case IR_OP_LAYERNORM:
+  case IR_OP_ATTENTION: return ir_shape_infer_fused(s->g, n, s->d); /* ir/shape_fused.c */
   case IR_OP_TOPK:
   case IR_OP_SCATTERELEMENTS:
   case IR_OP_SCATTERND:
@@ -901,7 +906,8 @@ status ir_shape_infer_node(ir_graph *g, ir_node *n, const void *const *known, di
       return fail(s, ST_ERR_INVALID, "input %d '%s' has an unknown shape or dtype", j, v->name);
   }
   if (n->nout < 1 || !n->out[0] ||
-      (n->nout != 1 && n->op != IR_OP_VECPROG && n->op != IR_OP_SPLIT && n->op != IR_OP_TOPK))
+      (n->nout != 1 && n->op != IR_OP_VECPROG && n->op != IR_OP_SPLIT && n->op != IR_OP_TOPK &&
+       n->op != IR_OP_LAYERNORM))
     return fail(s, ST_ERR_INVALID, "%d outputs, expected 1", n->nout);
   status st = resolve_list_input(s, n);
   return st ? st : infer_node(s, n);

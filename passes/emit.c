@@ -38,6 +38,8 @@
  *                        output's buffer (alias=1)
  *   SOFTMAX, REDUCE      Softmax; Reduce (mode as om_reduce_op, axes as a
  *                        bit mask)
+ *   LAYERNORM            LayerNorm (passes/norm.c)
+ *   ATTENTION            FusedAttention (passes/attention.c)
  *   GATHER               Gather, GatherElements (what did not fold to a
  *                        constant), GatherND (mode 2)
  *   PAD                  Pad (the constant as bytes of y's dtype)
@@ -492,6 +494,39 @@ static status emit_softmax(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_SOFTMAX, OM_SOFTMAX_NTENSORS, tv, OM_SOFTMAX_NPARAMS, p);
 }
 
+/* LAYERNORM: the LayerNorm node's inputs and outputs in their slots. */
+static status emit_layernorm(emit_state *s, ir_node *n) {
+  int32_t p[OM_LAYERNORM_NPARAMS] = {[OM_LAYERNORM_P_AXIS] = (int32_t)ir_attr_int(n, "axis", 0),
+                                     [OM_LAYERNORM_P_EPSILON] = f32_bits(ir_attr_float(n, "epsilon", 1e-5)),
+                                     [OM_LAYERNORM_P_RMS] = (int32_t)ir_attr_int(n, "rms", 0)};
+  ir_value *tv[OM_LAYERNORM_NTENSORS] = {[OM_LAYERNORM_T_X] = n->in[0],
+                                         [OM_LAYERNORM_T_SCALE] = n->nin > 1 ? n->in[1] : NULL,
+                                         [OM_LAYERNORM_T_BIAS] = n->nin > 2 ? n->in[2] : NULL,
+                                         [OM_LAYERNORM_T_RESIDUAL] = n->nin > 3 ? n->in[3] : NULL,
+                                         [OM_LAYERNORM_T_Y] = n->out[0],
+                                         [OM_LAYERNORM_T_SUM] = n->nout > 1 ? n->out[1] : NULL};
+  return add_task(s, n, OM_TASK_LAYERNORM, OM_LAYERNORM_NTENSORS, tv, OM_LAYERNORM_NPARAMS, p);
+}
+
+/* ATTENTION: the FusedAttention node's operands and attributes. */
+static status emit_attention(emit_state *s, ir_node *n) {
+  int32_t p[OM_ATTENTION_NPARAMS] = {[OM_ATTENTION_P_SCALE] = f32_bits(ir_attr_float(n, "scale", 1.0)),
+                                     [OM_ATTENTION_P_K_TRANS] = (int32_t)ir_attr_int(n, "k_trans", 0),
+                                     [OM_ATTENTION_P_CAUSAL] = (int32_t)ir_attr_int(n, "causal", 0),
+                                     [OM_ATTENTION_P_CAUSAL_OFFSET] =
+                                         (int32_t)ir_attr_int(n, "causal_offset", 0),
+                                     [OM_ATTENTION_P_ZERO_MASKED] = (int32_t)ir_attr_int(n, "zero_masked", 0),
+                                     [OM_ATTENTION_P_TILE_Q] = (int32_t)ir_attr_int(n, "tile_q", 0),
+                                     [OM_ATTENTION_P_TILE_KV] = (int32_t)ir_attr_int(n, "tile_kv", 0)};
+  ir_value *tv[OM_ATTENTION_NTENSORS] = {[OM_ATTENTION_T_Q] = n->in[0],
+                                         [OM_ATTENTION_T_K] = n->in[1],
+                                         [OM_ATTENTION_T_V] = n->in[2],
+                                         [OM_ATTENTION_T_BIAS0] = n->nin > 3 ? n->in[3] : NULL,
+                                         [OM_ATTENTION_T_BIAS1] = n->nin > 4 ? n->in[4] : NULL,
+                                         [OM_ATTENTION_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_ATTENTION, OM_ATTENTION_NTENSORS, tv, OM_ATTENTION_NPARAMS, p);
+}
+
 /* RESIZE: the tables the layout pass attached (in[1] idx, in[2] w unless
  * the resize only selects), the per-dim taps, the extrapolation value as
  * bytes of y's dtype. */
@@ -581,7 +616,8 @@ static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_MATMUL] = emit_matmul,       [OM_TASK_RESIZE] = emit_resize,
     [OM_TASK_POOL_ND] = emit_pool_nd,     [OM_TASK_TOPK] = emit_topk,
     [OM_TASK_SCATTER] = emit_scatter,     [OM_TASK_CUMSUM] = emit_cumsum,
-    [OM_TASK_ONEHOT] = emit_onehot,
+    [OM_TASK_ONEHOT] = emit_onehot,       [OM_TASK_LAYERNORM] = emit_layernorm,
+    [OM_TASK_ATTENTION] = emit_attention,
 };
 
 int pass_emit_has_rule(om_task_kind kind) {

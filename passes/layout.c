@@ -24,7 +24,7 @@
  *   ND       everything else: MATMUL (MatMul; a constant B FRACTAL_NZ), COPY (Flatten/Reshape/
  *            Squeeze/Unsqueeze/Identity, emitted as ND copies or aliases,
  *            which also cast f16<->f32, so they accept either float dtype),
- *            ND_FLOAT (Softmax), REDUCE (also on the integer and bool dtypes
+ *            ND_FLOAT (Softmax, LayerNorm, FusedAttention), REDUCE (also on the integer and bool dtypes
  *            its modes take), VIEW (the strided views Transpose, Slice,
  *            Split, Expand, Tile, DepthToSpace, SpaceToDepth, and Pad: any
  *            dtype), GATHER and INDEX (indices as they are), RESIZE (nearest
@@ -657,21 +657,28 @@ static status layout_index(lay_state *s, ir_node *n, int cdt) {
   return ST_OK;
 }
 
-/* Floats only: every input (a Reshape's shape aside) and the output. */
+/* Floats only: every input (a Reshape's shape aside) and output. */
 static status check_floats(lay_state *s, const ir_node *n) {
   for (int j = 0; j < n->nin; j++) {
     if (!n->in[j] || (n->op == IR_OP_RESHAPE && j == 1)) continue;
     status st = check_float(s, n, n->in[j]);
     if (st != ST_OK) return st;
   }
-  return check_float(s, n, n->out[0]);
+  for (int k = 0; k < n->nout; k++) {
+    status st = check_float(s, n, n->out[k]);
+    if (st != ST_OK) return st;
+  }
+  return ST_OK;
 }
 
-/* Softmax: ND, in the node's dtype. */
+/* Softmax, LayerNorm, FusedAttention: every operand ND, in the node's dtype. */
 static status layout_nd_float(lay_state *s, ir_node *n, int cdt) {
   status st = check_floats(s, n);
-  if (st == ST_OK) st = ensure_input(s, n, 0, LAYOUT_ND, cdt, NULL);
-  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, cdt);
+  for (int j = 0; j < n->nin && st == ST_OK; j++)
+    if (n->in[j]) st = ensure_input(s, n, j, LAYOUT_ND, cdt, NULL);
+  for (int k = 0; k < n->nout && st == ST_OK; k++)
+    st = redirect_output(s, n, k, LAYOUT_ND, cdt);
+  return st;
 }
 
 /* The Reshape family: floats as ND copies that may also cast; integer and

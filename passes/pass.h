@@ -69,6 +69,8 @@ enum {
   FUSION_MATMUL_ADD_ACT = 1u << 5,   /* fuse: bias Add, residual Add, Relu/Clip into the MatMul */
   FUSION_MATMUL_EPILOGUE = 1u << 6,  /* epilogue: a MatMul's reader program runs in its tiles */
   FUSION_MATMUL_TRANSPOSE = 1u << 7, /* fuse: a Transpose before a MatMul becomes its operand's view */
+  FUSION_LAYERNORM = 1u << 8,        /* norm: decomposed LayerNorm / RMSNorm chains -> one LayerNorm */
+  FUSION_ATTENTION = 1u << 9,        /* attention: MatMul, scale, masks, Softmax, MatMul -> one task */
 };
 typedef struct fusion_rule {
   const char *name; /* as written in the switch file */
@@ -79,7 +81,8 @@ extern const fusion_rule fusion_rules[];
 extern const int fusion_rule_count;
 #define FUSION_ALL                                                                                           \
   (FUSION_CONV_BN | FUSION_CONV_ADD_RELU | FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE |                    \
-   FUSION_CONV_INPUT_SCALE | FUSION_MATMUL_ADD_ACT | FUSION_MATMUL_EPILOGUE | FUSION_MATMUL_TRANSPOSE)
+   FUSION_CONV_INPUT_SCALE | FUSION_MATMUL_ADD_ACT | FUSION_MATMUL_EPILOGUE | FUSION_MATMUL_TRANSPOSE |      \
+   FUSION_LAYERNORM | FUSION_ATTENTION)
 
 typedef status (*pass_fn)(ir_graph *g, pass_ctx *ctx, diag *d);
 
@@ -95,6 +98,8 @@ extern const int pass_pipeline_count;
 status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_constfold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_dce(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_norm(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_attention(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_lower_gemm(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_qfold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_bn_fold(ir_graph *g, pass_ctx *ctx, diag *d);

@@ -4,6 +4,8 @@
  *   constfold    evaluates nodes whose inputs are all constant (shape arithmetic)
  *   dce          drops nodes whose outputs nothing reads, and Identity
  *   qfold        DequantizeLinear / QuantizeLinear of constants (int8 weights) -> constants
+ *   norm         decomposed LayerNorm / RMSNorm (+ residual Add) -> one LayerNorm
+ *   attention    MatMul, scale, masks, Softmax, MatMul -> one FusedAttention
  *   lower_gemm   Gemm -> MatMul (one form for every matrix product)
  *   bn_fold      BatchNormalization after Conv -> Conv weights and bias
  *   fuse         Conv/MatMul + bias + residual Add + Relu/Clip -> one Conv/MatMul
@@ -15,7 +17,8 @@
  *   memplan      one workspace, liveness-based offsets
  *   emit         the task list and the om package
  *
- * bn_fold, fuse, vectorize's merging and epilogue are the fusion rules
+ * norm, attention, bn_fold, fuse, vectorize's merging and epilogue are the
+ * fusion rules
  * (fusion_rules below); atc can turn each off.
  *
  * Import (frontend/onnx_load.c) has already applied the first two, best
@@ -35,6 +38,8 @@ const pass pass_pipeline[] = {
     {"constfold", pass_constfold},
     {"dce", pass_dce},
     {"qfold", pass_qfold},
+    {"norm", pass_norm},
+    {"attention", pass_attention},
     {"lower_gemm", pass_lower_gemm},
     {"bn_fold", pass_bn_fold},
     {"fuse", pass_fuse},
@@ -64,6 +69,10 @@ const fusion_rule fusion_rules[] = {
      "a vector program after a MatMul or Gemm runs in the MatMul's tiles (UB fusion)"},
     {"TransposeMatMulFusionPass", FUSION_MATMUL_TRANSPOSE,
      "a Transpose feeding a MatMul is read through permuted strides instead of copied"},
+    {"LayerNormFusionPass", FUSION_LAYERNORM,
+     "LayerNorm and RMSNorm chains (and a residual Add feeding them) become one vector task"},
+    {"AttentionFusionPass", FUSION_ATTENTION,
+     "MatMul(q, k^T), scale, masks, Softmax and MatMul(., v) become one task that never stores the scores"},
 };
 const int fusion_rule_count = (int)(sizeof fusion_rules / sizeof *fusion_rules);
 

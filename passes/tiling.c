@@ -55,6 +55,10 @@
  * ceil(N / tile_n) tiles; tile_k is the K chunk the kernel runs;
  * block_dim = tiles (<= 65535).
  *
+ * Attention (the ATTENTION task): tile_q query rows and tile_kv keys per
+ * block within om_format.h's guarantees, and block_dim = the tiles
+ * (lower/attention.c chooses them).
+ *
  * Grouped convolutions (FRACTAL_Z_G weights) count K as the deepest output
  * block's: its groups' input blocks x KH x KW (common/conv_group.h).
  *
@@ -70,9 +74,9 @@
  * units is what the kind's rule splits (TRANSDATA: the outer physical rows of
  * dst, N*C1*H or N*C*H, or its elements when the layout stays; POOL/DWCONV:
  * N*C1; POOL_ND: y elements; RESIZE: y rows; COPY_SLICE: the product of the dims before the axis; SOFTMAX:
- * the rows before the axis; REDUCE: y elements, with elements counted on x; TOPK, CUMSUM: the lines along the
- * axis, elements counted on x; Split: the smallest output's elements), so small tensors are not split into
- * blocks that cost more to dispatch than to run.
+ * the rows before the axis; LAYERNORM: the rows; REDUCE: y elements, with elements counted on x; TOPK,
+ * CUMSUM: the lines along the axis, elements counted on x; Split: the smallest output's elements), so small
+ * tensors are not split into blocks that cost more to dispatch than to run.
  *
  * Vector programs (VPROG) split the outputs' physical elements into
  * 256-element tiles: block_dim = min(tiles, 4 * ai_cores, ceil(elements /
@@ -81,6 +85,7 @@
  */
 #include "common/conv_group.h"
 #include "common/matmul_geom.h"
+#include "lower/attention.h"
 #include "lower/conv_weights.h"
 #include "pass.h"
 #include "lower/winograd.h"
@@ -288,6 +293,21 @@ static status rule_matmul(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d)
   return st != ST_OK ? st : set_tiles(g, n, &t, d);
 }
 
+/* ATTENTION: tile_q, tile_kv and block_dim from lower/attention.c. */
+static status rule_attention(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+  const ir_value *q = n->in[0], *v = n->in[2], *y = n->out[0];
+  uint64_t batch = 1;
+  for (int i = 0; i < y->rank - 2; i++)
+    batch *= (uint64_t)y->dims[i];
+  attn_tiles t;
+  if (attn_tile(ctx->soc, batch, q->dims[q->rank - 2], v->dims[v->rank - 2], q->dims[q->rank - 1],
+                v->dims[v->rank - 1], dtype_size(q->dtype), &t))
+    return too_big(n, d, "no attention tile fits the SoC's buffers");
+  status st = set_attr(g, n, "tile_q", t.q, d);
+  if (st == ST_OK) st = set_attr(g, n, "tile_kv", t.kv, d);
+  return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)t.blocks, d);
+}
+
 /* VPROG: 256-element tiles of the outputs' physical elements, a few blocks
  * per core and never fewer than 4096 elements a block (the header). */
 static status rule_vprog(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
@@ -365,6 +385,17 @@ static uint64_t units_softmax(const ir_node *n, uint64_t *elems) {
   return units;
 }
 
+/* LAYERNORM: the rows, the dims before the axis. */
+static uint64_t units_layernorm(const ir_node *n, uint64_t *elems) {
+  const ir_value *x = n->in[0];
+  int64_t axis = ir_attr_int(n, "axis", 0);
+  uint64_t units = 1;
+  (void)elems;
+  for (int i = 0; i < axis && i < x->rank; i++)
+    units *= (uint64_t)x->dims[i];
+  return units;
+}
+
 /* y elements: GATHER, PAD, SCATTER, ONEHOT. */
 static uint64_t units_elements(const ir_node *n, uint64_t *elems) {
   (void)n;
@@ -390,6 +421,7 @@ static uint64_t units_transdata(const ir_node *n, uint64_t *elems) {
 static const block_rule block_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_CONV2D] = rule_conv2d,
     [OM_TASK_MATMUL] = rule_matmul,
+    [OM_TASK_ATTENTION] = rule_attention,
     [OM_TASK_VPROG] = rule_vprog,
 };
 
@@ -404,6 +436,7 @@ static const units_rule unit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_CUMSUM] = units_lines,
     [OM_TASK_REDUCE] = units_reduce,
     [OM_TASK_SOFTMAX] = units_softmax,
+    [OM_TASK_LAYERNORM] = units_layernorm,
     [OM_TASK_GATHER] = units_elements,
     [OM_TASK_PAD] = units_elements,
     [OM_TASK_SCATTER] = units_elements,

@@ -82,6 +82,11 @@ static void detect(void) {
     paths.exp = rt_exp_x86;
     paths.sigmoid = rt_sigmoid_x86;
     paths.fma = rt_fma_x86;
+    paths.vmax = rt_vmax_x86;
+    paths.vsum = rt_vsum_x86;
+    paths.vexp_sum = rt_vexp_sum_x86;
+    paths.vsum_sqdev = rt_vsum_sqdev_x86;
+    paths.gemm16 = rt_gemm16_acc_x86;
     paths.h2f = rt_h2f_x86;
     paths.f2h = rt_f2h_x86;
     paths.round16 = rt_round16_x86;
@@ -90,6 +95,7 @@ static void detect(void) {
       paths.avx512 = 1;
       paths.wino_fz_tile = rt_wino_fz_tile_avx512;
       paths.dwconv = rt_dwconv_avx512;
+      paths.vexp_sum = rt_vexp_sum_avx512;
     }
   }
 #endif

@@ -35,6 +35,8 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_POOL_ND] = {"POOL_ND", rt_pool_nd_run, rt_pool_nd_check},
     [OM_TASK_MATMUL] = {"MATMUL", rt_matmul_run, rt_matmul_epi_check, rt_epi_prepare},
     [OM_TASK_WPACK] = {"WPACK", rt_wpack_run, rt_wpack_check},
+    [OM_TASK_LAYERNORM] = {"LAYERNORM", rt_layernorm_run, rt_layernorm_check},
+    [OM_TASK_ATTENTION] = {"ATTENTION", rt_attention_run, rt_attention_check},
 };
 const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;
 

@@ -18,6 +18,7 @@
  *               so axis 1 splits N, axis 2 N*C1, axis 3 N*C1*H); axis 0:
  *               elements of the (contiguous) copy
  *   SOFTMAX     normalised vectors: outer*inner (inner = 1 with coerce_2d)
+ *   LAYERNORM   rows (the dims before the axis)
  *   REDUCE      y elements
  *   STRIDED_COPY  y elements
  *   GATHER      y elements
@@ -26,6 +27,7 @@
  *   PAD         y elements
  *   RESIZE      y rows (elements / last dim);  POOL_ND  y elements
  *   MATMUL      tiles (om_format.h)
+ *   ATTENTION   tiles: batch x query blocks (om_format.h)
  *
  * Checks: each kind's check function validates its task with the rt_chk_*
  * helpers; every failure is rt_error(OMRT_ERR_FORMAT, "task %u (KIND)
@@ -262,6 +264,10 @@ void rt_conv_load_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t
  *               om_vexp, om_vsigmoid) vectorized for AVX2, with hardware FMA
  *               (the portable SIGMOID lanes call libm's fmaf)
  *   fma         n FMA lanes (fmaf) of the vector unit
+ *   vmax, vsum, vexp_sum, vsum_sqdev  the row instructions below, on
+ *               8-lane YMM registers (vexp_sum on ZMM ones with avx512)
+ *   gemm16      rt_gemm16_acc_x86, the cube's micro-kernel on f32 staging
+ *               (ATTENTION's products)
  *   h2f, f2h, round16  n f16 lanes of the vector-program interpreter
  *               (vprog_exec.c): rt_h2f(rt_h_quiet(s)), rt_f2h(s) and
  *               rt_h2f(rt_f2h(x)) in place, with F16C; the same bits, every
@@ -283,6 +289,12 @@ typedef struct rt_cpu_paths {
   void (*exp)(const float *x, float *y, uint32_t n);
   void (*sigmoid)(const float *x, float *y, uint32_t n);
   void (*fma)(const float *a, const float *b, const float *c, float *d, uint32_t n);
+  float (*vmax)(const float *x, size_t n);
+  float (*vsum)(const float *x, size_t n);
+  float (*vexp_sum)(float *x, float sub, size_t n);
+  float (*vsum_sqdev)(const float *x, float mean, size_t n);
+  void (*gemm16)(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
+                 int nblocks, size_t bstride, float *c, size_t cstride, int first);
   void (*h2f)(float *d, const uint16_t *s, uint32_t n);
   void (*f2h)(uint16_t *d, const float *s, uint32_t n);
   void (*round16)(float *x, uint32_t n);
@@ -300,13 +312,14 @@ int rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, size_t
 void rt_exp_x86(const float *x, float *y, uint32_t n);
 void rt_sigmoid_x86(const float *x, float *y, uint32_t n);
 void rt_fma_x86(const float *a, const float *b, const float *c, float *d, uint32_t n);
+float rt_vmax_x86(const float *x, size_t n);
+float rt_vsum_x86(const float *x, size_t n);
+float rt_vexp_sum_x86(float *x, float sub, size_t n);
+float rt_vexp_sum_avx512(float *x, float sub, size_t n);
+float rt_vsum_sqdev_x86(const float *x, float mean, size_t n);
 void rt_h2f_x86(float *d, const uint16_t *s, uint32_t n);
 void rt_f2h_x86(uint16_t *d, const float *s, uint32_t n);
 void rt_round16_x86(float *x, uint32_t n);
-/* Portable 16-lane multiply-accumulate rows (kernels_cube.c; CONV2D and MATMUL tiles):
- * c[r][0..16) += sum_k a[r*lda + k] * b[k][0..16) for rows r = 0, 1 (rt_mmad16_2) or row 0. */
-void rt_mmad16_2(const float *a, int64_t lda, int64_t klen, const float *b, float *c);
-void rt_mmad16_1(const float *a, int64_t klen, const float *b, float *c);
 /* c[nb*cstride + m*16 ..+16] += sum_k a[m*lda + k] * b[nb*bstride + k*ldb
  * ..+16] for m < mrows and the nb < nblocks (<= 2) n blocks, = when first
  * (f32, strides in floats; the Winograd and MATMUL tiles' GEMMs through
@@ -343,7 +356,24 @@ void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t
 void rt_wino_fz_tile_avx512(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 #endif
 
-/* --- kernels (kernels_cube.c, kernels_vector.c) */
+/* Portable 16-lane multiply-accumulate rows (kernels_cube.c; CONV2D, MATMUL
+ * and ATTENTION tiles): c[r][0..16) += sum_k a[r*lda + k] * b[k][0..16) for
+ * rows r = 0, 1 (rt_mmad16_2) or row 0. */
+void rt_mmad16_2(const float *a, int64_t lda, int64_t klen, const float *b, float *c);
+void rt_mmad16_1(const float *a, int64_t klen, const float *b, float *c);
+
+/* --- the vector unit's row instructions (kernels_norm.c) on f32 runs in
+ * the UB, through rt_cpu()'s x86 builds when the host has them, else
+ * portable loops; the two differ only in f32 summation order. */
+float rt_vmax(const float *x, size_t n);                   /* the largest; NaNs skipped; -inf for n = 0 */
+float rt_vsum(const float *x, size_t n);                   /* sum, in f32 lanes */
+float rt_vexp_sum(float *x, float sub, size_t n);          /* x[i] = om_vexp(x[i] - sub); returns their sum */
+float rt_vsum_sqdev(const float *x, float mean, size_t n); /* sum of (x[i] - mean)^2 */
+/* dst[0..n) = src[i0..i0+n) (dtype dt, f16 or f32) as f32, and back. */
+void rt_vload(float *dst, const void *src, int dt, size_t i0, size_t n);
+void rt_vstore(void *dst, int dt, size_t i0, const float *src, size_t n);
+
+/* --- kernels (kernels_cube.c, kernels_vector.c, kernels_norm.c) */
 
 void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, uint32_t *parts);
@@ -383,6 +413,11 @@ void rt_copy_slice_run(const om_task *task, const rt_args *args, uint32_t block,
 omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_layernorm_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_layernorm_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* kernels_attention.c */
+void rt_attention_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_attention_check(const omrt_model *m, uint32_t i, const om_task *task);
 /* kernels_reduce.c */
 void rt_reduce_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_reduce_check(const omrt_model *m, uint32_t i, const om_task *task);

@@ -1,6 +1,7 @@
 /* kernels_vector.c - the vector-unit task kinds: TRANSDATA, DWCONV, POOL,
- * COPY_SLICE, SOFTMAX (contracts in om_format.h, block units in kernels.h).
- * Elementwise work is VPROG (vprog_exec.c).
+ * COPY_SLICE (contracts in om_format.h, block units in kernels.h).
+ * Elementwise work is VPROG (vprog_exec.c); SOFTMAX and LAYERNORM are
+ * kernels_norm.c.
  *
  * DWCONV stages each channel block's weights in the UB as f32 (checked at load
  * to fit: KH*KW*16*4 bytes).
@@ -495,63 +496,4 @@ omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *
   if (!slice_plan_make(x, y, axis, off, &p)) return rt_chk_block_dim(&c, (uint64_t)x->dims[0], "N");
   return rt_chk_block_dim(&c, axis == 0 ? p.run : p.outer,
                           axis == 0 ? "elements" : "physical dims before the axis");
-}
-
-/* --- SOFTMAX */
-
-void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
-  const om_tensor *x = args->desc[OM_SOFTMAX_T_X], *y = args->desc[OM_SOFTMAX_T_Y];
-  const void *xd = args->data[OM_SOFTMAX_T_X];
-  void *yd = args->data[OM_SOFTMAX_T_Y];
-  const int xt = (int)x->dtype, yt = (int)y->dtype, coerce = task->params[OM_SOFTMAX_P_COERCE_2D] != 0;
-  const int is_log = task->params[OM_SOFTMAX_P_LOG] != 0;
-  const uint32_t axis = (uint32_t)task->params[OM_SOFTMAX_P_AXIS];
-  uint64_t outer = 1, len = 1, inner = 1;
-  for (uint32_t d = 0; d < x->rank; d++) {
-    uint64_t v = (uint64_t)x->dims[d];
-    if (d < axis)
-      outer *= v;
-    else if (d == axis || coerce)
-      len *= v;
-    else
-      inner *= v;
-  }
-  uint64_t lo, hi;
-  rt_block_range(outer * inner, task->block_dim, block, &lo, &hi);
-  for (uint64_t vec = lo; vec < hi; vec++) {
-    size_t base = (size_t)((vec / inner) * len * inner + vec % inner), st = (size_t)inner;
-    float mx = -INFINITY, sum = 0.0f;
-    for (size_t k = 0; k < len; k++) {
-      float v = rt_get(xd, xt, base + k * st);
-      mx = v > mx ? v : mx;
-    }
-    for (size_t k = 0; k < len; k++)
-      sum += expf(rt_get(xd, xt, base + k * st) - mx);
-    float lsum = logf(sum), inv = 1.0f / sum;
-    for (size_t k = 0; k < len; k++) {
-      float v = rt_get(xd, xt, base + k * st) - mx;
-      rt_put(yd, yt, base + k * st, is_log ? v - lsum : expf(v) * inv);
-    }
-  }
-}
-
-omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *task) {
-  rt_chk c = {m, i, task, "SOFTMAX"};
-  const om_tensor *x, *y;
-  omrt_status s;
-  if ((s = rt_chk_ntensors(&c, OM_SOFTMAX_NTENSORS)) ||
-      (s = rt_chk_tensor(&c, OM_SOFTMAX_T_X, "x", 0, LAYOUT_ND, -1, 0, &x)) ||
-      (s = rt_chk_tensor(&c, OM_SOFTMAX_T_Y, "y", 0, LAYOUT_ND, -1, 0, &y)) ||
-      (s = rt_chk_same_dims(&c, "x", x, "y", y)))
-    return s;
-  const int32_t axis = task->params[OM_SOFTMAX_P_AXIS], coerce = task->params[OM_SOFTMAX_P_COERCE_2D],
-                is_log = task->params[OM_SOFTMAX_P_LOG];
-  if (axis < 0 || (uint32_t)axis >= x->rank)
-    return rt_chk_fail(&c, "params[%d] axis = %d, rank %u", OM_SOFTMAX_P_AXIS, axis, x->rank);
-  if ((uint32_t)coerce > 1 || (uint32_t)is_log > 1)
-    return rt_chk_fail(&c, "params coerce_2d = %d, log = %d, expected 0 or 1", coerce, is_log);
-  uint64_t vectors = 1;
-  for (int32_t d = 0; d < (int32_t)x->rank; d++)
-    if (d < axis || (d > axis && !coerce)) vectors *= (uint64_t)x->dims[d];
-  return rt_chk_block_dim(&c, vectors, "vectors");
 }

@@ -3,8 +3,9 @@
  * TRANSDATA and COPY_SLICE use for dtype changes, and lanes of the
  * vector-program interpreter: EXP and SIGMOID (om_vexp, om_vsigmoid,
  * vectorized, fmaf as one instruction), FMA, and the f16 <-> f32
- * conversions of its LOADs, STOREs and f16 rounding. (DWCONV:
- * dwconv_x86.inc.)
+ * conversions of its LOADs, STOREs and f16 rounding; the row instructions
+ * of kernels_norm.c (max, sum, exp-and-sum, sum of squared deviations).
+ * (DWCONV: dwconv_x86.inc.)
  *
  * POOL works plane by plane (one image, one channel block of 16 lanes = 2
  * YMM per pixel). POOL over the whole plane (global pooling:
@@ -48,6 +49,89 @@ AVX2 void rt_fma_x86(const float *restrict a, const float *restrict b, const flo
                      float *restrict d, uint32_t n) {
   for (uint32_t i = 0; i < n; i++)
     d[i] = fmaf(a[i], b[i], c[i]);
+}
+
+/* --- the row instructions (kernels.h): four 8-lane accumulators, so the
+ * adds of consecutive vectors do not wait on each other */
+
+AVX2_INLINE float hsum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+/* max(v, m) keeps m where v is NaN, as the portable v > m ? v : m does. */
+AVX2 float rt_vmax_x86(const float *x, size_t n) {
+  __m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0, m2 = m0, m3 = m0;
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    m0 = _mm256_max_ps(_mm256_loadu_ps(x + i), m0), m1 = _mm256_max_ps(_mm256_loadu_ps(x + i + 8), m1);
+    m2 = _mm256_max_ps(_mm256_loadu_ps(x + i + 16), m2), m3 = _mm256_max_ps(_mm256_loadu_ps(x + i + 24), m3);
+  }
+  for (; i + 8 <= n; i += 8)
+    m0 = _mm256_max_ps(_mm256_loadu_ps(x + i), m0);
+  m0 = _mm256_max_ps(_mm256_max_ps(m0, m1), _mm256_max_ps(m2, m3));
+  float lanes[8], m = -INFINITY;
+  _mm256_storeu_ps(lanes, m0);
+  for (int j = 0; j < 8; j++)
+    m = lanes[j] > m ? lanes[j] : m;
+  for (; i < n; i++)
+    m = x[i] > m ? x[i] : m;
+  return m;
+}
+
+AVX2 float rt_vsum_x86(const float *x, size_t n) {
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm256_add_ps(s0, _mm256_loadu_ps(x + i)), s1 = _mm256_add_ps(s1, _mm256_loadu_ps(x + i + 8));
+    s2 = _mm256_add_ps(s2, _mm256_loadu_ps(x + i + 16)), s3 = _mm256_add_ps(s3, _mm256_loadu_ps(x + i + 24));
+  }
+  for (; i + 8 <= n; i += 8)
+    s0 = _mm256_add_ps(s0, _mm256_loadu_ps(x + i));
+  float s = hsum8(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  for (; i < n; i++)
+    s += x[i];
+  return s;
+}
+
+AVX2 float rt_vexp_sum_x86(float *restrict x, float sub, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    x[i] = om_vexp(x[i] - sub);
+  return rt_vsum_x86(x, n);
+}
+
+/* The AVX-512 build: om_vexp on 16 lanes (the same operations, so the same
+ * values), the sum in two 16-lane accumulators. */
+AVX512 float rt_vexp_sum_avx512(float *restrict x, float sub, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    x[i] = om_vexp(x[i] - sub);
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0;
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    s0 = _mm512_add_ps(s0, _mm512_loadu_ps(x + i)), s1 = _mm512_add_ps(s1, _mm512_loadu_ps(x + i + 16));
+  float s = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+  for (; i < n; i++)
+    s += x[i];
+  return s;
+}
+
+AVX2 float rt_vsum_sqdev_x86(const float *x, float mean, size_t n) {
+  const __m256 m = _mm256_set1_ps(mean);
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0;
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + i), m), d1 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8), m);
+    s0 = _mm256_fmadd_ps(d0, d0, s0), s1 = _mm256_fmadd_ps(d1, d1, s1);
+  }
+  for (; i + 8 <= n; i += 8) {
+    __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
+    s0 = _mm256_fmadd_ps(d0, d0, s0);
+  }
+  float s = hsum8(_mm256_add_ps(s0, s1));
+  for (; i < n; i++)
+    s += (x[i] - mean) * (x[i] - mean);
+  return s;
 }
 
 /* --- the interpreter's f16 lanes: vcvtph2ps quiets a signaling NaN as

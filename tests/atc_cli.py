@@ -276,6 +276,37 @@ def main():
         got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 else np.zeros(0)
         check(f"--fusion_switch_file: {name} build computes SiLU(x) + x", got.size == silu_ref.size and
               np.abs(got - silu_ref.ravel()).max() <= 1e-5 * np.abs(silu_ref).max(), p.stderr)
+    # LayerNormFusionPass: a LayerNormalization (which the frontend decomposes) fed by a residual Add is one
+    # LAYERNORM task; switched off, the decomposition's two REDUCE tasks come back. Both against numpy.
+    scale = rng.standard_normal((8, 8)).astype(np.float32)
+    bias = rng.standard_normal((8, 8)).astype(np.float32)
+    g = helper.make_graph(
+        [helper.make_node("Add", ["x", "x"], ["s"], name="res0"),
+         helper.make_node("LayerNormalization", ["s", "scale", "bias"], ["y"], name="ln0", axis=2, epsilon=1e-5)],
+        "ln", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(scale, "scale"), numpy_helper.from_array(bias, "bias")])
+    lnm = os.path.join(work, "ln.onnx")
+    with open(lnm, "wb") as f:
+        f.write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    s2 = 2 * x.astype(np.float64)
+    mean = s2.mean(axis=(2, 3), keepdims=True)
+    ln_ref = (s2 - mean) / np.sqrt(((s2 - mean) ** 2).mean(axis=(2, 3), keepdims=True) + 1e-5) * scale + bias
+    with open(switches, "w") as f:
+        f.write("LayerNormFusionPass:off\n")
+    for name, extra, want in (("ln-fused", [], (1, 0)), ("ln-off", [f"--fusion_switch_file={switches}"], (0, 2))):
+        base = os.path.join(work, name)
+        p = run(atc, f"--model={lnm}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
+                "--precision_mode=must_keep_origin_dtype", *extra)
+        check(f"LayerNormFusionPass: {name} build compiles", p.returncode == 0, p.stderr)
+        p = run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json")
+        kinds = [t["kind"] for t in json.load(open(base + ".json"))["tasks"]] if p.returncode == 0 else []
+        got_kinds = (kinds.count("LAYERNORM"), kinds.count("REDUCE"))
+        check(f"LayerNormFusionPass: {name} build has (LAYERNORM, REDUCE) tasks {want}", got_kinds == want, kinds)
+        p = run(omrun, "--model", base + ".om", "--input", os.path.join(work, "x.bin"), "--output", base + "_out")
+        got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4") if p.returncode == 0 else np.zeros(0)
+        check(f"LayerNormFusionPass: {name} build computes the norm", got.size == ln_ref.size and
+              np.abs(got - ln_ref.ravel()).max() <= 1e-5 * np.abs(ln_ref).max(), p.stderr)
     # A fire module (SqueezeNet): its two expand convs write straight into their Concat's buffer (memplan: no
     # COPY_SLICE task), and the next conv reads the concatenation, against numpy in both precisions. 9x9
     # pixels, 32 + 16 channels concatenated (whole channel blocks), then a 3x3 conv over the 48.

@@ -60,8 +60,8 @@ foreach(model densenet121 googlenet shufflenet_v2_x1_0 regnet_y_400mf convnext_t
 endforeach()
 # Operators on small torch exports against PyTorch, both precisions: grouped
 # convolution (FRACTAL_Z_G), RNN, GRU and LSTM (bidirectional, stacked,
-# batch-first, initial states), GridSample (every mode and padding mode) and
-# RoiAlign.
+# batch-first, initial states), GridSample (every mode and padding mode),
+# RoiAlign and torch.nn.MultiheadAttention (each mask kind one ATTENTION task).
 add_test(NAME model/torch_ops_e2e
          COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/torch_ops_e2e.py --bin-dir ${CMAKE_BINARY_DIR})
 set_tests_properties(model/torch_ops_e2e PROPERTIES LABELS model TIMEOUT 300)

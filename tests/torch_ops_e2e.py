@@ -33,6 +33,7 @@ must_keep_origin_dtype max abs error <= 1e-4 x max|ref|, force_fp16 cosine
 >= 0.999. Exit 0 when all pass.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -155,6 +156,25 @@ class RelPosAttention(torch.nn.Module):
         return torch.softmax((q @ k.transpose(1, 2) + bias) / self.d ** 0.5, -1) @ v
 
 
+class MHA(torch.nn.Module):
+    """torch.nn.MultiheadAttention over x as query, key and value, with one kind of mask (constants)."""
+
+    def __init__(self, e, heads, length, mask):
+        super().__init__()
+        self.tasks = {"ATTENTION": 1}  # each build must fuse the chain into one task
+        self.mha, self.mask = torch.nn.MultiheadAttention(e, heads, batch_first=True), mask
+        self.register_buffer("causal", torch.triu(torch.full((length, length), float("-inf")), 1))
+        self.register_buffer("bool_causal", torch.triu(torch.ones(length, length, dtype=torch.bool), 1))
+        pad = torch.zeros(2, length, dtype=torch.bool)
+        pad[1, length - 5:] = True  # the second sequence's last 5 keys are padding
+        self.register_buffer("pad", pad)
+
+    def forward(self, x):
+        masks = {"none": {}, "causal": {"attn_mask": self.causal}, "bool causal": {"attn_mask": self.bool_causal},
+                 "key padding": {"key_padding_mask": self.pad}}
+        return self.mha(x, x, x, need_weights=False, **masks[self.mask])[0]
+
+
 torch.manual_seed(11)  # the modules' weights below, then (in main) the inputs
 CASES = [  # (name, module, input shape)
     (f"conv cin {ci} cout {co} group {g} k {k} stride {st} dilation {d}", GroupConv(ci, co, g, k, st, d), (1, ci, hw, hw))
@@ -176,7 +196,10 @@ CASES = [  # (name, module, input shape)
     (f"roi_align aligned={a}", Roi(a), (2, 8, 20, 24)) for a in (False, True)] + [
     ("max_pool2d indices", PoolIndices(), (2, 5, 13, 16))] + [
     (f"hubert front, groupnorm {g} groups", HubertFront(g), (1, 400)) for g in (32, 8)] + [
-    ("relative-position attention", RelPosAttention(), (1, 400))]
+    ("relative-position attention", RelPosAttention(), (1, 400))] + [
+    (f"multihead attention {e}/{h} heads, length {n}, mask {m}", MHA(e, h, n, m), (2, n, e))
+    for e, h, n, m in ((64, 4, 37, "none"), (64, 4, 37, "causal"), (96, 3, 70, "bool causal"),
+                       (40, 5, 21, "key padding"))]
 
 
 def main():
@@ -203,6 +226,14 @@ def main():
                 p = subprocess.run([os.path.join(args.bin_dir, "atc"), f"--model={onnx}", "--framework=5",
                                     f"--output={om}", "--soc_version=Ascend310", f"--precision_mode={prec}"] + fix,
                                    capture_output=True, text=True)
+                if p.returncode == 0 and getattr(net, "tasks", None):
+                    p = subprocess.run([os.path.join(args.bin_dir, "atc"), "--mode=1", f"--om={om}.om",
+                                        f"--json={om}.json"], capture_output=True, text=True)
+                    with open(f"{om}.json") as f:
+                        kinds = [t["kind"] for t in json.load(f)["tasks"]]
+                    have = {k: kinds.count(k) for k in net.tasks}
+                    if p.returncode == 0 and have != net.tasks:
+                        p = subprocess.CompletedProcess(p.args, 1, "", f"tasks {have}, expected {net.tasks}")
                 if p.returncode == 0:
                     p = subprocess.run([os.path.join(args.bin_dir, "omrun"), "--model", om + ".om", "--input",
                                         os.path.join(work, "x.bin"), "--output", out], capture_output=True, text=True)

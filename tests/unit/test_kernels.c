@@ -578,58 +578,6 @@ static void test_copy_slice(void) {
   concat_case(LAYOUT_NC1HWC0, 4, yw, 3, cw, 3, F32, F32, 2);
 }
 
-/* --- SOFTMAX */
-
-static void test_softmax(void) {
-  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
-  /* clang-format off */
-  struct { int axis, coerce, log, xdt, ydt, bd; } cases[] = {
-      {1, 0, 0, F32, F32, 3}, {1, 1, 0, F16, F32, 2}, {2, 0, 1, F32, F16, 5},
-      {0, 0, 0, F16, F16, 7}, {0, 1, 1, F32, F32, 1},
-  };
-  /* clang-format on */
-  int64_t d[3] = {2, 5, 7};
-  size_t n = 70;
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    kcase c;
-    kc_setup(&c, OM_TASK_SOFTMAX, (uint32_t)cases[i].bd, 0);
-    int xs = kc_add(&c, cases[i].xdt, LAYOUT_ND, 3, d), ys = kc_add(&c, cases[i].ydt, LAYOUT_ND, 3, d);
-    int axis = cases[i].axis;
-    c.task.params[OM_SOFTMAX_P_AXIS] = axis, c.task.params[OM_SOFTMAX_P_COERCE_2D] = cases[i].coerce;
-    c.task.params[OM_SOFTMAX_P_LOG] = cases[i].log;
-    float *x = gen(n, cases[i].xdt, 4.0f), *ref = malloc(n * 4), *got = malloc(n * 4);
-    size_t outer = 1, len = 1, inner = 1;
-    for (int k = 0; k < 3; k++) {
-      if (k < axis)
-        outer *= (size_t)d[k];
-      else if (k == axis || cases[i].coerce)
-        len *= (size_t)d[k];
-      else
-        inner *= (size_t)d[k];
-    }
-    for (size_t o = 0; o < outer; o++)
-      for (size_t in = 0; in < inner; in++) {
-        double mx = -INFINITY, sum = 0;
-        for (size_t k = 0; k < len; k++)
-          mx = fmax(mx, x[(o * len + k) * inner + in]);
-        for (size_t k = 0; k < len; k++)
-          sum += exp(x[(o * len + k) * inner + in] - mx);
-        for (size_t k = 0; k < len; k++) {
-          double v = x[(o * len + k) * inner + in] - mx;
-          ref[(o * len + k) * inner + in] = (float)(cases[i].log ? v - log(sum) : exp(v) / sum);
-        }
-      }
-    put_nd(&c, xs, x);
-    kc_run(&c);
-    get_nd(&c, ys, got);
-    char what[64];
-    snprintf(what, sizeof what, "softmax case %zu", i);
-    compare(what, got, ref, n, cases[i].ydt == F16 ? 2e-3 : 1e-5);
-    free(x), free(ref), free(got);
-    kc_free(&c);
-  }
-}
-
 /* --- TRANSDATA */
 
 static void transdata_cases(const int64_t *shape);
@@ -1142,7 +1090,6 @@ int main(void) {
   test_dwconv();
   test_pool();
   test_copy_slice();
-  test_softmax();
   test_transdata();
   test_checks();
   test_public_api();

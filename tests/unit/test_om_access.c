@@ -30,7 +30,7 @@ static void test_every_kind_declared(void) {
     CHECK((a.in_place >> OM_TASK_MAX_TENSORS) == 0);
     if (a.writes == 0) test_note("kind %u (%s) declares no tensor access", k, rt_kernels[k].name);
   }
-  CHECK_EQ_INT(kinds, 19);
+  CHECK_EQ_INT(kinds, 21);
   CHECK_EQ_INT(rt_kind_access(5).writes, 0); /* the retired ELTWISE */
   CHECK_EQ_INT(rt_kind_access(1000).writes, 0);
 }
@@ -275,10 +275,50 @@ static void test_vprog(void) {
   free(p.data);
 }
 
+/* LAYERNORM x + x -> y (output), sum (workspace); ATTENTION over the sum
+ * -> out (output): two written slots of one task, and the cube's. */
+static void test_norm_attention(void) {
+  pkg p;
+  pkg_begin(&p, 2048);
+  const int64_t d[2] = {16, 16};
+  uint32_t x = tensor(&p, "x", OM_REGION_INPUT, 0, LAYOUT_ND, 2, d, 0);
+  uint32_t y = tensor(&p, "y", OM_REGION_WORKSPACE, 0, LAYOUT_ND, 2, d, 0);
+  uint32_t sum = tensor(&p, "sum", OM_REGION_WORKSPACE, 0, LAYOUT_ND, 2, d, 1024);
+  uint32_t out = tensor(&p, "out", OM_REGION_OUTPUT, 0, LAYOUT_ND, 2, d, 0);
+  uint32_t nt[OM_LAYERNORM_NTENSORS] = {
+      [OM_LAYERNORM_T_X] = x,        [OM_LAYERNORM_T_SCALE] = OM_NONE, [OM_LAYERNORM_T_BIAS] = OM_NONE,
+      [OM_LAYERNORM_T_RESIDUAL] = x, [OM_LAYERNORM_T_Y] = y,           [OM_LAYERNORM_T_SUM] = sum};
+  int32_t np[OM_LAYERNORM_NPARAMS] = {[OM_LAYERNORM_P_AXIS] = 1};
+  task(&p, OM_TASK_LAYERNORM, "norm", OM_LAYERNORM_NTENSORS, nt, np, OM_LAYERNORM_NPARAMS);
+  uint32_t at[OM_ATTENTION_NTENSORS] = {
+      [OM_ATTENTION_T_Q] = y,           [OM_ATTENTION_T_K] = sum,         [OM_ATTENTION_T_V] = sum,
+      [OM_ATTENTION_T_BIAS0] = OM_NONE, [OM_ATTENTION_T_BIAS1] = OM_NONE, [OM_ATTENTION_T_Y] = out};
+  int32_t ap[OM_ATTENTION_NPARAMS] = {[OM_ATTENTION_P_SCALE] = 0x3e800000 /* 0.25f */,
+                                      [OM_ATTENTION_P_TILE_Q] = 16,
+                                      [OM_ATTENTION_P_TILE_KV] = 16};
+  task(&p, OM_TASK_ATTENTION, "attn", OM_ATTENTION_NTENSORS, at, ap, OM_ATTENTION_NPARAMS);
+  pkg_end(&p, x, out);
+  CHECK_EQ_INT(load(p.data, p.size), OMRT_OK);
+
+  /* its two outputs in the same bytes */
+  static const char *const w1[] = {"task 0 'norm' (LAYERNORM)", "tensors[4] 'y' it writes",
+                                   "overlaps tensors[5] 'sum' it writes"};
+  expect_refused(&p, sum, set_offset, 0, w1, 3);
+  /* the sum into the caller's input */
+  static const char *const w2[] = {"task 0 'norm' (LAYERNORM)", "tensors[5] 'sum'", "INPUT region"};
+  expect_refused(&p, sum, set_input, 0, w2, 3);
+  /* attention's y over its q */
+  static const char *const w3[] = {"task 1 'attn' (ATTENTION)", "tensors[5] 'out' it writes",
+                                   "overlaps tensors[0] 'y' it reads"};
+  expect_refused(&p, y, set_output, 0, w3, 3);
+  free(p.data);
+}
+
 int main(void) {
   test_every_kind_declared();
   test_copies();
   test_conv_in_place();
   test_vprog();
+  test_norm_attention();
   return test_summary("om_access");
 }

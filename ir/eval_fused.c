@@ -1,0 +1,157 @@
+/* eval_fused.c - the reference evaluation of the fused ops (ir/fused.h),
+ * the definitions of ir/ops.def written for clarity: f32 values, f64
+ * accumulators, each result rounded once to its output's dtype.
+ *   LayerNorm  row by row: s = x + residual rounded to x's dtype (the
+ *              Add's result), mean and population variance of s in f64,
+ *              y = (s - mean) / sqrt(var + epsilon) * scale + bias.
+ *   FusedAttention  per batch and query: the scores scale * q.k (f64
+ *              dot products, rounded to f32 as a MatMul's result), plus
+ *              the biases, -inf where causal hides the key, a softmax in
+ *              f64, times v; a query with every score -inf gives NaN (the
+ *              softmax's 0/0) or, with zero_masked, 0.
+ */
+#include "ir/fused.h"
+
+#include <math.h>
+
+#include "common/fp16.h"
+#include "ir/eval.h"
+#include "ir/eval_internal.h"
+
+/* Input i as f32 values (a copy in the arena), or NULL when absent. */
+static float *floats_in(ev *e, int i) {
+  const ir_value *v = i < e->n->nin ? e->n->in[i] : NULL;
+  if (!v) return NULL;
+  int64_t n = ir_value_elements(v);
+  float *f = arena_array(e->a, (size_t)(n > 0 ? n : 1), sizeof *f);
+  if (f)
+    for (int64_t k = 0; k < n; k++)
+      f[k] = (float)elem_get(e->in[i], v->dtype, k);
+  return f;
+}
+
+/* Output j from f32 values. */
+static status floats_out(ev *e, int j, const float *y) {
+  const ir_value *v = e->n->out[j];
+  int64_t n = ir_value_elements(v), bytes = ir_value_bytes(v);
+  e->out[j] = arena_alloc_aligned(e->a, bytes > 0 ? (size_t)bytes : 1, 64);
+  if (!e->out[j]) return nomem(e);
+  for (int64_t k = 0; k < n; k++)
+    elem_put(e->out[j], v->dtype, k, y[k]);
+  return ST_OK;
+}
+
+static float round_to(int dt, float v) { return dt == DT_FLOAT16 ? half_to_float(float_to_half(v)) : v; }
+
+static status eval_layernorm(ev *e) {
+  const ir_node *n = e->n;
+  const ir_value *x = n->in[0];
+  int axis = (int)ir_attr_int(n, "axis", -1), rms = ir_attr_int(n, "rms", 0) != 0;
+  if (axis < 0) axis += x->rank;
+  if (axis < 0 || axis >= x->rank) return fail(e, ST_ERR_INVALID, "axis out of range");
+  double eps = ir_attr_float(n, "epsilon", 1e-5);
+  int64_t d = 1, count = ir_value_elements(x);
+  for (int i = axis; i < x->rank; i++)
+    d *= x->dims[i];
+  float *s = floats_in(e, 0), *scale = floats_in(e, 1), *bias = floats_in(e, 2), *res = floats_in(e, 3);
+  float *y = arena_array(e->a, (size_t)(count > 0 ? count : 1), sizeof *y);
+  if (!s || !y || (n->nin > 1 && n->in[1] && !scale) || (n->nin > 2 && n->in[2] && !bias) ||
+      (n->nin > 3 && n->in[3] && !res))
+    return nomem(e);
+  if (res)
+    for (int64_t k = 0; k < count; k++)
+      s[k] = round_to(x->dtype, s[k] + res[k]);
+  for (int64_t r = 0; d > 0 && r < count / d; r++) {
+    const float *row = s + r * d;
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < d && !rms; i++)
+      mean += row[i];
+    mean = rms ? 0 : mean / (double)d;
+    for (int64_t i = 0; i < d; i++)
+      var += (row[i] - mean) * (row[i] - mean);
+    double inv = 1 / sqrt(var / (double)d + eps);
+    for (int64_t i = 0; i < d; i++)
+      y[r * d + i] = (float)((row[i] - mean) * inv * (scale ? scale[i] : 1.0) + (bias ? bias[i] : 0.0));
+  }
+  status st = floats_out(e, 0, y);
+  return st || n->nout < 2 ? st : floats_out(e, 1, s);
+}
+
+/* Element strides of v along y's `nb` batch dims and the two score dims
+ * (sq_dim, skv_dim: the strides of v's last two dims when v is a bias,
+ * right-aligned, 0 where v broadcasts). */
+static void bstrides(const ir_value *v, int nb, int matrix, int64_t *s) {
+  int64_t step = 1;
+  for (int i = 0; i < nb + 2; i++)
+    s[i] = 0;
+  int first = matrix ? nb : nb + 2; /* matrix operands: only their batch dims broadcast */
+  for (int j = v->rank - 1, at = nb + 1; j >= 0; j--, at--) {
+    if (at >= 0 && (at < first || !matrix)) s[at] = v->dims[j] == 1 ? 0 : step;
+    step *= v->dims[j];
+  }
+}
+
+static status eval_attention(ev *e) {
+  const ir_node *n = e->n;
+  const ir_value *q = n->in[0], *v = n->in[2], *y = n->out[0];
+  const int nb = y->rank - 2, kt = ir_attr_int(n, "k_trans", 0) != 0,
+            causal = ir_attr_int(n, "causal", 0) != 0;
+  const int zero = ir_attr_int(n, "zero_masked", 0) != 0;
+  const int64_t off = ir_attr_int(n, "causal_offset", 0);
+  const double scale = ir_attr_float(n, "scale", 1.0);
+  const int64_t sq = q->dims[q->rank - 2], d = q->dims[q->rank - 1], skv = v->dims[v->rank - 2];
+  const int64_t dv = v->dims[v->rank - 1];
+  int64_t batch = 1, st[5][MAX_RANK + 2];
+  for (int i = 0; i < nb; i++)
+    batch *= y->dims[i];
+  const float *in[5];
+  for (int i = 0; i < 5; i++) {
+    in[i] = floats_in(e, i);
+    if (i < n->nin && n->in[i] && !in[i]) return nomem(e);
+    if (in[i]) bstrides(n->in[i], nb, i < 3, st[i]);
+  }
+  float *out = arena_array(e->a, (size_t)(batch * sq * dv > 0 ? batch * sq * dv : 1), sizeof *out);
+  double *p = arena_array(e->a, (size_t)skv, sizeof *p);
+  if (!out || !p) return nomem(e);
+  for (int64_t b = 0; b < batch; b++) {
+    int64_t o[5] = {0}, rem = b;
+    for (int i = nb - 1; i >= 0; i--) {
+      int64_t idx = rem % y->dims[i];
+      rem /= y->dims[i];
+      for (int t = 0; t < 5; t++)
+        if (in[t]) o[t] += idx * st[t][i];
+    }
+    for (int64_t i = 0; i < sq; i++) {
+      double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < skv; j++) {
+        double acc = 0;
+        for (int64_t c = 0; c < d; c++)
+          acc += (double)in[0][o[0] + i * d + c] * in[1][o[1] + (kt ? c * skv + j : j * d + c)];
+        double sc = (float)(scale * acc);
+        for (int t = 3; t < 5; t++)
+          if (in[t]) sc += in[t][o[t] + i * st[t][nb] + j * st[t][nb + 1]];
+        if (causal && j > i + off) sc = -INFINITY;
+        p[j] = sc;
+        mx = sc > mx ? sc : mx;
+      }
+      for (int64_t j = 0; j < skv; j++)
+        sum += p[j] = exp(p[j] - mx);
+      for (int64_t c = 0; c < dv; c++) {
+        double acc = 0;
+        for (int64_t j = 0; j < skv; j++)
+          acc += p[j] * in[2][o[2] + j * dv + c];
+        out[(b * sq + i) * dv + c] = mx == -INFINITY && zero ? 0.0f : (float)(acc / sum);
+      }
+    }
+  }
+  return floats_out(e, 0, out);
+}
+
+status ir_eval_fused(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
+  ev e = {n, inputs, outputs_out, a, d};
+  switch (n->op) {
+  case IR_OP_LAYERNORM: return eval_layernorm(&e);
+  case IR_OP_ATTENTION: return eval_attention(&e);
+  default: return fail(&e, ST_ERR_UNSUPPORTED, "not a fused op");
+  }
+}

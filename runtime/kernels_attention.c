@@ -1,0 +1,351 @@
+/* kernels_attention.c - ATTENTION: softmax(scale * q k^T + biases, masked)
+ * v in one task, the scores never leaving the AI core (contract in
+ * om_format.h).
+ *
+ * A tile is one batch's tile_q query rows. Their q rows are staged once in
+ * L0A ([row][D] f32). The keys go by in blocks of tile_kv, each in two cube
+ * products and a vector pass between them (online softmax):
+ *   1. the block's k rows into L0B as 16-key panels ([key block][D][16]),
+ *      and S = q k^T into L0C ([key block][row][16] f32 accumulators);
+ *   2. per row, in the UB: the row of S scaled, the biases added, the keys
+ *      causal hides set to -inf; its max m' against the running max m;
+ *      p = exp(s - m') (the vector unit's om_vexp) summed into the running
+ *      sum l after l is rescaled by exp(m - m'), and the row's output
+ *      accumulators rescaled by the same factor; p rounded to q's dtype
+ *      (the cube's operand);
+ *   3. the block's v rows into L0B as 16-column panels ([column
+ *      block][key][16]), and O += p v into L0C ([column block][row][16]).
+ * After the last block, y = O / l, a row whose every score was -inf giving
+ * 0 (zero_masked) or NaN. With causal, blocks past the last key the tile's
+ * last row sees are never loaded.
+ *
+ * The products go through the cube's micro-kernel (rt_cpu()->gemm16, the
+ * AVX2 / AVX-512 one of kernels_cube_x86.c, else the portable 16-lane
+ * rows), the row work through the vector unit's row instructions
+ * (kernels_norm.c); staging converts f16 with rt_vload. Everything is in
+ * f32 but the fp16 operands, so results differ between the kernel paths
+ * only by f32 summation order.
+ */
+#include <math.h>
+
+#include "common/vmath.h"
+#include "runtime/kernels.h"
+
+/* The task decoded: operands, dims, strides along y's batch dims. */
+typedef struct attn_geom {
+  const void *q, *k, *v, *bias[2];
+  void *y;
+  int qt, bt[2], yt;
+  int64_t sq, skv, d, dv, dv16;
+  int nbd;
+  int64_t bdims[MAX_RANK];
+  int64_t sq_b[MAX_RANK], sk_b[MAX_RANK], sv_b[MAX_RANK], sb_b[2][MAX_RANK]; /* per batch dim; 0: broadcast */
+  int64_t b_si[2], b_sj[2];                                                  /* bias strides along Sq, Skv */
+  int k_trans, causal, zero_masked;
+  int64_t causal_offset;
+  float scale;
+  int64_t tq, tkv, qtiles;
+} attn_geom;
+
+/* Strides of t along y's nbd batch dims (right-aligned, 0 where t's dim
+ * is 1 or missing) into sb; the strides of t's last two dims into *s_row,
+ * *s_col when t is a bias (matrix 0). */
+static void batch_strides(const om_tensor *t, int nbd, int matrix, int64_t *sb, int64_t *s_row,
+                          int64_t *s_col) {
+  const int r = (int)t->rank;
+  int64_t step = 1;
+  for (int i = 0; i < nbd; i++)
+    sb[i] = 0;
+  if (s_row) *s_row = *s_col = 0;
+  for (int j = r - 1, at = nbd + 1; j >= 0; j--, at--) {
+    int64_t s = t->dims[j] == 1 ? 0 : step;
+    if (at >= nbd) {
+      if (!matrix) *(at == nbd ? s_row : s_col) = s;
+    } else if (at >= 0) {
+      sb[at] = s;
+    }
+    step *= t->dims[j];
+  }
+}
+
+static void geom_init(const om_task *task, const rt_args *args, attn_geom *g) {
+  const om_tensor *q = args->desc[OM_ATTENTION_T_Q], *k = args->desc[OM_ATTENTION_T_K];
+  const om_tensor *v = args->desc[OM_ATTENTION_T_V], *y = args->desc[OM_ATTENTION_T_Y];
+  const int32_t *p = task->params;
+  *g = (attn_geom){.q = args->data[OM_ATTENTION_T_Q],
+                   .k = args->data[OM_ATTENTION_T_K],
+                   .v = args->data[OM_ATTENTION_T_V],
+                   .y = args->data[OM_ATTENTION_T_Y],
+                   .qt = (int)q->dtype,
+                   .yt = (int)y->dtype,
+                   .k_trans = p[OM_ATTENTION_P_K_TRANS] != 0,
+                   .causal = p[OM_ATTENTION_P_CAUSAL] != 0,
+                   .zero_masked = p[OM_ATTENTION_P_ZERO_MASKED] != 0,
+                   .causal_offset = p[OM_ATTENTION_P_CAUSAL_OFFSET],
+                   .scale = rt_param_f32(p[OM_ATTENTION_P_SCALE]),
+                   .tq = p[OM_ATTENTION_P_TILE_Q],
+                   .tkv = p[OM_ATTENTION_P_TILE_KV]};
+  g->sq = q->dims[q->rank - 2], g->d = q->dims[q->rank - 1];
+  g->skv = v->dims[v->rank - 2], g->dv = v->dims[v->rank - 1];
+  g->dv16 = rt_ceil_div(g->dv, C0) * C0;
+  g->nbd = (int)y->rank - 2;
+  for (int i = 0; i < g->nbd; i++)
+    g->bdims[i] = y->dims[i];
+  batch_strides(q, g->nbd, 1, g->sq_b, NULL, NULL);
+  batch_strides(k, g->nbd, 1, g->sk_b, NULL, NULL);
+  batch_strides(v, g->nbd, 1, g->sv_b, NULL, NULL);
+  for (int b = 0; b < 2; b++) {
+    const om_tensor *t = args->desc[OM_ATTENTION_T_BIAS0 + b];
+    g->bias[b] = args->data[OM_ATTENTION_T_BIAS0 + b];
+    if (t) {
+      g->bt[b] = (int)t->dtype;
+      batch_strides(t, g->nbd, 0, g->sb_b[b], &g->b_si[b], &g->b_sj[b]);
+    }
+  }
+  g->qtiles = rt_ceil_div(g->sq, g->tq);
+}
+
+/* c[nb*cstride + m*16 ..+16] (+)= sum_k a[m*lda + k] * b[nb*bstride +
+ * k*16 ..+16] for m < rows, nb < nblocks: the cube's product on f32
+ * staging (rt_gemm16_acc_x86's contract). */
+static void gemm16(const float *a, size_t lda, int64_t rows, size_t klen, const float *b, int64_t nblocks,
+                   size_t bstride, float *c, size_t cstride, int first) {
+  const rt_cpu_paths *cpu = rt_cpu();
+  for (int64_t nb = 0; nb < nblocks; nb += 2) {
+    const int n2 = nblocks - nb > 1 ? 2 : 1;
+    if (cpu->gemm16) {
+      cpu->gemm16(a, lda, rows, klen, b + nb * bstride, C0, n2, bstride, c + nb * cstride, cstride, first);
+      continue;
+    }
+    for (int j = 0; j < n2; j++) {
+      const float *bp = b + (nb + j) * bstride;
+      float *cp = c + (nb + j) * cstride;
+      if (first) memset(cp, 0, (size_t)rows * C0 * sizeof *cp);
+      int64_t m = 0;
+      for (; m + 2 <= rows; m += 2)
+        rt_mmad16_2(a + m * lda, (int64_t)lda, (int64_t)klen, bp, cp + m * C0);
+      if (m < rows) rt_mmad16_1(a + m * lda, (int64_t)klen, bp, cp + m * C0);
+    }
+  }
+}
+
+/* L0B[nb][d][16] = k[kc + nb*16 + j][d] for the block's keys (zero past
+ * them): the B operand of q k^T. `row` is a staging row of the UB. */
+static void stage_k(const attn_geom *g, int64_t ok, int64_t kc, int64_t cols, float *l0b, float *row) {
+  const int64_t nbk = rt_ceil_div(cols, C0), d = g->d;
+  if (cols % C0) memset(l0b + (nbk - 1) * d * C0, 0, (size_t)(d * C0) * sizeof *l0b);
+  if (g->k_trans) { /* k^T [D][Skv]: 16 keys of a d row are one panel row */
+    for (int64_t nb = 0; nb < nbk; nb++) {
+      const int64_t lanes = cols - nb * C0 < C0 ? cols - nb * C0 : C0;
+      for (int64_t c = 0; c < d; c++)
+        rt_vload(l0b + (nb * d + c) * C0, g->k, g->qt, (size_t)(ok + c * g->skv + kc + nb * C0),
+                 (size_t)lanes);
+    }
+    return;
+  }
+  for (int64_t j = 0; j < cols; j++) { /* k [Skv][D]: one key's row, scattered down its lane */
+    rt_vload(row, g->k, g->qt, (size_t)(ok + (kc + j) * d), (size_t)d);
+    float *dst = l0b + (j / C0) * d * C0 + j % C0;
+    for (int64_t c = 0; c < d; c++)
+      dst[c * C0] = row[c];
+  }
+}
+
+/* L0B[nb][j][16] = v[kc + j][nb*16 + lane] (zero past Dv): the B operand
+ * of p v. */
+static void stage_v(const attn_geom *g, int64_t ov, int64_t kc, int64_t cols, float *l0b) {
+  const int64_t nbv = g->dv16 / C0, tail = g->dv - (nbv - 1) * C0;
+  for (int64_t nb = 0; nb < nbv; nb++) {
+    const int64_t lanes = nb == nbv - 1 ? tail : C0;
+    float *dst = l0b + nb * cols * C0;
+    if (lanes < C0) memset(dst, 0, (size_t)(cols * C0) * sizeof *dst);
+    for (int64_t j = 0; j < cols; j++)
+      rt_vload(dst + j * C0, g->v, g->qt, (size_t)(ov + (kc + j) * g->dv + nb * C0), (size_t)lanes);
+  }
+}
+
+static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) {
+  const int64_t q0 = qt * g->tq, rows = g->sq - q0 < g->tq ? g->sq - q0 : g->tq;
+  const int64_t tq = g->tq, tkv = g->tkv, nbv = g->dv16 / C0;
+  float *qa = (float *)core->l0a, *l0b = (float *)core->l0b;
+  float *s = (float *)core->l0c, *o = s + tq * tkv;
+  float *p = (float *)core->ub, *mrow = p + tq * tkv, *lrow = mrow + tq, *row = lrow + tq;
+  int64_t oq = 0, ok = 0, ov = 0, ob[2] = {0, 0}, rem = bt;
+  for (int i = g->nbd - 1; i >= 0; i--) {
+    int64_t idx = rem % g->bdims[i];
+    rem /= g->bdims[i];
+    oq += idx * g->sq_b[i], ok += idx * g->sk_b[i], ov += idx * g->sv_b[i];
+    ob[0] += idx * g->sb_b[0][i], ob[1] += idx * g->sb_b[1][i];
+  }
+  const rt_cpu_paths *cpu = rt_cpu();
+  for (int64_t m = 0; m < rows; m++) {
+    rt_vload(qa + m * g->d, g->q, g->qt, (size_t)(oq + (q0 + m) * g->d), (size_t)g->d);
+    mrow[m] = -INFINITY, lrow[m] = 0.0f;
+  }
+  memset(o, 0, (size_t)(nbv * tq * C0) * sizeof *o);
+  int64_t kv_end = g->skv;
+  if (g->causal) { /* the last row sees keys up to q0 + rows - 1 + offset */
+    int64_t last = q0 + rows - 1 + g->causal_offset + 1;
+    kv_end = last < 0 ? 0 : last < kv_end ? last : kv_end;
+  }
+  for (int64_t kc = 0; kc < kv_end; kc += tkv) {
+    const int64_t cols = kv_end - kc < tkv ? kv_end - kc : tkv, nbk = rt_ceil_div(cols, C0);
+    stage_k(g, ok, kc, cols, l0b, row);
+    gemm16(qa, (size_t)g->d, rows, (size_t)g->d, l0b, nbk, (size_t)(g->d * C0), s, (size_t)(tq * C0), 1);
+    for (int64_t m = 0; m < rows; m++) {
+      float *pr = p + m * tkv;
+      for (int64_t nb = 0; nb < nbk; nb++) {
+        const float *sr = s + (nb * tq + m) * C0;
+        int64_t lanes = cols - nb * C0 < C0 ? cols - nb * C0 : C0;
+        for (int64_t j = 0; j < lanes; j++)
+          pr[nb * C0 + j] = sr[j] * g->scale;
+      }
+      for (int b = 0; b < 2; b++) {
+        if (!g->bias[b]) continue;
+        const size_t at = (size_t)(ob[b] + (q0 + m) * g->b_si[b] + kc * g->b_sj[b]);
+        if (g->b_sj[b]) {
+          rt_vload(row, g->bias[b], g->bt[b], at, (size_t)cols);
+          for (int64_t j = 0; j < cols; j++)
+            pr[j] += row[j];
+        } else {
+          const float add = rt_get(g->bias[b], g->bt[b], at);
+          for (int64_t j = 0; j < cols; j++)
+            pr[j] += add;
+        }
+      }
+      if (g->causal) {
+        int64_t see = q0 + m + g->causal_offset + 1 - kc; /* keys [kc, kc + see) are visible */
+        for (int64_t j = see < 0 ? 0 : see; j < cols; j++)
+          pr[j] = -INFINITY;
+      }
+      const float mx = rt_vmax(pr, (size_t)cols), m_old = mrow[m], m_new = mx > m_old ? mx : m_old;
+      if (m_new == -INFINITY) { /* nothing visible yet: p = 0, not exp(-inf + inf) */
+        memset(pr, 0, (size_t)cols * sizeof *pr);
+        continue;
+      }
+      const float corr = m_old == -INFINITY ? 0.0f : om_vexp(m_old - m_new);
+      lrow[m] = lrow[m] * corr + rt_vexp_sum(pr, m_new, (size_t)cols);
+      mrow[m] = m_new;
+      if (corr != 1.0f)
+        for (int64_t nb = 0; nb < nbv; nb++) {
+          float *orow = o + (nb * tq + m) * C0;
+          for (int j = 0; j < C0; j++)
+            orow[j] *= corr;
+        }
+      if (g->qt == DT_FLOAT16) {
+        if (cpu->round16)
+          cpu->round16(pr, (uint32_t)cols);
+        else
+          for (int64_t j = 0; j < cols; j++)
+            pr[j] = rt_h2f(rt_f2h(pr[j]));
+      }
+    }
+    stage_v(g, ov, kc, cols, l0b);
+    gemm16(p, (size_t)tkv, rows, (size_t)cols, l0b, nbv, (size_t)(cols * C0), o, (size_t)(tq * C0), 0);
+  }
+  for (int64_t m = 0; m < rows; m++) {
+    const float inv = 1.0f / lrow[m];
+    const int dead = mrow[m] == -INFINITY;
+    for (int64_t nb = 0; nb < nbv; nb++)
+      for (int j = 0; j < C0; j++)
+        row[nb * C0 + j] = dead ? (g->zero_masked ? 0.0f : NAN) : o[(nb * tq + m) * C0 + j] * inv;
+    rt_vstore(g->y, g->yt, (size_t)((bt * g->sq + q0 + m) * g->dv), row, (size_t)g->dv);
+  }
+}
+
+void rt_attention_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  attn_geom g;
+  geom_init(task, args, &g);
+  uint64_t lo, hi, batch = 1;
+  for (int i = 0; i < g.nbd; i++)
+    batch *= (uint64_t)g.bdims[i];
+  rt_block_range(batch * (uint64_t)g.qtiles, task->block_dim, block, &lo, &hi);
+  for (uint64_t t = lo; t < hi; t++)
+    run_tile(&g, (int64_t)(t / (uint64_t)g.qtiles), (int64_t)(t % (uint64_t)g.qtiles), core);
+}
+
+/* --- the load-time check */
+
+omrt_status rt_attention_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "ATTENTION"};
+  const om_tensor *q, *k, *v, *b[2], *y;
+  omrt_status s;
+  if ((s = rt_chk_ntensors(&c, OM_ATTENTION_NTENSORS)) ||
+      (s = rt_chk_tensor(&c, OM_ATTENTION_T_Q, "q", 0, LAYOUT_ND, -1, 0, &q)) ||
+      (s = rt_chk_tensor(&c, OM_ATTENTION_T_K, "k", 0, LAYOUT_ND, -1, 0, &k)) ||
+      (s = rt_chk_tensor(&c, OM_ATTENTION_T_V, "v", 0, LAYOUT_ND, -1, 0, &v)) ||
+      (s = rt_chk_tensor(&c, OM_ATTENTION_T_BIAS0, "bias0", 1, LAYOUT_ND, -1, 0, &b[0])) ||
+      (s = rt_chk_tensor(&c, OM_ATTENTION_T_BIAS1, "bias1", 1, LAYOUT_ND, -1, 0, &b[1])) ||
+      (s = rt_chk_tensor(&c, OM_ATTENTION_T_Y, "y", 0, LAYOUT_ND, -1, 0, &y)))
+    return s;
+  if (k->dtype != q->dtype || v->dtype != q->dtype)
+    return rt_chk_fail(&c, "q, k and v dtypes %u, %u, %u differ", q->dtype, k->dtype, v->dtype);
+  const int32_t *p = task->params;
+  for (int t = OM_ATTENTION_P_K_TRANS; t <= OM_ATTENTION_P_ZERO_MASKED; t++)
+    if (t != OM_ATTENTION_P_CAUSAL_OFFSET && (uint32_t)p[t] > 1)
+      return rt_chk_fail(&c, "params[%d] = %d, expected 0 or 1", t, p[t]);
+  if (!p[OM_ATTENTION_P_CAUSAL] && p[OM_ATTENTION_P_CAUSAL_OFFSET])
+    return rt_chk_fail(&c, "params[%d] causal_offset = %d without causal", OM_ATTENTION_P_CAUSAL_OFFSET,
+                       p[OM_ATTENTION_P_CAUSAL_OFFSET]);
+  if (!isfinite(rt_param_f32(p[OM_ATTENTION_P_SCALE])))
+    return rt_chk_fail(&c, "params[%d] scale is not finite", OM_ATTENTION_P_SCALE);
+  for (int t = OM_ATTENTION_NPARAMS; t < OM_TASK_MAX_PARAMS; t++)
+    if (p[t] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", t, p[t]);
+  const int rq = (int)q->rank, rk = (int)k->rank, rv = (int)v->rank, ry = (int)y->rank;
+  if (rq < 2 || rk < 2 || rv < 2 || ry < 2)
+    return rt_chk_fail(&c, "q, k, v and y ranks %d, %d, %d, %d: each must be >= 2", rq, rk, rv, ry);
+  const int kt = p[OM_ATTENTION_P_K_TRANS];
+  const int64_t sq = q->dims[rq - 2], d = q->dims[rq - 1], skv = k->dims[rk - 2 + kt];
+  const int64_t dv = v->dims[rv - 1];
+  if (k->dims[rk - 1 - kt] != d || v->dims[rv - 2] != skv || y->dims[ry - 2] != sq || y->dims[ry - 1] != dv)
+    return rt_chk_fail(&c, "q, k (k_trans %d), v and y disagree on Sq, Skv, D or Dv", kt);
+  if (sq < 1 || skv < 1 || d < 1 || dv < 1)
+    return rt_chk_fail(&c, "Sq %lld, Skv %lld, D %lld, Dv %lld: each must be >= 1", (long long)sq,
+                       (long long)skv, (long long)d, (long long)dv);
+  const int nbd = ry - 2;
+  const om_tensor *ops[3] = {q, k, v};
+  for (int t = 0; t < 3; t++) { /* batch dims broadcast to y's */
+    if ((int)ops[t]->rank - 2 > nbd) return rt_chk_fail(&c, "operand %d has more batch dims than y", t);
+    for (int j = 0; j < (int)ops[t]->rank - 2; j++) {
+      int64_t e = ops[t]->dims[j], want = y->dims[nbd - ((int)ops[t]->rank - 2) + j];
+      if (e != 1 && e != want)
+        return rt_chk_fail(&c, "operand %d batch dim %d = %lld does not broadcast to y's %lld", t, j,
+                           (long long)e, (long long)want);
+    }
+  }
+  for (int t = 0; t < 2; t++) {
+    if (!b[t]) continue;
+    if ((int)b[t]->rank > ry) return rt_chk_fail(&c, "bias%d rank %u > y rank %d", t, b[t]->rank, ry);
+    for (int j = 0; j < (int)b[t]->rank; j++) {
+      int at = ry - (int)b[t]->rank + j;
+      int64_t e = b[t]->dims[j], want = at == ry - 1 ? skv : y->dims[at];
+      if (e != 1 && e != want)
+        return rt_chk_fail(&c, "bias%d dims[%d] = %lld does not broadcast to the scores' %lld", t, j,
+                           (long long)e, (long long)want);
+    }
+  }
+  const int64_t tq = p[OM_ATTENTION_P_TILE_Q], tkv = p[OM_ATTENTION_P_TILE_KV];
+  for (int t = OM_ATTENTION_P_TILE_Q; t <= OM_ATTENTION_P_TILE_KV; t++)
+    if (p[t] < 16 || p[t] > 4096 || p[t] % 16)
+      return rt_chk_fail(&c, "params[%d] = %d, expected a multiple of 16 in 16..4096", t, p[t]);
+  const uint64_t es = dtype_size((int)q->dtype), dv16 = (uint64_t)rt_ceil_div(dv, C0) * C0;
+  uint64_t w = (uint64_t)tkv > (uint64_t)d ? (uint64_t)tkv : (uint64_t)d;
+  w = w > dv16 ? w : dv16;
+  const om_model_def *def = m->def;
+  const struct {
+    const char *what;
+    uint64_t need, have;
+  } caps[] = {{"L0A", (uint64_t)tq * (uint64_t)d * es, def->l0a_bytes},
+              {"L0B", (uint64_t)tkv * ((uint64_t)d > dv16 ? (uint64_t)d : dv16) * es, def->l0b_bytes},
+              {"L0C", (uint64_t)tq * ((uint64_t)tkv + dv16) * 4, def->l0c_bytes},
+              {"UB", ((uint64_t)tq * ((uint64_t)tkv + 2) + w) * 4, def->ub_bytes}};
+  for (size_t t = 0; t < sizeof caps / sizeof *caps; t++)
+    if (caps[t].need > caps[t].have)
+      return rt_chk_fail(&c, "tile_q %lld, tile_kv %lld need %llu bytes of %s, capacity %llu", (long long)tq,
+                         (long long)tkv, (unsigned long long)caps[t].need, caps[t].what,
+                         (unsigned long long)caps[t].have);
+  uint64_t tiles = (uint64_t)rt_ceil_div(sq, tq);
+  for (int j = 0; j < nbd; j++)
+    tiles *= (uint64_t)y->dims[j]; /* <= y's elements / 16: no overflow */
+  return rt_chk_block_dim(&c, tiles, "tiles");
+}

@@ -1,0 +1,340 @@
+/* test_norm.c - the vector unit's row normalizations (runtime/kernels_norm.c)
+ * against the reference evaluator (tests/unit/evalref.h): SOFTMAX and
+ * LAYERNORM.
+ *
+ * SOFTMAX and log-softmax on the last axis (rows resident in the UB, and
+ * rows longer than half the UB, streamed in chunks), on an inner axis
+ * (interleaved vectors staged as [len][lanes] blocks: runs of more than
+ * 256 vectors, vectors so long that only a few lanes fit, and one so long
+ * that not even one does), coerce_2d, f16 and f32 in either direction,
+ * several block_dims (block boundaries cutting the lane runs), and rows of
+ * -inf, +inf and NaN (NaN rows give NaN, as the reference does).
+ * LAYERNORM and RMS norm over the last dims (one, or several: the axis
+ * before the last), with and without scale, bias and a residual (the sum
+ * output bit for bit), rows of 33 to 2000 elements, a mean far from zero
+ * (the variance must not cancel), f16 and f32 tensors and parameters.
+ * Then the load-time checks' rules. ctest runs this file on every kernel path (the
+ * AVX2 row instructions, the portable loops with OMRT_PORTABLE=1).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fp16.h"
+#include "evalref.h"
+#include "kcase.h"
+#include "runtime/kernels.h"
+#include "support.h"
+
+static uint32_t rng = 12345;
+static float frand(void) { /* uniform [-1, 1) */
+  rng = rng * 1664525u + 1013904223u;
+  return (float)((rng >> 8) & 0xffffff) / 8388608.0f - 1.0f;
+}
+
+static size_t count(int rank, const int64_t *dims) {
+  size_t n = 1;
+  for (int i = 0; i < rank; i++)
+    n *= (size_t)dims[i];
+  return n;
+}
+
+/* n values in [-scale, scale), representable in dtype dt. */
+static float *gen(size_t n, int dt, float scale) {
+  float *v = malloc(n * sizeof *v);
+  for (size_t i = 0; i < n; i++) {
+    v[i] = frand() * scale;
+    if (dt == DT_FLOAT16) v[i] = half_to_float(float_to_half(v[i]));
+  }
+  return v;
+}
+
+static void put(kcase *c, int s, const float *v) {
+  for (size_t i = 0; i < count((int)c->t[s].rank, c->t[s].dims); i++)
+    rt_put(c->data[s], (int)c->t[s].dtype, i, v[i]);
+}
+
+static float *get(const kcase *c, int s) {
+  size_t n = count((int)c->t[s].rank, c->t[s].dims);
+  float *v = malloc(n * sizeof *v);
+  for (size_t i = 0; i < n; i++)
+    v[i] = rt_get(c->data[s], (int)c->t[s].dtype, i);
+  return v;
+}
+
+static void run(kcase *c) {
+  omrt_status s = kc_check(c);
+  CHECK_EQ_INT(s, OMRT_OK);
+  if (s != OMRT_OK) {
+    test_note("  %s", omrt_last_error());
+    return;
+  }
+  rt_args a;
+  memset(&a, 0, sizeof a);
+  for (uint32_t i = 0; i < c->task.ntensors; i++)
+    if (c->task.tensors[i] != OM_NONE) a.data[i] = c->data[i], a.desc[i] = &c->t[i];
+  for (uint32_t b = c->task.block_dim; b-- > 0;)
+    rt_kernels[c->task.kind].run(&c->task, &a, b, kc_core());
+}
+
+/* |got - ref| <= tol * (1 + |ref|) everywhere, NaN only where ref is NaN. */
+static void compare(const char *what, const float *got, const float *ref, size_t n, double tol) {
+  size_t bad = 0, first = 0;
+  double worst = 0;
+  for (size_t i = 0; i < n; i++) {
+    double err = isnan(ref[i])   ? (isnan(got[i]) ? 0 : INFINITY)
+                 : isinf(ref[i]) ? (got[i] == ref[i] ? 0 : INFINITY)
+                                 : fabs((double)got[i] - ref[i]) / (1 + fabs(ref[i]));
+    if (!(err <= tol)) {
+      if (!bad++) first = i;
+      if (!(err <= worst)) worst = err;
+    }
+  }
+  test_check(bad == 0, __FILE__, __LINE__, what);
+  if (bad)
+    test_note("  %s: %zu of %zu off (first at %zu: got %g, want %g; worst %g)", what, bad, n, first,
+              (double)got[first], (double)ref[first], worst);
+}
+
+/* --- SOFTMAX */
+
+typedef struct sm_case {
+  int rank;
+  int64_t dims[4];
+  int axis, coerce, log, xdt, ydt, bd;
+} sm_case;
+
+static void softmax_case(const sm_case *k, const float *x, const char *what) {
+  size_t n = count(k->rank, k->dims);
+  kcase c;
+  kc_setup(&c, OM_TASK_SOFTMAX, (uint32_t)k->bd, 0);
+  int xs = kc_add(&c, k->xdt, LAYOUT_ND, k->rank, k->dims),
+      ys = kc_add(&c, k->ydt, LAYOUT_ND, k->rank, k->dims);
+  c.task.params[OM_SOFTMAX_P_AXIS] = k->axis, c.task.params[OM_SOFTMAX_P_COERCE_2D] = k->coerce;
+  c.task.params[OM_SOFTMAX_P_LOG] = k->log;
+  put(&c, xs, x);
+  run(&c);
+  float *got = get(&c, ys);
+  er e;
+  er_new(&e, IR_OP_SOFTMAX, 1);
+  er_in(&e, DT_FLOAT32, k->rank, k->dims, x);
+  ir_attr_set_int(e.g, e.n, "axis", k->axis);
+  ir_attr_set_int(e.g, e.n, "coerce_2d", k->coerce);
+  ir_attr_set_int(e.g, e.n, "log", k->log);
+  float *ref = er_run(&e, 0);
+  CHECK(ref != NULL);
+  if (ref) compare(what, got, ref, n, k->ydt == DT_FLOAT16 || k->xdt == DT_FLOAT16 ? 2e-3 : 2e-6);
+  free(got), free(ref);
+  er_free(&e);
+  kc_free(&c);
+}
+
+static void test_softmax(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  /* clang-format off */
+  const sm_case cases[] = {
+      {3, {2, 5, 7}, 1, 0, 0, F32, F32, 3},       {3, {2, 5, 7}, 1, 1, 0, F16, F32, 2},
+      {3, {2, 5, 7}, 2, 0, 1, F32, F16, 5},       {3, {2, 5, 7}, 0, 0, 0, F16, F16, 7},
+      {3, {2, 5, 7}, 0, 1, 1, F32, F32, 1},       {2, {3, 1000}, 1, 0, 0, F16, F16, 2},
+      {2, {3, 1000}, 1, 0, 1, F32, F32, 3},       {2, {2, 40000}, 1, 0, 0, F32, F32, 2},
+      {2, {2, 40000}, 1, 0, 1, F16, F32, 1},      {3, {2, 7, 300}, 1, 0, 0, F32, F16, 5},
+      {3, {2, 7, 300}, 1, 0, 1, F16, F16, 7},     {3, {1, 5000, 20}, 1, 0, 0, F32, F32, 3},
+      {3, {1, 5000, 20}, 1, 0, 1, F32, F32, 1},   {3, {1, 40000, 3}, 1, 0, 0, F32, F32, 2},
+      {3, {1, 40000, 3}, 1, 0, 1, F32, F32, 1},   {4, {2, 8, 64, 64}, 3, 0, 0, F16, F16, 2},
+      {4, {2, 3, 4, 50}, 1, 1, 0, F32, F32, 2},
+  };
+  /* clang-format on */
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    size_t n = count(cases[i].rank, cases[i].dims);
+    float *x = gen(n, cases[i].xdt, 6.0f);
+    char what[64];
+    snprintf(what, sizeof what, "softmax case %zu", i);
+    softmax_case(&cases[i], x, what);
+    free(x);
+  }
+  /* rows of -inf (NaN out), one +inf, one NaN, one -inf among finite values */
+  const sm_case sp[] = {{2, {4, 37}, 1, 0, 0, F32, F32, 2},
+                        {2, {4, 37}, 1, 0, 1, F32, F32, 1},
+                        {2, {37, 4}, 0, 0, 0, F32, F32, 2}};
+  for (size_t i = 0; i < sizeof sp / sizeof *sp; i++) {
+    float *x = gen(148, F32, 3.0f);
+    for (int k = 0; k < 148; k++) {
+      int row = sp[i].axis == 1 ? k / 37 : k % 4;
+      if (row == 0) x[k] = -INFINITY;
+      if (row == 3 && k % 5 == 0) x[k] = -INFINITY;
+    }
+    x[sp[i].axis == 1 ? 37 + 5 : 4 * 5 + 1] = INFINITY;
+    x[sp[i].axis == 1 ? 74 + 9 : 4 * 9 + 2] = NAN;
+    char what[64];
+    snprintf(what, sizeof what, "softmax special values %zu", i);
+    softmax_case(&sp[i], x, what);
+    free(x);
+  }
+}
+
+static void test_softmax_check(void) {
+  int64_t d[2] = {3, 4}, d2[2] = {3, 5};
+  kcase c;
+  kc_setup(&c, OM_TASK_SOFTMAX, 1, 0);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, d);
+  kc_add(&c, DT_FLOAT16, LAYOUT_ND, 2, d);
+  c.task.params[OM_SOFTMAX_P_AXIS] = 1;
+  CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  c.task.params[OM_SOFTMAX_P_AXIS] = 2;
+  expect_reject(&c, "softmax axis past the rank", "axis");
+  c.task.params[OM_SOFTMAX_P_AXIS] = 1, c.task.params[OM_SOFTMAX_P_LOG] = 2;
+  expect_reject(&c, "softmax log not 0/1", "log");
+  c.task.params[OM_SOFTMAX_P_LOG] = 0, c.task.block_dim = 4;
+  expect_reject(&c, "softmax block_dim above the vectors", "block_dim");
+  c.task.block_dim = 1;
+  kc_set(&c, 1, DT_FLOAT32, 2, d2);
+  expect_reject(&c, "softmax y dims differ", "dims");
+  kc_free(&c);
+}
+
+/* --- LAYERNORM */
+
+typedef struct ln_case {
+  int rank;
+  int64_t dims[4];
+  int axis, rms, has_scale, has_bias, has_res, has_sum, xdt, ydt, pdt, bd;
+  float eps;
+} ln_case;
+
+static void layernorm_case(const ln_case *k, const char *what) {
+  size_t n = count(k->rank, k->dims), d = 1;
+  for (int i = k->axis; i < k->rank; i++)
+    d *= (size_t)k->dims[i];
+  int64_t pd[4], prank = k->rank - k->axis + 1; /* one row, with a leading 1 */
+  pd[0] = 1;
+  for (int i = k->axis; i < k->rank; i++)
+    pd[1 + i - k->axis] = k->dims[i];
+  float *x = gen(n, k->xdt, 3.0f), *r = gen(n, k->xdt, 2.0f), *sc = gen(d, k->pdt, 1.5f),
+        *bi = gen(d, k->pdt, 1.0f);
+  for (size_t i = 0; i < n; i++) /* a mean far from 0: the variance must not cancel */
+    x[i] = k->xdt == DT_FLOAT16 ? half_to_float(float_to_half(x[i] + 20.0f)) : x[i] + 20.0f;
+  kcase c;
+  kc_setup(&c, OM_TASK_LAYERNORM, (uint32_t)k->bd, 0);
+  int xs = kc_add(&c, k->xdt, LAYOUT_ND, k->rank, k->dims), ss = -1, bs = -1, rs = -1, sums = -1;
+  if (k->has_scale)
+    ss = kc_add(&c, k->pdt, LAYOUT_ND, (int)prank, pd);
+  else
+    kc_none(&c);
+  if (k->has_bias)
+    bs = kc_add(&c, k->pdt, LAYOUT_ND, (int)prank - 1, pd + 1);
+  else
+    kc_none(&c);
+  if (k->has_res)
+    rs = kc_add(&c, k->xdt, LAYOUT_ND, k->rank, k->dims);
+  else
+    kc_none(&c);
+  int ys = kc_add(&c, k->ydt, LAYOUT_ND, k->rank, k->dims);
+  if (k->has_sum)
+    sums = kc_add(&c, k->xdt, LAYOUT_ND, k->rank, k->dims);
+  else
+    kc_none(&c);
+  c.task.params[OM_LAYERNORM_P_AXIS] = k->axis, c.task.params[OM_LAYERNORM_P_RMS] = k->rms;
+  memcpy(&c.task.params[OM_LAYERNORM_P_EPSILON], &k->eps, 4);
+  put(&c, xs, x);
+  if (ss >= 0) put(&c, ss, sc);
+  if (bs >= 0) put(&c, bs, bi);
+  if (rs >= 0) put(&c, rs, r);
+  run(&c);
+  er e;
+  er_new(&e, IR_OP_LAYERNORM, k->has_sum ? 2 : 1);
+  /* x and the residual in their dtype: the reference rounds their sum to it */
+  void *xb = malloc(n * dtype_size(k->xdt)), *rb = malloc(n * dtype_size(k->xdt));
+  for (size_t i = 0; i < n; i++)
+    rt_put(xb, k->xdt, i, x[i]), rt_put(rb, k->xdt, i, r[i]);
+  er_in(&e, k->xdt, k->rank, k->dims, xb);
+  er_in(&e, DT_FLOAT32, (int)prank, pd, k->has_scale ? sc : NULL);
+  er_in(&e, DT_FLOAT32, (int)prank - 1, pd + 1, k->has_bias ? bi : NULL);
+  if (k->has_res) er_in(&e, k->xdt, k->rank, k->dims, rb);
+  free(xb), free(rb);
+  ir_attr_set_int(e.g, e.n, "axis", k->axis);
+  ir_attr_set_int(e.g, e.n, "rms", k->rms);
+  ir_attr_set_float(e.g, e.n, "epsilon", k->eps);
+  float *ref = er_run(&e, 0), *ref_sum = k->has_sum ? er_run(&e, 1) : NULL;
+  CHECK(ref != NULL);
+  float *got = get(&c, ys);
+  double tol = k->ydt == DT_FLOAT16 || k->xdt == DT_FLOAT16 ? 3e-3 : 1e-5;
+  if (ref) compare(what, got, ref, n, tol);
+  if (ref_sum) {
+    float *gs = get(&c, sums);
+    char w2[80];
+    snprintf(w2, sizeof w2, "%s (sum)", what);
+    compare(w2, gs, ref_sum, n, 0);
+    free(gs);
+  }
+  free(got), free(ref), free(ref_sum), free(x), free(r), free(sc), free(bi);
+  er_free(&e);
+  kc_free(&c);
+}
+
+static void test_layernorm(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  /* clang-format off */
+  const ln_case cases[] = {
+      /* rank dims            axis rms sc bi res sum x    y    p    bd eps */
+      {3, {2, 5, 64},         2,   0,  1, 1, 0,  0,  F32, F32, F32, 3, 1e-5f},
+      {3, {2, 5, 64},         2,   0,  1, 1, 1,  1,  F16, F16, F16, 4, 1e-5f},
+      {3, {2, 5, 64},         2,   1,  1, 0, 0,  0,  F32, F16, F16, 2, 1e-6f},
+      {3, {3, 4, 33},         1,   0,  1, 1, 1,  0,  F32, F32, F32, 3, 1e-5f},
+      {3, {3, 4, 33},         1,   1,  0, 0, 1,  1,  F32, F32, F32, 1, 0.0f},
+      {2, {7, 768},           1,   0,  0, 1, 0,  0,  F16, F32, F32, 7, 1e-5f},
+      {2, {7, 768},           0,   0,  1, 1, 0,  0,  F32, F32, F16, 1, 1e-5f},
+      {4, {2, 3, 2, 1000},    3,   1,  1, 0, 1,  1,  F16, F16, F32, 5, 1e-6f},
+  };
+  /* clang-format on */
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char what[64];
+    snprintf(what, sizeof what, "layernorm case %zu", i);
+    layernorm_case(&cases[i], what);
+  }
+}
+
+static void test_layernorm_check(void) {
+  int64_t d[2] = {3, 8}, row[1] = {8}, bad[1] = {7};
+  kcase c;
+  kc_setup(&c, OM_TASK_LAYERNORM, 3, 0);
+  kc_add(&c, DT_FLOAT16, LAYOUT_ND, 2, d);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, row);
+  kc_none(&c);
+  kc_add(&c, DT_FLOAT16, LAYOUT_ND, 2, d);
+  kc_add(&c, DT_FLOAT32, LAYOUT_ND, 2, d);
+  kc_add(&c, DT_FLOAT16, LAYOUT_ND, 2, d);
+  float eps = 1e-5f;
+  c.task.params[OM_LAYERNORM_P_AXIS] = 1;
+  memcpy(&c.task.params[OM_LAYERNORM_P_EPSILON], &eps, 4);
+  CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  c.task.block_dim = 4;
+  expect_reject(&c, "layernorm block_dim above the rows", "block_dim");
+  c.task.block_dim = 3, c.task.params[OM_LAYERNORM_P_AXIS] = 2;
+  expect_reject(&c, "layernorm axis past the rank", "axis");
+  c.task.params[OM_LAYERNORM_P_AXIS] = 1, c.task.params[OM_LAYERNORM_P_RMS] = 3;
+  expect_reject(&c, "layernorm rms not 0/1", "rms");
+  c.task.params[OM_LAYERNORM_P_RMS] = 0, eps = -1.0f;
+  memcpy(&c.task.params[OM_LAYERNORM_P_EPSILON], &eps, 4);
+  expect_reject(&c, "layernorm negative epsilon", "epsilon");
+  eps = 1e-5f;
+  memcpy(&c.task.params[OM_LAYERNORM_P_EPSILON], &eps, 4);
+  kc_set(&c, OM_LAYERNORM_T_SCALE, DT_FLOAT32, 1, bad);
+  expect_reject(&c, "layernorm scale not one row", "scale");
+  kc_set(&c, OM_LAYERNORM_T_SCALE, DT_FLOAT32, 1, row);
+  kc_set(&c, OM_LAYERNORM_T_SUM, DT_FLOAT32, 2, d);
+  expect_reject(&c, "layernorm sum of another dtype", "dtype");
+  kc_set(&c, OM_LAYERNORM_T_SUM, DT_FLOAT16, 2, d);
+  c.task.tensors[OM_LAYERNORM_T_RESIDUAL] = OM_NONE;
+  expect_reject(&c, "layernorm sum without a residual", "residual");
+  kc_free(&c);
+}
+
+int main(void) {
+  test_note("kernel paths: %s", rt_cpu()->name);
+  test_softmax();
+  test_softmax_check();
+  test_layernorm();
+  test_layernorm_check();
+  return test_summary("norm");
+}
