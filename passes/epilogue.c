@@ -7,12 +7,13 @@
  *            exactly one node u and is not a graph output, u is absorbed
  *            when:
  *              - u is a VectorProgram with one output z of y's dtype,
- *                layout (NC1HWC0) and dims, so the program can run in
- *                place on y's buffer, tile by tile;
- *              - u has at most 3 inputs besides y (the CONV2D / DWCONV
- *                task's free tensor slots 5..7; 2 when the Conv has an
- *                x_scale, which takes slot 5), each NC1HWC0 (a VPROG
- *                task's rule: one layout) and present.
+ *                layout (NC1HWC0, or NDC1HWC0 after a 3-D Conv) and dims,
+ *                so the program can run in place on y's buffer, tile by
+ *                tile;
+ *              - u has at most 3 inputs besides y (the CONV2D / CONV3D /
+ *                DWCONV task's free tensor slots 5..7; 2 when the Conv has
+ *                an x_scale, which takes slot 5), each in y's layout (a
+ *                VPROG task's rule: one layout) and present.
  *            The Conv then carries u's program as attrs epi_prog / epi_fimm
  *            / epi_iimm (ir/epilogue_ir.h) with its LOADs renumbered: input
  *            0 is y (the Conv's result after bias, residual and act, in y's
@@ -48,9 +49,10 @@ static int same_tensor_shape(const ir_value *a, const ir_value *b) {
 static int absorbable(const ir_node *conv, const ir_node *u) {
   const ir_value *y = conv->out[0];
   if (!u || u->op != IR_OP_VECPROG || u->nout != 1 || u->nin > 1 + ir_epilogue_max_extra(conv)) return 0;
-  if (y->layout != LAYOUT_NC1HWC0 || !same_tensor_shape(u->out[0], y)) return 0;
+  if ((y->layout != LAYOUT_NC1HWC0 && y->layout != LAYOUT_NDC1HWC0) || !same_tensor_shape(u->out[0], y))
+    return 0;
   for (int j = 0; j < u->nin; j++)
-    if (!u->in[j] || u->in[j]->layout != LAYOUT_NC1HWC0) return 0;
+    if (!u->in[j] || u->in[j]->layout != y->layout) return 0;
   return 1;
 }
 

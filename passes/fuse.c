@@ -9,7 +9,8 @@
  *            graph output), in the order the epilogue runs on the vector unit
  *            (bias, then residual, then activation):
  *              bias      Add(y, c), c a constant broadcasting per output
- *                        channel ([1,C,1,1], [C,1,1], or 1 element), while the
+ *                        channel ([1,C,1,1], [C,1,1], or 1 element; [1,C,1,1,1] for a
+ *                        3-D Conv), while the
  *                        Conv has no residual and no act: c is added into the
  *                        Conv's bias (a new constant "<conv>_bias"; created
  *                        when absent), in f64, stored in the bias dtype;
@@ -48,12 +49,14 @@
 #include "common/elem.h"
 #include "pass.h"
 
-/* c broadcasts to y's [N,C,H,W] varying at most along C. */
+/* c broadcasts to y's [N,C,H,W] (or [N,C,D,H,W]) varying at most along C. */
 static int per_channel(const ir_value *c, const ir_value *y) {
-  if (!c->data || c->layout != LAYOUT_ND || c->rank > 4 || y->rank != 4 || c->dtype != y->dtype) return 0;
+  if (!c->data || c->layout != LAYOUT_ND || c->rank > y->rank || (y->rank != 4 && y->rank != 5) ||
+      c->dtype != y->dtype)
+    return 0;
   for (int i = 0; i < c->rank; i++) {
-    int64_t yd = y->dims[4 - c->rank + i];
-    int channel = 4 - c->rank + i == 1;
+    int64_t yd = y->dims[y->rank - c->rank + i];
+    int channel = y->rank - c->rank + i == 1;
     if (c->dims[i] != 1 && !(channel && c->dims[i] == yd)) return 0;
   }
   return 1;

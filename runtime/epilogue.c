@@ -1,4 +1,4 @@
-/* epilogue.c - the epilogue program of CONV2D and DWCONV tasks.
+/* epilogue.c - the epilogue program of CONV2D, CONV3D and DWCONV tasks.
  *
  * A conv task may carry a vector program (common/vprog.h) that runs on its
  * output while the tile is still hot, instead of a separate VPROG task that
@@ -9,7 +9,8 @@
  * extra inputs (the slots after the fixed ones and x_scale), y], program =
  * the program's offset. So the program reads the conv's
  * result (stored in y's dtype, after bias, residual and act) as input 0,
- * the extras broadcast as VPROG inputs do (NC1HWC0, over N, H and W), and
+ * the extras broadcast as VPROG inputs do (NC1HWC0 over N, H and W; CONV3D's
+ * NDC1HWC0 over N, D, H and W), and
  * it writes y in place. The plan lives in task_aux, where a vprog compiler
  * (the JIT) finds it through rt_task_vplan and gives it native code.
  *
@@ -59,7 +60,10 @@ static omrt_status epi_build(const omrt_model *m, uint32_t i, const om_task *tas
     v.tensors[1 + j] = task->tensors[first + j];
   v.tensors[extra + 1] = task->tensors[OM_CONV_T_Y];
   v.params[OM_VPROG_P_PROGRAM] = off;
-  return rt_vprog_build(m, i, &v, task->kind == OM_TASK_CONV2D ? "CONV2D epilogue" : "DWCONV epilogue",
+  return rt_vprog_build(m, i, &v,
+                        task->kind == OM_TASK_CONV2D   ? "CONV2D epilogue"
+                        : task->kind == OM_TASK_CONV3D ? "CONV3D epilogue"
+                                                       : "DWCONV epilogue",
                         plan_out);
 }
 
@@ -75,6 +79,11 @@ omrt_status rt_conv2d_epi_check(const omrt_model *m, uint32_t i, const om_task *
   return s ? s : epi_check(m, i, task, "CONV2D");
 }
 
+omrt_status rt_conv3d_epi_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  omrt_status s = rt_conv3d_check(m, i, task);
+  return s ? s : epi_check(m, i, task, "CONV3D");
+}
+
 omrt_status rt_dwconv_epi_check(const omrt_model *m, uint32_t i, const om_task *task) {
   omrt_status s = rt_dwconv_check(m, i, task);
   return s ? s : epi_check(m, i, task, "DWCONV");
@@ -82,7 +91,7 @@ omrt_status rt_dwconv_epi_check(const omrt_model *m, uint32_t i, const om_task *
 
 omrt_status rt_epi_prepare(const omrt_model *m, uint32_t i, const om_task *task, void **aux_out) {
   rt_vplan *p;
-  omrt_status s = epi_build(m, i, task, task->kind == OM_TASK_CONV2D ? "CONV2D" : "DWCONV", &p);
+  omrt_status s = epi_build(m, i, task, rt_kernels[task->kind].name, &p);
   *aux_out = p;
   return s;
 }
@@ -90,7 +99,8 @@ omrt_status rt_epi_prepare(const omrt_model *m, uint32_t i, const om_task *task,
 void rt_epi_pixels(const rt_vplan *p, const rt_args *args, uint32_t first, int64_t img, int64_t p0,
                    int64_t p1, int64_t nb0, int64_t nb1, rt_core *core) {
   const om_tensor *y = args->desc[OM_CONV_T_Y];
-  const int64_t hw = y->dims[2] * y->dims[3], c1 = rt_ceil_div(y->dims[1], C0);
+  const int r5 = y->rank == 5; /* CONV3D: img is an (n, od) slice */
+  const int64_t hw = y->dims[2 + r5] * y->dims[3 + r5], c1 = rt_ceil_div(y->dims[1], C0);
   void *data[VPROG_MAX_IO];
   data[0] = args->data[OM_CONV_T_Y];
   for (uint32_t j = 1; j < p->ninputs; j++)
