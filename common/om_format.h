@@ -33,7 +33,10 @@
 #include "types.h"
 
 #define OM_MAGIC "DVNPU-OM" /* 8 bytes, no NUL stored */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 0 };
+/* 2.1: a direct CONV2D's tile_k is the K chunk of libomrt's kernels, with
+ * guarantees relaxed to a chunk's 16-pixel rows and one n block (a 2.0
+ * runtime refuses 2.1 tiles beyond its bounds). */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 1 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc
@@ -86,10 +89,20 @@ typedef struct om_model_def { /* 96 bytes */
   uint32_t ntensors, ntasks;
   uint64_t workspace_bytes; /* one arena; every WORKSPACE tensor fits inside */
   /* per-AI-core buffer capacities from the SoC file, bytes: the executor gives
-   * each worker scratch of these sizes and kernels stay inside them. */
+   * each worker scratch of these sizes (L0A and L0B OM_L0_STAGING times
+   * them, below) and kernels stay inside them. */
   uint32_t l1_bytes, l0a_bytes, l0b_bytes, l0c_bytes, ub_bytes;
   uint32_t reserved[7];
 } om_model_def;
+
+/* The software NPU stages the cube's operands as f32 whatever their stored
+ * dtype: fp16 products are exact in f32, so this is the chip's fp16 x fp16
+ * -> fp32 arithmetic. A core's L0A and L0B therefore hold OM_L0_STAGING
+ * times the SoC's bytes (what the chip holds as fp16, as f32): libomrt's
+ * executor allocates that much, and the tiling (passes/tiling.c) and the
+ * loader's checks count staged f32 values against it. L1, L0C and UB are
+ * the SoC's bytes. */
+enum { OM_L0_STAGING = 2 }; /* staged bytes per SoC byte of L0A and L0B */
 
 typedef enum om_region {
   OM_REGION_WEIGHTS = 0,   /* offset into the WEIGHTS partition (read-only) */
@@ -161,6 +174,19 @@ typedef enum om_task_kind {
 
 enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
 
+/* Tensor access, declared with each kind's slots: OM_<KIND>_WRITES are the
+ * slots its tasks write (OM_SLOT(s) for tensors[s]; OM_WRITES_OUTPUTS: a
+ * program's outputs, slots ninputs .. ntensors-1, the program's header
+ * says ninputs); a task reads every other slot it uses. OM_<KIND>_IN_PLACE
+ * are the read slots whose tensor may occupy exactly a written tensor's
+ * bytes: the kernel reads each of its elements before it writes the one
+ * at that place. libomrt's loader holds every task to the rule: a written
+ * tensor lies in WORKSPACE or OUTPUT; written tensors overlap no tensor
+ * the task reads (but exactly, in place, where the kind allows it) nor
+ * each other. OM_TASK_ACCESS (after the kinds) lists every kind's. */
+#define OM_SLOT(s) (1u << (s))
+enum { OM_WRITES_OUTPUTS = 1u << OM_TASK_MAX_TENSORS };
+
 /* TRANSDATA (vector unit): copy with layout and dtype conversion.
  *   tensors: src, dst.  params: none.
  *   src and dst have the same logical element count. If both are ND it is
@@ -173,6 +199,7 @@ enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
  *   N*C*H (rank-4 ND dst) or N*C*D*H (rank-5 ND dst); elements when the
  *   layout stays. */
 enum { OM_TRANSDATA_T_SRC = 0, OM_TRANSDATA_T_DST = 1, OM_TRANSDATA_NTENSORS = 2 };
+enum { OM_TRANSDATA_WRITES = OM_SLOT(OM_TRANSDATA_T_DST) };
 enum { OM_TRANSDATA_NPARAMS = 0 };
 
 /* CONV2D (cube unit): y = act(conv(x, w) + bias + residual).
@@ -185,7 +212,7 @@ enum { OM_TRANSDATA_NPARAMS = 0 };
  *   f32 (an RGB stem reading the model's NCHW input in place; algorithm 0,
  *   no x_scale, group 1): the cube stages its values as a TRANSDATA to
  *   NC1HWC0 in w's dtype would have converted them (rounded to fp16 when w
- *   is f16), and the L0A bound counts them in w's dtype.
+ *   is f16).
  *   residual and y may be f16 or f32; y may occupy
  *   exactly the residual's bytes (same dims and dtype: in place), since
  *   each residual element is read before the y element at its place is
@@ -194,15 +221,22 @@ enum { OM_TRANSDATA_NPARAMS = 0 };
  *   bits), then the tile:
  *   tile_m: output pixels (of Ho*Wo) per tile, a multiple of 16
  *   tile_n: output channel blocks (of C1out) per tile
- *   tile_k: reduction fractals per L0 load (of C1in*KH*KW)
+ *   tile_k: reduction fractals (of C1in*KH*KW, FRACTAL_Z order) per K
+ *   chunk, 1..OM_CONV_MAX_TILE_K: every kernel runs a tile's K in chunks
+ *   of exactly tile_k fractals (the last one shorter), in order, keeping
+ *   the tile's f32 sums in L0C from one chunk to the next.
  *   The tiles are M-tiles x N-tiles per batch image: T = N * ceil(Ho*Wo /
  *   tile_m) * ceil(C1out / tile_n), numbered image-major, then M, then N.
  *   Block b takes tiles [b*T/block_dim, (b+1)*T/block_dim).
- *   The compiler guarantees (tile_m in pixels, tile_n and tile_k in
- *   16-wide fractal blocks, esize = dtype_size(x.dtype)):
- *   L0A >= tile_m * tile_k*16 * esize      (the img2col'd input tile)
- *   L0B >= tile_k*16 * tile_n*16 * esize   (the weight fractals)
- *   L0C >= tile_m * tile_n*16 * 4          (fp32 accumulators)
+ *   Per chunk a kernel takes the tile's img2col rows (a pixel's chunk of
+ *   input values) through L0A in groups of pixels and its weight fractals
+ *   through L0B in passes of output channel blocks, as many as fit; the
+ *   sums are the same for any grouping. The compiler guarantees (tile_m in
+ *   pixels, tile_n and tile_k in 16-wide fractal blocks, L0A and L0B as
+ *   staged: OM_L0_STAGING x the SoC's bytes, f32 values):
+ *   L0C >= tile_m * tile_n*16 * 4          (the tile's f32 sums)
+ *   L0A >= 16 * tile_k*16 * 4              (a chunk's rows of 16 pixels)
+ *   L0B >= tile_k*16 * 16 * 4              (a chunk's fractals of one n block)
  *   algorithm (om_conv_algo). OM_CONV_DIRECT: all of the above.
  *   OM_CONV_WINO_F43_FZ, Winograd F(4x4,3x3) (docs/om-format.md): only
  *   for kh = kw = 3, strides 1, dilations 1; w FRACTAL_Z in x's dtype, as
@@ -216,8 +250,10 @@ enum { OM_TRANSDATA_NPARAMS = 0 };
  *   uses (U = G g G^T, f32, into UB) tile_k input channel blocks at a
  *   time, runs the chunk's 36 GEMMs [tile_m x tile_k*16] x [tile_k*16 x
  *   16] into L0C (accumulating over the chunks) and transforms the
- *   products back (A^T m A) with the epilogue. All of it is f32.
- *   The guarantees:
+ *   products back (A^T m A) with the epilogue. All of it is f32. A kernel
+ *   may take two n blocks per chunk (the chunks are the same) when UB
+ *   holds both blocks' U and L0C their products for a group of the tile's
+ *   rows. The guarantees:
  *   L1  >= 36 * tile_m * C1in*16 * 4       (V for the task tile)
  *   L0C >= 36 * tile_m * 16 * 4            (one n block's 36 products, f32)
  *   UB  >= 36 * (tile_k*16 + 1) * 16 * 4   (a K chunk of U + one tile's products)
@@ -228,7 +264,7 @@ enum { OM_TRANSDATA_NPARAMS = 0 };
  *   only over its groups' input channel blocks [c1_lo(nb), c1_hi(nb)), K =
  *   (c1_hi - c1_lo)*KH*KW fractals, read from its run of the weights; the
  *   tiles are numbered as above and a tile's n blocks are computed run by
- *   run. The L0 guarantees hold with tile_k against the largest such K.
+ *   run; its K chunks are tile_k fractals of its run's K.
  *   x_scale: 0 none; 1: the x_scale slot holds x_scale, NC1HWC0 [N, Cin,
  *   1, 1] in x's dtype, and the convolution reads x[n][c][h][w] *
  *   x_scale[n][c] (multiplied in f32 as x is staged, not rounded to x's
@@ -293,6 +329,8 @@ enum {
   OM_CONV_NTENSORS = 5,  /* the fixed slots; x_scale and the epilogue's inputs follow */
   OM_CONV_T_X_SCALE = 5, /* CONV2D with x_scale = 1 */
 };
+/* y over the residual (in place): each residual element is read before y's at its place */
+enum { OM_CONV_WRITES = OM_SLOT(OM_CONV_T_Y), OM_CONV_IN_PLACE = OM_SLOT(OM_CONV_T_RESIDUAL) };
 
 enum {
   OM_CONV_P_KH = 0,
@@ -326,6 +364,10 @@ enum {
   OM_CONV3D_P_DILATION_D = 20,
 };
 
+/* The longest K chunk (tile_k) of a direct CONV2D: libomrt's cube kernels
+ * list a chunk's fractals in arrays of this size. */
+enum { OM_CONV_MAX_TILE_K = 512 };
+
 /* OM_CONV_P_ALGORITHM. */
 /* 1 was Winograd F(4x4,3x3) on weights transformed by atc (layout
  * WINO_F43, f32), which atc stopped writing before format 2.0; retired
@@ -348,6 +390,7 @@ typedef enum om_conv_algo {
  *   Global average pooling is avg with kh=H, kw=W (kd=D). Block unit:
  *   output planes, N*C1 (2-D) or N*Do*C1 (3-D). */
 enum { OM_POOL_T_X = 0, OM_POOL_T_Y = 1, OM_POOL_NTENSORS = 2 };
+enum { OM_POOL_WRITES = OM_SLOT(OM_POOL_T_Y) };
 enum {
   OM_POOL_P_KH = 0,
   OM_POOL_P_KW = 1,
@@ -374,6 +417,7 @@ enum {
  *   [N][C1][H][W][16], so axis 1 splits N, axis 2 N*C1, axis 3 N*C1*H);
  *   for axis 0, elements of the copy. */
 enum { OM_COPY_SLICE_T_X = 0, OM_COPY_SLICE_T_Y = 1, OM_COPY_SLICE_NTENSORS = 2 };
+enum { OM_COPY_SLICE_WRITES = OM_SLOT(OM_COPY_SLICE_T_Y) };
 enum { OM_COPY_SLICE_P_AXIS = 0, OM_COPY_SLICE_P_OFFSET = 1, OM_COPY_SLICE_NPARAMS = 2 };
 
 /* SOFTMAX (vector unit): ND, f16/f32; accumulates in f32.
@@ -383,6 +427,7 @@ enum { OM_COPY_SLICE_P_AXIS = 0, OM_COPY_SLICE_P_OFFSET = 1, OM_COPY_SLICE_NPARA
  *   softmax, 1 log-softmax). Block unit: the vectors normalised (outer *
  *   inner; inner = 1 with coerce_2d). */
 enum { OM_SOFTMAX_T_X = 0, OM_SOFTMAX_T_Y = 1, OM_SOFTMAX_NTENSORS = 2 };
+enum { OM_SOFTMAX_WRITES = OM_SLOT(OM_SOFTMAX_T_Y) };
 enum { OM_SOFTMAX_P_AXIS = 0, OM_SOFTMAX_P_COERCE_2D = 1, OM_SOFTMAX_P_LOG = 2, OM_SOFTMAX_NPARAMS = 3 };
 
 /* VPROG (vector unit): runs a vector program (common/vprog.h) element by
@@ -400,6 +445,8 @@ enum { OM_SOFTMAX_P_AXIS = 0, OM_SOFTMAX_P_COERCE_2D = 1, OM_SOFTMAX_P_LOG = 2, 
  *   padding lanes (c >= C) are written as 0 whatever the program computes.
  *   Block unit: 256-element tiles of the output's physical elements. */
 enum { OM_VPROG_P_PROGRAM = 0, OM_VPROG_NPARAMS = 1 };
+/* no in place: the interpreter and the JIT load and store a tile in program order */
+enum { OM_VPROG_WRITES = OM_WRITES_OUTPUTS };
 
 /* REDUCE (vector unit): y = a reduction of x over a set of its axes.
  *   tensors: x ND, y ND.
@@ -421,6 +468,7 @@ enum { OM_VPROG_P_PROGRAM = 0, OM_VPROG_NPARAMS = 1 };
  *   floats), the dtype's lowest / highest value (MAX / MIN on integers).
  *   Block unit: y elements. */
 enum { OM_REDUCE_T_X = 0, OM_REDUCE_T_Y = 1, OM_REDUCE_NTENSORS = 2 };
+enum { OM_REDUCE_WRITES = OM_SLOT(OM_REDUCE_T_Y) };
 enum { OM_REDUCE_P_OP = 0, OM_REDUCE_P_AXES = 1, OM_REDUCE_P_SELECT_LAST_INDEX = 2, OM_REDUCE_NPARAMS = 3 };
 
 /* OM_REDUCE_P_OP. */
@@ -453,6 +501,7 @@ typedef enum om_reduce_op {
  *   idx is i's position in the view dims; the view has y's element count
  *   and every position it reaches lies inside x. Block unit: y elements. */
 enum { OM_STRIDED_COPY_T_X = 0, OM_STRIDED_COPY_T_Y = 1, OM_STRIDED_COPY_NTENSORS = 2 };
+enum { OM_STRIDED_COPY_WRITES = OM_SLOT(OM_STRIDED_COPY_T_Y) };
 enum {
   OM_STRIDED_COPY_P_RANK = 0,
   OM_STRIDED_COPY_P_OFFSET = 1,
@@ -480,6 +529,7 @@ enum {
  *   bytes (ONNX calls it an error; a task cannot fail at run time).
  *   Block unit: y elements. */
 enum { OM_GATHER_T_X = 0, OM_GATHER_T_INDICES = 1, OM_GATHER_T_Y = 2, OM_GATHER_NTENSORS = 3 };
+enum { OM_GATHER_WRITES = OM_SLOT(OM_GATHER_T_Y) };
 enum { OM_GATHER_P_MODE = 0, OM_GATHER_P_AXIS = 1, OM_GATHER_NPARAMS = 2 };
 
 /* PAD (vector unit): y = x padded (or cropped) per dim.
@@ -496,6 +546,7 @@ enum { OM_GATHER_P_MODE = 0, OM_GATHER_P_AXIS = 1, OM_GATHER_NPARAMS = 2 };
  *   where it is needed), clamped to the edge (edge; D >= 1) or taken
  *   modulo D (wrap; D >= 1). Block unit: y elements. */
 enum { OM_PAD_T_X = 0, OM_PAD_T_Y = 1, OM_PAD_NTENSORS = 2 };
+enum { OM_PAD_WRITES = OM_SLOT(OM_PAD_T_Y) };
 enum {
   OM_PAD_P_MODE = 0,
   OM_PAD_P_BEGIN = 1, /* MAX_RANK of them */
@@ -528,10 +579,12 @@ enum {
  *   op(a)'s [tile_m x tile_k] block into L0A, op(b)'s [tile_k x tile_n]
  *   block into L0B, fractal products accumulated in L0C; the epilogue
  *   (alpha, + beta * c, act, cast to y's dtype) runs when K is done.
- *   The compiler guarantees (esize = dtype_size(a.dtype)):
+ *   The compiler guarantees (esize = dtype_size(a.dtype); the kernels
+ *   stage the blocks as f32, in L0A and L0B staged: OM_L0_STAGING):
  *   L0A >= tile_m * tile_k * esize,  L0B >= tile_k * tile_n * esize,
  *   L0C >= tile_m * tile_n * 4. */
 enum { OM_MATMUL_T_A = 0, OM_MATMUL_T_B = 1, OM_MATMUL_T_C = 2, OM_MATMUL_T_Y = 3, OM_MATMUL_NTENSORS = 4 };
+enum { OM_MATMUL_WRITES = OM_SLOT(OM_MATMUL_T_Y) };
 enum {
   OM_MATMUL_P_TRANS_A = 0,
   OM_MATMUL_P_TRANS_B = 1,
@@ -571,6 +624,7 @@ enum {
  *   the last is at most 4096. Block unit: y rows (y elements / the last
  *   dim). */
 enum { OM_RESIZE_T_X = 0, OM_RESIZE_T_IDX = 1, OM_RESIZE_T_W = 2, OM_RESIZE_T_Y = 3, OM_RESIZE_NTENSORS = 4 };
+enum { OM_RESIZE_WRITES = OM_SLOT(OM_RESIZE_T_Y) };
 enum {
   OM_RESIZE_P_MODE = 0,
   OM_RESIZE_P_TAPS = 1, /* MAX_RANK of them */
@@ -598,6 +652,7 @@ enum {
  *   also i8 or u8 (x and y the same). Accumulates in f32. Block unit: y
  *   elements. */
 enum { OM_POOL_ND_T_X = 0, OM_POOL_ND_T_Y = 1, OM_POOL_ND_NTENSORS = 2 };
+enum { OM_POOL_ND_WRITES = OM_SLOT(OM_POOL_ND_T_Y) };
 enum {
   OM_POOL_ND_P_MODE = 0,
   OM_POOL_ND_P_COUNT_INCLUDE_PAD = 1,
@@ -623,6 +678,7 @@ enum {
  *   sorted or not. Block unit: lines (the product of x's dims other than
  *   the axis). */
 enum { OM_TOPK_T_X = 0, OM_TOPK_T_VALUES = 1, OM_TOPK_T_INDICES = 2, OM_TOPK_NTENSORS = 3 };
+enum { OM_TOPK_WRITES = OM_SLOT(OM_TOPK_T_VALUES) | OM_SLOT(OM_TOPK_T_INDICES) };
 enum {
   OM_TOPK_P_AXIS = 0,
   OM_TOPK_P_K = 1,
@@ -666,6 +722,7 @@ enum {
   OM_SCATTER_T_Y = 3,
   OM_SCATTER_NTENSORS = 4,
 };
+enum { OM_SCATTER_WRITES = OM_SLOT(OM_SCATTER_T_Y) };
 enum {
   OM_SCATTER_P_MODE = 0,
   OM_SCATTER_P_AXIS = 1,
@@ -684,6 +741,7 @@ enum {
  *   accumulate in f32, f64 in f64, integers in 64 bits (wrapping). Block unit:
  *   lines (the product of x's dims other than the axis). */
 enum { OM_CUMSUM_T_X = 0, OM_CUMSUM_T_Y = 1, OM_CUMSUM_NTENSORS = 2 };
+enum { OM_CUMSUM_WRITES = OM_SLOT(OM_CUMSUM_T_Y) };
 enum {
   OM_CUMSUM_P_AXIS = 0,
   OM_CUMSUM_P_EXCLUSIVE = 1,
@@ -703,6 +761,7 @@ enum {
  *   end; others outside [0, depth) give a row of off. Block unit: y
  *   elements. */
 enum { OM_ONEHOT_T_INDICES = 0, OM_ONEHOT_T_VALUES = 1, OM_ONEHOT_T_Y = 2, OM_ONEHOT_NTENSORS = 3 };
+enum { OM_ONEHOT_WRITES = OM_SLOT(OM_ONEHOT_T_Y) };
 enum { OM_ONEHOT_P_AXIS = 0, OM_ONEHOT_P_DEPTH = 1, OM_ONEHOT_NPARAMS = 2 };
 
 /* WPACK (vector unit): convolution weights computed at run time packed
@@ -715,7 +774,32 @@ enum { OM_ONEHOT_P_AXIS = 0, OM_ONEHOT_P_DEPTH = 1, OM_ONEHOT_NPARAMS = 2 };
  *   outside a group) are written as zero. Block unit: output channel rows
  *   padded to blocks of 16, ceil(Cout / 16) * 16. */
 enum { OM_WPACK_T_W = 0, OM_WPACK_T_DST = 1, OM_WPACK_NTENSORS = 2 };
+enum { OM_WPACK_WRITES = OM_SLOT(OM_WPACK_T_DST) };
 enum { OM_WPACK_NPARAMS = 0 };
+
+/* Every kind's tensor access: X(kind, writes, in_place). A kind missing
+ * here has none, and the loader refuses its tasks. */
+#define OM_TASK_ACCESS(X)                                                                                    \
+  X(OM_TASK_TRANSDATA, OM_TRANSDATA_WRITES, 0)                                                               \
+  X(OM_TASK_CONV2D, OM_CONV_WRITES, OM_CONV_IN_PLACE)                                                        \
+  X(OM_TASK_DWCONV, OM_CONV_WRITES, OM_CONV_IN_PLACE)                                                        \
+  X(OM_TASK_POOL, OM_POOL_WRITES, 0)                                                                         \
+  X(OM_TASK_COPY_SLICE, OM_COPY_SLICE_WRITES, 0)                                                             \
+  X(OM_TASK_SOFTMAX, OM_SOFTMAX_WRITES, 0)                                                                   \
+  X(OM_TASK_VPROG, OM_VPROG_WRITES, 0)                                                                       \
+  X(OM_TASK_REDUCE, OM_REDUCE_WRITES, 0)                                                                     \
+  X(OM_TASK_STRIDED_COPY, OM_STRIDED_COPY_WRITES, 0)                                                         \
+  X(OM_TASK_GATHER, OM_GATHER_WRITES, 0)                                                                     \
+  X(OM_TASK_PAD, OM_PAD_WRITES, 0)                                                                           \
+  X(OM_TASK_MATMUL, OM_MATMUL_WRITES, 0)                                                                     \
+  X(OM_TASK_RESIZE, OM_RESIZE_WRITES, 0)                                                                     \
+  X(OM_TASK_POOL_ND, OM_POOL_ND_WRITES, 0)                                                                   \
+  X(OM_TASK_TOPK, OM_TOPK_WRITES, 0)                                                                         \
+  X(OM_TASK_SCATTER, OM_SCATTER_WRITES, 0)                                                                   \
+  X(OM_TASK_CUMSUM, OM_CUMSUM_WRITES, 0)                                                                     \
+  X(OM_TASK_ONEHOT, OM_ONEHOT_WRITES, 0)                                                                     \
+  X(OM_TASK_WPACK, OM_WPACK_WRITES, 0)                                                                       \
+  X(OM_TASK_CONV3D, OM_CONV_WRITES, OM_CONV_IN_PLACE)
 
 typedef struct om_task {                 /* 144 bytes */
   uint32_t kind;                         /* om_task_kind */

@@ -108,9 +108,9 @@ status ir_conv_infer(ir_graph *g, ir_node *n, diag *d, int *rank_out, int64_t *d
   for (int j = 0; j < r; j++) {
     int64_t span = x->dims[2 + j] + c.pb[j] + c.pe[j] - (c.dl[j] * (c.k[j] - 1) + 1);
     if (span < 0)
-      return ir_node_error(d, ST_ERR_INVALID, n, "kernel %s with dilations %s and pads %s does not fit input %s",
-                           ir_dims_str(r, c.k), ir_dims_str(r, c.dl), ir_dims_str(2 * r, pads),
-                           ir_dims_str(x->rank, x->dims));
+      return ir_node_error(
+          d, ST_ERR_INVALID, n, "kernel %s with dilations %s and pads %s does not fit input %s",
+          ir_dims_str(r, c.k), ir_dims_str(r, c.dl), ir_dims_str(2 * r, pads), ir_dims_str(x->rank, x->dims));
     dims_out[2 + j] = span / c.s[j] + 1;
   }
   if (n->nin > 3 && n->in[3] &&
@@ -143,7 +143,8 @@ status ir_eval_conv(const ir_node *n, const void *const *inputs, void **outputs_
   char err[400];
   if ((X->rank != 4 && X->rank != 5) || W->rank != X->rank || Y->rank != X->rank)
     return ir_node_error(d, ST_ERR_INVALID, n, "input, weight and output need one rank, 4 or 5");
-  if (ir_conv_read(n, X->rank - 2, &c, err, sizeof err)) return ir_node_error(d, ST_ERR_INVALID, n, "%s", err);
+  if (ir_conv_read(n, X->rank - 2, &c, err, sizeof err))
+    return ir_node_error(d, ST_ERR_INVALID, n, "%s", err);
   /* [N, C, D, H, W] with D = 1 for 2-D: index 0 of the window is depth */
   int64_t xd[3] = {1, 1, 1}, yd[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, dl[3] = {1, 1, 1};
   int64_t pb[3] = {0, 0, 0};

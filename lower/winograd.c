@@ -23,8 +23,11 @@
  * were measured on ResNet-50 not to be faster, and doubled the om: that
  * algorithm is retired, om_format.h.)
  *
- * Tiles: tile_m Winograd tiles x tile_n output channel blocks, tile_k the
- * most input channel blocks whose U fits UB; every (tile_m, tile_n) that
+ * Tiles: tile_m Winograd tiles x tile_n output channel blocks, tile_k input
+ * channel blocks per weight-transform chunk: the most whose U of two
+ * output channel blocks fits UB (libomrt's AVX-512 kernel transforms and
+ * multiplies n blocks in pairs; the others run the same chunks one block
+ * at a time), or of one block when two do not fit; every (tile_m, tile_n) that
  * fits the capacities is scored like the direct tiling: ceil(tiles /
  * ai_cores) x the cost of one tile, counted in multiply-accumulates: the 36
  * GEMMs (rows rounded up to the 6-row micro-kernel), the input transform
@@ -71,7 +74,9 @@ static wino_tiles choose(const soc_info *soc, const ir_node *n) {
   wino_tiles best = {0, 0, 0, 0, 0};
   const uint64_t ub_rows = soc->ub_bytes / (pts * C0 * 4); /* rows of 16 f32 per position in UB */
   if (ub_rows < C0 + 1) return best;
-  const uint64_t tk = (ub_rows - 1) / C0 < c1 ? (ub_rows - 1) / C0 : c1;
+  /* U of an input x output channel block is 16 rows per position; one block also needs a tile's products */
+  const uint64_t ub_blocks = ub_rows / (2 * C0) ? ub_rows / (2 * C0) : (ub_rows - 1) / C0;
+  const uint64_t tk = ub_blocks < c1 ? ub_blocks : c1;
   uint64_t best_cost = UINT64_MAX;
   for (uint64_t tm = 1; tm <= wt; tm++) {
     if (pts * tm * k * 4 > soc->l1_bytes || pts * tm * C0 * 4 > soc->l0c_bytes) break;

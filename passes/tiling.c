@@ -5,37 +5,48 @@
  * Changes: sets node attributes block_dim on every node that can become a
  * task, and tile_m, tile_n, tile_k on each cube Conv; algorithm=2 on the
  * Convs that run as Winograd (their FRACTAL_Z weights unchanged).
- * Leaves true: each Conv's tiles satisfy the L0A/L0B/L0C inequalities of
- * OM_TASK_CONV2D in common/om_format.h for the SoC's capacities (for
- * algorithm 2 the Winograd ones, L1, L0C and UB), and every
- * block_dim is in 1..65535 and at most the number of units its task kind's
- * block split rule divides (so no block is empty).
+ * Leaves true: each Conv's tiles satisfy the guarantees of OM_TASK_CONV2D
+ * in common/om_format.h for the SoC's capacities (L0C, and L0A and L0B as
+ * the software NPU stages them; for algorithm 2 the Winograd ones, L1, L0C
+ * and UB), and every block_dim is in 1..65535 and at most the number of
+ * units its task kind's block split rule divides (so no block is empty).
+ * The tiles are decided here, once: libomrt checks them at load and runs
+ * them as they are.
  *
  * Cube tiling. For one image the conv is a GEMM of M = Ho*Wo output pixels,
- * N = C1out channel blocks and K = C1in*KH*KW reduction fractals. With tile_m
- * in pixels (16 of them make one fractal row block) and tile_n, tile_k in
- * fractals, the capacities bound the tiles (esize = dtype size of x):
- *   tile_m * tile_k*16 * esize <= L0A,  tile_k*16 * tile_n*16 * esize <= L0B,
- *   tile_m * tile_n*16 * 4 <= L0C,
- * which is om_format.h's CONV2D guarantee with its "tile_m*16" read as the
- * pixel count of tile_m fractal rows (the reading runtime/kernels_cube.c
- * checks at load).
- * Every (tile_m, tile_n) that fits with tile_k >= 1 is scored with a small
- * cost model, and tile_k is the whole K when it fits, else the most that fits
- * (fewest L0 reloads). A tile's cost is its cube fractal products (padded
- * rows included, so tiles that divide M badly pay for it) + the bytes it
- * moves into L0 and out of L0C at 64 bytes a cycle + a fixed 32 cycles per
- * L0 load; tiles are spread over the AI cores, so the score is
- * ceil(tiles / ai_cores) * tile cost. Ties go to the larger tile (more
- * reuse). block_dim = tiles (at most 65535): one tile per block, so the
+ * N = C1out channel blocks and K = C1in*KH*KW reduction fractals, tile_m in
+ * pixels (16 of them make one fractal row block) and tile_n, tile_k in
+ * fractals. tile_m and tile_n are scored as the chip would load them
+ * (esize = dtype size of x): the most K that fits tile_m * k*16 * esize <=
+ * L0A and k*16 * tile_n*16 * esize <= L0B per L0 load, tile_m * tile_n*16
+ * * 4 <= L0C. Every (tile_m, tile_n) that fits with k >= 1 is scored with a
+ * small cost model: a tile's cube fractal products (padded rows included,
+ * so tiles that divide M badly pay for it) + the bytes it moves into L0
+ * and out of L0C at 64 bytes a cycle + a fixed 32 cycles per L0 load;
+ * tiles are spread over the AI cores, so the score is ceil(tiles /
+ * ai_cores) * tile cost. Ties go to the larger tile (more reuse).
+ * tile_k is then the K chunk of libomrt's cube kernels (conv_chunk): they
+ * read the weights in place, a pass of up to PASS_NBLOCKS output channel
+ * blocks at a time for every group of pixel rows staged in L0A, so a
+ * chunk is the whole K when it fits, else as many fractals as a pass's
+ * weights (in their dtype) fit the staged L0B bytes, within om_format.h's
+ * guarantees (a chunk's rows of 16 pixels in the staged L0A, its fractals
+ * of one n block in the staged L0B) and OM_CONV_MAX_TILE_K. A tile of one
+ * pixel (a fully connected layer) streams its weights once, so only the
+ * guarantees bound its chunk; a stem (at most 4 input channels) takes its
+ * whole K in one chunk when all its weights fit the staged L0B as f32 (the
+ * kernels read its input as packed rows against them). The chunk changes how often partial sums
+ * go through L0C, not the sums: every kernel adds K in order.
+ * block_dim = tiles (at most 65535): one tile per block, so the
  * runtime's split (each thread a run of consecutive blocks, as even in
  * count as the tiles allow) balances the tiles for any thread count; blocks
  * of several tiles could not (14 tiles in 8 blocks on 2 threads: 8 and 6).
  *
  * Gemm/MatMul (the MATMUL task): tile_m, tile_n, tile_k in elements
- * (multiples of 16) of M, N and K, bounded by the same three inequalities
+ * (multiples of 16) of M, N and K, bounded by the chip's inequalities
  * (tile_m * tile_k * esize <= L0A, tile_k * tile_n * esize <= L0B, tile_m *
- * tile_n * 4 <= L0C) and scored by the same cost model over batch *
+ * tile_n * 4 <= L0C; the kernels stage A and B whole, so tile_k is also
+ * their chunk) and scored by the same cost model over batch *
  * ceil(M / tile_m) * ceil(N / tile_n) tiles; block_dim = tiles (<= 65535).
  *
  * Grouped convolutions (FRACTAL_Z_G weights) count K as the deepest output
@@ -70,6 +81,9 @@
 #include "lower/winograd.h"
 
 enum { MAX_BLOCKS = 65535, MIN_BLOCK_ELEMS = 4096, LOAD_CYCLES = 32, BYTES_PER_CYCLE = 64 };
+/* Output channel blocks of one pass of libomrt's x86 cube micro-kernel
+ * over a K chunk (runtime/kernels_cube_x86.c, MAX_NB). */
+enum { PASS_NBLOCKS = 16 };
 enum { VPROG_TILE_ELEMS = 256 };
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -101,6 +115,20 @@ static uint64_t vector_blocks(const pass_ctx *ctx, uint64_t units, uint64_t elem
 typedef struct conv_tiles {
   uint64_t m, n, k, blocks;
 } conv_tiles;
+
+/* The K chunk in fractals of a direct conv tile of tn n blocks and kf
+ * fractals of K (the header says why): cin input channels, taps = KH*KW,
+ * weights of w_esize bytes; 0 when not even one fractal fits. */
+static uint64_t conv_chunk(const soc_info *soc, uint64_t kf, uint64_t tn, uint64_t cin, uint64_t taps,
+                           uint64_t w_esize, int one_pixel) {
+  const uint64_t a = (uint64_t)OM_L0_STAGING * soc->l0a_bytes, b = (uint64_t)OM_L0_STAGING * soc->l0b_bytes;
+  /* om_format.h's guarantees: a chunk's 16 rows in L0A, its fractals of one n block in L0B, f32 */
+  const uint64_t k = min_u64(min_u64(a, b) / (C0 * C0 * 4), OM_CONV_MAX_TILE_K);
+  if (one_pixel) return min_u64(k, kf);
+  /* a stem (<= 4 channels) reads packed input rows against all its weights, staged whole as f32 */
+  if (cin <= 4 && kf <= k && cin * taps * tn * C0 * 4 <= b) return kf;
+  return min_u64(min_u64(k, kf), b / (w_esize * C0 * C0 * min_u64(tn, PASS_NBLOCKS)));
+}
 
 static status tile_conv(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, diag *d) {
   const soc_info *soc = ctx->soc;
@@ -135,6 +163,10 @@ static status tile_conv(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, 
     }
   }
   if (out->m == 0) return too_big(n, d, "no cube tile fits the SoC's L0 buffers");
+  out->k = conv_chunk(soc, kf, out->n, (uint64_t)x->dims[1],
+                      (uint64_t)w->dims[w->rank - 2] * (uint64_t)w->dims[w->rank - 1], dtype_size(w->dtype),
+                      pixels == 1);
+  if (out->k == 0) return too_big(n, d, "no K chunk of the cube fits the SoC's L0 buffers");
   return ST_OK;
 }
 

@@ -8,9 +8,9 @@
  *   - one worker per simulated AI core (m->threads of them): worker 0 is the
  *     thread calling omrt_execute, workers 1.. are pooled pthreads;
  *   - per worker an rt_core with L1, L0A, L0B, L0C and UB scratch of the
- *     model's capacities, each 64-byte aligned. L0A and L0B get twice the
- *     SoC bytes because the cube kernel stages fp16 operands as f32 (the
- *     compiler's tiling contract is stated in fp16 bytes).
+ *     model's capacities, each 64-byte aligned; L0A and L0B OM_L0_STAGING
+ *     times them, for the cube kernels stage their operands as f32
+ *     (common/om_format.h).
  * omrt_execute walks the task list in order: it resolves each task's tensors
  * to addresses (rt_args), publishes the task to the pool and gives worker w
  * blocks [w*block_dim/nworkers, (w+1)*block_dim/nworkers), the tiling's
@@ -218,8 +218,8 @@ static int core_init(worker *w, int id, const om_model_def *d) {
   rt_core *c = &w->core;
   c->id = id;
   c->l1_bytes = d->l1_bytes;
-  c->l0a_bytes = 2 * (size_t)d->l0a_bytes; /* f32 staging of fp16 tiles */
-  c->l0b_bytes = 2 * (size_t)d->l0b_bytes;
+  c->l0a_bytes = OM_L0_STAGING * (size_t)d->l0a_bytes; /* f32 staging (om_format.h) */
+  c->l0b_bytes = OM_L0_STAGING * (size_t)d->l0b_bytes;
   c->l0c_bytes = d->l0c_bytes;
   c->ub_bytes = d->ub_bytes;
   size_t sizes[5] = {align64(c->l1_bytes), align64(c->l0a_bytes), align64(c->l0b_bytes),

@@ -40,6 +40,16 @@ const rt_kernel rt_kernels[] = {
 };
 const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;
 
+static const rt_access access[] = {
+#define KIND_ACCESS(kind, writes, in_place) [kind] = {writes, in_place},
+    OM_TASK_ACCESS(KIND_ACCESS)
+#undef KIND_ACCESS
+};
+
+rt_access rt_kind_access(uint32_t kind) {
+  return kind < sizeof access / sizeof *access ? access[kind] : (rt_access){0, 0};
+}
+
 omrt_status rt_chk_fail(const rt_chk *c, const char *fmt, ...) {
   char msg[768];
   va_list ap;

@@ -386,6 +386,9 @@ typedef void (*rt_conv_tile_fn)(const rt_conv_geom *g, int64_t img, int64_t mt, 
 void rt_conv_group_run(const om_task *task, const rt_args *args, const rt_conv_geom *g, rt_conv_tile_fn tile,
                        uint32_t block, rt_core *core);
 omrt_status rt_conv_group_check(const rt_chk *c);
+/* kernels_cube.c: a direct CONV2D's tile_m, tile_n, tile_k against the
+ * model's buffers (om_format.h's guarantees; L0A and L0B as staged). */
+omrt_status rt_conv_tile_check(const rt_chk *c);
 /* kernels_wpack.c: WPACK, conv weights computed at run time into their layout. */
 void rt_wpack_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_wpack_check(const omrt_model *m, uint32_t i, const om_task *task);

@@ -6,15 +6,16 @@
  * reduction fractals (the K axis runs over (c1in, kh, kw) in FRACTAL_Z order):
  *   load3d  img2col of the input patch into L0A: one row of 16*kn values per
  *           pixel, taps outside the image zero (an ND stem input, Cin <= 4,
- *           read from its NCHW planes, rounded to fp16 under fp16 weights);
- *   loadB   the weight fractals into L0B;
+ *           read from its NCHW planes, rounded to fp16 under fp16 weights),
+ *           for a group of the tile's pixels at a time (all when they fit);
+ *   loadB   the weight fractals into L0B, a pass of n blocks at a time (all
+ *           when they fit);
  *   mmad    C[16x16] += A[16x16] * B[16x16] into the f32 accumulators in L0C.
  * After the K loop the vector unit runs the epilogue (+ bias, + residual, act,
  * padding channels forced to 0, cast) and writes the valid pixels of y.
  *
- * Staging is f32 (fp16 products are exact in f32, so this is the chip's
- * arithmetic): L0A and L0B hold twice the contract's fp16 bytes, which
- * exec.c allocates. L0A is [pixel][k] (one row of the chunk's k values per
+ * Staging is f32 (om_format.h, OM_L0_STAGING: exec.c allocates L0A and L0B
+ * for it). L0A is [pixel][k] (one row of the chunk's k values per
  * pixel); L0B holds the weight fractals as FRACTAL_Z stores them, k-major:
  * [n block][k][16 co], so the innermost loop of the mmad runs over the 16 output lanes of C0 in
  * 4-lane vectors; L0C is [n block][tile_m][16]. The k axis of a chunk keeps
@@ -229,10 +230,20 @@ void rt_conv_tile_portable(const conv_geom *g, int64_t img, int64_t mt, int64_t 
     int64_t kn = g->k - kc < g->tk ? g->k - kc : g->tk, klen = 0;
     for (int64_t kk = 0; kk < kn; kk++)
       klen += k_lanes(g, kc + kk);
-    load3d(g, img, m0, mrows, kc, kn, klen, l0a);
-    rt_conv_load_b(g, nb0, nblocks, kc, kn, klen, l0b);
-    for (int64_t nb = 0; nb < nblocks; nb++)
-      mmad(l0a, klen, mrows, l0b + nb * klen * C0, l0c + nb * g->tm * C0);
+    /* pixels per L0A group and n blocks per L0B pass (at least 16 and 1: om_format.h) */
+    const int64_t arows = (int64_t)(core->l0a_bytes / sizeof(float)) / klen;
+    const int64_t bpass = (int64_t)(core->l0b_bytes / sizeof(float)) / (klen * C0);
+    if (nblocks <= bpass) rt_conv_load_b(g, nb0, nblocks, kc, kn, klen, l0b);
+    for (int64_t ms = 0; ms < mrows; ms += arows) {
+      const int64_t rows = mrows - ms < arows ? mrows - ms : arows;
+      load3d(g, img, m0 + ms, rows, kc, kn, klen, l0a);
+      for (int64_t nb1 = 0; nb1 < nblocks; nb1 += bpass) {
+        const int64_t nbn = nblocks - nb1 < bpass ? nblocks - nb1 : bpass;
+        if (nblocks > bpass) rt_conv_load_b(g, nb0 + nb1, nbn, kc, kn, klen, l0b);
+        for (int64_t nb = 0; nb < nbn; nb++)
+          mmad(l0a, klen, rows, l0b + nb * klen * C0, l0c + (nb1 + nb) * g->tm * C0 + ms * C0);
+      }
+    }
   }
   epilogue(g, img, m0, mrows, nb0, nblocks, l0c);
 }
@@ -312,33 +323,14 @@ void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, u
   conv_run_tile(task, args, &g, conv_tile_of(&g), img, mt, nt, core);
 }
 
-/* CONV2D's tiles (tile_m, tile_n, tile_k) against the model's L0 buffers
- * and block_dim against the tiles of `images` output images of `pixels`
- * each (CONV3D: the (n, od) slices). */
+/* The tiles rt_conv_tile_check allows, block_dim against the tiles of
+ * `images` output images of `pixels` each (CONV3D: the (n, od) slices). */
 static omrt_status chk_tiles(const rt_chk *c, const om_tensor *w, uint64_t images, uint64_t pixels) {
+  omrt_status s = rt_conv_tile_check(c);
+  if (s) return s;
   const int32_t *q = c->task->params;
-  int64_t tm = q[OM_CONV_P_TILE_M], tn = q[OM_CONV_P_TILE_N], tk = q[OM_CONV_P_TILE_K];
-  if (tm < 16 || tm % 16 || tn < 1 || tk < 1 || tm > 65536 || tn > 65536 || tk > 65536)
-    return rt_chk_fail(c,
-                       "tiles tile_m %lld (a multiple of 16), tile_n %lld, tile_k %lld out of "
-                       "range",
-                       (long long)tm, (long long)tn, (long long)tk);
-  uint64_t esize = dtype_size((int)w->dtype); /* the staged dtype (an ND x is staged as w's) */
-  uint64_t a_bytes = (uint64_t)tm * 16 * (uint64_t)tk * esize;
-  uint64_t b_bytes = (uint64_t)tk * 16 * (uint64_t)tn * 16 * esize;
-  uint64_t c_bytes = (uint64_t)tm * (uint64_t)tn * 16 * 4;
-  const om_model_def *d = c->m->def;
-  if (a_bytes > d->l0a_bytes)
-    return rt_chk_fail(c, "tile_m %lld x tile_k %lld needs %llu bytes of L0A, capacity %u", (long long)tm,
-                       (long long)tk, (unsigned long long)a_bytes, d->l0a_bytes);
-  if (b_bytes > d->l0b_bytes)
-    return rt_chk_fail(c, "tile_k %lld x tile_n %lld needs %llu bytes of L0B, capacity %u", (long long)tk,
-                       (long long)tn, (unsigned long long)b_bytes, d->l0b_bytes);
-  if (c_bytes > d->l0c_bytes)
-    return rt_chk_fail(c, "tile_m %lld x tile_n %lld needs %llu bytes of L0C, capacity %u", (long long)tm,
-                       (long long)tn, (unsigned long long)c_bytes, d->l0c_bytes);
-  uint64_t tiles = images * (uint64_t)rt_ceil_div((int64_t)pixels, tm) *
-                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);
+  uint64_t tiles = images * (uint64_t)rt_ceil_div((int64_t)pixels, q[OM_CONV_P_TILE_M]) *
+                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), q[OM_CONV_P_TILE_N]);
   return rt_chk_block_dim(c, tiles, "tiles");
 }
 
@@ -465,4 +457,28 @@ omrt_status rt_conv3d_check(const omrt_model *m, uint32_t i, const om_task *task
                        (long long)w->dims[0]);
   if (res && (s = rt_chk_same_dims(&c, "residual", res, "y", y))) return s;
   return chk_tiles(&c, w, (uint64_t)(y->dims[0] * y->dims[2]), (uint64_t)(y->dims[3] * y->dims[4]));
+}
+
+omrt_status rt_conv_tile_check(const rt_chk *c) {
+  const int32_t *q = c->task->params;
+  const int64_t tm = q[OM_CONV_P_TILE_M], tn = q[OM_CONV_P_TILE_N], tk = q[OM_CONV_P_TILE_K];
+  if (tm < 16 || tm % 16 || tn < 1 || tk < 1 || tm > 65536 || tn > 65536 || tk > OM_CONV_MAX_TILE_K)
+    return rt_chk_fail(
+        c, "tiles tile_m %lld (a multiple of 16), tile_n %lld, tile_k %lld (at most %d) out of range",
+        (long long)tm, (long long)tn, (long long)tk, OM_CONV_MAX_TILE_K);
+  const om_model_def *d = c->m->def;
+  const struct {
+    const char *what;
+    uint64_t need, have; /* bytes; L0A and L0B as staged (f32, om_format.h) */
+  } caps[] = {{"L0A (a chunk's rows of 16 pixels, f32)", 16 * (uint64_t)tk * 16 * 4,
+               (uint64_t)OM_L0_STAGING * d->l0a_bytes},
+              {"L0B (a chunk's fractals of one n block, f32)", (uint64_t)tk * 16 * 16 * 4,
+               (uint64_t)OM_L0_STAGING * d->l0b_bytes},
+              {"L0C (the tile's f32 sums)", (uint64_t)tm * (uint64_t)tn * 16 * 4, d->l0c_bytes}};
+  for (size_t i = 0; i < sizeof caps / sizeof *caps; i++)
+    if (caps[i].need > caps[i].have)
+      return rt_chk_fail(c, "tile_m %lld, tile_n %lld, tile_k %lld need %llu bytes of %s, capacity %llu",
+                         (long long)tm, (long long)tn, (long long)tk, (unsigned long long)caps[i].need,
+                         caps[i].what, (unsigned long long)caps[i].have);
+  return OMRT_OK;
 }

@@ -89,24 +89,8 @@ omrt_status rt_conv_group_check(const rt_chk *c) {
     return rt_chk_fail(c, "bias dims[0] = %lld, expected Cout %lld", (long long)bias->dims[0],
                        (long long)geo.cout);
   if (res && (s = rt_chk_same_dims(c, "residual", res, "y", y))) return s;
-  int64_t tm = task->params[OM_CONV_P_TILE_M], tn = task->params[OM_CONV_P_TILE_N],
-          tk = task->params[OM_CONV_P_TILE_K];
-  if (tm < 16 || tm % 16 || tn < 1 || tk < 1 || tm > 65536 || tn > 65536 || tk > 65536)
-    return rt_chk_fail(c, "tiles tile_m %lld (a multiple of 16), tile_n %lld, tile_k %lld out of range",
-                       (long long)tm, (long long)tn, (long long)tk);
-  uint64_t esize = dtype_size((int)x->dtype);
-  const om_model_def *d = c->m->def;
-  const struct {
-    const char *what;
-    uint64_t need, have;
-  } caps[] = {{"L0A", (uint64_t)tm * 16 * (uint64_t)tk * esize, d->l0a_bytes},
-              {"L0B", (uint64_t)tk * 16 * (uint64_t)tn * 16 * esize, d->l0b_bytes},
-              {"L0C", (uint64_t)tm * (uint64_t)tn * 16 * 4, d->l0c_bytes}};
-  for (size_t i = 0; i < sizeof caps / sizeof *caps; i++)
-    if (caps[i].need > caps[i].have)
-      return rt_chk_fail(c, "tile_m %lld, tile_n %lld, tile_k %lld need %llu bytes of %s, capacity %llu",
-                         (long long)tm, (long long)tn, (long long)tk, (unsigned long long)caps[i].need,
-                         caps[i].what, (unsigned long long)caps[i].have);
+  if ((s = rt_conv_tile_check(c))) return s;
+  const int64_t tm = task->params[OM_CONV_P_TILE_M], tn = task->params[OM_CONV_P_TILE_N];
   uint64_t tiles = (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(y->dims[2] * y->dims[3], tm) *
                    (uint64_t)rt_ceil_div(geo.c1out, tn);
   return rt_chk_block_dim(c, tiles, "tiles");

@@ -20,10 +20,12 @@
  *           registers: + bias, + residual (f16 or f32), relu / clip, padding
  *           channels forced to 0, f16 store with vcvtps2ph (round to nearest
  *           even) or f32 store.
- * K chunks are as many fractals as L0B would hold in the weights' dtype (at
- * least tile_k) and as L0A's img2col rows hold; when the whole K is one
- * chunk, pixel groups are finished one after the other with no partial sums
- * in L0C. Three tile shapes skip img2col: kernels wider than 1x1 on whole
+ * K runs in the task's chunks of tile_k fractals (passes/tiling.c sizes them
+ * for this kernel: a pass's weights, read in place, about the staged L0B's
+ * bytes); a chunk's img2col rows go through L0A in groups of as many pixels
+ * as fit (om_format.h guarantees 16). When the whole K is one chunk, pixel
+ * groups are finished one after the other with no partial sums in L0C.
+ * Three tile shapes skip img2col: kernels wider than 1x1 on whole
  * channel blocks read the input rows converted once into L1
  * (conv_tile_direct: the micro-kernel addresses each fractal of each pixel
  * there); inputs of at most 4 channels (RGB stems) are packed into L1 rows
@@ -53,7 +55,9 @@ enum { MR = 6, MAX_NB = 16 }; /* pixel rows of the micro-kernel; n blocks per pa
 
 /* --- staging */
 
-enum { MAX_CHUNK = 512, SLACK = C0 }; /* fractals per K chunk; floats past L0A's rows */
+/* The fractals of a K chunk (tile_k) the K walk lists; floats an img2col
+ * staging may write past its rows (stage_a). */
+enum { MAX_CHUNK = OM_CONV_MAX_TILE_K, SLACK = C0 };
 
 /* Inputs with at most 4 channels (RGB stems), dilation_w 1: the tile's input
  * rows are packed once into L1 as f32 [column][channel], padding columns
@@ -612,10 +616,9 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
   const int64_t taps = (int64_t)g->p.kh * g->p.kw;
   const int64_t oh = m0 / g->wo, ow = m0 % g->wo;
   float *a = (float *)core->l0a, *acc = (float *)core->l0c;
-  const int64_t kmax = (int64_t)(core->l0a_bytes / (C0 * sizeof(float)));
   memset(acc, 0, (size_t)nblocks * C0 * sizeof(float));
-  for (int64_t kc = 0; kc < g->k; kc += kmax) {
-    const int64_t kn = g->k - kc < kmax ? g->k - kc : kmax;
+  for (int64_t kc = 0; kc < g->k; kc += g->tk) { /* a chunk's 16 lanes a fractal: 1 of L0A's 16 rows */
+    const int64_t kn = g->k - kc < g->tk ? g->k - kc : g->tk;
     for (int64_t kk = 0; kk < kn; kk++) { /* the pixel's taps */
       int64_t kf = kc + kk, vb = kf / taps, tap = kf % taps, pl = rt_conv_plane(g, img, vb);
       int64_t ih = oh * g->p.sh + (tap / g->p.kw) * g->p.dh - g->p.pt;
@@ -705,17 +708,6 @@ static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t im
   }
 }
 
-/* K chunk size in fractals for B in place: as many fractals of one pass's
- * n blocks (at most MAX_NB of the tile's) as L0B would hold in the weights'
- * dtype (the pass's B is what each pixel group streams through the caches),
- * at least tile_k. */
-static int64_t chunk_fractals(const rt_conv_geom *g, int64_t nblocks, const rt_core *core) {
-  if (nblocks > MAX_NB) nblocks = MAX_NB;
-  int64_t cap = (int64_t)(core->l0b_bytes / (dtype_size((int)g->w->dtype) * C0 * C0 * (size_t)nblocks));
-  if (cap < g->tk) cap = g->tk;
-  return cap > MAX_CHUNK ? MAX_CHUNK : cap;
-}
-
 /* The direct path, for inputs whose channels fill their blocks (Cin % 16
  * == 0) and kernels wider than 1x1: no img2col. The tile's input
  * rows are converted once into L1 as f32 [c1][row][column][16], padding
@@ -751,10 +743,9 @@ static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0,
       }
     }
   }
-  const int64_t cap = chunk_fractals(g, nblocks, core);
   kwalk kw;
   for (int64_t kc = 0, kn; kc < g->k; kc += kn) {
-    kn = g->k - kc < cap ? g->k - kc : cap;
+    kn = g->k - kc < g->tk ? g->k - kc : g->tk;
     const int first = kc == 0, last = kc + kn >= g->k;
     const void *b = kwalk_weights(g, kc, kn, nb0, &kw);
     for (int64_t kk = 0; kk < kn; kk++) {
@@ -799,10 +790,11 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
     return;
   const int64_t klen_all = g->cin * g->kd * g->p.kh * g->p.kw, /* every fractal's real lanes */
       l0a_floats = (int64_t)(core->l0a_bytes / sizeof(float));
-  /* Stems (<= 4 input channels) whose weights fit L0B as f32: stage them and
-   * read A from packed input rows (which apply no x_scale: stage_a does). */
+  /* Stems (<= 4 input channels) whose K is one chunk and whose weights fit
+   * L0B as f32: stage them and read A from packed input rows (which apply
+   * no x_scale: stage_a does). */
   packed pk;
-  if (!g->xsd && g->p.kh <= 64 && g->k <= MAX_CHUNK &&
+  if (!g->xsd && g->p.kh <= 64 && g->k <= g->tk &&
       (uint64_t)(klen_all * nblocks) * C0 * sizeof(float) <= core->l0b_bytes &&
       pack_rows(g, img, m0, mrows, core, &pk)) {
     rt_conv_load_b(g, nb0, nblocks, 0, g->k, klen_all, l0b);
@@ -813,38 +805,29 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
     rt_conv_tile_portable(g, img, mt, nt, core);
     return;
   }
-  /* img2col: K in chunks of fractals whose B the pixel groups share (and
-   * whose img2col rows fit L0A), B read in place. When the whole K is one
-   * chunk, the tile's pixels go in groups whose rows fit L0A, each finished
-   * in registers (no partial sums in L0C). */
-  int64_t cap = chunk_fractals(g, nblocks, core);
+  /* img2col: K in the task's chunks, B read in place, each chunk's rows
+   * staged in L0A in groups of pixels that fit (SLACK floats spare; 16 rows
+   * of a chunk always fit, om_format.h). When the whole K is one chunk, the
+   * groups are finished in registers (no partial sums in L0C), at most
+   * 16 * MR pixels each so that A's group stays in L2 with room to spare;
+   * otherwise a group is as many of the tile's pixels as fit, and its
+   * partial sums go to its rows of L0C. */
   kwalk kw;
-  if (g->k <= cap && MR * klen_all + SLACK <= l0a_floats) {
-    int64_t mstep = (l0a_floats - SLACK) / klen_all / MR * MR;
-    if (mstep > 16 * MR) mstep = 16 * MR; /* A's group stays in L2 with room to spare */
-    const void *b = kwalk_weights(g, 0, g->k, nb0, &kw);
-    for (int64_t ms = 0; ms < mrows; ms += mstep) {
-      const int64_t rows_all = mrows - ms < mstep ? mrows - ms : mstep;
-      stage_a(g, img, m0 + ms, rows_all, 0, g->k, klen_all, l0a);
-      conv_groups(g, img, m0 + ms, rows_all, nb0, nblocks, &kw, l0a, (size_t)klen_all, b, 1, 1, l0c);
-    }
-    return;
-  }
-  /* K chunks: tile_k fractals or more, as many as L0A's img2col rows hold
-   * (the tiling's L0 bound counts whole fractals; fractals with padding
-   * lanes, as a stem's, stage fewer values) and the chunk size above. */
-  const int64_t cap_a = (int64_t)((core->l0a_bytes / sizeof(float) - SLACK) / (size_t)g->tm);
   for (int64_t kc = 0, kn; kc < g->k; kc += kn) {
+    kn = g->k - kc < g->tk ? g->k - kc : g->tk;
     int64_t klen = 0;
-    for (kn = 0; kc + kn < g->k; kn++) {
-      int lanes = rt_conv_k_lanes(g, kc + kn);
-      if (kn == cap || (kn >= g->tk && klen + lanes > cap_a)) break;
-      klen += lanes;
-    }
+    for (int64_t kk = 0; kk < kn; kk++)
+      klen += rt_conv_k_lanes(g, kc + kk);
     const int first = kc == 0, last = kc + kn >= g->k;
+    int64_t mstep = (l0a_floats - SLACK) / klen;
+    if (mstep < mrows) mstep = mstep / MR * MR;
+    if (first && last && mstep > 16 * MR) mstep = 16 * MR;
     const void *b = kwalk_weights(g, kc, kn, nb0, &kw);
-    stage_a(g, img, m0, mrows, kc, kn, klen, l0a);
-    conv_groups(g, img, m0, mrows, nb0, nblocks, &kw, l0a, (size_t)klen, b, first, last, l0c);
+    for (int64_t ms = 0; ms < mrows; ms += mstep) {
+      const int64_t rows = mrows - ms < mstep ? mrows - ms : mstep;
+      stage_a(g, img, m0 + ms, rows, kc, kn, klen, l0a);
+      conv_groups(g, img, m0 + ms, rows, nb0, nblocks, &kw, l0a, (size_t)klen, b, first, last, l0c + ms * C0);
+    }
   }
 }
 

@@ -9,8 +9,8 @@
  * vector unit's epilogue writes y = act(alpha * acc + beta * c) for the
  * tile's valid rows and columns. fp16 operands are widened to f32 when
  * staged: their products are exact in f32, so this is the cube's fp16 x
- * fp16 -> fp32 arithmetic; L0A and L0B hold twice the contract's fp16 bytes
- * (exec.c) for that. Transposed operands (trans_a, trans_b) are read with
+ * fp16 -> fp32 arithmetic; L0A and L0B are staged for that (om_format.h,
+ * OM_L0_STAGING). Transposed operands (trans_a, trans_b) are read with
  * their strides while staging; broadcast batch dims have stride 0.
  *
  * The multiply-accumulate is the 2-row x 16-lane loop of 4-lane GNU C

@@ -10,7 +10,12 @@
  *      extents, CRCs, required partitions present (VPROGS is optional: the
  *      VPROG check rejects a task whose program it does not contain);
  *   3. STRINGS (so later messages can quote names), MODEL, TENSORS, io[],
- *      TASKS (each task finally checked by its kernel's check function);
+ *      TASKS (each task checked by its kernel's check function, then held
+ *      to its kind's tensor access, om_format.h: what it writes lies in
+ *      WORKSPACE or OUTPUT and overlaps nothing else it uses, but in place
+ *      where the kind allows it; so no package, checksums valid or not,
+ *      makes a task write into the weights, the mapped package or the
+ *      caller's inputs);
  *   4. side tables: kinds with a prepare hook (VPROG) build their per-task
  *      data into m->task_aux, so execute only reads it;
  *   5. with a vprog compiler in the load options (vprog_compiler.h), native
@@ -35,6 +40,7 @@
 #include <unistd.h>
 
 #include "common/crc32c.h"
+#include "common/vprog.h"
 #include "runtime/rt.h"
 #include "runtime/vprog_compiler.h"
 
@@ -328,6 +334,72 @@ static omrt_status check_io_views(const omrt_model *m, const part_ref *p) {
   return OMRT_OK;
 }
 
+/* Where tensor t lives, for messages: "WORKSPACE bytes 64..127", "OUTPUT 0 bytes 0..3999". */
+static const char *range_str(const om_tensor *t, char *buf, size_t n) {
+  if (t->region == OM_REGION_INPUT || t->region == OM_REGION_OUTPUT)
+    snprintf(buf, n, "%s %u bytes %llu..%llu", region_name(t->region), t->index,
+             (unsigned long long)t->offset, (unsigned long long)(t->offset + t->bytes) - 1);
+  else
+    snprintf(buf, n, "%s bytes %llu..%llu", region_name(t->region), (unsigned long long)t->offset,
+             (unsigned long long)(t->offset + t->bytes) - 1);
+  return buf;
+}
+
+/* 1 when a and b share bytes: one region (and I/O buffer), ranges that
+ * meet (offset + bytes was bounds-checked with the tensor). */
+static int overlap(const om_tensor *a, const om_tensor *b) {
+  if (a->region != b->region || a->bytes == 0 || b->bytes == 0) return 0;
+  if ((a->region == OM_REGION_INPUT || a->region == OM_REGION_OUTPUT) && a->index != b->index) return 0;
+  return a->offset < b->offset + b->bytes && b->offset < a->offset + a->bytes;
+}
+
+/* Task i against its kind's tensor access (om_format.h): every tensor it
+ * writes in WORKSPACE or OUTPUT, every one it reads in a region a task may
+ * read (all four), and no written tensor sharing bytes with another slot's
+ * tensor, unless that slot is read and the kind allows it in place and the
+ * two are the same bytes. Runs after the kind's check (a VPROG's program
+ * header was verified there). */
+static omrt_status check_access(const omrt_model *m, const char *where, uint32_t i) {
+  const om_task *t = &m->tasks[i];
+  const char *kind = rt_kernels[t->kind].name;
+  const rt_access a = rt_kind_access(t->kind);
+  if (a.writes == 0)
+    return rt_error(OMRT_ERR_UNSUPPORTED, "%s (%s): the kind declares no tensor access (om_format.h)", where,
+                    kind);
+  uint32_t writes = a.writes & (OM_SLOT(OM_TASK_MAX_TENSORS) - 1);
+  if (a.writes & OM_WRITES_OUTPUTS) { /* a program's outputs: slots ninputs .. ntensors-1 */
+    const om_vprog *h = (const om_vprog *)(m->vprogs + (uint32_t)t->params[OM_VPROG_P_PROGRAM]);
+    writes |= (OM_SLOT(t->ntensors) - 1) & ~(OM_SLOT(h->ninputs) - 1);
+  }
+  char wr[96], rd[96];
+  for (uint32_t s = 0; s < t->ntensors; s++) {
+    if (t->tensors[s] == OM_NONE) continue;
+    const om_tensor *ts = &m->tensors[t->tensors[s]];
+    const int w = (writes & OM_SLOT(s)) != 0;
+    if (w ? ts->region != OM_REGION_WORKSPACE && ts->region != OM_REGION_OUTPUT
+          : ts->region > OM_REGION_OUTPUT)
+      return rt_error(OMRT_ERR_FORMAT, "%s (%s): tensors[%u] '%s', which it %s, is in the %s region: %s",
+                      where, kind, s, rt_string(m, ts->name), w ? "writes" : "reads", region_name(ts->region),
+                      w ? "a task writes only WORKSPACE or OUTPUT" : "unknown region");
+    if (!w) continue;
+    for (uint32_t r = 0; r < t->ntensors; r++) {
+      if (r == s || t->tensors[r] == OM_NONE) continue;
+      const om_tensor *tr = &m->tensors[t->tensors[r]];
+      if (!overlap(ts, tr)) continue;
+      const int rw = (writes & OM_SLOT(r)) != 0;
+      if (!rw && (a.in_place & OM_SLOT(r)) && ts->region == tr->region && ts->offset == tr->offset &&
+          ts->bytes == tr->bytes)
+        continue; /* in place, as the kind allows */
+      return rt_error(OMRT_ERR_FORMAT,
+                      "%s (%s): tensors[%u] '%s' it writes (%s) overlaps tensors[%u] '%s' it %s (%s)%s",
+                      where, kind, s, rt_string(m, ts->name), range_str(ts, wr, sizeof wr), r,
+                      rt_string(m, tr->name), rw ? "writes" : "reads", range_str(tr, rd, sizeof rd),
+                      !rw && (a.in_place & OM_SLOT(r)) ? "; in place it must be the same bytes" : "");
+    }
+  }
+  return OMRT_OK;
+}
+
 static omrt_status check_task(const omrt_model *m, const part_ref *p, uint32_t i) {
   const om_task *t = &m->tasks[i];
   char where[160];
@@ -356,7 +428,7 @@ static omrt_status check_task(const omrt_model *m, const part_ref *p, uint32_t i
     snprintf(msg, sizeof msg, "%s", omrt_last_error());
     return rt_error(s, "om partition TASKS (offset %llu): %s", (unsigned long long)p->offset, msg);
   }
-  return OMRT_OK;
+  return check_access(m, where, i);
 }
 
 /* Builds the side data of every task whose kind has a prepare hook. */

@@ -118,6 +118,14 @@ typedef struct rt_kernel {
 extern const rt_kernel rt_kernels[];
 extern const uint32_t rt_kernel_count;
 
+/* The tensor access of a task kind (om_format.h, OM_TASK_ACCESS): the slots
+ * it writes (OM_WRITES_OUTPUTS: its program's outputs) and the read slots
+ * it may write over in place; writes 0 for a kind without one. */
+typedef struct rt_access {
+  uint32_t writes, in_place;
+} rt_access;
+rt_access rt_kind_access(uint32_t kind);
+
 /* Task name from the string table (checked at load). */
 const char *rt_string(const omrt_model *m, uint32_t offset);
 

@@ -2,7 +2,8 @@
 # CI's fuzzing step (called by .ci/run after the main tests), ~5 minutes on 2 cores:
 #   1. build-asan/: the regression replayer with gcc -fsanitize=address,undefined,
 #      replaying tests/fuzz/regressions/* (every input: no crash, no sanitizer
-#      report, a specific refusal message);
+#      report, a specific refusal message), then 20,000 generated om_semantic
+#      mutants (fuzz_replay --semantic, seed 1);
 #   2. each libFuzzer target in build-fuzz/ (clang), seeded as
 #      tests/fuzz/run.sh does, for a fixed number of executions with a fixed
 #      seed (-seed=1 -runs=N, sized for about 30 s each; FUZZ_CI_SECONDS, default
@@ -28,13 +29,17 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   build-asan/tests/fuzz/fuzz_replay tests/fuzz/regressions >build-asan/fuzz_replay.log 2>&1 ||
   { cat build-asan/fuzz_replay.log; exit 1; }
 tail -1 build-asan/fuzz_replay.log
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  build-asan/tests/fuzz/fuzz_replay --semantic 20000 1 >build-asan/fuzz_semantic.log 2>&1 ||
+  { tail -30 build-asan/fuzz_semantic.log; exit 1; }
+tail -1 build-asan/fuzz_semantic.log
 ASAN_OPTIONS=detect_leaks=1 /usr/bin/python3 tests/fault_injection.py build-asan/tests/atc_fi \
   build-asan/tmp/fault_injection >build-asan/fault_injection.log 2>&1 ||
   { tail -60 build-asan/fault_injection.log; exit 1; }
 tail -1 build-asan/fault_injection.log
 [ "$SECS" -gt 0 ] || exit 0
-for t in onnx compile om om_mutate; do
-  case $t in onnx | om) runs=800000 ;; om_mutate) runs=300000 ;; compile) runs=12000 ;; esac
+for t in onnx compile om om_mutate om_semantic; do
+  case $t in onnx | om) runs=800000 ;; om_mutate) runs=300000 ;; compile) runs=12000 ;; om_semantic) runs=8000 ;; esac
   tests/fuzz/run.sh "$t" "$SECS" -seed=1 -runs=$runs >"build-asan/fuzz-$t.log" 2>&1 ||
     { tail -60 "build-asan/fuzz-$t.log"; exit 1; }
   grep -E '^Done|^stat::number_of_executed_units' "build-asan/fuzz-$t.log" | tr '\n' ' '; echo "($t)"

@@ -16,12 +16,17 @@
  *   om         raw bytes -> omrt_model_load_memory -> context + execute on zeros
  *   om_mutate  an om file whose header length and CRCs are repaired before
  *              loading (so mutations reach the field checks and the kernels)
+ *   om_semantic  a recipe of semantic mutations of a built-in seed package
+ *              (fields of tensors, tasks, params, vector programs, the model
+ *              definition), CRCs repaired, loaded from read-only memory and
+ *              run on read-only inputs (fuzz_om_semantic.c)
  */
 #ifndef TESTS_FUZZ_FUZZ_TARGETS_H
 #define TESTS_FUZZ_FUZZ_TARGETS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The label the ONNX targets give the frontend: every message must name it. */
 #define FUZZ_ONNX_LABEL "fuzz.onnx"
@@ -38,6 +43,12 @@ int fuzz_onnx(const uint8_t *data, size_t size);
 int fuzz_compile(const uint8_t *data, size_t size);
 int fuzz_om(const uint8_t *data, size_t size);
 int fuzz_om_mutate(const uint8_t *data, size_t size);
+int fuzz_om_semantic(const uint8_t *data, size_t size);
+/* om_semantic's seed packages: a recipe's first byte picks one (mod this). */
+enum { FUZZ_OM_SEMANTIC_SEEDS = 6 };
+
+/* om_semantic's counts so far (mutants and outcomes, mutations by kind), as two lines. */
+void fuzz_om_semantic_stats(FILE *f);
 
 /* The om_mutate target's structure-aware mutator: with probability 1/2 sets
  * one 32/64-bit field of a MODEL, TENSORS or TASKS record to an interesting

@@ -25,6 +25,13 @@
  * ("om ..."), or, if it loads
  * (a flip no checksum covers), give outputs identical to the original's on
  * the same input. Prints the counts; exit status 1 on any violation.
+ *
+ *   fuzz_replay --semantic N [SEED]
+ * N om_semantic recipes drawn from a generator seeded with SEED (default 1):
+ * each a seed package and 1..8 random mutation records. Every refusal must
+ * carry a specific message, as above; a write into the read-only package
+ * or inputs ends the process. Prints the counts by outcome and mutation
+ * kind (ctest fuzz/om_semantic; tests/fuzz/README.md).
  */
 #include <stdint.h>
 #include "omrt.h"
@@ -47,6 +54,7 @@ static const target targets[] = {
     {"compile", fuzz_compile, FUZZ_ONNX_LABEL ": "},
     {"om", fuzz_om, "om"},
     {"om_mutate", fuzz_om_mutate, "om"},
+    {"om_semantic", fuzz_om_semantic, "om"},
 };
 
 static int failures, inputs;
@@ -257,7 +265,45 @@ static int sweep(const char *path, size_t prefix, size_t nrandom, size_t ntrunc)
   return bad ? 1 : 0;
 }
 
+/* A refusal's message names the om part or runtime call and says more. */
+static int specific(const char *msg) { return strncmp(msg, "om", 2) == 0 && strlen(msg) >= 16; }
+
+static int semantic(uint64_t n, uint64_t rng) {
+  const target *t = target_named("om_semantic");
+  uint8_t recipe[1 + 8 * 12];
+  long bad = 0;
+  for (uint8_t k = 0; k < FUZZ_OM_SEMANTIC_SEEDS; k++) { /* each seed package as it is: loads and runs */
+    t->run(&k, 1);
+    if (fuzz_last.rejected) bad++, printf("FAIL seed %u: %s\n", k, fuzz_last.msg);
+  }
+  for (uint64_t i = 0; i < n; i++) {
+    size_t len = 0;
+    rng = rng * 6364136223846793005u + 1442695040888963407u;
+    const unsigned k = (unsigned)((rng >> 33) % 16); /* half of them one mutation, else 2..8 */
+    len = 1 + 12 * (k < 8 ? 1 : k - 6);              /* 12 bytes cover a record and its value */
+    for (size_t k = 0; k < len; k++) {
+      rng = rng * 6364136223846793005u + 1442695040888963407u;
+      recipe[k] = (uint8_t)(rng >> 40);
+    }
+    t->run(recipe, len);
+    if (fuzz_last.rejected && !specific(fuzz_last.msg)) {
+      bad++;
+      printf("FAIL recipe %llu: refusal without a specific message: \"%s\"\n", (unsigned long long)i,
+             fuzz_last.msg);
+    }
+    if ((i + 1) % 100000 == 0) fuzz_om_semantic_stats(stdout), fflush(stdout);
+  }
+  fuzz_om_semantic_stats(stdout);
+  printf("fuzz_replay --semantic: %llu recipes, %ld without a specific refusal\n", (unsigned long long)n,
+         bad);
+  return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc >= 3 && !strcmp(argv[1], "--semantic")) {
+    setenv("OMRT_THREADS", "1", 0);
+    return semantic(strtoull(argv[2], NULL, 0), argc > 3 ? strtoull(argv[3], NULL, 0) : 1);
+  }
   if (argc >= 3 && !strcmp(argv[1], "--sweep"))
     return sweep(argv[2], argc > 3 ? strtoull(argv[3], NULL, 0) : 65536,
                  argc > 4 ? strtoull(argv[4], NULL, 0) : 4096, argc > 5 ? strtoull(argv[5], NULL, 0) : 1000);

@@ -2,12 +2,13 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/ and runs one.
 #
 #   tests/fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
-#   TARGET: onnx | compile | om | om_mutate | all (each for SECONDS, one after another)
+#   TARGET: onnx | compile | om | om_mutate | om_semantic | all (each for SECONDS, one after another)
 #
 # The working corpus lives in build-fuzz/corpus/TARGET (kept between runs);
 # seeds are made on the first run (build-fuzz/seeds/TARGET): ONNX node tests'
 # models for onnx, om packages compiled from them for om and om_mutate, one
-# recipe per built-in seed model for compile; tests/fuzz/regressions/TARGET
+# recipe per built-in seed model for compile and per built-in seed package
+# for om_semantic (a recipe without mutations); tests/fuzz/regressions/TARGET
 # is always added. Crashes, leaks, timeouts (-timeout=10) and allocations
 # over 2 GB are written to build-fuzz/artifacts/TARGET/ and end the run with
 # a non-zero status. FUZZ_JOBS is not used: one fuzzer process at a time.
@@ -21,10 +22,10 @@ B=$ROOT/build-fuzz
 NODE_TESTS=${NODE_TESTS:-$ROOT/../shared/onnx-node-tests/node}
 
 if [ "$TARGET" = all ]; then
-  for t in onnx compile om om_mutate; do "$0" "$t" "$SECONDS_" "$@"; done
+  for t in onnx compile om om_mutate om_semantic; do "$0" "$t" "$SECONDS_" "$@"; done
   exit 0
 fi
-case $TARGET in onnx|compile|om|om_mutate) ;; *) echo "run.sh: unknown target $TARGET" >&2; exit 2 ;; esac
+case $TARGET in onnx|compile|om|om_mutate|om_semantic) ;; *) echo "run.sh: unknown target $TARGET" >&2; exit 2 ;; esac
 
 CC=${CC:-clang}
 command -v "$CC" >/dev/null || CC=clang-14
@@ -32,7 +33,8 @@ mkdir -p "$B"
 [ -f "$B/CMakeCache.txt" ] ||
   CC=$CC cmake -S . -B "$B" -DATC_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$B/build.log" 2>&1 ||
   { cat "$B/build.log"; exit 1; }
-cmake --build "$B" -j"$(nproc)" --target fuzz_onnx fuzz_compile fuzz_om fuzz_om_mutate atc >>"$B/build.log" 2>&1 ||
+cmake --build "$B" -j"$(nproc)" --target fuzz_onnx fuzz_compile fuzz_om fuzz_om_mutate fuzz_om_semantic atc \
+  >>"$B/build.log" 2>&1 ||
   { tail -40 "$B/build.log"; exit 1; }
 
 # --- seeds (once)
@@ -68,6 +70,10 @@ if [ ! -d "$S/compile" ]; then
     printf "\\00$i\\014" >"$S/compile/seed$i-fp32"      # must_keep_origin_dtype
     printf "\\00$i\\001" >"$S/compile/seed$i-910"       # Ascend910
   done
+fi
+if [ ! -d "$S/om_semantic" ]; then
+  mkdir -p "$S/om_semantic"
+  for i in 0 1 2 3 4 5; do printf "\\00$i" >"$S/om_semantic/seed$i"; done
 fi
 SEEDS=$S/$TARGET
 [ "$TARGET" = om_mutate ] && SEEDS=$S/om

@@ -90,7 +90,8 @@ static inline void kc_put_nc1hwc0(kcase *c, int s, const float *v) {
 static inline rt_core *kc_core(void) {
   static rt_core core;
   if (!core.ub) {
-    core.l1_bytes = 1 << 20, core.l0a_bytes = 128 << 10, core.l0b_bytes = 128 << 10;
+    core.l1_bytes = 1 << 20, core.l0a_bytes = OM_L0_STAGING * (64 << 10), /* the def's, staged */
+        core.l0b_bytes = OM_L0_STAGING * (64 << 10);
     core.l0c_bytes = 256 << 10, core.ub_bytes = 256 << 10;
     core.l1 = aligned_alloc(64, core.l1_bytes), core.l0a = aligned_alloc(64, core.l0a_bytes);
     core.l0b = aligned_alloc(64, core.l0b_bytes), core.l0c = aligned_alloc(64, core.l0c_bytes);

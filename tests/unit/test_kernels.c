@@ -231,8 +231,9 @@ static void check_conv_pieces(kcase *c, int ys, int algo) {
 }
 
 /* dw: depthwise (DWCONV); algo: CONV2D's om_conv_algo (OM_CONV_WINO_F43_FZ:
- * tm counts 4x4 tiles, tk input channel blocks per weight chunk). */
-static void run_conv_case(const conv_case *k, int dw, int algo) {
+ * tm counts 4x4 tiles, tk input channel blocks per weight chunk). With
+ * y_out, *y_out is a malloc'd copy of y's *bytes_out bytes. */
+static void conv_case_run(const conv_case *k, int dw, int algo, uint8_t **y_out, size_t *bytes_out) {
   kcase c;
   kc_setup(&c, dw ? OM_TASK_DWCONV : OM_TASK_CONV2D, (uint32_t)k->bd, 0);
   int64_t ho = out_dim(k->h, k->pt, k->pb, k->kh, k->dh, k->sh);
@@ -272,6 +273,11 @@ static void run_conv_case(const conv_case *k, int dw, int algo) {
   if (rs >= 0) kc_put_nc1hwc0(&c, rs, r);
   kc_run(&c);
   if (!dw) check_conv_pieces(&c, ys, algo);
+  if (y_out) {
+    *bytes_out = (size_t)c.t[ys].bytes;
+    *y_out = malloc(*bytes_out);
+    memcpy(*y_out, c.data[ys], *bytes_out);
+  }
 
   float *ref = malloc(count4(yd) * sizeof *ref), *got = malloc(count4(yd) * sizeof *got);
   conv_ref(k, dw, x, w, bs >= 0 ? b : NULL, rs >= 0 ? r : NULL, ho, wo, ref);
@@ -290,6 +296,48 @@ static void run_conv_case(const conv_case *k, int dw, int algo) {
                                    : 2e-5);
   free(x), free(w), free(b), free(r), free(ref), free(got);
   kc_free(&c);
+}
+
+static void run_conv_case(const conv_case *k, int dw, int algo) { conv_case_run(k, dw, algo, NULL, NULL); }
+
+/* K chunks change how often partial sums go through L0C, never the sums
+ * (om_format.h, CONV2D tile_k): on each kernel path y is the same bits for
+ * every tile_k, one chunk or many, direct and Winograd. */
+static void test_conv_chunks_exact(void) {
+  const int F16 = DT_FLOAT16, F32 = DT_FLOAT32;
+  /* clang-format off */
+  const conv_case cases[] = {
+      /* n c h w cout | kh kw sh sw pt pl pb pr dh dw | tm tn tk bd | xdt ydt bias res rdt act lo hi */
+      {1, 40, 20, 20, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 400, 10, 27, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {1, 64, 12, 12, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 144, 3, 36, 1, F32, F32, 1, 0, F32, 0, 0, 0},
+      {1, 100, 9, 9, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 96, 2, 7, 1, F16, F16, 1, 0, F16, 0, 0, 0},
+      {1, 72, 1, 1, 37, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 16, 3, 5, 1, F16, F32, 1, 0, F16, 0, 0, 0},
+  };
+  const conv_case wino = {1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, 4, 4, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0};
+  /* clang-format on */
+  for (size_t i = 0; i <= sizeof cases / sizeof *cases; i++) {
+    conv_case k = i < sizeof cases / sizeof *cases ? cases[i] : wino;
+    const int algo = i < sizeof cases / sizeof *cases ? OM_CONV_DIRECT : OM_CONV_WINO_F43_FZ;
+    const int ks[] = {k.tk, 3, 2, 1};
+    uint8_t *first = NULL;
+    for (size_t j = 0; j < sizeof ks / sizeof *ks; j++) {
+      uint8_t *y;
+      size_t bytes;
+      k.tk = ks[j];
+      rng_state = 777; /* the same inputs */
+      conv_case_run(&k, 0, algo, &y, &bytes);
+      if (!first)
+        first = y;
+      else {
+        if (memcmp(first, y, bytes) != 0) {
+          test_check(0, __FILE__, __LINE__, "y is the same for every tile_k");
+          test_note("  case %zu: tile_k %d differs from tile_k %d", i, ks[j], ks[0]);
+        }
+        free(y);
+      }
+    }
+    free(first);
+  }
 }
 
 static void test_conv2d(void) {
@@ -319,6 +367,14 @@ static void test_conv2d(void) {
       {2, 16, 9, 8, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, 2, 4, 5, F32, F32, 1, 1, F32, OM_ACT_RELU, 0, 0},
       /* 3-channel stem: more than tile_k fractals per staged chunk */
       {1, 3, 30, 30, 24, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 64, 2, 2, 3, F16, F16, 1, 0, F16, OM_ACT_RELU, 0, 0},
+      /* chunks whose rows of the whole tile do not fit L0A (groups of pixels) and whose fractals of all
+       * its n blocks do not fit L0B (passes): one chunk of K = 27, then chunks of 10 */
+      {1, 40, 20, 20, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 400, 10, 27, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {1, 40, 20, 20, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 400, 10, 10, 1, F32, F32, 1, 0, F32, 0, 0, 0},
+      {1, 100, 20, 20, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 400, 2, 6, 1, F16, F32, 0, 1, F16, OM_ACT_RELU, 0, 0},
+      /* ... the direct path (whole channel blocks): K = 36 in one chunk and in chunks of 5 */
+      {1, 64, 20, 20, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 400, 10, 36, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {1, 64, 20, 20, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 400, 10, 5, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
@@ -674,10 +730,10 @@ static void bad_conv(int mutate, const char *what, const char *want) {
   memcpy(q, pv, sizeof pv);
   if (mutate == 5) /* L0C: 128 * 33 * 64 > 256K while L0A and L0B fit */
     q[OM_CONV_P_TILE_M] = 128, q[OM_CONV_P_TILE_N] = 33, q[OM_CONV_P_TILE_K] = 1;
-  if (mutate == 6) q[OM_CONV_P_TILE_K] = 65; /* L0A: 32 rows * 65*16 * 2 bytes > 64K */
-  if (mutate == 7) c.task.block_dim = 9;     /* tiles = 4 * 1 */
-  if (mutate == 8) q[OM_CONV_P_PAD_TOP] = 3; /* pad_top >= kh */
-  if (mutate == 9) q[OM_CONV_P_TILE_M] = 24; /* tile_m not a multiple of 16 */
+  if (mutate == 6) q[OM_CONV_P_TILE_K] = 129; /* L0A: 16 rows * 129*16 * 4 bytes > 128K staged */
+  if (mutate == 7) c.task.block_dim = 9;      /* tiles = 4 * 1 */
+  if (mutate == 8) q[OM_CONV_P_PAD_TOP] = 3;  /* pad_top >= kh */
+  if (mutate == 9) q[OM_CONV_P_TILE_M] = 24;  /* tile_m not a multiple of 16 */
   if (mutate == 10) q[OM_CONV_P_STRIDE_H] = 0;
   if (mutate == 11) c.t[OM_CONV_T_X].dtype = DT_FLOAT32, c.t[OM_CONV_T_X].bytes *= 2; /* x f32, w f16 */
   if (mutate == 12) c.task.ntensors = 4;
@@ -1081,6 +1137,7 @@ int main(void) {
   test_fp16();
   test_f16_lanes();
   test_conv2d();
+  test_conv_chunks_exact();
   test_winograd();
   test_dwconv();
   test_pool();

@@ -115,7 +115,7 @@ static void test_fields(void) {
   CHECK(strstr(omrt_last_error(), "om version 3.0 is not supported by this runtime (reads 2.x)") != NULL);
 
   reset(); /* format 1.x stored FRACTAL_Z fractals [co][ci]: a 1.x package would be misread */
-  h->major = 1;
+  h->major = 1, h->minor = 0;
   om_recrc(scratch, pkg_size);
   CHECK_EQ_INT(try_load(pkg_size), OMRT_ERR_VERSION);
   CHECK(strstr(omrt_last_error(), "om version 1.0 is not supported by this runtime (reads 2.x)") != NULL);

@@ -48,7 +48,7 @@ static void check_layout(const uint8_t *buf, size_t size) {
   memcpy(&h, buf, sizeof h);
   CHECK(memcmp(h.magic, "DVNPU-OM", 8) == 0);
   CHECK_EQ_INT(h.major, 2);
-  CHECK_EQ_INT(h.minor, 0);
+  CHECK_EQ_INT(h.minor, OM_VERSION_MINOR);
   CHECK_EQ_INT(h.npartitions, 5);
   CHECK_EQ_INT(h.header_len, 64 + 5 * 32);
   CHECK_EQ_INT(h.file_len, size);

@@ -89,7 +89,7 @@ static void test_json(const char *dir) {
   if (text) {
     const char *want[] = {
         "\"magic\": \"DVNPU-OM\"",
-        "\"version\": \"2.0\"",
+        "\"version\": \"2.1\"",
         "\"type\": \"TENSORS\"",
         "\"name\": \"tiny\"",
         "\"soc\": \"Ascend310\"",
@@ -115,14 +115,22 @@ static void test_json(const char *dir) {
   }
   free(text);
 
-  /* Task params by name: a log-softmax over the output [2,3] after the copy. */
+  /* Task params by name: a log-softmax of the output [2,3] after the copy into a workspace tensor. */
   om_writer *w = tiny_writer();
+  om_tensor ws = {.name = om_writer_string(w, "t"),
+                  .region = OM_REGION_WORKSPACE,
+                  .dtype = DT_FLOAT32,
+                  .layout = LAYOUT_ND,
+                  .rank = 2,
+                  .bytes = 24,
+                  .dims = {2, 3}};
+  const uint32_t ti = om_writer_add_tensor(w, &ws);
   om_task t = {.kind = OM_TASK_SOFTMAX,
                .name = om_writer_string(w, "lsm"),
                .block_dim = 2,
-               .ntensors = 2,
-               .tensors = {1, 1},
-               .params = {1, 0, 1}};
+               .ntensors = OM_SOFTMAX_NTENSORS,
+               .tensors = {[OM_SOFTMAX_T_X] = 1, [OM_SOFTMAX_T_Y] = ti},
+               .params = {[OM_SOFTMAX_P_AXIS] = 1, [OM_SOFTMAX_P_LOG] = 1}};
   om_writer_add_task(w, &t);
   char om2[4200];
   snprintf(om2, sizeof om2, "%s/lsm.om", dir);
@@ -133,7 +141,7 @@ static void test_json(const char *dir) {
   if (d.code) test_note("dump: %s", d.msg);
   text = test_read_file(json, NULL);
   CHECK(text && strstr(text, "\"kind\": \"SOFTMAX\", \"name\": \"lsm\", \"block_dim\": 2") != NULL);
-  CHECK(text && strstr(text, "\"tensors\": {\"x\": 1, \"y\": 1}") != NULL);
+  CHECK(text && strstr(text, "\"tensors\": {\"x\": 1, \"y\": 3}") != NULL);
   CHECK(text && strstr(text, "\"params\": {\"axis\": 1, \"coerce_2d\": 0, \"log\": 1}") != NULL);
   free(text);
 
