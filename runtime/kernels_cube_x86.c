@@ -153,13 +153,15 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
       g->wo == g->w_) { /* 1x1: the input rows are the GEMM rows, a conversion copy */
     if (!g->xsd) { /* L0A row by row: each row written in order, reading 16 lanes from each channel plane */
       int64_t at0[MAX_CHUNK]; /* per fractal: its plane's first element of row m0, or -1 (depth padding) */
+      int lanes[MAX_CHUNK];   /* partial: a last channel block (in 3-D, one per depth tap) */
       for (int64_t kk = 0; kk < kn; kk++) {
         const int64_t pl = rt_conv_plane(g, img, kc + kk);
         at0[kk] = pl < 0 ? -1 : (pl + m0) * C0;
+        lanes[kk] = rt_conv_k_lanes(g, kc + kk);
       }
       for (int64_t m = 0; m < mrows; m++) {
-        float *dst = l0a + m * lda; /* only the row's last block can be partial: its padding lanes spill */
-        for (int64_t kk = 0; kk < kn; kk++, dst += C0) {
+        float *dst = l0a + m * lda; /* a partial block's padding lanes (zeros) spill into the next one's */
+        for (int64_t kk = 0; kk < kn; dst += lanes[kk], kk++) {
           const size_t at = (size_t)(at0[kk] + m * C0);
           _mm256_storeu_ps(dst, at0[kk] < 0 ? _mm256_setzero_ps() : ld8h(g->xd, f16, at));
           _mm256_storeu_ps(dst + 8, at0[kk] < 0 ? _mm256_setzero_ps() : ld8h(g->xd, f16, at + 8));

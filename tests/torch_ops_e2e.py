@@ -238,7 +238,7 @@ CASES = [  # (name, module, input shape)
              tail=torch.nn.AvgPool3d(3, (2, 2, 1), 1, ceil_mode=True, count_include_pad=False)), (1, 16, 6, 7, 9)),
     ("conv3d + conv_transpose3d", Video3d(12, 20, 3, 1, 1, tail=torch.nn.ConvTranspose3d(20, 8, (3, 4, 4), (1, 2, 2),
                                                                                        (1, 1, 1))), (1, 12, 4, 6, 5)),
-    ("r(2+1)d block + head", R2Plus1d(32, 48), (1, 32, 4, 14, 14))]
+    ("r(2+1)d block + head, channels not multiple of 16", R2Plus1d(24, 45), (1, 24, 4, 14, 14))]
 
 
 def main():
