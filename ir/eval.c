@@ -25,6 +25,7 @@
 #include "common/om_format.h"
 #include "ir/eval_elem.h"
 #include "ir/eval_index.h"
+#include "ir/eval_quant.h"
 #include "ir/eval_internal.h"
 #include "ir/view.h"
 #include "ir/ir_vprog.h"
@@ -770,6 +771,7 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   case IR_OP_SPACETODEPTH:
   case IR_OP_SPLIT: return eval_view(&e);
   default:
+    if (ir_eval_is_quant(n->op)) return ir_eval_quant(n, inputs, outputs_out, a, d);
     if (ir_eval_is_elementwise(n->op)) return ir_eval_elementwise(n, inputs, outputs_out, a, d);
     if (ir_eval_is_index(n->op)) return ir_eval_index(n, inputs, outputs_out, a, d);
     return fail(&e, ST_ERR_UNSUPPORTED, "the reference evaluator does not implement this op");

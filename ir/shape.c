@@ -210,6 +210,34 @@ static status infer_elementwise(si *s, ir_node *n, int *rank, int64_t *dims, dty
   return ST_OK;
 }
 
+/* QuantizeLinear, DequantizeLinear: x's dims, the dtype of attribute to;
+ * the scale and zero point broadcast against x (ops.def). */
+static status infer_qdq(si *s, ir_node *n, int *rank, int64_t *dims, dtype *dt) {
+  const ir_value *x = n->in[0], *sc = n->in[1], *zp = n->nin > 2 ? n->in[2] : NULL;
+  int quant = n->op == IR_OP_QUANTIZE;
+  *dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
+  int in_ok = quant ? x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16
+                    : x->dtype == DT_INT8 || x->dtype == DT_UINT8 || x->dtype == DT_INT16 ||
+                          x->dtype == DT_UINT16 || x->dtype == DT_INT32;
+  int q = quant ? *dt : x->dtype, f = quant ? x->dtype : *dt;
+  if (!in_ok || !(f == DT_FLOAT32 || f == DT_FLOAT16) ||
+      !(q == DT_INT8 || q == DT_UINT8 || q == DT_INT16 || q == DT_UINT16 || q == DT_INT32) ||
+      (quant && q == DT_INT32))
+    return fail(s, ST_ERR_UNSUPPORTED, "x '%s' is %s and attribute to %s", x->name, dtype_name(x->dtype),
+                dtype_name(*dt) ? dtype_name(*dt) : "?");
+  if (sc->dtype != DT_FLOAT32 && sc->dtype != DT_FLOAT16)
+    return fail(s, ST_ERR_UNSUPPORTED, "scale '%s' has dtype %s", sc->name, dtype_name(sc->dtype));
+  if (zp && (int)zp->dtype != q)
+    return fail(s, ST_ERR_INVALID, "zero point '%s' has dtype %s, the quantized values %s", zp->name,
+                dtype_name(zp->dtype), dtype_name(q));
+  status st = infer_nary(s, 0, 0, rank, dims);
+  if (st) return st;
+  if (*rank != x->rank || memcmp(dims, x->dims, sizeof(int64_t) * (size_t)x->rank))
+    return fail(s, ST_ERR_INVALID, "the scale or zero point broadcasts x %s to %s", shape_str(x),
+                ir_dims_str(*rank, dims));
+  return ST_OK;
+}
+
 /* A VectorProgram keeps its outputs' dtypes (its STOREs fix them); their
  * dims are the broadcast of its inputs. */
 static status infer_vecprog(si *s, ir_node *n) {
@@ -673,6 +701,8 @@ static status infer_node(si *s, ir_node *n) {
   case IR_OP_GEMM: st = infer_gemm(s, n, &rank, dims); break;
   case IR_OP_MATMUL: st = infer_matmul(s, n, &rank, dims); break;
   case IR_OP_VECPROG: return infer_vecprog(s, n);
+  case IR_OP_QUANTIZE:
+  case IR_OP_DEQUANTIZE: st = infer_qdq(s, n, &rank, dims, &dt); break;
   case IR_OP_TOPK:
   case IR_OP_SCATTERELEMENTS:
   case IR_OP_SCATTERND:

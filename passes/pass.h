@@ -79,6 +79,7 @@ status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_constfold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_dce(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_lower_gemm(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_qfold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_bn_fold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d);

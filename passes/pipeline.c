@@ -3,6 +3,7 @@
  *   shape_infer  dims and dtypes of every value, from --input_shape
  *   constfold    evaluates nodes whose inputs are all constant (shape arithmetic)
  *   dce          drops nodes whose outputs nothing reads, and Identity
+ *   qfold        DequantizeLinear / QuantizeLinear of constants (int8 weights) -> constants
  *   lower_gemm   Gemm/MatMul of one row by a constant B -> Conv 1x1 (else: MATMUL)
  *   bn_fold      BatchNormalization after Conv -> Conv weights and bias
  *   fuse         Conv + bias + residual Add + Relu/Clip -> one Conv
@@ -33,6 +34,7 @@ const pass pass_pipeline[] = {
     {"shape_infer", pass_shape_infer},
     {"constfold", pass_constfold},
     {"dce", pass_dce},
+    {"qfold", pass_qfold},
     {"lower_gemm", pass_lower_gemm},
     {"bn_fold", pass_bn_fold},
     {"fuse", pass_fuse},
