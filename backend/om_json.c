@@ -163,7 +163,7 @@ static const char *reduce_op_name(int32_t op) {
 
 /* ---- what each task kind's slots and params mean (om_format.h) ---- */
 
-typedef enum param_type { P_INT, P_F32, P_ACT, P_POOL_MODE, P_REDUCE_OP } param_type;
+typedef enum param_type { P_INT, P_HEX, P_F32, P_ACT, P_POOL_MODE, P_REDUCE_OP } param_type;
 typedef struct param_desc {
   const char *name;
   param_type type;
@@ -295,19 +295,25 @@ static const kind_desc kinds[] = {
                           RUN3(OM_POOL_ND_P_DILATIONS, "dilation"),
                           RUN3(OM_POOL_ND_P_PAD_BEGIN, "pad_begin"),
                           RUN3(OM_POOL_ND_P_PAD_END, "pad_end")}},
-    [OM_TASK_MATMUL] =
-        {"MATMUL",
-         {[OM_MATMUL_T_A] = "a", [OM_MATMUL_T_B] = "b", [OM_MATMUL_T_C] = "c", [OM_MATMUL_T_Y] = "y"},
-         {[OM_MATMUL_P_TRANS_A] = {"trans_a", P_INT},
-          [OM_MATMUL_P_TRANS_B] = {"trans_b", P_INT},
-          [OM_MATMUL_P_ALPHA] = {"alpha", P_F32},
-          [OM_MATMUL_P_BETA] = {"beta", P_F32},
-          [OM_MATMUL_P_ACT] = {"act", P_ACT},
-          [OM_MATMUL_P_CLIP_MIN] = {"clip_min", P_F32},
-          [OM_MATMUL_P_CLIP_MAX] = {"clip_max", P_F32},
-          [OM_MATMUL_P_TILE_M] = {"tile_m", P_INT},
-          [OM_MATMUL_P_TILE_N] = {"tile_n", P_INT},
-          [OM_MATMUL_P_TILE_K] = {"tile_k", P_INT}}},
+    [OM_TASK_MATMUL] = {"MATMUL",
+                        {[OM_MATMUL_T_A] = "a",
+                         [OM_MATMUL_T_B] = "b",
+                         [OM_MATMUL_T_C] = "c",
+                         [OM_MATMUL_T_Y] = "y",
+                         [OM_MATMUL_T_BIAS] = "bias"},
+                        {[OM_MATMUL_P_TRANS_A] = {"trans_a", P_INT},
+                         [OM_MATMUL_P_TRANS_B] = {"trans_b", P_INT},
+                         [OM_MATMUL_P_ALPHA] = {"alpha", P_F32},
+                         [OM_MATMUL_P_BETA] = {"beta", P_F32},
+                         [OM_MATMUL_P_ACT] = {"act", P_ACT},
+                         [OM_MATMUL_P_CLIP_MIN] = {"clip_min", P_F32},
+                         [OM_MATMUL_P_CLIP_MAX] = {"clip_max", P_F32},
+                         [OM_MATMUL_P_TILE_M] = {"tile_m", P_INT},
+                         [OM_MATMUL_P_TILE_N] = {"tile_n", P_INT},
+                         [OM_MATMUL_P_TILE_K] = {"tile_k", P_INT},
+                         [OM_MATMUL_P_FOLD] = {"fold", P_INT},
+                         [OM_MATMUL_P_PERM_A] = {"perm_a", P_HEX},
+                         [OM_MATMUL_P_PERM_B] = {"perm_b", P_HEX}}},
     [OM_TASK_WPACK] = {"WPACK", {[OM_WPACK_T_W] = "w", [OM_WPACK_T_DST] = "dst"}, {{0}}},
     [OM_TASK_STRIDED_COPY] = {"STRIDED_COPY",
                               {[OM_STRIDED_COPY_T_X] = "x", [OM_STRIDED_COPY_T_Y] = "y"},
@@ -428,6 +434,7 @@ static void dump_param(jbuf *b, param_type type, int32_t v) {
   const char *name = NULL;
   switch (type) {
   case P_INT: jprintf(b, "%d", v); return;
+  case P_HEX: jprintf(b, "\"%#x\"", (unsigned)v); return;
   case P_F32: jfloat(b, v); return;
   case P_ACT: name = act_name(v); break;
   case P_POOL_MODE: name = pool_mode_name(v); break;
@@ -439,12 +446,16 @@ static void dump_param(jbuf *b, param_type type, int32_t v) {
     jprintf(b, "%d", v);
 }
 
-/* A CONV2D / CONV3D / DWCONV task with an epilogue program (epilogue = 1,
+/* A CONV2D / CONV3D / DWCONV / MATMUL task with an epilogue program (epilogue = 1,
  * epilogue_offset, its extra inputs in the slots after the fixed ones and
- * x_scale). */
-static int conv_epilogue(const om_task *t) {
-  return (t->kind == OM_TASK_CONV2D || t->kind == OM_TASK_CONV3D || t->kind == OM_TASK_DWCONV) &&
-         t->params[OM_CONV_P_EPILOGUE] == 1;
+ * x_scale): 1 and its program offset. */
+static int task_epilogue(const om_task *t, uint32_t *offset_out) {
+  int conv = t->kind == OM_TASK_CONV2D || t->kind == OM_TASK_CONV3D || t->kind == OM_TASK_DWCONV,
+      mm = t->kind == OM_TASK_MATMUL;
+  if (!(conv && t->params[OM_CONV_P_EPILOGUE] == 1) && !(mm && t->params[OM_MATMUL_P_EPILOGUE] == 1))
+    return 0;
+  *offset_out = (uint32_t)t->params[conv ? OM_CONV_P_EPILOGUE_OFFSET : OM_MATMUL_P_EPILOGUE_OFFSET];
+  return 1;
 }
 
 /* A CONV2D task with an x_scale (x_scale = 1, in slot OM_CONV_T_X_SCALE). */
@@ -463,7 +474,10 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   JLIT(b, ", \"name\": ");
   jstr(b, p->strings + t->name);
   jprintf(b, ", \"block_dim\": %u,\n      \"tensors\": {", t->block_dim);
-  uint32_t vprog_inputs = 0; /* VPROG slots are the program's inputs, then outputs */
+  uint32_t vprog_inputs = 0, epi_off = 0; /* VPROG slots are the program's inputs, then outputs */
+  const int epi = task_epilogue(t, &epi_off);
+  const uint32_t epi_first =
+      t->kind == OM_TASK_MATMUL ? OM_MATMUL_NTENSORS : OM_CONV_NTENSORS + (uint32_t)conv_x_scale(t);
   if (t->kind == OM_TASK_VPROG)
     vprog_inputs = ((const om_vprog *)(p->vprogs + t->params[OM_VPROG_P_PROGRAM]))->ninputs;
   for (uint32_t s = 0; s < t->ntensors; s++) {
@@ -475,8 +489,8 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
       jprintf(b, "%s\"%s\": ", s ? ", " : "", slot);
     else if (s == OM_CONV_T_X_SCALE && conv_x_scale(t))
       jprintf(b, ", \"x_scale\": ");
-    else if (conv_epilogue(t)) /* the program's input 1 at the first slot after the fixed ones and x_scale */
-      jprintf(b, "%s\"epi_in%u\": ", s ? ", " : "", s + 1 - OM_CONV_NTENSORS - (uint32_t)conv_x_scale(t));
+    else if (epi) /* the program's input 1 at the first slot after the fixed ones and x_scale */
+      jprintf(b, "%s\"epi_in%u\": ", s ? ", " : "", s + 1 - epi_first);
     else
       jprintf(b, "%s\"slot%u\": ", s ? ", " : "", s);
     if (t->tensors[s] == OM_NONE)
@@ -487,11 +501,12 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   JLIT(b, "},\n      \"params\": ");
   if (k) {
     JLIT(b, "{");
-    for (int j = 0; j < OM_TASK_MAX_PARAMS && k->params[j].name; j++) {
-      jprintf(b, "%s\"%s\": ", j ? ", " : "", k->params[j].name);
+    for (int j = 0, n = 0; j < OM_TASK_MAX_PARAMS; j++) { /* the named ones (an epilogue's follow) */
+      if (!k->params[j].name) continue;
+      jprintf(b, "%s\"%s\": ", n++ ? ", " : "", k->params[j].name);
       dump_param(b, k->params[j].type, t->params[j]);
     }
-    if (conv_epilogue(t)) jprintf(b, ", \"epilogue\": %d", t->params[OM_CONV_P_EPILOGUE_OFFSET]);
+    if (epi) jprintf(b, ", \"epilogue\": %u", epi_off);
     JLIT(b, "}");
   } else {
     JLIT(b, "[");
@@ -546,8 +561,8 @@ static void dump_vprogs(jbuf *b, const pkg *p) {
   for (uint32_t i = 0; i < p->def->ntasks; i++)
     if (p->tasks[i].kind == OM_TASK_VPROG)
       offs[n++] = (uint32_t)p->tasks[i].params[OM_VPROG_P_PROGRAM];
-    else if (conv_epilogue(&p->tasks[i]))
-      offs[n++] = (uint32_t)p->tasks[i].params[OM_CONV_P_EPILOGUE_OFFSET];
+    else if (task_epilogue(&p->tasks[i], &offs[n]))
+      n++;
   qsort(offs, n, sizeof *offs, cmp_u32);
   if (n) JLIT(b, "  \"vprogs\": [");
   for (uint32_t i = 0, first = 1; i < n; i++) {

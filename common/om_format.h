@@ -33,9 +33,13 @@
 #include "types.h"
 
 #define OM_MAGIC "DVNPU-OM" /* 8 bytes, no NUL stored */
-/* 2.1: a direct CONV2D's tile_k is the K chunk of libomrt's kernels, with
- * guarantees relaxed to a chunk's 16-pixel rows and one n block (a 2.0
- * runtime refuses 2.1 tiles beyond its bounds). */
+/* 2.1: MATMUL's b may be FRACTAL_NZ, and it has a bias slot, a row fold,
+ * an epilogue program and operand permutations; a direct CONV2D's tile_k
+ * is the K chunk of libomrt's kernels, with guarantees relaxed to a
+ * chunk's 16-pixel rows and one n block (a 2.0 runtime refuses 2.1 tiles
+ * beyond its bounds); the CONV3D task and the NDC1HWC0 and FRACTAL_Z_3D
+ * layouts are new (a 2.0 runtime refuses them as an unknown kind or
+ * layout). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 1 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
@@ -555,35 +559,61 @@ enum {
   OM_PAD_NPARAMS = 11,
 };
 
-/* MATMUL (cube unit): y = act(alpha * op(a) x op(b) + beta * c), batched
- *   (ONNX MatMul and Gemm with run-time operands).
- *   tensors: a ND, b ND, c ND or OM_NONE, y ND.
+/* MATMUL (cube unit): y = act(alpha * op(a) x op(b) + bias + beta * c),
+ *   batched (ONNX MatMul and Gemm, with the bias, residual and activation
+ *   passes/fuse.c adds), then an optional epilogue program.
+ *   tensors: a ND, b ND or FRACTAL_NZ, c ND or OM_NONE, y ND, bias ND [N]
+ *   f32 or OM_NONE (format 2.0 packages end before this slot: ntensors 4),
+ *   then the epilogue's inputs (with epilogue = 1).
  *   a and b share a dtype (f16: fp16 operands, fp32 accumulation, as the
  *   chip; f32: fp32 throughout); c and y are f16 or f32 each.
- *   Matrices: a of rank >= 2 is [..., M, K], or [..., K, M] with trans_a;
+ *   Matrices: an operand is read through its permutation perm_a / perm_b
+ *   first (a Transpose folded into the task: the view's dim d is the
+ *   stored dim perm[d]; common/matmul_geom.h encodes it, 0 = none); of
+ *   that view, a of rank >= 2 is [..., M, K], or [..., K, M] with trans_a;
  *   a of rank 1 is [K], read as one row [1, K]. b of rank >= 2 is
  *   [..., K, N], or [..., N, K] with trans_b; b of rank 1 is [K], read as
- *   one column [K, 1]. The dims before a's and b's matrix dims are their
- *   batch dims; they broadcast numpy-style (right-aligned, a dim of 1
- *   repeats) to y's batch dims, of rank max(the two). y is [batch..., M,
- *   N] without the M dim when a has rank 1 and without the N dim when b
- *   has rank 1 (ONNX MatMul's 1-D rule). c broadcasts numpy-style to y
- *   (rank <= y's). M, N, K >= 1.
+ *   one column [K, 1]. A FRACTAL_NZ b (common/types.h: per batch, n blocks
+ *   of K1*16 x 16 panels, as the micro-kernel reads them) has rank >= 2,
+ *   trans_b = 0, perm_b = 0 and an ND b's logical dims. The dims before a's and b's
+ *   matrix dims are their batch dims; they broadcast numpy-style
+ *   (right-aligned, a dim of 1 repeats) to y's batch dims, of rank max(the
+ *   two). y is [batch..., M, N] without the M dim when a has rank 1 and
+ *   without the N dim when b has rank 1 (ONNX MatMul's 1-D rule). c
+ *   broadcasts numpy-style to y (rank <= y's); bias[n] is added to column n.
+ *   M, N, K >= 1.
  *   params: trans_a, trans_b (0|1; 0 for a rank-1 operand); alpha, beta
  *   (f32 bits; beta 0 without c; both finite); act (om_act), clip_min,
- *   clip_max (f32 bits, as CONV2D); tile_m, tile_n, tile_k: elements of M,
- *   N and K per tile, each a multiple of 16 in 16..65536.
- *   The tiles are T = batch * ceil(M / tile_m) * ceil(N / tile_n)
- *   (batch = the product of y's batch dims), numbered batch-major, then
- *   M, then N. Block unit: tiles. A tile runs K in chunks of tile_k:
- *   op(a)'s [tile_m x tile_k] block into L0A, op(b)'s [tile_k x tile_n]
- *   block into L0B, fractal products accumulated in L0C; the epilogue
- *   (alpha, + beta * c, act, cast to y's dtype) runs when K is done.
+ *   clip_max (f32 bits, as CONV2D); tile_m, tile_n, tile_k: elements of
+ *   rows, N and K per tile, each a multiple of 16 in 16..65536; fold: how
+ *   many of y's last batch dims join M in the row axis (0..y's batch rank;
+ *   common/matmul_geom.h): legal when b does not vary along them and a's
+ *   and c's rows are evenly spaced along the axis (c may also not vary
+ *   along it); the axis has F = (those dims' product) * M rows, the other
+ *   batch dims remain batches; epilogue, epilogue_offset: an epilogue
+ *   program as CONV2D's (OM_CONV_EPILOGUE), its first extra input in slot
+ *   OM_MATMUL_NTENSORS, run in place on y once per tile over the tile's
+ *   rows and columns; perm_a, perm_b (above).
+ *   The tiles are T = batch * ceil(F / tile_m) * ceil(N / tile_n) (batch =
+ *   the product of y's unfolded batch dims, F = M without a fold),
+ *   numbered batch-major, then rows, then N. Block unit: tiles. A tile runs
+ *   K in chunks of tile_k (the last one shorter): op(a)'s [tile_m x tile_k]
+ *   block into L0A, op(b)'s [tile_k x tile_n] block into L0B (a
+ *   FRACTAL_NZ b is read there in place), fractal products accumulated in
+ *   L0C; the epilogue (alpha, + bias, + beta * c, act, cast to y's dtype,
+ *   then the program) runs when K is done.
  *   The compiler guarantees (esize = dtype_size(a.dtype); the kernels
  *   stage the blocks as f32, in L0A and L0B staged: OM_L0_STAGING):
  *   L0A >= tile_m * tile_k * esize,  L0B >= tile_k * tile_n * esize,
  *   L0C >= tile_m * tile_n * 4. */
-enum { OM_MATMUL_T_A = 0, OM_MATMUL_T_B = 1, OM_MATMUL_T_C = 2, OM_MATMUL_T_Y = 3, OM_MATMUL_NTENSORS = 4 };
+enum {
+  OM_MATMUL_T_A = 0,
+  OM_MATMUL_T_B = 1,
+  OM_MATMUL_T_C = 2, /* or OM_NONE */
+  OM_MATMUL_T_Y = 3,
+  OM_MATMUL_T_BIAS = 4,   /* or OM_NONE, or absent (ntensors 4) */
+  OM_MATMUL_NTENSORS = 5, /* the fixed slots; the epilogue's inputs follow */
+};
 enum { OM_MATMUL_WRITES = OM_SLOT(OM_MATMUL_T_Y) };
 enum {
   OM_MATMUL_P_TRANS_A = 0,
@@ -596,7 +626,12 @@ enum {
   OM_MATMUL_P_TILE_M = 7,
   OM_MATMUL_P_TILE_N = 8,
   OM_MATMUL_P_TILE_K = 9,
-  OM_MATMUL_NPARAMS = 10,
+  OM_MATMUL_P_FOLD = 10,
+  OM_MATMUL_P_EPILOGUE = 11,
+  OM_MATMUL_P_EPILOGUE_OFFSET = 12,
+  OM_MATMUL_P_PERM_A = 13, /* common/matmul_geom.h's encoding */
+  OM_MATMUL_P_PERM_B = 14,
+  OM_MATMUL_NPARAMS = 15,
 };
 
 /* RESIZE (vector unit): y = x resampled per dim through compile-time

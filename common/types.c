@@ -30,6 +30,7 @@ static const char *const layout_names[] = {"ND",
                                            "NC1HWC0",
                                            "FRACTAL_Z",
                                            [LAYOUT_FRACTAL_Z_G] = "FRACTAL_Z_G",
+                                           [LAYOUT_FRACTAL_NZ] = "FRACTAL_NZ",
                                            [LAYOUT_NDC1HWC0] = "NDC1HWC0",
                                            [LAYOUT_FRACTAL_Z_3D] = "FRACTAL_Z_3D"};
 
@@ -43,14 +44,16 @@ int layout_from_name(const char *name) {
   return -1;
 }
 
-int layout_rank(int layout) {
+int layout_ranks(int layout, int *max_out) {
   switch (layout) {
+  case LAYOUT_ND: *max_out = MAX_RANK; return 0;
   case LAYOUT_NC1HWC0:
-  case LAYOUT_FRACTAL_Z: return 4;
+  case LAYOUT_FRACTAL_Z: *max_out = 4; return 4;
   case LAYOUT_FRACTAL_Z_G:
   case LAYOUT_NDC1HWC0:
-  case LAYOUT_FRACTAL_Z_3D: return 5;
-  default: return -1;
+  case LAYOUT_FRACTAL_Z_3D: *max_out = 5; return 5;
+  case LAYOUT_FRACTAL_NZ: *max_out = MAX_RANK; return 2;
+  default: *max_out = -1; return -1;
   }
 }
 
@@ -84,6 +87,15 @@ int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_o
         mul_u64(n, (uint64_t)dims[4], &n) || mul_u64(n, C0, &n))
       return -1;
     if (layout == LAYOUT_FRACTAL_Z_3D && mul_u64(n, C0, &n)) return -1;
+    break;
+  }
+  case LAYOUT_FRACTAL_NZ: { /* [batch...][N1][K1*16][16] */
+    if (rank < 2) return -1;
+    for (int i = 0; i < rank - 2; i++)
+      if (mul_u64(n, (uint64_t)dims[i], &n)) return -1;
+    uint64_t k16 = ((uint64_t)dims[rank - 2] + C0 - 1) / C0 * C0,
+             n16 = ((uint64_t)dims[rank - 1] + C0 - 1) / C0 * C0;
+    if (mul_u64(n, k16, &n) || mul_u64(n, n16, &n)) return -1;
     break;
   }
   case LAYOUT_FRACTAL_Z_G: { /* common/conv_group.h */

@@ -25,6 +25,14 @@
  *               [(((kd * C1in + ci / 16) * KH + kh) * KW + kw)][co / 16][ci % 16][co % 16],
  *               padding zero: the FRACTAL_Z weights of each kernel depth, kd
  *               outermost (KD = 1 is FRACTAL_Z [Cout, Cin, KH, KW] exactly).
+ *   FRACTAL_NZ  a matrix operand B of the cube, logical [batch..., K, N]
+ *               (rank >= 2); physical [batch...][N1][K1 * 16][16] where
+ *               N1 = ceil(N / 16), K1 = ceil(K / 16): per batch, the n
+ *               blocks of 16 columns, each a K1*16 x 16 panel of k-major
+ *               rows; b[..][k][n] lives at [..][n / 16][k][n % 16];
+ *               padding (k >= K or n >= N) is zero. As on the chip
+ *               ([N1][K1][16][16] fractals), and like FRACTAL_Z's fractals
+ *               the micro-kernel reads each row of 16 columns in place.
  */
 #ifndef COMMON_TYPES_H
 #define COMMON_TYPES_H
@@ -55,8 +63,9 @@ typedef enum layout {
   LAYOUT_FRACTAL_Z = 2,
   /* 3 was WINO_F43 (weights transformed for the retired CONV2D algorithm 1) */
   LAYOUT_FRACTAL_Z_G = 6,  /* grouped conv weights, rank 5 [G, Og, Ig, KH, KW]: common/conv_group.h */
-  LAYOUT_NDC1HWC0 = 7,     /* 3-D activations, rank 5 [N, C, D, H, W] */
-  LAYOUT_FRACTAL_Z_3D = 8, /* 3-D conv weights, rank 5 [Cout, Cin, KD, KH, KW] */
+  LAYOUT_FRACTAL_NZ = 7,   /* MATMUL's B: [batch..., K, N] as n-block panels (above) */
+  LAYOUT_NDC1HWC0 = 8,     /* 3-D activations, rank 5 [N, C, D, H, W] */
+  LAYOUT_FRACTAL_Z_3D = 9, /* 3-D conv weights, rank 5 [Cout, Cin, KD, KH, KW] */
 } layout;
 
 enum { WINO_F43_POINTS = 36 }; /* 6x6 transformed positions of F(4x4,3x3) */
@@ -102,7 +111,7 @@ static inline int64_t dtype_wrap_int(int dt, int64_t v) {
  * "i64", "i32", "i8", "u8", "bool", "f64", ... ; NULL for unknown. */
 const char *dtype_name(int dt);
 int dtype_from_name(const char *name);  /* DT_UNDEFINED when unknown */
-const char *layout_name(int l);         /* "ND", "NC1HWC0", "FRACTAL_Z", "FRACTAL_Z_G" */
+const char *layout_name(int l);         /* "ND", "NC1HWC0", "FRACTAL_Z", "FRACTAL_Z_G", "FRACTAL_NZ" */
 int layout_from_name(const char *name); /* -1 when unknown */
 
 /* Overflow-checked size arithmetic: return 0 on success, -1 on overflow. */
@@ -115,12 +124,15 @@ static inline int add_u64(uint64_t a, uint64_t b, uint64_t *out) {
 
 /* Physical element count of a tensor with logical dims `dims[rank]` stored in
  * `layout` (includes the zero padding of NC1HWC0 / FRACTAL_Z / FRACTAL_Z_G /
- * NDC1HWC0 / FRACTAL_Z_3D). NC1HWC0 and FRACTAL_Z need rank 4, FRACTAL_Z_G,
- * NDC1HWC0 and FRACTAL_Z_3D rank 5; layout_rank says which.
+ * NDC1HWC0 / FRACTAL_Z_3D / FRACTAL_NZ). NC1HWC0 and FRACTAL_Z need rank 4,
+ * FRACTAL_Z_G, NDC1HWC0 and FRACTAL_Z_3D rank 5, FRACTAL_NZ rank >= 2;
+ * layout_ranks says which.
  * Returns -1 on negative dims, a bad rank/layout pair,
  * or overflow. */
 int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_out);
-/* The rank a layout needs: 4 or 5, or -1 for ND (any rank) and unknown layouts. */
-int layout_rank(int layout);
+/* The ranks a layout allows: returns the least and stores the greatest in
+ * *max_out (ND 0..MAX_RANK, NC1HWC0 / FRACTAL_Z 4, FRACTAL_Z_G / NDC1HWC0 /
+ * FRACTAL_Z_3D 5, FRACTAL_NZ 2..MAX_RANK); -1 and -1 for unknown layouts. */
+int layout_ranks(int layout, int *max_out);
 
 #endif

@@ -181,7 +181,11 @@ OMRT_API omrt_status omrt_context_task_profile(const omrt_context *ctx, int task
 
 /* Runs the model once. inputs[i] points to omrt_model_input(i).bytes bytes,
  * outputs[i] to omrt_model_output(i).bytes writable bytes; the buffers belong
- * to the caller and are only used during the call. Allocates nothing. */
+ * to the caller and are only used during the call. Allocates nothing.
+ * OMRT_ERR_ARG, naming the task and the index, when indices computed from
+ * the inputs (Gather, GatherElements, GatherND, ScatterElements, ScatterND)
+ * fall outside their axis, as ONNX makes that an error; the outputs are then
+ * unspecified. */
 OMRT_API omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs);
 
 /* "MAJOR.MINOR.PATCH" of the libomrt actually linked or loaded; compare it

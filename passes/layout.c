@@ -23,7 +23,7 @@
  *            pools are ND: POOL_ND), CONCAT along axis 1 of rank 4 when one
  *            of its non-constant inputs already is NC1HWC0 (it follows the
  *            convs); VECPROG, see below.
- *   ND       everything else: MATMUL (Gemm/MatMul), COPY (Flatten/Reshape/
+ *   ND       everything else: MATMUL (MatMul; a constant B FRACTAL_NZ), COPY (Flatten/Reshape/
  *            Squeeze/Unsqueeze/Identity, emitted as ND copies or aliases,
  *            which also cast f16<->f32, so they accept either float dtype),
  *            ND_FLOAT (Softmax), REDUCE (also on the integer and bool dtypes
@@ -101,6 +101,7 @@ static const char *layout_tag(int lay) {
   case LAYOUT_NDC1HWC0: return "ndc1hwc0";
   case LAYOUT_FRACTAL_Z: return "fz";
   case LAYOUT_FRACTAL_Z_3D: return "fz3d";
+  case LAYOUT_FRACTAL_NZ: return "nz";
   default: return "nd";
   }
 }
@@ -175,6 +176,17 @@ static void *convert_data(lay_state *s, const ir_value *c, int lay, int dt, int 
   if (layout_elements(lay, rank, dims, &phys) != 0) return NULL;
   void *out = arena_array(&s->g->arena, phys ? phys : 1, dtype_size(dt));
   if (!out) return NULL;
+  if (lay == LAYOUT_FRACTAL_NZ) { /* per batch and row k, runs of 16 columns, K16 * 16 apart */
+    const int64_t K = dims[rank - 2], N = dims[rank - 1], k16 = (K + C0 - 1) / C0 * C0;
+    const int64_t n16 = (N + C0 - 1) / C0 * C0,
+                  batches = K && N ? (int64_t)(phys / (uint64_t)(k16 * n16)) : 0;
+    for (int64_t bi = 0; bi < batches; bi++)
+      for (int64_t k = 0; k < K; k++)
+        for (int64_t n0 = 0; n0 < N; n0 += C0)
+          move_elems(out, dt, (uint64_t)(bi * k16 * n16 + ((n0 / C0) * k16 + k) * C0), 1, c->data, c->dtype,
+                     (uint64_t)((bi * K + k) * N + n0), (uint64_t)(N - n0 < C0 ? N - n0 : C0));
+    return out;
+  }
   if (lay == LAYOUT_ND) {
     if ((int)c->dtype == DT_FLOAT32 && dt == DT_FLOAT16)
       floats_to_halves(out, c->data, (size_t)phys);
@@ -525,13 +537,18 @@ static status layout_vecprog(lay_state *s, ir_node *n, int cdt) {
   return ST_OK;
 }
 
-/* Gemm and MatMul that lower_gemm left (a run-time B, a batched A, ...):
- * one MATMUL task on ND operands, A and B in the node's dtype, C as it is
- * (f16 or f32: the epilogue reads either). */
+/* MatMul (ops.def's form): one MATMUL task. A ND in the node's dtype; B
+ * in it too, a constant of rank >= 2 (not transposed: lower_gemm made
+ * Gemm's constants plain) stored once as FRACTAL_NZ, the panels the cube
+ * reads in place, anything else ND; bias ND f32; c ND as it is (f16 or
+ * f32: the epilogue reads either). */
 static status layout_matmul(lay_state *s, ir_node *n, int cdt) {
+  const ir_value *b = n->in[1];
+  const int nz = b->data && b->rank >= 2 && !ir_attr_int(n, "transB", 0) && !ir_attr_find(n, "permB");
   status st = ensure_input(s, n, 0, LAYOUT_ND, cdt, NULL);
-  if (st == ST_OK) st = ensure_input(s, n, 1, LAYOUT_ND, cdt, NULL);
-  if (st == ST_OK && n->nin > 2 && n->in[2]) st = ensure_input(s, n, 2, LAYOUT_ND, ANY_DTYPE, NULL);
+  if (st == ST_OK) st = ensure_input(s, n, 1, nz ? LAYOUT_FRACTAL_NZ : LAYOUT_ND, cdt, NULL);
+  if (st == ST_OK && n->nin > 2 && n->in[2]) st = ensure_input(s, n, 2, LAYOUT_ND, DT_FLOAT32, NULL);
+  if (st == ST_OK && n->nin > 3 && n->in[3]) st = ensure_input(s, n, 3, LAYOUT_ND, ANY_DTYPE, NULL);
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, cdt);
 }
 
@@ -704,6 +721,7 @@ static status layout_keep(lay_state *s, ir_node *n, int cdt) {
  * VECTORIZED). */
 static status refuse_unfolded(lay_state *s, ir_node *n, int cdt) {
   (void)cdt;
+  if (n->op == IR_OP_GEMM) return unsupported(s, n, "Gemm must be a MatMul by now (passes/lower_gemm.c)");
   return unsupported(s, n, "shape arithmetic must fold to constants (are the input shapes static?)");
 }
 

@@ -52,6 +52,9 @@ enum {
   FUSION_VECTOR_PROGRAM = 1u << 2,   /* vectorize: programs of different ops merge */
   FUSION_CONV_EPILOGUE = 1u << 3,    /* epilogue: a Conv's reader program runs in its tiles */
   FUSION_CONV_INPUT_SCALE = 1u << 4, /* fuse: a per-channel Mul before a 1x1 Conv scales its staged input */
+  FUSION_MATMUL_ADD_ACT = 1u << 5,   /* fuse: bias Add, residual Add, Relu/Clip into the MatMul */
+  FUSION_MATMUL_EPILOGUE = 1u << 6,  /* epilogue: a MatMul's reader program runs in its tiles */
+  FUSION_MATMUL_TRANSPOSE = 1u << 7, /* fuse: a Transpose before a MatMul becomes its operand's view */
 };
 typedef struct fusion_rule {
   const char *name; /* as written in the switch file */
@@ -62,7 +65,7 @@ extern const fusion_rule fusion_rules[];
 extern const int fusion_rule_count;
 #define FUSION_ALL                                                                                           \
   (FUSION_CONV_BN | FUSION_CONV_ADD_RELU | FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE |                    \
-   FUSION_CONV_INPUT_SCALE)
+   FUSION_CONV_INPUT_SCALE | FUSION_MATMUL_ADD_ACT | FUSION_MATMUL_EPILOGUE | FUSION_MATMUL_TRANSPOSE)
 
 typedef status (*pass_fn)(ir_graph *g, pass_ctx *ctx, diag *d);
 

@@ -13,8 +13,8 @@
  *     op whose fp16 policy is ALWAYS or FOLLOW becomes f16, and so does every
  *     f32 constant read only by such ops (its data is converted with
  *     float_to_half, so Conv weights become fp16 fractals). Exceptions: graph
- *     inputs and outputs keep the user's dtype; Conv bias constants stay f32
- *     (the cube adds them in its f32 accumulator); values of ops with policy
+ *     inputs and outputs keep the user's dtype; Conv and MatMul bias
+ *     constants stay f32 (the cube adds them in its f32 accumulator); values of ops with policy
  *     NEVER (shape arithmetic, Cast) keep theirs. The two modes are the same
  *     here because every op this compiler lowers has an fp16 kernel.
  *   allow_mix_precision: as force_fp16, but Softmax computes and stores in
@@ -72,7 +72,7 @@ int precision_node_dtype(const ir_node *n, om_precision p) {
 static int is_io(const ir_value *v) { return v->input_index >= 0 || v->output_index >= 0; }
 
 /* 1 when every reader of constant c computes in fp16 and none reads it as a
- * Conv bias (in[2]). Constants nobody reads are left alone. */
+ * Conv or MatMul bias (in[2]). Constants nobody reads are left alone. */
 static int const_lowers(const ir_graph *g, const ir_value *c, om_precision p) {
   int readers = 0;
   for (int i = 0; i < g->nnodes; i++) {
@@ -81,7 +81,7 @@ static int const_lowers(const ir_graph *g, const ir_value *c, om_precision p) {
     for (int j = 0; j < n->nin; j++) {
       if (n->in[j] != c) continue;
       if (!node_lowers(n, p)) return 0;
-      if (n->op == IR_OP_CONV && j == 2) return 0;
+      if ((n->op == IR_OP_CONV || n->op == IR_OP_MATMUL) && j == 2) return 0; /* a bias */
       readers++;
     }
   }

@@ -26,7 +26,10 @@
  * still balances. Measured on a 2-vCPU VM whose second vCPU ran ResNet-50
  * alone 27% slower than the first: 2 workers 27.5 ms with the static split,
  * 26.0 with pieces (5 alternating rounds). Idle workers spin briefly on the task
- * generation counter and then sleep on a condition variable. execute
+ * generation counter and then sleep on a condition variable. A kernel that
+ * meets a run-time index outside its axis records it in its core
+ * (rt_core.fault); after the task's barrier execute fails with OMRT_ERR_ARG
+ * naming the task and the index, and runs no further task. execute
  * allocates nothing and creates no threads; omrt_context_free stops and
  * joins the pool. With profiling on at context creation
  * (omrt_context_options.profile, or OMRT_PROFILE=1 or 2 in the environment),
@@ -396,6 +399,16 @@ static void resolve(const omrt_context *ctx, const om_task *task, const void *co
   a->aux = m->task_aux ? m->task_aux[task - m->tasks] : NULL;
 }
 
+/* The error of a task whose run-time indices left their axis (rt_core.fault). */
+static omrt_status index_fault(const omrt_context *ctx, uint32_t t, const rt_core *c) {
+  const om_task *task = &ctx->m->tasks[t];
+  return rt_error(
+      OMRT_ERR_ARG,
+      "omrt_execute: task %u (%s) '%s': index %lld in the input data is out of range [%lld, %lld)", t,
+      rt_kernels[task->kind].name, rt_string(ctx->m, task->name), (long long)c->fault_index,
+      (long long)-c->fault_dim, (long long)c->fault_dim);
+}
+
 omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs) {
   if (!ctx) return rt_error(OMRT_ERR_ARG, "omrt_execute: ctx is NULL");
   const omrt_model *m = ctx->m;
@@ -407,6 +420,8 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
   for (uint32_t i = 0; i < d->noutputs; i++)
     if (!outputs[i]) return rt_error(OMRT_ERR_ARG, "omrt_execute: outputs[%u] is NULL", i);
 
+  for (int i = 0; i < ctx->nworkers; i++)
+    ctx->workers[i].core.fault = 0;
   for (uint32_t t = 0; t < d->ntasks; t++) {
     const om_task *task = &m->tasks[t];
     uint64_t t0 = ctx->profile ? now_ns() : 0;
@@ -423,6 +438,8 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
       run_blocks(ctx, &ctx->workers[0]);
       wait_done(ctx);
     }
+    for (int i = 0; i < ctx->nworkers; i++) /* the barrier made the cores' faults visible */
+      if (ctx->workers[i].core.fault) return index_fault(ctx, t, &ctx->workers[i].core);
     if (ctx->profile) {
       uint64_t ns = now_ns() - t0;
       ctx->profile[task->kind].tasks++;

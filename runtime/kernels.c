@@ -33,7 +33,7 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_PAD] = {"PAD", rt_pad_run, rt_pad_check},
     [OM_TASK_RESIZE] = {"RESIZE", rt_resize_run, rt_resize_check},
     [OM_TASK_POOL_ND] = {"POOL_ND", rt_pool_nd_run, rt_pool_nd_check},
-    [OM_TASK_MATMUL] = {"MATMUL", rt_matmul_run, rt_matmul_check},
+    [OM_TASK_MATMUL] = {"MATMUL", rt_matmul_run, rt_matmul_epi_check, rt_epi_prepare},
     [OM_TASK_WPACK] = {"WPACK", rt_wpack_run, rt_wpack_check},
     [OM_TASK_CONV3D] = {"CONV3D", rt_conv2d_run, rt_conv3d_epi_check, rt_epi_prepare, rt_conv2d_pieces,
                         rt_conv2d_piece},

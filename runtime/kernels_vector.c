@@ -198,8 +198,8 @@ void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   for (uint64_t unit = lo; unit < hi; unit++) {
     if (!cpu->dwconv || !cpu->dwconv(task, args, unit, unit + 1, core))
       dwconv_planes(task, args, unit, unit + 1, core);
-    rt_epi_pixels(epi, args, rt_epi_first_slot(task), (int64_t)unit / c1, 0, y->dims[2] * y->dims[3],
-                  (int64_t)unit % c1, (int64_t)unit % c1 + 1, core);
+    rt_epi_pixels(epi, task, args, (int64_t)unit / c1, 0, y->dims[2] * y->dims[3], (int64_t)unit % c1,
+                  (int64_t)unit % c1 + 1, core);
   }
 }
 

@@ -63,6 +63,12 @@ typedef struct rt_core {
     const void *what;
     int64_t a, b, c;
   } l1_key; /* what L1 holds, in the kernel's terms (valid in task run l1_key.run only) */
+  /* An index outside its axis met in run-time data (rt_index_fault): the
+   * kernel reads zeros instead and writes nothing there, records the first
+   * such index here and goes on; omrt_execute fails the execution after the
+   * task's barrier, naming the task (exec.c). */
+  int fault;                      /* 0: none */
+  int64_t fault_index, fault_dim; /* the index and the dim it must lie in [-dim, dim) */
 } rt_core;
 
 /* A task's tensors resolved to addresses for one execution: data[i] is the
@@ -76,7 +82,10 @@ typedef struct rt_args {
 } rt_args;
 
 /* Runs block `block` (0 <= block < task->block_dim) of a task. Kernels never
- * fail at run time: everything that could go wrong was checked at load. */
+ * fail at run time: everything that could go wrong was checked at load, but
+ * for indices that are data (Gather, Scatter with run-time indices): those
+ * are checked as they are read, and one outside its axis is recorded in the
+ * core (rt_index_fault) instead of being read or written through. */
 typedef void (*rt_kernel_fn)(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 
 /* Load-time check of one task against its kind's contract in om_format.h:
