@@ -216,6 +216,13 @@ static const kind_desc kinds[] = {
           [OM_CONV_P_TILE_K] = {"tile_k", P_INT}, [OM_CONV_P_ALGORITHM] = {"algorithm", P_INT},
           [OM_CONV_P_GROUPS] = {"groups", P_INT}, [OM_CONV_P_X_SCALE] = {"x_scale", P_INT}}},
     [OM_TASK_DWCONV] = {"DWCONV", {CONV_SLOTS}, {CONV_PARAMS}},
+    [OM_TASK_CONV3D] =
+        {"CONV3D",
+         {CONV_SLOTS},
+         {CONV_PARAMS, [OM_CONV_P_TILE_M] = {"tile_m", P_INT}, [OM_CONV_P_TILE_N] = {"tile_n", P_INT},
+          [OM_CONV_P_TILE_K] = {"tile_k", P_INT}, [OM_CONV3D_P_KD] = {"kd", P_INT},
+          [OM_CONV3D_P_STRIDE_D] = {"stride_d", P_INT}, [OM_CONV3D_P_PAD_FRONT] = {"pad_front", P_INT},
+          [OM_CONV3D_P_PAD_BACK] = {"pad_back", P_INT}, [OM_CONV3D_P_DILATION_D] = {"dilation_d", P_INT}}},
     [OM_TASK_POOL] = {"POOL",
                       {[OM_POOL_T_X] = "x", [OM_POOL_T_Y] = "y"},
                       {[OM_POOL_P_KH] = {"kh", P_INT},
@@ -227,7 +234,11 @@ static const kind_desc kinds[] = {
                        [OM_POOL_P_PAD_BOTTOM] = {"pad_bottom", P_INT},
                        [OM_POOL_P_PAD_RIGHT] = {"pad_right", P_INT},
                        [OM_POOL_P_MODE] = {"mode", P_POOL_MODE},
-                       [OM_POOL_P_COUNT_INCLUDE_PAD] = {"count_include_pad", P_INT}}},
+                       [OM_POOL_P_COUNT_INCLUDE_PAD] = {"count_include_pad", P_INT},
+                       [OM_POOL_P_KD] = {"kd", P_INT},
+                       [OM_POOL_P_STRIDE_D] = {"stride_d", P_INT},
+                       [OM_POOL_P_PAD_FRONT] = {"pad_front", P_INT},
+                       [OM_POOL_P_PAD_BACK] = {"pad_back", P_INT}}},
     [OM_TASK_COPY_SLICE] =
         {"COPY_SLICE",
          {[OM_COPY_SLICE_T_X] = "x", [OM_COPY_SLICE_T_Y] = "y"},
@@ -500,11 +511,12 @@ static void dump_param(jbuf *b, param_type type, int32_t v) {
     jprintf(b, "%d", v);
 }
 
-/* A CONV2D / DWCONV / MATMUL task with an epilogue program (epilogue = 1,
+/* A CONV2D / CONV3D / DWCONV / MATMUL task with an epilogue program (epilogue = 1,
  * epilogue_offset, its extra inputs in the slots after the fixed ones and
  * x_scale): 1 and its program offset. */
 static int task_epilogue(const om_task *t, uint32_t *offset_out) {
-  int conv = t->kind == OM_TASK_CONV2D || t->kind == OM_TASK_DWCONV, mm = t->kind == OM_TASK_MATMUL;
+  int conv = t->kind == OM_TASK_CONV2D || t->kind == OM_TASK_CONV3D || t->kind == OM_TASK_DWCONV,
+      mm = t->kind == OM_TASK_MATMUL;
   if (!(conv && t->params[OM_CONV_P_EPILOGUE] == 1) && !(mm && t->params[OM_MATMUL_P_EPILOGUE] == 1))
     return 0;
   *offset_out = (uint32_t)t->params[conv ? OM_CONV_P_EPILOGUE_OFFSET : OM_MATMUL_P_EPILOGUE_OFFSET];

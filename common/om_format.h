@@ -45,8 +45,10 @@
  * is the K chunk of libomrt's kernels, with guarantees relaxed to a
  * chunk's 16-pixel rows and one n block (a 2.0 runtime refuses 2.1 tiles
  * beyond its bounds).
- * 2.2 added the IO and GEARS partitions: a 2.1 runtime refuses a package
- * that has them (an unknown partition type) and reads the others. */
+ * 2.2 added the IO and GEARS partitions (a 2.1 runtime refuses a package
+ * that has them as an unknown partition type and reads the others), the
+ * CONV3D task and the NDC1HWC0 and FRACTAL_Z_3D layouts (refused by a 2.1
+ * runtime as an unknown kind or layout). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 2 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
@@ -237,6 +239,7 @@ typedef enum om_task_kind {
   OM_TASK_WPACK = 20,
   OM_TASK_LAYERNORM = 21,
   OM_TASK_ATTENTION = 22,
+  OM_TASK_CONV3D = 23,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -259,16 +262,17 @@ enum { OM_WRITES_OUTPUTS = 1u << OM_TASK_MAX_TENSORS };
  *   tensors: src, dst.  params: channels_last (0|1).
  *   src and dst have the same logical element count. If both are ND it is
  *   an element-by-element copy in C order (Reshape, Flatten, Cast between
- *   f32/f16). Otherwise both must be rank 4 with equal logical dims and the
- *   layouts ND (NCHW) / NC1HWC0 in either direction (padding written as 0),
- *   or NC1HWC0 -> NC1HWC0 (a cast). With channels_last = 1 the ND side is
- *   [N, H, W, C] instead (NHWC: one row of C channels per pixel) and the
- *   NC1HWC0 side has logical dims [N, C, H, W], in either direction (an
- *   NHWC model's input into the convs, their output back to NHWC).
+ *   f32/f16). Otherwise both have equal logical dims and the layouts are ND
+ *   (NCHW) / NC1HWC0 (rank 4) or ND (NCDHW) / NDC1HWC0 (rank 5) in either
+ *   direction (padding written as 0), or one layout on both sides (a
+ *   cast). With channels_last = 1 (rank 4 only) the ND side is [N, H, W, C]
+ *   instead (NHWC: one row of C channels per pixel) and the NC1HWC0 side has
+ *   logical dims [N, C, H, W], in either direction (an NHWC model's input
+ *   into the convs, their output back to NHWC).
  *   dtypes: f32 and f16 in any combination.
- *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst), N*C*H (rank-4 ND dst) or
- *   N*H (NHWC dst, rows of W*C); elements for ND -> ND and NC1HWC0 ->
- *   NC1HWC0. */
+ *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst), N*D*C1*H (NDC1HWC0 dst),
+ *   N*C*H (rank-4 ND dst), N*C*D*H (rank-5 ND dst) or N*H (NHWC dst, rows
+ *   of W*C); elements when the layout stays. */
 enum { OM_TRANSDATA_T_SRC = 0, OM_TRANSDATA_T_DST = 1, OM_TRANSDATA_NTENSORS = 2 };
 enum { OM_TRANSDATA_WRITES = OM_SLOT(OM_TRANSDATA_T_DST) };
 enum { OM_TRANSDATA_P_CHANNELS_LAST = 0, OM_TRANSDATA_NPARAMS = 1 };
@@ -367,7 +371,30 @@ enum { OM_TRANSDATA_P_CHANNELS_LAST = 0, OM_TRANSDATA_NPARAMS = 1 };
  *   It runs once per output tile after the tile is written: CONV2D tiles'
  *   pixels (tile_m pixels, or the pixels of tile_m Winograd 4x4 tiles) x
  *   tile_n channel blocks; DWCONV planes. The tiles partition y: the result
- *   is that of a VPROG task with the program run after the conv. */
+ *   is that of a VPROG task with the program run after the conv.
+ *
+ * CONV3D (cube unit): y = act(conv3d(x, w) + bias + residual), the 3-D
+ *   convolution, run as CONV2D's tiles over the N*Do output images (the
+ *   (n, od) slices of y, each an NC1HWC0 image of [1, Cout, Ho, Wo]) with K
+ *   over KD*C1in*KH*KW fractals in FRACTAL_Z_3D order: fractal kf reads
+ *   input channel block (kf / (KH*KW)) % C1in at depth od*stride_d -
+ *   pad_front + (kf / (C1in*KH*KW))*dilation_d, zeros outside [0, D).
+ *   tensors: CONV2D's slots: x NDC1HWC0 [N, Cin, D, H, W], w FRACTAL_Z_3D
+ *   [Cout, Cin, KD, KH, KW], bias ND [Cout] f32 or OM_NONE, residual
+ *   NDC1HWC0 shaped like y or OM_NONE, y NDC1HWC0 [N, Cout, Do, Ho, Wo];
+ *   then the epilogue's inputs (NDC1HWC0, broadcasting as VPROG's). No
+ *   x_scale, no groups, algorithm OM_CONV_DIRECT only.
+ *   x and w share a dtype; residual and y f16 or f32 (y may occupy the
+ *   residual's bytes, as CONV2D's).
+ *   params: CONV2D's window (kh .. dilation_w), act, clip_min, clip_max,
+ *   tile_m, tile_n, tile_k, epilogue and epilogue_offset in their CONV2D
+ *   slots; in the slots CONV2D gives algorithm, groups and x_scale (and its
+ *   two unused ones) the depth window: kd, stride_d, pad_front, pad_back,
+ *   dilation_d (each 1..65535, pads 0..65535 and below the depth extent).
+ *   The tiles are T = N * Do * ceil(Ho*Wo / tile_m) * ceil(C1out / tile_n),
+ *   numbered image-major ((n, od), n outer), then M, then N; tile_k counts
+ *   fractals of the K above. CONV2D's L0A/L0B/L0C guarantees hold. The
+ *   epilogue runs per tile as CONV2D's does. */
 enum {
   OM_CONV_T_X = 0,
   OM_CONV_T_W = 1,
@@ -404,6 +431,12 @@ enum {
   OM_CONV_P_EPILOGUE = 21,
   OM_CONV_P_EPILOGUE_OFFSET = 22,
   OM_CONV_NPARAMS = 23,
+  /* CONV3D: the depth window in CONV2D's algorithm .. 20 slots */
+  OM_CONV3D_P_KD = 16,
+  OM_CONV3D_P_STRIDE_D = 17,
+  OM_CONV3D_P_PAD_FRONT = 18,
+  OM_CONV3D_P_PAD_BACK = 19,
+  OM_CONV3D_P_DILATION_D = 20,
 };
 
 /* The longest K chunk (tile_k) of a direct CONV2D: libomrt's cube kernels
@@ -419,14 +452,18 @@ typedef enum om_conv_algo {
   OM_CONV_WINO_F43_FZ = 2, /* Winograd F(4x4,3x3) on FRACTAL_Z weights, transformed per task tile */
 } om_conv_algo;
 
-/* POOL (vector unit): max or average pooling on NC1HWC0.
- *   tensors: x, y (same dtype family f16/f32, output dims given by y).
+/* POOL (vector unit): max or average pooling on NC1HWC0 or NDC1HWC0.
+ *   tensors: x, y (same dtype family f16/f32, output dims given by y), both
+ *   NC1HWC0 (2-D) or both NDC1HWC0 (3-D).
  *   params: the window (kh .. pad_right, as CONV2D's), mode (0 max, 1
- *   avg), count_include_pad.
- *   Windows start at (oh*stride_h - pad_top, ow*stride_w - pad_left); taps
- *   outside the input are skipped (max) or, for avg, counted only if
- *   count_include_pad and inside the padded extent [-pad_top, H+pad_bottom).
- *   Global average pooling is avg with kh=H, kw=W. Block unit: N*C1. */
+ *   avg), count_include_pad; 3-D: kd, stride_d, pad_front, pad_back (2-D:
+ *   0).
+ *   Windows start at (od*stride_d - pad_front, oh*stride_h - pad_top,
+ *   ow*stride_w - pad_left); taps outside the input are skipped (max) or,
+ *   for avg, counted only if count_include_pad and inside the padded
+ *   extent [-pad_top, H+pad_bottom) (and [-pad_front, D+pad_back)).
+ *   Global average pooling is avg with kh=H, kw=W (kd=D). Block unit:
+ *   output planes, N*C1 (2-D) or N*Do*C1 (3-D). */
 enum { OM_POOL_T_X = 0, OM_POOL_T_Y = 1, OM_POOL_NTENSORS = 2 };
 enum { OM_POOL_WRITES = OM_SLOT(OM_POOL_T_Y) };
 enum {
@@ -440,7 +477,11 @@ enum {
   OM_POOL_P_PAD_RIGHT = 7,
   OM_POOL_P_MODE = 8,
   OM_POOL_P_COUNT_INCLUDE_PAD = 9,
-  OM_POOL_NPARAMS = 10,
+  OM_POOL_P_KD = 10, /* 3-D only, as the next three */
+  OM_POOL_P_STRIDE_D = 11,
+  OM_POOL_P_PAD_FRONT = 12,
+  OM_POOL_P_PAD_BACK = 13,
+  OM_POOL_NPARAMS = 14,
 };
 
 /* COPY_SLICE (vector unit): y[..., offset : offset + x.dims[axis], ...] = x
@@ -475,7 +516,8 @@ enum { OM_SOFTMAX_P_AXIS = 0, OM_SOFTMAX_P_COERCE_2D = 1, OM_SOFTMAX_P_LOG = 2, 
  *   physical array: ND tensors numpy-style (right-aligned, size-1 dims
  *   repeat); NC1HWC0 tensors as their physical [N][C1][H][W][16] arrays,
  *   broadcasting over N, H and W only (an NC1HWC0 input's C equals the
- *   outputs'). All operands of one task share a layout. NC1HWC0 outputs'
+ *   outputs'); NDC1HWC0 ones as [N][D][C1][H][W][16], over N, D, H and W.
+ *   All operands of one task share a layout. NC1HWC0 and NDC1HWC0 outputs'
  *   padding lanes (c >= C) are written as 0 whatever the program computes.
  *   Block unit: 256-element tiles of the output's physical elements. */
 enum { OM_VPROG_P_PROGRAM = 0, OM_VPROG_NPARAMS = 1 };
@@ -951,7 +993,8 @@ enum {
   X(OM_TASK_ONEHOT, OM_ONEHOT_WRITES, 0)                                                                     \
   X(OM_TASK_WPACK, OM_WPACK_WRITES, 0)                                                                       \
   X(OM_TASK_LAYERNORM, OM_LAYERNORM_WRITES, 0)                                                               \
-  X(OM_TASK_ATTENTION, OM_ATTENTION_WRITES, 0)
+  X(OM_TASK_ATTENTION, OM_ATTENTION_WRITES, 0)                                                               \
+  X(OM_TASK_CONV3D, OM_CONV_WRITES, OM_CONV_IN_PLACE)
 
 typedef struct om_task {                 /* 144 bytes */
   uint32_t kind;                         /* om_task_kind */

@@ -26,8 +26,13 @@ int dtype_from_name(const char *name) {
   return DT_UNDEFINED;
 }
 
-static const char *const layout_names[] = {
-    "ND", "NC1HWC0", "FRACTAL_Z", [LAYOUT_FRACTAL_Z_G] = "FRACTAL_Z_G", [LAYOUT_FRACTAL_NZ] = "FRACTAL_NZ"};
+static const char *const layout_names[] = {"ND",
+                                           "NC1HWC0",
+                                           "FRACTAL_Z",
+                                           [LAYOUT_FRACTAL_Z_G] = "FRACTAL_Z_G",
+                                           [LAYOUT_FRACTAL_NZ] = "FRACTAL_NZ",
+                                           [LAYOUT_NDC1HWC0] = "NDC1HWC0",
+                                           [LAYOUT_FRACTAL_Z_3D] = "FRACTAL_Z_3D"};
 
 const char *layout_name(int l) {
   return l >= 0 && l < (int)(sizeof layout_names / sizeof *layout_names) ? layout_names[l] : NULL;
@@ -37,6 +42,19 @@ int layout_from_name(const char *name) {
   for (int i = 0; i < (int)(sizeof layout_names / sizeof *layout_names); i++)
     if (layout_names[i] && strcmp(layout_names[i], name) == 0) return i;
   return -1;
+}
+
+int layout_ranks(int layout, int *max_out) {
+  switch (layout) {
+  case LAYOUT_ND: *max_out = MAX_RANK; return 0;
+  case LAYOUT_NC1HWC0:
+  case LAYOUT_FRACTAL_Z: *max_out = 4; return 4;
+  case LAYOUT_FRACTAL_Z_G:
+  case LAYOUT_NDC1HWC0:
+  case LAYOUT_FRACTAL_Z_3D: *max_out = 5; return 5;
+  case LAYOUT_FRACTAL_NZ: *max_out = MAX_RANK; return 2;
+  default: *max_out = -1; return -1;
+  }
 }
 
 int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_out) {
@@ -58,6 +76,17 @@ int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_o
         mul_u64(n, C0, &n))
       return -1;
     if (layout == LAYOUT_FRACTAL_Z && mul_u64(n, C0, &n)) return -1;
+    break;
+  }
+  case LAYOUT_NDC1HWC0:       /* [N][D][C1][H][W][16] */
+  case LAYOUT_FRACTAL_Z_3D: { /* [KD*C1in*KH*KW][N1][16][16] */
+    if (rank != 5) return -1;
+    uint64_t c1 = ((uint64_t)dims[1] + C0 - 1) / C0;
+    uint64_t d0 = layout == LAYOUT_NDC1HWC0 ? (uint64_t)dims[0] : ((uint64_t)dims[0] + C0 - 1) / C0;
+    if (mul_u64(d0, c1, &n) || mul_u64(n, (uint64_t)dims[2], &n) || mul_u64(n, (uint64_t)dims[3], &n) ||
+        mul_u64(n, (uint64_t)dims[4], &n) || mul_u64(n, C0, &n))
+      return -1;
+    if (layout == LAYOUT_FRACTAL_Z_3D && mul_u64(n, C0, &n)) return -1;
     break;
   }
   case LAYOUT_FRACTAL_NZ: { /* [batch...][N1][K1*16][16] */

@@ -15,6 +15,16 @@
  *               padding (co >= Cout or ci >= Cin) is zero. One [16][16] fractal
  *               is the cube's B operand as the kernels read it in place: k-major
  *               rows of 16 output channels (format 2.0; 1.x stored [co][ci]).
+ *   NDC1HWC0    3-D activations, logical [N, C, D, H, W]; physical
+ *               [N][D][C1][H][W][C0], C0 = 16, C1 = ceil(C / 16); channels
+ *               c >= C are zero. Each (n, d) slice is an NC1HWC0 image of
+ *               [1, C, H, W], so the bytes are those of NC1HWC0 [N*D, C, H, W].
+ *   FRACTAL_Z_3D  3-D convolution weights, logical [Cout, Cin, KD, KH, KW];
+ *               physical [KD * C1in * KH * KW][N1][16][16]:
+ *               w[co][ci][kd][kh][kw] lives at
+ *               [(((kd * C1in + ci / 16) * KH + kh) * KW + kw)][co / 16][ci % 16][co % 16],
+ *               padding zero: the FRACTAL_Z weights of each kernel depth, kd
+ *               outermost (KD = 1 is FRACTAL_Z [Cout, Cin, KH, KW] exactly).
  *   FRACTAL_NZ  a matrix operand B of the cube, logical [batch..., K, N]
  *               (rank >= 2); physical [batch...][N1][K1 * 16][16] where
  *               N1 = ceil(N / 16), K1 = ceil(K / 16): per batch, the n
@@ -52,8 +62,10 @@ typedef enum layout {
   LAYOUT_NC1HWC0 = 1,
   LAYOUT_FRACTAL_Z = 2,
   /* 3 was WINO_F43 (weights transformed for the retired CONV2D algorithm 1) */
-  LAYOUT_FRACTAL_Z_G = 6, /* grouped conv weights, rank 5 [G, Og, Ig, KH, KW]: common/conv_group.h */
-  LAYOUT_FRACTAL_NZ = 7,  /* MATMUL's B: [batch..., K, N] as n-block panels (above) */
+  LAYOUT_FRACTAL_Z_G = 6,  /* grouped conv weights, rank 5 [G, Og, Ig, KH, KW]: common/conv_group.h */
+  LAYOUT_FRACTAL_NZ = 7,   /* MATMUL's B: [batch..., K, N] as n-block panels (above) */
+  LAYOUT_NDC1HWC0 = 8,     /* 3-D activations, rank 5 [N, C, D, H, W] */
+  LAYOUT_FRACTAL_Z_3D = 9, /* 3-D conv weights, rank 5 [Cout, Cin, KD, KH, KW] */
 } layout;
 
 enum { WINO_F43_POINTS = 36 }; /* 6x6 transformed positions of F(4x4,3x3) */
@@ -112,10 +124,15 @@ static inline int add_u64(uint64_t a, uint64_t b, uint64_t *out) {
 
 /* Physical element count of a tensor with logical dims `dims[rank]` stored in
  * `layout` (includes the zero padding of NC1HWC0 / FRACTAL_Z / FRACTAL_Z_G /
- * FRACTAL_NZ). NC1HWC0 and FRACTAL_Z need rank 4, FRACTAL_Z_G rank 5,
- * FRACTAL_NZ rank >= 2.
+ * NDC1HWC0 / FRACTAL_Z_3D / FRACTAL_NZ). NC1HWC0 and FRACTAL_Z need rank 4,
+ * FRACTAL_Z_G, NDC1HWC0 and FRACTAL_Z_3D rank 5, FRACTAL_NZ rank >= 2;
+ * layout_ranks says which.
  * Returns -1 on negative dims, a bad rank/layout pair,
  * or overflow. */
 int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_out);
+/* The ranks a layout allows: returns the least and stores the greatest in
+ * *max_out (ND 0..MAX_RANK, NC1HWC0 / FRACTAL_Z 4, FRACTAL_Z_G / NDC1HWC0 /
+ * FRACTAL_Z_3D 5, FRACTAL_NZ 2..MAX_RANK); -1 and -1 for unknown layouts. */
+int layout_ranks(int layout, int *max_out);
 
 #endif

@@ -1,25 +1,28 @@
 /* onnx_conv.c - the convolution family at import: 1-D Conv and ConvTranspose
- * (opset 1-22) in terms of the 2-D Conv the backend runs on the cube.
+ * (opset 1-22) in terms of the 2-D and 3-D Conv the backend runs on the
+ * cube.
  *
  * 1-D: x [N, C, L] and w [M, C/G, K] gain a dim of 1 at axis 2, the window
  * attributes gain H entries (kernel 1, stride 1, dilation 1, pads 0), and the
  * 2-D result loses axis 2 again. auto_pad SAME_* stays: along H it pads 0.
  *
- * ConvTranspose y = conv_transpose(x, w) with w [C, M/G, kh, kw] is the
- * convolution, stride 1, dilations d, of x with s-1 zeros inserted between
- * neighbours (zero-insertion: Unsqueeze, a constant Pad of s-1 zeros after
- * each element, Reshape merging them), padded by d*(k-1) - pad_begin before
- * and d*(k-1) - pad_end + output_padding after (negative amounts crop: one
- * Pad), with the weights flipped in kh, kw and their channel axes swapped
- * per group: w' [M, C/G, kh, kw], w'[g*M/G + o][i][a][b] = w[g*C/G + i][o]
- * [kh-1-a][kw-1-b] (Reshape, Transpose, Slice with steps -1; they fold when
- * w is a constant). pads come from pads, or from output_shape / auto_pad
+ * ConvTranspose y = conv_transpose(x, w) with w [C, M/G, k...] (1 to 3
+ * spatial dims; 1-D as 2-D with H = 1) is the convolution, stride 1,
+ * dilations d, of x with s-1 zeros inserted between neighbours
+ * (zero-insertion: Unsqueeze, a constant Pad of s-1 zeros after each
+ * element, Reshape merging them), padded by d*(k-1) - pad_begin before and
+ * d*(k-1) - pad_end + output_padding after (negative amounts crop: one Pad),
+ * with the weights flipped in every spatial dim and their channel axes
+ * swapped per group: w' [M, C/G, k...], w'[g*M/G + o][i][a..] = w[g*C/G +
+ * i][o][k-1-a..] (Reshape, Transpose, Slice with steps -1; they fold when w
+ * is a constant). pads come from pads, or from output_shape / auto_pad
  * SAME_* as ONNX's reference does (total = s*(in-1) + output_padding +
- * d*(k-1) + 1 - out, halved by floor division; SAME_UPPER puts the
- * smaller half first, others the larger; a negative total pads the end). The zero-inserted input costs the
- * cube s_h*s_w times the work of a phase-split (sub-pixel) formulation; ConvTranspose appears in no model the
- * tests run, and this route needs no kernel of its own. Needs: x's dims known at import (graph inputs are,
- * with --input_shape) and w's dims. 3-D is refused.
+ * d*(k-1) + 1 - out, halved by floor division; SAME_UPPER puts the smaller
+ * half first, others the larger; a negative total pads the end). The
+ * zero-inserted input costs the cube the product of the strides times the
+ * work of a phase-split (sub-pixel) formulation; this route needs no
+ * kernel of its own. Needs: x's dims known at import (graph inputs are,
+ * with --input_shape) and w's dims.
  */
 #include "frontend/onnx_conv.h"
 
@@ -36,17 +39,21 @@ int onnx_conv_spatial_rank(onnx_node *nd) {
   return w && w->rank >= 2 ? w->rank - 2 : -1;
 }
 
-/* The window attributes of a 1-D node as 2-D ones ([1, v] / [0, b, 0, e]). */
-typedef struct win2 {
-  int64_t k[2], s[2], d[2], pads[4], opad[2];
-} win2;
+/* The window attributes of a node with r spatial dims as `re` >= r dims
+ * (a 1-D node as 2-D: [1, v] / [0, b, 0, e]): the leading re - r entries
+ * stay kernel 1, stride 1, dilation 1, pads 0. */
+typedef struct win {
+  int re;
+  int64_t k[3], s[3], d[3], pads[6], opad[3]; /* pads: re begins, then re ends */
+} win;
 
-static status read_win(onnx_node *nd, int r, const ir_value *w, win2 *o) {
+static status read_win(onnx_node *nd, int r, int re, const ir_value *w, win *o) {
   int64_t v[8];
-  for (int i = 0; i < 2; i++)
+  o->re = re;
+  for (int i = 0; i < 3; i++)
     o->k[i] = o->s[i] = o->d[i] = 1, o->opad[i] = 0;
   memset(o->pads, 0, sizeof o->pads);
-  int off = 2 - r; /* 1-D: the H entries stay 1 / 0 */
+  int off = re - r;
   int n = onnx_attr_ints_copy(nd, "kernel_shape", v, 8);
   if (n >= 0 && n != r)
     return onnx_node_fail(nd, ST_ERR_INVALID, "kernel_shape has %d values, expected %d", n, r);
@@ -75,7 +82,7 @@ static status read_win(onnx_node *nd, int r, const ir_value *w, win2 *o) {
     for (int i = 0; i < r; i++) {
       if (v[i] < 0 || v[r + i] < 0 || v[i] > 65535 || v[r + i] > 65535)
         return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'pads' out of range");
-      o->pads[off + i] = v[i], o->pads[2 + off + i] = v[r + i];
+      o->pads[off + i] = v[i], o->pads[re + off + i] = v[r + i];
     }
   }
   return ST_OK;
@@ -83,8 +90,8 @@ static status read_win(onnx_node *nd, int r, const ir_value *w, win2 *o) {
 
 status onnx_conv_1d(onnx_node *nd, ir_node *n) {
   ir_graph *g = nd->c->g;
-  win2 wn;
-  status st = read_win(nd, 1, nd->in[1], &wn);
+  win wn;
+  status st = read_win(nd, 1, 2, nd->in[1], &wn);
   if (st) return st;
   if (nd->in[1]->rank >= 0 && nd->in[1]->rank != 3)
     return onnx_node_fail(nd, ST_ERR_INVALID, "weight '%s' has rank %d; a 1-D Conv needs rank 3",
@@ -134,9 +141,8 @@ status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
   dc_begin(&b, nd);
   ir_value *x = dc_in(&b, 0), *w = dc_in(&b, 1), *bias = dc_in(&b, 2);
   int r = onnx_conv_spatial_rank(nd);
-  if (r != 1 && r != 2)
-    return dc_fail(&b, ST_ERR_UNSUPPORTED, "only 1-D and 2-D ConvTranspose are supported (spatial rank %d)",
-                   r),
+  if (r < 1 || r > 3)
+    return dc_fail(&b, ST_ERR_UNSUPPORTED, "only 1-D to 3-D ConvTranspose is supported (spatial rank %d)", r),
            dc_end(&b);
   if (w->rank != r + 2 || x->rank != r + 2)
     return dc_fail(&b, ST_ERR_UNSUPPORTED, "input '%s' and weight '%s' need known shapes of rank %d", x->name,
@@ -147,17 +153,18 @@ status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
       return dc_fail(&b, ST_ERR_UNSUPPORTED, "input '%s' and weight '%s' need known shapes", x->name,
                      w->name),
              dc_end(&b);
-  win2 wn;
-  status st = read_win(nd, r, w, &wn);
+  const int re = r < 2 ? 2 : r, off = re - r; /* 1-D runs as 2-D */
+  win wn;
+  status st = read_win(nd, r, re, w, &wn);
   if (st) return st;
   int64_t group = dc_attr_int(&b, "group", 1), cin = w->dims[0], og = w->dims[1];
   if (group < 1 || cin < 1 || cin % group || x->dims[1] != cin)
     return dc_fail(&b, ST_ERR_INVALID, "group %lld, input channels %lld and weight %lld x %lld disagree",
                    (long long)group, (long long)x->dims[1], (long long)cin, (long long)og),
            dc_end(&b);
-  int64_t in[2] = {1, x->dims[2]};
-  if (r == 2) in[0] = x->dims[2], in[1] = x->dims[3];
-  int off = 2 - r;
+  int64_t in[3] = {1, 1, 1};
+  for (int i = 0; i < r; i++)
+    in[off + i] = x->dims[2 + i];
   char mode[32];
   onnx_attr_string(nd, "auto_pad", "NOTSET", mode, sizeof mode);
   int same = !strcmp(mode, "SAME_UPPER") || !strcmp(mode, "SAME_LOWER");
@@ -171,59 +178,68 @@ status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
   if (no >= 0 || same) {
     if (no >= 0 && no != r && no != r + 2)
       return dc_fail(&b, ST_ERR_INVALID, "output_shape has %d values, expected %d", no, r), dc_end(&b);
-    for (int i = off; i < 2; i++) {
+    for (int i = off; i < re; i++) {
       int64_t out = no >= 0 ? oshape[no - r + i - off] : in[i] * wn.s[i];
       int64_t total = wn.s[i] * (in[i] - 1) + wn.opad[i] + (wn.k[i] - 1) * wn.d[i] + 1 - out;
       int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2); /* floor: a negative total pads the end */
       int upper = !strcmp(mode, "SAME_UPPER");
       wn.pads[i] = upper ? half : total - half;
-      wn.pads[2 + i] = total - wn.pads[i];
+      wn.pads[re + i] = total - wn.pads[i];
     }
   }
   /* 1-D: add the H axis */
   const int64_t axis2 = 2;
   if (r == 1) x = dc_unsqueeze(&b, x, 1, &axis2), w = dc_unsqueeze(&b, w, 1, &axis2);
-  int64_t n_ = x->dims[0], c = cin, h = in[0], wd = in[1];
-  /* zero insertion: [N,C,H,1,W,1] padded to [N,C,H,sh,W,sw], merged */
-  if (wn.s[0] > 1 || wn.s[1] > 1) {
-    const int64_t axes[2] = {3, 5};
-    ir_value *u = dc_unsqueeze(&b, x, 2, axes);
-    int64_t zb[6] = {0}, ze[6] = {0, 0, 0, wn.s[0] - 1, 0, wn.s[1] - 1};
-    u = pad(&b, u, 6, zb, ze);
-    int64_t dims[4] = {n_, c, h * wn.s[0], wd * wn.s[1]};
-    x = dc_reshape_to(&b, u, 4, dims);
+  /* zero insertion: [N, C, S1, 1, S2, 1, ...] padded to [N, C, S1, s1, S2, s2, ...], merged */
+  int strided = 0;
+  for (int i = 0; i < re; i++)
+    strided |= wn.s[i] > 1;
+  if (strided) {
+    int64_t axes[3], zb[8] = {0}, ze[8] = {0}, dims[5] = {x->dims[0], cin};
+    for (int i = 0; i < re; i++) {
+      axes[i] = 3 + 2 * i;
+      ze[3 + 2 * i] = wn.s[i] - 1;
+      dims[2 + i] = in[i] * wn.s[i];
+    }
+    ir_value *u = dc_unsqueeze(&b, x, re, axes);
+    u = pad(&b, u, 2 + 2 * re, zb, ze);
+    x = dc_reshape_to(&b, u, 2 + re, dims);
   }
-  int64_t pb[4] = {0}, pe[4] = {0};
-  for (int i = 0; i < 2; i++) {
+  int64_t pb[5] = {0}, pe[5] = {0};
+  for (int i = 0; i < re; i++) {
     int64_t ext = wn.d[i] * (wn.k[i] - 1);
     pb[2 + i] = ext - wn.pads[i];
-    pe[2 + i] = ext - wn.pads[2 + i] + wn.opad[i] - (wn.s[i] - 1);
+    pe[2 + i] = ext - wn.pads[re + i] + wn.opad[i] - (wn.s[i] - 1);
   }
-  x = pad(&b, x, 4, pb, pe);
-  /* weights: [C, M/G, kh, kw] -> [M, C/G, kh, kw], flipped */
+  x = pad(&b, x, 2 + re, pb, pe);
+  /* weights: [C, M/G, k...] -> [M, C/G, k...], flipped */
   int64_t ig = cin / group, cout = og * group;
   if (group == 1) {
-    const int64_t perm[4] = {1, 0, 2, 3};
-    w = dc_transpose(&b, w, 4, perm);
+    const int64_t perm[5] = {1, 0, 2, 3, 4};
+    w = dc_transpose(&b, w, 2 + re, perm);
   } else {
-    int64_t d5[5] = {group, ig, og, wn.k[0], wn.k[1]}, d4[4] = {cout, ig, wn.k[0], wn.k[1]};
-    const int64_t perm[5] = {0, 2, 1, 3, 4};
-    w = dc_reshape_to(&b, dc_transpose(&b, dc_reshape_to(&b, w, 5, d5), 5, perm), 4, d4);
+    int64_t d6[6] = {group, ig, og}, d5[5] = {cout, ig};
+    for (int i = 0; i < re; i++)
+      d6[3 + i] = wn.k[i], d5[2 + i] = wn.k[i];
+    const int64_t perm[6] = {0, 2, 1, 3, 4, 5};
+    w = dc_reshape_to(&b, dc_transpose(&b, dc_reshape_to(&b, w, 3 + re, d6), 3 + re, perm), 2 + re, d5);
   }
   ir_node *fl = dc_node(&b, IR_OP_SLICE, 1, &w);
-  const int64_t starts[2] = {-1, -1}, ends[2] = {INT64_MIN, INT64_MIN}, axes[2] = {2, 3}, steps[2] = {-1, -1};
-  dc_set_ints(&b, fl, "starts", 2, starts);
-  dc_set_ints(&b, fl, "ends", 2, ends);
-  dc_set_ints(&b, fl, "axes", 2, axes);
-  dc_set_ints(&b, fl, "steps", 2, steps);
+  int64_t starts[3], ends[3], axes[3], steps[3];
+  for (int i = 0; i < re; i++)
+    starts[i] = -1, ends[i] = INT64_MIN, axes[i] = 2 + i, steps[i] = -1;
+  dc_set_ints(&b, fl, "starts", re, starts);
+  dc_set_ints(&b, fl, "ends", re, ends);
+  dc_set_ints(&b, fl, "axes", re, axes);
+  dc_set_ints(&b, fl, "steps", re, steps);
   w = dc_val(&b, fl);
   ir_value *ins[3] = {x, w, bias};
   ir_node *cv = dc_node(&b, IR_OP_CONV, bias ? 3 : 2, ins);
-  const int64_t ones[2] = {1, 1}, zeros[4] = {0, 0, 0, 0};
-  dc_set_ints(&b, cv, "kernel_shape", 2, wn.k);
-  dc_set_ints(&b, cv, "strides", 2, ones);
-  dc_set_ints(&b, cv, "dilations", 2, wn.d);
-  dc_set_ints(&b, cv, "pads", 4, zeros);
+  const int64_t ones[3] = {1, 1, 1}, zeros[6] = {0};
+  dc_set_ints(&b, cv, "kernel_shape", re, wn.k);
+  dc_set_ints(&b, cv, "strides", re, ones);
+  dc_set_ints(&b, cv, "dilations", re, wn.d);
+  dc_set_ints(&b, cv, "pads", 2 * re, zeros);
   dc_set_int(&b, cv, "group", group);
   ir_value *y = dc_val(&b, cv);
   if (r == 1) y = dc_squeeze(&b, y, 1, &axis2);

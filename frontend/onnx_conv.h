@@ -1,6 +1,6 @@
 /* onnx_conv.h - the convolution family at import (frontend/onnx_conv.c):
- * 1-D Conv as 2-D with H = 1, and ConvTranspose as a convolution over a
- * zero-inserted input. */
+ * 1-D Conv as 2-D with H = 1, and ConvTranspose (1-D to 3-D) as a
+ * convolution over a zero-inserted input. */
 #ifndef FRONTEND_ONNX_CONV_H
 #define FRONTEND_ONNX_CONV_H
 

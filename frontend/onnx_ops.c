@@ -175,7 +175,8 @@ static status check_attrs(onnx_node *nd, const importer *im, ir_node *n) {
 /* --- the importers */
 
 /* Conv, MaxPool, AveragePool: kernel_shape, strides, pads, dilations made
- * explicit (2-D only); auto_pad kept for shape inference when SAME_*. */
+ * explicit (Conv 2-D or 3-D here: 1-D went through onnx_conv.c); auto_pad
+ * kept for shape inference when SAME_*. */
 static status window_attrs(onnx_node *nd, ir_node *n, int is_conv) {
   int k;
   const int64_t *ks = onnx_attr_ints(nd, "kernel_shape", &k);
@@ -186,16 +187,16 @@ static status window_attrs(onnx_node *nd, ir_node *n, int is_conv) {
       return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
                             "no kernel_shape attribute and weight input 1 '%s' has an unknown shape",
                             w->name);
-    if (w->rank != 4)
+    if (w->rank != 4 && w->rank != 5)
       return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                            "only 2-D convolution is supported (weight '%s' has rank %d)", w->name, w->rank);
-    k = 2;
+                            "only 1-D to 3-D convolution is supported (weight '%s' has rank %d)", w->name,
+                            w->rank);
+    k = w->rank - 2;
     ks = w->dims + 2;
   }
-  if (is_conv ? k != 2 : k < 1 || k > 3)
+  if (is_conv ? k < 2 || k > 3 : k < 1 || k > 3)
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                          "only %s windows are supported (kernel_shape has %d entries)",
-                          is_conv ? "2-D" : "1-D to 3-D", k);
+                          "only 1-D to 3-D windows are supported (kernel_shape has %d entries)", k);
   for (int i = 0; i < k; i++)
     if (ks[i] < 1)
       return onnx_node_fail(nd, ST_ERR_INVALID, "kernel_shape[%d] = %" PRId64 " must be >= 1", i, ks[i]);

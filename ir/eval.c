@@ -12,6 +12,7 @@
  * Scratch and results come from the caller's arena.
  */
 #include "ir/eval.h"
+#include "ir/conv.h"
 #include "ir/pool.h"
 #include "ir/resize.h"
 
@@ -130,23 +131,6 @@ static void bump(int rank, const int64_t *dims, int64_t *idx, const int64_t *sa,
 
 /* ---- cube ops ---- */
 
-/* 2-D window attributes shared by Conv and the pools. */
-typedef struct window {
-  int64_t kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
-} window;
-
-static status get_window(ev *e, int64_t kh, int64_t kw, window *w) {
-  int64_t k[2] = {kh, kw}, s[2] = {1, 1}, p[4] = {0, 0, 0, 0}, dl[2] = {1, 1};
-  if ((kh < 0 && ir_attr_ints(e->n, "kernel_shape", k, 2) != 2) || ir_attr_ints(e->n, "strides", s, 2) > 2 ||
-      ir_attr_ints(e->n, "pads", p, 4) > 4 || ir_attr_ints(e->n, "dilations", dl, 2) > 2)
-    return fail(e, ST_ERR_INVALID, "kernel_shape, strides, pads or dilations is not a 2-D window");
-  *w = (window){k[0], k[1], s[0], s[1], p[0], p[1], p[2], p[3], dl[0], dl[1]};
-  if (w->kh < 1 || w->kw < 1 || w->sh < 1 || w->sw < 1 || w->dh < 1 || w->dw < 1 || w->pt < 0 || w->pl < 0 ||
-      w->pb < 0 || w->pr < 0)
-    return fail(e, ST_ERR_INVALID, "kernel, stride and dilation must be >= 1 and pads >= 0");
-  return ST_OK;
-}
-
 /* The bounds of a fused activation (attr act, passes/fuse.c): relu [0, inf),
  * clip [clip_min, clip_max], none (-inf, inf). */
 static status act_bounds(ev *e, double *lo_out, double *hi_out) {
@@ -161,62 +145,6 @@ static status act_bounds(ev *e, double *lo_out, double *hi_out) {
     return fail(e, ST_ERR_UNSUPPORTED, "act \"%s\"", act);
   }
   return ST_OK;
-}
-
-static status eval_conv(ev *e) {
-  const ir_node *n = e->n;
-  const ir_value *X = n->in[0], *W = n->in[1], *Y = n->out[0];
-  const ir_value *Bv = n->nin > 2 ? n->in[2] : NULL, *R = n->nin > 3 ? n->in[3] : NULL;
-  const ir_value *S = n->nin > 4 ? n->in[4] : NULL; /* x_scale [N, C, 1, 1] (passes/fuse.c) */
-  status st;
-  if ((st = need_rank(e, X, 4)) || (st = need_rank(e, W, 4)) || (st = need_rank(e, Y, 4))) return st;
-  window w = {0};
-  if ((st = get_window(e, W->dims[2], W->dims[3], &w))) return st;
-  int64_t N = X->dims[0], C = X->dims[1], H = X->dims[2], Wd = X->dims[3];
-  int64_t M = W->dims[0], Cg = W->dims[1], G = ir_attr_int(n, "group", 1);
-  int64_t OH = Y->dims[2], OW = Y->dims[3];
-  if (G < 1 || C != Cg * G || M % G || Y->dims[0] != N || Y->dims[1] != M)
-    return fail(e, ST_ERR_INVALID,
-                "input channels %lld, weight [%lld,%lld,..], group %lld and output disagree", (long long)C,
-                (long long)M, (long long)Cg, (long long)G);
-  if (Bv && ir_value_elements(Bv) != M)
-    return fail(e, ST_ERR_INVALID, "bias '%s' is not [%lld]", Bv->name, (long long)M);
-  if (R && ir_value_elements(R) != ir_value_elements(Y))
-    return fail(e, ST_ERR_INVALID, "residual '%s' does not match the output", R->name);
-  if (S && ir_value_elements(S) != N * C)
-    return fail(e, ST_ERR_INVALID, "x_scale '%s' is not [N, C, 1, 1]", S->name);
-  double lo, hi;
-  if ((st = act_bounds(e, &lo, &hi))) return st;
-  const float *x = float_in(e, 0), *wt = float_in(e, 1);
-  const float *b = Bv ? float_in(e, 2) : NULL, *r = R ? float_in(e, 3) : NULL,
-              *sc = S ? float_in(e, 4) : NULL;
-  float *y = float_scratch(e, 0);
-  if (!x || !wt || !y || (Bv && !b) || (R && !r) || (S && !sc)) return nomem(e);
-  int64_t Mg = M / G;
-  for (int64_t in = 0; in < N; in++)
-    for (int64_t m = 0; m < M; m++) {
-      int64_t g = m / Mg;
-      for (int64_t oh = 0; oh < OH; oh++)
-        for (int64_t ow = 0; ow < OW; ow++) {
-          double acc = b ? b[m] : 0;
-          for (int64_t c = 0; c < Cg; c++)
-            for (int64_t kh = 0; kh < w.kh; kh++) {
-              int64_t ih = oh * w.sh - w.pt + kh * w.dh;
-              if (ih < 0 || ih >= H) continue;
-              for (int64_t kw = 0; kw < w.kw; kw++) {
-                int64_t iw = ow * w.sw - w.pl + kw * w.dw;
-                if (iw < 0 || iw >= Wd) continue;
-                double xv = x[((in * C + g * Cg + c) * H + ih) * Wd + iw];
-                if (sc) xv *= sc[in * C + g * Cg + c];
-                acc += xv * wt[((m * Cg + c) * w.kh + kh) * w.kw + kw];
-              }
-            }
-          int64_t o = ((in * M + m) * OH + oh) * OW + ow;
-          if (r) acc += r[o];
-          y[o] = (float)(acc < lo ? lo : acc > hi ? hi : acc);
-        }
-    }
-  return float_out(e, 0, y);
 }
 
 static status eval_batchnorm(ev *e) {
@@ -817,7 +745,7 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   default: break;
   }
   switch (n->op) {
-  case IR_OP_CONV: return eval_conv(&e);
+  case IR_OP_CONV: return ir_eval_conv(n, inputs, outputs_out, a, d); /* ir/conv.c: 2-D or 3-D */
   case IR_OP_BATCHNORM: return eval_batchnorm(&e);
   case IR_OP_MAXPOOL:
   case IR_OP_AVGPOOL:

@@ -41,7 +41,8 @@ status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **output
 /* Folds n into a constant (ir/eval_fold.c): when the evaluator implements
  * n's op and dtypes, n's inputs are all constants (or n is a Shape/Size of a
  * value with known dims), its one output has fewer than max_bytes and the
- * evaluation is cheap (at most 2^26 inner steps), n's output value gets the
+ * evaluation is cheap (at most 2^26 inner steps; the ops that only fold,
+ * ops.def's lay NONE, are bounded by max_bytes alone), n's output value gets the
  * result as its data (same value, same name) and n is marked dead. It leaves
  * n alone otherwise; evaluation errors (index out of range, integer division
  * by zero, ...) are returned, naming the node. The evaluation's temporaries

@@ -6,7 +6,8 @@
  * is smaller than the caller's limit, and the evaluation is cheap: at most
  * FOLD_MAX_WORK inner steps, counted as the output's loop extent times the
  * steps per output element of the ops whose evaluation is not linear in
- * their inputs and outputs (windows, dot products). The output value keeps
+ * their inputs and outputs (windows, dot products); the ops that only fold
+ * (ConstantOfShape, Range, ...) are bounded by the size limit alone. The output value keeps
  * its name and becomes the constant in place, so readers need no rewiring;
  * the node is marked dead.
  *
@@ -82,7 +83,11 @@ static int foldable(const ir_node *n, int64_t max_bytes) {
       int64_t ext = loop_extent(n->in[i]);
       outs = ext < 0 || ext > outs ? ext : outs;
     }
-  if (per < 0 || outs < 0 || __builtin_mul_overflow(per, outs, &work) || work > FOLD_MAX_WORK) return 0;
+  /* The ops that only fold (ops.def's lay NONE: Shape, Size, ConstantOfShape,
+   * Range) cost a step per output element, already bounded by max_bytes. */
+  if (ir_ops[n->op].lay != IR_LAY_NONE &&
+      (per < 0 || outs < 0 || __builtin_mul_overflow(per, outs, &work) || work > FOLD_MAX_WORK))
+    return 0;
   if (reads_dims_only) return n->in[0]->rank >= 0;
   for (int i = 0; i < n->nin; i++)
     if (n->in[i] && !n->in[i]->data) return 0;

@@ -4,8 +4,8 @@
  * inputs' and the attributes, checks what the op requires of them, and
  * normalises the node so that no later reader needs a default:
  *   - Conv and the pools get explicit kernel_shape, strides, dilations and
- *     pads [t,l,b,r] (Conv also group); auto_pad is resolved into pads and
- *     removed;
+ *     pads (begins, then ends: [t,l,b,r] in 2-D; Conv also group); auto_pad
+ *     is resolved into pads and removed;
  *   - Softmax gets an explicit axis >= 0, Reduce axes >= 0 in ascending
  *     order (or noop=1 when it reduces nothing), Split its sizes;
  *   - Resize gets the scales its coordinate transform uses in place of sizes
@@ -14,10 +14,9 @@
  *     become attributes and the input is dropped from the node; a Cast still
  *     holding CastLike's like input gets `to` from its dtype and drops it.
  * The indexing ops (TopK, Scatter*, CumSum, GatherND, OneHot,
- * TensorScatter) are in ir/shape_index.c, the fused ops (LayerNorm,
- * FusedAttention) in
- * ir/shape_fused.c, the pools in ir/pool.c, Resize in
- * ir/resize.c.
+ * TensorScatter) are in ir/shape_index.c, Conv in ir/conv.c, the fused ops
+ * (LayerNorm, FusedAttention) in ir/shape_fused.c, the pools in ir/pool.c,
+ * Resize in ir/resize.c.
  *
  * Values matter in one place: Reshape, ConstantOfShape, Range and the list
  * inputs read the data of their shape-arithmetic inputs, from the caller's
@@ -35,6 +34,7 @@
 
 #include "common/elem.h"
 #include "common/om_format.h"
+#include "ir/conv.h"
 #include "ir/eval.h"
 #include "ir/fused.h"
 #include "ir/pool.h"
@@ -251,101 +251,6 @@ static status infer_vecprog(si *s, ir_node *n) {
     if (!n->out[j]) return fail(s, ST_ERR_INVALID, "output %d is missing", j);
     ir_value_set_shape(n->out[j], rank, dims);
   }
-  return ST_OK;
-}
-
-/* ---- windows: Conv and pools ---- */
-
-/* Output length of a window over `in` with explicit pads; -1 when empty. */
-static int64_t window_out(int64_t in, int64_t k, int64_t st, int64_t dl, int64_t pb, int64_t pe,
-                          int ceil_mode) {
-  int64_t span = in + pb + pe - (dl * (k - 1) + 1);
-  if (span < 0) return -1;
-  int64_t out = ceil_mode ? (span + st - 1) / st + 1 : span / st + 1;
-  if (ceil_mode && (out - 1) * st >= in + pb) out--; /* the last window must start inside */
-  return out;
-}
-
-/* Reads and validates the window attributes, resolves auto_pad into pads and
- * writes them all back explicitly; computes OH, OW. */
-static status infer_window(si *s, ir_node *n, int64_t kh, int64_t kw, int64_t *oh, int64_t *ow) {
-  const ir_value *x = n->in[0];
-  int64_t k[2] = {kh, kw}, strides[2] = {1, 1}, dil[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
-  int nk = ir_attr_ints(n, "kernel_shape", k, 2);
-  if (nk >= 0 && nk != 2) return fail(s, ST_ERR_INVALID, "kernel_shape has %d values; expected 2", nk);
-  if (nk >= 0 && kh >= 0 && (k[0] != kh || k[1] != kw))
-    return fail(s, ST_ERR_INVALID, "kernel_shape %s does not match the weight %s", ir_dims_str(2, k),
-                shape_str(n->in[1]));
-  if (nk < 0 && kh < 0) return fail(s, ST_ERR_INVALID, "attribute kernel_shape is missing");
-  int ns = ir_attr_ints(n, "strides", strides, 2), nd = ir_attr_ints(n, "dilations", dil, 2);
-  int np = ir_attr_ints(n, "pads", pads, 4);
-  if ((ns >= 0 && ns != 2) || (nd >= 0 && nd != 2) || (np >= 0 && np != 4))
-    return fail(s, ST_ERR_INVALID,
-                "strides, dilations and pads must have 2, 2 and 4 values for a 2-D window");
-  for (int i = 0; i < 2; i++)
-    if (k[i] < 1 || strides[i] < 1 || dil[i] < 1)
-      return fail(s, ST_ERR_INVALID, "kernel %s, strides %s and dilations %s must be >= 1", ir_dims_str(2, k),
-                  ir_dims_str(2, strides), ir_dims_str(2, dil));
-  for (int i = 0; i < 4; i++)
-    if (pads[i] < 0) return fail(s, ST_ERR_INVALID, "pads %s are negative", ir_dims_str(4, pads));
-  /* Bounds that keep every window computation below inside int64: each of
-   * kernel, stride, dilation and pad < 2^31, spatial dims < 2^40. */
-  const int64_t attr_limit = ((int64_t)1 << 31) - 1, dim_limit = (int64_t)1 << 40;
-  for (int i = 0; i < 4; i++)
-    if ((i < 2 && (k[i] > attr_limit || strides[i] > attr_limit || dil[i] > attr_limit)) ||
-        pads[i] > attr_limit)
-      return fail(s, ST_ERR_LIMIT, "kernel %s, strides %s, dilations %s or pads %s exceed %lld",
-                  ir_dims_str(2, k), ir_dims_str(2, strides), ir_dims_str(2, dil), ir_dims_str(4, pads),
-                  (long long)attr_limit);
-  if (x->dims[2] >= dim_limit || x->dims[3] >= dim_limit)
-    return fail(s, ST_ERR_LIMIT, "input %s: spatial dims of 2^40 or more", shape_str(x));
-  const char *ap = ir_attr_string(n, "auto_pad", "NOTSET");
-  if (strcmp(ap, "NOTSET") != 0) {
-    int same = strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0;
-    if (!same && strcmp(ap, "VALID") != 0) return fail(s, ST_ERR_INVALID, "auto_pad \"%s\"", ap);
-    for (int i = 0; i < 2; i++) {
-      int64_t in = x->dims[2 + i], out = (in + strides[i] - 1) / strides[i];
-      int64_t total = (out - 1) * strides[i] + dil[i] * (k[i] - 1) + 1 - in;
-      if (!same || total < 0) total = 0;
-      int64_t small = total / 2, big = total - small;
-      pads[i] = strcmp(ap, "SAME_UPPER") == 0 ? small : big;
-      pads[i + 2] = total - pads[i];
-    }
-  }
-  ir_attr_remove(n, "auto_pad");
-  int ceil_mode = ir_attr_int(n, "ceil_mode", 0) != 0;
-  *oh = window_out(x->dims[2], k[0], strides[0], dil[0], pads[0], pads[2], ceil_mode);
-  *ow = window_out(x->dims[3], k[1], strides[1], dil[1], pads[1], pads[3], ceil_mode);
-  if (*oh < 1 || *ow < 1)
-    return fail(s, ST_ERR_INVALID, "kernel %s with dilations %s and pads %s does not fit input %s",
-                ir_dims_str(2, k), ir_dims_str(2, dil), ir_dims_str(4, pads), shape_str(x));
-  if (ir_attr_set_ints(s->g, n, "kernel_shape", 2, k) || ir_attr_set_ints(s->g, n, "strides", 2, strides) ||
-      ir_attr_set_ints(s->g, n, "dilations", 2, dil) || ir_attr_set_ints(s->g, n, "pads", 4, pads))
-    return nomem(s);
-  return ST_OK;
-}
-
-static status infer_conv(si *s, ir_node *n, int *rank, int64_t *dims) {
-  const ir_value *x = n->in[0], *w = n->in[1];
-  status st;
-  if ((st = need_rank(s, 0, 4)) || (st = need_rank(s, 1, 4)) || (st = need_float(s, 0)) ||
-      (st = need_float(s, 1)))
-    return st;
-  int64_t group = ir_attr_int(n, "group", 1), M = w->dims[0];
-  if (group < 1 || group > x->dims[1] || x->dims[1] % group || x->dims[1] / group != w->dims[1] || M % group)
-    return fail(s, ST_ERR_INVALID, "input %s, weight %s and group %lld disagree on channels", shape_str(x),
-                shape_str(w), (long long)group);
-  if (n->nin > 2 && n->in[2] && (n->in[2]->rank != 1 || n->in[2]->dims[0] != M))
-    return fail(s, ST_ERR_INVALID, "bias '%s' has shape %s; expected [%lld]", n->in[2]->name,
-                shape_str(n->in[2]), (long long)M);
-  int64_t oh, ow;
-  if ((st = infer_window(s, n, w->dims[2], w->dims[3], &oh, &ow))) return st;
-  if (ir_attr_set_int(s->g, n, "group", group)) return nomem(s);
-  *rank = 4;
-  dims[0] = x->dims[0], dims[1] = M, dims[2] = oh, dims[3] = ow;
-  if (n->nin > 3 && n->in[3] && (n->in[3]->rank != 4 || memcmp(n->in[3]->dims, dims, sizeof(int64_t) * 4)))
-    return fail(s, ST_ERR_INVALID, "residual '%s' has shape %s; the output is %s", n->in[3]->name,
-                shape_str(n->in[3]), ir_dims_str(4, dims));
   return ST_OK;
 }
 
@@ -759,7 +664,7 @@ static status infer_node(si *s, ir_node *n) {
   dtype dt = n->in[0]->dtype;
   status st = ST_OK;
   switch (n->op) {
-  case IR_OP_CONV: st = infer_conv(s, n, &rank, dims); break;
+  case IR_OP_CONV: st = ir_conv_infer(s->g, n, s->d, &rank, dims); break; /* ir/conv.h: 2-D or 3-D */
   case IR_OP_MAXPOOL:
   case IR_OP_AVGPOOL:
   case IR_OP_GLOBALAVGPOOL:

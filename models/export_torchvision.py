@@ -28,7 +28,9 @@ Usage: models/export_torchvision.py [--out DIR] [NAME ...]
        and LayerNorm, 12 layers of torch.nn.TransformerEncoderLayer, hidden
        768, 12 heads, FFN 3072, GELU; output 1x128x768) and
        deeplabv3_resnet50 (torchvision, its 'out' map; input 1x3x256x256,
-       dilated ResNet-50 backbone).
+       dilated ResNet-50 backbone), and the torchvision video classifiers
+       r3d_18, mc3_18 and r2plus1d_18 (3-D convolutions; input a clip of 8
+       frames 1x3x8x112x112, 400 Kinetics classes).
 NAME.json's "input_dtype" is "int64" for token ids (the .input.bin then
 holds little-endian int64), else "float32".
 """
@@ -63,8 +65,11 @@ MODELS = {
     "bert_base": (lambda: BertBase(), 17),
     "deeplabv3_resnet50": (lambda: SegmentationOut(
         torchvision.models.segmentation.deeplabv3_resnet50(weights_backbone=None, aux_loss=False)), 13),
+    "r3d_18": (torchvision.models.video.r3d_18, 13),
+    "mc3_18": (torchvision.models.video.mc3_18, 13),
+    "r2plus1d_18": (torchvision.models.video.r2plus1d_18, 13),
 }
-BENCH_ONLY = {"vit_b_16", "bert_base", "deeplabv3_resnet50"}
+BENCH_ONLY = {"vit_b_16", "bert_base", "deeplabv3_resnet50", "r3d_18", "mc3_18", "r2plus1d_18"}
 
 
 def transformer_encoder():
@@ -152,7 +157,8 @@ class BertBase(torch.nn.Module):
 # class logits: input shape, and "kind" in NAME.json ("classifier" when absent
 # here: model_e2e.py then also checks top-1).
 SHAPES = {"transformer_encoder": [1, 64, 256], "crnn": [1, 1, 32, 128], "lstm": [1, 100, 80],
-          "bert_base": [1, 128], "deeplabv3_resnet50": [1, 3, 256, 256]}
+          "bert_base": [1, 128], "deeplabv3_resnet50": [1, 3, 256, 256], "r3d_18": [1, 3, 8, 112, 112],
+          "mc3_18": [1, 3, 8, 112, 112], "r2plus1d_18": [1, 3, 8, 112, 112]}
 KINDS = {"lraspp_mobilenet_v3_large": "segmentation", "transformer_encoder": "sequence", "crnn": "sequence",
          "lstm": "sequence", "bert_base": "sequence", "deeplabv3_resnet50": "segmentation"}
 TOKEN_IDS = {"bert_base": 30522}  # int64 token-id inputs: the vocabulary size

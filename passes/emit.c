@@ -15,15 +15,16 @@
  * Node -> task: ops.def's task column names the node's task kind, and
  * emit_rules below holds one rule per kind (the op's row picks it):
  *   CONV2D               Conv: CONV2D (FRACTAL_Z weights; algorithm 0 or 2;
- *                        FRACTAL_Z_G with groups) or DWCONV (NC1HWC0
- *                        weights); an epilogue program (attrs epi_prog...,
- *                        ir/epilogue_ir.h) goes to VPROGS like a
- *                        VectorProgram's, its extra inputs in the slots
- *                        after x_scale's
- *   POOL, POOL_ND        MaxPool, AveragePool: POOL; GlobalAveragePool/
- *                        GlobalMaxPool: POOL with the whole H x W as the
- *                        window; on ND (other ranks, dilations, LpPool,
- *                        GlobalLpPool, i8/u8): POOL_ND
+ *                        FRACTAL_Z_G with groups), CONV3D (FRACTAL_Z_3D
+ *                        weights) or DWCONV (NC1HWC0 weights); an epilogue
+ *                        program (attrs epi_prog..., ir/epilogue_ir.h) goes
+ *                        to VPROGS like a VectorProgram's, its extra inputs
+ *                        in the slots after x_scale's
+ *   POOL, POOL_ND        MaxPool, AveragePool (2-D or 3-D): POOL;
+ *                        GlobalAveragePool/GlobalMaxPool: POOL with the
+ *                        whole (D x) H x W as the window; on ND (other
+ *                        ranks, dilations, LpPool, GlobalLpPool, i8/u8):
+ *                        POOL_ND
  *   RESIZE               Resize with the layout pass's tables
  *   MATMUL               MatMul (Gemm is one by now: lower_gemm): bias in
  *                        its slot, c unless beta is 0, the row fold, the
@@ -62,6 +63,7 @@
 
 #include "common/matmul_geom.h"
 #include "lower/conv_weights.h"
+#include "ir/conv.h"
 #include "ir/eval.h"
 #include "ir/eval_index.h"
 #include "ir/pool.h"
@@ -199,26 +201,27 @@ static status add_program(emit_state *s, const ir_node *n, uint32_t *offset_out)
   return st;
 }
 
-/* The window, kh .. pad_right, in the slots CONV2D, DWCONV and POOL share
- * (om_format.h). */
-static void window_params(const ir_node *n, int64_t kh, int64_t kw, int32_t *p) {
-  int64_t k[2] = {kh, kw}, strides[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
-  ir_attr_ints(n, "kernel_shape", k, 2);
-  ir_attr_ints(n, "strides", strides, 2);
-  ir_attr_ints(n, "pads", pads, 4);
-  p[OM_CONV_P_KH] = (int32_t)k[0], p[OM_CONV_P_KW] = (int32_t)k[1];
-  p[OM_CONV_P_STRIDE_H] = (int32_t)strides[0], p[OM_CONV_P_STRIDE_W] = (int32_t)strides[1];
-  for (int i = 0; i < 4; i++) /* top, left, bottom, right */
-    p[OM_CONV_P_PAD_TOP + i] = (int32_t)pads[i];
+/* The H and W window (kh .. pad_right, dilations where the kind has them)
+ * in the slots CONV2D, CONV3D, DWCONV and POOL share (om_format.h), from
+ * spatial dims o, o + 1 of the window's (k, s, pb, pe, dl) arrays. */
+static void window_params(const int64_t *k, const int64_t *st, const int64_t *pb, const int64_t *pe, int o,
+                          int32_t *p) {
+  p[OM_CONV_P_KH] = (int32_t)k[o], p[OM_CONV_P_KW] = (int32_t)k[o + 1];
+  p[OM_CONV_P_STRIDE_H] = (int32_t)st[o], p[OM_CONV_P_STRIDE_W] = (int32_t)st[o + 1];
+  p[OM_CONV_P_PAD_TOP] = (int32_t)pb[o], p[OM_CONV_P_PAD_LEFT] = (int32_t)pb[o + 1];
+  p[OM_CONV_P_PAD_BOTTOM] = (int32_t)pe[o], p[OM_CONV_P_PAD_RIGHT] = (int32_t)pe[o + 1];
 }
 
 static status emit_conv(emit_state *s, ir_node *n) {
   ir_value *w = n->in[1];
+  ir_conv c;
+  char err[400];
+  if (ir_conv_read(n, n->in[0]->rank - 2, &c, err, sizeof err))
+    return ir_node_error(s->d, ST_ERR_INVALID, n, "%s", err);
+  const int o = c.r - 2; /* 3-D: H and W are window dims 1 and 2 */
   int32_t p[OM_TASK_MAX_PARAMS] = {0};
-  window_params(n, w->dims[2], w->dims[3], p);
-  int64_t dil[2] = {1, 1};
-  ir_attr_ints(n, "dilations", dil, 2);
-  p[OM_CONV_P_DILATION_H] = (int32_t)dil[0], p[OM_CONV_P_DILATION_W] = (int32_t)dil[1];
+  window_params(c.k, c.s, c.pb, c.pe, o, p);
+  p[OM_CONV_P_DILATION_H] = (int32_t)c.dl[o], p[OM_CONV_P_DILATION_W] = (int32_t)c.dl[o + 1];
   status st = fused_act(s, n, &p[OM_CONV_P_ACT], &p[OM_CONV_P_CLIP_MIN], &p[OM_CONV_P_CLIP_MAX]);
   if (st != ST_OK) return st;
   ir_value *tv[OM_TASK_MAX_TENSORS] = {[OM_CONV_T_X] = n->in[0],
@@ -243,11 +246,14 @@ static status emit_conv(emit_state *s, ir_node *n) {
   p[OM_CONV_P_TILE_M] = (int32_t)ir_attr_int(n, "tile_m", 0);
   p[OM_CONV_P_TILE_N] = (int32_t)ir_attr_int(n, "tile_n", 0);
   p[OM_CONV_P_TILE_K] = (int32_t)ir_attr_int(n, "tile_k", 0);
-  p[OM_CONV_P_ALGORITHM] = (int32_t)ir_attr_int(n, "algorithm", OM_CONV_DIRECT);
-  if (w->layout == LAYOUT_FRACTAL_Z_G) { /* grouped: groups = G, kernel dims [.., KH, KW] */
-    p[OM_CONV_P_KH] = (int32_t)w->dims[3], p[OM_CONV_P_KW] = (int32_t)w->dims[4];
-    p[OM_CONV_P_GROUPS] = (int32_t)w->dims[0];
+  if (w->layout == LAYOUT_FRACTAL_Z_3D) { /* the depth window in its CONV3D slots */
+    p[OM_CONV3D_P_KD] = (int32_t)c.k[0], p[OM_CONV3D_P_STRIDE_D] = (int32_t)c.s[0];
+    p[OM_CONV3D_P_PAD_FRONT] = (int32_t)c.pb[0], p[OM_CONV3D_P_PAD_BACK] = (int32_t)c.pe[0];
+    p[OM_CONV3D_P_DILATION_D] = (int32_t)c.dl[0];
+    return add_task(s, n, OM_TASK_CONV3D, nt, tv, OM_CONV_NPARAMS, p);
   }
+  p[OM_CONV_P_ALGORITHM] = (int32_t)ir_attr_int(n, "algorithm", OM_CONV_DIRECT);
+  if (w->layout == LAYOUT_FRACTAL_Z_G) p[OM_CONV_P_GROUPS] = (int32_t)w->dims[0]; /* groups = G */
   return add_task(s, n, OM_TASK_CONV2D, nt, tv, OM_CONV_NPARAMS, p);
 }
 
@@ -315,16 +321,18 @@ static status emit_pool_nd(emit_state *s, ir_node *n) {
 static status emit_pool(emit_state *s, ir_node *n) {
   const ir_value *x = n->in[0];
   if (x->layout == LAYOUT_ND) return emit_pool_nd(s, n);
+  ir_pool w; /* undilated, 2-D or 3-D (the layout pass); Global: the whole extent */
+  char err[400];
+  if (ir_pool_read(n, x->rank, x->dims, &w, err, sizeof err))
+    return ir_node_error(s->d, ST_ERR_INVALID, n, "%s", err);
   int32_t p[OM_POOL_NPARAMS] = {0};
-  int global = n->op == IR_OP_GLOBALAVGPOOL || n->op == IR_OP_GLOBALMAXPOOL;
-  if (global) {
-    p[OM_POOL_P_KH] = (int32_t)x->dims[2], p[OM_POOL_P_KW] = (int32_t)x->dims[3];
-    p[OM_POOL_P_STRIDE_H] = p[OM_POOL_P_STRIDE_W] = 1;
-  } else {
-    window_params(n, 1, 1, p);
-  }
-  p[OM_POOL_P_MODE] = n->op == IR_OP_AVGPOOL || n->op == IR_OP_GLOBALAVGPOOL;
-  p[OM_POOL_P_COUNT_INCLUDE_PAD] = (int32_t)ir_attr_int(n, "count_include_pad", 0);
+  const int o = w.r - 2;
+  window_params(w.k, w.s, w.pb, w.pe, o, p);
+  if (w.r == 3)
+    p[OM_POOL_P_KD] = (int32_t)w.k[0], p[OM_POOL_P_STRIDE_D] = (int32_t)w.s[0],
+    p[OM_POOL_P_PAD_FRONT] = (int32_t)w.pb[0], p[OM_POOL_P_PAD_BACK] = (int32_t)w.pe[0];
+  p[OM_POOL_P_MODE] = w.mode;
+  p[OM_POOL_P_COUNT_INCLUDE_PAD] = w.include_pad;
   ir_value *tv[OM_POOL_NTENSORS] = {[OM_POOL_T_X] = n->in[0], [OM_POOL_T_Y] = n->out[0]};
   return add_task(s, n, OM_TASK_POOL, OM_POOL_NTENSORS, tv, OM_POOL_NPARAMS, p);
 }

@@ -8,10 +8,11 @@
  *            read by exactly one node u and is not a graph output, u is
  *            absorbed when:
  *              - u is a VectorProgram with one output z of y's dtype,
- *                layout (a Conv's NC1HWC0, a MatMul's ND) and dims, so the
- *                program can run in place on y's buffer, tile by tile;
+ *                layout (a Conv's NC1HWC0, NDC1HWC0 in 3-D; a MatMul's
+ *                ND) and dims, so the program can run in place on y's
+ *                buffer, tile by tile;
  *              - u has at most 3 inputs besides y (the task's free tensor
- *                slots: CONV2D / DWCONV 5..7, 2 when the Conv has an
+ *                slots: CONV2D / CONV3D / DWCONV 5..7, 2 when the Conv has an
  *                x_scale, which takes slot 5; MATMUL 5..7), each present
  *                and in y's layout (a VPROG task's rule: one layout).
  *            The node then carries u's program as attrs epi_prog / epi_fimm
@@ -52,11 +53,12 @@ static int same_tensor_shape(const ir_value *a, const ir_value *b) {
  * epilogue. */
 static int absorbable(const ir_node *conv, const ir_node *u) {
   const ir_value *y = conv->out[0];
-  const int lay = conv->op == IR_OP_CONV ? LAYOUT_NC1HWC0 : LAYOUT_ND;
+  const int lay_ok = conv->op == IR_OP_CONV ? y->layout == LAYOUT_NC1HWC0 || y->layout == LAYOUT_NDC1HWC0
+                                            : y->layout == LAYOUT_ND;
   if (!u || u->op != IR_OP_VECPROG || u->nout != 1 || u->nin > 1 + ir_epilogue_max_extra(conv)) return 0;
-  if ((int)y->layout != lay || !same_tensor_shape(u->out[0], y)) return 0;
+  if (!lay_ok || !same_tensor_shape(u->out[0], y)) return 0;
   for (int j = 0; j < u->nin; j++)
-    if (!u->in[j] || (int)u->in[j]->layout != lay) return 0;
+    if (!u->in[j] || u->in[j]->layout != y->layout) return 0;
   return 1;
 }
 

@@ -12,7 +12,8 @@
  *            and not a graph output), in the order the epilogue runs on the
  *            vector unit (bias, then residual, then activation):
  *              bias      Add(y, c), c a constant broadcasting per output
- *                        channel (a Conv's [1,C,1,1], [C,1,1], or 1 element;
+ *                        channel (a Conv's [1,C,1,1], [C,1,1], or 1 element,
+ *                        [1,C,1,1,1] for a 3-D Conv;
  *                        a MatMul's [.., 1, N], [N] or 1 element, when its B
  *                        has an N dim), while the node has no residual and no
  *                        act: c is added into the node's bias (a new
@@ -70,12 +71,12 @@ static int same_shape(const ir_value *a, const ir_value *b) {
 }
 
 /* c, a constant, broadcasts to node n's output y varying at most along
- * its channels: a Conv's dim 1 of [N,C,H,W], a MatMul's last (N; only
- * when B has that dim). */
+ * its channels: a Conv's dim 1 of [N,C,H,W] or [N,C,D,H,W], a MatMul's
+ * last (N; only when B has that dim). */
 static int per_channel(const ir_node *n, const ir_value *c, const ir_value *y) {
   const int axis = n->op == IR_OP_CONV ? 1 : y->rank - 1;
   if (!c->data || c->layout != LAYOUT_ND || c->rank > y->rank || c->dtype != y->dtype) return 0;
-  if (n->op == IR_OP_CONV ? y->rank != 4 : n->in[1]->rank < 2) return 0;
+  if (n->op == IR_OP_CONV ? (y->rank != 4 && y->rank != 5) : n->in[1]->rank < 2) return 0;
   for (int i = 0; i < c->rank; i++) {
     int d = y->rank - c->rank + i;
     if (c->dims[i] != 1 && !(d == axis && c->dims[i] == y->dims[d])) return 0;

@@ -1,5 +1,6 @@
-/* layout.c - data layouts: NC1HWC0 activations, FRACTAL_Z conv weights,
- * TransData where a consumer needs another layout or dtype.
+/* layout.c - data layouts: NC1HWC0 / NDC1HWC0 activations, FRACTAL_Z /
+ * FRACTAL_Z_3D conv weights, TransData where a consumer needs another layout
+ * or dtype.
  *
  * Needs: precision has run (value dtypes final, precision.h tells what each
  * node computes in); g->nodes topologically sorted.
@@ -16,11 +17,14 @@
  *
  * Each node's rule is its row's lay column (ops.def; lay_rules below),
  * which puts it in one of two domains:
- *   NC1HWC0  CONV (x, residual, y), POOL for undilated 2-D MaxPool/
+ *   5HD      the cube's activation layouts: NC1HWC0 for rank 4, NDC1HWC0
+ *            for rank 5 ([N, C, D, H, W], whose (n, d) slices are NC1HWC0
+ *            images). CONV (x, residual, y; 3-D: dense with constant
+ *            weights), POOL for undilated 2-D and 3-D MaxPool/
  *            AveragePool/GlobalMaxPool/GlobalAveragePool on floats (other
- *            pools are ND: POOL_ND), CONCAT along axis 1 when one of its
- *            non-constant inputs already is NC1HWC0 (it follows the convs);
- *            VECPROG, see below.
+ *            pools are ND: POOL_ND), CONCAT along axis 1 of rank 4 when one
+ *            of its non-constant inputs already is NC1HWC0 (it follows the
+ *            convs); VECPROG, see below.
  *   ND       everything else: MATMUL (MatMul; a constant B FRACTAL_NZ), COPY (Flatten/Reshape/
  *            Squeeze/Unsqueeze/Identity, emitted as ND copies or aliases,
  *            which also cast f16<->f32, so they accept either float dtype),
@@ -32,28 +36,30 @@
  *            REINTERPRET (BitCast: the bytes as they are), graph I/O.
  * The rules VECTORIZED, FOLDED and NONE refuse what should be gone by now.
  * A VectorProgram converts dtypes itself (precision reconciled it with its
- * tensors), so only its layouts are set here, all operands one layout:
- * NC1HWC0 when its outputs are rank 4, every tensor it touches is f16/f32, a
- * non-constant input already is NC1HWC0, and every non-constant input has
- * the outputs' C and broadcasts over N, H and W only (so a runtime [N,C,1,1]
- * scale is read in place); a constant input then becomes an NC1HWC0
- * constant expanded along C only ([C,1,1] -> [1,C,1,1], [W] -> [1,C,1,W]),
- * the rest of its broadcasting left to the task. Otherwise the program is ND
- * (NC1HWC0 inputs get a TransData to ND) and broadcasts numpy-style.
+ * tensors), so only its layouts are set here, all operands one layout: the
+ * 5HD layout of its outputs' rank (4 or 5) when every tensor it touches is
+ * f16/f32, a non-constant input already is in it, and every non-constant
+ * input has the outputs' C and broadcasts over N, (D,) H and W only (so a
+ * runtime [N,C,1,1] scale is read in place); a constant input then becomes
+ * a 5HD constant expanded along C only ([C,1,1] -> [1,C,1,1], [W] ->
+ * [1,C,1,W]), the rest of its broadcasting left to the task. Otherwise the
+ * program is ND (5HD inputs get a TransData to ND) and broadcasts
+ * numpy-style.
  * Walking the nodes in order, every float input is made to match what the
  * node wants, (domain layout, the node's compute dtype): a non-constant value
  * gets a TransData node, shared through a cache keyed by (value, layout,
  * dtype); a constant is converted at compile time instead (in place when the
  * node is its only reader, else as a cached copy). One exception: a dense
- * Conv of at most 4 input channels (an RGB stem) whose x is a graph input
- * (ND, f32 or f16) reads it as it is, with no TransData: the cube stages
- * those few lanes from the NCHW planes itself. Conv weights become
- * FRACTAL_Z per common/types.h; depthwise weights [C,1,KH,KW] become NC1HWC0
- * with logical dims [1,C,KH,KW]; other grouped weights FRACTAL_Z_G
- * [G,Og,Ig,KH,KW] (common/conv_group.h); weights computed at run time get a
- * packing TransData (lower/conv_weights.h); Conv bias is ND f32. A node whose output
- * is a graph output but which computes in another layout or dtype writes a
- * new value that a TransData converts into the graph output.
+ * 2-D Conv of at most 4 input channels (an RGB stem) whose x is a graph
+ * input (ND, f32 or f16) reads it as it is, with no TransData: the cube
+ * stages those few lanes from the NCHW planes itself. Conv weights become
+ * FRACTAL_Z (3-D: FRACTAL_Z_3D) per common/types.h; depthwise weights
+ * [C,1,KH,KW] become NC1HWC0 with logical dims [1,C,KH,KW]; other grouped
+ * weights FRACTAL_Z_G [G,Og,Ig,KH,KW] (common/conv_group.h); 2-D weights
+ * computed at run time get a packing TransData (lower/conv_weights.h); Conv
+ * bias is ND f32. A node whose output is a graph output but which computes
+ * in another layout or dtype writes a new value that a TransData converts
+ * into the graph output.
  * Channels last (NHWC models): a Transpose (perm 0,3,1,2) of an ND value
  * feeding a node that wants NC1HWC0 becomes one TransData from the
  * Transpose's input with channels_last = 1 (and the Transpose goes when
@@ -97,10 +103,14 @@ static status nomem(lay_state *s, const ir_node *n) {
 }
 
 static const char *layout_tag(int lay) {
-  return lay == LAYOUT_NC1HWC0      ? "nc1hwc0"
-         : lay == LAYOUT_FRACTAL_Z  ? "fz"
-         : lay == LAYOUT_FRACTAL_NZ ? "nz"
-                                    : "nd";
+  switch (lay) {
+  case LAYOUT_NC1HWC0: return "nc1hwc0";
+  case LAYOUT_NDC1HWC0: return "ndc1hwc0";
+  case LAYOUT_FRACTAL_Z: return "fz";
+  case LAYOUT_FRACTAL_Z_3D: return "fz3d";
+  case LAYOUT_FRACTAL_NZ: return "nz";
+  default: return "nd";
+  }
 }
 
 static int same_dims(const ir_value *a, int rank, const int64_t *dims) {
@@ -124,18 +134,22 @@ static void store_elem(void *data, int dt, uint64_t i, float x) {
     ((float *)data)[i] = x;
 }
 
-/* Physical index of logical element (a, b, c, e) of a rank-4 tensor with
- * logical dims `dm` in layout `lay` (types.h). */
-static uint64_t phys_index(int lay, const int64_t *dm, int64_t a, int64_t b, int64_t c, int64_t e) {
-  uint64_t c1 = (uint64_t)(dm[1] + C0 - 1) / C0;
-  if (lay == LAYOUT_NC1HWC0)
-    return ((((uint64_t)a * c1 + (uint64_t)b / C0) * (uint64_t)dm[2] + (uint64_t)c) * (uint64_t)dm[3] +
+/* Physical index of logical element (a, b, z, c, e) of a tensor with
+ * logical dims `dm` in layout `lay` (types.h): rank 4 (z = 0, no depth
+ * dim: dm = [A, B, C, E]) or rank 5 (dm = [A, B, Z, C, E]). */
+static uint64_t phys_index(int lay, int rank, const int64_t *dm, int64_t a, int64_t b, int64_t z, int64_t c,
+                           int64_t e) {
+  const int o = rank == 5;
+  uint64_t c1 = (uint64_t)(dm[1] + C0 - 1) / C0, dz = o ? (uint64_t)dm[2] : 1, hh = (uint64_t)dm[2 + o],
+           ww = (uint64_t)dm[3 + o];
+  if (lay == LAYOUT_NC1HWC0 || lay == LAYOUT_NDC1HWC0) /* [N][D][C1][H][W][16] */
+    return (((((uint64_t)a * dz + (uint64_t)z) * c1 + (uint64_t)b / C0) * hh + (uint64_t)c) * ww +
             (uint64_t)e) *
                C0 +
            (uint64_t)b % C0;
-  /* FRACTAL_Z: a = co, b = ci, c = kh, e = kw */
+  /* FRACTAL_Z (_3D): a = co, b = ci, z = kd, c = kh, e = kw */
   uint64_t n1 = (uint64_t)(dm[0] + C0 - 1) / C0;
-  uint64_t frac = ((uint64_t)b / C0 * (uint64_t)dm[2] + (uint64_t)c) * (uint64_t)dm[3] + (uint64_t)e;
+  uint64_t frac = (((uint64_t)z * c1 + (uint64_t)b / C0) * hh + (uint64_t)c) * ww + (uint64_t)e;
   return ((frac * n1 + (uint64_t)a / C0) * C0 + (uint64_t)b % C0) * C0 + (uint64_t)a % C0;
 }
 
@@ -162,8 +176,8 @@ static void move_elems(void *out, int out_dt, uint64_t j, uint64_t step, const v
 
 /* New payload for ND constant c reinterpreted with logical dims `dims` (same
  * element count) in layout `lay` and dtype `dt`; padding is zero (the arena's
- * memory is). In both 5-D layouts the KH x KW (or H x W) elements of one
- * (a, b) pair, contiguous in c, land `step` apart. */
+ * memory is). In the 5HD and fractal layouts the KH x KW (or H x W) elements
+ * of one (a, b[, z]) tuple, contiguous in c, land `step` apart. */
 static void *convert_data(lay_state *s, const ir_value *c, int lay, int dt, int rank, const int64_t *dims) {
   uint64_t phys;
   if (layout_elements(lay, rank, dims, &phys) != 0) return NULL;
@@ -187,12 +201,15 @@ static void *convert_data(lay_state *s, const ir_value *c, int lay, int dt, int 
       move_elems(out, dt, 0, 1, c->data, c->dtype, 0, phys);
     return out;
   }
-  uint64_t hw = (uint64_t)dims[2] * (uint64_t)dims[3];
-  uint64_t step = lay == LAYOUT_NC1HWC0 ? C0 : (uint64_t)(dims[0] + C0 - 1) / C0 * C0 * C0;
+  const int o = rank == 5;
+  uint64_t hw = (uint64_t)dims[2 + o] * (uint64_t)dims[3 + o];
+  uint64_t step =
+      lay == LAYOUT_NC1HWC0 || lay == LAYOUT_NDC1HWC0 ? C0 : (uint64_t)(dims[0] + C0 - 1) / C0 * C0 * C0;
   uint64_t i = 0;
   for (int64_t a = 0; a < dims[0]; a++)
-    for (int64_t b = 0; b < dims[1]; b++, i += hw)
-      move_elems(out, dt, phys_index(lay, dims, a, b, 0, 0), step, c->data, c->dtype, i, hw);
+    for (int64_t b = 0; b < dims[1]; b++)
+      for (int64_t z = 0; z < (o ? dims[2] : 1); z++, i += hw)
+        move_elems(out, dt, phys_index(lay, rank, dims, a, b, z, 0, 0), step, c->data, c->dtype, i, hw);
   return out;
 }
 
@@ -343,10 +360,35 @@ static status check_float(lay_state *s, const ir_node *n, const ir_value *v) {
   return unsupported(s, n, msg);
 }
 
+/* A 3-D Conv: x, residual and y NDC1HWC0, constant weights FRACTAL_Z_3D,
+ * dense only (CONV3D, om_format.h). */
+static status layout_conv3d(lay_state *s, ir_node *n, int cdt) {
+  ir_value *x = n->in[0], *w = n->in[1], *y = n->out[0];
+  if (ir_attr_int(n, "group", 1) != 1 || w->dims[1] != x->dims[1])
+    return unsupported(s, n, "a 3-D convolution with groups is not supported");
+  if (!w->data)
+    return unsupported(s, n, "a 3-D convolution needs constant weights (computed ones are not packed)");
+  if (n->nin > 4 && n->in[4]) return unsupported(s, n, "a 3-D convolution takes no input scale");
+  status st = ensure_input(s, n, 1, LAYOUT_FRACTAL_Z_3D, cdt, NULL);
+  if (st == ST_OK) st = ensure_input(s, n, 0, LAYOUT_NDC1HWC0, cdt, NULL);
+  if (st == ST_OK && n->nin > 2 && n->in[2]) {
+    if (n->in[2]->rank != 1 || n->in[2]->dims[0] != y->dims[1])
+      return unsupported(s, n, "bias must have shape [Cout]");
+    st = ensure_input(s, n, 2, LAYOUT_ND, DT_FLOAT32, NULL);
+  }
+  if (st == ST_OK && n->nin > 3 && n->in[3]) {
+    if (!same_dims(n->in[3], y->rank, y->dims))
+      return unsupported(s, n, "residual must have the output's shape");
+    st = ensure_input(s, n, 3, LAYOUT_NDC1HWC0, cdt, NULL);
+  }
+  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_NDC1HWC0, cdt);
+}
+
 static status layout_conv(lay_state *s, ir_node *n, int cdt) {
   ir_value *x = n->in[0], *w = n->in[1], *y = n->out[0];
+  if (x->rank == 5 && w->rank == 5 && y->rank == 5) return layout_conv3d(s, n, cdt);
   if (x->rank != 4 || w->rank != 4 || y->rank != 4)
-    return unsupported(s, n, "only 2-D convolution (rank-4 input and weights) is supported");
+    return unsupported(s, n, "only 2-D and 3-D convolution (rank-4 or -5 input and weights) is supported");
   if (w->dims[0] != y->dims[1]) return unsupported(s, n, "weight output channels differ from y's");
   int64_t group = ir_attr_int(n, "group", 1), cin = x->dims[1], cout = y->dims[1];
   int64_t dil[2] = {1, 1};
@@ -396,9 +438,10 @@ static status layout_conv(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_NC1HWC0, cdt);
 }
 
-/* Pools (ir/pool.h): undilated 2-D max and average pooling on floats, the
- * CNN case, runs as POOL on NC1HWC0; the rest (1-D, 3-D, dilated, Lp, max
- * on i8/u8) as POOL_ND on ND, when the window fits its params. */
+/* Pools (ir/pool.h): undilated 2-D and 3-D max and average pooling on
+ * floats, the CNN case, runs as POOL on NC1HWC0 / NDC1HWC0; the rest (1-D,
+ * dilated, Lp, max on i8/u8) as POOL_ND on ND, when the window fits its
+ * params. */
 static status layout_pool(lay_state *s, ir_node *n, int cdt) {
   const ir_value *x = n->in[0];
   int xt = x->dtype, fl = precision_is_float(xt);
@@ -417,7 +460,10 @@ static status layout_pool(lay_state *s, ir_node *n, int cdt) {
     return unsupported(s, n,
                        "the pooling window needs kernel, strides and dilations <= 65535 and pads "
                        "below the kernel extent");
-  int lay = fl && x->rank == 4 && p.mode != 2 && undilated ? LAYOUT_NC1HWC0 : LAYOUT_ND;
+  int lay = !fl || p.mode == 2 || !undilated ? LAYOUT_ND
+            : x->rank == 4                   ? LAYOUT_NC1HWC0
+            : x->rank == 5                   ? LAYOUT_NDC1HWC0
+                                             : LAYOUT_ND;
   status st = ensure_input(s, n, 0, lay, fl ? cdt : ANY_DTYPE, NULL);
   return st != ST_OK ? st : redirect_output(s, n, 0, lay, fl ? cdt : xt);
 }
@@ -468,33 +514,36 @@ static status layout_concat(lay_state *s, ir_node *n, int cdt) {
   return redirect_output(s, n, 0, lay, cdt);
 }
 
-/* v (rank 4) has y's channels and broadcasts to y over N, H and W only. */
+/* v (y's rank, 4 or 5) has y's channels and broadcasts to y over N, (D,) H
+ * and W only. */
 static int fits_5hd(const ir_value *v, const ir_value *y) {
-  if (v->rank != 4 || v->dims[1] != y->dims[1]) return 0;
-  for (int k = 0; k < 4; k += k == 0 ? 2 : 1)
+  if (v->rank != y->rank || (y->rank != 4 && y->rank != 5) || v->dims[1] != y->dims[1]) return 0;
+  for (int k = 0; k < y->rank; k += k == 0 ? 2 : 1)
     if (v->dims[k] != 1 && v->dims[k] != y->dims[k]) return 0;
   return 1;
 }
 
-/* Replaces constant input `slot` of n (rank <= 4, broadcasting to n's rank-4
- * outputs) by an ND constant of rank 4 whose C is the outputs' C: the
- * constant right-aligned to rank 4 and repeated along C when it has 1 there. */
+/* Replaces constant input `slot` of n (rank <= y's, broadcasting to n's
+ * rank-4 or -5 outputs y) by an ND constant of y's rank whose C is the
+ * outputs' C: the constant right-aligned to that rank and repeated along C
+ * when it has 1 there. */
 static status expand_channels(lay_state *s, ir_node *n, int slot) {
   const ir_value *c = n->in[slot], *y = n->out[0];
-  int off = 4 - c->rank;
-  int64_t src[4], dims[4];
-  for (int k = 0; k < 4; k++)
+  const int r = y->rank, off = r - c->rank;
+  int64_t src[5] = {1, 1, 1, 1, 1}, dims[5], count = 1;
+  for (int k = 0; k < r; k++)
     src[k] = k < off ? 1 : c->dims[k - off];
   memcpy(dims, src, sizeof dims);
   dims[1] = y->dims[1];
-  int64_t count = dims[0] * dims[1] * dims[2] * dims[3];
+  for (int k = 0; k < r; k++)
+    count *= dims[k];
   size_t es = dtype_size(c->dtype);
   uint8_t *out = arena_array(&s->g->arena, count ? (size_t)count : 1, es);
   if (!out) return nomem(s, n);
   const uint8_t *from = c->data;
   for (int64_t i = 0; i < count; i++) {
     int64_t rest = i, at = 0, stride = 1;
-    for (int k = 3; k >= 0; k--) {
+    for (int k = r - 1; k >= 0; k--) {
       int64_t idx = rest % dims[k];
       rest /= dims[k];
       at += (src[k] == 1 ? 0 : idx) * stride;
@@ -504,7 +553,7 @@ static status expand_channels(lay_state *s, ir_node *n, int slot) {
   }
   char name[512];
   snprintf(name, sizeof name, "%s_c%lld", c->name, (long long)dims[1]);
-  ir_value *e = ir_const_new(s->g, name, c->dtype, 4, dims, out, (size_t)count * es);
+  ir_value *e = ir_const_new(s->g, name, c->dtype, r, dims, out, (size_t)count * es);
   if (!e || ir_node_set_input(s->g, n, slot, e)) return nomem(s, n);
   return ST_OK;
 }
@@ -512,18 +561,19 @@ static status expand_channels(lay_state *s, ir_node *n, int slot) {
 static status layout_vecprog(lay_state *s, ir_node *n, int cdt) {
   (void)cdt;
   const ir_value *y = n->out[0];
-  int fits = y->rank == 4, any_5hd = 0;
+  const int lay5 = y->rank == 4 ? LAYOUT_NC1HWC0 : LAYOUT_NDC1HWC0; /* the 5HD layout of y's rank */
+  int fits = y->rank == 4 || y->rank == 5, any_5hd = 0;
   for (int j = 0; j < n->nin + n->nout; j++) {
     const ir_value *v = j < n->nin ? n->in[j] : n->out[j - n->nin];
     if (!precision_is_float(v->dtype)) fits = 0;
     if (j >= n->nin || v->data) continue;
-    any_5hd |= v->layout == LAYOUT_NC1HWC0;
+    any_5hd |= (int)v->layout == lay5;
     if (!fits_5hd(v, y)) fits = 0;
   }
-  int lay = fits && any_5hd ? LAYOUT_NC1HWC0 : LAYOUT_ND;
+  int lay = fits && any_5hd ? lay5 : LAYOUT_ND;
   for (int j = 0; j < n->nin; j++) {
     status st = ST_OK;
-    if (lay == LAYOUT_NC1HWC0 && n->in[j]->data && !fits_5hd(n->in[j], y)) st = expand_channels(s, n, j);
+    if (lay != LAYOUT_ND && n->in[j]->data && !fits_5hd(n->in[j], y)) st = expand_channels(s, n, j);
     if (st == ST_OK) st = ensure_input(s, n, j, lay, ANY_DTYPE, NULL);
     if (st != ST_OK) return st;
   }

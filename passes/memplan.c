@@ -33,7 +33,8 @@
  * (alias=1). An alias is a value with a parent in the same buffer and a
  * byte offset from the parent's start; a buffer lives from the first write
  * to the last read of any of its values.
- * A cube Conv (FRACTAL_Z or FRACTAL_Z_G weights: a CONV2D task) with a
+ * A cube Conv (FRACTAL_Z, FRACTAL_Z_G or FRACTAL_Z_3D weights: a CONV2D or
+ * CONV3D task) with a
  * residual writes its output over the residual when the Conv is the
  * residual's last reader, reads it in no other slot, and both are workspace
  * values of one dtype, layout and size that alias nothing (or, for the
@@ -142,7 +143,8 @@ static int conv_over_residual(const mp_state *s, const ir_node *n, int t) {
   if (n->op != IR_OP_CONV || n->nin < 4 || !n->in[3]) return 0;
   const ir_value *r = n->in[3], *y = n->out[0], *w = n->in[1];
   const mp_value *rv = &s->val[r->id], *yv = &s->val[y->id];
-  if (w->layout != LAYOUT_FRACTAL_Z && w->layout != LAYOUT_FRACTAL_Z_G) return 0;
+  if (w->layout != LAYOUT_FRACTAL_Z && w->layout != LAYOUT_FRACTAL_Z_G && w->layout != LAYOUT_FRACTAL_Z_3D)
+    return 0;
   if (r->region != IR_REGION_WORKSPACE || y->region != IR_REGION_WORKSPACE || rv->last != t) return 0;
   if (r->dtype != y->dtype || r->layout != y->layout || r->bytes != y->bytes) return 0;
   if ((rv->parent != r->id && !rv->over) || yv->parent != y->id || rv->children || yv->children) return 0;

@@ -61,6 +61,8 @@
  *
  * Grouped convolutions (FRACTAL_Z_G weights) count K as the deepest output
  * block's: its groups' input blocks x KH x KW (common/conv_group.h).
+ * 3-D convolutions (CONV3D) tile the same GEMM per (n, od) output image with
+ * K = C1in*KD*KH*KW fractals.
  *
  * Winograd: 3x3 stride-1 convolutions whose Winograd tiling costs less than
  * the direct one run as F(4x4,3x3) instead (attribute algorithm=2, OM_CONV_WINO_F43_FZ, tile_m
@@ -72,11 +74,12 @@
  * count what a vector kind's blocks split.
  * Vector tasks: block_dim = min(units, ai_cores, ceil(elements / 4096)) where
  * units is what the kind's rule splits (TRANSDATA: the outer physical rows of
- * dst, N*C1*H or N*C*H, or its elements when the layout stays; POOL/DWCONV:
- * N*C1; POOL_ND: y elements; RESIZE: y rows; COPY_SLICE: the product of the dims before the axis; SOFTMAX:
- * the rows before the axis; LAYERNORM: the rows; REDUCE: y elements, with elements counted on x; TOPK,
- * CUMSUM: the lines along the axis, elements counted on x; Split: the smallest output's elements), so small
- * tensors are not split into blocks that cost more to dispatch than to run.
+ * dst, N*C1*H, N*D*C1*H, N*C*H or N*C*D*H, or its elements when the layout
+ * stays; POOL/DWCONV: N*C1 (3-D POOL N*Do*C1); POOL_ND: y elements; RESIZE: y rows; COPY_SLICE: the product
+ * of the dims before the axis; SOFTMAX: the rows before the axis; LAYERNORM: the rows; REDUCE: y elements,
+ * with elements counted on x; TOPK, CUMSUM: the lines along the axis, elements counted on x; Split: the
+ * smallest output's elements), so small tensors are not split into blocks that cost more to dispatch than to
+ * run.
  *
  * Vector programs (VPROG) split the outputs' physical elements into
  * 256-element tiles: block_dim = min(tiles, 4 * ai_cores, ceil(elements /
@@ -144,9 +147,12 @@ static status tile_conv(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, 
   const soc_info *soc = ctx->soc;
   const ir_value *x = n->in[0], *w = n->in[1], *y = n->out[0];
   uint64_t es = dtype_size(w->dtype); /* the staged dtype (an ND stem input is staged as w's) */
-  uint64_t images = (uint64_t)y->dims[0], pixels = (uint64_t)y->dims[2] * (uint64_t)y->dims[3];
+  const int o = y->rank == 5;         /* 3-D: the images are the (n, od) slices of y */
+  uint64_t images = (uint64_t)y->dims[0] * (o ? (uint64_t)y->dims[2] : 1),
+           pixels = (uint64_t)y->dims[2 + o] * (uint64_t)y->dims[3 + o];
   uint64_t n1 = ceil_div((uint64_t)y->dims[1], C0);
-  uint64_t kf = ceil_div((uint64_t)x->dims[1], C0) * (uint64_t)w->dims[2] * (uint64_t)w->dims[3];
+  uint64_t kf = ceil_div((uint64_t)x->dims[1], C0) * (uint64_t)w->dims[2] * (uint64_t)w->dims[3] *
+                (o ? (uint64_t)w->dims[4] : 1);
   convg_geom geo; /* grouped: an output block reduces over its groups' input blocks only */
   if (w->layout == LAYOUT_FRACTAL_Z_G && !convg_init(w->dims, &geo)) kf = (uint64_t)convg_max_k(&geo);
   uint64_t cores = (uint64_t)soc->ai_cores, frac = C0 * C0 * es;
@@ -277,8 +283,8 @@ static status rule_conv2d(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d)
     uint64_t elems = phys_elems(n->out[0]), units = units_dwconv(n, &elems);
     return set_attr(g, n, "block_dim", (int64_t)vector_blocks(ctx, units, elems), d);
   }
-  int wino = 0; /* on unless --op_select_implmode=high_precision */
-  status st = ctx->winograd ? wino_tile_conv(g, ctx->soc, n, &wino, d) : ST_OK;
+  int wino = 0; /* on unless --op_select_implmode=high_precision; 2-D only */
+  status st = ctx->winograd && n->out[0]->rank == 4 ? wino_tile_conv(g, ctx->soc, n, &wino, d) : ST_OK;
   if (st != ST_OK || wino) return st;
   conv_tiles t;
   st = tile_conv(ctx, n, &t, d);
@@ -328,7 +334,8 @@ static uint64_t units_pool_nd(const ir_node *n, uint64_t *elems) {
 static uint64_t units_pool(const ir_node *n, uint64_t *elems) {
   if (n->in[0]->layout == LAYOUT_ND) return units_pool_nd(n, elems);
   *elems = phys_elems(n->in[0]);
-  return units_dwconv(n, elems);
+  const ir_value *y = n->out[0]; /* N*C1 planes, N*Do*C1 in 3-D */
+  return units_dwconv(n, elems) * (y->rank == 5 ? (uint64_t)y->dims[2] : 1);
 }
 
 /* RESIZE: y rows. */
@@ -413,9 +420,10 @@ static uint64_t units_transdata(const ir_node *n, uint64_t *elems) {
                ? (uint64_t)y->dims[0] * ceil_div((uint64_t)y->dims[1], C0) * (uint64_t)y->dims[2]
                : (uint64_t)y->dims[0] * (uint64_t)y->dims[1];
   if (n->in[0]->layout == y->layout) return *elems;
-  uint64_t c = (uint64_t)y->dims[1];
-  if (y->layout == LAYOUT_NC1HWC0) c = ceil_div(c, C0);
-  return (uint64_t)y->dims[0] * c * (uint64_t)y->dims[2];
+  uint64_t rows = 1; /* every dim but W, C as channel blocks on the 5HD side */
+  for (int i = 0; i + 1 < y->rank; i++)
+    rows *= i == 1 && y->layout != LAYOUT_ND ? ceil_div((uint64_t)y->dims[1], C0) : (uint64_t)y->dims[i];
+  return rows;
 }
 
 static const block_rule block_rules[OM_TASK_KIND_COUNT] = {

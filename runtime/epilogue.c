@@ -1,4 +1,4 @@
-/* epilogue.c - the epilogue program of CONV2D, DWCONV and MATMUL tasks.
+/* epilogue.c - the epilogue program of CONV2D, CONV3D, DWCONV and MATMUL tasks.
  *
  * A cube task (or DWCONV) may carry a vector program (common/vprog.h) that
  * runs on its output while the tile is still hot, instead of a separate
@@ -10,10 +10,10 @@
  * and a CONV2D's x_scale), y], program = the program's offset. So the
  * program reads the task's result (stored in y's dtype, after bias,
  * residual and act) as input 0, the extras broadcast as VPROG inputs do
- * (NC1HWC0 over N, H and W for the convolutions; numpy-style on ND for
- * MATMUL), and it writes y in place. The plan lives in task_aux, where a
- * vprog compiler (the JIT) finds it through rt_task_vplan and gives it
- * native code.
+ * (NC1HWC0 over N, H and W for the convolutions, CONV3D's NDC1HWC0 over
+ * N, D, H and W; numpy-style on ND for MATMUL), and it writes y in place.
+ * The plan lives in task_aux, where a vprog compiler (the JIT) finds it
+ * through rt_task_vplan and gives it native code.
  *
  * Execution: after the kernel has written one tile of y (CONV2D: tile_m
  * pixels x tile_n channel blocks, or the pixels of tile_m Winograd 4x4
@@ -83,10 +83,6 @@ static omrt_status epi_build(const omrt_model *m, uint32_t i, const om_task *tas
   return rt_vprog_build(m, i, &v, label, plan_out);
 }
 
-static const char *kind_name(const om_task *task) {
-  return task->kind == OM_TASK_CONV2D ? "CONV2D" : task->kind == OM_TASK_DWCONV ? "DWCONV" : "MATMUL";
-}
-
 static omrt_status epi_check(const omrt_model *m, uint32_t i, const om_task *task, const char *kind) {
   rt_vplan *p;
   omrt_status s = epi_build(m, i, task, kind, &p);
@@ -97,6 +93,11 @@ static omrt_status epi_check(const omrt_model *m, uint32_t i, const om_task *tas
 omrt_status rt_conv2d_epi_check(const omrt_model *m, uint32_t i, const om_task *task) {
   omrt_status s = rt_conv2d_check(m, i, task);
   return s ? s : epi_check(m, i, task, "CONV2D");
+}
+
+omrt_status rt_conv3d_epi_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  omrt_status s = rt_conv3d_check(m, i, task);
+  return s ? s : epi_check(m, i, task, "CONV3D");
 }
 
 omrt_status rt_dwconv_epi_check(const omrt_model *m, uint32_t i, const om_task *task) {
@@ -111,7 +112,7 @@ omrt_status rt_matmul_epi_check(const omrt_model *m, uint32_t i, const om_task *
 
 omrt_status rt_epi_prepare(const omrt_model *m, uint32_t i, const om_task *task, void **aux_out) {
   rt_vplan *p;
-  omrt_status s = epi_build(m, i, task, kind_name(task), &p);
+  omrt_status s = epi_build(m, i, task, rt_kernels[task->kind].name, &p);
   *aux_out = p;
   return s;
 }
@@ -131,7 +132,8 @@ static void epi_data(const rt_vplan *p, const om_task *task, const rt_args *args
 void rt_epi_pixels(const rt_vplan *p, const om_task *task, const rt_args *args, int64_t img, int64_t p0,
                    int64_t p1, int64_t nb0, int64_t nb1, rt_core *core) {
   const om_tensor *y = args->desc[OM_CONV_T_Y];
-  const int64_t hw = y->dims[2] * y->dims[3], c1 = rt_ceil_div(y->dims[1], C0);
+  const int r5 = y->rank == 5; /* CONV3D: img is an (n, od) slice */
+  const int64_t hw = y->dims[2 + r5] * y->dims[3 + r5], c1 = rt_ceil_div(y->dims[1], C0);
   void *data[VPROG_MAX_IO];
   epi_data(p, task, args, data);
   for (int64_t nb = nb0; nb < nb1; nb++) {

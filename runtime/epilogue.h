@@ -22,6 +22,7 @@ uint32_t rt_epi_ntensors(const om_task *task);
  * vector-program verifier of runtime/vprog_plan.c); prepare builds the plan
  * (task_aux; NULL without an epilogue). */
 omrt_status rt_conv2d_epi_check(const omrt_model *m, uint32_t i, const om_task *task);
+omrt_status rt_conv3d_epi_check(const omrt_model *m, uint32_t i, const om_task *task);
 omrt_status rt_dwconv_epi_check(const omrt_model *m, uint32_t i, const om_task *task);
 omrt_status rt_matmul_epi_check(const omrt_model *m, uint32_t i, const om_task *task);
 omrt_status rt_epi_prepare(const omrt_model *m, uint32_t i, const om_task *task, void **aux_out);

@@ -37,6 +37,8 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_WPACK] = {"WPACK", rt_wpack_run, rt_wpack_check},
     [OM_TASK_LAYERNORM] = {"LAYERNORM", rt_layernorm_run, rt_layernorm_check},
     [OM_TASK_ATTENTION] = {"ATTENTION", rt_attention_run, rt_attention_check},
+    [OM_TASK_CONV3D] = {"CONV3D", rt_conv2d_run, rt_conv3d_epi_check, rt_epi_prepare, rt_conv2d_pieces,
+                        rt_conv2d_piece},
 };
 const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;
 
@@ -125,10 +127,19 @@ omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optio
     return rt_chk_fail(c, "%s '%s': dtype %u, expected f16 or f32", what, tname, t->dtype);
   if (f32_only && t->dtype != DT_FLOAT32)
     return rt_chk_fail(c, "%s '%s': dtype %u, expected f32", what, tname, t->dtype);
-  if (layout >= 0 ? t->layout != (uint32_t)layout : t->layout != LAYOUT_ND && t->layout != LAYOUT_NC1HWC0)
+  const int nd = t->layout == LAYOUT_ND, hd4 = t->layout == LAYOUT_NC1HWC0,
+            hd5 = t->layout == LAYOUT_NDC1HWC0;
+  int lay_ok = layout >= 0                ? t->layout == (uint32_t)layout
+               : layout == RT_LAYOUTS_5HD ? hd4 || hd5
+               : layout == RT_LAYOUTS_ACT ? nd || hd4 || hd5
+                                          : nd || hd4;
+  if (!lay_ok)
     return rt_chk_fail(c, "%s '%s': layout %u (%s), expected %s", what, tname, t->layout,
                        layout_name((int)t->layout) ? layout_name((int)t->layout) : "?",
-                       layout >= 0 ? layout_name(layout) : "ND or NC1HWC0");
+                       layout >= 0                ? layout_name(layout)
+                       : layout == RT_LAYOUTS_5HD ? "NC1HWC0 or NDC1HWC0"
+                       : layout == RT_LAYOUTS_ACT ? "ND, NC1HWC0 or NDC1HWC0"
+                                                  : "ND or NC1HWC0");
   if (t->rank > MAX_RANK || (rank >= 0 && t->rank != (uint32_t)rank))
     return rt_chk_fail(c, "%s '%s': rank %u, expected %d", what, tname, t->rank, rank);
   for (uint32_t d = 0; d < t->rank; d++)

@@ -11,9 +11,11 @@
  * Blocks: a kind splits `units` of work over block_dim blocks as
  * [b*units/block_dim, (b+1)*units/block_dim) (rt_block_range); the unit of
  * each kind (checked as block_dim <= units, or block_dim == 1 for empty work):
- *   TRANSDATA   rows of dst: N*C1*H (NC1HWC0 dst) or N*C*H (rank-4 ND dst);
- *               elements for ND -> ND and NC1HWC0 -> NC1HWC0 copies
- *   CONV2D      tiles (om_format.h);  DWCONV, POOL  N*C1 planes
+ *   TRANSDATA   rows of dst: N*C1*H (NC1HWC0 dst), N*D*C1*H (NDC1HWC0
+ *               dst), N*C*H or N*C*D*H (rank-4 or -5 ND dst); elements
+ *               when the layout stays
+ *   CONV2D, CONV3D  tiles (om_format.h);  DWCONV  N*C1 planes
+ *   POOL        output planes: N*C1 (2-D) or N*Do*C1 (3-D)
  *   COPY_SLICE  physical dims before the axis (NC1HWC0 is [N][C1][H][W][16],
  *               so axis 1 splits N, axis 2 N*C1, axis 3 N*C1*H); axis 0:
  *               elements of the (contiguous) copy
@@ -171,8 +173,13 @@ omrt_status rt_chk_fail(const rt_chk *c, const char *fmt, ...) __attribute__((fo
 omrt_status rt_chk_ntensors(const rt_chk *c, uint32_t n);
 /* The tensor in slot `slot` (called `what` in messages): present unless
  * `optional` (then *t_out = NULL for OM_NONE), dtype f16 or f32 (only f32 if
- * f32_only), layout `layout` (or ND / NC1HWC0 when layout < 0), rank `rank`
+ * f32_only), layout `layout` (or one of a set: RT_LAYOUTS_*), rank `rank`
  * (any when < 0), every dim in [0, INT32_MAX], bytes matching dims. */
+enum {
+  RT_LAYOUTS_ND_NC1HWC0 = -1, /* rt_chk_tensor's layout sets */
+  RT_LAYOUTS_5HD = -2,        /* NC1HWC0 or NDC1HWC0 */
+  RT_LAYOUTS_ACT = -3,        /* ND, NC1HWC0 or NDC1HWC0 */
+};
 omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optional, int layout, int rank,
                           int f32_only, const om_tensor **t_out);
 /* The tensor in slot `slot` (required): layout ND, any known dtype, rank <=
@@ -205,15 +212,25 @@ omrt_status rt_chk_conv_params(const rt_chk *c, const rt_conv_params *p, const o
 
 /* --- CONV2D geometry, shared by the portable and the x86 cube paths */
 
+/* A CONV3D task runs as the CONV2D tile code over N*Do output images (the
+ * (n, od) slices of its NDC1HWC0 y, each an NC1HWC0 image), with K over
+ * (kd, c1in, kh, kw): fractal kf reads virtual channel block vb = kf /
+ * (kh*kw) of c1v = kd * c1, i.e. input channel block vb % c1 at depth
+ * od*sd - pf + (vb / c1)*dd, zero outside [0, D) (rt_conv_plane). For
+ * CONV2D the depth window is d = dout = kd = sd = dd = 1, pf = 0, so
+ * c1v = c1 and the plane of (img, vb) is image img's channel block vb
+ * (flat: so it is for a 3-D window of kd 1, sd 1 and no depth pads). */
 typedef struct rt_conv_geom {
   const om_tensor *x, *w, *bias, *res, *y;
   const void *xd, *wd, *rd;
   const void *xsd; /* x_scale (CONV2D x_scale = 1): [N][C1][16] in x's dtype, or NULL */
   const float *bd; /* bias data */
   void *yd;
-  int64_t n, cin, c1, h, w_, ho, wo, cout, c1out, k; /* k: reduction fractals c1*kh*kw */
-  int64_t tm, tn, tk, mtiles, ntiles;                /* tile sizes, tiles per image */
-  int algo;                                          /* om_conv_algo (OM_CONV_P_ALGORITHM) */
+  int64_t n, cin, c1, h, w_, ho, wo, cout, c1out, k; /* n: output images (N*Do); k: fractals c1v*kh*kw */
+  int64_t c1v, d, dout, kd, sd, pf, dd;              /* the depth window (above) */
+  int flat; /* output image img reads input image img only (2-D, or kd 1, sd 1, no depth pads) */
+  int64_t tm, tn, tk, mtiles, ntiles; /* tile sizes, tiles per image */
+  int algo;                           /* om_conv_algo (OM_CONV_P_ALGORITHM) */
   int xnd;          /* x is ND [N, Cin, H, W] (Cin <= 4, an RGB stem reading the model input in place) */
   int xr16;         /* round x to fp16 as it is staged (x f32, w f16: what TRANSDATA would have done) */
   int64_t wth, wtw; /* OM_CONV_WINO_F43_FZ: 4x4 output tiles per column, per row */
@@ -225,7 +242,17 @@ typedef struct rt_conv_geom {
  * FRACTAL_Z padding), so staging leaves them out: the products summed are
  * the same, and a 3-channel stem does 3/16 of the multiplies. */
 static inline int rt_conv_k_lanes(const rt_conv_geom *g, int64_t kf) {
-  return kf / ((int64_t)g->p.kh * g->p.kw) == g->c1 - 1 ? (int)(g->cin - (g->c1 - 1) * C0) : C0;
+  return kf / ((int64_t)g->p.kh * g->p.kw) % g->c1 == g->c1 - 1 ? (int)(g->cin - (g->c1 - 1) * C0) : C0;
+}
+
+/* The first pixel (x element offset / 16) of the input plane that output
+ * image img reads for virtual channel block vb, or -1 when that depth tap
+ * lies in the padding (the plane reads as zeros). */
+static inline int64_t rt_conv_plane(const rt_conv_geom *g, int64_t img, int64_t vb) {
+  if (g->flat) return (img * g->c1 + vb) * g->h * g->w_;
+  const int64_t n = img / g->dout, od = img % g->dout, kz = vb / g->c1, c = vb % g->c1;
+  const int64_t id = od * g->sd - g->pf + kz * g->dd;
+  return id < 0 || id >= g->d ? -1 : ((n * g->d + id) * g->c1 + c) * g->h * g->w_;
 }
 
 /* Channel c of pixel (ih, iw) of image img of an ND (NCHW) stem input, as
@@ -245,6 +272,35 @@ void rt_conv_tile_portable(const rt_conv_geom *g, int64_t img, int64_t mt, int64
  * tile's for the packed RGB stems). */
 void rt_conv_load_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t kc, int64_t kn, int64_t klen,
                     float *l0b);
+
+/* --- POOL geometry, shared by the portable and the x86 paths: output plane
+ * `unit` (of N*Do*C1; 2-D: N*C1 with Do = 1) is y's plane (n, od, cb) and
+ * reads the input planes (n, id, cb) for the depth taps id in
+ * [od*sd - pf, od*sd - pf + kd) inside [0, D). 2-D: d = dout = kd = sd = 1,
+ * pf = pbk = 0. */
+typedef struct rt_pool_geom {
+  int64_t c1, d, dout, h, w, ho, wo; /* x [.., D, H, W], y [.., Do, Ho, Wo] */
+  int64_t kd, sd, pf, pbk;           /* the depth window */
+} rt_pool_geom;
+void rt_pool_geom_init(const om_task *task, const rt_args *args, rt_pool_geom *g);
+/* The x element offset of input plane (n, id, cb) of output plane unit. */
+static inline size_t rt_pool_xplane(const rt_pool_geom *g, uint64_t unit, int64_t id) {
+  const int64_t cb = (int64_t)(unit % (uint64_t)g->c1), n = (int64_t)(unit / (uint64_t)g->c1) / g->dout;
+  return (size_t)(((n * g->d + id) * g->c1 + cb) * g->h * g->w) * C0;
+}
+
+/* --- TRANSDATA geometry between ND and NC1HWC0 / NDC1HWC0, shared by the
+ * portable and the x86 paths: the 5HD side is images img = n*D + d (D = 1
+ * in 2-D), each [C1][H][W][16]; the ND side reads channel ch of image img
+ * at rt_td_nd_base(img) + ch * cstride (+ ih * W + iw). */
+typedef struct rt_td_geom {
+  int64_t n, c, c1, d, h, w;
+  size_t cstride; /* ND elements from one channel to the next: D*H*W */
+} rt_td_geom;
+void rt_td_geom_init(const om_tensor *t, rt_td_geom *g);
+static inline size_t rt_td_nd_base(const rt_td_geom *g, int64_t img) {
+  return (size_t)((img / g->d) * g->c * g->d + img % g->d) * (size_t)(g->h * g->w);
+}
 
 /* --- run-time kernel selection (cpu.c)
  *
@@ -403,6 +459,8 @@ void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt,
 omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
                              const om_tensor *y);
 omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* CONV3D runs through rt_conv2d_run / _pieces / _piece (the geometry reads its kind). */
+omrt_status rt_conv3d_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);

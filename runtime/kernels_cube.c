@@ -36,6 +36,8 @@ typedef rt_conv_geom conv_geom;
 
 static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) {
   const om_tensor *x = a->desc[OM_CONV_T_X], *w = a->desc[OM_CONV_T_W], *y = a->desc[OM_CONV_T_Y];
+  const int c3 = task->kind == OM_TASK_CONV3D, o = c3; /* CONV3D: H, W at dims[3], dims[4] */
+  const int32_t *q = task->params;
   *g = (conv_geom){.x = x,
                    .w = w,
                    .bias = a->desc[OM_CONV_T_BIAS],
@@ -46,26 +48,34 @@ static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) 
                    .bd = a->data[OM_CONV_T_BIAS],
                    .rd = a->data[OM_CONV_T_RESIDUAL],
                    .yd = a->data[OM_CONV_T_Y],
-                   .n = x->dims[0],
+                   .n = x->dims[0] * (c3 ? y->dims[2] : 1),
                    .cin = x->dims[1],
                    .c1 = rt_ceil_div(x->dims[1], C0),
-                   .h = x->dims[2],
-                   .w_ = x->dims[3],
-                   .ho = y->dims[2],
-                   .wo = y->dims[3],
+                   .h = x->dims[2 + o],
+                   .w_ = x->dims[3 + o],
+                   .ho = y->dims[2 + o],
+                   .wo = y->dims[3 + o],
                    .cout = w->dims[0],
                    .c1out = rt_ceil_div(w->dims[0], C0),
-                   .tm = task->params[OM_CONV_P_TILE_M],
-                   .tn = task->params[OM_CONV_P_TILE_N],
-                   .tk = task->params[OM_CONV_P_TILE_K],
-                   .algo = task->params[OM_CONV_P_ALGORITHM],
-                   .wth = rt_ceil_div(y->dims[2], 4),
-                   .wtw = rt_ceil_div(y->dims[3], 4)};
+                   .d = c3 ? x->dims[2] : 1,
+                   .dout = c3 ? y->dims[2] : 1,
+                   .kd = c3 ? q[OM_CONV3D_P_KD] : 1,
+                   .sd = c3 ? q[OM_CONV3D_P_STRIDE_D] : 1,
+                   .pf = c3 ? q[OM_CONV3D_P_PAD_FRONT] : 0,
+                   .dd = c3 ? q[OM_CONV3D_P_DILATION_D] : 1,
+                   .tm = q[OM_CONV_P_TILE_M],
+                   .tn = q[OM_CONV_P_TILE_N],
+                   .tk = q[OM_CONV_P_TILE_K],
+                   .algo = c3 ? OM_CONV_DIRECT : q[OM_CONV_P_ALGORITHM],
+                   .wth = rt_ceil_div(y->dims[2 + o], 4),
+                   .wtw = rt_ceil_div(y->dims[3 + o], 4)};
   rt_conv_params_read(task, &g->p);
-  g->xsd = task->params[OM_CONV_P_X_SCALE] == 1 ? a->data[OM_CONV_T_X_SCALE] : NULL;
+  g->xsd = !c3 && q[OM_CONV_P_X_SCALE] == 1 ? a->data[OM_CONV_T_X_SCALE] : NULL;
   g->xnd = x->layout == LAYOUT_ND;
   g->xr16 = g->xnd && x->dtype == DT_FLOAT32 && w->dtype == DT_FLOAT16;
-  g->k = g->c1 * g->p.kh * g->p.kw;
+  g->c1v = g->kd * g->c1;
+  g->flat = g->kd == 1 && g->sd == 1 && g->pf == 0 && g->d == g->dout;
+  g->k = g->c1v * g->p.kh * g->p.kw;
   g->mtiles = rt_ceil_div(g->algo != OM_CONV_DIRECT ? g->wth * g->wtw : g->ho * g->wo, g->tm);
   g->ntiles = rt_ceil_div(g->c1out, g->tn);
 }
@@ -81,16 +91,17 @@ static void load3d(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, i
   const int64_t taps = (int64_t)g->p.kh * g->p.kw;
   int64_t col = 0;
   for (int64_t kk = 0; kk < kn; kk++) {
-    int64_t kf = kc + kk, c1 = kf / taps, tap = kf % taps;
+    int64_t kf = kc + kk, vb = kf / taps, tap = kf % taps;
     int64_t dy = (tap / g->p.kw) * g->p.dh - g->p.pt, dx = (tap % g->p.kw) * g->p.dw - g->p.pl;
     const int lanes = k_lanes(g, kf);
-    size_t plane = (size_t)((img * g->c1 + c1) * g->h * g->w_);
+    const int64_t pl = rt_conv_plane(g, img, vb); /* -1: a depth tap in the padding */
+    size_t plane = (size_t)(pl < 0 ? 0 : pl);
     int64_t oh = m0 / g->wo, ow = m0 % g->wo;
     float *dst = l0a + col, scale[C0];
-    if (g->xsd) rt_load_f32(scale, g->xsd, (int)g->x->dtype, (size_t)(img * g->c1 + c1) * C0, C0);
+    if (g->xsd) rt_load_f32(scale, g->xsd, (int)g->x->dtype, (size_t)(img * g->c1 + vb) * C0, C0);
     for (int64_t m = 0; m < mrows; m++, dst += lda) {
       int64_t ih = oh * g->p.sh + dy, iw = ow * g->p.sw + dx;
-      if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w_) {
+      if (pl < 0 || ih < 0 || ih >= g->h || iw < 0 || iw >= g->w_) {
         memset(dst, 0, (size_t)lanes * sizeof(float));
       } else if (g->xnd) { /* NCHW: a plane per channel */
         for (int j = 0; j < lanes; j++)
@@ -257,7 +268,8 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   uint64_t lo, hi, per_image = (uint64_t)(g.mtiles * g.ntiles);
   rt_block_range((uint64_t)g.n * per_image, task->block_dim, block, &lo, &hi);
   rt_conv_tile_fn tile = conv_tile_of(&g);
-  if (task->params[OM_CONV_P_GROUPS] > 1) { /* grouped: kernels_cube_group.c runs the tiles run by run */
+  if (task->kind == OM_TASK_CONV2D &&
+      task->params[OM_CONV_P_GROUPS] > 1) { /* grouped: kernels_cube_group.c runs the tiles run by run */
     rt_conv_group_run(task, args, &g, tile, block, core);
     return;
   }
@@ -281,7 +293,7 @@ uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, uint32_t *pa
   conv_geom g;
   conv_geom_init(task, args, &g);
   *parts = 1;
-  if (task->params[OM_CONV_P_GROUPS] > 1) return 0;
+  if (task->kind == OM_TASK_CONV2D && task->params[OM_CONV_P_GROUPS] > 1) return 0;
   const int wino = g.algo == OM_CONV_WINO_F43_FZ;
   const int64_t size = wino ? g.tn : g.tm, least = wino ? 2 : g.p.kh * g.p.kw == 1 ? PIECE_PIXELS : 4 * g.wo;
   for (uint32_t f = 8; f >= 2; f /= 2)
@@ -311,6 +323,17 @@ void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, u
   conv_run_tile(task, args, &g, conv_tile_of(&g), img, mt, nt, core);
 }
 
+/* The tiles rt_conv_tile_check allows, block_dim against the tiles of
+ * `images` output images of `pixels` each (CONV3D: the (n, od) slices). */
+static omrt_status chk_tiles(const rt_chk *c, const om_tensor *w, uint64_t images, uint64_t pixels) {
+  omrt_status s = rt_conv_tile_check(c);
+  if (s) return s;
+  const int32_t *q = c->task->params;
+  uint64_t tiles = images * (uint64_t)rt_ceil_div((int64_t)pixels, q[OM_CONV_P_TILE_M]) *
+                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), q[OM_CONV_P_TILE_N]);
+  return rt_chk_block_dim(c, tiles, "tiles");
+}
+
 omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "CONV2D"};
   const om_tensor *x, *w, *bias, *res, *y;
@@ -328,7 +351,7 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
         &c, "params[%d] algorithm %d is not 0 (direct) or 2 (Winograd F(4x4,3x3) on FRACTAL_Z weights)",
         OM_CONV_P_ALGORITHM, (int)algo);
   if ((s = rt_chk_ntensors(&c, rt_epi_ntensors(task))) ||
-      (s = rt_chk_tensor(&c, OM_CONV_T_X, "x", 0, -1, 4, 0, &x)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_X, "x", 0, RT_LAYOUTS_ND_NC1HWC0, 4, 0, &x)) ||
       (s = rt_chk_tensor(&c, OM_CONV_T_W, "w", 0, LAYOUT_FRACTAL_Z, 4, 0, &w)) ||
       (s = rt_chk_tensor(&c, OM_CONV_T_BIAS, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
       (s = rt_chk_tensor(&c, OM_CONV_T_RESIDUAL, "residual", 1, LAYOUT_NC1HWC0, 4, 0, &res)) ||
@@ -373,11 +396,67 @@ omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task
   }
 
   if (algo == OM_CONV_WINO_F43_FZ) return rt_wino_fz_check(&c, &p, x, w, y);
-  if ((s = rt_conv_tile_check(&c))) return s;
-  uint64_t tiles = (uint64_t)x->dims[0] *
-                   (uint64_t)rt_ceil_div(y->dims[2] * y->dims[3], q[OM_CONV_P_TILE_M]) *
-                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), q[OM_CONV_P_TILE_N]);
-  return rt_chk_block_dim(&c, tiles, "tiles");
+  return chk_tiles(&c, w, (uint64_t)x->dims[0], (uint64_t)(y->dims[2] * y->dims[3]));
+}
+
+/* CONV3D: CONV2D's rules over the depth window too (om_format.h). */
+omrt_status rt_conv3d_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "CONV3D"};
+  const om_tensor *x, *w, *bias, *res, *y;
+  omrt_status s;
+  const int32_t *q = task->params;
+  if ((s = rt_chk_ntensors(&c, rt_epi_ntensors(task))) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_X, "x", 0, LAYOUT_NDC1HWC0, 5, 0, &x)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_W, "w", 0, LAYOUT_FRACTAL_Z_3D, 5, 0, &w)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_BIAS, "bias", 1, LAYOUT_ND, 1, 1, &bias)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_RESIDUAL, "residual", 1, LAYOUT_NDC1HWC0, 5, 0, &res)) ||
+      (s = rt_chk_tensor(&c, OM_CONV_T_Y, "y", 0, LAYOUT_NDC1HWC0, 5, 0, &y)))
+    return s;
+  if (w->dtype != x->dtype) return rt_chk_fail(&c, "w dtype %u: expected x's dtype", w->dtype);
+  if (w->dims[0] < 1 || w->dims[1] != x->dims[1])
+    return rt_chk_fail(&c, "w [%lld, %lld, ...] does not match x channels %lld", (long long)w->dims[0],
+                       (long long)w->dims[1], (long long)x->dims[1]);
+  /* the window per spatial dim (D, H, W): kernel, stride, pads, dilation */
+  static const int kp[3] = {OM_CONV3D_P_KD, OM_CONV_P_KH, OM_CONV_P_KW},
+                   sp[3] = {OM_CONV3D_P_STRIDE_D, OM_CONV_P_STRIDE_H, OM_CONV_P_STRIDE_W},
+                   ap[3] = {OM_CONV3D_P_PAD_FRONT, OM_CONV_P_PAD_TOP, OM_CONV_P_PAD_LEFT},
+                   bp[3] = {OM_CONV3D_P_PAD_BACK, OM_CONV_P_PAD_BOTTOM, OM_CONV_P_PAD_RIGHT},
+                   dp[3] = {OM_CONV3D_P_DILATION_D, OM_CONV_P_DILATION_H, OM_CONV_P_DILATION_W};
+  static const char *const dn[3] = {"D", "H", "W"};
+  for (int j = 0; j < 3; j++) {
+    int64_t k = q[kp[j]], st = q[sp[j]], pa = q[ap[j]], pb = q[bp[j]], dl = q[dp[j]], in = x->dims[2 + j];
+    if (k < 1 || k > 65535 || st < 1 || st > 65535 || dl < 1 || dl > 65535 || pa < 0 || pb < 0)
+      return rt_chk_fail(&c, "%s window: kernel %lld, stride %lld, dilation %lld (1..65535), pads %lld, %lld",
+                         dn[j], (long long)k, (long long)st, (long long)dl, (long long)pa, (long long)pb);
+    int64_t ext = dl * (k - 1) + 1, span = in + pa + pb - ext;
+    if (pa >= ext || pb >= ext)
+      return rt_chk_fail(&c, "%s pads %lld, %lld must be below the kernel extent %lld", dn[j], (long long)pa,
+                         (long long)pb, (long long)ext);
+    if (w->dims[2 + j] != k)
+      return rt_chk_fail(&c, "w dims[%d] = %lld != the %s kernel %lld", 2 + j, (long long)w->dims[2 + j],
+                         dn[j], (long long)k);
+    if (in < 1 || span < 0 || y->dims[2 + j] != span / st + 1)
+      return rt_chk_fail(&c,
+                         "y dims[%d] = %lld, expected %lld (x %s %lld, kernel %lld, stride %lld, pads "
+                         "%lld,%lld, dilation %lld)",
+                         2 + j, (long long)y->dims[2 + j], (long long)(span < 0 ? 0 : span / st + 1), dn[j],
+                         (long long)in, (long long)k, (long long)st, (long long)pa, (long long)pb,
+                         (long long)dl);
+  }
+  if (x->dims[0] < 1 || y->dims[0] != x->dims[0] || y->dims[1] != w->dims[0])
+    return rt_chk_fail(&c, "y [%lld, %lld, ...]: expected x's N %lld and Cout %lld", (long long)y->dims[0],
+                       (long long)y->dims[1], (long long)x->dims[0], (long long)w->dims[0]);
+  rt_conv_params p;
+  rt_conv_params_read(task, &p);
+  if (p.act != OM_ACT_NONE && p.act != OM_ACT_RELU && p.act != OM_ACT_CLIP)
+    return rt_chk_fail(&c, "params[%d] act = %d unknown", OM_CONV_P_ACT, p.act);
+  if (p.act == OM_ACT_CLIP && !(p.clip_min <= p.clip_max))
+    return rt_chk_fail(&c, "clip_min %g > clip_max %g (or NaN)", p.clip_min, p.clip_max);
+  if (bias && bias->dims[0] != w->dims[0])
+    return rt_chk_fail(&c, "bias dims[0] = %lld, expected Cout %lld", (long long)bias->dims[0],
+                       (long long)w->dims[0]);
+  if (res && (s = rt_chk_same_dims(&c, "residual", res, "y", y))) return s;
+  return chk_tiles(&c, w, (uint64_t)(y->dims[0] * y->dims[2]), (uint64_t)(y->dims[3] * y->dims[4]));
 }
 
 omrt_status rt_conv_tile_check(const rt_chk *c) {

@@ -40,7 +40,7 @@ void rt_conv_group_run(const om_task *task, const rt_args *args, const rt_conv_g
       int64_t end = r.nb0 + r.len < nend ? r.nb0 + r.len : nend;
       rt_conv_geom s = g;
       int64_t cin_hi = r.c1_hi * C0 < g.cin ? r.c1_hi * C0 : g.cin;
-      s.n = 1, s.c1 = r.c1_hi - r.c1_lo, s.cin = cin_hi - r.c1_lo * C0, s.k = s.c1 * geo.taps;
+      s.n = 1, s.c1 = s.c1v = r.c1_hi - r.c1_lo, s.cin = cin_hi - r.c1_lo * C0, s.k = s.c1 * geo.taps;
       s.c1out = r.len, s.cout = g.cout - nb * C0, s.tn = end - nb, s.ntiles = 1;
       s.xd = (const uint8_t *)g.xd + (size_t)((img * g.c1 + r.c1_lo) * hw_in * C0) * xes;
       s.wd = (const uint8_t *)g.wd + ((size_t)r.base + (size_t)(nb - r.nb0)) * C0 * C0 * wes;

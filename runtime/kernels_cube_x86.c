@@ -100,20 +100,21 @@ static AVX2 void pack_row_nd(const rt_conv_geom *g, int64_t img, int64_t ih, int
 static AVX2 int pack_rows(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t mrows, rt_core *core,
                           packed *pk) {
   const int64_t cin = g->cin, sh = g->p.sh;
-  if (cin > 4 || g->p.dw != 1 || g->c1 != 1) return 0;
+  if (cin > 4 || g->p.dw != 1 || g->c1v != 1) return 0;
+  const int64_t pl0 = rt_conv_plane(g, img, 0); /* -1: the one depth tap is padding, all rows zero */
   const int64_t oh0 = m0 / g->wo, oh1 = (m0 + mrows - 1) / g->wo;
   const int64_t ih0 = oh0 * sh - g->p.pt, nrows = (oh1 - oh0) * sh + (g->p.kh - 1) * g->p.dh + 1;
   const int64_t pw = (g->wo - 1) * g->p.sw + g->p.kw, rowf = pw * cin;
   if ((uint64_t)(nrows * rowf + 4) * sizeof(float) > core->l1_bytes) return 0; /* + the last 4-lane store */
   float *out = (float *)core->l1;
   const int f16 = g->x->dtype == DT_FLOAT16;
-  const size_t plane = (size_t)(img * g->h * g->w_);
+  const size_t plane = (size_t)(pl0 < 0 ? 0 : pl0);
   const int64_t h = g->h, w = g->w_, pl = g->p.pl, wend = pw - pl < w ? pw - pl : w; /* columns < wend */
   for (int64_t r = 0; r < nrows; r++) {
     float *dst = out + r * rowf;
     const int64_t ih = ih0 + r;
     memset(dst, 0, (size_t)rowf * sizeof(float));
-    if (ih < 0 || ih >= h) continue;
+    if (ih < 0 || ih >= h || pl0 < 0) continue;
     if (g->xnd) {
       pack_row_nd(g, img, ih, wend, dst + pl * cin);
       if (pl + wend < pw)
@@ -151,13 +152,19 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
   if (taps == 1 && g->p.sh == 1 && g->p.sw == 1 && g->p.pt == 0 && g->p.pl == 0 && g->ho == g->h &&
       g->wo == g->w_) { /* 1x1: the input rows are the GEMM rows, a conversion copy */
     if (!g->xsd) { /* L0A row by row: each row written in order, reading 16 lanes from each channel plane */
-      const size_t plane = (size_t)hw * C0, x0 = ((size_t)((img * g->c1 + kc) * hw) + (size_t)m0) * C0;
+      int64_t at0[MAX_CHUNK]; /* per fractal: its plane's first element of row m0, or -1 (depth padding) */
+      int lanes[MAX_CHUNK];   /* partial: a last channel block (in 3-D, one per depth tap) */
+      for (int64_t kk = 0; kk < kn; kk++) {
+        const int64_t pl = rt_conv_plane(g, img, kc + kk);
+        at0[kk] = pl < 0 ? -1 : (pl + m0) * C0;
+        lanes[kk] = rt_conv_k_lanes(g, kc + kk);
+      }
       for (int64_t m = 0; m < mrows; m++) {
-        size_t at = x0 + (size_t)m * C0;
-        float *dst = l0a + m * lda; /* only the row's last block can be partial: its padding lanes spill */
-        for (int64_t kk = 0; kk < kn; kk++, at += plane, dst += C0) {
-          _mm256_storeu_ps(dst, ld8h(g->xd, f16, at));
-          _mm256_storeu_ps(dst + 8, ld8h(g->xd, f16, at + 8));
+        float *dst = l0a + m * lda; /* a partial block's padding lanes (zeros) spill into the next one's */
+        for (int64_t kk = 0; kk < kn; dst += lanes[kk], kk++) {
+          const size_t at = (size_t)(at0[kk] + m * C0);
+          _mm256_storeu_ps(dst, at0[kk] < 0 ? _mm256_setzero_ps() : ld8h(g->xd, f16, at));
+          _mm256_storeu_ps(dst + 8, at0[kk] < 0 ? _mm256_setzero_ps() : ld8h(g->xd, f16, at + 8));
         }
       }
       return;
@@ -190,15 +197,17 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
     return;
   }
   int32_t dy[MAX_CHUNK], dx[MAX_CHUNK], lanes[MAX_CHUNK];
+  uint64_t hlim[MAX_CHUNK]; /* H, or 0 for a depth tap in the padding (nothing inside) */
   size_t plane[MAX_CHUNK];
   for (int64_t kk = 0; kk < kn; kk++) {
-    int64_t kf = kc + kk, c1 = kf / taps, tap = kf % taps;
+    int64_t kf = kc + kk, tap = kf % taps, pl = rt_conv_plane(g, img, kf / taps);
     dy[kk] = (int32_t)((tap / g->p.kw) * g->p.dh - g->p.pt);
     dx[kk] = (int32_t)((tap % g->p.kw) * g->p.dw - g->p.pl);
+    hlim[kk] = pl < 0 ? 0 : (uint64_t)g->h;
     lanes[kk] = rt_conv_k_lanes(g, kf);
-    plane[kk] = (size_t)((img * g->c1 + c1) * hw);
+    plane[kk] = (size_t)(pl < 0 ? 0 : pl);
   }
-  const uint64_t h = (uint64_t)g->h, w = (uint64_t)g->w_;
+  const uint64_t w = (uint64_t)g->w_;
   const int64_t wo = g->wo, sh = g->p.sh, sw = g->p.sw;
   const void *xd = g->xd;
   int64_t oh = m0 / wo, ow = m0 % wo;
@@ -207,7 +216,7 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
     const int64_t bh = oh * sh, bw = ow * sw;
     for (int64_t kk = 0; kk < kn; kk++) {
       int64_t ih = bh + dy[kk], iw = bw + dx[kk];
-      const int inside = (uint64_t)ih < h && (uint64_t)iw < w;
+      const int inside = (uint64_t)ih < hlim[kk] && (uint64_t)iw < w;
       if (lanes[kk] <= 4) { /* an RGB stem: one 4-lane conversion */
         __m128 v = _mm_setzero_ps();
         if (inside) {
@@ -642,23 +651,23 @@ static AVX2 void gemv_row(const float *a, const uint8_t *w, int wf16, int64_t nb
 static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t nb0, int64_t nblocks,
                                 rt_core *core) {
   const int xf16 = g->x->dtype == DT_FLOAT16, wf16 = g->w->dtype == DT_FLOAT16;
-  const int64_t taps = (int64_t)g->p.kh * g->p.kw, hw = g->h * g->w_;
+  const int64_t taps = (int64_t)g->p.kh * g->p.kw;
   const int64_t oh = m0 / g->wo, ow = m0 % g->wo;
   float *a = (float *)core->l0a, *acc = (float *)core->l0c;
   memset(acc, 0, (size_t)nblocks * C0 * sizeof(float));
   for (int64_t kc = 0; kc < g->k; kc += g->tk) { /* a chunk's 16 lanes a fractal: 1 of L0A's 16 rows */
     const int64_t kn = g->k - kc < g->tk ? g->k - kc : g->tk;
     for (int64_t kk = 0; kk < kn; kk++) { /* the pixel's taps */
-      int64_t kf = kc + kk, c1 = kf / taps, tap = kf % taps;
+      int64_t kf = kc + kk, vb = kf / taps, tap = kf % taps, pl = rt_conv_plane(g, img, vb);
       int64_t ih = oh * g->p.sh + (tap / g->p.kw) * g->p.dh - g->p.pt;
       int64_t iw = ow * g->p.sw + (tap % g->p.kw) * g->p.dw - g->p.pl;
       __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
-      if ((uint64_t)ih < (uint64_t)g->h && (uint64_t)iw < (uint64_t)g->w_) {
-        size_t at = ((size_t)((img * g->c1 + c1) * hw) + (size_t)(ih * g->w_ + iw)) * C0;
+      if (pl >= 0 && (uint64_t)ih < (uint64_t)g->h && (uint64_t)iw < (uint64_t)g->w_) {
+        size_t at = ((size_t)pl + (size_t)(ih * g->w_ + iw)) * C0;
         lo = ld8h(g->xd, xf16, at), hi = ld8h(g->xd, xf16, at + 8);
       }
-      if (g->xsd) { /* x_scale (1x1 convolutions only) */
-        const size_t sat = (size_t)(img * g->c1 + c1) * C0;
+      if (g->xsd) { /* x_scale (1x1 2-D convolutions only) */
+        const size_t sat = (size_t)(img * g->c1 + vb) * C0;
         lo = _mm256_mul_ps(lo, ld8h(g->xsd, xf16, sat)), hi = _mm256_mul_ps(hi, ld8h(g->xsd, xf16, sat + 8));
       }
       _mm256_storeu_ps(a + kk * C0, lo);
@@ -751,18 +760,19 @@ static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0,
   const int64_t oh0 = m0 / wo, oh1 = (m0 + mrows - 1) / wo, ih0 = oh0 * sh - g->p.pt;
   const int64_t nrows = (oh1 - oh0) * sh + (int64_t)(g->p.kh - 1) * g->p.dh + 1;
   const int64_t pw = (wo - 1) * sw + (kw_ - 1) * g->p.dw + 1;
-  if ((uint64_t)(g->c1 * nrows * pw) * C0 * sizeof(float) > core->l1_bytes) return 0;
+  if ((uint64_t)(g->c1v * nrows * pw) * C0 * sizeof(float) > core->l1_bytes) return 0;
   float *xs = (float *)core->l1, *l0c = (float *)core->l0c;
   const int f16 = g->x->dtype == DT_FLOAT16;
-  for (int64_t c1 = 0; c1 < g->c1; c1++) {
-    const size_t plane = (size_t)((img * g->c1 + c1) * g->h * g->w_);
+  for (int64_t c1 = 0; c1 < g->c1v; c1++) { /* virtual blocks: (depth tap, channel block) in 3-D */
+    const int64_t pl = rt_conv_plane(g, img, c1);
+    const size_t plane = (size_t)(pl < 0 ? 0 : pl);
     for (int64_t r = 0; r < nrows; r++) {
       float *dst = xs + ((c1 * nrows + r) * pw) * C0;
       const int64_t ih = ih0 + r;
       for (int64_t col = 0; col < pw; col++, dst += C0) {
         const int64_t iw = col - g->p.pl;
         __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
-        if (ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_) {
+        if (pl >= 0 && ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_) {
           size_t at = (plane + (size_t)(ih * g->w_ + iw)) * C0;
           lo = ld8h(g->xd, f16, at), hi = ld8h(g->xd, f16, at + 8);
         }
@@ -816,8 +826,8 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
   /* 1x1 kernels stage no more than their pixels in L0A: only wider ones go direct. */
   if (g->cin % C0 == 0 && g->p.kh * g->p.kw > 1 && conv_tile_direct(g, img, m0, mrows, nb0, nblocks, core))
     return;
-  const int64_t klen_all = g->cin * g->p.kh * g->p.kw,
-                l0a_floats = (int64_t)(core->l0a_bytes / sizeof(float));
+  const int64_t klen_all = g->cin * g->kd * g->p.kh * g->p.kw, /* every fractal's real lanes */
+      l0a_floats = (int64_t)(core->l0a_bytes / sizeof(float));
   /* Stems (<= 4 input channels) whose K is one chunk and whose weights fit
    * L0B as f32: stage them and read A from packed input rows (which apply
    * no x_scale: stage_a does). */

@@ -78,6 +78,17 @@ static void transdata_channels_last(const om_tensor *s, const om_tensor *d, cons
   }
 }
 
+void rt_td_geom_init(const om_tensor *t, rt_td_geom *g) {
+  const int r5 = t->rank == 5, o = r5;
+  *g = (rt_td_geom){.n = t->dims[0],
+                    .c = t->dims[1],
+                    .c1 = rt_ceil_div(t->dims[1], C0),
+                    .d = r5 ? t->dims[2] : 1,
+                    .h = t->dims[2 + o],
+                    .w = t->dims[3 + o]};
+  g->cstride = (size_t)(g->d * g->h * g->w);
+}
+
 void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   const om_tensor *s = args->desc[OM_TRANSDATA_T_SRC], *d = args->desc[OM_TRANSDATA_T_DST];
   const void *sp = args->data[OM_TRANSDATA_T_SRC];
@@ -97,31 +108,33 @@ void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, 
     convert_run(dp, dd, lo, sp, sd, lo, hi - lo);
     return;
   }
-  const int64_t n = d->dims[0], c = d->dims[1], h = d->dims[2], w = d->dims[3];
-  const int64_t c1 = rt_ceil_div(c, C0);
-  if (d->layout == LAYOUT_NC1HWC0) { /* rows (n, c1, h) of W*16 */
-    rt_block_range((uint64_t)(n * c1 * h), task->block_dim, block, &lo, &hi);
+  rt_td_geom g;
+  rt_td_geom_init(d, &g);
+  const int64_t c = g.c, h = g.h, w = g.w, c1 = g.c1, dep = g.d;
+  if (d->layout != LAYOUT_ND) { /* rows (n, d, c1, h) of W*16 */
+    rt_block_range((uint64_t)(g.n * dep * c1 * h), task->block_dim, block, &lo, &hi);
     const rt_cpu_paths *cpu = rt_cpu();
     if (cpu->transdata && cpu->transdata(task, args, lo, hi)) return;
     for (uint64_t row = lo; row < hi; row++) {
-      int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, in = (int64_t)row / h / c1;
-      size_t out = (size_t)row * (size_t)w * C0;
+      int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, img = (int64_t)row / h / c1;
+      size_t out = (size_t)row * (size_t)w * C0, base = rt_td_nd_base(&g, img) + (size_t)(ih * w);
       for (int64_t iw = 0; iw < w; iw++, out += C0) {
         float v[C0];
         for (int j = 0; j < C0; j++) {
           int64_t ch = cb * C0 + j;
-          v[j] = ch < c ? rt_get(sp, sd, (size_t)(((in * c + ch) * h + ih) * w + iw)) : 0.0f;
+          v[j] = ch < c ? rt_get(sp, sd, base + (size_t)ch * g.cstride + (size_t)iw) : 0.0f;
         }
         rt_store_f32(dp, dd, out, v, C0);
       }
     }
-  } else { /* NC1HWC0 -> ND: rows (n, c, h) of W */
-    rt_block_range((uint64_t)(n * c * h), task->block_dim, block, &lo, &hi);
+  } else { /* NC1HWC0 / NDC1HWC0 -> ND: rows (n, c, d, h) of W */
+    rt_block_range((uint64_t)(g.n * c * dep * h), task->block_dim, block, &lo, &hi);
     const rt_cpu_paths *cpu = rt_cpu();
     if (cpu->transdata && cpu->transdata(task, args, lo, hi)) return;
     for (uint64_t row = lo; row < hi; row++) {
-      int64_t ih = (int64_t)row % h, ch = (int64_t)row / h % c, in = (int64_t)row / h / c;
-      size_t src = (size_t)((((in * c1 + ch / C0) * h + ih) * w) * C0 + ch % C0);
+      int64_t ih = (int64_t)row % h, id = (int64_t)row / h % dep, ch = (int64_t)row / h / dep % c,
+              in = (int64_t)row / h / dep / c;
+      size_t src = (size_t)(((((in * dep + id) * c1 + ch / C0) * h + ih) * w) * C0 + ch % C0);
       for (int64_t iw = 0; iw < w; iw++)
         rt_put(dp, dd, (size_t)row * (size_t)w + (size_t)iw, rt_get(sp, sd, src + (size_t)iw * C0));
     }
@@ -133,8 +146,8 @@ omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *t
   const om_tensor *s, *d;
   omrt_status st;
   if ((st = rt_chk_ntensors(&c, OM_TRANSDATA_NTENSORS)) ||
-      (st = rt_chk_tensor(&c, OM_TRANSDATA_T_SRC, "src", 0, -1, -1, 0, &s)) ||
-      (st = rt_chk_tensor(&c, OM_TRANSDATA_T_DST, "dst", 0, -1, -1, 0, &d)))
+      (st = rt_chk_tensor(&c, OM_TRANSDATA_T_SRC, "src", 0, RT_LAYOUTS_ACT, -1, 0, &s)) ||
+      (st = rt_chk_tensor(&c, OM_TRANSDATA_T_DST, "dst", 0, RT_LAYOUTS_ACT, -1, 0, &d)))
     return st;
   if (rt_elements(s) != rt_elements(d))
     return rt_chk_fail(&c, "src has %llu elements, dst %llu", (unsigned long long)rt_elements(s),
@@ -158,12 +171,19 @@ omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *t
   }
   if (s->layout == LAYOUT_ND && d->layout == LAYOUT_ND)
     return rt_chk_block_dim(&c, rt_elements(d), "elements");
-  if (s->rank != 4 || d->rank != 4)
-    return rt_chk_fail(&c, "a layout change needs rank 4 on both sides (src %u, dst %u)", s->rank, d->rank);
+  if (s->rank != d->rank || (s->rank != 4 && s->rank != 5))
+    return rt_chk_fail(&c, "a layout change needs rank 4 or 5 on both sides (src %u, dst %u)", s->rank,
+                       d->rank);
+  const int want = s->rank == 5 ? LAYOUT_NDC1HWC0 : LAYOUT_NC1HWC0;
+  if ((s->layout != LAYOUT_ND && s->layout != (uint32_t)want) ||
+      (d->layout != LAYOUT_ND && d->layout != (uint32_t)want))
+    return rt_chk_fail(&c, "layouts %s -> %s at rank %u: expected ND or %s on each side",
+                       layout_name((int)s->layout), layout_name((int)d->layout), s->rank, layout_name(want));
   if ((st = rt_chk_same_dims(&c, "src", s, "dst", d))) return st;
   if (s->layout == d->layout) return rt_chk_block_dim(&c, rt_physical_elements(d), "elements");
-  uint64_t rows = (uint64_t)d->dims[0] * (uint64_t)d->dims[2] *
-                  (uint64_t)(d->layout == LAYOUT_NC1HWC0 ? rt_ceil_div(d->dims[1], C0) : d->dims[1]);
+  uint64_t rows = 1;
+  for (uint32_t k = 0; k + 1 < d->rank; k++)
+    rows *= (uint64_t)(k == 1 && d->layout != LAYOUT_ND ? rt_ceil_div(d->dims[1], C0) : d->dims[k]);
   return rt_chk_block_dim(&c, rows, "dst rows");
 }
 
@@ -275,6 +295,23 @@ omrt_status rt_dwconv_check(const omrt_model *m, uint32_t i, const om_task *task
 
 /* --- POOL */
 
+void rt_pool_geom_init(const om_task *task, const rt_args *args, rt_pool_geom *g) {
+  const om_tensor *x = args->desc[OM_POOL_T_X], *y = args->desc[OM_POOL_T_Y];
+  const int32_t *q = task->params;
+  const int r3 = x->layout == LAYOUT_NDC1HWC0, o = r3; /* spatial dims from dims[2 + o] */
+  *g = (rt_pool_geom){.c1 = rt_ceil_div(x->dims[1], C0),
+                      .d = r3 ? x->dims[2] : 1,
+                      .dout = r3 ? y->dims[2] : 1,
+                      .h = x->dims[2 + o],
+                      .w = x->dims[3 + o],
+                      .ho = y->dims[2 + o],
+                      .wo = y->dims[3 + o],
+                      .kd = r3 ? q[OM_POOL_P_KD] : 1,
+                      .sd = r3 ? q[OM_POOL_P_STRIDE_D] : 1,
+                      .pf = r3 ? q[OM_POOL_P_PAD_FRONT] : 0,
+                      .pbk = r3 ? q[OM_POOL_P_PAD_BACK] : 0};
+}
+
 void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   const om_tensor *x = args->desc[OM_POOL_T_X], *y = args->desc[OM_POOL_T_Y];
   const void *xd = args->data[OM_POOL_T_X];
@@ -286,13 +323,16 @@ void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
                 pr = q[OM_POOL_P_PAD_RIGHT];
   const int is_max = q[OM_POOL_P_MODE] == 0, include_pad = q[OM_POOL_P_COUNT_INCLUDE_PAD] != 0;
   const int xt = (int)x->dtype, yt = (int)y->dtype;
-  const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
+  rt_pool_geom g;
+  rt_pool_geom_init(task, args, &g);
+  const int64_t h = g.h, w = g.w, ho = g.ho, wo = g.wo;
   uint64_t lo, hi;
-  rt_block_range((uint64_t)(x->dims[0] * rt_ceil_div(x->dims[1], C0)), task->block_dim, block, &lo, &hi);
+  rt_block_range((uint64_t)(x->dims[0] * g.dout * g.c1), task->block_dim, block, &lo, &hi);
   const rt_cpu_paths *cpu = rt_cpu();
   if (cpu->pool && cpu->pool(task, args, lo, hi, core)) return;
   for (uint64_t unit = lo; unit < hi; unit++) {
-    const size_t xplane = (size_t)unit * (size_t)(h * w) * C0;
+    const int64_t od = (int64_t)(unit / (uint64_t)g.c1) % g.dout, d0 = od * g.sd - g.pf, d1 = d0 + g.kd;
+    const int64_t pd1 = d1 < g.d + g.pbk ? d1 : g.d + g.pbk, id0 = d0 < 0 ? 0 : d0, id1 = d1 < g.d ? d1 : g.d;
     size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
     for (int64_t oh = 0; oh < ho; oh++) {
       int64_t h0 = oh * sh - pt, h1 = h0 + kh;
@@ -305,19 +345,23 @@ void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
         float acc[C0], v[C0];
         for (int l = 0; l < C0; l++)
           acc[l] = is_max ? -INFINITY : 0.0f;
-        for (int64_t ih = ih0; ih < ih1; ih++) {
-          for (int64_t iw = iw0; iw < iw1; iw++) {
-            rt_load_f32(v, xd, xt, xplane + (size_t)(ih * w + iw) * C0, C0);
-            if (is_max)
-              for (int l = 0; l < C0; l++)
-                acc[l] = v[l] > acc[l] ? v[l] : acc[l];
-            else
-              for (int l = 0; l < C0; l++)
-                acc[l] += v[l];
+        for (int64_t id = id0; id < id1; id++) {
+          const size_t xplane = rt_pool_xplane(&g, unit, id);
+          for (int64_t ih = ih0; ih < ih1; ih++) {
+            for (int64_t iw = iw0; iw < iw1; iw++) {
+              rt_load_f32(v, xd, xt, xplane + (size_t)(ih * w + iw) * C0, C0);
+              if (is_max)
+                for (int l = 0; l < C0; l++)
+                  acc[l] = v[l] > acc[l] ? v[l] : acc[l];
+              else
+                for (int l = 0; l < C0; l++)
+                  acc[l] += v[l];
+            }
           }
         }
         if (!is_max) {
-          int64_t count = include_pad ? (ph1 - h0) * (pw1 - w0) : (ih1 - ih0) * (iw1 - iw0);
+          int64_t count =
+              include_pad ? (pd1 - d0) * (ph1 - h0) * (pw1 - w0) : (id1 - id0) * (ih1 - ih0) * (iw1 - iw0);
           float inv = 1.0f / (float)count;
           for (int l = 0; l < C0; l++)
             acc[l] *= inv;
@@ -340,8 +384,11 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
   const om_tensor *x, *y;
   omrt_status s;
   if ((s = rt_chk_ntensors(&c, OM_POOL_NTENSORS)) ||
-      (s = rt_chk_tensor(&c, OM_POOL_T_X, "x", 0, LAYOUT_NC1HWC0, 4, 0, &x)) ||
-      (s = rt_chk_tensor(&c, OM_POOL_T_Y, "y", 0, LAYOUT_NC1HWC0, 4, 0, &y)))
+      (s = rt_chk_tensor(&c, OM_POOL_T_X, "x", 0, RT_LAYOUTS_5HD, -1, 0, &x)))
+    return s;
+  const int r3 = x->layout == LAYOUT_NDC1HWC0, rank = r3 ? 5 : 4;
+  if ((s = rt_chk_tensor(&c, OM_POOL_T_X, "x", 0, r3 ? LAYOUT_NDC1HWC0 : LAYOUT_NC1HWC0, rank, 0, &x)) ||
+      (s = rt_chk_tensor(&c, OM_POOL_T_Y, "y", 0, (int)x->layout, rank, 0, &y)))
     return s;
   static const char *const names[OM_POOL_NPARAMS] = {[OM_POOL_P_KH] = "kh",
                                                      [OM_POOL_P_KW] = "kw",
@@ -352,30 +399,39 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
                                                      [OM_POOL_P_PAD_BOTTOM] = "pad_bottom",
                                                      [OM_POOL_P_PAD_RIGHT] = "pad_right",
                                                      [OM_POOL_P_MODE] = "mode",
-                                                     [OM_POOL_P_COUNT_INCLUDE_PAD] = "count_include_pad"};
+                                                     [OM_POOL_P_COUNT_INCLUDE_PAD] = "count_include_pad",
+                                                     [OM_POOL_P_KD] = "kd",
+                                                     [OM_POOL_P_STRIDE_D] = "stride_d",
+                                                     [OM_POOL_P_PAD_FRONT] = "pad_front",
+                                                     [OM_POOL_P_PAD_BACK] = "pad_back"};
   const int32_t *q = task->params;
   for (int k = 0; k < OM_POOL_NPARAMS; k++) { /* kernel and strides >= 1, pads >= 0, the flags 0|1 */
-    int32_t lo = k < OM_POOL_P_PAD_TOP ? 1 : 0, hi = k < OM_POOL_P_MODE ? 65535 : 1;
+    int32_t lo = k < OM_POOL_P_PAD_TOP || k == OM_POOL_P_KD || k == OM_POOL_P_STRIDE_D ? 1 : 0,
+            hi = k == OM_POOL_P_MODE || k == OM_POOL_P_COUNT_INCLUDE_PAD ? 1 : 65535;
+    if (!r3 && k >= OM_POOL_P_KD) lo = hi = 0; /* 2-D: the depth window is 0 */
     if (q[k] < lo || q[k] > hi)
       return rt_chk_fail(&c, "params[%d] %s = %d, expected %d..%d", k, names[k], q[k], lo, hi);
   }
-  const int32_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW];
+  const int32_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW], kd = r3 ? q[OM_POOL_P_KD] : 1;
   if (q[OM_POOL_P_PAD_TOP] >= kh || q[OM_POOL_P_PAD_BOTTOM] >= kh || q[OM_POOL_P_PAD_LEFT] >= kw ||
-      q[OM_POOL_P_PAD_RIGHT] >= kw)
+      q[OM_POOL_P_PAD_RIGHT] >= kw || q[OM_POOL_P_PAD_FRONT] >= kd || q[OM_POOL_P_PAD_BACK] >= kd)
     return rt_chk_fail(&c,
-                       "pads (top %d, left %d, bottom %d, right %d) must be below the kernel "
-                       "%dx%d",
+                       "pads (top %d, left %d, bottom %d, right %d, front %d, back %d) must be below the "
+                       "kernel %dx%dx%d",
                        q[OM_POOL_P_PAD_TOP], q[OM_POOL_P_PAD_LEFT], q[OM_POOL_P_PAD_BOTTOM],
-                       q[OM_POOL_P_PAD_RIGHT], kh, kw);
-  for (int d = 0; d < 4; d++)
+                       q[OM_POOL_P_PAD_RIGHT], q[OM_POOL_P_PAD_FRONT], q[OM_POOL_P_PAD_BACK], kd, kh, kw);
+  for (int d = 0; d < rank; d++)
     if (x->dims[d] < 1) return rt_chk_fail(&c, "x dims[%d] = %lld, expected >= 1", d, (long long)x->dims[d]);
   if (y->dims[0] != x->dims[0] || y->dims[1] != x->dims[1])
     return rt_chk_fail(&c, "y [%lld, %lld, ...] != x [%lld, %lld, ...] in N, C", (long long)y->dims[0],
                        (long long)y->dims[1], (long long)x->dims[0], (long long)x->dims[1]);
-  for (int d = 2; d < 4; d++) { /* H, W: the params come in (H, W) pairs */
-    const int j = d - 2;
-    int64_t in = x->dims[d], k = q[OM_POOL_P_KH + j], st = q[OM_POOL_P_STRIDE_H + j];
-    int64_t pa = q[OM_POOL_P_PAD_TOP + j], pb = q[OM_POOL_P_PAD_BOTTOM + j], fl, ce;
+  for (int d = 2; d < rank; d++) { /* (D,) H, W: kernel, stride and the two pads of each */
+    static const int kp[3] = {OM_POOL_P_KD, OM_POOL_P_KH, OM_POOL_P_KW},
+                     sp[3] = {OM_POOL_P_STRIDE_D, OM_POOL_P_STRIDE_H, OM_POOL_P_STRIDE_W},
+                     ap[3] = {OM_POOL_P_PAD_FRONT, OM_POOL_P_PAD_TOP, OM_POOL_P_PAD_LEFT},
+                     bp[3] = {OM_POOL_P_PAD_BACK, OM_POOL_P_PAD_BOTTOM, OM_POOL_P_PAD_RIGHT};
+    const int j = d - 2 + (r3 ? 0 : 1);
+    int64_t in = x->dims[d], k = q[kp[j]], st = q[sp[j]], pa = q[ap[j]], pb = q[bp[j]], fl, ce;
     pool_out(in, pa, pb, k, st, &fl, &ce);
     int64_t out = y->dims[d];
     if (out < 1 || (out != fl && out != ce))
@@ -388,7 +444,9 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
       return rt_chk_fail(&c, "y dims[%d] = %lld: the last window starts past the input (%lld)", d,
                          (long long)out, (long long)in);
   }
-  return rt_chk_block_dim(&c, (uint64_t)x->dims[0] * (uint64_t)rt_ceil_div(x->dims[1], C0), "N*C1 planes");
+  uint64_t planes =
+      (uint64_t)y->dims[0] * (uint64_t)rt_ceil_div(y->dims[1], C0) * (uint64_t)(r3 ? y->dims[2] : 1);
+  return rt_chk_block_dim(&c, planes, r3 ? "N*Do*C1 planes" : "N*C1 planes");
 }
 
 /* --- COPY_SLICE */
@@ -475,8 +533,8 @@ omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *
   const om_tensor *x, *y;
   omrt_status s;
   if ((s = rt_chk_ntensors(&c, OM_COPY_SLICE_NTENSORS)) ||
-      (s = rt_chk_tensor(&c, OM_COPY_SLICE_T_X, "x", 0, -1, -1, 0, &x)) ||
-      (s = rt_chk_tensor(&c, OM_COPY_SLICE_T_Y, "y", 0, -1, -1, 0, &y)))
+      (s = rt_chk_tensor(&c, OM_COPY_SLICE_T_X, "x", 0, RT_LAYOUTS_ND_NC1HWC0, -1, 0, &x)) ||
+      (s = rt_chk_tensor(&c, OM_COPY_SLICE_T_Y, "y", 0, RT_LAYOUTS_ND_NC1HWC0, -1, 0, &y)))
     return s;
   if (x->layout != y->layout || x->rank != y->rank)
     return rt_chk_fail(&c, "x (layout %u, rank %u) and y (layout %u, rank %u) differ", x->layout, x->rank,

@@ -210,6 +210,11 @@ static AVX2 const float *ring_row(ring *r, int64_t ih) {
 }
 
 /* --- POOL */
+/* The x element offset of the one input plane of output plane unit, for
+ * depth windows of one tap (2-D pools among them: kd 1, so no depth pads). */
+static inline size_t plane_of(const rt_pool_geom *g, uint64_t unit) {
+  return rt_pool_xplane(g, unit, (int64_t)(unit / (uint64_t)g->c1) % g->dout * g->sd);
+}
 
 /* f16 bits -> int16 whose signed order is the float order (negative halves
  * have their magnitude bits flipped); its own inverse. */
@@ -222,17 +227,17 @@ AVX2_INLINE __m256i h_order(__m256i h) {
  * outside the input are skipped as in the portable kernel. NaNs are not
  * propagated the portable way (it keeps the running max); -0 and +0 may
  * come out the other way round. */
-static AVX2 void maxpool_f16(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi) {
-  const om_tensor *x = args->desc[OM_POOL_T_X], *y = args->desc[OM_POOL_T_Y];
+static AVX2 void maxpool_f16(const om_task *task, const rt_args *args, const rt_pool_geom *g, uint64_t lo,
+                             uint64_t hi) {
   const uint16_t *xd = args->data[OM_POOL_T_X];
   uint16_t *yd = args->data[OM_POOL_T_Y];
   const int32_t *q = task->params;
   const int64_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW], sh = q[OM_POOL_P_STRIDE_H],
                 sw = q[OM_POOL_P_STRIDE_W];
   const int64_t pt = q[OM_POOL_P_PAD_TOP], pl = q[OM_POOL_P_PAD_LEFT];
-  const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
+  const int64_t h = g->h, w = g->w, ho = g->ho, wo = g->wo;
   for (uint64_t unit = lo; unit < hi; unit++) {
-    const uint16_t *xp = xd + (size_t)unit * (size_t)(h * w) * C0;
+    const uint16_t *xp = xd + plane_of(g, unit);
     uint16_t *yp = yd + (size_t)unit * (size_t)(ho * wo) * C0;
     for (int64_t oh = 0; oh < ho; oh++) {
       int64_t h0 = oh * sh - pt, ih0 = h0 < 0 ? 0 : h0, ih1 = h0 + kh < h ? h0 + kh : h;
@@ -281,21 +286,31 @@ AVX2_INLINE void plane_reduce(const int XF16, const int MAX, const void *x, size
             : _mm256_add_ps(_mm256_add_ps(a[0][half], a[1][half]), _mm256_add_ps(a[2][half], a[3][half]));
 }
 
-/* Windows covering the whole plane (kernel H x W, no padding, one output
- * pixel: global pooling): each plane reduced straight from the input, the
- * average scaled by 1 / (H*W) as the portable kernel does. */
-static AVX2 void pool_global(const void *xd, int xf16, void *yd, int yf16, int64_t n, int is_max, uint64_t lo,
-                             uint64_t hi) {
-  const __m256 inv = _mm256_set1_ps(1.0f / (float)n);
+/* Windows covering the whole input (kernel D x H x W, no padding, one
+ * output pixel: global pooling): each of the unit's D planes reduced
+ * straight from the input, in depth order, the average scaled by 1 /
+ * (D*H*W) as the portable kernel does. */
+static AVX2 void pool_global(const rt_pool_geom *g, const void *xd, int xf16, void *yd, int yf16, int is_max,
+                             uint64_t lo, uint64_t hi) {
+  const int64_t n = g->h * g->w;
+  const __m256 inv = _mm256_set1_ps(1.0f / (float)(n * g->d));
   for (uint64_t unit = lo; unit < hi; unit++) {
-    const size_t base = (size_t)unit * (size_t)n * C0;
-    __m256 s[2];
-    if (is_max)
-      xf16 ? plane_reduce(1, 1, xd, base, n, s) : plane_reduce(0, 1, xd, base, n, s);
-    else
-      xf16 ? plane_reduce(1, 0, xd, base, n, s) : plane_reduce(0, 0, xd, base, n, s);
+    __m256 acc[2] = {_mm256_set1_ps(is_max ? -INFINITY : 0.0f), _mm256_set1_ps(is_max ? -INFINITY : 0.0f)};
+    for (int64_t id = 0; id < g->d; id++) {
+      const size_t base = rt_pool_xplane(g, unit, id);
+      __m256 s[2];
+      if (is_max)
+        xf16 ? plane_reduce(1, 1, xd, base, n, s) : plane_reduce(0, 1, xd, base, n, s);
+      else
+        xf16 ? plane_reduce(1, 0, xd, base, n, s) : plane_reduce(0, 0, xd, base, n, s);
+      for (int half = 0; half < 2; half++)
+        acc[half] = g->d == 1 ? s[half]
+                    : is_max  ? _mm256_max_ps(s[half], acc[half])
+                              : _mm256_add_ps(acc[half], s[half]);
+    }
     for (int half = 0; half < 2; half++)
-      st8h(yd, yf16, (size_t)unit * C0 + (size_t)half * 8, is_max ? s[half] : _mm256_mul_ps(s[half], inv));
+      st8h(yd, yf16, (size_t)unit * C0 + (size_t)half * 8,
+           is_max ? acc[half] : _mm256_mul_ps(acc[half], inv));
   }
 }
 
@@ -310,13 +325,16 @@ int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint
                 pr = q[OM_POOL_P_PAD_RIGHT];
   const int is_max = q[OM_POOL_P_MODE] == 0, include_pad = q[OM_POOL_P_COUNT_INCLUDE_PAD] != 0;
   const int xf16 = x->dtype == DT_FLOAT16, yf16 = y->dtype == DT_FLOAT16;
-  const int64_t h = x->dims[2], w = x->dims[3], ho = y->dims[2], wo = y->dims[3];
-  if (kh == h && kw == w && (pt | pl | pb | pr) == 0) {
-    pool_global(xd, xf16, yd, yf16, h * w, is_max, lo, hi);
+  rt_pool_geom g;
+  rt_pool_geom_init(task, args, &g);
+  const int64_t h = g.h, w = g.w, ho = g.ho, wo = g.wo;
+  if (kh == h && kw == w && (pt | pl | pb | pr) == 0 && g.kd == g.d && g.pf + g.pbk == 0 && g.dout == 1) {
+    pool_global(&g, xd, xf16, yd, yf16, is_max, lo, hi);
     return 1;
   }
+  if (g.kd > 1) return 0; /* 3-D windows: the portable kernel */
   if (is_max && xf16 && yf16) {
-    maxpool_f16(task, args, lo, hi);
+    maxpool_f16(task, args, &g, lo, hi);
     return 1;
   }
   /* Windows may end past W + pr with ceil rounding: widen to the last one. */
@@ -325,7 +343,7 @@ int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint
   ring r;
   if (!ring_init(&r, core->ub, core->ub_bytes, kh, wp, pl, w)) return 0;
   for (uint64_t unit = lo; unit < hi; unit++) {
-    ring_reset(&r, (const uint8_t *)xd + (size_t)unit * (size_t)(h * w) * C0 * (xf16 ? 2 : 4), xf16,
+    ring_reset(&r, (const uint8_t *)xd + plane_of(&g, unit) * (xf16 ? 2 : 4), xf16,
                is_max ? -INFINITY : 0.0f);
     size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
     for (int64_t oh = 0; oh < ho; oh++) {
@@ -386,59 +404,65 @@ AVX2_INLINE void transpose8(__m256 r[8]) {
   r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
 }
 
-/* NC1HWC0 -> ND, dst rows (n, ch, ih) in [lo, hi): the rows of 8 channels
- * 8g .. 8g+7 (one half of a channel block) at one (n, ih) go 8 columns at a
- * time through a transpose when all 8 are in range; other rows and the
- * columns past the last 8 go element by element. */
+/* NC1HWC0 / NDC1HWC0 -> ND, dst rows (n, ch, d, ih) in [lo, hi): the rows
+ * of 8 channels 8g .. 8g+7 (one half of a channel block) at one (n, d, ih)
+ * go 8 columns at a time through a transpose when all 8 are in range; other
+ * rows and the columns past the last 8 go element by element. */
 static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const void *sp, void *dp,
                                  uint64_t lo, uint64_t hi) {
   const int sd = (int)s->dtype, dd = (int)d->dtype, sf16 = sd == DT_FLOAT16, df16 = dd == DT_FLOAT16;
-  const int64_t c = d->dims[1], h = d->dims[2], w = d->dims[3], c1 = rt_ceil_div(c, C0);
-  if (lo >= hi || c * h == 0) return;
-  const int64_t n0 = (int64_t)(lo / (uint64_t)(c * h)), n1 = (int64_t)((hi - 1) / (uint64_t)(c * h));
+  rt_td_geom g;
+  rt_td_geom_init(d, &g);
+  const int64_t c = g.c, h = g.h, w = g.w, c1 = g.c1, dep = g.d, chrows = dep * h; /* rows per channel */
+  if (lo >= hi || c * chrows == 0) return;
+  const int64_t n0 = (int64_t)(lo / (uint64_t)(c * chrows)),
+                n1 = (int64_t)((hi - 1) / (uint64_t)(c * chrows));
   for (int64_t in = n0; in <= n1; in++)
-    for (int64_t g = 0; g * 8 < c; g++) {
-      const int64_t nch = c - g * 8 < 8 ? c - g * 8 : 8;
-      for (int64_t ih = 0; ih < h; ih++) {
-        const uint64_t row0 = (uint64_t)(((in * c + g * 8) * h) + ih),
-                       last = row0 + (uint64_t)((nch - 1) * h);
-        if (last < lo || row0 >= hi) continue;
-        const size_t src = (size_t)((((in * c1 + g / 2) * h + ih) * w) * C0 + (g % 2) * 8);
-        int64_t iw = 0;
-        if (nch == 8 && row0 >= lo && last < hi)
-          for (; iw + 8 <= w; iw += 8) {
-            __m256 r[8];
-            for (int k = 0; k < 8; k++)
-              r[k] = ld8h(sp, sf16, src + (size_t)(iw + k) * C0);
-            transpose8(r);
-            for (int j = 0; j < 8; j++)
-              st8h(dp, df16, (size_t)(row0 + (uint64_t)(j * h)) * (size_t)w + (size_t)iw, r[j]);
+    for (int64_t id = 0; id < dep; id++)
+      for (int64_t g8 = 0; g8 * 8 < c; g8++) {
+        const int64_t nch = c - g8 * 8 < 8 ? c - g8 * 8 : 8;
+        for (int64_t ih = 0; ih < h; ih++) {
+          const uint64_t row0 = (uint64_t)(((in * c + g8 * 8) * dep + id) * h + ih),
+                         last = row0 + (uint64_t)((nch - 1) * chrows);
+          if (last < lo || row0 >= hi) continue;
+          const size_t src = (size_t)(((((in * dep + id) * c1 + g8 / 2) * h + ih) * w) * C0 + (g8 % 2) * 8);
+          int64_t iw = 0;
+          if (nch == 8 && row0 >= lo && last < hi)
+            for (; iw + 8 <= w; iw += 8) {
+              __m256 r[8];
+              for (int k = 0; k < 8; k++)
+                r[k] = ld8h(sp, sf16, src + (size_t)(iw + k) * C0);
+              transpose8(r);
+              for (int j = 0; j < 8; j++)
+                st8h(dp, df16, (size_t)(row0 + (uint64_t)(j * chrows)) * (size_t)w + (size_t)iw, r[j]);
+            }
+          for (int64_t j = 0; j < nch; j++) {
+            const uint64_t row = row0 + (uint64_t)(j * chrows);
+            if (row < lo || row >= hi) continue;
+            for (int64_t x = iw; x < w; x++)
+              rt_put(dp, dd, (size_t)row * (size_t)w + (size_t)x,
+                     rt_get(sp, sd, src + (size_t)x * C0 + (size_t)j));
           }
-        for (int64_t j = 0; j < nch; j++) {
-          const uint64_t row = row0 + (uint64_t)(j * h);
-          if (row < lo || row >= hi) continue;
-          for (int64_t x = iw; x < w; x++)
-            rt_put(dp, dd, (size_t)row * (size_t)w + (size_t)x,
-                   rt_get(sp, sd, src + (size_t)x * C0 + (size_t)j));
         }
       }
-    }
 }
 
 int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi) {
   const om_tensor *s = args->desc[OM_TRANSDATA_T_SRC], *d = args->desc[OM_TRANSDATA_T_DST];
   const void *sp = args->data[OM_TRANSDATA_T_SRC];
   void *dp = args->data[OM_TRANSDATA_T_DST];
-  if (s->layout == LAYOUT_NC1HWC0 && d->layout == LAYOUT_ND) {
+  if (s->layout != LAYOUT_ND && d->layout == LAYOUT_ND) {
     transdata_to_nd(s, d, sp, dp, lo, hi);
     return 1;
   }
-  if (s->layout != LAYOUT_ND || d->layout != LAYOUT_NC1HWC0) return 0;
+  if (s->layout != LAYOUT_ND || d->layout == LAYOUT_ND) return 0;
   const int sf16 = s->dtype == DT_FLOAT16, df16 = d->dtype == DT_FLOAT16;
-  const int64_t c = d->dims[1], h = d->dims[2], w = d->dims[3], c1 = rt_ceil_div(c, C0);
+  rt_td_geom g;
+  rt_td_geom_init(d, &g);
+  const int64_t c = g.c, h = g.h, w = g.w, c1 = g.c1;
   for (uint64_t row = lo; row < hi; row++) {
-    const int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, in = (int64_t)row / h / c1;
-    const size_t out = (size_t)row * (size_t)w * C0;
+    const int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, img = (int64_t)row / h / c1;
+    const size_t out = (size_t)row * (size_t)w * C0, base = rt_td_nd_base(&g, img) + (size_t)(ih * w);
     int64_t iw = 0;
     for (; iw + 8 <= w; iw += 8) {
       for (int half = 0; half < 2; half++) {
@@ -450,7 +474,7 @@ int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo,
         __m256 r[8];
         for (int j = 0; j < 8; j++) {
           int64_t ch = cb * C0 + half * 8 + j;
-          r[j] = ch < c ? ld8h(sp, sf16, (size_t)(((in * c + ch) * h + ih) * w + iw)) : _mm256_setzero_ps();
+          r[j] = ch < c ? ld8h(sp, sf16, base + (size_t)ch * g.cstride + (size_t)iw) : _mm256_setzero_ps();
         }
         transpose8(r);
         for (int j = 0; j < 8; j++)
@@ -461,7 +485,7 @@ int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo,
       float v[C0];
       for (int j = 0; j < C0; j++) {
         int64_t ch = cb * C0 + j;
-        v[j] = ch < c ? rt_get(sp, (int)s->dtype, (size_t)(((in * c + ch) * h + ih) * w + iw)) : 0.0f;
+        v[j] = ch < c ? rt_get(sp, (int)s->dtype, base + (size_t)ch * g.cstride + (size_t)iw) : 0.0f;
       }
       st8h(dp, df16, out + (size_t)iw * C0, _mm256_loadu_ps(v));
       st8h(dp, df16, out + (size_t)iw * C0 + 8, _mm256_loadu_ps(v + 8));

@@ -227,15 +227,10 @@ static omrt_status check_tensor(const omrt_model *m, const rt_part *p, uint32_t 
     return rt_error(OMRT_ERR_UNSUPPORTED, "%s: unknown layout %u", where, t->layout);
   if (t->rank > MAX_RANK)
     return rt_error(OMRT_ERR_FORMAT, "%s: rank %u exceeds %d", where, t->rank, MAX_RANK);
-  if (t->layout == LAYOUT_FRACTAL_NZ ? t->rank < 2
-      : t->layout != LAYOUT_ND       ? t->rank != (t->layout == LAYOUT_FRACTAL_Z_G ? 5u : 4u)
-                                     : 0)
-    return rt_error(OMRT_ERR_FORMAT, "%s: layout %s needs rank %s, has %u", where,
-                    layout_name((int)t->layout),
-                    t->layout == LAYOUT_FRACTAL_NZ    ? ">= 2"
-                    : t->layout == LAYOUT_FRACTAL_Z_G ? "5"
-                                                      : "4",
-                    t->rank);
+  int rank_max, rank_min = layout_ranks((int)t->layout, &rank_max);
+  if ((int)t->rank < rank_min || (int)t->rank > rank_max)
+    return rt_error(OMRT_ERR_FORMAT, "%s: layout %s needs rank %s%d, has %u", where,
+                    layout_name((int)t->layout), rank_min == rank_max ? "" : ">= ", rank_min, t->rank);
   for (uint32_t k = 0; k < t->rank; k++)
     if (t->dims[k] < 0)
       return rt_error(OMRT_ERR_FORMAT, "%s: dim %u is negative (%lld)", where, k, (long long)t->dims[k]);

@@ -12,10 +12,10 @@
  *     ninputs, noutputs <= VPROG_MAX_IO, ninputs + noutputs == ntensors;
  *   - tensors: every slot present; dtype one of f32 f16 f64 i64 i32 i16 i8
  *     u64 u32 u16 u8 bool;
- *     layout ND or NC1HWC0, one layout for all; outputs share dims and are
- *     not WEIGHTS; inputs broadcast to the outputs over the physical array
- *     (ND: numpy rules, right-aligned, size-1 dims repeat; NC1HWC0: same C,
- *     N / H / W equal or 1);
+ *     layout ND, NC1HWC0 or NDC1HWC0, one layout for all; outputs share dims
+ *     and are not WEIGHTS; inputs broadcast to the outputs over the physical
+ *     array (ND: numpy rules, right-aligned, size-1 dims repeat; NC1HWC0:
+ *     same C, N / H / W equal or 1; NDC1HWC0 alike with D);
  *   - instructions, in order: known opcode; registers read are < nregs and
  *     written by an earlier instruction; the destination is written for the
  *     first time (SSA); the typing rules below; then every output stored
@@ -293,11 +293,16 @@ static const char *slot_str(const vctx *v, uint32_t s, char *buf, size_t n) {
   return buf;
 }
 
-/* Physical dims of a ND or NC1HWC0 tensor; returns the count. */
+/* Physical dims of a ND, NC1HWC0 or NDC1HWC0 tensor; returns the count. */
 static int physical_dims(const om_tensor *t, int64_t d[RT_VMAX_DIMS]) {
   if (t->layout == LAYOUT_NC1HWC0) {
     d[0] = t->dims[0], d[1] = (t->dims[1] + C0 - 1) / C0, d[2] = t->dims[2], d[3] = t->dims[3], d[4] = C0;
     return 5;
+  }
+  if (t->layout == LAYOUT_NDC1HWC0) {
+    d[0] = t->dims[0], d[1] = t->dims[2], d[2] = (t->dims[1] + C0 - 1) / C0, d[3] = t->dims[3],
+    d[4] = t->dims[4], d[5] = C0;
+    return 6;
   }
   for (uint32_t k = 0; k < t->rank; k++)
     d[k] = t->dims[k];
@@ -321,9 +326,9 @@ static omrt_status check_tensors(vctx *v) {
     if (!is_any((int)t->dtype))
       return rt_chk_fail(&v->c, "%s: dtype %u is not a vector-program dtype (" VPROG_DTYPES ")",
                          slot_str(v, s, a, sizeof a), t->dtype);
-    if (t->layout != LAYOUT_ND && t->layout != LAYOUT_NC1HWC0)
-      return rt_chk_fail(&v->c, "%s: layout %s, expected ND or NC1HWC0", slot_str(v, s, a, sizeof a),
-                         layout_name((int)t->layout));
+    if (t->layout != LAYOUT_ND && t->layout != LAYOUT_NC1HWC0 && t->layout != LAYOUT_NDC1HWC0)
+      return rt_chk_fail(&v->c, "%s: layout %s, expected ND, NC1HWC0 or NDC1HWC0",
+                         slot_str(v, s, a, sizeof a), layout_name((int)t->layout));
     if (t->layout != out0->layout)
       return rt_chk_fail(&v->c, "%s: layout %s differs from %s's %s (one layout per task)",
                          slot_str(v, s, a, sizeof a), layout_name((int)t->layout),
@@ -337,10 +342,10 @@ static omrt_status check_tensors(vctx *v) {
       if (st) return st;
       continue;
     }
-    /* Broadcasting: physical dims right-aligned, each equal or 1; NC1HWC0 keeps C. */
+    /* Broadcasting: physical dims right-aligned, each equal or 1; NC1HWC0 and NDC1HWC0 keep C. */
     int64_t od[RT_VMAX_DIMS], id[RT_VMAX_DIMS];
     int ro = physical_dims(out0, od), ri = physical_dims(t, id);
-    int bad = ri > ro || (t->layout == LAYOUT_NC1HWC0 && t->dims[1] != out0->dims[1]);
+    int bad = ri > ro || (t->layout != LAYOUT_ND && t->dims[1] != out0->dims[1]);
     for (int k = 0; !bad && k < ri; k++)
       bad = id[k] != 1 && id[k] != od[ro - ri + k];
     if (bad) {
@@ -356,7 +361,9 @@ static omrt_status check_tensors(vctx *v) {
         len += (size_t)snprintf(b + len, sizeof b - len, "%s%lld", k ? ", " : "", (long long)t->dims[k]);
       return rt_chk_fail(&v->c, "%s: dims [%s] (%s) do not broadcast to the outputs' [%s]%s",
                          slot_str(v, s, a, sizeof a), b, layout_name((int)t->layout), dims,
-                         t->layout == LAYOUT_NC1HWC0 ? " (NC1HWC0 broadcasts over N, H and W only)" : "");
+                         t->layout == LAYOUT_NC1HWC0    ? " (NC1HWC0 broadcasts over N, H and W only)"
+                         : t->layout == LAYOUT_NDC1HWC0 ? " (NDC1HWC0 broadcasts over N, D, H and W only)"
+                                                        : "");
     }
   }
   return OMRT_OK;
@@ -511,9 +518,10 @@ static void iteration_space(const vctx *v, rt_vplan *p) {
     p->in[j].dtype = v->t[j]->dtype;
     p->in[j].contiguous = nd == 1 && p->in[j].strides[0] == 1;
   }
-  if (out0->layout == LAYOUT_NC1HWC0 && out0->dims[1] % C0) {
+  if (out0->layout != LAYOUT_ND && out0->dims[1] % C0) { /* [N(*D)][C1][H][W][16] */
+    const int r5 = out0->layout == LAYOUT_NDC1HWC0;
     p->pad_from = (uint32_t)(out0->dims[1] % C0);
-    p->pad_hw16 = (uint64_t)out0->dims[2] * (uint64_t)out0->dims[3] * C0;
+    p->pad_hw16 = (uint64_t)out0->dims[2 + r5] * (uint64_t)out0->dims[3 + r5] * C0;
     p->pad_c1s = (uint64_t)(out0->dims[1] + C0 - 1) / C0;
   }
 }

@@ -90,6 +90,13 @@ def main():
     case("initializer_size", lambda d, p: save(conv_relu_graph(inits=[bad_w]), p), ["model.onnx", "'w'", "100"])
     case("symbolic_dim", lambda d, p: save(conv_relu_graph(input_dims=("N", 3, 8, 8)), p),
          ["model.onnx", "'x'", "N", "--input_shape"])
+    case("huge_constant", lambda d, p: save(helper.make_graph(
+        [helper.make_node("ConstantOfShape", ["shape"], ["c"], name="big"),
+         helper.make_node("Add", ["x", "c"], ["z"], name="add0")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array([1 << 31], np.int64), "shape")]), p),
+        ["model.onnx", "big", "ConstantOfShape", "8589934592", "4294967296"])
     case("external_absolute", lambda d, p: save(conv_relu_graph(
         inits=[external_init(os.path.join(outside, "secret.bin"))]), p), ["model.onnx", "'w'"])
     case("external_dotdot", lambda d, p: save(conv_relu_graph(

@@ -2,8 +2,10 @@
 """atc's flags on a small real model: --help, both --flag=value and --flag value
 forms, usage errors (exit 2), --log=info phase lines, --dump_graph (IR text
 and DOT after every pass), --mode=1 (om to JSON), --mode=3 (precheck), --out_nodes,
---fusion_switch_file (each rule, ALL, the op-by-op build), and omrun
-running the result against numpy.
+--fusion_switch_file (each rule, ALL, the op-by-op build), omrun
+running the result against numpy, and a weight made by ConstantOfShape past
+the 64 MiB and 2^26-step folding bounds (the ONNX zoo's "light" VGG-19
+pattern) folded at compile time.
 
 Usage: atc_cli.py ATC_BINARY OMRUN_BINARY WORK_DIR
 """
@@ -175,6 +177,27 @@ def main():
             got = np.fromfile(os.path.join(base + "_out", "output_0.bin"), "<f4").reshape(ref.shape)
             err = float(np.abs(got - ref).max() / np.abs(ref).max())
             check(f"{prec}: matches numpy (rel err {err:.2g} <= {bar})", err <= bar)
+
+    # ConstantOfShape making a 70M-element (280 MB) constant that only its last 4 values are read of: the
+    # ops that only fold are bounded by 4 GiB, not by the 64 MiB / 2^26-step bounds of foldable ones.
+    big, n = os.path.join(work, "cos.onnx"), 70_000_000
+    g = helper.make_graph(
+        [helper.make_node("ConstantOfShape", ["shape"], ["c"], name="big",
+                          value=helper.make_tensor("v", TensorProto.FLOAT, [1], [0.5])),
+         helper.make_node("Slice", ["c", "st", "en"], ["s"], name="tail"),
+         helper.make_node("Add", ["x", "s"], ["y"], name="add")], "cos",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])],
+        [numpy_helper.from_array(np.array(v, np.int64), k) for k, v in (("shape", [n]), ("st", [n - 4]), ("en", [n]))])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), big)
+    xb = np.arange(4, dtype=np.float32)
+    xb.tofile(os.path.join(work, "xb.bin"))
+    p = run(atc, f"--model={big}", f"--output={work}/cos", "--soc_version=Ascend310",
+            "--precision_mode=must_keep_origin_dtype")
+    check("ConstantOfShape of 70M elements folds at compile time", p.returncode == 0, p.stderr)
+    p = run(omrun, "--model", f"{work}/cos.om", "--input", os.path.join(work, "xb.bin"), "--output", f"{work}/cos_out")
+    got = np.fromfile(f"{work}/cos_out/output_0.bin", "<f4") if p.returncode == 0 else None
+    check("... and runs: x + 0.5", got is not None and np.array_equal(got, xb + 0.5), p.stderr)
 
     # --mode=1: the package as JSON
     js = os.path.join(work, "m.json")

@@ -27,7 +27,13 @@ realistic shapes check what they do not:
     inference; and attention with relative positions, whose bias table is
     sliced to the 2L - 1 offsets a sequence of L = Shape(x)[1] needs (Slice
     ends from Shape -> Gather -> Mul -> Sub) and gathered at Range-made
-    offsets.
+    offsets;
+  - 3-D convolution on the cube (CONV3D, NDC1HWC0 / FRACTAL_Z_3D) with
+    BatchNorm folded and bias, residual and Relu fused: a video stem with
+    depth pads, strided and dilated depth windows, channel counts not
+    multiple of 16, an R(2+1)D block ((1,3,3) then (3,1,1) kernels), and
+    MaxPool3d / AvgPool3d (POOL on NDC1HWC0, ceil mode, count_include_pad)
+    and ConvTranspose3d (a CONV3D over a zero-inserted input).
 Each is compiled by atc and run by omrun in both precisions:
 must_keep_origin_dtype max abs error <= 1e-4 x max|ref|, force_fp16 cosine
 >= 0.999. Exit 0 when all pass.
@@ -175,6 +181,49 @@ class MHA(torch.nn.Module):
         return self.mha(x, x, x, need_weights=False, **masks[self.mask])[0]
 
 
+class Video3d(torch.nn.Module):
+    """Conv3d + BatchNorm3d + Relu, optionally with a residual, a pool or a transposed convolution after."""
+
+    def __init__(self, cin, cout, k, stride, pad, dil=1, residual=False, tail=None):
+        super().__init__()
+        self.conv = torch.nn.Conv3d(cin, cout, k, stride, pad, dil, bias=False)
+        self.bn = torch.nn.BatchNorm3d(cout)
+        with torch.no_grad():  # non-trivial statistics, so the fold matters
+            self.bn.running_mean.uniform_(-0.5, 0.5)
+            self.bn.running_var.uniform_(0.5, 2.0)
+            self.bn.weight.uniform_(0.5, 1.5)
+            self.bn.bias.uniform_(-0.3, 0.3)
+        self.skip = torch.nn.Conv3d(cin, cout, 1, stride) if residual else None
+        self.tail = tail
+
+    def forward(self, x):
+        y = self.bn(self.conv(x))
+        if self.skip is not None:
+            y = y + self.skip(x)
+        y = torch.relu(y)
+        return self.tail(y) if self.tail is not None else y
+
+
+class R2Plus1d(torch.nn.Module):
+    """torchvision's Conv2Plus1D twice with the identity shortcut, then global pooling and a linear head."""
+
+    def __init__(self, c, mid):
+        super().__init__()
+
+        def conv(ci, co):
+            return torch.nn.Sequential(torch.nn.Conv3d(ci, mid, (1, 3, 3), 1, (0, 1, 1), bias=False),
+                                       torch.nn.BatchNorm3d(mid), torch.nn.ReLU(),
+                                       torch.nn.Conv3d(mid, co, (3, 1, 1), 1, (1, 0, 0), bias=False),
+                                       torch.nn.BatchNorm3d(co))
+
+        self.a, self.b = conv(c, c), conv(c, c)
+        self.head = torch.nn.Linear(c, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.b(torch.relu(self.a(x))) + x)
+        return self.head(torch.nn.functional.adaptive_avg_pool3d(y, 1).flatten(1))
+
+
 torch.manual_seed(11)  # the modules' weights below, then (in main) the inputs
 CASES = [  # (name, module, input shape)
     (f"conv cin {ci} cout {co} group {g} k {k} stride {st} dilation {d}", GroupConv(ci, co, g, k, st, d), (1, ci, hw, hw))
@@ -199,17 +248,32 @@ CASES = [  # (name, module, input shape)
     ("relative-position attention", RelPosAttention(), (1, 400))] + [
     (f"multihead attention {e}/{h} heads, length {n}, mask {m}", MHA(e, h, n, m), (2, n, e))
     for e, h, n, m in ((64, 4, 37, "none"), (64, 4, 37, "causal"), (96, 3, 70, "bool causal"),
-                       (40, 5, 21, "key padding"))]
+                       (40, 5, 21, "key padding"))] + [
+    ("conv3d video stem (3,7,7) stride (1,2,2), BN, relu", Video3d(3, 24, (3, 7, 7), (1, 2, 2), (1, 3, 3)),
+     (1, 3, 6, 30, 30)),
+    ("conv3d 3x3x3 residual, BN, relu", Video3d(24, 24, 3, 1, 1, residual=True), (2, 24, 5, 9, 11)),
+    ("conv3d strided, dilated depth", Video3d(20, 36, 3, (2, 1, 2), (2, 1, 1), (2, 1, 1), residual=True),
+     (1, 20, 9, 8, 10)),
+    ("conv3d + maxpool3d", Video3d(8, 40, (1, 3, 3), 1, (0, 1, 1), tail=torch.nn.MaxPool3d((2, 3, 3), 2, 1)),
+     (1, 8, 7, 13, 12)),
+    ("conv3d + avgpool3d ceil, no pad count",
+     Video3d(16, 16, (3, 1, 1), 1, (1, 0, 0),
+             tail=torch.nn.AvgPool3d(3, (2, 2, 1), 1, ceil_mode=True, count_include_pad=False)), (1, 16, 6, 7, 9)),
+    ("conv3d + conv_transpose3d", Video3d(12, 20, 3, 1, 1, tail=torch.nn.ConvTranspose3d(20, 8, (3, 4, 4), (1, 2, 2),
+                                                                                       (1, 1, 1))), (1, 12, 4, 6, 5)),
+    ("r(2+1)d block + head, channels not multiple of 16", R2Plus1d(24, 45), (1, 24, 4, 14, 14))]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--only", default="", help="run only the cases whose name contains this")
     args = ap.parse_args()
     torch.manual_seed(11)
     fails = 0
     with tempfile.TemporaryDirectory() as work:
-        for i, (name, net, shape) in enumerate(CASES):
+        cases = [c for c in CASES if args.only in c[0]]
+        for i, (name, net, shape) in enumerate(cases):
             net.eval()
             x = torch.randn(*shape)
             with torch.no_grad():
@@ -252,7 +316,7 @@ def main():
                 ok = rel <= 1e-4 if prec == "must_keep_origin_dtype" else cos >= 0.999
                 fails += not ok
                 print(f"{'ok  ' if ok else 'FAIL'} {label}: max abs error {rel:.3g} x max|ref|, cosine {cos:.6f}")
-    print(f"{len(CASES) * 2 - fails} passed, {fails} failed")
+    print(f"{len(cases) * 2 - fails} passed, {fails} failed")
     return 1 if fails else 0
 
 

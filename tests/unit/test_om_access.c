@@ -30,9 +30,36 @@ static void test_every_kind_declared(void) {
     CHECK((a.in_place >> OM_TASK_MAX_TENSORS) == 0);
     if (a.writes == 0) test_note("kind %u (%s) declares no tensor access", k, rt_kernels[k].name);
   }
-  CHECK_EQ_INT(kinds, 21);
+  CHECK_EQ_INT(kinds, 22);
   CHECK_EQ_INT(rt_kind_access(5).writes, 0); /* the retired ELTWISE */
   CHECK_EQ_INT(rt_kind_access(1000).writes, 0);
+}
+
+/* The layout table is one table: every layout the loader knows has one
+ * name that reads back as it, and layout_elements accepts exactly the
+ * ranks layout_ranks allows (what the loader checks). */
+static void test_layout_table(void) {
+  const int known[] = {LAYOUT_ND,         LAYOUT_NC1HWC0,  LAYOUT_FRACTAL_Z,   LAYOUT_FRACTAL_Z_G,
+                       LAYOUT_FRACTAL_NZ, LAYOUT_NDC1HWC0, LAYOUT_FRACTAL_Z_3D};
+  int names = 0;
+  for (int l = 0; l < 64; l++)
+    if (layout_name(l)) {
+      names++;
+      CHECK_EQ_INT(layout_from_name(layout_name(l)), l);
+    }
+  CHECK_EQ_INT(names, (int)(sizeof known / sizeof *known));
+  const int64_t dims[MAX_RANK] = {2, 3, 2, 3, 2, 3, 2, 3};
+  for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
+    int hi, lo = layout_ranks(known[i], &hi);
+    CHECK(layout_name(known[i]) != NULL);
+    CHECK(lo >= 0 && lo <= hi && hi <= MAX_RANK);
+    for (int r = 0; r <= MAX_RANK; r++) {
+      uint64_t n;
+      CHECK_EQ_INT(layout_elements(known[i], r, dims, &n) == 0, r >= lo && r <= hi);
+    }
+  }
+  int hi;
+  CHECK_EQ_INT(layout_ranks(3, &hi), -1); /* the retired WINO_F43 */
 }
 
 /* --- building packages */
@@ -316,6 +343,7 @@ static void test_norm_attention(void) {
 
 int main(void) {
   test_every_kind_declared();
+  test_layout_table();
   test_copies();
   test_conv_in_place();
   test_vprog();
