@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "ir/epilogue_ir.h"
 #include "ir/ir_vprog.h"
 
@@ -469,6 +470,28 @@ ir_node *ir_value_single_user(const ir_graph *g, const ir_value *v) {
       }
   }
   return user;
+}
+
+ir_node *ir_value_sole_reader(const ir_graph *g, const ir_value *v) {
+  ir_node *r = NULL;
+  for (int i = 0; i < g->noutputs; i++)
+    if (g->outputs[i] == v) return NULL;
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    for (int j = 0; j < n->nin && !n->dead; j++)
+      if (n->in[j] == v) {
+        if (r && r != n) return NULL;
+        r = n;
+      }
+  }
+  return r;
+}
+
+int ir_value_float_scalar(const ir_value *v, double *f) {
+  if (!v || !v->data || ir_value_elements(v) != 1 || (v->dtype != DT_FLOAT32 && v->dtype != DT_FLOAT16))
+    return 0;
+  *f = elem_get(v->data, v->dtype, 0);
+  return 1;
 }
 
 void ir_graph_compact(ir_graph *g) {

@@ -232,6 +232,12 @@ int ir_value_use_count(const ir_graph *g, const ir_value *v);
 /* The single live node reading v, or NULL when v has 0 or >1 readers or is a
  * graph output. O(nodes), like ir_value_use_count. */
 ir_node *ir_value_single_user(const ir_graph *g, const ir_value *v);
+/* The one live node reading v, however many of its inputs do (Mul(d, d)),
+ * or NULL when none or several nodes read v or it is a graph output: what a
+ * pattern matcher asks before it absorbs v into a fused node. O(nodes). */
+ir_node *ir_value_sole_reader(const ir_graph *g, const ir_value *v);
+/* v is a one-element f32 or f16 constant: 1 and its value in *f, else 0. */
+int ir_value_float_scalar(const ir_value *v, double *f);
 
 /* Readers of every value at once, for passes that ask about many values:
  * count[v->id] is ir_value_use_count(g, v) and, when that is 1 and v is not a

@@ -93,29 +93,7 @@ static int is_output(const ir_graph *g, const ir_value *v) {
   return 0;
 }
 
-/* The one live node reading v (not a graph output), or NULL. */
-static ir_node *reader(const ir_graph *g, const ir_value *v) {
-  ir_node *r = NULL;
-  if (is_output(g, v)) return NULL;
-  for (int i = 0; i < g->nnodes; i++) {
-    ir_node *n = g->nodes[i];
-    for (int j = 0; j < n->nin && !n->dead; j++)
-      if (n->in[j] == v) {
-        if (r && r != n) return NULL;
-        r = n;
-      }
-  }
-  return r;
-}
-
 static int is_f16_f32(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
-
-/* v is a one-element float constant; its value in *f. */
-static int scalar(const ir_value *v, double *f) {
-  if (!v || !v->data || ir_value_elements(v) != 1 || !is_f16_f32(v->dtype)) return 0;
-  *f = elem_get(v->data, v->dtype, 0);
-  return 1;
-}
 
 static int same_dims(const ir_value *a, const ir_value *b) {
   return a->rank == b->rank && memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank) == 0;
@@ -141,11 +119,11 @@ static int scores_like(const ir_value *v) {
 static ir_value *scaled(const ir_node *n, double *f) {
   double c;
   if (!n || (n->op != IR_OP_MUL && n->op != IR_OP_DIV)) return NULL;
-  if (scalar(n->in[1], &c) && c != 0 && isfinite(c)) {
+  if (ir_value_float_scalar(n->in[1], &c) && c != 0 && isfinite(c)) {
     *f = n->op == IR_OP_MUL ? c : 1 / c;
     return n->in[0];
   }
-  if (n->op == IR_OP_MUL && scalar(n->in[0], &c) && isfinite(c)) {
+  if (n->op == IR_OP_MUL && ir_value_float_scalar(n->in[0], &c) && isfinite(c)) {
     *f = c;
     return n->in[1];
   }
@@ -221,11 +199,11 @@ static int closed(const ir_graph *g, const chain *c) {
 static int zero_guard(chain *c, ir_node *w, const ir_value *p, const ir_value *s, const ir_value *s32) {
   double z, ninf;
   ir_node *eq = w && w->op == IR_OP_WHERE && w->in[2] == p ? made_by(w->in[0], IR_OP_EQUAL) : NULL;
-  if (!eq || !scalar(w->in[1], &z) || z != 0) return 0;
+  if (!eq || !ir_value_float_scalar(w->in[1], &z) || z != 0) return 0;
   int r = !made_by(eq->in[0], IR_OP_REDUCE);
   ir_node *mx = made_by(eq->in[r], IR_OP_REDUCE);
   int64_t axes[MAX_RANK];
-  if (!mx || !scalar(eq->in[1 - r], &ninf) || ninf != -INFINITY ||
+  if (!mx || !ir_value_float_scalar(eq->in[1 - r], &ninf) || ninf != -INFINITY ||
       strcmp(ir_attr_string(mx, "mode", ""), "max") || !ir_attr_int(mx, "keepdims", 1) ||
       ir_attr_ints(mx, "axes", axes, MAX_RANK) != 1 || axes[0] != s->rank - 1 ||
       (mx->in[0] != s && mx->in[0] != s32))
@@ -259,14 +237,14 @@ static int match(const ir_graph *g, ir_node *sm, chain *c) {
   if (sm->nin != 1 || s->rank < 2 || ir_attr_int(sm, "axis", -1) != s->rank - 1 ||
       ir_attr_int(sm, "coerce_2d", 0) || ir_attr_int(sm, "log", 0) || !add(c, sm))
     return 0;
-  ir_node *cin = made_by(s, IR_OP_CAST), *cout = reader(g, p);
+  ir_node *cin = made_by(s, IR_OP_CAST), *cout = ir_value_sole_reader(g, p);
   if (cin && cout && cout->op == IR_OP_CAST && cout->out[0]->dtype == cin->in[0]->dtype) { /* f32 softmax */
     if (!add(c, cin) || !add(c, cout)) return 0;
     s = cin->in[0], p = cout->out[0];
   }
-  ir_node *w = reader(g, p);
+  ir_node *w = ir_value_sole_reader(g, p);
   if (zero_guard(c, w, p, s, s32)) p = w->out[0];
-  ir_node *mm2 = reader(g, p);
+  ir_node *mm2 = ir_value_sole_reader(g, p);
   if (!mm2 || mm2->op != IR_OP_MATMUL || mm2->in[0] != p || mm2->in[1] == p) return 0;
   c->last = mm2;
   ir_node *mm = scores_of(g, c, s);
@@ -280,12 +258,12 @@ static int match(const ir_graph *g, ir_node *sm, chain *c) {
   double f;
   ir_value *x;
   ir_node *qm = c->q->producer;
-  if (qm && !qm->dead && (x = scaled(qm, &f)) && reader(g, c->q) == mm && same_dims(x, c->q) &&
+  if (qm && !qm->dead && (x = scaled(qm, &f)) && ir_value_sole_reader(g, c->q) == mm && same_dims(x, c->q) &&
       x->dtype == c->q->dtype && add(c, qm))
     c->scale *= f, c->q = x;
   ir_node *tr = made_by(kt, IR_OP_TRANSPOSE);
   int64_t perm[MAX_RANK];
-  int swap = tr && reader(g, kt) == mm && ir_attr_ints(tr, "perm", perm, MAX_RANK) == kt->rank;
+  int swap = tr && ir_value_sole_reader(g, kt) == mm && ir_attr_ints(tr, "perm", perm, MAX_RANK) == kt->rank;
   for (int i = 0; swap && i < kt->rank; i++)
     swap = perm[i] == (i < kt->rank - 2 ? i : i == kt->rank - 2 ? kt->rank - 1 : kt->rank - 2);
   if (swap && add(c, tr)) {

@@ -73,30 +73,7 @@ static ir_node *made_by(const ir_value *v, ir_op op) {
   return v && v->producer && !v->producer->dead && v->producer->op == op ? v->producer : NULL;
 }
 
-/* The one live node reading v (graph outputs count as readers), or NULL. */
-static ir_node *reader(const ir_graph *g, const ir_value *v) {
-  ir_node *r = NULL;
-  for (int i = 0; i < g->noutputs; i++)
-    if (g->outputs[i] == v) return NULL;
-  for (int i = 0; i < g->nnodes; i++) {
-    ir_node *n = g->nodes[i];
-    for (int j = 0; j < n->nin && !n->dead; j++)
-      if (n->in[j] == v) {
-        if (r && r != n) return NULL;
-        r = n;
-      }
-  }
-  return r;
-}
-
 static int is_f16_f32(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
-
-/* v is a one-element float constant; its value in *f. */
-static int scalar(const ir_value *v, double *f) {
-  if (!v || !v->data || ir_value_elements(v) != 1 || !is_f16_f32(v->dtype)) return 0;
-  *f = elem_get(v->data, v->dtype, 0);
-  return 1;
-}
 
 static int same_shape(const ir_value *a, const ir_value *b) {
   return a->rank == b->rank && a->dtype == b->dtype &&
@@ -124,24 +101,25 @@ static ir_value *squared(const ir_value *q, ir_node **n) {
   double e;
   if (m && m->in[0] == m->in[1]) return *n = m, m->in[0];
   m = made_by(q, IR_OP_POW);
-  if (m && scalar(m->in[1], &e) && e == 2.0) return *n = m, m->in[0];
+  if (m && ir_value_float_scalar(m->in[1], &e) && e == 2.0) return *n = m, m->in[0];
   return NULL;
 }
 
 /* From v = mean(...) on: n = num * 1/sqrt(v + eps) or num / sqrt(v + eps).
  * Adds the nodes, sets eps; the normalized value, or NULL. */
 static ir_value *normalize(const ir_graph *g, chain *c, ir_value *v, const ir_value *num) {
-  ir_node *a = reader(g, v), *s, *r, *m;
+  ir_node *a = ir_value_sole_reader(g, v), *s, *r, *m;
   if (!a || a->op != IR_OP_ADD || !add(c, a)) return NULL;
-  if (!scalar(a->in[a->in[0] == v], &c->eps) || !(c->eps >= 0) || !same_shape(a->out[0], v)) return NULL;
-  if (!(s = reader(g, a->out[0])) || s->op != IR_OP_SQRT || !add(c, s)) return NULL;
-  if (!(r = reader(g, s->out[0])) || !add(c, r)) return NULL;
+  if (!ir_value_float_scalar(a->in[a->in[0] == v], &c->eps) || !(c->eps >= 0) || !same_shape(a->out[0], v))
+    return NULL;
+  if (!(s = ir_value_sole_reader(g, a->out[0])) || s->op != IR_OP_SQRT || !add(c, s)) return NULL;
+  if (!(r = ir_value_sole_reader(g, s->out[0])) || !add(c, r)) return NULL;
   if (r->op == IR_OP_DIV && r->in[0] == num && r->in[1] == s->out[0]) return r->out[0];
   double one;
   if (!(r->op == IR_OP_RECIPROCAL ||
-        (r->op == IR_OP_DIV && r->in[1] == s->out[0] && scalar(r->in[0], &one) && one == 1.0)))
+        (r->op == IR_OP_DIV && r->in[1] == s->out[0] && ir_value_float_scalar(r->in[0], &one) && one == 1.0)))
     return NULL;
-  if (!(m = reader(g, r->out[0])) || m->op != IR_OP_MUL || !add(c, m)) return NULL;
+  if (!(m = ir_value_sole_reader(g, r->out[0])) || m->op != IR_OP_MUL || !add(c, m)) return NULL;
   if (!((m->in[0] == num && m->in[1] == r->out[0]) || (m->in[1] == num && m->in[0] == r->out[0])))
     return NULL;
   return m->out[0];
@@ -158,7 +136,7 @@ static int holds_row(const ir_value *v, const ir_value *x, int axis) {
 
 /* y = op(cur, p) or op(p, cur) with p one row: p, else NULL (n the node). */
 static ir_value *row_operand(const ir_graph *g, const chain *c, const ir_value *cur, ir_op op, ir_node **n) {
-  ir_node *m = reader(g, cur);
+  ir_node *m = ir_value_sole_reader(g, cur);
   if (!m || m->op != op || m->in[0] == m->in[1]) return NULL;
   ir_value *p = m->in[0] == cur ? m->in[1] : m->in[0];
   if (!holds_row(p, c->x, c->axis) || !same_shape(m->out[0], cur)) return NULL;
@@ -171,7 +149,7 @@ static int match(const ir_graph *g, ir_node *r, chain *c) {
   memset(c, 0, sizeof *c);
   if (!trailing_mean(r, &c->axis) || !add(c, r)) return 0;
   ir_value *x = r->in[0], *num, *n;
-  ir_node *sub = reader(g, r->out[0]), *sq = NULL;
+  ir_node *sub = ir_value_sole_reader(g, r->out[0]), *sq = NULL;
   if (sub && sub->op == IR_OP_SUB && sub->in[0] == x && sub->in[1] == r->out[0]) { /* layer norm */
     ir_node *r2;
     num = sub->out[0];
@@ -181,7 +159,7 @@ static int match(const ir_graph *g, ir_node *r, chain *c) {
       if (!m->dead && m->nin == 2 && m->in[0] == num && squared(m->out[0], &q) == num) sq = q;
     }
     int axis2;
-    if (!sq || !add(c, sq) || !(r2 = reader(g, sq->out[0])) || r2->op != IR_OP_REDUCE ||
+    if (!sq || !add(c, sq) || !(r2 = ir_value_sole_reader(g, sq->out[0])) || r2->op != IR_OP_REDUCE ||
         !trailing_mean(r2, &axis2) || axis2 != c->axis || !add(c, r2))
       return 0;
     n = normalize(g, c, r2->out[0], num);
@@ -195,7 +173,7 @@ static int match(const ir_graph *g, ir_node *r, chain *c) {
   if (!n || !is_f16_f32(x->dtype)) return 0;
   c->x = x;
   /* the stash type: x = Cast(X to f32) ... Cast(n to X's dtype) */
-  ir_node *cin = made_by(x, IR_OP_CAST), *cout = reader(g, n), *m;
+  ir_node *cin = made_by(x, IR_OP_CAST), *cout = ir_value_sole_reader(g, n), *m;
   if (cin && cout && cout->op == IR_OP_CAST && is_f16_f32(cin->in[0]->dtype) &&
       cout->out[0]->dtype == cin->in[0]->dtype && add(c, cin) && add(c, cout)) {
     c->x = cin->in[0];
