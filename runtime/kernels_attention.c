@@ -254,6 +254,7 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
 }
 
 void rt_attention_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  if (rt_elements(args->desc[OM_ATTENTION_T_Y]) == 0) return; /* a 0 dim: no query rows */
   attn_geom g;
   geom_init(task, args, &g);
   uint64_t lo, hi, batch = 1;

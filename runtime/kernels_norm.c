@@ -224,6 +224,7 @@ static void softmax_strided(const sm_io *io, size_t base, size_t len, size_t st)
 
 void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   const om_tensor *x = args->desc[OM_SOFTMAX_T_X], *y = args->desc[OM_SOFTMAX_T_Y];
+  if (rt_elements(x) == 0) return; /* a 0 dim: no rows, however many the other dims count */
   const int coerce = task->params[OM_SOFTMAX_P_COERCE_2D] != 0;
   const uint32_t axis = (uint32_t)task->params[OM_SOFTMAX_P_AXIS];
   uint64_t outer = 1, len = 1, inner = 1;
@@ -293,6 +294,7 @@ void rt_layernorm_run(const om_task *task, const rt_args *args, uint32_t block, 
   const uint32_t axis = (uint32_t)task->params[OM_LAYERNORM_P_AXIS];
   const float eps = rt_param_f32(task->params[OM_LAYERNORM_P_EPSILON]);
   const int rms = task->params[OM_LAYERNORM_P_RMS] != 0, xt = (int)x->dtype;
+  if (rt_elements(x) == 0) return; /* a 0 dim: no rows, however many the other dims count */
   uint64_t rows = 1, d = 1;
   for (uint32_t k = 0; k < x->rank; k++)
     *(k < axis ? &rows : &d) *= (uint64_t)x->dims[k];
