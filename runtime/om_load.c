@@ -49,7 +49,8 @@
 
 enum {
   MAX_PARTITIONS = 16,
-  MAX_BUFFER_BYTES = 64 << 20, /* per-core buffer capacities */
+  MIN_BUFFER_BYTES = 256,      /* per-core buffer capacities: kernels stage at */
+  MAX_BUFFER_BYTES = 64 << 20, /* least a row of 16 f32 lanes in each */
   MAX_AI_CORES = 1024,
   MAX_THREADS = 1024,
   MAX_BLOCK_DIM = 65535,
@@ -196,8 +197,9 @@ static omrt_status check_model_def(const omrt_model *m, const rt_part *p) {
       {"l0c_bytes", d->l0c_bytes}, {"ub_bytes", d->ub_bytes},
   };
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
-    if (bufs[i].bytes == 0 || bufs[i].bytes > MAX_BUFFER_BYTES)
-      return rt_error(OMRT_ERR_FORMAT, "%s: %s %u outside 1..64 MiB", where, bufs[i].name, bufs[i].bytes);
+    if (bufs[i].bytes < MIN_BUFFER_BYTES || bufs[i].bytes > MAX_BUFFER_BYTES)
+      return rt_error(OMRT_ERR_FORMAT, "%s: %s %u outside 256 bytes..64 MiB", where, bufs[i].name,
+                      bufs[i].bytes);
   return OMRT_OK;
 }
 
