@@ -175,7 +175,7 @@ cpu_list() { # cores 0..T-1 for T threads (all cores when T exceeds them)
 for key in $MODELS; do
   onnx=$key; batch=1; input=models/out/$key.input.bin
   case $key in
-    resnet50_b1) onnx=resnet50; name=ResNet-50 ;;
+    resnet50_b1) onnx=resnet50; name=ResNet-50; input=models/out/resnet50.input.bin ;;
     resnet50_b4) onnx=resnet50; name=ResNet-50; batch=4; input=$WORK/resnet50.b4.input.bin ;;
     mobilenet_v2) name=MobileNetV2 ;;
     squeezenet1_1) name="SqueezeNet 1.1" ;;
