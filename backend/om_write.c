@@ -18,9 +18,10 @@
  * its bytes, and an add first looks for an equal hash and equal bytes (a
  * linear scan; models hold hundreds of programs, not millions).
  *
- * File layout produced: header, partition table (5 entries, 6 with vector
- * programs), then MODEL, TENSORS, TASKS, STRINGS, VPROGS (only when a program
- * was added), WEIGHTS, each at a 64-byte aligned offset with the gaps zeroed.
+ * File layout produced: header, partition table (5 entries, one more each
+ * for vector programs and sources), then MODEL, TENSORS, TASKS, STRINGS,
+ * VPROGS (only when a program was added), SOURCES (only when set), WEIGHTS,
+ * each at a 64-byte aligned offset with the gaps zeroed.
  */
 #include "om_write.h"
 
@@ -60,7 +61,8 @@ struct om_writer {
     uint32_t offset, bytes;
   } * vprog_refs;
   uint32_t nvprogs, vprogs_cap;
-  int nomem; /* an add function failed to allocate */
+  bytes_buf sources; /* the SOURCES partition, whole (om_writer_set_sources) */
+  int nomem;         /* an add function failed to allocate */
 };
 
 static uint64_t align_up(uint64_t n) { return (n + OM_ALIGN - 1) & ~(uint64_t)(OM_ALIGN - 1); }
@@ -116,6 +118,7 @@ void om_writer_free(om_writer *w) {
   free(w->str_slots);
   free(w->vprogs.data);
   free(w->vprog_refs);
+  free(w->sources.data);
   free(w);
 }
 
@@ -179,6 +182,23 @@ uint32_t om_writer_add_tensor(om_writer *w, const om_tensor *t) {
   }
   w->tensors[w->ntensors] = *t;
   return w->ntensors++;
+}
+
+int om_writer_set_sources(om_writer *w, const om_task_source *tasks, uint32_t ntasks, const uint32_t *names,
+                          uint32_t nnames) {
+  om_sources h = {ntasks, nnames};
+  size_t bytes = sizeof h + (size_t)ntasks * sizeof *tasks + (size_t)nnames * sizeof *names;
+  w->sources.len = 0;
+  if (buf_reserve(&w->sources, bytes) != 0) {
+    w->nomem = 1;
+    return -1;
+  }
+  uint8_t *at = w->sources.data;
+  memcpy(at, &h, sizeof h);
+  if (ntasks) memcpy(at + sizeof h, tasks, (size_t)ntasks * sizeof *tasks);
+  if (nnames) memcpy(at + sizeof h + (size_t)ntasks * sizeof *tasks, names, (size_t)nnames * sizeof *names);
+  w->sources.len = bytes;
+  return 0;
 }
 
 uint32_t om_writer_add_task(om_writer *w, const om_task *t) {
@@ -266,7 +286,7 @@ int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const ui
   return 0;
 }
 
-enum { MAX_PARTS = 6 };
+enum { MAX_PARTS = 7 };
 
 /* Where each partition goes: what om_writer_size and om_writer_serialise share. */
 typedef struct om_layout {
@@ -299,6 +319,8 @@ static status plan(const om_writer *w, om_layout *l, diag *d) {
   parts[3] = (struct part_src){OM_PART_STRINGS, w->strings.data, w->strings.len};
   l->nparts = 4;
   if (w->vprogs.len) parts[l->nparts++] = (struct part_src){OM_PART_VPROGS, w->vprogs.data, w->vprogs.len};
+  if (w->sources.len)
+    parts[l->nparts++] = (struct part_src){OM_PART_SOURCES, w->sources.data, w->sources.len};
   parts[l->nparts++] = (struct part_src){OM_PART_WEIGHTS, NULL, w->weights_bytes};
   l->header_len = sizeof(om_header) + l->nparts * sizeof(om_partition);
   l->end = l->header_len;

@@ -44,6 +44,11 @@ int om_writer_add_weights_ref(om_writer *w, const void *data, uint64_t bytes, ui
 int om_writer_add_vprog(om_writer *w, const om_vprog *hdr, const om_vinstr *instrs, uint32_t *offset_out);
 /* Appends a task; returns its index (OM_NONE on failure). */
 uint32_t om_writer_add_task(om_writer *w, const om_task *t);
+/* Sets the SOURCES partition (common/om_format.h): one record per task and
+ * the names they index (string offsets from om_writer_string); copied.
+ * 0 ok, -1 nomem. */
+int om_writer_set_sources(om_writer *w, const om_task_source *tasks, uint32_t ntasks, const uint32_t *names,
+                          uint32_t nnames);
 /* Declares which tensors are the model inputs and outputs, in order. 0 ok, -1 nomem. */
 int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const uint32_t *outputs,
                      int noutputs);

@@ -60,6 +60,7 @@ static const char *part_name(uint32_t type) {
   case OM_PART_WEIGHTS: return "WEIGHTS";
   case OM_PART_STRINGS: return "STRINGS";
   case OM_PART_VPROGS: return "VPROGS";
+  case OM_PART_SOURCES: return "SOURCES";
   }
   return "?";
 }
@@ -116,12 +117,12 @@ static omrt_status check_header(const uint8_t *base, size_t size) {
   return OMRT_OK;
 }
 
-static omrt_status check_partitions(const uint8_t *base, size_t size, part_ref refs[OM_PART_VPROGS + 1]) {
+static omrt_status check_partitions(const uint8_t *base, size_t size, part_ref refs[OM_PART_SOURCES + 1]) {
   const om_header *h = (const om_header *)base;
   const om_partition *pt = (const om_partition *)(base + sizeof(om_header));
   for (uint32_t i = 0; i < h->npartitions; i++) {
     const om_partition *p = &pt[i];
-    if (p->type < OM_PART_MODEL || p->type > OM_PART_VPROGS)
+    if (p->type < OM_PART_MODEL || p->type > OM_PART_SOURCES)
       return rt_error(OMRT_ERR_FORMAT, "om partition table entry %u: unknown partition type %u", i, p->type);
     const char *name = part_name(p->type);
     if (refs[p->type].present)
@@ -141,7 +142,7 @@ static omrt_status check_partitions(const uint8_t *base, size_t size, part_ref r
                       name, (unsigned long long)p->offset, crc, p->crc32c);
     refs[p->type] = (part_ref){1, p->offset, p->size};
   }
-  for (uint32_t t = OM_PART_MODEL; t <= OM_PART_STRINGS; t++) /* all but VPROGS */
+  for (uint32_t t = OM_PART_MODEL; t <= OM_PART_STRINGS; t++) /* all but VPROGS and SOURCES */
     if (!refs[t].present)
       return rt_error(OMRT_ERR_FORMAT, "om package: required partition %s missing", part_name(t));
   return OMRT_OK;
@@ -345,6 +346,16 @@ static const char *range_str(const om_tensor *t, char *buf, size_t n) {
   return buf;
 }
 
+uint32_t rt_task_writes(const omrt_model *m, const om_task *t) {
+  const rt_access a = rt_kind_access(t->kind);
+  uint32_t writes = a.writes & (OM_SLOT(OM_TASK_MAX_TENSORS) - 1);
+  if (a.writes & OM_WRITES_OUTPUTS) { /* a program's outputs: slots ninputs .. ntensors-1 */
+    const om_vprog *h = (const om_vprog *)(m->vprogs + (uint32_t)t->params[OM_VPROG_P_PROGRAM]);
+    writes |= (OM_SLOT(t->ntensors) - 1) & ~(OM_SLOT(h->ninputs) - 1);
+  }
+  return writes;
+}
+
 /* 1 when a and b share bytes: one region (and I/O buffer), ranges that
  * meet (offset + bytes was bounds-checked with the tensor). */
 static int overlap(const om_tensor *a, const om_tensor *b) {
@@ -366,11 +377,7 @@ static omrt_status check_access(const omrt_model *m, const char *where, uint32_t
   if (a.writes == 0)
     return rt_error(OMRT_ERR_UNSUPPORTED, "%s (%s): the kind declares no tensor access (om_format.h)", where,
                     kind);
-  uint32_t writes = a.writes & (OM_SLOT(OM_TASK_MAX_TENSORS) - 1);
-  if (a.writes & OM_WRITES_OUTPUTS) { /* a program's outputs: slots ninputs .. ntensors-1 */
-    const om_vprog *h = (const om_vprog *)(m->vprogs + (uint32_t)t->params[OM_VPROG_P_PROGRAM]);
-    writes |= (OM_SLOT(t->ntensors) - 1) & ~(OM_SLOT(h->ninputs) - 1);
-  }
+  uint32_t writes = rt_task_writes(m, t);
   char wr[96], rd[96];
   for (uint32_t s = 0; s < t->ntensors; s++) {
     if (t->tensors[s] == OM_NONE) continue;
@@ -486,11 +493,50 @@ static omrt_status place_weights(omrt_model *m, const omrt_load_options *opts) {
   return OMRT_OK;
 }
 
+/* The SOURCES partition (om_format.h): one record per task, every name
+ * inside names[] and the string table, slot names only on written slots.
+ * Runs after the tasks were checked. */
+static omrt_status check_sources(omrt_model *m, const part_ref *p) {
+  char where[64];
+  snprintf(where, sizeof where, "om partition SOURCES (offset %llu)", (unsigned long long)p->offset);
+  const uint8_t *at = m->base + p->offset;
+  om_sources h;
+  if (p->size < sizeof h)
+    return rt_error(OMRT_ERR_FORMAT, "%s: %llu bytes, shorter than its 8-byte header", where,
+                    (unsigned long long)p->size);
+  memcpy(&h, at, sizeof h);
+  uint64_t want = sizeof h + (uint64_t)h.ntasks * sizeof(om_task_source) + (uint64_t)h.nnames * 4;
+  if (h.ntasks != m->def->ntasks || p->size != want)
+    return rt_error(
+        OMRT_ERR_FORMAT, "%s: %u tasks and %u names (%llu bytes) for a model of %u tasks in %llu bytes",
+        where, h.ntasks, h.nnames, (unsigned long long)want, m->def->ntasks, (unsigned long long)p->size);
+  m->sources = (const om_task_source *)(at + sizeof h);
+  m->source_names = (const uint32_t *)(at + sizeof h + (size_t)h.ntasks * sizeof(om_task_source));
+  for (uint32_t i = 0; i < h.nnames; i++) {
+    omrt_status s = check_str(m, m->source_names[i], where, "name");
+    if (s) return s;
+  }
+  for (uint32_t i = 0; i < h.ntasks; i++) {
+    const om_task_source *r = &m->sources[i];
+    const om_task *t = &m->tasks[i];
+    if ((uint64_t)r->first + r->nnodes + t->ntensors > h.nnames)
+      return rt_error(OMRT_ERR_FORMAT, "%s: task %u '%s': names %u + %u nodes + %u slots past the %u names",
+                      where, i, rt_string(m, t->name), r->first, r->nnodes, t->ntensors, h.nnames);
+    uint32_t writes = rt_task_writes(m, t);
+    for (uint32_t s = 0; s < t->ntensors; s++)
+      if (m->source_names[r->first + r->nnodes + s] != 0 && !(writes & OM_SLOT(s)))
+        return rt_error(OMRT_ERR_FORMAT,
+                        "%s: task %u '%s': slot %u, which the task reads, names an ONNX tensor", where, i,
+                        rt_string(m, t->name), s);
+  }
+  return OMRT_OK;
+}
+
 /* Verifies the package at base[0, size) and fills m (base/size/mapped set by
  * the caller). On failure the caller frees m. */
 static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
   const uint8_t *base = m->base;
-  part_ref refs[OM_PART_VPROGS + 1] = {{0}};
+  part_ref refs[OM_PART_SOURCES + 1] = {{0}};
   omrt_status s;
   if ((s = check_header(base, m->size)) || (s = check_partitions(base, m->size, refs))) return s;
   m->header = (const om_header *)base;
@@ -540,6 +586,7 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
   m->tasks = (const om_task *)(base + pk->offset);
   for (uint32_t i = 0; i < d->ntasks; i++)
     if ((s = check_task(m, pk, i))) return s;
+  if (refs[OM_PART_SOURCES].present && (s = check_sources(m, &refs[OM_PART_SOURCES]))) return s;
   if ((s = prepare_tasks(m))) return s;
   if ((s = pick_threads(opts, d->ai_cores, &m->threads))) return s;
   if (opts && opts->vprog_compiler && m->task_aux) { /* native vector programs (vprog_compiler.h) */
