@@ -76,14 +76,15 @@ omrt_status omrt_task_tensor_to_f32(const omrt_task_tensor *t, float *dst, size_
     return OMRT_OK;
   }
   if (t->layout != OMRT_LAYOUT_NC1HWC0)
-    return rt_error(OMRT_ERR_UNSUPPORTED, "omrt_task_tensor_to_f32: '%s': layout %d holds packed weights", t->name,
-                    t->layout);
+    return rt_error(OMRT_ERR_UNSUPPORTED, "omrt_task_tensor_to_f32: '%s': layout %d holds packed weights",
+                    t->name, t->layout);
   const size_t N = (size_t)t->dims[0], C = (size_t)t->dims[1], HW = (size_t)t->dims[2] * (size_t)t->dims[3];
   const size_t C1 = (C + C0 - 1) / C0;
   for (size_t n = 0; n < N; n++)
     for (size_t c = 0; c < C; c++)
       for (size_t p = 0; p < HW; p++)
-        dst[(n * C + c) * HW + p] = (float)elem_get(t->data, t->dtype, ((n * C1 + c / C0) * HW + p) * C0 + c % C0);
+        dst[(n * C + c) * HW + p] =
+            (float)elem_get(t->data, t->dtype, ((n * C1 + c / C0) * HW + p) * C0 + c % C0);
   return OMRT_OK;
 }
 
@@ -116,10 +117,14 @@ omrt_status rt_check_overflow(const omrt_model *m, const omrt_task_info *info) {
                                         : ((const float *)o->data)[at];
     return rt_error(OMRT_ERR_OVERFLOW,
                     "overflow: task %d '%s' (%s) wrote %s into '%s'%s%s%s (%s, stored element %lld)%s%s%s",
-                    info->index, info->name, info->kind, isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf", o->name,
-                    o->onnx_name ? " (ONNX tensor '" : "", o->onnx_name ? o->onnx_name : "",
+                    info->index, info->name, info->kind,
+                    isnan(v) ? "NaN"
+                    : v > 0  ? "+inf"
+                             : "-inf",
+                    o->name, o->onnx_name ? " (ONNX tensor '" : "", o->onnx_name ? o->onnx_name : "",
                     o->onnx_name ? "')" : "", o->dtype == OMRT_FLOAT16 ? "fp16" : "fp32", (long long)at,
-                    info->nnodes ? "; ONNX nodes: " : "", nodes, o->dtype == OMRT_FLOAT16 ? "; fp16 holds |x| <= 65504" : "");
+                    info->nnodes ? "; ONNX nodes: " : "", nodes,
+                    o->dtype == OMRT_FLOAT16 ? "; fp16 holds |x| <= 65504" : "");
   }
   return OMRT_OK;
 }
