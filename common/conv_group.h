@@ -1,6 +1,6 @@
 /* conv_group.h - FRACTAL_Z_G, the layout of grouped convolution weights on
  * the cube, shared by the compiler (constant weights, passes/layout.c) and
- * the runtime (CONV2D with params[17] > 1, and WPACK at run time).
+ * the runtime (CONV2D whose OM_CONV_P_GROUPS > 1, and WPACK at run time).
  *
  * Logical dims [G, Og, Ig, KH, KW]: G groups of Og output and Ig input
  * channels (ONNX's [Cout, Cin/G, KH, KW] with Cout = G*Og split), Cin = G*Ig.
