@@ -204,7 +204,8 @@ int layer_dump_hook(void *user, const omrt_task_info *info) {
       char path[4096];
       snprintf(path, sizeof path, "%s/%s", d->dir, file);
       if (omrt_task_tensor_to_f32(o, d->buf, count) != OMRT_OK) return fail("%s%s", omrt_last_error(), "");
-      if (npy_write_f32(path, o->rank, o->dims, d->buf)) return fail("cannot write '%s': %s", path, strerror(errno));
+      if (npy_write_f32(path, o->rank, o->dims, d->buf))
+        return fail("cannot write '%s': %s", path, strerror(errno));
       if (d->nfiles == d->files_cap) {
         int cap = d->files_cap ? 2 * d->files_cap : 64;
         struct onnx_file *p = realloc(d->files, (size_t)cap * sizeof *p);
@@ -220,7 +221,8 @@ int layer_dump_hook(void *user, const omrt_task_info *info) {
     json_str(ix, o->onnx_name);
     fprintf(ix, ", \"file\": ");
     json_str(ix, file);
-    fprintf(ix, ", \"dtype\": \"%s\", \"layout\": \"%s\", \"shape\": [", dtype_str(o->dtype), layout_str(o->layout));
+    fprintf(ix, ", \"dtype\": \"%s\", \"layout\": \"%s\", \"shape\": [", dtype_str(o->dtype),
+            layout_str(o->layout));
     for (int r = 0; r < o->rank; r++)
       fprintf(ix, "%s%lld", r ? ", " : "", (long long)o->dims[r]);
     fprintf(ix, "]}");

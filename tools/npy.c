@@ -58,7 +58,8 @@ int npy_read_f32(const char *path, int *rank_out, int64_t dims_out[NPY_MAX_RANK]
     return fail(err, err_len, path, "truncated header");
   }
   hdr[hlen] = '\0';
-  const char *d = strstr(hdr, "'descr':"), *fo = strstr(hdr, "'fortran_order':"), *sh = strstr(hdr, "'shape':");
+  const char *d = strstr(hdr, "'descr':"), *fo = strstr(hdr, "'fortran_order':"),
+             *sh = strstr(hdr, "'shape':");
   char descr[8] = "";
   if (!d || !fo || !sh || sscanf(d + 8, " '%7[^']'", descr) != 1 || strstr(fo, "True") == fo + 17 ||
       !strchr(sh, '(')) {
@@ -125,8 +126,8 @@ void npy_file_name(const char *tensor, char *buf, size_t n) {
   size_t i = 0;
   for (; tensor[i] && i + 1 < n; i++) {
     char c = tensor[i];
-    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-             c == '_';
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+             c == '-' || c == '_';
     buf[i] = ok ? c : '_';
   }
   buf[i] = '\0';

@@ -101,7 +101,8 @@ static void metrics(const float *om, const float *ref, size_t n, row *r) {
 
 /* Compares tensor `name` (reference data ref, NULL: read the golden file)
  * against the om's dump, adding a row when both exist. */
-static int compare_tensor(compare *c, const char *name, int src, const float *ref, int rank, const int64_t *dims) {
+static int compare_tensor(compare *c, const char *name, int src, const float *ref, int rank,
+                          const int64_t *dims) {
   const char *path = layer_dump_file(c->dump, name);
   if (!path) return 0;
   char err[512];
@@ -255,13 +256,13 @@ static int report(compare *c) {
     const row *r = &c->rows[i];
     const ir_source *s = &c->g->src[r->src];
     const char *mark = i == first && i == worst ? "first below threshold; largest drop"
-                       : i == first            ? "first below threshold"
-                       : i == worst            ? "largest drop"
-                                               : "";
-    printf("%5d  %-44s %-18s %10.6f %11.4g %11.4g %11.4g%s%s\n", i, s->name, s->op_type, r->cosine, r->max_abs,
-           r->max_rel, r->rel_euclid, *mark ? "  << " : "", mark);
-    fprintf(f, "%d,\"%s\",%s,\"%s\",%zu,%.9f,%.9g,%.9g,%.9g,%s\n", i, s->name, s->op_type, r->tensor, r->count,
-            r->cosine, r->max_abs, r->max_rel, r->rel_euclid, mark);
+                       : i == first             ? "first below threshold"
+                       : i == worst             ? "largest drop"
+                                                : "";
+    printf("%5d  %-44s %-18s %10.6f %11.4g %11.4g %11.4g%s%s\n", i, s->name, s->op_type, r->cosine,
+           r->max_abs, r->max_rel, r->rel_euclid, *mark ? "  << " : "", mark);
+    fprintf(f, "%d,\"%s\",%s,\"%s\",%zu,%.9f,%.9g,%.9g,%.9g,%s\n", i, s->name, s->op_type, r->tensor,
+            r->count, r->cosine, r->max_abs, r->max_rel, r->rel_euclid, mark);
   }
   int bad = ferror(f);
   if (fclose(f) != 0 || bad) return fail("cannot write '%s'", path);
@@ -272,8 +273,9 @@ static int report(compare *c) {
   else
     printf("all at or above %.6g\n", c->o->threshold);
   if (worst >= 0)
-    printf("largest drop: '%s' (%s), cosine %.6f, %.6f below its inputs'\n", c->g->src[c->rows[worst].src].name,
-           c->g->src[c->rows[worst].src].op_type, c->rows[worst].cosine, c->rows[worst].drop);
+    printf("largest drop: '%s' (%s), cosine %.6f, %.6f below its inputs'\n",
+           c->g->src[c->rows[worst].src].name, c->g->src[c->rows[worst].src].op_type, c->rows[worst].cosine,
+           c->rows[worst].drop);
   printf("wrote %s\n", path);
   return first >= 0 ? 2 : 0;
 }
@@ -307,7 +309,8 @@ static int parse_args(int argc, char **argv, options *o) {
   }
   if (!o->model || !o->om) return fail("--model and --om are required (see --help)");
   char *end;
-  if (threshold && ((o->threshold = strtod(threshold, &end)), *end || !(o->threshold > 0 && o->threshold <= 1)))
+  if (threshold &&
+      ((o->threshold = strtod(threshold, &end)), *end || !(o->threshold > 0 && o->threshold <= 1)))
     return fail("--threshold: '%s' is not a number in (0, 1]", threshold);
   if (threads && ((o->threads = strtol(threads, &end, 10)), *end || o->threads < 1 || o->threads > 1024))
     return fail("--threads: '%s' is not an integer in 1..1024", threads);
@@ -344,7 +347,8 @@ static int run(const options *o, omrt_model **m, omrt_context **ctx, ir_graph **
     int any = 0;
     for (int t = 0; t < omrt_model_num_tasks(*m) && !any; t++)
       any = omrt_model_task(*m, t, &ti) == OMRT_OK && ti.nnodes > 0;
-    if (!any) return fail("%s records no ONNX nodes (an om older than format 2.2): rebuild it with atc", o->om);
+    if (!any)
+      return fail("%s records no ONNX nodes (an om older than format 2.2): rebuild it with atc", o->om);
   }
   int nin = omrt_model_num_inputs(*m), nout = omrt_model_num_outputs(*m);
   *nbufs = nin + nout;
