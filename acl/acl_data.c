@@ -133,11 +133,17 @@ typedef struct acl_io {
   size_t bytes;
   int rank;
   int64_t dims[OMRT_MAX_RANK];
+  aclFormat format;
 } acl_io;
 
 struct aclmdlDesc {
-  size_t nin, nout;
-  acl_io *io; /* [nin + nout]: the inputs, then the outputs */
+  size_t nin, nout;     /* nin counts ACL_DYNAMIC_TENSOR_NAME, the last input, for a model with gears */
+  acl_io *io;           /* [nin + nout]: the inputs, then the outputs */
+  int gear_kind;        /* omrt_gear_kind */
+  size_t ngears;        /* 0 without gears */
+  size_t ndims;         /* per gear: every input's dims one after another */
+  int64_t *gear_values; /* [ngears][OMRT_MAX_GEAR_VALUES]: omrt_gear_desc.values */
+  int64_t *gear_dims;   /* [ngears][ndims] */
 };
 
 aclmdlDesc *aclmdlCreateDesc(void) {
@@ -150,8 +156,9 @@ static void clear_desc(aclmdlDesc *d) {
   for (size_t i = 0; d->io && i < d->nin + d->nout; i++)
     free(d->io[i].name);
   free(d->io);
-  d->io = NULL;
-  d->nin = d->nout = 0;
+  free(d->gear_values);
+  free(d->gear_dims);
+  *d = (aclmdlDesc){0};
 }
 
 aclError aclmdlDestroyDesc(aclmdlDesc *modelDesc) {
@@ -159,6 +166,35 @@ aclError aclmdlDestroyDesc(aclmdlDesc *modelDesc) {
   clear_desc(modelDesc);
   free(modelDesc);
   return ACL_SUCCESS;
+}
+
+/* d's gears from the model's (under the lock); nonzero when out of memory. */
+static int describe_gears(aclmdlDesc *d, const acl_model *m) {
+  if (!m->dyn) return 0;
+  omrt_gear_desc g;
+  omrt_model_gear(m->m, 0, &g);
+  d->gear_kind = g.kind;
+  d->ngears = (size_t)omrt_model_num_gears(m->m);
+  for (int i = 0; i < m->nin; i++) {
+    omrt_tensor_desc t;
+    omrt_model_input(m->m, i, &t);
+    d->ndims += (size_t)t.rank;
+  }
+  d->gear_values = calloc(d->ngears * OMRT_MAX_GEAR_VALUES, sizeof *d->gear_values);
+  d->gear_dims = calloc(d->ngears * d->ndims + 1, sizeof *d->gear_dims);
+  if (!d->gear_values || !d->gear_dims) return 1;
+  for (size_t k = 0; k < d->ngears; k++) {
+    omrt_model_gear(m->m, (int)k, &g);
+    memcpy(d->gear_values + k * OMRT_MAX_GEAR_VALUES, g.values, sizeof g.values);
+    int64_t *dims = d->gear_dims + k * d->ndims;
+    for (int i = 0; i < m->nin; i++) {
+      omrt_tensor_desc t;
+      omrt_model_gear_input(m->m, (int)k, i, &t);
+      memcpy(dims, t.dims, (size_t)t.rank * sizeof *dims);
+      dims += t.rank;
+    }
+  }
+  return 0;
 }
 
 aclError aclmdlGetDesc(aclmdlDesc *modelDesc, uint32_t modelId) {
@@ -171,19 +207,32 @@ aclError aclmdlGetDesc(aclmdlDesc *modelDesc, uint32_t modelId) {
     return acl_leave_with(
         acl_fail(ACL_ERROR_INVALID_MODEL_ID, "aclmdlGetDesc: modelId %u: no such model is loaded", modelId));
   clear_desc(modelDesc);
-  size_t n = (size_t)(m->nin + m->nout);
-  if (!(modelDesc->io = calloc(n ? n : 1, sizeof *modelDesc->io)))
+  size_t nin = (size_t)(m->nin + m->dyn), n = nin + (size_t)m->nout;
+  if (!(modelDesc->io = calloc(n ? n : 1, sizeof *modelDesc->io)) || describe_gears(modelDesc, m)) {
+    clear_desc(modelDesc);
     return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "aclmdlGetDesc: out of memory"));
-  modelDesc->nin = (size_t)m->nin;
+  }
+  modelDesc->nin = nin;
   modelDesc->nout = (size_t)m->nout;
   for (size_t i = 0; i < n; i++) {
     omrt_tensor_desc t;
     if (i < (size_t)m->nin)
       omrt_model_input(m->m, (int)i, &t);
+    else if (i < nin) /* the gear's values */
+      t = (omrt_tensor_desc){.name = ACL_DYNAMIC_TENSOR_NAME,
+                             .dtype = OMRT_INT64,
+                             .rank = 1,
+                             .dims = {m->nvalues},
+                             .bytes = (size_t)m->nvalues * sizeof(int64_t)};
     else
-      omrt_model_output(m->m, (int)(i - (size_t)m->nin), &t);
+      omrt_model_output(m->m, (int)(i - nin), &t);
     acl_io *io = &modelDesc->io[i];
-    *io = (acl_io){strdup(t.name), acl_data_type(t.dtype), t.bytes, t.rank, {0}};
+    static const aclFormat formats[] = {[OMRT_FORMAT_ND] = ACL_FORMAT_ND,
+                                        [OMRT_FORMAT_NCHW] = ACL_FORMAT_NCHW,
+                                        [OMRT_FORMAT_NHWC] = ACL_FORMAT_NHWC,
+                                        [OMRT_FORMAT_NC1HWC0] = ACL_FORMAT_NC1HWC0};
+    aclFormat f = t.format >= 0 && t.format <= OMRT_FORMAT_NC1HWC0 ? formats[t.format] : ACL_FORMAT_UNDEFINED;
+    *io = (acl_io){strdup(t.name), acl_data_type(t.dtype), t.bytes, t.rank, {0}, f};
     memcpy(io->dims, t.dims, sizeof io->dims);
     if (!io->name) {
       clear_desc(modelDesc);
@@ -278,13 +327,15 @@ aclError aclmdlGetOutputIndexByName(const aclmdlDesc *modelDesc, const char *nam
   return index_by_name("aclmdlGetOutputIndexByName", modelDesc, name, 0, index);
 }
 
-/* Model inputs and outputs are plain C-order tensors: ND. */
+/* As the om's IO partition records them (omrt_tensor_desc.format). */
 aclFormat aclmdlGetInputFormat(const aclmdlDesc *modelDesc, size_t index) {
-  return io_at("aclmdlGetInputFormat", modelDesc, index, 1) ? ACL_FORMAT_ND : ACL_FORMAT_UNDEFINED;
+  const acl_io *io = io_at("aclmdlGetInputFormat", modelDesc, index, 1);
+  return io ? io->format : ACL_FORMAT_UNDEFINED;
 }
 
 aclFormat aclmdlGetOutputFormat(const aclmdlDesc *modelDesc, size_t index) {
-  return io_at("aclmdlGetOutputFormat", modelDesc, index, 0) ? ACL_FORMAT_ND : ACL_FORMAT_UNDEFINED;
+  const acl_io *io = io_at("aclmdlGetOutputFormat", modelDesc, index, 0);
+  return io ? io->format : ACL_FORMAT_UNDEFINED;
 }
 
 aclDataType aclmdlGetInputDataType(const aclmdlDesc *modelDesc, size_t index) {
@@ -295,4 +346,62 @@ aclDataType aclmdlGetInputDataType(const aclmdlDesc *modelDesc, size_t index) {
 aclDataType aclmdlGetOutputDataType(const aclmdlDesc *modelDesc, size_t index) {
   const acl_io *io = io_at("aclmdlGetOutputDataType", modelDesc, index, 0);
   return io ? io->dtype : ACL_DT_UNDEFINED;
+}
+
+/* --- gears (acl_mdl.h): index is reserved (-1) */
+
+aclError aclmdlGetDynamicBatch(const aclmdlDesc *modelDesc, aclmdlBatch *batch) {
+  if (!modelDesc || !batch)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlGetDynamicBatch: %s is NULL",
+                    !batch ? "batch" : "modelDesc");
+  memset(batch, 0, sizeof *batch);
+  for (size_t k = 0;
+       modelDesc->gear_kind == OMRT_GEAR_BATCH && k < modelDesc->ngears && k < ACL_MAX_BATCH_NUM; k++)
+    batch->batch[batch->batchCount++] = (uint64_t)modelDesc->gear_values[k * OMRT_MAX_GEAR_VALUES];
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlGetDynamicHW(const aclmdlDesc *modelDesc, size_t index, aclmdlHW *hw) {
+  (void)index;
+  if (!modelDesc || !hw)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlGetDynamicHW: %s is NULL", !hw ? "hw" : "modelDesc");
+  memset(hw, 0, sizeof *hw);
+  for (size_t k = 0;
+       modelDesc->gear_kind == OMRT_GEAR_IMAGE_SIZE && k < modelDesc->ngears && k < ACL_MAX_HW_NUM;
+       k++, hw->hwCount++) {
+    hw->hw[k][0] = (uint64_t)modelDesc->gear_values[k * OMRT_MAX_GEAR_VALUES];
+    hw->hw[k][1] = (uint64_t)modelDesc->gear_values[k * OMRT_MAX_GEAR_VALUES + 1];
+  }
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlGetInputDynamicGearCount(const aclmdlDesc *modelDesc, size_t index, size_t *gearCount) {
+  (void)index;
+  if (!modelDesc || !gearCount)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlGetInputDynamicGearCount: %s is NULL",
+                    !gearCount ? "gearCount" : "modelDesc");
+  *gearCount = modelDesc->gear_kind == OMRT_GEAR_DIMS ? modelDesc->ngears : 0;
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlGetInputDynamicDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims,
+                                   size_t gearCount) {
+  (void)index;
+  const char *call = "aclmdlGetInputDynamicDims";
+  if (!modelDesc || !dims)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, !dims ? "dims" : "modelDesc");
+  size_t n = modelDesc->gear_kind == OMRT_GEAR_DIMS ? modelDesc->ngears : 0;
+  if (gearCount != n)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: gearCount %zu, the model has %zu dims gears", call,
+                    gearCount, n);
+  if (modelDesc->ndims > ACL_MAX_DIM_CNT)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: the inputs have %zu dims, more than ACL_MAX_DIM_CNT", call,
+                    modelDesc->ndims);
+  for (size_t k = 0; k < n; k++) {
+    memset(&dims[k], 0, sizeof dims[k]);
+    dims[k].dimCount = modelDesc->ndims;
+    memcpy(dims[k].dims, modelDesc->gear_dims + k * modelDesc->ndims,
+           modelDesc->ndims * sizeof *dims[k].dims);
+  }
+  return ACL_SUCCESS;
 }

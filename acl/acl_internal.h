@@ -51,7 +51,9 @@ typedef struct acl_model {
   void *package;       /* our copy of aclmdlLoadFromMem*'s data (NULL for a file) */
   int users;           /* calls and queued runs using it (acl_model_use / acl_model_release) */
   pthread_mutex_t run; /* one omrt_execute at a time */
-  int nin, nout;
+  int nin, nout;       /* libomrt's inputs and outputs */
+  int dyn;             /* 1 for a model with gears: input nin is ACL_DYNAMIC_TENSOR_NAME */
+  int nvalues;         /* that input's int64 values (omrt_gear_desc.nvalues) */
 } acl_model;
 
 /* Locks the registry if aclInit has run (else ACL_ERROR_UNINITIALIZE,
@@ -90,6 +92,7 @@ typedef struct acl_op {
   const void *src;
   size_t count;
   acl_model *model; /* RUN: holds a user until the run is done */
+  int gear;         /* RUN: the gear it runs */
   const void **in;  /* RUN: [model->nin] addresses, then out [model->nout], one allocation */
   void **out;
 } acl_op;
@@ -102,9 +105,9 @@ void acl_stream_push(acl_stream *s, acl_op *op);
 /* Waits until everything queued has run; the first failure since the last
  * wait (code, message copied to msg) or ACL_SUCCESS. Without the lock. */
 aclError acl_stream_wait(acl_stream *s, char *msg, size_t n);
-/* Runs one RUN: omrt_execute under the model's run mutex; on failure the
- * message goes to msg. Used by aclmdlExecute too. */
-aclError acl_run_model(acl_model *m, const void *const *in, void *const *out, char *msg, size_t n);
+/* Runs one RUN: gear `gear`, omrt_execute under the model's run mutex; on
+ * failure the message goes to msg. Used by aclmdlExecute too. */
+aclError acl_run_model(acl_model *m, int gear, const void *const *in, void *const *out, char *msg, size_t n);
 
 /* --- data (acl_data.c) */
 

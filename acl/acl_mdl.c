@@ -12,6 +12,13 @@
  * Runs check the datasets against the model (count, each buffer device
  * memory of at least the tensor's bytes) before anything runs; the model
  * itself takes one run at a time (acl_model.run).
+ *
+ * Gears (acl_mdl.h): a model with gears has one input more than libomrt's,
+ * ACL_DYNAMIC_TENSOR_NAME, holding the gear's values as int64. The
+ * aclmdlSet* calls write them after finding the gear (omrt_model_find_gear,
+ * whose message lists the gears); a run reads them first, finds the gear
+ * again (the buffer is the application's to change) and checks the other
+ * buffers against that gear's sizes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +143,10 @@ static aclError load(const char *call, const char *path, const void *model, size
   if (!e) {
     am->nin = omrt_model_num_inputs(am->m);
     am->nout = omrt_model_num_outputs(am->m);
+    omrt_gear_desc g;
+    omrt_model_gear(am->m, 0, &g);
+    am->dyn = g.kind != OMRT_GEAR_NONE;
+    am->nvalues = g.nvalues;
   }
   if (e) {
     acl_model_free(am);
@@ -191,30 +202,54 @@ aclError aclmdlUnload(uint32_t modelId) {
   return acl_leave_with(ACL_SUCCESS);
 }
 
-/* Checks a dataset against the model's inputs (is_input) or outputs and
- * puts the buffers' addresses in addrs (under the lock). */
+/* The gear an input dataset asks for: 0 for a model without gears, else
+ * the gear whose values its ACL_DYNAMIC_TENSOR_NAME buffer holds (under the
+ * lock). */
+static aclError dataset_gear(const char *call, const acl_model *m, const aclmdlDataset *d, int *gear) {
+  *gear = 0;
+  if (!m->dyn || !d || d->n != (size_t)m->nin + 1) return ACL_SUCCESS; /* (check_dataset names the count) */
+  const aclDataBuffer *b = d->bufs[m->nin];
+  size_t need = (size_t)m->nvalues * sizeof(int64_t);
+  const void *base;
+  size_t bytes;
+  if (!b || !b->data || b->size < need || acl_device_range(b->data, need, &base, &bytes) != 1)
+    return acl_fail(ACL_ERROR_INVALID_PARAM,
+                    "%s: input %d ('%s'): not device memory of %zu bytes; the model has gears "
+                    "(aclmdlSetDynamicBatchSize, aclmdlSetDynamicHWSize, aclmdlSetInputDynamicDims)",
+                    call, m->nin, ACL_DYNAMIC_TENSOR_NAME, need);
+  int64_t v[OMRT_MAX_GEAR_VALUES];
+  memcpy(v, b->data, need);
+  if (omrt_model_find_gear(m->m, v, m->nvalues, gear))
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: input %d ('%s'): %s", call, m->nin, ACL_DYNAMIC_TENSOR_NAME,
+                    omrt_last_error());
+  return ACL_SUCCESS;
+}
+
+/* Checks a dataset against the model's inputs (is_input) or outputs as gear
+ * `gear` has them and puts the buffers' addresses in addrs (under the
+ * lock; the dynamic input's buffer is dataset_gear's, not in addrs). */
 static aclError check_dataset(const char *call, const acl_model *m, const aclmdlDataset *d, int is_input,
-                              void **addrs) {
+                              int gear, void **addrs) {
   const char *what = is_input ? "input" : "output";
-  int n = is_input ? m->nin : m->nout;
+  int n = is_input ? m->nin : m->nout, nbufs = n + (is_input ? m->dyn : 0);
   aclError mismatch = is_input ? ACL_ERROR_MODEL_INPUT_NOT_MATCH : ACL_ERROR_MODEL_OUTPUT_NOT_MATCH;
   if (!d) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s dataset is NULL", call, what);
-  if (d->n != (size_t)n)
-    return acl_fail(mismatch, "%s: the %s dataset has %zu buffers, model %u has %d %ss", call, what, d->n,
-                    m->id, n, what);
+  if (d->n != (size_t)nbufs)
+    return acl_fail(mismatch, "%s: the %s dataset has %zu buffers, model %u has %d %ss%s", call, what, d->n,
+                    m->id, nbufs, what, is_input && m->dyn ? " (the last: " ACL_DYNAMIC_TENSOR_NAME ")" : "");
   for (int i = 0; i < n; i++) {
     omrt_tensor_desc t;
     if (is_input)
-      omrt_model_input(m->m, i, &t);
+      omrt_model_gear_input(m->m, gear, i, &t);
     else
-      omrt_model_output(m->m, i, &t);
+      omrt_model_gear_output(m->m, gear, i, &t);
     const aclDataBuffer *b = d->bufs[i];
     if (!b || !b->data)
       return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s %d ('%s'): the data buffer %s", call, what, i, t.name,
                       !b ? "is NULL" : "has no memory");
     if (b->size < t.bytes)
-      return acl_fail(mismatch, "%s: %s %d ('%s'): buffer of %zu bytes, the tensor has %zu", call, what, i,
-                      t.name, b->size, t.bytes);
+      return acl_fail(mismatch, "%s: %s %d ('%s'): buffer of %zu bytes, the tensor has %zu%s", call, what, i,
+                      t.name, b->size, t.bytes, m->dyn ? " at the gear the dataset chose" : "");
     const void *base;
     size_t bytes;
     if (acl_device_range(b->data, t.bytes, &base, &bytes) != 1)
@@ -228,6 +263,15 @@ static aclError check_dataset(const char *call, const acl_model *m, const aclmdl
   return ACL_SUCCESS;
 }
 
+/* Both datasets checked (gear first): the gear in *gear, addresses in a. */
+static aclError check_datasets(const char *call, const acl_model *m, const aclmdlDataset *in,
+                               const aclmdlDataset *out, int *gear, void **a) {
+  aclError e = dataset_gear(call, m, in, gear);
+  if (!e) e = check_dataset(call, m, in, 1, *gear, a);
+  if (!e) e = check_dataset(call, m, out, 0, *gear, a + m->nin);
+  return e;
+}
+
 aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output) {
   const char *call = "aclmdlExecute";
   aclError e = acl_enter(call);
@@ -239,14 +283,15 @@ aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input, aclmdlDatas
   void *addrs[MAX_STACK],
       **a = m->nin + m->nout <= MAX_STACK ? addrs : malloc((size_t)(m->nin + m->nout) * sizeof *a);
   if (!a) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
-  if ((e = check_dataset(call, m, input, 1, a)) || (e = check_dataset(call, m, output, 0, a + m->nin))) {
+  int gear;
+  if ((e = check_datasets(call, m, input, output, &gear, a))) {
     if (a != addrs) free(a);
     return acl_leave_with(e);
   }
   acl_model_use(m);
   acl_leave();
   char msg[1024];
-  e = acl_run_model(m, (const void *const *)a, a + m->nin, msg, sizeof msg);
+  e = acl_run_model(m, gear, (const void *const *)a, a + m->nin, msg, sizeof msg);
   acl_model_release(m);
   if (a != addrs) free(a);
   return e ? acl_fail(e, "%s: %s", call, msg) : ACL_SUCCESS;
@@ -267,13 +312,112 @@ aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdl
     free(a);
     return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
   }
-  if ((e = check_dataset(call, m, input, 1, a)) || (e = check_dataset(call, m, output, 0, a + m->nin))) {
+  int gear;
+  if ((e = check_datasets(call, m, input, output, &gear, a))) {
     free(op);
     free(a);
     return acl_leave_with(e);
   }
-  *op = (acl_op){.kind = ACL_OP_RUN, .model = m, .in = (const void **)a, .out = a + m->nin};
+  *op = (acl_op){.kind = ACL_OP_RUN, .model = m, .gear = gear, .in = (const void **)a, .out = a + m->nin};
   acl_model_use(m);
   acl_stream_push(s, op);
   return acl_leave_with(ACL_SUCCESS);
+}
+
+/* --- gears: the aclmdlSet* calls write the gear's values into the
+ * dataset's ACL_DYNAMIC_TENSOR_NAME buffer */
+
+static aclError set_gear(const char *call, uint32_t modelId, aclmdlDataset *dataset, size_t index, int kind,
+                         const int64_t *values, int nvalues) {
+  static const char *const kinds[] = {"no gears", "batch gears (--dynamic_batch_size)",
+                                      "image size gears (--dynamic_image_size)",
+                                      "dims gears (--dynamic_dims)"};
+  aclError e = acl_enter(call);
+  if (e) return e;
+  acl_model *m = NULL;
+  if ((e = find(call, modelId, &m))) return acl_leave_with(e);
+  omrt_gear_desc g;
+  omrt_model_gear(m->m, 0, &g);
+  if (g.kind != kind)
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u has %s, not %s", call, modelId,
+                                   kinds[g.kind], kinds[kind]));
+  if (!dataset || index != (size_t)m->nin || index >= dataset->n)
+    return acl_leave_with(acl_fail(
+        ACL_ERROR_INVALID_PARAM, "%s: %s; the dynamic input '" ACL_DYNAMIC_TENSOR_NAME "' is index %d", call,
+        !dataset ? "dataset is NULL" : "index does not name it in the dataset", m->nin));
+  int gear;
+  if (nvalues != m->nvalues || omrt_model_find_gear(m->m, values, nvalues, &gear))
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u: %s", call, modelId,
+                                   nvalues != m->nvalues ? "wrong number of values" : omrt_last_error()));
+  aclDataBuffer *b = dataset->bufs[index];
+  size_t need = (size_t)nvalues * sizeof(int64_t);
+  const void *base;
+  size_t bytes;
+  if (!b || !b->data || b->size < need || acl_device_range(b->data, need, &base, &bytes) != 1)
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM,
+                                   "%s: the dataset's buffer %zu is not device memory of %zu bytes "
+                                   "(aclmdlGetInputSizeByIndex)",
+                                   call, index, need));
+  memcpy(b->data, values, need);
+  return acl_leave_with(ACL_SUCCESS);
+}
+
+aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                   uint64_t batchSize) {
+  int64_t v = batchSize > INT64_MAX ? -1 : (int64_t)batchSize;
+  return set_gear("aclmdlSetDynamicBatchSize", modelId, dataset, index, OMRT_GEAR_BATCH, &v, 1);
+}
+
+aclError aclmdlSetDynamicHWSize(uint32_t modelId, aclmdlDataset *dataset, size_t index, uint64_t height,
+                                uint64_t width) {
+  int64_t v[2] = {height > INT64_MAX ? -1 : (int64_t)height, width > INT64_MAX ? -1 : (int64_t)width};
+  return set_gear("aclmdlSetDynamicHWSize", modelId, dataset, index, OMRT_GEAR_IMAGE_SIZE, v, 2);
+}
+
+/* dims: every input's dims one after another; the gear whose inputs have
+ * exactly those dims. */
+aclError aclmdlSetInputDynamicDims(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                   const aclmdlIODims *dims) {
+  const char *call = "aclmdlSetInputDynamicDims";
+  if (!dims) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: dims is NULL", call);
+  aclError e = acl_enter(call);
+  if (e) return e;
+  acl_model *m = NULL;
+  e = find(call, modelId, &m);
+  int ngears = e ? 0 : omrt_model_num_gears(m->m), found = -1;
+  for (int g = 0; g < ngears && found < 0; g++) {
+    size_t k = 0;
+    int same = 1;
+    for (int i = 0; i < m->nin && same; i++) {
+      omrt_tensor_desc t;
+      omrt_model_gear_input(m->m, g, i, &t);
+      for (int j = 0; j < t.rank && same; j++, k++)
+        same = k < dims->dimCount && k < ACL_MAX_DIM_CNT && dims->dims[k] == t.dims[j];
+    }
+    if (same && k == dims->dimCount) found = g;
+  }
+  omrt_gear_desc gd = {0};
+  if (!e && found >= 0) omrt_model_gear(m->m, found, &gd);
+  char list[512] = "";
+  if (!e && found < 0) {
+    size_t len = 0;
+    for (int g = 0; g < ngears && len < sizeof list; g++)
+      for (int i = 0; i < m->nin && len < sizeof list; i++) {
+        omrt_tensor_desc t;
+        omrt_model_gear_input(m->m, g, i, &t);
+        for (int j = 0; j < t.rank && len < sizeof list; j++)
+          len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld",
+                                  j || i ? ","
+                                  : g    ? "; "
+                                         : "",
+                                  (long long)t.dims[j]);
+      }
+  }
+  acl_leave();
+  if (e) return e;
+  if (found < 0)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u: no gear has these input dims (the gears: %s)",
+                    call, modelId, list);
+  /* (the model may be unloaded between the two locks: set_gear finds it again) */
+  return set_gear(call, modelId, dataset, index, OMRT_GEAR_DIMS, gd.values, gd.nvalues);
 }

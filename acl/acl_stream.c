@@ -28,9 +28,10 @@ struct acl_stream {
   char msg[1024];
 };
 
-aclError acl_run_model(acl_model *m, const void *const *in, void *const *out, char *msg, size_t n) {
+aclError acl_run_model(acl_model *m, int gear, const void *const *in, void *const *out, char *msg, size_t n) {
   pthread_mutex_lock(&m->run);
-  omrt_status s = omrt_execute(m->ctx, in, out);
+  omrt_status s = omrt_context_set_gear(m->ctx, gear);
+  if (s == OMRT_OK) s = omrt_execute(m->ctx, in, out);
   if (s != OMRT_OK) snprintf(msg, n, "model %u: %s", m->id, omrt_last_error());
   pthread_mutex_unlock(&m->run);
   return acl_from_omrt(s);
@@ -41,7 +42,7 @@ static aclError run_op(acl_op *op, char *msg, size_t n) {
     memmove(op->dst, op->src, op->count);
     return ACL_SUCCESS;
   }
-  aclError e = acl_run_model(op->model, op->in, op->out, msg, n);
+  aclError e = acl_run_model(op->model, op->gear, op->in, op->out, msg, n);
   acl_model_release(op->model);
   return e;
 }

@@ -1,5 +1,5 @@
 /* om_json.c - atc --mode=1: an om package as readable JSON (om_dump_json in
- * backend/om_write.h).
+ * backend/om_write.h); atc --mode=6: its summary in a few lines (om_summary).
  *
  * The file is read once into a 64-byte aligned buffer and verified there with
  * libomrt's public loader (omrt_model_load_memory), so the bytes dumped are
@@ -132,8 +132,8 @@ static void jfloat(jbuf *b, int32_t bits) {
 /* ---- names for the format's numbers ---- */
 
 static const char *part_type_name(uint32_t t) {
-  static const char *const names[] = {NULL,      "MODEL",   "TENSORS", "TASKS",
-                                      "WEIGHTS", "STRINGS", "VPROGS",  "SOURCES"};
+  static const char *const names[] = {NULL,      "MODEL",  "TENSORS", "TASKS", "WEIGHTS",
+                                      "STRINGS", "VPROGS", "IO",      "GEARS", "SOURCES"};
   return t < sizeof names / sizeof *names && names[t] ? names[t] : "?";
 }
 
@@ -141,6 +141,16 @@ static const char *precision_name(uint32_t p) {
   static const char *const names[] = {"force_fp16", "must_keep_origin_dtype", "allow_fp32_to_fp16",
                                       "allow_mix_precision"};
   return p < sizeof names / sizeof *names ? names[p] : "?";
+}
+
+static const char *format_name(uint32_t f) {
+  static const char *const names[] = {"ND", "NCHW", "NHWC", "NC1HWC0"};
+  return f < sizeof names / sizeof *names ? names[f] : "?";
+}
+
+static const char *gear_kind_name(uint32_t k) {
+  static const char *const names[] = {"none", "batch", "image_size", "dims"};
+  return k < sizeof names / sizeof *names ? names[k] : "?";
 }
 
 static const char *region_name(uint32_t r) {
@@ -164,7 +174,7 @@ static const char *reduce_op_name(int32_t op) {
 
 /* ---- what each task kind's slots and params mean (om_format.h) ---- */
 
-typedef enum param_type { P_INT, P_F32, P_ACT, P_POOL_MODE, P_REDUCE_OP } param_type;
+typedef enum param_type { P_INT, P_HEX, P_F32, P_ACT, P_POOL_MODE, P_REDUCE_OP } param_type;
 typedef struct param_desc {
   const char *name;
   param_type type;
@@ -285,19 +295,25 @@ static const kind_desc kinds[] = {
                           RUN3(OM_POOL_ND_P_DILATIONS, "dilation"),
                           RUN3(OM_POOL_ND_P_PAD_BEGIN, "pad_begin"),
                           RUN3(OM_POOL_ND_P_PAD_END, "pad_end")}},
-    [OM_TASK_MATMUL] =
-        {"MATMUL",
-         {[OM_MATMUL_T_A] = "a", [OM_MATMUL_T_B] = "b", [OM_MATMUL_T_C] = "c", [OM_MATMUL_T_Y] = "y"},
-         {[OM_MATMUL_P_TRANS_A] = {"trans_a", P_INT},
-          [OM_MATMUL_P_TRANS_B] = {"trans_b", P_INT},
-          [OM_MATMUL_P_ALPHA] = {"alpha", P_F32},
-          [OM_MATMUL_P_BETA] = {"beta", P_F32},
-          [OM_MATMUL_P_ACT] = {"act", P_ACT},
-          [OM_MATMUL_P_CLIP_MIN] = {"clip_min", P_F32},
-          [OM_MATMUL_P_CLIP_MAX] = {"clip_max", P_F32},
-          [OM_MATMUL_P_TILE_M] = {"tile_m", P_INT},
-          [OM_MATMUL_P_TILE_N] = {"tile_n", P_INT},
-          [OM_MATMUL_P_TILE_K] = {"tile_k", P_INT}}},
+    [OM_TASK_MATMUL] = {"MATMUL",
+                        {[OM_MATMUL_T_A] = "a",
+                         [OM_MATMUL_T_B] = "b",
+                         [OM_MATMUL_T_C] = "c",
+                         [OM_MATMUL_T_Y] = "y",
+                         [OM_MATMUL_T_BIAS] = "bias"},
+                        {[OM_MATMUL_P_TRANS_A] = {"trans_a", P_INT},
+                         [OM_MATMUL_P_TRANS_B] = {"trans_b", P_INT},
+                         [OM_MATMUL_P_ALPHA] = {"alpha", P_F32},
+                         [OM_MATMUL_P_BETA] = {"beta", P_F32},
+                         [OM_MATMUL_P_ACT] = {"act", P_ACT},
+                         [OM_MATMUL_P_CLIP_MIN] = {"clip_min", P_F32},
+                         [OM_MATMUL_P_CLIP_MAX] = {"clip_max", P_F32},
+                         [OM_MATMUL_P_TILE_M] = {"tile_m", P_INT},
+                         [OM_MATMUL_P_TILE_N] = {"tile_n", P_INT},
+                         [OM_MATMUL_P_TILE_K] = {"tile_k", P_INT},
+                         [OM_MATMUL_P_FOLD] = {"fold", P_INT},
+                         [OM_MATMUL_P_PERM_A] = {"perm_a", P_HEX},
+                         [OM_MATMUL_P_PERM_B] = {"perm_b", P_HEX}}},
     [OM_TASK_WPACK] = {"WPACK", {[OM_WPACK_T_W] = "w", [OM_WPACK_T_DST] = "dst"}, {{0}}},
     [OM_TASK_STRIDED_COPY] = {"STRIDED_COPY",
                               {[OM_STRIDED_COPY_T_X] = "x", [OM_STRIDED_COPY_T_Y] = "y"},
@@ -325,6 +341,8 @@ typedef struct pkg {
   const char *strings;
   uint64_t weights_bytes;
   const uint8_t *vprogs;
+  const uint32_t *formats;       /* IO partition, or NULL */
+  const om_gears *gears;         /* GEARS partition, or NULL */
   const om_task_source *sources; /* NULL without a SOURCES partition */
   const uint32_t *source_names;
 } pkg;
@@ -346,6 +364,8 @@ static void locate(pkg *p, const uint8_t *base) {
     case OM_PART_STRINGS: p->strings = (const char *)at; break;
     case OM_PART_WEIGHTS: p->weights_bytes = pt->size; break;
     case OM_PART_VPROGS: p->vprogs = at; break;
+    case OM_PART_IO: p->formats = (const uint32_t *)at; break;
+    case OM_PART_GEARS: p->gears = (const om_gears *)at; break;
     case OM_PART_SOURCES:
       p->sources = (const om_task_source *)(at + sizeof(om_sources));
       p->source_names = (const uint32_t *)(at + sizeof(om_sources) +
@@ -394,14 +414,40 @@ static void dump_model(jbuf *b, const pkg *p) {
   jprintf(b, "  \"weights\": {\"bytes\": %llu},\n", (unsigned long long)p->weights_bytes);
 }
 
-static void dump_io(jbuf *b, const pkg *p, const char *key, const uint32_t *io, uint32_t n) {
+/* formats: the IO partition's entries for these n, or NULL. */
+static void dump_io(jbuf *b, const pkg *p, const char *key, const uint32_t *io, const uint32_t *formats,
+                    uint32_t n) {
   jprintf(b, "  \"%s\": [", key);
   for (uint32_t i = 0; i < n; i++) {
     jprintf(b, "%s{\"tensor\": %u, \"name\": ", i ? ", " : "", io[i]);
     jstr(b, p->strings + p->tensors[io[i]].name);
-    JLIT(b, "}");
+    jprintf(b, ", \"format\": \"%s\"}", format_name(formats ? formats[i] : OM_IO_ND));
   }
   JLIT(b, "],\n");
+}
+
+/* The GEARS partition: each gear's values, tensors, tasks, workspace and I/O tensors. */
+static void dump_gears(jbuf *b, const pkg *p) {
+  if (!p->gears) return;
+  const om_gears *h = p->gears;
+  const om_gear *g = (const om_gear *)(h + 1);
+  uint32_t nio = p->def->ninputs + p->def->noutputs;
+  const uint32_t *io = (const uint32_t *)(g + h->ngears);
+  jprintf(b, "  \"gears\": {\"kind\": \"%s\", \"gears\": [\n", gear_kind_name(h->kind));
+  for (uint32_t i = 0; i < h->ngears; i++, io += nio) {
+    JLIT(b, "    {\"values\": [");
+    for (uint32_t v = 0; v < h->nvalues; v++)
+      jprintf(b, "%s%lld", v ? ", " : "", (long long)g[i].values[v]);
+    jprintf(b,
+            "], \"first_tensor\": %u, \"ntensors\": %u, \"first_task\": %u, \"ntasks\": %u, "
+            "\"workspace_bytes\": %llu, \"io\": [",
+            g[i].first_tensor, g[i].ntensors, g[i].first_task, g[i].ntasks,
+            (unsigned long long)g[i].workspace_bytes);
+    for (uint32_t k = 0; k < nio; k++)
+      jprintf(b, "%s%u", k ? ", " : "", io[k]);
+    jprintf(b, "]}%s\n", i + 1 < h->ngears ? "," : "");
+  }
+  JLIT(b, "  ]},\n");
 }
 
 static void dump_tensors(jbuf *b, const pkg *p) {
@@ -425,6 +471,7 @@ static void dump_param(jbuf *b, param_type type, int32_t v) {
   const char *name = NULL;
   switch (type) {
   case P_INT: jprintf(b, "%d", v); return;
+  case P_HEX: jprintf(b, "\"%#x\"", (unsigned)v); return;
   case P_F32: jfloat(b, v); return;
   case P_ACT: name = act_name(v); break;
   case P_POOL_MODE: name = pool_mode_name(v); break;
@@ -436,11 +483,15 @@ static void dump_param(jbuf *b, param_type type, int32_t v) {
     jprintf(b, "%d", v);
 }
 
-/* A CONV2D / DWCONV task with an epilogue program (epilogue = 1,
+/* A CONV2D / DWCONV / MATMUL task with an epilogue program (epilogue = 1,
  * epilogue_offset, its extra inputs in the slots after the fixed ones and
- * x_scale). */
-static int conv_epilogue(const om_task *t) {
-  return (t->kind == OM_TASK_CONV2D || t->kind == OM_TASK_DWCONV) && t->params[OM_CONV_P_EPILOGUE] == 1;
+ * x_scale): 1 and its program offset. */
+static int task_epilogue(const om_task *t, uint32_t *offset_out) {
+  int conv = t->kind == OM_TASK_CONV2D || t->kind == OM_TASK_DWCONV, mm = t->kind == OM_TASK_MATMUL;
+  if (!(conv && t->params[OM_CONV_P_EPILOGUE] == 1) && !(mm && t->params[OM_MATMUL_P_EPILOGUE] == 1))
+    return 0;
+  *offset_out = (uint32_t)t->params[conv ? OM_CONV_P_EPILOGUE_OFFSET : OM_MATMUL_P_EPILOGUE_OFFSET];
+  return 1;
 }
 
 /* A CONV2D task with an x_scale (x_scale = 1, in slot OM_CONV_T_X_SCALE). */
@@ -459,7 +510,10 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   JLIT(b, ", \"name\": ");
   jstr(b, p->strings + t->name);
   jprintf(b, ", \"block_dim\": %u,\n      \"tensors\": {", t->block_dim);
-  uint32_t vprog_inputs = 0; /* VPROG slots are the program's inputs, then outputs */
+  uint32_t vprog_inputs = 0, epi_off = 0; /* VPROG slots are the program's inputs, then outputs */
+  const int epi = task_epilogue(t, &epi_off);
+  const uint32_t epi_first =
+      t->kind == OM_TASK_MATMUL ? OM_MATMUL_NTENSORS : OM_CONV_NTENSORS + (uint32_t)conv_x_scale(t);
   if (t->kind == OM_TASK_VPROG)
     vprog_inputs = ((const om_vprog *)(p->vprogs + t->params[OM_VPROG_P_PROGRAM]))->ninputs;
   for (uint32_t s = 0; s < t->ntensors; s++) {
@@ -471,8 +525,8 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
       jprintf(b, "%s\"%s\": ", s ? ", " : "", slot);
     else if (s == OM_CONV_T_X_SCALE && conv_x_scale(t))
       jprintf(b, ", \"x_scale\": ");
-    else if (conv_epilogue(t)) /* the program's input 1 at the first slot after the fixed ones and x_scale */
-      jprintf(b, "%s\"epi_in%u\": ", s ? ", " : "", s + 1 - OM_CONV_NTENSORS - (uint32_t)conv_x_scale(t));
+    else if (epi) /* the program's input 1 at the first slot after the fixed ones and x_scale */
+      jprintf(b, "%s\"epi_in%u\": ", s ? ", " : "", s + 1 - epi_first);
     else
       jprintf(b, "%s\"slot%u\": ", s ? ", " : "", s);
     if (t->tensors[s] == OM_NONE)
@@ -483,11 +537,16 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   JLIT(b, "},\n      \"params\": ");
   if (k) {
     JLIT(b, "{");
-    for (int j = 0; j < OM_TASK_MAX_PARAMS && k->params[j].name; j++) {
-      jprintf(b, "%s\"%s\": ", j ? ", " : "", k->params[j].name);
+    for (int j = 0, n = 0; j < OM_TASK_MAX_PARAMS; j++) { /* the named ones (an epilogue's follow) */
+      if (!k->params[j].name) continue;
+      jprintf(b, "%s\"%s\": ", n++ ? ", " : "", k->params[j].name);
       dump_param(b, k->params[j].type, t->params[j]);
     }
-    if (conv_epilogue(t)) jprintf(b, ", \"epilogue\": %d", t->params[OM_CONV_P_EPILOGUE_OFFSET]);
+    if (epi) jprintf(b, ", \"epilogue\": %u", epi_off);
+    /* (shown only when set, so that every other TRANSDATA reads as before) */
+    if (t->kind == OM_TASK_TRANSDATA && t->params[OM_TRANSDATA_P_CHANNELS_LAST])
+      jprintf(b, "%s\"channels_last\": %d", k->params[0].name ? ", " : "",
+              t->params[OM_TRANSDATA_P_CHANNELS_LAST]);
     JLIT(b, "}");
   } else {
     JLIT(b, "[");
@@ -558,8 +617,8 @@ static void dump_vprogs(jbuf *b, const pkg *p) {
   for (uint32_t i = 0; i < p->def->ntasks; i++)
     if (p->tasks[i].kind == OM_TASK_VPROG)
       offs[n++] = (uint32_t)p->tasks[i].params[OM_VPROG_P_PROGRAM];
-    else if (conv_epilogue(&p->tasks[i]))
-      offs[n++] = (uint32_t)p->tasks[i].params[OM_CONV_P_EPILOGUE_OFFSET];
+    else if (task_epilogue(&p->tasks[i], &offs[n]))
+      n++;
   qsort(offs, n, sizeof *offs, cmp_u32);
   if (n) JLIT(b, "  \"vprogs\": [");
   for (uint32_t i = 0, first = 1; i < n; i++) {
@@ -627,8 +686,10 @@ status om_json_memory(const void *data, size_t size, const char *label, char **j
   JLIT(&b, "{\n");
   dump_header(&b, &p);
   dump_model(&b, &p);
-  dump_io(&b, &p, "inputs", p.io, p.def->ninputs);
-  dump_io(&b, &p, "outputs", p.io + p.def->ninputs, p.def->noutputs);
+  dump_io(&b, &p, "inputs", p.io, p.formats, p.def->ninputs);
+  dump_io(&b, &p, "outputs", p.io + p.def->ninputs, p.formats ? p.formats + p.def->ninputs : NULL,
+          p.def->noutputs);
+  dump_gears(&b, &p);
   dump_tensors(&b, &p);
   dump_vprogs(&b, &p);
   JLIT(&b, "  \"tasks\": [\n");
@@ -655,4 +716,66 @@ status om_dump_json(const char *om_path, const char *json_path, diag *d) {
   free(data);
   free(json);
   return st;
+}
+
+/* ---- atc --mode=6: the summary a deployer reads ---- */
+
+static void summary_io(jbuf *b, const omrt_model *m, int is_input) {
+  int n = is_input ? omrt_model_num_inputs(m) : omrt_model_num_outputs(m);
+  jprintf(b, "%s:\n", is_input ? "inputs" : "outputs");
+  for (int i = 0; i < n; i++) {
+    omrt_tensor_desc t;
+    if (is_input)
+      omrt_model_input(m, i, &t);
+    else
+      omrt_model_output(m, i, &t);
+    jprintf(b, "  %d  %-24s %-8s %-8s [", i, t.name, dtype_name(t.dtype), format_name((uint32_t)t.format));
+    for (int k = 0; k < t.rank; k++)
+      jprintf(b, "%s%lld", k ? ", " : "", (long long)t.dims[k]);
+    jprintf(b, "]  %zu bytes\n", t.bytes);
+  }
+}
+
+status om_summary(const char *om_path, char **text_out, diag *d) {
+  void *data = NULL;
+  size_t size = 0;
+  status st = read_aligned(om_path, &data, &size, d);
+  if (st != ST_OK) return st;
+  omrt_model *m;
+  omrt_load_options opts = {.threads = 1};
+  if (omrt_model_load_memory(data, size, &opts, &m) != OMRT_OK) {
+    free(data);
+    return diag_set(d, ST_ERR_INVALID, "%s: %s", om_path, omrt_last_error());
+  }
+  pkg p = {0};
+  locate(&p, data);
+  jbuf b = {0};
+  jprintf(&b, "model:      %s (om %u.%u)\n", p.strings + p.def->name, p.h->major, p.h->minor);
+  jprintf(&b, "soc:        %s, %u AI cores, %s\n", p.strings + p.def->soc, p.def->ai_cores,
+          precision_name(p.def->precision));
+  jprintf(&b, "atc:        %s\n", p.strings + p.def->atc_version);
+  jprintf(&b, "command:    %s\n", p.strings + p.def->cmdline);
+  jprintf(&b, "weights:    %llu bytes; workspace %zu bytes; %u tasks\n", (unsigned long long)p.weights_bytes,
+          omrt_model_workspace_bytes(m), p.def->ntasks);
+  summary_io(&b, m, 1);
+  summary_io(&b, m, 0);
+  int ng = omrt_model_num_gears(m);
+  omrt_gear_desc g;
+  omrt_model_gear(m, 0, &g);
+  jprintf(&b, "gears:      %s", g.kind == OMRT_GEAR_NONE ? "none\n" : gear_kind_name((uint32_t)g.kind));
+  for (int i = 0; g.kind != OMRT_GEAR_NONE && i < ng; i++) {
+    omrt_model_gear(m, i, &g);
+    jprintf(&b, "%s", i ? "; " : " ");
+    for (int v = 0; v < g.nvalues; v++)
+      jprintf(&b, "%s%lld", v ? "," : "", (long long)g.values[v]);
+  }
+  if (g.kind != OMRT_GEAR_NONE) JLIT(&b, "\n");
+  omrt_model_free(m);
+  free(data);
+  if (b.nomem) {
+    free(b.data);
+    return diag_set(d, ST_ERR_NOMEM, "%s: out of memory", om_path);
+  }
+  *text_out = b.data;
+  return ST_OK;
 }

@@ -16,12 +16,20 @@
  * Vector programs are appended to the VPROGS blob at 8-byte aligned offsets
  * and de-duplicated by content: each stored program keeps an FNV-1a hash of
  * its bytes, and an add first looks for an equal hash and equal bytes (a
- * linear scan; models hold hundreds of programs, not millions).
+ * linear scan; models hold hundreds of programs, not millions). Weights are
+ * de-duplicated the same way (a CRC32C of the bytes, then memcmp): a
+ * payload equal to one already added gets that one's offset, so a package
+ * of several gears, whose compiles convert the same constants again, holds
+ * them once.
  *
- * File layout produced: header, partition table (5 entries, one more each
- * for vector programs and sources), then MODEL, TENSORS, TASKS, STRINGS,
- * VPROGS (only when a program was added), SOURCES (only when set), WEIGHTS,
- * each at a 64-byte aligned offset with the gaps zeroed.
+ * Gears (om_format.h): om_writer_begin_gear starts a gear; the tensors,
+ * tasks, io and workspace size given after it are that gear's. Without
+ * it the package has one implicit gear and no GEARS partition.
+ *
+ * File layout produced: header, partition table (5 entries, up to 9), then
+ * MODEL, TENSORS, TASKS, STRINGS, VPROGS (only when a program was added),
+ * IO (only when formats were set), GEARS (only with gears), SOURCES (only
+ * when set), WEIGHTS, each at a 64-byte aligned offset with the gaps zeroed.
  */
 #include "om_write.h"
 
@@ -46,10 +54,11 @@ struct om_writer {
   uint32_t *io; /* inputs then outputs */
   uint32_t ninputs, noutputs;
   bytes_buf strings;
-  struct weight_seg {       /* one om_writer_add_weights* call's bytes */
+  struct weight_seg {       /* one stored weight payload */
     uint64_t offset, bytes; /* in the WEIGHTS partition */
     const void *data;
-    int owned; /* the writer's copy (bigmem), else borrowed */
+    int owned;    /* the writer's copy (bigmem), else borrowed */
+    uint32_t crc; /* of the bytes, for de-duplication */
   } * segs;
   uint32_t nsegs, segs_cap;
   uint64_t weights_bytes; /* the WEIGHTS partition's length */
@@ -61,7 +70,15 @@ struct om_writer {
     uint32_t offset, bytes;
   } * vprog_refs;
   uint32_t nvprogs, vprogs_cap;
-  bytes_buf sources; /* the SOURCES partition, whole (om_writer_set_sources) */
+  uint32_t *formats; /* [ninputs + noutputs] om_io_format, or NULL: no IO partition */
+  uint32_t nformats;
+  struct gear_rec { /* om_writer_begin_gear */
+    om_gear g;      /* counts filled in by plan */
+    uint32_t *io;   /* [nio], from om_writer_set_io while the gear was current */
+    uint32_t nio;
+  } * gears;
+  uint32_t ngears, gears_cap, gear_kind, gear_nvalues;
+  bytes_buf sources; /* the SOURCES partition, whole (om_writer_add_sources) */
   int nomem;         /* an add function failed to allocate */
 };
 
@@ -119,6 +136,10 @@ void om_writer_free(om_writer *w) {
   free(w->vprogs.data);
   free(w->vprog_refs);
   free(w->sources.data);
+  free(w->formats);
+  for (uint32_t i = 0; i < w->ngears; i++)
+    free(w->gears[i].io);
+  free(w->gears);
   free(w);
 }
 
@@ -173,7 +194,40 @@ nomem:
   return OM_NONE;
 }
 
-void om_writer_set_model(om_writer *w, const om_model_def *def) { w->def = *def; }
+void om_writer_set_model(om_writer *w, const om_model_def *def) {
+  w->def = *def;
+  if (w->ngears) w->gears[w->ngears - 1].g.workspace_bytes = def->workspace_bytes;
+}
+
+int om_writer_begin_gear(om_writer *w, uint32_t kind, const int64_t *values, uint32_t nvalues) {
+  if (nvalues > OM_GEAR_MAX_VALUES ||
+      array_grow((void **)&w->gears, &w->gears_cap, w->ngears, sizeof *w->gears) != 0) {
+    w->nomem = 1;
+    return -1;
+  }
+  struct gear_rec *r = &w->gears[w->ngears++];
+  memset(r, 0, sizeof *r);
+  r->g.first_tensor = w->ntensors;
+  r->g.first_task = w->ntasks;
+  for (uint32_t i = 0; i < nvalues; i++)
+    r->g.values[i] = values[i];
+  w->gear_kind = kind;
+  w->gear_nvalues = nvalues;
+  return 0;
+}
+
+int om_writer_set_io_formats(om_writer *w, const uint32_t *formats, uint32_t n) {
+  uint32_t *f = malloc(n ? n * sizeof *f : 1);
+  if (!f) {
+    w->nomem = 1;
+    return -1;
+  }
+  if (n) memcpy(f, formats, n * sizeof *f);
+  free(w->formats);
+  w->formats = f;
+  w->nformats = n;
+  return 0;
+}
 
 uint32_t om_writer_add_tensor(om_writer *w, const om_tensor *t) {
   if (array_grow((void **)&w->tensors, &w->tensors_cap, w->ntensors, sizeof *t) != 0) {
@@ -184,20 +238,36 @@ uint32_t om_writer_add_tensor(om_writer *w, const om_tensor *t) {
   return w->ntensors++;
 }
 
-int om_writer_set_sources(om_writer *w, const om_task_source *tasks, uint32_t ntasks, const uint32_t *names,
+int om_writer_add_sources(om_writer *w, const om_task_source *tasks, uint32_t ntasks, const uint32_t *names,
                           uint32_t nnames) {
-  om_sources h = {ntasks, nnames};
-  size_t bytes = sizeof h + (size_t)ntasks * sizeof *tasks + (size_t)nnames * sizeof *names;
-  w->sources.len = 0;
-  if (buf_reserve(&w->sources, bytes) != 0) {
+  om_sources h = {0, 0}; /* what the partition holds so far */
+  if (w->sources.len) memcpy(&h, w->sources.data, sizeof h);
+  size_t old_recs = (size_t)h.ntasks * sizeof *tasks, old_names = (size_t)h.nnames * sizeof *names;
+  size_t bytes =
+      sizeof h + old_recs + (size_t)ntasks * sizeof *tasks + old_names + (size_t)nnames * sizeof *names;
+  bytes_buf next = {0};
+  if (buf_reserve(&next, bytes) != 0) {
     w->nomem = 1;
     return -1;
   }
-  uint8_t *at = w->sources.data;
-  memcpy(at, &h, sizeof h);
-  if (ntasks) memcpy(at + sizeof h, tasks, (size_t)ntasks * sizeof *tasks);
-  if (nnames) memcpy(at + sizeof h + (size_t)ntasks * sizeof *tasks, names, (size_t)nnames * sizeof *names);
-  w->sources.len = bytes;
+  /* header, old records, new records (first moved past the old names), old names, new names */
+  om_sources nh = {h.ntasks + ntasks, h.nnames + nnames};
+  uint8_t *at = next.data;
+  memcpy(at, &nh, sizeof nh);
+  at += sizeof nh;
+  if (old_recs) memcpy(at, w->sources.data + sizeof h, old_recs);
+  at += old_recs;
+  for (uint32_t i = 0; i < ntasks; i++, at += sizeof *tasks) {
+    om_task_source r = tasks[i];
+    r.first += h.nnames;
+    memcpy(at, &r, sizeof r);
+  }
+  if (old_names) memcpy(at, w->sources.data + sizeof h + old_recs, old_names);
+  at += old_names;
+  if (nnames) memcpy(at, names, (size_t)nnames * sizeof *names);
+  next.len = bytes;
+  free(w->sources.data);
+  w->sources = next;
   return 0;
 }
 
@@ -210,34 +280,64 @@ uint32_t om_writer_add_task(om_writer *w, const om_task *t) {
   return w->ntasks++;
 }
 
+/* The offset of a stored payload equal to data[0, bytes) (crc its CRC32C),
+ * or -1. */
+static int64_t find_seg(const om_writer *w, const void *data, uint64_t bytes, uint32_t crc) {
+  for (uint32_t i = 0; i < w->nsegs; i++) {
+    const struct weight_seg *g = &w->segs[i];
+    if (g->crc == crc && g->bytes == bytes && (bytes == 0 || memcmp(g->data, data, (size_t)bytes) == 0))
+      return (int64_t)g->offset;
+  }
+  return -1;
+}
+
 /* Appends a segment at the next 64-aligned offset. 0 ok, -1 nomem. */
-static int add_seg(om_writer *w, const void *data, uint64_t bytes, int owned, uint64_t *offset_out) {
+static int add_seg(om_writer *w, const void *data, uint64_t bytes, int owned, uint32_t crc,
+                   uint64_t *offset_out) {
   uint64_t off = align_up(w->weights_bytes), end;
   if (add_u64(off, bytes, &end) || end > SIZE_MAX ||
       array_grow((void **)&w->segs, &w->segs_cap, w->nsegs, sizeof *w->segs) != 0) {
     w->nomem = 1;
     return -1;
   }
-  w->segs[w->nsegs++] = (struct weight_seg){off, bytes, data, owned};
+  w->segs[w->nsegs++] = (struct weight_seg){off, bytes, data, owned, crc};
   w->weights_bytes = end;
   *offset_out = off;
   return 0;
 }
 
+/* The CRC32C of a payload, or sets nomem (bytes past the address space). */
+static int seg_crc(om_writer *w, const void *data, uint64_t bytes, uint32_t *crc) {
+  if (bytes > SIZE_MAX) {
+    w->nomem = 1;
+    return -1;
+  }
+  *crc = crc32c(0, data, (size_t)bytes);
+  return 0;
+}
+
 int om_writer_add_weights(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out) {
+  uint32_t crc;
+  if (seg_crc(w, data, bytes, &crc)) return -1;
+  int64_t at = find_seg(w, data, bytes, crc);
+  if (at >= 0) return *offset_out = (uint64_t)at, 0;
   void *copy = NULL;
-  if (bytes && (bytes > SIZE_MAX || !(copy = bigmem_alloc((size_t)bytes)))) {
+  if (bytes && !(copy = bigmem_alloc((size_t)bytes))) {
     w->nomem = 1;
     return -1;
   }
   if (bytes) memcpy(copy, data, (size_t)bytes);
-  if (add_seg(w, copy, bytes, 1, offset_out) == 0) return 0;
+  if (add_seg(w, copy, bytes, 1, crc, offset_out) == 0) return 0;
   bigmem_free(copy, (size_t)bytes);
   return -1;
 }
 
 int om_writer_add_weights_ref(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out) {
-  return add_seg(w, data, bytes, 0, offset_out);
+  uint32_t crc;
+  if (seg_crc(w, data, bytes, &crc)) return -1;
+  int64_t at = find_seg(w, data, bytes, crc);
+  if (at >= 0) return *offset_out = (uint64_t)at, 0;
+  return add_seg(w, data, bytes, 0, crc, offset_out);
 }
 
 int om_writer_add_vprog(om_writer *w, const om_vprog *hdr, const om_vinstr *instrs, uint32_t *offset_out) {
@@ -283,15 +383,27 @@ int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const ui
   w->io = io;
   w->ninputs = (uint32_t)ninputs;
   w->noutputs = (uint32_t)noutputs;
+  if (w->ngears) { /* the current gear's too */
+    struct gear_rec *r = &w->gears[w->ngears - 1];
+    free(r->io);
+    if (!(r->io = malloc(n ? n * sizeof *io : 1))) {
+      w->nomem = 1;
+      return -1;
+    }
+    if (n) memcpy(r->io, io, n * sizeof *io);
+    r->nio = (uint32_t)n;
+  }
   return 0;
 }
 
-enum { MAX_PARTS = 7 };
+enum { MAX_PARTS = 9 };
 
 /* Where each partition goes: what om_writer_size and om_writer_serialise share. */
 typedef struct om_layout {
-  om_model_def def; /* with the counts filled in */
+  om_model_def def;   /* with the counts filled in */
+  const uint32_t *io; /* MODEL's io[]: the writer's, or gear 0's */
   size_t io_bytes;
+  size_t gears_bytes; /* the GEARS partition, 0 without gears */
   struct part_src {
     uint32_t type;
     const void *data; /* NULL for MODEL (def and io) and WEIGHTS (segments) */
@@ -309,6 +421,25 @@ static status plan(const om_writer *w, om_layout *l, diag *d) {
   l->def.noutputs = w->noutputs;
   l->def.ntensors = w->ntensors;
   l->def.ntasks = w->ntasks;
+  l->io = w->io;
+  uint32_t nio = w->ninputs + w->noutputs;
+  if (w->nformats && w->nformats != nio)
+    return diag_set(d, ST_ERR_INVALID, "om writer: %u I/O formats for %u inputs and outputs", w->nformats,
+                    nio);
+  if (w->ngears) { /* counts from the next gear's start; the workspace is the largest gear's */
+    l->def.workspace_bytes = 0;
+    for (uint32_t i = 0; i < w->ngears; i++) {
+      om_gear *g = &w->gears[i].g;
+      g->ntensors = (i + 1 < w->ngears ? w->gears[i + 1].g.first_tensor : w->ntensors) - g->first_tensor;
+      g->ntasks = (i + 1 < w->ngears ? w->gears[i + 1].g.first_task : w->ntasks) - g->first_task;
+      if (g->workspace_bytes > l->def.workspace_bytes) l->def.workspace_bytes = g->workspace_bytes;
+      if (w->gears[i].nio != nio)
+        return diag_set(d, ST_ERR_INVALID, "om writer: gear %u has %u I/O tensors, not %u", i,
+                        w->gears[i].nio, nio);
+    }
+    l->io = w->gears[0].io;
+    l->gears_bytes = sizeof(om_gears) + w->ngears * (sizeof(om_gear) + (size_t)nio * sizeof(uint32_t));
+  }
 
   /* Partition contents in file order. */
   l->io_bytes = ((size_t)w->ninputs + w->noutputs) * sizeof(uint32_t);
@@ -319,6 +450,9 @@ static status plan(const om_writer *w, om_layout *l, diag *d) {
   parts[3] = (struct part_src){OM_PART_STRINGS, w->strings.data, w->strings.len};
   l->nparts = 4;
   if (w->vprogs.len) parts[l->nparts++] = (struct part_src){OM_PART_VPROGS, w->vprogs.data, w->vprogs.len};
+  if (w->formats)
+    parts[l->nparts++] = (struct part_src){OM_PART_IO, w->formats, (size_t)nio * sizeof(uint32_t)};
+  if (w->ngears) parts[l->nparts++] = (struct part_src){OM_PART_GEARS, NULL, l->gears_bytes};
   if (w->sources.len)
     parts[l->nparts++] = (struct part_src){OM_PART_SOURCES, w->sources.data, w->sources.len};
   parts[l->nparts++] = (struct part_src){OM_PART_WEIGHTS, NULL, w->weights_bytes};
@@ -347,9 +481,20 @@ void om_writer_serialise(om_writer *w, void *buf) {
   if (plan(w, &l, &d) != ST_OK) return; /* the caller's om_writer_size reported it */
   uint8_t *out = buf;
   memcpy(out + l.offsets[0], &l.def, sizeof l.def);
-  if (l.io_bytes) memcpy(out + l.offsets[0] + sizeof l.def, w->io, l.io_bytes);
-  for (int i = 1; i < l.nparts; i++)
+  if (l.io_bytes) memcpy(out + l.offsets[0] + sizeof l.def, l.io, l.io_bytes);
+  for (int i = 1; i < l.nparts; i++) {
     if (l.parts[i].data && l.parts[i].size) memcpy(out + l.offsets[i], l.parts[i].data, l.parts[i].size);
+    if (l.parts[i].type == OM_PART_GEARS) { /* header, records, then every gear's io[] */
+      uint8_t *at = out + l.offsets[i];
+      om_gears hdr = {.kind = w->gear_kind, .ngears = w->ngears, .nvalues = w->gear_nvalues};
+      memcpy(at, &hdr, sizeof hdr);
+      at += sizeof hdr;
+      for (uint32_t g = 0; g < w->ngears; g++, at += sizeof(om_gear))
+        memcpy(at, &w->gears[g].g, sizeof(om_gear));
+      for (uint32_t g = 0; g < w->ngears; g++, at += l.io_bytes)
+        if (l.io_bytes) memcpy(at, w->gears[g].io, l.io_bytes);
+    }
+  }
   uint8_t *weights = out + l.offsets[l.nparts - 1];
   for (uint32_t i = 0; i < w->nsegs; i++)
     if (w->segs[i].bytes) memcpy(weights + w->segs[i].offset, w->segs[i].data, (size_t)w->segs[i].bytes);

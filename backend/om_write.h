@@ -31,7 +31,8 @@ uint32_t om_writer_string(om_writer *w, const char *s);
 void om_writer_set_model(om_writer *w, const om_model_def *def);
 /* Appends a tensor descriptor; returns its index (OM_NONE on failure). */
 uint32_t om_writer_add_tensor(om_writer *w, const om_tensor *t);
-/* Appends bytes to the WEIGHTS partition at a 64-aligned offset (*offset_out). 0 ok, -1 nomem. */
+/* Appends bytes to the WEIGHTS partition at a 64-aligned offset (*offset_out),
+ * or gives the offset of an equal payload added before. 0 ok, -1 nomem. */
 int om_writer_add_weights(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out);
 /* The same without a copy: `data` is borrowed and must stay valid and
  * unchanged until the last om_writer_size / om_writer_serialise /
@@ -42,12 +43,24 @@ int om_writer_add_weights_ref(om_writer *w, const void *data, uint64_t bytes, ui
  * *offset_out for the VPROG task's program param. Identical programs are stored
  * once. 0 ok, -1 nomem. */
 int om_writer_add_vprog(om_writer *w, const om_vprog *hdr, const om_vinstr *instrs, uint32_t *offset_out);
+/* Starts gear number ngears (om_format.h's GEARS partition) of `kind` with
+ * values[0, nvalues): the tensors, tasks, io (om_writer_set_io) and
+ * workspace_bytes (om_writer_set_model) given from now on are this gear's;
+ * the package's workspace is the largest gear's, and MODEL's io[] gear 0's.
+ * Every gear must set its io. Without a call the package has no GEARS
+ * partition. 0 ok, -1 nomem. */
+int om_writer_begin_gear(om_writer *w, uint32_t kind, const int64_t *values, uint32_t nvalues);
+/* The IO partition: formats[i] is the om_io_format of input i, then of each
+ * output (n = ninputs + noutputs). Not called: no IO partition. 0 ok, -1 nomem. */
+int om_writer_set_io_formats(om_writer *w, const uint32_t *formats, uint32_t n);
 /* Appends a task; returns its index (OM_NONE on failure). */
 uint32_t om_writer_add_task(om_writer *w, const om_task *t);
-/* Sets the SOURCES partition (common/om_format.h): one record per task and
- * the names they index (string offsets from om_writer_string); copied.
- * 0 ok, -1 nomem. */
-int om_writer_set_sources(om_writer *w, const om_task_source *tasks, uint32_t ntasks, const uint32_t *names,
+/* Appends to the SOURCES partition (common/om_format.h): one record per
+ * task added since the previous call (a gear's tasks; the records follow
+ * the task table's order) and the names they index (string offsets from
+ * om_writer_string; `first` counts from this call's names[0]); copied.
+ * Every task needs a record once any call was made. 0 ok, -1 nomem. */
+int om_writer_add_sources(om_writer *w, const om_task_source *tasks, uint32_t ntasks, const uint32_t *names,
                           uint32_t nnames);
 /* Declares which tensors are the model inputs and outputs, in order. 0 ok, -1 nomem. */
 int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const uint32_t *outputs,
@@ -74,5 +87,10 @@ status om_dump_json(const char *om_path, const char *json_path, diag *d);
  * names it in messages. *json_out is malloc'd (free()), NUL-terminated. */
 status om_json_memory(const void *data, size_t size, const char *label, char **json_out, size_t *len_out,
                       diag *d);
+/* atc --mode=6: verifies `om_path` with libomrt and describes it in a few
+ * lines: name, SoC, precision, atc version and command line, sizes, the
+ * inputs and outputs (dtype, format, dims with -1 where gears differ,
+ * bytes) and the gears. *text_out is malloc'd (free()), NUL-terminated. */
+status om_summary(const char *om_path, char **text_out, diag *d);
 
 #endif

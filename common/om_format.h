@@ -8,7 +8,8 @@
  * runtime reads them in place from the mapped file. Every offset, size, count
  * and index is checked (overflow-safe) by the loader before any use.
  *
- * Partitions (each type at most once; all but VPROGS required):
+ * Partitions (each type at most once; MODEL, TENSORS, TASKS, WEIGHTS and
+ * STRINGS required):
  *   MODEL    om_model_def, then uint32 io[ninputs + noutputs]: tensor indices
  *            of the model inputs, then of the outputs.
  *   TENSORS  om_tensor[ntensors]
@@ -21,10 +22,17 @@
  *   VPROGS   (optional; required when a task is VPROG or has an epilogue
  *            program) vector programs (common/vprog.h), each at an 8-byte
  *            aligned offset.
- *   SOURCES  (optional, since 2.2) what each task stands for in the source
+ *   IO       (optional, format 2.2) uint32 format[ninputs + noutputs]: the
+ *            om_io_format of each model input, then output. Absent: all ND.
+ *   GEARS    (optional, format 2.2) the model's shape gears (om_gears
+ *            below): several task lists over one set of weights, one of
+ *            which runs per execution. Absent: one gear, the whole TASKS
+ *            and TENSORS partitions with MODEL's io[].
+ *   SOURCES  (optional, format 2.2) what each task stands for in the source
  *            model: om_sources, om_task_source[ntasks], uint32 names[]
- *            (below). Nothing a task computes depends on it; layer dumps,
- *            overflow reports and omcompare read it.
+ *            (below), one record per task of the whole TASKS partition
+ *            (every gear's tasks). Nothing a task computes depends on it;
+ *            layer dumps, overflow reports and omcompare read it.
  *
  * Checksums: header_crc covers bytes [0, header_len) with header_crc taken as
  * zero; each partition's crc32c covers its `size` bytes.
@@ -37,11 +45,13 @@
 #include "types.h"
 
 #define OM_MAGIC "DVNPU-OM" /* 8 bytes, no NUL stored */
-/* 2.1: a direct CONV2D's tile_k is the K chunk of libomrt's kernels, with
- * guarantees relaxed to a chunk's 16-pixel rows and one n block (a 2.0
- * runtime refuses 2.1 tiles beyond its bounds).
- * 2.2: the optional SOURCES partition (a 2.1 runtime refuses a package that
- * has it: unknown partition type). */
+/* 2.1: MATMUL's b may be FRACTAL_NZ, and it has a bias slot, a row fold,
+ * an epilogue program and operand permutations; a direct CONV2D's tile_k
+ * is the K chunk of libomrt's kernels, with guarantees relaxed to a
+ * chunk's 16-pixel rows and one n block (a 2.0 runtime refuses 2.1 tiles
+ * beyond its bounds).
+ * 2.2 added the IO, GEARS and SOURCES partitions: a 2.1 runtime refuses a
+ * package that has them (an unknown partition type) and reads the others. */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 2 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
@@ -66,7 +76,10 @@ typedef enum om_partition_type {
   OM_PART_WEIGHTS = 4,
   OM_PART_STRINGS = 5,
   OM_PART_VPROGS = 6,
-  OM_PART_SOURCES = 7,
+  OM_PART_IO = 7,
+  OM_PART_GEARS = 8,
+  OM_PART_SOURCES = 9,
+  OM_PART_TYPE_COUNT /* one past the largest type */
 } om_partition_type;
 
 typedef struct om_partition { /* 32 bytes */
@@ -129,6 +142,59 @@ typedef struct om_tensor { /* 104 bytes */
   uint64_t bytes;          /* = layout_elements(layout, rank, dims) * dtype_size(dtype) */
   int64_t dims[MAX_RANK];  /* logical dims (NCHW for NC1HWC0, [Cout,Cin,KH,KW] for FRACTAL_Z); unused = 0 */
 } om_tensor;
+
+/* IO partition: how the caller's bytes of each model input and output are
+ * laid out. ND, NCHW and NHWC are all plain C order over the tensor's dims
+ * (NCHW and NHWC name what the dims mean, from atc's --input_format: an
+ * image's H and W, for --dynamic_image_size and AIPP); NC1HWC0 is the
+ * chip's 5-D layout of a rank-4 tensor ([N][C1][H][W][16], fp16; atc's
+ * --is_input_adjust_hw_layout / --is_output_adjust_hw_layout), and its
+ * om_tensor has layout NC1HWC0. */
+typedef enum om_io_format {
+  OM_IO_ND = 0,
+  OM_IO_NCHW = 1,
+  OM_IO_NHWC = 2,
+  OM_IO_NC1HWC0 = 3,
+  OM_IO_FORMAT_COUNT
+} om_io_format;
+
+/* GEARS partition: om_gears, then om_gear[ngears], then uint32
+ * io[ngears][ninputs + noutputs] (each gear's input then output tensor
+ * indices, as MODEL's io[]). A gear is the model compiled for one value of
+ * its dynamic dims (atc --dynamic_batch_size, --dynamic_image_size,
+ * --dynamic_dims): its own task list and tensor descriptors, over the one
+ * WEIGHTS partition (identical weights are stored once) and the one
+ * workspace (om_model_def.workspace_bytes, the largest gear's).
+ * The gears partition the tensor and task tables in order: gear g's
+ * first_tensor (first_task) is the sum of the ntensors (ntasks) of the
+ * gears before it, and the last gear ends at ntensors (ntasks). A gear's
+ * tasks name only its own tensors, and its WORKSPACE tensors lie within
+ * its workspace_bytes. MODEL's io[] equals gear 0's. Every gear has the
+ * model's inputs and outputs in one order, with the same names, dtypes,
+ * ranks and formats; only dims (and so bytes) differ. A caller's buffer
+ * holds the largest gear's bytes; the runtime runs the gear chosen on the
+ * execution context. */
+typedef enum om_gear_kind {
+  OM_GEAR_BATCH = 1,      /* values: the batch (the first dim of every input with -1 there) */
+  OM_GEAR_IMAGE_SIZE = 2, /* values: h, w (the H and W of every input with -1 there) */
+  OM_GEAR_DIMS = 3,       /* values: every -1 of --input_shape, inputs in order */
+} om_gear_kind;
+enum { OM_MAX_GEARS = 100, OM_GEAR_MAX_VALUES = 16 };
+
+typedef struct om_gears { /* 16 bytes */
+  uint32_t kind;          /* om_gear_kind */
+  uint32_t ngears;        /* 1..OM_MAX_GEARS */
+  uint32_t nvalues;       /* values per gear: 1 (BATCH), 2 (IMAGE_SIZE), 1..OM_GEAR_MAX_VALUES (DIMS) */
+  uint32_t reserved;      /* zero */
+} om_gears;
+
+typedef struct om_gear {              /* 160 bytes */
+  uint32_t first_tensor, ntensors;    /* its tensor descriptors */
+  uint32_t first_task, ntasks;        /* its tasks, in execution order */
+  uint64_t workspace_bytes;           /* <= om_model_def.workspace_bytes */
+  int64_t values[OM_GEAR_MAX_VALUES]; /* the gear's values (>= 1), unused = 0; no two gears equal */
+  uint32_t reserved[2];               /* zero */
+} om_gear;
 
 /* Activation applied at the end of a task (after bias and residual). */
 typedef enum om_act {
@@ -194,17 +260,22 @@ enum { OM_TASK_MAX_TENSORS = 8, OM_TASK_MAX_PARAMS = 24 };
 enum { OM_WRITES_OUTPUTS = 1u << OM_TASK_MAX_TENSORS };
 
 /* TRANSDATA (vector unit): copy with layout and dtype conversion.
- *   tensors: src, dst.  params: none.
+ *   tensors: src, dst.  params: channels_last (0|1).
  *   src and dst have the same logical element count. If both are ND it is
  *   an element-by-element copy in C order (Reshape, Flatten, Cast between
  *   f32/f16). Otherwise both must be rank 4 with equal logical dims and the
  *   layouts ND (NCHW) / NC1HWC0 in either direction (padding written as 0),
- *   or NC1HWC0 -> NC1HWC0 (a cast). dtypes: f32 and f16 in any combination.
- *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst) or N*C*H (rank-4 ND dst);
- *   elements for ND -> ND and NC1HWC0 -> NC1HWC0. */
+ *   or NC1HWC0 -> NC1HWC0 (a cast). With channels_last = 1 the ND side is
+ *   [N, H, W, C] instead (NHWC: one row of C channels per pixel) and the
+ *   NC1HWC0 side has logical dims [N, C, H, W], in either direction (an
+ *   NHWC model's input into the convs, their output back to NHWC).
+ *   dtypes: f32 and f16 in any combination.
+ *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst), N*C*H (rank-4 ND dst) or
+ *   N*H (NHWC dst, rows of W*C); elements for ND -> ND and NC1HWC0 ->
+ *   NC1HWC0. */
 enum { OM_TRANSDATA_T_SRC = 0, OM_TRANSDATA_T_DST = 1, OM_TRANSDATA_NTENSORS = 2 };
 enum { OM_TRANSDATA_WRITES = OM_SLOT(OM_TRANSDATA_T_DST) };
-enum { OM_TRANSDATA_NPARAMS = 0 };
+enum { OM_TRANSDATA_P_CHANNELS_LAST = 0, OM_TRANSDATA_NPARAMS = 1 };
 
 /* CONV2D (cube unit): y = act(conv(x, w) + bias + residual).
  *   tensors: x NC1HWC0, w FRACTAL_Z [Cout,Cin,KH,KW] (Cin == x's C, group
@@ -521,35 +592,61 @@ enum {
   OM_PAD_NPARAMS = 11,
 };
 
-/* MATMUL (cube unit): y = act(alpha * op(a) x op(b) + beta * c), batched
- *   (ONNX MatMul and Gemm with run-time operands).
- *   tensors: a ND, b ND, c ND or OM_NONE, y ND.
+/* MATMUL (cube unit): y = act(alpha * op(a) x op(b) + bias + beta * c),
+ *   batched (ONNX MatMul and Gemm, with the bias, residual and activation
+ *   passes/fuse.c adds), then an optional epilogue program.
+ *   tensors: a ND, b ND or FRACTAL_NZ, c ND or OM_NONE, y ND, bias ND [N]
+ *   f32 or OM_NONE (format 2.0 packages end before this slot: ntensors 4),
+ *   then the epilogue's inputs (with epilogue = 1).
  *   a and b share a dtype (f16: fp16 operands, fp32 accumulation, as the
  *   chip; f32: fp32 throughout); c and y are f16 or f32 each.
- *   Matrices: a of rank >= 2 is [..., M, K], or [..., K, M] with trans_a;
+ *   Matrices: an operand is read through its permutation perm_a / perm_b
+ *   first (a Transpose folded into the task: the view's dim d is the
+ *   stored dim perm[d]; common/matmul_geom.h encodes it, 0 = none); of
+ *   that view, a of rank >= 2 is [..., M, K], or [..., K, M] with trans_a;
  *   a of rank 1 is [K], read as one row [1, K]. b of rank >= 2 is
  *   [..., K, N], or [..., N, K] with trans_b; b of rank 1 is [K], read as
- *   one column [K, 1]. The dims before a's and b's matrix dims are their
- *   batch dims; they broadcast numpy-style (right-aligned, a dim of 1
- *   repeats) to y's batch dims, of rank max(the two). y is [batch..., M,
- *   N] without the M dim when a has rank 1 and without the N dim when b
- *   has rank 1 (ONNX MatMul's 1-D rule). c broadcasts numpy-style to y
- *   (rank <= y's). M, N, K >= 1.
+ *   one column [K, 1]. A FRACTAL_NZ b (common/types.h: per batch, n blocks
+ *   of K1*16 x 16 panels, as the micro-kernel reads them) has rank >= 2,
+ *   trans_b = 0, perm_b = 0 and an ND b's logical dims. The dims before a's and b's
+ *   matrix dims are their batch dims; they broadcast numpy-style
+ *   (right-aligned, a dim of 1 repeats) to y's batch dims, of rank max(the
+ *   two). y is [batch..., M, N] without the M dim when a has rank 1 and
+ *   without the N dim when b has rank 1 (ONNX MatMul's 1-D rule). c
+ *   broadcasts numpy-style to y (rank <= y's); bias[n] is added to column n.
+ *   M, N, K >= 1.
  *   params: trans_a, trans_b (0|1; 0 for a rank-1 operand); alpha, beta
  *   (f32 bits; beta 0 without c; both finite); act (om_act), clip_min,
- *   clip_max (f32 bits, as CONV2D); tile_m, tile_n, tile_k: elements of M,
- *   N and K per tile, each a multiple of 16 in 16..65536.
- *   The tiles are T = batch * ceil(M / tile_m) * ceil(N / tile_n)
- *   (batch = the product of y's batch dims), numbered batch-major, then
- *   M, then N. Block unit: tiles. A tile runs K in chunks of tile_k:
- *   op(a)'s [tile_m x tile_k] block into L0A, op(b)'s [tile_k x tile_n]
- *   block into L0B, fractal products accumulated in L0C; the epilogue
- *   (alpha, + beta * c, act, cast to y's dtype) runs when K is done.
+ *   clip_max (f32 bits, as CONV2D); tile_m, tile_n, tile_k: elements of
+ *   rows, N and K per tile, each a multiple of 16 in 16..65536; fold: how
+ *   many of y's last batch dims join M in the row axis (0..y's batch rank;
+ *   common/matmul_geom.h): legal when b does not vary along them and a's
+ *   and c's rows are evenly spaced along the axis (c may also not vary
+ *   along it); the axis has F = (those dims' product) * M rows, the other
+ *   batch dims remain batches; epilogue, epilogue_offset: an epilogue
+ *   program as CONV2D's (OM_CONV_EPILOGUE), its first extra input in slot
+ *   OM_MATMUL_NTENSORS, run in place on y once per tile over the tile's
+ *   rows and columns; perm_a, perm_b (above).
+ *   The tiles are T = batch * ceil(F / tile_m) * ceil(N / tile_n) (batch =
+ *   the product of y's unfolded batch dims, F = M without a fold),
+ *   numbered batch-major, then rows, then N. Block unit: tiles. A tile runs
+ *   K in chunks of tile_k (the last one shorter): op(a)'s [tile_m x tile_k]
+ *   block into L0A, op(b)'s [tile_k x tile_n] block into L0B (a
+ *   FRACTAL_NZ b is read there in place), fractal products accumulated in
+ *   L0C; the epilogue (alpha, + bias, + beta * c, act, cast to y's dtype,
+ *   then the program) runs when K is done.
  *   The compiler guarantees (esize = dtype_size(a.dtype); the kernels
  *   stage the blocks as f32, in L0A and L0B staged: OM_L0_STAGING):
  *   L0A >= tile_m * tile_k * esize,  L0B >= tile_k * tile_n * esize,
  *   L0C >= tile_m * tile_n * 4. */
-enum { OM_MATMUL_T_A = 0, OM_MATMUL_T_B = 1, OM_MATMUL_T_C = 2, OM_MATMUL_T_Y = 3, OM_MATMUL_NTENSORS = 4 };
+enum {
+  OM_MATMUL_T_A = 0,
+  OM_MATMUL_T_B = 1,
+  OM_MATMUL_T_C = 2, /* or OM_NONE */
+  OM_MATMUL_T_Y = 3,
+  OM_MATMUL_T_BIAS = 4,   /* or OM_NONE, or absent (ntensors 4) */
+  OM_MATMUL_NTENSORS = 5, /* the fixed slots; the epilogue's inputs follow */
+};
 enum { OM_MATMUL_WRITES = OM_SLOT(OM_MATMUL_T_Y) };
 enum {
   OM_MATMUL_P_TRANS_A = 0,
@@ -562,7 +659,12 @@ enum {
   OM_MATMUL_P_TILE_M = 7,
   OM_MATMUL_P_TILE_N = 8,
   OM_MATMUL_P_TILE_K = 9,
-  OM_MATMUL_NPARAMS = 10,
+  OM_MATMUL_P_FOLD = 10,
+  OM_MATMUL_P_EPILOGUE = 11,
+  OM_MATMUL_P_EPILOGUE_OFFSET = 12,
+  OM_MATMUL_P_PERM_A = 13, /* common/matmul_geom.h's encoding */
+  OM_MATMUL_P_PERM_B = 14,
+  OM_MATMUL_NPARAMS = 15,
 };
 
 /* RESIZE (vector unit): y = x resampled per dim through compile-time
@@ -803,6 +905,8 @@ _Static_assert(sizeof(om_partition) == 32, "om_partition is 32 bytes");
 _Static_assert(sizeof(om_model_def) == 96, "om_model_def is 96 bytes");
 _Static_assert(sizeof(om_tensor) == 104, "om_tensor is 104 bytes");
 _Static_assert(sizeof(om_task) == 144, "om_task is 144 bytes");
+_Static_assert(sizeof(om_gears) == 16, "om_gears is 16 bytes");
+_Static_assert(sizeof(om_gear) == 160, "om_gear is 160 bytes");
 /* The named slots fit the record, and the runs their neighbours leave room
  * for. (int): the constants of different enums compare as numbers. */
 _Static_assert((int)OM_CONV_NPARAMS <= (int)OM_TASK_MAX_PARAMS &&

@@ -26,8 +26,8 @@ int dtype_from_name(const char *name) {
   return DT_UNDEFINED;
 }
 
-static const char *const layout_names[] = {"ND", "NC1HWC0",
-                                           "FRACTAL_Z", [LAYOUT_FRACTAL_Z_G] = "FRACTAL_Z_G"};
+static const char *const layout_names[] = {
+    "ND", "NC1HWC0", "FRACTAL_Z", [LAYOUT_FRACTAL_Z_G] = "FRACTAL_Z_G", [LAYOUT_FRACTAL_NZ] = "FRACTAL_NZ"};
 
 const char *layout_name(int l) {
   return l >= 0 && l < (int)(sizeof layout_names / sizeof *layout_names) ? layout_names[l] : NULL;
@@ -58,6 +58,15 @@ int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_o
         mul_u64(n, C0, &n))
       return -1;
     if (layout == LAYOUT_FRACTAL_Z && mul_u64(n, C0, &n)) return -1;
+    break;
+  }
+  case LAYOUT_FRACTAL_NZ: { /* [batch...][N1][K1*16][16] */
+    if (rank < 2) return -1;
+    for (int i = 0; i < rank - 2; i++)
+      if (mul_u64(n, (uint64_t)dims[i], &n)) return -1;
+    uint64_t k16 = ((uint64_t)dims[rank - 2] + C0 - 1) / C0 * C0,
+             n16 = ((uint64_t)dims[rank - 1] + C0 - 1) / C0 * C0;
+    if (mul_u64(n, k16, &n) || mul_u64(n, n16, &n)) return -1;
     break;
   }
   case LAYOUT_FRACTAL_Z_G: { /* common/conv_group.h */

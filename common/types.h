@@ -15,6 +15,14 @@
  *               padding (co >= Cout or ci >= Cin) is zero. One [16][16] fractal
  *               is the cube's B operand as the kernels read it in place: k-major
  *               rows of 16 output channels (format 2.0; 1.x stored [co][ci]).
+ *   FRACTAL_NZ  a matrix operand B of the cube, logical [batch..., K, N]
+ *               (rank >= 2); physical [batch...][N1][K1 * 16][16] where
+ *               N1 = ceil(N / 16), K1 = ceil(K / 16): per batch, the n
+ *               blocks of 16 columns, each a K1*16 x 16 panel of k-major
+ *               rows; b[..][k][n] lives at [..][n / 16][k][n % 16];
+ *               padding (k >= K or n >= N) is zero. As on the chip
+ *               ([N1][K1][16][16] fractals), and like FRACTAL_Z's fractals
+ *               the micro-kernel reads each row of 16 columns in place.
  */
 #ifndef COMMON_TYPES_H
 #define COMMON_TYPES_H
@@ -45,6 +53,7 @@ typedef enum layout {
   LAYOUT_FRACTAL_Z = 2,
   /* 3 was WINO_F43 (weights transformed for the retired CONV2D algorithm 1) */
   LAYOUT_FRACTAL_Z_G = 6, /* grouped conv weights, rank 5 [G, Og, Ig, KH, KW]: common/conv_group.h */
+  LAYOUT_FRACTAL_NZ = 7,  /* MATMUL's B: [batch..., K, N] as n-block panels (above) */
 } layout;
 
 enum { WINO_F43_POINTS = 36 }; /* 6x6 transformed positions of F(4x4,3x3) */
@@ -90,7 +99,7 @@ static inline int64_t dtype_wrap_int(int dt, int64_t v) {
  * "i64", "i32", "i8", "u8", "bool", "f64", ... ; NULL for unknown. */
 const char *dtype_name(int dt);
 int dtype_from_name(const char *name);  /* DT_UNDEFINED when unknown */
-const char *layout_name(int l);         /* "ND", "NC1HWC0", "FRACTAL_Z", "FRACTAL_Z_G" */
+const char *layout_name(int l);         /* "ND", "NC1HWC0", "FRACTAL_Z", "FRACTAL_Z_G", "FRACTAL_NZ" */
 int layout_from_name(const char *name); /* -1 when unknown */
 
 /* Overflow-checked size arithmetic: return 0 on success, -1 on overflow. */
@@ -102,8 +111,9 @@ static inline int add_u64(uint64_t a, uint64_t b, uint64_t *out) {
 }
 
 /* Physical element count of a tensor with logical dims `dims[rank]` stored in
- * `layout` (includes the zero padding of NC1HWC0 / FRACTAL_Z / FRACTAL_Z_G).
- * NC1HWC0 and FRACTAL_Z need rank 4, FRACTAL_Z_G rank 5.
+ * `layout` (includes the zero padding of NC1HWC0 / FRACTAL_Z / FRACTAL_Z_G /
+ * FRACTAL_NZ). NC1HWC0 and FRACTAL_Z need rank 4, FRACTAL_Z_G rank 5,
+ * FRACTAL_NZ rank >= 2.
  * Returns -1 on negative dims, a bad rank/layout pair,
  * or overflow. */
 int layout_elements(int layout, int rank, const int64_t *dims, uint64_t *count_out);

@@ -1,8 +1,13 @@
 /* compile.c - atc_compile: the whole compiler behind one call (compile.h).
  *
- * Order: SoC file, ONNX frontend, --out_nodes rewrite, verify, then each pass
- * of pass_pipeline (toposort + verify after each, optional IR dump), then the
- * om writer. The graph arena is bounded so a hostile model cannot make the
+ * Order: SoC file, --input_shape and the gears (driver/gears.h), then per
+ * gear (once for a static model): ONNX frontend, --out_nodes rewrite,
+ * verify, each pass of pass_pipeline (toposort + verify after each, optional
+ * IR dump); then the om writer. With gears the driver owns the writer and
+ * every gear's emit appends to it; gear 0's graph lives until the package is
+ * serialised (the writer borrows its constants), later gears' graphs are
+ * freed once emitted (their constants were copied, or found equal to gear
+ * 0's). The graph arena is bounded so a hostile model cannot make the
  * compiler allocate without limit. Errors keep the model file name in front.
  * The model comes from model_path, or from model_data in memory (then
  * model_path, default "model", only names it).
@@ -18,6 +23,8 @@
 
 #include "common/atomic_file.h"
 #include "common/bigmem.h"
+#include "driver/gears.h"
+#include "driver/io_types.h"
 #include "frontend/onnx_import.h"
 #include "ir/ir.h"
 #include "omrt.h"
@@ -143,6 +150,66 @@ static const char *base_name(const char *path) {
   return s ? s + 1 : path;
 }
 
+/* The model read for one set of concrete input shapes, through every pass
+ * (the precheck stops after layout); *g_out is the graph (the caller frees
+ * it). dump_dir: --dump_graph's directory for this compile, or NULL. */
+static status compile_graph(const atc_options *opt, const onnx_input_shape *shapes, int nshapes,
+                            const char *label, pass_ctx *ctx, const char *dump_dir, atc_result *res,
+                            double *t0, ir_graph **g_out, diag *d) {
+  onnx_options oo = {.input_shapes = shapes, .ninput_shapes = nshapes};
+  if (opt->precheck) {
+    oo.on_unsupported = opt->on_unsupported;
+    oo.user = opt->user;
+  }
+  ir_graph *g = NULL;
+  status st = opt->model_data ? onnx_load_memory(opt->model_data, opt->model_size, NULL, label, &oo, &g, d)
+                              : onnx_load_file(opt->model_path, &oo, &g, d);
+  *g_out = g;
+  if (st) return st;
+  res->nnodes_in = g->nnodes;
+  phase_done(opt, "parse", t0);
+  if (opt->out_nodes && *opt->out_nodes) st = apply_out_nodes(g, opt->out_nodes, d);
+  atc_io_flags io = {opt->input_fp16_nodes, opt->is_input_adjust_hw_layout, opt->output_type,
+                     opt->is_output_adjust_hw_layout, opt->out_nodes};
+  int *io_dtype = NULL;
+  uint8_t *io_nc1hwc0 = NULL;
+  if (st == ST_OK && (io.input_fp16_nodes || io.output_type || io.output_adjust)) {
+    st = atc_io_types(g, &io, &g->arena, &io_dtype, &io_nc1hwc0, d);
+    ctx->io_dtype = io_dtype, ctx->io_nc1hwc0 = io_nc1hwc0;
+  }
+  if (st == ST_OK) st = ir_verify(g, d);
+  if (st == ST_OK && dump_dir) st = dump_graph(g, dump_dir, 0, "import", d);
+  for (int i = 0; st == ST_OK && i < pass_pipeline_count; i++) {
+    const pass *p = &pass_pipeline[i];
+    st = p->run(g, ctx, d);
+    if (st == ST_OK) st = ir_graph_toposort(g, d);
+    if (st == ST_OK) st = ir_verify(g, d);
+    if (st) diag_prefix(d, "pass %s", p->name);
+    if (st == ST_OK && dump_dir) st = dump_graph(g, dump_dir, i + 1, p->name, d);
+    if (st == ST_OK) phase_done(opt, p->name, t0);
+    if (opt->precheck && strcmp(p->name, "layout") == 0) break; /* the last pass that refuses */
+  }
+  return st;
+}
+
+/* The om_io_format of each graph input, then output (the IO partition). */
+static status io_formats(const ir_graph *g, const atc_options *opt, om_writer *w, diag *d) {
+  const char *f = opt->input_format;
+  uint32_t rank4 = !f || strcmp(f, "NCHW") == 0 ? OM_IO_NCHW : strcmp(f, "NHWC") == 0 ? OM_IO_NHWC : OM_IO_ND;
+  uint32_t n = (uint32_t)(g->ninputs + g->noutputs), formats[512];
+  if (n > sizeof formats / sizeof *formats)
+    return diag_set(d, ST_ERR_LIMIT, "more than %zu model inputs and outputs",
+                    sizeof formats / sizeof *formats);
+  for (int i = 0; i < g->ninputs + g->noutputs; i++) {
+    const ir_value *v = i < g->ninputs ? g->inputs[i] : g->outputs[i - g->ninputs];
+    formats[i] = v->layout == LAYOUT_NC1HWC0      ? OM_IO_NC1HWC0
+                 : i < g->ninputs && v->rank == 4 ? rank4
+                                                  : OM_IO_ND;
+  }
+  if (om_writer_set_io_formats(w, formats, n)) return diag_set(d, ST_ERR_NOMEM, "out of memory");
+  return ST_OK;
+}
+
 status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
   memset(res, 0, sizeof *res);
   double t0 = now_ms();
@@ -150,30 +217,23 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
   status st = soc_load(opt->soc_version, &soc, d);
   if (st) return st;
   snprintf(res->soc_file, sizeof res->soc_file, "%s", soc.path);
+  const char *label = opt->model_path ? opt->model_path : "model";
 
+  /* --input_shape and the gears. */
   arena scratch;
   arena_init(&scratch, 1 << 20);
-  onnx_options oo = {0};
-  if (opt->precheck) {
-    oo.on_unsupported = opt->on_unsupported;
-    oo.user = opt->user;
-  }
-  st = opt->input_shape && *opt->input_shape
-           ? onnx_parse_input_shape(opt->input_shape, &scratch, (onnx_input_shape **)&oo.input_shapes,
-                                    &oo.ninput_shapes, d)
-           : ST_OK;
-  ir_graph *g = NULL;
-  const char *label = opt->model_path ? opt->model_path : "model";
+  onnx_input_shape *shapes = NULL, gear_shapes[64];
+  int nshapes = 0, nhwc = opt->input_format && strcmp(opt->input_format, "NHWC") == 0;
+  atc_gears gears_storage, *gears = &gears_storage; /* (13 KB) */
+  memset(gears, 0, sizeof *gears);
+  if (opt->input_shape && *opt->input_shape)
+    st = onnx_parse_input_shape(opt->input_shape, &scratch, &shapes, &nshapes, d);
+  if (st == ST_OK && nshapes > (int)(sizeof gear_shapes / sizeof *gear_shapes))
+    st = diag_set(d, ST_ERR_LIMIT, "--input_shape names more than %zu inputs",
+                  sizeof gear_shapes / sizeof *gear_shapes);
   if (st == ST_OK)
-    st = opt->model_data ? onnx_load_memory(opt->model_data, opt->model_size, NULL, label, &oo, &g, d)
-                         : onnx_load_file(opt->model_path, &oo, &g, d);
-  arena_free(&scratch);
-  if (st) {
-    if (!strstr(d->msg, base_name(label))) diag_prefix(d, "%s", label);
-    return st;
-  }
-  res->nnodes_in = g->nnodes;
-  phase_done(opt, "parse", &t0);
+    st = atc_gears_parse(opt->dynamic_batch_size, opt->dynamic_image_size, opt->dynamic_dims, nhwc, shapes,
+                         nshapes, gears, d);
 
   /* The output name: the --output base name without directories. */
   char model_name[256];
@@ -187,24 +247,53 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
                   .fusion_off = opt->fusion_off,
                   .model_name = model_name,
                   .cmdline = opt->cmdline ? opt->cmdline : ""};
-  if (opt->out_nodes && *opt->out_nodes) st = apply_out_nodes(g, opt->out_nodes, d);
-  if (st == ST_OK) st = ir_verify(g, d);
-  if (st == ST_OK && opt->dump_graph_dir) st = dump_graph(g, opt->dump_graph_dir, 0, "import", d);
-  for (int i = 0; st == ST_OK && i < pass_pipeline_count; i++) {
-    const pass *p = &pass_pipeline[i];
-    st = p->run(g, &ctx, d);
-    if (st == ST_OK) st = ir_graph_toposort(g, d);
-    if (st == ST_OK) st = ir_verify(g, d);
-    if (st) diag_prefix(d, "pass %s", p->name);
-    if (st == ST_OK && opt->dump_graph_dir) st = dump_graph(g, opt->dump_graph_dir, i + 1, p->name, d);
-    if (st == ST_OK) phase_done(opt, p->name, &t0);
-    if (opt->precheck && strcmp(p->name, "layout") == 0) break; /* the last pass that refuses */
+  ir_graph *g = NULL; /* the one (or gear 0's) graph: the package borrows its constants */
+  int ngears = gears->kind && !opt->precheck ? gears->ngears : 1;
+  res->ngears = gears->kind ? gears->ngears : 0;
+  if (st == ST_OK && gears->kind && !opt->precheck && !(ctx.writer = om_writer_new()))
+    st = diag_set(d, ST_ERR_NOMEM, "out of memory");
+  for (int gi = 0; st == ST_OK && gi < ngears; gi++) {
+    char dump_dir[4096], *dump = NULL;
+    if (opt->dump_graph_dir) { /* a directory per gear */
+      if (gears->kind && !opt->precheck && mkdir(opt->dump_graph_dir, 0777) != 0 && errno != EEXIST) {
+        st = diag_set(d, ST_ERR_IO, "--dump_graph: cannot create %s: %s", opt->dump_graph_dir,
+                      strerror(errno));
+        break;
+      }
+      snprintf(dump_dir, sizeof dump_dir, gears->kind && !opt->precheck ? "%s/gear_%d" : "%s",
+               opt->dump_graph_dir, gi);
+      dump = dump_dir;
+    }
+    if (gears->kind) atc_gears_shapes(gears, gi, shapes, nshapes, nhwc, gear_shapes);
+    if (ctx.writer && om_writer_begin_gear(ctx.writer, (uint32_t)gears->kind, gears->values[gi],
+                                           (uint32_t)gears->nvalues) != 0)
+      st = diag_set(d, ST_ERR_NOMEM, "out of memory");
+    ctx.gear_append = ctx.writer != NULL;
+    ctx.copy_weights = gi > 0;
+    ir_graph *gg = NULL;
+    if (st == ST_OK)
+      st = compile_graph(opt, gears->kind ? gear_shapes : shapes, nshapes, label, &ctx, dump, res, &t0, &gg,
+                         d);
+    if (st && gears->kind && !opt->precheck) {
+      char gear[160] = "";
+      for (int v = 0, len = 0; v < gears->nvalues && len < (int)sizeof gear; v++)
+        len += snprintf(gear + len, sizeof gear - (size_t)len, "%s%lld", v ? "," : "",
+                        (long long)gears->values[gi][v]);
+      diag_prefix(d, "gear %d (%s)", gi, gear);
+    }
+    res->ntasks += ctx.ntasks;
+    if (ctx.workspace_bytes > res->workspace_bytes) res->workspace_bytes = ctx.workspace_bytes;
+    if (ctx.workspace_lower_bound > res->workspace_lower_bound)
+      res->workspace_lower_bound = ctx.workspace_lower_bound;
+    if (ctx.weights_bytes > res->weights_bytes) res->weights_bytes = ctx.weights_bytes;
+    if (st == ST_OK && !opt->precheck && gi == ngears - 1) st = io_formats(gg, opt, ctx.writer, d);
+    if (gi == 0)
+      g = gg;
+    else
+      ir_graph_free(gg);
   }
+  arena_free(&scratch);
   if (st == ST_OK && !opt->precheck) {
-    res->workspace_bytes = ctx.workspace_bytes;
-    res->workspace_lower_bound = ctx.workspace_lower_bound;
-    res->weights_bytes = ctx.weights_bytes;
-    res->ntasks = ctx.ntasks;
     void *data = NULL;
     size_t size = 0;
     if (!ctx.writer) {

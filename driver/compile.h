@@ -2,8 +2,9 @@
  *
  * atc_compile runs: SoC file -> ONNX frontend -> --out_nodes -> verifier ->
  * every pass of passes/pipeline.c (verifying the graph after each) -> the om
- * writer. It prints nothing; each phase is reported through an optional
- * callback so the CLI can print progress and timings, and the result struct
+ * writer; with shape gears (--dynamic_batch_size ...) the frontend and the
+ * passes run once per gear, each gear's tasks going into the one package. It prints nothing; each phase is
+ * reported through an optional callback so the CLI can print progress and timings, and the result struct
  * carries the figures the CLI reports (memory plan, sizes).
  */
 #ifndef DRIVER_COMPILE_H
@@ -21,9 +22,22 @@ typedef struct atc_options {
    * path); NULL: read model_path. Borrowed for the call. External data is
    * rejected (there is no model directory). */
   const void *model_data;
-  size_t model_size;          /* bytes at model_data */
-  const char *output_path;    /* the .om to write (atomically); NULL: keep in memory only */
-  const char *input_shape;    /* --input_shape "name:1,3,224,224;..." or NULL */
+  size_t model_size;       /* bytes at model_data */
+  const char *output_path; /* the .om to write (atomically); NULL: keep in memory only */
+  const char *input_shape; /* --input_shape "name:1,3,224,224;..." or NULL; -1 = a gear's dim */
+  /* Shape gears (driver/gears.h), at most one of the three, or NULL:
+   * --dynamic_batch_size "1,2,4,8", --dynamic_image_size "224,224;320,320",
+   * --dynamic_dims "32,32;64,64". The package holds the model compiled for
+   * every gear. */
+  const char *dynamic_batch_size, *dynamic_image_size, *dynamic_dims;
+  /* --input_format: what the dims of rank-4 inputs mean, "NCHW" (the
+   * default), "NHWC" or "ND" (recorded in the om's IO partition; H and W
+   * for --dynamic_image_size). NULL: NCHW. */
+  const char *input_format;
+  /* I/O dtypes and layouts (driver/io_types.h), each NULL when not given:
+   * --input_fp16_nodes, --is_input_adjust_hw_layout, --output_type,
+   * --is_output_adjust_hw_layout. */
+  const char *input_fp16_nodes, *is_input_adjust_hw_layout, *output_type, *is_output_adjust_hw_layout;
   const char *soc_version;    /* --soc_version, e.g. "Ascend310" */
   om_precision precision;     /* --precision_mode */
   int high_performance;       /* --op_select_implmode=high_performance (atc's default): Winograd
@@ -52,7 +66,8 @@ typedef struct atc_result {
   uint64_t workspace_lower_bound; /* max live bytes at any point: no plan can beat it */
   uint64_t weights_bytes;
   uint64_t om_bytes;
-  int ntasks, nnodes_in; /* tasks emitted; ONNX nodes read */
+  int ntasks, nnodes_in; /* tasks emitted (all gears); ONNX nodes read */
+  int ngears;            /* 0 for a static model */
   void *om_data;         /* with output_path NULL: the package (free() it), else NULL */
   char soc_file[1024];   /* the SoC file read (socs/soc.h's search) */
 } atc_result;

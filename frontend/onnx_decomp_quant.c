@@ -1,42 +1,41 @@
-/* onnx_decomp_quant.c - QuantizeLinear, DequantizeLinear and
- * DynamicQuantizeLinear as IR subgraphs (onnx_decomp.h): the QDQ nodes of a
- * quantized export, computed in float and cast at the ends.
+/* onnx_decomp_quant.c - QuantizeLinear and DequantizeLinear as the IR ops of
+ * the same names (ir/ops.def), and DynamicQuantizeLinear built from them
+ * (onnx_decomp.h).
  *
- *   QuantizeLinear(x, s, [zp])    y = Cast(Clip(Round(x / s) + zp, lo, hi)), Round
- *                                 half to even, [lo, hi] the output type's range,
- *                                 + zp and the clip in int32
- *   DequantizeLinear(x, s, [zp])  y = Cast(x - zp in int32) * s, in s's type
+ *   QuantizeLinear(x, s, [zp])    one QuantizeLinear node, attr to = the output type
+ *   DequantizeLinear(x, s, [zp])  one DequantizeLinear node, attr to = the float type
  *   DynamicQuantizeLinear(x)      s = (max(0, max x) - min(0, min x)) / 255,
- *                                 zp = Cast(Clip(Round(-min(0, min x) / s), 0, 255)),
+ *                                 zp = saturate(round(0 - min(0, min x) / s)),
  *                                 y = QuantizeLinear(x, s, zp) in uint8
  *
  * Scale and zero point are per tensor (one element), per axis (1-D along
- * attribute axis, reshaped to broadcast over the trailing dims) or blocked
- * (opset 21: x's rank, block_size consecutive elements along axis sharing
- * one, expanded by a Gather of i / block_size). They may be run-time inputs.
- * The integer types are those of the NPU's set: int8, uint8, int16, uint16
- * and int32 (DequantizeLinear's input only).
+ * attribute axis, reshaped to [D, 1, ..] so that they broadcast against x,
+ * the IR contract) or blocked (opset 21: x's rank, block_size consecutive
+ * elements along axis sharing one, expanded by a Gather of i / block_size).
+ * They may be run-time inputs. The integer types are those of the NPU's set:
+ * int8, uint8, int16, uint16 and int32 (DequantizeLinear's input only).
+ *
+ * Malformed parameters are refused here, naming the node and the field:
+ * a constant scale with an element that is 0, infinite or NaN; a zero point
+ * of another type than the quantized values, or a nonzero one for int32; a
+ * per-axis parameter whose length is not the axis's.
  */
 #include <inttypes.h>
+#include <math.h>
 
+#include "common/elem.h"
 #include "frontend/onnx_decomp.h"
 
 enum { QUANT_MAX_AXIS = 1 << 24 };
 
 static int quant_type(dtype t) { return t == DT_INT8 || t == DT_UINT8 || t == DT_INT16 || t == DT_UINT16; }
 
-static void range_of(dtype t, double *lo, double *hi) {
-  switch (t) {
-  case DT_INT8: *lo = -128, *hi = 127; break;
-  case DT_UINT8: *lo = 0, *hi = 255; break;
-  case DT_INT16: *lo = -32768, *hi = 32767; break;
-  default: *lo = 0, *hi = 65535; break; /* DT_UINT16 */
-  }
-}
+static int float_type(dtype t) { return t == DT_FLOAT32 || t == DT_FLOAT16; }
 
 /* v (a scale or zero point) shaped to broadcast against x: per tensor as it
- * is, per axis [D] -> [D, 1, ..], blocked expanded along axis. */
-static ir_value *along_axis(dc *b, ir_value *v, ir_value *x, int64_t axis, int64_t block) {
+ * is, per axis [D] -> [D, 1, ..], blocked expanded along axis. `what` names
+ * v's ONNX input in messages. */
+static ir_value *along_axis(dc *b, ir_value *v, ir_value *x, int64_t axis, int64_t block, const char *what) {
   if (b->st || !v) return v;
   if (block == 0 && (v->rank == 0 || (v->rank == 1 && v->dims[0] == 1)))
     return v; /* per tensor: axis unused */
@@ -46,7 +45,13 @@ static ir_value *along_axis(dc *b, ir_value *v, ir_value *x, int64_t axis, int64
     return dc_fail(b, ST_ERR_INVALID, "attribute 'axis' is out of range for rank %d", x->rank);
   if (block == 0) {
     if (v->rank != 1)
-      return dc_fail(b, ST_ERR_INVALID, "'%s' has rank %d; per-axis parameters are 1-D", v->name, v->rank);
+      return dc_fail(b, ST_ERR_INVALID, "%s '%s' has rank %d; per-axis parameters are 1-D", what, v->name,
+                     v->rank);
+    if (x->dims[axis] >= 0 && v->dims[0] != x->dims[axis])
+      return dc_fail(b, ST_ERR_INVALID,
+                     "%s '%s' has %" PRId64 " elements, but axis %" PRId64 " of '%s' has %" PRId64
+                     " (mismatched per-axis parameters)",
+                     what, v->name, v->dims[0], axis, x->name, x->dims[axis]);
     int64_t shape[MAX_RANK];
     int n = 0;
     shape[n++] = -1;
@@ -61,8 +66,8 @@ static ir_value *along_axis(dc *b, ir_value *v, ir_value *x, int64_t axis, int64
                    " of '%s' (at most %d)",
                    axis, x->name, QUANT_MAX_AXIS);
   if (v->rank != x->rank)
-    return dc_fail(b, ST_ERR_INVALID, "'%s' has rank %d; blocked parameters have the input's rank %d",
-                   v->name, v->rank, x->rank);
+    return dc_fail(b, ST_ERR_INVALID, "%s '%s' has rank %d; blocked parameters have the input's rank %d",
+                   what, v->name, v->rank, x->rank);
   int64_t *idx = arena_array(&b->g->arena, (size_t)(d ? d : 1), sizeof *idx);
   if (!idx) return dc_fail(b, ST_ERR_NOMEM, "out of memory");
   for (int64_t i = 0; i < d; i++)
@@ -70,23 +75,48 @@ static ir_value *along_axis(dc *b, ir_value *v, ir_value *x, int64_t axis, int64
   return dc_gather(b, v, dc_ints(b, (int)d, idx), axis);
 }
 
-/* Round(x / s) + zp clipped to `to`'s range and cast to it; x and s in x's
- * float type. The zero point is added and the range applied in int32, exact
- * even where the float type (f16 under force_fp16) cannot hold an int16
- * value. */
-static ir_value *quantize(dc *b, ir_value *x, ir_value *s, ir_value *zp, dtype to) {
-  double lo, hi;
-  range_of(to, &lo, &hi);
-  ir_value *r = dc_op1(b, IR_OP_ROUND, dc_op2(b, IR_OP_DIV, x, s));
-  ir_value *q =
-      dc_cast(b, dc_clip(b, r, -2147483648.0, 2147483520.0), DT_INT32); /* the largest f32 below 2^31 */
-  if (zp) q = dc_op2(b, IR_OP_ADD, q, dc_cast(b, zp, DT_INT32));
-  if (b->st) return NULL;
-  q = dc_op2(b, IR_OP_MAX, dc_op2(b, IR_OP_MIN, q, dc_scalar(b, DT_INT32, hi)), dc_scalar(b, DT_INT32, lo));
-  return dc_cast(b, q, to);
+/* A constant scale must be finite and nonzero in every element. */
+static void check_scale(dc *b, const ir_value *s, const char *what) {
+  if (b->st || !s || !s->data) return;
+  int64_t n = ir_value_elements(s);
+  for (int64_t i = 0; i < n; i++) {
+    double v = elem_get(s->data, s->dtype, i);
+    if (v == 0 || !isfinite(v)) {
+      dc_fail(b, ST_ERR_INVALID, "%s '%s'[%" PRId64 "] = %g: a scale must be finite and nonzero", what,
+              s->name, i, v);
+      return;
+    }
+  }
 }
 
-static int float_type(dtype t) { return t == DT_FLOAT32 || t == DT_FLOAT16; }
+/* A zero point has the quantized values' type; an int32 one is 0. */
+static void check_zero_point(dc *b, const ir_value *zp, dtype want, const char *what) {
+  if (b->st || !zp) return;
+  if (zp->dtype != want) {
+    dc_fail(b, ST_ERR_INVALID, "%s '%s' has type %s, the quantized values %s", what, zp->name,
+            onnx_dtype_name(zp->dtype), onnx_dtype_name(want));
+    return;
+  }
+  if (want != DT_INT32 || !zp->data) return;
+  int64_t n = ir_value_elements(zp);
+  for (int64_t i = 0; i < n; i++)
+    if (elem_get_int(zp->data, zp->dtype, i) != 0) {
+      dc_fail(b, ST_ERR_INVALID, "%s '%s'[%" PRId64 "] = %" PRId64 " is out of range: int32 has zero point 0",
+              what, zp->name, i, elem_get_int(zp->data, zp->dtype, i));
+      return;
+    }
+}
+
+/* One QuantizeLinear or DequantizeLinear node: x, the scale and the zero
+ * point shaped against x, attribute to. */
+static ir_value *qdq(dc *b, ir_op op, ir_value *x, ir_value *s, ir_value *zp, dtype to, int whole) {
+  if (b->st) return NULL;
+  ir_value *in[3] = {x, s, zp};
+  ir_node *n = whole ? dc_node_whole(b, op, zp ? 3 : 2, in) : dc_node(b, op, zp ? 3 : 2, in);
+  if (!n) return NULL;
+  dc_set_int(b, n, "to", to);
+  return dc_val(b, n);
+}
 
 /* QuantizeLinear (opset 10; axis 13; block_size, output_dtype 21). */
 status onnx_decomp_quantize(onnx_node *nd, ir_node *none) {
@@ -113,9 +143,10 @@ status onnx_decomp_quantize(onnx_node *nd, ir_node *none) {
   if (prec != 0 && prec != xt && prec != DT_FLOAT32)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'precision' = %" PRId64 " (float32 or x's type)",
                      prec);
-  ir_value *xf = dc_cast(&b, x, DT_FLOAT32); /* the division in float32 whatever x's type */
-  ir_value *sf = dc_cast(&b, along_axis(&b, s, x, axis, block), DT_FLOAT32);
-  dc_output(&b, 0, quantize(&b, xf, sf, along_axis(&b, zp, x, axis, block), to));
+  check_scale(&b, s, "y_scale");
+  ir_value *sa = along_axis(&b, s, x, axis, block, "y_scale");
+  ir_value *za = along_axis(&b, zp, x, axis, block, "y_zero_point");
+  dc_output(&b, 0, qdq(&b, IR_OP_QUANTIZE, x, sa, za, to, 1));
   return dc_end(&b);
 }
 
@@ -133,22 +164,16 @@ status onnx_decomp_dequantize(onnx_node *nd, ir_node *none) {
   if (!quant_type(xt) && xt != DT_INT32)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED,
                      "x has type %s (int8, uint8, int16, uint16, int32 are supported)", onnx_dtype_name(xt));
-  if (zp && zp->dtype != xt)
-    return dc_refuse(&b, ST_ERR_INVALID, "x_zero_point has type %s, x %s", onnx_dtype_name(zp->dtype),
-                     onnx_dtype_name(xt));
   dtype to = want ? (dtype)want : st;
   if (!float_type(st) || !float_type(to))
     return dc_refuse(&b, ST_ERR_UNSUPPORTED,
                      "x_scale / output type %s / %s; float32 and float16 are supported", onnx_dtype_name(st),
                      onnx_dtype_name(to));
-  /* x - zp in int32 (exact), then the product in float */
-  ir_value *v = x;
-  if (zp)
-    v = dc_op2(&b, IR_OP_SUB, dc_cast(&b, x, DT_INT32),
-               dc_cast(&b, along_axis(&b, zp, x, axis, block), DT_INT32));
-  v = dc_op2(&b, IR_OP_MUL, dc_cast(&b, v, DT_FLOAT32),
-             dc_cast(&b, along_axis(&b, s, x, axis, block), DT_FLOAT32));
-  dc_output(&b, 0, dc_cast(&b, v, to));
+  check_scale(&b, s, "x_scale");
+  check_zero_point(&b, zp, xt, "x_zero_point");
+  ir_value *sa = along_axis(&b, s, x, axis, block, "x_scale");
+  ir_value *za = along_axis(&b, zp, x, axis, block, "x_zero_point");
+  dc_output(&b, 0, qdq(&b, IR_OP_DEQUANTIZE, x, sa, za, to, 1));
   return dc_end(&b);
 }
 
@@ -169,7 +194,7 @@ status onnx_decomp_dynamic_quantize(onnx_node *nd, ir_node *none) {
   ir_value *zpf =
       dc_clip(&b, dc_op1(&b, IR_OP_ROUND, dc_op2(&b, IR_OP_DIV, dc_op1(&b, IR_OP_NEG, lo), scale)), 0, 255);
   ir_value *zp = dc_cast(&b, zpf, DT_UINT8);
-  dc_output(&b, 0, quantize(&b, x, scale, zp, DT_UINT8));
+  dc_output(&b, 0, qdq(&b, IR_OP_QUANTIZE, x, scale, zp, DT_UINT8, 0));
   dc_output(&b, 1, scale);
   dc_output(&b, 2, zp);
   return dc_end(&b);

@@ -43,7 +43,8 @@ typedef struct onnx_options {
 } onnx_options;
 
 /* Parses "name:1,3,224,224;name2:1,10" into shapes (pointers into an arena).
- * ST_ERR_PARSE naming the bad piece. */
+ * A dim may be -1: dynamic, for the driver to replace per gear (the loader
+ * refuses it). ST_ERR_PARSE naming the bad piece. */
 status onnx_parse_input_shape(const char *spec, arena *a, onnx_input_shape **shapes_out, int *count_out,
                               diag *d);
 

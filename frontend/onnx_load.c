@@ -67,9 +67,11 @@ status onnx_fail(onnx_ctx *c, status code, const char *fmt, ...) {
 
 /* --- --input_shape */
 
-/* Parses the digits in s[0, n) as a non-negative int64. */
+/* Parses the digits in s[0, n) as a non-negative int64, or "-1" (a dynamic
+ * dim) as -1. */
 static int parse_dim(const char *s, size_t n, int64_t *out) {
   uint64_t v = 0;
+  if (n == 2 && s[0] == '-' && s[1] == '1') return *out = -1, 0;
   if (n == 0) return -1;
   for (size_t i = 0; i < n; i++) {
     if (s[i] < '0' || s[i] > '9') return -1;
@@ -117,8 +119,9 @@ status onnx_parse_input_shape(const char *spec, arena *a, onnx_input_shape **sha
         return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s' has more than %d dims", plen, piece,
                         MAX_RANK);
       if (parse_dim(p, dl, &s->dims[s->rank]) != 0)
-        return diag_set(d, ST_ERR_PARSE, "--input_shape: '%.*s': dim %d '%.*s' is not a non-negative integer",
-                        plen, piece, s->rank, (int)(dl > 40 ? 40 : dl), p);
+        return diag_set(d, ST_ERR_PARSE,
+                        "--input_shape: '%.*s': dim %d '%.*s' is not a non-negative integer or -1", plen,
+                        piece, s->rank, (int)(dl > 40 ? 40 : dl), p);
       s->rank++;
       p += dl + 1;
     }
@@ -292,6 +295,11 @@ static status input_shape(loader *L, const Onnx__ValueInfoProto *vi, const onnx_
   for (int k = 0; k < rank; k++) {
     const Onnx__TensorShapeProto__Dimension *dim = sh ? sh->dim[k] : NULL;
     if (fix) {
+      if (fix->dims[k] < 0)
+        return onnx_fail(c, ST_ERR_INVALID,
+                         "input '%s' dim %d is -1 (dynamic) in --input_shape; give its values with "
+                         "--dynamic_batch_size, --dynamic_image_size or --dynamic_dims",
+                         name, k);
       dims[k] = fix->dims[k];
     } else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
       if (dim->dim_value < 0)

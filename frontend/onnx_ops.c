@@ -1002,6 +1002,8 @@ dtype onnx_result_dtype(const ir_node *n) {
   case IR_OP_ISNAN:
   case IR_OP_ISINF: return DT_BOOL;
   case IR_OP_WHERE: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
+  case IR_OP_QUANTIZE:
+  case IR_OP_DEQUANTIZE: return (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
   case IR_OP_ONEHOT: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED; /* values */
   case IR_OP_REDUCE: {
     const char *mode = ir_attr_string(n, "mode", "");

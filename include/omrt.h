@@ -109,13 +109,25 @@ typedef struct omrt_load_options {
   size_t weights_bytes;
 } omrt_load_options;
 
-/* One model input or output as the caller sees it: plain C-order data. */
+/* How the caller's bytes of an input or output are laid out
+ * (omrt_tensor_desc.format). ND, NCHW and NHWC are plain C order over the
+ * dims (NCHW and NHWC say which dims are an image's H and W, as atc's
+ * --input_format named them); NC1HWC0 is the chip's 5-D fp16 layout of an
+ * [N, C, H, W] tensor, [N][ceil(C/16)][H][W][16] with channels past C zero
+ * (atc --is_input_adjust_hw_layout / --is_output_adjust_hw_layout). */
+enum { OMRT_FORMAT_ND = 0, OMRT_FORMAT_NCHW = 1, OMRT_FORMAT_NHWC = 2, OMRT_FORMAT_NC1HWC0 = 3 };
+
+/* One model input or output as the caller sees it. */
 typedef struct omrt_tensor_desc {
   const char *name; /* owned by the model; valid until omrt_model_free */
   int dtype;        /* OMRT_FLOAT32, ... */
   int rank;
+  /* Logical dims (NCHW for NC1HWC0). For a model with gears,
+   * omrt_model_input/output give -1 for a dim that differs between gears;
+   * omrt_model_gear_input/output give the gear's. */
   int64_t dims[OMRT_MAX_RANK];
-  size_t bytes; /* size of the caller's buffer */
+  size_t bytes; /* of the caller's buffer: for a model with gears, the largest gear's */
+  int format;   /* OMRT_FORMAT_* */
 } omrt_tensor_desc;
 
 /* Maps `path` read-only and verifies it. `opts` may be NULL. On success
@@ -141,6 +153,37 @@ OMRT_API const char *omrt_model_name(const omrt_model *model);
 OMRT_API const char *omrt_model_soc(const omrt_model *model);
 OMRT_API size_t omrt_model_workspace_bytes(const omrt_model *model); /* a context's workspace */
 OMRT_API size_t omrt_model_weights_bytes(const omrt_model *model);   /* the WEIGHTS partition */
+
+/* Gears: a model compiled with atc's --dynamic_batch_size,
+ * --dynamic_image_size or --dynamic_dims holds one task list per gear (one
+ * value of its dynamic dims) over one set of weights and one workspace (the
+ * largest gear's). A context runs gear 0 until omrt_context_set_gear picks
+ * another; a model without gears has exactly one. */
+typedef enum omrt_gear_kind {
+  OMRT_GEAR_NONE = 0,       /* a static model: its one gear has no values */
+  OMRT_GEAR_BATCH = 1,      /* values: the batch */
+  OMRT_GEAR_IMAGE_SIZE = 2, /* values: height, width */
+  OMRT_GEAR_DIMS = 3,       /* values: each dynamic dim, inputs in order (the -1s of atc's --input_shape) */
+} omrt_gear_kind;
+enum { OMRT_MAX_GEAR_VALUES = 16 };
+typedef struct omrt_gear_desc {
+  int kind; /* omrt_gear_kind, the same for every gear of a model */
+  int nvalues;
+  int64_t values[OMRT_MAX_GEAR_VALUES];
+} omrt_gear_desc;
+
+OMRT_API int omrt_model_num_gears(const omrt_model *model); /* >= 1 (0 for NULL) */
+/* gear out of range: OMRT_ERR_ARG. */
+OMRT_API omrt_status omrt_model_gear(const omrt_model *model, int gear, omrt_gear_desc *desc_out);
+/* Input or output `index` as gear `gear` has it (its dims and bytes). */
+OMRT_API omrt_status omrt_model_gear_input(const omrt_model *model, int gear, int index,
+                                           omrt_tensor_desc *desc_out);
+OMRT_API omrt_status omrt_model_gear_output(const omrt_model *model, int gear, int index,
+                                            omrt_tensor_desc *desc_out);
+/* The gear whose values are values[0, nvalues); none: OMRT_ERR_ARG, with a
+ * message listing the model's gears. */
+OMRT_API omrt_status omrt_model_find_gear(const omrt_model *model, const int64_t *values, int nvalues,
+                                          int *gear_out);
 
 typedef struct omrt_context_options {
   /* The caller's workspace, or NULL for one the context allocates. When
@@ -187,10 +230,27 @@ OMRT_API omrt_status omrt_context_profile(const omrt_context *ctx, int kind, con
 OMRT_API omrt_status omrt_context_task_profile(const omrt_context *ctx, int task, const char **name_out,
                                                const char **kind_out, double *ms_out);
 
-/* Runs the model once. inputs[i] points to omrt_model_input(i).bytes bytes,
- * outputs[i] to omrt_model_output(i).bytes writable bytes; the buffers belong
- * to the caller and are only used during the call. Allocates nothing. */
+/* The gear the next omrt_execute on ctx runs (0 .. omrt_model_num_gears - 1;
+ * OMRT_ERR_ARG otherwise). */
+OMRT_API omrt_status omrt_context_set_gear(omrt_context *ctx, int gear);
+OMRT_API int omrt_context_gear(const omrt_context *ctx);
+
+/* Runs the context's gear once. inputs[i] points to the gear's input i
+ * bytes (omrt_model_gear_input; omrt_model_input's bytes are enough for
+ * every gear), outputs[i] to its output i bytes of writable memory, where
+ * the gear's outputs are written in C order from the start; the buffers
+ * belong to the caller and are only used during the call. Allocates
+ * nothing. OMRT_ERR_ARG, naming the task and the index, when indices
+ * computed from the inputs (Gather, GatherElements, GatherND,
+ * ScatterElements, ScatterND) fall outside their axis, as ONNX makes that an
+ * error; the outputs are then unspecified. */
 OMRT_API omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs);
+/* The same, first checking each buffer's size: input_bytes[i] and
+ * output_bytes[i] must be at least the gear's (OMRT_ERR_ARG naming the
+ * input or output, the gear and both sizes). */
+OMRT_API omrt_status omrt_execute_sized(omrt_context *ctx, const void *const *inputs,
+                                        const size_t *input_bytes, void *const *outputs,
+                                        const size_t *output_bytes);
 
 /* ---- Tasks: layer dumps, overflow reports, per-node comparison ----
  * A package built by atc 0.2 on (om format 2.2) records, per task, the ONNX
@@ -216,6 +276,7 @@ typedef struct omrt_task_tensor {
 
 typedef struct omrt_task_info {
   int index;        /* 0 .. omrt_model_num_tasks-1, execution order */
+  int gear;         /* the gear whose task list holds it (its tasks are contiguous) */
   const char *name; /* the compiler's node name; owned by the model */
   const char *kind; /* "CONV2D", ... */
   int nnodes;       /* ONNX nodes it stands for (omrt_model_task_node) */

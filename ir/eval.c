@@ -24,6 +24,7 @@
 #include "common/om_format.h"
 #include "ir/eval_elem.h"
 #include "ir/eval_index.h"
+#include "ir/eval_quant.h"
 #include "ir/eval_internal.h"
 #include "ir/view.h"
 #include "ir/ir_vprog.h"
@@ -145,6 +146,22 @@ static status get_window(ev *e, int64_t kh, int64_t kw, window *w) {
   return ST_OK;
 }
 
+/* The bounds of a fused activation (attr act, passes/fuse.c): relu [0, inf),
+ * clip [clip_min, clip_max], none (-inf, inf). */
+static status act_bounds(ev *e, double *lo_out, double *hi_out) {
+  const char *act = ir_attr_string(e->n, "act", NULL);
+  *lo_out = -INFINITY, *hi_out = INFINITY;
+  if (act && strcmp(act, "relu") == 0) {
+    *lo_out = 0;
+  } else if (act && strcmp(act, "clip") == 0) {
+    *lo_out = ir_attr_float(e->n, "clip_min", -INFINITY);
+    *hi_out = ir_attr_float(e->n, "clip_max", INFINITY);
+  } else if (act) {
+    return fail(e, ST_ERR_UNSUPPORTED, "act \"%s\"", act);
+  }
+  return ST_OK;
+}
+
 static status eval_conv(ev *e) {
   const ir_node *n = e->n;
   const ir_value *X = n->in[0], *W = n->in[1], *Y = n->out[0];
@@ -167,16 +184,8 @@ static status eval_conv(ev *e) {
     return fail(e, ST_ERR_INVALID, "residual '%s' does not match the output", R->name);
   if (S && ir_value_elements(S) != N * C)
     return fail(e, ST_ERR_INVALID, "x_scale '%s' is not [N, C, 1, 1]", S->name);
-  const char *act = ir_attr_string(n, "act", NULL);
-  double lo = -INFINITY, hi = INFINITY;
-  if (act && strcmp(act, "relu") == 0) {
-    lo = 0;
-  } else if (act && strcmp(act, "clip") == 0) {
-    lo = ir_attr_float(n, "clip_min", -INFINITY);
-    hi = ir_attr_float(n, "clip_max", INFINITY);
-  } else if (act) {
-    return fail(e, ST_ERR_UNSUPPORTED, "act \"%s\"", act);
-  }
+  double lo, hi;
+  if ((st = act_bounds(e, &lo, &hi))) return st;
   const float *x = float_in(e, 0), *wt = float_in(e, 1);
   const float *b = Bv ? float_in(e, 2) : NULL, *r = R ? float_in(e, 3) : NULL,
               *sc = S ? float_in(e, 4) : NULL;
@@ -292,40 +301,80 @@ static status eval_gemm(ev *e) {
   return float_out(e, 0, y);
 }
 
+/* A MatMul operand's view (ops.def: permA / permB, a folded Transpose):
+ * its dims and element strides, stored dim perm[d] as dim d. -1 when the
+ * attribute is no permutation of the operand's dims. */
+static int operand_view(const ir_node *n, int j, int64_t *dims, int64_t *strides) {
+  const ir_value *v = n->in[j];
+  int64_t perm[MAX_RANK + 1], st[MAX_RANK], s = 1;
+  int count = ir_attr_ints(n, j ? "permB" : "permA", perm, MAX_RANK + 1);
+  unsigned seen = 0;
+  if (count >= 0 && count != v->rank) return -1;
+  for (int d = v->rank - 1; d >= 0; d--)
+    st[d] = s, s *= v->dims[d];
+  for (int d = 0; d < v->rank; d++) {
+    int64_t p = count >= 0 ? perm[d] : d;
+    if (p < 0 || p >= v->rank || (seen >> p) & 1u) return -1;
+    seen |= 1u << p;
+    dims[d] = v->dims[p], strides[d] = st[p];
+  }
+  return 0;
+}
+
+/* MatMul, as imported and as passes make it (ops.def): y = act(alpha *
+ * op(A) x op(B) + bias + beta * c), batch dims broadcast numpy-style. */
 static status eval_matmul(ev *e) {
-  const ir_value *A = e->n->in[0], *B = e->n->in[1], *Y = e->n->out[0];
-  int ra = A->rank, rb = B->rank;
+  const ir_node *n = e->n;
+  const ir_value *A = n->in[0], *B = n->in[1], *Y = n->out[0];
+  const ir_value *Bv = n->nin > 2 ? n->in[2] : NULL, *Cv = n->nin > 3 ? n->in[3] : NULL;
+  int ra = A->rank, rb = B->rank, ta = ir_attr_int(n, "transA", 0) != 0,
+      tb = ir_attr_int(n, "transB", 0) != 0;
+  int64_t ad[MAX_RANK], as[MAX_RANK], bd[MAX_RANK], bs[MAX_RANK];
   if (ra < 1 || rb < 1) return fail(e, ST_ERR_INVALID, "MatMul of a scalar");
-  int64_t M = ra >= 2 ? A->dims[ra - 2] : 1, K = A->dims[ra - 1];
-  int64_t Kb = rb >= 2 ? B->dims[rb - 2] : B->dims[0], N = rb >= 2 ? B->dims[rb - 1] : 1;
+  if ((ta && ra < 2) || (tb && rb < 2)) return fail(e, ST_ERR_INVALID, "transA/transB on a rank-1 input");
+  if (operand_view(n, 0, ad, as) || operand_view(n, 1, bd, bs))
+    return fail(e, ST_ERR_INVALID, "permA or permB is no permutation of its input's dims");
+  int64_t M = ra >= 2 ? ad[ra - 2 + ta] : 1, K = ra >= 2 ? ad[ra - 1 - ta] : ad[0];
+  int64_t Kb = rb >= 2 ? bd[rb - 2 + tb] : bd[0], N = rb >= 2 ? bd[rb - 1 - tb] : 1;
   if (K != Kb) return fail(e, ST_ERR_INVALID, "inner dims %lld and %lld differ", (long long)K, (long long)Kb);
+  int64_t a_sm = ra >= 2 ? as[ra - 2 + ta] : 0, a_sk = ra >= 2 ? as[ra - 1 - ta] : as[0];
+  int64_t b_sk = rb >= 2 ? bs[rb - 2 + tb] : bs[0], b_sn = rb >= 2 ? bs[rb - 1 - tb] : 0;
   /* batch dims: everything of Y before its matrix dims, A and B broadcast to it */
   int yb = Y->rank - (ra >= 2) - (rb >= 2), abat = ra >= 2 ? ra - 2 : 0, bbat = rb >= 2 ? rb - 2 : 0;
   if (yb < 0 || yb < abat || yb < bbat)
     return fail(e, ST_ERR_INVALID, "output rank %d does not fit", Y->rank);
-  int64_t sa[MAX_RANK] = {0}, sb[MAX_RANK] = {0}, idx[MAX_RANK] = {0}, sz_a = M * K, sz_b = K * N;
+  int64_t sa[MAX_RANK] = {0}, sb[MAX_RANK] = {0}, idx[MAX_RANK] = {0};
   for (int i = yb - 1, s = 0; i >= 0; i--, s++) {
-    int64_t da = s < abat ? A->dims[abat - 1 - s] : 1, db = s < bbat ? B->dims[bbat - 1 - s] : 1;
+    int64_t da = s < abat ? ad[abat - 1 - s] : 1, db = s < bbat ? bd[bbat - 1 - s] : 1;
     if ((da != 1 && da != Y->dims[i]) || (db != 1 && db != Y->dims[i]))
       return fail(e, ST_ERR_INVALID, "batch dims of '%s' and '%s' do not broadcast", A->name, B->name);
-    sa[i] = da == 1 ? 0 : sz_a;
-    sb[i] = db == 1 ? 0 : sz_b;
-    sz_a *= da;
-    sz_b *= db;
+    sa[i] = da == 1 ? 0 : as[abat - 1 - s];
+    sb[i] = db == 1 ? 0 : bs[bbat - 1 - s];
   }
-  int64_t batches = prod(Y->dims, 0, yb), oa = 0, ob = 0;
+  int64_t batches = prod(Y->dims, 0, yb), oa = 0, ob = 0, sc[MAX_RANK] = {0}, cidx[MAX_RANK] = {0}, oc = 0,
+          unused = 0;
   if (batches * M * N != ir_value_elements(Y))
     return fail(e, ST_ERR_INVALID, "output '%s' has the wrong size", Y->name);
-  const float *a = float_in(e, 0), *b = float_in(e, 1);
+  if (Bv && ir_value_elements(Bv) != N)
+    return fail(e, ST_ERR_INVALID, "bias '%s' is not [%lld]", Bv->name, (long long)N);
+  if (Cv && bcast_strides(Cv, Y, sc))
+    return fail(e, ST_ERR_INVALID, "c '%s' does not broadcast to y", Cv->name);
+  double alpha = ir_attr_float(n, "alpha", 1.0), beta = ir_attr_float(n, "beta", 1.0), lo, hi;
+  status st = act_bounds(e, &lo, &hi);
+  if (st) return st;
+  const float *a = float_in(e, 0), *b = float_in(e, 1), *bias = Bv ? float_in(e, 2) : NULL,
+              *c = Cv ? float_in(e, 3) : NULL;
   float *y = float_scratch(e, 0);
-  if (!a || !b || !y) return nomem(e);
+  if (!a || !b || !y || (Bv && !bias) || (Cv && !c)) return nomem(e);
   for (int64_t bt = 0; bt < batches; bt++, bump(yb, Y->dims, idx, sa, &oa, sb, &ob))
     for (int64_t m = 0; m < M; m++)
       for (int64_t nn = 0; nn < N; nn++) {
         double acc = 0;
         for (int64_t k = 0; k < K; k++)
-          acc += (double)a[oa + m * K + k] * b[ob + k * N + nn];
-        y[(bt * M + m) * N + nn] = (float)acc;
+          acc += (double)a[oa + m * a_sm + k * a_sk] * b[ob + k * b_sk + nn * b_sn];
+        acc = alpha * acc + (bias ? bias[nn] : 0) + (c ? beta * c[oc] : 0);
+        y[(bt * M + m) * N + nn] = (float)(acc < lo ? lo : acc > hi ? hi : acc);
+        bump(Y->rank, Y->dims, cidx, sc, &oc, sc, &unused);
       }
   return float_out(e, 0, y);
 }
@@ -850,6 +899,7 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   case IR_OP_SPACETODEPTH:
   case IR_OP_SPLIT: return eval_view(&e);
   default:
+    if (ir_eval_is_quant(n->op)) return ir_eval_quant(n, inputs, outputs_out, a, d);
     if (ir_eval_is_elementwise(n->op)) return ir_eval_elementwise(n, inputs, outputs_out, a, d);
     if (ir_eval_is_index(n->op)) return ir_eval_index(n, inputs, outputs_out, a, d);
     return fail(&e, ST_ERR_UNSUPPORTED, "the reference evaluator does not implement this op");

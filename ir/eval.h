@@ -47,6 +47,10 @@ status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **output
  * by zero, ...) are returned, naming the node. The evaluation's temporaries
  * go in `scratch` (the caller frees it); the result in the graph's arena. */
 status ir_fold_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d);
+/* ir_fold_node leaves QuantizeLinear and DequantizeLinear to the qfold pass
+ * (passes/qfold.c), which folds the ones it does not absorb with this: the
+ * same rules, for those two ops only (others are left alone). */
+status ir_fold_quant_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d);
 
 /* Reduce nodes (ops.def): the mode as an om_reduce_op (common/om_format.h),
  * -1 when the mode attribute is missing or unknown; and the reduced axes of

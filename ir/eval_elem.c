@@ -31,7 +31,7 @@ typedef struct elem {
 int ir_eval_is_elementwise(ir_op op) {
   ir_fusion f = ir_ops[op].fusion;
   return (f == IR_FUSE_ELEMWISE || f == IR_FUSE_BROADCAST) && op != IR_OP_BATCHNORM && op != IR_OP_CAST &&
-         op != IR_OP_VECPROG;
+         op != IR_OP_VECPROG && op != IR_OP_QUANTIZE && op != IR_OP_DEQUANTIZE;
 }
 
 static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }

@@ -8,8 +8,8 @@
 #include "ir/ir.h"
 
 /* 1 for the ops ir_eval_elementwise implements: every op of ops.def with
- * fusion class ELEMWISE or BROADCAST except BatchNormalization, Cast and
- * VectorProgram. */
+ * fusion class ELEMWISE or BROADCAST except BatchNormalization, Cast,
+ * VectorProgram, QuantizeLinear and DequantizeLinear (ir/eval_quant.c). */
 int ir_eval_is_elementwise(ir_op op);
 
 /* Evaluates elementwise node n (arguments as ir_eval_node; eval.c has

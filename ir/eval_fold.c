@@ -9,6 +9,11 @@
  * their inputs and outputs (windows, dot products). The output value keeps
  * its name and becomes the constant in place, so readers need no rewiring;
  * the node is marked dead.
+ *
+ * QuantizeLinear and DequantizeLinear are not folded here: DequantizeLinear
+ * of constant int8 weights is the quantized weights as the qfold pass reads
+ * them (passes/qfold.c), which folds the ones it does not absorb with
+ * ir_fold_quant_node.
  */
 #include "ir/eval.h"
 
@@ -84,7 +89,9 @@ static int foldable(const ir_node *n, int64_t max_bytes) {
   return 1;
 }
 
-status ir_fold_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d) {
+static int is_quant(const ir_node *n) { return n->op == IR_OP_QUANTIZE || n->op == IR_OP_DEQUANTIZE; }
+
+static status fold(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d) {
   if (n->dead || !foldable(n, max_bytes)) return ST_OK;
   const void **in = arena_array(scratch, (size_t)n->nin, sizeof *in);
   void *out[1];
@@ -103,4 +110,12 @@ status ir_fold_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, 
   y->producer = NULL;
   n->dead = 1;
   return ST_OK;
+}
+
+status ir_fold_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d) {
+  return is_quant(n) ? ST_OK : fold(g, n, max_bytes, scratch, d);
+}
+
+status ir_fold_quant_node(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d) {
+  return is_quant(n) ? fold(g, n, max_bytes, scratch, d) : ST_OK;
 }

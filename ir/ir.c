@@ -2,8 +2,9 @@
  * verifier (see ir.h). The text and DOT printers are in ir_print.c.
  *
  * Everything is allocated from the graph's arena. Value names are kept unique
- * by generating "<base>_<n>" when a name is missing or taken; lookups by name
- * are linear (only the frontend and the text parser use them, once per name).
+ * by generating "<base>_<n>" when a name is missing or taken; value and node
+ * names are found through hash tables, so building a graph of N nodes and
+ * verifying it take O(N) (the verifier's name check O(N log N)).
  */
 #include "ir.h"
 
@@ -83,6 +84,14 @@ static int name_insert(ir_graph *g, ir_value *v) {
   *name_slot(g, v->name) = v;
   g->names_count++;
   return 0;
+}
+
+void ir_value_swap_names(ir_graph *g, ir_value *a, ir_value *b) {
+  ir_value **sa = name_slot(g, a->name), **sb = name_slot(g, b->name);
+  const char *t = a->name;
+  a->name = b->name;
+  b->name = t;
+  *sa = b, *sb = a; /* each slot now holds the value that has its name */
 }
 
 ir_value *ir_value_find(const ir_graph *g, const char *name) {
@@ -197,10 +206,53 @@ int ir_graph_add_source(ir_graph *g, const char *name, const char *op_type, int 
   return 0;
 }
 
+/* Node names: the slot holding `name`, or the empty slot where it would go. */
+static ir_node **node_slot(const ir_graph *g, const char *name) {
+  uint32_t mask = (uint32_t)g->node_names_cap - 1;
+  for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask)
+    if (!g->node_names[i] || strcmp(g->node_names[i]->name, name) == 0) return &g->node_names[i];
+}
+
 static int node_name_taken(const ir_graph *g, const char *name) {
-  for (int i = 0; i < g->nnodes; i++)
-    if (strcmp(g->nodes[i]->name, name) == 0) return 1;
+  return g->node_names_cap && *node_slot(g, name) != NULL;
+}
+
+/* Records n's name (a name already there stays: it is taken either way);
+ * -1 on allocation failure. */
+static int node_name_insert(ir_graph *g, ir_node *n) {
+  if (2 * (g->node_names_count + 1) > g->node_names_cap) {
+    int cap = g->node_names_cap ? 2 * g->node_names_cap : 64;
+    ir_node **table = arena_array(&g->arena, (size_t)cap, sizeof *table);
+    if (!table) return -1;
+    g->node_names = table;
+    g->node_names_cap = cap;
+    g->node_names_count = 0;
+    for (int i = 0; i < g->nnodes; i++) /* n is not in g->nodes yet */
+      if (!*node_slot(g, g->nodes[i]->name)) {
+        *node_slot(g, g->nodes[i]->name) = g->nodes[i];
+        g->node_names_count++;
+      }
+  }
+  ir_node **slot = node_slot(g, n->name);
+  if (!*slot) {
+    *slot = n;
+    g->node_names_count++;
+  }
   return 0;
+}
+
+/* After nodes left g->nodes: only theirs are taken again. */
+static void node_names_rebuild(ir_graph *g) {
+  if (!g->node_names_cap) return;
+  memset(g->node_names, 0, (size_t)g->node_names_cap * sizeof *g->node_names);
+  g->node_names_count = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node **slot = node_slot(g, g->nodes[i]->name);
+    if (!*slot) {
+      *slot = g->nodes[i];
+      g->node_names_count++;
+    }
+  }
 }
 
 ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, int nin, ir_value *const *in, int nout,
@@ -220,7 +272,7 @@ ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, int nin, ir_value 
   }
   n->in = arena_array(&g->arena, (size_t)nin, sizeof *n->in);
   n->out = arena_array(&g->arena, (size_t)nout, sizeof *n->out);
-  if (!n->name || !n->in || !n->out) return NULL;
+  if (!n->name || !n->in || !n->out || node_name_insert(g, n)) return NULL;
   n->nin = nin;
   n->nout = nout;
   if (nin) memcpy(n->in, in, (size_t)nin * sizeof *in);
@@ -395,6 +447,32 @@ int ir_value_use_count(const ir_graph *g, const ir_value *v) {
   return count;
 }
 
+status ir_uses_build(const ir_graph *g, arena *a, ir_uses *u, diag *d) {
+  u->nvalues = g->nvalues;
+  u->count = arena_array(a, (size_t)g->nvalues + 1, sizeof *u->count);
+  u->sum = arena_array(a, (size_t)g->nvalues + 1, sizeof *u->sum);
+  if (!u->count || !u->sum) return diag_set(d, ST_ERR_NOMEM, "out of memory counting uses in '%s'", g->name);
+  for (int i = 0; i < g->nnodes; i++)
+    if (!g->nodes[i]->dead) ir_uses_node(u, g->nodes[i], 1);
+  for (int i = 0; i < g->noutputs; i++)
+    u->count[g->outputs[i]->id]++;
+  return ST_OK;
+}
+
+void ir_uses_node(ir_uses *u, ir_node *n, int delta) {
+  for (int j = 0; j < n->nin; j++) {
+    const ir_value *v = n->in[j];
+    if (!v || v->id >= u->nvalues) continue;
+    u->count[v->id] += delta;
+    u->sum[v->id] += delta > 0 ? (uintptr_t)n : -(uintptr_t)n; /* wraps, and unwraps */
+  }
+}
+
+ir_node *ir_uses_single(const ir_uses *u, const ir_value *v) {
+  /* One reader that is a graph output leaves the sum 0. */
+  return v->id < u->nvalues && u->count[v->id] == 1 ? (ir_node *)u->sum[v->id] : NULL;
+}
+
 ir_node *ir_value_single_user(const ir_graph *g, const ir_value *v) {
   ir_node *user = NULL;
   for (int i = 0; i < g->noutputs; i++)
@@ -423,6 +501,7 @@ void ir_graph_compact(ir_graph *g) {
     }
   }
   g->nnodes = k;
+  node_names_rebuild(g);
   /* Mark referenced values: graph I/O, node inputs and outputs. */
   unsigned char *used = calloc((size_t)g->nvalues + 1, 1);
   if (!used) return; /* keeping unreferenced values is harmless */
@@ -553,6 +632,24 @@ done:
   return st;
 }
 
+static int by_name(const void *a, const void *b) {
+  return strcmp((*(ir_value *const *)a)->name, (*(ir_value *const *)b)->name);
+}
+
+/* No two values share a name: sorted by name, neighbours differ. */
+static status unique_names(const ir_graph *g, diag *d) {
+  ir_value **sorted = malloc(((size_t)g->nvalues + 1) * sizeof *sorted);
+  if (!sorted) return diag_set(d, ST_ERR_NOMEM, "out of memory verifying graph '%s'", g->name);
+  if (g->nvalues) memcpy(sorted, g->values, (size_t)g->nvalues * sizeof *sorted);
+  qsort(sorted, (size_t)g->nvalues, sizeof *sorted, by_name);
+  status st = ST_OK;
+  for (int i = 1; i < g->nvalues && st == ST_OK; i++)
+    if (strcmp(sorted[i - 1]->name, sorted[i]->name) == 0)
+      st = diag_set(d, ST_ERR_INVALID, "two values are named '%s'", sorted[i]->name);
+  free(sorted);
+  return st;
+}
+
 status ir_verify(const ir_graph *g, diag *d) {
   status st = ST_OK;
   unsigned char *defined = calloc((size_t)g->nvalues + 1, 1);
@@ -568,11 +665,9 @@ status ir_verify(const ir_graph *g, diag *d) {
     for (int k = 0; st == ST_OK && k < v->rank; k++)
       if (v->dims[k] < 0)
         st = diag_set(d, ST_ERR_INVALID, "value '%s' has dim %d = %lld", v->name, k, (long long)v->dims[k]);
-    for (int j = 0; st == ST_OK && j < i; j++)
-      if (strcmp(g->values[j]->name, v->name) == 0)
-        st = diag_set(d, ST_ERR_INVALID, "two values are named '%s'", v->name);
     if (v->data || v->input_index >= 0) defined[i] = 1;
   }
+  if (st == ST_OK) st = unique_names(g, d);
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     const ir_node *n = g->nodes[i];
     const ir_op_info *info = &ir_ops[n->op];
@@ -609,8 +704,9 @@ status ir_verify(const ir_graph *g, diag *d) {
       else
         defined[v->id] = 1;
     }
-    if (st == ST_OK && n->op == IR_OP_CONV) st = ir_epilogue_check(n, d); /* ir/epilogue_ir.h */
-    if (st == ST_OK && n->op == IR_OP_VECPROG) {                          /* the program must fit its node */
+    if (st == ST_OK && (n->op == IR_OP_CONV || n->op == IR_OP_MATMUL))
+      st = ir_epilogue_check(n, d);              /* ir/epilogue_ir.h */
+    if (st == ST_OK && n->op == IR_OP_VECPROG) { /* the program must fit its node */
       arena tmp;
       ir_vprog p;
       arena_init(&tmp, 0);

@@ -44,7 +44,7 @@ typedef enum ir_fusion {
 typedef enum ir_fp16 { IR_FP16_ALWAYS, IR_FP16_FOLLOW, IR_FP16_NEVER } ir_fp16;
 typedef enum ir_unit { IR_UNIT_CUBE, IR_UNIT_VECTOR, IR_UNIT_NONE } ir_unit;
 typedef enum ir_lay {
-  IR_LAY_NONE, /* unit NONE: folds at compile time */
+  IR_LAY_NONE, /* unit NONE: folds at compile time (or is rewritten: Gemm) */
   IR_LAY_VECTORIZED,
   IR_LAY_FOLDED,
   IR_LAY_KEEP,
@@ -169,6 +169,10 @@ typedef struct ir_graph {
    * open addressing, power-of-two capacity, never more than half full. */
   ir_value **names;
   int names_cap, names_count;
+  /* The names of the nodes in g->nodes, for ir_node_new's uniqueness test:
+   * the same kind of table, rebuilt by ir_graph_compact. */
+  ir_node **node_names;
+  int node_names_cap, node_names_count;
 } ir_graph;
 
 /* Graph lifetime. budget_bytes bounds the arena (0 = unlimited). */
@@ -189,8 +193,11 @@ ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const 
  * (dce lets an Identity's output share its input's). */
 void ir_value_replace_data(ir_graph *g, ir_value *v, const void *data);
 ir_value *ir_value_find(const ir_graph *g, const char *name); /* NULL if no value in g has it */
-int ir_graph_add_input(ir_graph *g, ir_value *v);             /* 0 ok, -1 nomem */
-int ir_graph_add_output(ir_graph *g, ir_value *v);            /* 0 ok, -1 nomem */
+/* a takes b's name and b a's (the driver puts a Cast after a graph output
+ * and gives the output's name to the Cast's result). */
+void ir_value_swap_names(ir_graph *g, ir_value *a, ir_value *b);
+int ir_graph_add_input(ir_graph *g, ir_value *v);  /* 0 ok, -1 nomem */
+int ir_graph_add_output(ir_graph *g, ir_value *v); /* 0 ok, -1 nomem */
 /* Appends a source node (strings and arrays copied). 0 ok, -1 nomem. */
 int ir_graph_add_source(ir_graph *g, const char *name, const char *op_type, int nin, const char *const *in,
                         int nout, const char *const *out);
@@ -235,11 +242,30 @@ const char *ir_dims_str(int rank, const int64_t *dims);
 /* Graph surgery. */
 /* Makes every use of `from` (node inputs and graph outputs) use `to`. */
 void ir_replace_uses(ir_graph *g, ir_value *from, ir_value *to);
-/* Number of node inputs (over live nodes) plus graph outputs that read v. */
+/* Number of node inputs (over live nodes) plus graph outputs that read v.
+ * O(nodes): a pass asking about many values keeps an ir_uses table instead. */
 int ir_value_use_count(const ir_graph *g, const ir_value *v);
 /* The single live node reading v, or NULL when v has 0 or >1 readers or is a
- * graph output. */
+ * graph output. O(nodes), like ir_value_use_count. */
 ir_node *ir_value_single_user(const ir_graph *g, const ir_value *v);
+
+/* Readers of every value at once, for passes that ask about many values:
+ * count[v->id] is ir_value_use_count(g, v) and, when that is 1 and v is not a
+ * graph output, user[v->id] is ir_value_single_user(g, v). Built in
+ * O(nodes + values); a pass that rewires inputs keeps it current with
+ * ir_uses_node (or builds it again). Value ids must not change meanwhile
+ * (ir_graph_compact renumbers them). The arrays live in the arena given. */
+typedef struct ir_uses {
+  int *count;     /* per value id: readers (live node inputs + graph outputs) */
+  uintptr_t *sum; /* per value id: the sum of its reader nodes' addresses,
+                     so with one reader, that reader */
+  int nvalues;    /* entries (g->nvalues when built) */
+} ir_uses;
+status ir_uses_build(const ir_graph *g, arena *a, ir_uses *u, diag *d);
+/* Adds (delta 1) or removes (delta -1) node n's inputs as readers. */
+void ir_uses_node(ir_uses *u, ir_node *n, int delta);
+/* ir_value_single_user from the table. */
+ir_node *ir_uses_single(const ir_uses *u, const ir_value *v);
 /* Drops dead nodes from g->nodes and values nothing refers to from g->values
  * (renumbering value ids); a dropped constant loses its data, whose memory
  * goes back (arena_release) unless another value shares it. */

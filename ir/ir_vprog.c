@@ -39,15 +39,57 @@ static int same_instr(const om_vinstr *x, const om_vinstr *y) {
          memcmp(&x->imm, &y->imm, sizeof x->imm) == 0;
 }
 
+static uint32_t instr_hash(const om_vinstr *x) {
+  uint64_t h = (uint64_t)x->op | (uint64_t)x->dtype << 8 | (uint64_t)x->a << 16 | (uint64_t)x->b << 32 |
+               (uint64_t)x->c << 48;
+  uint64_t imm;
+  memcpy(&imm, &x->imm, sizeof imm);
+  h = (h ^ (imm + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdu;
+  return (uint32_t)(h ^ h >> 32);
+}
+
+/* The sharing-table slot of the instruction equal to x, or the empty slot
+ * where it would go. */
+static int *seen_slot(const ir_vprog *p, const om_vinstr *x) {
+  uint32_t mask = (uint32_t)p->seencap - 1;
+  for (uint32_t i = instr_hash(x) & mask;; i = (i + 1) & mask)
+    if (p->seen[i] < 0 || same_instr(&p->ins[p->seen[i]], x)) return &p->seen[i];
+}
+
+/* Brings the sharing table up to date with ins[0..count). -1: no memory. */
+static int seen_update(ir_vprog *p) {
+  if (2 * (p->nseen_entries + p->count - p->nseen + 1) > p->seencap) { /* rebuild, larger */
+    int cap = 64;
+    while (cap < 2 * (p->count + 1))
+      cap *= 2;
+    int *seen = arena_array(p->a, (size_t)cap, sizeof *seen);
+    if (!seen) return -1;
+    for (int i = 0; i < cap; i++)
+      seen[i] = -1;
+    p->seen = seen;
+    p->seencap = cap;
+    p->nseen = p->nseen_entries = 0;
+  }
+  for (; p->nseen < p->count; p->nseen++) {
+    if (p->ins[p->nseen].op == VOP_STORE) continue;
+    int *slot = seen_slot(p, &p->ins[p->nseen]);
+    if (*slot < 0) { /* the earliest of equal instructions stays */
+      *slot = p->nseen;
+      p->nseen_entries++;
+    }
+  }
+  return 0;
+}
+
 int ir_vprog_append(ir_vprog *p, om_vinstr in) {
   if (p->nomem) return -1;
   if (in.op != VOP_STORE) {
-    for (int k = 0; k < p->count; k++) {
-      om_vinstr old = p->ins[k];
-      if (old.op == VOP_STORE) continue;
-      in.dst = old.dst;
-      if (same_instr(&old, &in)) return old.dst;
+    if (seen_update(p)) {
+      p->nomem = 1;
+      return -1;
     }
+    int at = *seen_slot(p, &in);
+    if (at >= 0) return p->ins[at].dst;
     if (p->nregs >= 0xFFFF || arena_grow(p->a, (void **)&p->rdt, &p->regcap, p->nregs, sizeof *p->rdt)) {
       p->nomem = 1;
       return -1;

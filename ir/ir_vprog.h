@@ -24,8 +24,14 @@ typedef struct ir_vprog {
   int count, cap;
   uint8_t *rdt; /* dtype of each register r0..nregs-1 (regcap slots) */
   int nregs, regcap;
-  arena *a;  /* owns ins and rdt */
+  arena *a;  /* owns ins, rdt and seen */
   int nomem; /* an allocation failed; every later builder call returns -1 */
+  /* The builder's sharing table: open addressing over the pure instructions
+   * ins[0..nseen), each slot an index into ins or -1; power-of-two seencap,
+   * at most half full. Filled lazily, so a decoded program gets it on its
+   * first append. */
+  int *seen;
+  int seencap, nseen, nseen_entries;
 } ir_vprog;
 
 /* 1 for the dtypes vector programs support (f32 f16 f64 i64 i32 i16 i8 u64
@@ -41,7 +47,8 @@ void ir_vprog_init(ir_vprog *p, arena *a);
 /* Builders: each appends one instruction and returns the register it
  * defines, or -1 when out of memory. A pure instruction identical to an
  * earlier one (same op, dtype, operands, immediate) is not appended; the
- * earlier register is returned. */
+ * earlier register is returned. Appending takes O(1) (hashing), so building
+ * a program of n instructions takes O(n). */
 int ir_vprog_op(ir_vprog *p, vop op, int dtype, int a, int b, int c);
 /* Appends a copy of `in` (its dst is ignored; its operands must already be
  * registers of p): how programs are merged and rewritten. STORE gives 0. */

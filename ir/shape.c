@@ -209,6 +209,34 @@ static status infer_elementwise(si *s, ir_node *n, int *rank, int64_t *dims, dty
   return ST_OK;
 }
 
+/* QuantizeLinear, DequantizeLinear: x's dims, the dtype of attribute to;
+ * the scale and zero point broadcast against x (ops.def). */
+static status infer_qdq(si *s, ir_node *n, int *rank, int64_t *dims, dtype *dt) {
+  const ir_value *x = n->in[0], *sc = n->in[1], *zp = n->nin > 2 ? n->in[2] : NULL;
+  int quant = n->op == IR_OP_QUANTIZE;
+  *dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
+  int in_ok = quant ? x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16
+                    : x->dtype == DT_INT8 || x->dtype == DT_UINT8 || x->dtype == DT_INT16 ||
+                          x->dtype == DT_UINT16 || x->dtype == DT_INT32;
+  int q = quant ? *dt : x->dtype, f = quant ? x->dtype : *dt;
+  if (!in_ok || !(f == DT_FLOAT32 || f == DT_FLOAT16) ||
+      !(q == DT_INT8 || q == DT_UINT8 || q == DT_INT16 || q == DT_UINT16 || q == DT_INT32) ||
+      (quant && q == DT_INT32))
+    return fail(s, ST_ERR_UNSUPPORTED, "x '%s' is %s and attribute to %s", x->name, dtype_name(x->dtype),
+                dtype_name(*dt) ? dtype_name(*dt) : "?");
+  if (sc->dtype != DT_FLOAT32 && sc->dtype != DT_FLOAT16)
+    return fail(s, ST_ERR_UNSUPPORTED, "scale '%s' has dtype %s", sc->name, dtype_name(sc->dtype));
+  if (zp && (int)zp->dtype != q)
+    return fail(s, ST_ERR_INVALID, "zero point '%s' has dtype %s, the quantized values %s", zp->name,
+                dtype_name(zp->dtype), dtype_name(q));
+  status st = infer_nary(s, 0, 0, rank, dims);
+  if (st) return st;
+  if (*rank != x->rank || memcmp(dims, x->dims, sizeof(int64_t) * (size_t)x->rank))
+    return fail(s, ST_ERR_INVALID, "the scale or zero point broadcasts x %s to %s", shape_str(x),
+                ir_dims_str(*rank, dims));
+  return ST_OK;
+}
+
 /* A VectorProgram keeps its outputs' dtypes (its STOREs fix them); their
  * dims are the broadcast of its inputs. */
 static status infer_vecprog(si *s, ir_node *n) {
@@ -501,6 +529,8 @@ static status infer_gather(si *s, ir_node *n, int *rank, int64_t *dims) {
     return fail(s, ST_ERR_INVALID, "indices '%s' have dtype %s; expected i64 or i32", ix->name,
                 dtype_name(ix->dtype));
   if (x->rank - 1 + ix->rank > MAX_RANK) return fail(s, ST_ERR_LIMIT, "output rank exceeds %d", MAX_RANK);
+  status st = ir_shape_check_indices(n, ix, 1, &x->dims[a], s->d);
+  if (st) return st;
   *rank = 0;
   for (int i = 0; i < a; i++)
     dims[(*rank)++] = x->dims[i];
@@ -527,6 +557,8 @@ static status infer_gather_elements(si *s, ir_node *n, int *rank, int64_t *dims)
     if (d != a && ix->dims[d] > x->dims[d])
       return fail(s, ST_ERR_INVALID, "indices %s exceed data %s outside the axis", shape_str(ix),
                   shape_str(x));
+  status st = ir_shape_check_indices(n, ix, 1, &x->dims[a], s->d);
+  if (st) return st;
   if (ir_attr_set_int(s->g, n, "axis", a)) return nomem(s);
   *rank = ix->rank;
   memcpy(dims, ix->dims, sizeof(int64_t) * (size_t)ix->rank);
@@ -621,13 +653,43 @@ static status infer_gemm(si *s, ir_node *n, int *rank, int64_t *dims) {
   return ST_OK;
 }
 
+/* Operand j of MatMul n seen through its permA / permB (a folded
+ * Transpose): *view is the input with its dims permuted. */
+static status matmul_view(si *s, ir_node *n, int j, ir_value *view) {
+  const ir_value *v = n->in[j];
+  int64_t perm[MAX_RANK + 1];
+  int count = ir_attr_ints(n, j ? "permB" : "permA", perm, MAX_RANK + 1);
+  unsigned seen = 0;
+  *view = *v;
+  if (count < 0) return ST_OK;
+  if (count != v->rank)
+    return fail(s, ST_ERR_INVALID, "%s has %d entries for input %d of rank %d", j ? "permB" : "permA", count,
+                j, v->rank);
+  for (int d = 0; d < v->rank; d++) {
+    if (perm[d] < 0 || perm[d] >= v->rank || (seen >> perm[d]) & 1u)
+      return fail(s, ST_ERR_INVALID, "%s is no permutation of 0..%d", j ? "permB" : "permA", v->rank - 1);
+    seen |= 1u << perm[d];
+    view->dims[d] = v->dims[perm[d]];
+  }
+  return ST_OK;
+}
+
+/* MatMul, as imported (2 in) and as passes make it (ops.def): permA and
+ * permB permute an operand's dims, then transA and transB swap its last
+ * two; bias (in[2]) has N elements in one dim, c (in[3]) broadcasts to y. */
 static status infer_matmul(si *s, ir_node *n, int *rank, int64_t *dims) {
-  const ir_value *A = n->in[0], *B = n->in[1];
+  const ir_value *Bias = n->nin > 2 ? n->in[2] : NULL, *C = n->nin > 3 ? n->in[3] : NULL;
+  ir_value va, vb, *A = &va, *B = &vb;
   status st;
-  if ((st = need_float(s, 0)) || (st = same_dtype(s, 0, 1))) return st;
+  if ((st = need_float(s, 0)) || (st = same_dtype(s, 0, 1)) || (st = matmul_view(s, n, 0, &va)) ||
+      (st = matmul_view(s, n, 1, &vb)))
+    return st;
   if (A->rank < 1 || B->rank < 1)
     return fail(s, ST_ERR_INVALID, "inputs %s and %s: MatMul of a scalar", shape_str(A), shape_str(B));
-  int ka = A->rank - 1, kb = B->rank >= 2 ? B->rank - 2 : 0;
+  int ta = ir_attr_int(n, "transA", 0) != 0, tb = ir_attr_int(n, "transB", 0) != 0;
+  if ((ta && A->rank < 2) || (tb && B->rank < 2))
+    return fail(s, ST_ERR_INVALID, "transA/transB on a rank-1 input (%s, %s)", shape_str(A), shape_str(B));
+  int ka = A->rank >= 2 ? A->rank - 1 - ta : 0, kb = B->rank >= 2 ? B->rank - 2 + tb : 0;
   if (A->dims[ka] != B->dims[kb])
     return fail(s, ST_ERR_INVALID,
                 "K differs: input 0 '%s' %s has %lld in dim %d, input 1 '%s' %s has %lld in dim %d", A->name,
@@ -638,8 +700,16 @@ static status infer_matmul(si *s, ir_node *n, int *rank, int64_t *dims) {
                 "batch dims do not broadcast: input 0 '%s' %s (batch %s), input 1 '%s' %s (batch %s)",
                 A->name, shape_str(A), ir_dims_str(ba, A->dims), B->name, shape_str(B),
                 ir_dims_str(bb, B->dims));
-  if (A->rank >= 2) dims[(*rank)++] = A->dims[A->rank - 2];
-  if (B->rank >= 2) dims[(*rank)++] = B->dims[B->rank - 1];
+  if (A->rank >= 2) dims[(*rank)++] = A->dims[A->rank - 2 + ta];
+  if (B->rank >= 2) dims[(*rank)++] = B->dims[B->rank - 1 - tb];
+  int64_t N = B->rank >= 2 ? B->dims[B->rank - 1 - tb] : 1, bc[MAX_RANK];
+  int rc;
+  if (Bias && (Bias->rank != 1 || Bias->dims[0] != N))
+    return fail(s, ST_ERR_INVALID, "bias '%s' %s is not [%lld]", Bias->name, shape_str(Bias), (long long)N);
+  if (C && (C->rank > *rank || broadcast(C->rank, C->dims, *rank, dims, &rc, bc) ||
+            memcmp(bc, dims, sizeof(int64_t) * (size_t)*rank) != 0))
+    return fail(s, ST_ERR_INVALID, "c '%s' %s does not broadcast to %s", C->name, shape_str(C),
+                ir_dims_str(*rank, dims));
   return ST_OK;
 }
 
@@ -712,6 +782,12 @@ static status infer_node(si *s, ir_node *n) {
     rank = n->in[0]->rank;
     memcpy(dims, n->in[0]->dims, sizeof(int64_t) * MAX_RANK);
     if (n->op == IR_OP_TRANSDATA && y->dtype != DT_UNDEFINED) dt = y->dtype;
+    if (n->op == IR_OP_TRANSDATA && ir_attr_int(n, "channels_last", 0) && rank == 4) { /* NHWC <-> NC1HWC0 */
+      const int64_t *x = n->in[0]->dims;
+      int to_nchw = n->in[0]->layout == LAYOUT_ND;
+      int64_t p[4] = {x[0], to_nchw ? x[3] : x[2], to_nchw ? x[1] : x[3], to_nchw ? x[2] : x[1]};
+      memcpy(dims, p, sizeof p);
+    }
     break;
   case IR_OP_FLATTEN: st = infer_flatten(s, n, &rank, dims); break;
   case IR_OP_RESHAPE: st = infer_reshape(s, n, &rank, dims); break;
@@ -767,6 +843,8 @@ static status infer_node(si *s, ir_node *n) {
   case IR_OP_GEMM: st = infer_gemm(s, n, &rank, dims); break;
   case IR_OP_MATMUL: st = infer_matmul(s, n, &rank, dims); break;
   case IR_OP_VECPROG: return infer_vecprog(s, n);
+  case IR_OP_QUANTIZE:
+  case IR_OP_DEQUANTIZE: st = infer_qdq(s, n, &rank, dims, &dt); break;
   case IR_OP_TOPK:
   case IR_OP_SCATTERELEMENTS:
   case IR_OP_SCATTERND:

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "ir/eval_index.h"
 
 typedef struct sx {
@@ -64,6 +65,21 @@ static status need_indices(sx *s, int i) {
   return ST_OK;
 }
 
+status ir_shape_check_indices(const ir_node *n, const ir_value *ix, int period, const int64_t *dims,
+                              diag *d) {
+  if (!ix->data || period < 1) return ST_OK;
+  int64_t count = ir_value_elements(ix);
+  for (int64_t i = 0; i < count; i++) {
+    int64_t k = elem_get_int(ix->data, ix->dtype, (size_t)i), D = dims[i % period];
+    if (k < -D || k >= D)
+      return ir_node_error(d, ST_ERR_INVALID, n,
+                           "index %lld at position %lld of constant indices '%s' %s is out of range "
+                           "[%lld, %lld)",
+                           (long long)k, (long long)i, ix->name, dims_str(ix), (long long)-D, (long long)D);
+  }
+  return ST_OK;
+}
+
 static status infer_topk(sx *s) {
   const ir_value *x = s->n->in[0];
   int axis;
@@ -103,6 +119,7 @@ static status infer_scatter(sx *s) {
           s, ST_ERR_INVALID,
           "indices %s and updates %s must share dims of data %s's rank, at most data's but on axis %d",
           dims_str(ix), dims_str(u), dims_str(x), axis);
+    if ((st = ir_shape_check_indices(s->n, ix, 1, &x->dims[axis], s->d))) return st;
   } else {
     int64_t kd = ix->rank >= 1 ? ix->dims[ix->rank - 1] : 0;
     int ok = kd >= 1 && kd <= x->rank && u->rank == ix->rank - 1 + x->rank - kd;
@@ -111,6 +128,7 @@ static status infer_scatter(sx *s) {
     if (!ok)
       return fail(s, ST_ERR_INVALID, "indices %s and updates %s do not fit data %s (ScatterND)", dims_str(ix),
                   dims_str(u), dims_str(x));
+    if ((st = ir_shape_check_indices(s->n, ix, (int)kd, x->dims, s->d))) return st;
   }
   return set_out(s, 0, x->dtype, x->rank, x->dims);
 }
@@ -159,6 +177,7 @@ static status infer_gathernd(sx *s) {
   if (!ok)
     return fail(s, ST_ERR_INVALID, "indices %s do not fit data %s with batch_dims %lld", dims_str(ix),
                 dims_str(x), (long long)b);
+  if ((st = ir_shape_check_indices(s->n, ix, (int)kd, &x->dims[b], s->d))) return st;
   int64_t dims[2 * MAX_RANK];
   int rank = 0;
   for (int d = 0; d < ix->rank - 1; d++)

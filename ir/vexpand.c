@@ -11,12 +11,19 @@
  *   Gelu(x)       = x/2 * (1 + erf(x / sqrt 2))
  *   Selu(x)       = x <= 0 ? gamma * (alpha * exp(x) - alpha) : gamma * x
  * Variadic Max/Min/Sum/Mean are left-to-right chains. Integer Pow goes
- * through f32 (POW is a float instruction). Immediates are CONST
- * instructions in the operand dtype; the builder shares equal ones.
+ * through f32 (POW is a float instruction). QuantizeLinear and
+ * DequantizeLinear are common/quant.h's q_quantize and q_dequantize:
+ *   Quantize(x, s, zp)    = CAST(CLAMP(CAST(CLAMP(ROUND(x / s), -2^24, 2^24),
+ *                           i32) + zp, lo, hi), to), x / s in f32
+ *   Dequantize(x, s, zp)  = CAST(CAST(x - zp in i32, f32) * s, to)
+ * Immediates are CONST instructions in the operand dtype; the builder shares
+ * equal ones.
  */
 #include "ir/vexpand.h"
 
 #include <math.h>
+
+#include "common/quant.h"
 
 typedef struct vx {
   ir_vprog *p;
@@ -129,6 +136,31 @@ static int gelu(vx *x, int v) {
   return B(x, VOP_MUL, half_x, B(x, VOP_ADD, e, K(x, 1)));
 }
 
+/* QuantizeLinear and DequantizeLinear (the header's formulas). */
+static int quant(vx *x) {
+  const ir_node *n = x->n;
+  ir_vprog *p = x->p;
+  const int to = n->out[0]->dtype, zp = n->nin > 2 ? ir_vprog_cast(p, x->in[2], DT_INT32) : -1;
+  const int s = ir_vprog_cast(p, x->in[1], DT_FLOAT32);
+  if (n->op == IR_OP_DEQUANTIZE) {
+    int d = ir_vprog_cast(p, x->in[0], DT_INT32);
+    if (zp >= 0) d = ir_vprog_op(p, VOP_SUB, DT_INT32, d, zp, 0);
+    int v = ir_vprog_op(p, VOP_MUL, DT_FLOAT32, ir_vprog_cast(p, d, DT_FLOAT32), s, 0);
+    return ir_vprog_cast(p, v, to);
+  }
+  int32_t lo, hi;
+  q_range(to, &lo, &hi);
+  int t = ir_vprog_op(p, VOP_DIV, DT_FLOAT32, ir_vprog_cast(p, x->in[0], DT_FLOAT32), s, 0);
+  t = ir_vprog_op(p, VOP_ROUND, DT_FLOAT32, t, 0, 0);
+  t = ir_vprog_op(p, VOP_CLAMP, DT_FLOAT32, t, ir_vprog_const_f(p, DT_FLOAT32, -16777216.0),
+                  ir_vprog_const_f(p, DT_FLOAT32, 16777216.0));
+  int q = ir_vprog_cast(p, t, DT_INT32);
+  if (zp >= 0) q = ir_vprog_op(p, VOP_ADD, DT_INT32, q, zp, 0);
+  q = ir_vprog_op(p, VOP_CLAMP, DT_INT32, q, ir_vprog_const_i(p, DT_INT32, lo),
+                  ir_vprog_const_i(p, DT_INT32, hi));
+  return ir_vprog_cast(p, q, to);
+}
+
 /* The result register of n, or -1 when the builder ran out of memory. */
 static int expand(vx *x) {
   const ir_node *n = x->n;
@@ -201,6 +233,8 @@ static int expand(vx *x) {
     return n->op == IR_OP_MEAN && n->nin > 1 ? B(x, VOP_DIV, r, K(x, n->nin)) : r;
   }
   case IR_OP_WHERE: return T(x, VOP_SELECT, v, in[1], in[2]);
+  case IR_OP_QUANTIZE:
+  case IR_OP_DEQUANTIZE: return quant(x);
   default: return -2;
   }
 }
@@ -243,7 +277,8 @@ status ir_vexpand_node(ir_vprog *p, const ir_node *n, const int *in_regs, int *o
     case IR_OP_MIN:
     case IR_OP_SUM:
     case IR_OP_PRELU:
-    case IR_OP_WHERE: break;
+    case IR_OP_WHERE:
+    case IR_OP_DEQUANTIZE: break;
     default:
       return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "dtype %s is not supported (a float op)",
                            dtype_name(x.dt));

@@ -72,7 +72,7 @@ status convw_make_input(ir_graph *g, ir_node *n, int lay, int dt, int rank, cons
 }
 
 int convw_is_pack(const ir_node *n) {
-  if (n->op != IR_OP_TRANSDATA) return 0;
+  if (n->op != IR_OP_TRANSDATA || ir_attr_int(n, "channels_last", 0)) return 0; /* (an NHWC TransData) */
   const ir_value *x = n->in[0], *y = n->out[0];
   if (y->layout == LAYOUT_FRACTAL_Z || y->layout == LAYOUT_FRACTAL_Z_G) return 1;
   return y->layout == LAYOUT_NC1HWC0 && x->layout == LAYOUT_ND && !same_dims(x, y->rank, y->dims);

@@ -14,8 +14,9 @@
  *                constant (same payload) under the output's name.
  *            Then every node none of whose outputs is read (by a live node or
  *            as a graph output) is removed, walking backwards so whole dead
- *            chains go in one pass, and unreferenced values (constants
- *            included) are dropped with ir_graph_compact.
+ *            chains go in one pass (readers counted once, ir_uses), and
+ *            unreferenced values (constants included) are dropped with
+ *            ir_graph_compact.
  *   Leaves:  topological order; graph inputs and outputs, their names and
  *            order untouched.
  */
@@ -44,9 +45,9 @@ static void remove_identity(ir_graph *g, ir_node *n) {
   }
 }
 
-static int unused(const ir_graph *g, const ir_node *n) {
+static int unused(const ir_uses *u, const ir_node *n) {
   for (int j = 0; j < n->nout; j++)
-    if (n->out[j] && ir_value_use_count(g, n->out[j]) > 0) return 0;
+    if (n->out[j] && u->count[n->out[j]->id] > 0) return 0;
   return 1;
 }
 
@@ -55,10 +56,18 @@ status pass_dce(ir_graph *g, pass_ctx *ctx, diag *d) {
     ir_node *n = g->nodes[i];
     if (!n->dead && n->op == IR_OP_IDENTITY) remove_identity(g, n);
   }
-  for (int i = g->nnodes - 1; i >= 0; i--) {
+  arena scratch;
+  arena_init(&scratch, 0);
+  ir_uses u;
+  status st = ir_uses_build(g, &scratch, &u, d);
+  for (int i = g->nnodes - 1; i >= 0 && st == ST_OK; i--) {
     ir_node *n = g->nodes[i];
-    if (!n->dead && unused(g, n)) n->dead = 1;
+    if (!n->dead && unused(&u, n)) {
+      n->dead = 1;
+      ir_uses_node(&u, n, -1); /* its inputs lose a reader */
+    }
   }
-  ir_graph_compact(g);
-  return ST_OK;
+  arena_free(&scratch);
+  if (st == ST_OK) ir_graph_compact(g);
+  return st;
 }

@@ -4,7 +4,9 @@
  * nodes that need no copy carry alias=1); tiling has run (block_dim on every
  * node, tile_m/n/k on cube Convs); layouts and dtypes as layout left them.
  * Changes: builds ctx->writer (owned by the ctx from then on; it borrows the
- * constants' data, so serialise it before the graph is freed); assigns the
+ * constants' data, so serialise it before the graph is freed), or with
+ * ctx->gear_append adds the graph as a gear to the driver's ctx->writer
+ * (copying the constants with ctx->copy_weights); assigns the
  * offsets of constants in the WEIGHTS partition (v->offset); sets
  * ctx->ntasks and ctx->weights_bytes. The graph is otherwise untouched.
  * Leaves true: one om_tensor per value some task or the model I/O uses,
@@ -24,8 +26,10 @@
  *                        window; on ND (other ranks, dilations, LpPool,
  *                        GlobalLpPool, i8/u8): POOL_ND
  *   RESIZE               Resize with the layout pass's tables
- *   MATMUL               Gemm, MatMul (what lower_gemm left: run-time or
- *                        batched B, ...)
+ *   MATMUL               MatMul (Gemm is one by now: lower_gemm): bias in
+ *                        its slot, c unless beta is 0, the row fold, the
+ *                        operands' permutations and the tiles; an epilogue program as a Conv's, its
+ *                        extra inputs in the slots after bias
  *   VPROG                VectorProgram: its program (ir/ir_vprog.h decodes
  *                        the node's attributes into om_vinstr records) goes
  *                        to the VPROGS partition (identical programs stored
@@ -43,7 +47,8 @@
  *   STRIDED_COPY         Transpose, Slice, Expand, Tile, DepthToSpace,
  *                        SpaceToDepth: the node's view (ir/view.h); Split:
  *                        one per non-empty output
- *   TRANSDATA            TransData: TRANSDATA, or WPACK when it packs conv
+ *   TRANSDATA            TransData: TRANSDATA (channels_last from its attr),
+ *                        or WPACK when it packs conv
  *                        weights (lower/conv_weights.h); Reshape, Flatten,
  *                        Squeeze, Unsqueeze, Identity: nothing when memplan
  *                        aliased them (alias=1), else a TRANSDATA ND copy
@@ -54,6 +59,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/matmul_geom.h"
 #include "lower/conv_weights.h"
 #include "ir/eval.h"
 #include "ir/eval_index.h"
@@ -100,7 +106,8 @@ static uint32_t tensor_of(emit_state *s, ir_value *v, status *st) {
     return OM_NONE;
   }
   if (v->region == IR_REGION_WEIGHTS) {
-    if (om_writer_add_weights_ref(s->w, v->data, v->bytes, &v->offset)) {
+    if ((s->ctx->copy_weights ? om_writer_add_weights : om_writer_add_weights_ref)(s->w, v->data, v->bytes,
+                                                                                   &v->offset)) {
       *st = nomem(s);
       return OM_NONE;
     }
@@ -254,26 +261,45 @@ static status emit_conv(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_CONV2D, nt, tv, OM_CONV_NPARAMS, p);
 }
 
-/* Gemm/MatMul: MATMUL (C dropped when beta is 0). */
+/* MatMul: MATMUL (c dropped when beta is 0); an epilogue program as a
+ * Conv's, its extra inputs in the slots after bias. */
 static status emit_matmul(emit_state *s, ir_node *n) {
-  int gemm = n->op == IR_OP_GEMM;
-  double beta = gemm ? ir_attr_float(n, "beta", 1.0) : 0.0;
-  ir_value *c = gemm && n->nin > 2 && beta != 0.0 ? n->in[2] : NULL;
-  int32_t p[OM_MATMUL_NPARAMS] = {0};
-  p[OM_MATMUL_P_TRANS_A] = gemm && ir_attr_int(n, "transA", 0);
-  p[OM_MATMUL_P_TRANS_B] = gemm && ir_attr_int(n, "transB", 0);
-  p[OM_MATMUL_P_ALPHA] = f32_bits(gemm ? ir_attr_float(n, "alpha", 1.0) : 1.0);
+  const double beta = ir_attr_float(n, "beta", 1.0);
+  ir_value *c = n->nin > 3 && beta != 0.0 ? n->in[3] : NULL;
+  int32_t p[OM_TASK_MAX_PARAMS] = {0};
+  p[OM_MATMUL_P_TRANS_A] = ir_attr_int(n, "transA", 0) != 0;
+  p[OM_MATMUL_P_TRANS_B] = ir_attr_int(n, "transB", 0) != 0;
+  p[OM_MATMUL_P_ALPHA] = f32_bits(ir_attr_float(n, "alpha", 1.0));
   p[OM_MATMUL_P_BETA] = c ? f32_bits(beta) : 0;
   status st = fused_act(s, n, &p[OM_MATMUL_P_ACT], &p[OM_MATMUL_P_CLIP_MIN], &p[OM_MATMUL_P_CLIP_MAX]);
   if (st != ST_OK) return st;
   p[OM_MATMUL_P_TILE_M] = (int32_t)ir_attr_int(n, "tile_m", 0);
   p[OM_MATMUL_P_TILE_N] = (int32_t)ir_attr_int(n, "tile_n", 0);
   p[OM_MATMUL_P_TILE_K] = (int32_t)ir_attr_int(n, "tile_k", 0);
-  ir_value *tv[OM_MATMUL_NTENSORS] = {[OM_MATMUL_T_A] = n->in[0],
-                                      [OM_MATMUL_T_B] = n->in[1],
-                                      [OM_MATMUL_T_C] = c,
-                                      [OM_MATMUL_T_Y] = n->out[0]};
-  return add_task(s, n, OM_TASK_MATMUL, OM_MATMUL_NTENSORS, tv, OM_MATMUL_NPARAMS, p);
+  p[OM_MATMUL_P_FOLD] = (int32_t)ir_attr_int(n, "fold", 0);
+  for (int j = 0; j < 2; j++) { /* a folded Transpose (permA / permB), encoded as common/matmul_geom.h says */
+    int64_t v[MAX_RANK + 1];
+    int perm[MAX_RANK], count = ir_attr_ints(n, j ? "permB" : "permA", v, MAX_RANK + 1);
+    for (int d = 0; d < count && count <= MAX_RANK; d++)
+      perm[d] = (int)v[d];
+    if (count > 0 && count <= MAX_RANK)
+      p[j ? OM_MATMUL_P_PERM_B : OM_MATMUL_P_PERM_A] = mm_perm_encode(count, perm);
+  }
+  ir_value *tv[OM_TASK_MAX_TENSORS] = {[OM_MATMUL_T_A] = n->in[0],
+                                       [OM_MATMUL_T_B] = n->in[1],
+                                       [OM_MATMUL_T_C] = c,
+                                       [OM_MATMUL_T_Y] = n->out[0],
+                                       [OM_MATMUL_T_BIAS] = n->nin > 2 ? n->in[2] : NULL};
+  int nt = OM_MATMUL_NTENSORS;
+  ir_epilogue epi;
+  if (ir_epilogue_view(n, &epi)) {
+    uint32_t offset;
+    if ((st = add_program(s, &epi.node, &offset)) != ST_OK) return st;
+    for (int j = 1; j < epi.node.nin; j++)
+      tv[nt++] = epi.node.in[j];
+    p[OM_MATMUL_P_EPILOGUE] = 1, p[OM_MATMUL_P_EPILOGUE_OFFSET] = (int32_t)offset;
+  }
+  return add_task(s, n, OM_TASK_MATMUL, nt, tv, OM_MATMUL_NPARAMS, p);
 }
 
 /* POOL_ND: mode, count_include_pad, p, then per spatial dim kernel, strides,
@@ -520,7 +546,9 @@ static status emit_copy(emit_state *s, ir_node *n) {
            (y->dtype == DT_FLOAT32 || y->dtype == DT_FLOAT16);
   if (fl || x->layout != LAYOUT_ND) {
     ir_value *tv[OM_TRANSDATA_NTENSORS] = {[OM_TRANSDATA_T_SRC] = n->in[0], [OM_TRANSDATA_T_DST] = n->out[0]};
-    return add_task(s, n, OM_TASK_TRANSDATA, OM_TRANSDATA_NTENSORS, tv, OM_TRANSDATA_NPARAMS, NULL);
+    int32_t p[OM_TRANSDATA_NPARAMS] = {[OM_TRANSDATA_P_CHANNELS_LAST] =
+                                           (int32_t)ir_attr_int(n, "channels_last", 0)};
+    return add_task(s, n, OM_TASK_TRANSDATA, OM_TRANSDATA_NTENSORS, tv, OM_TRANSDATA_NPARAMS, p);
   }
   /* other dtypes, and bit casts: a flat STRIDED_COPY of the bytes (TRANSDATA
    * converts floats only) */
@@ -637,7 +665,7 @@ status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d) {
   arena_init(&a, 0);
   emit_state s = {.g = g, .ctx = ctx, .a = &a, .d = d};
   s.tensor = arena_array(&a, (size_t)g->nvalues + 1, sizeof *s.tensor);
-  s.w = om_writer_new();
+  s.w = ctx->gear_append ? ctx->writer : om_writer_new();
   status st = ST_OK;
   if (!s.tensor || !s.w) {
     st = nomem(&s);
@@ -648,6 +676,7 @@ status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d) {
     st = emit_all(&s, &a);
   }
   arena_free(&a);
+  if (ctx->gear_append) return st; /* the driver's writer */
   if (st != ST_OK) {
     om_writer_free(s.w);
     return st;

@@ -144,7 +144,7 @@ status emit_sources(const ir_graph *g, const emit_task_src *tasks, int ntasks, o
       if (names[count++] == OM_NONE) goto nomem;
     }
   }
-  if (om_writer_set_sources(w, recs, (uint32_t)ntasks, names, count)) goto nomem;
+  if (om_writer_add_sources(w, recs, (uint32_t)ntasks, names, count)) goto nomem;
   return ST_OK;
 nomem:
   return diag_set(d, ST_ERR_NOMEM, "emit: out of memory for the task sources");

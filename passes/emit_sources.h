@@ -15,8 +15,10 @@ typedef struct emit_task_src {
   int ntensors;
 } emit_task_src;
 
-/* Maps g->src (the ONNX nodes) onto the tasks tasks[0..ntasks) and hands
- * the SOURCES partition to w. Temporaries go in `scratch`. Fails only with
+/* Maps g->src (the ONNX nodes) onto the tasks tasks[0..ntasks), the tasks
+ * emit just added to w, and appends their records to w's SOURCES partition
+ * (a package of shape gears: one call per gear, in the gears' order, like
+ * the tasks). Temporaries go in `scratch`. Fails only with
  * ST_ERR_NOMEM. */
 status emit_sources(const ir_graph *g, const emit_task_src *tasks, int ntasks, om_writer *w, arena *scratch,
                     diag *d);

@@ -1,33 +1,37 @@
-/* epilogue.c - elementwise programs after a Conv become the Conv's epilogue.
+/* epilogue.c - elementwise programs after a Conv or MatMul become its
+ * epilogue.
  *
  * Contract.
  *   Needs:   vectorize (chains merged into one VectorProgram), precision and
  *            layout (dtypes and layouts final: the decision compares them).
- *   Changes: for each Conv without an epilogue whose output y is read by
- *            exactly one node u and is not a graph output, u is absorbed
- *            when:
+ *   Changes: for each Conv or MatMul without an epilogue whose output y is
+ *            read by exactly one node u and is not a graph output, u is
+ *            absorbed when:
  *              - u is a VectorProgram with one output z of y's dtype,
- *                layout (NC1HWC0) and dims, so the program can run in
- *                place on y's buffer, tile by tile;
- *              - u has at most 3 inputs besides y (the CONV2D / DWCONV
- *                task's free tensor slots 5..7; 2 when the Conv has an
- *                x_scale, which takes slot 5), each NC1HWC0 (a VPROG
- *                task's rule: one layout) and present.
- *            The Conv then carries u's program as attrs epi_prog / epi_fimm
+ *                layout (a Conv's NC1HWC0, a MatMul's ND) and dims, so the
+ *                program can run in place on y's buffer, tile by tile;
+ *              - u has at most 3 inputs besides y (the task's free tensor
+ *                slots: CONV2D / DWCONV 5..7, 2 when the Conv has an
+ *                x_scale, which takes slot 5; MATMUL 5..7), each present
+ *                and in y's layout (a VPROG task's rule: one layout).
+ *            The node then carries u's program as attrs epi_prog / epi_fimm
  *            / epi_iimm (ir/epilogue_ir.h) with its LOADs renumbered: input
- *            0 is y (the Conv's result after bias, residual and act, in y's
- *            dtype, exactly what u read), inputs 1.. are u's other inputs,
- *            in u's order, appended as the Conv's in[5..] (in[2..4]
- *            "_" when absent). The Conv produces z (its name kept) and u
- *            goes. When an extra input is produced after the Conv (so not
- *            available when the Conv runs), the Conv moves to u's place:
- *            nothing between reads y, so the order stays topological.
- *            Nothing changes when ctx->fusion_off has FUSION_CONV_EPILOGUE
- *            (ConvEpilogueFusionPass:off).
- *   Leaves:  topological order; every Conv epilogue valid (ir_verify checks
- *            it with the vector-program checker); the graph computes
- *            exactly what it did, rounding included (y's stores and loads
- *            are the same conversions as before).
+ *            0 is y (the node's result after bias, residual and act, in
+ *            y's dtype, exactly what u read), inputs 1.. are u's other
+ *            inputs, in u's order, appended from the node's first epilogue
+ *            input on (a Conv's in[5..], in[2..4] "_" when absent; a
+ *            MatMul's in[4..], in[2..3] "_"). The node produces z (its name
+ *            kept) and u goes. When an extra input is produced after the
+ *            node (so not available when it runs), the node moves to u's
+ *            place: nothing between reads y, so the order stays
+ *            topological. Nothing changes for Convs when ctx->fusion_off
+ *            has FUSION_CONV_EPILOGUE (ConvEpilogueFusionPass:off), for
+ *            MatMuls when it has FUSION_MATMUL_EPILOGUE
+ *            (MatMulEpilogueFusionPass:off).
+ *   Leaves:  topological order; every epilogue valid (ir_verify checks it
+ *            with the vector-program checker); the graph computes exactly
+ *            what it did, rounding included (y's stores and loads are the
+ *            same conversions as before).
  */
 #include <string.h>
 
@@ -44,13 +48,15 @@ static int same_tensor_shape(const ir_value *a, const ir_value *b) {
          memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank) == 0;
 }
 
-/* u, the one reader of conv's output, can become its epilogue. */
+/* u, the one reader of conv's output (a Conv or MatMul), can become its
+ * epilogue. */
 static int absorbable(const ir_node *conv, const ir_node *u) {
   const ir_value *y = conv->out[0];
+  const int lay = conv->op == IR_OP_CONV ? LAYOUT_NC1HWC0 : LAYOUT_ND;
   if (!u || u->op != IR_OP_VECPROG || u->nout != 1 || u->nin > 1 + ir_epilogue_max_extra(conv)) return 0;
-  if (y->layout != LAYOUT_NC1HWC0 || !same_tensor_shape(u->out[0], y)) return 0;
+  if ((int)y->layout != lay || !same_tensor_shape(u->out[0], y)) return 0;
   for (int j = 0; j < u->nin; j++)
-    if (!u->in[j] || u->in[j]->layout != LAYOUT_NC1HWC0) return 0;
+    if (!u->in[j] || (int)u->in[j]->layout != lay) return 0;
   return 1;
 }
 
@@ -104,9 +110,10 @@ static status absorb(ir_graph *g, ir_node *conv, ir_node *u, int *moved, diag *d
       continue;
     }
     slot[j] = 1 + nextra;
-    while (conv->nin < IR_EPI_FIRST_IN && st == ST_OK)
+    while (conv->nin < ir_epilogue_first_in(conv) && st == ST_OK)
       if (ir_node_set_input(g, conv, conv->nin, NULL)) st = nomem(d, conv);
-    if (st == ST_OK && ir_node_set_input(g, conv, IR_EPI_FIRST_IN + nextra++, u->in[j])) st = nomem(d, conv);
+    if (st == ST_OK && ir_node_set_input(g, conv, ir_epilogue_first_in(conv) + nextra++, u->in[j]))
+      st = nomem(d, conv);
   }
   for (int k = 0; k < p.count; k++)
     if (p.ins[k].op == VOP_LOAD) p.ins[k].a = (uint16_t)slot[p.ins[k].a];
@@ -124,11 +131,11 @@ static status absorb(ir_graph *g, ir_node *conv, ir_node *u, int *moved, diag *d
 }
 
 status pass_epilogue(ir_graph *g, pass_ctx *ctx, diag *d) {
-  if (ctx->fusion_off & FUSION_CONV_EPILOGUE) return ST_OK;
   status st = ST_OK;
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     ir_node *n = g->nodes[i];
-    if (n->dead || n->op != IR_OP_CONV || ir_attr_find(n, "epi_prog")) continue;
+    if (n->dead || (n->op != IR_OP_CONV && n->op != IR_OP_MATMUL) || ir_attr_find(n, "epi_prog")) continue;
+    if (ctx->fusion_off & (n->op == IR_OP_CONV ? FUSION_CONV_EPILOGUE : FUSION_MATMUL_EPILOGUE)) continue;
     ir_node *u = ir_value_single_user(g, n->out[0]);
     if (!absorbable(n, u)) continue;
     int moved = 0;

@@ -1,30 +1,38 @@
-/* fuse.c - Conv epilogues: bias Add, residual Add and Relu/Clip into the
- * Conv; and a per-channel Mul before a 1x1 Conv into the Conv's input.
+/* fuse.c - cube epilogues: bias Add, residual Add and Relu/Clip into the
+ * Conv or MatMul that produces their input; a per-channel Mul before a 1x1
+ * Conv into the Conv's input; a Transpose before a MatMul into the
+ * MatMul's operand addressing.
  *
  * Contract.
- *   Needs:   shape_infer, constfold, bn_fold (so a BN no longer sits between
- *            a Conv and its Add/Relu).
- *   Changes: starting at each Conv, repeatedly absorbs the single reader of
- *            the Conv's output (an intermediate read by one node and not a
- *            graph output), in the order the epilogue runs on the vector unit
- *            (bias, then residual, then activation):
+ *   Needs:   shape_infer, constfold, lower_gemm (MatMul in ops.def's form),
+ *            bn_fold (so a BN no longer sits between a Conv and its
+ *            Add/Relu).
+ *   Changes: starting at each Conv and MatMul, repeatedly absorbs the single
+ *            reader of the node's output (an intermediate read by one node
+ *            and not a graph output), in the order the epilogue runs on the
+ *            vector unit (bias, then residual, then activation):
  *              bias      Add(y, c), c a constant broadcasting per output
- *                        channel ([1,C,1,1], [C,1,1], or 1 element), while the
- *                        Conv has no residual and no act: c is added into the
- *                        Conv's bias (a new constant "<conv>_bias"; created
- *                        when absent), in f64, stored in the bias dtype;
- *              residual  Add(y, r), r not constant, same shape and dtype as y,
- *                        while the Conv has no residual and no act: r becomes
+ *                        channel (a Conv's [1,C,1,1], [C,1,1], or 1 element;
+ *                        a MatMul's [.., 1, N], [N] or 1 element, when its B
+ *                        has an N dim), while the node has no residual and no
+ *                        act: c is added into the node's bias (a new
+ *                        constant "<node>_bias"; created when absent), in
+ *                        f64, stored in the bias dtype;
+ *              residual  Add(y, r), while the node has no residual and no
+ *                        act: a Conv's r not constant, same shape and dtype
+ *                        as y; a MatMul's any other r of y's dtype that
+ *                        broadcasts to y (the MATMUL task's c). r becomes
  *                        in[3] (in[2] is "_" when there is no bias);
  *              act       Relu -> act="relu"; Clip -> act="clip" with clip_min,
  *                        clip_max (floats; -inf/inf when the Clip has none);
- *                        once per Conv.
- *            The Conv then produces the absorbed node's output value (its name
- *            kept) and the absorbed node is removed.
- *            A Conv that takes a residual moves to the Add's place in
- *            g->nodes (the residual may be produced after the Conv).
+ *                        once per node.
+ *            The node then produces the absorbed node's output value (its
+ *            name kept) and the absorbed node is removed.
+ *            A node that takes a residual moves to the Add's place in
+ *            g->nodes (the residual may be produced after it).
  *            Nothing changes when ctx->fusion_off has FUSION_CONV_ADD_RELU
- *            (ConvAddReluFusionPass:off).
+ *            (ConvAddReluFusionPass:off: Convs) or FUSION_MATMUL_ADD_ACT
+ *            (MatMulAddActFusionPass:off: MatMuls).
  *            Input scale (squeeze-excitation): a Conv whose input is
  *            Mul(x, s) (either order), the Mul read by this Conv only and
  *            not a graph output, s not constant with dims [N, C, 1, 1] (one
@@ -39,6 +47,14 @@
  *            activation dtype. The Mul goes. Nothing changes when
  *            ctx->fusion_off has FUSION_CONV_INPUT_SCALE
  *            (ConvInputScaleFusionPass:off).
+ *            Transposed operands: a MatMul input produced by a Transpose of
+ *            a computed value (constants fold earlier), read by this MatMul
+ *            only and not a graph output, is read through the permutation
+ *            instead (attr permA / permB, composed with one already there:
+ *            ops.def): the MATMUL task addresses the Transpose's input with
+ *            permuted strides and the copy goes. Nothing changes when
+ *            ctx->fusion_off has FUSION_MATMUL_TRANSPOSE
+ *            (TransposeMatMulFusionPass:off).
  *   Leaves:  topological order; unreferenced values dropped.
  */
 #include <math.h>
@@ -48,20 +64,33 @@
 #include "common/elem.h"
 #include "pass.h"
 
-/* c broadcasts to y's [N,C,H,W] varying at most along C. */
-static int per_channel(const ir_value *c, const ir_value *y) {
-  if (!c->data || c->layout != LAYOUT_ND || c->rank > 4 || y->rank != 4 || c->dtype != y->dtype) return 0;
+static int same_shape(const ir_value *a, const ir_value *b) {
+  return a->rank == b->rank && a->dtype == b->dtype && a->layout == b->layout &&
+         memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank) == 0;
+}
+
+/* c, a constant, broadcasts to node n's output y varying at most along
+ * its channels: a Conv's dim 1 of [N,C,H,W], a MatMul's last (N; only
+ * when B has that dim). */
+static int per_channel(const ir_node *n, const ir_value *c, const ir_value *y) {
+  const int axis = n->op == IR_OP_CONV ? 1 : y->rank - 1;
+  if (!c->data || c->layout != LAYOUT_ND || c->rank > y->rank || c->dtype != y->dtype) return 0;
+  if (n->op == IR_OP_CONV ? y->rank != 4 : n->in[1]->rank < 2) return 0;
   for (int i = 0; i < c->rank; i++) {
-    int64_t yd = y->dims[4 - c->rank + i];
-    int channel = 4 - c->rank + i == 1;
-    if (c->dims[i] != 1 && !(channel && c->dims[i] == yd)) return 0;
+    int d = y->rank - c->rank + i;
+    if (c->dims[i] != 1 && !(d == axis && c->dims[i] == y->dims[d])) return 0;
   }
   return 1;
 }
 
-static int same_shape(const ir_value *a, const ir_value *b) {
-  return a->rank == b->rank && a->dtype == b->dtype && a->layout == b->layout &&
-         memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank) == 0;
+/* r may be node n's residual: a Conv's a computed value shaped like y, a
+ * MatMul's any value of y's dtype broadcasting to y. */
+static int residual_ok(const ir_node *n, const ir_value *r, const ir_value *y) {
+  if (n->op == IR_OP_CONV) return !r->data && same_shape(r, y);
+  if (r->dtype != y->dtype || r->layout != LAYOUT_ND || r->rank > y->rank) return 0;
+  for (int i = 0; i < r->rank; i++)
+    if (r->dims[i] != 1 && r->dims[i] != y->dims[y->rank - r->rank + i]) return 0;
+  return 1;
 }
 
 /* The Conv takes over u's output; u goes. */
@@ -77,8 +106,8 @@ static status nomem(diag *d, const ir_node *n) {
 }
 
 static status fold_bias(ir_graph *g, ir_node *conv, const ir_value *c, diag *d) {
-  const ir_value *b = conv->nin > 2 ? conv->in[2] : NULL;
-  int64_t M = conv->out[0]->dims[1], ce = ir_value_elements(c);
+  const ir_value *b = conv->nin > 2 ? conv->in[2] : NULL, *y = conv->out[0];
+  int64_t M = y->dims[conv->op == IR_OP_CONV ? 1 : y->rank - 1], ce = ir_value_elements(c);
   dtype dt = b ? b->dtype : c->dtype;
   void *nb = arena_array(&g->arena, (size_t)M, dtype_size(dt));
   if (!nb) return nomem(d, conv);
@@ -117,10 +146,10 @@ static status fuse_step(ir_graph *g, ir_node *conv, int *done, diag *d) {
   if (!u || has_act || u->out[0]->dtype != y->dtype) return ST_OK;
   if (u->op == IR_OP_ADD && !has_res) {
     ir_value *other = u->in[0] == y ? u->in[1] : u->in[0];
-    if (per_channel(other, y) && same_shape(u->out[0], y)) {
+    if (per_channel(conv, other, y) && same_shape(u->out[0], y)) {
       status st = fold_bias(g, conv, other, d);
       if (st) return st;
-    } else if (!other->data && same_shape(other, y)) {
+    } else if (residual_ok(conv, other, y) && same_shape(u->out[0], y)) {
       if ((conv->nin == 2 && ir_node_set_input(g, conv, 2, NULL)) || ir_node_set_input(g, conv, 3, other))
         return nomem(d, conv);
       move_to(g, conv, u);
@@ -173,13 +202,42 @@ static status fuse_input_scale(ir_graph *g, ir_node *conv, diag *d) {
   return ST_OK;
 }
 
+/* The transposed-operand rule (top of file) for input j of MatMul mm;
+ * *done when there is nothing (more) to fold. */
+static status fuse_transpose(ir_graph *g, ir_node *mm, int j, int *done, diag *d) {
+  ir_value *v = mm->in[j];
+  ir_node *t = v->producer;
+  const char *name = j ? "permB" : "permA";
+  *done = 1;
+  if (!t || t->dead || t->op != IR_OP_TRANSPOSE || t->in[0]->data || ir_value_single_user(g, v) != mm)
+    return ST_OK;
+  *done = 0;
+  const int rank = v->rank;
+  int64_t p[MAX_RANK + 1], q[MAX_RANK + 1], r[MAX_RANK];
+  if (ir_attr_ints(t, "perm", p, MAX_RANK + 1) < 0) /* the default: the dims reversed */
+    for (int i = 0; i < rank; i++)
+      p[i] = rank - 1 - i;
+  if (ir_attr_ints(mm, name, q, MAX_RANK + 1) < 0)
+    for (int i = 0; i < rank; i++)
+      q[i] = i;
+  for (int i = 0; i < rank; i++) /* mm reads transpose(transpose(x, p), q) = transpose(x, p o q) */
+    r[i] = p[q[i]];
+  if (ir_node_set_input(g, mm, j, t->in[0]) || ir_attr_set_ints(g, mm, name, rank, r)) return nomem(d, mm);
+  t->dead = 1;
+  return ST_OK;
+}
+
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d) {
   status st = ST_OK;
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     ir_node *n = g->nodes[i];
-    if (n->dead || n->op != IR_OP_CONV) continue;
-    if (!(ctx->fusion_off & FUSION_CONV_INPUT_SCALE)) st = fuse_input_scale(g, n, d);
-    if (ctx->fusion_off & FUSION_CONV_ADD_RELU) continue;
+    if (n->dead || (n->op != IR_OP_CONV && n->op != IR_OP_MATMUL)) continue;
+    if (n->op == IR_OP_CONV && !(ctx->fusion_off & FUSION_CONV_INPUT_SCALE)) st = fuse_input_scale(g, n, d);
+    for (int j = 0; j < 2 && n->op == IR_OP_MATMUL && !(ctx->fusion_off & FUSION_MATMUL_TRANSPOSE) && !st;
+         j++)
+      for (int done = 0; !done && !st;) /* a chain of Transposes composes */
+        st = fuse_transpose(g, n, j, &done, d);
+    if (ctx->fusion_off & (n->op == IR_OP_CONV ? FUSION_CONV_ADD_RELU : FUSION_MATMUL_ADD_ACT)) continue;
     for (int done = 0; !done && st == ST_OK;)
       st = fuse_step(g, n, &done, d);
     if (g->nodes[i] != n) i--; /* n moved to its residual Add: visit what took its slot */

@@ -10,7 +10,9 @@
  * and its op type, so this is the last pass that can refuse a model.
  * Leaves true: every node input has the layout and dtype its task kind
  * (common/om_format.h) reads; graph inputs and outputs are ND in the user's
- * dtype; g->nodes is topologically sorted; unused constants are compacted.
+ * dtype (NC1HWC0 where pass_ctx.io_nc1hwc0 asks: atc's
+ * --is_input_adjust_hw_layout / --is_output_adjust_hw_layout); g->nodes is
+ * topologically sorted; unused constants are compacted.
  *
  * Each node's rule is its row's lay column (ops.def; lay_rules below),
  * which puts it in one of two domains:
@@ -19,7 +21,7 @@
  *            pools are ND: POOL_ND), CONCAT along axis 1 when one of its
  *            non-constant inputs already is NC1HWC0 (it follows the convs);
  *            VECPROG, see below.
- *   ND       everything else: MATMUL (Gemm/MatMul), COPY (Flatten/Reshape/
+ *   ND       everything else: MATMUL (MatMul; a constant B FRACTAL_NZ), COPY (Flatten/Reshape/
  *            Squeeze/Unsqueeze/Identity, emitted as ND copies or aliases,
  *            which also cast f16<->f32, so they accept either float dtype),
  *            ND_FLOAT (Softmax), REDUCE (also on the integer and bool dtypes
@@ -52,6 +54,11 @@
  * packing TransData (lower/conv_weights.h); Conv bias is ND f32. A node whose output
  * is a graph output but which computes in another layout or dtype writes a
  * new value that a TransData converts into the graph output.
+ * Channels last (NHWC models): a Transpose (perm 0,3,1,2) of an ND value
+ * feeding a node that wants NC1HWC0 becomes one TransData from the
+ * Transpose's input with channels_last = 1 (and the Transpose goes when
+ * nothing else reads it); a Transpose (perm 0,2,3,1) of an NC1HWC0 value
+ * becomes that TransData the other way.
  */
 #include <stdio.h>
 #include <string.h>
@@ -90,7 +97,10 @@ static status nomem(lay_state *s, const ir_node *n) {
 }
 
 static const char *layout_tag(int lay) {
-  return lay == LAYOUT_NC1HWC0 ? "nc1hwc0" : lay == LAYOUT_FRACTAL_Z ? "fz" : "nd";
+  return lay == LAYOUT_NC1HWC0      ? "nc1hwc0"
+         : lay == LAYOUT_FRACTAL_Z  ? "fz"
+         : lay == LAYOUT_FRACTAL_NZ ? "nz"
+                                    : "nd";
 }
 
 static int same_dims(const ir_value *a, int rank, const int64_t *dims) {
@@ -159,6 +169,17 @@ static void *convert_data(lay_state *s, const ir_value *c, int lay, int dt, int 
   if (layout_elements(lay, rank, dims, &phys) != 0) return NULL;
   void *out = arena_array(&s->g->arena, phys ? phys : 1, dtype_size(dt));
   if (!out) return NULL;
+  if (lay == LAYOUT_FRACTAL_NZ) { /* per batch and row k, runs of 16 columns, K16 * 16 apart */
+    const int64_t K = dims[rank - 2], N = dims[rank - 1], k16 = (K + C0 - 1) / C0 * C0;
+    const int64_t n16 = (N + C0 - 1) / C0 * C0,
+                  batches = K && N ? (int64_t)(phys / (uint64_t)(k16 * n16)) : 0;
+    for (int64_t bi = 0; bi < batches; bi++)
+      for (int64_t k = 0; k < K; k++)
+        for (int64_t n0 = 0; n0 < N; n0 += C0)
+          move_elems(out, dt, (uint64_t)(bi * k16 * n16 + ((n0 / C0) * k16 + k) * C0), 1, c->data, c->dtype,
+                     (uint64_t)((bi * K + k) * N + n0), (uint64_t)(N - n0 < C0 ? N - n0 : C0));
+    return out;
+  }
   if (lay == LAYOUT_ND) {
     if ((int)c->dtype == DT_FLOAT32 && dt == DT_FLOAT16)
       floats_to_halves(out, c->data, (size_t)phys);
@@ -189,6 +210,17 @@ static int cache_add(lay_state *s, const ir_value *src, int lay, int dt, ir_valu
   s->cache[s->ncache++] = (conv_entry){src, lay, dt, dst};
   return 0;
 }
+
+/* 1 when n is a Transpose of a rank-4 float value with perm p[0..3]. */
+static int is_transpose(const ir_node *n, const int64_t *p) {
+  int64_t perm[MAX_RANK + 1];
+  if (!n || n->dead || n->op != IR_OP_TRANSPOSE || n->in[0]->rank != 4 ||
+      !precision_is_float(n->in[0]->dtype) || ir_attr_ints(n, "perm", perm, MAX_RANK + 1) != 4)
+    return 0;
+  return perm[0] == p[0] && perm[1] == p[1] && perm[2] == p[2] && perm[3] == p[3];
+}
+
+static const int64_t nhwc_to_nchw[4] = {0, 3, 1, 2}, nchw_to_nhwc[4] = {0, 2, 3, 1};
 
 /* Makes input `slot` of n a value in layout `lay` and dtype `dt` (ANY_DTYPE:
  * keep the dtype), with logical dims `dims` (NULL: unchanged; only constants
@@ -236,9 +268,38 @@ static status ensure_input(lay_state *s, ir_node *n, int slot, int lay, int dt, 
   t->layout = lay;
   char tname[600];
   snprintf(tname, sizeof tname, "trans_%s", name);
-  if (!ir_node_new(s->g, IR_OP_TRANSDATA, tname, 1, &v, 1, &t)) return nomem(s, n);
+  /* v = Transpose(u, perm 0,3,1,2) of an ND [N, H, W, C] value u (an NHWC
+   * model's input) into NC1HWC0: one channels-last TransData from u; the
+   * Transpose goes if nothing else reads it (drop_unread_transposes). */
+  ir_value *src = v;
+  int channels_last = lay == LAYOUT_NC1HWC0 && is_transpose(v->producer, nhwc_to_nchw) &&
+                      v->producer->in[0]->layout == LAYOUT_ND;
+  if (channels_last) src = v->producer->in[0];
+  if (channels_last && src->producer && src->producer->op == IR_OP_TRANSDATA &&
+      !ir_attr_int(src->producer, "channels_last", 0) && src->producer->in[0]->layout == LAYOUT_ND &&
+      precision_is_float(src->producer->in[0]->dtype) && same_dims(src->producer->in[0], 4, src->dims))
+    src = src->producer->in[0]; /* the Transpose's dtype cast: this TransData converts the dtype too */
+  ir_node *td = ir_node_new(s->g, IR_OP_TRANSDATA, tname, 1, &src, 1, &t);
+  if (!td || (channels_last && ir_attr_set_int(s->g, td, "channels_last", 1))) return nomem(s, n);
   if (cache_add(s, v, lay, want_dt, t) || ir_node_set_input(s->g, n, slot, t)) return nomem(s, n);
   return ST_OK;
+}
+
+/* Transposes that channels-last TransDatas replaced, and the dtype casts
+ * made for them: dead once nothing reads their output (readers come after
+ * their producers, so one walk from the end drops chains). */
+static void drop_unread_transposes(ir_graph *g) {
+  for (int i = g->nnodes - 1; i >= 0; i--) {
+    ir_node *n = g->nodes[i];
+    if (n->dead || n->out[0]->output_index >= 0 ||
+        !(is_transpose(n, nhwc_to_nchw) || n->op == IR_OP_TRANSDATA))
+      continue;
+    int used = 0;
+    for (int j = 0; j < g->nnodes && !used; j++)
+      for (int k = 0; k < g->nodes[j]->nin && !g->nodes[j]->dead; k++)
+        used |= g->nodes[j]->in[k] == n->out[0];
+    if (!used) n->dead = 1;
+  }
 }
 
 /* Output k of n is a graph output in ND and the user's dtype; when n computes
@@ -473,13 +534,18 @@ static status layout_vecprog(lay_state *s, ir_node *n, int cdt) {
   return ST_OK;
 }
 
-/* Gemm and MatMul that lower_gemm left (a run-time B, a batched A, ...):
- * one MATMUL task on ND operands, A and B in the node's dtype, C as it is
- * (f16 or f32: the epilogue reads either). */
+/* MatMul (ops.def's form): one MATMUL task. A ND in the node's dtype; B
+ * in it too, a constant of rank >= 2 (not transposed: lower_gemm made
+ * Gemm's constants plain) stored once as FRACTAL_NZ, the panels the cube
+ * reads in place, anything else ND; bias ND f32; c ND as it is (f16 or
+ * f32: the epilogue reads either). */
 static status layout_matmul(lay_state *s, ir_node *n, int cdt) {
+  const ir_value *b = n->in[1];
+  const int nz = b->data && b->rank >= 2 && !ir_attr_int(n, "transB", 0) && !ir_attr_find(n, "permB");
   status st = ensure_input(s, n, 0, LAYOUT_ND, cdt, NULL);
-  if (st == ST_OK) st = ensure_input(s, n, 1, LAYOUT_ND, cdt, NULL);
-  if (st == ST_OK && n->nin > 2 && n->in[2]) st = ensure_input(s, n, 2, LAYOUT_ND, ANY_DTYPE, NULL);
+  if (st == ST_OK) st = ensure_input(s, n, 1, nz ? LAYOUT_FRACTAL_NZ : LAYOUT_ND, cdt, NULL);
+  if (st == ST_OK && n->nin > 2 && n->in[2]) st = ensure_input(s, n, 2, LAYOUT_ND, DT_FLOAT32, NULL);
+  if (st == ST_OK && n->nin > 3 && n->in[3]) st = ensure_input(s, n, 3, LAYOUT_ND, ANY_DTYPE, NULL);
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, cdt);
 }
 
@@ -523,6 +589,11 @@ static status layout_reduce(lay_state *s, ir_node *n, int cdt) {
  * dtype, every other dtype of 1, 2, 4 or 8 bytes as it is. */
 static status layout_view(lay_state *s, ir_node *n, int cdt) {
   int xt = n->in[0]->dtype;
+  if (is_transpose(n, nchw_to_nhwc) && n->in[0]->layout == LAYOUT_NC1HWC0) { /* back to NHWC: one TransData */
+    n->op = IR_OP_TRANSDATA; /* (writing a graph output in its dtype: TransData converts) */
+    if (ir_attr_set_int(s->g, n, "channels_last", 1)) return nomem(s, n);
+    return redirect_output(s, n, 0, LAYOUT_ND, n->out[0]->dtype);
+  }
   if (!dtype_size(xt)) {
     char msg[160];
     snprintf(msg, sizeof msg, "value '%s' has dtype %s, which the vector unit does not move", n->in[0]->name,
@@ -652,6 +723,7 @@ static status layout_keep(lay_state *s, ir_node *n, int cdt) {
  * VECTORIZED). */
 static status refuse_unfolded(lay_state *s, ir_node *n, int cdt) {
   (void)cdt;
+  if (n->op == IR_OP_GEMM) return unsupported(s, n, "Gemm must be a MatMul by now (passes/lower_gemm.c)");
   return unsupported(s, n, "shape arithmetic must fold to constants (are the input shapes static?)");
 }
 
@@ -735,9 +807,17 @@ static status materialise_const_output(lay_state *s, ir_value *v) {
 status pass_layout(ir_graph *g, pass_ctx *ctx, diag *d) {
   lay_state s = {.g = g, .precision = ctx->precision, .d = d};
   arena_init(&s.scratch, 0);
-  for (int i = 0; i < g->ninputs; i++)
-    g->inputs[i]->layout = LAYOUT_ND;
   status st = ST_OK;
+  /* Graph I/O is ND, or NC1HWC0 where the driver asks (pass_ctx.io_nc1hwc0). */
+  for (int i = 0; i < g->ninputs + g->noutputs && st == ST_OK; i++) {
+    ir_value *v = i < g->ninputs ? g->inputs[i] : g->outputs[i - g->ninputs];
+    int five_d = ctx->io_nc1hwc0 && ctx->io_nc1hwc0[i];
+    if (five_d && (v->rank != 4 || !precision_is_float(v->dtype)))
+      st = diag_set(d, ST_ERR_UNSUPPORTED,
+                    "graph %s '%s' is %s of rank %d; NC1HWC0 needs a rank-4 float tensor",
+                    i < g->ninputs ? "input" : "output", v->name, dtype_name(v->dtype), v->rank);
+    if (i < g->ninputs || five_d) v->layout = five_d ? LAYOUT_NC1HWC0 : LAYOUT_ND;
+  }
   for (int i = 0; i < g->noutputs && st == ST_OK; i++)
     if (g->outputs[i]->data && g->outputs[i]->input_index < 0)
       st = materialise_const_output(&s, g->outputs[i]);
@@ -746,6 +826,7 @@ status pass_layout(ir_graph *g, pass_ctx *ctx, diag *d) {
     if (!g->nodes[i]->dead) st = layout_node(&s, g->nodes[i]);
   arena_free(&s.scratch);
   if (st != ST_OK) return st;
+  drop_unread_transposes(g);
   st = ir_graph_toposort(g, d);
   if (st != ST_OK) return st;
   ir_graph_compact(g);

@@ -34,6 +34,20 @@ typedef struct pass_ctx {
                              all of them: the op-by-op build, one task per ONNX op */
   const char *model_name; /* written into the om */
   const char *cmdline;    /* written into the om */
+  /* A gear of a package with several (driver/gears.h): emit appends the
+   * graph's tasks to ctx->writer, the driver's, whose om_writer_begin_gear
+   * started the gear, instead of making a package of its own; with
+   * copy_weights it copies the constants into the package (the graph is
+   * freed before the package is written; the writer keeps one copy of
+   * payloads equal to earlier gears'). */
+  int gear_append, copy_weights;
+  /* Graph I/O the driver asks for in another dtype or layout, indexed by
+   * graph input i then output ninputs + k (NULL: none): io_dtype[i] is the
+   * dtype precision gives it (DT_UNDEFINED: the model's; --input_fp16_nodes,
+   * --output_type), io_nc1hwc0[i] 1 when layout makes it NC1HWC0
+   * (--is_input_adjust_hw_layout, --is_output_adjust_hw_layout). */
+  const int *io_dtype;
+  const uint8_t *io_nc1hwc0;
   /* outputs, set by passes */
   uint64_t workspace_bytes;       /* memplan: size of the planned arena */
   uint64_t workspace_lower_bound; /* memplan: max over time of live bytes */
@@ -52,6 +66,9 @@ enum {
   FUSION_VECTOR_PROGRAM = 1u << 2,   /* vectorize: programs of different ops merge */
   FUSION_CONV_EPILOGUE = 1u << 3,    /* epilogue: a Conv's reader program runs in its tiles */
   FUSION_CONV_INPUT_SCALE = 1u << 4, /* fuse: a per-channel Mul before a 1x1 Conv scales its staged input */
+  FUSION_MATMUL_ADD_ACT = 1u << 5,   /* fuse: bias Add, residual Add, Relu/Clip into the MatMul */
+  FUSION_MATMUL_EPILOGUE = 1u << 6,  /* epilogue: a MatMul's reader program runs in its tiles */
+  FUSION_MATMUL_TRANSPOSE = 1u << 7, /* fuse: a Transpose before a MatMul becomes its operand's view */
 };
 typedef struct fusion_rule {
   const char *name; /* as written in the switch file */
@@ -62,7 +79,7 @@ extern const fusion_rule fusion_rules[];
 extern const int fusion_rule_count;
 #define FUSION_ALL                                                                                           \
   (FUSION_CONV_BN | FUSION_CONV_ADD_RELU | FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE |                    \
-   FUSION_CONV_INPUT_SCALE)
+   FUSION_CONV_INPUT_SCALE | FUSION_MATMUL_ADD_ACT | FUSION_MATMUL_EPILOGUE | FUSION_MATMUL_TRANSPOSE)
 
 typedef status (*pass_fn)(ir_graph *g, pass_ctx *ctx, diag *d);
 
@@ -79,6 +96,7 @@ status pass_shape_infer(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_constfold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_dce(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_lower_gemm(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_qfold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_bn_fold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d);

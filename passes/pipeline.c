@@ -3,13 +3,14 @@
  *   shape_infer  dims and dtypes of every value, from --input_shape
  *   constfold    evaluates nodes whose inputs are all constant (shape arithmetic)
  *   dce          drops nodes whose outputs nothing reads, and Identity
- *   lower_gemm   Gemm/MatMul of one row by a constant B -> Conv 1x1 (else: MATMUL)
+ *   qfold        DequantizeLinear / QuantizeLinear of constants (int8 weights) -> constants
+ *   lower_gemm   Gemm -> MatMul (one form for every matrix product)
  *   bn_fold      BatchNormalization after Conv -> Conv weights and bias
- *   fuse         Conv + bias + residual Add + Relu/Clip -> one Conv
+ *   fuse         Conv/MatMul + bias + residual Add + Relu/Clip -> one Conv/MatMul
  *   vectorize    other elementwise ops -> vector programs, chains fused into one
  *   precision    --precision_mode: fp16 activations and weights where allowed
  *   layout       NC1HWC0 activations, FRACTAL_Z weights, TransData at edges
- *   epilogue     a Conv's one reader, a vector program, runs in the Conv's tiles
+ *   epilogue     a Conv's or MatMul's one reader, a vector program, runs in its tiles
  *   tiling       cube/vector tiles per the SoC's buffers, block_dim over AI cores
  *   memplan      one workspace, liveness-based offsets
  *   emit         the task list and the om package
@@ -33,6 +34,7 @@ const pass pass_pipeline[] = {
     {"shape_infer", pass_shape_infer},
     {"constfold", pass_constfold},
     {"dce", pass_dce},
+    {"qfold", pass_qfold},
     {"lower_gemm", pass_lower_gemm},
     {"bn_fold", pass_bn_fold},
     {"fuse", pass_fuse},
@@ -56,6 +58,12 @@ const fusion_rule fusion_rules[] = {
      "a vector program after a Conv runs in the Conv's tiles (UB fusion)"},
     {"ConvInputScaleFusionPass", FUSION_CONV_INPUT_SCALE,
      "a per-channel Mul (squeeze-excitation) before a 1x1 Conv scales the input the Conv stages"},
+    {"MatMulAddActFusionPass", FUSION_MATMUL_ADD_ACT,
+     "bias Add, residual Add and Relu/Clip after a MatMul or Gemm run inside it"},
+    {"MatMulEpilogueFusionPass", FUSION_MATMUL_EPILOGUE,
+     "a vector program after a MatMul or Gemm runs in the MatMul's tiles (UB fusion)"},
+    {"TransposeMatMulFusionPass", FUSION_MATMUL_TRANSPOSE,
+     "a Transpose feeding a MatMul is read through permuted strides instead of copied"},
 };
 const int fusion_rule_count = (int)(sizeof fusion_rules / sizeof *fusion_rules);
 

@@ -13,14 +13,17 @@
  *     op whose fp16 policy is ALWAYS or FOLLOW becomes f16, and so does every
  *     f32 constant read only by such ops (its data is converted with
  *     float_to_half, so Conv weights become fp16 fractals). Exceptions: graph
- *     inputs and outputs keep the user's dtype; Conv bias constants stay f32
- *     (the cube adds them in its f32 accumulator); values of ops with policy
+ *     inputs and outputs keep the user's dtype; Conv and MatMul bias
+ *     constants stay f32 (the cube adds them in its f32 accumulator); values of ops with policy
  *     NEVER (shape arithmetic, Cast) keep theirs. The two modes are the same
  *     here because every op this compiler lowers has an fp16 kernel.
  *   allow_mix_precision: as force_fp16, but Softmax computes and stores in
  *     f32 (its exp/sum is where fp16 loses accuracy first); its f16 input is
  *     widened by the layout pass's TransData.
- *   must_keep_origin_dtype: nothing changes.
+ *   must_keep_origin_dtype: nothing changes (but the graph I/O below).
+ * Graph inputs and outputs take the dtype the driver asks in
+ * pass_ctx.io_dtype (atc --input_fp16_nodes, --output_type FP16/FP32), in
+ * every mode; the layout pass converts where they meet what nodes compute.
  *
  * The decision per node is precision_node_dtype (precision.h), which the
  * layout pass uses to know what each consumer computes in.
@@ -72,7 +75,7 @@ int precision_node_dtype(const ir_node *n, om_precision p) {
 static int is_io(const ir_value *v) { return v->input_index >= 0 || v->output_index >= 0; }
 
 /* 1 when every reader of constant c computes in fp16 and none reads it as a
- * Conv bias (in[2]). Constants nobody reads are left alone. */
+ * Conv or MatMul bias (in[2]). Constants nobody reads are left alone. */
 static int const_lowers(const ir_graph *g, const ir_value *c, om_precision p) {
   int readers = 0;
   for (int i = 0; i < g->nnodes; i++) {
@@ -81,7 +84,7 @@ static int const_lowers(const ir_graph *g, const ir_value *c, om_precision p) {
     for (int j = 0; j < n->nin; j++) {
       if (n->in[j] != c) continue;
       if (!node_lowers(n, p)) return 0;
-      if (n->op == IR_OP_CONV && j == 2) return 0;
+      if ((n->op == IR_OP_CONV || n->op == IR_OP_MATMUL) && j == 2) return 0; /* a bias */
       readers++;
     }
   }
@@ -137,12 +140,36 @@ static status retype_program(ir_graph *g, ir_node *n, int lower, diag *d) {
   return st;
 }
 
+/* Every vector program retyped (lowered to f16 where it lowers, when
+ * `lower`) and reconciled with its tensors' dtypes. */
+static status reconcile_programs(ir_graph *g, int lower, om_precision p, diag *d) {
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    if (n->dead || n->op != IR_OP_VECPROG) continue;
+    status st = retype_program(g, n, lower && node_lowers(n, p), d);
+    if (st != ST_OK) return st;
+  }
+  return ST_OK;
+}
+
 status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
   om_precision p = ctx->precision;
   if (p != OM_PRECISION_FORCE_FP16 && p != OM_PRECISION_ALLOW_FP32_TO_FP16 &&
       p != OM_PRECISION_ALLOW_MIX_PRECISION && p != OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE)
     return diag_set(d, ST_ERR_INVALID, "unknown precision mode %d", (int)p);
-  if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return ST_OK;
+  /* Graph I/O in the dtype the driver asks (atc --input_fp16_nodes, --output_type). */
+  int io_changed = 0;
+  for (int i = 0; ctx->io_dtype && i < g->ninputs + g->noutputs; i++) {
+    ir_value *v = i < g->ninputs ? g->inputs[i] : g->outputs[i - g->ninputs];
+    int want = ctx->io_dtype[i];
+    if (want == DT_UNDEFINED || want == (int)v->dtype) continue;
+    if (!precision_is_float(v->dtype) || !precision_is_float(want))
+      return diag_set(d, ST_ERR_UNSUPPORTED, "graph %s '%s' is %s; it cannot be made %s",
+                      i < g->ninputs ? "input" : "output", v->name, dtype_name(v->dtype), dtype_name(want));
+    v->dtype = want;
+    io_changed = 1;
+  }
+  if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return io_changed ? reconcile_programs(g, 0, p, d) : ST_OK;
 
   for (int i = 0; i < g->nvalues; i++) {
     ir_value *v = g->values[i];
@@ -154,11 +181,5 @@ status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
       if (st != ST_OK) return st;
     }
   }
-  for (int i = 0; i < g->nnodes; i++) {
-    ir_node *n = g->nodes[i];
-    if (n->dead || n->op != IR_OP_VECPROG) continue;
-    status st = retype_program(g, n, node_lowers(n, p), d);
-    if (st != ST_OK) return st;
-  }
-  return ST_OK;
+  return reconcile_programs(g, 1, p, d);
 }

@@ -3,13 +3,15 @@
  * Needs: layout has run (Conv weights FRACTAL_Z or, for depthwise, NC1HWC0;
  * activations in their final layouts and dtypes); ctx->soc.
  * Changes: sets node attributes block_dim on every node that can become a
- * task, and tile_m, tile_n, tile_k on each cube Conv; algorithm=2 on the
- * Convs that run as Winograd (their FRACTAL_Z weights unchanged).
+ * task, and tile_m, tile_n, tile_k on each cube Conv and MatMul (and fold
+ * on a MatMul whose batches fold into rows); algorithm=2 on the Convs that
+ * run as Winograd (their FRACTAL_Z weights unchanged).
  * Leaves true: each Conv's tiles satisfy the guarantees of OM_TASK_CONV2D
  * in common/om_format.h for the SoC's capacities (L0C, and L0A and L0B as
  * the software NPU stages them; for algorithm 2 the Winograd ones, L1, L0C
- * and UB), and every block_dim is in 1..65535 and at most the number of
- * units its task kind's block split rule divides (so no block is empty).
+ * and UB), each MatMul's those of OM_TASK_MATMUL, and every block_dim is in
+ * 1..65535 and at most the number of units its task kind's block split
+ * rule divides (so no block is empty).
  * The tiles are decided here, once: libomrt checks them at load and runs
  * them as they are.
  *
@@ -42,12 +44,16 @@
  * count as the tiles allow) balances the tiles for any thread count; blocks
  * of several tiles could not (14 tiles in 8 blocks on 2 threads: 8 and 6).
  *
- * Gemm/MatMul (the MATMUL task): tile_m, tile_n, tile_k in elements
- * (multiples of 16) of M, N and K, bounded by the chip's inequalities
- * (tile_m * tile_k * esize <= L0A, tile_k * tile_n * esize <= L0B, tile_m *
- * tile_n * 4 <= L0C; the kernels stage A and B whole, so tile_k is also
- * their chunk) and scored by the same cost model over batch *
- * ceil(M / tile_m) * ceil(N / tile_n) tiles; block_dim = tiles (<= 65535).
+ * MatMul (the MATMUL task): fold = how many of y's batch dims join M in
+ * one row axis (the most common/matmul_geom.h allows: a batch of one-row
+ * products by one B is one matrix product), and tile_m, tile_n, tile_k in
+ * elements (multiples of 16) of the rows, N and K, bounded by the
+ * chip's three inequalities (tile_m * tile_k * esize <= L0A, tile_k *
+ * tile_n * esize <= L0B, tile_m * tile_n * 4 <= L0C; the kernels stage
+ * the blocks as f32 in OM_L0_STAGING times those) and scored by the x86 cube
+ * micro-kernel's costs (tile_matmul) over batch * ceil(rows / tile_m) *
+ * ceil(N / tile_n) tiles; tile_k is the K chunk the kernel runs;
+ * block_dim = tiles (<= 65535).
  *
  * Grouped convolutions (FRACTAL_Z_G weights) count K as the deepest output
  * block's: its groups' input blocks x KH x KW (common/conv_group.h).
@@ -74,6 +80,7 @@
  * never fewer than 4096 elements a block, so dispatch stays cheap.
  */
 #include "common/conv_group.h"
+#include "common/matmul_geom.h"
 #include "lower/conv_weights.h"
 #include "pass.h"
 #include "lower/winograd.h"
@@ -165,31 +172,56 @@ static status tile_conv(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, 
   return ST_OK;
 }
 
-/* Gemm/MatMul (the MATMUL task): M, N, K and the batch count of node n. */
-static void matmul_dims(const ir_node *n, uint64_t *m, uint64_t *nn, uint64_t *k, uint64_t *batch) {
-  const ir_value *a = n->in[0], *b = n->in[1], *y = n->out[0];
-  int gemm = n->op == IR_OP_GEMM, ta = gemm && ir_attr_int(n, "transA", 0),
-      tb = gemm && ir_attr_int(n, "transB", 0);
-  *m = a->rank >= 2 ? (uint64_t)a->dims[a->rank - 2 + ta] : 1;
-  *k = a->rank >= 2 ? (uint64_t)a->dims[a->rank - 1 - ta] : (uint64_t)a->dims[0];
-  *nn = b->rank >= 2 ? (uint64_t)b->dims[b->rank - 1 - tb] : 1;
-  int nbd = y->rank - (a->rank >= 2) - (b->rank >= 2);
-  *batch = 1;
-  for (int i = 0; i < nbd; i++)
-    *batch *= (uint64_t)y->dims[i];
+/* MatMul (the MATMUL task): its geometry (common/matmul_geom.h) from the
+ * laid-out operands and their views (permA, permB, transA, transB). */
+static void matmul_geom(const ir_node *n, mm_geom *g) {
+  const ir_value *a = n->in[0], *b = n->in[1], *c = n->nin > 3 ? n->in[3] : NULL, *y = n->out[0];
+  int perm[2][MAX_RANK];
+  for (int j = 0; j < 2; j++) {
+    int64_t p[MAX_RANK + 1];
+    int count = ir_attr_ints(n, j ? "permB" : "permA", p, MAX_RANK + 1);
+    for (int d = 0; d < n->in[j]->rank; d++)
+      perm[j][d] = count == n->in[j]->rank ? (int)p[d] : d; /* shape inference checked it */
+  }
+  const mm_operand oa = {a->rank, a->dims, perm[0], ir_attr_int(n, "transA", 0) != 0},
+                   ob = {b->rank, b->dims, perm[1], ir_attr_int(n, "transB", 0) != 0};
+  mm_geom_init(&oa, &ob, b->layout == LAYOUT_FRACTAL_NZ, c ? c->rank : -1, c ? c->dims : NULL, y->rank,
+               y->dims, g);
 }
 
-/* MATMUL tiles in elements (multiples of 16), scored like the conv tiles:
- * om_format.h's L0A/L0B/L0C inequalities bound them, tile_k is the whole
- * (16-rounded) K when it fits, else the most that fits. */
-static status tile_matmul(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, diag *d) {
+/* MATMUL tiles in elements (multiples of 16) of the row axis (M times the
+ * folded batch dims: the largest fold, mm_max_fold), N and K, within
+ * om_format.h's L0A/L0B/L0C inequalities; tile_k is the K chunk, the most
+ * that fits. The score models the cube micro-kernel the x86 tile runs
+ * (runtime/kernels_matmul_x86.c), in FMA steps of one row x 16 columns:
+ * the products (each tile's rows x its columns rounded up to 16 x K), the
+ * staging of A (a row of K converted per 8 lanes, once per tile: wide
+ * tiles amortise it), of a run-time B (its K x tile_n panels per tile),
+ * the partial sums kept in L0C between K chunks (a load and a store per
+ * row and n block), and a fixed CALL_STEPS per micro-kernel call (6 rows x
+ * 2 n blocks x one chunk). Tiles are spread over the AI cores: the score is
+ * ceil(tiles / ai_cores) * the cost of a full tile. Ties go to the larger
+ * tile. */
+enum { CALL_STEPS = 24 };
+
+static status tile_matmul(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, int *fold_out, diag *d) {
   const soc_info *soc = ctx->soc;
-  uint64_t es = dtype_size(n->in[0]->dtype), M, N, K, batch;
-  matmul_dims(n, &M, &N, &K, &batch);
+  mm_geom g;
+  matmul_geom(n, &g);
+  const int fold = mm_max_fold(&g);
+  uint64_t es = dtype_size(n->in[0]->dtype), batch = 1, rows = (uint64_t)g.m, N = (uint64_t)g.n;
+  const uint64_t K = (uint64_t)g.k;
+  for (int i = 0; i < g.nbd; i++)
+    if (i < g.nbd - fold)
+      batch *= (uint64_t)g.bdims[i];
+    else
+      rows *= (uint64_t)g.bdims[i];
   *out = (conv_tiles){0, 0, 0, 0};
-  if (M == 0 || N == 0 || K == 0 || batch == 0) return too_big(n, d, "empty matrix product");
+  *fold_out = fold;
+  if (rows == 0 || N == 0 || K == 0 || batch == 0) return too_big(n, d, "empty matrix product");
+  const int bstaged = n->in[1]->layout != LAYOUT_FRACTAL_NZ;
   uint64_t cores = (uint64_t)soc->ai_cores, best_cost = UINT64_MAX, k16 = ceil_div(K, C0) * C0;
-  uint64_t m_max = min_u64(min_u64(ceil_div(M, C0) * C0, soc->l0a_bytes / (C0 * es)), 65536);
+  uint64_t m_max = min_u64(min_u64(ceil_div(rows, C0) * C0, soc->l0a_bytes / (C0 * es)), 65536);
   uint64_t n_max = min_u64(min_u64(ceil_div(N, C0) * C0, soc->l0b_bytes / (C0 * es)), 65536);
   for (uint64_t tm = C0; tm <= m_max; tm += C0) {
     for (uint64_t tn = C0; tn <= n_max; tn += C0) {
@@ -197,10 +229,10 @@ static status tile_matmul(const pass_ctx *ctx, const ir_node *n, conv_tiles *out
       uint64_t tk = min_u64(min_u64(k16, soc->l0a_bytes / (tm * es)), soc->l0b_bytes / (tn * es)) / C0 * C0;
       if (tk < C0) break;
       tk = min_u64(tk, 65536);
-      uint64_t tiles = batch * ceil_div(M, tm) * ceil_div(N, tn);
-      uint64_t cube = tm / C0 * (tn / C0) * (k16 / C0);
-      uint64_t bytes = (tm * k16 + k16 * tn) * es + tm * tn * 4;
-      uint64_t cost = cube + bytes / BYTES_PER_CYCLE + LOAD_CYCLES * ceil_div(K, tk);
+      const uint64_t tiles = batch * ceil_div(rows, tm) * ceil_div(N, tn), chunks = ceil_div(K, tk);
+      const uint64_t rt = min_u64(tm, rows), nb = tn / C0; /* a full tile's rows and n blocks */
+      uint64_t cost = rt * nb * K + rt * K / 8 + 2 * rt * nb * (chunks - 1) +
+                      CALL_STEPS * ceil_div(rt, 6) * ceil_div(nb, 2) * chunks + (bstaged ? K * nb : 0);
       uint64_t total = ceil_div(tiles, cores) * cost;
       if (total < best_cost || (total == best_cost && tm * tn > out->m * out->n)) {
         best_cost = total;
@@ -250,7 +282,9 @@ static status rule_conv2d(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d)
 
 static status rule_matmul(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
   conv_tiles t;
-  status st = tile_matmul(ctx, n, &t, d);
+  int fold = 0;
+  status st = tile_matmul(ctx, n, &t, &fold, d);
+  if (st == ST_OK && fold) st = set_attr(g, n, "fold", fold, d);
   return st != ST_OK ? st : set_tiles(g, n, &t, d);
 }
 
@@ -338,11 +372,15 @@ static uint64_t units_elements(const ir_node *n, uint64_t *elems) {
 }
 
 /* TRANSDATA (and the Reshape family's copies): dst rows when the layout
- * changes, elements when it stays; WPACK (packed conv weights): padded
- * output channel rows. */
+ * changes (channels_last: N*H rows of an NHWC dst), elements when it stays;
+ * WPACK (packed conv weights): padded output channel rows. */
 static uint64_t units_transdata(const ir_node *n, uint64_t *elems) {
   const ir_value *y = n->out[0];
   if (convw_is_pack(n)) return convw_pack_units(n);
+  if (ir_attr_int(n, "channels_last", 0)) /* NHWC dst: rows (n, h); NC1HWC0 dst: as below */
+    return y->layout == LAYOUT_NC1HWC0
+               ? (uint64_t)y->dims[0] * ceil_div((uint64_t)y->dims[1], C0) * (uint64_t)y->dims[2]
+               : (uint64_t)y->dims[0] * (uint64_t)y->dims[1];
   if (n->in[0]->layout == y->layout) return *elems;
   uint64_t c = (uint64_t)y->dims[1];
   if (y->layout == LAYOUT_NC1HWC0) c = ceil_div(c, C0);

@@ -15,8 +15,9 @@
  *            ST_ERR_UNSUPPORTED naming the node.
  *            2. programs merge: while some VectorProgram C reads an output of
  *            a VectorProgram P with the same output dims, and the merged
- *            program would have <= 7 inputs and <= 8 tensors in all and no
- *            cycle would form (no other path from P to C), P's instructions
+ *            program would have <= 7 inputs and <= 8 tensors in all, at most
+ *            VPROG_MAX_INSTRS instructions (counting both programs whole), and
+ *            no cycle would form (no other path from P to C), P's instructions
  *            are put in front of C's, C's LOADs of P's outputs read P's
  *            registers, and P goes. An output of P that something besides C
  *            reads (or that is a graph output) stays an output of the merged
@@ -24,12 +25,17 @@
  *            and so do siblings that share an intermediate; a program whose
  *            output dims differ from its consumer's (a [N,C,1,1] squeeze
  *            feeding an [N,C,H,W] scale) stays separate, so nothing is
- *            recomputed per broadcast element. The merged node keeps C's name.
+ *            recomputed per broadcast element; a chain longer than one
+ *            program holds is split into several. The merged node keeps C's
+ *            name.
  *            When ctx->fusion_off has FUSION_VECTOR_PROGRAM
  *            (VectorProgramFusionPass:off, part of the op-by-op build), step
  *            2 merges only programs of one origin (ir_node.origin: the
  *            pieces a decomposition or a lowering made of one ONNX op), so
  *            every ONNX op is one program.
+ *   Cost:    a merge costs O(instructions of both programs), at most
+ *            2 x VPROG_MAX_INSTRS; a sweep looks up readers in a table and
+ *            positions in an array, so a chain of N ops takes O(N) merges.
  *   Leaves:  g->nodes topologically sorted; every VectorProgram valid
  *            (ir_vprog_check); value dtypes untouched (precision retypes
  *            programs later), so the graph computes exactly what it did.
@@ -107,28 +113,61 @@ static int same_dims(const ir_value *a, const ir_value *b) {
   return a->rank == b->rank && memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank) == 0;
 }
 
-static int index_of(ir_node *const *nodes, int count, const ir_node *n) {
-  for (int i = 0; i < count; i++)
-    if (nodes[i] == n) return i;
-  return -1;
+/* A merge sweep decides which programs merge, then builds each merged
+ * program once. Deciding needs only the nodes' tensor lists: a merge of P
+ * into C gives C the planned inputs and outputs and puts P's members in
+ * front of C's in C's member list. As P's instructions go in front of C's,
+ * C's program is its members' own programs, in list order, one after the
+ * other; build_program splices them so, LOADs of a value an earlier member
+ * computed reading that member's register and STOREs of values no longer
+ * outputs dropped, exactly as merging two programs at a time would. */
+typedef struct member {
+  ir_node *first, *next, *last; /* first, last: of the list this node heads;
+                                   next: the member after this one */
+  ir_value **in, **out;         /* the node's own tensors, its program's slots */
+  int nout;                     /* entries of out */
+  int count;                    /* instructions of the members' programs in all */
+} member;
+
+/* What a merge sweep knows about the graph: each node's position in
+ * g->nodes (fixed during a sweep: merging only marks nodes dead), the
+ * readers of every value, a mark per node for other_path, and the members
+ * and register of each value for build_program. */
+typedef struct sweep {
+  int *pos;            /* by node id */
+  member *mem;         /* by node id */
+  unsigned char *mark; /* by node id, all 0 between questions */
+  int *reg;            /* by value id: the register a member stored it from, or -1 */
+  ir_uses uses;        /* kept current across merges */
+} sweep;
+
+/* Instructions in VectorProgram n's program (its prog attribute, ops.def). */
+static int instr_count(const ir_node *n) {
+  const ir_attr *prog = ir_attr_find(n, "prog");
+  return prog ? prog->n / 6 : 0;
 }
 
 /* 1 when some path from P reaches C through another node (then merging P
- * into C would make a cycle). g->nodes is topologically sorted. */
-static int other_path(const ir_graph *g, const ir_node *P, const ir_node *C, unsigned char *mark) {
-  int from = index_of(g->nodes, g->nnodes, P), to = index_of(g->nodes, g->nnodes, C);
-  memset(mark, 0, (size_t)g->next_node_id);
+ * into C would make a cycle). g->nodes is topologically sorted, so only the
+ * nodes between P and C can be on such a path. */
+static int other_path(const ir_graph *g, const ir_node *P, const ir_node *C, sweep *sw) {
+  int from = sw->pos[P->id], to = sw->pos[C->id];
+  unsigned char *mark = sw->mark;
   mark[P->id] = 1;
   for (int i = from + 1; i < to; i++) {
     const ir_node *x = g->nodes[i];
     for (int j = 0; j < x->nin && !x->dead && !mark[x->id]; j++)
       if (x->in[j] && x->in[j]->producer && mark[x->in[j]->producer->id]) mark[x->id] = 1;
   }
+  int found = 0;
   for (int j = 0; j < C->nin; j++) {
     const ir_node *q = C->in[j]->producer;
-    if (q && q != P && mark[q->id]) return 1;
+    if (q && q != P && mark[q->id]) found = 1;
   }
-  return 0;
+  mark[P->id] = 0; /* clear for the next question */
+  for (int i = from + 1; i < to; i++)
+    mark[g->nodes[i]->id] = 0;
+  return found;
 }
 
 typedef struct merge_plan {
@@ -136,12 +175,13 @@ typedef struct merge_plan {
   int nin;
   ir_value *out[VPROG_MAX_IO];
   int nout;
-  int keep[VPROG_MAX_IO]; /* per output of P: its slot in out[], or -1 */
 } merge_plan;
 
-/* Decides whether P merges into C; fills the plan. */
-static int plan_merge(const ir_graph *g, const ir_node *P, const ir_node *C, merge_plan *m) {
-  if (!same_dims(P->out[0], C->out[0])) return 0;
+/* Decides whether P merges into C; fills the plan. A merge whose program
+ * could exceed VPROG_MAX_INSTRS is not made: the chain splits there. */
+static int plan_merge(const ir_node *P, const ir_node *C, const sweep *sw, merge_plan *m) {
+  if (!same_dims(P->out[0], C->out[0]) || sw->mem[P->id].count + sw->mem[C->id].count > VPROG_MAX_INSTRS)
+    return 0;
   m->nin = m->nout = 0;
   for (int j = 0; j < C->nout; j++)
     m->out[m->nout++] = C->out[j];
@@ -149,10 +189,8 @@ static int plan_merge(const ir_graph *g, const ir_node *P, const ir_node *C, mer
     int read_by_c = 0;
     for (int i = 0; i < C->nin; i++)
       read_by_c += C->in[i] == P->out[j];
-    m->keep[j] = -1;
-    if (ir_value_use_count(g, P->out[j]) > read_by_c || !read_by_c) {
+    if (sw->uses.count[P->out[j]->id] > read_by_c || !read_by_c) {
       if (m->nout == VPROG_MAX_IO) return 0;
-      m->keep[j] = m->nout;
       m->out[m->nout++] = P->out[j];
     }
   }
@@ -169,80 +207,90 @@ static int plan_merge(const ir_graph *g, const ir_node *P, const ir_node *C, mer
   return m->nin + m->nout <= VPROG_MAX_IO;
 }
 
+/* Merges P into C per plan m: C's tensors and members; the program is built
+ * at the end of the sweep. *kept is set when an output of P stays one. */
+static status merge(ir_graph *g, ir_node *P, ir_node *C, const merge_plan *m, sweep *sw, int *kept, diag *d) {
+  ir_value **ins = arena_array(&g->arena, (size_t)m->nin, sizeof *ins);
+  ir_value **outs = arena_array(&g->arena, (size_t)m->nout, sizeof *outs);
+  if (!ins || !outs) return nomem(d, C);
+  memcpy(ins, m->in, sizeof *ins * (size_t)m->nin);
+  memcpy(outs, m->out, sizeof *outs * (size_t)m->nout);
+  *kept = m->nout > C->nout;
+  for (int j = 0; j < m->nout; j++)
+    outs[j]->producer = C;
+  ir_uses_node(&sw->uses, P, -1);
+  ir_uses_node(&sw->uses, C, -1);
+  C->in = ins, C->nin = m->nin;
+  C->out = outs, C->nout = m->nout;
+  P->dead = 1;
+  ir_uses_node(&sw->uses, C, 1);
+  member *mp = &sw->mem[P->id], *mc = &sw->mem[C->id];
+  sw->mem[mp->last->id].next = mc->first;
+  mc->first = mp->first;
+  mc->count += mp->count;
+  return ST_OK;
+}
+
 static int slot_of(ir_value *const *vals, int count, const ir_value *v) {
   for (int i = 0; i < count; i++)
     if (vals[i] == v) return i;
   return -1;
 }
 
-/* Appends program q of node `owner` to p: LOADs of values in `from_regs`
- * (value -> register, nregs_from entries) read those registers, other LOADs
- * read plan inputs; STOREs go to `store_slot[output]` (-1: dropped, the
- * register is recorded in stored_reg[output]). */
-static int splice(ir_vprog *p, const ir_vprog *q, const ir_node *owner, const merge_plan *m,
-                  ir_value *const *from_vals, const int *from_regs, int nfrom, const int *store_slot,
-                  int *stored_reg, int *map) {
-  for (int k = 0; k < q->count; k++) {
-    om_vinstr in = q->ins[k];
+/* Appends member X's own program to p, for the merged node C. */
+static status splice(ir_vprog *p, ir_node *X, ir_node *C, sweep *sw, arena *tmp, diag *d) {
+  ir_vprog q;
+  status st = ir_vprog_read(X, tmp, &q, d);
+  if (st) return st;
+  const member *mx = &sw->mem[X->id];
+  int *map = arena_array(tmp, (size_t)q.nregs + 1, sizeof *map);
+  if (!map) return nomem(d, C);
+  for (int k = 0; k < q.count; k++) {
+    om_vinstr in = q.ins[k];
     if (in.op == VOP_LOAD) {
-      ir_value *v = owner->in[in.a];
-      int f = slot_of(from_vals, nfrom, v);
-      if (f >= 0) {
-        map[in.dst] = from_regs[f];
+      const ir_value *v = mx->in[in.a];
+      if (sw->reg[v->id] >= 0) { /* an earlier member computed it */
+        map[in.dst] = sw->reg[v->id];
         continue;
       }
-      in.a = (uint16_t)slot_of(m->in, m->nin, v);
-      if ((map[in.dst] = ir_vprog_append(p, in)) < 0) return -1;
+      int slot = slot_of(C->in, C->nin, v);
+      if (slot < 0) return ir_node_error(d, ST_ERR_INVALID, C, "merged program lost input '%s'", v->name);
+      in.a = (uint16_t)slot;
+      if ((map[in.dst] = ir_vprog_append(p, in)) < 0) return nomem(d, C);
       continue;
     }
     if (in.op == VOP_STORE) {
-      stored_reg[in.a] = map[in.b];
-      if (store_slot[in.a] < 0) continue;
-      in.a = (uint16_t)store_slot[in.a];
+      const ir_value *v = mx->out[in.a];
+      sw->reg[v->id] = map[in.b];
+      int slot = slot_of(C->out, C->nout, v);
+      if (slot < 0) continue; /* read only by later members */
+      in.a = (uint16_t)slot;
       in.b = (uint16_t)map[in.b];
-      if (ir_vprog_append(p, in) < 0) return -1;
+      if (ir_vprog_append(p, in) < 0) return nomem(d, C);
       continue;
     }
     int ops = in.op >= VOP_SELECT ? 3 : in.op >= VOP_ADD ? 2 : in.op >= VOP_CAST ? 1 : 0;
     if (ops > 0) in.a = (uint16_t)map[in.a];
     if (ops > 1) in.b = (uint16_t)map[in.b];
     if (ops > 2) in.c = (uint16_t)map[in.c];
-    if ((map[in.dst] = ir_vprog_append(p, in)) < 0) return -1;
+    if ((map[in.dst] = ir_vprog_append(p, in)) < 0) return nomem(d, C);
   }
-  return 0;
+  return ST_OK;
 }
 
-/* Merges P into C per plan m. */
-static status merge(ir_graph *g, ir_node *P, ir_node *C, const merge_plan *m, diag *d) {
+/* Builds merged node C's program from its members' and checks it. */
+static status build_program(ir_graph *g, ir_node *C, sweep *sw, diag *d) {
   arena tmp;
   arena_init(&tmp, 0);
-  ir_vprog pp, cp, out;
-  status st = ir_vprog_decode(P, &tmp, &pp, d);
-  if (st == ST_OK) st = ir_vprog_decode(C, &tmp, &cp, d);
-  if (st) {
-    arena_free(&tmp);
-    return st;
-  }
+  ir_vprog out;
   ir_vprog_init(&out, &tmp);
-  int *map = arena_array(&tmp, (size_t)(pp.nregs + cp.nregs) + 1, sizeof *map);
-  int preg[VPROG_MAX_IO], creg[VPROG_MAX_IO], cslot[VPROG_MAX_IO];
-  for (int j = 0; j < C->nout; j++)
-    cslot[j] = j;
-  ir_value **ins = arena_array(&g->arena, (size_t)m->nin, sizeof *ins);
-  ir_value **outs = arena_array(&g->arena, (size_t)m->nout, sizeof *outs);
-  if (!map || !ins || !outs || splice(&out, &pp, P, m, NULL, NULL, 0, m->keep, preg, map) ||
-      splice(&out, &cp, C, m, P->out, preg, P->nout, cslot, creg, map + pp.nregs)) {
-    arena_free(&tmp);
-    return nomem(d, C);
-  }
-  memcpy(ins, m->in, sizeof *ins * (size_t)m->nin);
-  memcpy(outs, m->out, sizeof *outs * (size_t)m->nout);
-  for (int j = 0; j < m->nout; j++)
-    outs[j]->producer = C;
-  C->in = ins, C->nin = m->nin;
-  C->out = outs, C->nout = m->nout;
-  P->dead = 1;
-  if (ir_vprog_encode(g, C, &out)) st = nomem(d, C);
+  status st = ST_OK;
+  for (ir_node *X = sw->mem[C->id].first; X && st == ST_OK; X = sw->mem[X->id].next)
+    st = splice(&out, X, C, sw, &tmp, d);
+  for (ir_node *X = sw->mem[C->id].first; X; X = sw->mem[X->id].next) /* clear the registers */
+    for (int j = 0; j < sw->mem[X->id].nout; j++)
+      sw->reg[sw->mem[X->id].out[j]->id] = -1;
+  if (st == ST_OK && ir_vprog_encode(g, C, &out)) st = nomem(d, C);
   if (st == ST_OK) st = ir_vprog_check(C, out.ins, out.count, d);
   arena_free(&tmp);
   return st;
@@ -250,27 +298,50 @@ static status merge(ir_graph *g, ir_node *P, ir_node *C, const merge_plan *m, di
 
 /* One sweep of merges over g->nodes; *merged counts them, *resort is set
  * when a merged node kept an output that an earlier node may read. */
-static status merge_sweep(ir_graph *g, int one_origin, unsigned char *mark, int *merged, int *resort,
-                          diag *d) {
-  for (int i = 0; i < g->nnodes; i++) {
+static status merge_sweep(ir_graph *g, int one_origin, int *merged, int *resort, diag *d) {
+  arena tmp;
+  arena_init(&tmp, 0);
+  sweep sw;
+  sw.pos = arena_array(&tmp, (size_t)g->next_node_id + 1, sizeof *sw.pos);
+  sw.mem = arena_array(&tmp, (size_t)g->next_node_id + 1, sizeof *sw.mem);
+  sw.mark = arena_alloc(&tmp, (size_t)g->next_node_id + 1);
+  sw.reg = arena_array(&tmp, (size_t)g->nvalues + 1, sizeof *sw.reg);
+  status st = sw.pos && sw.mem && sw.mark && sw.reg ? ir_uses_build(g, &tmp, &sw.uses, d)
+                                                    : diag_set(d, ST_ERR_NOMEM, "vectorize: out of memory");
+  for (int i = 0; i < g->nvalues && st == ST_OK; i++)
+    sw.reg[i] = -1;
+  for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
+    ir_node *n = g->nodes[i];
+    sw.pos[n->id] = i;
+    sw.mem[n->id] =
+        (member){.first = n, .last = n, .in = n->in, .out = n->out, .nout = n->nout, .count = instr_count(n)};
+  }
+  for (int i = 0; i < g->nnodes && st == ST_OK && !*resort; i++) {
     ir_node *C = g->nodes[i];
     if (C->dead || C->op != IR_OP_VECPROG) continue;
     for (int j = 0; j < C->nin; j++) {
       ir_node *P = C->in[j]->producer;
       merge_plan m;
+      int kept = 0;
       if (!P || P->dead || P->op != IR_OP_VECPROG || (one_origin && P->origin != C->origin) ||
-          !plan_merge(g, P, C, &m) || other_path(g, P, C, mark))
+          !plan_merge(P, C, &sw, &m) || other_path(g, P, C, &sw))
         continue;
-      status st = merge(g, P, C, &m, d);
-      if (st) return st;
+      st = merge(g, P, C, &m, &sw, &kept, d);
+      if (st) break;
       (*merged)++;
-      for (int k = 0; k < P->nout; k++)
-        *resort |= m.keep[k] >= 0;
-      if (*resort) return ST_OK; /* positions are stale until the caller re-sorts */
-      j = -1;                    /* C's inputs changed: look at them again */
+      if (kept) { /* positions are stale until the caller re-sorts */
+        *resort = 1;
+        break;
+      }
+      j = -1; /* C's inputs changed: look at them again */
     }
   }
-  return ST_OK;
+  for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
+    ir_node *C = g->nodes[i];
+    if (!C->dead && C->op == IR_OP_VECPROG && sw.mem[C->id].first != C) st = build_program(g, C, &sw, d);
+  }
+  arena_free(&tmp);
+  return st;
 }
 
 status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d) {
@@ -281,16 +352,14 @@ status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d) {
     ir_node *n = g->nodes[i];
     if (!n->dead && ir_vexpand_supported(n->op)) st = to_program(g, n, &scratch, d);
   }
-  unsigned char *mark = st ? NULL : arena_alloc(&scratch, (size_t)g->next_node_id + 1);
-  if (st == ST_OK && !mark) st = diag_set(d, ST_ERR_NOMEM, "vectorize: out of memory");
+  arena_free(&scratch);
   int one_origin = (ctx->fusion_off & FUSION_VECTOR_PROGRAM) != 0;
   for (int merged = 1; st == ST_OK && merged;) {
     int resort = 0;
     merged = 0;
-    st = merge_sweep(g, one_origin, mark, &merged, &resort, d);
+    st = merge_sweep(g, one_origin, &merged, &resort, d);
     if (st == ST_OK) ir_graph_compact(g);
     if (st == ST_OK && resort) st = ir_graph_toposort(g, d);
   }
-  arena_free(&scratch);
   return st;
 }

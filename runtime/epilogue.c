@@ -1,37 +1,54 @@
-/* epilogue.c - the epilogue program of CONV2D and DWCONV tasks.
+/* epilogue.c - the epilogue program of CONV2D, DWCONV and MATMUL tasks.
  *
- * A conv task may carry a vector program (common/vprog.h) that runs on its
- * output while the tile is still hot, instead of a separate VPROG task that
- * reads the whole output back from memory (om_format.h, CONV2D epilogue
- * and epilogue_offset). The program is the same form as a VPROG task's and
- * is verified and planned by the same code (runtime/vprog_plan.c,
- * rt_vprog_build), on a VPROG task record made from the conv's: tensors [y,
- * extra inputs (the slots after the fixed ones and x_scale), y], program =
- * the program's offset. So the program reads the conv's
- * result (stored in y's dtype, after bias, residual and act) as input 0,
- * the extras broadcast as VPROG inputs do (NC1HWC0, over N, H and W), and
- * it writes y in place. The plan lives in task_aux, where a vprog compiler
- * (the JIT) finds it through rt_task_vplan and gives it native code.
+ * A cube task (or DWCONV) may carry a vector program (common/vprog.h) that
+ * runs on its output while the tile is still hot, instead of a separate
+ * VPROG task that reads the whole output back from memory (om_format.h,
+ * CONV2D epilogue and epilogue_offset; MATMUL's the same). The program is
+ * the same form as a VPROG task's and is verified and planned by the same
+ * code (runtime/vprog_plan.c, rt_vprog_build), on a VPROG task record made
+ * from the task's: tensors [y, extra inputs (the slots after the fixed ones
+ * and a CONV2D's x_scale), y], program = the program's offset. So the
+ * program reads the task's result (stored in y's dtype, after bias,
+ * residual and act) as input 0, the extras broadcast as VPROG inputs do
+ * (NC1HWC0 over N, H and W for the convolutions; numpy-style on ND for
+ * MATMUL), and it writes y in place. The plan lives in task_aux, where a
+ * vprog compiler (the JIT) finds it through rt_task_vplan and gives it
+ * native code.
  *
  * Execution: after the kernel has written one tile of y (CONV2D: tile_m
  * pixels x tile_n channel blocks, or the pixels of tile_m Winograd 4x4
- * tiles; DWCONV: one (image, channel block) plane), the plan runs over
- * exactly those elements, contiguous runs per channel block of NC1HWC0.
- * The tiles partition y, so every element goes through the program once.
- * UB is free between tiles: the kernels stage nothing there across them.
+ * tiles; DWCONV: one (image, channel block) plane; MATMUL: a tile's rows x
+ * columns), the plan runs over exactly those elements, in contiguous runs
+ * (per channel block of NC1HWC0, per row of a MATMUL tile narrower than
+ * y). The tiles partition y, so every element goes through the program
+ * once. UB is free between tiles: the kernels stage nothing there across
+ * them.
  */
 #include "runtime/epilogue.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
+/* The params naming a task's epilogue, and its y slot. */
+static void epi_slots(const om_task *task, int *flag, int *off, uint32_t *y) {
+  if (task->kind == OM_TASK_MATMUL) {
+    *flag = OM_MATMUL_P_EPILOGUE, *off = OM_MATMUL_P_EPILOGUE_OFFSET, *y = OM_MATMUL_T_Y;
+    return;
+  }
+  *flag = OM_CONV_P_EPILOGUE, *off = OM_CONV_P_EPILOGUE_OFFSET, *y = OM_CONV_T_Y;
+}
+
 uint32_t rt_epi_first_slot(const om_task *task) {
+  if (task->kind == OM_TASK_MATMUL) return OM_MATMUL_NTENSORS;
   return OM_CONV_NTENSORS + (task->kind == OM_TASK_CONV2D && task->params[OM_CONV_P_X_SCALE] == 1);
 }
 
 uint32_t rt_epi_ntensors(const om_task *task) {
   const uint32_t first = rt_epi_first_slot(task);
-  if (task->params[OM_CONV_P_EPILOGUE] == 1 && task->ntensors >= first &&
-      task->ntensors <= OM_TASK_MAX_TENSORS)
+  int flag, off;
+  uint32_t y;
+  epi_slots(task, &flag, &off, &y);
+  if (task->params[flag] == 1 && task->ntensors >= first && task->ntensors <= OM_TASK_MAX_TENSORS)
     return task->ntensors;
   return first;
 }
@@ -41,7 +58,9 @@ uint32_t rt_epi_ntensors(const om_task *task) {
 static omrt_status epi_build(const omrt_model *m, uint32_t i, const om_task *task, const char *kind,
                              rt_vplan **plan_out) {
   rt_chk c = {m, i, task, kind};
-  const int F = OM_CONV_P_EPILOGUE, O = OM_CONV_P_EPILOGUE_OFFSET;
+  int F, O;
+  uint32_t Y;
+  epi_slots(task, &F, &O, &Y);
   int32_t flag = task->params[F], off = task->params[O];
   *plan_out = NULL;
   if (flag == 0) {
@@ -54,13 +73,18 @@ static omrt_status epi_build(const omrt_model *m, uint32_t i, const om_task *tas
   const uint32_t first = rt_epi_first_slot(task), extra = task->ntensors - first; /* rt_epi_ntensors held */
   /* the VPROG record: program input 0 is y, then the extras; its one output is y */
   om_task v = {.kind = OM_TASK_VPROG, .name = task->name, .block_dim = 1, .ntensors = extra + 2};
-  v.tensors[0] = task->tensors[OM_CONV_T_Y];
+  v.tensors[0] = task->tensors[Y];
   for (uint32_t j = 0; j < extra; j++)
     v.tensors[1 + j] = task->tensors[first + j];
-  v.tensors[extra + 1] = task->tensors[OM_CONV_T_Y];
+  v.tensors[extra + 1] = task->tensors[Y];
   v.params[OM_VPROG_P_PROGRAM] = off;
-  return rt_vprog_build(m, i, &v, task->kind == OM_TASK_CONV2D ? "CONV2D epilogue" : "DWCONV epilogue",
-                        plan_out);
+  char label[32];
+  snprintf(label, sizeof label, "%s epilogue", kind);
+  return rt_vprog_build(m, i, &v, label, plan_out);
+}
+
+static const char *kind_name(const om_task *task) {
+  return task->kind == OM_TASK_CONV2D ? "CONV2D" : task->kind == OM_TASK_DWCONV ? "DWCONV" : "MATMUL";
 }
 
 static omrt_status epi_check(const omrt_model *m, uint32_t i, const om_task *task, const char *kind) {
@@ -80,34 +104,60 @@ omrt_status rt_dwconv_epi_check(const omrt_model *m, uint32_t i, const om_task *
   return s ? s : epi_check(m, i, task, "DWCONV");
 }
 
+omrt_status rt_matmul_epi_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  omrt_status s = rt_matmul_check(m, i, task);
+  return s ? s : epi_check(m, i, task, "MATMUL");
+}
+
 omrt_status rt_epi_prepare(const omrt_model *m, uint32_t i, const om_task *task, void **aux_out) {
   rt_vplan *p;
-  omrt_status s = epi_build(m, i, task, task->kind == OM_TASK_CONV2D ? "CONV2D" : "DWCONV", &p);
+  omrt_status s = epi_build(m, i, task, kind_name(task), &p);
   *aux_out = p;
   return s;
 }
 
-void rt_epi_pixels(const rt_vplan *p, const rt_args *args, uint32_t first, int64_t img, int64_t p0,
+/* data[] for the plan of task's epilogue: y, the extras, y. */
+static void epi_data(const rt_vplan *p, const om_task *task, const rt_args *args, void **data) {
+  int f, o;
+  uint32_t y;
+  epi_slots(task, &f, &o, &y);
+  const uint32_t first = rt_epi_first_slot(task);
+  data[0] = args->data[y];
+  for (uint32_t j = 1; j < p->ninputs; j++)
+    data[j] = args->data[first + j - 1];
+  data[p->ninputs] = args->data[y];
+}
+
+void rt_epi_pixels(const rt_vplan *p, const om_task *task, const rt_args *args, int64_t img, int64_t p0,
                    int64_t p1, int64_t nb0, int64_t nb1, rt_core *core) {
   const om_tensor *y = args->desc[OM_CONV_T_Y];
   const int64_t hw = y->dims[2] * y->dims[3], c1 = rt_ceil_div(y->dims[1], C0);
   void *data[VPROG_MAX_IO];
-  data[0] = args->data[OM_CONV_T_Y];
-  for (uint32_t j = 1; j < p->ninputs; j++)
-    data[j] = args->data[first + j - 1];
-  data[p->ninputs] = args->data[OM_CONV_T_Y];
+  epi_data(p, task, args, data);
   for (int64_t nb = nb0; nb < nb1; nb++) {
     uint64_t e = (uint64_t)(((img * c1 + nb) * hw + p0) * C0);
     rt_vplan_exec(p, data, e, e + (uint64_t)(p1 - p0) * C0, core->ub);
   }
 }
 
-void rt_epi_conv_tile(const rt_vplan *p, const rt_args *args, uint32_t first, const rt_conv_geom *g,
+void rt_epi_rows(const rt_vplan *p, const om_task *task, const rt_args *args, uint64_t e0, uint64_t rows,
+                 uint64_t cols, uint64_t ld, rt_core *core) {
+  void *data[VPROG_MAX_IO];
+  epi_data(p, task, args, data);
+  if (cols == ld) {
+    rt_vplan_exec(p, data, e0, e0 + rows * cols, core->ub);
+    return;
+  }
+  for (uint64_t r = 0; r < rows; r++)
+    rt_vplan_exec(p, data, e0 + r * ld, e0 + r * ld + cols, core->ub);
+}
+
+void rt_epi_conv_tile(const rt_vplan *p, const om_task *task, const rt_args *args, const rt_conv_geom *g,
                       int64_t img, int64_t mt, int64_t nt, rt_core *core) {
   int64_t nb0 = nt * g->tn, nb1 = nb0 + g->tn < g->c1out ? nb0 + g->tn : g->c1out;
   if (g->algo == OM_CONV_DIRECT) {
     int64_t p0 = mt * g->tm, p1 = p0 + g->tm < g->ho * g->wo ? p0 + g->tm : g->ho * g->wo;
-    rt_epi_pixels(p, args, first, img, p0, p1, nb0, nb1, core);
+    rt_epi_pixels(p, task, args, img, p0, p1, nb0, nb1, core);
     return;
   }
   /* Winograd: tiles [t0, t1) of the TH x TW grid, row-major; a run of them
@@ -117,7 +167,7 @@ void rt_epi_conv_tile(const rt_vplan *p, const rt_args *args, uint32_t first, co
     int64_t th = t / g->wtw, tw0 = t % g->wtw, tw1 = tw0 + (t1 - t) < g->wtw ? tw0 + (t1 - t) : g->wtw;
     int64_t c0 = 4 * tw0, c1 = 4 * tw1 < g->wo ? 4 * tw1 : g->wo;
     for (int64_t r = 4 * th; r < 4 * th + 4 && r < g->ho; r++)
-      rt_epi_pixels(p, args, first, img, r * g->wo + c0, r * g->wo + c1, nb0, nb1, core);
+      rt_epi_pixels(p, task, args, img, r * g->wo + c0, r * g->wo + c1, nb0, nb1, core);
     t += tw1 - tw0;
   }
 }

@@ -11,7 +11,9 @@
  *     model's capacities, each 64-byte aligned; L0A and L0B OM_L0_STAGING
  *     times them, for the cube kernels stage their operands as f32
  *     (common/om_format.h).
- * omrt_execute walks the task list in order: it resolves each task's tensors
+ * omrt_execute walks the task list of the context's gear (omrt_context_set_gear;
+ * gear 0 by default, the whole list of a model without gears) in order: it
+ * resolves each task's tensors
  * to addresses (rt_args), publishes the task to the pool and gives worker w
  * blocks [w*block_dim/nworkers, (w+1)*block_dim/nworkers), the tiling's
  * static split, the caller (worker 0) taking its share; the caller then
@@ -26,7 +28,10 @@
  * still balances. Measured on a 2-vCPU VM whose second vCPU ran ResNet-50
  * alone 27% slower than the first: 2 workers 27.5 ms with the static split,
  * 26.0 with pieces (5 alternating rounds). Idle workers spin briefly on the task
- * generation counter and then sleep on a condition variable. execute
+ * generation counter and then sleep on a condition variable. A kernel that
+ * meets a run-time index outside its axis records it in its core
+ * (rt_core.fault); after the task's barrier execute fails with OMRT_ERR_ARG
+ * naming the task and the index, and runs no further task. execute
  * allocates nothing and creates no threads; omrt_context_free stops and
  * joins the pool. With profiling on at context creation
  * (omrt_context_options.profile, or OMRT_PROFILE=1 or 2 in the environment),
@@ -63,6 +68,7 @@ typedef struct worker {
 
 struct omrt_context {
   const omrt_model *m;
+  const rt_gear *gear; /* the one omrt_execute runs */
   uint8_t *workspace;
   int own_workspace; /* 0: the caller's (omrt_context_options.workspace) */
   int nworkers;
@@ -296,6 +302,7 @@ omrt_status omrt_context_new_with(const omrt_model *model, const omrt_context_op
   if (!ctx) return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: out of memory");
   ctx->m = model;
   ctx->check_overflow = opts ? opts->check_overflow : 0;
+  ctx->gear = &model->gears[0];
   ctx->nworkers = model->threads ? (int)model->threads : 1;
   rt_cpu(); /* choose the kernel paths (cpu.c) now, not during the first execute */
   pthread_mutex_init(&ctx->mu, NULL);
@@ -369,15 +376,30 @@ omrt_status omrt_context_task_profile(const omrt_context *ctx, int task, const c
     return rt_error(OMRT_ERR_ARG,
                     "omrt_context_task_profile: per-task profiling is off (omrt_context_options.profile "
                     "or OMRT_PROFILE=2 turns it on)");
-  if (task < 0 || (uint32_t)task >= ctx->m->def->ntasks)
-    return rt_error(OMRT_ERR_ARG, "omrt_context_task_profile: task %d outside 0..%u", task,
-                    ctx->m->def->ntasks - 1);
-  const om_task *t = &ctx->m->tasks[task];
+  const rt_gear *g = ctx->gear;
+  if (task < 0 || (uint32_t)task >= g->ntasks)
+    return rt_error(OMRT_ERR_ARG, "omrt_context_task_profile: task %d outside 0..%d", task,
+                    (int)g->ntasks - 1);
+  const om_task *t = &g->tasks[task];
   *name_out = rt_string(ctx->m, t->name);
   *kind_out = rt_kernels[t->kind].name ? rt_kernels[t->kind].name : "";
-  *ms_out = (double)ctx->task_ns[task] / 1e6;
+  *ms_out = (double)ctx->task_ns[g->first_task + (uint32_t)task] / 1e6;
   return OMRT_OK;
 }
+
+omrt_status omrt_context_set_gear(omrt_context *ctx, int gear) {
+  if (!ctx) return rt_error(OMRT_ERR_ARG, "omrt_context_set_gear: ctx is NULL");
+  if (gear < 0 || (uint32_t)gear >= ctx->m->ngears) {
+    char list[1024];
+    rt_gear_list(ctx->m, list, sizeof list);
+    return rt_error(OMRT_ERR_ARG, "omrt_context_set_gear: gear %d outside 0..%u (the gears: %s)", gear,
+                    ctx->m->ngears - 1, list);
+  }
+  ctx->gear = &ctx->m->gears[gear];
+  return OMRT_OK;
+}
+
+int omrt_context_gear(const omrt_context *ctx) { return ctx ? (int)(ctx->gear - ctx->m->gears) : 0; }
 
 static uint64_t now_ns(void) {
   struct timespec ts;
@@ -406,6 +428,16 @@ static void resolve(const omrt_context *ctx, const om_task *task, const void *co
   a->aux = m->task_aux ? m->task_aux[task - m->tasks] : NULL;
 }
 
+/* The error of a task whose run-time indices left their axis (rt_core.fault). */
+static omrt_status index_fault(const omrt_context *ctx, uint32_t t, const rt_core *c) {
+  const om_task *task = &ctx->m->tasks[t];
+  return rt_error(
+      OMRT_ERR_ARG,
+      "omrt_execute: task %u (%s) '%s': index %lld in the input data is out of range [%lld, %lld)", t,
+      rt_kernels[task->kind].name, rt_string(ctx->m, task->name), (long long)c->fault_index,
+      (long long)-c->fault_dim, (long long)c->fault_dim);
+}
+
 omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs) {
   if (!ctx) return rt_error(OMRT_ERR_ARG, "omrt_execute: ctx is NULL");
   const omrt_model *m = ctx->m;
@@ -417,7 +449,10 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
   for (uint32_t i = 0; i < d->noutputs; i++)
     if (!outputs[i]) return rt_error(OMRT_ERR_ARG, "omrt_execute: outputs[%u] is NULL", i);
 
-  for (uint32_t t = 0; t < d->ntasks; t++) {
+  for (int i = 0; i < ctx->nworkers; i++)
+    ctx->workers[i].core.fault = 0;
+  const rt_gear *g = ctx->gear;
+  for (uint32_t t = g->first_task; t < g->first_task + g->ntasks; t++) {
     const om_task *task = &m->tasks[t];
     uint64_t t0 = ctx->profile ? now_ns() : 0;
     ctx->task = task;
@@ -433,6 +468,8 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
       run_blocks(ctx, &ctx->workers[0]);
       wait_done(ctx);
     }
+    for (int i = 0; i < ctx->nworkers; i++) /* the barrier made the cores' faults visible */
+      if (ctx->workers[i].core.fault) return index_fault(ctx, t, &ctx->workers[i].core);
     if (ctx->profile) {
       uint64_t ns = now_ns() - t0;
       ctx->profile[task->kind].tasks++;
@@ -457,4 +494,27 @@ omrt_status omrt_context_set_task_hook(omrt_context *ctx, omrt_task_hook hook, v
   ctx->hook = hook;
   ctx->hook_user = user;
   return OMRT_OK;
+}
+
+/* Checks n buffer sizes against the gear's descriptors. */
+static omrt_status check_sizes(const omrt_context *ctx, const char *what, uint32_t n,
+                               const omrt_tensor_desc *want, const size_t *have) {
+  for (uint32_t i = 0; i < n; i++)
+    if (have[i] < want[i].bytes)
+      return rt_error(OMRT_ERR_ARG, "omrt_execute: %s %u '%s' has %zu bytes; gear %d needs %zu", what, i,
+                      want[i].name, have[i], omrt_context_gear(ctx), want[i].bytes);
+  return OMRT_OK;
+}
+
+omrt_status omrt_execute_sized(omrt_context *ctx, const void *const *inputs, const size_t *input_bytes,
+                               void *const *outputs, const size_t *output_bytes) {
+  if (!ctx) return rt_error(OMRT_ERR_ARG, "omrt_execute: ctx is NULL");
+  const om_model_def *d = ctx->m->def;
+  if ((d->ninputs && !input_bytes) || (d->noutputs && !output_bytes))
+    return rt_error(OMRT_ERR_ARG, "omrt_execute: %s is NULL", !output_bytes ? "output_bytes" : "input_bytes");
+  omrt_status s;
+  if ((s = check_sizes(ctx, "input", d->ninputs, ctx->gear->inputs, input_bytes)) ||
+      (s = check_sizes(ctx, "output", d->noutputs, ctx->gear->outputs, output_bytes)))
+    return s;
+  return omrt_execute(ctx, inputs, outputs);
 }

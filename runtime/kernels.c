@@ -33,7 +33,7 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_PAD] = {"PAD", rt_pad_run, rt_pad_check},
     [OM_TASK_RESIZE] = {"RESIZE", rt_resize_run, rt_resize_check},
     [OM_TASK_POOL_ND] = {"POOL_ND", rt_pool_nd_run, rt_pool_nd_check},
-    [OM_TASK_MATMUL] = {"MATMUL", rt_matmul_run, rt_matmul_check},
+    [OM_TASK_MATMUL] = {"MATMUL", rt_matmul_run, rt_matmul_epi_check, rt_epi_prepare},
     [OM_TASK_WPACK] = {"WPACK", rt_wpack_run, rt_wpack_check},
 };
 const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;

@@ -314,6 +314,31 @@ void rt_mmad16_1(const float *a, int64_t klen, const float *b, float *c);
  * hosts). */
 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
                        int nblocks, size_t bstride, float *c, size_t cstride, int first);
+/* Where the cube micro-kernel's sums of one n block go on the last K chunk
+ * (rt_cube_gemm_x86): row m of the block to y + m * ystride elements (f16
+ * when yf16), + res[m * rstride ..] (f16 when rf16) before act (om_act,
+ * clip bounds lo, hi); the sums start from bias (16 lanes; NULL: 0) on the
+ * first chunk. y NULL: the sums stay in L0C (not the last chunk). */
+typedef struct rt_mk_out {
+  const float *bias;
+  void *y;
+  const void *res;
+  size_t ystride, rstride; /* elements */
+  int yf16, rf16, act;
+  float lo, hi;
+} rt_mk_out;
+/* The cube micro-kernel over a MATMUL tile's chunk (kernels_matmul_x86.c):
+ * for rows m < mrows of A (f32, row m at a + m * lda floats) and n blocks
+ * nb < nblocks of B (block nb's row k at b + nb * nbstride + k * brow bytes,
+ * 16 lanes, f16 when bh: FRACTAL_NZ panels read in place, or staged ones),
+ * the sums over k < klen of A[m][k] * B[k][0..16) start from out[nb].bias
+ * (first) or from L0C (c + nb * cstride + m * 16 floats), and go to L0C or
+ * through out[nb]'s write-back. Every out[nb].y is NULL or none is. Row
+ * groups of six in the ZMM kernel on AVX-512 hosts (pairs of blocks), the
+ * YMM one otherwise; a group's A stays in L1 while the blocks stream past. */
+void rt_cube_gemm_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const void *b, int bh,
+                      size_t brow, size_t nbstride, int64_t nblocks, float *c, size_t cstride, int first,
+                      const rt_mk_out *out);
 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 void rt_wino_fz_tile_avx512(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 #endif
@@ -368,13 +393,20 @@ omrt_status rt_strided_copy_check(const omrt_model *m, uint32_t i, const om_task
  * rt_gather_run / rt_gather_check hand over (the check after the dtype rules they share). */
 void rt_topk_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_topk_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* Records index k, outside [-D, D), as core's fault (the first one stays). */
+static inline void rt_index_fault(rt_core *core, int64_t k, int64_t D) {
+  if (core->fault) return;
+  core->fault = 1;
+  core->fault_index = k;
+  core->fault_dim = D;
+}
 void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_scatter_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_cumsum_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_cumsum_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_onehot_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_onehot_check(const omrt_model *m, uint32_t i, const om_task *task);
-void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block);
+void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_gathernd_check(const rt_chk *c, const om_tensor *x, const om_tensor *ix, const om_tensor *y);
 /* kernels_gather.c */
 void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);

@@ -248,7 +248,7 @@ static void conv_run_tile(const om_task *task, const rt_args *args, const conv_g
                           int64_t img, int64_t mt, int64_t nt, rt_core *core) {
   tile(g, img, mt, nt, core);
   const rt_vplan *epi = args->aux; /* the epilogue program (epilogue.c), or NULL */
-  if (epi) rt_epi_conv_tile(epi, args, rt_epi_first_slot(task), g, img, mt, nt, core);
+  if (epi) rt_epi_conv_tile(epi, task, args, g, img, mt, nt, core);
 }
 
 void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {

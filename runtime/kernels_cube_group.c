@@ -52,7 +52,7 @@ void rt_conv_group_run(const om_task *task, const rt_args *args, const rt_conv_g
     }
     if (args->aux) { /* the epilogue program over the whole tile (epilogue.c) */
       int64_t p0 = mt * g.tm, p1 = p0 + g.tm < hw_out ? p0 + g.tm : hw_out;
-      rt_epi_pixels(args->aux, args, rt_epi_first_slot(task), img, p0, p1, nb_first, nend, core);
+      rt_epi_pixels(args->aux, task, args, img, p0, p1, nb_first, nend, core);
     }
   }
 }

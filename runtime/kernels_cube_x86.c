@@ -283,7 +283,8 @@ static const void *kwalk_weights(const rt_conv_geom *g, int64_t kc, int64_t kn, 
 
 /* --- micro-kernel */
 
-/* The write-back of one n block: y rows (pixels) start at y/res, 16 apart. */
+/* The write-back of one n block: y rows (pixels) start at y/res, ystride
+ * and rstride elements apart (16 in NC1HWC0; a MATMUL's ND row length). */
 typedef struct epi {
   float bias[C0];    /* the first chunk starts from the bias */
   uint32_t keep[C0]; /* all ones for the real channels, 0 for padding ones */
@@ -293,6 +294,7 @@ typedef struct epi {
   uint8_t half;                /* lanes 8..15 are all padding: only lanes 0..7 are computed (YMM kernels) */
   void *y;                     /* NULL: keep the sums in L0C (not the last chunk) */
   const void *res;             /* or NULL */
+  size_t ystride, rstride;     /* elements */
 } epi;
 
 AVX2_INLINE __m256 act8(__m256 v, const epi *e) {
@@ -358,11 +360,11 @@ AVX2_INLINE void mk(const int R, const int H, const int BH, const kwalk *kw, con
   }
 #define MK_EPI(r)                                                                                            \
   if (R > r) {                                                                                               \
-    size_t at = (yrow + r) * C0;                                                                             \
+    size_t at = (yrow + r) * e->ystride, rat = (yrow + r) * e->rstride;                                      \
     __m256 v0 = c##r##0, v1 = c##r##1;                                                                       \
     if (e->res) {                                                                                            \
-      v0 = _mm256_add_ps(v0, ld8h(e->res, e->rf16, at));                                                     \
-      v1 = _mm256_add_ps(v1, ld8h(e->res, e->rf16, at + 8));                                                 \
+      v0 = _mm256_add_ps(v0, ld8h(e->res, e->rf16, rat));                                                    \
+      v1 = _mm256_add_ps(v1, ld8h(e->res, e->rf16, rat + 8));                                                \
     }                                                                                                        \
     v0 = act8(v0, e), v1 = H > 1 ? act8(v1, e) : _mm256_setzero_ps();                                        \
     if (e->partial) v0 = _mm256_and_ps(v0, keep8(e, 0)), v1 = _mm256_and_ps(v1, keep8(e, 1));                \
@@ -404,6 +406,7 @@ typedef struct epi_w {
   __m512 lo, hi;
   __mmask16 keep;
   int act, yf16, rf16;
+  size_t ystride, rstride;
 } epi_w;
 
 AVX512_INLINE epi_w epi_w_of(const epi *e) {
@@ -415,13 +418,15 @@ AVX512_INLINE epi_w epi_w_of(const epi *e) {
                  keep,
                  e->act,
                  e->yf16,
-                 e->rf16};
+                 e->rf16,
+                 e->ystride,
+                 e->rstride};
 }
 
 /* Row `row` of the block: + residual, activation, padding lanes 0, store. */
 AVX512_INLINE void epi16(__m512 v, const epi_w *w, size_t row) {
-  const size_t at = row * C0;
-  if (w->res) v = _mm512_add_ps(v, ld16h(w->res, w->rf16, at));
+  const size_t at = row * w->ystride;
+  if (w->res) v = _mm512_add_ps(v, ld16h(w->res, w->rf16, row * w->rstride));
   if (w->act == OM_ACT_RELU) v = _mm512_max_ps(v, _mm512_setzero_ps());
   if (w->act == OM_ACT_CLIP) v = _mm512_min_ps(_mm512_max_ps(v, w->lo), w->hi);
   st16h(w->y, w->yf16, at, _mm512_maskz_mov_ps(w->keep, v));
@@ -528,6 +533,36 @@ AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t kl
   }
 }
 
+/* The MATMUL tile's GEMM (kernels_matmul_x86.c, kernels.h): row groups
+ * of A against n blocks of B read in place, with the write-back of out[]. */
+AVX2 void rt_cube_gemm_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const void *b, int bh,
+                           size_t brow, size_t nbstride, int64_t nblocks, float *c, size_t cstride, int first,
+                           const rt_mk_out *out) {
+  kwalk kw;
+  kw.n = 1, kw.bh = bh, kw.brow = brow, kw.nbstride = nbstride, kw.aoff[0] = 0, kw.boff[0] = 0,
+  kw.len[0] = (int)klen;
+  const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
+  epi e[MAX_NB];
+  for (int64_t nbc = 0; nbc < nblocks; nbc += MAX_NB) {
+    const int64_t nbn = nblocks - nbc < MAX_NB ? nblocks - nbc : MAX_NB;
+    for (int64_t nb = 0; nb < nbn; nb++) {
+      const rt_mk_out *o = &out[nbc + nb];
+      epi *x = &e[nb];
+      for (int j = 0; j < C0; j++)
+        x->bias[j] = o->bias ? o->bias[j] : 0.0f, x->keep[j] = 0xffffffffu;
+      x->lo = o->lo, x->hi = o->hi, x->act = o->act;
+      x->yf16 = (uint8_t)o->yf16, x->rf16 = (uint8_t)o->rf16, x->partial = 0, x->half = 0;
+      x->y = o->y, x->res = o->res, x->ystride = o->ystride, x->rstride = o->rstride;
+    }
+    const void *bc = (const uint8_t *)b + (size_t)nbc * nbstride;
+    for (int64_t m = 0, rows; m < mrows; m += rows) {
+      rows = mk_group_rows(mrows - m);
+      mk_group((int)rows, &kw, a + (size_t)m * lda, bc, roff, nbn, c + nbc * (int64_t)cstride + m * C0,
+               cstride, first, e, (size_t)m);
+    }
+  }
+}
+
 /* --- the tile */
 
 /* The bias of n block cb and, for the last chunk (last), the write-back. */
@@ -546,6 +581,7 @@ static AVX2 void epi_init(const rt_conv_geom *g, int64_t img, int64_t m0, int64_
   e->half = cb * C0 + 8 >= g->cout;
   e->y = last ? (uint8_t *)g->yd + at * (e->yf16 ? 2 : 4) : NULL;
   e->res = g->rd ? (const uint8_t *)g->rd + at * (e->rf16 ? 2 : 4) : NULL;
+  e->ystride = e->rstride = C0;
 }
 
 enum { GEMV_PREFETCH = 24576 }; /* bytes ahead: the weights stream from memory once per run */

@@ -8,8 +8,8 @@
  * wrapped index; GatherElements decodes y's position, replaces its axis
  * coordinate by the wrapped index and reads that one element of x (y's dims
  * are the indices', so the other coordinates address x directly). An index
- * outside [-D, D) yields zero bytes instead of a read: the task must not
- * read out of bounds, and it cannot report an error at run time. Equal
+ * outside [-D, D) yields zero bytes instead of a read, and the core records
+ * it (rt_index_fault), so the execution fails naming the task. Equal
  * dtypes copy bytes; f16 <-> f32 converts through f32. The load-time check
  * validates every dim relation the walks rely on.
  */
@@ -33,10 +33,9 @@ static void move(uint8_t *yd, int yt, uint64_t yi, const uint8_t *xd, int xt, in
 }
 
 void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
-  (void)core;
   const int mode = task->params[OM_GATHER_P_MODE];
   if (mode == 2) { /* GatherND: kernels_index.c */
-    rt_gathernd_run(task, args, block);
+    rt_gathernd_run(task, args, block, core);
     return;
   }
   const om_tensor *x = args->desc[OM_GATHER_T_X], *ix = args->desc[OM_GATHER_T_INDICES],
@@ -56,17 +55,17 @@ void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_
     while (i < hi) {
       uint64_t in = i % inner, j = i / inner % nidx, o = i / inner / nidx;
       uint64_t n = inner - in < hi - i ? inner - in : hi - i;
-      int64_t k = index_at(id, ix->dtype, j);
-      k = k < 0 ? k + D : k;
+      int64_t raw = index_at(id, ix->dtype, j), k = raw < 0 ? raw + D : raw;
       int64_t from = k < 0 || k >= D ? -1 : (int64_t)((o * (uint64_t)D + (uint64_t)k) * inner + in);
+      if (from < 0) rt_index_fault(core, raw, D);
       move(yd, yt, i, xd, xt, from, n);
       i += n;
     }
     return;
   }
   for (uint64_t i = lo; i < hi; i++) { /* GatherElements */
-    int64_t k = index_at(id, ix->dtype, i);
-    k = k < 0 ? k + D : k;
+    int64_t raw = index_at(id, ix->dtype, i), k = raw < 0 ? raw + D : raw;
+    if (k < 0 || k >= D) rt_index_fault(core, raw, D);
     int64_t at = 0;
     uint64_t rest = i, scale = 1;
     for (int d = (int)y->rank - 1; d >= 0; d--) {

@@ -50,6 +50,13 @@ static int64_t ix_wrap(int64_t k, int64_t D) {
   return k < 0 || k >= D ? -1 : k;
 }
 
+/* ix_wrap for an index ONNX requires in range: one outside is core's fault. */
+static int64_t ix_need(int64_t k, int64_t D, rt_core *core) {
+  int64_t w = ix_wrap(k, D);
+  if (w < 0) rt_index_fault(core, k, D);
+  return w;
+}
+
 /* Product of dims [from, to); the checks bounded it. */
 static uint64_t ix_prod(const om_tensor *t, uint32_t from, uint32_t to) {
   uint64_t n = 1;
@@ -252,7 +259,6 @@ static void scatter_one(void *y, uint32_t dt, uint64_t yi, const void *u, uint64
 }
 
 void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
-  (void)core;
   const om_tensor *ix = args->desc[OM_SCATTER_T_INDICES], *u = args->desc[OM_SCATTER_T_UPDATES],
                   *y = args->desc[OM_SCATTER_T_Y];
   const int mode = task->params[OM_SCATTER_P_MODE], red = task->params[OM_SCATTER_P_REDUCTION];
@@ -281,7 +287,7 @@ void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt
       }
       int64_t k;
       if (mode == 0) { /* ScatterElements: k = indices[p] */
-        k = ix_wrap(elem_get_int(id, ix->dtype, p), D);
+        k = ix_need(elem_get_int(id, ix->dtype, p), D, core);
       } else { /* TensorScatter: k = write_indices[batch] + the update's position */
         int64_t w = id ? elem_get_int(id, ix->dtype, c0) : 0;
         if (circular)
@@ -302,7 +308,7 @@ void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt
     uint64_t base = 0;
     int ok = 1;
     for (uint32_t t = 0; t < kd && ok; t++) {
-      int64_t k = ix_wrap(elem_get_int(id, ix->dtype, j * kd + t), y->dims[t]);
+      int64_t k = ix_need(elem_get_int(id, ix->dtype, j * kd + t), y->dims[t], core);
       ok = k >= 0;
       base = base * (uint64_t)y->dims[t] + (uint64_t)(ok ? k : 0);
     }
@@ -507,7 +513,7 @@ omrt_status rt_onehot_check(const omrt_model *m, uint32_t i, const om_task *task
 
 /* ---- GATHER mode 2: GatherND ---- */
 
-void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block) {
+void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   const om_tensor *x = args->desc[OM_GATHER_T_X], *ix = args->desc[OM_GATHER_T_INDICES],
                   *y = args->desc[OM_GATHER_T_Y];
   const void *xd = args->data[OM_GATHER_T_X], *id = args->data[OM_GATHER_T_INDICES];
@@ -524,7 +530,7 @@ void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block) {
     uint64_t at = 0;
     int ok = 1;
     for (uint32_t t = 0; t < kd && ok; t++) {
-      int64_t k = ix_wrap(elem_get_int(id, ix->dtype, row * kd + t), x->dims[b + t]);
+      int64_t k = ix_need(elem_get_int(id, ix->dtype, row * kd + t), x->dims[b + t], core);
       ok = k >= 0;
       at = at * (uint64_t)x->dims[b + t] + (uint64_t)(ok ? k : 0);
     }

@@ -42,12 +42,55 @@ static void convert_run(void *dst, int dd, size_t di, const void *src, int sd, s
 
 /* --- TRANSDATA */
 
+/* channels_last: between NHWC (ND [N, H, W, C]) and NC1HWC0 [N, C, H, W],
+ * dst rows [lo, hi): a pixel's C channels are contiguous on the NHWC side,
+ * so each pixel is one run of min(16, C - c1*16) channels per channel
+ * block, converted with convert_run (vectorized by the x86 path). */
+static void transdata_channels_last(const om_tensor *s, const om_tensor *d, const void *sp, void *dp,
+                                    uint64_t lo, uint64_t hi) {
+  const int sd = (int)s->dtype, dd = (int)d->dtype;
+  if (d->layout == LAYOUT_NC1HWC0) { /* rows (n, c1, h) of W*16 */
+    const int64_t c = d->dims[1], h = d->dims[2], w = d->dims[3], c1 = rt_ceil_div(c, C0);
+    for (uint64_t row = lo; row < hi; row++) {
+      const int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, in = (int64_t)row / h / c1;
+      const int64_t run = c - cb * C0 < C0 ? c - cb * C0 : C0;
+      size_t out = (size_t)row * (size_t)w * C0, src = (size_t)(((in * h + ih) * w) * c + cb * C0);
+      for (int64_t iw = 0; iw < w; iw++, out += C0, src += (size_t)c) {
+        convert_run(dp, dd, out, sp, sd, src, (size_t)run);
+        if (run < C0)
+          memset((uint8_t *)dp + (out + (size_t)run) * dtype_size(dd), 0,
+                 (size_t)(C0 - run) * dtype_size(dd));
+      }
+    }
+  } else { /* NC1HWC0 -> NHWC: rows (n, h) of W*C */
+    const int64_t c = s->dims[1], h = s->dims[2], w = s->dims[3], c1 = rt_ceil_div(c, C0);
+    for (uint64_t row = lo; row < hi; row++) {
+      const int64_t ih = (int64_t)row % h, in = (int64_t)row / h;
+      for (int64_t cb = 0; cb < c1; cb++) {
+        const int64_t run = c - cb * C0 < C0 ? c - cb * C0 : C0;
+        size_t src = (size_t)(((in * c1 + cb) * h + ih) * w) * C0,
+               out = (size_t)row * (size_t)(w * c) + (size_t)(cb * C0);
+        for (int64_t iw = 0; iw < w; iw++, src += C0, out += (size_t)c)
+          convert_run(dp, dd, out, sp, sd, src, (size_t)run);
+      }
+    }
+  }
+}
+
 void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   const om_tensor *s = args->desc[OM_TRANSDATA_T_SRC], *d = args->desc[OM_TRANSDATA_T_DST];
   const void *sp = args->data[OM_TRANSDATA_T_SRC];
   void *dp = args->data[OM_TRANSDATA_T_DST];
   const int sd = (int)s->dtype, dd = (int)d->dtype;
   uint64_t lo, hi;
+  if (task->params[OM_TRANSDATA_P_CHANNELS_LAST]) {
+    uint64_t rows = d->layout == LAYOUT_NC1HWC0
+                        ? (uint64_t)(d->dims[0] * rt_ceil_div(d->dims[1], C0) * d->dims[2])
+                        : (uint64_t)(d->dims[0] * d->dims[1]);
+    rt_block_range(rows, task->block_dim, block, &lo, &hi);
+    transdata_channels_last(s, d, sp, dp, lo, hi);
+    return;
+  }
   if (s->layout == d->layout) { /* ND -> ND or NC1HWC0 -> NC1HWC0: element copy */
     rt_block_range(rt_physical_elements(d), task->block_dim, block, &lo, &hi);
     convert_run(dp, dd, lo, sp, sd, lo, hi - lo);
@@ -95,6 +138,23 @@ omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *t
   if (rt_elements(s) != rt_elements(d))
     return rt_chk_fail(&c, "src has %llu elements, dst %llu", (unsigned long long)rt_elements(s),
                        (unsigned long long)rt_elements(d));
+  int32_t cl = task->params[OM_TRANSDATA_P_CHANNELS_LAST];
+  if (cl != 0 && cl != 1)
+    return rt_chk_fail(&c, "params[%d] channels_last = %d, expected 0 or 1", OM_TRANSDATA_P_CHANNELS_LAST,
+                       cl);
+  if (cl) { /* one side NHWC (ND [N, H, W, C]), the other NC1HWC0 [N, C, H, W] */
+    const om_tensor *nd = s->layout == LAYOUT_ND ? s : d, *fz = nd == s ? d : s;
+    if (s->rank != 4 || d->rank != 4 || nd->layout != LAYOUT_ND || fz->layout != LAYOUT_NC1HWC0)
+      return rt_chk_fail(&c, "channels_last needs an ND [N, H, W, C] and an NC1HWC0 side (src %s, dst %s)",
+                         layout_name((int)s->layout), layout_name((int)d->layout));
+    if (nd->dims[0] != fz->dims[0] || nd->dims[1] != fz->dims[2] || nd->dims[2] != fz->dims[3] ||
+        nd->dims[3] != fz->dims[1])
+      return rt_chk_fail(&c, "channels_last: the ND side's dims are not [N, H, W, C] of the NC1HWC0 side's");
+    uint64_t rows = d == fz
+                        ? (uint64_t)d->dims[0] * (uint64_t)rt_ceil_div(d->dims[1], C0) * (uint64_t)d->dims[2]
+                        : (uint64_t)d->dims[0] * (uint64_t)d->dims[1];
+    return rt_chk_block_dim(&c, rows, "dst rows");
+  }
   if (s->layout == LAYOUT_ND && d->layout == LAYOUT_ND)
     return rt_chk_block_dim(&c, rt_elements(d), "elements");
   if (s->rank != 4 || d->rank != 4)
@@ -178,8 +238,8 @@ void rt_dwconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   for (uint64_t unit = lo; unit < hi; unit++) {
     if (!cpu->dwconv || !cpu->dwconv(task, args, unit, unit + 1, core))
       dwconv_planes(task, args, unit, unit + 1, core);
-    rt_epi_pixels(epi, args, rt_epi_first_slot(task), (int64_t)unit / c1, 0, y->dims[2] * y->dims[3],
-                  (int64_t)unit % c1, (int64_t)unit % c1 + 1, core);
+    rt_epi_pixels(epi, task, args, (int64_t)unit / c1, 0, y->dims[2] * y->dims[3], (int64_t)unit % c1,
+                  (int64_t)unit % c1 + 1, core);
   }
 }
 

@@ -9,8 +9,10 @@
  *   2. partition table: known types, no duplicates, aligned and in-bounds
  *      extents, CRCs, required partitions present (VPROGS is optional: the
  *      VPROG check rejects a task whose program it does not contain);
- *   3. STRINGS (so later messages can quote names), MODEL, TENSORS, io[],
- *      TASKS (each task checked by its kernel's check function, then held
+ *   3. STRINGS (so later messages can quote names), MODEL, TENSORS, then
+ *      the IO and GEARS partitions with every gear's io[] (om_gears.c),
+ *      then TASKS gear by gear (each task's tensors its gear's, each task
+ *      checked by its kernel's check function, then held
  *      to its kind's tensor access, om_format.h: what it writes lies in
  *      WORKSPACE or OUTPUT and overlaps nothing else it uses, but in place
  *      where the kind allows it; so no package, checksums valid or not,
@@ -27,7 +29,8 @@
  * the partition (and its offset), the record index, its name when known and
  * the field, and goes through rt_error so omrt_last_error() reports it.
  * The omrt_tensor_desc arrays for the model's inputs and outputs are built
- * here, once, so the accessors and the executor just read them.
+ * at load (om_gears.c), once, so the accessors and the executor just read
+ * them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,12 +63,14 @@ static const char *part_name(uint32_t type) {
   case OM_PART_WEIGHTS: return "WEIGHTS";
   case OM_PART_STRINGS: return "STRINGS";
   case OM_PART_VPROGS: return "VPROGS";
+  case OM_PART_IO: return "IO";
+  case OM_PART_GEARS: return "GEARS";
   case OM_PART_SOURCES: return "SOURCES";
   }
   return "?";
 }
 
-static const char *region_name(uint32_t r) {
+const char *rt_region_name(uint32_t r) {
   switch (r) {
   case OM_REGION_WEIGHTS: return "WEIGHTS";
   case OM_REGION_WORKSPACE: return "WORKSPACE";
@@ -78,12 +83,6 @@ static const char *region_name(uint32_t r) {
 const char *rt_string(const omrt_model *m, uint32_t offset) {
   return offset < m->strings_bytes ? m->strings + offset : "";
 }
-
-/* Extents of the partitions by type, filled by check_partitions. */
-typedef struct part_ref {
-  int present;
-  uint64_t offset, size; /* bytes */
-} part_ref;
 
 static omrt_status check_header(const uint8_t *base, size_t size) {
   if (size < sizeof(om_header))
@@ -117,12 +116,12 @@ static omrt_status check_header(const uint8_t *base, size_t size) {
   return OMRT_OK;
 }
 
-static omrt_status check_partitions(const uint8_t *base, size_t size, part_ref refs[OM_PART_SOURCES + 1]) {
+static omrt_status check_partitions(const uint8_t *base, size_t size, rt_part refs[OM_PART_TYPE_COUNT]) {
   const om_header *h = (const om_header *)base;
   const om_partition *pt = (const om_partition *)(base + sizeof(om_header));
   for (uint32_t i = 0; i < h->npartitions; i++) {
     const om_partition *p = &pt[i];
-    if (p->type < OM_PART_MODEL || p->type > OM_PART_SOURCES)
+    if (p->type < OM_PART_MODEL || p->type >= OM_PART_TYPE_COUNT)
       return rt_error(OMRT_ERR_FORMAT, "om partition table entry %u: unknown partition type %u", i, p->type);
     const char *name = part_name(p->type);
     if (refs[p->type].present)
@@ -140,15 +139,15 @@ static omrt_status check_partitions(const uint8_t *base, size_t size, part_ref r
     if (crc != p->crc32c)
       return rt_error(OMRT_ERR_CHECKSUM, "om partition %s (offset %llu): CRC32C 0x%08x != stored 0x%08x",
                       name, (unsigned long long)p->offset, crc, p->crc32c);
-    refs[p->type] = (part_ref){1, p->offset, p->size};
+    refs[p->type] = (rt_part){1, p->offset, p->size};
   }
-  for (uint32_t t = OM_PART_MODEL; t <= OM_PART_STRINGS; t++) /* all but VPROGS and SOURCES */
+  for (uint32_t t = OM_PART_MODEL; t <= OM_PART_STRINGS; t++) /* all but VPROGS, IO, GEARS and SOURCES */
     if (!refs[t].present)
       return rt_error(OMRT_ERR_FORMAT, "om package: required partition %s missing", part_name(t));
   return OMRT_OK;
 }
 
-static omrt_status check_strings(const omrt_model *m, const part_ref *p) {
+static omrt_status check_strings(const omrt_model *m, const rt_part *p) {
   if (p->size == 0 || m->strings[0] != '\0' || m->strings[p->size - 1] != '\0')
     return rt_error(OMRT_ERR_FORMAT,
                     "om partition STRINGS (offset %llu): must be non-empty and start and end with NUL",
@@ -164,7 +163,7 @@ static omrt_status check_str(const omrt_model *m, uint32_t off, const char *wher
   return OMRT_OK;
 }
 
-static omrt_status check_model_def(const omrt_model *m, const part_ref *p) {
+static omrt_status check_model_def(const omrt_model *m, const rt_part *p) {
   char where[64];
   snprintf(where, sizeof where, "om partition MODEL (offset %llu)", (unsigned long long)p->offset);
   if (p->size < sizeof(om_model_def))
@@ -213,7 +212,7 @@ static const char *dims_str(const om_tensor *t, char *buf, size_t n) {
   return buf;
 }
 
-static omrt_status check_tensor(const omrt_model *m, const part_ref *p, uint32_t i) {
+static omrt_status check_tensor(const omrt_model *m, const rt_part *p, uint32_t i) {
   const om_tensor *t = &m->tensors[i];
   const om_model_def *d = m->def;
   char where[160], dims[160];
@@ -229,9 +228,15 @@ static omrt_status check_tensor(const omrt_model *m, const part_ref *p, uint32_t
     return rt_error(OMRT_ERR_UNSUPPORTED, "%s: unknown layout %u", where, t->layout);
   if (t->rank > MAX_RANK)
     return rt_error(OMRT_ERR_FORMAT, "%s: rank %u exceeds %d", where, t->rank, MAX_RANK);
-  if (t->layout != LAYOUT_ND && t->rank != (t->layout == LAYOUT_FRACTAL_Z_G ? 5u : 4u))
-    return rt_error(OMRT_ERR_FORMAT, "%s: layout %s needs rank %d, has %u", where,
-                    layout_name((int)t->layout), t->layout == LAYOUT_FRACTAL_Z_G ? 5 : 4, t->rank);
+  if (t->layout == LAYOUT_FRACTAL_NZ ? t->rank < 2
+      : t->layout != LAYOUT_ND       ? t->rank != (t->layout == LAYOUT_FRACTAL_Z_G ? 5u : 4u)
+                                     : 0)
+    return rt_error(OMRT_ERR_FORMAT, "%s: layout %s needs rank %s, has %u", where,
+                    layout_name((int)t->layout),
+                    t->layout == LAYOUT_FRACTAL_NZ    ? ">= 2"
+                    : t->layout == LAYOUT_FRACTAL_Z_G ? "5"
+                                                      : "4",
+                    t->rank);
   for (uint32_t k = 0; k < t->rank; k++)
     if (t->dims[k] < 0)
       return rt_error(OMRT_ERR_FORMAT, "%s: dim %u is negative (%lld)", where, k, (long long)t->dims[k]);
@@ -273,10 +278,10 @@ static omrt_status check_tensor(const omrt_model *m, const part_ref *p, uint32_t
   case OM_REGION_OUTPUT: {
     uint32_t n = t->region == OM_REGION_INPUT ? d->ninputs : d->noutputs;
     if (t->index >= n)
-      return rt_error(OMRT_ERR_FORMAT, "%s: %s index %u but the model has %u", where, region_name(t->region),
-                      t->index, n);
+      return rt_error(OMRT_ERR_FORMAT, "%s: %s index %u but the model has %u", where,
+                      rt_region_name(t->region), t->index, n);
     if (t->offset != 0)
-      return rt_error(OMRT_ERR_FORMAT, "%s: %s offset %llu must be 0", where, region_name(t->region),
+      return rt_error(OMRT_ERR_FORMAT, "%s: %s offset %llu must be 0", where, rt_region_name(t->region),
                       (unsigned long long)t->offset);
     break;
   }
@@ -285,63 +290,13 @@ static omrt_status check_tensor(const omrt_model *m, const part_ref *p, uint32_t
   return OMRT_OK;
 }
 
-/* Builds the descriptor of model input/output `k` from io[] and checks that
- * its tensor is the caller's buffer number k, in plain C order. */
-static omrt_status build_io(omrt_model *m, uint32_t k, int is_input) {
-  const om_model_def *d = m->def;
-  uint32_t slot = is_input ? k : d->ninputs + k;
-  const char *what = is_input ? "input" : "output";
-  uint32_t ti = m->io[slot];
-  if (ti >= d->ntensors)
-    return rt_error(OMRT_ERR_FORMAT, "om partition MODEL: %s %u: tensor index %u outside 0..%u", what, k, ti,
-                    d->ntensors ? d->ntensors - 1 : 0);
-  const om_tensor *t = &m->tensors[ti];
-  uint32_t region = is_input ? OM_REGION_INPUT : OM_REGION_OUTPUT;
-  if (t->region != region || t->index != k)
-    return rt_error(OMRT_ERR_FORMAT,
-                    "om partition MODEL: %s %u: tensor %u '%s' is region %s index %u, not %s index %u", what,
-                    k, ti, rt_string(m, t->name), region_name(t->region), t->index, region_name(region), k);
-  if (t->layout != LAYOUT_ND)
-    return rt_error(OMRT_ERR_FORMAT,
-                    "om partition MODEL: %s %u: tensor %u '%s' has layout %s; model I/O must be ND", what, k,
-                    ti, rt_string(m, t->name), layout_name((int)t->layout));
-  if (t->bytes > SIZE_MAX)
-    return rt_error(OMRT_ERR_FORMAT, "om partition MODEL: %s %u: %llu bytes too large for this host", what, k,
-                    (unsigned long long)t->bytes);
-  omrt_tensor_desc *desc = is_input ? &m->inputs[k] : &m->outputs[k];
-  desc->name = rt_string(m, t->name);
-  desc->dtype = (int)t->dtype;
-  desc->rank = (int)t->rank;
-  for (uint32_t j = 0; j < t->rank; j++)
-    desc->dims[j] = t->dims[j];
-  desc->bytes = (size_t)t->bytes;
-  return OMRT_OK;
-}
-
-/* Every tensor in an I/O region must fit in that I/O buffer. */
-static omrt_status check_io_views(const omrt_model *m, const part_ref *p) {
-  for (uint32_t i = 0; i < m->def->ntensors; i++) {
-    const om_tensor *t = &m->tensors[i];
-    const omrt_tensor_desc *io = t->region == OM_REGION_INPUT    ? &m->inputs[t->index]
-                                 : t->region == OM_REGION_OUTPUT ? &m->outputs[t->index]
-                                                                 : NULL;
-    if (io && t->bytes > io->bytes)
-      return rt_error(
-          OMRT_ERR_FORMAT,
-          "om partition TENSORS (offset %llu): tensor %u '%s': %llu bytes exceed %s %u (%zu bytes)",
-          (unsigned long long)p->offset, i, rt_string(m, t->name), (unsigned long long)t->bytes,
-          region_name(t->region), t->index, io->bytes);
-  }
-  return OMRT_OK;
-}
-
 /* Where tensor t lives, for messages: "WORKSPACE bytes 64..127", "OUTPUT 0 bytes 0..3999". */
 static const char *range_str(const om_tensor *t, char *buf, size_t n) {
   if (t->region == OM_REGION_INPUT || t->region == OM_REGION_OUTPUT)
-    snprintf(buf, n, "%s %u bytes %llu..%llu", region_name(t->region), t->index,
+    snprintf(buf, n, "%s %u bytes %llu..%llu", rt_region_name(t->region), t->index,
              (unsigned long long)t->offset, (unsigned long long)(t->offset + t->bytes) - 1);
   else
-    snprintf(buf, n, "%s bytes %llu..%llu", region_name(t->region), (unsigned long long)t->offset,
+    snprintf(buf, n, "%s bytes %llu..%llu", rt_region_name(t->region), (unsigned long long)t->offset,
              (unsigned long long)(t->offset + t->bytes) - 1);
   return buf;
 }
@@ -386,7 +341,8 @@ static omrt_status check_access(const omrt_model *m, const char *where, uint32_t
     if (w ? ts->region != OM_REGION_WORKSPACE && ts->region != OM_REGION_OUTPUT
           : ts->region > OM_REGION_OUTPUT)
       return rt_error(OMRT_ERR_FORMAT, "%s (%s): tensors[%u] '%s', which it %s, is in the %s region: %s",
-                      where, kind, s, rt_string(m, ts->name), w ? "writes" : "reads", region_name(ts->region),
+                      where, kind, s, rt_string(m, ts->name), w ? "writes" : "reads",
+                      rt_region_name(ts->region),
                       w ? "a task writes only WORKSPACE or OUTPUT" : "unknown region");
     if (!w) continue;
     for (uint32_t r = 0; r < t->ntensors; r++) {
@@ -407,7 +363,7 @@ static omrt_status check_access(const omrt_model *m, const char *where, uint32_t
   return OMRT_OK;
 }
 
-static omrt_status check_task(const omrt_model *m, const part_ref *p, uint32_t i) {
+static omrt_status check_task(const omrt_model *m, const rt_part *p, const rt_gear *g, uint32_t i) {
   const om_task *t = &m->tasks[i];
   char where[160];
   snprintf(where, sizeof where, "om partition TASKS (offset %llu): task %u", (unsigned long long)p->offset,
@@ -429,6 +385,11 @@ static omrt_status check_task(const omrt_model *m, const part_ref *p, uint32_t i
     if (t->tensors[k] != OM_NONE && t->tensors[k] >= m->def->ntensors)
       return rt_error(OMRT_ERR_FORMAT, "%s (%s): tensors[%u] = %u outside the tensor table (%u tensors)",
                       where, rt_kernels[t->kind].name, k, t->tensors[k], m->def->ntensors);
+    else if (t->tensors[k] != OM_NONE &&
+             (t->tensors[k] < g->first_tensor || t->tensors[k] - g->first_tensor >= g->ntensors))
+      return rt_error(OMRT_ERR_FORMAT, "%s (%s): tensors[%u] = %u is not one of its gear's tensors %u..%u",
+                      where, rt_kernels[t->kind].name, k, t->tensors[k], g->first_tensor,
+                      g->first_tensor + g->ntensors - 1);
   s = rt_kernels[t->kind].check(m, i, t);
   if (s != OMRT_OK) { /* the kernel's message names the task; add the partition */
     char msg[1024];
@@ -496,7 +457,7 @@ static omrt_status place_weights(omrt_model *m, const omrt_load_options *opts) {
 /* The SOURCES partition (om_format.h): one record per task, every name
  * inside names[] and the string table, slot names only on written slots.
  * Runs after the tasks were checked. */
-static omrt_status check_sources(omrt_model *m, const part_ref *p) {
+static omrt_status check_sources(omrt_model *m, const rt_part *p) {
   char where[64];
   snprintf(where, sizeof where, "om partition SOURCES (offset %llu)", (unsigned long long)p->offset);
   const uint8_t *at = m->base + p->offset;
@@ -536,12 +497,12 @@ static omrt_status check_sources(omrt_model *m, const part_ref *p) {
  * the caller). On failure the caller frees m. */
 static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
   const uint8_t *base = m->base;
-  part_ref refs[OM_PART_SOURCES + 1] = {{0}};
+  rt_part refs[OM_PART_TYPE_COUNT] = {{0}};
   omrt_status s;
   if ((s = check_header(base, m->size)) || (s = check_partitions(base, m->size, refs))) return s;
   m->header = (const om_header *)base;
 
-  const part_ref *ps = &refs[OM_PART_STRINGS];
+  const rt_part *ps = &refs[OM_PART_STRINGS];
   m->strings = (const char *)base + ps->offset;
   m->strings_bytes = ps->size;
   if ((s = check_strings(m, ps))) return s;
@@ -554,13 +515,13 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
     m->vprogs_bytes = refs[OM_PART_VPROGS].size;
   }
 
-  const part_ref *pm = &refs[OM_PART_MODEL];
+  const rt_part *pm = &refs[OM_PART_MODEL];
   m->def = (const om_model_def *)(base + pm->offset);
   if ((s = check_model_def(m, pm))) return s;
   const om_model_def *d = m->def;
   m->io = (const uint32_t *)(base + pm->offset + sizeof(om_model_def));
 
-  const part_ref *pt = &refs[OM_PART_TENSORS];
+  const rt_part *pt = &refs[OM_PART_TENSORS];
   uint64_t want;
   if (mul_u64(d->ntensors, sizeof(om_tensor), &want) || pt->size != want)
     return rt_error(OMRT_ERR_FORMAT, "om partition TENSORS (offset %llu): %llu bytes != %u tensors x 104",
@@ -569,23 +530,15 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
   for (uint32_t i = 0; i < d->ntensors; i++)
     if ((s = check_tensor(m, pt, i))) return s;
 
-  m->inputs = calloc(d->ninputs ? d->ninputs : 1, sizeof *m->inputs);
-  m->outputs = calloc(d->noutputs, sizeof *m->outputs);
-  if (!m->inputs || !m->outputs)
-    return rt_error(OMRT_ERR_NOMEM, "om load: out of memory for I/O descriptors");
-  for (uint32_t k = 0; k < d->ninputs; k++)
-    if ((s = build_io(m, k, 1))) return s;
-  for (uint32_t k = 0; k < d->noutputs; k++)
-    if ((s = build_io(m, k, 0))) return s;
-  if ((s = check_io_views(m, pt))) return s;
-
-  const part_ref *pk = &refs[OM_PART_TASKS];
+  const rt_part *pk = &refs[OM_PART_TASKS];
   if (mul_u64(d->ntasks, sizeof(om_task), &want) || pk->size != want)
     return rt_error(OMRT_ERR_FORMAT, "om partition TASKS (offset %llu): %llu bytes != %u tasks x 144",
                     (unsigned long long)pk->offset, (unsigned long long)pk->size, d->ntasks);
   m->tasks = (const om_task *)(base + pk->offset);
-  for (uint32_t i = 0; i < d->ntasks; i++)
-    if ((s = check_task(m, pk, i))) return s;
+  if ((s = rt_load_gears(m, &refs[OM_PART_IO], &refs[OM_PART_GEARS], pt))) return s;
+  for (uint32_t gi = 0; gi < m->ngears; gi++)
+    for (uint32_t i = m->gears[gi].first_task; i < m->gears[gi].first_task + m->gears[gi].ntasks; i++)
+      if ((s = check_task(m, pk, &m->gears[gi], i))) return s;
   if (refs[OM_PART_SOURCES].present && (s = check_sources(m, &refs[OM_PART_SOURCES]))) return s;
   if ((s = prepare_tasks(m))) return s;
   if ((s = pick_threads(opts, d->ai_cores, &m->threads))) return s;
@@ -600,6 +553,11 @@ void omrt_model_free(omrt_model *model) {
   if (!model) return;
   free(model->inputs);
   free(model->outputs);
+  for (uint32_t i = 0; model->gears && i < model->ngears; i++) {
+    free(model->gears[i].inputs);
+    free(model->gears[i].outputs);
+  }
+  free(model->gears);
   if (model->task_aux)
     for (uint32_t i = 0; i < model->def->ntasks; i++)
       free(model->task_aux[i]);

@@ -23,6 +23,19 @@
 /* Records the message for omrt_last_error() on this thread; returns s. */
 omrt_status rt_error(omrt_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* One gear of the model (om_format.h's GEARS partition; a package without
+ * one has a single gear covering every task). The descriptors are the
+ * gear's own dims and bytes. */
+typedef struct rt_gear {
+  const om_gear *rec;                 /* the record, NULL for the implicit gear */
+  const om_task *tasks;               /* its tasks, ntasks of them, from tasks[first_task] */
+  uint32_t first_task, ntasks;        /* in the whole task table */
+  uint32_t first_tensor, ntensors;    /* its tensor descriptors */
+  uint64_t workspace_bytes;           /* the bytes of the workspace its tensors use */
+  const uint32_t *io;                 /* [ninputs + noutputs] tensor indices */
+  omrt_tensor_desc *inputs, *outputs; /* malloc'd at load */
+} rt_gear;
+
 struct omrt_model {
   const uint8_t *base; /* the whole package (mapped or caller's memory) */
   size_t size;         /* bytes */
@@ -44,8 +57,16 @@ struct omrt_model {
                                                 kinds; the array itself NULL when no task has any); free() each */
   const omrt_vprog_compiler *vprog_compiler; /* from the load options; NULL: none */
   void *vprog_native;                        /* its per-model state (vprog_compiler.h) */
-  omrt_tensor_desc *inputs, *outputs;        /* malloc'd at load, names point into strings */
-  uint32_t threads;                          /* worker threads a context starts */
+  /* The model's inputs and outputs across its gears (malloc'd at load,
+   * names point into strings): a dim that differs between gears is -1,
+   * bytes the largest gear's. */
+  omrt_tensor_desc *inputs, *outputs;
+  const uint32_t *formats; /* [ninputs + noutputs] om_io_format (IO partition), or NULL: all ND */
+  rt_gear *gears;          /* [ngears], malloc'd at load; >= 1 */
+  uint32_t ngears;
+  uint32_t gear_kind; /* om_gear_kind, 0 without a GEARS partition */
+  uint32_t gear_nvalues;
+  uint32_t threads; /* worker threads a context starts */
 };
 
 /* Per-AI-core scratch, sized from om_model_def at context creation; a kernel
@@ -65,6 +86,12 @@ typedef struct rt_core {
     const void *what;
     int64_t a, b, c;
   } l1_key; /* what L1 holds, in the kernel's terms (valid in task run l1_key.run only) */
+  /* An index outside its axis met in run-time data (rt_index_fault): the
+   * kernel reads zeros instead and writes nothing there, records the first
+   * such index here and goes on; omrt_execute fails the execution after the
+   * task's barrier, naming the task (exec.c). */
+  int fault;                      /* 0: none */
+  int64_t fault_index, fault_dim; /* the index and the dim it must lie in [-dim, dim) */
 } rt_core;
 
 /* A task's tensors resolved to addresses for one execution: data[i] is the
@@ -78,7 +105,10 @@ typedef struct rt_args {
 } rt_args;
 
 /* Runs block `block` (0 <= block < task->block_dim) of a task. Kernels never
- * fail at run time: everything that could go wrong was checked at load. */
+ * fail at run time: everything that could go wrong was checked at load, but
+ * for indices that are data (Gather, Scatter with run-time indices): those
+ * are checked as they are read, and one outside its axis is recorded in the
+ * core (rt_index_fault) instead of being read or written through. */
 typedef void (*rt_kernel_fn)(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 
 /* Load-time check of one task against its kind's contract in om_format.h:
@@ -141,5 +171,19 @@ omrt_status rt_check_overflow(const omrt_model *m, const omrt_task_info *info);
 
 /* Task name from the string table (checked at load). */
 const char *rt_string(const omrt_model *m, uint32_t offset);
+const char *rt_region_name(uint32_t region); /* "WEIGHTS", ... */
+
+/* A partition's extent (om_load.c's check_partitions). */
+typedef struct rt_part {
+  int present;
+  uint64_t offset, size; /* bytes */
+} rt_part;
+
+/* om_gears.c: the IO and GEARS partitions (either may be absent), the
+ * gears and their I/O descriptors, after the tensor table was checked
+ * (tensors: its partition, for messages) and m->tasks set. */
+omrt_status rt_load_gears(omrt_model *m, const rt_part *io, const rt_part *gears, const rt_part *tensors);
+/* The model's gears as text for messages ("1, 2, 4, 8"). */
+void rt_gear_list(const omrt_model *m, char *buf, size_t n);
 
 #endif

@@ -28,6 +28,8 @@ void rt_task_info(const omrt_model *m, uint32_t i, const rt_args *args, omrt_tas
   const om_task *t = &m->tasks[i];
   memset(info, 0, sizeof *info);
   info->index = (int)i;
+  while ((uint32_t)info->gear + 1 < m->ngears && i >= m->gears[info->gear + 1].first_task)
+    info->gear++;
   info->name = rt_string(m, t->name);
   info->kind = rt_kernels[t->kind].name;
   const om_task_source *r = m->sources ? &m->sources[i] : NULL;

@@ -148,12 +148,14 @@ void rt_vplan_exec(const rt_vplan *p, void *const *data, uint64_t e, uint64_t en
  * Another kind's task uses it to run a program of its own (epilogue.c). */
 omrt_status rt_vprog_build(const omrt_model *m, uint32_t i, const om_task *vtask, const char *kind,
                            rt_vplan **plan_out);
-/* The plan of task i, if it has one: a VPROG task's, or a CONV2D / DWCONV
+/* The plan of task i, if it has one: a VPROG task's, or a CONV2D / DWCONV / MATMUL
  * task's epilogue (epilogue = 1); NULL otherwise. What a vprog compiler
  * gives native functions. */
 static inline rt_vplan *rt_task_vplan(const omrt_model *m, uint32_t i) {
   uint32_t k = m->tasks[i].kind;
-  if (!m->task_aux || (k != OM_TASK_VPROG && k != OM_TASK_CONV2D && k != OM_TASK_DWCONV)) return NULL;
+  if (!m->task_aux ||
+      (k != OM_TASK_VPROG && k != OM_TASK_CONV2D && k != OM_TASK_DWCONV && k != OM_TASK_MATMUL))
+    return NULL;
   return (rt_vplan *)m->task_aux[i];
 }
 

@@ -133,6 +133,41 @@ def main():
     p = run(omrun, "--model", om16, "--output", f"{work}/o", "--dump_nodes", "relu1")
     check("--dump_nodes without --dump is refused", p.returncode == 1 and "--dump" in p.stderr, p.stderr)
 
+    # A model of batch gears 1 and 2: --dump with --dymBatch dumps the chosen gear's tasks.
+    omg = f"{work}/net_gears"
+    p = run(atc, f"--model={model}", "--framework=5", f"--output={omg}", "--soc_version=Ascend310",
+            "--precision_mode=must_keep_origin_dtype", "--input_shape=x:-1,3,16,16", "--dynamic_batch_size=1,2")
+    check("compiles with --dynamic_batch_size=1,2", p.returncode == 0, p.stderr)
+    run(atc, "--mode=1", f"--om={omg}.om", f"--json={work}/jg.json")
+    jg = json.load(open(f"{work}/jg.json"))
+    x2 = np.concatenate([x, x[:, :, ::-1, :]])
+    x2.tofile(f"{work}/x2.bin")
+    p = run(omrun, "--model", f"{omg}.om", "--input", f"{work}/x2.bin", "--output", f"{work}/og", "--dump",
+            f"{work}/dg", "--dymBatch", "2")
+    check("omrun --dump --dymBatch 2", p.returncode == 0 and "dump:" in p.stdout, p.stdout + p.stderr)
+    tasks = json.load(open(f"{work}/dg/dump.json"))["tasks"] if p.returncode == 0 else []
+    g1 = jg["gears"]["gears"][1]
+    check("SOURCES covers every gear: each gear has a task standing for conv1",
+          all(sum("conv1" in t.get("onnx_nodes", []) for t in jg["tasks"][g["first_task"]:g["first_task"] + g["ntasks"]])
+              == 1 for g in jg["gears"]["gears"]), jg["tasks"])
+    check("the dump holds gear 2's tasks only, with their ONNX nodes",
+          [t["task"] for t in tasks] == list(range(g1["first_task"], g1["first_task"] + g1["ntasks"])) and
+          any("conv1" in t["onnx_nodes"] for t in tasks), (g1, [t["task"] for t in tasks]))
+    r1 = np.load(f"{work}/dg/r1.npy") if p.returncode == 0 else np.zeros(0)
+    ref = np.load(f"{dumps['must_keep_origin_dtype']}/r1.npy")
+    check("gear 2's r1.npy is [2,16,16,16], sample 0 the static model's",
+          r1.shape == (2, 16, 16, 16) and np.allclose(r1[:1], ref, rtol=1e-4, atol=1e-5), r1.shape)
+    out = np.fromfile(f"{work}/og/output_0.bin", dtype=np.float32)
+    prob = np.load(f"{work}/dg/prob.npy") if p.returncode == 0 else np.zeros(0)
+    check("gear 2's dumped output equals omrun's", prob.shape == (2, 10) and np.array_equal(prob.reshape(-1), out))
+    # Gear 1 runs first in the task table: gear 2's later tasks write tensors of the same names.
+    p = run(omrun, "--model", f"{omg}.om", "--input", f"{work}/x.bin", "--output", f"{work}/og1", "--dump",
+            f"{work}/dg1", "--dymBatch", "1")
+    names = sorted(f for f in os.listdir(f"{work}/dg1") if f.endswith(".npy")) if p.returncode == 0 else []
+    check("omrun --dump --dymBatch 1 dumps the gear's tensors, r1 and prob among them",
+          p.returncode == 0 and "r1.npy" in names and "prob.npy" in names and
+          np.load(f"{work}/dg1/r1.npy").shape == (1, 16, 16, 16), (names, p.stderr))
+
     # fp16 overflow: the scale of 3e4 takes r2 past 65504.
     hot = net(work, 3e4)
     om_hot = compile_om(atc, hot, f"{work}/hot", "force_fp16")

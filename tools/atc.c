@@ -28,7 +28,8 @@ enum { LOG_NULL, LOG_ERROR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
 typedef struct flags {
   const char *model, *framework, *output, *input_shape, *input_format, *soc_version;
   const char *precision_mode, *op_select_implmode, *out_nodes, *log, *mode, *om, *json, *dump_graph;
-  const char *fusion_switch_file;
+  const char *fusion_switch_file, *dynamic_batch_size, *dynamic_image_size, *dynamic_dims;
+  const char *output_type, *input_fp16_nodes, *is_input_adjust_hw_layout, *is_output_adjust_hw_layout;
 } flags;
 
 static const struct {
@@ -42,38 +43,114 @@ static const struct {
     FLAG(framework, "source framework; 5 = ONNX (the only one supported)"),
     FLAG(output, "output path without .om (\"resnet50\" writes resnet50.om)"),
     FLAG(input_shape, "fix input dims: \"name:1,3,224,224;name2:1,10\""),
-    FLAG(input_format, "NCHW (default) or ND"),
+    FLAG(input_format, "what the dims of 4-D inputs mean: NCHW (default), NHWC or ND (recorded in the om; H "
+                       "and W for --dynamic_image_size)"),
+    FLAG(dynamic_batch_size, "batch gears, with -1 as the first dim in --input_shape: \"1,2,4,8\" (2 to 100 "
+                             "gears; one om, the gear chosen per run: omrun --dymBatch)"),
+    FLAG(dynamic_image_size, "image size gears, with -1 as H and W in --input_shape: \"224,224;320,320\" "
+                             "(height,width per gear; omrun --dymHW)"),
+    FLAG(dynamic_dims, "dims gears, one value per -1 of --input_shape: \"32,32;64,64\" (omrun --dymDims)"),
     FLAG(soc_version, "target SoC: Ascend310, Ascend310P3, Ascend910 (socs/*.yaml)"),
     FLAG(precision_mode,
          "force_fp16 (default), allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype"),
     FLAG(op_select_implmode, "high_performance (default: Winograd F(4x4,3x3) for eligible 3x3 convs) or "
                              "high_precision (direct convolution only)"),
     FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
+    FLAG(output_type, "output dtype: FP32, FP16 or UINT8 for every float output, or per output "
+                      "\"node:0:FP16;node2:1:UINT8\" (UINT8: a Cast, truncating and saturating)"),
+    FLAG(input_fp16_nodes, "inputs the caller gives as fp16: \"name1;name2\""),
+    FLAG(is_input_adjust_hw_layout,
+         "per --input_fp16_nodes entry, \"true,false\": that input is fp16 NC1HWC0 "
+         "(the chip's 5-D layout)"),
+    FLAG(is_output_adjust_hw_layout, "per --out_nodes entry, \"true,false\": that output is fp16 NC1HWC0"),
     FLAG(fusion_switch_file,
          "file of fusion switches, one \"PassName:on|off\" a line ('#' comments), later "
          "lines win; every rule is on by default, ALL:off gives the op-by-op build (one task "
          "per ONNX op); the rules are listed at the end of --help"),
     FLAG(log, "null, error, warning (default), info (a line per phase with its time), debug"),
-    FLAG(mode, "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json), 3 = precheck: list "
-               "every unsupported node of --model and exit 1 if there is one, without compiling"),
-    FLAG(om, "with --mode=1: the om file to read"),
+    FLAG(mode,
+         "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json), 3 = precheck: list "
+         "every unsupported node of --model and exit 1 if there is one, without compiling; 6 = print --om's "
+         "summary (inputs and outputs, gears, SoC, atc version and command line)"),
+    FLAG(om, "with --mode=1 or --mode=6: the om file to read"),
     FLAG(json, "with --mode=1: the JSON file to write"),
     FLAG(dump_graph, "directory to write the IR (text and DOT) after every pass"),
 #undef FLAG
 };
 enum { NFLAGS = sizeof flag_table / sizeof *flag_table };
 
+/* Huawei ATC's flags that this atc does not implement: named as such rather
+ * than as unknown. */
+static const char *const unsupported_flags[] = {
+    "weight",
+    "singleop",
+    "input_shape_range",
+    "check_report",
+    "core_type",
+    "aicore_num",
+    "virtual_type",
+    "external_weight",
+    "op_name_map",
+    "disable_reuse_memory",
+    "enable_scope_fusion_passes",
+    "enable_single_stream",
+    "enable_small_channel",
+    "enable_compress_weight",
+    "compress_weight_conf",
+    "compression_optimize_conf",
+    "sparsity",
+    "buffer_optimize",
+    "mdl_bank_path",
+    "precision_mode_v2",
+    "op_precision_mode",
+    "allow_hf32",
+    "modify_mixlist",
+    "keep_dtype",
+    "customize_dtypes",
+    "op_bank_path",
+    "optypelist_for_implmode",
+    "op_debug_level",
+    "op_debug_config",
+    "save_original_model",
+    "dump_mode",
+    "debug_dir",
+    "op_compiler_cache_mode",
+    "op_compiler_cache_dir",
+    "display_model_info",
+    "shape_generalized_build_mode",
+    "host_env_os",
+    "host_env_cpu",
+    "status_check",
+    "quant_dumpable",
+    "atomic_clean_policy",
+    "deterministic",
+    "oo_level",
+    "auto_tune_mode",
+    "is_weight_clip",
+    "input_hint_shape",
+    "ac_parallel_enable",
+    "tiling_schedule_optimize",
+    "distributed_cluster_build",
+    "enable_graph_parallel",
+    "cluster_config",
+    "model_name",
+};
+
 static void usage(FILE *out) {
   fprintf(out,
           "usage: atc --model=FILE.onnx --framework=5 --output=NAME --soc_version=SOC [options]\n"
           "       atc --mode=1 --om=FILE.om --json=FILE.json\n"
+          "       atc --mode=6 --om=FILE.om\n"
           "       atc --mode=3 --model=FILE.onnx --soc_version=SOC [--input_shape=...]\n\n"
           "Compiles an ONNX model into an om package for the software Da Vinci NPU (run it with omrun).\n\n");
   for (int i = 0; i < NFLAGS; i++)
     fprintf(out, "  --%-16s %s\n", flag_table[i].name, flag_table[i].help);
   fprintf(out, "  --%-16s %s\n", "help", "this text");
   fprintf(out, "  --%-16s %s\n", "version", "print \"atc VERSION\" (the version every om it writes records)");
-  fprintf(out, "\nFusion rules (--fusion_switch_file; each merges several ONNX ops into one task):\n");
+  fprintf(out, "\nATC flags this atc does not implement (refused by name):");
+  for (size_t i = 0; i < sizeof unsupported_flags / sizeof *unsupported_flags; i++)
+    fprintf(out, "%s--%s", i % 5 ? ", " : "\n  ", unsupported_flags[i]);
+  fprintf(out, "\n\nFusion rules (--fusion_switch_file; each merges several ONNX ops into one task):\n");
   const char *what;
   for (int i = 0; atc_fusion_rule(i, &what); i++)
     fprintf(out, "  %-26s %s\n", atc_fusion_rule(i, NULL), what);
@@ -94,7 +171,14 @@ static int parse_flags(int argc, char **argv, flags *f) {
     while (k < NFLAGS && !(strlen(flag_table[k].name) == len && strncmp(flag_table[k].name, name, len) == 0))
       k++;
     if (k == NFLAGS) {
-      fprintf(stderr, "atc: unknown flag '--%.*s' (see atc --help)\n", (int)len, name);
+      int known = 0;
+      for (size_t u = 0; u < sizeof unsupported_flags / sizeof *unsupported_flags && !known; u++)
+        known = strlen(unsupported_flags[u]) == len && strncmp(unsupported_flags[u], name, len) == 0;
+      if (known)
+        fprintf(stderr, "atc: --%.*s is an ATC flag not supported by this atc (see atc --help)\n", (int)len,
+                name);
+      else
+        fprintf(stderr, "atc: unknown flag '--%.*s' (see atc --help)\n", (int)len, name);
       return 2;
     }
     const char *value = eq ? eq + 1 : NULL;
@@ -228,6 +312,23 @@ static int run_json(const flags *f) {
   return 0;
 }
 
+static int run_summary(const flags *f) {
+  if (!f->om) {
+    fprintf(stderr, "atc: --mode=6 needs --om=FILE.om\n");
+    return 2;
+  }
+  diag d;
+  diag_init(&d);
+  char *text = NULL;
+  if (om_summary(f->om, &text, &d) != ST_OK) {
+    fprintf(stderr, "atc: %s\n", d.msg);
+    return 1;
+  }
+  fputs(text, stdout);
+  free(text);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   /* Past `ulimit -f`, a write fails with EFBIG and the package writer cleans
    * up and says so, instead of the process dying with a half-written file. */
@@ -261,7 +362,10 @@ int main(int argc, char **argv) {
   int precheck = f.mode && strcmp(f.mode, "3") == 0;
   if (f.mode && strcmp(f.mode, "0") != 0 && !precheck) {
     if (strcmp(f.mode, "1") == 0) return run_json(&f);
-    fprintf(stderr, "atc: --mode=%s is not supported (0 = compile, 1 = om to JSON, 3 = precheck)\n", f.mode);
+    if (strcmp(f.mode, "6") == 0) return run_summary(&f);
+    fprintf(stderr,
+            "atc: --mode=%s is not supported (0 = compile, 1 = om to JSON, 3 = precheck, 6 = om summary)\n",
+            f.mode);
     return 2;
   }
   if (precheck && (!f.model || !f.soc_version)) {
@@ -276,8 +380,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "atc: --framework=%s is not supported; only 5 (ONNX)\n", f.framework);
     return 2;
   }
-  if (f.input_format && strcmp(f.input_format, "NCHW") != 0 && strcmp(f.input_format, "ND") != 0) {
-    fprintf(stderr, "atc: --input_format=%s is not supported; use NCHW or ND\n", f.input_format);
+  if (f.input_format && strcmp(f.input_format, "NCHW") != 0 && strcmp(f.input_format, "NHWC") != 0 &&
+      strcmp(f.input_format, "ND") != 0) {
+    fprintf(stderr, "atc: --input_format=%s: expected NCHW, NHWC or ND\n", f.input_format);
     return 2;
   }
   int precision = OM_PRECISION_FORCE_FP16;
@@ -298,6 +403,9 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+
+  if (f.is_input_adjust_hw_layout && !f.input_fp16_nodes && ls.level >= LOG_WARNING)
+    fprintf(stderr, "[WARNING] atc: --is_input_adjust_hw_layout has no effect without --input_fp16_nodes\n");
 
   unsigned fusion_off = 0;
   if (f.fusion_switch_file && read_fusion_switches(f.fusion_switch_file, &fusion_off)) return 2;
@@ -328,6 +436,14 @@ int main(int argc, char **argv) {
   atc_options opt = {.model_path = f.model,
                      .output_path = precheck ? NULL : out_path,
                      .input_shape = f.input_shape,
+                     .input_format = f.input_format,
+                     .dynamic_batch_size = f.dynamic_batch_size,
+                     .dynamic_image_size = f.dynamic_image_size,
+                     .dynamic_dims = f.dynamic_dims,
+                     .output_type = f.output_type,
+                     .input_fp16_nodes = f.input_fp16_nodes,
+                     .is_input_adjust_hw_layout = f.is_input_adjust_hw_layout,
+                     .is_output_adjust_hw_layout = f.is_output_adjust_hw_layout,
                      .soc_version = f.soc_version,
                      .precision = (om_precision)precision,
                      .high_performance = high_performance,
@@ -357,8 +473,9 @@ int main(int argc, char **argv) {
   } else if (ls.level >= LOG_WARNING) {
     double mib = 1024.0 * 1024.0;
     if (ls.level >= LOG_INFO) fprintf(stderr, "[INFO] atc: SoC %s from %s\n", f.soc_version, res.soc_file);
-    printf("atc: wrote %s: %.2f MiB, %d tasks, %s, %s, %.0f ms\n", out_path, res.om_bytes / mib, res.ntasks,
-           f.soc_version, atc_precision_name((om_precision)precision), ls.total_ms);
+    printf("atc: wrote %s: %.2f MiB, %d tasks", out_path, res.om_bytes / mib, res.ntasks);
+    if (res.ngears) printf(" in %d gears", res.ngears);
+    printf(", %s, %s, %.0f ms\n", f.soc_version, atc_precision_name((om_precision)precision), ls.total_ms);
     printf("atc: memory plan: workspace %.2f MiB, liveness lower bound %.2f MiB (%.3fx)\n",
            res.workspace_bytes / mib, res.workspace_lower_bound / mib,
            res.workspace_lower_bound ? (double)res.workspace_bytes / res.workspace_lower_bound : 1.0);

@@ -113,10 +113,11 @@ int layer_dump_open(const omrt_model *m, const char *dir, const char *nodes, lay
     layer_dump_close(d, NULL);
     return fail("out of memory%s%s", "", "");
   }
-  int nseen = 0;
+  int nseen = 0, gear = -1;
   omrt_task_info a;
   for (int t = d->ntasks - 1; t >= 0; t--) {
     omrt_model_task(m, t, &a);
+    if (a.gear != gear) nseen = 0, gear = a.gear; /* gears run apart: each has its own last writers */
     for (int k = 0; k < a.noutputs; k++) {
       int last = 1;
       for (int i = 0; i < nseen && last; i++)

@@ -342,6 +342,9 @@ static int load_onnx(const options *o, const omrt_model *m, ir_graph **g_out) {
 static int run(const options *o, omrt_model **m, omrt_context **ctx, ir_graph **g, void ***bufs, int *nbufs) {
   omrt_load_options lo = {.threads = (uint32_t)o->threads};
   if (omrt_model_load_file(o->om, &lo, m) != OMRT_OK) return fail("%s", omrt_last_error());
+  if (omrt_model_num_gears(*m) > 1)
+    return fail("%s: a model with %d shape gears (compare a model built without --dynamic_*)", o->om,
+                omrt_model_num_gears(*m));
   if (!omrt_model_task_node(*m, 0, 0) && omrt_model_num_tasks(*m) > 0) {
     omrt_task_info ti;
     int any = 0;
@@ -366,7 +369,8 @@ static int run(const options *o, omrt_model **m, omrt_context **ctx, ir_graph **
     else
       omrt_model_output(*m, i - nin, &d);
     if (!((*bufs)[i] = calloc(1, d.bytes + 64))) return samples_free(&sm), fail("out of memory");
-    if (i < nin && o->input && read_input(sm.paths[i], (*bufs)[i], d.bytes, i)) return samples_free(&sm), 1;
+    if (i < nin && o->input && read_input(sm.paths[i], (*bufs)[i], d.bytes, i, "the model"))
+      return samples_free(&sm), 1;
   }
   samples_free(&sm);
   if (load_onnx(o, *m, g)) return 1;

@@ -3,7 +3,12 @@
  *   omrun --model X.om [--input a.bin[,b.bin] | --input dirA[,dirB]] --output DIR
  *         [--outfmt BIN|TXT|NPY] [--loop N] [--threads N] [--jit on|off] [--debug] [--profiler]
  *         [--dump DIR [--dump_nodes a,b]] [--check_overflow]
+ *         [--dymBatch N | --dymHW H,W | --dymDims "name:d0,d1;name2:..."]
  *
+ * A model with shape gears (atc --dynamic_batch_size, ...) runs the gear
+ * the msame flag names (--dymBatch, --dymHW, --dymDims: every input's whole
+ * shape); without one, or with a value that is not a gear, omrun lists the
+ * gears and stops. Inputs and outputs are then the gear's.
  * Inputs are raw little-endian files in each model input's dtype and shape
  * (C order) and must be exactly the input's byte size; without --input every
  * input is zero-filled. As in msame, --input may name directories instead,
@@ -77,6 +82,10 @@ static const char usage[] =
     "  --check_overflow  fail at the first task that writes inf or NaN (fp16 overflow),\n"
     "              naming it and its ONNX nodes; without it a non-finite model output\n"
     "              is a warning on stderr\n"
+    "  --dymBatch  N: the batch gear to run (a model built with atc --dynamic_batch_size)\n"
+    "  --dymHW     H,W: the image size gear (atc --dynamic_image_size)\n"
+    "  --dymDims   \"name:d0,d1,...;name2:...\": every input's shape in the dims gear to run\n"
+    "              (atc --dynamic_dims)\n"
     "  --device    0, the software NPU (for msame's command lines)\n"
     "  --version   print omrun's and libomrt's versions\n"
     "  --help      this text\n"
@@ -91,6 +100,7 @@ typedef struct options {
   const char *model, *input, *output;
   const char *dump, *dump_nodes; /* --dump DIR, --dump_nodes list */
   int check_overflow;
+  const char *dym_batch, *dym_hw, *dym_dims; /* the gear flags, NULL when not given */
   long loop, threads;
   int jit; /* 1: compile vector programs at load */
   int debug, profiler;
@@ -158,6 +168,9 @@ static int parse_args(int argc, char **argv, options *o) {
                         : IS("dump")           ? &o->dump
                         : IS("dump_nodes")     ? &o->dump_nodes
                         : IS("check_overflow") ? &overflow
+                        : IS("dymBatch")       ? &o->dym_batch
+                        : IS("dymHW")          ? &o->dym_hw
+                        : IS("dymDims")        ? &o->dym_dims
                                                : NULL;
 #undef IS
     if (!slot) return fail("unknown flag '--%.*s' (see --help)", (int)n, name);
@@ -174,6 +187,8 @@ static int parse_args(int argc, char **argv, options *o) {
     return 1;
   if (o->dump_nodes && !o->dump) return fail("--dump_nodes needs --dump DIR");
   if (device && strcmp(device, "0") != 0) return fail("--device: '%s': the software NPU is device 0", device);
+  if (!!o->dym_batch + !!o->dym_hw + !!o->dym_dims > 1)
+    return fail("--dymBatch, --dymHW and --dymDims: give one at most");
   if (jit_flag) {
     if (strcmp(jit_flag, "on") && strcmp(jit_flag, "off"))
       return fail("--jit: '%s' is not on or off", jit_flag);
@@ -232,6 +247,7 @@ typedef struct run_state {
   samples samples;
   layer_dump *dump; /* --dump, until the first run ends */
   int warned;       /* a non-finite output was reported */
+  int gear;         /* the gear run (0 for a model without gears) */
 } run_state;
 
 /* Without --check_overflow: a warning when a float model output of sample k
@@ -239,7 +255,7 @@ typedef struct run_state {
 static int warn_nonfinite(const run_state *r, int k) {
   for (int i = 0; i < r->nout; i++) {
     omrt_tensor_desc d;
-    omrt_model_output(r->model, i, &d);
+    omrt_model_gear_output(r->model, r->gear, i, &d);
     size_t n = d.dtype == OMRT_FLOAT32 ? d.bytes / 4 : d.dtype == OMRT_FLOAT16 ? d.bytes / 2 : 0, bad = 0;
     for (size_t e = 0; e < n; e++) {
       if (d.dtype == OMRT_FLOAT32) {
@@ -361,6 +377,103 @@ static int write_profile_json(const options *o, const run_state *r, long runs, d
   return 0;
 }
 
+static const char *const gear_flags[] = {"", "--dymBatch", "--dymHW", "--dymDims"};
+
+/* Parses "a,b,c" (n values at most, each an integer >= 0) into v; -1 on a bad list. */
+static int parse_ints(const char *s, int64_t *v, int max) {
+  int n = 0;
+  while (*s) {
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno || end == s || x < 0 || n == max || (*end && *end != ',')) return -1;
+    v[n++] = x;
+    s = *end ? end + 1 : end;
+  }
+  return n;
+}
+
+/* The gear values --dymDims names: the dims of every input where the
+ * model's dims are -1 (the dynamic ones), inputs in order. */
+static int dims_values(const omrt_model *m, const char *spec, int64_t *values, int *nvalues) {
+  int nin = omrt_model_num_inputs(m), n = 0;
+  for (int i = 0; i < nin; i++) {
+    omrt_tensor_desc d;
+    omrt_model_input(m, i, &d);
+    size_t len = strlen(d.name);
+    const char *p = spec, *found = NULL;
+    while (p && *p && !found) { /* "name:dims;name:dims" */
+      if (strncmp(p, d.name, len) == 0 && p[len] == ':') found = p + len + 1;
+      p = strchr(p, ';');
+      if (p) p++;
+    }
+    if (!found)
+      return fail("--dymDims \"%s\": input '%s' is missing (give every input: \"name:d0,d1;...\")", spec,
+                  d.name);
+    char dims[512];
+    size_t dl = strcspn(found, ";");
+    snprintf(dims, sizeof dims, "%.*s", (int)(dl < sizeof dims ? dl : sizeof dims - 1), found);
+    int64_t v[OMRT_MAX_RANK];
+    if (parse_ints(dims, v, OMRT_MAX_RANK) != d.rank)
+      return fail("--dymDims \"%s\": input '%s' has %d dims, not '%s'", spec, d.name, d.rank, dims);
+    for (int k = 0; k < d.rank; k++) {
+      if (d.dims[k] == -1 && n < OMRT_MAX_GEAR_VALUES)
+        values[n++] = v[k];
+      else if (d.dims[k] != v[k])
+        return fail("--dymDims \"%s\": input '%s' dim %d is %lld in every gear, not %lld", spec, d.name, k,
+                    (long long)d.dims[k], (long long)v[k]);
+    }
+  }
+  *nvalues = n;
+  return 0;
+}
+
+/* Picks the gear the flags name on ctx, and *who describes it for
+ * messages. A model with gears needs its flag; one without takes none. */
+static int choose_gear(const options *o, run_state *r, char *who, size_t n) {
+  omrt_gear_desc g;
+  omrt_model_gear(r->model, 0, &g);
+  const char *given = o->dym_batch ? o->dym_batch : o->dym_hw ? o->dym_hw : o->dym_dims;
+  int kind = o->dym_batch  ? OMRT_GEAR_BATCH
+             : o->dym_hw   ? OMRT_GEAR_IMAGE_SIZE
+             : o->dym_dims ? OMRT_GEAR_DIMS
+                           : 0;
+  snprintf(who, n, "the model");
+  if (!kind && g.kind == OMRT_GEAR_NONE) return 0;
+  if (kind != g.kind) {
+    static const char *const what[] = {"no gears", "batch gears", "image size gears", "dims gears"};
+    char list[1024] = "";
+    size_t len = 0;
+    for (int i = 0; i < omrt_model_num_gears(r->model) && len < sizeof list; i++) {
+      omrt_model_gear(r->model, i, &g);
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s", i ? "; " : " (");
+      for (int v = 0; v < g.nvalues && len < sizeof list; v++)
+        len +=
+            (size_t)snprintf(list + len, sizeof list - len, "%s%lld", v ? "," : "", (long long)g.values[v]);
+    }
+    if (len && len < sizeof list) snprintf(list + len, sizeof list - len, ")");
+    if (!kind)
+      return fail("model '%s' has %s%s: choose one with %s", o->model, what[g.kind], list,
+                  gear_flags[g.kind]);
+    return fail("%s %s: model '%s' has %s%s%s%s", gear_flags[kind], given, o->model, what[g.kind], list,
+                g.kind ? "; use " : "", gear_flags[g.kind]);
+  }
+  int64_t values[OMRT_MAX_GEAR_VALUES];
+  int nvalues = 0, gear;
+  if (kind == OMRT_GEAR_DIMS) {
+    if (dims_values(r->model, given, values, &nvalues)) return 1;
+  } else if ((nvalues = parse_ints(given, values, kind == OMRT_GEAR_BATCH ? 1 : 2)) !=
+             (kind == OMRT_GEAR_BATCH ? 1 : 2)) {
+    return fail("%s '%s': expected %s", gear_flags[kind], given,
+                kind == OMRT_GEAR_BATCH ? "a batch size" : "H,W");
+  }
+  if (omrt_model_find_gear(r->model, values, nvalues, &gear) != OMRT_OK)
+    return fail("%s %s: %s", gear_flags[kind], given, omrt_last_error());
+  snprintf(who, n, "gear %s %s", gear_flags[kind], given);
+  r->gear = gear;
+  return 0;
+}
+
 static int run(const options *o, run_state *r) {
   omrt_load_options lo = {.threads = (uint32_t)o->threads};
 #ifdef OMRT_HAVE_JIT
@@ -389,6 +502,10 @@ static int run(const options *o, run_state *r) {
   r->nout = omrt_model_num_outputs(r->model);
   printf("model %s (soc %s): %d input(s), %d output(s)\n", omrt_model_name(r->model),
          omrt_model_soc(r->model), r->nin, r->nout);
+  char who[128];
+  if (choose_gear(o, r, who, sizeof who)) return 1;
+  if (omrt_model_num_gears(r->model) > 1)
+    printf("gear %d of %d (%s)\n", r->gear, omrt_model_num_gears(r->model), who + 5);
   if (o->debug)
     printf("  workspace %zu bytes, weights %zu bytes, libomrt %s\n", omrt_model_workspace_bytes(r->model),
            omrt_model_weights_bytes(r->model), omrt_version());
@@ -405,13 +522,13 @@ static int run(const options *o, run_state *r) {
   if (!(r->times = calloc((size_t)runs, sizeof *r->times))) return fail("out of memory");
   for (int i = 0; i < r->nin; i++) {
     omrt_tensor_desc d;
-    omrt_model_input(r->model, i, &d);
+    omrt_model_gear_input(r->model, r->gear, i, &d);
     print_desc("input", i, &d, o->debug);
     if (!(r->in[i] = calloc(1, d.bytes ? d.bytes : 1))) return fail("out of memory for input %d", i);
   }
   for (int i = 0; i < r->nout; i++) {
     omrt_tensor_desc d;
-    omrt_model_output(r->model, i, &d);
+    omrt_model_gear_output(r->model, r->gear, i, &d);
     print_desc("output", i, &d, o->debug);
     if (!(r->out[i] = calloc(1, d.bytes ? d.bytes : 1))) return fail("out of memory for output %d", i);
   }
@@ -419,7 +536,9 @@ static int run(const options *o, run_state *r) {
   if (make_dirs(o->output)) return 1;
 
   omrt_context_options co = {.profile = o->profiler ? 2 : 0, .check_overflow = o->check_overflow};
-  if (omrt_context_new_with(r->model, &co, &r->ctx) != OMRT_OK) return fail("%s", omrt_last_error());
+  if (omrt_context_new_with(r->model, &co, &r->ctx) != OMRT_OK ||
+      omrt_context_set_gear(r->ctx, r->gear) != OMRT_OK)
+    return fail("%s", omrt_last_error());
   printf("threads: %d\n", omrt_context_threads(r->ctx));
   if (o->dump && (layer_dump_open(r->model, o->dump, o->dump_nodes, &r->dump) ||
                   omrt_context_set_task_hook(r->ctx, layer_dump_hook, r->dump) != OMRT_OK))
@@ -430,10 +549,10 @@ static int run(const options *o, run_state *r) {
     sample_name(&r->samples, k, name, sizeof name);
     for (int i = 0; o->input && i < r->nin; i++) {
       omrt_tensor_desc d;
-      omrt_model_input(r->model, i, &d);
+      omrt_model_gear_input(r->model, r->gear, i, &d);
       const char *path = r->samples.paths[(size_t)k * (size_t)r->nin + (size_t)i];
       if (o->debug) printf("sample %d input %d: %s\n", k, i, path);
-      if (read_input(path, r->in[i], d.bytes, i)) return 1;
+      if (read_input(path, r->in[i], d.bytes, i, who)) return 1;
     }
     for (long l = 0; l < o->loop; l++, done++) {
       double t0 = now_ms();
@@ -452,7 +571,7 @@ static int run(const options *o, run_state *r) {
     if (!o->check_overflow && !r->warned) r->warned = warn_nonfinite(r, k);
     for (int i = 0; i < r->nout; i++) {
       omrt_tensor_desc d;
-      omrt_model_output(r->model, i, &d);
+      omrt_model_gear_output(r->model, r->gear, i, &d);
       if (write_output(o->output, name, i, &d, r->out[i], o->fmt)) return 1;
     }
   }

@@ -169,7 +169,7 @@ const char *sample_name(const samples *s, int k, char *buf, size_t n) {
   return buf;
 }
 
-int read_input(const char *path, void *buf, size_t bytes, int index) {
+int read_input(const char *path, void *buf, size_t bytes, int index, const char *who) {
   FILE *f = fopen(path, "rb");
   if (!f) return fail("cannot open input %d '%s': %s", index, path, strerror(errno));
   struct stat st;
@@ -179,7 +179,7 @@ int read_input(const char *path, void *buf, size_t bytes, int index) {
   }
   if ((unsigned long long)st.st_size != bytes) {
     fclose(f);
-    return fail("input %d '%s' has %lld bytes, the model expects %zu", index, path, (long long)st.st_size,
+    return fail("input %d '%s' has %lld bytes, %s expects %zu", index, path, (long long)st.st_size, who,
                 bytes);
   }
   size_t got = bytes ? fread(buf, 1, bytes, f) : 0;

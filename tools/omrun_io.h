@@ -25,8 +25,9 @@ void samples_free(samples *s);
  * of files, else the first input file's name without its extension. */
 const char *sample_name(const samples *s, int k, char *buf, size_t n);
 
-/* Reads `path` into buf, which must be exactly `bytes` long (input `index`). */
-int read_input(const char *path, void *buf, size_t bytes, int index);
+/* Reads `path` into buf; the file must be exactly `bytes` long (input
+ * `index`, of what `who` names: "the model", "gear --dymBatch 4"). */
+int read_input(const char *path, void *buf, size_t bytes, int index, const char *who);
 
 typedef enum outfmt { OUTFMT_BIN, OUTFMT_TXT, OUTFMT_NPY } outfmt;
 int outfmt_parse(const char *s, outfmt *out); /* BIN, TXT, NPY (any case) */

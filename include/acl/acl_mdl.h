@@ -99,6 +99,43 @@ ACL_FUNC_VISIBILITY aclFormat aclmdlGetOutputFormat(const aclmdlDesc *modelDesc,
 ACL_FUNC_VISIBILITY aclDataType aclmdlGetInputDataType(const aclmdlDesc *modelDesc, size_t index);
 ACL_FUNC_VISIBILITY aclDataType aclmdlGetOutputDataType(const aclmdlDesc *modelDesc, size_t index);
 
+/* Shape gears (atc --dynamic_batch_size, --dynamic_image_size,
+ * --dynamic_dims). Such a model has one more input, the last, named
+ * ACL_DYNAMIC_TENSOR_NAME: the gear to run, which the application gives
+ * like any input (a device buffer of aclmdlGetInputSizeByIndex bytes in the
+ * input dataset) and fills with aclmdlSetDynamicBatchSize,
+ * aclmdlSetDynamicHWSize or aclmdlSetInputDynamicDims (index: that input's).
+ * The run reads it when it starts; every other buffer is then checked
+ * against that gear's sizes (the sizes the description reports are the
+ * largest gear's). Its bytes: the gear's values as int64 (the batch;
+ * height, width; or each dynamic dim). The Get calls' index is reserved
+ * (-1); a model without gears of that kind reports 0 of them. */
+#define ACL_DYNAMIC_TENSOR_NAME "ascend_mbatch_shape_data"
+#define ACL_MAX_BATCH_NUM 128
+#define ACL_MAX_HW_NUM 128
+typedef struct aclmdlBatch {
+  size_t batchCount;
+  uint64_t batch[ACL_MAX_BATCH_NUM];
+} aclmdlBatch;
+typedef struct aclmdlHW {
+  size_t hwCount;
+  uint64_t hw[ACL_MAX_HW_NUM][2]; /* height, width */
+} aclmdlHW;
+ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicBatch(const aclmdlDesc *modelDesc, aclmdlBatch *batch);
+ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicHW(const aclmdlDesc *modelDesc, size_t index, aclmdlHW *hw);
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputDynamicGearCount(const aclmdlDesc *modelDesc, size_t index,
+                                                            size_t *gearCount);
+/* dims[gearCount]: per gear, every input's dims one after another (name unused). */
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputDynamicDims(const aclmdlDesc *modelDesc, size_t index,
+                                                       aclmdlIODims *dims, size_t gearCount);
+ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                                       uint64_t batchSize);
+ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicHWSize(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                                    uint64_t height, uint64_t width);
+/* dims: every input's dims one after another, as aclmdlGetInputDynamicDims gives them. */
+ACL_FUNC_VISIBILITY aclError aclmdlSetInputDynamicDims(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                                       const aclmdlIODims *dims);
+
 ACL_FUNC_VISIBILITY aclmdlDataset *aclmdlCreateDataset(void);                    /* NULL when out of memory */
 ACL_FUNC_VISIBILITY aclError aclmdlDestroyDataset(const aclmdlDataset *dataset); /* not its buffers */
 ACL_FUNC_VISIBILITY aclError aclmdlAddDatasetBuffer(aclmdlDataset *dataset, aclDataBuffer *dataBuffer);

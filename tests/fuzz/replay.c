@@ -270,16 +270,17 @@ static int specific(const char *msg) { return strncmp(msg, "om", 2) == 0 && strl
 
 static int semantic(uint64_t n, uint64_t rng) {
   const target *t = target_named("om_semantic");
-  uint8_t recipe[1 + 8 * 12];
+  uint8_t recipe[1 + 12 * 9]; /* up to 9 mutations of 12 bytes */
   long bad = 0;
-  for (uint8_t k = 0; k < FUZZ_OM_SEMANTIC_SEEDS; k++) { /* each seed package as it is: loads and runs */
-    t->run(&k, 1);
-    if (fuzz_last.rejected) bad++, printf("FAIL seed %u: %s\n", k, fuzz_last.msg);
+  for (uint8_t k = 0; k < FUZZ_OM_SEMANTIC_SEEDS; k++) { /* each seed package as it is: loads and runs, */
+    t->run(&k, 1); /* but for indices its random inputs put outside their axis, which execute refuses */
+    if (fuzz_last.rejected && !strstr(fuzz_last.msg, "in the input data is out of range"))
+      bad++, printf("FAIL seed %u: %s\n", k, fuzz_last.msg);
   }
   for (uint64_t i = 0; i < n; i++) {
     size_t len = 0;
     rng = rng * 6364136223846793005u + 1442695040888963407u;
-    const unsigned k = (unsigned)((rng >> 33) % 16); /* half of them one mutation, else 2..8 */
+    const unsigned k = (unsigned)((rng >> 33) % 16); /* half of them one mutation, else 2..9 */
     len = 1 + 12 * (k < 8 ? 1 : k - 6);              /* 12 bytes cover a record and its value */
     for (size_t k = 0; k < len; k++) {
       rng = rng * 6364136223846793005u + 1442695040888963407u;

@@ -1,7 +1,8 @@
-/* test_epilogue.c - Conv epilogue programs (passes/epilogue.c,
- * runtime/epilogue.c) end to end: small graphs whose Conv is followed by
- * elementwise work go through every pass twice, fused (the default) and
- * op by op (no_vector_fusion: the chain stays a separate VPROG task), and
+/* test_epilogue.c - Conv and MatMul epilogue programs (passes/epilogue.c,
+ * runtime/epilogue.c) end to end: small graphs whose Conv or MatMul is
+ * followed by elementwise work go through every pass twice, fused (the
+ * default) and op by op (no_vector_fusion: the chain stays a separate VPROG
+ * task), and
  * run through libomrt with the same executor: the interpreter, the JIT
  * (OMRT_JIT=1) or the portable kernels (OMRT_PORTABLE=1); ctest runs all
  * three. The epilogue runs exactly the program the VPROG task ran, on the
@@ -9,11 +10,16 @@
  * for bit; both must also agree with the reference evaluator (cosine >=
  * 0.9999 under force_fp16, 0.999999 under must_keep_origin_dtype: the
  * convolutions sum in f32, Winograd's transforms included).
- * Each case states how many Convs must carry an epilogue, so the fusion
- * decision is checked too: the direct, Winograd, grouped and depthwise
- * kernels, C not a multiple of 16 (padding lanes), extra program inputs (a
- * constant and a run-time [N,C,1,1] value produced after the Conv), and a
- * Conv whose output has two readers (not absorbed).
+ * Each case states how many Convs or MatMuls must carry an epilogue, so the
+ * fusion decision is checked too: the direct, Winograd, grouped and
+ * depthwise kernels, C not a multiple of 16 (padding lanes), extra program
+ * inputs (a constant and a run-time [N,C,1,1] value produced after the
+ * Conv), and a Conv whose output has two readers (not absorbed). MatMuls:
+ * GELU in its erf form (as PyTorch exports it) after a bias Add, over tiles
+ * of a folded batch; GELU's tanh form and SiLU with N not a multiple of 16
+ * (the last n block written back from L0C) and several tiles per row; a
+ * run-time gate as an extra input; a Gemm (transB) with a residual and the
+ * program after it; two readers (not absorbed).
  */
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +46,9 @@ typedef struct ecase {
  * f16 Conv under force_fp16 and stays a VPROG task. */
 #define SINK "%o : ?[?] = MaxPool(%y) {kernel_shape=[1,1]}  # sink\noutput %o\n"
 #define SILU "%s : ?[?] = Sigmoid(%c)  # sig\n%y : ?[?] = Mul(%c, %s)  # silu\n" SINK
+/* The same for MatMuls (ND): an exact copy through a Transpose. */
+#define MSINK "%o : ?[?] = Transpose(%y)  # sink\noutput %o\n"
+#define MSILU "%s : ?[?] = Sigmoid(%c)  # sig\n%y : ?[?] = Mul(%c, %s)  # silu\n" MSINK
 
 static const ecase cases[] = {
     {"direct_silu_c20",
@@ -68,6 +77,37 @@ static const ecase cases[] = {
     {"two_readers",
      HDR "input %x : f32[1,16,6,6]\nconst %w : f32[16,16,1,1] = rand(8)\n"
          "%c : ?[?] = Conv(%x, %w)  # conv\n%p : ?[?] = GlobalAveragePool(%c)  # gap\noutput %p\n" SILU,
+     0, 0},
+    {"matmul_gelu_erf_fold",
+     HDR "input %x : f32[40,1,64]\nconst %w : f32[64,96] = rand(9)\nconst %b : f32[96] = rand(10)\n"
+         "const %r2 : f32[] = [1.41421354]\nconst %one : f32[] = [1]\nconst %half : f32[] = [0.5]\n"
+         "%m : ?[?] = MatMul(%x, %w)  # mm\n%c : ?[?] = Add(%b, %m)  # bias\n"
+         "%d : ?[?] = Div(%c, %r2)  # div\n%e : ?[?] = Erf(%d)  # erf\n%p : ?[?] = Add(%e, %one)  # add1\n"
+         "%q : ?[?] = Mul(%c, %p)  # mul\n%y : ?[?] = Mul(%q, %half)  # gelu\n" MSINK,
+     0, 1},
+    {"matmul_gelu_tanh_n50",
+     HDR "input %x : f32[2,37,33]\nconst %w : f32[33,50] = rand(11)\n"
+         "%c : ?[?] = MatMul(%x, %w)  # mm\n%y : ?[?] = Gelu(%c) {approximate=\"tanh\"}  # gelu\n" MSINK,
+     0, 1},
+    {"matmul_silu_wide",
+     HDR "input %x : f32[3,70]\nconst %w : f32[70,300] = rand(12)\n"
+         "%c : ?[?] = MatMul(%x, %w)  # mm\n" MSILU,
+     0, 1},
+    {"matmul_gate_input",
+     HDR "input %x : f32[20,48]\ninput %g : f32[40]\nconst %w : f32[48,40] = rand(13)\n"
+         "%c : ?[?] = MatMul(%x, %w)  # mm\n%s : ?[?] = Sigmoid(%g)  # gate\n"
+         "%y : ?[?] = Mul(%c, %s)  # gated\n" MSINK,
+     0, 1},
+    {"gemm_residual_then_program",
+     HDR "input %x : f32[24,32]\ninput %r : f32[24,20]\nconst %w : f32[20,32] = rand(14)\n"
+         "const %b : f32[20] = rand(15)\n"
+         "%g : ?[?] = Gemm(%x, %w, %b) {transB=1}  # gemm\n%a : ?[?] = Add(%g, %r)  # residual\n"
+         "%t : ?[?] = Tanh(%a)  # tanh\n%y : ?[?] = Mul(%t, %a)  # mul\n" MSINK,
+     0, 1},
+    {"matmul_two_readers",
+     HDR "input %x : f32[8,16]\nconst %w : f32[16,24] = rand(16)\n"
+         "%c : ?[?] = MatMul(%x, %w)  # mm\n%n : ?[?] = Neg(%c)  # neg\n"
+         "%m : ?[?] = Transpose(%n) {perm=[1,0]}  # msink2\noutput %m\n" MSILU,
      0, 0},
 };
 
@@ -104,7 +144,8 @@ static int build(const ecase *c, om_precision p, int fused, built *b, diag *d) {
   pass_ctx ctx = {.soc = &test_soc,
                   .precision = p,
                   .winograd = c->winograd,
-                  .fusion_off = fused ? 0 : FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE,
+                  .fusion_off =
+                      fused ? 0 : FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE | FUSION_MATMUL_EPILOGUE,
                   .model_name = c->name,
                   .cmdline = "test"};
   int ok = 1;
@@ -115,7 +156,7 @@ static int build(const ecase *c, om_precision p, int fused, built *b, diag *d) {
     }
   for (int i = 0; ok && i < g->nnodes; i++) {
     const ir_node *n = g->nodes[i];
-    b->epilogues += n->op == IR_OP_CONV && ir_attr_find(n, "epi_prog") != NULL;
+    b->epilogues += (n->op == IR_OP_CONV || n->op == IR_OP_MATMUL) && ir_attr_find(n, "epi_prog") != NULL;
     b->wino += n->op == IR_OP_CONV && ir_attr_int(n, "algorithm", 0) != OM_CONV_DIRECT;
     b->vprogs += n->op == IR_OP_VECPROG;
   }

@@ -482,6 +482,8 @@ static void test_parse_input_shape(void) {
   diag_init(&d);
   CHECK(onnx_parse_input_shape("in:0:1,0", &a, &s, &n, &d) == ST_OK && n == 1 && !strcmp(s[0].name, "in:0") &&
         s[0].rank == 2 && s[0].dims[1] == 0);
+  diag_init(&d); /* -1: a dynamic dim, for the gears */
+  CHECK(onnx_parse_input_shape("x:-1,3", &a, &s, &n, &d) == ST_OK && n == 1 && s[0].dims[0] == -1);
 
   static const struct {
     const char *spec, *names;
@@ -492,7 +494,8 @@ static void test_parse_input_shape(void) {
       {"x:", "'x:'"},
       {"x:1,,2", "dim 1"},
       {"x:1,a", "'a'"},
-      {"x:-1", "'-1'"},
+      {"x:-2", "'-2'"},
+      {"x:-", "'-'"},
       {"x:1;;y:2", "entry 2"},
       {"x:1;x:2", "'x' is given twice"},
       {"x:1,2,3,4,5,6,7,8,9", "more than 8"},

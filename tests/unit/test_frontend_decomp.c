@@ -2,7 +2,8 @@
  * the structure an ONNX function op becomes (IR ops, names derived from the
  * ONNX node, outputs wired), its numerics against a direct computation
  * (shape inference, then the reference evaluator over the imported graph),
- * and the refusals. Models are built with onnx_mb.h. */
+ * and the refusals (QuantizeLinear and DequantizeLinear: their malformed
+ * parameters). Models are built with onnx_mb.h. */
 #include "ir/eval.h"
 #include "onnx_mb.h"
 #include "passes/pass.h"
@@ -232,9 +233,94 @@ static void test_sce(void) {
   mb_free(&m);
 }
 
+/* QuantizeLinear and DequantizeLinear import as one IR op each; the
+ * evaluator rounds half to even and saturates (ONNX's definition), per axis
+ * parameters apply along the axis; malformed parameters are refused naming
+ * the node and the field. */
+static void test_qdq(void) {
+  int8_t w[6] = {-128, -1, 0, 5, 127, 3}, wzp[3] = {0, 1, -2};
+  float ws[3] = {0.5f, 2.0f, 0.25f}, ys = 2.0f;
+  uint8_t yzp = 10;
+  /* x / 2: 2.5 -> 2, 3.5 -> 4, -0.5 -> -0, -1.5 -> -2, 1000 -> 255, -1000 -> 0 */
+  float x[6] = {5.0f, 7.0f, -1.0f, -3.0f, 2000.0f, -2000.0f};
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", 1, 2, (int64_t[]){3, 2}, NULL);
+  mb_init_raw(&m, "w", 3, 2, (int64_t[]){3, 2}, w, sizeof w);
+  mb_init_raw(&m, "ws", 1, 1, (int64_t[]){3}, ws, sizeof ws);
+  mb_init_raw(&m, "wzp", 3, 1, (int64_t[]){3}, wzp, sizeof wzp);
+  mb_init_raw(&m, "ys", 1, 0, NULL, &ys, sizeof ys);
+  mb_init_raw(&m, "yzp", 2, 0, NULL, &yzp, sizeof yzp);
+  Onnx__NodeProto *n = mb_node(&m, "DequantizeLinear", "dq", "w,ws,wzp", "wf");
+  attr_int(&m, n, "axis", 0);
+  mb_node(&m, "QuantizeLinear", "q", "x,ys,yzp", "y");
+  mb_output(&m, "wf");
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK(count_ops(g, IR_OP_QUANTIZE) == 1 && count_ops(g, IR_OP_DEQUANTIZE) == 1);
+    arena a;
+    arena_init(&a, 0);
+    const void *in[1] = {x};
+    void *out[2];
+    if (!run(g, in, out, &a)) {
+      const float *wf = out[0];
+      const uint8_t *y = out[1];
+      const float want_w[6] = {-64.0f, -0.5f, -2.0f, 8.0f, 32.25f, 1.25f};
+      const uint8_t want_y[6] = {12, 14, 10, 8, 255, 0};
+      CHECK(!memcmp(wf, want_w, sizeof want_w));
+      CHECK(!memcmp(y, want_y, sizeof want_y));
+      for (int i = 0; i < 6; i++)
+        if (wf[i] != want_w[i] || y[i] != want_y[i])
+          test_note("  [%d]: dequantized %g (want %g), quantized %d (want %d)", i, wf[i], want_w[i], y[i],
+                    want_y[i]);
+    } else {
+      CHECK(!"QuantizeLinear / DequantizeLinear evaluate");
+    }
+    arena_free(&a);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+
+  /* A scale of 0 or NaN, a zero point of another type, a per-axis
+   * parameter whose length is not the axis's. */
+  static const float bad_scales[2] = {0.0f, NAN};
+  for (int k = 0; k < 2; k++) {
+    float bs[3] = {0.5f, bad_scales[k], 1.0f};
+    mb_init(&m, 13);
+    mb_init_raw(&m, "w", 3, 2, (int64_t[]){3, 2}, w, sizeof w);
+    mb_init_raw(&m, "ws", 1, 1, (int64_t[]){3}, bs, sizeof bs);
+    n = mb_node(&m, "DequantizeLinear", "dq", "w,ws", "wf");
+    attr_int(&m, n, "axis", 0);
+    mb_output(&m, "wf");
+    EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'dq' (DequantizeLinear)", "x_scale 'ws'[1]",
+                "finite and nonzero");
+    mb_free(&m);
+  }
+  mb_init(&m, 13);
+  mb_init_raw(&m, "w", 3, 2, (int64_t[]){3, 2}, w, sizeof w);
+  mb_init_raw(&m, "ws", 1, 1, (int64_t[]){3}, ws, sizeof ws);
+  mb_init_raw(&m, "zp", 2, 1, (int64_t[]){3}, (uint8_t[]){0, 0, 0}, 3);
+  n = mb_node(&m, "DequantizeLinear", "dq", "w,ws,zp", "wf");
+  attr_int(&m, n, "axis", 0);
+  mb_output(&m, "wf");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'dq' (DequantizeLinear)", "x_zero_point 'zp'", "uint8");
+  mb_free(&m);
+  mb_init(&m, 13);
+  mb_init_raw(&m, "w", 3, 2, (int64_t[]){3, 2}, w, sizeof w);
+  mb_init_raw(&m, "ws", 1, 1, (int64_t[]){3}, ws, sizeof ws);
+  n = mb_node(&m, "DequantizeLinear", "dq", "w,ws", "wf");
+  attr_int(&m, n, "axis", 1);
+  mb_output(&m, "wf");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'dq' (DequantizeLinear)", "x_scale 'ws' has 3 elements",
+              "axis 1");
+  mb_free(&m);
+}
+
 int main(void) {
   test_layer_norm();
   test_nll();
   test_sce();
+  test_qdq();
   return test_summary("test_frontend_decomp");
 }

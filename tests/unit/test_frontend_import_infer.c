@@ -168,9 +168,9 @@ static void test_errors_left_to_the_pass(void) {
   g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
     const ir_node *ga = find_node(g, IR_OP_GATHER);
-    CHECK(ga && !g->outputs[0]->data && has_dims(g->outputs[0], 1, (int64_t[]){1}));
+    CHECK(ga && !g->outputs[0]->data); /* the constant index is out of range: no shape either */
     CHECK_EQ_INT(run_shape_infer(g, &d), ST_ERR_INVALID);
-    CHECK(strstr(d.msg, "node 'ga' (Gather)"));
+    CHECK(strstr(d.msg, "node 'ga' (Gather): index 5 at position 0 of constant indices 'i5'"));
   }
   ir_graph_free(g);
   mb_free(&m);

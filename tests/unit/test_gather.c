@@ -7,8 +7,8 @@
  * and GatherElements with indices smaller than x outside the axis, f32 ->
  * f32, f32 -> f16 and i64 data, 1 to 3 blocks. The same case runs through
  * ir_eval_node on an IR node built from text, and the outputs must agree
- * exactly. Out-of-range indices write zeros. Then every check rule is broken
- * once.
+ * exactly. Out-of-range indices write zeros and are recorded in the core
+ * (omrt_execute then fails). Then every check rule is broken once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,8 +92,10 @@ static void one_case(int mode, int axis, int idt, int xdt, int ydt, uint32_t bd,
   memset(&a, 0, sizeof a);
   for (int i = 0; i < 3; i++)
     a.data[i] = c.data[i], a.desc[i] = &c.t[i];
+  rt_core core = {0};
   for (uint32_t b = c.task.block_dim; b-- > 0;)
-    rt_kernels[OM_TASK_GATHER].run(&c.task, &a, b, NULL);
+    rt_kernels[OM_TASK_GATHER].run(&c.task, &a, b, &core);
+  CHECK_EQ_INT(core.fault, oob); /* an index outside the axis is recorded (omrt_execute fails) */
 
   /* the reference: the evaluator on the same node, with the out-of-range
    * index (if any) replaced by 0 and that element compared with zero */

@@ -94,7 +94,8 @@ static int check_ok(kcase *c) {
  * *ar, which the caller frees); 0 when a step fails. */
 static int run_and_eval(kcase *c, const char *text, const void **ins, void **outs, arena *ar) {
   int ok = check_ok(c);
-  if (ok) run(c, NULL);
+  rt_core core = {0};
+  if (ok) run(c, &core);
   return ok && eval(text, ins, outs, ar);
 }
 
@@ -404,7 +405,9 @@ static void gathernd_case(int b, int irank, const int64_t *idims, int xdt, int y
   arena ar;
   arena_init(&ar, 0);
   int ok = check_ok(&c);
-  if (ok) run(&c, NULL);
+  rt_core core = {0};
+  if (ok) run(&c, &core);
+  CHECK_EQ_INT(core.fault, ok && oob); /* recorded: omrt_execute fails */
   if (oob) ix[0] = 0;
   const void *ins[2] = {c.data[OM_GATHER_T_X], c.data[OM_GATHER_T_INDICES]};
   void *outs[1];

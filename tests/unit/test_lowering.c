@@ -6,7 +6,7 @@
  *   f16 (force_fp16, allow_mix_precision): cosine similarity >= 0.999
  *
  * Two graphs: a small residual CNN shaped like a classifier (conv+relu ->
- * maxpool -> conv with residual -> GAP -> flatten -> Gemm lowered to a 1x1
+ * maxpool -> conv with residual -> GAP -> flatten -> a fully connected 1x1
  * conv -> reshape), and a vector-heavy one (depthwise conv with Relu6,
  * concat along channels, broadcast constant, avg pool, softmax, two
  * outputs). Then the memory plan's properties on a deep residual chain: no

@@ -5,15 +5,19 @@
  * 1-D gives a scalar), batch dims that broadcast ([2,1,4,8,16] x
  * [3,1,16,5]), trans_a / trans_b, alpha and beta with c of every broadcast
  * shape, relu and clip, M, N and K that are not multiples of 16 (and row
- * counts that are not multiples of the AVX2 micro-kernel's 6), tiles small
- * enough for several K chunks and several tiles per batch, and f32 / f16
- * operands with f32 / f16 c and y. Each case runs through the task's run
- * function (the path rt_cpu() chose; ctest runs this file a second time
- * with OMRT_PORTABLE=1) and, directly, through the portable tile and, when
- * the host has AVX2/FMA/F16C, the x86 tile. The reference is an independent
- * double-precision loop over the ONNX definition with numpy broadcasting.
- * Operands are generated representable in their dtype, so an f16 case's only
- * error is f32 summation plus the final rounding to y's dtype.
+ * counts that are not multiples of the micro-kernel's 6), skinny M (one
+ * to four rows), tiles small enough for several K chunks and several tiles
+ * per batch, and f32 / f16 operands with f32 / f16 c and y; then what the
+ * compiler now writes: B as FRACTAL_NZ (packed here from the ND data, per
+ * batch), a bias [N], and batch dims folded into the rows (fold, a shared
+ * B: torch's [64,1,256] x [256,768] in-projection among them). Each case runs
+ * through the task's run function (the path rt_cpu() chose; ctest runs this
+ * file again with OMRT_PORTABLE=1 and with OMRT_AVX512=0) and, directly,
+ * through the portable tile and, when the host has AVX2/FMA/F16C, the x86
+ * tile. The reference is an independent double-precision loop over the
+ * ONNX definition with numpy broadcasting. Operands are generated
+ * representable in their dtype, so an f16 case's only error is f32
+ * summation plus the final rounding to y's dtype.
  * Then every rule of the check is broken once.
  */
 #include <math.h>
@@ -25,14 +29,16 @@
 #include "omrt.h"
 #include "runtime/kernels.h"
 #include "runtime/kernels_matmul.h"
+#include "common/matmul_geom.h"
 #include "support.h"
 
 static const char STRINGS[] = "\0test_task\0t";
 
 typedef struct mcase {
   om_model_def def;
-  om_tensor t[4];
-  void *data[4];
+  om_tensor t[OM_MATMUL_NTENSORS];
+  void *data[OM_MATMUL_NTENSORS];
+  void *b_nd; /* b's data as ND when data[b] holds it as FRACTAL_NZ (mc_to_nz) */
   om_task task;
   omrt_model m;
 } mcase;
@@ -45,8 +51,8 @@ static void mc_setup(mcase *c) {
                           .ub_bytes = 256 << 10,
                           .l1_bytes = 1 << 20,
                           .ntasks = 1};
-  c->task = (om_task){.kind = OM_TASK_MATMUL, .name = 1, .block_dim = 1, .ntensors = 4};
-  for (int s = 0; s < 4; s++)
+  c->task = (om_task){.kind = OM_TASK_MATMUL, .name = 1, .block_dim = 1, .ntensors = OM_MATMUL_NTENSORS};
+  for (int s = 0; s < OM_MATMUL_NTENSORS; s++)
     c->task.tensors[s] = OM_NONE;
   c->m.def = &c->def, c->m.tensors = c->t, c->m.tasks = &c->task;
   c->m.strings = STRINGS, c->m.strings_bytes = sizeof STRINGS;
@@ -66,8 +72,30 @@ static void mc_set(mcase *c, int s, int dt, int rank, const int64_t *dims) {
 }
 
 static void mc_free(mcase *c) {
-  for (int s = 0; s < 4; s++)
+  for (int s = 0; s < OM_MATMUL_NTENSORS; s++)
     free(c->data[s]);
+  free(c->b_nd);
+}
+
+/* Re-stores b (ND data, rank >= 2, not transposed) as FRACTAL_NZ: per batch,
+ * [N1][K1*16][16] with zero padding (common/types.h); keeps the ND copy. */
+static void mc_to_nz(mcase *c) {
+  om_tensor *t = &c->t[OM_MATMUL_T_B];
+  const int r = (int)t->rank;
+  const int64_t K = t->dims[r - 2], N = t->dims[r - 1], k16 = (K + 15) / 16 * 16, n16 = (N + 15) / 16 * 16;
+  const size_t es = dtype_size((int)t->dtype);
+  uint64_t phys;
+  CHECK(layout_elements(LAYOUT_FRACTAL_NZ, r, t->dims, &phys) == 0);
+  uint8_t *nz = calloc((size_t)phys + 1, es);
+  const uint8_t *nd = c->data[OM_MATMUL_T_B];
+  for (uint64_t bi = 0; bi < phys / (uint64_t)(k16 * n16); bi++)
+    for (int64_t k = 0; k < K; k++)
+      for (int64_t n = 0; n < N; n++)
+        memcpy(nz + ((size_t)bi * (size_t)(k16 * n16) + (size_t)(((n / 16) * k16 + k) * 16 + n % 16)) * es,
+               nd + ((size_t)bi * (size_t)(K * N) + (size_t)(k * N + n)) * es, es);
+  c->b_nd = c->data[OM_MATMUL_T_B];
+  c->data[OM_MATMUL_T_B] = nz;
+  t->layout = LAYOUT_FRACTAL_NZ, t->bytes = phys * es;
 }
 
 static omrt_status mc_check(mcase *c) { return rt_kernels[OM_TASK_MATMUL].check(&c->m, 0, &c->task); }
@@ -120,10 +148,37 @@ static size_t bcast_index(const om_tensor *t, int tr, const int64_t *tdims, int 
 }
 
 /* ref[y elements] and, per element, the scale of its error bound. */
-static void reference(const mcase *c, int ta, int tb, double alpha, double beta, int act, double lo,
+/* The operand in slot s (ND data) transposed by perm (its view's dim d is
+ * stored dim perm[d]) into a new C-order buffer *data_out, described by
+ * *view_out. */
+static void materialise(const mcase *c, int s, const void *src, const int *perm, om_tensor *view_out,
+                        void **data_out) {
+  const om_tensor *t = &c->t[s];
+  const size_t es = dtype_size((int)t->dtype);
+  int64_t st[MAX_RANK], stride = 1;
+  *view_out = *t;
+  for (int d = (int)t->rank - 1; d >= 0; d--)
+    st[d] = stride, stride *= t->dims[d];
+  for (uint32_t d = 0; d < t->rank; d++)
+    view_out->dims[d] = t->dims[perm[d]];
+  uint8_t *out = malloc((size_t)count(t) * es + 1);
+  for (uint64_t i = 0; i < count(t); i++) {
+    uint64_t rest = i, at = 0;
+    for (int d = (int)t->rank - 1; d >= 0; d--) {
+      at += rest % (uint64_t)view_out->dims[d] * (uint64_t)st[perm[d]];
+      rest /= (uint64_t)view_out->dims[d];
+    }
+    memcpy(out + i * es, (const uint8_t *)src + at * es, es);
+  }
+  *data_out = out;
+}
+
+static void reference(const mcase *c, const om_tensor *A, const void *adata, const om_tensor *B,
+                      const void *bdata, int ta, int tb, double alpha, double beta, int act, double lo,
                       double hi, double *ref, double *scale) {
-  const om_tensor *A = &c->t[OM_MATMUL_T_A], *B = &c->t[OM_MATMUL_T_B], *Y = &c->t[OM_MATMUL_T_Y];
+  const om_tensor *Y = &c->t[OM_MATMUL_T_Y];
   const om_tensor *C = c->task.tensors[OM_MATMUL_T_C] == OM_NONE ? NULL : &c->t[OM_MATMUL_T_C];
+  const float *bias = c->task.tensors[OM_MATMUL_T_BIAS] == OM_NONE ? NULL : c->data[OM_MATMUL_T_BIAS];
   int ra = (int)A->rank, rb = (int)B->rank;
   /* A as [abat..., M, K] in storage order, B as [bbat..., K|N ...] */
   int64_t M = ra >= 2 ? A->dims[ra - 2 + ta] : 1, K = ra >= 2 ? A->dims[ra - 1 - ta] : A->dims[0];
@@ -149,13 +204,13 @@ static void reference(const mcase *c, int ta, int tb, double alpha, double beta,
         for (int64_t k = 0; k < K; k++) {
           size_t ai = ab * (size_t)(M * K) + (size_t)(ta ? k * M + m : m * K + k);
           size_t bi = bb * (size_t)(K * N) + (size_t)(rb < 2 ? k : tb ? n * K + k : k * N + n);
-          double p =
-              get(c->data[OM_MATMUL_T_A], (int)A->dtype, ai) * get(c->data[OM_MATMUL_T_B], (int)B->dtype, bi);
+          double p = get(adata, (int)A->dtype, ai) * get(bdata, (int)B->dtype, bi);
           acc += p, mag += fabs(p);
         }
         size_t yi = (size_t)((bt * M + m) * N + n);
         double v = alpha * acc;
         mag *= fabs(alpha);
+        if (bias) v += bias[n], mag += fabs(bias[n]);
         if (C) {
           int64_t yidx[MAX_RANK], rr = (int64_t)yi;
           for (int d = (int)Y->rank - 1; d >= 0; d--)
@@ -181,13 +236,21 @@ typedef struct spec {
   float alpha, beta;
   int act;
   int tm, tn, tk;
+  int nz, bias, fold;             /* b as FRACTAL_NZ; a bias [N]; y's batch dims folded into the rows */
+  int pa[MAX_RANK], pb[MAX_RANK]; /* permutations (ad, bd as stored; all 0: none) */
 } spec;
+
+static int has_perm(const int *p, int rank) {
+  for (int d = 0; d < rank; d++)
+    if (p[d]) return 1;
+  return 0;
+}
 
 static void run_tile(void (*tile)(const rt_mm_geom *, int64_t, int64_t, int64_t, rt_core *), const mcase *c,
                      rt_core *core) {
   rt_args a;
   memset(&a, 0, sizeof a);
-  for (int s = 0; s < 4; s++)
+  for (int s = 0; s < OM_MATMUL_NTENSORS; s++)
     if (c->task.tensors[s] != OM_NONE) a.data[s] = c->data[s], a.desc[s] = &c->t[s];
   rt_mm_geom g;
   rt_mm_geom_init(&c->task, &a, &g);
@@ -228,12 +291,18 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
   float lo = -0.25f, hi = 0.5f;
   if (sp->act == OM_ACT_CLIP) q[OM_MATMUL_P_CLIP_MIN] = bits(lo), q[OM_MATMUL_P_CLIP_MAX] = bits(hi);
   q[OM_MATMUL_P_TILE_M] = sp->tm, q[OM_MATMUL_P_TILE_N] = sp->tn, q[OM_MATMUL_P_TILE_K] = sp->tk;
+  q[OM_MATMUL_P_FOLD] = sp->fold;
+  q[OM_MATMUL_P_PERM_A] = has_perm(sp->pa, sp->ra) ? mm_perm_encode(sp->ra, sp->pa) : 0;
+  q[OM_MATMUL_P_PERM_B] = has_perm(sp->pb, sp->rb) ? mm_perm_encode(sp->rb, sp->pb) : 0;
   c.task.block_dim = bd;
-  for (int s = 0; s < 3; s++)
-    if (c.task.tensors[s] != OM_NONE) fill(c.data[s], (int)c.t[s].dtype, count(&c.t[s]));
-  char what[160];
-  snprintf(what, sizeof what, "%s (%s operands, c %s, y %s, block_dim %u)", sp->what, dtype_name(opdt),
-           dtype_name(cdt), dtype_name(ydt), bd);
+  if (sp->bias) mc_set(&c, OM_MATMUL_T_BIAS, DT_FLOAT32, 1, (int64_t[]){sp->yd[sp->ry - 1]});
+  for (int s = 0; s < OM_MATMUL_NTENSORS; s++)
+    if (s != OM_MATMUL_T_Y && c.task.tensors[s] != OM_NONE)
+      fill(c.data[s], (int)c.t[s].dtype, count(&c.t[s]));
+  if (sp->nz) mc_to_nz(&c);
+  char what[200];
+  snprintf(what, sizeof what, "%s (%s operands%s, c %s, y %s, block_dim %u)", sp->what, dtype_name(opdt),
+           sp->nz ? ", b FRACTAL_NZ" : "", dtype_name(cdt), dtype_name(ydt), bd);
   omrt_status st = mc_check(&c);
   CHECK_EQ_INT(st, OMRT_OK);
   if (st != OMRT_OK) {
@@ -243,7 +312,14 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
   }
   uint64_t ny = count(&c.t[OM_MATMUL_T_Y]);
   double *ref = malloc(ny * sizeof *ref), *scale = malloc(ny * sizeof *scale);
-  reference(&c, sp->ta, sp->tb, sp->alpha, sp->rc >= 0 ? sp->beta : 0, sp->act, lo, hi, ref, scale);
+  om_tensor va = c.t[OM_MATMUL_T_A], vb = c.t[OM_MATMUL_T_B];
+  void *adata = c.data[OM_MATMUL_T_A], *bdata = c.b_nd ? c.b_nd : c.data[OM_MATMUL_T_B];
+  if (has_perm(sp->pa, sp->ra)) materialise(&c, OM_MATMUL_T_A, adata, sp->pa, &va, &adata);
+  if (has_perm(sp->pb, sp->rb)) materialise(&c, OM_MATMUL_T_B, bdata, sp->pb, &vb, &bdata);
+  reference(&c, &va, adata, &vb, bdata, sp->ta, sp->tb, sp->alpha, sp->rc >= 0 ? sp->beta : 0, sp->act, lo,
+            hi, ref, scale);
+  if (adata != c.data[OM_MATMUL_T_A]) free(adata);
+  if (bdata != c.data[OM_MATMUL_T_B] && bdata != c.b_nd) free(bdata);
 
   size_t l0a = 2 * (size_t)c.def.l0a_bytes, l0b = 2 * (size_t)c.def.l0b_bytes, l0c = c.def.l0c_bytes;
   rt_core core = {.l0a = aligned_alloc(64, l0a),
@@ -255,7 +331,7 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
   /* the task's run function, block by block (the path rt_cpu() chose) */
   rt_args a;
   memset(&a, 0, sizeof a);
-  for (int s = 0; s < 4; s++)
+  for (int s = 0; s < OM_MATMUL_NTENSORS; s++)
     if (c.task.tensors[s] != OM_NONE) a.data[s] = c.data[s], a.desc[s] = &c.t[s];
   for (uint32_t b = bd; b-- > 0;)
     rt_kernels[OM_TASK_MATMUL].run(&c.task, &a, b, &core);
@@ -277,232 +353,446 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
 }
 
 static const spec SPECS[] = {
-    {"2-D [2,3]x[3,4]", 2, 2, -1, {2, 3}, {3, 4}, {0}, {2, 4}, 2, 0, 0, 1, 0, 0, 16, 16, 16},
-    {"1-D x 1-D [5]x[5]", 1, 1, -1, {5}, {5}, {0}, {0}, 0, 0, 0, 1, 0, 0, 16, 16, 16},
-    {"1-D x 3-D [7]x[2,7,5]", 1, 3, -1, {7}, {2, 7, 5}, {0}, {2, 5}, 2, 0, 0, 1, 0, 0, 16, 16, 16},
-    {"4-D x 1-D [2,3,4,7]x[7]", 4, 1, -1, {2, 3, 4, 7}, {7}, {0}, {2, 3, 4}, 3, 0, 0, 1, 0, 0, 16, 16, 16},
-    {"broadcast [2,1,4,8,16]x[3,1,16,5]",
-     5,
-     4,
-     -1,
-     {2, 1, 4, 8, 16},
-     {3, 1, 16, 5},
-     {0},
-     {2, 3, 4, 8, 5},
-     5,
-     0,
-     0,
-     1,
-     0,
-     0,
-     16,
-     16,
-     16},
-    {"broadcast [4,9]x[3,2,9,7]",
-     2,
-     4,
-     -1,
-     {4, 9},
-     {3, 2, 9, 7},
-     {0},
-     {3, 2, 4, 7},
-     4,
-     0,
-     0,
-     1,
-     0,
-     0,
-     16,
-     16,
-     16},
-    {"odd [37,53]x[53,29], K chunks",
-     2,
-     2,
-     -1,
-     {37, 53},
-     {53, 29},
-     {0},
-     {37, 29},
-     2,
-     0,
-     0,
-     1,
-     0,
-     0,
-     16,
-     16,
-     16},
-    {"odd [37,53]x[53,29], one tile",
-     2,
-     2,
-     -1,
-     {37, 53},
-     {53, 29},
-     {0},
-     {37, 29},
-     2,
-     0,
-     0,
-     1,
-     0,
-     0,
-     48,
-     32,
-     64},
-    {"[13,200]x[200,45] tile_k 64",
-     2,
-     2,
-     -1,
-     {13, 200},
-     {200, 45},
-     {0},
-     {13, 45},
-     2,
-     0,
-     0,
-     1,
-     0,
-     0,
-     16,
-     32,
-     64},
-    {"gemm transA [6,11]^T x [6,19]",
-     2,
-     2,
-     -1,
-     {6, 11},
-     {6, 19},
-     {0},
-     {11, 19},
-     2,
-     1,
-     0,
-     1,
-     0,
-     0,
-     16,
-     16,
-     16},
-    {"gemm transB [11,6] x [19,6]^T",
-     2,
-     2,
-     -1,
-     {11, 6},
-     {19, 6},
-     {0},
-     {11, 19},
-     2,
-     0,
-     1,
-     1,
-     0,
-     0,
-     16,
-     16,
-     16},
-    {"gemm both trans, alpha 0.5, beta 2, c [N]",
-     2,
-     2,
-     1,
-     {21, 17},
-     {33, 21},
-     {33},
-     {17, 33},
-     2,
-     1,
-     1,
-     0.5f,
-     2.0f,
-     0,
-     16,
-     16,
-     16},
-    {"gemm c [M,1]", 2, 2, 2, {17, 21}, {21, 33}, {17, 1}, {17, 33}, 2, 0, 0, 1, 1, 0, 16, 32, 16},
-    {"gemm c scalar [], relu",
-     2,
-     2,
-     0,
-     {17, 21},
-     {21, 33},
-     {0},
-     {17, 33},
-     2,
-     0,
-     0,
-     1.5f,
-     -0.5f,
-     OM_ACT_RELU,
-     32,
-     16,
-     32},
-    {"gemm c [M,N], clip",
-     2,
-     2,
-     2,
-     {17, 21},
-     {21, 33},
-     {17, 33},
-     {17, 33},
-     2,
-     0,
-     0,
-     1,
-     1,
-     OM_ACT_CLIP,
-     16,
-     16,
-     32},
-    {"batched c [2,1,N] + trans_b",
-     3,
-     3,
-     3,
-     {2, 9, 20},
-     {2, 40, 20},
-     {2, 1, 40},
-     {2, 9, 40},
-     3,
-     0,
-     1,
-     1,
-     1,
-     0,
-     16,
-     32,
-     16},
-    {"[3,100,70]x[70,130]",
-     3,
-     2,
-     -1,
-     {3, 100, 70},
-     {70, 130},
-     {0},
-     {3, 100, 130},
-     3,
-     0,
-     0,
-     1,
-     0,
-     0,
-     64,
-     64,
-     64},
-    {"[130,300]x[300,70] big tiles",
-     2,
-     2,
-     1,
-     {130, 300},
-     {300, 70},
-     {70},
-     {130, 70},
-     2,
-     0,
-     0,
-     1,
-     1,
-     0,
-     144,
-     80,
-     112},
+    {.what = "2-D [2,3]x[3,4]",
+     .ra = 2,
+     .rb = 2,
+     .rc = -1,
+     .ad = {2, 3},
+     .bd = {3, 4},
+     .yd = {2, 4},
+     .ry = 2,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16},
+    {.what = "1-D x 1-D [5]x[5]",
+     .ra = 1,
+     .rb = 1,
+     .rc = -1,
+     .ad = {5},
+     .bd = {5},
+     .ry = 0,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16},
+    {.what = "1-D x 3-D [7]x[2,7,5]",
+     .ra = 1,
+     .rb = 3,
+     .rc = -1,
+     .ad = {7},
+     .bd = {2, 7, 5},
+     .yd = {2, 5},
+     .ry = 2,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16},
+    {.what = "4-D x 1-D [2,3,4,7]x[7]",
+     .ra = 4,
+     .rb = 1,
+     .rc = -1,
+     .ad = {2, 3, 4, 7},
+     .bd = {7},
+     .yd = {2, 3, 4},
+     .ry = 3,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16},
+    {.what = "broadcast [2,1,4,8,16]x[3,1,16,5]",
+     .ra = 5,
+     .rb = 4,
+     .rc = -1,
+     .ad = {2, 1, 4, 8, 16},
+     .bd = {3, 1, 16, 5},
+     .yd = {2, 3, 4, 8, 5},
+     .ry = 5,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16},
+    {.what = "broadcast [4,9]x[3,2,9,7]",
+     .ra = 2,
+     .rb = 4,
+     .rc = -1,
+     .ad = {4, 9},
+     .bd = {3, 2, 9, 7},
+     .yd = {3, 2, 4, 7},
+     .ry = 4,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16},
+    {.what = "odd [37,53]x[53,29], K chunks",
+     .ra = 2,
+     .rb = 2,
+     .rc = -1,
+     .ad = {37, 53},
+     .bd = {53, 29},
+     .yd = {37, 29},
+     .ry = 2,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16},
+    {.what = "odd [37,53]x[53,29], one tile",
+     .ra = 2,
+     .rb = 2,
+     .rc = -1,
+     .ad = {37, 53},
+     .bd = {53, 29},
+     .yd = {37, 29},
+     .ry = 2,
+     .alpha = 1,
+     .tm = 48,
+     .tn = 32,
+     .tk = 64},
+    {.what = "[13,200]x[200,45] tile_k 64",
+     .ra = 2,
+     .rb = 2,
+     .rc = -1,
+     .ad = {13, 200},
+     .bd = {200, 45},
+     .yd = {13, 45},
+     .ry = 2,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 32,
+     .tk = 64},
+    {.what = "gemm transA [6,11]^T x [6,19]",
+     .ra = 2,
+     .rb = 2,
+     .rc = -1,
+     .ad = {6, 11},
+     .bd = {6, 19},
+     .yd = {11, 19},
+     .ry = 2,
+     .ta = 1,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16},
+    {.what = "gemm transB [11,6] x [19,6]^T",
+     .ra = 2,
+     .rb = 2,
+     .rc = -1,
+     .ad = {11, 6},
+     .bd = {19, 6},
+     .yd = {11, 19},
+     .ry = 2,
+     .tb = 1,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16},
+    {.what = "gemm both trans, alpha 0.5, beta 2, c [N]",
+     .ra = 2,
+     .rb = 2,
+     .rc = 1,
+     .ad = {21, 17},
+     .bd = {33, 21},
+     .cd = {33},
+     .yd = {17, 33},
+     .ry = 2,
+     .ta = 1,
+     .tb = 1,
+     .alpha = 0.5f,
+     .beta = 2.0f,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16},
+    {.what = "gemm c [M,1]",
+     .ra = 2,
+     .rb = 2,
+     .rc = 2,
+     .ad = {17, 21},
+     .bd = {21, 33},
+     .cd = {17, 1},
+     .yd = {17, 33},
+     .ry = 2,
+     .alpha = 1,
+     .beta = 1,
+     .tm = 16,
+     .tn = 32,
+     .tk = 16},
+    {.what = "gemm c scalar [], relu",
+     .ra = 2,
+     .rb = 2,
+     .rc = 0,
+     .ad = {17, 21},
+     .bd = {21, 33},
+     .yd = {17, 33},
+     .ry = 2,
+     .alpha = 1.5f,
+     .beta = -0.5f,
+     .act = OM_ACT_RELU,
+     .tm = 32,
+     .tn = 16,
+     .tk = 32},
+    {.what = "gemm c [M,N], clip",
+     .ra = 2,
+     .rb = 2,
+     .rc = 2,
+     .ad = {17, 21},
+     .bd = {21, 33},
+     .cd = {17, 33},
+     .yd = {17, 33},
+     .ry = 2,
+     .alpha = 1,
+     .beta = 1,
+     .act = OM_ACT_CLIP,
+     .tm = 16,
+     .tn = 16,
+     .tk = 32},
+    {.what = "batched c [2,1,N] + trans_b",
+     .ra = 3,
+     .rb = 3,
+     .rc = 3,
+     .ad = {2, 9, 20},
+     .bd = {2, 40, 20},
+     .cd = {2, 1, 40},
+     .yd = {2, 9, 40},
+     .ry = 3,
+     .tb = 1,
+     .alpha = 1,
+     .beta = 1,
+     .tm = 16,
+     .tn = 32,
+     .tk = 16},
+    {.what = "[3,100,70]x[70,130]",
+     .ra = 3,
+     .rb = 2,
+     .rc = -1,
+     .ad = {3, 100, 70},
+     .bd = {70, 130},
+     .yd = {3, 100, 130},
+     .ry = 3,
+     .alpha = 1,
+     .tm = 64,
+     .tn = 64,
+     .tk = 64},
+    {.what = "[130,300]x[300,70] big tiles",
+     .ra = 2,
+     .rb = 2,
+     .rc = 1,
+     .ad = {130, 300},
+     .bd = {300, 70},
+     .cd = {70},
+     .yd = {130, 70},
+     .ry = 2,
+     .alpha = 1,
+     .beta = 1,
+     .tm = 144,
+     .tn = 80,
+     .tk = 112},
+    /* what the compiler writes now: FRACTAL_NZ B, bias, folded rows */
+    {.what = "NZ [37,53]x[53,29] + bias, K chunks",
+     .ra = 2,
+     .rb = 2,
+     .rc = -1,
+     .ad = {37, 53},
+     .bd = {53, 29},
+     .yd = {37, 29},
+     .ry = 2,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16,
+     .nz = 1,
+     .bias = 1},
+    {.what = "NZ [100,300]x[300,250] + bias + residual, relu",
+     .ra = 2,
+     .rb = 2,
+     .rc = 2,
+     .ad = {100, 300},
+     .bd = {300, 250},
+     .cd = {100, 250},
+     .yd = {100, 250},
+     .ry = 2,
+     .alpha = 1,
+     .beta = 1,
+     .act = OM_ACT_RELU,
+     .tm = 64,
+     .tn = 128,
+     .tk = 128,
+     .nz = 1,
+     .bias = 1},
+    {.what = "NZ batched B [3,40,33], c [33], clip",
+     .ra = 3,
+     .rb = 3,
+     .rc = 1,
+     .ad = {3, 20, 40},
+     .bd = {3, 40, 33},
+     .cd = {33},
+     .yd = {3, 20, 33},
+     .ry = 3,
+     .alpha = 1,
+     .beta = 1,
+     .act = OM_ACT_CLIP,
+     .tm = 16,
+     .tn = 32,
+     .tk = 32,
+     .nz = 1},
+    {.what = "NZ fold [64,1,256]x[256,768] + bias (MHA in-projection)",
+     .ra = 3,
+     .rb = 2,
+     .rc = -1,
+     .ad = {64, 1, 256},
+     .bd = {256, 768},
+     .yd = {64, 1, 768},
+     .ry = 3,
+     .alpha = 1,
+     .tm = 64,
+     .tn = 128,
+     .tk = 128,
+     .nz = 1,
+     .bias = 1,
+     .fold = 1},
+    {.what = "fold 2 [2,3,5,24]x[24,20], c [2,3,5,20]",
+     .ra = 4,
+     .rb = 2,
+     .rc = 4,
+     .ad = {2, 3, 5, 24},
+     .bd = {24, 20},
+     .cd = {2, 3, 5, 20},
+     .yd = {2, 3, 5, 20},
+     .ry = 4,
+     .alpha = 1,
+     .beta = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16,
+     .fold = 2},
+    {.what = "NZ fold 1 of [2,3,5,24]x[24,20], c [3,5,1]",
+     .ra = 4,
+     .rb = 2,
+     .rc = 3,
+     .ad = {2, 3, 5, 24},
+     .bd = {24, 20},
+     .cd = {3, 5, 1},
+     .yd = {2, 3, 5, 20},
+     .ry = 4,
+     .alpha = 1,
+     .beta = 0.5f,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16,
+     .nz = 1,
+     .fold = 1},
+    {.what = "skinny M=1 NZ [1,768]x[768,100] + bias",
+     .ra = 2,
+     .rb = 2,
+     .rc = -1,
+     .ad = {1, 768},
+     .bd = {768, 100},
+     .yd = {1, 100},
+     .ry = 2,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 112,
+     .tk = 128,
+     .nz = 1,
+     .bias = 1},
+    {.what = "skinny M=4 NZ [4,96]x[96,48], alpha 0.5",
+     .ra = 2,
+     .rb = 2,
+     .rc = -1,
+     .ad = {4, 96},
+     .bd = {96, 48},
+     .yd = {4, 48},
+     .ry = 2,
+     .alpha = 0.5f,
+     .tm = 16,
+     .tn = 48,
+     .tk = 96,
+     .nz = 1},
+    {.what = "NZ 1-D A [40]x[3,40,24]",
+     .ra = 1,
+     .rb = 3,
+     .rc = -1,
+     .ad = {40},
+     .bd = {3, 40, 24},
+     .yd = {3, 24},
+     .ry = 2,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 32,
+     .nz = 1,
+     .bias = 1},
+    {.what = "perm_a [1,0,2]: [64,1,256] as [1,64,256] stored, fold, NZ + bias",
+     .ra = 3,
+     .rb = 2,
+     .rc = -1,
+     .ad = {1, 64, 256},
+     .bd = {256, 768},
+     .yd = {64, 1, 768},
+     .ry = 3,
+     .alpha = 1,
+     .tm = 64,
+     .tn = 128,
+     .tk = 128,
+     .nz = 1,
+     .bias = 1,
+     .fold = 1,
+     .pa = {1, 0, 2}},
+    {.what = "perm_b [1,2,0]: K^T of a [20,3,16] head split",
+     .ra = 3,
+     .rb = 3,
+     .rc = -1,
+     .ad = {3, 20, 16},
+     .bd = {20, 3, 16},
+     .yd = {3, 20, 20},
+     .ry = 3,
+     .alpha = 0.25f,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16,
+     .pb = {1, 2, 0}},
+    {.what = "perm_a [1,0,2] + perm_b [1,0,2] + trans_b: Q K^T of heads",
+     .ra = 3,
+     .rb = 3,
+     .rc = -1,
+     .ad = {20, 3, 16},
+     .bd = {20, 3, 16},
+     .yd = {3, 20, 20},
+     .ry = 3,
+     .tb = 1,
+     .alpha = 1,
+     .tm = 32,
+     .tn = 32,
+     .tk = 16,
+     .pa = {1, 0, 2},
+     .pb = {1, 0, 2}},
+    {.what = "perm_a [1,0,2] trans_a, 4-D perm_b [0,2,1,3]",
+     .ra = 3,
+     .rb = 4,
+     .rc = -1,
+     .ad = {37, 3, 5},
+     .bd = {2, 37, 3, 9},
+     .yd = {2, 3, 5, 9},
+     .ry = 4,
+     .ta = 1,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16,
+     .pa = {1, 0, 2},
+     .pb = {0, 2, 1, 3}},
+    {.what = "trans_a batched [6,40,7]^T x [40,19]",
+     .ra = 3,
+     .rb = 2,
+     .rc = -1,
+     .ad = {6, 40, 7},
+     .bd = {40, 19},
+     .yd = {6, 7, 19},
+     .ry = 3,
+     .ta = 1,
+     .alpha = 1,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16},
 };
 
 static void kernel_cases(void) {
@@ -514,11 +804,17 @@ static void kernel_cases(void) {
     for (size_t k = 0; k < sizeof dts / sizeof *dts; k++) {
       const spec *sp = &SPECS[i];
       /* tiles = batch * mtiles * ntiles; try 1 block, 2, and one per tile */
-      int64_t M = sp->ra >= 2 ? sp->ad[sp->ra - 2 + sp->ta] : 1,
-              N = sp->rb >= 2 ? sp->bd[sp->rb - 1 - sp->tb] : 1;
+      int64_t ad[MAX_RANK], bd[MAX_RANK];
+      for (int d = 0; d < sp->ra; d++)
+        ad[d] = sp->ad[has_perm(sp->pa, sp->ra) ? sp->pa[d] : d];
+      for (int d = 0; d < sp->rb; d++)
+        bd[d] = sp->bd[has_perm(sp->pb, sp->rb) ? sp->pb[d] : d];
+      int64_t M = sp->ra >= 2 ? ad[sp->ra - 2 + sp->ta] : 1, N = sp->rb >= 2 ? bd[sp->rb - 1 - sp->tb] : 1;
       int nbd = sp->ry - (sp->ra >= 2) - (sp->rb >= 2);
+      for (int d = nbd - sp->fold; d < nbd; d++)
+        M *= sp->yd[d];
       uint64_t tiles = (uint64_t)((M + sp->tm - 1) / sp->tm) * (uint64_t)((N + sp->tn - 1) / sp->tn);
-      for (int d = 0; d < nbd; d++)
+      for (int d = 0; d < nbd - sp->fold; d++)
         tiles *= (uint64_t)sp->yd[d];
       uint32_t bds[3] = {1, tiles >= 2 ? 2 : 1, (uint32_t)(tiles < 65535 ? tiles : 65535)};
       for (int b = 0; b < 3; b++)
@@ -591,6 +887,40 @@ static void check_cases(void) {
   valid(&c), c.task.block_dim = 3, expect_reject(&c, "block_dim > tiles", "block_dim");
   valid(&c), mc_set(&c, 0, DT_FLOAT32, 3, (int64_t[]){2, 5, 0}),
       mc_set(&c, 1, DT_FLOAT32, 2, (int64_t[]){0, 9}), expect_reject(&c, "K = 0", "K 0");
+  /* format 2.1: bias, FRACTAL_NZ b, fold, epilogue */
+  valid(&c), c.task.params[OM_MATMUL_P_FOLD] = 1, mc_set(&c, OM_MATMUL_T_BIAS, DT_FLOAT32, 1, (int64_t[]){9});
+  CHECK_EQ_INT(mc_check(&c), OMRT_OK);
+  mc_to_nz(&c);
+  CHECK_EQ_INT(mc_check(&c), OMRT_OK);
+  mc_free(&c);
+  valid(&c), c.task.ntensors = 4;
+  CHECK_EQ_INT(mc_check(&c), OMRT_OK); /* a format 2.0 task */
+  mc_free(&c);
+  valid(&c), c.task.ntensors = 4, c.task.params[OM_MATMUL_P_EPILOGUE] = 1,
+             expect_reject(&c, "epilogue without the bias slot", "epilogue");
+  valid(&c), mc_set(&c, OM_MATMUL_T_BIAS, DT_FLOAT32, 1, (int64_t[]){7}), expect_reject(&c, "bias N", "bias");
+  valid(&c), mc_set(&c, OM_MATMUL_T_BIAS, DT_FLOAT16, 1, (int64_t[]){9}),
+      expect_reject(&c, "f16 bias", "bias");
+  valid(&c), mc_set(&c, OM_MATMUL_T_BIAS, DT_FLOAT32, 2, (int64_t[]){1, 9}),
+      expect_reject(&c, "bias rank 2", "bias");
+  valid(&c), mc_to_nz(&c), c.task.params[OM_MATMUL_P_TRANS_B] = 1,
+                           mc_set(&c, 3, DT_FLOAT32, 3, (int64_t[]){2, 5, 7}),
+                           expect_reject(&c, "NZ b transposed", "FRACTAL_NZ");
+  valid(&c), c.task.params[OM_MATMUL_P_FOLD] = 2, expect_reject(&c, "fold past the batch rank", "fold");
+  valid(&c), mc_set(&c, 1, DT_FLOAT32, 3, (int64_t[]){2, 7, 9}),
+      c.task.params[OM_MATMUL_P_FOLD] = 1, expect_reject(&c, "fold with a batched b", "fold");
+  valid(&c), mc_set(&c, 2, DT_FLOAT32, 2, (int64_t[]){5, 9}),
+      c.task.params[OM_MATMUL_P_FOLD] = 1, expect_reject(&c, "fold with c repeating per batch", "fold");
+  valid(&c), c.task.params[OM_MATMUL_P_TRANS_A] = 1, mc_set(&c, 0, DT_FLOAT32, 3, (int64_t[]){2, 7, 5}),
+             c.task.params[OM_MATMUL_P_FOLD] = 1, expect_reject(&c, "fold with a transposed a", "fold");
+  valid(&c), mc_set(&c, 0, DT_FLOAT32, 3, (int64_t[]){5, 2, 7}), c.task.params[OM_MATMUL_P_PERM_A] = 0x201;
+  CHECK_EQ_INT(mc_check(&c), OMRT_OK); /* a [5,2,7] read as [2,5,7] */
+  mc_free(&c);
+  valid(&c), c.task.params[OM_MATMUL_P_PERM_A] = 0x001, expect_reject(&c, "perm_a repeats", "perm_a");
+  valid(&c), c.task.params[OM_MATMUL_P_PERM_A] = 0x1012, expect_reject(&c, "perm_a past the rank", "perm_a");
+  valid(&c), c.task.params[OM_MATMUL_P_PERM_A] = 0x102, expect_reject(&c, "perm_a changes the dims", "K");
+  valid(&c), mc_to_nz(&c), c.task.params[OM_MATMUL_P_PERM_B] = 0x01,
+                           expect_reject(&c, "NZ b permuted", "FRACTAL_NZ");
 }
 
 int main(void) {

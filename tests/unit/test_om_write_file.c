@@ -98,7 +98,7 @@ static void test_json(const char *dir) {
         "\"workspace_bytes\": 256",
         "\"ub_bytes\": 262144",
         "\"weights\": {\"bytes\": 80}",
-        "\"inputs\": [{\"tensor\": 0, \"name\": \"x\"}]",
+        "\"inputs\": [{\"tensor\": 0, \"name\": \"x\", \"format\": \"ND\"}]",
         "\"region\": \"WEIGHTS\"",
         "\"dtype\": \"f32\"",
         "\"layout\": \"ND\"",

@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""Export int8 (QDQ) torchvision classifiers through PyTorch FX post-training quantization.
+
+Each network is built exactly as models/export_torchvision.py builds its float export (same seed,
+BatchNorm statistics re-estimated on the same random images, the same reference input), then
+quantized with PyTorch FX (prepare_fx with the fbgemm qconfig: per-channel symmetric int8 weights,
+uint8 activations with histogram observers), calibrated on CALIB seeded random images, converted
+(convert_fx) and exported to ONNX opset 13, which writes QuantizeLinear / DequantizeLinear pairs
+around every Conv, Gemm, Add, pooling and Relu ("QDQ"). For each model NAME it writes, to --out:
+
+  NAME_qdq.onnx        the quantized model (batch 1, input "input" 1x3x224x224 float32)
+  NAME_qdq.input.bin   the reference input (the float export's), raw little-endian float32
+  NAME_qdq.output.bin  the FLOAT model's PyTorch output for it (1x1000 float32)
+  NAME_qdq.torch.bin   PyTorch's quantized output for it (its FBGEMM engine, or oneDNN, which
+                       runs the same fbgemm qconfig, when the build has no FBGEMM: Debian's)
+  NAME_qdq.ort.bin     ONNX Runtime's output of NAME_qdq.onnx (int8 kernels), when node and
+                       /work/main/bench/node_modules (or --ort-bench) are there
+  NAME_qdq.json        input name and shape, opset, seed, top-1/top-5 of each output
+
+The float models themselves are models/export_torchvision.py's NAME.onnx.
+
+Usage: models/export_qdq.py [--out DIR] [--ort-bench FILE] [NAME ...]
+       NAME in resnet50, mobilenet_v2; default: both.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+import torchvision
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import export_torchvision as et  # noqa: E402  (same seeds and BatchNorm recipe)
+
+MODELS = {"resnet50": torchvision.models.resnet50, "mobilenet_v2": torchvision.models.mobilenet_v2}
+OPSET = 13
+CALIB = 32
+CALIB_SEED = 20261201
+RECIPE = 1  # bump when an export changes
+SHAPE = [1, 3, 224, 224]
+
+
+def float_model(name):
+    """The float network and reference input exactly as export_torchvision.export makes them."""
+    torch.manual_seed(et.SEED)
+    gen = torch.Generator().manual_seed(et.SEED)
+    model = MODELS[name]()
+    et.reestimate_batchnorm(model, gen, SHAPE)
+    x = torch.randn(*SHAPE, generator=gen)
+    return model.eval(), x
+
+
+def calibration_images():
+    gen = torch.Generator().manual_seed(CALIB_SEED)
+    return [torch.randn(*SHAPE, generator=gen) for _ in range(CALIB)]
+
+
+def quantize(model, calib):
+    from torch.ao.quantization import QConfigMapping, get_default_qconfig
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+    engines = torch.backends.quantized.supported_engines  # Debian's torch has oneDNN, not FBGEMM itself
+    torch.backends.quantized.engine = "fbgemm" if "fbgemm" in engines else "onednn"
+    qmap = QConfigMapping().set_global(get_default_qconfig("fbgemm"))
+    prepared = prepare_fx(model, qmap, (calib[0],))
+    with torch.no_grad():
+        for img in calib:
+            prepared(img)
+    return convert_fx(prepared)
+
+
+def top5(y):
+    return torch.topk(torch.as_tensor(y).reshape(-1), 5).indices.tolist()
+
+
+def ort_output(bench, onnx_path, input_path, out_path):
+    """ONNX Runtime's first output (bench/ort_bench.js --output), or None without node."""
+    if not bench or not os.path.exists(bench):
+        return None
+    try:
+        subprocess.run(["node", bench, "--model", onnx_path, "--input", input_path, "--shape",
+                        ",".join(map(str, SHAPE)), "--threads", "1", "--min", "1", "--max", "1", "--budget", "0",
+                        "--output", out_path], check=True, stdout=subprocess.DEVNULL)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"models: ONNX Runtime reference not written: {e}", file=sys.stderr)
+        return None
+    return np.fromfile(out_path, dtype="<f4")
+
+
+def export(name, out_dir, bench):
+    model, x = float_model(name)
+    with torch.no_grad():
+        y = model(x)
+    calib = calibration_images()
+    qmodel = quantize(model, calib)
+    with torch.no_grad():
+        yq = qmodel(x)
+    base = os.path.join(out_dir, name + "_qdq")
+    torch.onnx.export(qmodel, x, base + ".onnx", opset_version=OPSET, input_names=["input"],
+                      output_names=["output"], do_constant_folding=True)
+    x.numpy().astype("<f4").tofile(base + ".input.bin")
+    y.numpy().astype("<f4").tofile(base + ".output.bin")
+    yq.numpy().astype("<f4").tofile(base + ".torch.bin")
+    yo = ort_output(bench, base + ".onnx", base + ".input.bin", base + ".ort.bin")
+    meta = {"model": name + "_qdq", "float_model": name, "opset": OPSET, "input": "input", "input_shape": SHAPE,
+            "input_dtype": "float32", "output_shape": list(y.shape), "kind": "classifier", "quantized": True,
+            "seed": et.SEED, "calib_count": CALIB, "calib_seed": CALIB_SEED,
+            "recipe": RECIPE, "top1": top5(y)[0], "top5": top5(y), "torch_int8_top5": top5(yq)}
+    if yo is not None:
+        meta["ort_int8_top5"] = top5(yo)
+    with open(base + ".json", "w") as f:
+        json.dump(meta, f, indent=1)
+    return base + ".onnx"
+
+
+def up_to_date(name, out_dir):
+    base = os.path.join(out_dir, name + "_qdq")
+    files = [base + ext for ext in (".onnx", ".input.bin", ".output.bin", ".torch.bin", ".json")]
+    if not all(os.path.exists(f) for f in files):
+        return False
+    with open(base + ".json") as f:
+        meta = json.load(f)
+    return meta.get("seed") == et.SEED and meta.get("recipe") == RECIPE and meta.get("calib_seed") == CALIB_SEED
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--out", default=os.path.join(here, "out"))
+    ap.add_argument("--ort-bench", default=os.path.join(here, "..", "bench", "ort_bench.js"),
+                    help="bench/ort_bench.js with its node_modules (ONNX Runtime's reference output)")
+    ap.add_argument("names", nargs="*", default=list(MODELS))
+    args = ap.parse_args()
+    for n in args.names:
+        if n not in MODELS:
+            sys.exit(f"export_qdq: unknown model '{n}' (known: {', '.join(MODELS)})")
+    bench = args.ort_bench
+    if not os.path.isdir(os.path.join(os.path.dirname(bench), "node_modules", "onnxruntime-node")):
+        bench = None
+    os.makedirs(args.out, exist_ok=True)
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    for n in args.names:
+        t = time.time()
+        if up_to_date(n, args.out):
+            print(f"models: {n}_qdq: up to date in {args.out}")
+            continue
+        path = export(n, args.out, bench)
+        print(f"models: {n}_qdq: wrote {path} ({os.path.getsize(path) / 2**20:.1f} MiB) in {time.time() - t:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
