@@ -259,7 +259,15 @@ OMRT_API omrt_status omrt_execute_sized(omrt_context *ctx, const void *const *in
  * such record (nnodes 0, onnx_name NULL). */
 
 /* Stored layouts of a task tensor (omrt_task_tensor.layout). */
-enum { OMRT_LAYOUT_ND = 0, OMRT_LAYOUT_NC1HWC0 = 1, OMRT_LAYOUT_FRACTAL_Z = 2, OMRT_LAYOUT_FRACTAL_Z_G = 6 };
+enum {
+  OMRT_LAYOUT_ND = 0,
+  OMRT_LAYOUT_NC1HWC0 = 1, /* dims NCHW, stored [N, C1, H, W, C0] */
+  OMRT_LAYOUT_FRACTAL_Z = 2,
+  OMRT_LAYOUT_FRACTAL_Z_G = 6,
+  OMRT_LAYOUT_FRACTAL_NZ = 7,
+  OMRT_LAYOUT_NDC1HWC0 = 8, /* dims NCDHW, stored [N, D, C1, H, W, C0] */
+  OMRT_LAYOUT_FRACTAL_Z_3D = 9
+};
 enum { OMRT_TASK_MAX_OUTPUTS = 8 };
 
 /* A tensor a task writes. Strings owned by the model. */

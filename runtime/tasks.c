@@ -6,7 +6,8 @@
  * (om_load.c, check_sources), so lookups need no bounds checks. The tensors
  * a task "outputs" are the slots it writes (rt_task_writes), in slot order.
  * Converting to float32 undoes the stored layout: NC1HWC0 [N, C1, H, W, C0]
- * back to NCHW (padding lanes dropped); ND is already C order.
+ * back to NCHW and NDC1HWC0 [N, D, C1, H, W, C0] back to NCDHW (padding
+ * lanes dropped); ND is already C order.
  */
 #include <math.h>
 #include <stdio.h>
@@ -77,16 +78,20 @@ omrt_status omrt_task_tensor_to_f32(const omrt_task_tensor *t, float *dst, size_
       dst[i] = (float)elem_get(t->data, t->dtype, i);
     return OMRT_OK;
   }
-  if (t->layout != OMRT_LAYOUT_NC1HWC0)
+  if (t->layout != OMRT_LAYOUT_NC1HWC0 && t->layout != OMRT_LAYOUT_NDC1HWC0)
     return rt_error(OMRT_ERR_UNSUPPORTED, "omrt_task_tensor_to_f32: '%s': layout %d holds packed weights",
                     t->name, t->layout);
-  const size_t N = (size_t)t->dims[0], C = (size_t)t->dims[1], HW = (size_t)t->dims[2] * (size_t)t->dims[3];
+  /* NC1HWC0 is NDC1HWC0 with D = 1: [N, D, C1, H, W, C0] -> [N, C, D, H, W]. */
+  const int d3 = t->layout == OMRT_LAYOUT_NDC1HWC0;
+  const size_t N = (size_t)t->dims[0], C = (size_t)t->dims[1], D = d3 ? (size_t)t->dims[2] : 1;
+  const size_t HW = (size_t)t->dims[2 + d3] * (size_t)t->dims[3 + d3];
   const size_t C1 = (C + C0 - 1) / C0;
   for (size_t n = 0; n < N; n++)
     for (size_t c = 0; c < C; c++)
-      for (size_t p = 0; p < HW; p++)
-        dst[(n * C + c) * HW + p] =
-            (float)elem_get(t->data, t->dtype, ((n * C1 + c / C0) * HW + p) * C0 + c % C0);
+      for (size_t d = 0; d < D; d++)
+        for (size_t p = 0; p < HW; p++)
+          dst[((n * C + c) * D + d) * HW + p] =
+              (float)elem_get(t->data, t->dtype, (((n * D + d) * C1 + c / C0) * HW + p) * C0 + c % C0);
   return OMRT_OK;
 }
 

@@ -169,6 +169,9 @@ static const char *layout_str(int l) {
   case OMRT_LAYOUT_NC1HWC0: return "NC1HWC0";
   case OMRT_LAYOUT_FRACTAL_Z: return "FRACTAL_Z";
   case OMRT_LAYOUT_FRACTAL_Z_G: return "FRACTAL_Z_G";
+  case OMRT_LAYOUT_FRACTAL_NZ: return "FRACTAL_NZ";
+  case OMRT_LAYOUT_NDC1HWC0: return "NDC1HWC0";
+  case OMRT_LAYOUT_FRACTAL_Z_3D: return "FRACTAL_Z_3D";
   }
   return "other";
 }
@@ -193,7 +196,7 @@ int layer_dump_hook(void *user, const omrt_task_info *info) {
     for (int r = 0; r < o->rank; r++)
       count *= (size_t)o->dims[r];
     char *file = NULL;
-    int weights = o->layout == OMRT_LAYOUT_FRACTAL_Z || o->layout == OMRT_LAYOUT_FRACTAL_Z_G;
+    int weights = o->layout != OMRT_LAYOUT_ND && o->layout != OMRT_LAYOUT_NC1HWC0 && o->layout != OMRT_LAYOUT_NDC1HWC0;
     if (!weights && d->last_writer[info->index * OMRT_TASK_MAX_OUTPUTS + k]) {
       if (count > d->buf_cap) {
         float *p = realloc(d->buf, count * sizeof *p);
