@@ -49,31 +49,6 @@ struct layer_dump {
   size_t buf_cap; /* floats */
 };
 
-static int fail(const char *fmt, const char *a, const char *b) {
-  fprintf(stderr, "omrun: ");
-  fprintf(stderr, fmt, a, b);
-  fputc('\n', stderr);
-  return 1;
-}
-
-static void json_str(FILE *f, const char *s) {
-  if (!s) {
-    fputs("null", f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
-
 static int listed(const layer_dump *d, const char *name) {
   if (!name || !*name) return 0;
   size_t n = strlen(name);

@@ -56,17 +56,6 @@ typedef struct options {
   long threads;
 } options;
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("omcompare: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  return 1;
-}
-
 /* One compared tensor. */
 typedef struct row {
   const char *tensor; /* the graph's name */
@@ -402,6 +391,7 @@ static int run(const options *o, omrt_model **m, omrt_context **ctx, ir_graph **
 }
 
 int main(int argc, char **argv) {
+  tool_name = "omcompare";
   options o = {.threshold = 0.9999, .output = "omcompare"};
   int rc = parse_args(argc, argv, &o);
   if (rc == 2) {

@@ -107,17 +107,6 @@ typedef struct options {
   outfmt fmt;
 } options;
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("omrun: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  return 1;
-}
-
 static int parse_count(const char *flag, const char *s, long max, long *out) {
   char *end;
   errno = 0;
@@ -321,21 +310,6 @@ static double print_profile(const omrt_context *ctx, long runs, int every_task) 
   for (int t = 0; omrt_context_task_profile(ctx, t, &name, &kind, &ms) == OMRT_OK; t++)
     printf("  %4d %-12s %10.3f ms %5.1f%%  %s\n", t, kind, ms / (double)runs, 100 * ms / total, name);
   return total;
-}
-
-/* A JSON string (names come from the model). */
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
 }
 
 /* --profiler's DIR/profile.json: per kind and per task, ms per run. */

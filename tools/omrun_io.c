@@ -27,15 +27,34 @@
 #include "common/atomic_file.h"
 #include "common/fp16.h"
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...) {
+const char *tool_name = "omrun";
+
+int fail(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("omrun: ", stderr);
+  fprintf(stderr, "%s: ", tool_name);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
   return 1;
+}
+
+void json_str(FILE *f, const char *s) {
+  if (!s) {
+    fputs("null", f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
 }
 
 static int is_dir(const char *p) {

@@ -1,10 +1,12 @@
 /* omrun_io.h - omrun's files: the samples --input names and the outputs
- * --outfmt asks for (tools/omrun_io.c). Messages go to stderr as
- * "omrun: ..."; every function returns 0 on success, 1 after printing. */
+ * --outfmt asks for (tools/omrun_io.c), and what omrun, omcompare and the
+ * layer dump share: messages and JSON strings. Messages go to stderr as
+ * "<tool_name>: ..."; every function returns 0 on success, 1 after printing. */
 #ifndef TOOLS_OMRUN_IO_H
 #define TOOLS_OMRUN_IO_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "omrt.h"
 
@@ -18,6 +20,13 @@ typedef struct samples {
   int from_dirs; /* 1: the paths were directories */
   char **paths;  /* [count * ninputs], sample-major; malloc'd */
 } samples;
+
+/* The tool messages name ("omrun", "omcompare"): main sets it first. */
+extern const char *tool_name;
+/* Prints "<tool_name>: <message>\n" to stderr; returns 1. */
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Writes s as a JSON string ("null" for NULL). */
+void json_str(FILE *f, const char *s);
 
 int samples_list(const char *list, int ninputs, samples *out);
 void samples_free(samples *s);
