@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "tools/npy.h"
+#include "common/types.h"
 #include "tools/omrun_io.h"
 
 typedef struct dumped {
@@ -125,32 +126,6 @@ static char *take_name(layer_dump *d, const char *tensor, int task) {
   return d->names[d->nnames++] = strdup(name);
 }
 
-static const char *dtype_str(int dt) {
-  switch (dt) {
-  case OMRT_FLOAT32: return "float32";
-  case OMRT_FLOAT16: return "float16";
-  case OMRT_UINT8: return "uint8";
-  case OMRT_INT8: return "int8";
-  case OMRT_INT32: return "int32";
-  case OMRT_INT64: return "int64";
-  case OMRT_BOOL: return "bool";
-  }
-  return "other";
-}
-
-static const char *layout_str(int l) {
-  switch (l) {
-  case OMRT_LAYOUT_ND: return "ND";
-  case OMRT_LAYOUT_NC1HWC0: return "NC1HWC0";
-  case OMRT_LAYOUT_FRACTAL_Z: return "FRACTAL_Z";
-  case OMRT_LAYOUT_FRACTAL_Z_G: return "FRACTAL_Z_G";
-  case OMRT_LAYOUT_FRACTAL_NZ: return "FRACTAL_NZ";
-  case OMRT_LAYOUT_NDC1HWC0: return "NDC1HWC0";
-  case OMRT_LAYOUT_FRACTAL_Z_3D: return "FRACTAL_Z_3D";
-  }
-  return "other";
-}
-
 int layer_dump_hook(void *user, const omrt_task_info *info) {
   layer_dump *d = user;
   if (!wanted(d, info)) return 0;
@@ -201,8 +176,8 @@ int layer_dump_hook(void *user, const omrt_task_info *info) {
     json_str(ix, o->onnx_name);
     fprintf(ix, ", \"file\": ");
     json_str(ix, file);
-    fprintf(ix, ", \"dtype\": \"%s\", \"layout\": \"%s\", \"shape\": [", dtype_str(o->dtype),
-            layout_str(o->layout));
+    fprintf(ix, ", \"dtype\": \"%s\", \"layout\": \"%s\", \"shape\": [", io_dtype_name(o->dtype),
+            layout_name(o->layout) ? layout_name(o->layout) : "other");
     for (int r = 0; r < o->rank; r++)
       fprintf(ix, "%s%lld", r ? ", " : "", (long long)o->dims[r]);
     fprintf(ix, "]}");

@@ -194,21 +194,8 @@ static int parse_args(int argc, char **argv, options *o) {
   return 0;
 }
 
-static const char *dtype_str(int dt) {
-  switch (dt) {
-  case OMRT_FLOAT32: return "float32";
-  case OMRT_FLOAT16: return "float16";
-  case OMRT_UINT8: return "uint8";
-  case OMRT_INT8: return "int8";
-  case OMRT_INT32: return "int32";
-  case OMRT_INT64: return "int64";
-  case OMRT_BOOL: return "bool";
-  }
-  return "?";
-}
-
 static void print_desc(const char *what, int i, const omrt_tensor_desc *d, int debug) {
-  printf("  %s %d: %s %s [", what, i, d->name, dtype_str(d->dtype));
+  printf("  %s %d: %s %s [", what, i, d->name, io_dtype_name(d->dtype));
   for (int k = 0; k < d->rank; k++)
     printf("%s%lld", k ? ", " : "", (long long)d->dims[k]);
   printf("] (%zu bytes)%s\n", d->bytes, debug ? ", format ND (C order), little-endian" : "");

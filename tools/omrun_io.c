@@ -39,6 +39,19 @@ int fail(const char *fmt, ...) {
   return 1;
 }
 
+const char *io_dtype_name(int dt) {
+  switch (dt) {
+  case OMRT_FLOAT32: return "float32";
+  case OMRT_FLOAT16: return "float16";
+  case OMRT_UINT8: return "uint8";
+  case OMRT_INT8: return "int8";
+  case OMRT_INT32: return "int32";
+  case OMRT_INT64: return "int64";
+  case OMRT_BOOL: return "bool";
+  }
+  return "other";
+}
+
 void json_str(FILE *f, const char *s) {
   if (!s) {
     fputs("null", f);

@@ -25,6 +25,8 @@ typedef struct samples {
 extern const char *tool_name;
 /* Prints "<tool_name>: <message>\n" to stderr; returns 1. */
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "float32", "float16", ... for an OMRT_* dtype; "other" for the rest. */
+const char *io_dtype_name(int dt);
 /* Writes s as a JSON string ("null" for NULL). */
 void json_str(FILE *f, const char *s);
 
