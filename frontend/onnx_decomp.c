@@ -226,6 +226,15 @@ ir_value *dc_reshape(dc *b, ir_value *x, ir_value *shape) {
   return dc_val(b, n);
 }
 
+ir_value *dc_matmul(dc *b, ir_value *x, ir_value *y) {
+  dtype dt = dc_dtype(b, x);
+  if (b->st) return NULL;
+  if (dt == DT_FLOAT32 || dt == DT_FLOAT16) return dc_op2(b, IR_OP_MATMUL, x, y);
+  const int64_t after_k = -1, before_k = -3, k = -2;
+  ir_value *prod = dc_op2(b, IR_OP_MUL, dc_unsqueeze(b, x, 1, &after_k), dc_unsqueeze(b, y, 1, &before_k));
+  return dc_reduce(b, "sum", prod, 1, &k, 0);
+}
+
 ir_value *dc_reshape_to(dc *b, ir_value *x, int rank, const int64_t *dims) {
   return dc_reshape(b, x, dc_ints(b, rank, dims));
 }

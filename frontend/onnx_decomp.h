@@ -98,6 +98,10 @@ ir_value *dc_clip(dc *b, ir_value *x, double lo,
                   double hi); /* Clip with constant bounds (attributes min, max) */
 /* Reduce{mode} over axes (count 0: every axis), keepdims 0|1. */
 ir_value *dc_reduce(dc *b, const char *mode, ir_value *x, int count, const int64_t *axes, int keepdims);
+/* x [..., m, k] times y [..., k, n] (equal ranks >= 2): MatMul on the cube for
+ * f32 and f16; other dtypes (f64, integers), which the cube does not take, as
+ * ReduceSum(Unsqueeze(x, -1) * Unsqueeze(y, -3), axis -2) on the vector unit. */
+ir_value *dc_matmul(dc *b, ir_value *x, ir_value *y);
 /* ArgMax along one axis (the first maximum), int64. */
 ir_value *dc_argmax(dc *b, ir_value *x, int64_t axis, int keepdims);
 ir_value *dc_reshape(dc *b, ir_value *x, ir_value *shape); /* allowzero 0 */
@@ -148,6 +152,7 @@ status onnx_decomp_lrn(onnx_node *nd, ir_node *none);
 status onnx_decomp_window(onnx_node *nd, ir_node *none);
 status onnx_decomp_causal_conv(onnx_node *nd, ir_node *none);
 status onnx_decomp_eye_like(onnx_node *nd, ir_node *none);
+status onnx_decomp_det(onnx_node *nd, ir_node *none);
 status onnx_decomp_reverse_sequence(onnx_node *nd, ir_node *none);
 status onnx_decomp_max_unpool(onnx_node *nd, ir_node *none);
 status onnx_decomp_col2im(onnx_node *nd, ir_node *none);

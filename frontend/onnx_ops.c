@@ -902,6 +902,7 @@ static const importer importers[] = {
     {"Swish", NULL, 24, 1, 1, 1, "-alpha:f", onnx_decomp_swish},
     {"CausalConvWithState", NULL, 27, 2, 4, 2, "-activation:s", onnx_decomp_causal_conv},
     {"EyeLike", NULL, 9, 1, 1, 1, "-dtype:i -k:i", onnx_decomp_eye_like},
+    {"Det", NULL, 11, 1, 1, 1, "", onnx_decomp_det},
     {"ReverseSequence", NULL, 10, 2, 2, 1, "-batch_axis:i -time_axis:i", onnx_decomp_reverse_sequence},
     {"DFT", NULL, 17, 1, 3, 1, "-axis:i<20 -inverse:i -onesided:i", onnx_decomp_dft},
     {"STFT", NULL, 17, 2, 4, 1, "-onesided:i", onnx_decomp_stft},
