@@ -23,7 +23,13 @@ void dc_begin(dc *b, onnx_node *nd) {
   for (int k = 0; !b->base && k < nd->nout;
        k++) /* else the first named output's (the importer checked one is) */
     if (nd->out[k]) b->base = nd->out[k]->name;
-  b->first_node = b->g->nnodes;
+  b->first_node = b->inferred = b->g->nnodes;
+}
+
+void dc_infer(dc *b) {
+  if (b->st || b->inferred >= b->g->nnodes) return;
+  b->st = onnx_infer_nodes(b->nd->c, b->inferred);
+  b->inferred = b->g->nnodes;
 }
 
 ir_value *dc_fail(dc *b, status code, const char *fmt, ...) {

@@ -33,19 +33,24 @@
 
 #include "frontend/onnx_internal.h"
 
-enum { DC_MAX_OUTPUTS = 8 };
+enum { DC_MAX_OUTPUTS = 32 };
 
 typedef struct dc {
   onnx_node *nd;
   ir_graph *g;
   const char *base;                 /* prefix of every generated name */
   int first_node;                   /* g->nodes index of the first node this builder made */
+  int inferred;                     /* g->nodes before this index are inferred (dc_infer) */
   int count;                        /* names given out so far */
   status st;                        /* the first failure, ST_OK while none */
   ir_value *result[DC_MAX_OUTPUTS]; /* what dc_output named for each ONNX output */
 } dc;
 
 void dc_begin(dc *b, onnx_node *nd);
+/* Infers the nodes made since the last dc_infer (dtypes, dims, small
+ * constants folded, as the loader does after every importer), for a builder
+ * that reads the shapes of its own results while it builds. */
+void dc_infer(dc *b);
 /* Wires the results named by dc_output to the ONNX outputs; ST_OK when every
  * used ONNX output was produced, else the first failure. */
 status dc_end(dc *b);
@@ -178,5 +183,9 @@ status onnx_decomp_lstm(onnx_node *nd, ir_node *none);
 status onnx_decomp_rotary(onnx_node *nd, ir_node *none);
 status onnx_decomp_attention(onnx_node *nd, ir_node *none);
 status onnx_decomp_linear_attention(onnx_node *nd, ir_node *none);
+/* onnx_control.c: If, Loop and Scan, unrolled or selected at import */
+status onnx_import_if(onnx_node *nd, ir_node *none);
+status onnx_import_loop(onnx_node *nd, ir_node *none);
+status onnx_import_scan(onnx_node *nd, ir_node *none);
 
 #endif
