@@ -23,7 +23,13 @@ void dc_begin(dc *b, onnx_node *nd) {
   for (int k = 0; !b->base && k < nd->nout;
        k++) /* else the first named output's (the importer checked one is) */
     if (nd->out[k]) b->base = nd->out[k]->name;
-  b->first_node = b->g->nnodes;
+  b->first_node = b->inferred = b->g->nnodes;
+}
+
+void dc_infer(dc *b) {
+  if (b->st || b->inferred >= b->g->nnodes) return;
+  b->st = onnx_infer_nodes(b->nd->c, b->inferred);
+  b->inferred = b->g->nnodes;
 }
 
 ir_value *dc_fail(dc *b, status code, const char *fmt, ...) {
@@ -224,6 +230,15 @@ ir_value *dc_reshape(dc *b, ir_value *x, ir_value *shape) {
   ir_node *n = dc_node(b, IR_OP_RESHAPE, 2, in);
   dc_set_int(b, n, "allowzero", 0);
   return dc_val(b, n);
+}
+
+ir_value *dc_matmul(dc *b, ir_value *x, ir_value *y) {
+  dtype dt = dc_dtype(b, x);
+  if (b->st) return NULL;
+  if (dt == DT_FLOAT32 || dt == DT_FLOAT16) return dc_op2(b, IR_OP_MATMUL, x, y);
+  const int64_t after_k = -1, before_k = -3, k = -2;
+  ir_value *prod = dc_op2(b, IR_OP_MUL, dc_unsqueeze(b, x, 1, &after_k), dc_unsqueeze(b, y, 1, &before_k));
+  return dc_reduce(b, "sum", prod, 1, &k, 0);
 }
 
 ir_value *dc_reshape_to(dc *b, ir_value *x, int rank, const int64_t *dims) {

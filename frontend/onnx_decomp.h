@@ -33,19 +33,24 @@
 
 #include "frontend/onnx_internal.h"
 
-enum { DC_MAX_OUTPUTS = 8 };
+enum { DC_MAX_OUTPUTS = 32 };
 
 typedef struct dc {
   onnx_node *nd;
   ir_graph *g;
   const char *base;                 /* prefix of every generated name */
   int first_node;                   /* g->nodes index of the first node this builder made */
+  int inferred;                     /* g->nodes before this index are inferred (dc_infer) */
   int count;                        /* names given out so far */
   status st;                        /* the first failure, ST_OK while none */
   ir_value *result[DC_MAX_OUTPUTS]; /* what dc_output named for each ONNX output */
 } dc;
 
 void dc_begin(dc *b, onnx_node *nd);
+/* Infers the nodes made since the last dc_infer (dtypes, dims, small
+ * constants folded, as the loader does after every importer), for a builder
+ * that reads the shapes of its own results while it builds. */
+void dc_infer(dc *b);
 /* Wires the results named by dc_output to the ONNX outputs; ST_OK when every
  * used ONNX output was produced, else the first failure. */
 status dc_end(dc *b);
@@ -98,6 +103,10 @@ ir_value *dc_clip(dc *b, ir_value *x, double lo,
                   double hi); /* Clip with constant bounds (attributes min, max) */
 /* Reduce{mode} over axes (count 0: every axis), keepdims 0|1. */
 ir_value *dc_reduce(dc *b, const char *mode, ir_value *x, int count, const int64_t *axes, int keepdims);
+/* x [..., m, k] times y [..., k, n] (equal ranks >= 2): MatMul on the cube for
+ * f32 and f16; other dtypes (f64, integers), which the cube does not take, as
+ * ReduceSum(Unsqueeze(x, -1) * Unsqueeze(y, -3), axis -2) on the vector unit. */
+ir_value *dc_matmul(dc *b, ir_value *x, ir_value *y);
 /* ArgMax along one axis (the first maximum), int64. */
 ir_value *dc_argmax(dc *b, ir_value *x, int64_t axis, int keepdims);
 ir_value *dc_reshape(dc *b, ir_value *x, ir_value *shape); /* allowzero 0 */
@@ -148,6 +157,7 @@ status onnx_decomp_lrn(onnx_node *nd, ir_node *none);
 status onnx_decomp_window(onnx_node *nd, ir_node *none);
 status onnx_decomp_causal_conv(onnx_node *nd, ir_node *none);
 status onnx_decomp_eye_like(onnx_node *nd, ir_node *none);
+status onnx_decomp_det(onnx_node *nd, ir_node *none);
 status onnx_decomp_reverse_sequence(onnx_node *nd, ir_node *none);
 status onnx_decomp_max_unpool(onnx_node *nd, ir_node *none);
 status onnx_decomp_col2im(onnx_node *nd, ir_node *none);
@@ -173,5 +183,9 @@ status onnx_decomp_lstm(onnx_node *nd, ir_node *none);
 status onnx_decomp_rotary(onnx_node *nd, ir_node *none);
 status onnx_decomp_attention(onnx_node *nd, ir_node *none);
 status onnx_decomp_linear_attention(onnx_node *nd, ir_node *none);
+/* onnx_control.c: If, Loop and Scan, unrolled or selected at import */
+status onnx_import_if(onnx_node *nd, ir_node *none);
+status onnx_import_loop(onnx_node *nd, ir_node *none);
+status onnx_import_scan(onnx_node *nd, ir_node *none);
 
 #endif

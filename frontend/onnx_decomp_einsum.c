@@ -17,7 +17,8 @@
  *     size-1 dim (Unsqueeze) in the other, except the last of each, which is
  *     the product's M (first input) or N (second); a missing M or N is a
  *     size-1 dim squeezed afterwards. The result is transposed to the output
- *     order.
+ *     order. The MatMul is the cube's for f32 and f16, a broadcast Mul and
+ *     ReduceSum for other dtypes (dc_matmul).
  *   anything else (one input, three or more, several contracted labels, an
  *     outer product): every input is transposed into one common label order
  *     (the output's labels, then the summed ones) with size-1 dims for the
@@ -262,7 +263,7 @@ static ir_value *einsum_matmul(dc *b, const eq *q, ir_value **x, term *t, int k)
     axes[count++] = bat.n + i;
   if (n < 0) axes[count++] = bat.n + onlya.n + onlyb.n + 1;
   if (count) bb = dc_unsqueeze(b, bb, count, axes);
-  ir_value *y = dc_op2(b, IR_OP_MATMUL, a, bb);
+  ir_value *y = dc_matmul(b, a, bb);
   /* y: [bat, onlya, onlyb, m|1, n|1] */
   term ty = bat;
   for (int i = 0; i < onlya.n; i++)

@@ -13,6 +13,7 @@
  *   CausalConvWithState  K shifted slices of past ++ input, each times its
  *                      tap's weights, summed (below).
  *   EyeLike(x)         Cast(Equal(column - row, k)) over x's 2-D shape.
+ *   Det(x)             the Leibniz formula: Gather, ReduceProd, signs, ReduceSum.
  *   ReverseSequence    GatherElements along time at t < len ? len - 1 - t : t.
  *   MaxUnpool          ScatterElements of X into zeros at the flat indices I.
  *   Col2Im             ScatterElements (add) of the columns at a tap table.
@@ -318,8 +319,7 @@ status onnx_decomp_eye_like(onnx_node *nd, ir_node *none) {
   if (b.st) return dc_end(&b);
   if (x->rank != 2 || x->dims[0] < 0 || x->dims[1] < 0)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a known 2-D shape at import", x->name);
-  if (want != DT_FLOAT32 && want != DT_FLOAT16 && want != DT_INT64 && want != DT_INT32 && want != DT_INT8 &&
-      want != DT_UINT8 && want != DT_BOOL)
+  if (!dtype_size((int)want)) /* every numeric dtype and bool: the result folds to a constant */
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'dtype' = %" PRId64 " (%s) is not supported", want,
                      onnx_dtype_name((dtype)want));
   static const int64_t column[2] = {-1, 1};
@@ -329,6 +329,70 @@ status onnx_decomp_eye_like(onnx_node *nd, ir_node *none) {
   ir_value *diag =
       dc_op2(&b, IR_OP_EQUAL, dc_op2(&b, IR_OP_SUB, cols, rows), dc_scalar(&b, DT_INT64, (double)k));
   dc_output(&b, 0, dc_cast(&b, diag, (dtype)want));
+  return dc_end(&b);
+}
+
+/* Det(X [..., n, n]) (opset 11): the Leibniz formula, the sum over the n!
+ * permutations p of sign(p) * prod_i X[i][p(i)]: X flattened to [..., n*n],
+ * a Gather of the n! x n flat indices i*n + p(i), ReduceProd over the last
+ * axis, times the signs, ReduceSum. No pivoting and no division; n! * n
+ * products, so n is bounded (DET_MAX_N). */
+enum { DET_MAX_N = 5, DET_MAX_PERMS = 120 };
+
+status onnx_decomp_det(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0);
+  dtype dt = dc_dtype(&b, x);
+  if (b.st) return dc_end(&b);
+  int r = x->rank;
+  if (r < 2 || ir_value_elements(x) < 0)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a known shape of rank >= 2 at import",
+                     x->name);
+  const int64_t n = x->dims[r - 1];
+  if (x->dims[r - 2] != n)
+    return dc_refuse(&b, ST_ERR_INVALID, "input '%s' is not square: %" PRId64 " x %" PRId64, x->name,
+                     x->dims[r - 2], n);
+  if (n < 1 || n > DET_MAX_N)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "%" PRId64 " x %" PRId64 " matrices: only 1 to %d rows are supported", n, n, DET_MAX_N);
+  /* the permutations in lexicographic order, each with its sign */
+  int64_t idx[DET_MAX_PERMS * DET_MAX_N], perm[DET_MAX_N];
+  double signs[DET_MAX_PERMS]; /* storage for count values of x's dtype */
+  int count = 0;
+  for (int i = 0; i < n; i++)
+    perm[i] = i;
+  for (;;) {
+    int inversions = 0;
+    for (int i = 0; i < n; i++) {
+      idx[count * n + i] = i * n + perm[i];
+      for (int j = i + 1; j < n; j++)
+        inversions += perm[j] < perm[i];
+    }
+    elem_put(signs, dt, (size_t)count, inversions % 2 ? -1.0 : 1.0);
+    count++;
+    int i = (int)n - 2; /* next permutation */
+    while (i >= 0 && perm[i] > perm[i + 1])
+      i--;
+    if (i < 0) break;
+    int j = (int)n - 1;
+    while (perm[j] < perm[i])
+      j--;
+    int64_t t = perm[i];
+    perm[i] = perm[j], perm[j] = t;
+    for (int lo = i + 1, hi = (int)n - 1; lo < hi; lo++, hi--)
+      t = perm[lo], perm[lo] = perm[hi], perm[hi] = t;
+  }
+  int64_t flat[MAX_RANK];
+  memcpy(flat, x->dims, (size_t)(r - 2) * sizeof *flat);
+  flat[r - 2] = n * n;
+  const int64_t last = -1;
+  ir_value *xf = dc_reshape_to(&b, x, r - 1, flat);
+  ir_value *terms = dc_gather(&b, xf, dc_const(&b, DT_INT64, 2, (int64_t[]){count, n}, idx), r - 2);
+  ir_value *prods = dc_reduce(&b, "prod", terms, 1, &last, 0);
+  ir_value *signed_prods = dc_op2(&b, IR_OP_MUL, prods, dc_const(&b, dt, 1, (int64_t[]){count}, signs));
+  dc_output(&b, 0, dc_reduce(&b, "sum", signed_prods, 1, &last, 0));
   return dc_end(&b);
 }
 

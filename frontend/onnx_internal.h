@@ -11,8 +11,8 @@
  *                  topological order;
  *   onnx_ops.c     the per-op importers that normalise ONNX nodes (per opset)
  *                  into the IR contract of ir/ops.def (with onnx_ops_index.c,
- *                  onnx_resize.c, onnx_conv.c and the onnx_decomp*.c
- *                  decompositions);
+ *                  onnx_resize.c, onnx_conv.c, the onnx_decomp*.c
+ *                  decompositions and onnx_control.c's If, Loop and Scan);
  *   onnx_attrs.c   what those importers share: reading a node's attributes
  *                  and constant inputs, setting attributes on the IR node.
  * One onnx_ctx lives for one load; every message goes through onnx_fail or
@@ -98,7 +98,12 @@ typedef struct onnx_ctx {
   onnx_ext_file *ext; /* external files read so far (onnx_tensor.c) */
   int ext_count, ext_cap;
   const onnx_proto *src; /* the model whose bytes raw_data borrows, while initializers load; or NULL */
+  int64_t unrolled_nodes; /* subgraph nodes imported so far (onnx_import_subgraph) */
 } onnx_ctx;
+
+/* The import state of one graph (onnx_load.c): the main graph or a subgraph,
+ * with its names and the enclosing graph's. */
+typedef struct onnx_scope onnx_scope;
 
 /* Records "label: <message>" and returns code. */
 status onnx_fail(onnx_ctx *c, status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -124,9 +129,10 @@ typedef struct onnx_node {
   const Onnx__NodeProto *np;
   int index; /* position in graph.node */
   int nin, nout;
-  ir_value **in;   /* in[i] NULL: input omitted ("" name) */
-  ir_value **out;  /* out[i] NULL: output omitted */
-  const int *uses; /* readers (node inputs and graph outputs) of each output */
+  ir_value **in;           /* in[i] NULL: input omitted ("" name) */
+  ir_value **out;          /* out[i] NULL: output omitted */
+  const int *uses;         /* readers (node inputs and graph outputs) of each output */
+  const onnx_scope *scope; /* the graph the node is in: where its subgraphs resolve outer names */
 } onnx_node;
 
 /* Records "label: node 'name' (Op): <message>" and returns code. */
@@ -137,6 +143,25 @@ const char *onnx_node_label(const Onnx__NodeProto *np, int index, char *buf, siz
 /* Imports one node: checks arity, attributes and opset, then adds the IR
  * node(s) to c->g. */
 status onnx_import_node(onnx_node *nd);
+
+/* Subgraph nodes a whole load may import, plus one per import (If branches
+ * once, Loop and Scan bodies once per iteration): what bounds unrolling. */
+enum { ONNX_UNROLL_MAX_NODES = 1 << 16 };
+
+/* onnx_load.c: infers the IR nodes made since g->nodes[first], as the loader
+ * does after each importer (dtypes, dims, small constants folded); best
+ * effort, only ST_ERR_NOMEM fails. onnx_control.c calls it on the nodes it
+ * made before a subgraph reads them. */
+status onnx_infer_nodes(onnx_ctx *c, int first);
+
+/* onnx_load.c: imports subgraph gp of node nd (an If branch, a Loop or Scan
+ * body) into the IR graph once more: its formal inputs are bound to in[0 ..
+ * gp->n_input), its names not defined in it resolve in the enclosing graphs,
+ * its nodes are imported and inferred as the main graph's are, and out[k] is
+ * set to the value of its output k (a value of the IR graph, owned by it).
+ * Constants among the bound inputs fold through the body, so an iteration
+ * number or a constant condition makes constants downstream. */
+status onnx_import_subgraph(onnx_node *nd, const Onnx__GraphProto *gp, ir_value *const *in, ir_value **out);
 
 /* --- onnx_attrs.c: reading a node's attributes and compile-time inputs,
  * setting attributes on the IR node (ownership and lifetimes: the top of

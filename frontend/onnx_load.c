@@ -32,6 +32,15 @@
  *      (unused initializers, unsupported extra outputs) dropped.
  * --input_shape replaces a graph input's dims wholesale (as ATC does), but its
  * rank must agree with the model's. Messages name the model (`label`) first.
+ *
+ * Subgraphs (If branches, Loop and Scan bodies) are imported by their node's
+ * importer (onnx_control.c) through onnx_import_subgraph, once per use, with
+ * the same steps 2 to 4 on a loader of their own: its formal inputs bound to
+ * the values the importer gives, its names resolved in it first and then in
+ * the enclosing graphs (`parent`). Step 3 of an enclosing graph counts the
+ * reads its subgraphs make of its names. Ordering (step 4) follows explicit
+ * inputs only, so a node reading an outer value through a subgraph keeps its
+ * file order, which ONNX requires to be topological.
  */
 #include "frontend/onnx_internal.h"
 
@@ -42,6 +51,8 @@
 #include <string.h>
 
 #include "ir/shape.h"
+
+typedef onnx_scope loader;
 
 #define DEFAULT_MAX_FILE_BYTES ((size_t)4 << 30)
 /* The newest IR version and opset checked: those of the pinned ONNX node
@@ -54,6 +65,7 @@ enum {
   OPSET_MAX = 28,
   MAX_NODE_IO = 1 << 20,            /* inputs or outputs of one node */
   IMPORT_FOLD_MAX_BYTES = 64 << 10, /* larger constant results are left to constfold */
+  MAX_SUBGRAPH_DEPTH = 16,          /* If / Loop / Scan nesting */
 };
 
 status onnx_fail(onnx_ctx *c, status code, const char *fmt, ...) {
@@ -145,20 +157,50 @@ typedef struct name_entry {
   int unsupported; /* precheck: defined by a node that could not be imported */
 } name_entry;
 
-typedef struct loader {
-  onnx_ctx c;
-  onnx_proto *proto;
-  const Onnx__GraphProto *gp; /* proto->model->graph */
+/* The state of one graph's import: the model's main graph, or a subgraph (an
+ * If branch, a Loop or Scan body) imported into the same IR graph once per
+ * use, whose names not defined in it are looked up in the enclosing graphs
+ * (`parent`). */
+struct onnx_scope {
+  onnx_ctx *c;
+  onnx_proto *proto;          /* the main graph's only (its initializers) */
+  const Onnx__GraphProto *gp; /* the graph being imported */
   name_entry *slots;
-  size_t mask; /* slot count - 1 (a power of two minus one) */
-} loader;
+  size_t mask;          /* slot count - 1 (a power of two minus one) */
+  const loader *parent; /* the enclosing graph's loader; NULL for the main graph */
+  int depth;            /* subgraph nesting: 0 for the main graph */
+};
 
-static name_entry *lookup(loader *L, const char *name) {
+/* The slot of `name` in L's own table: its entry, or the empty slot a
+ * definition would take. */
+static name_entry *lookup(const loader *L, const char *name) {
   uint64_t h = 1469598103934665603u; /* FNV-1a */
   for (const unsigned char *p = (const unsigned char *)name; *p; p++)
     h = (h ^ *p) * 1099511628211u;
   for (size_t i = (size_t)h & L->mask;; i = (i + 1) & L->mask)
     if (!L->slots[i].name || !strcmp(L->slots[i].name, name)) return &L->slots[i];
+}
+
+/* The definition `name` refers to in L: L's own, else the nearest enclosing
+ * graph's (outer-scope names of a subgraph); NULL when none defines it. */
+static name_entry *resolve(const loader *L, const char *name) {
+  for (; L; L = L->parent) {
+    name_entry *e = lookup(L, name);
+    if (e->name) return e;
+  }
+  return NULL;
+}
+
+/* Sizes L's name table for `defs` definitions besides its nodes' outputs. */
+static status make_slots(loader *L, size_t defs) {
+  size_t slots = 64;
+  for (size_t i = 0; i < L->gp->n_node; i++)
+    defs += L->gp->node[i]->n_output;
+  while (slots < 2 * defs)
+    slots *= 2;
+  L->slots = arena_array(&L->c->scratch, slots, sizeof *L->slots);
+  L->mask = slots - 1;
+  return L->slots ? ST_OK : onnx_fail(L->c, ST_ERR_NOMEM, "out of memory for %zu names", defs);
 }
 
 /* "an initializer", "a graph input", "the output of node 'n' (Conv)". */
@@ -179,7 +221,7 @@ static status define(loader *L, const char *name, const char *what, name_entry *
   name_entry *e = lookup(L, name);
   char buf[300];
   if (e->name)
-    return onnx_fail(&L->c, ST_ERR_INVALID, "%s '%s' is already defined as %s", what, name,
+    return onnx_fail(L->c, ST_ERR_INVALID, "%s '%s' is already defined as %s", what, name,
                      describe(L, e, buf, sizeof buf));
   e->name = name;
   *out = e;
@@ -189,7 +231,7 @@ static status define(loader *L, const char *name, const char *what, name_entry *
 /* --- 1. the model */
 
 static status check_model(loader *L, const Onnx__ModelProto *m) {
-  onnx_ctx *c = &L->c;
+  onnx_ctx *c = L->c;
   if (!m->has_ir_version) return onnx_fail(c, ST_ERR_INVALID, "the model has no ir_version");
   if (m->ir_version < IR_VERSION_MIN || m->ir_version > IR_VERSION_MAX)
     return onnx_fail(c, ST_ERR_UNSUPPORTED, "ir_version %" PRId64 " is not supported (%d to %d)",
@@ -219,18 +261,18 @@ static status check_model(loader *L, const Onnx__ModelProto *m) {
 static status add_initializers(loader *L) {
   for (size_t i = 0; i < L->proto->ninits; i++) {
     onnx_proto tp;
-    status s = onnx_proto_initializer(L->proto, i, &tp, L->c.d);
+    status s = onnx_proto_initializer(L->proto, i, &tp, L->c->d);
     const Onnx__TensorProto *t = tp.tensor;
     name_entry *e = NULL;
-    if (!s && (!t->name || !*t->name)) s = onnx_fail(&L->c, ST_ERR_INVALID, "initializer %zu has no name", i);
+    if (!s && (!t->name || !*t->name)) s = onnx_fail(L->c, ST_ERR_INVALID, "initializer %zu has no name", i);
     if (!s) {
-      const char *name = arena_strdup(&L->c.scratch, t->name);
+      const char *name = arena_strdup(&L->c->scratch, t->name);
       char what[300];
       snprintf(what, sizeof what, "initializer '%.250s'", t->name);
-      s = name ? define(L, name, "initializer", &e) : onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
-      L->c.src = L->proto; /* its bytes go back as they are copied */
-      if (!s) s = onnx_tensor_const(&L->c, t, name, what, &e->v);
-      L->c.src = NULL;
+      s = name ? define(L, name, "initializer", &e) : onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
+      L->c->src = L->proto; /* its bytes go back as they are copied */
+      if (!s) s = onnx_tensor_const(L->c, t, name, what, &e->v);
+      L->c->src = NULL;
     }
     onnx_proto_free(&tp);
     if (s) return s;
@@ -253,7 +295,7 @@ static int is_real_input(loader *L, const char *name) {
 
 /* Every --input_shape entry must name a graph input; the message lists them. */
 static status check_input_shapes(loader *L) {
-  const onnx_options *opt = L->c.opt;
+  const onnx_options *opt = L->c->opt;
   for (int k = 0; k < opt->ninput_shapes; k++) {
     if (is_real_input(L, opt->input_shapes[k].name)) continue;
     char list[600] = "";
@@ -263,7 +305,7 @@ static status check_input_shapes(loader *L) {
       if (name && is_real_input(L, name))
         n += (size_t)snprintf(list + n, sizeof list - n, "%s'%s'", n ? ", " : "", name);
     }
-    return onnx_fail(&L->c, ST_ERR_INVALID,
+    return onnx_fail(L->c, ST_ERR_INVALID,
                      "--input_shape names '%s', which is not a graph input (the inputs are: %s)",
                      opt->input_shapes[k].name, n ? list : "none");
   }
@@ -273,7 +315,7 @@ static status check_input_shapes(loader *L) {
 /* The shape of graph input `vi`, with --input_shape entry `fix` (or NULL). */
 static status input_shape(loader *L, const Onnx__ValueInfoProto *vi, const onnx_input_shape *fix, int *dt_out,
                           int *rank_out, int64_t *dims) {
-  onnx_ctx *c = &L->c;
+  onnx_ctx *c = L->c;
   const char *name = vi->name;
   const Onnx__TypeProto *tp = vi->type;
   if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
@@ -335,7 +377,7 @@ static status input_shape(loader *L, const Onnx__ValueInfoProto *vi, const onnx_
 }
 
 static status add_inputs(loader *L) {
-  onnx_ctx *c = &L->c;
+  onnx_ctx *c = L->c;
   status s = check_input_shapes(L);
   for (size_t i = 0; !s && i < L->gp->n_input; i++) {
     const Onnx__ValueInfoProto *vi = L->gp->input[i];
@@ -363,7 +405,7 @@ static status add_inputs(loader *L) {
 /* A Constant node: its one attribute becomes a constant value. */
 static status add_constant(loader *L, onnx_node *nd) {
   const Onnx__NodeProto *np = nd->np;
-  ir_graph *g = L->c.g;
+  ir_graph *g = L->c->g;
   if (np->n_input != 0 || np->n_output != 1 || !*np->output[0])
     return onnx_node_fail(nd, ST_ERR_INVALID, "a Constant takes no inputs and has one named output");
   static const char *const forms[] = {"value", "value_float", "value_floats", "value_int", "value_ints"};
@@ -395,7 +437,7 @@ static status add_constant(loader *L, onnx_node *nd) {
     if (!a->t) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'value' holds no tensor");
     char what[400], label[256];
     snprintf(what, sizeof what, "%s attribute 'value'", onnx_node_label(np, nd->index, label, sizeof label));
-    return onnx_tensor_const(&L->c, a->t, out, what, &e->v);
+    return onnx_tensor_const(L->c, a->t, out, what, &e->v);
   }
   case 1: {
     float f = a->f;
@@ -423,8 +465,8 @@ static int is_constant(const Onnx__NodeProto *np) { return !strcmp(np->op_type, 
 static status define_node_outputs(loader *L) {
   for (size_t i = 0; i < L->gp->n_node; i++) {
     const Onnx__NodeProto *np = L->gp->node[i];
-    onnx_node nd = {.c = &L->c, .np = np, .index = (int)i};
-    if (!np->op_type || !*np->op_type) return onnx_fail(&L->c, ST_ERR_INVALID, "node #%zu has no op_type", i);
+    onnx_node nd = {.c = L->c, .np = np, .index = (int)i};
+    if (!np->op_type || !*np->op_type) return onnx_fail(L->c, ST_ERR_INVALID, "node #%zu has no op_type", i);
     if (!is_default_domain(np->domain))
       return onnx_node_fail(&nd, ST_ERR_UNSUPPORTED,
                             "domain '%s' is not supported (only the default ONNX domain is)", np->domain);
@@ -444,8 +486,8 @@ static status define_node_outputs(loader *L) {
       if (s) return s;
       e->kind = DEF_NODE;
       e->node = (int)i;
-      e->v = ir_value_new(L->c.g, np->output[k], DT_UNDEFINED);
-      if (!e->v) return onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
+      e->v = ir_value_new(L->c->g, np->output[k], DT_UNDEFINED);
+      if (!e->v) return onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
     }
   }
   return ST_OK;
@@ -453,31 +495,66 @@ static status define_node_outputs(loader *L) {
 
 /* --- 3. uses */
 
+/* Counts the reads of L's own names by the subgraphs in np's attributes, at
+ * any depth (their outer-scope references), so that importers see them used.
+ * A subgraph's own names are not in L's table (ONNX forbids a subgraph to
+ * reuse an enclosing graph's name), so every hit is a real outer read. */
+static void count_subgraph_uses(loader *L, const Onnx__NodeProto *np) {
+  for (size_t a = 0; a < np->n_attribute; a++) {
+    const Onnx__AttributeProto *at = np->attribute[a];
+    const Onnx__GraphProto *gs[1] = {at->g};
+    const Onnx__GraphProto *const *list = at->n_graphs ? (const Onnx__GraphProto *const *)at->graphs : gs;
+    size_t count = at->n_graphs ? at->n_graphs : at->g != NULL;
+    for (size_t j = 0; j < count; j++) {
+      const Onnx__GraphProto *sg = list[j];
+      for (size_t i = 0; i < sg->n_node; i++) {
+        const Onnx__NodeProto *sn = sg->node[i];
+        for (size_t k = 0; k < sn->n_input; k++) {
+          name_entry *e = *sn->input[k] ? lookup(L, sn->input[k]) : NULL;
+          if (e && e->name) e->uses++;
+        }
+        count_subgraph_uses(L, sn);
+      }
+      for (size_t i = 0; i < sg->n_output; i++) {
+        name_entry *e = sg->output[i]->name && *sg->output[i]->name ? lookup(L, sg->output[i]->name) : NULL;
+        if (e && e->name) e->uses++;
+      }
+    }
+  }
+}
+
+/* Every name read must be defined: in L, or, in a subgraph, in an enclosing
+ * graph (reads of those are counted where they are defined, by
+ * count_subgraph_uses). */
 static status count_uses(loader *L) {
   for (size_t i = 0; i < L->gp->n_node; i++) {
     const Onnx__NodeProto *np = L->gp->node[i];
-    onnx_node nd = {.c = &L->c, .np = np, .index = (int)i};
+    onnx_node nd = {.c = L->c, .np = np, .index = (int)i};
     for (size_t k = 0; k < np->n_input; k++) {
       if (!*np->input[k]) continue; /* an omitted optional input */
       name_entry *e = lookup(L, np->input[k]);
-      if (!e->name)
+      if (e->name)
+        e->uses++;
+      else if (!resolve(L->parent, np->input[k]))
         return onnx_node_fail(&nd, ST_ERR_INVALID,
                               "input %zu '%s' is produced by no node and is neither a graph input "
                               "nor an initializer",
                               k, np->input[k]);
-      e->uses++;
     }
+    count_subgraph_uses(L, np);
   }
   for (size_t i = 0; i < L->gp->n_output; i++) {
     const char *name = L->gp->output[i]->name;
-    if (!name || !*name) return onnx_fail(&L->c, ST_ERR_INVALID, "graph output %zu has no name", i);
+    if (!name || !*name)
+      return onnx_fail(L->c, ST_ERR_INVALID, "%sgraph output %zu has no name", L->parent ? "sub" : "", i);
     name_entry *e = lookup(L, name);
-    if (!e->name)
-      return onnx_fail(&L->c, ST_ERR_INVALID,
-                       "graph output '%s' is produced by no node and is neither a graph input nor "
+    if (e->name)
+      e->uses++;
+    else if (!resolve(L->parent, name))
+      return onnx_fail(L->c, ST_ERR_INVALID,
+                       "%sgraph output '%s' is produced by no node and is neither a graph input nor "
                        "an initializer",
-                       name);
-    e->uses++;
+                       L->parent ? "sub" : "", name);
   }
   return ST_OK;
 }
@@ -492,11 +569,11 @@ static status count_uses(loader *L) {
  * ir_graph_toposort at the end. */
 static status import_order(loader *L, int **order_out) {
   size_t n = L->gp->n_node, count = 0;
-  int *order = arena_array(&L->c.scratch, n + 1, sizeof *order);
-  int *stack = arena_array(&L->c.scratch, n + 1, sizeof *stack);
-  size_t *next = arena_array(&L->c.scratch, n + 1, sizeof *next); /* the next input to look at */
-  unsigned char *state = arena_array(&L->c.scratch, n + 1, 1);    /* 0 new, 1 on the stack, 2 ordered */
-  if (!order || !stack || !next || !state) return onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
+  int *order = arena_array(&L->c->scratch, n + 1, sizeof *order);
+  int *stack = arena_array(&L->c->scratch, n + 1, sizeof *stack);
+  size_t *next = arena_array(&L->c->scratch, n + 1, sizeof *next); /* the next input to look at */
+  unsigned char *state = arena_array(&L->c->scratch, n + 1, 1);    /* 0 new, 1 on the stack, 2 ordered */
+  if (!order || !stack || !next || !state) return onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
   for (size_t i = 0; i < n; i++) {
     if (state[i]) continue;
     size_t depth = 0;
@@ -532,7 +609,7 @@ static int new_index(const ir_graph *g, int first, const ir_node *p) {
  * is small (ir_shape_try); when its shape cannot be inferred yet, its
  * outputs still get the dtype ONNX's type rules give (onnx_result_dtype).
  * Best effort: only ST_ERR_NOMEM fails. */
-static status infer_new_nodes(onnx_ctx *c, int first) {
+status onnx_infer_nodes(onnx_ctx *c, int first) {
   ir_graph *g = c->g;
   int n = g->nnodes - first, left = n;
   unsigned char *done = n > 0 ? arena_array(&c->scratch, (size_t)n, 1) : NULL;
@@ -567,14 +644,14 @@ static status import_nodes(loader *L) {
     if (np->n_input > max_io) max_io = np->n_input;
     if (np->n_output > max_io) max_io = np->n_output;
   }
-  ir_value **in = arena_array(&L->c.scratch, max_io, sizeof *in);
-  ir_value **out = arena_array(&L->c.scratch, max_io, sizeof *out);
-  int *uses = arena_array(&L->c.scratch, max_io, sizeof *uses);
-  if (!in || !out || !uses) return onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
+  ir_value **in = arena_array(&L->c->scratch, max_io, sizeof *in);
+  ir_value **out = arena_array(&L->c->scratch, max_io, sizeof *out);
+  int *uses = arena_array(&L->c->scratch, max_io, sizeof *uses);
+  if (!in || !out || !uses) return onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
   int *order = NULL;
   status os = import_order(L, &order);
   if (os) return os;
-  const onnx_options *opt = L->c.opt;
+  const onnx_options *opt = L->c->opt;
   size_t failed = 0, imported = 0;
   for (size_t oi = 0; oi < L->gp->n_node; oi++) {
     const size_t i = (size_t)order[oi];
@@ -582,7 +659,7 @@ static status import_nodes(loader *L) {
     if (is_constant(np)) continue;
     int after_failure = 0;
     for (size_t k = 0; k < np->n_input; k++) {
-      name_entry *e = *np->input[k] ? lookup(L, np->input[k]) : NULL;
+      name_entry *e = *np->input[k] ? resolve(L, np->input[k]) : NULL;
       in[k] = e ? e->v : NULL;
       if (e && e->unsupported) after_failure = 1;
     }
@@ -591,46 +668,90 @@ static status import_nodes(loader *L) {
       out[k] = e ? e->v : NULL;
       uses[k] = e ? e->uses : 0;
     }
-    onnx_node nd = {.c = &L->c,
+    onnx_node nd = {.c = L->c,
                     .np = np,
                     .index = (int)i,
                     .nin = (int)np->n_input,
                     .nout = (int)np->n_output,
                     .in = in,
                     .out = out,
-                    .uses = uses};
+                    .uses = uses,
+                    .scope = L};
     imported++;
-    int first = L->c.g->nnodes;
+    int first = L->c->g->nnodes;
     status s = onnx_import_node(&nd);
     /* Types, shapes and small constants right away, so later importers read
      * them (shape arithmetic feeding Slice ends, Pad's input rank, ...). */
-    if (s == ST_OK) s = infer_new_nodes(&L->c, first);
+    if (s == ST_OK) s = onnx_infer_nodes(L->c, first);
+    /* The model's own nodes are its sources (a subgraph's, imported once per
+     * use, are part of their If, Loop or Scan). */
     const char *src_name = np->name && *np->name ? np->name : np->n_output ? np->output[0] : "";
-    if (s == ST_OK &&
-        ir_graph_add_source(L->c.g, src_name, np->op_type, (int)np->n_input, (const char *const *)np->input,
+    if (s == ST_OK && !L->parent &&
+        ir_graph_add_source(L->c->g, src_name, np->op_type, (int)np->n_input, (const char *const *)np->input,
                             (int)np->n_output, (const char *const *)np->output))
-      s = onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
+      s = onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
     if (s == ST_OK) continue;
-    if (s != ST_ERR_UNSUPPORTED || !opt->on_unsupported) return s;
+    if (s != ST_ERR_UNSUPPORTED || !opt->on_unsupported || L->parent) return s;
     /* Precheck: report it (unless an unsupported producer explains it), mark
      * its outputs, go on with the next node. */
     if (!after_failure) {
-      opt->on_unsupported(opt->user, L->c.d->msg);
+      opt->on_unsupported(opt->user, L->c->d->msg);
       failed++;
     }
-    diag_init(L->c.d);
+    diag_init(L->c->d);
     for (size_t k = 0; k < np->n_output; k++)
       if (*np->output[k]) lookup(L, np->output[k])->unsupported = 1;
   }
   if (failed)
-    return onnx_fail(&L->c, ST_ERR_UNSUPPORTED, "%zu of %zu nodes are not supported", failed, imported);
+    return onnx_fail(L->c, ST_ERR_UNSUPPORTED, "%zu of %zu nodes are not supported", failed, imported);
   return ST_OK;
+}
+
+/* --- subgraphs (frontend/onnx_internal.h) */
+
+status onnx_import_subgraph(onnx_node *nd, const Onnx__GraphProto *gp, ir_value *const *in, ir_value **out) {
+  const loader *P = nd->scope;
+  onnx_ctx *c = P->c;
+  if (P->depth >= MAX_SUBGRAPH_DEPTH)
+    return onnx_node_fail(nd, ST_ERR_LIMIT, "subgraphs nest deeper than %d", MAX_SUBGRAPH_DEPTH);
+  c->unrolled_nodes += (int64_t)gp->n_node + 1; /* an empty body still costs an import */
+  if (c->unrolled_nodes > ONNX_UNROLL_MAX_NODES)
+    return onnx_node_fail(nd, ST_ERR_LIMIT,
+                          "its subgraphs, imported once per use (each Loop or Scan iteration), come "
+                          "to more than %d nodes",
+                          ONNX_UNROLL_MAX_NODES);
+  loader L = {.c = c, .gp = gp, .parent = P, .depth = P->depth + 1};
+  status s = make_slots(&L, gp->n_initializer + gp->n_input);
+  for (size_t i = 0; !s && i < gp->n_input; i++) {
+    name_entry *e;
+    const char *name = gp->input[i]->name;
+    if (!name || !*name) return onnx_node_fail(nd, ST_ERR_INVALID, "subgraph input %zu has no name", i);
+    s = define(&L, name, "subgraph input", &e);
+    if (!s) e->kind = DEF_INPUT, e->v = in[i];
+  }
+  for (size_t i = 0; !s && i < gp->n_initializer; i++) {
+    const Onnx__TensorProto *t = gp->initializer[i];
+    name_entry *e;
+    if (!t->name || !*t->name)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "subgraph initializer %zu has no name", i);
+    char what[300];
+    snprintf(what, sizeof what, "subgraph initializer '%.250s'", t->name);
+    s = define(&L, t->name, "initializer", &e);
+    if (!s) s = onnx_tensor_const(c, t, t->name, what, &e->v);
+    if (!s) e->kind = DEF_INITIALIZER;
+  }
+  if (!s) s = define_node_outputs(&L);
+  if (!s) s = count_uses(&L);
+  if (!s) s = import_nodes(&L);
+  for (size_t k = 0; !s && k < gp->n_output; k++)
+    out[k] = resolve(&L, gp->output[k]->name)->v; /* count_uses checked it resolves */
+  return s;
 }
 
 /* --- 5. outputs, order, dtypes */
 
 static status finish(loader *L) {
-  onnx_ctx *c = &L->c;
+  onnx_ctx *c = L->c;
   ir_graph *g = c->g;
   for (size_t i = 0; i < L->gp->n_output; i++) {
     ir_value *v = lookup(L, L->gp->output[i]->name)->v;
@@ -655,23 +776,17 @@ static status finish(loader *L) {
 static status build_graph(onnx_proto *p, const char *dir, const char *label, const onnx_options *opt,
                           ir_graph **graph_out, diag *d) {
   const Onnx__ModelProto *m = p->model;
-  loader L = {.c = {.label = label, .dir = dir, .dirfd = -1, .opt = opt, .d = d}, .proto = p};
-  arena_init(&L.c.scratch, 0);
+  onnx_ctx c = {.label = label, .dir = dir, .dirfd = -1, .opt = opt, .d = d};
+  loader L = {.c = &c, .proto = p};
+  arena_init(&c.scratch, 0);
   const char *name = m->graph && m->graph->name && *m->graph->name ? m->graph->name : label;
-  L.c.g = ir_graph_new(name, 0);
-  if (!L.c.g) return onnx_fail(&L.c, ST_ERR_NOMEM, "out of memory");
+  c.g = ir_graph_new(name, 0);
+  if (!c.g) return onnx_fail(&c, ST_ERR_NOMEM, "out of memory");
 
   status s = check_model(&L, m);
   if (!s) {
     L.gp = m->graph;
-    size_t defs = p->ninits + L.gp->n_input, slots = 64;
-    for (size_t i = 0; i < L.gp->n_node; i++)
-      defs += L.gp->node[i]->n_output;
-    while (slots < 2 * defs)
-      slots *= 2;
-    L.slots = arena_array(&L.c.scratch, slots, sizeof *L.slots);
-    L.mask = slots - 1;
-    if (!L.slots) s = onnx_fail(&L.c, ST_ERR_NOMEM, "out of memory for %zu names", defs);
+    s = make_slots(&L, p->ninits + L.gp->n_input);
   }
   if (!s) s = add_initializers(&L);
   if (!s) s = add_inputs(&L);
@@ -679,13 +794,13 @@ static status build_graph(onnx_proto *p, const char *dir, const char *label, con
   if (!s) s = count_uses(&L);
   if (!s) s = import_nodes(&L);
   if (!s) s = finish(&L);
-  onnx_tensor_done(&L.c);
-  arena_free(&L.c.scratch);
+  onnx_tensor_done(&c);
+  arena_free(&c.scratch);
   if (s) {
-    ir_graph_free(L.c.g);
+    ir_graph_free(c.g);
     return s;
   }
-  *graph_out = L.c.g;
+  *graph_out = c.g;
   return ST_OK;
 }
 

@@ -17,8 +17,8 @@
  * ops and produces every output itself.
  *
  * Attribute spec syntax, space separated: "[-]name:k[<N]"; k is i (INT),
- * f (FLOAT), s (STRING), I (INTS), F (FLOATS), t (TENSOR) or S (STRINGS; these
- * two read by the function only); a leading '-' means the
+ * f (FLOAT), s (STRING), I (INTS), F (FLOATS), t (TENSOR), S (STRINGS) or g
+ * (GRAPH; these three read by the function only); a leading '-' means the
  * function reads it and it is not copied; "<N" means the attribute exists only
  * before opset N.
  */
@@ -98,6 +98,7 @@ static int spec_next(const char **p, spec_item *it) {
   case 'F': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS; break;
   case 't': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR; break;  /* never copied */
   case 'S': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS; break; /* never copied */
+  case 'g': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH; break;   /* never copied */
   default: assert(!"bad attribute spec kind");
   }
   it->before = 0;
@@ -902,6 +903,7 @@ static const importer importers[] = {
     {"Swish", NULL, 24, 1, 1, 1, "-alpha:f", onnx_decomp_swish},
     {"CausalConvWithState", NULL, 27, 2, 4, 2, "-activation:s", onnx_decomp_causal_conv},
     {"EyeLike", NULL, 9, 1, 1, 1, "-dtype:i -k:i", onnx_decomp_eye_like},
+    {"Det", NULL, 11, 1, 1, 1, "", onnx_decomp_det},
     {"ReverseSequence", NULL, 10, 2, 2, 1, "-batch_axis:i -time_axis:i", onnx_decomp_reverse_sequence},
     {"DFT", NULL, 17, 1, 3, 1, "-axis:i<20 -inverse:i -onesided:i", onnx_decomp_dft},
     {"STFT", NULL, 17, 2, 4, 1, "-onesided:i", onnx_decomp_stft},
@@ -932,6 +934,15 @@ static const importer importers[] = {
     {"RNN", NULL, 7, 3, 6, 2, RNN_ATTRS, onnx_decomp_rnn},
     {"GRU", NULL, 7, 3, 6, 2, RNN_ATTRS " -linear_before_reset:i", onnx_decomp_gru},
     {"LSTM", NULL, 7, 3, 8, 3, RNN_ATTRS " -input_forget:i", onnx_decomp_lstm},
+    /* control flow, resolved at import (onnx_control.c) */
+    {"If", NULL, 1, 1, 1, DC_MAX_OUTPUTS, "-then_branch:g -else_branch:g", onnx_import_if},
+    /* Loop's M and cond and opset-8 Scan's sequence_lens may be omitted (""): min_in 0, the
+     * importers check the count */
+    {"Loop", NULL, 1, 0, 2 + DC_MAX_OUTPUTS, DC_MAX_OUTPUTS, "-body:g", onnx_import_loop},
+    {"Scan", NULL, 8, 0, 1 + DC_MAX_OUTPUTS, DC_MAX_OUTPUTS,
+     "-body:g -num_scan_inputs:i -directions:I<9 -scan_input_axes:I -scan_input_directions:I "
+     "-scan_output_axes:I -scan_output_directions:I",
+     onnx_import_scan},
     {"Attention", NULL, 23, 3, 7, 4,
      "-is_causal:i -kv_num_heads:i -q_num_heads:i -qk_matmul_output_mode:i -scale:f -softcap:f "
      "-softmax_precision:i",

@@ -2,14 +2,15 @@
  * (ir_fold_node, ir/eval.h).
  *
  * A node folds when the evaluator implements its op, its inputs are all
- * constants (a Shape or Size needs only its input's dims), its one output
- * is smaller than the caller's limit, and the evaluation is cheap: at most
- * FOLD_MAX_WORK inner steps, counted as the output's loop extent times the
- * steps per output element of the ops whose evaluation is not linear in
- * their inputs and outputs (windows, dot products); the ops that only fold
- * (ConstantOfShape, Range, ...) are bounded by the size limit alone. The output value keeps
- * its name and becomes the constant in place, so readers need no rewiring;
- * the node is marked dead.
+ * constants (a Shape or Size needs only its input's dims), each of its
+ * outputs (all present: a Split's pieces fold together) is smaller than the
+ * caller's limit, and the evaluation is cheap: at most FOLD_MAX_WORK inner
+ * steps, counted as the largest output's loop extent times the steps per
+ * output element of the ops whose evaluation is not linear in their inputs
+ * and outputs (windows, dot products); the ops that only fold
+ * (ConstantOfShape, Range, ...) are bounded by the size limit alone. Each
+ * output value keeps its name and becomes a constant in place, so readers
+ * need no rewiring; the node is marked dead.
  *
  * QuantizeLinear and DequantizeLinear are not folded here: DequantizeLinear
  * of constant int8 weights is the quantized weights as the qfold pass reads
@@ -22,6 +23,8 @@
  * computed from a huge window (a pool padded to 65535 x 65535, a long dot
  * product) runs on the device instead of stalling the compiler. */
 #define FOLD_MAX_WORK ((int64_t)1 << 26)
+/* Outputs a folded node may have (Split's pieces, TopK's values and indices). */
+#define FOLD_MAX_OUTPUTS 64
 
 static int64_t elements(const ir_value *v) { return v ? ir_value_elements(v) : 0; }
 
@@ -73,10 +76,14 @@ static int64_t steps_per_output(const ir_node *n) {
 }
 
 static int foldable(const ir_node *n, int64_t max_bytes) {
-  if (n->nout != 1 || !n->out[0] || !ir_eval_supported(n->op)) return 0;
-  int64_t bytes = ir_value_bytes(n->out[0]);
-  if (bytes < 0 || bytes >= max_bytes) return 0;
-  int64_t per = steps_per_output(n), outs = loop_extent(n->out[0]), work;
+  if (n->nout < 1 || n->nout > FOLD_MAX_OUTPUTS || !ir_eval_supported(n->op)) return 0;
+  int64_t outs = 0, work;
+  for (int k = 0; k < n->nout; k++) { /* every output present and small; the loops of the largest */
+    int64_t bytes = n->out[k] ? ir_value_bytes(n->out[k]) : -1, ext = n->out[k] ? loop_extent(n->out[k]) : -1;
+    if (bytes < 0 || bytes >= max_bytes) return 0;
+    outs = ext < 0 || outs < 0 ? -1 : ext > outs ? ext : outs;
+  }
+  int64_t per = steps_per_output(n);
   int reads_dims_only = n->op == IR_OP_SHAPE || n->op == IR_OP_SIZE;
   for (int i = 0; i < n->nin && outs >= 0 && !reads_dims_only; i++) /* an empty input's loops count too */
     if (elements(n->in[i]) == 0) {
@@ -99,7 +106,7 @@ static int is_quant(const ir_node *n) { return n->op == IR_OP_QUANTIZE || n->op 
 static status fold(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d) {
   if (n->dead || !foldable(n, max_bytes)) return ST_OK;
   const void **in = arena_array(scratch, (size_t)n->nin, sizeof *in);
-  void *out[1];
+  void *out[FOLD_MAX_OUTPUTS];
   if (!in) return diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);
   for (int j = 0; j < n->nin; j++)
     in[j] = n->in[j] ? n->in[j]->data : NULL;
@@ -108,11 +115,14 @@ static status fold(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, d
   status est = ir_eval_node(n, in, out, scratch, &local);
   if (est == ST_ERR_UNSUPPORTED) return ST_OK;
   if (est) return diag_set(d, est, "%s", local.msg);
-  ir_value *y = n->out[0];
-  const void *data = arena_memdup(&g->arena, out[0], (size_t)ir_value_bytes(y));
-  if (!data) return diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);
-  y->data = data;
-  y->producer = NULL;
+  const void *data[FOLD_MAX_OUTPUTS];
+  for (int k = 0; k < n->nout; k++)
+    if (!(data[k] = arena_memdup(&g->arena, out[k], (size_t)ir_value_bytes(n->out[k]))))
+      return diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);
+  for (int k = 0; k < n->nout; k++) {
+    n->out[k]->data = data[k];
+    n->out[k]->producer = NULL;
+  }
   n->dead = 1;
   return ST_OK;
 }

@@ -7,7 +7,8 @@
  *      initializer, in graph order;
  *   3. bind compile-time inputs: a graph input read by a node at an
  *      (op_type, input index) slot of nt_const_slots, or only through shape
- *      arithmetic that ends in such slots (is_compile_time), is removed from
+ *      arithmetic that ends in such slots (is_compile_time; If branches
+ *      included), is removed from
  *      graph.input and added to graph.initializer with the test's data, and
  *      the ModelProto is packed again; graph inputs whose declared dims are
  *      symbolic get them from the test data through --input_shape;
@@ -100,6 +101,8 @@ static const nt_const_slot nt_const_slots[] = {
     {"Col2Im", 2, "block_shape"},
     {"MaxUnpool", 2, "output_shape"},
     {"AffineGrid", 1, "size"},
+    {"Loop", 0, "M (the trip count: Loop is unrolled at compile time)"},
+    {"Loop", 1, "cond (the initial condition)"},
     {"Dropout", 1, "ratio"},
     {"Dropout", 2, "training_mode"},
     {"NonMaxSuppression", 2, "max_output_boxes_per_class"},
@@ -131,12 +134,21 @@ static int is_graph_output(const Onnx__GraphProto *g, const char *name) {
  * compile-time slot, or it is no graph output, something reads it, and every
  * reader is a default-domain node whose every output is such a value (the
  * shape arithmetic of an expanded function: CenterCropPad's `shape` flows
- * through Max, Sub and Div into Pad's pads and Slice's starts). depth bounds
- * the walk on a malformed (cyclic) graph. */
-static int is_compile_time(const Onnx__GraphProto *g, const char *name, int depth) {
-  if (depth > 32 || is_graph_output(g, name)) return 0;
-  int readers = 0, derived = 1;
-  for (size_t i = 0; i < g->n_node; i++) {
+ * through Max, Sub and Div into Pad's pads and Slice's starts). Shape and
+ * Size read only the (static) dims and do not count as readers. Readers
+ * inside subgraphs count (an If branch splitting AffineGrid's `size`), and
+ * an If branch's output k stands for the If's output k; a value leaving a
+ * Loop or Scan body is not followed. depth bounds the walk on a malformed
+ * (cyclic) graph. */
+typedef struct ct_walk {
+  int slot, readers, derived;
+} ct_walk;
+
+static int is_compile_time(const Onnx__GraphProto *main, const char *name, int depth);
+
+static void ct_walk_graph(const Onnx__GraphProto *main, const Onnx__GraphProto *g,
+                          const Onnx__NodeProto *owner, const char *name, int depth, ct_walk *w) {
+  for (size_t i = 0; i < g->n_node && !w->slot; i++) {
     const Onnx__NodeProto *n = g->node[i];
     int reads = 0;
     for (size_t k = 0; k < n->n_input; k++) {
@@ -144,15 +156,34 @@ static int is_compile_time(const Onnx__GraphProto *g, const char *name, int dept
       reads = 1;
       if (!is_default_domain(n->domain)) continue;
       for (size_t s = 0; s < sizeof nt_const_slots / sizeof *nt_const_slots; s++)
-        if (nt_const_slots[s].input == (int)k && !strcmp(nt_const_slots[s].op, n->op_type)) return 1;
+        if (nt_const_slots[s].input == (int)k && !strcmp(nt_const_slots[s].op, n->op_type)) w->slot = 1;
     }
-    if (!reads) continue;
-    readers++;
-    if (!is_default_domain(n->domain) || n->n_output == 0) derived = 0;
-    for (size_t k = 0; derived && k < n->n_output; k++)
-      if (n->output[k] && *n->output[k] && !is_compile_time(g, n->output[k], depth + 1)) derived = 0;
+    if (reads && is_default_domain(n->domain) &&
+        (!strcmp(n->op_type, "Shape") || !strcmp(n->op_type, "Size")))
+      reads = 0; /* reads only the dims, which are static either way */
+    if (reads) {
+      w->readers++;
+      if (!is_default_domain(n->domain) || n->n_output == 0) w->derived = 0;
+      for (size_t k = 0; w->derived && k < n->n_output; k++)
+        if (n->output[k] && *n->output[k] && !is_compile_time(main, n->output[k], depth + 1)) w->derived = 0;
+    }
+    for (size_t a = 0; a < n->n_attribute; a++)
+      if (n->attribute[a]->g) ct_walk_graph(main, n->attribute[a]->g, n, name, depth, w);
   }
-  return readers > 0 && derived;
+  for (size_t k = 0; owner && k < g->n_output; k++) {
+    if (!g->output[k]->name || strcmp(g->output[k]->name, name)) continue;
+    w->readers++;
+    if (strcmp(owner->op_type, "If") || k >= owner->n_output || !*owner->output[k] ||
+        !is_compile_time(main, owner->output[k], depth + 1))
+      w->derived = 0;
+  }
+}
+
+static int is_compile_time(const Onnx__GraphProto *main, const char *name, int depth) {
+  if (depth > 32 || is_graph_output(main, name)) return 0;
+  ct_walk w = {.derived = 1};
+  ct_walk_graph(main, main, NULL, name, depth, &w);
+  return w.slot || (w.readers > 0 && w.derived);
 }
 
 nt_tolerance nt_tolerance_for(om_precision mode) {

@@ -3,7 +3,7 @@
  * ONNX node, outputs wired), its numerics against a direct computation
  * (shape inference, then the reference evaluator over the imported graph),
  * and the refusals (QuantizeLinear and DequantizeLinear: their malformed
- * parameters). Models are built with onnx_mb.h. */
+ * parameters), Det and an f64 Einsum. Models are built with onnx_mb.h. */
 #include "ir/eval.h"
 #include "onnx_mb.h"
 #include "passes/pass.h"
@@ -317,10 +317,90 @@ static void test_qdq(void) {
   mb_free(&m);
 }
 
+/* Det by the Leibniz formula against cofactor expansion, on a batch of 3x3
+ * matrices; and the refusal of matrices too large for it. */
+static void test_det(void) {
+  enum { B = 2 };
+  float x[B * 9];
+  unsigned seed = 11;
+  for (int i = 0; i < B * 9; i++)
+    x[i] = 2.0f * frand(&seed);
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", 1, 3, (int64_t[]){B, 3, 3}, NULL);
+  mb_node(&m, "Det", "det", "x", "y");
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK(count_ops(g, IR_OP_GATHER) == 1 && count_ops(g, IR_OP_REDUCE) == 2);
+    arena a;
+    arena_init(&a, 0);
+    const void *in[1] = {x};
+    void *out[1];
+    if (!run(g, in, out, &a)) {
+      const float *y = out[0];
+      CHECK(g->outputs[0]->rank == 1 && g->outputs[0]->dims[0] == B);
+      for (int k = 0; k < B; k++) {
+        const float *a3 = x + 9 * k;
+        double want = a3[0] * ((double)a3[4] * a3[8] - (double)a3[5] * a3[7]) -
+                      a3[1] * ((double)a3[3] * a3[8] - (double)a3[5] * a3[6]) +
+                      a3[2] * ((double)a3[3] * a3[7] - (double)a3[4] * a3[6]);
+        CHECK(fabs(y[k] - want) <= 1e-5 * (1 + fabs(want)));
+        if (fabs(y[k] - want) > 1e-5 * (1 + fabs(want)))
+          test_note("  det %d: got %g, want %g", k, y[k], want);
+      }
+    } else {
+      CHECK(!"Det evaluates");
+    }
+    arena_free(&a);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+
+  mb_init(&m, 13);
+  mb_input(&m, "x", 1, 2, (int64_t[]){6, 6}, NULL);
+  mb_node(&m, "Det", "det6", "x", "y");
+  mb_output(&m, "y");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'det6' (Det)", "6 x 6");
+  mb_free(&m);
+}
+
+/* Einsum's two-input product in f64, which the cube does not take: a
+ * broadcast Mul and ReduceSum instead of a MatMul. */
+static void test_einsum_f64(void) {
+  const double x[6] = {1, 2, 3, 4, 5, 6}, y[6] = {0.5, -1, 2, 0.25, 3, -2};
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_DOUBLE, 2, (int64_t[]){2, 3}, NULL);
+  mb_input(&m, "y", DT_DOUBLE, 2, (int64_t[]){3, 2}, NULL);
+  Onnx__NodeProto *n = mb_node(&m, "Einsum", "e", "x,y", "z");
+  attr_string(&m, n, "equation", "ij,jk->ik");
+  mb_output(&m, "z");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK(count_ops(g, IR_OP_MATMUL) == 0 && count_ops(g, IR_OP_REDUCE) == 1);
+    arena a;
+    arena_init(&a, 0);
+    const void *in[2] = {x, y};
+    void *out[1];
+    if (!run(g, in, out, &a)) {
+      const double *z = out[0], want[4] = {13.5, -6.5, 30, -14.75};
+      CHECK(!memcmp(z, want, sizeof want));
+    } else {
+      CHECK(!"Einsum f64 evaluates");
+    }
+    arena_free(&a);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
 int main(void) {
   test_layer_norm();
   test_nll();
   test_sce();
   test_qdq();
+  test_det();
+  test_einsum_f64();
   return test_summary("test_frontend_decomp");
 }
