@@ -111,8 +111,10 @@ double qc_entropy_threshold(const uint64_t *count, int nbins, double width, int 
 void qc_range(const qc_stats *s, qc_method m, double percentile, double *lo_out, double *hi_out) {
   double lo = s->n && s->lo < 0 ? s->lo : 0, hi = s->n && s->hi > 0 ? s->hi : 0;
   if (m != QC_MINMAX && s->width > 0) {
+    /* uint8 gives [0, t] all 255 levels when nothing is negative, each side half of them otherwise */
+    int levels = lo < 0 ? QC_LEVELS : 2 * QC_LEVELS - 1;
     double t = m == QC_PERCENTILE ? qc_percentile_threshold(s->count, QC_BINS, s->width, percentile)
-                                  : qc_entropy_threshold(s->count, QC_BINS, s->width, QC_LEVELS);
+                                  : qc_entropy_threshold(s->count, QC_BINS, s->width, levels);
     lo = lo < -t ? -t : lo;
     hi = hi > t ? t : hi;
   }

@@ -16,7 +16,9 @@
  *   percentile  |x| clipped at the given percentile of the histogram
  *               (99.99 keeps all but one value in 10,000);
  *   entropy     |x| clipped at the threshold whose quantization to
- *               QC_LEVELS levels loses the least information: the
+ *               QC_LEVELS levels (2 x QC_LEVELS - 1 for data with no
+ *               negative value: uint8's whole range then covers [0, t])
+ *               loses the least information: the
  *               Kullback-Leibler divergence of the clipped histogram P (the
  *               clipped mass added to its last bin) from its quantized
  *               copy Q (P's bins merged into QC_LEVELS groups, each group's
