@@ -163,6 +163,11 @@ ir_value *dc_val(dc *b, ir_node *n) {
   return n->out[0];
 }
 
+void dc_keep_dtype(dc *b) {
+  for (int i = b->first_node; !b->st && i < b->g->nnodes; i++)
+    dc_set_int(b, b->g->nodes[i], "keep_dtype", 1);
+}
+
 void dc_set_int(dc *b, ir_node *n, const char *name, int64_t v) {
   if (!b->st && ir_attr_set_int(b->g, n, name, v)) nomem(b);
 }

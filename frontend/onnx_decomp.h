@@ -126,6 +126,12 @@ ir_value *dc_pad(dc *b, ir_value *x, int rank, const int64_t *pads, double value
 ir_value *dc_iota(dc *b, dtype dt, ir_value *n); /* Range(0, n, 1), n a scalar of dtype dt */
 ir_value *dc_shape(dc *b, ir_value *x);
 
+/* Marks every node this builder made so far keep_dtype = 1 (ir/ops.def):
+ * they compute in their original dtypes under every precision mode. For
+ * the decompositions of ops whose results are integers defined by exact
+ * arithmetic, which fp16 would change. */
+void dc_keep_dtype(dc *b);
+
 /* Makes ONNX output k be v (v stays usable for building). At dc_end the node
  * producing v (when this builder made it and v is not another output)
  * produces out[k] instead, and this builder's readers of v follow; otherwise
@@ -175,6 +181,10 @@ status onnx_decomp_deform_conv(onnx_node *nd, ir_node *none);
 status onnx_decomp_quantize(onnx_node *nd, ir_node *none);
 status onnx_decomp_dequantize(onnx_node *nd, ir_node *none);
 status onnx_decomp_dynamic_quantize(onnx_node *nd, ir_node *none);
+status onnx_decomp_qlinear_conv(onnx_node *nd, ir_node *none);
+status onnx_decomp_qlinear_matmul(onnx_node *nd, ir_node *none);
+status onnx_decomp_conv_integer(onnx_node *nd, ir_node *none);
+status onnx_decomp_matmul_integer(onnx_node *nd, ir_node *none);
 /* onnx_decomp_rnn.c */
 status onnx_decomp_rnn(onnx_node *nd, ir_node *none);
 status onnx_decomp_gru(onnx_node *nd, ir_node *none);

@@ -1,12 +1,23 @@
 /* onnx_decomp_quant.c - QuantizeLinear and DequantizeLinear as the IR ops of
- * the same names (ir/ops.def), and DynamicQuantizeLinear built from them
- * (onnx_decomp.h).
+ * the same names (ir/ops.def), and the quantized ops built from them and
+ * from the float ops (onnx_decomp.h).
  *
  *   QuantizeLinear(x, s, [zp])    one QuantizeLinear node, attr to = the output type
  *   DequantizeLinear(x, s, [zp])  one DequantizeLinear node, attr to = the float type
  *   DynamicQuantizeLinear(x)      s = (max(0, max x) - min(0, min x)) / 255,
  *                                 zp = saturate(round(0 - min(0, min x) / s)),
  *                                 y = QuantizeLinear(x, s, zp) in uint8
+ *   QLinearConv, QLinearMatMul    QuantizeLinear(Conv|MatMul(DequantizeLinear(x),
+ *                                 DequantizeLinear(w)[, DequantizeLinear(B, x_scale *
+ *                                 w_scale)]), y_scale, y_zero_point): the QDQ form
+ *                                 of a QDQ export, so both formats meet one int8 path
+ *   ConvInteger, MatMulInteger    Cast(Conv|MatMul(Cast(x) - x_zp, Cast(w) - w_zp),
+ *                                 int32): the integer sums in float32, refused where
+ *                                 a partial sum could pass 2^24 (then inexact)
+ * The nodes of those four and of DynamicQuantizeLinear are keep_dtype
+ * (ir/ops.def): their results are
+ * integers that fp16 arithmetic would change, so they compute in float32
+ * under every precision mode (until the int8 tasks take them).
  *
  * Scale and zero point are per tensor (one element), per axis (1-D along
  * attribute axis, reshaped to [D, 1, ..] so that they broadcast against x,
@@ -18,12 +29,15 @@
  * Malformed parameters are refused here, naming the node and the field:
  * a constant scale with an element that is 0, infinite or NaN; a zero point
  * of another type than the quantized values, or a nonzero one for int32; a
- * per-axis parameter whose length is not the axis's.
+ * per-axis parameter whose length is not the axis's; a per-tensor one
+ * (QLinear*'s x, y) with more than one element.
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "common/elem.h"
+#include "common/quant.h"
 #include "frontend/onnx_decomp.h"
 
 enum { QUANT_MAX_AXIS = 1 << 24 };
@@ -197,5 +211,261 @@ status onnx_decomp_dynamic_quantize(onnx_node *nd, ir_node *none) {
   dc_output(&b, 0, qdq(&b, IR_OP_QUANTIZE, x, scale, zp, DT_UINT8, 0));
   dc_output(&b, 1, scale);
   dc_output(&b, 2, zp);
+  dc_keep_dtype(&b); /* fp16 would move the scale, and with it the integers */
+  return dc_end(&b);
+}
+
+/* --- the quantized compute ops: QLinearConv and QLinearMatMul as
+ * DequantizeLinear -> Conv / MatMul -> QuantizeLinear (the QDQ form a QDQ
+ * export has, which the compiler's int8 folding recognizes), ConvInteger and
+ * MatMulInteger as an exact integer-valued float computation. */
+
+static int int8_type(dtype t) { return t == DT_INT8 || t == DT_UINT8; }
+
+/* A per-tensor parameter: one element (rank 0 or [1]; an unknown shape passes). */
+static void check_per_tensor(dc *b, const ir_value *v, const char *what) {
+  if (b->st || !v || v->rank <= 0) return;
+  int64_t n = 1;
+  for (int i = 0; i < v->rank; i++)
+    n *= v->dims[i];
+  if (n != 1)
+    dc_fail(b, ST_ERR_INVALID, "%s '%s' must be per tensor (one element), it has %" PRId64, what, v->name, n);
+}
+
+/* DequantizeLinear of the 8-bit operand `name` of a quantized op: its scale
+ * and zero point checked (names "<name>_scale", "<name>_zero_point"), per
+ * tensor when axis < 0, else per tensor or along axis. */
+static ir_value *dq_operand(dc *b, ir_value *x, ir_value *s, ir_value *zp, int64_t axis, const char *name) {
+  char sname[48], zname[48];
+  snprintf(sname, sizeof sname, "%s_scale", name);
+  snprintf(zname, sizeof zname, "%s_zero_point", name);
+  if (b->st) return NULL;
+  dtype xt = dc_dtype(b, x), st = dc_dtype(b, s);
+  if (zp) dc_dtype(b, zp);
+  if (b->st) return NULL;
+  if (!int8_type(xt))
+    return dc_fail(b, ST_ERR_UNSUPPORTED, "input %s '%s' has type %s; int8 and uint8 are supported", name,
+                   x->name, onnx_dtype_name(xt));
+  if (!float_type(st))
+    return dc_fail(b, ST_ERR_UNSUPPORTED, "%s '%s' has type %s; float32 and float16 are supported", sname,
+                   s->name, onnx_dtype_name(st));
+  check_scale(b, s, sname);
+  check_zero_point(b, zp, xt, zname);
+  if (axis < 0) {
+    check_per_tensor(b, s, sname);
+    check_per_tensor(b, zp, zname);
+  }
+  ir_value *sa = axis < 0 ? s : along_axis(b, s, x, axis, 0, sname);
+  ir_value *za = axis < 0 ? zp : along_axis(b, zp, x, axis, 0, zname);
+  return qdq(b, IR_OP_DEQUANTIZE, x, sa, za, st, 0);
+}
+
+/* QuantizeLinear of a quantized op's float result y: y_scale and
+ * y_zero_point per tensor, the output type y_zero_point's (uint8 without). */
+static ir_value *q_result(dc *b, ir_value *y, ir_value *s, ir_value *zp) {
+  if (b->st) return NULL;
+  dtype st = dc_dtype(b, s), to = zp ? dc_dtype(b, zp) : DT_UINT8;
+  if (b->st) return NULL;
+  if (!float_type(st))
+    return dc_fail(b, ST_ERR_UNSUPPORTED, "y_scale '%s' has type %s; float32 and float16 are supported",
+                   s->name, onnx_dtype_name(st));
+  if (!int8_type(to))
+    return dc_fail(b, ST_ERR_INVALID, "y_zero_point '%s' has type %s; int8 or uint8", zp->name,
+                   onnx_dtype_name(to));
+  check_scale(b, s, "y_scale");
+  check_per_tensor(b, s, "y_scale");
+  check_per_tensor(b, zp, "y_zero_point");
+  return qdq(b, IR_OP_QUANTIZE, y, s, zp, to, 0);
+}
+
+/* QLinearConv's int32 bias B as floats: DequantizeLinear with scale
+ * x_scale * w_scale (one element, or one per output channel) and zero point 0. */
+static ir_value *dq_bias(dc *b, ir_value *bias, ir_value *xs, ir_value *ws) {
+  if (b->st || !bias) return NULL;
+  if (dc_dtype(b, bias) != DT_INT32 && !b->st)
+    return dc_fail(b, ST_ERR_INVALID, "B '%s' has type %s; a QLinearConv bias is int32", bias->name,
+                   onnx_dtype_name(bias->dtype));
+  if (bias->rank > 1)
+    return dc_fail(b, ST_ERR_INVALID, "B '%s' has rank %d; a bias is 1-D", bias->name, bias->rank);
+  return qdq(b, IR_OP_DEQUANTIZE, bias, dc_op2(b, IR_OP_MUL, xs, ws), NULL, xs ? xs->dtype : DT_FLOAT32, 0);
+}
+
+/* A Conv node over x and w (and bias) with nd's window attributes. */
+static ir_value *conv(dc *b, ir_value *x, ir_value *w, ir_value *bias, const ir_value *weight) {
+  if (b->st) return NULL;
+  if (weight->rank != 4 && weight->rank != 5)
+    return dc_fail(b, ST_ERR_UNSUPPORTED, "weight '%s' has rank %d; 2-D and 3-D convolutions are supported",
+                   weight->name, weight->rank);
+  ir_value *in[3] = {x, w, bias};
+  ir_node *cv = dc_node(b, IR_OP_CONV, bias ? 3 : 2, in);
+  if (cv) {
+    status s = onnx_conv_window(b->nd, cv, weight);
+    if (s) b->st = s;
+  }
+  return dc_val(b, cv);
+}
+
+/* QLinearConv (opset 10): x per tensor, w per tensor or per output channel. */
+status onnx_decomp_qlinear_conv(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0), *xs = dc_in(&b, 1), *xz = dc_in(&b, 2), *w = dc_in(&b, 3), *ws = dc_in(&b, 4);
+  ir_value *wz = dc_in(&b, 5), *ys = dc_in(&b, 6), *yz = dc_in(&b, 7), *bias = dc_in(&b, 8);
+  if (!x || !xs || !w || !ws || !ys)
+    return dc_refuse(&b, ST_ERR_INVALID, "inputs x, x_scale, w, w_scale and y_scale are required");
+  ir_value *xd = dq_operand(&b, x, xs, xz, -1, "x"), *wd = dq_operand(&b, w, ws, wz, 0, "w");
+  ir_value *y = conv(&b, xd, wd, dq_bias(&b, bias, xs, ws), w);
+  dc_output(&b, 0, q_result(&b, y, ys, yz));
+  dc_keep_dtype(&b);
+  return dc_end(&b);
+}
+
+/* QLinearMatMul (opset 10; float16 scales 21): a per tensor or per row, b
+ * per tensor or per column. */
+status onnx_decomp_qlinear_matmul(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *a = dc_in(&b, 0), *as = dc_in(&b, 1), *az = dc_in(&b, 2), *bm = dc_in(&b, 3), *bs = dc_in(&b, 4);
+  ir_value *bz = dc_in(&b, 5), *ys = dc_in(&b, 6), *yz = dc_in(&b, 7);
+  if (!a || !as || !bm || !bs || !ys)
+    return dc_refuse(&b, ST_ERR_INVALID, "inputs a, a_scale, b, b_scale and y_scale are required");
+  if (a->rank < 2 || bm->rank < 2)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "a '%s' and b '%s' need known ranks >= 2 at import", a->name,
+                     bm->name);
+  ir_value *ad = dq_operand(&b, a, as, az, a->rank - 2, "a"),
+           *bd = dq_operand(&b, bm, bs, bz, bm->rank - 1, "b");
+  dc_output(&b, 0, q_result(&b, dc_op2(&b, IR_OP_MATMUL, ad, bd), ys, yz));
+  dc_keep_dtype(&b);
+  return dc_end(&b);
+}
+
+/* The *Integer ops compute sum_k (x_k - x_zp)(w_k - w_zp) in float32, which
+ * is exact while every partial sum is an integer below 2^24 in magnitude:
+ * refused when |x - x_zp| (over x's type's range) times the largest
+ * sum_k |w_k - w_zp| of one output (from the constant weights, else
+ * K x the largest |w - w_zp|) can pass it. */
+enum { EXACT_LIMIT = 1 << 24 };
+
+/* The largest |v - zp| over v's type's range for the zero point(s) zp
+ * (constant; the widest shift for a run-time one; 0 when absent). */
+static int64_t max_shift(const ir_value *zp, dtype t) {
+  int32_t lo, hi;
+  q_range(t, &lo, &hi);
+  if (!zp || !zp->data) return zp ? (int64_t)hi - lo : (hi > -(int64_t)lo ? hi : -(int64_t)lo);
+  int64_t m = 0, n = ir_value_elements(zp);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t z = elem_get_int(zp->data, zp->dtype, i), d = z - lo > hi - z ? z - lo : hi - z;
+    m = d > m ? d : m;
+  }
+  return m;
+}
+
+/* The largest sum of |w - zp| over one output of the constant w, whose
+ * elements split into outputs as w[i] -> output (i / inner / k) * inner +
+ * i % inner (a conv weight [M, k]: inner 1; a matmul's [.., K, N]: inner N,
+ * k = K); zp per tensor or one per output % inner_or_m. -1 when w is not
+ * a constant or the scratch is short. */
+static int64_t max_weight_sum(const ir_value *w, const ir_value *zp, int64_t k, int64_t inner) {
+  if (!w->data || (zp && !zp->data)) return -1;
+  int64_t n = ir_value_elements(w), outs = n / k, nz = zp ? ir_value_elements(zp) : 0, best = 0;
+  arena tmp;
+  arena_init(&tmp, 0);
+  int64_t *sum = arena_array(&tmp, (size_t)(outs ? outs : 1), sizeof *sum);
+  if (!sum) {
+    arena_free(&tmp);
+    return -1;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    int64_t o = i / inner / k * inner + i % inner, zi = nz > 1 ? (inner > 1 ? i % inner : o) : 0;
+    int64_t d = elem_get_int(w->data, w->dtype, i) - (zp ? elem_get_int(zp->data, zp->dtype, zi) : 0);
+    sum[o] += d < 0 ? -d : d;
+  }
+  for (int64_t o = 0; o < outs; o++)
+    best = sum[o] > best ? sum[o] : best;
+  arena_free(&tmp);
+  return best;
+}
+
+static void check_exact(dc *b, const ir_value *x, const ir_value *xz, const ir_value *w, const ir_value *wz,
+                        int64_t k, int64_t inner) {
+  if (b->st) return;
+  int64_t xm = max_shift(xz, x->dtype), ws = max_weight_sum(w, wz, k, inner);
+  if (ws < 0) ws = k * max_shift(wz, w->dtype);
+  if (xm * ws > EXACT_LIMIT)
+    dc_fail(b, ST_ERR_UNSUPPORTED,
+            "the int32 result cannot be computed exactly: a sum of %" PRId64 " products may reach %" PRId64
+            ", past float32's exact integers (2^24)",
+            k, xm * ws);
+}
+
+/* v - zp as exact floats (zp shaped along axis; per tensor when axis < 0). */
+static ir_value *shifted(dc *b, ir_value *v, ir_value *zp, int64_t axis, const char *what) {
+  ir_value *f = dc_cast(b, v, DT_FLOAT32);
+  if (!zp) return f;
+  ir_value *z = axis < 0 ? zp : along_axis(b, zp, v, axis, 0, what);
+  return dc_op2(b, IR_OP_SUB, f, dc_cast(b, z, DT_FLOAT32));
+}
+
+/* The checks the *Integer ops share: 8-bit operands, zero points of their types. */
+static void check_integer_operand(dc *b, const ir_value *v, const ir_value *zp, const char *name,
+                                  const char *zname) {
+  if (b->st) return;
+  dtype t = dc_dtype(b, v);
+  if (zp) dc_dtype(b, zp);
+  if (b->st) return;
+  if (!int8_type(t)) {
+    dc_fail(b, ST_ERR_UNSUPPORTED, "input %s '%s' has type %s; int8 and uint8 are supported", name, v->name,
+            onnx_dtype_name(t));
+    return;
+  }
+  check_zero_point(b, zp, t, zname);
+}
+
+/* ConvInteger (opset 10): int32 y = conv(x - x_zero_point, w - w_zero_point),
+ * x's zero point per tensor, w's per tensor or per output channel. */
+status onnx_decomp_conv_integer(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *x = dc_in(&b, 0), *w = dc_in(&b, 1), *xz = dc_in(&b, 2), *wz = dc_in(&b, 3);
+  check_integer_operand(&b, x, xz, "x", "x_zero_point");
+  check_integer_operand(&b, w, wz, "w", "w_zero_point");
+  check_per_tensor(&b, xz, "x_zero_point");
+  if (b.st) return dc_end(&b);
+  int64_t k = 1;
+  for (int i = 1; i < w->rank; i++)
+    k = w->dims[i] > 0 ? k * w->dims[i] : -1;
+  if (w->rank < 4 || k < 1 || w->dims[0] < 1)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "weight '%s' needs a known shape of rank 4 or 5 at import",
+                     w->name);
+  check_exact(&b, x, xz, w, wz, k, 1);
+  ir_value *y =
+      conv(&b, shifted(&b, x, xz, -1, "x_zero_point"), shifted(&b, w, wz, 0, "w_zero_point"), NULL, w);
+  dc_output(&b, 0, dc_cast(&b, y, DT_INT32));
+  dc_keep_dtype(&b);
+  return dc_end(&b);
+}
+
+/* MatMulInteger (opset 10): int32 y = (a - a_zero_point) @ (b - b_zero_point),
+ * a's zero point per tensor or per row, b's per tensor or per column. */
+status onnx_decomp_matmul_integer(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  ir_value *a = dc_in(&b, 0), *bm = dc_in(&b, 1), *az = dc_in(&b, 2), *bz = dc_in(&b, 3);
+  check_integer_operand(&b, a, az, "A", "a_zero_point");
+  check_integer_operand(&b, bm, bz, "B", "b_zero_point");
+  if (b.st) return dc_end(&b);
+  if (a->rank < 2 || bm->rank < 2 || bm->dims[bm->rank - 2] < 1 || bm->dims[bm->rank - 1] < 1)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "A '%s' and B '%s' need known shapes of rank >= 2 at import",
+                     a->name, bm->name);
+  int64_t k = bm->dims[bm->rank - 2], n = bm->dims[bm->rank - 1];
+  check_exact(&b, a, az, bm, bz, k, n);
+  ir_value *y = dc_op2(&b, IR_OP_MATMUL, shifted(&b, a, az, a->rank - 2, "a_zero_point"),
+                       shifted(&b, bm, bz, bm->rank - 1, "b_zero_point"));
+  dc_output(&b, 0, dc_cast(&b, y, DT_INT32));
+  dc_keep_dtype(&b);
   return dc_end(&b);
 }

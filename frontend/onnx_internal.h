@@ -200,6 +200,11 @@ status onnx_set_ints(onnx_node *nd, ir_node *n, const char *name, int count, con
 status onnx_set_flag(onnx_node *nd, ir_node *n, const char *name, int64_t def);
 /* INTS attribute `name` with `count` (<= 2 * MAX_RANK) values >= min, or
  * `count` copies of def when absent, set on n. */
+/* Conv's attributes onto IR Conv node n (kernel_shape, strides, pads,
+ * dilations, auto_pad, group, from nd's attributes; w is the weight, whose
+ * dims give the kernel shape when the attribute is absent; 2-D or 3-D): the
+ * importer's normalisation, for the decompositions that build a Conv. */
+status onnx_conv_window(onnx_node *nd, ir_node *n, const ir_value *w);
 /* MaxPool's attributes onto its IR node n (window, ceil_mode; storage_order
  * checked): the importer's normalisation, for the MaxPool decomposition. */
 status onnx_maxpool_attrs(onnx_node *nd, ir_node *n);

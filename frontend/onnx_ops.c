@@ -177,13 +177,14 @@ static status check_attrs(onnx_node *nd, const importer *im, ir_node *n) {
 
 /* Conv, MaxPool, AveragePool: kernel_shape, strides, pads, dilations made
  * explicit (Conv 2-D or 3-D here: 1-D went through onnx_conv.c); auto_pad
- * kept for shape inference when SAME_*. */
-static status window_attrs(onnx_node *nd, ir_node *n, int is_conv) {
+ * kept for shape inference when SAME_*. w is a convolution's weight (the
+ * kernel shape when the attribute is absent), NULL for a pool. */
+static status window_attrs(onnx_node *nd, ir_node *n, const ir_value *w) {
+  const int is_conv = w != NULL;
   int k;
   const int64_t *ks = onnx_attr_ints(nd, "kernel_shape", &k);
   if (!ks && !is_conv) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'kernel_shape' is required");
   if (!ks) {
-    const ir_value *w = nd->in[1];
     if (w->rank < 0)
       return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
                             "no kernel_shape attribute and weight input 1 '%s' has an unknown shape",
@@ -224,17 +225,21 @@ static status window_attrs(onnx_node *nd, ir_node *n, int is_conv) {
   return mode >= 2 ? onnx_set_string(nd, n, "auto_pad", modes[mode]) : ST_OK;
 }
 
-static status import_conv(onnx_node *nd, ir_node *n) {
-  if (onnx_conv_spatial_rank(nd) == 1) return onnx_conv_1d(nd, n); /* as 2-D with H = 1 (onnx_conv.c) */
-  status s = window_attrs(nd, n, 1);
+status onnx_conv_window(onnx_node *nd, ir_node *n, const ir_value *w) {
+  status s = window_attrs(nd, n, w);
   int64_t group = onnx_attr_int(nd, "group", 1);
   if (!s && group < 1)
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'group' = %" PRId64 " must be >= 1", group);
   return s ? s : onnx_set_int(nd, n, "group", group);
 }
 
+static status import_conv(onnx_node *nd, ir_node *n) {
+  if (onnx_conv_spatial_rank(nd) == 1) return onnx_conv_1d(nd, n); /* as 2-D with H = 1 (onnx_conv.c) */
+  return onnx_conv_window(nd, n, nd->in[1]);
+}
+
 status onnx_maxpool_attrs(onnx_node *nd, ir_node *n) {
-  status s = window_attrs(nd, n, 0);
+  status s = window_attrs(nd, n, NULL);
   int64_t order = onnx_attr_int(nd, "storage_order", 0);
   if (!s && order != 0 && order != 1)
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'storage_order' = %" PRId64 " must be 0 or 1",
@@ -243,7 +248,7 @@ status onnx_maxpool_attrs(onnx_node *nd, ir_node *n) {
 }
 
 static status import_avgpool(onnx_node *nd, ir_node *n) {
-  status s = window_attrs(nd, n, 0);
+  status s = window_attrs(nd, n, NULL);
   if (!s) s = onnx_set_flag(nd, n, "ceil_mode", 0);
   return s ? s : onnx_set_flag(nd, n, "count_include_pad", 0);
 }
@@ -257,7 +262,7 @@ static status lp_attr(onnx_node *nd, ir_node *n) {
 }
 
 static status import_lppool(onnx_node *nd, ir_node *n) {
-  status s = window_attrs(nd, n, 0);
+  status s = window_attrs(nd, n, NULL);
   if (!s) s = onnx_set_flag(nd, n, "ceil_mode", 0);
   return s ? s : lp_attr(nd, n);
 }
@@ -931,6 +936,10 @@ static const importer importers[] = {
      onnx_decomp_quantize},
     {"DequantizeLinear", NULL, 10, 2, 3, 1, "-axis:i -block_size:i -output_dtype:i", onnx_decomp_dequantize},
     {"DynamicQuantizeLinear", NULL, 11, 1, 1, 3, "", onnx_decomp_dynamic_quantize},
+    {"QLinearConv", NULL, 10, 8, 9, 1, WINDOW " -group:i", onnx_decomp_qlinear_conv},
+    {"QLinearMatMul", NULL, 10, 8, 8, 1, "", onnx_decomp_qlinear_matmul},
+    {"ConvInteger", NULL, 10, 2, 4, 1, WINDOW " -group:i", onnx_decomp_conv_integer},
+    {"MatMulInteger", NULL, 10, 2, 4, 1, "", onnx_decomp_matmul_integer},
     {"RNN", NULL, 7, 3, 6, 2, RNN_ATTRS, onnx_decomp_rnn},
     {"GRU", NULL, 7, 3, 6, 2, RNN_ATTRS " -linear_before_reset:i", onnx_decomp_gru},
     {"LSTM", NULL, 7, 3, 8, 3, RNN_ATTRS " -input_forget:i", onnx_decomp_lstm},

@@ -839,6 +839,17 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
 status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
   const void **vals = arena_array(a, (size_t)g->nvalues, sizeof *vals);
   if (!vals) return diag_set(d, ST_ERR_NOMEM, "out of memory evaluating graph '%s'", g->name);
+  status st = ir_eval_graph_values(g, inputs, vals, a, d);
+  for (int i = 0; !st && i < g->noutputs; i++) {
+    outputs_out[i] = (void *)vals[g->outputs[i]->id];
+    if (!outputs_out[i])
+      return diag_set(d, ST_ERR_INVALID, "graph output '%s' was not computed", g->outputs[i]->name);
+  }
+  return st;
+}
+
+status ir_eval_graph_values(const ir_graph *g, const void *const *inputs, const void **vals, arena *a,
+                            diag *d) {
   for (int i = 0; i < g->nvalues; i++)
     vals[i] = g->values[i]->data;
   for (int i = 0; i < g->ninputs; i++)
@@ -855,11 +866,6 @@ status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **output
     if (st) return st;
     for (int j = 0; j < n->nout; j++)
       if (n->out[j]) vals[n->out[j]->id] = out[j];
-  }
-  for (int i = 0; i < g->noutputs; i++) {
-    outputs_out[i] = (void *)vals[g->outputs[i]->id];
-    if (!outputs_out[i])
-      return diag_set(d, ST_ERR_INVALID, "graph output '%s' was not computed", g->outputs[i]->name);
   }
   return ST_OK;
 }

@@ -38,6 +38,12 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
  * or the constant's / input's own buffer when an output is one: read only). */
 status ir_eval_graph(const ir_graph *g, const void *const *inputs, void **outputs_out, arena *a, diag *d);
 
+/* ir_eval_graph keeping every value: vals[v->id] receives the payload of
+ * each value v of g (g->nvalues entries; constants' and inputs' own
+ * buffers, the rest in `a`; NULL for a value no live node produced). */
+status ir_eval_graph_values(const ir_graph *g, const void *const *inputs, const void **vals, arena *a,
+                            diag *d);
+
 /* Folds n into a constant (ir/eval_fold.c): when the evaluator implements
  * n's op and dtypes, n's inputs are all constants (or n is a Shape/Size of a
  * value with known dims), its one output has fewer than max_bytes and the

@@ -17,10 +17,15 @@ around every Conv, Gemm, Add, pooling and Relu ("QDQ"). For each model NAME it w
                        /work/main/bench/node_modules (or --ort-bench) are there
   NAME_qdq.json        input name and shape, opset, seed, top-1/top-5 of each output
 
+  calib/NAME/NNN.bin    the CALIB calibration images (000.bin ... 031.bin, raw float32 1x3x224x224),
+                       the inputs omquant takes (--calib DIR)
+
 The float models themselves are models/export_torchvision.py's NAME.onnx.
 
 Usage: models/export_qdq.py [--out DIR] [--ort-bench FILE] [NAME ...]
-       NAME in resnet50, mobilenet_v2; default: both.
+       models/export_qdq.py [--out DIR] --calib NAME [NAME ...]
+       NAME in resnet50, mobilenet_v2, resnet18, squeezenet1_1; default: all four.
+       --calib writes only calib/NAME/ (no model is built: cheap; what the tests need for omquant).
 """
 import argparse
 import json
@@ -36,7 +41,8 @@ import torchvision
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import export_torchvision as et  # noqa: E402  (same seeds and BatchNorm recipe)
 
-MODELS = {"resnet50": torchvision.models.resnet50, "mobilenet_v2": torchvision.models.mobilenet_v2}
+MODELS = {"resnet50": torchvision.models.resnet50, "mobilenet_v2": torchvision.models.mobilenet_v2,
+          "resnet18": torchvision.models.resnet18, "squeezenet1_1": torchvision.models.squeezenet1_1}
 OPSET = 13
 CALIB = 32
 CALIB_SEED = 20261201
@@ -59,6 +65,27 @@ def calibration_images():
     return [torch.randn(*SHAPE, generator=gen) for _ in range(CALIB)]
 
 
+def write_calibration(name, out_dir, calib):
+    """calib/NAME/NNN.bin: one raw little-endian float32 file per calibration image (omquant --calib)."""
+    d = os.path.join(out_dir, "calib", name)
+    os.makedirs(d, exist_ok=True)
+    for i, img in enumerate(calib):
+        img.numpy().astype("<f4").tofile(os.path.join(d, f"{i:03d}.bin"))
+    with open(os.path.join(d, "calib.json"), "w") as f:  # not a sample: omquant reads *.bin only
+        json.dump({"count": len(calib), "seed": CALIB_SEED, "shape": SHAPE, "dtype": "float32"}, f)
+    return d
+
+
+def calibration_up_to_date(name, out_dir):
+    path = os.path.join(out_dir, "calib", name, "calib.json")
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        meta = json.load(f)
+    return meta.get("seed") == CALIB_SEED and meta.get("count") == CALIB and all(
+        os.path.exists(os.path.join(out_dir, "calib", name, f"{i:03d}.bin")) for i in range(CALIB))
+
+
 def quantize(model, calib):
     from torch.ao.quantization import QConfigMapping, get_default_qconfig
     from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
@@ -69,7 +96,35 @@ def quantize(model, calib):
     with torch.no_grad():
         for img in calib:
             prepared(img)
-    return convert_fx(prepared)
+    return quantized_cats(convert_fx(prepared), calib[0])
+
+
+def quantized_cats(qmodel, x):
+    """torch.cat of quantized tensors (SqueezeNet's Fire modules) as quantized::cat, which the ONNX
+    exporter turns into DequantizeLinear -> Concat -> QuantizeLinear (it has no export for the
+    former): each cat's output scale and zero point are read from one run on x."""
+    cats = [n for n in qmodel.graph.nodes if n.op == "call_function" and n.target is torch.cat]
+    params = {}
+
+    def recorder(name):
+        def cat(tensors, dim=0):
+            y = torch.cat(tensors, dim)
+            params[name] = (y.q_scale(), y.q_zero_point()) if y.is_quantized else None
+            return y
+        return cat
+    for n in cats:
+        n.target = recorder(n.name)
+    qmodel.recompile()
+    with torch.no_grad():
+        qmodel(x)
+    for n in cats:
+        dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)
+        if params.get(n.name):
+            n.target, n.args, n.kwargs = torch.ops.quantized.cat, (n.args[0], dim, *params[n.name]), {}
+        else:
+            n.target = torch.cat
+    qmodel.recompile()
+    return qmodel
 
 
 def top5(y):
@@ -95,6 +150,7 @@ def export(name, out_dir, bench):
     with torch.no_grad():
         y = model(x)
     calib = calibration_images()
+    write_calibration(name, out_dir, calib)
     qmodel = quantize(model, calib)
     with torch.no_grad():
         yq = qmodel(x)
@@ -132,11 +188,19 @@ def main():
     ap.add_argument("--out", default=os.path.join(here, "out"))
     ap.add_argument("--ort-bench", default=os.path.join(here, "..", "bench", "ort_bench.js"),
                     help="bench/ort_bench.js with its node_modules (ONNX Runtime's reference output)")
+    ap.add_argument("--calib", action="store_true", help="write only the calibration images calib/NAME/")
     ap.add_argument("names", nargs="*", default=list(MODELS))
     args = ap.parse_args()
     for n in args.names:
         if n not in MODELS:
             sys.exit(f"export_qdq: unknown model '{n}' (known: {', '.join(MODELS)})")
+    if args.calib:
+        for n in args.names:
+            if calibration_up_to_date(n, args.out):
+                print(f"models: calib/{n}: up to date in {args.out}")
+            else:
+                print(f"models: wrote {CALIB} calibration images to {write_calibration(n, args.out, calibration_images())}")
+        return
     bench = args.ort_bench
     if not os.path.isdir(os.path.join(os.path.dirname(bench), "node_modules", "onnxruntime-node")):
         bench = None

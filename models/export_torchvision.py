@@ -12,7 +12,7 @@ activations and logits of realistic scale. For each model NAME it writes:
   NAME.json          input name and shape, opset, PyTorch's top-1 and top-5
 
 Usage: models/export_torchvision.py [--out DIR] [NAME ...]
-       NAME in resnet50, mobilenet_v2, squeezenet1_1, efficientnet_b0,
+       NAME in resnet50, resnet18 (omquant's test model), mobilenet_v2, squeezenet1_1, efficientnet_b0,
        mobilenet_v3_small, googlenet, densenet121, shufflenet_v2_x1_0,
        regnet_y_400mf, convnext_tiny, lraspp_mobilenet_v3_large
        (segmentation: its 'out' map, 1x21x224x224) and transformer_encoder
@@ -47,6 +47,7 @@ import torchvision
 # name -> (constructor, opset the issue asks for)
 MODELS = {
     "resnet50": (torchvision.models.resnet50, 13),
+    "resnet18": (torchvision.models.resnet18, 13),
     "mobilenet_v2": (torchvision.models.mobilenet_v2, 11),
     "squeezenet1_1": (torchvision.models.squeezenet1_1, 9),
     "efficientnet_b0": (torchvision.models.efficientnet_b0, 13),

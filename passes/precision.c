@@ -21,6 +21,8 @@
  *     f32 (its exp/sum is where fp16 loses accuracy first); its f16 input is
  *     widened by the layout pass's TransData.
  *   must_keep_origin_dtype: nothing changes (but the graph I/O below).
+ * In every mode a node with attribute keep_dtype = 1 (ir/ops.def) keeps its
+ * dtypes, and so do the constants only such nodes read.
  * Graph inputs and outputs take the dtype the driver asks in
  * pass_ctx.io_dtype (atc --input_fp16_nodes, --output_type FP16/FP32), in
  * every mode; the layout pass converts where they meet what nodes compute.
@@ -53,7 +55,7 @@ int precision_is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
 /* 1 when node n computes in fp16 under precision p. */
 static int node_lowers(const ir_node *n, om_precision p) {
   if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return 0;
-  if (ir_ops[n->op].fp16 == IR_FP16_NEVER) return 0;
+  if (ir_ops[n->op].fp16 == IR_FP16_NEVER || ir_attr_int(n, "keep_dtype", 0)) return 0;
   if (n->op == IR_OP_VECPROG) {
     int float_out = 0;
     for (int j = 0; j < n->nout; j++)

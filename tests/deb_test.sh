@@ -36,7 +36,7 @@ mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" && touch "$root/
 # (--unpack: the postinst, ldconfig, would run chrooted into a root without a shell)
 # shellcheck disable=SC2086
 check "dpkg unpacks them into a scratch root" dpkg --root="$root" --force-depends --unpack $debs
-check "packaged files are under /usr" test -x "$root/usr/bin/atc" -a -x "$root/usr/bin/omrun" \
+check "packaged files are under /usr" test -x "$root/usr/bin/atc" -a -x "$root/usr/bin/omquant" -a -x "$root/usr/bin/omrun" \
   -a -e "$root/usr/include/acl/acl.h" -a -e "$root/usr/lib/cmake/omrt/omrtConfig.cmake" \
   -a -e "$root/usr/share/atc/socs/Ascend310.yaml"
 /usr/bin/python3 - "$work" <<'PY'

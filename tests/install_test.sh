@@ -24,7 +24,7 @@ check() { # check WHAT COMMAND...
 p=$work/prefix
 soname() { readelf -d "$1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'; }
 libdir=$(dirname "$(find "$p" -name omrt.pc)")/..
-for f in bin/atc bin/omrun include/omrt.h include/acl/acl.h include/acl/acl_base.h include/acl/acl_rt.h \
+for f in bin/atc bin/omquant bin/omrun include/omrt.h include/acl/acl.h include/acl/acl_base.h include/acl/acl_rt.h \
          include/acl/acl_mdl.h include/acl/error_codes/rt_error_codes.h share/atc/socs/Ascend310.yaml \
          share/atc/socs/Ascend910.yaml; do
   check "installed $f" test -e "$p/$f"

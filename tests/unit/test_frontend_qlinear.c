@@ -1,0 +1,322 @@
+/* test_frontend_qlinear.c - the quantized compute ops at import
+ * (frontend/onnx_decomp_quant.c): QLinearConv and QLinearMatMul become
+ * DequantizeLinear -> Conv / MatMul -> QuantizeLinear, ConvInteger and
+ * MatMulInteger an integer-valued float computation; their results (shape
+ * inference, then the reference evaluator) against ONNX's integer
+ * definition computed here; and the refusals, each naming the node and the
+ * field: a scale of 0 or NaN, a zero point of the wrong type, a per-channel
+ * parameter of the wrong length, an int32 result that cannot be exact. */
+#include "ir/eval.h"
+#include "onnx_mb.h"
+#include "passes/pass.h"
+
+static int run(ir_graph *g, const void *const *inputs, void **outputs, arena *a) {
+  pass_ctx ctx = {0};
+  diag d;
+  diag_init(&d);
+  status s = pass_shape_infer(g, &ctx, &d);
+  if (!s) s = ir_eval_graph(g, inputs, outputs, a, &d);
+  if (s) test_note("  %s", d.msg);
+  return s != ST_OK;
+}
+
+static int count_ops(const ir_graph *g, ir_op op) {
+  int n = 0;
+  for (int i = 0; i < g->nnodes; i++)
+    n += g->nodes[i]->op == op;
+  return n;
+}
+
+static unsigned next(unsigned *seed) { return *seed = *seed * 1103515245u + 12345u, (*seed >> 8) & 0xffff; }
+
+/* ONNX's requantization of one int32 sum: saturate(round_half_even(acc * multiplier) + zp). */
+static int requant(int64_t acc, double multiplier, int zp, int lo, int hi, int *tie) {
+  double r = (double)acc * multiplier, f = r - floor(r);
+  *tie = fabs(f - 0.5) < 1e-4; /* within float rounding of a tie: either side is right */
+  double v = nearbyint(r) + zp;
+  return v < lo ? lo : v > hi ? hi : (int)v;
+}
+
+/* QLinearConv: uint8 x [1, 2, 5, 5], int8 w [3, 2, 3, 3] per output
+ * channel, int32 bias, pads 1, stride 2. */
+static void test_qlinear_conv(void) {
+  enum { C = 2, H = 5, M = 3, K = 3, OH = 3 };
+  uint8_t x[C * H * H], xz = 120, yz = 100;
+  int8_t w[M * C * K * K], wz[M] = {0, 0, 0};
+  int32_t bias[M] = {300, -250, 0};
+  float xs = 0.02f, ws[M] = {0.01f, 0.004f, 0.03f}, ys = 0.05f;
+  unsigned seed = 5;
+  for (int i = 0; i < C * H * H; i++)
+    x[i] = (uint8_t)(next(&seed) & 0xff);
+  for (int i = 0; i < M * C * K * K; i++)
+    w[i] = (int8_t)((int)(next(&seed) % 255) - 127);
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", 2, 4, (int64_t[]){1, C, H, H}, NULL);
+  mb_init_raw(&m, "xs", 1, 0, NULL, &xs, sizeof xs);
+  mb_init_raw(&m, "xz", 2, 0, NULL, &xz, 1);
+  mb_init_raw(&m, "w", 3, 4, (int64_t[]){M, C, K, K}, w, sizeof w);
+  mb_init_raw(&m, "ws", 1, 1, (int64_t[]){M}, ws, sizeof ws);
+  mb_init_raw(&m, "wz", 3, 1, (int64_t[]){M}, wz, sizeof wz);
+  mb_init_raw(&m, "ys", 1, 0, NULL, &ys, sizeof ys);
+  mb_init_raw(&m, "yz", 2, 0, NULL, &yz, 1);
+  mb_init_raw(&m, "b", 6, 1, (int64_t[]){M}, bias, sizeof bias);
+  Onnx__NodeProto *n = mb_node(&m, "QLinearConv", "qc", "x,xs,xz,w,ws,wz,ys,yz,b", "y");
+  attr_ints(&m, n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+  attr_ints(&m, n, "strides", 2, (int64_t[]){2, 2});
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    const ir_node *conv = find_node(g, IR_OP_CONV);
+    CHECK(conv && conv->in[0]->producer && conv->in[0]->producer->op == IR_OP_DEQUANTIZE &&
+          conv->in[1]->producer && conv->in[1]->producer->op == IR_OP_DEQUANTIZE && conv->nin == 3);
+    CHECK(g->outputs[0]->producer && g->outputs[0]->producer->op == IR_OP_QUANTIZE &&
+          g->outputs[0]->producer->in[0] == conv->out[0] && g->outputs[0]->dtype == DT_UINT8);
+    arena a;
+    arena_init(&a, 0);
+    const void *in[1] = {x};
+    void *out[1];
+    if (!run(g, in, out, &a)) {
+      const uint8_t *y = out[0];
+      int bad = 0;
+      for (int mo = 0; mo < M; mo++)
+        for (int oy = 0; oy < OH; oy++)
+          for (int ox = 0; ox < OH; ox++) {
+            int64_t acc = bias[mo];
+            for (int c = 0; c < C; c++)
+              for (int ky = 0; ky < K; ky++)
+                for (int kx = 0; kx < K; kx++) {
+                  int iy = oy * 2 - 1 + ky, ix = ox * 2 - 1 + kx;
+                  if (iy < 0 || iy >= H || ix < 0 || ix >= H) continue;
+                  acc += (int64_t)(x[(c * H + iy) * H + ix] - xz) *
+                         (w[((mo * C + c) * K + ky) * K + kx] - wz[mo]);
+                }
+            int tie, want = requant(acc, (double)(xs * ws[mo]) / ys, yz, 0, 255, &tie);
+            int got = y[(mo * OH + oy) * OH + ox];
+            if (got != want && !(tie && abs(got - want) == 1) && bad++ < 4)
+              test_note("  y[%d,%d,%d] = %d, want %d", mo, oy, ox, got, want);
+          }
+      CHECK(bad == 0);
+    } else {
+      CHECK(!"QLinearConv evaluates");
+    }
+    arena_free(&a);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
+/* QLinearMatMul: int8 a [2, 3, 4] per tensor, b [4, 5] per column. */
+static void test_qlinear_matmul(void) {
+  enum { B = 2, R = 3, K = 4, N = 5 };
+  int8_t a[B * R * K], bm[K * N], az = -3, bz[N] = {1, -2, 0, 4, -5}, yz = 7;
+  float as = 0.05f, bs[N] = {0.02f, 0.01f, 0.03f, 0.015f, 0.025f}, ys = 0.04f;
+  unsigned seed = 11;
+  for (int i = 0; i < B * R * K; i++)
+    a[i] = (int8_t)((int)(next(&seed) & 0xff) - 128);
+  for (int i = 0; i < K * N; i++)
+    bm[i] = (int8_t)((int)(next(&seed) & 0xff) - 128);
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "a", 3, 3, (int64_t[]){B, R, K}, NULL);
+  mb_init_raw(&m, "as", 1, 1, (int64_t[]){1}, &as, sizeof as);
+  mb_init_raw(&m, "az", 3, 1, (int64_t[]){1}, &az, 1);
+  mb_init_raw(&m, "b", 3, 2, (int64_t[]){K, N}, bm, sizeof bm);
+  mb_init_raw(&m, "bs", 1, 1, (int64_t[]){N}, bs, sizeof bs);
+  mb_init_raw(&m, "bz", 3, 1, (int64_t[]){N}, bz, sizeof bz);
+  mb_init_raw(&m, "ys", 1, 0, NULL, &ys, sizeof ys);
+  mb_init_raw(&m, "yz", 3, 0, NULL, &yz, 1);
+  mb_node(&m, "QLinearMatMul", "qm", "a,as,az,b,bs,bz,ys,yz", "y");
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK(count_ops(g, IR_OP_MATMUL) == 1 && count_ops(g, IR_OP_DEQUANTIZE) == 2 &&
+          count_ops(g, IR_OP_QUANTIZE) == 1);
+    arena ar;
+    arena_init(&ar, 0);
+    const void *in[1] = {a};
+    void *out[1];
+    if (!run(g, in, out, &ar)) {
+      const int8_t *y = out[0];
+      int bad = 0;
+      for (int i = 0; i < B * R; i++)
+        for (int j = 0; j < N; j++) {
+          int64_t acc = 0;
+          for (int k = 0; k < K; k++)
+            acc += (int64_t)(a[i * K + k] - az) * (bm[k * N + j] - bz[j]);
+          int tie, want = requant(acc, (double)(as * bs[j]) / ys, yz, -128, 127, &tie), got = y[i * N + j];
+          if (got != want && !(tie && abs(got - want) == 1) && bad++ < 4)
+            test_note("  y[%d,%d] = %d, want %d", i, j, got, want);
+        }
+      CHECK(bad == 0);
+    } else {
+      CHECK(!"QLinearMatMul evaluates");
+    }
+    arena_free(&ar);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
+/* ConvInteger and MatMulInteger: int32 results equal to the integer sums. */
+static void test_integer_ops(void) {
+  enum { C = 3, H = 4, M = 2, K = 2, OH = 3, R = 3, KK = 5, N = 4 };
+  uint8_t x[C * H * H], xz = 128, w[M * C * K * K], wz[M] = {3, 250};
+  unsigned seed = 3;
+  for (int i = 0; i < C * H * H; i++)
+    x[i] = (uint8_t)next(&seed);
+  for (int i = 0; i < M * C * K * K; i++)
+    w[i] = (uint8_t)next(&seed);
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", 2, 4, (int64_t[]){1, C, H, H}, NULL);
+  mb_init_raw(&m, "w", 2, 4, (int64_t[]){M, C, K, K}, w, sizeof w);
+  mb_init_raw(&m, "xz", 2, 0, NULL, &xz, 1);
+  mb_init_raw(&m, "wz", 2, 1, (int64_t[]){M}, wz, sizeof wz);
+  mb_node(&m, "ConvInteger", "ci", "x,w,xz,wz", "y");
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK(count_ops(g, IR_OP_CONV) == 1 && g->outputs[0]->dtype == DT_INT32);
+    arena a;
+    arena_init(&a, 0);
+    const void *in[1] = {x};
+    void *out[1];
+    if (!run(g, in, out, &a)) {
+      const int32_t *y = out[0];
+      int bad = 0;
+      for (int mo = 0; mo < M; mo++)
+        for (int p = 0; p < OH * OH; p++) {
+          int64_t acc = 0;
+          for (int c = 0; c < C; c++)
+            for (int k = 0; k < K * K; k++)
+              acc += (int64_t)(x[(c * H + p / OH + k / K) * H + p % OH + k % K] - xz) *
+                     (w[(mo * C + c) * K * K + k] - wz[mo]);
+          if (y[mo * OH * OH + p] != acc && bad++ < 4)
+            test_note("  ConvInteger y[%d,%d] = %d, want %lld", mo, p, y[mo * OH * OH + p], (long long)acc);
+        }
+      CHECK(bad == 0);
+    } else {
+      CHECK(!"ConvInteger evaluates");
+    }
+    arena_free(&a);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+
+  int8_t A[R * KK], Bm[KK * N], az[R] = {-1, 0, 5}, bz = -7;
+  for (int i = 0; i < R * KK; i++)
+    A[i] = (int8_t)next(&seed);
+  for (int i = 0; i < KK * N; i++)
+    Bm[i] = (int8_t)next(&seed);
+  mb_init(&m, 13);
+  mb_input(&m, "A", 3, 2, (int64_t[]){R, KK}, NULL);
+  mb_init_raw(&m, "B", 3, 2, (int64_t[]){KK, N}, Bm, sizeof Bm);
+  mb_init_raw(&m, "az", 3, 1, (int64_t[]){R}, az, sizeof az);
+  mb_init_raw(&m, "bz", 3, 0, NULL, &bz, 1);
+  mb_node(&m, "MatMulInteger", "mi", "A,B,az,bz", "y");
+  mb_output(&m, "y");
+  g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    arena a;
+    arena_init(&a, 0);
+    const void *in[1] = {A};
+    void *out[1];
+    if (!run(g, in, out, &a)) {
+      const int32_t *y = out[0];
+      int bad = 0;
+      for (int i = 0; i < R; i++)
+        for (int j = 0; j < N; j++) {
+          int64_t acc = 0;
+          for (int k = 0; k < KK; k++)
+            acc += (int64_t)(A[i * KK + k] - az[i]) * (Bm[k * N + j] - bz);
+          if (y[i * N + j] != acc && bad++ < 4)
+            test_note("  MatMulInteger y[%d,%d] = %d, want %lld", i, j, y[i * N + j], (long long)acc);
+        }
+      CHECK(bad == 0);
+    } else {
+      CHECK(!"MatMulInteger evaluates");
+    }
+    arena_free(&a);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
+/* A QLinearConv x [1, 1, 3, 3] uint8 with w [2, 1, 1, 1]; the parameters
+ * given (dtype, count, data) replace the defaults by name. */
+static void qconv_model(mb *m, float xs, int zp_dtype, int ws_count, float ys) {
+  static const uint8_t w[2] = {1, 2}, zp = 0;
+  float ws[3] = {0.5f, 0.5f, 0.5f};
+  mb_init(m, 13);
+  mb_input(m, "x", 2, 4, (int64_t[]){1, 1, 3, 3}, NULL);
+  mb_init_raw(m, "xs", 1, 0, NULL, &xs, sizeof xs);
+  if (zp_dtype == 6)
+    mb_init_raw(m, "xz", 6, 0, NULL, (int32_t[]){0}, 4);
+  else
+    mb_init_raw(m, "xz", zp_dtype, 0, NULL, &zp, 1);
+  mb_init_raw(m, "w", 2, 4, (int64_t[]){2, 1, 1, 1}, w, sizeof w);
+  mb_init_raw(m, "ws", 1, 1, (int64_t[]){ws_count}, ws, (size_t)ws_count * sizeof *ws);
+  mb_init_raw(m, "wz", 2, 0, NULL, &zp, 1);
+  mb_init_raw(m, "ys", 1, 0, NULL, &ys, sizeof ys);
+  mb_init_raw(m, "yz", 2, 0, NULL, &zp, 1);
+  mb_node(m, "QLinearConv", "qc", "x,xs,xz,w,ws,wz,ys,yz", "y");
+  mb_output(m, "y");
+}
+
+static void test_refusals(void) {
+  mb m;
+  qconv_model(&m, 0.0f, 2, 2, 1.0f);
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'qc' (QLinearConv)", "x_scale 'xs'",
+              "finite and nonzero");
+  mb_free(&m);
+  qconv_model(&m, 1.0f, 2, 2, NAN);
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'qc' (QLinearConv)", "y_scale 'ys'",
+              "finite and nonzero");
+  mb_free(&m);
+  qconv_model(&m, INFINITY, 2, 2, 1.0f);
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'qc' (QLinearConv)", "x_scale 'xs'");
+  mb_free(&m);
+  qconv_model(&m, 1.0f, 3, 2, 1.0f); /* int8 zero point for uint8 x */
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'qc' (QLinearConv)", "x_zero_point 'xz'", "uint8");
+  mb_free(&m);
+  qconv_model(&m, 1.0f, 6, 2, 1.0f); /* int32 zero point */
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'qc' (QLinearConv)", "x_zero_point 'xz'", "int32");
+  mb_free(&m);
+  qconv_model(&m, 1.0f, 2, 3, 1.0f); /* 3 scales for 2 output channels */
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'qc' (QLinearConv)", "w_scale 'ws' has 3 elements",
+              "axis 0");
+  mb_free(&m);
+
+  /* MatMulInteger whose sums can pass 2^24: 300 products of 255 x 255 */
+  enum { KK = 300 };
+  static uint8_t bm[KK];
+  memset(bm, 255, sizeof bm);
+  mb_init(&m, 13);
+  mb_input(&m, "A", 2, 2, (int64_t[]){1, KK}, NULL);
+  mb_init_raw(&m, "B", 2, 2, (int64_t[]){KK, 1}, bm, sizeof bm);
+  mb_node(&m, "MatMulInteger", "mi", "A,B", "y");
+  mb_output(&m, "y");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'mi' (MatMulInteger)", "cannot be computed exactly",
+              "300 products");
+  mb_free(&m);
+  /* ... but the same weights with zero point 255 are all 0: exact */
+  uint8_t bz = 255;
+  mb_init(&m, 13);
+  mb_input(&m, "A", 2, 2, (int64_t[]){1, KK}, NULL);
+  mb_init_raw(&m, "B", 2, 2, (int64_t[]){KK, 1}, bm, sizeof bm);
+  mb_init_raw(&m, "bz", 2, 0, NULL, &bz, 1);
+  mb_node(&m, "MatMulInteger", "mi", "A,B,,bz", "y");
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
+int main(void) {
+  test_qlinear_conv();
+  test_qlinear_matmul();
+  test_integer_ops();
+  test_refusals();
+  return test_summary("test_frontend_qlinear");
+}
