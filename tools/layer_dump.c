@@ -196,7 +196,8 @@ int layer_dump_hook(void *user, const omrt_task_info *info) {
     for (int r = 0; r < o->rank; r++)
       count *= (size_t)o->dims[r];
     char *file = NULL;
-    int weights = o->layout != OMRT_LAYOUT_ND && o->layout != OMRT_LAYOUT_NC1HWC0 && o->layout != OMRT_LAYOUT_NDC1HWC0;
+    int weights =
+        o->layout != OMRT_LAYOUT_ND && o->layout != OMRT_LAYOUT_NC1HWC0 && o->layout != OMRT_LAYOUT_NDC1HWC0;
     if (!weights && d->last_writer[info->index * OMRT_TASK_MAX_OUTPUTS + k]) {
       if (count > d->buf_cap) {
         float *p = realloc(d->buf, count * sizeof *p);
