@@ -336,13 +336,13 @@ status atc_calibrate(const atc_options *opt, prec_cfg *prec, arena *a, diag *d) 
   onnx_options oo = {.input_shapes = shapes, .ninput_shapes = nshapes};
   if (st == ST_OK) st = onnx_load_file(opt->model_path, &oo, &g, d);
   cal c = {.reference = 1, .a = a, .random = !given};
+  for (int i = 0; st == ST_OK && !given && i < g->ninputs; i++)
+    if (g->inputs[i]->dtype != DT_FLOAT32 && g->inputs[i]->dtype != DT_FLOAT16) {
+      say(opt, "precision: not measured: input '%s' is %s, no random sample for it (--precision_calibration_input "
+          "gives one)", g->inputs[i]->name, dtype_name(g->inputs[i]->dtype));
+      goto done;
+    }
   if (st == ST_OK) st = run_once(opt, OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE, prec, &c, d);
-  if (st == ST_ERR_UNSUPPORTED && !given) { /* an integer input: nothing to measure on */
-    say(opt, "precision: not measured (%s; --precision_calibration_input gives a sample)", d->msg);
-    diag_init(d);
-    st = ST_OK;
-    goto done;
-  }
   c.reference = 0;
   double loss = 1, l2 = 1;
   if (st == ST_OK) st = measure(opt, prec, &c, g, &loss, d);

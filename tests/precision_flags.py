@@ -6,6 +6,9 @@ Conv + Add + Relu, GlobalAveragePool, Flatten, Gemm, Softmax):
   must_keep_origin_dtype build's outputs;
 - --modify_mixlist: to-add / to-remove move op types between the lists, the
   moved nodes are reported with their list;
+- allow_mix_precision measures on --precision_calibration_input (or a
+  random sample) and keeps nothing more on a net that is accurate already;
+  a sample of the wrong size is refused naming the file;
 - --precision_mode_v2: fp16, origin, mixed_float16 build what force_fp16,
   must_keep_origin_dtype and allow_mix_precision build; with
   --precision_mode, or an unknown value, it is refused;
@@ -156,6 +159,23 @@ def main():
                 build("badm", "--precision_mode=allow_mix_precision", f"--modify_mixlist={f}"), *needles, out="badm")
     refused("--modify_mixlist without allow_mix_precision is refused (exit 2)",
             build("badm", f"--modify_mixlist={mix}"), "--modify_mixlist", "allow_mix_precision", code=2, out="badm")
+
+    # measured: with a sample, and (float inputs) on a random one; an accurate net keeps only the lists'
+    p = build("cal", "--precision_mode=allow_mix_precision", f"--precision_calibration_input={work}/x.bin")
+    cal = [l for l in p.stderr.splitlines() if "calibration:" in l]
+    check("--precision_calibration_input: builds and reports the measured cosine on the calibration input",
+          p.returncode == 0 and any("against fp32 on the calibration input" in l for l in cal), p.stderr[-600:])
+    check("an accurate net keeps no node beyond the lists' (Softmax)",
+          sum("precision: node" in l for l in p.stderr.splitlines()) == 1, p.stderr[-600:])
+    p = build("calr", "--precision_mode=allow_mix_precision")
+    check("allow_mix_precision measures on a random sample when none is given",
+          p.returncode == 0 and any("on the random sample" in l for l in p.stderr.splitlines()), p.stderr[-600:])
+    np.zeros(5, np.float32).tofile(f"{work}/short.bin")
+    refused("--precision_calibration_input: a file of the wrong size is named, exit 1, no om",
+            build("badc", "--precision_mode=allow_mix_precision", f"--precision_calibration_input={work}/short.bin"),
+            "short.bin", "bytes of input 0 'x'", out="badc")
+    refused("--precision_calibration_input without allow_mix_precision is refused (exit 2)",
+            build("badc", f"--precision_calibration_input={work}/x.bin"), "allow_mix_precision", code=2, out="badc")
 
     # --precision_mode_v2
     for v2, v1 in (("fp16", "force_fp16"), ("origin", "must_keep_origin_dtype"), ("mixed_float16", "allow_mix_precision")):
