@@ -64,7 +64,7 @@ typedef struct cal {
   int reference;
   float *buf; /* the candidate tensor being compared */
   size_t buf_cap;
-  int failed;          /* out of memory in the hook */
+  int failed;            /* out of memory in the hook */
   arena *a;              /* the map's */
   omrt_model *ref_model; /* the reference, loaded while its tensor names are the keys */
   void *ref_om;          /* its package (the model reads it in place) */
@@ -111,7 +111,8 @@ static int hook(void *user, const omrt_task_info *info) {
         }
         c->buf_cap = count;
       }
-      if (omrt_task_tensor_to_f32(o, c->buf, count) == OMRT_OK) c->t[i].cos = cosine(c->buf, c->t[i].ref, count);
+      if (omrt_task_tensor_to_f32(o, c->buf, count) == OMRT_OK)
+        c->t[i].cos = cosine(c->buf, c->t[i].ref, count);
     }
   }
   return c->failed;
@@ -135,12 +136,14 @@ static status read_sample(const char *list, const omrt_model *m, void **bufs, di
     int extra = fgetc(f) != EOF;
     fclose(f);
     if (got != desc.bytes || extra)
-      return diag_set(d, ST_ERR_INVALID,
-                      "--precision_calibration_input: '%s' does not hold exactly the %zu bytes of input %d '%s'",
-                      path, desc.bytes, i, desc.name);
+      return diag_set(
+          d, ST_ERR_INVALID,
+          "--precision_calibration_input: '%s' does not hold exactly the %zu bytes of input %d '%s'", path,
+          desc.bytes, i, desc.name);
   }
   if (i != nin || *p)
-    return diag_set(d, ST_ERR_INVALID, "--precision_calibration_input: give one file per model input (%d)", nin);
+    return diag_set(d, ST_ERR_INVALID, "--precision_calibration_input: give one file per model input (%d)",
+                    nin);
   return ST_OK;
 }
 
@@ -152,8 +155,8 @@ static status random_sample(const omrt_model *m, void **bufs, diag *d) {
     omrt_tensor_desc desc;
     omrt_model_input(m, i, &desc);
     if (desc.dtype != OMRT_FLOAT32 && desc.dtype != OMRT_FLOAT16)
-      return diag_set(d, ST_ERR_UNSUPPORTED, "input %d '%s' is not a float tensor: no random sample for it", i,
-                      desc.name);
+      return diag_set(d, ST_ERR_UNSUPPORTED, "input %d '%s' is not a float tensor: no random sample for it",
+                      i, desc.name);
     size_t n = desc.bytes / (desc.dtype == OMRT_FLOAT32 ? 4 : 2);
     for (size_t k = 0; k < n; k++) {
       double u[2];
@@ -202,7 +205,8 @@ static status run_once(const atc_options *opt, om_precision p, const prec_cfg *p
       omrt_model_output(m, i - nin, &desc);
     if (!(bufs[i] = calloc(1, desc.bytes + 64))) st = diag_set(d, ST_ERR_NOMEM, "calibration: out of memory");
   }
-  if (st == ST_OK) st = c->random ? random_sample(m, bufs, d) : read_sample(opt->calibration_input, m, bufs, d);
+  if (st == ST_OK)
+    st = c->random ? random_sample(m, bufs, d) : read_sample(opt->calibration_input, m, bufs, d);
   if (st == ST_OK && c->reference) {
     c->cap = omrt_model_num_tasks(m) * OMRT_TASK_MAX_OUTPUTS;
     if (!(c->t = calloc((size_t)c->cap + 1, sizeof *c->t)) || strmap_init(&c->map, (size_t)c->cap, c->a))
@@ -210,8 +214,9 @@ static status run_once(const atc_options *opt, om_precision p, const prec_cfg *p
   }
   for (int i = 0; i < c->n; i++)
     c->t[i].cos = NAN;
-  if (st == ST_OK && (omrt_context_new(m, &ctx) != OMRT_OK || omrt_context_set_task_hook(ctx, hook, c) != OMRT_OK ||
-                      omrt_execute(ctx, (const void *const *)bufs, bufs + nin) != OMRT_OK))
+  if (st == ST_OK &&
+      (omrt_context_new(m, &ctx) != OMRT_OK || omrt_context_set_task_hook(ctx, hook, c) != OMRT_OK ||
+       omrt_execute(ctx, (const void *const *)bufs, bufs + nin) != OMRT_OK))
     st = diag_set(d, ST_ERR_INVALID, "calibration: %s", c->failed ? "out of memory" : omrt_last_error());
 out:
   omrt_context_free(ctx);
@@ -277,10 +282,12 @@ static status pick_drops(const cal *c, const ir_graph *g, double loss, prec_cfg 
     double drop = (isnan(in) ? 1.0 : in) - out;
     if (!(drop >= CAL_MIN_DROP && drop >= CAL_SHARE * loss) || kept(prec, src->name)) continue;
     char why[200];
-    snprintf(why, sizeof why, "calibration: cosine %.6f, %.6f below its inputs' (%.0f%% of the outputs' loss)",
-             out, drop, 100 * drop / loss);
+    snprintf(why, sizeof why,
+             "calibration: cosine %.6f, %.6f below its inputs' (%.0f%% of the outputs' loss)", out, drop,
+             100 * drop / loss);
     const char *r = arena_strdup(a, why);
-    if (!r || !keep_add(prec, src->name, r, a)) return diag_set(d, ST_ERR_NOMEM, "calibration: out of memory");
+    if (!r || !keep_add(prec, src->name, r, a))
+      return diag_set(d, ST_ERR_NOMEM, "calibration: out of memory");
     (*added)++;
   }
   return ST_OK;
@@ -319,7 +326,8 @@ static status measure(const atc_options *opt, const prec_cfg *prec, cal *c, cons
 status atc_calibrate(const atc_options *opt, prec_cfg *prec, arena *a, diag *d) {
   const int given = opt->calibration_input != NULL;
   if (opt->precision != OM_PRECISION_ALLOW_MIX_PRECISION)
-    return given ? diag_set(d, ST_ERR_INVALID, "--precision_calibration_input needs allow_mix_precision") : ST_OK;
+    return given ? diag_set(d, ST_ERR_INVALID, "--precision_calibration_input needs allow_mix_precision")
+                 : ST_OK;
   if (opt->dynamic_batch_size || opt->dynamic_image_size || opt->dynamic_dims || opt->model_data)
     return given ? diag_set(d, ST_ERR_INVALID,
                             "--precision_calibration_input works on a model file without shape gears")
@@ -338,8 +346,10 @@ status atc_calibrate(const atc_options *opt, prec_cfg *prec, arena *a, diag *d) 
   cal c = {.reference = 1, .a = a, .random = !given};
   for (int i = 0; st == ST_OK && !given && i < g->ninputs; i++)
     if (g->inputs[i]->dtype != DT_FLOAT32 && g->inputs[i]->dtype != DT_FLOAT16) {
-      say(opt, "precision: not measured: input '%s' is %s, no random sample for it (--precision_calibration_input "
-          "gives one)", g->inputs[i]->name, dtype_name(g->inputs[i]->dtype));
+      say(opt,
+          "precision: not measured: input '%s' is %s, no random sample for it (--precision_calibration_input "
+          "gives one)",
+          g->inputs[i]->name, dtype_name(g->inputs[i]->dtype));
       goto done;
     }
   if (st == ST_OK) st = run_once(opt, OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE, prec, &c, d);
@@ -347,8 +357,8 @@ status atc_calibrate(const atc_options *opt, prec_cfg *prec, arena *a, diag *d) 
   double loss = 1, l2 = 1;
   if (st == ST_OK) st = measure(opt, prec, &c, g, &loss, d);
   if (st) goto done;
-  say(opt, "precision: calibration: outputs at cosine %.6f against fp32 on the %s (target %.4f)", 1 - loss, sample,
-      CAL_TARGET);
+  say(opt, "precision: calibration: outputs at cosine %.6f against fp32 on the %s (target %.4f)", 1 - loss,
+      sample, CAL_TARGET);
   if (loss <= target) goto done;
   /* local causes */
   int base = prec->nkeep, added = 0;
@@ -358,8 +368,10 @@ status atc_calibrate(const atc_options *opt, prec_cfg *prec, arena *a, diag *d) 
     say(opt, "precision: calibration: %d nodes that lose the most kept in fp32: cosine %.6f", added, 1 - l2);
     loss = l2;
   } else if (added) {
-    say(opt, "precision: calibration: keeping the %d nodes that lose the most gives cosine %.6f: their loss "
-        "is error made earlier, amplified; not kept", added, 1 - l2);
+    say(opt,
+        "precision: calibration: keeping the %d nodes that lose the most gives cosine %.6f: their loss "
+        "is error made earlier, amplified; not kept",
+        added, 1 - l2);
     prec->nkeep = base;
   }
   if (loss <= target) goto done;
@@ -377,10 +389,11 @@ status atc_calibrate(const atc_options *opt, prec_cfg *prec, arena *a, diag *d) 
   }
   if (st) goto done;
   char why[300];
-  snprintf(why, sizeof why,
-           "calibration: in the first %d of %d ONNX nodes, whose fp16 rounding the later layers amplify (outputs "
-           "at cosine %.6f on the %s with them in fp32, %.6f without)",
-           hi, g->nsrc, 1 - hi_loss, sample, 1 - loss);
+  snprintf(
+      why, sizeof why,
+      "calibration: in the first %d of %d ONNX nodes, whose fp16 rounding the later layers amplify (outputs "
+      "at cosine %.6f on the %s with them in fp32, %.6f without)",
+      hi, g->nsrc, 1 - hi_loss, sample, 1 - loss);
   const char *reason = arena_strdup(a, why);
   if (!reason) st = diag_set(d, ST_ERR_NOMEM, "calibration: out of memory");
   if (st == ST_OK) st = set_prefix(prec, base, g, hi, reason, a, d);

@@ -116,8 +116,8 @@ static status bad(json *j, const char *expected) {
     snprintf(got, sizeof got, "'%.20s'", j->p);
   char *nl = strchr(got, '\n');
   if (nl) nl[0] = '\'', nl[1] = '\0';
-  return diag_set(j->d, ST_ERR_PARSE, "%s:%d: malformed JSON: expected %s, got %s", j->path, j->line, expected,
-                  got);
+  return diag_set(j->d, ST_ERR_PARSE, "%s:%d: malformed JSON: expected %s, got %s", j->path, j->line,
+                  expected, got);
 }
 
 /* 1 and past c when the next token is c. */
@@ -129,7 +129,10 @@ static int eat(json *j, char c) {
 }
 
 static int hexval(char c) {
-  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
 }
 
 static status string(json *j, char **out) {
@@ -186,14 +189,16 @@ static status op_array(json *j, prec_list l, int remove, entries *out) {
     if (!op_type_known(name))
       return diag_set(j->d, ST_ERR_INVALID, "%s:%d: %s: unknown op type '%s'", j->path, line, path, name);
     if (remove && l == PREC_LIST_GRAY)
-      return diag_set(j->d, ST_ERR_INVALID,
-                      "%s:%d: %s: '%s': an op type leaves the gray list by a to-add of the black or white list",
-                      j->path, line, path, name);
+      return diag_set(
+          j->d, ST_ERR_INVALID,
+          "%s:%d: %s: '%s': an op type leaves the gray list by a to-add of the black or white list", j->path,
+          line, path, name);
     if (remove && precision_default_list(name) != l)
       return diag_set(j->d, ST_ERR_INVALID, "%s:%d: %s: '%s' is not on the %s (atc --help lists it)", j->path,
                       line, path, name, list_names[l]);
     prec_entry *e = push(out, j->a);
-    if (!e || !(e->where = where(j->a, j->path, line, path))) return diag_set(j->d, ST_ERR_NOMEM, "out of memory");
+    if (!e || !(e->where = where(j->a, j->path, line, path)))
+      return diag_set(j->d, ST_ERR_NOMEM, "out of memory");
     e->name = name, e->op_type = 1, e->remove = remove, e->from = l;
     e->list = remove ? PREC_LIST_GRAY : l;
   } while (eat(j, ','));
@@ -235,7 +240,8 @@ static status read_mixlist(const char *path, arena *a, entries *out, diag *d) {
         if (!strcmp(key, list_names[k])) l = k;
       if (l < 0)
         return diag_set(d, ST_ERR_INVALID,
-                        "%s:%d: unknown list '%s' (expected black-list, white-list or gray-list)", path, line, key);
+                        "%s:%d: unknown list '%s' (expected black-list, white-list or gray-list)", path, line,
+                        key);
       if (!eat(&j, ':')) return bad(&j, "':'");
       if ((st = list_object(&j, (prec_list)l, out))) return st;
     } while (eat(&j, ','));
@@ -253,7 +259,8 @@ static status read_mixlist(const char *path, arena *a, entries *out, diag *d) {
   return ST_OK;
 }
 
-status atc_precision_cfg(const char *keep_dtype, const char *modify_mixlist, arena *a, prec_cfg *cfg, diag *d) {
+status atc_precision_cfg(const char *keep_dtype, const char *modify_mixlist, arena *a, prec_cfg *cfg,
+                         diag *d) {
   memset(cfg, 0, sizeof *cfg);
   entries keep = {0}, mix = {0}, ordered = {0};
   status st = keep_dtype ? read_keep(keep_dtype, a, &keep, d) : ST_OK;
@@ -262,8 +269,10 @@ status atc_precision_cfg(const char *keep_dtype, const char *modify_mixlist, are
     for (int i = 0; i < mix.n && st == ST_OK; i++) {
       if (mix.v[i].remove != !pass) continue;
       prec_entry *e = push(&ordered, a);
-      if (!e) st = diag_set(d, ST_ERR_NOMEM, "out of memory");
-      else *e = mix.v[i];
+      if (!e)
+        st = diag_set(d, ST_ERR_NOMEM, "out of memory");
+      else
+        *e = mix.v[i];
     }
   if (st) return st;
   cfg->keep = keep.v, cfg->nkeep = keep.n;

@@ -25,6 +25,7 @@
 
 /* Reads the files (each NULL when not given) into *cfg, whose entries and
  * strings are allocated from a and live as long as it. */
-status atc_precision_cfg(const char *keep_dtype, const char *modify_mixlist, arena *a, prec_cfg *cfg, diag *d);
+status atc_precision_cfg(const char *keep_dtype, const char *modify_mixlist, arena *a, prec_cfg *cfg,
+                         diag *d);
 
 #endif
