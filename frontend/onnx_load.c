@@ -228,7 +228,9 @@ static status add_initializers(loader *L) {
       char what[300];
       snprintf(what, sizeof what, "initializer '%.250s'", t->name);
       s = name ? define(L, name, "initializer", &e) : onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
+      L->c.src = L->proto; /* its bytes go back as they are copied */
       if (!s) s = onnx_tensor_const(&L->c, t, name, what, &e->v);
+      L->c.src = NULL;
     }
     onnx_proto_free(&tp);
     if (s) return s;

@@ -157,7 +157,7 @@ ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const 
   ir_value_set_shape(v, rank, dims);
   int64_t want = ir_value_bytes(v);
   if (want < 0 || (uint64_t)want != bytes) return NULL;
-  v->data = arena_memdup(&g->arena, data, bytes);
+  v->data = data ? arena_memdup(&g->arena, data, bytes) : arena_alloc_lazy(&g->arena, bytes ? bytes : 1);
   return v->data ? v : NULL;
 }
 

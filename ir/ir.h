@@ -184,7 +184,9 @@ void ir_graph_free(ir_graph *g);
 ir_value *ir_value_new(ir_graph *g, const char *name, dtype dt);
 /* Sets rank and dims (copied). */
 void ir_value_set_shape(ir_value *v, int rank, const int64_t *dims);
-/* New constant: copies `bytes` of data (must equal elements x dtype size). */
+/* New constant: copies `bytes` of data (must equal elements x dtype size).
+ * data NULL: the payload is zero and the caller fills it; a large one is
+ * not resident until written (arena_alloc_lazy). */
 ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const int64_t *dims,
                        const void *data, size_t bytes);
 /* Makes `data` (in the graph arena) constant v's payload; v's dtype, shape
