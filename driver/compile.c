@@ -10,7 +10,11 @@
  * 0's). The graph arena is bounded so a hostile model cannot make the
  * compiler allocate without limit. Errors keep the model file name in front.
  * The model comes from model_path, or from model_data in memory (then
- * model_path, default "model", only names it).
+ * model_path, default "model", only names it). Before all of it, the
+ * per-op precision files are read (driver/precision_cfg.h) and, with a
+ * calibration input, the model is compiled and run in memory to choose more
+ * nodes to keep in fp32 (driver/calibrate.h); atc_compile_cfg is the
+ * compile proper.
  */
 #include "compile.h"
 
@@ -25,6 +29,8 @@
 #include "common/bigmem.h"
 #include "driver/gears.h"
 #include "driver/io_types.h"
+#include "driver/calibrate.h"
+#include "driver/precision_cfg.h"
 #include "frontend/onnx_import.h"
 #include "ir/ir.h"
 #include "omrt.h"
@@ -212,6 +218,20 @@ static status io_formats(const ir_graph *g, const atc_options *opt, om_writer *w
 
 status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
   memset(res, 0, sizeof *res);
+  arena cfg_arena; /* --keep_dtype, --modify_mixlist and what calibration adds */
+  arena_init(&cfg_arena, 0);
+  prec_cfg prec;
+  status st = atc_precision_cfg(opt->keep_dtype, opt->modify_mixlist, &cfg_arena, &prec, d);
+  if (st == ST_OK && !opt->precheck &&
+      (opt->calibration_input || opt->precision == OM_PRECISION_ALLOW_MIX_PRECISION))
+    st = atc_calibrate(opt, &prec, &cfg_arena, d);
+  if (st == ST_OK) st = atc_compile_cfg(opt, &prec, res, d);
+  arena_free(&cfg_arena);
+  return st;
+}
+
+status atc_compile_cfg(const atc_options *opt, const prec_cfg *prec, atc_result *res, diag *d) {
+  memset(res, 0, sizeof *res);
   double t0 = now_ms();
   soc_info soc;
   status st = soc_load(opt->soc_version, &soc, d);
@@ -246,7 +266,10 @@ status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
                   .winograd = opt->high_performance,
                   .fusion_off = opt->fusion_off,
                   .model_name = model_name,
-                  .cmdline = opt->cmdline ? opt->cmdline : ""};
+                  .cmdline = opt->cmdline ? opt->cmdline : "",
+                  .prec = prec,
+                  .note = opt->on_note,
+                  .note_user = opt->user};
   ir_graph *g = NULL; /* the one (or gear 0's) graph: the package borrows its constants */
   int ngears = gears->kind && !opt->precheck ? gears->ngears : 1;
   res->ngears = gears->kind ? gears->ngears : 0;

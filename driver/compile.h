@@ -38,10 +38,19 @@ typedef struct atc_options {
    * --input_fp16_nodes, --is_input_adjust_hw_layout, --output_type,
    * --is_output_adjust_hw_layout. */
   const char *input_fp16_nodes, *is_input_adjust_hw_layout, *output_type, *is_output_adjust_hw_layout;
-  const char *soc_version;    /* --soc_version, e.g. "Ascend310" */
-  om_precision precision;     /* --precision_mode */
-  int high_performance;       /* --op_select_implmode=high_performance (atc's default): Winograd
-                                 F(4x4,3x3) for eligible 3x3 convs; 0: direct convolution only */
+  const char *soc_version; /* --soc_version, e.g. "Ascend310" */
+  om_precision precision;  /* --precision_mode */
+  int high_performance;    /* --op_select_implmode=high_performance (atc's default): Winograd
+                              F(4x4,3x3) for eligible 3x3 convs; 0: direct convolution only */
+  /* Per-op precision (driver/precision_cfg.h), each NULL when not given:
+   * --keep_dtype FILE (nodes kept in their original dtype under the fp16
+   * modes), --modify_mixlist FILE (allow_mix_precision's lists, edited). */
+  const char *keep_dtype, *modify_mixlist;
+  /* --precision_calibration_input "a.bin[,b.bin]": raw sample inputs (one
+   * file per model input, as omrun reads them); under allow_mix_precision
+   * the nodes that lose the most accuracy on it are kept in fp32
+   * (driver/calibrate.c). NULL: none. */
+  const char *calibration_input;
   const char *out_nodes;      /* --out_nodes "node:0;node2:1" or NULL */
   unsigned fusion_off;        /* fusion rules turned off (--fusion_switch_file; atc_fusion_rule_bit);
                                  0: every rule on (the default) */
@@ -58,6 +67,9 @@ typedef struct atc_options {
   /* Called after each phase ("parse", "shape_infer", ..., "write") with its
    * wall time; may be NULL. */
   void (*on_phase)(void *user, const char *phase, double ms);
+  /* Called with one line per precision decision worth reporting (the nodes
+   * kept out of fp16 and why: atc --log=info); may be NULL. */
+  void (*on_note)(void *user, const char *msg);
   void *user;
 } atc_options;
 

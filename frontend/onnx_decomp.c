@@ -165,7 +165,7 @@ ir_value *dc_val(dc *b, ir_node *n) {
 
 void dc_keep_dtype(dc *b) {
   for (int i = b->first_node; !b->st && i < b->g->nnodes; i++)
-    dc_set_int(b, b->g->nodes[i], "keep_dtype", 1);
+    dc_set_string(b, b->g->nodes[i], "precision", "fp32");
 }
 
 void dc_set_int(dc *b, ir_node *n, const char *name, int64_t v) {

@@ -14,7 +14,7 @@
  *   ConvInteger, MatMulInteger    Cast(Conv|MatMul(Cast(x) - x_zp, Cast(w) - w_zp),
  *                                 int32): the integer sums in float32, refused where
  *                                 a partial sum could pass 2^24 (then inexact)
- * The nodes of those four and of DynamicQuantizeLinear are keep_dtype
+ * The nodes of those four and of DynamicQuantizeLinear carry precision = "fp32"
  * (ir/ops.def): their results are
  * integers that fp16 arithmetic would change, so they compute in float32
  * under every precision mode (until the int8 tasks take them).

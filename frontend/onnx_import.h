@@ -59,6 +59,9 @@ status onnx_load_file(const char *path, const onnx_options *opt, ir_graph **grap
 status onnx_load_memory(const void *data, size_t size, const char *dir, const char *label,
                         const onnx_options *opt, ir_graph **graph_out, diag *d);
 
+/* 1 when the frontend imports ONNX op type `op_type` (at some opset). */
+int onnx_op_known(const char *op_type);
+
 /* One tensor read from a serialized TensorProto file (read by the
  * conformance runner from ONNX node tests' input_N.pb / output_N.pb). */
 typedef struct onnx_tensor {

@@ -97,7 +97,7 @@ typedef struct onnx_ctx {
   arena scratch;      /* freed at the end of the load */
   onnx_ext_file *ext; /* external files read so far (onnx_tensor.c) */
   int ext_count, ext_cap;
-  const onnx_proto *src; /* the model whose bytes raw_data borrows, while initializers load; or NULL */
+  const onnx_proto *src;  /* the model whose bytes raw_data borrows, while initializers load; or NULL */
   int64_t unrolled_nodes; /* subgraph nodes imported so far (onnx_import_subgraph) */
 } onnx_ctx;
 

@@ -958,6 +958,12 @@ static const importer importers[] = {
      onnx_decomp_attention},
 };
 
+int onnx_op_known(const char *op_type) {
+  for (size_t i = 0; i < sizeof importers / sizeof *importers; i++)
+    if (!strcmp(importers[i].op_type, op_type)) return 1;
+  return 0;
+}
+
 status onnx_import_node(onnx_node *nd) {
   const Onnx__NodeProto *np = nd->np;
   const importer *im = NULL;

@@ -25,6 +25,27 @@
 #include "ir/ir.h"
 #include "socs/soc.h"
 
+/* Per-op precision control: atc's --keep_dtype and --modify_mixlist
+ * (driver/precision_cfg.h reads the files; passes/precision.c applies
+ * them). Each entry says where it was written, "keep.cfg:3" or "mix.json:4:
+ * black-list.to-add", for messages. */
+typedef enum prec_list { PREC_LIST_GRAY, PREC_LIST_BLACK, PREC_LIST_WHITE } prec_list;
+typedef struct prec_entry {
+  const char *name; /* an ONNX node name, or an op type when op_type */
+  int op_type;      /* 1: name is an op type (keep_dtype's "OpType::Name"; every mixlist entry) */
+  prec_list list;   /* mixlist: the list the op type joins (a to-remove: GRAY) */
+  int remove;       /* mixlist: 1 for a to-remove, which needs the op type on `from` */
+  prec_list from;
+  const char *where;
+  const char *reason; /* keep entries atc chose itself (--precision_calibration_input): why; else NULL */
+} prec_entry;
+typedef struct prec_cfg {
+  const prec_entry *keep; /* --keep_dtype, in file order */
+  int nkeep;
+  const prec_entry *mix; /* --modify_mixlist: to-removes first, then to-adds */
+  int nmix;
+} prec_cfg;
+
 typedef struct pass_ctx {
   /* inputs, set by the driver */
   const soc_info *soc;
@@ -48,6 +69,11 @@ typedef struct pass_ctx {
    * (--is_input_adjust_hw_layout, --is_output_adjust_hw_layout). */
   const int *io_dtype;
   const uint8_t *io_nc1hwc0;
+  const prec_cfg *prec; /* --keep_dtype, --modify_mixlist; NULL: none */
+  /* Called with one line per decision worth reporting (atc --log=info: the
+   * nodes kept in fp32 and why); may be NULL. msg is valid during the call. */
+  void (*note)(void *user, const char *msg);
+  void *note_user;
   /* outputs, set by passes */
   uint64_t workspace_bytes;       /* memplan: size of the planned arena */
   uint64_t workspace_lower_bound; /* memplan: max over time of live bytes */

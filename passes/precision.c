@@ -17,12 +17,35 @@
  *     constants stay f32 (the cube adds them in its f32 accumulator); values of ops with policy
  *     NEVER (shape arithmetic, Cast) keep theirs. The two modes are the same
  *     here because every op this compiler lowers has an fp16 kernel.
- *   allow_mix_precision: as force_fp16, but Softmax computes and stores in
- *     f32 (its exp/sum is where fp16 loses accuracy first); its f16 input is
- *     widened by the layout pass's TransData.
+ *   allow_mix_precision: as force_fp16, but each node is classed by the op
+ *     types it stands for (see "Per-node classes" below) on a black list
+ *     (kept in fp32), a white list (fp16) or the gray list (follows its
+ *     inputs' producers), atc --modify_mixlist editing the lists.
  *   must_keep_origin_dtype: nothing changes (but the graph I/O below).
- * In every mode a node with attribute keep_dtype = 1 (ir/ops.def) keeps its
- * dtypes, and so do the constants only such nodes read.
+ *
+ * Per-node classes. A node the pass keeps out of fp16 carries the string
+ * attribute "precision" = "fp32": it computes and stores in its original
+ * dtype; its f16 inputs are widened by the layout pass's TransData, or by a
+ * program's LOAD; its constants stay f32. The nodes an IR node stands for are the source (ONNX) nodes
+ * it realizes, found by tensor name as emit_sources.c does: the node that
+ * writes one of a source node's outputs, or for a source node fused away,
+ * the node standing for its first reader. Then:
+ *   --keep_dtype (every fp16 mode): a node standing for a listed ONNX node,
+ *     or for a node of a listed op type ("OpType::Name"), is kept in fp32.
+ *     A name no source node has is an error naming the file and line.
+ *   allow_mix_precision: a node is black when one of the op types it
+ *     stands for (or its own IR op type) is black, else white when one is
+ *     white, else gray. Black nodes are kept in fp32, except LayerNorm
+ *     and FusedAttention, whose kernels compute in f32 already (only their
+ *     stored I/O is fp16). A gray node is kept in fp32 when every float
+ *     input computed by a node comes from a node kept in fp32 (a chain
+ *     after a black op stays fp32 until a white op), else fp16. One rule
+ *     adds to the lists: a Resize writing a graph output (the upsampling
+ *     of logits) is kept in fp32. What the lists cannot see -- error that
+ *     grows through depth, so that early fp16 rounding costs most -- the
+ *     driver measures (driver/calibrate.c) and passes in as keep entries.
+ * Each node kept out of fp16 is reported through ctx->note with the
+ * reason (atc --log=info).
  * Graph inputs and outputs take the dtype the driver asks in
  * pass_ctx.io_dtype (atc --input_fp16_nodes, --output_type FP16/FP32), in
  * every mode; the layout pass converts where they meet what nodes compute.
@@ -46,32 +69,369 @@
  */
 #include "precision.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "common/fp16.h"
+#include "common/strmap.h"
 #include "ir/ir_vprog.h"
 #include "pass.h"
 
 int precision_is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
 
+/* allow_mix_precision's default lists. Black: where fp16 loses accuracy
+ * first -- exponentials and logarithms, powers, reductions over many
+ * elements, normalizations, Softmax. White: the cube's ops and pooling,
+ * which accumulate in f32 and whose fp16 operands are the point of fp16.
+ * Everything else is gray. */
+static const struct {
+  const char *op_type;
+  prec_list list;
+} default_lists[] = {
+    {"Softmax", PREC_LIST_BLACK},
+    {"LogSoftmax", PREC_LIST_BLACK},
+    {"Exp", PREC_LIST_BLACK},
+    {"Log", PREC_LIST_BLACK},
+    {"Pow", PREC_LIST_BLACK},
+    {"ReduceSum", PREC_LIST_BLACK},
+    {"ReduceMean", PREC_LIST_BLACK},
+    {"ReduceProd", PREC_LIST_BLACK},
+    {"ReduceL1", PREC_LIST_BLACK},
+    {"ReduceL2", PREC_LIST_BLACK},
+    {"ReduceLogSum", PREC_LIST_BLACK},
+    {"ReduceLogSumExp", PREC_LIST_BLACK},
+    {"ReduceSumSquare", PREC_LIST_BLACK},
+    {"CumSum", PREC_LIST_BLACK},
+    {"CumProd", PREC_LIST_BLACK},
+    {"LayerNormalization", PREC_LIST_BLACK},
+    {"RMSNormalization", PREC_LIST_BLACK},
+    {"InstanceNormalization", PREC_LIST_BLACK},
+    {"GroupNormalization", PREC_LIST_BLACK},
+    {"LpNormalization", PREC_LIST_BLACK},
+    {"MeanVarianceNormalization", PREC_LIST_BLACK},
+    {"LayerNorm", PREC_LIST_BLACK},
+    {"Conv", PREC_LIST_WHITE},
+    {"ConvTranspose", PREC_LIST_WHITE},
+    {"MatMul", PREC_LIST_WHITE},
+    {"Gemm", PREC_LIST_WHITE},
+    {"Attention", PREC_LIST_WHITE},
+    {"FusedAttention", PREC_LIST_WHITE},
+    {"MaxPool", PREC_LIST_WHITE},
+    {"AveragePool", PREC_LIST_WHITE},
+    {"GlobalAveragePool", PREC_LIST_WHITE},
+    {"GlobalMaxPool", PREC_LIST_WHITE},
+};
+enum { NDEFAULT = sizeof default_lists / sizeof *default_lists };
+
+prec_list precision_default_list(const char *op_type) {
+  for (int i = 0; i < NDEFAULT; i++)
+    if (!strcmp(default_lists[i].op_type, op_type)) return default_lists[i].list;
+  return PREC_LIST_GRAY;
+}
+
+const char *precision_default_entry(int i, prec_list *list_out) {
+  if (i < 0 || i >= NDEFAULT) return NULL;
+  if (list_out) *list_out = default_lists[i].list;
+  return default_lists[i].op_type;
+}
+
+enum { CLASS_FP16, CLASS_FP32 };
+
+static int node_class(const ir_node *n) {
+  return !strcmp(ir_attr_string(n, "precision", ""), "fp32") ? CLASS_FP32 : CLASS_FP16;
+}
+
 /* 1 when node n computes in fp16 under precision p. */
 static int node_lowers(const ir_node *n, om_precision p) {
   if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return 0;
-  if (ir_ops[n->op].fp16 == IR_FP16_NEVER || ir_attr_int(n, "keep_dtype", 0)) return 0;
+  if (ir_ops[n->op].fp16 == IR_FP16_NEVER) return 0;
+  if (node_class(n) == CLASS_FP32) return 0;
   if (n->op == IR_OP_VECPROG) {
     int float_out = 0;
     for (int j = 0; j < n->nout; j++)
       float_out |= precision_is_float(n->out[j]->dtype);
     return float_out;
   }
-  if (p == OM_PRECISION_ALLOW_MIX_PRECISION && n->op == IR_OP_SOFTMAX) return 0;
   return 1;
 }
 
+static int orig_dtype(const ir_node *n) {
+  return n->nout > 0 && n->out[0] ? (int)n->out[0]->dtype : DT_UNDEFINED;
+}
+
 int precision_node_dtype(const ir_node *n, om_precision p) {
-  int orig = n->nout > 0 && n->out[0] ? (int)n->out[0]->dtype : DT_UNDEFINED;
+  int orig = orig_dtype(n);
   if (!precision_is_float(orig)) return orig;
   if (node_lowers(n, p)) return DT_FLOAT16;
-  if (p == OM_PRECISION_ALLOW_MIX_PRECISION && n->op == IR_OP_SOFTMAX) return DT_FLOAT32;
-  return orig;
+  return node_class(n) == CLASS_FP32 ? DT_FLOAT32 : orig;
+}
+
+/* --- which source nodes each node stands for ----------------------------- */
+
+typedef struct prec_state {
+  ir_graph *g;
+  pass_ctx *ctx;
+  diag *d;
+  arena a;
+  int *owner;  /* per source node: the index in g->nodes of the node standing for it, or -1 */
+  int *cls;    /* per node index: CLASS_* decided */
+  int *by_pos; /* per node id: its index in g->nodes */
+  int kept, notes;
+} prec_state;
+
+/* Fills s->owner (see the top of the file). A source node whose inputs are
+ * all constants or outputs of such nodes, or a Shape or Size, folded at
+ * compile time: it stands with no node. */
+static status find_owners(prec_state *s) {
+  ir_graph *g = s->g;
+  int nsrc = g->nsrc, nnames = 0, nouts = 0;
+  for (int i = 0; i < nsrc; i++)
+    nnames += g->src[i].nin + g->src[i].nout;
+  for (int i = 0; i < g->nnodes; i++)
+    nouts += g->nodes[i]->nout;
+  strmap node_of, prod, reader;
+  s->owner = arena_array(&s->a, (size_t)nsrc + 1, sizeof *s->owner);
+  int *folded = arena_array(&s->a, (size_t)nsrc + 1, sizeof *folded);
+  if (!s->owner || !folded || strmap_init(&node_of, (size_t)nouts, &s->a) ||
+      strmap_init(&prod, (size_t)nnames, &s->a) || strmap_init(&reader, (size_t)nnames, &s->a))
+    return diag_set(s->d, ST_ERR_NOMEM, "out of memory");
+  /* tensor name -> the live node writing it */
+  for (int i = 0; i < g->nnodes; i++)
+    for (int k = 0; k < g->nodes[i]->nout; k++)
+      if (!g->nodes[i]->dead && g->nodes[i]->out[k]) strmap_put(&node_of, g->nodes[i]->out[k]->name, i);
+  for (int i = 0; i < nsrc; i++) {
+    const ir_source *src = &g->src[i];
+    s->owner[i] = -1;
+    for (int k = 0; k < src->nout && s->owner[i] < 0; k++)
+      if (*src->out[k]) s->owner[i] = strmap_get(&node_of, src->out[k]);
+    int all_const = 1;
+    for (int k = 0; k < src->nin && all_const; k++) {
+      if (!*src->in[k]) continue;
+      int p = strmap_get(&prod, src->in[k]);
+      const ir_value *v = p < 0 ? ir_value_find(g, src->in[k]) : NULL;
+      all_const = p >= 0 ? folded[p] : v && v->data && v->input_index < 0;
+    }
+    /* Shape and Size read only dims, which are static here */
+    all_const |= !strcmp(src->op_type, "Shape") || !strcmp(src->op_type, "Size");
+    folded[i] = s->owner[i] < 0 && all_const;
+    for (int k = 0; k < src->nout; k++)
+      if (*src->out[k]) strmap_put(&prod, src->out[k], i);
+  }
+  /* fused away: the owner of the first reader (readers come later) */
+  for (int i = nsrc - 1; i >= 0; i--) {
+    const ir_source *src = &g->src[i];
+    for (int k = 0; k < src->nout && s->owner[i] < 0 && !folded[i]; k++)
+      if (*src->out[k]) s->owner[i] = strmap_get(&reader, src->out[k]);
+    for (int k = 0; k < src->nin && s->owner[i] >= 0; k++)
+      if (*src->in[k]) strmap_put(&reader, src->in[k], s->owner[i]);
+  }
+  return ST_OK;
+}
+
+/* The ONNX op type an IR node of IR-text graphs (no source nodes) stands
+ * for, where its attributes say more than its IR op type. */
+static const char *ir_onnx_type(const ir_node *n) {
+  if (n->op == IR_OP_SOFTMAX && ir_attr_int(n, "log", 0)) return "LogSoftmax";
+  if (n->op == IR_OP_REDUCE) {
+    static const char *const modes[][2] = {{"sum", "ReduceSum"},
+                                           {"mean", "ReduceMean"},
+                                           {"prod", "ReduceProd"},
+                                           {"l1", "ReduceL1"},
+                                           {"l2", "ReduceL2"},
+                                           {"logsum", "ReduceLogSum"},
+                                           {"logsumexp", "ReduceLogSumExp"},
+                                           {"sumsquare", "ReduceSumSquare"},
+                                           {"max", "ReduceMax"},
+                                           {"min", "ReduceMin"}};
+    const char *m = ir_attr_string(n, "mode", "");
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
+      if (!strcmp(modes[i][0], m)) return modes[i][1];
+  }
+  return ir_ops[n->op].name;
+}
+
+/* Calls fn for each op type node i stands for: its IR op's, then its
+ * source nodes'; stops at the first nonzero result and returns it. */
+static int each_type(const prec_state *s, int i,
+                     int (*fn)(const prec_state *, const char *, const char *, void *), void *arg) {
+  const ir_node *n = s->g->nodes[i];
+  int r = fn(s, ir_onnx_type(n), n->name, arg);
+  for (int k = 0; !r && k < s->g->nsrc; k++)
+    if (s->owner[k] == i) r = fn(s, s->g->src[k].op_type, s->g->src[k].name, arg);
+  return r;
+}
+
+static void note(prec_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(prec_state *s, const char *fmt, ...) {
+  if (!s->ctx->note || s->ctx->copy_weights) return; /* gear 0 speaks for every gear */
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  s->ctx->note(s->ctx->note_user, msg);
+  s->notes++;
+}
+
+/* --keep_dtype: the entry matching (op type t, node name nm), or NULL. */
+static const prec_entry *keep_match(const prec_state *s, const char *t, const char *nm) {
+  const prec_cfg *c = s->ctx->prec;
+  for (int i = 0; c && i < c->nkeep; i++)
+    if (!strcmp(c->keep[i].name, c->keep[i].op_type ? t : nm)) return &c->keep[i];
+  return NULL;
+}
+
+static int keep_fn(const prec_state *s, const char *t, const char *nm, void *arg) {
+  const prec_entry *e = keep_match(s, t, nm);
+  if (e) *(const prec_entry **)arg = e;
+  return e != NULL;
+}
+
+/* The list op type t is on: the defaults as --modify_mixlist edits them
+ * (later entries win). */
+static prec_list list_of(const prec_state *s, const char *t) {
+  prec_list l = precision_default_list(t);
+  const prec_cfg *c = s->ctx->prec;
+  for (int i = 0; c && i < c->nmix; i++)
+    if (!strcmp(c->mix[i].name, t)) l = c->mix[i].list;
+  return l;
+}
+
+typedef struct list_hit {
+  prec_list list;
+  const char *type;
+} list_hit;
+
+static int black_fn(const prec_state *s, const char *t, const char *nm, void *arg) {
+  (void)nm;
+  list_hit *h = arg;
+  prec_list l = list_of(s, t);
+  if (l == PREC_LIST_BLACK || (l == PREC_LIST_WHITE && h->list == PREC_LIST_GRAY)) h->list = l, h->type = t;
+  return l == PREC_LIST_BLACK;
+}
+
+/* Every --keep_dtype node name names a source node (or, in a graph parsed
+ * from IR text, a node). */
+static status check_keep_names(prec_state *s) {
+  const prec_cfg *c = s->ctx->prec;
+  for (int i = 0; c && i < c->nkeep; i++) {
+    if (c->keep[i].op_type) continue;
+    int found = 0;
+    for (int k = 0; k < s->g->nsrc && !found; k++)
+      found = !strcmp(s->g->src[k].name, c->keep[i].name);
+    for (int k = 0; k < s->g->nnodes && !found && s->g->nsrc == 0; k++)
+      found = !strcmp(s->g->nodes[k]->name, c->keep[i].name);
+    if (!found)
+      return diag_set(s->d, ST_ERR_INVALID, "%s: no node named '%s' in the model", c->keep[i].where,
+                      c->keep[i].name);
+  }
+  return ST_OK;
+}
+
+/* 1 when node n is one the precision mode can move to fp16 at all. */
+static int lowerable(const ir_node *n) {
+  return !n->dead && ir_ops[n->op].fp16 != IR_FP16_NEVER && precision_is_float(orig_dtype(n));
+}
+
+static int is_graph_output_node(const ir_node *n) {
+  for (int k = 0; k < n->nout; k++)
+    if (n->out[k] && n->out[k]->output_index >= 0) return 1;
+  return 0;
+}
+
+/* Under allow_mix_precision, the class the lists give node i (with the
+ * reason in why), for a node no --keep_dtype entry names. */
+static int mix_class(prec_state *s, int i, char *why, size_t cap) {
+  const ir_node *n = s->g->nodes[i];
+  list_hit hit = {PREC_LIST_GRAY, NULL};
+  each_type(s, i, black_fn, &hit);
+  if (hit.list == PREC_LIST_BLACK && n->op != IR_OP_LAYERNORM && n->op != IR_OP_ATTENTION) {
+    snprintf(why, cap, "black list (%s)", hit.type);
+    return CLASS_FP32;
+  }
+  if (n->op == IR_OP_RESIZE && is_graph_output_node(n)) {
+    snprintf(why, cap, "upsampling of logits (a Resize writing a graph output)");
+    return CLASS_FP32;
+  }
+  if (hit.list == PREC_LIST_GRAY) { /* follows the producers of its computed float inputs */
+    int votes = 0, fp32 = 0;
+    const char *from = NULL;
+    for (int k = 0; k < n->nin; k++) {
+      const ir_value *v = n->in[k];
+      if (!v || !v->producer || v->producer->dead || !precision_is_float(v->dtype)) continue;
+      votes++;
+      if (s->cls[s->by_pos[v->producer->id]] == CLASS_FP32) fp32++, from = v->producer->name;
+    }
+    if (votes > 0 && fp32 == votes) {
+      snprintf(why, cap, "gray list, follows '%s'", from);
+      return CLASS_FP32;
+    }
+  }
+  return CLASS_FP16;
+}
+
+/* Decides each node's class (s->cls) and sets the "precision" attributes. */
+static status classify(prec_state *s) {
+  ir_graph *g = s->g;
+  const int mix = s->ctx->precision == OM_PRECISION_ALLOW_MIX_PRECISION;
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    const prec_entry *keep = NULL;
+    char why[600] = "";
+    s->cls[i] = CLASS_FP16;
+    if (!lowerable(n)) continue;
+    if (node_class(n) == CLASS_FP32) { /* set by its importer (ir/ops.def) */
+      s->cls[i] = CLASS_FP32;
+      s->kept++;
+      note(s, "precision: node '%s' (%s) runs in fp32: its importer keeps it (integer-exact arithmetic)",
+           n->name, ir_ops[n->op].name);
+      continue;
+    }
+    if (each_type(s, i, keep_fn, &keep)) {
+      s->cls[i] = CLASS_FP32;
+      if (keep->reason)
+        snprintf(why, sizeof why, "%s", keep->reason);
+      else
+        snprintf(why, sizeof why, "--keep_dtype %s ('%s')", keep->where, keep->name);
+    } else if (mix) {
+      s->cls[i] = mix_class(s, i, why, sizeof why);
+    }
+    if (s->cls[i] == CLASS_FP16) continue;
+    if (ir_attr_set_string(g, n, "precision", "fp32"))
+      return ir_node_error(s->d, ST_ERR_NOMEM, n, "out of memory");
+    s->kept++;
+    note(s, "precision: node '%s' (%s) runs in fp32: %s", n->name, ir_ops[n->op].name, why);
+  }
+  return ST_OK;
+}
+
+/* Per-node classes (the top of the file): --keep_dtype in the fp16 modes,
+ * and the lists under allow_mix_precision. */
+static status decide_nodes(ir_graph *g, pass_ctx *ctx, diag *d) {
+  const om_precision p = ctx->precision;
+  if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return ST_OK;
+  if (p != OM_PRECISION_ALLOW_MIX_PRECISION && (!ctx->prec || ctx->prec->nkeep == 0)) return ST_OK;
+  prec_state s = {.g = g, .ctx = ctx, .d = d};
+  arena_init(&s.a, 0);
+  s.cls = arena_array(&s.a, (size_t)g->nnodes + 1, sizeof *s.cls);
+  s.by_pos = arena_array(&s.a, (size_t)g->next_node_id + 1, sizeof *s.by_pos);
+  status st = s.cls && s.by_pos ? ST_OK : diag_set(d, ST_ERR_NOMEM, "out of memory");
+  for (int i = 0; st == ST_OK && i < g->nnodes; i++)
+    s.by_pos[g->nodes[i]->id] = i;
+  if (st == ST_OK) st = check_keep_names(&s);
+  if (st == ST_OK) st = find_owners(&s);
+  if (st == ST_OK) st = classify(&s);
+  if (st == ST_OK) {
+    int lowerable_nodes = 0;
+    for (int i = 0; i < g->nnodes; i++)
+      lowerable_nodes += lowerable(g->nodes[i]);
+    note(&s, "precision: %s: %d of %d float nodes kept out of fp16",
+         p == OM_PRECISION_ALLOW_MIX_PRECISION ? "allow_mix_precision" : "--keep_dtype", s.kept,
+         lowerable_nodes);
+  }
+  arena_free(&s.a);
+  return st;
 }
 
 static int is_io(const ir_value *v) { return v->input_index >= 0 || v->output_index >= 0; }
@@ -172,6 +532,8 @@ status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
     io_changed = 1;
   }
   if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return io_changed ? reconcile_programs(g, 0, p, d) : ST_OK;
+  status st = decide_nodes(g, ctx, d);
+  if (st != ST_OK) return st;
 
   for (int i = 0; i < g->nvalues; i++) {
     ir_value *v = g->values[i];
@@ -179,7 +541,7 @@ status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
     if (v->producer) {
       if (!v->producer->dead && node_lowers(v->producer, p)) v->dtype = DT_FLOAT16;
     } else if (v->data && const_lowers(g, v, p)) {
-      status st = const_to_f16(g, v, d);
+      st = const_to_f16(g, v, d);
       if (st != ST_OK) return st;
     }
   }

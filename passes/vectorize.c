@@ -13,10 +13,10 @@
  *            a STORE. Tensors of a dtype the vector unit lacks (string,
  *            bfloat16, the float8/float4/int4 family) are
  *            ST_ERR_UNSUPPORTED naming the node.
- *            The node's attributes go but keep_dtype (ir/ops.def).
+ *            The node's attributes go but "precision" (ir/ops.def).
  *            2. programs merge: while some VectorProgram C reads an output of
  *            a VectorProgram P with the same output dims, the same
- *            keep_dtype, and the merged
+ *            "precision" attribute, and the merged
  *            program would have <= 7 inputs and <= 8 tensors in all, at most
  *            VPROG_MAX_INSTRS instructions (counting both programs whole), and
  *            no cycle would form (no other path from P to C), P's instructions
@@ -103,12 +103,12 @@ static status to_program(ir_graph *g, ir_node *n, arena *scratch, diag *d) {
   status st = ir_vexpand_node(&p, n, regs, &out, d);
   if (st) return st;
   if (ir_vprog_store(&p, 0, out) < 0) return nomem(d, n);
-  int64_t keep = ir_attr_int(n, "keep_dtype", 0);
+  const char *prec = ir_attr_string(n, "precision", NULL);
   n->op = IR_OP_VECPROG;
   n->in = ins;
   n->nin = nslots;
   n->nattrs = 0;
-  if (ir_vprog_encode(g, n, &p) || (keep && ir_attr_set_int(g, n, "keep_dtype", 1))) return nomem(d, n);
+  if (ir_vprog_encode(g, n, &p) || (prec && ir_attr_set_string(g, n, "precision", prec))) return nomem(d, n);
   return ir_vprog_check(n, p.ins, p.count, d);
 }
 
@@ -327,8 +327,8 @@ static status merge_sweep(ir_graph *g, int one_origin, int *merged, int *resort,
       merge_plan m;
       int kept = 0;
       if (!P || P->dead || P->op != IR_OP_VECPROG || (one_origin && P->origin != C->origin) ||
-          ir_attr_int(P, "keep_dtype", 0) != ir_attr_int(C, "keep_dtype", 0) || !plan_merge(P, C, &sw, &m) ||
-          other_path(g, P, C, &sw))
+          strcmp(ir_attr_string(P, "precision", ""), ir_attr_string(C, "precision", "")) != 0 ||
+          !plan_merge(P, C, &sw, &m) || other_path(g, P, C, &sw))
         continue;
       st = merge(g, P, C, &m, &sw, &kept, d);
       if (st) break;

@@ -6,6 +6,7 @@
  *   # RUN: shape_infer,constfold          passes to run, in order (required)
  *   # NUMERIC: rtol=1e-5 [atol=1e-6]      also compare outputs numerically
  *   # OPTIONS: high_performance           atc's --op_select_implmode=high_performance
+ *   # OPTIONS: allow_mix_precision        --precision_mode=allow_mix_precision (else force_fp16)
  *   # ERROR: do not broadcast             the passes must fail with a message
  *                                         containing this text (no CHECK then)
  *   graph g opset 17
@@ -14,13 +15,11 @@
  *   <exactly what ir_print prints after the passes>
  *
  * The passes run with a pass_ctx for the Ascend310 SoC (socs/Ascend310.yaml)
- * and force_fp16; the graph must pass ir_verify after them. The output text
- * is compared exactly; on a mismatch both texts and the first differing line
- * are printed. With NUMERIC, the input graph (after shape_infer, so its
- * shapes are known) and the output graph are run by the reference evaluator
- * on the same random inputs (fixed seed; floats uniform in [-1, 1), integers
- * in [0, 4)) and every output element must satisfy
- * |out - ref| <= atol + rtol * |ref| (atol defaults to rtol).
+ * and force_fp16 (unless OPTIONS says allow_mix_precision); the graph must pass ir_verify after them. The
+ * output text is compared exactly; on a mismatch both texts and the first differing line are printed. With
+ * NUMERIC, the input graph (after shape_infer, so its shapes are known) and the output graph are run by the
+ * reference evaluator on the same random inputs (fixed seed; floats uniform in [-1, 1), integers in [0, 4))
+ * and every output element must satisfy |out - ref| <= atol + rtol * |ref| (atol defaults to rtol).
  *
  * When the passes include emit, the package it built is verified by libomrt
  * and its JSON dump (backend/om_write.h) from "inputs" on (the I/O, tensors
@@ -135,7 +134,8 @@ static status run_passes(const test *t, ir_graph *g, char **emitted, diag *d) {
   if (st) return st;
   pass_ctx ctx = {0};
   ctx.soc = &soc;
-  ctx.precision = OM_PRECISION_FORCE_FP16;
+  ctx.precision =
+      strstr(t->options, "allow_mix_precision") ? OM_PRECISION_ALLOW_MIX_PRECISION : OM_PRECISION_FORCE_FP16;
   ctx.winograd = strstr(t->options, "high_performance") != NULL;
   ctx.model_name = "pass_golden";
   ctx.cmdline = "pass_golden";

@@ -18,6 +18,7 @@
 
 #include "backend/om_write.h"
 #include "driver/compile.h"
+#include "passes/precision.h"
 
 #ifndef ATC_VERSION
 #error "ATC_VERSION (the project version, CMakeLists.txt) must be defined"
@@ -30,6 +31,7 @@ typedef struct flags {
   const char *precision_mode, *op_select_implmode, *out_nodes, *log, *mode, *om, *json, *dump_graph;
   const char *fusion_switch_file, *dynamic_batch_size, *dynamic_image_size, *dynamic_dims;
   const char *output_type, *input_fp16_nodes, *is_input_adjust_hw_layout, *is_output_adjust_hw_layout;
+  const char *precision_mode_v2, *keep_dtype, *modify_mixlist, *precision_calibration_input;
 } flags;
 
 static const struct {
@@ -53,6 +55,21 @@ static const struct {
     FLAG(soc_version, "target SoC: Ascend310, Ascend310P3, Ascend910 (socs/*.yaml)"),
     FLAG(precision_mode,
          "force_fp16 (default), allow_fp32_to_fp16, allow_mix_precision, must_keep_origin_dtype"),
+    FLAG(precision_mode_v2, "the same choice in ATC's newer names: fp16 (force_fp16), origin "
+                            "(must_keep_origin_dtype), mixed_float16 (allow_mix_precision); not with "
+                            "--precision_mode"),
+    FLAG(keep_dtype, "file of nodes kept in their original dtype (fp32) under the fp16 modes: one ONNX node "
+                     "name a line, or \"OpType::Name\" for every node of an op type ('#' comments)"),
+    FLAG(modify_mixlist,
+         "JSON file editing allow_mix_precision's lists of op types: {\"black-list\": "
+         "{\"to-add\": [...], \"to-remove\": [...]}, \"white-list\": {...}, \"gray-list\": "
+         "{\"to-add\": [...]}}; black runs in fp32, white in fp16, gray follows its inputs; the "
+         "default lists are at the end of --help"),
+    FLAG(precision_calibration_input,
+         "raw sample input files \"a.bin[,b.bin]\" (one per model input, as omrun reads them): under "
+         "allow_mix_precision the model is compiled and run on them in fp32 and mixed, and the nodes that "
+         "lose "
+         "the most accuracy are kept in fp32 as well (--log=info lists them with their figures)"),
     FLAG(op_select_implmode, "high_performance (default: Winograd F(4x4,3x3) for eligible 3x3 convs) or "
                              "high_precision (direct convolution only)"),
     FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
@@ -101,11 +118,8 @@ static const char *const unsupported_flags[] = {
     "sparsity",
     "buffer_optimize",
     "mdl_bank_path",
-    "precision_mode_v2",
     "op_precision_mode",
     "allow_hf32",
-    "modify_mixlist",
-    "keep_dtype",
     "customize_dtypes",
     "op_bank_path",
     "optypelist_for_implmode",
@@ -154,6 +168,21 @@ static void usage(FILE *out) {
   const char *what;
   for (int i = 0; atc_fusion_rule(i, &what); i++)
     fprintf(out, "  %-26s %s\n", atc_fusion_rule(i, NULL), what);
+  for (int l = PREC_LIST_BLACK; l <= PREC_LIST_WHITE; l++) {
+    fprintf(out, "\nallow_mix_precision's %s list (--modify_mixlist; %s; other op types are gray):",
+            l == PREC_LIST_BLACK ? "black" : "white", l == PREC_LIST_BLACK ? "kept in fp32" : "fp16");
+    prec_list pl;
+    const char *t;
+    for (int i = 0, k = 0; (t = precision_default_entry(i, &pl)); i++)
+      if ((int)pl == l) fprintf(out, "%s%s", !k ? "\n  " : k % 8 ? ", " : ",\n  ", t), k++;
+  }
+  fprintf(
+      out,
+      "\n(LayerNorm and FusedAttention compute in f32 whatever the list; only their stored I/O is fp16.)\n"
+      "A rule adds a Resize writing a graph output (upsampling of logits). Then atc measures (on\n"
+      "--precision_calibration_input, or a random sample for float inputs) and, when the outputs miss\n"
+      "cosine 0.9995 against fp32, keeps in fp32 the nodes that lose the most, or the shortest prefix of\n"
+      "the graph that reaches it.\n");
   fprintf(out, "\natc %s\n", ATC_VERSION);
 }
 
@@ -271,6 +300,11 @@ static void on_phase(void *user, const char *phase, double ms) {
   log_state *ls = user;
   ls->total_ms += ms;
   if (ls->level >= LOG_INFO) fprintf(stderr, "[INFO] atc: %-12s %8.1f ms\n", phase, ms);
+}
+
+static void on_note(void *user, const char *msg) {
+  log_state *ls = user;
+  if (ls->level >= LOG_INFO) fprintf(stderr, "[INFO] atc: %s\n", msg);
 }
 
 /* 1 when --output cannot name a package: empty, ending in '/' (or "/." or
@@ -393,6 +427,42 @@ int main(int argc, char **argv) {
             f.precision_mode);
     return 2;
   }
+  if (f.precision_mode_v2) {
+    static const char *const v2[][2] = {{"fp16", "force_fp16"},
+                                        {"origin", "must_keep_origin_dtype"},
+                                        {"mixed_float16", "allow_mix_precision"}};
+    if (f.precision_mode) {
+      fprintf(stderr, "atc: --precision_mode_v2=%s and --precision_mode=%s: give one of the two\n",
+              f.precision_mode_v2, f.precision_mode);
+      return 2;
+    }
+    precision = -1;
+    for (int i = 0; i < 3; i++)
+      if (!strcmp(f.precision_mode_v2, v2[i][0])) precision = atc_precision_from_name(v2[i][1]);
+    if (precision < 0) {
+      int known = !strcmp(f.precision_mode_v2, "cube_fp16in_fp32out") ||
+                  !strcmp(f.precision_mode_v2, "mixed_bfloat16") ||
+                  !strcmp(f.precision_mode_v2, "mixed_hif8");
+      fprintf(stderr, "atc: --precision_mode_v2=%s: %s; expected fp16, origin or mixed_float16\n",
+              f.precision_mode_v2, known ? "an ATC mode this atc does not implement" : "unknown mode");
+      return 2;
+    }
+  }
+  if (f.modify_mixlist && precision != OM_PRECISION_ALLOW_MIX_PRECISION) {
+    fprintf(stderr, "atc: --modify_mixlist edits allow_mix_precision's lists: it needs "
+                    "--precision_mode=allow_mix_precision "
+                    "(or --precision_mode_v2=mixed_float16)\n");
+    return 2;
+  }
+  if (f.precision_calibration_input && precision != OM_PRECISION_ALLOW_MIX_PRECISION) {
+    fprintf(stderr, "atc: --precision_calibration_input chooses nodes for allow_mix_precision: it needs "
+                    "--precision_mode=allow_mix_precision (or --precision_mode_v2=mixed_float16)\n");
+    return 2;
+  }
+  if (f.keep_dtype && precision == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE && ls.level >= LOG_WARNING)
+    fprintf(stderr,
+            "[WARNING] atc: --keep_dtype has no effect under must_keep_origin_dtype (every node keeps "
+            "its dtype)\n");
 
   int high_performance = 1;
   if (f.op_select_implmode) {
@@ -447,11 +517,15 @@ int main(int argc, char **argv) {
                      .soc_version = f.soc_version,
                      .precision = (om_precision)precision,
                      .high_performance = high_performance,
+                     .keep_dtype = f.keep_dtype,
+                     .modify_mixlist = f.modify_mixlist,
+                     .calibration_input = f.precision_calibration_input,
                      .out_nodes = f.out_nodes,
                      .fusion_off = fusion_off,
                      .dump_graph_dir = f.dump_graph,
                      .cmdline = cmdline,
                      .on_phase = on_phase,
+                     .on_note = on_note,
                      .user = &ls,
                      .precheck = precheck,
                      .on_unsupported = on_unsupported};

@@ -1,0 +1,31 @@
+/* precision_cfg.h - atc's per-op precision files (driver/precision_cfg.c):
+ *
+ *   --keep_dtype=FILE      one entry a line: an ONNX node name, or
+ *                          "OpType::Name" for every node of op type Name;
+ *                          blank lines and lines starting with '#' skipped.
+ *   --modify_mixlist=FILE  JSON, as CANN writes it:
+ *                            {"black-list": {"to-remove": [...], "to-add": [...]},
+ *                             "white-list": {...}, "gray-list": {"to-add": [...]}}
+ *                          op types moved between allow_mix_precision's
+ *                          lists (passes/precision.h has the defaults): a
+ *                          to-add moves the op type onto that list, a
+ *                          to-remove moves it from that list to the gray
+ *                          list (it must be on it).
+ * Op types are ONNX's (Conv, Softmax, ReduceMean, ...) or the IR's own
+ * (LayerNorm, FusedAttention); an unknown one is an error. Node names are
+ * checked against the model by the precision pass. Every error is one
+ * line naming the file, the line (and the JSON field) and the value.
+ */
+#ifndef DRIVER_PRECISION_CFG_H
+#define DRIVER_PRECISION_CFG_H
+
+#include "common/arena.h"
+#include "common/status.h"
+#include "passes/pass.h"
+
+/* Reads the files (each NULL when not given) into *cfg, whose entries and
+ * strings are allocated from a and live as long as it. */
+status atc_precision_cfg(const char *keep_dtype, const char *modify_mixlist, arena *a, prec_cfg *cfg,
+                         diag *d);
+
+#endif

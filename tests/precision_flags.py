@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""atc's per-op precision flags on a small net (Conv + Relu, a residual
+Conv + Add + Relu, GlobalAveragePool, Flatten, Gemm, Softmax):
+- --keep_dtype: node names and OpType::Name lines; the nodes are reported
+  (--log=info) with the file and line; keeping every op type gives the
+  must_keep_origin_dtype build's outputs;
+- --modify_mixlist: to-add / to-remove move op types between the lists, the
+  moved nodes are reported with their list;
+- allow_mix_precision measures on --precision_calibration_input (or a
+  random sample) and keeps nothing more on a net that is accurate already;
+  a sample of the wrong size is refused naming the file;
+- --precision_mode_v2: fp16, origin, mixed_float16 build what force_fp16,
+  must_keep_origin_dtype and allow_mix_precision build; with
+  --precision_mode, or an unknown value, it is refused;
+- bad files (unknown node name, unknown op type, malformed JSON, unknown
+  list or field, a to-remove of an op type not on the list): one line
+  naming the file, the line (and field) and the value, exit 1, no om;
+- atc --help documents the flags and the default lists.
+
+Usage: precision_flags.py ATC OMRUN WORK_DIR
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+results = []
+
+
+def check(what, ok, detail=""):
+    results.append(bool(ok))
+    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and not ok else ''}")
+
+
+def run(*cmd):
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
+
+
+def net(path):
+    rng = np.random.default_rng(11)
+    w = lambda *s: numpy_helper.from_array((rng.standard_normal(s) * 0.3).astype(np.float32))
+    inits = [w(16, 3, 3, 3), w(16, 16, 3, 3), w(16, 10), w(10)]
+    for t, n in zip(inits, ("w1", "w2", "fc", "fcb")):
+        t.name = n
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c2", "r1"], ["a2"], name="add2"),
+        helper.make_node("Relu", ["a2"], ["r2"], name="relu2"),
+        helper.make_node("GlobalAveragePool", ["r2"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], name="flat"),
+        helper.make_node("Gemm", ["f", "fc", "fcb"], ["z"], name="fc"),
+        helper.make_node("Softmax", ["z"], ["y"], name="softmax", axis=1),
+    ]
+    g = helper.make_graph(nodes, "prec", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+def main():
+    atc, omrun, work = sys.argv[1:4]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    model = f"{work}/net.onnx"
+    net(model)
+    x = np.random.default_rng(3).standard_normal((1, 3, 8, 8)).astype(np.float32)
+    x.tofile(f"{work}/x.bin")
+
+    def write(name, text):
+        with open(f"{work}/{name}", "w") as f:
+            f.write(text)
+        return f"{work}/{name}"
+
+    def build(out, *flags):
+        if os.path.exists(f"{work}/{out}.om"):
+            os.remove(f"{work}/{out}.om")
+        return run(atc, f"--model={model}", "--framework=5", f"--output={work}/{out}", "--soc_version=Ascend310",
+                   "--log=info", *flags)
+
+    def output(out):
+        p = run(omrun, "--model", f"{work}/{out}.om", "--input", f"{work}/x.bin", "--output", f"{work}/o_{out}")
+        return np.fromfile(f"{work}/o_{out}/output_0.bin", np.float32) if p.returncode == 0 else None
+
+    def refused(what, p, *needles, code=1, out=None):
+        lines = [l for l in p.stderr.strip().splitlines() if not l.startswith("[INFO]")]
+        ok = p.returncode == code and len(lines) == 1 and all(n in lines[0] for n in needles)
+        if out:
+            ok = ok and not os.path.exists(f"{work}/{out}.om")
+        check(what, ok, f"exit {p.returncode}: {p.stderr.strip()}")
+
+    # --keep_dtype: a node name and an op type, reported with file and line
+    keep = write("keep.cfg", "# nodes kept in fp32\nconv2\n\nOpType::Gemm\n")
+    p = build("keep", "--precision_mode=force_fp16", f"--keep_dtype={keep}")
+    check("--keep_dtype: builds", p.returncode == 0, p.stderr)
+    lines = [l for l in p.stderr.splitlines() if "precision: node" in l]
+    check("--keep_dtype: conv2 reported as fp32 with keep.cfg:2",
+          any("'conv2'" in l and "runs in fp32" in l and "keep.cfg:2" in l for l in lines), lines)
+    check("--keep_dtype: the Gemm reported with keep.cfg:4 ('Gemm')",
+          any("runs in fp32" in l and "keep.cfg:4" in l and "'Gemm'" in l for l in lines), lines)
+    check("--keep_dtype: nothing else kept", len(lines) == 2, lines)
+    # every op type kept: the fp32 build's outputs
+    every = write("every.cfg", "".join(f"OpType::{t}\n" for t in
+                                       ("Conv", "Relu", "Add", "GlobalAveragePool", "Flatten", "Gemm", "Softmax")))
+    p = build("every", f"--keep_dtype={every}")
+    p32 = build("fp32", "--precision_mode=must_keep_origin_dtype")
+    p16 = build("fp16", "--precision_mode=force_fp16")
+    y_every, y32, y16 = output("every"), output("fp32"), output("fp16")
+    check("every op type kept: builds and runs", p.returncode == 0 and y_every is not None, p.stderr)
+    if y_every is not None and y32 is not None and y16 is not None:
+        check("every op type kept: the fp32 build's output (max diff <= 1e-6)",
+              np.abs(y_every - y32).max() <= 1e-6, np.abs(y_every - y32).max())
+        check("force_fp16 differs from fp32 (the keep is what closes the gap)", np.abs(y16 - y32).max() > 1e-6,
+              np.abs(y16 - y32).max())
+
+    # bad keep_dtype files
+    bad = write("keep_bad.cfg", "conv2\nnosuch_node\n")
+    refused("--keep_dtype: unknown node name: one line naming file:line and the name, exit 1, no om",
+            build("bad1", f"--keep_dtype={bad}"), "keep_bad.cfg:2", "'nosuch_node'", out="bad1")
+    bad = write("keep_bad2.cfg", "OpType::Bogus\n")
+    refused("--keep_dtype: unknown op type: file:line and the type, exit 1, no om",
+            build("bad2", f"--keep_dtype={bad}"), "keep_bad2.cfg:1", "'Bogus'", out="bad2")
+    refused("--keep_dtype: a missing file is named, exit 1", build("bad3", f"--keep_dtype={work}/none.cfg"),
+            "none.cfg", out="bad3")
+
+    # --modify_mixlist
+    mix = write("mix.json", '{\n  "black-list": {"to-add": ["Relu"]},\n'
+                            '  "white-list": {"to-remove": ["GlobalAveragePool"]}\n}\n')
+    p = build("mix", "--precision_mode=allow_mix_precision", f"--modify_mixlist={mix}")
+    check("--modify_mixlist: builds", p.returncode == 0, p.stderr)
+    lines = [l for l in p.stderr.splitlines() if "precision: node" in l]
+    check("--modify_mixlist: both Conv+Relu nodes black-listed (Relu)",
+          sum("(Conv) runs in fp32: black list (Relu)" in l for l in lines) == 2, lines)
+    check("--modify_mixlist: the pool, now gray after a fp32 Relu chain, follows it",
+          any("gray list, follows" in l and "GlobalAveragePool" in l for l in lines), lines)
+    check("allow_mix_precision keeps Softmax in fp32 (default black list)",
+          any("black list (Softmax)" in l for l in lines), lines)
+    check("--modify_mixlist: the build runs", output("mix") is not None)
+
+    for name, text, needles, what in (
+        ("bad1.json", '{"black-list": {"to-add": ["Relu",]}}', ["bad1.json:1", "malformed JSON", "expected a string"], "malformed JSON"),
+        ("bad2.json", '{\n "purple-list": {}\n}', ["bad2.json:2", "'purple-list'"], "unknown list name"),
+        ("bad3.json", '{"black-list": {\n"to-delete": ["Relu"]}}', ["bad3.json:2", "'to-delete'", "black-list"],
+         "unknown field"),
+        ("bad4.json", '{"black-list": {"to-add": [\n\n"Nope"]}}', ["bad4.json:3", "black-list.to-add", "'Nope'"],
+         "unknown op type"),
+        ("bad5.json", '{"black-list": {"to-remove": ["Relu"]}}', ["bad5.json:1", "black-list.to-remove", "'Relu'"],
+         "to-remove of an op type not on the list"),
+        ("bad6.json", '{"black-list": {"to-add": ["Relu"]}, "white-list": {"to-add": ["Relu"]}}',
+         ["bad6.json:1", "'Relu'", "black-list", "white-list"], "one op type added to two lists"),
+        ("bad7.json", '["Relu"]', ["bad7.json:1", "malformed JSON"], "not an object"),
+    ):
+        f = write(name, text)
+        refused(f"--modify_mixlist: {what}: one line naming file:line, field and value, exit 1, no om",
+                build("badm", "--precision_mode=allow_mix_precision", f"--modify_mixlist={f}"), *needles, out="badm")
+    refused("--modify_mixlist without allow_mix_precision is refused (exit 2)",
+            build("badm", f"--modify_mixlist={mix}"), "--modify_mixlist", "allow_mix_precision", code=2, out="badm")
+
+    # measured: with a sample, and (float inputs) on a random one; an accurate net keeps only the lists'
+    p = build("cal", "--precision_mode=allow_mix_precision", f"--precision_calibration_input={work}/x.bin")
+    cal = [l for l in p.stderr.splitlines() if "calibration:" in l]
+    check("--precision_calibration_input: builds and reports the measured cosine on the calibration input",
+          p.returncode == 0 and any("against fp32 on the calibration input" in l for l in cal), p.stderr[-600:])
+    check("an accurate net keeps no node beyond the lists' (Softmax)",
+          sum("precision: node" in l for l in p.stderr.splitlines()) == 1, p.stderr[-600:])
+    p = build("calr", "--precision_mode=allow_mix_precision")
+    check("allow_mix_precision measures on a random sample when none is given",
+          p.returncode == 0 and any("on the random sample" in l for l in p.stderr.splitlines()), p.stderr[-600:])
+    np.zeros(5, np.float32).tofile(f"{work}/short.bin")
+    refused("--precision_calibration_input: a file of the wrong size is named, exit 1, no om",
+            build("badc", "--precision_mode=allow_mix_precision", f"--precision_calibration_input={work}/short.bin"),
+            "short.bin", "bytes of input 0 'x'", out="badc")
+    refused("--precision_calibration_input without allow_mix_precision is refused (exit 2)",
+            build("badc", f"--precision_calibration_input={work}/x.bin"), "allow_mix_precision", code=2, out="badc")
+
+    # --precision_mode_v2
+    for v2, v1 in (("fp16", "force_fp16"), ("origin", "must_keep_origin_dtype"), ("mixed_float16", "allow_mix_precision")):
+        a, b = build(f"v2_{v2}", f"--precision_mode_v2={v2}"), build(f"v1_{v2}", f"--precision_mode={v1}")
+        ya, yb = output(f"v2_{v2}"), output(f"v1_{v2}")
+        check(f"--precision_mode_v2={v2} builds what --precision_mode={v1} builds",
+              a.returncode == 0 and ya is not None and yb is not None and np.array_equal(ya, yb) and
+              f", {v1}," in a.stdout, a.stdout + a.stderr)
+    refused("--precision_mode_v2 with --precision_mode is refused, naming both (exit 2)",
+            build("badv", "--precision_mode_v2=fp16", "--precision_mode=force_fp16"), "--precision_mode_v2=fp16",
+            "--precision_mode=force_fp16", code=2, out="badv")
+    refused("--precision_mode_v2=mixed_bfloat16 is refused as not implemented (exit 2)",
+            build("badv", "--precision_mode_v2=mixed_bfloat16"), "mixed_bfloat16", "not implement", code=2, out="badv")
+    refused("--precision_mode_v2=bogus is refused (exit 2)", build("badv", "--precision_mode_v2=bogus"), "bogus",
+            code=2, out="badv")
+
+    h = run(atc, "--help").stdout
+    check("atc --help documents --keep_dtype, --modify_mixlist, --precision_mode_v2 and the lists",
+          all(s in h for s in ("--keep_dtype", "--modify_mixlist", "--precision_mode_v2", "OpType::Name",
+                               "black list", "Softmax", "white list", "mixed_float16")))
+
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed")
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
