@@ -125,8 +125,8 @@ ir_value *dc_expand(dc *b, ir_value *x, ir_value *shape); /* shape: a 1-D int64 
 ir_value *dc_pad(dc *b, ir_value *x, int rank, const int64_t *pads, double value);
 ir_value *dc_iota(dc *b, dtype dt, ir_value *n); /* Range(0, n, 1), n a scalar of dtype dt */
 ir_value *dc_shape(dc *b, ir_value *x);
+
 /* Marks every node this builder made so far precision = "fp32" (ir/ops.def):
-/* Marks every node this builder made so far keep_dtype = 1 (ir/ops.def):
  * they compute in their original dtypes under every precision mode. For
  * the decompositions of ops whose results are integers defined by exact
  * arithmetic, which fp16 would change. */
