@@ -164,7 +164,7 @@ int precision_node_dtype(const ir_node *n, om_precision p) {
   int orig = orig_dtype(n);
   if (!precision_is_float(orig)) return orig;
   if (node_lowers(n, p)) return DT_FLOAT16;
-  return node_class(n) == CLASS_FP32 ? DT_FLOAT32 : orig;
+  return orig; /* kept: the dtype the frontend gave it */
 }
 
 /* --- which source nodes each node stands for ----------------------------- */

@@ -17,9 +17,10 @@ int precision_is_float(int dt);
 
 /* The dtype node n computes its floating-point activations in under
  * precision p: DT_FLOAT16 for ops with fp16 policy ALWAYS/FOLLOW under the
- * fp16 modes, unless the precision pass kept the node in fp32 (its
- * "precision" attribute is "fp32"); otherwise the dtype of its first
- * output as the frontend typed it. */
+ * fp16 modes, unless the node is kept (its "precision" attribute is "fp32");
+ * otherwise, and for a kept node, the dtype of its first output as the
+ * frontend typed it (f32 in an f32 model; an f16 model's kept nodes stay
+ * f16, as ATC's keep_dtype keeps the original dtype). */
 int precision_node_dtype(const ir_node *n, om_precision p);
 
 /* allow_mix_precision's default lists, by op type (ONNX op types and the
