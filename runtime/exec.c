@@ -506,11 +506,12 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
   return OMRT_OK;
 }
 
-/* Checks n buffer sizes against the gear's descriptors. */
+/* Checks n buffer sizes against the gear's descriptors (not an input whose
+ * parameters the context keeps: bufs[i] NULL and omrt_context_set_aipp set). */
 static omrt_status check_sizes(const omrt_context *ctx, const char *what, uint32_t n,
-                               const omrt_tensor_desc *want, const size_t *have) {
+                               const omrt_tensor_desc *want, const void *const *bufs, const size_t *have) {
   for (uint32_t i = 0; i < n; i++)
-    if (have[i] < want[i].bytes)
+    if (have[i] < want[i].bytes && !(bufs && !bufs[i] && ctx->aipp_set && ctx->aipp_set[i]))
       return rt_error(OMRT_ERR_ARG, "omrt_execute: %s %u '%s' has %zu bytes; gear %d needs %zu", what, i,
                       want[i].name, have[i], omrt_context_gear(ctx), want[i].bytes);
   return OMRT_OK;
@@ -523,8 +524,8 @@ omrt_status omrt_execute_sized(omrt_context *ctx, const void *const *inputs, con
   if ((d->ninputs && !input_bytes) || (d->noutputs && !output_bytes))
     return rt_error(OMRT_ERR_ARG, "omrt_execute: %s is NULL", !output_bytes ? "output_bytes" : "input_bytes");
   omrt_status s;
-  if ((s = check_sizes(ctx, "input", d->ninputs, ctx->gear->inputs, input_bytes)) ||
-      (s = check_sizes(ctx, "output", d->noutputs, ctx->gear->outputs, output_bytes)))
+  if ((s = check_sizes(ctx, "input", d->ninputs, ctx->gear->inputs, inputs, input_bytes)) ||
+      (s = check_sizes(ctx, "output", d->noutputs, ctx->gear->outputs, NULL, output_bytes)))
     return s;
   return omrt_execute(ctx, inputs, outputs);
 }

@@ -129,6 +129,10 @@ static void test_dynamic(void) {
   void *out[1] = {got};
   CHECK_EQ_INT(omrt_execute(ctx, in, out), OMRT_OK);
   CHECK(memcmp(got, want, sizeof want) == 0);
+  memset(got, 0, sizeof got); /* the sized run needs no size for the parameters the context keeps */
+  CHECK_EQ_INT(omrt_execute_sized(ctx, in, (const size_t[]){300, 0}, out, (const size_t[]){sizeof got}),
+               OMRT_OK);
+  CHECK(memcmp(got, want, sizeof want) == 0);
   omrt_aipp bad = cfg;
   bad.crop_x = 4; /* 4 + 8 > 10 */
   CHECK_EQ_INT(omrt_context_set_aipp(ctx, 0, &bad), OMRT_ERR_ARG);
