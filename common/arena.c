@@ -44,9 +44,10 @@ void arena_free(arena *a) {
   a->used_bytes = 0;
 }
 
-/* A zeroed block of `total` bytes, header included. */
-static arena_block *block_new(size_t total) {
-  arena_block *b = bigmem_alloc(total);
+/* A zeroed block of `total` bytes, header included; lazy: its pages are
+ * not faulted in yet. */
+static arena_block *block_new(size_t total, int lazy) {
+  arena_block *b = lazy ? bigmem_reserve(total) : bigmem_alloc(total);
   if (b) b->size = total - sizeof *b;
   return b;
 }
@@ -58,7 +59,7 @@ static size_t aligned_off(const arena_block *b, size_t align) {
   return (size_t)(((at + align - 1) & ~(uintptr_t)(align - 1)) - (uintptr_t)b->data);
 }
 
-void *arena_alloc_aligned(arena *a, size_t bytes, size_t align) {
+static void *alloc(arena *a, size_t bytes, size_t align, int lazy) {
   if (FAULT_INJECT(FAULT_ALLOC)) return NULL;
   if (align < 16) align = 16;
   if (bytes > SIZE_MAX / 2) return NULL;
@@ -70,7 +71,7 @@ void *arena_alloc_aligned(arena *a, size_t bytes, size_t align) {
     size_t total = a->used_bytes < MAX_BLOCK_BYTES / 2 ? 2 * a->used_bytes : MAX_BLOCK_BYTES;
     if (total < FIRST_BLOCK_BYTES) total = FIRST_BLOCK_BYTES;
     int own = bytes >= OWN_BLOCK_BYTES || bytes + align > total - sizeof *b;
-    arena_block *nb = block_new(own ? sizeof *b + bytes + align : total);
+    arena_block *nb = block_new(own ? sizeof *b + bytes + align : total, own && lazy);
     if (!nb) return NULL;
     nb->own = own;
     if (b && own) { /* keep filling the current block afterwards */
@@ -107,7 +108,11 @@ void arena_release(arena *a, const void *p) {
   bigmem_free(b, sizeof *b + b->size);
 }
 
-void *arena_alloc(arena *a, size_t bytes) { return arena_alloc_aligned(a, bytes, 16); }
+void *arena_alloc_aligned(arena *a, size_t bytes, size_t align) { return alloc(a, bytes, align, 0); }
+
+void *arena_alloc(arena *a, size_t bytes) { return alloc(a, bytes, 16, 0); }
+
+void *arena_alloc_lazy(arena *a, size_t bytes) { return alloc(a, bytes, 64, 1); }
 
 void *arena_array(arena *a, size_t count, size_t elem_bytes) {
   if (elem_bytes && count > SIZE_MAX / elem_bytes) return NULL;

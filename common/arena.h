@@ -25,6 +25,10 @@ void arena_init(arena *a, size_t budget_bytes);
 void arena_free(arena *a);
 void *arena_alloc(arena *a, size_t bytes); /* zeroed, 16-aligned */
 void *arena_alloc_aligned(arena *a, size_t bytes, size_t align);
+/* As arena_alloc (64-aligned), but one of 2 MiB or more gets a block whose
+ * pages are not faulted in until written (bigmem_reserve): for a payload
+ * filled piece by piece (bigmem_populate each piece first, for speed). */
+void *arena_alloc_lazy(arena *a, size_t bytes);
 void *arena_array(arena *a, size_t count, size_t elem_bytes); /* overflow-checked */
 char *arena_strdup(arena *a, const char *s);
 char *arena_strndup(arena *a, const char *s, size_t n);

@@ -34,7 +34,7 @@ static size_t page_round(size_t bytes) {
   return (bytes + page - 1) & ~(page - 1);
 }
 
-void *bigmem_alloc(size_t bytes) {
+static void *map(size_t bytes, int populate) {
   if (FAULT_INJECT(FAULT_ALLOC)) return NULL;
   if (bytes < BIGMEM_MIN_BYTES) {
     void *p;
@@ -53,11 +53,21 @@ void *bigmem_alloc(size_t bytes) {
     munmap(p + len, (size_t)(raw + slack - p));
     madvise(p, len, MADV_HUGEPAGE);
   }
-  if (madvise(p, len, MADV_POPULATE_WRITE) != 0 && errno == ENOMEM) {
+  if (populate && madvise(p, len, MADV_POPULATE_WRITE) != 0 && errno == ENOMEM) {
     munmap(p, len);
     return NULL;
   }
   return p;
+}
+
+void *bigmem_alloc(size_t bytes) { return map(bytes, 1); }
+
+void *bigmem_reserve(size_t bytes) { return map(bytes, 0); }
+
+void bigmem_populate(void *p, size_t bytes) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  uintptr_t start = (uintptr_t)p & ~(uintptr_t)(page - 1), end = (uintptr_t)p + bytes;
+  if (bytes >= BIGMEM_MIN_BYTES) madvise((void *)start, page_round(end - start), MADV_POPULATE_WRITE);
 }
 
 void bigmem_discard(void *p, size_t bytes) {

@@ -22,6 +22,14 @@ enum { BIGMEM_MIN_BYTES = 256 << 10 };
  * aligned from BIGMEM_MIN_BYTES on), owned by the caller until bigmem_free;
  * NULL when the memory cannot be had (report ST_ERR_NOMEM). */
 void *bigmem_alloc(size_t bytes);
+/* As bigmem_alloc, but a mapped buffer's pages are not faulted in: they
+ * come as they are first written, or by bigmem_populate. For a buffer that
+ * is filled piece by piece while its source is given back piece by piece
+ * (bigmem_discard), so that the two are never both resident in full. */
+void *bigmem_reserve(size_t bytes);
+/* Faults in the pages of [p, p + bytes) inside a bigmem buffer, as
+ * bigmem_alloc does for a whole buffer (a no-op for a malloc'd one). */
+void bigmem_populate(void *p, size_t bytes);
 /* Gives the memory of [p, p + bytes) inside a bigmem buffer back to the
  * system while the buffer stays mapped (and owned): those bytes read as zero
  * afterwards. Only whole 2 MiB extents go (a buffer that size or larger is

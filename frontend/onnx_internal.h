@@ -73,6 +73,10 @@ status onnx_proto_unpack(const void *data, size_t size, int owned, const char *l
  * while p is and until the next call. Call it for i = 0, 1, ... in order:
  * when p owns the bytes, those before initializer i are given back. */
 status onnx_proto_initializer(onnx_proto *p, size_t i, onnx_proto *t, diag *d);
+/* Says the n bytes at `bytes` have been copied out and will not be read
+ * again: when they lie in bytes p owns, the memory they occupy goes back to
+ * the system (whole 2 MiB extents only). Anything else is ignored. */
+void onnx_proto_consumed(const onnx_proto *p, const void *bytes, size_t n);
 /* Checks and unpacks a serialized TensorProto (the input_N.pb / output_N.pb
  * files of ONNX node tests). */
 status onnx_proto_unpack_tensor(const void *data, size_t size, const char *label, onnx_proto *p, diag *d);
@@ -93,6 +97,7 @@ typedef struct onnx_ctx {
   arena scratch;      /* freed at the end of the load */
   onnx_ext_file *ext; /* external files read so far (onnx_tensor.c) */
   int ext_count, ext_cap;
+  const onnx_proto *src; /* the model whose bytes raw_data borrows, while initializers load; or NULL */
 } onnx_ctx;
 
 /* Records "label: <message>" and returns code. */

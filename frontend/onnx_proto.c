@@ -385,6 +385,12 @@ status onnx_proto_initializer(onnx_proto *p, size_t i, onnx_proto *t, diag *d) {
   return s;
 }
 
+void onnx_proto_consumed(const onnx_proto *p, const void *bytes, size_t n) {
+  const char *base = p->data, *b = bytes;
+  if (p->owned && b >= base && n <= p->size && (size_t)(b - base) <= p->size - n)
+    bigmem_discard((void *)b, n);
+}
+
 status onnx_proto_unpack_tensor(const void *data, size_t size, const char *label, onnx_proto *p, diag *d) {
   memset(p, 0, sizeof *p);
   ProtobufCMessage *m;

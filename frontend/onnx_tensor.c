@@ -18,9 +18,13 @@
  * from one file over the whole model may not exceed its size, so a thousand
  * tensors naming the same gigabyte cannot make us allocate a terabyte.
  *
- * Two users share tensor_decode: onnx_tensor_const (initializers, Constant
- * nodes) and onnx_read_tensor_file (a lone serialized TensorProto, such as the
- * input/output files of ONNX's node tests, for the conformance runner).
+ * Two users share tensor_check and tensor_fill: onnx_tensor_const
+ * (initializers, Constant nodes) and onnx_read_tensor_file (a lone serialized
+ * TensorProto, such as the input/output files of ONNX's node tests, for the
+ * conformance runner). Both allocate the destination first and have the
+ * elements written straight into it, so no weight is held twice on the way:
+ * an external file is read into the constant, raw_data is copied into it
+ * while the model's bytes it came from are given back (tensor_fill).
  */
 #include "frontend/onnx_internal.h"
 
@@ -73,13 +77,6 @@ const char *onnx_dims_str(int rank, const int64_t *dims, char *buf, size_t size)
     n += (size_t)snprintf(buf + n, size - n, "%s%" PRId64, i ? ", " : "", dims[i]);
   if (n < size) snprintf(buf + n, size - n, "]");
   return buf;
-}
-
-static status make_const(onnx_ctx *c, const char *name, const char *what, int dt, int rank,
-                         const int64_t *dims, const void *data, uint64_t bytes, ir_value **out) {
-  *out = ir_const_new(c->g, name, (dtype)dt, rank, dims, data, (size_t)bytes);
-  if (!*out) return onnx_fail(c, ST_ERR_NOMEM, "%s: out of memory for %" PRIu64 " bytes", what, bytes);
-  return ST_OK;
 }
 
 /* --- typed fields */
@@ -378,7 +375,7 @@ static status charge_file(onnx_ctx *c, const char *what, const char *location, c
 /* Reads the external bytes of `t` (exactly `need` of them) into a malloc'd
  * buffer the caller frees. */
 static status read_external(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, int dt, int rank,
-                            const int64_t *dims, uint64_t need, void **buf_out) {
+                            const int64_t *dims, uint64_t need, unsigned char *dst) {
   ext_ref r;
   status s = parse_ext_keys(c, t, what, &r);
   if (s) return s;
@@ -407,11 +404,8 @@ static status read_external(onnx_ctx *c, const Onnx__TensorProto *t, const char 
   else
     s = charge_file(c, what, r.location, &st, need);
 
-  unsigned char *buf = NULL;
-  if (!s && !(buf = malloc(need ? need : 1)))
-    s = onnx_fail(c, ST_ERR_NOMEM, "%s: out of memory for %" PRIu64 " bytes", what, need);
   for (uint64_t got = 0; !s && got < need;) {
-    ssize_t n = pread(fd, buf + got, need - got, (off_t)(r.offset + got));
+    ssize_t n = pread(fd, dst + got, need - got, (off_t)(r.offset + got));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
       s = onnx_fail(c, ST_ERR_IO, "%s: external data '%s': read failed at byte %" PRIu64 ": %s", what,
@@ -420,12 +414,7 @@ static status read_external(onnx_ctx *c, const Onnx__TensorProto *t, const char 
       got += (uint64_t)n;
   }
   close(fd);
-  if (s) {
-    free(buf);
-    return s;
-  }
-  *buf_out = buf;
-  return ST_OK;
+  return s;
 }
 
 void onnx_tensor_done(onnx_ctx *c) {
@@ -435,13 +424,14 @@ void onnx_tensor_done(onnx_ctx *c) {
 
 /* --- decoding: the one place a TensorProto's elements are read */
 
-/* Decodes `t` into dtype, dims and C-order little-endian bytes. *data_out
- * points into t's raw_data, or, when *owned_out is set, to a malloc'd buffer
- * the caller frees (*owned_out is that same pointer). */
-static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, int *dt_out,
-                            int *rank_out, int64_t *dims, const void **data_out, uint64_t *bytes_out,
-                            void **owned_out) {
-  *owned_out = NULL;
+/* Where a TensorProto's elements are. */
+enum { IN_RAW, IN_TYPED, IN_EXTERNAL };
+
+/* Checks `t`: its dtype, its dims, and that its elements are in exactly one
+ * place (*where_out) holding exactly the *bytes_out bytes the dims need
+ * (an external file is checked when tensor_fill reads it). */
+static status tensor_check(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, int *dt_out,
+                           int *rank_out, int64_t *dims, uint64_t *bytes_out, int *where_out) {
   if (!t) /* a TENSOR-typed attribute whose `t` field is unset (found by tests/fuzz, onnx) */
     return onnx_fail(c, ST_ERR_INVALID, "%s: holds no tensor (field t is not set)", what);
   int dt = t->has_data_type ? t->data_type : DT_UNDEFINED;
@@ -479,9 +469,8 @@ static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char 
     if (t->has_raw_data || typed)
       return onnx_fail(c, ST_ERR_INVALID, "%s: data_location is EXTERNAL but %s is also set", what,
                        t->has_raw_data ? "raw_data" : typed);
-    status s = read_external(c, t, what, dt, rank, dims, need, owned_out);
-    *data_out = *owned_out;
-    return s;
+    *where_out = IN_EXTERNAL;
+    return ST_OK;
   }
   if (t->has_raw_data) {
     if (typed) return onnx_fail(c, ST_ERR_INVALID, "%s: both raw_data and %s are set", what, typed);
@@ -489,20 +478,31 @@ static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char 
       return onnx_fail(c, ST_ERR_INVALID, "%s: raw_data has %zu bytes, dims %s x %s need %" PRIu64, what,
                        t->raw_data.len, onnx_dims_str(rank, dims, dbuf, sizeof dbuf), onnx_dtype_name(dt),
                        need);
-    *data_out = t->raw_data.data;
+    *where_out = IN_RAW;
     return ST_OK;
   }
-  status s = typed_check(c, t, what, dt, rank, dims, count);
-  if (s) return s;
-  unsigned char *buf = malloc(need ? need : 1);
-  if (!buf) return onnx_fail(c, ST_ERR_NOMEM, "%s: out of memory for %" PRIu64 " bytes", what, need);
-  s = from_typed(c, t, what, dt, buf);
-  if (s) {
-    free(buf);
-    return s;
+  *where_out = IN_TYPED;
+  return typed_check(c, t, what, dt, rank, dims, count);
+}
+
+enum { FILL_CHUNK_BYTES = 32 << 20 };
+
+/* Writes the `need` bytes of t's elements (tensor_check's findings) to dst
+ * in C order. raw_data that lies in the bytes of the model being loaded
+ * (c->src) is copied a chunk at a time, each chunk of dst faulted in just
+ * before and each chunk of the source given back just after: a weight of a
+ * gigabyte never sits in memory twice. */
+static status tensor_fill(onnx_ctx *c, const Onnx__TensorProto *t, const char *what, int where, int dt,
+                          int rank, const int64_t *dims, uint64_t need, unsigned char *dst) {
+  if (where == IN_EXTERNAL) return read_external(c, t, what, dt, rank, dims, need, dst);
+  if (where == IN_TYPED) return from_typed(c, t, what, dt, dst);
+  const unsigned char *src = t->raw_data.data;
+  for (uint64_t at = 0; at < need; at += FILL_CHUNK_BYTES) {
+    size_t n = need - at < FILL_CHUNK_BYTES ? (size_t)(need - at) : FILL_CHUNK_BYTES;
+    bigmem_populate(dst + at, n);
+    memcpy(dst + at, src + at, n);
+    if (c->src) onnx_proto_consumed(c->src, src + at, n);
   }
-  *owned_out = buf;
-  *data_out = buf;
   return ST_OK;
 }
 
@@ -510,14 +510,13 @@ static status tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t, const char 
 
 status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *name, const char *what,
                          ir_value **out) {
-  int dt, rank;
+  int dt, rank, where;
   int64_t dims[MAX_RANK];
-  const void *data;
   uint64_t bytes;
-  void *owned;
-  status s = tensor_decode(c, t, what, &dt, &rank, dims, &data, &bytes, &owned);
-  if (!s) s = make_const(c, name, what, dt, rank, dims, data, bytes, out);
-  free(owned);
+  status s = tensor_check(c, t, what, &dt, &rank, dims, &bytes, &where);
+  if (!s && !(*out = ir_const_new(c->g, name, (dtype)dt, rank, dims, NULL, (size_t)bytes)))
+    s = onnx_fail(c, ST_ERR_NOMEM, "%s: out of memory for %" PRIu64 " bytes", what, bytes);
+  if (!s) s = tensor_fill(c, t, what, where, dt, rank, dims, bytes, (unsigned char *)(*out)->data);
   return s;
 }
 
@@ -538,19 +537,20 @@ status onnx_read_tensor_file(const char *path, arena *a, onnx_tensor *out, diag 
   onnx_ctx c = {.label = path, .dir = dir, .dirfd = -1, .d = d};
   arena_init(&c.scratch, 0);
   const Onnx__TensorProto *t = p.tensor;
-  const void *data = NULL;
-  void *owned = NULL;
   uint64_t nbytes = 0;
+  int where = 0;
   if (!dir) s = diag_set(d, ST_ERR_NOMEM, "%s: out of memory", path);
-  if (!s) s = tensor_decode(&c, t, "TensorProto", &out->dtype, &out->rank, out->dims, &data, &nbytes, &owned);
+  if (!s) s = tensor_check(&c, t, "TensorProto", &out->dtype, &out->rank, out->dims, &nbytes, &where);
   if (!s) {
     out->bytes = (size_t)nbytes;
-    out->data = arena_memdup(a, data, out->bytes);
+    out->data = arena_alloc_aligned(a, out->bytes ? out->bytes : 1, 64);
     out->name = arena_strdup(a, t->name ? t->name : "");
     if (!out->data || !out->name)
       s = diag_set(d, ST_ERR_NOMEM, "%s: out of memory for %zu bytes", path, out->bytes);
   }
-  free(owned);
+  if (!s)
+    s = tensor_fill(&c, t, "TensorProto", where, out->dtype, out->rank, out->dims, nbytes,
+                    (unsigned char *)out->data);
   onnx_tensor_done(&c);
   arena_free(&c.scratch);
   free(dir);

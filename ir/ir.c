@@ -157,7 +157,7 @@ ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const 
   ir_value_set_shape(v, rank, dims);
   int64_t want = ir_value_bytes(v);
   if (want < 0 || (uint64_t)want != bytes) return NULL;
-  v->data = arena_memdup(&g->arena, data, bytes);
+  v->data = data ? arena_memdup(&g->arena, data, bytes) : arena_alloc_lazy(&g->arena, bytes ? bytes : 1);
   return v->data ? v : NULL;
 }
 
@@ -186,6 +186,24 @@ int ir_graph_add_output(ir_graph *g, ir_value *v) {
   if (arena_grow(&g->arena, (void **)&g->outputs, &g->output_cap, g->noutputs, sizeof(ir_value *))) return -1;
   v->output_index = g->noutputs;
   g->outputs[g->noutputs++] = v;
+  return 0;
+}
+
+int ir_graph_add_source(ir_graph *g, const char *name, const char *op_type, int nin, const char *const *in,
+                        int nout, const char *const *out) {
+  if (arena_grow(&g->arena, (void **)&g->src, &g->src_cap, g->nsrc, sizeof *g->src)) return -1;
+  ir_source *s = &g->src[g->nsrc];
+  s->name = arena_strdup(&g->arena, name);
+  s->op_type = arena_strdup(&g->arena, op_type);
+  s->in = arena_array(&g->arena, (size_t)nin + 1, sizeof *s->in);
+  s->out = arena_array(&g->arena, (size_t)nout + 1, sizeof *s->out);
+  if (!s->name || !s->op_type || !s->in || !s->out) return -1;
+  for (int i = 0; i < nin; i++)
+    if (!(s->in[i] = arena_strdup(&g->arena, in[i]))) return -1;
+  for (int i = 0; i < nout; i++)
+    if (!(s->out[i] = arena_strdup(&g->arena, out[i]))) return -1;
+  s->nin = nin, s->nout = nout;
+  g->nsrc++;
   return 0;
 }
 
