@@ -80,6 +80,8 @@ aclError acl_resolve_stream(const char *call, aclrtStream s, acl_stream **out);
 /* --- models (acl_mdl.c) */
 
 void acl_model_free(acl_model *m); /* unused and out of the registry */
+/* The loaded model `id`, of the current context (under the lock). */
+aclError acl_mdl_find(const char *call, uint32_t id, acl_model **out);
 
 /* --- streams (acl_stream.c) */
 

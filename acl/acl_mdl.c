@@ -180,7 +180,7 @@ aclError aclmdlLoadFromMemWithMem(const void *model, size_t modelSize, uint32_t 
 }
 
 /* The loaded model `id`, of the current context (under the lock). */
-static aclError find(const char *call, uint32_t id, acl_model **out) {
+aclError acl_mdl_find(const char *call, uint32_t id, acl_model **out) {
   acl_model *m = acl_find_model(id);
   if (!m) return acl_fail(ACL_ERROR_INVALID_MODEL_ID, "%s: modelId %u: no such model is loaded", call, id);
   acl_context *c = acl_current();
@@ -196,7 +196,7 @@ aclError aclmdlUnload(uint32_t modelId) {
   aclError e = acl_enter("aclmdlUnload");
   if (e) return e;
   acl_model *m = NULL;
-  if ((e = find("aclmdlUnload", modelId, &m))) return acl_leave_with(e);
+  if ((e = acl_mdl_find("aclmdlUnload", modelId, &m))) return acl_leave_with(e);
   acl_remove_model(m); /* waits for runs in flight and queued on streams */
   acl_model_free(m);
   return acl_leave_with(ACL_SUCCESS);
@@ -277,7 +277,7 @@ aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input, aclmdlDatas
   aclError e = acl_enter(call);
   if (e) return e;
   acl_model *m = NULL;
-  if ((e = find(call, modelId, &m))) return acl_leave_with(e);
+  if ((e = acl_mdl_find(call, modelId, &m))) return acl_leave_with(e);
   /* The addresses are checked into a stack array, then copied under the run lock. */
   enum { MAX_STACK = 64 };
   void *addrs[MAX_STACK],
@@ -304,7 +304,8 @@ aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdl
   if (e) return e;
   acl_model *m = NULL;
   acl_stream *s = NULL;
-  if ((e = find(call, modelId, &m)) || (e = acl_resolve_stream(call, stream, &s))) return acl_leave_with(e);
+  if ((e = acl_mdl_find(call, modelId, &m)) || (e = acl_resolve_stream(call, stream, &s)))
+    return acl_leave_with(e);
   acl_op *op = calloc(1, sizeof *op);
   void **a = calloc((size_t)(m->nin + m->nout) + 1, sizeof *a);
   if (!op || !a) {
@@ -335,7 +336,7 @@ static aclError set_gear(const char *call, uint32_t modelId, aclmdlDataset *data
   aclError e = acl_enter(call);
   if (e) return e;
   acl_model *m = NULL;
-  if ((e = find(call, modelId, &m))) return acl_leave_with(e);
+  if ((e = acl_mdl_find(call, modelId, &m))) return acl_leave_with(e);
   omrt_gear_desc g;
   omrt_model_gear(m->m, 0, &g);
   if (g.kind != kind)
@@ -383,7 +384,7 @@ aclError aclmdlSetInputDynamicDims(uint32_t modelId, aclmdlDataset *dataset, siz
   aclError e = acl_enter(call);
   if (e) return e;
   acl_model *m = NULL;
-  e = find(call, modelId, &m);
+  e = acl_mdl_find(call, modelId, &m);
   int ngears = e ? 0 : omrt_model_num_gears(m->m), found = -1;
   for (int g = 0; g < ngears && found < 0; g++) {
     size_t k = 0;

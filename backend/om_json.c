@@ -313,6 +313,9 @@ static const kind_desc kinds[] = {
         {"ONEHOT",
          {[OM_ONEHOT_T_INDICES] = "indices", [OM_ONEHOT_T_VALUES] = "values", [OM_ONEHOT_T_Y] = "y"},
          {[OM_ONEHOT_P_AXIS] = {"axis", P_INT}, [OM_ONEHOT_P_DEPTH] = {"depth", P_INT}}},
+    [OM_TASK_AIPP] = {"AIPP",
+                      {[OM_AIPP_T_SRC] = "src", [OM_AIPP_T_PARAMS] = "params", [OM_AIPP_T_Y] = "y"},
+                      {{0}}},
     [OM_TASK_RESIZE] =
         {"RESIZE",
          {[OM_RESIZE_T_X] = "x", [OM_RESIZE_T_IDX] = "idx", [OM_RESIZE_T_W] = "w", [OM_RESIZE_T_Y] = "y"},
@@ -375,6 +378,7 @@ typedef struct pkg {
   const om_task *tasks;
   const char *strings;
   uint64_t weights_bytes;
+  const uint8_t *weights;
   const uint8_t *vprogs;
   const uint32_t *formats;       /* IO partition, or NULL */
   const om_gears *gears;         /* GEARS partition, or NULL */
@@ -397,7 +401,10 @@ static void locate(pkg *p, const uint8_t *base) {
     case OM_PART_TENSORS: p->tensors = (const om_tensor *)at; break;
     case OM_PART_TASKS: p->tasks = (const om_task *)at; break;
     case OM_PART_STRINGS: p->strings = (const char *)at; break;
-    case OM_PART_WEIGHTS: p->weights_bytes = pt->size; break;
+    case OM_PART_WEIGHTS:
+      p->weights = at;
+      p->weights_bytes = pt->size;
+      break;
     case OM_PART_VPROGS: p->vprogs = at; break;
     case OM_PART_IO: p->formats = (const uint32_t *)at; break;
     case OM_PART_GEARS: p->gears = (const om_gears *)at; break;
@@ -535,6 +542,35 @@ static int conv_x_scale(const om_task *t) {
   return t->kind == OM_TASK_CONV2D && t->params[OM_CONV_P_X_SCALE] == 1;
 }
 
+/* An AIPP record (om_format.h) as JSON members, as atc's aipp_op names them. */
+static void aipp_json(jbuf *b, const om_aipp_params *a) {
+  static const char *const formats[] = {"?", "YUV420SP_U8", "XRGB8888_U8", "RGB888_U8", "YUV400_U8"};
+  jprintf(b, "\"input_format\": \"%s\", \"src_image_size_w\": %d, \"src_image_size_h\": %d, ",
+          formats[a->input_format <= 4 ? a->input_format : 0], a->src_w, a->src_h);
+  jprintf(b, "\"csc_switch\": %d, \"rbuv_swap_switch\": %d, \"ax_swap_switch\": %d, ", a->csc, a->rbuv_swap,
+          a->ax_swap);
+  jprintf(b, "\"crop\": %d, \"load_start_pos_w\": %d, \"load_start_pos_h\": %d, \"crop_size_w\": %d, ",
+          a->crop, a->crop_x, a->crop_y, a->crop_w);
+  jprintf(b, "\"crop_size_h\": %d, \"padding\": %d, \"left_padding_size\": %d, \"right_padding_size\": %d, ",
+          a->crop_h, a->padding, a->pad_left, a->pad_right);
+  jprintf(b, "\"top_padding_size\": %d, \"bottom_padding_size\": %d, \"padding_value\": %.9g, \"matrix\": [",
+          a->pad_top, a->pad_bottom, (double)a->pad_value);
+  for (int i = 0; i < 9; i++)
+    jprintf(b, "%s%d", i ? ", " : "", a->matrix[i / 3][i % 3]);
+  jprintf(b, "], \"input_bias\": [%d, %d, %d], \"output_bias\": [%d, %d, %d], \"mean_chn\": [",
+          a->input_bias[0], a->input_bias[1], a->input_bias[2], a->output_bias[0], a->output_bias[1],
+          a->output_bias[2]);
+  for (int i = 0; i < 4; i++)
+    jprintf(b, "%s%d", i ? ", " : "", a->mean[i]);
+  JLIT(b, "], \"min_chn\": [");
+  for (int i = 0; i < 4; i++)
+    jprintf(b, "%s%.9g", i ? ", " : "", (double)a->min[i]);
+  JLIT(b, "], \"var_reci_chn\": [");
+  for (int i = 0; i < 4; i++)
+    jprintf(b, "%s%.9g", i ? ", " : "", (double)a->var_reci[i]);
+  JLIT(b, "]");
+}
+
 static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   const om_task *t = &p->tasks[i];
   const kind_desc *k = kind_of(t->kind);
@@ -583,6 +619,17 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
     if (t->kind == OM_TASK_TRANSDATA && t->params[OM_TRANSDATA_P_CHANNELS_LAST])
       jprintf(b, "%s\"channels_last\": %d", k->params[0].name ? ", " : "",
               t->params[OM_TRANSDATA_P_CHANNELS_LAST]);
+    if (t->kind == OM_TASK_AIPP) { /* static: the record in WEIGHTS; dynamic: an input's */
+      const om_tensor *par = &p->tensors[t->tensors[OM_AIPP_T_PARAMS]];
+      if (par->region == OM_REGION_WEIGHTS) {
+        om_aipp_params a;
+        memcpy(&a, p->weights + par->offset, sizeof a);
+        JLIT(b, "\"aipp_mode\": \"static\", ");
+        aipp_json(b, &a);
+      } else {
+        jprintf(b, "\"aipp_mode\": \"dynamic\", \"params_input\": %u", par->index);
+      }
+    }
     JLIT(b, "}");
   } else {
     JLIT(b, "[");
@@ -806,6 +853,30 @@ status om_summary(const char *om_path, char **text_out, diag *d) {
       jprintf(&b, "%s%lld", v ? "," : "", (long long)g.values[v]);
   }
   if (g.kind != OMRT_GEAR_NONE) JLIT(&b, "\n");
+  for (int i = 0; i < omrt_model_num_inputs(m); i++) { /* AIPP, per image input */
+    omrt_aipp_info a;
+    if (omrt_model_input_aipp(m, i, &a) != OMRT_OK || a.mode == OMRT_AIPP_NONE) continue;
+    jprintf(&b, "aipp:       input %d %s -> [%lld, %lld, %lld, %lld]", i,
+            a.mode == OMRT_AIPP_STATIC ? "static" : "dynamic", (long long)a.out_dims[0],
+            (long long)a.out_dims[1], (long long)a.out_dims[2], (long long)a.out_dims[3]);
+    if (a.mode == OMRT_AIPP_DYNAMIC) {
+      jprintf(&b, ", parameters in input %d, images up to %lld bytes\n", a.params_input,
+              (long long)(a.src_bytes / a.out_dims[0]));
+      continue;
+    }
+    const omrt_aipp *c = &a.config;
+    static const char *const formats[] = {"?", "YUV420SP_U8", "XRGB8888_U8", "RGB888_U8", "YUV400_U8"};
+    jprintf(&b, ", %s %dx%d", formats[c->input_format <= 4 ? c->input_format : 0], c->src_w, c->src_h);
+    if (c->rbuv_swap_switch) JLIT(&b, ", rbuv_swap");
+    if (c->ax_swap_switch) JLIT(&b, ", ax_swap");
+    if (c->crop) jprintf(&b, ", crop %dx%d at (%d, %d)", c->crop_w, c->crop_h, c->crop_x, c->crop_y);
+    if (c->padding)
+      jprintf(&b, ", padding l%d r%d t%d b%d", c->pad_left, c->pad_right, c->pad_top, c->pad_bottom);
+    if (c->csc_switch) JLIT(&b, ", csc");
+    jprintf(&b, ", mean %d,%d,%d min %g,%g,%g var_reci %g,%g,%g\n", c->mean[0], c->mean[1], c->mean[2],
+            (double)c->min[0], (double)c->min[1], (double)c->min[2], (double)c->var_reci[0],
+            (double)c->var_reci[1], (double)c->var_reci[2]);
+  }
   omrt_model_free(m);
   free(data);
   if (b.nomem) {

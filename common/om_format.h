@@ -53,8 +53,9 @@
  * 2.2 added the IO, GEARS and SOURCES partitions (a 2.1 runtime refuses a
  * package that has them as an unknown partition type and reads the others),
  * the CONV3D task and the NDC1HWC0 and FRACTAL_Z_3D layouts (refused by a
- * 2.1 runtime as an unknown kind or layout). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 2 };
+ * 2.1 runtime as an unknown kind or layout).
+ * 2.3 added the AIPP task (refused by a 2.2 runtime as an unknown kind). */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 3 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc
@@ -246,6 +247,7 @@ typedef enum om_task_kind {
   OM_TASK_LAYERNORM = 21,
   OM_TASK_ATTENTION = 22,
   OM_TASK_CONV3D = 23,
+  OM_TASK_AIPP = 24,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -976,6 +978,80 @@ enum {
   OM_ATTENTION_NPARAMS = 7,
 };
 
+/* AIPP (vector unit): the image preprocessing of atc's --insert_op_conf,
+ *   the model's first task on an image input: raw uint8 pixels as a camera
+ *   or decoder delivers them in, the model's first layer's input out.
+ *   tensors: src ND uint8 (the model input: the raw images, one after
+ *   another), params ND uint8 [OM_AIPP_PARAMS_BYTES] (an om_aipp_params
+ *   record: in WEIGHTS for static AIPP, a model input for dynamic AIPP, set
+ *   by the application per run), y [N, C, H, W] f16 or f32, NC1HWC0 or ND.
+ *   params: none (the record says everything).
+ *   Per image n (src bytes [n*S, (n+1)*S), S = om_aipp_image_bytes of the
+ *   record's format and size) and output pixel (h, w): when (h, w) lies in
+ *   the padding (h < pad_top, h >= H - pad_bottom, w < pad_left, w >= W -
+ *   pad_right), every channel is pad_value. Otherwise the source pixel is
+ *   (crop_y + h - pad_top, crop_x + w - pad_left) (crop off: crop_x =
+ *   crop_y = 0), and in the order the hardware applies them:
+ *   1. read its channels p[0..2] (YUV400: p[0] only) as integers 0..255:
+ *      YUV420SP_U8 (NV12): Y plane of src_w*src_h bytes, then src_h/2 rows
+ *      of src_w/2 interleaved (U, V) pairs: p = (Y, U, V); XRGB8888_U8: 4
+ *      bytes a pixel (X, R, G, B), or (R, G, B, X) with ax_swap: p = (R,
+ *      G, B); RGB888_U8: 3 bytes a pixel: p = (R, G, B); YUV400_U8: one
+ *      byte: p = (Y).
+ *   2. swap: rbuv_swap exchanges p[1] and p[2] of YUV420SP (NV21: V
+ *      before U) and p[0] and p[2] of the RGB formats (BGR).
+ *   3. csc (3 channels): q[i] = clamp(((sum_j matrix[i][j] * (p[j] -
+ *      input_bias[j])) >> 8) + output_bias[i], 0, 255) in 32-bit integers,
+ *      >> an arithmetic shift (floor); else q = p.
+ *   4. channel c of y = ((float)(q[c] - mean[c]) - min[c]) * var_reci[c],
+ *      in f32 (each operation rounded to f32), then rounded once to y's
+ *      dtype (f16: to nearest even).
+ *   The image is src_w x src_h; crop_x + crop_w <= src_w, crop_y + crop_h
+ *   <= src_h; crop_w + pad_left + pad_right = W, crop_h + pad_top +
+ *   pad_bottom = H (crop off: crop_w = src_w, crop_h = src_h); C = 3 (1
+ *   for YUV400, which has no csc); YUV420SP has even src_w, src_h, crop_x
+ *   and crop_y. The loader checks a static record; omrt_execute checks a
+ *   dynamic one before it runs any task, and its images must fit src:
+ *   N * S <= src bytes. NC1HWC0 lanes past C are written 0. Block unit:
+ *   output rows, N*H. */
+enum { OM_AIPP_T_SRC = 0, OM_AIPP_T_PARAMS = 1, OM_AIPP_T_Y = 2, OM_AIPP_NTENSORS = 3 };
+enum { OM_AIPP_WRITES = OM_SLOT(OM_AIPP_T_Y) };
+enum { OM_AIPP_NPARAMS = 0 };
+
+typedef enum om_aipp_format {
+  OM_AIPP_YUV420SP_U8 = 1,
+  OM_AIPP_XRGB8888_U8 = 2,
+  OM_AIPP_RGB888_U8 = 3,
+  OM_AIPP_YUV400_U8 = 4,
+} om_aipp_format;
+
+typedef struct om_aipp_params {                                 /* 192 bytes: AIPP's record */
+  uint32_t input_format;                                        /* om_aipp_format */
+  int32_t src_w, src_h;                                         /* pixels, >= 1 */
+  uint8_t csc, rbuv_swap, ax_swap, crop, padding, reserved0[3]; /* switches, 0|1 */
+  int32_t crop_x, crop_y, crop_w, crop_h;                       /* pixels */
+  int32_t pad_left, pad_right, pad_top, pad_bottom;             /* pixels, >= 0 */
+  int32_t matrix[3][3];                                         /* csc, -32768..32767 */
+  int32_t input_bias[3];                                        /* csc, 0..255 */
+  int32_t output_bias[3];                                       /* csc, 0..255 */
+  int32_t mean[4];                                              /* -32768..32767; [3] unused */
+  float min[4], var_reci[4];                                    /* finite; [3] unused */
+  float pad_value;                                              /* finite */
+  uint32_t reserved[7];                                         /* zero */
+} om_aipp_params;
+enum { OM_AIPP_PARAMS_BYTES = 192, OM_AIPP_MAX_SIDE = 8192 };
+
+/* Bytes of one image of `format`, w x h pixels (0 for a bad format). */
+static inline uint64_t om_aipp_image_bytes(uint32_t format, uint64_t w, uint64_t h) {
+  switch (format) {
+  case OM_AIPP_YUV420SP_U8: return w * h * 3 / 2;
+  case OM_AIPP_XRGB8888_U8: return w * h * 4;
+  case OM_AIPP_RGB888_U8: return w * h * 3;
+  case OM_AIPP_YUV400_U8: return w * h;
+  default: return 0;
+  }
+}
+
 /* Every kind's tensor access: X(kind, writes, in_place). A kind missing
  * here has none, and the loader refuses its tasks. */
 #define OM_TASK_ACCESS(X)                                                                                    \
@@ -1000,7 +1076,8 @@ enum {
   X(OM_TASK_WPACK, OM_WPACK_WRITES, 0)                                                                       \
   X(OM_TASK_LAYERNORM, OM_LAYERNORM_WRITES, 0)                                                               \
   X(OM_TASK_ATTENTION, OM_ATTENTION_WRITES, 0)                                                               \
-  X(OM_TASK_CONV3D, OM_CONV_WRITES, OM_CONV_IN_PLACE)
+  X(OM_TASK_CONV3D, OM_CONV_WRITES, OM_CONV_IN_PLACE)                                                        \
+  X(OM_TASK_AIPP, OM_AIPP_WRITES, 0)
 
 typedef struct om_task {                 /* 144 bytes */
   uint32_t kind;                         /* om_task_kind */
@@ -1041,6 +1118,7 @@ _Static_assert(sizeof(om_tensor) == 104, "om_tensor is 104 bytes");
 _Static_assert(sizeof(om_task) == 144, "om_task is 144 bytes");
 _Static_assert(sizeof(om_gears) == 16, "om_gears is 16 bytes");
 _Static_assert(sizeof(om_gear) == 160, "om_gear is 160 bytes");
+_Static_assert(sizeof(om_aipp_params) == OM_AIPP_PARAMS_BYTES, "om_aipp_params is 192 bytes");
 /* The named slots fit the record, and the runs their neighbours leave room
  * for. (int): the constants of different enums compare as numbers. */
 _Static_assert((int)OM_CONV_NPARAMS <= (int)OM_TASK_MAX_PARAMS &&

@@ -27,6 +27,7 @@
 
 #include "common/atomic_file.h"
 #include "common/bigmem.h"
+#include "driver/aipp.h"
 #include "driver/gears.h"
 #include "driver/io_types.h"
 #include "driver/calibrate.h"
@@ -160,8 +161,8 @@ static const char *base_name(const char *path) {
  * (the precheck stops after layout); *g_out is the graph (the caller frees
  * it). dump_dir: --dump_graph's directory for this compile, or NULL. */
 static status compile_graph(const atc_options *opt, const onnx_input_shape *shapes, int nshapes,
-                            const char *label, pass_ctx *ctx, const char *dump_dir, atc_result *res,
-                            double *t0, ir_graph **g_out, diag *d) {
+                            const atc_aipp_conf *aipp, const char *label, pass_ctx *ctx, const char *dump_dir,
+                            atc_result *res, double *t0, ir_graph **g_out, diag *d) {
   onnx_options oo = {.input_shapes = shapes, .ninput_shapes = nshapes};
   if (opt->precheck) {
     oo.on_unsupported = opt->on_unsupported;
@@ -175,6 +176,7 @@ static status compile_graph(const atc_options *opt, const onnx_input_shape *shap
   res->nnodes_in = g->nnodes;
   phase_done(opt, "parse", t0);
   if (opt->out_nodes && *opt->out_nodes) st = apply_out_nodes(g, opt->out_nodes, d);
+  if (st == ST_OK && aipp) st = atc_aipp_apply(g, aipp, d);
   atc_io_flags io = {opt->input_fp16_nodes, opt->is_input_adjust_hw_layout, opt->output_type,
                      opt->is_output_adjust_hw_layout, opt->out_nodes};
   int *io_dtype = NULL;
@@ -208,7 +210,9 @@ static status io_formats(const ir_graph *g, const atc_options *opt, om_writer *w
                     sizeof formats / sizeof *formats);
   for (int i = 0; i < g->ninputs + g->noutputs; i++) {
     const ir_value *v = i < g->ninputs ? g->inputs[i] : g->outputs[i - g->ninputs];
+    int aipp = i < g->ninputs ? atc_aipp_input_kind(g, v) : 0; /* raw images: [N, H, W, C] or bytes */
     formats[i] = v->layout == LAYOUT_NC1HWC0      ? OM_IO_NC1HWC0
+                 : aipp                           ? (aipp == 1 ? OM_IO_NHWC : OM_IO_ND)
                  : i < g->ninputs && v->rank == 4 ? rank4
                                                   : OM_IO_ND;
   }
@@ -255,6 +259,25 @@ status atc_compile_cfg(const atc_options *opt, const prec_cfg *prec, atc_result 
     st = atc_gears_parse(opt->dynamic_batch_size, opt->dynamic_image_size, opt->dynamic_dims, nhwc, shapes,
                          nshapes, gears, d);
 
+  /* --insert_op_conf: read once, applied to the graph. */
+  atc_aipp_conf aipp_storage, *aipp = NULL;
+  if (st == ST_OK && opt->insert_op_conf) {
+    if (gears->kind)
+      st = diag_set(
+          d, ST_ERR_UNSUPPORTED,
+          "--insert_op_conf with --dynamic_batch_size, --dynamic_image_size or --dynamic_dims is not "
+          "supported by this atc");
+    else if (opt->input_format && strcmp(opt->input_format, "NCHW"))
+      st =
+          diag_set(d, ST_ERR_UNSUPPORTED,
+                   "--insert_op_conf with --input_format=%s is not supported by this atc", opt->input_format);
+    else if (opt->is_input_adjust_hw_layout)
+      st = diag_set(d, ST_ERR_UNSUPPORTED,
+                    "--insert_op_conf with --is_input_adjust_hw_layout is not supported by this atc");
+    else if ((st = atc_aipp_parse(opt->insert_op_conf, &scratch, &aipp_storage, d)) == ST_OK)
+      aipp = &aipp_storage;
+  }
+
   /* The output name: the --output base name without directories. */
   char model_name[256];
   snprintf(model_name, sizeof model_name, "%s", base_name(opt->output_path ? opt->output_path : label));
@@ -295,8 +318,8 @@ status atc_compile_cfg(const atc_options *opt, const prec_cfg *prec, atc_result 
     ctx.copy_weights = gi > 0;
     ir_graph *gg = NULL;
     if (st == ST_OK)
-      st = compile_graph(opt, gears->kind ? gear_shapes : shapes, nshapes, label, &ctx, dump, res, &t0, &gg,
-                         d);
+      st = compile_graph(opt, gears->kind ? gear_shapes : shapes, nshapes, aipp, label, &ctx, dump, res, &t0,
+                         &gg, d);
     if (st && gears->kind && !opt->precheck) {
       char gear[160] = "";
       for (int v = 0, len = 0; v < gears->nvalues && len < (int)sizeof gear; v++)

@@ -38,6 +38,9 @@ typedef struct atc_options {
    * --input_fp16_nodes, --is_input_adjust_hw_layout, --output_type,
    * --is_output_adjust_hw_layout. */
   const char *input_fp16_nodes, *is_input_adjust_hw_layout, *output_type, *is_output_adjust_hw_layout;
+  /* --insert_op_conf: an aipp_op file (driver/aipp.h), or NULL: AIPP in
+   * front of the image inputs it names. */
+  const char *insert_op_conf;
   const char *soc_version; /* --soc_version, e.g. "Ascend310" */
   om_precision precision;  /* --precision_mode */
   int high_performance;    /* --op_select_implmode=high_performance (atc's default): Winograd

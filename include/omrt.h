@@ -235,15 +235,67 @@ OMRT_API omrt_status omrt_context_task_profile(const omrt_context *ctx, int task
 OMRT_API omrt_status omrt_context_set_gear(omrt_context *ctx, int gear);
 OMRT_API int omrt_context_gear(const omrt_context *ctx);
 
+/* AIPP (atc --insert_op_conf): an image input whose raw uint8 pixels (as
+ * a camera or decoder delivers them: NV12, RGB, ...) the model converts,
+ * crops, pads and normalises itself before its first layer
+ * (common/om_format.h's AIPP task states the arithmetic exactly). Static
+ * AIPP has its parameters in the package; dynamic AIPP reads them from one
+ * more model input (named "ascend_dynamic_aipp_data", OMRT_AIPP_PARAMS_BYTES
+ * bytes), which the application fills with omrt_aipp_pack, or which
+ * omrt_context_set_aipp fills for every run on a context. */
+enum { OMRT_AIPP_NONE = 0, OMRT_AIPP_STATIC = 1, OMRT_AIPP_DYNAMIC = 2 };
+enum {
+  OMRT_AIPP_YUV420SP_U8 = 1, /* NV12: a Y plane, then interleaved U, V at half resolution */
+  OMRT_AIPP_XRGB8888_U8 = 2, /* 4 bytes a pixel: X, R, G, B (R, G, B, X with ax_swap_switch) */
+  OMRT_AIPP_RGB888_U8 = 3,   /* 3 bytes a pixel: R, G, B */
+  OMRT_AIPP_YUV400_U8 = 4,   /* 1 byte a pixel */
+};
+enum { OMRT_AIPP_PARAMS_BYTES = 192 };
+typedef struct omrt_aipp {
+  int input_format;                                 /* OMRT_AIPP_YUV420SP_U8, ... */
+  int32_t src_w, src_h;                             /* the image's pixels */
+  int csc_switch, rbuv_swap_switch, ax_swap_switch; /* 0|1 */
+  int crop;                                         /* 0|1; 0: the whole image */
+  int32_t crop_x, crop_y, crop_w, crop_h;           /* pixels (load_start_pos_w/h, crop_size_w/h) */
+  int padding;                                      /* 0|1; 0: the pad sizes count as 0 */
+  int32_t pad_left, pad_right, pad_top, pad_bottom; /* pixels */
+  float pad_value;                                  /* every channel of a padded pixel */
+  int32_t matrix[3][3];                             /* csc: matrix_r<i>c<j> */
+  int32_t input_bias[3], output_bias[3];            /* csc: 0..255 */
+  int32_t mean[4];                                  /* mean_chn_<i> */
+  float min[4], var_reci[4];                        /* min_chn_<i>, var_reci_chn_<i> */
+} omrt_aipp;
+typedef struct omrt_aipp_info {
+  int mode;            /* OMRT_AIPP_NONE, _STATIC or _DYNAMIC */
+  int params_input;    /* dynamic: the input that carries the parameters; else -1 */
+  int64_t src_bytes;   /* bytes of the image input (dynamic: batch x max_src_image_size) */
+  int64_t out_dims[4]; /* what AIPP hands the model's first layer: N, C, H, W */
+  omrt_aipp config;    /* static: the package's parameters; else zero */
+} omrt_aipp_info;
+/* How input `input` is preprocessed (OMRT_AIPP_NONE for a plain input,
+ * and for the parameters input of dynamic AIPP). */
+OMRT_API omrt_status omrt_model_input_aipp(const omrt_model *model, int input, omrt_aipp_info *info_out);
+/* Checks cfg against image input `input`'s dynamic AIPP (formats, sizes,
+ * crop inside the image, the output size the model takes, the bytes the
+ * input holds) and writes the parameters input's OMRT_AIPP_PARAMS_BYTES
+ * bytes to buf (bytes >= that). OMRT_ERR_ARG naming the broken rule. */
+OMRT_API omrt_status omrt_aipp_pack(const omrt_model *model, int input, const omrt_aipp *cfg, void *buf,
+                                    size_t bytes);
+/* The same, kept in the context: every later omrt_execute on ctx given
+ * NULL for the parameters input reads these. Allocates on the first call. */
+OMRT_API omrt_status omrt_context_set_aipp(omrt_context *ctx, int input, const omrt_aipp *cfg);
+
 /* Runs the context's gear once. inputs[i] points to the gear's input i
  * bytes (omrt_model_gear_input; omrt_model_input's bytes are enough for
- * every gear), outputs[i] to its output i bytes of writable memory, where
+ * every gear; NULL for a dynamic AIPP parameters input that
+ * omrt_context_set_aipp set), outputs[i] to its output i bytes of writable memory, where
  * the gear's outputs are written in C order from the start; the buffers
  * belong to the caller and are only used during the call. Allocates
  * nothing. OMRT_ERR_ARG, naming the task and the index, when indices
  * computed from the inputs (Gather, GatherElements, GatherND,
  * ScatterElements, ScatterND) fall outside their axis, as ONNX makes that an
- * error; the outputs are then unspecified. */
+ * error; the outputs are then unspecified. OMRT_ERR_ARG, before any task
+ * runs, when dynamic AIPP parameters break a rule (omrt_aipp_pack's). */
 OMRT_API omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs);
 /* The same, first checking each buffer's size: input_bytes[i] and
  * output_bytes[i] must be at least the gear's (OMRT_ERR_ARG naming the

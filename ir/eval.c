@@ -170,6 +170,62 @@ static status eval_batchnorm(ev *e) {
   return float_out(e, 0, y);
 }
 
+/* Aipp (om_format.h's AIPP task): the raw images in[0] by the record in[1],
+ * transcribed from CANN's documented order: swap, crop, CSC in integers
+ * with >> 8 and the clamp, (x - mean - min) * var_reci in f32, padding. */
+static status eval_aipp(ev *e) {
+  const ir_value *Y = e->n->out[0], *S = e->n->in[0];
+  if (ir_value_elements(e->n->in[1]) != OM_AIPP_PARAMS_BYTES)
+    return fail(e, ST_ERR_INVALID, "params '%s' is not a %d-byte record", e->n->in[1]->name,
+                OM_AIPP_PARAMS_BYTES);
+  om_aipp_params p;
+  memcpy(&p, e->in[1], sizeof p);
+  const int64_t N = Y->dims[0], C = Y->dims[1], H = Y->dims[2], W = Y->dims[3];
+  const uint64_t img = om_aipp_image_bytes(p.input_format, (uint64_t)p.src_w, (uint64_t)p.src_h);
+  if (!img || C > 3 || C < 1 || p.crop_x < 0 || p.crop_y < 0 || p.crop_w + p.pad_left + p.pad_right != W ||
+      p.crop_h + p.pad_top + p.pad_bottom != H || p.crop_x + p.crop_w > p.src_w ||
+      p.crop_y + p.crop_h > p.src_h || (uint64_t)N * img > (uint64_t)ir_value_elements(S))
+    return fail(e, ST_ERR_INVALID, "the AIPP record does not fit the images or the output");
+  float *y = float_scratch(e, 0);
+  if (!y) return nomem(e);
+  const uint8_t *src = e->in[0];
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t h = 0; h < H; h++)
+      for (int64_t w = 0; w < W; w++) {
+        int32_t q[3] = {0, 0, 0};
+        const int pad = h < p.pad_top || h >= H - p.pad_bottom || w < p.pad_left || w >= W - p.pad_right;
+        if (!pad) {
+          const int64_t sx = p.crop_x + w - p.pad_left, sy = p.crop_y + h - p.pad_top, at = sy * p.src_w + sx;
+          const uint8_t *b = src + (uint64_t)n * img;
+          if (p.input_format == OM_AIPP_YUV420SP_U8) {
+            const uint8_t *uv = b + (int64_t)p.src_w * p.src_h + sy / 2 * p.src_w + sx / 2 * 2;
+            q[0] = b[at], q[1] = uv[p.rbuv_swap ? 1 : 0], q[2] = uv[p.rbuv_swap ? 0 : 1];
+          } else if (p.input_format == OM_AIPP_YUV400_U8) {
+            q[0] = b[at];
+          } else {
+            const int bpp = p.input_format == OM_AIPP_RGB888_U8 ? 3 : 4;
+            const uint8_t *px = b + at * bpp + (bpp == 4 && !p.ax_swap);
+            q[0] = px[p.rbuv_swap ? 2 : 0], q[1] = px[1], q[2] = px[p.rbuv_swap ? 0 : 2];
+          }
+          if (p.csc) {
+            int32_t o[3];
+            for (int i = 0; i < 3; i++) {
+              int32_t acc = 0;
+              for (int j = 0; j < 3; j++)
+                acc += p.matrix[i][j] * (q[j] - p.input_bias[j]);
+              acc = (acc >> 8) + p.output_bias[i];
+              o[i] = acc < 0 ? 0 : acc > 255 ? 255 : acc;
+            }
+            memcpy(q, o, sizeof q);
+          }
+        }
+        for (int64_t c = 0; c < C; c++)
+          y[((n * C + c) * H + h) * W + w] =
+              pad ? p.pad_value : ((float)(q[c] - p.mean[c]) - p.min[c]) * p.var_reci[c];
+      }
+  return float_out(e, 0, y);
+}
+
 static status eval_softmax(ev *e) {
   const ir_value *X = e->n->in[0];
   int axis = norm_axis(ir_attr_int(e->n, "axis", -1), X->rank);
@@ -820,6 +876,7 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   case IR_OP_MATMUL: return eval_matmul(&e);
   case IR_OP_VECPROG: return ir_vprog_eval(n, inputs, outputs_out, a, d);
   case IR_OP_REDUCE: return eval_reduce(&e);
+  case IR_OP_AIPP: return eval_aipp(&e);
   case IR_OP_TRANSPOSE:
   case IR_OP_SLICE:
   case IR_OP_EXPAND:

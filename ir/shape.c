@@ -732,6 +732,18 @@ static status infer_node(si *s, ir_node *n) {
     rank = n->in[0]->rank;
     memcpy(dims, n->in[0]->dims, sizeof(int64_t) * MAX_RANK);
     break;
+  case IR_OP_AIPP: { /* the image the model's first layer takes: attr dims [N, C, H, W] */
+    const ir_attr *a = ir_attr_find(n, "dims");
+    if (!a || a->kind != IR_ATTR_INTS || a->n != 4 || n->in[0]->dtype != DT_UINT8 ||
+        n->in[1]->dtype != DT_UINT8)
+      return fail(s, ST_ERR_INVALID, "needs uint8 src and params and attr dims (4 ints)");
+    for (int i = 0; i < 4; i++)
+      if (a->ints[i] < 1) return fail(s, ST_ERR_INVALID, "dims[%d] = %lld", i, (long long)a->ints[i]);
+    rank = 4;
+    memcpy(dims, a->ints, 4 * sizeof(int64_t));
+    dt = y->dtype == DT_FLOAT16 ? DT_FLOAT16 : DT_FLOAT32;
+    break;
+  }
   case IR_OP_BITCAST:
     dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
     if (dtype_size(dt) == 0 || !dtype_name(dt))

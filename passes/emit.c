@@ -484,6 +484,12 @@ static status emit_cumsum(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_CUMSUM, OM_CUMSUM_NTENSORS, tv, OM_CUMSUM_NPARAMS, p);
 }
 
+static status emit_aipp(emit_state *s, ir_node *n) {
+  ir_value *tv[OM_AIPP_NTENSORS] = {
+      [OM_AIPP_T_SRC] = n->in[0], [OM_AIPP_T_PARAMS] = n->in[1], [OM_AIPP_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_AIPP, OM_AIPP_NTENSORS, tv, 0, NULL);
+}
+
 static status emit_onehot(emit_state *s, ir_node *n) {
   int32_t p[OM_ONEHOT_NPARAMS] = {[OM_ONEHOT_P_AXIS] = (int32_t)ir_attr_int(n, "axis", 0),
                                   [OM_ONEHOT_P_DEPTH] = (int32_t)ir_attr_int(n, "depth", 0)};
@@ -636,8 +642,8 @@ static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_MATMUL] = emit_matmul,       [OM_TASK_RESIZE] = emit_resize,
     [OM_TASK_POOL_ND] = emit_pool_nd,     [OM_TASK_TOPK] = emit_topk,
     [OM_TASK_SCATTER] = emit_scatter,     [OM_TASK_CUMSUM] = emit_cumsum,
-    [OM_TASK_ONEHOT] = emit_onehot,       [OM_TASK_LAYERNORM] = emit_layernorm,
-    [OM_TASK_ATTENTION] = emit_attention,
+    [OM_TASK_ONEHOT] = emit_onehot,       [OM_TASK_AIPP] = emit_aipp,
+    [OM_TASK_LAYERNORM] = emit_layernorm, [OM_TASK_ATTENTION] = emit_attention,
 };
 
 int pass_emit_has_rule(om_task_kind kind) {

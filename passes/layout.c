@@ -34,6 +34,7 @@
  *            dtype), GATHER and INDEX (indices as they are), RESIZE (nearest
  *            on any dtype; its tap tables become constant inputs),
  *            REINTERPRET (BitCast: the bytes as they are), graph I/O.
+ *   AIPP     its uint8 inputs as they are; it writes NC1HWC0.
  * The rules VECTORIZED, FOLDED and NONE refuse what should be gone by now.
  * A VectorProgram converts dtypes itself (precision reconciled it with its
  * tensors), so only its layouts are set here, all operands one layout: the
@@ -810,6 +811,14 @@ static status layout_matmul_checked(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : layout_matmul(s, n, cdt);
 }
 
+/* AIPP: src and params as they are (uint8 ND); the image it gives is
+ * NC1HWC0 in the node's compute dtype, the layout the model's first layer
+ * (a Conv) reads, so no TransData follows it there; other readers get one
+ * to what they want. */
+static status layout_aipp(lay_state *s, ir_node *n, int cdt) {
+  return redirect_output(s, n, 0, LAYOUT_NC1HWC0, cdt);
+}
+
 /* One rule per ops.def lay value. */
 typedef status (*lay_rule)(lay_state *s, ir_node *n, int cdt);
 static const lay_rule lay_rules[IR_LAY_COUNT] = {
@@ -830,6 +839,7 @@ static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_INDEX] = layout_index,
     [IR_LAY_COPY] = layout_copy,
     [IR_LAY_REINTERPRET] = layout_reinterpret,
+    [IR_LAY_AIPP] = layout_aipp,
 };
 
 int pass_layout_has_rule(ir_lay lay) { return lay >= 0 && lay < IR_LAY_COUNT && lay_rules[lay] != NULL; }

@@ -403,6 +403,12 @@ static uint64_t units_layernorm(const ir_node *n, uint64_t *elems) {
   return units;
 }
 
+/* AIPP: output rows, N*H. */
+static uint64_t units_aipp(const ir_node *n, uint64_t *elems) {
+  (void)elems;
+  return (uint64_t)n->out[0]->dims[0] * (uint64_t)n->out[0]->dims[2];
+}
+
 /* y elements: GATHER, PAD, SCATTER, ONEHOT. */
 static uint64_t units_elements(const ir_node *n, uint64_t *elems) {
   (void)n;
@@ -449,6 +455,7 @@ static const units_rule unit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_PAD] = units_elements,
     [OM_TASK_SCATTER] = units_elements,
     [OM_TASK_ONEHOT] = units_elements,
+    [OM_TASK_AIPP] = units_aipp,
 };
 
 int pass_tiling_has_rule(om_task_kind kind) {

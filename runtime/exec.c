@@ -91,6 +91,12 @@ struct omrt_context {
   void *hook_user;
   int check_overflow; /* omrt_context_options.check_overflow */
 
+  /* Dynamic AIPP parameters kept by omrt_context_set_aipp (NULL until its
+   * first call): one malloc'd block of ninputs records, a set flag per
+   * input, and the input pointers execute passes on. */
+  uint8_t *aipp_params, *aipp_set;
+  const void **aipp_inputs;
+
   /* The current job, written by the caller before gen advances. */
   const om_task *task;
   rt_kernel_fn fn;
@@ -265,6 +271,7 @@ void omrt_context_free(omrt_context *ctx) {
   free(ctx->workers);
   free(ctx->profile);
   free(ctx->task_ns);
+  free(ctx->aipp_params);
   if (ctx->own_workspace) free(ctx->workspace);
   free(ctx);
 }
@@ -399,6 +406,27 @@ omrt_status omrt_context_set_gear(omrt_context *ctx, int gear) {
   return OMRT_OK;
 }
 
+omrt_status omrt_context_set_aipp(omrt_context *ctx, int input, const omrt_aipp *cfg) {
+  if (!ctx) return rt_error(OMRT_ERR_ARG, "omrt_context_set_aipp: ctx is NULL");
+  const uint32_t n = ctx->m->def->ninputs;
+  if (!ctx->aipp_params) {
+    /* records, then flags, then the pointer array (8-byte aligned: records are 192 bytes) */
+    size_t flags = (n + 7u) & ~(size_t)7;
+    uint8_t *block = calloc(1, (size_t)n * OM_AIPP_PARAMS_BYTES + flags + n * sizeof(void *));
+    if (!block) return rt_error(OMRT_ERR_NOMEM, "omrt_context_set_aipp: out of memory");
+    ctx->aipp_params = block;
+    ctx->aipp_set = block + (size_t)n * OM_AIPP_PARAMS_BYTES;
+    ctx->aipp_inputs = (const void **)(void *)(ctx->aipp_set + flags);
+  }
+  uint8_t rec[OM_AIPP_PARAMS_BYTES];
+  int at;
+  omrt_status s = rt_aipp_pack(ctx->m, input, cfg, rec, "omrt_context_set_aipp", &at);
+  if (s) return s;
+  memcpy(ctx->aipp_params + (size_t)at * OM_AIPP_PARAMS_BYTES, rec, sizeof rec);
+  ctx->aipp_set[at] = 1;
+  return OMRT_OK;
+}
+
 int omrt_context_gear(const omrt_context *ctx) { return ctx ? (int)(ctx->gear - ctx->m->gears) : 0; }
 
 static uint64_t now_ns(void) {
@@ -444,14 +472,22 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
   const om_model_def *d = m->def;
   if (d->ninputs && !inputs) return rt_error(OMRT_ERR_ARG, "omrt_execute: inputs is NULL");
   if (d->noutputs && !outputs) return rt_error(OMRT_ERR_ARG, "omrt_execute: outputs is NULL");
+  if (ctx->aipp_params) { /* parameters the context keeps stand in for NULL inputs */
+    for (uint32_t i = 0; i < d->ninputs; i++)
+      ctx->aipp_inputs[i] =
+          !inputs[i] && ctx->aipp_set[i] ? ctx->aipp_params + (size_t)i * OM_AIPP_PARAMS_BYTES : inputs[i];
+    inputs = ctx->aipp_inputs;
+  }
   for (uint32_t i = 0; i < d->ninputs; i++)
     if (!inputs[i]) return rt_error(OMRT_ERR_ARG, "omrt_execute: inputs[%u] is NULL", i);
   for (uint32_t i = 0; i < d->noutputs; i++)
     if (!outputs[i]) return rt_error(OMRT_ERR_ARG, "omrt_execute: outputs[%u] is NULL", i);
 
+  const rt_gear *g = ctx->gear;
+  omrt_status s = rt_aipp_check_run(m, g, inputs);
+  if (s) return s;
   for (int i = 0; i < ctx->nworkers; i++)
     ctx->workers[i].core.fault = 0;
-  const rt_gear *g = ctx->gear;
   for (uint32_t t = g->first_task; t < g->first_task + g->ntasks; t++) {
     const om_task *task = &m->tasks[t];
     uint64_t t0 = ctx->profile ? now_ns() : 0;
@@ -496,11 +532,12 @@ omrt_status omrt_context_set_task_hook(omrt_context *ctx, omrt_task_hook hook, v
   return OMRT_OK;
 }
 
-/* Checks n buffer sizes against the gear's descriptors. */
+/* Checks n buffer sizes against the gear's descriptors (not an input whose
+ * parameters the context keeps: bufs[i] NULL and omrt_context_set_aipp set). */
 static omrt_status check_sizes(const omrt_context *ctx, const char *what, uint32_t n,
-                               const omrt_tensor_desc *want, const size_t *have) {
+                               const omrt_tensor_desc *want, const void *const *bufs, const size_t *have) {
   for (uint32_t i = 0; i < n; i++)
-    if (have[i] < want[i].bytes)
+    if (have[i] < want[i].bytes && !(bufs && !bufs[i] && ctx->aipp_set && ctx->aipp_set[i]))
       return rt_error(OMRT_ERR_ARG, "omrt_execute: %s %u '%s' has %zu bytes; gear %d needs %zu", what, i,
                       want[i].name, have[i], omrt_context_gear(ctx), want[i].bytes);
   return OMRT_OK;
@@ -513,8 +550,8 @@ omrt_status omrt_execute_sized(omrt_context *ctx, const void *const *inputs, con
   if ((d->ninputs && !input_bytes) || (d->noutputs && !output_bytes))
     return rt_error(OMRT_ERR_ARG, "omrt_execute: %s is NULL", !output_bytes ? "output_bytes" : "input_bytes");
   omrt_status s;
-  if ((s = check_sizes(ctx, "input", d->ninputs, ctx->gear->inputs, input_bytes)) ||
-      (s = check_sizes(ctx, "output", d->noutputs, ctx->gear->outputs, output_bytes)))
+  if ((s = check_sizes(ctx, "input", d->ninputs, ctx->gear->inputs, inputs, input_bytes)) ||
+      (s = check_sizes(ctx, "output", d->noutputs, ctx->gear->outputs, NULL, output_bytes)))
     return s;
   return omrt_execute(ctx, inputs, outputs);
 }

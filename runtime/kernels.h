@@ -30,6 +30,7 @@
  *   RESIZE      y rows (elements / last dim);  POOL_ND  y elements
  *   MATMUL      tiles (om_format.h)
  *   ATTENTION   tiles: batch x query blocks (om_format.h)
+ *   AIPP        y rows: N*H
  *
  * Checks: each kind's check function validates its task with the rt_chk_*
  * helpers; every failure is rt_error(OMRT_ERR_FORMAT, "task %u (KIND)
@@ -497,6 +498,10 @@ void rt_scatter_run(const om_task *task, const rt_args *args, uint32_t block, rt
 omrt_status rt_scatter_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_cumsum_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_cumsum_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* kernels_aipp.c: AIPP. */
+void rt_aipp_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_aipp_check(const omrt_model *m, uint32_t i, const om_task *task);
+
 void rt_onehot_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_onehot_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);

@@ -32,6 +32,7 @@ typedef struct flags {
   const char *fusion_switch_file, *dynamic_batch_size, *dynamic_image_size, *dynamic_dims;
   const char *output_type, *input_fp16_nodes, *is_input_adjust_hw_layout, *is_output_adjust_hw_layout;
   const char *precision_mode_v2, *keep_dtype, *modify_mixlist, *precision_calibration_input;
+  const char *insert_op_conf;
 } flags;
 
 static const struct {
@@ -80,6 +81,12 @@ static const struct {
          "per --input_fp16_nodes entry, \"true,false\": that input is fp16 NC1HWC0 "
          "(the chip's 5-D layout)"),
     FLAG(is_output_adjust_hw_layout, "per --out_nodes entry, \"true,false\": that output is fp16 NC1HWC0"),
+    FLAG(insert_op_conf,
+         "AIPP file: ATC's \"aipp_op { key: value ... }\" blocks, one per image input "
+         "(related_input_rank); that input becomes the raw uint8 image (YUV420SP_U8, RGB888_U8, XRGB8888_U8, "
+         "YUV400_U8) and the om crops, pads, colour-converts (csc_switch, matrix_r*c*) and normalises "
+         "(mean_chn_i, min_chn_i, var_reci_chn_i) it; aipp_mode: dynamic with max_src_image_size takes the "
+         "parameters at run time (docs/aipp.md)"),
     FLAG(fusion_switch_file,
          "file of fusion switches, one \"PassName:on|off\" a line ('#' comments), later "
          "lines win; every rule is on by default, ALL:off gives the op-by-op build (one task "
@@ -88,7 +95,7 @@ static const struct {
     FLAG(mode,
          "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json), 3 = precheck: list "
          "every unsupported node of --model and exit 1 if there is one, without compiling; 6 = print --om's "
-         "summary (inputs and outputs, gears, SoC, atc version and command line)"),
+         "summary (inputs and outputs, gears, AIPP, SoC, atc version and command line)"),
     FLAG(om, "with --mode=1 or --mode=6: the om file to read"),
     FLAG(json, "with --mode=1: the JSON file to write"),
     FLAG(dump_graph, "directory to write the IR (text and DOT) after every pass"),
@@ -512,6 +519,7 @@ int main(int argc, char **argv) {
                      .dynamic_dims = f.dynamic_dims,
                      .output_type = f.output_type,
                      .input_fp16_nodes = f.input_fp16_nodes,
+                     .insert_op_conf = f.insert_op_conf,
                      .is_input_adjust_hw_layout = f.is_input_adjust_hw_layout,
                      .is_output_adjust_hw_layout = f.is_output_adjust_hw_layout,
                      .soc_version = f.soc_version,

@@ -22,8 +22,7 @@
  * yourself). aclmdlExecute checks the count, and that each buffer is device
  * memory of at least the tensor's size.
  *
- * Not provided: dynamic batch / image size / dims and AIPP (the om format
- * has no gears yet).
+ * AIPP (atc --insert_op_conf): see the AIPP section below.
  */
 #ifndef INC_EXTERNAL_ACL_ACL_MDL_H_
 #define INC_EXTERNAL_ACL_ACL_MDL_H_
@@ -135,6 +134,124 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicHWSize(uint32_t modelId, aclmdlData
 /* dims: every input's dims one after another, as aclmdlGetInputDynamicDims gives them. */
 ACL_FUNC_VISIBILITY aclError aclmdlSetInputDynamicDims(uint32_t modelId, aclmdlDataset *dataset, size_t index,
                                                        const aclmdlIODims *dims);
+
+/* AIPP (atc --insert_op_conf). An input with static AIPP takes the raw
+ * uint8 image (its dims and size say how many bytes); one with dynamic AIPP
+ * takes up to max_src_image_size bytes per image, and the model has one
+ * more input, named ACL_DYNAMIC_AIPP_NAME (the second "..._1", ...), that
+ * holds the parameters: the application builds them in an aclmdlAIPP and
+ * writes them into that input's device buffer with aclmdlSetInputAIPP
+ * (index: the parameters input's) or aclmdlSetAIPPByInputIndex (index: the
+ * image input's). The parameters are checked against the model there (an
+ * image that does not fit, a crop outside it, an output size the model
+ * does not take: ACL_ERROR_INVALID_PARAM naming the rule) and again when
+ * the model runs. Not provided: scaling (scfSwitch 1 is
+ * ACL_ERROR_FEATURE_UNSUPPORTED) and parameters that differ between the
+ * images of one batch (every batchIndex must agree). */
+#define ACL_DYNAMIC_AIPP_NAME "ascend_dynamic_aipp_data"
+#define ACL_MAX_SHAPE_COUNT 128
+typedef struct aclmdlAIPP aclmdlAIPP;
+typedef struct aclAippExtendInfo aclAippExtendInfo;
+typedef enum {
+  ACL_YUV420SP_U8 = 1,
+  ACL_XRGB8888_U8,
+  ACL_RGB888_U8,
+  ACL_YUV400_U8,
+  ACL_NC1HWC0DI_FP16,
+  ACL_NC1HWC0DI_S8,
+  ACL_ARGB8888_U8,
+  ACL_YUYV_U8,
+  ACL_YUV422SP_U8,
+  ACL_AYUV444_U8,
+  ACL_RAW10,
+  ACL_RAW12,
+  ACL_RAW16,
+  ACL_RAW24,
+  ACL_AIPP_RESERVED = 0xffff,
+} aclAippInputFormat;
+typedef enum {
+  ACL_DATA_WITHOUT_AIPP = 0,
+  ACL_DATA_WITH_STATIC_AIPP,
+  ACL_DATA_WITH_DYNAMIC_AIPP,
+  ACL_DYNAMIC_AIPP_NODE
+} aclmdlInputAippType;
+typedef struct aclAippDims {
+  aclmdlIODims srcDims;     /* the model input's dims before AIPP */
+  size_t srcSize;           /* bytes */
+  aclmdlIODims aippOutdims; /* what AIPP gives the model */
+  size_t aippOutSize;       /* bytes */
+} aclAippDims;
+typedef struct aclAippInfo {
+  aclAippInputFormat inputFormat;
+  int32_t srcImageSizeW, srcImageSizeH;
+  int8_t cropSwitch;
+  int32_t loadStartPosW, loadStartPosH, cropSizeW, cropSizeH;
+  int8_t resizeSwitch;
+  int32_t resizeOutputW, resizeOutputH;
+  int8_t paddingSwitch;
+  int32_t leftPaddingSize, rightPaddingSize, topPaddingSize, bottomPaddingSize;
+  int8_t cscSwitch, rbuvSwapSwitch, axSwapSwitch, singleLineMode;
+  int32_t matrixR0C0, matrixR0C1, matrixR0C2, matrixR1C0, matrixR1C1, matrixR1C2, matrixR2C0, matrixR2C1,
+      matrixR2C2;
+  int32_t outputBias0, outputBias1, outputBias2, inputBias0, inputBias1, inputBias2;
+  int32_t meanChn0, meanChn1, meanChn2, meanChn3;
+  float minChn0, minChn1, minChn2, minChn3;
+  float varReciChn0, varReciChn1, varReciChn2, varReciChn3;
+  aclFormat srcFormat;
+  aclDataType srcDatatype;
+  size_t srcDimNum;
+  size_t shapeCount;
+  aclAippDims outDims[ACL_MAX_SHAPE_COUNT];
+  aclAippExtendInfo *aippExtend; /* NULL */
+} aclAippInfo;
+
+/* Parameters for batchSize images (NULL when out of memory or batchSize is 0). */
+ACL_FUNC_VISIBILITY aclmdlAIPP *aclmdlCreateAIPP(uint64_t batchSize);
+ACL_FUNC_VISIBILITY aclError aclmdlDestroyAIPP(const aclmdlAIPP *aippParmsSet);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPInputFormat(aclmdlAIPP *aippParmsSet,
+                                                      aclAippInputFormat inputFormat);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPCscParams(
+    aclmdlAIPP *aippParmsSet, int8_t cscSwitch, int16_t cscMatrixR0C0, int16_t cscMatrixR0C1,
+    int16_t cscMatrixR0C2, int16_t cscMatrixR1C0, int16_t cscMatrixR1C1, int16_t cscMatrixR1C2,
+    int16_t cscMatrixR2C0, int16_t cscMatrixR2C1, int16_t cscMatrixR2C2, uint8_t cscOutputBiasR0,
+    uint8_t cscOutputBiasR1, uint8_t cscOutputBiasR2, uint8_t cscInputBiasR0, uint8_t cscInputBiasR1,
+    uint8_t cscInputBiasR2);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPRbuvSwapSwitch(aclmdlAIPP *aippParmsSet, int8_t rbuvSwapSwitch);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPAxSwapSwitch(aclmdlAIPP *aippParmsSet, int8_t axSwapSwitch);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPSrcImageSize(aclmdlAIPP *aippParmsSet, int32_t srcImageSizeW,
+                                                       int32_t srcImageSizeH);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPScfParams(aclmdlAIPP *aippParmsSet, int8_t scfSwitch,
+                                                    int32_t scfInputSizeW, int32_t scfInputSizeH,
+                                                    int32_t scfOutputSizeW, int32_t scfOutputSizeH,
+                                                    uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPCropParams(aclmdlAIPP *aippParmsSet, int8_t cropSwitch,
+                                                     int32_t cropStartPosW, int32_t cropStartPosH,
+                                                     int32_t cropSizeW, int32_t cropSizeH,
+                                                     uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPPaddingParams(aclmdlAIPP *aippParmsSet, int8_t paddingSwitch,
+                                                        int32_t paddingSizeTop, int32_t paddingSizeBottom,
+                                                        int32_t paddingSizeLeft, int32_t paddingSizeRight,
+                                                        uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPDtcPixelMean(aclmdlAIPP *aippParmsSet, int16_t dtcPixelMeanChn0,
+                                                       int16_t dtcPixelMeanChn1, int16_t dtcPixelMeanChn2,
+                                                       int16_t dtcPixelMeanChn3, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPDtcPixelMin(aclmdlAIPP *aippParmsSet, float dtcPixelMinChn0,
+                                                      float dtcPixelMinChn1, float dtcPixelMinChn2,
+                                                      float dtcPixelMinChn3, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPPixelVarReci(aclmdlAIPP *aippParmsSet, float dtcPixelVarReciChn0,
+                                                       float dtcPixelVarReciChn1, float dtcPixelVarReciChn2,
+                                                       float dtcPixelVarReciChn3, uint64_t batchIndex);
+ACL_FUNC_VISIBILITY aclError aclmdlSetInputAIPP(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                                const aclmdlAIPP *aippParmsSet);
+ACL_FUNC_VISIBILITY aclError aclmdlSetAIPPByInputIndex(uint32_t modelId, aclmdlDataset *dataset, size_t index,
+                                                       const aclmdlAIPP *aippParmsSet);
+/* dynamicAttachedDataIndex: for an image input with dynamic AIPP, its
+ * parameters input; for a parameters input, its image input; else
+ * (size_t)-1. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetAippType(uint32_t modelId, size_t index, aclmdlInputAippType *type,
+                                               size_t *dynamicAttachedDataIndex);
+/* Static AIPP's parameters (ACL_ERROR_INVALID_PARAM for another input). */
+ACL_FUNC_VISIBILITY aclError aclmdlGetFirstAippInfo(uint32_t modelId, size_t index, aclAippInfo *aippInfo);
 
 ACL_FUNC_VISIBILITY aclmdlDataset *aclmdlCreateDataset(void);                    /* NULL when out of memory */
 ACL_FUNC_VISIBILITY aclError aclmdlDestroyDataset(const aclmdlDataset *dataset); /* not its buffers */

@@ -5,14 +5,14 @@
  *   f32 (must_keep_origin_dtype): max |err| <= 1e-4 * max |ref| per output
  *   f16 (force_fp16, allow_mix_precision): cosine similarity >= 0.999
  *
- * Two graphs: a small residual CNN shaped like a classifier (conv+relu ->
+ * Graphs: a small residual CNN shaped like a classifier (conv+relu ->
  * maxpool -> conv with residual -> GAP -> flatten -> a fully connected 1x1
- * conv -> reshape), and a vector-heavy one (depthwise conv with Relu6,
+ * conv -> reshape), a vector-heavy one (depthwise conv with Relu6,
  * concat along channels, broadcast constant, avg pool, softmax, two
- * outputs). Then the memory plan's properties on a deep residual chain: no
- * two simultaneously live workspace values overlap unless aliased, all
- * inside workspace_bytes, 64-byte aligned, lower bound <= size; and the
- * layout pass's rejections name the node and op type.
+ * outputs), and an AIPP (NV12 with crop, CSC, normalisation and padding)
+ * feeding a conv, the AIPP's own output compared too. Then the memory plan's properties on a deep residual
+ * chain: no two simultaneously live workspace values overlap unless aliased, all inside workspace_bytes,
+ * 64-byte aligned, lower bound <= size; and the layout pass's rejections name the node and op type.
  */
 #include <math.h>
 #include <stdio.h>
@@ -95,6 +95,47 @@ static const char *const onnx_ir =
     "const %C : f32[5] = rand(27)\n"
     "%gm : f32[1,5] = Gemm(%fl, %B, %C) {alpha=1.0, beta=1.0, transA=0, transB=0}  # gemm\n"
     "output %gm\n";
+
+/* x: NV12 10x10 bytes -> Aipp (crop 8x6 at (2, 2), JPEG CSC, mean/min/
+ * var_reci, padding l1 t1 b1) -> [1, 3, 8, 9] -> Conv 3x3. The record is
+ * written out as the u8 constant's values. */
+static const char *aipp_ir(void) {
+  static char text[4096];
+  om_aipp_params r = {.input_format = OM_AIPP_YUV420SP_U8,
+                      .src_w = 10,
+                      .src_h = 10,
+                      .csc = 1,
+                      .crop = 1,
+                      .padding = 1,
+                      .crop_x = 2,
+                      .crop_y = 2,
+                      .crop_w = 8,
+                      .crop_h = 6,
+                      .pad_left = 1,
+                      .pad_top = 1,
+                      .pad_bottom = 1,
+                      .matrix = {{256, 0, 359}, {256, -88, -183}, {256, 454, 0}},
+                      .input_bias = {0, 128, 128},
+                      .mean = {124, 116, 104},
+                      .min = {0.5f, 0.25f, 0},
+                      .var_reci = {0.017f, 0.0175f, 0.0174f, 1},
+                      .pad_value = -0.5f};
+  const uint8_t *b = (const uint8_t *)&r;
+  int len = snprintf(text, sizeof text,
+                     "graph aipp opset 13\n"
+                     "input %%x : u8[1,15,10,1]\n"
+                     "const %%p : u8[192] = [");
+  for (int i = 0; i < OM_AIPP_PARAMS_BYTES; i++)
+    len += snprintf(text + len, sizeof text - (size_t)len, "%s%u", i ? ", " : "", b[i]);
+  snprintf(text + len, sizeof text - (size_t)len,
+           "]\n"
+           "%%a : f32[1,3,8,9] = Aipp(%%x, %%p) {dims=[1,3,8,9]}  # aipp\n"
+           "const %%w : f32[4,3,3,3] = rand(31)\n"
+           "%%y : f32[1,4,8,9] = Conv(%%a, %%w) {dilations=[1,1], group=1, kernel_shape=[3,3], "
+           "pads=[1,1,1,1], strides=[1,1]}  # conv\n"
+           "output %%y, %%a\n");
+  return text;
+}
 
 static const soc_info test_soc = {.name = "Ascend310",
                                   .ai_cores = 2,
@@ -398,6 +439,8 @@ int main(void) {
   check_numerics("vec", vec_ir, OM_PRECISION_ALLOW_MIX_PRECISION);
   check_numerics("onnxish", onnx_ir, OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
   check_numerics("onnxish", onnx_ir, OM_PRECISION_FORCE_FP16);
+  check_numerics("aipp", aipp_ir(), OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
+  check_numerics("aipp", aipp_ir(), OM_PRECISION_FORCE_FP16);
   check_memplan();
   check_rejections();
   return test_summary("test_lowering");

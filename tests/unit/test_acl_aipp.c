@@ -1,0 +1,246 @@
+/* test_acl_aipp.c - AIPP through libascendcl (acl_mdl.h) and libomrt's AIPP
+ * calls (omrt.h), on models compiled in process with atc's
+ * --insert_op_conf:
+ *   - dynamic AIPP: the parameters input ACL_DYNAMIC_AIPP_NAME is found by
+ *     name, aclmdlGetAippType names both inputs, parameters built with the
+ *     aclmdlSetAIPP* calls and written by aclmdlSetInputAIPP or
+ *     aclmdlSetAIPPByInputIndex give outputs equal to a direct computation
+ *     of the documented formula (crop, then (x - mean - min) * var_reci,
+ *     then the model's Relu) and to libomrt's omrt_context_set_aipp run;
+ *   - the refusals: scaling (ACL_ERROR_FEATURE_UNSUPPORTED), a crop outside
+ *     the image, a batch that is not the model's, batch entries that
+ *     differ, an index that names no dynamic AIPP input, a run whose
+ *     parameters no call set (an all-zero record);
+ *   - static AIPP: aclmdlGetAippType and aclmdlGetFirstAippInfo report the
+ *     file's parameters. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "driver/compile.h"
+#include "omrt.h"
+#include "onnx_mb.h"
+#include "support.h"
+
+#define EXPECT_ACL(call, code, want)                                                                         \
+  do {                                                                                                       \
+    CHECK_EQ_INT((call), (code));                                                                            \
+    const char *msg_ = aclGetRecentErrMsg();                                                                 \
+    CHECK(msg_ &&strstr(msg_, want));                                                                        \
+    if (!msg_ || !strstr(msg_, want)) test_note("  message: %s (want '%s')", msg_ ? msg_ : "(none)", want);  \
+  } while (0)
+#define OK(call) CHECK_EQ_INT((call), ACL_SUCCESS)
+
+enum { N = 1, C = 3, H = 6, W = 8, SW = 10, SH = 8, CX = 2, CY = 1 };
+
+/* x [1, 3, 6, 8] -> Relu = y, compiled with the AIPP file `conf`. */
+static void *compile(const char *conf, size_t *size) {
+  const char *path = "tmp_acl_aipp.cfg";
+  CHECK(test_write_file(path, conf, strlen(conf)) == 0);
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", 1, 4, (int64_t[]){N, C, H, W}, NULL);
+  mb_node(&m, "Relu", "relu", "x", "y");
+  mb_output(&m, "y");
+  size_t len;
+  uint8_t *onnx = mb_pack(&m, &len);
+  atc_options opt = {.model_path = "acl_aipp.onnx",
+                     .model_data = onnx,
+                     .model_size = len,
+                     .insert_op_conf = path,
+                     .soc_version = "Ascend310",
+                     .precision = OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE,
+                     .high_performance = 1,
+                     .cmdline = "test_acl_aipp"};
+  atc_result res;
+  diag d;
+  diag_init(&d);
+  status st = atc_compile(&opt, &res, &d);
+  if (st) test_note("atc_compile: %s", d.msg);
+  free(onnx);
+  mb_free(&m);
+  remove(path);
+  *size = st ? 0 : res.om_bytes;
+  return st ? NULL : res.om_data;
+}
+
+static uint8_t image[SW * SH * 3];
+static float want[C * H * W], got[C * H * W];
+static const int16_t mean[3] = {100, 50, 0};
+static const float vmin[3] = {0.5f, 0.0f, 10.0f}, var[3] = {1.0f, 2.0f, 0.5f};
+
+/* The documented AIPP of `image` (RGB888, crop CX, CY, W x H), then Relu. */
+static void expected(void) {
+  for (int i = 0; i < SW * SH * 3; i++)
+    image[i] = (uint8_t)((i * 53 + 11) % 256);
+  for (int c = 0; c < C; c++)
+    for (int h = 0; h < H; h++)
+      for (int w = 0; w < W; w++) {
+        float v = ((float)(image[((CY + h) * SW + CX + w) * 3 + c] - mean[c]) - vmin[c]) * var[c];
+        want[(c * H + h) * W + w] = v > 0 ? v : 0;
+      }
+}
+
+static aclmdlAIPP *params(uint64_t batch) {
+  aclmdlAIPP *a = aclmdlCreateAIPP(batch);
+  CHECK(a != NULL);
+  OK(aclmdlSetAIPPInputFormat(a, ACL_RGB888_U8));
+  OK(aclmdlSetAIPPSrcImageSize(a, SW, SH));
+  for (uint64_t b = 0; b < batch; b++) {
+    OK(aclmdlSetAIPPCropParams(a, 1, CX, CY, W, H, b));
+    OK(aclmdlSetAIPPDtcPixelMean(a, mean[0], mean[1], mean[2], 0, b));
+    OK(aclmdlSetAIPPDtcPixelMin(a, vmin[0], vmin[1], vmin[2], 0, b));
+    OK(aclmdlSetAIPPPixelVarReci(a, var[0], var[1], var[2], 1, b));
+  }
+  return a;
+}
+
+static void test_dynamic(void) {
+  size_t size;
+  void *om =
+      compile("aipp_op {\n aipp_mode: dynamic\n related_input_rank: 0\n max_src_image_size: 300\n}\n", &size);
+  CHECK(om != NULL);
+  if (!om) return;
+  expected();
+
+  /* libomrt: the parameters kept on the context */
+  omrt_model *om_m;
+  omrt_context *ctx;
+  CHECK_EQ_INT(omrt_model_load_memory(om, size, NULL, &om_m), OMRT_OK);
+  CHECK_EQ_INT(omrt_context_new(om_m, &ctx), OMRT_OK);
+  omrt_aipp_info info;
+  CHECK_EQ_INT(omrt_model_input_aipp(om_m, 0, &info), OMRT_OK);
+  CHECK(info.mode == OMRT_AIPP_DYNAMIC && info.params_input == 1 && info.src_bytes == 300);
+  omrt_aipp cfg = {.input_format = OMRT_AIPP_RGB888_U8,
+                   .src_w = SW,
+                   .src_h = SH,
+                   .crop = 1,
+                   .crop_x = CX,
+                   .crop_y = CY,
+                   .crop_w = W,
+                   .crop_h = H};
+  for (int c = 0; c < 3; c++)
+    cfg.mean[c] = mean[c], cfg.min[c] = vmin[c], cfg.var_reci[c] = var[c];
+  CHECK_EQ_INT(omrt_context_set_aipp(ctx, 0, &cfg), OMRT_OK);
+  static uint8_t padded[300];
+  memcpy(padded, image, sizeof image);
+  const void *in[2] = {padded, NULL};
+  void *out[1] = {got};
+  CHECK_EQ_INT(omrt_execute(ctx, in, out), OMRT_OK);
+  CHECK(memcmp(got, want, sizeof want) == 0);
+  memset(got, 0, sizeof got); /* the sized run needs no size for the parameters the context keeps */
+  CHECK_EQ_INT(omrt_execute_sized(ctx, in, (const size_t[]){300, 0}, out, (const size_t[]){sizeof got}),
+               OMRT_OK);
+  CHECK(memcmp(got, want, sizeof want) == 0);
+  omrt_aipp bad = cfg;
+  bad.crop_x = 4; /* 4 + 8 > 10 */
+  CHECK_EQ_INT(omrt_context_set_aipp(ctx, 0, &bad), OMRT_ERR_ARG);
+  CHECK(strstr(omrt_last_error(), "not inside the 10x8 image") != NULL);
+  omrt_context_free(ctx);
+  omrt_model_free(om_m);
+
+  /* AscendCL */
+  uint32_t id;
+  OK(aclmdlLoadFromMem(om, size, &id));
+  aclmdlDesc *desc = aclmdlCreateDesc();
+  OK(aclmdlGetDesc(desc, id));
+  size_t pidx = 9, attached = 9;
+  OK(aclmdlGetInputIndexByName(desc, ACL_DYNAMIC_AIPP_NAME, &pidx));
+  CHECK_EQ_INT((int)pidx, 1);
+  CHECK_EQ_INT(aclmdlGetInputDataType(desc, 0), ACL_UINT8);
+  aclmdlInputAippType type;
+  OK(aclmdlGetAippType(id, 0, &type, &attached));
+  CHECK(type == ACL_DATA_WITH_DYNAMIC_AIPP && attached == 1);
+  OK(aclmdlGetAippType(id, 1, &type, &attached));
+  CHECK(type == ACL_DYNAMIC_AIPP_NODE && attached == 0);
+  void *dev[3];
+  size_t bytes[3] = {aclmdlGetInputSizeByIndex(desc, 0), aclmdlGetInputSizeByIndex(desc, 1),
+                     aclmdlGetOutputSizeByIndex(desc, 0)};
+  CHECK(bytes[0] == 300 && bytes[1] == OMRT_AIPP_PARAMS_BYTES && bytes[2] == sizeof got);
+  aclmdlDataset *ds_in = aclmdlCreateDataset(), *ds_out = aclmdlCreateDataset();
+  for (int i = 0; i < 3; i++) {
+    OK(aclrtMalloc(&dev[i], bytes[i], ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemset(dev[i], bytes[i], 0, bytes[i]));
+    OK(aclmdlAddDatasetBuffer(i < 2 ? ds_in : ds_out, aclCreateDataBuffer(dev[i], bytes[i])));
+  }
+  OK(aclrtMemcpy(dev[0], bytes[0], image, sizeof image, ACL_MEMCPY_HOST_TO_DEVICE));
+  /* no parameters yet: the all-zero record has no input format */
+  EXPECT_ACL(aclmdlExecute(id, ds_in, ds_out), ACL_ERROR_INVALID_PARAM, "input_format 0");
+
+  aclmdlAIPP *a = params(1);
+  EXPECT_ACL(aclmdlSetAIPPScfParams(a, 1, SW, SH, W, H, 0), ACL_ERROR_FEATURE_UNSUPPORTED, "scaling");
+  OK(aclmdlSetAIPPScfParams(a, 0, 0, 0, 0, 0, 0));
+  EXPECT_ACL(aclmdlSetAIPPCropParams(a, 1, 0, 0, W, H, 1), ACL_ERROR_INVALID_PARAM, "batchIndex 1");
+  EXPECT_ACL(aclmdlSetAIPPPaddingParams(a, 1, 33, 0, 0, 0, 0), ACL_ERROR_INVALID_PARAM, "paddingSizeTop");
+  EXPECT_ACL(aclmdlSetInputAIPP(id, ds_in, 0, a), ACL_ERROR_INVALID_PARAM, "not a dynamic AIPP input");
+  OK(aclmdlSetInputAIPP(id, ds_in, pidx, a));
+  OK(aclmdlExecute(id, ds_in, ds_out));
+  OK(aclrtMemcpy(got, sizeof got, dev[2], sizeof got, ACL_MEMCPY_DEVICE_TO_HOST));
+  CHECK(memcmp(got, want, sizeof want) == 0);
+  /* by the image input's index; a crop that leaves the image; the model's batch */
+  OK(aclmdlSetAIPPByInputIndex(id, ds_in, 0, a));
+  OK(aclmdlSetAIPPCropParams(a, 1, 3, CY, W, H, 0));
+  EXPECT_ACL(aclmdlSetAIPPByInputIndex(id, ds_in, 0, a), ACL_ERROR_INVALID_PARAM,
+             "not inside the 10x8 image");
+  aclmdlAIPP *a2 = params(2);
+  EXPECT_ACL(aclmdlSetInputAIPP(id, ds_in, pidx, a2), ACL_ERROR_INVALID_PARAM, "takes 1");
+  OK(aclmdlDestroyAIPP(a2));
+  OK(aclmdlDestroyAIPP(a));
+  static aclAippInfo info_none; /* (about 270 KB: ACL_MAX_SHAPE_COUNT output dims) */
+  EXPECT_ACL(aclmdlGetFirstAippInfo(id, 0, &info_none), ACL_ERROR_INVALID_PARAM, "no static AIPP");
+
+  for (int i = 0; i < 2; i++)
+    OK(aclDestroyDataBuffer(aclmdlGetDatasetBuffer(ds_in, (size_t)i)));
+  OK(aclDestroyDataBuffer(aclmdlGetDatasetBuffer(ds_out, 0)));
+  OK(aclmdlDestroyDataset(ds_in));
+  OK(aclmdlDestroyDataset(ds_out));
+  for (int i = 0; i < 3; i++)
+    OK(aclrtFree(dev[i]));
+  OK(aclmdlDestroyDesc(desc));
+  OK(aclmdlUnload(id));
+  free(om);
+}
+
+static void test_static(void) {
+  size_t size;
+  void *om = compile("aipp_op {\n input_format: YUV420SP_U8\n src_image_size_w: 12\n src_image_size_h: 10\n"
+                     " crop: true\n load_start_pos_w: 2\n load_start_pos_h: 4\n csc_switch: true\n"
+                     " matrix_r0c0: 256\n matrix_r0c2: 359\n input_bias_1: 128\n mean_chn_0: 7\n"
+                     " var_reci_chn_2: 0.25\n}\n",
+                     &size);
+  CHECK(om != NULL);
+  if (!om) return;
+  uint32_t id;
+  OK(aclmdlLoadFromMem(om, size, &id));
+  aclmdlInputAippType type;
+  size_t attached;
+  OK(aclmdlGetAippType(id, 0, &type, &attached));
+  CHECK(type == ACL_DATA_WITH_STATIC_AIPP && attached == (size_t)-1);
+  static aclAippInfo info;
+  OK(aclmdlGetFirstAippInfo(id, 0, &info));
+  CHECK(info.inputFormat == ACL_YUV420SP_U8 && info.srcImageSizeW == 12 && info.srcImageSizeH == 10);
+  CHECK(info.cropSwitch == 1 && info.loadStartPosW == 2 && info.loadStartPosH == 4 && info.cropSizeW == W &&
+        info.cropSizeH == H);
+  CHECK(info.cscSwitch == 1 && info.matrixR0C0 == 256 && info.matrixR0C2 == 359 && info.inputBias1 == 128);
+  CHECK(info.meanChn0 == 7 && info.varReciChn2 == 0.25f && info.varReciChn0 == 1.0f);
+  CHECK(info.shapeCount == 1 && info.outDims[0].aippOutdims.dimCount == 4 &&
+        info.outDims[0].aippOutdims.dims[3] == W);
+  aclmdlDesc *desc = aclmdlCreateDesc();
+  OK(aclmdlGetDesc(desc, id));
+  CHECK_EQ_INT((int)aclmdlGetInputSizeByIndex(desc, 0), 12 * 10 * 3 / 2); /* the NV12 frame */
+  CHECK_EQ_INT(aclmdlGetInputFormat(desc, 0), ACL_FORMAT_NHWC);
+  OK(aclmdlDestroyDesc(desc));
+  OK(aclmdlUnload(id));
+  free(om);
+}
+
+int main(void) {
+  OK(aclInit(NULL));
+  OK(aclrtSetDevice(0));
+  test_dynamic();
+  test_static();
+  OK(aclrtResetDevice(0));
+  OK(aclFinalize());
+  return test_summary("acl_aipp");
+}
