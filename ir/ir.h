@@ -61,6 +61,7 @@ typedef enum ir_lay {
   IR_LAY_INDEX,
   IR_LAY_COPY,
   IR_LAY_REINTERPRET,
+  IR_LAY_QCONV,
   IR_LAY_COUNT
 } ir_lay;
 
