@@ -28,6 +28,12 @@
  * The decision per node is precision_node_dtype (precision.h), which the
  * layout pass uses to know what each consumer computes in.
  *
+ * Quantized islands keep f32 in every mode: an op between the
+ * DequantizeLinear and QuantizeLinear programs of a QDQ model (pooling),
+ * and the programs that dequantize only for such ops, carry the attribute
+ * quant_f32 (mark_quant_islands below), as ONNX Runtime computes its
+ * quantized ops in f32.
+ *
  * Vector programs (VectorProgram nodes from passes/vectorize.c) follow the
  * same rule as one FOLLOW op, with one exception: a program none of whose
  * outputs is a float (compares, casts to integers, IsNaN) does not lower --
@@ -53,7 +59,7 @@ int precision_is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
 /* 1 when node n computes in fp16 under precision p. */
 static int node_lowers(const ir_node *n, om_precision p) {
   if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return 0;
-  if (ir_ops[n->op].fp16 == IR_FP16_NEVER) return 0;
+  if (ir_ops[n->op].fp16 == IR_FP16_NEVER || ir_attr_int(n, "quant_f32", 0)) return 0;
   if (n->op == IR_OP_VECPROG) {
     int float_out = 0;
     for (int j = 0; j < n->nout; j++)
@@ -152,6 +158,76 @@ static status reconcile_programs(ir_graph *g, int lower, om_precision p, diag *d
   return ST_OK;
 }
 
+/* --- quantized islands */
+
+static int reads_float(const ir_node *n) {
+  for (int j = 0; j < n->nin; j++)
+    if (n->in[j] && precision_is_float(n->in[j]->dtype)) return 1;
+  return 0;
+}
+
+static int writes_float(const ir_node *n) {
+  for (int j = 0; j < n->nout; j++)
+    if (n->out[j] && precision_is_float(n->out[j]->dtype)) return 1;
+  return 0;
+}
+
+/* A vector program that dequantizes (reads no float, writes one) or
+ * quantizes (writes no float). */
+static int dequantizes(const ir_node *n) { return n && n->op == IR_OP_VECPROG && !reads_float(n); }
+static int quantizes(const ir_node *n) { return n && n->op == IR_OP_VECPROG && !writes_float(n); }
+
+/* 1 when v has readers and every one satisfies pred (a graph output: 0). */
+static int readers_all(const ir_graph *g, const ir_value *v, int (*pred)(const ir_node *)) {
+  if (v->output_index >= 0) return 0;
+  int any = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    const ir_node *m = g->nodes[i];
+    for (int j = 0; j < m->nin && !m->dead; j++)
+      if (m->in[j] == v) {
+        if (!pred(m)) return 0;
+        any = 1;
+      }
+  }
+  return any;
+}
+
+static int is_island_op(const ir_node *n) { return ir_attr_int(n, "quant_f32", 0) != 0; }
+
+/* Marks (attribute quant_f32) the float ops of quantized islands, which keep
+ * f32 in every mode: an op (pooling, between the DequantizeLinear and
+ * QuantizeLinear programs of a QDQ model) whose every float input a
+ * dequantizing program writes and whose every float output only
+ * quantizing programs read, and the dequantizing programs that feed only
+ * such ops. Quantized ops compute in f32 in ONNX Runtime's kernels too; an
+ * fp16 average before a QuantizeLinear would move values across rounding
+ * boundaries. */
+static status mark_quant_islands(ir_graph *g, diag *d) {
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    if (n->dead || n->op == IR_OP_VECPROG || ir_ops[n->op].fp16 == IR_FP16_NEVER || !reads_float(n)) continue;
+    int ok = 1;
+    for (int j = 0; j < n->nin && ok; j++) {
+      const ir_value *v = n->in[j];
+      if (v && !v->data && precision_is_float(v->dtype)) ok = dequantizes(v->producer);
+    }
+    for (int j = 0; j < n->nout && ok; j++)
+      if (precision_is_float(n->out[j]->dtype)) ok = readers_all(g, n->out[j], quantizes);
+    if (ok && ir_attr_set_int(g, n, "quant_f32", 1))
+      return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
+  }
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    if (n->dead || !dequantizes(n) || !writes_float(n)) continue;
+    int ok = 1;
+    for (int j = 0; j < n->nout && ok; j++)
+      if (precision_is_float(n->out[j]->dtype)) ok = readers_all(g, n->out[j], is_island_op);
+    if (ok && ir_attr_set_int(g, n, "quant_f32", 1))
+      return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
+  }
+  return ST_OK;
+}
+
 status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
   om_precision p = ctx->precision;
   if (p != OM_PRECISION_FORCE_FP16 && p != OM_PRECISION_ALLOW_FP32_TO_FP16 &&
@@ -170,6 +246,8 @@ status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
     io_changed = 1;
   }
   if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return io_changed ? reconcile_programs(g, 0, p, d) : ST_OK;
+  status qst = mark_quant_islands(g, d);
+  if (qst != ST_OK) return qst;
 
   for (int i = 0; i < g->nvalues; i++) {
     ir_value *v = g->values[i];

@@ -17,7 +17,8 @@
  * Q(b))). The bias becomes round(b / (s_x * s_w[m])), half to even: the
  * i32 bias itself when it was quantized with that scale, as exporters do.
  * Casts to the dtype a value already has (PyTorch writes one after every
- * QuantizeLinear) are looked through.
+ * QuantizeLinear) go first: they would stand between an int8 value and the
+ * vector programs that read it.
  *
  * The rest of a QDQ model stays as it is: the QuantizeLinear and
  * DequantizeLinear around Add, pooling and Concat become vector programs
@@ -28,13 +29,11 @@
  * Contract.
  *   Needs:   shape_infer, constfold, dce; runs before qfold (which would
  *            turn the int8 weights into float constants).
- *   Changes: each island above (2-D Conv, weights constant) is replaced by
- *            one QConv node writing the island's QuantizeLinear output
- *            value (or the following clamp island's); nodes nothing reads
- *            any more are removed (dce).
- *   Leaves:  topological order; islands that do not match (a weight zero
- *            point other than 0, a run-time scale, a 3-D Conv, a Conv output
- *            read elsewhere) untouched: they run as float ops, as before.
+ *   Changes: Casts to their input's dtype are removed; each island above (2-D Conv, weights constant) is
+ * replaced by one QConv node writing the island's QuantizeLinear output value (or the following clamp
+ * island's); nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that do not
+ * match (a weight zero point other than 0, a run-time scale, a 3-D Conv, a Conv output read elsewhere)
+ * untouched: they run as float ops, as before.
  */
 #include <math.h>
 #include <stdio.h>
@@ -266,11 +265,26 @@ static int fold_clamp(ir_graph *g, ir_node *qc) {
   return 1;
 }
 
+/* Casts of a value to the dtype it has (PyTorch's after each
+ * QuantizeLinear) go: their readers read the value. */
+static int drop_noop_casts(ir_graph *g) {
+  int changed = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *c = g->nodes[i];
+    if (c->dead || c->op != IR_OP_CAST || c->nin != 1 || c->in[0]->dtype != c->out[0]->dtype ||
+        c->out[0]->output_index >= 0)
+      continue;
+    ir_replace_uses(g, c->out[0], c->in[0]);
+    c->dead = changed = 1;
+  }
+  return changed;
+}
+
 status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d) {
   arena scratch;
   arena_init(&scratch, 0);
   status st = ST_OK;
-  int changed = 0;
+  int changed = drop_noop_casts(g);
   const int count = g->nnodes; /* the QConvs appended are not visited */
   for (int i = 0; i < count && st == ST_OK; i++) {
     ir_node *q = g->nodes[i];
