@@ -133,7 +133,7 @@ static void jfloat(jbuf *b, int32_t bits) {
 
 static const char *part_type_name(uint32_t t) {
   static const char *const names[] = {NULL,      "MODEL",  "TENSORS", "TASKS", "WEIGHTS",
-                                      "STRINGS", "VPROGS", "IO",      "GEARS"};
+                                      "STRINGS", "VPROGS", "IO",      "GEARS", "SOURCES"};
   return t < sizeof names / sizeof *names && names[t] ? names[t] : "?";
 }
 
@@ -387,8 +387,10 @@ typedef struct pkg {
   const char *strings;
   uint64_t weights_bytes;
   const uint8_t *vprogs;
-  const uint32_t *formats; /* IO partition, or NULL */
-  const om_gears *gears;   /* GEARS partition, or NULL */
+  const uint32_t *formats;       /* IO partition, or NULL */
+  const om_gears *gears;         /* GEARS partition, or NULL */
+  const om_task_source *sources; /* NULL without a SOURCES partition */
+  const uint32_t *source_names;
 } pkg;
 
 static void locate(pkg *p, const uint8_t *base) {
@@ -410,6 +412,11 @@ static void locate(pkg *p, const uint8_t *base) {
     case OM_PART_VPROGS: p->vprogs = at; break;
     case OM_PART_IO: p->formats = (const uint32_t *)at; break;
     case OM_PART_GEARS: p->gears = (const om_gears *)at; break;
+    case OM_PART_SOURCES:
+      p->sources = (const om_task_source *)(at + sizeof(om_sources));
+      p->source_names = (const uint32_t *)(at + sizeof(om_sources) +
+                                           (size_t)((const om_sources *)at)->ntasks * sizeof(om_task_source));
+      break;
     }
   }
 }
@@ -593,6 +600,22 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
     for (int j = 0; j < OM_TASK_MAX_PARAMS; j++)
       jprintf(b, "%s%d", j ? ", " : "", t->params[j]);
     JLIT(b, "]");
+  }
+  if (p->sources) { /* SOURCES: the ONNX nodes, and the ONNX tensor of each written slot */
+    const om_task_source *r = &p->sources[i];
+    JLIT(b, ",\n      \"onnx_nodes\": [");
+    for (uint32_t j = 0; j < r->nnodes; j++) {
+      if (j) JLIT(b, ", ");
+      jstr(b, p->strings + p->source_names[r->first + j]);
+    }
+    JLIT(b, "], \"onnx_tensors\": {");
+    for (uint32_t s = 0, n = 0; s < t->ntensors; s++) {
+      uint32_t name = p->source_names[r->first + r->nnodes + s];
+      if (!name) continue;
+      jprintf(b, "%s\"%u\": ", n++ ? ", " : "", s);
+      jstr(b, p->strings + name);
+    }
+    JLIT(b, "}");
   }
   jprintf(b, "}%s\n", i + 1 < p->def->ntasks ? "," : "");
 }

@@ -26,10 +26,10 @@
  * tasks, io and workspace size given after it are that gear's. Without
  * it the package has one implicit gear and no GEARS partition.
  *
- * File layout produced: header, partition table (5 entries, up to 8), then
+ * File layout produced: header, partition table (5 entries, up to 9), then
  * MODEL, TENSORS, TASKS, STRINGS, VPROGS (only when a program was added),
- * IO (only when formats were set), GEARS (only with gears), WEIGHTS, each at
- * a 64-byte aligned offset with the gaps zeroed.
+ * IO (only when formats were set), GEARS (only with gears), SOURCES (only
+ * when set), WEIGHTS, each at a 64-byte aligned offset with the gaps zeroed.
  */
 #include "om_write.h"
 
@@ -78,7 +78,8 @@ struct om_writer {
     uint32_t nio;
   } * gears;
   uint32_t ngears, gears_cap, gear_kind, gear_nvalues;
-  int nomem; /* an add function failed to allocate */
+  bytes_buf sources; /* the SOURCES partition, whole (om_writer_add_sources) */
+  int nomem;         /* an add function failed to allocate */
 };
 
 static uint64_t align_up(uint64_t n) { return (n + OM_ALIGN - 1) & ~(uint64_t)(OM_ALIGN - 1); }
@@ -134,6 +135,7 @@ void om_writer_free(om_writer *w) {
   free(w->str_slots);
   free(w->vprogs.data);
   free(w->vprog_refs);
+  free(w->sources.data);
   free(w->formats);
   for (uint32_t i = 0; i < w->ngears; i++)
     free(w->gears[i].io);
@@ -234,6 +236,39 @@ uint32_t om_writer_add_tensor(om_writer *w, const om_tensor *t) {
   }
   w->tensors[w->ntensors] = *t;
   return w->ntensors++;
+}
+
+int om_writer_add_sources(om_writer *w, const om_task_source *tasks, uint32_t ntasks, const uint32_t *names,
+                          uint32_t nnames) {
+  om_sources h = {0, 0}; /* what the partition holds so far */
+  if (w->sources.len) memcpy(&h, w->sources.data, sizeof h);
+  size_t old_recs = (size_t)h.ntasks * sizeof *tasks, old_names = (size_t)h.nnames * sizeof *names;
+  size_t bytes =
+      sizeof h + old_recs + (size_t)ntasks * sizeof *tasks + old_names + (size_t)nnames * sizeof *names;
+  bytes_buf next = {0};
+  if (buf_reserve(&next, bytes) != 0) {
+    w->nomem = 1;
+    return -1;
+  }
+  /* header, old records, new records (first moved past the old names), old names, new names */
+  om_sources nh = {h.ntasks + ntasks, h.nnames + nnames};
+  uint8_t *at = next.data;
+  memcpy(at, &nh, sizeof nh);
+  at += sizeof nh;
+  if (old_recs) memcpy(at, w->sources.data + sizeof h, old_recs);
+  at += old_recs;
+  for (uint32_t i = 0; i < ntasks; i++, at += sizeof *tasks) {
+    om_task_source r = tasks[i];
+    r.first += h.nnames;
+    memcpy(at, &r, sizeof r);
+  }
+  if (old_names) memcpy(at, w->sources.data + sizeof h + old_recs, old_names);
+  at += old_names;
+  if (nnames) memcpy(at, names, (size_t)nnames * sizeof *names);
+  next.len = bytes;
+  free(w->sources.data);
+  w->sources = next;
+  return 0;
 }
 
 uint32_t om_writer_add_task(om_writer *w, const om_task *t) {
@@ -361,7 +396,7 @@ int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const ui
   return 0;
 }
 
-enum { MAX_PARTS = 8 };
+enum { MAX_PARTS = 9 };
 
 /* Where each partition goes: what om_writer_size and om_writer_serialise share. */
 typedef struct om_layout {
@@ -418,6 +453,8 @@ static status plan(const om_writer *w, om_layout *l, diag *d) {
   if (w->formats)
     parts[l->nparts++] = (struct part_src){OM_PART_IO, w->formats, (size_t)nio * sizeof(uint32_t)};
   if (w->ngears) parts[l->nparts++] = (struct part_src){OM_PART_GEARS, NULL, l->gears_bytes};
+  if (w->sources.len)
+    parts[l->nparts++] = (struct part_src){OM_PART_SOURCES, w->sources.data, w->sources.len};
   parts[l->nparts++] = (struct part_src){OM_PART_WEIGHTS, NULL, w->weights_bytes};
   l->header_len = sizeof(om_header) + l->nparts * sizeof(om_partition);
   l->end = l->header_len;

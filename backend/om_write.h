@@ -55,6 +55,13 @@ int om_writer_begin_gear(om_writer *w, uint32_t kind, const int64_t *values, uin
 int om_writer_set_io_formats(om_writer *w, const uint32_t *formats, uint32_t n);
 /* Appends a task; returns its index (OM_NONE on failure). */
 uint32_t om_writer_add_task(om_writer *w, const om_task *t);
+/* Appends to the SOURCES partition (common/om_format.h): one record per
+ * task added since the previous call (a gear's tasks; the records follow
+ * the task table's order) and the names they index (string offsets from
+ * om_writer_string; `first` counts from this call's names[0]); copied.
+ * Every task needs a record once any call was made. 0 ok, -1 nomem. */
+int om_writer_add_sources(om_writer *w, const om_task_source *tasks, uint32_t ntasks, const uint32_t *names,
+                          uint32_t nnames);
 /* Declares which tensors are the model inputs and outputs, in order. 0 ok, -1 nomem. */
 int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const uint32_t *outputs,
                      int noutputs);

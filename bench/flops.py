@@ -5,9 +5,12 @@ Reads the package's JSON (`atc --mode=1 --om X.om --json X.json`) and counts
 2 x multiply-accumulates of every task that does matrix work, from its
 tensors' logical dims:
 
-  CONV2D   N x Cout x Ho x Wo x (Cin / groups) x KH x KW
-  DWCONV   N x C x Ho x Wo x KH x KW
-  MATMUL   prod(batch dims of y) x M x N x K
+  CONV2D     N x Cout x Ho x Wo x (Cin / groups) x KH x KW
+  CONV3D     N x Cout x Do x Ho x Wo x Cin x KD x KH x KW
+  DWCONV     N x C x Ho x Wo x KH x KW
+  MATMUL     prod(y) x K (y holds batch x M x N whatever the operands'
+             permutations and row fold; K from b's logical dims)
+  ATTENTION  B x Lq x Lk x (D + Dv): the two products Q K^T and P V
 
 This is the work of the model's convolutions and matrix products whatever
 the compiler made of them (a MatMul lowered to a 1x1 convolution, an LSTM
@@ -31,6 +34,19 @@ def prod(xs):
     return p
 
 
+# Kinds whose work is matrix products; each must have a rule above.
+MATRIX_KINDS = {"CONV2D", "CONV3D", "DWCONV", "MATMUL", "ATTENTION"}
+
+
+def logical(stored, code):
+    """An operand's dims with its perm param applied (common/matmul_geom.h:
+    logical dim d is stored dim perm[d], perm[d] in bits [4d, 4d + 4))."""
+    code = int(code, 0) if isinstance(code, str) else code
+    if not code:
+        return stored
+    return [stored[(code >> (4 * d)) & 15] for d in range(len(stored))]
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -51,14 +67,19 @@ def main():
         elif kind == "DWCONV":
             w, y = dims[ts["w"]], dims[ts["y"]]  # w NC1HWC0 [1, C, KH, KW]
             dw += 2 * y[0] * y[1] * y[2] * y[3] * w[2] * w[3]
+        elif kind == "CONV3D":
+            w, y = dims[ts["w"]], dims[ts["y"]]  # FRACTAL_Z_3D [Cout, Cin, KD, KH, KW]
+            conv += 2 * prod(y) * w[1] * w[2] * w[3] * w[4]
         elif kind == "MATMUL":
-            a, b, y = dims[ts["a"]], dims[ts["b"]], dims[ts["y"]]
-            ta, tb = p.get("trans_a", 0), p.get("trans_b", 0)
-            k = a[0] if len(a) == 1 else (a[-2] if ta else a[-1])
-            m = 1 if len(a) == 1 else (a[-1] if ta else a[-2])
-            n = 1 if len(b) == 1 else (b[-2] if tb else b[-1])
-            batch = prod(y[: len(y) - (len(a) >= 2) - (len(b) >= 2)])
-            mm += 2 * batch * m * n * k
+            b, y = dims[ts["b"]], dims[ts["y"]]
+            b = logical(b, p.get("perm_b", 0))
+            k = b[0] if len(b) == 1 else (b[-1] if p.get("trans_b", 0) else b[-2])
+            mm += 2 * prod(y) * k
+        elif kind == "ATTENTION":
+            q, v = dims[ts["q"]], dims[ts["v"]]  # q [..., Lq, D], v [..., Lk, Dv]
+            mm += 2 * prod(q[:-1]) * v[-2] * (q[-1] + v[-1])
+        elif kind in MATRIX_KINDS:
+            sys.exit(f"flops.py: task kind {kind} does matrix work this script does not count")
     total = conv + dw + mm
     print(f"flops: {total} (conv {conv}, dwconv {dw}, matmul {mm})")
     return 0

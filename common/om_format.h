@@ -28,6 +28,11 @@
  *            below): several task lists over one set of weights, one of
  *            which runs per execution. Absent: one gear, the whole TASKS
  *            and TENSORS partitions with MODEL's io[].
+ *   SOURCES  (optional, format 2.2) what each task stands for in the source
+ *            model: om_sources, om_task_source[ntasks], uint32 names[]
+ *            (below), one record per task of the whole TASKS partition
+ *            (every gear's tasks). Nothing a task computes depends on it;
+ *            layer dumps, overflow reports and omcompare read it.
  *
  * Checksums: header_crc covers bytes [0, header_len) with header_crc taken as
  * zero; each partition's crc32c covers its `size` bytes.
@@ -45,10 +50,10 @@
  * is the K chunk of libomrt's kernels, with guarantees relaxed to a
  * chunk's 16-pixel rows and one n block (a 2.0 runtime refuses 2.1 tiles
  * beyond its bounds).
- * 2.2 added the IO and GEARS partitions (a 2.1 runtime refuses a package
- * that has them as an unknown partition type and reads the others), the
- * CONV3D task and the NDC1HWC0 and FRACTAL_Z_3D layouts (refused by a 2.1
- * runtime as an unknown kind or layout).
+ * 2.2 added the IO, GEARS and SOURCES partitions (a 2.1 runtime refuses a
+ * package that has them as an unknown partition type and reads the others),
+ * the CONV3D task and the NDC1HWC0 and FRACTAL_Z_3D layouts (refused by a
+ * 2.1 runtime as an unknown kind or layout).
  * 2.3 added the QCONV2D task (int8 convolution; a 2.2 runtime refuses it
  * as an unknown kind). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 3 };
@@ -77,6 +82,7 @@ typedef enum om_partition_type {
   OM_PART_VPROGS = 6,
   OM_PART_IO = 7,
   OM_PART_GEARS = 8,
+  OM_PART_SOURCES = 9,
   OM_PART_TYPE_COUNT /* one past the largest type */
 } om_partition_type;
 
@@ -1067,6 +1073,29 @@ typedef struct om_task {                 /* 144 bytes */
   uint32_t tensors[OM_TASK_MAX_TENSORS]; /* tensor indices or OM_NONE */
   int32_t params[OM_TASK_MAX_PARAMS];    /* unused = 0 */
 } om_task;
+
+/* SOURCES partition: om_sources, then om_task_source[ntasks], then uint32
+ * names[nnames], each a string (an offset into STRINGS; 0 = none). Task i's
+ * record says which source-model (ONNX) nodes it stands for and which
+ * source tensor each of its slots carries:
+ *   names[first .. first + nnodes)          the ONNX node names, in the
+ *     source graph's order: the nodes whose outputs the task writes, and
+ *     the nodes fused into it (their outputs exist in no task; each is
+ *     listed with the first task that reads what it computed);
+ *   names[first + nnodes + s], s < ntensors  the ONNX tensor the task's slot
+ *     s holds after the task ran, for slots the task writes (0 when it holds
+ *     no ONNX tensor: a layout copy, a partial write); 0 for read slots.
+ * A tensor several tasks write (Concat's COPY_SLICE, one per input) holds
+ * the ONNX tensor only after the last of them; every one names it. */
+typedef struct om_sources { /* 8 bytes */
+  uint32_t ntasks;          /* == om_model_def.ntasks */
+  uint32_t nnames;          /* entries of names[] */
+} om_sources;
+
+typedef struct om_task_source { /* 8 bytes */
+  uint32_t first;               /* index into names[] */
+  uint32_t nnodes;              /* ONNX nodes; ntensors slot names follow them */
+} om_task_source;
 
 _Static_assert(sizeof(om_header) == 64, "om_header is 64 bytes");
 _Static_assert(sizeof(om_partition) == 32, "om_partition is 32 bytes");

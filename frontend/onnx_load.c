@@ -603,6 +603,11 @@ static status import_nodes(loader *L) {
     /* Types, shapes and small constants right away, so later importers read
      * them (shape arithmetic feeding Slice ends, Pad's input rank, ...). */
     if (s == ST_OK) s = infer_new_nodes(&L->c, first);
+    const char *src_name = np->name && *np->name ? np->name : np->n_output ? np->output[0] : "";
+    if (s == ST_OK &&
+        ir_graph_add_source(L->c.g, src_name, np->op_type, (int)np->n_input, (const char *const *)np->input,
+                            (int)np->n_output, (const char *const *)np->output))
+      s = onnx_fail(&L->c, ST_ERR_NOMEM, "out of memory");
     if (s == ST_OK) continue;
     if (s != ST_ERR_UNSUPPORTED || !opt->on_unsupported) return s;
     /* Precheck: report it (unless an unsupported producer explains it), mark

@@ -65,6 +65,8 @@ typedef enum omrt_status {
   OMRT_ERR_NOMEM = 6,       /* an allocation failed */
   OMRT_ERR_UNSUPPORTED = 7, /* a task kind / dtype / layout this runtime cannot run */
   OMRT_ERR_THREAD = 8,      /* a worker thread could not be started */
+  OMRT_ERR_OVERFLOW = 9,    /* with omrt_context_options.check_overflow: a task wrote inf or NaN */
+  OMRT_ERR_STOPPED = 10,    /* a task hook (omrt_context_set_task_hook) asked to stop */
 } omrt_status;
 
 /* Element types: ONNX TensorProto.DataType numbers. */
@@ -196,6 +198,12 @@ typedef struct omrt_context_options {
    * OMRT_PROFILE environment variable says, 1 = time per task kind, 2 = per
    * kind and per task. */
   int profile;
+  /* 1: after every task, omrt_execute checks the floats the task wrote;
+   * the first task that wrote an inf or a NaN stops the run with
+   * OMRT_ERR_OVERFLOW, and omrt_last_error() names the task, the ONNX nodes
+   * it stands for and the tensor (fp16 overflow, as ATC's overflow
+   * detection). Costs a pass over every task's output. 0: no check. */
+  int check_overflow;
 } omrt_context_options;
 
 /* Allocates the workspace (once) and starts the worker threads. The model
@@ -243,6 +251,68 @@ OMRT_API omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, 
 OMRT_API omrt_status omrt_execute_sized(omrt_context *ctx, const void *const *inputs,
                                         const size_t *input_bytes, void *const *outputs,
                                         const size_t *output_bytes);
+
+/* ---- Tasks: layer dumps, overflow reports, per-node comparison ----
+ * A package built by atc 0.2 on (om format 2.2) records, per task, the ONNX
+ * nodes it stands for (the nodes whose outputs it writes, and those fused
+ * into it) and the ONNX tensor each output holds; older packages have no
+ * such record (nnodes 0, onnx_name NULL). */
+
+/* Stored layouts of a task tensor (omrt_task_tensor.layout). */
+enum {
+  OMRT_LAYOUT_ND = 0,
+  OMRT_LAYOUT_NC1HWC0 = 1, /* dims NCHW, stored [N, C1, H, W, C0] */
+  OMRT_LAYOUT_FRACTAL_Z = 2,
+  OMRT_LAYOUT_FRACTAL_Z_G = 6,
+  OMRT_LAYOUT_FRACTAL_NZ = 7,
+  OMRT_LAYOUT_NDC1HWC0 = 8, /* dims NCDHW, stored [N, D, C1, H, W, C0] */
+  OMRT_LAYOUT_FRACTAL_Z_3D = 9
+};
+enum { OMRT_TASK_MAX_OUTPUTS = 8 };
+
+/* A tensor a task writes. Strings owned by the model. */
+typedef struct omrt_task_tensor {
+  const char *name;      /* the om tensor's name (the compiler's value name) */
+  const char *onnx_name; /* the ONNX tensor it holds once the task ran, or NULL */
+  int dtype;             /* stored dtype (OMRT_FLOAT16 under fp16 modes, ...) */
+  int layout;            /* stored layout, OMRT_LAYOUT_* */
+  int rank;
+  int64_t dims[OMRT_MAX_RANK]; /* logical dims (NCHW for NC1HWC0) */
+  const void *data;            /* in a task hook: the stored bytes, valid during the call; else NULL */
+  size_t bytes;                /* stored bytes, layout padding included */
+} omrt_task_tensor;
+
+typedef struct omrt_task_info {
+  int index;        /* 0 .. omrt_model_num_tasks-1, execution order */
+  int gear;         /* the gear whose task list holds it (its tasks are contiguous) */
+  const char *name; /* the compiler's node name; owned by the model */
+  const char *kind; /* "CONV2D", ... */
+  int nnodes;       /* ONNX nodes it stands for (omrt_model_task_node) */
+  int noutputs;     /* tensors it writes, in slot order */
+  omrt_task_tensor outputs[OMRT_TASK_MAX_OUTPUTS];
+} omrt_task_info;
+
+OMRT_API int omrt_model_num_tasks(const omrt_model *model);
+/* Task `task` as stored (outputs[].data NULL). OMRT_ERR_ARG out of range. */
+OMRT_API omrt_status omrt_model_task(const omrt_model *model, int task, omrt_task_info *info_out);
+/* The i-th ONNX node name of task `task` (graph order), NULL out of range. */
+OMRT_API const char *omrt_model_task_node(const omrt_model *model, int task, int i);
+
+/* Converts a task tensor's stored data (t->data) to C-order float32 in its
+ * logical dims (NCHW for NC1HWC0: what the ONNX tensor holds); dst has room
+ * for `count` floats, the product of t->dims. Integer and bool dtypes
+ * convert by value. OMRT_ERR_UNSUPPORTED for the weight layouts (FRACTAL_Z,
+ * FRACTAL_Z_G: packed weights, no ONNX tensor); OMRT_ERR_ARG for a NULL
+ * data or a count that does not match. */
+OMRT_API omrt_status omrt_task_tensor_to_f32(const omrt_task_tensor *t, float *dst, size_t count);
+
+/* Called by omrt_execute after each task, on the thread calling execute,
+ * before the next task starts; info->outputs[].data point at what the task
+ * wrote. Return 0 to go on; anything else stops the run, and omrt_execute
+ * returns OMRT_ERR_STOPPED. The hook must not call omrt_execute on ctx. */
+typedef int (*omrt_task_hook)(void *user, const omrt_task_info *info);
+/* Sets (hook NULL: clears) ctx's task hook. user is passed through. */
+OMRT_API omrt_status omrt_context_set_task_hook(omrt_context *ctx, omrt_task_hook hook, void *user);
 
 /* "MAJOR.MINOR.PATCH" of the libomrt actually linked or loaded; compare it
  * with the OMRT_VERSION_* the application was built against. */

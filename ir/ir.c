@@ -189,6 +189,24 @@ int ir_graph_add_output(ir_graph *g, ir_value *v) {
   return 0;
 }
 
+int ir_graph_add_source(ir_graph *g, const char *name, const char *op_type, int nin, const char *const *in,
+                        int nout, const char *const *out) {
+  if (arena_grow(&g->arena, (void **)&g->src, &g->src_cap, g->nsrc, sizeof *g->src)) return -1;
+  ir_source *s = &g->src[g->nsrc];
+  s->name = arena_strdup(&g->arena, name);
+  s->op_type = arena_strdup(&g->arena, op_type);
+  s->in = arena_array(&g->arena, (size_t)nin + 1, sizeof *s->in);
+  s->out = arena_array(&g->arena, (size_t)nout + 1, sizeof *s->out);
+  if (!s->name || !s->op_type || !s->in || !s->out) return -1;
+  for (int i = 0; i < nin; i++)
+    if (!(s->in[i] = arena_strdup(&g->arena, in[i]))) return -1;
+  for (int i = 0; i < nout; i++)
+    if (!(s->out[i] = arena_strdup(&g->arena, out[i]))) return -1;
+  s->nin = nin, s->nout = nout;
+  g->nsrc++;
+  return 0;
+}
+
 /* Node names: the slot holding `name`, or the empty slot where it would go. */
 static ir_node **node_slot(const ir_graph *g, const char *name) {
   uint32_t mask = (uint32_t)g->node_names_cap - 1;

@@ -141,6 +141,17 @@ struct ir_node {
                  one op's elementwise pieces in one vector program) */
 };
 
+/* One node of the source model as the frontend read it, in import order
+ * (topological): its name (the ONNX node's, or its first output's when it
+ * has none), op type and the names of the tensors it reads and writes. The
+ * passes never change these; emit maps them onto tasks (passes/sources.c)
+ * for the om's SOURCES partition, and omcompare reads them. */
+typedef struct ir_source {
+  const char *name, *op_type;
+  int nin, nout;
+  const char **in, **out; /* tensor names; "" for an omitted optional input */
+} ir_source;
+
 typedef struct ir_graph {
   arena arena;
   const char *name;
@@ -153,6 +164,8 @@ typedef struct ir_graph {
   int ninputs, input_cap;
   ir_value **outputs;
   int noutputs, output_cap;
+  ir_source *src; /* [nsrc], the source model's nodes */
+  int nsrc, src_cap;
   /* Every value name ever given out, for uniqueness and ir_value_find:
    * open addressing, power-of-two capacity, never more than half full. */
   ir_value **names;
@@ -186,6 +199,9 @@ ir_value *ir_value_find(const ir_graph *g, const char *name); /* NULL if no valu
 void ir_value_swap_names(ir_graph *g, ir_value *a, ir_value *b);
 int ir_graph_add_input(ir_graph *g, ir_value *v);  /* 0 ok, -1 nomem */
 int ir_graph_add_output(ir_graph *g, ir_value *v); /* 0 ok, -1 nomem */
+/* Appends a source node (strings and arrays copied). 0 ok, -1 nomem. */
+int ir_graph_add_source(ir_graph *g, const char *name, const char *op_type, int nin, const char *const *in,
+                        int nout, const char *const *out);
 
 /* Logical element count (-1 when the shape is unknown or overflows) and
  * physical bytes in the value's layout and dtype (-1 likewise). */

@@ -10,7 +10,8 @@
  * offsets of constants in the WEIGHTS partition (v->offset); sets
  * ctx->ntasks and ctx->weights_bytes. The graph is otherwise untouched.
  * Leaves true: one om_tensor per value some task or the model I/O uses,
- * tasks in node order, each named after its node.
+ * tasks in node order, each named after its node; the SOURCES partition
+ * (emit_sources.c) says which ONNX nodes and tensors each task stands for.
  *
  * Node -> task: ops.def's task column names the node's task kind, and
  * emit_rules below holds one rule per kind (the op's row picks it):
@@ -72,6 +73,7 @@
 #include "ir/view.h"
 #include "ir/epilogue_ir.h"
 #include "ir/ir_vprog.h"
+#include "emit_sources.h"
 #include "pass.h"
 
 #ifndef ATC_VERSION
@@ -84,6 +86,9 @@ typedef struct emit_state {
   om_writer *w;
   uint32_t *tensor;     /* per value id: om tensor index, OM_NONE until added */
   uint64_t weights_end; /* bytes */
+  emit_task_src *src;   /* [ntasks]: what each task writes, for emit_sources */
+  int nsrc, src_cap;
+  arena *a;
   diag *d;
 } emit_state;
 
@@ -163,6 +168,13 @@ static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int n
   for (int i = 0; i < np; i++)
     t.params[i] = p[i];
   if (t.name == OM_NONE || om_writer_add_task(s->w, &t) == OM_NONE) return nomem(s);
+  if (arena_grow(s->a, (void **)&s->src, &s->src_cap, s->nsrc, sizeof *s->src)) return nomem(s);
+  emit_task_src *ts = &s->src[s->nsrc++];
+  memset(ts, 0, sizeof *ts);
+  ts->ntensors = nt;
+  for (int i = 0; i < nt; i++)
+    for (int k = 0; tv[i] && k < n->nout; k++)
+      if (n->out[k] == tv[i]) ts->writes[i] = tv[i];
   s->ctx->ntasks++;
   return ST_OK;
 }
@@ -686,7 +698,7 @@ static status emit_all(emit_state *s, arena *a) {
   status st = ST_OK;
   for (int i = 0; i < s->g->nnodes && st == ST_OK; i++)
     if (!s->g->nodes[i]->dead) st = emit_node(s, s->g->nodes[i]);
-  if (st != ST_OK) return st;
+  if (st != ST_OK || (st = emit_sources(s->g, s->src, s->nsrc, s->w, a, s->d)) != ST_OK) return st;
 
   uint32_t *io = arena_array(a, (size_t)(s->g->ninputs + s->g->noutputs) + 1, sizeof *io);
   if (!io) return nomem(s);
@@ -734,9 +746,9 @@ static status emit_all(emit_state *s, arena *a) {
 
 status pass_emit(ir_graph *g, pass_ctx *ctx, diag *d) {
   if (!ctx->soc) return diag_set(d, ST_ERR_INVALID, "emit: no SoC description");
-  emit_state s = {.g = g, .ctx = ctx, .d = d};
   arena a;
   arena_init(&a, 0);
+  emit_state s = {.g = g, .ctx = ctx, .a = &a, .d = d};
   s.tensor = arena_array(&a, (size_t)g->nvalues + 1, sizeof *s.tensor);
   s.w = ctx->gear_append ? ctx->writer : om_writer_new();
   status st = ST_OK;

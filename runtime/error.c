@@ -34,6 +34,8 @@ const char *omrt_status_string(omrt_status status) {
   case OMRT_ERR_NOMEM: return "out of memory";
   case OMRT_ERR_UNSUPPORTED: return "unsupported by this runtime";
   case OMRT_ERR_THREAD: return "thread creation failed";
+  case OMRT_ERR_OVERFLOW: return "a task wrote inf or NaN";
+  case OMRT_ERR_STOPPED: return "stopped by a task hook";
   }
   return "unknown status";
 }

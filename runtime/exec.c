@@ -38,7 +38,10 @@
  * execute also sums each task's wall time (from its dispatch to
  * the end of its barrier) per task kind, in a table allocated with the
  * context (omrt_context_profile reads it); with OMRT_PROFILE=2 per task
- * too (omrt_context_task_profile).
+ * too (omrt_context_task_profile). After each task, a task hook
+ * (omrt_context_set_task_hook: layer dumps) sees what the task wrote, and
+ * with check_overflow on the task's float outputs are checked for inf and
+ * NaN (tasks.c); both run on the calling thread between two tasks.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -82,8 +85,11 @@ struct omrt_context {
 
   struct kind_profile {
     uint64_t tasks, ns;
-  } * profile;       /* [rt_kernel_count] under OMRT_PROFILE=1 or 2, else NULL */
-  uint64_t *task_ns; /* [ntasks] under OMRT_PROFILE=2, else NULL */
+  } * profile;         /* [rt_kernel_count] under OMRT_PROFILE=1 or 2, else NULL */
+  uint64_t *task_ns;   /* [ntasks] under OMRT_PROFILE=2, else NULL */
+  omrt_task_hook hook; /* omrt_context_set_task_hook; NULL: none */
+  void *hook_user;
+  int check_overflow; /* omrt_context_options.check_overflow */
 
   /* The current job, written by the caller before gen advances. */
   const om_task *task;
@@ -282,6 +288,9 @@ omrt_status omrt_context_new_with(const omrt_model *model, const omrt_context_op
   uint64_t ws = model->def->workspace_bytes;
   if (opts && (opts->profile < 0 || opts->profile > 2))
     return rt_error(OMRT_ERR_ARG, "omrt_context_new: options: profile %d outside 0..2", opts->profile);
+  if (opts && opts->check_overflow != 0 && opts->check_overflow != 1)
+    return rt_error(OMRT_ERR_ARG, "omrt_context_new: options: check_overflow %d is not 0 or 1",
+                    opts->check_overflow);
   if (opts && opts->workspace && (uintptr_t)opts->workspace % 64 != 0)
     return rt_error(OMRT_ERR_ARG, "omrt_context_new: options: workspace %p is not 64-byte aligned",
                     opts->workspace);
@@ -292,6 +301,7 @@ omrt_status omrt_context_new_with(const omrt_model *model, const omrt_context_op
   omrt_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: out of memory");
   ctx->m = model;
+  ctx->check_overflow = opts ? opts->check_overflow : 0;
   ctx->gear = &model->gears[0];
   ctx->nworkers = model->threads ? (int)model->threads : 1;
   rt_cpu(); /* choose the kernel paths (cpu.c) now, not during the first execute */
@@ -466,7 +476,23 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
       ctx->profile[task->kind].ns += ns;
       if (ctx->task_ns) ctx->task_ns[t] += ns;
     }
+    if (ctx->hook || ctx->check_overflow) {
+      omrt_task_info info;
+      rt_task_info(m, t, &ctx->args, &info);
+      omrt_status st = ctx->check_overflow ? rt_check_overflow(m, &info) : OMRT_OK;
+      if (st != OMRT_OK) return st;
+      if (ctx->hook && ctx->hook(ctx->hook_user, &info))
+        return rt_error(OMRT_ERR_STOPPED, "omrt_execute: the task hook stopped the run after task %u '%s'", t,
+                        info.name);
+    }
   }
+  return OMRT_OK;
+}
+
+omrt_status omrt_context_set_task_hook(omrt_context *ctx, omrt_task_hook hook, void *user) {
+  if (!ctx) return rt_error(OMRT_ERR_ARG, "omrt_context_set_task_hook: ctx is NULL");
+  ctx->hook = hook;
+  ctx->hook_user = user;
   return OMRT_OK;
 }
 

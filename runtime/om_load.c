@@ -66,6 +66,7 @@ static const char *part_name(uint32_t type) {
   case OM_PART_VPROGS: return "VPROGS";
   case OM_PART_IO: return "IO";
   case OM_PART_GEARS: return "GEARS";
+  case OM_PART_SOURCES: return "SOURCES";
   }
   return "?";
 }
@@ -141,7 +142,7 @@ static omrt_status check_partitions(const uint8_t *base, size_t size, rt_part re
                       name, (unsigned long long)p->offset, crc, p->crc32c);
     refs[p->type] = (rt_part){1, p->offset, p->size};
   }
-  for (uint32_t t = OM_PART_MODEL; t <= OM_PART_STRINGS; t++) /* all but VPROGS, IO and GEARS */
+  for (uint32_t t = OM_PART_MODEL; t <= OM_PART_STRINGS; t++) /* all but VPROGS, IO, GEARS and SOURCES */
     if (!refs[t].present)
       return rt_error(OMRT_ERR_FORMAT, "om package: required partition %s missing", part_name(t));
   return OMRT_OK;
@@ -297,6 +298,16 @@ static const char *range_str(const om_tensor *t, char *buf, size_t n) {
   return buf;
 }
 
+uint32_t rt_task_writes(const omrt_model *m, const om_task *t) {
+  const rt_access a = rt_kind_access(t->kind);
+  uint32_t writes = a.writes & (OM_SLOT(OM_TASK_MAX_TENSORS) - 1);
+  if (a.writes & OM_WRITES_OUTPUTS) { /* a program's outputs: slots ninputs .. ntensors-1 */
+    const om_vprog *h = (const om_vprog *)(m->vprogs + (uint32_t)t->params[OM_VPROG_P_PROGRAM]);
+    writes |= (OM_SLOT(t->ntensors) - 1) & ~(OM_SLOT(h->ninputs) - 1);
+  }
+  return writes;
+}
+
 /* 1 when a and b share bytes: one region (and I/O buffer), ranges that
  * meet (offset + bytes was bounds-checked with the tensor). */
 static int overlap(const om_tensor *a, const om_tensor *b) {
@@ -318,11 +329,7 @@ static omrt_status check_access(const omrt_model *m, const char *where, uint32_t
   if (a.writes == 0)
     return rt_error(OMRT_ERR_UNSUPPORTED, "%s (%s): the kind declares no tensor access (om_format.h)", where,
                     kind);
-  uint32_t writes = a.writes & (OM_SLOT(OM_TASK_MAX_TENSORS) - 1);
-  if (a.writes & OM_WRITES_OUTPUTS) { /* a program's outputs: slots ninputs .. ntensors-1 */
-    const om_vprog *h = (const om_vprog *)(m->vprogs + (uint32_t)t->params[OM_VPROG_P_PROGRAM]);
-    writes |= (OM_SLOT(t->ntensors) - 1) & ~(OM_SLOT(h->ninputs) - 1);
-  }
+  uint32_t writes = rt_task_writes(m, t);
   char wr[96], rd[96];
   for (uint32_t s = 0; s < t->ntensors; s++) {
     if (t->tensors[s] == OM_NONE) continue;
@@ -444,6 +451,45 @@ static omrt_status place_weights(omrt_model *m, const omrt_load_options *opts) {
   return OMRT_OK;
 }
 
+/* The SOURCES partition (om_format.h): one record per task, every name
+ * inside names[] and the string table, slot names only on written slots.
+ * Runs after the tasks were checked. */
+static omrt_status check_sources(omrt_model *m, const rt_part *p) {
+  char where[64];
+  snprintf(where, sizeof where, "om partition SOURCES (offset %llu)", (unsigned long long)p->offset);
+  const uint8_t *at = m->base + p->offset;
+  om_sources h;
+  if (p->size < sizeof h)
+    return rt_error(OMRT_ERR_FORMAT, "%s: %llu bytes, shorter than its 8-byte header", where,
+                    (unsigned long long)p->size);
+  memcpy(&h, at, sizeof h);
+  uint64_t want = sizeof h + (uint64_t)h.ntasks * sizeof(om_task_source) + (uint64_t)h.nnames * 4;
+  if (h.ntasks != m->def->ntasks || p->size != want)
+    return rt_error(
+        OMRT_ERR_FORMAT, "%s: %u tasks and %u names (%llu bytes) for a model of %u tasks in %llu bytes",
+        where, h.ntasks, h.nnames, (unsigned long long)want, m->def->ntasks, (unsigned long long)p->size);
+  m->sources = (const om_task_source *)(at + sizeof h);
+  m->source_names = (const uint32_t *)(at + sizeof h + (size_t)h.ntasks * sizeof(om_task_source));
+  for (uint32_t i = 0; i < h.nnames; i++) {
+    omrt_status s = check_str(m, m->source_names[i], where, "name");
+    if (s) return s;
+  }
+  for (uint32_t i = 0; i < h.ntasks; i++) {
+    const om_task_source *r = &m->sources[i];
+    const om_task *t = &m->tasks[i];
+    if ((uint64_t)r->first + r->nnodes + t->ntensors > h.nnames)
+      return rt_error(OMRT_ERR_FORMAT, "%s: task %u '%s': names %u + %u nodes + %u slots past the %u names",
+                      where, i, rt_string(m, t->name), r->first, r->nnodes, t->ntensors, h.nnames);
+    uint32_t writes = rt_task_writes(m, t);
+    for (uint32_t s = 0; s < t->ntensors; s++)
+      if (m->source_names[r->first + r->nnodes + s] != 0 && !(writes & OM_SLOT(s)))
+        return rt_error(OMRT_ERR_FORMAT,
+                        "%s: task %u '%s': slot %u, which the task reads, names an ONNX tensor", where, i,
+                        rt_string(m, t->name), s);
+  }
+  return OMRT_OK;
+}
+
 /* Verifies the package at base[0, size) and fills m (base/size/mapped set by
  * the caller). On failure the caller frees m. */
 static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
@@ -490,6 +536,7 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
   for (uint32_t gi = 0; gi < m->ngears; gi++)
     for (uint32_t i = m->gears[gi].first_task; i < m->gears[gi].first_task + m->gears[gi].ntasks; i++)
       if ((s = check_task(m, pk, &m->gears[gi], i))) return s;
+  if (refs[OM_PART_SOURCES].present && (s = check_sources(m, &refs[OM_PART_SOURCES]))) return s;
   if ((s = prepare_tasks(m))) return s;
   if ((s = pick_threads(opts, d->ai_cores, &m->threads))) return s;
   if (opts && opts->vprog_compiler && m->task_aux) { /* native vector programs (vprog_compiler.h) */

@@ -51,6 +51,8 @@ struct omrt_model {
   uint64_t strings_bytes;
   const uint8_t *vprogs; /* the VPROGS partition (NULL when absent) */
   uint64_t vprogs_bytes;
+  const om_task_source *sources;             /* [ntasks] of the SOURCES partition (NULL when absent) */
+  const uint32_t *source_names;              /* its names[] (string offsets) */
   void **task_aux;                           /* [ntasks]: prepare hooks' side data (NULL entries for other
                                                 kinds; the array itself NULL when no task has any); free() each */
   const omrt_vprog_compiler *vprog_compiler; /* from the load options; NULL: none */
@@ -155,6 +157,17 @@ typedef struct rt_access {
   uint32_t writes, in_place;
 } rt_access;
 rt_access rt_kind_access(uint32_t kind);
+
+/* The slots task t writes (OM_SLOT bits): its kind's access, a VPROG's
+ * program outputs. t's program must have been checked. */
+uint32_t rt_task_writes(const omrt_model *m, const om_task *t);
+
+/* Task i as omrt_task_info (tasks.c), its outputs' data from args (NULL:
+ * none). */
+void rt_task_info(const omrt_model *m, uint32_t i, const rt_args *args, omrt_task_info *info);
+/* OMRT_ERR_OVERFLOW, naming the task, its nodes and the tensor, when a float
+ * output of `info` (with data) holds inf or NaN; else OMRT_OK. */
+omrt_status rt_check_overflow(const omrt_model *m, const omrt_task_info *info);
 
 /* Task name from the string table (checked at load). */
 const char *rt_string(const omrt_model *m, uint32_t offset);

@@ -2,6 +2,7 @@
  *
  *   omrun --model X.om [--input a.bin[,b.bin] | --input dirA[,dirB]] --output DIR
  *         [--outfmt BIN|TXT|NPY] [--loop N] [--threads N] [--jit on|off] [--debug] [--profiler]
+ *         [--dump DIR [--dump_nodes a,b]] [--check_overflow]
  *         [--dymBatch N | --dymHW H,W | --dymDims "name:d0,d1;name2:..."]
  *
  * A model with shape gears (atc --dynamic_batch_size, ...) runs the gear
@@ -25,6 +26,13 @@
  * success; on any error one line "omrun: <what>" on stderr and exit 1. Flags
  * take "--flag=value" or "--flag value"; --debug and --profiler also stand
  * alone or take true/false (msame's form).
+ * --dump DIR writes, during the first run, every task's outputs as float32
+ * .npy in ONNX layout named after the ONNX tensors they hold, and
+ * DIR/dump.json (tools/layer_dump.h); --dump_nodes limits it to the listed
+ * tasks, ONNX nodes or tensors. --check_overflow checks every task's float
+ * outputs for inf and NaN (omrt_context_options.check_overflow) and fails
+ * naming the first task, its ONNX nodes and the tensor; without it, a NaN
+ * or inf in a model output is a warning on stderr (exit 0).
  * Built with libomrt_jit (OMRT_HAVE_JIT), vector programs are compiled at
  * load unless --jit=off or OMRT_JIT=0 (the flag wins), and the compile time
  * is printed (total ms, programs, unique bodies and how many of those came
@@ -34,6 +42,7 @@
  * the time per task kind over all runs is printed too.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +51,7 @@
 #include <time.h>
 
 #include "omrt.h"
+#include "tools/layer_dump.h"
 #include "tools/omrun_io.h"
 #ifdef OMRT_HAVE_JIT
 #include "tools/lazy_jit.h"
@@ -50,6 +60,7 @@
 static const char usage[] =
     "usage: omrun --model X.om [--input a.bin[,b.bin...] | --input dirA[,dirB...]] --output DIR\n"
     "             [--outfmt BIN|TXT|NPY] [--loop N] [--threads N] [--jit on|off] [--debug] [--profiler]\n"
+    "             [--dump DIR [--dump_nodes a,b,...]] [--check_overflow]\n"
     "  --model     the om package to run\n"
     "  --input     comma-separated raw input files, one per model input, in the input's dtype\n"
     "              and shape (C order, little-endian); or directories, one per input, whose\n"
@@ -64,6 +75,13 @@ static const char usage[] =
     "  --debug     describe the model (sizes, formats) and every sample's files\n"
     "  --profiler  time every task: the time per task kind and per task, printed and\n"
     "              written to DIR/profile.json\n"
+    "  --dump      directory for a layer dump of the first run: every task's outputs as\n"
+    "              float32 .npy in ONNX layout (NCHW), named after the ONNX tensors, and\n"
+    "              dump.json (task, ONNX nodes, tensors, stored dtype and layout, shape)\n"
+    "  --dump_nodes  comma-separated task, ONNX node or tensor names: dump only those tasks\n"
+    "  --check_overflow  fail at the first task that writes inf or NaN (fp16 overflow),\n"
+    "              naming it and its ONNX nodes; without it a non-finite model output\n"
+    "              is a warning on stderr\n"
     "  --dymBatch  N: the batch gear to run (a model built with atc --dynamic_batch_size)\n"
     "  --dymHW     H,W: the image size gear (atc --dynamic_image_size)\n"
     "  --dymDims   \"name:d0,d1,...;name2:...\": every input's shape in the dims gear to run\n"
@@ -80,6 +98,8 @@ static const char usage[] =
 
 typedef struct options {
   const char *model, *input, *output;
+  const char *dump, *dump_nodes; /* --dump DIR, --dump_nodes list */
+  int check_overflow;
   const char *dym_batch, *dym_hw, *dym_dims; /* the gear flags, NULL when not given */
   long loop, threads;
   int jit; /* 1: compile vector programs at load */
@@ -117,7 +137,7 @@ static int parse_bool(const char *flag, const char *s, int *out) {
 /* Returns 0 to run, 1 on error, 2 for --help, 3 for --version. */
 static int parse_args(int argc, char **argv, options *o) {
   const char *loop = NULL, *threads = NULL, *jit = getenv("OMRT_JIT"), *jit_flag = NULL, *fmt = NULL;
-  const char *debug = NULL, *profiler = NULL, *device = NULL;
+  const char *debug = NULL, *profiler = NULL, *device = NULL, *overflow = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 2;
@@ -126,7 +146,7 @@ static int parse_args(int argc, char **argv, options *o) {
     const char *name = a + 2, *eq = strchr(name, '='), *val;
     size_t n = eq ? (size_t)(eq - name) : strlen(name);
 #define IS(s) (n == sizeof s - 1 && !strncmp(name, s, n))
-    int boolean = IS("debug") || IS("profiler");
+    int boolean = IS("debug") || IS("profiler") || IS("check_overflow");
     if (eq) {
       val = eq + 1;
     } else if (boolean && (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)) {
@@ -135,20 +155,23 @@ static int parse_args(int argc, char **argv, options *o) {
       if (i + 1 >= argc) return fail("--%s needs a value", name);
       val = argv[++i];
     }
-    const char **slot = IS("model")      ? &o->model
-                        : IS("input")    ? &o->input
-                        : IS("output")   ? &o->output
-                        : IS("outfmt")   ? &fmt
-                        : IS("loop")     ? &loop
-                        : IS("threads")  ? &threads
-                        : IS("jit")      ? &jit_flag
-                        : IS("debug")    ? &debug
-                        : IS("profiler") ? &profiler
-                        : IS("device")   ? &device
-                        : IS("dymBatch") ? &o->dym_batch
-                        : IS("dymHW")    ? &o->dym_hw
-                        : IS("dymDims")  ? &o->dym_dims
-                                         : NULL;
+    const char **slot = IS("model")            ? &o->model
+                        : IS("input")          ? &o->input
+                        : IS("output")         ? &o->output
+                        : IS("outfmt")         ? &fmt
+                        : IS("loop")           ? &loop
+                        : IS("threads")        ? &threads
+                        : IS("jit")            ? &jit_flag
+                        : IS("debug")          ? &debug
+                        : IS("profiler")       ? &profiler
+                        : IS("device")         ? &device
+                        : IS("dump")           ? &o->dump
+                        : IS("dump_nodes")     ? &o->dump_nodes
+                        : IS("check_overflow") ? &overflow
+                        : IS("dymBatch")       ? &o->dym_batch
+                        : IS("dymHW")          ? &o->dym_hw
+                        : IS("dymDims")        ? &o->dym_dims
+                                               : NULL;
 #undef IS
     if (!slot) return fail("unknown flag '--%.*s' (see --help)", (int)n, name);
     *slot = val;
@@ -159,8 +182,10 @@ static int parse_args(int argc, char **argv, options *o) {
   if (threads && parse_count("threads", threads, 1024, &o->threads)) return 1;
   if (fmt && outfmt_parse(fmt, &o->fmt)) return 1;
   if ((debug && parse_bool("debug", debug, &o->debug)) ||
-      (profiler && parse_bool("profiler", profiler, &o->profiler)))
+      (profiler && parse_bool("profiler", profiler, &o->profiler)) ||
+      (overflow && parse_bool("check_overflow", overflow, &o->check_overflow)))
     return 1;
+  if (o->dump_nodes && !o->dump) return fail("--dump_nodes needs --dump DIR");
   if (device && strcmp(device, "0") != 0) return fail("--device: '%s': the software NPU is device 0", device);
   if (!!o->dym_batch + !!o->dym_hw + !!o->dym_dims > 1)
     return fail("--dymBatch, --dymHW and --dymDims: give one at most");
@@ -220,8 +245,36 @@ typedef struct run_state {
   void **in, **out;
   double *times; /* [runs] */
   samples samples;
-  int gear; /* the gear run (0 for a model without gears) */
+  layer_dump *dump; /* --dump, until the first run ends */
+  int warned;       /* a non-finite output was reported */
+  int gear;         /* the gear run (0 for a model without gears) */
 } run_state;
+
+/* Without --check_overflow: a warning when a float model output of sample k
+ * holds inf or NaN. Returns 1 when it warned. */
+static int warn_nonfinite(const run_state *r, int k) {
+  for (int i = 0; i < r->nout; i++) {
+    omrt_tensor_desc d;
+    omrt_model_gear_output(r->model, r->gear, i, &d);
+    size_t n = d.dtype == OMRT_FLOAT32 ? d.bytes / 4 : d.dtype == OMRT_FLOAT16 ? d.bytes / 2 : 0, bad = 0;
+    for (size_t e = 0; e < n; e++) {
+      if (d.dtype == OMRT_FLOAT32) {
+        float v = ((const float *)r->out[i])[e];
+        bad += !isfinite(v);
+      } else {
+        bad += (((const uint16_t *)r->out[i])[e] & 0x7C00u) == 0x7C00u;
+      }
+    }
+    if (bad) {
+      fprintf(stderr,
+              "omrun: warning: sample %d output %d '%s' holds %zu inf/NaN values of %zu; "
+              "--check_overflow names the first task that wrote one\n",
+              k, i, d.name, bad, n);
+      return 1;
+    }
+  }
+  return 0;
+}
 
 /* With OMRT_PROFILE=2: the TOP_TASKS slowest tasks, per run. */
 enum { TOP_TASKS = 15 };
@@ -482,11 +535,14 @@ static int run(const options *o, run_state *r) {
   if (r->samples.from_dirs) printf("%d samples\n", r->samples.count);
   if (make_dirs(o->output)) return 1;
 
-  omrt_context_options co = {.profile = o->profiler ? 2 : 0};
+  omrt_context_options co = {.profile = o->profiler ? 2 : 0, .check_overflow = o->check_overflow};
   if (omrt_context_new_with(r->model, &co, &r->ctx) != OMRT_OK ||
       omrt_context_set_gear(r->ctx, r->gear) != OMRT_OK)
     return fail("%s", omrt_last_error());
   printf("threads: %d\n", omrt_context_threads(r->ctx));
+  if (o->dump && (layer_dump_open(r->model, o->dump, o->dump_nodes, &r->dump) ||
+                  omrt_context_set_task_hook(r->ctx, layer_dump_hook, r->dump) != OMRT_OK))
+    return 1;
   long done = 0;
   for (int k = 0; k < r->samples.count; k++) {
     char name[1024];
@@ -503,7 +559,16 @@ static int run(const options *o, run_state *r) {
       if (omrt_execute(r->ctx, (const void *const *)r->in, r->out) != OMRT_OK)
         return fail("run %ld: %s", done + 1, omrt_last_error());
       r->times[done] = now_ms() - t0;
+      if (r->dump) { /* the first run only */
+        omrt_context_set_task_hook(r->ctx, NULL, NULL);
+        int files;
+        int bad = layer_dump_close(r->dump, &files);
+        r->dump = NULL;
+        if (bad) return 1;
+        printf("dump: %d tensors and dump.json in %s\n", files, o->dump);
+      }
     }
+    if (!o->check_overflow && !r->warned) r->warned = warn_nonfinite(r, k);
     for (int i = 0; i < r->nout; i++) {
       omrt_tensor_desc d;
       omrt_model_gear_output(r->model, r->gear, i, &d);
@@ -541,6 +606,7 @@ int main(int argc, char **argv) {
   free(r.out);
   free(r.times);
   samples_free(&r.samples);
+  layer_dump_close(r.dump, NULL);
   omrt_model_free(r.model);
 #ifdef OMRT_HAVE_JIT
   lazy_jit_free(r.jit);
