@@ -172,10 +172,22 @@ static int writes_float(const ir_node *n) {
   return 0;
 }
 
-/* A vector program that dequantizes (reads no float, writes one) or
- * quantizes (writes no float). */
-static int dequantizes(const ir_node *n) { return n && n->op == IR_OP_VECPROG && !reads_float(n); }
-static int quantizes(const ir_node *n) { return n && n->op == IR_OP_VECPROG && !writes_float(n); }
+static int reads_only_int8(const ir_node *n) {
+  for (int j = 0; j < n->nin; j++)
+    if (n->in[j] && !n->in[j]->data && n->in[j]->dtype != DT_UINT8 && n->in[j]->dtype != DT_INT8) return 0;
+  return 1;
+}
+
+static int writes_only_int8(const ir_node *n) {
+  for (int j = 0; j < n->nout; j++)
+    if (n->out[j] && n->out[j]->dtype != DT_UINT8 && n->out[j]->dtype != DT_INT8) return 0;
+  return 1;
+}
+
+/* A vector program that dequantizes (reads only u8/i8 tensors) or
+ * quantizes (writes only u8/i8 tensors). */
+static int dequantizes(const ir_node *n) { return n && n->op == IR_OP_VECPROG && reads_only_int8(n); }
+static int quantizes(const ir_node *n) { return n && n->op == IR_OP_VECPROG && writes_only_int8(n); }
 
 /* 1 when v has readers and every one satisfies pred (a graph output: 0). */
 static int readers_all(const ir_graph *g, const ir_value *v, int (*pred)(const ir_node *)) {

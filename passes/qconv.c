@@ -29,10 +29,10 @@
  * Contract.
  *   Needs:   shape_infer, constfold, dce; runs before qfold (which would
  *            turn the int8 weights into float constants).
- *   Changes: Casts to their input's dtype are removed; each island above (2-D Conv, weights constant) is
- * replaced by one QConv node writing the island's QuantizeLinear output value (or the following clamp
- * island's); nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that do not
- * match (a weight zero point other than 0, a run-time scale, a 3-D Conv, a Conv output read elsewhere)
+ *   Changes: Casts of u8/i8 values to their own dtype are removed; each island above (2-D Conv, weights
+ * constant) is replaced by one QConv node writing the island's QuantizeLinear output value (or the following
+ * clamp island's); nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that
+ * do not match (a weight zero point other than 0, a run-time scale, a 3-D Conv, a Conv output read elsewhere)
  * untouched: they run as float ops, as before.
  */
 #include <math.h>
@@ -265,14 +265,14 @@ static int fold_clamp(ir_graph *g, ir_node *qc) {
   return 1;
 }
 
-/* Casts of a value to the dtype it has (PyTorch's after each
+/* Casts of an int8 value to the dtype it has (PyTorch's after each
  * QuantizeLinear) go: their readers read the value. */
 static int drop_noop_casts(ir_graph *g) {
   int changed = 0;
   for (int i = 0; i < g->nnodes; i++) {
     ir_node *c = g->nodes[i];
     if (c->dead || c->op != IR_OP_CAST || c->nin != 1 || c->in[0]->dtype != c->out[0]->dtype ||
-        c->out[0]->output_index >= 0)
+        !is_q8(c->in[0]->dtype) || c->out[0]->output_index >= 0)
       continue;
     ir_replace_uses(g, c->out[0], c->in[0]);
     c->dead = changed = 1;
