@@ -54,7 +54,9 @@
  * package that has them as an unknown partition type and reads the others),
  * the CONV3D task and the NDC1HWC0 and FRACTAL_Z_3D layouts (refused by a
  * 2.1 runtime as an unknown kind or layout).
- * 2.3 added the AIPP task (refused by a 2.2 runtime as an unknown kind). */
+ * 2.3 added the AIPP and QCONV2D tasks (int8 convolution) and u8/i8
+ * TRANSDATA (a 2.2 runtime refuses them as an unknown kind and a dtype it
+ * does not convert). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 3 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
@@ -248,6 +250,7 @@ typedef enum om_task_kind {
   OM_TASK_ATTENTION = 22,
   OM_TASK_CONV3D = 23,
   OM_TASK_AIPP = 24,
+  OM_TASK_QCONV2D = 25,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -277,7 +280,8 @@ enum { OM_WRITES_OUTPUTS = 1u << OM_TASK_MAX_TENSORS };
  *   instead (NHWC: one row of C channels per pixel) and the NC1HWC0 side has
  *   logical dims [N, C, H, W], in either direction (an NHWC model's input
  *   into the convs, their output back to NHWC).
- *   dtypes: f32 and f16 in any combination.
+ *   dtypes: f32 and f16 in any combination, or u8 / i8 with one dtype on
+ *   both sides (the bytes move: int8 activations of QCONV2D).
  *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst), N*D*C1*H (NDC1HWC0 dst),
  *   N*C*H (rank-4 ND dst), N*C*D*H (rank-5 ND dst) or N*H (NHWC dst, rows
  *   of W*C); elements when the layout stays. */
@@ -459,6 +463,64 @@ typedef enum om_conv_algo {
   OM_CONV_DIRECT = 0,      /* img2col / direct GEMM on FRACTAL_Z weights */
   OM_CONV_WINO_F43_FZ = 2, /* Winograd F(4x4,3x3) on FRACTAL_Z weights, transformed per task tile */
 } om_conv_algo;
+
+/* QCONV2D (cube unit): the int8 convolution of the QConv op (ops.def):
+ *   acc = bias'[m] + sum over the window and the input channels of u * w,
+ *   exact in int32, y = q_requant(acc, mult[m], y_zp, lo, hi)
+ *   (common/quant.h), where u is x as u8: x itself for u8 x, x + 128 for i8
+ *   x (x_signed = 1: vpdpbusd multiplies u8 by i8), taps in the padding
+ *   read u = x_zp, and bias' = bias - x_zp * (the sum of the output
+ *   channel's weights), computed by the compiler, so that acc = bias +
+ *   sum (u - x_zp) * w, the island's integer arithmetic.
+ *   tensors: x NC1HWC0 u8 or i8 [N, C, H, W] (padding lanes any value: their
+ *   weights are 0), w ND i8 [C1out, KG, 16, 4] (the packing below; a
+ *   depthwise convolution, groups = Cin = Cout, [C1out, KH*KW, 16, 1]:
+ *   channel co's tap kh*KW + kw at w[co / 16][tap][co % 16]), bias ND
+ *   i32 [C1out*16], mult ND f32 [C1out*16] (lanes past Cout 0), y NC1HWC0 u8
+ *   or i8 [N, Cout, Ho, Wo] (padding lanes written 0).
+ *   Weight packing (K groups of 4 innermost, for vpdpbusd; C0 = 16 as the
+ *   activations'): output channel block nb (channels [16nb, 16nb+16))
+ *   reduces over the input channel blocks [c1_lo(nb), c1_hi(nb)) of its
+ *   groups (common/conv_group.h; all C1in blocks when groups = 1), kb =
+ *   c1_hi - c1_lo of them, in the order k = ((kh*KW + kw)*kb + cb)*16 + c0
+ *   (tap-major, then the block, then the channel within it). Element (nb,
+ *   k, co) is at w[nb][k / 4][co][k % 4]; KG = KH*KW*kbmax*4 (kbmax the
+ *   largest kb; a block with a smaller kb leaves the rest 0); weights of
+ *   input channels outside the output channel's group, or past Cin, and of
+ *   output channels past Cout are 0.
+ *   params: CONV2D's window (kh .. dilation_w, slots 0..9; act, clip 0),
+ *   tile_m (output pixels of Ho*Wo per tile, >= 1) and tile_n (output
+ *   channel blocks per tile, >= 1) in CONV2D's slots, groups (>= 1,
+ *   dividing Cin and Cout), x_zp (in u's range 0..255), y_zp, lo, hi (lo <=
+ *   hi within y's dtype range, y_zp too), x_signed (0 | 1: x is i8).
+ *   K = KG * 4 is at most OM_QCONV_MAX_K; acc + bias' wraps in int32.
+ *   Tiles as CONV2D's: T = N * ceil(Ho*Wo / tile_m) * ceil(C1out /
+ *   tile_n), image-major, then M, then N; block b takes tiles [b*T /
+ *   block_dim, (b+1)*T / block_dim). The kernels read x and w in place
+ *   (the software NPU's int8 cube needs no staging). */
+enum {
+  OM_QCONV_T_X = 0,
+  OM_QCONV_T_W = 1,
+  OM_QCONV_T_BIAS = 2,
+  OM_QCONV_T_MULT = 3,
+  OM_QCONV_T_Y = 4,
+  OM_QCONV_NTENSORS = 5,
+};
+enum { OM_QCONV_WRITES = OM_SLOT(OM_QCONV_T_Y) };
+/* The longest K (KG * 4) of a QCONV2D: 65536 products of u8 x i8 (each at
+ * most 255 * 128 in size) sum below 2^31. */
+enum { OM_QCONV_MAX_K = 65536 };
+enum {
+  OM_QCONV_P_TILE_M = 13, /* = OM_CONV_P_TILE_M */
+  OM_QCONV_P_TILE_N = 14,
+  OM_QCONV_P_GROUPS = 17, /* = OM_CONV_P_GROUPS */
+  OM_QCONV_P_X_ZP = 18,
+  OM_QCONV_P_Y_ZP = 19,
+  OM_QCONV_P_LO = 20,
+  OM_QCONV_P_HI = 21,
+  OM_QCONV_P_X_SIGNED = 22,
+  OM_QCONV_NPARAMS = 23,
+};
 
 /* POOL (vector unit): max or average pooling on NC1HWC0 or NDC1HWC0.
  *   tensors: x, y (same dtype family f16/f32, output dims given by y), both
@@ -1077,7 +1139,8 @@ static inline uint64_t om_aipp_image_bytes(uint32_t format, uint64_t w, uint64_t
   X(OM_TASK_LAYERNORM, OM_LAYERNORM_WRITES, 0)                                                               \
   X(OM_TASK_ATTENTION, OM_ATTENTION_WRITES, 0)                                                               \
   X(OM_TASK_CONV3D, OM_CONV_WRITES, OM_CONV_IN_PLACE)                                                        \
-  X(OM_TASK_AIPP, OM_AIPP_WRITES, 0)
+  X(OM_TASK_AIPP, OM_AIPP_WRITES, 0)                                                                         \
+  X(OM_TASK_QCONV2D, OM_QCONV_WRITES, 0)
 
 typedef struct om_task {                 /* 144 bytes */
   uint32_t kind;                         /* om_task_kind */

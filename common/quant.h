@@ -2,7 +2,8 @@
  * reference evaluator (ir/eval_quant.c) and the constant folding of the
  * qfold pass (passes/qfold.c, through the evaluator); the vector expansion
  * (ir/vexpand.c) builds the same steps as vector instructions, so that all
- * of them compute the same bits (ir/ops.def states the ops).
+ * of them compute the same bits (ir/ops.def states the ops); q_requant is
+ * also libomrt's QCONV2D kernels' (runtime/kernels_qconv*.c).
  *
  * Rounding is ONNX's: half to even (nearbyint under the default rounding
  * mode; no -ffast-math). Floats are IEEE single precision, every operation
@@ -40,6 +41,21 @@ static inline int32_t q_quantize(float x, float s, int32_t zp, int32_t lo, int32
   float t = nearbyintf(x / s);
   int32_t q = t != t ? 0 : t < -16777216.0f ? -16777216 : t > 16777216.0f ? 16777216 : (int32_t)t;
   return q_clamp((int64_t)q + zp, lo, hi);
+}
+
+/* The requantization of an int8 convolution (the QConv op, ops.def; the
+ * QCONV2D task, om_format.h): the int32 sum acc times the f32 multiplier
+ * mult (= s_x * s_w / s_y, each product rounded to f32), rounded half to
+ * even, clamped to [-2^24, 2^24] (a NaN product counts -2^24), plus the
+ * output zero point zp, clamped to [lo, hi]. The kernels' SIMD paths do
+ * these same f32 operations in this order (convert, multiply, round, max
+ * with -2^24 (which returns -2^24 for NaN, as x86's maxps does), min with
+ * 2^24, convert, add, clamp). */
+static inline int32_t q_requant(int32_t acc, float mult, int32_t zp, int32_t lo, int32_t hi) {
+  float t = nearbyintf((float)acc * mult);
+  t = t > -16777216.0f ? t : -16777216.0f;
+  t = t < 16777216.0f ? t : 16777216.0f;
+  return q_clamp((int64_t)(int32_t)t + zp, lo, hi);
 }
 
 /* DequantizeLinear of one element: (x - zp) * s in f32. */

@@ -1,19 +1,105 @@
 /* eval_quant.c - the reference evaluator's quantized ops (ir/eval_quant.h):
  * QuantizeLinear and DequantizeLinear, element by element with
  * common/quant.h's arithmetic (the vector expansion, ir/vexpand.c, computes
- * the same). Inputs are
+ * the same), and QConv, the int8 convolution: exact int32 sums, then
+ * q_requant, the integer arithmetic libomrt's QCONV2D kernels reproduce
+ * bit for bit. Inputs are
  * C-order ND buffers; a scale or zero point broadcasts numpy-style against
  * x (ops.def), so per tensor, per axis and blocked parameters are one case.
  */
 #include "ir/eval_quant.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "common/elem.h"
 #include "common/quant.h"
+#include "ir/conv.h"
 #include "ir/eval_internal.h"
 
-int ir_eval_is_quant(ir_op op) { return op == IR_OP_QUANTIZE || op == IR_OP_DEQUANTIZE; }
+int ir_eval_is_quant(ir_op op) { return op == IR_OP_QUANTIZE || op == IR_OP_DEQUANTIZE || op == IR_OP_QCONV; }
+
+int ir_qconv_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err, size_t cap) {
+  const ir_value *x = n->in[0], *w = n->in[1], *b = n->in[2], *m = n->in[3];
+  ir_conv c;
+  if (ir_conv_read(n, 2, &c, err, cap)) return -1;
+  if ((x->dtype != DT_UINT8 && x->dtype != DT_INT8) || x->rank != 4 || w->dtype != DT_INT8 || w->rank != 4 ||
+      !w->data || b->dtype != DT_INT32 || m->dtype != DT_FLOAT32 || b->rank != 1 || m->rank != 1 ||
+      b->dims[0] != w->dims[0] || m->dims[0] != w->dims[0]) {
+    snprintf(err, cap,
+             "expected x u8/i8 [N,C,H,W], w i8 constant [M,C/group,KH,KW], bias i32 [M], mult f32 [M]");
+    return -1;
+  }
+  if (x->dims[1] % c.group || w->dims[0] % c.group || w->dims[1] * c.group != x->dims[1] ||
+      w->dims[2] != c.k[0] || w->dims[3] != c.k[1]) {
+    snprintf(err, cap, "x %s, w %s and group %lld do not match", ir_dims_str(x->rank, x->dims),
+             ir_dims_str(w->rank, w->dims), (long long)c.group);
+    return -1;
+  }
+  int32_t xlo, xhi, lo = (int32_t)ir_attr_int(n, "lo", 0), hi = (int32_t)ir_attr_int(n, "hi", -1);
+  int64_t xzp = ir_attr_int(n, "x_zp", 0), yzp = ir_attr_int(n, "y_zp", 0);
+  q_range(x->dtype, &xlo, &xhi);
+  dtype dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
+  int32_t ylo, yhi;
+  q_range(dt, &ylo, &yhi);
+  if ((dt != DT_UINT8 && dt != DT_INT8) || xzp < xlo || xzp > xhi || lo > hi || lo < ylo || hi > yhi ||
+      yzp < ylo || yzp > yhi) {
+    snprintf(err, cap, "to %d, x_zp %lld, y_zp %lld, lo %d or hi %d out of range", (int)dt, (long long)xzp,
+             (long long)yzp, lo, hi);
+    return -1;
+  }
+  int64_t ho = 0, wo = 0;
+  for (int j = 0; j < 2; j++) {
+    int64_t span = x->dims[2 + j] + c.pb[j] + c.pe[j] - c.dl[j] * (c.k[j] - 1) - 1;
+    int64_t o = span < 0 ? 0 : span / c.s[j] + 1;
+    if (j == 0)
+      ho = o;
+    else
+      wo = o;
+  }
+  *rank_out = 4;
+  dims_out[0] = x->dims[0], dims_out[1] = w->dims[0], dims_out[2] = ho, dims_out[3] = wo;
+  *dt_out = dt;
+  return 0;
+}
+
+/* QConv: NCHW, one output element at a time. */
+static status eval_qconv(ev *e) {
+  const ir_node *n = e->n;
+  const ir_value *X = n->in[0], *W = n->in[1], *Y = n->out[0];
+  ir_conv c;
+  char err[256];
+  if (ir_conv_read(n, 2, &c, err, sizeof err)) return fail(e, ST_ERR_INVALID, "%s", err);
+  const int64_t N = X->dims[0], C = X->dims[1], H = X->dims[2], Wd = X->dims[3], M = Y->dims[1],
+                Ho = Y->dims[2], Wo = Y->dims[3], cg = W->dims[1], mg = M / c.group;
+  const int32_t xzp = (int32_t)ir_attr_int(n, "x_zp", 0), yzp = (int32_t)ir_attr_int(n, "y_zp", 0),
+                lo = (int32_t)ir_attr_int(n, "lo", 0), hi = (int32_t)ir_attr_int(n, "hi", 255);
+  const int32_t *bias = e->in[2];
+  const float *mult = e->in[3];
+  void *y = arena_alloc_aligned(e->a, (size_t)ir_value_bytes(Y) + 1, 64);
+  if (!y) return nomem(e);
+  e->out[0] = y;
+  for (int64_t in = 0; in < N; in++)
+    for (int64_t m = 0; m < M; m++)
+      for (int64_t oh = 0; oh < Ho; oh++)
+        for (int64_t ow = 0; ow < Wo; ow++) {
+          int64_t acc = bias[m];
+          for (int64_t ci = 0; ci < cg; ci++)
+            for (int64_t kh = 0; kh < c.k[0]; kh++)
+              for (int64_t kw = 0; kw < c.k[1]; kw++) {
+                int64_t ih = oh * c.s[0] - c.pb[0] + kh * c.dl[0], iw = ow * c.s[1] - c.pb[1] + kw * c.dl[1];
+                if (ih < 0 || ih >= H || iw < 0 || iw >= Wd) continue;
+                int64_t cx = m / mg * cg + ci;
+                int32_t xv =
+                    (int32_t)elem_get_int(e->in[0], X->dtype, (size_t)(((in * C + cx) * H + ih) * Wd + iw));
+                int32_t wv = ((const int8_t *)e->in[1])[((m * cg + ci) * c.k[0] + kh) * c.k[1] + kw];
+                acc += (int64_t)(xv - xzp) * wv;
+              }
+          size_t at = (size_t)(((in * M + m) * Ho + oh) * Wo + ow);
+          elem_put_int(y, Y->dtype, at, q_requant((int32_t)acc, mult[m], yzp, lo, hi));
+        }
+  return ST_OK;
+}
 
 /* Offset into v of the element of `out`'s dims at multi-index idx (v
  * broadcasting numpy-style, right-aligned). */
@@ -68,6 +154,7 @@ status ir_eval_quant(const ir_node *n, const void *const *inputs, void **outputs
   switch (n->op) {
   case IR_OP_QUANTIZE:
   case IR_OP_DEQUANTIZE: return eval_qdq(&e);
+  case IR_OP_QCONV: return eval_qconv(&e);
   default: return fail(&e, ST_ERR_UNSUPPORTED, "not a quantized op");
   }
 }

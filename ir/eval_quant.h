@@ -1,5 +1,6 @@
 /* eval_quant.h - the reference evaluator's quantized ops (ir/eval_quant.c),
- * split out of eval.c; only eval.c includes this. */
+ * split out of eval.c; eval.c includes this, and shape.c for QConv's shape
+ * rule. */
 #ifndef IR_EVAL_QUANT_H
 #define IR_EVAL_QUANT_H
 
@@ -7,9 +8,14 @@
 #include "common/status.h"
 #include "ir/ir.h"
 
-/* 1 for the ops ir_eval_quant implements: QuantizeLinear and
- * DequantizeLinear. */
+/* 1 for the ops ir_eval_quant implements: QuantizeLinear,
+ * DequantizeLinear and QConv. */
 int ir_eval_is_quant(ir_op op);
+
+/* Shape inference for QConv n (ops.def): checks the dtypes and shapes of
+ * its operands and attributes, writes y's rank, dims and dtype. 0, or -1
+ * with a message in err. */
+int ir_qconv_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err, size_t cap);
 
 /* Evaluates quantized node n (arguments as ir_eval_node; eval.c has checked
  * that every value is present, ND and of known shape). */

@@ -62,6 +62,7 @@ typedef enum ir_lay {
   IR_LAY_COPY,
   IR_LAY_REINTERPRET,
   IR_LAY_AIPP,
+  IR_LAY_QCONV,
   IR_LAY_COUNT
 } ir_lay;
 

@@ -36,6 +36,7 @@
 #include "common/om_format.h"
 #include "ir/conv.h"
 #include "ir/eval.h"
+#include "ir/eval_quant.h"
 #include "ir/fused.h"
 #include "ir/pool.h"
 #include "ir/resize.h"
@@ -765,6 +766,11 @@ static status infer_node(si *s, ir_node *n) {
   case IR_OP_VECPROG: return infer_vecprog(s, n);
   case IR_OP_QUANTIZE:
   case IR_OP_DEQUANTIZE: st = infer_qdq(s, n, &rank, dims, &dt); break;
+  case IR_OP_QCONV: {
+    char err[256];
+    if (ir_qconv_infer(n, &rank, dims, &dt, err, sizeof err)) return fail(s, ST_ERR_INVALID, "%s", err);
+    break;
+  }
   case IR_OP_LAYERNORM:
   case IR_OP_ATTENTION: return ir_shape_infer_fused(s->g, n, s->d); /* ir/shape_fused.c */
   case IR_OP_TOPK:

@@ -42,6 +42,8 @@
  *                        bit mask)
  *   LAYERNORM            LayerNorm (passes/norm.c)
  *   ATTENTION            FusedAttention (passes/attention.c)
+ *   QCONV2D              QConv (passes/qconv.c), its operands as the layout
+ *                        pass packed them
  *   GATHER               Gather, GatherElements (what did not fold to a
  *                        constant), GatherND (mode 2)
  *   PAD                  Pad (the constant as bytes of y's dtype)
@@ -520,6 +522,45 @@ static status emit_softmax(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_SOFTMAX, OM_SOFTMAX_NTENSORS, tv, OM_SOFTMAX_NPARAMS, p);
 }
 
+/* QCONV2D: QConv's operands as layout made them (om_format.h), the
+ * window in CONV2D's slots, x's zero point as the kernels read x (u8, i8
+ * x + 128). */
+static status emit_qconv(emit_state *s, ir_node *n) {
+  /* the window from the attributes (shape inference wrote them all); the
+   * packed weights no longer have the kernel's dims */
+  int64_t k[2] = {1, 1}, st[2] = {1, 1}, dl[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
+  if (ir_attr_ints(n, "kernel_shape", k, 2) != 2)
+    return ir_node_error(s->d, ST_ERR_INVALID, n, "kernel_shape must have 2 values");
+  ir_attr_ints(n, "strides", st, 2), ir_attr_ints(n, "dilations", dl, 2), ir_attr_ints(n, "pads", pads, 4);
+  const int xs = n->in[0]->dtype == DT_INT8;
+  int32_t p[OM_QCONV_NPARAMS] = {
+      [OM_CONV_P_KH] = (int32_t)k[0],
+      [OM_CONV_P_KW] = (int32_t)k[1],
+      [OM_CONV_P_STRIDE_H] = (int32_t)st[0],
+      [OM_CONV_P_STRIDE_W] = (int32_t)st[1],
+      [OM_CONV_P_PAD_TOP] = (int32_t)pads[0],
+      [OM_CONV_P_PAD_LEFT] = (int32_t)pads[1],
+      [OM_CONV_P_PAD_BOTTOM] = (int32_t)pads[2],
+      [OM_CONV_P_PAD_RIGHT] = (int32_t)pads[3],
+      [OM_CONV_P_DILATION_H] = (int32_t)dl[0],
+      [OM_CONV_P_DILATION_W] = (int32_t)dl[1],
+      [OM_QCONV_P_TILE_M] = (int32_t)ir_attr_int(n, "tile_m", 1),
+      [OM_QCONV_P_TILE_N] = (int32_t)ir_attr_int(n, "tile_n", 1),
+      [OM_QCONV_P_GROUPS] = (int32_t)ir_attr_int(n, "group", 1),
+      [OM_QCONV_P_X_ZP] = (int32_t)ir_attr_int(n, "x_zp", 0) + (xs ? 128 : 0),
+      [OM_QCONV_P_Y_ZP] = (int32_t)ir_attr_int(n, "y_zp", 0),
+      [OM_QCONV_P_LO] = (int32_t)ir_attr_int(n, "lo", 0),
+      [OM_QCONV_P_HI] = (int32_t)ir_attr_int(n, "hi", 0),
+      [OM_QCONV_P_X_SIGNED] = xs,
+  };
+  ir_value *tv[OM_QCONV_NTENSORS] = {[OM_QCONV_T_X] = n->in[0],
+                                     [OM_QCONV_T_W] = n->in[1],
+                                     [OM_QCONV_T_BIAS] = n->in[2],
+                                     [OM_QCONV_T_MULT] = n->in[3],
+                                     [OM_QCONV_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_QCONV2D, OM_QCONV_NTENSORS, tv, OM_QCONV_NPARAMS, p);
+}
+
 /* LAYERNORM: the LayerNorm node's inputs and outputs in their slots. */
 static status emit_layernorm(emit_state *s, ir_node *n) {
   int32_t p[OM_LAYERNORM_NPARAMS] = {[OM_LAYERNORM_P_AXIS] = (int32_t)ir_attr_int(n, "axis", 0),
@@ -593,7 +634,7 @@ static status emit_copy(emit_state *s, ir_node *n) {
   const ir_value *x = n->in[0], *y = n->out[0];
   int fl = (x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16) &&
            (y->dtype == DT_FLOAT32 || y->dtype == DT_FLOAT16);
-  if (fl || x->layout != LAYOUT_ND) {
+  if (fl || x->layout != LAYOUT_ND || y->layout != LAYOUT_ND) { /* TRANSDATA moves u8/i8 between layouts */
     ir_value *tv[OM_TRANSDATA_NTENSORS] = {[OM_TRANSDATA_T_SRC] = n->in[0], [OM_TRANSDATA_T_DST] = n->out[0]};
     int32_t p[OM_TRANSDATA_NPARAMS] = {[OM_TRANSDATA_P_CHANNELS_LAST] =
                                            (int32_t)ir_attr_int(n, "channels_last", 0)};
@@ -644,6 +685,7 @@ static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_SCATTER] = emit_scatter,     [OM_TASK_CUMSUM] = emit_cumsum,
     [OM_TASK_ONEHOT] = emit_onehot,       [OM_TASK_AIPP] = emit_aipp,
     [OM_TASK_LAYERNORM] = emit_layernorm, [OM_TASK_ATTENTION] = emit_attention,
+    [OM_TASK_QCONV2D] = emit_qconv,
 };
 
 int pass_emit_has_rule(om_task_kind kind) {

@@ -24,7 +24,8 @@
  *            AveragePool/GlobalMaxPool/GlobalAveragePool on floats (other
  *            pools are ND: POOL_ND), CONCAT along axis 1 of rank 4 when one
  *            of its non-constant inputs already is NC1HWC0 (it follows the
- *            convs); VECPROG, see below.
+ *            convs); QCONV (x and y u8/i8 NC1HWC0, its constants in
+ *            QCONV2D's form, lower/qconv_weights.h); VECPROG, see below.
  *   ND       everything else: MATMUL (MatMul; a constant B FRACTAL_NZ), COPY (Flatten/Reshape/
  *            Squeeze/Unsqueeze/Identity, emitted as ND copies or aliases,
  *            which also cast f16<->f32, so they accept either float dtype),
@@ -39,7 +40,8 @@
  * A VectorProgram converts dtypes itself (precision reconciled it with its
  * tensors), so only its layouts are set here, all operands one layout: the
  * 5HD layout of its outputs' rank (4 or 5) when every tensor it touches is
- * f16/f32, a non-constant input already is in it, and every non-constant
+ * f16/f32/u8/i8 (the int8 activations of a QDQ model's Add and
+ * Quantize/DequantizeLinear, between QConvs), a non-constant input already is in it, and every non-constant
  * input has the outputs' C and broadcasts over N, (D,) H and W only (so a
  * runtime [N,C,1,1] scale is read in place); a constant input then becomes
  * a 5HD constant expanded along C only ([C,1,1] -> [1,C,1,1], [W] ->
@@ -72,6 +74,7 @@
 
 #include "common/fp16.h"
 #include "lower/conv_weights.h"
+#include "lower/qconv_weights.h"
 #include "ir/eval.h"
 #include "ir/pool.h"
 #include "ir/resize.h"
@@ -566,7 +569,7 @@ static status layout_vecprog(lay_state *s, ir_node *n, int cdt) {
   int fits = y->rank == 4 || y->rank == 5, any_5hd = 0;
   for (int j = 0; j < n->nin + n->nout; j++) {
     const ir_value *v = j < n->nin ? n->in[j] : n->out[j - n->nin];
-    if (!precision_is_float(v->dtype)) fits = 0;
+    if (!precision_is_float(v->dtype) && v->dtype != DT_UINT8 && v->dtype != DT_INT8) fits = 0;
     if (j >= n->nin || v->data) continue;
     any_5hd |= (int)v->layout == lay5;
     if (!fits_5hd(v, y)) fits = 0;
@@ -821,6 +824,45 @@ static status layout_aipp(lay_state *s, ir_node *n, int cdt) {
 
 /* One rule per ops.def lay value. */
 typedef status (*lay_rule)(lay_state *s, ir_node *n, int cdt);
+/* QConv: x and y NC1HWC0 in their dtypes (u8 / i8), the weights packed
+ * for QCONV2D (lower/qconv_weights.h) as an ND i8 constant [C1out, KG, 16,
+ * 4], the bias corrected for x's zero point (i8 x is read as u8 x + 128,
+ * so its zero point moves by 128 too) and mult padded to C1out*16. */
+static status layout_qconv(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  ir_value *x = n->in[0], *w = n->in[1], *b = n->in[2], *m = n->in[3];
+  qconvw_geom gm;
+  if (!w->data || w->dtype != DT_INT8 || w->rank != 4 ||
+      qconvw_init(w->dims[0], x->dims[1], ir_attr_int(n, "group", 1), w->dims[2], w->dims[3], &gm) ||
+      gm.kg * 4 > OM_QCONV_MAX_K) /* int32 sums */
+    return unsupported(s, n,
+                       "weights beyond QCONV2D's range (K = KH * KW * 16 * input blocks at most 65536)");
+  const int32_t zp_u = (int32_t)ir_attr_int(n, "x_zp", 0) + (x->dtype == DT_INT8 ? 128 : 0);
+  const int64_t c16 = gm.c1out * 16;
+  int64_t pdims[4];
+  qconvw_dims(&gm, pdims);
+  int8_t *packed = arena_alloc_aligned(&s->g->arena, (size_t)qconvw_bytes(&gm), 64);
+  int32_t *bias = arena_array(&s->scratch, (size_t)c16, sizeof(int32_t));
+  float *mult = arena_array(&s->scratch, (size_t)c16, sizeof(float));
+  if (!packed || !bias || !mult) return nomem(s, n);
+  memset(packed, 0, (size_t)qconvw_bytes(&gm));
+  qconvw_pack(&gm, w->data, packed);
+  qconvw_bias(&gm, w->data, b->data, m->data, zp_u, bias, mult);
+  char name[300];
+  snprintf(name, sizeof name, "%s_packed", w->name);
+  ir_value *wp = ir_const_new(s->g, name, DT_INT8, 4, pdims, packed, (size_t)qconvw_bytes(&gm));
+  arena_release(&s->g->arena, packed);
+  snprintf(name, sizeof name, "%s_zp", b->name);
+  ir_value *bp = ir_const_new(s->g, name, DT_INT32, 1, &c16, bias, sizeof(int32_t) * (size_t)c16);
+  snprintf(name, sizeof name, "%s_c16", m->name);
+  ir_value *mp = ir_const_new(s->g, name, DT_FLOAT32, 1, &c16, mult, sizeof(float) * (size_t)c16);
+  if (!wp || !bp || !mp || ir_node_set_input(s->g, n, 1, wp) || ir_node_set_input(s->g, n, 2, bp) ||
+      ir_node_set_input(s->g, n, 3, mp))
+    return nomem(s, n);
+  status st = ensure_input(s, n, 0, LAYOUT_NC1HWC0, ANY_DTYPE, NULL);
+  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_NC1HWC0, n->out[0]->dtype);
+}
+
 static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_NONE] = refuse_unfolded,
     [IR_LAY_VECTORIZED] = refuse_vectorized,
@@ -840,6 +882,7 @@ static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_COPY] = layout_copy,
     [IR_LAY_REINTERPRET] = layout_reinterpret,
     [IR_LAY_AIPP] = layout_aipp,
+    [IR_LAY_QCONV] = layout_qconv,
 };
 
 int pass_layout_has_rule(ir_lay lay) { return lay >= 0 && lay < IR_LAY_COUNT && lay_rules[lay] != NULL; }

@@ -3,6 +3,7 @@
  *   shape_infer  dims and dtypes of every value, from --input_shape
  *   constfold    evaluates nodes whose inputs are all constant (shape arithmetic)
  *   dce          drops nodes whose outputs nothing reads, and Identity
+ *   qconv        DQ -> Conv -> Q islands of a QDQ model -> one int8 QConv
  *   qfold        DequantizeLinear / QuantizeLinear of constants (int8 weights) -> constants
  *   norm         decomposed LayerNorm / RMSNorm (+ residual Add) -> one LayerNorm
  *   attention    MatMul, scale, masks, Softmax, MatMul -> one FusedAttention
@@ -37,6 +38,7 @@ const pass pass_pipeline[] = {
     {"shape_infer", pass_shape_infer},
     {"constfold", pass_constfold},
     {"dce", pass_dce},
+    {"qconv", pass_qconv},
     {"qfold", pass_qfold},
     {"norm", pass_norm},
     {"attention", pass_attention},

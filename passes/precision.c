@@ -53,6 +53,12 @@
  * The decision per node is precision_node_dtype (precision.h), which the
  * layout pass uses to know what each consumer computes in.
  *
+ * Quantized islands keep f32 in every mode: an op between the
+ * DequantizeLinear and QuantizeLinear programs of a QDQ model (pooling),
+ * and the programs that dequantize only for such ops, are marked
+ * precision = "fp32" (mark_quant_islands below), as ONNX Runtime computes
+ * its quantized ops in f32.
+ *
  * Vector programs (VectorProgram nodes from passes/vectorize.c) follow the
  * same rule as one FOLLOW op, with one exception: a program none of whose
  * outputs is a float (compares, casts to integers, IsNaN) does not lower --
@@ -384,7 +390,9 @@ static status classify(prec_state *s) {
     if (node_class(n) == CLASS_FP32) { /* set by its importer (ir/ops.def) */
       s->cls[i] = CLASS_FP32;
       s->kept++;
-      note(s, "precision: node '%s' (%s) runs in fp32: its importer keeps it (integer-exact arithmetic)",
+      note(s,
+           "precision: node '%s' (%s) runs in fp32: marked before the lists (an integer-exact decomposition "
+           "or a quantized island)",
            n->name, ir_ops[n->op].name);
       continue;
     }
@@ -514,6 +522,88 @@ static status reconcile_programs(ir_graph *g, int lower, om_precision p, diag *d
   return ST_OK;
 }
 
+/* --- quantized islands */
+
+static int reads_float(const ir_node *n) {
+  for (int j = 0; j < n->nin; j++)
+    if (n->in[j] && precision_is_float(n->in[j]->dtype)) return 1;
+  return 0;
+}
+
+static int writes_float(const ir_node *n) {
+  for (int j = 0; j < n->nout; j++)
+    if (n->out[j] && precision_is_float(n->out[j]->dtype)) return 1;
+  return 0;
+}
+
+static int reads_only_int8(const ir_node *n) {
+  for (int j = 0; j < n->nin; j++)
+    if (n->in[j] && !n->in[j]->data && n->in[j]->dtype != DT_UINT8 && n->in[j]->dtype != DT_INT8) return 0;
+  return 1;
+}
+
+static int writes_only_int8(const ir_node *n) {
+  for (int j = 0; j < n->nout; j++)
+    if (n->out[j] && n->out[j]->dtype != DT_UINT8 && n->out[j]->dtype != DT_INT8) return 0;
+  return 1;
+}
+
+/* A vector program that dequantizes (reads only u8/i8 tensors) or
+ * quantizes (writes only u8/i8 tensors). */
+static int dequantizes(const ir_node *n) { return n && n->op == IR_OP_VECPROG && reads_only_int8(n); }
+static int quantizes(const ir_node *n) { return n && n->op == IR_OP_VECPROG && writes_only_int8(n); }
+
+/* 1 when v has readers and every one satisfies pred (a graph output: 0). */
+static int readers_all(const ir_graph *g, const ir_value *v, int (*pred)(const ir_node *)) {
+  if (v->output_index >= 0) return 0;
+  int any = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    const ir_node *m = g->nodes[i];
+    for (int j = 0; j < m->nin && !m->dead; j++)
+      if (m->in[j] == v) {
+        if (!pred(m)) return 0;
+        any = 1;
+      }
+  }
+  return any;
+}
+
+static int is_island_op(const ir_node *n) { return node_class(n) == CLASS_FP32; }
+
+/* Marks (precision = "fp32") the float ops of quantized islands, which keep
+ * f32 in every mode: an op (pooling, between the DequantizeLinear and
+ * QuantizeLinear programs of a QDQ model) whose every float input a
+ * dequantizing program writes and whose every float output only
+ * quantizing programs read, and the dequantizing programs that feed only
+ * such ops. Quantized ops compute in f32 in ONNX Runtime's kernels too; an
+ * fp16 average before a QuantizeLinear would move values across rounding
+ * boundaries. */
+static status mark_quant_islands(ir_graph *g, diag *d) {
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    if (n->dead || n->op == IR_OP_VECPROG || ir_ops[n->op].fp16 == IR_FP16_NEVER || !reads_float(n)) continue;
+    int ok = 1;
+    for (int j = 0; j < n->nin && ok; j++) {
+      const ir_value *v = n->in[j];
+      if (v && !v->data && precision_is_float(v->dtype)) ok = dequantizes(v->producer);
+    }
+    for (int j = 0; j < n->nout && ok; j++)
+      if (precision_is_float(n->out[j]->dtype)) ok = readers_all(g, n->out[j], quantizes);
+    if (ok && ir_attr_set_string(g, n, "precision", "fp32"))
+      return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
+  }
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    if (n->dead || !dequantizes(n) || !writes_float(n)) continue;
+    int ok = 1;
+    for (int j = 0; j < n->nout && ok; j++)
+      if (precision_is_float(n->out[j]->dtype)) ok = readers_all(g, n->out[j], is_island_op);
+    if (ok && ir_attr_set_string(g, n, "precision", "fp32"))
+      return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
+  }
+  return ST_OK;
+}
+
 status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
   om_precision p = ctx->precision;
   if (p != OM_PRECISION_FORCE_FP16 && p != OM_PRECISION_ALLOW_FP32_TO_FP16 &&
@@ -532,7 +622,8 @@ status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
     io_changed = 1;
   }
   if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return io_changed ? reconcile_programs(g, 0, p, d) : ST_OK;
-  status st = decide_nodes(g, ctx, d);
+  status st = mark_quant_islands(g, d);
+  if (st == ST_OK) st = decide_nodes(g, ctx, d);
   if (st != ST_OK) return st;
 
   for (int i = 0; i < g->nvalues; i++) {

@@ -55,6 +55,8 @@
  * ceil(N / tile_n) tiles; tile_k is the K chunk the kernel runs;
  * block_dim = tiles (<= 65535).
  *
+ * QConv (the QCONV2D task): rule_qconv below.
+ *
  * Attention (the ATTENTION task): tile_q query rows and tile_kv keys per
  * block within om_format.h's guarantees, and block_dim = the tiles
  * (lower/attention.c chooses them).
@@ -314,6 +316,28 @@ static status rule_attention(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag 
   return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)t.blocks, d);
 }
 
+/* QCONV2D: tiles of QCONV_TILE_M output pixels x QCONV_TILE_N output
+ * channel blocks (fewer when the image or the channels are smaller), one
+ * tile per block (at most 65535 blocks: larger tiles then). The kernels
+ * read x and the packed weights in place, so no buffer bounds the tile;
+ * its size is what keeps a tile's inputs (tile_m pixels' windows) and
+ * weights (tile_n blocks) in the host's L2 while it runs. */
+enum { QCONV_TILE_M = 96, QCONV_TILE_N = 8 };
+static status rule_qconv(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+  (void)ctx;
+  const ir_value *y = n->out[0];
+  const uint64_t m = (uint64_t)(y->dims[2] * y->dims[3]), c1 = ceil_div((uint64_t)y->dims[1], C0);
+  uint64_t tm = min_u64(m ? m : 1, QCONV_TILE_M), tn = min_u64(c1 ? c1 : 1, QCONV_TILE_N);
+  uint64_t tiles = (uint64_t)y->dims[0] * ceil_div(m, tm) * ceil_div(c1, tn);
+  while (tiles > MAX_BLOCKS) {
+    tm *= 2;
+    tiles = (uint64_t)y->dims[0] * ceil_div(m, tm) * ceil_div(c1, tn);
+  }
+  status st = set_attr(g, n, "tile_m", (int64_t)tm, d);
+  if (st == ST_OK) st = set_attr(g, n, "tile_n", (int64_t)tn, d);
+  return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)(tiles ? tiles : 1), d);
+}
+
 /* VPROG: 256-element tiles of the outputs' physical elements, a few blocks
  * per core and never fewer than 4096 elements a block (the header). */
 static status rule_vprog(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
@@ -433,10 +457,8 @@ static uint64_t units_transdata(const ir_node *n, uint64_t *elems) {
 }
 
 static const block_rule block_rules[OM_TASK_KIND_COUNT] = {
-    [OM_TASK_CONV2D] = rule_conv2d,
-    [OM_TASK_MATMUL] = rule_matmul,
-    [OM_TASK_ATTENTION] = rule_attention,
-    [OM_TASK_VPROG] = rule_vprog,
+    [OM_TASK_CONV2D] = rule_conv2d, [OM_TASK_MATMUL] = rule_matmul, [OM_TASK_ATTENTION] = rule_attention,
+    [OM_TASK_VPROG] = rule_vprog,   [OM_TASK_QCONV2D] = rule_qconv,
 };
 
 static const units_rule unit_rules[OM_TASK_KIND_COUNT] = {

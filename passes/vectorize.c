@@ -23,7 +23,10 @@
  *            are put in front of C's, C's LOADs of P's outputs read P's
  *            registers, and P goes. An output of P that something besides C
  *            reads (or that is a graph output) stays an output of the merged
- *            node, after C's own. So chains and trees fuse into one program,
+ *            node, after C's own (unless C's outputs are wider than that
+ *            output, which then is the cheaper one to hand on: an int8
+ *            activation C dequantizes stays C's to load). So chains and
+ *            trees fuse into one program,
  *            and so do siblings that share an intermediate; a program whose
  *            output dims differ from its consumer's (a [N,C,1,1] squeeze
  *            feeding an [N,C,H,W] scale) stays separate, so nothing is
@@ -195,6 +198,11 @@ static int plan_merge(const ir_node *P, const ir_node *C, const sweep *sw, merge
     if (sw->uses.count[P->out[j]->id] > read_by_c || !read_by_c) {
       if (m->nout == VPROG_MAX_IO) return 0;
       m->out[m->nout++] = P->out[j];
+      /* P's output stays stored, and C's outputs, wider, would be stored
+       * where C loads it: an int8 activation that C dequantizes for a
+       * later reader. C reading the narrow value itself costs less. */
+      for (int i = 0; i < C->nout && read_by_c; i++)
+        if (dtype_size(C->out[i]->dtype) > dtype_size(P->out[j]->dtype)) return 0;
     }
   }
   for (int k = 0; k < P->nin + C->nin; k++) {

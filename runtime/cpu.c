@@ -15,6 +15,8 @@
  * CPUs that have them (Zen 4/5, Xeon since Skylake-SP) execute twice the
  * flops per cycle that way, or the same with fewer instructions.
  * OMRT_AVX512=0 keeps the 256-bit ones (tests run the x86 kernels both ways).
+ * The int8 convolution (QCONV2D) runs vpdpbusd where the CPU also has
+ * AVX-512 BW and VNNI, else the AVX2 tile.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 
 #include "runtime/kernels.h"
 #include "runtime/kernels_matmul.h"
+#include "runtime/kernels_qconv.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* AVX2, FMA and F16C usable: the CPU has them (CPUID leaves 1 and 7) and the
@@ -50,6 +53,14 @@ static int has_avx512f_dq(void) {
   unsigned xcr0_lo, xcr0_hi;
   __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
   return (xcr0_lo & 0xe6) == 0xe6;
+}
+
+/* AVX-512 BW and VNNI (CPUID leaf 7: EBX bit 30, ECX bit 11), on top of
+ * has_avx512f_dq: vpdpbusd for QCONV2D. */
+static int has_avx512_vnni(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+  return ((b >> 30) & 1) && ((c >> 11) & 1);
 }
 #endif
 
@@ -90,12 +101,17 @@ static void detect(void) {
     paths.h2f = rt_h2f_x86;
     paths.f2h = rt_f2h_x86;
     paths.round16 = rt_round16_x86;
+    paths.qconv_tile = rt_qconv_tile_avx2;
     if (has_avx512f_dq() && env_switch("OMRT_AVX512") != 0) {
       paths.name = "avx512f+avx2+fma+f16c";
       paths.avx512 = 1;
       paths.wino_fz_tile = rt_wino_fz_tile_avx512;
       paths.dwconv = rt_dwconv_avx512;
       paths.vexp_sum = rt_vexp_sum_avx512;
+      if (has_avx512_vnni()) {
+        paths.name = "avx512f+vnni+avx2+fma+f16c";
+        paths.qconv_tile = rt_qconv_tile_vnni;
+      }
     }
   }
 #endif

@@ -37,6 +37,7 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_WPACK] = {"WPACK", rt_wpack_run, rt_wpack_check},
     [OM_TASK_LAYERNORM] = {"LAYERNORM", rt_layernorm_run, rt_layernorm_check},
     [OM_TASK_ATTENTION] = {"ATTENTION", rt_attention_run, rt_attention_check},
+    [OM_TASK_QCONV2D] = {"QCONV2D", rt_qconv_run, rt_qconv_check},
     [OM_TASK_CONV3D] = {"CONV3D", rt_conv2d_run, rt_conv3d_epi_check, rt_epi_prepare, rt_conv2d_pieces,
                         rt_conv2d_piece},
     [OM_TASK_AIPP] = {"AIPP", rt_aipp_run, rt_aipp_check},
@@ -114,6 +115,12 @@ omrt_status rt_chk_nd_tensor(const rt_chk *c, int slot, const char *what, const 
 
 omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optional, int layout, int rank,
                           int f32_only, const om_tensor **t_out) {
+  uint32_t dts = f32_only ? RT_DT(DT_FLOAT32) : RT_DT(DT_FLOAT16) | RT_DT(DT_FLOAT32);
+  return rt_chk_tensor_of(c, slot, what, optional, layout, rank, dts, t_out);
+}
+
+omrt_status rt_chk_tensor_of(const rt_chk *c, int slot, const char *what, int optional, int layout, int rank,
+                             uint32_t dtypes, const om_tensor **t_out) {
   *t_out = NULL;
   if ((uint32_t)slot >= c->task->ntensors)
     return rt_chk_fail(c, "tensor slot %d (%s) missing: ntensors = %u", slot, what, c->task->ntensors);
@@ -124,10 +131,15 @@ omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optio
   }
   const om_tensor *t = &c->m->tensors[ti];
   const char *tname = rt_string(c->m, t->name);
-  if (t->dtype != DT_FLOAT16 && t->dtype != DT_FLOAT32)
-    return rt_chk_fail(c, "%s '%s': dtype %u, expected f16 or f32", what, tname, t->dtype);
-  if (f32_only && t->dtype != DT_FLOAT32)
-    return rt_chk_fail(c, "%s '%s': dtype %u, expected f32", what, tname, t->dtype);
+  if (t->dtype >= 32 || !(dtypes & RT_DT(t->dtype))) {
+    static const int order[] = {DT_FLOAT16, DT_FLOAT32, DT_UINT8, DT_INT8, DT_INT32}; /* "f16 or f32", ... */
+    char list[96] = "";
+    for (size_t k = 0; k < sizeof order / sizeof *order; k++)
+      if (dtypes & RT_DT(order[k]))
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? " or " : "",
+                 dtype_name(order[k]));
+    return rt_chk_fail(c, "%s '%s': dtype %u, expected %s", what, tname, t->dtype, list);
+  }
   const int nd = t->layout == LAYOUT_ND, hd4 = t->layout == LAYOUT_NC1HWC0,
             hd5 = t->layout == LAYOUT_NDC1HWC0;
   int lay_ok = layout >= 0                ? t->layout == (uint32_t)layout

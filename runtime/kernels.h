@@ -31,6 +31,7 @@
  *   MATMUL      tiles (om_format.h)
  *   ATTENTION   tiles: batch x query blocks (om_format.h)
  *   AIPP        y rows: N*H
+ *   QCONV2D     tiles (om_format.h)
  *
  * Checks: each kind's check function validates its task with the rt_chk_*
  * helpers; every failure is rt_error(OMRT_ERR_FORMAT, "task %u (KIND)
@@ -183,6 +184,10 @@ enum {
 };
 omrt_status rt_chk_tensor(const rt_chk *c, int slot, const char *what, int optional, int layout, int rank,
                           int f32_only, const om_tensor **t_out);
+/* rt_chk_tensor with the dtypes allowed given as a set: RT_DT(dt) bits. */
+#define RT_DT(dt) (1u << (dt))
+omrt_status rt_chk_tensor_of(const rt_chk *c, int slot, const char *what, int optional, int layout, int rank,
+                             uint32_t dtypes, const om_tensor **t_out);
 /* The tensor in slot `slot` (required): layout ND, any known dtype, rank <=
  * MAX_RANK, every dim in [0, INT32_MAX], bytes matching dims and dtype. The
  * ND kinds (REDUCE, STRIDED_COPY, GATHER, PAD) check their tensors with it. */
@@ -334,6 +339,7 @@ static inline size_t rt_td_nd_base(const rt_td_geom *g, int64_t img) {
  *               registers, and conv_tile, wino_fz_tile and dwconv are the
  *               ZMM builds; 0: YMM ones */
 struct rt_mm_geom;
+struct rt_qconv_geom;
 typedef struct rt_cpu_paths {
   const char *name; /* "avx512f+avx2+fma+f16c", "avx2+fma+f16c", "portable", ... (tests print it) */
   void (*conv_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
@@ -355,6 +361,9 @@ typedef struct rt_cpu_paths {
   void (*h2f)(float *d, const uint16_t *s, uint32_t n);
   void (*f2h)(uint16_t *d, const float *s, uint32_t n);
   void (*round16)(float *x, uint32_t n);
+  /* QCONV2D's tile (kernels_qconv.h): AVX-512 VNNI or AVX2; NULL: portable */
+  void (*qconv_tile)(const struct rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
+                     int64_t nb1);
   int avx512;
 } rt_cpu_paths;
 const rt_cpu_paths *rt_cpu(void);
@@ -474,6 +483,8 @@ void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt
 omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_layernorm_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_layernorm_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_qconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_qconv_check(const omrt_model *m, uint32_t i, const om_task *task);
 /* kernels_attention.c */
 void rt_attention_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_attention_check(const omrt_model *m, uint32_t i, const om_task *task);

@@ -89,6 +89,24 @@ void rt_td_geom_init(const om_tensor *t, rt_td_geom *g) {
   g->cstride = (size_t)(g->d * g->h * g->w);
 }
 
+/* u8 / i8 ND -> 5HD, dst rows [lo, hi) (n, d, c1, h) of W*16: the bytes
+ * move, padding lanes 0. */
+static void transdata_bytes_to_5hd(const rt_td_geom *g, const uint8_t *sp, uint8_t *dp, uint64_t lo,
+                                   uint64_t hi) {
+  for (uint64_t row = lo; row < hi; row++) {
+    int64_t ih = (int64_t)row % g->h, cb = (int64_t)row / g->h % g->c1, img = (int64_t)row / g->h / g->c1;
+    uint8_t *out = dp + (size_t)row * (size_t)g->w * C0;
+    const uint8_t *base = sp + rt_td_nd_base(g, img) + (size_t)(ih * g->w);
+    const int64_t run = g->c - cb * C0 < C0 ? g->c - cb * C0 : C0;
+    memset(out, 0, (size_t)g->w * C0);
+    for (int64_t j = 0; j < run; j++) {
+      const uint8_t *src = base + (size_t)(cb * C0 + j) * g->cstride;
+      for (int64_t iw = 0; iw < g->w; iw++)
+        out[iw * C0 + j] = src[iw];
+    }
+  }
+}
+
 void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   const om_tensor *s = args->desc[OM_TRANSDATA_T_SRC], *d = args->desc[OM_TRANSDATA_T_DST];
   const void *sp = args->data[OM_TRANSDATA_T_SRC];
@@ -111,8 +129,13 @@ void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, 
   rt_td_geom g;
   rt_td_geom_init(d, &g);
   const int64_t c = g.c, h = g.h, w = g.w, c1 = g.c1, dep = g.d;
-  if (d->layout != LAYOUT_ND) { /* rows (n, d, c1, h) of W*16 */
+  const int bytes = dtype_size(sd) == 1; /* u8 / i8 (one dtype on both sides): the bytes move */
+  if (d->layout != LAYOUT_ND) {          /* rows (n, d, c1, h) of W*16 */
     rt_block_range((uint64_t)(g.n * dep * c1 * h), task->block_dim, block, &lo, &hi);
+    if (bytes) {
+      transdata_bytes_to_5hd(&g, sp, dp, lo, hi);
+      return;
+    }
     const rt_cpu_paths *cpu = rt_cpu();
     if (cpu->transdata && cpu->transdata(task, args, lo, hi)) return;
     for (uint64_t row = lo; row < hi; row++) {
@@ -130,13 +153,18 @@ void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, 
   } else { /* NC1HWC0 / NDC1HWC0 -> ND: rows (n, c, d, h) of W */
     rt_block_range((uint64_t)(g.n * c * dep * h), task->block_dim, block, &lo, &hi);
     const rt_cpu_paths *cpu = rt_cpu();
-    if (cpu->transdata && cpu->transdata(task, args, lo, hi)) return;
+    if (!bytes && cpu->transdata && cpu->transdata(task, args, lo, hi)) return;
     for (uint64_t row = lo; row < hi; row++) {
       int64_t ih = (int64_t)row % h, id = (int64_t)row / h % dep, ch = (int64_t)row / h / dep % c,
               in = (int64_t)row / h / dep / c;
       size_t src = (size_t)(((((in * dep + id) * c1 + ch / C0) * h + ih) * w) * C0 + ch % C0);
-      for (int64_t iw = 0; iw < w; iw++)
-        rt_put(dp, dd, (size_t)row * (size_t)w + (size_t)iw, rt_get(sp, sd, src + (size_t)iw * C0));
+      if (bytes)
+        for (int64_t iw = 0; iw < w; iw++)
+          ((uint8_t *)dp)[(size_t)row * (size_t)w + (size_t)iw] =
+              ((const uint8_t *)sp)[src + (size_t)iw * C0];
+      else
+        for (int64_t iw = 0; iw < w; iw++)
+          rt_put(dp, dd, (size_t)row * (size_t)w + (size_t)iw, rt_get(sp, sd, src + (size_t)iw * C0));
     }
   }
 }
@@ -145,10 +173,14 @@ omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *t
   rt_chk c = {m, i, task, "TRANSDATA"};
   const om_tensor *s, *d;
   omrt_status st;
+  const uint32_t dts = RT_DT(DT_FLOAT16) | RT_DT(DT_FLOAT32) | RT_DT(DT_UINT8) | RT_DT(DT_INT8);
   if ((st = rt_chk_ntensors(&c, OM_TRANSDATA_NTENSORS)) ||
-      (st = rt_chk_tensor(&c, OM_TRANSDATA_T_SRC, "src", 0, RT_LAYOUTS_ACT, -1, 0, &s)) ||
-      (st = rt_chk_tensor(&c, OM_TRANSDATA_T_DST, "dst", 0, RT_LAYOUTS_ACT, -1, 0, &d)))
+      (st = rt_chk_tensor_of(&c, OM_TRANSDATA_T_SRC, "src", 0, RT_LAYOUTS_ACT, -1, dts, &s)) ||
+      (st = rt_chk_tensor_of(&c, OM_TRANSDATA_T_DST, "dst", 0, RT_LAYOUTS_ACT, -1, dts, &d)))
     return st;
+  if ((dtype_size((int)s->dtype) == 1 || dtype_size((int)d->dtype) == 1) && s->dtype != d->dtype)
+    return rt_chk_fail(&c, "src dtype %u, dst dtype %u: u8 and i8 move as they are, to the same dtype",
+                       s->dtype, d->dtype);
   if (rt_elements(s) != rt_elements(d))
     return rt_chk_fail(&c, "src has %llu elements, dst %llu", (unsigned long long)rt_elements(s),
                        (unsigned long long)rt_elements(d));

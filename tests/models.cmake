@@ -33,6 +33,15 @@ if(TARGET omrt_jit)
                          ENVIRONMENT OMRT_JIT=0)
   endforeach()
 endif()
+# Quantized (QDQ) exports of models/export_qdq.py: their convolutions run as
+# int8 QCONV2D tasks, checked against ONNX Runtime's int8 output (skipped,
+# exit 77, when the export is missing).
+foreach(model resnet50_qdq mobilenet_v2_qdq)
+  add_test(NAME model/${model}
+           COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_qdq.py --model ${model}
+                   --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR} --work-dir ${CMAKE_BINARY_DIR}/e2e/${model})
+  set_tests_properties(model/${model} PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
+endforeach()
 # --op_select_implmode=high_precision: the direct convolutions only (the
 # default, high_performance, runs eligible 3x3 convs as Winograd F(4x4,3x3));
 # both precisions held to the same accuracy bars.

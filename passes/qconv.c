@@ -1,0 +1,303 @@
+/* qconv.c - quantized convolution islands become one int8 QConv.
+ *
+ * A QDQ model (PyTorch FX, ONNX Runtime's quantizer) writes a quantized
+ * convolution as
+ *   x_q -> DequantizeLinear -> Conv(., DequantizeLinear(w_q), bias) [-> Relu
+ *   | Clip] -> QuantizeLinear -> y_q
+ * with x_q, y_q u8 or i8 per tensor, w_q i8 constants per tensor or per
+ * output channel with zero point 0, and the bias a float constant or the
+ * DequantizeLinear of an i32 constant. Such an island computes, in ONNX
+ * Runtime's integer kernels (and here), acc = bias_i32 + sum (x_q - x_zp) *
+ * w_q exactly in int32, then y_q = clamp(round(acc * s_x*s_w/s_y) + y_zp)
+ * once (common/quant.h q_requant): the QConv op of ops.def, which the
+ * QCONV2D task runs on int8 data. A Relu or Clip island right after it
+ * (DequantizeLinear -> Clip -> QuantizeLinear with the QConv's own scale and
+ * zero point: MobileNetV2's ReLU6) folds into its clamp too. The Relu or Clip folds into the clamp
+ * (QuantizeLinear is monotonic, so Q(clip(v, a, b)) = clamp(Q(v), Q(a),
+ * Q(b))). The bias becomes round(b / (s_x * s_w[m])), half to even: the
+ * i32 bias itself when it was quantized with that scale, as exporters do.
+ * Casts to the dtype a value already has (PyTorch writes one after every
+ * QuantizeLinear) go first: they would stand between an int8 value and the
+ * vector programs that read it.
+ *
+ * The rest of a QDQ model stays as it is: the QuantizeLinear and
+ * DequantizeLinear around Add, pooling and Concat become vector programs
+ * (vectorize) that read and write the int8 tensors the QConvs exchange, so
+ * activations stay int8 from one QConv to the next; a float op reads the
+ * DequantizeLinear of an int8 value.
+ *
+ * Contract.
+ *   Needs:   shape_infer, constfold, dce; runs before qfold (which would
+ *            turn the int8 weights into float constants).
+ *   Changes: Casts of u8/i8 values to their own dtype are removed; each island above (2-D Conv, weights
+ * constant) is replaced by one QConv node writing the island's QuantizeLinear output value (or the following
+ * clamp island's); nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that
+ * do not match (a weight zero point other than 0, a run-time scale, a 3-D Conv, a Conv output read elsewhere)
+ * untouched: they run as float ops, as before.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/elem.h"
+#include "common/quant.h"
+#include "ir/conv.h"
+#include "pass.h"
+
+/* v seen through Casts to the dtype it already has. */
+static ir_value *through_casts(ir_value *v) {
+  while (v && v->producer && v->producer->op == IR_OP_CAST && v->producer->nin == 1 &&
+         v->producer->in[0]->dtype == v->dtype)
+    v = v->producer->in[0];
+  return v;
+}
+
+static int is_q8(int dt) { return dt == DT_UINT8 || dt == DT_INT8; }
+
+/* A constant scale (f32/f16, finite, > 0) of `count` elements (1 = per
+ * tensor) into out[count]; 0 when it is not one. */
+static int read_scale(const ir_value *s, int64_t count, float *out) {
+  if (!s || !s->data || !elem_is_float(s->dtype)) return 0;
+  int64_t n = ir_value_elements(s);
+  if (n != 1 && n != count) return 0;
+  for (int64_t i = 0; i < count; i++) {
+    float f = (float)elem_get(s->data, s->dtype, (size_t)(n == 1 ? 0 : i));
+    if (!(f > 0.0f) || isinf(f)) return 0;
+    out[i] = f;
+  }
+  return 1;
+}
+
+/* A per-tensor zero point: absent (0) or a one-element constant. */
+static int read_zp(const ir_value *z, int32_t *out) {
+  *out = 0;
+  if (!z) return 1;
+  if (!z->data || ir_value_elements(z) != 1) return 0;
+  *out = (int32_t)elem_get_int(z->data, z->dtype, 0);
+  return 1;
+}
+
+/* The matched island. */
+typedef struct island {
+  ir_node *q, *act, *conv, *xdq, *wdq;
+  ir_value *xq;     /* the int8 input */
+  float sx, sy;     /* input and output scales */
+  int32_t xzp, yzp; /* zero points */
+  int32_t lo, hi;   /* the output clamp */
+} island;
+
+/* DequantizeLinear(x_q) with a per-tensor constant scale and zero point. */
+static int match_x(ir_value *v, island *is) {
+  ir_node *dq = v->producer;
+  if (!dq || dq->op != IR_OP_DEQUANTIZE) return 0;
+  ir_value *xq = through_casts(dq->in[0]);
+  if (xq->data || !is_q8(xq->dtype) || xq->rank != 4) return 0;
+  if (!read_scale(dq->in[1], 1, &is->sx) || !read_zp(dq->nin > 2 ? dq->in[2] : NULL, &is->xzp)) return 0;
+  is->xdq = dq, is->xq = xq;
+  return 1;
+}
+
+/* DequantizeLinear(constant i8 weights) with zero point 0 and a constant
+ * scale per tensor or per output channel ([M] or [M, 1, 1, 1]). */
+static int match_w(ir_value *v, ir_node **dq_out) {
+  ir_node *dq = v->producer;
+  if (!dq || dq->op != IR_OP_DEQUANTIZE || !dq->in[0]->data || dq->in[0]->dtype != DT_INT8) return 0;
+  const ir_value *s = dq->in[1], *z = dq->nin > 2 ? dq->in[2] : NULL;
+  int64_t m = v->dims[0], n = ir_value_elements(s);
+  if (n != 1 && !(n == m && s->rank >= 1 && s->dims[0] == m)) return 0;
+  if (z) {
+    if (!z->data || ir_value_elements(z) != n) return 0;
+    for (int64_t i = 0; i < n; i++)
+      if (elem_get_int(z->data, z->dtype, (size_t)i) != 0) return 0;
+  }
+  *dq_out = dq;
+  return 1;
+}
+
+/* Conv [-> Relu | Clip] -> QuantizeLinear, each value read only by the next. */
+static int match_island(ir_graph *g, ir_node *q, island *is) {
+  memset(is, 0, sizeof *is);
+  is->q = q;
+  if (q->nin < 2 || !is_q8(q->out[0]->dtype) || !read_scale(q->in[1], 1, &is->sy) ||
+      !read_zp(q->nin > 2 ? q->in[2] : NULL, &is->yzp))
+    return 0;
+  q_range(q->out[0]->dtype, &is->lo, &is->hi);
+  ir_node *p = q->in[0]->producer;
+  if (!p || ir_value_single_user(g, q->in[0]) != q) return 0;
+  if (p->op == IR_OP_RELU || (p->op == IR_OP_CLIP && p->nin == 1)) {
+    is->act = p;
+    p = p->in[0]->producer;
+    if (!p || ir_value_single_user(g, is->act->in[0]) != is->act) return 0;
+  }
+  if (p->op != IR_OP_CONV || p->nin > 3 || p->out[0]->rank != 4 || p->in[1]->rank != 4 ||
+      ir_attr_find(p, "act"))
+    return 0;
+  is->conv = p;
+  return match_x(p->in[0], is) && match_w(p->in[1], &is->wdq);
+}
+
+/* The output clamp with a Relu or Clip folded in. */
+static void fold_act(island *is) {
+  const ir_node *a = is->act;
+  if (!a) return;
+  int32_t lo0 = is->lo, hi0 = is->hi, qlo = is->yzp, qhi = hi0;
+  if (a->op == IR_OP_CLIP) {
+    float mn = (float)ir_attr_float(a, "min", -INFINITY), mx = (float)ir_attr_float(a, "max", INFINITY);
+    qlo = isinf(mn) && mn < 0 ? lo0 : q_quantize(mn, is->sy, is->yzp, lo0, hi0);
+    qhi = isinf(mx) && mx > 0 ? hi0 : q_quantize(mx, is->sy, is->yzp, lo0, hi0);
+  }
+  if (qlo > is->lo) is->lo = qlo;
+  if (qhi < is->hi) is->hi = qhi;
+}
+
+/* The bias as i32 in units of s_x * sw[m] (bias 0 when absent); 0 when it
+ * is neither a float constant nor the DequantizeLinear of constants (scale
+ * and zero point per tensor or per channel). bs: scratch [m]. */
+static int read_bias(const island *is, const float *sw, int64_t m, float *bs, int32_t *out) {
+  const ir_value *b = is->conv->nin > 2 ? is->conv->in[2] : NULL;
+  if (!b) {
+    memset(out, 0, sizeof(int32_t) * (size_t)m);
+    return 1;
+  }
+  if (ir_value_elements(b) != m) return 0;
+  const ir_node *dq = b->producer;
+  const ir_value *bz = dq && dq->nin > 2 ? dq->in[2] : NULL; /* per tensor or per channel */
+  const int64_t nz = bz ? ir_value_elements(bz) : 0;
+  const int is_dq = dq && dq->op == IR_OP_DEQUANTIZE && dq->in[0]->data && read_scale(dq->in[1], m, bs) &&
+                    (!bz || (bz->data && (nz == 1 || nz == m)));
+  if (!is_dq && (!b->data || !elem_is_float(b->dtype))) return 0;
+  for (int64_t i = 0; i < m; i++) {
+    const int32_t bzp = bz ? (int32_t)elem_get_int(bz->data, bz->dtype, (size_t)(nz == 1 ? 0 : i)) : 0;
+    double bf =
+        is_dq ? q_dequantize((int32_t)elem_get_int(dq->in[0]->data, dq->in[0]->dtype, (size_t)i), bzp, bs[i])
+              : elem_get(b->data, b->dtype, (size_t)i);
+    double r = nearbyint(bf / (double)(is->sx * sw[i]));
+    if (!(fabs(r) < 2147483647.0)) return 0;
+    out[i] = (int32_t)r;
+  }
+  return 1;
+}
+
+static status nomem(const ir_node *n, diag *d) { return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory"); }
+
+/* Replaces the island by a QConv writing the QuantizeLinear's output. */
+static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *d) {
+  ir_node *conv = is->conv;
+  ir_value *w = is->wdq->in[0];
+  const int64_t m = w->dims[0];
+  float *sw = arena_array(scratch, (size_t)m, sizeof(float));
+  float *mult = arena_array(scratch, (size_t)m, sizeof(float));
+  float *bs = arena_array(scratch, (size_t)m, sizeof(float));
+  int32_t *bias = arena_array(scratch, (size_t)m, sizeof(int32_t));
+  if (!sw || !mult || !bs || !bias) return nomem(conv, d);
+  if (!read_scale(is->wdq->in[1], m, sw) || !read_bias(is, sw, m, bs, bias)) return ST_OK;
+  for (int64_t i = 0; i < m; i++) {
+    mult[i] = is->sx * sw[i] / is->sy; /* (s_x * s_w) / s_y in f32, as ONNX Runtime's */
+    if (!(mult[i] > 0.0f) || isinf(mult[i])) return ST_OK;
+  }
+  fold_act(is);
+  if (is->lo > is->hi) return ST_OK; /* a Clip below the output's range: left as it is */
+  char name[256];
+  snprintf(name, sizeof name, "%s_bias_i32", conv->name);
+  ir_value *bv = ir_const_new(g, name, DT_INT32, 1, &m, bias, sizeof(int32_t) * (size_t)m);
+  snprintf(name, sizeof name, "%s_requant", conv->name);
+  ir_value *mv = ir_const_new(g, name, DT_FLOAT32, 1, &m, mult, sizeof(float) * (size_t)m);
+  if (!bv || !mv) return nomem(conv, d);
+  ir_value *in[4] = {is->xq, w, bv, mv}, *out = is->q->out[0];
+  ir_node *qc = ir_node_new(g, IR_OP_QCONV, conv->name, 4, in, 1, &out);
+  if (!qc) return nomem(conv, d);
+  static const char *const window[] = {"kernel_shape", "strides", "pads", "dilations"};
+  for (int k = 0; k < 4; k++) {
+    int64_t v[8];
+    int c = ir_attr_ints(conv, window[k], v, 8);
+    if (c > 0 && ir_attr_set_ints(g, qc, window[k], c, v)) return nomem(conv, d);
+  }
+  if (ir_attr_set_int(g, qc, "group", ir_attr_int(conv, "group", 1)) ||
+      ir_attr_set_int(g, qc, "x_zp", is->xzp) || ir_attr_set_int(g, qc, "y_zp", is->yzp) ||
+      ir_attr_set_int(g, qc, "lo", is->lo) || ir_attr_set_int(g, qc, "hi", is->hi) ||
+      ir_attr_set_int(g, qc, "to", out->dtype))
+    return nomem(conv, d);
+  qc->origin = conv->origin;
+  qc->name = conv->name; /* the Conv's name (it goes; compact rebuilds the name table) */
+  is->q->dead = conv->dead = 1;
+  if (is->act) is->act->dead = 1;
+  *done = 1;
+  return ST_OK;
+}
+
+/* QConv qc's output read (through a Cast to its dtype) only by
+ * DequantizeLinear -> Relu | Clip -> QuantizeLinear with the same scale,
+ * zero point and dtype (MobileNetV2's ReLU6 after its convolutions): the
+ * clamp folds into qc, which then writes the QuantizeLinear's output.
+ * Exact: with one scale and zero point Q(DQ(v)) = v for every v of the
+ * dtype, and Q(clip(DQ(v), a, b)) = clamp(v, Q(a), Q(b)). */
+static int fold_clamp(ir_graph *g, ir_node *qc) {
+  ir_value *y = qc->out[0], *v = y;
+  if (y->output_index >= 0) return 0;
+  ir_node *cast = ir_value_sole_reader(g, y), *dq = cast;
+  if (cast && cast->op == IR_OP_CAST && cast->nin == 1 && cast->out[0]->dtype == y->dtype) {
+    v = cast->out[0];
+    dq = ir_value_sole_reader(g, v);
+  } else {
+    cast = NULL;
+  }
+  if (!dq || dq->op != IR_OP_DEQUANTIZE || dq->in[0] != v) return 0;
+  ir_node *act = ir_value_sole_reader(g, dq->out[0]);
+  if (!act || !(act->op == IR_OP_RELU || (act->op == IR_OP_CLIP && act->nin == 1))) return 0;
+  ir_node *q = ir_value_sole_reader(g, act->out[0]);
+  if (!q || q->op != IR_OP_QUANTIZE || q->out[0]->dtype != y->dtype) return 0;
+  island is = {
+      .q = q, .act = act, .lo = (int32_t)ir_attr_int(qc, "lo", 0), .hi = (int32_t)ir_attr_int(qc, "hi", 0)};
+  float s1;
+  int32_t z1;
+  if (!read_scale(dq->in[1], 1, &s1) || !read_zp(dq->nin > 2 ? dq->in[2] : NULL, &z1) ||
+      !read_scale(q->in[1], 1, &is.sy) || !read_zp(q->nin > 2 ? q->in[2] : NULL, &is.yzp) || s1 != is.sy ||
+      z1 != is.yzp || z1 != (int32_t)ir_attr_int(qc, "y_zp", 0))
+    return 0;
+  fold_act(&is);
+  if (is.lo > is.hi || ir_attr_set_int(g, qc, "lo", is.lo) || ir_attr_set_int(g, qc, "hi", is.hi)) return 0;
+  ir_value *out = q->out[0];
+  qc->out[0] = out;
+  out->producer = qc;
+  y->producer = NULL;
+  q->dead = act->dead = dq->dead = 1;
+  if (cast) cast->dead = 1;
+  return 1;
+}
+
+/* Casts of an int8 value to the dtype it has (PyTorch's after each
+ * QuantizeLinear) go: their readers read the value. */
+static int drop_noop_casts(ir_graph *g) {
+  int changed = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *c = g->nodes[i];
+    if (c->dead || c->op != IR_OP_CAST || c->nin != 1 || c->in[0]->dtype != c->out[0]->dtype ||
+        !is_q8(c->in[0]->dtype) || c->out[0]->output_index >= 0)
+      continue;
+    ir_replace_uses(g, c->out[0], c->in[0]);
+    c->dead = changed = 1;
+  }
+  return changed;
+}
+
+status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d) {
+  arena scratch;
+  arena_init(&scratch, 0);
+  status st = ST_OK;
+  int changed = drop_noop_casts(g);
+  const int count = g->nnodes; /* the QConvs appended are not visited */
+  for (int i = 0; i < count && st == ST_OK; i++) {
+    ir_node *q = g->nodes[i];
+    island is;
+    if (q->dead || q->op != IR_OP_QUANTIZE || !match_island(g, q, &is)) continue;
+    st = rewrite(g, &is, &scratch, &changed, d);
+    arena_free(&scratch);
+  }
+  arena_free(&scratch);
+  if (st != ST_OK || !changed) return st;
+  for (int i = 0; i < g->nnodes; i++)
+    if (!g->nodes[i]->dead && g->nodes[i]->op == IR_OP_QCONV) fold_clamp(g, g->nodes[i]);
+  ir_graph_compact(g);
+  st = ir_graph_toposort(g, d);
+  return st == ST_OK ? pass_dce(g, ctx, d) : st;
+}

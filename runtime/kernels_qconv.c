@@ -1,0 +1,182 @@
+/* kernels_qconv.c - QCONV2D, the int8 convolution (contract in
+ * om_format.h): the block split into tiles, the load-time check, and the
+ * portable tile.
+ *
+ * A block runs its tiles through rt_cpu()'s qconv_tile (AVX-512 VNNI or
+ * AVX2, kernels_qconv_x86.c) or the portable tile below. All of them read x
+ * and the packed weights in place: for each output pixel and tap, a pointer
+ * to the pixel's 16 channels of the first input block the output block
+ * reads (or to a row of x_zp bytes when the tap lies in the padding, with
+ * stride 0), stepping H*W*16 bytes per input block. The sums are int32 and
+ * exact (the compiler bounds K), so the order of the additions does not
+ * matter; the requantization is common/quant.h's q_requant.
+ */
+#include "runtime/kernels_qconv.h"
+
+#include "common/quant.h"
+
+void rt_qconv_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom *g) {
+  const om_tensor *x = args->desc[OM_QCONV_T_X], *y = args->desc[OM_QCONV_T_Y], *w = args->desc[OM_QCONV_T_W];
+  const int32_t *q = task->params;
+  memset(g, 0, sizeof *g);
+  g->x = args->data[OM_QCONV_T_X];
+  g->w = args->data[OM_QCONV_T_W];
+  g->bias = args->data[OM_QCONV_T_BIAS];
+  g->mult = args->data[OM_QCONV_T_MULT];
+  g->y = args->data[OM_QCONV_T_Y];
+  g->c1in = rt_ceil_div(x->dims[1], C0), g->h = x->dims[2], g->w_ = x->dims[3];
+  g->cout = y->dims[1], g->c1out = rt_ceil_div(y->dims[1], C0), g->ho = y->dims[2], g->wo = y->dims[3];
+  g->kg = w->dims[1];
+  g->kh = q[OM_CONV_P_KH], g->kw = q[OM_CONV_P_KW], g->sh = q[OM_CONV_P_STRIDE_H],
+  g->sw = q[OM_CONV_P_STRIDE_W];
+  g->pt = q[OM_CONV_P_PAD_TOP], g->pl = q[OM_CONV_P_PAD_LEFT];
+  g->dh = q[OM_CONV_P_DILATION_H], g->dw = q[OM_CONV_P_DILATION_W];
+  const int64_t groups = q[OM_QCONV_P_GROUPS];
+  const int64_t gd[5] = {groups, y->dims[1] / groups, x->dims[1] / groups, g->kh, g->kw};
+  convg_init(gd, &g->cg);
+  g->depthwise = groups == x->dims[1] && groups == y->dims[1];
+  g->xzp = q[OM_QCONV_P_X_ZP], g->yzp = q[OM_QCONV_P_Y_ZP], g->lo = q[OM_QCONV_P_LO],
+  g->hi = q[OM_QCONV_P_HI];
+  g->xmask = q[OM_QCONV_P_X_SIGNED] ? 0x80 : 0;
+  memset(g->pad, (uint8_t)g->xzp ^ g->xmask, sizeof g->pad);
+}
+
+/* Pixel p's sums of output block nb requantized into y, padding lanes 0. */
+static void store_block(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, const int32_t *acc) {
+  uint8_t *yp = g->y + (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0;
+  for (int j = 0; j < C0; j++) {
+    const int64_t co = nb * C0 + j;
+    const int32_t a = (int32_t)((uint32_t)acc[j] + (uint32_t)g->bias[co]); /* wraps, as SIMD adds */
+    yp[j] = co < g->cout ? (uint8_t)q_requant(a, g->mult[co], g->yzp, g->lo, g->hi) : 0;
+  }
+}
+
+/* Depthwise: channel j of block nb reads input channel j of block nb. */
+static void tile_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0, int64_t nb1) {
+  const int taps = g->kh * g->kw;
+  for (int64_t nb = nb0; nb < nb1; nb++)
+    for (int64_t p = p0; p < p1; p++) {
+      const int64_t oh = p / g->wo, ow = p % g->wo;
+      int32_t acc[C0] = {0};
+      for (int t = 0; t < taps; t++) {
+        const int64_t ih = oh * g->sh - g->pt + (t / g->kw) * g->dh,
+                      iw = ow * g->sw - g->pl + (t % g->kw) * g->dw;
+        const int in = ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_;
+        const uint8_t *xp =
+            in ? g->x + (size_t)(((img * g->c1in + nb) * g->h + ih) * g->w_ + iw) * C0 : g->pad;
+        const int8_t *wt = g->w + (size_t)(nb * taps + t) * C0;
+        for (int j = 0; j < C0; j++)
+          acc[j] += (xp[j] ^ g->xmask) * wt[j];
+      }
+      store_block(g, img, p, nb, acc);
+    }
+}
+
+void rt_qconv_tile_c(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0, int64_t nb1) {
+  if (g->depthwise) {
+    tile_dw(g, img, p0, p1, nb0, nb1);
+    return;
+  }
+  const size_t plane = (size_t)(g->h * g->w_) * C0;
+  for (int64_t nb = nb0; nb < nb1; nb++) {
+    int64_t lo, hi;
+    convg_block_range(&g->cg, nb, &lo, &hi);
+    const int64_t kb = hi - lo;
+    const int8_t *wb = g->w + (size_t)(nb * g->kg) * C0 * 4;
+    for (int64_t p = p0; p < p1; p++) {
+      const int64_t oh = p / g->wo, ow = p % g->wo;
+      int32_t acc[C0] = {0};
+      for (int t = 0; t < g->kh * g->kw; t++) {
+        const int64_t ih = oh * g->sh - g->pt + (t / g->kw) * g->dh,
+                      iw = ow * g->sw - g->pl + (t % g->kw) * g->dw;
+        const int in = ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_;
+        const uint8_t *xp =
+            in ? g->x + (size_t)(((img * g->c1in + lo) * g->h + ih) * g->w_ + iw) * C0 : g->pad;
+        const size_t step = in ? plane : 0;
+        for (int64_t cb = 0; cb < kb; cb++, xp += step)
+          for (int c0 = 0; c0 < C0; c0++) {
+            const int32_t u = xp[c0] ^ g->xmask;
+            const int8_t *wk = wb + ((size_t)((t * kb + cb) * 4 + c0 / 4) * C0) * 4 + c0 % 4;
+            for (int j = 0; j < C0; j++)
+              acc[j] += u * wk[j * 4];
+          }
+      }
+      store_block(g, img, p, nb, acc);
+    }
+  }
+}
+
+void rt_qconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  (void)core;
+  rt_qconv_geom g;
+  rt_qconv_geom_init(task, args, &g);
+  const int64_t n = args->desc[OM_QCONV_T_Y]->dims[0], m = g.ho * g.wo;
+  const int64_t tm = task->params[OM_QCONV_P_TILE_M], tn = task->params[OM_QCONV_P_TILE_N];
+  const int64_t mt = rt_ceil_div(m, tm), nt = rt_ceil_div(g.c1out, tn);
+  const rt_cpu_paths *cpu = rt_cpu();
+  const rt_qconv_tile_fn tile = cpu->qconv_tile ? cpu->qconv_tile : rt_qconv_tile_c;
+  uint64_t lo, hi;
+  rt_block_range((uint64_t)(n * mt * nt), task->block_dim, block, &lo, &hi);
+  for (uint64_t t = lo; t < hi; t++) {
+    const int64_t img = (int64_t)t / (mt * nt), mi = (int64_t)t / nt % mt, ni = (int64_t)t % nt;
+    const int64_t p0 = mi * tm, nb0 = ni * tn;
+    tile(&g, img, p0, p0 + tm < m ? p0 + tm : m, nb0, nb0 + tn < g.c1out ? nb0 + tn : g.c1out);
+  }
+}
+
+omrt_status rt_qconv_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  rt_chk c = {m, i, task, "QCONV2D"};
+  const om_tensor *x, *w, *b, *mu, *y;
+  const uint32_t i8 = RT_DT(DT_UINT8) | RT_DT(DT_INT8);
+  omrt_status st;
+  if ((st = rt_chk_ntensors(&c, OM_QCONV_NTENSORS)) ||
+      (st = rt_chk_tensor_of(&c, OM_QCONV_T_X, "x", 0, LAYOUT_NC1HWC0, 4, i8, &x)) ||
+      (st = rt_chk_tensor_of(&c, OM_QCONV_T_W, "w", 0, LAYOUT_ND, 4, RT_DT(DT_INT8), &w)) ||
+      (st = rt_chk_tensor_of(&c, OM_QCONV_T_BIAS, "bias", 0, LAYOUT_ND, 1, RT_DT(DT_INT32), &b)) ||
+      (st = rt_chk_tensor_of(&c, OM_QCONV_T_MULT, "mult", 0, LAYOUT_ND, 1, RT_DT(DT_FLOAT32), &mu)) ||
+      (st = rt_chk_tensor_of(&c, OM_QCONV_T_Y, "y", 0, LAYOUT_NC1HWC0, 4, i8, &y)))
+    return st;
+  const int32_t *q = task->params;
+  rt_conv_params p;
+  rt_conv_params_read(task, &p);
+  if (p.act != OM_ACT_NONE || q[OM_CONV_P_CLIP_MIN] || q[OM_CONV_P_CLIP_MAX] || q[15] || q[16])
+    return rt_chk_fail(&c, "params 10, 11, 12, 15 and 16 must be 0");
+  if ((st = rt_chk_conv_params(&c, &p, x, y->dims[1], y))) return st;
+  const int32_t groups = q[OM_QCONV_P_GROUPS], xs = q[OM_QCONV_P_X_SIGNED];
+  if (groups < 1 || x->dims[1] % groups || y->dims[1] % groups)
+    return rt_chk_fail(&c, "params[%d] groups = %d does not divide Cin %lld and Cout %lld", OM_QCONV_P_GROUPS,
+                       groups, (long long)x->dims[1], (long long)y->dims[1]);
+  if (xs != (x->dtype == DT_INT8))
+    return rt_chk_fail(&c, "params[%d] x_signed = %d, x dtype %u", OM_QCONV_P_X_SIGNED, xs, x->dtype);
+  int32_t ylo, yhi, xzp = q[OM_QCONV_P_X_ZP], yzp = q[OM_QCONV_P_Y_ZP], lo = q[OM_QCONV_P_LO],
+                    hi = q[OM_QCONV_P_HI];
+  q_range((int)y->dtype, &ylo, &yhi);
+  if (xzp < 0 || xzp > 255 || yzp < ylo || yzp > yhi || lo < ylo || hi > yhi || lo > hi)
+    return rt_chk_fail(&c, "x_zp %d (0..255), y_zp %d, lo %d, hi %d (lo <= hi, within %d..%d)", xzp, yzp, lo,
+                       hi, ylo, yhi);
+  const int64_t gd[5] = {groups, y->dims[1] / groups, x->dims[1] / groups, p.kh, p.kw};
+  convg_geom cg;
+  if (convg_init(gd, &cg)) return rt_chk_fail(&c, "groups %d: channel counts out of range", groups);
+  int64_t kbmax = 0, c1out = rt_ceil_div(y->dims[1], C0);
+  for (int64_t nb = 0; nb < c1out; nb++) {
+    int64_t blo, bhi;
+    convg_block_range(&cg, nb, &blo, &bhi);
+    if (bhi - blo > kbmax) kbmax = bhi - blo;
+  }
+  const int dw = groups == x->dims[1] && groups == y->dims[1]; /* depthwise: the diagonal packing */
+  const int64_t kg = (int64_t)p.kh * p.kw * kbmax * 4, k1 = dw ? (int64_t)p.kh * p.kw : kg, k3 = dw ? 1 : 4;
+  if (w->dims[0] != c1out || w->dims[1] != k1 || w->dims[2] != C0 || w->dims[3] != k3)
+    return rt_chk_fail(&c, "w dims [%lld, %lld, %lld, %lld], expected [%lld, %lld, 16, %lld]",
+                       (long long)w->dims[0], (long long)w->dims[1], (long long)w->dims[2],
+                       (long long)w->dims[3], (long long)c1out, (long long)k1, (long long)k3);
+  if (kg * 4 > OM_QCONV_MAX_K)
+    return rt_chk_fail(&c, "K = %lld is past %d, QCONV2D's int32 range", (long long)(kg * 4), OM_QCONV_MAX_K);
+  if (b->dims[0] != c1out * C0 || mu->dims[0] != c1out * C0)
+    return rt_chk_fail(&c, "bias and mult have %lld and %lld elements, expected %lld", (long long)b->dims[0],
+                       (long long)mu->dims[0], (long long)(c1out * C0));
+  const int32_t tm = q[OM_QCONV_P_TILE_M], tn = q[OM_QCONV_P_TILE_N];
+  if (tm < 1 || tn < 1) return rt_chk_fail(&c, "tile_m %d and tile_n %d must be >= 1", tm, tn);
+  const uint64_t tiles = (uint64_t)y->dims[0] * (uint64_t)rt_ceil_div(y->dims[2] * y->dims[3], tm) *
+                         (uint64_t)rt_ceil_div(c1out, tn);
+  return rt_chk_block_dim(&c, tiles, "tiles");
+}

@@ -1,0 +1,50 @@
+/* kernels_qconv.h - QCONV2D (om_format.h), the int8 convolution: what its
+ * portable path (kernels_qconv.c) and its x86 paths (kernels_qconv_x86.c:
+ * AVX2, AVX-512 VNNI) share, and what the tests call to run each path.
+ *
+ * A tile function computes output pixels [p0, p1) of image img for the
+ * output channel blocks [nb0, nb1): exact int32 sums of u * w (u = x as
+ * u8; padding taps read x_zp), then common/quant.h's q_requant. Every path
+ * computes the same int32 sums and the same f32 steps, so their bytes are
+ * identical.
+ */
+#ifndef RUNTIME_KERNELS_QCONV_H
+#define RUNTIME_KERNELS_QCONV_H
+
+#include <stdint.h>
+
+#include "common/conv_group.h"
+#include "runtime/kernels.h"
+
+typedef struct rt_qconv_geom {
+  const uint8_t *x;    /* NC1HWC0 [N][C1in][H][W][16], u8 or i8 bytes */
+  const int8_t *w;     /* [C1out][KG][16][4] */
+  const int32_t *bias; /* [C1out*16], x's zero point folded in */
+  const float *mult;   /* [C1out*16] */
+  uint8_t *y;          /* NC1HWC0 [N][C1out][Ho][Wo][16] */
+  int64_t c1in, h, w_, ho, wo, cout, c1out, kg;
+  int kh, kw, sh, sw, pt, pl, dh, dw;
+  convg_geom cg; /* block ranges (groups) */
+  int32_t xzp, yzp, lo, hi;
+  int depthwise;   /* groups = Cin = Cout: w is [C1out][KH*KW][16] */
+  uint8_t xmask;   /* 0x80 for i8 x (u = x ^ 0x80 = x + 128), else 0 */
+  uint8_t pad[64]; /* what a padding tap reads: x_zp ^ xmask, 64 times */
+} rt_qconv_geom;
+
+typedef void (*rt_qconv_tile_fn)(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
+                                 int64_t nb1);
+
+/* Fills *g from a task checked at load (rt_qconv_check) and its data. */
+void rt_qconv_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom *g);
+/* The portable tile. */
+void rt_qconv_tile_c(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0, int64_t nb1);
+#if defined(__x86_64__) && defined(__GNUC__)
+/* AVX2 (vpmaddwd on 16-bit values) and AVX-512 VNNI (vpdpbusd) tiles;
+ * callable only where rt_cpu() says the CPU has them. */
+void rt_qconv_tile_avx2(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
+                        int64_t nb1);
+void rt_qconv_tile_vnni(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
+                        int64_t nb1);
+#endif
+
+#endif

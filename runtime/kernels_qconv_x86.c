@@ -1,0 +1,343 @@
+/* kernels_qconv_x86.c - QCONV2D tiles on x86: AVX-512 VNNI and AVX2
+ * (kernels_qconv.h; the portable tile and the contract are in
+ * kernels_qconv.c).
+ *
+ * VNNI: vpdpbusd multiplies 4 u8 of x (broadcast: one pixel's 4 input
+ * channels) by 4 i8 of each of 16 output channels (one ZMM of the packed
+ * weights: [16 co][4 k]) and adds the 4 products into the 16 int32 sums.
+ * A micro-tile keeps R pixels x NB output blocks of sums in registers (6 x
+ * 4, or 12 x 1 when an output block reads input blocks of its own: grouped
+ * convolutions) and walks K once; depthwise convolutions have their own
+ * loop (below). Products and sums are
+ * exact (the compiler bounds K, om_format.h OM_QCONV_MAX_K), so every path
+ * gets the portable tile's int32 sums.
+ * AVX2: x's 4 u8 zero-extended to 16 bits and broadcast, each 16-byte
+ * quarter of the packed weights (4 output channels x 4 k) sign-extended to
+ * 16 bits, and vpmaddwd: pairs of products summed into int32 (exact: no
+ * saturation, unlike vpmaddubsw). A sum register holds 4 output channels x
+ * 2 partial sums; the epilogue adds the pairs (vphaddd).
+ * Both requantize as common/quant.h's q_requant: the same f32 operations
+ * in the same order.
+ *
+ * Compiled for plain x86-64: every function carries its target attribute
+ * and is only reached through rt_cpu() (cpu.c) when the CPU has it.
+ */
+#include "runtime/kernels_qconv.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+
+#include <immintrin.h>
+
+#define T_AVX2 __attribute__((target("avx2,fma,f16c")))
+#define T_AVX2_INLINE __attribute__((target("avx2,fma,f16c"), always_inline)) static inline
+#define T_VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vnni,avx2,fma,f16c")))
+#define T_VNNI_INLINE                                                                                        \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vnni,avx2,fma,f16c"), always_inline)) static inline
+
+enum { MAX_R = 12, MAX_NB = 4 };
+
+/* The output rows and columns of R pixels from p; pixels past np repeat
+ * the last one. */
+static inline void pixel_pos(const rt_qconv_geom *g, int64_t p, int np, int R, int64_t *oh, int64_t *ow) {
+  for (int r = 0; r < R; r++) {
+    const int64_t pp = p + (r < np ? r : np - 1);
+    oh[r] = pp / g->wo, ow[r] = pp % g->wo;
+  }
+}
+
+/* The pointers of R pixels for tap t: to the pixel's channels of input
+ * block lo, stepping one block plane per input block; padding taps read
+ * g->pad with step 0. */
+static inline void tap_rows(const rt_qconv_geom *g, int64_t img, const int64_t *oh, const int64_t *ow, int R,
+                            int t, int64_t lo, const uint8_t **xp, size_t *st) {
+  const size_t plane = (size_t)(g->h * g->w_) * C0;
+  const int64_t dh = (t / g->kw) * g->dh - g->pt, dw = (t % g->kw) * g->dw - g->pl;
+  for (int r = 0; r < R; r++) {
+    const int64_t ih = oh[r] * g->sh + dh, iw = ow[r] * g->sw + dw;
+    const int in = ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_;
+    xp[r] = in ? g->x + (size_t)(((img * g->c1in + lo) * g->h + ih) * g->w_ + iw) * C0 : g->pad;
+    st[r] = in ? plane : 0;
+  }
+}
+
+static inline int32_t dword(const uint8_t *p, uint32_t mask) {
+  uint32_t d;
+  memcpy(&d, p, 4);
+  return (int32_t)(d ^ mask);
+}
+
+/* Output blocks [nb, nb + n) after nb that read nb's input blocks, at most max. */
+static int same_range(const rt_qconv_geom *g, int64_t nb, int64_t nb1, int max, int64_t *lo, int64_t *hi) {
+  convg_block_range(&g->cg, nb, lo, hi);
+  int n = 1;
+  for (; n < max && nb + n < nb1; n++) {
+    int64_t l2, h2;
+    convg_block_range(&g->cg, nb + n, &l2, &h2);
+    if (l2 != *lo || h2 != *hi) break;
+  }
+  return n;
+}
+
+/* --- depthwise (groups = Cin = Cout): each output channel reads its own
+ * input channel, so a tap is 16 products, channel by channel, instead of a
+ * 16 x 16 block (the weights are packed so: [C1out][KH*KW][16]). The taps go in pairs, x of two taps
+ * interleaved channel by channel and widened to 16 bits against the pair's weights, also 16-bit: vpmaddwd
+ * gives u_t*w_t + u_t'*w_t' per channel, exact. Windows past 2*DW_MAX_PAIRS taps take the portable tile. */
+
+enum { DW_MAX_PAIRS = 64 }; /* windows up to 11 x 11 (KH*KW <= 128) */
+
+/* Block nb's tap-pair weights: w2[pair][2c + i] = w of tap 2*pair + i,
+ * channel c (0 past the last tap). */
+static void dw_weights(const rt_qconv_geom *g, int64_t nb, int16_t (*w2)[2 * C0]) {
+  const int taps = g->kh * g->kw;
+  const int8_t *wb = g->w + (size_t)(nb * taps) * C0;
+  for (int pr = 0; pr < (taps + 1) / 2; pr++)
+    for (int c = 0; c < C0; c++)
+      for (int i = 0; i < 2; i++) {
+        const int t = 2 * pr + i;
+        w2[pr][2 * c + i] = t < taps ? wb[t * C0 + c] : 0;
+      }
+}
+
+/* --- AVX-512 VNNI */
+
+T_VNNI_INLINE void vnni_store(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, __m512i acc) {
+  const int64_t co0 = nb * C0;
+  __m512i a = _mm512_add_epi32(acc, _mm512_loadu_si512(g->bias + co0));
+  __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(g->mult + co0));
+  f = _mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  f = _mm512_max_ps(f, _mm512_set1_ps(-16777216.0f)); /* NaN -> -2^24, as q_requant */
+  f = _mm512_min_ps(f, _mm512_set1_ps(16777216.0f));
+  __m512i v = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(g->yzp));
+  v = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(g->lo)), _mm512_set1_epi32(g->hi));
+  const int64_t real = g->cout - co0;
+  const __mmask16 keep = real >= C0 ? (__mmask16)0xffff : (__mmask16)((1u << real) - 1);
+  v = _mm512_maskz_mov_epi32(keep, v);
+  _mm_storeu_si128((__m128i *)(g->y + (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0),
+                   _mm512_cvtepi32_epi8(v));
+}
+
+/* R pixels from p (np of them real) x NB output blocks from nb (nnb real),
+ * all reading input blocks [lo, lo + kb). */
+T_VNNI_INLINE void vnni_micro(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb, int nnb,
+                              int64_t lo, int64_t kb, const int R, const int NB, const uint32_t mask) {
+  __m512i acc[MAX_R][MAX_NB];
+  const int8_t *wb[MAX_NB];
+  int64_t oh[MAX_R], ow[MAX_R];
+  pixel_pos(g, p, np, R, oh, ow);
+#pragma GCC unroll 12
+  for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++)
+      acc[r][j] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+  for (int j = 0; j < NB; j++)
+    wb[j] = g->w + (size_t)((nb + (j < nnb ? j : nnb - 1)) * g->kg) * C0 * 4;
+  for (int t = 0; t < g->kh * g->kw; t++) {
+    const uint8_t *xp[MAX_R];
+    size_t st[MAX_R];
+    tap_rows(g, img, oh, ow, R, t, lo, xp, st);
+    const int8_t *wt[MAX_NB];
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++)
+      wt[j] = wb[j] + (size_t)(t * kb) * 4 * 64;
+    for (int64_t cb = 0; cb < kb; cb++) {
+#pragma GCC unroll 4
+      for (int q = 0; q < 4; q++) {
+        __m512i wv[MAX_NB];
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; j++)
+          wv[j] = _mm512_loadu_si512(wt[j] + q * 64);
+#pragma GCC unroll 12
+        for (int r = 0; r < R; r++) {
+          const __m512i bx = _mm512_set1_epi32(dword(xp[r] + q * 4, mask));
+#pragma GCC unroll 4
+          for (int j = 0; j < NB; j++)
+            acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], bx, wv[j]);
+        }
+      }
+#pragma GCC unroll 12
+      for (int r = 0; r < R; r++)
+        xp[r] += st[r];
+#pragma GCC unroll 4
+      for (int j = 0; j < NB; j++)
+        wt[j] += 4 * 64;
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++)
+      if (r < np && j < nnb) vnni_store(g, img, p + r, nb + j, acc[r][j]);
+}
+
+/* Depthwise block nb, pixels [p0, p1). */
+T_VNNI_INLINE void vnni_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb) {
+  int16_t w2[DW_MAX_PAIRS][2 * C0];
+  dw_weights(g, nb, w2);
+  const int taps = g->kh * g->kw, pairs = (taps + 1) / 2;
+  const __m128i mask = _mm_set1_epi8((char)g->xmask), pad = _mm_loadu_si128((const __m128i *)g->pad);
+  for (int64_t p = p0; p < p1; p++) {
+    int64_t oh, ow;
+    pixel_pos(g, p, 1, 1, &oh, &ow);
+    const uint8_t *xp[2 * DW_MAX_PAIRS];
+    for (int t = 0; t < taps; t++) {
+      size_t st;
+      tap_rows(g, img, &oh, &ow, 1, t, nb, &xp[t], &st);
+    }
+    __m512i acc = _mm512_setzero_si512();
+    for (int pr = 0; pr < pairs; pr++) {
+      const __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)xp[2 * pr]), mask);
+      const __m128i b = 2 * pr + 1 < taps
+                            ? _mm_xor_si128(_mm_loadu_si128((const __m128i *)xp[2 * pr + 1]), mask)
+                            : _mm_xor_si128(pad, mask);
+      const __m256i ab = _mm256_set_m128i(_mm_unpackhi_epi8(a, b), _mm_unpacklo_epi8(a, b));
+      acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_cvtepu8_epi16(ab), _mm512_loadu_si512(w2[pr])));
+    }
+    vnni_store(g, img, p, nb, acc);
+  }
+}
+
+T_VNNI void rt_qconv_tile_vnni(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
+                               int64_t nb1) {
+  if (g->depthwise) {
+    if (g->kh * g->kw > 2 * DW_MAX_PAIRS) {
+      rt_qconv_tile_c(g, img, p0, p1, nb0, nb1);
+      return;
+    }
+    for (int64_t nb = nb0; nb < nb1; nb++)
+      vnni_dw(g, img, p0, p1, nb);
+    return;
+  }
+  for (int64_t nb = nb0; nb < nb1;) {
+    int64_t lo, hi;
+    const int nnb = same_range(g, nb, nb1, 4, &lo, &hi);
+    /* the micro-tile and x's mask as constants, so that each variant compiles to its own loop */
+    const int s8 = g->xmask != 0;
+    for (int64_t p = p0; p < p1; p += nnb == 1 ? 12 : 6) {
+      const int np = (int)(p1 - p < (nnb == 1 ? 12 : 6) ? p1 - p : nnb == 1 ? 12 : 6);
+      if (nnb == 1 && !s8) vnni_micro(g, img, p, np, nb, 1, lo, hi - lo, 12, 1, 0);
+      if (nnb == 1 && s8) vnni_micro(g, img, p, np, nb, 1, lo, hi - lo, 12, 1, 0x80808080u);
+      if (nnb > 1 && !s8) vnni_micro(g, img, p, np, nb, nnb, lo, hi - lo, 6, 4, 0);
+      if (nnb > 1 && s8) vnni_micro(g, img, p, np, nb, nnb, lo, hi - lo, 6, 4, 0x80808080u);
+    }
+    nb += nnb;
+  }
+}
+
+/* --- AVX2 */
+
+/* The sums of 16 output channels (channels 0..7, 8..15) requantized and
+ * stored. */
+T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, __m256i s0,
+                              __m256i s1) {
+  const int64_t co0 = nb * C0;
+  int32_t out[C0];
+  for (int h = 0; h < 2; h++) {
+    __m256i a = _mm256_add_epi32(h ? s1 : s0, _mm256_loadu_si256((const __m256i *)(g->bias + co0 + h * 8)));
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(g->mult + co0 + h * 8));
+    f = _mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    f = _mm256_max_ps(f, _mm256_set1_ps(-16777216.0f)); /* NaN -> -2^24, as q_requant */
+    f = _mm256_min_ps(f, _mm256_set1_ps(16777216.0f));
+    __m256i v = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(g->yzp));
+    v = _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(g->lo)), _mm256_set1_epi32(g->hi));
+    _mm256_storeu_si256((__m256i *)(out + h * 8), v);
+  }
+  uint8_t *yp = g->y + (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0;
+  for (int j = 0; j < C0; j++)
+    yp[j] = co0 + j < g->cout ? (uint8_t)out[j] : 0;
+}
+
+/* 4 registers of 4 channels x 2 partial sums -> channels 0..7, 8..15. */
+T_AVX2_INLINE void avx2_pairs(const __m256i *acc, __m256i *s0, __m256i *s1) {
+  *s0 = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[0], acc[1]), 0xD8);
+  *s1 = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[2], acc[3]), 0xD8);
+}
+
+/* R = 2 pixels from p (np real) x one output block nb. */
+T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb, int64_t lo,
+                              int64_t kb) {
+  enum { R = 2 };
+  __m256i acc[R][4];
+  for (int r = 0; r < R; r++)
+    for (int i = 0; i < 4; i++)
+      acc[r][i] = _mm256_setzero_si256();
+  const int8_t *wb = g->w + (size_t)(nb * g->kg) * C0 * 4;
+  const uint32_t mask = g->xmask * 0x01010101u;
+  int64_t oh[R], ow[R];
+  pixel_pos(g, p, np, R, oh, ow);
+  for (int t = 0; t < g->kh * g->kw; t++) {
+    const uint8_t *xp[R];
+    size_t st[R];
+    tap_rows(g, img, oh, ow, R, t, lo, xp, st);
+    for (int64_t cb = 0; cb < kb; cb++)
+      for (int q = 0; q < 4; q++) {
+        const int8_t *w4 = wb + (size_t)(((t * kb + cb) * 4 + q) * 64);
+        __m256i wv[4];
+        for (int i = 0; i < 4; i++)
+          wv[i] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w4 + 16 * i)));
+        for (int r = 0; r < R; r++) {
+          const __m128i x4 =
+              _mm_cvtepu8_epi16(_mm_cvtsi32_si128(dword(xp[r] + (size_t)cb * st[r] + q * 4, mask)));
+          const __m256i bx = _mm256_broadcastq_epi64(x4);
+          for (int i = 0; i < 4; i++)
+            acc[r][i] = _mm256_add_epi32(acc[r][i], _mm256_madd_epi16(bx, wv[i]));
+        }
+      }
+  }
+  for (int r = 0; r < np; r++) {
+    __m256i s0, s1;
+    avx2_pairs(acc[r], &s0, &s1);
+    avx2_store(g, img, p + r, nb, s0, s1);
+  }
+}
+
+/* Depthwise block nb, pixels [p0, p1): 8 channels per register. */
+T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb) {
+  int16_t w2[DW_MAX_PAIRS][2 * C0];
+  dw_weights(g, nb, w2);
+  const int taps = g->kh * g->kw, pairs = (taps + 1) / 2;
+  const __m128i mask = _mm_set1_epi8((char)g->xmask), pad = _mm_loadu_si128((const __m128i *)g->pad);
+  for (int64_t p = p0; p < p1; p++) {
+    int64_t oh, ow;
+    pixel_pos(g, p, 1, 1, &oh, &ow);
+    const uint8_t *xp[2 * DW_MAX_PAIRS];
+    for (int t = 0; t < taps; t++) {
+      size_t st;
+      tap_rows(g, img, &oh, &ow, 1, t, nb, &xp[t], &st);
+    }
+    __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+    for (int pr = 0; pr < pairs; pr++) {
+      const __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)xp[2 * pr]), mask);
+      const __m128i b = 2 * pr + 1 < taps
+                            ? _mm_xor_si128(_mm_loadu_si128((const __m128i *)xp[2 * pr + 1]), mask)
+                            : _mm_xor_si128(pad, mask);
+      const __m256i lo = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(a, b)),
+                    hi = _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(a, b));
+      s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(lo, _mm256_loadu_si256((const __m256i *)w2[pr])));
+      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(hi, _mm256_loadu_si256((const __m256i *)(w2[pr] + C0))));
+    }
+    avx2_store(g, img, p, nb, s0, s1);
+  }
+}
+
+T_AVX2 void rt_qconv_tile_avx2(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
+                               int64_t nb1) {
+  if (g->depthwise) {
+    if (g->kh * g->kw > 2 * DW_MAX_PAIRS) {
+      rt_qconv_tile_c(g, img, p0, p1, nb0, nb1);
+      return;
+    }
+    for (int64_t nb = nb0; nb < nb1; nb++)
+      avx2_dw(g, img, p0, p1, nb);
+    return;
+  }
+  for (int64_t nb = nb0; nb < nb1; nb++) {
+    int64_t lo, hi;
+    convg_block_range(&g->cg, nb, &lo, &hi);
+    for (int64_t p = p0; p < p1; p += 2)
+      avx2_micro(g, img, p, p1 - p < 2 ? (int)(p1 - p) : 2, nb, lo, hi - lo);
+  }
+}
+
+#endif

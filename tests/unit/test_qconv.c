@@ -1,0 +1,259 @@
+/* test_qconv.c - QCONV2D, the int8 convolution, against the reference
+ * evaluator's QConv (ir/eval_quant.c): random u8/i8 inputs and i8 weights
+ * packed by lower/qconv_weights.c, over odd channel counts, strides, pads
+ * (asymmetric), dilations, groups and depthwise, per-tensor and per-channel
+ * multipliers (some of them exact halves, so that ties meet the
+ * round-half-even step), zero points, and a folded Relu/Clip clamp. Each
+ * case runs the task as libomrt runs it (all its blocks, the tile function
+ * rt_cpu() picks: the ctest variants force OMRT_PORTABLE=1 and
+ * OMRT_AVX512=0) and then every tile function this CPU can run directly
+ * (portable C, AVX2, AVX-512 VNNI), and compares the output bytes with the
+ * evaluator's: they must be identical, padding lanes 0. Also the load-time
+ * check's refusals.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/quant.h"
+#include "ir/eval.h"
+#include "ir/shape.h"
+#include "kcase.h"
+#include "lower/qconv_weights.h"
+#include "runtime/kernels_qconv.h"
+
+static uint32_t rng = 12345;
+static uint32_t next(void) {
+  rng = rng * 1664525u + 1013904223u;
+  return rng >> 8;
+}
+
+typedef struct qcase {
+  int64_t n, c, h, w, m, group;
+  int kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  int xdt, ydt, clamp, per_channel, halves;
+} qcase;
+
+typedef struct path {
+  const char *name;
+  rt_qconv_tile_fn fn; /* NULL: the task through rt_kernels */
+} path;
+
+enum { X = OM_QCONV_T_X, W = OM_QCONV_T_W, B = OM_QCONV_T_BIAS, MU = OM_QCONV_T_MULT, Y = OM_QCONV_T_Y };
+
+/* ND [N, C, H, W] bytes -> NC1HWC0 bytes (padding lanes `fill`). */
+static void to_5hd(uint8_t *dst, const uint8_t *src, int64_t n, int64_t c, int64_t hw, uint8_t fill) {
+  const int64_t c1 = (c + 15) / 16;
+  memset(dst, fill, (size_t)(n * c1 * hw * 16));
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t ch = 0; ch < c; ch++)
+      for (int64_t p = 0; p < hw; p++)
+        dst[((i * c1 + ch / 16) * hw + p) * 16 + ch % 16] = src[(i * c + ch) * hw + p];
+}
+
+/* The evaluator's QConv output for the case (NCHW bytes), or NULL. */
+static uint8_t *reference(const qcase *q, const uint8_t *x, const int8_t *w, const int32_t *bias,
+                          const float *mult, int32_t xzp, int32_t yzp, int32_t lo, int32_t hi, arena *a,
+                          int64_t *ydims) {
+  ir_graph *g = ir_graph_new("qconv", 0);
+  const int64_t xd[4] = {q->n, q->c, q->h, q->w}, wd[4] = {q->m, q->c / q->group, q->kh, q->kw},
+                md[1] = {q->m};
+  ir_value *xv = ir_value_new(g, "x", q->xdt);
+  ir_value_set_shape(xv, 4, xd);
+  ir_value *in[4] = {xv, ir_const_new(g, "w", DT_INT8, 4, wd, w, (size_t)(wd[0] * wd[1] * wd[2] * wd[3])),
+                     ir_const_new(g, "b", DT_INT32, 1, md, bias, 4 * (size_t)q->m),
+                     ir_const_new(g, "m", DT_FLOAT32, 1, md, mult, 4 * (size_t)q->m)};
+  ir_value *yv = ir_value_new(g, "y", q->ydt);
+  ir_node *nd = ir_node_new(g, IR_OP_QCONV, "qc", 4, in, 1, &yv);
+  const int64_t ks[2] = {q->kh, q->kw}, st[2] = {q->sh, q->sw}, dl[2] = {q->dh, q->dw},
+                pads[4] = {q->pt, q->pl, q->pb, q->pr};
+  ir_attr_set_ints(g, nd, "kernel_shape", 2, ks);
+  ir_attr_set_ints(g, nd, "strides", 2, st);
+  ir_attr_set_ints(g, nd, "dilations", 2, dl);
+  ir_attr_set_ints(g, nd, "pads", 4, pads);
+  ir_attr_set_int(g, nd, "group", q->group);
+  ir_attr_set_int(g, nd, "x_zp", xzp);
+  ir_attr_set_int(g, nd, "y_zp", yzp);
+  ir_attr_set_int(g, nd, "lo", lo);
+  ir_attr_set_int(g, nd, "hi", hi);
+  ir_attr_set_int(g, nd, "to", q->ydt);
+  diag d;
+  diag_init(&d);
+  uint8_t *out = NULL;
+  if (ir_shape_infer_node(g, nd, NULL, &d) != ST_OK) {
+    test_note("shape: %s", d.msg);
+  } else {
+    const void *ins[4] = {x, w, bias, mult};
+    void *outs[1] = {0};
+    if (ir_eval_node(nd, ins, outs, a, &d) != ST_OK)
+      test_note("eval: %s", d.msg);
+    else
+      out = outs[0];
+    memcpy(ydims, yv->dims, 4 * sizeof *ydims);
+  }
+  ir_graph_free(g);
+  return out;
+}
+
+static void run_case(const qcase *q) {
+  arena a;
+  arena_init(&a, 0);
+  const int64_t cg = q->c / q->group, nx = q->n * q->c * q->h * q->w, nw = q->m * cg * q->kh * q->kw;
+  uint8_t *x = malloc((size_t)nx);
+  int8_t *w = malloc((size_t)nw);
+  int32_t *bias = malloc(4 * (size_t)q->m);
+  float *mult = malloc(4 * (size_t)q->m);
+  for (int64_t i = 0; i < nx; i++)
+    x[i] = (uint8_t)next();
+  for (int64_t i = 0; i < nw; i++)
+    w[i] = (int8_t)next();
+  const float m0 = q->halves ? 0.5f : 1.0f / (float)(64 + next() % 4000);
+  for (int64_t i = 0; i < q->m; i++) {
+    bias[i] = (int32_t)(next() % 20001) - 10000;
+    mult[i] = q->per_channel && !q->halves ? 1.0f / (float)(64 + next() % 4000) : m0;
+    if (q->halves && q->per_channel) mult[i] = i % 2 ? 0.5f : 0.25f;
+  }
+  int32_t xlo, xhi, ylo, yhi;
+  q_range(q->xdt, &xlo, &xhi);
+  q_range(q->ydt, &ylo, &yhi);
+  const int32_t xzp = xlo + (int32_t)(next() % 256), yzp = ylo + (int32_t)(next() % 256);
+  const int32_t lo = q->clamp ? yzp : ylo, hi = q->clamp ? (yzp + 100 < yhi ? yzp + 100 : yhi) : yhi;
+  int64_t yd[4] = {0};
+  const uint8_t *want = reference(q, x, w, bias, mult, xzp, yzp, lo, hi, &a, yd);
+  CHECK(want != NULL);
+
+  qconvw_geom gm;
+  CHECK_EQ_INT(qconvw_init(q->m, q->c, q->group, q->kh, q->kw, &gm), 0);
+  const int64_t c16 = gm.c1out * 16;
+  int64_t pd[4];
+  qconvw_dims(&gm, pd);
+  const int64_t mt = 5, nt = 2, m = yd[2] * yd[3];
+  const uint32_t tiles = (uint32_t)(q->n * ((m + mt - 1) / mt) * ((gm.c1out + nt - 1) / nt));
+  kcase c;
+  kc_setup(&c, OM_TASK_QCONV2D, tiles < 3 ? tiles : 3, OM_QCONV_NTENSORS);
+  const int64_t xd[4] = {q->n, q->c, q->h, q->w};
+  kc_set_layout(&c, X, q->xdt, LAYOUT_NC1HWC0, 4, xd);
+  kc_set(&c, W, DT_INT8, 4, pd);
+  kc_set(&c, B, DT_INT32, 1, &c16);
+  kc_set(&c, MU, DT_FLOAT32, 1, &c16);
+  kc_set_layout(&c, Y, q->ydt, LAYOUT_NC1HWC0, 4, yd);
+  to_5hd(c.data[X], x, q->n, q->c, q->h * q->w, 0x5a); /* padding lanes: anything */
+  memset(c.data[W], 0, (size_t)qconvw_bytes(&gm));
+  qconvw_pack(&gm, w, c.data[W]);
+  const int32_t zp_u = xzp + (q->xdt == DT_INT8 ? 128 : 0);
+  qconvw_bias(&gm, w, bias, mult, zp_u, c.data[B], c.data[MU]);
+  int32_t *p = c.task.params;
+  p[OM_CONV_P_KH] = q->kh, p[OM_CONV_P_KW] = q->kw, p[OM_CONV_P_STRIDE_H] = q->sh,
+  p[OM_CONV_P_STRIDE_W] = q->sw;
+  p[OM_CONV_P_PAD_TOP] = q->pt, p[OM_CONV_P_PAD_LEFT] = q->pl, p[OM_CONV_P_PAD_BOTTOM] = q->pb;
+  p[OM_CONV_P_PAD_RIGHT] = q->pr, p[OM_CONV_P_DILATION_H] = q->dh, p[OM_CONV_P_DILATION_W] = q->dw;
+  p[OM_QCONV_P_TILE_M] = (int32_t)mt, p[OM_QCONV_P_TILE_N] = (int32_t)nt,
+  p[OM_QCONV_P_GROUPS] = (int32_t)q->group;
+  p[OM_QCONV_P_X_ZP] = zp_u, p[OM_QCONV_P_Y_ZP] = yzp, p[OM_QCONV_P_LO] = lo, p[OM_QCONV_P_HI] = hi;
+  p[OM_QCONV_P_X_SIGNED] = q->xdt == DT_INT8;
+  omrt_status s = kc_check(&c);
+  CHECK_EQ_INT(s, OMRT_OK);
+  if (s != OMRT_OK) test_note("  %s", omrt_last_error());
+
+  const size_t ybytes = (size_t)c.t[Y].bytes;
+  uint8_t *want5 = malloc(ybytes), *got = c.data[Y];
+  to_5hd(want5, want ? want : (const uint8_t *)"", want ? q->n : 0, q->m, yd[2] * yd[3], 0);
+  rt_args args;
+  memset(&args, 0, sizeof args);
+  for (int i = 0; i < OM_QCONV_NTENSORS; i++)
+    args.data[i] = c.data[i], args.desc[i] = &c.t[i];
+  /* the task as libomrt runs it, then each tile function */
+  path paths[4] = {{"task", NULL}, {"portable", rt_qconv_tile_c}};
+  int np = 2;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("avx2")) paths[np++] = (path){"avx2", rt_qconv_tile_avx2};
+  if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
+    paths[np++] = (path){"avx512vnni", rt_qconv_tile_vnni};
+#endif
+  for (int k = 0; k < np && s == OMRT_OK && want; k++) {
+    memset(got, 0x7f, ybytes);
+    if (!paths[k].fn) {
+      for (uint32_t b = 0; b < c.task.block_dim; b++)
+        rt_kernels[OM_TASK_QCONV2D].run(&c.task, &args, b, kc_core());
+    } else {
+      rt_qconv_geom g;
+      rt_qconv_geom_init(&c.task, &args, &g);
+      for (int64_t img = 0; img < q->n; img++)
+        paths[k].fn(&g, img, 0, m, 0, gm.c1out);
+    }
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < ybytes; i++)
+      if (got[i] != want5[i] && !bad++) first = i;
+    CHECK(bad == 0);
+    if (bad)
+      test_note(
+          "  %s: %lldx%lldx%lldx%lld -> %lld, k %dx%d s %d,%d d %d,%d pads %d,%d,%d,%d group %lld, x %s "
+          "y %s: %zu bytes differ, first at %zu: %u, want %u",
+          paths[k].name, (long long)q->n, (long long)q->c, (long long)q->h, (long long)q->w, (long long)q->m,
+          q->kh, q->kw, q->sh, q->sw, q->dh, q->dw, q->pt, q->pl, q->pb, q->pr, (long long)q->group,
+          dtype_name(q->xdt), dtype_name(q->ydt), bad, first, got[first], want5[first]);
+  }
+  free(want5), free(x), free(w), free(bias), free(mult);
+  kc_free(&c);
+  arena_free(&a);
+}
+
+static void test_rejects(void) {
+  const qcase q = {1, 16, 4, 4, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, DT_UINT8, DT_UINT8, 0, 0, 0};
+  qconvw_geom gm;
+  qconvw_init(q.m, q.c, 1, 3, 3, &gm);
+  const int64_t xd[4] = {1, 16, 4, 4}, c16 = 16;
+  int64_t pd[4];
+  qconvw_dims(&gm, pd);
+  kcase c;
+  kc_setup(&c, OM_TASK_QCONV2D, 1, OM_QCONV_NTENSORS);
+  kc_set_layout(&c, X, DT_UINT8, LAYOUT_NC1HWC0, 4, xd);
+  kc_set(&c, W, DT_INT8, 4, pd);
+  kc_set(&c, B, DT_INT32, 1, &c16);
+  kc_set(&c, MU, DT_FLOAT32, 1, &c16);
+  kc_set_layout(&c, Y, DT_UINT8, LAYOUT_NC1HWC0, 4, xd);
+  int32_t *p = c.task.params;
+  p[OM_CONV_P_KH] = p[OM_CONV_P_KW] = 3, p[OM_CONV_P_STRIDE_H] = p[OM_CONV_P_STRIDE_W] = 1;
+  p[OM_CONV_P_PAD_TOP] = p[OM_CONV_P_PAD_LEFT] = p[OM_CONV_P_PAD_BOTTOM] = p[OM_CONV_P_PAD_RIGHT] = 1;
+  p[OM_CONV_P_DILATION_H] = p[OM_CONV_P_DILATION_W] = 1;
+  p[OM_QCONV_P_TILE_M] = 16, p[OM_QCONV_P_TILE_N] = 1, p[OM_QCONV_P_GROUPS] = 1, p[OM_QCONV_P_HI] = 255;
+  CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  p[OM_QCONV_P_X_ZP] = 256;
+  expect_reject(&c, "x_zp past 255", "x_zp 256");
+  p[OM_QCONV_P_X_ZP] = 0, p[OM_QCONV_P_LO] = 200, p[OM_QCONV_P_HI] = 100;
+  expect_reject(&c, "lo above hi", "lo 200");
+  p[OM_QCONV_P_LO] = 0, p[OM_QCONV_P_HI] = 255, p[OM_QCONV_P_X_SIGNED] = 1;
+  expect_reject(&c, "x_signed on u8 x", "x_signed");
+  p[OM_QCONV_P_X_SIGNED] = 0, p[OM_QCONV_P_GROUPS] = 3;
+  expect_reject(&c, "groups not dividing C", "groups");
+  p[OM_QCONV_P_GROUPS] = 1;
+  c.task.block_dim = 2;
+  expect_reject(&c, "block_dim past the tiles", "block_dim");
+  c.task.block_dim = 1;
+  kc_set(&c, W, DT_INT8, 4, (const int64_t[4]){1, 4, 16, 4});
+  expect_reject(&c, "w of the wrong packed size", "w dims");
+  kc_set(&c, W, DT_UINT8, 4, pd);
+  expect_reject(&c, "u8 weights", "expected i8");
+  kc_free(&c);
+}
+
+int main(void) {
+  const int U8 = DT_UINT8, I8 = DT_INT8;
+  test_note("paths: %s", rt_cpu()->name);
+  const qcase cases[] = {
+      /* n  c   h   w   m  grp kh kw sh sw dh dw pt pl pb pr  x   y clamp pc halves */
+      {1, 16, 8, 8, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 1, 0},   /* 3x3 same */
+      {2, 3, 11, 13, 37, 1, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, U8, U8, 1, 1, 0},  /* RGB stem, odd Cout */
+      {1, 33, 9, 7, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 0, 0, 0},   /* 1x1, odd C, i8 */
+      {1, 40, 10, 9, 70, 1, 3, 3, 2, 1, 2, 2, 2, 1, 0, 3, U8, I8, 1, 1, 1},  /* dilated, asym pads, halves */
+      {1, 32, 7, 7, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0},  /* depthwise */
+      {1, 24, 6, 5, 24, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, I8, U8, 0, 1, 1},  /* depthwise, stride 2, odd C */
+      {1, 48, 5, 6, 36, 6, 3, 1, 1, 2, 1, 1, 1, 0, 1, 0, U8, U8, 0, 1, 0},   /* groups of 8 in, 6 out */
+      {2, 64, 4, 4, 80, 2, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, I8, U8, 1, 0, 0},   /* two groups, no pads */
+      {1, 256, 3, 3, 130, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0}, /* deep K */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    run_case(&cases[i]);
+  test_rejects();
+  return test_summary("test_qconv");
+}
