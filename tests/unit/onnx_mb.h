@@ -3,7 +3,8 @@
  * loaded with onnx_load_memory (or written beside external data files), so
  * no binary model is committed; plus EXPECT_OK / EXPECT_FAIL, which check a
  * load's status and that its message names what it should (strstr), and the
- * conv+relu model several tests start from. Header-only, test code only. */
+ * conv+relu model several tests start from; mb_eval runs an imported graph
+ * in the reference evaluator. Header-only, test code only. */
 #ifndef TESTS_UNIT_ONNX_MB_H
 #define TESTS_UNIT_ONNX_MB_H
 
@@ -17,6 +18,8 @@
 
 #include "common/fp16.h"
 #include "frontend/onnx_import.h"
+#include "ir/eval.h"
+#include "passes/pass.h"
 #include "onnx.pb-c.h"
 #include "support.h"
 
@@ -282,6 +285,28 @@ static inline void conv_relu_model(mb *m) {
   attr_ints(m, conv, "pads", 4, (int64_t[]){1, 1, 1, 1});
   attr_ints(m, conv, "kernel_shape", 2, (int64_t[]){3, 3});
   mb_output(m, "y");
+}
+
+/* --- running an imported graph */
+
+/* Infers shapes and evaluates g on inputs; outputs in `a`. 0 on success
+ * (the message is noted otherwise). */
+static inline int mb_eval(ir_graph *g, const void *const *inputs, void **outputs, arena *a) {
+  pass_ctx ctx = {0};
+  diag d;
+  diag_init(&d);
+  status s = pass_shape_infer(g, &ctx, &d);
+  if (!s) s = ir_eval_graph(g, inputs, outputs, a, &d);
+  if (s) test_note("  %s", d.msg);
+  return s != ST_OK;
+}
+
+/* How many nodes of g are `op`. */
+static inline int mb_count_ops(const ir_graph *g, ir_op op) {
+  int n = 0;
+  for (int i = 0; i < g->nnodes; i++)
+    n += g->nodes[i]->op == op;
+  return n;
 }
 
 #endif

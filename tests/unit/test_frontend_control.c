@@ -10,24 +10,6 @@
 #include "onnx_mb.h"
 #include "passes/pass.h"
 
-/* Infers shapes and evaluates g on inputs; outputs in `a`. 0 on success. */
-static int run(ir_graph *g, const void *const *inputs, void **outputs, arena *a) {
-  pass_ctx ctx = {0};
-  diag d;
-  diag_init(&d);
-  status s = pass_shape_infer(g, &ctx, &d);
-  if (!s) s = ir_eval_graph(g, inputs, outputs, a, &d);
-  if (s) test_note("  %s", d.msg);
-  return s != ST_OK;
-}
-
-static int count_ops(const ir_graph *g, ir_op op) {
-  int n = 0;
-  for (int i = 0; i < g->nnodes; i++)
-    n += g->nodes[i]->op == op;
-  return n;
-}
-
 static void attr_graph(mb *m, Onnx__NodeProto *n, const char *name, mb *sub) {
   Onnx__AttributeProto *a = mb_attr(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
   a->g = &sub->graph;
@@ -74,12 +56,13 @@ static void test_if_constant(void) {
     ir_graph *g = EXPECT_OK(&m, NULL, NULL);
     if (g) {
       /* only the taken branch was imported */
-      CHECK(count_ops(g, IR_OP_ADD) == c && count_ops(g, IR_OP_MUL) == !c && count_ops(g, IR_OP_WHERE) == 0);
+      CHECK(mb_count_ops(g, IR_OP_ADD) == c && mb_count_ops(g, IR_OP_MUL) == !c &&
+            mb_count_ops(g, IR_OP_WHERE) == 0);
       arena a;
       arena_init(&a, 0);
       const void *in[1] = {x};
       void *out[1];
-      if (!run(g, in, out, &a)) {
+      if (!mb_eval(g, in, out, &a)) {
         const float want[2][3] = {{2, 4, 6}, {2, 3, 4}};
         CHECK(close_to(out[0], want[c], 3));
       }
@@ -98,7 +81,8 @@ static void test_if_runtime(void) {
   mb_input(&m, "c", DT_BOOL, 0, NULL, NULL);
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
-    CHECK(count_ops(g, IR_OP_ADD) == 1 && count_ops(g, IR_OP_MUL) == 1 && count_ops(g, IR_OP_WHERE) == 1);
+    CHECK(mb_count_ops(g, IR_OP_ADD) == 1 && mb_count_ops(g, IR_OP_MUL) == 1 &&
+          mb_count_ops(g, IR_OP_WHERE) == 1);
     const float x[3] = {1, 2, 3}, want[2][3] = {{2, 4, 6}, {2, 3, 4}};
     for (int c = 0; c < 2; c++) {
       arena a;
@@ -106,7 +90,7 @@ static void test_if_runtime(void) {
       uint8_t cv = (uint8_t)c;
       const void *in[2] = {x, &cv};
       void *out[1];
-      if (!run(g, in, out, &a)) CHECK(close_to(out[0], want[c], 3));
+      if (!mb_eval(g, in, out, &a)) CHECK(close_to(out[0], want[c], 3));
       arena_free(&a);
     }
     ir_graph_free(g);
@@ -170,13 +154,14 @@ static void test_if_nested(void) {
   mb_output(&m, "y");
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
-    CHECK(count_ops(g, IR_OP_SUB) == 1 && count_ops(g, IR_OP_NEG) == 0 && count_ops(g, IR_OP_WHERE) == 0);
+    CHECK(mb_count_ops(g, IR_OP_SUB) == 1 && mb_count_ops(g, IR_OP_NEG) == 0 &&
+          mb_count_ops(g, IR_OP_WHERE) == 0);
     const float x[3] = {5, 6, 7}, want[3] = {4, 5, 6};
     arena a;
     arena_init(&a, 0);
     const void *inputs[1] = {x};
     void *out[1];
-    if (!run(g, inputs, out, &a)) CHECK(close_to(out[0], want, 3));
+    if (!mb_eval(g, inputs, out, &a)) CHECK(close_to(out[0], want, 3));
     arena_free(&a);
     ir_graph_free(g);
   }
@@ -229,7 +214,7 @@ static void test_loop(void) {
     arena_init(&a, 0);
     const void *in[2] = {x, y0};
     void *out[2];
-    if (!run(g, in, out, &a)) CHECK(close_to(out[0], want_y, 2) && close_to(out[1], want_ys, 6));
+    if (!mb_eval(g, in, out, &a)) CHECK(close_to(out[0], want_y, 2) && close_to(out[1], want_ys, 6));
     arena_free(&a);
     ir_graph_free(g);
   }
@@ -268,13 +253,13 @@ static void test_loop_condition(void) {
   mb_output(&m, "y");
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
-    CHECK(count_ops(g, IR_OP_ADD) == 5);
+    CHECK(mb_count_ops(g, IR_OP_ADD) == 5);
     const float y0 = 1.5f, want = 48;
     arena a;
     arena_init(&a, 0);
     const void *in[1] = {&y0};
     void *out[1];
-    if (!run(g, in, out, &a)) CHECK(close_to(out[0], &want, 1));
+    if (!mb_eval(g, in, out, &a)) CHECK(close_to(out[0], &want, 1));
     arena_free(&a);
     ir_graph_free(g);
   }
@@ -315,7 +300,8 @@ static void test_scan(int reverse) {
     arena_init(&a, 0);
     const void *in[2] = {s0, x};
     void *out[2];
-    if (!run(g, in, out, &a)) CHECK(close_to(out[0], want_s, 2) && close_to(out[1], reverse ? rev : fwd, 6));
+    if (!mb_eval(g, in, out, &a))
+      CHECK(close_to(out[0], want_s, 2) && close_to(out[1], reverse ? rev : fwd, 6));
     CHECK(g->outputs[1]->rank == 2 && g->outputs[1]->dims[0] == (reverse ? 2 : 3));
     arena_free(&a);
     ir_graph_free(g);
@@ -346,7 +332,7 @@ static void test_scan_batched(void) {
     arena_init(&a, 0);
     const void *in[2] = {s0, x};
     void *out[1];
-    if (!run(g, in, out, &a)) CHECK(close_to(out[0], want, 2));
+    if (!mb_eval(g, in, out, &a)) CHECK(close_to(out[0], want, 2));
     arena_free(&a);
     ir_graph_free(g);
   }

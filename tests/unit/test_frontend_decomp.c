@@ -8,24 +8,6 @@
 #include "onnx_mb.h"
 #include "passes/pass.h"
 
-/* Infers shapes and evaluates g on inputs; outputs in `a`. 0 on success. */
-static int run(ir_graph *g, const void *const *inputs, void **outputs, arena *a) {
-  pass_ctx ctx = {0};
-  diag d;
-  diag_init(&d);
-  status s = pass_shape_infer(g, &ctx, &d);
-  if (!s) s = ir_eval_graph(g, inputs, outputs, a, &d);
-  if (s) test_note("  %s", d.msg);
-  return s != ST_OK;
-}
-
-static int count_ops(const ir_graph *g, ir_op op) {
-  int n = 0;
-  for (int i = 0; i < g->nnodes; i++)
-    n += g->nodes[i]->op == op;
-  return n;
-}
-
 static int names_start_with(const ir_graph *g, const char *prefix) {
   for (int i = 0; i < g->nnodes; i++)
     if (strncmp(g->nodes[i]->name, prefix, strlen(prefix))) return 0;
@@ -54,7 +36,7 @@ static void test_layer_norm(void) {
   mb_output(&m, "mean");
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
-    CHECK(count_ops(g, IR_OP_REDUCE) == 2 && names_start_with(g, "ln/"));
+    CHECK(mb_count_ops(g, IR_OP_REDUCE) == 2 && names_start_with(g, "ln/"));
     const ir_value *mean = g->outputs[1];
     CHECK(mean->producer && mean->producer->op == IR_OP_REDUCE &&
           !strcmp(ir_attr_string(mean->producer, "mode", ""), "mean") &&
@@ -64,7 +46,7 @@ static void test_layer_norm(void) {
     arena_init(&a, 0);
     const void *in[1] = {x};
     void *out[2];
-    if (!run(g, in, out, &a)) {
+    if (!mb_eval(g, in, out, &a)) {
       const float *y = out[0], *mu = out[1];
       double worst = 0;
       for (int r = 0; r < N; r++) {
@@ -145,13 +127,14 @@ static void test_nll(void) {
     mb_output(&m, "loss");
     ir_graph *g = EXPECT_OK(&m, NULL, NULL);
     if (g) {
-      CHECK(count_ops(g, IR_OP_GATHERELEMENTS) == 1 && names_start_with(g, "nll/"));
-      CHECK(count_ops(g, IR_OP_WHERE) == (reduction ? 2 : 0) && count_ops(g, IR_OP_GATHER) == reduction);
+      CHECK(mb_count_ops(g, IR_OP_GATHERELEMENTS) == 1 && names_start_with(g, "nll/"));
+      CHECK(mb_count_ops(g, IR_OP_WHERE) == (reduction ? 2 : 0) &&
+            mb_count_ops(g, IR_OP_GATHER) == reduction);
       arena a;
       arena_init(&a, 0);
       const void *in[2] = {x, t};
       void *out[1];
-      if (!run(g, in, out, &a)) {
+      if (!mb_eval(g, in, out, &a)) {
         const float *loss = out[0];
         double num = 0, den = 0, worst = 0;
         for (int i = 0; i < N; i++) {
@@ -207,7 +190,7 @@ static void test_sce(void) {
     arena_init(&a, 0);
     const void *in[2] = {s, lab};
     void *out[2];
-    if (!run(g, in, out, &a)) {
+    if (!mb_eval(g, in, out, &a)) {
       const float *loss = out[0], *logp = out[1];
       double total = 0, worst = 0;
       for (int b = 0; b < N; b++)
@@ -258,12 +241,12 @@ static void test_qdq(void) {
   mb_output(&m, "y");
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
-    CHECK(count_ops(g, IR_OP_QUANTIZE) == 1 && count_ops(g, IR_OP_DEQUANTIZE) == 1);
+    CHECK(mb_count_ops(g, IR_OP_QUANTIZE) == 1 && mb_count_ops(g, IR_OP_DEQUANTIZE) == 1);
     arena a;
     arena_init(&a, 0);
     const void *in[1] = {x};
     void *out[2];
-    if (!run(g, in, out, &a)) {
+    if (!mb_eval(g, in, out, &a)) {
       const float *wf = out[0];
       const uint8_t *y = out[1];
       const float want_w[6] = {-64.0f, -0.5f, -2.0f, 8.0f, 32.25f, 1.25f};
@@ -332,12 +315,12 @@ static void test_det(void) {
   mb_output(&m, "y");
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
-    CHECK(count_ops(g, IR_OP_GATHER) == 1 && count_ops(g, IR_OP_REDUCE) == 2);
+    CHECK(mb_count_ops(g, IR_OP_GATHER) == 1 && mb_count_ops(g, IR_OP_REDUCE) == 2);
     arena a;
     arena_init(&a, 0);
     const void *in[1] = {x};
     void *out[1];
-    if (!run(g, in, out, &a)) {
+    if (!mb_eval(g, in, out, &a)) {
       const float *y = out[0];
       CHECK(g->outputs[0]->rank == 1 && g->outputs[0]->dims[0] == B);
       for (int k = 0; k < B; k++) {
@@ -378,12 +361,12 @@ static void test_einsum_f64(void) {
   mb_output(&m, "z");
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
-    CHECK(count_ops(g, IR_OP_MATMUL) == 0 && count_ops(g, IR_OP_REDUCE) == 1);
+    CHECK(mb_count_ops(g, IR_OP_MATMUL) == 0 && mb_count_ops(g, IR_OP_REDUCE) == 1);
     arena a;
     arena_init(&a, 0);
     const void *in[2] = {x, y};
     void *out[1];
-    if (!run(g, in, out, &a)) {
+    if (!mb_eval(g, in, out, &a)) {
       const double *z = out[0], want[4] = {13.5, -6.5, 30, -14.75};
       CHECK(!memcmp(z, want, sizeof want));
     } else {

@@ -10,23 +10,6 @@
 #include "onnx_mb.h"
 #include "passes/pass.h"
 
-static int run(ir_graph *g, const void *const *inputs, void **outputs, arena *a) {
-  pass_ctx ctx = {0};
-  diag d;
-  diag_init(&d);
-  status s = pass_shape_infer(g, &ctx, &d);
-  if (!s) s = ir_eval_graph(g, inputs, outputs, a, &d);
-  if (s) test_note("  %s", d.msg);
-  return s != ST_OK;
-}
-
-static int count_ops(const ir_graph *g, ir_op op) {
-  int n = 0;
-  for (int i = 0; i < g->nnodes; i++)
-    n += g->nodes[i]->op == op;
-  return n;
-}
-
 static unsigned next(unsigned *seed) { return *seed = *seed * 1103515245u + 12345u, (*seed >> 8) & 0xffff; }
 
 /* ONNX's requantization of one int32 sum: saturate(round_half_even(acc * multiplier) + zp). */
@@ -76,7 +59,7 @@ static void test_qlinear_conv(void) {
     arena_init(&a, 0);
     const void *in[1] = {x};
     void *out[1];
-    if (!run(g, in, out, &a)) {
+    if (!mb_eval(g, in, out, &a)) {
       const uint8_t *y = out[0];
       int bad = 0;
       for (int mo = 0; mo < M; mo++)
@@ -130,13 +113,13 @@ static void test_qlinear_matmul(void) {
   mb_output(&m, "y");
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
-    CHECK(count_ops(g, IR_OP_MATMUL) == 1 && count_ops(g, IR_OP_DEQUANTIZE) == 2 &&
-          count_ops(g, IR_OP_QUANTIZE) == 1);
+    CHECK(mb_count_ops(g, IR_OP_MATMUL) == 1 && mb_count_ops(g, IR_OP_DEQUANTIZE) == 2 &&
+          mb_count_ops(g, IR_OP_QUANTIZE) == 1);
     arena ar;
     arena_init(&ar, 0);
     const void *in[1] = {a};
     void *out[1];
-    if (!run(g, in, out, &ar)) {
+    if (!mb_eval(g, in, out, &ar)) {
       const int8_t *y = out[0];
       int bad = 0;
       for (int i = 0; i < B * R; i++)
@@ -177,12 +160,12 @@ static void test_integer_ops(void) {
   mb_output(&m, "y");
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
-    CHECK(count_ops(g, IR_OP_CONV) == 1 && g->outputs[0]->dtype == DT_INT32);
+    CHECK(mb_count_ops(g, IR_OP_CONV) == 1 && g->outputs[0]->dtype == DT_INT32);
     arena a;
     arena_init(&a, 0);
     const void *in[1] = {x};
     void *out[1];
-    if (!run(g, in, out, &a)) {
+    if (!mb_eval(g, in, out, &a)) {
       const int32_t *y = out[0];
       int bad = 0;
       for (int mo = 0; mo < M; mo++)
@@ -222,7 +205,7 @@ static void test_integer_ops(void) {
     arena_init(&a, 0);
     const void *in[1] = {A};
     void *out[1];
-    if (!run(g, in, out, &a)) {
+    if (!mb_eval(g, in, out, &a)) {
       const int32_t *y = out[0];
       int bad = 0;
       for (int i = 0; i < R; i++)
