@@ -89,3 +89,10 @@ add_test(NAME model/deeplabv3_resnet50/precision
          COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/deeplab_precision.py $<TARGET_FILE:atc> $<TARGET_FILE:omrun>
                  $<TARGET_FILE:omcompare> ${MODELS_DIR} ${CMAKE_BINARY_DIR}/e2e/deeplabv3_resnet50-precision)
 set_tests_properties(model/deeplabv3_resnet50/precision PROPERTIES LABELS model TIMEOUT 1800 SKIP_RETURN_CODE 77)
+# omrun --dump over the exported models in both precision modes and one gear (issue 21): every task
+# dumped, every kind, ONNX-layout float32 files of the listed shape, the output's dump equal to
+# omrun's output. Skipped (77) when no model is exported.
+add_test(NAME model/layer_dumps
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/layer_dump_models.py $<TARGET_FILE:atc>
+                 $<TARGET_FILE:omrun> ${MODELS_DIR} ${CMAKE_BINARY_DIR}/e2e/layer_dumps)
+set_tests_properties(model/layer_dumps PROPERTIES LABELS model TIMEOUT 1200 SKIP_RETURN_CODE 77)
