@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/fp16.h"
+#include "driver/compile.h"
 #include "frontend/onnx_import.h"
 #include "ir/eval.h"
 #include "passes/pass.h"
@@ -307,6 +308,25 @@ static inline int mb_count_ops(const ir_graph *g, ir_op op) {
   for (int i = 0; i < g->nnodes; i++)
     n += g->nodes[i]->op == op;
   return n;
+}
+
+/* Compiles m in memory with atc_compile and frees m: opt's fields are the
+ * caller's but model_data and model_size, set here. Returns the package
+ * (the caller's, to free()) and its size, or NULL after noting atc's
+ * message. */
+static inline void *mb_compile(mb *m, atc_options *opt, size_t *size) {
+  size_t len;
+  uint8_t *onnx = mb_pack(m, &len);
+  opt->model_data = onnx, opt->model_size = len;
+  atc_result res;
+  diag d;
+  diag_init(&d);
+  status st = atc_compile(opt, &res, &d);
+  if (st) test_note("atc_compile: %s", d.msg);
+  free(onnx);
+  mb_free(m);
+  *size = st ? 0 : res.om_bytes;
+  return st ? NULL : res.om_data;
 }
 
 #endif

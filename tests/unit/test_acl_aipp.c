@@ -43,26 +43,15 @@ static void *compile(const char *conf, size_t *size) {
   mb_input(&m, "x", 1, 4, (int64_t[]){N, C, H, W}, NULL);
   mb_node(&m, "Relu", "relu", "x", "y");
   mb_output(&m, "y");
-  size_t len;
-  uint8_t *onnx = mb_pack(&m, &len);
   atc_options opt = {.model_path = "acl_aipp.onnx",
-                     .model_data = onnx,
-                     .model_size = len,
                      .insert_op_conf = path,
                      .soc_version = "Ascend310",
                      .precision = OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE,
                      .high_performance = 1,
                      .cmdline = "test_acl_aipp"};
-  atc_result res;
-  diag d;
-  diag_init(&d);
-  status st = atc_compile(&opt, &res, &d);
-  if (st) test_note("atc_compile: %s", d.msg);
-  free(onnx);
-  mb_free(&m);
+  void *om = mb_compile(&m, &opt, size);
   remove(path);
-  *size = st ? 0 : res.om_bytes;
-  return st ? NULL : res.om_data;
+  return om;
 }
 
 static uint8_t image[SW * SH * 3];

@@ -51,11 +51,7 @@ static void *compile(int conv, const char *shape, const char *batch, const char 
     mb_node(&m, "Add", "add", "a,b", "y");
   }
   mb_output(&m, "y");
-  size_t len;
-  uint8_t *onnx = mb_pack(&m, &len);
   atc_options opt = {.model_path = "acl_gears.onnx",
-                     .model_data = onnx,
-                     .model_size = len,
                      .input_shape = shape,
                      .dynamic_batch_size = batch,
                      .dynamic_image_size = hw,
@@ -64,15 +60,7 @@ static void *compile(int conv, const char *shape, const char *batch, const char 
                      .precision = OM_PRECISION_FORCE_FP16,
                      .high_performance = 1,
                      .cmdline = "test_acl_gears"};
-  atc_result res;
-  diag d;
-  diag_init(&d);
-  status st = atc_compile(&opt, &res, &d);
-  if (st) test_note("atc_compile: %s", d.msg);
-  free(onnx);
-  mb_free(&m);
-  *size = st ? 0 : res.om_bytes;
-  return st ? NULL : res.om_data;
+  return mb_compile(&m, &opt, size);
 }
 
 enum { MAXB = 4096 };
