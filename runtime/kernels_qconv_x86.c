@@ -99,6 +99,17 @@ static void dw_weights(const rt_qconv_geom *g, int64_t nb, int16_t (*w2)[2 * C0]
       }
 }
 
+/* Pixel p's row of block nb at each tap of the window: xp[t] (the zero
+ * point's row, g->pad, where the tap falls in the padding). */
+static inline void dw_taps(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, const uint8_t **xp) {
+  int64_t oh, ow;
+  pixel_pos(g, p, 1, 1, &oh, &ow);
+  for (int t = 0; t < g->kh * g->kw; t++) {
+    size_t st;
+    tap_rows(g, img, &oh, &ow, 1, t, nb, &xp[t], &st);
+  }
+}
+
 /* --- AVX-512 VNNI */
 
 T_VNNI_INLINE void vnni_store(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, __m512i acc) {
@@ -178,13 +189,8 @@ T_VNNI_INLINE void vnni_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
   const int taps = g->kh * g->kw, pairs = (taps + 1) / 2;
   const __m128i mask = _mm_set1_epi8((char)g->xmask), pad = _mm_loadu_si128((const __m128i *)g->pad);
   for (int64_t p = p0; p < p1; p++) {
-    int64_t oh, ow;
-    pixel_pos(g, p, 1, 1, &oh, &ow);
     const uint8_t *xp[2 * DW_MAX_PAIRS];
-    for (int t = 0; t < taps; t++) {
-      size_t st;
-      tap_rows(g, img, &oh, &ow, 1, t, nb, &xp[t], &st);
-    }
+    dw_taps(g, img, p, nb, xp);
     __m512i acc = _mm512_setzero_si512();
     for (int pr = 0; pr < pairs; pr++) {
       const __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)xp[2 * pr]), mask);
@@ -299,13 +305,8 @@ T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
   const int taps = g->kh * g->kw, pairs = (taps + 1) / 2;
   const __m128i mask = _mm_set1_epi8((char)g->xmask), pad = _mm_loadu_si128((const __m128i *)g->pad);
   for (int64_t p = p0; p < p1; p++) {
-    int64_t oh, ow;
-    pixel_pos(g, p, 1, 1, &oh, &ow);
     const uint8_t *xp[2 * DW_MAX_PAIRS];
-    for (int t = 0; t < taps; t++) {
-      size_t st;
-      tap_rows(g, img, &oh, &ow, 1, t, nb, &xp[t], &st);
-    }
+    dw_taps(g, img, p, nb, xp);
     __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
     for (int pr = 0; pr < pairs; pr++) {
       const __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)xp[2 * pr]), mask);
