@@ -60,6 +60,7 @@ typedef enum om_task_kind {
   OM_TASK_CONV3D = 23,
   OM_TASK_AIPP = 24,
   OM_TASK_QCONV2D = 25,
+  OM_TASK_RECURRENCE = 26,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -849,6 +850,54 @@ enum {
   OM_ATTENTION_NPARAMS = 7,
 };
 
+/* RECURRENCE (cube unit for h R^T, vector unit for the gates): one
+ *   direction of an LSTM, GRU or RNN over every time step, the state kept
+ *   in the UB between steps (one task instead of a dozen per step).
+ *   tensors: xw ND [T, B, G*H] (x W^T + Wb of every step, computed before
+ *   by one MATMUL), rt ND [H, G*H] (R^T), rb ND [G*H] or OM_NONE, h0 and
+ *   c0 ND [B, H] or OM_NONE (c0 only for an LSTM), y ND [T, B, H], y_h ND
+ *   [B, H], y_c ND [B, H] (an LSTM's; OM_NONE for the other cells).
+ *   One dtype for all, f16 or f32 (f16: fp16 operands of h R^T, fp32
+ *   accumulation, as the cube). T, B, H >= 1.
+ *   params: cell (0 LSTM: G = 4, gate blocks i o f c; 1 GRU: G = 3, z r h;
+ *   2 RNN: G = 1), reverse (0|1: the steps run T-1 .. 0),
+ *   linear_before_reset (0|1, GRU only).
+ *   Per batch row and step t, in f32, with g = xw[t] + h rt + rb and
+ *   sig(x) = om_vsigmoid(x), tanh(x) = 2 sig(2x) - 1 (common/vmath.h):
+ *   LSTM c = sig(gf) c + sig(gi) tanh(gc), h = sig(go) tanh(c); GRU z =
+ *   sig(gz), r = sig(gr), n = tanh(xw_h + (r h) rt_h + rb_h) (r h rounded
+ *   to the operand dtype; or with
+ *   linear_before_reset tanh(xw_h + r (h rt_h + rb_h))), h = (1 - z) n +
+ *   z h, where rt_h are rt's last H columns and the z, r gates use only
+ *   h rt's first 2H; RNN h = tanh(g). Each step's h is rounded to y's
+ *   dtype and stored as y[t] (the next step reads it back); c stays f32
+ *   and is rounded once into y_c; y_h is the last step's h. h0, c0 absent:
+ *   0. Block unit: batch rows B (each runs every step of its rows).
+ *   The compiler guarantees UB >= (2G + 3) * H * 4 (the gate accumulators,
+ *   the recurrent bias, h, c and one more row, in f32). */
+enum {
+  OM_RECURRENCE_T_XW = 0,
+  OM_RECURRENCE_T_RT = 1,
+  OM_RECURRENCE_T_RB = 2, /* or OM_NONE */
+  OM_RECURRENCE_T_H0 = 3, /* or OM_NONE */
+  OM_RECURRENCE_T_C0 = 4, /* or OM_NONE */
+  OM_RECURRENCE_T_Y = 5,
+  OM_RECURRENCE_T_Y_H = 6,
+  OM_RECURRENCE_T_Y_C = 7, /* or OM_NONE */
+  OM_RECURRENCE_NTENSORS = 8,
+};
+enum {
+  OM_RECURRENCE_WRITES =
+      OM_SLOT(OM_RECURRENCE_T_Y) | OM_SLOT(OM_RECURRENCE_T_Y_H) | OM_SLOT(OM_RECURRENCE_T_Y_C)
+};
+enum { OM_RECURRENCE_LSTM = 0, OM_RECURRENCE_GRU = 1, OM_RECURRENCE_RNN = 2 };
+enum {
+  OM_RECURRENCE_P_CELL = 0,
+  OM_RECURRENCE_P_REVERSE = 1,
+  OM_RECURRENCE_P_LINEAR_BEFORE_RESET = 2,
+  OM_RECURRENCE_NPARAMS = 3,
+};
+
 /* AIPP (vector unit): the image preprocessing of atc's --insert_op_conf,
  *   the model's first task on an image input: raw uint8 pixels as a camera
  *   or decoder delivers them in, the model's first layer's input out.
@@ -949,6 +998,7 @@ static inline uint64_t om_aipp_image_bytes(uint32_t format, uint64_t w, uint64_t
   X(OM_TASK_ATTENTION, OM_ATTENTION_WRITES, 0)                                                               \
   X(OM_TASK_CONV3D, OM_CONV_WRITES, OM_CONV_IN_PLACE)                                                        \
   X(OM_TASK_AIPP, OM_AIPP_WRITES, 0)                                                                         \
-  X(OM_TASK_QCONV2D, OM_QCONV_WRITES, 0)
+  X(OM_TASK_QCONV2D, OM_QCONV_WRITES, 0)                                                                     \
+  X(OM_TASK_RECURRENCE, OM_RECURRENCE_WRITES, 0)
 
 #endif

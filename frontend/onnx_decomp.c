@@ -134,15 +134,23 @@ ir_value *dc_ints(dc *b, int n, const int64_t *v) {
 
 /* --- nodes */
 
-/* A node named node_name (the temporary's name when NULL) with one fresh output. */
-static ir_node *make_node(dc *b, ir_op op, const char *node_name, int nin, ir_value *const *in) {
+/* A node named node_name (the temporary's name when NULL) with nout fresh outputs. */
+static ir_node *make_node(dc *b, ir_op op, const char *node_name, int nin, ir_value *const *in, int nout) {
   if (b->st) return NULL;
   for (int i = 0; i < nin; i++)
     assert((in[i] || i >= ir_ops[op].min_in) && "a required input is missing");
-  char name[256];
+  assert(nout >= 1 && nout <= DC_MAX_OUTPUTS);
+  char name[256], oname[300];
   next_name(b, ir_ops[op].name, name, sizeof name);
-  ir_value *out = ir_value_new(b->g, name, DT_UNDEFINED);
-  ir_node *n = out ? ir_node_new(b->g, op, node_name ? node_name : name, nin, in, 1, &out) : NULL;
+  ir_value *out[DC_MAX_OUTPUTS] = {NULL};
+  for (int k = 0; k < nout; k++) {
+    if (k) snprintf(oname, sizeof oname, "%s_out%d", name, k);
+    if (!(out[k] = ir_value_new(b->g, k ? oname : name, DT_UNDEFINED))) {
+      nomem(b);
+      return NULL;
+    }
+  }
+  ir_node *n = ir_node_new(b->g, op, node_name ? node_name : name, nin, in, nout, out);
   if (!n)
     nomem(b);
   else
@@ -150,11 +158,18 @@ static ir_node *make_node(dc *b, ir_op op, const char *node_name, int nin, ir_va
   return n;
 }
 
-ir_node *dc_node(dc *b, ir_op op, int nin, ir_value *const *in) { return make_node(b, op, NULL, nin, in); }
+ir_node *dc_node(dc *b, ir_op op, int nin, ir_value *const *in) { return make_node(b, op, NULL, nin, in, 1); }
+
+ir_node *dc_node_outs(dc *b, ir_op op, int nin, ir_value *const *in, int nout) {
+  ir_node *n = make_node(b, op, NULL, nin, in, nout);
+  for (int k = 0; n && k < nout; k++)
+    n->out[k]->dtype = onnx_result_dtype(n);
+  return n;
+}
 
 ir_node *dc_node_whole(dc *b, ir_op op, int nin, ir_value *const *in) {
   const char *own = b->nd->np->name && *b->nd->np->name ? b->nd->np->name : NULL;
-  return make_node(b, op, own, nin, in);
+  return make_node(b, op, own, nin, in, 1);
 }
 
 ir_value *dc_val(dc *b, ir_node *n) {

@@ -90,6 +90,9 @@ ir_node *dc_node(dc *b, ir_op op, int nin, ir_value *const *in);
  * profiles read as for any imported node. */
 ir_node *dc_node_whole(dc *b, ir_op op, int nin, ir_value *const *in);
 ir_value *dc_val(dc *b, ir_node *n);
+/* A node with nout (<= DC_MAX_OUTPUTS) fresh outputs, each of the node's
+ * result dtype: read them as n->out[k]. */
+ir_node *dc_node_outs(dc *b, ir_op op, int nin, ir_value *const *in, int nout);
 void dc_set_int(dc *b, ir_node *n, const char *name, int64_t v);
 void dc_set_float(dc *b, ir_node *n, const char *name, double v);
 void dc_set_string(dc *b, ir_node *n, const char *name, const char *v);

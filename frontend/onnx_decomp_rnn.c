@@ -24,6 +24,13 @@
  * HardSigmoid, LeakyRelu, ThresholdedRelu, Elu, Softsign, Softplus, Affine
  * and ScaledTanh, with activation_alpha / activation_beta taken by position
  * in the activations list (ONNX's defaults where absent).
+ *
+ * A direction whose cell the RECURRENCE task runs (the default
+ * activations, no clip, no sequence_lens, no peepholes, no input_forget:
+ * what torch.nn.LSTM / GRU / RNN export) becomes, after the same hoisted
+ * MatMul, one Recurrence node (ops.def) instead of the unrolled steps: one
+ * task per direction whose state stays in the UB, where the unrolled form
+ * runs a dozen small tasks per step.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -46,6 +53,7 @@ typedef struct rnn {
   int64_t T, hidden, gates;
   double clip; /* 0: none */
   int input_forget, linear_before_reset;
+  int fused; /* 1: each direction is one Recurrence node */
   act acts[2][RNN_ACTS];
 } rnn;
 
@@ -150,10 +158,11 @@ static ir_value *hold(rnn *r, ir_value *mask, ir_value *next, ir_value *prev) {
   return dc_op2(r->b, IR_OP_ADD, dc_op2(r->b, IR_OP_MUL, next, mask), dc_op2(r->b, IR_OP_MUL, prev, keep));
 }
 
-/* One direction: Y rows [T] of [B, H] (in *y, in time order), final H (and C). */
+/* One direction: Y [T, B, H] (in time order; y holds T step slots), final
+ * H (and C). */
 static void direction(rnn *r, int64_t d, int reverse, ir_value *x, ir_value *w, ir_value *rw, ir_value *bias,
                       ir_value *lens, ir_value *h0, ir_value *c0, ir_value *peep, ir_value **y,
-                      ir_value **h_out, ir_value **c_out) {
+                      ir_value **y_out, ir_value **h_out, ir_value **c_out) {
   dc *b = r->b;
   const int64_t H = r->hidden, G = r->gates;
   ir_value *wd = dir_row(r, w, d), *rd = dir_row(r, rw, d), *bd = dir_row(r, bias, d);
@@ -162,7 +171,7 @@ static void direction(rnn *r, int64_t d, int reverse, ir_value *x, ir_value *w, 
                 steps[3] = {r->T, -1, G * H}; /* x may be a transpose, shapeless yet */
   ir_value *xw =
       dc_reshape_to(b, dc_op2(b, IR_OP_MATMUL, dc_reshape_to(b, x, 2, flat), transposed(r, wd)), 3, steps);
-  ir_value *rt = r->kind == KIND_GRU ? NULL : transposed(r, rd);
+  ir_value *rt = r->kind == KIND_GRU || r->fused ? NULL : transposed(r, rd);
   ir_value *wb = NULL, *rb = NULL;
   if (bd) {
     int64_t s0 = 0, e0 = G * H, s1 = G * H, e1 = 2 * G * H, axis = 0;
@@ -171,6 +180,17 @@ static void direction(rnn *r, int64_t d, int reverse, ir_value *x, ir_value *w, 
     xw = dc_op2(b, IR_OP_ADD, xw, wb);
   }
   ir_value *h = dir_row(r, h0, d), *c = dir_row(r, c0, d);
+  if (r->fused) {
+    ir_value *in[5] = {xw, transposed(r, rd), rb, h, c};
+    const int cell = r->kind == KIND_LSTM ? 0 : r->kind == KIND_GRU ? 1 : 2;
+    ir_node *n = dc_node_outs(b, IR_OP_RECURRENCE, r->kind == KIND_LSTM ? 5 : 4, in, cell == 0 ? 3 : 2);
+    dc_set_int(b, n, "cell", cell);
+    dc_set_int(b, n, "reverse", reverse);
+    if (r->linear_before_reset) dc_set_int(b, n, "linear_before_reset", 1);
+    if (b->st) return;
+    *y_out = n->out[0], *h_out = n->out[1], *c_out = cell == 0 ? n->out[2] : NULL;
+    return;
+  }
   ir_value *pd = dir_row(r, peep, d);
   ir_value *pi = pd ? block(r, pd, 0) : NULL, *po = pd ? block(r, pd, 1) : NULL,
            *pf = pd ? block(r, pd, 2) : NULL;
@@ -237,8 +257,23 @@ static void direction(rnn *r, int64_t d, int reverse, ir_value *x, ir_value *w, 
     h = h ? hold(r, mask, hn, h) : y[t];
     if (r->kind == KIND_LSTM) c = c ? hold(r, mask, cn, c) : (mask ? dc_op2(b, IR_OP_MUL, cn, mask) : cn);
   }
+  static const int64_t ax0[1] = {0};
+  for (int64_t t = 0; t < r->T && !b->st; t++)
+    y[t] = dc_unsqueeze(b, y[t], 1, ax0);
+  *y_out = r->T == 1 ? y[0] : dc_concat(b, 0, (int)r->T, y); /* [T, B, H] */
   *h_out = h;
   *c_out = c;
+}
+
+/* Whether RECURRENCE runs this op's cells (rnn.fused). */
+static int fusable(const rnn *r, int dirs, const ir_value *lens, const ir_value *peep) {
+  static const char *const want[3][RNN_ACTS] = {{"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
+  const int per = r->kind == KIND_RNN ? 1 : r->kind == KIND_GRU ? 2 : 3;
+  if (r->clip > 0 || lens || peep || r->input_forget) return 0;
+  for (int d = 0; d < dirs; d++)
+    for (int i = 0; i < per; i++)
+      if (strcmp(r->acts[d][i].name, want[r->kind][i])) return 0;
+  return 1;
 }
 
 static status decomp(onnx_node *nd, rnn_kind kind) {
@@ -304,15 +339,13 @@ static status decomp(onnx_node *nd, rnn_kind kind) {
   ir_value **y = arena_alloc(&b.g->arena, sizeof *y * (size_t)r.T * 2);
   if (!y) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
   ir_value *hs[2] = {NULL, NULL}, *cs[2] = {NULL, NULL}, *ys[2] = {NULL, NULL};
+  r.fused = fusable(&r, dirs, lens, peep);
   for (int d = 0; d < dirs && !b.st; d++) {
     ir_value **yd = y + (size_t)d * (size_t)r.T;
-    direction(&r, d, d == 1 || rev0, x, w, rw, bias, lens, h0, c0, peep, yd, &hs[d], &cs[d]);
+    direction(&r, d, d == 1 || rev0, x, w, rw, bias, lens, h0, c0, peep, yd, &ys[d], &hs[d], &cs[d]);
     if (b.st) break;
     static const int64_t ax0[1] = {0};
-    for (int64_t t = 0; t < r.T; t++)
-      yd[t] = dc_unsqueeze(&b, yd[t], 1, ax0);
-    ys[d] = r.T == 1 ? yd[0] : dc_concat(&b, 0, (int)r.T, yd); /* [T, B, H] */
-    ys[d] = dc_unsqueeze(&b, ys[d], 1, (const int64_t[]){1});  /* [T, 1, B, H] */
+    ys[d] = dc_unsqueeze(&b, ys[d], 1, (const int64_t[]){1}); /* [T, 1, B, H] */
     hs[d] = dc_unsqueeze(&b, hs[d], 1, ax0);
     if (cs[d]) cs[d] = dc_unsqueeze(&b, cs[d], 1, ax0);
   }

@@ -9,10 +9,15 @@
  *              the biases, -inf where causal hides the key, a softmax in
  *              f64, times v; a query with every score -inf gives NaN (the
  *              softmax's 0/0) or, with zero_masked, 0.
+ *   Recurrence per batch row and step: g = xw[t] + h rt + rb (f64 dot
+ *              products, rounded to f32 as the cube's accumulator), the
+ *              gates with exact sigmoid and tanh, c kept in f32, h rounded
+ *              to y's dtype each step (ops.def).
  */
 #include "ir/fused.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "common/fp16.h"
 #include "ir/eval.h"
@@ -147,11 +152,80 @@ static status eval_attention(ev *e) {
   return floats_out(e, 0, out);
 }
 
+static double sigm(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+/* One direction of an LSTM, GRU or RNN (ops.def's Recurrence). */
+static status eval_recurrence(ev *e) {
+  const ir_node *n = e->n;
+  const int cell = (int)ir_attr_int(n, "cell", 0), rev = ir_attr_int(n, "reverse", 0) != 0;
+  const int lbr = ir_attr_int(n, "linear_before_reset", 0) != 0;
+  const int64_t T = n->in[0]->dims[0], B = n->in[0]->dims[1], H = n->in[1]->dims[0];
+  const int64_t G = cell == 0 ? 4 : cell == 1 ? 3 : 1, GH = G * H;
+  const int dt = n->out[0]->dtype;
+  float *xw = floats_in(e, 0), *rt = floats_in(e, 1), *rb = floats_in(e, 2), *h0 = floats_in(e, 3),
+        *c0 = floats_in(e, 4);
+  float *y = arena_array(e->a, (size_t)(T * B * H), sizeof *y), *yh = arena_array(e->a, (size_t)(B * H), 4),
+        *yc = arena_array(e->a, (size_t)(B * H), 4);
+  float *g = arena_array(e->a, (size_t)GH, 4), *h = arena_array(e->a, (size_t)H, 4),
+        *c = arena_array(e->a, (size_t)H, 4), *rh = arena_array(e->a, (size_t)H, 4);
+  if (!xw || !rt || !y || !yh || !yc || !g || !h || !c || !rh) return nomem(e);
+  for (int64_t b = 0; b < B; b++) {
+    for (int64_t j = 0; j < H; j++)
+      h[j] = h0 ? h0[b * H + j] : 0.0f, c[j] = c0 ? c0[b * H + j] : 0.0f;
+    for (int64_t k = 0; k < T; k++) {
+      const int64_t t = rev ? T - 1 - k : k;
+      const float *x = xw + (t * B + b) * GH;
+      const int64_t hcols = cell == 1 ? 2 * H : GH; /* GRU: h's gate apart */
+      for (int64_t j = 0; j < GH; j++) {
+        double acc = 0;
+        for (int64_t i = 0; i < H && j < hcols; i++)
+          acc += (double)h[i] * rt[i * GH + j];
+        g[j] = (float)acc;
+      }
+      float *yt = y + (t * B + b) * H;
+      for (int64_t j = 0; j < H; j++) {
+        double a[4];
+        for (int64_t q = 0; q < G; q++)
+          a[q] = (double)x[q * H + j] + g[q * H + j] + (rb ? rb[q * H + j] : 0);
+        if (cell == 0) {
+          c[j] = (float)(sigm(a[2]) * c[j] + sigm(a[0]) * tanh(a[3]));
+          yt[j] = round_to(dt, (float)(sigm(a[1]) * tanh(c[j])));
+        } else if (cell == 1) {
+          g[j] = (float)sigm(a[0]), rh[j] = (float)sigm(a[1]); /* z, r */
+        } else {
+          yt[j] = round_to(dt, (float)tanh(a[0]));
+        }
+      }
+      if (cell == 1) { /* n's product: h rt_h (lbr) or (r h) rt_h */
+        for (int64_t j = 0; j < H; j++) {
+          double acc = 0;
+          for (int64_t i = 0; i < H; i++)
+            acc += (double)(lbr ? h[i] : round_to(dt, rh[i] * h[i])) * rt[i * GH + 2 * H + j];
+          g[H + j] = (float)acc; /* h rt's r block is used up */
+        }
+        for (int64_t j = 0; j < H; j++) {
+          double rbh = rb ? rb[2 * H + j] : 0, p = g[H + j];
+          double nn = tanh(x[2 * H + j] + (lbr ? rh[j] * (p + rbh) : p + rbh));
+          yt[j] = round_to(dt, (float)((1 - g[j]) * nn + g[j] * h[j]));
+        }
+      }
+      memcpy(h, yt, sizeof *h * (size_t)H);
+    }
+    for (int64_t j = 0; j < H; j++)
+      yh[b * H + j] = h[j], yc[b * H + j] = c[j];
+  }
+  status st = floats_out(e, 0, y);
+  if (st == ST_OK) st = floats_out(e, 1, yh);
+  if (st == ST_OK && n->nout > 2) st = floats_out(e, 2, yc);
+  return st;
+}
+
 status ir_eval_fused(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
   ev e = {n, inputs, outputs_out, a, d};
   switch (n->op) {
   case IR_OP_LAYERNORM: return eval_layernorm(&e);
   case IR_OP_ATTENTION: return eval_attention(&e);
+  case IR_OP_RECURRENCE: return eval_recurrence(&e);
   default: return fail(&e, ST_ERR_UNSUPPORTED, "not a fused op");
   }
 }

@@ -772,7 +772,8 @@ static status infer_node(si *s, ir_node *n) {
     break;
   }
   case IR_OP_LAYERNORM:
-  case IR_OP_ATTENTION: return ir_shape_infer_fused(s->g, n, s->d); /* ir/shape_fused.c */
+  case IR_OP_ATTENTION:
+  case IR_OP_RECURRENCE: return ir_shape_infer_fused(s->g, n, s->d); /* ir/shape_fused.c */
   case IR_OP_TOPK:
   case IR_OP_SCATTERELEMENTS:
   case IR_OP_SCATTERND:
@@ -830,7 +831,7 @@ status ir_shape_infer_node(ir_graph *g, ir_node *n, const void *const *known, di
   }
   if (n->nout < 1 || !n->out[0] ||
       (n->nout != 1 && n->op != IR_OP_VECPROG && n->op != IR_OP_SPLIT && n->op != IR_OP_TOPK &&
-       n->op != IR_OP_LAYERNORM))
+       !ir_fused_op(n->op))) /* the fused ops count their own outputs */
     return fail(s, ST_ERR_INVALID, "%d outputs, expected 1", n->nout);
   status st = resolve_list_input(s, n);
   return st ? st : infer_node(s, n);

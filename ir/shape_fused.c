@@ -11,6 +11,9 @@
  *              broadcasting to y's; biases f16/f32 broadcasting to the
  *              scores [y's batch.., Sq, Skv]; y [batch.., Sq, Dv] in q's
  *              dtype.
+ *   Recurrence xw [T, B, G*H], rt [H, G*H], rb [G*H], h0, c0 [B, H], one
+ *              f16/f32 dtype; cell 0..2 (G = 4, 3, 1), y_c only for an
+ *              LSTM; y [T, B, H], y_h and y_c [B, H] in xw's dtype.
  */
 #include "ir/fused.h"
 
@@ -29,7 +32,7 @@ static const char *dims_str(const ir_value *v) { return ir_dims_str(v->rank, v->
 
 static int is_f16_f32(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
 
-int ir_fused_op(ir_op op) { return op == IR_OP_LAYERNORM || op == IR_OP_ATTENTION; }
+int ir_fused_op(ir_op op) { return op == IR_OP_LAYERNORM || op == IR_OP_ATTENTION || op == IR_OP_RECURRENCE; }
 
 static status set_out(sf *s, int k, dtype dt, int rank, const int64_t *dims) {
   ir_value *y = s->n->out[k];
@@ -145,11 +148,51 @@ static status infer_attention(sf *s) {
   return set_out(s, 0, q->dtype, nb + 2, dims);
 }
 
+/* Recurrence: H from rt's rows, G from the cell; every operand's dims
+ * follow from xw's T and B. */
+static status infer_recurrence(sf *s) {
+  ir_node *n = s->n;
+  const ir_value *xw = n->in[0], *rt = n->in[1];
+  status st;
+  int64_t cell = ir_attr_int(n, "cell", -1);
+  if (cell < 0 || cell > 2)
+    return fail(s, ST_ERR_INVALID, "attribute cell = %lld, expected 0..2", (long long)cell);
+  const int64_t G = cell == 0 ? 4 : cell == 1 ? 3 : 1;
+  if (xw->rank != 3 || rt->rank != 2)
+    return fail(s, ST_ERR_INVALID, "xw %s must have rank 3 and rt %s rank 2", dims_str(xw), dims_str(rt));
+  const int64_t T = xw->dims[0], B = xw->dims[1], H = rt->dims[0];
+  if (T < 1 || B < 1 || H < 1 || xw->dims[2] != G * H || rt->dims[1] != G * H)
+    return fail(s, ST_ERR_INVALID, "xw %s and rt %s do not hold %lld gate blocks of %lld", dims_str(xw),
+                dims_str(rt), (long long)G, (long long)H);
+  const int64_t want[5][2] = {{0, 0}, {0, 0}, {G * H, 0}, {B, H}, {B, H}};
+  for (int i = 0; i < n->nin; i++) {
+    const ir_value *v = n->in[i];
+    if (!v) continue;
+    if ((st = need_float(s, i))) return st;
+    if (v->dtype != xw->dtype)
+      return fail(s, ST_ERR_INVALID, "input %d '%s' differs from xw in dtype", i, v->name);
+    if (i < 2) continue;
+    int rank = i == 2 ? 1 : 2;
+    if (v->rank != rank || v->dims[0] != want[i][0] || (rank == 2 && v->dims[1] != want[i][1]))
+      return fail(s, ST_ERR_INVALID, "input %d '%s' %s, expected %s", i, v->name, dims_str(v),
+                  ir_dims_str(rank, want[i]));
+  }
+  if (n->nin > 4 && n->in[4] && cell != 0) return fail(s, ST_ERR_INVALID, "c0 without an LSTM cell");
+  if (n->nout != (cell == 0 ? 3 : 2))
+    return fail(s, ST_ERR_INVALID, "%d outputs, expected %d", n->nout, cell == 0 ? 3 : 2);
+  const int64_t ydims[3] = {T, B, H};
+  st = set_out(s, 0, xw->dtype, 3, ydims);
+  for (int k = 1; k < n->nout && st == ST_OK; k++)
+    st = set_out(s, k, xw->dtype, 2, ydims + 1);
+  return st;
+}
+
 status ir_shape_infer_fused(ir_graph *g, ir_node *n, diag *d) {
   sf s = {g, n, d};
   switch (n->op) {
   case IR_OP_LAYERNORM: return infer_layernorm(&s);
   case IR_OP_ATTENTION: return infer_attention(&s);
+  case IR_OP_RECURRENCE: return infer_recurrence(&s);
   default: return fail(&s, ST_ERR_INVALID, "not a fused op");
   }
 }

@@ -41,6 +41,7 @@
  *   SOFTMAX, REDUCE      Softmax; Reduce (mode as om_reduce_op, axes as a
  *                        bit mask)
  *   LAYERNORM            LayerNorm (passes/norm.c)
+ *   RECURRENCE           Recurrence (frontend/onnx_decomp_rnn.c)
  *   ATTENTION            FusedAttention (passes/attention.c)
  *   QCONV2D              QConv (passes/qconv.c), its operands as the layout
  *                        pass packed them
@@ -594,6 +595,23 @@ static status emit_attention(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_ATTENTION, OM_ATTENTION_NTENSORS, tv, OM_ATTENTION_NPARAMS, p);
 }
 
+/* RECURRENCE: the Recurrence node's inputs and outputs in their slots. */
+static status emit_recurrence(emit_state *s, ir_node *n) {
+  int32_t p[OM_RECURRENCE_NPARAMS] = {[OM_RECURRENCE_P_CELL] = (int32_t)ir_attr_int(n, "cell", 0),
+                                      [OM_RECURRENCE_P_REVERSE] = (int32_t)ir_attr_int(n, "reverse", 0),
+                                      [OM_RECURRENCE_P_LINEAR_BEFORE_RESET] =
+                                          (int32_t)ir_attr_int(n, "linear_before_reset", 0)};
+  ir_value *tv[OM_RECURRENCE_NTENSORS] = {[OM_RECURRENCE_T_XW] = n->in[0],
+                                          [OM_RECURRENCE_T_RT] = n->in[1],
+                                          [OM_RECURRENCE_T_RB] = n->nin > 2 ? n->in[2] : NULL,
+                                          [OM_RECURRENCE_T_H0] = n->nin > 3 ? n->in[3] : NULL,
+                                          [OM_RECURRENCE_T_C0] = n->nin > 4 ? n->in[4] : NULL,
+                                          [OM_RECURRENCE_T_Y] = n->out[0],
+                                          [OM_RECURRENCE_T_Y_H] = n->out[1],
+                                          [OM_RECURRENCE_T_Y_C] = n->nout > 2 ? n->out[2] : NULL};
+  return add_task(s, n, OM_TASK_RECURRENCE, OM_RECURRENCE_NTENSORS, tv, OM_RECURRENCE_NPARAMS, p);
+}
+
 /* RESIZE: the tables the layout pass attached (in[1] idx, in[2] w unless
  * the resize only selects), the per-dim taps, the extrapolation value as
  * bytes of y's dtype. */
@@ -685,7 +703,7 @@ static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_SCATTER] = emit_scatter,     [OM_TASK_CUMSUM] = emit_cumsum,
     [OM_TASK_ONEHOT] = emit_onehot,       [OM_TASK_AIPP] = emit_aipp,
     [OM_TASK_LAYERNORM] = emit_layernorm, [OM_TASK_ATTENTION] = emit_attention,
-    [OM_TASK_QCONV2D] = emit_qconv,
+    [OM_TASK_QCONV2D] = emit_qconv,       [OM_TASK_RECURRENCE] = emit_recurrence,
 };
 
 int pass_emit_has_rule(om_task_kind kind) {

@@ -78,10 +78,10 @@
  * units is what the kind's rule splits (TRANSDATA: the outer physical rows of
  * dst, N*C1*H, N*D*C1*H, N*C*H or N*C*D*H, or its elements when the layout
  * stays; POOL/DWCONV: N*C1 (3-D POOL N*Do*C1); POOL_ND: y elements; RESIZE: y rows; COPY_SLICE: the product
- * of the dims before the axis; SOFTMAX: the rows before the axis; LAYERNORM: the rows; REDUCE: y elements,
- * with elements counted on x; TOPK, CUMSUM: the lines along the axis, elements counted on x; Split: the
- * smallest output's elements), so small tensors are not split into blocks that cost more to dispatch than to
- * run.
+ * of the dims before the axis; SOFTMAX: the rows before the axis; LAYERNORM: the rows; RECURRENCE: batch
+ * rows, one per core at most; REDUCE: y elements, with elements counted on x; TOPK, CUMSUM: the lines along
+ * the axis, elements counted on x; Split: the smallest output's elements), so small tensors are not split
+ * into blocks that cost more to dispatch than to run.
  *
  * Vector programs (VPROG) split the outputs' physical elements into
  * 256-element tiles: block_dim = min(tiles, 4 * ai_cores, ceil(elements /
@@ -316,6 +316,17 @@ static status rule_attention(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag 
   return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)t.blocks, d);
 }
 
+/* RECURRENCE: batch rows over the cores; the gate accumulators, the
+ * recurrent bias and the state, (2G + 3) * H floats, in the UB. */
+static status rule_recurrence(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+  const int64_t cell = ir_attr_int(n, "cell", 0), G = cell == 0 ? 4 : cell == 1 ? 3 : 1;
+  const uint64_t H = (uint64_t)n->in[1]->dims[0], B = (uint64_t)n->in[0]->dims[1];
+  if ((uint64_t)(2 * G + 3) * H * 4 > ctx->soc->ub_bytes)
+    return too_big(n, d, "the recurrence's state does not fit the SoC's UB");
+  uint64_t bd = min_u64(B, (uint64_t)ctx->soc->ai_cores);
+  return set_attr(g, n, "block_dim", (int64_t)(bd ? bd : 1), d);
+}
+
 /* QCONV2D: tiles of QCONV_TILE_M output pixels x QCONV_TILE_N output
  * channel blocks (fewer when the image or the channels are smaller), one
  * tile per block (at most 65535 blocks: larger tiles then). The kernels
@@ -458,7 +469,7 @@ static uint64_t units_transdata(const ir_node *n, uint64_t *elems) {
 
 static const block_rule block_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_CONV2D] = rule_conv2d, [OM_TASK_MATMUL] = rule_matmul, [OM_TASK_ATTENTION] = rule_attention,
-    [OM_TASK_VPROG] = rule_vprog,   [OM_TASK_QCONV2D] = rule_qconv,
+    [OM_TASK_VPROG] = rule_vprog,   [OM_TASK_QCONV2D] = rule_qconv, [OM_TASK_RECURRENCE] = rule_recurrence,
 };
 
 static const units_rule unit_rules[OM_TASK_KIND_COUNT] = {

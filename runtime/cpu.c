@@ -101,6 +101,7 @@ static void detect(void) {
     paths.h2f = rt_h2f_x86;
     paths.f2h = rt_f2h_x86;
     paths.round16 = rt_round16_x86;
+    paths.gemv = rt_gemv_x86;
     paths.qconv_tile = rt_qconv_tile_avx2;
     if (has_avx512f_dq() && env_switch("OMRT_AVX512") != 0) {
       paths.name = "avx512f+avx2+fma+f16c";
@@ -108,6 +109,7 @@ static void detect(void) {
       paths.wino_fz_tile = rt_wino_fz_tile_avx512;
       paths.dwconv = rt_dwconv_avx512;
       paths.vexp_sum = rt_vexp_sum_avx512;
+      paths.gemv = rt_gemv_avx512;
       if (has_avx512_vnni()) {
         paths.name = "avx512f+vnni+avx2+fma+f16c";
         paths.qconv_tile = rt_qconv_tile_vnni;

@@ -32,6 +32,7 @@
  *   ATTENTION   tiles: batch x query blocks (om_format.h)
  *   AIPP        y rows: N*H
  *   QCONV2D     tiles (om_format.h)
+ *   RECURRENCE  batch rows (each block runs every step of its rows)
  *
  * Checks: each kind's check function validates its task with the rt_chk_*
  * helpers; every failure is rt_error(OMRT_ERR_FORMAT, "task %u (KIND)
@@ -334,6 +335,8 @@ static inline size_t rt_td_nd_base(const rt_td_geom *g, int64_t img) {
  *               (vprog_exec.c): rt_h2f(rt_h_quiet(s)), rt_f2h(s) and
  *               rt_h2f(rt_f2h(x)) in place, with F16C; the same bits, every
  *               half and every float checked (exhaustively, when written)
+ *   gemv        rt_gemv's rows (below): weight rows streamed once, f16
+ *               converted in registers (ZMM lanes with avx512)
  *   avx512      1: the host has AVX-512F + DQ and OMRT_AVX512 is not 0: the
  *               x86 cube tiles run their micro-kernels on 16-lane ZMM
  *               registers, and conv_tile, wino_fz_tile and dwconv are the
@@ -364,6 +367,7 @@ typedef struct rt_cpu_paths {
   /* QCONV2D's tile (kernels_qconv.h): AVX-512 VNNI or AVX2; NULL: portable */
   void (*qconv_tile)(const struct rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
                      int64_t nb1);
+  void (*gemv)(const float *x, size_t k, const void *w, int wf16, size_t ldw, size_t n, float *y);
   int avx512;
 } rt_cpu_paths;
 const rt_cpu_paths *rt_cpu(void);
@@ -386,6 +390,8 @@ float rt_vsum_sqdev_x86(const float *x, float mean, size_t n);
 void rt_h2f_x86(float *d, const uint16_t *s, uint32_t n);
 void rt_f2h_x86(uint16_t *d, const float *s, uint32_t n);
 void rt_round16_x86(float *x, uint32_t n);
+void rt_gemv_x86(const float *x, size_t k, const void *w, int wf16, size_t ldw, size_t n, float *y);
+void rt_gemv_avx512(const float *x, size_t k, const void *w, int wf16, size_t ldw, size_t n, float *y);
 /* c[nb*cstride + m*16 ..+16] += sum_k a[m*lda + k] * b[nb*bstride + k*ldb
  * ..+16] for m < mrows and the nb < nblocks (<= 2) n blocks, = when first
  * (f32, strides in floats; the Winograd and MATMUL tiles' GEMMs through
@@ -481,6 +487,12 @@ void rt_copy_slice_run(const om_task *task, const rt_args *args, uint32_t block,
 omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_softmax_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_recurrence_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_recurrence_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* y[0..n) += sum over i < k of x[i] * w[i * ldw + j] (w f16 when wf16, else
+ * f32; ldw in elements): one row's h R^T for RECURRENCE, through rt_cpu()'s
+ * gemv when set; paths differ only in f32 summation order. */
+void rt_gemv(const float *x, size_t k, const void *w, int wf16, size_t ldw, size_t n, float *y);
 void rt_layernorm_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_layernorm_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_qconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
