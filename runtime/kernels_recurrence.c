@@ -189,7 +189,8 @@ omrt_status rt_recurrence_check(const omrt_model *m, uint32_t i, const om_task *
       (s = need_dims(&c, "y_h", yh, 2, sd)) || (yc && (s = need_dims(&c, "y_c", yc, 2, sd))))
     return s;
   if ((c0 || yc) && cell != OM_RECURRENCE_LSTM) return rt_chk_fail(&c, "c0 or y_c without an LSTM cell");
-  if (!yc && cell == OM_RECURRENCE_LSTM) return rt_chk_fail(&c, "tensors[%d] y_c is OM_NONE", OM_RECURRENCE_T_Y_C);
+  if (!yc && cell == OM_RECURRENCE_LSTM)
+    return rt_chk_fail(&c, "tensors[%d] y_c is OM_NONE", OM_RECURRENCE_T_Y_C);
   const uint64_t ub = (uint64_t)(2 * G + 3) * (uint64_t)H * 4;
   if (ub > m->def->ub_bytes)
     return rt_chk_fail(&c, "H = %lld needs %llu UB bytes, the model has %llu", (long long)H,

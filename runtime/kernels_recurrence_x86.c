@@ -25,7 +25,8 @@ static inline float wget(const void *w, int wf16, size_t at) {
 
 /* The bodies take wf16 as a constant from their callers below, so each
  * dtype gets its own loops without a test per row. */
-AVX2_INLINE void gemv8(const float *x, size_t k, const void *w, const int wf16, size_t ldw, size_t n, float *y) {
+AVX2_INLINE void gemv8(const float *x, size_t k, const void *w, const int wf16, size_t ldw, size_t n,
+                       float *y) {
   size_t j = 0;
   for (; j + 64 <= n; j += 64) {
     __m256 a[8];
@@ -86,7 +87,8 @@ AVX2 void rt_gemv_x86(const float *x, size_t k, const void *w, int wf16, size_t 
     gemv8(x, k, w, 0, ldw, n, y);
 }
 
-AVX512 void rt_gemv_avx512(const float *x, size_t k, const void *w, int wf16, size_t ldw, size_t n, float *y) {
+AVX512 void rt_gemv_avx512(const float *x, size_t k, const void *w, int wf16, size_t ldw, size_t n,
+                           float *y) {
   if (wf16)
     gemv16(x, k, w, 1, ldw, n, y);
   else

@@ -20,7 +20,7 @@
 typedef struct er {
   ir_graph *g;
   ir_node *n;
-  ir_value *in[8], *out[2];
+  ir_value *in[8], *out[3];
   int nin, nout;
 } er;
 
@@ -51,7 +51,7 @@ static inline float *er_run(er *e, int k) {
   arena a;
   arena_init(&a, 0);
   const void *ins[8];
-  void *outs[2] = {NULL, NULL};
+  void *outs[3] = {NULL, NULL, NULL};
   for (int i = 0; i < e->nin; i++)
     ins[i] = e->in[i] ? e->in[i]->data : NULL;
   float *r = NULL;
