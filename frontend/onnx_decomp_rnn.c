@@ -166,11 +166,12 @@ static void direction(rnn *r, int64_t d, int reverse, ir_value *x, ir_value *w, 
   dc *b = r->b;
   const int64_t H = r->hidden, G = r->gates;
   ir_value *wd = dir_row(r, w, d), *rd = dir_row(r, rw, d), *bd = dir_row(r, bias, d);
-  /* [T*B, I] x [I, G*H]: one matrix product over every step, not T products of B rows */
+  /* [T*B, I] x [I, G*H] + Wb: one matrix product over every step, not T
+   * products of B rows, its bias added on the 2-D product so that it runs
+   * in the MatMul's epilogue */
   const int64_t flat[2] = {-1, w->dims[2]},
                 steps[3] = {r->T, -1, G * H}; /* x may be a transpose, shapeless yet */
-  ir_value *xw =
-      dc_reshape_to(b, dc_op2(b, IR_OP_MATMUL, dc_reshape_to(b, x, 2, flat), transposed(r, wd)), 3, steps);
+  ir_value *xw = dc_op2(b, IR_OP_MATMUL, dc_reshape_to(b, x, 2, flat), transposed(r, wd));
   ir_value *rt = r->kind == KIND_GRU || r->fused ? NULL : transposed(r, rd);
   ir_value *wb = NULL, *rb = NULL;
   if (bd) {
@@ -179,6 +180,7 @@ static void direction(rnn *r, int64_t d, int reverse, ir_value *x, ir_value *w, 
     rb = dc_slice(b, bd, 1, &s1, &e1, &axis);
     xw = dc_op2(b, IR_OP_ADD, xw, wb);
   }
+  xw = dc_reshape_to(b, xw, 3, steps);
   ir_value *h = dir_row(r, h0, d), *c = dir_row(r, c0, d);
   if (r->fused) {
     ir_value *in[5] = {xw, transposed(r, rd), rb, h, c};

@@ -70,8 +70,8 @@ static void rec_run(const rec_case *k, const char *what) {
   const int64_t T = k->T, B = k->B, H = k->H, GH = G * H;
   const int64_t xd[3] = {T, B, GH}, rd[2] = {H, GH}, bd[1] = {GH}, sd[2] = {B, H}, yd[3] = {T, B, H};
   const size_t nx = (size_t)(T * B * GH), nr = (size_t)(H * GH), ns = (size_t)(B * H);
-  float *xw = gen(nx, dt, 2.0f), *rt = gen(nr, dt, 1.5f / sqrtf((float)H) * 2), *rb = gen((size_t)GH, dt, 0.5f),
-        *h0 = gen(ns, dt, 0.9f), *c0 = gen(ns, dt, 1.5f);
+  float *xw = gen(nx, dt, 2.0f), *rt = gen(nr, dt, 1.5f / sqrtf((float)H) * 2),
+        *rb = gen((size_t)GH, dt, 0.5f), *h0 = gen(ns, dt, 0.9f), *c0 = gen(ns, dt, 1.5f);
   kcase c;
   kc_setup(&c, OM_TASK_RECURRENCE, (uint32_t)k->bd, OM_RECURRENCE_NTENSORS);
   kc_set(&c, OM_RECURRENCE_T_XW, dt, 3, xd);
@@ -176,7 +176,8 @@ static void test_check_rules(void) {
   expect_reject(&c, "recurrence cell out of range", "cell");
   c.task.params[OM_RECURRENCE_P_CELL] = OM_RECURRENCE_GRU;
   expect_reject(&c, "recurrence GRU with an LSTM's 4 gate blocks", "xw");
-  c.task.params[OM_RECURRENCE_P_CELL] = OM_RECURRENCE_LSTM, c.task.params[OM_RECURRENCE_P_LINEAR_BEFORE_RESET] = 1;
+  c.task.params[OM_RECURRENCE_P_CELL] = OM_RECURRENCE_LSTM,
+  c.task.params[OM_RECURRENCE_P_LINEAR_BEFORE_RESET] = 1;
   expect_reject(&c, "recurrence linear_before_reset on an LSTM", "linear_before_reset");
   c.task.params[OM_RECURRENCE_P_LINEAR_BEFORE_RESET] = 0, c.task.params[OM_RECURRENCE_P_REVERSE] = 2;
   expect_reject(&c, "recurrence reverse not 0/1", "reverse");
