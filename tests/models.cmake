@@ -56,9 +56,10 @@ endforeach()
 # (DenseNet, GoogLeNet), channel shuffle (ShuffleNetV2), grouped conv + SE
 # (RegNetY), LayerNorm + 7x7 depthwise (ConvNeXt), segmentation with bilinear
 # Resize (LR-ASPP), a 4-layer transformer encoder (MatMul, Softmax, LayerNorm)
-# and an OCR text recogniser (CRNN: conv stack + 2-layer bidirectional LSTM).
+# and an OCR text recogniser (CRNN: conv stack + 2-layer bidirectional LSTM);
+# and issue 18's 2-layer LSTM (hidden 256, 100 steps: RECURRENCE tasks).
 foreach(model densenet121 googlenet shufflenet_v2_x1_0 regnet_y_400mf convnext_tiny lraspp_mobilenet_v3_large
-              transformer_encoder crnn)
+              transformer_encoder crnn lstm)
   foreach(prec force_fp16 must_keep_origin_dtype)
     add_test(NAME model/${model}/${prec}
              COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_e2e.py --model ${model} --precision ${prec}
