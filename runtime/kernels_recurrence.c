@@ -13,7 +13,7 @@
  * unrolled graph it replaces ran a dozen tasks. Each step's h goes to y in
  * y's dtype and comes back rounded, as the next step's cube operand.
  */
-#include <math.h>
+#include <stdio.h>
 
 #include "common/vmath.h"
 #include "runtime/kernels.h"
@@ -139,15 +139,24 @@ void rt_recurrence_run(const om_task *task, const rt_args *args, uint32_t block,
   }
 }
 
+/* "[d0, d1, ...]" of rank dims into buf. */
+static const char *dims_str(char *buf, size_t size, uint32_t rank, const int64_t *dims) {
+  size_t at = (size_t)snprintf(buf, size, "[");
+  for (uint32_t i = 0; i < rank && at < size; i++)
+    at += (size_t)snprintf(buf + at, size - at, "%s%lld", i ? ", " : "", (long long)dims[i]);
+  if (at < size) snprintf(buf + at, size - at, "]");
+  return buf;
+}
+
 static omrt_status need_dims(const rt_chk *c, const char *what, const om_tensor *t, uint32_t rank,
                              const int64_t *dims) {
   int ok = t->rank == rank;
   for (uint32_t i = 0; ok && i < rank; i++)
     ok = t->dims[i] == dims[i];
   if (ok) return OMRT_OK;
-  return rt_chk_fail(c, "%s has rank %u [%lld, ...], expected rank %u [%lld, %lld%s", what, t->rank,
-                     t->rank ? (long long)t->dims[0] : 0LL, rank, (long long)dims[0],
-                     rank > 1 ? (long long)dims[1] : 0LL, rank > 2 ? ", ...]" : "]");
+  char got[96], want[96];
+  return rt_chk_fail(c, "%s %s, expected %s", what, dims_str(got, sizeof got, t->rank, t->dims),
+                     dims_str(want, sizeof want, rank, dims));
 }
 
 omrt_status rt_recurrence_check(const omrt_model *m, uint32_t i, const om_task *task) {

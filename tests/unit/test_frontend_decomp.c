@@ -378,7 +378,80 @@ static void test_einsum_f64(void) {
   mb_free(&m);
 }
 
+/* LSTM, GRU and RNN import as one Recurrence per direction after the
+ * hoisted input MatMul when their cells are RECURRENCE's (the default
+ * activations), and unrolled otherwise: clip, peepholes, sequence_lens or
+ * another activation (then one MatMul per step with a state, per gate
+ * group: T - 1 steps, the first having no h0). */
+typedef struct rec_import {
+  const char *op, *direction, *acts; /* acts: comma-separated, or NULL */
+  int gates, clip, peep, lens, lbr, want_rec, want_matmul;
+} rec_import;
+
+static void test_recurrence_import(void) {
+  enum { T = 5, B = 2, I = 3, H = 4 };
+  /* clang-format off */
+  const rec_import cases[] = {
+      /* op     direction        acts                        G  clip peep lens lbr rec mm */
+      {"LSTM", "forward",       NULL,                       4, 0,   0,   0,   0,  1,  1},
+      {"LSTM", "bidirectional", NULL,                       4, 0,   0,   0,   0,  2,  2},
+      {"GRU",  "reverse",       NULL,                       3, 0,   0,   0,   1,  1,  1},
+      {"RNN",  "forward",       NULL,                       1, 0,   0,   0,   0,  1,  1},
+      {"LSTM", "forward",       NULL,                       4, 1,   0,   0,   0,  0,  T},
+      {"LSTM", "forward",       NULL,                       4, 0,   1,   0,   0,  0,  T},
+      {"GRU",  "forward",       NULL,                       3, 0,   0,   1,   0,  0,  1 + 2 * (T - 1)},
+      {"RNN",  "forward",       "Relu",                     1, 0,   0,   0,   0,  0,  T},
+  };
+  /* clang-format on */
+  float w[2 * 4 * H * I], r[2 * 4 * H * H];
+  unsigned seed = 11;
+  for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+    w[i] = frand(&seed);
+  for (size_t i = 0; i < sizeof r / sizeof *r; i++)
+    r[i] = frand(&seed);
+  int32_t lens[B] = {T, T - 1};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    const rec_import *c = &cases[k];
+    const int64_t D = strcmp(c->direction, "bidirectional") ? 1 : 2, GH = c->gates * H;
+    mb m;
+    mb_init(&m, 14);
+    mb_input(&m, "x", 1, 3, (int64_t[]){T, B, I}, NULL);
+    mb_init_raw(&m, "w", 1, 3, (int64_t[]){D, GH, I}, w, sizeof(float) * (size_t)(D * GH * I));
+    mb_init_raw(&m, "r", 1, 3, (int64_t[]){D, GH, H}, r, sizeof(float) * (size_t)(D * GH * H));
+    if (c->lens) mb_init_raw(&m, "lens", 6, 1, (int64_t[]){B}, lens, sizeof lens);
+    if (c->peep) mb_init_raw(&m, "p", 1, 2, (int64_t[]){D, 3 * H}, w, sizeof(float) * (size_t)(D * 3 * H));
+    const char *ins = c->peep ? "x,w,r,,,,,p" : c->lens ? "x,w,r,,lens" : "x,w,r";
+    Onnx__NodeProto *n = mb_node(&m, c->op, "rec", ins, "y");
+    attr_int(&m, n, "hidden_size", H);
+    attr_string(&m, n, "direction", c->direction);
+    if (c->clip) attr_float(&m, n, "clip", 3.0f);
+    if (c->lbr) attr_int(&m, n, "linear_before_reset", 1);
+    if (c->acts) {
+      Onnx__AttributeProto *a = mb_attr(&m, n, "activations", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS);
+      a->n_strings = 1;
+      a->strings = arena_alloc(&m.a, sizeof *a->strings);
+      a->strings[0] = (ProtobufCBinaryData){strlen(c->acts), (uint8_t *)(uintptr_t)c->acts};
+    }
+    mb_output(&m, "y");
+    ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+    if (g) {
+      int rec = mb_count_ops(g, IR_OP_RECURRENCE), mm = mb_count_ops(g, IR_OP_MATMUL);
+      CHECK(rec == c->want_rec && mm == c->want_matmul);
+      if (rec != c->want_rec || mm != c->want_matmul)
+        test_note("  case %zu (%s %s): %d Recurrence, %d MatMul; want %d, %d", k, c->op, c->direction, rec,
+                  mm, c->want_rec, c->want_matmul);
+      const ir_node *rn = find_node(g, IR_OP_RECURRENCE);
+      if (rn && c->lbr)
+        CHECK(ir_attr_int(rn, "linear_before_reset", 0) == 1 && ir_attr_int(rn, "cell", -1) == 1);
+      if (rn && !strcmp(c->direction, "reverse")) CHECK(ir_attr_int(rn, "reverse", 0) == 1);
+      ir_graph_free(g);
+    }
+    mb_free(&m);
+  }
+}
+
 int main(void) {
+  test_recurrence_import();
   test_layer_norm();
   test_nll();
   test_sce();
