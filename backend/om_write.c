@@ -474,49 +474,95 @@ status om_writer_size(om_writer *w, size_t *size_out, diag *d) {
   return st;
 }
 
-void om_writer_serialise(om_writer *w, void *buf) {
-  om_layout l;
-  diag d;
-  diag_init(&d);
-  if (plan(w, &l, &d) != ST_OK) return; /* the caller's om_writer_size reported it */
-  uint8_t *out = buf;
-  memcpy(out + l.offsets[0], &l.def, sizeof l.def);
-  if (l.io_bytes) memcpy(out + l.offsets[0] + sizeof l.def, l.io, l.io_bytes);
-  for (int i = 1; i < l.nparts; i++) {
-    if (l.parts[i].data && l.parts[i].size) memcpy(out + l.offsets[i], l.parts[i].data, l.parts[i].size);
-    if (l.parts[i].type == OM_PART_GEARS) { /* header, records, then every gear's io[] */
-      uint8_t *at = out + l.offsets[i];
+/* Every partition before WEIGHTS into out (its first l->offsets[WEIGHTS]
+ * bytes, zeroed), the header and partition table left for put_header. */
+static void put_parts(const om_writer *w, const om_layout *l, uint8_t *out) {
+  memcpy(out + l->offsets[0], &l->def, sizeof l->def);
+  if (l->io_bytes) memcpy(out + l->offsets[0] + sizeof l->def, l->io, l->io_bytes);
+  for (int i = 1; i < l->nparts - 1; i++) {
+    if (l->parts[i].data && l->parts[i].size) memcpy(out + l->offsets[i], l->parts[i].data, l->parts[i].size);
+    if (l->parts[i].type == OM_PART_GEARS) { /* header, records, then every gear's io[] */
+      uint8_t *at = out + l->offsets[i];
       om_gears hdr = {.kind = w->gear_kind, .ngears = w->ngears, .nvalues = w->gear_nvalues};
       memcpy(at, &hdr, sizeof hdr);
       at += sizeof hdr;
       for (uint32_t g = 0; g < w->ngears; g++, at += sizeof(om_gear))
         memcpy(at, &w->gears[g].g, sizeof(om_gear));
-      for (uint32_t g = 0; g < w->ngears; g++, at += l.io_bytes)
-        if (l.io_bytes) memcpy(at, w->gears[g].io, l.io_bytes);
+      for (uint32_t g = 0; g < w->ngears; g++, at += l->io_bytes)
+        if (l->io_bytes) memcpy(at, w->gears[g].io, l->io_bytes);
     }
   }
-  uint8_t *weights = out + l.offsets[l.nparts - 1];
-  for (uint32_t i = 0; i < w->nsegs; i++)
-    if (w->segs[i].bytes) memcpy(weights + w->segs[i].offset, w->segs[i].data, (size_t)w->segs[i].bytes);
+}
 
+/* The CRC32C of the WEIGHTS partition, read from the segments (zeros in
+ * the gaps between them), so that it needs no copy of the partition. */
+static uint32_t weights_crc(const om_writer *w) {
+  static const uint8_t zeros[OM_ALIGN];
+  uint32_t crc = 0;
+  uint64_t at = 0;
+  for (uint32_t i = 0; i < w->nsegs; i++) {
+    crc = crc32c(crc, zeros, (size_t)(w->segs[i].offset - at)); /* < OM_ALIGN */
+    crc = crc32c(crc, w->segs[i].data, (size_t)w->segs[i].bytes);
+    at = w->segs[i].offset + w->segs[i].bytes;
+  }
+  return crc;
+}
+
+/* The header and partition table into out, with each partition's CRC
+ * computed from out but that of WEIGHTS, which is given. */
+static void put_header(const om_layout *l, uint8_t *out, uint32_t weights_crc) {
   om_header h = {0};
   memcpy(h.magic, OM_MAGIC, sizeof h.magic);
   h.major = OM_VERSION_MAJOR;
   h.minor = OM_VERSION_MINOR;
-  h.header_len = (uint32_t)l.header_len;
-  h.file_len = l.end;
-  h.npartitions = (uint32_t)l.nparts;
+  h.header_len = (uint32_t)l->header_len;
+  h.file_len = l->end;
+  h.npartitions = (uint32_t)l->nparts;
   memcpy(out, &h, sizeof h);
-  for (int i = 0; i < l.nparts; i++) {
+  for (int i = 0; i < l->nparts; i++) {
     om_partition p = {0};
-    p.type = l.parts[i].type;
-    p.offset = l.offsets[i];
-    p.size = l.parts[i].size;
-    p.crc32c = crc32c(0, out + l.offsets[i], l.parts[i].size);
+    p.type = l->parts[i].type;
+    p.offset = l->offsets[i];
+    p.size = l->parts[i].size;
+    p.crc32c = i == l->nparts - 1 ? weights_crc : crc32c(0, out + l->offsets[i], l->parts[i].size);
     memcpy(out + sizeof h + (size_t)i * sizeof p, &p, sizeof p);
   }
-  h.header_crc = crc32c(0, out, (size_t)l.header_len);
+  h.header_crc = crc32c(0, out, (size_t)l->header_len);
   memcpy(out + offsetof(om_header, header_crc), &h.header_crc, sizeof h.header_crc);
+}
+
+void om_writer_serialise(om_writer *w, void *buf) {
+  om_layout l;
+  diag d;
+  diag_init(&d);
+  if (plan(w, &l, &d) != ST_OK) return; /* the caller's om_writer_size reported it */
+  uint8_t *out = buf, *weights = out + l.offsets[l.nparts - 1];
+  put_parts(w, &l, out);
+  for (uint32_t i = 0; i < w->nsegs; i++)
+    if (w->segs[i].bytes) memcpy(weights + w->segs[i].offset, w->segs[i].data, (size_t)w->segs[i].bytes);
+  put_header(&l, out, crc32c(0, weights, l.parts[l.nparts - 1].size));
+}
+
+status om_writer_write_to(om_writer *w, atomic_file *f, size_t *size_out, diag *d) {
+  om_layout l;
+  status st = plan(w, &l, d);
+  if (st != ST_OK) return st;
+  size_t head = (size_t)l.offsets[l.nparts - 1];
+  uint8_t *out = calloc(1, head);
+  if (!out) return diag_set(d, ST_ERR_NOMEM, "om writer: cannot allocate %zu bytes", head);
+  put_parts(w, &l, out);
+  put_header(&l, out, weights_crc(w));
+  st = atomic_file_write(f, out, head, d);
+  free(out);
+  static const uint8_t zeros[OM_ALIGN];
+  uint64_t at = 0;
+  for (uint32_t i = 0; st == ST_OK && i < w->nsegs; i++) {
+    st = atomic_file_write(f, zeros, (size_t)(w->segs[i].offset - at), d); /* < OM_ALIGN */
+    if (st == ST_OK) st = atomic_file_write(f, w->segs[i].data, (size_t)w->segs[i].bytes, d);
+    at = w->segs[i].offset + w->segs[i].bytes;
+  }
+  if (st == ST_OK) *size_out = (size_t)l.end;
+  return st;
 }
 
 status om_writer_to_memory(om_writer *w, void **data_out, size_t *size_out, diag *d) {
@@ -534,13 +580,11 @@ status om_writer_to_memory(om_writer *w, void **data_out, size_t *size_out, diag
 }
 
 status om_writer_write_file(om_writer *w, const char *path, diag *d) {
+  atomic_file f;
   size_t size;
-  status st = om_writer_size(w, &size, d);
-  if (st != ST_OK) return st;
-  void *data = bigmem_alloc(size);
-  if (!data) return diag_set(d, ST_ERR_NOMEM, "om writer: cannot allocate %zu bytes", size);
-  om_writer_serialise(w, data);
-  st = atomic_write_file(path, data, size, d);
-  bigmem_free(data, size);
+  status st = atomic_file_begin(&f, path, d);
+  if (st == ST_OK) st = om_writer_write_to(w, &f, &size, d);
+  if (st == ST_OK) return atomic_file_commit(&f, d);
+  atomic_file_abort(&f);
   return st;
 }

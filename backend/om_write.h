@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/atomic_file.h"
 #include "common/om_format.h"
 #include "common/status.h"
 #include "common/vprog.h"
@@ -36,7 +37,7 @@ uint32_t om_writer_add_tensor(om_writer *w, const om_tensor *t);
 int om_writer_add_weights(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out);
 /* The same without a copy: `data` is borrowed and must stay valid and
  * unchanged until the last om_writer_size / om_writer_serialise /
- * om_writer_to_memory / om_writer_write_file call. */
+ * om_writer_to_memory / om_writer_write_to / om_writer_write_file call. */
 int om_writer_add_weights_ref(om_writer *w, const void *data, uint64_t bytes, uint64_t *offset_out);
 /* Appends a vector program (common/vprog.h: header + hdr->ninstrs
  * instructions) to the VPROGS partition at an 8-aligned offset, returned in
@@ -75,6 +76,10 @@ status om_writer_size(om_writer *w, size_t *size_out, diag *d);
 void om_writer_serialise(om_writer *w, void *out);
 /* Both in one: *data_out is 64-byte aligned, malloc'd (free()). */
 status om_writer_to_memory(om_writer *w, void **data_out, size_t *size_out, diag *d);
+/* Streams the package into f (common/atomic_file.h), which the caller
+ * begun and will commit or abort: no copy of it is made in memory, the
+ * weights going from their segments to the file. *size_out: its bytes. */
+status om_writer_write_to(om_writer *w, atomic_file *f, size_t *size_out, diag *d);
 /* Writes the package to `path` atomically: a temporary file in the same
  * directory, fsync, rename over `path`, fsync of the directory. On any failure
  * the old file at `path` is untouched and the temporary file is removed. */

@@ -1,5 +1,6 @@
 /* atomic_file.c - an unnamed temporary (or a hidden named one) + fsync +
- * rename (see atomic_file.h).
+ * rename (see atomic_file.h), all at once or in steps (begin, write...,
+ * commit or abort) for a writer that streams and checks its file.
  *
  * Where the file system has O_TMPFILE (ext4, xfs, btrfs, tmpfs), the data is
  * written into an unnamed file in the target's directory, which the kernel
@@ -8,7 +9,8 @@
  * /proc/self/fd/N to a hidden temporary name that rename then moves over the
  * target. Elsewhere (or without /proc) the temporary is named from the start:
  * "<dir>/.<base>.<pid>.<n>.tmp", with <base> cut short so that the name fits
- * NAME_MAX whenever the target's does. Either way it is on the target's file
+ * NAME_MAX whenever the target's does. (With O_TMPFILE but no /proc, the
+ * finished unnamed file is copied into such a named one.) Either way it is on the target's file
  * system (rename is atomic only there) and created like mkstemp does
  * (O_CREAT | O_EXCL, so an existing file or symlink is never followed or
  * reused; retried with the next n on a collision) but with mode 0666, so the
@@ -76,7 +78,7 @@ static void temp_name(char *tmp, size_t tmp_len, const char *dir, const char *ba
 static int create_temp(char *tmp, size_t tmp_len, const char *dir, const char *base) {
   for (int attempt = 0; attempt < 100; attempt++) {
     temp_name(tmp, tmp_len, dir, base);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   return -1;
@@ -95,66 +97,116 @@ static int name_unnamed(int fd, char *tmp, size_t tmp_len, const char *dir, cons
   return -1;
 }
 
-/* Writes and syncs fd; NULL, or the failed step's name with *err set. */
-static const char *write_sync(int fd, const void *data, size_t n, int *err) {
-  const char *step = write_all(fd, data, n) != 0 ? "write" : fsync(fd) != 0 ? "fsync" : NULL;
-  *err = errno;
-  return step;
+/* Copies unnamed file `from` into a fresh named temporary (tmp); the new fd,
+ * or -1 with errno. For a file system with O_TMPFILE but no /proc to name
+ * the file by. */
+static int copy_to_named(int from, char *tmp, size_t tmp_len, const char *dir, const char *base) {
+  int to = create_temp(tmp, tmp_len, dir, base);
+  if (to < 0) return -1;
+  char buf[1 << 16];
+  ssize_t k = 0;
+  for (off_t at = 0; (k = pread(from, buf, sizeof buf, at)) > 0 || (k < 0 && errno == EINTR);
+       at += k > 0 ? k : 0)
+    if (k > 0 && write_all(to, buf, (size_t)k) != 0) break;
+  if (k != 0) {
+    int err = errno;
+    close(to);
+    unlink(tmp);
+    errno = err;
+    return -1;
+  }
+  return to;
 }
 
-/* Closes fd; keeps an earlier failure, else reports close's. */
-static const char *close_step(int fd, const char *step, int *err) {
-  if (close(fd) != 0 && !step) step = "close", *err = errno;
-  return step;
+static void release(atomic_file *f) {
+  if (f->fd >= 0) close(f->fd);
+  if (f->named) unlink(f->tmp);
+  free(f->tmp);
+  free(f->dir);
+  f->fd = -1, f->named = 0, f->tmp = f->dir = NULL;
+}
+
+static status fail_step(atomic_file *f, const char *step, int err, diag *d) {
+  f->st = diag_set(d, ST_ERR_IO, "%s: %s failed: %s", f->path, step, strerror(err));
+  return f->st;
+}
+
+status atomic_file_begin(atomic_file *f, const char *path, diag *d) {
+  const char *base;
+  *f = (atomic_file){.path = path, .fd = -1};
+  f->dir = dir_of(path, &base);
+  f->base = base;
+  f->tmp_len = f->dir ? strlen(f->dir) + strlen(base) + 64 : 0;
+  f->tmp = f->dir ? malloc(f->tmp_len) : NULL;
+  if (!f->tmp) {
+    release(f);
+    return f->st = diag_set(d, ST_ERR_NOMEM, "%s: out of memory", path);
+  }
+  if (*base == '\0') {
+    release(f);
+    return f->st = diag_set(d, ST_ERR_IO, "%s: not a file name", path);
+  }
+  /* unnamed until complete and synced: a death mid-write leaves nothing */
+  f->fd = open(f->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+  if (f->fd < 0) { /* no O_TMPFILE here: a named temporary from the start */
+    f->fd = create_temp(f->tmp, f->tmp_len, f->dir, base);
+    f->named = f->fd >= 0;
+  }
+  if (f->fd < 0) {
+    f->st =
+        diag_set(d, ST_ERR_IO, "%s: cannot create a temporary file in %s: %s", path, f->dir, strerror(errno));
+    release(f);
+  }
+  return f->st;
+}
+
+status atomic_file_write(atomic_file *f, const void *data, size_t n, diag *d) {
+  if (f->st) return f->st;
+  return write_all(f->fd, data, n) != 0 ? fail_step(f, "write", errno, d) : ST_OK;
+}
+
+void atomic_file_abort(atomic_file *f) { release(f); }
+
+status atomic_file_commit(atomic_file *f, diag *d) {
+  if (f->st) {
+    release(f);
+    return f->st;
+  }
+  const char *base = f->base;
+  size_t tmp_len = f->tmp_len;
+  if (fsync(f->fd) != 0) fail_step(f, "fsync", errno, d);
+  if (!f->st && !f->named && name_unnamed(f->fd, f->tmp, tmp_len, f->dir, base) == 0) f->named = 1;
+  if (!f->st && !f->named) { /* no /proc to name it by: copy it into a named one */
+    int to = copy_to_named(f->fd, f->tmp, tmp_len, f->dir, base);
+    if (to < 0) {
+      f->st = diag_set(d, ST_ERR_IO, "%s: cannot create a temporary file in %s: %s", f->path, f->dir,
+                       strerror(errno));
+    } else {
+      close(f->fd);
+      f->fd = to, f->named = 1;
+      if (fsync(f->fd) != 0) fail_step(f, "fsync", errno, d);
+    }
+  }
+  int fd = f->fd;
+  f->fd = -1;
+  if (close(fd) != 0 && !f->st) fail_step(f, "close", errno, d);
+  if (!f->st && rename(f->tmp, f->path) != 0) fail_step(f, "rename", errno, d);
+  if (!f->st) f->named = 0; /* the temporary's name is the target's now */
+  status st = f->st;
+  if (!st) {
+    int dfd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0 || (fsync(dfd) != 0 && errno != EINVAL))
+      st = diag_set(d, ST_ERR_IO, "%s: written, but syncing directory %s failed: %s", f->path, f->dir,
+                    strerror(errno));
+    if (dfd >= 0) close(dfd);
+  }
+  release(f);
+  return st;
 }
 
 status atomic_write_file(const char *path, const void *data, size_t n, diag *d) {
-  const char *base;
-  char *dir = dir_of(path, &base);
-  if (!dir) return diag_set(d, ST_ERR_NOMEM, "%s: out of memory", path);
-  if (*base == '\0') {
-    free(dir);
-    return diag_set(d, ST_ERR_IO, "%s: not a file name", path);
-  }
-  size_t tmp_len = strlen(dir) + strlen(base) + 64;
-  char *tmp = malloc(tmp_len);
-  if (!tmp) {
-    free(dir);
-    return diag_set(d, ST_ERR_NOMEM, "%s: out of memory", path);
-  }
-  status st = ST_OK;
-  const char *step = NULL;
-  int err = 0, named = 0;
-  int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-  if (fd >= 0) { /* unnamed until complete and synced: a death mid-write leaves nothing */
-    step = write_sync(fd, data, n, &err);
-    if (!step) named = name_unnamed(fd, tmp, tmp_len, dir, base) == 0;
-    step = close_step(fd, step, &err);
-    if (step && named) unlink(tmp), named = 0;
-  }
-  if (!step && !named) { /* no O_TMPFILE here (or no /proc): a named temporary from the start */
-    fd = create_temp(tmp, tmp_len, dir, base);
-    if (fd < 0) {
-      st = diag_set(d, ST_ERR_IO, "%s: cannot create a temporary file in %s: %s", path, dir, strerror(errno));
-      goto out;
-    }
-    named = 1;
-    step = close_step(fd, write_sync(fd, data, n, &err), &err);
-  }
-  if (!step && rename(tmp, path) != 0) step = "rename", err = errno;
-  if (step) {
-    if (named) unlink(tmp);
-    st = diag_set(d, ST_ERR_IO, "%s: %s failed: %s", path, step, strerror(err));
-    goto out;
-  }
-  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0 || (fsync(dfd) != 0 && errno != EINVAL)) {
-    st = diag_set(d, ST_ERR_IO, "%s: written, but syncing directory %s failed: %s", path, dir,
-                  strerror(errno));
-  }
-  if (dfd >= 0) close(dfd);
-out:
-  free(tmp);
-  free(dir);
-  return st;
+  atomic_file f;
+  status st = atomic_file_begin(&f, path, d);
+  if (!st) atomic_file_write(&f, data, n, d);
+  return st ? st : atomic_file_commit(&f, d);
 }

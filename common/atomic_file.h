@@ -16,4 +16,24 @@
 
 status atomic_write_file(const char *path, const void *data, size_t n, diag *d);
 
+/* The same in steps, for contents written piece by piece and checked before
+ * they replace anything: atomic_file_begin opens the temporary, fd (open
+ * for reading and writing, e.g. to map what was written) takes the data
+ * through atomic_file_write, and atomic_file_commit or atomic_file_abort
+ * ends it. Every call after a failure fails too; after commit or abort the
+ * struct holds nothing (its strings are freed, fd closed). */
+typedef struct atomic_file {
+  const char *path, *base; /* the caller's path and its last component, borrowed until commit/abort */
+  char *dir, *tmp;         /* owned */
+  size_t tmp_len;          /* tmp's capacity */
+  int fd;
+  int named; /* tmp names the file (no O_TMPFILE here) */
+  status st; /* the first failure, sticky */
+} atomic_file;
+
+status atomic_file_begin(atomic_file *f, const char *path, diag *d);
+status atomic_file_write(atomic_file *f, const void *data, size_t n, diag *d);
+status atomic_file_commit(atomic_file *f, diag *d);
+void atomic_file_abort(atomic_file *f);
+
 #endif

@@ -67,13 +67,20 @@ void *bigmem_reserve(size_t bytes) { return map(bytes, 0); }
 void bigmem_populate(void *p, size_t bytes) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   uintptr_t start = (uintptr_t)p & ~(uintptr_t)(page - 1), end = (uintptr_t)p + bytes;
-  if (bytes >= BIGMEM_MIN_BYTES) madvise((void *)start, page_round(end - start), MADV_POPULATE_WRITE);
+  if (bytes) madvise((void *)start, page_round(end - start), MADV_POPULATE_WRITE);
 }
 
 void bigmem_discard(void *p, size_t bytes) {
   uintptr_t start = ((uintptr_t)p + HUGE_PAGE_BYTES - 1) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1);
   uintptr_t end = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE_PAGE_BYTES - 1);
   if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+void bigmem_small_pages(void *p, size_t bytes) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  uintptr_t start = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+  uintptr_t end = ((uintptr_t)p + bytes) & ~(uintptr_t)(page - 1);
+  if (bytes >= BIGMEM_MIN_BYTES && end > start) madvise((void *)start, end - start, MADV_NOHUGEPAGE);
 }
 
 void bigmem_free(void *p, size_t bytes) {

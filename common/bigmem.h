@@ -28,13 +28,20 @@ void *bigmem_alloc(size_t bytes);
  * (bigmem_discard), so that the two are never both resident in full. */
 void *bigmem_reserve(size_t bytes);
 /* Faults in the pages of [p, p + bytes) inside a bigmem buffer, as
- * bigmem_alloc does for a whole buffer (a no-op for a malloc'd one). */
+ * bigmem_alloc does for a whole buffer, in one call however small the
+ * range (a malloc'd buffer's pages are there already). */
 void bigmem_populate(void *p, size_t bytes);
 /* Gives the memory of [p, p + bytes) inside a bigmem buffer back to the
  * system while the buffer stays mapped (and owned): those bytes read as zero
  * afterwards. Only whole 2 MiB extents go (a buffer that size or larger is
  * made of them), so a smaller range may give back nothing. */
 void bigmem_discard(void *p, size_t bytes);
+/* Asks that [p, p + bytes) of a buffer from bigmem_reserve be backed by
+ * small pages. For a buffer written out of order (a panel layout filled row
+ * by row) whose resident part should grow with what is written: the first
+ * write into a 2 MiB page would fault in the whole extent. Call it before
+ * the first write. */
+void bigmem_small_pages(void *p, size_t bytes);
 /* Releases a buffer from bigmem_alloc; `bytes` must be the size it was asked
  * for (it tells a mapping from a malloc'd block). NULL is ignored. */
 void bigmem_free(void *p, size_t bytes);

@@ -22,11 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "common/atomic_file.h"
-#include "common/bigmem.h"
 #include "driver/aipp.h"
 #include "driver/gears.h"
 #include "driver/io_types.h"
@@ -149,6 +149,16 @@ static status verify_package(const void *data, size_t size, diag *d) {
     st =
         diag_set(d, ST_ERR_LIMIT, "the compiled package exceeds what libomrt accepts: %s", omrt_last_error());
   omrt_model_free(m);
+  return st;
+}
+
+/* verify_package on what fd holds (size bytes), mapped. */
+static status verify_file(int fd, size_t size, diag *d) {
+  void *data = mmap(NULL, size ? size : 1, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+  if (data == MAP_FAILED)
+    return diag_set(d, ST_ERR_IO, "cannot map the written package to check it: %s", strerror(errno));
+  status st = verify_package(data, size, d);
+  munmap(data, size ? size : 1);
   return st;
 }
 
@@ -344,20 +354,23 @@ status atc_compile_cfg(const atc_options *opt, const prec_cfg *prec, atc_result 
     size_t size = 0;
     if (!ctx.writer) {
       st = diag_set(d, ST_ERR_INVALID, "pass emit produced no package");
-    } else if (opt->output_path) { /* bigmem: the package runs to megabytes */
-      st = om_writer_size(ctx.writer, &size, d);
-      if (st == ST_OK && !(data = bigmem_alloc(size)))
-        st = diag_set(d, ST_ERR_NOMEM, "cannot allocate the %zu-byte package", size);
-      if (st == ST_OK) om_writer_serialise(ctx.writer, data);
-      /* The package holds it all now: the graph's memory goes back before the
-       * file write takes as much again for the page cache. */
+    } else if (opt->output_path) {
+      /* Streamed into the (unnamed) temporary straight from the graph's
+       * constants; the graph's memory goes back before the written file
+       * is mapped and checked, and only a package that passes replaces
+       * the target. */
+      atomic_file f;
+      st = atomic_file_begin(&f, opt->output_path, d);
+      if (st == ST_OK) st = om_writer_write_to(ctx.writer, &f, &size, d);
       om_writer_free(ctx.writer);
       ctx.writer = NULL;
       ir_graph_free(g);
       g = NULL;
-      if (st == ST_OK) st = verify_package(data, size, d);
-      if (st == ST_OK) st = atomic_write_file(opt->output_path, data, size, d);
-      bigmem_free(data, size);
+      if (st == ST_OK) st = verify_file(f.fd, size, d);
+      if (st == ST_OK)
+        st = atomic_file_commit(&f, d);
+      else
+        atomic_file_abort(&f);
     } else { /* the caller's, to free() */
       st = om_writer_to_memory(ctx.writer, &data, &size, d);
       if (st == ST_OK) st = verify_package(data, size, d);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bigmem.h"
 #include "common/elem.h"
 #include "ir/epilogue_ir.h"
 #include "ir/ir_vprog.h"
@@ -173,6 +174,28 @@ void ir_value_replace_data(ir_graph *g, ir_value *v, const void *data) {
   const void *old = v->data;
   v->data = data;
   if (arena_releasable(&g->arena, old) && !data_shared(g, v, old)) arena_release(&g->arena, old);
+}
+
+enum { GIVE_BACK_BYTES = 32 << 20 };
+
+void ir_payload_reader_init(ir_graph *g, ir_payload_reader *r, const ir_value *c, int replaced) {
+  int64_t n = ir_value_elements(c);
+  *r = (ir_payload_reader){c, 0, 0};
+  r->consume = replaced && n > 0 && (uint64_t)n * dtype_size(c->dtype) >= GIVE_BACK_BYTES && c->data &&
+               arena_releasable(&g->arena, c->data) && !data_shared(g, c, c->data);
+}
+
+void *ir_payload_alloc(ir_graph *g, const ir_payload_reader *r, size_t bytes) {
+  return r->consume ? arena_alloc_lazy(&g->arena, bytes)
+                    : arena_alloc_aligned(&g->arena, bytes ? bytes : 1, 64);
+}
+
+void ir_payload_read(ir_payload_reader *r, uint64_t elems) {
+  uint64_t bytes = elems * dtype_size(r->c->dtype);
+  if (r->consume && bytes - r->given >= GIVE_BACK_BYTES) {
+    bigmem_discard((void *)r->c->data, (size_t)bytes);
+    r->given = bytes;
+  }
 }
 
 int ir_graph_add_input(ir_graph *g, ir_value *v) {

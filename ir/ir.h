@@ -196,6 +196,24 @@ ir_value *ir_const_new(ir_graph *g, const char *name, dtype dt, int rank, const 
  * (arena_release) unless another value, live or compacted away, shares it
  * (dce lets an Identity's output share its input's). */
 void ir_value_replace_data(ir_graph *g, ir_value *v, const void *data);
+/* Converting a constant whose payload is then replaced (or dropped) reads
+ * the old payload once, front to back. When that payload is large and its
+ * own (no other value shares it: ir_value_replace_data would give it back),
+ * ir_payload_read gives back the pages behind the read position every
+ * 32 MiB and ir_payload_alloc's new payload is faulted in as it is written,
+ * so a gigabyte weight and its converted form are never both resident in
+ * full. `replaced`: the caller replaces c's payload afterwards (else it
+ * keeps it and nothing is given back). */
+typedef struct ir_payload_reader {
+  const ir_value *c;
+  uint64_t given; /* bytes of c->data given back so far */
+  int consume;
+} ir_payload_reader;
+void ir_payload_reader_init(ir_graph *g, ir_payload_reader *r, const ir_value *c, int replaced);
+/* The new payload, `bytes` zeroed bytes in g's arena (NULL: out of memory). */
+void *ir_payload_alloc(ir_graph *g, const ir_payload_reader *r, size_t bytes);
+/* The first `elems` elements of c's payload have been read. */
+void ir_payload_read(ir_payload_reader *r, uint64_t elems);
 ir_value *ir_value_find(const ir_graph *g, const char *name); /* NULL if no value in g has it */
 /* a takes b's name and b a's (the driver puts a Cast after a graph output
  * and gives the output's name to the Cast's result). */

@@ -464,9 +464,15 @@ static int const_lowers(const ir_graph *g, const ir_value *c, om_precision p) {
 static status const_to_f16(ir_graph *g, ir_value *c, diag *d) {
   int64_t count = ir_value_elements(c);
   if (count < 0) return diag_set(d, ST_ERR_INVALID, "constant '%s': element count unknown", c->name);
-  uint16_t *h = arena_array(&g->arena, (size_t)count ? (size_t)count : 1, sizeof *h);
+  ir_payload_reader r;
+  ir_payload_reader_init(g, &r, c, 1);
+  uint16_t *h = (uint64_t)count <= SIZE_MAX / 2 ? ir_payload_alloc(g, &r, (size_t)count * 2) : NULL;
   if (!h) return diag_set(d, ST_ERR_NOMEM, "constant '%s': out of memory", c->name);
-  floats_to_halves(h, c->data, (size_t)count);
+  for (int64_t i = 0, chunk = 8 << 20; i < count; i += chunk) { /* the source goes as it is read */
+    int64_t n = count - i < chunk ? count - i : chunk;
+    floats_to_halves(h + i, (const float *)c->data + i, (size_t)n);
+    ir_payload_read(&r, (uint64_t)(i + n));
+  }
   ir_value_replace_data(g, c, h);
   c->dtype = DT_FLOAT16;
   return ST_OK;

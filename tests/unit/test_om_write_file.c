@@ -1,6 +1,8 @@
 /* test_om_write_file.c - om_writer_write_file and om_dump_json write
  * atomically: a failure leaves nothing behind and the old file untouched, a
- * success replaces the file, and no temporary file ever remains. Also checks
+ * success replaces the file, and no temporary file ever remains; the same
+ * for atomic_file's steps (written in pieces, checked through the fd,
+ * committed or aborted). Also checks
  * the JSON dump's content and its refusal of a damaged package.
  */
 #include <dirent.h>
@@ -8,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/atomic_file.h"
 #include "om_tiny.h"
@@ -163,6 +166,48 @@ static void test_json(const char *dir) {
   CHECK(strstr(d.msg, "none.om") != NULL);
 }
 
+/* atomic_file in steps: pieces land in order, the fd reads back what was
+ * written, abort leaves nothing and the old file as it was. */
+static void test_steps(const char *dir) {
+  char path[4200], bad[4200];
+  diag d;
+  atomic_file f;
+  snprintf(path, sizeof path, "%s/steps.bin", dir);
+  const int before = count_entries(dir);
+
+  diag_init(&d);
+  CHECK_EQ_INT(atomic_file_begin(&f, path, &d), ST_OK);
+  CHECK_EQ_INT(atomic_file_write(&f, "hello ", 6, &d), ST_OK);
+  CHECK_EQ_INT(atomic_file_write(&f, "world", 5, &d), ST_OK);
+  char back[11] = {0};
+  CHECK(pread(f.fd, back, sizeof back, 0) == 11 && memcmp(back, "hello world", 11) == 0);
+  CHECK(!exists(path)); /* nothing under the target's name before the commit */
+  CHECK_EQ_INT(atomic_file_commit(&f, &d), ST_OK);
+  size_t n = 0;
+  char *got = test_read_file(path, &n);
+  CHECK(got && n == 11 && memcmp(got, "hello world", 11) == 0);
+  free(got);
+  CHECK_EQ_INT(count_entries(dir), before + 1);
+
+  /* Aborted over the existing file: untouched, no temporary left. */
+  CHECK_EQ_INT(atomic_file_begin(&f, path, &d), ST_OK);
+  CHECK_EQ_INT(atomic_file_write(&f, "other", 5, &d), ST_OK);
+  atomic_file_abort(&f);
+  got = test_read_file(path, &n);
+  CHECK(got && n == 11 && memcmp(got, "hello world", 11) == 0);
+  free(got);
+  CHECK_EQ_INT(count_entries(dir), before + 1);
+
+  /* No directory: begin fails naming the path; commit after it fails too. */
+  snprintf(bad, sizeof bad, "%s/no/such/dir/x.bin", dir);
+  diag_init(&d);
+  CHECK_EQ_INT(atomic_file_begin(&f, bad, &d), ST_ERR_IO);
+  CHECK(strstr(d.msg, bad) != NULL);
+  CHECK_EQ_INT(atomic_file_write(&f, "x", 1, &d), ST_ERR_IO);
+  CHECK_EQ_INT(atomic_file_commit(&f, &d), ST_ERR_IO);
+  CHECK_EQ_INT(count_entries(dir), before + 1);
+}
+
 int main(void) {
   om_writer *w = tiny_writer();
   diag d;
@@ -175,6 +220,7 @@ int main(void) {
   snprintf(dir, sizeof dir, "%s", tmp);
   test_om_file(dir, w, pkg, size);
   test_json(dir);
+  test_steps(dir);
   free(pkg);
   om_writer_free(w);
   return test_summary("om_write_file");
