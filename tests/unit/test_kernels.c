@@ -607,6 +607,7 @@ static void transdata_cases(const int64_t *shape) {
       {LAYOUT_ND, LAYOUT_NC1HWC0, F32, F16, 5}, {LAYOUT_NC1HWC0, LAYOUT_ND, F16, F32, 7},
       {LAYOUT_ND, LAYOUT_NC1HWC0, F16, F16, 1}, {LAYOUT_NC1HWC0, LAYOUT_ND, F32, F32, 3},
       {LAYOUT_NC1HWC0, LAYOUT_NC1HWC0, F32, F16, 4}, {LAYOUT_ND, LAYOUT_ND, F32, F16, 6},
+      {LAYOUT_NC1HWC0, LAYOUT_ND, F16, F16, 2},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
