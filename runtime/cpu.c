@@ -92,6 +92,7 @@ static void detect(void) {
     paths.matmul_tile = rt_matmul_tile_x86;
     paths.exp = rt_exp_x86;
     paths.sigmoid = rt_sigmoid_x86;
+    paths.erf = rt_erf_x86;
     paths.fma = rt_fma_x86;
     paths.vmax = rt_vmax_x86;
     paths.vsum = rt_vsum_x86;

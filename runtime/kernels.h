@@ -323,9 +323,10 @@ static inline size_t rt_td_nd_base(const rt_td_geom *g, int64_t img) {
  *   convert     n elements f16/f32 -> f16/f32 (dtypes differ)
  *   wino_fz_tile  one CONV2D tile of algorithm OM_CONV_WINO_F43_FZ
  *   matmul_tile one MATMUL tile (kernels_matmul.h), fully written to y
- *   exp, sigmoid  n EXP / SIGMOID lanes of the vector unit (common/vmath.h
- *               om_vexp, om_vsigmoid) vectorized for AVX2, with hardware FMA
- *               (the portable SIGMOID lanes call libm's fmaf)
+ *   exp, sigmoid, erf  n EXP / SIGMOID / ERF lanes of the vector unit
+ *               (common/vmath.h om_vexp, om_vsigmoid, om_verf) vectorized
+ *               for AVX2, with hardware FMA (the portable SIGMOID and ERF
+ *               lanes call libm's fmaf)
  *   fma         n FMA lanes (fmaf) of the vector unit
  *   vmax, vsum, vexp_sum, vsum_sqdev  the row instructions below, on
  *               8-lane YMM registers (vexp_sum on ZMM ones with avx512)
@@ -354,6 +355,7 @@ typedef struct rt_cpu_paths {
   void (*matmul_tile)(const struct rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, rt_core *core);
   void (*exp)(const float *x, float *y, uint32_t n);
   void (*sigmoid)(const float *x, float *y, uint32_t n);
+  void (*erf)(const float *x, float *y, uint32_t n);
   void (*fma)(const float *a, const float *b, const float *c, float *d, uint32_t n);
   float (*vmax)(const float *x, size_t n);
   float (*vsum)(const float *x, size_t n);
@@ -381,6 +383,7 @@ int rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint
 int rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);
 void rt_exp_x86(const float *x, float *y, uint32_t n);
 void rt_sigmoid_x86(const float *x, float *y, uint32_t n);
+void rt_erf_x86(const float *x, float *y, uint32_t n);
 void rt_fma_x86(const float *a, const float *b, const float *c, float *d, uint32_t n);
 float rt_vmax_x86(const float *x, size_t n);
 float rt_vsum_x86(const float *x, size_t n);

@@ -518,8 +518,51 @@ static int slice_plan_make(const om_tensor *x, const om_tensor *y, int64_t axis,
   return 1;
 }
 
-/* NC1HWC0 along C with channel offsets inside a block: channel by channel;
- * the last slice also zeroes y's padding lanes. */
+/* `lanes` lanes of every one of hw pixels from s to d (NC1HWC0 planes, es
+ * bytes per element, both starting at their first lane). */
+static void copy_lanes(uint8_t *d, const uint8_t *s, int64_t lanes, int64_t hw, size_t es) {
+  if (es == 2) {
+    uint16_t *dd = (uint16_t *)d;
+    const uint16_t *ss = (const uint16_t *)s;
+    for (int64_t p = 0; p < hw; p++, dd += C0, ss += C0)
+      for (int64_t l = 0; l < lanes; l++)
+        dd[l] = ss[l];
+  } else {
+    for (int64_t p = 0; p < hw; p++)
+      memcpy(d + (size_t)(p * C0) * es, s + (size_t)(p * C0) * es, (size_t)lanes * es);
+  }
+}
+
+/* NC1HWC0 along C with channel offsets inside a block, one dtype on both
+ * sides: each destination channel block takes its lanes as at most two
+ * runs (one per source block they come from), pixel by pixel; lanes past
+ * y's channels (the last slice) are zeroed. */
+static void copy_slice_runs(const rt_args *args, int64_t off, uint64_t lo, uint64_t hi) {
+  const om_tensor *x = args->desc[OM_COPY_SLICE_T_X], *y = args->desc[OM_COPY_SLICE_T_Y];
+  const uint8_t *xd = args->data[OM_COPY_SLICE_T_X];
+  uint8_t *yd = args->data[OM_COPY_SLICE_T_Y];
+  const size_t es = dtype_size((int)x->dtype);
+  const int64_t xc = x->dims[1], yc = y->dims[1], hw = x->dims[2] * x->dims[3];
+  const int64_t xc1 = rt_ceil_div(xc, C0), yc1 = rt_ceil_div(yc, C0);
+  const int64_t end = off + xc == yc ? yc1 * C0 : off + xc;
+  for (uint64_t n = lo; n < hi; n++)
+    for (int64_t yb = off / C0; yb * C0 < end; yb++) {
+      uint8_t *yplane = yd + (size_t)((((int64_t)n * yc1 + yb) * hw) * C0) * es;
+      const int64_t bhi = end < yb * C0 + C0 ? end : yb * C0 + C0, chi = bhi < yc ? bhi : yc;
+      for (int64_t ch = off > yb * C0 ? off : yb * C0; ch < chi;) {
+        const int64_t xch = ch - off, xl = xch % C0, lanes = chi - ch < C0 - xl ? chi - ch : C0 - xl;
+        const uint8_t *xplane = xd + (size_t)((((int64_t)n * xc1 + xch / C0) * hw) * C0) * es;
+        copy_lanes(yplane + (size_t)(ch % C0) * es, xplane + (size_t)xl * es, lanes, hw, es);
+        ch += lanes;
+      }
+      if (chi < bhi) /* y's padding lanes */
+        for (int64_t p = 0; p < hw; p++)
+          memset(yplane + (size_t)(p * C0 + chi % C0) * es, 0, (size_t)(bhi - chi) * es);
+    }
+}
+
+/* NC1HWC0 along C with channel offsets inside a block and a dtype change:
+ * channel by channel; the last slice also zeroes y's padding lanes. */
 static void copy_slice_channels(const rt_args *args, int64_t off, uint64_t lo, uint64_t hi) {
   const om_tensor *x = args->desc[OM_COPY_SLICE_T_X], *y = args->desc[OM_COPY_SLICE_T_Y];
   const void *xd = args->data[OM_COPY_SLICE_T_X];
@@ -528,6 +571,10 @@ static void copy_slice_channels(const rt_args *args, int64_t off, uint64_t lo, u
   const int64_t xc = x->dims[1], yc = y->dims[1], hw = x->dims[2] * x->dims[3];
   const int64_t xc1 = rt_ceil_div(xc, C0), yc1 = rt_ceil_div(yc, C0);
   const int64_t end = off + xc == yc ? yc1 * C0 : off + xc;
+  if (xt == yt) {
+    copy_slice_runs(args, off, lo, hi);
+    return;
+  }
   for (uint64_t n = lo; n < hi; n++) {
     for (int64_t ch = off; ch < end; ch++) {
       size_t dst = (size_t)(((int64_t)n * yc1 + ch / C0) * hw) * C0 + (size_t)(ch % C0);

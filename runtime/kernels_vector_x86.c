@@ -31,7 +31,7 @@
 #include "common/vmath.h"
 #include "runtime/x86_simd.h"
 
-/* --- EXP and SIGMOID lanes: om_vexp and om_vsigmoid, which the compiler
+/* --- EXP, SIGMOID and ERF lanes: om_vexp, om_vsigmoid and om_verf, which the compiler
  * vectorizes here, fmaf being one instruction (the same rounding as libm's
  * fmaf) */
 
@@ -43,6 +43,11 @@ AVX2 void rt_exp_x86(const float *restrict x, float *restrict y, uint32_t n) {
 AVX2 void rt_sigmoid_x86(const float *restrict x, float *restrict y, uint32_t n) {
   for (uint32_t i = 0; i < n; i++)
     y[i] = om_vsigmoid(x[i]);
+}
+
+AVX2 void rt_erf_x86(const float *restrict x, float *restrict y, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    y[i] = om_verf(x[i]);
 }
 
 AVX2 void rt_fma_x86(const float *restrict a, const float *restrict b, const float *restrict c,
@@ -404,13 +409,42 @@ AVX2_INLINE void transpose8(__m256 r[8]) {
   r[6] = _mm256_permute2f128_ps(u2, u6, 0x31), r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
 }
 
+/* The first n (<= 8) elements at `at` as 8 f32 lanes, the rest 0. */
+AVX2_INLINE __m256 ld_part(const void *p, int f16, size_t at, int64_t n) {
+  if (n == 8) return ld8h(p, f16, at);
+  if (f16) {
+    uint16_t t[8] = {0};
+    memcpy(t, (const uint16_t *)p + at, (size_t)n * sizeof *t);
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)t));
+  }
+  float t[8] = {0};
+  memcpy(t, (const float *)p + at, (size_t)n * sizeof *t);
+  return _mm256_loadu_ps(t);
+}
+
+/* The first n (<= 8) lanes of v to `at` (f16 rounded as st8h, or f32). */
+AVX2_INLINE void st_part(void *p, int f16, size_t at, __m256 v, int64_t n) {
+  if (n == 8) {
+    st8h(p, f16, at, v);
+  } else if (f16) {
+    uint16_t t[8];
+    _mm_storeu_si128((__m128i *)t, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    memcpy((uint16_t *)p + at, t, (size_t)n * sizeof *t);
+  } else {
+    float t[8];
+    _mm256_storeu_ps(t, v);
+    memcpy((float *)p + at, t, (size_t)n * sizeof *t);
+  }
+}
+
 /* NC1HWC0 / NDC1HWC0 -> ND, dst rows (n, ch, d, ih) in [lo, hi): the rows
- * of 8 channels 8g .. 8g+7 (one half of a channel block) at one (n, d, ih)
- * go 8 columns at a time through a transpose when all 8 are in range; other
- * rows and the columns past the last 8 go element by element. */
+ * of 8 channels 8g .. 8g+7 (one half of a channel block, read whole: a
+ * block has 16 lanes) at one (n, d, ih) go 8 columns at a time through a
+ * transpose; the last columns of a row as a partial transpose, and only
+ * the rows of real channels inside [lo, hi) are stored. */
 static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const void *sp, void *dp,
                                  uint64_t lo, uint64_t hi) {
-  const int sd = (int)s->dtype, dd = (int)d->dtype, sf16 = sd == DT_FLOAT16, df16 = dd == DT_FLOAT16;
+  const int sf16 = s->dtype == DT_FLOAT16, df16 = d->dtype == DT_FLOAT16;
   rt_td_geom g;
   rt_td_geom_init(d, &g);
   const int64_t c = g.c, h = g.h, w = g.w, c1 = g.c1, dep = g.d, chrows = dep * h; /* rows per channel */
@@ -426,22 +460,16 @@ static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const v
                          last = row0 + (uint64_t)((nch - 1) * chrows);
           if (last < lo || row0 >= hi) continue;
           const size_t src = (size_t)(((((in * dep + id) * c1 + g8 / 2) * h + ih) * w) * C0 + (g8 % 2) * 8);
-          int64_t iw = 0;
-          if (nch == 8 && row0 >= lo && last < hi)
-            for (; iw + 8 <= w; iw += 8) {
-              __m256 r[8];
-              for (int k = 0; k < 8; k++)
-                r[k] = ld8h(sp, sf16, src + (size_t)(iw + k) * C0);
-              transpose8(r);
-              for (int j = 0; j < 8; j++)
-                st8h(dp, df16, (size_t)(row0 + (uint64_t)(j * chrows)) * (size_t)w + (size_t)iw, r[j]);
+          for (int64_t iw = 0; iw < w; iw += 8) {
+            const int64_t cols = w - iw < 8 ? w - iw : 8;
+            __m256 r[8];
+            for (int k = 0; k < 8; k++)
+              r[k] = k < cols ? ld8h(sp, sf16, src + (size_t)(iw + k) * C0) : _mm256_setzero_ps();
+            transpose8(r);
+            for (int j = 0; j < nch; j++) {
+              const uint64_t row = row0 + (uint64_t)(j * chrows);
+              if (row >= lo && row < hi) st_part(dp, df16, (size_t)row * (size_t)w + (size_t)iw, r[j], cols);
             }
-          for (int64_t j = 0; j < nch; j++) {
-            const uint64_t row = row0 + (uint64_t)(j * chrows);
-            if (row < lo || row >= hi) continue;
-            for (int64_t x = iw; x < w; x++)
-              rt_put(dp, dd, (size_t)row * (size_t)w + (size_t)x,
-                     rt_get(sp, sd, src + (size_t)x * C0 + (size_t)j));
           }
         }
       }
@@ -463,32 +491,19 @@ int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo,
   for (uint64_t row = lo; row < hi; row++) {
     const int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, img = (int64_t)row / h / c1;
     const size_t out = (size_t)row * (size_t)w * C0, base = rt_td_nd_base(&g, img) + (size_t)(ih * w);
-    int64_t iw = 0;
-    for (; iw + 8 <= w; iw += 8) {
+    for (int64_t iw = 0; iw < w; iw += 8) { /* the last columns as a partial transpose */
+      const int64_t cols = w - iw < 8 ? w - iw : 8;
       for (int half = 0; half < 2; half++) {
-        if (cb * C0 + half * 8 >= c) { /* padding channels only */
-          for (int j = 0; j < 8; j++)
-            st8h(dp, df16, out + (size_t)(iw + j) * C0 + (size_t)half * 8, _mm256_setzero_ps());
-          continue;
-        }
         __m256 r[8];
         for (int j = 0; j < 8; j++) {
           int64_t ch = cb * C0 + half * 8 + j;
-          r[j] = ch < c ? ld8h(sp, sf16, base + (size_t)ch * g.cstride + (size_t)iw) : _mm256_setzero_ps();
+          r[j] = ch < c ? ld_part(sp, sf16, base + (size_t)ch * g.cstride + (size_t)iw, cols)
+                        : _mm256_setzero_ps();
         }
-        transpose8(r);
-        for (int j = 0; j < 8; j++)
+        if (cb * C0 + half * 8 < c) transpose8(r); /* else padding channels only: zeros */
+        for (int j = 0; j < cols; j++)
           st8h(dp, df16, out + (size_t)(iw + j) * C0 + (size_t)half * 8, r[j]);
       }
-    }
-    for (; iw < w; iw++) {
-      float v[C0];
-      for (int j = 0; j < C0; j++) {
-        int64_t ch = cb * C0 + j;
-        v[j] = ch < c ? rt_get(sp, (int)s->dtype, base + (size_t)ch * g.cstride + (size_t)iw) : 0.0f;
-      }
-      st8h(dp, df16, out + (size_t)iw * C0, _mm256_loadu_ps(v));
-      st8h(dp, df16, out + (size_t)iw * C0 + 8, _mm256_loadu_ps(v + 8));
     }
   }
   return 1;

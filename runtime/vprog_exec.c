@@ -119,16 +119,19 @@ static inline int64_t vi_pow(int64_t a, int64_t e) {
 #define F2(op, EXPR) LANES2(f_##op, float, float, EXPR)
 F1(neg, -a) F1(abs, fabsf(a)) F1(sign, vf_sign(a)) F1(exp, om_vexp(a)) F1(log, logf(a)) F1(sqrt, sqrtf(a))
 F1(rsqrt, 1.0f / sqrtf(a)) F1(recip, 1.0f / a) F1(tanh, tanhf(a)) F1(sigmoid, om_vsigmoid(a))
-F1(erf, erff(a)) F1(floor, floorf(a)) F1(ceil, ceilf(a)) F1(round, nearbyintf(a)) F1(sin, sinf(a))
+F1(erf, om_verf(a)) F1(floor, floorf(a)) F1(ceil, ceilf(a)) F1(round, nearbyintf(a)) F1(sin, sinf(a))
 F1(cos, cosf(a)) F1(tan, tanf(a)) F1(asin, asinf(a)) F1(acos, acosf(a)) F1(atan, atanf(a))
 F1(sinh, sinhf(a)) F1(cosh, coshf(a)) F1(asinh, asinhf(a)) F1(acosh, acoshf(a)) F1(atanh, atanhf(a))
 F1(softplus, vf_softplus(a))
-/* EXP, SIGMOID and FMA through the host's AVX2 builds (rt_cpu()): the same bits. */
+/* EXP, SIGMOID, ERF and FMA through the host's AVX2 builds (rt_cpu()): the same bits. */
 static void f_exp_host(const rt_vstep *s, uint8_t *ub, uint32_t n) {
   rt_cpu()->exp(SLOT(const float, s->a), SLOT(float, s->d), n);
 }
 static void f_sigmoid_host(const rt_vstep *s, uint8_t *ub, uint32_t n) {
   rt_cpu()->sigmoid(SLOT(const float, s->a), SLOT(float, s->d), n);
+}
+static void f_erf_host(const rt_vstep *s, uint8_t *ub, uint32_t n) {
+  rt_cpu()->erf(SLOT(const float, s->a), SLOT(float, s->d), n);
 }
 static void f_fma_host(const rt_vstep *s, uint8_t *ub, uint32_t n) {
   rt_cpu()->fma(SLOT(const float, s->a), SLOT(const float, s->b), SLOT(const float, s->c), SLOT(float, s->d), n);
@@ -329,7 +332,7 @@ rt_vlane_fn rt_vprog_lane_fn(int op, int dt, int adt) {
   case VOP_RECIP: return FLT(recip)[k];
   case VOP_TANH: return FLT(tanh)[k];
   case VOP_SIGMOID: return k == LK_F && rt_cpu()->sigmoid ? f_sigmoid_host : FLT(sigmoid)[k];
-  case VOP_ERF: return FLT(erf)[k];
+  case VOP_ERF: return k == LK_F && rt_cpu()->erf ? f_erf_host : FLT(erf)[k];
   case VOP_FLOOR: return FLT(floor)[k];
   case VOP_CEIL: return FLT(ceil)[k];
   case VOP_ROUND: return FLT(round)[k];

@@ -26,8 +26,8 @@
  * float -> int casts saturate with NaN -> 0 (llvm.fpto[su]i.sat), and math
  * functions call the libm functions the interpreter calls, lane by lane
  * (vpir_externs), so results agree bit for bit. EXP (also inside
- * SOFTPLUS) and SIGMOID on float lanes are inline vector code: the vector
- * unit's own om_vexp and om_vsigmoid (common/vmath.h), step for step, as
+ * SOFTPLUS), SIGMOID and ERF on float lanes are inline vector code: the vector
+ * unit's own om_vexp, om_vsigmoid and om_verf (common/vmath.h), step for step, as
  * the interpreter computes them.
  */
 #include "runtime/jit/jit_emit.h"
@@ -62,7 +62,6 @@ const vpir_extern vpir_externs[] = {
     {"logf", (void *)logf},
     {"log1pf", (void *)log1pf},
     {"tanhf", (void *)tanhf},
-    {"erff", (void *)erff},
     {"sinf", (void *)sinf},
     {"cosf", (void *)cosf},
     {"tanf", (void *)tanf},
@@ -329,6 +328,25 @@ static LLVMValueRef emit_sigmoid(const gen *g, LLVMValueRef x) {
   return sel(g, fcmp(g, LLVMRealOLT, cflt(g, 1.0f), s), cflt(g, 1.0f), s);
 }
 
+/* om_verf (common/vmath.h) on float lanes, step for step, the clamps as
+ * emit_sigmoid's. */
+static LLVMValueRef emit_erf(const gen *g, LLVMValueRef x) {
+  LLVMValueRef lo = cflt(g, -VERF_B), hi = cflt(g, VERF_B);
+  LLVMValueRef c = sel(g, fcmp(g, LLVMRealOGT, lo, x), lo, x);
+  c = sel(g, fcmp(g, LLVMRealOLT, hi, c), hi, c);
+  LLVMValueRef z = LLVMBuildFMul(g->b, c, c, "");
+  static const float pc[4] = {VERF_P3, VERF_P2, VERF_P1, VERF_P0}, qc[4] = {VERF_Q3, VERF_Q2, VERF_Q1, 1.0f};
+  LLVMValueRef p = fma3(g, cflt(g, VERF_P5), z, cflt(g, VERF_P4));
+  LLVMValueRef q = fma3(g, cflt(g, VERF_Q5), z, cflt(g, VERF_Q4));
+  for (int i = 0; i < 4; i++) {
+    p = fma3(g, p, z, cflt(g, pc[i]));
+    q = fma3(g, q, z, cflt(g, qc[i]));
+  }
+  LLVMValueRef s = LLVMBuildFDiv(g->b, LLVMBuildFMul(g->b, c, p, ""), q, "");
+  s = sel(g, fcmp(g, LLVMRealOGT, cflt(g, -1.0f), s), cflt(g, -1.0f), s);
+  return sel(g, fcmp(g, LLVMRealOLT, cflt(g, 1.0f), s), cflt(g, 1.0f), s);
+}
+
 /* exp for float dtype dt: emit_exp on float lanes, libm's exp on double ones. */
 static LLVMValueRef fexp(const gen *g, int dt, LLVMValueRef x) {
   return dt == DT_DOUBLE ? libm(g, dt, "exp", x, NULL) : emit_exp(g, x);
@@ -353,7 +371,7 @@ static LLVMValueRef emit_float_unary(const gen *g, const om_vinstr *in, int dt, 
     if (dt != DT_DOUBLE) return emit_sigmoid(g, a);
     return LLVMBuildFDiv(g->b, one, LLVMBuildFAdd(g->b, one, fexp(g, dt, LLVMBuildFNeg(g->b, a, "")), ""),
                          "");
-  case VOP_ERF: return libm(g, dt, "erf", a, NULL);
+  case VOP_ERF: return dt == DT_DOUBLE ? libm(g, dt, "erf", a, NULL) : emit_erf(g, a);
   case VOP_FLOOR: return fintr1(g, "llvm.floor", a);
   case VOP_CEIL: return fintr1(g, "llvm.ceil", a);
   case VOP_ROUND: return fintr1(g, "llvm.nearbyint", a);

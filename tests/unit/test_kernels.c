@@ -568,6 +568,11 @@ static void test_copy_slice(void) {
   concat_case(LAYOUT_NC1HWC0, 4, y37, 1, c37, 2, F16, F32, 2);
   int64_t y41[4] = {1, 41, 3, 3}, c41[3] = {16, 9, 16};
   concat_case(LAYOUT_NC1HWC0, 4, y41, 1, c41, 3, F32, F32, 1);
+  /* one dtype: lanes move as runs (ShuffleNet's 58 + 58; parts straddling blocks) */
+  int64_t y116[4] = {1, 116, 3, 3}, c116[2] = {58, 58};
+  concat_case(LAYOUT_NC1HWC0, 4, y116, 1, c116, 2, F16, F16, 1);
+  int64_t y39[4] = {2, 39, 2, 5}, c39[3] = {5, 20, 14};
+  concat_case(LAYOUT_NC1HWC0, 4, y39, 1, c39, 3, F16, F16, 2);
   int64_t y48[4] = {2, 48, 2, 3}, c48[2] = {32, 16};
   concat_case(LAYOUT_NC1HWC0, 4, y48, 1, c48, 2, F16, F16, 2);
   int64_t yn[4] = {5, 19, 2, 3}, cn[2] = {2, 3};
@@ -602,6 +607,7 @@ static void transdata_cases(const int64_t *shape) {
       {LAYOUT_ND, LAYOUT_NC1HWC0, F32, F16, 5}, {LAYOUT_NC1HWC0, LAYOUT_ND, F16, F32, 7},
       {LAYOUT_ND, LAYOUT_NC1HWC0, F16, F16, 1}, {LAYOUT_NC1HWC0, LAYOUT_ND, F32, F32, 3},
       {LAYOUT_NC1HWC0, LAYOUT_NC1HWC0, F32, F16, 4}, {LAYOUT_ND, LAYOUT_ND, F32, F16, 6},
+      {LAYOUT_NC1HWC0, LAYOUT_ND, F16, F16, 2},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

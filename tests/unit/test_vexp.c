@@ -1,4 +1,4 @@
-/* test_vexp.c - the vector unit's exp and sigmoid (common/vmath.h).
+/* test_vexp.c - the vector unit's exp, sigmoid and erf (common/vmath.h).
  * om_vexp against the exact
  * exp: every 61st float bit pattern of the finite-result range, the ranges'
  * edges and the special values. Normal results within 1 ulp of exp computed
@@ -6,6 +6,9 @@
  * exactly where the rounded exact result overflows; NaN in, the same NaN out.
  * om_vsigmoid: absolute error <= 2e-7 against the exact sigmoid on every
  * 61st float in [-40, 40], results inside [0, 1], NaN kept, 0.5 at 0.
+ * om_verf: within 6 ulp (and 3.4e-7 absolute) of the exact erf on every
+ * 61st positive float and its negation, results inside [-1, 1], odd,
+ * +-0 and +-1 exact, NaN kept.
  * (test_vprog_random's sweeps check that the interpreter and the JIT both
  * compute these functions' bits.) */
 #include <math.h>
@@ -90,5 +93,30 @@ int main(void) {
   for (float x = -20.0f; x <= 20.0f; x += 0.0001f)
     inside &= om_vsigmoid(x) >= 0.0f && om_vsigmoid(x) <= 1.0f;
   CHECK(inside);
+
+  /* erf */
+  double eworst = 0, eabs = 0;
+  float ex = 0;
+  int odd = 1;
+  n = 0;
+  for (uint32_t b = 0; b < 0x7f800000u; b += 61) {
+    float x = from_bits(b), got = om_verf(x);
+    double exact = erf((double)x);
+    int e;
+    frexp(exact, &e);
+    double ulp = exact < 0x1p-126 ? 0x1p-149 : ldexp(1.0, e - 24);
+    double err = fabs((double)got - exact);
+    n++;
+    if (err / ulp > eworst) eworst = err / ulp, ex = x;
+    if (err > eabs) eabs = err;
+    odd &= to_bits(om_verf(-x)) == (to_bits(got) ^ 0x80000000u);
+  }
+  printf("verf: %llu arguments, worst %.3f ulp at x = %a, absolute error %.3g\n", (unsigned long long)n,
+         eworst, (double)ex, eabs);
+  CHECK(eworst <= 6.0 && eabs <= 3.4e-7 && odd);
+  CHECK(to_bits(om_verf(0.0f)) == 0 && to_bits(om_verf(-0.0f)) == 0x80000000u);
+  CHECK(om_verf(3.92f) == 1.0f && om_verf(1e9f) == 1.0f && om_verf(INFINITY) == 1.0f);
+  CHECK(om_verf(-INFINITY) == -1.0f);
+  CHECK(isnan(om_verf(NAN)) && isnan(om_verf(-NAN)));
   return test_summary("vexp");
 }

@@ -132,7 +132,7 @@ static float ref_funary(int op, float a, int64_t imm) {
   case VOP_RECIP: return 1.0f / a;
   case VOP_TANH: return tanhf(a);
   case VOP_SIGMOID: return om_vsigmoid(a);
-  case VOP_ERF: return erff(a);
+  case VOP_ERF: return om_verf(a);
   case VOP_FLOOR: return floorf(a);
   case VOP_CEIL: return ceilf(a);
   case VOP_ROUND: return rintf(a);
@@ -820,10 +820,10 @@ static void test_random_programs(void) {
          loaded, failed, (unsigned long long)elements, (double)elapsed_ns(&t0) / 1e9);
 }
 
-/* EXP and SIGMOID on 2^20 float bit patterns spread over every binade
+/* EXP, SIGMOID and ERF on 2^20 float bit patterns spread over every binade
  * (both signs, infinities, NaNs, the overflow and underflow edges): the
  * executor under test (interpreter, or the JIT under OMRT_JIT=1) gives
- * om_vexp's and om_vsigmoid's bits. */
+ * om_vexp's, om_vsigmoid's and om_verf's bits. */
 static void sweep(int op, float (*want_fn)(float), const char *name) {
   enum { N = 1 << 20 };
   static const float edges[] = {0.0f,   -0.0f,   INFINITY, -INFINITY, 88.72f, 88.73f,  89.0f, 89.5f,
@@ -851,10 +851,12 @@ static void sweep(int op, float (*want_fn)(float), const char *name) {
 
 static float vexp_fn(float x) { return om_vexp(x); }
 static float vsigmoid_fn(float x) { return om_vsigmoid(x); }
+static float verf_fn(float x) { return om_verf(x); }
 
 int main(void) {
   sweep(VOP_EXP, vexp_fn, "exp");
   sweep(VOP_SIGMOID, vsigmoid_fn, "sigmoid");
+  sweep(VOP_ERF, verf_fn, "erf");
   test_random_programs();
   return test_summary("vprog_random");
 }
