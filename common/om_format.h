@@ -57,7 +57,7 @@
  * 2.3 added the AIPP and QCONV2D tasks (int8 convolution) and u8/i8
  * TRANSDATA (a 2.2 runtime refuses them as an unknown kind and a dtype it
  * does not convert). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 3 };
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 4 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc

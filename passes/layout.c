@@ -774,6 +774,14 @@ static status layout_reinterpret(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, y->dtype);
 }
 
+/* Convert: ND, from whatever dtype its input is stored in (f16 under
+ * force_fp16) to its own; TRANSDATA converts any pair (om_tasks.h). */
+static status layout_convert(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  status st = ensure_input(s, n, 0, LAYOUT_ND, ANY_DTYPE, NULL);
+  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, n->out[0]->dtype);
+}
+
 /* TransData nodes are the pass's own (or a WPACK's): already laid out. */
 static status layout_keep(lay_state *s, ir_node *n, int cdt) {
   (void)s, (void)n, (void)cdt;
@@ -883,6 +891,7 @@ static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_REINTERPRET] = layout_reinterpret,
     [IR_LAY_AIPP] = layout_aipp,
     [IR_LAY_QCONV] = layout_qconv,
+    [IR_LAY_CONVERT] = layout_convert,
 };
 
 int pass_layout_has_rule(ir_lay lay) { return lay >= 0 && lay < IR_LAY_COUNT && lay_rules[lay] != NULL; }
