@@ -29,7 +29,8 @@
  *               saturated to int64 (NaN 0), then wrapped to the width (two's
  *               complement), as ONNX's Cast does (QuantizeLinear saturates
  *               before it converts); bool v != 0;
- *   cvt_run   n elements converted (both offsets in elements). A packed
+ *   cvt_run   n elements converted (both offsets in elements; one storage
+ *             dtype on both sides copies the codes as they are). A packed
  *             destination (4- or 2-bit) is written a byte at a time: dst_off
  *             must be a multiple of its elements per byte, the bytes the run
  *             covers are rewritten whole and unused high bits of the last
@@ -102,9 +103,12 @@ static inline uint32_t cvt_float_encode(double v, cvt_fmt f, int saturate) {
     a = ldexp(a, e - f.m);
   }
   if (a > max) {
-    if (saturate) a = max;
-    else if (f.kind == CVT_IEEE) return sign | (((1u << f.e) - 1) << f.m);
-    else return cvt_fmt_nan(f, sign);
+    if (saturate)
+      a = max;
+    else if (f.kind == CVT_IEEE)
+      return sign | (((1u << f.e) - 1) << f.m);
+    else
+      return cvt_fmt_nan(f, sign);
   }
   if (a == 0) return f.kind == CVT_FNUZ ? 0 : sign;
   uint32_t bits;
@@ -122,8 +126,10 @@ static inline double cvt_float_decode(uint32_t bits, cvt_fmt f) {
                  man = bits & ((1u << f.m) - 1);
   if (f.kind == CVT_FNUZ && bits == 1u << (f.e + f.m)) return NAN;
   if (f.kind == CVT_FN && ex == (1u << f.e) - 1 && man == (1u << f.m) - 1) return sign ? -NAN : NAN;
-  if (f.kind == CVT_IEEE && ex == (1u << f.e) - 1) return man ? (sign ? -NAN : NAN) : sign ? -INFINITY : INFINITY;
-  double a = ex ? ldexp(1.0 + ldexp((double)man, -f.m), (int)ex - f.bias) : ldexp((double)man, 1 - f.bias - f.m);
+  if (f.kind == CVT_IEEE && ex == (1u << f.e) - 1)
+    return man ? (sign ? -NAN : NAN) : sign ? -INFINITY : INFINITY;
+  double a =
+      ex ? ldexp(1.0 + ldexp((double)man, -f.m), (int)ex - f.bias) : ldexp((double)man, 1 - f.bias - f.m);
   return sign ? -a : a;
 }
 
@@ -194,8 +200,14 @@ static inline void cvt_put(void *p, int dt, size_t i, double v, int saturate, in
 
 static inline int cvt_is_packed(int dt) { return dtype_bits(dt) > 0 && dtype_bits(dt) < 8; }
 
-static inline void cvt_run(void *dst, int ddt, size_t dst_off, const void *src, int sdt, size_t src_off, size_t n,
-                           int saturate, int round_mode) {
+static inline void cvt_run(void *dst, int ddt, size_t dst_off, const void *src, int sdt, size_t src_off,
+                           size_t n, int saturate, int round_mode) {
+  const int same = sdt == ddt && dtype_is_storage(sdt); /* a copy: the codes as they are */
+  if (same && !cvt_is_packed(ddt)) {
+    const size_t es = (size_t)dtype_bits(ddt) / 8;
+    memmove((uint8_t *)dst + dst_off * es, (const uint8_t *)src + src_off * es, n * es);
+    return;
+  }
   if (!cvt_is_packed(ddt)) {
     for (size_t k = 0; k < n; k++)
       cvt_put(dst, ddt, dst_off + k, cvt_get(src, sdt, src_off + k), saturate, round_mode);
@@ -205,8 +217,11 @@ static inline void cvt_run(void *dst, int ddt, size_t dst_off, const void *src, 
   const size_t per = 8 / (size_t)bits;
   uint8_t *out = (uint8_t *)dst + dst_off / per;
   memset(out, 0, (n + per - 1) / per);
-  for (size_t k = 0; k < n; k++)
-    out[k / per] |= (uint8_t)(cvt_packed_encode(ddt, cvt_get(src, sdt, src_off + k), saturate) << (k % per * bits));
+  for (size_t k = 0; k < n; k++) {
+    uint32_t code = same ? cvt_packed_code(src, bits, src_off + k)
+                         : cvt_packed_encode(ddt, cvt_get(src, sdt, src_off + k), saturate);
+    out[k / per] |= (uint8_t)(code << (k % per * bits));
+  }
 }
 
 #endif

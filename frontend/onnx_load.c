@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dtype_cvt.h"
 #include "ir/shape.h"
 
 typedef onnx_scope loader;
@@ -789,16 +790,27 @@ status onnx_import_subgraph(onnx_node *nd, const Onnx__GraphProto *gp, ir_value 
 
 /* A graph output the model declares of a storage dtype but computed in its
  * working dtype (widen_inputs) is narrowed back: its producer writes a new
- * value, which a Cast (a Convert) converts into the output. */
+ * value, which a Cast (a Convert) converts into the output; a folded one
+ * that nothing else reads is converted in place. */
 static status narrow_output(loader *L, const Onnx__ValueInfoProto *vi, ir_value *v) {
   const Onnx__TypeProto *tp = vi->type;
   int dt = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type &&
                    tp->tensor_type->has_elem_type
                ? tp->tensor_type->elem_type
                : DT_UNDEFINED;
-  if (!dtype_is_storage(dt) || (int)v->dtype == dt || (int)v->dtype != dtype_working(dt) || !v->producer)
-    return ST_OK;
+  if (!dtype_is_storage(dt) || (int)v->dtype == dt || (int)v->dtype != dtype_working(dt)) return ST_OK;
   ir_graph *g = L->c->g;
+  if (!v->producer) {
+    int64_t n = ir_value_elements(v);
+    uint64_t bytes;
+    if (!v->data || n < 0 || ir_value_use_count(g, v) || dtype_bytes(dt, (uint64_t)n, &bytes)) return ST_OK;
+    void *d = arena_alloc(&g->arena, bytes ? (size_t)bytes : 1);
+    if (!d) return onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
+    cvt_run(d, dt, 0, v->data, v->dtype, 0, (size_t)n, 1, CVT_ROUND_UP);
+    v->data = d;
+    v->dtype = (dtype)dt;
+    return ST_OK;
+  }
   char name[300];
   snprintf(name, sizeof name, "%.250s/wide", v->name);
   ir_value *t = ir_value_new(g, name, v->dtype);

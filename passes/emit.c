@@ -58,6 +58,7 @@
  *                        Squeeze, Unsqueeze, Identity: nothing when memplan
  *                        aliased them (alias=1), else a TRANSDATA ND copy
  *                        (floats) or a flat STRIDED_COPY (other dtypes);
+ *                        (a storage dtype's: TRANSDATA too);
  *                        Convert: a TRANSDATA ND copy with its saturate and
  *                        round_mode
  * A node whose row names no task is ST_ERR_UNSUPPORTED naming the node (the
@@ -637,8 +638,8 @@ static status emit_copy(emit_state *s, ir_node *n) {
   const ir_value *x = n->in[0], *y = n->out[0];
   int fl = (x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16) &&
            (y->dtype == DT_FLOAT32 || y->dtype == DT_FLOAT16);
-  int cvt = n->op == IR_OP_CONVERT;
-  if (fl || cvt || x->layout != LAYOUT_ND ||
+  int cvt = n->op == IR_OP_CONVERT, storage = dtype_is_storage(x->dtype); /* storage copies: TRANSDATA */
+  if (fl || cvt || storage || x->layout != LAYOUT_ND ||
       y->layout != LAYOUT_ND) { /* TRANSDATA moves u8/i8 between layouts */
     ir_value *tv[OM_TRANSDATA_NTENSORS] = {[OM_TRANSDATA_T_SRC] = n->in[0], [OM_TRANSDATA_T_DST] = n->out[0]};
     int32_t p[OM_TRANSDATA_NPARAMS] = {

@@ -736,7 +736,8 @@ static status layout_nd_float(lay_state *s, ir_node *n, int cdt) {
 }
 
 /* The Reshape family: floats as ND copies that may also cast; integer and
- * bool copies of any dtype the vector unit moves, as they are. */
+ * bool copies of any dtype the vector unit moves, and of the storage dtypes
+ * (a TRANSDATA copy of the codes), as they are. */
 static status layout_copy(lay_state *s, ir_node *n, int cdt) {
   (void)cdt;
   int xt = n->in[0]->dtype;
@@ -744,7 +745,7 @@ static status layout_copy(lay_state *s, ir_node *n, int cdt) {
     status st = check_floats(s, n);
     return st != ST_OK ? st : layout_nd_copy(s, n);
   }
-  if (!dtype_size(xt) || (int)n->out[0]->dtype != xt) {
+  if ((!dtype_size(xt) && !dtype_is_storage(xt)) || (int)n->out[0]->dtype != xt) {
     char msg[160];
     snprintf(msg, sizeof msg, "value '%s' has dtype %s, which the vector unit does not move", n->in[0]->name,
              dtype_name(xt) ? dtype_name(xt) : "?");

@@ -3,7 +3,8 @@
  * (largest finite, smallest normal, smallest subnormal, NaN, infinities,
  * saturate on and off, -0), each 8-bit format's every code decoded and
  * encoded back, bf16's rounding, e8m0's three rounding modes, float4's
- * table, 4- and 2-bit packing with odd lengths; then through the compiler
+ * table, 4- and 2-bit packing with odd lengths, copies that keep the codes;
+ * then through the compiler
  * and libomrt: a Cast to int4 whose output is packed bytes, a
  * QuantizeLinear to float8, and a packed initializer one byte short,
  * refused naming the tensor. */
@@ -28,12 +29,12 @@ static void edges(int dt, double max, uint32_t max_code, double min_normal, uint
   CHECK(cvt_float_decode(max_code, cvt_fmt_of(dt)) == max);
   CHECK(cvt_float_decode(normal_code, cvt_fmt_of(dt)) == min_normal);
   CHECK(cvt_float_decode(1, cvt_fmt_of(dt)) == min_sub);
-  CHECK_EQ_INT(enc(dt, min_sub / 2, 1), 0);       /* a tie: to even, 0 */
-  CHECK_EQ_INT(enc(dt, min_sub * 0.75, 1), 1);    /* above the tie */
-  CHECK_EQ_INT(enc(dt, max * 4, 1), max_code);    /* saturates */
-  CHECK_EQ_INT(enc(dt, INFINITY, 1), max_code);   /* saturate: +-max */
+  CHECK_EQ_INT(enc(dt, min_sub / 2, 1), 0);     /* a tie: to even, 0 */
+  CHECK_EQ_INT(enc(dt, min_sub * 0.75, 1), 1);  /* above the tie */
+  CHECK_EQ_INT(enc(dt, max * 4, 1), max_code);  /* saturates */
+  CHECK_EQ_INT(enc(dt, INFINITY, 1), max_code); /* saturate: +-max */
   CHECK_EQ_INT(enc(dt, -INFINITY, 1), max_code | 0x80);
-  CHECK_EQ_INT(enc(dt, INFINITY, 0), inf_nosat);  /* no saturation: inf (e5m2) or NaN */
+  CHECK_EQ_INT(enc(dt, INFINITY, 0), inf_nosat); /* no saturation: inf (e5m2) or NaN */
   CHECK_EQ_INT(enc(dt, max * 4, 0), inf_nosat);
   CHECK_EQ_INT(enc(dt, NAN, 1), nan_code);
   CHECK(isnan(cvt_float_decode(nan_code, cvt_fmt_of(dt))));
@@ -135,6 +136,13 @@ static void packing(void) {
   CHECK_EQ_INT(p[1], 0xe4); /* 2, -4 */
   CHECK_EQ_INT(p[2], 0x87); /* 6, NaN */
   CHECK_EQ_INT(p[3], 0x8f); /* -6, -0 */
+  /* one storage dtype on both sides: the codes as they are (a NaN's payload too) */
+  uint16_t nan_in[2] = {0x7fc1, 0x3f80}, nan_out[2];
+  cvt_run(nan_out, DT_BFLOAT16, 0, nan_in, DT_BFLOAT16, 0, 2, 1, CVT_ROUND_UP);
+  CHECK(nan_out[0] == 0x7fc1 && nan_out[1] == 0x3f80);
+  uint8_t c4[3];
+  cvt_run(c4, DT_INT4, 0, b, DT_INT4, 0, 5, 1, CVT_ROUND_UP);
+  CHECK(c4[0] == 0x77 && c4[1] == 0x0f && c4[2] == 0x03);
   uint64_t bytes;
   CHECK(dtype_bytes(DT_INT4, 5, &bytes) == 0 && bytes == 3);
   CHECK(dtype_bytes(DT_INT2, 5, &bytes) == 0 && bytes == 2);
