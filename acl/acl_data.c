@@ -49,7 +49,14 @@ size_t aclDataTypeSize(aclDataType dataType) {
   switch (dataType) {
   case ACL_BOOL:
   case ACL_INT8:
-  case ACL_UINT8: return 1;
+  case ACL_UINT8:
+  case ACL_HIFLOAT8:
+  case ACL_FLOAT8_E5M2:
+  case ACL_FLOAT8_E4M3FN:
+  case ACL_FLOAT8_E8M0:
+  case ACL_FLOAT6_E3M2:
+  case ACL_FLOAT6_E2M3: return 1;
+  case ACL_COMPLEX32: return 4;
   case ACL_FLOAT16:
   case ACL_BF16:
   case ACL_INT16:
@@ -63,7 +70,11 @@ size_t aclDataTypeSize(aclDataType dataType) {
   case ACL_COMPLEX64: return 8;
   case ACL_COMPLEX128: return 16;
   case ACL_DT_UNDEFINED:
-  case ACL_STRING: return 0;
+  case ACL_STRING:
+  case ACL_INT4: /* packed: less than a byte (a buffer's size is ceil(elements x bits / 8)) */
+  case ACL_UINT1:
+  case ACL_FLOAT4_E2M1:
+  case ACL_FLOAT4_E1M2: return 0;
   }
   return 0;
 }
@@ -77,6 +88,12 @@ aclDataType acl_data_type(int omrt_dtype) {
   case OMRT_INT32: return ACL_INT32;
   case OMRT_INT64: return ACL_INT64;
   case OMRT_BOOL: return ACL_BOOL;
+  case OMRT_BFLOAT16: return ACL_BF16;
+  case OMRT_INT4: return ACL_INT4;
+  case OMRT_FLOAT8E5M2: return ACL_FLOAT8_E5M2;
+  case OMRT_FLOAT8E4M3FN: return ACL_FLOAT8_E4M3FN;
+  case OMRT_FLOAT8E8M0: return ACL_FLOAT8_E8M0;
+  case OMRT_FLOAT4E2M1: return ACL_FLOAT4_E2M1;
   }
   return ACL_DT_UNDEFINED;
 }

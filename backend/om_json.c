@@ -642,6 +642,11 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
     if (t->kind == OM_TASK_TRANSDATA && t->params[OM_TRANSDATA_P_CHANNELS_LAST])
       jprintf(b, "%s\"channels_last\": %d", k->params[0].name ? ", " : "",
               t->params[OM_TRANSDATA_P_CHANNELS_LAST]);
+    if (t->kind == OM_TASK_TRANSDATA &&
+        (t->params[OM_TRANSDATA_P_SATURATE] || t->params[OM_TRANSDATA_P_ROUND_MODE]))
+      jprintf(b, "%s\"saturate\": %d, \"round_mode\": %d",
+              k->params[0].name || t->params[OM_TRANSDATA_P_CHANNELS_LAST] ? ", " : "",
+              t->params[OM_TRANSDATA_P_SATURATE], t->params[OM_TRANSDATA_P_ROUND_MODE]);
     if (t->kind == OM_TASK_AIPP) { /* static: the record in WEIGHTS; dynamic: an input's */
       const om_tensor *par = &p->tensors[t->tensors[OM_AIPP_T_PARAMS]];
       if (par->region == OM_REGION_WEIGHTS) {

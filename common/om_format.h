@@ -57,8 +57,9 @@
  * 2.3 added the AIPP and QCONV2D tasks (int8 convolution) and u8/i8
  * TRANSDATA (a 2.2 runtime refuses them as an unknown kind and a dtype it
  * does not convert).
- * 2.4 added the RECURRENCE task (refused by a 2.3 runtime as an unknown
- * kind). */
+ * 2.4 added the RECURRENCE task, the storage dtypes (bf16, float8, float4,
+ * int4/int2: common/types.h) and TRANSDATA's saturate and round_mode (a 2.3
+ * runtime refuses the kind, the dtypes and the params). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 4 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */

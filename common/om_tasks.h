@@ -91,13 +91,25 @@ enum { OM_WRITES_OUTPUTS = 1u << OM_TASK_MAX_TENSORS };
  *   logical dims [N, C, H, W], in either direction (an NHWC model's input
  *   into the convs, their output back to NHWC).
  *   dtypes: f32 and f16 in any combination, or u8 / i8 with one dtype on
- *   both sides (the bytes move: int8 activations of QCONV2D).
+ *   both sides (the bytes move: int8 activations of QCONV2D). Between two
+ *   ND tensors (a Convert) any two dtypes of common/types.h but string,
+ *   the storage dtypes (bf16, float8, float4, 4- and 2-bit integers,
+ *   packed as ONNX packs them) included, converted as common/dtype_cvt.h
+ *   does with params saturate (0|1: float8 and e8m0 results saturate) and
+ *   round_mode (CVT_ROUND_UP, _DOWN, _NEAREST: e8m0 results); both 0
+ *   elsewhere. With a packed (4- or 2-bit) side, blocks split the elements
+ *   in groups of 4, so that no two blocks write one byte.
  *   Block unit: rows of dst, N*C1*H (NC1HWC0 dst), N*D*C1*H (NDC1HWC0 dst),
  *   N*C*H (rank-4 ND dst), N*C*D*H (rank-5 ND dst) or N*H (NHWC dst, rows
  *   of W*C); elements when the layout stays. */
 enum { OM_TRANSDATA_T_SRC = 0, OM_TRANSDATA_T_DST = 1, OM_TRANSDATA_NTENSORS = 2 };
 enum { OM_TRANSDATA_WRITES = OM_SLOT(OM_TRANSDATA_T_DST) };
-enum { OM_TRANSDATA_P_CHANNELS_LAST = 0, OM_TRANSDATA_NPARAMS = 1 };
+enum {
+  OM_TRANSDATA_P_CHANNELS_LAST = 0,
+  OM_TRANSDATA_P_SATURATE = 1,
+  OM_TRANSDATA_P_ROUND_MODE = 2,
+  OM_TRANSDATA_NPARAMS = 3
+};
 
 /* CONV2D (cube unit): y = act(conv(x, w) + bias + residual).
  *   tensors: x NC1HWC0, w FRACTAL_Z [Cout,Cin,KH,KW] (Cin == x's C, group

@@ -9,9 +9,30 @@ static const struct {
   int dt;
   const char *name;
 } dtype_names[] = {
-    {DT_FLOAT32, "f32"}, {DT_UINT8, "u8"},   {DT_INT8, "i8"},       {DT_UINT16, "u16"}, {DT_INT16, "i16"},
-    {DT_INT32, "i32"},   {DT_INT64, "i64"},  {DT_STRING, "string"}, {DT_BOOL, "bool"},  {DT_FLOAT16, "f16"},
-    {DT_DOUBLE, "f64"},  {DT_UINT32, "u32"}, {DT_UINT64, "u64"},
+    {DT_FLOAT32, "f32"},
+    {DT_UINT8, "u8"},
+    {DT_INT8, "i8"},
+    {DT_UINT16, "u16"},
+    {DT_INT16, "i16"},
+    {DT_INT32, "i32"},
+    {DT_INT64, "i64"},
+    {DT_STRING, "string"},
+    {DT_BOOL, "bool"},
+    {DT_FLOAT16, "f16"},
+    {DT_DOUBLE, "f64"},
+    {DT_UINT32, "u32"},
+    {DT_UINT64, "u64"},
+    {DT_BFLOAT16, "bf16"},
+    {DT_FLOAT8E4M3FN, "f8e4m3fn"},
+    {DT_FLOAT8E4M3FNUZ, "f8e4m3fnuz"},
+    {DT_FLOAT8E5M2, "f8e5m2"},
+    {DT_FLOAT8E5M2FNUZ, "f8e5m2fnuz"},
+    {DT_UINT4, "u4"},
+    {DT_INT4, "i4"},
+    {DT_FLOAT4E2M1, "f4e2m1"},
+    {DT_FLOAT8E8M0, "f8e8m0"},
+    {DT_UINT2, "u2"},
+    {DT_INT2, "i2"},
 };
 
 const char *dtype_name(int dt) {

@@ -4,6 +4,20 @@
  * dtype values are ONNX's TensorProto.DataType numbers, so the frontend needs
  * no mapping table and the om stores what ONNX would.
  *
+ * Storage dtypes: bf16 (16), the float8s e4m3fn (17), e4m3fnuz (18), e5m2
+ * (19), e5m2fnuz (20), e8m0 (24), float4 e2m1 (23) and the sub-byte integers
+ * uint4 (21), int4 (22), uint2 (25), int2 (26). Tensors of these types are
+ * stored as ONNX stores them, everywhere a byte layout is fixed (the om's
+ * weights and I/O buffers, an omrun input file, TensorProto raw_data):
+ * bf16 two bytes, the float8s one byte, and the 4- and 2-bit types packed
+ * two and four elements to a byte, element 0 in the lowest bits, the last
+ * byte's unused high bits zero (dtype_bytes gives the size). Only Convert
+ * (ONNX Cast) computes on them (common/dtype_cvt.h has the conversions):
+ * the frontend widens each such value to its working dtype (dtype_working:
+ * f32 for the floats, i8 / u8 for the integers) where anything else reads
+ * it, and narrows a result back where the model's output is declared so.
+ * Storage dtypes are ND only.
+ *
  * Layouts (byte-exact; all of them C-order over the physical shape):
  *   ND          the logical dims in C order.
  *   NC1HWC0     logical [N, C, H, W]; physical [N][C1][H][W][C0], C0 = 16,
@@ -55,6 +69,17 @@ typedef enum dtype {
   DT_DOUBLE = 11,
   DT_UINT32 = 12,
   DT_UINT64 = 13,
+  DT_BFLOAT16 = 16,
+  DT_FLOAT8E4M3FN = 17,
+  DT_FLOAT8E4M3FNUZ = 18,
+  DT_FLOAT8E5M2 = 19,
+  DT_FLOAT8E5M2FNUZ = 20,
+  DT_UINT4 = 21,
+  DT_INT4 = 22,
+  DT_FLOAT4E2M1 = 23,
+  DT_FLOAT8E8M0 = 24,
+  DT_UINT2 = 25,
+  DT_INT2 = 26,
 } dtype;
 
 typedef enum layout {
@@ -73,23 +98,67 @@ enum { WINO_F43_POINTS = 36 }; /* 6x6 transformed positions of F(4x4,3x3) */
 enum { C0 = 16 };      /* channel block of NC1HWC0 and the cube's fractal edge */
 enum { MAX_RANK = 8 }; /* the largest rank anything in the project accepts */
 
-/* Bytes per element; 0 for DT_UNDEFINED / DT_STRING / unknown values. */
-static inline size_t dtype_size(int dt) {
+/* Bits per element: 64 .. 2; 0 for DT_UNDEFINED / DT_STRING / unknown values. */
+static inline int dtype_bits(int dt) {
   switch (dt) {
-  case DT_FLOAT32:
-  case DT_INT32:
-  case DT_UINT32: return 4;
+  case DT_UINT4:
+  case DT_INT4:
+  case DT_FLOAT4E2M1: return 4;
+  case DT_UINT2:
+  case DT_INT2: return 2;
+  case DT_BFLOAT16: return 16;
+  case DT_FLOAT8E4M3FN:
+  case DT_FLOAT8E4M3FNUZ:
+  case DT_FLOAT8E5M2:
+  case DT_FLOAT8E5M2FNUZ:
+  case DT_FLOAT8E8M0: return 8;
   case DT_UINT8:
   case DT_INT8:
-  case DT_BOOL: return 1;
+  case DT_BOOL: return 8;
   case DT_UINT16:
   case DT_INT16:
-  case DT_FLOAT16: return 2;
+  case DT_FLOAT16: return 16;
+  case DT_FLOAT32:
+  case DT_INT32:
+  case DT_UINT32: return 32;
   case DT_INT64:
   case DT_DOUBLE:
-  case DT_UINT64: return 8;
+  case DT_UINT64: return 64;
   default: return 0;
   }
+}
+
+/* 1 for the storage dtypes (top of the file): only Convert computes on them. */
+static inline int dtype_is_storage(int dt) { return dt >= DT_BFLOAT16 && dt <= DT_INT2; }
+
+/* The dtype a storage dtype's values are computed in (f32 for bf16, the
+ * float8s and float4; i8 for int4 / int2; u8 for uint4 / uint2); any other
+ * dtype is its own. Every value of a storage dtype is exact in it. */
+static inline int dtype_working(int dt) {
+  switch (dt) {
+  case DT_INT4:
+  case DT_INT2: return DT_INT8;
+  case DT_UINT4:
+  case DT_UINT2: return DT_UINT8;
+  default: return dtype_is_storage(dt) ? DT_FLOAT32 : dt;
+  }
+}
+
+/* Bytes of n elements of dt as stored (packed for the sub-byte dtypes):
+ * ceil(n * bits / 8). Returns -1 on an unknown dtype or overflow. */
+static inline int dtype_bytes(int dt, uint64_t n, uint64_t *bytes_out) {
+  uint64_t bits = (uint64_t)dtype_bits(dt), b;
+  if (!bits || __builtin_mul_overflow(n, bits, &b) || b > UINT64_MAX - 7) return -1;
+  *bytes_out = (b + 7) / 8;
+  return 0;
+}
+
+/* Bytes per element of the dtypes the IR computes in; 0 for DT_UNDEFINED /
+ * DT_STRING / unknown values and for the storage dtypes, so that code sizing
+ * with it refuses them (dtype_bytes sizes every dtype). */
+static inline size_t dtype_size(int dt) {
+  int bits = dtype_bits(dt);
+  return dtype_is_storage(dt) ? 0 : (size_t)bits / 8;
 }
 
 /* v (an integer dtype's value, sign- or zero-extended to 64 bits) wrapped to
@@ -108,7 +177,9 @@ static inline int64_t dtype_wrap_int(int dt, int64_t v) {
 }
 
 /* Short names used by the IR text form, JSON dumps and messages: "f32", "f16",
- * "i64", "i32", "i8", "u8", "bool", "f64", ... ; NULL for unknown. */
+ * "i64", "i32", "i8", "u8", "bool", "f64", ..., "bf16", "f8e4m3fn",
+ * "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz", "f8e8m0", "f4e2m1", "u4", "i4",
+ * "u2", "i2"; NULL for unknown. */
 const char *dtype_name(int dt);
 int dtype_from_name(const char *name);  /* DT_UNDEFINED when unknown */
 const char *layout_name(int l);         /* "ND", "NC1HWC0", "FRACTAL_Z", "FRACTAL_Z_G", "FRACTAL_NZ" */

@@ -26,6 +26,19 @@
  * They may be run-time inputs. The integer types are those of the NPU's set:
  * int8, uint8, int16, uint16 and int32 (DequantizeLinear's input only).
  *
+ * The storage types (common/types.h) compute in their working types, with a
+ * Cast (a Convert) at each end:
+ *   int4, uint4, int2, uint2  QuantizeLinear into int8 / uint8, clipped to
+ *                             the narrow range (saturation is monotonic, so
+ *                             this is saturate into it), then converted;
+ *                             DequantizeLinear of the widened x and zp;
+ *   float8, float4            QuantizeLinear is x / scale + zp in f32
+ *                             converted with `saturate` (float4 always
+ *                             saturates; no rounding to an integer);
+ *                             DequantizeLinear (x - zp) * scale in f32, x and
+ *                             zp widened, then the output type.
+ * Those f32 nodes carry precision = "fp32".
+ *
  * Malformed parameters are refused here, naming the node and the field:
  * a constant scale with an element that is 0, infinite or NaN; a zero point
  * of another type than the quantized values, or a nonzero one for int32; a
@@ -132,6 +145,28 @@ static ir_value *qdq(dc *b, ir_op op, ir_value *x, ir_value *s, ir_value *zp, dt
   return dc_val(b, n);
 }
 
+/* The storage-type QuantizeLinear (top of the file): x, sa, za shaped. */
+static ir_value *quantize_storage(dc *b, ir_value *x, ir_value *sa, ir_value *za, dtype to) {
+  int wt = dtype_working(to);
+  if (b->st) return NULL;
+  if (wt != DT_FLOAT32) { /* the sub-byte integers */
+    int bits = dtype_bits(to), sgn = wt == DT_INT8;
+    ir_value *q = qdq(b, IR_OP_QUANTIZE, x, sa, za, (dtype)wt, 0);
+    double lo = sgn ? -ldexp(1, bits - 1) : 0, hi = sgn ? ldexp(1, bits - 1) - 1 : ldexp(1, bits) - 1;
+    return dc_cast(b, dc_clip(b, q, lo, hi), to);
+  }
+  int first = b->g->nnodes;
+  ir_value *y = dc_op2(b, IR_OP_DIV, dc_cast(b, x, DT_FLOAT32), dc_cast(b, sa, DT_FLOAT32));
+  if (za) y = dc_op2(b, IR_OP_ADD, y, za);
+  for (int i = first; !b->st && i < b->g->nnodes; i++)
+    dc_set_string(b, b->g->nodes[i], "precision", "fp32");
+  if (b->st) return NULL;
+  ir_node *n = dc_node(b, IR_OP_CAST, 1, &y);
+  dc_set_int(b, n, "to", to);
+  dc_set_int(b, n, "saturate", dc_attr_int(b, "saturate", 1));
+  return dc_val(b, n);
+}
+
 /* QuantizeLinear (opset 10; axis 13; block_size, output_dtype 21). */
 status onnx_decomp_quantize(onnx_node *nd, ir_node *none) {
   (void)none;
@@ -151,16 +186,24 @@ status onnx_decomp_quantize(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_UNSUPPORTED,
                      "x and y_scale have types %s and %s; float32 and float16 are supported",
                      onnx_dtype_name(xt), onnx_dtype_name(st));
-  if (!quant_type(to))
+  if (!quant_type(to) && (!dtype_is_storage(to) || to == DT_BFLOAT16 || to == DT_FLOAT8E8M0))
     return dc_refuse(&b, ST_ERR_UNSUPPORTED,
-                     "output type %s is not supported (int8, uint8, int16, uint16 are)", onnx_dtype_name(to));
+                     "output type %s is not supported (int8, uint8, int16, uint16, the float8s but e8m0, "
+                     "float4e2m1, int4, uint4, int2, uint2 are)",
+                     onnx_dtype_name(to));
   if (prec != 0 && prec != xt && prec != DT_FLOAT32)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'precision' = %" PRId64 " (float32 or x's type)",
                      prec);
   check_scale(&b, s, "y_scale");
   ir_value *sa = along_axis(&b, s, x, axis, block, "y_scale");
+  if (zp && dtype_is_storage(to)) { /* widened before it is reshaped */
+    zp = dc_cast(&b, zp, (dtype)dtype_working(to));
+    dc_infer(&b);
+  }
   ir_value *za = along_axis(&b, zp, x, axis, block, "y_zero_point");
-  dc_output(&b, 0, qdq(&b, IR_OP_QUANTIZE, x, sa, za, to, 1));
+  dc_output(&b, 0,
+            dtype_is_storage(to) ? quantize_storage(&b, x, sa, za, to)
+                                 : qdq(&b, IR_OP_QUANTIZE, x, sa, za, to, 1));
   return dc_end(&b);
 }
 
@@ -175,6 +218,33 @@ status onnx_decomp_dequantize(onnx_node *nd, ir_node *none) {
   int64_t block = dc_attr_int(&b, "block_size", 0);
   if (zp) dc_dtype(&b, zp);
   if (b.st) return dc_end(&b);
+  dtype xs = xt; /* a storage type computes in its working type (top of the file) */
+  if (dtype_is_storage(xt) && xt != DT_BFLOAT16 && xt != DT_FLOAT8E8M0) {
+    if (zp && zp->dtype != xt)
+      return dc_refuse(&b, ST_ERR_INVALID, "x_zero_point '%s' has type %s, the quantized values %s", zp->name,
+                       onnx_dtype_name(zp->dtype), onnx_dtype_name(xt));
+    xt = (dtype)dtype_working(xt);
+    x = dc_cast(&b, x, xt);
+    if (zp) zp = dc_cast(&b, zp, xt);
+    dc_infer(&b);
+  }
+  if (xt == DT_FLOAT32 && xs != DT_FLOAT32) { /* float8, float4: (x - zp) * scale in f32 */
+    dtype to = want ? (dtype)want : st;
+    if (!float_type(st) || !float_type(to))
+      return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                       "x_scale / output type %s / %s; float32 and float16 are supported",
+                       onnx_dtype_name(st), onnx_dtype_name(to));
+    check_scale(&b, s, "x_scale");
+    ir_value *sa = along_axis(&b, s, x, axis, block, "x_scale");
+    ir_value *za = along_axis(&b, zp, x, axis, block, "x_zero_point");
+    int first = b.g->nnodes;
+    ir_value *y = za ? dc_op2(&b, IR_OP_SUB, x, za) : x;
+    y = dc_op2(&b, IR_OP_MUL, y, dc_cast(&b, sa, DT_FLOAT32));
+    for (int i = first; !b.st && i < b.g->nnodes; i++)
+      dc_set_string(&b, b.g->nodes[i], "precision", "fp32");
+    dc_output(&b, 0, dc_cast(&b, y, to));
+    return dc_end(&b);
+  }
   if (!quant_type(xt) && xt != DT_INT32)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED,
                      "x has type %s (int8, uint8, int16, uint16, int32 are supported)", onnx_dtype_name(xt));

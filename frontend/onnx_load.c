@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dtype_cvt.h"
 #include "ir/shape.h"
 
 typedef onnx_scope loader;
@@ -155,6 +156,7 @@ typedef struct name_entry {
   int node;        /* defining node index (DEF_CONSTANT, DEF_NODE) */
   int uses;        /* node inputs and graph outputs reading it */
   int unsupported; /* precheck: defined by a node that could not be imported */
+  ir_value *wide;  /* v widened to its working dtype (storage dtypes: widen_inputs) */
 } name_entry;
 
 /* The state of one graph's import: the model's main graph, or a subgraph (an
@@ -322,7 +324,7 @@ static status input_shape(loader *L, const Onnx__ValueInfoProto *vi, const onnx_
     return onnx_fail(c, ST_ERR_UNSUPPORTED, "input '%s' is not a tensor", name);
   const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
   int dt = tt->has_elem_type ? tt->elem_type : DT_UNDEFINED;
-  if (!dtype_size(dt))
+  if (!dtype_bits(dt))
     return onnx_fail(c, ST_ERR_UNSUPPORTED, "input '%s' has data type %d (%s), which is not supported", name,
                      dt, onnx_dtype_name(dt));
   const Onnx__TensorShapeProto *sh = tt->shape;
@@ -367,9 +369,9 @@ static status input_shape(loader *L, const Onnx__ValueInfoProto *vi, const onnx_
                        named ? "symbolic" : "unknown", hint);
     }
   }
-  uint64_t bytes = dtype_size(dt);
+  uint64_t count = 1, bytes;
   for (int k = 0; k < rank; k++)
-    if (mul_u64(bytes, (uint64_t)dims[k], &bytes) || bytes > INT64_MAX)
+    if (mul_u64(count, (uint64_t)dims[k], &count) || dtype_bytes(dt, count, &bytes) || bytes > INT64_MAX)
       return onnx_fail(c, ST_ERR_LIMIT, "input '%s': its dims overflow the byte size", name);
   *dt_out = dt;
   *rank_out = rank;
@@ -637,6 +639,41 @@ status onnx_infer_nodes(onnx_ctx *c, int first) {
   return ST_OK;
 }
 
+/* Storage dtypes (common/types.h) are computed on by Convert only. The ops
+ * that read them themselves: Cast and CastLike (a Convert), QuantizeLinear
+ * (a zero point's dtype is its output's) and DequantizeLinear. */
+static int reads_storage(const Onnx__NodeProto *np) {
+  static const char *const ops[] = {"Cast", "CastLike", "QuantizeLinear", "DequantizeLinear"};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (is_default_domain(np->domain) && !strcmp(np->op_type, ops[i])) return 1;
+  return 0;
+}
+
+/* Every other op reads a storage-dtype input widened to its working dtype:
+ * a Cast (shape inference makes it a Convert), one per value for all its
+ * readers. */
+static status widen_inputs(loader *L, const Onnx__NodeProto *np, ir_value **in) {
+  if (reads_storage(np)) return ST_OK;
+  for (size_t k = 0; k < np->n_input; k++) {
+    if (!in[k] || !dtype_is_storage(in[k]->dtype)) continue;
+    name_entry *e = resolve(L, np->input[k]);
+    if (!e->wide) {
+      ir_graph *g = L->c->g;
+      char name[300];
+      snprintf(name, sizeof name, "%.250s/widened", in[k]->name);
+      int first = g->nnodes, to = dtype_working(in[k]->dtype);
+      ir_value *w = ir_value_new(g, name, (dtype)to);
+      ir_node *n = w ? ir_node_new(g, IR_OP_CAST, name, 1, &in[k], 1, &w) : NULL;
+      if (!n || ir_attr_set_int(g, n, "to", to)) return onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
+      status s = onnx_infer_nodes(L->c, first);
+      if (s) return s;
+      e->wide = w;
+    }
+    in[k] = e->wide;
+  }
+  return ST_OK;
+}
+
 static status import_nodes(loader *L) {
   size_t max_io = 1;
   for (size_t i = 0; i < L->gp->n_node; i++) {
@@ -678,8 +715,9 @@ static status import_nodes(loader *L) {
                     .uses = uses,
                     .scope = L};
     imported++;
+    status s = widen_inputs(L, np, in);
     int first = L->c->g->nnodes;
-    status s = onnx_import_node(&nd);
+    if (s == ST_OK) s = onnx_import_node(&nd);
     /* Types, shapes and small constants right away, so later importers read
      * them (shape arithmetic feeding Slice ends, Pad's input rank, ...). */
     if (s == ST_OK) s = onnx_infer_nodes(L->c, first);
@@ -750,11 +788,54 @@ status onnx_import_subgraph(onnx_node *nd, const Onnx__GraphProto *gp, ir_value 
 
 /* --- 5. outputs, order, dtypes */
 
+/* A graph output the model declares of a storage dtype but computed in its
+ * working dtype (widen_inputs) is narrowed back: its producer writes a new
+ * value, which a Cast (a Convert) converts into the output; a folded one
+ * that nothing else reads is converted in place. */
+static status narrow_output(loader *L, const Onnx__ValueInfoProto *vi, ir_value *v) {
+  const Onnx__TypeProto *tp = vi->type;
+  int dt = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type &&
+                   tp->tensor_type->has_elem_type
+               ? tp->tensor_type->elem_type
+               : DT_UNDEFINED;
+  if (!dtype_is_storage(dt) || (int)v->dtype == dt || (int)v->dtype != dtype_working(dt)) return ST_OK;
+  ir_graph *g = L->c->g;
+  if (!v->producer) {
+    int64_t n = ir_value_elements(v);
+    uint64_t bytes;
+    if (!v->data || n < 0 || ir_value_use_count(g, v) || dtype_bytes(dt, (uint64_t)n, &bytes)) return ST_OK;
+    void *d = arena_alloc(&g->arena, bytes ? (size_t)bytes : 1);
+    if (!d) return onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
+    cvt_run(d, dt, 0, v->data, v->dtype, 0, (size_t)n, 1, CVT_ROUND_UP);
+    v->data = d;
+    v->dtype = (dtype)dt;
+    return ST_OK;
+  }
+  char name[300];
+  snprintf(name, sizeof name, "%.250s/wide", v->name);
+  ir_value *t = ir_value_new(g, name, v->dtype);
+  if (!t) return onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
+  ir_value_set_shape(t, v->rank, v->dims);
+  ir_node *p = v->producer;
+  for (int k = 0; k < p->nout; k++)
+    if (p->out[k] == v) p->out[k] = t;
+  t->producer = p;
+  for (int i = 0; i < g->nnodes; i++)
+    for (int j = 0; j < g->nodes[i]->nin; j++)
+      if (g->nodes[i]->in[j] == v) g->nodes[i]->in[j] = t;
+  v->dtype = (dtype)dt;
+  ir_node *n = ir_node_new(g, IR_OP_CAST, name, 1, &t, 1, &v);
+  if (!n || ir_attr_set_int(g, n, "to", dt)) return onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
+  return onnx_infer_nodes(L->c, g->nnodes - 1);
+}
+
 static status finish(loader *L) {
   onnx_ctx *c = L->c;
   ir_graph *g = c->g;
   for (size_t i = 0; i < L->gp->n_output; i++) {
     ir_value *v = lookup(L, L->gp->output[i]->name)->v;
+    status ns = narrow_output(L, L->gp->output[i], v);
+    if (ns) return ns;
     if (v->output_index >= 0)
       return onnx_fail(c, ST_ERR_INVALID, "graph output '%s' is listed twice", v->name);
     if (ir_graph_add_output(g, v)) return onnx_fail(c, ST_ERR_NOMEM, "out of memory");

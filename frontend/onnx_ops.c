@@ -35,6 +35,7 @@
 
 #include "frontend/onnx_conv.h"
 #include "frontend/onnx_decomp.h"
+#include "common/dtype_cvt.h"
 #include "common/elem.h"
 #include "ir/view.h"
 
@@ -390,13 +391,32 @@ static status import_concat(onnx_node *nd, ir_node *n) {
   return onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 1));
 }
 
+/* saturate and round_mode (Cast and CastLike, opset 19 and 25), kept when
+ * the model gives them (a Convert reads ONNX's defaults, 1 and "up",
+ * otherwise): they matter only to a Convert (ops.def). */
+static status cast_attrs(onnx_node *nd, ir_node *n) {
+  static const char *const modes[] = {
+      [CVT_ROUND_UP] = "up", [CVT_ROUND_DOWN] = "down", [CVT_ROUND_NEAREST] = "nearest"};
+  int mode = -1;
+  for (int k = 0; k < 3; k++)
+    if (onnx_attr_string_is(nd, "round_mode", "up", modes[k])) mode = k;
+  if (mode < 0)
+    return onnx_node_fail(nd, ST_ERR_INVALID,
+                          "attribute 'round_mode' must be \"up\", \"down\" or \"nearest\"");
+  int64_t sat = onnx_attr_int(nd, "saturate", 1);
+  if (sat != 0 && sat != 1) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'saturate' must be 0 or 1");
+  status s = onnx_attr(nd, "saturate") ? onnx_set_int(nd, n, "saturate", sat) : ST_OK;
+  return s || !onnx_attr(nd, "round_mode") ? s : onnx_set_int(nd, n, "round_mode", mode);
+}
+
 static status import_cast(onnx_node *nd, ir_node *n) {
   if (!onnx_attr(nd, "to")) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'to' is required");
   int64_t to = onnx_attr_int(nd, "to", 0);
-  if (to < 0 || to > INT_MAX || !dtype_size((int)to))
+  if (to < 0 || to > INT_MAX || !dtype_bits((int)to))
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "Cast to data type %" PRId64 " (%s) is not supported", to,
                           onnx_dtype_name(to < 0 || to > INT_MAX ? 0 : (int)to));
-  return onnx_set_int(nd, n, "to", to);
+  status s = onnx_set_int(nd, n, "to", to);
+  return s ? s : cast_attrs(nd, n);
 }
 
 /* BitCast: `to` must name a dtype the vector unit moves; shape inference
@@ -473,8 +493,9 @@ static status import_isinf(onnx_node *nd, ir_node *n) {
  * keeps it as in[1] and shape inference resolves `to` (ops.def). */
 static status import_castlike(onnx_node *nd, ir_node *n) {
   int to = nd->in[1]->dtype;
-  if (to == DT_UNDEFINED) return ST_OK;
-  if (!dtype_size(to))
+  status s = cast_attrs(nd, n);
+  if (s || to == DT_UNDEFINED) return s;
+  if (!dtype_bits(to))
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "target_type input '%s' has data type %d (%s)",
                           nd->in[1]->name, to, onnx_dtype_name(to));
   n->nin = 1;
@@ -787,7 +808,7 @@ static const importer importers[] = {
     {"Shape", "Shape", 1, 1, 1, 1, "start:i end:i", NULL},
     {"Gather", "Gather", 1, 2, 2, 1, "-axis:i", import_gather},
     {"Concat", "Concat", 1, 1, 65535, 1, "-axis:i", import_concat},
-    {"Cast", "Cast", 6, 1, 1, 1, "-to:i -saturate:i", import_cast},
+    {"Cast", "Cast", 6, 1, 1, 1, "-to:i -saturate:i -round_mode:s", import_cast},
     {"BitCast", "BitCast", 26, 1, 1, 1, "-to:i", import_bitcast},
     {"Softmax", "Softmax", 1, 1, 1, 1, "-axis:i", import_softmax},
     {"LogSoftmax", "Softmax", 1, 1, 1, 1, "-axis:i", import_logsoftmax},
@@ -852,7 +873,7 @@ static const importer importers[] = {
     {"Sum", "Sum", 1, 1, 65535, 1, OLD_UNARY, import_variadic},
     {"Mean", "Mean", 1, 1, 65535, 1, OLD_UNARY, import_variadic},
     {"Where", "Where", 9, 3, 3, 1, "", NULL},
-    {"CastLike", "Cast", 15, 2, 2, 1, "-saturate:i", import_castlike},
+    {"CastLike", "Cast", 15, 2, 2, 1, "-saturate:i -round_mode:s", import_castlike},
     /* reductions (issue 3) */
     {"ReduceSum", "Reduce", 1, 1, 2, 1, "-axes:I<13 " REDUCE_ATTRS, import_reduce},
     {"ReduceMean", "Reduce", 1, 1, 2, 1, "-axes:I<18 " REDUCE_ATTRS, import_reduce},

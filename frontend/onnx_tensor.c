@@ -4,7 +4,9 @@
  * (little-endian bytes, copied as is on this little-endian-only build), one
  * typed field chosen by the dtype (float_data, double_data, int64_data,
  * uint64_data, or int32_data for every type of 32 bits or less, where float16
- * is the uint16 bit pattern), or an external file. Whatever the form, the
+ * and bfloat16 are the uint16 bit pattern, a float8 its byte, and the 4- and
+ * 2-bit types one packed byte per int32), or an external file. The storage
+ * dtypes (common/types.h) are kept as ONNX packs them. Whatever the form, the
  * element count must equal the product of the dims, and every mismatch is
  * reported with the tensor, the field, the dims and the dtype.
  *
@@ -66,7 +68,17 @@ const char *onnx_dtype_name(int dt) {
   case DT_UINT64: return "uint64";
   case 14: return "complex64";
   case 15: return "complex128";
-  case 16: return "bfloat16";
+  case DT_BFLOAT16: return "bfloat16";
+  case DT_FLOAT8E4M3FN: return "float8e4m3fn";
+  case DT_FLOAT8E4M3FNUZ: return "float8e4m3fnuz";
+  case DT_FLOAT8E5M2: return "float8e5m2";
+  case DT_FLOAT8E5M2FNUZ: return "float8e5m2fnuz";
+  case DT_UINT4: return "uint4";
+  case DT_INT4: return "int4";
+  case DT_FLOAT4E2M1: return "float4e2m1";
+  case DT_FLOAT8E8M0: return "float8e8m0";
+  case DT_UINT2: return "uint2";
+  case DT_INT2: return "int2";
   default: return "unknown";
   }
 }
@@ -126,6 +138,7 @@ static void int32_range(int dt, int64_t *lo, int64_t *hi) {
     break;
   case DT_UINT16:
   case DT_FLOAT16:
+  case DT_BFLOAT16:
     *lo = 0;
     *hi = UINT16_MAX;
     break;
@@ -138,10 +151,17 @@ static void int32_range(int dt, int64_t *lo, int64_t *hi) {
     *hi = 1;
     break;
   default:
-    *lo = INT32_MIN;
-    *hi = INT32_MAX;
+    *lo = dtype_is_storage(dt) ? 0 : INT32_MIN; /* float8 bytes and packed bytes */
+    *hi = dtype_is_storage(dt) ? UINT8_MAX : INT32_MAX;
     break;
   }
+}
+
+/* Entries of the typed field for `count` elements: one per element, but
+ * for the packed dtypes, whose int32_data holds one byte per entry. */
+static uint64_t typed_entries(int dt, uint64_t count) {
+  uint64_t bytes;
+  return dtype_bits(dt) < 8 && !dtype_bytes(dt, count, &bytes) ? bytes : count;
 }
 
 /* Whether `t` holds its values in dtype dt's typed field only, count of
@@ -159,9 +179,9 @@ static status typed_check(onnx_ctx *c, const Onnx__TensorProto *t, const char *w
   }
   size_t n = typed_count(t, field);
   char dbuf[256];
-  if (n != count)
+  if (n != typed_entries(dt, count))
     return onnx_fail(c, ST_ERR_INVALID, "%s: %s has %zu elements, dims %s need %" PRIu64, what, field, n,
-                     onnx_dims_str(rank, dims, dbuf, sizeof dbuf), count);
+                     onnx_dims_str(rank, dims, dbuf, sizeof dbuf), typed_entries(dt, count));
   return ST_OK;
 }
 
@@ -187,7 +207,7 @@ static status from_typed(onnx_ctx *c, const Onnx__TensorProto *t, const char *wh
   default: {
     int64_t lo, hi;
     int32_range(dt, &lo, &hi);
-    size_t es = dtype_size(dt);
+    size_t es = (size_t)(dtype_bits(dt) + 7) / 8;
     for (size_t i = 0; i < n; i++) {
       int32_t v = t->int32_data[i];
       if (v < lo || v > hi)
@@ -435,8 +455,7 @@ static status tensor_check(onnx_ctx *c, const Onnx__TensorProto *t, const char *
   if (!t) /* a TENSOR-typed attribute whose `t` field is unset (found by tests/fuzz, onnx) */
     return onnx_fail(c, ST_ERR_INVALID, "%s: holds no tensor (field t is not set)", what);
   int dt = t->has_data_type ? t->data_type : DT_UNDEFINED;
-  size_t esize = dtype_size(dt);
-  if (!esize)
+  if (!dtype_bits(dt))
     return onnx_fail(c, ST_ERR_UNSUPPORTED, "%s: data_type %d (%s) is not supported", what, dt,
                      onnx_dtype_name(dt));
   if (t->n_dims > MAX_RANK)
@@ -452,7 +471,7 @@ static status tensor_check(onnx_ctx *c, const Onnx__TensorProto *t, const char *
       return onnx_fail(c, ST_ERR_LIMIT, "%s: dims %s overflow the element count", what,
                        onnx_dims_str(rank, t->dims, dbuf, sizeof dbuf));
   }
-  if (mul_u64(count, esize, &need) || need > SIZE_MAX / 2)
+  if (dtype_bytes(dt, count, &need) || need > SIZE_MAX / 2)
     return onnx_fail(c, ST_ERR_LIMIT, "%s: dims %s x %s overflow the byte size", what,
                      onnx_dims_str(rank, dims, dbuf, sizeof dbuf), onnx_dtype_name(dt));
   if (t->segment) return onnx_fail(c, ST_ERR_UNSUPPORTED, "%s: segmented tensors are not supported", what);

@@ -69,7 +69,11 @@ typedef enum omrt_status {
   OMRT_ERR_STOPPED = 10,    /* a task hook (omrt_context_set_task_hook) asked to stop */
 } omrt_status;
 
-/* Element types: ONNX TensorProto.DataType numbers. */
+/* Element types: ONNX TensorProto.DataType numbers (those a model's I/O
+ * commonly has; any other number is ONNX's too). The storage types from
+ * OMRT_BFLOAT16 on are stored as ONNX's raw_data stores them: the 4- and
+ * 2-bit ones packed, element 0 in a byte's lowest bits, so that
+ * omrt_tensor_desc.bytes is ceil(elements x bits / 8) (docs/om-format.md). */
 enum {
   OMRT_FLOAT32 = 1,
   OMRT_UINT8 = 2,
@@ -77,7 +81,18 @@ enum {
   OMRT_INT32 = 6,
   OMRT_INT64 = 7,
   OMRT_BOOL = 9,
-  OMRT_FLOAT16 = 10
+  OMRT_FLOAT16 = 10,
+  OMRT_BFLOAT16 = 16,
+  OMRT_FLOAT8E4M3FN = 17,
+  OMRT_FLOAT8E4M3FNUZ = 18,
+  OMRT_FLOAT8E5M2 = 19,
+  OMRT_FLOAT8E5M2FNUZ = 20,
+  OMRT_UINT4 = 21,
+  OMRT_INT4 = 22,
+  OMRT_FLOAT4E2M1 = 23,
+  OMRT_FLOAT8E8M0 = 24,
+  OMRT_UINT2 = 25,
+  OMRT_INT2 = 26
 };
 
 enum { OMRT_MAX_RANK = 8 };

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/dtype_cvt.h"
 #include "common/elem.h"
 #include "common/fp16.h"
 #include "common/om_format.h"
@@ -539,6 +540,19 @@ static status eval_cast(ev *e) {
   return ST_OK;
 }
 
+/* Convert: common/dtype_cvt.h, as libomrt's TRANSDATA runs it. */
+static status eval_convert(ev *e) {
+  const ir_node *n = e->n;
+  const ir_value *X = n->in[0], *Y = n->out[0];
+  if (ir_value_elements(X) != ir_value_elements(Y))
+    return fail(e, ST_ERR_INVALID, "input and output sizes differ");
+  void *y = alloc_out(e, 0);
+  if (!y) return nomem(e);
+  cvt_run(y, Y->dtype, 0, e->in[0], X->dtype, 0, (size_t)ir_value_elements(Y),
+          (int)ir_attr_int(n, "saturate", 1), (int)ir_attr_int(n, "round_mode", CVT_ROUND_UP));
+  return ST_OK;
+}
+
 /* Transpose, Slice, Split, Expand, Tile, DepthToSpace, SpaceToDepth: the
  * strided view of ir/view.h (one per output), copied element by element in
  * any dtype. */
@@ -862,6 +876,7 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
   case IR_OP_PAD: return eval_pad(&e);
   case IR_OP_CONCAT: return eval_concat(&e);
   case IR_OP_CAST: return eval_cast(&e);
+  case IR_OP_CONVERT: return eval_convert(&e);
   case IR_OP_BITCAST: {
     const ir_value *X = n->in[0], *Y = n->out[0];
     if (ir_value_bytes(X) != ir_value_bytes(Y))

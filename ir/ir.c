@@ -143,8 +143,7 @@ int64_t ir_value_elements(const ir_value *v) {
 
 int64_t ir_value_bytes(const ir_value *v) {
   uint64_t n, bytes;
-  size_t es = dtype_size(v->dtype);
-  if (v->rank < 0 || es == 0 || layout_elements(v->layout, v->rank, v->dims, &n) || mul_u64(n, es, &bytes) ||
+  if (v->rank < 0 || layout_elements(v->layout, v->rank, v->dims, &n) || dtype_bytes(v->dtype, n, &bytes) ||
       bytes > INT64_MAX)
     return -1;
   return (int64_t)bytes;
@@ -704,7 +703,7 @@ status ir_verify(const ir_graph *g, diag *d) {
     const ir_value *v = g->values[i];
     if (v->id != i)
       st = diag_set(d, ST_ERR_INVALID, "value '%s' has id %d at position %d", v->name, v->id, i);
-    else if (dtype_size(v->dtype) == 0)
+    else if (dtype_bits(v->dtype) == 0)
       st = diag_set(d, ST_ERR_INVALID, "value '%s' has unknown dtype %d", v->name, (int)v->dtype);
     else if (v->rank > MAX_RANK)
       st = diag_set(d, ST_ERR_LIMIT, "value '%s' has rank %d (limit %d)", v->name, v->rank, MAX_RANK);

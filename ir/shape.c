@@ -728,8 +728,16 @@ static status infer_node(si *s, ir_node *n) {
       n->nin = 1;
     }
     dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
-    if (dtype_size(dt) == 0 || !dtype_name(dt))
+    if (dtype_bits(dt) == 0 || !dtype_name(dt))
       return fail(s, ST_ERR_UNSUPPORTED, "cast to dtype %lld", (long long)ir_attr_int(n, "to", DT_UNDEFINED));
+    if (dtype_is_storage(dt) || dtype_is_storage(n->in[0]->dtype))
+      n->op = IR_OP_CONVERT; /* ops.def: only Convert computes on storage dtypes */
+    /* fall through */
+  case IR_OP_CONVERT:
+    dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
+    if (dtype_bits(dt) == 0 || !dtype_name(dt) || dtype_bits(n->in[0]->dtype) == 0)
+      return fail(s, ST_ERR_UNSUPPORTED, "convert from dtype %d to dtype %lld", (int)n->in[0]->dtype,
+                  (long long)ir_attr_int(n, "to", DT_UNDEFINED));
     rank = n->in[0]->rank;
     memcpy(dims, n->in[0]->dims, sizeof(int64_t) * MAX_RANK);
     break;

@@ -58,13 +58,17 @@
  *                        weights (lower/conv_weights.h); Reshape, Flatten,
  *                        Squeeze, Unsqueeze, Identity: nothing when memplan
  *                        aliased them (alias=1), else a TRANSDATA ND copy
- *                        (floats) or a flat STRIDED_COPY (other dtypes)
+ *                        (floats) or a flat STRIDED_COPY (other dtypes);
+ *                        (a storage dtype's: TRANSDATA too);
+ *                        Convert: a TRANSDATA ND copy with its saturate and
+ *                        round_mode
  * A node whose row names no task is ST_ERR_UNSUPPORTED naming the node (the
  * layout pass rejects it first).
  */
 #include <math.h>
 #include <string.h>
 
+#include "common/dtype_cvt.h"
 #include "common/matmul_geom.h"
 #include "lower/conv_weights.h"
 #include "ir/conv.h"
@@ -652,10 +656,14 @@ static status emit_copy(emit_state *s, ir_node *n) {
   const ir_value *x = n->in[0], *y = n->out[0];
   int fl = (x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16) &&
            (y->dtype == DT_FLOAT32 || y->dtype == DT_FLOAT16);
-  if (fl || x->layout != LAYOUT_ND || y->layout != LAYOUT_ND) { /* TRANSDATA moves u8/i8 between layouts */
+  int cvt = n->op == IR_OP_CONVERT, storage = dtype_is_storage(x->dtype); /* storage copies: TRANSDATA */
+  if (fl || cvt || storage || x->layout != LAYOUT_ND ||
+      y->layout != LAYOUT_ND) { /* TRANSDATA moves u8/i8 between layouts */
     ir_value *tv[OM_TRANSDATA_NTENSORS] = {[OM_TRANSDATA_T_SRC] = n->in[0], [OM_TRANSDATA_T_DST] = n->out[0]};
-    int32_t p[OM_TRANSDATA_NPARAMS] = {[OM_TRANSDATA_P_CHANNELS_LAST] =
-                                           (int32_t)ir_attr_int(n, "channels_last", 0)};
+    int32_t p[OM_TRANSDATA_NPARAMS] = {
+        [OM_TRANSDATA_P_CHANNELS_LAST] = (int32_t)ir_attr_int(n, "channels_last", 0),
+        [OM_TRANSDATA_P_SATURATE] = cvt ? (int32_t)ir_attr_int(n, "saturate", 1) : 0,
+        [OM_TRANSDATA_P_ROUND_MODE] = cvt ? (int32_t)ir_attr_int(n, "round_mode", CVT_ROUND_UP) : 0};
     return add_task(s, n, OM_TASK_TRANSDATA, OM_TRANSDATA_NTENSORS, tv, OM_TRANSDATA_NPARAMS, p);
   }
   /* other dtypes, and bit casts: a flat STRIDED_COPY of the bytes (TRANSDATA

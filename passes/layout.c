@@ -191,6 +191,7 @@ static void *convert_data(lay_state *s, const ir_value *c, int lay, int dt, int 
   uint64_t phys;
   if (layout_elements(lay, rank, dims, &phys) != 0) return NULL;
   size_t es = dtype_size(dt);
+  if (!es || !dtype_size(c->dtype)) return NULL; /* a storage dtype: Convert widens it before any layout */
   ir_payload_reader r;
   ir_payload_reader_init(s->g, &r, c, replaced);
   const int consume = r.consume;
@@ -764,7 +765,8 @@ static status layout_nd_float(lay_state *s, ir_node *n, int cdt) {
 }
 
 /* The Reshape family: floats as ND copies that may also cast; integer and
- * bool copies of any dtype the vector unit moves, as they are. */
+ * bool copies of any dtype the vector unit moves, and of the storage dtypes
+ * (a TRANSDATA copy of the codes), as they are. */
 static status layout_copy(lay_state *s, ir_node *n, int cdt) {
   (void)cdt;
   int xt = n->in[0]->dtype;
@@ -772,7 +774,7 @@ static status layout_copy(lay_state *s, ir_node *n, int cdt) {
     status st = check_floats(s, n);
     return st != ST_OK ? st : layout_nd_copy(s, n);
   }
-  if (!dtype_size(xt) || (int)n->out[0]->dtype != xt) {
+  if ((!dtype_size(xt) && !dtype_is_storage(xt)) || (int)n->out[0]->dtype != xt) {
     char msg[160];
     snprintf(msg, sizeof msg, "value '%s' has dtype %s, which the vector unit does not move", n->in[0]->name,
              dtype_name(xt) ? dtype_name(xt) : "?");
@@ -800,6 +802,14 @@ static status layout_reinterpret(lay_state *s, ir_node *n, int cdt) {
   }
   status st = ensure_input(s, n, 0, LAYOUT_ND, want, NULL);
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, y->dtype);
+}
+
+/* Convert: ND, from whatever dtype its input is stored in (f16 under
+ * force_fp16) to its own; TRANSDATA converts any pair (om_tasks.h). */
+static status layout_convert(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  status st = ensure_input(s, n, 0, LAYOUT_ND, ANY_DTYPE, NULL);
+  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, n->out[0]->dtype);
 }
 
 /* TransData nodes are the pass's own (or a WPACK's): already laid out. */
@@ -911,6 +921,7 @@ static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_REINTERPRET] = layout_reinterpret,
     [IR_LAY_AIPP] = layout_aipp,
     [IR_LAY_QCONV] = layout_qconv,
+    [IR_LAY_CONVERT] = layout_convert,
 };
 
 int pass_layout_has_rule(ir_lay lay) { return lay >= 0 && lay < IR_LAY_COUNT && lay_rules[lay] != NULL; }

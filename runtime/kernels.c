@@ -160,8 +160,8 @@ omrt_status rt_chk_tensor_of(const rt_chk *c, int slot, const char *what, int op
     if (t->dims[d] < 0 || t->dims[d] > INT32_MAX)
       return rt_chk_fail(c, "%s '%s': dims[%u] = %lld out of range", what, tname, d, (long long)t->dims[d]);
   uint64_t n, bytes;
-  if (layout_elements((int)t->layout, (int)t->rank, t->dims, &n) ||
-      mul_u64(n, dtype_size((int)t->dtype), &bytes) || bytes != t->bytes)
+  if (layout_elements((int)t->layout, (int)t->rank, t->dims, &n) || dtype_bytes((int)t->dtype, n, &bytes) ||
+      bytes != t->bytes)
     return rt_chk_fail(c, "%s '%s': bytes = %llu does not match its dims, layout and dtype", what, tname,
                        (unsigned long long)t->bytes);
   *t_out = t;

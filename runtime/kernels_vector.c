@@ -17,6 +17,7 @@
  * (kernels_vector_x86.c, dwconv_x86.inc), which decline (return 0) what
  * they do not handle.
  */
+#include "common/dtype_cvt.h"
 #include "runtime/epilogue.h"
 #include "runtime/kernels.h"
 
@@ -107,6 +108,14 @@ static void transdata_bytes_to_5hd(const rt_td_geom *g, const uint8_t *sp, uint8
   }
 }
 
+/* 1 when a TRANSDATA is a Convert (om_tasks.h): both sides ND, and dtypes
+ * other than the f32 / f16 pairs and one byte-sized dtype on both sides. */
+static int rt_td_converts(const om_tensor *s, const om_tensor *d) {
+  const int sd = (int)s->dtype, dd = (int)d->dtype;
+  const int fl = (sd == DT_FLOAT32 || sd == DT_FLOAT16) && (dd == DT_FLOAT32 || dd == DT_FLOAT16);
+  return s->layout == LAYOUT_ND && d->layout == LAYOUT_ND && !fl && !(sd == dd && dtype_size(sd) == 1);
+}
+
 void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   const om_tensor *s = args->desc[OM_TRANSDATA_T_SRC], *d = args->desc[OM_TRANSDATA_T_DST];
   const void *sp = args->data[OM_TRANSDATA_T_SRC];
@@ -119,6 +128,15 @@ void rt_transdata_run(const om_task *task, const rt_args *args, uint32_t block, 
                         : (uint64_t)(d->dims[0] * d->dims[1]);
     rt_block_range(rows, task->block_dim, block, &lo, &hi);
     transdata_channels_last(s, d, sp, dp, lo, hi);
+    return;
+  }
+  if (rt_td_converts(s, d)) { /* a Convert: groups of 4 elements, whole bytes of a packed side */
+    const uint64_t n = rt_elements(d);
+    rt_block_range((n + 3) / 4, task->block_dim, block, &lo, &hi);
+    lo *= 4, hi = hi * 4 < n ? hi * 4 : n;
+    if (lo < hi)
+      cvt_run(dp, dd, (size_t)lo, sp, sd, (size_t)lo, (size_t)(hi - lo),
+              task->params[OM_TRANSDATA_P_SATURATE], task->params[OM_TRANSDATA_P_ROUND_MODE]);
     return;
   }
   if (s->layout == d->layout) { /* ND -> ND or NC1HWC0 -> NC1HWC0: element copy */
@@ -173,14 +191,26 @@ omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *t
   rt_chk c = {m, i, task, "TRANSDATA"};
   const om_tensor *s, *d;
   omrt_status st;
-  const uint32_t dts = RT_DT(DT_FLOAT16) | RT_DT(DT_FLOAT32) | RT_DT(DT_UINT8) | RT_DT(DT_INT8);
+  const uint32_t copy = RT_DT(DT_FLOAT16) | RT_DT(DT_FLOAT32) | RT_DT(DT_UINT8) | RT_DT(DT_INT8);
+  uint32_t dts = 0; /* a Convert's (between ND tensors): every dtype but string */
+  for (int dt = 1; dt < 32; dt++)
+    if (dtype_bits(dt)) dts |= RT_DT(dt);
   if ((st = rt_chk_ntensors(&c, OM_TRANSDATA_NTENSORS)) ||
       (st = rt_chk_tensor_of(&c, OM_TRANSDATA_T_SRC, "src", 0, RT_LAYOUTS_ACT, -1, dts, &s)) ||
       (st = rt_chk_tensor_of(&c, OM_TRANSDATA_T_DST, "dst", 0, RT_LAYOUTS_ACT, -1, dts, &d)))
     return st;
-  if ((dtype_size((int)s->dtype) == 1 || dtype_size((int)d->dtype) == 1) && s->dtype != d->dtype)
+  if (!rt_td_converts(s, d) && (!(copy & RT_DT(s->dtype)) || !(copy & RT_DT(d->dtype))))
+    return rt_chk_fail(&c, "src dtype %u, dst dtype %u: only a copy between ND tensors converts those",
+                       s->dtype, d->dtype);
+  if (!rt_td_converts(s, d) && (dtype_size((int)s->dtype) == 1 || dtype_size((int)d->dtype) == 1) &&
+      s->dtype != d->dtype)
     return rt_chk_fail(&c, "src dtype %u, dst dtype %u: u8 and i8 move as they are, to the same dtype",
                        s->dtype, d->dtype);
+  int32_t sat = task->params[OM_TRANSDATA_P_SATURATE], rm = task->params[OM_TRANSDATA_P_ROUND_MODE];
+  if (sat != 0 && sat != 1)
+    return rt_chk_fail(&c, "params[%d] saturate = %d, expected 0 or 1", OM_TRANSDATA_P_SATURATE, sat);
+  if (rm < CVT_ROUND_UP || rm > CVT_ROUND_NEAREST)
+    return rt_chk_fail(&c, "params[%d] round_mode = %d, expected 0..2", OM_TRANSDATA_P_ROUND_MODE, rm);
   if (rt_elements(s) != rt_elements(d))
     return rt_chk_fail(&c, "src has %llu elements, dst %llu", (unsigned long long)rt_elements(s),
                        (unsigned long long)rt_elements(d));
@@ -201,6 +231,7 @@ omrt_status rt_transdata_check(const omrt_model *m, uint32_t i, const om_task *t
                         : (uint64_t)d->dims[0] * (uint64_t)d->dims[1];
     return rt_chk_block_dim(&c, rows, "dst rows");
   }
+  if (rt_td_converts(s, d)) return rt_chk_block_dim(&c, (rt_elements(d) + 3) / 4, "groups of 4 elements");
   if (s->layout == LAYOUT_ND && d->layout == LAYOUT_ND)
     return rt_chk_block_dim(&c, rt_elements(d), "elements");
   if (s->rank != d->rank || (s->rank != 4 && s->rank != 5))

@@ -214,18 +214,29 @@ static const char *dims_str(const om_tensor *t, char *buf, size_t n) {
   return buf;
 }
 
+/* An element's size for messages: "4" (bytes), or "4 bits" for a packed dtype. */
+static const char *esize_str(int dt, char *buf, size_t n) {
+  int bits = dtype_bits(dt);
+  snprintf(buf, n, bits % 8 ? "%d bits" : "%d", bits % 8 ? bits : bits / 8);
+  return buf;
+}
+
 static omrt_status check_tensor(const omrt_model *m, const rt_part *p, uint32_t i) {
   const om_tensor *t = &m->tensors[i];
   const om_model_def *d = m->def;
-  char where[160], dims[160];
+  char where[160], dims[160], es[16];
   snprintf(where, sizeof where, "om partition TENSORS (offset %llu): tensor %u",
            (unsigned long long)p->offset, i);
   omrt_status s = check_str(m, t->name, where, "name");
   if (s) return s;
   snprintf(where, sizeof where, "om partition TENSORS (offset %llu): tensor %u '%s'",
            (unsigned long long)p->offset, i, rt_string(m, t->name));
-  size_t esize = dtype_size((int)t->dtype);
-  if (esize == 0) return rt_error(OMRT_ERR_UNSUPPORTED, "%s: unknown dtype %u", where, t->dtype);
+  if (dtype_bits((int)t->dtype) == 0)
+    return rt_error(OMRT_ERR_UNSUPPORTED, "%s: unknown dtype %u", where, t->dtype);
+  if (dtype_is_storage((int)t->dtype) && t->layout != LAYOUT_ND)
+    return rt_error(OMRT_ERR_FORMAT, "%s: dtype %s is ND only, has layout %s", where,
+                    dtype_name((int)t->dtype),
+                    layout_name((int)t->layout) ? layout_name((int)t->layout) : "?");
   if (!layout_name((int)t->layout))
     return rt_error(OMRT_ERR_UNSUPPORTED, "%s: unknown layout %u", where, t->layout);
   if (t->rank > MAX_RANK)
@@ -238,16 +249,18 @@ static omrt_status check_tensor(const omrt_model *m, const rt_part *p, uint32_t 
     if (t->dims[k] < 0)
       return rt_error(OMRT_ERR_FORMAT, "%s: dim %u is negative (%lld)", where, k, (long long)t->dims[k]);
   uint64_t elems, bytes;
-  if (layout_elements((int)t->layout, (int)t->rank, t->dims, &elems) || mul_u64(elems, esize, &bytes))
+  if (layout_elements((int)t->layout, (int)t->rank, t->dims, &elems) ||
+      dtype_bytes((int)t->dtype, elems, &bytes))
     return rt_error(OMRT_ERR_FORMAT, "%s: dims %s overflow the size arithmetic", where,
                     dims_str(t, dims, sizeof dims));
   if (t->bytes != bytes) {
     if (t->layout == LAYOUT_ND)
-      return rt_error(OMRT_ERR_FORMAT, "%s: bytes %llu != %s elements x %zu", where,
-                      (unsigned long long)t->bytes, dims_str(t, dims, sizeof dims), esize);
-    return rt_error(OMRT_ERR_FORMAT, "%s: bytes %llu != %s [%s] = %llu elements x %zu", where,
+      return rt_error(OMRT_ERR_FORMAT, "%s: bytes %llu != %s elements x %s", where,
+                      (unsigned long long)t->bytes, dims_str(t, dims, sizeof dims),
+                      esize_str((int)t->dtype, es, sizeof es));
+    return rt_error(OMRT_ERR_FORMAT, "%s: bytes %llu != %s [%s] = %llu elements x %s", where,
                     (unsigned long long)t->bytes, layout_name((int)t->layout), dims_str(t, dims, sizeof dims),
-                    (unsigned long long)elems, esize);
+                    (unsigned long long)elems, esize_str((int)t->dtype, es, sizeof es));
   }
   uint64_t end;
   if (add_u64(t->offset, t->bytes, &end)) end = UINT64_MAX;
@@ -262,7 +275,8 @@ static omrt_status check_tensor(const omrt_model *m, const rt_part *p, uint32_t 
                       where, (unsigned long long)t->offset, (unsigned long long)t->bytes,
                       (unsigned long long)m->weights_bytes);
     break;
-  case OM_REGION_WORKSPACE:
+  case OM_REGION_WORKSPACE: {
+    const size_t esize = (size_t)(dtype_bits((int)t->dtype) + 7) / 8; /* a packed dtype's bytes: 1 */
     if (t->offset % esize != 0)
       return rt_error(OMRT_ERR_FORMAT, "%s: WORKSPACE offset %llu not a multiple of the element size %zu",
                       where, (unsigned long long)t->offset, esize);
@@ -271,6 +285,7 @@ static omrt_status check_tensor(const omrt_model *m, const rt_part *p, uint32_t 
                       where, (unsigned long long)t->offset, (unsigned long long)t->bytes,
                       (unsigned long long)d->workspace_bytes);
     break;
+  }
   case OM_REGION_INPUT:
   case OM_REGION_OUTPUT: {
     uint32_t n = t->region == OM_REGION_INPUT ? d->ninputs : d->noutputs;

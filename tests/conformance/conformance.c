@@ -436,6 +436,9 @@ static int write_tsv(const runner *r) {
           f, "# tolerance %s: |got - expected| <= %g + %g * |expected| for floats; integers and bool exact\n",
           mode_name[m], tol.atol, tol.rtol);
   }
+  fprintf(f, "# tolerance of the storage dtypes (every mode): float8, float4 and e8m0 results exact once "
+             "decoded (NaN matches NaN); bf16 results |got - expected| <= atol + max(rtol, 2^-7) * "
+             "|expected| (one bf16 unit in the last place)\n");
   fprintf(f, "test\tmode\tresult\top\tdomain\topset\tdtypes\texpanded\treason\n");
   for (int i = 0; i < r->ntests; i++) {
     const test_case *t = &r->tests[i];

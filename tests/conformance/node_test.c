@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 
 #include "common/crc32c.h"
+#include "common/dtype_cvt.h"
 #include "common/fp16.h"
 #include "driver/compile.h"
 #include "frontend/onnx_import.h"
@@ -199,6 +200,16 @@ nt_tolerance nt_tolerance_for(om_precision mode) {
   return (nt_tolerance){1e-2, 1e-3};
 }
 
+nt_tolerance nt_tolerance_storage(int dtype, nt_tolerance mode_tol) {
+  /* float8, float4 and e8m0 results are codes: exact, once decoded (NaN
+   * matches NaN, whatever its code). bf16 keeps 8 significant bits: a result
+   * computed in f32 and rounded once may be one unit in the last place (2^-7
+   * relative) from one that the reference rounded at every step. */
+  if (dtype == DT_BFLOAT16)
+    return (nt_tolerance){mode_tol.rtol > 0x1p-7 ? mode_tol.rtol : 0x1p-7, mode_tol.atol};
+  return (nt_tolerance){0, 0};
+}
+
 /* --- small helpers */
 
 static void *read_whole(const char *path, size_t *size_out) {
@@ -270,13 +281,13 @@ static const char *dtype_str(int dt) {
   }
 }
 
-static int is_float(int dt) { return dt == OMRT_FLOAT32 || dt == OMRT_FLOAT16 || dt == 11; }
-
-static double get_float(const void *data, int dt, size_t i) {
-  if (dt == OMRT_FLOAT16) return half_to_float(((const uint16_t *)data)[i]);
-  if (dt == 11) return ((const double *)data)[i];
-  return ((const float *)data)[i];
+/* The float dtypes, the storage ones (bf16, float8, float4: common/types.h)
+ * included; their elements are read through common/dtype_cvt.h. */
+static int is_float(int dt) {
+  return elem_is_float(dt) || (dtype_is_storage(dt) && dtype_working(dt) == DT_FLOAT32);
 }
+
+static double get_float(const void *data, int dt, size_t i) { return cvt_get(data, dt, i); }
 
 static void put_float(void *data, int dt, size_t i, double v) {
   if (dt == OMRT_FLOAT16)
@@ -303,6 +314,10 @@ static void get_int(const void *data, int dt, size_t i, int64_t *s, uint64_t *u,
     *u = ((const uint64_t *)p)[i];
     *is_unsigned = 1;
     return;
+  case DT_INT4:
+  case DT_UINT4:
+  case DT_INT2:
+  case DT_UINT2: *s = (int64_t)cvt_get(p, dt, i); break;
   default: *s = ((const int64_t *)p)[i]; break;
   }
   *u = (uint64_t)*s;
@@ -635,7 +650,7 @@ static int compare(nt_state *s, int k, const omrt_tensor_desc *desc, const void 
                    const onnx_tensor *want) {
   char b1[160], b2[160];
   int wdt = want->dtype, gdt = desc->dtype;
-  int float_ok = is_float(wdt) && is_float(gdt) && s->mode == OM_PRECISION_FORCE_FP16;
+  int float_ok = elem_is_float(wdt) && elem_is_float(gdt) && s->mode == OM_PRECISION_FORCE_FP16;
   if (wdt != gdt && !float_ok)
     return fail(s, "output %d '%s': dtype %s, expected %s", k, desc->name, dtype_str(gdt), dtype_str(wdt));
   int same_dims = desc->rank == want->rank;
@@ -672,6 +687,7 @@ static int compare(nt_state *s, int k, const omrt_tensor_desc *desc, const void 
         k, desc->name, bad, n, b1, gs, ws);
   }
   nt_tolerance tol = nt_tolerance_for(s->mode);
+  if (dtype_is_storage(wdt)) tol = nt_tolerance_storage(wdt, tol);
   double worst = 0, worst_err = 0;
   for (size_t i = 0; i < n; i++) {
     double g = get_float(got, gdt, i), w = get_float(want->data, wdt, i), over;
@@ -732,7 +748,7 @@ static int execute(nt_state *s) {
       inputs[j] = in->t.data;
       continue;
     }
-    if (!(is_float(desc.dtype) && is_float(in->t.dtype) && s->mode == OM_PRECISION_FORCE_FP16))
+    if (!(elem_is_float(desc.dtype) && elem_is_float(in->t.dtype) && s->mode == OM_PRECISION_FORCE_FP16))
       return fail(s, "input '%s': the package wants %s, the test gives %s", desc.name, dtype_str(desc.dtype),
                   dtype_str(in->t.dtype));
     void *conv = new_buf(s, desc.bytes);

@@ -41,6 +41,10 @@ typedef struct nt_tolerance {
 
 /* The tolerance for floating-point outputs in a precision mode. */
 nt_tolerance nt_tolerance_for(om_precision mode);
+/* The tolerance for outputs of a storage dtype (common/types.h): exact for
+ * float8 / float4 / e8m0 codes, at least 2^-7 relative for bf16 (else
+ * `mode_tol`). */
+nt_tolerance nt_tolerance_storage(int dtype, nt_tolerance mode_tol);
 
 /* Fills `out` for test directory `root`/`test`. An expanded test counts
  * toward the op of its un-expanded twin (`test` with "_expanded..." cut). */
