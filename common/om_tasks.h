@@ -60,6 +60,7 @@ typedef enum om_task_kind {
   OM_TASK_CONV3D = 23,
   OM_TASK_AIPP = 24,
   OM_TASK_QCONV2D = 25,
+  OM_TASK_NONZERO = 26,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -673,6 +674,19 @@ enum {
   OM_TOPK_NPARAMS = 4
 };
 
+/* NONZERO (vector unit): the positions of x's nonzero elements, a
+ * counted output (om_format.h's COUNTS partition).
+ *   tensors: x ND (any dtype of 1, 2, 4 or 8 bytes: bool, integers,
+ *   floats; NaN counts as nonzero), y ND i64 [max(rank, 1), bound] with
+ *   bound = x's elements, count ND i64 [1].
+ *   params: none. Column j < count of y holds the coordinates of the j-th
+ *   nonzero element of x in C order (a rank-0 x reads as [1]: row 0 is 0);
+ *   the columns from count to bound are 0; count gets the number of
+ *   nonzero elements. block_dim 1. */
+enum { OM_NONZERO_T_X = 0, OM_NONZERO_T_Y = 1, OM_NONZERO_T_COUNT = 2, OM_NONZERO_NTENSORS = 3 };
+enum { OM_NONZERO_WRITES = OM_SLOT(OM_NONZERO_T_Y) | OM_SLOT(OM_NONZERO_T_COUNT) };
+enum { OM_NONZERO_NPARAMS = 0 };
+
 /* SCATTER (vector unit): ScatterElements / ScatterND / TensorScatter. y starts as a copy
  *   of data, then each update in C order of updates is combined into y.
  *   tensors: data ND, indices ND (i32 or i64), updates ND, y ND with
@@ -949,6 +963,7 @@ static inline uint64_t om_aipp_image_bytes(uint32_t format, uint64_t w, uint64_t
   X(OM_TASK_ATTENTION, OM_ATTENTION_WRITES, 0)                                                               \
   X(OM_TASK_CONV3D, OM_CONV_WRITES, OM_CONV_IN_PLACE)                                                        \
   X(OM_TASK_AIPP, OM_AIPP_WRITES, 0)                                                                         \
-  X(OM_TASK_QCONV2D, OM_QCONV_WRITES, 0)
+  X(OM_TASK_QCONV2D, OM_QCONV_WRITES, 0)                                                                     \
+  X(OM_TASK_NONZERO, OM_NONZERO_WRITES, 0)
 
 #endif

@@ -14,8 +14,9 @@
  *                   positions of its true entries (after a Reshape to 1-D
  *                   when there is no axis). A run-time condition is refused:
  *                   the output's shape would depend on data.
- *   NonZero         of a constant: Identity of the constant result. A
- *                   run-time input is refused for the same reason.
+ *   NonZero         of a constant: Identity of the constant result; of a
+ *                   run-time input: NonZero with its count output
+ *                   appended (ir/count.h).
  * The node and its IR node are as onnx_import_node made them: arity,
  * attribute kinds and names are already checked against the row.
  */
@@ -159,9 +160,19 @@ status onnx_import_compress(onnx_node *nd, ir_node *n) {
   return onnx_set_int(nd, n, "axis", 0);
 }
 
+/* The count output of a counted op (ir/count.h), appended to n's outputs. */
+static status add_count(onnx_node *nd, ir_node *n) {
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_count", nd->out[0]->name);
+  ir_value *c = ir_value_new(nd->c->g, name, DT_INT64);
+  if (!c || ir_node_add_output(nd->c->g, n, c)) return nomem(nd);
+  return ST_OK;
+}
+
 status onnx_import_nonzero(onnx_node *nd, ir_node *n) {
   const ir_value *x = nd->in[0];
-  if (!x->data) return data_shape(nd, 0, "X");
+  if (!x->data) return add_count(nd, n);
+  n->op = IR_OP_IDENTITY; /* of the constant result */
   int64_t total = ir_value_elements(x), count = 0;
   if (total < 0 || x->rank > MAX_RANK)
     return onnx_node_fail(nd, ST_ERR_INVALID, "input '%s' has no known shape", x->name);

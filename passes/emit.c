@@ -47,6 +47,7 @@
  *   GATHER               Gather, GatherElements (what did not fold to a
  *                        constant), GatherND (mode 2)
  *   PAD                  Pad (the constant as bytes of y's dtype)
+ *   NONZERO              NonZero: x, y and its count
  *   TOPK, SCATTER, CUMSUM, ONEHOT  TopK; ScatterElements/ND, TensorScatter;
  *                        CumSum/CumProd; OneHot
  *   STRIDED_COPY         Transpose, Slice, Expand, Tile, DepthToSpace,
@@ -155,7 +156,8 @@ static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int n
    * empty x gives (om_format.h). Other kinds need at least one element in
    * every dim, so this refuses only empty inputs feeding their non-empty
    * results. */
-  int empty_ok = kind == OM_TASK_REDUCE || kind == OM_TASK_PAD || kind == OM_TASK_GATHER;
+  int empty_ok =
+      kind == OM_TASK_REDUCE || kind == OM_TASK_PAD || kind == OM_TASK_GATHER || kind == OM_TASK_NONZERO;
   for (int i = 0; i < nt && !empty_ok; i++)
     for (int k = 0; tv[i] && k < tv[i]->rank; k++)
       if (tv[i]->dims[k] == 0)
@@ -457,6 +459,12 @@ static status emit_topk(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_TOPK, OM_TOPK_NTENSORS, tv, OM_TOPK_NPARAMS, p);
 }
 
+static status emit_nonzero(emit_state *s, ir_node *n) {
+  ir_value *tv[OM_NONZERO_NTENSORS] = {
+      [OM_NONZERO_T_X] = n->in[0], [OM_NONZERO_T_Y] = n->out[0], [OM_NONZERO_T_COUNT] = n->out[1]};
+  return add_task(s, n, OM_TASK_NONZERO, OM_NONZERO_NTENSORS, tv, OM_NONZERO_NPARAMS, NULL);
+}
+
 /* ScatterElements (mode 0), ScatterND (mode 1), TensorScatter (mode 2: past,
  * update, write indices or none -> y). */
 static status emit_scatter(emit_state *s, ir_node *n) {
@@ -685,7 +693,7 @@ static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_SCATTER] = emit_scatter,     [OM_TASK_CUMSUM] = emit_cumsum,
     [OM_TASK_ONEHOT] = emit_onehot,       [OM_TASK_AIPP] = emit_aipp,
     [OM_TASK_LAYERNORM] = emit_layernorm, [OM_TASK_ATTENTION] = emit_attention,
-    [OM_TASK_QCONV2D] = emit_qconv,
+    [OM_TASK_QCONV2D] = emit_qconv,       [OM_TASK_NONZERO] = emit_nonzero,
 };
 
 int pass_emit_has_rule(om_task_kind kind) {
@@ -698,6 +706,29 @@ static status emit_node(emit_state *s, ir_node *n) {
   if (!pass_emit_has_rule(kind))
     return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "no task kind for this op");
   return emit_rules[kind](s, n);
+}
+
+/* The COUNTS partition when an output is counted (ir.h's count_axis):
+ * its axis and its count's tensor, which memplan keeps to the end. */
+static status emit_counts(emit_state *s, arena *a) {
+  om_count *c = arena_array(a, (size_t)s->g->noutputs + 1, sizeof *c);
+  int any = 0;
+  status st = ST_OK;
+  if (!c) return nomem(s);
+  for (int i = 0; i < s->g->noutputs; i++) {
+    ir_value *v = s->g->outputs[i];
+    c[i].axis = c[i].count = OM_NONE;
+    if (v->count_axis < 0 || !v->count) continue;
+    if (s->ctx->gear_append)
+      return diag_set(s->d, ST_ERR_UNSUPPORTED,
+                      "graph output %d '%s' has a run-time extent along axis %d; models with gears "
+                      "cannot have such outputs",
+                      i, v->name, v->count_axis);
+    c[i].axis = (uint32_t)v->count_axis, c[i].count = tensor_of(s, v->count, &st);
+    any = 1;
+  }
+  if (st != ST_OK) return st;
+  return any && om_writer_set_counts(s->w, c, (uint32_t)s->g->noutputs) ? nomem(s) : ST_OK;
 }
 
 static status emit_all(emit_state *s, arena *a) {
@@ -727,6 +758,7 @@ static status emit_all(emit_state *s, arena *a) {
   }
   if (st != ST_OK) return st;
   if (om_writer_set_io(s->w, io, s->g->ninputs, io + s->g->ninputs, s->g->noutputs)) return nomem(s);
+  if ((st = emit_counts(s, a)) != ST_OK) return st;
 
   const soc_info *soc = ctx->soc;
   om_model_def def = {0};

@@ -18,7 +18,8 @@
  *   5. load the package with omrt_model_load_memory, bind the run-time inputs
  *      by name, execute;
  *   6. read output_N.pb, match the package's outputs to the graph outputs by
- *      name, and compare: dtypes and dims exactly, integers and bool exactly,
+ *      name, and compare (a counted output's valid part, the actual dims
+ *      omrt_context_output_dims gives): dtypes and dims exactly, integers and bool exactly,
  *      floats within nt_tolerance_for(mode). A float output may come back as
  *      another float dtype only under force_fp16.
  */
@@ -754,6 +755,9 @@ static int execute(nt_state *s) {
     return fail(s, "omrt: cannot create a context: %s", omrt_last_error());
   if (omrt_execute(s->ctx, inputs, outputs) != OMRT_OK)
     return fail(s, "omrt: execute: %s", omrt_last_error());
+  for (int j = 0; j < nout; j++) /* a counted output's actual dims: its valid part is compared */
+    if (odesc[j].count_axis >= 0 && omrt_context_output_dims(s->ctx, j, &odesc[j]) != OMRT_OK)
+      return fail(s, "omrt: %s", omrt_last_error());
 
   uint32_t digest = 0;
   for (int j = 0; j < nout; j++)

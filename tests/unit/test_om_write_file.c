@@ -89,7 +89,7 @@ static void test_json(const char *dir) {
   if (text) {
     const char *want[] = {
         "\"magic\": \"DVNPU-OM\"",
-        "\"version\": \"2.3\"",
+        "\"version\": \"2.4\"",
         "\"type\": \"TENSORS\"",
         "\"name\": \"tiny\"",
         "\"soc\": \"Ascend310\"",
