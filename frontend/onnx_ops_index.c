@@ -10,10 +10,11 @@
  *   GatherND        batch_dims explicit.
  *   OneHot          depth from the constant input 1 (any numeric dtype,
  *                   truncated as ONNX Runtime does); values becomes in[1].
- *   Compress        with a constant condition: Gather with the constant
- *                   positions of its true entries (after a Reshape to 1-D
- *                   when there is no axis). A run-time condition is refused:
- *                   the output's shape would depend on data.
+ *   Compress        Gather of the positions of the condition's true entries
+ *                   (after a Reshape to 1-D when there is no axis): a
+ *                   constant, or for a run-time condition NonZero's
+ *                   counted result reshaped to 1-D, which makes the output
+ *                   counted along the axis (ir/count.h).
  *   NonZero         of a constant: Identity of the constant result; of a
  *                   run-time input: NonZero with its count output
  *                   appended (ir/count.h).
@@ -123,28 +124,50 @@ status onnx_import_onehot(onnx_node *nd, ir_node *n) {
   return s ? s : onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", -1));
 }
 
-/* The runner binds compile-time inputs; a data-dependent shape is refused. */
-static status data_shape(onnx_node *nd, int i, const char *what) {
-  return onnx_node_fail(
-      nd, ST_ERR_UNSUPPORTED,
-      "the output's shape depends on the values of input %d '%s' (%s), computed at run time; "
-      "a static-shape NPU model needs it constant",
-      i, nd->in[i]->name, what);
+/* The count output of a counted op (ir/count.h), appended to n's outputs. */
+static status add_count(onnx_node *nd, ir_node *n) {
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_count", nd->out[0]->name);
+  ir_value *c = ir_value_new(nd->c->g, name, DT_INT64);
+  if (!c || ir_node_add_output(nd->c->g, n, c)) return nomem(nd);
+  return ST_OK;
+}
+
+/* The positions of a run-time condition's true entries: NonZero, then a
+ * Reshape of its [1, bound] result to [bound], counted along axis 0. */
+static ir_value *run_time_positions(onnx_node *nd, ir_value *cond) {
+  ir_graph *g = nd->c->g;
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_nonzero", nd->out[0]->name);
+  ir_value *nz = ir_value_new(g, name, DT_INT64);
+  ir_node *z = nz ? ir_node_new(g, IR_OP_NONZERO, NULL, 1, &cond, 1, &nz) : NULL;
+  if (!z || add_count(nd, z)) return NULL;
+  int64_t minus1 = -1, one = 1;
+  snprintf(name, sizeof name, "%.280s_positions_shape", nd->out[0]->name);
+  ir_value *shape = ir_const_new(g, name, DT_INT64, 1, &one, &minus1, sizeof minus1);
+  snprintf(name, sizeof name, "%.280s_positions", nd->out[0]->name);
+  ir_value *pos = ir_value_new(g, name, DT_INT64), *rin[2] = {nz, shape};
+  ir_node *r = shape && pos ? ir_node_new(g, IR_OP_RESHAPE, NULL, 2, rin, 1, &pos) : NULL;
+  return r && !ir_attr_set_int(g, r, "allowzero", 0) ? pos : NULL;
 }
 
 status onnx_import_compress(onnx_node *nd, ir_node *n) {
   const ir_value *x = nd->in[0], *cond = nd->in[1];
-  if (!cond->data) return data_shape(nd, 1, "condition");
   if (cond->rank != 1 || !dtype_size(cond->dtype))
     return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 '%s' (condition) must be 1-D", cond->name);
-  int64_t len = cond->dims[0], count = 0;
-  int64_t *pos = arena_array(&nd->c->scratch, (size_t)(len > 0 ? len : 1), sizeof *pos);
-  if (!pos) return nomem(nd);
-  for (int64_t i = 0; i < len; i++)
-    if (elem_get(cond->data, cond->dtype, i) != 0) pos[count++] = i;
   char name[300];
-  snprintf(name, sizeof name, "%.280s_positions", nd->out[0]->name);
-  ir_value *ix = ir_const_new(nd->c->g, name, DT_INT64, 1, &count, pos, (size_t)count * sizeof *pos);
+  ir_value *ix = NULL;
+  if (!cond->data) { /* a counted output (ir/count.h) */
+    if (!(ix = run_time_positions(nd, nd->in[1]))) return nomem(nd);
+  } else {
+    int64_t len = cond->dims[0], count = 0;
+    int64_t *pos = arena_array(&nd->c->scratch, (size_t)(len > 0 ? len : 1), sizeof *pos);
+    if (!pos) return nomem(nd);
+    for (int64_t i = 0; i < len; i++)
+      if (elem_get(cond->data, cond->dtype, i) != 0) pos[count++] = i;
+    snprintf(name, sizeof name, "%.280s_positions", nd->out[0]->name);
+    ix = ir_const_new(nd->c->g, name, DT_INT64, 1, &count, pos, (size_t)count * sizeof *pos);
+  }
   if (!ix || ir_node_set_input(nd->c->g, n, 1, ix)) return nomem(nd);
   if (onnx_attr(nd, "axis")) return onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 0));
   /* no axis: the flattened input; the loader's toposort puts the Reshape first */
@@ -158,15 +181,6 @@ status onnx_import_compress(onnx_node *nd, ir_node *n) {
   if (!r || ir_attr_set_int(nd->c->g, r, "allowzero", 0) || ir_node_set_input(nd->c->g, n, 0, flat))
     return nomem(nd);
   return onnx_set_int(nd, n, "axis", 0);
-}
-
-/* The count output of a counted op (ir/count.h), appended to n's outputs. */
-static status add_count(onnx_node *nd, ir_node *n) {
-  char name[300];
-  snprintf(name, sizeof name, "%.280s_count", nd->out[0]->name);
-  ir_value *c = ir_value_new(nd->c->g, name, DT_INT64);
-  if (!c || ir_node_add_output(nd->c->g, n, c)) return nomem(nd);
-  return ST_OK;
 }
 
 status onnx_import_nonzero(onnx_node *nd, ir_node *n) {

@@ -95,7 +95,6 @@ static const nt_const_slot nt_const_slots[] = {
     {"Split", 1, "split"},
     {"CumSum", 1, "axis"},
     {"CumProd", 1, "axis"},
-    {"Compress", 1, "condition (fixes the output's shape)"},
     {"Trilu", 1, "k"},
     {"CenterCropPad", 1, "shape"},
     {"Col2Im", 1, "image_shape"},
