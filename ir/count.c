@@ -190,7 +190,8 @@ static status eval_nonzero(const ir_node *n, const void *const *in, void **out, 
   int64_t total = ir_value_elements(x), bound = n->out[0]->dims[1], at = 0;
   int64_t *y = alloc_out(n, 0, out, a), *count = alloc_out(n, 1, out, a);
   if (!y || !count) return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory evaluating");
-  if (bound != total) return ir_node_error(d, ST_ERR_INVALID, n, "output bound %" PRId64 " != %" PRId64, bound, total);
+  if (bound != total)
+    return ir_node_error(d, ST_ERR_INVALID, n, "output bound %" PRId64 " != %" PRId64, bound, total);
   for (int64_t i = 0; i < total; i++) {
     if (elem_get(in[0], x->dtype, (size_t)i) == 0) continue; /* NaN != 0: counted */
     int64_t rest = i;

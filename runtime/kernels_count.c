@@ -56,7 +56,8 @@ omrt_status rt_nonzero_check(const omrt_model *m, uint32_t i, const om_task *tas
       (s = rt_chk_nd_tensor(&c, OM_NONZERO_T_COUNT, "count", &n)))
     return s;
   for (int k = 0; k < OM_TASK_MAX_PARAMS; k++)
-    if (task->params[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, task->params[k]);
+    if (task->params[k] != 0)
+      return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, task->params[k]);
   if (!dtype_size((int)x->dtype)) return rt_chk_fail(&c, "x dtype %u not supported", x->dtype);
   if (y->dtype != DT_INT64 || y->rank != 2 || y->dims[0] != (x->rank ? (int64_t)x->rank : 1) ||
       (uint64_t)y->dims[1] != rt_elements(x))
