@@ -658,6 +658,11 @@ enum {
  *   i16, u16, i32, u32, i64 or u64; values x's dtype (or f16/f32).
  *   params: axis (0..x rank-1), k (0..x dims[axis]), largest (0|1),
  *   sorted (0|1). values and indices have x's dims with dims[axis] = k.
+ *   With a run-time k (format 2.4): two more tensors, k ND i32/i64 one
+ *   element and count ND i64 [1]; param k is then x's dims[axis] (the
+ *   bound, values' and indices' extent along the axis), the kernel takes
+ *   k' = min(max(k, 0), bound) best, writes zeros after them along the
+ *   axis and stores k' into count: a counted output.
  *   Each line along the axis is ordered by value (descending when
  *   largest, else ascending), equal values by ascending index, NaN above
  *   every number (first when largest, last otherwise); the first k go
@@ -665,7 +670,8 @@ enum {
  *   sorted or not. Block unit: lines (the product of x's dims other than
  *   the axis). */
 enum { OM_TOPK_T_X = 0, OM_TOPK_T_VALUES = 1, OM_TOPK_T_INDICES = 2, OM_TOPK_NTENSORS = 3 };
-enum { OM_TOPK_WRITES = OM_SLOT(OM_TOPK_T_VALUES) | OM_SLOT(OM_TOPK_T_INDICES) };
+enum { OM_TOPK_T_K = 3, OM_TOPK_T_COUNT = 4, OM_TOPK_NTENSORS_COUNTED = 5 };
+enum { OM_TOPK_WRITES = OM_SLOT(OM_TOPK_T_VALUES) | OM_SLOT(OM_TOPK_T_INDICES) | OM_SLOT(OM_TOPK_T_COUNT) };
 enum {
   OM_TOPK_P_AXIS = 0,
   OM_TOPK_P_K = 1,

@@ -1,7 +1,8 @@
 /* onnx_ops_index.c - the importers of the indexing ops (rows in onnx_ops.c's
  * table), normalising each into the IR contract of ir/ops.def:
  *   TopK            k from the attribute (opset 1) or the constant input 1
- *                   (opset 10+); axis, largest, sorted explicit; the
+ *                   (opset 10+); a run-time k stays input 1 and the count
+ *                   output is appended (ir/count.h); axis, largest, sorted explicit; the
  *                   indices output is i64 (and exists even when unnamed).
  *   Scatter, ScatterElements  -> ScatterElements{axis, reduction}.
  *   ScatterND       reduction explicit.
@@ -60,11 +61,27 @@ static status set_reduction(onnx_node *nd, ir_node *n) {
   return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'reduction' must be none, add, mul, max or min");
 }
 
+/* The count output of a counted op (ir/count.h), appended to n's outputs. */
+static status add_count(onnx_node *nd, ir_node *n) {
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_count", nd->out[0]->name);
+  ir_value *c = ir_value_new(nd->c->g, name, DT_INT64);
+  if (!c || ir_node_add_output(nd->c->g, n, c)) return nomem(nd);
+  return ST_OK;
+}
+
 status onnx_import_topk(onnx_node *nd, ir_node *n) {
   int64_t k = onnx_attr_int(nd, "k", -1);
   status s = ST_OK;
-  if (nd->c->opset >= 10) { /* the row refuses the attribute from opset 10 on */
+  int run_time = nd->c->opset >= 10 && nd->nin > 1 && nd->in[1] && !nd->in[1]->data;
+  if (run_time) { /* k stays in[1]; the outputs are counted (ir/count.h) */
+    const ir_value *kv = nd->in[1];
+    if ((kv->dtype != DT_INT64 && kv->dtype != DT_INT32) || ir_value_elements(kv) != 1)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 '%s' (k) must hold one i64", kv->name);
+    k = 0;
+  } else if (nd->c->opset >= 10) { /* the row refuses the attribute from opset 10 on */
     if ((s = int_scalar_in(nd, 1, "k", &k))) return s;
+    n->nin = 1;
   } else if (nd->nin != 1 || !onnx_attr(nd, "k")) {
     return onnx_node_fail(nd, ST_ERR_INVALID, "before opset 10 TopK takes 1 input and a 'k' attribute");
   }
@@ -77,7 +94,9 @@ status onnx_import_topk(onnx_node *nd, ir_node *n) {
     n->out[1] = v, v->producer = n;
   }
   n->out[1]->dtype = DT_INT64;
-  if ((s = onnx_set_int(nd, n, "k", k)) || (s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", -1))) ||
+  if (run_time && (s = add_count(nd, n))) return s;
+  if ((!run_time && (s = onnx_set_int(nd, n, "k", k))) ||
+      (s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", -1))) ||
       (s = onnx_set_flag(nd, n, "largest", 1)) || (s = onnx_set_flag(nd, n, "sorted", 1)))
     return s;
   return ST_OK;
@@ -122,15 +141,6 @@ status onnx_import_onehot(onnx_node *nd, ir_node *n) {
   if (ir_node_set_input(nd->c->g, n, 1, nd->in[2])) return nomem(nd);
   s = onnx_set_int(nd, n, "depth", depth);
   return s ? s : onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", -1));
-}
-
-/* The count output of a counted op (ir/count.h), appended to n's outputs. */
-static status add_count(onnx_node *nd, ir_node *n) {
-  char name[300];
-  snprintf(name, sizeof name, "%.280s_count", nd->out[0]->name);
-  ir_value *c = ir_value_new(nd->c->g, name, DT_INT64);
-  if (!c || ir_node_add_output(nd->c->g, n, c)) return nomem(nd);
-  return ST_OK;
 }
 
 /* The positions of a run-time condition's true entries: NonZero, then a

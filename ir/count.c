@@ -13,9 +13,11 @@
  * the padding as data, so it is refused at compile time with one line.
  *
  * Producers:
- *   NonZero  y i64 [max(rank, 1), elements(x)] counted along axis 1; the
- *            bound must fit int32 (the tasks' params and the om's dims
- *            arithmetic), so a 2^32-element input is refused by name.
+ *   NonZero  y i64 [max(rank, 1), elements(x)] counted along axis 1.
+ *   TopK     with a run-time k (in[1]): values and indices of x's dims,
+ *            counted along the axis (the bound: k <= the axis' length).
+ * Every bound must fit int32 (the tasks' params and the om's dims
+ * arithmetic), so a NonZero over 2^32 elements is refused by name.
  */
 #include "ir/count.h"
 
@@ -23,11 +25,16 @@
 #include <string.h>
 
 #include "common/elem.h"
+#include "ir/eval_index.h"
 
 /* The largest bound of a counted axis. */
 #define COUNT_MAX_BOUND INT32_MAX
 
-int ir_count_is_producer(const ir_node *n) { return n->op == IR_OP_NONZERO; }
+int ir_count_is_producer(const ir_node *n) {
+  return n->op == IR_OP_NONZERO || (n->op == IR_OP_TOPK && n->nin > 1 && n->in[1]);
+}
+
+static int norm(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
 
 static status set_out(ir_node *n, int k, dtype dt, int rank, const int64_t *dims, diag *d) {
   ir_value *y = n->out[k];
@@ -39,13 +46,14 @@ static status set_out(ir_node *n, int k, dtype dt, int rank, const int64_t *dims
   return ST_OK;
 }
 
-/* Output k is counted along axis by the producer's last output. */
-static status set_counted(ir_node *n, int k, int axis, diag *d) {
+/* Outputs 0 .. nout-2 are counted along axis by the producer's last one. */
+static status set_counted(ir_node *n, int axis, diag *d) {
   ir_value *c = n->out[n->nout - 1];
   int64_t one = 1;
   status st = set_out(n, n->nout - 1, DT_INT64, 1, &one, d);
   if (st) return st;
-  n->out[k]->count_axis = axis, n->out[k]->count = c;
+  for (int k = 0; k + 1 < n->nout; k++)
+    n->out[k]->count_axis = axis, n->out[k]->count = c;
   return ST_OK;
 }
 
@@ -67,16 +75,34 @@ static status infer_nonzero(ir_node *n, diag *d) {
                          dtype_name(x->dtype) ? dtype_name(x->dtype) : "?");
   int64_t dims[2] = {x->rank > 0 ? x->rank : 1, total};
   if ((st = set_out(n, 0, DT_INT64, 2, dims, d))) return st;
-  return set_counted(n, 0, 1, d);
+  return set_counted(n, 1, d);
+}
+
+static status infer_topk(ir_graph *g, ir_node *n, diag *d) {
+  const ir_value *x = n->in[0], *k = n->in[1];
+  int64_t a = ir_attr_int(n, "axis", -1);
+  if (x->rank < 1 || a < -x->rank || a >= x->rank)
+    return ir_node_error(d, ST_ERR_INVALID, n, "axis %" PRId64 " out of range for input '%s' of rank %d", a,
+                         x->name, x->rank);
+  int axis = norm(a, x->rank);
+  if ((k->dtype != DT_INT64 && k->dtype != DT_INT32) || ir_value_elements(k) != 1)
+    return ir_node_error(d, ST_ERR_INVALID, n, "input 1 '%s' (k) must hold one i64", k->name);
+  status st = check_bound(n, x->dims[axis], "the axis' length", d);
+  if (st) return st;
+  if (ir_attr_set_int(g, n, "axis", axis)) return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
+  if ((st = set_out(n, 0, x->dtype, x->rank, x->dims, d)) ||
+      (st = set_out(n, 1, DT_INT64, x->rank, x->dims, d)))
+    return st;
+  return set_counted(n, axis, d);
 }
 
 status ir_count_infer(ir_graph *g, ir_node *n, diag *d) {
-  (void)g;
   if (n->nout != ir_ops[n->op].max_out)
     return ir_node_error(d, ST_ERR_INVALID, n, "%d outputs, expected %d (the last is the count)", n->nout,
                          ir_ops[n->op].max_out);
   switch (n->op) {
   case IR_OP_NONZERO: return infer_nonzero(n, d);
+  case IR_OP_TOPK: return infer_topk(g, n, d);
   default: return ir_node_error(d, ST_ERR_INVALID, n, "does not produce a counted output");
   }
 }
@@ -89,8 +115,6 @@ static int64_t prod(const int64_t *dims, int from, int to) {
     p *= dims[i];
   return p;
 }
-
-static int norm(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
 
 /* The Reshape family: the output axis with the same extent and the same
  * product of dims before it, or -1. */
@@ -206,6 +230,7 @@ static status eval_nonzero(const ir_node *n, const void *const *in, void **out, 
 status ir_count_eval(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
   switch (n->op) {
   case IR_OP_NONZERO: return eval_nonzero(n, inputs, outputs_out, a, d);
+  case IR_OP_TOPK: return ir_eval_index(n, inputs, outputs_out, a, d); /* its k from in[1] */
   default: return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "not a counted op");
   }
 }

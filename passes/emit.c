@@ -450,13 +450,20 @@ static status emit_pad(emit_state *s, ir_node *n) {
  * attributes shape inference normalised (axes >= 0; k and depth in int32
  * range). */
 static status emit_topk(emit_state *s, ir_node *n) {
-  int32_t p[OM_TOPK_NPARAMS] = {[OM_TOPK_P_AXIS] = (int32_t)ir_attr_int(n, "axis", 0),
-                                [OM_TOPK_P_K] = (int32_t)ir_attr_int(n, "k", 0),
+  int counted = n->nin > 1 && n->in[1]; /* a run-time k: param k is the bound */
+  int32_t axis = (int32_t)ir_attr_int(n, "axis", 0);
+  int32_t p[OM_TOPK_NPARAMS] = {[OM_TOPK_P_AXIS] = axis,
+                                [OM_TOPK_P_K] =
+                                    (int32_t)(counted ? n->in[0]->dims[axis] : ir_attr_int(n, "k", 0)),
                                 [OM_TOPK_P_LARGEST] = (int32_t)ir_attr_int(n, "largest", 1),
                                 [OM_TOPK_P_SORTED] = (int32_t)ir_attr_int(n, "sorted", 1)};
-  ir_value *tv[OM_TOPK_NTENSORS] = {
-      [OM_TOPK_T_X] = n->in[0], [OM_TOPK_T_VALUES] = n->out[0], [OM_TOPK_T_INDICES] = n->out[1]};
-  return add_task(s, n, OM_TASK_TOPK, OM_TOPK_NTENSORS, tv, OM_TOPK_NPARAMS, p);
+  ir_value *tv[OM_TOPK_NTENSORS_COUNTED] = {[OM_TOPK_T_X] = n->in[0],
+                                            [OM_TOPK_T_VALUES] = n->out[0],
+                                            [OM_TOPK_T_INDICES] = n->out[1],
+                                            [OM_TOPK_T_K] = counted ? n->in[1] : NULL,
+                                            [OM_TOPK_T_COUNT] = counted ? n->out[2] : NULL};
+  return add_task(s, n, OM_TASK_TOPK, counted ? OM_TOPK_NTENSORS_COUNTED : OM_TOPK_NTENSORS, tv,
+                  OM_TOPK_NPARAMS, p);
 }
 
 static status emit_nonzero(emit_state *s, ir_node *n) {

@@ -73,7 +73,6 @@ static const nt_const_slot nt_const_slots[] = {
     {"Resize", 2, "scales"},
     {"Resize", 3, "sizes"},
     {"Upsample", 1, "scales"},
-    {"TopK", 1, "k"},
     {"Range", 0, "start"},
     {"Range", 1, "limit"},
     {"Range", 2, "delta"},
