@@ -61,6 +61,7 @@ typedef enum om_task_kind {
   OM_TASK_AIPP = 24,
   OM_TASK_QCONV2D = 25,
   OM_TASK_NONZERO = 26,
+  OM_TASK_NMS = 27,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -693,6 +694,28 @@ enum { OM_NONZERO_T_X = 0, OM_NONZERO_T_Y = 1, OM_NONZERO_T_COUNT = 2, OM_NONZER
 enum { OM_NONZERO_WRITES = OM_SLOT(OM_NONZERO_T_Y) | OM_SLOT(OM_NONZERO_T_COUNT) };
 enum { OM_NONZERO_NPARAMS = 0 };
 
+/* NMS (vector unit): ONNX NonMaxSuppression (common/nms.h states the
+ * selection), a counted output.
+ *   tensors: boxes ND [B, N, 4], scores ND [B, C, N] (each f32 or f16),
+ *   iou_threshold ND one element (f32/f16) or OM_NONE (0), score_threshold
+ *   likewise or OM_NONE (none), selected ND i64 [B x C x max_per_class,
+ *   3], count ND i64 [1].
+ *   params: center_point_box (0|1), max_per_class (0..N).
+ *   Rows j < count of selected are (batch, class, box), batches then
+ *   classes in order, each class's boxes in selection order; the rows from
+ *   count on are 0. block_dim 1. */
+enum {
+  OM_NMS_T_BOXES = 0,
+  OM_NMS_T_SCORES = 1,
+  OM_NMS_T_IOU = 2,
+  OM_NMS_T_SCORE_THRESHOLD = 3,
+  OM_NMS_T_SELECTED = 4,
+  OM_NMS_T_COUNT = 5,
+  OM_NMS_NTENSORS = 6
+};
+enum { OM_NMS_WRITES = OM_SLOT(OM_NMS_T_SELECTED) | OM_SLOT(OM_NMS_T_COUNT) };
+enum { OM_NMS_P_CENTER_POINT_BOX = 0, OM_NMS_P_MAX_PER_CLASS = 1, OM_NMS_NPARAMS = 2 };
+
 /* SCATTER (vector unit): ScatterElements / ScatterND / TensorScatter. y starts as a copy
  *   of data, then each update in C order of updates is combined into y.
  *   tensors: data ND, indices ND (i32 or i64), updates ND, y ND with
@@ -970,6 +993,7 @@ static inline uint64_t om_aipp_image_bytes(uint32_t format, uint64_t w, uint64_t
   X(OM_TASK_CONV3D, OM_CONV_WRITES, OM_CONV_IN_PLACE)                                                        \
   X(OM_TASK_AIPP, OM_AIPP_WRITES, 0)                                                                         \
   X(OM_TASK_QCONV2D, OM_QCONV_WRITES, 0)                                                                     \
-  X(OM_TASK_NONZERO, OM_NONZERO_WRITES, 0)
+  X(OM_TASK_NONZERO, OM_NONZERO_WRITES, 0)                                                                   \
+  X(OM_TASK_NMS, OM_NMS_WRITES, 0)
 
 #endif

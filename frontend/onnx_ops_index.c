@@ -19,6 +19,9 @@
  *   NonZero         of a constant: Identity of the constant result; of a
  *                   run-time input: NonZero with its count output
  *                   appended (ir/count.h).
+ *   NonMaxSuppression  the constant max_output_boxes_per_class as the attr
+ *                   max_per_class (it bounds the counted output), the
+ *                   thresholds as inputs 2 and 3, the count appended.
  * The node and its IR node are as onnx_import_node made them: arity,
  * attribute kinds and names are already checked against the row.
  */
@@ -219,4 +222,28 @@ status onnx_import_nonzero(onnx_node *nd, ir_node *n) {
   ir_value *c = ir_const_new(nd->c->g, name, DT_INT64, 2, dims, out, (size_t)(rank * count) * sizeof *out);
   if (!c || ir_node_set_input(nd->c->g, n, 0, c)) return nomem(nd);
   return ST_OK;
+}
+
+status onnx_import_nms(onnx_node *nd, ir_node *n) {
+  int64_t max = 0, cpb = onnx_attr_int(nd, "center_point_box", 0);
+  status s = ST_OK;
+  if (nd->nin > 2 && nd->in[2]) {
+    if (!nd->in[2]->data)
+      return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                            "input 2 '%s' (max_output_boxes_per_class) must be a constant: it bounds the "
+                            "output's size",
+                            nd->in[2]->name);
+    if ((s = int_scalar_in(nd, 2, "max_output_boxes_per_class", &max))) return s;
+  }
+  if (cpb != 0 && cpb != 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "center_point_box = %" PRId64 " must be 0 or 1", cpb);
+  ir_value *iou = nd->nin > 3 ? nd->in[3] : NULL, *score = nd->nin > 4 ? nd->in[4] : NULL;
+  n->nin = 2;
+  if (ir_node_set_input(nd->c->g, n, 2, iou) || ir_node_set_input(nd->c->g, n, 3, score)) return nomem(nd);
+  while (n->nin > 2 && !n->in[n->nin - 1])
+    n->nin--;
+  if ((s = onnx_set_int(nd, n, "center_point_box", cpb)) ||
+      (s = onnx_set_int(nd, n, "max_per_class", max < 0 ? 0 : max)))
+    return s;
+  return add_count(nd, n);
 }

@@ -14,6 +14,8 @@
  *
  * Producers:
  *   NonZero  y i64 [max(rank, 1), elements(x)] counted along axis 1.
+ *   NonMaxSuppression  selected [B x C x min(max_per_class, N), 3]
+ *            counted along axis 0 (common/nms.h selects).
  *   TopK     with a run-time k (in[1]): values and indices of x's dims,
  *            counted along the axis (the bound: k <= the axis' length).
  * Every bound must fit int32 (the tasks' params and the om's dims
@@ -25,13 +27,14 @@
 #include <string.h>
 
 #include "common/elem.h"
+#include "common/nms.h"
 #include "ir/eval_index.h"
 
 /* The largest bound of a counted axis. */
 #define COUNT_MAX_BOUND INT32_MAX
 
 int ir_count_is_producer(const ir_node *n) {
-  return n->op == IR_OP_NONZERO || (n->op == IR_OP_TOPK && n->nin > 1 && n->in[1]);
+  return n->op == IR_OP_NONZERO || n->op == IR_OP_NMS || (n->op == IR_OP_TOPK && n->nin > 1 && n->in[1]);
 }
 
 static int norm(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
@@ -96,6 +99,26 @@ static status infer_topk(ir_graph *g, ir_node *n, diag *d) {
   return set_counted(n, axis, d);
 }
 
+static int is_real(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
+
+static status infer_nms(ir_node *n, diag *d) {
+  const ir_value *b = n->in[0], *s = n->in[1];
+  if (b->rank != 3 || b->dims[2] != 4 || s->rank != 3 || s->dims[0] != b->dims[0] || s->dims[2] != b->dims[1])
+    return ir_node_error(d, ST_ERR_INVALID, n, "boxes %s and scores %s must be [B, N, 4] and [B, C, N]",
+                         ir_dims_str(b->rank, b->dims), ir_dims_str(s->rank, s->dims));
+  for (int j = 0; j < n->nin; j++)
+    if (n->in[j] && (!is_real(n->in[j]->dtype) || (j >= 2 && ir_value_elements(n->in[j]) != 1)))
+      return ir_node_error(d, ST_ERR_INVALID, n, "input %d '%s' must be f32%s", j, n->in[j]->name,
+                           j >= 2 ? " with one element" : "");
+  int64_t max = ir_attr_int(n, "max_per_class", 0), per = max < b->dims[1] ? max : b->dims[1], bound;
+  if (per < 0 || __builtin_mul_overflow(b->dims[0] * s->dims[1], per, &bound)) bound = -1;
+  status st = check_bound(n, bound, "batches x classes x min(max_output_boxes_per_class, boxes)", d);
+  if (st) return st;
+  int64_t dims[2] = {bound, 3};
+  if ((st = set_out(n, 0, DT_INT64, 2, dims, d))) return st;
+  return set_counted(n, 0, d);
+}
+
 status ir_count_infer(ir_graph *g, ir_node *n, diag *d) {
   if (n->nout != ir_ops[n->op].max_out)
     return ir_node_error(d, ST_ERR_INVALID, n, "%d outputs, expected %d (the last is the count)", n->nout,
@@ -103,6 +126,7 @@ status ir_count_infer(ir_graph *g, ir_node *n, diag *d) {
   switch (n->op) {
   case IR_OP_NONZERO: return infer_nonzero(n, d);
   case IR_OP_TOPK: return infer_topk(g, n, d);
+  case IR_OP_NMS: return infer_nms(n, d);
   default: return ir_node_error(d, ST_ERR_INVALID, n, "does not produce a counted output");
   }
 }
@@ -227,10 +251,51 @@ static status eval_nonzero(const ir_node *n, const void *const *in, void **out, 
   return ST_OK;
 }
 
+static float get_real(const void *p, uint64_t i) {
+  return elem_get(p, DT_FLOAT32, (size_t)i); /* the evaluator's inputs: converted to f32 below */
+}
+
+/* An f32 copy of input j (f16 widened), in a. */
+static const float *as_f32(const ir_node *n, int j, const void *data, arena *a) {
+  int64_t count = ir_value_elements(n->in[j]);
+  float *f = arena_array(a, (size_t)(count > 0 ? count : 1), sizeof *f);
+  for (int64_t i = 0; f && i < count; i++)
+    f[i] = (float)elem_get(data, n->in[j]->dtype, (size_t)i);
+  return f;
+}
+
+static status eval_nms(const ir_node *n, const void *const *in, void **out, arena *a, diag *d) {
+  const ir_value *b = n->in[0], *s = n->in[1];
+  int64_t B = b->dims[0], N = b->dims[1], C = s->dims[1], bound = n->out[0]->dims[0];
+  int64_t max = ir_attr_int(n, "max_per_class", 0), *y = alloc_out(n, 0, out, a),
+          *count = alloc_out(n, 1, out, a);
+  const float *boxes = as_f32(n, 0, in[0], a), *scores = as_f32(n, 1, in[1], a);
+  const float *iou = n->nin > 2 && n->in[2] ? as_f32(n, 2, in[2], a) : NULL;
+  const float *st = n->nin > 3 && n->in[3] ? as_f32(n, 3, in[3], a) : NULL;
+  if (!y || !count || !boxes || !scores || (n->nin > 2 && n->in[2] && !iou) ||
+      (n->nin > 3 && n->in[3] && !st))
+    return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory evaluating");
+  int64_t rows = 0, per = max < N ? max : N;
+  for (int64_t bi = 0; bi < B; bi++)
+    for (int64_t c = 0; c < C; c++) {
+      if (rows + per > bound)
+        return ir_node_error(d, ST_ERR_INVALID, n, "output bound %" PRId64 " too small", bound);
+      int64_t k = nms_class(boxes, (uint64_t)(bi * N * 4), scores, (uint64_t)((bi * C + c) * N), (uint64_t)N,
+                            get_real, (int)ir_attr_int(n, "center_point_box", 0), iou ? iou[0] : 0.0f,
+                            st != NULL, st ? st[0] : 0.0f, per, y + rows * 3 + 2, 3);
+      for (int64_t j = 0; j < k; j++)
+        y[(rows + j) * 3] = bi, y[(rows + j) * 3 + 1] = c;
+      rows += k;
+    }
+  *count = rows;
+  return ST_OK;
+}
+
 status ir_count_eval(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
   switch (n->op) {
   case IR_OP_NONZERO: return eval_nonzero(n, inputs, outputs_out, a, d);
   case IR_OP_TOPK: return ir_eval_index(n, inputs, outputs_out, a, d); /* its k from in[1] */
+  case IR_OP_NMS: return eval_nms(n, inputs, outputs_out, a, d);
   default: return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "not a counted op");
   }
 }

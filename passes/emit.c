@@ -47,7 +47,8 @@
  *   GATHER               Gather, GatherElements (what did not fold to a
  *                        constant), GatherND (mode 2)
  *   PAD                  Pad (the constant as bytes of y's dtype)
- *   NONZERO              NonZero: x, y and its count
+ *   NONZERO, NMS         NonZero, NonMaxSuppression: inputs, the counted
+ *                        output and its count
  *   TOPK, SCATTER, CUMSUM, ONEHOT  TopK; ScatterElements/ND, TensorScatter;
  *                        CumSum/CumProd; OneHot
  *   STRIDED_COPY         Transpose, Slice, Expand, Tile, DepthToSpace,
@@ -156,8 +157,8 @@ static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int n
    * empty x gives (om_format.h). Other kinds need at least one element in
    * every dim, so this refuses only empty inputs feeding their non-empty
    * results. */
-  int empty_ok =
-      kind == OM_TASK_REDUCE || kind == OM_TASK_PAD || kind == OM_TASK_GATHER || kind == OM_TASK_NONZERO;
+  int empty_ok = kind == OM_TASK_REDUCE || kind == OM_TASK_PAD || kind == OM_TASK_GATHER ||
+                 kind == OM_TASK_NONZERO || kind == OM_TASK_NMS;
   for (int i = 0; i < nt && !empty_ok; i++)
     for (int k = 0; tv[i] && k < tv[i]->rank; k++)
       if (tv[i]->dims[k] == 0)
@@ -472,6 +473,19 @@ static status emit_nonzero(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_NONZERO, OM_NONZERO_NTENSORS, tv, OM_NONZERO_NPARAMS, NULL);
 }
 
+static status emit_nms(emit_state *s, ir_node *n) {
+  int64_t max = ir_attr_int(n, "max_per_class", 0), N = n->in[0]->dims[1];
+  int32_t p[OM_NMS_NPARAMS] = {[OM_NMS_P_CENTER_POINT_BOX] = (int32_t)ir_attr_int(n, "center_point_box", 0),
+                               [OM_NMS_P_MAX_PER_CLASS] = (int32_t)(max < N ? max : N)};
+  ir_value *tv[OM_NMS_NTENSORS] = {[OM_NMS_T_BOXES] = n->in[0],
+                                   [OM_NMS_T_SCORES] = n->in[1],
+                                   [OM_NMS_T_IOU] = n->nin > 2 ? n->in[2] : NULL,
+                                   [OM_NMS_T_SCORE_THRESHOLD] = n->nin > 3 ? n->in[3] : NULL,
+                                   [OM_NMS_T_SELECTED] = n->out[0],
+                                   [OM_NMS_T_COUNT] = n->out[1]};
+  return add_task(s, n, OM_TASK_NMS, OM_NMS_NTENSORS, tv, OM_NMS_NPARAMS, p);
+}
+
 /* ScatterElements (mode 0), ScatterND (mode 1), TensorScatter (mode 2: past,
  * update, write indices or none -> y). */
 static status emit_scatter(emit_state *s, ir_node *n) {
@@ -690,17 +704,29 @@ static status emit_transdata(emit_state *s, ir_node *n) {
 /* One rule per task kind: ops.def's task column picks it. */
 typedef status (*emit_rule)(emit_state *s, ir_node *n);
 static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
-    [OM_TASK_TRANSDATA] = emit_transdata, [OM_TASK_CONV2D] = emit_conv,
-    [OM_TASK_POOL] = emit_pool,           [OM_TASK_COPY_SLICE] = emit_concat,
-    [OM_TASK_SOFTMAX] = emit_softmax,     [OM_TASK_VPROG] = emit_vprog,
-    [OM_TASK_REDUCE] = emit_reduce,       [OM_TASK_STRIDED_COPY] = emit_view,
-    [OM_TASK_GATHER] = emit_gather,       [OM_TASK_PAD] = emit_pad,
-    [OM_TASK_MATMUL] = emit_matmul,       [OM_TASK_RESIZE] = emit_resize,
-    [OM_TASK_POOL_ND] = emit_pool_nd,     [OM_TASK_TOPK] = emit_topk,
-    [OM_TASK_SCATTER] = emit_scatter,     [OM_TASK_CUMSUM] = emit_cumsum,
-    [OM_TASK_ONEHOT] = emit_onehot,       [OM_TASK_AIPP] = emit_aipp,
-    [OM_TASK_LAYERNORM] = emit_layernorm, [OM_TASK_ATTENTION] = emit_attention,
-    [OM_TASK_QCONV2D] = emit_qconv,       [OM_TASK_NONZERO] = emit_nonzero,
+    [OM_TASK_TRANSDATA] = emit_transdata,
+    [OM_TASK_CONV2D] = emit_conv,
+    [OM_TASK_POOL] = emit_pool,
+    [OM_TASK_COPY_SLICE] = emit_concat,
+    [OM_TASK_SOFTMAX] = emit_softmax,
+    [OM_TASK_VPROG] = emit_vprog,
+    [OM_TASK_REDUCE] = emit_reduce,
+    [OM_TASK_STRIDED_COPY] = emit_view,
+    [OM_TASK_GATHER] = emit_gather,
+    [OM_TASK_PAD] = emit_pad,
+    [OM_TASK_MATMUL] = emit_matmul,
+    [OM_TASK_RESIZE] = emit_resize,
+    [OM_TASK_POOL_ND] = emit_pool_nd,
+    [OM_TASK_TOPK] = emit_topk,
+    [OM_TASK_SCATTER] = emit_scatter,
+    [OM_TASK_CUMSUM] = emit_cumsum,
+    [OM_TASK_ONEHOT] = emit_onehot,
+    [OM_TASK_AIPP] = emit_aipp,
+    [OM_TASK_LAYERNORM] = emit_layernorm,
+    [OM_TASK_ATTENTION] = emit_attention,
+    [OM_TASK_QCONV2D] = emit_qconv,
+    [OM_TASK_NONZERO] = emit_nonzero,
+    [OM_TASK_NMS] = emit_nms,
 };
 
 int pass_emit_has_rule(om_task_kind kind) {

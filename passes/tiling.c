@@ -80,7 +80,7 @@
  * stays; POOL/DWCONV: N*C1 (3-D POOL N*Do*C1); POOL_ND: y elements; RESIZE: y rows; COPY_SLICE: the product
  * of the dims before the axis; SOFTMAX: the rows before the axis; LAYERNORM: the rows; REDUCE: y elements,
  * with elements counted on x; TOPK, CUMSUM: the lines along the axis, elements counted on x; Split: the
- * smallest output's elements; NONZERO: 1), so small tensors are not split into blocks that cost more to
+ * smallest output's elements; NONZERO, NMS: 1), so small tensors are not split into blocks that cost more to
  * dispatch than to run.
  *
  * Vector programs (VPROG) split the outputs' physical elements into
@@ -486,6 +486,7 @@ static const units_rule unit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_ONEHOT] = units_elements,
     [OM_TASK_AIPP] = units_aipp,
     [OM_TASK_NONZERO] = units_one,
+    [OM_TASK_NMS] = units_one,
 };
 
 int pass_tiling_has_rule(om_task_kind kind) {

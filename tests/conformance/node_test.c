@@ -105,8 +105,6 @@ static const nt_const_slot nt_const_slots[] = {
     {"Dropout", 1, "ratio"},
     {"Dropout", 2, "training_mode"},
     {"NonMaxSuppression", 2, "max_output_boxes_per_class"},
-    {"NonMaxSuppression", 3, "iou_threshold"},
-    {"NonMaxSuppression", 4, "score_threshold"},
     {"DFT", 1, "dft_length"},
     {"DFT", 2, "axis"},
     {"STFT", 1, "frame_step"},

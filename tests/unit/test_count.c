@@ -13,7 +13,8 @@
  * the compacted outputs equal the reference evaluator's valid part, and the
  * evaluator's padding of the producers' outputs (NonZero, TopK) is zero
  * (Compress's Gather reads index 0 there). libascendcl's aclmdlGetCurOutputDims gives
- * the same dims. Refused at compile time, one line naming node and axis: a
+ * the same dims. NonMaxSuppression likewise (test_nms). Refused at compile
+ * time, one line naming node and axis: a
  * NonZero over 2^32 elements, a ReduceMax and a Softmax over a counted axis.
  */
 #include <math.h>
@@ -124,7 +125,8 @@ static void run_case(const void *om, size_t size, int fp16, const float *x, cons
     CHECK_EQ_INT(md.count_axis, axes[o]);
     CHECK_EQ_INT((int)md.dims[axes[o]], (int)bounds[o][axes[o]]);
     CHECK_EQ_INT((int)d.dims[axes[o]], (int)want[o]);
-    if (d.dims[axes[o]] != want[o]) test_note("  output %d: count %lld, want %lld", o, (long long)d.dims[axes[o]], (long long)want[o]);
+    if (d.dims[axes[o]] != want[o])
+      test_note("  output %d: count %lld, want %lld", o, (long long)d.dims[axes[o]], (long long)want[o]);
     CHECK_EQ_INT((int)d.bytes, (int)(md.bytes / (size_t)bounds[o][axes[o]] * (size_t)want[o]));
     if (g) compare(o, &d, out[o], ref[o], bounds[o], fp16 && (o == 1 || o == 2), o == 0 || o == 2 || o == 3);
   }
@@ -177,7 +179,8 @@ static void test_acl(void) {
   uint8_t cond[C] = {1, 0, 0, 1, 1};
   int64_t k = 2;
   const void *host[3] = {x, cond, &k};
-  size_t in_bytes[3] = {sizeof x, sizeof cond, sizeof k}, out_bytes[5] = {2 * N * 8, N * 4, N * 4, N * 8, N * 8};
+  size_t in_bytes[3] = {sizeof x, sizeof cond, sizeof k},
+         out_bytes[5] = {2 * N * 8, N * 4, N * 4, N * 8, N * 8};
   aclmdlDataset *in = aclmdlCreateDataset(), *out = aclmdlCreateDataset();
   void *dev[8];
   for (int i = 0; i < 8; i++) {
@@ -217,6 +220,74 @@ static void test_acl(void) {
   CHECK_EQ_INT(aclmdlUnload(id), ACL_SUCCESS);
   CHECK_EQ_INT(aclrtResetDevice(0), ACL_SUCCESS);
   CHECK_EQ_INT(aclFinalize(), ACL_SUCCESS);
+  free(om);
+}
+
+/* NonMaxSuppression, boxes [2, 6, 4], scores [2, 2, 6], run-time
+ * thresholds, max_output_boxes_per_class `max` (a constant): against the
+ * evaluator on random boxes in both box formats, with thresholds that keep
+ * nothing and everything; 2^62 boxes per class bound the output by the
+ * boxes there are. */
+static void test_nms(int64_t max, int center) {
+  enum { B = 2, NB = 6, NC = 2 };
+  mb m;
+  mb_init(&m, 11);
+  mb_input(&m, "boxes", 1, 3, (int64_t[]){B, NB, 4}, NULL);
+  mb_input(&m, "scores", 1, 3, (int64_t[]){B, NC, NB}, NULL);
+  mb_input(&m, "iou", 1, 1, (int64_t[]){1}, NULL);
+  mb_input(&m, "score", 1, 1, (int64_t[]){1}, NULL);
+  mb_init_raw(&m, "max", 7, 1, (int64_t[]){1}, &max, sizeof max);
+  attr_int(&m, mb_node(&m, "NonMaxSuppression", "nms", "boxes,scores,max,iou,score", "sel"),
+           "center_point_box", center);
+  mb_output(&m, "sel");
+  ir_graph *g = EXPECT_OK(&m, ".", NULL);
+  size_t size = 0;
+  void *om = compile(&m, OM_PRECISION_FORCE_FP16, &size);
+  CHECK(om && g);
+  if (!om || !g) {
+    free(om);
+    ir_graph_free(g);
+    return;
+  }
+  int64_t bound = B * NC * (max < NB ? max : NB);
+  omrt_model *rm;
+  omrt_context *ctx;
+  CHECK_EQ_INT(omrt_model_load_memory(om, size, NULL, &rm), OMRT_OK);
+  CHECK_EQ_INT(omrt_context_new(rm, &ctx), OMRT_OK);
+  omrt_tensor_desc md;
+  CHECK_EQ_INT(omrt_model_output(rm, 0, &md), OMRT_OK);
+  CHECK_EQ_INT((int)md.dims[0], (int)bound);
+  unsigned seed = 11;
+  for (int t = 0; t < 8; t++) {
+    float boxes[B * NB * 4], scores[B * NC * NB], iou = t % 4 == 1 ? 1.0f : 0.3f + 0.1f * (float)(t % 3),
+                                                  score = t % 4 == 2   ? 2.0f
+                                                          : t % 4 == 3 ? -1.0f
+                                                                       : 0.2f;
+    for (int i = 0; i < B * NB * 4; i++)
+      seed = seed * 1103515245u + 12345u,
+      boxes[i] = (float)((seed >> 16) % 8) * (i % 4 >= 2 && center ? 0.5f : 1.0f);
+    for (int i = 0; i < B * NC * NB; i++)
+      seed = seed * 1103515245u + 12345u, scores[i] = (float)((seed >> 16) % 10) * 0.1f;
+    const void *in[4] = {boxes, scores, &iou, &score};
+    static int64_t got[2 * 2 * 6 * 3];
+    void *out[1] = {got};
+    CHECK_EQ_INT(omrt_execute(ctx, in, out), OMRT_OK);
+    arena a;
+    arena_init(&a, 0);
+    void *ref[1];
+    CHECK(mb_eval(g, in, ref, &a) == 0);
+    omrt_tensor_desc d;
+    CHECK_EQ_INT(omrt_context_output_dims(ctx, 0, &d), OMRT_OK);
+    CHECK(d.dims[0] >= 0 && d.dims[0] <= bound && d.dims[1] == 3);
+    if (t % 4 == 2) CHECK_EQ_INT((int)d.dims[0], 0); /* no score above 2 */
+    CHECK(memcmp(got, ref[0], (size_t)d.dims[0] * 3 * sizeof *got) == 0);
+    for (int64_t i = d.dims[0] * 3; i < bound * 3; i++)
+      CHECK_EQ_INT((int)((const int64_t *)ref[0])[i], 0);
+    arena_free(&a);
+  }
+  omrt_context_free(ctx);
+  omrt_model_free(rm);
+  ir_graph_free(g);
   free(om);
 }
 
@@ -266,6 +337,9 @@ int main(void) {
   test_runs(OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
   test_runs(OM_PRECISION_FORCE_FP16);
   test_acl();
+  test_nms(3, 0);
+  test_nms(2, 1);
+  test_nms((int64_t)1 << 62, 0);
   test_refused();
   return test_summary("count");
 }
