@@ -60,8 +60,8 @@
  * 2.3 added the AIPP and QCONV2D tasks (int8 convolution) and u8/i8
  * TRANSDATA (a 2.2 runtime refuses them as an unknown kind and a dtype it
  * does not convert).
- * 2.4 added the COUNTS partition and the NONZERO task (a 2.3 runtime
- * refuses both as unknown). */
+ * 2.4 added the COUNTS partition, the NONZERO and NMS tasks and TOPK's
+ * run-time k (a 2.3 runtime refuses them as unknown). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 4 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
