@@ -32,7 +32,8 @@ static inline void nms_corners(const float b[4], int center_point_box, float c[4
 }
 
 /* 1 when boxes a and b overlap by more than iou_threshold. */
-static inline int nms_suppresses(const float a[4], const float b[4], int center_point_box, float iou_threshold) {
+static inline int nms_suppresses(const float a[4], const float b[4], int center_point_box,
+                                 float iou_threshold) {
   float p[4], q[4];
   nms_corners(a, center_point_box, p);
   nms_corners(b, center_point_box, q);
