@@ -161,6 +161,7 @@ struct aclmdlDesc {
   size_t ndims;         /* per gear: every input's dims one after another */
   int64_t *gear_values; /* [ngears][OMRT_MAX_GEAR_VALUES]: omrt_gear_desc.values */
   int64_t *gear_dims;   /* [ngears][ndims] */
+  uint32_t model_id;    /* the model aclmdlGetDesc described (aclmdlGetCurOutputDims asks it) */
 };
 
 aclmdlDesc *aclmdlCreateDesc(void) {
@@ -231,6 +232,7 @@ aclError aclmdlGetDesc(aclmdlDesc *modelDesc, uint32_t modelId) {
   }
   modelDesc->nin = nin;
   modelDesc->nout = (size_t)m->nout;
+  modelDesc->model_id = modelId;
   for (size_t i = 0; i < n; i++) {
     omrt_tensor_desc t;
     if (i < (size_t)m->nin)
@@ -307,6 +309,24 @@ aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIOD
 
 aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
   return get_dims("aclmdlGetOutputDims", modelDesc, index, 0, dims);
+}
+
+/* The output's dims as the model's last run left them: a counted output's
+ * actual extent (libomrt's omrt_context_output_dims); the description's
+ * dims when the model is gone or never ran a counted output. */
+aclError aclmdlGetCurOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
+  const char *call = "aclmdlGetCurOutputDims";
+  aclError e = get_dims(call, modelDesc, index, 0, dims);
+  if (e || (e = acl_enter(call))) return e;
+  acl_model *m = acl_find_model(modelDesc->model_id);
+  omrt_tensor_desc t;
+  if (m) {
+    pthread_mutex_lock(&m->run); /* not during a run */
+    if (omrt_context_output_dims(m->ctx, (int)index, &t) == OMRT_OK && t.count_axis >= 0)
+      dims->dims[t.count_axis] = t.dims[t.count_axis];
+    pthread_mutex_unlock(&m->run);
+  }
+  return acl_leave_with(ACL_SUCCESS);
 }
 
 const char *aclmdlGetInputNameByIndex(const aclmdlDesc *modelDesc, size_t index) {

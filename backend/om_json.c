@@ -336,6 +336,18 @@ static const kind_desc kinds[] = {
         {"ONEHOT",
          {[OM_ONEHOT_T_INDICES] = "indices", [OM_ONEHOT_T_VALUES] = "values", [OM_ONEHOT_T_Y] = "y"},
          {[OM_ONEHOT_P_AXIS] = {"axis", P_INT}, [OM_ONEHOT_P_DEPTH] = {"depth", P_INT}}},
+    [OM_TASK_NONZERO] = {"NONZERO",
+                         {[OM_NONZERO_T_X] = "x", [OM_NONZERO_T_Y] = "y", [OM_NONZERO_T_COUNT] = "count"},
+                         {{0}}},
+    [OM_TASK_NMS] = {"NMS",
+                     {[OM_NMS_T_BOXES] = "boxes",
+                      [OM_NMS_T_SCORES] = "scores",
+                      [OM_NMS_T_IOU] = "iou_threshold",
+                      [OM_NMS_T_SCORE_THRESHOLD] = "score_threshold",
+                      [OM_NMS_T_SELECTED] = "selected",
+                      [OM_NMS_T_COUNT] = "count"},
+                     {[OM_NMS_P_CENTER_POINT_BOX] = {"center_point_box", P_INT},
+                      [OM_NMS_P_MAX_PER_CLASS] = {"max_per_class", P_INT}}},
     [OM_TASK_AIPP] = {"AIPP",
                       {[OM_AIPP_T_SRC] = "src", [OM_AIPP_T_PARAMS] = "params", [OM_AIPP_T_Y] = "y"},
                       {{0}}},
@@ -404,6 +416,7 @@ typedef struct pkg {
   const uint8_t *weights;
   const uint8_t *vprogs;
   const uint32_t *formats;       /* IO partition, or NULL */
+  const om_count *counts;        /* COUNTS partition, or NULL */
   const om_gears *gears;         /* GEARS partition, or NULL */
   const om_task_source *sources; /* NULL without a SOURCES partition */
   const uint32_t *source_names;
@@ -430,6 +443,7 @@ static void locate(pkg *p, const uint8_t *base) {
       break;
     case OM_PART_VPROGS: p->vprogs = at; break;
     case OM_PART_IO: p->formats = (const uint32_t *)at; break;
+    case OM_PART_COUNTS: p->counts = (const om_count *)at; break;
     case OM_PART_GEARS: p->gears = (const om_gears *)at; break;
     case OM_PART_SOURCES:
       p->sources = (const om_task_source *)(at + sizeof(om_sources));
@@ -479,14 +493,18 @@ static void dump_model(jbuf *b, const pkg *p) {
   jprintf(b, "  \"weights\": {\"bytes\": %llu},\n", (unsigned long long)p->weights_bytes);
 }
 
-/* formats: the IO partition's entries for these n, or NULL. */
+/* formats: the IO partition's entries for these n, or NULL; counts the
+ * COUNTS partition's (outputs only), or NULL. */
 static void dump_io(jbuf *b, const pkg *p, const char *key, const uint32_t *io, const uint32_t *formats,
-                    uint32_t n) {
+                    const om_count *counts, uint32_t n) {
   jprintf(b, "  \"%s\": [", key);
   for (uint32_t i = 0; i < n; i++) {
     jprintf(b, "%s{\"tensor\": %u, \"name\": ", i ? ", " : "", io[i]);
     jstr(b, p->strings + p->tensors[io[i]].name);
-    jprintf(b, ", \"format\": \"%s\"}", format_name(formats ? formats[i] : OM_IO_ND));
+    jprintf(b, ", \"format\": \"%s\"", format_name(formats ? formats[i] : OM_IO_ND));
+    if (counts && counts[i].axis != OM_NONE)
+      jprintf(b, ", \"count_axis\": %u, \"count_tensor\": %u", counts[i].axis, counts[i].count);
+    JLIT(b, "}");
   }
   JLIT(b, "],\n");
 }
@@ -797,8 +815,8 @@ status om_json_memory(const void *data, size_t size, const char *label, char **j
   JLIT(&b, "{\n");
   dump_header(&b, &p);
   dump_model(&b, &p);
-  dump_io(&b, &p, "inputs", p.io, p.formats, p.def->ninputs);
-  dump_io(&b, &p, "outputs", p.io + p.def->ninputs, p.formats ? p.formats + p.def->ninputs : NULL,
+  dump_io(&b, &p, "inputs", p.io, p.formats, NULL, p.def->ninputs);
+  dump_io(&b, &p, "outputs", p.io + p.def->ninputs, p.formats ? p.formats + p.def->ninputs : NULL, p.counts,
           p.def->noutputs);
   dump_gears(&b, &p);
   dump_tensors(&b, &p);

@@ -26,10 +26,10 @@
  * tasks, io and workspace size given after it are that gear's. Without
  * it the package has one implicit gear and no GEARS partition.
  *
- * File layout produced: header, partition table (5 entries, up to 9), then
+ * File layout produced: header, partition table (5 entries, up to 10), then
  * MODEL, TENSORS, TASKS, STRINGS, VPROGS (only when a program was added),
  * IO (only when formats were set), GEARS (only with gears), SOURCES (only
- * when set), WEIGHTS, each at a 64-byte aligned offset with the gaps zeroed.
+ * when set), COUNTS (only when set), WEIGHTS, each at a 64-byte aligned offset with the gaps zeroed.
  */
 #include "om_write.h"
 
@@ -72,6 +72,8 @@ struct om_writer {
   uint32_t nvprogs, vprogs_cap;
   uint32_t *formats; /* [ninputs + noutputs] om_io_format, or NULL: no IO partition */
   uint32_t nformats;
+  om_count *counts; /* [noutputs], or NULL: no COUNTS partition */
+  uint32_t ncounts;
   struct gear_rec { /* om_writer_begin_gear */
     om_gear g;      /* counts filled in by plan */
     uint32_t *io;   /* [nio], from om_writer_set_io while the gear was current */
@@ -137,6 +139,7 @@ void om_writer_free(om_writer *w) {
   free(w->vprog_refs);
   free(w->sources.data);
   free(w->formats);
+  free(w->counts);
   for (uint32_t i = 0; i < w->ngears; i++)
     free(w->gears[i].io);
   free(w->gears);
@@ -226,6 +229,19 @@ int om_writer_set_io_formats(om_writer *w, const uint32_t *formats, uint32_t n) 
   free(w->formats);
   w->formats = f;
   w->nformats = n;
+  return 0;
+}
+
+int om_writer_set_counts(om_writer *w, const om_count *counts, uint32_t n) {
+  om_count *c = malloc(n ? n * sizeof *c : 1);
+  if (!c) {
+    w->nomem = 1;
+    return -1;
+  }
+  if (n) memcpy(c, counts, n * sizeof *c);
+  free(w->counts);
+  w->counts = c;
+  w->ncounts = n;
   return 0;
 }
 
@@ -396,7 +412,7 @@ int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const ui
   return 0;
 }
 
-enum { MAX_PARTS = 9 };
+enum { MAX_PARTS = 10 };
 
 /* Where each partition goes: what om_writer_size and om_writer_serialise share. */
 typedef struct om_layout {
@@ -426,6 +442,9 @@ static status plan(const om_writer *w, om_layout *l, diag *d) {
   if (w->nformats && w->nformats != nio)
     return diag_set(d, ST_ERR_INVALID, "om writer: %u I/O formats for %u inputs and outputs", w->nformats,
                     nio);
+  if (w->counts && (w->ncounts != w->noutputs || w->ngears))
+    return diag_set(d, ST_ERR_INVALID, "om writer: %u counts for %u outputs%s", w->ncounts, w->noutputs,
+                    w->ngears ? " (and gears)" : "");
   if (w->ngears) { /* counts from the next gear's start; the workspace is the largest gear's */
     l->def.workspace_bytes = 0;
     for (uint32_t i = 0; i < w->ngears; i++) {
@@ -455,6 +474,8 @@ static status plan(const om_writer *w, om_layout *l, diag *d) {
   if (w->ngears) parts[l->nparts++] = (struct part_src){OM_PART_GEARS, NULL, l->gears_bytes};
   if (w->sources.len)
     parts[l->nparts++] = (struct part_src){OM_PART_SOURCES, w->sources.data, w->sources.len};
+  if (w->counts)
+    parts[l->nparts++] = (struct part_src){OM_PART_COUNTS, w->counts, (size_t)w->ncounts * sizeof(om_count)};
   parts[l->nparts++] = (struct part_src){OM_PART_WEIGHTS, NULL, w->weights_bytes};
   l->header_len = sizeof(om_header) + l->nparts * sizeof(om_partition);
   l->end = l->header_len;

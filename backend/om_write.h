@@ -54,6 +54,9 @@ int om_writer_begin_gear(om_writer *w, uint32_t kind, const int64_t *values, uin
 /* The IO partition: formats[i] is the om_io_format of input i, then of each
  * output (n = ninputs + noutputs). Not called: no IO partition. 0 ok, -1 nomem. */
 int om_writer_set_io_formats(om_writer *w, const uint32_t *formats, uint32_t n);
+/* The COUNTS partition: counts[i] for output i (n = noutputs; copied). Not
+ * called: no COUNTS partition. Not with gears. 0 ok, -1 nomem. */
+int om_writer_set_counts(om_writer *w, const om_count *counts, uint32_t n);
 /* Appends a task; returns its index (OM_NONE on failure). */
 uint32_t om_writer_add_task(om_writer *w, const om_task *t);
 /* Appends to the SOURCES partition (common/om_format.h): one record per

@@ -33,6 +33,9 @@
  *            (below), one record per task of the whole TASKS partition
  *            (every gear's tasks). Nothing a task computes depends on it;
  *            layer dumps, overflow reports and omcompare read it.
+ *   COUNTS   (optional, format 2.4) om_count[noutputs]: which outputs are
+ *            counted (an extent known only after execution) and where
+ *            their count lives (below). Absent: every output is dense.
  *
  * Checksums: header_crc covers bytes [0, header_len) with header_crc taken as
  * zero; each partition's crc32c covers its `size` bytes.
@@ -57,9 +60,10 @@
  * 2.3 added the AIPP and QCONV2D tasks (int8 convolution) and u8/i8
  * TRANSDATA (a 2.2 runtime refuses them as an unknown kind and a dtype it
  * does not convert).
- * 2.4 added the RECURRENCE task, the storage dtypes (bf16, float8, float4,
- * int4/int2: common/types.h) and TRANSDATA's saturate and round_mode (a 2.3
- * runtime refuses the kind, the dtypes and the params). */
+ * 2.4 added the RECURRENCE, NONZERO and NMS tasks, TOPK's run-time k, the
+ * COUNTS partition, the storage dtypes (bf16, float8, float4, int4/int2:
+ * common/types.h) and TRANSDATA's saturate and round_mode (a 2.3 runtime
+ * refuses them as unknown kinds, partitions, dtypes and params). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 4 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
@@ -87,6 +91,7 @@ typedef enum om_partition_type {
   OM_PART_IO = 7,
   OM_PART_GEARS = 8,
   OM_PART_SOURCES = 9,
+  OM_PART_COUNTS = 10,
   OM_PART_TYPE_COUNT /* one past the largest type */
 } om_partition_type;
 
@@ -166,6 +171,20 @@ typedef enum om_io_format {
   OM_IO_FORMAT_COUNT
 } om_io_format;
 
+/* COUNTS partition: one record per model output, in output order. A
+ * counted output (NonZero's positions, ...) is stored at its compile-time
+ * bound, dims[axis] of its om_tensor; after each execution only the first
+ * count entries along `axis` are valid, count being the int64 that the
+ * task writing it stores into tensor `count` (an ND i64 [1] WORKSPACE
+ * tensor of the model, which no later task overwrites). The runtime then
+ * compacts the output in the caller's buffer into C order over the actual
+ * dims (axis = count) from its start. A dense output has axis = count =
+ * OM_NONE. Not with a GEARS partition. */
+typedef struct om_count { /* 8 bytes */
+  uint32_t axis;          /* 0..rank-1 of the output, or OM_NONE */
+  uint32_t count;         /* tensor index, or OM_NONE */
+} om_count;
+
 /* GEARS partition: om_gears, then om_gear[ngears], then uint32
  * io[ngears][ninputs + noutputs] (each gear's input then output tensor
  * indices, as MODEL's io[]). A gear is the model compiled for one value of
@@ -244,6 +263,7 @@ _Static_assert(sizeof(om_model_def) == 96, "om_model_def is 96 bytes");
 _Static_assert(sizeof(om_tensor) == 104, "om_tensor is 104 bytes");
 _Static_assert(sizeof(om_task) == 144, "om_task is 144 bytes");
 _Static_assert(sizeof(om_gears) == 16, "om_gears is 16 bytes");
+_Static_assert(sizeof(om_count) == 8, "om_count is 8 bytes");
 _Static_assert(sizeof(om_gear) == 160, "om_gear is 160 bytes");
 _Static_assert(sizeof(om_aipp_params) == OM_AIPP_PARAMS_BYTES, "om_aipp_params is 192 bytes");
 /* The named slots fit the record, and the runs their neighbours leave room

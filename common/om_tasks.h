@@ -61,6 +61,8 @@ typedef enum om_task_kind {
   OM_TASK_AIPP = 24,
   OM_TASK_QCONV2D = 25,
   OM_TASK_RECURRENCE = 26,
+  OM_TASK_NONZERO = 27,
+  OM_TASK_NMS = 28,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -670,6 +672,11 @@ enum {
  *   i16, u16, i32, u32, i64 or u64; values x's dtype (or f16/f32).
  *   params: axis (0..x rank-1), k (0..x dims[axis]), largest (0|1),
  *   sorted (0|1). values and indices have x's dims with dims[axis] = k.
+ *   With a run-time k (format 2.4): two more tensors, k ND i32/i64 one
+ *   element and count ND i64 [1]; param k is then x's dims[axis] (the
+ *   bound, values' and indices' extent along the axis), the kernel takes
+ *   k' = min(max(k, 0), bound) best, writes zeros after them along the
+ *   axis and stores k' into count: a counted output.
  *   Each line along the axis is ordered by value (descending when
  *   largest, else ascending), equal values by ascending index, NaN above
  *   every number (first when largest, last otherwise); the first k go
@@ -677,7 +684,8 @@ enum {
  *   sorted or not. Block unit: lines (the product of x's dims other than
  *   the axis). */
 enum { OM_TOPK_T_X = 0, OM_TOPK_T_VALUES = 1, OM_TOPK_T_INDICES = 2, OM_TOPK_NTENSORS = 3 };
-enum { OM_TOPK_WRITES = OM_SLOT(OM_TOPK_T_VALUES) | OM_SLOT(OM_TOPK_T_INDICES) };
+enum { OM_TOPK_T_K = 3, OM_TOPK_T_COUNT = 4, OM_TOPK_NTENSORS_COUNTED = 5 };
+enum { OM_TOPK_WRITES = OM_SLOT(OM_TOPK_T_VALUES) | OM_SLOT(OM_TOPK_T_INDICES) | OM_SLOT(OM_TOPK_T_COUNT) };
 enum {
   OM_TOPK_P_AXIS = 0,
   OM_TOPK_P_K = 1,
@@ -685,6 +693,41 @@ enum {
   OM_TOPK_P_SORTED = 3,
   OM_TOPK_NPARAMS = 4
 };
+
+/* NONZERO (vector unit): the positions of x's nonzero elements, a
+ * counted output (om_format.h's COUNTS partition).
+ *   tensors: x ND (any dtype of 1, 2, 4 or 8 bytes: bool, integers,
+ *   floats; NaN counts as nonzero), y ND i64 [max(rank, 1), bound] with
+ *   bound = x's elements, count ND i64 [1].
+ *   params: none. Column j < count of y holds the coordinates of the j-th
+ *   nonzero element of x in C order (a rank-0 x reads as [1]: row 0 is 0);
+ *   the columns from count to bound are 0; count gets the number of
+ *   nonzero elements. block_dim 1. */
+enum { OM_NONZERO_T_X = 0, OM_NONZERO_T_Y = 1, OM_NONZERO_T_COUNT = 2, OM_NONZERO_NTENSORS = 3 };
+enum { OM_NONZERO_WRITES = OM_SLOT(OM_NONZERO_T_Y) | OM_SLOT(OM_NONZERO_T_COUNT) };
+enum { OM_NONZERO_NPARAMS = 0 };
+
+/* NMS (vector unit): ONNX NonMaxSuppression (common/nms.h states the
+ * selection), a counted output.
+ *   tensors: boxes ND [B, N, 4], scores ND [B, C, N] (each f32 or f16),
+ *   iou_threshold ND one element (f32/f16) or OM_NONE (0), score_threshold
+ *   likewise or OM_NONE (none), selected ND i64 [B x C x max_per_class,
+ *   3], count ND i64 [1].
+ *   params: center_point_box (0|1), max_per_class (0..N).
+ *   Rows j < count of selected are (batch, class, box), batches then
+ *   classes in order, each class's boxes in selection order; the rows from
+ *   count on are 0. block_dim 1. */
+enum {
+  OM_NMS_T_BOXES = 0,
+  OM_NMS_T_SCORES = 1,
+  OM_NMS_T_IOU = 2,
+  OM_NMS_T_SCORE_THRESHOLD = 3,
+  OM_NMS_T_SELECTED = 4,
+  OM_NMS_T_COUNT = 5,
+  OM_NMS_NTENSORS = 6
+};
+enum { OM_NMS_WRITES = OM_SLOT(OM_NMS_T_SELECTED) | OM_SLOT(OM_NMS_T_COUNT) };
+enum { OM_NMS_P_CENTER_POINT_BOX = 0, OM_NMS_P_MAX_PER_CLASS = 1, OM_NMS_NPARAMS = 2 };
 
 /* SCATTER (vector unit): ScatterElements / ScatterND / TensorScatter. y starts as a copy
  *   of data, then each update in C order of updates is combined into y.
@@ -1011,6 +1054,8 @@ static inline uint64_t om_aipp_image_bytes(uint32_t format, uint64_t w, uint64_t
   X(OM_TASK_CONV3D, OM_CONV_WRITES, OM_CONV_IN_PLACE)                                                        \
   X(OM_TASK_AIPP, OM_AIPP_WRITES, 0)                                                                         \
   X(OM_TASK_QCONV2D, OM_QCONV_WRITES, 0)                                                                     \
-  X(OM_TASK_RECURRENCE, OM_RECURRENCE_WRITES, 0)
+  X(OM_TASK_RECURRENCE, OM_RECURRENCE_WRITES, 0)                                                             \
+  X(OM_TASK_NONZERO, OM_NONZERO_WRITES, 0)                                                                   \
+  X(OM_TASK_NMS, OM_NMS_WRITES, 0)
 
 #endif

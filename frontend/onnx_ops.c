@@ -903,7 +903,8 @@ static const importer importers[] = {
     {"GatherND", "GatherND", 11, 2, 2, 1, "-batch_dims:i", onnx_import_gathernd},
     {"OneHot", "OneHot", 9, 3, 3, 1, "-axis:i", onnx_import_onehot},
     {"Compress", "Gather", 9, 2, 2, 1, "-axis:i", onnx_import_compress},
-    {"NonZero", "Identity", 9, 1, 1, 1, "", onnx_import_nonzero},
+    {"NonZero", "NonZero", 9, 1, 1, 1, "", onnx_import_nonzero},
+    {"NonMaxSuppression", "NonMaxSuppression", 10, 2, 5, 1, "-center_point_box:i", onnx_import_nms},
     {"ConstantOfShape", "ConstantOfShape", 9, 1, 1, 1, "-value:t", import_constantofshape},
     /* strided views (ir/view.h) */
     {"Split", "Split", 1, 1, 2, IR_SPLIT_MAX_OUTPUTS, "-axis:i -split:I<13 -num_outputs:i", import_split},
@@ -1037,7 +1038,9 @@ status onnx_import_node(onnx_node *nd) {
 dtype onnx_result_dtype(const ir_node *n) {
   switch (n->op) {
   case IR_OP_SHAPE:
-  case IR_OP_SIZE: return DT_INT64;
+  case IR_OP_SIZE:
+  case IR_OP_NONZERO:
+  case IR_OP_NMS: return DT_INT64;
   case IR_OP_CONSTANTOFSHAPE: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
   case IR_OP_CAST: /* CastLike keeps its like input until shape inference */
     return n->nin > 1 && n->in[1] && !ir_attr_find(n, "to") ? n->in[1]->dtype

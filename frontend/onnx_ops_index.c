@@ -1,7 +1,8 @@
 /* onnx_ops_index.c - the importers of the indexing ops (rows in onnx_ops.c's
  * table), normalising each into the IR contract of ir/ops.def:
  *   TopK            k from the attribute (opset 1) or the constant input 1
- *                   (opset 10+); axis, largest, sorted explicit; the
+ *                   (opset 10+); a run-time k stays input 1 and the count
+ *                   output is appended (ir/count.h); axis, largest, sorted explicit; the
  *                   indices output is i64 (and exists even when unnamed).
  *   Scatter, ScatterElements  -> ScatterElements{axis, reduction}.
  *   ScatterND       reduction explicit.
@@ -10,12 +11,17 @@
  *   GatherND        batch_dims explicit.
  *   OneHot          depth from the constant input 1 (any numeric dtype,
  *                   truncated as ONNX Runtime does); values becomes in[1].
- *   Compress        with a constant condition: Gather with the constant
- *                   positions of its true entries (after a Reshape to 1-D
- *                   when there is no axis). A run-time condition is refused:
- *                   the output's shape would depend on data.
- *   NonZero         of a constant: Identity of the constant result. A
- *                   run-time input is refused for the same reason.
+ *   Compress        Gather of the positions of the condition's true entries
+ *                   (after a Reshape to 1-D when there is no axis): a
+ *                   constant, or for a run-time condition NonZero's
+ *                   counted result reshaped to 1-D, which makes the output
+ *                   counted along the axis (ir/count.h).
+ *   NonZero         of a constant: Identity of the constant result; of a
+ *                   run-time input: NonZero with its count output
+ *                   appended (ir/count.h).
+ *   NonMaxSuppression  the constant max_output_boxes_per_class as the attr
+ *                   max_per_class (it bounds the counted output), the
+ *                   thresholds as inputs 2 and 3, the count appended.
  * The node and its IR node are as onnx_import_node made them: arity,
  * attribute kinds and names are already checked against the row.
  */
@@ -58,11 +64,27 @@ static status set_reduction(onnx_node *nd, ir_node *n) {
   return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'reduction' must be none, add, mul, max or min");
 }
 
+/* The count output of a counted op (ir/count.h), appended to n's outputs. */
+static status add_count(onnx_node *nd, ir_node *n) {
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_count", nd->out[0]->name);
+  ir_value *c = ir_value_new(nd->c->g, name, DT_INT64);
+  if (!c || ir_node_add_output(nd->c->g, n, c)) return nomem(nd);
+  return ST_OK;
+}
+
 status onnx_import_topk(onnx_node *nd, ir_node *n) {
   int64_t k = onnx_attr_int(nd, "k", -1);
   status s = ST_OK;
-  if (nd->c->opset >= 10) { /* the row refuses the attribute from opset 10 on */
+  int run_time = nd->c->opset >= 10 && nd->nin > 1 && nd->in[1] && !nd->in[1]->data;
+  if (run_time) { /* k stays in[1]; the outputs are counted (ir/count.h) */
+    const ir_value *kv = nd->in[1];
+    if ((kv->dtype != DT_INT64 && kv->dtype != DT_INT32) || ir_value_elements(kv) != 1)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 '%s' (k) must hold one i64", kv->name);
+    k = 0;
+  } else if (nd->c->opset >= 10) { /* the row refuses the attribute from opset 10 on */
     if ((s = int_scalar_in(nd, 1, "k", &k))) return s;
+    n->nin = 1;
   } else if (nd->nin != 1 || !onnx_attr(nd, "k")) {
     return onnx_node_fail(nd, ST_ERR_INVALID, "before opset 10 TopK takes 1 input and a 'k' attribute");
   }
@@ -75,7 +97,9 @@ status onnx_import_topk(onnx_node *nd, ir_node *n) {
     n->out[1] = v, v->producer = n;
   }
   n->out[1]->dtype = DT_INT64;
-  if ((s = onnx_set_int(nd, n, "k", k)) || (s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", -1))) ||
+  if (run_time && (s = add_count(nd, n))) return s;
+  if ((!run_time && (s = onnx_set_int(nd, n, "k", k))) ||
+      (s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", -1))) ||
       (s = onnx_set_flag(nd, n, "largest", 1)) || (s = onnx_set_flag(nd, n, "sorted", 1)))
     return s;
   return ST_OK;
@@ -122,28 +146,41 @@ status onnx_import_onehot(onnx_node *nd, ir_node *n) {
   return s ? s : onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", -1));
 }
 
-/* The runner binds compile-time inputs; a data-dependent shape is refused. */
-static status data_shape(onnx_node *nd, int i, const char *what) {
-  return onnx_node_fail(
-      nd, ST_ERR_UNSUPPORTED,
-      "the output's shape depends on the values of input %d '%s' (%s), computed at run time; "
-      "a static-shape NPU model needs it constant",
-      i, nd->in[i]->name, what);
+/* The positions of a run-time condition's true entries: NonZero, then a
+ * Reshape of its [1, bound] result to [bound], counted along axis 0. */
+static ir_value *run_time_positions(onnx_node *nd, ir_value *cond) {
+  ir_graph *g = nd->c->g;
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_nonzero", nd->out[0]->name);
+  ir_value *nz = ir_value_new(g, name, DT_INT64);
+  ir_node *z = nz ? ir_node_new(g, IR_OP_NONZERO, NULL, 1, &cond, 1, &nz) : NULL;
+  if (!z || add_count(nd, z)) return NULL;
+  int64_t minus1 = -1, one = 1;
+  snprintf(name, sizeof name, "%.280s_positions_shape", nd->out[0]->name);
+  ir_value *shape = ir_const_new(g, name, DT_INT64, 1, &one, &minus1, sizeof minus1);
+  snprintf(name, sizeof name, "%.280s_positions", nd->out[0]->name);
+  ir_value *pos = ir_value_new(g, name, DT_INT64), *rin[2] = {nz, shape};
+  ir_node *r = shape && pos ? ir_node_new(g, IR_OP_RESHAPE, NULL, 2, rin, 1, &pos) : NULL;
+  return r && !ir_attr_set_int(g, r, "allowzero", 0) ? pos : NULL;
 }
 
 status onnx_import_compress(onnx_node *nd, ir_node *n) {
   const ir_value *x = nd->in[0], *cond = nd->in[1];
-  if (!cond->data) return data_shape(nd, 1, "condition");
   if (cond->rank != 1 || !dtype_size(cond->dtype))
     return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 '%s' (condition) must be 1-D", cond->name);
-  int64_t len = cond->dims[0], count = 0;
-  int64_t *pos = arena_array(&nd->c->scratch, (size_t)(len > 0 ? len : 1), sizeof *pos);
-  if (!pos) return nomem(nd);
-  for (int64_t i = 0; i < len; i++)
-    if (elem_get(cond->data, cond->dtype, i) != 0) pos[count++] = i;
   char name[300];
-  snprintf(name, sizeof name, "%.280s_positions", nd->out[0]->name);
-  ir_value *ix = ir_const_new(nd->c->g, name, DT_INT64, 1, &count, pos, (size_t)count * sizeof *pos);
+  ir_value *ix = NULL;
+  if (!cond->data) { /* a counted output (ir/count.h) */
+    if (!(ix = run_time_positions(nd, nd->in[1]))) return nomem(nd);
+  } else {
+    int64_t len = cond->dims[0], count = 0;
+    int64_t *pos = arena_array(&nd->c->scratch, (size_t)(len > 0 ? len : 1), sizeof *pos);
+    if (!pos) return nomem(nd);
+    for (int64_t i = 0; i < len; i++)
+      if (elem_get(cond->data, cond->dtype, i) != 0) pos[count++] = i;
+    snprintf(name, sizeof name, "%.280s_positions", nd->out[0]->name);
+    ix = ir_const_new(nd->c->g, name, DT_INT64, 1, &count, pos, (size_t)count * sizeof *pos);
+  }
   if (!ix || ir_node_set_input(nd->c->g, n, 1, ix)) return nomem(nd);
   if (onnx_attr(nd, "axis")) return onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 0));
   /* no axis: the flattened input; the loader's toposort puts the Reshape first */
@@ -161,7 +198,8 @@ status onnx_import_compress(onnx_node *nd, ir_node *n) {
 
 status onnx_import_nonzero(onnx_node *nd, ir_node *n) {
   const ir_value *x = nd->in[0];
-  if (!x->data) return data_shape(nd, 0, "X");
+  if (!x->data) return add_count(nd, n);
+  n->op = IR_OP_IDENTITY; /* of the constant result */
   int64_t total = ir_value_elements(x), count = 0;
   if (total < 0 || x->rank > MAX_RANK)
     return onnx_node_fail(nd, ST_ERR_INVALID, "input '%s' has no known shape", x->name);
@@ -184,4 +222,28 @@ status onnx_import_nonzero(onnx_node *nd, ir_node *n) {
   ir_value *c = ir_const_new(nd->c->g, name, DT_INT64, 2, dims, out, (size_t)(rank * count) * sizeof *out);
   if (!c || ir_node_set_input(nd->c->g, n, 0, c)) return nomem(nd);
   return ST_OK;
+}
+
+status onnx_import_nms(onnx_node *nd, ir_node *n) {
+  int64_t max = 0, cpb = onnx_attr_int(nd, "center_point_box", 0);
+  status s = ST_OK;
+  if (nd->nin > 2 && nd->in[2]) {
+    if (!nd->in[2]->data)
+      return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
+                            "input 2 '%s' (max_output_boxes_per_class) must be a constant: it bounds the "
+                            "output's size",
+                            nd->in[2]->name);
+    if ((s = int_scalar_in(nd, 2, "max_output_boxes_per_class", &max))) return s;
+  }
+  if (cpb != 0 && cpb != 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "center_point_box = %" PRId64 " must be 0 or 1", cpb);
+  ir_value *iou = nd->nin > 3 ? nd->in[3] : NULL, *score = nd->nin > 4 ? nd->in[4] : NULL;
+  n->nin = 2;
+  if (ir_node_set_input(nd->c->g, n, 2, iou) || ir_node_set_input(nd->c->g, n, 3, score)) return nomem(nd);
+  while (n->nin > 2 && !n->in[n->nin - 1])
+    n->nin--;
+  if ((s = onnx_set_int(nd, n, "center_point_box", cpb)) ||
+      (s = onnx_set_int(nd, n, "max_per_class", max < 0 ? 0 : max)))
+    return s;
+  return add_count(nd, n);
 }

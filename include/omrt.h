@@ -143,6 +143,12 @@ typedef struct omrt_tensor_desc {
   int64_t dims[OMRT_MAX_RANK];
   size_t bytes; /* of the caller's buffer: for a model with gears, the largest gear's */
   int format;   /* OMRT_FORMAT_* */
+  /* -1: a dense tensor. Else an output whose extent along this dim is
+   * known only after an execution (NonZero's positions, ...): dims[] and
+   * bytes are the bound, the buffer's size; omrt_context_output_dims gives
+   * the actual dims, and omrt_execute leaves the output compacted to them
+   * (C order from the buffer's start). */
+  int count_axis;
 } omrt_tensor_desc;
 
 /* Maps `path` read-only and verifies it. `opts` may be NULL. On success
@@ -312,6 +318,12 @@ OMRT_API omrt_status omrt_context_set_aipp(omrt_context *ctx, int input, const o
  * error; the outputs are then unspecified. OMRT_ERR_ARG, before any task
  * runs, when dynamic AIPP parameters break a rule (omrt_aipp_pack's). */
 OMRT_API omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs);
+/* Output `index` as the last omrt_execute on ctx wrote it: for a counted
+ * output (desc.count_axis >= 0) dims[count_axis] and bytes are the actual
+ * extent (0 before the first execution), for a dense one as
+ * omrt_model_output. The name is the model's. OMRT_ERR_ARG for a bad
+ * index. */
+OMRT_API omrt_status omrt_context_output_dims(const omrt_context *ctx, int index, omrt_tensor_desc *desc_out);
 /* The same, first checking each buffer's size: input_bytes[i] and
  * output_bytes[i] must be at least the gear's (OMRT_ERR_ARG naming the
  * input or output, the gear and both sizes). */

@@ -25,6 +25,7 @@
 #include "common/fp16.h"
 #include "common/om_format.h"
 #include "ir/eval_elem.h"
+#include "ir/count.h"
 #include "ir/eval_index.h"
 #include "ir/eval_quant.h"
 #include "ir/eval_internal.h"
@@ -903,6 +904,7 @@ status ir_eval_node(const ir_node *n, const void *const *inputs, void **outputs_
     if (ir_eval_is_quant(n->op)) return ir_eval_quant(n, inputs, outputs_out, a, d);
     if (ir_eval_is_elementwise(n->op)) return ir_eval_elementwise(n, inputs, outputs_out, a, d);
     if (ir_eval_is_index(n->op)) return ir_eval_index(n, inputs, outputs_out, a, d);
+    if (ir_count_is_producer(n)) return ir_count_eval(n, inputs, outputs_out, a, d);
     if (ir_fused_op(n->op)) return ir_eval_fused(n, inputs, outputs_out, a, d); /* ir/eval_fused.c */
     return fail(&e, ST_ERR_UNSUPPORTED, "the reference evaluator does not implement this op");
   }

@@ -77,6 +77,8 @@ static int64_t steps_per_output(const ir_node *n) {
 
 static int foldable(const ir_node *n, int64_t max_bytes) {
   if (n->nout < 1 || n->nout > FOLD_MAX_OUTPUTS || !ir_eval_supported(n->op)) return 0;
+  for (int k = 0; k < n->nout; k++) /* a counted output's extent is a run-time fact */
+    if (n->out[k] && n->out[k]->count_axis >= 0) return 0;
   int64_t outs = 0, work;
   for (int k = 0; k < n->nout; k++) { /* every output present and small; the loops of the largest */
     int64_t bytes = n->out[k] ? ir_value_bytes(n->out[k]) : -1, ext = n->out[k] ? loop_extent(n->out[k]) : -1;

@@ -82,23 +82,30 @@ static int topk_before(const topk_line *L, int64_t a, int64_t b) {
   return cmp > 0 || (cmp == 0 && a < b);
 }
 
+/* A run-time k (in[1], ir/count.h): the outputs keep the axis' length,
+ * the k' = min(max(k, 0), length) best come first, zeros after them, and
+ * out[2] gets k'. */
 static status eval_topk(ev *e) {
   const ir_value *X = e->n->in[0];
-  int axis = axis_of(e->n, X->rank);
-  int64_t k = ir_attr_int(e->n, "k", -1);
-  if (axis < 0 || k < 0 || k > X->dims[axis])
-    return fail(e, ST_ERR_INVALID, "axis or k out of range for '%s'", X->name);
-  int64_t dims[MAX_RANK];
+  int axis = axis_of(e->n, X->rank), counted = e->n->nin > 1 && e->n->in[1];
+  int64_t k = counted ? elem_get_int(e->in[1], e->n->in[1]->dtype, 0) : ir_attr_int(e->n, "k", -1);
+  if (axis < 0) return fail(e, ST_ERR_INVALID, "axis out of range for '%s'", X->name);
+  int64_t D = X->dims[axis], inner = prod(X->dims, axis + 1, X->rank), outer = prod(X->dims, 0, axis);
+  if (counted) k = k < 0 ? 0 : k > D ? D : k;
+  if (k < 0 || k > D) return fail(e, ST_ERR_INVALID, "k out of range for '%s'", X->name);
+  int64_t dims[MAX_RANK], kb = counted ? D : k; /* the outputs' extent along the axis */
   memcpy(dims, X->dims, sizeof dims);
-  dims[axis] = k;
+  dims[axis] = kb;
   status st = want_out(e, 0, X->dtype, X->rank, dims);
   if (!st) st = want_out(e, 1, DT_INT64, X->rank, dims);
   if (st) return st;
-  int64_t D = X->dims[axis], inner = prod(X->dims, axis + 1, X->rank), outer = prod(X->dims, 0, axis);
   size_t es = dtype_size(X->dtype);
   unsigned char *y = alloc_out(e, 0);
   int64_t *yi = alloc_out(e, 1), *order = arena_array(e->a, (size_t)(D > 0 ? D : 1), sizeof *order);
-  if (!y || !yi || !order) return nomem(e);
+  if (!y || !yi || !order || (counted && !alloc_out(e, 2))) return nomem(e);
+  memset(y, 0, (size_t)ir_value_bytes(e->n->out[0]));
+  memset(yi, 0, (size_t)ir_value_bytes(e->n->out[1]));
+  if (counted) *(int64_t *)e->out[2] = k;
   for (int64_t o = 0; o < outer; o++)
     for (int64_t in = 0; in < inner; in++) {
       topk_line L = {e->in[0], X->dtype, ir_attr_int(e->n, "largest", 1) != 0, o * D * inner + in, inner};
@@ -109,7 +116,7 @@ static status eval_topk(ev *e) {
         order[at] = j;
       }
       for (int64_t r = 0; r < k; r++) {
-        int64_t to = (o * k + r) * inner + in;
+        int64_t to = (o * kb + r) * inner + in;
         memcpy(y + (size_t)to * es,
                (const unsigned char *)e->in[0] + (size_t)(L.base + order[r] * inner) * es, es);
         yi[to] = order[r];

@@ -123,6 +123,7 @@ ir_value *ir_value_new(ir_graph *g, const char *name, dtype dt) {
   v->dtype = dt;
   v->layout = LAYOUT_ND;
   v->rank = -1;
+  v->count_axis = -1;
   v->input_index = v->output_index = -1;
   v->region = IR_REGION_NONE;
   g->values[g->nvalues++] = v;
@@ -316,6 +317,16 @@ int ir_node_set_input(ir_graph *g, ir_node *n, int i, ir_value *v) {
     n->nin++;
   }
   n->in[i] = v;
+  return 0;
+}
+
+int ir_node_add_output(ir_graph *g, ir_node *n, ir_value *v) {
+  ir_value **out = arena_array(&g->arena, (size_t)n->nout + 1, sizeof *out);
+  if (!out) return -1;
+  if (n->nout) memcpy(out, n->out, (size_t)n->nout * sizeof *out);
+  out[n->nout++] = v;
+  n->out = out;
+  v->producer = n;
   return 0;
 }
 

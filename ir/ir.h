@@ -119,8 +119,18 @@ typedef struct ir_value {
   int64_t dims[MAX_RANK]; /* logical dims; -1 = not yet known */
   const void *data;       /* constant payload in the graph arena, or NULL */
   ir_node *producer;      /* NULL for graph inputs and constants */
-  int input_index;        /* position in g->inputs, or -1 */
-  int output_index;       /* position in g->outputs, or -1 */
+  /* A counted value (data-dependent extent: NonZero, Compress, Unique,
+   * NonMaxSuppression, TopK with a run-time k): along axis count_axis only
+   * the first *count entries are valid at run time; dims[count_axis] is the
+   * compile-time bound and the storage is the bound's. `count` is an i64
+   * [1] value the producing task writes (the producer's last output, or
+   * the count of the counted input this value was computed from: shape
+   * inference propagates it through ops the padding does not affect and
+   * refuses the others). count_axis -1, count NULL: a dense value. */
+  int count_axis;
+  struct ir_value *count;
+  int input_index;  /* position in g->inputs, or -1 */
+  int output_index; /* position in g->outputs, or -1 */
   /* memory plan (passes/memplan.c) */
   ir_region region;
   uint64_t offset; /* bytes from the region base */
@@ -236,6 +246,8 @@ ir_node *ir_node_new(ir_graph *g, ir_op op, const char *name, int nin, ir_value 
                      ir_value *const *out);
 /* Replaces input slot i (growing the input array if i == nin). */
 int ir_node_set_input(ir_graph *g, ir_node *n, int i, ir_value *v);
+/* Appends v as n's last output (v->producer = n). 0 ok, -1 nomem. */
+int ir_node_add_output(ir_graph *g, ir_node *n, ir_value *v);
 
 /* Attributes: setters replace an existing attribute of the same name.
  * Getters return `def` when absent or of another kind. Arrays are copied. */

@@ -25,6 +25,7 @@ static void print_type(const ir_value *v, FILE *out) {
     fputc(']', out);
   }
   if (v->layout != LAYOUT_ND) fprintf(out, " %s", layout_name(v->layout));
+  if (v->count_axis >= 0 && v->count) fprintf(out, " counted(%d by %%%s)", v->count_axis, v->count->name);
 }
 
 /* One element of a constant as text. */

@@ -40,6 +40,7 @@
 #include "ir/fused.h"
 #include "ir/pool.h"
 #include "ir/resize.h"
+#include "ir/count.h"
 #include "ir/shape_index.h"
 #include "ir/view.h"
 
@@ -839,10 +840,12 @@ status ir_shape_infer_node(ir_graph *g, ir_node *n, const void *const *known, di
   }
   if (n->nout < 1 || !n->out[0] ||
       (n->nout != 1 && n->op != IR_OP_VECPROG && n->op != IR_OP_SPLIT && n->op != IR_OP_TOPK &&
-       !ir_fused_op(n->op))) /* the fused ops count their own outputs */
+       !ir_fused_op(n->op) && !ir_count_is_producer(n))) /* the fused ops count their own outputs */
     return fail(s, ST_ERR_INVALID, "%d outputs, expected 1", n->nout);
+  if (ir_count_is_producer(n)) return ir_count_infer(g, n, d); /* ir/count.c */
   status st = resolve_list_input(s, n);
-  return st ? st : infer_node(s, n);
+  if (!st) st = infer_node(s, n);
+  return st ? st : ir_count_propagate(n, d);
 }
 
 /* Inference may normalise n's attributes and drop list inputs; those are

@@ -48,6 +48,8 @@
  *   GATHER               Gather, GatherElements (what did not fold to a
  *                        constant), GatherND (mode 2)
  *   PAD                  Pad (the constant as bytes of y's dtype)
+ *   NONZERO, NMS         NonZero, NonMaxSuppression: inputs, the counted
+ *                        output and its count
  *   TOPK, SCATTER, CUMSUM, ONEHOT  TopK; ScatterElements/ND, TensorScatter;
  *                        CumSum/CumProd; OneHot
  *   STRIDED_COPY         Transpose, Slice, Expand, Tile, DepthToSpace,
@@ -160,7 +162,8 @@ static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int n
    * empty x gives (om_format.h). Other kinds need at least one element in
    * every dim, so this refuses only empty inputs feeding their non-empty
    * results. */
-  int empty_ok = kind == OM_TASK_REDUCE || kind == OM_TASK_PAD || kind == OM_TASK_GATHER;
+  int empty_ok = kind == OM_TASK_REDUCE || kind == OM_TASK_PAD || kind == OM_TASK_GATHER ||
+                 kind == OM_TASK_NONZERO || kind == OM_TASK_NMS;
   for (int i = 0; i < nt && !empty_ok; i++)
     for (int k = 0; tv[i] && k < tv[i]->rank; k++)
       if (tv[i]->dims[k] == 0)
@@ -453,13 +456,39 @@ static status emit_pad(emit_state *s, ir_node *n) {
  * attributes shape inference normalised (axes >= 0; k and depth in int32
  * range). */
 static status emit_topk(emit_state *s, ir_node *n) {
-  int32_t p[OM_TOPK_NPARAMS] = {[OM_TOPK_P_AXIS] = (int32_t)ir_attr_int(n, "axis", 0),
-                                [OM_TOPK_P_K] = (int32_t)ir_attr_int(n, "k", 0),
+  int counted = n->nin > 1 && n->in[1]; /* a run-time k: param k is the bound */
+  int32_t axis = (int32_t)ir_attr_int(n, "axis", 0);
+  int32_t p[OM_TOPK_NPARAMS] = {[OM_TOPK_P_AXIS] = axis,
+                                [OM_TOPK_P_K] =
+                                    (int32_t)(counted ? n->in[0]->dims[axis] : ir_attr_int(n, "k", 0)),
                                 [OM_TOPK_P_LARGEST] = (int32_t)ir_attr_int(n, "largest", 1),
                                 [OM_TOPK_P_SORTED] = (int32_t)ir_attr_int(n, "sorted", 1)};
-  ir_value *tv[OM_TOPK_NTENSORS] = {
-      [OM_TOPK_T_X] = n->in[0], [OM_TOPK_T_VALUES] = n->out[0], [OM_TOPK_T_INDICES] = n->out[1]};
-  return add_task(s, n, OM_TASK_TOPK, OM_TOPK_NTENSORS, tv, OM_TOPK_NPARAMS, p);
+  ir_value *tv[OM_TOPK_NTENSORS_COUNTED] = {[OM_TOPK_T_X] = n->in[0],
+                                            [OM_TOPK_T_VALUES] = n->out[0],
+                                            [OM_TOPK_T_INDICES] = n->out[1],
+                                            [OM_TOPK_T_K] = counted ? n->in[1] : NULL,
+                                            [OM_TOPK_T_COUNT] = counted ? n->out[2] : NULL};
+  return add_task(s, n, OM_TASK_TOPK, counted ? OM_TOPK_NTENSORS_COUNTED : OM_TOPK_NTENSORS, tv,
+                  OM_TOPK_NPARAMS, p);
+}
+
+static status emit_nonzero(emit_state *s, ir_node *n) {
+  ir_value *tv[OM_NONZERO_NTENSORS] = {
+      [OM_NONZERO_T_X] = n->in[0], [OM_NONZERO_T_Y] = n->out[0], [OM_NONZERO_T_COUNT] = n->out[1]};
+  return add_task(s, n, OM_TASK_NONZERO, OM_NONZERO_NTENSORS, tv, OM_NONZERO_NPARAMS, NULL);
+}
+
+static status emit_nms(emit_state *s, ir_node *n) {
+  int64_t max = ir_attr_int(n, "max_per_class", 0), N = n->in[0]->dims[1];
+  int32_t p[OM_NMS_NPARAMS] = {[OM_NMS_P_CENTER_POINT_BOX] = (int32_t)ir_attr_int(n, "center_point_box", 0),
+                               [OM_NMS_P_MAX_PER_CLASS] = (int32_t)(max < N ? max : N)};
+  ir_value *tv[OM_NMS_NTENSORS] = {[OM_NMS_T_BOXES] = n->in[0],
+                                   [OM_NMS_T_SCORES] = n->in[1],
+                                   [OM_NMS_T_IOU] = n->nin > 2 ? n->in[2] : NULL,
+                                   [OM_NMS_T_SCORE_THRESHOLD] = n->nin > 3 ? n->in[3] : NULL,
+                                   [OM_NMS_T_SELECTED] = n->out[0],
+                                   [OM_NMS_T_COUNT] = n->out[1]};
+  return add_task(s, n, OM_TASK_NMS, OM_NMS_NTENSORS, tv, OM_NMS_NPARAMS, p);
 }
 
 /* ScatterElements (mode 0), ScatterND (mode 1), TensorScatter (mode 2: past,
@@ -712,6 +741,7 @@ static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_ONEHOT] = emit_onehot,       [OM_TASK_AIPP] = emit_aipp,
     [OM_TASK_LAYERNORM] = emit_layernorm, [OM_TASK_ATTENTION] = emit_attention,
     [OM_TASK_QCONV2D] = emit_qconv,       [OM_TASK_RECURRENCE] = emit_recurrence,
+    [OM_TASK_NONZERO] = emit_nonzero,     [OM_TASK_NMS] = emit_nms,
 };
 
 int pass_emit_has_rule(om_task_kind kind) {
@@ -724,6 +754,29 @@ static status emit_node(emit_state *s, ir_node *n) {
   if (!pass_emit_has_rule(kind))
     return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "no task kind for this op");
   return emit_rules[kind](s, n);
+}
+
+/* The COUNTS partition when an output is counted (ir.h's count_axis):
+ * its axis and its count's tensor, which memplan keeps to the end. */
+static status emit_counts(emit_state *s, arena *a) {
+  om_count *c = arena_array(a, (size_t)s->g->noutputs + 1, sizeof *c);
+  int any = 0;
+  status st = ST_OK;
+  if (!c) return nomem(s);
+  for (int i = 0; i < s->g->noutputs; i++) {
+    ir_value *v = s->g->outputs[i];
+    c[i].axis = c[i].count = OM_NONE;
+    if (v->count_axis < 0 || !v->count) continue;
+    if (s->ctx->gear_append)
+      return diag_set(s->d, ST_ERR_UNSUPPORTED,
+                      "graph output %d '%s' has a run-time extent along axis %d; models with gears "
+                      "cannot have such outputs",
+                      i, v->name, v->count_axis);
+    c[i].axis = (uint32_t)v->count_axis, c[i].count = tensor_of(s, v->count, &st);
+    any = 1;
+  }
+  if (st != ST_OK) return st;
+  return any && om_writer_set_counts(s->w, c, (uint32_t)s->g->noutputs) ? nomem(s) : ST_OK;
 }
 
 static status emit_all(emit_state *s, arena *a) {
@@ -753,6 +806,7 @@ static status emit_all(emit_state *s, arena *a) {
   }
   if (st != ST_OK) return st;
   if (om_writer_set_io(s->w, io, s->g->ninputs, io + s->g->ninputs, s->g->noutputs)) return nomem(s);
+  if ((st = emit_counts(s, a)) != ST_OK) return st;
 
   const soc_info *soc = ctx->soc;
   om_model_def def = {0};

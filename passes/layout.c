@@ -316,6 +316,7 @@ static status ensure_input(lay_state *s, ir_node *n, int slot, int lay, int dt, 
   if (!t) return nomem(s, n);
   ir_value_set_shape(t, rank, v->dims);
   t->layout = lay;
+  t->count_axis = v->count_axis, t->count = v->count;
   char tname[600];
   snprintf(tname, sizeof tname, "trans_%s", name);
   /* v = Transpose(u, perm 0,3,1,2) of an ND [N, H, W, C] value u (an NHWC
@@ -368,6 +369,7 @@ static status redirect_output(lay_state *s, ir_node *n, int k, int lay, int dt) 
   if (!t) return nomem(s, n);
   ir_value_set_shape(t, v->rank, v->dims);
   t->layout = lay;
+  t->count_axis = v->count_axis, t->count = v->count;
   t->producer = n;
   n->out[k] = t;
   /* Readers move to the node's own value, except vector programs: precision

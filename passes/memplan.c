@@ -15,7 +15,9 @@
  * Lifetimes: time t is a node's position in g->nodes. A value lives from
  * the node that writes it through the last node that reads it (both
  * inclusive: a node's inputs and outputs are live together, so no task
- * writes over its own input). Unread values live at their producer only.
+ * writes over its own input). Unread values live at their producer only,
+ * but the count of a counted graph output (ir.h) lives to the end: the
+ * runtime reads it after the last task.
  *
  * Aliases: an ND -> ND Reshape/Flatten/Squeeze/Unsqueeze/Identity whose
  * input and output are workspace values of one dtype, or a BitCast between
@@ -218,6 +220,10 @@ static status plan_lifetimes(mp_state *s) {
     t++;
   }
   s->ntimes = t;
+  for (int i = 0; i < s->g->noutputs; i++) { /* a counted output's count is read after the last task */
+    const ir_value *c = s->g->outputs[i]->count;
+    if (c && s->g->outputs[i]->count_axis >= 0 && t > 0) s->val[c->id].last = t - 1;
+  }
   return ST_OK;
 }
 

@@ -97,6 +97,10 @@ struct omrt_context {
   uint8_t *aipp_params, *aipp_set;
   const void **aipp_inputs;
 
+  /* The valid extent of each counted output after the last execute
+   * ([noutputs], malloc'd when the model has a COUNTS partition). */
+  int64_t *counts;
+
   /* The current job, written by the caller before gen advances. */
   const om_task *task;
   rt_kernel_fn fn;
@@ -272,6 +276,7 @@ void omrt_context_free(omrt_context *ctx) {
   free(ctx->profile);
   free(ctx->task_ns);
   free(ctx->aipp_params);
+  free(ctx->counts);
   if (ctx->own_workspace) free(ctx->workspace);
   free(ctx);
 }
@@ -335,7 +340,8 @@ omrt_status omrt_context_new_with(const omrt_model *model, const omrt_context_op
   int level = profile_level(opts), profiling = level >= 1, per_task = level == 2;
   if (!ctx->workers || (profiling && !(ctx->profile = calloc(rt_kernel_count, sizeof *ctx->profile))) ||
       (per_task &&
-       !(ctx->task_ns = calloc(model->def->ntasks ? model->def->ntasks : 1, sizeof *ctx->task_ns)))) {
+       !(ctx->task_ns = calloc(model->def->ntasks ? model->def->ntasks : 1, sizeof *ctx->task_ns))) ||
+      (model->counts && !(ctx->counts = calloc(model->def->noutputs, sizeof *ctx->counts)))) {
     omrt_context_free(ctx);
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: out of memory");
   }
@@ -466,6 +472,32 @@ static omrt_status index_fault(const omrt_context *ctx, uint32_t t, const rt_cor
       (long long)-c->fault_dim, (long long)c->fault_dim);
 }
 
+/* After the last task: each counted output's count from the workspace
+ * (clamped to its bound), and the output compacted in the caller's buffer
+ * to C order over its actual dims: the rows of each outer index move down,
+ * to addresses never above where they were. */
+static void finish_counts(omrt_context *ctx, void *const *outputs) {
+  const omrt_model *m = ctx->m;
+  for (uint32_t i = 0; i < m->def->noutputs; i++) {
+    const om_count *c = &m->counts[i];
+    if (c->axis == OM_NONE) continue;
+    const om_tensor *y = &m->tensors[m->io[m->def->ninputs + i]];
+    int64_t n, bound = y->dims[c->axis];
+    memcpy(&n, ctx->workspace + m->tensors[c->count].offset, sizeof n);
+    n = n < 0 ? 0 : n > bound ? bound : n;
+    ctx->counts[i] = n;
+    uint64_t outer = 1, inner = dtype_size((int)y->dtype);
+    for (uint32_t d = 0; d < y->rank; d++)
+      if (d < c->axis)
+        outer *= (uint64_t)y->dims[d];
+      else if (d > c->axis)
+        inner *= (uint64_t)y->dims[d];
+    uint8_t *b = outputs[i];
+    for (uint64_t o = 1; o < outer && n < bound; o++)
+      memmove(b + o * (uint64_t)n * inner, b + o * (uint64_t)bound * inner, (uint64_t)n * inner);
+  }
+}
+
 omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *const *outputs) {
   if (!ctx) return rt_error(OMRT_ERR_ARG, "omrt_execute: ctx is NULL");
   const omrt_model *m = ctx->m;
@@ -521,6 +553,22 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
         return rt_error(OMRT_ERR_STOPPED, "omrt_execute: the task hook stopped the run after task %u '%s'", t,
                         info.name);
     }
+  }
+  if (m->counts) finish_counts(ctx, outputs);
+  return OMRT_OK;
+}
+
+omrt_status omrt_context_output_dims(const omrt_context *ctx, int index, omrt_tensor_desc *desc_out) {
+  if (!ctx || !desc_out) return rt_error(OMRT_ERR_ARG, "omrt_context_output_dims: NULL argument");
+  const omrt_model *m = ctx->m;
+  if (index < 0 || (uint32_t)index >= m->def->noutputs)
+    return rt_error(OMRT_ERR_ARG, "omrt_context_output_dims: index %d outside 0..%d", index,
+                    (int)m->def->noutputs - 1);
+  *desc_out = ctx->gear->outputs[index];
+  int a = desc_out->count_axis;
+  if (a >= 0 && desc_out->dims[a] > 0) {
+    desc_out->bytes = desc_out->bytes / (size_t)desc_out->dims[a] * (size_t)ctx->counts[index];
+    desc_out->dims[a] = ctx->counts[index];
   }
   return OMRT_OK;
 }

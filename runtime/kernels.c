@@ -42,6 +42,8 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_CONV3D] = {"CONV3D", rt_conv2d_run, rt_conv3d_epi_check, rt_epi_prepare, rt_conv2d_pieces,
                         rt_conv2d_piece},
     [OM_TASK_AIPP] = {"AIPP", rt_aipp_run, rt_aipp_check},
+    [OM_TASK_NONZERO] = {"NONZERO", rt_nonzero_run, rt_nonzero_check},
+    [OM_TASK_NMS] = {"NMS", rt_nms_run, rt_nms_check},
 };
 const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;
 

@@ -84,6 +84,7 @@ static omrt_status build_io(omrt_model *m, uint32_t gi, uint32_t k, int is_input
     desc->dims[j] = t->dims[j];
   desc->bytes = (size_t)t->bytes;
   desc->format = (int)format;
+  desc->count_axis = -1; /* the COUNTS partition, checked later, says otherwise */
   return OMRT_OK;
 }
 

@@ -505,6 +505,34 @@ static omrt_status check_sources(omrt_model *m, const rt_part *p) {
   return OMRT_OK;
 }
 
+/* The COUNTS partition (om_format.h): one record per output; a counted
+ * output is ND with the axis inside its rank, its count an ND i64
+ * one-element WORKSPACE tensor; no gears. Marks the outputs' descriptors. */
+static omrt_status check_counts(omrt_model *m, const rt_part *p) {
+  const om_model_def *d = m->def;
+  const om_count *c = (const om_count *)(m->base + p->offset);
+  if (p->size != (uint64_t)d->noutputs * sizeof *c)
+    return rt_error(OMRT_ERR_FORMAT, "om partition COUNTS (offset %llu): %llu bytes != %u outputs x 8",
+                    (unsigned long long)p->offset, (unsigned long long)p->size, d->noutputs);
+  if (m->ngears > 1 || m->gear_kind)
+    return rt_error(OMRT_ERR_FORMAT, "om partition COUNTS (offset %llu): not allowed with gears",
+                    (unsigned long long)p->offset);
+  for (uint32_t i = 0; i < d->noutputs; i++) {
+    const om_tensor *y = &m->tensors[m->io[d->ninputs + i]];
+    if (c[i].axis == OM_NONE && c[i].count == OM_NONE) continue;
+    const om_tensor *t = c[i].count < d->ntensors ? &m->tensors[c[i].count] : NULL;
+    if (c[i].axis >= y->rank || y->layout != LAYOUT_ND || !t || t->region != OM_REGION_WORKSPACE ||
+        t->dtype != DT_INT64 || t->bytes != 8)
+      return rt_error(OMRT_ERR_FORMAT,
+                      "om partition COUNTS (offset %llu): output %u '%s': axis %u, count tensor %u: expected "
+                      "an axis of the ND output and an i64 [1] WORKSPACE tensor",
+                      (unsigned long long)p->offset, i, rt_string(m, y->name), c[i].axis, c[i].count);
+    m->outputs[i].count_axis = m->gears[0].outputs[i].count_axis = (int)c[i].axis;
+  }
+  m->counts = c;
+  return OMRT_OK;
+}
+
 /* Verifies the package at base[0, size) and fills m (base/size/mapped set by
  * the caller). On failure the caller frees m. */
 static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
@@ -552,6 +580,7 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
     for (uint32_t i = m->gears[gi].first_task; i < m->gears[gi].first_task + m->gears[gi].ntasks; i++)
       if ((s = check_task(m, pk, &m->gears[gi], i))) return s;
   if (refs[OM_PART_SOURCES].present && (s = check_sources(m, &refs[OM_PART_SOURCES]))) return s;
+  if (refs[OM_PART_COUNTS].present && (s = check_counts(m, &refs[OM_PART_COUNTS]))) return s;
   if ((s = prepare_tasks(m))) return s;
   if ((s = pick_threads(opts, d->ai_cores, &m->threads))) return s;
   if (opts && opts->vprog_compiler && m->task_aux) { /* native vector programs (vprog_compiler.h) */

@@ -62,6 +62,7 @@ struct omrt_model {
    * bytes the largest gear's. */
   omrt_tensor_desc *inputs, *outputs;
   const uint32_t *formats; /* [ninputs + noutputs] om_io_format (IO partition), or NULL: all ND */
+  const om_count *counts;  /* [noutputs] (COUNTS partition, checked), or NULL: every output dense */
   rt_gear *gears;          /* [ngears], malloc'd at load; >= 1 */
   uint32_t ngears;
   uint32_t gear_kind; /* om_gear_kind, 0 without a GEARS partition */

@@ -530,9 +530,15 @@ static int run(const options *o, run_state *r) {
       }
     }
     if (!o->check_overflow && !r->warned) r->warned = warn_nonfinite(r, k);
-    for (int i = 0; i < r->nout; i++) {
+    for (int i = 0; i < r->nout; i++) { /* a counted output: its valid part, as the run left it */
       omrt_tensor_desc d;
-      omrt_model_gear_output(r->model, r->gear, i, &d);
+      omrt_context_output_dims(r->ctx, i, &d);
+      if (d.count_axis >= 0) {
+        printf("output %d '%s': shape [", i, d.name);
+        for (int k = 0; k < d.rank; k++)
+          printf("%s%lld", k ? ", " : "", (long long)d.dims[k]);
+        printf("] (dim %d counted at run time)\n", d.count_axis);
+      }
       if (write_output(o->output, name, i, &d, r->out[i], o->fmt)) return 1;
     }
   }

@@ -85,6 +85,12 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc, siz
                                                 aclmdlIODims *dims);
 ACL_FUNC_VISIBILITY aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index,
                                                  aclmdlIODims *dims);
+/* Output `index` as the described model's last run left it: an output
+ * whose extent depends on the data (NonZero, NonMaxSuppression, ...) has
+ * its actual dims, the output buffer holds exactly them in C order from its
+ * start; every other output has aclmdlGetOutputDims's. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetCurOutputDims(const aclmdlDesc *modelDesc, size_t index,
+                                                    aclmdlIODims *dims);
 /* Owned by the description; "" for a bad one or index. */
 ACL_FUNC_VISIBILITY const char *aclmdlGetInputNameByIndex(const aclmdlDesc *modelDesc, size_t index);
 ACL_FUNC_VISIBILITY const char *aclmdlGetOutputNameByIndex(const aclmdlDesc *modelDesc, size_t index);

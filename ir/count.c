@@ -1,0 +1,301 @@
+/* count.c - counted values: the producers' shape rules and evaluation, and
+ * how every other op treats a counted input (ir/count.h).
+ *
+ * Design. A data-dependent extent is a bound plus a run-time count, not a
+ * dynamic shape: the value keeps static dims (the bound), so memory
+ * planning, tiling and every kernel stay static, and only the count says
+ * how much of the axis is valid. Producers write zeros past the count, so
+ * that a consumer reading the padding reads valid indices (Gather with
+ * counted indices reads row 0). An op carries the count to its output when
+ * each valid output element depends on valid input elements only and the
+ * counted axis maps to one output axis of the same extent; anything else
+ * (a reduction, Softmax, Concat or TopK over the axis, Shape) would read
+ * the padding as data, so it is refused at compile time with one line.
+ *
+ * Producers:
+ *   NonZero  y i64 [max(rank, 1), elements(x)] counted along axis 1.
+ *   NonMaxSuppression  selected [B x C x min(max_per_class, N), 3]
+ *            counted along axis 0 (common/nms.h selects).
+ *   TopK     with a run-time k (in[1]): values and indices of x's dims,
+ *            counted along the axis (the bound: k <= the axis' length).
+ * Every bound must fit int32 (the tasks' params and the om's dims
+ * arithmetic), so a NonZero over 2^32 elements is refused by name.
+ */
+#include "ir/count.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "common/elem.h"
+#include "common/nms.h"
+#include "ir/eval_index.h"
+
+/* The largest bound of a counted axis. */
+#define COUNT_MAX_BOUND INT32_MAX
+
+int ir_count_is_producer(const ir_node *n) {
+  return n->op == IR_OP_NONZERO || n->op == IR_OP_NMS || (n->op == IR_OP_TOPK && n->nin > 1 && n->in[1]);
+}
+
+static int norm(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
+
+static status set_out(ir_node *n, int k, dtype dt, int rank, const int64_t *dims, diag *d) {
+  ir_value *y = n->out[k];
+  if (!y) return ir_node_error(d, ST_ERR_INVALID, n, "output %d is missing", k);
+  y->dtype = dt;
+  ir_value_set_shape(y, rank, dims);
+  y->count_axis = -1, y->count = NULL;
+  if (ir_value_bytes(y) < 0) return ir_node_error(d, ST_ERR_LIMIT, n, "output '%s' is too large", y->name);
+  return ST_OK;
+}
+
+/* Outputs 0 .. nout-2 are counted along axis by the producer's last one. */
+static status set_counted(ir_node *n, int axis, diag *d) {
+  ir_value *c = n->out[n->nout - 1];
+  int64_t one = 1;
+  status st = set_out(n, n->nout - 1, DT_INT64, 1, &one, d);
+  if (st) return st;
+  for (int k = 0; k + 1 < n->nout; k++)
+    n->out[k]->count_axis = axis, n->out[k]->count = c;
+  return ST_OK;
+}
+
+static status check_bound(ir_node *n, int64_t bound, const char *what, diag *d) {
+  if (bound < 0 || bound > COUNT_MAX_BOUND)
+    return ir_node_error(d, ST_ERR_LIMIT, n,
+                         "the output's bound (%s) is %" PRId64 " entries; at most %d are supported", what,
+                         bound, COUNT_MAX_BOUND);
+  return ST_OK;
+}
+
+static status infer_nonzero(ir_node *n, diag *d) {
+  const ir_value *x = n->in[0];
+  int64_t total = ir_value_elements(x);
+  status st = check_bound(n, total, "the input's element count", d);
+  if (st) return st;
+  if (!dtype_size(x->dtype))
+    return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "input '%s' has dtype %s", x->name,
+                         dtype_name(x->dtype) ? dtype_name(x->dtype) : "?");
+  int64_t dims[2] = {x->rank > 0 ? x->rank : 1, total};
+  if ((st = set_out(n, 0, DT_INT64, 2, dims, d))) return st;
+  return set_counted(n, 1, d);
+}
+
+static status infer_topk(ir_graph *g, ir_node *n, diag *d) {
+  const ir_value *x = n->in[0], *k = n->in[1];
+  int64_t a = ir_attr_int(n, "axis", -1);
+  if (x->rank < 1 || a < -x->rank || a >= x->rank)
+    return ir_node_error(d, ST_ERR_INVALID, n, "axis %" PRId64 " out of range for input '%s' of rank %d", a,
+                         x->name, x->rank);
+  int axis = norm(a, x->rank);
+  if ((k->dtype != DT_INT64 && k->dtype != DT_INT32) || ir_value_elements(k) != 1)
+    return ir_node_error(d, ST_ERR_INVALID, n, "input 1 '%s' (k) must hold one i64", k->name);
+  status st = check_bound(n, x->dims[axis], "the axis' length", d);
+  if (st) return st;
+  if (ir_attr_set_int(g, n, "axis", axis)) return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
+  if ((st = set_out(n, 0, x->dtype, x->rank, x->dims, d)) ||
+      (st = set_out(n, 1, DT_INT64, x->rank, x->dims, d)))
+    return st;
+  return set_counted(n, axis, d);
+}
+
+static int is_real(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
+
+static status infer_nms(ir_node *n, diag *d) {
+  const ir_value *b = n->in[0], *s = n->in[1];
+  if (b->rank != 3 || b->dims[2] != 4 || s->rank != 3 || s->dims[0] != b->dims[0] || s->dims[2] != b->dims[1])
+    return ir_node_error(d, ST_ERR_INVALID, n, "boxes %s and scores %s must be [B, N, 4] and [B, C, N]",
+                         ir_dims_str(b->rank, b->dims), ir_dims_str(s->rank, s->dims));
+  for (int j = 0; j < n->nin; j++)
+    if (n->in[j] && (!is_real(n->in[j]->dtype) || (j >= 2 && ir_value_elements(n->in[j]) != 1)))
+      return ir_node_error(d, ST_ERR_INVALID, n, "input %d '%s' must be f32%s", j, n->in[j]->name,
+                           j >= 2 ? " with one element" : "");
+  int64_t max = ir_attr_int(n, "max_per_class", 0), per = max < b->dims[1] ? max : b->dims[1], bound;
+  if (per < 0 || __builtin_mul_overflow(b->dims[0] * s->dims[1], per, &bound)) bound = -1;
+  status st = check_bound(n, bound, "batches x classes x min(max_output_boxes_per_class, boxes)", d);
+  if (st) return st;
+  int64_t dims[2] = {bound, 3};
+  if ((st = set_out(n, 0, DT_INT64, 2, dims, d))) return st;
+  return set_counted(n, 0, d);
+}
+
+status ir_count_infer(ir_graph *g, ir_node *n, diag *d) {
+  if (n->nout != ir_ops[n->op].max_out)
+    return ir_node_error(d, ST_ERR_INVALID, n, "%d outputs, expected %d (the last is the count)", n->nout,
+                         ir_ops[n->op].max_out);
+  switch (n->op) {
+  case IR_OP_NONZERO: return infer_nonzero(n, d);
+  case IR_OP_TOPK: return infer_topk(g, n, d);
+  case IR_OP_NMS: return infer_nms(n, d);
+  default: return ir_node_error(d, ST_ERR_INVALID, n, "does not produce a counted output");
+  }
+}
+
+/* ---- propagation ---- */
+
+static int64_t prod(const int64_t *dims, int from, int to) {
+  int64_t p = 1;
+  for (int i = from; i < to; i++)
+    p *= dims[i];
+  return p;
+}
+
+/* The Reshape family: the output axis with the same extent and the same
+ * product of dims before it, or -1. */
+static int reshaped_axis(const ir_value *x, int a, const ir_value *y) {
+  int64_t before = prod(x->dims, 0, a);
+  for (int b = 0; b < y->rank; b++)
+    if (y->dims[b] == x->dims[a] && prod(y->dims, 0, b) == before) return b;
+  return -1;
+}
+
+/* Where input j's counted axis a lands in n's output 0, or -1 when n cannot
+ * carry it. */
+static int carried_axis(const ir_node *n, int j, int a) {
+  const ir_value *x = n->in[j], *y = n->out[0];
+  ir_fusion f = ir_ops[n->op].fusion;
+  if (f == IR_FUSE_ELEMWISE || f == IR_FUSE_BROADCAST) {
+    int b = a + y->rank - x->rank;
+    return b >= 0 && y->dims[b] == x->dims[a] ? b : -1;
+  }
+  switch (n->op) {
+  case IR_OP_RESHAPE:
+  case IR_OP_FLATTEN:
+  case IR_OP_SQUEEZE:
+  case IR_OP_UNSQUEEZE:
+  case IR_OP_IDENTITY: return j == 0 ? reshaped_axis(x, a, y) : -1;
+  case IR_OP_TRANSPOSE: {
+    int64_t perm[MAX_RANK];
+    int np = ir_attr_ints(n, "perm", perm, MAX_RANK);
+    for (int b = 0; b < y->rank; b++)
+      if ((np == y->rank ? perm[b] : y->rank - 1 - b) == a) return b;
+    return -1;
+  }
+  case IR_OP_SLICE: {
+    int64_t axes[MAX_RANK];
+    int na = ir_attr_ints(n, "axes", axes, MAX_RANK);
+    if (na < 0) na = ir_attr_ints(n, "starts", axes, MAX_RANK), na = na < 0 ? 0 : na;
+    for (int i = 0; i < na; i++)
+      if (norm(ir_attr_find(n, "axes") ? axes[i] : i, x->rank) == a) return -1;
+    return a;
+  }
+  case IR_OP_GATHER: {
+    const ir_value *ix = n->in[1];
+    int axis = norm(ir_attr_int(n, "axis", 0), n->in[0]->rank);
+    if (j == 1) return axis + a; /* counted indices: their padding is 0, a valid index */
+    return a == axis ? -1 : a < axis ? a : a - 1 + ix->rank;
+  }
+  default: return -1;
+  }
+}
+
+static status refuse(ir_node *n, int j, const char *why, diag *d) {
+  const ir_value *x = n->in[j];
+  return ir_node_error(d, ST_ERR_UNSUPPORTED, n,
+                       "input %d '%s' has a run-time extent along axis %d (bound %" PRId64
+                       ", counted by '%s'): %s",
+                       j, x->name, x->count_axis, x->dims[x->count_axis], x->count->name, why);
+}
+
+status ir_count_propagate(ir_node *n, diag *d) {
+  if (ir_count_is_producer(n)) return ST_OK;
+  for (int k = 0; k < n->nout; k++)
+    if (n->out[k]) n->out[k]->count_axis = -1, n->out[k]->count = NULL;
+  int axis = -1;
+  ir_value *count = NULL;
+  for (int j = 0; j < n->nin; j++) {
+    const ir_value *x = n->in[j];
+    if (!x || x->count_axis < 0 || !x->count) continue;
+    int b = carried_axis(n, j, x->count_axis);
+    if (b < 0) return refuse(n, j, "this op would read the padding past the count as data", d);
+    if (count && (count != x->count || axis != b))
+      return refuse(n, j, "another input is counted differently", d);
+    axis = b, count = x->count;
+  }
+  if (!count) return ST_OK;
+  for (int k = 0; k < n->nout; k++) {
+    ir_value *y = n->out[k];
+    if (!y) continue;
+    if (y->rank != n->out[0]->rank || y->dims[axis] != n->out[0]->dims[axis])
+      return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "output %d '%s' cannot carry the count of axis %d", k,
+                           y->name, axis);
+    y->count_axis = axis, y->count = count;
+  }
+  return ST_OK;
+}
+
+/* ---- evaluation ---- */
+
+static void *alloc_out(const ir_node *n, int k, void **out, arena *a) {
+  int64_t bytes = ir_value_bytes(n->out[k]);
+  out[k] = arena_alloc_aligned(a, bytes > 0 ? (size_t)bytes : 1, 64);
+  if (out[k]) memset(out[k], 0, bytes > 0 ? (size_t)bytes : 1);
+  return out[k];
+}
+
+static status eval_nonzero(const ir_node *n, const void *const *in, void **out, arena *a, diag *d) {
+  const ir_value *x = n->in[0];
+  int64_t total = ir_value_elements(x), bound = n->out[0]->dims[1], at = 0;
+  int64_t *y = alloc_out(n, 0, out, a), *count = alloc_out(n, 1, out, a);
+  if (!y || !count) return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory evaluating");
+  if (bound != total)
+    return ir_node_error(d, ST_ERR_INVALID, n, "output bound %" PRId64 " != %" PRId64, bound, total);
+  for (int64_t i = 0; i < total; i++) {
+    if (elem_get(in[0], x->dtype, (size_t)i) == 0) continue; /* NaN != 0: counted */
+    int64_t rest = i;
+    for (int r = x->rank - 1; r >= 0; r--)
+      y[(int64_t)r * bound + at] = rest % x->dims[r], rest /= x->dims[r];
+    at++;
+  }
+  *count = at;
+  return ST_OK;
+}
+
+static float get_real(const void *p, uint64_t i) {
+  return elem_get(p, DT_FLOAT32, (size_t)i); /* the evaluator's inputs: converted to f32 below */
+}
+
+/* An f32 copy of input j (f16 widened), in a. */
+static const float *as_f32(const ir_node *n, int j, const void *data, arena *a) {
+  int64_t count = ir_value_elements(n->in[j]);
+  float *f = arena_array(a, (size_t)(count > 0 ? count : 1), sizeof *f);
+  for (int64_t i = 0; f && i < count; i++)
+    f[i] = (float)elem_get(data, n->in[j]->dtype, (size_t)i);
+  return f;
+}
+
+static status eval_nms(const ir_node *n, const void *const *in, void **out, arena *a, diag *d) {
+  const ir_value *b = n->in[0], *s = n->in[1];
+  int64_t B = b->dims[0], N = b->dims[1], C = s->dims[1], bound = n->out[0]->dims[0];
+  int64_t max = ir_attr_int(n, "max_per_class", 0), *y = alloc_out(n, 0, out, a),
+          *count = alloc_out(n, 1, out, a);
+  const float *boxes = as_f32(n, 0, in[0], a), *scores = as_f32(n, 1, in[1], a);
+  const float *iou = n->nin > 2 && n->in[2] ? as_f32(n, 2, in[2], a) : NULL;
+  const float *st = n->nin > 3 && n->in[3] ? as_f32(n, 3, in[3], a) : NULL;
+  if (!y || !count || !boxes || !scores || (n->nin > 2 && n->in[2] && !iou) ||
+      (n->nin > 3 && n->in[3] && !st))
+    return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory evaluating");
+  int64_t rows = 0, per = max < N ? max : N;
+  for (int64_t bi = 0; bi < B; bi++)
+    for (int64_t c = 0; c < C; c++) {
+      if (rows + per > bound)
+        return ir_node_error(d, ST_ERR_INVALID, n, "output bound %" PRId64 " too small", bound);
+      int64_t k = nms_class(boxes, (uint64_t)(bi * N * 4), scores, (uint64_t)((bi * C + c) * N), (uint64_t)N,
+                            get_real, (int)ir_attr_int(n, "center_point_box", 0), iou ? iou[0] : 0.0f,
+                            st != NULL, st ? st[0] : 0.0f, per, y + rows * 3 + 2, 3);
+      for (int64_t j = 0; j < k; j++)
+        y[(rows + j) * 3] = bi, y[(rows + j) * 3 + 1] = c;
+      rows += k;
+    }
+  *count = rows;
+  return ST_OK;
+}
+
+status ir_count_eval(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
+  switch (n->op) {
+  case IR_OP_NONZERO: return eval_nonzero(n, inputs, outputs_out, a, d);
+  case IR_OP_TOPK: return ir_eval_index(n, inputs, outputs_out, a, d); /* its k from in[1] */
+  case IR_OP_NMS: return eval_nms(n, inputs, outputs_out, a, d);
+  default: return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "not a counted op");
+  }
+}
