@@ -38,7 +38,8 @@ static void run_case(const pcase *p) {
   for (uint64_t i = 0; i < c.t[X].bytes; i++)
     x[i] = (uint8_t)next();
   int32_t *q = c.task.params;
-  q[OM_POOL_P_KH] = p->kh, q[OM_POOL_P_KW] = p->kw, q[OM_POOL_P_STRIDE_H] = p->sh, q[OM_POOL_P_STRIDE_W] = p->sw;
+  q[OM_POOL_P_KH] = p->kh, q[OM_POOL_P_KW] = p->kw, q[OM_POOL_P_STRIDE_H] = p->sh,
+  q[OM_POOL_P_STRIDE_W] = p->sw;
   q[OM_POOL_P_PAD_TOP] = p->pt, q[OM_POOL_P_PAD_LEFT] = p->pl, q[OM_POOL_P_PAD_BOTTOM] = p->pb,
   q[OM_POOL_P_PAD_RIGHT] = p->pr;
   omrt_status s = kc_check(&c);
@@ -70,8 +71,9 @@ static void run_case(const pcase *p) {
         }
   CHECK(bad == 0);
   if (bad)
-    test_note("  %s %lldx%lldx%lldx%lld k %dx%d s %d,%d: %zu bytes differ", dtype_name(p->dt), (long long)p->n,
-              (long long)p->c, (long long)p->h, (long long)p->w, p->kh, p->kw, p->sh, p->sw, bad);
+    test_note("  %s %lldx%lldx%lldx%lld k %dx%d s %d,%d: %zu bytes differ", dtype_name(p->dt),
+              (long long)p->n, (long long)p->c, (long long)p->h, (long long)p->w, p->kh, p->kw, p->sh, p->sw,
+              bad);
   kc_free(&c);
 }
 
