@@ -347,8 +347,8 @@ enum {
 };
 
 /* POOL (vector unit): max or average pooling on NC1HWC0 or NDC1HWC0.
- *   tensors: x, y (same dtype family f16/f32, output dims given by y), both
- *   NC1HWC0 (2-D) or both NDC1HWC0 (3-D).
+ *   tensors: x, y (same dtype family f16/f32, or for max one dtype u8 or
+ *   i8; output dims given by y), both NC1HWC0 (2-D) or both NDC1HWC0 (3-D).
  *   params: the window (kh .. pad_right, as CONV2D's), mode (0 max, 1
  *   avg), count_include_pad; 3-D: kd, stride_d, pad_front, pad_back (2-D:
  *   0).

@@ -474,9 +474,9 @@ static status layout_conv(lay_state *s, ir_node *n, int cdt) {
 }
 
 /* Pools (ir/pool.h): undilated 2-D and 3-D max and average pooling on
- * floats, the CNN case, runs as POOL on NC1HWC0 / NDC1HWC0; the rest (1-D,
- * dilated, Lp, max on i8/u8) as POOL_ND on ND, when the window fits its
- * params. */
+ * floats, and MaxPool on i8/u8, the CNN case, runs as POOL on NC1HWC0 /
+ * NDC1HWC0; the rest (1-D, dilated, Lp, GlobalMaxPool on i8/u8) as POOL_ND
+ * on ND, when the window fits its params. */
 static status layout_pool(lay_state *s, ir_node *n, int cdt) {
   const ir_value *x = n->in[0];
   int xt = x->dtype, fl = precision_is_float(xt);
@@ -495,10 +495,11 @@ static status layout_pool(lay_state *s, ir_node *n, int cdt) {
     return unsupported(s, n,
                        "the pooling window needs kernel, strides and dilations <= 65535 and pads "
                        "below the kernel extent");
-  int lay = !fl || p.mode == 2 || !undilated ? LAYOUT_ND
-            : x->rank == 4                   ? LAYOUT_NC1HWC0
-            : x->rank == 5                   ? LAYOUT_NDC1HWC0
-                                             : LAYOUT_ND;
+  const int max8 = !fl && n->op == IR_OP_MAXPOOL; /* the int8 max of a QDQ model's stem (passes/qconv.c) */
+  int lay = (!fl && !max8) || p.mode == 2 || !undilated ? LAYOUT_ND
+            : x->rank == 4                              ? LAYOUT_NC1HWC0
+            : x->rank == 5                              ? LAYOUT_NDC1HWC0
+                                                        : LAYOUT_ND;
   status st = ensure_input(s, n, 0, lay, fl ? cdt : ANY_DTYPE, NULL);
   return st != ST_OK ? st : redirect_output(s, n, 0, lay, fl ? cdt : xt);
 }

@@ -20,8 +20,11 @@
  * QuantizeLinear) go first: they would stand between an int8 value and the
  * vector programs that read it.
  *
+ * DequantizeLinear -> MaxPool -> QuantizeLinear with one scale and zero
+ * point (ResNet's stem) becomes a MaxPool of the int8 tensor (exact).
+ *
  * The rest of a QDQ model stays as it is: the QuantizeLinear and
- * DequantizeLinear around Add, pooling and Concat become vector programs
+ * DequantizeLinear around Add, average pooling and Concat become vector programs
  * (vectorize) that read and write the int8 tensors the QConvs exchange, so
  * activations stay int8 from one QConv to the next; a float op reads the
  * DequantizeLinear of an int8 value.
@@ -265,6 +268,36 @@ static int fold_clamp(ir_graph *g, ir_node *qc) {
   return 1;
 }
 
+/* DequantizeLinear(x_q) -> MaxPool -> QuantizeLinear with the same scale,
+ * zero point and dtype (ResNet's stem): the MaxPool reads x_q and writes the
+ * QuantizeLinear's output. Exact: DequantizeLinear is increasing for a
+ * scale > 0, so the maximum of the dequantized window is the dequantized
+ * maximum, and Q(DQ(v)) = v. A DequantizeLinear other nodes read stays for
+ * them. */
+static int fold_maxpool(ir_graph *g, ir_node *q) {
+  if (q->nin < 2 || !is_q8(q->out[0]->dtype)) return 0;
+  ir_node *mp = q->in[0]->producer;
+  if (!mp || mp->op != IR_OP_MAXPOOL || mp->nout != 1 || ir_value_single_user(g, q->in[0]) != q ||
+      mp->out[0]->output_index >= 0)
+    return 0;
+  ir_node *dq = mp->in[0]->producer;
+  if (!dq || dq->op != IR_OP_DEQUANTIZE) return 0;
+  ir_value *xq = through_casts(dq->in[0]);
+  float sx, sy;
+  int32_t zx, zy;
+  if (xq->data || xq->dtype != q->out[0]->dtype || !read_scale(dq->in[1], 1, &sx) ||
+      !read_zp(dq->nin > 2 ? dq->in[2] : NULL, &zx) || !read_scale(q->in[1], 1, &sy) ||
+      !read_zp(q->nin > 2 ? q->in[2] : NULL, &zy) || sx != sy || zx != zy)
+    return 0;
+  ir_value *y = mp->out[0], *out = q->out[0];
+  mp->in[0] = xq;
+  mp->out[0] = out;
+  out->producer = mp;
+  y->producer = NULL;
+  q->dead = 1;
+  return 1;
+}
+
 /* Casts of an int8 value to the dtype it has (PyTorch's after each
  * QuantizeLinear) go: their readers read the value. */
 static int drop_noop_casts(ir_graph *g) {
@@ -289,7 +322,12 @@ status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d) {
   for (int i = 0; i < count && st == ST_OK; i++) {
     ir_node *q = g->nodes[i];
     island is;
-    if (q->dead || q->op != IR_OP_QUANTIZE || !match_island(g, q, &is)) continue;
+    if (q->dead || q->op != IR_OP_QUANTIZE) continue;
+    if (fold_maxpool(g, q)) {
+      changed = 1;
+      continue;
+    }
+    if (!match_island(g, q, &is)) continue;
     st = rewrite(g, &is, &scratch, &changed, d);
     arena_free(&scratch);
   }

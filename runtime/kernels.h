@@ -290,6 +290,9 @@ typedef struct rt_pool_geom {
   int64_t kd, sd, pf, pbk;           /* the depth window */
 } rt_pool_geom;
 void rt_pool_geom_init(const om_task *task, const rt_args *args, rt_pool_geom *g);
+/* POOL's max on u8/i8 (x and y one dtype) over output planes [lo, hi)
+ * (kernels_qpool.c). */
+void rt_pool_max8(const om_task *task, const rt_args *args, const rt_pool_geom *g, uint64_t lo, uint64_t hi);
 /* The x element offset of input plane (n, id, cb) of output plane unit. */
 static inline size_t rt_pool_xplane(const rt_pool_geom *g, uint64_t unit, int64_t id) {
   const int64_t cb = (int64_t)(unit % (uint64_t)g->c1), n = (int64_t)(unit / (uint64_t)g->c1) / g->dout;

@@ -110,6 +110,32 @@ static inline void dw_taps(const rt_qconv_geom *g, int64_t img, int64_t p, int64
   }
 }
 
+/* Walks a depthwise tile's pixels in order: each pixel's taps are the last
+ * pixel's moved sw columns right when both windows lie inside x (a row's
+ * interior, where the taps were real rows, not g->pad), else dw_taps'. */
+typedef struct dw_walk {
+  int64_t oh, ow; /* the next pixel's position */
+  int moves;      /* the last pixel's taps, inside x, precede it in its row */
+} dw_walk;
+
+static inline dw_walk dw_walk_at(const rt_qconv_geom *g, int64_t p0) {
+  return (dw_walk){p0 / g->wo, p0 % g->wo, 0};
+}
+
+static inline void dw_next(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, dw_walk *w,
+                           const uint8_t **xp) {
+  const int64_t ih0 = w->oh * g->sh - g->pt, iw0 = w->ow * g->sw - g->pl;
+  const int inside = ih0 >= 0 && ih0 + (int64_t)(g->kh - 1) * g->dh < g->h && iw0 >= 0 &&
+                     iw0 + (int64_t)(g->kw - 1) * g->dw < g->w_;
+  if (inside && w->moves)
+    for (int t = 0; t < g->kh * g->kw; t++)
+      xp[t] += (size_t)g->sw * C0;
+  else
+    dw_taps(g, img, p, nb, xp);
+  w->moves = inside;
+  if (++w->ow == g->wo) w->ow = 0, w->oh++, w->moves = 0;
+}
+
 /* --- AVX-512 VNNI */
 
 T_VNNI_INLINE void vnni_store(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, __m512i acc) {
@@ -188,9 +214,10 @@ T_VNNI_INLINE void vnni_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
   dw_weights(g, nb, w2);
   const int taps = g->kh * g->kw, pairs = (taps + 1) / 2;
   const __m128i mask = _mm_set1_epi8((char)g->xmask), pad = _mm_loadu_si128((const __m128i *)g->pad);
+  const uint8_t *xp[2 * DW_MAX_PAIRS];
+  dw_walk walk = dw_walk_at(g, p0);
   for (int64_t p = p0; p < p1; p++) {
-    const uint8_t *xp[2 * DW_MAX_PAIRS];
-    dw_taps(g, img, p, nb, xp);
+    dw_next(g, img, p, nb, &walk, xp);
     __m512i acc = _mm512_setzero_si512();
     for (int pr = 0; pr < pairs; pr++) {
       const __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)xp[2 * pr]), mask);
@@ -304,9 +331,10 @@ T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
   dw_weights(g, nb, w2);
   const int taps = g->kh * g->kw, pairs = (taps + 1) / 2;
   const __m128i mask = _mm_set1_epi8((char)g->xmask), pad = _mm_loadu_si128((const __m128i *)g->pad);
+  const uint8_t *xp[2 * DW_MAX_PAIRS];
+  dw_walk walk = dw_walk_at(g, p0);
   for (int64_t p = p0; p < p1; p++) {
-    const uint8_t *xp[2 * DW_MAX_PAIRS];
-    dw_taps(g, img, p, nb, xp);
+    dw_next(g, img, p, nb, &walk, xp);
     __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
     for (int pr = 0; pr < pairs; pr++) {
       const __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)xp[2 * pr]), mask);

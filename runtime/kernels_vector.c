@@ -391,6 +391,10 @@ void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
   const int64_t h = g.h, w = g.w, ho = g.ho, wo = g.wo;
   uint64_t lo, hi;
   rt_block_range((uint64_t)(x->dims[0] * g.dout * g.c1), task->block_dim, block, &lo, &hi);
+  if (xt == DT_UINT8 || xt == DT_INT8) {
+    rt_pool_max8(task, args, &g, lo, hi);
+    return;
+  }
   const rt_cpu_paths *cpu = rt_cpu();
   if (cpu->pool && cpu->pool(task, args, lo, hi, core)) return;
   for (uint64_t unit = lo; unit < hi; unit++) {
@@ -446,13 +450,19 @@ omrt_status rt_pool_check(const omrt_model *m, uint32_t i, const om_task *task) 
   rt_chk c = {m, i, task, "POOL"};
   const om_tensor *x, *y;
   omrt_status s;
+  const uint32_t fl = RT_DT(DT_FLOAT16) | RT_DT(DT_FLOAT32), i8 = RT_DT(DT_UINT8) | RT_DT(DT_INT8);
   if ((s = rt_chk_ntensors(&c, OM_POOL_NTENSORS)) ||
-      (s = rt_chk_tensor(&c, OM_POOL_T_X, "x", 0, RT_LAYOUTS_5HD, -1, 0, &x)))
+      (s = rt_chk_tensor_of(&c, OM_POOL_T_X, "x", 0, RT_LAYOUTS_5HD, -1, fl | i8, &x)))
     return s;
   const int r3 = x->layout == LAYOUT_NDC1HWC0, rank = r3 ? 5 : 4;
-  if ((s = rt_chk_tensor(&c, OM_POOL_T_X, "x", 0, r3 ? LAYOUT_NDC1HWC0 : LAYOUT_NC1HWC0, rank, 0, &x)) ||
-      (s = rt_chk_tensor(&c, OM_POOL_T_Y, "y", 0, (int)x->layout, rank, 0, &y)))
+  if ((s = rt_chk_tensor_of(&c, OM_POOL_T_X, "x", 0, r3 ? LAYOUT_NDC1HWC0 : LAYOUT_NC1HWC0, rank, fl | i8,
+                            &x)) ||
+      (s = rt_chk_tensor_of(&c, OM_POOL_T_Y, "y", 0, (int)x->layout, rank, fl | i8, &y)))
     return s;
+  const int x8 = (RT_DT(x->dtype) & i8) != 0;
+  if ((x8 || (RT_DT(y->dtype) & i8)) && (y->dtype != x->dtype || task->params[OM_POOL_P_MODE] != 0))
+    return rt_chk_fail(&c, "u8/i8 pooling is max with y of x's dtype (x dtype %u, y dtype %u, mode %d)",
+                       x->dtype, y->dtype, task->params[OM_POOL_P_MODE]);
   static const char *const names[OM_POOL_NPARAMS] = {[OM_POOL_P_KH] = "kh",
                                                      [OM_POOL_P_KW] = "kw",
                                                      [OM_POOL_P_STRIDE_H] = "stride_h",

@@ -23,7 +23,7 @@
  * helpers; runtime/vprog_plan.c lists them): integer division and remainders by
  * 0 (and by -1) are handled by selects around a safe divisor, shift counts
  * >= the width give 0, float MAX / MIN propagate a NaN first operand,
- * float -> int casts saturate with NaN -> 0 (llvm.fpto[su]i.sat), and math
+ * float -> int casts saturate with NaN -> 0 (fto_int_sat), and math
  * functions call the libm functions the interpreter calls, lane by lane
  * (vpir_externs), so results agree bit for bit. EXP (also inside
  * SOFTPLUS), SIGMOID and ERF on float lanes are inline vector code: the vector
@@ -251,6 +251,29 @@ static LLVMValueRef round16(gen *g, LLVMValueRef v) {
   return fence(g, LLVMBuildFPExt(g->b, h, lane_type(g, DT_FLOAT32), ""));
 }
 
+/* Float lanes a (dtype adt) -> integer dtype dt, saturating, NaN -> 0: the
+ * semantics of llvm.fpto[su]i.sat, which the x86 backend expands lane by
+ * lane with compares and branches (a quantized model's QuantizeLinear spent
+ * most of its time there). Here: NaN -> 0, then a clamp to [lo, the largest
+ * source value below hi + 1] and a plain conversion, which truncates as the
+ * saturating one does; where that value truncates below hi (an integer
+ * wider than the source's mantissa), lanes >= hi + 1 select hi. */
+static LLVMValueRef fto_int_sat(const gen *g, int dt, int adt, LLVMValueRef a) {
+  const unsigned w = LLVMGetIntTypeWidth(lane_elem(g, dt));
+  const int uns = is_unsigned(dt), dbl = adt == DT_DOUBLE;
+  const double top = ldexp(1.0, uns ? (int)w : (int)w - 1), lo = uns ? 0.0 : -top; /* top = hi + 1 */
+  const double below = dbl ? nextafter(top, 0.0) : (double)nextafterf((float)top, 0.0f);
+  const uint64_t hi = uns ? (w == 64 ? UINT64_MAX : (UINT64_C(1) << w) - 1) : (UINT64_C(1) << (w - 1)) - 1;
+  LLVMValueRef x = sel(g, fcmp(g, LLVMRealUNO, a, a), cfp(g, adt, 0), a);
+  x = sel(g, fcmp(g, LLVMRealOLT, x, cfp(g, adt, lo)), cfp(g, adt, lo), x);
+  x = sel(g, fcmp(g, LLVMRealOGT, x, cfp(g, adt, below)), cfp(g, adt, below), x);
+  LLVMTypeRef t = lane_type(g, dt);
+  LLVMValueRef r = uns ? LLVMBuildFPToUI(g->b, x, t, "") : LLVMBuildFPToSI(g->b, x, t, "");
+  if ((uint64_t)below < hi)
+    r = sel(g, fcmp(g, LLVMRealOGE, a, cfp(g, adt, top)), cint(g, dt, (int64_t)hi), r);
+  return r;
+}
+
 static LLVMValueRef emit_cast(const gen *g, int dt, int adt, LLVMValueRef a) {
   LLVMTypeRef t = lane_type(g, dt);
   if (is_f(adt)) {
@@ -262,8 +285,7 @@ static LLVMValueRef emit_cast(const gen *g, int dt, int adt, LLVMValueRef a) {
              : dt == DT_DOUBLE                       ? LLVMBuildFPExt(g->b, a, t, "")
                                                      : LLVMBuildFPTrunc(g->b, a, t, "");
     if (dt == DT_BOOL) return fcmp(g, LLVMRealUNE, a, cfp(g, adt, 0));
-    LLVMTypeRef tys[2] = {t, LLVMTypeOf(a)};
-    return intrinsic(g, is_unsigned(dt) ? "llvm.fptoui.sat" : "llvm.fptosi.sat", tys, 2, &a, 1);
+    return fto_int_sat(g, dt, adt, a);
   }
   if (is_f(dt)) return is_unsigned(adt) ? LLVMBuildUIToFP(g->b, a, t, "") : LLVMBuildSIToFP(g->b, a, t, "");
   if (dt == DT_BOOL) return adt == DT_BOOL ? a : icmp(g, LLVMIntNE, a, cint(g, adt, 0));
