@@ -1027,6 +1027,36 @@ static inline uint64_t om_aipp_image_bytes(uint32_t format, uint64_t w, uint64_t
   }
 }
 
+/* Steps 1-3 above for one output pixel: the channels of source pixel
+ * (x, y) of image `img` (om_aipp_image_bytes of p's format and size),
+ * read, swapped and, with csc on, converted, into q[0..2] (0..255; YUV400
+ * leaves q[1] = q[2] = 0). The one transcription of those steps: the
+ * evaluator and the kernels call it. */
+static inline void om_aipp_pixel(const om_aipp_params *p, const uint8_t *img, int32_t x, int32_t y,
+                                 int32_t q[3]) {
+  const uint64_t w = (uint64_t)p->src_w, h = (uint64_t)p->src_h, at = (uint64_t)y * w + (uint64_t)x;
+  if (p->input_format == OM_AIPP_YUV420SP_U8) {
+    const uint8_t *uv = img + w * h + (uint64_t)(y / 2) * w + (uint64_t)(x / 2) * 2;
+    q[0] = img[at], q[1] = uv[p->rbuv_swap ? 1 : 0], q[2] = uv[p->rbuv_swap ? 0 : 1];
+  } else if (p->input_format == OM_AIPP_XRGB8888_U8 || p->input_format == OM_AIPP_RGB888_U8) {
+    const int bpp = p->input_format == OM_AIPP_RGB888_U8 ? 3 : 4;
+    const uint8_t *px = img + at * (uint64_t)bpp + (bpp == 4 && !p->ax_swap);
+    q[0] = px[p->rbuv_swap ? 2 : 0], q[1] = px[1], q[2] = px[p->rbuv_swap ? 0 : 2];
+  } else { /* YUV400 */
+    q[0] = img[at], q[1] = q[2] = 0;
+  }
+  if (!p->csc) return;
+  int32_t o[3];
+  for (int i = 0; i < 3; i++) {
+    int32_t acc = 0;
+    for (int j = 0; j < 3; j++)
+      acc += p->matrix[i][j] * (q[j] - p->input_bias[j]);
+    acc = (acc >> 8) + p->output_bias[i];
+    o[i] = acc < 0 ? 0 : acc > 255 ? 255 : acc;
+  }
+  q[0] = o[0], q[1] = o[1], q[2] = o[2];
+}
+
 /* Every kind's tensor access: X(kind, writes, in_place). A kind missing
  * here has none, and the loader refuses its tasks. */
 #define OM_TASK_ACCESS(X)                                                                                    \

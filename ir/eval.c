@@ -196,31 +196,9 @@ static status eval_aipp(ev *e) {
       for (int64_t w = 0; w < W; w++) {
         int32_t q[3] = {0, 0, 0};
         const int pad = h < p.pad_top || h >= H - p.pad_bottom || w < p.pad_left || w >= W - p.pad_right;
-        if (!pad) {
-          const int64_t sx = p.crop_x + w - p.pad_left, sy = p.crop_y + h - p.pad_top, at = sy * p.src_w + sx;
-          const uint8_t *b = src + (uint64_t)n * img;
-          if (p.input_format == OM_AIPP_YUV420SP_U8) {
-            const uint8_t *uv = b + (int64_t)p.src_w * p.src_h + sy / 2 * p.src_w + sx / 2 * 2;
-            q[0] = b[at], q[1] = uv[p.rbuv_swap ? 1 : 0], q[2] = uv[p.rbuv_swap ? 0 : 1];
-          } else if (p.input_format == OM_AIPP_YUV400_U8) {
-            q[0] = b[at];
-          } else {
-            const int bpp = p.input_format == OM_AIPP_RGB888_U8 ? 3 : 4;
-            const uint8_t *px = b + at * bpp + (bpp == 4 && !p.ax_swap);
-            q[0] = px[p.rbuv_swap ? 2 : 0], q[1] = px[1], q[2] = px[p.rbuv_swap ? 0 : 2];
-          }
-          if (p.csc) {
-            int32_t o[3];
-            for (int i = 0; i < 3; i++) {
-              int32_t acc = 0;
-              for (int j = 0; j < 3; j++)
-                acc += p.matrix[i][j] * (q[j] - p.input_bias[j]);
-              acc = (acc >> 8) + p.output_bias[i];
-              o[i] = acc < 0 ? 0 : acc > 255 ? 255 : acc;
-            }
-            memcpy(q, o, sizeof q);
-          }
-        }
+        if (!pad)
+          om_aipp_pixel(&p, src + (uint64_t)n * img, (int32_t)(p.crop_x + w - p.pad_left),
+                        (int32_t)(p.crop_y + h - p.pad_top), q);
         for (int64_t c = 0; c < C; c++)
           y[((n * C + c) * H + h) * W + w] =
               pad ? p.pad_value : ((float)(q[c] - p.mean[c]) - p.min[c]) * p.var_reci[c];

@@ -17,8 +17,6 @@
 
 #include "runtime/kernels.h"
 
-static int clamp_u8(int32_t v) { return v < 0 ? 0 : v > 255 ? 255 : v; }
-
 const char *rt_aipp_format_name(uint32_t f) {
   switch (f) {
   case OM_AIPP_YUV420SP_U8: return "YUV420SP_U8";
@@ -125,29 +123,6 @@ omrt_status rt_aipp_check(const omrt_model *m, uint32_t i, const om_task *task) 
   return rt_chk_block_dim(&c, (uint64_t)y->dims[0] * (uint64_t)y->dims[2], "y rows");
 }
 
-/* The channels of source pixel (x, y) of image `img`, swapped (steps 1, 2). */
-static void read_pixel(const om_aipp_params *p, const uint8_t *img, int32_t x, int32_t y, int32_t q[3]) {
-  const size_t w = (size_t)p->src_w, h = (size_t)p->src_h, at = (size_t)y * w + (size_t)x;
-  switch (p->input_format) {
-  case OM_AIPP_YUV420SP_U8: {
-    const uint8_t *uv = img + w * h + (size_t)(y / 2) * w + (size_t)(x / 2) * 2;
-    q[0] = img[at], q[1] = uv[p->rbuv_swap], q[2] = uv[!p->rbuv_swap];
-    return;
-  }
-  case OM_AIPP_XRGB8888_U8: {
-    const uint8_t *px = img + at * 4 + (p->ax_swap ? 0 : 1);
-    q[0] = px[p->rbuv_swap ? 2 : 0], q[1] = px[1], q[2] = px[p->rbuv_swap ? 0 : 2];
-    return;
-  }
-  case OM_AIPP_RGB888_U8: {
-    const uint8_t *px = img + at * 3;
-    q[0] = px[p->rbuv_swap ? 2 : 0], q[1] = px[1], q[2] = px[p->rbuv_swap ? 0 : 2];
-    return;
-  }
-  default: q[0] = img[at], q[1] = q[2] = 0; return;
-  }
-}
-
 static void store(void *y, int f16, size_t at, float v) {
   if (f16)
     ((uint16_t *)y)[at] = rt_f2h(v);
@@ -185,17 +160,7 @@ void rt_aipp_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
         continue;
       }
       int32_t q[3];
-      read_pixel(&p, img, p.crop_x + (int32_t)(w - p.pad_left), p.crop_y + (int32_t)(h - p.pad_top), q);
-      if (p.csc) {
-        int32_t o[3];
-        for (int i = 0; i < 3; i++) {
-          int32_t acc = 0;
-          for (int j = 0; j < 3; j++)
-            acc += p.matrix[i][j] * (q[j] - p.input_bias[j]);
-          o[i] = clamp_u8((acc >> 8) + p.output_bias[i]);
-        }
-        memcpy(q, o, sizeof q);
-      }
+      om_aipp_pixel(&p, img, p.crop_x + (int32_t)(w - p.pad_left), p.crop_y + (int32_t)(h - p.pad_top), q);
       for (int64_t c = 0; c < C; c++) {
         float v = ((float)(q[c] - p.mean[c]) - p.min[c]) * p.var_reci[c];
         store(y, f16, at + (size_t)c * cstride, v);
