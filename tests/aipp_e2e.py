@@ -25,24 +25,13 @@ import json
 import os
 import shutil
 import struct
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-results = []
-
-
-def check(what, ok, detail=""):
-    results.append(bool(ok))
-    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and not ok else ''}", flush=True)
-
-
-def run(*cmd):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
-
+from checks import check, run, summary
 
 FORMATS = {"YUV420SP_U8": 1, "XRGB8888_U8": 2, "RGB888_U8": 3, "YUV400_U8": 4}
 JPEG_YUV2RGB = [[256, 0, 359], [256, -88, -183], [256, 454, 0]]
@@ -383,8 +372,7 @@ def main():
         two_inputs(atc, omrun, work, rng)
         dynamic_case(atc, omrun, work, rng)
         refusals(atc, omrun, work)
-    print(f"{sum(results)}/{len(results)} passed")
-    return 0 if results and all(results) else 1
+    return summary()
 
 
 if __name__ == "__main__":

@@ -15,13 +15,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-results = []
-
-
-def check(what, ok, detail=""):
-    results.append(ok)
-    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + detail if detail else ''}")
-
+from checks import check, summary
 
 def conv_relu_graph(nodes=None, inits=None, input_dims=(1, 3, 8, 8)):
     w = numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "w")
@@ -145,9 +139,7 @@ def main():
     check("unknown --input_shape name", p.returncode == 1 and "nosuch" in p.stderr and "'x'" in p.stderr
           and not os.path.exists(os.path.join(d, "out2.om")), p.stderr.strip())
 
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    return summary()
 
 
 if __name__ == "__main__":

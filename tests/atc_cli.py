@@ -20,17 +20,12 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-results = []
+from checks import check, run, summary
 
 # The kernel paths omrun is run on (runtime/cpu.c): what the host picks (the 512-bit micro-kernels on an
 # AVX-512 host), the 256-bit ones, and the portable C ones.
 KERNEL_PATHS = (("x86", None), ("AVX2", dict(os.environ, OMRT_AVX512="0")),
                 ("portable", dict(os.environ, OMRT_PORTABLE="1")))
-
-
-def check(what, ok, detail=""):
-    results.append(bool(ok))
-    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and not ok else ''}")
 
 
 def conv2d(x, w, pad):
@@ -43,10 +38,6 @@ def conv2d(x, w, pad):
         for j in range(k):
             y += np.einsum("nchw,oc->nohw", xp[:, :, i:i + h, j:j + wd], w[:, :, i, j])
     return y
-
-
-def run(*cmd):
-    return subprocess.run(list(cmd), capture_output=True, text=True)
 
 
 def compile_om(atc, model, base, prec, label):
@@ -569,9 +560,7 @@ def main():
             f"--fusion_switch_file={work}/nosuch.cfg")
     check("--fusion_switch_file missing: exit 2 naming it", p.returncode == 2 and "nosuch.cfg" in p.stderr, p.stderr)
 
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    return summary()
 
 
 if __name__ == "__main__":

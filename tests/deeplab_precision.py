@@ -16,30 +16,13 @@ import csv
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import numpy as np
 
+from checks import check, cosine, run, summary
+
 NAME = "deeplabv3_resnet50"
-results = []
-
-
-def check(what, ok, detail=""):
-    results.append(bool(ok))
-    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and not ok else ''}")
-
-
-def run(*cmd):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
-
-
-def cosine(a, b):
-    a, b = a.astype(np.float64).ravel(), b.astype(np.float64).ravel()
-    na, nb = np.linalg.norm(a), np.linalg.norm(b)
-    return 1.0 if na == 0 and nb == 0 else 0.0 if na == 0 or nb == 0 else float(a @ b / (na * nb))
-
-
 def main():
     atc, omrun, omcompare, models, work = sys.argv[1:6]
     onnx_path, meta_path = f"{models}/{NAME}.onnx", f"{models}/{NAME}.json"
@@ -112,9 +95,7 @@ def main():
         if prec == "allow_mix_precision":
             check("allow_mix_precision: cosine vs PyTorch >= 0.999", c >= 0.999, c)
 
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    return summary()
 
 
 if __name__ == "__main__":

@@ -13,29 +13,13 @@ Usage: gears_e2e.py ATC OMRUN WORK_DIR [--models-dir DIR]
 """
 import os
 import shutil
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-results = []
-
-
-def check(what, ok, detail=""):
-    results.append(bool(ok))
-    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and not ok else ''}", flush=True)
-
-
-def run(*cmd):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
-
-
-def cosine(a, b):
-    a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30))
-
+from checks import check, cosine, run, summary
 
 class Tools:
     def __init__(self, atc, omrun, work):
@@ -265,9 +249,7 @@ def main():
             print(f"     {name}: {len(gears)} dims gears {ratio:.4f}x the one-shape om")
             check(f"{name} dims gears om <= 1.15x the one-shape om", 0 < ratio <= 1.15, ratio)
 
-    failed = results.count(False)
-    print(f"gears_e2e: {len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary("gears_e2e")
 
 
 if __name__ == "__main__":

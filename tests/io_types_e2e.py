@@ -12,24 +12,13 @@ Usage: io_types_e2e.py ATC OMRUN WORK_DIR
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-results = []
-
-
-def check(what, ok, detail=""):
-    results.append(bool(ok))
-    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and not ok else ''}", flush=True)
-
-
-def run(*cmd):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
-
+from checks import check, run, summary
 
 def conv_relu_ref(x, w):
     """NCHW conv 3x3 pad 1 then relu, in float64."""
@@ -154,9 +143,7 @@ def main():
     check("an ATC flag this atc lacks is named as not supported",
           p.returncode == 2 and "--weight is an ATC flag not supported by this atc" in p.stderr, p.stderr)
 
-    failed = results.count(False)
-    print(f"io_types_e2e: {len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary("io_types_e2e")
 
 
 if __name__ == "__main__":

@@ -21,24 +21,13 @@ import csv
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-results = []
-
-
-def check(what, ok, detail=""):
-    results.append(bool(ok))
-    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and not ok else ''}")
-
-
-def run(*cmd):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
-
+from checks import check, run, summary
 
 def const(name, a):
     return numpy_helper.from_array(np.asarray(a, dtype=np.float32), name)
@@ -209,8 +198,7 @@ def main():
     first = [r["node"] for r in rows if r["mark"].startswith("first below")]
     check("omcompare marks the overflowing node first below the threshold, exit 2",
           p.returncode == 2 and first == ["scale"], (p.returncode, first, p.stdout[-600:], p.stderr))
-    print(f"{sum(results)} of {len(results)} checks passed")
-    return 0 if all(results) else 1
+    return summary()
 
 
 if __name__ == "__main__":

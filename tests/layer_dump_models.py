@@ -22,28 +22,17 @@ Usage: layer_dump_models.py ATC OMRUN MODELS_DIR WORK_DIR
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 import numpy as np
+
+from checks import check, run, summary
 
 # CI exports these (models/export_torchvision.py); r3d_18 adds 3-D tasks when present.
 MODELS = ["resnet50", "mobilenet_v2", "efficientnet_b0", "densenet121", "googlenet", "shufflenet_v2_x1_0",
           "regnet_y_400mf", "convnext_tiny", "lraspp_mobilenet_v3_large", "transformer_encoder", "crnn", "lstm",
           "r3d_18"]
-results = []
 kinds_seen = set()
-
-
-def check(what, ok, detail=""):
-    results.append(bool(ok))
-    if not ok:
-        print(f"FAIL {what}{': ' + str(detail) if detail else ''}")
-    return ok
-
-
-def run(*cmd):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
 
 
 def dump_case(atc, omrun, models, work, name, prec, gears):
@@ -131,8 +120,7 @@ def main():
     if "resnet50" in have:
         dump_case(atc, omrun, models, work, "resnet50", "force_fp16", True)
     print(f"task kinds dumped: {', '.join(sorted(kinds_seen))}")
-    print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-    return 0 if all(results) else 1
+    return summary()
 
 
 if __name__ == "__main__":

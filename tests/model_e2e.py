@@ -27,6 +27,8 @@ import time
 
 import numpy as np
 
+import checks
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # fp16 om size bar as a fraction of the ONNX file: 0.52x (half, plus the
@@ -64,11 +66,8 @@ def main():
     om_base = os.path.join(work, name)
     shape = ",".join(str(d) for d in meta["input_shape"])
 
-    results = []
-
     def check(what, ok, detail):
-        results.append(ok)
-        print(f"{'ok  ' if ok else 'FAIL'} {name} {prec}: {what}: {detail}")
+        checks.check(f"{name} {prec}: {what}", ok, detail, show=True)
 
     atc = [os.path.join(args.bin_dir, "atc"), f"--model={onnx_path}", "--framework=5", f"--output={om_base}",
            f"--input_shape={meta['input']}:{shape}", "--soc_version=Ascend310", f"--precision_mode={prec}",
@@ -82,8 +81,7 @@ def main():
         sys.stdout.write(p.stderr + p.stdout)
     check("atc compiles", p.returncode == 0, f"exit {p.returncode} in {atc_s:.2f} s")
     if p.returncode:
-        print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-        return 1
+        return checks.summary()
     m = re.search(r"workspace ([\d.]+) MiB, liveness lower bound ([\d.]+) MiB \(([\d.]+)x\)", p.stdout)
     ratio = float(m.group(3)) if m else float("inf")
     check("memory plan", m is not None and ratio <= 1.25,
@@ -111,7 +109,7 @@ def main():
         if got.shape != ref.shape:
             check("output size", False, f"{got.size} values, PyTorch has {ref.size}")
         else:
-            cos = float(ref @ got / (np.linalg.norm(ref) * np.linalg.norm(got) + 1e-30))
+            cos = checks.cosine(ref, got)
             err = float(np.max(np.abs(ref - got)))
             rel = err / float(np.max(np.abs(ref)))
             top1, want = int(np.argmax(got)), int(np.argmax(ref))
@@ -121,9 +119,7 @@ def main():
                 check("accuracy", cos >= 0.999, f"cosine {cos:.6f} (bar 0.999); max abs error {err:.3g} = {rel:.3g} x max|ref|")
             if meta.get("kind", "classifier") == "classifier":
                 check("top-1", top1 == want, f"omrun {top1}, PyTorch {want}")
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    return checks.summary()
 
 
 if __name__ == "__main__":

@@ -21,12 +21,10 @@ import sys
 
 import numpy as np
 
+import checks
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SKIP = 77
-
-
-def cosine(a, b):
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30))
 
 
 def main():
@@ -50,15 +48,9 @@ def main():
     os.makedirs(work, exist_ok=True)
     om_base = os.path.join(work, name)
     shape = ",".join(str(d) for d in meta["input_shape"])
-    results = []
 
     def check(what, ok, detail):
-        results.append(ok)
-        print(f"{'ok  ' if ok else 'FAIL'} {name}: {what}: {detail}")
-
-    def done():
-        print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-        return 0 if all(results) else 1
+        checks.check(f"{name}: {what}", ok, detail, show=True)
 
     atc = os.path.join(args.bin_dir, "atc")
     p = subprocess.run([atc, f"--model={paths['.onnx']}", "--framework=5", f"--output={om_base}",
@@ -66,7 +58,7 @@ def main():
                        capture_output=True, text=True)
     check("atc compiles", p.returncode == 0, f"exit {p.returncode} {p.stderr.strip()[:300]}")
     if p.returncode:
-        return done()
+        return checks.summary()
     p = subprocess.run([atc, "--mode=1", f"--om={om_base}.om", f"--json={om_base}.json"], capture_output=True,
                        text=True)
     kinds = {}
@@ -84,13 +76,13 @@ def main():
                         paths[".input.bin"], "--output", out_dir, "--loop", "1"], capture_output=True, text=True)
     check("omrun runs", p.returncode == 0, f"exit {p.returncode} {p.stderr.strip()[:300]}")
     if p.returncode:
-        return done()
+        return checks.summary()
     got = np.fromfile(os.path.join(out_dir, "output_0.bin"), "<f4").astype(np.float64)
     ort = np.fromfile(paths[".ort.bin"], "<f4").astype(np.float64)
     if got.shape != ort.shape:
         check("output size", False, f"{got.size} values, ORT has {ort.size}")
-        return done()
-    cos = cosine(ort, got)
+        return checks.summary()
+    cos = checks.cosine(ort, got)
     check("accuracy vs ORT int8", cos >= 0.99, f"cosine {cos:.6f} (bar 0.99); max abs error "
           f"{float(np.max(np.abs(ort - got))):.3g}")
     check("top-1 vs ORT int8", int(np.argmax(got)) == int(np.argmax(ort)),
@@ -99,9 +91,9 @@ def main():
     if os.path.exists(ref_path):
         ref = np.fromfile(ref_path, "<f4").astype(np.float64)
         if ref.shape == got.shape:
-            print(f"info {name}: cosine vs the float model's PyTorch output: omrun {cosine(ref, got):.6f}, "
-                  f"ORT int8 {cosine(ref, ort):.6f}")
-    return done()
+            print(f"info {name}: cosine vs the float model's PyTorch output: omrun {checks.cosine(ref, got):.6f}, "
+                  f"ORT int8 {checks.cosine(ref, ort):.6f}")
+    return checks.summary()
 
 
 if __name__ == "__main__":

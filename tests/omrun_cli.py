@@ -12,24 +12,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-results = []
-
-
-def check(what, ok, detail=""):
-    results.append(bool(ok))
-    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and not ok else ''}")
-
-
-def run(*cmd):
-    return subprocess.run(list(cmd), capture_output=True, text=True)
-
+from checks import check, run, summary
 
 def main():
     atc, omrun, src, work = sys.argv[1:5]
@@ -135,8 +124,7 @@ def main():
         missing = [f for f in flags if f"--{f}" not in helptext]
         check(f"README: the {len(flags)} flags its {tool} lines use are in {tool} --help", flags and not missing,
               missing)
-    print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-    return 0 if all(results) else 1
+    return summary()
 
 
 if __name__ == "__main__":

@@ -16,13 +16,7 @@ import sys
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-results = []
-
-
-def check(what, ok, detail=""):
-    results.append(bool(ok))
-    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and not ok else ''}")
-
+from checks import check, summary
 
 def save(work, name, nodes, inits):
     g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
@@ -91,8 +85,7 @@ def main():
                   p.stderr.count(notice) == programs and (not programs or lib in p.stderr), p.stderr)
             check(f"{name} --jit=on, {what}: same bytes", p.returncode == 0
                   and output(f"{name}_nolib") == output(f"{name}_off"))
-    print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-    return 0 if all(results) else 1
+    return summary()
 
 
 if __name__ == "__main__":

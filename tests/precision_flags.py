@@ -21,24 +21,13 @@ Usage: precision_flags.py ATC OMRUN WORK_DIR
 """
 import os
 import shutil
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-results = []
-
-
-def check(what, ok, detail=""):
-    results.append(bool(ok))
-    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and not ok else ''}")
-
-
-def run(*cmd):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
-
+from checks import check, run, summary
 
 def net(path):
     rng = np.random.default_rng(11)
@@ -197,9 +186,7 @@ def main():
           all(s in h for s in ("--keep_dtype", "--modify_mixlist", "--precision_mode_v2", "OpType::Name",
                                "black list", "Softmax", "white list", "mixed_float16")))
 
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    return summary()
 
 
 if __name__ == "__main__":

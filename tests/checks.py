@@ -1,0 +1,40 @@
+"""checks.py - what the Python end-to-end tests share: a tally of checks, running a command, cosine.
+
+The test scripts run as `python3 tests/NAME.py ...`, so tests/ is on sys.path and `import checks`
+finds this file. check() prints one line per check ('ok  ' or 'FAIL', the detail on failure, or
+always with show=True: measured figures worth seeing in a passing log) and tallies it; summary() prints the tally and returns the script's exit status: 0 only when at
+least one check ran and every check passed (a script that checked nothing has failed).
+"""
+import subprocess
+
+import numpy as np
+
+results = []  # one bool per check() call, in order
+
+
+def check(what, ok, detail="", show=False):
+    ok = bool(ok)
+    results.append(ok)
+    print(f"{'ok  ' if ok else 'FAIL'} {what}{': ' + str(detail) if detail and (show or not ok) else ''}", flush=True)
+    return ok
+
+
+def run(*cmd, env=None):
+    """Run cmd (arguments converted with str), capturing stdout and stderr as text."""
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env)
+
+
+def cosine(a, b):
+    """Cosine similarity in float64 of two arrays of any shape; 1 for two zero arrays, 0 for one."""
+    a, b = np.asarray(a, np.float64).ravel(), np.asarray(b, np.float64).ravel()
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    if na == 0 or nb == 0:
+        return 1.0 if na == nb else 0.0
+    return float(a @ b / (na * nb))
+
+
+def summary(name=""):
+    """Print '[name: ]P passed, F failed' and return the exit status."""
+    passed = sum(results)
+    print(f"{name + ': ' if name else ''}{passed} passed, {len(results) - passed} failed", flush=True)
+    return 0 if results and passed == len(results) else 1
