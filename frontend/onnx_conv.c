@@ -224,15 +224,10 @@ status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
     const int64_t perm[6] = {0, 2, 1, 3, 4, 5};
     w = dc_reshape_to(&b, dc_transpose(&b, dc_reshape_to(&b, w, 3 + re, d6), 3 + re, perm), 2 + re, d5);
   }
-  ir_node *fl = dc_node(&b, IR_OP_SLICE, 1, &w);
   int64_t starts[3], ends[3], axes[3], steps[3];
   for (int i = 0; i < re; i++)
     starts[i] = -1, ends[i] = INT64_MIN, axes[i] = 2 + i, steps[i] = -1;
-  dc_set_ints(&b, fl, "starts", re, starts);
-  dc_set_ints(&b, fl, "ends", re, ends);
-  dc_set_ints(&b, fl, "axes", re, axes);
-  dc_set_ints(&b, fl, "steps", re, steps);
-  w = dc_val(&b, fl);
+  w = dc_slice_steps(&b, w, re, starts, ends, axes, steps);
   ir_value *ins[3] = {x, w, bias};
   ir_node *cv = dc_node(&b, IR_OP_CONV, bias ? 3 : 2, ins);
   const int64_t ones[3] = {1, 1, 1}, zeros[6] = {0};

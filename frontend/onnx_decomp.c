@@ -299,10 +299,16 @@ ir_value *dc_concat(dc *b, int64_t axis, int count, ir_value *const *in) {
 
 ir_value *dc_slice(dc *b, ir_value *x, int count, const int64_t *starts, const int64_t *ends,
                    const int64_t *axes) {
+  return dc_slice_steps(b, x, count, starts, ends, axes, NULL);
+}
+
+ir_value *dc_slice_steps(dc *b, ir_value *x, int count, const int64_t *starts, const int64_t *ends,
+                         const int64_t *axes, const int64_t *steps) {
   ir_node *n = dc_node(b, IR_OP_SLICE, 1, &x);
   dc_set_ints(b, n, "starts", count, starts);
   dc_set_ints(b, n, "ends", count, ends);
   dc_set_ints(b, n, "axes", count, axes);
+  if (steps) dc_set_ints(b, n, "steps", count, steps);
   return dc_val(b, n);
 }
 

@@ -121,6 +121,9 @@ ir_value *dc_softmax(dc *b, ir_value *x, int64_t axis, int log);
 ir_value *dc_concat(dc *b, int64_t axis, int count, ir_value *const *in);
 ir_value *dc_slice(dc *b, ir_value *x, int count, const int64_t *starts, const int64_t *ends,
                    const int64_t *axes);
+/* dc_slice with a step per axis (steps NULL: all 1). */
+ir_value *dc_slice_steps(dc *b, ir_value *x, int count, const int64_t *starts, const int64_t *ends,
+                         const int64_t *axes, const int64_t *steps);
 ir_value *dc_gather(dc *b, ir_value *x, ir_value *indices, int64_t axis);
 ir_value *dc_gather_elements(dc *b, ir_value *x, ir_value *indices, int64_t axis);
 ir_value *dc_expand(dc *b, ir_value *x, ir_value *shape); /* shape: a 1-D int64 value */

@@ -204,12 +204,7 @@ status onnx_decomp_attention(onnx_node *nd, ir_node *none) {
 /* Slice of the last axis (3) of a 4-D value: [start, end) by step. */
 static ir_value *last_slice(dc *b, ir_value *x, int64_t start, int64_t end, int64_t step) {
   static const int64_t axis = 3;
-  ir_node *n = dc_node(b, IR_OP_SLICE, 1, &x);
-  dc_set_ints(b, n, "starts", 1, &start);
-  dc_set_ints(b, n, "ends", 1, &end);
-  dc_set_ints(b, n, "axes", 1, &axis);
-  dc_set_ints(b, n, "steps", 1, &step);
-  return dc_val(b, n);
+  return dc_slice_steps(b, x, 1, &start, &end, &axis, &step);
 }
 
 status onnx_decomp_rotary(onnx_node *nd, ir_node *none) {

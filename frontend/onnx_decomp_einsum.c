@@ -4,13 +4,17 @@
  * The equation "t1,t2,...->out" names each input dim with a letter; "..."
  * stands for the dims not named (the input's rank must then be known at
  * import) and is given generated labels, right-aligned across the inputs.
- * Without "->" the output is every label used exactly once, in alphabetical
- * order, after the ellipsis labels (numpy's implicit mode). A label repeated
- * within one term (a diagonal, "ii->i") is refused with an error naming the
- * equation.
+ * Without "->" the output is every label written exactly once, in alphabetical
+ * order, after the ellipsis labels (numpy's implicit mode).
  *
- * Labels an input has alone and the output lacks are summed first
- * (ReduceSum). Then:
+ * A label repeated within an input's term ("ii->i", "...ii->...i") takes
+ * that input's diagonal first: the two axes are moved last (Transpose),
+ * merged into one of n*n (Reshape) and read with a step of n + 1 (Slice),
+ * which leaves the label once, last; three or more uses repeat this. The
+ * output term may not repeat a label (ONNX's rule).
+ *
+ * Then labels an input has alone and the output lacks are summed
+ * (ReduceSum), and:
  *   two inputs with exactly one contracted label k (in both, not in the
  *     output): a MatMul. Labels in both inputs and the output are batch dims;
  *     labels of one input only become that input's batch dims too, with a
@@ -87,10 +91,14 @@ static int parse_term(const char *s, size_t len, int rank, int *ell, term *t, co
   }
   if (!dots && rank >= 0 && t->n != rank)
     return *err = "a term whose label count differs from its input's rank", -1;
-  for (int a = 0; a < t->n; a++)
-    for (int c = a + 1; c < t->n; c++)
-      if (t->lab[a] == t->lab[c])
-        return *err = "a label repeated within one term (a diagonal), which is not supported", -1;
+  return 0;
+}
+
+/* The first two positions of a label repeated in t (*a < *c), or 0. */
+static int repeated(const term *t, int *a, int *c) {
+  for (*a = 0; *a < t->n; (*a)++)
+    for (*c = *a + 1; *c < t->n; (*c)++)
+      if (t->lab[*a] == t->lab[*c]) return 1;
   return 0;
 }
 
@@ -133,7 +141,9 @@ static status parse(dc *b, const char *s, size_t len, eq *q) {
   }
   if (!err && q->nin != b->nd->nin) err = "fewer terms than inputs";
   if (!err && arrow) {
-    parse_term(arrow + 2, len - lhs - 2, -1, &ell, &q->out, &err);
+    int a, c;
+    if (!parse_term(arrow + 2, len - lhs - 2, -1, &ell, &q->out, &err) && repeated(&q->out, &a, &c))
+      err = "a label repeated in the output";
     for (int i = 0; !err && i < q->out.n; i++) {
       int found = 0;
       for (int t = 0; t < q->nin; t++)
@@ -150,9 +160,10 @@ static status parse(dc *b, const char *s, size_t len, eq *q) {
         }
     static const char order[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     for (const char *c = order; *c && q->out.n < MAX_RANK; c++) {
-      int uses = 0;
+      int uses = 0; /* occurrences: "ii" is a trace, as in numpy */
       for (int t = 0; t < q->nin; t++)
-        uses += has(&q->in[t], letter_id(*c)) >= 0;
+        for (int d = 0; d < q->in[t].n; d++)
+          uses += q->in[t].lab[d] == letter_id(*c);
       if (uses == 1) q->out.lab[q->out.n++] = letter_id(*c);
     }
   }
@@ -174,6 +185,41 @@ static ir_value *transpose_to(dc *b, ir_value *x, term *t, const term *order) {
     same &= perm[i] == i;
   *t = nt;
   return same ? x : dc_transpose(b, x, nt.n, perm);
+}
+
+/* Input i (x, labels t) reduced to its diagonals (see the top of the file).
+ * The dims come from the input at import and are carried along here (the
+ * values made on the way have none until shape inference). */
+static ir_value *take_diagonals(dc *b, const eq *q, int i, ir_value *x, term *t) {
+  int a, c;
+  if (!repeated(t, &a, &c)) return x;
+  const char *name = x->name;
+  int64_t xd[MAX_RANK];
+  for (int d = 0; d < t->n; d++)
+    if (x->rank != t->n || (xd[d] = x->dims[d]) < 0)
+      return dc_fail(b, ST_ERR_UNSUPPORTED,
+                     "equation '%s': the diagonal of input %d '%s' needs its dims, unknown at import",
+                     q->text, i, name);
+  while (!b->st && repeated(t, &a, &c)) {
+    const int64_t n = xd[a];
+    if (xd[c] != n)
+      return dc_fail(b, ST_ERR_INVALID,
+                     "equation '%s': input %d '%s' repeats a label over dims of sizes %lld and %lld", q->text,
+                     i, name, (long long)n, (long long)xd[c]);
+    int64_t perm[MAX_RANK];
+    term nt = {0};
+    for (int p = 0; p < t->n; p++)
+      if (p != a && p != c) perm[nt.n] = p, xd[nt.n] = xd[p], nt.lab[nt.n++] = t->lab[p];
+    perm[nt.n] = a, perm[nt.n + 1] = c;
+    xd[nt.n] = n * n;
+    const int64_t start = 0, end = n * n, axis = nt.n, step = n + 1;
+    x = dc_reshape_to(b, dc_transpose(b, x, t->n, perm), nt.n + 1, xd);
+    x = dc_slice_steps(b, x, 1, &start, &end, &axis, &step);
+    xd[nt.n] = n;
+    nt.lab[nt.n++] = t->lab[a];
+    *t = nt;
+  }
+  return x;
 }
 
 /* Sums the labels of input i that no other input and not the output has. */
@@ -299,7 +345,7 @@ status onnx_decomp_einsum(onnx_node *nd, ir_node *none) {
     dc_dtype(&b, x[i]);
   }
   for (int i = 0; i < q.nin; i++)
-    x[i] = sum_private(&b, &q, i, x[i], &t[i]);
+    x[i] = sum_private(&b, &q, i, take_diagonals(&b, &q, i, x[i], &t[i]), &t[i]);
   int k = -1, contracted = 0;
   if (q.nin == 2)
     for (int d = 0; d < t[0].n; d++)

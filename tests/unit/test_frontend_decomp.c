@@ -3,7 +3,7 @@
  * ONNX node, outputs wired), its numerics against a direct computation
  * (shape inference, then the reference evaluator over the imported graph),
  * and the refusals (QuantizeLinear and DequantizeLinear: their malformed
- * parameters), Det and an f64 Einsum. Models are built with onnx_mb.h. */
+ * parameters), Det, an f64 Einsum and Einsum diagonals. Models are built with onnx_mb.h. */
 #include "ir/eval.h"
 #include "onnx_mb.h"
 #include "passes/pass.h"
@@ -450,6 +450,77 @@ static void test_recurrence_import(void) {
   }
 }
 
+/* Einsum `eq` over one f32 input x of the given dims, evaluated against want. */
+static void einsum1(const char *eq, int rank, const int64_t *dims, const float *x, int nwant,
+                    const float *want) {
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, rank, dims, NULL);
+  Onnx__NodeProto *n = mb_node(&m, "Einsum", "e", "x", "y");
+  attr_string(&m, n, "equation", eq);
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    arena a;
+    arena_init(&a, 0);
+    const void *in[1] = {x};
+    void *out[1];
+    if (!mb_eval(g, in, out, &a)) {
+      const float *y = out[0];
+      int same = 1;
+      for (int i = 0; i < nwant; i++)
+        same &= y[i] == want[i];
+      if (!same) fprintf(stderr, "einsum '%s': wrong values\n", eq);
+      CHECK(same);
+    } else {
+      CHECK(!"Einsum with a diagonal evaluates");
+    }
+    arena_free(&a);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
+/* A label repeated within one input's term takes the diagonal of those axes
+ * (wherever they are, two or three of them); a repeat in the implicit form
+ * is a trace; mismatched sizes and a repeat in the output are refused. */
+static void test_einsum_diagonal(void) {
+  float x[3 * 3 * 3];
+  for (int i = 0; i < 27; i++)
+    x[i] = (float)(i * i % 17) - 4.0f;
+  const int64_t d33[2] = {3, 3}, d333[3] = {3, 3, 3}, d23[2] = {2, 3};
+  float want[9];
+  for (int i = 0; i < 3; i++)
+    want[i] = x[i * 4]; /* x[i][i] */
+  einsum1("ii->i", 2, d33, x, 3, want);
+  einsum1("ii", 2, d33, x, 1, (float[]){want[0] + want[1] + want[2]});
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      want[j * 3 + i] = x[i * 9 + j * 3 + i]; /* x[i][j][i] -> y[j][i] */
+  einsum1("iji->ji", 3, d333, x, 9, want);
+  for (int b = 0; b < 3; b++)
+    for (int i = 0; i < 3; i++)
+      want[b * 3 + i] = x[b * 9 + i * 4]; /* x[b][i][i] */
+  einsum1("...ii->...i", 3, d333, x, 9, want);
+  for (int i = 0; i < 3; i++)
+    want[i] = x[i * 13]; /* x[i][i][i] */
+  einsum1("iii->i", 3, d333, x, 3, want);
+
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 2, d23, NULL);
+  attr_string(&m, mb_node(&m, "Einsum", "e", "x", "y"), "equation", "ii->i");
+  mb_output(&m, "y");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'e' (Einsum)", "sizes 2 and 3");
+  mb_free(&m);
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 2, d33, NULL);
+  attr_string(&m, mb_node(&m, "Einsum", "e", "x", "y"), "equation", "ij->ii");
+  mb_output(&m, "y");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'e' (Einsum)", "repeated in the output");
+  mb_free(&m);
+}
+
 int main(void) {
   test_recurrence_import();
   test_layer_norm();
@@ -458,5 +529,6 @@ int main(void) {
   test_qdq();
   test_det();
   test_einsum_f64();
+  test_einsum_diagonal();
   return test_summary("test_frontend_decomp");
 }
