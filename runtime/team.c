@@ -62,10 +62,10 @@ typedef struct team_worker {
 
 struct rt_team {
   int nworkers;
-  int started; /* pooled threads running: workers [1, started] */
+  int started;          /* pooled threads running: workers [1, started] */
   team_worker *workers; /* [nworkers], 64-byte aligned; [0] is the caller */
   _Alignas(64) atomic_uint_fast64_t state;
-  atomic_int sleepers;     /* workers asleep or about to sleep on wake */
+  atomic_int sleepers;      /* workers asleep or about to sleep on wake */
   atomic_int caller_sleeps; /* the caller asleep or about to sleep on done */
   pthread_mutex_t mu;
   pthread_cond_t wake; /* a new generation */
