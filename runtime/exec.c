@@ -48,9 +48,10 @@
 #include "runtime/team.h"
 #include "runtime/rt.h"
 
-/* One simulated AI core: its state and the allocation of its buffers. */
+/* One simulated AI core: its state and the allocation of its buffers, on
+ * cache lines of their own (kernels write core fields as they run). */
 typedef struct worker {
-  rt_core core;
+  _Alignas(64) rt_core core;
   uint8_t *scratch; /* one allocation holding all of core's buffers */
 } worker;
 
@@ -124,7 +125,7 @@ static void deal_shares(omrt_context *ctx) {
 static void run_piece(void *job, uint64_t piece, int w) {
   omrt_context *ctx = job;
   rt_core *core = &ctx->workers[w].core;
-  core->run = ctx->run;
+  if (core->run != ctx->run) core->run = ctx->run;
   if (ctx->parts)
     ctx->piece_fn(ctx->task, &ctx->args, piece, ctx->parts, core);
   else
@@ -219,7 +220,8 @@ omrt_status omrt_context_new_with(const omrt_model *model, const omrt_context_op
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: cannot allocate the %llu-byte workspace",
                     (unsigned long long)ws);
   }
-  ctx->workers = calloc((size_t)ctx->nworkers, sizeof *ctx->workers);
+  ctx->workers = aligned_alloc(64, (size_t)ctx->nworkers * sizeof *ctx->workers);
+  if (ctx->workers) memset(ctx->workers, 0, (size_t)ctx->nworkers * sizeof *ctx->workers);
   int level = profile_level(opts), profiling = level >= 1, per_task = level == 2;
   if (!ctx->workers || (profiling && !(ctx->profile = calloc(rt_kernel_count, sizeof *ctx->profile))) ||
       (per_task &&
