@@ -14,22 +14,18 @@
  * omrt_execute walks the task list of the context's gear (omrt_context_set_gear;
  * gear 0 by default, the whole list of a model without gears) in order: it
  * resolves each task's tensors
- * to addresses (rt_args), publishes the task to the pool and gives worker w
- * blocks [w*block_dim/nworkers, (w+1)*block_dim/nworkers), the tiling's
- * static split, the caller (worker 0) taking its share; the caller then
- * waits until every worker has finished (a barrier between tasks).
- * Single-block tasks run on the caller alone. A worker runs its share front
- * to back, and once it is done takes what is left of the others' shares
- * from their back ends (run_blocks): a host's cores do not always run at
- * one speed (a VM's vCPUs, another process on one core), and with the
- * static split alone every task waits for the slowest. The work taken is a
- * block, or for kinds that divide their blocks (rt_kernel.pieces: CONV2D
- * tiles into finer tiles) a piece of one, so that a task of two blocks
- * still balances. Measured on a 2-vCPU VM whose second vCPU ran ResNet-50
- * alone 27% slower than the first: 2 workers 27.5 ms with the static split,
- * 26.0 with pieces (5 alternating rounds). Idle workers spin briefly on the task
- * generation counter and then sleep on a condition variable. A kernel that
- * meets a run-time index outside its axis records it in its core
+ * to addresses (rt_args), gives worker w the pieces of blocks
+ * [w*block_dim/nworkers, (w+1)*block_dim/nworkers), the tiling's static
+ * split, and runs the task on the pool (team.c): the caller (worker 0)
+ * takes its share, steals what is left, and waits only for the workers
+ * that joined the task (a barrier between tasks). Single-block tasks run on
+ * the caller alone. The work taken is a block, or for kinds that divide
+ * their blocks (rt_kernel.pieces: CONV2D tiles into finer tiles) a piece of
+ * one, so that a task of two blocks still balances. Measured on a 2-vCPU VM
+ * whose second vCPU ran ResNet-50 alone 27% slower than the first: 2
+ * workers 27.5 ms with the static split, 26.0 with pieces (5 alternating
+ * rounds). A kernel that meets a run-time index outside its axis records it
+ * in its core
  * (rt_core.fault); after the task's barrier execute fails with OMRT_ERR_ARG
  * naming the task and the index, and runs no further task. execute
  * allocates nothing and creates no threads; omrt_context_free stops and
@@ -43,27 +39,20 @@
  * with check_overflow on the task's float outputs are checked for inf and
  * NaN (tasks.c); both run on the calling thread between two tasks.
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "runtime/kernels.h"
+#include "runtime/team.h"
 #include "runtime/rt.h"
 
-enum { SPIN_ITERS = 1 << 14 }; /* polls before a worker or the caller sleeps */
-
+/* One simulated AI core: its state and the allocation of its buffers, on
+ * cache lines of their own (kernels write core fields as they run). */
 typedef struct worker {
-  rt_core core;
-  struct omrt_context *ctx;
-  pthread_t thread;
+  _Alignas(64) rt_core core;
   uint8_t *scratch; /* one allocation holding all of core's buffers */
-  /* The worker's share of the current task, pieces [next, end) packed as
-   * next << 32 | end: the worker takes from the front, others from the back
-   * (run_blocks); set by the caller before the task is published. */
-  _Alignas(64) atomic_uint_fast64_t share;
 } worker;
 
 struct omrt_context {
@@ -73,15 +62,7 @@ struct omrt_context {
   int own_workspace; /* 0: the caller's (omrt_context_options.workspace) */
   int nworkers;
   worker *workers; /* [nworkers]; [0] is the calling thread */
-  int started;     /* pooled threads running */
-
-  pthread_mutex_t mu;
-  pthread_cond_t wake; /* gen advanced */
-  pthread_cond_t done; /* pending reached 0 */
-  int sleepers;        /* workers in cond_wait(wake), under mu */
-  atomic_uint_fast64_t gen;
-  atomic_int pending; /* pooled workers still running the current task */
-  int stop;
+  rt_team *team;   /* its nworkers - 1 pooled threads (team.c) */
 
   struct kind_profile {
     uint64_t tasks, ns;
@@ -101,7 +82,7 @@ struct omrt_context {
    * ([noutputs], malloc'd when the model has a COUNTS partition). */
   int64_t *counts;
 
-  /* The current job, written by the caller before gen advances. */
+  /* The current job, written by the caller before rt_team_run. */
   const om_task *task;
   rt_kernel_fn fn;
   rt_piece_fn piece_fn; /* with parts: the pieces are the task's */
@@ -109,14 +90,6 @@ struct omrt_context {
   uint64_t run; /* numbers task runs (rt_core.run), from 1 */
   rt_args args;
 };
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#endif
-}
 
 /* Worker w's share is blocks [w*bd/n, (w+1)*bd/n): as even a split as
  * round robin, and a worker's blocks are neighbours. Kinds number their
@@ -144,93 +117,19 @@ static void deal_shares(omrt_context *ctx) {
       rt_block_range(units, task->block_dim, (uint32_t)(b1 - 1), &unused, &hi);
       lo *= parts, hi *= parts;
     }
-    atomic_store_explicit(&ctx->workers[i].share, lo << 32 | hi, memory_order_relaxed);
+    rt_team_share(ctx->team, i, lo, hi);
   }
 }
 
-/* Claims the piece at the front (own share) or the back of a share; 0 when
- * it is empty. */
-static int claim(atomic_uint_fast64_t *share, int back, uint64_t *piece) {
-  uint64_t v = atomic_load_explicit(share, memory_order_relaxed);
-  for (;;) {
-    uint64_t next = v >> 32, end = v & 0xffffffffu;
-    if (next >= end) return 0;
-    uint64_t nv = back ? next << 32 | (end - 1) : (next + 1) << 32 | end;
-    if (atomic_compare_exchange_weak_explicit(share, &v, nv, memory_order_relaxed, memory_order_relaxed)) {
-      *piece = back ? end - 1 : next;
-      return 1;
-    }
-  }
-}
-
-static void run_piece(omrt_context *ctx, uint64_t piece, rt_core *core) {
+/* Runs one piece of the current task on worker w (rt_team_fn). */
+static void run_piece(void *job, uint64_t piece, int w) {
+  omrt_context *ctx = job;
+  rt_core *core = &ctx->workers[w].core;
+  if (core->run != ctx->run) core->run = ctx->run;
   if (ctx->parts)
     ctx->piece_fn(ctx->task, &ctx->args, piece, ctx->parts, core);
   else
     ctx->fn(ctx->task, &ctx->args, (uint32_t)piece, core);
-}
-
-static void run_blocks(omrt_context *ctx, worker *w) {
-  uint64_t piece;
-  w->core.run = ctx->run;
-  while (claim(&w->share, 0, &piece))
-    run_piece(ctx, piece, &w->core);
-  for (int i = 1; i < ctx->nworkers; i++) {
-    worker *o = &ctx->workers[(w->core.id + i) % ctx->nworkers];
-    while (claim(&o->share, 1, &piece))
-      run_piece(ctx, piece, &w->core);
-  }
-}
-
-static void *worker_main(void *arg) {
-  worker *w = arg;
-  omrt_context *ctx = w->ctx;
-  uint64_t seen = 0;
-  for (;;) {
-    uint64_t g = atomic_load_explicit(&ctx->gen, memory_order_acquire);
-    for (int spin = 0; g == seen && spin < SPIN_ITERS; spin++) {
-      cpu_relax();
-      g = atomic_load_explicit(&ctx->gen, memory_order_acquire);
-    }
-    if (g == seen) {
-      pthread_mutex_lock(&ctx->mu);
-      while ((g = atomic_load_explicit(&ctx->gen, memory_order_acquire)) == seen) {
-        ctx->sleepers++;
-        pthread_cond_wait(&ctx->wake, &ctx->mu);
-        ctx->sleepers--;
-      }
-      pthread_mutex_unlock(&ctx->mu);
-    }
-    seen = g;
-    if (ctx->stop) return NULL;
-    run_blocks(ctx, w);
-    if (atomic_fetch_sub_explicit(&ctx->pending, 1, memory_order_acq_rel) == 1) {
-      pthread_mutex_lock(&ctx->mu);
-      pthread_cond_signal(&ctx->done);
-      pthread_mutex_unlock(&ctx->mu);
-    }
-  }
-}
-
-/* Advances the generation so every pooled worker picks up the current job
- * (or ctx->stop). */
-static void publish(omrt_context *ctx) {
-  atomic_store_explicit(&ctx->pending, ctx->started, memory_order_relaxed);
-  pthread_mutex_lock(&ctx->mu);
-  atomic_fetch_add_explicit(&ctx->gen, 1, memory_order_release);
-  if (ctx->sleepers) pthread_cond_broadcast(&ctx->wake);
-  pthread_mutex_unlock(&ctx->mu);
-}
-
-static void wait_done(omrt_context *ctx) {
-  for (int spin = 0; spin < SPIN_ITERS; spin++) {
-    if (atomic_load_explicit(&ctx->pending, memory_order_acquire) == 0) return;
-    cpu_relax();
-  }
-  pthread_mutex_lock(&ctx->mu);
-  while (atomic_load_explicit(&ctx->pending, memory_order_acquire) != 0)
-    pthread_cond_wait(&ctx->done, &ctx->mu);
-  pthread_mutex_unlock(&ctx->mu);
 }
 
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
@@ -260,15 +159,7 @@ static int core_init(worker *w, int id, const om_model_def *d) {
 
 void omrt_context_free(omrt_context *ctx) {
   if (!ctx) return;
-  if (ctx->started) {
-    ctx->stop = 1;
-    publish(ctx);
-    for (int i = 1; i <= ctx->started; i++)
-      pthread_join(ctx->workers[i].thread, NULL);
-  }
-  pthread_cond_destroy(&ctx->done);
-  pthread_cond_destroy(&ctx->wake);
-  pthread_mutex_destroy(&ctx->mu);
+  rt_team_free(ctx->team);
   if (ctx->workers)
     for (int i = 0; i < ctx->nworkers; i++)
       free(ctx->workers[i].scratch);
@@ -317,11 +208,6 @@ omrt_status omrt_context_new_with(const omrt_model *model, const omrt_context_op
   ctx->gear = &model->gears[0];
   ctx->nworkers = model->threads ? (int)model->threads : 1;
   rt_cpu(); /* choose the kernel paths (cpu.c) now, not during the first execute */
-  pthread_mutex_init(&ctx->mu, NULL);
-  pthread_cond_init(&ctx->wake, NULL);
-  pthread_cond_init(&ctx->done, NULL);
-  atomic_init(&ctx->gen, 0);
-  atomic_init(&ctx->pending, 0);
 
   ctx->own_workspace = !(opts && opts->workspace);
   if (!ctx->own_workspace) {
@@ -334,8 +220,7 @@ omrt_status omrt_context_new_with(const omrt_model *model, const omrt_context_op
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: cannot allocate the %llu-byte workspace",
                     (unsigned long long)ws);
   }
-  ctx->workers =
-      aligned_alloc(64, (size_t)ctx->nworkers * sizeof *ctx->workers); /* (shares on their own lines) */
+  ctx->workers = aligned_alloc(64, (size_t)ctx->nworkers * sizeof *ctx->workers);
   if (ctx->workers) memset(ctx->workers, 0, (size_t)ctx->nworkers * sizeof *ctx->workers);
   int level = profile_level(opts), profiling = level >= 1, per_task = level == 2;
   if (!ctx->workers || (profiling && !(ctx->profile = calloc(rt_kernel_count, sizeof *ctx->profile))) ||
@@ -346,19 +231,15 @@ omrt_status omrt_context_new_with(const omrt_model *model, const omrt_context_op
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: out of memory");
   }
   for (int i = 0; i < ctx->nworkers; i++) {
-    ctx->workers[i].ctx = ctx;
     if (core_init(&ctx->workers[i], i, model->def)) {
       omrt_context_free(ctx);
       return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: cannot allocate AI core %d's buffers", i);
     }
   }
-  for (int i = 1; i < ctx->nworkers; i++) {
-    if (pthread_create(&ctx->workers[i].thread, NULL, worker_main, &ctx->workers[i])) {
-      omrt_context_free(ctx);
-      return rt_error(OMRT_ERR_THREAD, "omrt_context_new: cannot start worker thread %d of %d", i,
-                      ctx->nworkers - 1);
-    }
-    ctx->started = i;
+  omrt_status s = rt_team_new(ctx->nworkers, "omrt_context_new", &ctx->team);
+  if (s) {
+    omrt_context_free(ctx);
+    return s;
   }
   *ctx_out = ctx;
   return OMRT_OK;
@@ -527,14 +408,12 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
     ctx->fn = rt_kernels[task->kind].run;
     ctx->workers[0].core.run = ++ctx->run;
     resolve(ctx, task, inputs, outputs, &ctx->args);
-    if (ctx->started == 0 || (task->block_dim == 1 && !rt_kernels[task->kind].pieces)) {
+    if (ctx->nworkers == 1 || (task->block_dim == 1 && !rt_kernels[task->kind].pieces)) {
       for (uint32_t b = 0; b < task->block_dim; b++)
         ctx->fn(task, &ctx->args, b, &ctx->workers[0].core);
     } else {
       deal_shares(ctx);
-      publish(ctx);
-      run_blocks(ctx, &ctx->workers[0]);
-      wait_done(ctx);
+      rt_team_run(ctx->team, run_piece, ctx);
     }
     for (int i = 0; i < ctx->nworkers; i++) /* the barrier made the cores' faults visible */
       if (ctx->workers[i].core.fault) return index_fault(ctx, t, &ctx->workers[i].core);
