@@ -22,13 +22,13 @@
  *
  * DequantizeLinear -> MaxPool -> QuantizeLinear with one scale and zero
  * point (ResNet's stem) becomes a MaxPool of the int8 tensor (exact), and
- * so do Flatten, Reshape, Squeeze and Unsqueeze. A Gemm island (A [N, K]
+ * so do Flatten, Reshape, Squeeze, Unsqueeze and Concat. A Gemm island (A [N, K]
  * quantized per tensor, B = DequantizeLinear of constant i8 [M, K] with
  * transB = 1, alpha = beta = 1: a classifier) is a 1x1 QConv of [N, K, 1,
  * 1] between two Reshapes.
  *
  * The rest of a QDQ model stays as it is: the QuantizeLinear and
- * DequantizeLinear around Add, average pooling and Concat become vector programs
+ * DequantizeLinear around Add, average pooling and a requantizing Concat become vector programs
  * (vectorize) that read and write the int8 tensors the QConvs exchange, so
  * activations stay int8 from one QConv to the next; a float op reads the
  * DequantizeLinear of an int8 value.
@@ -330,19 +330,20 @@ static ir_value *dequantized(ir_value *v, float s, int32_t z, int dt) {
 }
 
 /* DequantizeLinear(x_q) -> MaxPool | Flatten | Reshape | Squeeze |
- * Unsqueeze -> QuantizeLinear with one scale, zero point and dtype on every
- * side (ResNet's stem pool, the Flatten before a classifier): the op reads
- * the int8 value
+ * Unsqueeze -> QuantizeLinear, or Concat of DequantizeLinears, with one
+ * scale, zero point and dtype on every side (ResNet's stem pool, the Flatten
+ * before a classifier, SqueezeNet's Concats): the op reads the int8 values
  * and writes the QuantizeLinear's output. Exact: DequantizeLinear is
  * increasing for a scale > 0, so the maximum of the dequantized window is
  * the dequantized maximum; the others move elements; and Q(DQ(v)) = v.
- * A DequantizeLinear other nodes read stays for them. */
+ * (Concat inputs with other parameters would need a requantization: left
+ * in float.) A DequantizeLinear other nodes read stays for them. */
 static int fold_move(ir_graph *g, ir_node *q) {
   if (q->nin < 2 || !is_q8(q->out[0]->dtype)) return 0;
   ir_node *mp = q->in[0]->producer;
   if (!mp ||
       !(mp->op == IR_OP_MAXPOOL || mp->op == IR_OP_FLATTEN || mp->op == IR_OP_RESHAPE ||
-        mp->op == IR_OP_SQUEEZE || mp->op == IR_OP_UNSQUEEZE) ||
+        mp->op == IR_OP_SQUEEZE || mp->op == IR_OP_UNSQUEEZE || mp->op == IR_OP_CONCAT) ||
       mp->nout != 1 || ir_value_single_user(g, q->in[0]) != q || mp->out[0]->output_index >= 0)
     return 0;
   float s;
