@@ -6,7 +6,8 @@
 # One command, from a clean checkout: installs what it needs (Debian packages through
 # scripts/install-deps.sh --bench; the peer, onnxruntime-node pinned in bench/package.json, into
 # bench/node_modules with its optional CUDA download switched off), builds the project
-# (scripts/build.sh), exports the models (models/export_torchvision.py), measures this machine's
+# (scripts/build.sh), exports the models (models/export_torchvision.py; the int8 ones, NAME_qdq,
+# models/export_qdq.py: ORT runs the same QDQ model), measures this machine's
 # fp32 FMA peak (bench/fma_peak.c), then for each model: compiles it with atc (wall time, om size),
 # counts the FLOPs of its cube work from the package (bench/flops.py), and for each thread count runs omrun (latency, peak RSS) and
 # ONNX Runtime (latency) in alternating rounds, pinned to the same cores. Writes
@@ -15,7 +16,8 @@
 #   --quick     about 1 s of timed runs per measurement instead of about 8 s (a smoke run)
 #   --models    comma-separated subset of: resnet50_b1 resnet50_b4 mobilenet_v2 squeezenet1_1
 #               efficientnet_b0 mobilenet_v3_small vit_b_16 bert_base convnext_tiny
-#               shufflenet_v2_x1_0 lstm deeplabv3_resnet50 (resnet50 = both batches); default all
+#               shufflenet_v2_x1_0 lstm deeplabv3_resnet50 (resnet50 = both batches)
+#               resnet50_qdq mobilenet_v2_qdq resnet18_qdq squeezenet1_1_qdq; default all
 #   --no-vector skip bench/vector.sh (JIT vs interpreter, fused vs unfused on efficientnet_b0 and
 #               mobilenet_v3_small, when --models has them)
 #   --threads   comma-separated thread counts; default 1,2
@@ -28,7 +30,8 @@ ROOT=$PWD
 COMMAND="bench/run.sh${*:+ $*}"
 
 ALL_MODELS="resnet50_b1 resnet50_b4 mobilenet_v2 squeezenet1_1 efficientnet_b0 mobilenet_v3_small vit_b_16 bert_base
-            convnext_tiny shufflenet_v2_x1_0 lstm deeplabv3_resnet50"
+            convnext_tiny shufflenet_v2_x1_0 lstm deeplabv3_resnet50
+            resnet50_qdq mobilenet_v2_qdq resnet18_qdq squeezenet1_1_qdq"
 ALL_MODELS=$(echo $ALL_MODELS)
 QUICK=0
 BUILD=1
@@ -118,13 +121,19 @@ for b in atc omrun; do
 done
 ATC=$WORK/bin/atc
 OMRUN=$WORK/bin/omrun
-need_export=""
+need_export=""; need_qdq=""
 for m in $MODELS; do
-  case $m in resnet50_*) n=resnet50 ;; *) n=$m ;; esac
+  case $m in
+    *_qdq) need_qdq="$need_qdq ${m%_qdq}"; continue ;; # int8 (QDQ) exports: models/export_qdq.py
+    resnet50_*) n=resnet50 ;;
+    *) n=$m ;;
+  esac
   case " $need_export " in *" $n "*) ;; *) need_export="$need_export $n" ;; esac
 done
 # shellcheck disable=SC2086
-$PY models/export_torchvision.py $need_export
+[ -z "$need_export" ] || $PY models/export_torchvision.py $need_export
+# shellcheck disable=SC2086
+[ -z "$need_qdq" ] || $PY models/export_qdq.py $need_qdq
 
 # ResNet-50 batch 4: the batch-1 reference image first, then three seeded random images.
 case " $MODELS " in *" resnet50_b4 "*)
@@ -187,6 +196,10 @@ for key in $MODELS; do
     shufflenet_v2_x1_0) name="ShuffleNetV2 x1.0" ;;
     lstm) name="LSTM 2x256 (100 steps)" ;;
     deeplabv3_resnet50) name="DeepLabV3-ResNet50 (256x256)" ;;
+    resnet50_qdq) name="ResNet-50 int8" ;;
+    mobilenet_v2_qdq) name="MobileNetV2 int8" ;;
+    resnet18_qdq) name="ResNet-18 int8" ;;
+    squeezenet1_1_qdq) name="SqueezeNet 1.1 int8" ;;
   esac
   # The input's name, shape (batch first) and dtype, from the export's NAME.json.
   read -r in_name in_shape in_dtype < <($PY -c 'import json, sys

@@ -845,7 +845,13 @@ static status layout_conv_checked(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : layout_conv(s, n, cdt);
 }
 
+/* Concat: floats in the precision's dtype; the u8 or i8 activations of a
+ * quantized model (passes/qconv.c) as they are, every operand one dtype. */
 static status layout_concat_checked(lay_state *s, ir_node *n, int cdt) {
+  int q8 = n->out[0]->dtype == DT_UINT8 || n->out[0]->dtype == DT_INT8;
+  for (int j = 0; j < n->nin && q8; j++)
+    q8 = n->in[j] && n->in[j]->dtype == n->out[0]->dtype;
+  if (q8) return layout_concat(s, n, n->out[0]->dtype);
   status st = check_floats(s, n);
   return st != ST_OK ? st : layout_concat(s, n, cdt);
 }

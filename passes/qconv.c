@@ -21,10 +21,14 @@
  * vector programs that read it.
  *
  * DequantizeLinear -> MaxPool -> QuantizeLinear with one scale and zero
- * point (ResNet's stem) becomes a MaxPool of the int8 tensor (exact).
+ * point (ResNet's stem) becomes a MaxPool of the int8 tensor (exact), and
+ * so do Flatten, Reshape, Squeeze, Unsqueeze and Concat. A Gemm island (A [N, K]
+ * quantized per tensor, B = DequantizeLinear of constant i8 [M, K] with
+ * transB = 1, alpha = beta = 1: a classifier) is a 1x1 QConv of [N, K, 1,
+ * 1] between two Reshapes.
  *
  * The rest of a QDQ model stays as it is: the QuantizeLinear and
- * DequantizeLinear around Add, average pooling and Concat become vector programs
+ * DequantizeLinear around Add, average pooling and a requantizing Concat become vector programs
  * (vectorize) that read and write the int8 tensors the QConvs exchange, so
  * activations stay int8 from one QConv to the next; a float op reads the
  * DequantizeLinear of an int8 value.
@@ -32,11 +36,12 @@
  * Contract.
  *   Needs:   shape_infer, constfold, dce; runs before qfold (which would
  *            turn the int8 weights into float constants).
- *   Changes: Casts of u8/i8 values to their own dtype are removed; each island above (2-D Conv, weights
- * constant) is replaced by one QConv node writing the island's QuantizeLinear output value (or the following
- * clamp island's); nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that
- * do not match (a weight zero point other than 0, a run-time scale, a 3-D Conv, a Conv output read elsewhere)
- * untouched: they run as float ops, as before.
+ *   Changes: Casts of u8/i8 values to their own dtype are removed; each island above (2-D Conv or Gemm,
+ * weights constant) is replaced by one QConv node writing the island's QuantizeLinear output value (or the
+ * following clamp island's; a Gemm's through a Reshape); the pools and moves above read the int8 value;
+ * nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that do not match (a
+ * weight zero point other than 0, a run-time scale, a 3-D Conv, a Gemm with transB = 0, a Conv output read
+ * elsewhere) untouched: they run as float ops, as before.
  */
 #include <math.h>
 #include <stdio.h>
@@ -89,25 +94,28 @@ typedef struct island {
   int32_t lo, hi;   /* the output clamp */
 } island;
 
-/* DequantizeLinear(x_q) with a per-tensor constant scale and zero point. */
-static int match_x(ir_value *v, island *is) {
+/* DequantizeLinear(x_q) of the given rank with a per-tensor constant scale
+ * and zero point. */
+static int match_x(ir_value *v, int rank, island *is) {
   ir_node *dq = v->producer;
   if (!dq || dq->op != IR_OP_DEQUANTIZE) return 0;
   ir_value *xq = through_casts(dq->in[0]);
-  if (xq->data || !is_q8(xq->dtype) || xq->rank != 4) return 0;
+  if (xq->data || !is_q8(xq->dtype) || xq->rank != rank) return 0;
   if (!read_scale(dq->in[1], 1, &is->sx) || !read_zp(dq->nin > 2 ? dq->in[2] : NULL, &is->xzp)) return 0;
   is->xdq = dq, is->xq = xq;
   return 1;
 }
 
-/* DequantizeLinear(constant i8 weights) with zero point 0 and a constant
- * scale per tensor or per output channel ([M] or [M, 1, 1, 1]). */
+/* DequantizeLinear(constant i8 weights, output channels first) with zero
+ * point 0 and a constant scale per tensor or per output channel: [M, 1, ..]
+ * of the weights' rank (the importer reshapes a per-axis scale so that it
+ * broadcasts; a 1-D [M] against [M, K] would run along K). */
 static int match_w(ir_value *v, ir_node **dq_out) {
   ir_node *dq = v->producer;
   if (!dq || dq->op != IR_OP_DEQUANTIZE || !dq->in[0]->data || dq->in[0]->dtype != DT_INT8) return 0;
   const ir_value *s = dq->in[1], *z = dq->nin > 2 ? dq->in[2] : NULL;
   int64_t m = v->dims[0], n = ir_value_elements(s);
-  if (n != 1 && !(n == m && s->rank >= 1 && s->dims[0] == m)) return 0;
+  if (n != 1 && !(n == m && s->rank == v->rank && s->dims[0] == m)) return 0;
   if (z) {
     if (!z->data || ir_value_elements(z) != n) return 0;
     for (int64_t i = 0; i < n; i++)
@@ -132,11 +140,15 @@ static int match_island(ir_graph *g, ir_node *q, island *is) {
     p = p->in[0]->producer;
     if (!p || ir_value_single_user(g, is->act->in[0]) != is->act) return 0;
   }
+  is->conv = p;
+  if (p->op == IR_OP_GEMM)
+    return p->in[0]->rank == 2 && p->in[1]->rank == 2 && ir_attr_int(p, "transA", 0) == 0 &&
+           ir_attr_int(p, "transB", 0) == 1 && ir_attr_float(p, "alpha", 1.0) == 1.0 &&
+           ir_attr_float(p, "beta", 1.0) == 1.0 && match_x(p->in[0], 2, is) && match_w(p->in[1], &is->wdq);
   if (p->op != IR_OP_CONV || p->nin > 3 || p->out[0]->rank != 4 || p->in[1]->rank != 4 ||
       ir_attr_find(p, "act"))
     return 0;
-  is->conv = p;
-  return match_x(p->in[0], is) && match_w(p->in[1], &is->wdq);
+  return match_x(p->in[0], 4, is) && match_w(p->in[1], &is->wdq);
 }
 
 /* The output clamp with a Relu or Clip folded in. */
@@ -183,7 +195,22 @@ static int read_bias(const island *is, const float *sw, int64_t m, float *bs, in
 
 static status nomem(const ir_node *n, diag *d) { return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory"); }
 
-/* Replaces the island by a QConv writing the QuantizeLinear's output. */
+/* y = Reshape(x, y's shape), a node named after `at` and `suffix`, with
+ * at's origin; 1 ok, 0 out of memory. */
+static int add_reshape(ir_graph *g, const ir_node *at, ir_value *x, ir_value *y, const char *suffix) {
+  char name[256];
+  snprintf(name, sizeof name, "%s_%s_shape", at->name, suffix);
+  const int64_t rank = y->rank;
+  ir_value *shape = ir_const_new(g, name, DT_INT64, 1, &rank, y->dims, sizeof(int64_t) * (size_t)rank);
+  snprintf(name, sizeof name, "%s_%s", at->name, suffix);
+  ir_value *in[2] = {x, shape};
+  ir_node *r = shape ? ir_node_new(g, IR_OP_RESHAPE, name, 2, in, 1, &y) : NULL;
+  if (r) r->origin = at->origin;
+  return r != NULL;
+}
+
+/* Replaces the island by a QConv writing the QuantizeLinear's output (a
+ * Gemm's: a 1x1 QConv between two Reshapes). */
 static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *d) {
   ir_node *conv = is->conv;
   ir_value *w = is->wdq->in[0];
@@ -207,13 +234,32 @@ static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *
   ir_value *mv = ir_const_new(g, name, DT_FLOAT32, 1, &m, mult, sizeof(float) * (size_t)m);
   if (!bv || !mv) return nomem(conv, d);
   ir_value *in[4] = {is->xq, w, bv, mv}, *out = is->q->out[0];
+  const int gemm = conv->op == IR_OP_GEMM;
+  if (gemm) { /* [N, K] x [M, K]^T as a 1x1 QConv of [N, K, 1, 1] */
+    const int64_t wd[4] = {m, w->dims[1], 1, 1}, xd[4] = {is->xq->dims[0], w->dims[1], 1, 1},
+                  yd[4] = {out->dims[0], m, 1, 1};
+    snprintf(name, sizeof name, "%s_w4", conv->name);
+    in[1] = ir_const_new(g, name, DT_INT8, 4, wd, w->data, (size_t)ir_value_elements(w));
+    snprintf(name, sizeof name, "%s_x4", conv->name);
+    ir_value *x4 = ir_value_new(g, name, is->xq->dtype);
+    snprintf(name, sizeof name, "%s_y4", conv->name);
+    ir_value *y4 = ir_value_new(g, name, out->dtype);
+    if (!in[1] || !x4 || !y4) return nomem(conv, d);
+    ir_value_set_shape(x4, 4, xd);
+    ir_value_set_shape(y4, 4, yd);
+    if (!add_reshape(g, conv, is->xq, x4, "in") || !add_reshape(g, conv, y4, out, "out"))
+      return nomem(conv, d);
+    in[0] = x4;
+    out = y4;
+  }
   ir_node *qc = ir_node_new(g, IR_OP_QCONV, conv->name, 4, in, 1, &out);
   if (!qc) return nomem(conv, d);
   static const char *const window[] = {"kernel_shape", "strides", "pads", "dilations"};
+  static const int64_t gemm_window[4][4] = {{1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}};
   for (int k = 0; k < 4; k++) {
     int64_t v[8];
-    int c = ir_attr_ints(conv, window[k], v, 8);
-    if (c > 0 && ir_attr_set_ints(g, qc, window[k], c, v)) return nomem(conv, d);
+    int c = gemm ? (k == 2 ? 4 : 2) : ir_attr_ints(conv, window[k], v, 8);
+    if (c > 0 && ir_attr_set_ints(g, qc, window[k], c, gemm ? gemm_window[k] : v)) return nomem(conv, d);
   }
   if (ir_attr_set_int(g, qc, "group", ir_attr_int(conv, "group", 1)) ||
       ir_attr_set_int(g, qc, "x_zp", is->xzp) || ir_attr_set_int(g, qc, "y_zp", is->yzp) ||
@@ -268,29 +314,49 @@ static int fold_clamp(ir_graph *g, ir_node *qc) {
   return 1;
 }
 
-/* DequantizeLinear(x_q) -> MaxPool -> QuantizeLinear with the same scale,
- * zero point and dtype (ResNet's stem): the MaxPool reads x_q and writes the
- * QuantizeLinear's output. Exact: DequantizeLinear is increasing for a
- * scale > 0, so the maximum of the dequantized window is the dequantized
- * maximum, and Q(DQ(v)) = v. A DequantizeLinear other nodes read stays for
- * them. */
-static int fold_maxpool(ir_graph *g, ir_node *q) {
+/* The int8 value v is the DequantizeLinear of (through Casts to its own
+ * dtype), when that DequantizeLinear's scale and zero point are (s, z)
+ * per tensor and its dtype is dt; else NULL. */
+static ir_value *dequantized(ir_value *v, float s, int32_t z, int dt) {
+  ir_node *dq = v->producer;
+  if (!dq || dq->op != IR_OP_DEQUANTIZE) return NULL;
+  ir_value *xq = through_casts(dq->in[0]);
+  float sx;
+  int32_t zx;
+  if (xq->data || (int)xq->dtype != dt || !read_scale(dq->in[1], 1, &sx) ||
+      !read_zp(dq->nin > 2 ? dq->in[2] : NULL, &zx) || sx != s || zx != z)
+    return NULL;
+  return xq;
+}
+
+/* DequantizeLinear(x_q) -> MaxPool | Flatten | Reshape | Squeeze |
+ * Unsqueeze -> QuantizeLinear, or Concat of DequantizeLinears, with one
+ * scale, zero point and dtype on every side (ResNet's stem pool, the Flatten
+ * before a classifier, SqueezeNet's Concats): the op reads the int8 values
+ * and writes the QuantizeLinear's output. Exact: DequantizeLinear is
+ * increasing for a scale > 0, so the maximum of the dequantized window is
+ * the dequantized maximum; the others move elements; and Q(DQ(v)) = v.
+ * (Concat inputs with other parameters would need a requantization: left
+ * in float.) A DequantizeLinear other nodes read stays for them. */
+static int fold_move(ir_graph *g, ir_node *q) {
   if (q->nin < 2 || !is_q8(q->out[0]->dtype)) return 0;
   ir_node *mp = q->in[0]->producer;
-  if (!mp || mp->op != IR_OP_MAXPOOL || mp->nout != 1 || ir_value_single_user(g, q->in[0]) != q ||
-      mp->out[0]->output_index >= 0)
+  if (!mp ||
+      !(mp->op == IR_OP_MAXPOOL || mp->op == IR_OP_FLATTEN || mp->op == IR_OP_RESHAPE ||
+        mp->op == IR_OP_SQUEEZE || mp->op == IR_OP_UNSQUEEZE || mp->op == IR_OP_CONCAT) ||
+      mp->nout != 1 || ir_value_single_user(g, q->in[0]) != q || mp->out[0]->output_index >= 0)
     return 0;
-  ir_node *dq = mp->in[0]->producer;
-  if (!dq || dq->op != IR_OP_DEQUANTIZE) return 0;
-  ir_value *xq = through_casts(dq->in[0]);
-  float sx, sy;
-  int32_t zx, zy;
-  if (xq->data || xq->dtype != q->out[0]->dtype || !read_scale(dq->in[1], 1, &sx) ||
-      !read_zp(dq->nin > 2 ? dq->in[2] : NULL, &zx) || !read_scale(q->in[1], 1, &sy) ||
-      !read_zp(q->nin > 2 ? q->in[2] : NULL, &zy) || sx != sy || zx != zy)
-    return 0;
+  float s;
+  int32_t z;
+  if (!read_scale(q->in[1], 1, &s) || !read_zp(q->nin > 2 ? q->in[2] : NULL, &z)) return 0;
+  const int n = mp->op == IR_OP_CONCAT ? mp->nin : 1; /* Reshape's shape stays */
+  ir_value *xq[16];
+  if (n > 16) return 0;
+  for (int i = 0; i < n; i++)
+    if (!(xq[i] = dequantized(mp->in[i], s, z, q->out[0]->dtype))) return 0;
   ir_value *y = mp->out[0], *out = q->out[0];
-  mp->in[0] = xq;
+  for (int i = 0; i < n; i++)
+    mp->in[i] = xq[i];
   mp->out[0] = out;
   out->producer = mp;
   y->producer = NULL;
@@ -323,7 +389,7 @@ status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d) {
     ir_node *q = g->nodes[i];
     island is;
     if (q->dead || q->op != IR_OP_QUANTIZE) continue;
-    if (fold_maxpool(g, q)) {
+    if (fold_move(g, q)) {
       changed = 1;
       continue;
     }
