@@ -130,6 +130,7 @@ status pass_lower_gemm(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_qfold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_bn_fold(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_conv_taps(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d);

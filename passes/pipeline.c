@@ -9,6 +9,7 @@
  *   attention    MatMul, scale, masks, Softmax, MatMul -> one FusedAttention
  *   lower_gemm   Gemm -> MatMul (one form for every matrix product)
  *   bn_fold      BatchNormalization after Conv -> Conv weights and bias
+ *   conv_taps    a Conv's kernel taps that read only padding are dropped
  *   fuse         Conv/MatMul + bias + residual Add + Relu/Clip -> one Conv/MatMul
  *   vectorize    other elementwise ops -> vector programs, chains fused into one
  *   precision    --precision_mode: fp16 activations and weights where allowed
@@ -44,6 +45,7 @@ const pass pass_pipeline[] = {
     {"attention", pass_attention},
     {"lower_gemm", pass_lower_gemm},
     {"bn_fold", pass_bn_fold},
+    {"conv_taps", pass_conv_taps},
     {"fuse", pass_fuse},
     {"vectorize", pass_vectorize},
     {"precision", pass_precision},

@@ -262,6 +262,23 @@ static inline int64_t rt_conv_plane(const rt_conv_geom *g, int64_t img, int64_t 
   return id < 0 || id >= g->d ? -1 : ((n * g->d + id) * g->c1 + c) * g->h * g->w_;
 }
 
+/* Whether fractal kf reads only padding for output pixels m0 .. m0+mrows-1
+ * of one image: its tap's input row lies outside [0, H) for every output
+ * row of the pixels, or its input column outside [0, W) for every output
+ * column of them (all columns when they span more than one row). Its
+ * products are then all 0 * w, which a tile may skip: the sums are the same
+ * bits (acc + 0 = acc). Depth taps in the padding are not asked here
+ * (rt_conv_plane answers them). A dilated window on a small map (DeepLab's
+ * ASPP) reads padding through its outer taps for whole tiles. */
+static inline int rt_conv_tap_dead(const rt_conv_geom *g, int64_t m0, int64_t mrows, int64_t kf) {
+  const int64_t tap = kf % ((int64_t)g->p.kh * g->p.kw);
+  const int64_t dy = (tap / g->p.kw) * g->p.dh - g->p.pt, dx = (tap % g->p.kw) * g->p.dw - g->p.pl;
+  const int64_t oh0 = m0 / g->wo, oh1 = (m0 + mrows - 1) / g->wo;
+  const int64_t ow0 = oh0 == oh1 ? m0 % g->wo : 0, ow1 = oh0 == oh1 ? (m0 + mrows - 1) % g->wo : g->wo - 1;
+  return oh1 * g->p.sh + dy < 0 || oh0 * g->p.sh + dy >= g->h || ow1 * g->p.sw + dx < 0 ||
+         ow0 * g->p.sw + dx >= g->w_;
+}
+
 /* Channel c of pixel (ih, iw) of image img of an ND (NCHW) stem input, as
  * the cube stages it: rounded to fp16 when g->xr16. */
 static inline float rt_conv_x_nd(const rt_conv_geom *g, int64_t img, int64_t c, int64_t ih, int64_t iw) {

@@ -11,6 +11,8 @@
  *   loadB   the weight fractals into L0B, a pass of n blocks at a time (all
  *           when they fit);
  *   mmad    C[16x16] += A[16x16] * B[16x16] into the f32 accumulators in L0C.
+ * A fractal whose kernel tap reads only padding for all the tile's pixels
+ * (rt_conv_tap_dead) is skipped: its products are zeros.
  * After the K loop the vector unit runs the epilogue (+ bias, + residual, act,
  * padding channels forced to 0, cast) and writes the valid pixels of y.
  *
@@ -219,33 +221,52 @@ static void epilogue(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows,
   }
 }
 
-void rt_conv_tile_portable(const conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
+/* L0C += the products of fractals kc .. kc+kn-1 for the tile's pixels
+ * m0 .. m0+mrows-1 and n blocks nb0 .. nb0+nblocks-1: img2col into L0A a
+ * group of pixels at a time, the weights into L0B a pass of n blocks at a
+ * time (at least 16 pixels and 1 block: om_format.h). */
+static void run_k(const conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t nb0, int64_t nblocks,
+                  int64_t kc, int64_t kn, rt_core *core) {
   float *l0a = (float *)core->l0a, *l0b = (float *)core->l0b, *l0c = (float *)core->l0c;
+  int64_t klen = 0;
+  for (int64_t kk = 0; kk < kn; kk++)
+    klen += k_lanes(g, kc + kk);
+  const int64_t arows = (int64_t)(core->l0a_bytes / sizeof(float)) / klen;
+  const int64_t bpass = (int64_t)(core->l0b_bytes / sizeof(float)) / (klen * C0);
+  if (nblocks <= bpass) rt_conv_load_b(g, nb0, nblocks, kc, kn, klen, l0b);
+  for (int64_t ms = 0; ms < mrows; ms += arows) {
+    const int64_t rows = mrows - ms < arows ? mrows - ms : arows;
+    load3d(g, img, m0 + ms, rows, kc, kn, klen, l0a);
+    for (int64_t nb1 = 0; nb1 < nblocks; nb1 += bpass) {
+      const int64_t nbn = nblocks - nb1 < bpass ? nblocks - nb1 : bpass;
+      if (nblocks > bpass) rt_conv_load_b(g, nb0 + nb1, nbn, kc, kn, klen, l0b);
+      for (int64_t nb = 0; nb < nbn; nb++)
+        mmad(l0a, klen, rows, l0b + nb * klen * C0, l0c + (nb1 + nb) * g->tm * C0 + ms * C0);
+    }
+  }
+}
+
+void rt_conv_tile_portable(const conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
   int64_t m0 = mt * g->tm, mrows = g->ho * g->wo - m0;
   if (mrows > g->tm) mrows = g->tm;
   int64_t nb0 = nt * g->tn, nblocks = g->c1out - nb0;
   if (nblocks > g->tn) nblocks = g->tn;
-  memset(l0c, 0, (size_t)(nblocks * g->tm * C0) * sizeof(float));
-  for (int64_t kc = 0; kc < g->k; kc += g->tk) {
-    int64_t kn = g->k - kc < g->tk ? g->k - kc : g->tk, klen = 0;
-    for (int64_t kk = 0; kk < kn; kk++)
-      klen += k_lanes(g, kc + kk);
-    /* pixels per L0A group and n blocks per L0B pass (at least 16 and 1: om_format.h) */
-    const int64_t arows = (int64_t)(core->l0a_bytes / sizeof(float)) / klen;
-    const int64_t bpass = (int64_t)(core->l0b_bytes / sizeof(float)) / (klen * C0);
-    if (nblocks <= bpass) rt_conv_load_b(g, nb0, nblocks, kc, kn, klen, l0b);
-    for (int64_t ms = 0; ms < mrows; ms += arows) {
-      const int64_t rows = mrows - ms < arows ? mrows - ms : arows;
-      load3d(g, img, m0 + ms, rows, kc, kn, klen, l0a);
-      for (int64_t nb1 = 0; nb1 < nblocks; nb1 += bpass) {
-        const int64_t nbn = nblocks - nb1 < bpass ? nblocks - nb1 : bpass;
-        if (nblocks > bpass) rt_conv_load_b(g, nb0 + nb1, nbn, kc, kn, klen, l0b);
-        for (int64_t nb = 0; nb < nbn; nb++)
-          mmad(l0a, klen, rows, l0b + nb * klen * C0, l0c + (nb1 + nb) * g->tm * C0 + ms * C0);
-      }
+  memset(core->l0c, 0, (size_t)(nblocks * g->tm * C0) * sizeof(float));
+  /* K in the task's chunks; of each chunk, the runs of fractals whose taps
+   * touch the image for these pixels (rt_conv_tap_dead: the others add only
+   * zeros) */
+  for (int64_t k0 = 0; k0 < g->k; k0 += g->tk) {
+    const int64_t kend = g->k - k0 < g->tk ? g->k : k0 + g->tk;
+    for (int64_t kc = k0, kn; kc < kend; kc += kn) {
+      for (kn = 0; kc + kn < kend && !rt_conv_tap_dead(g, m0, mrows, kc + kn);)
+        kn++;
+      if (kn)
+        run_k(g, img, m0, mrows, nb0, nblocks, kc, kn, core);
+      else
+        kn = 1; /* a dead fractal */
     }
   }
-  epilogue(g, img, m0, mrows, nb0, nblocks, l0c);
+  epilogue(g, img, m0, mrows, nb0, nblocks, (const float *)core->l0c);
 }
 
 static rt_conv_tile_fn conv_tile_of(const conv_geom *g) {

@@ -20,6 +20,10 @@
  *           registers: + bias, + residual (f16 or f32), relu / clip, padding
  *           channels forced to 0, f16 store with vcvtps2ph (round to nearest
  *           even) or f32 store.
+ * A fractal whose kernel tap reads only padding for every pixel of the tile
+ * (rt_conv_tap_dead: the outer taps of a dilated window on a small map) is
+ * left out of the K walk and of the staging, on every path below but the
+ * matrix-vector one; its products were all zeros, so the sums are the same.
  * K runs in the task's chunks of tile_k fractals (passes/tiling.c sizes them
  * for this kernel: a pass's weights, read in place, about the staged L0B's
  * bytes); a chunk's img2col rows go through L0A in groups of as many pixels
@@ -139,13 +143,14 @@ static AVX2 int pack_rows(const rt_conv_geom *g, int64_t img, int64_t m0, int64_
   return 1;
 }
 
-/* L0A[m][k] for pixels m0 .. m0+mrows-1 and fractals kc .. kc+kn-1, the real
- * lanes of each fractal packed one after the other (lda of them). Pixel by
+/* L0A[m][k] for pixels m0 .. m0+mrows-1 and the kn fractals kf[0 .. kn-1]
+ * (ascending), the real lanes of each packed one after the other (lda of
+ * them). Pixel by
  * pixel, fractals in order, each stored as 16 lanes: the padding lanes spill
  * into columns (or the next row) written later, and past the last row into
  * SLACK floats the chunk sizing leaves free. 1x1 convolutions (the only
  * ones with an x_scale) multiply by the image's x_scale on the way. */
-static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t kc,
+static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t mrows, const int64_t *kf,
                          int64_t kn, int64_t lda, float *l0a) {
   const int f16 = g->x->dtype == DT_FLOAT16;
   const int64_t taps = (int64_t)g->p.kh * g->p.kw, hw = g->h * g->w_;
@@ -155,9 +160,9 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
       int64_t at0[MAX_CHUNK]; /* per fractal: its plane's first element of row m0, or -1 (depth padding) */
       int lanes[MAX_CHUNK];   /* partial: a last channel block (in 3-D, one per depth tap) */
       for (int64_t kk = 0; kk < kn; kk++) {
-        const int64_t pl = rt_conv_plane(g, img, kc + kk);
+        const int64_t pl = rt_conv_plane(g, img, kf[kk]);
         at0[kk] = pl < 0 ? -1 : (pl + m0) * C0;
-        lanes[kk] = rt_conv_k_lanes(g, kc + kk);
+        lanes[kk] = rt_conv_k_lanes(g, kf[kk]);
       }
       for (int64_t m = 0; m < mrows; m++) {
         float *dst = l0a + m * lda; /* a partial block's padding lanes (zeros) spill into the next one's */
@@ -171,16 +176,16 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
     }
     int64_t col = 0; /* x_scale: block by block, each scaled by its image's factors */
     for (int64_t kk = 0; kk < kn; kk++) {
-      const size_t at = ((size_t)((img * g->c1 + kc + kk) * hw) + (size_t)m0) * C0;
+      const size_t at = ((size_t)((img * g->c1 + kf[kk]) * hw) + (size_t)m0) * C0;
       float *dst = l0a + col;
-      const int lanes = rt_conv_k_lanes(g, kc + kk);
+      const int lanes = rt_conv_k_lanes(g, kf[kk]);
       col += lanes;
       int32_t mk[2 * C0]; /* the last channel block stores only its real lanes */
       for (int j = 0; j < 2 * C0; j++)
         mk[j] = j < C0 && j < lanes ? -1 : 0;
       const __m256i mlo = _mm256_loadu_si256((const __m256i *)mk);
       const __m256i mhi = _mm256_loadu_si256((const __m256i *)(mk + 8));
-      const size_t sat = (size_t)(img * g->c1 + kc + kk) * C0;
+      const size_t sat = (size_t)(img * g->c1 + kf[kk]) * C0;
       const __m256 s0 = ld8h(g->xsd, f16, sat), s1 = ld8h(g->xsd, f16, sat + 8);
       for (int64_t m = 0; m < mrows; m++, dst += lda) {
         __m256 lo = _mm256_mul_ps(ld8h(g->xd, f16, at + (size_t)m * C0), s0);
@@ -200,11 +205,11 @@ static AVX2 void stage_a(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t
   uint64_t hlim[MAX_CHUNK]; /* H, or 0 for a depth tap in the padding (nothing inside) */
   size_t plane[MAX_CHUNK];
   for (int64_t kk = 0; kk < kn; kk++) {
-    int64_t kf = kc + kk, tap = kf % taps, pl = rt_conv_plane(g, img, kf / taps);
+    int64_t tap = kf[kk] % taps, pl = rt_conv_plane(g, img, kf[kk] / taps);
     dy[kk] = (int32_t)((tap / g->p.kw) * g->p.dh - g->p.pt);
     dx[kk] = (int32_t)((tap % g->p.kw) * g->p.dw - g->p.pl);
     hlim[kk] = pl < 0 ? 0 : (uint64_t)g->h;
-    lanes[kk] = rt_conv_k_lanes(g, kf);
+    lanes[kk] = rt_conv_k_lanes(g, kf[kk]);
     plane[kk] = (size_t)(pl < 0 ? 0 : pl);
   }
   const uint64_t w = (uint64_t)g->w_;
@@ -273,21 +278,33 @@ typedef struct kwalk {
   int len[MAX_CHUNK];
 } kwalk;
 
-/* The walk over fractals kc .. kc+kn-1 with B in place and A as stage_a
- * lays out an img2col row (each fractal's real lanes after the previous
- * one's; conv_tile_direct replaces aoff with its own addresses): returns
- * the B base of n block nb0. */
-static const void *kwalk_weights(const rt_conv_geom *g, int64_t kc, int64_t kn, int64_t nb0, kwalk *kw) {
+/* The walk over the kn fractals kf[0 .. kn-1] with B in place and A as
+ * stage_a lays out an img2col row (each fractal's real lanes after the
+ * previous one's; conv_tile_direct replaces aoff with its own addresses):
+ * returns the B base of n block nb0, which boff counts from. */
+static const void *kwalk_weights(const rt_conv_geom *g, const int64_t *kf, int64_t kn, int64_t nb0,
+                                 kwalk *kw) {
   const size_t brow = C0 * dtype_size((int)g->w->dtype), fb = C0 * brow; /* bytes of a B row, a fractal */
   kw->n = (size_t)kn, kw->bh = g->w->dtype == DT_FLOAT16, kw->brow = brow, kw->nbstride = fb;
   size_t col = 0;
   for (int64_t kk = 0; kk < kn; kk++) {
-    kw->boff[kk] = (size_t)(kk * g->c1out) * fb;
-    kw->len[kk] = rt_conv_k_lanes(g, kc + kk);
+    kw->boff[kk] = (size_t)(kf[kk] * g->c1out) * fb;
+    kw->len[kk] = rt_conv_k_lanes(g, kf[kk]);
     kw->aoff[kk] = col;
     col += (size_t)kw->len[kk];
   }
-  return (const uint8_t *)g->wd + (size_t)(kc * g->c1out + nb0) * fb;
+  return (const uint8_t *)g->wd + (size_t)nb0 * fb;
+}
+
+/* The fractals of chunk kc .. kc+kn-1 that pixels m0 .. m0+mrows-1 read
+ * through a tap touching the image, in order, into kf; returns how many
+ * (rt_conv_tap_dead: the others add only zeros). */
+static int64_t live_fractals(const rt_conv_geom *g, int64_t m0, int64_t mrows, int64_t kc, int64_t kn,
+                             int64_t *kf) {
+  int64_t n = 0;
+  for (int64_t kk = 0; kk < kn; kk++)
+    if (!rt_conv_tap_dead(g, m0, mrows, kc + kk)) kf[n++] = kc + kk;
+  return n;
 }
 
 /* --- micro-kernel */
@@ -782,12 +799,15 @@ static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0,
     }
   }
   kwalk kw;
+  int64_t kf[MAX_CHUNK];
   for (int64_t kc = 0, kn; kc < g->k; kc += kn) {
     kn = g->k - kc < g->tk ? g->k - kc : g->tk;
     const int first = kc == 0, last = kc + kn >= g->k;
-    const void *b = kwalk_weights(g, kc, kn, nb0, &kw);
-    for (int64_t kk = 0; kk < kn; kk++) {
-      int64_t kf = kc + kk, c1 = kf / taps, tap = kf % taps;
+    const int64_t live = live_fractals(g, m0, mrows, kc, kn, kf);
+    if (!live && !first && !last) continue;
+    const void *b = kwalk_weights(g, kf, live, nb0, &kw);
+    for (int64_t kk = 0; kk < live; kk++) {
+      int64_t c1 = kf[kk] / taps, tap = kf[kk] % taps;
       kw.aoff[kk] = (size_t)(((c1 * nrows + (tap / kw_) * g->p.dh) * pw + (tap % kw_) * g->p.dw) * C0);
     }
     epi e[MAX_NB];
@@ -851,19 +871,22 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
    * otherwise a group is as many of the tile's pixels as fit, and its
    * partial sums go to its rows of L0C. */
   kwalk kw;
+  int64_t kf[MAX_CHUNK];
   for (int64_t kc = 0, kn; kc < g->k; kc += kn) {
     kn = g->k - kc < g->tk ? g->k - kc : g->tk;
-    int64_t klen = 0;
-    for (int64_t kk = 0; kk < kn; kk++)
-      klen += rt_conv_k_lanes(g, kc + kk);
     const int first = kc == 0, last = kc + kn >= g->k;
-    int64_t mstep = (l0a_floats - SLACK) / klen;
+    const int64_t live = live_fractals(g, m0, mrows, kc, kn, kf); /* the taps that touch the image */
+    if (!live && !first && !last) continue;
+    int64_t klen = 0;
+    for (int64_t kk = 0; kk < live; kk++)
+      klen += rt_conv_k_lanes(g, kf[kk]);
+    int64_t mstep = klen ? (l0a_floats - SLACK) / klen : mrows; /* no live tap: A is not read */
     if (mstep < mrows) mstep = mstep / MR * MR;
     if (first && last && mstep > 16 * MR) mstep = 16 * MR;
-    const void *b = kwalk_weights(g, kc, kn, nb0, &kw);
+    const void *b = kwalk_weights(g, kf, live, nb0, &kw);
     for (int64_t ms = 0; ms < mrows; ms += mstep) {
       const int64_t rows = mrows - ms < mstep ? mrows - ms : mstep;
-      stage_a(g, img, m0 + ms, rows, kc, kn, klen, l0a);
+      stage_a(g, img, m0 + ms, rows, kf, live, klen, l0a);
       conv_groups(g, img, m0 + ms, rows, nb0, nblocks, &kw, l0a, (size_t)klen, b, first, last, l0c + ms * C0);
     }
   }

@@ -1,8 +1,8 @@
 /* test_dwconv_small.c - DWCONV on small planes, where most output pixels'
  * windows reach into the padding (EfficientNet's 5x5 depthwise convs at 7x7
  * and 14x14), against a plain NCHW reference in f64: every window the x86
- * path instantiates (3x3 and 5x5, stride 1 and 2, 3x3 dilation 2) and one
- * it does not (7x7), rows narrower than its 8-pixel blocks and than the
+ * path instantiates (3x3 and 5x5, stride 1 and 2, 3x3 dilation 2, 7x7
+ * stride 1) and one it does not (7x7 stride 2), rows narrower than its 8-pixel blocks and than the
  * kernel itself, asymmetric padding, f16 and f32, with bias, residual and
  * activation, several blocks. Weights and inputs are rounded to the input
  * dtype first, so what is left is the output rounding and summation order.
@@ -153,7 +153,10 @@ int main(void) {
       {1, 16, 5, 4, 5, 1, 1, 1, 3, 3, 1},     /* asymmetric */
       {1, 48, 6, 17, 5, 2, 1, 2, 2, 2, 2},    /* one full 8-pixel block and a short one */
       {1, 16, 11, 21, 3, 1, 1, 1, 1, 1, 1},   /* interior blocks between the edges */
-      {1, 16, 6, 6, 7, 1, 1, 3, 3, 3, 3},     /* a window the x86 path does not instantiate */
+      {1, 16, 6, 6, 7, 1, 1, 3, 3, 3, 3},     /* ConvNeXt's 7x7 on a plane smaller than the kernel's reach */
+      {1, 96, 7, 7, 7, 1, 1, 3, 3, 3, 3},     /* ... at ConvNeXt-Tiny's last stage, 7x7 */
+      {1, 16, 14, 14, 7, 1, 1, 2, 3, 4, 3},   /* ... asymmetric */
+      {1, 16, 9, 9, 7, 2, 1, 3, 3, 3, 3},     /* a window the x86 path does not instantiate */
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {

@@ -381,6 +381,50 @@ static void test_conv2d(void) {
     run_conv_case(&cases[i], 0, OM_CONV_DIRECT);
 }
 
+/* Dilated windows on small maps, whose outer taps read only padding for
+ * whole tiles (DeepLab's ASPP): the tiles skip those taps
+ * (rt_conv_tap_dead). Against the reference, for dilations 1 .. 8, strides,
+ * pads as large as the image, odd channels (img2col) and whole blocks (the
+ * direct path), chunks left with no live tap; and bit for bit against tiles
+ * of the whole image, which skip less (a skipped tap only added zeros). */
+static void test_conv_dead_taps(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  /* clang-format off */
+  conv_case cases[] = {
+      /* n c h w cout | kh kw sh sw pt pl pb pr dh dw | tm tn tk bd | xdt ydt bias res rdt act lo hi */
+      {1, 32, 8, 8, 24, 3, 3, 1, 1, 6, 6, 6, 6, 6, 6, 16, 1, 5, 2, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {1, 20, 6, 6, 17, 3, 3, 1, 1, 8, 8, 8, 8, 8, 8, 16, 2, 2, 1, F32, F32, 1, 0, F32, 0, 0, 0},
+      {2, 17, 13, 11, 20, 3, 3, 2, 2, 5, 1, 4, 6, 3, 3, 16, 1, 3, 3, F16, F32, 1, 0, F16, 0, 0, 0},
+      {1, 16, 4, 5, 16, 5, 5, 1, 1, 6, 6, 6, 6, 2, 2, 16, 1, 7, 2, F16, F16, 0, 1, F16, OM_ACT_RELU, 0, 0},
+      {1, 24, 3, 4, 40, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 16, 3, 9, 1, F32, F32, 1, 1, F32, 0, 0, 0},
+      {1, 48, 10, 10, 32, 3, 3, 1, 1, 7, 7, 7, 7, 7, 7, 16, 2, 36, 3, F16, F16, 1, 0, F16, 0, 0, 0},
+  };
+  /* clang-format on */
+  const size_t ncases = sizeof cases / sizeof *cases;
+  for (size_t i = 0; i < ncases + 8; i++) {
+    conv_case k = cases[i < ncases ? i : 0];
+    if (i >= ncases) { /* dilations 1 .. 8 on a 9x10 map, pads = dilation */
+      const int d = (int)(i - ncases) + 1;
+      k = (conv_case){1, d % 2 ? 16 : 24,   9,   10, 20, 3,   3, 1, 1, d, d, d, d, d, d, 16, 1, 4,
+                      2, d % 3 ? F16 : F32, F16, 1,  0,  F16, 0, 0, 0};
+    }
+    const int64_t pixels =
+        out_dim(k.h, k.pt, k.pb, k.kh, k.dh, k.sh) * out_dim(k.w, k.pl, k.pr, k.kw, k.dw, k.sw);
+    uint8_t *small, *whole;
+    size_t bytes, bytes2;
+    rng_state = 4242;
+    conv_case_run(&k, 0, OM_CONV_DIRECT, &small, &bytes);
+    k.tm = (int)((pixels + 15) / 16 * 16), k.bd = 1;
+    rng_state = 4242;
+    conv_case_run(&k, 0, OM_CONV_DIRECT, &whole, &bytes2);
+    if (bytes != bytes2 || memcmp(small, whole, bytes) != 0) {
+      test_check(0, __FILE__, __LINE__, "tiles that skip dead taps write what whole-image tiles write");
+      test_note("  case %zu", i);
+    }
+    free(small), free(whole);
+  }
+}
+
 /* Winograd F(4x4,3x3) against the direct reference: odd H and W (partial
  * 4x4 tiles), padding on some sides only, channels not multiples of 16,
  * batch 2, f16 and f32, several blocks and tile splits. */
@@ -421,13 +465,17 @@ static void test_dwconv(void) {
       {2, 3, 8, 7, 3, 5, 5, 2, 2, 2, 1, 0, 2, 1, 1, 0, 0, 0, 2, F32, F32, 0, 1, F32, 0, 0, 0},
       {1, 33, 10, 6, 33, 3, 3, 2, 1, 1, 0, 2, 1, 2, 1, 0, 0, 0, 3, F32, F16, 1, 1, F16, OM_ACT_CLIP, 0.1f, 0.5f},
       /* rows wide enough for the AVX2 path's 8-pixel blocks, with edge columns on both sides: each fast shape
-       * (3x3 and 5x5, stride 1 and 2, 3x3 dilation 2), f16 and f32, and one it does not cover (7x7) */
+       * (3x3 and 5x5, stride 1 and 2, 3x3 dilation 2, 7x7), f16 and f32, and one it does not cover (7x7
+       * stride 2) */
       {1, 32, 6, 37, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 2, F16, F16, 1, 1, F16, OM_ACT_CLIP, 0.0f, 6.0f},
       {1, 16, 7, 45, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, F16, F16, 1, 0, F16, OM_ACT_RELU, 0, 0},
       {1, 24, 7, 29, 24, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 0, 0, 0, 2, F32, F32, 1, 1, F32, 0, 0, 0},
       {2, 40, 9, 33, 40, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 0, 0, 0, 3, F16, F32, 0, 0, F16, 0, 0, 0},
       {1, 16, 7, 23, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 0, 0, 0, 1, F16, F16, 1, 0, F16, 0, 0, 0},
       {1, 16, 9, 20, 16, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 0, 0, 0, 1, F32, F32, 1, 0, F32, OM_ACT_RELU, 0, 0},
+      {1, 40, 9, 30, 40, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 0, 0, 0, 2, F16, F16, 1, 1, F16, 0, 0, 0},
+      {1, 16, 7, 7, 16, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 0, 0, 0, 1, F16, F16, 1, 0, F16, 0, 0, 0},
+      {1, 24, 11, 33, 24, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 0, 0, 0, 1, F32, F16, 1, 0, F32, OM_ACT_RELU, 0, 0},
       {1, 16, 4, 4, 16, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, F16, F16, 1, 0, F16, 0, 0, 0},
   };
   /* clang-format on */
@@ -1092,6 +1140,7 @@ int main(void) {
   test_f16_lanes();
   test_conv2d();
   test_conv_chunks_exact();
+  test_conv_dead_taps();
   test_winograd();
   test_dwconv();
   test_pool();
