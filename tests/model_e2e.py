@@ -7,6 +7,7 @@ with PyTorch's fp32 output (NAME.output.bin):
 
   force_fp16 (and the other fp16 modes): cosine similarity >= 0.999 and the same top-1
   must_keep_origin_dtype:                max abs error <= 1e-4 x max|reference|
+NAME.json's "reference" names another reference than PyTorch (vgg19_light's is ONNX Runtime).
 Models whose NAME.json has a "kind" other than "classifier" (segmentation maps,
 sequence outputs) skip the top-1 check; the other checks are the same.
 
@@ -38,6 +39,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # half of each grouped 16x16 weight fractal empty, and its 104 and 440
 # channels pad to 112 and 448. The CRNN's LSTMs are unrolled over their 32
 # steps: its 3.4 MiB of weights come with 1,429 tasks' tables.
+# Exports not made by models/export_torchvision.py NAME.
+EXPORTERS = {"vgg19_light": "models/export_zoo_light.py"}
+
 OM_SIZE_BAR = {"shufflenet_v2_x1_0": 0.53, "regnet_y_400mf": 0.57, "crnn": 0.58}
 
 
@@ -59,7 +63,8 @@ def main():
     onnx_path = os.path.join(args.models_dir, name + ".onnx")
     meta_path = os.path.join(args.models_dir, name + ".json")
     if not os.path.exists(onnx_path) or not os.path.exists(meta_path):
-        print(f"model_e2e: {onnx_path} is missing: run models/export_torchvision.py {name} first")
+        script = EXPORTERS.get(name, "models/export_torchvision.py " + name)
+        print(f"model_e2e: {onnx_path} is missing: run {script} first")
         if args.skip_missing:
             print("skipped")
             return 77
