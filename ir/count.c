@@ -11,9 +11,10 @@
  * counted axis maps to one output axis of the same extent: elementwise
  * ops, the Reshape family, Transpose, Slice and Gather off the axis, and a
  * Reduce (ArgMax, ArgMin included) or Softmax across other axes, which
- * works on each position of the counted axis alone. Anything else (a
- * reduction, Softmax, Concat or TopK over the axis, Shape) would read the
- * padding as data, so it is refused at compile time with one line.
+ * works on each position of the counted axis alone, and a Concat along
+ * another axis (its uncounted inputs are valid everywhere). Anything else
+ * (a reduction, Softmax, Concat or TopK over the axis, Shape) would read
+ * the padding as data, so it is refused at compile time with one line.
  *
  * Producers:
  *   NonZero  y i64 [max(rank, 1), elements(x)] counted along axis 1.
@@ -192,6 +193,7 @@ static int carried_axis(const ir_node *n, int j, int a) {
     if (j != 0 || ir_reduce_mask(n, x->rank, &mask) || ((mask >> a) & 1u)) return -1;
     return ir_attr_int(n, "keepdims", 1) ? a : a - __builtin_popcount(mask & ((1u << a) - 1u));
   }
+  case IR_OP_CONCAT: return norm(ir_attr_int(n, "axis", 0), x->rank) != a ? a : -1;
   case IR_OP_GATHER: {
     const ir_value *ix = n->in[1];
     int axis = norm(ir_attr_int(n, "axis", 0), n->in[0]->rank);

@@ -8,6 +8,7 @@
  *   nzr = Relu(Transpose(Cast(nz)))       f32 [<=15, 2]: a count carried
  *   tm = ReduceMax(tv, axes 0, keepdims 0) f32 [<=5]: carried across a reduction
  *   tp = Softmax(tv, axis 0)              f32 [3, <=5]: and across a Softmax
+ *   tc = Concat(tv, x, axis 0)            f32 [6, <=5]: and a Concat
  * compiled in both precision modes and run through libomrt on random inputs
  * with empty results (x all zero, cond all false, k = 0), full ones (x
  * without zeros, cond all true, k = 5) and k beyond the axis (clamped): the
@@ -32,7 +33,7 @@
 #include "passes/pass.h"
 #include "support.h"
 
-enum { R = 3, C = 5, N = R * C, NOUT = 7 };
+enum { R = 3, C = 5, N = R * C, NOUT = 8 };
 
 static void model(mb *m) {
   mb_init(m, 13);
@@ -49,6 +50,7 @@ static void model(mb *m) {
   attr_ints(m, rm, "axes", 1, (int64_t[]){0});
   attr_int(m, rm, "keepdims", 0);
   attr_int(m, mb_node(m, "Softmax", "softmax_across", "tv", "tp"), "axis", 0);
+  attr_int(m, mb_node(m, "Concat", "concat_across", "tv,x", "tc"), "axis", 0);
   mb_output(m, "nz");
   mb_output(m, "cz");
   mb_output(m, "tv");
@@ -56,6 +58,7 @@ static void model(mb *m) {
   mb_output(m, "nzr");
   mb_output(m, "tm");
   mb_output(m, "tp");
+  mb_output(m, "tc");
 }
 
 static void *compile(mb *m, om_precision p, size_t *size) {
@@ -70,7 +73,7 @@ static void expected_counts(const float *x, const uint8_t *cond, int64_t k, int6
     nz += x[i] != 0;
   for (int i = 0; i < C; i++)
     cz += cond[i] != 0;
-  want[0] = want[4] = nz, want[1] = cz, want[2] = want[3] = want[5] = want[6] = k < 0 ? 0 : k > C ? C : k;
+  want[0] = want[4] = nz, want[1] = cz, want[2] = want[3] = want[5] = want[6] = want[7] = k < 0 ? 0 : k > C ? C : k;
 }
 
 /* Output o of the evaluator (at its bound, counted along `axis` by n)
@@ -112,19 +115,19 @@ static void run_case(const void *om, size_t size, int fp16, const float *x, cons
   void *ref[NOUT];
   const void *in[3] = {x, cond, &k};
   CHECK(g && mb_eval(g, in, ref, &a) == 0);
-  int64_t bounds[NOUT][2] = {{2, N}, {R, C}, {R, C}, {R, C}, {N, 2}, {C, 0}, {R, C}};
+  int64_t bounds[NOUT][2] = {{2, N}, {R, C}, {R, C}, {R, C}, {N, 2}, {C, 0}, {R, C}, {2 * R, C}};
 
   omrt_model *rm;
   omrt_context *ctx;
   CHECK_EQ_INT(omrt_model_load_memory(om, size, NULL, &rm), OMRT_OK);
   CHECK_EQ_INT(omrt_context_new(rm, &ctx), OMRT_OK);
   static int64_t out_i[2][64];
-  static float out_f[5][64];
-  void *out[NOUT] = {out_i[0], out_f[0], out_f[1], out_i[1], out_f[2], out_f[3], out_f[4]};
+  static float out_f[6][64];
+  void *out[NOUT] = {out_i[0], out_f[0], out_f[1], out_i[1], out_f[2], out_f[3], out_f[4], out_f[5]};
   CHECK_EQ_INT(omrt_execute(ctx, in, out), OMRT_OK);
   int64_t want[NOUT];
   expected_counts(x, cond, k, want);
-  static const int axes[NOUT] = {1, 1, 1, 1, 0, 0, 1};
+  static const int axes[NOUT] = {1, 1, 1, 1, 0, 0, 1, 1};
   for (int o = 0; o < NOUT; o++) {
     omrt_tensor_desc d, md;
     CHECK_EQ_INT(omrt_context_output_dims(ctx, o, &d), OMRT_OK);
@@ -190,7 +193,7 @@ static void test_acl(void) {
   int64_t k = 2;
   const void *host[3] = {x, cond, &k};
   size_t in_bytes[3] = {sizeof x, sizeof cond, sizeof k},
-         out_bytes[NOUT] = {2 * N * 8, N * 4, N * 4, N * 8, N * 8, C * 4, N * 4};
+         out_bytes[NOUT] = {2 * N * 8, N * 4, N * 4, N * 8, N * 8, C * 4, N * 4, 2 * N * 4};
   aclmdlDataset *in = aclmdlCreateDataset(), *out = aclmdlCreateDataset();
   void *dev[3 + NOUT];
   for (int i = 0; i < 3 + NOUT; i++) {
