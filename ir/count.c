@@ -8,7 +8,11 @@
  * that a consumer reading the padding reads valid indices (Gather with
  * counted indices reads row 0). An op carries the count to its output when
  * each valid output element depends on valid input elements only and the
- * counted axis maps to one output axis of the same extent; anything else
+ * counted axis maps to one output axis of the same extent: elementwise
+ * ops, the Reshape family, Transpose, Slice and Gather off the axis, and a
+ * Reduce (ArgMax, ArgMin included) or Softmax across other axes, which
+ * works on each position of the counted axis alone, and a Concat along
+ * another axis (its uncounted inputs are valid everywhere). Anything else
  * (a reduction, Softmax, Concat or TopK over the axis, Shape) would read
  * the padding as data, so it is refused at compile time with one line.
  *
@@ -28,6 +32,7 @@
 
 #include "common/elem.h"
 #include "common/nms.h"
+#include "ir/eval.h"
 #include "ir/eval_index.h"
 
 /* The largest bound of a counted axis. */
@@ -179,6 +184,16 @@ static int carried_axis(const ir_node *n, int j, int a) {
       if (norm(ir_attr_find(n, "axes") ? axes[i] : i, x->rank) == a) return -1;
     return a;
   }
+  case IR_OP_SOFTMAX: { /* axis normalised; coerce_2d (opset < 13) spans axis.. */
+    int s = (int)ir_attr_int(n, "axis", -1);
+    return (ir_attr_int(n, "coerce_2d", 0) ? a < s : a != s) ? a : -1;
+  }
+  case IR_OP_REDUCE: { /* across the axis: it stays, shifted by the dropped axes before it */
+    uint32_t mask;
+    if (j != 0 || ir_reduce_mask(n, x->rank, &mask) || ((mask >> a) & 1u)) return -1;
+    return ir_attr_int(n, "keepdims", 1) ? a : a - __builtin_popcount(mask & ((1u << a) - 1u));
+  }
+  case IR_OP_CONCAT: return norm(ir_attr_int(n, "axis", 0), x->rank) != a ? a : -1;
   case IR_OP_GATHER: {
     const ir_value *ix = n->in[1];
     int axis = norm(ir_attr_int(n, "axis", 0), n->in[0]->rank);

@@ -30,7 +30,9 @@ Usage: models/export_torchvision.py [--out DIR] [NAME ...]
        deeplabv3_resnet50 (torchvision, its 'out' map; input 1x3x256x256,
        dilated ResNet-50 backbone), and the torchvision video classifiers
        r3d_18, mc3_18 and r2plus1d_18 (3-D convolutions; input a clip of 8
-       frames 1x3x8x112x112, 400 Kinetics classes).
+       frames 1x3x8x112x112, 400 Kinetics classes), and torchaudio's
+       hubert_base (a 1 s 16 kHz waveform 1x16000 -> 1x49x768 features; its
+       positional conv is a grouped Conv1d, kernel 128, with weight norm).
 NAME.json's "input_dtype" is "int64" for token ids (the .input.bin then
 holds little-endian int64), else "float32".
 """
@@ -43,6 +45,11 @@ import time
 import numpy as np
 import torch
 import torchvision
+
+try:
+    import torchaudio
+except ImportError:  # only hubert_base needs it
+    torchaudio = None
 
 # name -> (constructor, opset the issue asks for)
 MODELS = {
@@ -69,8 +76,9 @@ MODELS = {
     "r3d_18": (torchvision.models.video.r3d_18, 13),
     "mc3_18": (torchvision.models.video.mc3_18, 13),
     "r2plus1d_18": (torchvision.models.video.r2plus1d_18, 13),
+    "hubert_base": (lambda: HubertFeatures(), 17),
 }
-BENCH_ONLY = {"vit_b_16", "bert_base", "deeplabv3_resnet50", "r3d_18", "mc3_18", "r2plus1d_18"}
+BENCH_ONLY = {"vit_b_16", "bert_base", "deeplabv3_resnet50", "r3d_18", "mc3_18", "r2plus1d_18", "hubert_base"}
 
 
 def transformer_encoder():
@@ -129,6 +137,20 @@ class LSTMNet(torch.nn.Module):
         return self.rnn(x)[0]
 
 
+class HubertFeatures(torch.nn.Module):
+    """torchaudio's hubert_base (random init) reduced to its features: forward() also returns
+    the lengths, which are None for an unpadded batch."""
+
+    def __init__(self):
+        super().__init__()
+        if torchaudio is None:
+            sys.exit("export_torchvision: hubert_base needs torchaudio")
+        self.net = torchaudio.models.hubert_base()
+
+    def forward(self, waveform):
+        return self.net(waveform)[0]
+
+
 class BertBase(torch.nn.Module):
     """A BERT-base-shaped encoder: token ids through an Embedding plus learned positions and a
     LayerNorm, then 12 post-norm layers of hidden 768, 12 heads, FFN 3072 with GELU. Each layer is
@@ -159,9 +181,11 @@ class BertBase(torch.nn.Module):
 # here: model_e2e.py then also checks top-1).
 SHAPES = {"transformer_encoder": [1, 64, 256], "crnn": [1, 1, 32, 128], "lstm": [1, 100, 80],
           "bert_base": [1, 128], "deeplabv3_resnet50": [1, 3, 256, 256], "r3d_18": [1, 3, 8, 112, 112],
-          "mc3_18": [1, 3, 8, 112, 112], "r2plus1d_18": [1, 3, 8, 112, 112]}
+          "mc3_18": [1, 3, 8, 112, 112], "r2plus1d_18": [1, 3, 8, 112, 112],
+          "hubert_base": [1, 16000]}
 KINDS = {"lraspp_mobilenet_v3_large": "segmentation", "transformer_encoder": "sequence", "crnn": "sequence",
-         "lstm": "sequence", "bert_base": "sequence", "deeplabv3_resnet50": "segmentation"}
+         "lstm": "sequence", "bert_base": "sequence", "deeplabv3_resnet50": "segmentation",
+         "hubert_base": "sequence"}
 TOKEN_IDS = {"bert_base": 30522}  # int64 token-id inputs: the vocabulary size
 DEFAULT = [m for m in MODELS if m not in BENCH_ONLY]  # the tests use them all
 SEED = 20261122

@@ -97,3 +97,21 @@ add_test(NAME model/layer_dumps
          COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/layer_dump_models.py $<TARGET_FILE:atc>
                  $<TARGET_FILE:omrun> ${MODELS_DIR} ${CMAKE_BINARY_DIR}/e2e/layer_dumps)
 set_tests_properties(model/layer_dumps PROPERTIES LABELS model TIMEOUT 1200 SKIP_RETURN_CODE 77)
+# Issue 23's large exports (bench-side, made by the script each test names when absent, and then
+# skipped with exit 77), one omrun pass each: torchvision's R(2+1)D-18 on a 1x3x8x112x112 clip
+# (models/export_torchvision.py r2plus1d_18; 3-D convs, with top-1) and torchaudio's HuBERT-base
+# on a 1 s waveform (models/export_torchvision.py hubert_base; GroupNorm as Reshape +
+# InstanceNormalization, a grouped positional Conv1d of kernel 128 with weight norm) in both
+# precisions; the ONNX zoo-style light VGG-19 (models/export_zoo_light.py: its 20 weights made by
+# ConstantOfShape nodes, 10^8 elements for fc6) against ONNX Runtime in must_keep_origin_dtype.
+foreach(case r2plus1d_18:force_fp16 r2plus1d_18:must_keep_origin_dtype hubert_base:force_fp16
+             hubert_base:must_keep_origin_dtype vgg19_light:must_keep_origin_dtype)
+  string(REPLACE ":" ";" parts ${case})
+  list(GET parts 0 model)
+  list(GET parts 1 prec)
+  add_test(NAME model/${model}/${prec}
+           COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_e2e.py --model ${model} --precision ${prec}
+                   --skip-missing --loop 1 --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR}
+                   --work-dir ${CMAKE_BINARY_DIR}/e2e/${model}-${prec})
+  set_tests_properties(model/${model}/${prec} PROPERTIES LABELS model TIMEOUT 1800 SKIP_RETURN_CODE 77)
+endforeach()

@@ -6,6 +6,9 @@
  *   cz = Compress(x, cond, axis 1)        f32 [3, <=5]
  *   tv, ti = TopK(x, k, axis 1)           f32 / i64 [3, <=5]
  *   nzr = Relu(Transpose(Cast(nz)))       f32 [<=15, 2]: a count carried
+ *   tm = ReduceMax(tv, axes 0, keepdims 0) f32 [<=5]: carried across a reduction
+ *   tp = Softmax(tv, axis 0)              f32 [3, <=5]: and across a Softmax
+ *   tc = Concat(tv, x, axis 0)            f32 [6, <=5]: and a Concat
  * compiled in both precision modes and run through libomrt on random inputs
  * with empty results (x all zero, cond all false, k = 0), full ones (x
  * without zeros, cond all true, k = 5) and k beyond the axis (clamped): the
@@ -30,7 +33,7 @@
 #include "passes/pass.h"
 #include "support.h"
 
-enum { R = 3, C = 5, N = R * C };
+enum { R = 3, C = 5, N = R * C, NOUT = 8 };
 
 static void model(mb *m) {
   mb_init(m, 13);
@@ -43,11 +46,19 @@ static void model(mb *m) {
   attr_int(m, mb_node(m, "Cast", "cast", "nz", "nzf"), "to", 1);
   attr_ints(m, mb_node(m, "Transpose", "transpose", "nzf", "nzt"), "perm", 2, (int64_t[]){1, 0});
   mb_node(m, "Relu", "relu", "nzt", "nzr");
+  Onnx__NodeProto *rm = mb_node(m, "ReduceMax", "max_across", "tv", "tm");
+  attr_ints(m, rm, "axes", 1, (int64_t[]){0});
+  attr_int(m, rm, "keepdims", 0);
+  attr_int(m, mb_node(m, "Softmax", "softmax_across", "tv", "tp"), "axis", 0);
+  attr_int(m, mb_node(m, "Concat", "concat_across", "tv,x", "tc"), "axis", 0);
   mb_output(m, "nz");
   mb_output(m, "cz");
   mb_output(m, "tv");
   mb_output(m, "ti");
   mb_output(m, "nzr");
+  mb_output(m, "tm");
+  mb_output(m, "tp");
+  mb_output(m, "tc");
 }
 
 static void *compile(mb *m, om_precision p, size_t *size) {
@@ -56,20 +67,22 @@ static void *compile(mb *m, om_precision p, size_t *size) {
 }
 
 /* The expected counts of outputs 0..4 for these inputs. */
-static void expected_counts(const float *x, const uint8_t *cond, int64_t k, int64_t want[5]) {
+static void expected_counts(const float *x, const uint8_t *cond, int64_t k, int64_t want[NOUT]) {
   int64_t nz = 0, cz = 0;
   for (int i = 0; i < N; i++)
     nz += x[i] != 0;
   for (int i = 0; i < C; i++)
     cz += cond[i] != 0;
-  want[0] = want[4] = nz, want[1] = cz, want[2] = want[3] = k < 0 ? 0 : k > C ? C : k;
+  for (int o = 2; o < NOUT; o++) /* TopK's and what carries its count */
+    want[o] = k < 0 ? 0 : k > C ? C : k;
+  want[0] = want[4] = nz, want[1] = cz;
 }
 
 /* Output o of the evaluator (at its bound, counted along `axis` by n)
  * against the runtime's compacted `got` of dims `d`: the valid part equal
- * (floats within fp16 rounding under force_fp16), the padding zero. */
+ * within tol x |ref| + tol (0: exactly), the padding zero. */
 static void compare(int o, const omrt_tensor_desc *d, const void *got, const void *ref, const int64_t *bound,
-                    int fp16, int zero_pad) {
+                    double tol, int zero_pad) {
   int axis = d->count_axis;
   int64_t outer = 1, inner = 1, n = d->dims[axis], B = bound[axis];
   for (int i = 0; i < d->rank; i++)
@@ -88,7 +101,7 @@ static void compare(int o, const omrt_tensor_desc *d, const void *got, const voi
           continue;
         }
         double gv = d->dtype == OMRT_INT64 ? (double)((const int64_t *)got)[g] : ((const float *)got)[g];
-        bad += fabs(gv - rv) > (fp16 ? 1e-3 * fabs(rv) + 1e-3 : 0);
+        bad += fabs(gv - rv) > tol * fabs(rv) + tol;
       }
   CHECK_EQ_INT(bad, 0);
   if (bad) test_note("  output %d: %d elements differ", o, bad);
@@ -101,23 +114,23 @@ static void run_case(const void *om, size_t size, int fp16, const float *x, cons
   mb_free(&m);
   arena a;
   arena_init(&a, 0);
-  void *ref[5];
+  void *ref[NOUT];
   const void *in[3] = {x, cond, &k};
   CHECK(g && mb_eval(g, in, ref, &a) == 0);
-  int64_t bounds[5][2] = {{2, N}, {R, C}, {R, C}, {R, C}, {N, 2}};
+  int64_t bounds[NOUT][2] = {{2, N}, {R, C}, {R, C}, {R, C}, {N, 2}, {C, 0}, {R, C}, {2 * R, C}};
 
   omrt_model *rm;
   omrt_context *ctx;
   CHECK_EQ_INT(omrt_model_load_memory(om, size, NULL, &rm), OMRT_OK);
   CHECK_EQ_INT(omrt_context_new(rm, &ctx), OMRT_OK);
   static int64_t out_i[2][64];
-  static float out_f[3][64];
-  void *out[5] = {out_i[0], out_f[0], out_f[1], out_i[1], out_f[2]};
+  static float out_f[6][64];
+  void *out[NOUT] = {out_i[0], out_f[0], out_f[1], out_i[1], out_f[2], out_f[3], out_f[4], out_f[5]};
   CHECK_EQ_INT(omrt_execute(ctx, in, out), OMRT_OK);
-  int64_t want[5];
+  int64_t want[NOUT];
   expected_counts(x, cond, k, want);
-  static const int axes[5] = {1, 1, 1, 1, 0};
-  for (int o = 0; o < 5; o++) {
+  static const int axes[NOUT] = {1, 1, 1, 1, 0, 0, 1, 1};
+  for (int o = 0; o < NOUT; o++) {
     omrt_tensor_desc d, md;
     CHECK_EQ_INT(omrt_context_output_dims(ctx, o, &d), OMRT_OK);
     CHECK_EQ_INT(omrt_model_output(rm, o, &md), OMRT_OK);
@@ -128,7 +141,9 @@ static void run_case(const void *om, size_t size, int fp16, const float *x, cons
     if (d.dims[axes[o]] != want[o])
       test_note("  output %d: count %lld, want %lld", o, (long long)d.dims[axes[o]], (long long)want[o]);
     CHECK_EQ_INT((int)d.bytes, (int)(md.bytes / (size_t)bounds[o][axes[o]] * (size_t)want[o]));
-    if (g) compare(o, &d, out[o], ref[o], bounds[o], fp16 && (o == 1 || o == 2), o == 0 || o == 2 || o == 3);
+    /* fp16 rounding; Softmax's exp in float32 against the evaluator's double */
+    double tol = fp16 && (o == 1 || o == 2 || o >= 5) ? 1e-3 : o == 6 ? 1e-6 : 0;
+    if (g) compare(o, &d, out[o], ref[o], bounds[o], tol, o == 0 || o == 2 || o == 3);
   }
   omrt_context_free(ctx);
   omrt_model_free(rm);
@@ -180,10 +195,10 @@ static void test_acl(void) {
   int64_t k = 2;
   const void *host[3] = {x, cond, &k};
   size_t in_bytes[3] = {sizeof x, sizeof cond, sizeof k},
-         out_bytes[5] = {2 * N * 8, N * 4, N * 4, N * 8, N * 8};
+         out_bytes[NOUT] = {2 * N * 8, N * 4, N * 4, N * 8, N * 8, C * 4, N * 4, 2 * N * 4};
   aclmdlDataset *in = aclmdlCreateDataset(), *out = aclmdlCreateDataset();
-  void *dev[8];
-  for (int i = 0; i < 8; i++) {
+  void *dev[3 + NOUT];
+  for (int i = 0; i < 3 + NOUT; i++) {
     size_t b = i < 3 ? in_bytes[i] : out_bytes[i - 3];
     CHECK_EQ_INT(aclrtMalloc(&dev[i], b, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
     if (i < 3) CHECK_EQ_INT(aclrtMemcpy(dev[i], b, host[i], b, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
@@ -215,7 +230,7 @@ static void test_acl(void) {
       CHECK_EQ_INT(aclDestroyDataBuffer(aclmdlGetDatasetBuffer(ds, i)), ACL_SUCCESS);
     CHECK_EQ_INT(aclmdlDestroyDataset(ds), ACL_SUCCESS);
   }
-  for (int i = 0; i < 8; i++)
+  for (int i = 0; i < 3 + NOUT; i++)
     CHECK_EQ_INT(aclrtFree(dev[i]), ACL_SUCCESS);
   CHECK_EQ_INT(aclmdlUnload(id), ACL_SUCCESS);
   CHECK_EQ_INT(aclrtResetDevice(0), ACL_SUCCESS);
