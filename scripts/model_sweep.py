@@ -7,7 +7,7 @@ seed, eval mode, no pretrained weights, no network), in this order:
   1. export to ONNX (opset 17, static input shapes) in a child process with a time limit (a model
      whose export takes longer is reported as skipped); the export, its inputs and PyTorch's outputs
      are cached in --work (NAME.onnx, NAME.in<i>.bin, NAME.out<i>.bin, NAME.json); BatchNorm running
-     statistics of single-input models are re-estimated on a few random batches first (as
+     statistics of single-input image and video models are re-estimated on a few random batches first (as
      models/export_torchvision.py does) so that deep nets keep activations of a sane size;
   2. for each precision mode (force_fp16, must_keep_origin_dtype): build/atc, then build/omrun on
      the exported inputs, then the comparison of every output with PyTorch's: cosine, max abs error
@@ -41,8 +41,16 @@ RECIPE = 1  # bump when an export changes
 
 
 def _tv(name, **kw):
-    import torchvision
-    return lambda: getattr(torchvision.models, name)(weights=None, **kw)
+    """torchvision's constructor NAME, from torchvision.models or its segmentation, video and optical
+    flow families."""
+    def ctor():
+        import torchvision.models as tm
+        for family in (tm, tm.segmentation, tm.video, tm.optical_flow):
+            if hasattr(family, name):
+                return getattr(family, name)(weights=None, **kw)
+        raise AttributeError(f"torchvision 0.14 has no model {name}")
+
+    return ctor
 
 
 def wrapped(make, pick, *extra):
@@ -115,7 +123,7 @@ def export(name, work):
     gen = torch.Generator().manual_seed(SEED)
     model = make()
     bns = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
-    if bns and len(shapes) == 1:
+    if bns and len(shapes) == 1 and len(shapes[0]) >= 4:  # images and video: batches of 2
         for bn in bns:
             bn.reset_running_stats()
             bn.momentum = None
