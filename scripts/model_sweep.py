@@ -1,0 +1,256 @@
+#!/usr/bin/python3
+"""model_sweep.py - export models nobody has tried yet, compile and run them, compare with PyTorch.
+
+For each model in the list (torchvision 0.14 and torchaudio 0.13, random initialisation with a fixed
+seed, eval mode, no pretrained weights, no network), in this order:
+
+  1. export to ONNX (opset 17, static input shapes) in a child process with a time limit (a model
+     whose export takes longer is reported as skipped); the export, its inputs and PyTorch's outputs
+     are cached in --work (NAME.onnx, NAME.in<i>.bin, NAME.out<i>.bin, NAME.json); BatchNorm running
+     statistics of single-input image and video models are re-estimated on a few random batches first (as
+     models/export_torchvision.py does) so that deep nets keep activations of a sane size;
+  2. for each precision mode (force_fp16, must_keep_origin_dtype): build/atc, then build/omrun on
+     the exported inputs, then the comparison of every output with PyTorch's: cosine, max abs error
+     / max|ref| and, for classifiers, top-1.
+
+One line per model and mode: "export failed" / "export skipped" / "atc error: <its line>" /
+"run error: <its line>" / the accuracy figures with PASS or FAIL against the product's bars
+(force_fp16: cosine >= 0.999 and the same top-1; must_keep_origin_dtype: max abs error <= 1e-4 x
+max|ref|). With --markdown the lines form docs/MODEL_SWEEP.md's table.
+
+Usage: scripts/model_sweep.py [--work DIR] [--bin DIR] [--modes m1,m2] [--markdown] [NAME ...]
+       (default: every model; --work /tmp/sweep; --bin build)
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import checks  # noqa: E402
+
+SEED = 20261128
+OPSET = 17
+EXPORT_LIMIT_S = 180
+RECIPE = 1  # bump when an export changes
+
+
+def _tv(name, **kw):
+    """torchvision's constructor NAME, from torchvision.models or its segmentation, video and optical
+    flow families."""
+    def ctor():
+        import torchvision.models as tm
+        for family in (tm, tm.segmentation, tm.video, tm.optical_flow):
+            if hasattr(family, name):
+                return getattr(family, name)(weights=None, **kw)
+        raise AttributeError(f"torchvision 0.14 has no model {name}")
+
+    return ctor
+
+
+def wrapped(make, pick, *extra):
+    """A constructor of make()'s module whose output is pick(its output) (one tensor out of a tuple,
+    list or dict), called with the model's inputs followed by each extra() (fixed lengths)."""
+    def ctor():
+        import torch
+
+        class Wrapped(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.m = make()
+
+            def forward(self, *xs):
+                return pick(self.m(*xs, *[f() for f in extra]))
+
+        return Wrapped()
+
+    return ctor
+
+
+def _ta(name, **kw):
+    import torchaudio
+    return lambda: getattr(torchaudio.models, name)(**kw)
+
+
+def _lengths(n):
+    import torch
+    return lambda: torch.tensor([n], dtype=torch.int64)
+
+
+IMG = [[1, 3, 224, 224]]
+# name: (constructor, input shapes, kind). kind "classifier" adds the top-1 check.
+MODELS = {
+    "alexnet": (_tv("alexnet"), IMG, "classifier"),
+    "vgg11_bn": (_tv("vgg11_bn"), IMG, "classifier"),
+    "inception_v3": (_tv("inception_v3", aux_logits=False, init_weights=True), [[1, 3, 299, 299]], "classifier"),
+    "mnasnet1_0": (_tv("mnasnet1_0"), IMG, "classifier"),
+    "resnext50_32x4d": (_tv("resnext50_32x4d"), IMG, "classifier"),
+    "regnet_x_400mf": (_tv("regnet_x_400mf"), IMG, "classifier"),
+    "efficientnet_v2_s": (_tv("efficientnet_v2_s"), IMG, "classifier"),
+    "vit_b_32": (_tv("vit_b_32"), IMG, "classifier"),
+    "swin_t": (_tv("swin_t"), IMG, "classifier"),
+    "maxvit_t": (_tv("maxvit_t"), IMG, "classifier"),
+    "fcn_resnet50": (wrapped(_tv("fcn_resnet50", weights_backbone=None), lambda y: y["out"]), IMG, "dense"),
+    "mobilenet_v3_large": (_tv("mobilenet_v3_large"), IMG, "classifier"),
+    "squeezenet1_0": (_tv("squeezenet1_0"), IMG, "classifier"),
+    "s3d": (_tv("s3d"), [[1, 3, 16, 224, 224]], "classifier"),
+    "raft_small": (wrapped(_tv("raft_small"), lambda y: y[-1]), [[1, 3, 128, 128], [1, 3, 128, 128]], "dense"),
+    "wav2vec2_base": (wrapped(_ta("wav2vec2_base"), lambda y: y[0]), [[1, 16000]], "dense"),
+    "conformer": (wrapped(_ta("Conformer", input_dim=80, num_heads=4, ffn_dim=256, num_layers=4,
+                                    depthwise_conv_kernel_size=31), lambda y: y[0], _lengths(100)),
+                  [[1, 100, 80]], "dense"),
+    "conv_tasnet": (_ta("conv_tasnet_base"), [[1, 1, 8000]], "dense"),
+    "hdemucs_low": (_ta("hdemucs_low", sources=["bass", "drums", "other", "vocals"]), [[1, 2, 8192]], "dense"),
+    "wavernn": (_ta("WaveRNN", upsample_scales=[5, 5, 11], n_classes=256, hop_length=275, n_freq=128),
+                [[1, 1, 275 * 6], [1, 1, 128, 10]], "dense"),
+    "deepspeech": (_ta("DeepSpeech", n_feature=80), [[1, 1, 100, 80]], "dense"),
+    "emformer": (wrapped(_ta("Emformer", input_dim=80, num_heads=4, ffn_dim=256, num_layers=4,
+                                   segment_length=4, right_context_length=1), lambda y: y[0], _lengths(20)),
+                 [[1, 21, 80]], "dense"),
+}
+
+
+def export(name, work):
+    """Child process: export NAME to work/NAME.onnx with its inputs and PyTorch's outputs."""
+    import torch
+    make, shapes, kind = MODELS[name]
+    torch.manual_seed(SEED)
+    gen = torch.Generator().manual_seed(SEED)
+    model = make()
+    bns = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    if bns and len(shapes) == 1 and len(shapes[0]) >= 4:  # images and video: batches of 2
+        for bn in bns:
+            bn.reset_running_stats()
+            bn.momentum = None
+        model.train()
+        with torch.no_grad():
+            for _ in range(2):
+                model(torch.randn(2, *shapes[0][1:], generator=gen))
+    model.eval()
+    xs = [torch.randn(*s, generator=gen) for s in shapes]
+    with torch.no_grad():
+        ys = model(*xs)
+    ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
+    names = [f"in{i}" for i in range(len(xs))]
+    path = os.path.join(work, name + ".onnx")
+    torch.onnx.export(model, tuple(xs), path, opset_version=OPSET, input_names=names, do_constant_folding=True)
+    for i, x in enumerate(xs):
+        x.numpy().astype("<f4").tofile(os.path.join(work, f"{name}.in{i}.bin"))
+    for i, y in enumerate(ys):
+        y.numpy().astype("<f4").tofile(os.path.join(work, f"{name}.out{i}.bin"))
+    with open(os.path.join(work, name + ".json"), "w") as f:
+        json.dump({"recipe": RECIPE, "inputs": names, "shapes": shapes, "outputs": len(ys), "kind": kind}, f)
+
+
+def exported(name, work):
+    """(meta, None) when work holds NAME's export of this recipe, else (None, why) after trying it."""
+    meta_path = os.path.join(work, name + ".json")
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            meta = json.load(f)
+        if meta.get("recipe") == RECIPE:
+            return meta, None
+        os.remove(meta_path)
+    t = time.time()
+    try:
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--export-one", name, "--work", work],
+                           capture_output=True, text=True, timeout=EXPORT_LIMIT_S)
+    except subprocess.TimeoutExpired:
+        return None, f"export skipped: longer than {EXPORT_LIMIT_S} s"
+    if p.returncode or not os.path.exists(meta_path):
+        lines = [l for l in p.stderr.splitlines() if l.strip()]
+        return None, "export failed: " + (lines[-1] if lines else f"exit {p.returncode}")[:200]
+    print(f"# {name}: exported in {time.time() - t:.0f} s", file=sys.stderr, flush=True)
+    with open(meta_path) as f:
+        return json.load(f), None
+
+
+def first_error(text):
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    errs = [l for l in lines if "error" in l.lower()]
+    return ((errs or lines or ["(no message)"])[0])[:300]
+
+
+def sweep_one(name, mode, meta, work, bindir):
+    """One mode of one model: returns (ok, text)."""
+    base = os.path.join(work, f"{name}-{mode}")
+    shape = ";".join(f"{n}:{','.join(map(str, s))}" for n, s in zip(meta["inputs"], meta["shapes"]))
+    t = time.time()
+    p = checks.run(os.path.join(bindir, "atc"), f"--model={os.path.join(work, name + '.onnx')}", "--framework=5",
+                   f"--output={base}", f"--input_shape={shape}", "--soc_version=Ascend310",
+                   f"--precision_mode={mode}", "--log=error")
+    atc_s = time.time() - t
+    if p.returncode:
+        return False, "atc error: " + first_error(p.stderr + p.stdout)
+    out = base + "-out"
+    ins = ",".join(os.path.join(work, f"{name}.in{i}.bin") for i in range(len(meta["inputs"])))
+    t = time.time()
+    p = checks.run(os.path.join(bindir, "omrun"), "--model", base + ".om", "--input", ins, "--output", out)
+    run_s = time.time() - t
+    if p.returncode:
+        return False, "run error: " + first_error(p.stderr + p.stdout)
+    cos, rel, top1 = 1.0, 0.0, None
+    for i in range(meta["outputs"]):
+        ref = np.fromfile(os.path.join(work, f"{name}.out{i}.bin"), "<f4").astype(np.float64)
+        got_path = os.path.join(out, f"output_{i}.bin")
+        if not os.path.exists(got_path):
+            return False, f"run error: no output_{i}.bin"
+        got = np.fromfile(got_path, "<f4").astype(np.float64)
+        if got.size != ref.size:
+            return False, f"output {i}: {got.size} values, PyTorch has {ref.size}"
+        cos = min(cos, checks.cosine(ref, got))
+        rel = max(rel, float(np.max(np.abs(ref - got))) / max(float(np.max(np.abs(ref))), 1e-30))
+        if i == 0 and meta["kind"] == "classifier":
+            top1 = int(np.argmax(got)) == int(np.argmax(ref))
+    ok = rel <= 1e-4 if mode == "must_keep_origin_dtype" else cos >= 0.999 and top1 is not False
+    text = f"cosine {cos:.6f}, max err {rel:.2e} x max|ref|"
+    if top1 is not None:
+        text += ", top-1 " + ("same" if top1 else "DIFFERENT")
+    return ok, f"{'PASS' if ok else 'FAIL'} {text} (atc {atc_s:.1f} s, omrun {run_s:.1f} s)"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("names", nargs="*")
+    ap.add_argument("--work", default="/tmp/sweep")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--modes", default="force_fp16,must_keep_origin_dtype")
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--export-only", action="store_true", help="only export (and cache) the models")
+    ap.add_argument("--export-one", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    if args.export_one:
+        export(args.export_one, args.work)
+        return 0
+    names = args.names or list(MODELS)
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        print(f"model_sweep: unknown model {unknown[0]} (the list: {', '.join(MODELS)})", file=sys.stderr)
+        return 2
+    if args.markdown:
+        print("| model | mode | result |\n|---|---|---|")
+    for name in names:
+        meta, why = exported(name, args.work)
+        if args.export_only:
+            print(f"{name:20} {'export ok' if meta else why}", flush=True)
+            continue
+        for mode in args.modes.split(","):
+            if meta is None:
+                ok, text = False, why
+            else:
+                ok, text = sweep_one(name, mode, meta, args.work, args.bin)
+            checks.results.append(ok)
+            print(f"| {name} | {mode} | {text} |" if args.markdown else f"{name:20} {mode:24} {text}", flush=True)
+            if meta is None:
+                break
+    return checks.summary("model_sweep")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
