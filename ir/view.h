@@ -19,7 +19,7 @@
 
 #include "ir/ir.h"
 
-enum { IR_SPLIT_MAX_OUTPUTS = 64 }; /* = Split's max_out in ops.def */
+enum { IR_SPLIT_MAX_OUTPUTS = 4096 }; /* = Split's max_out in ops.def (torch.unbind over a sequence) */
 
 typedef struct ir_view {
   int rank;                  /* 0..MAX_RANK */

@@ -204,6 +204,14 @@ class Video3d(torch.nn.Module):
         return self.tail(y) if self.tail is not None else y
 
 
+class Split128(torch.nn.Module):
+    """A Split of 128 outputs, each scaled, concatenated back: the shape of WaveRNN's upsampler, which
+    splits its 128 channels one by one."""
+
+    def forward(self, x):
+        return torch.cat([c * (i + 1) for i, c in enumerate(torch.split(x, 1, dim=1))], 2)
+
+
 class R2Plus1d(torch.nn.Module):
     """torchvision's Conv2Plus1D twice with the identity shortcut, then global pooling and a linear head."""
 
@@ -261,7 +269,8 @@ CASES = [  # (name, module, input shape)
              tail=torch.nn.AvgPool3d(3, (2, 2, 1), 1, ceil_mode=True, count_include_pad=False)), (1, 16, 6, 7, 9)),
     ("conv3d + conv_transpose3d", Video3d(12, 20, 3, 1, 1, tail=torch.nn.ConvTranspose3d(20, 8, (3, 4, 4), (1, 2, 2),
                                                                                        (1, 1, 1))), (1, 12, 4, 6, 5)),
-    ("r(2+1)d block + head, channels not multiple of 16", R2Plus1d(24, 45), (1, 24, 4, 14, 14))]
+    ("r(2+1)d block + head, channels not multiple of 16", R2Plus1d(24, 45), (1, 24, 4, 14, 14))] + [
+    ("split into 128 outputs and concat back (WaveRNN's resnet_stretch)", Split128(), (1, 128, 10))]
 
 
 def main():
