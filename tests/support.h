@@ -24,6 +24,13 @@ void test_check(int ok, const char *file, int line, const char *expr);
   } while (0)
 void test_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int test_summary(const char *name);
+/* CHECK that also prints a note (printf format and arguments) when cond fails. */
+#define CHECKF(cond, ...)                                                                                    \
+  do {                                                                                                       \
+    int ok_ = !!(cond);                                                                                      \
+    test_check(ok_, __FILE__, __LINE__, #cond);                                                              \
+    if (!ok_) test_note(__VA_ARGS__);                                                                        \
+  } while (0)
 
 /* "params[k]", as the loader's messages name param slot k (common/om_format.h
  * names the slots); one of 8 rotating static buffers. */

@@ -26,19 +26,9 @@
 #include <unistd.h>
 
 #include "runtime/team.h"
+#include "support.h"
 
 enum { MAXP = 256, HOLD_MS = 400 };
-
-static int failures;
-#define CHECK(c, ...)                                                                                        \
-  do {                                                                                                       \
-    if (!(c)) {                                                                                              \
-      failures++;                                                                                            \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
-      fprintf(stderr, __VA_ARGS__);                                                                          \
-      fputc('\n', stderr);                                                                                   \
-    }                                                                                                        \
-  } while (0)
 
 typedef struct job {
   int npieces;
@@ -89,7 +79,7 @@ static void deal(rt_team *p, int nworkers, int n, uint64_t *s) {
 static int check_once(const job *j, const char *what, long round) {
   for (int i = 0; i < j->npieces; i++)
     if (j->count[i] != 1) {
-      CHECK(0, "%s round %ld: piece %d of %d ran %d times", what, round, i, j->npieces, j->count[i]);
+      CHECKF(0, "%s round %ld: piece %d of %d ran %d times", what, round, i, j->npieces, j->count[i]);
       return 0;
     }
   return 1;
@@ -113,7 +103,7 @@ static void jitter_hook(void *user, int worker) {
 static void test_exactly_once(int nworkers, long jobs) {
   rt_team *p;
   omrt_status st = rt_team_new(nworkers, "test_team", &p);
-  CHECK(st == OMRT_OK && p, "rt_team_new(%d): %s", nworkers, omrt_last_error());
+  CHECKF(st == OMRT_OK && p, "rt_team_new(%d): %s", nworkers, omrt_last_error());
   if (!p) return;
   jitter jt = {0};
   atomic_init(&jt.seed, (uint64_t)nworkers * 77);
@@ -158,7 +148,7 @@ static void hold_hook(void *user, int worker) {
 static void test_late_worker(void) {
   rt_team *p;
   if (rt_team_new(2, "test_team", &p) != OMRT_OK) {
-    CHECK(0, "rt_team_new: %s", omrt_last_error());
+    CHECKF(0, "rt_team_new: %s", omrt_last_error());
     return;
   }
   hold h;
@@ -180,12 +170,12 @@ static void test_late_worker(void) {
     j1.spin[i] = 1000;
   rt_team_run(p, run_piece, &j1);
   double ms = now_ms() - j1.seen_ms;
-  CHECK(j1.seen_ms > 0, "worker 1 did not reach the enter hook within 1 s");
+  CHECKF(j1.seen_ms > 0, "worker 1 did not reach the enter hook within 1 s");
   check_once(&j1, "late worker", 0);
   for (int i = 0; i < 64; i++)
-    CHECK(j1.ran_by[i] == 1, "piece %d ran on worker %d, held before entering", i, j1.ran_by[i] - 1);
+    CHECKF(j1.ran_by[i] == 1, "piece %d ran on worker %d, held before entering", i, j1.ran_by[i] - 1);
   printf("late worker: the caller returned %.2f ms after worker 1 was held before entering\n", ms);
-  CHECK(ms < HOLD_MS / 2, "the caller waited %.1f ms for a worker that never entered", ms);
+  CHECKF(ms < HOLD_MS / 2, "the caller waited %.1f ms for a worker that never entered", ms);
   /* Release it: it must not run any of j1's pieces now. */
   atomic_store(&h.released, 1);
   while (atomic_load(&h.held))
@@ -209,7 +199,7 @@ static void test_late_worker(void) {
 static void test_workers_join(void) {
   rt_team *p;
   if (rt_team_new(2, "test_team", &p) != OMRT_OK) {
-    CHECK(0, "rt_team_new: %s", omrt_last_error());
+    CHECKF(0, "rt_team_new: %s", omrt_last_error());
     return;
   }
   static job j;
@@ -225,14 +215,14 @@ static void test_workers_join(void) {
     for (int i = 0; i < 20; i++)
       by_pool += j.ran_by[i] == 2;
   }
-  CHECK(by_pool > 0, "worker 1 ran no piece of 50 jobs whose caller sleeps 1 ms a piece");
+  CHECKF(by_pool > 0, "worker 1 ran no piece of 50 jobs whose caller sleeps 1 ms a piece");
   rt_team_free(p);
 }
 
 static void test_free_while_held(void) {
   rt_team *p;
   if (rt_team_new(3, "test_team", &p) != OMRT_OK) {
-    CHECK(0, "rt_team_new: %s", omrt_last_error());
+    CHECKF(0, "rt_team_new: %s", omrt_last_error());
     return;
   }
   hold h;
@@ -263,11 +253,6 @@ int main(void) {
   omrt_status st;
   rt_team *p;
   st = rt_team_new(0, "test_team", &p);
-  CHECK(st == OMRT_ERR_ARG && !p, "rt_team_new(0) accepted");
-  if (failures) {
-    fprintf(stderr, "%d failures\n", failures);
-    return 1;
-  }
-  printf("ok\n");
-  return 0;
+  CHECKF(st == OMRT_ERR_ARG && !p, "rt_team_new(0) accepted");
+  return test_summary("test_team");
 }

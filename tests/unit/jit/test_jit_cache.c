@@ -22,17 +22,6 @@
 #include "runtime/jit/jit_cache.h"
 #include "vprog_pkg.h"
 
-static int failures;
-#define EXPECT(cond, ...)                                                                                    \
-  do {                                                                                                       \
-    if (!(cond)) {                                                                                           \
-      failures++;                                                                                            \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                   \
-      fprintf(stderr, __VA_ARGS__);                                                                          \
-      fputc('\n', stderr);                                                                                   \
-    }                                                                                                        \
-  } while (0)
-
 static char root[256], dir[300];
 
 /* The single *.o entry of dir into path (returns how many there are). */
@@ -73,16 +62,16 @@ static void spit(const char *path, const void *p, size_t n, mode_t mode) {
 static void test_cache_file(void) {
   static const char key[] = "key one", obj[] = "an object file";
   size_t n = 0;
-  EXPECT(jitc_store(dir, key, sizeof key, obj, sizeof obj) == 0, "store");
+  CHECKF(jitc_store(dir, key, sizeof key, obj, sizeof obj) == 0, "store");
   void *got = jitc_load(dir, key, sizeof key, &n);
-  EXPECT(got && n == sizeof obj && !memcmp(got, obj, n), "stored entry read back");
+  CHECKF(got && n == sizeof obj && !memcmp(got, obj, n), "stored entry read back");
   free(got);
-  EXPECT(!jitc_load(dir, "key two", 8, &n), "a missing key is a miss");
+  CHECKF(!jitc_load(dir, "key two", 8, &n), "a missing key is a miss");
   char path[512];
-  EXPECT(entries(path, sizeof path) == 1, "one entry");
+  CHECKF(entries(path, sizeof path) == 1, "one entry");
   size_t len;
   uint8_t *file = slurp(path, &len);
-  EXPECT(file && len == 32 + sizeof key + sizeof obj, "file layout: %zu bytes", len);
+  CHECKF(file && len == 32 + sizeof key + sizeof obj, "file layout: %zu bytes", len);
   if (!file) return;
   /* Every single flipped byte (header, key, object) is a miss. */
   int bad = 0;
@@ -94,11 +83,11 @@ static void test_cache_file(void) {
     free(p);
     file[i] ^= 0x20;
   }
-  EXPECT(bad == 0, "%d of %zu single-byte corruptions were accepted", bad, len);
+  CHECKF(bad == 0, "%d of %zu single-byte corruptions were accepted", bad, len);
   for (size_t cut = 0; cut < len; cut += 7) { /* truncated */
     spit(path, file, cut, 0600);
     void *p = jitc_load(dir, key, sizeof key, &n);
-    EXPECT(!p, "a file truncated to %zu bytes was accepted", cut);
+    CHECKF(!p, "a file truncated to %zu bytes was accepted", cut);
     free(p);
   }
   /* Another key whose entry has the same name (a hash clash): its checksums are right, the key is not. */
@@ -110,26 +99,26 @@ static void test_cache_file(void) {
     other[24 + k] = (uint8_t)(c >> (8 * k));
   spit(path, other, len, 0600);
   void *p = jitc_load(dir, key, sizeof key, &n);
-  EXPECT(!p, "an entry with another key was accepted");
+  CHECKF(!p, "an entry with another key was accepted");
   free(p);
   free(other);
   spit(path, file, len, 0622); /* writable by others */
   p = jitc_load(dir, key, sizeof key, &n);
-  EXPECT(!p, "an entry others may write was accepted");
+  CHECKF(!p, "an entry others may write was accepted");
   free(p);
   char target[600];
   snprintf(target, sizeof target, "%s/elsewhere", root);
   spit(target, file, len, 0600);
   unlink(path);
-  EXPECT(symlink(target, path) == 0, "symlink: %s", strerror(errno));
+  CHECKF(symlink(target, path) == 0, "symlink: %s", strerror(errno));
   p = jitc_load(dir, key, sizeof key, &n);
-  EXPECT(!p, "a symlinked entry was followed");
+  CHECKF(!p, "a symlinked entry was followed");
   free(p);
   unlink(path);
   unlink(target);
   spit(path, file, len, 0600);
   p = jitc_load(dir, key, sizeof key, &n);
-  EXPECT(p != NULL, "the restored entry is read again");
+  CHECKF(p != NULL, "the restored entry is read again");
   free(p);
   unlink(path);
   free(file);
@@ -153,13 +142,13 @@ static omrt_jit_stats load_run(omrt_jit *jit, float *out, omrt_model **keep) {
   omrt_model *m = NULL;
   omrt_context *ctx = NULL;
   if (omrt_model_load_memory(pkg, pkg_size, &lo, &m) != OMRT_OK) {
-    EXPECT(0, "load: %s", omrt_last_error());
+    CHECKF(0, "load: %s", omrt_last_error());
     return st;
   }
   if (jit) omrt_jit_last_stats(jit, &st);
   const void *in[1] = {x};
   void *outs[1] = {out};
-  EXPECT(omrt_context_new(m, &ctx) == OMRT_OK && omrt_execute(ctx, in, outs) == OMRT_OK, "run: %s",
+  CHECKF(omrt_context_new(m, &ctx) == OMRT_OK && omrt_execute(ctx, in, outs) == OMRT_OK, "run: %s",
          omrt_last_error());
   omrt_context_free(ctx);
   if (keep)
@@ -175,19 +164,19 @@ static omrt_jit *new_jit(const char *cache) {
     fprintf(stderr, "the JIT is unavailable: %s\n", omrt_last_error());
     exit(1);
   }
-  EXPECT(omrt_jit_set_cache(jit, cache) == OMRT_OK, "set_cache: %s", omrt_last_error());
+  CHECKF(omrt_jit_set_cache(jit, cache) == OMRT_OK, "set_cache: %s", omrt_last_error());
   return jit;
 }
 
 static void check_out(const float *out, const char *what) {
-  EXPECT(!memcmp(out, want, sizeof want), "%s: output differs from the interpreter's", what);
+  CHECKF(!memcmp(out, want, sizeof want), "%s: output differs from the interpreter's", what);
 }
 
 static void test_models(void) {
   om_vprog h = {.ninputs = 1, .noutputs = 1, .nregs = 3, .ninstrs = 4};
   operand ops[2] = {{DT_FLOAT32, LAYOUT_ND, 1, {N}}, {DT_FLOAT32, LAYOUT_ND, 1, {N}}};
   pkg = make_pkg(&h, silu, ops, NULL, &pkg_size);
-  EXPECT(pkg != NULL, "package");
+  CHECKF(pkg != NULL, "package");
   for (int i = 0; i < N; i++)
     x[i] = (float)(i - N / 2) / 37.0f;
   float out[N];
@@ -197,10 +186,10 @@ static void test_models(void) {
   omrt_jit *a = new_jit(dir);
   omrt_jit_stats st = load_run(a, out, NULL);
   check_out(out, "cold");
-  EXPECT(st.programs == 1 && st.unique == 1 && st.compiled == 1 && st.cached == 0, "cold: %u/%u/%u/%u",
+  CHECKF(st.programs == 1 && st.unique == 1 && st.compiled == 1 && st.cached == 0, "cold: %u/%u/%u/%u",
          st.programs, st.unique, st.compiled, st.cached);
   char path[512];
-  EXPECT(entries(path, sizeof path) == 1, "one cache entry after the cold load");
+  CHECKF(entries(path, sizeof path) == 1, "one cache entry after the cold load");
   omrt_jit_free(a);
 
   /* warm: read from the cache by a new jit; a second model shares the code */
@@ -208,50 +197,50 @@ static void test_models(void) {
   omrt_model *m1 = NULL, *m2 = NULL;
   st = load_run(b, out, &m1);
   check_out(out, "cached");
-  EXPECT(st.cached == 1 && st.compiled == 0 && st.unique == 1, "warm: compiled %u, cached %u", st.compiled,
+  CHECKF(st.cached == 1 && st.compiled == 0 && st.unique == 1, "warm: compiled %u, cached %u", st.compiled,
          st.cached);
   st = load_run(b, out, &m2);
   check_out(out, "shared");
-  EXPECT(st.shared == 1 && st.compiled == 0 && st.cached == 0,
+  CHECKF(st.shared == 1 && st.compiled == 0 && st.cached == 0,
          "second model: shared %u compiled %u cached %u", st.shared, st.compiled, st.cached);
   omrt_model_free(m1);
   st = load_run(b, out, NULL); /* m2 still holds the code */
-  EXPECT(st.shared == 1, "still shared after the first model went: %u", st.shared);
+  CHECKF(st.shared == 1, "still shared after the first model went: %u", st.shared);
   omrt_model_free(m2);
   st = load_run(b, out, NULL); /* no model holds it: loaded again, from the cache */
-  EXPECT(st.cached == 1 && st.shared == 0, "reloaded: cached %u shared %u", st.cached, st.shared);
+  CHECKF(st.cached == 1 && st.shared == 0, "reloaded: cached %u shared %u", st.cached, st.shared);
   check_out(out, "reloaded");
   omrt_jit_free(b);
 
   /* corrupt entry: ignored, compiled, rewritten */
   size_t len;
   uint8_t *file = slurp(path, &len);
-  EXPECT(file && len > 64, "entry readable");
+  CHECKF(file && len > 64, "entry readable");
   if (!file) return;
   file[len - 5] ^= 0xff;
   spit(path, file, len, 0600);
   omrt_jit *c = new_jit(dir);
   st = load_run(c, out, NULL);
   check_out(out, "after a corrupt entry");
-  EXPECT(st.compiled == 1 && st.cached == 0, "corrupt entry: compiled %u cached %u", st.compiled, st.cached);
+  CHECKF(st.compiled == 1 && st.cached == 0, "corrupt entry: compiled %u cached %u", st.compiled, st.cached);
   omrt_jit_free(c);
   size_t len2;
   uint8_t *fixed = slurp(path, &len2);
   file[len - 5] ^= 0xff;
-  EXPECT(fixed && len2 == len && !memcmp(fixed, file, len), "the corrupt entry was rewritten");
+  CHECKF(fixed && len2 == len && !memcmp(fixed, file, len), "the corrupt entry was rewritten");
   free(fixed);
 
   /* a well-formed entry (right key and checksums) holding no object LLVM can load */
   uint32_t klen =
       (uint32_t)file[12] | (uint32_t)file[13] << 8 | (uint32_t)file[14] << 16 | (uint32_t)file[15] << 24;
-  EXPECT(32 + (size_t)klen < len, "key length");
+  CHECKF(32 + (size_t)klen < len, "key length");
   unlink(path);
-  EXPECT(jitc_store(dir, file + 32, klen, "garbage, not an ELF file", 24) == 0, "store garbage");
-  EXPECT(entries(path, sizeof path) == 1, "the garbage entry has the real entry's name");
+  CHECKF(jitc_store(dir, file + 32, klen, "garbage, not an ELF file", 24) == 0, "store garbage");
+  CHECKF(entries(path, sizeof path) == 1, "the garbage entry has the real entry's name");
   omrt_jit *e = new_jit(dir);
   st = load_run(e, out, NULL);
   check_out(out, "after an unloadable entry");
-  EXPECT(st.compiled == 1 && st.cached == 0, "unloadable entry: compiled %u cached %u", st.compiled,
+  CHECKF(st.compiled == 1 && st.cached == 0, "unloadable entry: compiled %u cached %u", st.compiled,
          st.cached);
   omrt_jit_free(e);
   free(file);
@@ -262,10 +251,10 @@ static void test_models(void) {
   mkdir(open_dir, 0700);
   chmod(open_dir, 0777);
   omrt_jit *f = NULL;
-  EXPECT(omrt_jit_new(&f) == OMRT_OK, "jit");
-  EXPECT(omrt_jit_set_cache(f, open_dir) == OMRT_ERR_ARG && strstr(omrt_last_error(), open_dir),
+  CHECKF(omrt_jit_new(&f) == OMRT_OK, "jit");
+  CHECKF(omrt_jit_set_cache(f, open_dir) == OMRT_ERR_ARG && strstr(omrt_last_error(), open_dir),
          "a world-writable cache dir was accepted (%s)", omrt_last_error());
-  EXPECT(omrt_jit_cache_dir(f) == NULL, "no cache after the refusal");
+  CHECKF(omrt_jit_cache_dir(f) == NULL, "no cache after the refusal");
   omrt_jit_free(f);
   rmdir(open_dir);
   free(pkg);
@@ -283,7 +272,7 @@ int main(void) {
   }
   snprintf(dir, sizeof dir, "%s/cache", root);
   char why[256];
-  EXPECT(jitc_dir_ok(dir, why, sizeof why) == 0, "cache dir: %s", why);
+  CHECKF(jitc_dir_ok(dir, why, sizeof why) == 0, "cache dir: %s", why);
   test_cache_file();
   test_models();
   char path[512];
@@ -291,9 +280,5 @@ int main(void) {
     unlink(path);
   rmdir(dir);
   rmdir(root);
-  if (failures)
-    fprintf(stderr, "test_jit_cache: %d failure(s)\n", failures);
-  else
-    printf("test_jit_cache: ok\n");
-  return failures ? 1 : 0;
+  return test_summary("test_jit_cache");
 }
