@@ -100,10 +100,16 @@ static void jitter_hook(void *user, int worker) {
     sched_yield();
 }
 
+/* A team of n workers, or NULL (a failed check) when it cannot be made. */
+static rt_team *new_team(int n) {
+  rt_team *p = NULL;
+  omrt_status st = rt_team_new(n, "test_team", &p);
+  CHECKF(st == OMRT_OK && p, "rt_team_new(%d): %s", n, omrt_last_error());
+  return st == OMRT_OK ? p : NULL;
+}
+
 static void test_exactly_once(int nworkers, long jobs) {
-  rt_team *p;
-  omrt_status st = rt_team_new(nworkers, "test_team", &p);
-  CHECKF(st == OMRT_OK && p, "rt_team_new(%d): %s", nworkers, omrt_last_error());
+  rt_team *p = new_team(nworkers);
   if (!p) return;
   jitter jt = {0};
   atomic_init(&jt.seed, (uint64_t)nworkers * 77);
@@ -145,17 +151,19 @@ static void hold_hook(void *user, int worker) {
   atomic_store(&h->held, 0);
 }
 
+/* Holds the first worker that enters a task of p in hold_hook (once). */
+static void hold_first(rt_team *p, hold *h) {
+  atomic_init(&h->held, 0);
+  atomic_init(&h->released, 0);
+  atomic_init(&h->times, 1);
+  rt_team_set_enter_hook(p, hold_hook, h);
+}
+
 static void test_late_worker(void) {
-  rt_team *p;
-  if (rt_team_new(2, "test_team", &p) != OMRT_OK) {
-    CHECKF(0, "rt_team_new: %s", omrt_last_error());
-    return;
-  }
+  rt_team *p = new_team(2);
+  if (!p) return;
   hold h;
-  atomic_init(&h.held, 0);
-  atomic_init(&h.released, 0);
-  atomic_init(&h.times, 1);
-  rt_team_set_enter_hook(p, hold_hook, &h);
+  hold_first(p, &h);
   static job j1, j2;
   memset(&j1, 0, sizeof j1);
   j1.npieces = 64;
@@ -197,11 +205,8 @@ static void test_late_worker(void) {
 }
 
 static void test_workers_join(void) {
-  rt_team *p;
-  if (rt_team_new(2, "test_team", &p) != OMRT_OK) {
-    CHECKF(0, "rt_team_new: %s", omrt_last_error());
-    return;
-  }
+  rt_team *p = new_team(2);
+  if (!p) return;
   static job j;
   long by_pool = 0;
   for (int r = 0; r < 50 && by_pool == 0; r++) {
@@ -220,16 +225,10 @@ static void test_workers_join(void) {
 }
 
 static void test_free_while_held(void) {
-  rt_team *p;
-  if (rt_team_new(3, "test_team", &p) != OMRT_OK) {
-    CHECKF(0, "rt_team_new: %s", omrt_last_error());
-    return;
-  }
+  rt_team *p = new_team(3);
+  if (!p) return;
   hold h;
-  atomic_init(&h.held, 0);
-  atomic_init(&h.released, 0);
-  atomic_init(&h.times, 1);
-  rt_team_set_enter_hook(p, hold_hook, &h);
+  hold_first(p, &h);
   static job j;
   memset(&j, 0, sizeof j);
   j.npieces = 30;
