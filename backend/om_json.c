@@ -27,6 +27,7 @@
 
 #include "backend/om_write.h"
 #include "common/atomic_file.h"
+#include "common/zmap.h"
 #include "omrt.h"
 
 /* ---- a growable text buffer ---- */
@@ -132,8 +133,8 @@ static void jfloat(jbuf *b, int32_t bits) {
 /* ---- names for the format's numbers ---- */
 
 static const char *part_type_name(uint32_t t) {
-  static const char *const names[] = {NULL,      "MODEL",  "TENSORS", "TASKS", "WEIGHTS",
-                                      "STRINGS", "VPROGS", "IO",      "GEARS", "SOURCES"};
+  static const char *const names[] = {NULL,     "MODEL", "TENSORS", "TASKS",   "WEIGHTS", "STRINGS",
+                                      "VPROGS", "IO",    "GEARS",   "SOURCES", "COUNTS",  "ZMAP"};
   return t < sizeof names / sizeof *names && names[t] ? names[t] : "?";
 }
 
@@ -412,8 +413,11 @@ typedef struct pkg {
   const om_tensor *tensors;
   const om_task *tasks;
   const char *strings;
-  uint64_t weights_bytes;
-  const uint8_t *weights;
+  uint64_t weights_bytes; /* decoded (logical) bytes */
+  const uint8_t *weights; /* the WEIGHTS partition, or unzipped */
+  uint64_t stored_bytes;  /* of the WEIGHTS partition */
+  const uint8_t *zmap;    /* ZMAP partition, or NULL */
+  uint8_t *unzipped;      /* the decoded weights of a ZMAP package (malloc'd, pkg_free), or NULL */
   const uint8_t *vprogs;
   const uint32_t *formats;       /* IO partition, or NULL */
   const om_count *counts;        /* COUNTS partition, or NULL */
@@ -422,6 +426,10 @@ typedef struct pkg {
   const uint32_t *source_names;
 } pkg;
 
+static void pkg_free(pkg *p) { free(p->unzipped); }
+
+/* Locates the parts of a package the loader verified; a ZMAP package's
+ * weights are decoded (pkg_free frees them). */
 static void locate(pkg *p, const uint8_t *base) {
   p->base = base;
   p->h = (const om_header *)base;
@@ -439,8 +447,9 @@ static void locate(pkg *p, const uint8_t *base) {
     case OM_PART_STRINGS: p->strings = (const char *)at; break;
     case OM_PART_WEIGHTS:
       p->weights = at;
-      p->weights_bytes = pt->size;
+      p->weights_bytes = p->stored_bytes = pt->size;
       break;
+    case OM_PART_ZMAP: p->zmap = at; break;
     case OM_PART_VPROGS: p->vprogs = at; break;
     case OM_PART_IO: p->formats = (const uint32_t *)at; break;
     case OM_PART_COUNTS: p->counts = (const om_count *)at; break;
@@ -450,6 +459,16 @@ static void locate(pkg *p, const uint8_t *base) {
       p->source_names = (const uint32_t *)(at + sizeof(om_sources) +
                                            (size_t)((const om_sources *)at)->ntasks * sizeof(om_task_source));
       break;
+    }
+  }
+  if (p->zmap) { /* the loader checked it; on allocation failure the dump shows the stored bytes */
+    om_zmap h;
+    memcpy(&h, p->zmap, sizeof h);
+    if (h.logical_bytes < SIZE_MAX &&
+        (p->unzipped = malloc((size_t)h.logical_bytes ? (size_t)h.logical_bytes : 1))) {
+      zmap_decode(p->zmap + sizeof h, h.logical_bytes / OM_ZMAP_CHUNK, p->weights, p->unzipped);
+      p->weights = p->unzipped;
+      p->weights_bytes = h.logical_bytes;
     }
   }
 }
@@ -490,7 +509,9 @@ static void dump_model(jbuf *b, const pkg *p) {
           "    \"buffers\": {\"l1_bytes\": %u, \"l0a_bytes\": %u, \"l0b_bytes\": %u, \"l0c_bytes\": %u, "
           "\"ub_bytes\": %u}\n  },\n",
           d->l1_bytes, d->l0a_bytes, d->l0b_bytes, d->l0c_bytes, d->ub_bytes);
-  jprintf(b, "  \"weights\": {\"bytes\": %llu},\n", (unsigned long long)p->weights_bytes);
+  jprintf(b, "  \"weights\": {\"bytes\": %llu", (unsigned long long)p->weights_bytes);
+  if (p->zmap) jprintf(b, ", \"stored_bytes\": %llu", (unsigned long long)p->stored_bytes);
+  JLIT(b, "},\n");
 }
 
 /* formats: the IO partition's entries for these n, or NULL; counts the
@@ -825,6 +846,7 @@ status om_json_memory(const void *data, size_t size, const char *label, char **j
   for (uint32_t i = 0; i < p.def->ntasks; i++)
     dump_task(&b, &p, i);
   JLIT(&b, "  ]\n}\n");
+  pkg_free(&p);
   if (b.nomem) {
     free(b.data);
     return diag_set(d, ST_ERR_NOMEM, "%s: out of memory building the JSON dump", label);
@@ -884,8 +906,9 @@ status om_summary(const char *om_path, char **text_out, diag *d) {
           precision_name(p.def->precision));
   jprintf(&b, "atc:        %s\n", p.strings + p.def->atc_version);
   jprintf(&b, "command:    %s\n", p.strings + p.def->cmdline);
-  jprintf(&b, "weights:    %llu bytes; workspace %zu bytes; %u tasks\n", (unsigned long long)p.weights_bytes,
-          omrt_model_workspace_bytes(m), p.def->ntasks);
+  jprintf(&b, "weights:    %llu bytes", (unsigned long long)p.weights_bytes);
+  if (p.zmap) jprintf(&b, " (%llu stored: zero chunks elided)", (unsigned long long)p.stored_bytes);
+  jprintf(&b, "; workspace %zu bytes; %u tasks\n", omrt_model_workspace_bytes(m), p.def->ntasks);
   summary_io(&b, m, 1);
   summary_io(&b, m, 0);
   int ng = omrt_model_num_gears(m);
@@ -924,6 +947,7 @@ status om_summary(const char *om_path, char **text_out, diag *d) {
             (double)c->var_reci[1], (double)c->var_reci[2]);
   }
   omrt_model_free(m);
+  pkg_free(&p);
   free(data);
   if (b.nomem) {
     free(b.data);

@@ -26,10 +26,18 @@
  * tasks, io and workspace size given after it are that gear's. Without
  * it the package has one implicit gear and no GEARS partition.
  *
- * File layout produced: header, partition table (5 entries, up to 10), then
+ * Zero chunks (om_writer_set_zmap): the writer maps which 16-byte chunks of
+ * the weights are all zero (a pass over the segments; the gaps between them
+ * are zero by construction) and, when asked to or when it saves at least
+ * 1/50 of the weights, writes the ZMAP partition and only the other chunks
+ * as WEIGHTS. Segments start 64-byte aligned, so a chunk overlaps at most one
+ * segment and the rest of it is zero.
+ *
+ * File layout produced: header, partition table (5 entries, up to 11), then
  * MODEL, TENSORS, TASKS, STRINGS, VPROGS (only when a program was added),
  * IO (only when formats were set), GEARS (only with gears), SOURCES (only
- * when set), COUNTS (only when set), WEIGHTS, each at a 64-byte aligned offset with the gaps zeroed.
+ * when set), COUNTS (only when set), ZMAP (only when zero chunks are
+ * elided), WEIGHTS, each at a 64-byte aligned offset with the gaps zeroed.
  */
 #include "om_write.h"
 
@@ -81,7 +89,17 @@ struct om_writer {
   } * gears;
   uint32_t ngears, gears_cap, gear_kind, gear_nvalues;
   bytes_buf sources; /* the SOURCES partition, whole (om_writer_add_sources) */
-  int nomem;         /* an add function failed to allocate */
+  int zmap_mode;     /* om_zmap_mode */
+  struct zmap_plan { /* zmap_build's result, valid while weights_bytes and nsegs are unchanged */
+    uint8_t *part;   /* the ZMAP partition: om_zmap + bitmap (malloc'd), NULL: not built */
+    size_t part_bytes;
+    uint64_t stored; /* chunks kept */
+    uint32_t crc;    /* CRC32C of the kept chunks, in order: the WEIGHTS partition's */
+    uint64_t for_bytes;
+    uint32_t for_segs;
+    int use; /* 1: the package has the ZMAP partition */
+  } zmap;
+  int nomem; /* an add function failed to allocate */
 };
 
 static uint64_t align_up(uint64_t n) { return (n + OM_ALIGN - 1) & ~(uint64_t)(OM_ALIGN - 1); }
@@ -143,6 +161,7 @@ void om_writer_free(om_writer *w) {
   for (uint32_t i = 0; i < w->ngears; i++)
     free(w->gears[i].io);
   free(w->gears);
+  free(w->zmap.part);
   free(w);
 }
 
@@ -412,7 +431,81 @@ int om_writer_set_io(om_writer *w, const uint32_t *inputs, int ninputs, const ui
   return 0;
 }
 
-enum { MAX_PARTS = 10 };
+void om_writer_set_zmap(om_writer *w, int mode) { w->zmap_mode = mode; }
+
+/* Chunk c (bytes [16c, 16c + 16) of the weights) into out: the part of it
+ * segment g holds, zeros elsewhere. */
+static void chunk_of(const struct weight_seg *g, uint64_t c, uint8_t out[OM_ZMAP_CHUNK]) {
+  uint64_t lo = c * OM_ZMAP_CHUNK, hi = lo + OM_ZMAP_CHUNK;
+  uint64_t a = lo > g->offset ? lo : g->offset, b = hi < g->offset + g->bytes ? hi : g->offset + g->bytes;
+  memset(out, 0, OM_ZMAP_CHUNK);
+  if (a < b) memcpy(out + (a - lo), (const uint8_t *)g->data + (a - g->offset), (size_t)(b - a));
+}
+
+static int chunk_zero(const uint8_t *c) {
+  uint64_t a, b;
+  memcpy(&a, c, 8), memcpy(&b, c + 8, 8);
+  return (a | b) == 0;
+}
+
+/* Whether chunk c, which overlaps segment g, is all zero: read in place
+ * when the segment holds all of it. */
+static int seg_chunk_zero(const struct weight_seg *g, uint64_t c) {
+  uint64_t lo = c * OM_ZMAP_CHUNK;
+  if (lo >= g->offset && lo + OM_ZMAP_CHUNK <= g->offset + g->bytes)
+    return chunk_zero((const uint8_t *)g->data + (lo - g->offset));
+  uint8_t buf[OM_ZMAP_CHUNK];
+  chunk_of(g, c, buf);
+  return chunk_zero(buf);
+}
+
+/* Calls fn on every chunk the bitmap keeps, in order. Only chunks that
+ * overlap a segment can be kept: the gaps are zero. */
+static void each_kept(const om_writer *w, void (*fn)(void *ctx, const uint8_t *chunk), void *ctx) {
+  const uint8_t *bits = w->zmap.part + sizeof(om_zmap);
+  uint8_t buf[OM_ZMAP_CHUNK];
+  for (uint32_t i = 0; i < w->nsegs; i++) {
+    const struct weight_seg *g = &w->segs[i];
+    if (!g->bytes) continue;
+    for (uint64_t c = g->offset / OM_ZMAP_CHUNK; c * OM_ZMAP_CHUNK < g->offset + g->bytes; c++)
+      if (bits[c / 8] >> (c % 8) & 1) chunk_of(g, c, buf), fn(ctx, buf);
+  }
+}
+
+static void crc_chunk(void *ctx, const uint8_t *chunk) {
+  *(uint32_t *)ctx = crc32c(*(uint32_t *)ctx, chunk, OM_ZMAP_CHUNK);
+}
+
+/* Maps the zero chunks of the weights as they are now and decides whether
+ * the package elides them. 0 ok, -1 nomem. */
+static int zmap_build(om_writer *w) {
+  struct zmap_plan *z = &w->zmap;
+  if (w->zmap_mode == OM_ZMAP_OFF || !w->weights_bytes) return z->use = 0, 0;
+  if (z->part && z->for_bytes == w->weights_bytes && z->for_segs == w->nsegs) return 0;
+  free(z->part);
+  uint64_t logical = align_up(w->weights_bytes), nchunks = logical / OM_ZMAP_CHUNK;
+  size_t map_bytes = (size_t)((nchunks + 7) / 8);
+  z->part_bytes = sizeof(om_zmap) + map_bytes;
+  if (!(z->part = calloc(1, z->part_bytes))) return w->nomem = 1, -1;
+  om_zmap h = {.logical_bytes = logical, .chunk_bytes = OM_ZMAP_CHUNK};
+  memcpy(z->part, &h, sizeof h);
+  uint8_t *bits = z->part + sizeof h;
+  z->stored = 0;
+  for (uint32_t i = 0; i < w->nsegs; i++) {
+    const struct weight_seg *g = &w->segs[i];
+    if (!g->bytes) continue;
+    for (uint64_t c = g->offset / OM_ZMAP_CHUNK; c * OM_ZMAP_CHUNK < g->offset + g->bytes; c++)
+      if (!seg_chunk_zero(g, c)) bits[c / 8] |= (uint8_t)(1u << (c % 8)), z->stored++;
+  }
+  z->for_bytes = w->weights_bytes, z->for_segs = w->nsegs;
+  uint64_t zipped = z->stored * OM_ZMAP_CHUNK + align_up(z->part_bytes);
+  z->use = w->zmap_mode == OM_ZMAP_ON || zipped + logical / 50 <= logical;
+  z->crc = 0;
+  if (z->use) each_kept(w, crc_chunk, &z->crc);
+  return 0;
+}
+
+enum { MAX_PARTS = 11 };
 
 /* Where each partition goes: what om_writer_size and om_writer_serialise share. */
 typedef struct om_layout {
@@ -429,8 +522,9 @@ typedef struct om_layout {
   uint64_t header_len, offsets[MAX_PARTS], end; /* bytes */
 } om_layout;
 
-static status plan(const om_writer *w, om_layout *l, diag *d) {
-  if (w->nomem) return diag_set(d, ST_ERR_NOMEM, "om writer: out of memory while building the package");
+static status plan(om_writer *w, om_layout *l, diag *d) {
+  if (zmap_build(w) != 0 || w->nomem)
+    return diag_set(d, ST_ERR_NOMEM, "om writer: out of memory while building the package");
   memset(l, 0, sizeof *l);
   l->def = w->def;
   l->def.ninputs = w->ninputs;
@@ -476,7 +570,12 @@ static status plan(const om_writer *w, om_layout *l, diag *d) {
     parts[l->nparts++] = (struct part_src){OM_PART_SOURCES, w->sources.data, w->sources.len};
   if (w->counts)
     parts[l->nparts++] = (struct part_src){OM_PART_COUNTS, w->counts, (size_t)w->ncounts * sizeof(om_count)};
-  parts[l->nparts++] = (struct part_src){OM_PART_WEIGHTS, NULL, w->weights_bytes};
+  if (w->zmap.use) {
+    parts[l->nparts++] = (struct part_src){OM_PART_ZMAP, w->zmap.part, w->zmap.part_bytes};
+    parts[l->nparts++] = (struct part_src){OM_PART_WEIGHTS, NULL, (size_t)(w->zmap.stored * OM_ZMAP_CHUNK)};
+  } else {
+    parts[l->nparts++] = (struct part_src){OM_PART_WEIGHTS, NULL, w->weights_bytes};
+  }
   l->header_len = sizeof(om_header) + l->nparts * sizeof(om_partition);
   l->end = l->header_len;
   for (int i = 0; i < l->nparts; i++) {
@@ -519,6 +618,7 @@ static void put_parts(const om_writer *w, const om_layout *l, uint8_t *out) {
  * the gaps between them), so that it needs no copy of the partition. */
 static uint32_t weights_crc(const om_writer *w) {
   static const uint8_t zeros[OM_ALIGN];
+  if (w->zmap.use) return w->zmap.crc;
   uint32_t crc = 0;
   uint64_t at = 0;
   for (uint32_t i = 0; i < w->nsegs; i++) {
@@ -552,6 +652,12 @@ static void put_header(const om_layout *l, uint8_t *out, uint32_t weights_crc) {
   memcpy(out + offsetof(om_header, header_crc), &h.header_crc, sizeof h.header_crc);
 }
 
+static void copy_chunk(void *ctx, const uint8_t *chunk) {
+  uint8_t **at = ctx;
+  memcpy(*at, chunk, OM_ZMAP_CHUNK);
+  *at += OM_ZMAP_CHUNK;
+}
+
 void om_writer_serialise(om_writer *w, void *buf) {
   om_layout l;
   diag d;
@@ -559,9 +665,34 @@ void om_writer_serialise(om_writer *w, void *buf) {
   if (plan(w, &l, &d) != ST_OK) return; /* the caller's om_writer_size reported it */
   uint8_t *out = buf, *weights = out + l.offsets[l.nparts - 1];
   put_parts(w, &l, out);
-  for (uint32_t i = 0; i < w->nsegs; i++)
-    if (w->segs[i].bytes) memcpy(weights + w->segs[i].offset, w->segs[i].data, (size_t)w->segs[i].bytes);
-  put_header(&l, out, crc32c(0, weights, l.parts[l.nparts - 1].size));
+  if (w->zmap.use) {
+    each_kept(w, copy_chunk, &weights);
+  } else {
+    for (uint32_t i = 0; i < w->nsegs; i++)
+      if (w->segs[i].bytes) memcpy(weights + w->segs[i].offset, w->segs[i].data, (size_t)w->segs[i].bytes);
+  }
+  put_header(&l, out, weights_crc(w));
+}
+
+/* Streams the kept chunks to a file through a buffer. */
+typedef struct chunk_sink {
+  atomic_file *f;
+  diag *d;
+  status st;
+  size_t n;
+  uint8_t buf[64 << 10];
+} chunk_sink;
+
+static void sink_flush(chunk_sink *k) {
+  if (k->st == ST_OK && k->n) k->st = atomic_file_write(k->f, k->buf, k->n, k->d);
+  k->n = 0;
+}
+
+static void sink_chunk(void *ctx, const uint8_t *chunk) {
+  chunk_sink *k = ctx;
+  if (k->n == sizeof k->buf) sink_flush(k);
+  memcpy(k->buf + k->n, chunk, OM_ZMAP_CHUNK);
+  k->n += OM_ZMAP_CHUNK;
 }
 
 status om_writer_write_to(om_writer *w, atomic_file *f, size_t *size_out, diag *d) {
@@ -576,6 +707,17 @@ status om_writer_write_to(om_writer *w, atomic_file *f, size_t *size_out, diag *
   st = atomic_file_write(f, out, head, d);
   free(out);
   static const uint8_t zeros[OM_ALIGN];
+  if (st == ST_OK && w->zmap.use) {
+    chunk_sink *k = malloc(sizeof *k);
+    if (!k) return diag_set(d, ST_ERR_NOMEM, "om writer: cannot allocate a write buffer");
+    k->f = f, k->d = d, k->st = ST_OK, k->n = 0;
+    each_kept(w, sink_chunk, k);
+    sink_flush(k);
+    st = k->st;
+    free(k);
+    if (st == ST_OK) *size_out = (size_t)l.end;
+    return st;
+  }
   uint64_t at = 0;
   for (uint32_t i = 0; st == ST_OK && i < w->nsegs; i++) {
     st = atomic_file_write(f, zeros, (size_t)(w->segs[i].offset - at), d); /* < OM_ALIGN */

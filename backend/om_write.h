@@ -57,6 +57,12 @@ int om_writer_set_io_formats(om_writer *w, const uint32_t *formats, uint32_t n);
 /* The COUNTS partition: counts[i] for output i (n = noutputs; copied). Not
  * called: no COUNTS partition. Not with gears. 0 ok, -1 nomem. */
 int om_writer_set_counts(om_writer *w, const om_count *counts, uint32_t n);
+/* Whether the package elides the all-zero 16-byte chunks of its weights
+ * (the ZMAP partition, om_format.h): OM_ZMAP_OFF (the default: WEIGHTS as
+ * added), OM_ZMAP_ON, or OM_ZMAP_AUTO (when that saves at least 1/50 of the
+ * weights' bytes). */
+enum om_zmap_mode { OM_ZMAP_OFF = 0, OM_ZMAP_AUTO = 1, OM_ZMAP_ON = 2 };
+void om_writer_set_zmap(om_writer *w, int mode);
 /* Appends a task; returns its index (OM_NONE on failure). */
 uint32_t om_writer_add_task(om_writer *w, const om_task *t);
 /* Appends to the SOURCES partition (common/om_format.h): one record per

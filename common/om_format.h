@@ -36,6 +36,11 @@
  *   COUNTS   (optional, format 2.4) om_count[noutputs]: which outputs are
  *            counted (an extent known only after execution) and where
  *            their count lives (below). Absent: every output is dense.
+ *   ZMAP     (optional, format 2.5) the WEIGHTS partition is stored without
+ *            its all-zero 16-byte chunks (the padding of fractal layouts,
+ *            the off-diagonal blocks of grouped weights): om_zmap, then a
+ *            bitmap of the chunks that are stored (below). Absent: WEIGHTS
+ *            is stored as is.
  *
  * Checksums: header_crc covers bytes [0, header_len) with header_crc taken as
  * zero; each partition's crc32c covers its `size` bytes.
@@ -63,8 +68,10 @@
  * 2.4 added the RECURRENCE, NONZERO and NMS tasks, TOPK's run-time k, the
  * COUNTS partition, the storage dtypes (bf16, float8, float4, int4/int2:
  * common/types.h) and TRANSDATA's saturate and round_mode (a 2.3 runtime
- * refuses them as unknown kinds, partitions, dtypes and params). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 4 };
+ * refuses them as unknown kinds, partitions, dtypes and params).
+ * 2.5 added the ZMAP partition (a 2.4 runtime refuses it as an unknown
+ * partition type). */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 5 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc
@@ -92,6 +99,7 @@ typedef enum om_partition_type {
   OM_PART_GEARS = 8,
   OM_PART_SOURCES = 9,
   OM_PART_COUNTS = 10,
+  OM_PART_ZMAP = 11,
   OM_PART_TYPE_COUNT /* one past the largest type */
 } om_partition_type;
 
@@ -185,6 +193,23 @@ typedef struct om_count { /* 8 bytes */
   uint32_t count;         /* tensor index, or OM_NONE */
 } om_count;
 
+/* ZMAP partition: om_zmap, then uint8 stored[ceil(logical_bytes / 16 / 8)].
+ * The weights the tensors of region WEIGHTS address (their offsets and the
+ * bound of offset + bytes) are the logical_bytes of the decoded image: chunk
+ * i is its bytes [16i, 16i + 16). Bit i of the bitmap (byte i / 8, bit i % 8,
+ * least significant first) is 1 when chunk i is stored, 0 when it is all
+ * zero; the WEIGHTS partition holds the stored chunks in order, so its size is
+ * 16 x the number of set bits, and bits past the last chunk are 0. The loader
+ * decodes the image into memory of its own (or the caller's weight memory)
+ * once, at load: the package stays smaller on disk, and execution reads the
+ * decoded image exactly as it reads an unzipped WEIGHTS partition. */
+enum { OM_ZMAP_CHUNK = 16 }; /* bytes per chunk */
+typedef struct om_zmap {     /* 16 bytes */
+  uint64_t logical_bytes;    /* of the decoded image; a multiple of OM_ZMAP_CHUNK */
+  uint32_t chunk_bytes;      /* OM_ZMAP_CHUNK */
+  uint32_t reserved;         /* zero */
+} om_zmap;
+
 /* GEARS partition: om_gears, then om_gear[ngears], then uint32
  * io[ngears][ninputs + noutputs] (each gear's input then output tensor
  * indices, as MODEL's io[]). A gear is the model compiled for one value of
@@ -263,6 +288,7 @@ _Static_assert(sizeof(om_model_def) == 96, "om_model_def is 96 bytes");
 _Static_assert(sizeof(om_tensor) == 104, "om_tensor is 104 bytes");
 _Static_assert(sizeof(om_task) == 144, "om_task is 144 bytes");
 _Static_assert(sizeof(om_gears) == 16, "om_gears is 16 bytes");
+_Static_assert(sizeof(om_zmap) == 16, "om_zmap is 16 bytes");
 _Static_assert(sizeof(om_count) == 8, "om_count is 8 bytes");
 _Static_assert(sizeof(om_gear) == 160, "om_gear is 160 bytes");
 _Static_assert(sizeof(om_aipp_params) == OM_AIPP_PARAMS_BYTES, "om_aipp_params is 192 bytes");

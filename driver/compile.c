@@ -352,6 +352,10 @@ status atc_compile_cfg(const atc_options *opt, const prec_cfg *prec, atc_result 
   if (st == ST_OK && !opt->precheck) {
     void *data = NULL;
     size_t size = 0;
+    if (ctx.writer)
+      om_writer_set_zmap(ctx.writer, opt->compress_weight > 0   ? OM_ZMAP_ON
+                                     : opt->compress_weight < 0 ? OM_ZMAP_OFF
+                                                                : OM_ZMAP_AUTO);
     if (!ctx.writer) {
       st = diag_set(d, ST_ERR_INVALID, "pass emit produced no package");
     } else if (opt->output_path) {

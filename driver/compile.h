@@ -54,6 +54,11 @@ typedef struct atc_options {
    * the nodes that lose the most accuracy on it are kept in fp32
    * (driver/calibrate.c). NULL: none. */
   const char *calibration_input;
+  /* --enable_compress_weight: 0 (the default) elides the all-zero 16-byte
+   * chunks of the weights (fractal padding, grouped weights' off-diagonal
+   * blocks) when that saves at least 1/50 of them; 1 always; -1 never (the
+   * om's WEIGHTS then maps in place at load, with no decoded copy). */
+  int compress_weight;
   const char *out_nodes;      /* --out_nodes "node:0;node2:1" or NULL */
   unsigned fusion_off;        /* fusion rules turned off (--fusion_switch_file; atc_fusion_rule_bit);
                                  0: every rule on (the default) */

@@ -24,7 +24,10 @@
  *      code for the VPROG plans.
  * With the caller's weight memory in the load options, the WEIGHTS
  * partition is copied there right after its CRC is checked, and m->weights
- * points there for every later check and for execution.
+ * points there for every later check and for execution. A package with a
+ * ZMAP partition (zero chunks elided) is decoded the same way, into the
+ * caller's weight memory or memory of the model's own: the bitmap is checked
+ * against both partitions' sizes before a byte is copied.
  * All size arithmetic goes through mul_u64 / add_u64. Every rejection names
  * the partition (and its offset), the record index, its name when known and
  * the field, and goes through rt_error so omrt_last_error() reports it.
@@ -44,6 +47,7 @@
 
 #include "common/crc32c.h"
 #include "common/vprog.h"
+#include "common/zmap.h"
 #include "runtime/rt.h"
 #include "runtime/vprog_compiler.h"
 
@@ -67,6 +71,8 @@ static const char *part_name(uint32_t type) {
   case OM_PART_IO: return "IO";
   case OM_PART_GEARS: return "GEARS";
   case OM_PART_SOURCES: return "SOURCES";
+  case OM_PART_COUNTS: return "COUNTS";
+  case OM_PART_ZMAP: return "ZMAP";
   }
   return "?";
 }
@@ -447,6 +453,70 @@ static omrt_status pick_threads(const omrt_load_options *opts, uint32_t ai_cores
   return OMRT_OK;
 }
 
+/* Drops the pages of a mapped package's weights once they were copied or
+ * decoded elsewhere: they are never read again. */
+static void drop_pages(const omrt_model *m, const uint8_t *lo8, uint64_t bytes) {
+  if (!m->mapped || !bytes) return;
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)lo8, hi = lo + bytes;
+  lo = (lo + page - 1) / page * page, hi = hi / page * page;
+  if (lo < hi) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/* The ZMAP partition (om_format.h): checks its header and bitmap against
+ * the WEIGHTS partition, then decodes the weights image into the caller's
+ * weight memory or an allocation the model owns. */
+static omrt_status unzip_weights(omrt_model *m, const rt_part *pz, const rt_part *pw,
+                                 const omrt_load_options *opts) {
+  char where[64];
+  snprintf(where, sizeof where, "om partition ZMAP (offset %llu)", (unsigned long long)pz->offset);
+  om_zmap h;
+  if (pz->size < sizeof h)
+    return rt_error(OMRT_ERR_FORMAT, "%s: %llu bytes, shorter than its 16-byte header", where,
+                    (unsigned long long)pz->size);
+  memcpy(&h, m->base + pz->offset, sizeof h);
+  if (h.chunk_bytes != OM_ZMAP_CHUNK || h.reserved || h.logical_bytes % OM_ZMAP_CHUNK)
+    return rt_error(
+        OMRT_ERR_FORMAT,
+        "%s: chunk_bytes %u, reserved %u, logical_bytes %llu: expected %d, 0 and a multiple of %d", where,
+        h.chunk_bytes, h.reserved, (unsigned long long)h.logical_bytes, OM_ZMAP_CHUNK, OM_ZMAP_CHUNK);
+  uint64_t nchunks = h.logical_bytes / OM_ZMAP_CHUNK, map_bytes = (nchunks + 7) / 8;
+  if (pz->size - sizeof h != map_bytes)
+    return rt_error(OMRT_ERR_FORMAT,
+                    "%s: a bitmap of %llu bytes for %llu chunks of %llu logical bytes needs %llu", where,
+                    (unsigned long long)(pz->size - sizeof h), (unsigned long long)nchunks,
+                    (unsigned long long)h.logical_bytes, (unsigned long long)map_bytes);
+  const uint8_t *bits = m->base + pz->offset + sizeof h;
+  int stray;
+  uint64_t kept = zmap_kept(bits, nchunks, &stray);
+  if (stray || kept * OM_ZMAP_CHUNK != pw->size)
+    return rt_error(OMRT_ERR_FORMAT,
+                    "%s: the bitmap keeps %llu chunks (%llu bytes)%s, but WEIGHTS has %llu bytes", where,
+                    (unsigned long long)kept, (unsigned long long)(kept * OM_ZMAP_CHUNK),
+                    stray ? " and sets bits past its last chunk" : "", (unsigned long long)pw->size);
+  uint8_t *dst;
+  if (opts && opts->weights) {
+    if ((uintptr_t)opts->weights % OM_ALIGN != 0)
+      return rt_error(OMRT_ERR_ARG, "load options: weights %p is not %d-byte aligned", opts->weights,
+                      OM_ALIGN);
+    if (opts->weights_bytes < h.logical_bytes)
+      return rt_error(OMRT_ERR_ARG,
+                      "load options: weights_bytes %zu is less than the package's %llu weight bytes",
+                      opts->weights_bytes, (unsigned long long)h.logical_bytes);
+    dst = opts->weights;
+  } else {
+    if (h.logical_bytes > SIZE_MAX - OM_ALIGN ||
+        posix_memalign((void **)&dst, OM_ALIGN, (size_t)h.logical_bytes))
+      return rt_error(OMRT_ERR_NOMEM, "%s: cannot allocate the %llu bytes of decoded weights", where,
+                      (unsigned long long)h.logical_bytes);
+    m->weights_owned = dst;
+  }
+  zmap_decode(bits, nchunks, m->base + pw->offset, dst);
+  drop_pages(m, m->base + pw->offset, pw->size);
+  m->weights = dst;
+  m->weights_bytes = h.logical_bytes;
+  return OMRT_OK;
+}
+
 /* Moves the weights to the caller's memory (omrt_load_options.weights). The
  * copied pages of a mapped file are dropped: they are never read again. */
 static omrt_status place_weights(omrt_model *m, const omrt_load_options *opts) {
@@ -457,11 +527,7 @@ static omrt_status place_weights(omrt_model *m, const omrt_load_options *opts) {
                     "load options: weights_bytes %zu is less than the package's %llu weight bytes",
                     opts->weights_bytes, (unsigned long long)m->weights_bytes);
   memcpy(opts->weights, m->weights, (size_t)m->weights_bytes);
-  if (m->mapped) {
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)m->weights, hi = lo + m->weights_bytes;
-    lo = (lo + page - 1) / page * page, hi = hi / page * page;
-    if (lo < hi) madvise((void *)lo, hi - lo, MADV_DONTNEED);
-  }
+  drop_pages(m, m->weights, m->weights_bytes);
   m->weights = opts->weights;
   return OMRT_OK;
 }
@@ -549,7 +615,11 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
 
   m->weights = base + refs[OM_PART_WEIGHTS].offset;
   m->weights_bytes = refs[OM_PART_WEIGHTS].size;
-  if (opts && opts->weights && (s = place_weights(m, opts))) return s;
+  if (refs[OM_PART_ZMAP].present) {
+    if ((s = unzip_weights(m, &refs[OM_PART_ZMAP], &refs[OM_PART_WEIGHTS], opts))) return s;
+  } else if (opts && opts->weights && (s = place_weights(m, opts))) {
+    return s;
+  }
   if (refs[OM_PART_VPROGS].present) {
     m->vprogs = base + refs[OM_PART_VPROGS].offset;
     m->vprogs_bytes = refs[OM_PART_VPROGS].size;
@@ -605,6 +675,7 @@ void omrt_model_free(omrt_model *model) {
   free(model->task_aux);
   if (model->vprog_compiler) model->vprog_compiler->release(model->vprog_compiler, model->vprog_native);
   if (model->mapped) munmap((void *)model->base, model->size);
+  free(model->weights_owned);
   free(model);
 }
 

@@ -45,8 +45,10 @@ struct omrt_model {
   const uint32_t *io; /* [ninputs + noutputs] tensor indices */
   const om_tensor *tensors;
   const om_task *tasks;
-  const uint8_t *weights; /* the WEIGHTS partition, or the caller's copy (omrt_load_options.weights) */
+  const uint8_t *weights; /* the WEIGHTS partition, the caller's copy (omrt_load_options.weights), or
+                             weights_owned */
   uint64_t weights_bytes;
+  void *weights_owned; /* the weights decoded from a ZMAP package without caller memory (free()), or NULL */
   const char *strings;
   uint64_t strings_bytes;
   const uint8_t *vprogs; /* the VPROGS partition (NULL when absent) */

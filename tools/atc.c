@@ -32,7 +32,7 @@ typedef struct flags {
   const char *fusion_switch_file, *dynamic_batch_size, *dynamic_image_size, *dynamic_dims;
   const char *output_type, *input_fp16_nodes, *is_input_adjust_hw_layout, *is_output_adjust_hw_layout;
   const char *precision_mode_v2, *keep_dtype, *modify_mixlist, *precision_calibration_input;
-  const char *insert_op_conf;
+  const char *insert_op_conf, *enable_compress_weight;
 } flags;
 
 static const struct {
@@ -73,6 +73,11 @@ static const struct {
          "the most accuracy are kept in fp32 as well (--log=info lists them with their figures)"),
     FLAG(op_select_implmode, "high_performance (default: Winograd F(4x4,3x3) for eligible 3x3 convs) or "
                              "high_precision (direct convolution only)"),
+    FLAG(enable_compress_weight,
+         "true, false, or auto (default): store the weights without their all-zero 16-byte chunks (the "
+         "padding of the cube's fractal layouts, the off-diagonal blocks of grouped convolutions); libomrt "
+         "decodes them once at load. auto does it when that saves at least 2% of the weights; false keeps "
+         "the weights mapped in place from the file"),
     FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
     FLAG(output_type, "output dtype: FP32, FP16 or UINT8 for every float output, or per output "
                       "\"node:0:FP16;node2:1:UINT8\" (UINT8: a Cast, truncating and saturating)"),
@@ -119,7 +124,6 @@ static const char *const unsupported_flags[] = {
     "enable_scope_fusion_passes",
     "enable_single_stream",
     "enable_small_channel",
-    "enable_compress_weight",
     "compress_weight_conf",
     "compression_optimize_conf",
     "sparsity",
@@ -481,6 +485,19 @@ int main(int argc, char **argv) {
     }
   }
 
+  int compress_weight = 0;
+  if (f.enable_compress_weight) {
+    compress_weight = !strcmp(f.enable_compress_weight, "true")    ? 1
+                      : !strcmp(f.enable_compress_weight, "false") ? -1
+                      : !strcmp(f.enable_compress_weight, "auto")  ? 0
+                                                                   : 2;
+    if (compress_weight == 2) {
+      fprintf(stderr, "atc: --enable_compress_weight=%s: expected true, false or auto\n",
+              f.enable_compress_weight);
+      return 2;
+    }
+  }
+
   if (f.is_input_adjust_hw_layout && !f.input_fp16_nodes && ls.level >= LOG_WARNING)
     fprintf(stderr, "[WARNING] atc: --is_input_adjust_hw_layout has no effect without --input_fp16_nodes\n");
 
@@ -525,6 +542,7 @@ int main(int argc, char **argv) {
                      .soc_version = f.soc_version,
                      .precision = (om_precision)precision,
                      .high_performance = high_performance,
+                     .compress_weight = compress_weight,
                      .keep_dtype = f.keep_dtype,
                      .modify_mixlist = f.modify_mixlist,
                      .calibration_input = f.precision_calibration_input,
