@@ -134,8 +134,11 @@ static void test_auto(const uint8_t *wdata) {
   struct {
     const uint8_t *data;
     int mode, zmap;
-  } cases[] = {{zeros, OM_ZMAP_AUTO, 1}, {wdata, OM_ZMAP_AUTO, 1}, {dense, OM_ZMAP_AUTO, 0},
-               {zeros, OM_ZMAP_OFF, 0},  {dense, OM_ZMAP_ON, 1}};
+  } cases[] = {{zeros, OM_ZMAP_AUTO, 1},
+               {wdata, OM_ZMAP_AUTO, 1},
+               {dense, OM_ZMAP_AUTO, 0},
+               {zeros, OM_ZMAP_OFF, 0},
+               {dense, OM_ZMAP_ON, 1}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     uint64_t off;
     om_writer *w = writer_with(cases[i].data, cases[i].mode, &off);
@@ -169,9 +172,9 @@ static void test_reject(const uint8_t *wdata) {
   uint64_t zoff = pz->offset, zsize = pz->size;
   struct {
     const char *what, *want;
-    uint64_t at;     /* byte offset in the ZMAP partition */
-    uint32_t value;  /* written as uint32 (4 bytes) unless bytes1 */
-    int bytes1;      /* write one byte */
+    uint64_t at;    /* byte offset in the ZMAP partition */
+    uint32_t value; /* written as uint32 (4 bytes) unless bytes1 */
+    int bytes1;     /* write one byte */
   } cases[] = {
       {"chunk_bytes 8", "chunk_bytes 8", 8, 8, 0},
       {"reserved set", "reserved 1", 12, 1, 0},
