@@ -435,6 +435,14 @@ typedef struct rt_mk_out {
   int yf16, rf16, act;
   float lo, hi;
 } rt_mk_out;
+/* What rt_cube_gemm_x86 fetches into the cache while it computes, spread
+ * over its row groups: nblocks runs of bytes each, the first at b, nbstride
+ * bytes apart (the next B panel the tile will read; borrowed for the call). */
+typedef struct rt_mk_pf {
+  const uint8_t *b;
+  size_t bytes, nbstride; /* bytes */
+  int64_t nblocks;
+} rt_mk_pf;
 /* The cube micro-kernel over a MATMUL tile's chunk (kernels_matmul_x86.c):
  * for rows m < mrows of A (f32, row m at a + m * lda floats) and n blocks
  * nb < nblocks of B (block nb's row k at b + nb * nbstride + k * brow bytes,
@@ -442,11 +450,13 @@ typedef struct rt_mk_out {
  * the sums over k < klen of A[m][k] * B[k][0..16) start from out[nb].bias
  * (first) or from L0C (c + nb * cstride + m * 16 floats), and go to L0C or
  * through out[nb]'s write-back. Every out[nb].y is NULL or none is. Row
- * groups of six in the ZMM kernel on AVX-512 hosts (pairs of blocks), the
- * YMM one otherwise; a group's A stays in L1 while the blocks stream past. */
+ * groups of twelve in the ZMM kernel on AVX-512 hosts (pairs of blocks; the
+ * last rows in groups of up to six), of six in the YMM one otherwise; a
+ * group's A stays in L1 while the blocks stream past. pf (or NULL): what
+ * to fetch meanwhile (rt_mk_pf). */
 void rt_cube_gemm_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const void *b, int bh,
                       size_t brow, size_t nbstride, int64_t nblocks, float *c, size_t cstride, int first,
-                      const rt_mk_out *out);
+                      const rt_mk_out *out, const rt_mk_pf *pf);
 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 void rt_wino_fz_tile_avx512(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 #endif

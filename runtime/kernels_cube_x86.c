@@ -48,6 +48,10 @@
  * and is only reached through rt_cpu() (cpu.c) when the CPU has all three;
  * the ZMM micro-kernels carry the AVX512 target and are called only when
  * rt_cpu()->avx512 says the host has AVX-512F and DQ.
+ * The MATMUL tile (kernels_matmul_x86.c) runs its chunks through
+ * rt_cube_gemm_x86 here: the same kernels, and on AVX-512 hosts a 12-row
+ * one of its own (mkr: its rows are evenly spaced, so four pointers reach
+ * them), which loads each B row once for twice the FMAs.
  */
 #include "runtime/kernels.h"
 
@@ -520,6 +524,71 @@ MK_INSTANCE(mkw_one_h, AVX512, mkw, 1, 1)
 MK_INSTANCE(mkw_pair_f, AVX512, mkw, 2, 0)
 MK_INSTANCE(mkw_one_f, AVX512, mkw, 1, 0)
 
+/* The MATMUL tile's ZMM kernel (rt_cube_gemm_x86): R <= MR_MM rows of A,
+ * evenly spaced lda floats apart, x NB <= 2 n blocks: 2 * R accumulators;
+ * per k step NB B loads and R broadcasts feed R * NB FMAs, so a B row
+ * loaded (and converted) serves twice as many FMAs as in mkw's 6 rows. Row
+ * r is read through one of four pointers three rows apart, at (r % 3) *
+ * lda floats from it: lda and 2 * lda sit in index registers, so the
+ * twelve rows cost four pointers. Sums, write-back and e[] as in mkw. */
+enum { MR_MM = 12 };
+#define MR_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+AVX512_INLINE void mkr(const int R, const int NB, const int BH, const float *a, size_t lda, size_t klen,
+                       const void *b, size_t brow, size_t bstep, float *c, size_t cstride, int first,
+                       const epi *e, size_t yrow) {
+  const __m512 bias0 = _mm512_loadu_ps(e[0].bias), bias1 = NB > 1 ? _mm512_loadu_ps(e[NB - 1].bias) : bias0;
+  float *c1 = c + (NB > 1 ? cstride : 0);
+#define MR_DECL(r) __m512 x##r##a = bias0, x##r##b = bias1;
+  MR_ROWS(MR_DECL)
+#define MR_LOAD(r)                                                                                           \
+  if (R > r && !first)                                                                                       \
+    x##r##a = _mm512_loadu_ps(c + r * C0), x##r##b = NB > 1 ? _mm512_loadu_ps(c1 + r * C0) : x##r##b;
+  MR_ROWS(MR_LOAD)
+  const float *p0 = a, *p1 = a + 3 * lda, *p2 = a + 6 * lda, *p3 = a + 9 * lda;
+  const uint8_t *bs = (const uint8_t *)b;
+  for (size_t k = 0; k < klen; k++, bs += brow, p0++, p1++, p2++, p3++) {
+    const __m512 b0 = ld16h(bs, BH, 0), b1 = NB > 1 ? ld16h(bs + bstep, BH, 0) : b0;
+    __m512 av;
+#define MR_A(r) ((r) < 3 ? p0 : (r) < 6 ? p1 : (r) < 9 ? p2 : p3)[((r) % 3) * lda]
+#define MR_FMA(r)                                                                                            \
+  if (R > r) {                                                                                               \
+    av = _mm512_set1_ps(MR_A(r));                                                                            \
+    x##r##a = _mm512_fmadd_ps(av, b0, x##r##a);                                                              \
+    if (NB > 1) x##r##b = _mm512_fmadd_ps(av, b1, x##r##b);                                                  \
+  }
+    MR_ROWS(MR_FMA)
+  }
+  if (!e[0].y) {
+#define MR_STORE(r)                                                                                          \
+  if (R > r) {                                                                                               \
+    _mm512_storeu_ps(c + r * C0, x##r##a);                                                                   \
+    if (NB > 1) _mm512_storeu_ps(c1 + r * C0, x##r##b);                                                      \
+  }
+    MR_ROWS(MR_STORE)
+    return;
+  }
+  const epi_w w0 = epi_w_of(&e[0]), w1 = NB > 1 ? epi_w_of(&e[1]) : w0;
+#define MR_EPI(r)                                                                                            \
+  if (R > r) {                                                                                               \
+    epi16(x##r##a, &w0, yrow + r);                                                                           \
+    if (NB > 1) epi16(x##r##b, &w1, yrow + r);                                                               \
+  }
+  MR_ROWS(MR_EPI)
+}
+
+/* The instances: MR_MM rows, B in f16 (_h) or f32 (_f), pairs of blocks and single ones. */
+typedef void mkr_fn(const float *a, size_t lda, size_t klen, const void *b, size_t brow, size_t bstep,
+                    float *c, size_t cstride, int first, const epi *e, size_t yrow);
+#define MKR_INSTANCE(NAME, NB, BH)                                                                           \
+  static AVX512 void NAME(const float *a, size_t lda, size_t klen, const void *b, size_t brow, size_t bstep, \
+                          float *c, size_t cstride, int first, const epi *e, size_t yrow) {                  \
+    mkr(MR_MM, NB, BH, a, lda, klen, b, brow, bstep, c, cstride, first, e, yrow);                            \
+  }
+MKR_INSTANCE(mkr_pair_h, 2, 1)
+MKR_INSTANCE(mkr_one_h, 1, 1)
+MKR_INSTANCE(mkr_pair_f, 2, 0)
+MKR_INSTANCE(mkr_one_f, 1, 0)
+
 /* One group of rows <= MR pixels (A base a) against nbn n blocks whose B
  * bases are b + nb * kw->nbstride bytes: pairs of blocks through the ZMM
  * kernel on AVX-512 hosts, else one block at a time through the YMM one. */
@@ -559,11 +628,29 @@ AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t kl
   }
 }
 
+/* Lines [lo, hi) of the runs pf names (each run's lines in order, then the
+ * next run's), fetched into the cache. */
+static AVX2 void prefetch_lines(const rt_mk_pf *pf, size_t lo, size_t hi) {
+  const size_t per = (pf->bytes + 63) / 64; /* lines a run */
+  if (lo >= hi) return;
+  const char *run = (const char *)pf->b + (lo / per) * pf->nbstride;
+  for (size_t i = lo, line = lo % per; i < hi; i++) {
+    _mm_prefetch(run + line * 64, _MM_HINT_T1);
+    if (++line == per) line = 0, run += pf->nbstride;
+  }
+}
+
 /* The MATMUL tile's GEMM (kernels_matmul_x86.c, kernels.h): row groups
- * of A against n blocks of B read in place, with the write-back of out[]. */
+ * of A against n blocks of B read in place, with the write-back of out[].
+ * Before each row group, its share of pf's lines (a B panel read from
+ * memory would otherwise stall the first row group that touches it). */
 AVX2 void rt_cube_gemm_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const void *b, int bh,
                            size_t brow, size_t nbstride, int64_t nblocks, float *c, size_t cstride, int first,
-                           const rt_mk_out *out) {
+                           const rt_mk_out *out, const rt_mk_pf *pf) {
+  const int wide = rt_cpu()->avx512;
+  const size_t groups = (size_t)(rt_ceil_div(mrows, wide ? MR_MM : MR) * rt_ceil_div(nblocks, MAX_NB));
+  const size_t lines = pf ? (size_t)pf->nblocks * ((pf->bytes + 63) / 64) : 0;
+  size_t group = 0;
   kwalk kw;
   kw.n = 1, kw.bh = bh, kw.brow = brow, kw.nbstride = nbstride, kw.aoff[0] = 0, kw.boff[0] = 0,
   kw.len[0] = (int)klen;
@@ -581,10 +668,26 @@ AVX2 void rt_cube_gemm_x86(const float *a, size_t lda, int64_t mrows, size_t kle
       x->y = o->y, x->res = o->res, x->ystride = o->ystride, x->rstride = o->rstride;
     }
     const void *bc = (const uint8_t *)b + (size_t)nbc * nbstride;
-    for (int64_t m = 0, rows; m < mrows; m += rows) {
+    for (int64_t m = 0, rows; m < mrows; m += rows, group++) {
+      /* this row group's share of pf's lines, in slices between its calls */
+      const size_t lo = group < groups ? lines * group / groups : 0;
+      const size_t span = group < groups ? lines * (group + 1) / groups - lo : 0;
+      float *cm = c + nbc * (int64_t)cstride + m * C0;
+      if (wide && mrows - m >= MR_MM) { /* 12 rows against pairs of blocks */
+        const size_t pairs = (size_t)(nbn + 1) / 2;
+        rows = MR_MM;
+        for (int64_t nb = 0; nb < nbn; nb += 2) {
+          const size_t p = (size_t)nb / 2;
+          if (span) prefetch_lines(pf, lo + span * p / pairs, lo + span * (p + 1) / pairs);
+          mkr_fn *f = nbn - nb > 1 ? (bh ? mkr_pair_h : mkr_pair_f) : (bh ? mkr_one_h : mkr_one_f);
+          f(a + (size_t)m * lda, lda, klen, (const uint8_t *)bc + (size_t)nb * nbstride, brow, nbstride,
+            cm + nb * (int64_t)cstride, cstride, first, &e[nb], (size_t)m);
+        }
+        continue;
+      }
       rows = mk_group_rows(mrows - m);
-      mk_group((int)rows, &kw, a + (size_t)m * lda, bc, roff, nbn, c + nbc * (int64_t)cstride + m * C0,
-               cstride, first, e, (size_t)m);
+      if (span) prefetch_lines(pf, lo, lo + span);
+      mk_group((int)rows, &kw, a + (size_t)m * lda, bc, roff, nbn, cm, cstride, first, e, (size_t)m);
     }
   }
 }

@@ -1,18 +1,27 @@
 /* kernels_matmul_x86.c - the MATMUL tile on AVX2 + FMA + F16C hosts.
  *
  * Same tiles and K chunks as the portable tile in kernels_matmul.c
- * (kernels_matmul.h describes them), computed by the CONV2D tile's cube
- * micro-kernel (kernels_cube_x86.c, rt_cube_gemm_x86: 6 rows x 2 n blocks
- * on ZMM registers on AVX-512 hosts, 6 rows x 1 block on YMM ones):
+ * (kernels_matmul.h describes them), computed by the cube micro-kernels
+ * of kernels_cube_x86.c (rt_cube_gemm_x86: on AVX-512 hosts 12 rows x 2 n
+ * blocks on ZMM registers, the last rows through the CONV2D tile's 6-row
+ * kernel; 6 rows x 1 block on YMM ones):
  *   A  an f32 A whose rows run along K (trans_a = 0) is read in place;
- *      otherwise the chunk's rows of op(A) are staged into L0A as f32 [m][k]
- *      (fp16 converted 8 lanes at a time with vcvtph2ps; a transposed A is
- *      read along its contiguous M axis), times alpha;
+ *      otherwise op(A)'s rows are staged as f32 times alpha (fp16
+ *      converted 8 lanes at a time with vcvtph2ps; a transposed A is read
+ *      along its contiguous M axis): the tile's rows over the whole K into
+ *      the core's L1 when they fit there, once for every n tile the core
+ *      runs on the same rows (rt_l1_holds: the run loop goes along N
+ *      first), else each chunk's rows into L0A as [m][k];
  *   B  a FRACTAL_NZ B (constant weights, types.h) is read in place: each n
  *      block's chunk is klen consecutive rows of 16 lanes, f16 converted in
  *      registers as the micro-kernel goes, as the convolution reads
  *      FRACTAL_Z; an ND B (computed at run time) is packed into L0B as the
- *      same panels [n block][k][16] in its own dtype, columns past N zero;
+ *      same panels [n block][k][16] in its own dtype, columns past N zero.
+ *      The weights do not fit any cache, so each panel comes from memory
+ *      once per run: while a chunk is computed, the panel the core reads
+ *      next (the next chunk, or the next tile's first) is fetched into the
+ *      cache a slice per row group (next_panel, rt_mk_pf), instead of the
+ *      first row group waiting for each line of it;
  *   write-back  on the last chunk, straight from the registers for every
  *      whole n block: + bias (the sums start from it), + c (when it runs
  *      along N and beta is 1), relu / clip, f16 stores with vcvtps2ph
@@ -34,15 +43,15 @@
 
 enum { NB_STEP = 16 }; /* n blocks per micro-kernel call (the write-backs of one call) */
 
-/* L0A[m][k] = alpha * op(A)[m0 + m][kc + k] for m < rows, k < klen. */
+/* l0a[m * lda + k] = alpha * op(A)[m0 + m][kc + k] for m < rows, k < klen. */
 static AVX2 void stage_a(const rt_mm_geom *g, int64_t oa, int64_t m0, int64_t rows, int64_t kc, int64_t klen,
-                         float *l0a) {
+                         size_t lda, float *l0a) {
   const int f16 = g->a->dtype == DT_FLOAT16;
   const __m256 alpha = _mm256_set1_ps(g->alpha);
   if (g->a_sk == 1) {
     for (int64_t m = 0; m < rows; m++) {
       const size_t i0 = (size_t)(oa + (m0 + m) * g->a_sm + kc);
-      float *dst = l0a + m * klen;
+      float *dst = l0a + (size_t)m * lda;
       int64_t j = 0;
       for (; j + 8 <= klen; j += 8)
         _mm256_storeu_ps(dst + j, _mm256_mul_ps(ld8h(g->ad, f16, i0 + (size_t)j), alpha));
@@ -54,7 +63,7 @@ static AVX2 void stage_a(const rt_mm_geom *g, int64_t oa, int64_t m0, int64_t ro
   for (int64_t k = 0; k < klen; k++) { /* trans_a: M is the contiguous axis */
     const size_t base = (size_t)(oa + m0 * g->a_sm + (kc + k) * g->a_sk);
     float *dst = l0a + k;
-    for (int64_t m = 0; m < rows; m++, dst += klen)
+    for (int64_t m = 0; m < rows; m++, dst += lda)
       *dst = g->alpha * rt_get(g->ad, (int)g->a->dtype, base + (size_t)(m * g->a_sm));
   }
 }
@@ -102,6 +111,30 @@ static AVX2 void stage_b(const rt_mm_geom *g, int64_t ob, int64_t n0, int64_t co
     }
 }
 
+/* The FRACTAL_NZ B panel this core reads after chunk kc of tile (bt, mt,
+ * nt): the tile's next chunk, else the first chunk of the next tile in the
+ * run loop's order (rt_matmul_run); 0 after the last tile. */
+static int next_panel(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, int64_t kc, rt_mk_pf *pf) {
+  if (kc + g->tk < g->k) {
+    kc += g->tk;
+  } else {
+    kc = 0;
+    if (++nt == g->ntiles) nt = 0, mt++;
+    if (mt == g->mtiles) mt = 0, bt++;
+    if (bt == g->batch) return 0;
+  }
+  int64_t oa, ob, oc;
+  rt_mm_batch_offsets(g, bt, &oa, &ob, &oc);
+  const size_t es = dtype_size((int)g->b->dtype);
+  const int64_t n0 = nt * g->tn, cols = g->n - n0 < g->tn ? g->n - n0 : g->tn;
+  const int64_t klen = g->k - kc < g->tk ? g->k - kc : g->tk;
+  *pf = (rt_mk_pf){.b = (const uint8_t *)g->bd + (size_t)(ob + ((n0 / C0) * g->k16 + kc) * C0) * es,
+                   .bytes = (size_t)(klen * C0) * es,
+                   .nbstride = (size_t)(g->k16 * C0) * es,
+                   .nblocks = rt_ceil_div(cols, C0)};
+  return 1;
+}
+
 AVX2 void rt_matmul_tile_x86(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, rt_core *core) {
   float *l0a = (float *)core->l0a, *l0c = (float *)core->l0c;
   const int64_t m0 = mt * g->tm, rows = g->m - m0 < g->tm ? g->m - m0 : g->tm;
@@ -120,6 +153,14 @@ AVX2 void rt_matmul_tile_x86(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_
     const int64_t n = n0 + (nblocks - 1) * C0 + j;
     bias_tail[j] = g->biasd && n < g->n ? g->biasd[n] : 0.0f;
   }
+  /* A staged whole (every K chunk) in L1 when it fits, once for all the n
+   * tiles this core runs on the same rows; rows an odd number of 64-byte
+   * lines (16 floats) apart, so that a row group's rows fall in different
+   * cache sets. */
+  const size_t lda_l1 = (size_t)(g->k16 % (2 * C0) ? g->k16 : g->k16 + C0);
+  const int a_l1 = !a_in_place && (uint64_t)rows * lda_l1 * sizeof(float) <= core->l1_bytes;
+  if (a_l1 && !rt_l1_holds(core, g->ad, bt, mt, g->tm))
+    stage_a(g, oa, m0, rows, 0, g->k, lda_l1, (float *)core->l1);
   for (int64_t kc = 0; kc < g->k; kc += g->tk) {
     const int64_t klen = g->k - kc < g->tk ? g->k - kc : g->tk;
     const int first = kc == 0, last = kc + klen >= g->k;
@@ -127,10 +168,14 @@ AVX2 void rt_matmul_tile_x86(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_
     size_t lda = (size_t)klen;
     if (a_in_place)
       a = (const float *)g->ad + oa + m0 * g->a_sm + kc, lda = (size_t)g->a_sm;
+    else if (a_l1)
+      a = (const float *)core->l1 + kc, lda = lda_l1;
     else
-      stage_a(g, oa, m0, rows, kc, klen, l0a);
+      stage_a(g, oa, m0, rows, kc, klen, (size_t)klen, l0a);
     const void *b;
     size_t nbstride;
+    rt_mk_pf pf;
+    const int fetch = g->bnz && next_panel(g, bt, mt, nt, kc, &pf);
     if (g->bnz) {
       b = (const uint8_t *)g->bd + (size_t)(ob + ((n0 / C0) * g->k16 + kc) * C0) * es;
       nbstride = (size_t)(g->k16 * C0) * es;
@@ -162,12 +207,13 @@ AVX2 void rt_matmul_tile_x86(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_
       }
       const uint8_t *bs = (const uint8_t *)b + (size_t)nbc * nbstride;
       float *cc = l0c + (size_t)nbc * cstride;
+      const rt_mk_pf *p = fetch && nbc == 0 ? &pf : NULL; /* fetched over the first step's row groups */
       if (nwb)
         rt_cube_gemm_x86(a, lda, rows, (size_t)klen, bs, es == 2, C0 * es, nbstride, nwb, cc, cstride, first,
-                         out);
+                         out, p);
       if (nwb < nbn)
         rt_cube_gemm_x86(a, lda, rows, (size_t)klen, bs + (size_t)nwb * nbstride, es == 2, C0 * es, nbstride,
-                         nbn - nwb, cc + (size_t)nwb * cstride, cstride, first, out + nwb);
+                         nbn - nwb, cc + (size_t)nwb * cstride, cstride, first, out + nwb, nwb ? NULL : p);
     }
   }
   if (ndirect < nblocks) /* the blocks left in L0C (their sums hold the bias) */

@@ -12,9 +12,13 @@
  * batch), a bias [N], and batch dims folded into the rows (fold, a shared
  * B: torch's [64,1,256] x [256,768] in-projection among them). Each case runs
  * through the task's run function (the path rt_cpu() chose; ctest runs this
- * file again with OMRT_PORTABLE=1 and with OMRT_AVX512=0) and, directly,
- * through the portable tile and, when the host has AVX2/FMA/F16C, the x86
- * tile. The reference is an independent double-precision loop over the
+ * file again with OMRT_PORTABLE=1 and with OMRT_AVX512=0; numbered as a
+ * task run, so that a core's later tiles find their A rows staged in L1)
+ * and, directly, through the portable tile and, when the host has
+ * AVX2/FMA/F16C, the x86 tile, with the core's L1 (A staged whole there)
+ * and without (A staged per K chunk in L0A). Tiles of 12 rows or more run
+ * the AVX-512 hosts' 12-row MATMUL kernel, on pairs of n blocks and on an
+ * odd last block. The reference is an independent double-precision loop over the
  * ONNX definition with numpy broadcasting. Operands are generated
  * representable in their dtype, so an f16 case's only error is f32
  * summation plus the final rounding to y's dtype.
@@ -322,13 +326,19 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
   if (bdata != c.data[OM_MATMUL_T_B] && bdata != c.b_nd) free(bdata);
 
   size_t l0a = 2 * (size_t)c.def.l0a_bytes, l0b = 2 * (size_t)c.def.l0b_bytes, l0c = c.def.l0c_bytes;
-  rt_core core = {.l0a = aligned_alloc(64, l0a),
+  size_t l1 = c.def.l1_bytes;
+  static uint64_t runs; /* a task run number per case, as the executor numbers them (rt_l1_holds) */
+  rt_core core = {.l1 = aligned_alloc(64, l1),
+                  .l0a = aligned_alloc(64, l0a),
                   .l0b = aligned_alloc(64, l0b),
                   .l0c = aligned_alloc(64, l0c),
+                  .l1_bytes = l1,
                   .l0a_bytes = l0a,
                   .l0b_bytes = l0b,
-                  .l0c_bytes = l0c};
-  /* the task's run function, block by block (the path rt_cpu() chose) */
+                  .l0c_bytes = l0c,
+                  .run = ++runs};
+  /* the task's run function, block by block (the path rt_cpu() chose; a
+   * core's blocks after the first may find their A rows staged in L1) */
   rt_args a;
   memset(&a, 0, sizeof a);
   for (int s = 0; s < OM_MATMUL_NTENSORS; s++)
@@ -336,7 +346,8 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
   for (uint32_t b = bd; b-- > 0;)
     rt_kernels[OM_TASK_MATMUL].run(&c.task, &a, b, &core);
   CHECK(compare(&c, ref, scale, what, rt_cpu()->name));
-  /* each path's tile directly */
+  /* each path's tile directly (outside a task run: nothing kept in L1) */
+  core.run = 0;
   memset(c.data[OM_MATMUL_T_Y], 0x7f, (size_t)c.t[OM_MATMUL_T_Y].bytes);
   run_tile(rt_matmul_tile, &c, &core);
   CHECK(compare(&c, ref, scale, what, "portable tile"));
@@ -345,9 +356,14 @@ static void one_case(const spec *sp, int opdt, int cdt, int ydt, uint32_t bd) {
     memset(c.data[OM_MATMUL_T_Y], 0x7f, (size_t)c.t[OM_MATMUL_T_Y].bytes);
     run_tile(rt_matmul_tile_x86, &c, &core);
     CHECK(compare(&c, ref, scale, what, "x86 tile"));
+    /* and with no L1: A staged a K chunk at a time in L0A */
+    core.l1_bytes = 0;
+    memset(c.data[OM_MATMUL_T_Y], 0x7f, (size_t)c.t[OM_MATMUL_T_Y].bytes);
+    run_tile(rt_matmul_tile_x86, &c, &core);
+    CHECK(compare(&c, ref, scale, what, "x86 tile, A staged per chunk"));
   }
 #endif
-  free(core.l0a), free(core.l0b), free(core.l0c);
+  free(core.l1), free(core.l0a), free(core.l0b), free(core.l0c);
   free(ref), free(scale);
   mc_free(&c);
 }
