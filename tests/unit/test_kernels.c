@@ -383,7 +383,8 @@ static void test_conv2d(void) {
 
 /* Dilated windows on small maps, whose outer taps read only padding for
  * whole tiles (DeepLab's ASPP): the tiles skip those taps
- * (rt_conv_tap_dead). Against the reference, for dilations 1 .. 8, strides,
+ * (rt_conv_tap_dead), the x86 tiles also per group of pixels of their
+ * micro-kernel. Against the reference, for dilations 1 .. 8, strides,
  * pads as large as the image, odd channels (img2col) and whole blocks (the
  * direct path), chunks left with no live tap; and bit for bit against tiles
  * of the whole image, which skip less (a skipped tap only added zeros). */
@@ -398,6 +399,13 @@ static void test_conv_dead_taps(void) {
       {1, 16, 4, 5, 16, 5, 5, 1, 1, 6, 6, 6, 6, 2, 2, 16, 1, 7, 2, F16, F16, 0, 1, F16, OM_ACT_RELU, 0, 0},
       {1, 24, 3, 4, 40, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 16, 3, 9, 1, F32, F32, 1, 1, F32, 0, 0, 0},
       {1, 48, 10, 10, 32, 3, 3, 1, 1, 7, 7, 7, 7, 7, 7, 16, 2, 36, 3, F16, F16, 1, 0, F16, 0, 0, 0},
+      /* ASPP's rates 12 and 24 on a 32x32 map, tiles of 8 rows: taps dead for some pixel groups of a tile
+       * only (groups kept within rows: the first or last 12 pixels of each row read padding through a
+       * column of taps); whole blocks (the direct path) and odd channels (img2col) */
+      {1, 32, 32, 32, 24, 3, 3, 1, 1, 12, 12, 12, 12, 12, 12, 256, 2, 5, 4, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {1, 20, 32, 32, 17, 3, 3, 1, 1, 24, 24, 24, 24, 24, 24, 256, 2, 4, 4, F32, F32, 1, 0, F32, 0, 0, 0},
+      /* strides 2 with 7 columns of padding at each end of a row (17 outputs), pads unequal */
+      {1, 17, 20, 21, 16, 3, 3, 2, 2, 9, 14, 8, 14, 8, 8, 64, 1, 3, 3, F16, F32, 1, 0, F16, 0, 0, 0},
   };
   /* clang-format on */
   const size_t ncases = sizeof cases / sizeof *cases;
