@@ -240,7 +240,7 @@ typedef struct rt_conv_geom {
   int algo;                           /* om_conv_algo (OM_CONV_P_ALGORITHM) */
   int xnd;          /* x is ND [N, Cin, H, W] (Cin <= 4, an RGB stem reading the model input in place) */
   int xr16;         /* round x to fp16 as it is staged (x f32, w f16: what TRANSDATA would have done) */
-  int64_t wth, wtw; /* OM_CONV_WINO_F43_FZ: 4x4 output tiles per column, per row */
+  int64_t wth, wtw; /* OM_CONV_WINO_F43_FZ: 4x4 output tiles per column, per row (wino_f43_tiles) */
   rt_conv_params p;
 } rt_conv_geom;
 
@@ -294,6 +294,15 @@ static inline int rt_conv_tap_dead(const rt_conv_geom *g, int64_t m0, int64_t mr
   const int64_t tap = kf % ((int64_t)g->p.kh * g->p.kw);
   const rt_conv_span s = rt_conv_span_of(g, m0, mrows);
   return rt_conv_off_dead(g, &s, (tap / g->p.kw) * g->p.dh - g->p.pt, (tap % g->p.kw) * g->p.dw - g->p.pl);
+}
+
+/* The first output row (or column) of Winograd tile row th (column) of a
+ * grid of `tiles` along an output dim with dilation d (wino_f43_tiles:
+ * tiles / d per phase, phase after phase); the tile's 4 rows are d apart
+ * and its 6x6 input patch starts at that row - pad, its rows d apart. */
+static inline int64_t rt_wino_origin(int64_t th, int64_t tiles, int64_t d) {
+  const int64_t per_phase = tiles / d;
+  return th / per_phase + d * 4 * (th % per_phase);
 }
 
 /* Channel c of pixel (ih, iw) of image img of an ND (NCHW) stem input, as
