@@ -150,10 +150,13 @@ enum {
  *   L0B >= tile_k*16 * 16 * 4              (a chunk's fractals of one n block)
  *   algorithm (om_conv_algo). OM_CONV_DIRECT: all of the above.
  *   OM_CONV_WINO_F43_FZ, Winograd F(4x4,3x3) (docs/om-format.md): only
- *   for kh = kw = 3, strides 1, dilations 1; w FRACTAL_Z in x's dtype, as
- *   for OM_CONV_DIRECT. The output of an image is covered by TH x TW
- *   tiles of 4x4 pixels (TH = ceil(Ho/4), TW = ceil(Wo/4), row-major;
- *   pixels past Ho, Wo are computed and dropped), tile_m counts those
+ *   for kh = kw = 3, strides 1, dilations at most Ho, Wo; w FRACTAL_Z in
+ *   x's dtype, as for OM_CONV_DIRECT. The output of an image is covered by
+ *   TH x TW tiles of 4x4 pixels (TH = ceil(Ho/4), TW = ceil(Wo/4), row-major;
+ *   pixels past Ho, Wo are computed and dropped; with dilations dh, dw:
+ *   TH = wino_f43_tiles(Ho, dh) (common/types.h), each phase of the rows
+ *   o % dh its own TH/dh tiles whose rows and input rows lie dh apart,
+ *   likewise the columns), tile_m counts those
  *   Winograd tiles, tile_n output channel blocks, tile_k input channel
  *   blocks (1..C1in): T = N * ceil(TH*TW / tile_m) * ceil(C1out /
  *   tile_n), numbered as above. A task tile transforms its inputs once

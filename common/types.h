@@ -95,6 +95,17 @@ typedef enum layout {
 
 enum { WINO_F43_POINTS = 36 }; /* 6x6 transformed positions of F(4x4,3x3) */
 
+/* Winograd F(4x4,3x3) tiles along an output dim of `out` pixels for a
+ * dilation `dil` (CONV2D algorithm 2, om_tasks.h): the outputs o with the
+ * same o % dil (a phase) are an undilated convolution of every dil-th
+ * input, so each phase is covered by its own 4x4 tiles, ceil(ceil(out /
+ * dil) / 4) of them (the largest phase's count; a shorter phase's last
+ * pixels are computed and dropped), phase after phase: dil times that.
+ * Dilation 1 is the plain ceil(out / 4). */
+static inline int64_t wino_f43_tiles(int64_t out, int64_t dil) {
+  return dil * (((out + dil - 1) / dil + 3) / 4);
+}
+
 enum { C0 = 16 };      /* channel block of NC1HWC0 and the cube's fractal edge */
 enum { MAX_RANK = 8 }; /* the largest rank anything in the project accepts */
 

@@ -2,12 +2,19 @@
  * (called by tiling.c).
  *
  * Eligible: a group-1 Conv with constant FRACTAL_Z weights, a 3x3 kernel,
- * strides 1 and dilations 1, at least 16 input channels (Winograd
+ * strides 1, at least 16 input channels (Winograd
  * multiplies 36/16 x the padded channels per output, direct 9 x the real
  * ones, so fewer channels gain little or lose), whose best Winograd tiling
  * (below) costs less than the direct convolution's 9 x Ho x Wo multiply-
  * accumulates per input and output channel. Small outputs decide it: a 7x7
  * or 8x8 output (4 tiles of 4x4) gains, a 6x6 one does not.
+ * A dilated kernel (a backbone run at output stride 8 or 16: DeepLab's
+ * layer3 and layer4, dilations 2 and 4) is an undilated one on each phase
+ * of its output (wino_f43_tiles): eligible when its phases take no more
+ * 4x4 tiles than the undilated grid would in each dim (32 rows at
+ * dilation 2 or 4: 8 either way), so that no tile is mostly dropped
+ * pixels; ASPP's rates 12 and 24 on a 32x32 map (12 and 24 tiles for 8)
+ * stay direct, where the tile skips the taps that read padding.
  * Both precisions qualify: the transforms and the GEMMs run in f32, so under
  * force_fp16 the only fp16 roundings are those of the stored activations
  * and weights, as on the direct path.
@@ -55,7 +62,10 @@ static int eligible(const ir_graph *g, const ir_node *n) {
   int64_t s[2] = {1, 1}, dl[2] = {1, 1};
   ir_attr_ints(n, "strides", s, 2);
   ir_attr_ints(n, "dilations", dl, 2);
-  return s[0] == 1 && s[1] == 1 && dl[0] == 1 && dl[1] == 1 && y->dims[2] > 0 && y->dims[3] > 0;
+  if (s[0] != 1 || s[1] != 1 || y->dims[2] < 1 || y->dims[3] < 1) return 0;
+  for (int j = 0; j < 2; j++)
+    if (dl[j] < 1 || wino_f43_tiles(y->dims[2 + j], dl[j]) > wino_f43_tiles(y->dims[2 + j], 1)) return 0;
+  return 1;
 }
 
 typedef struct wino_tiles {
@@ -69,7 +79,9 @@ static wino_tiles choose(const soc_info *soc, const ir_node *n) {
   const ir_value *x = n->in[0], *y = n->out[0];
   const uint64_t c1 = ceil_div((uint64_t)x->dims[1], C0), k = c1 * C0;
   const uint64_t n1 = ceil_div((uint64_t)y->dims[1], C0), images = (uint64_t)y->dims[0];
-  const uint64_t wt = ceil_div((uint64_t)y->dims[2], 4) * ceil_div((uint64_t)y->dims[3], 4);
+  int64_t dl[2] = {1, 1};
+  ir_attr_ints(n, "dilations", dl, 2);
+  const uint64_t wt = (uint64_t)(wino_f43_tiles(y->dims[2], dl[0]) * wino_f43_tiles(y->dims[3], dl[1]));
   const uint64_t pts = WINO_F43_POINTS, cores = (uint64_t)soc->ai_cores;
   wino_tiles best = {0, 0, 0, 0, 0};
   const uint64_t ub_rows = soc->ub_bytes / (pts * C0 * 4); /* rows of 16 f32 per position in UB */

@@ -163,8 +163,19 @@ void rt_epi_conv_tile(const rt_vplan *p, const om_task *task, const rt_args *arg
     return;
   }
   /* Winograd: tiles [t0, t1) of the TH x TW grid, row-major; a run of them
-   * in one tile row covers 4 pixel rows x a column range. */
+   * in one tile row covers 4 pixel rows x a column range. A dilated tile's
+   * pixels lie dilation apart (rt_wino_origin): pixel by pixel. */
   int64_t t0 = mt * g->tm, t1 = t0 + g->tm < g->wth * g->wtw ? t0 + g->tm : g->wth * g->wtw;
+  if (g->p.dh > 1 || g->p.dw > 1) {
+    for (int64_t t = t0; t < t1; t++) {
+      const int64_t oh0 = rt_wino_origin(t / g->wtw, g->wth, g->p.dh);
+      const int64_t ow0 = rt_wino_origin(t % g->wtw, g->wtw, g->p.dw);
+      for (int64_t r = oh0; r < oh0 + 4 * g->p.dh && r < g->ho; r += g->p.dh)
+        for (int64_t c = ow0; c < ow0 + 4 * g->p.dw && c < g->wo; c += g->p.dw)
+          rt_epi_pixels(p, task, args, img, r * g->wo + c, r * g->wo + c + 1, nb0, nb1, core);
+    }
+    return;
+  }
   for (int64_t t = t0; t < t1;) {
     int64_t th = t / g->wtw, tw0 = t % g->wtw, tw1 = tw0 + (t1 - t) < g->wtw ? tw0 + (t1 - t) : g->wtw;
     int64_t c0 = 4 * tw0, c1 = 4 * tw1 < g->wo ? 4 * tw1 : g->wo;

@@ -240,7 +240,7 @@ typedef struct rt_conv_geom {
   int algo;                           /* om_conv_algo (OM_CONV_P_ALGORITHM) */
   int xnd;          /* x is ND [N, Cin, H, W] (Cin <= 4, an RGB stem reading the model input in place) */
   int xr16;         /* round x to fp16 as it is staged (x f32, w f16: what TRANSDATA would have done) */
-  int64_t wth, wtw; /* OM_CONV_WINO_F43_FZ: 4x4 output tiles per column, per row */
+  int64_t wth, wtw; /* OM_CONV_WINO_F43_FZ: 4x4 output tiles per column, per row (wino_f43_tiles) */
   rt_conv_params p;
 } rt_conv_geom;
 
@@ -262,6 +262,26 @@ static inline int64_t rt_conv_plane(const rt_conv_geom *g, int64_t img, int64_t 
   return id < 0 || id >= g->d ? -1 : ((n * g->d + id) * g->c1 + c) * g->h * g->w_;
 }
 
+/* Output pixels m0 .. m0+mrows-1 of one image as the window sees them: their
+ * first and last output row, and their first and last column (all columns
+ * when they span more than one row), each times its stride. */
+typedef struct rt_conv_span {
+  int64_t ih0, ih1, iw0, iw1; /* oh0 * stride_h, oh1 * stride_h, ow0 * stride_w, ow1 * stride_w */
+} rt_conv_span;
+
+static inline rt_conv_span rt_conv_span_of(const rt_conv_geom *g, int64_t m0, int64_t mrows) {
+  const int64_t oh0 = m0 / g->wo, oh1 = (m0 + mrows - 1) / g->wo;
+  const int64_t ow0 = oh0 == oh1 ? m0 % g->wo : 0, ow1 = oh0 == oh1 ? (m0 + mrows - 1) % g->wo : g->wo - 1;
+  return (rt_conv_span){oh0 * g->p.sh, oh1 * g->p.sh, ow0 * g->p.sw, ow1 * g->p.sw};
+}
+
+/* Whether a tap reading input offsets (dy, dx) from a pixel's strided
+ * position (row * stride_h + dy: dy = kernel row * dilation - pad_top,
+ * likewise dx) reads only padding for the pixels of span s. */
+static inline int rt_conv_off_dead(const rt_conv_geom *g, const rt_conv_span *s, int64_t dy, int64_t dx) {
+  return s->ih1 + dy < 0 || s->ih0 + dy >= g->h || s->iw1 + dx < 0 || s->iw0 + dx >= g->w_;
+}
+
 /* Whether fractal kf reads only padding for output pixels m0 .. m0+mrows-1
  * of one image: its tap's input row lies outside [0, H) for every output
  * row of the pixels, or its input column outside [0, W) for every output
@@ -272,11 +292,17 @@ static inline int64_t rt_conv_plane(const rt_conv_geom *g, int64_t img, int64_t 
  * ASPP) reads padding through its outer taps for whole tiles. */
 static inline int rt_conv_tap_dead(const rt_conv_geom *g, int64_t m0, int64_t mrows, int64_t kf) {
   const int64_t tap = kf % ((int64_t)g->p.kh * g->p.kw);
-  const int64_t dy = (tap / g->p.kw) * g->p.dh - g->p.pt, dx = (tap % g->p.kw) * g->p.dw - g->p.pl;
-  const int64_t oh0 = m0 / g->wo, oh1 = (m0 + mrows - 1) / g->wo;
-  const int64_t ow0 = oh0 == oh1 ? m0 % g->wo : 0, ow1 = oh0 == oh1 ? (m0 + mrows - 1) % g->wo : g->wo - 1;
-  return oh1 * g->p.sh + dy < 0 || oh0 * g->p.sh + dy >= g->h || ow1 * g->p.sw + dx < 0 ||
-         ow0 * g->p.sw + dx >= g->w_;
+  const rt_conv_span s = rt_conv_span_of(g, m0, mrows);
+  return rt_conv_off_dead(g, &s, (tap / g->p.kw) * g->p.dh - g->p.pt, (tap % g->p.kw) * g->p.dw - g->p.pl);
+}
+
+/* The first output row (or column) of Winograd tile row th (column) of a
+ * grid of `tiles` along an output dim with dilation d (wino_f43_tiles:
+ * tiles / d per phase, phase after phase); the tile's 4 rows are d apart
+ * and its 6x6 input patch starts at that row - pad, its rows d apart. */
+static inline int64_t rt_wino_origin(int64_t th, int64_t tiles, int64_t d) {
+  const int64_t per_phase = tiles / d;
+  return th / per_phase + d * 4 * (th % per_phase);
 }
 
 /* Channel c of pixel (ih, iw) of image img of an ND (NCHW) stem input, as

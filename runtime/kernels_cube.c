@@ -40,6 +40,7 @@ static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) 
   const om_tensor *x = a->desc[OM_CONV_T_X], *w = a->desc[OM_CONV_T_W], *y = a->desc[OM_CONV_T_Y];
   const int c3 = task->kind == OM_TASK_CONV3D, o = c3; /* CONV3D: H, W at dims[3], dims[4] */
   const int32_t *q = task->params;
+  const int wino = !c3 && q[OM_CONV_P_ALGORITHM] == OM_CONV_WINO_F43_FZ;
   *g = (conv_geom){.x = x,
                    .w = w,
                    .bias = a->desc[OM_CONV_T_BIAS],
@@ -69,8 +70,8 @@ static void conv_geom_init(const om_task *task, const rt_args *a, conv_geom *g) 
                    .tn = q[OM_CONV_P_TILE_N],
                    .tk = q[OM_CONV_P_TILE_K],
                    .algo = c3 ? OM_CONV_DIRECT : q[OM_CONV_P_ALGORITHM],
-                   .wth = rt_ceil_div(y->dims[2 + o], 4),
-                   .wtw = rt_ceil_div(y->dims[3 + o], 4)};
+                   .wth = wino ? wino_f43_tiles(y->dims[2], q[OM_CONV_P_DILATION_H]) : 0,
+                   .wtw = wino ? wino_f43_tiles(y->dims[3], q[OM_CONV_P_DILATION_W]) : 0};
   rt_conv_params_read(task, &g->p);
   g->xsd = !c3 && q[OM_CONV_P_X_SCALE] == 1 ? a->data[OM_CONV_T_X_SCALE] : NULL;
   g->xnd = x->layout == LAYOUT_ND;

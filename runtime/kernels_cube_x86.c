@@ -24,6 +24,11 @@
  * (rt_conv_tap_dead: the outer taps of a dilated window on a small map) is
  * left out of the K walk and of the staging, on every path below but the
  * matrix-vector one; its products were all zeros, so the sums are the same.
+ * On the img2col and direct paths a convolution with padding also leaves
+ * out, per micro-kernel group of pixels, the fractals that read only
+ * padding for that group (kwalk_group, with groups kept within output rows
+ * when a row's first or last pixels read padding through a whole column of
+ * taps: the ASPP convs of DeepLab, whose tiles span whole rows).
  * K runs in the task's chunks of tile_k fractals (passes/tiling.c sizes them
  * for this kernel: a pass's weights, read in place, about the staged L0B's
  * bytes); a chunk's img2col rows go through L0A in groups of as many pixels
@@ -280,6 +285,7 @@ typedef struct kwalk {
   size_t nbstride; /* B bytes from one n block to the next */
   size_t aoff[MAX_CHUNK], boff[MAX_CHUNK];
   int len[MAX_CHUNK];
+  int32_t dy[MAX_CHUNK], dx[MAX_CHUNK]; /* a conv walk's tap offsets (rt_conv_off_dead), for kwalk_group */
 } kwalk;
 
 /* The walk over the kn fractals kf[0 .. kn-1] with B in place and A as
@@ -291,13 +297,59 @@ static const void *kwalk_weights(const rt_conv_geom *g, const int64_t *kf, int64
   const size_t brow = C0 * dtype_size((int)g->w->dtype), fb = C0 * brow; /* bytes of a B row, a fractal */
   kw->n = (size_t)kn, kw->bh = g->w->dtype == DT_FLOAT16, kw->brow = brow, kw->nbstride = fb;
   size_t col = 0;
+  const int64_t taps = (int64_t)g->p.kh * g->p.kw;
   for (int64_t kk = 0; kk < kn; kk++) {
+    const int64_t tap = kf[kk] % taps;
     kw->boff[kk] = (size_t)(kf[kk] * g->c1out) * fb;
     kw->len[kk] = rt_conv_k_lanes(g, kf[kk]);
     kw->aoff[kk] = col;
+    kw->dy[kk] = (int32_t)((tap / g->p.kw) * g->p.dh - g->p.pt);
+    kw->dx[kk] = (int32_t)((tap % g->p.kw) * g->p.dw - g->p.pl);
     col += (size_t)kw->len[kk];
   }
   return (const uint8_t *)g->wd + (size_t)nb0 * fb;
+}
+
+/* Skipping per pixel group. A tile's K walk keeps the taps that touch the
+ * image for some of its pixels; a group of up to MR of them (one
+ * micro-kernel call) may still read only padding through some of those: a
+ * 3x3 window of dilation 12 on a 32x32 map reads padding through its left
+ * column for the 12 first pixels of every row, through its top row for the
+ * 12 first rows. kwalk_group gives the micro-kernel only the segments that
+ * touch the image for the group (the others' products are 0 * w: the sums
+ * are the same bits). It pays when a tap is dead for whole groups, so
+ * tiles of convolutions with padding ask it (group_skip), and those whose
+ * left or right columns read padding for at least MR pixels of each row
+ * form their groups within output rows (group_rows), so that a group's
+ * columns are a run of one row, not a row's end and the next one's start. */
+static int group_skip(const rt_conv_geom *g) { return g->p.pt || g->p.pl || g->p.pb || g->p.pr; }
+
+/* Whether groups keep within output rows: the first or the last column tap
+ * reads padding for at least MR output columns of each row. */
+static int group_in_rows(const rt_conv_geom *g) {
+  const int64_t sw = g->p.sw, pl = g->p.pl, wo = g->wo;
+  const int64_t left = (pl + sw - 1) / sw;                                         /* ow * sw - pl < 0 */
+  const int64_t right = wo - (g->w_ + pl - (g->p.kw - 1) * g->p.dw + sw - 1) / sw; /* the last tap >= W */
+  return left >= MR || right >= MR;
+}
+
+/* Rows of the next group at pixel m (of the image) with `left` pixels left
+ * to group: mk_group_rows, within m's output row when in_rows. */
+static int group_rows(const rt_conv_geom *g, int in_rows, int64_t m, int64_t left) {
+  const int64_t row_left = g->wo - m % g->wo;
+  return mk_group_rows(in_rows && row_left < left ? row_left : left);
+}
+
+/* The segments of kw whose taps touch the image for pixels m .. m+rows-1
+ * into sub (its header copied); returns their count. */
+static size_t kwalk_group(const rt_conv_geom *g, const kwalk *kw, int64_t m, int64_t rows, kwalk *sub) {
+  const rt_conv_span sp = rt_conv_span_of(g, m, rows);
+  size_t n = 0;
+  sub->bh = kw->bh, sub->brow = kw->brow, sub->nbstride = kw->nbstride;
+  for (size_t sg = 0; sg < kw->n; sg++)
+    if (!rt_conv_off_dead(g, &sp, kw->dy[sg], kw->dx[sg]))
+      sub->aoff[n] = kw->aoff[sg], sub->boff[n] = kw->boff[sg], sub->len[n] = kw->len[sg], n++;
+  return sub->n = n;
 }
 
 /* The fractals of chunk kc .. kc+kn-1 that pixels m0 .. m0+mrows-1 read
@@ -812,20 +864,25 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
 /* Pixel groups of the tile's rows m0 .. m0+mrows-1 against nblocks n blocks
  * (B base b) over the K walk kw; row m's A starts at a + m * lda. Pixel
  * groups outer, n blocks inner: a group's A stays in L1 while the chunk's B
- * streams past. */
+ * streams past. With skip, each group multiplies only the segments that
+ * touch the image for its pixels (kwalk_group), and a group with none in a
+ * middle chunk is left as it is. */
 static AVX2 void conv_groups(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t nb0,
                              int64_t nblocks, const kwalk *kw, const float *a, size_t lda, const void *b,
-                             int first, int last, float *l0c) {
+                             int first, int last, int skip, float *l0c) {
   epi e[MAX_NB];
+  kwalk sub;
   const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
+  const int in_rows = skip && group_in_rows(g);
   for (int64_t nbc = 0; nbc < nblocks; nbc += MAX_NB) {
     const int64_t nbn = nblocks - nbc < MAX_NB ? nblocks - nbc : MAX_NB;
     for (int64_t nb = 0; nb < nbn; nb++)
       epi_init(g, img, m0, nb0 + nbc + nb, last, &e[nb]);
     const void *bc = (const uint8_t *)b + (size_t)nbc * kw->nbstride;
     for (int64_t m = 0, rows; m < mrows; m += rows) {
-      rows = mk_group_rows(mrows - m);
-      mk_group(rows, kw, a + (size_t)m * lda, bc, roff, nbn, l0c + nbc * g->tm * C0 + m * C0,
+      rows = group_rows(g, in_rows, m0 + m, mrows - m);
+      if (skip && !kwalk_group(g, kw, m0 + m, rows, &sub) && !first && !last) continue;
+      mk_group(rows, skip ? &sub : kw, a + (size_t)m * lda, bc, roff, nbn, l0c + nbc * g->tm * C0 + m * C0,
                (size_t)(g->tm * C0), first, e, (size_t)m);
     }
   }
@@ -903,6 +960,7 @@ static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0,
   }
   kwalk kw;
   int64_t kf[MAX_CHUNK];
+  const int skip = group_skip(g), in_rows = skip && group_in_rows(g);
   for (int64_t kc = 0, kn; kc < g->k; kc += kn) {
     kn = g->k - kc < g->tk ? g->k - kc : g->tk;
     const int first = kc == 0, last = kc + kn >= g->k;
@@ -914,6 +972,7 @@ static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0,
       kw.aoff[kk] = (size_t)(((c1 * nrows + (tap / kw_) * g->p.dh) * pw + (tap % kw_) * g->p.dw) * C0);
     }
     epi e[MAX_NB];
+    kwalk sub;
     for (int64_t nbc = 0; nbc < nblocks; nbc += MAX_NB) {
       const int64_t nbn = nblocks - nbc < MAX_NB ? nblocks - nbc : MAX_NB;
       for (int64_t nb = 0; nb < nbn; nb++)
@@ -921,15 +980,16 @@ static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0,
       const void *bc = (const uint8_t *)b + (size_t)nbc * kw.nbstride;
       int64_t oh = oh0, ow = m0 % wo; /* of pixel m */
       for (int64_t m = 0, rows; m < mrows; m += rows) {
-        rows = mk_group_rows(mrows - m);
+        rows = group_rows(g, in_rows, m0 + m, mrows - m);
         size_t roff[MR] = {0};
         const size_t at0 = (size_t)(((oh - oh0) * sh * pw + ow * sw) * C0);
         for (int r = 0; r < rows; r++) { /* a group may continue on the next output row */
           roff[r] = (size_t)(((oh - oh0) * sh * pw + ow * sw) * C0) - at0;
           if (++ow == wo) ow = 0, oh++;
         }
-        mk_group(rows, &kw, xs + at0, bc, roff, nbn, l0c + nbc * g->tm * C0 + m * C0, (size_t)(g->tm * C0),
-                 first, e, (size_t)m);
+        if (skip && !kwalk_group(g, &kw, m0 + m, rows, &sub) && !first && !last) continue;
+        mk_group(rows, skip ? &sub : &kw, xs + at0, bc, roff, nbn, l0c + nbc * g->tm * C0 + m * C0,
+                 (size_t)(g->tm * C0), first, e, (size_t)m);
       }
     }
   }
@@ -975,6 +1035,7 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
    * partial sums go to its rows of L0C. */
   kwalk kw;
   int64_t kf[MAX_CHUNK];
+  const int skip = group_skip(g);
   for (int64_t kc = 0, kn; kc < g->k; kc += kn) {
     kn = g->k - kc < g->tk ? g->k - kc : g->tk;
     const int first = kc == 0, last = kc + kn >= g->k;
@@ -990,7 +1051,8 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
     for (int64_t ms = 0; ms < mrows; ms += mstep) {
       const int64_t rows = mrows - ms < mstep ? mrows - ms : mstep;
       stage_a(g, img, m0 + ms, rows, kf, live, klen, l0a);
-      conv_groups(g, img, m0 + ms, rows, nb0, nblocks, &kw, l0a, (size_t)klen, b, first, last, l0c + ms * C0);
+      conv_groups(g, img, m0 + ms, rows, nb0, nblocks, &kw, l0a, (size_t)klen, b, first, last, skip,
+                  l0c + ms * C0);
     }
   }
 }

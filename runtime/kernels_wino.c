@@ -3,8 +3,11 @@
  *
  * Y = A^T [ (G g G^T) . (B^T d B) ] A for every 4x4 output tile, d the 6x6
  * input patch at (4*th - pad_top, 4*tw - pad_left) (zero outside the input),
- * g the 3x3 kernel, so a task tile (tile_m Winograd tiles x tile_n channel
- * blocks, om_format.h) is:
+ * g the 3x3 kernel. A dilated kernel (dilation d) is the same on each phase
+ * of the output (the pixels of one o % d, rows and columns): a phase reads
+ * every d-th input, so its tile's 4x4 pixels and its patch's 6x6 inputs lie
+ * d apart (rt_wino_origin, wino_f43_tiles). A task tile (tile_m Winograd
+ * tiles x tile_n channel blocks, om_format.h) is:
  *   1. input transform: V[p][m][ci] = (B^T d B)[p] for its tiles m and all
  *      input channels, f32, in L1 (16 channel lanes at a time); left there
  *      for the next piece of the same tile on this core (exec.c's pieces
@@ -77,13 +80,15 @@ static void at6(const float *x, size_t is, float *out, size_t os) {
 static void input_transform(const rt_conv_geom *g, int64_t img, int64_t th, int64_t tw, float *v,
                             size_t pstride) {
   const int f16 = g->x->dtype == DT_FLOAT16;
-  const int64_t ih0 = th * 4 - g->p.pt, iw0 = tw * 4 - g->p.pl;
+  const int64_t dh = g->p.dh, dw = g->p.dw;
+  const int64_t ih0 = rt_wino_origin(th, g->wth, dh) - g->p.pt,
+                iw0 = rt_wino_origin(tw, g->wtw, dw) - g->p.pl;
   float d[P * C0], t[P * C0];
   for (int64_t c1 = 0; c1 < g->c1; c1++) {
     const size_t plane = (size_t)((img * g->c1 + c1) * g->h * g->w_);
     for (int i = 0; i < 6; i++)
       for (int j = 0; j < 6; j++) {
-        const int64_t ih = ih0 + i, iw = iw0 + j;
+        const int64_t ih = ih0 + i * dh, iw = iw0 + j * dw;
         float *dst = d + (i * 6 + j) * C0;
         if (ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_)
           rt_load_f32(dst, g->xd, f16 ? DT_FLOAT16 : DT_FLOAT32, (plane + (size_t)(ih * g->w_ + iw)) * C0,
@@ -121,11 +126,12 @@ static void output_transform(const rt_conv_geom *g, int64_t img, int64_t th, int
   }
   const int yt = (int)g->y->dtype, rt = g->res ? (int)g->res->dtype : DT_FLOAT32;
   const float lo = g->p.clip_min, hi = g->p.clip_max;
+  const int64_t oh0 = rt_wino_origin(th, g->wth, g->p.dh), ow0 = rt_wino_origin(tw, g->wtw, g->p.dw);
   for (int i = 0; i < 4; i++) {
-    const int64_t oh = th * 4 + i;
+    const int64_t oh = oh0 + i * g->p.dh;
     if (oh >= g->ho) break;
     for (int j = 0; j < 4; j++) {
-      const int64_t ow = tw * 4 + j;
+      const int64_t ow = ow0 + j * g->p.dw;
       if (ow >= g->wo) break;
       const size_t at = (size_t)((((img * g->c1out + cb) * g->ho + oh) * g->wo + ow) * C0);
       float v[C0], r[C0];
@@ -225,11 +231,13 @@ void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt,
 
 omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
                              const om_tensor *y) {
-  if (p->kh != 3 || p->kw != 3 || p->sh != 1 || p->sw != 1 || p->dh != 1 || p->dw != 1)
+  if (p->kh != 3 || p->kw != 3 || p->sh != 1 || p->sw != 1)
     return rt_chk_fail(c,
-                       "Winograd F(4x4,3x3) needs a 3x3 kernel, strides 1 and dilations 1 (kernel %dx%d, "
-                       "strides %d,%d, dilations %d,%d)",
-                       p->kh, p->kw, p->sh, p->sw, p->dh, p->dw);
+                       "Winograd F(4x4,3x3) needs a 3x3 kernel and strides 1 (kernel %dx%d, strides %d,%d)",
+                       p->kh, p->kw, p->sh, p->sw);
+  if (p->dh > y->dims[2] || p->dw > y->dims[3]) /* every phase has a pixel: fewer than 4 x Ho x Wo tiles */
+    return rt_chk_fail(c, "Winograd dilations %d,%d must not exceed the output %lldx%lld", p->dh, p->dw,
+                       (long long)y->dims[2], (long long)y->dims[3]);
   const om_task *task = c->task;
   int64_t tm = task->params[OM_CONV_P_TILE_M], tn = task->params[OM_CONV_P_TILE_N],
           tk = task->params[OM_CONV_P_TILE_K], c1 = rt_ceil_div(x->dims[1], C0);
@@ -250,8 +258,9 @@ omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_
           c, "Winograd tile_m %lld, tile_k %lld with C1in %lld needs %llu bytes of %s, capacity %llu",
           (long long)tm, (long long)tk, (long long)c1, (unsigned long long)caps[i].need, caps[i].what,
           (unsigned long long)caps[i].have);
-  uint64_t tiles = (uint64_t)x->dims[0] *
-                   (uint64_t)rt_ceil_div(rt_ceil_div(y->dims[2], 4) * rt_ceil_div(y->dims[3], 4), tm) *
-                   (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);
+  uint64_t tiles =
+      (uint64_t)x->dims[0] *
+      (uint64_t)rt_ceil_div(wino_f43_tiles(y->dims[2], p->dh) * wino_f43_tiles(y->dims[3], p->dw), tm) *
+      (uint64_t)rt_ceil_div(rt_ceil_div(w->dims[0], C0), tn);
   return rt_chk_block_dim(c, tiles, "tiles");
 }

@@ -59,6 +59,10 @@ static const ecase cases[] = {
      HDR "input %x : f32[1,32,20,20]\nconst %w : f32[40,32,3,3] = rand(3)\n"
          "%c : ?[?] = Conv(%x, %w) {pads=[1,1,1,1]}  # conv\n" SILU,
      1, 1},
+    {"winograd_dilated_silu", /* its tiles' pixels lie 2 apart (each phase of the output its own tiles) */
+     HDR "input %x : f32[1,32,24,24]\nconst %w : f32[40,32,3,3] = rand(3)\n"
+         "%c : ?[?] = Conv(%x, %w) {pads=[2,2,2,2], dilations=[2,2]}  # conv\n" SILU,
+     1, 1},
     {"grouped_silu",
      HDR "input %x : f32[1,32,10,10]\nconst %w : f32[48,8,3,3] = rand(4)\n"
          "%c : ?[?] = Conv(%x, %w) {pads=[1,1,1,1], group=4}  # conv\n" SILU,

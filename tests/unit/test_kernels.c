@@ -383,7 +383,8 @@ static void test_conv2d(void) {
 
 /* Dilated windows on small maps, whose outer taps read only padding for
  * whole tiles (DeepLab's ASPP): the tiles skip those taps
- * (rt_conv_tap_dead). Against the reference, for dilations 1 .. 8, strides,
+ * (rt_conv_tap_dead), the x86 tiles also per group of pixels of their
+ * micro-kernel. Against the reference, for dilations 1 .. 8, strides,
  * pads as large as the image, odd channels (img2col) and whole blocks (the
  * direct path), chunks left with no live tap; and bit for bit against tiles
  * of the whole image, which skip less (a skipped tap only added zeros). */
@@ -398,6 +399,13 @@ static void test_conv_dead_taps(void) {
       {1, 16, 4, 5, 16, 5, 5, 1, 1, 6, 6, 6, 6, 2, 2, 16, 1, 7, 2, F16, F16, 0, 1, F16, OM_ACT_RELU, 0, 0},
       {1, 24, 3, 4, 40, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 16, 3, 9, 1, F32, F32, 1, 1, F32, 0, 0, 0},
       {1, 48, 10, 10, 32, 3, 3, 1, 1, 7, 7, 7, 7, 7, 7, 16, 2, 36, 3, F16, F16, 1, 0, F16, 0, 0, 0},
+      /* ASPP's rates 12 and 24 on a 32x32 map, tiles of 8 rows: taps dead for some pixel groups of a tile
+       * only (groups kept within rows: the first or last 12 pixels of each row read padding through a
+       * column of taps); whole blocks (the direct path) and odd channels (img2col) */
+      {1, 32, 32, 32, 24, 3, 3, 1, 1, 12, 12, 12, 12, 12, 12, 256, 2, 5, 4, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {1, 20, 32, 32, 17, 3, 3, 1, 1, 24, 24, 24, 24, 24, 24, 256, 2, 4, 4, F32, F32, 1, 0, F32, 0, 0, 0},
+      /* strides 2 with 7 columns of padding at each end of a row (17 outputs), pads unequal */
+      {1, 17, 20, 21, 16, 3, 3, 2, 2, 9, 14, 8, 14, 8, 8, 64, 1, 3, 3, F16, F32, 1, 0, F16, 0, 0, 0},
   };
   /* clang-format on */
   const size_t ncases = sizeof cases / sizeof *cases;
@@ -442,6 +450,12 @@ static void test_winograd(void) {
       /* 72 tiles x 3 channel blocks in one task tile: on AVX-512 hosts a pair of blocks in slabs of rows
        * (L0C holds both blocks' sums for 56 tiles), then the odd block alone */
       {1, 32, 34, 30, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 72, 3, 2, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      /* dilated: per phase of the output (wino_f43_tiles), 2 phases of 16 x 16 pixels per dim; 4 phases of
+       * 4 and 3 pixels (13 and 11 outputs: partial tiles, phases of unequal length); dilations 2 and 3 with
+       * uneven pads */
+      {1, 32, 32, 32, 40, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 16, 2, 2, 3, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {1, 20, 13, 11, 17, 3, 3, 1, 1, 4, 4, 4, 4, 4, 4, 5, 1, 2, 2, F16, F32, 1, 1, F32, OM_ACT_CLIP, -0.3f, 0.4f},
+      {2, 16, 10, 14, 24, 3, 3, 1, 1, 1, 3, 2, 2, 2, 3, 7, 1, 1, 5, F32, F32, 1, 1, F32, 0, 0, 0},
   };
   /* clang-format on */
   /* Each in K chunks of tile_k input channel blocks: C1in (one chunk),
@@ -700,10 +714,10 @@ static void transdata_reshape(void) {
 
 /* --- checks reject malformed tasks */
 
-/* The unmutated case (mutate 0) passes the load check, a mutated one is
- * rejected as expect_reject says; frees c. */
+/* The unmutated case (mutate 0) and a mutated one wanting "" pass the load
+ * check, the other mutated ones are rejected as expect_reject says; frees c. */
 static void expect_verdict(kcase *c, int mutate, const char *what, const char *want) {
-  if (mutate == 0) {
+  if (mutate == 0 || !*want) { /* valid */
     omrt_status s = kc_check(c);
     CHECK_EQ_INT(s, OMRT_OK);
     if (s) test_note("  %s", omrt_last_error());
@@ -770,9 +784,14 @@ static void bad_wino_fz(int mutate, const char *what, const char *want) {
   if (mutate == 8) c.task.block_dim = 3;
   if (mutate == 9) q[OM_CONV_P_ALGORITHM] = 1; /* the retired algorithm (om_format.h) */
   if (mutate == 10) q[OM_CONV_P_ALGORITHM] = 3;
-  if (mutate == 11) /* dilation 2, pads 2: same output size */
+  if (mutate == 11) /* dilation 11, pads 11: same output size, a phase of no pixel */
+    for (int i = OM_CONV_P_PAD_TOP; i <= OM_CONV_P_DILATION_W; i++)
+      q[i] = 11;
+  if (mutate == 12) { /* dilation 2, pads 2: 2 phases of 5 rows, 2 tiles each: 16 tiles, 4 task tiles */
     for (int i = OM_CONV_P_PAD_TOP; i <= OM_CONV_P_DILATION_W; i++)
       q[i] = 2;
+    c.task.block_dim = 4;
+  }
   expect_verdict(&c, mutate, what, want);
 }
 
@@ -822,7 +841,8 @@ static void test_checks(void) {
   bad_wino_fz(8, "winograd fz block_dim", "tiles");
   bad_wino_fz(9, "conv algorithm 1 (retired)", "algorithm 1");
   bad_wino_fz(10, "conv algorithm 3", "algorithm 3");
-  bad_wino_fz(11, "winograd fz dilation 2", "dilations 1");
+  bad_wino_fz(11, "winograd fz dilation 11 on 10 pixels", "must not exceed");
+  bad_wino_fz(12, "winograd fz dilation 2, block_dim of its phases' tiles", "");
   /* clang-format off */
   static const char *const conv_bad[][2] = {
       {"valid conv", ""},           {"conv y dims", "y dims[2]"},   {"conv w Cin", "w ["},
