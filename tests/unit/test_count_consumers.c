@@ -38,7 +38,26 @@
 #include "support.h"
 
 enum { N = 8, NOUT = 18 };
-enum { O_S, O_SH, O_TV, O_TI, O_TB, O_LAB, O_SV, O_SI, O_SZ, O_SHB, O_B, O_K, O_CAT, O_SEL, O_MID, O_BMAX, O_SSUM, O_IF };
+enum {
+  O_S,
+  O_SH,
+  O_TV,
+  O_TI,
+  O_TB,
+  O_LAB,
+  O_SV,
+  O_SI,
+  O_SZ,
+  O_SHB,
+  O_B,
+  O_K,
+  O_CAT,
+  O_SEL,
+  O_MID,
+  O_BMAX,
+  O_SSUM,
+  O_IF
+};
 
 static void fill_attr(mb *m, Onnx__NodeProto *n, int64_t v) {
   Onnx__AttributeProto *a = mb_attr(m, n, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
@@ -111,8 +130,8 @@ static void model(mb *m) {
   attr_int(m, mb_node(m, "ReduceMax", "box_max", "b", "bmax"), "keepdims", 0);
   attr_int(m, mb_node(m, "ReduceSum", "score_sum", "s", "ssum"), "keepdims", 0);
   if_empty(m, &then_b, &else_b);
-  static const char *const outs[NOUT] = {"s",   "sh",  "tv",  "ti",  "tb",   "lab",  "sv",  "si", "sz",
-                                         "shb", "b",   "k",   "cat", "sel",  "mid",  "bmax", "ssum", "ifo"};
+  static const char *const outs[NOUT] = {"s",   "sh", "tv", "ti",  "tb",  "lab", "sv",   "si",   "sz",
+                                         "shb", "b",  "k",  "cat", "sel", "mid", "bmax", "ssum", "ifo"};
   for (int o = 0; o < NOUT; o++)
     mb_output(m, outs[o]);
 }
@@ -179,7 +198,8 @@ static void run_case(omrt_model *rm, const float *x, const float *boxes, int fp1
     CHECK_EQ_INT(d.count_axis, axes[o]);
     int64_t n = axes[o] >= 0 ? d.dims[axes[o]] : want[o];
     if (o == O_SEL) nsel = n;
-    CHECKF(n == want[o] || o == O_SEL, "  output %d: count %lld, want %lld", o, (long long)n, (long long)want[o]);
+    CHECKF(n == want[o] || o == O_SEL, "  output %d: count %lld, want %lld", o, (long long)n,
+           (long long)want[o]);
     double tol = fp16 && !is_i64[o] ? 1e-3 : 0;
     int bad = 0;
     for (int64_t i = 0; g && i < n * inner[o]; i++)
