@@ -16,13 +16,16 @@
  * counted indices (or data counted along an axis it copies whole). Some
  * consumers take the count itself and leave it behind (COUNT_DROPPED): a
  * Gather along data's counted axis with counted indices (the indices count
- * the output), Shape over static dims only, and a Concat over the inputs'
- * bounds (with_padding) that the importer packs with a Gather after it.
- * TopK over the counted axis takes the count as an input (infer_topk), and
- * the importer makes Shape, Size and ConstantOfShape of a counted value
- * run-time values and counted fills (frontend/onnx_ops_index.c). Anything
- * else (a reduction or Softmax over the axis, Tile, Pad, ...) would read
- * the padding as data, so it is refused at compile time with one line.
+ * the output), Shape over static dims only, a Concat over the inputs'
+ * bounds (with_padding) that the importer packs with a Gather after it,
+ * and a Reduce over the axis whose padding the importer made the mode's
+ * neutral element (with_padding). TopK and NonMaxSuppression over the
+ * counted axis take the count as an input (infer_topk, infer_nms), and the
+ * importer makes Shape, Size and ConstantOfShape of a counted value
+ * run-time values and counted fills, and a Slice along the axis a Gather of
+ * the valid rows (frontend/onnx_ops_index.c). Anything else (Softmax or a
+ * mean over the axis, Tile, Pad, ...) would read the padding as data, so it
+ * is refused at compile time with one line.
  *
  * Producers:
  *   NonZero  y i64 [max(rank, 1), elements(x)] counted along axis 1.
