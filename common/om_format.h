@@ -70,7 +70,11 @@
  * common/types.h) and TRANSDATA's saturate and round_mode (a 2.3 runtime
  * refuses them as unknown kinds, partitions, dtypes and params).
  * 2.5 added the ZMAP partition (a 2.4 runtime refuses it as an unknown
- * partition type). */
+ * partition type), TOPK and NMS over inputs counted along their axis (a
+ * sixth and a seventh tensor, the inputs' count; a 2.4 runtime refuses them
+ * as tensor counts it does not take), COPY_SLICE of any one dtype (a 2.4
+ * runtime refuses dtypes other than f16 and f32) and Winograd CONV2D with
+ * dilation (a 2.4 runtime refuses the dilation). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 5 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */

@@ -383,7 +383,8 @@ enum {
 
 /* COPY_SLICE (vector unit): y[..., offset : offset + x.dims[axis], ...] = x
  *   along logical `axis`; one task per Concat input. x and y share layout
- *   and rank, dims equal except along axis; dtypes f16/f32 mixed.
+ *   and rank, dims equal except along axis; dtypes f16/f32 mixed, or
+ *   (format 2.5) one dtype of any size on both sides (bits copied).
  *   tensors: x, y.  params: axis (0..rank-1), offset.
  *   Block unit: the physical dims before the axis (NC1HWC0 is
  *   [N][C1][H][W][16], so axis 1 splits N, axis 2 N*C1, axis 3 N*C1*H);
@@ -679,7 +680,10 @@ enum {
  *   element and count ND i64 [1]; param k is then x's dims[axis] (the
  *   bound, values' and indices' extent along the axis), the kernel takes
  *   k' = min(max(k, 0), bound) best, writes zeros after them along the
- *   axis and stores k' into count: a counted output.
+ *   axis and stores k' into count: a counted output. With x itself
+ *   counted along the axis (format 2.5) a sixth tensor, extent ND i64
+ *   [1], holds x's count n: only positions below min(max(n, 0), bound)
+ *   compete and k' is at most that.
  *   Each line along the axis is ordered by value (descending when
  *   largest, else ascending), equal values by ascending index, NaN above
  *   every number (first when largest, last otherwise); the first k go
@@ -688,6 +692,7 @@ enum {
  *   the axis). */
 enum { OM_TOPK_T_X = 0, OM_TOPK_T_VALUES = 1, OM_TOPK_T_INDICES = 2, OM_TOPK_NTENSORS = 3 };
 enum { OM_TOPK_T_K = 3, OM_TOPK_T_COUNT = 4, OM_TOPK_NTENSORS_COUNTED = 5 };
+enum { OM_TOPK_T_EXTENT = 5, OM_TOPK_NTENSORS_EXTENT = 6 };
 enum { OM_TOPK_WRITES = OM_SLOT(OM_TOPK_T_VALUES) | OM_SLOT(OM_TOPK_T_INDICES) | OM_SLOT(OM_TOPK_T_COUNT) };
 enum {
   OM_TOPK_P_AXIS = 0,
@@ -719,7 +724,9 @@ enum { OM_NONZERO_NPARAMS = 0 };
  *   params: center_point_box (0|1), max_per_class (0..N).
  *   Rows j < count of selected are (batch, class, box), batches then
  *   classes in order, each class's boxes in selection order; the rows from
- *   count on are 0. block_dim 1. */
+ *   count on are 0. block_dim 1. With boxes and scores counted along N
+ *   (format 2.5) a seventh tensor, extent ND i64 [1], holds their count n:
+ *   only the boxes below min(max(n, 0), N) take part. */
 enum {
   OM_NMS_T_BOXES = 0,
   OM_NMS_T_SCORES = 1,
@@ -729,6 +736,7 @@ enum {
   OM_NMS_T_COUNT = 5,
   OM_NMS_NTENSORS = 6
 };
+enum { OM_NMS_T_EXTENT = 6, OM_NMS_NTENSORS_EXTENT = 7 };
 enum { OM_NMS_WRITES = OM_SLOT(OM_NMS_T_SELECTED) | OM_SLOT(OM_NMS_T_COUNT) };
 enum { OM_NMS_P_CENTER_POINT_BOX = 0, OM_NMS_P_MAX_PER_CLASS = 1, OM_NMS_NPARAMS = 2 };
 

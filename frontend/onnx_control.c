@@ -7,7 +7,9 @@
  *   If    with a condition that folds to a constant: the taken branch only.
  *         With a run-time condition: both branches, and each output is
  *         Where(cond, then, else), so the om computes both and selects one;
- *         the branches must then agree on each output's dtype and shape.
+ *         the branches must then agree on each output's dtype and shape,
+ *         but for one axis where one may be shorter (an empty result) or
+ *         counted: the output is then counted along it (select_extents).
  *   Loop  unrolled: the body once per iteration with the iteration number and
  *         the condition bound as constants and the loop-carried values
  *         threaded through. The trip count M must be a constant; the body's
@@ -91,6 +93,62 @@ static ir_value *stack(dc *b, ir_value *const *v, int n, int64_t axis) {
 
 /* --- If */
 
+/* The extent of v along axis a: its count (i64 [1]) or its static extent. */
+static ir_value *extent(dc *b, ir_value *v, int a) {
+  return v->count_axis == a && v->count ? v->count : dc_ints(b, 1, &v->dims[a]);
+}
+
+/* x (dense) padded with zeros at the end of axis a to `bound`. */
+static ir_value *pad_to(dc *b, ir_value *x, int a, int64_t bound) {
+  if (x->dims[a] == bound) return x;
+  int64_t pads[2 * MAX_RANK] = {0};
+  pads[x->rank + a] = bound - x->dims[a];
+  if (ir_value_elements(x) > 0) return dc_pad(b, x, x->rank, pads, 0.0);
+  int64_t dims[MAX_RANK];
+  memcpy(dims, x->dims, sizeof dims);
+  dims[a] = bound;
+  ir_value probe = {.dtype = x->dtype, .rank = x->rank};
+  memcpy(probe.dims, dims, sizeof dims);
+  int64_t bytes = ir_value_bytes(&probe);
+  void *zeros = bytes >= 0 ? arena_array(&b->nd->c->scratch, (size_t)bytes + 1, 1) : NULL;
+  if (zeros) memset(zeros, 0, (size_t)bytes + 1);
+  return zeros ? dc_const(b, x->dtype, x->rank, dims, zeros) : dc_fail(b, ST_ERR_NOMEM, "out of memory");
+}
+
+/* A run-time condition's result when the branches give output extents that
+ * differ along one axis a only (an empty branch against a counted one: a
+ * detector's "no boxes" case): a value counted along a, at the larger
+ * bound, holding the taken branch's valid rows. Both branches are padded to
+ * the bound (a counted one is already), selected, and the rows below the
+ * taken branch's extent gathered (NonZero of iota < extent counts them).
+ * NULL when the branches differ otherwise. */
+static ir_value *select_extents(dc *b, ir_value *sel, ir_value *t, ir_value *e) {
+  int a = -1;
+  if (t->dtype != e->dtype || t->rank < 1 || t->rank != e->rank) return NULL;
+  for (int d = 0; d < t->rank; d++)
+    if (t->dims[d] != e->dims[d]) {
+      if (a >= 0) return NULL;
+      a = d;
+    }
+  for (int k = 0; k < 2; k++) { /* dense, or counted along a only */
+    const ir_value *v = k ? e : t;
+    if (v->count && v->count_axis != a) return NULL;
+  }
+  int64_t bound = t->dims[a] > e->dims[a] ? t->dims[a] : e->dims[a];
+  if ((t->count && t->dims[a] != bound) || (e->count && e->dims[a] != bound)) return NULL;
+  ir_value *n = dc_where(b, sel, extent(b, t, a), extent(b, e, a));
+  ir_value *v = dc_where(b, sel, pad_to(b, t, a, bound), pad_to(b, e, a, bound));
+  int64_t *iota = b->st ? NULL : arena_array(&b->nd->c->scratch, (size_t)bound + 1, sizeof *iota);
+  if (!b->st && !iota) return dc_fail(b, ST_ERR_NOMEM, "out of memory");
+  for (int64_t i = 0; iota && i < bound; i++)
+    iota[i] = i;
+  ir_value *mask = dc_op2(b, IR_OP_LESS, dc_const(b, DT_INT64, 1, &bound, iota), n);
+  ir_node *nz = b->st ? NULL : dc_node_outs(b, IR_OP_NONZERO, 1, &mask, 2);
+  if (b->st || !nz) return NULL;
+  nz->out[1]->dtype = DT_INT64;
+  return dc_gather(b, v, dc_reshape_to(b, nz->out[0], 1, &bound), a);
+}
+
 status onnx_import_if(onnx_node *nd, ir_node *none) {
   (void)none;
   dc b;
@@ -118,6 +176,11 @@ status onnx_import_if(onnx_node *nd, ir_node *none) {
     int same = t[k]->dtype == e[k]->dtype && t[k]->rank >= 0 && t[k]->rank == e[k]->rank &&
                !memcmp(t[k]->dims, e[k]->dims, (size_t)t[k]->rank * sizeof *t[k]->dims);
     char ts[160], es[160];
+    ir_value *v = same ? NULL : select_extents(&b, sel, t[k], e[k]);
+    if (v) {
+      dc_output(&b, k, v);
+      continue;
+    }
     if (!same)
       return dc_refuse(&b, ST_ERR_UNSUPPORTED,
                        "the condition '%s' is computed at run time, so both branches run and the "

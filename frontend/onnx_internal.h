@@ -212,8 +212,9 @@ status onnx_set_ints_default(onnx_node *nd, ir_node *n, const char *name, int co
                              int64_t min);
 
 /* onnx_ops_index.c: the importers of TopK, Scatter/ScatterElements,
- * ScatterND, CumSum/CumProd, GatherND, OneHot, Compress and NonZero (rows
- * of onnx_ops.c's table). */
+ * ScatterND, CumSum/CumProd, GatherND, OneHot, Compress, NonZero and
+ * NonMaxSuppression, and of Shape and Size of counted values (rows of
+ * onnx_ops.c's table). */
 status onnx_import_topk(onnx_node *nd, ir_node *n);
 status onnx_import_scatter(onnx_node *nd, ir_node *n);
 status onnx_import_scatternd(onnx_node *nd, ir_node *n);
@@ -224,6 +225,29 @@ status onnx_import_onehot(onnx_node *nd, ir_node *n);
 status onnx_import_compress(onnx_node *nd, ir_node *n);
 status onnx_import_nonzero(onnx_node *nd, ir_node *n);
 status onnx_import_nms(onnx_node *nd, ir_node *n);
+/* Shape and Size of a value counted along an axis they read (ir/count.h):
+ * the count, a run-time value, in place of the axis' extent. */
+status onnx_import_shape(onnx_node *nd, ir_node *n);
+status onnx_import_size(onnx_node *nd, ir_node *n);
+/* ConstantOfShape n of the run-time shape onnx_import_shape made of a
+ * counted value (the count among constants): n becomes the Identity of
+ * `value` filled to the bound, a constant counted along the same axis by
+ * the same count. 1 when it applies (*st then says how it went), 0 when
+ * the shape is not such a value. */
+int onnx_counted_fill(onnx_node *nd, ir_node *n, const ir_value *value, status *st);
+/* Concat n along an axis some input is counted on: n copies the inputs'
+ * bounds (attr with_padding) and a Gather of the valid rows, counted by
+ * their number, produces the ONNX output. Does nothing otherwise. */
+status onnx_counted_concat(onnx_node *nd, ir_node *n);
+/* Slice n along the axis its input is counted on (constant start, end >= 0,
+ * step 1): a Gather of the rows below the count, counted by their number,
+ * feeds n, which keeps its other axes. Does nothing otherwise. */
+status onnx_counted_slice(onnx_node *nd, ir_node *n);
+/* Reduce n over the axis its input is counted on, in a mode with a
+ * neutral element (float max, min, logsumexp; sum, prod, l1, sumsquare): the
+ * padding is replaced by that element (Where of iota < count) and n reads
+ * the result whole (attr with_padding). Does nothing otherwise. */
+status onnx_counted_reduce(onnx_node *nd, ir_node *n);
 
 /* onnx_resize.c: Resize (opset >= 10) and Upsample into the IR Resize. */
 status onnx_import_resize(onnx_node *nd, ir_node *n);

@@ -388,7 +388,8 @@ static status import_concat(onnx_node *nd, ir_node *n) {
     if (!nd->in[i]) return onnx_node_fail(nd, ST_ERR_INVALID, "input %d has no name", i);
   if (!onnx_attr(nd, "axis") && nd->c->opset >= 4)
     return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'axis' is required");
-  return onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 1));
+  status s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 1));
+  return s ? s : onnx_counted_concat(nd, n);
 }
 
 /* saturate and round_mode (Cast and CastLike, opset 19 and 25), kept when
@@ -551,7 +552,7 @@ static status import_reduce(onnx_node *nd, ir_node *n) {
   n->nin = 1;
   if (!s) s = onnx_set_int(nd, n, "noop", count == 0 && noop);
   if (!s && count > 0) s = onnx_set_ints(nd, n, "axes", count, axes);
-  return s;
+  return s ? s : onnx_counted_reduce(nd, n);
 }
 
 /* ArgMax / ArgMin -> Reduce{mode argmax|argmin} over the one axis. */
@@ -586,7 +587,7 @@ static status import_slice(onnx_node *nd, ir_node *n) {
   if (nd->c->opset < 10) {
     if (!onnx_attr(nd, "starts") || !onnx_attr(nd, "ends"))
       return onnx_node_fail(nd, ST_ERR_INVALID, "attributes 'starts' and 'ends' are required");
-    return ST_OK;
+    return onnx_counted_slice(nd, n);
   }
   static const char *const names[] = {"starts", "ends", "axes", "steps"};
   if (nd->nin < 3)
@@ -596,7 +597,7 @@ static status import_slice(onnx_node *nd, ir_node *n) {
     status s = index_input_attr(nd, n, i, names[i - 1], MAX_RANK);
     if (s) return s;
   }
-  return ST_OK;
+  return onnx_counted_slice(nd, n);
 }
 
 /* Expand: a constant shape becomes the attribute; a computed one stays
@@ -647,6 +648,8 @@ static status import_constantofshape(onnx_node *nd, ir_node *n) {
     v = ir_const_new(nd->c->g, name, DT_FLOAT32, 1, (const int64_t[]){1}, &zero, sizeof zero);
     if (!v) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory for the value constant");
   }
+  status st = ST_OK;
+  if (!nd->in[0]->data && onnx_counted_fill(nd, n, v, &st)) return st; /* a counted shape */
   if (ir_node_set_input(nd->c->g, n, 1, v)) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
   return ST_OK;
 }
@@ -805,7 +808,7 @@ static const importer importers[] = {
     {"Identity", "Identity", 1, 1, 1, 1, "", NULL},
     {"Dropout", NULL, 1, 1, 3, 2, "-ratio:f<12 -is_test:i<7 -seed:i -consumed_inputs:I<6",
      onnx_decomp_dropout},
-    {"Shape", "Shape", 1, 1, 1, 1, "start:i end:i", NULL},
+    {"Shape", "Shape", 1, 1, 1, 1, "start:i end:i", onnx_import_shape},
     {"Gather", "Gather", 1, 2, 2, 1, "-axis:i", import_gather},
     {"Concat", "Concat", 1, 1, 65535, 1, "-axis:i", import_concat},
     {"Cast", "Cast", 6, 1, 1, 1, "-to:i -saturate:i -round_mode:s", import_cast},
@@ -887,7 +890,7 @@ static const importer importers[] = {
     {"ReduceSumSquare", "Reduce", 1, 1, 2, 1, "-axes:I<18 " REDUCE_ATTRS, import_reduce},
     {"ArgMax", "Reduce", 1, 1, 1, 1, "-axis:i -keepdims:i -select_last_index:i", import_argreduce},
     {"ArgMin", "Reduce", 1, 1, 1, 1, "-axis:i -keepdims:i -select_last_index:i", import_argreduce},
-    {"Size", "Size", 1, 1, 1, 1, "", NULL},
+    {"Size", "Size", 1, 1, 1, 1, "", onnx_import_size},
     {"Trilu", "Where", 14, 1, 2, 1, "-upper:i", import_trilu},
     {"Range", "Range", 11, 3, 3, 1, "", NULL},
     {"GatherElements", "GatherElements", 11, 2, 2, 1, "-axis:i", import_gather},

@@ -22,6 +22,11 @@
  *   NonMaxSuppression  the constant max_output_boxes_per_class as the attr
  *                   max_per_class (it bounds the counted output), the
  *                   thresholds as inputs 2 and 3, the count appended.
+ *   TopK, Shape, Size, ConstantOfShape, Concat of a counted value (ir/count.h)
+ *                   TopK over the counted axis takes the count as input 2;
+ *                   Shape and Size read the count at run time;
+ *                   ConstantOfShape of such a shape is a counted fill;
+ *                   Concat along the counted axis packs the valid rows.
  * The node and its IR node are as onnx_import_node made them: arity,
  * attribute kinds and names are already checked against the row.
  */
@@ -73,6 +78,15 @@ static status add_count(onnx_node *nd, ir_node *n) {
   return ST_OK;
 }
 
+/* 1 when x is counted along TopK's axis (ir/count.h): x's count then
+ * becomes input 2 (only the valid positions compete) and k input 1 (a
+ * constant when it is one), so the outputs are counted by min(k, count). */
+static int over_count(const onnx_node *nd) {
+  const ir_value *x = nd->in[0];
+  int64_t a = onnx_attr_int(nd, "axis", -1);
+  return x->count_axis >= 0 && x->count && x->rank >= 1 && (a < 0 ? a + x->rank : a) == x->count_axis;
+}
+
 status onnx_import_topk(onnx_node *nd, ir_node *n) {
   int64_t k = onnx_attr_int(nd, "k", -1);
   status s = ST_OK;
@@ -97,8 +111,16 @@ status onnx_import_topk(onnx_node *nd, ir_node *n) {
     n->out[1] = v, v->producer = n;
   }
   n->out[1]->dtype = DT_INT64;
-  if (run_time && (s = add_count(nd, n))) return s;
-  if ((!run_time && (s = onnx_set_int(nd, n, "k", k))) ||
+  int counted_x = over_count(nd);
+  if (counted_x && !run_time) {
+    char name[300];
+    snprintf(name, sizeof name, "%.280s_k", nd->out[0]->name);
+    ir_value *kv = ir_const_new(nd->c->g, name, DT_INT64, 1, (const int64_t[]){1}, &k, sizeof k);
+    if (!kv || ir_node_set_input(nd->c->g, n, 1, kv)) return nomem(nd);
+  }
+  if (counted_x && ir_node_set_input(nd->c->g, n, 2, nd->in[0]->count)) return nomem(nd);
+  if ((run_time || counted_x) && (s = add_count(nd, n))) return s;
+  if ((!run_time && !counted_x && (s = onnx_set_int(nd, n, "k", k))) ||
       (s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", -1))) ||
       (s = onnx_set_flag(nd, n, "largest", 1)) || (s = onnx_set_flag(nd, n, "sorted", 1)))
     return s;
@@ -224,6 +246,330 @@ status onnx_import_nonzero(onnx_node *nd, ir_node *n) {
   return ST_OK;
 }
 
+/* ---- Shape, Size and ConstantOfShape of a counted value ----
+ * A counted value's extent along its axis is its count, a run-time value
+ * (ir/count.h). Shape over a range covering the axis becomes that count
+ * between the static dims around it (Concat of constants and the count,
+ * or the count itself), Size the count times the other dims; the shape
+ * arithmetic after them runs as tasks. ConstantOfShape of such a shape
+ * (full_like of a counted value) is the fill at the bound, counted along
+ * the same axis by the same count: a counted constant. */
+
+/* The range [start, end) of Shape's attributes over rank r, as ONNX clamps it. */
+static void shape_range(onnx_node *nd, int r, int64_t *s, int64_t *e) {
+  *s = onnx_attr_int(nd, "start", 0), *e = onnx_attr_int(nd, "end", r);
+  *s = *s < 0 ? *s + r : *s, *e = *e < 0 ? *e + r : *e;
+  *s = *s < 0 ? 0 : *s > r ? r : *s, *e = *e < 0 ? 0 : *e > r ? r : *e;
+}
+
+/* x's dims [from, to) as a 1-D i64 constant named after the node's output. */
+static ir_value *dims_const(onnx_node *nd, const ir_value *x, int64_t from, int64_t to, const char *tag) {
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_%s", nd->out[0]->name, tag);
+  int64_t len = to - from;
+  return ir_const_new(nd->c->g, name, DT_INT64, 1, &len, x->dims + from, (size_t)len * sizeof(int64_t));
+}
+
+status onnx_import_shape(onnx_node *nd, ir_node *n) {
+  const ir_value *x = nd->in[0];
+  int64_t s, e, a = x->count_axis;
+  if (a < 0 || !x->count || x->rank < 1) return ST_OK;
+  shape_range(nd, x->rank, &s, &e);
+  if (a < s || a >= e) return ST_OK; /* static dims only: it folds */
+  ir_value *parts[3];
+  int np = 0;
+  if (a > s && !(parts[np++] = dims_const(nd, x, s, a, "dims_before"))) return nomem(nd);
+  parts[np++] = x->count;
+  if (e > a + 1 && !(parts[np++] = dims_const(nd, x, a + 1, e, "dims_after"))) return nomem(nd);
+  n->op = np == 1 ? IR_OP_IDENTITY : IR_OP_CONCAT;
+  n->nattrs = 0; /* start, end */
+  for (int j = 0; j < np; j++)
+    if (ir_node_set_input(nd->c->g, n, j, parts[j])) return nomem(nd);
+  return np > 1 && ir_attr_set_int(nd->c->g, n, "axis", 0) ? nomem(nd) : ST_OK;
+}
+
+status onnx_import_size(onnx_node *nd, ir_node *n) {
+  const ir_value *x = nd->in[0];
+  if (x->count_axis < 0 || !x->count) return ST_OK;
+  int64_t rest = 1, none = 0;
+  for (int d = 0; d < x->rank; d++)
+    if (d != x->count_axis) rest *= x->dims[d]; /* x's bytes fit: no overflow */
+  char name[300];
+  ir_value *v = x->count;
+  if (rest != 1) { /* count x rest, i64 [1] */
+    snprintf(name, sizeof name, "%.280s_rest", nd->out[0]->name);
+    ir_value *r = ir_const_new(nd->c->g, name, DT_INT64, 1, (const int64_t[]){1}, &rest, sizeof rest);
+    snprintf(name, sizeof name, "%.280s_elements", nd->out[0]->name);
+    ir_value *y = r ? ir_value_new(nd->c->g, name, DT_INT64) : NULL, *in[2] = {x->count, r};
+    if (!y || !ir_node_new(nd->c->g, IR_OP_MUL, NULL, 2, in, 1, &y)) return nomem(nd);
+    v = y;
+  }
+  snprintf(name, sizeof name, "%.280s_scalar", nd->out[0]->name); /* Reshape to a scalar */
+  ir_value *shape = ir_const_new(nd->c->g, name, DT_INT64, 1, &none, NULL, 0);
+  n->op = IR_OP_RESHAPE;
+  if (!shape || ir_node_set_input(nd->c->g, n, 0, v) || ir_node_set_input(nd->c->g, n, 1, shape) ||
+      ir_attr_set_int(nd->c->g, n, "allowzero", 0))
+    return nomem(nd);
+  return ST_OK;
+}
+
+/* The bound of count value c: the extent of the axis it counts on one of
+ * its producer's outputs; -1 when c counts none. */
+static int64_t count_bound(const ir_value *c) {
+  const ir_node *p = c->producer;
+  for (int k = 0; p && k < p->nout; k++)
+    if (p->out[k] && p->out[k]->count == c && p->out[k]->count_axis >= 0)
+      return p->out[k]->dims[p->out[k]->count_axis];
+  return -1;
+}
+
+int onnx_counted_fill(onnx_node *nd, ir_node *n, const ir_value *value, status *st) {
+  const ir_value *sh = nd->in[0];
+  while (sh->producer && sh->producer->op == IR_OP_IDENTITY && sh->producer->nin == 1)
+    sh = sh->producer->in[0];
+  const ir_node *p = sh->producer;
+  int np = p && p->op == IR_OP_CONCAT && ir_attr_int(p, "axis", 0) == 0 ? p->nin : 1, rank = 0, axis = -1;
+  ir_value *count = NULL;
+  int64_t dims[MAX_RANK];
+  for (int j = 0; j < np; j++) {
+    ir_value *v = np > 1 ? p->in[j] : (ir_value *)sh;
+    int64_t bound = v && !v->data ? count_bound(v) : -1, len = v ? ir_value_elements(v) : -1;
+    if (!v || v->dtype != DT_INT64 || v->rank != 1 || len < 0 || rank + len > MAX_RANK) return 0;
+    if (!v->data && (bound < 0 || count)) return 0; /* not one count among constants */
+    if (!v->data) {
+      axis = rank, count = v, dims[rank++] = bound;
+      continue;
+    }
+    for (int64_t i = 0; i < len; i++)
+      dims[rank++] = ((const int64_t *)v->data)[i];
+  }
+  if (!count) return 0;
+  ir_value probe = {.dtype = value->dtype, .rank = rank};
+  memcpy(probe.dims, dims, sizeof(int64_t) * (size_t)rank);
+  int64_t bytes = ir_value_bytes(&probe), total = ir_value_elements(&probe);
+  size_t es = dtype_size(value->dtype);
+  unsigned char *data = bytes >= 0 && es ? arena_alloc_aligned(&nd->c->scratch, (size_t)bytes + 1, 64) : NULL;
+  if (bytes < 0 || !es) {
+    *st = onnx_node_fail(nd, ST_ERR_LIMIT, "the fill of shape %s is too large", ir_dims_str(rank, dims));
+    return 1;
+  }
+  for (int64_t i = 0; data && i < total; i++)
+    memcpy(data + (size_t)i * es, value->data, es);
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_fill", nd->out[0]->name);
+  ir_value *c = data ? ir_const_new(nd->c->g, name, value->dtype, rank, dims, data, (size_t)bytes) : NULL;
+  if (!c) {
+    *st = nomem(nd);
+    return 1;
+  }
+  c->count_axis = axis, c->count = count;
+  n->op = IR_OP_IDENTITY;
+  n->in[0] = c, n->nin = 1;
+  *st = ST_OK;
+  return 1;
+}
+
+/* ---- Concat along a counted axis ----
+ * The valid rows of each input go back to back, so the output's count is
+ * the sum of the inputs' counts (a dense input's extent counts whole). The
+ * Concat n stays, over the inputs' bounds (attr with_padding: their
+ * padding is copied too and the result is dense); a mask with 1 on the
+ * valid rows of each input (iota < count, or all ones for a dense input)
+ * gives through NonZero the positions of the valid rows in order, and a
+ * Gather of them along the axis is the output, counted by NonZero. Concats
+ * of inputs counted alike share those positions, and so their count. */
+
+static ir_value *valid_rows(onnx_node *nd, const ir_value *x, int axis, int j) {
+  ir_graph *g = nd->c->g;
+  int64_t b = x->dims[axis];
+  char name[300];
+  snprintf(name, sizeof name, "%.260s_valid%d", nd->out[0]->name, j);
+  if (x->count_axis != axis) { /* dense: every row */
+    unsigned char *ones = arena_alloc(&nd->c->scratch, (size_t)b + 1);
+    if (!ones) return NULL;
+    memset(ones, 1, (size_t)b + 1);
+    return ir_const_new(g, name, DT_BOOL, 1, &b, ones, (size_t)b);
+  }
+  int64_t *iota = arena_array(&nd->c->scratch, (size_t)b + 1, sizeof *iota);
+  for (int64_t i = 0; iota && i < b; i++)
+    iota[i] = i;
+  char iname[300];
+  snprintf(iname, sizeof iname, "%.260s_rows%d", nd->out[0]->name, j);
+  ir_value *rows = iota ? ir_const_new(g, iname, DT_INT64, 1, &b, iota, (size_t)b * sizeof *iota) : NULL;
+  ir_value *m = rows ? ir_value_new(g, name, DT_BOOL) : NULL, *in[2] = {rows, x->count};
+  return m && ir_node_new(g, IR_OP_LESS, NULL, 2, in, 1, &m) ? m : NULL;
+}
+
+/* Mask part v (of a packing Concat) marks the valid rows of x along axis:
+ * iota < x's count, or all ones for a dense x, b rows either way. */
+static int marks(const ir_value *v, const ir_value *x, int axis) {
+  int64_t b = x->dims[axis];
+  if (v->rank != 1 || v->dims[0] != b) return 0;
+  if (x->count_axis != axis) {
+    for (int64_t i = 0; v->data && v->dtype == DT_BOOL && i < b; i++)
+      if (!((const unsigned char *)v->data)[i]) return 0;
+    return v->data && v->dtype == DT_BOOL;
+  }
+  const ir_node *p = v->producer;
+  return p && p->op == IR_OP_LESS && p->in[1] == x->count && p->in[0]->data;
+}
+
+/* The positions an earlier packing Concat made for inputs counted alike
+ * (the boxes, scores and labels of one detector are), so that their
+ * results share one count; NULL when there is none. */
+static ir_value *packed_positions(const onnx_node *nd, int axis) {
+  const ir_graph *g = nd->c->g;
+  for (int i = 0; i < g->nnodes; i++) {
+    const ir_node *r = g->nodes[i], *nz = r->op == IR_OP_RESHAPE ? r->in[0]->producer : NULL;
+    const ir_node *mc = nz && nz->op == IR_OP_NONZERO ? nz->in[0]->producer : NULL;
+    int same = mc && mc->op == IR_OP_CONCAT && mc->nin == nd->nin;
+    for (int j = 0; same && j < nd->nin; j++)
+      same = marks(mc->in[j], nd->in[j], axis);
+    if (same) return r->out[0];
+  }
+  return NULL;
+}
+
+status onnx_counted_concat(onnx_node *nd, ir_node *n) {
+  ir_graph *g = nd->c->g;
+  int64_t a = onnx_attr_int(nd, "axis", 1), r = nd->in[0]->rank;
+  a = a < 0 ? a + r : a;
+  int counted = 0;
+  for (int j = 0; j < nd->nin; j++)
+    counted |= nd->in[j]->rank == r && nd->in[j]->count_axis == a && a >= 0 && nd->in[j]->count;
+  if (!counted) return ST_OK;
+  char name[300];
+  ir_value *pos = packed_positions(nd, (int)a);
+  if (!pos) {
+    ir_value **parts = arena_array(&nd->c->scratch, (size_t)nd->nin, sizeof *parts);
+    for (int j = 0; parts && j < nd->nin; j++)
+      if (!(parts[j] = valid_rows(nd, nd->in[j], (int)a, j))) return nomem(nd);
+    snprintf(name, sizeof name, "%.280s_valid", nd->out[0]->name);
+    ir_value *mask = parts ? ir_value_new(g, name, DT_BOOL) : NULL;
+    ir_node *mc = mask ? ir_node_new(g, IR_OP_CONCAT, NULL, nd->nin, parts, 1, &mask) : NULL;
+    pos = mc && !ir_attr_set_int(g, mc, "axis", 0) ? run_time_positions(nd, mask) : NULL;
+  }
+  snprintf(name, sizeof name, "%.280s_padded", nd->out[0]->name);
+  ir_value *all = pos ? ir_value_new(g, name, nd->in[0]->dtype) : NULL, *gin[2] = {all, pos};
+  if (!all || ir_attr_set_int(g, n, "with_padding", 1)) return nomem(nd);
+  n->out[0] = all, all->producer = n;
+  ir_node *gather = ir_node_new(g, IR_OP_GATHER, NULL, 2, gin, 1, &nd->out[0]);
+  return gather && !ir_attr_set_int(g, gather, "axis", a) ? ST_OK : nomem(nd);
+}
+
+/* ---- Slice along a counted axis ----
+ * Rows [s, min(e, count)) of x counted along axis a (start s and end e >= 0,
+ * step 1, as ONNX clamps them to the count): the positions s + i below the
+ * count (iota + s < count, NonZero) gathered along a, counted by their
+ * number (all of the axis: x itself, its count kept); the Slice keeps its
+ * other axes, after the Gather. Negative starts
+ * or ends (relative to the count) and other steps are left to the count
+ * rules, which refuse them by name. */
+/* Slice n without its entry `at` of na (the counted axis, done): the
+ * other axes', or an Identity when none is left. */
+static status drop_axis(ir_graph *g, ir_node *n, int at, int na, int64_t *st, int64_t *en, int64_t *ax,
+                        int64_t *sp) {
+  for (int i = at; i + 1 < na; i++)
+    st[i] = st[i + 1], en[i] = en[i + 1], ax[i] = ax[i + 1], sp[i] = sp[i + 1];
+  if (--na == 0) {
+    n->op = IR_OP_IDENTITY, n->nattrs = 0, n->nin = 1;
+    return ST_OK;
+  }
+  if (ir_attr_set_ints(g, n, "starts", na, st) || ir_attr_set_ints(g, n, "ends", na, en) ||
+      ir_attr_set_ints(g, n, "axes", na, ax) || ir_attr_set_ints(g, n, "steps", na, sp))
+    return ST_ERR_NOMEM;
+  return ST_OK;
+}
+
+status onnx_counted_slice(onnx_node *nd, ir_node *n) {
+  ir_graph *g = nd->c->g;
+  ir_value *x = nd->in[0];
+  int64_t st[MAX_RANK], en[MAX_RANK], ax[MAX_RANK], sp[MAX_RANK];
+  int na = ir_attr_ints(n, "starts", st, MAX_RANK), a = x->count_axis, at = -1;
+  if (a < 0 || !x->count || na < 0 || ir_attr_ints(n, "ends", en, MAX_RANK) != na) return ST_OK;
+  int has_axes = ir_attr_ints(n, "axes", ax, MAX_RANK) == na,
+      has_steps = ir_attr_ints(n, "steps", sp, MAX_RANK) == na;
+  for (int i = 0; i < na; i++) {
+    if (!has_axes) ax[i] = i;
+    if (!has_steps) sp[i] = 1;
+    if ((ax[i] < 0 ? ax[i] + x->rank : ax[i]) == a) at = i;
+  }
+  if (at < 0 || st[at] < 0 || en[at] < 0 || sp[at] != 1) return ST_OK;
+  int64_t b = x->dims[a], s0 = st[at] < b ? st[at] : b, len = (en[at] < b ? en[at] : b) - s0;
+  len = len < 0 ? 0 : len;
+  if (s0 == 0 && len == b) /* all of it: x's rows and count */
+    return drop_axis(g, n, at, na, st, en, ax, sp) ? nomem(nd) : ST_OK;
+  int64_t *rows = arena_array(&nd->c->scratch, (size_t)len + 1, sizeof *rows);
+  for (int64_t i = 0; rows && i < len; i++)
+    rows[i] = s0 + i;
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_rows", nd->out[0]->name);
+  ir_value *rv = rows ? ir_const_new(g, name, DT_INT64, 1, &len, rows, (size_t)len * sizeof *rows) : NULL;
+  snprintf(name, sizeof name, "%.280s_valid", nd->out[0]->name);
+  ir_value *mask = rv ? ir_value_new(g, name, DT_BOOL) : NULL, *lin[2] = {rv, x->count};
+  ir_value *pos =
+      mask && ir_node_new(g, IR_OP_LESS, NULL, 2, lin, 1, &mask) ? run_time_positions(nd, mask) : NULL;
+  snprintf(name, sizeof name, "%.280s_start", nd->out[0]->name);
+  ir_value *sv = pos ? ir_const_new(g, name, DT_INT64, 1, (const int64_t[]){1}, &s0, sizeof s0) : NULL;
+  snprintf(name, sizeof name, "%.280s_indices", nd->out[0]->name);
+  ir_value *ix = sv ? ir_value_new(g, name, DT_INT64) : NULL, *ain[2] = {pos, sv};
+  snprintf(name, sizeof name, "%.280s_rows_kept", nd->out[0]->name);
+  ir_value *y = ix ? ir_value_new(g, name, x->dtype) : NULL, *gin[2] = {x, ix};
+  ir_node *gn = y && ir_node_new(g, IR_OP_ADD, NULL, 2, ain, 1, &ix)
+                    ? ir_node_new(g, IR_OP_GATHER, NULL, 2, gin, 1, &y)
+                    : NULL;
+  if (!gn || ir_attr_set_int(g, gn, "axis", a)) return nomem(nd);
+  n->in[0] = y;
+  return drop_axis(g, n, at, na, st, en, ax, sp) ? nomem(nd) : ST_OK;
+}
+
+/* ---- Reduce over a counted axis ----
+ * The padding becomes the mode's neutral element, so reducing the bound
+ * reduces the valid rows: Where(iota < count, x, neutral), iota along the
+ * axis broadcasting over the dims after it. Max and min on floats only
+ * (-inf, +inf); mean and the other modes are left to the count rules. */
+status onnx_counted_reduce(onnx_node *nd, ir_node *n) {
+  ir_graph *g = nd->c->g;
+  ir_value *x = nd->in[0];
+  int a = x->count_axis;
+  int64_t axes[MAX_RANK];
+  int na = ir_attr_ints(n, "axes", axes, MAX_RANK), reduced = na < 0 && !ir_attr_int(n, "noop", 0);
+  for (int i = 0; i < na; i++)
+    reduced |= (axes[i] < 0 ? axes[i] + x->rank : axes[i]) == a;
+  const char *mode = ir_attr_string(n, "mode", "");
+  int lowest = !strcmp(mode, "max") || !strcmp(mode, "logsumexp"), highest = !strcmp(mode, "min");
+  int zero = !strcmp(mode, "sum") || !strcmp(mode, "l1") || !strcmp(mode, "sumsquare"),
+      one = !strcmp(mode, "prod");
+  if (a < 0 || !x->count || !reduced || !(lowest || highest || zero || one) || !dtype_size(x->dtype) ||
+      ((lowest || highest) && !elem_is_float(x->dtype)))
+    return ST_OK;
+  double neutral = zero ? 0.0 : one ? 1.0 : lowest ? -INFINITY : INFINITY;
+  int64_t b = x->dims[a], dims[MAX_RANK];
+  int r = x->rank - a; /* iota [b, 1, ..., 1] lines up with x's axis a */
+  int64_t *iota = arena_array(&nd->c->scratch, (size_t)b + 1, sizeof *iota);
+  unsigned char nv[16];
+  for (int64_t i = 0; iota && i < b; i++)
+    iota[i] = i;
+  for (int d = 0; d < r; d++)
+    dims[d] = d ? 1 : b;
+  elem_put(nv, x->dtype, 0, neutral);
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_rows", nd->out[0]->name);
+  ir_value *rows = iota ? ir_const_new(g, name, DT_INT64, r, dims, iota, (size_t)b * sizeof *iota) : NULL;
+  snprintf(name, sizeof name, "%.280s_neutral", nd->out[0]->name);
+  ir_value *nc = rows ? ir_const_new(g, name, x->dtype, 0, dims, nv, dtype_size(x->dtype)) : NULL;
+  snprintf(name, sizeof name, "%.280s_valid", nd->out[0]->name);
+  ir_value *mask = nc ? ir_value_new(g, name, DT_BOOL) : NULL, *lin[2] = {rows, x->count};
+  snprintf(name, sizeof name, "%.280s_masked", nd->out[0]->name);
+  ir_value *y =
+      mask && ir_node_new(g, IR_OP_LESS, NULL, 2, lin, 1, &mask) ? ir_value_new(g, name, x->dtype) : NULL;
+  ir_value *win[3] = {mask, x, nc};
+  if (!y || !ir_node_new(g, IR_OP_WHERE, NULL, 3, win, 1, &y) || ir_attr_set_int(g, n, "with_padding", 1))
+    return nomem(nd);
+  n->in[0] = y;
+  return ST_OK;
+}
+
 status onnx_import_nms(onnx_node *nd, ir_node *n) {
   int64_t max = 0, cpb = onnx_attr_int(nd, "center_point_box", 0);
   status s = ST_OK;
@@ -245,5 +591,11 @@ status onnx_import_nms(onnx_node *nd, ir_node *n) {
   if ((s = onnx_set_int(nd, n, "center_point_box", cpb)) ||
       (s = onnx_set_int(nd, n, "max_per_class", max < 0 ? 0 : max)))
     return s;
+  const ir_value *b = nd->in[0], *sc = nd->in[1];
+  if (b->count_axis == 1 && b->count && sc->count_axis == 2 && sc->count == b->count) { /* counted boxes */
+    while (n->nin < 4)
+      if (ir_node_set_input(nd->c->g, n, n->nin, NULL)) return nomem(nd);
+    if (ir_node_set_input(nd->c->g, n, 4, b->count)) return nomem(nd);
+  }
   return add_count(nd, n);
 }

@@ -9,19 +9,31 @@
  * counted indices reads row 0). An op carries the count to its output when
  * each valid output element depends on valid input elements only and the
  * counted axis maps to one output axis of the same extent: elementwise
- * ops, the Reshape family, Transpose, Slice and Gather off the axis, and a
+ * ops, the Reshape family, Transpose, Slice, Split and Gather off the axis, and a
  * Reduce (ArgMax, ArgMin included) or Softmax across other axes, which
  * works on each position of the counted axis alone, and a Concat along
- * another axis (its uncounted inputs are valid everywhere). Anything else
- * (a reduction, Softmax, Concat or TopK over the axis, Shape) would read
- * the padding as data, so it is refused at compile time with one line.
+ * another axis (its uncounted inputs are valid everywhere); GatherND with
+ * counted indices (or data counted along an axis it copies whole). Some
+ * consumers take the count itself and leave it behind (COUNT_DROPPED): a
+ * Gather along data's counted axis with counted indices (the indices count
+ * the output), Shape over static dims only, a Concat over the inputs'
+ * bounds (with_padding) that the importer packs with a Gather after it,
+ * and a Reduce over the axis whose padding the importer made the mode's
+ * neutral element (with_padding). TopK and NonMaxSuppression over the
+ * counted axis take the count as an input (infer_topk, infer_nms), and the
+ * importer makes Shape, Size and ConstantOfShape of a counted value
+ * run-time values and counted fills, and a Slice along the axis a Gather of
+ * the valid rows (frontend/onnx_ops_index.c). Anything else (Softmax or a
+ * mean over the axis, Tile, Pad, ...) would read the padding as data, so it
+ * is refused at compile time with one line.
  *
  * Producers:
  *   NonZero  y i64 [max(rank, 1), elements(x)] counted along axis 1.
  *   NonMaxSuppression  selected [B x C x min(max_per_class, N), 3]
  *            counted along axis 0 (common/nms.h selects).
  *   TopK     with a run-time k (in[1]): values and indices of x's dims,
- *            counted along the axis (the bound: k <= the axis' length).
+ *            counted along the axis (the bound: k <= the axis' length);
+ *            with x counted along the axis, its count in[2] limits k.
  * Every bound must fit int32 (the tasks' params and the om's dims
  * arithmetic), so a NonZero over 2^32 elements is refused by name.
  */
@@ -86,6 +98,21 @@ static status infer_nonzero(ir_node *n, diag *d) {
   return set_counted(n, 1, d);
 }
 
+/* TopK over x counted along its axis takes x's count as in[2] (the
+ * importer adds it: onnx_import_topk): only the valid positions compete.
+ * x counted along another axis would need two counts on the outputs. */
+static status topk_input_count(const ir_node *n, int axis, diag *d) {
+  const ir_value *x = n->in[0], *c = n->nin > 2 ? n->in[2] : NULL;
+  if (c && (c->dtype != DT_INT64 || ir_value_elements(c) != 1))
+    return ir_node_error(d, ST_ERR_INVALID, n, "input 2 '%s' (x's count) must be i64 [1]", c->name);
+  if (x->count_axis < 0 || !x->count) return ST_OK;
+  if (x->count_axis == axis && x->count == c) return ST_OK;
+  return ir_node_error(d, ST_ERR_UNSUPPORTED, n,
+                       "input 0 '%s' has a run-time extent along axis %d (bound %" PRId64
+                       ", counted by '%s'): TopK takes a count along its axis %d only",
+                       x->name, x->count_axis, x->dims[x->count_axis], x->count->name, axis);
+}
+
 static status infer_topk(ir_graph *g, ir_node *n, diag *d) {
   const ir_value *x = n->in[0], *k = n->in[1];
   int64_t a = ir_attr_int(n, "axis", -1);
@@ -97,6 +124,7 @@ static status infer_topk(ir_graph *g, ir_node *n, diag *d) {
     return ir_node_error(d, ST_ERR_INVALID, n, "input 1 '%s' (k) must hold one i64", k->name);
   status st = check_bound(n, x->dims[axis], "the axis' length", d);
   if (st) return st;
+  if ((st = topk_input_count(n, axis, d))) return st;
   if (ir_attr_set_int(g, n, "axis", axis)) return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
   if ((st = set_out(n, 0, x->dtype, x->rank, x->dims, d)) ||
       (st = set_out(n, 1, DT_INT64, x->rank, x->dims, d)))
@@ -106,18 +134,38 @@ static status infer_topk(ir_graph *g, ir_node *n, diag *d) {
 
 static int is_real(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16; }
 
+/* NonMaxSuppression over boxes counted along N (axis 1) and scores along
+ * theirs (axis 2) by one count takes it as in[4] (the importer adds it:
+ * onnx_import_nms): only the valid boxes take part. */
+static status nms_input_count(const ir_node *n, diag *d) {
+  const ir_value *c = n->nin > 4 ? n->in[4] : NULL;
+  if (c && (c->dtype != DT_INT64 || ir_value_elements(c) != 1))
+    return ir_node_error(d, ST_ERR_INVALID, n, "input 4 '%s' (the boxes' count) must be i64 [1]", c->name);
+  for (int j = 0; j < 4 && j < n->nin; j++) {
+    const ir_value *x = n->in[j];
+    if (!x || x->count_axis < 0 || !x->count || (j < 2 && x->count_axis == j + 1 && x->count == c)) continue;
+    return ir_node_error(d, ST_ERR_UNSUPPORTED, n,
+                         "input %d '%s' has a run-time extent along axis %d (bound %" PRId64
+                         ", counted by '%s'): NonMaxSuppression takes one count along the boxes' axis only",
+                         j, x->name, x->count_axis, x->dims[x->count_axis], x->count->name);
+  }
+  return ST_OK;
+}
+
 static status infer_nms(ir_node *n, diag *d) {
   const ir_value *b = n->in[0], *s = n->in[1];
   if (b->rank != 3 || b->dims[2] != 4 || s->rank != 3 || s->dims[0] != b->dims[0] || s->dims[2] != b->dims[1])
     return ir_node_error(d, ST_ERR_INVALID, n, "boxes %s and scores %s must be [B, N, 4] and [B, C, N]",
                          ir_dims_str(b->rank, b->dims), ir_dims_str(s->rank, s->dims));
-  for (int j = 0; j < n->nin; j++)
+  status st = nms_input_count(n, d);
+  if (st) return st;
+  for (int j = 0; j < n->nin && j < 4; j++)
     if (n->in[j] && (!is_real(n->in[j]->dtype) || (j >= 2 && ir_value_elements(n->in[j]) != 1)))
       return ir_node_error(d, ST_ERR_INVALID, n, "input %d '%s' must be f32%s", j, n->in[j]->name,
                            j >= 2 ? " with one element" : "");
   int64_t max = ir_attr_int(n, "max_per_class", 0), per = max < b->dims[1] ? max : b->dims[1], bound;
   if (per < 0 || __builtin_mul_overflow(b->dims[0] * s->dims[1], per, &bound)) bound = -1;
-  status st = check_bound(n, bound, "batches x classes x min(max_output_boxes_per_class, boxes)", d);
+  st = check_bound(n, bound, "batches x classes x min(max_output_boxes_per_class, boxes)", d);
   if (st) return st;
   int64_t dims[2] = {bound, 3};
   if ((st = set_out(n, 0, DT_INT64, 2, dims, d))) return st;
@@ -154,8 +202,35 @@ static int reshaped_axis(const ir_value *x, int a, const ir_value *y) {
   return -1;
 }
 
-/* Where input j's counted axis a lands in n's output 0, or -1 when n cannot
- * carry it. */
+/* carried_axis's answer for an input whose count does not reach the output
+ * and is not needed there. */
+#define COUNT_DROPPED (-2)
+
+/* GatherND (batch_dims b, indices [..., m]): counted indices carry their
+ * axis (any but the last: their padding rows are zeros, valid positions);
+ * counted data carries a batch axis or one it copies whole (from b + m on),
+ * and is refused along the axes the indices address. */
+static int gathernd_axis(const ir_node *n, int j, int a) {
+  const ir_value *ix = n->in[1];
+  int b = (int)ir_attr_int(n, "batch_dims", 0), q = ix->rank, m = q > 0 ? (int)ix->dims[q - 1] : 0;
+  if (j == 1) return a < q - 1 ? a : -1;
+  if (a < b) return a;
+  return a >= b + m ? q - 1 + a - (b + m) : -1;
+}
+
+/* Shape of a counted value with [start, end) covering the counted axis
+ * reads the count; the importer makes it a run-time value
+ * (frontend/onnx_ops_index.c's onnx_import_shape) and what is left here
+ * reads only static dims. */
+static int shape_reads_count(const ir_node *n, int a) {
+  int r = n->in[0]->rank;
+  int64_t s = ir_attr_int(n, "start", 0), e = ir_attr_int(n, "end", r);
+  s = s < 0 ? s + r : s, e = e < 0 ? e + r : e;
+  return a >= s && a < e;
+}
+
+/* Where input j's counted axis a lands in n's output 0, -1 when n cannot
+ * carry it, COUNT_DROPPED when n does not need it. */
 static int carried_axis(const ir_node *n, int j, int a) {
   const ir_value *x = n->in[j], *y = n->out[0];
   ir_fusion f = ir_ops[n->op].fusion;
@@ -190,16 +265,29 @@ static int carried_axis(const ir_node *n, int j, int a) {
   }
   case IR_OP_REDUCE: { /* across the axis: it stays, shifted by the dropped axes before it */
     uint32_t mask;
-    if (j != 0 || ir_reduce_mask(n, x->rank, &mask) || ((mask >> a) & 1u)) return -1;
+    if (j != 0 || ir_reduce_mask(n, x->rank, &mask)) return -1;
+    if ((mask >> a) & 1u) /* over it: only when the importer neutralised the padding */
+      return ir_attr_int(n, "with_padding", 0) ? COUNT_DROPPED : -1;
     return ir_attr_int(n, "keepdims", 1) ? a : a - __builtin_popcount(mask & ((1u << a) - 1u));
   }
-  case IR_OP_CONCAT: return norm(ir_attr_int(n, "axis", 0), x->rank) != a ? a : -1;
+  case IR_OP_SPLIT: return norm(ir_attr_int(n, "axis", 0), x->rank) != a ? a : -1; /* every output */
+  case IR_OP_CONCAT: /* along the axis: only over the bounds (the importer packs after it) */
+    if (norm(ir_attr_int(n, "axis", 0), x->rank) != a) return a;
+    return ir_attr_int(n, "with_padding", 0) ? COUNT_DROPPED : -1;
   case IR_OP_GATHER: {
     const ir_value *ix = n->in[1];
     int axis = norm(ir_attr_int(n, "axis", 0), n->in[0]->rank);
     if (j == 1) return axis + a; /* counted indices: their padding is 0, a valid index */
-    return a == axis ? -1 : a < axis ? a : a - 1 + ix->rank;
+    /* Along data's counted axis with counted indices (positions a NonZero,
+     * TopK or NonMaxSuppression made, below the data's count): the indices'
+     * count alone counts the output and no valid index reaches the padding.
+     * (A negative index would address the bound, not the count; those
+     * producers make none.) */
+    if (a == axis) return ix->count_axis >= 0 ? COUNT_DROPPED : -1;
+    return a < axis ? a : a - 1 + ix->rank;
   }
+  case IR_OP_GATHERND: return gathernd_axis(n, j, a);
+  case IR_OP_SHAPE: return shape_reads_count(n, a) ? -1 : COUNT_DROPPED;
   default: return -1;
   }
 }
@@ -222,6 +310,7 @@ status ir_count_propagate(ir_node *n, diag *d) {
     const ir_value *x = n->in[j];
     if (!x || x->count_axis < 0 || !x->count) continue;
     int b = carried_axis(n, j, x->count_axis);
+    if (b == COUNT_DROPPED) continue;
     if (b < 0) return refuse(n, j, "this op would read the padding past the count as data", d);
     if (count && (count != x->count || axis != b))
       return refuse(n, j, "another input is counted differently", d);
@@ -287,6 +376,8 @@ static status eval_nms(const ir_node *n, const void *const *in, void **out, aren
   const float *boxes = as_f32(n, 0, in[0], a), *scores = as_f32(n, 1, in[1], a);
   const float *iou = n->nin > 2 && n->in[2] ? as_f32(n, 2, in[2], a) : NULL;
   const float *st = n->nin > 3 && n->in[3] ? as_f32(n, 3, in[3], a) : NULL;
+  int64_t valid = n->nin > 4 && n->in[4] ? *(const int64_t *)in[4] : N; /* counted boxes: their count */
+  valid = valid < 0 ? 0 : valid > N ? N : valid;
   if (!y || !count || !boxes || !scores || (n->nin > 2 && n->in[2] && !iou) ||
       (n->nin > 3 && n->in[3] && !st))
     return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory evaluating");
@@ -295,9 +386,9 @@ static status eval_nms(const ir_node *n, const void *const *in, void **out, aren
     for (int64_t c = 0; c < C; c++) {
       if (rows + per > bound)
         return ir_node_error(d, ST_ERR_INVALID, n, "output bound %" PRId64 " too small", bound);
-      int64_t k = nms_class(boxes, (uint64_t)(bi * N * 4), scores, (uint64_t)((bi * C + c) * N), (uint64_t)N,
-                            get_real, (int)ir_attr_int(n, "center_point_box", 0), iou ? iou[0] : 0.0f,
-                            st != NULL, st ? st[0] : 0.0f, per, y + rows * 3 + 2, 3);
+      int64_t k = nms_class(boxes, (uint64_t)(bi * N * 4), scores, (uint64_t)((bi * C + c) * N),
+                            (uint64_t)valid, get_real, (int)ir_attr_int(n, "center_point_box", 0),
+                            iou ? iou[0] : 0.0f, st != NULL, st ? st[0] : 0.0f, per, y + rows * 3 + 2, 3);
       for (int64_t j = 0; j < k; j++)
         y[(rows + j) * 3] = bi, y[(rows + j) * 3 + 1] = c;
       rows += k;

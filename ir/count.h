@@ -7,9 +7,10 @@
  * rules here; every other op either carries a counted input's count to its
  * output (the padding past the count cannot change a valid element:
  * elementwise ops, Transpose, the Reshape family keeping the axis, Slice on
- * other axes, Gather on another axis or with counted indices) or is refused
- * naming the node, the input and the axis. Only ir/shape.c and ir/eval.c
- * include this.
+ * other axes, Gather and GatherND on another axis or with counted indices),
+ * takes the count itself (TopK over the axis, the importer's packing
+ * Concat) or is refused naming the node, the input and the axis. Only
+ * ir/shape.c and ir/eval.c include this.
  */
 #ifndef IR_COUNT_H
 #define IR_COUNT_H

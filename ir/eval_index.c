@@ -84,14 +84,17 @@ static int topk_before(const topk_line *L, int64_t a, int64_t b) {
 
 /* A run-time k (in[1], ir/count.h): the outputs keep the axis' length,
  * the k' = min(max(k, 0), length) best come first, zeros after them, and
- * out[2] gets k'. */
+ * out[2] gets k'. With x counted along the axis (in[2], its count n), only
+ * the first min(n, length) positions compete and k' is at most that. */
 static status eval_topk(ev *e) {
   const ir_value *X = e->n->in[0];
   int axis = axis_of(e->n, X->rank), counted = e->n->nin > 1 && e->n->in[1];
   int64_t k = counted ? elem_get_int(e->in[1], e->n->in[1]->dtype, 0) : ir_attr_int(e->n, "k", -1);
   if (axis < 0) return fail(e, ST_ERR_INVALID, "axis out of range for '%s'", X->name);
   int64_t D = X->dims[axis], inner = prod(X->dims, axis + 1, X->rank), outer = prod(X->dims, 0, axis);
-  if (counted) k = k < 0 ? 0 : k > D ? D : k;
+  int64_t valid = e->n->nin > 2 && e->n->in[2] ? elem_get_int(e->in[2], e->n->in[2]->dtype, 0) : D;
+  valid = valid < 0 ? 0 : valid > D ? D : valid;
+  if (counted) k = k < 0 ? 0 : k > valid ? valid : k;
   if (k < 0 || k > D) return fail(e, ST_ERR_INVALID, "k out of range for '%s'", X->name);
   int64_t dims[MAX_RANK], kb = counted ? D : k; /* the outputs' extent along the axis */
   memcpy(dims, X->dims, sizeof dims);
@@ -109,7 +112,7 @@ static status eval_topk(ev *e) {
   for (int64_t o = 0; o < outer; o++)
     for (int64_t in = 0; in < inner; in++) {
       topk_line L = {e->in[0], X->dtype, ir_attr_int(e->n, "largest", 1) != 0, o * D * inner + in, inner};
-      for (int64_t j = 0; j < D; j++) { /* insertion sort into rank order */
+      for (int64_t j = 0; j < valid; j++) { /* insertion sort into rank order */
         int64_t at = j;
         while (at > 0 && topk_before(&L, j, order[at - 1]))
           order[at] = order[at - 1], at--;

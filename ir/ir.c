@@ -466,6 +466,8 @@ void ir_replace_uses(ir_graph *g, ir_value *from, ir_value *to) {
       from->output_index = -1;
       to->output_index = i;
     }
+  for (int i = 0; i < g->nvalues; i++) /* the values `from` counts (ir/count.h) */
+    if (g->values[i] && g->values[i]->count == from) g->values[i]->count = to;
 }
 
 int ir_value_use_count(const ir_graph *g, const ir_value *v) {

@@ -275,7 +275,8 @@ status ir_node_error(diag *d, status code, const ir_node *n, const char *fmt, ..
 const char *ir_dims_str(int rank, const int64_t *dims);
 
 /* Graph surgery. */
-/* Makes every use of `from` (node inputs and graph outputs) use `to`. */
+/* Makes every use of `from` (node inputs, graph outputs, and the count of
+ * the values it counts) use `to`. */
 void ir_replace_uses(ir_graph *g, ir_value *from, ir_value *to);
 /* Number of node inputs (over live nodes) plus graph outputs that read v.
  * O(nodes): a pass asking about many values keeps an ir_uses table instead. */

@@ -4,8 +4,10 @@
  *   Needs:   a well-formed graph in topological order (no shapes needed).
  *   Changes: every Identity goes, except one that copies a graph input
  *            straight to a graph output (the one case where two distinct
- *            names must share data) or one whose input is itself a graph
- *            output (two outputs must stay two values):
+ *            names must share data), one whose input is itself a graph
+ *            output (two outputs must stay two values), or one that copies
+ *            a count (ir/count.h) to a graph output (the count stays in the
+ *            workspace, where the runtime reads it after the last task):
  *              - its output is not a graph output: readers use its input;
  *              - its output is a graph output fed by a node: that node now
  *                produces the output value directly (the output keeps its
@@ -22,6 +24,13 @@
  */
 #include "pass.h"
 
+/* 1 when x is the count of a counted value (ir/count.h). */
+static int counts_values(const ir_graph *g, const ir_value *x) {
+  for (int i = 0; i < g->nvalues; i++)
+    if (g->values[i] && g->values[i]->count == x) return 1;
+  return 0;
+}
+
 /* Rewires one Identity away unless it must stay (see the contract). */
 static void remove_identity(ir_graph *g, ir_node *n) {
   ir_value *x = n->in[0], *y = n->out[0];
@@ -29,7 +38,7 @@ static void remove_identity(ir_graph *g, ir_node *n) {
   if (y->output_index < 0) {
     n->dead = 1;
     ir_replace_uses(g, y, x);
-  } else if (x->output_index >= 0 || x->input_index >= 0) {
+  } else if (x->output_index >= 0 || x->input_index >= 0 || counts_values(g, x)) {
     return;
   } else if (x->data) {
     n->dead = 1;

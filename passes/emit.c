@@ -463,13 +463,15 @@ static status emit_topk(emit_state *s, ir_node *n) {
                                     (int32_t)(counted ? n->in[0]->dims[axis] : ir_attr_int(n, "k", 0)),
                                 [OM_TOPK_P_LARGEST] = (int32_t)ir_attr_int(n, "largest", 1),
                                 [OM_TOPK_P_SORTED] = (int32_t)ir_attr_int(n, "sorted", 1)};
-  ir_value *tv[OM_TOPK_NTENSORS_COUNTED] = {[OM_TOPK_T_X] = n->in[0],
-                                            [OM_TOPK_T_VALUES] = n->out[0],
-                                            [OM_TOPK_T_INDICES] = n->out[1],
-                                            [OM_TOPK_T_K] = counted ? n->in[1] : NULL,
-                                            [OM_TOPK_T_COUNT] = counted ? n->out[2] : NULL};
-  return add_task(s, n, OM_TASK_TOPK, counted ? OM_TOPK_NTENSORS_COUNTED : OM_TOPK_NTENSORS, tv,
-                  OM_TOPK_NPARAMS, p);
+  ir_value *extent = n->nin > 2 ? n->in[2] : NULL; /* x counted along the axis */
+  ir_value *tv[OM_TOPK_NTENSORS_EXTENT] = {[OM_TOPK_T_X] = n->in[0],
+                                           [OM_TOPK_T_VALUES] = n->out[0],
+                                           [OM_TOPK_T_INDICES] = n->out[1],
+                                           [OM_TOPK_T_K] = counted ? n->in[1] : NULL,
+                                           [OM_TOPK_T_COUNT] = counted ? n->out[2] : NULL,
+                                           [OM_TOPK_T_EXTENT] = extent};
+  int nt = extent ? OM_TOPK_NTENSORS_EXTENT : counted ? OM_TOPK_NTENSORS_COUNTED : OM_TOPK_NTENSORS;
+  return add_task(s, n, OM_TASK_TOPK, nt, tv, OM_TOPK_NPARAMS, p);
 }
 
 static status emit_nonzero(emit_state *s, ir_node *n) {
@@ -482,13 +484,16 @@ static status emit_nms(emit_state *s, ir_node *n) {
   int64_t max = ir_attr_int(n, "max_per_class", 0), N = n->in[0]->dims[1];
   int32_t p[OM_NMS_NPARAMS] = {[OM_NMS_P_CENTER_POINT_BOX] = (int32_t)ir_attr_int(n, "center_point_box", 0),
                                [OM_NMS_P_MAX_PER_CLASS] = (int32_t)(max < N ? max : N)};
-  ir_value *tv[OM_NMS_NTENSORS] = {[OM_NMS_T_BOXES] = n->in[0],
-                                   [OM_NMS_T_SCORES] = n->in[1],
-                                   [OM_NMS_T_IOU] = n->nin > 2 ? n->in[2] : NULL,
-                                   [OM_NMS_T_SCORE_THRESHOLD] = n->nin > 3 ? n->in[3] : NULL,
-                                   [OM_NMS_T_SELECTED] = n->out[0],
-                                   [OM_NMS_T_COUNT] = n->out[1]};
-  return add_task(s, n, OM_TASK_NMS, OM_NMS_NTENSORS, tv, OM_NMS_NPARAMS, p);
+  ir_value *extent = n->nin > 4 ? n->in[4] : NULL; /* boxes and scores counted */
+  ir_value *tv[OM_NMS_NTENSORS_EXTENT] = {[OM_NMS_T_BOXES] = n->in[0],
+                                          [OM_NMS_T_SCORES] = n->in[1],
+                                          [OM_NMS_T_IOU] = n->nin > 2 ? n->in[2] : NULL,
+                                          [OM_NMS_T_SCORE_THRESHOLD] = n->nin > 3 ? n->in[3] : NULL,
+                                          [OM_NMS_T_SELECTED] = n->out[0],
+                                          [OM_NMS_T_COUNT] = n->out[1],
+                                          [OM_NMS_T_EXTENT] = extent};
+  return add_task(s, n, OM_TASK_NMS, extent ? OM_NMS_NTENSORS_EXTENT : OM_NMS_NTENSORS, tv, OM_NMS_NPARAMS,
+                  p);
 }
 
 /* ScatterElements (mode 0), ScatterND (mode 1), TensorScatter (mode 2: past,

@@ -729,9 +729,11 @@ static status layout_index(lay_state *s, ir_node *n, int cdt) {
   }
   int want = precision_is_float(yt) ? cdt : ANY_DTYPE; /* the data operands' and out[0]'s dtype */
   for (int j = 0; j < n->nin; j++) {
+    if (!n->in[j]) continue; /* NonMaxSuppression's absent thresholds */
     int data = onehot                         ? j == 1
                : n->op == IR_OP_TENSORSCATTER ? j <= 1 /* past, update */
-                                              : j == 0 || (j == 2 && n->op != IR_OP_GATHERND);
+                                              : j == 0 || (j == 2 && n->op != IR_OP_GATHERND &&
+                                                           n->op != IR_OP_TOPK); /* TopK's x count */
     status st = ensure_input(s, n, j, LAYOUT_ND, data ? want : ANY_DTYPE, NULL);
     if (st != ST_OK) return st;
   }
@@ -845,13 +847,15 @@ static status layout_conv_checked(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : layout_conv(s, n, cdt);
 }
 
-/* Concat: floats in the precision's dtype; the u8 or i8 activations of a
- * quantized model (passes/qconv.c) as they are, every operand one dtype. */
+/* Concat: floats in the precision's dtype; other dtypes as they are when
+ * every operand has one (the u8 or i8 activations of a quantized model,
+ * passes/qconv.c; the i64 and bool values a counted value's shape and
+ * packing compute at run time, ir/count.h). */
 static status layout_concat_checked(lay_state *s, ir_node *n, int cdt) {
-  int q8 = n->out[0]->dtype == DT_UINT8 || n->out[0]->dtype == DT_INT8;
-  for (int j = 0; j < n->nin && q8; j++)
-    q8 = n->in[j] && n->in[j]->dtype == n->out[0]->dtype;
-  if (q8) return layout_concat(s, n, n->out[0]->dtype);
+  int yt = n->out[0]->dtype, same = !precision_is_float(yt) && dtype_size(yt);
+  for (int j = 0; j < n->nin && same; j++)
+    same = n->in[j] && (int)n->in[j]->dtype == yt;
+  if (same) return layout_concat(s, n, yt);
   status st = check_floats(s, n);
   return st != ST_OK ? st : layout_concat(s, n, cdt);
 }

@@ -87,11 +87,16 @@ void rt_nms_run(const om_task *task, const rt_args *args, uint32_t block, rt_cor
   const int64_t per = task->params[OM_NMS_P_MAX_PER_CLASS];
   const float iou = threshold(args, OM_NMS_T_IOU, 0.0f), st = threshold(args, OM_NMS_T_SCORE_THRESHOLD, 0.0f);
   int64_t *yd = args->data[OM_NMS_T_SELECTED], rows = 0;
+  uint64_t n = N; /* the boxes taking part: with boxes counted, their count */
+  if (task->ntensors == OM_NMS_NTENSORS_EXTENT) {
+    int64_t e = *(const int64_t *)args->data[OM_NMS_T_EXTENT];
+    n = e < 0 ? 0 : (uint64_t)e > N ? N : (uint64_t)e;
+  }
   memset(yd, 0, (size_t)y->bytes);
   for (uint64_t bi = 0; bi < B; bi++)
     for (uint64_t c = 0; c < C; c++) {
       int64_t k =
-          nms_class(args->data[OM_NMS_T_BOXES], bi * N * 4, args->data[OM_NMS_T_SCORES], (bi * C + c) * N, N,
+          nms_class(args->data[OM_NMS_T_BOXES], bi * N * 4, args->data[OM_NMS_T_SCORES], (bi * C + c) * N, n,
                     b->dtype == DT_FLOAT16 ? get_f16 : get_f32, task->params[OM_NMS_P_CENTER_POINT_BOX], iou,
                     args->desc[OM_NMS_T_SCORE_THRESHOLD] != NULL, st, per, yd + rows * 3 + 2, 3);
       for (int64_t j = 0; j < k; j++)
@@ -103,9 +108,11 @@ void rt_nms_run(const om_task *task, const rt_args *args, uint32_t block, rt_cor
 
 omrt_status rt_nms_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "NMS"};
-  const om_tensor *b = NULL, *s = NULL, *y = NULL, *n = NULL, *t[2] = {NULL, NULL};
+  const om_tensor *b = NULL, *s = NULL, *y = NULL, *n = NULL, *t[2] = {NULL, NULL}, *e = NULL;
   omrt_status st;
-  if ((st = rt_chk_ntensors(&c, OM_NMS_NTENSORS)) ||
+  int with_extent = task->ntensors == OM_NMS_NTENSORS_EXTENT;
+  if ((st = rt_chk_ntensors(&c, with_extent ? OM_NMS_NTENSORS_EXTENT : OM_NMS_NTENSORS)) ||
+      (with_extent && (st = rt_chk_nd_tensor(&c, OM_NMS_T_EXTENT, "extent", &e))) ||
       (st = rt_chk_nd_tensor(&c, OM_NMS_T_BOXES, "boxes", &b)) ||
       (st = rt_chk_nd_tensor(&c, OM_NMS_T_SCORES, "scores", &s)) ||
       (st = rt_chk_nd_tensor(&c, OM_NMS_T_SELECTED, "selected", &y)) ||
@@ -133,5 +140,6 @@ omrt_status rt_nms_check(const omrt_model *m, uint32_t i, const om_task *task) {
       (uint64_t)y->dims[0] != (uint64_t)b->dims[0] * (uint64_t)s->dims[1] * (uint64_t)per)
     return rt_chk_fail(&c, "selected must be i64 [B x C x max_per_class, 3]");
   if (n->dtype != DT_INT64 || rt_elements(n) != 1) return rt_chk_fail(&c, "count must be i64 [1]");
+  if (e && (e->dtype != DT_INT64 || rt_elements(e) != 1)) return rt_chk_fail(&c, "extent must be i64 [1]");
   return rt_chk_block_dim(&c, 1, "blocks");
 }

@@ -175,12 +175,17 @@ void rt_topk_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
   const uint32_t axis = (uint32_t)task->params[OM_TOPK_P_AXIS];
   const uint64_t D = (uint64_t)x->dims[axis], kb = (uint64_t)task->params[OM_TOPK_P_K],
                  inner = ix_prod(x, axis + 1, x->rank);
-  uint64_t k = kb; /* kb: the outputs' extent along the axis; k: the best taken */
-  if (task->ntensors == OM_TOPK_NTENSORS_COUNTED) { /* a run-time k, clamped to 0..kb */
+  uint64_t k = kb, n = D; /* kb: the outputs' extent along the axis; k: the best taken of n */
+  if (task->ntensors == OM_TOPK_NTENSORS_EXTENT) { /* x counted along the axis */
+    int64_t c = *(const int64_t *)args->data[OM_TOPK_T_EXTENT];
+    n = c < 0 ? 0 : (uint64_t)c > D ? D : (uint64_t)c;
+  }
+  if (task->ntensors >= OM_TOPK_NTENSORS_COUNTED) { /* a run-time k, clamped to 0..min(kb, n) */
     const om_tensor *kt = args->desc[OM_TOPK_T_K];
     int64_t want = kt->dtype == DT_INT32 ? *(const int32_t *)args->data[OM_TOPK_T_K]
                                          : *(const int64_t *)args->data[OM_TOPK_T_K];
-    k = want < 0 ? 0 : (uint64_t)want > kb ? kb : (uint64_t)want;
+    uint64_t most = kb < n ? kb : n;
+    k = want < 0 ? 0 : (uint64_t)want > most ? most : (uint64_t)want;
     if (block == 0) *(int64_t *)args->data[OM_TOPK_T_COUNT] = (int64_t)k;
   }
   uint64_t lines = 0, lo, hi;
@@ -191,7 +196,7 @@ void rt_topk_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
     topk_line L = {args->data[OM_TOPK_T_X], x->dtype, o * D * inner + in, inner,
                    task->params[OM_TOPK_P_LARGEST]};
     topk_heap h = {(int64_t *)args->data[OM_TOPK_T_INDICES] + out, inner};
-    for (uint64_t j = 0; j < D && k > 0; j++) { /* keep the k best: O(D log k) */
+    for (uint64_t j = 0; j < n && k > 0; j++) { /* keep the k best: O(n log k) */
       if (j < k) {
         *hp(&h, j) = (int64_t)j;
         sift_up(&L, &h, j);
@@ -219,15 +224,22 @@ omrt_status rt_topk_check(const omrt_model *m, uint32_t i, const om_task *task) 
   rt_chk c = {m, i, task, "TOPK"};
   const om_tensor *x = NULL, *v = NULL, *ix = NULL;
   omrt_status s;
-  const om_tensor *kt = NULL, *n = NULL;
-  if (task->ntensors == OM_TOPK_NTENSORS_COUNTED &&
+  const om_tensor *kt = NULL, *n = NULL, *ext = NULL;
+  if (task->ntensors >= OM_TOPK_NTENSORS_COUNTED &&
       ((s = rt_chk_nd_tensor(&c, OM_TOPK_T_K, "k", &kt)) ||
        (s = rt_chk_nd_tensor(&c, OM_TOPK_T_COUNT, "count", &n))))
     return s;
   if (kt && ((kt->dtype != DT_INT64 && kt->dtype != DT_INT32) || rt_elements(kt) != 1 ||
              n->dtype != DT_INT64 || rt_elements(n) != 1))
     return rt_chk_fail(&c, "k must be one i32/i64 and count i64 [1]");
-  if ((s = rt_chk_ntensors(&c, kt ? OM_TOPK_NTENSORS_COUNTED : OM_TOPK_NTENSORS)) ||
+  if (task->ntensors == OM_TOPK_NTENSORS_EXTENT &&
+      ((s = rt_chk_nd_tensor(&c, OM_TOPK_T_EXTENT, "extent", &ext)) ||
+       ((ext->dtype != DT_INT64 || rt_elements(ext) != 1) &&
+        (s = rt_chk_fail(&c, "extent must be i64 [1]")))))
+    return s;
+  if ((s = rt_chk_ntensors(&c, ext  ? OM_TOPK_NTENSORS_EXTENT
+                               : kt ? OM_TOPK_NTENSORS_COUNTED
+                                    : OM_TOPK_NTENSORS)) ||
       (s = rt_chk_nd_tensor(&c, OM_TOPK_T_X, "x", &x)) ||
       (s = rt_chk_nd_tensor(&c, OM_TOPK_T_VALUES, "values", &v)) ||
       (s = rt_chk_nd_tensor(&c, OM_TOPK_T_INDICES, "indices", &ix)) || (s = ix_unused(&c, OM_TOPK_NPARAMS)) ||

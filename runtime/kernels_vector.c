@@ -653,9 +653,14 @@ omrt_status rt_copy_slice_check(const omrt_model *m, uint32_t i, const om_task *
   const om_tensor *x, *y;
   omrt_status s;
   if ((s = rt_chk_ntensors(&c, OM_COPY_SLICE_NTENSORS)) ||
-      (s = rt_chk_tensor(&c, OM_COPY_SLICE_T_X, "x", 0, RT_LAYOUTS_ND_NC1HWC0, -1, 0, &x)) ||
-      (s = rt_chk_tensor(&c, OM_COPY_SLICE_T_Y, "y", 0, RT_LAYOUTS_ND_NC1HWC0, -1, 0, &y)))
+      (s = rt_chk_tensor_of(&c, OM_COPY_SLICE_T_X, "x", 0, RT_LAYOUTS_ND_NC1HWC0, -1, ~0u, &x)) ||
+      (s = rt_chk_tensor_of(&c, OM_COPY_SLICE_T_Y, "y", 0, RT_LAYOUTS_ND_NC1HWC0, -1, ~0u, &y)))
     return s;
+  int fx = x->dtype == DT_FLOAT16 || x->dtype == DT_FLOAT32,
+      fy = y->dtype == DT_FLOAT16 || y->dtype == DT_FLOAT32;
+  if (!dtype_size((int)x->dtype) || (x->dtype != y->dtype && !(fx && fy)))
+    return rt_chk_fail(&c, "x dtype %u and y dtype %u: one dtype of 1 to 8 bytes, or f16 <-> f32", x->dtype,
+                       y->dtype);
   if (x->layout != y->layout || x->rank != y->rank)
     return rt_chk_fail(&c, "x (layout %u, rank %u) and y (layout %u, rank %u) differ", x->layout, x->rank,
                        y->layout, y->rank);

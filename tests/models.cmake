@@ -115,3 +115,16 @@ foreach(case r2plus1d_18:force_fp16 r2plus1d_18:must_keep_origin_dtype hubert_ba
                    --work-dir ${CMAKE_BINARY_DIR}/e2e/${model}-${prec})
   set_tests_properties(model/${model}/${prec} PROPERTIES LABELS model TIMEOUT 1800 SKIP_RETURN_CODE 77)
 endforeach()
+# torchvision's SSDlite320-MobileNetV3-Large with its postprocessing (issue 23; bench-side export
+# models/export_detection.py, skipped with exit 77 when absent): per class the scores above the
+# threshold (NonZero, GatherND), their top 300 (TopK over a counted axis with k = min(300, count)),
+# the classes' candidates concatenated (Concat along the counted axis), batched NMS inside a run-time
+# If; its boxes, scores and labels against PyTorch's, in order (tests/detection_e2e.py).
+foreach(prec force_fp16 must_keep_origin_dtype)
+  add_test(NAME model/ssdlite320_mobilenet_v3_large/${prec}
+           COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/detection_e2e.py --precision ${prec}
+                   --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR}
+                   --work-dir ${CMAKE_BINARY_DIR}/e2e/ssdlite320_mobilenet_v3_large-${prec})
+  set_tests_properties(model/ssdlite320_mobilenet_v3_large/${prec} PROPERTIES LABELS model TIMEOUT 1800
+                       SKIP_RETURN_CODE 77)
+endforeach()
