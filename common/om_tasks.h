@@ -63,6 +63,7 @@ typedef enum om_task_kind {
   OM_TASK_RECURRENCE = 26,
   OM_TASK_NONZERO = 27,
   OM_TASK_NMS = 28,
+  OM_TASK_UNIQUE = 29,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -729,6 +730,32 @@ enum {
 enum { OM_NMS_WRITES = OM_SLOT(OM_NMS_T_SELECTED) | OM_SLOT(OM_NMS_T_COUNT) };
 enum { OM_NMS_P_CENTER_POINT_BOX = 0, OM_NMS_P_MAX_PER_CLASS = 1, OM_NMS_NPARAMS = 2 };
 
+/* UNIQUE (vector unit): ONNX Unique (common/unique.h states the order and
+ * the outputs), counted outputs.
+ *   tensors: x ND (a numeric dtype of 1, 2, 4 or 8 bytes), y ND in x's
+ *   dtype (x's dims with an axis, [x's elements] without), indices,
+ *   inverse, counts ND i64 [L] (L = x's dims[axis], or its elements),
+ *   count ND i64 [1].
+ *   params: axis (-1: x flattened, else 0..rank-1), sorted (0|1).
+ *   x is read as [outer, L, inner] around the axis; y, indices and counts
+ *   hold the G distinct items first along the axis (y's, or their only
+ *   one) and zeros after them, inverse every item's group, and count gets
+ *   G. block_dim 1. */
+enum {
+  OM_UNIQUE_T_X = 0,
+  OM_UNIQUE_T_Y = 1,
+  OM_UNIQUE_T_INDICES = 2,
+  OM_UNIQUE_T_INVERSE = 3,
+  OM_UNIQUE_T_COUNTS = 4,
+  OM_UNIQUE_T_COUNT = 5,
+  OM_UNIQUE_NTENSORS = 6
+};
+enum {
+  OM_UNIQUE_WRITES = OM_SLOT(OM_UNIQUE_T_Y) | OM_SLOT(OM_UNIQUE_T_INDICES) | OM_SLOT(OM_UNIQUE_T_INVERSE) |
+                     OM_SLOT(OM_UNIQUE_T_COUNTS) | OM_SLOT(OM_UNIQUE_T_COUNT)
+};
+enum { OM_UNIQUE_P_AXIS = 0, OM_UNIQUE_P_SORTED = 1, OM_UNIQUE_NPARAMS = 2 };
+
 /* SCATTER (vector unit): ScatterElements / ScatterND / TensorScatter. y starts as a copy
  *   of data, then each update in C order of updates is combined into y.
  *   tensors: data ND, indices ND (i32 or i64), updates ND, y ND with
@@ -1086,6 +1113,7 @@ static inline void om_aipp_pixel(const om_aipp_params *p, const uint8_t *img, in
   X(OM_TASK_QCONV2D, OM_QCONV_WRITES, 0)                                                                     \
   X(OM_TASK_RECURRENCE, OM_RECURRENCE_WRITES, 0)                                                             \
   X(OM_TASK_NONZERO, OM_NONZERO_WRITES, 0)                                                                   \
-  X(OM_TASK_NMS, OM_NMS_WRITES, 0)
+  X(OM_TASK_NMS, OM_NMS_WRITES, 0)                                                                           \
+  X(OM_TASK_UNIQUE, OM_UNIQUE_WRITES, 0)
 
 #endif

@@ -905,6 +905,7 @@ static const importer importers[] = {
     {"Compress", "Gather", 9, 2, 2, 1, "-axis:i", onnx_import_compress},
     {"NonZero", "NonZero", 9, 1, 1, 1, "", onnx_import_nonzero},
     {"NonMaxSuppression", "NonMaxSuppression", 10, 2, 5, 1, "-center_point_box:i", onnx_import_nms},
+    {"Unique", "Unique", 11, 1, 1, 4, "-axis:i -sorted:i", onnx_import_unique},
     {"ConstantOfShape", "ConstantOfShape", 9, 1, 1, 1, "-value:t", import_constantofshape},
     /* strided views (ir/view.h) */
     {"Split", "Split", 1, 1, 2, IR_SPLIT_MAX_OUTPUTS, "-axis:i -split:I<13 -num_outputs:i", import_split},

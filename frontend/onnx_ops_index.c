@@ -22,6 +22,8 @@
  *   NonMaxSuppression  the constant max_output_boxes_per_class as the attr
  *                   max_per_class (it bounds the counted output), the
  *                   thresholds as inputs 2 and 3, the count appended.
+ *   Unique          sorted explicit, axis only when given; every one of the
+ *                   four outputs gets a value (i64 but y), the count appended.
  * The node and its IR node are as onnx_import_node made them: arity,
  * attribute kinds and names are already checked against the row.
  */
@@ -246,4 +248,24 @@ status onnx_import_nms(onnx_node *nd, ir_node *n) {
       (s = onnx_set_int(nd, n, "max_per_class", max < 0 ? 0 : max)))
     return s;
   return add_count(nd, n);
+}
+
+status onnx_import_unique(onnx_node *nd, ir_node *n) {
+  int64_t sorted = onnx_attr_int(nd, "sorted", 1);
+  if (sorted != 0 && sorted != 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "sorted = %" PRId64 " must be 0 or 1", sorted);
+  for (int k = 0; k < 4; k++) { /* unnamed or absent outputs still get a value */
+    if (k < n->nout && n->out[k]) continue;
+    ir_value *v = ir_value_new(nd->c->g, NULL, DT_INT64);
+    if (!v) return nomem(nd);
+    if (k < n->nout)
+      n->out[k] = v, v->producer = n;
+    else if (ir_node_add_output(nd->c->g, n, v))
+      return nomem(nd);
+  }
+  for (int k = 1; k < 4; k++)
+    n->out[k]->dtype = DT_INT64;
+  status s = onnx_set_int(nd, n, "sorted", sorted);
+  if (!s && onnx_attr(nd, "axis")) s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 0));
+  return s ? s : add_count(nd, n);
 }
