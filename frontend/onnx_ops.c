@@ -943,6 +943,7 @@ static const importer importers[] = {
     {"HannWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
     {"HammingWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
     {"BlackmanWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
+    {"MelWeightMatrix", NULL, 17, 5, 5, 1, "-output_datatype:i", onnx_decomp_mel_weight_matrix},
     {"LinearAttention", NULL, 27, 3, 7, 2,
      "-chunk_size:i -kv_num_heads:i -q_num_heads:i -scale:f -update_rule:s", onnx_decomp_linear_attention},
     {"RotaryEmbedding", NULL, 23, 3, 4, 1, "-interleaved:i -num_heads:i -rotary_embedding_dim:i",
