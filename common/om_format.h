@@ -62,8 +62,9 @@
  * does not convert).
  * 2.4 added the RECURRENCE, NONZERO, NMS and UNIQUE tasks, TOPK's run-time k, the
  * COUNTS partition, the storage dtypes (bf16, float8, float4, int4/int2:
- * common/types.h) and TRANSDATA's saturate and round_mode (a 2.3 runtime
- * refuses them as unknown kinds, partitions, dtypes and params). */
+ * common/types.h), TRANSDATA's saturate and round_mode and WPACK into
+ * FRACTAL_Z_3D (a 2.3 runtime refuses them as unknown kinds, partitions,
+ * dtypes, params and layouts). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 4 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */

@@ -834,11 +834,13 @@ enum { OM_ONEHOT_WRITES = OM_SLOT(OM_ONEHOT_T_Y) };
 enum { OM_ONEHOT_P_AXIS = 0, OM_ONEHOT_P_DEPTH = 1, OM_ONEHOT_NPARAMS = 2 };
 
 /* WPACK (vector unit): convolution weights computed at run time packed
- *   into the layout CONV2D or DWCONV reads.
+ *   into the layout CONV2D, DWCONV or CONV3D reads.
  *   tensors: w ND [Cout, Cin/G, KH, KW] (ONNX Conv weights), dst:
  *   FRACTAL_Z [Cout, Cin, KH, KW] (G = 1), FRACTAL_Z_G [G, Cout/G, Cin/G,
  *   KH, KW] (common/conv_group.h), or NC1HWC0 with logical dims [1, Cout,
- *   KH, KW] (depthwise, Cin/G = 1). dtypes f16/f32 in any combination.
+ *   KH, KW] (depthwise, Cin/G = 1); or w ND [Cout, Cin, KD, KH, KW] and
+ *   dst FRACTAL_Z_3D of those dims (format 2.4). dtypes f16/f32 in any
+ *   combination.
  *   params: none. Entries outside the weights (padding channels, inputs
  *   outside a group) are written as zero. Block unit: output channel rows
  *   padded to blocks of 16, ceil(Cout / 16) * 16. */

@@ -395,16 +395,16 @@ static status check_float(lay_state *s, const ir_node *n, const ir_value *v) {
   return unsupported(s, n, msg);
 }
 
-/* A 3-D Conv: x, residual and y NDC1HWC0, constant weights FRACTAL_Z_3D,
- * dense only (CONV3D, om_format.h). */
+/* A 3-D Conv: x, residual and y NDC1HWC0, weights FRACTAL_Z_3D (computed
+ * ones packed by a WPACK task, lower/conv_weights.h), dense only (CONV3D,
+ * om_format.h). */
 static status layout_conv3d(lay_state *s, ir_node *n, int cdt) {
   ir_value *x = n->in[0], *w = n->in[1], *y = n->out[0];
   if (ir_attr_int(n, "group", 1) != 1 || w->dims[1] != x->dims[1])
     return unsupported(s, n, "a 3-D convolution with groups is not supported");
-  if (!w->data)
-    return unsupported(s, n, "a 3-D convolution needs constant weights (computed ones are not packed)");
   if (n->nin > 4 && n->in[4]) return unsupported(s, n, "a 3-D convolution takes no input scale");
-  status st = ensure_input(s, n, 1, LAYOUT_FRACTAL_Z_3D, cdt, NULL);
+  status st = w->data ? ensure_input(s, n, 1, LAYOUT_FRACTAL_Z_3D, cdt, NULL)
+                      : convw_make_input(s->g, n, LAYOUT_FRACTAL_Z_3D, cdt, 5, w->dims, s->d);
   if (st == ST_OK) st = ensure_input(s, n, 0, LAYOUT_NDC1HWC0, cdt, NULL);
   if (st == ST_OK && n->nin > 2 && n->in[2]) {
     if (n->in[2]->rank != 1 || n->in[2]->dims[0] != y->dims[1])
