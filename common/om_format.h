@@ -60,7 +60,7 @@
  * 2.3 added the AIPP and QCONV2D tasks (int8 convolution) and u8/i8
  * TRANSDATA (a 2.2 runtime refuses them as an unknown kind and a dtype it
  * does not convert).
- * 2.4 added the RECURRENCE, NONZERO, NMS and UNIQUE tasks, TOPK's run-time k, the
+ * 2.4 added the RECURRENCE, NONZERO, NMS, UNIQUE and TFIDF tasks, TOPK's run-time k, the
  * COUNTS partition, the storage dtypes (bf16, float8, float4, int4/int2:
  * common/types.h), TRANSDATA's saturate and round_mode and WPACK into
  * FRACTAL_Z_3D (a 2.3 runtime refuses them as unknown kinds, partitions,

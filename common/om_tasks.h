@@ -64,6 +64,7 @@ typedef enum om_task_kind {
   OM_TASK_NONZERO = 27,
   OM_TASK_NMS = 28,
   OM_TASK_UNIQUE = 29,
+  OM_TASK_TFIDF = 30,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -756,6 +757,24 @@ enum {
 };
 enum { OM_UNIQUE_P_AXIS = 0, OM_UNIQUE_P_SORTED = 1, OM_UNIQUE_NPARAMS = 2 };
 
+/* TFIDF (vector unit): ONNX TfIdfVectorizer (common/tfidf.h states the
+ * count and the weighting).
+ *   tensors: x ND i32 or i64 [C] or [B, C], table ND i64 [ngrams, width]
+ *   (width >= 3; row g: n, the output position, n items), weights ND f32
+ *   [outs] or OM_NONE (1s), y ND f32 [outs] or [B, outs] (x's rank).
+ *   params: mode (0 TF, 1 IDF, 2 TFIDF), max_skip (>= 0).
+ *   A table row outside 1 <= n <= width - 2, 0 <= position < outs counts
+ *   nothing. block_dim 1. */
+enum {
+  OM_TFIDF_T_X = 0,
+  OM_TFIDF_T_TABLE = 1,
+  OM_TFIDF_T_WEIGHTS = 2,
+  OM_TFIDF_T_Y = 3,
+  OM_TFIDF_NTENSORS = 4
+};
+enum { OM_TFIDF_WRITES = OM_SLOT(OM_TFIDF_T_Y) };
+enum { OM_TFIDF_P_MODE = 0, OM_TFIDF_P_MAX_SKIP = 1, OM_TFIDF_NPARAMS = 2 };
+
 /* SCATTER (vector unit): ScatterElements / ScatterND / TensorScatter. y starts as a copy
  *   of data, then each update in C order of updates is combined into y.
  *   tensors: data ND, indices ND (i32 or i64), updates ND, y ND with
@@ -1116,6 +1135,7 @@ static inline void om_aipp_pixel(const om_aipp_params *p, const uint8_t *img, in
   X(OM_TASK_RECURRENCE, OM_RECURRENCE_WRITES, 0)                                                             \
   X(OM_TASK_NONZERO, OM_NONZERO_WRITES, 0)                                                                   \
   X(OM_TASK_NMS, OM_NMS_WRITES, 0)                                                                           \
-  X(OM_TASK_UNIQUE, OM_UNIQUE_WRITES, 0)
+  X(OM_TASK_UNIQUE, OM_UNIQUE_WRITES, 0)                                                                     \
+  X(OM_TASK_TFIDF, OM_TFIDF_WRITES, 0)
 
 #endif

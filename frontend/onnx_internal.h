@@ -224,6 +224,7 @@ status onnx_import_onehot(onnx_node *nd, ir_node *n);
 status onnx_import_compress(onnx_node *nd, ir_node *n);
 status onnx_import_nonzero(onnx_node *nd, ir_node *n);
 status onnx_import_unique(onnx_node *nd, ir_node *n);
+status onnx_import_tfidf(onnx_node *nd, ir_node *n);
 status onnx_import_nms(onnx_node *nd, ir_node *n);
 
 /* onnx_resize.c: Resize (opset >= 10) and Upsample into the IR Resize. */

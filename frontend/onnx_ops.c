@@ -906,6 +906,10 @@ static const importer importers[] = {
     {"NonZero", "NonZero", 9, 1, 1, 1, "", onnx_import_nonzero},
     {"NonMaxSuppression", "NonMaxSuppression", 10, 2, 5, 1, "-center_point_box:i", onnx_import_nms},
     {"Unique", "Unique", 11, 1, 1, 4, "-axis:i -sorted:i", onnx_import_unique},
+    {"TfIdfVectorizer", "TfIdfVectorizer", 9, 1, 1, 1,
+     "-max_gram_length:i -max_skip_count:i -min_gram_length:i -mode:s -ngram_counts:I -ngram_indexes:I "
+     "-pool_int64s:I -pool_strings:S -weights:F",
+     onnx_import_tfidf},
     {"ConstantOfShape", "ConstantOfShape", 9, 1, 1, 1, "-value:t", import_constantofshape},
     /* strided views (ir/view.h) */
     {"Split", "Split", 1, 1, 2, IR_SPLIT_MAX_OUTPUTS, "-axis:i -split:I<13 -num_outputs:i", import_split},
@@ -1043,6 +1047,7 @@ dtype onnx_result_dtype(const ir_node *n) {
   case IR_OP_SIZE:
   case IR_OP_NONZERO:
   case IR_OP_NMS: return DT_INT64;
+  case IR_OP_TFIDF: return DT_FLOAT32;
   case IR_OP_CONSTANTOFSHAPE: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
   case IR_OP_CAST: /* CastLike keeps its like input until shape inference */
     return n->nin > 1 && n->in[1] && !ir_attr_find(n, "to") ? n->in[1]->dtype

@@ -710,9 +710,10 @@ static status layout_gather(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, want == ANY_DTYPE ? xt : cdt);
 }
 
-/* TopK, Scatter*, CumSum/CumProd, GatherND, OneHot: ND operands in
- * the dtypes their kinds take (om_format.h TOPK, SCATTER, CUMSUM, GATHER,
- * ONEHOT); float data in the node's dtype, indices as they are. */
+/* TopK, Scatter*, CumSum/CumProd, GatherND, OneHot, TfIdfVectorizer: ND
+ * operands in the dtypes their kinds take (om_format.h TOPK, SCATTER,
+ * CUMSUM, GATHER, ONEHOT, TFIDF); float data in the node's dtype, indices
+ * (and TfIdfVectorizer's tokens, table and f32 weights) as they are. */
 static status layout_index(lay_state *s, ir_node *n, int cdt) {
   int xt = n->in[0]->dtype, yt = n->out[0]->dtype, ok = dtype_size(xt) && dtype_size(yt);
   int cum = n->op == IR_OP_CUMSUM || n->op == IR_OP_CUMPROD, onehot = n->op == IR_OP_ONEHOT;
@@ -730,6 +731,7 @@ static status layout_index(lay_state *s, ir_node *n, int cdt) {
   int want = precision_is_float(yt) ? cdt : ANY_DTYPE; /* the data operands' and out[0]'s dtype */
   for (int j = 0; j < n->nin; j++) {
     int data = onehot                         ? j == 1
+               : n->op == IR_OP_TFIDF         ? 0
                : n->op == IR_OP_TENSORSCATTER ? j <= 1 /* past, update */
                                               : j == 0 || (j == 2 && n->op != IR_OP_GATHERND);
     status st = ensure_input(s, n, j, LAYOUT_ND, data ? want : ANY_DTYPE, NULL);
