@@ -65,7 +65,7 @@
  * 2.3 added the AIPP and QCONV2D tasks (int8 convolution) and u8/i8
  * TRANSDATA (a 2.2 runtime refuses them as an unknown kind and a dtype it
  * does not convert).
- * 2.4 added the RECURRENCE, NONZERO and NMS tasks, TOPK's run-time k, the
+ * 2.4 added the RECURRENCE, NONZERO, NMS, UNIQUE and TFIDF tasks, TOPK's run-time k, the
  * COUNTS partition, the storage dtypes (bf16, float8, float4, int4/int2:
  * common/types.h) and TRANSDATA's saturate and round_mode (a 2.3 runtime
  * refuses them as unknown kinds, partitions, dtypes and params).
@@ -74,7 +74,8 @@
  * sixth and a seventh tensor, the inputs' count; a 2.4 runtime refuses them
  * as tensor counts it does not take), COPY_SLICE of any one dtype (a 2.4
  * runtime refuses dtypes other than f16 and f32) and Winograd CONV2D with
- * dilation (a 2.4 runtime refuses the dilation). */
+ * dilation (a 2.4 runtime refuses the dilation), and the UNIQUE and TFIDF
+ * tasks and WPACK into FRACTAL_Z_3D (refused as unknown kinds and layouts). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 5 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */

@@ -63,6 +63,8 @@ typedef enum om_task_kind {
   OM_TASK_RECURRENCE = 26,
   OM_TASK_NONZERO = 27,
   OM_TASK_NMS = 28,
+  OM_TASK_UNIQUE = 29,
+  OM_TASK_TFIDF = 30,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -740,6 +742,50 @@ enum { OM_NMS_T_EXTENT = 6, OM_NMS_NTENSORS_EXTENT = 7 };
 enum { OM_NMS_WRITES = OM_SLOT(OM_NMS_T_SELECTED) | OM_SLOT(OM_NMS_T_COUNT) };
 enum { OM_NMS_P_CENTER_POINT_BOX = 0, OM_NMS_P_MAX_PER_CLASS = 1, OM_NMS_NPARAMS = 2 };
 
+/* UNIQUE (vector unit): ONNX Unique (common/unique.h states the order and
+ * the outputs), counted outputs.
+ *   tensors: x ND (a numeric dtype of 1, 2, 4 or 8 bytes), y ND in x's
+ *   dtype (x's dims with an axis, [x's elements] without), indices,
+ *   inverse, counts ND i64 [L] (L = x's dims[axis], or its elements),
+ *   count ND i64 [1].
+ *   params: axis (-1: x flattened, else 0..rank-1), sorted (0|1).
+ *   x is read as [outer, L, inner] around the axis; y, indices and counts
+ *   hold the G distinct items first along the axis (y's, or their only
+ *   one) and zeros after them, inverse every item's group, and count gets
+ *   G. block_dim 1. */
+enum {
+  OM_UNIQUE_T_X = 0,
+  OM_UNIQUE_T_Y = 1,
+  OM_UNIQUE_T_INDICES = 2,
+  OM_UNIQUE_T_INVERSE = 3,
+  OM_UNIQUE_T_COUNTS = 4,
+  OM_UNIQUE_T_COUNT = 5,
+  OM_UNIQUE_NTENSORS = 6
+};
+enum {
+  OM_UNIQUE_WRITES = OM_SLOT(OM_UNIQUE_T_Y) | OM_SLOT(OM_UNIQUE_T_INDICES) | OM_SLOT(OM_UNIQUE_T_INVERSE) |
+                     OM_SLOT(OM_UNIQUE_T_COUNTS) | OM_SLOT(OM_UNIQUE_T_COUNT)
+};
+enum { OM_UNIQUE_P_AXIS = 0, OM_UNIQUE_P_SORTED = 1, OM_UNIQUE_NPARAMS = 2 };
+
+/* TFIDF (vector unit): ONNX TfIdfVectorizer (common/tfidf.h states the
+ * count and the weighting).
+ *   tensors: x ND i32 or i64 [C] or [B, C], table ND i64 [ngrams, width]
+ *   (width >= 3; row g: n, the output position, n items), weights ND f32
+ *   [outs] or OM_NONE (1s), y ND f32 [outs] or [B, outs] (x's rank).
+ *   params: mode (0 TF, 1 IDF, 2 TFIDF), max_skip (>= 0).
+ *   A table row outside 1 <= n <= width - 2, 0 <= position < outs counts
+ *   nothing. block_dim 1. */
+enum {
+  OM_TFIDF_T_X = 0,
+  OM_TFIDF_T_TABLE = 1,
+  OM_TFIDF_T_WEIGHTS = 2,
+  OM_TFIDF_T_Y = 3,
+  OM_TFIDF_NTENSORS = 4
+};
+enum { OM_TFIDF_WRITES = OM_SLOT(OM_TFIDF_T_Y) };
+enum { OM_TFIDF_P_MODE = 0, OM_TFIDF_P_MAX_SKIP = 1, OM_TFIDF_NPARAMS = 2 };
+
 /* SCATTER (vector unit): ScatterElements / ScatterND / TensorScatter. y starts as a copy
  *   of data, then each update in C order of updates is combined into y.
  *   tensors: data ND, indices ND (i32 or i64), updates ND, y ND with
@@ -818,11 +864,13 @@ enum { OM_ONEHOT_WRITES = OM_SLOT(OM_ONEHOT_T_Y) };
 enum { OM_ONEHOT_P_AXIS = 0, OM_ONEHOT_P_DEPTH = 1, OM_ONEHOT_NPARAMS = 2 };
 
 /* WPACK (vector unit): convolution weights computed at run time packed
- *   into the layout CONV2D or DWCONV reads.
+ *   into the layout CONV2D, DWCONV or CONV3D reads.
  *   tensors: w ND [Cout, Cin/G, KH, KW] (ONNX Conv weights), dst:
  *   FRACTAL_Z [Cout, Cin, KH, KW] (G = 1), FRACTAL_Z_G [G, Cout/G, Cin/G,
  *   KH, KW] (common/conv_group.h), or NC1HWC0 with logical dims [1, Cout,
- *   KH, KW] (depthwise, Cin/G = 1). dtypes f16/f32 in any combination.
+ *   KH, KW] (depthwise, Cin/G = 1); or w ND [Cout, Cin, KD, KH, KW] and
+ *   dst FRACTAL_Z_3D of those dims (format 2.4). dtypes f16/f32 in any
+ *   combination.
  *   params: none. Entries outside the weights (padding channels, inputs
  *   outside a group) are written as zero. Block unit: output channel rows
  *   padded to blocks of 16, ceil(Cout / 16) * 16. */
@@ -1097,6 +1145,8 @@ static inline void om_aipp_pixel(const om_aipp_params *p, const uint8_t *img, in
   X(OM_TASK_QCONV2D, OM_QCONV_WRITES, 0)                                                                     \
   X(OM_TASK_RECURRENCE, OM_RECURRENCE_WRITES, 0)                                                             \
   X(OM_TASK_NONZERO, OM_NONZERO_WRITES, 0)                                                                   \
-  X(OM_TASK_NMS, OM_NMS_WRITES, 0)
+  X(OM_TASK_NMS, OM_NMS_WRITES, 0)                                                                           \
+  X(OM_TASK_UNIQUE, OM_UNIQUE_WRITES, 0)                                                                     \
+  X(OM_TASK_TFIDF, OM_TFIDF_WRITES, 0)
 
 #endif

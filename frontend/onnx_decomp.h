@@ -167,6 +167,7 @@ status onnx_decomp_swiglu(onnx_node *nd, ir_node *none);
 status onnx_decomp_shrink(onnx_node *nd, ir_node *none);
 status onnx_decomp_lrn(onnx_node *nd, ir_node *none);
 status onnx_decomp_window(onnx_node *nd, ir_node *none);
+status onnx_decomp_mel_weight_matrix(onnx_node *nd, ir_node *none);
 status onnx_decomp_causal_conv(onnx_node *nd, ir_node *none);
 status onnx_decomp_eye_like(onnx_node *nd, ir_node *none);
 status onnx_decomp_det(onnx_node *nd, ir_node *none);

@@ -24,6 +24,10 @@
  *                      periodic = 0), as ONNX's function bodies; size is a
  *                      compile-time input, so the whole window folds into a
  *                      constant.
+ *   MelWeightMatrix(num_mel_bins, dft_length, sample_rate, lower_edge_hertz,
+ *                      upper_edge_hertz)  every input a compile-time scalar,
+ *                      so the matrix is computed here as ONNX's reference
+ *                      computes it (below) and becomes a constant.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -251,6 +255,87 @@ status onnx_decomp_window(onnx_node *nd, ir_node *none) {
     y = dc_op2(&b, IR_OP_ADD, y, dc_op2(&b, IR_OP_MUL, dc_scalar(&b, DT_FLOAT32, a2), c2));
   }
   dc_output(&b, 0, dc_cast(&b, y, (dtype)to));
+  return dc_end(&b);
+}
+
+/* numpy's floor division of doubles (a // b): the quotient from fmod,
+ * rounded to the nearest integer when within 0.5 of it. */
+static double np_floordiv(double a, double b) {
+  double mod = fmod(a, b), div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
+  if (div == 0) return copysign(0.0, a / b);
+  double f = floor(div);
+  return div - f > 0.5 ? f + 1 : f;
+}
+
+/* ONNX's mel scale, 2595 log10(1 + hz / 700), in the edges' dtype: f32
+ * edges compute in f32 as numpy does on float32 scalars. */
+static double hz_to_mel(double hz, int f32) {
+  return f32 ? (double)(2595.0f * log10f(1.0f + (float)hz / 700.0f)) : 2595.0 * log10(1.0 + hz / 700.0);
+}
+
+/* MelWeightMatrix (opset 17), as ONNX's reference: num_mel_bins + 2 band
+ * edges k = 0 .. num_mel_bins + 1 equally spaced on the mel scale by
+ * (mel(upper) - mel(lower)) / (num_mel_bins + 2) from mel(lower) (the
+ * step in the edges' dtype, the rest in f64), each mapped back to hertz
+ * (700 (10^(mel / 2595) - 1)) and to the bin (dft_length + 1) hz //
+ * sample_rate, truncated to an integer; band i rises linearly from bin
+ * e[i] (0) to e[i+1] (1) and falls to e[i+2] (0, exclusive), a band with
+ * e[i] = e[i+1] being 1 at that bin; later writes win, as the reference's
+ * loops. Output [dft_length / 2 + 1, num_mel_bins] in output_datatype. */
+status onnx_decomp_mel_weight_matrix(onnx_node *nd, ir_node *none) {
+  (void)none;
+  dc b;
+  dc_begin(&b, nd);
+  static const char *const what[5] = {"num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz",
+                                      "upper_edge_hertz"};
+  double v[5];
+  for (int i = 0; i < 5; i++) {
+    status in = onnx_scalar_input(nd, i, what[i], &v[i]); /* its message is recorded */
+    if (in) return in;
+  }
+  int edge_dt = nd->in[3]->dtype, f32 = edge_dt == DT_FLOAT32;
+  if ((!f32 && edge_dt != DT_DOUBLE) || (int)nd->in[4]->dtype != edge_dt)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "lower_edge_hertz and upper_edge_hertz must both be f32 or f64");
+  for (int i = 0; i < 3; i++)
+    if (v[i] != floor(v[i]) || v[i] < 1 || v[i] > (1 << 24))
+      return dc_refuse(&b, ST_ERR_INVALID, "input %d (%s) is %g; expected an integer 1..%d", i, what[i], v[i],
+                       1 << 24);
+  int64_t mels = (int64_t)v[0], dft = (int64_t)v[1], rows = dft / 2 + 1,
+          to = dc_attr_int(&b, "output_datatype", DT_FLOAT32);
+  if (rows * mels > (1 << 24))
+    return dc_refuse(&b, ST_ERR_LIMIT, "the matrix [%" PRId64 ", %" PRId64 "] has more than %d elements",
+                     rows, mels, 1 << 24);
+  if (!dtype_size((int)to) || to == DT_BOOL)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "attribute 'output_datatype' = %" PRId64 " (%s) is not supported", to,
+                     onnx_dtype_name((dtype)to));
+  double low = hz_to_mel(v[3], f32), high = hz_to_mel(v[4], f32), step = (high - low) / (double)(mels + 2);
+  if (f32) step = (double)(((float)high - (float)low) / (float)(mels + 2));
+  int64_t *edge = arena_array(&b.g->arena, (size_t)mels + 2, sizeof *edge);
+  double *m = arena_array(&b.g->arena, (size_t)(rows * mels), sizeof *m);
+  if (!edge || !m) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
+  for (int64_t k = 0; k < mels + 2; k++) {
+    double hz = 700 * (pow(10, ((double)k * step + low) / 2595) - 1);
+    double bin = np_floordiv((double)(dft + 1) * hz, v[2]);
+    if (!(bin >= 0 && bin < (double)rows))
+      return dc_refuse(&b, ST_ERR_INVALID,
+                       "band edge %" PRId64 " (%g Hz) falls on bin %g, outside the %" PRId64
+                       " bins of a %" PRId64 "-point DFT",
+                       k, hz, bin, rows, dft);
+    edge[k] = (int64_t)bin;
+  }
+  memset(m, 0, (size_t)(rows * mels) * sizeof *m);
+  for (int64_t i = 0; i < mels; i++) {
+    int64_t lo = edge[i], mid = edge[i + 1], hi = edge[i + 2];
+    if (mid == lo) m[mid * mels + i] = 1;
+    for (int64_t j = lo; mid != lo && j <= mid; j++)
+      m[j * mels + i] = (double)(j - lo) / (double)(mid - lo);
+    for (int64_t j = mid; j < hi; j++)
+      m[j * mels + i] = (double)(hi - j) / (double)(hi - mid);
+  }
+  int64_t dims[2] = {rows, mels};
+  dc_output(&b, 0, dc_cast(&b, dc_const(&b, DT_DOUBLE, 2, dims, m), (dtype)to));
   return dc_end(&b);
 }
 

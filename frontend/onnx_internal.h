@@ -224,6 +224,8 @@ status onnx_import_gathernd(onnx_node *nd, ir_node *n);
 status onnx_import_onehot(onnx_node *nd, ir_node *n);
 status onnx_import_compress(onnx_node *nd, ir_node *n);
 status onnx_import_nonzero(onnx_node *nd, ir_node *n);
+status onnx_import_unique(onnx_node *nd, ir_node *n);
+status onnx_import_tfidf(onnx_node *nd, ir_node *n);
 status onnx_import_nms(onnx_node *nd, ir_node *n);
 /* Shape and Size of a value counted along an axis they read (ir/count.h):
  * the count, a run-time value, in place of the axis' extent. */

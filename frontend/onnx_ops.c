@@ -908,6 +908,11 @@ static const importer importers[] = {
     {"Compress", "Gather", 9, 2, 2, 1, "-axis:i", onnx_import_compress},
     {"NonZero", "NonZero", 9, 1, 1, 1, "", onnx_import_nonzero},
     {"NonMaxSuppression", "NonMaxSuppression", 10, 2, 5, 1, "-center_point_box:i", onnx_import_nms},
+    {"Unique", "Unique", 11, 1, 1, 4, "-axis:i -sorted:i", onnx_import_unique},
+    {"TfIdfVectorizer", "TfIdfVectorizer", 9, 1, 1, 1,
+     "-max_gram_length:i -max_skip_count:i -min_gram_length:i -mode:s -ngram_counts:I -ngram_indexes:I "
+     "-pool_int64s:I -pool_strings:S -weights:F",
+     onnx_import_tfidf},
     {"ConstantOfShape", "ConstantOfShape", 9, 1, 1, 1, "-value:t", import_constantofshape},
     /* strided views (ir/view.h) */
     {"Split", "Split", 1, 1, 2, IR_SPLIT_MAX_OUTPUTS, "-axis:i -split:I<13 -num_outputs:i", import_split},
@@ -945,6 +950,7 @@ static const importer importers[] = {
     {"HannWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
     {"HammingWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
     {"BlackmanWindow", NULL, 17, 1, 1, 1, "-output_datatype:i -periodic:i", onnx_decomp_window},
+    {"MelWeightMatrix", NULL, 17, 5, 5, 1, "-output_datatype:i", onnx_decomp_mel_weight_matrix},
     {"LinearAttention", NULL, 27, 3, 7, 2,
      "-chunk_size:i -kv_num_heads:i -q_num_heads:i -scale:f -update_rule:s", onnx_decomp_linear_attention},
     {"RotaryEmbedding", NULL, 23, 3, 4, 1, "-interleaved:i -num_heads:i -rotary_embedding_dim:i",
@@ -1044,6 +1050,7 @@ dtype onnx_result_dtype(const ir_node *n) {
   case IR_OP_SIZE:
   case IR_OP_NONZERO:
   case IR_OP_NMS: return DT_INT64;
+  case IR_OP_TFIDF: return DT_FLOAT32;
   case IR_OP_CONSTANTOFSHAPE: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
   case IR_OP_CAST: /* CastLike keeps its like input until shape inference */
     return n->nin > 1 && n->in[1] && !ir_attr_find(n, "to") ? n->in[1]->dtype

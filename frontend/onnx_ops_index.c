@@ -27,6 +27,12 @@
  *                   Shape and Size read the count at run time;
  *                   ConstantOfShape of such a shape is a counted fill;
  *                   Concat along the counted axis packs the valid rows.
+ *   Unique          sorted explicit, axis only when given; every one of the
+ *                   four outputs gets a value (i64 but y), the count appended.
+ *   TfIdfVectorizer the pool becomes the n-gram table (common/tfidf.h) of the
+ *                   n-grams of min..max_gram_length items, a constant
+ *                   input, and weights (when given) a constant f32 input;
+ *                   mode, max_skip and outs (max(ngram_indexes) + 1) attrs.
  * The node and its IR node are as onnx_import_node made them: arity,
  * attribute kinds and names are already checked against the row.
  */
@@ -598,4 +604,120 @@ status onnx_import_nms(onnx_node *nd, ir_node *n) {
     if (ir_node_set_input(nd->c->g, n, 4, b->count)) return nomem(nd);
   }
   return add_count(nd, n);
+}
+
+status onnx_import_unique(onnx_node *nd, ir_node *n) {
+  int64_t sorted = onnx_attr_int(nd, "sorted", 1);
+  if (sorted != 0 && sorted != 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "sorted = %" PRId64 " must be 0 or 1", sorted);
+  for (int k = 0; k < 4; k++) { /* unnamed or absent outputs still get a value */
+    if (k < n->nout && n->out[k]) continue;
+    ir_value *v = ir_value_new(nd->c->g, NULL, DT_INT64);
+    if (!v) return nomem(nd);
+    if (k < n->nout)
+      n->out[k] = v, v->producer = n;
+    else if (ir_node_add_output(nd->c->g, n, v))
+      return nomem(nd);
+  }
+  for (int k = 1; k < 4; k++)
+    n->out[k]->dtype = DT_INT64;
+  status s = onnx_set_int(nd, n, "sorted", sorted);
+  if (!s && onnx_attr(nd, "axis")) s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 0));
+  return s ? s : add_count(nd, n);
+}
+
+/* The INTS attribute `name` (NULL, 0 when absent). */
+static const int64_t *ints_attr(onnx_node *nd, const char *name, int64_t *count) {
+  const Onnx__AttributeProto *a = onnx_attr(nd, name);
+  *count = a ? (int64_t)a->n_ints : 0;
+  return a ? a->ints : NULL;
+}
+
+/* Appends n-gram `items[0, size)` counted into position o to the table
+ * rows[0, *count) of width `width`; an equal n-gram already there is
+ * dropped (ONNX's reference counts a repeated n-gram at its last index). */
+static void add_ngram(int64_t *rows, int64_t *count, int64_t width, int64_t size, int64_t o,
+                      const int64_t *items) {
+  for (int64_t g = 0; g < *count; g++) {
+    int64_t *r = rows + g * width;
+    if (r[0] == size && !memcmp(r + 2, items, (size_t)size * sizeof *items)) {
+      memmove(r, r + width, (size_t)((*count - g - 1) * width) * sizeof *r);
+      (*count)--;
+      break;
+    }
+  }
+  int64_t *r = rows + *count * width;
+  memset(r, 0, (size_t)width * sizeof *r);
+  r[0] = size, r[1] = o;
+  memcpy(r + 2, items, (size_t)size * sizeof *items);
+  (*count)++;
+}
+
+status onnx_import_tfidf(onnx_node *nd, ir_node *n) {
+  static const char *const modes[3] = {"TF", "IDF", "TFIDF"};
+  const Onnx__AttributeProto *ma = onnx_attr(nd, "mode"), *wa = onnx_attr(nd, "weights");
+  int mode = -1;
+  for (int i = 0; ma && i < 3; i++)
+    if (ma->s.len == strlen(modes[i]) && !memcmp(ma->s.data, modes[i], ma->s.len)) mode = i;
+  if (mode < 0) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute 'mode' must be TF, IDF or TFIDF");
+  if (onnx_attr(nd, "pool_strings"))
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "string pools (pool_strings) are not supported");
+  int64_t lo = onnx_attr_int(nd, "min_gram_length", -1), hi = onnx_attr_int(nd, "max_gram_length", -1),
+          skip = onnx_attr_int(nd, "max_skip_count", -1), ncounts, nindexes, npool;
+  const int64_t *counts = ints_attr(nd, "ngram_counts", &ncounts),
+                *indexes = ints_attr(nd, "ngram_indexes", &nindexes),
+                *pool = ints_attr(nd, "pool_int64s", &npool);
+  if (lo < 1 || hi < lo || hi > 64 || skip < 0 || skip > INT32_MAX)
+    return onnx_node_fail(nd, ST_ERR_INVALID,
+                          "min_gram_length %" PRId64 ", max_gram_length %" PRId64 ", max_skip_count %" PRId64
+                          ": expected 1 <= min <= max <= 64 and 0 <= skips < 2^31",
+                          lo, hi, skip);
+  if (!pool || ncounts < 1 || nindexes < 1)
+    return onnx_node_fail(nd, ST_ERR_INVALID, "pool_int64s, ngram_counts and ngram_indexes must be given");
+  int64_t outs = 0;
+  for (int64_t i = 0; i < nindexes; i++) {
+    if (indexes[i] < 0 || indexes[i] >= INT32_MAX)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "ngram_indexes[%" PRId64 "] = %" PRId64 " is out of range", i,
+                            indexes[i]);
+    outs = indexes[i] + 1 > outs ? indexes[i] + 1 : outs;
+  }
+  const int64_t width = 2 + hi;
+  int64_t *rows = arena_array(&nd->c->scratch, (size_t)npool + 1, (size_t)width * sizeof *rows), g = 0,
+          id = 0;
+  if (!rows) return nomem(nd);
+  for (int64_t i = 0; i < ncounts; i++) /* each size's first pool position, ascending */
+    if (counts[i] < (i ? counts[i - 1] : 0) || counts[i] > npool)
+      return onnx_node_fail(nd, ST_ERR_INVALID,
+                            "ngram_counts[%" PRId64 "] = %" PRId64
+                            " is out of order or past the pool of %" PRId64,
+                            i, counts[i], npool);
+  for (int64_t i = 0; i < ncounts && i < hi; i++) {
+    int64_t size = i + 1, start = counts[i], end = i + 1 < ncounts ? counts[i + 1] : npool;
+    for (int64_t k = 0; k < (end - start) / size; k++, id++) {
+      if (size < lo || size > hi) continue;
+      if (id >= nindexes)
+        return onnx_node_fail(nd, ST_ERR_INVALID,
+                              "ngram_indexes has %" PRId64 " entries, n-gram %" PRId64 " has none", nindexes,
+                              id);
+      add_ngram(rows, &g, width, size, indexes[id], pool + start + k * size);
+    }
+  }
+  if (g == 0) memset(rows, 0, (size_t)width * sizeof *rows), g = 1; /* n = 0: counts nothing */
+  char name[300];
+  int64_t dims[2] = {g, width};
+  snprintf(name, sizeof name, "%.280s_ngrams", nd->out[0]->name);
+  ir_value *table = ir_const_new(nd->c->g, name, DT_INT64, 2, dims, rows, (size_t)(g * width) * sizeof *rows);
+  if (!table || ir_node_set_input(nd->c->g, n, 1, table)) return nomem(nd);
+  if (wa && wa->n_floats > 0) {
+    if ((int64_t)wa->n_floats < outs)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "weights has %zu entries for %" PRId64 " outputs",
+                            wa->n_floats, outs);
+    snprintf(name, sizeof name, "%.280s_weights", nd->out[0]->name);
+    ir_value *w =
+        ir_const_new(nd->c->g, name, DT_FLOAT32, 1, &outs, wa->floats, (size_t)outs * sizeof(float));
+    if (!w || ir_node_set_input(nd->c->g, n, 2, w)) return nomem(nd);
+  }
+  status s = onnx_set_int(nd, n, "mode", mode);
+  if (!s) s = onnx_set_int(nd, n, "max_skip", skip);
+  return s ? s : onnx_set_int(nd, n, "outs", outs);
 }

@@ -34,6 +34,9 @@
  *   TopK     with a run-time k (in[1]): values and indices of x's dims,
  *            counted along the axis (the bound: k <= the axis' length);
  *            with x counted along the axis, its count in[2] limits k.
+ *   Unique   y, indices and counts counted along the axis (y's; 0 for the
+ *            others) bounded by its length L (x's elements without an
+ *            axis), inverse_indices dense [L] (common/unique.h selects).
  * Every bound must fit int32 (the tasks' params and the om's dims
  * arithmetic), so a NonZero over 2^32 elements is refused by name.
  */
@@ -44,6 +47,7 @@
 
 #include "common/elem.h"
 #include "common/nms.h"
+#include "common/unique.h"
 #include "ir/eval.h"
 #include "ir/eval_index.h"
 
@@ -51,7 +55,8 @@
 #define COUNT_MAX_BOUND INT32_MAX
 
 int ir_count_is_producer(const ir_node *n) {
-  return n->op == IR_OP_NONZERO || n->op == IR_OP_NMS || (n->op == IR_OP_TOPK && n->nin > 1 && n->in[1]);
+  return n->op == IR_OP_NONZERO || n->op == IR_OP_NMS || n->op == IR_OP_UNIQUE ||
+         (n->op == IR_OP_TOPK && n->nin > 1 && n->in[1]);
 }
 
 static int norm(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
@@ -172,6 +177,34 @@ static status infer_nms(ir_node *n, diag *d) {
   return set_counted(n, 0, d);
 }
 
+/* Unique's outputs 0, 1 and 3 are counted by out[4], y along `axis`, the
+ * [L] ones along 0; inverse_indices (out[2]) stays dense. */
+static status infer_unique(ir_graph *g, ir_node *n, diag *d) {
+  const ir_value *x = n->in[0];
+  int has_axis = ir_attr_find(n, "axis") != NULL;
+  int64_t a = ir_attr_int(n, "axis", 0), total = ir_value_elements(x);
+  if (has_axis && (a < -x->rank || a >= x->rank))
+    return ir_node_error(d, ST_ERR_INVALID, n, "axis %" PRId64 " out of range for input '%s' of rank %d", a,
+                         x->name, x->rank);
+  if (!dtype_size(x->dtype))
+    return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "input '%s' has dtype %s", x->name,
+                         dtype_name(x->dtype) ? dtype_name(x->dtype) : "?");
+  int axis = has_axis ? norm(a, x->rank) : 0;
+  int64_t len = has_axis ? x->dims[axis] : total;
+  status st = check_bound(n, len, has_axis ? "the axis' length" : "the input's element count", d);
+  if (st) return st;
+  if (has_axis && ir_attr_set_int(g, n, "axis", axis))
+    return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
+  if ((st = has_axis ? set_out(n, 0, x->dtype, x->rank, x->dims, d) : set_out(n, 0, x->dtype, 1, &len, d)))
+    return st;
+  for (int k = 1; k < 4; k++)
+    if ((st = set_out(n, k, DT_INT64, 1, &len, d))) return st;
+  if ((st = set_counted(n, 0, d))) return st;
+  n->out[0]->count_axis = axis;
+  n->out[2]->count_axis = -1, n->out[2]->count = NULL;
+  return ST_OK;
+}
+
 status ir_count_infer(ir_graph *g, ir_node *n, diag *d) {
   if (n->nout != ir_ops[n->op].max_out)
     return ir_node_error(d, ST_ERR_INVALID, n, "%d outputs, expected %d (the last is the count)", n->nout,
@@ -180,6 +213,7 @@ status ir_count_infer(ir_graph *g, ir_node *n, diag *d) {
   case IR_OP_NONZERO: return infer_nonzero(n, d);
   case IR_OP_TOPK: return infer_topk(g, n, d);
   case IR_OP_NMS: return infer_nms(n, d);
+  case IR_OP_UNIQUE: return infer_unique(g, n, d);
   default: return ir_node_error(d, ST_ERR_INVALID, n, "does not produce a counted output");
   }
 }
@@ -397,11 +431,34 @@ static status eval_nms(const ir_node *n, const void *const *in, void **out, aren
   return ST_OK;
 }
 
+static status eval_unique(const ir_node *n, const void *const *in, void **out, arena *a, diag *d) {
+  const ir_value *x = n->in[0];
+  int64_t outer = 1, inner = 1, len = n->out[1]->dims[0];
+  if (ir_attr_find(n, "axis")) {
+    int axis = (int)ir_attr_int(n, "axis", 0);
+    for (int i = 0; i < x->rank; i++)
+      if (i < axis)
+        outer *= x->dims[i];
+      else if (i > axis)
+        inner *= x->dims[i];
+  }
+  for (int k = 0; k < 5; k++)
+    if (!alloc_out(n, k, out, a)) return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory evaluating");
+  if (outer * len * inner != ir_value_elements(x))
+    return ir_node_error(d, ST_ERR_INVALID, n, "output bound %" PRId64 " does not match input '%s'", len,
+                         x->name);
+  *(int64_t *)out[4] = len ? unique_run(in[0], x->dtype, outer, len, inner, (int)ir_attr_int(n, "sorted", 1),
+                                        out[0], out[1], out[2], out[3])
+                           : 0;
+  return ST_OK;
+}
+
 status ir_count_eval(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
   switch (n->op) {
   case IR_OP_NONZERO: return eval_nonzero(n, inputs, outputs_out, a, d);
   case IR_OP_TOPK: return ir_eval_index(n, inputs, outputs_out, a, d); /* its k from in[1] */
   case IR_OP_NMS: return eval_nms(n, inputs, outputs_out, a, d);
+  case IR_OP_UNIQUE: return eval_unique(n, inputs, outputs_out, a, d);
   default: return ir_node_error(d, ST_ERR_UNSUPPORTED, n, "not a counted op");
   }
 }

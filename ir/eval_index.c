@@ -5,7 +5,8 @@
  * om_format.h's TOPK (value, NaN highest, then index); ScatterElements and
  * ScatterND copy data and apply the updates in C order (so duplicates with
  * reduction "none" leave the last one); CumSum / CumProd run along each
- * line; GatherND and OneHot walk the output. Integers are exact in int64
+ * line; GatherND and OneHot walk the output; TfIdfVectorizer counts as
+ * common/tfidf.h states. Integers are exact in int64
  * (wrapping arithmetic), floats computed in double and rounded once to the
  * output dtype. Indices outside [-D, D) are errors naming the node, as in
  * the other index ops of eval.c; the output shapes are checked against the
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "common/elem.h"
+#include "common/tfidf.h"
 #include "ir/eval.h"
 #include "ir/eval_internal.h"
 
@@ -359,6 +361,22 @@ static status eval_onehot(ev *e) {
   return ST_OK;
 }
 
+/* ---- TfIdfVectorizer ---- */
+
+static status eval_tfidf(ev *e) {
+  const ir_node *n = e->n;
+  const ir_value *X = n->in[0], *T = n->in[1], *W = n->nin > 2 ? n->in[2] : NULL, *Y = n->out[0];
+  int64_t outs = ir_attr_int(n, "outs", 0), rows = X->rank == 2 ? X->dims[0] : 1, dims[2] = {rows, outs};
+  status st = want_out(e, 0, DT_FLOAT32, X->rank, X->rank == 2 ? dims : &outs);
+  if (st) return st;
+  if (T->rank != 2 || T->dtype != DT_INT64 || Y->rank < 1) return fail(e, ST_ERR_INVALID, "bad n-gram table");
+  float *y = alloc_out(e, 0);
+  if (!y) return nomem(e);
+  tfidf_run(e->in[0], X->dtype, rows, X->dims[X->rank - 1], e->in[1], T->dims[0], T->dims[1],
+            ir_attr_int(n, "max_skip", 0), (int)ir_attr_int(n, "mode", 0), W ? e->in[2] : NULL, outs, y);
+  return ST_OK;
+}
+
 int ir_eval_is_index(ir_op op) {
   switch (op) {
   case IR_OP_TOPK:
@@ -368,7 +386,8 @@ int ir_eval_is_index(ir_op op) {
   case IR_OP_CUMSUM:
   case IR_OP_CUMPROD:
   case IR_OP_GATHERND:
-  case IR_OP_ONEHOT: return 1;
+  case IR_OP_ONEHOT:
+  case IR_OP_TFIDF: return 1;
   default: return 0;
   }
 }
@@ -384,6 +403,7 @@ status ir_eval_index(const ir_node *n, const void *const *inputs, void **outputs
   case IR_OP_CUMPROD: return eval_cum(&e);
   case IR_OP_GATHERND: return eval_gathernd(&e);
   case IR_OP_ONEHOT: return eval_onehot(&e);
+  case IR_OP_TFIDF: return eval_tfidf(&e);
   default: return fail(&e, ST_ERR_UNSUPPORTED, "not an indexing op");
   }
 }

@@ -790,6 +790,7 @@ static status infer_node(si *s, ir_node *n) {
   case IR_OP_CUMPROD:
   case IR_OP_GATHERND:
   case IR_OP_ONEHOT:
+  case IR_OP_TFIDF:
   case IR_OP_TENSORSCATTER: return ir_shape_infer_index(s->g, n, s->d); /* ir/shape_index.c */
   case IR_OP_REDUCE: st = infer_reduce(s, n, &rank, dims, &dt); break;
   case IR_OP_TRANSPOSE:

@@ -13,7 +13,9 @@
  *   GatherND        indices [B..., J..., kd] (B equal to data's first
  *                   batch_dims dims), y dims J-with-B + data dims[b+kd:];
  *   OneHot          y = indices dims with depth inserted at the axis, in the
- *                   dtype of values (2 elements).
+ *                   dtype of values (2 elements);
+ *   TfIdfVectorizer x i32/i64 [C] or [B, C], table i64 [ngrams, width >= 3],
+ *                   weights f32 [outs]; y f32 [outs] or [B, outs].
  * Every axis attribute is normalised to >= 0; k and depth must fit int32
  * (the task params).
  */
@@ -205,6 +207,23 @@ static status infer_onehot(sx *s) {
   return set_out(s, 0, v->dtype, ix->rank + 1, dims);
 }
 
+static status infer_tfidf(sx *s) {
+  const ir_value *x = s->n->in[0], *t = s->n->in[1], *w = s->n->nin > 2 ? s->n->in[2] : NULL;
+  int64_t outs = ir_attr_int(s->n, "outs", 0), mode = ir_attr_int(s->n, "mode", 0),
+          skip = ir_attr_int(s->n, "max_skip", 0);
+  if (!is_index_dtype(x->dtype) || x->rank < 1 || x->rank > 2)
+    return fail(s, ST_ERR_INVALID, "input '%s' %s must be i32 or i64 of rank 1 or 2", x->name, dims_str(x));
+  if (t->dtype != DT_INT64 || t->rank != 2 || t->dims[1] < 3)
+    return fail(s, ST_ERR_INVALID, "n-gram table '%s' %s must be i64 [ngrams, >= 3]", t->name, dims_str(t));
+  if (outs < 1 || outs > INT32_MAX || mode < 0 || mode > 2 || skip < 0 || skip > INT32_MAX)
+    return fail(s, ST_ERR_INVALID, "outs %lld, mode %lld or max_skip %lld out of range", (long long)outs,
+                (long long)mode, (long long)skip);
+  if (w && (w->dtype != DT_FLOAT32 || ir_value_elements(w) != outs))
+    return fail(s, ST_ERR_INVALID, "weights '%s' must be f32 [%lld]", w->name, (long long)outs);
+  int64_t dims[2] = {x->dims[0], outs};
+  return x->rank == 2 ? set_out(s, 0, DT_FLOAT32, 2, dims) : set_out(s, 0, DT_FLOAT32, 1, &outs);
+}
+
 status ir_shape_infer_index(ir_graph *g, ir_node *n, diag *d) {
   sx s = {g, n, d};
   switch (n->op) {
@@ -216,6 +235,7 @@ status ir_shape_infer_index(ir_graph *g, ir_node *n, diag *d) {
   case IR_OP_CUMPROD: return infer_cum(&s);
   case IR_OP_GATHERND: return infer_gathernd(&s);
   case IR_OP_ONEHOT: return infer_onehot(&s);
+  case IR_OP_TFIDF: return infer_tfidf(&s);
   default: return fail(&s, ST_ERR_INVALID, "not an indexing op");
   }
 }

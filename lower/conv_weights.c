@@ -2,8 +2,8 @@
  * conv_weights.h): compile-time conversion of constant grouped weights to
  * FRACTAL_Z_G, and packing TransData nodes for weights computed at run time.
  *
- * Needs: n is a Conv whose weights in[1] are ND [Cout, Cin/group, KH, KW] in
- * f16 or f32. Changes: in[1] of n (a new constant or a TransData output);
+ * Needs: n is a Conv whose weights in[1] are ND [Cout, Cin/group, KH, KW]
+ * (3-D: [Cout, Cin, KD, KH, KW]) in f16 or f32. Changes: in[1] of n (a new constant or a TransData output);
  * the graph's node list (a TransData is appended; the layout pass sorts).
  */
 #include <stdio.h>
@@ -74,14 +74,15 @@ status convw_make_input(ir_graph *g, ir_node *n, int lay, int dt, int rank, cons
 int convw_is_pack(const ir_node *n) {
   if (n->op != IR_OP_TRANSDATA || ir_attr_int(n, "channels_last", 0)) return 0; /* (an NHWC TransData) */
   const ir_value *x = n->in[0], *y = n->out[0];
-  if (y->layout == LAYOUT_FRACTAL_Z || y->layout == LAYOUT_FRACTAL_Z_G) return 1;
+  if (y->layout == LAYOUT_FRACTAL_Z || y->layout == LAYOUT_FRACTAL_Z_G || y->layout == LAYOUT_FRACTAL_Z_3D)
+    return 1;
   return y->layout == LAYOUT_NC1HWC0 && x->layout == LAYOUT_ND && !same_dims(x, y->rank, y->dims);
 }
 
 uint64_t convw_pack_units(const ir_node *n) {
   const ir_value *y = n->out[0];
-  int64_t cout = y->layout == LAYOUT_FRACTAL_Z_G ? y->dims[0] * y->dims[1]
-                 : y->layout == LAYOUT_FRACTAL_Z ? y->dims[0]
-                                                 : y->dims[1];
+  int64_t cout = y->layout == LAYOUT_FRACTAL_Z_G                                     ? y->dims[0] * y->dims[1]
+                 : y->layout == LAYOUT_FRACTAL_Z || y->layout == LAYOUT_FRACTAL_Z_3D ? y->dims[0]
+                                                                                     : y->dims[1];
   return (uint64_t)(cout + C0 - 1) / C0 * C0;
 }

@@ -4,8 +4,9 @@
  * Grouped convolutions (1 < group, not depthwise) read FRACTAL_Z_G weights
  * (common/conv_group.h). Weights computed at run time (the ONNX node tests
  * pass W as a graph input) are packed by a TransData node whose output has
- * the weight layout (FRACTAL_Z, FRACTAL_Z_G, or NC1HWC0 [1, C, KH, KW] for
- * depthwise): emit turns such a node into a WPACK task (om_format.h).
+ * the weight layout (FRACTAL_Z, FRACTAL_Z_G, FRACTAL_Z_3D for a 3-D
+ * convolution, or NC1HWC0 [1, C, KH, KW] for depthwise): emit turns such a
+ * node into a WPACK task (om_format.h).
  */
 #ifndef LOWER_CONV_WEIGHTS_H
 #define LOWER_CONV_WEIGHTS_H
@@ -15,7 +16,8 @@
 #include "common/status.h"
 #include "ir/ir.h"
 
-/* Makes Conv n's weights (in[1], ONNX [Cout, Cin/group, KH, KW]) a value of
+/* Makes Conv n's weights (in[1], ONNX [Cout, Cin/group, KH, KW] or 3-D
+ * [Cout, Cin, KD, KH, KW]) a value of
  * layout `lay`, dtype `dt` and logical dims dims[rank]: a constant is
  * converted at compile time (in place when n is its only reader), a
  * computed value gets a packing TransData. */

@@ -48,10 +48,12 @@
  *   GATHER               Gather, GatherElements (what did not fold to a
  *                        constant), GatherND (mode 2)
  *   PAD                  Pad (the constant as bytes of y's dtype)
- *   NONZERO, NMS         NonZero, NonMaxSuppression: inputs, the counted
- *                        output and its count
+ *   NONZERO, NMS, UNIQUE NonZero, NonMaxSuppression, Unique: inputs, the
+ *                        counted outputs and their count (UNIQUE's axis -1
+ *                        without one)
  *   TOPK, SCATTER, CUMSUM, ONEHOT  TopK; ScatterElements/ND, TensorScatter;
  *                        CumSum/CumProd; OneHot
+ *   TFIDF                TfIdfVectorizer: x, its n-gram table, weights
  *   STRIDED_COPY         Transpose, Slice, Expand, Tile, DepthToSpace,
  *                        SpaceToDepth: the node's view (ir/view.h); Split:
  *                        one per non-empty output
@@ -163,7 +165,7 @@ static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int n
    * every dim, so this refuses only empty inputs feeding their non-empty
    * results. */
   int empty_ok = kind == OM_TASK_REDUCE || kind == OM_TASK_PAD || kind == OM_TASK_GATHER ||
-                 kind == OM_TASK_NONZERO || kind == OM_TASK_NMS;
+                 kind == OM_TASK_NONZERO || kind == OM_TASK_NMS || kind == OM_TASK_UNIQUE;
   for (int i = 0; i < nt && !empty_ok; i++)
     for (int k = 0; tv[i] && k < tv[i]->rank; k++)
       if (tv[i]->dims[k] == 0)
@@ -496,6 +498,26 @@ static status emit_nms(emit_state *s, ir_node *n) {
                   p);
 }
 
+static status emit_unique(emit_state *s, ir_node *n) {
+  int32_t p[OM_UNIQUE_NPARAMS] = {[OM_UNIQUE_P_AXIS] =
+                                      ir_attr_find(n, "axis") ? (int32_t)ir_attr_int(n, "axis", 0) : -1,
+                                  [OM_UNIQUE_P_SORTED] = (int32_t)ir_attr_int(n, "sorted", 1)};
+  ir_value *tv[OM_UNIQUE_NTENSORS] = {
+      [OM_UNIQUE_T_X] = n->in[0],        [OM_UNIQUE_T_Y] = n->out[0],      [OM_UNIQUE_T_INDICES] = n->out[1],
+      [OM_UNIQUE_T_INVERSE] = n->out[2], [OM_UNIQUE_T_COUNTS] = n->out[3], [OM_UNIQUE_T_COUNT] = n->out[4]};
+  return add_task(s, n, OM_TASK_UNIQUE, OM_UNIQUE_NTENSORS, tv, OM_UNIQUE_NPARAMS, p);
+}
+
+static status emit_tfidf(emit_state *s, ir_node *n) {
+  int32_t p[OM_TFIDF_NPARAMS] = {[OM_TFIDF_P_MODE] = (int32_t)ir_attr_int(n, "mode", 0),
+                                 [OM_TFIDF_P_MAX_SKIP] = (int32_t)ir_attr_int(n, "max_skip", 0)};
+  ir_value *tv[OM_TFIDF_NTENSORS] = {[OM_TFIDF_T_X] = n->in[0],
+                                     [OM_TFIDF_T_TABLE] = n->in[1],
+                                     [OM_TFIDF_T_WEIGHTS] = n->nin > 2 ? n->in[2] : NULL,
+                                     [OM_TFIDF_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_TFIDF, OM_TFIDF_NTENSORS, tv, OM_TFIDF_NPARAMS, p);
+}
+
 /* ScatterElements (mode 0), ScatterND (mode 1), TensorScatter (mode 2: past,
  * update, write indices or none -> y). */
 static status emit_scatter(emit_state *s, ir_node *n) {
@@ -747,6 +769,7 @@ static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_LAYERNORM] = emit_layernorm, [OM_TASK_ATTENTION] = emit_attention,
     [OM_TASK_QCONV2D] = emit_qconv,       [OM_TASK_RECURRENCE] = emit_recurrence,
     [OM_TASK_NONZERO] = emit_nonzero,     [OM_TASK_NMS] = emit_nms,
+    [OM_TASK_UNIQUE] = emit_unique,       [OM_TASK_TFIDF] = emit_tfidf,
 };
 
 int pass_emit_has_rule(om_task_kind kind) {

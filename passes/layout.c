@@ -395,16 +395,16 @@ static status check_float(lay_state *s, const ir_node *n, const ir_value *v) {
   return unsupported(s, n, msg);
 }
 
-/* A 3-D Conv: x, residual and y NDC1HWC0, constant weights FRACTAL_Z_3D,
- * dense only (CONV3D, om_format.h). */
+/* A 3-D Conv: x, residual and y NDC1HWC0, weights FRACTAL_Z_3D (computed
+ * ones packed by a WPACK task, lower/conv_weights.h), dense only (CONV3D,
+ * om_format.h). */
 static status layout_conv3d(lay_state *s, ir_node *n, int cdt) {
   ir_value *x = n->in[0], *w = n->in[1], *y = n->out[0];
   if (ir_attr_int(n, "group", 1) != 1 || w->dims[1] != x->dims[1])
     return unsupported(s, n, "a 3-D convolution with groups is not supported");
-  if (!w->data)
-    return unsupported(s, n, "a 3-D convolution needs constant weights (computed ones are not packed)");
   if (n->nin > 4 && n->in[4]) return unsupported(s, n, "a 3-D convolution takes no input scale");
-  status st = ensure_input(s, n, 1, LAYOUT_FRACTAL_Z_3D, cdt, NULL);
+  status st = w->data ? ensure_input(s, n, 1, LAYOUT_FRACTAL_Z_3D, cdt, NULL)
+                      : convw_make_input(s->g, n, LAYOUT_FRACTAL_Z_3D, cdt, 5, w->dims, s->d);
   if (st == ST_OK) st = ensure_input(s, n, 0, LAYOUT_NDC1HWC0, cdt, NULL);
   if (st == ST_OK && n->nin > 2 && n->in[2]) {
     if (n->in[2]->rank != 1 || n->in[2]->dims[0] != y->dims[1])
@@ -710,9 +710,10 @@ static status layout_gather(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, want == ANY_DTYPE ? xt : cdt);
 }
 
-/* TopK, Scatter*, CumSum/CumProd, GatherND, OneHot: ND operands in
- * the dtypes their kinds take (om_format.h TOPK, SCATTER, CUMSUM, GATHER,
- * ONEHOT); float data in the node's dtype, indices as they are. */
+/* TopK, Scatter*, CumSum/CumProd, GatherND, OneHot, TfIdfVectorizer: ND
+ * operands in the dtypes their kinds take (om_format.h TOPK, SCATTER,
+ * CUMSUM, GATHER, ONEHOT, TFIDF); float data in the node's dtype, indices
+ * (and TfIdfVectorizer's tokens, table and f32 weights) as they are. */
 static status layout_index(lay_state *s, ir_node *n, int cdt) {
   int xt = n->in[0]->dtype, yt = n->out[0]->dtype, ok = dtype_size(xt) && dtype_size(yt);
   int cum = n->op == IR_OP_CUMSUM || n->op == IR_OP_CUMPROD, onehot = n->op == IR_OP_ONEHOT;
@@ -731,6 +732,7 @@ static status layout_index(lay_state *s, ir_node *n, int cdt) {
   for (int j = 0; j < n->nin; j++) {
     if (!n->in[j]) continue; /* NonMaxSuppression's absent thresholds */
     int data = onehot                         ? j == 1
+               : n->op == IR_OP_TFIDF         ? 0
                : n->op == IR_OP_TENSORSCATTER ? j <= 1 /* past, update */
                                               : j == 0 || (j == 2 && n->op != IR_OP_GATHERND &&
                                                            n->op != IR_OP_TOPK); /* TopK's x count */

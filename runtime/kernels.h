@@ -584,11 +584,16 @@ omrt_status rt_cumsum_check(const omrt_model *m, uint32_t i, const om_task *task
 void rt_aipp_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_aipp_check(const omrt_model *m, uint32_t i, const om_task *task);
 
-/* kernels_count.c: NONZERO, NMS. */
+/* kernels_count.c: NONZERO, NMS, UNIQUE. */
 void rt_nonzero_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_nonzero_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_nms_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_nms_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_unique_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_unique_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* kernels_tfidf.c: TFIDF. */
+void rt_tfidf_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_tfidf_check(const omrt_model *m, uint32_t i, const om_task *task);
 
 void rt_onehot_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_onehot_check(const omrt_model *m, uint32_t i, const om_task *task);

@@ -1,5 +1,6 @@
 /* kernels_count.c - the kinds that write a counted output (om_format.h's
- * COUNTS partition): NONZERO, NMS (common/nms.h's selection).
+ * COUNTS partition): NONZERO, NMS (common/nms.h's selection), UNIQUE
+ * (common/unique.h's).
  *
  * A counted output is stored at its compile-time bound; the kernel writes
  * the valid entries first along the counted axis, zeros after them (a
@@ -16,6 +17,7 @@
 
 #include "common/fp16.h"
 #include "common/nms.h"
+#include "common/unique.h"
 #include "runtime/kernels.h"
 
 /* The bits that make an element of dtype dt nonzero. */
@@ -141,5 +143,61 @@ omrt_status rt_nms_check(const omrt_model *m, uint32_t i, const om_task *task) {
     return rt_chk_fail(&c, "selected must be i64 [B x C x max_per_class, 3]");
   if (n->dtype != DT_INT64 || rt_elements(n) != 1) return rt_chk_fail(&c, "count must be i64 [1]");
   if (e && (e->dtype != DT_INT64 || rt_elements(e) != 1)) return rt_chk_fail(&c, "extent must be i64 [1]");
+  return rt_chk_block_dim(&c, 1, "blocks");
+}
+
+/* x read as [outer, len, inner] around UNIQUE's axis (-1: flattened). */
+static void unique_geom(const om_tensor *x, int32_t axis, uint64_t *outer, uint64_t *len, uint64_t *inner) {
+  *outer = *inner = 1, *len = axis < 0 ? rt_elements(x) : (uint64_t)x->dims[axis];
+  for (int d = 0; axis >= 0 && d < (int)x->rank; d++)
+    if (d < axis)
+      *outer *= (uint64_t)x->dims[d];
+    else if (d > axis)
+      *inner *= (uint64_t)x->dims[d];
+}
+
+void rt_unique_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
+  (void)block, (void)core;
+  uint64_t outer, len, inner;
+  unique_geom(args->desc[OM_UNIQUE_T_X], task->params[OM_UNIQUE_P_AXIS], &outer, &len, &inner);
+  *(int64_t *)args->data[OM_UNIQUE_T_COUNT] =
+      len ? unique_run(args->data[OM_UNIQUE_T_X], (int)args->desc[OM_UNIQUE_T_X]->dtype, (int64_t)outer,
+                       (int64_t)len, (int64_t)inner, task->params[OM_UNIQUE_P_SORTED],
+                       args->data[OM_UNIQUE_T_Y], args->data[OM_UNIQUE_T_INDICES],
+                       args->data[OM_UNIQUE_T_INVERSE], args->data[OM_UNIQUE_T_COUNTS])
+          : 0;
+}
+
+omrt_status rt_unique_check(const omrt_model *m, uint32_t i, const om_task *task) {
+  static const char *const names[OM_UNIQUE_NTENSORS] = {"x",      "y",    "indices", "inverse_indices",
+                                                        "counts", "count"};
+  rt_chk c = {m, i, task, "UNIQUE"};
+  const om_tensor *t[OM_UNIQUE_NTENSORS] = {0};
+  omrt_status s = rt_chk_ntensors(&c, OM_UNIQUE_NTENSORS);
+  for (int k = 0; k < OM_UNIQUE_NTENSORS && !s; k++)
+    s = rt_chk_nd_tensor(&c, k, names[k], &t[k]);
+  if (s) return s;
+  for (int k = OM_UNIQUE_NPARAMS; k < OM_TASK_MAX_PARAMS; k++)
+    if (task->params[k] != 0)
+      return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, task->params[k]);
+  const om_tensor *x = t[OM_UNIQUE_T_X], *y = t[OM_UNIQUE_T_Y];
+  const int32_t axis = task->params[OM_UNIQUE_P_AXIS], sorted = task->params[OM_UNIQUE_P_SORTED];
+  if (axis < -1 || axis >= (int32_t)x->rank || (sorted != 0 && sorted != 1))
+    return rt_chk_fail(&c, "params axis = %d, sorted = %d: expected -1..%u and 0|1", axis, sorted,
+                       x->rank ? x->rank - 1 : 0);
+  if (!dtype_size((int)x->dtype) || y->dtype != x->dtype)
+    return rt_chk_fail(&c, "x dtype %u not supported, or y's (%u) differs", x->dtype, y->dtype);
+  uint64_t outer, len, inner;
+  unique_geom(x, axis, &outer, &len, &inner);
+  if (axis >= 0) {
+    if ((s = rt_chk_same_dims(&c, "x", x, "y", y))) return s;
+  } else if (y->rank != 1 || (uint64_t)y->dims[0] != len) {
+    return rt_chk_fail(&c, "y must be [%llu], x's elements", (unsigned long long)len);
+  }
+  for (int k = OM_UNIQUE_T_INDICES; k <= OM_UNIQUE_T_COUNTS; k++)
+    if (t[k]->dtype != DT_INT64 || t[k]->rank != 1 || (uint64_t)t[k]->dims[0] != len)
+      return rt_chk_fail(&c, "%s must be i64 [%llu]", names[k], (unsigned long long)len);
+  if (t[OM_UNIQUE_T_COUNT]->dtype != DT_INT64 || rt_elements(t[OM_UNIQUE_T_COUNT]) != 1)
+    return rt_chk_fail(&c, "count must be i64 [1]");
   return rt_chk_block_dim(&c, 1, "blocks");
 }

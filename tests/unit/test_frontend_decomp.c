@@ -3,7 +3,7 @@
  * ONNX node, outputs wired), its numerics against a direct computation
  * (shape inference, then the reference evaluator over the imported graph),
  * and the refusals (QuantizeLinear and DequantizeLinear: their malformed
- * parameters), Det, an f64 Einsum and Einsum diagonals. Models are built with onnx_mb.h. */
+ * parameters), Det, an f64 Einsum and Einsum diagonals, MelWeightMatrix. Models are built with onnx_mb.h. */
 #include "ir/eval.h"
 #include "onnx_mb.h"
 #include "passes/pass.h"
@@ -521,6 +521,62 @@ static void test_einsum_diagonal(void) {
   mb_free(&m);
 }
 
+/* A MelWeightMatrix model: num_mel_bins, dft_length, sample_rate as i64
+ * constants, the edges as f64 ones. */
+static void mel_model(mb *m, const char *name, int64_t mels, int64_t dft, int64_t rate, double lo,
+                      double hi) {
+  mb_init(m, 17);
+  mb_init_raw(m, "mels", 7, 0, NULL, &mels, sizeof mels);
+  mb_init_raw(m, "dft", 7, 0, NULL, &dft, sizeof dft);
+  mb_init_raw(m, "rate", 7, 0, NULL, &rate, sizeof rate);
+  mb_init_raw(m, "lo", 11, 0, NULL, &lo, sizeof lo);
+  mb_init_raw(m, "hi", 11, 0, NULL, &hi, sizeof hi);
+  mb_node(m, "MelWeightMatrix", name, "mels,dft,rate,lo,hi", "w");
+  mb_output(m, "w");
+}
+
+/* MelWeightMatrix folds to a constant: 4 triangular bands over a 64-point
+ * DFT, each rising from its left edge bin (0) to its centre (1) and
+ * falling to its right edge, the edges equally spaced in mel (computed
+ * here in f64); and its refusals: an upper edge past the Nyquist bin, a
+ * sample rate of 0. */
+static void test_mel_weight_matrix(void) {
+  enum { MELS = 4, DFT = 64, ROWS = DFT / 2 + 1 };
+  const double rate = 8000, lo = 100, hi = 3900;
+  mb m;
+  mel_model(&m, "mel", MELS, DFT, (int64_t)rate, lo, hi);
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  const ir_value *w = g ? g->outputs[0] : NULL;
+  CHECK(w && w->data && w->dtype == DT_FLOAT32 && w->rank == 2 && w->dims[0] == ROWS && w->dims[1] == MELS);
+  if (w && w->data && w->rank == 2 && w->dims[0] == ROWS && w->dims[1] == MELS) {
+    const float *y = w->data;
+    double mlo = 2595 * log10(1 + lo / 700), mhi = 2595 * log10(1 + hi / 700);
+    int64_t e[MELS + 2];
+    for (int k = 0; k < MELS + 2; k++)
+      e[k] =
+          (int64_t)floor((DFT + 1) * 700 * (pow(10, (mlo + k * (mhi - mlo) / (MELS + 2)) / 2595) - 1) / rate);
+    int bad = 0;
+    for (int i = 0; i < MELS; i++)
+      for (int64_t j = 0; j < ROWS; j++) {
+        double want = j >= e[i] && j <= e[i + 1]     ? (double)(j - e[i]) / (double)(e[i + 1] - e[i])
+                      : j > e[i + 1] && j < e[i + 2] ? (double)(e[i + 2] - j) / (double)(e[i + 2] - e[i + 1])
+                                                     : 0;
+        bad += fabs(y[j * MELS + i] - want) > 1e-7;
+      }
+    CHECKF(bad == 0, "  %d entries differ", bad);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+
+  mel_model(&m, "mel_past_nyquist", MELS, DFT, (int64_t)rate, lo, 7000);
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'mel_past_nyquist' (MelWeightMatrix)",
+              "outside the 33 bins");
+  mb_free(&m);
+  mel_model(&m, "mel_rate0", MELS, DFT, 0, lo, hi);
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'mel_rate0' (MelWeightMatrix)", "sample_rate");
+  mb_free(&m);
+}
+
 int main(void) {
   test_recurrence_import();
   test_layer_norm();
@@ -530,5 +586,6 @@ int main(void) {
   test_det();
   test_einsum_f64();
   test_einsum_diagonal();
+  test_mel_weight_matrix();
   return test_summary("test_frontend_decomp");
 }
