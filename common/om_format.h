@@ -63,8 +63,10 @@
  * 2.4 added the RECURRENCE, NONZERO and NMS tasks, TOPK's run-time k, the
  * COUNTS partition, the storage dtypes (bf16, float8, float4, int4/int2:
  * common/types.h) and TRANSDATA's saturate and round_mode (a 2.3 runtime
- * refuses them as unknown kinds, partitions, dtypes and params). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 4 };
+ * refuses them as unknown kinds, partitions, dtypes and params).
+ * 2.5 added the QELTWISE task (int8 elementwise: a QDQ model's residual
+ * Add; a 2.4 runtime refuses it as an unknown kind). */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 5 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc

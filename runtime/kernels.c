@@ -44,6 +44,7 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_AIPP] = {"AIPP", rt_aipp_run, rt_aipp_check},
     [OM_TASK_NONZERO] = {"NONZERO", rt_nonzero_run, rt_nonzero_check},
     [OM_TASK_NMS] = {"NMS", rt_nms_run, rt_nms_check},
+    [OM_TASK_QELTWISE] = {"QELTWISE", rt_qeltwise_run, rt_qeltwise_check},
 };
 const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;
 
