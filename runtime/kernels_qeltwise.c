@@ -28,7 +28,8 @@ static float f32_param(int32_t bits) {
 
 void rt_qelt_init(const om_task *task, const rt_args *args, rt_qelt *q) {
   const int32_t *p = task->params;
-  const int as = args->desc[OM_QELTWISE_T_A]->dtype == DT_INT8, bs = args->desc[OM_QELTWISE_T_B]->dtype == DT_INT8;
+  const int as = args->desc[OM_QELTWISE_T_A]->dtype == DT_INT8,
+            bs = args->desc[OM_QELTWISE_T_B]->dtype == DT_INT8;
   *q = (rt_qelt){.a = args->data[OM_QELTWISE_T_A],
                  .b = args->data[OM_QELTWISE_T_B],
                  .y = args->data[OM_QELTWISE_T_Y],
@@ -162,7 +163,7 @@ omrt_status rt_qeltwise_check(const omrt_model *m, uint32_t i, const om_task *ta
                 lo = p[OM_QELTWISE_P_LO], hi = p[OM_QELTWISE_P_HI];
   if (azp < alo || azp > ahi || bzp < blo || bzp > bhi || yzp < ylo || yzp > yhi || lo < ylo || hi > yhi ||
       lo > hi)
-    return rt_chk_fail(&c, "a_zp %d, b_zp %d, y_zp %d, lo %d, hi %d out of their dtypes' ranges (lo <= hi)", azp,
-                       bzp, yzp, lo, hi);
+    return rt_chk_fail(&c, "a_zp %d, b_zp %d, y_zp %d, lo %d, hi %d out of their dtypes' ranges (lo <= hi)",
+                       azp, bzp, yzp, lo, hi);
   return rt_chk_block_dim(&c, (rt_physical_elements(y) + C0 - 1) / C0, "runs of 16 elements");
 }

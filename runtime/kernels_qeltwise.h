@@ -17,11 +17,11 @@
 typedef struct rt_qelt {
   const uint8_t *a, *b; /* u8 or i8 bytes, y's layout */
   uint8_t *y;
-  uint8_t amask, bmask;   /* 0x80 for i8 (read as u = x ^ 0x80 = x + 128), else 0 */
-  int32_t azp, bzp;       /* the zero points as u reads them (+ 128 for i8) */
-  float as, bs, ys;       /* scales */
-  int32_t yzp, lo, hi;    /* y's zero point and clamp, in y's dtype */
-  int mul;                /* 0 add, 1 mul */
+  uint8_t amask, bmask; /* 0x80 for i8 (read as u = x ^ 0x80 = x + 128), else 0 */
+  int32_t azp, bzp;     /* the zero points as u reads them (+ 128 for i8) */
+  float as, bs, ys;     /* scales */
+  int32_t yzp, lo, hi;  /* y's zero point and clamp, in y's dtype */
+  int mul;              /* 0 add, 1 mul */
 } rt_qelt;
 
 typedef void (*rt_qelt_fn)(const rt_qelt *q, size_t i0, size_t n);

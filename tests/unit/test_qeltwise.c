@@ -123,7 +123,8 @@ static void run_case(const ecase *e) {
     to_5hd(c.data[A], a, e->dims, 0x5a), to_5hd(c.data[B], b, e->dims, 0xa5); /* padding lanes: anything */
     to_5hd(want_y, want ? want : a, e->dims, 0);
   } else {
-    memcpy(c.data[A], a, (size_t)n), memcpy(c.data[B], b, (size_t)n), memcpy(want_y, want ? want : a, (size_t)n);
+    memcpy(c.data[A], a, (size_t)n), memcpy(c.data[B], b, (size_t)n),
+        memcpy(want_y, want ? want : a, (size_t)n);
   }
   int32_t *p = c.task.params;
   p[OM_QELTWISE_P_OP] = e->mul, p[OM_QELTWISE_P_A_ZP] = azp, p[OM_QELTWISE_P_B_ZP] = bzp;
@@ -161,19 +162,22 @@ static void run_case(const ecase *e) {
     }
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < bytes; i++) {
-      const int padding = five && (int64_t)(i / 16 / (size_t)(e->dims[2] * e->dims[3]) %
-                                            (size_t)((e->dims[1] + 15) / 16)) * 16 + (int64_t)(i % 16) >=
-                                      e->dims[1];
+      const int padding =
+          five &&
+          (int64_t)(i / 16 / (size_t)(e->dims[2] * e->dims[3]) % (size_t)((e->dims[1] + 15) / 16)) * 16 +
+                  (int64_t)(i % 16) >=
+              e->dims[1];
       if ((paths[k].fn && padding) || got[i] == want_y[i]) continue; /* a run leaves padding to the task */
       if (!bad++) first = i;
     }
     CHECK(bad == 0);
     if (bad)
-      test_note("  %s: %s rank %d [%lld, %lld, ...] a %s b %s y %s relu %d scales %d: %zu bytes differ, first at "
-                "%zu: %u, want %u",
-                paths[k].name, e->mul ? "mul" : "add", e->rank, (long long)e->dims[0], (long long)e->dims[1],
-                dtype_name(e->adt), dtype_name(e->bdt), dtype_name(e->ydt), e->relu, e->scales, bad, first,
-                got[first], want_y[first]);
+      test_note(
+          "  %s: %s rank %d [%lld, %lld, ...] a %s b %s y %s relu %d scales %d: %zu bytes differ, first at "
+          "%zu: %u, want %u",
+          paths[k].name, e->mul ? "mul" : "add", e->rank, (long long)e->dims[0], (long long)e->dims[1],
+          dtype_name(e->adt), dtype_name(e->bdt), dtype_name(e->ydt), e->relu, e->scales, bad, first,
+          got[first], want_y[first]);
   }
   free(want_y), free(a), free(b);
   kc_free(&c);
@@ -219,14 +223,14 @@ int main(void) {
   test_note("paths: %s", rt_cpu()->name);
   const ecase cases[] = {
       /* rank dims            a   b   y  mul relu scales */
-      {4, {1, 64, 7, 9}, U8, U8, U8, 0, 1, SC_RANDOM},   /* a residual Add + Relu */
-      {4, {2, 24, 5, 3}, U8, U8, U8, 0, 0, SC_RANDOM},   /* odd C: padding lanes */
-      {4, {1, 40, 4, 4}, I8, U8, I8, 0, 0, SC_HALVES},   /* ties, i8 */
-      {4, {1, 17, 3, 5}, I8, I8, U8, 1, 1, SC_RANDOM},   /* Mul */
-      {4, {1, 16, 2, 3}, U8, I8, U8, 1, 0, SC_HALVES},   /* Mul ties */
-      {2, {3, 37}, U8, U8, I8, 0, 0, SC_RANDOM},         /* ND with a tail */
-      {1, {1000}, U8, I8, U8, 0, 0, SC_HUGE},            /* infinite sums and NaN */
-      {3, {2, 5, 11}, I8, U8, U8, 1, 0, SC_HUGE},        /* infinite products */
+      {4, {1, 64, 7, 9}, U8, U8, U8, 0, 1, SC_RANDOM}, /* a residual Add + Relu */
+      {4, {2, 24, 5, 3}, U8, U8, U8, 0, 0, SC_RANDOM}, /* odd C: padding lanes */
+      {4, {1, 40, 4, 4}, I8, U8, I8, 0, 0, SC_HALVES}, /* ties, i8 */
+      {4, {1, 17, 3, 5}, I8, I8, U8, 1, 1, SC_RANDOM}, /* Mul */
+      {4, {1, 16, 2, 3}, U8, I8, U8, 1, 0, SC_HALVES}, /* Mul ties */
+      {2, {3, 37}, U8, U8, I8, 0, 0, SC_RANDOM},       /* ND with a tail */
+      {1, {1000}, U8, I8, U8, 0, 0, SC_HUGE},          /* infinite sums and NaN */
+      {3, {2, 5, 11}, I8, U8, U8, 1, 0, SC_HUGE},      /* infinite products */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     run_case(&cases[i]);
