@@ -75,7 +75,8 @@
  * as tensor counts it does not take), COPY_SLICE of any one dtype (a 2.4
  * runtime refuses dtypes other than f16 and f32) and Winograd CONV2D with
  * dilation (a 2.4 runtime refuses the dilation), and the UNIQUE and TFIDF
- * tasks and WPACK into FRACTAL_Z_3D (refused as unknown kinds and layouts). */
+ * tasks, the QELTWISE task (int8 elementwise: a QDQ model's residual Add)
+ * and WPACK into FRACTAL_Z_3D (refused as unknown kinds and layouts). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 5 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */

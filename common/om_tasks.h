@@ -65,6 +65,7 @@ typedef enum om_task_kind {
   OM_TASK_NMS = 28,
   OM_TASK_UNIQUE = 29,
   OM_TASK_TFIDF = 30,
+  OM_TASK_QELTWISE = 31,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -349,6 +350,35 @@ enum {
   OM_QCONV_P_HI = 21,
   OM_QCONV_P_X_SIGNED = 22,
   OM_QCONV_NPARAMS = 23,
+};
+
+/* QELTWISE (vector unit): the int8 elementwise op of the QEltwise op
+ * (ops.def) between quantized tensors, a residual Add:
+ *   y = q_eltwise(a, a_zp, a_scale, b, b_zp, b_scale, op, y_scale, y_zp,
+ *   lo, hi) (common/quant.h) per element: a and b dequantized in f32,
+ *   added (op 0) or multiplied (op 1), quantized with y's scale and zero
+ *   point, rounding half to even, clamped to [lo, hi] (a Relu or Clip
+ *   folded in).
+ *   tensors: a, b, y: u8 or i8 each, one layout (ND, or NC1HWC0: padding
+ *   lanes of a and b any value, of y written 0) and the same dims.
+ *   params: op (0 add, 1 mul), a_zp, b_zp, y_zp (within a's, b's, y's
+ *   dtype ranges), a_scale, b_scale, y_scale (f32 bits, finite and > 0),
+ *   lo, hi (lo <= hi within y's range).
+ *   Block unit: runs of 16 physical elements (an NC1HWC0 pixel's channel
+ *   block), ceil(physical elements / 16) of them. */
+enum { OM_QELTWISE_T_A = 0, OM_QELTWISE_T_B = 1, OM_QELTWISE_T_Y = 2, OM_QELTWISE_NTENSORS = 3 };
+enum { OM_QELTWISE_WRITES = OM_SLOT(OM_QELTWISE_T_Y) };
+enum {
+  OM_QELTWISE_P_OP = 0,
+  OM_QELTWISE_P_A_ZP = 1,
+  OM_QELTWISE_P_B_ZP = 2,
+  OM_QELTWISE_P_Y_ZP = 3,
+  OM_QELTWISE_P_A_SCALE = 4, /* f32 bits */
+  OM_QELTWISE_P_B_SCALE = 5, /* f32 bits */
+  OM_QELTWISE_P_Y_SCALE = 6, /* f32 bits */
+  OM_QELTWISE_P_LO = 7,
+  OM_QELTWISE_P_HI = 8,
+  OM_QELTWISE_NPARAMS = 9,
 };
 
 /* POOL (vector unit): max or average pooling on NC1HWC0 or NDC1HWC0.
@@ -1147,6 +1177,7 @@ static inline void om_aipp_pixel(const om_aipp_params *p, const uint8_t *img, in
   X(OM_TASK_NONZERO, OM_NONZERO_WRITES, 0)                                                                   \
   X(OM_TASK_NMS, OM_NMS_WRITES, 0)                                                                           \
   X(OM_TASK_UNIQUE, OM_UNIQUE_WRITES, 0)                                                                     \
-  X(OM_TASK_TFIDF, OM_TFIDF_WRITES, 0)
+  X(OM_TASK_TFIDF, OM_TFIDF_WRITES, 0)                                                                     \
+  X(OM_TASK_QELTWISE, OM_QELTWISE_WRITES, 0)
 
 #endif

@@ -3,7 +3,8 @@
  * qfold pass (passes/qfold.c, through the evaluator); the vector expansion
  * (ir/vexpand.c) builds the same steps as vector instructions, so that all
  * of them compute the same bits (ir/ops.def states the ops); q_requant is
- * also libomrt's QCONV2D kernels' (runtime/kernels_qconv*.c).
+ * also libomrt's QCONV2D kernels' (runtime/kernels_qconv*.c), q_eltwise
+ * its QELTWISE kernels' (runtime/kernels_qeltwise.c).
  *
  * Rounding is ONNX's: half to even (nearbyint under the default rounding
  * mode; no -ffast-math). Floats are IEEE single precision, every operation
@@ -60,5 +61,19 @@ static inline int32_t q_requant(int32_t acc, float mult, int32_t zp, int32_t lo,
 
 /* DequantizeLinear of one element: (x - zp) * s in f32. */
 static inline float q_dequantize(int32_t x, int32_t zp, float s) { return (float)((int64_t)x - zp) * s; }
+
+/* The int8 elementwise op (the QEltwise op, ops.def; the QELTWISE task,
+ * om_tasks.h): DequantizeLinear of a and of b, their f32 sum (mul = 0) or
+ * product (mul = 1), QuantizeLinear with y's scale and zero point into [lo,
+ * hi] (a Relu or Clip after the op folded into lo and hi: the
+ * quantization is monotonic). The same f32 operations as the float graph
+ * DequantizeLinear -> Add | Mul -> QuantizeLinear (and its vector
+ * program), so the bits are the same; the kernels' SIMD paths do them in
+ * this order too. */
+static inline int32_t q_eltwise(int32_t a, int32_t azp, float as, int32_t b, int32_t bzp, float bs, int mul,
+                                float ys, int32_t yzp, int32_t lo, int32_t hi) {
+  const float va = q_dequantize(a, azp, as), vb = q_dequantize(b, bzp, bs);
+  return q_quantize(mul ? va * vb : va + vb, ys, yzp, lo, hi);
+}
 
 #endif

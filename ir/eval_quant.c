@@ -3,7 +3,8 @@
  * common/quant.h's arithmetic (the vector expansion, ir/vexpand.c, computes
  * the same), and QConv, the int8 convolution: exact int32 sums, then
  * q_requant, the integer arithmetic libomrt's QCONV2D kernels reproduce
- * bit for bit. Inputs are
+ * bit for bit; and QEltwise, q_eltwise per element (the QELTWISE kernels'
+ * arithmetic). Inputs are
  * C-order ND buffers; a scale or zero point broadcasts numpy-style against
  * x (ops.def), so per tensor, per axis and blocked parameters are one case.
  */
@@ -17,7 +18,9 @@
 #include "ir/conv.h"
 #include "ir/eval_internal.h"
 
-int ir_eval_is_quant(ir_op op) { return op == IR_OP_QUANTIZE || op == IR_OP_DEQUANTIZE || op == IR_OP_QCONV; }
+int ir_eval_is_quant(ir_op op) {
+  return op == IR_OP_QUANTIZE || op == IR_OP_DEQUANTIZE || op == IR_OP_QCONV || op == IR_OP_QELTWISE;
+}
 
 int ir_qconv_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err, size_t cap) {
   const ir_value *x = n->in[0], *w = n->in[1], *b = n->in[2], *m = n->in[3];
@@ -61,6 +64,90 @@ int ir_qconv_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt
   dims_out[0] = x->dims[0], dims_out[1] = w->dims[0], dims_out[2] = ho, dims_out[3] = wo;
   *dt_out = dt;
   return 0;
+}
+
+/* A QEltwise's parameters, read and checked (ops.def). */
+typedef struct qelt_params {
+  int mul;
+  int32_t azp, bzp, yzp, lo, hi;
+  float as, bs, ys;
+} qelt_params;
+
+static int qelt_read(const ir_node *n, dtype *dt_out, qelt_params *p, char *err, size_t cap) {
+  const ir_value *a = n->in[0], *b = n->in[1];
+  const char *op = ir_attr_string(n, "op", "");
+  const dtype dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
+  *p = (qelt_params){.mul = !strcmp(op, "mul"),
+                     .azp = (int32_t)ir_attr_int(n, "a_zp", 0),
+                     .bzp = (int32_t)ir_attr_int(n, "b_zp", 0),
+                     .yzp = (int32_t)ir_attr_int(n, "y_zp", 0),
+                     .lo = (int32_t)ir_attr_int(n, "lo", 0),
+                     .hi = (int32_t)ir_attr_int(n, "hi", -1),
+                     .as = (float)ir_attr_float(n, "a_scale", 0.0),
+                     .bs = (float)ir_attr_float(n, "b_scale", 0.0),
+                     .ys = (float)ir_attr_float(n, "y_scale", 0.0)};
+  if ((a->dtype != DT_UINT8 && a->dtype != DT_INT8) || (b->dtype != DT_UINT8 && b->dtype != DT_INT8) ||
+      (dt != DT_UINT8 && dt != DT_INT8)) {
+    snprintf(err, cap, "expected a, b and to u8 or i8, got %s, %s and to %d", dtype_name(a->dtype),
+             dtype_name(b->dtype), (int)dt);
+    return -1;
+  }
+  if (a->rank != b->rank || memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank)) {
+    snprintf(err, cap, "a %s and b %s differ in shape", ir_dims_str(a->rank, a->dims),
+             ir_dims_str(b->rank, b->dims));
+    return -1;
+  }
+  if (strcmp(op, "add") && strcmp(op, "mul")) {
+    snprintf(err, cap, "op '%s' is neither add nor mul", op);
+    return -1;
+  }
+  const float sc[3] = {p->as, p->bs, p->ys};
+  static const char *const sname[3] = {"a_scale", "b_scale", "y_scale"};
+  for (int i = 0; i < 3; i++)
+    if (!(sc[i] > 0.0f) || isinf(sc[i])) {
+      snprintf(err, cap, "%s %g is not a finite scale > 0", sname[i], (double)sc[i]);
+      return -1;
+    }
+  int32_t alo, ahi, blo, bhi, ylo, yhi;
+  q_range(a->dtype, &alo, &ahi), q_range(b->dtype, &blo, &bhi), q_range(dt, &ylo, &yhi);
+  if (p->azp < alo || p->azp > ahi || p->bzp < blo || p->bzp > bhi || p->yzp < ylo || p->yzp > yhi ||
+      p->lo > p->hi || p->lo < ylo || p->hi > yhi) {
+    snprintf(err, cap, "a_zp %d, b_zp %d, y_zp %d, lo %d or hi %d out of range", p->azp, p->bzp, p->yzp,
+             p->lo, p->hi);
+    return -1;
+  }
+  *dt_out = dt;
+  return 0;
+}
+
+int ir_qeltwise_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err,
+                      size_t cap) {
+  qelt_params p;
+  if (qelt_read(n, dt_out, &p, err, cap)) return -1;
+  *rank_out = n->in[0]->rank;
+  memcpy(dims_out, n->in[0]->dims, sizeof(int64_t) * (size_t)n->in[0]->rank);
+  return 0;
+}
+
+/* QEltwise: q_eltwise per element. */
+static status eval_qeltwise(ev *e) {
+  const ir_node *n = e->n;
+  const ir_value *A = n->in[0], *B = n->in[1], *Y = n->out[0];
+  qelt_params p;
+  dtype dt;
+  char err[256];
+  if (qelt_read(n, &dt, &p, err, sizeof err)) return fail(e, ST_ERR_INVALID, "%s", err);
+  void *y = arena_alloc_aligned(e->a, (size_t)ir_value_bytes(Y) + 1, 64);
+  if (!y) return nomem(e);
+  e->out[0] = y;
+  const int64_t count = ir_value_elements(Y);
+  for (int64_t i = 0; i < count; i++) {
+    const int32_t a = (int32_t)elem_get_int(e->in[0], A->dtype, (size_t)i),
+                  b = (int32_t)elem_get_int(e->in[1], B->dtype, (size_t)i);
+    elem_put_int(y, Y->dtype, (size_t)i,
+                 q_eltwise(a, p.azp, p.as, b, p.bzp, p.bs, p.mul, p.ys, p.yzp, p.lo, p.hi));
+  }
+  return ST_OK;
 }
 
 /* QConv: NCHW, one output element at a time. */
@@ -155,6 +242,7 @@ status ir_eval_quant(const ir_node *n, const void *const *inputs, void **outputs
   case IR_OP_QUANTIZE:
   case IR_OP_DEQUANTIZE: return eval_qdq(&e);
   case IR_OP_QCONV: return eval_qconv(&e);
+  case IR_OP_QELTWISE: return eval_qeltwise(&e);
   default: return fail(&e, ST_ERR_UNSUPPORTED, "not a quantized op");
   }
 }

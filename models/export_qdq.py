@@ -14,7 +14,11 @@ around every Conv, Gemm, Add, pooling and Relu ("QDQ"). For each model NAME it w
   NAME_qdq.torch.bin   PyTorch's quantized output for it (its FBGEMM engine, or oneDNN, which
                        runs the same fbgemm qconfig, when the build has no FBGEMM: Debian's)
   NAME_qdq.ort.bin     ONNX Runtime's output of NAME_qdq.onnx (int8 kernels), when node and
-                       /work/main/bench/node_modules (or --ort-bench) are there
+                       onnxruntime-node are there: bench/ort_bench.js with bench/node_modules
+                       (bench/run.sh installs it), or --ort-bench FILE (another checkout's, whose
+                       bench/node_modules has it). An export that lacks it (made where ORT was
+                       not installed: a fresh checkout or worktree) gets it on the next run that
+                       finds ORT, without exporting the model again.
   NAME_qdq.json        input name and shape, opset, seed, top-1/top-5 of each output
 
   calib/NAME/NNN.bin    the CALIB calibration images (000.bin ... 031.bin, raw float32 1x3x224x224),
@@ -145,6 +149,20 @@ def ort_output(bench, onnx_path, input_path, out_path):
     return np.fromfile(out_path, dtype="<f4")
 
 
+def write_ort_reference(name, out_dir, bench):
+    """NAME_qdq.ort.bin for an existing export, and its top-5 in NAME_qdq.json; False without ORT."""
+    base = os.path.join(out_dir, name + "_qdq")
+    yo = ort_output(bench, base + ".onnx", base + ".input.bin", base + ".ort.bin")
+    if yo is None:
+        return False
+    with open(base + ".json") as f:
+        meta = json.load(f)
+    meta["ort_int8_top5"] = top5(yo)
+    with open(base + ".json", "w") as f:
+        json.dump(meta, f, indent=1)
+    return True
+
+
 def export(name, out_dir, bench):
     model, x = float_model(name)
     with torch.no_grad():
@@ -203,13 +221,20 @@ def main():
         return
     bench = args.ort_bench
     if not os.path.isdir(os.path.join(os.path.dirname(bench), "node_modules", "onnxruntime-node")):
+        print(f"models: no onnxruntime-node beside {bench}: the exports get no ONNX Runtime reference "
+              "(NAME_qdq.ort.bin, which tests/model_qdq.py needs); run bench/run.sh once to install it, "
+              "or pass --ort-bench with a checkout's bench/ort_bench.js that has it", file=sys.stderr)
         bench = None
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     for n in args.names:
         t = time.time()
         if up_to_date(n, args.out):
-            print(f"models: {n}_qdq: up to date in {args.out}")
+            ort_path = os.path.join(args.out, n + "_qdq.ort.bin")
+            if not os.path.exists(ort_path) and bench and write_ort_reference(n, args.out, bench):
+                print(f"models: {n}_qdq: wrote its ONNX Runtime reference {ort_path}")
+            else:
+                print(f"models: {n}_qdq: up to date in {args.out}")
             continue
         path = export(n, args.out, bench)
         print(f"models: {n}_qdq: wrote {path} ({os.path.getsize(path) / 2**20:.1f} MiB) in {time.time() - t:.1f} s")

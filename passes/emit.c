@@ -45,6 +45,7 @@
  *   ATTENTION            FusedAttention (passes/attention.c)
  *   QCONV2D              QConv (passes/qconv.c), its operands as the layout
  *                        pass packed them
+ *   QELTWISE             QEltwise (passes/qconv.c)
  *   GATHER               Gather, GatherElements (what did not fold to a
  *                        constant), GatherND (mode 2)
  *   PAD                  Pad (the constant as bytes of y's dtype)
@@ -622,6 +623,24 @@ static status emit_qconv(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_QCONV2D, OM_QCONV_NTENSORS, tv, OM_QCONV_NPARAMS, p);
 }
 
+/* QELTWISE: QEltwise's operands and attributes (om_tasks.h). */
+static status emit_qeltwise(emit_state *s, ir_node *n) {
+  int32_t p[OM_QELTWISE_NPARAMS] = {
+      [OM_QELTWISE_P_OP] = !strcmp(ir_attr_string(n, "op", "add"), "mul"),
+      [OM_QELTWISE_P_A_ZP] = (int32_t)ir_attr_int(n, "a_zp", 0),
+      [OM_QELTWISE_P_B_ZP] = (int32_t)ir_attr_int(n, "b_zp", 0),
+      [OM_QELTWISE_P_Y_ZP] = (int32_t)ir_attr_int(n, "y_zp", 0),
+      [OM_QELTWISE_P_A_SCALE] = f32_bits(ir_attr_float(n, "a_scale", 0.0)),
+      [OM_QELTWISE_P_B_SCALE] = f32_bits(ir_attr_float(n, "b_scale", 0.0)),
+      [OM_QELTWISE_P_Y_SCALE] = f32_bits(ir_attr_float(n, "y_scale", 0.0)),
+      [OM_QELTWISE_P_LO] = (int32_t)ir_attr_int(n, "lo", 0),
+      [OM_QELTWISE_P_HI] = (int32_t)ir_attr_int(n, "hi", 0),
+  };
+  ir_value *tv[OM_QELTWISE_NTENSORS] = {
+      [OM_QELTWISE_T_A] = n->in[0], [OM_QELTWISE_T_B] = n->in[1], [OM_QELTWISE_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_QELTWISE, OM_QELTWISE_NTENSORS, tv, OM_QELTWISE_NPARAMS, p);
+}
+
 /* LAYERNORM: the LayerNorm node's inputs and outputs in their slots. */
 static status emit_layernorm(emit_state *s, ir_node *n) {
   int32_t p[OM_LAYERNORM_NPARAMS] = {[OM_LAYERNORM_P_AXIS] = (int32_t)ir_attr_int(n, "axis", 0),
@@ -770,6 +789,7 @@ static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_QCONV2D] = emit_qconv,       [OM_TASK_RECURRENCE] = emit_recurrence,
     [OM_TASK_NONZERO] = emit_nonzero,     [OM_TASK_NMS] = emit_nms,
     [OM_TASK_UNIQUE] = emit_unique,       [OM_TASK_TFIDF] = emit_tfidf,
+    [OM_TASK_QELTWISE] = emit_qeltwise,
 };
 
 int pass_emit_has_rule(om_task_kind kind) {

@@ -25,7 +25,9 @@
  *            pools are ND: POOL_ND), CONCAT along axis 1 of rank 4 when one
  *            of its non-constant inputs already is NC1HWC0 (it follows the
  *            convs); QCONV (x and y u8/i8 NC1HWC0, its constants in
- *            QCONV2D's form, lower/qconv_weights.h); VECPROG, see below.
+ *            QCONV2D's form, lower/qconv_weights.h); QELTWISE (a, b and y
+ *            u8/i8 NC1HWC0 when a or b already is, else ND); VECPROG, see
+ *            below.
  *   ND       everything else: MATMUL (MatMul; a constant B FRACTAL_NZ), COPY (Flatten/Reshape/
  *            Squeeze/Unsqueeze/Identity, emitted as ND copies or aliases,
  *            which also cast f16<->f32, so they accept either float dtype),
@@ -916,6 +918,17 @@ static status layout_qconv(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_NC1HWC0, n->out[0]->dtype);
 }
 
+/* QEltwise: a, b and y in one layout, their dtypes kept: NC1HWC0 when a
+ * or b already is (the QConvs' activations), else ND. */
+static status layout_qeltwise(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  const int lay =
+      n->in[0]->layout == LAYOUT_NC1HWC0 || n->in[1]->layout == LAYOUT_NC1HWC0 ? LAYOUT_NC1HWC0 : LAYOUT_ND;
+  status st = ensure_input(s, n, 0, lay, ANY_DTYPE, NULL);
+  if (st == ST_OK) st = ensure_input(s, n, 1, lay, ANY_DTYPE, NULL);
+  return st != ST_OK ? st : redirect_output(s, n, 0, lay, n->out[0]->dtype);
+}
+
 static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_NONE] = refuse_unfolded,
     [IR_LAY_VECTORIZED] = refuse_vectorized,
@@ -936,6 +949,7 @@ static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_REINTERPRET] = layout_reinterpret,
     [IR_LAY_AIPP] = layout_aipp,
     [IR_LAY_QCONV] = layout_qconv,
+    [IR_LAY_QELTWISE] = layout_qeltwise,
     [IR_LAY_CONVERT] = layout_convert,
 };
 

@@ -27,8 +27,12 @@
  * transB = 1, alpha = beta = 1: a classifier) is a 1x1 QConv of [N, K, 1,
  * 1] between two Reshapes.
  *
+ * DequantizeLinear(a_q), DequantizeLinear(b_q) -> Add | Mul [-> Relu |
+ * Clip] -> QuantizeLinear (the residual adds) becomes one QEltwise on the
+ * int8 tensors (fold_eltwise below).
+ *
  * The rest of a QDQ model stays as it is: the QuantizeLinear and
- * DequantizeLinear around Add, average pooling and a requantizing Concat become vector programs
+ * DequantizeLinear around average pooling and a requantizing Concat become vector programs
  * (vectorize) that read and write the int8 tensors the QConvs exchange, so
  * activations stay int8 from one QConv to the next; a float op reads the
  * DequantizeLinear of an int8 value.
@@ -39,6 +43,7 @@
  *   Changes: Casts of u8/i8 values to their own dtype are removed; each island above (2-D Conv or Gemm,
  * weights constant) is replaced by one QConv node writing the island's QuantizeLinear output value (or the
  * following clamp island's; a Gemm's through a Reshape); the pools and moves above read the int8 value;
+ * each residual island is one QEltwise writing its QuantizeLinear's output;
  * nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that do not match (a
  * weight zero point other than 0, a run-time scale, a 3-D Conv, a Gemm with transB = 0, a Conv output read
  * elsewhere) untouched: they run as float ops, as before.
@@ -364,6 +369,60 @@ static int fold_move(ir_graph *g, ir_node *q) {
   return 1;
 }
 
+/* DequantizeLinear(a_q), DequantizeLinear(b_q) -> Add | Mul [-> Relu |
+ * Clip] -> QuantizeLinear, every scale and zero point a per-tensor
+ * constant, a_q and b_q int8 values of the output's dims (ResNet's and
+ * MobileNetV2's residual adds): one QEltwise reading a_q and b_q writes the
+ * QuantizeLinear's output, with common/quant.h's q_eltwise, the same f32
+ * operations as the float nodes it replaces (the Relu or Clip is the clamp,
+ * as in fold_act). The DequantizeLinears stay for any other reader. */
+static status fold_eltwise(ir_graph *g, ir_node *q, int *done, diag *d) {
+  island is = {.q = q};
+  if (q->nin < 2 || !is_q8(q->out[0]->dtype) || !read_scale(q->in[1], 1, &is.sy) ||
+      !read_zp(q->nin > 2 ? q->in[2] : NULL, &is.yzp))
+    return ST_OK;
+  ir_node *p = q->in[0]->producer;
+  if (!p || ir_value_single_user(g, q->in[0]) != q || q->in[0]->output_index >= 0) return ST_OK;
+  if (p->op == IR_OP_RELU || (p->op == IR_OP_CLIP && p->nin == 1)) {
+    is.act = p;
+    p = p->in[0]->producer;
+    if (!p || ir_value_single_user(g, is.act->in[0]) != is.act || is.act->in[0]->output_index >= 0)
+      return ST_OK;
+  }
+  if (!(p->op == IR_OP_ADD || p->op == IR_OP_MUL) || p->nin != 2) return ST_OK;
+  const ir_value *y = p->out[0];
+  ir_value *xq[2];
+  float s[2];
+  int32_t z[2];
+  for (int i = 0; i < 2; i++) {
+    const ir_node *dq = p->in[i]->producer;
+    if (!dq || dq->op != IR_OP_DEQUANTIZE) return ST_OK;
+    xq[i] = through_casts(dq->in[0]);
+    if (xq[i]->data || !is_q8(xq[i]->dtype) || xq[i]->rank != y->rank ||
+        memcmp(xq[i]->dims, y->dims, sizeof(int64_t) * (size_t)y->rank) || !read_scale(dq->in[1], 1, &s[i]) ||
+        !read_zp(dq->nin > 2 ? dq->in[2] : NULL, &z[i]))
+      return ST_OK;
+  }
+  q_range(q->out[0]->dtype, &is.lo, &is.hi);
+  fold_act(&is);
+  if (is.lo > is.hi) return ST_OK; /* a Clip below the output's range: left as it is */
+  ir_value *out = q->out[0];
+  ir_node *e = ir_node_new(g, IR_OP_QELTWISE, p->name, 2, xq, 1, &out);
+  if (!e || ir_attr_set_string(g, e, "op", p->op == IR_OP_MUL ? "mul" : "add") ||
+      ir_attr_set_int(g, e, "a_zp", z[0]) || ir_attr_set_int(g, e, "b_zp", z[1]) ||
+      ir_attr_set_int(g, e, "y_zp", is.yzp) || ir_attr_set_float(g, e, "a_scale", s[0]) ||
+      ir_attr_set_float(g, e, "b_scale", s[1]) || ir_attr_set_float(g, e, "y_scale", is.sy) ||
+      ir_attr_set_int(g, e, "lo", is.lo) || ir_attr_set_int(g, e, "hi", is.hi) ||
+      ir_attr_set_int(g, e, "to", out->dtype))
+    return nomem(p, d);
+  e->origin = p->origin;
+  e->name = p->name; /* the Add's name (it goes; compact rebuilds the name table) */
+  q->dead = p->dead = 1;
+  if (is.act) is.act->dead = 1;
+  *done = 1;
+  return ST_OK;
+}
+
 /* Casts of an int8 value to the dtype it has (PyTorch's after each
  * QuantizeLinear) go: their readers read the value. */
 static int drop_noop_casts(ir_graph *g) {
@@ -393,7 +452,10 @@ status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d) {
       changed = 1;
       continue;
     }
-    if (!match_island(g, q, &is)) continue;
+    if (!match_island(g, q, &is)) {
+      st = fold_eltwise(g, q, &changed, d);
+      continue;
+    }
     st = rewrite(g, &is, &scratch, &changed, d);
     arena_free(&scratch);
   }

@@ -16,7 +16,8 @@
  * flops per cycle that way, or the same with fewer instructions.
  * OMRT_AVX512=0 keeps the 256-bit ones (tests run the x86 kernels both ways).
  * The int8 convolution (QCONV2D) runs vpdpbusd where the CPU also has
- * AVX-512 BW and VNNI, else the AVX2 tile.
+ * AVX-512 BW and VNNI, else the AVX2 tile; the int8 elementwise op
+ * (QELTWISE) 16 lanes with AVX-512F, else 8.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include "runtime/kernels.h"
 #include "runtime/kernels_matmul.h"
 #include "runtime/kernels_qconv.h"
+#include "runtime/kernels_qeltwise.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* AVX2, FMA and F16C usable: the CPU has them (CPUID leaves 1 and 7) and the
@@ -104,6 +106,7 @@ static void detect(void) {
     paths.round16 = rt_round16_x86;
     paths.gemv = rt_gemv_x86;
     paths.qconv_tile = rt_qconv_tile_avx2;
+    paths.qeltwise = rt_qelt_avx2;
     if (has_avx512f_dq() && env_switch("OMRT_AVX512") != 0) {
       paths.name = "avx512f+avx2+fma+f16c";
       paths.avx512 = 1;
@@ -111,6 +114,7 @@ static void detect(void) {
       paths.dwconv = rt_dwconv_avx512;
       paths.vexp_sum = rt_vexp_sum_avx512;
       paths.gemv = rt_gemv_avx512;
+      paths.qeltwise = rt_qelt_avx512;
       if (has_avx512_vnni()) {
         paths.name = "avx512f+vnni+avx2+fma+f16c";
         paths.qconv_tile = rt_qconv_tile_vnni;

@@ -32,6 +32,7 @@
  *   ATTENTION   tiles: batch x query blocks (om_format.h)
  *   AIPP        y rows: N*H
  *   QCONV2D     tiles (om_format.h)
+ *   QELTWISE    runs of 16 physical elements
  *   RECURRENCE  batch rows (each block runs every step of its rows)
  *
  * Checks: each kind's check function validates its task with the rt_chk_*
@@ -390,6 +391,7 @@ static inline size_t rt_td_nd_base(const rt_td_geom *g, int64_t img) {
  *               ZMM builds; 0: YMM ones */
 struct rt_mm_geom;
 struct rt_qconv_geom;
+struct rt_qelt;
 typedef struct rt_cpu_paths {
   const char *name; /* "avx512f+avx2+fma+f16c", "avx2+fma+f16c", "portable", ... (tests print it) */
   void (*conv_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
@@ -415,6 +417,8 @@ typedef struct rt_cpu_paths {
   /* QCONV2D's tile (kernels_qconv.h): AVX-512 VNNI or AVX2; NULL: portable */
   void (*qconv_tile)(const struct rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
                      int64_t nb1);
+  /* QELTWISE's run (kernels_qeltwise.h): AVX-512F or AVX2; NULL: portable */
+  void (*qeltwise)(const struct rt_qelt *q, size_t i0, size_t n);
   void (*gemv)(const float *x, size_t k, const void *w, int wf16, size_t ldw, size_t n, float *y);
   int avx512;
 } rt_cpu_paths;
@@ -556,6 +560,8 @@ void rt_layernorm_run(const om_task *task, const rt_args *args, uint32_t block, 
 omrt_status rt_layernorm_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_qconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_qconv_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_qeltwise_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_qeltwise_check(const omrt_model *m, uint32_t i, const om_task *task);
 /* kernels_attention.c */
 void rt_attention_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_attention_check(const omrt_model *m, uint32_t i, const om_task *task);

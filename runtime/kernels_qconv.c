@@ -38,6 +38,7 @@ void rt_qconv_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom 
   g->xzp = q[OM_QCONV_P_X_ZP], g->yzp = q[OM_QCONV_P_Y_ZP], g->lo = q[OM_QCONV_P_LO],
   g->hi = q[OM_QCONV_P_HI];
   g->xmask = q[OM_QCONV_P_X_SIGNED] ? 0x80 : 0;
+  g->qtail = (int)((x->dims[1] - (g->c1in - 1) * C0 + 3) / 4);
   memset(g->pad, (uint8_t)g->xzp ^ g->xmask, sizeof g->pad);
 }
 
@@ -94,7 +95,7 @@ void rt_qconv_tile_c(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1
             in ? g->x + (size_t)(((img * g->c1in + lo) * g->h + ih) * g->w_ + iw) * C0 : g->pad;
         const size_t step = in ? plane : 0;
         for (int64_t cb = 0; cb < kb; cb++, xp += step)
-          for (int c0 = 0; c0 < C0; c0++) {
+          for (int c0 = 0; c0 < (lo + cb == g->c1in - 1 ? 4 * g->qtail : C0); c0++) {
             const int32_t u = xp[c0] ^ g->xmask;
             const int8_t *wk = wb + ((size_t)((t * kb + cb) * 4 + c0 / 4) * C0) * 4 + c0 % 4;
             for (int j = 0; j < C0; j++)

@@ -6,7 +6,8 @@
  * output channel blocks [nb0, nb1): exact int32 sums of u * w (u = x as
  * u8; padding taps read x_zp), then common/quant.h's q_requant. Every path
  * computes the same int32 sums and the same f32 steps, so their bytes are
- * identical.
+ * identical. Lanes of x past its channels have zero weights: every path
+ * leaves out the groups of 4 of them in x's last channel block (qtail).
  */
 #ifndef RUNTIME_KERNELS_QCONV_H
 #define RUNTIME_KERNELS_QCONV_H
@@ -27,6 +28,9 @@ typedef struct rt_qconv_geom {
   convg_geom cg; /* block ranges (groups) */
   int32_t xzp, yzp, lo, hi;
   int depthwise;   /* groups = Cin = Cout: w is [C1out][KH*KW][16] */
+  int qtail;       /* groups of 4 channels x's last channel block holds (1..4): the
+                      rest of its lanes are padding, whose weights are 0, so the sums
+                      skip them (an RGB stem reads 1 group of 4, not 4) */
   uint8_t xmask;   /* 0x80 for i8 x (u = x ^ 0x80 = x + 128), else 0 */
   uint8_t pad[64]; /* what a padding tap reads: x_zp ^ xmask, 64 times */
 } rt_qconv_geom;

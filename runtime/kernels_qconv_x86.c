@@ -10,7 +10,9 @@
  * convolutions) and walks K once; depthwise convolutions have their own
  * loop (below). Products and sums are
  * exact (the compiler bounds K, om_format.h OM_QCONV_MAX_K), so every path
- * gets the portable tile's int32 sums.
+ * gets the portable tile's int32 sums. The groups of 4 lanes past x's
+ * channels in its last block (zero weights) are left out: an RGB stem's
+ * 7x7 window costs a quarter of a 16-channel one's.
  * AVX2: x's 4 u8 zero-extended to 16 bits and broadcast, each 16-byte
  * quarter of the packed weights (4 output channels x 4 k) sign-extended to
  * 16 bits, and vpmaddwd: pairs of products summed into int32 (exact: no
@@ -58,6 +60,25 @@ static inline void tap_rows(const rt_qconv_geom *g, int64_t img, const int64_t *
     xp[r] = in ? g->x + (size_t)(((img * g->c1in + lo) * g->h + ih) * g->w_ + iw) * C0 : g->pad;
     st[r] = in ? plane : 0;
   }
+}
+
+/* 1 when the windows of the R pixels all lie inside x: then x0[r] is
+ * pixel r's first tap in input block lo, and tap t's row is x0[r] plus
+ * tap_offset (no padding checks per tap); else 0. */
+static inline int windows_inside(const rt_qconv_geom *g, int64_t img, const int64_t *oh, const int64_t *ow,
+                                 int R, int64_t lo, const uint8_t **x0) {
+  for (int r = 0; r < R; r++) {
+    const int64_t ih = oh[r] * g->sh - g->pt, iw = ow[r] * g->sw - g->pl;
+    if (ih < 0 || ih + (int64_t)(g->kh - 1) * g->dh >= g->h || iw < 0 ||
+        iw + (int64_t)(g->kw - 1) * g->dw >= g->w_)
+      return 0;
+    x0[r] = g->x + (size_t)(((img * g->c1in + lo) * g->h + ih) * g->w_ + iw) * C0;
+  }
+  return 1;
+}
+
+static inline size_t tap_offset(const rt_qconv_geom *g, int t) {
+  return ((size_t)(t / g->kw) * (size_t)g->dh * (size_t)g->w_ + (size_t)(t % g->kw) * (size_t)g->dw) * C0;
 }
 
 static inline int32_t dword(const uint8_t *p, uint32_t mask) {
@@ -154,6 +175,23 @@ T_VNNI_INLINE void vnni_store(const rt_qconv_geom *g, int64_t img, int64_t p, in
                    _mm512_cvtepi32_epi8(v));
 }
 
+/* Group q (channels 4q..4q+3) of one input block: R pixels' 4 bytes each
+ * against NB output blocks' weights. */
+T_VNNI_INLINE void vnni_group(__m512i (*acc)[MAX_NB], const uint8_t *const *xp, const int8_t *const *wt,
+                              int q, const int R, const int NB, const uint32_t mask) {
+  __m512i wv[MAX_NB];
+#pragma GCC unroll 4
+  for (int j = 0; j < NB; j++)
+    wv[j] = _mm512_loadu_si512(wt[j] + q * 64);
+#pragma GCC unroll 12
+  for (int r = 0; r < R; r++) {
+    const __m512i bx = _mm512_set1_epi32(dword(xp[r] + q * 4, mask));
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++)
+      acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], bx, wv[j]);
+  }
+}
+
 /* R pixels from p (np of them real) x NB output blocks from nb (nnb real),
  * all reading input blocks [lo, lo + kb). */
 T_VNNI_INLINE void vnni_micro(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb, int nnb,
@@ -170,28 +208,32 @@ T_VNNI_INLINE void vnni_micro(const rt_qconv_geom *g, int64_t img, int64_t p, in
 #pragma GCC unroll 4
   for (int j = 0; j < NB; j++)
     wb[j] = g->w + (size_t)((nb + (j < nnb ? j : nnb - 1)) * g->kg) * C0 * 4;
+  const uint8_t *x0[MAX_R];
+  const int inside = windows_inside(g, img, oh, ow, R, lo, x0);
+  const size_t plane = (size_t)(g->h * g->w_) * C0;
   for (int t = 0; t < g->kh * g->kw; t++) {
     const uint8_t *xp[MAX_R];
     size_t st[MAX_R];
-    tap_rows(g, img, oh, ow, R, t, lo, xp, st);
+    if (inside) {
+      const size_t off = tap_offset(g, t);
+#pragma GCC unroll 12
+      for (int r = 0; r < R; r++)
+        xp[r] = x0[r] + off, st[r] = plane;
+    } else {
+      tap_rows(g, img, oh, ow, R, t, lo, xp, st);
+    }
     const int8_t *wt[MAX_NB];
 #pragma GCC unroll 4
     for (int j = 0; j < NB; j++)
       wt[j] = wb[j] + (size_t)(t * kb) * 4 * 64;
     for (int64_t cb = 0; cb < kb; cb++) {
+      if (lo + cb == g->c1in - 1 && g->qtail < 4) { /* x's last block: its real groups of 4 only */
+        for (int q = 0; q < g->qtail; q++)
+          vnni_group(acc, xp, wt, q, R, NB, mask);
+      } else {
 #pragma GCC unroll 4
-      for (int q = 0; q < 4; q++) {
-        __m512i wv[MAX_NB];
-#pragma GCC unroll 4
-        for (int j = 0; j < NB; j++)
-          wv[j] = _mm512_loadu_si512(wt[j] + q * 64);
-#pragma GCC unroll 12
-        for (int r = 0; r < R; r++) {
-          const __m512i bx = _mm512_set1_epi32(dword(xp[r] + q * 4, mask));
-#pragma GCC unroll 4
-          for (int j = 0; j < NB; j++)
-            acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], bx, wv[j]);
-        }
+        for (int q = 0; q < 4; q++)
+          vnni_group(acc, xp, wt, q, R, NB, mask);
       }
 #pragma GCC unroll 12
       for (int r = 0; r < R; r++)
@@ -304,7 +346,7 @@ T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, in
     size_t st[R];
     tap_rows(g, img, oh, ow, R, t, lo, xp, st);
     for (int64_t cb = 0; cb < kb; cb++)
-      for (int q = 0; q < 4; q++) {
+      for (int q = 0; q < (lo + cb == g->c1in - 1 ? g->qtail : 4); q++) { /* x's real groups of 4 */
         const int8_t *w4 = wb + (size_t)(((t * kb + cb) * 4 + q) * 64);
         __m256i wv[4];
         for (int i = 0; i < 4; i++)
