@@ -58,8 +58,7 @@ status onnx_seq_set(onnx_ctx *c, const ir_value *v, int n, ir_value *const *item
 static const onnx_seq *seq_in(dc *b, int i) {
   ir_value *v = dc_in(b, i);
   const onnx_seq *q = b->st ? NULL : onnx_seq_of(b->nd->c, v);
-  if (!b->st && !q)
-    dc_fail(b, ST_ERR_INVALID, "input %d '%s' must be a sequence", i, v ? v->name : "");
+  if (!b->st && !q) dc_fail(b, ST_ERR_INVALID, "input %d '%s' must be a sequence", i, v ? v->name : "");
   return q;
 }
 
@@ -92,8 +91,9 @@ static int64_t position(dc *b, int i, int64_t def, int64_t lo, int64_t hi, int64
   }
   int64_t p = (int64_t)d;
   if (p < lo || p > hi) {
-    dc_fail(b, ST_ERR_INVALID, "position %" PRId64 " is outside [%" PRId64 ", %" PRId64 "] for a sequence of %" PRId64,
-            p, lo, hi, n);
+    dc_fail(b, ST_ERR_INVALID,
+            "position %" PRId64 " is outside [%" PRId64 ", %" PRId64 "] for a sequence of %" PRId64, p, lo,
+            hi, n);
     return 0;
   }
   return p < 0 ? p + n : p;
@@ -151,8 +151,9 @@ status onnx_import_split_to_sequence(onnx_node *nd, ir_node *none) {
       total += sizes[n++];
     }
     if (total != len)
-      return dc_refuse(&b, ST_ERR_INVALID, "the split sizes add up to %" PRId64 ", but axis %" PRId64
-                       " of '%s' has %" PRId64, total, axis, x->name, len);
+      return dc_refuse(&b, ST_ERR_INVALID,
+                       "the split sizes add up to %" PRId64 ", but axis %" PRId64 " of '%s' has %" PRId64,
+                       total, axis, x->name, len);
   } else { /* one chunk size (split a scalar), or 1 */
     if (v && v->rank != 0)
       return dc_refuse(&b, ST_ERR_INVALID, "input 1 '%s' (split) must be a scalar or a 1-D list", v->name);
@@ -241,7 +242,8 @@ status onnx_import_concat_from_sequence(onnx_node *nd, ir_node *none) {
   if (new_axis != 0 && new_axis != 1)
     return dc_refuse(&b, ST_ERR_INVALID, "attribute 'new_axis' = %" PRId64 " must be 0 or 1", new_axis);
   if (q->n == 0)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "concatenates an empty sequence (its result has no known shape)");
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "concatenates an empty sequence (its result has no known shape)");
   ir_value **parts = arena_array(&nd->c->scratch, (size_t)q->n, sizeof *parts);
   if (!parts) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");
   for (int k = 0; k < q->n && !b.st; k++)

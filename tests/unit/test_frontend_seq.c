@@ -161,7 +161,8 @@ static void test_refusals(void) {
   mb_input(&m, "a", DT_FLOAT32, 1, (int64_t[]){3}, NULL);
   mb_node(&m, "SequenceLength", "len", "a", "n");
   mb_output(&m, "n");
-  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'len' (SequenceLength)", "input 0 'a' must be a sequence");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'len' (SequenceLength)",
+              "input 0 'a' must be a sequence");
   mb_free(&m);
 }
 
