@@ -464,7 +464,8 @@ enum { OM_VPROG_WRITES = OM_WRITES_OUTPUTS };
  *   out (all of them one way); ARGMAX/ARGMIN reduce exactly one axis.
  *   dtypes: float ops (all but ARGMAX/ARGMIN) read f16/f32 and write
  *   f16/f32, accumulating in f32, or read and write f64, accumulating in
- *   f64; SUM, PROD, MAX, MIN, L1 and SUMSQUARE also take i16, i32, i64,
+ *   f64, sums pairwise (error growing with log n, not n); SUM, PROD, MAX,
+ *   MIN, L1 and SUMSQUARE also take i16, i32, i64,
  *   u16, u32, u64 (x and y the same, arithmetic wraps in 64 bits, u64
  *   ordered as unsigned); MAX and MIN also i8, u8, bool. ARGMAX/ARGMIN
  *   read any of those but bool and write i64 (the first extreme index,

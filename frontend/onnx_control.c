@@ -170,6 +170,12 @@ status onnx_import_if(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_INVALID, "the condition '%s' must hold one value", cond->name);
   import(&b, then_g, NULL, t);
   import(&b, else_g, NULL, e);
+  for (int k = 0; !b.st && k < nd->nout; k++)
+    if (onnx_seq_of(nd->c, t[k]) || onnx_seq_of(nd->c, e[k]))
+      return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                       "output %d is a sequence, which is resolved at import; the condition '%s' is "
+                       "computed at run time",
+                       k, cond->name);
   const int64_t scalar = 0; /* no dims */
   ir_value *sel = cond->rank > 0 ? dc_reshape_to(&b, cond, 0, &scalar) : cond;
   for (int k = 0; !b.st && k < nd->nout; k++) {

@@ -58,11 +58,17 @@ static ir_value *nomem(dc *b) { return dc_fail(b, ST_ERR_NOMEM, "out of memory b
 static void wire(dc *b, int k, ir_value *v);
 
 status dc_end(dc *b) {
-  for (int k = 0; !b->st && k < b->nd->nout && k < DC_MAX_OUTPUTS; k++)
-    if (b->result[k]) wire(b, k, b->result[k]);
+  onnx_ctx *c = b->nd->c;
+  for (int k = 0; !b->st && k < b->nd->nout && k < DC_MAX_OUTPUTS; k++) {
+    const onnx_seq *q = b->result[k] ? onnx_seq_of(c, b->result[k]) : NULL;
+    if (q) /* a sequence (onnx_seq.c): the output names the same list */
+      b->st = onnx_seq_set(c, b->nd->out[k], q->n, q->items);
+    else if (b->result[k])
+      wire(b, k, b->result[k]);
+  }
   for (int k = 0; !b->st && k < b->nd->nout; k++) {
     ir_value *v = b->nd->out[k];
-    if (v && !v->producer && b->nd->uses[k] > 0)
+    if (v && !v->producer && b->nd->uses[k] > 0 && !onnx_seq_of(c, v))
       dc_fail(b, ST_ERR_UNSUPPORTED, "output %d '%s' is used, but this decomposition does not produce it", k,
               v->name);
   }
@@ -139,10 +145,14 @@ static ir_node *make_node(dc *b, ir_op op, const char *node_name, int nin, ir_va
   if (b->st) return NULL;
   for (int i = 0; i < nin; i++)
     assert((in[i] || i >= ir_ops[op].min_in) && "a required input is missing");
-  assert(nout >= 1 && nout <= DC_MAX_OUTPUTS);
+  assert(nout >= 1 && nout <= ir_ops[op].max_out);
   char name[256], oname[300];
   next_name(b, ir_ops[op].name, name, sizeof name);
-  ir_value *out[DC_MAX_OUTPUTS] = {NULL};
+  ir_value **out = arena_array(&b->nd->c->scratch, (size_t)nout, sizeof *out);
+  if (!out) {
+    nomem(b);
+    return NULL;
+  }
   for (int k = 0; k < nout; k++) {
     if (k) snprintf(oname, sizeof oname, "%s_out%d", name, k);
     if (!(out[k] = ir_value_new(b->g, k ? oname : name, DT_UNDEFINED))) {

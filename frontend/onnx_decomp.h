@@ -90,7 +90,7 @@ ir_node *dc_node(dc *b, ir_op op, int nin, ir_value *const *in);
  * profiles read as for any imported node. */
 ir_node *dc_node_whole(dc *b, ir_op op, int nin, ir_value *const *in);
 ir_value *dc_val(dc *b, ir_node *n);
-/* A node with nout (<= DC_MAX_OUTPUTS) fresh outputs, each of the node's
+/* A node with nout (at most the op's max_out in ops.def) fresh outputs, each of the node's
  * result dtype: read them as n->out[k]. */
 ir_node *dc_node_outs(dc *b, ir_op op, int nin, ir_value *const *in, int nout);
 void dc_set_int(dc *b, ir_node *n, const char *name, int64_t v);
@@ -204,5 +204,14 @@ status onnx_decomp_linear_attention(onnx_node *nd, ir_node *none);
 status onnx_import_if(onnx_node *nd, ir_node *none);
 status onnx_import_loop(onnx_node *nd, ir_node *none);
 status onnx_import_scan(onnx_node *nd, ir_node *none);
+/* onnx_seq.c: the sequence ops, resolved at import into lists of tensors */
+status onnx_import_sequence_empty(onnx_node *nd, ir_node *none);
+status onnx_import_sequence_construct(onnx_node *nd, ir_node *none);
+status onnx_import_split_to_sequence(onnx_node *nd, ir_node *none);
+status onnx_import_sequence_insert(onnx_node *nd, ir_node *none);
+status onnx_import_sequence_erase(onnx_node *nd, ir_node *none);
+status onnx_import_sequence_at(onnx_node *nd, ir_node *none);
+status onnx_import_sequence_length(onnx_node *nd, ir_node *none);
+status onnx_import_concat_from_sequence(onnx_node *nd, ir_node *none);
 
 #endif

@@ -12,7 +12,8 @@
  *   onnx_ops.c     the per-op importers that normalise ONNX nodes (per opset)
  *                  into the IR contract of ir/ops.def (with onnx_ops_index.c,
  *                  onnx_resize.c, onnx_conv.c, the onnx_decomp*.c
- *                  decompositions and onnx_control.c's If, Loop and Scan);
+ *                  decompositions, onnx_control.c's If, Loop and Scan and
+ *                  onnx_seq.c's sequences);
  *   onnx_attrs.c   what those importers share: reading a node's attributes
  *                  and constant inputs, setting attributes on the IR node.
  * One onnx_ctx lives for one load; every message goes through onnx_fail or
@@ -99,6 +100,8 @@ typedef struct onnx_ctx {
   int ext_count, ext_cap;
   const onnx_proto *src;  /* the model whose bytes raw_data borrows, while initializers load; or NULL */
   int64_t unrolled_nodes; /* subgraph nodes imported so far (onnx_import_subgraph) */
+  struct onnx_seq **seqs; /* per IR value id: the sequence the value names, or NULL (onnx_seq.c) */
+  int seqs_cap;           /* entries in seqs */
 } onnx_ctx;
 
 /* The import state of one graph (onnx_load.c): the main graph or a subgraph,
@@ -120,6 +123,21 @@ status onnx_tensor_const(onnx_ctx *c, const Onnx__TensorProto *t, const char *na
                          ir_value **out);
 /* Closes what onnx_tensor_const opened (the directory fd). */
 void onnx_tensor_done(onnx_ctx *c);
+
+/* --- onnx_seq.c: ONNX sequences, resolved at import into the tensors they hold */
+
+/* The items of a sequence known at compile time, in order. They live in the
+ * load's scratch arena. */
+typedef struct onnx_seq {
+  int n;
+  ir_value **items;
+} onnx_seq;
+
+/* The sequence v names, or NULL when v is a tensor. */
+const onnx_seq *onnx_seq_of(const onnx_ctx *c, const ir_value *v);
+/* Makes v (an ONNX value with no producer) name the sequence of items[0..n),
+ * which are copied. */
+status onnx_seq_set(onnx_ctx *c, const ir_value *v, int n, ir_value *const *items);
 
 /* --- onnx_ops.c */
 

@@ -834,6 +834,11 @@ static status finish(loader *L) {
   ir_graph *g = c->g;
   for (size_t i = 0; i < L->gp->n_output; i++) {
     ir_value *v = lookup(L, L->gp->output[i]->name)->v;
+    if (onnx_seq_of(c, v))
+      return onnx_fail(c, ST_ERR_UNSUPPORTED,
+                       "graph output '%s' is a sequence; sequences are resolved into tensors at import and "
+                       "cannot be a model's outputs",
+                       v->name);
     status ns = narrow_output(L, L->gp->output[i], v);
     if (ns) return ns;
     if (v->output_index >= 0)

@@ -979,6 +979,15 @@ static const importer importers[] = {
     /* Loop's M and cond and opset-8 Scan's sequence_lens may be omitted (""): min_in 0, the
      * importers check the count */
     {"Loop", NULL, 1, 0, 2 + DC_MAX_OUTPUTS, DC_MAX_OUTPUTS, "-body:g", onnx_import_loop},
+    /* sequences, resolved at import into lists of tensors (onnx_seq.c) */
+    {"SequenceEmpty", NULL, 11, 0, 0, 1, "-dtype:i", onnx_import_sequence_empty},
+    {"SequenceConstruct", NULL, 11, 1, IR_SPLIT_MAX_OUTPUTS, 1, "", onnx_import_sequence_construct},
+    {"SplitToSequence", NULL, 11, 1, 2, 1, "-axis:i -keepdims:i", onnx_import_split_to_sequence},
+    {"SequenceInsert", NULL, 11, 2, 3, 1, "", onnx_import_sequence_insert},
+    {"SequenceErase", NULL, 11, 1, 2, 1, "", onnx_import_sequence_erase},
+    {"SequenceAt", NULL, 11, 2, 2, 1, "", onnx_import_sequence_at},
+    {"SequenceLength", NULL, 11, 1, 1, 1, "", onnx_import_sequence_length},
+    {"ConcatFromSequence", NULL, 11, 1, 1, 1, "-axis:i -new_axis:i", onnx_import_concat_from_sequence},
     {"Scan", NULL, 8, 0, 1 + DC_MAX_OUTPUTS, DC_MAX_OUTPUTS,
      "-body:g -num_scan_inputs:i -directions:I<9 -scan_input_axes:I -scan_input_directions:I "
      "-scan_output_axes:I -scan_output_directions:I",

@@ -12,7 +12,9 @@
  *     and keep_aspect_ratio_policy (ir/resize.h);
  *   - the compile-time list inputs of Reduce, Expand and Split (ops.def)
  *     become attributes and the input is dropped from the node; a Cast still
- *     holding CastLike's like input gets `to` from its dtype and drops it.
+ *     holding CastLike's like input gets `to` from its dtype and drops it;
+ *     a Concat drops the empty 1-D inputs PyTorch's exports add among
+ *     inputs of another rank.
  * The indexing ops (TopK, Scatter*, CumSum, GatherND, OneHot,
  * TensorScatter) are in ir/shape_index.c, Conv in ir/conv.c, the fused ops
  * (LayerNorm, FusedAttention) in ir/shape_fused.c, the pools in ir/pool.c,
@@ -475,7 +477,22 @@ static status infer_gather_elements(si *s, ir_node *n, int *rank, int64_t *dims)
   return ST_OK;
 }
 
+/* PyTorch's torch.cat skips empty 1-D inputs (shape [0]) among inputs of
+ * another rank, a legacy rule its ONNX exports keep (torchaudio's Emformer
+ * concatenates an empty memory bank so): such inputs are dropped from the
+ * node, which then concatenates the rest. Inputs of one rank are all kept. */
+static void drop_legacy_empty(ir_node *n) {
+  int other_rank = 0, kept = 0;
+  for (int i = 0; i < n->nin; i++)
+    other_rank |= n->in[i]->rank != 1;
+  if (!other_rank) return;
+  for (int i = 0; i < n->nin; i++)
+    if (n->in[i]->rank != 1 || n->in[i]->dims[0] != 0) n->in[kept++] = n->in[i];
+  n->nin = kept;
+}
+
 static status infer_concat(si *s, ir_node *n, int *rank, int64_t *dims) {
+  drop_legacy_empty(n);
   const ir_value *x0 = n->in[0];
   int64_t axis = ir_attr_int(n, "axis", 0);
   int a = axis_in(axis, x0->rank);
@@ -869,12 +886,14 @@ status ir_shape_try(ir_graph *g, ir_node *n, int64_t fold_max_bytes, diag *d) {
   int nattrs = n->nattrs, nin = n->nin;
   ir_attr *attrs = arena_array(&scratch, (size_t)nattrs + 1, sizeof *attrs);
   ir_value *outs = arena_array(&scratch, (size_t)n->nout + 1, sizeof *outs);
-  status st = attrs && outs ? ST_OK : diag_set(d, ST_ERR_NOMEM, "out of memory inferring shapes");
+  ir_value **ins = arena_array(&scratch, (size_t)nin + 1, sizeof *ins);
+  status st = attrs && outs && ins ? ST_OK : diag_set(d, ST_ERR_NOMEM, "out of memory inferring shapes");
   if (st) {
     arena_free(&scratch);
     return st;
   }
   if (nattrs) memcpy(attrs, n->attrs, (size_t)nattrs * sizeof *attrs);
+  if (nin) memcpy(ins, n->in, (size_t)nin * sizeof *ins);
   for (int k = 0; k < n->nout; k++)
     if (n->out[k]) outs[k] = *n->out[k];
   int ok = ir_shape_infer_node(g, n, NULL, &local) == ST_OK;
@@ -888,6 +907,7 @@ status ir_shape_try(ir_graph *g, ir_node *n, int64_t fold_max_bytes, diag *d) {
     if (nattrs) memcpy(n->attrs, attrs, (size_t)nattrs * sizeof *attrs);
     n->nattrs = nattrs;
     n->nin = nin;
+    if (nin) memcpy(n->in, ins, (size_t)nin * sizeof *ins);
     for (int k = 0; !ok && k < n->nout; k++)
       if (n->out[k]) {
         n->out[k]->dtype = outs[k].dtype;

@@ -11,7 +11,11 @@
  * the reduced dims as 1s. Its reduced elements are visited with an odometer
  * over the reduced runs (one strided loop when there is a single reduced
  * run, the common case). f16 and f32 load as f32 and accumulate in f32, f64
- * in f64 (LOGSUMEXP takes the maximum first, then sums exp(x - max));
+ * in f64 (LOGSUMEXP takes the maximum first, then sums exp(x - max)); sums
+ * add PAIR_BLOCK terms in sequence and the block sums pairwise, so that the
+ * rounding error of a mean over half a million elements (GroupNorm's
+ * statistics over C x T) stays near f32's epsilon instead of growing with
+ * the count;
  * integers of every width accumulate in uint64 (wrapping, as the contract
  * says) and are stored truncated to y's dtype; extrema compare as the
  * dtype's numbers (u64 unsigned). Arg-extrema compare floats in f64 and
@@ -98,6 +102,24 @@ static void red_iter_next(red_iter *it) {
 
 static int is_float_dt(uint32_t dt) { return dt == DT_FLOAT16 || dt == DT_FLOAT32; }
 
+/* Pairwise summation: terms are added PAIR_BLOCK at a time in sequence; the
+ * block sums go through a binary counter of partial sums (part[], at most
+ * one per power of two blocks), so each term passes through O(log n)
+ * additions. PAIR_PUSH adds block sum s; PAIR_TOTAL folds the partials into
+ * s, the last (partial) block's sum. */
+enum { PAIR_BLOCK = 64, PAIR_DEPTH = 64 };
+#define PAIR_PUSH(part, depth, blocks, s)                                                                    \
+  do {                                                                                                       \
+    for (uint64_t c_ = (blocks)++; c_ & 1u; c_ >>= 1)                                                        \
+      (s) += (part)[--(depth)];                                                                              \
+    (part)[(depth)++] = (s);                                                                                 \
+  } while (0)
+#define PAIR_TOTAL(part, depth, s)                                                                           \
+  do {                                                                                                       \
+    while ((depth) > 0)                                                                                      \
+      (s) += (part)[--(depth)];                                                                              \
+  } while (0)
+
 /* The float reduction in accumulator type T with math functions EXP, LOG,
  * SQRT, FABS; GET reads one x element as T. */
 #define REDUCE_FLOAT(name, T, GET, EXP, LOG, SQRT, FABS)                                                     \
@@ -118,19 +140,27 @@ static int is_float_dt(uint32_t dt) { return dt == DT_FLOAT16 || dt == DT_FLOAT3
       return mx + LOG(sum);                                                                                  \
     }                                                                                                        \
     T acc = op == OM_REDUCE_PROD ? 1 : op == OM_REDUCE_MAX ? -INFINITY : op == OM_REDUCE_MIN ? INFINITY : 0; \
+    T part[PAIR_DEPTH];                                                                                      \
+    int depth = 0, in_block = 0;                                                                             \
+    uint64_t blocks = 0;                                                                                     \
     red_iter_start(&it, g, base);                                                                            \
     for (uint64_t k = 0; k < n; k++, red_iter_next(&it)) {                                                   \
       T v = GET(xd, xt, (size_t)it.at);                                                                      \
       switch (op) {                                                                                          \
-      case OM_REDUCE_MAX: acc = v > acc || isnan(v) ? v : acc; break;                                        \
-      case OM_REDUCE_MIN: acc = v < acc || isnan(v) ? v : acc; break;                                        \
-      case OM_REDUCE_PROD: acc *= v; break;                                                                  \
+      case OM_REDUCE_MAX: acc = v > acc || isnan(v) ? v : acc; continue;                                     \
+      case OM_REDUCE_MIN: acc = v < acc || isnan(v) ? v : acc; continue;                                     \
+      case OM_REDUCE_PROD: acc *= v; continue;                                                               \
       case OM_REDUCE_L1: acc += FABS(v); break;                                                              \
       case OM_REDUCE_L2:                                                                                     \
       case OM_REDUCE_SUMSQUARE: acc += v * v; break;                                                         \
       default: acc += v; break; /* SUM, MEAN, LOGSUM */                                                      \
       }                                                                                                      \
+      if (++in_block == PAIR_BLOCK) { /* a sum: the block goes to the partials */                            \
+        PAIR_PUSH(part, depth, blocks, acc);                                                                 \
+        acc = 0, in_block = 0;                                                                               \
+      }                                                                                                      \
     }                                                                                                        \
+    PAIR_TOTAL(part, depth, acc);                                                                            \
     switch (op) {                                                                                            \
     case OM_REDUCE_MEAN: return acc / (T)n; /* 0/0 = NaN for no elements */                                  \
     case OM_REDUCE_L2: return SQRT(acc);                                                                     \

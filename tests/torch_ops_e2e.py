@@ -33,7 +33,11 @@ realistic shapes check what they do not:
     depth pads, strided and dilated depth windows, channel counts not
     multiple of 16, an R(2+1)D block ((1,3,3) then (3,1,1) kernels), and
     MaxPool3d / AvgPool3d (POOL on NDC1HWC0, ceil mode, count_include_pad)
-    and ConvTranspose3d (a CONV3D over a zero-inserted input).
+    and ConvTranspose3d (a CONV3D over a zero-inserted input);
+  - torchaudio's Emformer (4 layers, segment 4, right context 1, fixed
+    lengths), whose attention concatenates an empty memory bank (torch.cat
+    skips empty 1-D tensors; the export keeps them) and slices with ends
+    computed from the shape of that concatenation.
 Each is compiled by atc and run by omrun in both precisions:
 must_keep_origin_dtype max abs error <= 1e-4 x max|ref|, force_fp16 cosine
 >= 0.999. Exit 0 when all pass.
@@ -47,6 +51,7 @@ import tempfile
 
 import numpy as np
 import torch
+import torchaudio
 import torchvision
 
 
@@ -232,6 +237,20 @@ class R2Plus1d(torch.nn.Module):
         return self.head(torch.nn.functional.adaptive_avg_pool3d(y, 1).flatten(1))
 
 
+class Emformer(torch.nn.Module):
+    """torchaudio's Emformer on 20 frames plus 1 of right context, its lengths a constant."""
+
+    def __init__(self):
+        super().__init__()
+        self.opset = 17
+        self.m = torchaudio.models.Emformer(input_dim=80, num_heads=4, ffn_dim=256, num_layers=4, segment_length=4,
+                                            right_context_length=1)
+        self.register_buffer("lengths", torch.tensor([20]))
+
+    def forward(self, x):
+        return self.m(x, self.lengths)[0]
+
+
 torch.manual_seed(11)  # the modules' weights below, then (in main) the inputs
 CASES = [  # (name, module, input shape)
     (f"conv cin {ci} cout {co} group {g} k {k} stride {st} dilation {d}", GroupConv(ci, co, g, k, st, d), (1, ci, hw, hw))
@@ -270,7 +289,8 @@ CASES = [  # (name, module, input shape)
     ("conv3d + conv_transpose3d", Video3d(12, 20, 3, 1, 1, tail=torch.nn.ConvTranspose3d(20, 8, (3, 4, 4), (1, 2, 2),
                                                                                        (1, 1, 1))), (1, 12, 4, 6, 5)),
     ("r(2+1)d block + head, channels not multiple of 16", R2Plus1d(24, 45), (1, 24, 4, 14, 14))] + [
-    ("split into 128 outputs and concat back (WaveRNN's resnet_stretch)", Split128(), (1, 128, 10))]
+    ("split into 128 outputs and concat back (WaveRNN's resnet_stretch)", Split128(), (1, 128, 10))] + [
+    ("emformer 4 layers (empty memory bank, slice ends from shapes)", Emformer(), (1, 21, 80))]
 
 
 def main():

@@ -372,6 +372,135 @@ static void test_shape_arithmetic_ops(void) {
   mb_free(&m);
 }
 
+/* The rest of the ops torch exports for shape arithmetic fold at import
+ * too: Size, ReduceProd, Floor, Ceil, Min, Max, Neg, Mod, Identity,
+ * Expand and Tile over x's dims give Slice's ends. */
+static void test_shape_arithmetic_more_ops(void) {
+  int64_t zero = 0, three = 3, ten = 10, two = 2;
+  float seven_f = 7;
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 3, (int64_t[]){2, 6, 8}, NULL);
+  mb_input(&m, "big", DT_FLOAT32, 2, (int64_t[]){20, 3}, NULL);
+  mb_init_raw(&m, "i3", DT_INT64, 0, NULL, &three, 8);
+  mb_init_raw(&m, "i10", DT_INT64, 0, NULL, &ten, 8);
+  mb_init_raw(&m, "f7", DT_FLOAT32, 0, NULL, &seven_f, 4);
+  mb_init_raw(&m, "ax0", DT_INT64, 1, (int64_t[]){1}, &zero, 8);
+  mb_init_raw(&m, "two", DT_INT64, 1, (int64_t[]){1}, &two, 8);
+  mb_node(&m, "Shape", "shape", "x", "s"); /* [2, 6, 8] */
+  mb_node(&m, "Size", "size", "x", "n");   /* 96 */
+  Onnx__NodeProto *c = mb_node(&m, "ReduceProd", "prod", "s", "p");
+  attr_int(&m, c, "keepdims", 0); /* 96 */
+  c = mb_node(&m, "Cast", "to_float", "n", "nf");
+  attr_int(&m, c, "to", DT_FLOAT32);
+  mb_node(&m, "Div", "div", "nf,f7", "q");     /* 13.71 */
+  mb_node(&m, "Floor", "floor", "q", "fl");    /* 13 */
+  mb_node(&m, "Ceil", "ceil", "q", "ce");      /* 14 */
+  mb_node(&m, "Min", "min", "fl,ce", "lo");    /* 13 */
+  mb_node(&m, "Max", "max", "fl,ce", "hi");    /* 14 */
+  mb_node(&m, "Neg", "neg", "lo", "nlo");      /* -13 */
+  mb_node(&m, "Add", "diff", "hi,nlo", "one"); /* 1 */
+  c = mb_node(&m, "Cast", "to_int", "one", "onei");
+  attr_int(&m, c, "to", DT_INT64);
+  mb_node(&m, "Mod", "mod", "p,i10", "r");          /* 6 */
+  mb_node(&m, "Identity", "id", "r", "ri");         /* 6 */
+  mb_node(&m, "Unsqueeze", "unsq", "ri,ax0", "r1"); /* [6] */
+  mb_node(&m, "Expand", "expand", "r1,two", "r2");  /* [6, 6] */
+  mb_node(&m, "Tile", "tile", "r2,two", "r4");      /* [6, 6, 6, 6] */
+  mb_node(&m, "Gather", "pick", "r4,i3", "g");      /* 6 */
+  mb_node(&m, "Add", "add", "g,onei", "e");         /* 7 */
+  mb_node(&m, "Unsqueeze", "unsq2", "e,ax0", "ends");
+  mb_node(&m, "Slice", "sl", "big,ax0,ends,ax0", "y");
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK_EQ_INT(g->nnodes, 1);
+    const ir_node *sl = find_node(g, IR_OP_SLICE);
+    CHECK(sl && sl->nin == 1 && attr_ints_are(sl, "ends", 1, (int64_t[]){7}));
+    CHECK(has_dims(g->outputs[0], 2, (int64_t[]){7, 3}));
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
+/* torch.cat skips an empty 1-D tensor among tensors of another rank, and
+ * its exports keep such a Concat: torchaudio's Emformer concatenates an
+ * empty memory bank (a float [0] constant) with [T, B, D] activations and
+ * computes a Slice's ends from Shape(MatMul of that Concat) -> Gather -> Add
+ * -> Div -> Mul. Shape inference drops the empty input, so the chain folds
+ * at import; the result is the Concat of the rest, and a non-empty rank-1
+ * input among rank-3 ones is still refused. */
+static void test_concat_legacy_empty(void) {
+  static float w[8 * 6], x[5 * 8];
+  for (int i = 0; i < 48; i++)
+    w[i] = (float)(i % 7) * 0.25f - 0.5f;
+  for (int i = 0; i < 40; i++)
+    x[i] = (float)i * 0.125f - 2.0f;
+  int64_t zero = 0, two = 2, one = 1;
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 3, (int64_t[]){5, 1, 8}, NULL);
+  mb_init_raw(&m, "empty", DT_FLOAT32, 1, (int64_t[]){0}, w, 0);
+  mb_init_raw(&m, "w", DT_FLOAT32, 2, (int64_t[]){8, 6}, w, sizeof w);
+  mb_init_raw(&m, "i0", DT_INT64, 0, NULL, &zero, 8);
+  mb_init_raw(&m, "k2", DT_INT64, 1, (int64_t[]){1}, &two, 8);
+  mb_init_raw(&m, "k1", DT_INT64, 1, (int64_t[]){1}, &one, 8);
+  mb_init_raw(&m, "ax0", DT_INT64, 1, (int64_t[]){1}, &zero, 8);
+  Onnx__NodeProto *c = mb_node(&m, "Concat", "/attention/Concat", "empty,x,empty,x", "cat");
+  attr_int(&m, c, "axis", 0);
+  mb_node(&m, "MatMul", "/attention/MatMul", "cat,w", "kv");
+  mb_node(&m, "Shape", "/attention/Shape", "kv", "s");
+  mb_node(&m, "Gather", "/attention/Gather", "s,i0", "t");
+  mb_node(&m, "Add", "/attention/Add", "t,k2", "t2");
+  mb_node(&m, "Div", "/attention/Div", "t2,k2", "h");
+  mb_node(&m, "Mul", "/attention/Mul", "h,k1", "ends");
+  mb_node(&m, "Slice", "/attention/Slice", "kv,ax0,ends,ax0", "y");
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    const ir_node *sl = find_node(g, IR_OP_SLICE);
+    CHECK(sl && attr_ints_are(sl, "ends", 1, (int64_t[]){6}));
+    CHECK(has_dims(g->outputs[0], 3, (int64_t[]){6, 1, 6}));
+    const void *in[1] = {x};
+    void *outs[1] = {NULL};
+    arena a;
+    arena_init(&a, 0);
+    CHECK(mb_eval(g, in, outs, &a) == 0);
+    const float *out = outs[0];
+    const ir_node *cat = find_node(g, IR_OP_CONCAT);
+    CHECK(cat && cat->nin == 2 && cat->in[0] == g->inputs[0] && cat->in[1] == g->inputs[0]);
+    double worst = 0;
+    for (int t = 0; out && t < 6; t++) /* rows 0..4 of x, then row 0 again */
+      for (int j = 0; j < 6; j++) {
+        double ref = 0;
+        for (int k = 0; k < 8; k++)
+          ref += (double)x[(t % 5) * 8 + k] * w[k * 6 + j];
+        worst = fmax(worst, fabs(out[t * 6 + j] - ref));
+      }
+    CHECK(out && worst < 1e-5);
+    arena_free(&a);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+
+  float two_f[2] = {1, 2};
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 3, (int64_t[]){5, 1, 8}, NULL);
+  mb_init_raw(&m, "pair", DT_FLOAT32, 1, (int64_t[]){2}, two_f, sizeof two_f);
+  c = mb_node(&m, "Concat", "cat", "x,pair", "y");
+  attr_int(&m, c, "axis", 0);
+  mb_output(&m, "y");
+  g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    diag d;
+    CHECK_EQ_INT(run_shape_infer(g, &d), ST_ERR_INVALID);
+    CHECK(strstr(d.msg, "node 'cat' (Concat): inputs [5,1,8] and [2] differ outside axis 0"));
+    if (!strstr(d.msg, "differ outside")) test_note("  %s", d.msg);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
 /* Nodes listed in any order import as in topological order: the
  * shape-of-shape chain of test_slice_of_shape_chain, reversed, still folds
  * into the Slice's constant ends; a cycle is still refused. */
@@ -419,6 +548,8 @@ int main(void) {
   test_group_norm_after_conv1d();
   test_slice_ends_after_conv1d();
   test_shape_arithmetic_ops();
+  test_shape_arithmetic_more_ops();
+  test_concat_legacy_empty();
   test_out_of_order();
   return test_summary("test_frontend_import_infer");
 }

@@ -290,6 +290,43 @@ static void test_empty(void) {
   }
 }
 
+/* Sums over half a million f32 elements (GroupNorm's statistics over C x T,
+ * conv_tasnet's 512 x 999) add up pairwise: SUM, MEAN and SUMSQUARE stay
+ * within 1e-6 of the double sum, where summing in sequence errs by more
+ * (checked on the same data, so the case keeps its teeth). */
+static void test_long_sum(void) {
+  enum { N = 1 << 19 };
+  int64_t xd[2] = {2, N}, yd[2] = {2, 1};
+  static const int ops[] = {OM_REDUCE_SUM, OM_REDUCE_MEAN, OM_REDUCE_SUMSQUARE};
+  for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+    kcase c;
+    kc_init(&c, ops[k], 2u, 2);
+    kc_set(&c, OM_REDUCE_T_X, DT_FLOAT32, 2, xd);
+    kc_set(&c, OM_REDUCE_T_Y, DT_FLOAT32, 2, yd);
+    float *x = c.data[OM_REDUCE_T_X];
+    for (size_t i = 0; i < 2 * (size_t)N; i++)
+      x[i] = 1.0f + (float)irand(1 << 20) / (float)(1 << 20); /* ReLU-like: all positive, mean 1.5 */
+    kc_run(&c);
+    for (int r = 0; r < 2; r++) {
+      double exact = 0;
+      float seq = 0;
+      for (size_t i = 0; i < N; i++) {
+        double v = x[(size_t)r * N + i], t = ops[k] == OM_REDUCE_SUMSQUARE ? v * v : v;
+        exact += t;
+        seq += (float)t;
+      }
+      if (ops[k] == OM_REDUCE_MEAN) exact /= N, seq /= (float)N;
+      double got = ((const float *)c.data[OM_REDUCE_T_Y])[r];
+      CHECK(fabs(seq - exact) > 1e-6 * exact); /* the data defeats summing in sequence */
+      CHECK(fabs(got - exact) <= 1e-6 * exact);
+      if (fabs(got - exact) > 1e-6 * exact)
+        test_note("  op %d row %d: got %.9g, exact %.9g, in sequence %.9g", ops[k], r, got, exact,
+                  (double)seq);
+    }
+    kc_free(&c);
+  }
+}
+
 /* --- the load-time check */
 
 /* A valid sum over axis 2 of [3,1,4,5] (keepdims) that `mutate` breaks. */
@@ -434,6 +471,7 @@ int main(void) {
   test_kernel();
   test_u64_order();
   test_empty();
+  test_long_sum();
   test_check_rules();
   test_eval();
   return test_summary("reduce");
