@@ -1178,7 +1178,7 @@ static inline void om_aipp_pixel(const om_aipp_params *p, const uint8_t *img, in
   X(OM_TASK_NONZERO, OM_NONZERO_WRITES, 0)                                                                   \
   X(OM_TASK_NMS, OM_NMS_WRITES, 0)                                                                           \
   X(OM_TASK_UNIQUE, OM_UNIQUE_WRITES, 0)                                                                     \
-  X(OM_TASK_TFIDF, OM_TFIDF_WRITES, 0)                                                                     \
+  X(OM_TASK_TFIDF, OM_TFIDF_WRITES, 0)                                                                       \
   X(OM_TASK_QELTWISE, OM_QELTWISE_WRITES, 0)
 
 #endif
