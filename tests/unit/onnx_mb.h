@@ -206,6 +206,24 @@ static inline uint8_t *mb_pack(mb *m, size_t *len) {
   return buf;
 }
 
+/* atc refuses m (compiled in process) with one line holding both
+ * substrings; frees m. */
+static inline void mb_expect_refused(mb *m, const char *a, const char *b) {
+  size_t len;
+  uint8_t *onnx = mb_pack(m, &len);
+  atc_options opt = {.model_path = "model.onnx", .soc_version = "Ascend310", .cmdline = "t"};
+  opt.model_data = onnx, opt.model_size = len;
+  atc_result res;
+  diag d;
+  diag_init(&d);
+  status st = atc_compile(&opt, &res, &d);
+  CHECK(st != ST_OK);
+  if (st == ST_OK) free(res.om_data);
+  CHECKF(strstr(d.msg, a) && strstr(d.msg, b) && !strchr(d.msg, '\n'), "  message: %s", d.msg);
+  free(onnx);
+  mb_free(m);
+}
+
 static inline status mb_load(mb *m, const char *dir, const onnx_options *opt, ir_graph **g, diag *d) {
   size_t len;
   uint8_t *buf = mb_pack(m, &len);
