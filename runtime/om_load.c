@@ -462,6 +462,18 @@ static void drop_pages(const omrt_model *m, const uint8_t *lo8, uint64_t bytes) 
   if (lo < hi) madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+/* The caller's weight memory (omrt_load_options.weights) is 64-byte
+ * aligned and holds the package's `bytes` of weights. */
+static omrt_status check_caller_weights(const omrt_load_options *opts, uint64_t bytes) {
+  if ((uintptr_t)opts->weights % OM_ALIGN != 0)
+    return rt_error(OMRT_ERR_ARG, "load options: weights %p is not %d-byte aligned", opts->weights, OM_ALIGN);
+  if (opts->weights_bytes < bytes)
+    return rt_error(OMRT_ERR_ARG,
+                    "load options: weights_bytes %zu is less than the package's %llu weight bytes",
+                    opts->weights_bytes, (unsigned long long)bytes);
+  return OMRT_OK;
+}
+
 /* The ZMAP partition (om_format.h): checks its header and bitmap against
  * the WEIGHTS partition, then decodes the weights image into the caller's
  * weight memory or an allocation the model owns. */
@@ -495,13 +507,8 @@ static omrt_status unzip_weights(omrt_model *m, const rt_part *pz, const rt_part
                     stray ? " and sets bits past its last chunk" : "", (unsigned long long)pw->size);
   uint8_t *dst;
   if (opts && opts->weights) {
-    if ((uintptr_t)opts->weights % OM_ALIGN != 0)
-      return rt_error(OMRT_ERR_ARG, "load options: weights %p is not %d-byte aligned", opts->weights,
-                      OM_ALIGN);
-    if (opts->weights_bytes < h.logical_bytes)
-      return rt_error(OMRT_ERR_ARG,
-                      "load options: weights_bytes %zu is less than the package's %llu weight bytes",
-                      opts->weights_bytes, (unsigned long long)h.logical_bytes);
+    omrt_status s = check_caller_weights(opts, h.logical_bytes);
+    if (s) return s;
     dst = opts->weights;
   } else {
     if (h.logical_bytes > SIZE_MAX - OM_ALIGN ||
@@ -520,12 +527,8 @@ static omrt_status unzip_weights(omrt_model *m, const rt_part *pz, const rt_part
 /* Moves the weights to the caller's memory (omrt_load_options.weights). The
  * copied pages of a mapped file are dropped: they are never read again. */
 static omrt_status place_weights(omrt_model *m, const omrt_load_options *opts) {
-  if ((uintptr_t)opts->weights % OM_ALIGN != 0)
-    return rt_error(OMRT_ERR_ARG, "load options: weights %p is not %d-byte aligned", opts->weights, OM_ALIGN);
-  if (opts->weights_bytes < m->weights_bytes)
-    return rt_error(OMRT_ERR_ARG,
-                    "load options: weights_bytes %zu is less than the package's %llu weight bytes",
-                    opts->weights_bytes, (unsigned long long)m->weights_bytes);
+  omrt_status s = check_caller_weights(opts, m->weights_bytes);
+  if (s) return s;
   memcpy(opts->weights, m->weights, (size_t)m->weights_bytes);
   drop_pages(m, m->weights, m->weights_bytes);
   m->weights = opts->weights;
