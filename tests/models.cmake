@@ -36,7 +36,7 @@ endif()
 # Quantized (QDQ) exports of models/export_qdq.py: their convolutions run as
 # int8 QCONV2D tasks, checked against ONNX Runtime's int8 output (skipped,
 # exit 77, when the export is missing).
-foreach(model resnet50_qdq mobilenet_v2_qdq)
+foreach(model resnet50_qdq mobilenet_v2_qdq resnet18_qdq squeezenet1_1_qdq)
   add_test(NAME model/${model}
            COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_qdq.py --model ${model}
                    --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR} --work-dir ${CMAKE_BINARY_DIR}/e2e/${model})
