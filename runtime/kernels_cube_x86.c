@@ -1012,14 +1012,17 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
   const int64_t klen_all = g->cin * g->kd * g->p.kh * g->p.kw, /* every fractal's real lanes */
       l0a_floats = (int64_t)(core->l0a_bytes / sizeof(float));
   /* Stems (<= 4 input channels) whose K is one chunk and whose weights fit
-   * L0B as f32: stage them and read A from packed input rows (which apply
-   * no x_scale: stage_a does). */
+   * L0B as f32, a group of n blocks at a time (a ViT patch embedding's
+   * 16x16x3 kernel fills L0B with one block): stage them and read A from
+   * packed input rows (which apply no x_scale: stage_a does). */
   packed pk;
-  if (!g->xsd && g->p.kh <= 64 && g->k <= g->tk &&
-      (uint64_t)(klen_all * nblocks) * C0 * sizeof(float) <= core->l0b_bytes &&
-      pack_rows(g, img, m0, mrows, core, &pk)) {
-    rt_conv_load_b(g, nb0, nblocks, 0, g->k, klen_all, l0b);
-    conv_packed(g, &pk, img, m0, mrows, nb0, nblocks, l0b, l0c);
+  const int64_t fit = (int64_t)(core->l0b_bytes / ((uint64_t)klen_all * C0 * sizeof(float)));
+  if (!g->xsd && g->p.kh <= 64 && fit >= 1 && pack_rows(g, img, m0, mrows, core, &pk)) {
+    for (int64_t j = 0, n; j < nblocks; j += n) {
+      n = nblocks - j < fit ? nblocks - j : fit;
+      rt_conv_load_b(g, nb0 + j, n, 0, g->k, klen_all, l0b);
+      conv_packed(g, &pk, img, m0, mrows, nb0 + j, n, l0b, l0c + j * g->tm * C0);
+    }
     return;
   }
   if (g->xnd) { /* an ND stem the packed rows do not take (dilated, or too wide for L1) */
