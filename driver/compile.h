@@ -43,8 +43,9 @@ typedef struct atc_options {
   const char *insert_op_conf;
   const char *soc_version; /* --soc_version, e.g. "Ascend310" */
   om_precision precision;  /* --precision_mode */
-  int high_performance;    /* --op_select_implmode=high_performance (atc's default): Winograd
-                              F(4x4,3x3) for eligible 3x3 convs; 0: direct convolution only */
+  int high_performance;    /* --op_select_implmode=high_performance (atc's default except under
+                              must_keep_origin_dtype): Winograd F(4x4,3x3) for eligible 3x3
+                              convs; 0: direct convolution only */
   /* Per-op precision (driver/precision_cfg.h), each NULL when not given:
    * --keep_dtype FILE (nodes kept in their original dtype under the fp16
    * modes), --modify_mixlist FILE (allow_mix_precision's lists, edited). */

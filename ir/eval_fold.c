@@ -23,9 +23,6 @@
  * computed from a huge window (a pool padded to 65535 x 65535, a long dot
  * product) runs on the device instead of stalling the compiler. */
 #define FOLD_MAX_WORK ((int64_t)1 << 26)
-/* Outputs a folded node may have (Split's pieces, TopK's values and indices). */
-#define FOLD_MAX_OUTPUTS 64
-
 static int64_t elements(const ir_value *v) { return v ? ir_value_elements(v) : 0; }
 
 /* The iterations of a loop nest over v's dims: its elements, except that an
@@ -76,7 +73,7 @@ static int64_t steps_per_output(const ir_node *n) {
 }
 
 static int foldable(const ir_node *n, int64_t max_bytes) {
-  if (n->nout < 1 || n->nout > FOLD_MAX_OUTPUTS || !ir_eval_supported(n->op)) return 0;
+  if (n->nout < 1 || !ir_eval_supported(n->op)) return 0;
   for (int k = 0; k < n->nout; k++) /* a counted output's extent is a run-time fact */
     if (n->out[k] && n->out[k]->count_axis >= 0) return 0;
   int64_t outs = 0, work;
@@ -107,9 +104,11 @@ static int is_quant(const ir_node *n) { return n->op == IR_OP_QUANTIZE || n->op 
 
 static status fold(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, diag *d) {
   if (n->dead || !foldable(n, max_bytes)) return ST_OK;
-  const void **in = arena_array(scratch, (size_t)n->nin, sizeof *in);
-  void *out[FOLD_MAX_OUTPUTS];
-  if (!in) return diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);
+  /* any number of outputs: a Split into 128 rows (WaveRNN's stretch) folds too */
+  const void **in = arena_array(scratch, (size_t)n->nin + 1, sizeof *in);
+  void **out = arena_array(scratch, (size_t)n->nout, sizeof *out);
+  const void **data = arena_array(scratch, (size_t)n->nout, sizeof *data);
+  if (!in || !out || !data) return diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);
   for (int j = 0; j < n->nin; j++)
     in[j] = n->in[j] ? n->in[j]->data : NULL;
   diag local;
@@ -117,7 +116,6 @@ static status fold(ir_graph *g, ir_node *n, int64_t max_bytes, arena *scratch, d
   status est = ir_eval_node(n, in, out, scratch, &local);
   if (est == ST_ERR_UNSUPPORTED) return ST_OK;
   if (est) return diag_set(d, est, "%s", local.msg);
-  const void *data[FOLD_MAX_OUTPUTS];
   for (int k = 0; k < n->nout; k++)
     if (!(data[k] = arena_memdup(&g->arena, out[k], (size_t)ir_value_bytes(n->out[k]))))
       return diag_set(d, ST_ERR_NOMEM, "out of memory folding node '%s'", n->name);

@@ -68,8 +68,8 @@
  *
  * Winograd: 3x3 stride-1 convolutions whose Winograd tiling costs less than
  * the direct one run as F(4x4,3x3) instead (attribute algorithm=2, OM_CONV_WINO_F43_FZ, tile_m
- * counting 4x4 tiles): winograd.c decides and tiles them. On by default;
- * atc --op_select_implmode=high_precision turns it off.
+ * counting 4x4 tiles): winograd.c decides and tiles them. On by default
+ * except under must_keep_origin_dtype; atc --op_select_implmode picks.
  *
  * The rule is the node's task kind (ops.def's task column): block_rules
  * set the cube kinds' tiles (and VPROG's blocks) themselves, unit_rules
@@ -286,7 +286,7 @@ static status rule_conv2d(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d)
     uint64_t elems = phys_elems(n->out[0]), units = units_dwconv(n, &elems);
     return set_attr(g, n, "block_dim", (int64_t)vector_blocks(ctx, units, elems), d);
   }
-  int wino = 0; /* on unless --op_select_implmode=high_precision; 2-D only */
+  int wino = 0; /* ctx->winograd (atc --op_select_implmode); 2-D only */
   status st = ctx->winograd && n->out[0]->rank == 4 ? wino_tile_conv(g, ctx->soc, n, &wino, d) : ST_OK;
   if (st != ST_OK || wino) return st;
   conv_tiles t;

@@ -18,8 +18,8 @@ One line per model and mode: "export failed" / "export skipped" / "atc error: <i
 (force_fp16: cosine >= 0.999 and the same top-1; must_keep_origin_dtype: max abs error <= 1e-4 x
 max|ref|). With --markdown the lines form docs/MODEL_SWEEP.md's table.
 
-Usage: scripts/model_sweep.py [--work DIR] [--bin DIR] [--modes m1,m2] [--markdown] [NAME ...]
-       (default: every model; --work /tmp/sweep; --bin build)
+Usage: scripts/model_sweep.py [--work DIR] [--bin DIR] [--modes m1,m2] [--export-limit S] [--markdown] [NAME ...]
+       (default: every model; --work /tmp/sweep; --bin build; --export-limit 180)
 """
 import argparse
 import json
@@ -147,8 +147,9 @@ def export(name, work):
         json.dump({"recipe": RECIPE, "inputs": names, "shapes": shapes, "outputs": len(ys), "kind": kind}, f)
 
 
-def exported(name, work):
-    """(meta, None) when work holds NAME's export of this recipe, else (None, why) after trying it."""
+def exported(name, work, limit_s):
+    """(meta, None) when work holds NAME's export of this recipe, else (None, why) after trying it for at
+    most limit_s seconds."""
     meta_path = os.path.join(work, name + ".json")
     if os.path.exists(meta_path):
         with open(meta_path) as f:
@@ -159,9 +160,9 @@ def exported(name, work):
     t = time.time()
     try:
         p = subprocess.run([sys.executable, os.path.abspath(__file__), "--export-one", name, "--work", work],
-                           capture_output=True, text=True, timeout=EXPORT_LIMIT_S)
+                           capture_output=True, text=True, timeout=limit_s)
     except subprocess.TimeoutExpired:
-        return None, f"export skipped: longer than {EXPORT_LIMIT_S} s"
+        return None, f"export skipped: longer than {limit_s:g} s (--export-limit)"
     if p.returncode or not os.path.exists(meta_path):
         lines = [l for l in p.stderr.splitlines() if l.strip()]
         return None, "export failed: " + (lines[-1] if lines else f"exit {p.returncode}")[:200]
@@ -222,6 +223,9 @@ def main():
     ap.add_argument("--modes", default="force_fp16,must_keep_origin_dtype")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--export-only", action="store_true", help="only export (and cache) the models")
+    ap.add_argument("--export-limit", type=float, default=EXPORT_LIMIT_S,
+                    help=f"seconds an export may take before it is skipped (default {EXPORT_LIMIT_S}; more on a "
+                    "loaded machine)")
     ap.add_argument("--export-one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -236,7 +240,7 @@ def main():
     if args.markdown:
         print("| model | mode | result |\n|---|---|---|")
     for name in names:
-        meta, why = exported(name, args.work)
+        meta, why = exported(name, args.work, args.export_limit)
         if args.export_only:
             print(f"{name:20} {'export ok' if meta else why}", flush=True)
             continue

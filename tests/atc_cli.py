@@ -40,10 +40,10 @@ def conv2d(x, w, pad):
     return y
 
 
-def compile_om(atc, model, base, prec, label):
-    """atc model -> base.om under precision mode prec (checked), and the om as JSON ({} on failure)."""
+def compile_om(atc, model, base, prec, label, *flags):
+    """atc model -> base.om under precision mode prec and flags (checked), and the om as JSON ({} on failure)."""
     p = run(atc, f"--model={model}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
-            f"--precision_mode={prec}")
+            f"--precision_mode={prec}", *flags)
     check(f"{label}, {prec}: compiles", p.returncode == 0, p.stderr)
     p = run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json")
     return json.load(open(base + ".json")) if p.returncode == 0 else {"tasks": [], "tensors": []}
@@ -379,7 +379,8 @@ def main():
             check_paths(omrun, base, os.path.join(work, sname + ".bin"), ref, tol, f"{sname}, {prec}")
     # Two residual blocks (ResNet's bottleneck, shortened): each block's last conv writes its output over its
     # residual (memplan: y at the residual's offset, the second over the first's output), against numpy on
-    # every kernel path in both precisions. 32 channels, 10x10 pixels; the 3x3 conv takes the Winograd path.
+    # every kernel path in both precisions. 32 channels, 10x10 pixels; the 3x3 conv takes the Winograd path in
+    # force_fp16 (must_keep_origin_dtype's default is the direct convolution).
     xr = rng.standard_normal((1, 32, 10, 10)).astype(np.float32)
     xr.tofile(os.path.join(work, "xr.bin"))
     rw = {n: (rng.standard_normal(shape) * sc).astype(np.float32) for n, shape, sc in (
@@ -410,6 +411,19 @@ def main():
                 and om["tensors"][t["tensors"]["residual"]]["offset"] == om["tensors"][t["tensors"]["y"]]["offset"]]
         check(f"residual blocks, {prec}: both convs write over their residual", len(over) == 2, over)
         check_paths(omrun, base, os.path.join(work, "xr.bin"), resid_ref, tol, f"residual blocks, {prec}")
+    # --op_select_implmode's default follows the precision: Winograd (CONV2D algorithm 2) for the 3x3 convs under
+    # force_fp16, the direct convolution (0) under must_keep_origin_dtype, which asks for the original precision;
+    # the flag overrides either.
+    for prec, flags, want, tol in (("must_keep_origin_dtype", (), 0, 1e-5),
+                                   ("must_keep_origin_dtype", ("--op_select_implmode=high_performance",), 2, 1e-5),
+                                   ("force_fp16", (), 2, 2e-2),
+                                   ("force_fp16", ("--op_select_implmode=high_precision",), 0, 2e-2)):
+        label = f"residual blocks, {prec} {' '.join(flags) or '(default implmode)'}"
+        base = os.path.join(work, f"residual_{prec}_{len(flags)}")
+        om = compile_om(atc, resid, base, prec, label, *flags)
+        algs = [t["params"]["algorithm"] for t in om["tasks"] if t["kind"] == "CONV2D" and t["params"]["kh"] == 3]
+        check(f"{label}: 3x3 convs run algorithm {want}", len(algs) == 2 and set(algs) == {want}, algs)
+        check_paths(omrun, base, os.path.join(work, "xr.bin"), resid_ref, tol, label)
     # ConvInputScaleFusionPass: a squeeze-excitation block (pool, 1x1 Conv, Sigmoid, Mul, 1x1 Conv) runs the Mul
     # inside the last Conv (its x_scale) by default and as a vector program with the rule off; both compute the
     # block, on every kernel path. 20 channels (a last channel block of 4 real lanes), 7x7

@@ -13,8 +13,9 @@ sequence outputs) skip the top-1 check; the other checks are the same.
 
 It also checks what atc reports: the memory plan within 1.25x of the liveness
 lower bound, and (fp16) the om at most 0.52x the ONNX file's size (OM_SIZE_BAR), in either
---impl-mode: high_performance (atc's default, Winograd for eligible 3x3 convs,
-weights transformed at run time) or high_precision (direct convolution only).
+--impl-mode: high_performance (Winograd for eligible 3x3 convs, weights transformed at run
+time) or high_precision (direct convolution only); without it, atc's default for the
+precision (high_precision under must_keep_origin_dtype, high_performance otherwise).
 Exit 0 when every check passes; the closing line says "N passed, M failed".
 """
 import argparse
@@ -44,7 +45,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", required=True)
     ap.add_argument("--precision", default="force_fp16")
-    ap.add_argument("--impl-mode", default="high_performance", choices=["high_precision", "high_performance"])
+    ap.add_argument("--impl-mode", default=None, choices=["high_precision", "high_performance"],
+                    help="atc --op_select_implmode (default: atc's default for the precision)")
     ap.add_argument("--models-dir", default=os.path.join(ROOT, "models", "out"))
     ap.add_argument("--bin-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work-dir", default=None, help="where the om and outputs go (default: build/e2e/NAME-PRECISION)")
@@ -77,7 +79,7 @@ def main():
 
     atc = [os.path.join(args.bin_dir, "atc"), f"--model={onnx_path}", "--framework=5", f"--output={om_base}",
            f"--input_shape={meta['input']}:{shape}", "--soc_version=Ascend310", f"--precision_mode={prec}",
-           f"--op_select_implmode={args.impl_mode}", "--log=info"]
+           "--log=info"] + ([f"--op_select_implmode={args.impl_mode}"] if args.impl_mode else [])
     if args.verbose:
         print("$ " + " ".join(atc))
     t = time.time()

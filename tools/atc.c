@@ -71,8 +71,9 @@ static const struct {
          "allow_mix_precision the model is compiled and run on them in fp32 and mixed, and the nodes that "
          "lose "
          "the most accuracy are kept in fp32 as well (--log=info lists them with their figures)"),
-    FLAG(op_select_implmode, "high_performance (default: Winograd F(4x4,3x3) for eligible 3x3 convs) or "
-                             "high_precision (direct convolution only)"),
+    FLAG(op_select_implmode, "high_performance (Winograd F(4x4,3x3) for eligible 3x3 convs; the default) or "
+                             "high_precision (direct convolution only; the default under "
+                             "must_keep_origin_dtype, which asks for the original precision)"),
     FLAG(enable_compress_weight,
          "true, false, or auto (default): store the weights without their all-zero 16-byte chunks (the "
          "padding of the cube's fractal layouts, the off-diagonal blocks of grouped convolutions); libomrt "
@@ -475,7 +476,10 @@ int main(int argc, char **argv) {
             "[WARNING] atc: --keep_dtype has no effect under must_keep_origin_dtype (every node keeps "
             "its dtype)\n");
 
-  int high_performance = 1;
+  /* must_keep_origin_dtype asks for the original precision: Winograd's
+   * transforms about double a 3x3 convolution's f32 rounding error, so
+   * there the default is the direct convolution. */
+  int high_performance = precision != OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE;
   if (f.op_select_implmode) {
     high_performance = strcmp(f.op_select_implmode, "high_performance") == 0;
     if (!high_performance && strcmp(f.op_select_implmode, "high_precision") != 0) {

@@ -6,7 +6,10 @@
  * SequenceErase, SequenceLength, chunked SplitToSequence with keepdims and
  * ConcatFromSequence with new_axis; and the refusals, one line each: a
  * position computed at run time, a sequence as the model's output. The
- * numbers come from the reference evaluator over the imported graph. */
+ * numbers come from the reference evaluator over the imported graph. And
+ * WaveRNN's shape chain: a SplitToSequence input whose shape is computed
+ * from the pieces of a constant split 128 ways, known only when a Split of
+ * that many outputs folds at import. */
 #include "ir/eval.h"
 #include "onnx_mb.h"
 #include "passes/pass.h"
@@ -125,6 +128,52 @@ static void test_sequence_ops(void) {
   mb_free(&m);
 }
 
+/* x [1, 128, 3] expanded to Concat(p0, [128], p1 x 3), where p0..p127 are
+ * the 128 pieces of a constant Split of ones (each [1]), then split to a
+ * sequence of 128 rows and concatenated back: y = x. */
+static void test_split_128_shape_chain(void) {
+  static int64_t ones[128];
+  static const int64_t n128 = 128, three = 3;
+  for (int i = 0; i < 128; i++)
+    ones[i] = 1;
+  char outs[128 * 6];
+  int len = 0;
+  for (int i = 0; i < 128; i++)
+    len += snprintf(outs + len, sizeof outs - (size_t)len, "%sp%d", i ? "," : "", i);
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 3, (int64_t[]){1, 128, 3}, NULL);
+  mb_init_raw(&m, "ones", DT_INT64, 1, (int64_t[]){128}, ones, sizeof ones);
+  mb_init_raw(&m, "n128", DT_INT64, 1, (int64_t[]){1}, &n128, sizeof n128);
+  mb_init_raw(&m, "three", DT_INT64, 1, (int64_t[]){1}, &three, sizeof three);
+  Onnx__NodeProto *n = mb_node(&m, "Split", "/stretch/Split", "ones,ones", outs);
+  attr_int(&m, n, "axis", 0);
+  mb_node(&m, "Mul", NULL, "p1,three", "w");
+  n = mb_node(&m, "Concat", NULL, "p0,n128,w", "shape");
+  attr_int(&m, n, "axis", 0);
+  mb_node(&m, "Expand", NULL, "x,shape", "e");
+  n = mb_node(&m, "SplitToSequence", "/stretch/SplitToSequence", "e", "rows");
+  attr_int(&m, n, "axis", 1);
+  n = mb_node(&m, "ConcatFromSequence", NULL, "rows", "y");
+  attr_int(&m, n, "axis", 1);
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK(g->outputs[0]->rank == 3 && g->outputs[0]->dims[1] == 128 && g->outputs[0]->dims[2] == 3);
+    float x[384];
+    for (int i = 0; i < 384; i++)
+      x[i] = (float)i;
+    arena a;
+    arena_init(&a, 0);
+    const void *in[1] = {x};
+    void *out[1];
+    if (!mb_eval(g, in, out, &a)) CHECK(same(out[0], x, 384));
+    arena_free(&a);
+    ir_graph_free(g);
+  }
+  mb_free(&m);
+}
+
 static void test_refusals(void) {
   mb m;
   /* a position known only at run time */
@@ -169,6 +218,7 @@ static void test_refusals(void) {
 int main(void) {
   test_repeat_interleave_loop();
   test_sequence_ops();
+  test_split_128_shape_chain();
   test_refusals();
   return test_summary("test_frontend_seq");
 }
