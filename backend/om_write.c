@@ -459,17 +459,40 @@ static int seg_chunk_zero(const struct weight_seg *g, uint64_t c) {
   return chunk_zero(buf);
 }
 
-/* Calls fn on every chunk the bitmap keeps, in order. Only chunks that
- * overlap a segment can be kept: the gaps are zero. */
-static void each_kept(const om_writer *w, void (*fn)(void *ctx, const uint8_t *chunk), void *ctx) {
-  const uint8_t *bits = w->zmap.part + sizeof(om_zmap);
-  uint8_t buf[OM_ZMAP_CHUNK];
+/* Calls fn on every chunk that overlaps a segment, in order: the chunks
+ * the bitmap can keep (the gaps between segments are zero). */
+static void each_chunk(const om_writer *w, void (*fn)(void *ctx, const struct weight_seg *g, uint64_t c),
+                       void *ctx) {
   for (uint32_t i = 0; i < w->nsegs; i++) {
     const struct weight_seg *g = &w->segs[i];
     if (!g->bytes) continue;
     for (uint64_t c = g->offset / OM_ZMAP_CHUNK; c * OM_ZMAP_CHUNK < g->offset + g->bytes; c++)
-      if (bits[c / 8] >> (c % 8) & 1) chunk_of(g, c, buf), fn(ctx, buf);
+      fn(ctx, g, c);
   }
+}
+
+struct kept_walk {
+  const uint8_t *bits;
+  void (*fn)(void *ctx, const uint8_t *chunk);
+  void *ctx;
+};
+
+static void kept_chunk(void *ctx, const struct weight_seg *g, uint64_t c) {
+  const struct kept_walk *k = ctx;
+  uint8_t buf[OM_ZMAP_CHUNK];
+  if (k->bits[c / 8] >> (c % 8) & 1) chunk_of(g, c, buf), k->fn(k->ctx, buf);
+}
+
+/* Calls fn on every chunk the bitmap keeps, in order. */
+static void each_kept(const om_writer *w, void (*fn)(void *ctx, const uint8_t *chunk), void *ctx) {
+  struct kept_walk k = {w->zmap.part + sizeof(om_zmap), fn, ctx};
+  each_chunk(w, kept_chunk, &k);
+}
+
+/* zmap_build's marking: the bit of every chunk that is not all zero. */
+static void mark_chunk(void *ctx, const struct weight_seg *g, uint64_t c) {
+  struct zmap_plan *z = ctx;
+  if (!seg_chunk_zero(g, c)) z->part[sizeof(om_zmap) + c / 8] |= (uint8_t)(1u << (c % 8)), z->stored++;
 }
 
 static void crc_chunk(void *ctx, const uint8_t *chunk) {
@@ -489,14 +512,8 @@ static int zmap_build(om_writer *w) {
   if (!(z->part = calloc(1, z->part_bytes))) return w->nomem = 1, -1;
   om_zmap h = {.logical_bytes = logical, .chunk_bytes = OM_ZMAP_CHUNK};
   memcpy(z->part, &h, sizeof h);
-  uint8_t *bits = z->part + sizeof h;
   z->stored = 0;
-  for (uint32_t i = 0; i < w->nsegs; i++) {
-    const struct weight_seg *g = &w->segs[i];
-    if (!g->bytes) continue;
-    for (uint64_t c = g->offset / OM_ZMAP_CHUNK; c * OM_ZMAP_CHUNK < g->offset + g->bytes; c++)
-      if (!seg_chunk_zero(g, c)) bits[c / 8] |= (uint8_t)(1u << (c % 8)), z->stored++;
-  }
+  each_chunk(w, mark_chunk, z);
   z->for_bytes = w->weights_bytes, z->for_segs = w->nsegs;
   uint64_t zipped = z->stored * OM_ZMAP_CHUNK + align_up(z->part_bytes);
   z->use = w->zmap_mode == OM_ZMAP_ON || zipped + logical / 50 <= logical;

@@ -4,7 +4,8 @@
  * no binary model is committed; plus EXPECT_OK / EXPECT_FAIL, which check a
  * load's status and that its message names what it should (strstr), and the
  * conv+relu model several tests start from; mb_eval runs an imported graph
- * in the reference evaluator. Header-only, test code only. */
+ * in the reference evaluator; mb_run compiles, loads and opens a model in
+ * process. Header-only, test code only. */
 #ifndef TESTS_UNIT_ONNX_MB_H
 #define TESTS_UNIT_ONNX_MB_H
 
@@ -21,6 +22,7 @@
 #include "frontend/onnx_import.h"
 #include "ir/eval.h"
 #include "passes/pass.h"
+#include "omrt.h"
 #include "onnx.pb-c.h"
 #include "support.h"
 
@@ -345,6 +347,34 @@ static inline void *mb_compile(mb *m, atc_options *opt, size_t *size) {
   mb_free(m);
   *size = st ? 0 : res.om_bytes;
   return st ? NULL : res.om_data;
+}
+
+/* A model compiled in process, loaded by libomrt and given a context. All
+ * three are the mb_run's until mb_run_close. */
+typedef struct mb_run {
+  void *om; /* the package (malloc'd by atc_compile) */
+  size_t size;
+  omrt_model *model;
+  omrt_context *ctx; /* NULL when any step failed (already a CHECK failure) */
+} mb_run;
+
+/* Compiles m (named `name` in messages; frees m) in precision p, loads the
+ * package from memory and opens a context. Returns r->ctx != NULL. */
+static inline int mb_run_open(mb *m, const char *name, om_precision p, mb_run *r) {
+  atc_options opt = {.model_path = name, .soc_version = "Ascend310", .precision = p, .cmdline = "t"};
+  memset(r, 0, sizeof *r);
+  r->om = mb_compile(m, &opt, &r->size);
+  CHECKF(r->om != NULL, "  %s does not compile", name);
+  if (r->om) CHECK_EQ_INT(omrt_model_load_memory(r->om, r->size, NULL, &r->model), OMRT_OK);
+  if (r->model) CHECK_EQ_INT(omrt_context_new(r->model, &r->ctx), OMRT_OK);
+  return r->ctx != NULL;
+}
+
+static inline void mb_run_close(mb_run *r) {
+  omrt_context_free(r->ctx);
+  omrt_model_free(r->model);
+  free(r->om);
+  memset(r, 0, sizeof *r);
 }
 
 #endif

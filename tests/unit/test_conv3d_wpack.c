@@ -57,16 +57,10 @@ static void run_case(const ccase *c, om_precision p) {
   mb m;
   model(&m, c);
   ir_graph *g = EXPECT_OK(&m, ".", NULL);
-  atc_options opt = {.model_path = "conv3d.onnx", .soc_version = "Ascend310", .precision = p, .cmdline = "t"};
-  size_t size = 0;
-  void *om = mb_compile(&m, &opt, &size);
-  CHECKF(om && g, "  %s failed to compile", c->op);
-  omrt_model *rm = NULL;
-  omrt_context *ctx = NULL;
-  if (om) CHECK_EQ_INT(omrt_model_load_memory(om, size, NULL, &rm), OMRT_OK);
-  if (rm) CHECK_EQ_INT(count_wpack(rm), 1);
-  if (rm) CHECK_EQ_INT(omrt_context_new(rm, &ctx), OMRT_OK);
-  if (ctx && g) {
+  mb_run r;
+  int ok = mb_run_open(&m, c->op, p, &r);
+  if (r.model) CHECK_EQ_INT(count_wpack(r.model), 1);
+  if (ok && g) {
     int64_t nx = elements(c->x, 5), nw = elements(c->w, 5);
     float *x = malloc((size_t)nx * sizeof *x), *w = malloc((size_t)nw * sizeof *w);
     unsigned seed = 3;
@@ -80,12 +74,12 @@ static void run_case(const ccase *c, om_precision p) {
     void *ref[1];
     CHECK(mb_eval(g, in, ref, &a) == 0);
     omrt_tensor_desc d;
-    CHECK_EQ_INT(omrt_model_output(rm, 0, &d), OMRT_OK);
+    CHECK_EQ_INT(omrt_model_output(r.model, 0, &d), OMRT_OK);
     int64_t ny = elements(d.dims, d.rank);
     CHECK_EQ_INT(ny, ir_value_elements(g->outputs[0]));
     float *y = malloc((size_t)ny * sizeof *y);
     void *out[1] = {y};
-    CHECK_EQ_INT(omrt_execute(ctx, in, out), OMRT_OK);
+    CHECK_EQ_INT(omrt_execute(r.ctx, in, out), OMRT_OK);
     double mx = 0, err = 0;
     for (int64_t i = 0; i < ny; i++) {
       double r = ((const float *)ref[0])[i];
@@ -99,10 +93,8 @@ static void run_case(const ccase *c, om_precision p) {
     free(w);
     arena_free(&a);
   }
-  omrt_context_free(ctx);
-  omrt_model_free(rm);
+  mb_run_close(&r);
   ir_graph_free(g);
-  free(om);
 }
 
 int main(void) {

@@ -55,17 +55,10 @@ static void run(const char *mode, int with_weights, om_precision p, const int64_
   mb m;
   model(&m, mode, with_weights);
   ir_graph *g = EXPECT_OK(&m, ".", NULL);
-  atc_options opt = {.model_path = "tfidf.onnx", .soc_version = "Ascend310", .precision = p, .cmdline = "t"};
-  size_t size = 0;
-  void *om = mb_compile(&m, &opt, &size);
-  CHECK(om && g);
-  omrt_model *rm = NULL;
-  omrt_context *ctx = NULL;
-  if (om) CHECK_EQ_INT(omrt_model_load_memory(om, size, NULL, &rm), OMRT_OK);
-  if (rm) CHECK_EQ_INT(omrt_context_new(rm, &ctx), OMRT_OK);
+  mb_run r;
   const void *in[1] = {x};
   void *out[1] = {y_out};
-  if (ctx) CHECK_EQ_INT(omrt_execute(ctx, in, out), OMRT_OK);
+  if (mb_run_open(&m, "tfidf.onnx", p, &r)) CHECK_EQ_INT(omrt_execute(r.ctx, in, out), OMRT_OK);
   arena a;
   arena_init(&a, 0);
   void *ref[1];
@@ -75,10 +68,8 @@ static void run(const char *mode, int with_weights, om_precision p, const int64_
   else
     CHECK(!"evaluates");
   arena_free(&a);
-  omrt_context_free(ctx);
-  omrt_model_free(rm);
+  mb_run_close(&r);
   ir_graph_free(g);
-  free(om);
 }
 
 static void test_counted(void) {

@@ -208,19 +208,10 @@ static void run_case(const ucase *c, om_precision p) {
   mb m;
   model(&m, c);
   ir_graph *ir = EXPECT_OK(&m, ".", NULL);
-  atc_options opt = {.model_path = "unique.onnx", .soc_version = "Ascend310", .precision = p, .cmdline = "t"};
-  size_t size = 0;
-  void *om = mb_compile(&m, &opt, &size);
-  CHECK(om && ir);
-  omrt_model *rm = NULL;
-  omrt_context *ctx = NULL;
-  if (om) CHECK_EQ_INT(omrt_model_load_memory(om, size, NULL, &rm), OMRT_OK);
-  if (rm) CHECK_EQ_INT(omrt_context_new(rm, &ctx), OMRT_OK);
-  if (ctx) run_trials(c, ctx, ir);
-  omrt_context_free(ctx);
-  omrt_model_free(rm);
+  mb_run r;
+  if (mb_run_open(&m, "unique.onnx", p, &r) && ir) run_trials(c, r.ctx, ir);
+  mb_run_close(&r);
   ir_graph_free(ir);
-  free(om);
 }
 
 static void test_refused(void) {
