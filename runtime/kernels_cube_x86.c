@@ -54,9 +54,12 @@
  * the ZMM micro-kernels carry the AVX512 target and are called only when
  * rt_cpu()->avx512 says the host has AVX-512F and DQ.
  * The MATMUL tile (kernels_matmul_x86.c) runs its chunks through
- * rt_cube_gemm_x86 here: the same kernels, and on AVX-512 hosts a 12-row
- * one of its own (mkr: its rows are evenly spaced, so four pointers reach
- * them), which loads each B row once for twice the FMAs.
+ * rt_cube_gemm_x86 here: the same kernels, and on AVX-512 hosts one of its
+ * own for 7 to 12 rows (mkr: its rows are evenly spaced, so four pointers
+ * reach them), which loads each B row once for up to twice the FMAs. A
+ * tile's rows are split evenly into groups of at most 12 (197 rows: 10 x 12
+ * + 7 x 11, not 16 x 12 + a 5-row tail), so that no group is a short tail
+ * that loads and converts every B row for a few FMAs.
  */
 #include "runtime/kernels.h"
 
@@ -628,18 +631,34 @@ AVX512_INLINE void mkr(const int R, const int NB, const int BH, const float *a, 
   MR_ROWS(MR_EPI)
 }
 
-/* The instances: MR_MM rows, B in f16 (_h) or f32 (_f), pairs of blocks and single ones. */
+/* The instances: R = MR_MM_MIN .. MR_MM rows (a tile's rows split evenly
+ * into groups of at most MR_MM, rt_cube_gemm_x86), B in f16 (_h) or f32
+ * (_f), pairs of blocks and single ones. */
+enum { MR_MM_MIN = MR + 1 };
 typedef void mkr_fn(const float *a, size_t lda, size_t klen, const void *b, size_t brow, size_t bstep,
                     float *c, size_t cstride, int first, const epi *e, size_t yrow);
-#define MKR_INSTANCE(NAME, NB, BH)                                                                           \
-  static AVX512 void NAME(const float *a, size_t lda, size_t klen, const void *b, size_t brow, size_t bstep, \
-                          float *c, size_t cstride, int first, const epi *e, size_t yrow) {                  \
-    mkr(MR_MM, NB, BH, a, lda, klen, b, brow, bstep, c, cstride, first, e, yrow);                            \
+#define MKR_INSTANCE(R, NB, BH, SUF)                                                                         \
+  static AVX512 void mkr##R##SUF(const float *a, size_t lda, size_t klen, const void *b, size_t brow,        \
+                                 size_t bstep, float *c, size_t cstride, int first, const epi *e,            \
+                                 size_t yrow) {                                                              \
+    mkr(R, NB, BH, a, lda, klen, b, brow, bstep, c, cstride, first, e, yrow);                                \
   }
-MKR_INSTANCE(mkr_pair_h, 2, 1)
-MKR_INSTANCE(mkr_one_h, 1, 1)
-MKR_INSTANCE(mkr_pair_f, 2, 0)
-MKR_INSTANCE(mkr_one_f, 1, 0)
+#define MKR_ROWS(R)                                                                                          \
+  MKR_INSTANCE(R, 2, 1, _pair_h)                                                                             \
+  MKR_INSTANCE(R, 1, 1, _one_h) MKR_INSTANCE(R, 2, 0, _pair_f) MKR_INSTANCE(R, 1, 0, _one_f)
+MKR_ROWS(7)
+MKR_ROWS(8)
+MKR_ROWS(9)
+MKR_ROWS(10)
+MKR_ROWS(11)
+MKR_ROWS(12)
+/* [R - MR_MM_MIN][pair][f16] */
+#define MKR_ENTRY(R)                                                                                         \
+  {                                                                                                          \
+    {mkr##R##_one_f, mkr##R##_one_h}, { mkr##R##_pair_f, mkr##R##_pair_h }                                   \
+  }
+static mkr_fn *const mkr_fns[MR_MM - MR_MM_MIN + 1][2][2] = {MKR_ENTRY(7),  MKR_ENTRY(8),  MKR_ENTRY(9),
+                                                             MKR_ENTRY(10), MKR_ENTRY(11), MKR_ENTRY(12)};
 
 /* One group of rows <= MR pixels (A base a) against nbn n blocks whose B
  * bases are b + nb * kw->nbstride bytes: pairs of blocks through the ZMM
@@ -725,13 +744,14 @@ AVX2 void rt_cube_gemm_x86(const float *a, size_t lda, int64_t mrows, size_t kle
       const size_t lo = group < groups ? lines * group / groups : 0;
       const size_t span = group < groups ? lines * (group + 1) / groups - lo : 0;
       float *cm = c + nbc * (int64_t)cstride + m * C0;
-      if (wide && mrows - m >= MR_MM) { /* 12 rows against pairs of blocks */
+      if (wide && mrows - m >= MR_MM_MIN) { /* an even share of the rows left, against pairs of blocks */
+        const int64_t left = mrows - m, share = rt_ceil_div(left, MR_MM);
         const size_t pairs = (size_t)(nbn + 1) / 2;
-        rows = MR_MM;
+        rows = rt_ceil_div(left, share);
         for (int64_t nb = 0; nb < nbn; nb += 2) {
           const size_t p = (size_t)nb / 2;
           if (span) prefetch_lines(pf, lo + span * p / pairs, lo + span * (p + 1) / pairs);
-          mkr_fn *f = nbn - nb > 1 ? (bh ? mkr_pair_h : mkr_pair_f) : (bh ? mkr_one_h : mkr_one_f);
+          mkr_fn *f = mkr_fns[rows - MR_MM_MIN][nbn - nb > 1][bh != 0];
           f(a + (size_t)m * lda, lda, klen, (const uint8_t *)bc + (size_t)nb * nbstride, brow, nbstride,
             cm + nb * (int64_t)cstride, cstride, first, &e[nb], (size_t)m);
         }

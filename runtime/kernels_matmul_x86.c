@@ -2,9 +2,10 @@
  *
  * Same tiles and K chunks as the portable tile in kernels_matmul.c
  * (kernels_matmul.h describes them), computed by the cube micro-kernels
- * of kernels_cube_x86.c (rt_cube_gemm_x86: on AVX-512 hosts 12 rows x 2 n
- * blocks on ZMM registers, the last rows through the CONV2D tile's 6-row
- * kernel; 6 rows x 1 block on YMM ones):
+ * of kernels_cube_x86.c (rt_cube_gemm_x86: on AVX-512 hosts the rows split
+ * evenly into groups of 7 to 12 rows x 2 n blocks on ZMM registers, fewer
+ * than 7 rows through the CONV2D tile's 6-row kernel; 6 rows x 1 block on
+ * YMM ones):
  *   A  an f32 A whose rows run along K (trans_a = 0) is read in place;
  *      otherwise op(A)'s rows are staged as f32 times alpha (fp16
  *      converted 8 lanes at a time with vcvtph2ps; a transposed A is read

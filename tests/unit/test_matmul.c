@@ -16,9 +16,10 @@
  * task run, so that a core's later tiles find their A rows staged in L1)
  * and, directly, through the portable tile and, when the host has
  * AVX2/FMA/F16C, the x86 tile, with the core's L1 (A staged whole there)
- * and without (A staged per K chunk in L0A). Tiles of 12 rows or more run
- * the AVX-512 hosts' 12-row MATMUL kernel, on pairs of n blocks and on an
- * odd last block. The reference is an independent double-precision loop over the
+ * and without (A staged per K chunk in L0A). Tiles of 7 rows or more run
+ * the AVX-512 hosts' MATMUL kernel in even groups of 7 to 12 rows (13 rows:
+ * 7 + a 6-row group; 16: 8 + 8; 37: 10 + 9 + 9 + 9), on pairs of n blocks
+ * and on an odd last block. The reference is an independent double-precision loop over the
  * ONNX definition with numpy broadcasting. Operands are generated
  * representable in their dtype, so an f16 case's only error is f32
  * summation plus the final rounding to y's dtype.
