@@ -349,6 +349,13 @@ static inline void *mb_compile(mb *m, atc_options *opt, size_t *size) {
   return st ? NULL : res.om_data;
 }
 
+/* mb_compile for the Ascend310 in precision p, the model named `name` in
+ * atc's messages. */
+static inline void *mb_compile_in(mb *m, const char *name, om_precision p, size_t *size) {
+  atc_options opt = {.model_path = name, .soc_version = "Ascend310", .precision = p, .cmdline = "t"};
+  return mb_compile(m, &opt, size);
+}
+
 /* A model compiled in process, loaded by libomrt and given a context. All
  * three are the mb_run's until mb_run_close. */
 typedef struct mb_run {
@@ -361,9 +368,8 @@ typedef struct mb_run {
 /* Compiles m (named `name` in messages; frees m) in precision p, loads the
  * package from memory and opens a context. Returns r->ctx != NULL. */
 static inline int mb_run_open(mb *m, const char *name, om_precision p, mb_run *r) {
-  atc_options opt = {.model_path = name, .soc_version = "Ascend310", .precision = p, .cmdline = "t"};
   memset(r, 0, sizeof *r);
-  r->om = mb_compile(m, &opt, &r->size);
+  r->om = mb_compile_in(m, name, p, &r->size);
   CHECKF(r->om != NULL, "  %s does not compile", name);
   if (r->om) CHECK_EQ_INT(omrt_model_load_memory(r->om, r->size, NULL, &r->model), OMRT_OK);
   if (r->model) CHECK_EQ_INT(omrt_context_new(r->model, &r->ctx), OMRT_OK);

@@ -61,11 +61,6 @@ static void model(mb *m) {
   mb_output(m, "tc");
 }
 
-static void *compile(mb *m, om_precision p, size_t *size) {
-  atc_options opt = {.model_path = "count.onnx", .soc_version = "Ascend310", .precision = p, .cmdline = "t"};
-  return mb_compile(m, &opt, size);
-}
-
 /* The expected counts of outputs 0..4 for these inputs. */
 static void expected_counts(const float *x, const uint8_t *cond, int64_t k, int64_t want[NOUT]) {
   int64_t nz = 0, cz = 0;
@@ -155,7 +150,7 @@ static void test_runs(om_precision p) {
   mb m;
   model(&m);
   size_t size = 0;
-  void *om = compile(&m, p, &size);
+  void *om = mb_compile_in(&m, "count.onnx", p, &size);
   CHECK(om != NULL);
   if (!om) return;
   int fp16 = p == OM_PRECISION_FORCE_FP16;
@@ -183,7 +178,7 @@ static void test_acl(void) {
   mb m;
   model(&m);
   size_t size = 0;
-  void *om = compile(&m, OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE, &size);
+  void *om = mb_compile_in(&m, "count.onnx", OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE, &size);
   CHECK(om != NULL);
   if (!om) return;
   CHECK_EQ_INT(aclInit(NULL), ACL_SUCCESS);
@@ -257,7 +252,7 @@ static void test_nms(int64_t max, int center) {
   mb_output(&m, "sel");
   ir_graph *g = EXPECT_OK(&m, ".", NULL);
   size_t size = 0;
-  void *om = compile(&m, OM_PRECISION_FORCE_FP16, &size);
+  void *om = mb_compile_in(&m, "count.onnx", OM_PRECISION_FORCE_FP16, &size);
   CHECK(om && g);
   if (!om || !g) {
     free(om);

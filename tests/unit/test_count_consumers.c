@@ -143,8 +143,7 @@ static void model_free(mb *m) {
 }
 
 static void *compile(mb *m, om_precision p, size_t *size) {
-  atc_options opt = {.model_path = "count.onnx", .soc_version = "Ascend310", .precision = p, .cmdline = "t"};
-  void *om = mb_compile(m, &opt, size); /* frees m */
+  void *om = mb_compile_in(m, "count.onnx", p, size); /* frees m */
   mb_free(&then_b);
   mb_free(&else_b);
   return om;
