@@ -7,7 +7,8 @@
  * kc_set_layout) or appended (kc_add, kc_none), a one-task model whose
  * string table names the task "test_task" and declares the SoC buffers of
  * an Ascend310 core, a simulated AI core with those buffers (kc_core), the
- * kind's load-time check, and expect_reject(), which wants OMRT_ERR_FORMAT
+ * kind's load-time check, kc_args / kc_run_blocks (the task's arguments as the
+ * executor passes them, every block run), and expect_reject(), which wants OMRT_ERR_FORMAT
  * with a message naming the task and the field. Header-only, test code
  * only. */
 #ifndef TESTS_UNIT_KCASE_H
@@ -106,6 +107,22 @@ static inline void kc_free(kcase *c) {
 }
 
 static inline omrt_status kc_check(kcase *c) { return rt_kernels[c->task.kind].check(&c->m, 0, &c->task); }
+
+/* The case's tensors as the executor passes them to a kernel (an OM_NONE
+ * slot: no tensor). a borrows c's data. */
+static inline void kc_args(const kcase *c, rt_args *a) {
+  memset(a, 0, sizeof *a);
+  for (uint32_t i = 0; i < c->task.ntensors; i++)
+    if (c->task.tensors[i] != OM_NONE) a->data[i] = c->data[i], a->desc[i] = &c->t[i];
+}
+
+/* Runs every block of the case's task on core, last block first. */
+static inline void kc_run_blocks(kcase *c, rt_core *core) {
+  rt_args a;
+  kc_args(c, &a);
+  for (uint32_t b = c->task.block_dim; b-- > 0;)
+    rt_kernels[c->task.kind].run(&c->task, &a, b, core);
+}
 
 static inline void expect_reject(kcase *c, const char *what, const char *want) {
   omrt_status s = kc_check(c);

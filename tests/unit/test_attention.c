@@ -210,12 +210,7 @@ static void run_case(int index) {
     kc_free(&k), free_case(&c);
     return;
   }
-  rt_args a;
-  memset(&a, 0, sizeof a);
-  for (uint32_t i = 0; i < k.task.ntensors; i++)
-    if (k.task.tensors[i] != OM_NONE) a.data[i] = k.data[i], a.desc[i] = &k.t[i];
-  for (uint32_t b = k.task.block_dim; b-- > 0;)
-    rt_kernels[OM_TASK_ATTENTION].run(&k.task, &a, b, kc_core());
+  kc_run_blocks(&k, kc_core());
   size_t n = count((int)k.t[ys].rank, k.t[ys].dims);
   float *got = malloc(n * sizeof *got);
   for (size_t i = 0; i < n; i++)

@@ -90,12 +90,7 @@ static void run_case(const shape *sh, int xdt, int ydt, int act, uint32_t bd) {
   omrt_status s = kc_check(&c);
   CHECK_EQ_INT(s, OMRT_OK);
   if (s != OMRT_OK) test_note("  %s", omrt_last_error());
-  rt_args a;
-  memset(&a, 0, sizeof a);
-  for (int i = 0; i < NSLOTS; i++)
-    if (c.task.tensors[i] != OM_NONE) a.data[i] = c.data[i], a.desc[i] = &c.t[i];
-  for (uint32_t blk = bd; s == OMRT_OK && blk-- > 0;)
-    rt_kernels[OM_TASK_DWCONV].run(&c.task, &a, blk, kc_core());
+  if (s == OMRT_OK) kc_run_blocks(&c, kc_core());
 
   double worst = 0.0;
   size_t badpad = 0;

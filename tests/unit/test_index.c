@@ -52,16 +52,6 @@ static const char *ty(char *buf, int dt, int rank, const int64_t *dims) {
   return buf;
 }
 
-/* Runs every block of the case's task, last block first. */
-static void run(kcase *c, rt_core *core) {
-  rt_args a;
-  memset(&a, 0, sizeof a);
-  for (uint32_t i = 0; i < c->task.ntensors; i++) /* OM_NONE: no tensor, as the executor passes it */
-    if (c->task.tensors[i] != OM_NONE) a.data[i] = c->data[i], a.desc[i] = &c->t[i];
-  for (uint32_t b = c->task.block_dim; b-- > 0;)
-    rt_kernels[c->task.kind].run(&c->task, &a, b, core);
-}
-
 /* Evaluates the one-node graph `text` on ins; outs point into *ar. */
 static int eval(const char *text, const void **ins, void **outs, arena *ar) {
   diag d;
@@ -95,7 +85,7 @@ static int check_ok(kcase *c) {
 static int run_and_eval(kcase *c, const char *text, const void **ins, void **outs, arena *ar) {
   int ok = check_ok(c);
   rt_core core = {0};
-  if (ok) run(c, &core);
+  if (ok) kc_run_blocks(c, &core);
   return ok && eval(text, ins, outs, ar);
 }
 
@@ -406,7 +396,7 @@ static void gathernd_case(int b, int irank, const int64_t *idims, int xdt, int y
   arena_init(&ar, 0);
   int ok = check_ok(&c);
   rt_core core = {0};
-  if (ok) run(&c, &core);
+  if (ok) kc_run_blocks(&c, &core);
   CHECK_EQ_INT(core.fault, ok && oob); /* recorded: omrt_execute fails */
   if (oob) ix[0] = 0;
   const void *ins[2] = {c.data[OM_GATHER_T_X], c.data[OM_GATHER_T_INDICES]};

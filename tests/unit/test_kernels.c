@@ -73,12 +73,7 @@ static void kc_run(kcase *c) {
     test_note("  %s", omrt_last_error());
     return;
   }
-  rt_args a;
-  memset(&a, 0, sizeof a);
-  for (uint32_t i = 0; i < c->task.ntensors; i++)
-    if (c->task.tensors[i] != OM_NONE) a.data[i] = c->data[i], a.desc[i] = &c->t[i];
-  for (uint32_t b = c->task.block_dim; b-- > 0;)
-    rt_kernels[c->task.kind].run(&c->task, &a, b, kc_core());
+  kc_run_blocks(c, kc_core());
 }
 
 static void put_nd(kcase *c, int s, const float *v) {

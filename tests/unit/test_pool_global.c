@@ -53,12 +53,7 @@ static void run_case(int64_t n, int64_t c, int64_t h, int64_t w, int avg, int xd
 
   omrt_status s = kc_check(&k);
   CHECK_EQ_INT(s, OMRT_OK);
-  rt_args a;
-  memset(&a, 0, sizeof a);
-  for (int i = 0; i < 2; i++)
-    a.data[i] = k.data[i], a.desc[i] = &k.t[i];
-  for (uint32_t b = bd; b-- > 0;)
-    rt_kernels[OM_TASK_POOL].run(&k.task, &a, b, kc_core());
+  kc_run_blocks(&k, kc_core());
 
   double worst = 0.0;
   size_t badpad = 0;

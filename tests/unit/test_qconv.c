@@ -159,9 +159,7 @@ static void run_case(const qcase *q) {
   uint8_t *want5 = malloc(ybytes), *got = c.data[Y];
   to_5hd(want5, want ? want : (const uint8_t *)"", want ? q->n : 0, q->m, yd[2] * yd[3], 0);
   rt_args args;
-  memset(&args, 0, sizeof args);
-  for (int i = 0; i < OM_QCONV_NTENSORS; i++)
-    args.data[i] = c.data[i], args.desc[i] = &c.t[i];
+  kc_args(&c, &args);
   /* the task as libomrt runs it, then each tile function */
   path paths[4] = {{"task", NULL}, {"portable", rt_qconv_tile_c}};
   int np = 2;
@@ -173,8 +171,7 @@ static void run_case(const qcase *q) {
   for (int k = 0; k < np && s == OMRT_OK && want; k++) {
     memset(got, 0x7f, ybytes);
     if (!paths[k].fn) {
-      for (uint32_t b = 0; b < c.task.block_dim; b++)
-        rt_kernels[OM_TASK_QCONV2D].run(&c.task, &args, b, kc_core());
+      kc_run_blocks(&c, kc_core());
     } else {
       rt_qconv_geom g;
       rt_qconv_geom_init(&c.task, &args, &g);

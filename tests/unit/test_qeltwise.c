@@ -138,9 +138,7 @@ static void run_case(const ecase *e) {
   if (s != OMRT_OK) test_note("  %s", omrt_last_error());
 
   rt_args args;
-  memset(&args, 0, sizeof args);
-  for (int i = 0; i < OM_QELTWISE_NTENSORS; i++)
-    args.data[i] = c.data[i], args.desc[i] = &c.t[i];
+  kc_args(&c, &args);
   struct {
     const char *name;
     rt_qelt_fn fn; /* NULL: the task through rt_kernels */
@@ -153,8 +151,7 @@ static void run_case(const ecase *e) {
   for (int k = 0; k < np && s == OMRT_OK && want; k++) {
     memset(got, 0x7f, bytes);
     if (!paths[k].fn) {
-      for (uint32_t blk = 0; blk < c.task.block_dim; blk++)
-        rt_kernels[OM_TASK_QELTWISE].run(&c.task, &args, blk, kc_core());
+      kc_run_blocks(&c, kc_core());
     } else {
       rt_qelt g;
       rt_qelt_init(&c.task, &args, &g);

@@ -49,12 +49,7 @@ static void run_case(const pcase *p) {
     kc_free(&c);
     return;
   }
-  rt_args args;
-  memset(&args, 0, sizeof args);
-  for (int i = 0; i < OM_POOL_NTENSORS; i++)
-    args.data[i] = c.data[i], args.desc[i] = &c.t[i];
-  for (uint32_t b = 0; b < c.task.block_dim; b++)
-    rt_kernels[OM_TASK_POOL].run(&c.task, &args, b, kc_core());
+  kc_run_blocks(&c, kc_core());
   size_t bad = 0;
   for (int64_t plane = 0; plane < p->n * c1; plane++)
     for (int64_t oh = 0; oh < p->ho; oh++)

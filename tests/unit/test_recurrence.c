@@ -97,12 +97,7 @@ static void rec_run(const rec_case *k, const char *what) {
   if (st != OMRT_OK) {
     test_note("  %s: %s", what, omrt_last_error());
   } else {
-    rt_args a;
-    memset(&a, 0, sizeof a);
-    for (uint32_t i = 0; i < c.task.ntensors; i++)
-      if (c.task.tensors[i] != OM_NONE) a.data[i] = c.data[i], a.desc[i] = &c.t[i];
-    for (uint32_t b = c.task.block_dim; b-- > 0;)
-      rt_kernels[c.task.kind].run(&c.task, &a, b, kc_core());
+    kc_run_blocks(&c, kc_core());
   }
   er e;
   er_new(&e, IR_OP_RECURRENCE, lstm ? 3 : 2);

@@ -42,12 +42,7 @@ static void kc_run(kcase *c) {
     test_note("  %s", omrt_last_error());
     return;
   }
-  rt_args a;
-  memset(&a, 0, sizeof a);
-  for (int i = 0; i < 2; i++)
-    a.data[i] = c->data[i], a.desc[i] = &c->t[i];
-  for (uint32_t b = c->task.block_dim; b-- > 0;)
-    rt_kernels[OM_TASK_REDUCE].run(&c->task, &a, b, NULL);
+  kc_run_blocks(c, NULL);
 }
 
 static void kc_init(kcase *c, int op, uint32_t mask, uint32_t block_dim) {
