@@ -908,26 +908,55 @@ static AVX2 void conv_groups(const rt_conv_geom *g, int64_t img, int64_t m0, int
   }
 }
 
-/* The tile's pixels against the n blocks (whole K), A read straight from
- * the packed rows (pack_rows): a pixel's K is kh runs of kw * cin floats,
- * one per kernel row, so the K walk has one segment per kernel row and each
- * pixel of a group its own offset (a group may continue on the next output
- * row); B is staged in L0B (rt_conv_load_b: 3 of 16 lanes a fractal). No
- * img2col copy. */
+/* rt_conv_load_b with F16C: the fractals kc .. kc+kn-1 of n blocks nb0 ..
+ * as f32 in l0b, each fractal's k_lanes rows of 16 after the previous one's
+ * (a stem's 3 of 16), block after block. The conversion is exact, so the
+ * staged values equal the portable loader's. */
+static AVX2 void load_b_f16c(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t kc, int64_t kn,
+                             float *l0b) {
+  if (g->w->dtype != DT_FLOAT16) {
+    int64_t klen = 0;
+    for (int64_t kk = 0; kk < kn; kk++)
+      klen += rt_conv_k_lanes(g, kc + kk);
+    rt_conv_load_b(g, nb0, nblocks, kc, kn, klen, l0b);
+    return;
+  }
+  const uint16_t *w = (const uint16_t *)g->wd;
+  float *dst = l0b;
+  for (int64_t nb = 0; nb < nblocks; nb++)
+    for (int64_t kk = 0; kk < kn; kk++) {
+      const uint16_t *src = w + (size_t)((kc + kk) * g->c1out + nb0 + nb) * C0 * C0;
+      for (int r = rt_conv_k_lanes(g, kc + kk); r > 0; r--, src += C0, dst += C0) {
+        _mm256_storeu_ps(dst, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)src)));
+        _mm256_storeu_ps(dst + 8, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + 8))));
+      }
+    }
+}
+
+/* The tile's pixels against the n blocks over kernel rows r0 .. r0+nr-1,
+ * A read straight from the packed rows (pack_rows): a pixel's K is kh runs
+ * of kw * cin floats, one per kernel row, so the K walk has one segment per
+ * kernel row and each pixel of a group its own offset (a group may
+ * continue on the next output row); B, those kernel rows' fractals, is
+ * staged in L0B (rt_conv_load_b: 3 of 16 lanes a fractal). The first rows
+ * start the sums, the last ones finish them (the epilogue); between, the
+ * partial sums stay in L0C. No img2col copy. */
 static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t img, int64_t m0, int64_t mrows,
-                             int64_t nb0, int64_t nblocks, const float *l0b, float *l0c) {
-  const int64_t cin = g->cin, kh = g->p.kh, sh = g->p.sh, sw = g->p.sw, dh = g->p.dh, wo = g->wo;
-  const size_t run = (size_t)(g->p.kw * cin), klen = (size_t)kh * run;
+                             int64_t nb0, int64_t nblocks, int64_t r0, int64_t nr, const float *l0b,
+                             float *l0c) {
+  const int64_t cin = g->cin, sh = g->p.sh, sw = g->p.sw, dh = g->p.dh, wo = g->wo;
+  const int first = r0 == 0, last = r0 + nr >= g->p.kh;
+  const size_t run = (size_t)(g->p.kw * cin), klen = (size_t)nr * run;
   kwalk kw;
-  kw.n = (size_t)kh, kw.bh = 0, kw.brow = C0 * sizeof(float), kw.nbstride = klen * C0 * sizeof(float);
-  for (int64_t i = 0; i < kh; i++)
-    kw.aoff[i] = (size_t)(i * dh * pk->rowf), kw.boff[i] = (size_t)i * run * C0 * sizeof(float),
+  kw.n = (size_t)nr, kw.bh = 0, kw.brow = C0 * sizeof(float), kw.nbstride = klen * C0 * sizeof(float);
+  for (int64_t i = 0; i < nr; i++)
+    kw.aoff[i] = (size_t)((r0 + i) * dh * pk->rowf), kw.boff[i] = (size_t)i * run * C0 * sizeof(float),
     kw.len[i] = (int)run;
   epi e[MAX_NB];
   for (int64_t nbc = 0; nbc < nblocks; nbc += MAX_NB) {
     const int64_t nbn = nblocks - nbc < MAX_NB ? nblocks - nbc : MAX_NB;
     for (int64_t nb = 0; nb < nbn; nb++)
-      epi_init(g, img, m0, nb0 + nbc + nb, 1, &e[nb]);
+      epi_init(g, img, m0, nb0 + nbc + nb, last, &e[nb]);
     int64_t oh = m0 / wo, ow = m0 % wo; /* of pixel m */
     for (int64_t m = 0, rows; m < mrows; m += rows) {
       rows = mk_group_rows(mrows - m);
@@ -938,7 +967,7 @@ static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t im
         if (++ow == wo) ow = 0, oh++;
       }
       mk_group(rows, &kw, p0, l0b + (size_t)nbc * klen * C0, roff, nbn, l0c + nbc * g->tm * C0 + m * C0,
-               (size_t)(g->tm * C0), 1, e, (size_t)m);
+               (size_t)(g->tm * C0), first, e, (size_t)m);
     }
   }
 }
@@ -1029,19 +1058,29 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
   /* 1x1 kernels stage no more than their pixels in L0A: only wider ones go direct. */
   if (g->cin % C0 == 0 && g->p.kh * g->p.kw > 1 && conv_tile_direct(g, img, m0, mrows, nb0, nblocks, core))
     return;
-  const int64_t klen_all = g->cin * g->kd * g->p.kh * g->p.kw, /* every fractal's real lanes */
-      l0a_floats = (int64_t)(core->l0a_bytes / sizeof(float));
-  /* Stems (<= 4 input channels) whose K is one chunk and whose weights fit
-   * L0B as f32, a group of n blocks at a time (a ViT patch embedding's
-   * 16x16x3 kernel fills L0B with one block): stage them and read A from
-   * packed input rows (which apply no x_scale: stage_a does). */
+  const int64_t l0a_floats = (int64_t)(core->l0a_bytes / sizeof(float));
+  /* Stems (<= 4 input channels): A read from packed input rows (which
+   * apply no x_scale: stage_a does), B staged in L0B as f32, a group of n
+   * blocks at a time, or when one block's weights do not fit (a ViT-B/32
+   * patch embedding's 32x32x3 kernel is 192 KiB of them) in even chunks of
+   * kernel rows, the partial sums kept in L0C. */
   packed pk;
-  const int64_t fit = (int64_t)(core->l0b_bytes / ((uint64_t)klen_all * C0 * sizeof(float)));
-  if (!g->xsd && g->p.kh <= 64 && fit >= 1 && pack_rows(g, img, m0, mrows, core, &pk)) {
+  const int64_t kh = g->p.kh, row_floats = g->p.kw * g->cin * C0, /* one kernel row of one block */
+      rows_fit = (int64_t)(core->l0b_bytes / sizeof(float)) / row_floats;
+  if (!g->xsd && kh <= 64 && rows_fit >= 1 && pack_rows(g, img, m0, mrows, core, &pk)) {
+    /* chunks of kernel rows small enough for two blocks at a time (the
+     * micro-kernel's pair), when the whole kernel does not fit */
+    const int64_t per = rows_fit >= kh ? kh
+                        : rows_fit > 1 ? rows_fit / 2
+                                       : 1,
+                  chunks = (kh + per - 1) / per, kr = (kh + chunks - 1) / chunks, fit = rows_fit / kr;
     for (int64_t j = 0, n; j < nblocks; j += n) {
       n = nblocks - j < fit ? nblocks - j : fit;
-      rt_conv_load_b(g, nb0 + j, n, 0, g->k, klen_all, l0b);
-      conv_packed(g, &pk, img, m0, mrows, nb0 + j, n, l0b, l0c + j * g->tm * C0);
+      for (int64_t r0 = 0, nr; r0 < kh; r0 += nr) {
+        nr = kh - r0 < kr ? kh - r0 : kr;
+        load_b_f16c(g, nb0 + j, n, r0 * g->p.kw, nr * g->p.kw, l0b);
+        conv_packed(g, &pk, img, m0, mrows, nb0 + j, n, r0, nr, l0b, l0c + j * g->tm * C0);
+      }
     }
     return;
   }

@@ -362,6 +362,11 @@ static void test_conv2d(void) {
       {2, 16, 9, 8, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16, 2, 4, 5, F32, F32, 1, 1, F32, OM_ACT_RELU, 0, 0},
       /* 3-channel stem: more than tile_k fractals per staged chunk */
       {1, 3, 30, 30, 24, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 64, 2, 2, 3, F16, F16, 1, 0, F16, OM_ACT_RELU, 0, 0},
+      /* patch embeddings (ViT): 16x16x3 kernels, two n blocks' f32 weights in L0B at a time, and
+       * 32x32x3, one block's weights larger than L0B (kernel rows in chunks, partial sums in L0C) */
+      {1, 3, 48, 48, 40, 16, 16, 16, 16, 0, 0, 0, 0, 1, 1, 16, 2, 128, 2, F16, F16, 1, 0, F16, 0, 0, 0},
+      {1, 3, 64, 96, 40, 32, 32, 32, 32, 0, 0, 0, 0, 1, 1, 16, 1, 16, 3, F16, F32, 1, 0, F16, 0, 0, 0},
+      {1, 3, 64, 64, 24, 32, 32, 32, 32, 0, 0, 0, 0, 1, 1, 16, 2, 100, 1, F32, F32, 1, 0, F32, 0, 0, 0},
       /* chunks whose rows of the whole tile do not fit L0A (groups of pixels) and whose fractals of all
        * its n blocks do not fit L0B (passes): one chunk of K = 27, then chunks of 10 */
       {1, 40, 20, 20, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 400, 10, 27, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
