@@ -1,7 +1,9 @@
 /* kernels_matmul_x86.c - the MATMUL tile on AVX2 + FMA + F16C hosts.
  *
- * Same tiles and K chunks as the portable tile in kernels_matmul.c
- * (kernels_matmul.h describes them), computed by the cube micro-kernels
+ * Same tiles as the portable tile in kernels_matmul.c (kernels_matmul.h
+ * describes them), and the same K chunks unless nothing is staged per
+ * chunk (B FRACTAL_NZ, A in place or in L1: tile_kstep), when the whole K
+ * is one chunk; computed by the cube micro-kernels
  * of kernels_cube_x86.c (rt_cube_gemm_x86: on AVX-512 hosts the rows split
  * evenly into groups of 7 to 12 rows x 2 n blocks on ZMM registers, fewer
  * than 7 rows through the CONV2D tile's 6-row kernel; 6 rows x 1 block on
@@ -112,12 +114,39 @@ static AVX2 void stage_b(const rt_mm_geom *g, int64_t ob, int64_t n0, int64_t co
     }
 }
 
-/* The FRACTAL_NZ B panel this core reads after chunk kc of tile (bt, mt,
- * nt): the tile's next chunk, else the first chunk of the next tile in the
- * run loop's order (rt_matmul_run); 0 after the last tile. */
-static int next_panel(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, int64_t kc, rt_mk_pf *pf) {
-  if (kc + g->tk < g->k) {
-    kc += g->tk;
+/* Where the micro-kernel reads the rows of m tile mt of A from: A itself
+ * (f32 along K, alpha 1), else staged whole (every K chunk) in L1 when they
+ * fit, once for all the n tiles this core runs on the same rows, else a K
+ * chunk at a time in L0A. In L1 the rows are lda_l1 floats apart, an odd
+ * number of 64-byte lines (16 floats), so that a row group's rows fall in
+ * different cache sets. */
+enum { A_IN_PLACE, A_L1, A_L0A };
+static size_t lda_l1(const rt_mm_geom *g) { return (size_t)(g->k16 % (2 * C0) ? g->k16 : g->k16 + C0); }
+static int a_source(const rt_mm_geom *g, int64_t mt, const rt_core *core) {
+  const int64_t rows = g->m - mt * g->tm < g->tm ? g->m - mt * g->tm : g->tm;
+  if (g->a->dtype == DT_FLOAT32 && g->a_sk == 1 && g->alpha == 1.0f) return A_IN_PLACE;
+  return (uint64_t)rows * lda_l1(g) * sizeof(float) <= core->l1_bytes ? A_L1 : A_L0A;
+}
+
+/* The K chunk the tiles of m tile mt run: with B read in place (FRACTAL_NZ)
+ * and A not staged per chunk, nothing is, so the whole K is one chunk: each
+ * row group's sums stay in the registers from the first k to the last (no
+ * round trip through L0C), and each micro-kernel call streams its n block
+ * pair's panel from start to end. Otherwise the task's tile_k (A, B or
+ * both staged in L0A / L0B a chunk at a time). The sums are the same: K is
+ * added in order either way, and L0C keeps them in f32. */
+static int64_t tile_kstep(const rt_mm_geom *g, int64_t mt, const rt_core *core) {
+  return g->bnz && a_source(g, mt, core) != A_L0A ? g->k : g->tk;
+}
+
+/* The FRACTAL_NZ B rows this core reads after chunk kc of tile (bt, mt, nt)
+ * (chunks of kstep): the tile's next chunk, else the start of the next tile
+ * in the run loop's order (rt_matmul_run), at most tile_k rows of it (what
+ * the first row group reads first); 0 after the last tile. */
+static int next_panel(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, int64_t kc, int64_t kstep,
+                      rt_mk_pf *pf) {
+  if (kc + kstep < g->k) {
+    kc += kstep;
   } else {
     kc = 0;
     if (++nt == g->ntiles) nt = 0, mt++;
@@ -145,7 +174,8 @@ AVX2 void rt_matmul_tile_x86(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_
   const size_t cs = g->c ? dtype_size((int)g->c->dtype) : 0, cstride = (size_t)(g->tm * C0);
   int64_t oa, ob, oc;
   rt_mm_batch_offsets(g, bt, &oa, &ob, &oc);
-  const int a_in_place = g->a->dtype == DT_FLOAT32 && g->a_sk == 1 && g->alpha == 1.0f;
+  const int asrc = a_source(g, mt, core);
+  const int64_t kstep = tile_kstep(g, mt, core);
   /* whole blocks write back from the registers unless c needs the general epilogue */
   const int direct = !g->cd || (g->c_sn == 1 && g->beta == 1.0f);
   const int64_t ndirect = direct ? nfull : 0;
@@ -154,29 +184,23 @@ AVX2 void rt_matmul_tile_x86(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_
     const int64_t n = n0 + (nblocks - 1) * C0 + j;
     bias_tail[j] = g->biasd && n < g->n ? g->biasd[n] : 0.0f;
   }
-  /* A staged whole (every K chunk) in L1 when it fits, once for all the n
-   * tiles this core runs on the same rows; rows an odd number of 64-byte
-   * lines (16 floats) apart, so that a row group's rows fall in different
-   * cache sets. */
-  const size_t lda_l1 = (size_t)(g->k16 % (2 * C0) ? g->k16 : g->k16 + C0);
-  const int a_l1 = !a_in_place && (uint64_t)rows * lda_l1 * sizeof(float) <= core->l1_bytes;
-  if (a_l1 && !rt_l1_holds(core, g->ad, bt, mt, g->tm))
-    stage_a(g, oa, m0, rows, 0, g->k, lda_l1, (float *)core->l1);
-  for (int64_t kc = 0; kc < g->k; kc += g->tk) {
-    const int64_t klen = g->k - kc < g->tk ? g->k - kc : g->tk;
+  if (asrc == A_L1 && !rt_l1_holds(core, g->ad, bt, mt, g->tm))
+    stage_a(g, oa, m0, rows, 0, g->k, lda_l1(g), (float *)core->l1);
+  for (int64_t kc = 0; kc < g->k; kc += kstep) {
+    const int64_t klen = g->k - kc < kstep ? g->k - kc : kstep;
     const int first = kc == 0, last = kc + klen >= g->k;
     const float *a = l0a;
     size_t lda = (size_t)klen;
-    if (a_in_place)
+    if (asrc == A_IN_PLACE)
       a = (const float *)g->ad + oa + m0 * g->a_sm + kc, lda = (size_t)g->a_sm;
-    else if (a_l1)
-      a = (const float *)core->l1 + kc, lda = lda_l1;
+    else if (asrc == A_L1)
+      a = (const float *)core->l1 + kc, lda = lda_l1(g);
     else
       stage_a(g, oa, m0, rows, kc, klen, (size_t)klen, l0a);
     const void *b;
     size_t nbstride;
     rt_mk_pf pf;
-    const int fetch = g->bnz && next_panel(g, bt, mt, nt, kc, &pf);
+    const int fetch = g->bnz && next_panel(g, bt, mt, nt, kc, kstep, &pf);
     if (g->bnz) {
       b = (const uint8_t *)g->bd + (size_t)(ob + ((n0 / C0) * g->k16 + kc) * C0) * es;
       nbstride = (size_t)(g->k16 * C0) * es;
