@@ -19,9 +19,9 @@
  * 0 (zero_masked) or NaN. With causal, blocks past the last key the tile's
  * last row sees are never loaded.
  *
- * The products go through the cube's micro-kernel (rt_cpu()->gemm16, the
- * AVX2 / AVX-512 one of kernels_cube_x86.c, else the portable 16-lane
- * rows), the row work through the vector unit's row instructions
+ * The products go through the cube's micro-kernel (MATMUL's
+ * rt_cube_gemm_x86 of kernels_cube_x86.c on x86 hosts, else the portable
+ * 16-lane rows), the row work through the vector unit's row instructions
  * (kernels_norm.c); staging converts f16 with rt_vload. Everything is in
  * f32 but the fp16 operands, so results differ between the kernel paths
  * only by f32 summation order.
@@ -107,25 +107,30 @@ static void geom_init(const om_task *task, const rt_args *args, attn_geom *g) {
 
 /* c[nb*cstride + m*16 ..+16] (+)= sum_k a[m*lda + k] * b[nb*bstride +
  * k*16 ..+16] for m < rows, nb < nblocks: the cube's product on f32
- * staging (rt_gemm16_acc_x86's contract). */
+ * staging. On x86 hosts through MATMUL's micro-kernel (rt_cube_gemm_x86:
+ * twelve rows against pairs of blocks on AVX-512), GEMM_NB blocks a call
+ * (its out[] has one zero write-back per block: the sums stay in L0C). */
+enum { GEMM_NB = 32 };
 static void gemm16(const float *a, size_t lda, int64_t rows, size_t klen, const float *b, int64_t nblocks,
                    size_t bstride, float *c, size_t cstride, int first) {
-  const rt_cpu_paths *cpu = rt_cpu();
-  for (int64_t nb = 0; nb < nblocks; nb += 2) {
-    const int n2 = nblocks - nb > 1 ? 2 : 1;
-    if (cpu->gemm16) {
-      cpu->gemm16(a, lda, rows, klen, b + nb * bstride, C0, n2, bstride, c + nb * cstride, cstride, first);
-      continue;
-    }
-    for (int j = 0; j < n2; j++) {
-      const float *bp = b + (nb + j) * bstride;
-      float *cp = c + (nb + j) * cstride;
-      if (first) memset(cp, 0, (size_t)rows * C0 * sizeof *cp);
-      int64_t m = 0;
-      for (; m + 2 <= rows; m += 2)
-        rt_mmad16_2(a + m * lda, (int64_t)lda, (int64_t)klen, bp, cp + m * C0);
-      if (m < rows) rt_mmad16_1(a + m * lda, (int64_t)klen, bp, cp + m * C0);
-    }
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (rt_cpu()->gemm16) {
+    static const rt_mk_out none[GEMM_NB];
+    for (int64_t nb = 0; nb < nblocks; nb += GEMM_NB)
+      rt_cube_gemm_x86(a, lda, rows, klen, b + nb * bstride, 0, C0 * sizeof(float), bstride * sizeof(float),
+                       nblocks - nb < GEMM_NB ? nblocks - nb : GEMM_NB, c + nb * cstride, cstride, first,
+                       none, NULL);
+    return;
+  }
+#endif
+  for (int64_t nb = 0; nb < nblocks; nb++) {
+    const float *bp = b + nb * bstride;
+    float *cp = c + nb * cstride;
+    if (first) memset(cp, 0, (size_t)rows * C0 * sizeof *cp);
+    int64_t m = 0;
+    for (; m + 2 <= rows; m += 2)
+      rt_mmad16_2(a + m * lda, (int64_t)lda, (int64_t)klen, bp, cp + m * C0);
+    if (m < rows) rt_mmad16_1(a + m * lda, (int64_t)klen, bp, cp + m * C0);
   }
 }
 
