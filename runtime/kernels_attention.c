@@ -42,6 +42,7 @@ typedef struct attn_geom {
   int64_t sq_b[MAX_RANK], sk_b[MAX_RANK], sv_b[MAX_RANK], sb_b[2][MAX_RANK]; /* per batch dim; 0: broadcast */
   int64_t b_si[2], b_sj[2];                                                  /* bias strides along Sq, Skv */
   int k_trans, causal, zero_masked;
+  int in_place; /* k^T and v read in place by the micro-kernel (f16 or f32, x86) */
   int64_t causal_offset;
   float scale;
   int64_t tq, tkv, qtiles;
@@ -103,28 +104,38 @@ static void geom_init(const om_task *task, const rt_args *args, attn_geom *g) {
     }
   }
   g->qtiles = rt_ceil_div(g->sq, g->tq);
+  g->in_place = rt_cpu()->gemm16 && (g->qt == DT_FLOAT16 || g->qt == DT_FLOAT32);
 }
 
-/* c[nb*cstride + m*16 ..+16] (+)= sum_k a[m*lda + k] * b[nb*bstride +
- * k*16 ..+16] for m < rows, nb < nblocks: the cube's product on f32
- * staging. On x86 hosts through MATMUL's micro-kernel (rt_cube_gemm_x86:
- * twelve rows against pairs of blocks on AVX-512), GEMM_NB blocks a call
- * (its out[] has one zero write-back per block: the sums stay in L0C). */
+/* A B operand of the cube: n block nb's row k at b + nb * nbstride + k *
+ * brow bytes, 16 lanes, f16 when bh, else f32. k and v read in place, or
+ * staged in L0B ([block][k][16] f32: brow 64 bytes). */
+typedef struct attn_b {
+  const void *b;
+  int bh;
+  size_t brow, nbstride; /* bytes */
+} attn_b;
+
+/* c[nb*cstride + m*16 ..+16] (+)= sum_k a[m*lda + k] * B[nb][k][0..16) for
+ * m < rows, nb < nblocks. On x86 hosts through MATMUL's micro-kernel
+ * (rt_cube_gemm_x86: twelve rows against pairs of blocks on AVX-512),
+ * GEMM_NB blocks a call (its out[] has one zero write-back per block: the
+ * sums stay in L0C); else the portable rows, on staged operands only. */
 enum { GEMM_NB = 32 };
-static void gemm16(const float *a, size_t lda, int64_t rows, size_t klen, const float *b, int64_t nblocks,
-                   size_t bstride, float *c, size_t cstride, int first) {
+static void gemm16(const float *a, size_t lda, int64_t rows, size_t klen, const attn_b *b, int64_t nblocks,
+                   float *c, size_t cstride, int first) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (rt_cpu()->gemm16) {
     static const rt_mk_out none[GEMM_NB];
     for (int64_t nb = 0; nb < nblocks; nb += GEMM_NB)
-      rt_cube_gemm_x86(a, lda, rows, klen, b + nb * bstride, 0, C0 * sizeof(float), bstride * sizeof(float),
-                       nblocks - nb < GEMM_NB ? nblocks - nb : GEMM_NB, c + nb * cstride, cstride, first,
-                       none, NULL);
+      rt_cube_gemm_x86(a, lda, rows, klen, (const uint8_t *)b->b + (size_t)nb * b->nbstride, b->bh, b->brow,
+                       b->nbstride, nblocks - nb < GEMM_NB ? nblocks - nb : GEMM_NB, c + nb * cstride,
+                       cstride, first, none, NULL);
     return;
   }
 #endif
   for (int64_t nb = 0; nb < nblocks; nb++) {
-    const float *bp = b + nb * bstride;
+    const float *bp = (const float *)((const uint8_t *)b->b + (size_t)nb * b->nbstride);
     float *cp = c + nb * cstride;
     if (first) memset(cp, 0, (size_t)rows * C0 * sizeof *cp);
     int64_t m = 0;
@@ -156,17 +167,55 @@ static void stage_k(const attn_geom *g, int64_t ok, int64_t kc, int64_t cols, fl
   }
 }
 
-/* L0B[nb][j][16] = v[kc + j][nb*16 + lane] (zero past Dv): the B operand
- * of p v. */
-static void stage_v(const attn_geom *g, int64_t ov, int64_t kc, int64_t cols, float *l0b) {
+/* L0B[nb - nb0][j][16] = v[kc + j][nb*16 + lane] for the column blocks nb
+ * from nb0 (zero past Dv): the B operand of p v. */
+static void stage_v(const attn_geom *g, int64_t ov, int64_t kc, int64_t cols, int64_t nb0, float *l0b) {
   const int64_t nbv = g->dv16 / C0, tail = g->dv - (nbv - 1) * C0;
-  for (int64_t nb = 0; nb < nbv; nb++) {
+  for (int64_t nb = nb0; nb < nbv; nb++) {
     const int64_t lanes = nb == nbv - 1 ? tail : C0;
-    float *dst = l0b + nb * cols * C0;
+    float *dst = l0b + (nb - nb0) * cols * C0;
     if (lanes < C0) memset(dst, 0, (size_t)(cols * C0) * sizeof *dst);
     for (int64_t j = 0; j < cols; j++)
       rt_vload(dst + j * C0, g->v, g->qt, (size_t)(ov + (kc + j) * g->dv + nb * C0), (size_t)lanes);
   }
+}
+
+/* S = q k^T for the keys [kc, kc + cols): whole 16-key blocks of k^T read
+ * in place when the micro-kernel can (g->in_place), the rest staged. */
+static void scores(const attn_geom *g, const float *qa, int64_t rows, int64_t ok, int64_t kc, int64_t cols,
+                   float *l0b, float *row, float *s) {
+  const int64_t nbk = rt_ceil_div(cols, C0), d = g->d;
+  const size_t cstride = (size_t)(g->tq * C0), es = dtype_size(g->qt);
+  int64_t done = 0;
+  if (g->in_place && g->k_trans) {
+    done = cols / C0;
+    const attn_b kb = {(const uint8_t *)g->k + (size_t)(ok + kc) * es, g->qt == DT_FLOAT16,
+                       (size_t)g->skv * es, C0 * es};
+    gemm16(qa, (size_t)d, rows, (size_t)d, &kb, done, s, cstride, 1);
+  }
+  if (done == nbk) return;
+  stage_k(g, ok, kc + done * C0, cols - done * C0, l0b, row);
+  const attn_b kb = {l0b, 0, C0 * sizeof(float), (size_t)(d * C0) * sizeof(float)};
+  gemm16(qa, (size_t)d, rows, (size_t)d, &kb, nbk - done, s + (size_t)done * cstride, cstride, 1);
+}
+
+/* O += p v for the keys [kc, kc + cols): whole 16-column blocks of v read
+ * in place when the micro-kernel can, the rest staged. */
+static void accumulate(const attn_geom *g, const float *p, int64_t rows, int64_t ov, int64_t kc, int64_t cols,
+                       float *l0b, float *o) {
+  const int64_t nbv = g->dv16 / C0;
+  const size_t cstride = (size_t)(g->tq * C0), es = dtype_size(g->qt);
+  int64_t done = 0;
+  if (g->in_place) {
+    done = g->dv / C0;
+    const attn_b vb = {(const uint8_t *)g->v + (size_t)(ov + kc * g->dv) * es, g->qt == DT_FLOAT16,
+                       (size_t)g->dv * es, C0 * es};
+    gemm16(p, (size_t)g->tkv, rows, (size_t)cols, &vb, done, o, cstride, 0);
+  }
+  if (done == nbv) return;
+  stage_v(g, ov, kc, cols, done, l0b);
+  const attn_b vb = {l0b, 0, C0 * sizeof(float), (size_t)(cols * C0) * sizeof(float)};
+  gemm16(p, (size_t)g->tkv, rows, (size_t)cols, &vb, nbv - done, o + (size_t)done * cstride, cstride, 0);
 }
 
 static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) {
@@ -195,8 +244,7 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
   }
   for (int64_t kc = 0; kc < kv_end; kc += tkv) {
     const int64_t cols = kv_end - kc < tkv ? kv_end - kc : tkv, nbk = rt_ceil_div(cols, C0);
-    stage_k(g, ok, kc, cols, l0b, row);
-    gemm16(qa, (size_t)g->d, rows, (size_t)g->d, l0b, nbk, (size_t)(g->d * C0), s, (size_t)(tq * C0), 1);
+    scores(g, qa, rows, ok, kc, cols, l0b, row, s);
     for (int64_t m = 0; m < rows; m++) {
       float *pr = p + m * tkv;
       for (int64_t nb = 0; nb < nbk; nb++) {
@@ -245,8 +293,7 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
             pr[j] = rt_h2f(rt_f2h(pr[j]));
       }
     }
-    stage_v(g, ov, kc, cols, l0b);
-    gemm16(p, (size_t)tkv, rows, (size_t)cols, l0b, nbv, (size_t)(cols * C0), o, (size_t)(tq * C0), 0);
+    accumulate(g, p, rows, ov, kc, cols, l0b, o);
   }
   for (int64_t m = 0; m < rows; m++) {
     const float inv = 1.0f / lrow[m];
