@@ -232,10 +232,10 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
     ob[0] += idx * g->sb_b[0][i], ob[1] += idx * g->sb_b[1][i];
   }
   const rt_cpu_paths *cpu = rt_cpu();
-  for (int64_t m = 0; m < rows; m++) {
-    rt_vload(qa + m * g->d, g->q, g->qt, (size_t)(oq + (q0 + m) * g->d), (size_t)g->d);
+  rt_vload(qa, g->q, g->qt, (size_t)(oq + q0 * g->d),
+           (size_t)(rows * g->d)); /* the tile's rows are one run */
+  for (int64_t m = 0; m < rows; m++)
     mrow[m] = -INFINITY, lrow[m] = 0.0f;
-  }
   memset(o, 0, (size_t)(nbv * tq * C0) * sizeof *o);
   int64_t kv_end = g->skv;
   if (g->causal) { /* the last row sees keys up to q0 + rows - 1 + offset */
@@ -295,13 +295,34 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
     }
     accumulate(g, p, rows, ov, kc, cols, l0b, o);
   }
-  for (int64_t m = 0; m < rows; m++) {
-    const float inv = 1.0f / lrow[m];
-    const int dead = mrow[m] == -INFINITY;
-    for (int64_t nb = 0; nb < nbv; nb++)
-      for (int j = 0; j < C0; j++)
-        row[nb * C0 + j] = dead ? (g->zero_masked ? 0.0f : NAN) : o[(nb * tq + m) * C0 + j] * inv;
-    rt_vstore(g->y, g->yt, (size_t)((bt * g->sq + q0 + m) * g->dv), row, (size_t)g->dv);
+  /* y's rows are one run too: out through the UB's p (free now) in runs of
+   * as many rows as it holds, one conversion each (row by row through `row`
+   * when one row of Dv does not fit) */
+  const int64_t fit = tq * tkv / g->dv, run = fit > 0 ? fit : 1;
+  float *buf = fit > 0 ? p : row;
+  for (int64_t m0 = 0; m0 < rows; m0 += run) {
+    const int64_t n = rows - m0 < run ? rows - m0 : run;
+    for (int64_t m = m0; m < m0 + n; m++) {
+      const float inv = 1.0f / lrow[m];
+      const int dead = mrow[m] == -INFINITY;
+      const float fill = g->zero_masked ? 0.0f : NAN;
+      float *yr = buf + (m - m0) * g->dv;
+      for (int64_t nb = 0; nb < nbv; nb++) {
+        const float *orow = o + (nb * tq + m) * C0;
+        const int64_t lanes = g->dv - nb * C0 < C0 ? g->dv - nb * C0 : C0;
+        float *dst = yr + nb * C0;
+        if (dead)
+          for (int64_t j = 0; j < lanes; j++)
+            dst[j] = fill;
+        else if (lanes == C0)
+          for (int j = 0; j < C0; j++)
+            dst[j] = orow[j] * inv;
+        else
+          for (int64_t j = 0; j < lanes; j++)
+            dst[j] = orow[j] * inv;
+      }
+    }
+    rt_vstore(g->y, g->yt, (size_t)((bt * g->sq + q0 + m0) * g->dv), buf, (size_t)(n * g->dv));
   }
 }
 
