@@ -22,9 +22,15 @@
  * The products go through the cube's micro-kernel (MATMUL's
  * rt_cube_gemm_x86 of kernels_cube_x86.c on x86 hosts, else the portable
  * 16-lane rows), the row work through the vector unit's row instructions
- * (kernels_norm.c); staging converts f16 with rt_vload. Everything is in
- * f32 but the fp16 operands, so results differ between the kernel paths
- * only by f32 summation order.
+ * (kernels_norm.c); staging converts f16 with rt_vload. The x86
+ * micro-kernel reads f16 or f32 B rows with any stride, as it reads
+ * MATMUL's FRACTAL_NZ panels, so there steps 1 and 3 load nothing: k^T's
+ * rows (16 keys of one d) and v's rows (16 columns of one key) are its B
+ * rows in place, and only a last partial block of keys or columns (and k
+ * stored as [Skv, D]) is staged. The sums are the same, in the same
+ * order. q's rows come in, and y's go out, as one run each (a tile's rows
+ * are consecutive). Everything is in f32 but the fp16 operands, so results
+ * differ between the kernel paths only by f32 summation order.
  */
 #include <math.h>
 
