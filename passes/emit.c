@@ -717,8 +717,10 @@ static status emit_resize(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_RESIZE, OM_RESIZE_NTENSORS, tv, OM_RESIZE_NPARAMS, p);
 }
 
-/* One STRIDED_COPY per non-empty output (Split has several). */
+/* One STRIDED_COPY per non-empty output (Split has several); nothing for
+ * a view memplan made an alias (alias=1). */
 static status emit_view(emit_state *s, ir_node *n) {
+  if (ir_attr_int(n, "alias", 0)) return ST_OK;
   for (int k = 0; k < n->nout; k++) {
     if (ir_value_elements(n->out[k]) == 0) continue;
     status st = emit_view_out(s, n, k);

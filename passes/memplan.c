@@ -24,7 +24,12 @@
  * workspace values, is a no-op on memory:
  * the output shares the input's buffer (same offset), the buffer's lifetime
  * is the union of both, and emit produces no task for the node (alias=1).
- * Any other such node is emitted as a TRANSDATA copy.
+ * Any other such node is emitted as a TRANSDATA copy. A view op
+ * (ir/view.h) whose walk is a gapless C-order run of its input (a
+ * Transpose that moves only dims of 1, a Slice of leading rows; ND
+ * workspace values of one dtype, the run at a 64-byte multiple) is a
+ * no-op too: its output is that run of the input's buffer, and emit produces no
+ * STRIDED_COPY (alias=1). Any other view is a STRIDED_COPY.
  * A Concat whose output holds its inputs one after the other in memory
  * (NC1HWC0 along C with N = 1 and every input but the last a whole number
  * of channel blocks; ND along an axis with only 1s before it) is a no-op
@@ -67,6 +72,7 @@
  */
 #include <stdlib.h>
 
+#include "ir/view.h"
 #include "pass.h"
 
 /* What the pass knows of one value (indexed by value id). */
@@ -155,6 +161,33 @@ static int conv_over_residual(const mp_state *s, const ir_node *n, int t) {
   return 1;
 }
 
+/* Whether view node n (ir/view.h: Transpose, Slice, Expand, ...; one
+ * output) reads its input in C order without gaps, so that y is a run of
+ * x's bytes in place: ND workspace values of one dtype, every step of the
+ * walk (dims of 1 aside) the size of the dims after it, the run starting
+ * at a 64-byte multiple (*sub, bytes from x's start) inside x. A Transpose
+ * that only moves dims of 1, a Slice of leading rows. */
+static int view_in_place(const ir_node *n, uint64_t *sub) {
+  const ir_value *x = n->in[0], *y = n->out[0];
+  if (!ir_view_op(n->op) || n->nout != 1 || x->region != IR_REGION_WORKSPACE ||
+      y->region != IR_REGION_WORKSPACE || x->layout != LAYOUT_ND || y->layout != LAYOUT_ND ||
+      x->dtype != y->dtype || ir_value_elements(y) <= 0)
+    return 0;
+  ir_view v;
+  char err[256];
+  if (ir_view_build(n, 0, x->rank, x->dims, &v, err, sizeof err)) return 0;
+  int64_t step = 1;
+  for (int d = v.rank - 1; d >= 0; d--) {
+    if (v.dims[d] == 1) continue;
+    if (v.strides[d] != step) return 0;
+    step *= v.dims[d];
+  }
+  const uint64_t es = (uint64_t)dtype_size(y->dtype);
+  if (v.offset < 0 || (uint64_t)v.offset * es % OM_ALIGN) return 0;
+  *sub = (uint64_t)v.offset * es;
+  return *sub + y->bytes <= x->bytes;
+}
+
 /* Node n moves x's bytes unchanged into y when both are ND workspace values
  * of one size and, for the Reshape family (ops.def lay COPY), one dtype; a
  * BitCast (lay REINTERPRET) changes only the dtype. */
@@ -205,8 +238,9 @@ static status plan_lifetimes(mp_state *s) {
       s->val[n->out[j]->id].def = t;
     const ir_value *x = n->in[0], *y = n->out[0];
     int alias = 0;
-    if (is_view(n)) {
-      s->val[y->id].parent = x->id;
+    uint64_t sub = 0;
+    if (is_view(n) || view_in_place(n, &sub)) {
+      s->val[y->id].parent = x->id, s->val[y->id].sub = sub;
       alias = 1;
     } else if (n->op == IR_OP_CONCAT && concat_in_place(s, n)) {
       uint64_t off = 0;

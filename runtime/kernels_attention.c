@@ -19,12 +19,18 @@
  * 0 (zero_masked) or NaN. With causal, blocks past the last key the tile's
  * last row sees are never loaded.
  *
- * The products go through the cube's micro-kernel (rt_cpu()->gemm16, the
- * AVX2 / AVX-512 one of kernels_cube_x86.c, else the portable 16-lane
- * rows), the row work through the vector unit's row instructions
- * (kernels_norm.c); staging converts f16 with rt_vload. Everything is in
- * f32 but the fp16 operands, so results differ between the kernel paths
- * only by f32 summation order.
+ * The products go through the cube's micro-kernel (MATMUL's
+ * rt_cube_gemm_x86 of kernels_cube_x86.c on x86 hosts, else the portable
+ * 16-lane rows), the row work through the vector unit's row instructions
+ * (kernels_norm.c); staging converts f16 with rt_vload. The x86
+ * micro-kernel reads f16 or f32 B rows with any stride, as it reads
+ * MATMUL's FRACTAL_NZ panels, so there steps 1 and 3 load nothing: k^T's
+ * rows (16 keys of one d) and v's rows (16 columns of one key) are its B
+ * rows in place, and only a last partial block of keys or columns (and k
+ * stored as [Skv, D]) is staged. The sums are the same, in the same
+ * order. q's rows come in, and y's go out, as one run each (a tile's rows
+ * are consecutive). Everything is in f32 but the fp16 operands, so results
+ * differ between the kernel paths only by f32 summation order.
  */
 #include <math.h>
 
@@ -42,6 +48,7 @@ typedef struct attn_geom {
   int64_t sq_b[MAX_RANK], sk_b[MAX_RANK], sv_b[MAX_RANK], sb_b[2][MAX_RANK]; /* per batch dim; 0: broadcast */
   int64_t b_si[2], b_sj[2];                                                  /* bias strides along Sq, Skv */
   int k_trans, causal, zero_masked;
+  int in_place; /* k^T and v read in place by the micro-kernel (f16 or f32, x86) */
   int64_t causal_offset;
   float scale;
   int64_t tq, tkv, qtiles;
@@ -103,29 +110,44 @@ static void geom_init(const om_task *task, const rt_args *args, attn_geom *g) {
     }
   }
   g->qtiles = rt_ceil_div(g->sq, g->tq);
+  g->in_place = rt_cpu()->gemm16 && (g->qt == DT_FLOAT16 || g->qt == DT_FLOAT32);
 }
 
-/* c[nb*cstride + m*16 ..+16] (+)= sum_k a[m*lda + k] * b[nb*bstride +
- * k*16 ..+16] for m < rows, nb < nblocks: the cube's product on f32
- * staging (rt_gemm16_acc_x86's contract). */
-static void gemm16(const float *a, size_t lda, int64_t rows, size_t klen, const float *b, int64_t nblocks,
-                   size_t bstride, float *c, size_t cstride, int first) {
-  const rt_cpu_paths *cpu = rt_cpu();
-  for (int64_t nb = 0; nb < nblocks; nb += 2) {
-    const int n2 = nblocks - nb > 1 ? 2 : 1;
-    if (cpu->gemm16) {
-      cpu->gemm16(a, lda, rows, klen, b + nb * bstride, C0, n2, bstride, c + nb * cstride, cstride, first);
-      continue;
-    }
-    for (int j = 0; j < n2; j++) {
-      const float *bp = b + (nb + j) * bstride;
-      float *cp = c + (nb + j) * cstride;
-      if (first) memset(cp, 0, (size_t)rows * C0 * sizeof *cp);
-      int64_t m = 0;
-      for (; m + 2 <= rows; m += 2)
-        rt_mmad16_2(a + m * lda, (int64_t)lda, (int64_t)klen, bp, cp + m * C0);
-      if (m < rows) rt_mmad16_1(a + m * lda, (int64_t)klen, bp, cp + m * C0);
-    }
+/* A B operand of the cube: n block nb's row k at b + nb * nbstride + k *
+ * brow bytes, 16 lanes, f16 when bh, else f32. k and v read in place, or
+ * staged in L0B ([block][k][16] f32: brow 64 bytes). */
+typedef struct attn_b {
+  const void *b;
+  int bh;
+  size_t brow, nbstride; /* bytes */
+} attn_b;
+
+/* c[nb*cstride + m*16 ..+16] (+)= sum_k a[m*lda + k] * B[nb][k][0..16) for
+ * m < rows, nb < nblocks. On x86 hosts through MATMUL's micro-kernel
+ * (rt_cube_gemm_x86: twelve rows against pairs of blocks on AVX-512),
+ * GEMM_NB blocks a call (its out[] has one zero write-back per block: the
+ * sums stay in L0C); else the portable rows, on staged operands only. */
+enum { GEMM_NB = 32 };
+static void gemm16(const float *a, size_t lda, int64_t rows, size_t klen, const attn_b *b, int64_t nblocks,
+                   float *c, size_t cstride, int first) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (rt_cpu()->gemm16) {
+    static const rt_mk_out none[GEMM_NB];
+    for (int64_t nb = 0; nb < nblocks; nb += GEMM_NB)
+      rt_cube_gemm_x86(a, lda, rows, klen, (const uint8_t *)b->b + (size_t)nb * b->nbstride, b->bh, b->brow,
+                       b->nbstride, nblocks - nb < GEMM_NB ? nblocks - nb : GEMM_NB, c + nb * cstride,
+                       cstride, first, none, NULL);
+    return;
+  }
+#endif
+  for (int64_t nb = 0; nb < nblocks; nb++) {
+    const float *bp = (const float *)((const uint8_t *)b->b + (size_t)nb * b->nbstride);
+    float *cp = c + nb * cstride;
+    if (first) memset(cp, 0, (size_t)rows * C0 * sizeof *cp);
+    int64_t m = 0;
+    for (; m + 2 <= rows; m += 2)
+      rt_mmad16_2(a + m * lda, (int64_t)lda, (int64_t)klen, bp, cp + m * C0);
+    if (m < rows) rt_mmad16_1(a + m * lda, (int64_t)klen, bp, cp + m * C0);
   }
 }
 
@@ -151,17 +173,55 @@ static void stage_k(const attn_geom *g, int64_t ok, int64_t kc, int64_t cols, fl
   }
 }
 
-/* L0B[nb][j][16] = v[kc + j][nb*16 + lane] (zero past Dv): the B operand
- * of p v. */
-static void stage_v(const attn_geom *g, int64_t ov, int64_t kc, int64_t cols, float *l0b) {
+/* L0B[nb - nb0][j][16] = v[kc + j][nb*16 + lane] for the column blocks nb
+ * from nb0 (zero past Dv): the B operand of p v. */
+static void stage_v(const attn_geom *g, int64_t ov, int64_t kc, int64_t cols, int64_t nb0, float *l0b) {
   const int64_t nbv = g->dv16 / C0, tail = g->dv - (nbv - 1) * C0;
-  for (int64_t nb = 0; nb < nbv; nb++) {
+  for (int64_t nb = nb0; nb < nbv; nb++) {
     const int64_t lanes = nb == nbv - 1 ? tail : C0;
-    float *dst = l0b + nb * cols * C0;
+    float *dst = l0b + (nb - nb0) * cols * C0;
     if (lanes < C0) memset(dst, 0, (size_t)(cols * C0) * sizeof *dst);
     for (int64_t j = 0; j < cols; j++)
       rt_vload(dst + j * C0, g->v, g->qt, (size_t)(ov + (kc + j) * g->dv + nb * C0), (size_t)lanes);
   }
+}
+
+/* S = q k^T for the keys [kc, kc + cols): whole 16-key blocks of k^T read
+ * in place when the micro-kernel can (g->in_place), the rest staged. */
+static void scores(const attn_geom *g, const float *qa, int64_t rows, int64_t ok, int64_t kc, int64_t cols,
+                   float *l0b, float *row, float *s) {
+  const int64_t nbk = rt_ceil_div(cols, C0), d = g->d;
+  const size_t cstride = (size_t)(g->tq * C0), es = dtype_size(g->qt);
+  int64_t done = 0;
+  if (g->in_place && g->k_trans) {
+    done = cols / C0;
+    const attn_b kb = {(const uint8_t *)g->k + (size_t)(ok + kc) * es, g->qt == DT_FLOAT16,
+                       (size_t)g->skv * es, C0 * es};
+    gemm16(qa, (size_t)d, rows, (size_t)d, &kb, done, s, cstride, 1);
+  }
+  if (done == nbk) return;
+  stage_k(g, ok, kc + done * C0, cols - done * C0, l0b, row);
+  const attn_b kb = {l0b, 0, C0 * sizeof(float), (size_t)(d * C0) * sizeof(float)};
+  gemm16(qa, (size_t)d, rows, (size_t)d, &kb, nbk - done, s + (size_t)done * cstride, cstride, 1);
+}
+
+/* O += p v for the keys [kc, kc + cols): whole 16-column blocks of v read
+ * in place when the micro-kernel can, the rest staged. */
+static void accumulate(const attn_geom *g, const float *p, int64_t rows, int64_t ov, int64_t kc, int64_t cols,
+                       float *l0b, float *o) {
+  const int64_t nbv = g->dv16 / C0;
+  const size_t cstride = (size_t)(g->tq * C0), es = dtype_size(g->qt);
+  int64_t done = 0;
+  if (g->in_place) {
+    done = g->dv / C0;
+    const attn_b vb = {(const uint8_t *)g->v + (size_t)(ov + kc * g->dv) * es, g->qt == DT_FLOAT16,
+                       (size_t)g->dv * es, C0 * es};
+    gemm16(p, (size_t)g->tkv, rows, (size_t)cols, &vb, done, o, cstride, 0);
+  }
+  if (done == nbv) return;
+  stage_v(g, ov, kc, cols, done, l0b);
+  const attn_b vb = {l0b, 0, C0 * sizeof(float), (size_t)(cols * C0) * sizeof(float)};
+  gemm16(p, (size_t)g->tkv, rows, (size_t)cols, &vb, nbv - done, o + (size_t)done * cstride, cstride, 0);
 }
 
 static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) {
@@ -178,10 +238,10 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
     ob[0] += idx * g->sb_b[0][i], ob[1] += idx * g->sb_b[1][i];
   }
   const rt_cpu_paths *cpu = rt_cpu();
-  for (int64_t m = 0; m < rows; m++) {
-    rt_vload(qa + m * g->d, g->q, g->qt, (size_t)(oq + (q0 + m) * g->d), (size_t)g->d);
+  rt_vload(qa, g->q, g->qt, (size_t)(oq + q0 * g->d),
+           (size_t)(rows * g->d)); /* the tile's rows are one run */
+  for (int64_t m = 0; m < rows; m++)
     mrow[m] = -INFINITY, lrow[m] = 0.0f;
-  }
   memset(o, 0, (size_t)(nbv * tq * C0) * sizeof *o);
   int64_t kv_end = g->skv;
   if (g->causal) { /* the last row sees keys up to q0 + rows - 1 + offset */
@@ -190,8 +250,7 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
   }
   for (int64_t kc = 0; kc < kv_end; kc += tkv) {
     const int64_t cols = kv_end - kc < tkv ? kv_end - kc : tkv, nbk = rt_ceil_div(cols, C0);
-    stage_k(g, ok, kc, cols, l0b, row);
-    gemm16(qa, (size_t)g->d, rows, (size_t)g->d, l0b, nbk, (size_t)(g->d * C0), s, (size_t)(tq * C0), 1);
+    scores(g, qa, rows, ok, kc, cols, l0b, row, s);
     for (int64_t m = 0; m < rows; m++) {
       float *pr = p + m * tkv;
       for (int64_t nb = 0; nb < nbk; nb++) {
@@ -240,16 +299,36 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
             pr[j] = rt_h2f(rt_f2h(pr[j]));
       }
     }
-    stage_v(g, ov, kc, cols, l0b);
-    gemm16(p, (size_t)tkv, rows, (size_t)cols, l0b, nbv, (size_t)(cols * C0), o, (size_t)(tq * C0), 0);
+    accumulate(g, p, rows, ov, kc, cols, l0b, o);
   }
-  for (int64_t m = 0; m < rows; m++) {
-    const float inv = 1.0f / lrow[m];
-    const int dead = mrow[m] == -INFINITY;
-    for (int64_t nb = 0; nb < nbv; nb++)
-      for (int j = 0; j < C0; j++)
-        row[nb * C0 + j] = dead ? (g->zero_masked ? 0.0f : NAN) : o[(nb * tq + m) * C0 + j] * inv;
-    rt_vstore(g->y, g->yt, (size_t)((bt * g->sq + q0 + m) * g->dv), row, (size_t)g->dv);
+  /* y's rows are one run too: out through the UB's p (free now) in runs of
+   * as many rows as it holds, one conversion each (row by row through `row`
+   * when one row of Dv does not fit) */
+  const int64_t fit = tq * tkv / g->dv, run = fit > 0 ? fit : 1;
+  float *buf = fit > 0 ? p : row;
+  for (int64_t m0 = 0; m0 < rows; m0 += run) {
+    const int64_t n = rows - m0 < run ? rows - m0 : run;
+    for (int64_t m = m0; m < m0 + n; m++) {
+      const float inv = 1.0f / lrow[m];
+      const int dead = mrow[m] == -INFINITY;
+      const float fill = g->zero_masked ? 0.0f : NAN;
+      float *yr = buf + (m - m0) * g->dv;
+      for (int64_t nb = 0; nb < nbv; nb++) {
+        const float *orow = o + (nb * tq + m) * C0;
+        const int64_t lanes = g->dv - nb * C0 < C0 ? g->dv - nb * C0 : C0;
+        float *dst = yr + nb * C0;
+        if (dead)
+          for (int64_t j = 0; j < lanes; j++)
+            dst[j] = fill;
+        else if (lanes == C0)
+          for (int j = 0; j < C0; j++)
+            dst[j] = orow[j] * inv;
+        else
+          for (int64_t j = 0; j < lanes; j++)
+            dst[j] = orow[j] * inv;
+      }
+    }
+    rt_vstore(g->y, g->yt, (size_t)((bt * g->sq + q0 + m0) * g->dv), buf, (size_t)(n * g->dv));
   }
 }
 
