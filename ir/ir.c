@@ -612,9 +612,37 @@ static int is_sorted(const ir_graph *g) {
   return sorted;
 }
 
-/* Kahn's algorithm with a FIFO of ready nodes seeded in the current order;
- * an already sorted graph is left exactly as it is. Edges are kept in a
- * compressed (CSR) producer -> consumer list. */
+/* Kahn's algorithm taking, of the ready nodes, the one earliest in the
+ * current order (a binary min-heap of node indices): every node stays where
+ * it was unless an input's producer comes after it, and then moves only as
+ * far as that producer, so an already sorted graph is left exactly as it
+ * is and a pass that appends a node (layout's TransData at the graph's
+ * edges) does not reorder the rest. A FIFO of ready nodes would run the
+ * graph breadth first: ResNet's downsample Conv, ready with a block's
+ * first Conv, went between that Conv and the second, whose input it then
+ * pushed out of the cache. Edges are kept in a compressed (CSR) producer
+ * -> consumer list. */
+static void heap_push(int *heap, int *count, int v) {
+  int i = (*count)++;
+  for (; i > 0 && heap[(i - 1) / 2] > v; i = (i - 1) / 2)
+    heap[i] = heap[(i - 1) / 2];
+  heap[i] = v;
+}
+
+static int heap_pop(int *heap, int *count) {
+  int top = heap[0], v = heap[--*count], i = 0;
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= *count) break;
+    if (c + 1 < *count && heap[c + 1] < heap[c]) c++;
+    if (heap[c] >= v) break;
+    heap[i] = heap[c];
+    i = c;
+  }
+  heap[i] = v;
+  return top;
+}
+
 status ir_graph_toposort(ir_graph *g, diag *d) {
   int n = g->nnodes;
   if (n == 0 || is_sorted(g) == 1) return ST_OK;
@@ -622,7 +650,7 @@ status ir_graph_toposort(ir_graph *g, diag *d) {
   int *pos = malloc((size_t)g->nvalues * sizeof *pos); /* producer index per value id */
   ir_node **order = malloc((size_t)n * sizeof *order);
   int *users_start = calloc((size_t)n + 1, sizeof *users_start);
-  int *queue = calloc((size_t)n, sizeof *queue); /* ready nodes, FIFO */
+  int *queue = calloc((size_t)n, sizeof *queue); /* ready nodes, a min-heap of indices */
   int *users = NULL;
   status st = ST_OK;
   if (!pending || !pos || !order || !users_start || !queue) {
@@ -661,16 +689,16 @@ status ir_graph_toposort(ir_graph *g, diag *d) {
       }
     }
   free(fill);
-  int head = 0, count = 0;
+  int emitted = 0, count = 0;
   for (int i = 0; i < n; i++)
-    if (pending[i] == 0) queue[count++] = i;
-  while (head < count) {
-    int i = queue[head++];
-    order[head - 1] = g->nodes[i];
+    if (pending[i] == 0) heap_push(queue, &count, i);
+  while (count > 0) {
+    int i = heap_pop(queue, &count);
+    order[emitted++] = g->nodes[i];
     for (int e = users_start[i]; e < users_start[i + 1]; e++)
-      if (--pending[users[e]] == 0) queue[count++] = users[e];
+      if (--pending[users[e]] == 0) heap_push(queue, &count, users[e]);
   }
-  if (count < n) {
+  if (emitted < n) {
     for (int i = 0; i < n; i++)
       if (pending[i] > 0) {
         st = diag_set(d, ST_ERR_INVALID, "graph '%s' has a cycle through node '%s' (%s)", g->name,

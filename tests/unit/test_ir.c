@@ -82,6 +82,24 @@ int main(void) {
   diag_init(&d);
   CHECK_EQ_INT(ir_verify(g, &d), ST_OK);
 
+  /* Stable order: a node moves only past the producer it must follow. u's
+   * Relu comes before t's, its producer; s's reads the input like t's does.
+   * Breadth first would give t s u v; the sort keeps u right after t. */
+  ir_graph *o = ir_graph_new("stable", 0);
+  ir_value *ox = val(o, "x", 4, dy), *ot = val(o, "t", 4, dy), *os = val(o, "s", 4, dy),
+           *ou = val(o, "u", 4, dy), *ov = val(o, "v", 4, dy);
+  ir_graph_add_input(o, ox);
+  ir_node *nu = ir_node_new(o, IR_OP_RELU, "nu", 1, &ot, 1, &ou);
+  ir_node *nt = ir_node_new(o, IR_OP_RELU, "nt", 1, &ox, 1, &ot);
+  ir_node *ns = ir_node_new(o, IR_OP_RELU, "ns", 1, &ox, 1, &os);
+  ir_node *nv = ir_node_new(o, IR_OP_RELU, "nv", 1, &ou, 1, &ov);
+  ir_graph_add_output(o, os);
+  ir_graph_add_output(o, ov);
+  diag_init(&d);
+  CHECK_EQ_INT(ir_graph_toposort(o, &d), ST_OK);
+  CHECK(o->nodes[0] == nt && o->nodes[1] == nu && o->nodes[2] == ns && o->nodes[3] == nv);
+  ir_graph_free(o);
+
   /* cycle: a -> b -> a */
   ir_graph *c = ir_graph_new("cyc", 0);
   ir_value *a = val(c, "a", 4, dy), *b = val(c, "b", 4, dy);
