@@ -710,13 +710,15 @@ enum {
  *   params: axis (0..x rank-1), k (0..x dims[axis]), largest (0|1),
  *   sorted (0|1). values and indices have x's dims with dims[axis] = k.
  *   With a run-time k (format 2.4): two more tensors, k ND i32/i64 one
- *   element and count ND i64 [1]; param k is then x's dims[axis] (the
- *   bound, values' and indices' extent along the axis), the kernel takes
+ *   element and count ND i64 [1]; param k is then the bound (values'
+ *   and indices' extent along the axis: x's dims[axis], or less when the
+ *   compiler bounds k, as min(300, count) in torchvision's detectors), the
+ *   kernel takes
  *   k' = min(max(k, 0), bound) best, writes zeros after them along the
  *   axis and stores k' into count: a counted output. With x itself
  *   counted along the axis (format 2.5) a sixth tensor, extent ND i64
- *   [1], holds x's count n: only positions below min(max(n, 0), bound)
- *   compete and k' is at most that.
+ *   [1], holds x's count n: only positions below min(max(n, 0),
+ *   dims[axis]) compete and k' is at most that.
  *   Each line along the axis is ordered by value (descending when
  *   largest, else ascending), equal values by ascending index, NaN above
  *   every number (first when largest, last otherwise); the first k go

@@ -459,11 +459,11 @@ static status emit_pad(emit_state *s, ir_node *n) {
  * attributes shape inference normalised (axes >= 0; k and depth in int32
  * range). */
 static status emit_topk(emit_state *s, ir_node *n) {
-  int counted = n->nin > 1 && n->in[1]; /* a run-time k: param k is the bound */
+  int counted = n->nin > 1 && n->in[1]; /* a run-time k: param k is the bound (k's, or the axis') */
   int32_t axis = (int32_t)ir_attr_int(n, "axis", 0);
   int32_t p[OM_TOPK_NPARAMS] = {[OM_TOPK_P_AXIS] = axis,
                                 [OM_TOPK_P_K] =
-                                    (int32_t)(counted ? n->in[0]->dims[axis] : ir_attr_int(n, "k", 0)),
+                                    (int32_t)(counted ? n->out[0]->dims[axis] : ir_attr_int(n, "k", 0)),
                                 [OM_TOPK_P_LARGEST] = (int32_t)ir_attr_int(n, "largest", 1),
                                 [OM_TOPK_P_SORTED] = (int32_t)ir_attr_int(n, "sorted", 1)};
   ir_value *extent = n->nin > 2 ? n->in[2] : NULL; /* x counted along the axis */
