@@ -77,7 +77,7 @@
  * dilation (a 2.4 runtime refuses the dilation), and the UNIQUE and TFIDF
  * tasks, the QELTWISE task (int8 elementwise: a QDQ model's residual Add)
  * and WPACK into FRACTAL_Z_3D (refused as unknown kinds and layouts). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 5 };
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 6 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc

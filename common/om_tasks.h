@@ -534,10 +534,24 @@ enum {
  *   An index k in [-D, D) (D = x dims[axis]) reads k (k + D when
  *   negative); an index outside that range reads nothing and writes zero
  *   bytes (ONNX calls it an error; a task cannot fail at run time).
+ *   With indices counted along their axis a (format 2.6, a counted value:
+ *   every indices dim before a is 1, so the valid indices are a prefix) a
+ *   fourth tensor, extent ND i64 [1], holds their count n, and param
+ *   extent_axis is a: only the first min(max(n, 0), dims[a]) x (indices
+ *   elements / dims[a]) indices are read, and the y elements they would
+ *   make from the others are zeros (y is counted alike; SSDlite gathers
+ *   each class's few boxes above the threshold out of 3234 candidates).
  *   Block unit: y elements. */
-enum { OM_GATHER_T_X = 0, OM_GATHER_T_INDICES = 1, OM_GATHER_T_Y = 2, OM_GATHER_NTENSORS = 3 };
+enum {
+  OM_GATHER_T_X = 0,
+  OM_GATHER_T_INDICES = 1,
+  OM_GATHER_T_Y = 2,
+  OM_GATHER_NTENSORS = 3,
+  OM_GATHER_T_EXTENT = 3,
+  OM_GATHER_NTENSORS_EXTENT = 4
+};
 enum { OM_GATHER_WRITES = OM_SLOT(OM_GATHER_T_Y) };
-enum { OM_GATHER_P_MODE = 0, OM_GATHER_P_AXIS = 1, OM_GATHER_NPARAMS = 2 };
+enum { OM_GATHER_P_MODE = 0, OM_GATHER_P_AXIS = 1, OM_GATHER_P_EXTENT_AXIS = 2, OM_GATHER_NPARAMS = 3 };
 
 /* PAD (vector unit): y = x padded (or cropped) per dim.
  *   tensors: x ND, y ND; dtypes of one size (any of 1, 2, 4 or 8 bytes,
@@ -710,13 +724,15 @@ enum {
  *   params: axis (0..x rank-1), k (0..x dims[axis]), largest (0|1),
  *   sorted (0|1). values and indices have x's dims with dims[axis] = k.
  *   With a run-time k (format 2.4): two more tensors, k ND i32/i64 one
- *   element and count ND i64 [1]; param k is then x's dims[axis] (the
- *   bound, values' and indices' extent along the axis), the kernel takes
+ *   element and count ND i64 [1]; param k is then the bound (values'
+ *   and indices' extent along the axis: x's dims[axis], or less when the
+ *   compiler bounds k, as min(300, count) in torchvision's detectors), the
+ *   kernel takes
  *   k' = min(max(k, 0), bound) best, writes zeros after them along the
  *   axis and stores k' into count: a counted output. With x itself
  *   counted along the axis (format 2.5) a sixth tensor, extent ND i64
- *   [1], holds x's count n: only positions below min(max(n, 0), bound)
- *   compete and k' is at most that.
+ *   [1], holds x's count n: only positions below min(max(n, 0),
+ *   dims[axis]) compete and k' is at most that.
  *   Each line along the axis is ordered by value (descending when
  *   largest, else ascending), equal values by ascending index, NaN above
  *   every number (first when largest, last otherwise); the first k go

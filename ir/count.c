@@ -31,8 +31,9 @@
  *   NonZero  y i64 [max(rank, 1), elements(x)] counted along axis 1.
  *   NonMaxSuppression  selected [B x C x min(max_per_class, N), 3]
  *            counted along axis 0 (common/nms.h selects).
- *   TopK     with a run-time k (in[1]): values and indices of x's dims,
- *            counted along the axis (the bound: k <= the axis' length);
+ *   TopK     with a run-time k (in[1]): values and indices of x's dims
+ *            but along the axis k's bound (int_bound; at most the axis'
+ *            length), counted along the axis;
  *            with x counted along the axis, its count in[2] limits k.
  *   Unique   y, indices and counts counted along the axis (y's; 0 for the
  *            others) bounded by its length L (x's elements without an
@@ -118,6 +119,58 @@ static status topk_input_count(const ir_node *n, int axis, diag *d) {
                        x->name, x->count_axis, x->dims[x->count_axis], x->count->name, axis);
 }
 
+static int is_int(int dt) { return dt == DT_INT64 || dt == DT_INT32; }
+
+/* An upper bound on the elements of integer value v (smallest: on its
+ * smallest element), read off its producers: a constant's elements, a
+ * count (at most its values' bound), the Reshape family, an integer Cast,
+ * Gather, Concat (the smallest element of a Concat is at most each part's
+ * smallest), Min and a Reduce min over one whole value; INT64_MAX when none
+ * is known. torchvision's detectors take k = min(topk_candidates, count)
+ * this way (_topk_min: ReduceMin of a Concat of the constant and the
+ * count), and the bound keeps what follows the TopK at k's size. */
+static int64_t int_bound(const ir_value *v, int smallest, int depth) {
+  const ir_node *p = v->producer;
+  int64_t b = INT64_MAX;
+  if (!is_int(v->dtype) || depth > 16) return b;
+  if (v->data) {
+    int64_t n = ir_value_elements(v), at = 0;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t e = elem_get_int(v->data, v->dtype, (size_t)i);
+      if (!i || (smallest ? e < at : e > at)) at = e;
+    }
+    return n > 0 ? at : b;
+  }
+  if (!p) return b;
+  if (ir_count_is_producer(p) && p->nout > 1 && v == p->out[p->nout - 1]) {
+    const ir_value *y = p->out[0];
+    return y->count_axis >= 0 && y->count == v ? y->dims[y->count_axis] : b;
+  }
+  switch (p->op) {
+  case IR_OP_RESHAPE:
+  case IR_OP_FLATTEN:
+  case IR_OP_SQUEEZE:
+  case IR_OP_UNSQUEEZE:
+  case IR_OP_IDENTITY: return int_bound(p->in[0], smallest, depth + 1);
+  case IR_OP_CAST: /* i32 -> i64 or the same: no wrap */
+    return v->dtype == DT_INT64 || p->in[0]->dtype == DT_INT32 ? int_bound(p->in[0], smallest, depth + 1) : b;
+  case IR_OP_GATHER: return int_bound(p->in[0], 0, depth + 1);
+  case IR_OP_CONCAT:
+  case IR_OP_MIN: {
+    int min = p->op == IR_OP_MIN || smallest;
+    for (int j = 0; j < p->nin; j++) {
+      int64_t e = p->in[j] ? int_bound(p->in[j], smallest, depth + 1) : INT64_MAX;
+      if (j == 0 || (min ? e < b : e > b)) b = e;
+    }
+    return b;
+  }
+  case IR_OP_REDUCE:
+    if (strcmp(ir_attr_string(p, "mode", ""), "min")) return b;
+    return int_bound(p->in[0], ir_value_elements(v) == 1, depth + 1);
+  default: return b;
+  }
+}
+
 static status infer_topk(ir_graph *g, ir_node *n, diag *d) {
   const ir_value *x = n->in[0], *k = n->in[1];
   int64_t a = ir_attr_int(n, "axis", -1);
@@ -130,9 +183,16 @@ static status infer_topk(ir_graph *g, ir_node *n, diag *d) {
   status st = check_bound(n, x->dims[axis], "the axis' length", d);
   if (st) return st;
   if ((st = topk_input_count(n, axis, d))) return st;
-  if (ir_attr_set_int(g, n, "axis", axis)) return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
-  if ((st = set_out(n, 0, x->dtype, x->rank, x->dims, d)) ||
-      (st = set_out(n, 1, DT_INT64, x->rank, x->dims, d)))
+  /* The outputs' extent: k's bound when it is below the axis' (kept as
+   * attr bound, for later passes may fuse k's producers out of sight). */
+  int64_t dims[MAX_RANK], kb = int_bound(k, 0, 0), was = ir_attr_int(n, "bound", x->dims[axis]);
+  memcpy(dims, x->dims, sizeof dims);
+  kb = kb < 1 ? 1 : kb;
+  dims[axis] = kb < was ? kb : was < x->dims[axis] ? was : x->dims[axis];
+  if (ir_attr_set_int(g, n, "axis", axis) ||
+      (dims[axis] < x->dims[axis] && ir_attr_set_int(g, n, "bound", dims[axis])))
+    return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
+  if ((st = set_out(n, 0, x->dtype, x->rank, dims, d)) || (st = set_out(n, 1, DT_INT64, x->rank, dims, d)))
     return st;
   return set_counted(n, axis, d);
 }

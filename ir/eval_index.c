@@ -84,8 +84,9 @@ static int topk_before(const topk_line *L, int64_t a, int64_t b) {
   return cmp > 0 || (cmp == 0 && a < b);
 }
 
-/* A run-time k (in[1], ir/count.h): the outputs keep the axis' length,
- * the k' = min(max(k, 0), length) best come first, zeros after them, and
+/* A run-time k (in[1], ir/count.h): the outputs keep k's bound (attr
+ * bound, else the axis' length), the k' = min(max(k, 0), bound) best come
+ * first, zeros after them, and
  * out[2] gets k'. With x counted along the axis (in[2], its count n), only
  * the first min(n, length) positions compete and k' is at most that. */
 static status eval_topk(ev *e) {
@@ -96,9 +97,9 @@ static status eval_topk(ev *e) {
   int64_t D = X->dims[axis], inner = prod(X->dims, axis + 1, X->rank), outer = prod(X->dims, 0, axis);
   int64_t valid = e->n->nin > 2 && e->n->in[2] ? elem_get_int(e->in[2], e->n->in[2]->dtype, 0) : D;
   valid = valid < 0 ? 0 : valid > D ? D : valid;
-  if (counted) k = k < 0 ? 0 : k > valid ? valid : k;
-  if (k < 0 || k > D) return fail(e, ST_ERR_INVALID, "k out of range for '%s'", X->name);
-  int64_t dims[MAX_RANK], kb = counted ? D : k; /* the outputs' extent along the axis */
+  int64_t dims[MAX_RANK], kb = counted ? ir_attr_int(e->n, "bound", D) : k; /* the outputs' extent */
+  if (counted) k = k < 0 ? 0 : k > valid ? valid : k > kb ? kb : k;
+  if (k < 0 || k > D || kb < 0 || kb > D) return fail(e, ST_ERR_INVALID, "k out of range for '%s'", X->name);
   memcpy(dims, X->dims, sizeof dims);
   dims[axis] = kb;
   status st = want_out(e, 0, X->dtype, X->rank, dims);

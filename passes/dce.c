@@ -1,13 +1,17 @@
 /* dce.c - dead-code elimination and Identity removal.
  *
  * Contract.
- *   Needs:   a well-formed graph in topological order (no shapes needed).
- *   Changes: every Identity goes, except one that copies a graph input
- *            straight to a graph output (the one case where two distinct
- *            names must share data), one whose input is itself a graph
- *            output (two outputs must stay two values), or one that copies
- *            a count (ir/count.h) to a graph output (the count stays in the
- *            workspace, where the runtime reads it after the last task):
+ *   Needs:   a well-formed graph in topological order (shapes, where
+ *            known, find the no-ops below).
+ *   Changes: the ops that leave their input as it is become what they
+ *            are: a Pad by zeros and a one-input Concat an Identity, a
+ *            Gather of constant index 0 (or -1) along an axis of extent 1
+ *            a Squeeze of that axis (a view; torchvision's transform takes
+ *            images[0] of a batch of one, pads it by nothing and stacks it
+ *            alone, three copies of the input image). Then every Identity goes, except one that copies a
+ * graph input straight to a graph output (the one case where two distinct names must share data), one whose
+ * input is itself a graph output (two outputs must stay two values), or one that copies a count (ir/count.h)
+ * to a graph output (the count stays in the workspace, where the runtime reads it after the last task):
  *              - its output is not a graph output: readers use its input;
  *              - its output is a graph output fed by a node: that node now
  *                produces the output value directly (the output keeps its
@@ -54,6 +58,35 @@ static void remove_identity(ir_graph *g, ir_node *n) {
   }
 }
 
+/* A Gather's constant scalar index 0 or -1 along an axis of extent 1. */
+static int takes_the_only_row(const ir_node *n, int *axis) {
+  const ir_value *x = n->in[0], *ix = n->nin > 1 ? n->in[1] : NULL;
+  int64_t a = ir_attr_int(n, "axis", 0);
+  a = a < 0 ? a + x->rank : a;
+  if (!ix || !ix->data || ix->rank != 0 || a < 0 || a >= x->rank || x->dims[a] != 1) return 0;
+  int64_t k = ix->dtype == DT_INT64   ? *(const int64_t *)ix->data
+              : ix->dtype == DT_INT32 ? *(const int32_t *)ix->data
+                                      : 1;
+  *axis = (int)a;
+  return k == 0 || k == -1;
+}
+
+/* Makes n what it is when it leaves its input as it is (see the contract). */
+static status simplify_noop(ir_graph *g, ir_node *n, diag *d) {
+  int64_t pads[2 * MAX_RANK];
+  int np = n->op == IR_OP_PAD ? ir_attr_ints(n, "pads", pads, 2 * MAX_RANK) : -1, zero = np >= 0, axis;
+  for (int i = 0; i < np; i++)
+    zero &= pads[i] == 0;
+  if ((n->op == IR_OP_PAD && zero && n->nin == 1) || (n->op == IR_OP_CONCAT && n->nin == 1)) {
+    n->op = IR_OP_IDENTITY, n->nattrs = 0;
+  } else if (n->op == IR_OP_GATHER && takes_the_only_row(n, &axis)) {
+    int64_t a = axis;
+    n->op = IR_OP_SQUEEZE, n->nattrs = 0, n->nin = 1;
+    if (ir_attr_set_ints(g, n, "axes", 1, &a)) return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
+  }
+  return ST_OK;
+}
+
 static int unused(const ir_uses *u, const ir_node *n) {
   for (int j = 0; j < n->nout; j++)
     if (n->out[j] && u->count[n->out[j]->id] > 0) return 0;
@@ -63,6 +96,8 @@ static int unused(const ir_uses *u, const ir_node *n) {
 status pass_dce(ir_graph *g, pass_ctx *ctx, diag *d) {
   for (int i = 0; i < g->nnodes; i++) {
     ir_node *n = g->nodes[i];
+    status st = n->dead ? ST_OK : simplify_noop(g, n, d);
+    if (st) return st;
     if (!n->dead && n->op == IR_OP_IDENTITY) remove_identity(g, n);
   }
   arena scratch;

@@ -459,11 +459,11 @@ static status emit_pad(emit_state *s, ir_node *n) {
  * attributes shape inference normalised (axes >= 0; k and depth in int32
  * range). */
 static status emit_topk(emit_state *s, ir_node *n) {
-  int counted = n->nin > 1 && n->in[1]; /* a run-time k: param k is the bound */
+  int counted = n->nin > 1 && n->in[1]; /* a run-time k: param k is the bound (k's, or the axis') */
   int32_t axis = (int32_t)ir_attr_int(n, "axis", 0);
   int32_t p[OM_TOPK_NPARAMS] = {[OM_TOPK_P_AXIS] = axis,
                                 [OM_TOPK_P_K] =
-                                    (int32_t)(counted ? n->in[0]->dims[axis] : ir_attr_int(n, "k", 0)),
+                                    (int32_t)(counted ? n->out[0]->dims[axis] : ir_attr_int(n, "k", 0)),
                                 [OM_TOPK_P_LARGEST] = (int32_t)ir_attr_int(n, "largest", 1),
                                 [OM_TOPK_P_SORTED] = (int32_t)ir_attr_int(n, "sorted", 1)};
   ir_value *extent = n->nin > 2 ? n->in[2] : NULL; /* x counted along the axis */
@@ -571,9 +571,17 @@ static status emit_gather(emit_state *s, ir_node *n) {
       [OM_GATHER_P_MODE] = n->op == IR_OP_GATHERELEMENTS, [OM_GATHER_P_AXIS] = (int32_t)axis};
   if (n->op == IR_OP_GATHERND)
     p[OM_GATHER_P_MODE] = 2, p[OM_GATHER_P_AXIS] = (int32_t)ir_attr_int(n, "batch_dims", 0);
-  ir_value *tv[OM_GATHER_NTENSORS] = {
-      [OM_GATHER_T_X] = n->in[0], [OM_GATHER_T_INDICES] = n->in[1], [OM_GATHER_T_Y] = n->out[0]};
-  return add_task(s, n, OM_TASK_GATHER, OM_GATHER_NTENSORS, tv, OM_GATHER_NPARAMS, p);
+  ir_value *ix = n->in[1],
+           *tv[OM_GATHER_NTENSORS_EXTENT] = {
+               [OM_GATHER_T_X] = n->in[0], [OM_GATHER_T_INDICES] = ix, [OM_GATHER_T_Y] = n->out[0]};
+  /* Counted indices whose valid part is a prefix: the task reads their
+   * count and gathers only the valid ones (memplan keeps the count). */
+  int a = ix->count ? ix->count_axis : -1, prefix = a >= 0 && a < ix->rank;
+  for (int d = 0; prefix && d < a; d++)
+    prefix = ix->dims[d] == 1;
+  if (prefix) tv[OM_GATHER_T_EXTENT] = ix->count, p[OM_GATHER_P_EXTENT_AXIS] = a;
+  return add_task(s, n, OM_TASK_GATHER, prefix ? OM_GATHER_NTENSORS_EXTENT : OM_GATHER_NTENSORS, tv,
+                  OM_GATHER_NPARAMS, p);
 }
 
 static status emit_softmax(emit_state *s, ir_node *n) {

@@ -15,7 +15,8 @@
  * Lifetimes: time t is a node's position in g->nodes. A value lives from
  * the node that writes it through the last node that reads it (both
  * inclusive: a node's inputs and outputs are live together, so no task
- * writes over its own input). Unread values live at their producer only,
+ * writes over its own input); a counted input's count lives as long, for
+ * the task may read it (GATHER's extent). Unread values live at their producer only,
  * but the count of a counted graph output (ir.h) lives to the end: the
  * runtime reads it after the last task.
  *
@@ -232,8 +233,9 @@ static status plan_lifetimes(mp_state *s) {
   for (int i = 0; i < s->g->nnodes; i++) {
     ir_node *n = s->g->nodes[i];
     if (n->dead) continue;
-    for (int j = 0; j < n->nin; j++)
-      if (n->in[j]) s->val[n->in[j]->id].last = t;
+    for (int j = 0; j < n->nin; j++) /* a counted input's count too: a task may read it (GATHER) */
+      for (const ir_value *v = n->in[j]; v; v = v->count_axis >= 0 ? v->count : NULL)
+        s->val[v->id].last = t;
     for (int j = 0; j < n->nout; j++)
       s->val[n->out[j]->id].def = t;
     const ir_value *x = n->in[0], *y = n->out[0];

@@ -604,6 +604,9 @@ omrt_status rt_tfidf_check(const omrt_model *m, uint32_t i, const om_task *task)
 void rt_onehot_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_onehot_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+/* How many of a GATHER task's indices (flattened) are read: all of them,
+ * or with an extent tensor the valid prefix its count gives. */
+uint64_t rt_gather_valid_indices(const om_task *task, const rt_args *args);
 omrt_status rt_gathernd_check(const rt_chk *c, const om_tensor *x, const om_tensor *ix, const om_tensor *y);
 /* kernels_gather.c */
 void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);

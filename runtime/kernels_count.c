@@ -37,17 +37,23 @@ void rt_nonzero_run(const om_task *task, const rt_args *args, uint32_t block, rt
   int64_t *yd = args->data[OM_NONZERO_T_Y], *count = args->data[OM_NONZERO_T_COUNT];
   const size_t es = dtype_size((int)x->dtype);
   const uint64_t mask = nonzero_mask(x->dtype), total = rt_elements(x), bound = (uint64_t)y->dims[1];
-  memset(yd, 0, (size_t)y->bytes);
   uint64_t at = 0;
-  for (uint64_t i = 0; i < total; i++) {
-    uint64_t bits = 0;
-    memcpy(&bits, xd + i * es, es); /* little-endian: the element's low bytes */
-    if (!(bits & mask)) continue;
-    uint64_t rest = i;
-    for (int d = (int)x->rank - 1; d >= 0; d--)
-      yd[(uint64_t)d * bound + at] = (int64_t)(rest % (uint64_t)x->dims[d]), rest /= (uint64_t)x->dims[d];
-    at++;
+  if (x->rank <= 1 && es == 1) { /* a bool mask (SSDlite's scores above the threshold, per class) */
+    for (uint64_t i = 0; i < total; i++)
+      if (xd[i]) yd[at++] = (int64_t)i;
+  } else {
+    for (uint64_t i = 0; i < total; i++) {
+      uint64_t bits = 0;
+      memcpy(&bits, xd + i * es, es); /* little-endian: the element's low bytes */
+      if (!(bits & mask)) continue;
+      uint64_t rest = i;
+      for (int d = (int)x->rank - 1; d >= 0; d--)
+        yd[(uint64_t)d * bound + at] = (int64_t)(rest % (uint64_t)x->dims[d]), rest /= (uint64_t)x->dims[d];
+      at++;
+    }
   }
+  for (uint64_t d = 0; d < (uint64_t)y->dims[0]; d++) /* zeros past the count */
+    memset(yd + d * bound + at, 0, (size_t)(bound - at) * sizeof *yd);
   *count = (int64_t)at;
 }
 

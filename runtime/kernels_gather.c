@@ -32,12 +32,50 @@ static void move(uint8_t *yd, int yt, uint64_t yi, const uint8_t *xd, int xt, in
   }
 }
 
+/* Gather with inner 1 (a column of a matrix, a vector's elements) in one
+ * dtype size: y[i] = x[o, k] element by element, the run-length copy of
+ * move() per element costing a call each (SSDlite's per-class score
+ * columns: 3234 one-element runs). */
+static void gather_elements(uint8_t *yd, const uint8_t *xd, size_t es, const void *id, uint32_t it,
+                            uint64_t nidx, int64_t D, uint64_t lo, uint64_t hi, rt_core *core) {
+  uint64_t j = lo % nidx, o = lo / nidx;
+  for (uint64_t i = lo; i < hi; i++) {
+    int64_t raw = index_at(id, it, j), k = raw < 0 ? raw + D : raw;
+    uint8_t *to = yd + i * es;
+    if (k < 0 || k >= D) {
+      rt_index_fault(core, raw, D);
+      memset(to, 0, es);
+    } else {
+      const uint8_t *from = xd + (o * (uint64_t)D + (uint64_t)k) * es;
+      switch (es) { /* constant sizes: one load and store each */
+      case 1: *to = *from; break;
+      case 2: memcpy(to, from, 2); break;
+      case 4: memcpy(to, from, 4); break;
+      case 8: memcpy(to, from, 8); break;
+      default: memcpy(to, from, es);
+      }
+    }
+    if (++j == nidx) j = 0, o++;
+  }
+}
+
+uint64_t rt_gather_valid_indices(const om_task *task, const rt_args *args) {
+  const om_tensor *ix = args->desc[OM_GATHER_T_INDICES];
+  uint64_t all = rt_elements(ix);
+  if (task->ntensors != OM_GATHER_NTENSORS_EXTENT) return all;
+  int64_t n = *(const int64_t *)args->data[OM_GATHER_T_EXTENT],
+          D = ix->dims[task->params[OM_GATHER_P_EXTENT_AXIS]];
+  n = n < 0 ? 0 : n > D ? D : n;
+  return D ? all / (uint64_t)D * (uint64_t)n : 0;
+}
+
 void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   const int mode = task->params[OM_GATHER_P_MODE];
   if (mode == 2) { /* GatherND: kernels_index.c */
     rt_gathernd_run(task, args, block, core);
     return;
   }
+  const uint64_t valid = rt_gather_valid_indices(task, args); /* the indices read: a prefix */
   const om_tensor *x = args->desc[OM_GATHER_T_X], *ix = args->desc[OM_GATHER_T_INDICES],
                   *y = args->desc[OM_GATHER_T_Y];
   const uint8_t *xd = args->data[OM_GATHER_T_X];
@@ -51,10 +89,20 @@ void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_
     uint64_t inner = 1, nidx = rt_elements(ix);
     for (uint32_t d = (uint32_t)axis + 1; d < x->rank; d++)
       inner *= (uint64_t)x->dims[d];
+    if (inner == 1 && dtype_size(xt) == dtype_size(yt) && valid == nidx) {
+      gather_elements(yd, xd, dtype_size(xt), id, ix->dtype, nidx, D, lo, hi, core);
+      return;
+    }
     uint64_t i = lo;
     while (i < hi) {
       uint64_t in = i % inner, j = i / inner % nidx, o = i / inner / nidx;
       uint64_t n = inner - in < hi - i ? inner - in : hi - i;
+      if (j >= valid) { /* past the count: zeros to the end of this o */
+        n = (nidx - j) * inner - in < hi - i ? (nidx - j) * inner - in : hi - i;
+        memset(yd + i * dtype_size(yt), 0, n * dtype_size(yt));
+        i += n;
+        continue;
+      }
       int64_t raw = index_at(id, ix->dtype, j), k = raw < 0 ? raw + D : raw;
       int64_t from = k < 0 || k >= D ? -1 : (int64_t)((o * (uint64_t)D + (uint64_t)k) * inner + in);
       if (from < 0) rt_index_fault(core, raw, D);
@@ -62,6 +110,11 @@ void rt_gather_run(const om_task *task, const rt_args *args, uint32_t block, rt_
       i += n;
     }
     return;
+  }
+  if (valid < hi) { /* GatherElements past the count: zeros */
+    uint64_t from = valid > lo ? valid : lo;
+    memset(yd + from * dtype_size(yt), 0, (hi - from) * dtype_size(yt));
+    hi = from;
   }
   for (uint64_t i = lo; i < hi; i++) { /* GatherElements */
     int64_t raw = index_at(id, ix->dtype, i), k = raw < 0 ? raw + D : raw;
@@ -82,13 +135,28 @@ omrt_status rt_gather_check(const omrt_model *m, uint32_t i, const om_task *task
   rt_chk c = {m, i, task, "GATHER"};
   const om_tensor *x = NULL, *ix = NULL, *y = NULL;
   omrt_status s;
-  if ((s = rt_chk_ntensors(&c, OM_GATHER_NTENSORS)) || (s = rt_chk_nd_tensor(&c, OM_GATHER_T_X, "x", &x)) ||
+  const int counted = task->ntensors == OM_GATHER_NTENSORS_EXTENT;
+  if ((s = rt_chk_ntensors(&c, counted ? OM_GATHER_NTENSORS_EXTENT : OM_GATHER_NTENSORS)) ||
+      (s = rt_chk_nd_tensor(&c, OM_GATHER_T_X, "x", &x)) ||
       (s = rt_chk_nd_tensor(&c, OM_GATHER_T_INDICES, "indices", &ix)) ||
       (s = rt_chk_nd_tensor(&c, OM_GATHER_T_Y, "y", &y)))
     return s;
   const int32_t *q = task->params;
-  for (int k = OM_GATHER_NPARAMS; k < OM_TASK_MAX_PARAMS; k++)
+  for (int k = counted ? OM_GATHER_NPARAMS : OM_GATHER_P_EXTENT_AXIS; k < OM_TASK_MAX_PARAMS; k++)
     if (q[k] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", k, q[k]);
+  if (counted) { /* the indices' count: an i64 [1], along an axis whose valid part is a prefix */
+    const om_tensor *e = NULL;
+    int32_t ea = q[OM_GATHER_P_EXTENT_AXIS];
+    if ((s = rt_chk_nd_tensor(&c, OM_GATHER_T_EXTENT, "extent", &e))) return s;
+    if (e->dtype != DT_INT64 || rt_elements(e) != 1) return rt_chk_fail(&c, "extent must be i64 [1]");
+    if (ea < 0 || (uint32_t)ea >= ix->rank)
+      return rt_chk_fail(&c, "params[%d] extent_axis = %d out of range for indices rank %u",
+                         OM_GATHER_P_EXTENT_AXIS, ea, ix->rank);
+    for (int32_t d = 0; d < ea; d++)
+      if (ix->dims[d] != 1)
+        return rt_chk_fail(&c, "indices dims[%d] = %lld before extent_axis %d, expected 1", d,
+                           (long long)ix->dims[d], ea);
+  }
   const int32_t mode = q[OM_GATHER_P_MODE], a = q[OM_GATHER_P_AXIS];
   if (mode < 0 || mode > 2)
     return rt_chk_fail(&c, "params[%d] mode = %d, expected 0, 1 or 2", OM_GATHER_P_MODE, mode);

@@ -556,8 +556,14 @@ void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block, r
   const uint64_t inner = ix_prod(x, b + kd, x->rank), per_batch = ix_prod(ix, b, ix->rank - 1);
   const uint64_t slab = ix_prod(x, b, b + kd) * inner; /* x elements per batch entry */
   const size_t ys = dtype_size((int)y->dtype);
+  const uint64_t rows = rt_gather_valid_indices(task, args) / kd; /* the rows read: a prefix */
   uint64_t lo, hi;
   rt_block_range(rt_elements(y), task->block_dim, block, &lo, &hi);
+  if (rows * inner < hi) { /* past the count: zeros */
+    uint64_t from = rows * inner > lo ? rows * inner : lo;
+    memset((uint8_t *)yd + from * ys, 0, (hi - from) * ys);
+    hi = from;
+  }
   uint64_t i = lo;
   while (i < hi) {
     uint64_t row = i / inner, e = i % inner, n = inner - e < hi - i ? inner - e : hi - i;
@@ -572,7 +578,9 @@ void rt_gathernd_run(const om_task *task, const rt_args *args, uint32_t block, r
       memset((uint8_t *)yd + i * ys, 0, n * ys);
     } else {
       uint64_t from = row / per_batch * slab + at * inner + e;
-      for (uint64_t t = 0; t < n; t++)
+      if (y->dtype == x->dtype) /* the run at once */
+        memcpy((uint8_t *)yd + i * ys, (const uint8_t *)xd + from * ys, n * ys);
+      for (uint64_t t = 0; t < n && y->dtype != x->dtype; t++)
         ix_move(yd, y->dtype, i + t, xd, x->dtype, from + t);
     }
     i += n;

@@ -7,9 +7,9 @@
  *   b = GatherND(boxes, pos)                f32 [<=N, 4]
  *   sh = Shape(s)                           i64 [1]       the count, at run time
  *   k = ReduceMin(Concat([3], sh))          i64 [1]       min(3, count)
- *   tv, ti = TopK(s, k)                     [<=N]         TopK over the counted axis
- *   tb = Gather(b, ti)                      f32 [<=N, 4]  counted data, counted indices
- *   lab = ConstantOfShape(Shape(tv), 7)     i64 [<=N]     a counted fill
+ *   tv, ti = TopK(s, k)                     [<=3]         TopK over the counted axis (k <= 3)
+ *   tb = Gather(b, ti)                      f32 [<=3, 4]  counted data, counted indices
+ *   lab = ConstantOfShape(Shape(tv), 7)     i64 [<=3]     a counted fill
  *   sv, si = TopK(s, 2)                     [<=N]         a constant k over the count
  *   sz = Size(b), shb = Shape(b)            4 x count, [count, 4]
  *   cat = Concat(tv, x, s)                  f32 [<=3 + N + N]  valid rows packed
@@ -251,6 +251,17 @@ static void test_runs(om_precision p) {
   if (!om) return;
   omrt_model *rm;
   CHECK_EQ_INT(omrt_model_load_memory(om, size, NULL, &rm), OMRT_OK);
+  /* k = min(3, count) bounds TopK's outputs, what carries their count, and
+   * their part of the packing Concat at 3, not N */
+  static const int bounded[] = {O_TV, O_TI, O_TB, O_LAB};
+  for (int i = 0; i < 4; i++) {
+    omrt_tensor_desc md;
+    CHECK_EQ_INT(omrt_model_output(rm, bounded[i], &md), OMRT_OK);
+    CHECKF(md.dims[0] == 3, "  output %d: bound %lld, want 3", bounded[i], (long long)md.dims[0]);
+  }
+  omrt_tensor_desc cd;
+  CHECK_EQ_INT(omrt_model_output(rm, O_CAT, &cd), OMRT_OK);
+  CHECK(cd.dims[0] == 3 + N + N);
   unsigned seed = 5;
   for (int t = 0; t < 9; t++) {
     float x[N], boxes[N * 4];

@@ -8,7 +8,11 @@
  * f32, f32 -> f16 and i64 data, 1 to 3 blocks. The same case runs through
  * ir_eval_node on an IR node built from text, and the outputs must agree
  * exactly. Out-of-range indices write zeros and are recorded in the core
- * (omrt_execute then fails). Then every check rule is broken once.
+ * (omrt_execute then fails). With an extent (indices counted along axis
+ * 0, their padding out of range): Gather, GatherElements and GatherND
+ * read only the first n index rows (no fault), gather them, and write
+ * zeros for the rest, for counts 0, some, all and beyond the bound. Then
+ * every check rule is broken once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +165,53 @@ static void test_kernel(void) {
       }
 }
 
+/* Mode 0 (x [3,4,5] axis 1, indices [6] -> y [3,6,5]), 1 (axis 0,
+ * indices [6,4,5]) or 2 (GatherND, indices [6,1] -> y [6,4,5]) with the
+ * indices counted along axis 0 by n: rows past n hold index 1000, which
+ * would fault if read. */
+static void extent_case(int mode, int64_t n, uint32_t bd) {
+  int64_t idims[3] = {6, mode == 2 ? 1 : 4, 5}, ydims[3] = {mode == 0 ? 3 : 6, mode == 0 ? 6 : 4, 5}, one = 1;
+  int irank = mode == 0 ? 1 : mode == 2 ? 2 : 3, axis = mode == 0;
+  kcase c;
+  kc_init(&c, mode, mode == 2 ? 0 : axis, bd);
+  c.task.ntensors = OM_GATHER_NTENSORS_EXTENT;
+  kc_set(&c, OM_GATHER_T_X, DT_FLOAT32, 3, XD);
+  kc_set(&c, OM_GATHER_T_INDICES, DT_INT64, irank, idims);
+  kc_set(&c, OM_GATHER_T_Y, DT_FLOAT32, 3, ydims);
+  kc_set(&c, OM_GATHER_T_EXTENT, DT_INT64, 1, &one);
+  *(int64_t *)c.data[OM_GATHER_T_EXTENT] = n;
+  float *x = c.data[OM_GATHER_T_X], *y = c.data[OM_GATHER_T_Y];
+  int64_t *ix = c.data[OM_GATHER_T_INDICES], per = mode == 0 ? 1 : mode == 2 ? 1 : 20, valid = n < 6 ? n : 6;
+  for (int i = 0; i < 60; i++)
+    x[i] = (float)i;
+  for (int64_t r = 0; r < 6; r++)
+    for (int64_t e = 0; e < per; e++)
+      ix[r * per + e] = r < valid ? (r * 5 + e) % 3 : 1000; /* in range for every axis */
+  CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  rt_core core = {0};
+  kc_run_blocks(&c, &core);
+  CHECK_EQ_INT(core.fault, 0); /* no index past the count was read */
+  int bad = 0;
+  for (int64_t i = 0; i < (mode == 0 ? 90 : 120); i++) {
+    int64_t b = i / 5 % 6, want; /* mode 0: y[i / 30, b, i % 5] = x[i / 30, ix[b], i % 5] */
+    if (mode == 0)
+      want = b < valid ? i / 30 * 20 + ix[b] * 5 + i % 5 : -1;
+    else /* y[r, j, k] = x[ix[r, j, k], j, k]; GatherND: y[r, :, :] = x[ix[r], :, :] */
+      want = i / 20 < valid ? ix[mode == 1 ? i : i / 20] * 20 + i % 20 : -1;
+    bad += want < 0 ? y[i] != 0.0f : y[i] != x[want];
+  }
+  CHECKF(bad == 0, "  mode %d, count %lld, %u blocks: %d elements wrong", mode, (long long)n, bd, bad);
+  kc_free(&c);
+}
+
+static void test_extent(void) {
+  static const int64_t counts[] = {0, 2, 6, 9, -1};
+  for (int mode = 0; mode < 3; mode++)
+    for (int i = 0; i < 5; i++)
+      for (uint32_t bd = 1; bd <= 3; bd++)
+        extent_case(mode, counts[i], bd);
+}
+
 /* A valid Gather over axis 1 with [2] indices that `mutate` breaks. */
 static void bad(int mutate, const char *what, const char *want) {
   int64_t id[1] = {2}, yd[3] = {3, 2, 5}, ybad[3] = {3, 2, 4};
@@ -181,9 +232,21 @@ static void bad(int mutate, const char *what, const char *want) {
   case 8: c.t[OM_GATHER_T_INDICES].layout = LAYOUT_NC1HWC0; break;
   case 9: c.task.ntensors = 2; break;
   case 10: c.t[OM_GATHER_T_Y].bytes = 4; break;
+  case 11: /* an extent along axis 1 of [1, 2] indices: fine; of [2, 1] ones: not a prefix */
+  case 12:
+  case 13: {
+    int64_t one = 1, i2[2] = {mutate == 12 ? 2 : 1, mutate == 12 ? 1 : 2}, y4[4] = {3, i2[0], i2[1], 5};
+    kc_set(&c, OM_GATHER_T_INDICES, DT_INT64, 2, i2);
+    kc_set(&c, OM_GATHER_T_Y, DT_FLOAT32, 4, y4);
+    c.task.ntensors = OM_GATHER_NTENSORS_EXTENT;
+    kc_set(&c, OM_GATHER_T_EXTENT, mutate == 13 ? DT_INT32 : DT_INT64, 1, &one);
+    c.task.params[OM_GATHER_P_EXTENT_AXIS] = 1;
+    break;
+  }
+  case 14: c.task.params[OM_GATHER_P_EXTENT_AXIS] = 1; break; /* without an extent */
   default: break;
   }
-  if (mutate < 0)
+  if (mutate < 0 || mutate == 11)
     CHECK_EQ_INT(kc_check(&c), OMRT_OK);
   else
     expect_reject(&c, what, want);
@@ -203,10 +266,15 @@ static void test_checks(void) {
   bad(8, "NC1HWC0 indices", "layout");
   bad(9, "two tensors", "ntensors");
   bad(10, "bytes", "bytes");
+  bad(11, "extent", "");
+  bad(12, "extent not a prefix", "before extent_axis");
+  bad(13, "i32 extent", "extent must be i64");
+  bad(14, "extent_axis without an extent", test_param_ref(OM_GATHER_P_EXTENT_AXIS));
 }
 
 int main(void) {
   test_kernel();
+  test_extent();
   test_checks();
   return test_summary("gather");
 }
