@@ -18,8 +18,22 @@ One line per model and mode: "export failed" / "export skipped" / "atc error: <i
 (force_fp16: cosine >= 0.999 and the same top-1; must_keep_origin_dtype: max abs error <= 1e-4 x
 max|ref|). With --markdown the lines form docs/MODEL_SWEEP.md's table.
 
-Usage: scripts/model_sweep.py [--work DIR] [--bin DIR] [--modes m1,m2] [--export-limit S] [--markdown] [NAME ...]
-       (default: every model; --work /tmp/sweep; --bin build; --export-limit 180)
+With --speed, every model whose force_fp16 om passes is then timed against ONNX Runtime
+(bench/ort_bench.js on the same ONNX file and inputs, CPU provider): --rounds rounds, each
+alternating the two runtimes, each runtime's figure the CPU time (perf stat's task-clock) of the
+process pinned to cores 0..T-1 (taskset) running the model n times, minus that of the same process
+running it once (loading, JIT compile, node's and the session's start-up), over n - 1. n is chosen
+once per model, from a run of 3 of each, so that the slower runtime's n runs take about --budget
+seconds of CPU time (3 to 100 runs).
+CPU time, not wall time: on a loaded machine another process taking the core lengthens the wall time
+but not the CPU time. The line gives both runtimes' medians over the rounds in ms per run, the ratio
+omrun / ORT of the medians with the lowest and highest ratio of a single round, and each runtime's
+spread (highest round / lowest round - 1).
+
+Usage: scripts/model_sweep.py [--work DIR] [--bin DIR] [--modes m1,m2] [--export-limit S] [--markdown]
+                              [--speed [--threads T] [--rounds R] [--budget S]] [NAME ...]
+       (default: every model; --work /tmp/sweep; --bin build; --export-limit 180; --threads 1;
+        --rounds 3; --budget 2)
 """
 import argparse
 import json
@@ -220,6 +234,53 @@ def sweep_one(name, mode, meta, work, bindir):
     return ok, f"{'PASS' if ok else 'FAIL'} {text} (atc {atc_s:.1f} s, omrun {run_s:.1f} s)"
 
 
+def cpu_ms(cmd, threads):
+    """CPU time in ms (task-clock: every thread of the process) of cmd pinned to cores 0..threads-1; raises
+    RuntimeError with its first error line when it fails."""
+    cores = "0" if threads == 1 else f"0-{threads - 1}"
+    p = subprocess.run(["perf", "stat", "-x,", "-e", "task-clock", "taskset", "-c", cores] + cmd,
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError(first_error(p.stderr + p.stdout))
+    for line in p.stderr.splitlines():
+        f = line.split(",")
+        if len(f) > 2 and f[2] == "task-clock":
+            return float(f[0])
+    raise RuntimeError("perf stat printed no task-clock (is perf allowed: kernel.perf_event_paranoid?)")
+
+
+def speed_one(name, meta, work, bindir, threads, rounds, budget_s):
+    """Times NAME's force_fp16 om against ONNX Runtime (the module comment says how): returns the line."""
+    ins = ",".join(os.path.join(work, f"{name}.in{i}.bin") for i in range(len(meta["inputs"])))
+    shapes = ":".join(",".join(map(str, s)) for s in meta["shapes"])
+    out = os.path.join(work, f"{name}-speed-out")
+    cmds = {
+        "omrun": lambda n: [os.path.join(bindir, "omrun"), "--model", os.path.join(work, f"{name}-force_fp16.om"),
+                            "--input", ins, "--output", out, "--threads", str(threads), "--loop", str(n)],
+        "ort": lambda n: ["node", os.path.join(ROOT, "bench", "ort_bench.js"), "--model",
+                          os.path.join(work, name + ".onnx"), "--input", ins, "--shape", shapes, "--threads",
+                          str(threads), "--min", str(n), "--max", str(n), "--budget", "0"],
+    }
+    try:
+        once = {k: cpu_ms(c(1), threads) for k, c in cmds.items()}
+        est = max((cpu_ms(c(3), threads) - once[k]) / 2 for k, c in cmds.items())  # ms per run, slower one
+        n = int(min(100, max(3, budget_s * 1e3 / max(est, 1e-3))))
+        per = {k: [] for k in cmds}
+        for r in range(rounds):
+            for k in (list(cmds) if r % 2 == 0 else list(cmds)[::-1]):  # alternate which goes first
+                base = once[k] if r == 0 else cpu_ms(cmds[k](1), threads)
+                per[k].append((cpu_ms(cmds[k](n), threads) - base) / (n - 1))
+    except RuntimeError as e:
+        return False, f"speed: {e}"
+    med = {k: float(np.median(v)) for k, v in per.items()}
+    ratios = [a / b for a, b in zip(per["omrun"], per["ort"])]
+    spread = {k: max(v) / min(v) - 1 for k, v in per.items()}
+    return True, (f"omrun {med['omrun']:.1f} ms, ORT {med['ort']:.1f} ms, ratio {med['omrun'] / med['ort']:.2f} "
+                  f"(rounds {min(ratios):.2f}-{max(ratios):.2f}), spread omrun {spread['omrun'] * 100:.0f}%, "
+                  f"ORT {spread['ort'] * 100:.0f}% ({threads} thread{'s' if threads > 1 else ''}, "
+                  f"{rounds} x {n} runs, CPU time)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*")
@@ -231,6 +292,12 @@ def main():
     ap.add_argument("--export-limit", type=float, default=EXPORT_LIMIT_S,
                     help=f"seconds an export may take before it is skipped (default {EXPORT_LIMIT_S}; more on a "
                     "loaded machine)")
+    ap.add_argument("--speed", action="store_true",
+                    help="time each model's passing force_fp16 om against ONNX Runtime (see above)")
+    ap.add_argument("--threads", type=int, default=1, help="--speed: threads of both runtimes (default 1)")
+    ap.add_argument("--rounds", type=int, default=3, help="--speed: alternating rounds (default 3)")
+    ap.add_argument("--budget", type=float, default=2.0,
+                    help="--speed: seconds of timed runs per round of the slower runtime (default 2)")
     ap.add_argument("--export-one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -249,6 +316,7 @@ def main():
         if args.export_only:
             print(f"{name:20} {'export ok' if meta else why}", flush=True)
             continue
+        passed = set()
         for mode in args.modes.split(","):
             if meta is None:
                 ok, text = False, why
@@ -258,6 +326,12 @@ def main():
             print(f"| {name} | {mode} | {text} |" if args.markdown else f"{name:20} {mode:24} {text}", flush=True)
             if meta is None:
                 break
+            if ok:
+                passed.add(mode)
+        if args.speed and "force_fp16" in passed:
+            ok, text = speed_one(name, meta, args.work, args.bin, args.threads, args.rounds, args.budget)
+            checks.results.append(ok)
+            print(f"| {name} | speed | {text} |" if args.markdown else f"{name:20} {'speed':24} {text}", flush=True)
     return checks.summary("model_sweep")
 
 
