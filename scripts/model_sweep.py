@@ -22,9 +22,11 @@ With --speed, every model whose force_fp16 om passes is then timed against ONNX 
 (bench/ort_bench.js on the same ONNX file and inputs, CPU provider): --rounds rounds, each
 alternating the two runtimes, each runtime's figure the CPU time (perf stat's task-clock) of the
 process pinned to cores 0..T-1 (taskset) running the model n times, minus that of the same process
-running it once (loading, JIT compile, node's and the session's start-up), over n - 1. n is chosen
-once per model, from a run of 3 of each, so that the slower runtime's n runs take about --budget
-seconds of CPU time (3 to 100 runs).
+running it once (loading, JIT compile, node's and the session's start-up; the least of one such run
+per round, since a disturbance only adds time), over n - 1. n is chosen once per model, from a run of
+3 of each, so that the slower runtime's n runs take about --budget seconds of CPU time (5 to 1000
+runs): the start-up's own variation (a large ONNX file takes ORT seconds to load and optimise) must be
+small beside that.
 CPU time, not wall time: on a loaded machine another process taking the core lengthens the wall time
 but not the CPU time. The line gives both runtimes' medians over the rounds in ms per run, the ratio
 omrun / ORT of the medians with the lowest and highest ratio of a single round, and each runtime's
@@ -33,7 +35,7 @@ spread (highest round / lowest round - 1).
 Usage: scripts/model_sweep.py [--work DIR] [--bin DIR] [--modes m1,m2] [--export-limit S] [--markdown]
                               [--speed [--threads T] [--rounds R] [--budget S]] [NAME ...]
        (default: every model; --work /tmp/sweep; --bin build; --export-limit 180; --threads 1;
-        --rounds 3; --budget 2)
+        --rounds 3; --budget 4)
 """
 import argparse
 import json
@@ -264,14 +266,17 @@ def speed_one(name, meta, work, bindir, threads, rounds, budget_s):
     try:
         once = {k: cpu_ms(c(1), threads) for k, c in cmds.items()}
         est = max((cpu_ms(c(3), threads) - once[k]) / 2 for k, c in cmds.items())  # ms per run, slower one
-        n = int(min(100, max(3, budget_s * 1e3 / max(est, 1e-3))))
-        per = {k: [] for k in cmds}
+        n = int(min(1000, max(5, budget_s * 1e3 / max(est, 1e-3))))
+        base = {k: [v] for k, v in once.items()}
+        total = {k: [] for k in cmds}
         for r in range(rounds):
             for k in (list(cmds) if r % 2 == 0 else list(cmds)[::-1]):  # alternate which goes first
-                base = once[k] if r == 0 else cpu_ms(cmds[k](1), threads)
-                per[k].append((cpu_ms(cmds[k](n), threads) - base) / (n - 1))
+                if r:
+                    base[k].append(cpu_ms(cmds[k](1), threads))
+                total[k].append(cpu_ms(cmds[k](n), threads))
     except RuntimeError as e:
         return False, f"speed: {e}"
+    per = {k: [(t - min(base[k])) / (n - 1) for t in total[k]] for k in cmds}
     med = {k: float(np.median(v)) for k, v in per.items()}
     ratios = [a / b for a, b in zip(per["omrun"], per["ort"])]
     spread = {k: max(v) / min(v) - 1 for k, v in per.items()}
@@ -296,7 +301,7 @@ def main():
                     help="time each model's passing force_fp16 om against ONNX Runtime (see above)")
     ap.add_argument("--threads", type=int, default=1, help="--speed: threads of both runtimes (default 1)")
     ap.add_argument("--rounds", type=int, default=3, help="--speed: alternating rounds (default 3)")
-    ap.add_argument("--budget", type=float, default=2.0,
+    ap.add_argument("--budget", type=float, default=4.0,
                     help="--speed: seconds of timed runs per round of the slower runtime (default 2)")
     ap.add_argument("--export-one", help=argparse.SUPPRESS)
     args = ap.parse_args()
