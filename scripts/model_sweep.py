@@ -21,7 +21,7 @@ max|ref|). With --markdown the lines form docs/MODEL_SWEEP.md's table.
 With --speed, every model whose force_fp16 om passes is then timed against ONNX Runtime
 (bench/ort_bench.js on the same ONNX file and inputs, CPU provider): --rounds rounds, each
 alternating the two runtimes, each runtime's figure the CPU time (perf stat's task-clock) of the
-process pinned to cores 0..T-1 (taskset) running the model n times, minus that of the same process
+process pinned to cores 0..T-1 (taskset; --cpus another list) running the model n times, minus that of the same process
 running it once (loading, JIT compile, node's and the session's start-up; the least of one such run
 per round, since a disturbance only adds time), over n - 1. n is chosen once per model, from a run of
 3 of each, so that the slower runtime's n runs take about --budget seconds of CPU time (5 to 1000
@@ -33,7 +33,7 @@ omrun / ORT of the medians with the lowest and highest ratio of a single round, 
 spread (highest round / lowest round - 1).
 
 Usage: scripts/model_sweep.py [--work DIR] [--bin DIR] [--modes m1,m2] [--export-limit S] [--markdown]
-                              [--speed [--threads T] [--rounds R] [--budget S]] [NAME ...]
+                              [--speed [--threads T] [--cpus LIST] [--rounds R] [--budget S]] [NAME ...]
        (default: every model; --work /tmp/sweep; --bin build; --export-limit 180; --threads 1;
         --rounds 3; --budget 4)
 """
@@ -236,11 +236,10 @@ def sweep_one(name, mode, meta, work, bindir):
     return ok, f"{'PASS' if ok else 'FAIL'} {text} (atc {atc_s:.1f} s, omrun {run_s:.1f} s)"
 
 
-def cpu_ms(cmd, threads):
-    """CPU time in ms (task-clock: every thread of the process) of cmd pinned to cores 0..threads-1; raises
-    RuntimeError with its first error line when it fails."""
-    cores = "0" if threads == 1 else f"0-{threads - 1}"
-    p = subprocess.run(["perf", "stat", "-x,", "-e", "task-clock", "taskset", "-c", cores] + cmd,
+def cpu_ms(cmd, cpus):
+    """CPU time in ms (task-clock: every thread of the process) of cmd pinned to the cores cpus (taskset's
+    list); raises RuntimeError with its first error line when it fails."""
+    p = subprocess.run(["perf", "stat", "-x,", "-e", "task-clock", "taskset", "-c", cpus] + cmd,
                        capture_output=True, text=True)
     if p.returncode:
         raise RuntimeError(first_error(p.stderr + p.stdout))
@@ -251,7 +250,7 @@ def cpu_ms(cmd, threads):
     raise RuntimeError("perf stat printed no task-clock (is perf allowed: kernel.perf_event_paranoid?)")
 
 
-def speed_one(name, meta, work, bindir, threads, rounds, budget_s):
+def speed_one(name, meta, work, bindir, threads, cpus, rounds, budget_s):
     """Times NAME's force_fp16 om against ONNX Runtime (the module comment says how): returns the line."""
     ins = ",".join(os.path.join(work, f"{name}.in{i}.bin") for i in range(len(meta["inputs"])))
     shapes = ":".join(",".join(map(str, s)) for s in meta["shapes"])
@@ -264,16 +263,16 @@ def speed_one(name, meta, work, bindir, threads, rounds, budget_s):
                           str(threads), "--min", str(n), "--max", str(n), "--budget", "0"],
     }
     try:
-        once = {k: cpu_ms(c(1), threads) for k, c in cmds.items()}
-        est = max((cpu_ms(c(3), threads) - once[k]) / 2 for k, c in cmds.items())  # ms per run, slower one
+        once = {k: cpu_ms(c(1), cpus) for k, c in cmds.items()}
+        est = max((cpu_ms(c(3), cpus) - once[k]) / 2 for k, c in cmds.items())  # ms per run, slower one
         n = int(min(1000, max(5, budget_s * 1e3 / max(est, 1e-3))))
         base = {k: [v] for k, v in once.items()}
         total = {k: [] for k in cmds}
         for r in range(rounds):
             for k in (list(cmds) if r % 2 == 0 else list(cmds)[::-1]):  # alternate which goes first
                 if r:
-                    base[k].append(cpu_ms(cmds[k](1), threads))
-                total[k].append(cpu_ms(cmds[k](n), threads))
+                    base[k].append(cpu_ms(cmds[k](1), cpus))
+                total[k].append(cpu_ms(cmds[k](n), cpus))
     except RuntimeError as e:
         return False, f"speed: {e}"
     per = {k: [(t - min(base[k])) / (n - 1) for t in total[k]] for k in cmds}
@@ -300,6 +299,7 @@ def main():
     ap.add_argument("--speed", action="store_true",
                     help="time each model's passing force_fp16 om against ONNX Runtime (see above)")
     ap.add_argument("--threads", type=int, default=1, help="--speed: threads of both runtimes (default 1)")
+    ap.add_argument("--cpus", help="--speed: the cores both runtimes are pinned to (taskset -c; default 0..T-1)")
     ap.add_argument("--rounds", type=int, default=3, help="--speed: alternating rounds (default 3)")
     ap.add_argument("--budget", type=float, default=4.0,
                     help="--speed: seconds of timed runs per round of the slower runtime (default 2)")
@@ -334,7 +334,8 @@ def main():
             if ok:
                 passed.add(mode)
         if args.speed and "force_fp16" in passed:
-            ok, text = speed_one(name, meta, args.work, args.bin, args.threads, args.rounds, args.budget)
+            cpus = args.cpus or ("0" if args.threads == 1 else f"0-{args.threads - 1}")
+            ok, text = speed_one(name, meta, args.work, args.bin, args.threads, cpus, args.rounds, args.budget)
             checks.results.append(ok)
             print(f"| {name} | speed | {text} |" if args.markdown else f"{name:20} {'speed':24} {text}", flush=True)
     return checks.summary("model_sweep")
