@@ -171,18 +171,52 @@ enum { PAIR_BLOCK = 64, PAIR_DEPTH = 64 };
 REDUCE_FLOAT(reduce_float, float, rt_get, expf, logf, sqrtf, fabsf)
 REDUCE_FLOAT(reduce_double, double, elem_get, exp, log, sqrt, fabs)
 
+/* Sums of RUN_LANES whole pair blocks at v[j * PAIR_BLOCK ..] into s[j],
+ * each block added in sequence from 0 as reduce_float does (term: 0 the
+ * element, 1 its absolute value, 2 its square): the blocks are independent
+ * chains, so they run side by side instead of one add waiting for the
+ * last, and every block sum has the same bits. */
+enum { RUN_LANES = 8 };
+#define BLOCK_SUMS(T)                                                                                        \
+  for (int i = 0; i < PAIR_BLOCK; i++)                                                                       \
+    for (int j = 0; j < RUN_LANES; j++) {                                                                    \
+      float t = v[j * PAIR_BLOCK + i];                                                                       \
+      s[j] += T;                                                                                             \
+    }
+static void block_sums(const float *v, int term, float *s) {
+  for (int j = 0; j < RUN_LANES; j++)
+    s[j] = 0;
+  switch (term) {
+  case 0: BLOCK_SUMS(t) break;
+  case 1: BLOCK_SUMS(fabsf(t)) break;
+  default: BLOCK_SUMS(t * t) break;
+  }
+}
+#undef BLOCK_SUMS
+
 /* reduce_float over one contiguous run of n f16 or f32 elements at x[base..]
  * (a single reduced run of stride 1: a mean over H*W, or over all of
- * GroupNorm's C x T): the same operations in the same order, so the same
- * bits, with the elements loaded PAIR_BLOCK at a time as f32 (rt_load_f32,
- * a loop that vectorizes) and each op's loop free of the iterator and the
- * per-element dtype and op dispatch. LOGSUMEXP keeps the general path. */
+ * GroupNorm's C x T): the same operations in the same order per pair block,
+ * so the same bits, with the elements loaded as f32 (rt_load_f32, a loop
+ * that vectorizes), each op's loop free of the iterator and the per-element
+ * dtype and op dispatch, and the sums' whole blocks taken RUN_LANES at a
+ * time (block_sums). LOGSUMEXP keeps the general path. */
 static float reduce_run(int op, const void *xd, int xt, int64_t base, uint64_t n) {
   float acc = op == OM_REDUCE_PROD ? 1 : op == OM_REDUCE_MAX ? -INFINITY : op == OM_REDUCE_MIN ? INFINITY : 0;
-  float part[PAIR_DEPTH], v[PAIR_BLOCK];
+  float part[PAIR_DEPTH], v[PAIR_BLOCK * RUN_LANES], sums[RUN_LANES];
   int depth = 0;
-  uint64_t blocks = 0;
-  for (uint64_t k = 0; k < n; k += PAIR_BLOCK) {
+  uint64_t blocks = 0, k = 0;
+  const int sum = op != OM_REDUCE_MAX && op != OM_REDUCE_MIN && op != OM_REDUCE_PROD;
+  const int term = op == OM_REDUCE_L1 ? 1 : op == OM_REDUCE_L2 || op == OM_REDUCE_SUMSQUARE ? 2 : 0;
+  for (; sum && n - k >= PAIR_BLOCK * RUN_LANES; k += PAIR_BLOCK * RUN_LANES) {
+    rt_load_f32(v, xd, xt, (size_t)base + (size_t)k, PAIR_BLOCK * RUN_LANES);
+    block_sums(v, term, sums);
+    for (int j = 0; j < RUN_LANES; j++) {
+      float b = sums[j];
+      PAIR_PUSH(part, depth, blocks, b);
+    }
+  }
+  for (; k < n; k += PAIR_BLOCK) {
     size_t m = n - k < PAIR_BLOCK ? (size_t)(n - k) : PAIR_BLOCK;
     rt_load_f32(v, xd, xt, (size_t)base + (size_t)k, m);
     switch (op) {

@@ -325,12 +325,13 @@ static void test_long_sum(void) {
 /* A reduced run of stride 1 (reduce_run: blocks loaded as f32, one loop per
  * op) gives the same bits as the general odometer path on the same values
  * read with stride 2: every float op, f32 and f16, lengths around the
- * 64-element pair block and long ones, each once with a NaN inside. */
+ * 64-element pair block and the 8 blocks summed side by side, and long
+ * ones, each once with a NaN inside. */
 static void test_contiguous_runs(void) {
   static const int ops[] = {OM_REDUCE_SUM,    OM_REDUCE_MEAN,     OM_REDUCE_MAX, OM_REDUCE_MIN,
                             OM_REDUCE_PROD,   OM_REDUCE_L1,       OM_REDUCE_L2,  OM_REDUCE_SUMSQUARE,
                             OM_REDUCE_LOGSUM, OM_REDUCE_LOGSUMEXP};
-  static const int64_t lens[] = {1, 63, 64, 65, 1000, 100003};
+  static const int64_t lens[] = {1, 63, 64, 65, 512, 575, 1000, 100003};
   for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
     for (int dt = 0; dt < 2; dt++)
       for (size_t l = 0; l < sizeof lens / sizeof *lens; l++)
