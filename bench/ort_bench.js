@@ -6,7 +6,9 @@
 //
 // One CPU session (intraOpNumThreads = T, interOpNumThreads = 1, sequential execution,
 // graph optimization level "all"), the input read as raw little-endian float32 (or int64 with
-// --dtype int64: token ids) in the given shape. W untimed runs, then timed runs until both N >= --min and the timed runs add up to
+// --dtype int64: token ids) in the given shape. A model of several inputs takes them in the order of
+// the session's input names: --input a.bin,b.bin --shape 1,3,128,128:1,3,128,128 (shapes separated
+// by ':'), and --dtype one type for all or one per input (float32:int64). W untimed runs, then timed runs until both N >= --min and the timed runs add up to
 // --budget seconds, or N = --max. Each run's time is session.run() wall time (hrtime),
 // which includes the binding's copy of the input and output tensors.
 // Prints one line (read by bench/run.sh):
@@ -36,8 +38,14 @@ function parseArgs(argv) {
   o.min = parseInt(o.min, 10);
   o.max = parseInt(o.max, 10);
   o.budget = parseFloat(o.budget);
-  o.shape = o.shape.split(',').map((x) => parseInt(x, 10));
-  if (o.dtype !== 'float32' && o.dtype !== 'int64') throw new Error(`--dtype: '${o.dtype}' is not float32 or int64`);
+  o.input = o.input.split(',');
+  o.shape = o.shape.split(':').map((s) => s.split(',').map((x) => parseInt(x, 10)));
+  o.dtype = o.dtype.split(':');
+  if (o.dtype.length === 1) o.dtype = o.input.map(() => o.dtype[0]);
+  if (o.shape.length !== o.input.length || o.dtype.length !== o.input.length)
+    throw new Error(`${o.input.length} inputs, ${o.shape.length} shapes and ${o.dtype.length} dtypes`);
+  for (const d of o.dtype)
+    if (d !== 'float32' && d !== 'int64') throw new Error(`--dtype: '${d}' is not float32 or int64`);
   return o;
 }
 
@@ -50,13 +58,18 @@ async function main() {
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
   });
-  const buf = fs.readFileSync(o.input);
-  const count = o.shape.reduce((a, b) => a * b, 1), es = o.dtype === 'int64' ? 8 : 4;
-  if (buf.length !== count * es)
-    throw new Error(`${o.input} has ${buf.length} bytes, shape ${o.shape} of ${o.dtype} needs ${count * es}`);
-  const data = o.dtype === 'int64' ? new BigInt64Array(count) : new Float32Array(count);
-  for (let i = 0; i < count; i++) data[i] = o.dtype === 'int64' ? buf.readBigInt64LE(i * 8) : buf.readFloatLE(i * 4);
-  const feeds = { [session.inputNames[0]]: new ort.Tensor(o.dtype, data, o.shape) };
+  if (o.input.length !== session.inputNames.length)
+    throw new Error(`${o.model} has ${session.inputNames.length} inputs, --input names ${o.input.length}`);
+  const feeds = {};
+  o.input.forEach((file, k) => {
+    const buf = fs.readFileSync(file), dtype = o.dtype[k], shape = o.shape[k];
+    const count = shape.reduce((a, b) => a * b, 1), es = dtype === 'int64' ? 8 : 4;
+    if (buf.length !== count * es)
+      throw new Error(`${file} has ${buf.length} bytes, shape ${shape} of ${dtype} needs ${count * es}`);
+    const data = dtype === 'int64' ? new BigInt64Array(count) : new Float32Array(count);
+    for (let i = 0; i < count; i++) data[i] = dtype === 'int64' ? buf.readBigInt64LE(i * 8) : buf.readFloatLE(i * 4);
+    feeds[session.inputNames[k]] = new ort.Tensor(dtype, data, shape);
+  });
 
   let out;
   for (let i = 0; i < o.warmup; i++) out = await session.run(feeds);

@@ -15,8 +15,8 @@
  * add PAIR_BLOCK terms in sequence and the block sums pairwise, so that the
  * rounding error of a mean over half a million elements (GroupNorm's
  * statistics over C x T) stays near f32's epsilon instead of growing with
- * the count;
- * integers of every width accumulate in uint64 (wrapping, as the contract
+ * the count (reduce_run: the same sums over a contiguous reduced run, read
+ * a block at a time); integers of every width accumulate in uint64 (wrapping, as the contract
  * says) and are stored truncated to y's dtype; extrema compare as the
  * dtype's numbers (u64 unsigned). Arg-extrema compare floats in f64 and
  * integers in 64 bits and
@@ -171,6 +171,95 @@ enum { PAIR_BLOCK = 64, PAIR_DEPTH = 64 };
 REDUCE_FLOAT(reduce_float, float, rt_get, expf, logf, sqrtf, fabsf)
 REDUCE_FLOAT(reduce_double, double, elem_get, exp, log, sqrt, fabs)
 
+/* Sums of RUN_LANES whole pair blocks at v[j * PAIR_BLOCK ..] into s[j],
+ * each block added in sequence from 0 as reduce_float does (term: 0 the
+ * element, 1 its absolute value, 2 its square): the blocks are independent
+ * chains, so they run side by side instead of one add waiting for the
+ * last, and every block sum has the same bits. */
+enum { RUN_LANES = 8 };
+#define BLOCK_SUMS(T)                                                                                        \
+  for (int i = 0; i < PAIR_BLOCK; i++)                                                                       \
+    for (int j = 0; j < RUN_LANES; j++) {                                                                    \
+      float t = v[j * PAIR_BLOCK + i];                                                                       \
+      s[j] += T;                                                                                             \
+    }
+static void block_sums(const float *v, int term, float *s) {
+  for (int j = 0; j < RUN_LANES; j++)
+    s[j] = 0;
+  switch (term) {
+  case 0: BLOCK_SUMS(t) break;
+  case 1: BLOCK_SUMS(fabsf(t)) break;
+  default: BLOCK_SUMS(t * t) break;
+  }
+}
+#undef BLOCK_SUMS
+
+/* reduce_float over one contiguous run of n f16 or f32 elements at x[base..]
+ * (a single reduced run of stride 1: a mean over H*W, or over all of
+ * GroupNorm's C x T): the same operations in the same order per pair block,
+ * so the same bits, with the elements loaded as f32 (rt_load_f32, a loop
+ * that vectorizes), each op's loop free of the iterator and the per-element
+ * dtype and op dispatch, and the sums' whole blocks taken RUN_LANES at a
+ * time (block_sums). LOGSUMEXP keeps the general path. */
+static float reduce_run(int op, const void *xd, int xt, int64_t base, uint64_t n) {
+  float acc = op == OM_REDUCE_PROD ? 1 : op == OM_REDUCE_MAX ? -INFINITY : op == OM_REDUCE_MIN ? INFINITY : 0;
+  float part[PAIR_DEPTH], v[PAIR_BLOCK * RUN_LANES], sums[RUN_LANES];
+  int depth = 0;
+  uint64_t blocks = 0, k = 0;
+  const int sum = op != OM_REDUCE_MAX && op != OM_REDUCE_MIN && op != OM_REDUCE_PROD;
+  const int term = op == OM_REDUCE_L1 ? 1 : op == OM_REDUCE_L2 || op == OM_REDUCE_SUMSQUARE ? 2 : 0;
+  for (; sum && n - k >= PAIR_BLOCK * RUN_LANES; k += PAIR_BLOCK * RUN_LANES) {
+    rt_load_f32(v, xd, xt, (size_t)base + (size_t)k, PAIR_BLOCK * RUN_LANES);
+    block_sums(v, term, sums);
+    for (int j = 0; j < RUN_LANES; j++) {
+      float b = sums[j];
+      PAIR_PUSH(part, depth, blocks, b);
+    }
+  }
+  for (; k < n; k += PAIR_BLOCK) {
+    size_t m = n - k < PAIR_BLOCK ? (size_t)(n - k) : PAIR_BLOCK;
+    rt_load_f32(v, xd, xt, (size_t)base + (size_t)k, m);
+    switch (op) {
+    case OM_REDUCE_MAX:
+      for (size_t i = 0; i < m; i++)
+        acc = v[i] > acc || isnan(v[i]) ? v[i] : acc;
+      continue;
+    case OM_REDUCE_MIN:
+      for (size_t i = 0; i < m; i++)
+        acc = v[i] < acc || isnan(v[i]) ? v[i] : acc;
+      continue;
+    case OM_REDUCE_PROD:
+      for (size_t i = 0; i < m; i++)
+        acc *= v[i];
+      continue;
+    case OM_REDUCE_L1:
+      for (size_t i = 0; i < m; i++)
+        acc += fabsf(v[i]);
+      break;
+    case OM_REDUCE_L2:
+    case OM_REDUCE_SUMSQUARE:
+      for (size_t i = 0; i < m; i++)
+        acc += v[i] * v[i];
+      break;
+    default: /* SUM, MEAN, LOGSUM */
+      for (size_t i = 0; i < m; i++)
+        acc += v[i];
+      break;
+    }
+    if (m == PAIR_BLOCK) { /* a sum: the block goes to the partials */
+      PAIR_PUSH(part, depth, blocks, acc);
+      acc = 0;
+    }
+  }
+  PAIR_TOTAL(part, depth, acc);
+  switch (op) {
+  case OM_REDUCE_MEAN: return acc / (float)n; /* 0/0 = NaN for no elements */
+  case OM_REDUCE_L2: return sqrtf(acc);
+  case OM_REDUCE_LOGSUM: return logf(acc);
+  default: return acc;
+  }
+}
+
 /* Integers are held as int64 (elem_get_int: sign- or zero-extended); u64 values
  * above INT64_MAX compare correctly after flipping the top bit. */
 static int64_t ord_key(uint32_t dt, int64_t v) {
@@ -249,6 +338,7 @@ void rt_reduce_run(const om_task *task, const rt_args *args, uint32_t block, rt_
   const int op = task->params[OM_REDUCE_P_OP], last = task->params[OM_REDUCE_P_SELECT_LAST_INDEX] != 0;
   red_geom g;
   red_geom_build(x, (uint32_t)task->params[OM_REDUCE_P_AXES], &g);
+  const int contiguous = g.nred == 1 && g.red_stride[0] == 1 && op != OM_REDUCE_LOGSUMEXP;
   uint64_t lo, hi;
   rt_block_range(rt_elements(y), task->block_dim, block, &lo, &hi);
   for (uint64_t o = lo; o < hi; o++) {
@@ -257,6 +347,8 @@ void rt_reduce_run(const om_task *task, const rt_args *args, uint32_t block, rt_
       ((int64_t *)yd)[o] = reduce_arg(op, last, &g, xd, x->dtype, base);
     else if (x->dtype == DT_DOUBLE)
       ((double *)yd)[o] = reduce_double(op, &g, xd, (int)x->dtype, base);
+    else if (is_float_dt(x->dtype) && contiguous)
+      rt_put(yd, (int)y->dtype, (size_t)o, reduce_run(op, xd, (int)x->dtype, base, g.count));
     else if (is_float_dt(x->dtype))
       rt_put(yd, (int)y->dtype, (size_t)o, reduce_float(op, &g, xd, (int)x->dtype, base));
     else

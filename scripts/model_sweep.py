@@ -18,8 +18,24 @@ One line per model and mode: "export failed" / "export skipped" / "atc error: <i
 (force_fp16: cosine >= 0.999 and the same top-1; must_keep_origin_dtype: max abs error <= 1e-4 x
 max|ref|). With --markdown the lines form docs/MODEL_SWEEP.md's table.
 
-Usage: scripts/model_sweep.py [--work DIR] [--bin DIR] [--modes m1,m2] [--export-limit S] [--markdown] [NAME ...]
-       (default: every model; --work /tmp/sweep; --bin build; --export-limit 180)
+With --speed, every model whose force_fp16 om passes is then timed against ONNX Runtime
+(bench/ort_bench.js on the same ONNX file and inputs, CPU provider): --rounds rounds, each
+alternating the two runtimes, each runtime's figure the CPU time (perf stat's task-clock) of the
+process pinned to cores 0..T-1 (taskset; --cpus another list) running the model n times, minus that of the same process
+running it once (loading, JIT compile, node's and the session's start-up; the least of one such run
+per round, since a disturbance only adds time), over n - 1. n is chosen once per model, from a run of
+3 of each, so that the slower runtime's n runs take about --budget seconds of CPU time (5 to 1000
+runs): the start-up's own variation (a large ONNX file takes ORT seconds to load and optimise) must be
+small beside that.
+CPU time, not wall time: on a loaded machine another process taking the core lengthens the wall time
+but not the CPU time. The line gives both runtimes' medians over the rounds in ms per run, the ratio
+omrun / ORT of the medians with the lowest and highest ratio of a single round, and each runtime's
+spread (highest round / lowest round - 1).
+
+Usage: scripts/model_sweep.py [--work DIR] [--bin DIR] [--modes m1,m2] [--export-limit S] [--markdown]
+                              [--speed [--threads T] [--cpus LIST] [--rounds R] [--budget S]] [NAME ...]
+       (default: every model; --work /tmp/sweep; --bin build; --export-limit 180; --threads 1;
+        --rounds 3; --budget 4)
 """
 import argparse
 import json
@@ -220,6 +236,55 @@ def sweep_one(name, mode, meta, work, bindir):
     return ok, f"{'PASS' if ok else 'FAIL'} {text} (atc {atc_s:.1f} s, omrun {run_s:.1f} s)"
 
 
+def cpu_ms(cmd, cpus):
+    """CPU time in ms (task-clock: every thread of the process) of cmd pinned to the cores cpus (taskset's
+    list); raises RuntimeError with its first error line when it fails."""
+    p = subprocess.run(["perf", "stat", "-x,", "-e", "task-clock", "taskset", "-c", cpus] + cmd,
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError(first_error(p.stderr + p.stdout))
+    for line in p.stderr.splitlines():
+        f = line.split(",")
+        if len(f) > 2 and f[2] == "task-clock":
+            return float(f[0])
+    raise RuntimeError("perf stat printed no task-clock (is perf allowed: kernel.perf_event_paranoid?)")
+
+
+def speed_one(name, meta, work, bindir, threads, cpus, rounds, budget_s):
+    """Times NAME's force_fp16 om against ONNX Runtime (the module comment says how): returns the line."""
+    ins = ",".join(os.path.join(work, f"{name}.in{i}.bin") for i in range(len(meta["inputs"])))
+    shapes = ":".join(",".join(map(str, s)) for s in meta["shapes"])
+    out = os.path.join(work, f"{name}-speed-out")
+    cmds = {
+        "omrun": lambda n: [os.path.join(bindir, "omrun"), "--model", os.path.join(work, f"{name}-force_fp16.om"),
+                            "--input", ins, "--output", out, "--threads", str(threads), "--loop", str(n)],
+        "ort": lambda n: ["node", os.path.join(ROOT, "bench", "ort_bench.js"), "--model",
+                          os.path.join(work, name + ".onnx"), "--input", ins, "--shape", shapes, "--threads",
+                          str(threads), "--min", str(n), "--max", str(n), "--budget", "0"],
+    }
+    try:
+        once = {k: cpu_ms(c(1), cpus) for k, c in cmds.items()}
+        est = max((cpu_ms(c(3), cpus) - once[k]) / 2 for k, c in cmds.items())  # ms per run, slower one
+        n = int(min(1000, max(5, budget_s * 1e3 / max(est, 1e-3))))
+        base = {k: [v] for k, v in once.items()}
+        total = {k: [] for k in cmds}
+        for r in range(rounds):
+            for k in (list(cmds) if r % 2 == 0 else list(cmds)[::-1]):  # alternate which goes first
+                if r:
+                    base[k].append(cpu_ms(cmds[k](1), cpus))
+                total[k].append(cpu_ms(cmds[k](n), cpus))
+    except RuntimeError as e:
+        return False, f"speed: {e}"
+    per = {k: [(t - min(base[k])) / (n - 1) for t in total[k]] for k in cmds}
+    med = {k: float(np.median(v)) for k, v in per.items()}
+    ratios = [a / b for a, b in zip(per["omrun"], per["ort"])]
+    spread = {k: max(v) / min(v) - 1 for k, v in per.items()}
+    return True, (f"omrun {med['omrun']:.1f} ms, ORT {med['ort']:.1f} ms, ratio {med['omrun'] / med['ort']:.2f} "
+                  f"(rounds {min(ratios):.2f}-{max(ratios):.2f}), spread omrun {spread['omrun'] * 100:.0f}%, "
+                  f"ORT {spread['ort'] * 100:.0f}% ({threads} thread{'s' if threads > 1 else ''}, "
+                  f"{rounds} x {n} runs, CPU time)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*")
@@ -231,6 +296,13 @@ def main():
     ap.add_argument("--export-limit", type=float, default=EXPORT_LIMIT_S,
                     help=f"seconds an export may take before it is skipped (default {EXPORT_LIMIT_S}; more on a "
                     "loaded machine)")
+    ap.add_argument("--speed", action="store_true",
+                    help="time each model's passing force_fp16 om against ONNX Runtime (see above)")
+    ap.add_argument("--threads", type=int, default=1, help="--speed: threads of both runtimes (default 1)")
+    ap.add_argument("--cpus", help="--speed: the cores both runtimes are pinned to (taskset -c; default 0..T-1)")
+    ap.add_argument("--rounds", type=int, default=3, help="--speed: alternating rounds (default 3)")
+    ap.add_argument("--budget", type=float, default=4.0,
+                    help="--speed: seconds of timed runs per round of the slower runtime (default 2)")
     ap.add_argument("--export-one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -249,6 +321,7 @@ def main():
         if args.export_only:
             print(f"{name:20} {'export ok' if meta else why}", flush=True)
             continue
+        passed = set()
         for mode in args.modes.split(","):
             if meta is None:
                 ok, text = False, why
@@ -258,6 +331,13 @@ def main():
             print(f"| {name} | {mode} | {text} |" if args.markdown else f"{name:20} {mode:24} {text}", flush=True)
             if meta is None:
                 break
+            if ok:
+                passed.add(mode)
+        if args.speed and "force_fp16" in passed:
+            cpus = args.cpus or ("0" if args.threads == 1 else f"0-{args.threads - 1}")
+            ok, text = speed_one(name, meta, args.work, args.bin, args.threads, cpus, args.rounds, args.budget)
+            checks.results.append(ok)
+            print(f"| {name} | speed | {text} |" if args.markdown else f"{name:20} {'speed':24} {text}", flush=True)
     return checks.summary("model_sweep")
 
 

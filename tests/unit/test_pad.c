@@ -5,7 +5,13 @@
  * (negative) and reach beyond one period (reflect and wrap repeat), f32 ->
  * f32, f32 -> f16 and i64 (constant 7), 1 to 3 blocks. The reference is
  * ir_eval_graph on the same Pad written in the IR text form; results must
- * agree exactly. Then every check rule is broken once.
+ * agree exactly. Then ranks 1 to 5 with random extents (1s among them),
+ * pads from -2 to 3 per side on random dims, every mode, f32 -> f32 and
+ * f32 -> f16, 1 to 5 blocks: the row-at-a-time kernel merges unpadded dims
+ * into their outer neighbour (every dim in constant mode), and a block may
+ * start and end inside a row; plus the zero-insertion of ConvTranspose's
+ * lowering, [2,3,1,5,1] -> [2,3,1,5,4]. Then every check rule is broken
+ * once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +126,107 @@ static void test_kernel(void) {
       }
 }
 
+static uint32_t rng = 12345;
+static int64_t rnd(int64_t n) { /* 0 .. n-1 */
+  rng = rng * 1664525u + 1013904223u;
+  return (int64_t)((rng >> 8) % (uint32_t)n);
+}
+
+/* x [xd[rank]] padded by begin[d] before and end[d] after each dim, against ir_eval_graph. */
+static void nd_case(int rank, const int64_t *xd, const int64_t *begin, const int64_t *end, int mode, int ydt,
+                    uint32_t bd) {
+  int64_t yd[5];
+  uint64_t nx = 1, ny = 1;
+  for (int d = 0; d < rank; d++)
+    yd[d] = xd[d] + begin[d] + end[d], nx *= (uint64_t)xd[d], ny *= (uint64_t)yd[d];
+  kcase c;
+  kc_init(&c, mode, bd);
+  kc_set(&c, OM_PAD_T_X, DT_FLOAT32, rank, xd);
+  kc_set(&c, OM_PAD_T_Y, ydt, rank, yd);
+  for (int d = 0; d < rank; d++)
+    c.task.params[OM_PAD_P_BEGIN + d] = (int32_t)begin[d];
+  if (mode == 0) { /* the constant 7 as bytes of y's dtype */
+    uint8_t b[8] = {0};
+    elem_put(b, ydt, 0, 7.0);
+    uint32_t bits = 0;
+    for (int k = 0; k < 4; k++)
+      bits |= (uint32_t)b[k] << (8 * k);
+    c.task.params[OM_PAD_P_VALUE_LO] = (int32_t)bits;
+  }
+  for (uint64_t i = 0; i < nx; i++)
+    ((float *)c.data[OM_PAD_T_X])[i] = (float)(i + 1);
+  omrt_status st = kc_check(&c);
+  CHECK_EQ_INT(st, OMRT_OK);
+  if (st != OMRT_OK) {
+    test_note("  rank %d mode %d: %s", rank, mode, omrt_last_error());
+    kc_free(&c);
+    return;
+  }
+  kc_run_blocks(&c, NULL);
+  char text[1024], dims[128] = "", ydims[128] = "", pads[128] = "";
+  for (int d = 0; d < rank; d++) {
+    snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%lld", d ? "," : "", (long long)xd[d]);
+    snprintf(ydims + strlen(ydims), sizeof ydims - strlen(ydims), "%s%lld", d ? "," : "", (long long)yd[d]);
+  }
+  for (int k = 0; k < 2 * rank; k++)
+    snprintf(pads + strlen(pads), sizeof pads - strlen(pads), "%s%lld", k ? "," : "",
+             (long long)(k < rank ? begin[k] : end[k - rank]));
+  snprintf(text, sizeof text,
+           "graph g opset 18\ninput %%x : f32[%s]\n%%y : f32[%s] = Pad(%%x) {mode=\"%s\", pads=[%s], "
+           "value=7.0}\noutput %%y\n",
+           dims, ydims, MODES[mode], pads);
+  diag d;
+  diag_init(&d);
+  ir_graph *g = NULL;
+  CHECK(ir_parse(text, "pad", &g, &d) == ST_OK);
+  if (!g) {
+    test_note("  parse: %s", d.msg);
+    kc_free(&c);
+    return;
+  }
+  arena ar;
+  arena_init(&ar, 0);
+  const void *ins[1] = {c.data[OM_PAD_T_X]};
+  void *outs[1];
+  int ok = ir_eval_graph(g, ins, outs, &ar, &d) == ST_OK;
+  if (!ok) test_note("  eval: %s", d.msg);
+  for (uint64_t i = 0; ok && i < ny; i++) {
+    double want = get(outs[0], DT_FLOAT32, (size_t)i);
+    want = ydt == DT_FLOAT16 ? half_to_float(float_to_half((float)want)) : want;
+    ok = get(c.data[OM_PAD_T_Y], ydt, (size_t)i) == want;
+    if (!ok)
+      test_note("  x [%s] pads [%s] %s y dtype %d bd %u: y[%llu] = %g, want %g", dims, pads, MODES[mode], ydt,
+                bd, (unsigned long long)i, get(c.data[OM_PAD_T_Y], ydt, (size_t)i), want);
+  }
+  CHECK(ok);
+  arena_free(&ar);
+  ir_graph_free(g);
+  kc_free(&c);
+}
+
+static void test_kernel_nd(void) {
+  for (int t = 0; t < 400; t++) {
+    int rank = 1 + (int)rnd(5), mode = (int)rnd(4);
+    int64_t xd[5], begin[5], end[5];
+    for (int d = 0; d < rank; d++) {
+      xd[d] = rnd(3) == 0 ? 1 : 2 + rnd(5);
+      int padded = rnd(2) == 0;
+      begin[d] = padded ? rnd(6) - 2 : 0, end[d] = padded ? rnd(6) - 2 : 0;
+      if (xd[d] + begin[d] + end[d] < 1) begin[d] = end[d] = 0; /* y keeps at least one element */
+      if (mode == 1 && xd[d] < 2) begin[d] = begin[d] < 0 ? begin[d] : 0, end[d] = end[d] < 0 ? end[d] : 0;
+      if (xd[d] + begin[d] + end[d] < 1) begin[d] = end[d] = 0;
+    }
+    int64_t ny = 1;
+    for (int d = 0; d < rank; d++)
+      ny *= xd[d] + begin[d] + end[d];
+    uint32_t bd = 1 + (uint32_t)rnd(ny < 5 ? ny : 5);
+    nd_case(rank, xd, begin, end, mode, t % 3 == 2 ? DT_FLOAT16 : DT_FLOAT32, bd);
+  }
+  static const int64_t zx[5] = {2, 3, 1, 5, 1}, zb[5] = {0}, ze[5] = {0, 0, 0, 0, 3};
+  for (uint32_t bd = 1; bd <= 4; bd++)
+    nd_case(5, zx, zb, ze, 0, DT_FLOAT32, bd);
+}
+
 /* A valid edge pad of [3,4] by 1 on each side that `mutate` breaks. */
 static void bad(int mutate, const char *what, const char *want) {
   int64_t yd[2] = {5, 6}, y1[1] = {30}, x1[2] = {3, 1};
@@ -169,6 +276,7 @@ static void test_checks(void) {
 
 int main(void) {
   test_kernel();
+  test_kernel_nd();
   test_checks();
   return test_summary("pad");
 }
