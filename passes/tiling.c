@@ -206,17 +206,70 @@ static void matmul_geom(const ir_node *n, mm_geom *g) {
 /* MATMUL tiles in elements (multiples of 16) of the row axis (M times the
  * folded batch dims: the largest fold, mm_max_fold), N and K, within
  * om_format.h's L0A/L0B/L0C inequalities; tile_k is the K chunk, the most
- * that fits. The score models the cube micro-kernel the x86 tile runs
- * (runtime/kernels_matmul_x86.c), in FMA steps of one row x 16 columns:
- * the products (each tile's rows x its columns rounded up to 16 x K), the
- * staging of A (a row of K converted per 8 lanes, once per tile: wide
- * tiles amortise it), of a run-time B (its K x tile_n panels per tile),
- * the partial sums kept in L0C between K chunks (a load and a store per
- * row and n block), and a fixed CALL_STEPS per micro-kernel call (6 rows x
- * 2 n blocks x one chunk). Tiles are spread over the AI cores: the score is
- * ceil(tiles / ai_cores) * the cost of a full tile. Ties go to the larger
- * tile. */
-enum { CALL_STEPS = 24 };
+ * that fits. The score models the x86 tile (runtime/kernels_matmul_x86.c)
+ * in FMA steps of one row x 16 columns (mm_cost):
+ *   - the products: each tile's rows x its columns rounded up to 16 x K;
+ *   - per k step of each micro-kernel call, K_STEP for the loop and the B
+ *     loads: a call is a group of up to 12 rows (a tile's rows split
+ *     evenly) x a pair of n blocks;
+ *   - CALL_STEPS per call and K chunk: starting the call's B streams, the
+ *     sums' round trip through L0C, the write-back. A tile runs the whole
+ *     K as one chunk when nothing is staged per chunk: B FRACTAL_NZ, and
+ *     A read in place (f32, K contiguous, alpha 1) or staged whole in L1
+ *     (the tile's rows x K16 floats fit the SoC's L1);
+ *   - staging A as f32 (a row of K per 8 lanes): once per row of tiles a
+ *     core runs when it is staged whole in L1 (the run loop goes along N
+ *     first, so a core's tiles on the same rows share it), else per tile;
+ *   - staging a run-time (ND) B: its K x tile_n panels per tile;
+ *   - B_STREAM per k row and n block of every tile: reading B's panels
+ *     from memory, once per m tile (small m tiles read B more often).
+ * The score is the cost of the busiest AI core's tiles: the runtime gives
+ * each core a run of consecutive tiles (as even in count as they allow)
+ * in the run loop's order, and the last m and n tiles may be short
+ * (mm_core_cost). Ties go to the larger tile. */
+enum { MM_GROUP = 12, K_STEP = 1, CALL_STEPS = 256, B_STREAM = 2 };
+
+/* What mm_cost needs of a MatMul besides the tile. */
+typedef struct mm_costs {
+  uint64_t K, k16;
+  int bnz, a_in_place;
+  uint64_t l1_bytes;
+} mm_costs;
+
+/* The cost of one tile of rows x nb n blocks, K in chunks of tk, without
+ * staging A in L1; *a_l1: its A rows are staged whole in L1. */
+static uint64_t mm_cost(const mm_costs *c, uint64_t rows, uint64_t nb, uint64_t tk, int *a_l1) {
+  const uint64_t lda_l1 = c->k16 % (2 * C0) ? c->k16 : c->k16 + C0; /* floats a staged row (the kernel's) */
+  *a_l1 = !c->a_in_place && rows * lda_l1 * sizeof(float) <= c->l1_bytes;
+  const uint64_t chunks = c->bnz && (c->a_in_place || *a_l1) ? 1 : ceil_div(c->K, tk);
+  const uint64_t calls = ceil_div(rows, MM_GROUP) * ceil_div(nb, 2);
+  return rows * nb * c->K + K_STEP * calls * c->K + CALL_STEPS * calls * chunks +
+         (c->bnz ? B_STREAM * c->K * nb : c->K * nb) + (c->a_in_place || *a_l1 ? 0 : rows * c->K / 8);
+}
+
+/* Tiles [0, x) of the run order (batch, m tile, n tile) that are the last
+ * n tile of their row (f[0]), in the last m tile (f[1]), or both (f[2]). */
+static void mm_last_counts(uint64_t x, uint64_t mtiles, uint64_t ntiles, uint64_t f[3]) {
+  const uint64_t rows = x / ntiles, part = x % ntiles; /* whole rows of n tiles, then part of one */
+  f[0] = rows;
+  f[1] = rows / mtiles * ntiles + (rows % mtiles == mtiles - 1 ? part : 0);
+  f[2] = rows / mtiles;
+}
+
+/* The cost of tiles [lo, hi) of the run order from a tile's cost by class
+ * (cost[last m][last n]) and that of staging one row of tiles' A (a_stage),
+ * paid for every row of tiles the run enters. */
+static uint64_t mm_core_cost(uint64_t lo, uint64_t hi, uint64_t mtiles, uint64_t ntiles,
+                             const uint64_t cost[2][2], uint64_t a_stage) {
+  if (lo >= hi) return 0;
+  uint64_t a[3], b[3];
+  mm_last_counts(lo, mtiles, ntiles, a);
+  mm_last_counts(hi, mtiles, ntiles, b);
+  const uint64_t both = b[2] - a[2], last_n = b[0] - a[0] - both, last_m = b[1] - a[1] - both;
+  const uint64_t neither = hi - lo - both - last_n - last_m;
+  return neither * cost[0][0] + last_n * cost[0][1] + last_m * cost[1][0] + both * cost[1][1] +
+         ((hi - 1) / ntiles - lo / ntiles + 1) * a_stage;
+}
 
 static status tile_matmul(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, int *fold_out, diag *d) {
   const soc_info *soc = ctx->soc;
@@ -233,21 +286,33 @@ static status tile_matmul(const pass_ctx *ctx, const ir_node *n, conv_tiles *out
   *out = (conv_tiles){0, 0, 0, 0};
   *fold_out = fold;
   if (rows == 0 || N == 0 || K == 0 || batch == 0) return too_big(n, d, "empty matrix product");
-  const int bstaged = n->in[1]->layout != LAYOUT_FRACTAL_NZ;
-  uint64_t cores = (uint64_t)soc->ai_cores, best_cost = UINT64_MAX, k16 = ceil_div(K, C0) * C0;
+  const mm_costs mc = {K, ceil_div(K, C0) * C0, n->in[1]->layout == LAYOUT_FRACTAL_NZ,
+                       n->in[0]->dtype == DT_FLOAT32 && g.a_sk == 1 && ir_attr_float(n, "alpha", 1.0) == 1.0,
+                       soc->l1_bytes};
+  uint64_t cores = (uint64_t)soc->ai_cores, best_cost = UINT64_MAX;
   uint64_t m_max = min_u64(min_u64(ceil_div(rows, C0) * C0, soc->l0a_bytes / (C0 * es)), 65536);
   uint64_t n_max = min_u64(min_u64(ceil_div(N, C0) * C0, soc->l0b_bytes / (C0 * es)), 65536);
   for (uint64_t tm = C0; tm <= m_max; tm += C0) {
     for (uint64_t tn = C0; tn <= n_max; tn += C0) {
       if (tm * tn * 4 > soc->l0c_bytes) break;
-      uint64_t tk = min_u64(min_u64(k16, soc->l0a_bytes / (tm * es)), soc->l0b_bytes / (tn * es)) / C0 * C0;
+      uint64_t tk =
+          min_u64(min_u64(mc.k16, soc->l0a_bytes / (tm * es)), soc->l0b_bytes / (tn * es)) / C0 * C0;
       if (tk < C0) break;
       tk = min_u64(tk, 65536);
-      const uint64_t tiles = batch * ceil_div(rows, tm) * ceil_div(N, tn), chunks = ceil_div(K, tk);
-      const uint64_t rt = min_u64(tm, rows), nb = tn / C0; /* a full tile's rows and n blocks */
-      uint64_t cost = rt * nb * K + rt * K / 8 + 2 * rt * nb * (chunks - 1) +
-                      CALL_STEPS * ceil_div(rt, 6) * ceil_div(nb, 2) * chunks + (bstaged ? K * nb : 0);
-      uint64_t total = ceil_div(tiles, cores) * cost;
+      const uint64_t mtiles = ceil_div(rows, tm), ntiles = ceil_div(N, tn), tiles = batch * mtiles * ntiles;
+      /* a tile's cost by class: full, or the last m tile's rows, or the last n tile's blocks */
+      const uint64_t rt = min_u64(tm, rows), m_last = rows - (mtiles - 1) * tm, nb = tn / C0,
+                     nb_last = ceil_div(N - (ntiles - 1) * tn, C0);
+      int a_l1, unused;
+      const uint64_t cost[2][2] = {
+          {mm_cost(&mc, rt, nb, tk, &a_l1), mm_cost(&mc, rt, nb_last, tk, &unused)},
+          {mm_cost(&mc, m_last, nb, tk, &unused), mm_cost(&mc, m_last, nb_last, tk, &unused)}};
+      uint64_t total = 0;
+      for (uint64_t c = 0; c < cores; c++) {
+        const uint64_t busy = mm_core_cost(tiles * c / cores, tiles * (c + 1) / cores, mtiles, ntiles, cost,
+                                           a_l1 ? rt * K / 8 : 0);
+        total = busy > total ? busy : total;
+      }
       if (total < best_cost || (total == best_cost && tm * tn > out->m * out->n)) {
         best_cost = total;
         *out = (conv_tiles){tm, tn, tk, min_u64(tiles, MAX_BLOCKS)};

@@ -1,0 +1,131 @@
+/* matmul_task - times one MATMUL task on one core, the way the executor runs
+ * it (every block in order on one rt_core, a new task run number each time),
+ * for tuning the kernel (runtime/kernels_matmul*.c) and the tiling rule
+ * (passes/tiling.c) without a model around it.
+ *
+ *   matmul_task M N K TILE_M TILE_N TILE_K [REPS [COPIES]]
+ *
+ * y[M,N] = a[M,K] x b[K,N], all fp16, b FRACTAL_NZ (constant weights, as atc
+ * writes them in force_fp16), on the Ascend310's buffers. COPIES distinct b
+ * buffers are cycled through (default 1; with enough of them the weights
+ * stream from memory every run, as a model's do). Prints the fastest run and
+ * the quartiles: on a machine shared with other work, the fastest of many
+ * runs is the figure to compare (the median mostly measures the others).
+ *
+ * Build (from the source tree, after the CMake build in build/):
+ *   cc -O2 -I. -Iinclude bench/matmul_task.c build/libomrt_internal.a -lm -lpthread -ldl -o matmul_task
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "omrt.h"
+#include "runtime/kernels.h"
+
+static const char STRINGS[] = "\0matmul\0t";
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *x, const void *y) {
+  const double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+static void *alloc64(size_t bytes) {
+  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!p) {
+    fprintf(stderr, "matmul_task: out of memory (%zu bytes)\n", bytes);
+    exit(1);
+  }
+  return p;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 7) {
+    fprintf(stderr, "usage: matmul_task M N K TILE_M TILE_N TILE_K [REPS [COPIES]]\n");
+    return 2;
+  }
+  const int64_t M = atoll(argv[1]), N = atoll(argv[2]), K = atoll(argv[3]);
+  const int64_t tm = atoll(argv[4]), tn = atoll(argv[5]), tk = atoll(argv[6]);
+  const int reps = argc > 7 ? atoi(argv[7]) : 50, copies = argc > 8 ? atoi(argv[8]) : 1;
+  if (M < 1 || N < 1 || K < 1 || reps < 1 || copies < 1) {
+    fprintf(stderr, "matmul_task: M, N, K, REPS and COPIES must be >= 1\n");
+    return 2;
+  }
+  const int64_t k16 = (K + 15) / 16 * 16, n16 = (N + 15) / 16 * 16;
+  om_model_def def = {.l0a_bytes = 64 << 10,
+                      .l0b_bytes = 64 << 10,
+                      .l0c_bytes = 256 << 10,
+                      .ub_bytes = 256 << 10,
+                      .l1_bytes = 1 << 20,
+                      .ntasks = 1};
+  om_tensor t[OM_MATMUL_NTENSORS];
+  memset(t, 0, sizeof t);
+  t[OM_MATMUL_T_A] = (om_tensor){.name = 8, .dtype = DT_FLOAT16, .rank = 2, .dims = {M, K}};
+  t[OM_MATMUL_T_B] = (om_tensor){.name = 8, .dtype = DT_FLOAT16, .rank = 2, .dims = {K, N}};
+  t[OM_MATMUL_T_Y] = (om_tensor){.name = 8, .dtype = DT_FLOAT16, .rank = 2, .dims = {M, N}};
+  t[OM_MATMUL_T_A].bytes = (uint64_t)(M * K * 2);
+  t[OM_MATMUL_T_B].bytes = (uint64_t)(k16 * n16 * 2), t[OM_MATMUL_T_B].layout = LAYOUT_FRACTAL_NZ;
+  t[OM_MATMUL_T_Y].bytes = (uint64_t)(M * N * 2);
+  om_task task = {.kind = OM_TASK_MATMUL, .name = 1, .ntensors = OM_MATMUL_NTENSORS};
+  for (int s = 0; s < OM_MATMUL_NTENSORS; s++)
+    task.tensors[s] = OM_NONE;
+  task.tensors[OM_MATMUL_T_A] = OM_MATMUL_T_A, task.tensors[OM_MATMUL_T_B] = OM_MATMUL_T_B;
+  task.tensors[OM_MATMUL_T_Y] = OM_MATMUL_T_Y;
+  task.params[OM_MATMUL_P_TILE_M] = (int32_t)tm, task.params[OM_MATMUL_P_TILE_N] = (int32_t)tn;
+  task.params[OM_MATMUL_P_TILE_K] = (int32_t)tk;
+  task.block_dim = (uint32_t)(((M + tm - 1) / tm) * ((N + tn - 1) / tn));
+  omrt_model m;
+  memset(&m, 0, sizeof m);
+  m.def = &def, m.tensors = t, m.tasks = &task, m.strings = STRINGS, m.strings_bytes = sizeof STRINGS;
+  if (rt_kernels[OM_TASK_MATMUL].check(&m, 0, &task) != OMRT_OK) {
+    fprintf(stderr, "matmul_task: %s\n", omrt_last_error());
+    return 1;
+  }
+
+  uint16_t *a = alloc64((size_t)(M * K) * 2), *y = alloc64((size_t)(M * N) * 2);
+  for (int64_t i = 0; i < M * K; i++)
+    a[i] = (uint16_t)(0x3c00 ^ (i % 7)); /* values near 1 */
+  uint16_t **b = malloc(sizeof *b * (size_t)copies);
+  for (int c = 0; c < copies; c++) {
+    b[c] = alloc64((size_t)(k16 * n16) * 2);
+    for (int64_t i = 0; i < k16 * n16; i++)
+      b[c][i] = (uint16_t)(0x3000 ^ (i % 5)); /* values near 1/8 */
+  }
+  rt_core core = {.l1 = alloc64(def.l1_bytes),
+                  .l0a = alloc64(OM_L0_STAGING * (size_t)def.l0a_bytes),
+                  .l0b = alloc64(OM_L0_STAGING * (size_t)def.l0b_bytes),
+                  .l0c = alloc64(def.l0c_bytes),
+                  .l1_bytes = def.l1_bytes,
+                  .l0a_bytes = OM_L0_STAGING * (size_t)def.l0a_bytes,
+                  .l0b_bytes = OM_L0_STAGING * (size_t)def.l0b_bytes,
+                  .l0c_bytes = def.l0c_bytes};
+  rt_args args;
+  memset(&args, 0, sizeof args);
+  for (int s = 0; s < OM_MATMUL_NTENSORS; s++)
+    if (task.tensors[s] != OM_NONE) args.desc[s] = &t[s];
+  args.data[OM_MATMUL_T_A] = a, args.data[OM_MATMUL_T_Y] = y;
+
+  double *secs = malloc(sizeof *secs * (size_t)reps);
+  for (int r = 0; r < reps; r++) {
+    args.data[OM_MATMUL_T_B] = b[r % copies];
+    core.run = (uint64_t)r + 1;
+    const double t0 = now_s();
+    for (uint32_t blk = 0; blk < task.block_dim; blk++)
+      rt_kernels[OM_TASK_MATMUL].run(&task, &args, blk, &core);
+    secs[r] = now_s() - t0;
+  }
+  qsort(secs, (size_t)reps, sizeof *secs, by_value);
+  const double gflop = 2e-9 * (double)M * (double)N * (double)K;
+  printf("matmul_task: %lldx%lld x %lldx%lld, tiles %lldx%lldx%lld (%u): fastest %.3f ms %.1f GFLOP/s, "
+         "quartiles %.1f %.1f %.1f GFLOP/s\n",
+         (long long)M, (long long)K, (long long)K, (long long)N, (long long)tm, (long long)tn, (long long)tk,
+         task.block_dim, secs[0] * 1e3, gflop / secs[0], gflop / secs[reps / 4], gflop / secs[reps / 2],
+         gflop / secs[reps * 3 / 4]);
+  return 0;
+}
