@@ -9,7 +9,10 @@
  * reads (or to a row of x_zp bytes when the tap lies in the padding, with
  * stride 0), stepping H*W*16 bytes per input block. The sums are int32 and
  * exact (the compiler bounds K), so the order of the additions does not
- * matter; the requantization is common/quant.h's q_requant.
+ * matter; the requantization is common/quant.h's q_requant. A conv whose
+ * window has few channels (rt_qconv_window_bytes) gets its weights packed
+ * again, K as (tap, channel), once per core and task run into the core's
+ * L1 (rt_qconv_run), for the tiles that walk the gathered windows.
  */
 #include "runtime/kernels_qconv.h"
 
