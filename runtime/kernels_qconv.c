@@ -9,7 +9,10 @@
  * reads (or to a row of x_zp bytes when the tap lies in the padding, with
  * stride 0), stepping H*W*16 bytes per input block. The sums are int32 and
  * exact (the compiler bounds K), so the order of the additions does not
- * matter; the requantization is common/quant.h's q_requant.
+ * matter; the requantization is common/quant.h's q_requant. A conv whose
+ * window has few channels (rt_qconv_window_bytes) gets its weights packed
+ * again, K as (tap, channel), once per core and task run into the core's
+ * L1 (rt_qconv_run), for the tiles that walk the gathered windows.
  */
 #include "runtime/kernels_qconv.h"
 
@@ -40,6 +43,28 @@ void rt_qconv_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom 
   g->xmask = q[OM_QCONV_P_X_SIGNED] ? 0x80 : 0;
   g->qtail = (int)((x->dims[1] - (g->c1in - 1) * C0 + 3) / 4);
   memset(g->pad, (uint8_t)g->xzp ^ g->xmask, sizeof g->pad);
+  g->cin = (int)x->dims[1];
+}
+
+int64_t rt_qconv_window_bytes(rt_qconv_geom *g) {
+  const int64_t taps = (int64_t)g->kh * g->kw, k = taps * g->cin;
+  g->kq = 0;
+  if (g->c1in != 1 || g->cg.g != 1 || g->cin >= 4 || taps == 1 || k > QCONV_WINDOW_MAX) return 0;
+  g->kq = (int)((k + 3) / 4);
+  return g->c1out * g->kq * C0 * 4;
+}
+
+void rt_qconv_pack_window(const rt_qconv_geom *g, int8_t *dst) {
+  const int64_t k = (int64_t)g->kh * g->kw * g->cin;
+  for (int64_t nb = 0; nb < g->c1out; nb++) {
+    const int8_t *wb = g->w + (size_t)(nb * g->kg) * C0 * 4; /* [tap][group 0][16][4] */
+    int8_t *db = dst + (size_t)(nb * g->kq) * C0 * 4;
+    for (int64_t i = 0; i < (int64_t)g->kq * 4; i++) {
+      const int64_t t = i / g->cin, c = i % g->cin;
+      for (int j = 0; j < C0; j++)
+        db[((i / 4) * C0 + j) * 4 + i % 4] = i < k ? wb[((t * 4 + c / 4) * C0 + j) * 4 + c % 4] : 0;
+    }
+  }
 }
 
 /* Pixel p's sums of output block nb requantized into y, padding lanes 0. */
@@ -108,9 +133,13 @@ void rt_qconv_tile_c(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1
 }
 
 void rt_qconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
-  (void)core;
   rt_qconv_geom g;
   rt_qconv_geom_init(task, args, &g);
+  const int64_t wbytes = rt_qconv_window_bytes(&g);
+  if (wbytes && (size_t)wbytes <= core->l1_bytes) { /* packed once per core and task run */
+    if (!rt_l1_holds(core, g.w, OM_TASK_QCONV2D, wbytes, 0)) rt_qconv_pack_window(&g, (int8_t *)core->l1);
+    g.wwin = (const int8_t *)core->l1;
+  }
   const int64_t n = args->desc[OM_QCONV_T_Y]->dims[0], m = g.ho * g.wo;
   const int64_t tm = task->params[OM_QCONV_P_TILE_M], tn = task->params[OM_QCONV_P_TILE_N];
   const int64_t mt = rt_ceil_div(m, tm), nt = rt_ceil_div(g.c1out, tn);

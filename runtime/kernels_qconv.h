@@ -33,13 +33,32 @@ typedef struct rt_qconv_geom {
                       skip them (an RGB stem reads 1 group of 4, not 4) */
   uint8_t xmask;   /* 0x80 for i8 x (u = x ^ 0x80 = x + 128), else 0 */
   uint8_t pad[64]; /* what a padding tap reads: x_zp ^ xmask, 64 times */
+  int cin;         /* x's channels */
+  /* A window of few channels (an RGB stem: one block, cin < 4) can walk
+   * K as (tap, channel) bytes, kq groups of 4 (rt_qconv_window_bytes):
+   * then wwin, NULL otherwise, holds the weights so packed,
+   * [C1out][kq][16][4] (rt_qconv_pack_window), and a tile that uses it
+   * gathers each pixel's window into kq groups instead of reading one
+   * group of 4 lanes, 3 of them real, per tap. Set by the caller of the
+   * tile (rt_qconv_run: in the core's L1); tiles without it read w. */
+  const int8_t *wwin;
+  int kq;
 } rt_qconv_geom;
+
+enum { QCONV_WINDOW_MAX = 512 }; /* bytes of a packed window (kh*kw*cin, rounded up to 4) */
 
 typedef void (*rt_qconv_tile_fn)(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
                                  int64_t nb1);
 
 /* Fills *g from a task checked at load (rt_qconv_check) and its data. */
 void rt_qconv_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom *g);
+/* The bytes of the window-packed weights, 0 when the packing does not
+ * apply (more than one input block or group, cin >= 4, a 1x1 kernel, a
+ * window past QCONV_WINDOW_MAX bytes); sets g->kq. */
+int64_t rt_qconv_window_bytes(rt_qconv_geom *g);
+/* Packs g->w into dst (rt_qconv_window_bytes of them) as [C1out][kq][16][4]:
+ * K index k = tap * cin + channel, zeros past the window. */
+void rt_qconv_pack_window(const rt_qconv_geom *g, int8_t *dst);
 /* The portable tile. */
 void rt_qconv_tile_c(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0, int64_t nb1);
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -37,6 +37,7 @@ typedef struct qcase {
 typedef struct path {
   const char *name;
   rt_qconv_tile_fn fn; /* NULL: the task through rt_kernels */
+  int window;          /* the tile with the window-packed weights (rt_qconv_pack_window) */
 } path;
 
 enum { X = OM_QCONV_T_X, W = OM_QCONV_T_W, B = OM_QCONV_T_BIAS, MU = OM_QCONV_T_MULT, Y = OM_QCONV_T_Y };
@@ -160,13 +161,14 @@ static void run_case(const qcase *q) {
   to_5hd(want5, want ? want : (const uint8_t *)"", want ? q->n : 0, q->m, yd[2] * yd[3], 0);
   rt_args args;
   kc_args(&c, &args);
-  /* the task as libomrt runs it, then each tile function */
-  path paths[4] = {{"task", NULL}, {"portable", rt_qconv_tile_c}};
+  /* the task as libomrt runs it, then each tile function (VNNI also with window-packed weights) */
+  path paths[5] = {{"task", NULL, 0}, {"portable", rt_qconv_tile_c, 0}};
   int np = 2;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (__builtin_cpu_supports("avx2")) paths[np++] = (path){"avx2", rt_qconv_tile_avx2};
+  if (__builtin_cpu_supports("avx2")) paths[np++] = (path){"avx2", rt_qconv_tile_avx2, 0};
   if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
-    paths[np++] = (path){"avx512vnni", rt_qconv_tile_vnni};
+    paths[np++] = (path){"avx512vnni", rt_qconv_tile_vnni, 0},
+    paths[np++] = (path){"avx512vnni, window", rt_qconv_tile_vnni, 1};
 #endif
   for (int k = 0; k < np && s == OMRT_OK && want; k++) {
     memset(got, 0x7f, ybytes);
@@ -175,8 +177,14 @@ static void run_case(const qcase *q) {
     } else {
       rt_qconv_geom g;
       rt_qconv_geom_init(&c.task, &args, &g);
+      const int64_t wbytes = rt_qconv_window_bytes(&g);
+      int8_t *wwin = paths[k].window && wbytes ? malloc((size_t)wbytes) : NULL;
+      if (paths[k].window && !wwin) continue; /* the packing does not apply */
+      if (wwin) rt_qconv_pack_window(&g, wwin);
+      g.wwin = wwin;
       for (int64_t img = 0; img < q->n; img++)
         paths[k].fn(&g, img, 0, m, 0, gm.c1out);
+      free(wwin);
     }
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < ybytes; i++)
@@ -241,6 +249,9 @@ int main(void) {
       /* n  c   h   w   m  grp kh kw sh sw dh dw pt pl pb pr  x   y clamp pc halves */
       {1, 16, 8, 8, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 1, 0},   /* 3x3 same */
       {2, 3, 11, 13, 37, 1, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, U8, U8, 1, 1, 0},  /* RGB stem, odd Cout */
+      {1, 3, 61, 9, 64, 1, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, I8, U8, 1, 1, 0},   /* 3x3 stem, i8, no pads */
+      {1, 1, 9, 10, 20, 1, 3, 5, 1, 2, 2, 1, 2, 1, 0, 3, I8, I8, 0, 1, 1},   /* 1 channel, dilated */
+      {1, 2, 5, 5, 16, 1, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, U8, U8, 0, 0, 0},    /* 2 channels, 2x2 */
       {1, 33, 9, 7, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 0, 0, 0},   /* 1x1, odd C, i8 */
       {1, 40, 10, 9, 70, 1, 3, 3, 2, 1, 2, 2, 2, 1, 0, 3, U8, I8, 1, 1, 1},  /* dilated, asym pads, halves */
       {1, 32, 7, 7, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0},  /* depthwise */
