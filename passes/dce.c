@@ -4,7 +4,11 @@
  *   Needs:   a well-formed graph in topological order (shapes, where
  *            known, find the no-ops below).
  *   Changes: the ops that leave their input as it is become what they
- *            are: a Pad by zeros and a one-input Concat an Identity, a
+ *            are: a Pad by zeros, a one-input Concat and a Resize to the
+ *            same size (scales all 1 or sizes the input's, a coordinate
+ *            mode that maps each pixel onto itself: every one but
+ *            tf_half_pixel_for_nn and tf_crop_and_resize; linear and cubic
+ *            then weigh the pixel 1 and its neighbours 0) an Identity, a
  *            Gather of constant index 0 (or -1) along an axis of extent 1
  *            a Squeeze of that axis (a view; torchvision's transform takes
  *            images[0] of a batch of one, pads it by nothing and stacks it
@@ -26,6 +30,8 @@
  *   Leaves:  topological order; graph inputs and outputs, their names and
  *            order untouched.
  */
+#include <string.h>
+
 #include "pass.h"
 
 /* 1 when x is the count of a counted value (ir/count.h). */
@@ -71,13 +77,33 @@ static int takes_the_only_row(const ir_node *n, int *axis) {
   return k == 0 || k == -1;
 }
 
+/* A Resize to the input's own size whose sample points are the pixels. */
+static int resizes_to_itself(const ir_node *n) {
+  const ir_attr *sc = ir_attr_find(n, "scales"), *sz = ir_attr_find(n, "sizes");
+  const ir_value *x = n->in[0], *y = n->out[0];
+  const char *ctm = ir_attr_string(n, "coordinate_transformation_mode", "half_pixel");
+  int same = n->nin == 1 && y && x->rank == y->rank && x->rank > 0 && !strstr(ctm, "tf_");
+  for (int d = 0; same && d < x->rank; d++)
+    same = x->dims[d] == y->dims[d] && x->dims[d] > 0;
+  if (sc && sc->kind == IR_ATTR_FLOATS && sc->n == x->rank)
+    for (int d = 0; same && d < sc->n; d++)
+      same = sc->floats[d] == 1.0;
+  else if (sz && sz->kind == IR_ATTR_INTS && sz->n == x->rank)
+    for (int d = 0; same && d < sz->n; d++)
+      same = sz->ints[d] == x->dims[d];
+  else
+    same = 0;
+  return same;
+}
+
 /* Makes n what it is when it leaves its input as it is (see the contract). */
 static status simplify_noop(ir_graph *g, ir_node *n, diag *d) {
   int64_t pads[2 * MAX_RANK];
   int np = n->op == IR_OP_PAD ? ir_attr_ints(n, "pads", pads, 2 * MAX_RANK) : -1, zero = np >= 0, axis;
   for (int i = 0; i < np; i++)
     zero &= pads[i] == 0;
-  if ((n->op == IR_OP_PAD && zero && n->nin == 1) || (n->op == IR_OP_CONCAT && n->nin == 1)) {
+  if ((n->op == IR_OP_PAD && zero && n->nin == 1) || (n->op == IR_OP_CONCAT && n->nin == 1) ||
+      (n->op == IR_OP_RESIZE && resizes_to_itself(n))) {
     n->op = IR_OP_IDENTITY, n->nattrs = 0;
   } else if (n->op == IR_OP_GATHER && takes_the_only_row(n, &axis)) {
     int64_t a = axis;
