@@ -20,9 +20,13 @@
  * d*(k-1) + 1 - out, halved by floor division; SAME_UPPER puts the smaller
  * half first, others the larger; a negative total pads the end). The
  * zero-inserted input costs the cube the product of the strides times the
- * work of a phase-split (sub-pixel) formulation; this route needs no
- * kernel of its own. Needs: x's dims known at import (graph inputs are,
- * with --input_shape) and w's dims.
+ * work of the phase split (sub-pixel form, conv_transpose_phases), which
+ * 1-D and 2-D ConvTransposes with a stride, dilations 1 and a crop that
+ * stays inside the phases' output take instead: conv_tasnet's decoder
+ * (k 16, stride 8, one output channel) ran 16 x 8 times the needed
+ * multiply-accumulates. Neither route needs a kernel of its own. Needs:
+ * x's dims known at import (graph inputs are, with --input_shape) and w's
+ * dims.
  */
 #include "frontend/onnx_conv.h"
 
@@ -135,6 +139,77 @@ static ir_value *pad(dc *b, ir_value *x, int r, const int64_t *begin, const int6
   return any ? dc_pad(b, x, r, pads, 0) : x;
 }
 
+/* The weights w [C, M/G, k...] (C = cin, M/G = og) as a Conv's [M, C/G, k...],
+ * flipped in every spatial dim (channel axes swapped per group). */
+static ir_value *flipped_weights(dc *b, ir_value *w, const win *wn, int re, int64_t group, int64_t cin,
+                                 int64_t og) {
+  int64_t ig = cin / group, cout = og * group;
+  if (group == 1) {
+    const int64_t perm[5] = {1, 0, 2, 3, 4};
+    w = dc_transpose(b, w, 2 + re, perm);
+  } else {
+    int64_t d6[6] = {group, ig, og}, d5[5] = {cout, ig};
+    for (int i = 0; i < re; i++)
+      d6[3 + i] = wn->k[i], d5[2 + i] = wn->k[i];
+    const int64_t perm[6] = {0, 2, 1, 3, 4, 5};
+    w = dc_reshape_to(b, dc_transpose(b, dc_reshape_to(b, w, 3 + re, d6), 3 + re, perm), 2 + re, d5);
+  }
+  int64_t starts[3], ends[3], axes[3], steps[3];
+  for (int i = 0; i < re; i++)
+    starts[i] = -1, ends[i] = INT64_MIN, axes[i] = 2 + i, steps[i] = -1;
+  return dc_slice_steps(b, w, re, starts, ends, axes, steps);
+}
+
+/* The phase split (sub-pixel) form of a 2-D ConvTranspose with dilations 1:
+ * output position u = q*s + p along an axis of stride s takes input q - r
+ * through tap p + r*s only, so the s_h*s_w phases are one stride-1 Conv of
+ * x (not zero-inserted) with R = ceil(k/s) taps per axis and M*s_h*s_w
+ * output channels, w''[(m*s_h + p_h)*s_w + p_w][c][r_h][r_w] =
+ * w[c][m][p_h + (R_h-1-r_h)*s_h][p_w + (R_w-1-r_w)*s_w] (0 past k: the
+ * flipped weights wf padded in front to R*s, split into [R, s], the phase
+ * axis reversed and moved before C; all of it folds for constant weights),
+ * bias repeated per phase; the phases interleave by a Reshape, Transpose,
+ * Reshape to [N, M, Q_h*s_h, Q_w*s_w] (Q = in + R - 1), and the pads crop it
+ * (one Pad of negative amounts). The cube does k/s times fewer
+ * multiply-accumulates than on the zero-inserted input, and M*s_h*s_w
+ * output channels fill its 16-wide n blocks where M alone (often 1 or 3)
+ * would not. Used when every cropped amount is >= 0 (bias would be
+ * missing from anything added). */
+static ir_value *conv_transpose_phases(dc *b, ir_value *x, ir_value *wf, ir_value *bias, const win *wn,
+                                       const int64_t *in, const int64_t *out, int64_t group, int64_t cout,
+                                       int64_t ig) {
+  int64_t R[2], q[2], P = wn->s[0] * wn->s[1];
+  for (int i = 0; i < 2; i++)
+    R[i] = (wn->k[i] + wn->s[i] - 1) / wn->s[i], q[i] = in[i] + R[i] - 1;
+  const int64_t wb[4] = {0, 0, R[0] * wn->s[0] - wn->k[0], R[1] * wn->s[1] - wn->k[1]}, we[4] = {0};
+  ir_value *w = pad(b, wf, 4, wb, we);
+  const int64_t d6[6] = {cout, ig, R[0], wn->s[0], R[1], wn->s[1]};
+  w = dc_reshape_to(b, w, 6, d6);
+  const int64_t starts[2] = {-1, -1}, ends[2] = {INT64_MIN, INT64_MIN}, axes[2] = {3, 5}, steps[2] = {-1, -1};
+  w = dc_slice_steps(b, w, 2, starts, ends, axes, steps);
+  const int64_t wperm[6] = {0, 3, 5, 1, 2, 4}, d4[4] = {cout * P, ig, R[0], R[1]};
+  w = dc_reshape_to(b, dc_transpose(b, w, 6, wperm), 4, d4);
+  if (bias) {
+    const int64_t one = 1, shape[2] = {cout, P}, flat = cout * P;
+    bias = dc_reshape_to(b, dc_expand(b, dc_unsqueeze(b, bias, 1, &one), dc_ints(b, 2, shape)), 1, &flat);
+  }
+  ir_value *ins[3] = {x, w, bias};
+  ir_node *cv = dc_node(b, IR_OP_CONV, bias ? 3 : 2, ins);
+  const int64_t ones[2] = {1, 1}, pads[4] = {R[0] - 1, R[1] - 1, R[0] - 1, R[1] - 1};
+  dc_set_ints(b, cv, "kernel_shape", 2, R);
+  dc_set_ints(b, cv, "strides", 2, ones);
+  dc_set_ints(b, cv, "dilations", 2, ones);
+  dc_set_ints(b, cv, "pads", 4, pads);
+  dc_set_int(b, cv, "group", group);
+  const int64_t n = x->dims[0], z6[6] = {n, cout, wn->s[0], wn->s[1], q[0], q[1]},
+                zperm[6] = {0, 1, 4, 2, 5, 3}, z4[4] = {n, cout, q[0] * wn->s[0], q[1] * wn->s[1]};
+  ir_value *y = dc_reshape_to(b, dc_transpose(b, dc_reshape_to(b, dc_val(b, cv), 6, z6), 6, zperm), 4, z4);
+  int64_t cb[4] = {0}, ce[4] = {0};
+  for (int i = 0; i < 2; i++)
+    cb[2 + i] = -wn->pads[i], ce[2 + i] = out[i] - (z4[2 + i] - wn->pads[i]);
+  return pad(b, y, 4, cb, ce);
+}
+
 status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
   (void)none;
   dc b;
@@ -190,10 +265,23 @@ status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
   /* 1-D: add the H axis */
   const int64_t axis2 = 2;
   if (r == 1) x = dc_unsqueeze(&b, x, 1, &axis2), w = dc_unsqueeze(&b, w, 1, &axis2);
-  /* zero insertion: [N, C, S1, 1, S2, 1, ...] padded to [N, C, S1, s1, S2, s2, ...], merged */
-  int strided = 0;
-  for (int i = 0; i < re; i++)
+  int strided = 0, phases = re == 2;
+  int64_t out[3];
+  for (int i = 0; i < re; i++) {
     strided |= wn.s[i] > 1;
+    out[i] = wn.s[i] * (in[i] - 1) + wn.opad[i] + wn.d[i] * (wn.k[i] - 1) + 1 - wn.pads[i] - wn.pads[re + i];
+    int64_t r_taps = (wn.k[i] + wn.s[i] - 1) / wn.s[i], full = (in[i] + r_taps - 1) * wn.s[i];
+    phases &= wn.d[i] == 1 && wn.pads[i] >= 0 && out[i] + wn.pads[i] <= full;
+  }
+  if (strided && phases) {
+    ir_value *wf = flipped_weights(&b, w, &wn, re, group, cin, og);
+    ir_value *y = conv_transpose_phases(&b, x, wf, bias, &wn, in, out, group, og * group, cin / group);
+    if (r == 1) y = dc_squeeze(&b, y, 1, &axis2);
+    if (b.st) return b.st;
+    dc_output(&b, 0, y);
+    return dc_end(&b);
+  }
+  /* zero insertion: [N, C, S1, 1, S2, 1, ...] padded to [N, C, S1, s1, S2, s2, ...], merged */
   if (strided) {
     int64_t axes[3], zb[8] = {0}, ze[8] = {0}, dims[5] = {x->dims[0], cin};
     for (int i = 0; i < re; i++) {
@@ -212,22 +300,7 @@ status onnx_decomp_conv_transpose(onnx_node *nd, ir_node *none) {
     pe[2 + i] = ext - wn.pads[re + i] + wn.opad[i] - (wn.s[i] - 1);
   }
   x = pad(&b, x, 2 + re, pb, pe);
-  /* weights: [C, M/G, k...] -> [M, C/G, k...], flipped */
-  int64_t ig = cin / group, cout = og * group;
-  if (group == 1) {
-    const int64_t perm[5] = {1, 0, 2, 3, 4};
-    w = dc_transpose(&b, w, 2 + re, perm);
-  } else {
-    int64_t d6[6] = {group, ig, og}, d5[5] = {cout, ig};
-    for (int i = 0; i < re; i++)
-      d6[3 + i] = wn.k[i], d5[2 + i] = wn.k[i];
-    const int64_t perm[6] = {0, 2, 1, 3, 4, 5};
-    w = dc_reshape_to(&b, dc_transpose(&b, dc_reshape_to(&b, w, 3 + re, d6), 3 + re, perm), 2 + re, d5);
-  }
-  int64_t starts[3], ends[3], axes[3], steps[3];
-  for (int i = 0; i < re; i++)
-    starts[i] = -1, ends[i] = INT64_MIN, axes[i] = 2 + i, steps[i] = -1;
-  w = dc_slice_steps(&b, w, re, starts, ends, axes, steps);
+  w = flipped_weights(&b, w, &wn, re, group, cin, og);
   ir_value *ins[3] = {x, w, bias};
   ir_node *cv = dc_node(&b, IR_OP_CONV, bias ? 3 : 2, ins);
   const int64_t ones[3] = {1, 1, 1}, zeros[6] = {0};
