@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/eval.h"
+#include "ir/ir.h"
 #include "nc1hwc0.h"
 #include "omrt.h"
 #include "runtime/kernels.h"
@@ -114,6 +116,23 @@ static inline void kc_args(const kcase *c, rt_args *a) {
   memset(a, 0, sizeof *a);
   for (uint32_t i = 0; i < c->task.ntensors; i++)
     if (c->task.tensors[i] != OM_NONE) a->data[i] = c->data[i], a->desc[i] = &c->t[i];
+}
+
+/* Evaluates the graph `text` (ir_parse's syntax; `name` in its messages) on
+ * ins with the reference evaluator; outs point into *ar, the caller's. 1 on
+ * success, else 0 with the parse or evaluation error noted. */
+static inline int kc_eval_text(const char *text, const char *name, const void **ins, void **outs, arena *ar) {
+  diag d;
+  diag_init(&d);
+  ir_graph *g = NULL;
+  if (ir_parse(text, name, &g, &d) != ST_OK) {
+    test_note("  parse: %s\n%s", d.msg, text);
+    return 0;
+  }
+  int ok = ir_eval_graph(g, ins, outs, ar, &d) == ST_OK;
+  if (!ok) test_note("  eval: %s\n%s", d.msg, text);
+  ir_graph_free(g);
+  return ok;
 }
 
 /* Runs every block of the case's task on core, last block first. */

@@ -119,21 +119,11 @@ static void one_case(int mode, int axis, int idt, int xdt, int ydt, uint32_t bd,
     at += snprintf(text + at, sizeof text - (size_t)at, "%s%lld", d ? "," : "", (long long)ydims[d]);
   snprintf(text + at, sizeof text - (size_t)at, "] = %s(%%x, %%i) {axis=%d}\noutput %%y\n",
            mode ? "GatherElements" : "Gather", axis);
-  diag d;
-  diag_init(&d);
-  ir_graph *g = NULL;
-  CHECK(ir_parse(text, "gather", &g, &d) == ST_OK);
-  if (!g) {
-    test_note("  parse: %s", d.msg);
-    kc_free(&c);
-    return;
-  }
   arena ar;
   arena_init(&ar, 0);
   const void *ins[2] = {c.data[OM_GATHER_T_X], c.data[OM_GATHER_T_INDICES]};
   void *outs[1];
-  int ok = ir_eval_graph(g, ins, outs, &ar, &d) == ST_OK;
-  if (!ok) test_note("  eval: %s", d.msg);
+  int ok = kc_eval_text(text, "gather", ins, outs, &ar);
   for (int64_t i = 0; ok && i < ny; i++) {
     double want = get(outs[0], xdt, (size_t)i), got = get(c.data[OM_GATHER_T_Y], ydt, (size_t)i);
     int zero = 0;
@@ -150,7 +140,6 @@ static void one_case(int mode, int axis, int idt, int xdt, int ydt, uint32_t bd,
   }
   CHECK(ok);
   arena_free(&ar);
-  ir_graph_free(g);
   kc_free(&c);
 }
 

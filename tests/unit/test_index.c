@@ -52,21 +52,6 @@ static const char *ty(char *buf, int dt, int rank, const int64_t *dims) {
   return buf;
 }
 
-/* Evaluates the one-node graph `text` on ins; outs point into *ar. */
-static int eval(const char *text, const void **ins, void **outs, arena *ar) {
-  diag d;
-  diag_init(&d);
-  ir_graph *g = NULL;
-  if (ir_parse(text, "index", &g, &d) != ST_OK) {
-    test_note("  parse: %s\n%s", d.msg, text);
-    return 0;
-  }
-  int ok = ir_eval_graph(g, ins, outs, ar, &d) == ST_OK;
-  if (!ok) test_note("  eval: %s\n%s", d.msg, text);
-  ir_graph_free(g);
-  return ok;
-}
-
 /* Output slot s of the case equals want (bytes). */
 static int same(kcase *c, int s, const void *want, const char *what) {
   int ok = !memcmp(c->data[s], want, (size_t)c->t[s].bytes);
@@ -86,7 +71,7 @@ static int run_and_eval(kcase *c, const char *text, const void **ins, void **out
   int ok = check_ok(c);
   rt_core core = {0};
   if (ok) kc_run_blocks(c, &core);
-  return ok && eval(text, ins, outs, ar);
+  return ok && kc_eval_text(text, "index", ins, outs, ar);
 }
 
 /* ---- TOPK ---- */
@@ -401,7 +386,7 @@ static void gathernd_case(int b, int irank, const int64_t *idims, int xdt, int y
   if (oob) ix[0] = 0;
   const void *ins[2] = {c.data[OM_GATHER_T_X], c.data[OM_GATHER_T_INDICES]};
   void *outs[1];
-  ok = ok && eval(text, ins, outs, &ar);
+  ok = ok && kc_eval_text(text, "index", ins, outs, &ar);
   for (int64_t i = 0; ok && i < count_of(yrank, yd); i++) {
     double want = i < inner && oob ? 0.0 : elem_get(outs[0], xdt, i),
            got = elem_get(c.data[OM_GATHER_T_Y], ydt, i);

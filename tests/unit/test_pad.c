@@ -87,21 +87,11 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
            "value=7.0}\noutput %%y\n",
            dn, dn, (long long)yd[0], (long long)yd[1], MODES[mode], (long long)pads[0], (long long)pads[1],
            (long long)pads[2], (long long)pads[3]);
-  diag d;
-  diag_init(&d);
-  ir_graph *g = NULL;
-  CHECK(ir_parse(text, "pad", &g, &d) == ST_OK);
-  if (!g) {
-    test_note("  parse: %s", d.msg);
-    kc_free(&c);
-    return;
-  }
   arena ar;
   arena_init(&ar, 0);
   const void *ins[1] = {c.data[OM_PAD_T_X]};
   void *outs[1];
-  int ok = ir_eval_graph(g, ins, outs, &ar, &d) == ST_OK;
-  if (!ok) test_note("  eval: %s", d.msg);
+  int ok = kc_eval_text(text, "pad", ins, outs, &ar);
   for (int64_t i = 0; ok && i < yd[0] * yd[1]; i++) {
     ok = get(c.data[OM_PAD_T_Y], ydt, (size_t)i) == get(outs[0], xdt, (size_t)i);
     if (!ok)
@@ -111,7 +101,6 @@ static void one_case(int mode, const int64_t *pads, int xdt, int ydt, uint32_t b
   }
   CHECK(ok);
   arena_free(&ar);
-  ir_graph_free(g);
   kc_free(&c);
 }
 
@@ -175,21 +164,11 @@ static void nd_case(int rank, const int64_t *xd, const int64_t *begin, const int
            "graph g opset 18\ninput %%x : f32[%s]\n%%y : f32[%s] = Pad(%%x) {mode=\"%s\", pads=[%s], "
            "value=7.0}\noutput %%y\n",
            dims, ydims, MODES[mode], pads);
-  diag d;
-  diag_init(&d);
-  ir_graph *g = NULL;
-  CHECK(ir_parse(text, "pad", &g, &d) == ST_OK);
-  if (!g) {
-    test_note("  parse: %s", d.msg);
-    kc_free(&c);
-    return;
-  }
   arena ar;
   arena_init(&ar, 0);
   const void *ins[1] = {c.data[OM_PAD_T_X]};
   void *outs[1];
-  int ok = ir_eval_graph(g, ins, outs, &ar, &d) == ST_OK;
-  if (!ok) test_note("  eval: %s", d.msg);
+  int ok = kc_eval_text(text, "pad", ins, outs, &ar);
   for (uint64_t i = 0; ok && i < ny; i++) {
     double want = get(outs[0], DT_FLOAT32, (size_t)i);
     want = ydt == DT_FLOAT16 ? half_to_float(float_to_half((float)want)) : want;
@@ -200,7 +179,6 @@ static void nd_case(int rank, const int64_t *xd, const int64_t *begin, const int
   }
   CHECK(ok);
   arena_free(&ar);
-  ir_graph_free(g);
   kc_free(&c);
 }
 
