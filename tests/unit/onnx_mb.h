@@ -22,6 +22,7 @@
 #include "frontend/onnx_import.h"
 #include "ir/eval.h"
 #include "passes/pass.h"
+#include "runtime/rt.h"
 #include "omrt.h"
 #include "onnx.pb-c.h"
 #include "support.h"
@@ -374,6 +375,14 @@ static inline int mb_run_open(mb *m, const char *name, om_precision p, mb_run *r
   if (r->om) CHECK_EQ_INT(omrt_model_load_memory(r->om, r->size, NULL, &r->model), OMRT_OK);
   if (r->model) CHECK_EQ_INT(omrt_context_new(r->model, &r->ctx), OMRT_OK);
   return r->ctx != NULL;
+}
+
+/* How many tasks of `kind` (om_task_kind) the loaded package m holds. */
+static inline int mb_count_tasks(const omrt_model *m, int kind) {
+  int n = 0;
+  for (uint32_t t = 0; t < m->def->ntasks; t++)
+    n += m->tasks[t].kind == (uint32_t)kind;
+  return n;
 }
 
 static inline void mb_run_close(mb_run *r) {

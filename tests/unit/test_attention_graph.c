@@ -202,9 +202,7 @@ static float *compile_run(const uint8_t *onnx, size_t len, const gcase *c, unsig
   omrt_context *ctx = NULL;
   float *out = NULL;
   if (omrt_model_load_memory(om, bytes, &lo, &model) == OMRT_OK && omrt_context_new(model, &ctx) == OMRT_OK) {
-    *attn_tasks = 0;
-    for (uint32_t t = 0; t < model->def->ntasks; t++)
-      *attn_tasks += model->tasks[t].kind == OM_TASK_ATTENTION;
+    *attn_tasks = mb_count_tasks(model, OM_TASK_ATTENTION);
     omrt_tensor_desc dout;
     omrt_model_output(model, 0, &dout);
     *n_out = dout.bytes / sizeof(float);

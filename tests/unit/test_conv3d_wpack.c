@@ -45,21 +45,13 @@ static void model(mb *m, const ccase *c) {
   mb_output(m, "y");
 }
 
-/* How many WPACK tasks the loaded package m holds. */
-static int count_wpack(const omrt_model *m) {
-  int n = 0;
-  for (uint32_t t = 0; t < m->def->ntasks; t++)
-    n += m->tasks[t].kind == OM_TASK_WPACK;
-  return n;
-}
-
 static void run_case(const ccase *c, om_precision p) {
   mb m;
   model(&m, c);
   ir_graph *g = EXPECT_OK(&m, ".", NULL);
   mb_run r;
   int ok = mb_run_open(&m, c->op, p, &r);
-  if (r.model) CHECK_EQ_INT(count_wpack(r.model), 1);
+  if (r.model) CHECK_EQ_INT(mb_count_tasks(r.model, OM_TASK_WPACK), 1);
   if (ok && g) {
     int64_t nx = elements(c->x, 5), nw = elements(c->w, 5);
     float *x = malloc((size_t)nx * sizeof *x), *w = malloc((size_t)nw * sizeof *w);
