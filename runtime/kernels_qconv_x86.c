@@ -180,6 +180,16 @@ T_VNNI_INLINE void vnni_store(const rt_qconv_geom *g, int64_t img, int64_t p, in
                    _mm512_cvtepi32_epi8(v));
 }
 
+/* The real np x nnb of an R x NB tile of sums, each vnni_store'd. */
+T_VNNI_INLINE void vnni_store_tile(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb,
+                                   int nnb, __m512i (*acc)[MAX_NB], const int R, const int NB) {
+#pragma GCC unroll 12
+  for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++)
+      if (r < np && j < nnb) vnni_store(g, img, p + r, nb + j, acc[r][j]);
+}
+
 /* Group q (channels 4q..4q+3) of one input block: R pixels' 4 bytes each
  * against NB output blocks' weights. */
 T_VNNI_INLINE void vnni_group(__m512i (*acc)[MAX_NB], const uint8_t *const *xp, const int8_t *const *wt,
@@ -248,11 +258,7 @@ T_VNNI_INLINE void vnni_micro(const rt_qconv_geom *g, int64_t img, int64_t p, in
         wt[j] += 4 * 64;
     }
   }
-#pragma GCC unroll 12
-  for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
-    for (int j = 0; j < NB; j++)
-      if (r < np && j < nnb) vnni_store(g, img, p + r, nb + j, acc[r][j]);
+  vnni_store_tile(g, img, p, np, nb, nnb, acc, R, NB);
 }
 
 /* The windows of n pixels from p gathered as g->wwin packs K (tap,
@@ -303,11 +309,7 @@ T_VNNI_INLINE void vnni_window(const rt_qconv_geom *g, int64_t img, int64_t p, i
     wt[j] = g->wwin + (size_t)((nb + (j < nnb ? j : nnb - 1)) * g->kq) * C0 * 4;
   for (int q = 0; q < g->kq; q++)
     vnni_group(acc, xp, wt, q, R, NB, mask);
-#pragma GCC unroll 12
-  for (int r = 0; r < R; r++)
-#pragma GCC unroll 4
-    for (int j = 0; j < NB; j++)
-      if (r < np && j < nnb) vnni_store(g, img, p + r, nb + j, acc[r][j]);
+  vnni_store_tile(g, img, p, np, nb, nnb, acc, R, NB);
 }
 
 enum { WIN_PIXELS = 48 }; /* pixels gathered at a time: a multiple of 6 and 12 */
