@@ -447,9 +447,8 @@ void rt_gemv_x86(const float *x, size_t k, const void *w, int wf16, size_t ldw, 
 void rt_gemv_avx512(const float *x, size_t k, const void *w, int wf16, size_t ldw, size_t n, float *y);
 /* c[nb*cstride + m*16 ..+16] += sum_k a[m*lda + k] * b[nb*bstride + k*ldb
  * ..+16] for m < mrows and the nb < nblocks (<= 2) n blocks, = when first
- * (f32, strides in floats; the Winograd and MATMUL tiles' GEMMs through
- * the cube micro-kernel, which runs two blocks in one pass on AVX-512
- * hosts). */
+ * (f32, strides in floats; the cube micro-kernel six rows at a time,
+ * two blocks in one pass on AVX-512 hosts: rt_cpu()->gemm16). */
 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
                        int nblocks, size_t bstride, float *c, size_t cstride, int first);
 /* Where the cube micro-kernel's sums of one n block go on the last K chunk
