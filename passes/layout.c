@@ -65,7 +65,8 @@
  * bias is ND f32. A node whose output is a graph output but which computes
  * in another layout or dtype writes a new value that a TransData converts
  * into the graph output.
- * Channels last (NHWC models): a Transpose (perm 0,3,1,2) of an ND value
+ * Channels last (NHWC models, a quantized MatMul's u8 / i8 rows): a
+ * Transpose (perm 0,3,1,2) of an ND value
  * feeding a node that wants NC1HWC0 becomes one TransData from the
  * Transpose's input with channels_last = 1 (and the Transpose goes when
  * nothing else reads it); a Transpose (perm 0,2,3,1) of an NC1HWC0 value
@@ -262,11 +263,14 @@ static int cache_add(lay_state *s, const ir_value *src, int lay, int dt, ir_valu
   return 0;
 }
 
-/* 1 when n is a Transpose of a rank-4 float value with perm p[0..3]. */
+/* 1 when n is a Transpose of a rank-4 float or u8 / i8 value (a quantized
+ * MatMul's rows, passes/qconv.c) with perm p[0..3]. */
 static int is_transpose(const ir_node *n, const int64_t *p) {
   int64_t perm[MAX_RANK + 1];
-  if (!n || n->dead || n->op != IR_OP_TRANSPOSE || n->in[0]->rank != 4 ||
-      !precision_is_float(n->in[0]->dtype) || ir_attr_ints(n, "perm", perm, MAX_RANK + 1) != 4)
+  if (!n || n->dead || n->op != IR_OP_TRANSPOSE || n->in[0]->rank != 4) return 0;
+  const int dt = n->in[0]->dtype;
+  if (!(precision_is_float(dt) || dt == DT_UINT8 || dt == DT_INT8) ||
+      ir_attr_ints(n, "perm", perm, MAX_RANK + 1) != 4)
     return 0;
   return perm[0] == p[0] && perm[1] == p[1] && perm[2] == p[2] && perm[3] == p[3];
 }

@@ -53,11 +53,10 @@
  * The decision per node is precision_node_dtype (precision.h), which the
  * layout pass uses to know what each consumer computes in.
  *
- * Quantized islands keep f32 in every mode: an op between the
- * DequantizeLinear and QuantizeLinear programs of a QDQ model (pooling),
- * and the programs that dequantize only for such ops, are marked
- * precision = "fp32" (mark_quant_islands below), as ONNX Runtime computes
- * its quantized ops in f32.
+ * Quantized islands keep f32 in every mode: the vector and pooling ops
+ * between the DequantizeLinear and QuantizeLinear programs of a QDQ model
+ * (the programs themselves included) are marked precision = "fp32"
+ * (mark_quant_islands below), as ONNX Runtime computes them in f32.
  *
  * Vector programs (VectorProgram nodes from passes/vectorize.c) follow the
  * same rule as one FOLLOW op, with one exception: a program none of whose
@@ -76,6 +75,7 @@
 #include "precision.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -542,72 +542,69 @@ static int writes_float(const ir_node *n) {
   return 0;
 }
 
-static int reads_only_int8(const ir_node *n) {
-  for (int j = 0; j < n->nin; j++)
-    if (n->in[j] && !n->in[j]->data && n->in[j]->dtype != DT_UINT8 && n->in[j]->dtype != DT_INT8) return 0;
-  return 1;
-}
-
-static int writes_only_int8(const ir_node *n) {
-  for (int j = 0; j < n->nout; j++)
-    if (n->out[j] && n->out[j]->dtype != DT_UINT8 && n->out[j]->dtype != DT_INT8) return 0;
-  return 1;
-}
-
-/* A vector program that dequantizes (reads only u8/i8 tensors) or
- * quantizes (writes only u8/i8 tensors). */
-static int dequantizes(const ir_node *n) { return n && n->op == IR_OP_VECPROG && reads_only_int8(n); }
-static int quantizes(const ir_node *n) { return n && n->op == IR_OP_VECPROG && writes_only_int8(n); }
-
-/* 1 when v has readers and every one satisfies pred (a graph output: 0). */
-static int readers_all(const ir_graph *g, const ir_value *v, int (*pred)(const ir_node *)) {
-  if (v->output_index >= 0) return 0;
-  int any = 0;
-  for (int i = 0; i < g->nnodes; i++) {
-    const ir_node *m = g->nodes[i];
-    for (int j = 0; j < m->nin && !m->dead; j++)
-      if (m->in[j] == v) {
-        if (!pred(m)) return 0;
-        any = 1;
-      }
+/* flags[v->id] set: the float value v is outside every quantized island.
+ * Node n cannot be in a quantized island (a cube op: its operands follow
+ * the precision mode, atc's choice for the int8 islands that did not become
+ * QConvs), or touches a float value outside one; then its float values
+ * are outside too. 1 when that changed a flag. */
+static int spread(const ir_node *n, char *flags) {
+  int out = ir_ops[n->op].unit == IR_UNIT_CUBE || ir_ops[n->op].fp16 == IR_FP16_NEVER;
+  for (int j = 0; j < n->nin && !out; j++)
+    out = n->in[j] && !n->in[j]->data && precision_is_float(n->in[j]->dtype) && flags[n->in[j]->id];
+  for (int j = 0; j < n->nout && !out; j++)
+    out = precision_is_float(n->out[j]->dtype) && flags[n->out[j]->id];
+  if (!out) return 0;
+  int changed = 0;
+  for (int j = 0; j < n->nin + n->nout; j++) {
+    const ir_value *v = j < n->nin ? n->in[j] : n->out[j - n->nin];
+    if (v && !v->data && precision_is_float(v->dtype) && !flags[v->id]) flags[v->id] = changed = 1;
   }
-  return any;
+  return changed;
 }
 
-static int is_island_op(const ir_node *n) { return node_class(n) == CLASS_FP32; }
-
-/* Marks (precision = "fp32") the float ops of quantized islands, which keep
- * f32 in every mode: an op (pooling, between the DequantizeLinear and
- * QuantizeLinear programs of a QDQ model) whose every float input a
- * dequantizing program writes and whose every float output only
- * quantizing programs read, and the dequantizing programs that feed only
- * such ops. Quantized ops compute in f32 in ONNX Runtime's kernels too; an
- * fp16 average before a QuantizeLinear would move values across rounding
- * boundaries. */
+/* Marks (precision = "fp32") the quantized islands, which keep f32 in every
+ * mode: the float values of a QDQ model that only DequantizeLinear
+ * programs make and only QuantizeLinear programs consume, with every
+ * vector and pooling op between (a SiLU, an SE block's pooling, Sigmoid
+ * and Mul, an average pool), as ONNX Runtime computes these in f32 between
+ * its int8 tensors: fp16 values there would move results across the next
+ * QuantizeLinear's rounding boundaries (EfficientNet-B0 quantized by
+ * omquant: cosine 0.983 against ONNX Runtime with its islands in fp16,
+ * 0.9999 in f32). A float value is outside every island when it is a graph
+ * input or output or when a cube op or an op that never takes fp16 reads
+ * or writes it, and so is every float value of a node that touches one
+ * outside: spread forward and backward over the nodes until nothing
+ * changes. The nodes left that touch a float value are the islands'. */
 static status mark_quant_islands(ir_graph *g, diag *d) {
-  for (int i = 0; i < g->nnodes; i++) {
+  char *flags = calloc((size_t)g->nvalues + 1, 1);
+  if (!flags) return diag_set(d, ST_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < g->ninputs; i++)
+    flags[g->inputs[i]->id] = 1;
+  for (int i = 0; i < g->noutputs; i++)
+    flags[g->outputs[i]->id] = 1;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int i = 0; i < g->nnodes; i++)
+      if (!g->nodes[i]->dead) changed |= spread(g->nodes[i], flags);
+    for (int i = g->nnodes - 1; i >= 0; i--)
+      if (!g->nodes[i]->dead) changed |= spread(g->nodes[i], flags);
+  }
+  status st = ST_OK;
+  for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     ir_node *n = g->nodes[i];
-    if (n->dead || n->op == IR_OP_VECPROG || ir_ops[n->op].fp16 == IR_FP16_NEVER || !reads_float(n)) continue;
+    if (n->dead || ir_ops[n->op].unit == IR_UNIT_CUBE || ir_ops[n->op].fp16 == IR_FP16_NEVER ||
+        !(reads_float(n) || writes_float(n)))
+      continue;
     int ok = 1;
-    for (int j = 0; j < n->nin && ok; j++) {
-      const ir_value *v = n->in[j];
-      if (v && !v->data && precision_is_float(v->dtype)) ok = dequantizes(v->producer);
+    for (int j = 0; j < n->nin + n->nout && ok; j++) {
+      const ir_value *v = j < n->nin ? n->in[j] : n->out[j - n->nin];
+      ok = !(v && !v->data && precision_is_float(v->dtype) && flags[v->id]);
     }
-    for (int j = 0; j < n->nout && ok; j++)
-      if (precision_is_float(n->out[j]->dtype)) ok = readers_all(g, n->out[j], quantizes);
     if (ok && ir_attr_set_string(g, n, "precision", "fp32"))
-      return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
+      st = ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
   }
-  for (int i = 0; i < g->nnodes; i++) {
-    ir_node *n = g->nodes[i];
-    if (n->dead || !dequantizes(n) || !writes_float(n)) continue;
-    int ok = 1;
-    for (int j = 0; j < n->nout && ok; j++)
-      if (precision_is_float(n->out[j]->dtype)) ok = readers_all(g, n->out[j], is_island_op);
-    if (ok && ir_attr_set_string(g, n, "precision", "fp32"))
-      return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory");
-  }
-  return ST_OK;
+  free(flags);
+  return st;
 }
 
 status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {

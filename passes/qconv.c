@@ -22,27 +22,37 @@
  *
  * DequantizeLinear -> MaxPool -> QuantizeLinear with one scale and zero
  * point (ResNet's stem) becomes a MaxPool of the int8 tensor (exact), and
- * so do Flatten, Reshape, Squeeze, Unsqueeze and Concat. A Gemm island (A [N, K]
+ * so do Flatten, Reshape, Squeeze, Unsqueeze and Concat (a Concat input
+ * with other parameters through a new QuantizeLinear: a requantization,
+ * fold_move). A Gemm island (A [N, K]
  * quantized per tensor, B = DequantizeLinear of constant i8 [M, K] with
  * transB = 1, alpha = beta = 1: a classifier) is a 1x1 QConv of [N, K, 1,
- * 1] between two Reshapes.
+ * 1] between two Reshapes. A MatMul island (A [.., K] quantized per tensor,
+ * B = DequantizeLinear of constant i8 [K, N], per tensor or per column,
+ * then optionally an Add of a constant bias [N]: a Linear layer as
+ * exporters write it for a rank-3 input, or omquant's MatMul) is a 1x1 QConv
+ * whose pixels are A's rows: Reshape to [1, rows, 1, K], Transpose to
+ * [1, K, rows, 1] (layout makes each Transpose one channels-last
+ * TransData), the QConv, and back the same way.
  *
  * DequantizeLinear(a_q), DequantizeLinear(b_q) -> Add | Mul [-> Relu |
  * Clip] -> QuantizeLinear (the residual adds) becomes one QEltwise on the
  * int8 tensors (fold_eltwise below).
  *
  * The rest of a QDQ model stays as it is: the QuantizeLinear and
- * DequantizeLinear around average pooling and a requantizing Concat become vector programs
- * (vectorize) that read and write the int8 tensors the QConvs exchange, so
- * activations stay int8 from one QConv to the next; a float op reads the
- * DequantizeLinear of an int8 value.
+ * DequantizeLinear around average pooling and a Concat input's
+ * requantization become vector programs (vectorize) that read and write the int8 tensors the QConvs exchange,
+ * so activations stay int8 from one QConv to the next; a float op reads the DequantizeLinear of an int8
+ * value.
  *
  * Contract.
  *   Needs:   shape_infer, constfold, dce; runs before qfold (which would
  *            turn the int8 weights into float constants).
- *   Changes: Casts of u8/i8 values to their own dtype are removed; each island above (2-D Conv or Gemm,
- * weights constant) is replaced by one QConv node writing the island's QuantizeLinear output value (or the
- * following clamp island's; a Gemm's through a Reshape); the pools and moves above read the int8 value;
+ *   Changes: Casts of u8/i8 values to their own dtype are removed; each island above (2-D Conv, Gemm or
+ * MatMul, weights constant) is replaced by one QConv node writing the island's QuantizeLinear output value
+ * (or the following clamp island's; a Gemm's through a Reshape, a MatMul's through a Transpose and a
+ * Reshape); the pools and moves above read the int8 value (a Concat input dequantized with other
+ * parameters through a new QuantizeLinear);
  * each residual island is one QEltwise writing its QuantizeLinear's output;
  * nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that do not match (a
  * weight zero point other than 0, a run-time scale, a 3-D Conv, a Gemm with transB = 0, a Conv output read
@@ -93,6 +103,8 @@ static int read_zp(const ir_value *z, int32_t *out) {
 /* The matched island. */
 typedef struct island {
   ir_node *q, *act, *conv, *xdq, *wdq;
+  ir_node *add;     /* a MatMul's bias Add, or NULL */
+  ir_value *bias;   /* the bias (Conv's and Gemm's input 2, the Add's constant), or NULL */
   ir_value *xq;     /* the int8 input */
   float sx, sy;     /* input and output scales */
   int32_t xzp, yzp; /* zero points */
@@ -111,16 +123,19 @@ static int match_x(ir_value *v, int rank, island *is) {
   return 1;
 }
 
-/* DequantizeLinear(constant i8 weights, output channels first) with zero
- * point 0 and a constant scale per tensor or per output channel: [M, 1, ..]
- * of the weights' rank (the importer reshapes a per-axis scale so that it
- * broadcasts; a 1-D [M] against [M, K] would run along K). */
-static int match_w(ir_value *v, ir_node **dq_out) {
+/* DequantizeLinear(constant i8 weights) with zero point 0 and a constant
+ * scale per tensor or per output channel. The output channels are axis 0
+ * (Conv, Gemm: the scale [M, 1, ..] of the weights' rank, as the importer
+ * reshapes a per-axis scale so that it broadcasts; a 1-D [M] against [M, K]
+ * would run along K) or the last axis (MatMul's [K, N]: the scale [N]). */
+static int match_w(ir_value *v, int axis, ir_node **dq_out) {
   ir_node *dq = v->producer;
   if (!dq || dq->op != IR_OP_DEQUANTIZE || !dq->in[0]->data || dq->in[0]->dtype != DT_INT8) return 0;
   const ir_value *s = dq->in[1], *z = dq->nin > 2 ? dq->in[2] : NULL;
-  int64_t m = v->dims[0], n = ir_value_elements(s);
-  if (n != 1 && !(n == m && s->rank == v->rank && s->dims[0] == m)) return 0;
+  int64_t m = v->dims[axis], n = ir_value_elements(s);
+  const int along = axis == 0 ? s->rank == v->rank && s->dims[0] == m
+                              : s->rank >= 1 && s->rank <= v->rank && s->dims[s->rank - 1] == m;
+  if (n != 1 && !(n == m && along)) return 0;
   if (z) {
     if (!z->data || ir_value_elements(z) != n) return 0;
     for (int64_t i = 0; i < n; i++)
@@ -130,7 +145,8 @@ static int match_w(ir_value *v, ir_node **dq_out) {
   return 1;
 }
 
-/* Conv [-> Relu | Clip] -> QuantizeLinear, each value read only by the next. */
+/* Conv | Gemm | MatMul [-> Add of a constant bias, after a MatMul] [-> Relu
+ * | Clip] -> QuantizeLinear, each value read only by the next. */
 static int match_island(ir_graph *g, ir_node *q, island *is) {
   memset(is, 0, sizeof *is);
   is->q = q;
@@ -145,15 +161,29 @@ static int match_island(ir_graph *g, ir_node *q, island *is) {
     p = p->in[0]->producer;
     if (!p || ir_value_single_user(g, is->act->in[0]) != is->act) return 0;
   }
+  if (p->op == IR_OP_ADD && p->nin == 2 && (p->in[0]->data || p->in[1]->data)) { /* a MatMul's bias */
+    const int k = p->in[1]->data ? 1 : 0;
+    ir_node *mm = p->in[1 - k]->producer;
+    if (!mm || mm->op != IR_OP_MATMUL || ir_value_single_user(g, p->in[1 - k]) != p ||
+        p->out[0]->rank != mm->out[0]->rank)
+      return 0;
+    is->add = p, is->bias = p->in[k];
+    p = mm;
+  }
   is->conv = p;
+  if (p->op == IR_OP_MATMUL)
+    return p->nin == 2 && p->in[0]->rank >= 2 && p->in[1]->rank == 2 &&
+           match_x(p->in[0], p->in[0]->rank, is) && match_w(p->in[1], 1, &is->wdq);
+  if (is->add) return 0;
+  is->bias = p->nin > 2 ? p->in[2] : NULL;
   if (p->op == IR_OP_GEMM)
     return p->in[0]->rank == 2 && p->in[1]->rank == 2 && ir_attr_int(p, "transA", 0) == 0 &&
            ir_attr_int(p, "transB", 0) == 1 && ir_attr_float(p, "alpha", 1.0) == 1.0 &&
-           ir_attr_float(p, "beta", 1.0) == 1.0 && match_x(p->in[0], 2, is) && match_w(p->in[1], &is->wdq);
+           ir_attr_float(p, "beta", 1.0) == 1.0 && match_x(p->in[0], 2, is) && match_w(p->in[1], 0, &is->wdq);
   if (p->op != IR_OP_CONV || p->nin > 3 || p->out[0]->rank != 4 || p->in[1]->rank != 4 ||
       ir_attr_find(p, "act"))
     return 0;
-  return match_x(p->in[0], 4, is) && match_w(p->in[1], &is->wdq);
+  return match_x(p->in[0], 4, is) && match_w(p->in[1], 0, &is->wdq);
 }
 
 /* The output clamp with a Relu or Clip folded in. */
@@ -174,12 +204,12 @@ static void fold_act(island *is) {
  * is neither a float constant nor the DequantizeLinear of constants (scale
  * and zero point per tensor or per channel). bs: scratch [m]. */
 static int read_bias(const island *is, const float *sw, int64_t m, float *bs, int32_t *out) {
-  const ir_value *b = is->conv->nin > 2 ? is->conv->in[2] : NULL;
+  const ir_value *b = is->bias;
   if (!b) {
     memset(out, 0, sizeof(int32_t) * (size_t)m);
     return 1;
   }
-  if (ir_value_elements(b) != m) return 0;
+  if (ir_value_elements(b) != m || (b->rank > 0 && b->dims[b->rank - 1] != m)) return 0;
   const ir_node *dq = b->producer;
   const ir_value *bz = dq && dq->nin > 2 ? dq->in[2] : NULL; /* per tensor or per channel */
   const int64_t nz = bz ? ir_value_elements(bz) : 0;
@@ -214,12 +244,57 @@ static int add_reshape(ir_graph *g, const ir_node *at, ir_value *x, ir_value *y,
   return r != NULL;
 }
 
+/* y = Transpose(x, perm) of rank 4, a node named after `at` and `suffix`,
+ * with at's origin; NULL when out of memory. */
+static ir_value *add_transpose(ir_graph *g, const ir_node *at, ir_value *x, const int64_t *perm,
+                               const char *suffix) {
+  char name[256];
+  snprintf(name, sizeof name, "%s_%s", at->name, suffix);
+  ir_value *y = ir_value_new(g, name, x->dtype);
+  if (!y) return NULL;
+  int64_t dims[4];
+  for (int k = 0; k < 4; k++)
+    dims[k] = x->dims[perm[k]];
+  ir_value_set_shape(y, 4, dims);
+  ir_node *t = ir_node_new(g, IR_OP_TRANSPOSE, name, 1, &x, 1, &y);
+  if (!t || ir_attr_set_ints(g, t, "perm", 4, perm)) return NULL;
+  t->origin = at->origin;
+  return y;
+}
+
+/* A MatMul's x [.., K] (P rows) as [1, K, P, 1] and its output [1, N, P, 1]
+ * back in the MatMul's shape: Reshape to the channels-last [1, P, 1, K] and
+ * Transpose, which layout makes one channels-last TransData each way, so the
+ * QConv's pixels are the rows (one VNNI tile spans many). Sets in[0] and
+ * *out to the QConv's operands; 0 when out of memory. */
+static int matmul_operands(ir_graph *g, const ir_node *mm, ir_value *xq, ir_value **in0, ir_value **out) {
+  static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1};
+  const int64_t k = xq->dims[xq->rank - 1], rows = ir_value_elements(xq) / k,
+                m = (*out)->dims[(*out)->rank - 1];
+  const int64_t xd[4] = {1, rows, 1, k}, yd[4] = {1, m, rows, 1};
+  char name[256];
+  snprintf(name, sizeof name, "%s_x4", mm->name);
+  ir_value *x4 = ir_value_new(g, name, xq->dtype);
+  snprintf(name, sizeof name, "%s_y4", mm->name);
+  ir_value *y4 = ir_value_new(g, name, (*out)->dtype);
+  if (!x4 || !y4) return 0;
+  ir_value_set_shape(x4, 4, xd);
+  ir_value_set_shape(y4, 4, yd);
+  ir_value *xt = add_reshape(g, mm, xq, x4, "in") ? add_transpose(g, mm, x4, to_nchw, "in_t") : NULL;
+  ir_value *yt = xt ? add_transpose(g, mm, y4, to_nhwc, "out_t") : NULL;
+  if (!yt || !add_reshape(g, mm, yt, *out, "out")) return 0;
+  *in0 = xt;
+  *out = y4;
+  return 1;
+}
+
 /* Replaces the island by a QConv writing the QuantizeLinear's output (a
- * Gemm's: a 1x1 QConv between two Reshapes). */
+ * Gemm's: a 1x1 QConv between two Reshapes; a MatMul's: matmul_operands). */
 static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *d) {
   ir_node *conv = is->conv;
   ir_value *w = is->wdq->in[0];
-  const int64_t m = w->dims[0];
+  const int matmul = conv->op == IR_OP_MATMUL;
+  const int64_t m = w->dims[matmul ? 1 : 0], kd = w->dims[matmul ? 0 : 1];
   float *sw = arena_array(scratch, (size_t)m, sizeof(float));
   float *mult = arena_array(scratch, (size_t)m, sizeof(float));
   float *bs = arena_array(scratch, (size_t)m, sizeof(float));
@@ -239,17 +314,25 @@ static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *
   ir_value *mv = ir_const_new(g, name, DT_FLOAT32, 1, &m, mult, sizeof(float) * (size_t)m);
   if (!bv || !mv) return nomem(conv, d);
   ir_value *in[4] = {is->xq, w, bv, mv}, *out = is->q->out[0];
-  const int gemm = conv->op == IR_OP_GEMM;
-  if (gemm) { /* [N, K] x [M, K]^T as a 1x1 QConv of [N, K, 1, 1] */
-    const int64_t wd[4] = {m, w->dims[1], 1, 1}, xd[4] = {is->xq->dims[0], w->dims[1], 1, 1},
-                  yd[4] = {out->dims[0], m, 1, 1};
+  const int gemm = conv->op == IR_OP_GEMM || matmul;
+  if (gemm) { /* [.., K] x [M, K]^T as a 1x1 QConv, its weights [M, K, 1, 1] */
+    const int64_t wd[4] = {m, kd, 1, 1};
+    int8_t *wt = arena_array(scratch, (size_t)(m * kd), 1);
+    if (!wt) return nomem(conv, d);
+    for (int64_t i = 0; i < m * kd; i++) /* MatMul's [K, M] transposed */
+      wt[i] = matmul ? ((const int8_t *)w->data)[(i % kd) * m + i / kd] : ((const int8_t *)w->data)[i];
     snprintf(name, sizeof name, "%s_w4", conv->name);
-    in[1] = ir_const_new(g, name, DT_INT8, 4, wd, w->data, (size_t)ir_value_elements(w));
+    in[1] = ir_const_new(g, name, DT_INT8, 4, wd, wt, (size_t)(m * kd));
+    if (!in[1]) return nomem(conv, d);
+  }
+  if (matmul && !matmul_operands(g, conv, is->xq, &in[0], &out)) return nomem(conv, d);
+  if (gemm && !matmul) { /* Gemm: [N, K, 1, 1] */
+    const int64_t xd[4] = {is->xq->dims[0], kd, 1, 1}, yd[4] = {out->dims[0], m, 1, 1};
     snprintf(name, sizeof name, "%s_x4", conv->name);
     ir_value *x4 = ir_value_new(g, name, is->xq->dtype);
     snprintf(name, sizeof name, "%s_y4", conv->name);
     ir_value *y4 = ir_value_new(g, name, out->dtype);
-    if (!in[1] || !x4 || !y4) return nomem(conv, d);
+    if (!x4 || !y4) return nomem(conv, d);
     ir_value_set_shape(x4, 4, xd);
     ir_value_set_shape(y4, 4, yd);
     if (!add_reshape(g, conv, is->xq, x4, "in") || !add_reshape(g, conv, y4, out, "out"))
@@ -275,6 +358,7 @@ static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *
   qc->name = conv->name; /* the Conv's name (it goes; compact rebuilds the name table) */
   is->q->dead = conv->dead = 1;
   if (is->act) is->act->dead = 1;
+  if (is->add) is->add->dead = 1;
   *done = 1;
   return ST_OK;
 }
@@ -334,6 +418,33 @@ static ir_value *dequantized(ir_value *v, float s, int32_t z, int dt) {
   return xq;
 }
 
+/* v is the DequantizeLinear of a non-constant int8 value with a per-tensor
+ * constant scale and zero point. */
+static int dequantizes_int8(const ir_value *v) {
+  const ir_node *dq = v->producer;
+  float s;
+  int32_t z;
+  if (!dq || dq->op != IR_OP_DEQUANTIZE) return 0;
+  const ir_value *xq = through_casts(dq->in[0]);
+  return !xq->data && is_q8(xq->dtype) && read_scale(dq->in[1], 1, &s) &&
+         read_zp(dq->nin > 2 ? dq->in[2] : NULL, &z);
+}
+
+/* A new QuantizeLinear of v with q's scale, zero point and dtype (Concat
+ * input i's requantization); NULL when out of memory. */
+static ir_value *requantize(ir_graph *g, const ir_node *q, ir_value *v, int i) {
+  char name[256];
+  snprintf(name, sizeof name, "%s_in%d", q->name, i);
+  ir_value *y = ir_value_new(g, name, q->out[0]->dtype);
+  if (!y) return NULL;
+  ir_value_set_shape(y, v->rank, v->dims);
+  ir_value *in[3] = {v, q->in[1], q->nin > 2 ? q->in[2] : NULL};
+  ir_node *r = ir_node_new(g, IR_OP_QUANTIZE, name, q->nin, in, 1, &y);
+  if (!r || ir_attr_set_int(g, r, "to", q->out[0]->dtype)) return NULL;
+  r->origin = q->origin;
+  return y;
+}
+
 /* DequantizeLinear(x_q) -> MaxPool | Flatten | Reshape | Squeeze |
  * Unsqueeze -> QuantizeLinear, or Concat of DequantizeLinears, with one
  * scale, zero point and dtype on every side (ResNet's stem pool, the Flatten
@@ -341,8 +452,12 @@ static ir_value *dequantized(ir_value *v, float s, int32_t z, int dt) {
  * and writes the QuantizeLinear's output. Exact: DequantizeLinear is
  * increasing for a scale > 0, so the maximum of the dequantized window is
  * the dequantized maximum; the others move elements; and Q(DQ(v)) = v.
- * (Concat inputs with other parameters would need a requantization: left
- * in float.) A DequantizeLinear other nodes read stays for them. */
+ * A Concat input dequantized with other parameters (GoogLeNet's and
+ * Inception's branches, each with its own scale) is requantized first: a
+ * new QuantizeLinear with the output's parameters, which vectorize makes an
+ * int8 -> int8 program; exact too, as QuantizeLinear is elementwise, so
+ * Q(Concat(a, b)) = Concat(Q(a), Q(b)). A DequantizeLinear other nodes read
+ * stays for them. 1 when it rewrote, -1 when out of memory. */
 static int fold_move(ir_graph *g, ir_node *q) {
   if (q->nin < 2 || !is_q8(q->out[0]->dtype)) return 0;
   ir_node *mp = q->in[0]->producer;
@@ -358,7 +473,11 @@ static int fold_move(ir_graph *g, ir_node *q) {
   ir_value *xq[16];
   if (n > 16) return 0;
   for (int i = 0; i < n; i++)
-    if (!(xq[i] = dequantized(mp->in[i], s, z, q->out[0]->dtype))) return 0;
+    if (!(xq[i] = dequantized(mp->in[i], s, z, q->out[0]->dtype)) &&
+        !(mp->op == IR_OP_CONCAT && dequantizes_int8(mp->in[i])))
+      return 0;
+  for (int i = 0; i < n; i++)
+    if (!xq[i] && !(xq[i] = requantize(g, q, mp->in[i], i))) return -1;
   ir_value *y = mp->out[0], *out = q->out[0];
   for (int i = 0; i < n; i++)
     mp->in[i] = xq[i];
@@ -448,7 +567,9 @@ status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d) {
     ir_node *q = g->nodes[i];
     island is;
     if (q->dead || q->op != IR_OP_QUANTIZE) continue;
-    if (fold_move(g, q)) {
+    const int moved = fold_move(g, q);
+    if (moved < 0) st = nomem(q, d);
+    if (moved) {
       changed = 1;
       continue;
     }

@@ -88,6 +88,26 @@ static int read_by_node(const Onnx__GraphProto *g, const char *name) {
   return 0;
 }
 
+/* The output of the Relu or Clip that alone reads tensor `name` (a graph
+ * output is read by the user too), else NULL: a Conv's or Gemm's output
+ * is quantized after its activation, as ONNX Runtime's quantizer does, so
+ * that atc folds the activation into the int8 convolution's clamp. */
+static const char *sole_activation(const Onnx__GraphProto *g, const char *name) {
+  const Onnx__NodeProto *r = NULL;
+  for (size_t i = 0; i < g->n_output; i++)
+    if (!strcmp(g->output[i]->name, name)) return NULL;
+  for (size_t i = 0; i < g->n_node; i++)
+    for (size_t j = 0; j < g->node[i]->n_input; j++)
+      if (!strcmp(g->node[i]->input[j], name)) {
+        if (r) return NULL;
+        r = g->node[i];
+      }
+  return r && (!strcmp(r->op_type, "Relu") || !strcmp(r->op_type, "Clip")) && r->n_output == 1 &&
+                 !strcmp(r->input[0], name)
+             ? r->output[0]
+             : NULL;
+}
+
 static int add_tensor(oq_plan *p, const char *name) {
   int i = find_name(p->tensors, p->ntensors, name);
   if (i >= 0) return i;
@@ -130,8 +150,10 @@ status oq_plan_make(const Onnx__ModelProto *m, const ir_graph *g, const char *co
                                      : NULL;
     if (float_init(b, 1) && b->n_dims == 1 && b->dims[0] == w->dims[on.w_axis] && on.x_tensor >= 0)
       on.b_input = q->bias;
-    if (n->n_output > 0 && float_activation(gr, g, n->output[0]) && read_by_node(gr, n->output[0]))
-      add_tensor(out, n->output[0]);
+    const char *y = n->n_output > 0 ? n->output[0] : NULL,
+               *act = y && q->weight >= 0 ? sole_activation(gr, y) : NULL;
+    if (act && float_activation(gr, g, act)) y = act;
+    if (y && float_activation(gr, g, y) && read_by_node(gr, y)) add_tensor(out, y);
     if (on.w_input >= 0) out->nodes[out->nnodes++] = on;
   }
   return ST_OK;

@@ -15,7 +15,9 @@
  *                point 0 (so the integer bias adds to the int32 sums),
  *                read through DequantizeLinear.
  * Quantized nodes: Conv, Gemm and MatMul (activation inputs, weight, bias,
- * output) and Add (inputs and output), but those named in the skip list.
+ * output; an output read only by a Relu or Clip is quantized after that
+ * activation, so that atc folds it into the int8 convolution) and Add
+ * (inputs and output), but those named in the skip list.
  * Only float32 tensors are quantized.
  *
  * Opset: per-channel DequantizeLinear needs opset 13; a model below it is

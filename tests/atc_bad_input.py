@@ -112,6 +112,33 @@ def main():
         save(conv_relu_graph(inits=[external_init("w.bin", offset=64)]), p)
     case("external_past_eof", past_eof, ["model.onnx", "'w'"])
 
+    def qdq_matmul(ws, wz=None, k=8, n=4):
+        """A quantized Linear layer (DQ -> MatMul with per-column int8 weights -> Q) with weight scale ws."""
+        inits = [numpy_helper.from_array(np.array(0.03, np.float32), "xs"),
+                 numpy_helper.from_array(np.array(120, np.uint8), "xz"),
+                 numpy_helper.from_array(np.ones((k, n), np.int8), "w"), numpy_helper.from_array(ws, "ws"),
+                 numpy_helper.from_array(np.array(0.05, np.float32), "ys"),
+                 numpy_helper.from_array(np.array(10, np.uint8), "yz")]
+        if wz is not None:
+            inits.append(numpy_helper.from_array(wz, "wz"))
+        nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="q_x"),
+                 helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"], name="dq_x"),
+                 helper.make_node("DequantizeLinear", ["w", "ws"] + (["wz"] if wz is not None else []), ["wf"],
+                                  name="dq_w", axis=1),
+                 helper.make_node("MatMul", ["xf", "wf"], ["mm"], name="fc"),
+                 helper.make_node("QuantizeLinear", ["mm", "ys", "yz"], ["y"], name="q_y")]
+        return helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, k])],
+                                 [helper.make_tensor_value_info("y", TensorProto.UINT8, None)], inits)
+    case("qmatmul_scale_zero", lambda d, p: save(qdq_matmul(np.array([0.01, 0.01, 0, 0.01], np.float32)), p),
+         ["model.onnx", "dq_w", "DequantizeLinear", "'ws'[2]", "finite and nonzero"])
+    case("qmatmul_scale_nan", lambda d, p: save(qdq_matmul(np.array([np.nan, 0.01, 0.01, 0.01], np.float32)), p),
+         ["model.onnx", "dq_w", "'ws'[0]", "finite and nonzero"])
+    case("qmatmul_axis", lambda d, p: save(qdq_matmul(np.full(8, 0.01, np.float32)), p),
+         ["model.onnx", "dq_w", "'ws'", "mismatched per-axis"])
+    case("qmatmul_zero_point_type", lambda d, p: save(qdq_matmul(np.full(4, 0.01, np.float32),
+                                                                 np.zeros(4, np.uint8)), p),
+         ["model.onnx", "dq_w", "'wz'", "uint8"])
+
     for label, path, must, extra in cases:
         d = os.path.dirname(path)
         old = os.path.join(d, "out.om")

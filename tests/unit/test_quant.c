@@ -145,9 +145,10 @@ static void test_writer(void) {
       CHECK(!"oq_open");
       return;
     }
-    /* x, c1, r1, c2, s, f (y, the graph output, has no reader); with conv2
-     * skipped, c2 is still Add's input */
-    CHECK_EQ_INT(s->plan.ntensors, 6);
+    /* x, r1, c2, s, f (y, the graph output, has no reader; conv1's output
+     * is quantized after relu1, its sole reader); with conv2 skipped, c2
+     * is still Add's input */
+    CHECK_EQ_INT(s->plan.ntensors, 5);
     CHECK_EQ_INT(s->plan.nnodes, with_skip ? 2 : 3);
     CHECK(s->input_bytes == 3 * 8 * 8 * 4);
     float x[3 * 8 * 8];
@@ -177,12 +178,12 @@ static void test_writer(void) {
         const Onnx__GraphProto *g = q->graph;
         CHECK(q->n_opset_import == 1 && q->opset_import[0]->version == 13);
         int weights = with_skip ? 2 : 3;
-        CHECK_EQ_INT(count_type(g, "QuantizeLinear"), 6);
-        CHECK_EQ_INT(count_type(g, "DequantizeLinear"), 6 + 2 * weights);
+        CHECK_EQ_INT(count_type(g, "QuantizeLinear"), 5);
+        CHECK_EQ_INT(count_type(g, "DequantizeLinear"), 5 + 2 * weights);
         CHECK_EQ_INT(count_type(g, "Conv") + count_type(g, "Relu") + count_type(g, "Add") +
                          count_type(g, "Flatten") + count_type(g, "Gemm"),
                      6);
-        CHECK_EQ_INT((int)g->n_node, 6 + 12 + 2 * weights);
+        CHECK_EQ_INT((int)g->n_node, 6 + 10 + 2 * weights);
         const Onnx__TensorProto *w1 = init_named(g, "w1_quantized"), *b1 = init_named(g, "b1_quantized");
         CHECK(w1 && w1->data_type == 3 && w1->raw_data.len == 108);
         CHECK(b1 && b1->data_type == 6 && b1->raw_data.len == 16);
@@ -192,9 +193,13 @@ static void test_writer(void) {
         for (size_t i = 0; i < g->n_node; i++)
           if (!strcmp(g->node[i]->name, "wf_DequantizeLinear"))
             CHECK(g->node[i]->n_attribute == 1 && g->node[i]->attribute[0]->i == 0);
-        /* Relu reads the dequantized conv output; the graph output stays y */
-        for (size_t i = 0; i < g->n_node; i++)
-          if (!strcmp(g->node[i]->op_type, "Relu")) CHECK(!strcmp(g->node[i]->input[0], "c1_dequantized"));
+        /* Relu reads the conv output itself, conv2 the dequantized Relu
+         * output (atc folds the Relu into the int8 conv); the graph output
+         * stays y */
+        for (size_t i = 0; i < g->n_node; i++) {
+          if (!strcmp(g->node[i]->op_type, "Relu")) CHECK(!strcmp(g->node[i]->input[0], "c1"));
+          if (!strcmp(g->node[i]->name, "conv2")) CHECK(!strcmp(g->node[i]->input[0], "r1_dequantized"));
+        }
         CHECK(!strcmp(g->output[0]->name, "y"));
       }
       if (q) onnx__model_proto__free_unpacked(q, NULL);
@@ -211,7 +216,7 @@ static void test_writer(void) {
         for (int i = 0; i < g->nnodes; i++)
           nq += g->nodes[i]->op == IR_OP_QUANTIZE, ndq += g->nodes[i]->op == IR_OP_DEQUANTIZE,
               nconv += g->nodes[i]->op == IR_OP_CONV;
-        CHECK(nq == 6 && ndq == 6 + 2 * (with_skip ? 2 : 3) && nconv == 2);
+        CHECK(nq == 5 && ndq == 5 + 2 * (with_skip ? 2 : 3) && nconv == 2);
       } else {
         test_note("  %s", d.msg);
       }
