@@ -98,6 +98,14 @@ aclDataType acl_data_type(int omrt_dtype) {
   return ACL_DT_UNDEFINED;
 }
 
+aclFormat acl_format(int omrt_format) {
+  static const aclFormat formats[] = {[OMRT_FORMAT_ND] = ACL_FORMAT_ND,
+                                      [OMRT_FORMAT_NCHW] = ACL_FORMAT_NCHW,
+                                      [OMRT_FORMAT_NHWC] = ACL_FORMAT_NHWC,
+                                      [OMRT_FORMAT_NC1HWC0] = ACL_FORMAT_NC1HWC0};
+  return omrt_format >= 0 && omrt_format <= OMRT_FORMAT_NC1HWC0 ? formats[omrt_format] : ACL_FORMAT_UNDEFINED;
+}
+
 float aclFloat16ToFloat(aclFloat16 value) { return half_to_float(value); }
 aclFloat16 aclFloatToFloat16(float value) { return float_to_half(value); }
 
@@ -111,6 +119,9 @@ aclmdlDataset *aclmdlCreateDataset(void) {
 
 aclError aclmdlDestroyDataset(const aclmdlDataset *dataset) {
   if (!dataset) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlDestroyDataset: dataset is NULL");
+  for (size_t i = 0; i < dataset->n; i++)
+    aclDestroyTensorDesc(dataset->descs[i]);
+  free(dataset->descs);
   free(dataset->bufs);
   free((void *)dataset);
   return ACL_SUCCESS;
@@ -123,10 +134,13 @@ aclError aclmdlAddDatasetBuffer(aclmdlDataset *dataset, aclDataBuffer *dataBuffe
   if (dataset->n == dataset->cap) {
     size_t cap = dataset->cap ? 2 * dataset->cap : 4;
     aclDataBuffer **b = realloc(dataset->bufs, cap * sizeof *b);
-    if (!b) return acl_fail(ACL_ERROR_BAD_ALLOC, "aclmdlAddDatasetBuffer: out of memory");
-    dataset->bufs = b;
+    if (b) dataset->bufs = b;
+    aclTensorDesc **t = b ? realloc(dataset->descs, cap * sizeof *t) : NULL;
+    if (!t) return acl_fail(ACL_ERROR_BAD_ALLOC, "aclmdlAddDatasetBuffer: out of memory");
+    dataset->descs = t;
     dataset->cap = cap;
   }
+  dataset->descs[dataset->n] = NULL;
   dataset->bufs[dataset->n++] = dataBuffer;
   return ACL_SUCCESS;
 }
@@ -246,12 +260,7 @@ aclError aclmdlGetDesc(aclmdlDesc *modelDesc, uint32_t modelId) {
     else
       omrt_model_output(m->m, (int)(i - nin), &t);
     acl_io *io = &modelDesc->io[i];
-    static const aclFormat formats[] = {[OMRT_FORMAT_ND] = ACL_FORMAT_ND,
-                                        [OMRT_FORMAT_NCHW] = ACL_FORMAT_NCHW,
-                                        [OMRT_FORMAT_NHWC] = ACL_FORMAT_NHWC,
-                                        [OMRT_FORMAT_NC1HWC0] = ACL_FORMAT_NC1HWC0};
-    aclFormat f = t.format >= 0 && t.format <= OMRT_FORMAT_NC1HWC0 ? formats[t.format] : ACL_FORMAT_UNDEFINED;
-    *io = (acl_io){strdup(t.name), acl_data_type(t.dtype), t.bytes, t.rank, {0}, f};
+    *io = (acl_io){strdup(t.name), acl_data_type(t.dtype), t.bytes, t.rank, {0}, acl_format(t.format)};
     memcpy(io->dims, t.dims, sizeof io->dims);
     if (!io->name) {
       clear_desc(modelDesc);
@@ -300,11 +309,40 @@ static aclError get_dims(const char *call, const aclmdlDesc *d, size_t index, in
   dims->dimCount = (size_t)io->rank;
   for (int k = 0; k < io->rank; k++)
     dims->dims[k] = io->dims[k];
+  if (!is_input || d->ngears < 2 || index + 1 >= d->nin) return ACL_SUCCESS;
+  /* A model input of a model with gears: -1 where the gears differ. */
+  size_t at = 0;
+  for (size_t i = 0; i < index; i++)
+    at += (size_t)d->io[i].rank;
+  for (int k = 0; k < io->rank; k++)
+    for (size_t g = 1; g < d->ngears; g++)
+      if (d->gear_dims[g * d->ndims + at + (size_t)k] != d->gear_dims[at + (size_t)k]) dims->dims[k] = -1;
   return ACL_SUCCESS;
 }
 
 aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
   return get_dims("aclmdlGetInputDims", modelDesc, index, 1, dims);
+}
+
+aclError aclmdlGetInputDimsV2(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
+  return get_dims("aclmdlGetInputDimsV2", modelDesc, index, 1, dims);
+}
+
+const char *aclmdlGetTensorRealName(const aclmdlDesc *modelDesc, const char *name) {
+  const char *call = "aclmdlGetTensorRealName";
+  if (!modelDesc || !name) {
+    acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, !modelDesc ? "modelDesc" : "name");
+    return NULL;
+  }
+  const char *found = NULL;
+  size_t n = strlen(name);
+  for (size_t i = 0; i < modelDesc->nin + modelDesc->nout; i++) {
+    const char *full = modelDesc->io[i].name;
+    if (strcmp(full, name) == 0) return full;
+    if (n == ACL_MAX_TENSOR_NAME_LEN - 1 && strncmp(full, name, n) == 0 && !found) found = full;
+  }
+  if (!found) acl_fail(ACL_ERROR_INVALID_PARAM, "%s: the model has no tensor named '%s'", call, name);
+  return found;
 }
 
 aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {

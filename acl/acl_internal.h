@@ -76,27 +76,54 @@ int acl_device_range(const void *p, size_t n, const void **base, size_t *size);
 /* The stream `s` names (NULL: the current context's default, created now),
  * checked to be a live stream of the current context. */
 aclError acl_resolve_stream(const char *call, aclrtStream s, acl_stream **out);
+/* aclrtMalloc and aclrtFree named `call` (without the lock). */
+aclError acl_malloc_device(const char *call, void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+aclError acl_free_device(const char *call, void *devPtr);
+/* Notes the SoC of a model just loaded (aclrtGetSocName; under the lock). */
+void acl_set_soc(const char *soc);
 
 /* --- models (acl_mdl.c) */
 
 void acl_model_free(acl_model *m); /* unused and out of the registry */
+/* Every load, named `call`: the file `path`, or `size` bytes at `model`;
+ * workPtr and weightPtr may be NULL (the runtime's memory). */
+aclError acl_mdl_load(const char *call, const char *path, const void *model, size_t size, uint32_t *modelId,
+                      void *workPtr, size_t workSize, void *weightPtr, size_t weightSize);
 /* The loaded model `id`, of the current context (under the lock). */
 aclError acl_mdl_find(const char *call, uint32_t id, acl_model **out);
 
 /* --- streams (acl_stream.c) */
 
-typedef enum acl_op_kind { ACL_OP_COPY, ACL_OP_RUN } acl_op_kind;
+typedef enum acl_op_kind {
+  ACL_OP_COPY,     /* count bytes src -> dst */
+  ACL_OP_COPY2D,   /* height rows of count bytes, pitches dpitch and spitch */
+  ACL_OP_MEMSET,   /* count bytes of dst to value */
+  ACL_OP_RUN,      /* a model run */
+  ACL_OP_RECORD,   /* event reaches record number gen */
+  ACL_OP_RESET,    /* event forgets its records up to gen */
+  ACL_OP_WAIT,     /* the stream waits for event's record gen */
+  ACL_OP_CALLBACK, /* fn(user) handed to the stream's subscribed thread */
+} acl_op_kind;
+
+typedef struct acl_event acl_event;
 
 typedef struct acl_op {
   struct acl_op *next;
   acl_op_kind kind;
-  void *dst; /* COPY */
+  void *dst; /* COPY, COPY2D, MEMSET */
   const void *src;
   size_t count;
-  acl_model *model; /* RUN: holds a user until the run is done */
-  int gear;         /* RUN: the gear it runs */
-  const void **in;  /* RUN: [model->nin] addresses, then out [model->nout], one allocation */
+  size_t dpitch, spitch, height; /* COPY2D */
+  int value;                     /* MEMSET */
+  acl_model *model;              /* RUN: holds a user until the run is done */
+  int gear;                      /* RUN: the gear it runs */
+  const void **in;               /* RUN: [model->nin] addresses, then out [model->nout], one allocation */
   void **out;
+  acl_event *event; /* RECORD, RESET, WAIT: holds a reference until done */
+  uint64_t gen;
+  aclrtCallback fn; /* CALLBACK */
+  void *user;
+  int block;
 } acl_op;
 
 acl_stream *acl_stream_new(acl_context *ctx); /* NULL when out of memory or threads */
@@ -105,11 +132,22 @@ acl_context *acl_stream_context(const acl_stream *s);
 /* Queues op (taking it); the stream runs it in order. */
 void acl_stream_push(acl_stream *s, acl_op *op);
 /* Waits until everything queued has run; the first failure since the last
- * wait (code, message copied to msg) or ACL_SUCCESS. Without the lock. */
-aclError acl_stream_wait(acl_stream *s, char *msg, size_t n);
+ * wait (code, message copied to msg) or ACL_SUCCESS. Without the lock.
+ * timeout_ms -1: no limit; else ACL_ERROR_RT_STREAM_SYNC_TIMEOUT after it
+ * (the failures are kept for the next wait). */
+aclError acl_stream_wait(acl_stream *s, char *msg, size_t n, int32_t timeout_ms);
 /* Runs one RUN: gear `gear`, omrt_execute under the model's run mutex; on
  * failure the message goes to msg. Used by aclmdlExecute too. */
 aclError acl_run_model(acl_model *m, int gear, const void *const *in, void *const *out, char *msg, size_t n);
+
+/* --- events and callbacks (acl_event.c): their own lock, never held while
+ * taking the registry's. */
+
+/* What a stream's thread does for RECORD, RESET, WAIT and CALLBACK ops
+ * (the op's event reference is dropped); failures as acl_run_model's. */
+aclError acl_event_op(acl_stream *s, acl_op *op, char *msg, size_t n);
+void acl_event_forget_stream(acl_stream *s); /* its subscription goes (the stream is freed) */
+void acl_event_finalize(void);               /* every event and subscription goes (aclFinalize) */
 
 /* --- data (acl_data.c) */
 
@@ -118,10 +156,25 @@ struct aclDataBuffer {
   size_t size; /* bytes */
 };
 
+struct aclTensorDesc {
+  aclDataType dtype;
+  aclFormat format;
+  size_t rank;
+  int64_t *dims; /* [rank], owned */
+  char *name;    /* owned */
+};
+
 struct aclmdlDataset {
   size_t n, cap;
-  aclDataBuffer **bufs; /* [cap]; not owned */
+  aclDataBuffer **bufs;  /* [cap]; not owned */
+  aclTensorDesc **descs; /* [cap]; owned, NULL where none was set */
 };
+
+/* A new description (dims copied); NULL when out of memory. */
+aclTensorDesc *acl_tensor_desc(aclDataType dtype, aclFormat format, size_t rank, const int64_t *dims);
+/* Replaces dataset->descs[index] by d (taken). */
+void acl_dataset_put_desc(aclmdlDataset *dataset, size_t index, aclTensorDesc *d);
+aclFormat acl_format(int omrt_format);
 
 aclDataType acl_data_type(int omrt_dtype);
 

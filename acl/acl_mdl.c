@@ -106,9 +106,8 @@ static aclError check_user_memory(const char *call, const char *what, const void
   return ACL_SUCCESS;
 }
 
-/* Every load: path or (model, size); work and weights may be NULL. */
-static aclError load(const char *call, const char *path, const void *model, size_t size, uint32_t *modelId,
-                     void *workPtr, size_t workSize, void *weightPtr, size_t weightSize) {
+aclError acl_mdl_load(const char *call, const char *path, const void *model, size_t size, uint32_t *modelId,
+                      void *workPtr, size_t workSize, void *weightPtr, size_t weightSize) {
   aclError e = acl_enter(call);
   if (e) return e;
   if (!modelId) return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: modelId is NULL", call));
@@ -153,30 +152,31 @@ static aclError load(const char *call, const char *path, const void *model, size
     return acl_leave_with(e);
   }
   acl_add_model(am);
+  acl_set_soc(omrt_model_soc(am->m));
   *modelId = am->id;
   return acl_leave_with(ACL_SUCCESS);
 }
 
 aclError aclmdlLoadFromFile(const char *modelPath, uint32_t *modelId) {
   if (!modelPath) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlLoadFromFile: modelPath is NULL");
-  return load("aclmdlLoadFromFile", modelPath, NULL, 0, modelId, NULL, 0, NULL, 0);
+  return acl_mdl_load("aclmdlLoadFromFile", modelPath, NULL, 0, modelId, NULL, 0, NULL, 0);
 }
 
 aclError aclmdlLoadFromMem(const void *model, size_t modelSize, uint32_t *modelId) {
-  return load("aclmdlLoadFromMem", NULL, model, modelSize, modelId, NULL, 0, NULL, 0);
+  return acl_mdl_load("aclmdlLoadFromMem", NULL, model, modelSize, modelId, NULL, 0, NULL, 0);
 }
 
 aclError aclmdlLoadFromFileWithMem(const char *modelPath, uint32_t *modelId, void *workPtr, size_t workSize,
                                    void *weightPtr, size_t weightSize) {
   if (!modelPath) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlLoadFromFileWithMem: modelPath is NULL");
-  return load("aclmdlLoadFromFileWithMem", modelPath, NULL, 0, modelId, workPtr, workSize, weightPtr,
-              weightSize);
+  return acl_mdl_load("aclmdlLoadFromFileWithMem", modelPath, NULL, 0, modelId, workPtr, workSize, weightPtr,
+                      weightSize);
 }
 
 aclError aclmdlLoadFromMemWithMem(const void *model, size_t modelSize, uint32_t *modelId, void *workPtr,
                                   size_t workSize, void *weightPtr, size_t weightSize) {
-  return load("aclmdlLoadFromMemWithMem", NULL, model, modelSize, modelId, workPtr, workSize, weightPtr,
-              weightSize);
+  return acl_mdl_load("aclmdlLoadFromMemWithMem", NULL, model, modelSize, modelId, workPtr, workSize,
+                      weightPtr, weightSize);
 }
 
 /* The loaded model `id`, of the current context (under the lock). */
@@ -258,7 +258,40 @@ static aclError check_dataset(const char *call, const acl_model *m, const aclmdl
           "%s: %s %d ('%s'): %p is not device memory holding %zu bytes (aclrtMalloc, then aclrtMemcpy "
           "from the host)",
           call, what, i, t.name, b->data, t.bytes);
+    const aclTensorDesc *td = is_input ? d->descs[i] : NULL;
+    int same = !td || td->rank == (size_t)t.rank;
+    for (int k = 0; td && same && k < t.rank; k++)
+      same = td->dims[k] == t.dims[k] || td->dims[k] == -1;
+    if (!same)
+      return acl_fail(
+          ACL_ERROR_INVALID_PARAM,
+          "%s: input %d ('%s'): its tensor description (aclmdlSetDatasetTensorDesc) has other dims "
+          "than the input%s",
+          call, i, t.name, m->dyn ? " at the gear the dataset chose" : "");
     addrs[i] = b->data;
+  }
+  return ACL_SUCCESS;
+}
+
+/* Describes each output of a run of gear `gear` in the output dataset's
+ * descriptions; ran: after the run (a data-dependent extent is its). */
+static aclError describe_outputs(const char *call, acl_model *m, int gear, aclmdlDataset *out, int ran) {
+  for (int i = 0; i < m->nout; i++) {
+    omrt_tensor_desc t, now;
+    omrt_model_gear_output(m->m, gear, i, &t);
+    if (ran) {
+      pthread_mutex_lock(&m->run);
+      if (omrt_context_output_dims(m->ctx, i, &now) == OMRT_OK && now.count_axis >= 0)
+        t.dims[now.count_axis] = now.dims[now.count_axis];
+      pthread_mutex_unlock(&m->run);
+    }
+    aclTensorDesc *d = acl_tensor_desc(acl_data_type(t.dtype), acl_format(t.format), (size_t)t.rank, t.dims);
+    if (d) aclSetTensorDescName(d, t.name);
+    if (!d || strcmp(d->name, t.name) != 0) {
+      aclDestroyTensorDesc(d);
+      return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call);
+    }
+    acl_dataset_put_desc(out, (size_t)i, d);
   }
   return ACL_SUCCESS;
 }
@@ -292,9 +325,11 @@ aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input, aclmdlDatas
   acl_leave();
   char msg[1024];
   e = acl_run_model(m, gear, (const void *const *)a, a + m->nin, msg, sizeof msg);
+  if (e) acl_fail(e, "%s: %s", call, msg);
+  if (!e) e = describe_outputs(call, m, gear, output, 1);
   acl_model_release(m);
   if (a != addrs) free(a);
-  return e ? acl_fail(e, "%s: %s", call, msg) : ACL_SUCCESS;
+  return e;
 }
 
 aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
@@ -315,6 +350,11 @@ aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdl
   }
   int gear;
   if ((e = check_datasets(call, m, input, output, &gear, a))) {
+    free(op);
+    free(a);
+    return acl_leave_with(e);
+  }
+  if ((e = describe_outputs(call, m, gear, output, 0))) {
     free(op);
     free(a);
     return acl_leave_with(e);

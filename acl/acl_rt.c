@@ -18,10 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "acl/acl_internal.h"
 
 enum { ALIGN = 64 };
+#define DEFAULT_SOC "Ascend310" /* aclrtGetSocName before any model is loaded */
 
 typedef struct alloc {
   struct alloc *next;
@@ -50,7 +52,9 @@ static struct {
   stream_ref *streams; /* every stream but the contexts' defaults */
   acl_model *models;
   alloc *allocs;
-} g = {.mu = PTHREAD_MUTEX_INITIALIZER,
+  char soc[64]; /* aclrtGetSocName */
+} g = {.soc = DEFAULT_SOC,
+       .mu = PTHREAD_MUTEX_INITIALIZER,
        .users_mu = PTHREAD_MUTEX_INITIALIZER,
        .unused = PTHREAD_COND_INITIALIZER};
 
@@ -183,19 +187,29 @@ static aclError release(const char *call, void *p, int device) {
                                         : " (it points inside one)");
 }
 
-aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
-  aclError e = acl_enter("aclrtMalloc");
+aclError acl_malloc_device(const char *call, void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  aclError e = acl_enter(call);
   if (e) return e;
   if ((int)policy < ACL_MEM_MALLOC_HUGE_FIRST || (int)policy > ACL_MEM_MALLOC_NORMAL_ONLY_P2P)
-    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM,
-                                   "aclrtMalloc: policy %d is not an aclrtMemMallocPolicy", (int)policy));
-  return acl_leave_with(allocate("aclrtMalloc", "devPtr", devPtr, size, 1));
+    return acl_leave_with(
+        acl_fail(ACL_ERROR_INVALID_PARAM, "%s: policy %d is not an aclrtMemMallocPolicy", call, (int)policy));
+  return acl_leave_with(allocate(call, "devPtr", devPtr, size, 1));
 }
 
-aclError aclrtFree(void *devPtr) {
-  aclError e = acl_enter("aclrtFree");
-  return e ? e : acl_leave_with(release("aclrtFree", devPtr, 1));
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  return acl_malloc_device("aclrtMalloc", devPtr, size, policy);
 }
+
+aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  return acl_malloc_device("aclrtMallocCached", devPtr, size, policy);
+}
+
+aclError acl_free_device(const char *call, void *devPtr) {
+  aclError e = acl_enter(call);
+  return e ? e : acl_leave_with(release(call, devPtr, 1));
+}
+
+aclError aclrtFree(void *devPtr) { return acl_free_device("aclrtFree", devPtr); }
 
 aclError aclrtMallocHost(void **hostPtr, size_t size) {
   aclError e = acl_enter("aclrtMallocHost");
@@ -229,13 +243,12 @@ static const char *const kind_names[] = {"ACL_MEMCPY_HOST_TO_HOST", "ACL_MEMCPY_
                                          "ACL_MEMCPY_DEVICE_TO_HOST", "ACL_MEMCPY_DEVICE_TO_DEVICE",
                                          "ACL_MEMCPY_DEFAULT"};
 
-/* The checks of aclrtMemcpy and aclrtMemcpyAsync (under the lock). */
-static aclError check_copy(const char *call, void *dst, size_t destMax, const void *src, size_t count,
-                           aclrtMemcpyKind kind) {
+/* The checks of every copy (under the lock): dspan bytes at dst and sspan
+ * at src, of the kinds `kind` names. */
+static aclError check_spans(const char *call, void *dst, size_t dspan, const void *src, size_t sspan,
+                            aclrtMemcpyKind kind) {
   if (!dst) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: dst is NULL", call);
   if (!src) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: src is NULL", call);
-  if (count > destMax)
-    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: count %zu exceeds destMax %zu", call, count, destMax);
   if ((int)kind < ACL_MEMCPY_HOST_TO_HOST || (int)kind > ACL_MEMCPY_DEFAULT)
     return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: kind %d is not an aclrtMemcpyKind", call, (int)kind);
   int dst_dev = kind == ACL_MEMCPY_DEFAULT
@@ -244,8 +257,16 @@ static aclError check_copy(const char *call, void *dst, size_t destMax, const vo
   int src_dev = kind == ACL_MEMCPY_DEFAULT
                     ? -1
                     : kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
-  aclError e = check_side(call, "dst", dst, count, dst_dev, kind_names[kind]);
-  return e ? e : check_side(call, "src", src, count, src_dev, kind_names[kind]);
+  aclError e = check_side(call, "dst", dst, dspan, dst_dev, kind_names[kind]);
+  return e ? e : check_side(call, "src", src, sspan, src_dev, kind_names[kind]);
+}
+
+/* The checks of aclrtMemcpy and aclrtMemcpyAsync (under the lock). */
+static aclError check_copy(const char *call, void *dst, size_t destMax, const void *src, size_t count,
+                           aclrtMemcpyKind kind) {
+  if (dst && src && count > destMax)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: count %zu exceeds destMax %zu", call, count, destMax);
+  return check_spans(call, dst, count, src, count, kind);
 }
 
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
@@ -289,6 +310,119 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
   acl_leave();
   memset(devPtr, (int)(uint8_t)value, count);
   return ACL_SUCCESS;
+}
+
+aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
+  const char *call = "aclrtMemsetAsync";
+  aclError e = acl_enter(call);
+  if (e) return e;
+  acl_stream *s = NULL;
+  if (!devPtr) return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr is NULL", call));
+  if (count > maxCount)
+    return acl_leave_with(
+        acl_fail(ACL_ERROR_INVALID_PARAM, "%s: count %zu exceeds maxCount %zu", call, count, maxCount));
+  if ((e = check_side(call, "devPtr", devPtr, count, 1, "(device memory)")) ||
+      (e = acl_resolve_stream(call, stream, &s)))
+    return acl_leave_with(e);
+  acl_op *op = calloc(1, sizeof *op);
+  if (!op) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
+  *op = (acl_op){.kind = ACL_OP_MEMSET, .dst = devPtr, .count = count, .value = (int)(uint8_t)value};
+  acl_stream_push(s, op);
+  return acl_leave_with(ACL_SUCCESS);
+}
+
+/* The checks of aclrtMemcpy2d and aclrtMemcpy2dAsync (under the lock): each
+ * side spans (height - 1) * pitch + width bytes. */
+static aclError check_copy2d(const char *call, void *dst, size_t dpitch, const void *src, size_t spitch,
+                             size_t width, size_t height, aclrtMemcpyKind kind) {
+  if (width == 0 || height == 0)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: width %zu, height %zu: both must be > 0", call, width,
+                    height);
+  if (width > dpitch || width > spitch)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: width %zu exceeds %s %zu", call, width,
+                    width > dpitch ? "dpitch" : "spitch", width > dpitch ? dpitch : spitch);
+  if (height - 1 > (SIZE_MAX - width) / (dpitch > spitch ? dpitch : spitch))
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: height %zu x pitch overflows", call, height);
+  return check_spans(call, dst, (height - 1) * dpitch + width, src, (height - 1) * spitch + width, kind);
+}
+
+aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       aclrtMemcpyKind kind) {
+  aclError e = acl_enter("aclrtMemcpy2d");
+  if (e) return e;
+  if ((e = check_copy2d("aclrtMemcpy2d", dst, dpitch, src, spitch, width, height, kind)))
+    return acl_leave_with(e);
+  acl_leave();
+  for (size_t r = 0; r < height; r++)
+    memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t height, aclrtMemcpyKind kind, aclrtStream stream) {
+  const char *call = "aclrtMemcpy2dAsync";
+  aclError e = acl_enter(call);
+  if (e) return e;
+  acl_stream *s = NULL;
+  if ((e = check_copy2d(call, dst, dpitch, src, spitch, width, height, kind)) ||
+      (e = acl_resolve_stream(call, stream, &s)))
+    return acl_leave_with(e);
+  acl_op *op = calloc(1, sizeof *op);
+  if (!op) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
+  *op = (acl_op){.kind = ACL_OP_COPY2D,
+                 .dst = dst,
+                 .src = src,
+                 .count = width,
+                 .dpitch = dpitch,
+                 .spitch = spitch,
+                 .height = height};
+  acl_stream_push(s, op);
+  return acl_leave_with(ACL_SUCCESS);
+}
+
+/* aclrtMemFlush and aclrtMemInvalidate: the memory is coherent; the range
+ * must be device memory. */
+static aclError check_cached(const char *call, void *devPtr, size_t size) {
+  aclError e = acl_enter(call);
+  if (e) return e;
+  if (!devPtr || size == 0)
+    return acl_leave_with(
+        acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s", call, !devPtr ? "devPtr is NULL" : "size is 0"));
+  return acl_leave_with(check_side(call, "devPtr", devPtr, size, 1, "(device memory)"));
+}
+
+aclError aclrtMemFlush(void *devPtr, size_t size) { return check_cached("aclrtMemFlush", devPtr, size); }
+aclError aclrtMemInvalidate(void *devPtr, size_t size) {
+  return check_cached("aclrtMemInvalidate", devPtr, size);
+}
+
+aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total) {
+  aclError e = acl_enter("aclrtGetMemInfo");
+  if (e) return e;
+  acl_leave();
+  if ((int)attr < ACL_DDR_MEM || (int)attr > ACL_HBM_MEM_P2P_NORMAL)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: attr %d is not an aclrtMemAttr", (int)attr);
+  if (!free || !total)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: %s is NULL", !free ? "free" : "total");
+  long page = sysconf(_SC_PAGESIZE), all = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES);
+  if (page <= 0 || all <= 0 || avail < 0)
+    return acl_fail(ACL_ERROR_RT_FAILURE, "aclrtGetMemInfo: the host's memory size is unknown");
+  *total = (size_t)all * (size_t)page;
+  *free = (size_t)avail * (size_t)page;
+  return ACL_SUCCESS;
+}
+
+/* --- the SoC */
+
+void acl_set_soc(const char *soc) {
+  if (soc && *soc) snprintf(g.soc, sizeof g.soc, "%s", soc);
+}
+
+const char *aclrtGetSocName(void) {
+  if (acl_enter("aclrtGetSocName")) return NULL;
+  const char *soc = g.soc;
+  acl_leave();
+  return soc;
 }
 
 /* --- init, version */
@@ -344,6 +478,8 @@ aclError aclFinalize(void) {
     free(a->base);
     free(a);
   }
+  acl_event_finalize(); /* (no stream is left to run an event op) */
+  snprintf(g.soc, sizeof g.soc, "%s", DEFAULT_SOC);
   g.device_refs = 0;
   g.initialized = 0;
   make_current(NULL);
@@ -580,15 +716,26 @@ aclError aclrtDestroyStream(aclrtStream stream) {
                                  stream ? "" : " (the default stream cannot be destroyed)"));
 }
 
-aclError aclrtSynchronizeStream(aclrtStream stream) {
-  aclError e = acl_enter("aclrtSynchronizeStream");
+static aclError synchronize(const char *call, aclrtStream stream, int32_t timeout) {
+  aclError e = acl_enter(call);
   if (e) return e;
   acl_stream *s = NULL;
-  if ((e = acl_resolve_stream("aclrtSynchronizeStream", stream, &s))) return acl_leave_with(e);
+  if (timeout < -1 || timeout == 0)
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM,
+                                   "%s: timeout %d: -1 waits forever, > 0 that many ms", call, (int)timeout));
+  if ((e = acl_resolve_stream(call, stream, &s))) return acl_leave_with(e);
   acl_leave(); /* (destroying a stream while another thread waits for it is the caller's race) */
   char msg[1024];
-  e = acl_stream_wait(s, msg, sizeof msg);
-  return e ? acl_fail(e, "aclrtSynchronizeStream: stream %p: %s", stream, msg) : ACL_SUCCESS;
+  e = acl_stream_wait(s, msg, sizeof msg, timeout);
+  return e ? acl_fail(e, "%s: stream %p: %s", call, stream, msg) : ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeStream(aclrtStream stream) {
+  return synchronize("aclrtSynchronizeStream", stream, -1);
+}
+
+aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) {
+  return synchronize("aclrtSynchronizeStreamWithTimeout", stream, timeout);
 }
 
 aclError aclrtSynchronizeDevice(void) {
@@ -597,10 +744,10 @@ aclError aclrtSynchronizeDevice(void) {
   char msg[1024];
   aclError first = ACL_SUCCESS;
   for (stream_ref *r = g.streams; r; r = r->next)
-    if ((e = acl_stream_wait(r->s, msg, sizeof msg)) && !first)
+    if ((e = acl_stream_wait(r->s, msg, sizeof msg, -1)) && !first)
       first = acl_fail(e, "aclrtSynchronizeDevice: %s", msg);
   for (acl_context *c = g.contexts; c; c = c->next)
-    if (c->default_stream && (e = acl_stream_wait(c->default_stream, msg, sizeof msg)) && !first)
+    if (c->default_stream && (e = acl_stream_wait(c->default_stream, msg, sizeof msg, -1)) && !first)
       first = acl_fail(e, "aclrtSynchronizeDevice: %s", msg);
   return acl_leave_with(first);
 }

@@ -2,16 +2,19 @@
  * thread of its own, as a stream of the chip is run by the device while the
  * host goes on.
  *
- * aclrtMemcpyAsync and aclmdlExecuteAsync push an acl_op; the thread pops
- * and runs them one at a time, keeping the first failure (code and message)
- * for the next acl_stream_wait, which returns when the queue is empty and
- * nothing runs. A RUN op holds a user of its model (acl_model.users) until
- * it has run, so unloading waits for it. The thread never takes the
- * registry lock: it may be waited for by a caller that holds it.
+ * aclrtMemcpyAsync, aclrtMemcpy2dAsync, aclrtMemsetAsync, aclmdlExecuteAsync
+ * and the event and callback calls push an acl_op; the thread pops and runs
+ * them one at a time, keeping the first failure (code and message) for the
+ * next acl_stream_wait, which returns when the queue is empty and nothing
+ * runs. A RUN op holds a user of its model (acl_model.users) until it has
+ * run, so unloading waits for it; event ops hold a reference to their event
+ * (acl_event.c runs them). The thread never takes the registry lock: it
+ * may be waited for by a caller that holds it.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "acl/acl_internal.h"
 
@@ -37,14 +40,25 @@ aclError acl_run_model(acl_model *m, int gear, const void *const *in, void *cons
   return acl_from_omrt(s);
 }
 
-static aclError run_op(acl_op *op, char *msg, size_t n) {
-  if (op->kind == ACL_OP_COPY) {
-    memmove(op->dst, op->src, op->count);
+static aclError run_op(acl_stream *s, acl_op *op, char *msg, size_t n) {
+  switch (op->kind) {
+  case ACL_OP_COPY: memmove(op->dst, op->src, op->count); return ACL_SUCCESS;
+  case ACL_OP_COPY2D:
+    for (size_t r = 0; r < op->height; r++)
+      memmove((char *)op->dst + r * op->dpitch, (const char *)op->src + r * op->spitch, op->count);
     return ACL_SUCCESS;
+  case ACL_OP_MEMSET: memset(op->dst, op->value, op->count); return ACL_SUCCESS;
+  case ACL_OP_RUN: {
+    aclError e = acl_run_model(op->model, op->gear, op->in, op->out, msg, n);
+    acl_model_release(op->model);
+    return e;
   }
-  aclError e = acl_run_model(op->model, op->gear, op->in, op->out, msg, n);
-  acl_model_release(op->model);
-  return e;
+  case ACL_OP_RECORD:
+  case ACL_OP_RESET:
+  case ACL_OP_WAIT:
+  case ACL_OP_CALLBACK: return acl_event_op(s, op, msg, n);
+  }
+  return ACL_ERROR_INTERNAL_ERROR;
 }
 
 static void *stream_main(void *arg) {
@@ -60,7 +74,7 @@ static void *stream_main(void *arg) {
     if (!s->head) s->tail = NULL;
     s->running = 1;
     pthread_mutex_unlock(&s->mu);
-    aclError e = run_op(op, msg, sizeof msg);
+    aclError e = run_op(s, op, msg, sizeof msg);
     free(op->in);
     free(op);
     pthread_mutex_lock(&s->mu);
@@ -98,7 +112,8 @@ void acl_stream_free(acl_stream *s) {
   s->stop = 1;
   pthread_cond_signal(&s->wake);
   pthread_mutex_unlock(&s->mu);
-  pthread_join(s->thread, NULL);
+  pthread_join(s->thread, NULL); /* (a blocking callback no thread processes would wait here) */
+  acl_event_forget_stream(s);
   pthread_cond_destroy(&s->idle);
   pthread_cond_destroy(&s->wake);
   pthread_mutex_destroy(&s->mu);
@@ -119,10 +134,21 @@ void acl_stream_push(acl_stream *s, acl_op *op) {
   pthread_mutex_unlock(&s->mu);
 }
 
-aclError acl_stream_wait(acl_stream *s, char *msg, size_t n) {
+aclError acl_stream_wait(acl_stream *s, char *msg, size_t n, int32_t timeout_ms) {
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  int64_t ns = (int64_t)deadline.tv_nsec + (int64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000;
+  deadline.tv_sec += (time_t)(ns / 1000000000);
+  deadline.tv_nsec = (long)(ns % 1000000000);
   pthread_mutex_lock(&s->mu);
   while (s->head || s->running)
-    pthread_cond_wait(&s->idle, &s->mu);
+    if (timeout_ms < 0)
+      pthread_cond_wait(&s->idle, &s->mu);
+    else if (pthread_cond_timedwait(&s->idle, &s->mu, &deadline) != 0 && (s->head || s->running)) {
+      pthread_mutex_unlock(&s->mu);
+      snprintf(msg, n, "its work did not finish within %d ms", (int)timeout_ms);
+      return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT;
+    }
   aclError e = s->error;
   if (e) snprintf(msg, n, "%s", s->msg);
   s->error = ACL_SUCCESS;

@@ -12,8 +12,10 @@
  *   aclrtMemcpy(host, size, out, size, ACL_MEMCPY_DEVICE_TO_HOST);
  *   aclmdlUnload(id);  ...  aclrtResetDevice(0);  aclFinalize();
  *
- * acl_base.h: errors, data types, formats, data buffers; acl_rt.h: device,
- * contexts, streams, memory; acl_mdl.h: models and datasets.
+ * acl_base.h: errors, data types, formats, data buffers, tensor
+ * descriptions; acl_rt.h: device, contexts, streams, events, callbacks,
+ * memory; acl_mdl.h: models and datasets; acl_prof.h (included on its own,
+ * as in AscendCL): profiling, not provided.
  *
  * Errors: every call returns an aclError (AscendCL's codes); the message,
  * naming the call and the argument, is read with aclGetRecentErrMsg on the

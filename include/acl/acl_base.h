@@ -7,6 +7,7 @@
  *
  * Ownership: an aclDataBuffer only describes memory (address and size); it
  * never owns it. aclDestroyDataBuffer frees the descriptor, not the memory.
+ * An aclTensorDesc owns its dims and name.
  */
 #ifndef INC_EXTERNAL_ACL_ACL_BASE_H_
 #define INC_EXTERNAL_ACL_ACL_BASE_H_
@@ -29,6 +30,9 @@ extern "C" {
 typedef int aclError;
 typedef uint16_t aclFloat16;
 typedef struct aclDataBuffer aclDataBuffer;
+typedef struct aclTensorDesc aclTensorDesc;
+
+#define ACL_UNKNOWN_RANK 0xFFFFFFFFFFFFFFFE
 
 /* Return codes. 1xxxxx: the caller's environment or code; 2xxxxx: resources
  * or a mismatch with the hardware; 5xxxxx: internal. (static const int, as
@@ -57,6 +61,10 @@ static const int ACL_ERROR_MODEL_OUTPUT_NOT_MATCH = 100018;
 static const int ACL_ERROR_MODEL_NOT_DYNAMIC = 100019;
 static const int ACL_ERROR_UNSUPPORTED_DATA_TYPE = 100026;
 static const int ACL_ERROR_FORMAT_NOT_MATCH = 100027;
+static const int ACL_ERROR_REPEAT_SUBSCRIBE = 100033;      /* older code; now ACL_ERROR_RT_STREAM_SUBSCRIBE */
+static const int ACL_ERROR_STREAM_NOT_SUBSCRIBE = 100034;  /* older code; now ACL_ERROR_RT_STREAM_NO_CB_REG */
+static const int ACL_ERROR_THREAD_NOT_SUBSCRIBE = 100035;  /* older code; now ACL_ERROR_RT_THREAD_SUBSCRIBE */
+static const int ACL_ERROR_WAIT_CALLBACK_TIMEOUT = 100036; /* older code; now ACL_ERROR_RT_REPORT_TIMEOUT */
 static const int ACL_ERROR_REPEAT_FINALIZE = 100037;
 static const int ACL_ERROR_BAD_ALLOC = 200000;
 static const int ACL_ERROR_API_NOT_SUPPORT = 200001;
@@ -131,6 +139,31 @@ ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
  * as uint32_t, saturated at UINT32_MAX. */
 ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
 ACL_FUNC_VISIBILITY uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer);
+
+/* Tensor descriptions: a data type, a format and dims (and a name), as
+ * the application or the runtime (aclmdlGetDatasetTensorDesc) describes a
+ * tensor. numDims 0 is a scalar; a dim of -1 is unknown (its size counts
+ * as 0); dims {-2} is an unknown rank (aclGetTensorDescNumDims:
+ * ACL_UNKNOWN_RANK). aclCreateTensorDesc copies dims; NULL for a bad
+ * argument (numDims < 0 or > ACL_MAX_DIM_CNT, dims NULL with numDims > 0,
+ * a dim < -2) or out of memory, the message saying which. */
+ACL_FUNC_VISIBILITY aclTensorDesc *aclCreateTensorDesc(aclDataType dataType, int numDims, const int64_t *dims,
+                                                       aclFormat format);
+ACL_FUNC_VISIBILITY void aclDestroyTensorDesc(const aclTensorDesc *desc); /* NULL is fine */
+/* ACL_DT_UNDEFINED / ACL_FORMAT_UNDEFINED / 0 / "" for NULL. */
+ACL_FUNC_VISIBILITY aclDataType aclGetTensorDescType(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY aclFormat aclGetTensorDescFormat(const aclTensorDesc *desc);
+/* Bytes: elements x aclDataTypeSize (packed types: rounded up to bytes). */
+ACL_FUNC_VISIBILITY size_t aclGetTensorDescSize(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY size_t aclGetTensorDescElementCount(const aclTensorDesc *desc); /* 1 for a scalar */
+ACL_FUNC_VISIBILITY size_t aclGetTensorDescNumDims(const aclTensorDesc *desc);
+/* -1 for NULL or an index out of range (the older call; V2 says why). */
+ACL_FUNC_VISIBILITY int64_t aclGetTensorDescDim(const aclTensorDesc *desc, size_t index);
+ACL_FUNC_VISIBILITY aclError aclGetTensorDescDimV2(const aclTensorDesc *desc, size_t index, int64_t *dimSize);
+ACL_FUNC_VISIBILITY void aclSetTensorDescName(aclTensorDesc *desc, const char *name); /* copied; NULL: "" */
+ACL_FUNC_VISIBILITY const char *aclGetTensorDescName(aclTensorDesc *desc);            /* owned by desc */
+ACL_FUNC_VISIBILITY aclError aclSetTensorFormat(aclTensorDesc *desc, aclFormat format);
+ACL_FUNC_VISIBILITY aclError aclSetTensorShape(aclTensorDesc *desc, int numDims, const int64_t *dims);
 
 /* Bytes per element of dataType; 0 for ACL_DT_UNDEFINED, ACL_STRING and
  * unknown values. */

@@ -64,6 +64,55 @@ ACL_FUNC_VISIBILITY aclError aclmdlLoadFromMemWithMem(const void *model, size_t 
                                                       size_t weightSize);
 ACL_FUNC_VISIBILITY aclError aclmdlUnload(uint32_t modelId); /* waits for its queued runs */
 
+/* Loading by configuration: a handle collects the attributes of one of the
+ * loads above (ACL_MDL_LOAD_TYPE_SIZET says which, then the path or the
+ * model's address and size, and for *_WITH_MEM the work and weight memory);
+ * aclmdlLoadWithConfig runs that load, checking that the attributes it
+ * needs were set. valueSize must be the attribute's type's size (int32_t,
+ * size_t or a pointer, as its name ends). The queue loads (*_WITH_Q) and
+ * their attributes, and ACL_MDL_WORKSPACE_MEM_OPTIMIZE, are
+ * ACL_ERROR_FEATURE_UNSUPPORTED. ACL_MDL_PRIORITY_INT32 (0..7) is checked
+ * and kept; every model's runs are its own here, so it orders nothing. */
+#define ACL_MDL_LOAD_FROM_FILE 1
+#define ACL_MDL_LOAD_FROM_FILE_WITH_MEM 2
+#define ACL_MDL_LOAD_FROM_MEM 3
+#define ACL_MDL_LOAD_FROM_MEM_WITH_MEM 4
+#define ACL_MDL_LOAD_FROM_FILE_WITH_Q 5
+#define ACL_MDL_LOAD_FROM_MEM_WITH_Q 6
+typedef struct aclmdlConfigHandle aclmdlConfigHandle;
+typedef enum {
+  ACL_MDL_PRIORITY_INT32 = 0,
+  ACL_MDL_LOAD_TYPE_SIZET,
+  ACL_MDL_PATH_PTR,     /* value: the address of a const char * (the path is copied) */
+  ACL_MDL_MEM_ADDR_PTR, /* value: the address of a const void * */
+  ACL_MDL_MEM_SIZET,
+  ACL_MDL_WEIGHT_ADDR_PTR,
+  ACL_MDL_WEIGHT_SIZET,
+  ACL_MDL_WORKSPACE_ADDR_PTR,
+  ACL_MDL_WORKSPACE_SIZET,
+  ACL_MDL_INPUTQ_NUM_SIZET,
+  ACL_MDL_INPUTQ_ADDR_PTR,
+  ACL_MDL_OUTPUTQ_NUM_SIZET,
+  ACL_MDL_OUTPUTQ_ADDR_PTR,
+  ACL_MDL_WORKSPACE_MEM_OPTIMIZE,
+} aclmdlConfigAttr;
+ACL_FUNC_VISIBILITY aclmdlConfigHandle *aclmdlCreateConfigHandle(void); /* NULL when out of memory */
+ACL_FUNC_VISIBILITY aclError aclmdlDestroyConfigHandle(aclmdlConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclmdlSetConfigOpt(aclmdlConfigHandle *handle, aclmdlConfigAttr attr,
+                                                const void *attrValue, size_t valueSize);
+ACL_FUNC_VISIBILITY aclError aclmdlLoadWithConfig(const aclmdlConfigHandle *handle, uint32_t *modelId);
+
+/* Dump (the operators' inputs and outputs written out as a model runs) is
+ * not provided: these return ACL_ERROR_FEATURE_UNSUPPORTED (after
+ * aclInit's check). aclmdlGetOpAttr (an operator's attribute, for dump's
+ * ACL_ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES) returns NULL: the om keeps no
+ * operator attributes. */
+#define ACL_ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES "_datadump_original_op_names"
+ACL_FUNC_VISIBILITY aclError aclmdlInitDump(void);
+ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath);
+ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
+ACL_FUNC_VISIBILITY const char *aclmdlGetOpAttr(aclmdlDesc *modelDesc, const char *opName, const char *attr);
+
 /* Runs the model once on the calling thread. */
 ACL_FUNC_VISIBILITY aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input,
                                            aclmdlDataset *output);
@@ -85,6 +134,15 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc, siz
                                                 aclmdlIODims *dims);
 ACL_FUNC_VISIBILITY aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index,
                                                  aclmdlIODims *dims);
+/* The same as aclmdlGetInputDims here: an input's dims multiply to its
+ * size (aclmdlGetInputSizeByIndex's, for the largest gear) with AIPP or
+ * without. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputDimsV2(const aclmdlDesc *modelDesc, size_t index,
+                                                  aclmdlIODims *dims);
+/* The full name of a tensor given by its name as aclmdlIODims.name has it
+ * (truncated to ACL_MAX_TENSOR_NAME_LEN - 1 characters) or in full; owned
+ * by the description. NULL when no input or output has that name. */
+ACL_FUNC_VISIBILITY const char *aclmdlGetTensorRealName(const aclmdlDesc *modelDesc, const char *name);
 /* Output `index` as the described model's last run left it: an output
  * whose extent depends on the data (NonZero, NonMaxSuppression, ...) has
  * its actual dims, the output buffer holds exactly them in C order from its
@@ -112,8 +170,8 @@ ACL_FUNC_VISIBILITY aclDataType aclmdlGetOutputDataType(const aclmdlDesc *modelD
  * aclmdlSetDynamicHWSize or aclmdlSetInputDynamicDims (index: that input's).
  * The run reads it when it starts; every other buffer is then checked
  * against that gear's sizes (the sizes the description reports are the
- * largest gear's). Its bytes: the gear's values as int64 (the batch;
- * height, width; or each dynamic dim). The Get calls' index is reserved
+ * largest gear's; aclmdlGetInputDims has -1 for the dims that vary). Its bytes: the gear's values as int64
+ * (the batch; height, width; or each dynamic dim). The Get calls' index is reserved
  * (-1); a model without gears of that kind reports 0 of them. */
 #define ACL_DYNAMIC_TENSOR_NAME "ascend_mbatch_shape_data"
 #define ACL_MAX_BATCH_NUM 128
@@ -264,6 +322,17 @@ ACL_FUNC_VISIBILITY aclError aclmdlDestroyDataset(const aclmdlDataset *dataset);
 ACL_FUNC_VISIBILITY aclError aclmdlAddDatasetBuffer(aclmdlDataset *dataset, aclDataBuffer *dataBuffer);
 ACL_FUNC_VISIBILITY size_t aclmdlGetDatasetNumBuffers(const aclmdlDataset *dataset);
 ACL_FUNC_VISIBILITY aclDataBuffer *aclmdlGetDatasetBuffer(const aclmdlDataset *dataset, size_t index);
+/* A tensor description for buffer `index` of the dataset (a copy, owned
+ * by the dataset; index < aclmdlGetDatasetNumBuffers). On an input dataset
+ * it states the input's dims, which a run checks against the dims of the
+ * gear it runs (ACL_ERROR_INVALID_PARAM when they differ). A run fills the
+ * output dataset's: each output's data type, format and dims as that run
+ * gives them (aclmdlExecute: after the run, a data-dependent extent
+ * included; aclmdlExecuteAsync: when enqueued, the gear's dims).
+ * aclmdlGetDatasetTensorDesc returns the dataset's (NULL if none). */
+ACL_FUNC_VISIBILITY aclError aclmdlSetDatasetTensorDesc(aclmdlDataset *dataset, aclTensorDesc *tensorDesc,
+                                                        size_t index);
+ACL_FUNC_VISIBILITY aclTensorDesc *aclmdlGetDatasetTensorDesc(const aclmdlDataset *dataset, size_t index);
 
 #ifdef __cplusplus
 }

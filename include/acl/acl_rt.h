@@ -60,8 +60,44 @@ typedef enum aclrtMemMallocPolicy {
   ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
 } aclrtMemMallocPolicy;
 
+typedef enum aclrtMemAttr {
+  ACL_DDR_MEM,
+  ACL_HBM_MEM,
+  ACL_DDR_MEM_HUGE,
+  ACL_DDR_MEM_NORMAL,
+  ACL_HBM_MEM_HUGE,
+  ACL_HBM_MEM_NORMAL,
+  ACL_DDR_MEM_P2P_HUGE,
+  ACL_DDR_MEM_P2P_NORMAL,
+  ACL_HBM_MEM_P2P_HUGE,
+  ACL_HBM_MEM_P2P_NORMAL,
+} aclrtMemAttr;
+
+/* aclrtCreateEventWithFlag's flags (or'ed). */
+#define ACL_EVENT_SYNC 0x00000001u                    /* streams may wait for it (every event may, here) */
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002u /* accepted; no capture here */
+#define ACL_EVENT_TIME_LINE 0x00000008u               /* records the time it completes */
+
+typedef enum aclrtEventStatus {
+  ACL_EVENT_STATUS_COMPLETE = 0,
+  ACL_EVENT_STATUS_NOT_READY = 1,
+  ACL_EVENT_STATUS_RESERVED = 2,
+} aclrtEventStatus;
+
+typedef enum aclrtEventRecordedStatus {
+  ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
+  ACL_EVENT_RECORDED_STATUS_COMPLETE = 1,
+} aclrtEventRecordedStatus;
+
+typedef enum aclrtCallbackBlockType {
+  ACL_CALLBACK_NO_BLOCK, /* the stream goes on while the callback waits for its thread */
+  ACL_CALLBACK_BLOCK,    /* the stream waits until the callback has run */
+} aclrtCallbackBlockType;
+
 typedef void *aclrtContext;
 typedef void *aclrtStream;
+typedef void *aclrtEvent;
+typedef void (*aclrtCallback)(void *userData);
 
 ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode);
 
@@ -81,15 +117,87 @@ ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context);
 ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream); /* waits for its work */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
+/* The same, giving up after timeout ms (-1: never) with
+ * ACL_ERROR_RT_STREAM_SYNC_TIMEOUT; the stream's failures, if any, are then
+ * kept for the next synchronization. */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
+
+/* Events mark a point in a stream's order. aclrtRecordEvent enqueues the
+ * mark: the event completes when the stream's thread reaches it, all the
+ * work queued before it done, and (unless created with flags lacking
+ * ACL_EVENT_TIME_LINE) notes the time then. Recording again moves the mark:
+ * the event is pending until the new one is reached. aclrtStreamWaitEvent
+ * makes a stream wait, in its order, until the event's latest record (as
+ * of the call) has completed; an event never recorded is no wait. An event
+ * may be destroyed with work still naming it: it goes when that work is
+ * done. The events are the process's (any context may use them). */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event); /* with timestamps */
+/* flag: ACL_EVENT_* or'ed; other bits are ACL_ERROR_INVALID_PARAM. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
+ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+/* Enqueues the event's return to "not recorded" on `stream`. */
+ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
+/* COMPLETE when the latest record has been reached; NOT_READY while it is
+ * pending, and for an event never recorded (or reset). */
+ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status);
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
+/* Blocks until the latest record has completed (at once if never recorded). */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
+/* The same, giving up after timeout ms (-1: never) with ACL_ERROR_RT_EVENT_SYNC_TIMEOUT. */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
+/* Milliseconds from start's completion to end's, both completed
+ * (ACL_ERROR_RT_EVENT_NOT_COMPLETE) and with timestamps
+ * (ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID); end before start is
+ * ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL. */
+ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
+/* stream NULL: the current context's default stream. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+/* How long (seconds, 0: forever, the default) a stream waits in
+ * aclrtStreamWaitEvent before it gives up: that wait then fails the stream
+ * with ACL_ERROR_RT_WAIT_TIMEOUT (reported by aclrtSynchronizeStream). */
+ACL_FUNC_VISIBILITY aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+
+/* Callbacks: a host function run in a stream's order, on an application
+ * thread. aclrtSubscribeReport(threadId, stream) names the thread
+ * (threadId: its pthread_t as uint64_t) that runs the stream's callbacks; a
+ * stream has at most one (ACL_ERROR_RT_STREAM_SUBSCRIBE), a thread may
+ * serve several streams. aclrtLaunchCallback enqueues fn(userData) on a
+ * subscribed stream (ACL_ERROR_RT_STREAM_NO_CB_REG otherwise); when the
+ * stream reaches it, it is handed to the thread, which runs it inside its
+ * aclrtProcessReport(timeout) call: timeout in ms, -1 waits forever
+ * (0 and < -1: ACL_ERROR_INVALID_PARAM); one callback per call;
+ * ACL_ERROR_RT_REPORT_TIMEOUT when none came; ACL_ERROR_RT_THREAD_SUBSCRIBE
+ * from a thread subscribed to no stream. A callback reached after its
+ * stream was unsubscribed fails the stream (ACL_ERROR_RT_STREAM_NO_CB_REG,
+ * at aclrtSynchronizeStream) without running. */
+ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
+                                                 aclrtCallbackBlockType blockType, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout);
+ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
 
 /* Device memory: 64-byte aligned, size > 0. */
 ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
+/* Device memory the host side caches (aclrtFree frees it); here as
+ * aclrtMalloc's. aclrtMemFlush / aclrtMemInvalidate write back / drop the
+ * cache lines of a range of device memory: the memory is coherent here, so
+ * they only check that [devPtr, devPtr + size) is device memory. */
+ACL_FUNC_VISIBILITY aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtMemFlush(void *devPtr, size_t size);
+ACL_FUNC_VISIBILITY aclError aclrtMemInvalidate(void *devPtr, size_t size);
+/* Device memory is host RAM: every attr reports the host's total and
+ * available physical memory (bytes). */
+ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
 /* Host memory for staging copies: 64-byte aligned, size > 0. */
 ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
 ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
 /* Sets count bytes of device memory (at most maxCount) to (uint8_t)value. */
 ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+/* The same, enqueued on `stream`. */
+ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
+                                              aclrtStream stream);
 /* Copies count bytes (at most destMax) in the direction `kind` says; the
  * addresses must be of the kinds it names (device memory: within one
  * aclrtMalloc allocation), else ACL_ERROR_RT_PARAM_INVALID. */
@@ -99,6 +207,19 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *
  * is not an asynchronous copy (ACL_ERROR_RT_PARAM_INVALID). */
 ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
                                               aclrtMemcpyKind kind, aclrtStream stream);
+/* A matrix copy: height rows of width bytes, rows dpitch bytes apart at
+ * dst and spitch bytes apart at src (pitches >= width); checked as
+ * aclrtMemcpy checks, over the (height - 1) * pitch + width bytes each side
+ * spans. */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                           size_t width, size_t height, aclrtMemcpyKind kind);
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                                size_t width, size_t height, aclrtMemcpyKind kind,
+                                                aclrtStream stream);
+
+/* The device's SoC: that of the last model loaded (libomrt runs a model as
+ * the SoC it was compiled for), "Ascend310" before any. NULL before aclInit. */
+ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void);
 
 #ifdef __cplusplus
 }

@@ -449,6 +449,13 @@ static void test_with_mem(const char *path, const void *om, size_t size) {
   aclrtStream s;
   OK(aclrtCreateStream(&s));
   OK(aclmdlExecuteAsync(id, b.in, b.out, s));
+  /* (the run took the addresses: the descriptors, the application's, may go) */
+  for (int k = 0; k < 2; k++) {
+    aclmdlDataset *d = k ? b.out : b.in;
+    for (size_t i = 0; i < aclmdlGetDatasetNumBuffers(d); i++)
+      OK(aclDestroyDataBuffer(aclmdlGetDatasetBuffer(d, i)));
+    OK(aclmdlDestroyDataset(d));
+  }
 }
 
 int main(void) {

@@ -175,6 +175,29 @@ static void test_batch(void) {
     OK(aclmdlSetDynamicBatchSize(l.id, l.in, l.dyn_index, (uint64_t)gears[g]));
     run_gear(&l, om, size, g, (size_t)gears[g] * 3 * 64 * 4, (size_t)gears[g] * 4 * 64 * 4);
   }
+  /* The input's dims say which dim the gears vary (-1), V2 alike; a run
+   * describes its outputs at its gear; an input description must match it. */
+  aclmdlIODims d;
+  OK(aclmdlGetInputDims(l.desc, 0, &d));
+  CHECK(d.dimCount == 4 && d.dims[0] == -1 && d.dims[1] == 3 && d.dims[2] == 8 && d.dims[3] == 8);
+  OK(aclmdlGetInputDimsV2(l.desc, 0, &d));
+  CHECK(d.dimCount == 4 && d.dims[0] == -1 && d.dims[1] == 3);
+  OK(aclmdlGetInputDims(l.desc, l.dyn_index, &d));
+  CHECK(d.dimCount == 1 && d.dims[0] == 1);
+  OK(aclmdlSetDynamicBatchSize(l.id, l.in, l.dyn_index, 2));
+  OK(aclmdlExecute(l.id, l.in, l.out));
+  aclTensorDesc *od = aclmdlGetDatasetTensorDesc(l.out, 0);
+  CHECK(od && aclGetTensorDescNumDims(od) == 4 && aclGetTensorDescDim(od, 0) == 2 &&
+        aclGetTensorDescDim(od, 1) == 4 && aclGetTensorDescType(od) == aclmdlGetOutputDataType(l.desc, 0));
+  aclTensorDesc *want4 = aclCreateTensorDesc(ACL_FLOAT, 4, (int64_t[]){4, 3, 8, 8}, ACL_FORMAT_NCHW);
+  OK(aclmdlSetDatasetTensorDesc(l.in, want4, 0));
+  EXPECT_ACL(aclmdlExecute(l.id, l.in, l.out), ACL_ERROR_INVALID_PARAM,
+             "other dims than the input at the gear");
+  OK(aclmdlSetDynamicBatchSize(l.id, l.in, l.dyn_index, 4));
+  OK(aclmdlExecuteAsync(l.id, l.in, l.out, NULL));
+  CHECK(aclGetTensorDescDim(aclmdlGetDatasetTensorDesc(l.out, 0), 0) == 4);
+  OK(aclrtSynchronizeStream(NULL));
+  aclDestroyTensorDesc(want4);
   /* an input buffer smaller than the chosen gear's */
   aclmdlDataset *small = aclmdlCreateDataset();
   aclDataBuffer *b0 = aclCreateDataBuffer(l.dev[0], 2 * 3 * 64 * 4), *b1 = aclCreateDataBuffer(l.dev[1], 8);

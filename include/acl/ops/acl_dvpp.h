@@ -1,0 +1,136 @@
+/* acl_dvpp.h - AscendCL's media processing (DVPP: JPEG decode, resize,
+ * crop on the chip's media engine) as libascendcl provides it: not at all,
+ * cleanly (libascendcl; see acl.h).
+ *
+ * The software NPU has no media engine. What an application built for
+ * DVPP can use here: acldvppMalloc / acldvppFree (device memory, as
+ * aclrtMalloc's: the memory a model's AIPP input reads), and the picture,
+ * region and resize descriptions (plain objects with their getters and
+ * setters). Creating a channel (acldvppCreateChannel) and every processing
+ * call return ACL_ERROR_FEATURE_UNSUPPORTED with the reason in
+ * aclGetRecentErrMsg; acldvppCreateChannelDesc works, so the application
+ * fails at acldvppCreateChannel, where the samples check. Decode the image
+ * on the host instead (or feed raw pixels to a model with AIPP).
+ */
+#ifndef INC_EXTERNAL_ACL_OPS_ACL_DVPP_H_
+#define INC_EXTERNAL_ACL_OPS_ACL_DVPP_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct acldvppPicDesc acldvppPicDesc;
+typedef struct acldvppRoiConfig acldvppRoiConfig;
+typedef struct acldvppResizeConfig acldvppResizeConfig;
+typedef struct acldvppChannelDesc acldvppChannelDesc;
+typedef struct acldvppJpegeConfig acldvppJpegeConfig;
+
+typedef enum acldvppPixelFormat {
+  PIXEL_FORMAT_YUV_400 = 0,
+  PIXEL_FORMAT_YUV_SEMIPLANAR_420 = 1,
+  PIXEL_FORMAT_YVU_SEMIPLANAR_420 = 2,
+  PIXEL_FORMAT_YUV_SEMIPLANAR_422 = 3,
+  PIXEL_FORMAT_YVU_SEMIPLANAR_422 = 4,
+  PIXEL_FORMAT_YUV_SEMIPLANAR_444 = 5,
+  PIXEL_FORMAT_YVU_SEMIPLANAR_444 = 6,
+  PIXEL_FORMAT_YUYV_PACKED_422 = 7,
+  PIXEL_FORMAT_UYVY_PACKED_422 = 8,
+  PIXEL_FORMAT_YVYU_PACKED_422 = 9,
+  PIXEL_FORMAT_VYUY_PACKED_422 = 10,
+  PIXEL_FORMAT_YUV_PACKED_444 = 11,
+  PIXEL_FORMAT_RGB_888 = 12,
+  PIXEL_FORMAT_BGR_888 = 13,
+  PIXEL_FORMAT_ARGB_8888 = 14,
+  PIXEL_FORMAT_ABGR_8888 = 15,
+  PIXEL_FORMAT_RGBA_8888 = 16,
+  PIXEL_FORMAT_BGRA_8888 = 17,
+  PIXEL_FORMAT_YUV_SEMI_PLANNER_420_10BIT = 18,
+  PIXEL_FORMAT_YVU_SEMI_PLANNER_420_10BIT = 19,
+  PIXEL_FORMAT_YVU_PLANAR_420 = 20,
+  PIXEL_FORMAT_UNKNOWN = 10000,
+} acldvppPixelFormat;
+
+enum acldvppChannelMode {
+  DVPP_CHNMODE_VPC = 1,
+  DVPP_CHNMODE_JPEGD = 2,
+  DVPP_CHNMODE_JPEGE = 4,
+  DVPP_CHNMODE_PNGD = 8
+};
+
+/* Device memory for pictures (as aclrtMalloc's; aclrtFree frees it too). */
+ACL_FUNC_VISIBILITY aclError acldvppMalloc(void **devPtr, size_t size);
+ACL_FUNC_VISIBILITY aclError acldvppFree(void *devPtr);
+
+/* Channels: the description is kept; the channel is not provided. */
+ACL_FUNC_VISIBILITY acldvppChannelDesc *acldvppCreateChannelDesc(void);
+ACL_FUNC_VISIBILITY aclError acldvppDestroyChannelDesc(acldvppChannelDesc *channelDesc);
+ACL_FUNC_VISIBILITY aclError acldvppCreateChannel(acldvppChannelDesc *channelDesc);
+ACL_FUNC_VISIBILITY aclError acldvppDestroyChannel(acldvppChannelDesc *channelDesc);
+
+/* Picture descriptions: fields default to 0 (format PIXEL_FORMAT_YUV_400);
+ * getters return the default for NULL. */
+ACL_FUNC_VISIBILITY acldvppPicDesc *acldvppCreatePicDesc(void);
+ACL_FUNC_VISIBILITY aclError acldvppDestroyPicDesc(acldvppPicDesc *picDesc);
+ACL_FUNC_VISIBILITY aclError acldvppSetPicDescData(acldvppPicDesc *picDesc, void *dataDev);
+ACL_FUNC_VISIBILITY aclError acldvppSetPicDescSize(acldvppPicDesc *picDesc, uint32_t size);
+ACL_FUNC_VISIBILITY aclError acldvppSetPicDescFormat(acldvppPicDesc *picDesc, acldvppPixelFormat format);
+ACL_FUNC_VISIBILITY aclError acldvppSetPicDescWidth(acldvppPicDesc *picDesc, uint32_t width);
+ACL_FUNC_VISIBILITY aclError acldvppSetPicDescHeight(acldvppPicDesc *picDesc, uint32_t height);
+ACL_FUNC_VISIBILITY aclError acldvppSetPicDescWidthStride(acldvppPicDesc *picDesc, uint32_t widthStride);
+ACL_FUNC_VISIBILITY aclError acldvppSetPicDescHeightStride(acldvppPicDesc *picDesc, uint32_t heightStride);
+ACL_FUNC_VISIBILITY aclError acldvppSetPicDescRetCode(acldvppPicDesc *picDesc, uint32_t retCode);
+ACL_FUNC_VISIBILITY void *acldvppGetPicDescData(const acldvppPicDesc *picDesc);
+ACL_FUNC_VISIBILITY uint32_t acldvppGetPicDescSize(const acldvppPicDesc *picDesc);
+ACL_FUNC_VISIBILITY acldvppPixelFormat acldvppGetPicDescFormat(const acldvppPicDesc *picDesc);
+ACL_FUNC_VISIBILITY uint32_t acldvppGetPicDescWidth(const acldvppPicDesc *picDesc);
+ACL_FUNC_VISIBILITY uint32_t acldvppGetPicDescHeight(const acldvppPicDesc *picDesc);
+ACL_FUNC_VISIBILITY uint32_t acldvppGetPicDescWidthStride(const acldvppPicDesc *picDesc);
+ACL_FUNC_VISIBILITY uint32_t acldvppGetPicDescHeightStride(const acldvppPicDesc *picDesc);
+ACL_FUNC_VISIBILITY uint32_t acldvppGetPicDescRetCode(const acldvppPicDesc *picDesc);
+
+/* Regions (left, right, top, bottom, inclusive) and resize settings. */
+ACL_FUNC_VISIBILITY acldvppRoiConfig *acldvppCreateRoiConfig(uint32_t left, uint32_t right, uint32_t top,
+                                                             uint32_t bottom);
+ACL_FUNC_VISIBILITY aclError acldvppDestroyRoiConfig(acldvppRoiConfig *roiConfig);
+ACL_FUNC_VISIBILITY aclError acldvppSetRoiConfig(acldvppRoiConfig *config, uint32_t left, uint32_t right,
+                                                 uint32_t top, uint32_t bottom);
+ACL_FUNC_VISIBILITY acldvppResizeConfig *acldvppCreateResizeConfig(void);
+ACL_FUNC_VISIBILITY aclError acldvppDestroyResizeConfig(acldvppResizeConfig *resizeConfig);
+ACL_FUNC_VISIBILITY acldvppJpegeConfig *acldvppCreateJpegeConfig(void);
+ACL_FUNC_VISIBILITY aclError acldvppDestroyJpegeConfig(acldvppJpegeConfig *jpegeConfig);
+
+/* Processing: ACL_ERROR_FEATURE_UNSUPPORTED. */
+ACL_FUNC_VISIBILITY aclError acldvppJpegGetImageInfo(const void *data, uint32_t size, uint32_t *width,
+                                                     uint32_t *height, int32_t *components);
+ACL_FUNC_VISIBILITY aclError acldvppJpegPredictDecSize(const void *data, uint32_t dataSize,
+                                                       acldvppPixelFormat outputPixelFormat,
+                                                       uint32_t *decSize);
+ACL_FUNC_VISIBILITY aclError acldvppJpegDecodeAsync(acldvppChannelDesc *channelDesc, const void *data,
+                                                    uint32_t size, acldvppPicDesc *outputDesc,
+                                                    aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError acldvppJpegEncodeAsync(acldvppChannelDesc *channelDesc,
+                                                    acldvppPicDesc *inputDesc, const void *data,
+                                                    uint32_t *size, acldvppJpegeConfig *config,
+                                                    aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError acldvppVpcResizeAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
+                                                   acldvppPicDesc *outputDesc,
+                                                   acldvppResizeConfig *resizeConfig, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError acldvppVpcCropAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
+                                                 acldvppPicDesc *outputDesc, acldvppRoiConfig *cropArea,
+                                                 aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError acldvppVpcCropAndPasteAsync(acldvppChannelDesc *channelDesc,
+                                                         acldvppPicDesc *inputDesc,
+                                                         acldvppPicDesc *outputDesc,
+                                                         acldvppRoiConfig *cropArea,
+                                                         acldvppRoiConfig *pasteArea, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
