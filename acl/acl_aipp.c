@@ -216,10 +216,11 @@ static aclError write_params(const char *call, acl_model *m, aclmdlDataset *d, i
   omrt_model_input_aipp(m->m, image, &info);
   if (info.mode != OMRT_AIPP_DYNAMIC)
     return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u input %d has no dynamic AIPP", call, m->id, image);
-  if ((int64_t)a->batch != info.out_dims[0])
+  if ((int64_t)a->batch != info.out_dims[0]) /* with batch gears: the largest (ATC's rule) */
     return acl_fail(ACL_ERROR_INVALID_PARAM,
-                    "%s: aippParmsSet is for %llu images; model %u input %d takes %lld", call,
-                    (unsigned long long)a->batch, m->id, image, (long long)info.out_dims[0]);
+                    "%s: aippParmsSet is for %llu images; model %u input %d takes %lld%s", call,
+                    (unsigned long long)a->batch, m->id, image, (long long)info.out_dims[0],
+                    omrt_model_num_gears(m->m) > 1 ? " (its largest gear's batch)" : "");
   for (uint64_t b = 1; b < a->batch; b++)
     if (memcmp(&a->img[b], &a->img[0], sizeof a->img[0]))
       return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED,

@@ -159,6 +159,8 @@ static status parse_value(lexer *L, atc_aipp_op *op, const key_desc *k, const ch
                                                              : -1;
     if (b < 0) return fail(L, "key '%s' = '%s': expected true or false", k->name, v);
     *((uint8_t *)&op->p + k->off) = (uint8_t)b;
+    if (k->off == offsetof(om_aipp_params, crop)) op->crop_on_line = L->line;
+    if (k->off == offsetof(om_aipp_params, padding)) op->pad_on_line = L->line;
     return ST_OK;
   }
   default: break;
@@ -392,7 +394,48 @@ int atc_aipp_input_kind(const ir_graph *g, const ir_value *v) {
   return 0;
 }
 
-status atc_aipp_apply(ir_graph *g, const atc_aipp_conf *c, diag *d) {
+status atc_aipp_check_gears(const atc_aipp_conf *c, int gear_kind, diag *d) {
+  for (int k = 0; k < c->nops; k++) {
+    const atc_aipp_op *op = &c->ops[k];
+    if (gear_kind != OM_GEAR_IMAGE_SIZE || op->dynamic) continue;
+    const char *key = op->p.crop      ? "crop"
+                      : op->p.padding ? "padding"
+                      : op->p.src_w   ? "src_image_size_w"
+                      : op->p.src_h   ? "src_image_size_h"
+                                      : NULL;
+    if (key)
+      return op_fail(c, op,
+                     op->p.crop      ? op->crop_on_line
+                     : op->p.padding ? op->pad_on_line
+                                     : op->src_line,
+                     d,
+                     "key '%s': with --dynamic_image_size the image is each gear's H x W, so static AIPP "
+                     "takes no crop or padding and src_image_size_w/h 0 (ATC's rule)",
+                     key);
+  }
+  return ST_OK;
+}
+
+/* The readers of NHWC input x that transpose it back to NCHW (perm
+ * 0,3,1,2) read y, the NCHW image AIPP gives, instead; y takes the place
+ * (and name) of one such value that is a graph output. */
+static void absorb_transposes(ir_graph *g, ir_value *x, ir_value *y) {
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *n = g->nodes[i];
+    int64_t perm[5];
+    if (n->dead || n->op != IR_OP_TRANSPOSE || n->in[0] != x || ir_attr_ints(n, "perm", perm, 5) != 4 ||
+        perm[0] != 0 || perm[1] != 3 || perm[2] != 1 || perm[3] != 2)
+      continue;
+    ir_value *t = n->out[0];
+    if (t->output_index >= 0) {
+      if (y->output_index >= 0) continue; /* one graph output per value */
+      ir_value_swap_names(g, y, t);
+    }
+    ir_replace_uses(g, t, y);
+  }
+}
+
+status atc_aipp_apply(ir_graph *g, const atc_aipp_conf *c, int nhwc, diag *d) {
   int ndynamic = 0;
   for (int k = 0; k < c->nops; k++) {
     const atc_aipp_op *op = &c->ops[k];
@@ -401,29 +444,32 @@ status atc_aipp_apply(ir_graph *g, const atc_aipp_conf *c, diag *d) {
                      g->ninputs, g->ninputs == 1 ? "" : "s");
     ir_value *x = g->inputs[op->rank];
     if (x->dtype != DT_FLOAT32 || x->rank != 4)
-      return op_fail(c, op, 0, d, "input %d '%s' is %s of rank %d; AIPP feeds a float [N, C, H, W] image",
-                     op->rank, x->name, dtype_name(x->dtype) ? dtype_name(x->dtype) : "?", x->rank);
+      return op_fail(c, op, 0, d, "input %d '%s' is %s of rank %d; AIPP feeds a float [N, %s] image",
+                     op->rank, x->name, dtype_name(x->dtype) ? dtype_name(x->dtype) : "?", x->rank,
+                     nhwc ? "H, W, C" : "C, H, W");
     for (int i = 0; i < 4; i++)
       if (x->dims[i] < 1 || x->dims[i] > OM_AIPP_MAX_SIDE * 4)
         return op_fail(c, op, 0, d, "input %d '%s' has dim %d = %lld; AIPP needs fixed dims (--input_shape)",
                        op->rank, x->name, i, (long long)x->dims[i]);
+    /* The image AIPP gives, [N, C, H, W]. */
+    const int64_t nchw[4] = {x->dims[0], x->dims[nhwc ? 3 : 1], x->dims[nhwc ? 1 : 2], x->dims[nhwc ? 2 : 3]};
     om_aipp_params p;
     int64_t raw[4];
     int raw_rank = 4;
     ir_value *params;
     char pname[600];
     if (!op->dynamic) {
-      status st = fill_static(c, op, x->dims, &p, d);
+      status st = fill_static(c, op, nchw, &p, d);
       if (st) return st;
       const int64_t ch[] = {0, 1, 4, 3, 1};
-      raw[0] = x->dims[0], raw[1] = p.src_h, raw[2] = p.src_w, raw[3] = ch[p.input_format];
+      raw[0] = nchw[0], raw[1] = p.src_h, raw[2] = p.src_w, raw[3] = ch[p.input_format];
       if (p.input_format == OM_AIPP_YUV420SP_U8) raw[1] = (int64_t)p.src_h * 3 / 2;
       snprintf(pname, sizeof pname, "%.250s_aipp_params", x->name);
       const int64_t pd = OM_AIPP_PARAMS_BYTES;
       params = ir_const_new(g, pname, DT_UINT8, 1, &pd, &p, sizeof p);
     } else {
       raw_rank = 2;
-      raw[0] = x->dims[0], raw[1] = op->max_src_image_size;
+      raw[0] = nchw[0], raw[1] = op->max_src_image_size;
       if (ndynamic)
         snprintf(pname, sizeof pname, "%s_%d", ATC_AIPP_PARAMS_INPUT, ndynamic);
       else
@@ -447,9 +493,18 @@ status atc_aipp_apply(ir_graph *g, const atc_aipp_conf *c, diag *d) {
     g->inputs[op->rank] = src;
     char nname[600];
     snprintf(nname, sizeof nname, "aipp_%.250s", src->name);
-    ir_value *in[2] = {src, params};
-    ir_node *n = ir_node_new(g, IR_OP_AIPP, nname, 2, in, 1, &x);
-    if (!n || ir_attr_set_ints(g, n, "dims", 4, x->dims)) return diag_set(d, ST_ERR_NOMEM, "out of memory");
+    ir_value *in[2] = {src, params}, *y = x;
+    if (nhwc && (y = ir_value_new(g, NULL, DT_FLOAT32))) /* AIPP writes NCHW; a Transpose makes x */
+      ir_value_set_shape(y, 4, nchw);
+    ir_node *n = y ? ir_node_new(g, IR_OP_AIPP, nname, 2, in, 1, &y) : NULL;
+    if (!n || ir_attr_set_ints(g, n, "dims", 4, nchw)) return diag_set(d, ST_ERR_NOMEM, "out of memory");
+    if (nhwc) {
+      static const int64_t to_nhwc[4] = {0, 2, 3, 1};
+      snprintf(nname, sizeof nname, "aipp_%.250s_to_nhwc", src->name);
+      ir_node *t = ir_node_new(g, IR_OP_TRANSPOSE, nname, 1, &y, 1, &x);
+      if (!t || ir_attr_set_ints(g, t, "perm", 4, to_nhwc)) return diag_set(d, ST_ERR_NOMEM, "out of memory");
+      absorb_transposes(g, x, y);
+    }
   }
   return ir_graph_toposort(g, d);
 }

@@ -28,6 +28,7 @@ typedef struct atc_aipp_op {
   int64_t max_src_image_size;                     /* dynamic: bytes per image */
   om_aipp_params p;                               /* static: as read; sizes 0 = not given */
   int src_line, crop_line, pad_line, format_line; /* where the keys were, for messages (0: absent) */
+  int crop_on_line, pad_on_line;                  /* of the crop and padding switches */
 } atc_aipp_op;
 
 typedef struct atc_aipp_conf {
@@ -41,8 +42,16 @@ typedef struct atc_aipp_conf {
  * errors. */
 status atc_aipp_parse(const char *path, arena *a, atc_aipp_conf *conf, diag *d);
 
-/* Puts the AIPP of every block in front of its input of g. */
-status atc_aipp_apply(ir_graph *g, const atc_aipp_conf *conf, diag *d);
+/* The rules ATC sets for AIPP with shape gears (gear_kind: om_gear_kind,
+ * 0 without): with image size gears a static block has no crop, no padding
+ * and no src_image_size_w/h (the image is each gear's H x W). */
+status atc_aipp_check_gears(const atc_aipp_conf *conf, int gear_kind, diag *d);
+
+/* Puts the AIPP of every block in front of its input of g (each gear's
+ * graph alike). nhwc (--input_format=NHWC): the inputs are [N, H, W, C];
+ * AIPP gives [N, C, H, W] and a Transpose makes the input from it, which
+ * the model's own Transposes back to NCHW cancel (they read AIPP's image). */
+status atc_aipp_apply(ir_graph *g, const atc_aipp_conf *conf, int nhwc, diag *d);
 
 /* 1 when graph input v is the raw image of an Aipp node; 2 when that AIPP
  * is dynamic (v is [N, bytes]). */

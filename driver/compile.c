@@ -186,7 +186,8 @@ static status compile_graph(const atc_options *opt, const onnx_input_shape *shap
   res->nnodes_in = g->nnodes;
   phase_done(opt, "parse", t0);
   if (opt->out_nodes && *opt->out_nodes) st = apply_out_nodes(g, opt->out_nodes, d);
-  if (st == ST_OK && aipp) st = atc_aipp_apply(g, aipp, d);
+  if (st == ST_OK && aipp)
+    st = atc_aipp_apply(g, aipp, opt->input_format && strcmp(opt->input_format, "NHWC") == 0, d);
   atc_io_flags io = {opt->input_fp16_nodes, opt->is_input_adjust_hw_layout, opt->output_type,
                      opt->is_output_adjust_hw_layout, opt->out_nodes};
   int *io_dtype = NULL;
@@ -269,22 +270,25 @@ status atc_compile_cfg(const atc_options *opt, const prec_cfg *prec, atc_result 
     st = atc_gears_parse(opt->dynamic_batch_size, opt->dynamic_image_size, opt->dynamic_dims, nhwc, shapes,
                          nshapes, gears, d);
 
-  /* --insert_op_conf: read once, applied to the graph. */
+  /* --insert_op_conf: read once, applied to every gear's graph. ATC's
+   * rules: AIPP and dims gears exclude each other; the input format is
+   * NCHW or NHWC (docs/aipp.md). */
   atc_aipp_conf aipp_storage, *aipp = NULL;
   if (st == ST_OK && opt->insert_op_conf) {
-    if (gears->kind)
+    if (gears->kind == OM_GEAR_DIMS)
+      st = diag_set(d, ST_ERR_UNSUPPORTED,
+                    "--insert_op_conf with --dynamic_dims: AIPP and dynamic dims (ND format) exclude each "
+                    "other (ATC's rule); use --dynamic_batch_size or --dynamic_image_size");
+    else if (opt->input_format && strcmp(opt->input_format, "NCHW") && !nhwc)
       st = diag_set(
           d, ST_ERR_UNSUPPORTED,
-          "--insert_op_conf with --dynamic_batch_size, --dynamic_image_size or --dynamic_dims is not "
-          "supported by this atc");
-    else if (opt->input_format && strcmp(opt->input_format, "NCHW"))
-      st =
-          diag_set(d, ST_ERR_UNSUPPORTED,
-                   "--insert_op_conf with --input_format=%s is not supported by this atc", opt->input_format);
+          "--insert_op_conf with --input_format=%s: AIPP takes an NCHW or NHWC model input (ATC's rule)",
+          opt->input_format);
     else if (opt->is_input_adjust_hw_layout)
       st = diag_set(d, ST_ERR_UNSUPPORTED,
                     "--insert_op_conf with --is_input_adjust_hw_layout is not supported by this atc");
-    else if ((st = atc_aipp_parse(opt->insert_op_conf, &scratch, &aipp_storage, d)) == ST_OK)
+    else if ((st = atc_aipp_parse(opt->insert_op_conf, &scratch, &aipp_storage, d)) == ST_OK &&
+             (st = atc_aipp_check_gears(&aipp_storage, gears->kind, d)) == ST_OK)
       aipp = &aipp_storage;
   }
 

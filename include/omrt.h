@@ -294,11 +294,13 @@ typedef struct omrt_aipp_info {
   omrt_aipp config;    /* static: the package's parameters; else zero */
 } omrt_aipp_info;
 /* How input `input` is preprocessed (OMRT_AIPP_NONE for a plain input,
- * and for the parameters input of dynamic AIPP). */
+ * and for the parameters input of dynamic AIPP). With shape gears: as in
+ * the largest gear (the one whose image input is largest). */
 OMRT_API omrt_status omrt_model_input_aipp(const omrt_model *model, int input, omrt_aipp_info *info_out);
 /* Checks cfg against image input `input`'s dynamic AIPP (formats, sizes,
  * crop inside the image, the output size the model takes, the bytes the
- * input holds) and writes the parameters input's OMRT_AIPP_PARAMS_BYTES
+ * input holds; with gears, in some gear: omrt_execute checks the gear it
+ * runs) and writes the parameters input's OMRT_AIPP_PARAMS_BYTES
  * bytes to buf (bytes >= that). OMRT_ERR_ARG naming the broken rule. */
 OMRT_API omrt_status omrt_aipp_pack(const omrt_model *model, int input, const omrt_aipp *cfg, void *buf,
                                     size_t bytes);

@@ -2,19 +2,27 @@
  * preprocesses, and dynamic AIPP parameters from an application's
  * omrt_aipp into the om_aipp_params record the AIPP task reads.
  *
- * An image input has AIPP when an AIPP task of gear 0 reads it as its src
- * (atc refuses AIPP with gears, so every gear agrees); the task's params
- * tensor says static (WEIGHTS: the record is in the package) or dynamic
- * (INPUT: the record is another model input). Packing fills the record
- * from omrt_aipp (crop off: the whole image; padding off: no pad) and runs
- * the same validation the loader and omrt_execute run (kernels_aipp.c).
+ * An image input has AIPP when an AIPP task reads it as its src; every
+ * gear of a package with shape gears has that task (atc puts the AIPP in
+ * each gear's graph) with the same mode, and only the sizes differ: the
+ * batch, or with image size gears the image. The description follows
+ * ATC's rule for the model's input size: the largest gear's (the gear
+ * whose task reads the most bytes). The task's params tensor says static
+ * (WEIGHTS: the record is in the package) or dynamic (INPUT: the record
+ * is another model input, the same in every gear). Packing fills the
+ * record from omrt_aipp (crop off: the whole image; padding off: no pad)
+ * and runs the same validation the loader and omrt_execute run
+ * (kernels_aipp.c) against every gear until one takes it; a run checks it
+ * against the gear it runs. With image size gears ATC's rule for dynamic
+ * AIPP holds too: no crop and no padding, the image is the gear's size.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/rt.h"
 
-const om_task *rt_aipp_task(const omrt_model *m, uint32_t input) {
-  const rt_gear *g = &m->gears[0];
+const om_task *rt_aipp_task(const omrt_model *m, uint32_t gear, uint32_t input) {
+  const rt_gear *g = &m->gears[gear];
   for (uint32_t t = 0; t < g->ntasks; t++) {
     const om_task *task = &g->tasks[t];
     if (task->kind != OM_TASK_AIPP) continue;
@@ -22,6 +30,31 @@ const om_task *rt_aipp_task(const omrt_model *m, uint32_t input) {
     if (src->region == OM_REGION_INPUT && src->index == input) return task;
   }
   return NULL;
+}
+
+/* The AIPP task of input `input` in the gear whose task reads the most
+ * bytes, or NULL. */
+static const om_task *largest_task(const omrt_model *m, uint32_t input) {
+  const om_task *best = NULL;
+  for (uint32_t gi = 0; gi < m->ngears; gi++) {
+    const om_task *t = rt_aipp_task(m, gi, input);
+    if (t && (!best ||
+              m->tensors[t->tensors[OM_AIPP_T_SRC]].bytes > m->tensors[best->tensors[OM_AIPP_T_SRC]].bytes))
+      best = t;
+  }
+  return best;
+}
+
+/* rt_aipp_validate against task, and ATC's rule for image size gears. */
+static int validate(const omrt_model *m, const om_task *task, const om_aipp_params *p, char *msg,
+                    size_t len) {
+  if (m->gear_kind == OM_GEAR_IMAGE_SIZE && (p->crop || p->padding))
+    return snprintf(msg, len,
+                    "%s is on; with image size gears dynamic AIPP takes no crop or padding (ATC's rule)",
+                    p->crop ? "crop" : "padding"),
+           1;
+  const om_tensor *src = &m->tensors[task->tensors[OM_AIPP_T_SRC]];
+  return rt_aipp_validate(p, m->tensors[task->tensors[OM_AIPP_T_Y]].dims, src->bytes, msg, len);
 }
 
 static void to_config(const om_aipp_params *p, omrt_aipp *c) {
@@ -73,7 +106,7 @@ omrt_status omrt_model_input_aipp(const omrt_model *m, int input, omrt_aipp_info
                     m->def->ninputs - 1);
   memset(info, 0, sizeof *info);
   info->params_input = -1;
-  const om_task *task = rt_aipp_task(m, (uint32_t)input);
+  const om_task *task = largest_task(m, (uint32_t)input);
   if (!task) return OMRT_OK;
   const om_tensor *src = &m->tensors[task->tensors[OM_AIPP_T_SRC]];
   const om_tensor *par = &m->tensors[task->tensors[OM_AIPP_T_PARAMS]];
@@ -96,16 +129,21 @@ omrt_status rt_aipp_pack(const omrt_model *m, int input, const omrt_aipp *cfg, v
                          int *params_input) {
   if (!m || !cfg) return rt_error(OMRT_ERR_ARG, "%s: model or cfg is NULL", fn);
   const om_task *task =
-      input >= 0 && (uint32_t)input < m->def->ninputs ? rt_aipp_task(m, (uint32_t)input) : NULL;
+      input >= 0 && (uint32_t)input < m->def->ninputs ? largest_task(m, (uint32_t)input) : NULL;
   const om_tensor *par = task ? &m->tensors[task->tensors[OM_AIPP_T_PARAMS]] : NULL;
   if (!par || par->region != OM_REGION_INPUT)
     return rt_error(OMRT_ERR_ARG, "%s: input %d has no dynamic AIPP", fn, input);
   om_aipp_params p;
   from_config(cfg, &p);
   char msg[300];
-  const om_tensor *src = &m->tensors[task->tensors[OM_AIPP_T_SRC]];
-  if (rt_aipp_validate(&p, m->tensors[task->tensors[OM_AIPP_T_Y]].dims, src->bytes, msg, sizeof msg))
-    return rt_error(OMRT_ERR_ARG, "%s: input %d: %s", fn, input, msg);
+  int bad = validate(m, task, &p, msg, sizeof msg); /* the largest gear's message when no gear takes it */
+  for (uint32_t gi = 0; bad && gi < m->ngears; gi++) {
+    char other[300];
+    bad = !validate(m, rt_aipp_task(m, gi, (uint32_t)input), &p, other, sizeof other) ? 0 : bad;
+  }
+  if (bad)
+    return rt_error(OMRT_ERR_ARG, "%s: input %d: %s%s", fn, input, msg,
+                    m->ngears > 1 ? " (in any gear)" : "");
   memcpy(buf, &p, sizeof p);
   *params_input = (int)par->index;
   return OMRT_OK;
@@ -129,7 +167,7 @@ omrt_status rt_aipp_check_run(const omrt_model *m, const rt_gear *g, const void 
     om_aipp_params p;
     memcpy(&p, inputs[par->index], sizeof p);
     char msg[300];
-    if (rt_aipp_validate(&p, m->tensors[task->tensors[OM_AIPP_T_Y]].dims, src->bytes, msg, sizeof msg))
+    if (validate(m, task, &p, msg, sizeof msg))
       return rt_error(OMRT_ERR_ARG, "omrt_execute: input %u '%s' (dynamic AIPP parameters of input %u): %s",
                       par->index, rt_string(m, par->name), src->index, msg);
   }

@@ -192,12 +192,12 @@ omrt_status rt_load_gears(omrt_model *m, const rt_part *io, const rt_part *gears
 int rt_aipp_validate(const om_aipp_params *p, const int64_t ydims[4], uint64_t src_bytes, char *msg,
                      size_t len);
 const char *rt_aipp_format_name(uint32_t format); /* "YUV420SP_U8", ... */
-/* aipp.c: the AIPP task of gear 0 whose src is model input `input`, or
- * NULL; cfg checked against input's dynamic AIPP and packed into buf
- * (OM_AIPP_PARAMS_BYTES), *params_input the input that carries it (fn
- * names the API call in messages); every dynamic AIPP record of gear g's
- * tasks in inputs checked before a run. */
-const om_task *rt_aipp_task(const omrt_model *m, uint32_t input);
+/* aipp.c: the AIPP task of gear `gear` whose src is model input `input`,
+ * or NULL; cfg checked against input's dynamic AIPP (a gear that takes
+ * it) and packed into buf (OM_AIPP_PARAMS_BYTES), *params_input the input
+ * that carries it (fn names the API call in messages); every dynamic AIPP
+ * record of gear g's tasks in inputs checked before a run. */
+const om_task *rt_aipp_task(const omrt_model *m, uint32_t gear, uint32_t input);
 omrt_status rt_aipp_pack(const omrt_model *m, int input, const omrt_aipp *cfg, void *buf, const char *fn,
                          int *params_input);
 omrt_status rt_aipp_check_run(const omrt_model *m, const rt_gear *g, const void *const *inputs);

@@ -146,15 +146,19 @@ def smooth_image(rng, fmt, w, h, n):
     return rng.integers(0, 256, size=n * image_bytes(fmt, w, h), dtype=np.uint8)
 
 
-def compile_run(atc, omrun, work, name, model, shape, conf, precision, inputs, nout):
+def compile_om(atc, work, name, model, shape, conf, precision, *flags):
+    """atc with conf as --insert_op_conf: (the om's path, "") or (None, atc's error)."""
     cf = os.path.join(work, name + ".cfg")
     with open(cf, "w") as f:
         f.write(conf)
     om = os.path.join(work, name)
     r = run(atc, f"--model={model}", "--framework=5", f"--output={om}", f"--input_shape={shape}",
-            "--soc_version=Ascend310", f"--precision_mode={precision}", f"--insert_op_conf={cf}")
-    if r.returncode != 0:
-        return None, r.stderr.strip()
+            "--soc_version=Ascend310", f"--precision_mode={precision}", f"--insert_op_conf={cf}", *flags)
+    return (om + ".om", "") if r.returncode == 0 else (None, r.stderr.strip())
+
+
+def run_om(omrun, work, name, om, inputs, nout, *flags):
+    """omrun on om with inputs (bytes each): (the float32 outputs, "") or (None, omrun's error)."""
     files = []
     for i, data in enumerate(inputs):
         p = os.path.join(work, f"{name}_in{i}.bin")
@@ -162,10 +166,17 @@ def compile_run(atc, omrun, work, name, model, shape, conf, precision, inputs, n
             f.write(data)
         files.append(p)
     out = os.path.join(work, name + "_out")
-    r = run(omrun, "--model", om + ".om", "--input", ",".join(files), "--output", out)
+    r = run(omrun, "--model", om, "--input", ",".join(files), "--output", out, *flags)
     if r.returncode != 0:
         return None, r.stderr.strip()
     return [np.fromfile(os.path.join(out, f"output_{i}.bin"), np.float32) for i in range(nout)], ""
+
+
+def compile_run(atc, omrun, work, name, model, shape, conf, precision, inputs, nout):
+    om, err = compile_om(atc, work, name, model, shape, conf, precision)
+    if om is None:
+        return None, err
+    return run_om(omrun, work, name, om, inputs, nout)
 
 
 def expect(ref, precision):
@@ -307,10 +318,26 @@ def refusals(atc, omrun, work):
     cf = os.path.join(work, "ok.cfg")
     with open(cf, "w") as f:
         f.write(good + "}\n")
-    r = run(atc, f"--model={model}", "--framework=5", f"--output={os.path.join(work, 'g')}", "--soc_version=Ascend310",
-            f"--insert_op_conf={cf}", "--input_shape=x0:-1,3,8,8", "--dynamic_batch_size=1,2")
-    check("AIPP with gears is refused as not supported", r.returncode == 1 and "not supported by this atc" in r.stderr,
-          r.stderr)
+    # What ATC forbids stays refused: one line naming the flag or the key, nothing written.
+    crop = good + "  src_image_size_w: 10\n  src_image_size_h: 10\n  crop: true\n  crop_size_w: 8\n" \
+        "  crop_size_h: 8\n}\n"
+    for what, text, flags, want in (
+            ("AIPP with --dynamic_dims", good + "}\n", ["--input_shape=x0:1,3,-1,-1", "--dynamic_dims=8,8;6,6"],
+             "--insert_op_conf with --dynamic_dims: AIPP and dynamic dims"),
+            ("AIPP with --input_format=ND", good + "}\n", ["--input_format=ND"], "--input_format=ND: AIPP takes"),
+            ("static AIPP with a crop and --dynamic_image_size", crop,
+             ["--input_shape=x0:1,3,-1,-1", "--dynamic_image_size=8,8;6,6"], "bad.cfg:6: key 'crop': with"),
+            ("static AIPP with src_image_size_w and --dynamic_image_size", good + "  src_image_size_w: 8\n}\n",
+             ["--input_shape=x0:1,3,-1,-1", "--dynamic_image_size=8,8;6,6"], "bad.cfg:4: key 'src_image_size_w'")):
+        cf = os.path.join(work, "bad.cfg")
+        with open(cf, "w") as f:
+            f.write(text)
+        out = os.path.join(work, "bad_out")
+        r = run(atc, f"--model={model}", "--framework=5", f"--output={out}", "--soc_version=Ascend310",
+                f"--insert_op_conf={cf}", *flags)
+        lines = r.stderr.strip().splitlines()
+        check(f"atc refuses {what} (one line naming the flag or key; exit 1; nothing written)",
+              r.returncode == 1 and len(lines) == 1 and want in lines[0] and not os.path.exists(out + ".om"), r.stderr)
     r = run(atc, f"--model={model}", "--framework=5", f"--output={os.path.join(work, 'g')}", "--soc_version=Ascend310",
             f"--insert_op_conf={cf}")
     ok = r.returncode == 0
@@ -322,6 +349,174 @@ def refusals(atc, omrun, work):
         lines = r.stderr.strip().splitlines()
         ok = r.returncode == 1 and len(lines) == 1 and "has 100 bytes" in lines[0] and "expects 192" in lines[0]
     check("omrun refuses a wrong-size image (one line, exit 1)", ok, r.stderr)
+
+
+# Static AIPP under batch gears: (name, cfg, the model input's C, H, W).
+GEAR_CASES = [
+    ("gb_nv12_crop", {"input_format": "YUV420SP_U8", "src_w": 16, "src_h": 10, "crop": True, "crop_x": 2, "crop_y": 2,
+                      "crop_w": 10, "crop_h": 6, "csc": True, "matrix": JPEG_YUV2RGB, "input_bias": [0, 128, 128],
+                      "mean": [10, 20, 30]}, (3, 6, 10)),
+    ("gb_rgb_crop_pad", {"input_format": "RGB888_U8", "src_w": 12, "src_h": 9, "crop": True, "crop_x": 1, "crop_y": 2,
+                         "crop_w": 9, "crop_h": 6, "pad": (1, 2, 0, 2), "pad_value": -3.0, "var": [0.5, 0.25, 2.0]},
+     (3, 8, 12)),
+    ("gb_xrgb_pad", {"input_format": "XRGB8888_U8", "src_w": 7, "src_h": 5, "pad": (2, 0, 1, 1), "pad_value": 1.5,
+                     "mean": [1, 2, 3]}, (3, 7, 9)),
+]
+
+
+def raw_dims(cfg, n):
+    """The raw image input's dims as --mode=6 prints them ([N, H, W, C]; NV12 [N, H*3/2, W, 1])."""
+    fmt, w, h = cfg["input_format"], cfg["src_w"], cfg["src_h"]
+    if fmt == "YUV420SP_U8":
+        return f"[{n}, {h * 3 // 2}, {w}, 1]"
+    return f"[{n}, {h}, {w}, {dict(XRGB8888_U8=4, RGB888_U8=3, YUV400_U8=1)[fmt]}]"
+
+
+def input_line(atc, om):
+    r = run(atc, "--mode=6", f"--om={om}")
+    lines = [x for x in r.stdout.splitlines() if x.startswith("  0  ")]
+    return lines[0] if lines else r.stdout + r.stderr
+
+
+def batch_gears(atc, omrun, work, rng):
+    """Static AIPP on a model compiled with --dynamic_batch_size: every gear's graph has it; the input holds the
+    largest gear's images (ATC's input-size rule, N the largest gear); each gear runs its batch."""
+    gears = (1, 2, 4)
+    for name, cfg, (c, h, w) in GEAR_CASES:
+        model = identity_model(os.path.join(work, name + ".onnx"), [["N", c, h, w]])
+        om, err = compile_om(atc, work, name, model, f"x0:-1,{c},{h},{w}", conf_text(cfg), "must_keep_origin_dtype",
+                             "--dynamic_batch_size=1,2,4")
+        if not check(f"{name}: static AIPP with --dynamic_batch_size=1,2,4 compiles", om, err):
+            continue
+        per = image_bytes(cfg["input_format"], cfg["src_w"], cfg["src_h"])
+        line = input_line(atc, om)
+        check(f"{name}: input 0 is u8 {raw_dims(cfg, -1)}, the largest gear's {4 * per} bytes",
+              " u8 " in line and raw_dims(cfg, -1) in line and f" {4 * per} bytes" in line, line)
+        for n in gears:
+            raw = smooth_image(rng, cfg["input_format"], cfg["src_w"], cfg["src_h"], n)
+            outs, err = run_om(omrun, work, f"{name}_b{n}", om, [raw.tobytes()], 1, "--dymBatch", str(n))
+            check(f"{name}: --dymBatch {n} bit-exact against the documented formulas",
+                  outs is not None and np.array_equal(outs[0], reference(raw, cfg, n, c, h, w).ravel()), err)
+
+
+def dynamic_batch_gears(atc, omrun, work, rng):
+    """Dynamic AIPP with --dynamic_batch_size: the image input holds the largest gear's images of
+    max_src_image_size bytes; one parameter record serves every gear."""
+    model = identity_model(os.path.join(work, "gbd.onnx"), [["N", 3, 6, 8]])
+    conf = "aipp_op {\n  aipp_mode: dynamic\n  max_src_image_size: 400\n}\n"
+    om, err = compile_om(atc, work, "gbd", model, "x0:-1,3,6,8", conf, "force_fp16", "--dynamic_batch_size=1,3")
+    if not check("dynamic AIPP with --dynamic_batch_size=1,3 compiles", om, err):
+        return
+    line = input_line(atc, om)
+    check("dynamic AIPP with batch gears: input 0 is u8 [-1, 400], the largest gear's 1200 bytes",
+          "[-1, 400]" in line and " 1200 bytes" in line, line)
+    cfg = {"input_format": "YUV420SP_U8", "src_w": 16, "src_h": 10, "crop": True, "crop_x": 4, "crop_y": 2,
+           "crop_w": 8, "crop_h": 6, "csc": True, "matrix": JPEG_YUV2RGB, "input_bias": [0, 128, 128],
+           "mean": [10, 20, 30], "var": [0.5, 0.25, 2.0]}
+    for n in (1, 3):
+        raw = smooth_image(rng, "YUV420SP_U8", 16, 10, n)
+        buf = np.zeros(n * 400, np.uint8)
+        buf[:raw.size] = raw
+        outs, err = run_om(omrun, work, f"gbd_b{n}", om, [buf.tobytes(), pack(cfg, 3, 6, 8)], 1, "--dymBatch", str(n))
+        want = expect(reference(raw, cfg, n, 3, 6, 8), "force_fp16").ravel()
+        check(f"dynamic AIPP, --dymBatch {n}: NV12, crop, CSC exact", outs is not None and np.array_equal(outs[0], want),
+              err)
+    outs, err = run_om(omrun, work, "gbd_bad", om, [bytes(1200), pack(dict(cfg, crop_x=10), 3, 6, 8)], 1,
+                       "--dymBatch", "3")
+    check("dynamic AIPP with batch gears refuses a crop outside the image at run time (one line)",
+          outs is None and len(err.splitlines()) == 1 and "AIPP" in err and "crop" in err, err)
+
+
+def image_gears(atc, omrun, work, rng):
+    """--dynamic_image_size: static AIPP without crop, padding or image size (ATC's rule): the image is each gear's
+    H x W; dynamic AIPP takes each gear's image size at run time, without crop or padding."""
+    gears = ((6, 8), (10, 12))
+    model = identity_model(os.path.join(work, "gi.onnx"), [[2, 3, "H", "W"]])
+    flags = ("--dynamic_image_size=6,8;10,12",)
+    for name, cfg in (("gi_nv12", {"input_format": "YUV420SP_U8", "src_w": 0, "src_h": 0, "csc": True,
+                                   "matrix": JPEG_YUV2RGB, "input_bias": [0, 128, 128], "mean": [5, 6, 7]}),
+                      ("gi_rgb", {"input_format": "RGB888_U8", "src_w": 0, "src_h": 0, "rbuv_swap": True,
+                                  "min": [0.5, 1.5, 2.5], "var": [0.25, 0.5, 2.0]})):
+        om, err = compile_om(atc, work, name, model, "x0:2,3,-1,-1", conf_text(cfg), "must_keep_origin_dtype", *flags)
+        if not check(f"{name}: static AIPP (src_image_size 0) with --dynamic_image_size compiles", om, err):
+            continue
+        big = image_bytes(cfg["input_format"], 12, 10) * 2
+        line = input_line(atc, om)
+        check(f"{name}: input 0 holds the largest gear's {big} bytes", f" {big} bytes" in line, line)
+        for h, w in gears:
+            g = dict(cfg, src_w=w, src_h=h)
+            raw = smooth_image(rng, cfg["input_format"], w, h, 2)
+            outs, err = run_om(omrun, work, f"{name}_{h}x{w}", om, [raw.tobytes()], 1, "--dymHW", f"{h},{w}")
+            check(f"{name}: --dymHW {h},{w} bit-exact against the documented formulas",
+                  outs is not None and np.array_equal(outs[0], reference(raw, g, 2, 3, h, w).ravel()), err)
+    conf = "aipp_op {\n  aipp_mode: dynamic\n  max_src_image_size: 360\n}\n"
+    om, err = compile_om(atc, work, "gid", model, "x0:2,3,-1,-1", conf, "must_keep_origin_dtype", *flags)
+    if not check("dynamic AIPP with --dynamic_image_size compiles", om, err):
+        return
+    for h, w in gears:
+        cfg = {"input_format": "RGB888_U8", "src_w": w, "src_h": h, "mean": [100, 110, 120]}
+        raw = smooth_image(rng, "RGB888_U8", w, h, 2)
+        buf = np.zeros(720, np.uint8)
+        buf[:raw.size] = raw
+        outs, err = run_om(omrun, work, f"gid_{h}x{w}", om, [buf.tobytes(), pack(cfg, 3, h, w)], 1, "--dymHW",
+                           f"{h},{w}")
+        check(f"dynamic AIPP, --dymHW {h},{w}: the gear's image size exact",
+              outs is not None and np.array_equal(outs[0], reference(raw, cfg, 2, 3, h, w).ravel()), err)
+    for what, cfg in (("a crop", {"input_format": "RGB888_U8", "src_w": 10, "src_h": 8, "crop": True, "crop_x": 2,
+                                  "crop_y": 2, "crop_w": 8, "crop_h": 6}),
+                      ("the other gear's size", {"input_format": "RGB888_U8", "src_w": 12, "src_h": 10})):
+        outs, err = run_om(omrun, work, "gid_bad", om, [bytes(720), pack(cfg, 3, 6, 8)], 1, "--dymHW", "6,8")
+        check(f"dynamic AIPP with image size gears refuses {what} at run time (one line)",
+              outs is None and len(err.splitlines()) == 1 and "AIPP" in err, err)
+
+
+def nhwc_model(path, shape, transpose):
+    """x0 [N, H, W, C] to y0: through a Transpose to NCHW (a channels-last model's first layer), or as it is."""
+    node = helper.make_node("Transpose", ["x0"], ["y0"], perm=[0, 3, 1, 2]) if transpose else \
+        helper.make_node("Identity", ["x0"], ["y0"])
+    n, h, w, c = shape
+    out = [n, c, h, w] if transpose else shape
+    g = helper.make_graph([node], "aipp_nhwc", [helper.make_tensor_value_info("x0", TensorProto.FLOAT, shape)],
+                          [helper.make_tensor_value_info("y0", TensorProto.FLOAT, out)])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return path
+
+
+def nhwc(atc, omrun, work, rng):
+    """--input_format=NHWC (ATC takes NCHW or NHWC with AIPP): AIPP gives the image in front of the NHWC input."""
+    cfg = {"input_format": "YUV420SP_U8", "src_w": 12, "src_h": 8, "crop": True, "crop_x": 2, "crop_y": 0,
+           "crop_w": 9, "crop_h": 6, "pad": (0, 1, 1, 1), "pad_value": 2.5, "csc": True, "matrix": JPEG_YUV2RGB,
+           "input_bias": [0, 128, 128], "var": [0.5, 0.25, 0.125]}
+    for transpose in (1, 0):
+        name = "nhwc_t" if transpose else "nhwc_id"
+        model = nhwc_model(os.path.join(work, name + ".onnx"), ["N", 8, 10, 3], transpose)
+        om, err = compile_om(atc, work, name, model, "x0:-1,8,10,3", conf_text(cfg), "must_keep_origin_dtype",
+                             "--input_format=NHWC", "--dynamic_batch_size=1,2")
+        if not check(f"{name}: AIPP with --input_format=NHWC and batch gears compiles", om, err):
+            continue
+        js = os.path.join(work, name + ".json")
+        r = run(atc, "--mode=1", f"--om={om}", f"--json={js}")
+        kinds = [t["kind"] for t in json.load(open(js))["tasks"]] if r.returncode == 0 else []
+        if transpose:
+            check(f"{name}: the model's Transpose to NCHW reads AIPP's image (a gear: AIPP, the output's TransData)",
+                  kinds == ["AIPP", "TRANSDATA"] * 2, kinds)
+        for n in (1, 2):
+            raw = smooth_image(rng, "YUV420SP_U8", 12, 8, n)
+            ref = reference(raw, cfg, n, 3, 8, 10)
+            outs, err = run_om(omrun, work, f"{name}_b{n}", om, [raw.tobytes()], 1, "--dymBatch", str(n))
+            want = ref if transpose else ref.transpose(0, 2, 3, 1)
+            check(f"{name}: --dymBatch {n} bit-exact ({'NCHW after the Transpose' if transpose else 'NHWC'})",
+                  outs is not None and np.array_equal(outs[0], want.ravel()), err)
+    model = nhwc_model(os.path.join(work, "nhwc_hw.onnx"), [1, "H", "W", 3], 1)
+    g = {"input_format": "RGB888_U8", "src_w": 0, "src_h": 0, "mean": [1, 2, 3]}
+    om, err = compile_om(atc, work, "nhwc_hw", model, "x0:1,-1,-1,3", conf_text(g), "must_keep_origin_dtype",
+                         "--input_format=NHWC", "--dynamic_image_size=4,6;6,4")
+    if check("AIPP with --input_format=NHWC and --dynamic_image_size compiles", om, err):
+        for h, w in ((4, 6), (6, 4)):
+            raw = smooth_image(rng, "RGB888_U8", w, h, 1)
+            outs, err = run_om(omrun, work, f"nhwc_hw_{h}x{w}", om, [raw.tobytes()], 1, "--dymHW", f"{h},{w}")
+            ref = reference(raw, dict(g, src_w=w, src_h=h), 1, 3, h, w)
+            check(f"NHWC, --dymHW {h},{w} bit-exact", outs is not None and np.array_equal(outs[0], ref.ravel()), err)
 
 
 def resnet50(atc, omrun, work, models_dir):
@@ -371,6 +566,10 @@ def main():
         static_cases(atc, omrun, work, rng)
         two_inputs(atc, omrun, work, rng)
         dynamic_case(atc, omrun, work, rng)
+        batch_gears(atc, omrun, work, rng)
+        dynamic_batch_gears(atc, omrun, work, rng)
+        image_gears(atc, omrun, work, rng)
+        nhwc(atc, omrun, work, rng)
         refusals(atc, omrun, work)
     return summary()
 

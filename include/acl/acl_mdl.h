@@ -209,9 +209,11 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetInputDynamicDims(uint32_t modelId, aclmdlD
  * image input's). The parameters are checked against the model there (an
  * image that does not fit, a crop outside it, an output size the model
  * does not take: ACL_ERROR_INVALID_PARAM naming the rule) and again when
- * the model runs. Not provided: scaling (scfSwitch 1 is
- * ACL_ERROR_FEATURE_UNSUPPORTED) and parameters that differ between the
- * images of one batch (every batchIndex must agree). */
+ * the model runs. With batch gears the aclmdlAIPP's batch
+ * (aclmdlCreateAIPP) is the largest gear's, as are the input sizes. Not
+ * provided: scaling (scfSwitch 1 is ACL_ERROR_FEATURE_UNSUPPORTED) and
+ * parameters that differ between the images of one batch (every
+ * batchIndex must agree). */
 #define ACL_DYNAMIC_AIPP_NAME "ascend_dynamic_aipp_data"
 #define ACL_MAX_SHAPE_COUNT 128
 typedef struct aclmdlAIPP aclmdlAIPP;

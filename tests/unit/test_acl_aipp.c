@@ -12,7 +12,11 @@
  *     differ, an index that names no dynamic AIPP input, a run whose
  *     parameters no call set (an all-zero record);
  *   - static AIPP: aclmdlGetAippType and aclmdlGetFirstAippInfo report the
- *     file's parameters. */
+ *     file's parameters;
+ *   - with batch gears (--dynamic_batch_size): the input sizes and the
+ *     AIPP batch are the largest gear's (ATC's rule), and each gear chosen
+ *     with aclmdlSetDynamicBatchSize runs the AIPP on every image of its
+ *     batch, dynamic and static. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +38,20 @@
 
 enum { N = 1, C = 3, H = 6, W = 8, SW = 10, SH = 8, CX = 2, CY = 1 };
 
-/* x [1, 3, 6, 8] -> Relu = y, compiled with the AIPP file `conf`. */
-static void *compile(const char *conf, size_t *size) {
+/* x [1, 3, 6, 8] -> Relu = y, compiled with the AIPP file `conf`; with
+ * batch gears `gears` (NULL: none) the batch is the symbolic "N". */
+static void *compile_gears(const char *conf, const char *gears, size_t *size) {
   const char *path = "tmp_acl_aipp.cfg";
   CHECK(test_write_file(path, conf, strlen(conf)) == 0);
   mb m;
   mb_init(&m, 13);
-  mb_input(&m, "x", 1, 4, (int64_t[]){N, C, H, W}, NULL);
+  mb_input(&m, "x", 1, 4, (int64_t[]){N, C, H, W},
+           gears ? (const char *const[]){"N", NULL, NULL, NULL} : NULL);
   mb_node(&m, "Relu", "relu", "x", "y");
   mb_output(&m, "y");
   atc_options opt = {.model_path = "acl_aipp.onnx",
+                     .input_shape = gears ? "x:-1,3,6,8" : NULL,
+                     .dynamic_batch_size = gears,
                      .insert_op_conf = path,
                      .soc_version = "Ascend310",
                      .precision = OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE,
@@ -54,15 +62,18 @@ static void *compile(const char *conf, size_t *size) {
   return om;
 }
 
+static void *compile(const char *conf, size_t *size) { return compile_gears(conf, NULL, size); }
+
 static uint8_t image[SW * SH * 3];
 static float want[C * H * W], got[C * H * W];
 static const int16_t mean[3] = {100, 50, 0};
 static const float vmin[3] = {0.5f, 0.0f, 10.0f}, var[3] = {1.0f, 2.0f, 0.5f};
 
-/* The documented AIPP of `image` (RGB888, crop CX, CY, W x H), then Relu. */
-static void expected(void) {
+/* The documented AIPP of `image` (RGB888, crop CX, CY, W x H), then Relu;
+ * the image's pixels vary with `seed`. */
+static void expected_seed(int seed) {
   for (int i = 0; i < SW * SH * 3; i++)
-    image[i] = (uint8_t)((i * 53 + 11) % 256);
+    image[i] = (uint8_t)((i * 53 + 11 + seed * 29) % 256);
   for (int c = 0; c < C; c++)
     for (int h = 0; h < H; h++)
       for (int w = 0; w < W; w++) {
@@ -70,6 +81,8 @@ static void expected(void) {
         want[(c * H + h) * W + w] = v > 0 ? v : 0;
       }
 }
+
+static void expected(void) { expected_seed(0); }
 
 static aclmdlAIPP *params(uint64_t batch) {
   aclmdlAIPP *a = aclmdlCreateAIPP(batch);
@@ -224,11 +237,130 @@ static void test_static(void) {
   free(om);
 }
 
+enum { GMAX = 3, IMG = 300 }; /* batch gears 1, 3; max_src_image_size */
+
+/* One gear's run through AscendCL: n images one after another in input 0
+ * (image k from seed k), the gear set with aclmdlSetDynamicBatchSize on
+ * dynamic-gear input `dyn`; every image's output against the formula. */
+static void run_batch(uint32_t id, aclmdlDataset *in, aclmdlDataset *out, size_t dyn, int n) {
+  static uint8_t host[GMAX * IMG];
+  static float all_want[GMAX][C * H * W], all_got[GMAX][C * H * W];
+  memset(host, 0, sizeof host);
+  for (int k = 0; k < n; k++) {
+    expected_seed(k);
+    memcpy(host + (size_t)k * sizeof image, image, sizeof image);
+    memcpy(all_want[k], want, sizeof want);
+  }
+  aclDataBuffer *b0 = aclmdlGetDatasetBuffer(in, 0), *b_out = aclmdlGetDatasetBuffer(out, 0);
+  OK(aclrtMemcpy(aclGetDataBufferAddr(b0), aclGetDataBufferSizeV2(b0), host, (size_t)n * sizeof image,
+                 ACL_MEMCPY_HOST_TO_DEVICE));
+  OK(aclmdlSetDynamicBatchSize(id, in, dyn, (uint64_t)n));
+  memset(all_got, 0, sizeof all_got);
+  OK(aclmdlExecute(id, in, out));
+  OK(aclrtMemcpy(all_got, sizeof all_got, aclGetDataBufferAddr(b_out), (size_t)n * sizeof want,
+                 ACL_MEMCPY_DEVICE_TO_HOST));
+  CHECK(memcmp(all_got, all_want, (size_t)n * sizeof want) == 0);
+}
+
+/* Buffers of the description's sizes for every input and the output. */
+static void datasets(aclmdlDesc *desc, void **dev, aclmdlDataset **in, aclmdlDataset **out) {
+  const size_t nin = aclmdlGetNumInputs(desc);
+  *in = aclmdlCreateDataset(), *out = aclmdlCreateDataset();
+  for (size_t i = 0; i <= nin; i++) {
+    size_t bytes = i < nin ? aclmdlGetInputSizeByIndex(desc, i) : aclmdlGetOutputSizeByIndex(desc, 0);
+    OK(aclrtMalloc(&dev[i], bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemset(dev[i], bytes, 0, bytes));
+    OK(aclmdlAddDatasetBuffer(i < nin ? *in : *out, aclCreateDataBuffer(dev[i], bytes)));
+  }
+}
+
+static void free_datasets(size_t nin, void **dev, aclmdlDataset *in, aclmdlDataset *out) {
+  for (size_t i = 0; i < nin; i++)
+    OK(aclDestroyDataBuffer(aclmdlGetDatasetBuffer(in, i)));
+  OK(aclDestroyDataBuffer(aclmdlGetDatasetBuffer(out, 0)));
+  OK(aclmdlDestroyDataset(in));
+  OK(aclmdlDestroyDataset(out));
+  for (size_t i = 0; i <= nin; i++)
+    OK(aclrtFree(dev[i]));
+}
+
+static void test_batch_gears_dynamic(void) {
+  size_t size;
+  void *om = compile_gears("aipp_op {\n aipp_mode: dynamic\n max_src_image_size: 300\n}\n", "1,3", &size);
+  CHECK(om != NULL);
+  if (!om) return;
+  uint32_t id;
+  OK(aclmdlLoadFromMem(om, size, &id));
+  aclmdlDesc *desc = aclmdlCreateDesc();
+  OK(aclmdlGetDesc(desc, id));
+  size_t pidx = 9, dyn = 9;
+  OK(aclmdlGetInputIndexByName(desc, ACL_DYNAMIC_AIPP_NAME, &pidx));
+  OK(aclmdlGetInputIndexByName(desc, ACL_DYNAMIC_TENSOR_NAME, &dyn));
+  CHECK(aclmdlGetNumInputs(desc) == 3 && pidx == 1 && dyn == 2);
+  /* ATC's rule: the image input holds the largest gear's images */
+  CHECK_EQ_INT((int)aclmdlGetInputSizeByIndex(desc, 0), GMAX * IMG);
+  CHECK_EQ_INT((int)aclmdlGetInputSizeByIndex(desc, 1), OMRT_AIPP_PARAMS_BYTES);
+  void *dev[4];
+  aclmdlDataset *in, *out;
+  datasets(desc, dev, &in, &out);
+  /* aclmdlCreateAIPP takes the largest gear's batch */
+  aclmdlAIPP *a1 = params(1);
+  EXPECT_ACL(aclmdlSetInputAIPP(id, in, pidx, a1), ACL_ERROR_INVALID_PARAM,
+             "takes 3 (its largest gear's batch)");
+  OK(aclmdlDestroyAIPP(a1));
+  aclmdlAIPP *a = params(GMAX);
+  OK(aclmdlSetInputAIPP(id, in, pidx, a));
+  run_batch(id, in, out, dyn, 1);
+  run_batch(id, in, out, dyn, 3);
+  OK(aclmdlDestroyAIPP(a));
+  free_datasets(3, dev, in, out);
+  OK(aclmdlDestroyDesc(desc));
+  OK(aclmdlUnload(id));
+  free(om);
+}
+
+static void test_batch_gears_static(void) {
+  size_t size;
+  void *om =
+      compile_gears("aipp_op {\n input_format: RGB888_U8\n src_image_size_w: 10\n src_image_size_h: 8\n"
+                    " crop: true\n load_start_pos_w: 2\n load_start_pos_h: 1\n mean_chn_0: 100\n"
+                    " mean_chn_1: 50\n min_chn_0: 0.5\n min_chn_2: 10\n var_reci_chn_1: 2\n"
+                    " var_reci_chn_2: 0.5\n}\n",
+                    "1,3", &size);
+  CHECK(om != NULL);
+  if (!om) return;
+  uint32_t id;
+  OK(aclmdlLoadFromMem(om, size, &id));
+  aclmdlDesc *desc = aclmdlCreateDesc();
+  OK(aclmdlGetDesc(desc, id));
+  size_t dyn = 9;
+  OK(aclmdlGetInputIndexByName(desc, ACL_DYNAMIC_TENSOR_NAME, &dyn));
+  CHECK_EQ_INT((int)aclmdlGetInputSizeByIndex(desc, 0), GMAX * SW * SH * 3); /* N: the largest gear */
+  aclmdlInputAippType type;
+  size_t attached;
+  OK(aclmdlGetAippType(id, 0, &type, &attached));
+  CHECK(type == ACL_DATA_WITH_STATIC_AIPP);
+  static aclAippInfo info;
+  OK(aclmdlGetFirstAippInfo(id, 0, &info));
+  CHECK(info.srcImageSizeW == SW && info.cropSizeW == W && info.outDims[0].srcDims.dims[0] == GMAX);
+  void *dev[3];
+  aclmdlDataset *in, *out;
+  datasets(desc, dev, &in, &out);
+  run_batch(id, in, out, dyn, 3);
+  run_batch(id, in, out, dyn, 1);
+  free_datasets(2, dev, in, out);
+  OK(aclmdlDestroyDesc(desc));
+  OK(aclmdlUnload(id));
+  free(om);
+}
+
 int main(void) {
   OK(aclInit(NULL));
   OK(aclrtSetDevice(0));
   test_dynamic();
   test_static();
+  test_batch_gears_dynamic();
+  test_batch_gears_static();
   OK(aclrtResetDevice(0));
   OK(aclFinalize());
   return test_summary("acl_aipp");
