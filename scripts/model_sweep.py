@@ -217,6 +217,11 @@ def export(name, work):
     """Child process: export NAME to work/NAME.onnx with its inputs and PyTorch's outputs."""
     import torch
     _, shapes, kind = MODELS[name]
+    # PyTorch 1.13 has no ONNX symbolic for Tensor.zero_ (swin_v2_t zeroes the k third of its qkv bias
+    # copy): zeros of x's shape, folded to a constant with the weights
+    torch.onnx.register_custom_op_symbolic(
+        "aten::zero", lambda g, x: g.op("ConstantOfShape", g.op("Shape", x),
+                                        value_t=torch.zeros(1, dtype=torch.float32)), OPSET)
     model, xs = build(name)
     with torch.no_grad():
         ys = model(*xs)
@@ -331,6 +336,9 @@ def sweep_one(name, mode, meta, work, bindir):
         got = np.fromfile(got_path, "<f4").astype(np.float64)
         if got.size != ref.size:
             return False, f"output {i}: {got.size} values, PyTorch has {ref.size}"
+        bad = int(np.count_nonzero(~np.isfinite(got)))
+        if bad:  # a NaN would pass the figures below (min and max skip it)
+            return False, f"FAIL output {i}: {bad} of {got.size} values are NaN or inf (atc {atc_s:.1f} s, omrun {run_s:.1f} s)"
         cos = min(cos, checks.cosine(ref, got))
         rel = max(rel, float(np.max(np.abs(ref - got))) / max(float(np.max(np.abs(ref))), 1e-30))
         if i == 0 and meta["kind"] == "classifier":
