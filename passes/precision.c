@@ -12,7 +12,8 @@
  *   force_fp16 (default), allow_fp32_to_fp16: every f32 value produced by an
  *     op whose fp16 policy is ALWAYS or FOLLOW becomes f16, and so does every
  *     f32 constant read only by such ops (its data is converted with
- *     float_to_half, so Conv weights become fp16 fractals). Exceptions: graph
+ *     float_to_half, so Conv weights become fp16 fractals; see "Tiny
+ *     constants" below for the one exception to rounding). Exceptions: graph
  *     inputs and outputs keep the user's dtype; Conv and MatMul bias
  *     constants stay f32 (the cube adds them in its f32 accumulator); values of ops with policy
  *     NEVER (shape arithmetic, Cast) keep theirs. The two modes are the same
@@ -52,6 +53,15 @@
  *
  * The decision per node is precision_node_dtype (precision.h), which the
  * layout pass uses to know what each consumer computes in.
+ *
+ * Tiny constants. A nonzero f32 constant that fp16 would round to zero
+ * (|c| <= 2^-25: a program's immediate, an element of a constant the vector
+ * unit reads; not a Conv's or MatMul's weights, which keep the nearest) becomes
+ * the smallest fp16 subnormal of its sign, 2^-24, instead: such constants are
+ * epsilons guarding a division or a root (F.normalize's x / Clip(ReduceL2(x),
+ * 1e-12), x + 1e-12 before a Sqrt), and rounded to zero they stop guarding
+ * (a zero row of swin_v2_t's windowed attention became 0 / 0 = NaN). The
+ * value moves by at most 2^-24, one fp16 subnormal step.
  *
  * Quantized islands keep f32 in every mode: the vector and pooling ops
  * between the DequantizeLinear and QuantizeLinear programs of a QDQ model
@@ -461,7 +471,28 @@ static int const_lowers(const ir_graph *g, const ir_value *c, om_precision p) {
   return readers > 0;
 }
 
+enum { HALF_MIN_SUBNORMAL = 1 }; /* 2^-24 */
+
+/* f's fp16 value as the pass stores constants: nearest, but nonzero stays
+ * nonzero ("Tiny constants" above). */
+static double tiny_kept(double f) {
+  if (f != 0 && (float_to_half((float)f) & 0x7fffu) == 0) return copysign(0x1p-24, f);
+  return f;
+}
+
+/* 1 when a cube op (a Conv's or MatMul's weights) reads constant c. */
+static int read_by_cube(const ir_graph *g, const ir_value *c) {
+  for (int i = 0; i < g->nnodes; i++) {
+    const ir_node *n = g->nodes[i];
+    if (n->dead || ir_ops[n->op].unit != IR_UNIT_CUBE) continue;
+    for (int j = 0; j < n->nin; j++)
+      if (n->in[j] == c) return 1;
+  }
+  return 0;
+}
+
 static status const_to_f16(ir_graph *g, ir_value *c, diag *d) {
+  int keep_tiny = !read_by_cube(g, c);
   int64_t count = ir_value_elements(c);
   if (count < 0) return diag_set(d, ST_ERR_INVALID, "constant '%s': element count unknown", c->name);
   ir_payload_reader r;
@@ -470,7 +501,10 @@ static status const_to_f16(ir_graph *g, ir_value *c, diag *d) {
   if (!h) return diag_set(d, ST_ERR_NOMEM, "constant '%s': out of memory", c->name);
   for (int64_t i = 0, chunk = 8 << 20; i < count; i += chunk) { /* the source goes as it is read */
     int64_t n = count - i < chunk ? count - i : chunk;
-    floats_to_halves(h + i, (const float *)c->data + i, (size_t)n);
+    const float *f = (const float *)c->data + i;
+    floats_to_halves(h + i, f, (size_t)n);
+    for (int64_t j = 0; keep_tiny && j < n; j++)
+      if ((h[i + j] & 0x7fffu) == 0 && f[j] != 0) h[i + j] |= HALF_MIN_SUBNORMAL;
     ir_payload_read(&r, (uint64_t)(i + n));
   }
   ir_value_replace_data(g, c, h);
@@ -502,6 +536,7 @@ static status retype_program(ir_graph *g, ir_node *n, int lower, diag *d) {
       if (ops > 0) in.a = (uint16_t)map[in.a];
       if (ops > 1) in.b = (uint16_t)map[in.b];
       if (ops > 2) in.c = (uint16_t)map[in.c];
+      if (in.op == VOP_CONST && in.dtype == DT_FLOAT32 && want == DT_FLOAT16) in.imm.f = tiny_kept(in.imm.f);
       in.dtype = (uint8_t)want;
       r = ir_vprog_append(&p, in);
     }

@@ -7,7 +7,8 @@
 # Safe to run again: apt-get skips what is already installed.
 #   --bench  also what bench/run.sh needs: GNU time (already in the base list),
 #            and Node.js with npm unless a node and an npm are already on PATH
-#            (a Node.js from elsewhere is kept: Debian's npm would conflict with it).
+#            (a Node.js from elsewhere is kept: Debian's npm would conflict with it),
+#            and python3-torchaudio for scripts/model_sweep.py's torchaudio models.
 set -eu
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -21,6 +22,7 @@ done
 if [ "${1:-}" = "--bench" ]; then
   command -v node >/dev/null 2>&1 || missing="$missing nodejs"
   command -v npm >/dev/null 2>&1 || missing="$missing npm"
+  dpkg-query -W -f='${Status}' python3-torchaudio 2>/dev/null | grep -q "ok installed" || missing="$missing python3-torchaudio"
 fi
 if [ -n "$missing" ]; then
   echo "install-deps: installing:$missing"

@@ -18,6 +18,10 @@ One line per model and mode: "export failed" / "export skipped" / "atc error: <i
 (force_fp16: cosine >= 0.999 and the same top-1; must_keep_origin_dtype: max abs error <= 1e-4 x
 max|ref|). With --markdown the lines form docs/MODEL_SWEEP.md's table.
 
+With --fp16-reference, instead of compiling: PyTorch's own output with every weight, every input and
+every leaf module's output rounded to fp16, against its float32 output (cosine, top-1). A force_fp16 miss
+that PyTorch shows as much by itself is the random-initialised network's, not the compiler's.
+
 With --speed, every model whose force_fp16 om passes is then timed against ONNX Runtime
 (bench/ort_bench.js on the same ONNX file and inputs, CPU provider): --rounds rounds, each
 alternating the two runtimes, each runtime's figure the CPU time (perf stat's task-clock) of the
@@ -33,7 +37,7 @@ omrun / ORT of the medians with the lowest and highest ratio of a single round, 
 spread (highest round / lowest round - 1).
 
 Usage: scripts/model_sweep.py [--work DIR] [--bin DIR] [--modes m1,m2] [--export-limit S] [--markdown]
-                              [--speed [--threads T] [--cpus LIST] [--rounds R] [--budget S]] [NAME ...]
+                              [--fp16-reference] [--speed [--threads T] [--cpus LIST] [--rounds R] [--budget S]] [NAME ...]
        (default: every model; --work /tmp/sweep; --bin build; --export-limit 180; --threads 1;
         --rounds 3; --budget 4)
 """
@@ -93,6 +97,35 @@ def _ta(name, **kw):
     return lambda: getattr(torchaudio.models, name)(**kw)
 
 
+def _nn(name, **kw):
+    """torch.nn's module NAME."""
+    def ctor():
+        import torch
+        return getattr(torch.nn, name)(**kw)
+
+    return ctor
+
+
+def _decoder(d_model, nhead, ffn, layers):
+    """torch.nn.TransformerDecoder of `layers` layers (batch first) called as (tgt, memory, causal mask)."""
+    def ctor():
+        import torch
+        layer = torch.nn.TransformerDecoderLayer(d_model, nhead, ffn, batch_first=True)
+        return torch.nn.TransformerDecoder(layer, layers)
+
+    return ctor
+
+
+def _causal(n):
+    import torch
+    return lambda: torch.nn.Transformer.generate_square_subsequent_mask(n)
+
+
+def _tacotron2_encoder():
+    import torchaudio
+    return torchaudio.models.Tacotron2().encoder
+
+
 def _lengths(n):
     import torch
     return lambda: torch.tensor([n], dtype=torch.int64)
@@ -128,11 +161,35 @@ MODELS = {
     "emformer": (wrapped(_ta("Emformer", input_dim=80, num_heads=4, ffn_dim=256, num_layers=4,
                                    segment_length=4, right_context_length=1), lambda y: y[0], _lengths(20)),
                  [[1, 21, 80]], "dense"),
+    "regnet_y_800mf": (_tv("regnet_y_800mf"), IMG, "classifier"),
+    "wide_resnet50_2": (_tv("wide_resnet50_2"), IMG, "classifier"),
+    "efficientnet_b3": (_tv("efficientnet_b3"), [[1, 3, 300, 300]], "classifier"),
+    "convnext_small": (_tv("convnext_small"), IMG, "classifier"),
+    "swin_v2_t": (_tv("swin_v2_t"), IMG, "classifier"),
+    "googlenet": (_tv("googlenet", aux_logits=False, init_weights=True), IMG, "classifier"),
+    "densenet121": (_tv("densenet121"), IMG, "classifier"),
+    "shufflenet_v2_x0_5": (_tv("shufflenet_v2_x0_5"), IMG, "classifier"),
+    "mobilenet_v3_small_160": (_tv("mobilenet_v3_small"), [[1, 3, 160, 160]], "classifier"),
+    "resnet18_b3": (_tv("resnet18"), [[3, 3, 224, 224]], "classifier"),
+    "deeplabv3_mobilenet_v3_large": (wrapped(_tv("deeplabv3_mobilenet_v3_large", weights_backbone=None),
+                                             lambda y: y["out"]), IMG, "dense"),
+    "lraspp_mobilenet_v3_large": (wrapped(_tv("lraspp_mobilenet_v3_large", weights_backbone=None),
+                                          lambda y: y["out"]), IMG, "dense"),
+    "r3d_18": (_tv("r3d_18"), [[1, 3, 8, 112, 112]], "classifier"),
+    "r2plus1d_18": (_tv("r2plus1d_18"), [[1, 3, 8, 112, 112]], "classifier"),
+    "mc3_18": (_tv("mc3_18"), [[1, 3, 8, 112, 112]], "classifier"),
+    "hubert_base": (wrapped(_ta("hubert_base"), lambda y: y[0]), [[1, 16000]], "dense"),
+    "tacotron2_encoder": (wrapped(_tacotron2_encoder, lambda y: y, _lengths(50)), [[1, 512, 50]], "dense"),
+    "wav2letter": (_ta("Wav2Letter", num_classes=40), [[1, 1, 16000]], "dense"),
+    "gru_2l_bidir": (wrapped(_nn("GRU", input_size=64, hidden_size=128, num_layers=2, bidirectional=True,
+                                 batch_first=True), lambda y: y[0]), [[1, 50, 64]], "dense"),
+    "transformer_decoder": (wrapped(_decoder(256, 4, 512, 2), lambda y: y, _causal(20)),
+                            [[1, 20, 256], [1, 30, 256]], "dense"),
 }
 
 
-def export(name, work):
-    """Child process: export NAME to work/NAME.onnx with its inputs and PyTorch's outputs."""
+def build(name):
+    """NAME's module in eval mode and its inputs, the same on every call (seeded)."""
     import torch
     make, shapes, kind = MODELS[name]
     torch.manual_seed(SEED)
@@ -153,7 +210,19 @@ def export(name, work):
             for _ in range(2):
                 model(torch.randn(2, *shapes[0][1:], generator=gen))
     model.eval()
-    xs = [torch.randn(*s, generator=gen) for s in shapes]
+    return model, [torch.randn(*s, generator=gen) for s in shapes]
+
+
+def export(name, work):
+    """Child process: export NAME to work/NAME.onnx with its inputs and PyTorch's outputs."""
+    import torch
+    _, shapes, kind = MODELS[name]
+    # PyTorch 1.13 has no ONNX symbolic for Tensor.zero_ (swin_v2_t zeroes the k third of its qkv bias
+    # copy): zeros of x's shape, folded to a constant with the weights
+    torch.onnx.register_custom_op_symbolic(
+        "aten::zero", lambda g, x: g.op("ConstantOfShape", g.op("Shape", x),
+                                        value_t=torch.zeros(1, dtype=torch.float32)), OPSET)
+    model, xs = build(name)
     with torch.no_grad():
         ys = model(*xs)
     ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
@@ -166,6 +235,48 @@ def export(name, work):
         y.numpy().astype("<f4").tofile(os.path.join(work, f"{name}.out{i}.bin"))
     with open(os.path.join(work, name + ".json"), "w") as f:
         json.dump({"recipe": RECIPE, "inputs": names, "shapes": shapes, "outputs": len(ys), "kind": kind}, f)
+
+
+def fp16_reference(name, work):
+    """PyTorch's own force_fp16 loss on NAME. The module with every float weight and buffer,
+    every input and every leaf module's float outputs rounded to fp16 (computing in float32 between
+    roundings), against its float32 outputs in work: returns the comparison. A model that loses as
+    much as the om by this alone is not a compiler defect."""
+    import torch
+    model, xs = build(name)
+    with torch.no_grad():
+        for t in list(model.parameters()) + list(model.buffers()):
+            if t.is_floating_point():
+                t.copy_(t.half().float())
+
+    def rounded(y):
+        if torch.is_tensor(y):
+            return y.half().float() if y.is_floating_point() else y
+        if isinstance(y, (tuple, list)):
+            return type(y)(rounded(v) for v in y)
+        if isinstance(y, dict):
+            return {k: rounded(v) for k, v in y.items()}
+        return y
+
+    for m in model.modules():
+        if not list(m.children()):
+            m.register_forward_hook(lambda m, i, y: rounded(y))
+    with torch.no_grad():
+        ys = model(*[rounded(x) for x in xs])
+    ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
+    with open(os.path.join(work, name + ".json")) as f:
+        meta = json.load(f)
+    cos, top1 = 1.0, None
+    for i, y in enumerate(ys):
+        ref = np.fromfile(os.path.join(work, f"{name}.out{i}.bin"), "<f4").astype(np.float64)
+        got = y.numpy().astype(np.float64).ravel()
+        cos = min(cos, checks.cosine(ref, got))
+        if i == 0 and meta["kind"] == "classifier":
+            top1 = int(np.argmax(got)) == int(np.argmax(ref))
+    text = f"PyTorch rounded to fp16: cosine {cos:.6f}"
+    if top1 is not None:
+        text += ", top-1 " + ("same" if top1 else "DIFFERENT")
+    return text
 
 
 def exported(name, work, limit_s):
@@ -225,6 +336,9 @@ def sweep_one(name, mode, meta, work, bindir):
         got = np.fromfile(got_path, "<f4").astype(np.float64)
         if got.size != ref.size:
             return False, f"output {i}: {got.size} values, PyTorch has {ref.size}"
+        bad = int(np.count_nonzero(~np.isfinite(got)))
+        if bad:  # a NaN would pass the figures below (min and max skip it)
+            return False, f"FAIL output {i}: {bad} of {got.size} values are NaN or inf (atc {atc_s:.1f} s, omrun {run_s:.1f} s)"
         cos = min(cos, checks.cosine(ref, got))
         rel = max(rel, float(np.max(np.abs(ref - got))) / max(float(np.max(np.abs(ref))), 1e-30))
         if i == 0 and meta["kind"] == "classifier":
@@ -303,6 +417,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="--speed: alternating rounds (default 3)")
     ap.add_argument("--budget", type=float, default=4.0,
                     help="--speed: seconds of timed runs per round of the slower runtime (default 2)")
+    ap.add_argument("--fp16-reference", action="store_true",
+                    help="instead of atc and omrun: PyTorch's own loss with weights and layer outputs rounded to fp16 "
+                    "(to tell a force_fp16 miss of the network itself from a compiler defect)")
     ap.add_argument("--export-one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -320,6 +437,9 @@ def main():
         meta, why = exported(name, args.work, args.export_limit)
         if args.export_only:
             print(f"{name:20} {'export ok' if meta else why}", flush=True)
+            continue
+        if args.fp16_reference:
+            print(f"{name:20} {'fp16 reference':24} {fp16_reference(name, args.work) if meta else why}", flush=True)
             continue
         passed = set()
         for mode in args.modes.split(","):
