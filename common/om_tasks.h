@@ -989,7 +989,20 @@ enum {
  *   to 16, W = max(tile_kv, D, Dv16)):
  *   L0A >= tile_q * D * esize,  L0B >= tile_kv * max(D, Dv16) * esize,
  *   L0C >= tile_q * (tile_kv + Dv16) * 4,
- *   UB  >= (tile_q * (tile_kv + 2) + W) * 4. */
+ *   UB  >= (tile_q * (tile_kv + 2) + W) * 4.
+ *   Views (format 2.7): views has bit t set (q 0, k 1, v 2, y 3) when
+ *   operand t is read (y: written) through strides instead of in C order:
+ *   its tensor's dims are the operand's logical dims, rank 2..4, and its
+ *   element (i_0, .., i_r-1) lies i_r-1 + sum_d<r-1 i_d * stride_d
+ *   elements from the tensor's start (the last dim is contiguous). Its
+ *   params[view + 4t ..] hold stride_0 .. stride_r-2 (>= 0; 0 past them)
+ *   and, at view + 4t + 3, its span: the elements from the tensor's start
+ *   to the end of the tensor it views (a Slice / Reshape / Transpose chain
+ *   folded into the task: heads read from the in-projection's output,
+ *   merged into the out-projection's input). Every element reached lies in
+ *   the span, the span in the WORKSPACE region; a dim of 1 repeats (its
+ *   stride is not used). A y view reaches each element once. An operand
+ *   without its bit has params[view + 4t .. + 3] = 0. */
 enum {
   OM_ATTENTION_T_Q = 0,
   OM_ATTENTION_T_K = 1,
@@ -1008,7 +1021,16 @@ enum {
   OM_ATTENTION_P_ZERO_MASKED = 4,
   OM_ATTENTION_P_TILE_Q = 5,
   OM_ATTENTION_P_TILE_KV = 6,
-  OM_ATTENTION_NPARAMS = 7,
+  OM_ATTENTION_P_VIEWS = 7, /* bit t: operand t (OM_ATTENTION_V_*) is a view */
+  OM_ATTENTION_P_VIEW = 8,  /* 4 per operand: 3 strides, then the span */
+  OM_ATTENTION_NPARAMS = 24,
+};
+enum {
+  OM_ATTENTION_V_Q = 0,
+  OM_ATTENTION_V_K = 1,
+  OM_ATTENTION_V_V = 2,
+  OM_ATTENTION_V_Y = 3,
+  OM_ATTENTION_NVIEWS = 4
 };
 
 /* RECURRENCE (cube unit for h R^T, vector unit for the gates): one

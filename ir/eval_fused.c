@@ -22,6 +22,7 @@
 #include "common/fp16.h"
 #include "ir/eval.h"
 #include "ir/eval_internal.h"
+#include "ir/view.h"
 
 /* Input i as f32 values (a copy in the arena), or NULL when absent. */
 static float *floats_in(ev *e, int i) {
@@ -96,9 +97,21 @@ static void bstrides(const ir_value *v, int nb, int matrix, int64_t *s) {
   }
 }
 
+/* A view's strides along y's nb batch dims (right-aligned, 0 where its dim
+ * is 1 or missing), then along its last two dims, into s[nb + 2]. */
+static void vstrides(const ir_view *v, int nb, int64_t *s) {
+  for (int i = 0; i < nb + 2; i++)
+    s[i] = 0;
+  for (int j = v->rank - 1, at = nb + 1; j >= 0 && at >= 0; j--, at--)
+    s[at] = v->dims[j] == 1 && j < v->rank - 2 ? 0 : v->strides[j];
+}
+
 static status eval_attention(ev *e) {
   const ir_node *n = e->n;
-  const ir_value *q = n->in[0], *v = n->in[2], *y = n->out[0];
+  ir_view op[4]; /* q, k, v, y as the node reads and writes them (ir/view.h) */
+  for (int t = 0; t < 4; t++)
+    if (ir_attn_operand(n, t, &op[t])) return fail(e, ST_ERR_INVALID, "malformed %s", ir_attn_view_attr[t]);
+  const ir_view *q = &op[0], *v = &op[2], *y = &op[3];
   const int nb = y->rank - 2, kt = ir_attr_int(n, "k_trans", 0) != 0,
             causal = ir_attr_int(n, "causal", 0) != 0;
   const int zero = ir_attr_int(n, "zero_masked", 0) != 0;
@@ -106,32 +119,39 @@ static status eval_attention(ev *e) {
   const double scale = ir_attr_float(n, "scale", 1.0);
   const int64_t sq = q->dims[q->rank - 2], d = q->dims[q->rank - 1], skv = v->dims[v->rank - 2];
   const int64_t dv = v->dims[v->rank - 1];
-  int64_t batch = 1, st[5][MAX_RANK + 2];
+  int64_t batch = 1, st[5][MAX_RANK + 2], sy[MAX_RANK + 2], o0[5] = {0};
   for (int i = 0; i < nb; i++)
     batch *= y->dims[i];
   const float *in[5];
   for (int i = 0; i < 5; i++) {
     in[i] = floats_in(e, i);
     if (i < n->nin && n->in[i] && !in[i]) return nomem(e);
-    if (in[i]) bstrides(n->in[i], nb, i < 3, st[i]);
+    if (in[i] && i < 3) vstrides(&op[i], nb, st[i]), o0[i] = op[i].offset;
+    if (in[i] && i >= 3) bstrides(n->in[i], nb, 0, st[i]);
   }
-  float *out = arena_array(e->a, (size_t)(batch * sq * dv > 0 ? batch * sq * dv : 1), sizeof *out);
+  vstrides(y, nb, sy);
+  const int64_t ny = ir_value_elements(n->out[0]);
+  float *out = arena_array(e->a, (size_t)(ny > 0 ? ny : 1), sizeof *out);
   double *p = arena_array(e->a, (size_t)skv, sizeof *p);
   if (!out || !p) return nomem(e);
   for (int64_t b = 0; b < batch; b++) {
-    int64_t o[5] = {0}, rem = b;
+    int64_t o[5], oy = y->offset, rem = b;
+    memcpy(o, o0, sizeof o);
     for (int i = nb - 1; i >= 0; i--) {
       int64_t idx = rem % y->dims[i];
       rem /= y->dims[i];
       for (int t = 0; t < 5; t++)
         if (in[t]) o[t] += idx * st[t][i];
+      oy += idx * sy[i];
     }
+    const int64_t *sk = st[1];
     for (int64_t i = 0; i < sq; i++) {
       double mx = -INFINITY, sum = 0;
       for (int64_t j = 0; j < skv; j++) {
         double acc = 0;
         for (int64_t c = 0; c < d; c++)
-          acc += (double)in[0][o[0] + i * d + c] * in[1][o[1] + (kt ? c * skv + j : j * d + c)];
+          acc += (double)in[0][o[0] + i * st[0][nb] + c * st[0][nb + 1]] *
+                 in[1][o[1] + (kt ? c * sk[nb] + j * sk[nb + 1] : j * sk[nb] + c * sk[nb + 1])];
         double sc = (float)(scale * acc);
         for (int t = 3; t < 5; t++)
           if (in[t]) sc += in[t][o[t] + i * st[t][nb] + j * st[t][nb + 1]];
@@ -144,8 +164,8 @@ static status eval_attention(ev *e) {
       for (int64_t c = 0; c < dv; c++) {
         double acc = 0;
         for (int64_t j = 0; j < skv; j++)
-          acc += p[j] * in[2][o[2] + j * dv + c];
-        out[(b * sq + i) * dv + c] = mx == -INFINITY && zero ? 0.0f : (float)(acc / sum);
+          acc += p[j] * in[2][o[2] + j * st[2][nb] + c * st[2][nb + 1]];
+        out[oy + i * sy[nb] + c * sy[nb + 1]] = mx == -INFINITY && zero ? 0.0f : (float)(acc / sum);
       }
     }
   }

@@ -10,12 +10,16 @@
  *              and Skv (k read as [.., D, Skv] with k_trans), batch dims
  *              broadcasting to y's; biases f16/f32 broadcasting to the
  *              scores [y's batch.., Sq, Skv]; y [batch.., Sq, Dv] in q's
- *              dtype.
+ *              dtype. With operand views (q_view .. y_view, ops.def) these
+ *              are the views' dims, each view inside its value (strides
+ *              >= 0), and the output keeps the dims of the value y views.
  *   Recurrence xw [T, B, G*H], rt [H, G*H], rb [G*H], h0, c0 [B, H], one
  *              f16/f32 dtype; cell 0..2 (G = 4, 3, 1), y_c only for an
  *              LSTM; y [T, B, H], y_h and y_c [B, H] in xw's dtype.
  */
 #include "ir/fused.h"
+
+#include "ir/view.h"
 
 #include <string.h>
 
@@ -94,39 +98,73 @@ static status infer_layernorm(sf *s) {
   return st;
 }
 
+/* The elements from the first to the last one view v reaches (its
+ * strides >= 0, no dim 0): -1 when that overflows. */
+static int64_t view_reach(const ir_view *v) {
+  int64_t last = 0, step;
+  for (int d = 0; d < v->rank; d++)
+    if (__builtin_mul_overflow(v->dims[d] - 1, v->strides[d], &step) ||
+        __builtin_add_overflow(last, step, &last))
+      return -1;
+  return last;
+}
+
+/* Operand t's view (ir_attn_operand) lies inside the value it views:
+ * strides >= 0, every element reached within the value. */
+static status check_view(sf *s, int t, const ir_view *v) {
+  static const char *const names[4] = {"q", "k", "v", "y"};
+  const ir_value *x = t < 3 ? s->n->in[t] : s->n->out[0];
+  if (ir_attr_ints(s->n, ir_attn_view_attr[t], NULL, 0) < 0) return ST_OK;
+  int64_t elems = ir_value_elements(x), reach = view_reach(v);
+  for (int d = 0; d < v->rank; d++)
+    if (v->strides[d] < 0 || v->dims[d] == 0) reach = -1;
+  if (reach < 0 || elems < 0 || v->offset > elems - 1 - reach)
+    return fail(s, ST_ERR_INVALID, "%s's view %s (offset %lld) reaches outside '%s' %s", names[t],
+                ir_dims_str(v->rank, v->dims), (long long)v->offset, x->name, dims_str(x));
+  return ST_OK;
+}
+
 /* FusedAttention: q [.., Sq, D], k [.., Skv, D] or (k_trans) [.., D, Skv],
- * v [.., Skv, Dv]; batch dims broadcast to y's; biases broadcast to
- * [y's batch.., Sq, Skv]. */
+ * v [.., Skv, Dv], each read through its view when the node has one
+ * (ir_attn_operand); batch dims broadcast to y's; biases broadcast to
+ * [y's batch.., Sq, Skv]; y, or its view, [batch.., Sq, Dv]. */
 static status infer_attention(sf *s) {
   ir_node *n = s->n;
-  const ir_value *q = n->in[0], *k = n->in[1], *v = n->in[2];
+  ir_view op[4];
   status st;
-  for (int i = 0; i < 3; i++) {
-    if ((st = need_float(s, i))) return st;
-    if (n->in[i]->rank < 2)
-      return fail(s, ST_ERR_INVALID, "input %d '%s' %s has rank < 2", i, n->in[i]->name, dims_str(n->in[i]));
+  memset(op, 0, sizeof op);
+  for (int i = 0; i < 4; i++) {
+    if (i < 3 && (st = need_float(s, i))) return st;
+    if (i == 3 && ir_attr_ints(n, ir_attn_view_attr[3], NULL, 0) < 0) break;
+    if (ir_attn_operand(n, i, &op[i])) return fail(s, ST_ERR_INVALID, "malformed %s", ir_attn_view_attr[i]);
+    if (i < 3 && op[i].rank < 2)
+      return fail(s, ST_ERR_INVALID, "input %d '%s' %s has rank < 2", i, n->in[i]->name,
+                  ir_dims_str(op[i].rank, op[i].dims));
+    if ((st = check_view(s, i, &op[i]))) return st;
   }
-  if (k->dtype != q->dtype || v->dtype != q->dtype)
+  const ir_view *q = &op[0], *k = &op[1], *v = &op[2];
+  if (n->in[1]->dtype != n->in[0]->dtype || n->in[2]->dtype != n->in[0]->dtype)
     return fail(s, ST_ERR_INVALID, "q, k and v must share a dtype");
   int kt = ir_attr_int(n, "k_trans", 0) != 0;
   int64_t sq = q->dims[q->rank - 2], d = q->dims[q->rank - 1];
   int64_t skv = k->dims[k->rank - 2 + kt], kd = k->dims[k->rank - 1 - kt];
   if (kd != d || v->dims[v->rank - 2] != skv)
-    return fail(s, ST_ERR_INVALID, "q %s, k %s (k_trans %d) and v %s do not agree on D and Skv", dims_str(q),
-                dims_str(k), kt, dims_str(v));
+    return fail(s, ST_ERR_INVALID, "q %s, k %s (k_trans %d) and v %s do not agree on D and Skv",
+                ir_dims_str(q->rank, q->dims), ir_dims_str(k->rank, k->dims), kt,
+                ir_dims_str(v->rank, v->dims));
   int nb = 0;
   for (int i = 0; i < 3; i++)
-    nb = n->in[i]->rank - 2 > nb ? n->in[i]->rank - 2 : nb;
+    nb = op[i].rank - 2 > nb ? op[i].rank - 2 : nb;
   int64_t dims[MAX_RANK + 2];
   for (int b = 0; b < nb; b++) { /* right-aligned batch dims, 1s broadcasting */
     dims[b] = 1;
     for (int i = 0; i < 3; i++) {
-      const ir_value *x = n->in[i];
-      int at = b - (nb - (x->rank - 2));
-      int64_t e = at >= 0 ? x->dims[at] : 1;
+      int at = b - (nb - (op[i].rank - 2));
+      int64_t e = at >= 0 ? op[i].dims[at] : 1;
       if (e != 1 && dims[b] != 1 && e != dims[b])
-        return fail(s, ST_ERR_INVALID, "the batch dims of q %s, k %s and v %s do not broadcast", dims_str(q),
-                    dims_str(k), dims_str(v));
+        return fail(s, ST_ERR_INVALID, "the batch dims of q %s, k %s and v %s do not broadcast",
+                    ir_dims_str(q->rank, q->dims), ir_dims_str(k->rank, k->dims),
+                    ir_dims_str(v->rank, v->dims));
       if (e != 1) dims[b] = e;
     }
   }
@@ -145,7 +183,14 @@ static status infer_attention(sf *s) {
                   ir_dims_str(nb + 2, dims));
   }
   dims[nb + 1] = v->dims[v->rank - 1];
-  return set_out(s, 0, q->dtype, nb + 2, dims);
+  if (ir_attr_ints(n, ir_attn_view_attr[3], NULL, 0) < 0) return set_out(s, 0, n->in[0]->dtype, nb + 2, dims);
+  /* y is a view of out[0], whose dims stay */
+  const ir_view *y = &op[3];
+  if (y->rank != nb + 2 || memcmp(y->dims, dims, sizeof(int64_t) * (size_t)(nb + 2)))
+    return fail(s, ST_ERR_INVALID, "y's view %s is not the result's %s", ir_dims_str(y->rank, y->dims),
+                ir_dims_str(nb + 2, dims));
+  ir_value *out = n->out[0];
+  return set_out(s, 0, n->in[0]->dtype, out->rank, out->dims);
 }
 
 /* Recurrence: H from rt's rows, G from the cell; every operand's dims

@@ -243,3 +243,149 @@ int ir_view_build(const ir_node *n, int out, int rank, const int64_t *dims, ir_v
   }
   return 0;
 }
+
+/* The Reshape family's regrouping of v's dims into dims[rank] (see
+ * ir_view_follow). */
+static int regroup(const ir_view *v, int rank, const int64_t *dims, ir_view *o) {
+  int64_t od[MAX_RANK], os[MAX_RANK]; /* v without its dims of 1 */
+  int on = 0;
+  for (int d = 0; d < v->rank; d++)
+    if (v->dims[d] != 1) od[on] = v->dims[d], os[on++] = v->strides[d];
+  o->rank = rank;
+  for (int d = 0; d < rank; d++)
+    o->dims[d] = dims[d], o->strides[d] = 0;
+  int oi = 0, ni = 0;
+  while (ni < rank) {
+    if (dims[ni] == 1) { /* a dim of 1 is never stepped */
+      ni++;
+      continue;
+    }
+    if (oi == on) return -1;
+    int64_t np = dims[ni], op = od[oi];
+    int oj = oi + 1, nj = ni + 1;
+    while (np != op) {
+      if (np < op) {
+        if (nj == rank || __builtin_mul_overflow(np, dims[nj], &np)) return -1;
+        nj++;
+      } else {
+        if (oj == on || __builtin_mul_overflow(op, od[oj], &op)) return -1;
+        oj++;
+      }
+    }
+    for (int i = oi; i + 1 < oj; i++) /* the merged input dims step evenly */
+      if (os[i] != os[i + 1] * od[i + 1]) return -1;
+    int64_t st = os[oj - 1];
+    for (int i = nj - 1; i >= ni; i--) {
+      o->strides[i] = dims[i] == 1 ? 0 : st;
+      st *= dims[i];
+    }
+    oi = oj, ni = nj;
+  }
+  return oi == on ? 0 : -1;
+}
+
+int ir_view_follow(const ir_node *n, int k, const ir_view *v, ir_view *out_v) {
+  memset(out_v, 0, sizeof *out_v);
+  if (k < 0 || k >= n->nout || !n->out[k]) return -1;
+  const ir_value *y = n->out[k];
+  for (int d = 0; d < v->rank; d++)
+    if (v->dims[d] == 0) return -1;
+  for (int d = 0; d < y->rank; d++)
+    if (y->dims[d] == 0) return -1;
+  out_v->offset = v->offset;
+  switch (n->op) {
+  case IR_OP_RESHAPE:
+  case IR_OP_FLATTEN:
+  case IR_OP_SQUEEZE:
+  case IR_OP_UNSQUEEZE:
+  case IR_OP_IDENTITY:
+    if (regroup(v, y->rank, y->dims, out_v)) return -1;
+    break;
+  case IR_OP_TRANSPOSE:
+  case IR_OP_SLICE:
+  case IR_OP_SPLIT: {
+    ir_view c; /* the op's view of a C-order input: each dim d moves along input dim a[d] */
+    char err[128];
+    int64_t cs[MAX_RANK], s = 1, perm[MAX_RANK + 1];
+    if (ir_view_build(n, k, v->rank, v->dims, &c, err, sizeof err) || c.rank != y->rank) return -1;
+    for (int d = v->rank - 1; d >= 0; d--)
+      cs[d] = s, s *= v->dims[d];
+    if (n->op == IR_OP_TRANSPOSE && ir_attr_ints(n, "perm", perm, MAX_RANK + 1) < 0)
+      for (int d = 0; d < v->rank; d++)
+        perm[d] = v->rank - 1 - d;
+    out_v->rank = c.rank;
+    for (int d = 0; d < c.rank; d++) {
+      const int a = n->op == IR_OP_TRANSPOSE ? (int)perm[d] : d;
+      const int64_t step = c.strides[d] / cs[a],
+                    start = n->op == IR_OP_TRANSPOSE ? 0 : c.offset / cs[a] % v->dims[a];
+      out_v->dims[d] = c.dims[d];
+      out_v->strides[d] = c.dims[d] == 1 ? 0 : step * v->strides[a];
+      out_v->offset += start * v->strides[a];
+    }
+    break;
+  }
+  default: return -1;
+  }
+  out_v->out_rank = out_v->rank;
+  memcpy(out_v->out_dims, out_v->dims, sizeof out_v->dims);
+  return 0;
+}
+
+int ir_view_unfollow(const ir_node *n, const ir_view *y, ir_view *x) {
+  memset(x, 0, sizeof *x);
+  const ir_value *in = n->nin > 0 ? n->in[0] : NULL;
+  if (!in || in->rank > MAX_RANK || (n->op == IR_OP_TRANSPOSE && in->rank != y->rank)) return -1;
+  for (int d = 0; d < in->rank; d++)
+    if (in->dims[d] == 0) return -1;
+  x->offset = y->offset;
+  if (n->op == IR_OP_TRANSPOSE) { /* input dim perm[d] is output dim d */
+    int64_t perm[MAX_RANK + 1];
+    int count = ir_attr_ints(n, "perm", perm, MAX_RANK + 1);
+    if (count < 0)
+      for (int d = 0; d < y->rank; d++)
+        perm[d] = y->rank - 1 - d;
+    else if (count != y->rank)
+      return -1;
+    x->rank = y->rank;
+    for (int d = 0; d < y->rank; d++) {
+      if (perm[d] < 0 || perm[d] >= y->rank) return -1;
+      x->dims[perm[d]] = y->dims[d], x->strides[perm[d]] = y->strides[d];
+    }
+    for (int d = 0; d < x->rank; d++)
+      if (x->dims[d] != in->dims[d]) return -1;
+  } else if (n->op == IR_OP_RESHAPE || n->op == IR_OP_FLATTEN || n->op == IR_OP_SQUEEZE ||
+             n->op == IR_OP_UNSQUEEZE || n->op == IR_OP_IDENTITY) {
+    if (regroup(y, in->rank, in->dims, x)) return -1;
+  } else {
+    return -1;
+  }
+  x->out_rank = x->rank;
+  memcpy(x->out_dims, x->dims, sizeof x->dims);
+  return 0;
+}
+
+const char *const ir_attn_view_attr[4] = {"q_view", "k_view", "v_view", "y_view"};
+
+int ir_attn_operand(const ir_node *n, int t, ir_view *v) {
+  memset(v, 0, sizeof *v);
+  const ir_value *x = t < 3 ? (t < n->nin ? n->in[t] : NULL) : n->out[0];
+  int64_t a[2 * MAX_RANK + 2];
+  const int count = ir_attr_ints(n, ir_attn_view_attr[t], a, 2 * MAX_RANK + 2);
+  if (count < 0) {
+    if (!x || x->rank < 0 || x->rank > MAX_RANK) return -1;
+    int64_t s = 1;
+    v->rank = x->rank;
+    for (int d = x->rank - 1; d >= 0; d--)
+      v->dims[d] = x->dims[d], v->strides[d] = s, s *= x->dims[d];
+  } else {
+    if (count % 2 == 0 || count > 2 * MAX_RANK + 1 || a[0] < 0) return -1;
+    v->rank = (count - 1) / 2, v->offset = a[0];
+    for (int d = 0; d < v->rank; d++) {
+      v->dims[d] = a[1 + d], v->strides[d] = a[1 + v->rank + d];
+      if (v->dims[d] < 0) return -1;
+    }
+  }
+  v->out_rank = v->rank;
+  memcpy(v->out_dims, v->dims, sizeof v->dims);
+  return 0;
+}

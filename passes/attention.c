@@ -44,6 +44,29 @@
  *            (lower/attention.h, with f32 operands) is left as it is.
  *            Nothing changes when ctx->fusion_off has FUSION_ATTENTION
  *            (AttentionFusionPass:off).
+ *            Then each FusedAttention made here reads its operands through
+ *            views (ops.def's q_view .. y_view) instead of the copies of a
+ *            transformer's head split and merge:
+ *              q, k, v   the chain above the operand of Transpose, Slice
+ *                        and Reshape-family nodes (Reshape, Flatten,
+ *                        Squeeze, Unsqueeze, Identity), each value in it
+ *                        read once, by the next node, and not a graph
+ *                        output, up to a computed value b (not a constant
+ *                        nor a graph input or output): the longest such
+ *                        chain that is one strided view of b (ir/view.h's
+ *                        ir_view_follow) of rank 2..4, strides >= 0 and
+ *                        its last dim contiguous (k's last two dims
+ *                        swapped with k_trans flipped when that makes it
+ *                        so). The node reads b through the view; the
+ *                        chain goes.
+ *              y         the chain below y of Transposes and Reshape-family
+ *                        nodes, each value read once, by the next, and not
+ *                        a graph output, down to a value z that is not a
+ *                        graph output: the node writes z through the view
+ *                        of its result in z (ir_view_unfollow), under the
+ *                        same conditions; the chain goes.
+ *            Not when ctx->fusion_off has FUSION_ATTENTION_VIEW
+ *            (AttentionViewFusionPass:off).
  *   Leaves:  topological order (the last MatMul's place: every operand is
  *            made before it); unreferenced values dropped; the same
  *            results up to f32 rounding (the scores are never rounded to
@@ -54,6 +77,7 @@
 #include <string.h>
 
 #include "ir/eval.h"
+#include "ir/view.h"
 #include "lower/attention.h"
 #include "pass.h"
 
@@ -299,6 +323,116 @@ static status rewrite(ir_graph *g, const chain *c, diag *d) {
   return ST_OK;
 }
 
+/* --- operand views */
+
+enum { MAX_VIEW_CHAIN = 8 };
+
+/* A view the ATTENTION task takes (om_format.h): rank 2..4, strides >= 0,
+ * the last dim contiguous. */
+static int task_view(const ir_view *v) {
+  if (v->rank < 2 || v->rank > 4 || v->strides[v->rank - 1] != 1) return 0;
+  for (int d = 0; d < v->rank; d++)
+    if (v->strides[d] < 0) return 0;
+  return 1;
+}
+
+/* v with its last two dims swapped. */
+static void swap_last(ir_view *v) {
+  const int r = v->rank;
+  int64_t t = v->dims[r - 1];
+  v->dims[r - 1] = v->dims[r - 2], v->dims[r - 2] = t;
+  t = v->strides[r - 1], v->strides[r - 1] = v->strides[r - 2], v->strides[r - 2] = t;
+}
+
+static int regroups(ir_op op) {
+  return op == IR_OP_RESHAPE || op == IR_OP_FLATTEN || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE ||
+         op == IR_OP_IDENTITY;
+}
+
+static status set_view(ir_graph *g, ir_node *n, int t, const ir_view *v, diag *d) {
+  int64_t a[2 * MAX_RANK + 1];
+  a[0] = v->offset;
+  for (int i = 0; i < v->rank; i++)
+    a[1 + i] = v->dims[i], a[1 + v->rank + i] = v->strides[i];
+  return ir_attr_set_ints(g, n, ir_attn_view_attr[t], 1 + 2 * v->rank, a) ? nomem(d, n) : ST_OK;
+}
+
+/* Input t (q, k or v) of FusedAttention n read through the chain above it. */
+static status view_input(ir_graph *g, ir_node *n, int t, diag *d) {
+  ir_node *chain[MAX_VIEW_CHAIN]; /* chain[0] makes the operand, chain[i + 1] chain[i]'s input */
+  int len = 0;
+  ir_value *x = n->in[t];
+  if (ir_value_single_user(g, x) != n) return ST_OK;
+  for (ir_value *cur = x; len < MAX_VIEW_CHAIN;) {
+    ir_node *p = cur->producer;
+    if (!p || p->dead || (p->op != IR_OP_TRANSPOSE && p->op != IR_OP_SLICE && !regroups(p->op)) ||
+        p->nout != 1 || is_output(g, cur))
+      break;
+    if (cur != x && ir_value_single_user(g, cur) != chain[len - 1]) break;
+    chain[len++] = p;
+    cur = p->in[0];
+  }
+  for (; len > 0; len--) { /* the longest chain that is one task view */
+    ir_value *b = chain[len - 1]->in[0];
+    if (b->data || !b->producer || is_output(g, b) || b->dtype != x->dtype) continue;
+    ir_view v = {.rank = b->rank}, w;
+    int64_t s = 1;
+    for (int i = b->rank - 1; i >= 0; i--)
+      v.dims[i] = b->dims[i], v.strides[i] = s, s *= b->dims[i];
+    int ok = 1;
+    for (int i = len - 1; i >= 0 && ok; i--) {
+      ok = !ir_view_follow(chain[i], 0, &v, &w);
+      v = w;
+    }
+    int flip = 0;
+    if (ok && t == 1 && !task_view(&v)) {
+      swap_last(&v);
+      flip = 1;
+    }
+    if (!ok || !task_view(&v)) continue;
+    if (flip && ir_attr_set_int(g, n, "k_trans", !ir_attr_int(n, "k_trans", 0))) return nomem(d, n);
+    for (int i = 0; i < len; i++)
+      chain[i]->dead = 1;
+    n->in[t] = b;
+    return set_view(g, n, t, &v, d);
+  }
+  return ST_OK;
+}
+
+/* FusedAttention n's result written through the chain below it. */
+static status view_output(ir_graph *g, ir_node *n, diag *d) {
+  ir_node *chain[MAX_VIEW_CHAIN];
+  int len = 0;
+  ir_value *y = n->out[0];
+  for (ir_value *cur = y; len < MAX_VIEW_CHAIN;) {
+    ir_node *r = ir_value_single_user(g, cur);
+    if (!r || (r->op != IR_OP_TRANSPOSE && !regroups(r->op)) || r->in[0] != cur || r->nout != 1) break;
+    chain[len++] = r;
+    cur = r->out[0];
+  }
+  for (; len > 0; len--) {
+    ir_value *z = chain[len - 1]->out[0];
+    if (is_output(g, z)) continue;
+    ir_view v = {.rank = z->rank}, w;
+    int64_t s = 1;
+    for (int i = z->rank - 1; i >= 0; i--)
+      v.dims[i] = z->dims[i], v.strides[i] = s, s *= z->dims[i];
+    int ok = 1;
+    for (int i = len - 1; i >= 0 && ok; i--) {
+      ok = !ir_view_unfollow(chain[i], &v, &w);
+      v = w;
+    }
+    if (!ok || !task_view(&v)) continue;
+    for (int i = 0; i < len; i++)
+      chain[i]->dead = 1;
+    n->out[0] = z;
+    z->producer = n;
+    y->producer = NULL;
+    return set_view(g, n, 3, &v, d);
+  }
+  return ST_OK;
+}
+
 status pass_attention(ir_graph *g, pass_ctx *ctx, diag *d) {
   if (ctx->fusion_off & FUSION_ATTENTION) return ST_OK;
   int changed = 0;
@@ -315,6 +449,9 @@ status pass_attention(ir_graph *g, pass_ctx *ctx, diag *d) {
     if (ctx->soc && attn_tile(ctx->soc, batch, sq, skv, q->dims[q->rank - 1], v->dims[v->rank - 1], 4, &t))
       continue;
     status st = rewrite(g, &c, d);
+    for (int t = 0; t < 3 && st == ST_OK && !(ctx->fusion_off & FUSION_ATTENTION_VIEW); t++)
+      st = view_input(g, c.last, t, d);
+    if (st == ST_OK && !(ctx->fusion_off & FUSION_ATTENTION_VIEW)) st = view_output(g, c.last, d);
     if (st != ST_OK) return st;
     changed = 1;
   }

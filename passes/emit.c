@@ -71,6 +71,7 @@
  * layout pass rejects it first).
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/dtype_cvt.h"
@@ -152,9 +153,11 @@ static uint32_t tensor_of(emit_state *s, ir_value *v, status *st) {
 }
 
 /* Appends a task of `kind` for node n with tensors tv[0..nt) (NULL entries
- * become OM_NONE) and params p[0..np). */
-static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int nt, ir_value **tv, int np,
-                       const int32_t *p) {
+ * become OM_NONE; a slot whose `fixed` entry is not OM_NONE takes that
+ * descriptor instead, tv naming the value it stands for) and params
+ * p[0..np). */
+static status add_task_fixed(emit_state *s, const ir_node *n, om_task_kind kind, int nt, ir_value **tv,
+                             const uint32_t *fixed, int np, const int32_t *p) {
   om_task t = {0};
   t.kind = kind;
   t.name = om_writer_string(s->w, n->name);
@@ -174,7 +177,7 @@ static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int n
                              "tensor '%s' has dim %d = 0; empty tensors are not supported", tv[i]->name, k);
   status st = ST_OK;
   for (int i = 0; i < nt; i++)
-    t.tensors[i] = tensor_of(s, tv[i], &st);
+    t.tensors[i] = fixed && fixed[i] != OM_NONE ? fixed[i] : tensor_of(s, tv[i], &st);
   if (st != ST_OK) return st;
   for (int i = 0; i < np; i++)
     t.params[i] = p[i];
@@ -183,11 +186,16 @@ static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int n
   emit_task_src *ts = &s->src[s->nsrc++];
   memset(ts, 0, sizeof *ts);
   ts->ntensors = nt;
-  for (int i = 0; i < nt; i++)
-    for (int k = 0; tv[i] && k < n->nout; k++)
+  for (int i = 0; i < nt; i++) /* a view slot holds a strided part of its value: no ONNX tensor */
+    for (int k = 0; tv[i] && k < n->nout && !(fixed && fixed[i] != OM_NONE); k++)
       if (n->out[k] == tv[i]) ts->writes[i] = tv[i];
   s->ctx->ntasks++;
   return ST_OK;
+}
+
+static status add_task(emit_state *s, const ir_node *n, om_task_kind kind, int nt, ir_value **tv, int np,
+                       const int32_t *p) {
+  return add_task_fixed(s, n, kind, nt, tv, NULL, np, p);
 }
 
 /* act, clip_min, clip_max (the param slots they point at) from a fused "act" attribute. */
@@ -663,6 +671,38 @@ static status emit_layernorm(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_LAYERNORM, OM_LAYERNORM_NTENSORS, tv, OM_LAYERNORM_NPARAMS, p);
 }
 
+/* The descriptor of FusedAttention's operand view v over value x (its
+ * logical dims, from the view's first element) into *idx, and its strides
+ * and span into p[4] (om_format.h, ATTENTION views). */
+static status attention_view(emit_state *s, ir_node *n, ir_value *x, const ir_view *v, uint32_t *idx,
+                             int32_t *p) {
+  const int64_t elems = ir_value_elements(x);
+  if (x->region != IR_REGION_WORKSPACE || x->layout != LAYOUT_ND || v->rank < 2 || v->rank > 4 ||
+      v->strides[v->rank - 1] != 1 || elems - v->offset > INT32_MAX)
+    return ir_node_error(s->d, ST_ERR_INVALID, n, "operand view of '%s' is no ATTENTION view", x->name);
+  for (int d = 0; d < v->rank - 1; d++) {
+    if (v->strides[d] < 0 || v->strides[d] > INT32_MAX)
+      return ir_node_error(s->d, ST_ERR_INVALID, n, "operand view of '%s' has stride %lld", x->name,
+                           (long long)v->strides[d]);
+    p[d] = (int32_t)v->strides[d];
+  }
+  p[3] = (int32_t)(elems - v->offset);
+  char name[256];
+  snprintf(name, sizeof name, "%.200s_view", x->name);
+  om_tensor t = {.name = om_writer_string(s->w, name),
+                 .region = (uint32_t)x->region,
+                 .dtype = (uint32_t)x->dtype,
+                 .layout = LAYOUT_ND,
+                 .rank = (uint32_t)v->rank,
+                 .offset = x->offset + (uint64_t)v->offset * dtype_size(x->dtype)};
+  uint64_t n_el = 1;
+  for (int d = 0; d < v->rank; d++)
+    t.dims[d] = v->dims[d], n_el *= (uint64_t)v->dims[d];
+  t.bytes = n_el * dtype_size(x->dtype);
+  *idx = om_writer_add_tensor(s->w, &t);
+  return *idx == OM_NONE || t.name == OM_NONE ? nomem(s) : ST_OK;
+}
+
 /* ATTENTION: the FusedAttention node's operands and attributes. */
 static status emit_attention(emit_state *s, ir_node *n) {
   int32_t p[OM_ATTENTION_NPARAMS] = {[OM_ATTENTION_P_SCALE] = f32_bits(ir_attr_float(n, "scale", 1.0)),
@@ -679,7 +719,18 @@ static status emit_attention(emit_state *s, ir_node *n) {
                                          [OM_ATTENTION_T_BIAS0] = n->nin > 3 ? n->in[3] : NULL,
                                          [OM_ATTENTION_T_BIAS1] = n->nin > 4 ? n->in[4] : NULL,
                                          [OM_ATTENTION_T_Y] = n->out[0]};
-  return add_task(s, n, OM_TASK_ATTENTION, OM_ATTENTION_NTENSORS, tv, OM_ATTENTION_NPARAMS, p);
+  static const int slot[OM_ATTENTION_NVIEWS] = {OM_ATTENTION_T_Q, OM_ATTENTION_T_K, OM_ATTENTION_T_V,
+                                                OM_ATTENTION_T_Y};
+  uint32_t fixed[OM_ATTENTION_NTENSORS] = {OM_NONE, OM_NONE, OM_NONE, OM_NONE, OM_NONE, OM_NONE};
+  for (int t = 0; t < OM_ATTENTION_NVIEWS; t++) {
+    ir_view v;
+    if (ir_attr_ints(n, ir_attn_view_attr[t], NULL, 0) < 0) continue;
+    if (ir_attn_operand(n, t, &v)) return ir_node_error(s->d, ST_ERR_INVALID, n, "malformed operand view");
+    status st = attention_view(s, n, tv[slot[t]], &v, &fixed[slot[t]], &p[OM_ATTENTION_P_VIEW + 4 * t]);
+    if (st != ST_OK) return st;
+    p[OM_ATTENTION_P_VIEWS] |= 1 << t;
+  }
+  return add_task_fixed(s, n, OM_TASK_ATTENTION, OM_ATTENTION_NTENSORS, tv, fixed, OM_ATTENTION_NPARAMS, p);
 }
 
 /* RECURRENCE: the Recurrence node's inputs and outputs in their slots. */

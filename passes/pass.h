@@ -97,6 +97,7 @@ enum {
   FUSION_MATMUL_TRANSPOSE = 1u << 7, /* fuse: a Transpose before a MatMul becomes its operand's view */
   FUSION_LAYERNORM = 1u << 8,        /* norm: decomposed LayerNorm / RMSNorm chains -> one LayerNorm */
   FUSION_ATTENTION = 1u << 9,        /* attention: MatMul, scale, masks, Softmax, MatMul -> one task */
+  FUSION_ATTENTION_VIEW = 1u << 10,  /* attention: head split / merge copies become operand views */
 };
 typedef struct fusion_rule {
   const char *name; /* as written in the switch file */
@@ -108,7 +109,7 @@ extern const int fusion_rule_count;
 #define FUSION_ALL                                                                                           \
   (FUSION_CONV_BN | FUSION_CONV_ADD_RELU | FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE |                    \
    FUSION_CONV_INPUT_SCALE | FUSION_MATMUL_ADD_ACT | FUSION_MATMUL_EPILOGUE | FUSION_MATMUL_TRANSPOSE |      \
-   FUSION_LAYERNORM | FUSION_ATTENTION)
+   FUSION_LAYERNORM | FUSION_ATTENTION | FUSION_ATTENTION_VIEW)
 
 typedef status (*pass_fn)(ir_graph *g, pass_ctx *ctx, diag *d);
 

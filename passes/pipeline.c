@@ -77,6 +77,8 @@ const fusion_rule fusion_rules[] = {
      "LayerNorm and RMSNorm chains (and a residual Add feeding them) become one vector task"},
     {"AttentionFusionPass", FUSION_ATTENTION,
      "MatMul(q, k^T), scale, masks, Softmax and MatMul(., v) become one task that never stores the scores"},
+    {"AttentionViewFusionPass", FUSION_ATTENTION_VIEW,
+     "Slice / Reshape / Transpose chains around a fused attention become strided views of its operands"},
 };
 const int fusion_rule_count = (int)(sizeof fusion_rules / sizeof *fusion_rules);
 

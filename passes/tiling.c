@@ -91,6 +91,7 @@
  */
 #include "common/conv_group.h"
 #include "common/matmul_geom.h"
+#include "ir/view.h"
 #include "lower/attention.h"
 #include "lower/conv_weights.h"
 #include "pass.h"
@@ -369,13 +370,15 @@ static status rule_matmul(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d)
 
 /* ATTENTION: tile_q, tile_kv and block_dim from lower/attention.c. */
 static status rule_attention(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
-  const ir_value *q = n->in[0], *v = n->in[2], *y = n->out[0];
+  ir_view q, v, y; /* the operands as the node reads them (views or values) */
+  if (ir_attn_operand(n, 0, &q) || ir_attn_operand(n, 2, &v) || ir_attn_operand(n, 3, &y))
+    return ir_node_error(d, ST_ERR_INVALID, n, "malformed operand view");
   uint64_t batch = 1;
-  for (int i = 0; i < y->rank - 2; i++)
-    batch *= (uint64_t)y->dims[i];
+  for (int i = 0; i < y.rank - 2; i++)
+    batch *= (uint64_t)y.dims[i];
   attn_tiles t;
-  if (attn_tile(ctx->soc, batch, q->dims[q->rank - 2], v->dims[v->rank - 2], q->dims[q->rank - 1],
-                v->dims[v->rank - 1], dtype_size(q->dtype), &t))
+  if (attn_tile(ctx->soc, batch, q.dims[q.rank - 2], v.dims[v.rank - 2], q.dims[q.rank - 1],
+                v.dims[v.rank - 1], dtype_size(n->in[0]->dtype), &t))
     return too_big(n, d, "no attention tile fits the SoC's buffers");
   status st = set_attr(g, n, "tile_q", t.q, d);
   if (st == ST_OK) st = set_attr(g, n, "tile_kv", t.kv, d);

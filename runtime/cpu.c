@@ -113,6 +113,9 @@ static void detect(void) {
       paths.wino_fz_tile = rt_wino_fz_tile_avx512;
       paths.dwconv = rt_dwconv_avx512;
       paths.vexp_sum = rt_vexp_sum_avx512;
+      paths.layernorm = rt_layernorm_avx512;
+      paths.attn_scale_max = rt_attn_scale_max_avx512;
+      paths.round16 = rt_round16_avx512;
       paths.gemv = rt_gemv_avx512;
       paths.qeltwise = rt_qelt_avx512;
       if (has_avx512_vnni()) {

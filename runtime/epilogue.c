@@ -150,8 +150,7 @@ void rt_epi_rows(const rt_vplan *p, const om_task *task, const rt_args *args, ui
     rt_vplan_exec(p, data, e0, e0 + rows * cols, core->ub);
     return;
   }
-  for (uint64_t r = 0; r < rows; r++)
-    rt_vplan_exec(p, data, e0 + r * ld, e0 + r * ld + cols, core->ub);
+  rt_vplan_exec_rows(p, data, e0, rows, cols, ld, core->ub);
 }
 
 void rt_epi_conv_tile(const rt_vplan *p, const om_task *task, const rt_args *args, const rt_conv_geom *g,

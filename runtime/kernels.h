@@ -392,6 +392,22 @@ static inline size_t rt_td_nd_base(const rt_td_geom *g, int64_t img) {
 struct rt_mm_geom;
 struct rt_qconv_geom;
 struct rt_qelt;
+/* LAYERNORM's rows lo..hi-1 as kernels_norm.c runs them (the AVX-512 build
+ * fuses its passes: rt_layernorm_avx512). Tensors f16 or f32. */
+typedef struct rt_ln_rows {
+  const void *x, *res;       /* res: the residual, or NULL */
+  void *sum, *y;             /* sum: x + residual for other readers, or NULL */
+  int xt, rt, st, yt;        /* their dtypes */
+  const float *scale, *bias; /* D floats each (staged in the UB), or NULL */
+  float eps;
+  int rms;
+  size_t d; /* elements per row */
+} rt_ln_rows;
+
+/* LAYERNORM's rows through the row instructions below (the path without
+ * rt_cpu()->layernorm). */
+void rt_layernorm_rows(const rt_ln_rows *a, uint64_t lo, uint64_t hi, float *row);
+
 typedef struct rt_cpu_paths {
   const char *name; /* "avx512f+avx2+fma+f16c", "avx2+fma+f16c", "portable", ... (tests print it) */
   void (*conv_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
@@ -420,6 +436,11 @@ typedef struct rt_cpu_paths {
   /* QELTWISE's run (kernels_qeltwise.h): AVX-512F or AVX2; NULL: portable */
   void (*qeltwise)(const struct rt_qelt *q, size_t i0, size_t n);
   void (*gemv)(const float *x, size_t k, const void *w, int wf16, size_t ldw, size_t n, float *y);
+  /* LAYERNORM's rows, row (D floats of UB) the staging; 0 when it does not
+   * take the dtypes (the row instructions then run them) */
+  int (*layernorm)(const rt_ln_rows *a, uint64_t lo, uint64_t hi, float *row);
+  /* ATTENTION's scaled scores of a row and their max (kernels_attention.c) */
+  float (*attn_scale_max)(float *p, const float *s, size_t sstride, size_t n, float scale);
   int avx512;
 } rt_cpu_paths;
 const rt_cpu_paths *rt_cpu(void);
@@ -439,6 +460,9 @@ float rt_vmax_x86(const float *x, size_t n);
 float rt_vsum_x86(const float *x, size_t n);
 float rt_vexp_sum_x86(float *x, float sub, size_t n);
 float rt_vexp_sum_avx512(float *x, float sub, size_t n);
+int rt_layernorm_avx512(const rt_ln_rows *a, uint64_t lo, uint64_t hi, float *row);
+float rt_attn_scale_max_avx512(float *p, const float *s, size_t sstride, size_t n, float scale);
+void rt_round16_avx512(float *x, uint32_t n);
 float rt_vsum_sqdev_x86(const float *x, float mean, size_t n);
 void rt_h2f_x86(float *d, const uint16_t *s, uint32_t n);
 void rt_f2h_x86(uint16_t *d, const float *s, uint32_t n);

@@ -29,7 +29,10 @@
  * rows in place, and only a last partial block of keys or columns (and k
  * stored as [Skv, D]) is staged. The sums are the same, in the same
  * order. q's rows come in, and y's go out, as one run each (a tile's rows
- * are consecutive). Everything is in f32 but the fp16 operands, so results
+ * are consecutive) unless the operand is a view (om_format.h: a head of
+ * the in-projection's output, read row by row with its row stride; y
+ * written into the out-projection's input likewise); k and v rows are
+ * addressed with their row stride in any case. Everything is in f32 but the fp16 operands, so results
  * differ between the kernel paths only by f32 summation order.
  */
 #include <math.h>
@@ -45,8 +48,10 @@ typedef struct attn_geom {
   int64_t sq, skv, d, dv, dv16;
   int nbd;
   int64_t bdims[MAX_RANK];
-  int64_t sq_b[MAX_RANK], sk_b[MAX_RANK], sv_b[MAX_RANK], sb_b[2][MAX_RANK]; /* per batch dim; 0: broadcast */
-  int64_t b_si[2], b_sj[2];                                                  /* bias strides along Sq, Skv */
+  int64_t sq_b[MAX_RANK], sk_b[MAX_RANK], sv_b[MAX_RANK], sy_b[MAX_RANK]; /* per batch dim; 0: broadcast */
+  int64_t sb_b[2][MAX_RANK];
+  int64_t q_rs, k_rs, v_rs, y_rs; /* element steps between the rows of q, k (as stored), v and y */
+  int64_t b_si[2], b_sj[2];       /* bias strides along Sq, Skv */
   int k_trans, causal, zero_masked;
   int in_place; /* k^T and v read in place by the micro-kernel (f16 or f32, x86) */
   int64_t causal_offset;
@@ -75,6 +80,24 @@ static void batch_strides(const om_tensor *t, int nbd, int matrix, int64_t *sb, 
   }
 }
 
+/* The batch strides (into sb) and row stride of operand t: its view's
+ * (OM_ATTENTION_P_VIEW) when the task's views bit says so, else C order's. */
+static void operand_strides(const om_task *task, const om_tensor *t, int v, int nbd, int64_t *sb,
+                            int64_t *row) {
+  const int r = (int)t->rank;
+  if (!(task->params[OM_ATTENTION_P_VIEWS] >> v & 1)) {
+    batch_strides(t, nbd, 1, sb, NULL, NULL);
+    *row = t->dims[r - 1];
+    return;
+  }
+  const int32_t *st = task->params + OM_ATTENTION_P_VIEW + 4 * v;
+  for (int i = 0; i < nbd; i++)
+    sb[i] = 0;
+  for (int j = 0; j < r - 2; j++) /* right-aligned to y's batch dims */
+    sb[nbd - (r - 2) + j] = t->dims[j] == 1 ? 0 : st[j];
+  *row = st[r - 2];
+}
+
 static void geom_init(const om_task *task, const rt_args *args, attn_geom *g) {
   const om_tensor *q = args->desc[OM_ATTENTION_T_Q], *k = args->desc[OM_ATTENTION_T_K];
   const om_tensor *v = args->desc[OM_ATTENTION_T_V], *y = args->desc[OM_ATTENTION_T_Y];
@@ -98,9 +121,10 @@ static void geom_init(const om_task *task, const rt_args *args, attn_geom *g) {
   g->nbd = (int)y->rank - 2;
   for (int i = 0; i < g->nbd; i++)
     g->bdims[i] = y->dims[i];
-  batch_strides(q, g->nbd, 1, g->sq_b, NULL, NULL);
-  batch_strides(k, g->nbd, 1, g->sk_b, NULL, NULL);
-  batch_strides(v, g->nbd, 1, g->sv_b, NULL, NULL);
+  operand_strides(task, q, OM_ATTENTION_V_Q, g->nbd, g->sq_b, &g->q_rs);
+  operand_strides(task, k, OM_ATTENTION_V_K, g->nbd, g->sk_b, &g->k_rs);
+  operand_strides(task, v, OM_ATTENTION_V_V, g->nbd, g->sv_b, &g->v_rs);
+  operand_strides(task, y, OM_ATTENTION_V_Y, g->nbd, g->sy_b, &g->y_rs);
   for (int b = 0; b < 2; b++) {
     const om_tensor *t = args->desc[OM_ATTENTION_T_BIAS0 + b];
     g->bias[b] = args->data[OM_ATTENTION_T_BIAS0 + b];
@@ -160,13 +184,13 @@ static void stage_k(const attn_geom *g, int64_t ok, int64_t kc, int64_t cols, fl
     for (int64_t nb = 0; nb < nbk; nb++) {
       const int64_t lanes = cols - nb * C0 < C0 ? cols - nb * C0 : C0;
       for (int64_t c = 0; c < d; c++)
-        rt_vload(l0b + (nb * d + c) * C0, g->k, g->qt, (size_t)(ok + c * g->skv + kc + nb * C0),
+        rt_vload(l0b + (nb * d + c) * C0, g->k, g->qt, (size_t)(ok + c * g->k_rs + kc + nb * C0),
                  (size_t)lanes);
     }
     return;
   }
   for (int64_t j = 0; j < cols; j++) { /* k [Skv][D]: one key's row, scattered down its lane */
-    rt_vload(row, g->k, g->qt, (size_t)(ok + (kc + j) * d), (size_t)d);
+    rt_vload(row, g->k, g->qt, (size_t)(ok + (kc + j) * g->k_rs), (size_t)d);
     float *dst = l0b + (j / C0) * d * C0 + j % C0;
     for (int64_t c = 0; c < d; c++)
       dst[c * C0] = row[c];
@@ -182,7 +206,7 @@ static void stage_v(const attn_geom *g, int64_t ov, int64_t kc, int64_t cols, in
     float *dst = l0b + (nb - nb0) * cols * C0;
     if (lanes < C0) memset(dst, 0, (size_t)(cols * C0) * sizeof *dst);
     for (int64_t j = 0; j < cols; j++)
-      rt_vload(dst + j * C0, g->v, g->qt, (size_t)(ov + (kc + j) * g->dv + nb * C0), (size_t)lanes);
+      rt_vload(dst + j * C0, g->v, g->qt, (size_t)(ov + (kc + j) * g->v_rs + nb * C0), (size_t)lanes);
   }
 }
 
@@ -196,7 +220,7 @@ static void scores(const attn_geom *g, const float *qa, int64_t rows, int64_t ok
   if (g->in_place && g->k_trans) {
     done = cols / C0;
     const attn_b kb = {(const uint8_t *)g->k + (size_t)(ok + kc) * es, g->qt == DT_FLOAT16,
-                       (size_t)g->skv * es, C0 * es};
+                       (size_t)g->k_rs * es, C0 * es};
     gemm16(qa, (size_t)d, rows, (size_t)d, &kb, done, s, cstride, 1);
   }
   if (done == nbk) return;
@@ -214,8 +238,8 @@ static void accumulate(const attn_geom *g, const float *p, int64_t rows, int64_t
   int64_t done = 0;
   if (g->in_place) {
     done = g->dv / C0;
-    const attn_b vb = {(const uint8_t *)g->v + (size_t)(ov + kc * g->dv) * es, g->qt == DT_FLOAT16,
-                       (size_t)g->dv * es, C0 * es};
+    const attn_b vb = {(const uint8_t *)g->v + (size_t)(ov + kc * g->v_rs) * es, g->qt == DT_FLOAT16,
+                       (size_t)g->v_rs * es, C0 * es};
     gemm16(p, (size_t)g->tkv, rows, (size_t)cols, &vb, done, o, cstride, 0);
   }
   if (done == nbv) return;
@@ -224,22 +248,63 @@ static void accumulate(const attn_geom *g, const float *p, int64_t rows, int64_t
   gemm16(p, (size_t)g->tkv, rows, (size_t)cols, &vb, nbv - done, o + (size_t)done * cstride, cstride, 0);
 }
 
+/* Query row i's scores of the keys [kc, kc + cols) into pr: its L0C
+ * accumulators (16-key blocks tile_q * 16 floats apart from s) scaled, the
+ * biases added (`row` stages a bias row), the keys causal hides -inf; their
+ * max. Without biases and causal the max comes with the scaling (the
+ * host's attn_scale_max: the same values in one pass). */
+static float score_row(const attn_geom *g, float *pr, const float *s, int64_t i, int64_t kc, int64_t cols,
+                       const int64_t *ob, float *row) {
+  const rt_cpu_paths *cpu = rt_cpu();
+  const size_t sstride = (size_t)(g->tq * C0);
+  if (!g->bias[0] && !g->bias[1] && !g->causal && cpu->attn_scale_max)
+    return cpu->attn_scale_max(pr, s, sstride, (size_t)cols, g->scale);
+  for (int64_t nb = 0; nb < rt_ceil_div(cols, C0); nb++) {
+    const float *sr = s + nb * (int64_t)sstride;
+    int64_t lanes = cols - nb * C0 < C0 ? cols - nb * C0 : C0;
+    for (int64_t j = 0; j < lanes; j++)
+      pr[nb * C0 + j] = sr[j] * g->scale;
+  }
+  for (int b = 0; b < 2; b++) {
+    if (!g->bias[b]) continue;
+    const size_t at = (size_t)(ob[b] + i * g->b_si[b] + kc * g->b_sj[b]);
+    if (g->b_sj[b]) {
+      rt_vload(row, g->bias[b], g->bt[b], at, (size_t)cols);
+      for (int64_t j = 0; j < cols; j++)
+        pr[j] += row[j];
+    } else {
+      const float add = rt_get(g->bias[b], g->bt[b], at);
+      for (int64_t j = 0; j < cols; j++)
+        pr[j] += add;
+    }
+  }
+  if (g->causal) {
+    int64_t see = i + g->causal_offset + 1 - kc; /* keys [kc, kc + see) are visible */
+    for (int64_t j = see < 0 ? 0 : see; j < cols; j++)
+      pr[j] = -INFINITY;
+  }
+  return rt_vmax(pr, (size_t)cols);
+}
+
 static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) {
   const int64_t q0 = qt * g->tq, rows = g->sq - q0 < g->tq ? g->sq - q0 : g->tq;
   const int64_t tq = g->tq, tkv = g->tkv, nbv = g->dv16 / C0;
   float *qa = (float *)core->l0a, *l0b = (float *)core->l0b;
   float *s = (float *)core->l0c, *o = s + tq * tkv;
   float *p = (float *)core->ub, *mrow = p + tq * tkv, *lrow = mrow + tq, *row = lrow + tq;
-  int64_t oq = 0, ok = 0, ov = 0, ob[2] = {0, 0}, rem = bt;
+  int64_t oq = 0, ok = 0, ov = 0, oy = 0, ob[2] = {0, 0}, rem = bt;
   for (int i = g->nbd - 1; i >= 0; i--) {
     int64_t idx = rem % g->bdims[i];
     rem /= g->bdims[i];
-    oq += idx * g->sq_b[i], ok += idx * g->sk_b[i], ov += idx * g->sv_b[i];
+    oq += idx * g->sq_b[i], ok += idx * g->sk_b[i], ov += idx * g->sv_b[i], oy += idx * g->sy_b[i];
     ob[0] += idx * g->sb_b[0][i], ob[1] += idx * g->sb_b[1][i];
   }
   const rt_cpu_paths *cpu = rt_cpu();
-  rt_vload(qa, g->q, g->qt, (size_t)(oq + q0 * g->d),
-           (size_t)(rows * g->d)); /* the tile's rows are one run */
+  if (g->q_rs == g->d) /* the tile's rows are one run */
+    rt_vload(qa, g->q, g->qt, (size_t)(oq + q0 * g->d), (size_t)(rows * g->d));
+  else
+    for (int64_t m = 0; m < rows; m++)
+      rt_vload(qa + m * g->d, g->q, g->qt, (size_t)(oq + (q0 + m) * g->q_rs), (size_t)g->d);
   for (int64_t m = 0; m < rows; m++)
     mrow[m] = -INFINITY, lrow[m] = 0.0f;
   memset(o, 0, (size_t)(nbv * tq * C0) * sizeof *o);
@@ -249,35 +314,12 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
     kv_end = last < 0 ? 0 : last < kv_end ? last : kv_end;
   }
   for (int64_t kc = 0; kc < kv_end; kc += tkv) {
-    const int64_t cols = kv_end - kc < tkv ? kv_end - kc : tkv, nbk = rt_ceil_div(cols, C0);
+    const int64_t cols = kv_end - kc < tkv ? kv_end - kc : tkv;
     scores(g, qa, rows, ok, kc, cols, l0b, row, s);
     for (int64_t m = 0; m < rows; m++) {
       float *pr = p + m * tkv;
-      for (int64_t nb = 0; nb < nbk; nb++) {
-        const float *sr = s + (nb * tq + m) * C0;
-        int64_t lanes = cols - nb * C0 < C0 ? cols - nb * C0 : C0;
-        for (int64_t j = 0; j < lanes; j++)
-          pr[nb * C0 + j] = sr[j] * g->scale;
-      }
-      for (int b = 0; b < 2; b++) {
-        if (!g->bias[b]) continue;
-        const size_t at = (size_t)(ob[b] + (q0 + m) * g->b_si[b] + kc * g->b_sj[b]);
-        if (g->b_sj[b]) {
-          rt_vload(row, g->bias[b], g->bt[b], at, (size_t)cols);
-          for (int64_t j = 0; j < cols; j++)
-            pr[j] += row[j];
-        } else {
-          const float add = rt_get(g->bias[b], g->bt[b], at);
-          for (int64_t j = 0; j < cols; j++)
-            pr[j] += add;
-        }
-      }
-      if (g->causal) {
-        int64_t see = q0 + m + g->causal_offset + 1 - kc; /* keys [kc, kc + see) are visible */
-        for (int64_t j = see < 0 ? 0 : see; j < cols; j++)
-          pr[j] = -INFINITY;
-      }
-      const float mx = rt_vmax(pr, (size_t)cols), m_old = mrow[m], m_new = mx > m_old ? mx : m_old;
+      const float mx = score_row(g, pr, s + m * C0, q0 + m, kc, cols, ob, row);
+      const float m_old = mrow[m], m_new = mx > m_old ? mx : m_old;
       if (m_new == -INFINITY) { /* nothing visible yet: p = 0, not exp(-inf + inf) */
         memset(pr, 0, (size_t)cols * sizeof *pr);
         continue;
@@ -301,9 +343,9 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
     }
     accumulate(g, p, rows, ov, kc, cols, l0b, o);
   }
-  /* y's rows are one run too: out through the UB's p (free now) in runs of
-   * as many rows as it holds, one conversion each (row by row through `row`
-   * when one row of Dv does not fit) */
+  /* y's rows are one run too (unless y is a view): out through the UB's p
+   * (free now) in runs of as many rows as it holds, one conversion each
+   * (row by row through `row` when one row of Dv does not fit) */
   const int64_t fit = tq * tkv / g->dv, run = fit > 0 ? fit : 1;
   float *buf = fit > 0 ? p : row;
   for (int64_t m0 = 0; m0 < rows; m0 += run) {
@@ -328,7 +370,11 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
             dst[j] = orow[j] * inv;
       }
     }
-    rt_vstore(g->y, g->yt, (size_t)((bt * g->sq + q0 + m0) * g->dv), buf, (size_t)(n * g->dv));
+    if (g->y_rs == g->dv)
+      rt_vstore(g->y, g->yt, (size_t)(oy + (q0 + m0) * g->dv), buf, (size_t)(n * g->dv));
+    else
+      for (int64_t m = 0; m < n; m++)
+        rt_vstore(g->y, g->yt, (size_t)(oy + (q0 + m0 + m) * g->y_rs), buf + m * g->dv, (size_t)g->dv);
   }
 }
 
@@ -345,6 +391,54 @@ void rt_attention_run(const om_task *task, const rt_args *args, uint32_t block, 
 }
 
 /* --- the load-time check */
+
+/* The bytes [*lo, *hi) operand tensor t (view v, -1: none) reaches: its
+ * span when it is a view (checked by check_view), else its own. */
+static void view_bytes(const om_task *task, const om_tensor *t, int v, uint64_t *lo, uint64_t *hi) {
+  *lo = t->offset;
+  *hi = t->offset + t->bytes;
+  if (v >= 0 && task->params[OM_ATTENTION_P_VIEWS] >> v & 1)
+    *hi = t->offset +
+          (uint64_t)(uint32_t)task->params[OM_ATTENTION_P_VIEW + 4 * v + 3] * dtype_size((int)t->dtype);
+}
+
+/* Operand t's view params (om_format.h): all 0 without its views bit, else
+ * a rank of 2..4, strides >= 0 (0 past them), every element reached within
+ * the span and the span within the workspace. */
+static omrt_status check_view(const rt_chk *c, const om_tensor *t, int v) {
+  static const char *const names[OM_ATTENTION_NVIEWS] = {"q", "k", "v", "y"};
+  const int at = OM_ATTENTION_P_VIEW + 4 * v, r = (int)t->rank;
+  const int32_t *w = c->task->params + at;
+  if (!(c->task->params[OM_ATTENTION_P_VIEWS] >> v & 1)) {
+    for (int j = 0; j < 4; j++)
+      if (w[j] != 0)
+        return rt_chk_fail(c, "params[%d] = %d, expected 0 (%s is not a view)", at + j, w[j], names[v]);
+    return OMRT_OK;
+  }
+  if (r < 2 || r > 4) return rt_chk_fail(c, "%s is a view of rank %d, expected 2..4", names[v], r);
+  if (t->region != OM_REGION_WORKSPACE)
+    return rt_chk_fail(c, "%s is a view outside the WORKSPACE region (region %u)", names[v], t->region);
+  for (int j = 0; j < 3; j++)
+    if (w[j] < 0 || (j >= r - 1 && w[j] != 0))
+      return rt_chk_fail(c, "params[%d] = %d: %s's stride %d must be %s", at + j, w[j], names[v], j,
+                         j < r - 1 ? ">= 0" : "0 (past its rank)");
+  const uint64_t span = (uint64_t)(uint32_t)w[3], es = dtype_size((int)t->dtype);
+  uint64_t last = (uint64_t)t->dims[r - 1] - 1; /* the last element's distance from the first */
+  for (int j = 0; j < r - 1; j++) {
+    uint64_t step;
+    if (__builtin_mul_overflow((uint64_t)t->dims[j] - 1, (uint64_t)w[j], &step) ||
+        __builtin_add_overflow(last, step, &last))
+      last = UINT64_MAX;
+  }
+  if (rt_elements(t) > 0 && (w[3] <= 0 || last >= span))
+    return rt_chk_fail(c, "params[%d] span = %d: %s's view reaches element %llu, outside it", at + 3, w[3],
+                       names[v], (unsigned long long)last);
+  if (t->offset + span * es > c->m->def->workspace_bytes)
+    return rt_chk_fail(
+        c, "params[%d] span = %d: %s's view from byte %llu runs past the workspace (%llu bytes)", at + 3,
+        w[3], names[v], (unsigned long long)t->offset, (unsigned long long)c->m->def->workspace_bytes);
+  return OMRT_OK;
+}
 
 omrt_status rt_attention_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "ATTENTION"};
@@ -371,6 +465,27 @@ omrt_status rt_attention_check(const omrt_model *m, uint32_t i, const om_task *t
     return rt_chk_fail(&c, "params[%d] scale is not finite", OM_ATTENTION_P_SCALE);
   for (int t = OM_ATTENTION_NPARAMS; t < OM_TASK_MAX_PARAMS; t++)
     if (p[t] != 0) return rt_chk_fail(&c, "params[%d] = %d, expected 0 (unused)", t, p[t]);
+  const om_tensor *viewed[OM_ATTENTION_NVIEWS] = {q, k, v, y};
+  if ((uint32_t)p[OM_ATTENTION_P_VIEWS] >> OM_ATTENTION_NVIEWS)
+    return rt_chk_fail(&c, "params[%d] views = %d, expected bits 0..3", OM_ATTENTION_P_VIEWS,
+                       p[OM_ATTENTION_P_VIEWS]);
+  for (int t = 0; t < OM_ATTENTION_NVIEWS; t++)
+    if ((s = check_view(&c, viewed[t], t))) return s;
+  if (p[OM_ATTENTION_P_VIEWS]) { /* om_load.c's access check, over the bytes the views reach */
+    const om_tensor *rd[5] = {q, k, v, b[0], b[1]};
+    uint64_t ylo, yhi, lo, hi;
+    view_bytes(task, y, OM_ATTENTION_V_Y, &ylo, &yhi);
+    for (int t = 0; t < 5; t++) {
+      if (!rd[t] || rd[t]->region != y->region ||
+          (y->region != OM_REGION_WORKSPACE && rd[t]->index != y->index))
+        continue;
+      view_bytes(task, rd[t], t < 3 ? t : -1, &lo, &hi);
+      if (lo < yhi && ylo < hi)
+        return rt_chk_fail(&c, "y's bytes %llu..%llu overlap those operand %d reads (%llu..%llu)",
+                           (unsigned long long)ylo, (unsigned long long)yhi - 1, t, (unsigned long long)lo,
+                           (unsigned long long)hi - 1);
+    }
+  }
   const int rq = (int)q->rank, rk = (int)k->rank, rv = (int)v->rank, ry = (int)y->rank;
   if (rq < 2 || rk < 2 || rv < 2 || ry < 2)
     return rt_chk_fail(&c, "q, k, v and y ranks %d, %d, %d, %d: each must be >= 2", rq, rk, rv, ry);

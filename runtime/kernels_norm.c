@@ -15,7 +15,9 @@
  * residual is added as the row comes in (rounded to x's dtype, as the Add
  * it replaces stored it), mean and variance are two passes over the UB
  * copy (the variance from the squared deviations, not E[x^2] - E[x]^2,
- * which cancels), and the affine pass writes the row back.
+ * which cancels), and the affine pass writes the row back. On AVX-512
+ * hosts rt_layernorm_avx512 (kernels_vector_x86.c) runs the same
+ * arithmetic with the passes fused.
  *
  * SOFTMAX along an axis that is not the last one normalizes `inner`
  * interleaved vectors: a run of up to 256 of them is staged as a
@@ -287,6 +289,45 @@ omrt_status rt_softmax_check(const omrt_model *m, uint32_t i, const om_task *tas
 
 /* --- LAYERNORM */
 
+void rt_layernorm_rows(const rt_ln_rows *a, uint64_t lo, uint64_t hi, float *row) {
+  const rt_cpu_paths *cpu = rt_cpu();
+  const size_t D = a->d;
+  float tmp[CHUNK];
+  for (uint64_t r = lo; r < hi; r++) {
+    const size_t base = (size_t)(r * D);
+    rt_vload(row, a->x, a->xt, base, D);
+    if (a->res) { /* s = x + residual, rounded to x's dtype as the Add stored it */
+      for (size_t i = 0; i < D; i += CHUNK) {
+        size_t k = D - i < CHUNK ? D - i : CHUNK;
+        rt_vload(tmp, a->res, a->rt, base + i, k);
+        for (size_t j = 0; j < k; j++)
+          row[i + j] += tmp[j];
+        if (a->xt == DT_FLOAT16) {
+          if (cpu->round16)
+            cpu->round16(row + i, (uint32_t)k);
+          else
+            for (size_t j = 0; j < k; j++)
+              row[i + j] = rt_h2f(rt_f2h(row[i + j]));
+        }
+      }
+      if (a->sum) rt_vstore(a->sum, a->st, base, row, D);
+    }
+    const float mean = a->rms ? 0.0f : rt_vsum(row, D) / (float)D;
+    const float inv = 1.0f / sqrtf(rt_vsum_sqdev(row, mean, D) / (float)D + a->eps);
+    const float *scale = a->scale, *bias = a->bias;
+    if (scale && bias)
+      for (size_t i = 0; i < D; i++)
+        row[i] = (row[i] - mean) * inv * scale[i] + bias[i];
+    else if (scale)
+      for (size_t i = 0; i < D; i++)
+        row[i] = (row[i] - mean) * inv * scale[i];
+    else
+      for (size_t i = 0; i < D; i++)
+        row[i] = (row[i] - mean) * inv + (bias ? bias[i] : 0.0f);
+    rt_vstore(a->y, a->yt, base, row, D);
+  }
+}
+
 void rt_layernorm_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   const om_tensor *x = args->desc[OM_LAYERNORM_T_X], *y = args->desc[OM_LAYERNORM_T_Y];
   const om_tensor *sc = args->desc[OM_LAYERNORM_T_SCALE], *bi = args->desc[OM_LAYERNORM_T_BIAS];
@@ -299,45 +340,27 @@ void rt_layernorm_run(const om_task *task, const rt_args *args, uint32_t block, 
   for (uint32_t k = 0; k < x->rank; k++)
     *(k < axis ? &rows : &d) *= (uint64_t)x->dims[k];
   const size_t D = (size_t)d;
-  float *row = (float *)core->ub, *scale = row + D, *bias = scale + D, tmp[CHUNK];
+  float *row = (float *)core->ub, *scale = row + D, *bias = scale + D;
   uint64_t lo, hi;
   rt_block_range(rows, task->block_dim, block, &lo, &hi);
   if (lo == hi) return;
   if (sc) rt_vload(scale, args->data[OM_LAYERNORM_T_SCALE], (int)sc->dtype, 0, D);
   if (bi) rt_vload(bias, args->data[OM_LAYERNORM_T_BIAS], (int)bi->dtype, 0, D);
+  const rt_ln_rows a = {.x = args->data[OM_LAYERNORM_T_X],
+                        .res = res ? args->data[OM_LAYERNORM_T_RESIDUAL] : NULL,
+                        .sum = res && sum ? args->data[OM_LAYERNORM_T_SUM] : NULL,
+                        .y = args->data[OM_LAYERNORM_T_Y],
+                        .xt = xt,
+                        .rt = res ? (int)res->dtype : 0,
+                        .st = sum ? (int)sum->dtype : 0,
+                        .yt = (int)y->dtype,
+                        .scale = sc ? scale : NULL,
+                        .bias = bi ? bias : NULL,
+                        .eps = eps,
+                        .rms = rms,
+                        .d = D};
   const rt_cpu_paths *cpu = rt_cpu();
-  for (uint64_t r = lo; r < hi; r++) {
-    const size_t base = (size_t)(r * d);
-    rt_vload(row, args->data[OM_LAYERNORM_T_X], xt, base, D);
-    if (res) { /* s = x + residual, rounded to x's dtype as the Add stored it */
-      for (size_t i = 0; i < D; i += CHUNK) {
-        size_t k = D - i < CHUNK ? D - i : CHUNK;
-        rt_vload(tmp, args->data[OM_LAYERNORM_T_RESIDUAL], (int)res->dtype, base + i, k);
-        for (size_t j = 0; j < k; j++)
-          row[i + j] += tmp[j];
-        if (xt == DT_FLOAT16) {
-          if (cpu->round16)
-            cpu->round16(row + i, (uint32_t)k);
-          else
-            for (size_t j = 0; j < k; j++)
-              row[i + j] = rt_h2f(rt_f2h(row[i + j]));
-        }
-      }
-      if (sum) rt_vstore(args->data[OM_LAYERNORM_T_SUM], (int)sum->dtype, base, row, D);
-    }
-    const float mean = rms ? 0.0f : rt_vsum(row, D) / (float)D;
-    const float inv = 1.0f / sqrtf(rt_vsum_sqdev(row, mean, D) / (float)D + eps);
-    if (sc && bi)
-      for (size_t i = 0; i < D; i++)
-        row[i] = (row[i] - mean) * inv * scale[i] + bias[i];
-    else if (sc)
-      for (size_t i = 0; i < D; i++)
-        row[i] = (row[i] - mean) * inv * scale[i];
-    else
-      for (size_t i = 0; i < D; i++)
-        row[i] = (row[i] - mean) * inv + (bi ? bias[i] : 0.0f);
-    rt_vstore(args->data[OM_LAYERNORM_T_Y], (int)y->dtype, base, row, D);
-  }
+  if (!cpu->layernorm || !cpu->layernorm(&a, lo, hi, row)) rt_layernorm_rows(&a, lo, hi, row);
 }
 
 omrt_status rt_layernorm_check(const omrt_model *m, uint32_t i, const om_task *task) {

@@ -4,7 +4,8 @@
  * vector-program interpreter: EXP and SIGMOID (om_vexp, om_vsigmoid,
  * vectorized, fmaf as one instruction), FMA, and the f16 <-> f32
  * conversions of its LOADs, STOREs and f16 rounding; the row instructions
- * of kernels_norm.c (max, sum, exp-and-sum, sum of squared deviations).
+ * of kernels_norm.c (max, sum, exp-and-sum, sum of squared deviations)
+ * and, on AVX-512, LAYERNORM's rows with those sums' arithmetic.
  * (DWCONV: dwconv_x86.inc.)
  *
  * POOL works plane by plane (one image, one channel block of 16 lanes = 2
@@ -119,6 +120,133 @@ AVX512 float rt_vexp_sum_avx512(float *restrict x, float sub, size_t n) {
   for (; i < n; i++)
     s += x[i];
   return s;
+}
+
+/* rt_vsum_x86's sum on 16 lanes, the same additions in the same order: its
+ * four 8-lane accumulators are the halves of a and b. */
+AVX512_INLINE float vsum16(const float *x, size_t n) {
+  __m512 a = _mm512_setzero_ps(), b = a;
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    a = _mm512_add_ps(a, _mm512_loadu_ps(x + i)), b = _mm512_add_ps(b, _mm512_loadu_ps(x + i + 16));
+  for (; i + 8 <= n; i += 8) /* into the first accumulator, a's low half */
+    a = _mm512_mask_add_ps(a, 0x00ff, a, _mm512_castps256_ps512(_mm256_loadu_ps(x + i)));
+  __m256 s01 = _mm256_add_ps(_mm512_castps512_ps256(a), _mm512_extractf32x8_ps(a, 1));
+  __m256 s23 = _mm256_add_ps(_mm512_castps512_ps256(b), _mm512_extractf32x8_ps(b, 1));
+  float s = hsum8(_mm256_add_ps(s01, s23));
+  for (; i < n; i++)
+    s += x[i];
+  return s;
+}
+
+/* rt_vsum_sqdev_x86's sum on 16 lanes, likewise (its two accumulators are
+ * a's halves). */
+AVX512_INLINE float vsum_sqdev16(const float *x, float mean, size_t n) {
+  const __m512 m = _mm512_set1_ps(mean);
+  __m512 a = _mm512_setzero_ps();
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 d = _mm512_sub_ps(_mm512_loadu_ps(x + i), m);
+    a = _mm512_fmadd_ps(d, d, a);
+  }
+  for (; i + 8 <= n; i += 8) {
+    __m512 d = _mm512_castps256_ps512(_mm256_sub_ps(_mm256_loadu_ps(x + i), _mm512_castps512_ps256(m)));
+    a = _mm512_mask3_fmadd_ps(d, d, a, 0x00ff);
+  }
+  float s = hsum8(_mm256_add_ps(_mm512_castps512_ps256(a), _mm512_extractf32x8_ps(a, 1)));
+  for (; i < n; i++)
+    s += (x[i] - mean) * (x[i] - mean);
+  return s;
+}
+
+/* LAYERNORM's rows (kernels_norm.c) on 16 lanes with the AVX2 path's
+ * arithmetic, bit for bit: the row comes in in one pass (x, the residual
+ * added and rounded to x's dtype, the sum stored), the mean and the squared
+ * deviations are vsum16 and vsum_sqdev16 over the UB copy, and the affine
+ * map goes out in one pass (products and sums as separate roundings, as
+ * the portable loop's). */
+AVX512 int rt_layernorm_avx512(const rt_ln_rows *a, uint64_t lo, uint64_t hi, float *row) {
+  const int fl[4] = {a->xt, a->res ? a->rt : DT_FLOAT32, a->sum ? a->st : DT_FLOAT32, a->yt};
+  for (int k = 0; k < 4; k++)
+    if (fl[k] != DT_FLOAT16 && fl[k] != DT_FLOAT32) return 0;
+  const int xh = a->xt == DT_FLOAT16, rh = a->rt == DT_FLOAT16, sh = a->st == DT_FLOAT16;
+  const int yh = a->yt == DT_FLOAT16;
+  const size_t D = a->d;
+  for (uint64_t r = lo; r < hi; r++) {
+    const size_t base = (size_t)r * D;
+    size_t i = 0;
+    for (; i + 16 <= D; i += 16) {
+      __m512 v = ld16h(a->x, xh, base + i);
+      if (a->res) {
+        v = _mm512_add_ps(v, ld16h(a->res, rh, base + i));
+        if (xh) v = _mm512_cvtph_ps(_mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+        if (a->sum) st16h(a->sum, sh, base + i, v);
+      }
+      _mm512_storeu_ps(row + i, v);
+    }
+    for (; i < D; i++) {
+      float v = rt_get(a->x, a->xt, base + i);
+      if (a->res) {
+        v += rt_get(a->res, a->rt, base + i);
+        if (xh) v = rt_h2f(rt_f2h(v));
+        if (a->sum) rt_put(a->sum, a->st, base + i, v);
+      }
+      row[i] = v;
+    }
+    const float mean = a->rms ? 0.0f : vsum16(row, D) / (float)D;
+    const float inv = 1.0f / sqrtf(vsum_sqdev16(row, mean, D) / (float)D + a->eps);
+    const __m512 m = _mm512_set1_ps(mean), iv = _mm512_set1_ps(inv);
+    for (i = 0; i + 16 <= D; i += 16) {
+      __m512 v = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(row + i), m), iv);
+      if (a->scale) v = _mm512_mul_ps(v, _mm512_loadu_ps(a->scale + i));
+      if (a->bias || !a->scale)
+        v = _mm512_add_ps(v, a->bias ? _mm512_loadu_ps(a->bias + i) : _mm512_setzero_ps());
+      st16h(a->y, yh, base + i, v);
+    }
+    for (; i < D; i++) {
+      float v = (row[i] - mean) * inv;
+      if (a->scale) v = v * a->scale[i];
+      if (a->bias || !a->scale) v = v + (a->bias ? a->bias[i] : 0.0f);
+      rt_put(a->y, a->yt, base + i, v);
+    }
+  }
+  return 1;
+}
+
+/* ATTENTION's scores of one query row (kernels_attention.c): p[j] = the
+ * L0C accumulator of key j (16-key blocks sstride floats apart) times
+ * scale, and their max, NaNs skipped as rt_vmax_x86 skips them: the same
+ * products and the same max in one pass. */
+AVX512 float rt_attn_scale_max_avx512(float *restrict p, const float *restrict s, size_t sstride, size_t n,
+                                      float scale) {
+  const __m512 sc = _mm512_set1_ps(scale);
+  __m512 m = _mm512_set1_ps(-INFINITY);
+  size_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    __m512 v = _mm512_mul_ps(_mm512_loadu_ps(s + j / 16 * sstride), sc);
+    _mm512_storeu_ps(p + j, v);
+    m = _mm512_max_ps(v, m);
+  }
+  if (j < n) {
+    const __mmask16 k = (__mmask16)((1u << (n - j)) - 1);
+    __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, s + j / 16 * sstride), sc);
+    _mm512_mask_storeu_ps(p + j, k, v);
+    m = _mm512_mask_max_ps(m, k, v, m);
+  }
+  float lanes[16], mx = -INFINITY;
+  _mm512_storeu_ps(lanes, m);
+  for (int i = 0; i < 16; i++)
+    mx = lanes[i] > mx ? lanes[i] : mx;
+  return mx;
+}
+
+/* rt_round16_x86 on 16 lanes (the same conversions). */
+AVX512 void rt_round16_avx512(float *x, uint32_t n) {
+  uint32_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(x + i,
+                     _mm512_cvtph_ps(_mm512_cvtps_ph(_mm512_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT)));
+  rt_round16_x86(x + i, n - i);
 }
 
 AVX2 float rt_vsum_sqdev_x86(const float *x, float mean, size_t n) {

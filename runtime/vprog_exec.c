@@ -579,21 +579,48 @@ static void fix_lanes(int post, uint8_t *d, uint32_t n) {
   }
 }
 
-/* Elements [e, end) through the plan's native function. */
-static void run_native(const rt_vplan *p, void *const *data, uint64_t e, uint64_t end) {
-  uint32_t nin = p->ninputs, nt = p->ninputs + p->noutputs, last = p->ndims - 1;
-  uint64_t idx[RT_VMAX_DIMS], rest = e, start = e;
-  int64_t outer[2 * VPROG_MAX_IO];
-  size_t es[2 * VPROG_MAX_IO];
-  void *ptr[2 * VPROG_MAX_IO];
-  for (uint32_t k = last + 1; k-- > 0;) {
-    idx[k] = rest % (uint64_t)p->dims[k];
-    rest /= (uint64_t)p->dims[k];
-  }
+/* The native function's row steps (outer) and element sizes (es) per
+ * tensor: an input's stride along the second-last dim, an output's row. */
+static void native_steps(const rt_vplan *p, int64_t *outer, size_t *es) {
+  const uint32_t nin = p->ninputs, nt = p->ninputs + p->noutputs, last = p->ndims - 1;
   for (uint32_t t = 0; t < nt; t++) {
     es[t] = dtype_size((int)(t < nin ? p->in[t].dtype : p->out_dtype[t - nin]));
     outer[t] = t >= nin ? p->dims[last] : last ? p->in[t].strides[last - 1] : 0;
   }
+}
+
+/* Each tensor's address of element e (at index idx of the plan's dims). */
+static void native_ptrs(const rt_vplan *p, void *const *data, uint64_t e, const uint64_t *idx,
+                        const size_t *es, void **ptr) {
+  const uint32_t nin = p->ninputs, nt = p->ninputs + p->noutputs, last = p->ndims - 1;
+  for (uint32_t t = 0; t < nt; t++) {
+    int64_t off = (int64_t)e;
+    if (t < nin) {
+      off = 0;
+      for (uint32_t k = 0; k <= last; k++)
+        off += (int64_t)idx[k] * p->in[t].strides[k];
+    }
+    ptr[t] = (uint8_t *)data[t] + (size_t)off * es[t];
+  }
+}
+
+/* idx = element e's index in the plan's dims. */
+static void native_index(const rt_vplan *p, uint64_t e, uint64_t *idx) {
+  for (uint32_t k = p->ndims; k-- > 0;) {
+    idx[k] = e % (uint64_t)p->dims[k];
+    e /= (uint64_t)p->dims[k];
+  }
+}
+
+/* Elements [e, end) through the plan's native function. */
+static void run_native(const rt_vplan *p, void *const *data, uint64_t e, uint64_t end) {
+  uint32_t nin = p->ninputs, last = p->ndims - 1;
+  uint64_t idx[RT_VMAX_DIMS], start = e;
+  int64_t outer[2 * VPROG_MAX_IO];
+  size_t es[2 * VPROG_MAX_IO];
+  void *ptr[2 * VPROG_MAX_IO];
+  native_index(p, e, idx);
+  native_steps(p, outer, es);
   while (e < end) {
     uint64_t left = end - e, cols = (uint64_t)p->dims[last], rows = 1;
     if (idx[last] == 0 && last > 0 && left >= cols) {
@@ -602,15 +629,7 @@ static void run_native(const rt_vplan *p, void *const *data, uint64_t e, uint64_
     } else {
       cols = cols - idx[last] < left ? cols - idx[last] : left;
     }
-    for (uint32_t t = 0; t < nt; t++) {
-      int64_t off = (int64_t)e;
-      if (t < nin) {
-        off = 0;
-        for (uint32_t k = 0; k <= last; k++)
-          off += (int64_t)idx[k] * p->in[t].strides[k];
-      }
-      ptr[t] = (uint8_t *)data[t] + (size_t)off * es[t];
-    }
+    native_ptrs(p, data, e, idx, es, ptr);
     p->native(ptr, outer, rows, cols);
     e += rows * cols;
     if (rows > 1)
@@ -624,6 +643,30 @@ static void run_native(const rt_vplan *p, void *const *data, uint64_t e, uint64_
   if (p->pad_from)
     for (uint32_t o = 0; o < p->noutputs; o++)
       zero_padding(p, es[nin + o], data[nin + o], start, end - start);
+}
+
+void rt_vplan_exec_rows(const rt_vplan *p, void *const *data, uint64_t e0, uint64_t rows, uint64_t cols,
+                        uint64_t ld, uint8_t *ub) {
+  const uint32_t last = p->ndims - 1;
+  if (!p->native || p->ndims < 2 || (uint64_t)p->dims[last] != ld || p->pad_from || e0 % ld + cols > ld) {
+    for (uint64_t r = 0; r < rows; r++)
+      rt_vplan_exec(p, data, e0 + r * ld, e0 + r * ld + cols, ub);
+    return;
+  }
+  uint64_t idx[RT_VMAX_DIMS];
+  int64_t outer[2 * VPROG_MAX_IO];
+  size_t es[2 * VPROG_MAX_IO];
+  void *ptr[2 * VPROG_MAX_IO];
+  native_index(p, e0, idx);
+  native_steps(p, outer, es);
+  while (rows > 0) { /* runs of rows within the second-last dim, one call each */
+    const uint64_t fit = (uint64_t)p->dims[last - 1] - idx[last - 1], n = rows < fit ? rows : fit;
+    native_ptrs(p, data, e0, idx, es, ptr);
+    p->native(ptr, outer, n, cols);
+    rows -= n, e0 += n * ld, idx[last - 1] += n;
+    for (uint32_t k = last; k-- > 1 && idx[k] == (uint64_t)p->dims[k];)
+      idx[k] = 0, idx[k - 1]++;
+  }
 }
 
 void rt_vprog_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {

@@ -142,6 +142,11 @@ uint64_t rt_vprog_upow(uint64_t a, uint64_t e);
  * through p->native. What a VPROG task's block runs, and a CONV2D / DWCONV
  * epilogue (runtime/epilogue.c) per output tile. */
 void rt_vplan_exec(const rt_vplan *p, void *const *data, uint64_t e, uint64_t end, uint8_t *ub);
+/* rows x cols elements from e, rows ld elements apart (a MATMUL tile
+ * narrower than y): as rt_vplan_exec on each row, the same values; with
+ * native code and ld the plan's last dim, one call per run of rows. */
+void rt_vplan_exec_rows(const rt_vplan *p, void *const *data, uint64_t e, uint64_t rows, uint64_t cols,
+                        uint64_t ld, uint8_t *ub);
 /* Verifies the VPROG-shaped task record vtask (its tensors and its program param
  * name the program) and builds its plan (*plan_out, malloc'd; NULL when
  * something fails). `kind` labels the messages ("VPROG", "CONV2D epilogue").

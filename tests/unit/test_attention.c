@@ -10,8 +10,14 @@
  * causal with offsets that hide whole rows, zero_masked on and off, f32
  * and f16 operands and outputs, small tiles (16 to 64) so every tile walks
  * several key blocks, and random block_dims. Rows whose every key is
- * masked must give NaN or 0 as the reference does. ATTENTION_SEED picks
- * the seed. ctest runs this file on every kernel path.
+ * masked must give NaN or 0 as the reference does. In half the cases some
+ * of q, k, v and y are views (format 2.7): each sits at strided places of
+ * a larger buffer, its dims nested in a random order with gaps between
+ * rows (a head of the in-projection's output read as [H, S, D] out of
+ * [S, H*D] is one such order), the rest of the buffer NaN for the inputs
+ * (the kernel must read only the view) and left as it was for y (the
+ * kernel must write only the view). ATTENTION_SEED picks the seed. ctest
+ * runs this file on every kernel path.
  */
 #include <math.h>
 #include <stdio.h>
@@ -157,6 +163,46 @@ static int build(const acase *c, kcase *k, uint32_t block_dim) {
   return ys;
 }
 
+/* A view of slot s (om_format.h, ATTENTION views): strides nesting the
+ * dims before the last in a random order, rows `gap` elements apart, and
+ * the span a little past the last element. Its params into p[4]; the
+ * buffer (span elements) replaces the slot's, filled with `fill` bytes,
+ * t's values (when given) at the view's places. Returns the span. */
+static int64_t make_view(kcase *k, int s, const tensor *t, int32_t *p) {
+  const om_tensor *d = &k->t[s];
+  const int r = (int)d->rank;
+  int order[4] = {0, 1, 2, 3};
+  for (int i = r - 2; i > 0; i--) { /* order[0] is the outermost */
+    int j = irand(i + 1), x = order[i];
+    order[i] = order[j], order[j] = x;
+  }
+  int64_t st = d->dims[r - 1] + irand(3) * irand(9), strides[4] = {0};
+  strides[r - 1] = 1;
+  for (int i = r - 2; i >= 0; i--) {
+    strides[order[i]] = st;
+    st = st * d->dims[order[i]] + irand(2) * irand(5);
+  }
+  int64_t last = 0;
+  for (int i = 0; i < r; i++)
+    last += (d->dims[i] - 1) * strides[i];
+  const int64_t span = last + 1 + irand(7);
+  const size_t es = dtype_size((int)d->dtype);
+  free(k->data[s]);
+  k->data[s] = aligned_alloc(64, ((size_t)span * es + 63) / 64 * 64 + 64);
+  memset(k->data[s], t ? 0xff : 0x7f, (size_t)span * es); /* 0xff..: NaN in f16 and f32 */
+  for (int i = 0; i < r - 1; i++)
+    p[i] = (int32_t)strides[i];
+  p[3] = (int32_t)span;
+  if (t)
+    for (size_t e = 0; e < count(r, d->dims); e++) {
+      size_t rem = e, at = 0;
+      for (int i = r - 1; i >= 0; i--)
+        at += rem % (size_t)d->dims[i] * (size_t)strides[i], rem /= (size_t)d->dims[i];
+      rt_put(k->data[s], (int)d->dtype, at, t->v[e]);
+    }
+  return span;
+}
+
 /* y's batch dims are the broadcast of q's, k's and v's (the reference
  * infers them so; q has y's rank): when none of the three has one of y's
  * dims, q takes y's batch dims whole. */
@@ -203,6 +249,25 @@ static void run_case(int index) {
     tiles *= (uint64_t)c.bdims[i];
   kcase k;
   int ys = build(&c, &k, (uint32_t)(1 + irand((int)(tiles < 7 ? tiles : 7))));
+  int32_t *p = k.task.params;
+  int views = irand(2) ? irand(16) : 0;
+  int64_t yspan = 0;
+  uint8_t *yold = NULL;
+  const tensor *vt[3] = {&c.q, &c.k, &c.v};
+  const int vslot[4] = {OM_ATTENTION_T_Q, OM_ATTENTION_T_K, OM_ATTENTION_T_V, OM_ATTENTION_T_Y};
+  k.def.workspace_bytes = (uint64_t)1 << 40;
+  for (uint32_t t = 0; t < k.task.ntensors; t++) /* apart in the workspace, as a package places them */
+    k.t[t].offset = (uint64_t)t << 32;
+  for (int t = 0; t < 4; t++)
+    if (views >> t & 1) {
+      int64_t span = make_view(&k, vslot[t], t < 3 ? vt[t] : NULL, &p[OM_ATTENTION_P_VIEW + 4 * t]);
+      if (t == 3) yspan = span;
+    }
+  p[OM_ATTENTION_P_VIEWS] = views;
+  if (yspan) {
+    yold = malloc((size_t)yspan * dtype_size(c.ydt));
+    memcpy(yold, k.data[ys], (size_t)yspan * dtype_size(c.ydt));
+  }
   omrt_status s = kc_check(&k);
   CHECK_EQ_INT(s, OMRT_OK);
   if (s != OMRT_OK) {
@@ -213,8 +278,26 @@ static void run_case(int index) {
   kc_run_blocks(&k, kc_core());
   size_t n = count((int)k.t[ys].rank, k.t[ys].dims);
   float *got = malloc(n * sizeof *got);
-  for (size_t i = 0; i < n; i++)
-    got[i] = rt_get(k.data[ys], c.ydt, i);
+  const int yr = (int)k.t[ys].rank;
+  const int32_t *yst = &p[OM_ATTENTION_P_VIEW + 4 * OM_ATTENTION_V_Y];
+  for (size_t i = 0; i < n; i++) {
+    size_t at = i;
+    if (yspan) { /* element i of y's view, whose place then is no longer the old byte pattern */
+      size_t rem = i;
+      at = rem % (size_t)k.t[ys].dims[yr - 1], rem /= (size_t)k.t[ys].dims[yr - 1];
+      for (int d = yr - 2; d >= 0; d--)
+        at += rem % (size_t)k.t[ys].dims[d] * (size_t)yst[d], rem /= (size_t)k.t[ys].dims[d];
+      memcpy(yold + at * dtype_size(c.ydt), (uint8_t *)k.data[ys] + at * dtype_size(c.ydt),
+             dtype_size(c.ydt));
+    }
+    got[i] = rt_get(k.data[ys], c.ydt, at);
+  }
+  if (yspan) {
+    int same = memcmp(yold, k.data[ys], (size_t)yspan * dtype_size(c.ydt)) == 0;
+    test_check(same, __FILE__, __LINE__, "attention writes only y's view");
+    if (!same) test_note("  case %d: bytes of y's buffer outside its view changed", index);
+  }
+  free(yold);
 
   er e;
   er_new(&e, IR_OP_ATTENTION, 1);
@@ -238,15 +321,38 @@ static void run_case(int index) {
     if (!ok)
       test_note(
           "  case %d: batch %d dims, Sq %lld Skv %lld D %lld Dv %lld k_trans %d causal %d (offset %lld) "
-          "zero %d biases %d dtype %d/%d tiles %lld/%lld: y[%zu] = %g, want %g",
+          "zero %d biases %d dtype %d/%d tiles %lld/%lld views %d: y[%zu] = %g, want %g",
           index, c.nbd, (long long)c.sq, (long long)c.skv, (long long)c.d, (long long)c.dv, c.k_trans,
-          c.causal, (long long)c.off, c.zero, c.nbias, c.q.dt, c.ydt, (long long)c.tq, (long long)c.tkv, at,
-          (double)got[at], (double)ref[at]);
+          c.causal, (long long)c.off, c.zero, c.nbias, c.q.dt, c.ydt, (long long)c.tq, (long long)c.tkv,
+          views, at, (double)got[at], (double)ref[at]);
   }
   free(got), free(ref);
   er_free(&e);
   kc_free(&k);
   free_case(&c);
+}
+
+/* The host's one-pass scaled scores and max (rt_cpu()->attn_scale_max,
+ * AVX-512) equal the scaling loop and rt_vmax bit for bit, NaN and -inf
+ * scores included, for row lengths with and without a partial block. */
+static void test_scale_max(void) {
+  const rt_cpu_paths *cpu = rt_cpu();
+  if (!cpu->attn_scale_max) return;
+  enum { STRIDE = 64 * 16 };
+  float *acc = malloc(8 * STRIDE * sizeof *acc), got[128], want[128];
+  for (int n = 1; n <= 128; n += 1 + irand(9)) {
+    for (int i = 0; i < 8 * STRIDE; i++)
+      acc[i] = irand(50) == 0 ? (irand(2) ? NAN : -INFINITY) : frand() * 30.0f;
+    const float scale = 0.125f + frand() * 0.01f;
+    float m = cpu->attn_scale_max(got, acc, STRIDE, (size_t)n, scale);
+    for (int j = 0; j < n; j++)
+      want[j] = acc[j / 16 * STRIDE + j % 16] * scale;
+    float mw = rt_vmax(want, (size_t)n);
+    int same = memcmp(got, want, (size_t)n * sizeof *got) == 0 && memcmp(&m, &mw, sizeof m) == 0;
+    test_check(same, __FILE__, __LINE__, "one-pass scaled scores and max equal the loop's");
+    if (!same) test_note("  n %d: max %g, want %g", n, (double)m, (double)mw);
+  }
+  free(acc);
 }
 
 static void test_check_rules(void) {
@@ -287,6 +393,29 @@ static void test_check_rules(void) {
   kc_set(&c, OM_ATTENTION_T_BIAS0, DT_FLOAT32, 2, bias);
   memcpy(&c.task.params[OM_ATTENTION_P_SCALE], &scale, 4);
   expect_reject(&c, "attention infinite scale", "scale");
+  scale = 0.5f;
+  memcpy(&c.task.params[OM_ATTENTION_P_SCALE], &scale, 4);
+  /* views: q [2, 5, 8] as two heads of [5, 16] rows (strides 8, 16), span 80 */
+  int32_t *qv = &c.task.params[OM_ATTENTION_P_VIEW];
+  c.def.workspace_bytes = 1 << 20;
+  for (int t = 0; t < OM_ATTENTION_NTENSORS; t++)
+    c.t[t].offset = (uint64_t)t << 12;
+  qv[0] = 8, qv[1] = 16, qv[3] = 80;
+  expect_reject(&c, "attention view params without the views bit", "params[8]");
+  c.task.params[OM_ATTENTION_P_VIEWS] = 1;
+  CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  qv[3] = 79;
+  expect_reject(&c, "attention view past its span", "params[11] span");
+  qv[3] = 80, qv[2] = 4;
+  expect_reject(&c, "attention view stride past the rank", "params[10]");
+  qv[2] = 0, qv[1] = -16;
+  expect_reject(&c, "attention view negative stride", "params[9]");
+  qv[1] = 16, c.t[OM_ATTENTION_T_Y].offset = 100;
+  expect_reject(&c, "attention y overlapping the span of q's view", "overlap");
+  c.t[OM_ATTENTION_T_Y].offset = 5 << 12, c.def.workspace_bytes = 100;
+  expect_reject(&c, "attention view span past the workspace", "workspace");
+  c.def.workspace_bytes = 1 << 20, c.task.params[OM_ATTENTION_P_VIEWS] = 16;
+  expect_reject(&c, "attention views bit past y", "params[7] views");
   kc_free(&c);
 }
 
@@ -297,6 +426,7 @@ int main(void) {
   test_note("kernel paths: %s, %d cases, seed %u", rt_cpu()->name, cases, rng);
   for (int i = 0; i < cases; i++)
     run_case(i);
+  test_scale_max();
   test_check_rules();
   return test_summary("attention");
 }

@@ -15,7 +15,14 @@
  * a constant per-head position bias [H,Sq,Skv]; Softmax; MatMul with v) or
  * ONNX's Attention op (opset 23, which the frontend decomposes: scale,
  * attn_mask, is_causal, and its zeroing of rows whose every key is
- * masked). Rows with no visible key give NaN (or 0 under the ONNX op) in
+ * masked), or one case in five torch.nn.MultiheadAttention's head split
+ * and merge around the chain: q, k and v Sliced out of a computed [S, B,
+ * 3E] in-projection (Neg of the input), Reshaped to [S, B*H, D] and
+ * Transposed to heads (k straight to [B*H, D, S]), the result Transposed
+ * back and Reshaped to [S, B, E]: the fused build must then read and write
+ * them through operand views, with no STRIDED_COPY left when B = 1 (with
+ * B > 1 the Slices stay copies: B and H interleave in the projection).
+ * Rows with no visible key give NaN (or 0 under the ONNX op) in
  * both builds. Tolerance: 2e-4 (f32) or 2e-2 (f16: the unfused graph
  * rounds its scores to f16) of the output's largest magnitude; NaN must
  * match NaN.
@@ -46,6 +53,7 @@ typedef struct gcase {
   int k_given_t;         /* torch chain: k is a [B,H,D,Skv] input */
   int pad, full, causal; /* masks: key padding input, full input, constant causal */
   int pos;               /* constant position bias [H,Sq,Skv] */
+  int mha;               /* q, k, v split from a computed in-projection, y merged (Sq = Skv, D = Dv) */
   float scale;
 } gcase;
 
@@ -63,6 +71,10 @@ static void draw(gcase *c) {
   if (c->pad + c->full + c->pos > 2) c->pos = 0;
   if (c->onnx_op && c->pad && c->full) c->pad = 0; /* one attn_mask */
   c->scale = (float)(1 / sqrt((double)c->d)) * (irand(3) ? 1.0f : 1.7f);
+  if (!c->onnx_op && irand(5) == 0) {
+    c->mha = 1, c->skv = c->sq, c->dv = c->d, c->b = 1 + (irand(3) == 0);
+    c->scale_kind = 0, c->k_given_t = 0, c->pad = c->full = c->pos = 0;
+  }
 }
 
 typedef struct inputs {
@@ -100,16 +112,51 @@ static float *mask_values(size_t n, int64_t row) {
   return v;
 }
 
+/* torch.nn.MultiheadAttention's head split of Neg(x) [S, B, 3E] into q,
+ * k^T and v, and its merge of y into y_merged [S, B, E], around the chain. */
+static void build_mha(const gcase *c, mb *m, inputs *in) {
+  const int64_t e = c->h * c->d, xd[3] = {c->sq, c->b, 3 * e}, hd[3] = {c->sq, c->b * c->h, c->d};
+  const int64_t md[3] = {c->sq, c->b, e}, three[1] = {3}, one[1] = {1};
+  add_input(m, in, "x", 3, xd, values((size_t)(c->sq * c->b * 3 * e), 2.0f));
+  mb_node(m, "Neg", "in_proj", "x", "proj");
+  mb_init_raw(m, "heads", 7, 1, three, hd, sizeof hd);
+  mb_init_raw(m, "merged", 7, 1, three, md, sizeof md);
+  static const char *const part[3] = {"q", "k", "v"};
+  for (int t = 0; t < 3; t++) {
+    char name[32], ins[160], a[16], b[16];
+    int64_t lo = t * e, hi = (t + 1) * e, axis = 2;
+    snprintf(a, sizeof a, "%s_lo", part[t]), snprintf(b, sizeof b, "%s_hi", part[t]);
+    mb_init_raw(m, a, 7, 1, one, &lo, sizeof lo);
+    mb_init_raw(m, b, 7, 1, one, &hi, sizeof hi);
+    snprintf(name, sizeof name, "%s_axis", part[t]);
+    mb_init_raw(m, name, 7, 1, one, &axis, sizeof axis);
+    snprintf(ins, sizeof ins, "proj,%s,%s,%s", a, b, name);
+    snprintf(name, sizeof name, "%s0", part[t]);
+    mb_node(m, "Slice", name, ins, name);
+    snprintf(ins, sizeof ins, "%s0,heads", part[t]);
+    snprintf(name, sizeof name, "%s1", part[t]);
+    mb_node(m, "Reshape", name, ins, name);
+    snprintf(ins, sizeof ins, "%s1", part[t]);
+    snprintf(name, sizeof name, "%s_heads", part[t]);
+    Onnx__NodeProto *tr = mb_node(m, "Transpose", name, ins, part[t]); /* k: k^T [B*H, D, S] */
+    int64_t perm[3] = {1, t == 1 ? 2 : 0, t == 1 ? 0 : 2};
+    attr_ints(m, tr, "perm", 3, perm);
+  }
+}
+
 /* The model for case c into m; its graph inputs and their values into in. */
 static void build(const gcase *c, mb *m, inputs *in) {
   mb_init(m, c->onnx_op ? 23 : 17);
   memset(in, 0, sizeof *in);
+  if (c->mha) build_mha(c, m, in);
   int64_t qd[4] = {c->b, c->h, c->sq, c->d}, kd[4] = {c->b, c->h, c->skv, c->d};
   int64_t ktd[4] = {c->b, c->h, c->d, c->skv}, vd[4] = {c->b, c->h, c->skv, c->dv};
   int64_t padd[4] = {c->b, 1, 1, c->skv}, fulld[4] = {c->b, 1, c->sq, c->skv};
-  add_input(m, in, "q", 4, qd, values((size_t)(c->b * c->h * c->sq * c->d), 2.0f));
-  add_input(m, in, "k", 4, c->k_given_t ? ktd : kd, values((size_t)(c->b * c->h * c->skv * c->d), 2.0f));
-  add_input(m, in, "v", 4, vd, values((size_t)(c->b * c->h * c->skv * c->dv), 1.0f));
+  if (!c->mha) {
+    add_input(m, in, "q", 4, qd, values((size_t)(c->b * c->h * c->sq * c->d), 2.0f));
+    add_input(m, in, "k", 4, c->k_given_t ? ktd : kd, values((size_t)(c->b * c->h * c->skv * c->d), 2.0f));
+    add_input(m, in, "v", 4, vd, values((size_t)(c->b * c->h * c->skv * c->dv), 1.0f));
+  }
   if (c->onnx_op) {
     int mask = c->pad || c->full;
     if (mask)
@@ -128,7 +175,7 @@ static void build(const gcase *c, mb *m, inputs *in) {
   const char *qin = "q";
   if (c->scale_kind == 0) mb_node(m, "Mul", "q_scale", "q,c", "qs"), qin = "qs";
   char ins[64];
-  if (c->k_given_t) {
+  if (c->k_given_t || c->mha) {
     snprintf(ins, sizeof ins, "%s,k", qin);
   } else {
     Onnx__NodeProto *t = mb_node(m, "Transpose", "k_t", "k", "kt");
@@ -173,13 +220,24 @@ static void build(const gcase *c, mb *m, inputs *in) {
   }
   Onnx__NodeProto *sm = mb_node(m, "Softmax", "probs", s, "p");
   attr_int(m, sm, "axis", -1);
-  mb_node(m, "MatMul", "context", "p,v", "y");
+  if (!c->mha) {
+    mb_node(m, "MatMul", "context", "p,v", "y");
+    mb_output(m, "y");
+    return;
+  }
+  mb_node(m, "MatMul", "context", "p,v", "ctx");
+  Onnx__NodeProto *t = mb_node(m, "Transpose", "merge_heads", "ctx", "ctx_t");
+  int64_t perm[3] = {1, 0, 2};
+  attr_ints(m, t, "perm", 3, perm);
+  mb_node(m, "Reshape", "merge", "ctx_t,merged", "ctx_m");
+  mb_node(m, "Neg", "out_proj", "ctx_m", "y");
   mb_output(m, "y");
 }
 
-/* Compiles and runs; the output (malloc'd) and the ATTENTION task count. */
+/* Compiles and runs; the output (malloc'd), the ATTENTION and STRIDED_COPY
+ * task counts. */
 static float *compile_run(const uint8_t *onnx, size_t len, const gcase *c, unsigned off, const inputs *in,
-                          int *attn_tasks, size_t *n_out) {
+                          int *attn_tasks, int *copies, size_t *n_out) {
   atc_options opt = {.model_path = "attention.onnx",
                      .model_data = onnx,
                      .model_size = len,
@@ -203,6 +261,7 @@ static float *compile_run(const uint8_t *onnx, size_t len, const gcase *c, unsig
   float *out = NULL;
   if (omrt_model_load_memory(om, bytes, &lo, &model) == OMRT_OK && omrt_context_new(model, &ctx) == OMRT_OK) {
     *attn_tasks = mb_count_tasks(model, OM_TASK_ATTENTION);
+    *copies = mb_count_tasks(model, OM_TASK_STRIDED_COPY);
     omrt_tensor_desc dout;
     omrt_model_output(model, 0, &dout);
     *n_out = dout.bytes / sizeof(float);
@@ -232,11 +291,12 @@ static void run_case(int index, unsigned attention_bit) {
   build(&c, &m, &in);
   size_t len;
   uint8_t *onnx = mb_pack(&m, &len);
-  int fused_tasks = -1, plain_tasks = -1;
+  int fused_tasks = -1, plain_tasks = -1, copies = -1, plain_copies = -1;
   size_t nf = 0, np = 0;
-  float *fused = compile_run(onnx, len, &c, 0, &in, &fused_tasks, &nf);
-  float *plain = compile_run(onnx, len, &c, attention_bit, &in, &plain_tasks, &np);
-  int ok = fused && plain && nf == np && fused_tasks == 1 && plain_tasks == 0;
+  float *fused = compile_run(onnx, len, &c, 0, &in, &fused_tasks, &copies, &nf);
+  float *plain = compile_run(onnx, len, &c, attention_bit, &in, &plain_tasks, &plain_copies, &np);
+  int ok =
+      fused && plain && nf == np && fused_tasks == 1 && plain_tasks == 0 && (!c.mha || c.b > 1 || !copies);
   size_t at = 0;
   if (ok) {
     double mx = 0;
@@ -249,10 +309,10 @@ static void run_case(int index, unsigned attention_bit) {
   test_check(ok, __FILE__, __LINE__, "fused and unfused attention agree");
   if (!ok)
     test_note("  case %d: %s b %lld h %lld Sq %lld Skv %lld D %lld Dv %lld %s scale %d kT %d pad %d full %d "
-              "causal %d pos %d: tasks %d/%d, y[%zu] fused %g unfused %g",
+              "causal %d pos %d mha %d: tasks %d/%d, copies %d, y[%zu] fused %g unfused %g",
               index, c.onnx_op ? "Attention op" : "chain", (long long)c.b, (long long)c.h, (long long)c.sq,
               (long long)c.skv, (long long)c.d, (long long)c.dv, c.fp16 ? "fp16" : "fp32", c.scale_kind,
-              c.k_given_t, c.pad, c.full, c.causal, c.pos, fused_tasks, plain_tasks, at,
+              c.k_given_t, c.pad, c.full, c.causal, c.pos, c.mha, fused_tasks, plain_tasks, copies, at,
               fused && at < nf ? (double)fused[at] : 0.0, plain && at < np ? (double)plain[at] : 0.0);
   free(fused), free(plain), free(onnx);
   for (int i = 0; i < in.n; i++)

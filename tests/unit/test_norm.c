@@ -13,8 +13,10 @@
  * before the last), with and without scale, bias and a residual (the sum
  * output bit for bit), rows of 33 to 2000 elements, a mean far from zero
  * (the variance must not cancel), f16 and f32 tensors and parameters.
- * Then the load-time checks' rules. ctest runs this file on every kernel path (the
- * AVX2 row instructions, the portable loops with OMRT_PORTABLE=1).
+ * The fused LAYERNORM rows of AVX-512 hosts bit for bit against the row
+ * instructions' path. Then the load-time checks' rules. ctest runs this
+ * file on every kernel path (AVX-512, the AVX2 row instructions with
+ * OMRT_AVX512=0, the portable loops with OMRT_PORTABLE=1).
  */
 #include <math.h>
 #include <stdio.h>
@@ -289,6 +291,55 @@ static void test_layernorm(void) {
   }
 }
 
+/* The fused LAYERNORM rows of the host (rt_cpu()->layernorm: AVX-512)
+ * against the row instructions' path, bit for bit: rows of 768 and of
+ * lengths with 16-, 8- and 1-element tails, every combination of scale,
+ * bias, residual and sum, f16 and f32. */
+static void test_layernorm_paths(void) {
+  const rt_cpu_paths *cpu = rt_cpu();
+  if (!cpu->layernorm) {
+    test_note("no fused LAYERNORM rows on this path");
+    return;
+  }
+  static const size_t lens[] = {768, 33, 56, 1000, 7};
+  for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
+    for (int mask = 0; mask < 32; mask++) {
+      const size_t D = lens[li], rows = 3, n = rows * D;
+      const int sc = mask & 1, bi = mask >> 1 & 1, res = mask >> 2 & 1, sum = res && (mask >> 3 & 1);
+      const int dt = mask >> 4 & 1 ? DT_FLOAT16 : DT_FLOAT32, yt = li % 2 ? DT_FLOAT32 : dt;
+      float *x = gen(n, dt, 4.0f), *r = gen(n, dt, 2.0f), *scale = gen(D, DT_FLOAT32, 1.5f),
+            *bias = gen(D, DT_FLOAT32, 1.0f), *row = malloc(D * sizeof *row);
+      void *xb = malloc(n * 4), *rb = malloc(n * 4), *y[2] = {calloc(n, 4), calloc(n, 4)},
+           *s[2] = {calloc(n, 4), calloc(n, 4)};
+      for (size_t i = 0; i < n; i++)
+        rt_put(xb, dt, i, x[i] + 7.0f), rt_put(rb, dt, i, r[i]);
+      for (int path = 0; path < 2; path++) {
+        const rt_ln_rows a = {.x = xb,
+                              .res = res ? rb : NULL,
+                              .sum = sum ? s[path] : NULL,
+                              .y = y[path],
+                              .xt = dt,
+                              .rt = dt,
+                              .st = dt,
+                              .yt = yt,
+                              .scale = sc ? scale : NULL,
+                              .bias = bi ? bias : NULL,
+                              .eps = 1e-5f,
+                              .rms = mask == 5,
+                              .d = D};
+        if (path == 0)
+          CHECK(cpu->layernorm(&a, 0, rows, row));
+        else
+          rt_layernorm_rows(&a, 0, rows, row);
+      }
+      int same = !memcmp(y[0], y[1], n * dtype_size(yt)) && !memcmp(s[0], s[1], n * dtype_size(dt));
+      test_check(same, __FILE__, __LINE__, "fused layernorm rows equal the row instructions' bit for bit");
+      if (!same) test_note("  D %zu, mask %d", D, mask);
+      free(x), free(r), free(scale), free(bias), free(row), free(xb), free(rb);
+      free(y[0]), free(y[1]), free(s[0]), free(s[1]);
+    }
+}
+
 static void test_layernorm_check(void) {
   int64_t d[2] = {3, 8}, row[1] = {8}, bad[1] = {7};
   kcase c;
@@ -330,6 +381,7 @@ int main(void) {
   test_softmax();
   test_softmax_check();
   test_layernorm();
+  test_layernorm_paths();
   test_layernorm_check();
   return test_summary("norm");
 }
