@@ -76,8 +76,12 @@
  * runtime refuses dtypes other than f16 and f32) and Winograd CONV2D with
  * dilation (a 2.4 runtime refuses the dilation), and the UNIQUE and TFIDF
  * tasks, the QELTWISE task (int8 elementwise: a QDQ model's residual Add)
- * and WPACK into FRACTAL_Z_3D (refused as unknown kinds and layouts). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 6 };
+ * and WPACK into FRACTAL_Z_3D (refused as unknown kinds and layouts).
+ * 2.6 added GATHER's extent, the count of counted indices (a 2.5 runtime
+ * refuses the tensor count).
+ * 2.7 added QCONV2D's residual epilogue: a sixth tensor and the params of
+ * an int8 Add or Mul (a 2.6 runtime refuses the tensor count). */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 7 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc
