@@ -187,15 +187,22 @@ typedef struct kind_desc {
   param_desc params[OM_TASK_MAX_PARAMS];
 } kind_desc;
 
+/* QCONV2D's residual params, shown only with the residual's tensor. */
+static const param_desc qconv_residual_params[OM_TASK_MAX_PARAMS] = {
+    [OM_QCONV_P_R_OP] = {"r_op", P_INT},       [OM_QCONV_P_C_SCALE] = {"c_scale", P_F32},
+    [OM_QCONV_P_R_SCALE] = {"r_scale", P_F32}, [OM_QCONV_P_R_ZP] = {"r_zp", P_INT},
+    [OM_QCONV_P_O_SCALE] = {"o_scale", P_F32}, [OM_QCONV_P_O_ZP] = {"o_zp", P_INT}};
+
 /* The window, act and clip of CONV2D and DWCONV (and POOL's window). */
-#define CONV_PARAMS                                                                                          \
+#define CONV_WINDOW_PARAMS                                                                                   \
   [OM_CONV_P_KH] = {"kh", P_INT}, [OM_CONV_P_KW] = {"kw", P_INT},                                            \
   [OM_CONV_P_STRIDE_H] = {"stride_h", P_INT}, [OM_CONV_P_STRIDE_W] = {"stride_w", P_INT},                    \
   [OM_CONV_P_PAD_TOP] = {"pad_top", P_INT}, [OM_CONV_P_PAD_LEFT] = {"pad_left", P_INT},                      \
   [OM_CONV_P_PAD_BOTTOM] = {"pad_bottom", P_INT}, [OM_CONV_P_PAD_RIGHT] = {"pad_right", P_INT},              \
-  [OM_CONV_P_DILATION_H] = {"dilation_h", P_INT}, [OM_CONV_P_DILATION_W] = {"dilation_w", P_INT},            \
-  [OM_CONV_P_ACT] = {"act", P_ACT}, [OM_CONV_P_CLIP_MIN] = {"clip_min", P_F32},                              \
-  [OM_CONV_P_CLIP_MAX] = {"clip_max", P_F32}
+  [OM_CONV_P_DILATION_H] = {"dilation_h", P_INT}, [OM_CONV_P_DILATION_W] = {"dilation_w", P_INT}
+#define CONV_PARAMS                                                                                          \
+  CONV_WINDOW_PARAMS, [OM_CONV_P_ACT] = {"act", P_ACT}, [OM_CONV_P_CLIP_MIN] = {"clip_min", P_F32},          \
+                      [OM_CONV_P_CLIP_MAX] = {"clip_max", P_F32}
 #define CONV_SLOTS                                                                                           \
   [OM_CONV_T_X] = "x", [OM_CONV_T_W] = "w", [OM_CONV_T_BIAS] = "bias", [OM_CONV_T_RESIDUAL] = "residual",    \
   [OM_CONV_T_Y] = "y"
@@ -224,17 +231,18 @@ static const kind_desc kinds[] = {
           [OM_CONV_P_TILE_K] = {"tile_k", P_INT}, [OM_CONV3D_P_KD] = {"kd", P_INT},
           [OM_CONV3D_P_STRIDE_D] = {"stride_d", P_INT}, [OM_CONV3D_P_PAD_FRONT] = {"pad_front", P_INT},
           [OM_CONV3D_P_PAD_BACK] = {"pad_back", P_INT}, [OM_CONV3D_P_DILATION_D] = {"dilation_d", P_INT}}},
-    [OM_TASK_QCONV2D] =
-        {"QCONV2D",
-         {[OM_QCONV_T_X] = "x",
-          [OM_QCONV_T_W] = "w",
-          [OM_QCONV_T_BIAS] = "bias",
-          [OM_QCONV_T_MULT] = "mult",
-          [OM_QCONV_T_Y] = "y"},
-         {CONV_PARAMS, [OM_QCONV_P_TILE_M] = {"tile_m", P_INT}, [OM_QCONV_P_TILE_N] = {"tile_n", P_INT},
-          [OM_QCONV_P_GROUPS] = {"groups", P_INT}, [OM_QCONV_P_X_ZP] = {"x_zp", P_INT},
-          [OM_QCONV_P_Y_ZP] = {"y_zp", P_INT}, [OM_QCONV_P_LO] = {"lo", P_INT},
-          [OM_QCONV_P_HI] = {"hi", P_INT}, [OM_QCONV_P_X_SIGNED] = {"x_signed", P_INT}}},
+    [OM_TASK_QCONV2D] = {"QCONV2D",
+                         {[OM_QCONV_T_X] = "x",
+                          [OM_QCONV_T_W] = "w",
+                          [OM_QCONV_T_BIAS] = "bias",
+                          [OM_QCONV_T_MULT] = "mult",
+                          [OM_QCONV_T_Y] = "y",
+                          [OM_QCONV_T_R] = "r"},
+                         {CONV_WINDOW_PARAMS, [OM_QCONV_P_TILE_M] = {"tile_m", P_INT},
+                          [OM_QCONV_P_TILE_N] = {"tile_n", P_INT}, [OM_QCONV_P_GROUPS] = {"groups", P_INT},
+                          [OM_QCONV_P_X_ZP] = {"x_zp", P_INT}, [OM_QCONV_P_Y_ZP] = {"y_zp", P_INT},
+                          [OM_QCONV_P_LO] = {"lo", P_INT}, [OM_QCONV_P_HI] = {"hi", P_INT},
+                          [OM_QCONV_P_X_SIGNED] = {"x_signed", P_INT}}},
     [OM_TASK_QELTWISE] = {"QELTWISE",
                           {[OM_QELTWISE_T_A] = "a", [OM_QELTWISE_T_B] = "b", [OM_QELTWISE_T_Y] = "y"},
                           {[OM_QELTWISE_P_OP] = {"op", P_INT},
@@ -722,6 +730,12 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
       dump_param(b, k->params[j].type, t->params[j]);
     }
     if (epi) jprintf(b, ", \"epilogue\": %u", epi_off);
+    if (t->kind == OM_TASK_QCONV2D && t->ntensors == OM_QCONV_NTENSORS_R) /* the residual's (format 2.7) */
+      for (int j = 0; j < OM_TASK_MAX_PARAMS; j++) {
+        if (!qconv_residual_params[j].name) continue;
+        jprintf(b, ", \"%s\": ", qconv_residual_params[j].name);
+        dump_param(b, qconv_residual_params[j].type, t->params[j]);
+      }
     /* (shown only when set, so that every other TRANSDATA reads as before) */
     if (t->kind == OM_TASK_TRANSDATA && t->params[OM_TRANSDATA_P_CHANNELS_LAST])
       jprintf(b, "%s\"channels_last\": %d", k->params[0].name ? ", " : "",

@@ -324,6 +324,19 @@ typedef enum om_conv_algo {
  *   dividing Cin and Cout), x_zp (in u's range 0..255), y_zp, lo, hi (lo <=
  *   hi within y's dtype range, y_zp too), x_signed (0 | 1: x is i8).
  *   K = KG * 4 is at most OM_QCONV_MAX_K; acc + bias' wraps in int32.
+ *   Residual (format 2.8, ntensors 6): a QDQ model's residual Add or Mul
+ *   after the convolution (the QEltwise it replaces, QELTWISE below) as an
+ *   epilogue. Tensor r NC1HWC0 u8 or i8 of y's dims (padding lanes any
+ *   value); the convolution's own int8 value is c = q_requant(acc, mult[m],
+ *   y_zp, ylo, yhi), clamped to y's dtype range [ylo, yhi], and y =
+ *   q_eltwise(c, y_zp, c_scale, r, r_zp, r_scale, r_op, o_scale, o_zp, lo,
+ *   hi) (common/quant.h) per element: lo and hi clamp the result written
+ *   (a Relu after the Add folded in), y_zp is c's zero point. Each element
+ *   of r is read before the same element of y is written, so y may occupy
+ *   exactly r's bytes (in place).
+ *   Params 10, 11, 12, 15, 16, 23 (0 without r): r_op (0 add, 1 mul),
+ *   c_scale, r_scale and o_scale (f32 bits, finite and > 0), r_zp (in r's
+ *   dtype range), o_zp (in y's dtype range).
  *   Tiles as CONV2D's: T = N * ceil(Ho*Wo / tile_m) * ceil(C1out /
  *   tile_n), image-major, then M, then N; block b takes tiles [b*T /
  *   block_dim, (b+1)*T / block_dim). The kernels read x and w in place
@@ -335,8 +348,10 @@ enum {
   OM_QCONV_T_MULT = 3,
   OM_QCONV_T_Y = 4,
   OM_QCONV_NTENSORS = 5,
+  OM_QCONV_T_R = 5, /* the residual, with ntensors OM_QCONV_NTENSORS_R */
+  OM_QCONV_NTENSORS_R = 6,
 };
-enum { OM_QCONV_WRITES = OM_SLOT(OM_QCONV_T_Y) };
+enum { OM_QCONV_WRITES = OM_SLOT(OM_QCONV_T_Y), OM_QCONV_IN_PLACE = OM_SLOT(OM_QCONV_T_R) };
 /* The longest K (KG * 4) of a QCONV2D: 65536 products of u8 x i8 (each at
  * most 255 * 128 in size) sum below 2^31. */
 enum { OM_QCONV_MAX_K = 65536 };
@@ -349,7 +364,13 @@ enum {
   OM_QCONV_P_LO = 20,
   OM_QCONV_P_HI = 21,
   OM_QCONV_P_X_SIGNED = 22,
-  OM_QCONV_NPARAMS = 23,
+  OM_QCONV_P_R_OP = 10,    /* the residual's, else 0: 0 add, 1 mul */
+  OM_QCONV_P_C_SCALE = 11, /* f32 bits */
+  OM_QCONV_P_R_SCALE = 12, /* f32 bits */
+  OM_QCONV_P_R_ZP = 15,
+  OM_QCONV_P_O_SCALE = 16, /* f32 bits */
+  OM_QCONV_P_O_ZP = 23,
+  OM_QCONV_NPARAMS = 24,
 };
 
 /* QELTWISE (vector unit): the int8 elementwise op of the QEltwise op
@@ -1211,7 +1232,7 @@ static inline void om_aipp_pixel(const om_aipp_params *p, const uint8_t *img, in
   X(OM_TASK_ATTENTION, OM_ATTENTION_WRITES, 0)                                                               \
   X(OM_TASK_CONV3D, OM_CONV_WRITES, OM_CONV_IN_PLACE)                                                        \
   X(OM_TASK_AIPP, OM_AIPP_WRITES, 0)                                                                         \
-  X(OM_TASK_QCONV2D, OM_QCONV_WRITES, 0)                                                                     \
+  X(OM_TASK_QCONV2D, OM_QCONV_WRITES, OM_QCONV_IN_PLACE)                                                     \
   X(OM_TASK_RECURRENCE, OM_RECURRENCE_WRITES, 0)                                                             \
   X(OM_TASK_NONZERO, OM_NONZERO_WRITES, 0)                                                                   \
   X(OM_TASK_NMS, OM_NMS_WRITES, 0)                                                                           \

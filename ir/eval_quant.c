@@ -2,8 +2,8 @@
  * QuantizeLinear and DequantizeLinear, element by element with
  * common/quant.h's arithmetic (the vector expansion, ir/vexpand.c, computes
  * the same), and QConv, the int8 convolution: exact int32 sums, then
- * q_requant, the integer arithmetic libomrt's QCONV2D kernels reproduce
- * bit for bit; and QEltwise, q_eltwise per element (the QELTWISE kernels'
+ * q_requant (and with a residual, q_eltwise), the integer arithmetic
+ * libomrt's QCONV2D kernels reproduce bit for bit; and QEltwise, q_eltwise per element (the QELTWISE kernels'
  * arithmetic). Inputs are
  * C-order ND buffers; a scale or zero point broadcasts numpy-style against
  * x (ops.def), so per tensor, per axis and blocked parameters are one case.
@@ -20,6 +20,49 @@
 
 int ir_eval_is_quant(ir_op op) {
   return op == IR_OP_QUANTIZE || op == IR_OP_DEQUANTIZE || op == IR_OP_QCONV || op == IR_OP_QELTWISE;
+}
+
+/* A QConv's residual epilogue (in[4], ops.def), read and checked against
+ * y's dims and dtype (the attribute "to"). */
+typedef struct qres_params {
+  int mul;
+  int32_t rzp, ozp;
+  float cs, rs, os;
+} qres_params;
+
+static int qres_read(const ir_node *n, const int64_t *ydims, qres_params *p, char *err, size_t cap) {
+  const ir_value *r = n->in[4];
+  const char *op = ir_attr_string(n, "r_op", "");
+  *p = (qres_params){.mul = !strcmp(op, "mul"),
+                     .rzp = (int32_t)ir_attr_int(n, "r_zp", 0),
+                     .ozp = (int32_t)ir_attr_int(n, "o_zp", 0),
+                     .cs = (float)ir_attr_float(n, "c_scale", 0.0),
+                     .rs = (float)ir_attr_float(n, "r_scale", 0.0),
+                     .os = (float)ir_attr_float(n, "o_scale", 0.0)};
+  if ((r->dtype != DT_UINT8 && r->dtype != DT_INT8) || r->rank != 4 ||
+      memcmp(r->dims, ydims, 4 * sizeof(int64_t))) {
+    snprintf(err, cap, "residual %s %s, expected u8/i8 of y's dims %s", dtype_name(r->dtype),
+             ir_dims_str(r->rank, r->dims), ir_dims_str(4, ydims));
+    return -1;
+  }
+  if (strcmp(op, "add") && strcmp(op, "mul")) {
+    snprintf(err, cap, "r_op '%s' is neither add nor mul", op);
+    return -1;
+  }
+  const float sc[3] = {p->cs, p->rs, p->os};
+  static const char *const sname[3] = {"c_scale", "r_scale", "o_scale"};
+  for (int i = 0; i < 3; i++)
+    if (!(sc[i] > 0.0f) || isinf(sc[i])) {
+      snprintf(err, cap, "%s %g is not a finite scale > 0", sname[i], (double)sc[i]);
+      return -1;
+    }
+  int32_t rlo, rhi, ylo, yhi;
+  q_range(r->dtype, &rlo, &rhi), q_range((int)ir_attr_int(n, "to", DT_UNDEFINED), &ylo, &yhi);
+  if (p->rzp < rlo || p->rzp > rhi || p->ozp < ylo || p->ozp > yhi) {
+    snprintf(err, cap, "r_zp %d or o_zp %d out of range", p->rzp, p->ozp);
+    return -1;
+  }
+  return 0;
 }
 
 int ir_qconv_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err, size_t cap) {
@@ -63,7 +106,8 @@ int ir_qconv_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt
   *rank_out = 4;
   dims_out[0] = x->dims[0], dims_out[1] = w->dims[0], dims_out[2] = ho, dims_out[3] = wo;
   *dt_out = dt;
-  return 0;
+  qres_params rp;
+  return n->nin > 4 ? qres_read(n, dims_out, &rp, err, cap) : 0;
 }
 
 /* A QEltwise's parameters, read and checked (ops.def). */
@@ -150,7 +194,7 @@ static status eval_qeltwise(ev *e) {
   return ST_OK;
 }
 
-/* QConv: NCHW, one output element at a time. */
+/* QConv: NCHW, one output element at a time (then its residual's). */
 static status eval_qconv(ev *e) {
   const ir_node *n = e->n;
   const ir_value *X = n->in[0], *W = n->in[1], *Y = n->out[0];
@@ -163,6 +207,13 @@ static status eval_qconv(ev *e) {
                 lo = (int32_t)ir_attr_int(n, "lo", 0), hi = (int32_t)ir_attr_int(n, "hi", 255);
   const int32_t *bias = e->in[2];
   const float *mult = e->in[3];
+  const ir_value *R = n->nin > 4 ? n->in[4] : NULL;
+  qres_params rp = {0};
+  int32_t clo = lo, chi = hi; /* c's clamp: with a residual, y's dtype range */
+  if (R) {
+    if (qres_read(n, Y->dims, &rp, err, sizeof err)) return fail(e, ST_ERR_INVALID, "%s", err);
+    q_range(Y->dtype, &clo, &chi);
+  }
   void *y = arena_alloc_aligned(e->a, (size_t)ir_value_bytes(Y) + 1, 64);
   if (!y) return nomem(e);
   e->out[0] = y;
@@ -183,7 +234,11 @@ static status eval_qconv(ev *e) {
                 acc += (int64_t)(xv - xzp) * wv;
               }
           size_t at = (size_t)(((in * M + m) * Ho + oh) * Wo + ow);
-          elem_put_int(y, Y->dtype, at, q_requant((int32_t)acc, mult[m], yzp, lo, hi));
+          int32_t v = q_requant((int32_t)acc, mult[m], yzp, clo, chi);
+          if (R)
+            v = q_eltwise(v, yzp, rp.cs, (int32_t)elem_get_int(e->in[4], R->dtype, at), rp.rzp, rp.rs, rp.mul,
+                          rp.os, rp.ozp, lo, hi);
+          elem_put_int(y, Y->dtype, at, v);
         }
   return ST_OK;
 }

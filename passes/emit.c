@@ -631,12 +631,22 @@ static status emit_qconv(emit_state *s, ir_node *n) {
       [OM_QCONV_P_HI] = (int32_t)ir_attr_int(n, "hi", 0),
       [OM_QCONV_P_X_SIGNED] = xs,
   };
-  ir_value *tv[OM_QCONV_NTENSORS] = {[OM_QCONV_T_X] = n->in[0],
-                                     [OM_QCONV_T_W] = n->in[1],
-                                     [OM_QCONV_T_BIAS] = n->in[2],
-                                     [OM_QCONV_T_MULT] = n->in[3],
-                                     [OM_QCONV_T_Y] = n->out[0]};
-  return add_task(s, n, OM_TASK_QCONV2D, OM_QCONV_NTENSORS, tv, OM_QCONV_NPARAMS, p);
+  ir_value *tv[OM_QCONV_NTENSORS_R] = {[OM_QCONV_T_X] = n->in[0],
+                                       [OM_QCONV_T_W] = n->in[1],
+                                       [OM_QCONV_T_BIAS] = n->in[2],
+                                       [OM_QCONV_T_MULT] = n->in[3],
+                                       [OM_QCONV_T_Y] = n->out[0]};
+  if (n->nin > 4) { /* the residual epilogue */
+    tv[OM_QCONV_T_R] = n->in[4];
+    p[OM_QCONV_P_R_OP] = !strcmp(ir_attr_string(n, "r_op", "add"), "mul");
+    p[OM_QCONV_P_C_SCALE] = f32_bits(ir_attr_float(n, "c_scale", 0.0));
+    p[OM_QCONV_P_R_SCALE] = f32_bits(ir_attr_float(n, "r_scale", 0.0));
+    p[OM_QCONV_P_R_ZP] = (int32_t)ir_attr_int(n, "r_zp", 0);
+    p[OM_QCONV_P_O_SCALE] = f32_bits(ir_attr_float(n, "o_scale", 0.0));
+    p[OM_QCONV_P_O_ZP] = (int32_t)ir_attr_int(n, "o_zp", 0);
+  }
+  return add_task(s, n, OM_TASK_QCONV2D, n->nin > 4 ? OM_QCONV_NTENSORS_R : OM_QCONV_NTENSORS, tv,
+                  OM_QCONV_NPARAMS, p);
 }
 
 /* QELTWISE: QEltwise's operands and attributes (om_tasks.h). */

@@ -24,7 +24,7 @@
  *            AveragePool/GlobalMaxPool/GlobalAveragePool on floats (other
  *            pools are ND: POOL_ND), CONCAT along axis 1 of rank 4 when one
  *            of its non-constant inputs already is NC1HWC0 (it follows the
- *            convs); QCONV (x and y u8/i8 NC1HWC0, its constants in
+ *            convs); QCONV (x, y and a residual u8/i8 NC1HWC0, its constants in
  *            QCONV2D's form, lower/qconv_weights.h); QELTWISE (a, b and y
  *            u8/i8 NC1HWC0 when a or b already is, else ND); VECPROG, see
  *            below.
@@ -883,7 +883,7 @@ static status layout_aipp(lay_state *s, ir_node *n, int cdt) {
 
 /* One rule per ops.def lay value. */
 typedef status (*lay_rule)(lay_state *s, ir_node *n, int cdt);
-/* QConv: x and y NC1HWC0 in their dtypes (u8 / i8), the weights packed
+/* QConv: x, y and a residual NC1HWC0 in their dtypes (u8 / i8), the weights packed
  * for QCONV2D (lower/qconv_weights.h) as an ND i8 constant [C1out, KG, 16,
  * 4], the bias corrected for x's zero point (i8 x is read as u8 x + 128,
  * so its zero point moves by 128 too) and mult padded to C1out*16. */
@@ -919,6 +919,7 @@ static status layout_qconv(lay_state *s, ir_node *n, int cdt) {
       ir_node_set_input(s->g, n, 3, mp))
     return nomem(s, n);
   status st = ensure_input(s, n, 0, LAYOUT_NC1HWC0, ANY_DTYPE, NULL);
+  if (st == ST_OK && n->nin > 4) st = ensure_input(s, n, 4, LAYOUT_NC1HWC0, ANY_DTYPE, NULL); /* residual */
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_NC1HWC0, n->out[0]->dtype);
 }
 

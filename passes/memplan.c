@@ -4,7 +4,7 @@
  * g->nodes topologically sorted; every value has a known shape.
  * Changes: region, offset and bytes of every value; marks Reshape-family
  * nodes and Concats that need no copy with the attribute alias=1 and Convs
- * that write over their residual with over_input=3; sets
+ * and QConvs that write over their residual with over_input=3 or 4; sets
  * ctx->workspace_bytes and ctx->workspace_lower_bound.
  * Leaves true: constants are WEIGHTS (their offsets are assigned by emit),
  * graph inputs INPUT and outputs OUTPUT at offset 0, everything else
@@ -51,7 +51,9 @@
  * each residual element before it writes the output element at the same
  * place (om_format.h), so the output streams through the residual's lines
  * instead of a second buffer's (ResNet's residual blocks). Such a Conv gets
- * the attribute over_input=3 (its output shares input 3's buffer).
+ * the attribute over_input=3 (its output shares input 3's buffer). So does
+ * a QConv with a residual (QCONV2D's r, read before y at each element, as
+ * om_tasks.h allows): over_input=4.
  *
  * Phases (pass_memplan, one function each): regions and sizes; lifetimes
  * and the view and Concat aliases, in node order; Convs over their
@@ -146,19 +148,28 @@ static int concat_in_place(const mp_state *s, const ir_node *n) {
   return bytes == y->bytes;
 }
 
-/* Whether cube Conv n (at position t) can write its output over its
- * residual (the header says when). */
-static int conv_over_residual(const mp_state *s, const ir_node *n, int t) {
-  if (n->op != IR_OP_CONV || n->nin < 4 || !n->in[3]) return 0;
-  const ir_value *r = n->in[3], *y = n->out[0], *w = n->in[1];
+/* The residual input of node n whose kernel reads each residual element
+ * before it writes the output element at the same place: a cube Conv's
+ * (3: FRACTAL_Z, FRACTAL_Z_G or FRACTAL_Z_3D weights, a CONV2D or CONV3D
+ * task) or a QConv's (4: QCONV2D's r); -1 for none. */
+static int residual_input(const ir_node *n) {
+  if (n->op == IR_OP_QCONV) return n->nin > 4 ? 4 : -1;
+  if (n->op != IR_OP_CONV || n->nin < 4 || !n->in[3]) return -1;
+  const int wl = n->in[1]->layout;
+  return wl == LAYOUT_FRACTAL_Z || wl == LAYOUT_FRACTAL_Z_G || wl == LAYOUT_FRACTAL_Z_3D ? 3 : -1;
+}
+
+/* Whether node n (at position t) can write its output over its residual,
+ * input k (the header says when). */
+static int over_residual(const mp_state *s, const ir_node *n, int t, int k) {
+  if (k < 0) return 0;
+  const ir_value *r = n->in[k], *y = n->out[0];
   const mp_value *rv = &s->val[r->id], *yv = &s->val[y->id];
-  if (w->layout != LAYOUT_FRACTAL_Z && w->layout != LAYOUT_FRACTAL_Z_G && w->layout != LAYOUT_FRACTAL_Z_3D)
-    return 0;
   if (r->region != IR_REGION_WORKSPACE || y->region != IR_REGION_WORKSPACE || rv->last != t) return 0;
   if (r->dtype != y->dtype || r->layout != y->layout || r->bytes != y->bytes) return 0;
   if ((rv->parent != r->id && !rv->over) || yv->parent != y->id || rv->children || yv->children) return 0;
   for (int j = 0; j < n->nin; j++)
-    if (j != 3 && n->in[j] == r) return 0;
+    if (j != k && n->in[j] == r) return 0;
   return 1;
 }
 
@@ -263,8 +274,8 @@ static status plan_lifetimes(mp_state *s) {
   return ST_OK;
 }
 
-/* Convs over their residuals (over_input=3), now that every value's last
- * reader is known. */
+/* Convs and QConvs over their residuals (over_input=3 or 4), now that
+ * every value's last reader is known. */
 static status plan_over_residuals(mp_state *s) {
   for (int i = 0; i < s->g->nvalues; i++)
     if (s->val[i].parent != i) s->val[s->val[i].parent].children++;
@@ -272,11 +283,12 @@ static status plan_over_residuals(mp_state *s) {
   for (int i = 0; i < s->g->nnodes; i++) {
     ir_node *n = s->g->nodes[i];
     if (n->dead) continue;
-    if (conv_over_residual(s, n, t)) {
-      s->val[n->out[0]->id].parent = n->in[3]->id;
-      s->val[n->in[3]->id].children++;
+    const int k = residual_input(n);
+    if (over_residual(s, n, t, k)) {
+      s->val[n->out[0]->id].parent = n->in[k]->id;
+      s->val[n->in[k]->id].children++;
       s->val[n->out[0]->id].over = 1;
-      if (ir_attr_set_int(s->g, n, "over_input", 3)) return nomem(s);
+      if (ir_attr_set_int(s->g, n, "over_input", k)) return nomem(s);
     }
     t++;
   }

@@ -37,7 +37,9 @@
  *
  * DequantizeLinear(a_q), DequantizeLinear(b_q) -> Add | Mul [-> Relu |
  * Clip] -> QuantizeLinear (the residual adds) becomes one QEltwise on the
- * int8 tensors (fold_eltwise below).
+ * int8 tensors (fold_eltwise below); when one operand is a QConv's output
+ * nothing else reads, the QConv takes the other as its residual and writes
+ * the QEltwise's output itself (fold_residual).
  *
  * The rest of a QDQ model stays as it is: the QuantizeLinear and
  * DequantizeLinear around average pooling and a Concat input's
@@ -53,7 +55,8 @@
  * (or the following clamp island's; a Gemm's through a Reshape, a MatMul's through a Transpose and a
  * Reshape); the pools and moves above read the int8 value (a Concat input dequantized with other
  * parameters through a new QuantizeLinear);
- * each residual island is one QEltwise writing its QuantizeLinear's output;
+ * each residual island is one QEltwise writing its QuantizeLinear's output, folded into the QConv
+ * that writes one of its operands when nothing else reads that (fold_residual: the QConv's residual);
  * nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that do not match (a
  * weight zero point other than 0, a run-time scale, a 3-D Conv, a Gemm with transB = 0, a Conv output read
  * elsewhere) untouched: they run as float ops, as before.
@@ -371,7 +374,7 @@ static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *
  * dtype, and Q(clip(DQ(v), a, b)) = clamp(v, Q(a), Q(b)). */
 static int fold_clamp(ir_graph *g, ir_node *qc) {
   ir_value *y = qc->out[0], *v = y;
-  if (y->output_index >= 0) return 0;
+  if (y->output_index >= 0 || qc->nin > 4) return 0;
   ir_node *cast = ir_value_sole_reader(g, y), *dq = cast;
   if (cast && cast->op == IR_OP_CAST && cast->nin == 1 && cast->out[0]->dtype == y->dtype) {
     v = cast->out[0];
@@ -542,6 +545,44 @@ static status fold_eltwise(ir_graph *g, ir_node *q, int *done, diag *d) {
   return ST_OK;
 }
 
+/* QEltwise e one of whose operands c is a QConv's output that nothing
+ * else reads (nor the graph's outputs): the QConv takes e's other operand
+ * as its residual r (ops.def) and writes e's output, so y before the Add
+ * is never stored (ResNet's and MobileNetV2's residual blocks: their last
+ * convolution). Needs the QConv without a residual or a clamp of its own
+ * (lo..hi its dtype's range: QCONV2D's residual clamps c so), e's output
+ * of c's dtype and e's zero point for c the QConv's y_zp. Exact: the QConv
+ * computes c as before, then e's q_eltwise on it; f32 + and * commute, so
+ * c may be either operand. */
+static status fold_residual(ir_graph *g, ir_node *e, int *done, diag *d) {
+  static const char *const zp[2] = {"a_zp", "b_zp"}, *const sc[2] = {"a_scale", "b_scale"};
+  for (int i = 0; i < 2; i++) {
+    ir_value *c = e->in[i], *r = e->in[1 - i], *out = e->out[0];
+    ir_node *qc = c->producer;
+    int32_t lo, hi;
+    q_range(c->dtype, &lo, &hi);
+    if (!qc || qc->op != IR_OP_QCONV || qc->nin != 4 || ir_value_single_user(g, c) != e ||
+        c->dtype != out->dtype || r->rank != 4 || ir_attr_int(qc, "lo", 0) != lo ||
+        ir_attr_int(qc, "hi", 0) != hi || ir_attr_int(e, zp[i], 0) != ir_attr_int(qc, "y_zp", 0))
+      continue;
+    if (ir_attr_set_string(g, qc, "r_op", ir_attr_string(e, "op", "add")) ||
+        ir_attr_set_float(g, qc, "c_scale", ir_attr_float(e, sc[i], 0.0)) ||
+        ir_attr_set_float(g, qc, "r_scale", ir_attr_float(e, sc[1 - i], 0.0)) ||
+        ir_attr_set_int(g, qc, "r_zp", ir_attr_int(e, zp[1 - i], 0)) ||
+        ir_attr_set_float(g, qc, "o_scale", ir_attr_float(e, "y_scale", 0.0)) ||
+        ir_attr_set_int(g, qc, "o_zp", ir_attr_int(e, "y_zp", 0)) ||
+        ir_attr_set_int(g, qc, "lo", ir_attr_int(e, "lo", 0)) ||
+        ir_attr_set_int(g, qc, "hi", ir_attr_int(e, "hi", 0)) || ir_node_set_input(g, qc, 4, r))
+      return nomem(qc, d);
+    qc->out[0] = out;
+    out->producer = qc;
+    c->producer = NULL;
+    e->dead = *done = 1;
+    return ST_OK;
+  }
+  return ST_OK;
+}
+
 /* Casts of an int8 value to the dtype it has (PyTorch's after each
  * QuantizeLinear) go: their readers read the value. */
 static int drop_noop_casts(ir_graph *g) {
@@ -581,10 +622,21 @@ status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d) {
     arena_free(&scratch);
   }
   arena_free(&scratch);
-  if (st != ST_OK || !changed) return st;
+  if (st != ST_OK) return st;
   for (int i = 0; i < g->nnodes; i++)
-    if (!g->nodes[i]->dead && g->nodes[i]->op == IR_OP_QCONV) fold_clamp(g, g->nodes[i]);
+    if (!g->nodes[i]->dead && g->nodes[i]->op == IR_OP_QCONV && fold_clamp(g, g->nodes[i])) changed = 1;
+  if (changed) {
+    ir_graph_compact(g);
+    st = ir_graph_toposort(g, d);
+    if (st == ST_OK) st = pass_dce(g, ctx, d);
+  }
+  /* after fold_clamp (a residual's lo..hi are y's) and dce (the
+   * DequantizeLinears the QEltwises replaced no longer read their values) */
+  int folded = 0;
+  for (int i = 0; i < g->nnodes && st == ST_OK; i++)
+    if (!g->nodes[i]->dead && g->nodes[i]->op == IR_OP_QELTWISE)
+      st = fold_residual(g, g->nodes[i], &folded, d);
+  if (st != ST_OK || !folded) return st;
   ir_graph_compact(g);
-  st = ir_graph_toposort(g, d);
-  return st == ST_OK ? pass_dce(g, ctx, d) : st;
+  return ir_graph_toposort(g, d);
 }

@@ -9,7 +9,8 @@
  * reads (or to a row of x_zp bytes when the tap lies in the padding, with
  * stride 0), stepping H*W*16 bytes per input block. The sums are int32 and
  * exact (the compiler bounds K), so the order of the additions does not
- * matter; the requantization is common/quant.h's q_requant. A conv whose
+ * matter; the requantization is common/quant.h's q_requant, followed with
+ * a residual (format 2.7) by q_eltwise against r's element. A conv whose
  * window has few channels (rt_qconv_window_bytes) gets its weights packed
  * again, K as (tap, channel), once per core and task run into the core's
  * L1 (rt_qconv_run), for the tiles that walk the gathered windows.
@@ -40,6 +41,17 @@ void rt_qconv_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom 
   g->depthwise = groups == x->dims[1] && groups == y->dims[1];
   g->xzp = q[OM_QCONV_P_X_ZP], g->yzp = q[OM_QCONV_P_Y_ZP], g->lo = q[OM_QCONV_P_LO],
   g->hi = q[OM_QCONV_P_HI];
+  g->clo = g->lo, g->chi = g->hi;
+  if (task->ntensors == OM_QCONV_NTENSORS_R) {
+    const int rs = args->desc[OM_QCONV_T_R]->dtype == DT_INT8;
+    q_range((int)y->dtype, &g->clo, &g->chi);
+    g->r = args->data[OM_QCONV_T_R];
+    g->rmask = rs ? 0x80 : 0;
+    g->rmul = q[OM_QCONV_P_R_OP] == 1;
+    g->rzp = q[OM_QCONV_P_R_ZP] + (rs ? 128 : 0), g->ozp = q[OM_QCONV_P_O_ZP];
+    g->cs = rt_param_f32(q[OM_QCONV_P_C_SCALE]), g->rs = rt_param_f32(q[OM_QCONV_P_R_SCALE]);
+    g->os = rt_param_f32(q[OM_QCONV_P_O_SCALE]);
+  }
   g->xmask = q[OM_QCONV_P_X_SIGNED] ? 0x80 : 0;
   g->qtail = (int)((x->dims[1] - (g->c1in - 1) * C0 + 3) / 4);
   memset(g->pad, (uint8_t)g->xzp ^ g->xmask, sizeof g->pad);
@@ -67,13 +79,19 @@ void rt_qconv_pack_window(const rt_qconv_geom *g, int8_t *dst) {
   }
 }
 
-/* Pixel p's sums of output block nb requantized into y, padding lanes 0. */
+/* Pixel p's sums of output block nb requantized (and with r, q_eltwise'd
+ * with r's element) into y, padding lanes 0. */
 static void store_block(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, const int32_t *acc) {
-  uint8_t *yp = g->y + (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0;
+  const size_t at = (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0;
+  uint8_t *yp = g->y + at;
   for (int j = 0; j < C0; j++) {
     const int64_t co = nb * C0 + j;
     const int32_t a = (int32_t)((uint32_t)acc[j] + (uint32_t)g->bias[co]); /* wraps, as SIMD adds */
-    yp[j] = co < g->cout ? (uint8_t)q_requant(a, g->mult[co], g->yzp, g->lo, g->hi) : 0;
+    int32_t v = q_requant(a, g->mult[co], g->yzp, g->clo, g->chi);
+    if (g->r)
+      v = q_eltwise(v, g->yzp, g->cs, g->r[at + j] ^ g->rmask, g->rzp, g->rs, g->rmul, g->os, g->ozp, g->lo,
+                    g->hi);
+    yp[j] = co < g->cout ? (uint8_t)v : 0;
   }
 }
 
@@ -154,23 +172,56 @@ void rt_qconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_c
   }
 }
 
+/* The residual's params (om_tasks.h), all 0 without r. */
+static omrt_status check_residual(const rt_chk *c, const om_tensor *r, const om_tensor *y) {
+  static const int slot[6] = {OM_QCONV_P_R_OP,    OM_QCONV_P_R_ZP,    OM_QCONV_P_O_ZP,
+                              OM_QCONV_P_C_SCALE, OM_QCONV_P_R_SCALE, OM_QCONV_P_O_SCALE};
+  static const char *const name[6] = {"r_op", "r_zp", "o_zp", "c_scale", "r_scale", "o_scale"};
+  const int32_t *q = c->task->params;
+  for (int k = 0; k < 6 && !r; k++)
+    if (q[slot[k]])
+      return rt_chk_fail(c, "params[%d] %s = %d without a residual, expected 0", slot[k], name[k],
+                         q[slot[k]]);
+  if (!r) return OMRT_OK;
+  if (q[OM_QCONV_P_R_OP] != 0 && q[OM_QCONV_P_R_OP] != 1)
+    return rt_chk_fail(c, "params[%d] r_op = %d (0 add, 1 mul)", OM_QCONV_P_R_OP, q[OM_QCONV_P_R_OP]);
+  for (int k = 3; k < 6; k++) { /* the scales */
+    const float s = rt_param_f32(q[slot[k]]);
+    if (!(s > 0.0f) || s > 3.4028235e38f)
+      return rt_chk_fail(c, "params[%d] %s = %g is not a finite scale > 0", slot[k], name[k], (double)s);
+  }
+  int32_t rlo, rhi, ylo, yhi;
+  q_range((int)r->dtype, &rlo, &rhi), q_range((int)y->dtype, &ylo, &yhi);
+  const int32_t rzp = q[OM_QCONV_P_R_ZP], ozp = q[OM_QCONV_P_O_ZP];
+  if (rzp < rlo || rzp > rhi || ozp < ylo || ozp > yhi)
+    return rt_chk_fail(c, "params r_zp %d (within %d..%d) or o_zp %d (within %d..%d) out of range", rzp, rlo,
+                       rhi, ozp, ylo, yhi);
+  return OMRT_OK;
+}
+
 omrt_status rt_qconv_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "QCONV2D"};
-  const om_tensor *x, *w, *b, *mu, *y;
+  const om_tensor *x, *w, *b, *mu, *y, *r = NULL;
   const uint32_t i8 = RT_DT(DT_UINT8) | RT_DT(DT_INT8);
   omrt_status st;
-  if ((st = rt_chk_ntensors(&c, OM_QCONV_NTENSORS)) ||
-      (st = rt_chk_tensor_of(&c, OM_QCONV_T_X, "x", 0, LAYOUT_NC1HWC0, 4, i8, &x)) ||
+  if (task->ntensors != OM_QCONV_NTENSORS && task->ntensors != OM_QCONV_NTENSORS_R)
+    return rt_chk_fail(&c, "ntensors = %u, expected %d or %d (with a residual)", task->ntensors,
+                       OM_QCONV_NTENSORS, OM_QCONV_NTENSORS_R);
+  if ((st = rt_chk_tensor_of(&c, OM_QCONV_T_X, "x", 0, LAYOUT_NC1HWC0, 4, i8, &x)) ||
       (st = rt_chk_tensor_of(&c, OM_QCONV_T_W, "w", 0, LAYOUT_ND, 4, RT_DT(DT_INT8), &w)) ||
       (st = rt_chk_tensor_of(&c, OM_QCONV_T_BIAS, "bias", 0, LAYOUT_ND, 1, RT_DT(DT_INT32), &b)) ||
       (st = rt_chk_tensor_of(&c, OM_QCONV_T_MULT, "mult", 0, LAYOUT_ND, 1, RT_DT(DT_FLOAT32), &mu)) ||
       (st = rt_chk_tensor_of(&c, OM_QCONV_T_Y, "y", 0, LAYOUT_NC1HWC0, 4, i8, &y)))
     return st;
+  if (task->ntensors == OM_QCONV_NTENSORS_R &&
+      ((st = rt_chk_tensor_of(&c, OM_QCONV_T_R, "r", 0, LAYOUT_NC1HWC0, 4, i8, &r)) ||
+       (st = rt_chk_same_dims(&c, "r", r, "y", y))))
+    return st;
   const int32_t *q = task->params;
+  if ((st = check_residual(&c, r, y))) return st;
   rt_conv_params p;
   rt_conv_params_read(task, &p);
-  if (p.act != OM_ACT_NONE || q[OM_CONV_P_CLIP_MIN] || q[OM_CONV_P_CLIP_MAX] || q[15] || q[16])
-    return rt_chk_fail(&c, "params 10, 11, 12, 15 and 16 must be 0");
+  p.act = OM_ACT_NONE; /* slots 10..12 are the residual's */
   if ((st = rt_chk_conv_params(&c, &p, x, y->dims[1], y))) return st;
   const int32_t groups = q[OM_QCONV_P_GROUPS], xs = q[OM_QCONV_P_X_SIGNED];
   if (groups < 1 || x->dims[1] % groups || y->dims[1] % groups)

@@ -8,6 +8,9 @@
  * computes the same int32 sums and the same f32 steps, so their bytes are
  * identical. Lanes of x past its channels have zero weights: every path
  * leaves out the groups of 4 of them in x's last channel block (qtail).
+ * With a residual (r) each path's store goes on from the requantized value
+ * c with common/quant.h's q_eltwise against r's element at y's offset, in
+ * its f32 steps, and writes only the result.
  */
 #ifndef RUNTIME_KERNELS_QCONV_H
 #define RUNTIME_KERNELS_QCONV_H
@@ -27,13 +30,21 @@ typedef struct rt_qconv_geom {
   int kh, kw, sh, sw, pt, pl, dh, dw;
   convg_geom cg; /* block ranges (groups) */
   int32_t xzp, yzp, lo, hi;
-  int depthwise;   /* groups = Cin = Cout: w is [C1out][KH*KW][16] */
-  int qtail;       /* groups of 4 channels x's last channel block holds (1..4): the
-                      rest of its lanes are padding, whose weights are 0, so the sums
-                      skip them (an RGB stem reads 1 group of 4, not 4) */
-  uint8_t xmask;   /* 0x80 for i8 x (u = x ^ 0x80 = x + 128), else 0 */
-  uint8_t pad[64]; /* what a padding tap reads: x_zp ^ xmask, 64 times */
-  int cin;         /* x's channels */
+  int32_t clo, chi; /* c's clamp: lo, hi; with r, y's dtype range */
+  /* The residual epilogue (om_tasks.h): r NULL without one. r is read as
+   * u = r ^ rmask (i8 as u8 + 128), rzp moved by 128 with it. */
+  const uint8_t *r; /* NC1HWC0 as y */
+  uint8_t rmask;
+  int rmul; /* 1 mul, 0 add */
+  int32_t rzp, ozp;
+  float cs, rs, os; /* c's, r's and the output's scales */
+  int depthwise;    /* groups = Cin = Cout: w is [C1out][KH*KW][16] */
+  int qtail;        /* groups of 4 channels x's last channel block holds (1..4): the
+                       rest of its lanes are padding, whose weights are 0, so the sums
+                       skip them (an RGB stem reads 1 group of 4, not 4) */
+  uint8_t xmask;    /* 0x80 for i8 x (u = x ^ 0x80 = x + 128), else 0 */
+  uint8_t pad[64];  /* what a padding tap reads: x_zp ^ xmask, 64 times */
+  int cin;          /* x's channels */
   /* A window of few channels (an RGB stem: one block, cin < 4) can walk
    * K as (tap, channel) bytes, kq groups of 4 (rt_qconv_window_bytes):
    * then wwin, NULL otherwise, holds the weights so packed,

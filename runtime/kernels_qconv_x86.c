@@ -24,7 +24,9 @@
  * saturation, unlike vpmaddubsw). A sum register holds 4 output channels x
  * 2 partial sums; the epilogue adds the pairs (vphaddd).
  * Both requantize as common/quant.h's q_requant: the same f32 operations
- * in the same order.
+ * in the same order; with a residual, the store goes on with q_eltwise's
+ * f32 steps on the lanes (vnni_residual: 16 of one pixel block, in
+ * registers, so y's value before the Add is never stored).
  *
  * Compiled for plain x86-64: every function carries its target attribute
  * and is only reached through rt_cpu() (cpu.c) when the CPU has it.
@@ -164,20 +166,38 @@ static inline void dw_next(const rt_qconv_geom *g, int64_t img, int64_t p, int64
 
 /* --- AVX-512 VNNI */
 
+/* The residual epilogue of 16 lanes: common/quant.h's q_eltwise of c and
+ * r's 16 bytes at rp, in its f32 steps (the QELTWISE kernel's). */
+T_VNNI_INLINE __m512i vnni_residual(const rt_qconv_geom *g, __m512i c, const uint8_t *rp) {
+  const __m128i rb = _mm_xor_si128(_mm_loadu_si128((const __m128i *)rp), _mm_set1_epi8((char)g->rmask));
+  const __m512i u = _mm512_cvtepu8_epi32(rb);
+  const __m512 va = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(c, _mm512_set1_epi32(g->yzp))),
+                                  _mm512_set1_ps(g->cs));
+  const __m512 vb = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(u, _mm512_set1_epi32(g->rzp))),
+                                  _mm512_set1_ps(g->rs));
+  __m512 t = _mm512_div_ps(g->rmul ? _mm512_mul_ps(va, vb) : _mm512_add_ps(va, vb), _mm512_set1_ps(g->os));
+  t = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  t = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(t, t, _CMP_ORD_Q), t); /* NaN -> 0, as q_quantize */
+  t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(-16777216.0f)), _mm512_set1_ps(16777216.0f));
+  const __m512i v = _mm512_add_epi32(_mm512_cvtps_epi32(t), _mm512_set1_epi32(g->ozp));
+  return _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(g->lo)), _mm512_set1_epi32(g->hi));
+}
+
 T_VNNI_INLINE void vnni_store(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, __m512i acc) {
   const int64_t co0 = nb * C0;
+  const size_t at = (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0;
   __m512i a = _mm512_add_epi32(acc, _mm512_loadu_si512(g->bias + co0));
   __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(g->mult + co0));
   f = _mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   f = _mm512_max_ps(f, _mm512_set1_ps(-16777216.0f)); /* NaN -> -2^24, as q_requant */
   f = _mm512_min_ps(f, _mm512_set1_ps(16777216.0f));
   __m512i v = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(g->yzp));
-  v = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(g->lo)), _mm512_set1_epi32(g->hi));
+  v = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(g->clo)), _mm512_set1_epi32(g->chi));
+  if (g->r) v = vnni_residual(g, v, g->r + at);
   const int64_t real = g->cout - co0;
   const __mmask16 keep = real >= C0 ? (__mmask16)0xffff : (__mmask16)((1u << real) - 1);
   v = _mm512_maskz_mov_epi32(keep, v);
-  _mm_storeu_si128((__m128i *)(g->y + (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0),
-                   _mm512_cvtepi32_epi8(v));
+  _mm_storeu_si128((__m128i *)(g->y + at), _mm512_cvtepi32_epi8(v));
 }
 
 /* The real np x nnb of an R x NB tile of sums, each vnni_store'd. */
@@ -396,11 +416,28 @@ T_VNNI void rt_qconv_tile_vnni(const rt_qconv_geom *g, int64_t img, int64_t p0, 
 
 /* --- AVX2 */
 
-/* The sums of 16 output channels (channels 0..7, 8..15) requantized and
- * stored. */
+/* vnni_residual on 8 lanes. */
+T_AVX2_INLINE __m256i avx2_residual(const rt_qconv_geom *g, __m256i c, const uint8_t *rp) {
+  const __m128i rb = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)rp), _mm_set1_epi8((char)g->rmask));
+  const __m256i u = _mm256_cvtepu8_epi32(rb);
+  const __m256 va = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(c, _mm256_set1_epi32(g->yzp))),
+                                  _mm256_set1_ps(g->cs));
+  const __m256 vb = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(u, _mm256_set1_epi32(g->rzp))),
+                                  _mm256_set1_ps(g->rs));
+  __m256 t = _mm256_div_ps(g->rmul ? _mm256_mul_ps(va, vb) : _mm256_add_ps(va, vb), _mm256_set1_ps(g->os));
+  t = _mm256_round_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  t = _mm256_and_ps(t, _mm256_cmp_ps(t, t, _CMP_ORD_Q)); /* NaN -> 0, as q_quantize */
+  t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(-16777216.0f)), _mm256_set1_ps(16777216.0f));
+  const __m256i v = _mm256_add_epi32(_mm256_cvtps_epi32(t), _mm256_set1_epi32(g->ozp));
+  return _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(g->lo)), _mm256_set1_epi32(g->hi));
+}
+
+/* The sums of 16 output channels (channels 0..7, 8..15) requantized (with
+ * the residual epilogue) and stored. */
 T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, __m256i s0,
                               __m256i s1) {
   const int64_t co0 = nb * C0;
+  const size_t at = (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0;
   int32_t out[C0];
   for (int h = 0; h < 2; h++) {
     __m256i a = _mm256_add_epi32(h ? s1 : s0, _mm256_loadu_si256((const __m256i *)(g->bias + co0 + h * 8)));
@@ -409,10 +446,11 @@ T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, in
     f = _mm256_max_ps(f, _mm256_set1_ps(-16777216.0f)); /* NaN -> -2^24, as q_requant */
     f = _mm256_min_ps(f, _mm256_set1_ps(16777216.0f));
     __m256i v = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(g->yzp));
-    v = _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(g->lo)), _mm256_set1_epi32(g->hi));
+    v = _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(g->clo)), _mm256_set1_epi32(g->chi));
+    if (g->r) v = avx2_residual(g, v, g->r + at + h * 8);
     _mm256_storeu_si256((__m256i *)(out + h * 8), v);
   }
-  uint8_t *yp = g->y + (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0;
+  uint8_t *yp = g->y + at;
   for (int j = 0; j < C0; j++)
     yp[j] = co0 + j < g->cout ? (uint8_t)out[j] : 0;
 }

@@ -8,8 +8,10 @@
  * rt_cpu() picks: the ctest variants force OMRT_PORTABLE=1 and
  * OMRT_AVX512=0) and then every tile function this CPU can run directly
  * (portable C, AVX2, AVX-512 VNNI), and compares the output bytes with the
- * evaluator's: they must be identical, padding lanes 0. Also the load-time
- * check's refusals.
+ * evaluator's: they must be identical, padding lanes 0. Cases with a
+ * residual (format 2.7: an int8 Add or Mul epilogue with its own dtype,
+ * zero point and scale, u8/i8 mixes, the final clamp a Relu) go through
+ * the same paths. Also the load-time check's refusals.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +34,15 @@ typedef struct qcase {
   int64_t n, c, h, w, m, group;
   int kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
   int xdt, ydt, clamp, per_channel, halves;
+  int res, rdt; /* residual: 0 none, 1 add, 2 mul; r's dtype */
 } qcase;
+
+/* A residual's operand and params (ops.def QConv). */
+typedef struct qres {
+  const uint8_t *r; /* NCHW of y's dims, NULL for none */
+  int32_t rzp, ozp;
+  float cs, rs, os;
+} qres;
 
 typedef struct path {
   const char *name;
@@ -40,7 +50,14 @@ typedef struct path {
   int window;          /* the tile with the window-packed weights (rt_qconv_pack_window) */
 } path;
 
-enum { X = OM_QCONV_T_X, W = OM_QCONV_T_W, B = OM_QCONV_T_BIAS, MU = OM_QCONV_T_MULT, Y = OM_QCONV_T_Y };
+enum {
+  X = OM_QCONV_T_X,
+  W = OM_QCONV_T_W,
+  B = OM_QCONV_T_BIAS,
+  MU = OM_QCONV_T_MULT,
+  Y = OM_QCONV_T_Y,
+  R = OM_QCONV_T_R
+};
 
 /* ND [N, C, H, W] bytes -> NC1HWC0 bytes (padding lanes `fill`). */
 static void to_5hd(uint8_t *dst, const uint8_t *src, int64_t n, int64_t c, int64_t hw, uint8_t fill) {
@@ -54,8 +71,8 @@ static void to_5hd(uint8_t *dst, const uint8_t *src, int64_t n, int64_t c, int64
 
 /* The evaluator's QConv output for the case (NCHW bytes), or NULL. */
 static uint8_t *reference(const qcase *q, const uint8_t *x, const int8_t *w, const int32_t *bias,
-                          const float *mult, int32_t xzp, int32_t yzp, int32_t lo, int32_t hi, arena *a,
-                          int64_t *ydims) {
+                          const float *mult, int32_t xzp, int32_t yzp, int32_t lo, int32_t hi, const qres *rq,
+                          const int64_t *ydims, arena *a) {
   ir_graph *g = ir_graph_new("qconv", 0);
   const int64_t xd[4] = {q->n, q->c, q->h, q->w}, wd[4] = {q->m, q->c / q->group, q->kh, q->kw},
                 md[1] = {q->m};
@@ -64,8 +81,10 @@ static uint8_t *reference(const qcase *q, const uint8_t *x, const int8_t *w, con
   ir_value *in[4] = {xv, ir_const_new(g, "w", DT_INT8, 4, wd, w, (size_t)(wd[0] * wd[1] * wd[2] * wd[3])),
                      ir_const_new(g, "b", DT_INT32, 1, md, bias, 4 * (size_t)q->m),
                      ir_const_new(g, "m", DT_FLOAT32, 1, md, mult, 4 * (size_t)q->m)};
-  ir_value *yv = ir_value_new(g, "y", q->ydt);
-  ir_node *nd = ir_node_new(g, IR_OP_QCONV, "qc", 4, in, 1, &yv);
+  ir_value *yv = ir_value_new(g, "y", q->ydt), *rv = ir_value_new(g, "r", q->rdt);
+  ir_value_set_shape(rv, 4, ydims);
+  ir_value *in5[5] = {in[0], in[1], in[2], in[3], rv};
+  ir_node *nd = ir_node_new(g, IR_OP_QCONV, "qc", q->res ? 5 : 4, in5, 1, &yv);
   const int64_t ks[2] = {q->kh, q->kw}, st[2] = {q->sh, q->sw}, dl[2] = {q->dh, q->dw},
                 pads[4] = {q->pt, q->pl, q->pb, q->pr};
   ir_attr_set_ints(g, nd, "kernel_shape", 2, ks);
@@ -78,19 +97,28 @@ static uint8_t *reference(const qcase *q, const uint8_t *x, const int8_t *w, con
   ir_attr_set_int(g, nd, "lo", lo);
   ir_attr_set_int(g, nd, "hi", hi);
   ir_attr_set_int(g, nd, "to", q->ydt);
+  if (q->res) {
+    ir_attr_set_string(g, nd, "r_op", q->res == 2 ? "mul" : "add");
+    ir_attr_set_int(g, nd, "r_zp", rq->rzp);
+    ir_attr_set_int(g, nd, "o_zp", rq->ozp);
+    ir_attr_set_float(g, nd, "c_scale", rq->cs);
+    ir_attr_set_float(g, nd, "r_scale", rq->rs);
+    ir_attr_set_float(g, nd, "o_scale", rq->os);
+  }
   diag d;
   diag_init(&d);
   uint8_t *out = NULL;
   if (ir_shape_infer_node(g, nd, NULL, &d) != ST_OK) {
     test_note("shape: %s", d.msg);
   } else {
-    const void *ins[4] = {x, w, bias, mult};
+    const void *ins[5] = {x, w, bias, mult, rq->r};
     void *outs[1] = {0};
-    if (ir_eval_node(nd, ins, outs, a, &d) != ST_OK)
+    if (memcmp(ydims, yv->dims, 4 * sizeof *ydims))
+      test_note("y dims differ from the test's");
+    else if (ir_eval_node(nd, ins, outs, a, &d) != ST_OK)
       test_note("eval: %s", d.msg);
     else
       out = outs[0];
-    memcpy(ydims, yv->dims, 4 * sizeof *ydims);
   }
   ir_graph_free(g);
   return out;
@@ -118,9 +146,28 @@ static void run_case(const qcase *q) {
   q_range(q->xdt, &xlo, &xhi);
   q_range(q->ydt, &ylo, &yhi);
   const int32_t xzp = xlo + (int32_t)(next() % 256), yzp = ylo + (int32_t)(next() % 256);
-  const int32_t lo = q->clamp ? yzp : ylo, hi = q->clamp ? (yzp + 100 < yhi ? yzp + 100 : yhi) : yhi;
-  int64_t yd[4] = {0};
-  const uint8_t *want = reference(q, x, w, bias, mult, xzp, yzp, lo, hi, &a, yd);
+  int64_t yd[4] = {q->n, q->m, (q->h + q->pt + q->pb - q->dh * (q->kh - 1) - 1) / q->sh + 1,
+                   (q->w + q->pl + q->pr - q->dw * (q->kw - 1) - 1) / q->sw + 1};
+  /* the residual: scales near the products' and sums' sizes (with halves,
+   * powers of 2: exact ties), zero points anywhere in their ranges */
+  qres rq = {0};
+  uint8_t *r = NULL;
+  const int64_t ny = yd[0] * yd[1] * yd[2] * yd[3];
+  int32_t rlo, rhi;
+  q_range(q->rdt, &rlo, &rhi);
+  if (q->res) {
+    r = malloc((size_t)ny);
+    for (int64_t i = 0; i < ny; i++)
+      r[i] = (uint8_t)next();
+    rq = (qres){r, rlo + (int32_t)(next() % 256), ylo + (int32_t)(next() % 256), 0, 0, 0};
+    rq.cs = q->halves ? 0.5f : 0.01f + (float)(next() % 1000) * 1e-5f;
+    rq.rs = q->halves ? 0.25f : 0.01f + (float)(next() % 1000) * 1e-5f;
+    rq.os = q->halves ? (q->res == 2 ? 16.0f : 1.0f)
+                      : (q->res == 2 ? rq.cs * rq.rs * 64.0f : (rq.cs + rq.rs) * 0.75f);
+  }
+  const int32_t ozp = q->res ? rq.ozp : yzp; /* the clamp's: the value written */
+  const int32_t lo = q->clamp ? ozp : ylo, hi = q->clamp ? (ozp + 100 < yhi ? ozp + 100 : yhi) : yhi;
+  const uint8_t *want = reference(q, x, w, bias, mult, xzp, yzp, lo, hi, &rq, yd, &a);
   CHECK(want != NULL);
 
   qconvw_geom gm;
@@ -131,14 +178,18 @@ static void run_case(const qcase *q) {
   const int64_t mt = 5, nt = 2, m = yd[2] * yd[3];
   const uint32_t tiles = (uint32_t)(q->n * ((m + mt - 1) / mt) * ((gm.c1out + nt - 1) / nt));
   kcase c;
-  kc_setup(&c, OM_TASK_QCONV2D, tiles < 3 ? tiles : 3, OM_QCONV_NTENSORS);
+  kc_setup(&c, OM_TASK_QCONV2D, tiles < 3 ? tiles : 3, q->res ? OM_QCONV_NTENSORS_R : OM_QCONV_NTENSORS);
   const int64_t xd[4] = {q->n, q->c, q->h, q->w};
   kc_set_layout(&c, X, q->xdt, LAYOUT_NC1HWC0, 4, xd);
   kc_set(&c, W, DT_INT8, 4, pd);
   kc_set(&c, B, DT_INT32, 1, &c16);
   kc_set(&c, MU, DT_FLOAT32, 1, &c16);
   kc_set_layout(&c, Y, q->ydt, LAYOUT_NC1HWC0, 4, yd);
-  to_5hd(c.data[X], x, q->n, q->c, q->h * q->w, 0x5a); /* padding lanes: anything */
+  if (q->res) {
+    kc_set_layout(&c, R, q->rdt, LAYOUT_NC1HWC0, 4, yd);
+    to_5hd(c.data[R], r, q->n, q->m, yd[2] * yd[3], 0xa5); /* padding lanes: anything */
+  }
+  to_5hd(c.data[X], x, q->n, q->c, q->h * q->w, 0x5a);
   memset(c.data[W], 0, (size_t)qconvw_bytes(&gm));
   qconvw_pack(&gm, w, c.data[W]);
   const int32_t zp_u = xzp + (q->xdt == DT_INT8 ? 128 : 0);
@@ -152,6 +203,11 @@ static void run_case(const qcase *q) {
   p[OM_QCONV_P_GROUPS] = (int32_t)q->group;
   p[OM_QCONV_P_X_ZP] = zp_u, p[OM_QCONV_P_Y_ZP] = yzp, p[OM_QCONV_P_LO] = lo, p[OM_QCONV_P_HI] = hi;
   p[OM_QCONV_P_X_SIGNED] = q->xdt == DT_INT8;
+  if (q->res) {
+    p[OM_QCONV_P_R_OP] = q->res == 2, p[OM_QCONV_P_R_ZP] = rq.rzp, p[OM_QCONV_P_O_ZP] = rq.ozp;
+    p[OM_QCONV_P_C_SCALE] = (int32_t)rt_f32_bits(rq.cs), p[OM_QCONV_P_R_SCALE] = (int32_t)rt_f32_bits(rq.rs);
+    p[OM_QCONV_P_O_SCALE] = (int32_t)rt_f32_bits(rq.os);
+  }
   omrt_status s = kc_check(&c);
   CHECK_EQ_INT(s, OMRT_OK);
   if (s != OMRT_OK) test_note("  %s", omrt_last_error());
@@ -193,18 +249,18 @@ static void run_case(const qcase *q) {
     if (bad)
       test_note(
           "  %s: %lldx%lldx%lldx%lld -> %lld, k %dx%d s %d,%d d %d,%d pads %d,%d,%d,%d group %lld, x %s "
-          "y %s: %zu bytes differ, first at %zu: %u, want %u",
+          "y %s residual %d: %zu bytes differ, first at %zu: %u, want %u",
           paths[k].name, (long long)q->n, (long long)q->c, (long long)q->h, (long long)q->w, (long long)q->m,
           q->kh, q->kw, q->sh, q->sw, q->dh, q->dw, q->pt, q->pl, q->pb, q->pr, (long long)q->group,
-          dtype_name(q->xdt), dtype_name(q->ydt), bad, first, got[first], want5[first]);
+          dtype_name(q->xdt), dtype_name(q->ydt), q->res, bad, first, got[first], want5[first]);
   }
-  free(want5), free(x), free(w), free(bias), free(mult);
+  free(want5), free(x), free(w), free(bias), free(mult), free(r);
   kc_free(&c);
   arena_free(&a);
 }
 
 static void test_rejects(void) {
-  const qcase q = {1, 16, 4, 4, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, DT_UINT8, DT_UINT8, 0, 0, 0};
+  const qcase q = {1, 16, 4, 4, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, DT_UINT8, DT_UINT8, 0, 0, 0, 0, 0};
   qconvw_geom gm;
   qconvw_init(q.m, q.c, 1, 3, 3, &gm);
   const int64_t xd[4] = {1, 16, 4, 4}, c16 = 16;
@@ -239,6 +295,51 @@ static void test_rejects(void) {
   expect_reject(&c, "w of the wrong packed size", "w dims");
   kc_set(&c, W, DT_UINT8, 4, pd);
   expect_reject(&c, "u8 weights", "expected i8");
+  kc_set(&c, W, DT_INT8, 4, pd);
+  CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  p[OM_QCONV_P_R_OP] = 1;
+  expect_reject(&c, "a residual's param without r", "r_op");
+  p[OM_QCONV_P_R_OP] = 0, p[OM_QCONV_P_O_ZP] = 3;
+  expect_reject(&c, "a residual's param without r", "o_zp");
+  p[OM_QCONV_P_O_ZP] = 0;
+  kc_free(&c);
+
+  /* with a residual */
+  kc_setup(&c, OM_TASK_QCONV2D, 1, OM_QCONV_NTENSORS_R);
+  kc_set_layout(&c, X, DT_UINT8, LAYOUT_NC1HWC0, 4, xd);
+  kc_set(&c, W, DT_INT8, 4, pd);
+  kc_set(&c, B, DT_INT32, 1, &c16);
+  kc_set(&c, MU, DT_FLOAT32, 1, &c16);
+  kc_set_layout(&c, Y, DT_UINT8, LAYOUT_NC1HWC0, 4, xd);
+  kc_set_layout(&c, R, DT_INT8, LAYOUT_NC1HWC0, 4, xd);
+  p = c.task.params;
+  p[OM_CONV_P_KH] = p[OM_CONV_P_KW] = 3, p[OM_CONV_P_STRIDE_H] = p[OM_CONV_P_STRIDE_W] = 1;
+  p[OM_CONV_P_PAD_TOP] = p[OM_CONV_P_PAD_LEFT] = p[OM_CONV_P_PAD_BOTTOM] = p[OM_CONV_P_PAD_RIGHT] = 1;
+  p[OM_CONV_P_DILATION_H] = p[OM_CONV_P_DILATION_W] = 1;
+  p[OM_QCONV_P_TILE_M] = 16, p[OM_QCONV_P_TILE_N] = 1, p[OM_QCONV_P_GROUPS] = 1, p[OM_QCONV_P_HI] = 255;
+  p[OM_QCONV_P_R_OP] = 1, p[OM_QCONV_P_R_ZP] = -5, p[OM_QCONV_P_O_ZP] = 7;
+  p[OM_QCONV_P_C_SCALE] = p[OM_QCONV_P_R_SCALE] = p[OM_QCONV_P_O_SCALE] = (int32_t)rt_f32_bits(0.02f);
+  CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  p[OM_QCONV_P_R_OP] = 2;
+  expect_reject(&c, "r_op neither add nor mul", "r_op");
+  p[OM_QCONV_P_R_OP] = 0, p[OM_QCONV_P_C_SCALE] = 0;
+  expect_reject(&c, "c_scale 0", "c_scale");
+  p[OM_QCONV_P_C_SCALE] = (int32_t)rt_f32_bits(0.02f), p[OM_QCONV_P_O_SCALE] = 0x7fc00000; /* NaN */
+  expect_reject(&c, "o_scale NaN", "o_scale");
+  p[OM_QCONV_P_O_SCALE] = (int32_t)rt_f32_bits(0.02f), p[OM_QCONV_P_R_SCALE] = 0x7f800000; /* inf */
+  expect_reject(&c, "r_scale inf", "r_scale");
+  p[OM_QCONV_P_R_SCALE] = (int32_t)rt_f32_bits(0.02f), p[OM_QCONV_P_R_ZP] = 200;
+  expect_reject(&c, "r_zp past i8", "r_zp");
+  p[OM_QCONV_P_R_ZP] = 0, p[OM_QCONV_P_O_ZP] = -1;
+  expect_reject(&c, "o_zp below u8", "o_zp");
+  p[OM_QCONV_P_O_ZP] = 0;
+  CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  kc_set_layout(&c, R, DT_INT8, LAYOUT_NC1HWC0, 4, (const int64_t[4]){1, 16, 4, 3});
+  expect_reject(&c, "r of other dims", "r");
+  kc_set_layout(&c, R, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
+  expect_reject(&c, "f16 r", "r");
+  kc_set_layout(&c, R, DT_UINT8, LAYOUT_ND, 4, xd);
+  expect_reject(&c, "ND r", "r");
   kc_free(&c);
 }
 
@@ -247,18 +348,29 @@ int main(void) {
   test_note("paths: %s", rt_cpu()->name);
   const qcase cases[] = {
       /* n  c   h   w   m  grp kh kw sh sw dh dw pt pl pb pr  x   y clamp pc halves */
-      {1, 16, 8, 8, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 1, 0},   /* 3x3 same */
-      {2, 3, 11, 13, 37, 1, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, U8, U8, 1, 1, 0},  /* RGB stem, odd Cout */
-      {1, 3, 61, 9, 64, 1, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, I8, U8, 1, 1, 0},   /* 3x3 stem, i8, no pads */
-      {1, 1, 9, 10, 20, 1, 3, 5, 1, 2, 2, 1, 2, 1, 0, 3, I8, I8, 0, 1, 1},   /* 1 channel, dilated */
-      {1, 2, 5, 5, 16, 1, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, U8, U8, 0, 0, 0},    /* 2 channels, 2x2 */
-      {1, 33, 9, 7, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 0, 0, 0},   /* 1x1, odd C, i8 */
-      {1, 40, 10, 9, 70, 1, 3, 3, 2, 1, 2, 2, 2, 1, 0, 3, U8, I8, 1, 1, 1},  /* dilated, asym pads, halves */
-      {1, 32, 7, 7, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0},  /* depthwise */
-      {1, 24, 6, 5, 24, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, I8, U8, 0, 1, 1},  /* depthwise, stride 2, odd C */
-      {1, 48, 5, 6, 36, 6, 3, 1, 1, 2, 1, 1, 1, 0, 1, 0, U8, U8, 0, 1, 0},   /* groups of 8 in, 6 out */
-      {2, 64, 4, 4, 80, 2, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, I8, U8, 1, 0, 0},   /* two groups, no pads */
-      {1, 256, 3, 3, 130, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0}, /* deep K */
+      {1, 16, 8, 8, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 1, 0, 0, 0},  /* 3x3 same */
+      {2, 3, 11, 13, 37, 1, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, U8, U8, 1, 1, 0, 0, 0}, /* RGB stem, odd Cout */
+      {1, 3, 61, 9, 64, 1, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, I8, U8, 1, 1, 0, 0, 0},  /* 3x3 stem, i8, no pads */
+      {1, 1, 9, 10, 20, 1, 3, 5, 1, 2, 2, 1, 2, 1, 0, 3, I8, I8, 0, 1, 1, 0, 0},  /* 1 channel, dilated */
+      {1, 2, 5, 5, 16, 1, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, U8, U8, 0, 0, 0, 0, 0},   /* 2 channels, 2x2 */
+      {1, 33, 9, 7, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 0, 0, 0, 0, 0},  /* 1x1, odd C, i8 */
+      {1, 40, 10, 9, 70, 1,  3, 3, 2, 1, 2, 2,
+       2, 1,  0,  3, U8, I8, 1, 1, 1, 0, 0}, /* dilated, asym pads, halves */
+      {1, 32, 7, 7, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0, 0, 0}, /* depthwise */
+      {1, 24, 6, 5, 24, 24, 3, 3, 2, 2, 1, 1,
+       1, 1,  1, 1, I8, U8, 0, 1, 1, 0, 0}, /* depthwise, stride 2, odd C */
+      {1, 48, 5, 6, 36, 6, 3, 1, 1, 2, 1, 1, 1, 0, 1, 0, U8, U8, 0, 1, 0, 0, 0},   /* groups of 8 in, 6 out */
+      {2, 64, 4, 4, 80, 2, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, I8, U8, 1, 0, 0, 0, 0},   /* two groups, no pads */
+      {1, 256, 3, 3, 130, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0, 0, 0}, /* deep K */
+      /* with a residual (res 1 add, 2 mul) of dtype rdt                                    res rdt */
+      {1, 64, 7, 7, 64, 1,  1, 1, 1, 1, 1, 1,
+       0, 0,  0, 0, U8, U8, 1, 1, 0, 1, U8}, /* ResNet's 1x1, Add, Relu */
+      {2, 16, 8, 8, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, I8, U8, 0, 1, 0, 1, I8},  /* 3x3, odd Cout, i8 r */
+      {1, 33, 5, 6, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, I8, 1, 0, 0, 2, U8},  /* Mul, i8 y, u8 r */
+      {1, 24, 6, 5, 24, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, I8, 0, 1, 1, 1, I8}, /* depthwise, ties */
+      {1, 3, 11, 13, 37, 1, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, U8, U8, 0, 1, 1, 2, I8}, /* RGB stem window, Mul */
+      {1, 48, 5, 6, 36, 6, 3, 1, 1, 2, 1, 1, 1, 0, 1, 0, I8, I8, 1, 1, 0, 1, U8},  /* groups: 12 x 1 tiles */
+      {1, 16, 4, 4, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 0, 1, 1, U8},  /* ties, one block */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     run_case(&cases[i]);
