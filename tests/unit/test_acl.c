@@ -24,6 +24,7 @@
 #include "driver/compile.h"
 #include "omrt.h"
 #include "onnx_mb.h"
+#include "acl_check.h"
 #include "support.h"
 
 /* --- heap accounting (tests/CMakeLists.txt wraps the allocation calls) */
@@ -42,16 +43,6 @@ void *__wrap_calloc(size_t c, size_t n) { return count(c * n), __real_calloc(c, 
 void *__wrap_realloc(void *p, size_t n) { return count(n), __real_realloc(p, n); }
 void *__wrap_aligned_alloc(size_t a, size_t n) { return count(n), __real_aligned_alloc(a, n); }
 int __wrap_posix_memalign(void **p, size_t a, size_t n) { return count(n), __real_posix_memalign(p, a, n); }
-
-/* Checks that call failed with code and that its message has `want`. */
-#define EXPECT_ACL(call, code, want)                                                                         \
-  do {                                                                                                       \
-    CHECK_EQ_INT((call), (code));                                                                            \
-    const char *msg_ = aclGetRecentErrMsg();                                                                 \
-    CHECK(msg_ &&strstr(msg_, want));                                                                        \
-    if (!msg_ || !strstr(msg_, want)) test_note("  message: %s (want '%s')", msg_ ? msg_ : "(none)", want);  \
-  } while (0)
-#define OK(call) CHECK_EQ_INT((call), ACL_SUCCESS)
 
 enum { NX = 3 * 16 * 16, NZ = 8 * 16 * 16, NSUM = NZ, NPOOL = 8 };
 

@@ -25,16 +25,8 @@
 #include "driver/compile.h"
 #include "omrt.h"
 #include "onnx_mb.h"
+#include "acl_check.h"
 #include "support.h"
-
-#define EXPECT_ACL(call, code, want)                                                                         \
-  do {                                                                                                       \
-    CHECK_EQ_INT((call), (code));                                                                            \
-    const char *msg_ = aclGetRecentErrMsg();                                                                 \
-    CHECK(msg_ &&strstr(msg_, want));                                                                        \
-    if (!msg_ || !strstr(msg_, want)) test_note("  message: %s (want '%s')", msg_ ? msg_ : "(none)", want);  \
-  } while (0)
-#define OK(call) CHECK_EQ_INT((call), ACL_SUCCESS)
 
 enum { N = 1, C = 3, H = 6, W = 8, SW = 10, SH = 8, CX = 2, CY = 1 };
 

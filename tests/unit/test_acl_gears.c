@@ -18,16 +18,8 @@
 #include "driver/compile.h"
 #include "omrt.h"
 #include "onnx_mb.h"
+#include "acl_check.h"
 #include "support.h"
-
-#define EXPECT_ACL(call, code, want)                                                                         \
-  do {                                                                                                       \
-    CHECK_EQ_INT((call), (code));                                                                            \
-    const char *msg_ = aclGetRecentErrMsg();                                                                 \
-    CHECK(msg_ &&strstr(msg_, want));                                                                        \
-    if (!msg_ || !strstr(msg_, want)) test_note("  message: %s (want '%s')", msg_ ? msg_ : "(none)", want);  \
-  } while (0)
-#define OK(call) CHECK_EQ_INT((call), ACL_SUCCESS)
 
 /* conv: x [N, 3, H, W] -> Conv 3x3 pad 1 (4 channels) -> Relu = y.
  * add: a [1, L], b [1, L] -> Add = y. Compiled with the gear flags. */

@@ -32,16 +32,8 @@
 #include "acl/ops/acl_dvpp.h"
 #include "driver/compile.h"
 #include "onnx_mb.h"
+#include "acl_check.h"
 #include "support.h"
-
-#define EXPECT_ACL(call, code, want)                                                                         \
-  do {                                                                                                       \
-    CHECK_EQ_INT((call), (code));                                                                            \
-    const char *msg_ = aclGetRecentErrMsg();                                                                 \
-    CHECK(msg_ &&strstr(msg_, want));                                                                        \
-    if (!msg_ || !strstr(msg_, want)) test_note("  message: %s (want '%s')", msg_ ? msg_ : "(none)", want);  \
-  } while (0)
-#define OK(call) CHECK_EQ_INT((call), ACL_SUCCESS)
 
 enum { N = 4 * 8 * 8 };
 static char long_name[160];
