@@ -41,6 +41,10 @@
  * nothing else reads, the QConv takes the other as its residual and writes
  * the QEltwise's output itself (fold_residual).
  *
+ * DequantizeLinear -> GlobalAveragePool -> QuantizeLinear becomes the
+ * integer mean ONNX Runtime computes, in float ops that give its bits
+ * (fold_gap: Cast, Sub, ReduceSum, Mul, Round, Add, Clip, Cast in f32).
+ *
  * The rest of a QDQ model stays as it is: the QuantizeLinear and
  * DequantizeLinear around average pooling and a Concat input's
  * requantization become vector programs (vectorize) that read and write the int8 tensors the QConvs exchange,
@@ -55,6 +59,7 @@
  * (or the following clamp island's; a Gemm's through a Reshape, a MatMul's through a Transpose and a
  * Reshape); the pools and moves above read the int8 value (a Concat input dequantized with other
  * parameters through a new QuantizeLinear);
+ * each quantized global average pool is the ReduceSum chain of fold_gap writing its QuantizeLinear's output;
  * each residual island is one QEltwise writing its QuantizeLinear's output, folded into the QConv
  * that writes one of its operands when nothing else reads that (fold_residual: the QConv's residual);
  * nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that do not match (a
