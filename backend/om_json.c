@@ -254,6 +254,7 @@ static const kind_desc kinds[] = {
                            [OM_QELTWISE_P_Y_SCALE] = {"y_scale", P_F32},
                            [OM_QELTWISE_P_LO] = {"lo", P_INT},
                            [OM_QELTWISE_P_HI] = {"hi", P_INT}}},
+    [OM_TASK_QLUT] = {"QLUT", {[OM_QLUT_T_X] = "x", [OM_QLUT_T_TABLE] = "table", [OM_QLUT_T_Y] = "y"}, {{0}}},
     [OM_TASK_POOL] = {"POOL",
                       {[OM_POOL_T_X] = "x", [OM_POOL_T_Y] = "y"},
                       {[OM_POOL_P_KH] = {"kh", P_INT},

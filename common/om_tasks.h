@@ -66,6 +66,7 @@ typedef enum om_task_kind {
   OM_TASK_UNIQUE = 29,
   OM_TASK_TFIDF = 30,
   OM_TASK_QELTWISE = 31,
+  OM_TASK_QLUT = 32,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 
@@ -401,6 +402,19 @@ enum {
   OM_QELTWISE_P_HI = 8,
   OM_QELTWISE_NPARAMS = 9,
 };
+
+/* QLUT (vector unit): an int8 -> int8 elementwise function as a 256-entry
+ * table (the QLut op, ops.def: a vector program of one u8/i8 input and one
+ * u8/i8 output, evaluated at compile time for every input byte):
+ *   y[i] = table[x[i] as an unsigned byte] (an i8 x: x + 256 when negative).
+ *   tensors: x (u8 or i8), table (256 bytes ND [256], y's dtype), y (u8 or
+ *   i8); x and y one layout (ND, or NC1HWC0: padding lanes of x any value,
+ *   of y written 0) and the same dims.
+ *   params: none.
+ *   Block unit: runs of 16 physical elements (an NC1HWC0 pixel's channel
+ *   block), ceil(physical elements / 16) of them. */
+enum { OM_QLUT_T_X = 0, OM_QLUT_T_TABLE = 1, OM_QLUT_T_Y = 2, OM_QLUT_NTENSORS = 3 };
+enum { OM_QLUT_WRITES = OM_SLOT(OM_QLUT_T_Y), OM_QLUT_NPARAMS = 0 };
 
 /* POOL (vector unit): max or average pooling on NC1HWC0 or NDC1HWC0.
  *   tensors: x, y (same dtype family f16/f32, or for max one dtype u8 or
@@ -1238,6 +1252,7 @@ static inline void om_aipp_pixel(const om_aipp_params *p, const uint8_t *img, in
   X(OM_TASK_NMS, OM_NMS_WRITES, 0)                                                                           \
   X(OM_TASK_UNIQUE, OM_UNIQUE_WRITES, 0)                                                                     \
   X(OM_TASK_TFIDF, OM_TFIDF_WRITES, 0)                                                                       \
-  X(OM_TASK_QELTWISE, OM_QELTWISE_WRITES, 0)
+  X(OM_TASK_QELTWISE, OM_QELTWISE_WRITES, 0)                                                                 \
+  X(OM_TASK_QLUT, OM_QLUT_WRITES, 0)
 
 #endif

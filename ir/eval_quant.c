@@ -4,7 +4,7 @@
  * the same), and QConv, the int8 convolution: exact int32 sums, then
  * q_requant (and with a residual, q_eltwise), the integer arithmetic
  * libomrt's QCONV2D kernels reproduce bit for bit; and QEltwise, q_eltwise per element (the QELTWISE kernels'
- * arithmetic). Inputs are
+ * arithmetic), and QLut, a table lookup per byte. Inputs are
  * C-order ND buffers; a scale or zero point broadcasts numpy-style against
  * x (ops.def), so per tensor, per axis and blocked parameters are one case.
  */
@@ -19,7 +19,8 @@
 #include "ir/eval_internal.h"
 
 int ir_eval_is_quant(ir_op op) {
-  return op == IR_OP_QUANTIZE || op == IR_OP_DEQUANTIZE || op == IR_OP_QCONV || op == IR_OP_QELTWISE;
+  return op == IR_OP_QUANTIZE || op == IR_OP_DEQUANTIZE || op == IR_OP_QCONV || op == IR_OP_QELTWISE ||
+         op == IR_OP_QLUT;
 }
 
 /* A QConv's residual epilogue (in[4], ops.def), read and checked against
@@ -194,6 +195,38 @@ static status eval_qeltwise(ev *e) {
   return ST_OK;
 }
 
+int ir_qlut_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err, size_t cap) {
+  const ir_value *x = n->in[0], *t = n->in[1];
+  if ((x->dtype != DT_UINT8 && x->dtype != DT_INT8) || (t->dtype != DT_UINT8 && t->dtype != DT_INT8) ||
+      t->rank != 1 || t->dims[0] != 256) {
+    snprintf(err, cap, "expected x u8/i8 and table u8/i8 [256], got %s and %s %s", dtype_name(x->dtype),
+             dtype_name(t->dtype), ir_dims_str(t->rank, t->dims));
+    return -1;
+  }
+  *rank_out = x->rank;
+  memcpy(dims_out, x->dims, sizeof(int64_t) * (size_t)x->rank);
+  *dt_out = t->dtype;
+  return 0;
+}
+
+/* QLut: y[i] = table[x[i] as an unsigned byte]. */
+static status eval_qlut(ev *e) {
+  const ir_node *n = e->n;
+  int rank;
+  int64_t dims[MAX_RANK];
+  dtype dt;
+  char err[256];
+  if (ir_qlut_infer(n, &rank, dims, &dt, err, sizeof err)) return fail(e, ST_ERR_INVALID, "%s", err);
+  const int64_t count = ir_value_elements(n->out[0]);
+  uint8_t *y = arena_alloc_aligned(e->a, (size_t)count + 1, 64);
+  if (!y) return nomem(e);
+  e->out[0] = y;
+  const uint8_t *x = e->in[0], *t = e->in[1];
+  for (int64_t i = 0; i < count; i++)
+    y[i] = t[x[i]];
+  return ST_OK;
+}
+
 /* QConv: NCHW, one output element at a time (then its residual's). */
 static status eval_qconv(ev *e) {
   const ir_node *n = e->n;
@@ -298,6 +331,7 @@ status ir_eval_quant(const ir_node *n, const void *const *inputs, void **outputs
   case IR_OP_DEQUANTIZE: return eval_qdq(&e);
   case IR_OP_QCONV: return eval_qconv(&e);
   case IR_OP_QELTWISE: return eval_qeltwise(&e);
+  case IR_OP_QLUT: return eval_qlut(&e);
   default: return fail(&e, ST_ERR_UNSUPPORTED, "not a quantized op");
   }
 }

@@ -9,7 +9,7 @@
 #include "ir/ir.h"
 
 /* 1 for the ops ir_eval_quant implements: QuantizeLinear,
- * DequantizeLinear, QConv and QEltwise. */
+ * DequantizeLinear, QConv, QEltwise and QLut. */
 int ir_eval_is_quant(ir_op op);
 
 /* Shape inference for QConv n (ops.def): checks the dtypes and shapes of
@@ -20,6 +20,9 @@ int ir_qconv_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt
  * zero points and clamp in range; y has a's dims and dtype `to`. */
 int ir_qeltwise_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err,
                       size_t cap);
+/* The same for QLut n: x u8/i8, the table u8/i8 [256]; y has x's dims and
+ * the table's dtype. */
+int ir_qlut_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err, size_t cap);
 
 /* Evaluates quantized node n (arguments as ir_eval_node; eval.c has checked
  * that every value is present, ND and of known shape). */

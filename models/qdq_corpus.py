@@ -48,7 +48,7 @@ OMQUANT = {"mobilenet_v2": ["minmax", "percentile"], "efficientnet_b0": ["minmax
 # (shufflenet_v2_x1_0's channel shuffle unpacks x.size(), which FX cannot trace: omquant's only)
 FX = {"mobilenet_v3_large": 224, "googlenet": 224, "inception_v3": 299}
 
-INT8 = ("QCONV2D", "QELTWISE")
+INT8 = ("QCONV2D", "QELTWISE", "QLUT")
 FLOAT_MAC = ("CONV2D", "DWCONV", "CONV3D", "MATMUL", "ATTENTION")
 
 

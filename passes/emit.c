@@ -46,6 +46,7 @@
  *   QCONV2D              QConv (passes/qconv.c), its operands as the layout
  *                        pass packed them
  *   QELTWISE             QEltwise (passes/qconv.c)
+ *   QLUT                 QLut (passes/qlut.c)
  *   GATHER               Gather, GatherElements (what did not fold to a
  *                        constant), GatherND (mode 2)
  *   PAD                  Pad (the constant as bytes of y's dtype)
@@ -667,6 +668,13 @@ static status emit_qeltwise(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_QELTWISE, OM_QELTWISE_NTENSORS, tv, OM_QELTWISE_NPARAMS, p);
 }
 
+/* QLUT: QLut's x, table and y (om_tasks.h); no params. */
+static status emit_qlut(emit_state *s, ir_node *n) {
+  ir_value *tv[OM_QLUT_NTENSORS] = {
+      [OM_QLUT_T_X] = n->in[0], [OM_QLUT_T_TABLE] = n->in[1], [OM_QLUT_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_QLUT, OM_QLUT_NTENSORS, tv, OM_QLUT_NPARAMS, NULL);
+}
+
 /* LAYERNORM: the LayerNorm node's inputs and outputs in their slots. */
 static status emit_layernorm(emit_state *s, ir_node *n) {
   int32_t p[OM_LAYERNORM_NPARAMS] = {[OM_LAYERNORM_P_AXIS] = (int32_t)ir_attr_int(n, "axis", 0),
@@ -860,7 +868,7 @@ static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_QCONV2D] = emit_qconv,       [OM_TASK_RECURRENCE] = emit_recurrence,
     [OM_TASK_NONZERO] = emit_nonzero,     [OM_TASK_NMS] = emit_nms,
     [OM_TASK_UNIQUE] = emit_unique,       [OM_TASK_TFIDF] = emit_tfidf,
-    [OM_TASK_QELTWISE] = emit_qeltwise,
+    [OM_TASK_QELTWISE] = emit_qeltwise,   [OM_TASK_QLUT] = emit_qlut,
 };
 
 int pass_emit_has_rule(om_task_kind kind) {

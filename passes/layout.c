@@ -26,7 +26,8 @@
  *            of its non-constant inputs already is NC1HWC0 (it follows the
  *            convs); QCONV (x, y and a residual u8/i8 NC1HWC0, its constants in
  *            QCONV2D's form, lower/qconv_weights.h); QELTWISE (a, b and y
- *            u8/i8 NC1HWC0 when a or b already is, else ND); VECPROG, see
+ *            u8/i8 NC1HWC0 when a or b already is, else ND); QLUT (x and
+ *            y likewise, the table ND); VECPROG, see
  *            below.
  *   ND       everything else: MATMUL (MatMul; a constant B FRACTAL_NZ), COPY (Flatten/Reshape/
  *            Squeeze/Unsqueeze/Identity, emitted as ND copies or aliases,
@@ -934,6 +935,16 @@ static status layout_qeltwise(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, lay, n->out[0]->dtype);
 }
 
+/* QLut: x and y in one layout, NC1HWC0 when x already is (a QConv's
+ * output), else ND; the table stays an ND constant. */
+static status layout_qlut(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  const int lay = n->in[0]->layout == LAYOUT_NC1HWC0 ? LAYOUT_NC1HWC0 : LAYOUT_ND;
+  status st = ensure_input(s, n, 0, lay, ANY_DTYPE, NULL);
+  if (st == ST_OK) st = ensure_input(s, n, 1, LAYOUT_ND, ANY_DTYPE, NULL);
+  return st != ST_OK ? st : redirect_output(s, n, 0, lay, n->out[0]->dtype);
+}
+
 static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_NONE] = refuse_unfolded,
     [IR_LAY_VECTORIZED] = refuse_vectorized,
@@ -955,6 +966,7 @@ static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_AIPP] = layout_aipp,
     [IR_LAY_QCONV] = layout_qconv,
     [IR_LAY_QELTWISE] = layout_qeltwise,
+    [IR_LAY_QLUT] = layout_qlut,
     [IR_LAY_CONVERT] = layout_convert,
 };
 

@@ -135,6 +135,7 @@ status pass_conv_taps(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_qlut(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_layout(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_epilogue(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_tiling(ir_graph *g, pass_ctx *ctx, diag *d);

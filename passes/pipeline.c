@@ -13,6 +13,7 @@
  *   fuse         Conv/MatMul + bias + residual Add + Relu/Clip -> one Conv/MatMul
  *   vectorize    other elementwise ops -> vector programs, chains fused into one
  *   precision    --precision_mode: fp16 activations and weights where allowed
+ *   qlut         a vector program from one int8 tensor to another -> a 256-entry table
  *   layout       NC1HWC0 activations, FRACTAL_Z weights, TransData at edges
  *   epilogue     a Conv's or MatMul's one reader, a vector program, runs in its tiles
  *   tiling       cube/vector tiles per the SoC's buffers, block_dim over AI cores
@@ -49,6 +50,7 @@ const pass pass_pipeline[] = {
     {"fuse", pass_fuse},
     {"vectorize", pass_vectorize},
     {"precision", pass_precision},
+    {"qlut", pass_qlut},
     {"layout", pass_layout},
     {"epilogue", pass_epilogue},
     {"tiling", pass_tiling},

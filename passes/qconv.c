@@ -41,6 +41,10 @@
  * nothing else reads, the QConv takes the other as its residual and writes
  * the QEltwise's output itself (fold_residual).
  *
+ * DequantizeLinear -> GlobalAveragePool -> QuantizeLinear becomes the
+ * integer mean ONNX Runtime computes, in float ops that give its bits
+ * (fold_gap: Cast, Sub, ReduceSum, Mul, Round, Add, Clip, Cast in f32).
+ *
  * The rest of a QDQ model stays as it is: the QuantizeLinear and
  * DequantizeLinear around average pooling and a Concat input's
  * requantization become vector programs (vectorize) that read and write the int8 tensors the QConvs exchange,
@@ -55,6 +59,7 @@
  * (or the following clamp island's; a Gemm's through a Reshape, a MatMul's through a Transpose and a
  * Reshape); the pools and moves above read the int8 value (a Concat input dequantized with other
  * parameters through a new QuantizeLinear);
+ * each quantized global average pool is the ReduceSum chain of fold_gap writing its QuantizeLinear's output;
  * each residual island is one QEltwise writing its QuantizeLinear's output, folded into the QConv
  * that writes one of its operands when nothing else reads that (fold_residual: the QConv's residual);
  * nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that do not match (a
@@ -583,6 +588,97 @@ static status fold_residual(ir_graph *g, ir_node *e, int *done, diag *d) {
   return ST_OK;
 }
 
+/* A new node op(in[0..nin)) named after `at` and `suffix` writing y (or,
+ * when y is NULL, a new value of dtype dt and dims[rank]), computing in its
+ * own dtypes (precision "fp32"); its output, or NULL when out of memory. */
+static ir_value *add_op(ir_graph *g, const ir_node *at, ir_op op, const char *suffix, int nin, ir_value **in,
+                        ir_value *y, int dt, int rank, const int64_t *dims) {
+  char name[256];
+  snprintf(name, sizeof name, "%s_%s", at->name, suffix);
+  if (!y && (y = ir_value_new(g, name, dt)) != NULL) ir_value_set_shape(y, rank, dims);
+  ir_node *n = y ? ir_node_new(g, op, name, nin, in, 1, &y) : NULL;
+  if (!n || ir_attr_set_string(g, n, "precision", "fp32")) return NULL;
+  n->origin = at->origin;
+  return y;
+}
+
+/* A new f32 scalar constant named after `at` and `suffix`. */
+static ir_value *f32_const(ir_graph *g, const ir_node *at, const char *suffix, float v) {
+  char name[256];
+  snprintf(name, sizeof name, "%s_%s", at->name, suffix);
+  return ir_const_new(g, name, DT_FLOAT32, 0, NULL, &v, sizeof v);
+}
+
+/* DequantizeLinear(x_q) -> GlobalAveragePool -> QuantizeLinear, each
+ * scale and zero point a per-tensor constant (an SE block's squeeze, a
+ * classifier's pool): the mean as ONNX Runtime's integer kernel computes
+ * it (its QDQ graph optimizer makes this island a QLinearGlobalAveragePool),
+ * acc = sum over the H x W window of (x_q - x_zp), exact, then y =
+ * clamp(round_half_even(acc * m) + y_zp, lo, hi) with m = s_x / (s_y * HW)
+ * in f32, that is q_requant's steps. Written with float ops that compute
+ * those bits: Cast to f32 and Sub x_zp (exact), ReduceSum over H and W
+ * (integers below 2^24 in f32, so exact in any order; the rule needs HW *
+ * 255 < 2^24), Mul m, Round, Add y_zp, Clip, Cast, all kept in f32
+ * (precision "fp32"). The float island instead sums dequantized values in
+ * f32 and divides twice; its result differs from ONNX Runtime's by one step
+ * now and then, and MobileNetV3-Large's SE blocks amplify that. 1 when it
+ * rewrote, -1 when out of memory. */
+static int fold_gap(ir_graph *g, ir_node *q) {
+  float sy, sx;
+  int32_t zy, zx;
+  if (q->nin < 2 || !is_q8(q->out[0]->dtype) || !read_scale(q->in[1], 1, &sy) ||
+      !read_zp(q->nin > 2 ? q->in[2] : NULL, &zy))
+    return 0;
+  ir_node *p = q->in[0]->producer;
+  if (!p || p->op != IR_OP_GLOBALAVGPOOL || ir_value_single_user(g, q->in[0]) != q ||
+      q->in[0]->output_index >= 0)
+    return 0;
+  const ir_node *dq = p->in[0]->producer;
+  if (!dq || dq->op != IR_OP_DEQUANTIZE) return 0;
+  ir_value *xq = through_casts(dq->in[0]);
+  if (xq->data || !is_q8(xq->dtype) || xq->rank != 4 || !read_scale(dq->in[1], 1, &sx) ||
+      !read_zp(dq->nin > 2 ? dq->in[2] : NULL, &zx))
+    return 0;
+  const int64_t hw = xq->dims[2] * xq->dims[3];
+  if (hw <= 0 || hw * 255 >= 16777216) return 0;
+  const float m = sx / (sy * (float)hw);
+  if (!(m > 0.0f) || isinf(m)) return 0;
+  int32_t lo, hi;
+  q_range(q->out[0]->dtype, &lo, &hi);
+  const int64_t *yd = p->out[0]->dims;
+  ir_value *in[2] = {xq, NULL}, *v;
+  if (!(v = add_op(g, q, IR_OP_CAST, "gap_f32", 1, in, NULL, DT_FLOAT32, 4, xq->dims)) ||
+      ir_attr_set_int(g, v->producer, "to", DT_FLOAT32))
+    return -1;
+  in[0] = v, in[1] = f32_const(g, q, "gap_x_zp", (float)zx);
+  if (!in[1] || !(v = add_op(g, q, IR_OP_SUB, "gap_centered", 2, in, NULL, DT_FLOAT32, 4, xq->dims)))
+    return -1;
+  static const int64_t axes[2] = {2, 3};
+  in[0] = v;
+  if (!(v = add_op(g, q, IR_OP_REDUCE, "gap_sum", 1, in, NULL, DT_FLOAT32, 4, yd)) ||
+      ir_attr_set_string(g, v->producer, "mode", "sum") || ir_attr_set_int(g, v->producer, "keepdims", 1) ||
+      ir_attr_set_ints(g, v->producer, "axes", 2, axes))
+    return -1;
+  in[0] = v, in[1] = f32_const(g, q, "gap_mult", m);
+  if (!in[1] || !(v = add_op(g, q, IR_OP_MUL, "gap_scaled", 2, in, NULL, DT_FLOAT32, 4, yd))) return -1;
+  in[0] = v;
+  if (!(v = add_op(g, q, IR_OP_ROUND, "gap_round", 1, in, NULL, DT_FLOAT32, 4, yd))) return -1;
+  in[0] = v, in[1] = f32_const(g, q, "gap_y_zp", (float)zy);
+  if (!in[1] || !(v = add_op(g, q, IR_OP_ADD, "gap_shift", 2, in, NULL, DT_FLOAT32, 4, yd))) return -1;
+  in[0] = v;
+  if (!(v = add_op(g, q, IR_OP_CLIP, "gap_clamp", 1, in, NULL, DT_FLOAT32, 4, yd)) ||
+      ir_attr_set_float(g, v->producer, "min", lo) || ir_attr_set_float(g, v->producer, "max", hi))
+    return -1;
+  in[0] = v;
+  ir_value *out = q->out[0];
+  out->producer = NULL;
+  if (!add_op(g, q, IR_OP_CAST, "gap_cast", 1, in, out, 0, 0, NULL) ||
+      ir_attr_set_int(g, out->producer, "to", out->dtype))
+    return -1;
+  q->dead = 1;
+  return 1;
+}
+
 /* Casts of an int8 value to the dtype it has (PyTorch's after each
  * QuantizeLinear) go: their readers read the value. */
 static int drop_noop_casts(ir_graph *g) {
@@ -608,7 +704,8 @@ status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d) {
     ir_node *q = g->nodes[i];
     island is;
     if (q->dead || q->op != IR_OP_QUANTIZE) continue;
-    const int moved = fold_move(g, q);
+    int moved = fold_move(g, q);
+    if (!moved) moved = fold_gap(g, q);
     if (moved < 0) st = nomem(q, d);
     if (moved) {
       changed = 1;

@@ -81,7 +81,7 @@
  * of the dims before the axis; SOFTMAX: the rows before the axis; LAYERNORM: the rows; RECURRENCE: batch
  * rows, one per core at most; REDUCE: y elements, with elements counted on x; TOPK, CUMSUM: the lines along
  * the axis, elements counted on x; Split: the smallest output's elements; NONZERO, NMS, UNIQUE, TFIDF: 1;
- * QELTWISE: runs of 16 physical elements), so small tensors are not split into blocks that cost more to
+ * QELTWISE, QLUT: runs of 16 physical elements), so small tensors are not split into blocks that cost more to
  * dispatch than to run.
  *
  * Vector programs (VPROG) split the outputs' physical elements into
@@ -513,7 +513,7 @@ static uint64_t units_aipp(const ir_node *n, uint64_t *elems) {
   return (uint64_t)n->out[0]->dims[0] * (uint64_t)n->out[0]->dims[2];
 }
 
-/* QELTWISE: runs of 16 physical elements of y. */
+/* QELTWISE, QLUT: runs of 16 physical elements of y. */
 static uint64_t units_qeltwise(const ir_node *n, uint64_t *elems) {
   (void)n;
   return ceil_div(*elems, C0);
@@ -576,6 +576,7 @@ static const units_rule unit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_UNIQUE] = units_one,
     [OM_TASK_TFIDF] = units_one,
     [OM_TASK_QELTWISE] = units_qeltwise,
+    [OM_TASK_QLUT] = units_qeltwise,
 };
 
 int pass_tiling_has_rule(om_task_kind kind) {

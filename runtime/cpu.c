@@ -17,7 +17,8 @@
  * OMRT_AVX512=0 keeps the 256-bit ones (tests run the x86 kernels both ways).
  * The int8 convolution (QCONV2D) runs vpdpbusd where the CPU also has
  * AVX-512 BW and VNNI, else the AVX2 tile; the int8 elementwise op
- * (QELTWISE) 16 lanes with AVX-512F, else 8.
+ * (QELTWISE) 16 lanes with AVX-512F, else 8; the int8 table lookup (QLUT)
+ * vpermi2b where the CPU has AVX-512 VBMI, else AVX2's vpshufb.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "runtime/kernels_matmul.h"
 #include "runtime/kernels_qconv.h"
 #include "runtime/kernels_qeltwise.h"
+#include "runtime/kernels_qlut.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* AVX2, FMA and F16C usable: the CPU has them (CPUID leaves 1 and 7) and the
@@ -63,6 +65,14 @@ static int has_avx512_vnni(void) {
   unsigned a, b, c, d;
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
   return ((b >> 30) & 1) && ((c >> 11) & 1);
+}
+
+/* AVX-512 BW and VBMI (CPUID leaf 7: EBX bit 30, ECX bit 1), on top of
+ * has_avx512f_dq: vpermi2b for QLUT. */
+static int has_avx512_vbmi(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+  return ((b >> 30) & 1) && ((c >> 1) & 1);
 }
 #endif
 
@@ -107,6 +117,7 @@ static void detect(void) {
     paths.gemv = rt_gemv_x86;
     paths.qconv_tile = rt_qconv_tile_avx2;
     paths.qeltwise = rt_qelt_avx2;
+    paths.qlut = rt_qlut_avx2;
     if (has_avx512f_dq() && env_switch("OMRT_AVX512") != 0) {
       paths.name = "avx512f+avx2+fma+f16c";
       paths.avx512 = 1;
@@ -118,6 +129,7 @@ static void detect(void) {
       paths.round16 = rt_round16_avx512;
       paths.gemv = rt_gemv_avx512;
       paths.qeltwise = rt_qelt_avx512;
+      if (has_avx512_vbmi()) paths.qlut = rt_qlut_vbmi;
       if (has_avx512_vnni()) {
         paths.name = "avx512f+vnni+avx2+fma+f16c";
         paths.qconv_tile = rt_qconv_tile_vnni;

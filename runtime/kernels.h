@@ -33,6 +33,7 @@
  *   AIPP        y rows: N*H
  *   QCONV2D     tiles (om_format.h)
  *   QELTWISE    runs of 16 physical elements
+ *   QLUT        runs of 16 physical elements
  *   RECURRENCE  batch rows (each block runs every step of its rows)
  *
  * Checks: each kind's check function validates its task with the rt_chk_*
@@ -435,6 +436,8 @@ typedef struct rt_cpu_paths {
                      int64_t nb1);
   /* QELTWISE's run (kernels_qeltwise.h): AVX-512F or AVX2; NULL: portable */
   void (*qeltwise)(const struct rt_qelt *q, size_t i0, size_t n);
+  /* QLUT's run (kernels_qlut.h): AVX-512 VBMI or AVX2; NULL: portable */
+  void (*qlut)(const uint8_t *table, const uint8_t *x, uint8_t *y, size_t n);
   void (*gemv)(const float *x, size_t k, const void *w, int wf16, size_t ldw, size_t n, float *y);
   /* LAYERNORM's rows, row (D floats of UB) the staging; 0 when it does not
    * take the dtypes (the row instructions then run them) */
@@ -585,6 +588,8 @@ void rt_qconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_c
 omrt_status rt_qconv_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_qeltwise_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_qeltwise_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_qlut_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_qlut_check(const omrt_model *m, uint32_t i, const om_task *task);
 /* kernels_attention.c */
 void rt_attention_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_attention_check(const omrt_model *m, uint32_t i, const om_task *task);

@@ -1,0 +1,77 @@
+/* test_qgap.c - a quantized global average pool (DequantizeLinear ->
+ * GlobalAveragePool -> QuantizeLinear, passes/qconv.c fold_gap) compiled and
+ * run through libomrt, against the integer definition ONNX Runtime's
+ * QLinearGlobalAveragePool computes: acc = sum over H x W of (x_q - x_zp)
+ * exactly, y = q_requant(acc, s_x / (s_y * HW), y_zp) (common/quant.h),
+ * byte for byte; u8 and i8, a 7 x 7 and a 14 x 14 window, zero points away
+ * from 0, inputs past the quantized range at both ends.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/om_format.h"
+#include "common/quant.h"
+#include "omrt.h"
+#include "onnx_mb.h"
+
+enum { C = 20, MAXHW = 14 * 14 };
+
+static void run_case(int dt, int64_t side, unsigned seed) {
+  const int64_t hw = side * side;
+  const float xs = 0.037f, ys = 0.011f;
+  const int sgn = dt == DT_INT8;
+  const uint8_t xzu = 131, yzu = 7;
+  const int8_t xzi = -9, yzi = 5;
+  const int32_t xz = sgn ? xzi : xzu, yz = sgn ? yzi : yzu;
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 4, (int64_t[]){1, C, side, side}, NULL);
+  mb_init_raw(&m, "xs", DT_FLOAT32, 0, NULL, &xs, 4);
+  mb_init_raw(&m, "ys", DT_FLOAT32, 0, NULL, &ys, 4);
+  mb_init_raw(&m, "xz", dt, 0, NULL, sgn ? (const void *)&xzi : (const void *)&xzu, 1);
+  mb_init_raw(&m, "yz", dt, 0, NULL, sgn ? (const void *)&yzi : (const void *)&yzu, 1);
+  mb_node(&m, "QuantizeLinear", "q_x", "x,xs,xz", "xq");
+  mb_node(&m, "DequantizeLinear", "dq_x", "xq,xs,xz", "xf");
+  mb_node(&m, "GlobalAveragePool", "gap", "xf", "p");
+  mb_node(&m, "QuantizeLinear", "q_p", "p,ys,yz", "pq");
+  mb_node(&m, "DequantizeLinear", "dq_p", "pq,ys,yz", "y");
+  mb_output(&m, "y");
+  static float x[C * MAXHW];
+  float got[C];
+  for (int64_t i = 0; i < C * hw; i++)
+    x[i] = ((float)((seed = seed * 1103515245u + 12345u) >> 8 & 4095) - 2048.0f) * 0.0031f;
+  mb_run r;
+  const void *in[1] = {x};
+  void *out[1] = {got};
+  if (!mb_run_open(&m, "qgap.onnx", OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE, &r)) {
+    CHECK(!"compiles");
+    return;
+  }
+  CHECK_EQ_INT(omrt_execute(r.ctx, in, out), OMRT_OK);
+  CHECK_EQ_INT(mb_count_tasks(r.model, OM_TASK_REDUCE), 1);
+  CHECK_EQ_INT(mb_count_tasks(r.model, OM_TASK_POOL), 0);
+  int32_t lo, hi;
+  q_range(dt, &lo, &hi);
+  const float mult = xs / (ys * (float)hw);
+  int bad = 0;
+  for (int c = 0; c < C; c++) {
+    int32_t acc = 0;
+    for (int64_t i = 0; i < hw; i++)
+      acc += q_quantize(x[c * hw + i], xs, xz, lo, hi) - xz;
+    const float want = q_dequantize(q_requant(acc, mult, yz, lo, hi), yz, ys);
+    if (got[c] != want && bad++ < 4)
+      test_note("  %s %lldx%lld: y[%d] = %g, want %g", dtype_name(dt), (long long)side, (long long)side, c,
+                got[c], want);
+  }
+  CHECKF(bad == 0, "  %d channels differ from the integer definition", bad);
+  mb_run_close(&r);
+}
+
+int main(void) {
+  run_case(DT_UINT8, 7, 3);
+  run_case(DT_INT8, 7, 4);
+  run_case(DT_UINT8, 14, 5);
+  return test_summary("test_qgap");
+}
