@@ -81,8 +81,10 @@
  * 2.7 added ATTENTION's operand views (params 7..23; a 2.6 runtime refuses
  * them as unused params that are not 0).
  * 2.8 added QCONV2D's residual epilogue: a sixth tensor and the params of
- * an int8 Add or Mul (a 2.7 runtime refuses the tensor count). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 8 };
+ * an int8 Add or Mul (a 2.7 runtime refuses the tensor count).
+ * 2.9 added MATMUL's act 3..5: gelu, gelu_tanh and silu (a 2.8 runtime
+ * refuses them as an unknown act). */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 9 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc

@@ -210,6 +210,12 @@ static status fused_act(emit_state *s, const ir_node *n, int32_t *act_out, int32
     *act_out = OM_ACT_CLIP;
     *clip_min_out = f32_bits(ir_attr_float(n, "clip_min", -INFINITY));
     *clip_max_out = f32_bits(ir_attr_float(n, "clip_max", INFINITY));
+  } else if (n->op == IR_OP_MATMUL && strcmp(act, "gelu") == 0) {
+    *act_out = OM_ACT_GELU;
+  } else if (n->op == IR_OP_MATMUL && strcmp(act, "gelu_tanh") == 0) {
+    *act_out = OM_ACT_GELU_TANH;
+  } else if (n->op == IR_OP_MATMUL && strcmp(act, "silu") == 0) {
+    *act_out = OM_ACT_SILU;
   } else {
     return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "act \"%s\" is not supported", act);
   }
