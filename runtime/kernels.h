@@ -451,6 +451,10 @@ typedef struct rt_cpu_paths {
                           int64_t cols, const float *acc, int64_t ldm, int with_bias);
   /* ATTENTION's scaled scores of a row and their max (kernels_attention.c) */
   float (*attn_scale_max)(float *p, const float *s, size_t sstride, size_t n, float scale);
+  /* ATTENTION's k as [Skv, D]: 16 keys (rows rs elements apart from
+   * element at of k, f16 when kh) into L0B's panel dst[c * 16 + j] = key
+   * j's element c, c < d (kernels_attention.c) */
+  void (*attn_stage_k)(float *dst, const void *k, int kh, size_t at, size_t rs, size_t d);
   int avx512;
 } rt_cpu_paths;
 const rt_cpu_paths *rt_cpu(void);
@@ -476,6 +480,7 @@ float rt_vexp_sum_x86(float *x, float sub, size_t n);
 float rt_vexp_sum_avx512(float *x, float sub, size_t n);
 int rt_layernorm_avx512(const rt_ln_rows *a, uint64_t lo, uint64_t hi, float *row);
 float rt_attn_scale_max_avx512(float *p, const float *s, size_t sstride, size_t n, float scale);
+void rt_attn_stage_k_avx512(float *dst, const void *k, int kh, size_t at, size_t rs, size_t d);
 void rt_round16_avx512(float *x, uint32_t n);
 float rt_vsum_sqdev_x86(const float *x, float mean, size_t n);
 void rt_h2f_x86(float *d, const uint16_t *s, uint32_t n);
