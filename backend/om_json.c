@@ -160,7 +160,7 @@ static const char *region_name(uint32_t r) {
 }
 
 static const char *act_name(int32_t a) {
-  static const char *const names[] = {"none", "relu", "clip"};
+  static const char *const names[OM_ACT_COUNT] = {"none", "relu", "clip", "gelu", "gelu_tanh", "silu"};
   return a >= 0 && a < (int32_t)(sizeof names / sizeof *names) ? names[a] : NULL;
 }
 

@@ -15,6 +15,12 @@ typedef enum om_act {
   OM_ACT_NONE = 0,
   OM_ACT_RELU = 1,
   OM_ACT_CLIP = 2, /* clamp to [clip_min, clip_max] (Relu6 = CLIP 0..6) */
+  /* MATMUL only (format 2.10), on the f32 sum before the cast to y's dtype,
+   * common/vmath.h's functions: */
+  OM_ACT_GELU = 3,      /* x/2 * (1 + erf(x / sqrt 2)): om_vgelu */
+  OM_ACT_GELU_TANH = 4, /* x/2 * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): om_vgelu_tanh */
+  OM_ACT_SILU = 5,      /* x * sigmoid(x): om_vsilu */
+  OM_ACT_COUNT
 } om_act;
 
 /* Task kinds. Each kind's comment below says what it computes, what its

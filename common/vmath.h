@@ -10,6 +10,11 @@
  * project builds with -ffp-contract=off, the JIT emits plain fmul / fadd)
  * and is one rounding only where written as fmaf (the JIT: llvm.fma).
  *
+ * The fused activations of a MATMUL epilogue (om_act GELU, GELU_TANH,
+ * SILU: om_vgelu, om_vgelu_tanh, om_vsilu) are fixed sequences over
+ * om_verf and om_vsigmoid, written once below; runtime/mm_act_x86.inc
+ * repeats them step for step on 8 and 16 lanes.
+ *
  * om_vexp: within 1 ulp of the exact exp over the whole float range
  * (tests/unit/test_vexp.c: 0.96 ulp at worst), with IEEE results at the
  * edges: +inf above ~88.72, 0 below ~-103.97, subnormal results rounded
@@ -157,5 +162,33 @@ static inline float om_verf(float x) {
   s = -1.0f > s ? -1.0f : s;
   return 1.0f < s ? 1.0f : s;
 }
+
+/* om_vgelu: Gelu(x) = x/2 * (1 + erf(x / sqrt 2)) as h + h * e, h = x * 0.5
+ * (exact), e = om_verf(x * VGELU_RSQRT2), one fmaf. Absolute error within
+ * 1.75 * 2^-23 * max(1, |x|) on [-10, 10] (tests/unit/test_vexp.c: 1.46),
+ * as for om_vgelu_tanh (1.54) and om_vsilu (1.49); like every erf form it
+ * loses the relative accuracy of the tiny results below x ~ -3 (1 + e
+ * cancels). */
+#define VGELU_RSQRT2 0.707106781186547524f
+
+static inline float om_vgelu(float x) {
+  float h = x * 0.5f;
+  return fmaf(h, om_verf(x * VGELU_RSQRT2), h);
+}
+
+/* om_vgelu_tanh: Gelu's tanh form x/2 * (1 + tanh(u)), u = sqrt(2/pi) * (x +
+ * 0.044715 x^3), computed as x * sigmoid(2u) (the same function: 1 + tanh(u)
+ * = 2 sigmoid(2u)), 2u = x * (VGELU_T1 + VGELU_T3 * x^2) with one fmaf; no
+ * cancellation, so tiny results keep om_vsigmoid's accuracy. */
+#define VGELU_T1 1.59576912160573071f   /* 2 sqrt(2/pi) */
+#define VGELU_T3 0.0713548162726008338f /* 2 sqrt(2/pi) * 0.044715 */
+
+static inline float om_vgelu_tanh(float x) {
+  float u2 = x * fmaf(VGELU_T3, x * x, VGELU_T1);
+  return x * om_vsigmoid(u2);
+}
+
+/* om_vsilu: SiLU (Swish) x * sigmoid(x). */
+static inline float om_vsilu(float x) { return x * om_vsigmoid(x); }
 
 #endif

@@ -45,7 +45,7 @@ extern "C" {
  * packages, `atc --version` and the atc version recorded in every om follow
  * it). */
 #define OMRT_VERSION_MAJOR 0
-#define OMRT_VERSION_MINOR 2
+#define OMRT_VERSION_MINOR 3
 #define OMRT_VERSION_PATCH 0
 
 /* The shared library exports exactly the functions declared here. */
@@ -361,6 +361,11 @@ typedef struct omrt_task_tensor {
   int64_t dims[OMRT_MAX_RANK]; /* logical dims (NCHW for NC1HWC0) */
   const void *data;            /* in a task hook: the stored bytes, valid during the call; else NULL */
   size_t bytes;                /* stored bytes, layout padding included */
+  /* A tensor the task writes through a strided view (ATTENTION's y written
+   * into the out-projection's input, om format 2.7): element (i_0, ..)
+   * of the logical dims lies sum i_d * strides[d] elements from data. All
+   * 0: stored in its layout's own order. */
+  int64_t strides[OMRT_MAX_RANK];
 } omrt_task_tensor;
 
 typedef struct omrt_task_info {
@@ -380,7 +385,8 @@ OMRT_API omrt_status omrt_model_task(const omrt_model *model, int task, omrt_tas
 OMRT_API const char *omrt_model_task_node(const omrt_model *model, int task, int i);
 
 /* Converts a task tensor's stored data (t->data) to C-order float32 in its
- * logical dims (NCHW for NC1HWC0: what the ONNX tensor holds); dst has room
+ * logical dims (NCHW for NC1HWC0, a strided view's through its strides:
+ * what the ONNX tensor holds); dst has room
  * for `count` floats, the product of t->dims. Integer and bool dtypes
  * convert by value. OMRT_ERR_UNSUPPORTED for the weight layouts (FRACTAL_Z,
  * FRACTAL_Z_G: packed weights, no ONNX tensor); OMRT_ERR_ARG for a NULL

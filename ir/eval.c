@@ -133,12 +133,28 @@ static void bump(int rank, const int64_t *dims, int64_t *idx, const int64_t *sa,
 
 /* ---- cube ops ---- */
 
-/* The bounds of a fused activation (attr act, passes/fuse.c): relu [0, inf),
- * clip [clip_min, clip_max], none (-inf, inf). */
-static status act_bounds(ev *e, double *lo_out, double *hi_out) {
+/* A fused activation (attr act, passes/fuse.c): relu and clip as bounds,
+ * relu [0, inf), clip [clip_min, clip_max], none (-inf, inf); a MatMul's
+ * gelu, gelu_tanh and silu as *fn_out (0: bounds only), in double. */
+enum { EV_ACT_GELU = 1, EV_ACT_GELU_TANH, EV_ACT_SILU };
+
+static double act_fn(int fn, double v) {
+  if (fn == EV_ACT_GELU) return 0.5 * v * (1 + erf(v * M_SQRT1_2));
+  if (fn == EV_ACT_GELU_TANH) return 0.5 * v * (1 + tanh(sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+  if (fn == EV_ACT_SILU) return v / (1 + exp(-v));
+  return v;
+}
+
+static status act_bounds(ev *e, double *lo_out, double *hi_out, int *fn_out) {
   const char *act = ir_attr_string(e->n, "act", NULL);
-  *lo_out = -INFINITY, *hi_out = INFINITY;
-  if (act && strcmp(act, "relu") == 0) {
+  *lo_out = -INFINITY, *hi_out = INFINITY, *fn_out = 0;
+  if (act && e->n->op == IR_OP_MATMUL && strcmp(act, "gelu") == 0) {
+    *fn_out = EV_ACT_GELU;
+  } else if (act && e->n->op == IR_OP_MATMUL && strcmp(act, "gelu_tanh") == 0) {
+    *fn_out = EV_ACT_GELU_TANH;
+  } else if (act && e->n->op == IR_OP_MATMUL && strcmp(act, "silu") == 0) {
+    *fn_out = EV_ACT_SILU;
+  } else if (act && strcmp(act, "relu") == 0) {
     *lo_out = 0;
   } else if (act && strcmp(act, "clip") == 0) {
     *lo_out = ir_attr_float(e->n, "clip_min", -INFINITY);
@@ -325,7 +341,8 @@ static status eval_matmul(ev *e) {
   if (Cv && bcast_strides(Cv, Y, sc))
     return fail(e, ST_ERR_INVALID, "c '%s' does not broadcast to y", Cv->name);
   double alpha = ir_attr_float(n, "alpha", 1.0), beta = ir_attr_float(n, "beta", 1.0), lo, hi;
-  status st = act_bounds(e, &lo, &hi);
+  int fn;
+  status st = act_bounds(e, &lo, &hi, &fn);
   if (st) return st;
   const float *a = float_in(e, 0), *b = float_in(e, 1), *bias = Bv ? float_in(e, 2) : NULL,
               *c = Cv ? float_in(e, 3) : NULL;
@@ -337,7 +354,7 @@ static status eval_matmul(ev *e) {
         double acc = 0;
         for (int64_t k = 0; k < K; k++)
           acc += (double)a[oa + m * a_sm + k * a_sk] * b[ob + k * b_sk + nn * b_sn];
-        acc = alpha * acc + (bias ? bias[nn] : 0) + (c ? beta * c[oc] : 0);
+        acc = act_fn(fn, alpha * acc + (bias ? bias[nn] : 0) + (c ? beta * c[oc] : 0));
         y[(bt * M + m) * N + nn] = (float)(acc < lo ? lo : acc > hi ? hi : acc);
         bump(Y->rank, Y->dims, cidx, sc, &oc, sc, &unused);
       }

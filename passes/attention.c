@@ -428,6 +428,7 @@ static status view_output(ir_graph *g, ir_node *n, diag *d) {
     n->out[0] = z;
     z->producer = n;
     y->producer = NULL;
+    if (ir_attr_set_string(g, n, "y_name", y->name)) return nomem(d, n);
     return set_view(g, n, 3, &v, d);
   }
   return ST_OK;

@@ -211,6 +211,12 @@ static status fused_act(emit_state *s, const ir_node *n, int32_t *act_out, int32
     *act_out = OM_ACT_CLIP;
     *clip_min_out = f32_bits(ir_attr_float(n, "clip_min", -INFINITY));
     *clip_max_out = f32_bits(ir_attr_float(n, "clip_max", INFINITY));
+  } else if (n->op == IR_OP_MATMUL && strcmp(act, "gelu") == 0) {
+    *act_out = OM_ACT_GELU;
+  } else if (n->op == IR_OP_MATMUL && strcmp(act, "gelu_tanh") == 0) {
+    *act_out = OM_ACT_GELU_TANH;
+  } else if (n->op == IR_OP_MATMUL && strcmp(act, "silu") == 0) {
+    *act_out = OM_ACT_SILU;
   } else {
     return ir_node_error(s->d, ST_ERR_UNSUPPORTED, n, "act \"%s\" is not supported", act);
   }
@@ -692,8 +698,8 @@ static status emit_layernorm(emit_state *s, ir_node *n) {
 /* The descriptor of FusedAttention's operand view v over value x (its
  * logical dims, from the view's first element) into *idx, and its strides
  * and span into p[4] (om_format.h, ATTENTION views). */
-static status attention_view(emit_state *s, ir_node *n, ir_value *x, const ir_view *v, uint32_t *idx,
-                             int32_t *p) {
+static status attention_view(emit_state *s, ir_node *n, ir_value *x, const ir_view *v, const char *vname,
+                             uint32_t *idx, int32_t *p) {
   const int64_t elems = ir_value_elements(x);
   if (x->region != IR_REGION_WORKSPACE || x->layout != LAYOUT_ND || v->rank < 2 || v->rank > 4 ||
       v->strides[v->rank - 1] != 1 || elems - v->offset > INT32_MAX)
@@ -707,7 +713,7 @@ static status attention_view(emit_state *s, ir_node *n, ir_value *x, const ir_vi
   p[3] = (int32_t)(elems - v->offset);
   char name[256];
   snprintf(name, sizeof name, "%.200s_view", x->name);
-  om_tensor t = {.name = om_writer_string(s->w, name),
+  om_tensor t = {.name = om_writer_string(s->w, vname ? vname : name),
                  .region = (uint32_t)x->region,
                  .dtype = (uint32_t)x->dtype,
                  .layout = LAYOUT_ND,
@@ -744,11 +750,17 @@ static status emit_attention(emit_state *s, ir_node *n) {
     ir_view v;
     if (ir_attr_ints(n, ir_attn_view_attr[t], NULL, 0) < 0) continue;
     if (ir_attn_operand(n, t, &v)) return ir_node_error(s->d, ST_ERR_INVALID, n, "malformed operand view");
-    status st = attention_view(s, n, tv[slot[t]], &v, &fixed[slot[t]], &p[OM_ATTENTION_P_VIEW + 4 * t]);
+    const char *vname = t == 3 ? ir_attr_string(n, "y_name", NULL) : NULL;
+    status st =
+        attention_view(s, n, tv[slot[t]], &v, vname, &fixed[slot[t]], &p[OM_ATTENTION_P_VIEW + 4 * t]);
     if (st != ST_OK) return st;
     p[OM_ATTENTION_P_VIEWS] |= 1 << t;
   }
-  return add_task_fixed(s, n, OM_TASK_ATTENTION, OM_ATTENTION_NTENSORS, tv, fixed, OM_ATTENTION_NPARAMS, p);
+  status st =
+      add_task_fixed(s, n, OM_TASK_ATTENTION, OM_ATTENTION_NTENSORS, tv, fixed, OM_ATTENTION_NPARAMS, p);
+  if (st == ST_OK && fixed[OM_ATTENTION_T_Y] != OM_NONE) /* y's own tensor, which its view holds */
+    s->src[s->nsrc - 1].names[OM_ATTENTION_T_Y] = ir_attr_string(n, "y_name", NULL);
+  return st;
 }
 
 /* RECURRENCE: the Recurrence node's inputs and outputs in their slots. */

@@ -100,7 +100,8 @@ status emit_sources(const ir_graph *g, const emit_task_src *tasks, int ntasks, o
 
   for (int t = 0; t < ntasks; t++)
     for (int s = 0; s < tasks[t].ntensors; s++) {
-      int p = tasks[t].writes[s] ? map_get(&prod, tasks[t].writes[s]->name) : -1;
+      const char *name = tasks[t].writes[s] ? tasks[t].writes[s]->name : tasks[t].names[s];
+      int p = name ? map_get(&prod, name) : -1;
       if (p < 0) continue;
       pairs[npairs++] = (pair){t, p};
       if (!realized[p]) owner[p] = t, realized[p] = 1;
@@ -139,8 +140,8 @@ status emit_sources(const ir_graph *g, const emit_task_src *tasks, int ntasks, o
       recs[t].nnodes++;
     }
     for (int s = 0; s < tasks[t].ntensors; s++) {
-      const ir_value *v = tasks[t].writes[s];
-      names[count] = v && map_get(&prod, v->name) >= 0 ? om_writer_string(w, v->name) : 0;
+      const char *name = tasks[t].writes[s] ? tasks[t].writes[s]->name : tasks[t].names[s];
+      names[count] = name && map_get(&prod, name) >= 0 ? om_writer_string(w, name) : 0;
       if (names[count++] == OM_NONE) goto nomem;
     }
   }

@@ -9,9 +9,12 @@
 
 /* One emitted task as emit saw it: writes[s] is the value the task writes
  * in slot s (one of its node's outputs), NULL for a slot it reads or does
- * not use. The values are the graph's (borrowed for the call). */
+ * not use; names[s], for a slot writing through a view (ATTENTION's y),
+ * the name of the tensor the view holds in its own order, else NULL. The
+ * values and names are the graph's (borrowed for the call). */
 typedef struct emit_task_src {
   const ir_value *writes[OM_TASK_MAX_TENSORS];
+  const char *names[OM_TASK_MAX_TENSORS];
   int ntensors;
 } emit_task_src;
 

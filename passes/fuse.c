@@ -26,7 +26,20 @@
  *                        in[3] (in[2] is "_" when there is no bias);
  *              act       Relu -> act="relu"; Clip -> act="clip" with clip_min,
  *                        clip_max (floats; -inf/inf when the Clip has none);
- *                        once per node.
+ *                        a MatMul's Gelu -> act="gelu" (approximate="tanh":
+ *                        "gelu_tanh"), and the forms PyTorch exports
+ *                        (act_pattern below): erf GELU, the product of y,
+ *                        1/2 and 1 + Erf(y / sqrt 2) in any grouping; tanh
+ *                        GELU, the same with 1 + Tanh(sqrt(2/pi) * (y +
+ *                        0.044715 * y^3)), y^3 as Pow(y, 3), y * (y * y) or
+ *                        (y * y) * y; SiLU, Mul(y, Sigmoid(y)) -> act=
+ *                        "gelu" / "gelu_tanh" / "silu" when every node of
+ *                        the form reads only y and scalar constants (equal
+ *                        to those numbers within 1e-6, Div by c as Mul by
+ *                        1/c), only the last one's output leaves the form
+ *                        (no other reader of y or of an intermediate, none
+ *                        a graph output) and it is y's shape; once per
+ *                        node, after bias and residual.
  *            The node then produces the absorbed node's output value (its
  *            name kept) and the absorbed node is removed.
  *            A node that takes a residual moves to the Add's place in
@@ -138,12 +151,157 @@ static void move_to(ir_graph *g, ir_node *conv, const ir_node *u) {
   g->nodes[to] = conv;
 }
 
+/* --- the activation forms (top of file: act) */
+
+typedef struct act_form {
+  ir_node *n[12]; /* the form's nodes */
+  int count;
+} act_form;
+
+static int near_k(const ir_value *v, double k) {
+  double f;
+  return ir_value_float_scalar(v, &f) && fabs(f - k) <= 1e-6 * fabs(k);
+}
+
+/* n's input other than v, when n has two inputs and exactly one is v. */
+static const ir_value *other_in(const ir_node *n, const ir_value *v) {
+  if (n->nin != 2 || (n->in[0] == v) == (n->in[1] == v)) return NULL;
+  return n->in[0] == v ? n->in[1] : n->in[0];
+}
+
+static ir_node *live_producer(const ir_value *v) {
+  return v && v->producer && !v->producer->dead ? v->producer : NULL;
+}
+
+static int take(act_form *f, ir_node *n) {
+  if (!n || f->count == (int)(sizeof f->n / sizeof *f->n)) return 0;
+  f->n[f->count++] = n;
+  return 1;
+}
+
+/* v = x * k: Mul(x, k) either way round or Div(x, 1/k); its node joins f. */
+static int scaled(act_form *f, const ir_value *v, const ir_value *x, double k) {
+  ir_node *p = live_producer(v);
+  if (!p || (p->op != IR_OP_MUL && p->op != IR_OP_DIV)) return 0;
+  const ir_value *c = other_in(p, x);
+  if (!c || (p->op == IR_OP_DIV && p->in[0] != x)) return 0;
+  return near_k(c, p->op == IR_OP_MUL ? k : 1 / k) && take(f, p);
+}
+
+/* v = x^3: Pow(x, 3), x * (x * x) or (x * x) * x. */
+static int cube(act_form *f, const ir_value *v, const ir_value *x) {
+  ir_node *p = live_producer(v);
+  if (!p || p->nin != 2) return 0;
+  if (p->op == IR_OP_POW) return p->in[0] == x && near_k(p->in[1], 3) && take(f, p);
+  const ir_value *sq = p->op == IR_OP_MUL ? other_in(p, x) : NULL;
+  ir_node *q = live_producer(sq);
+  return q && q->op == IR_OP_MUL && q->in[0] == x && q->in[1] == x && take(f, p) && take(f, q);
+}
+
+/* t (an Erf or Tanh node) reads y's form: Erf(y / sqrt 2), or Tanh(sqrt(2/pi)
+ * * (y + 0.044715 * y^3)). */
+static int gelu_head(act_form *f, const ir_node *t, const ir_value *y) {
+  if (t->op == IR_OP_ERF) return scaled(f, t->in[0], y, M_SQRT1_2);
+  ir_node *p = live_producer(t->in[0]);
+  if (!p || (p->op != IR_OP_MUL && p->op != IR_OP_DIV)) return 0;
+  ir_value *w = p->in[0]->data ? p->in[1] : p->in[0]; /* the non-constant side */
+  if (!scaled(f, t->in[0], w, sqrt(2 / M_PI))) return 0;
+  ir_node *a = live_producer(w);
+  const ir_value *c3 = a && a->op == IR_OP_ADD ? other_in(a, y) : NULL;
+  ir_node *k = live_producer(c3);
+  if (!c3 || !k || !take(f, a)) return 0;
+  const ir_value *x3 = k->op == IR_OP_MUL && k->nin == 2 ? (k->in[0]->data ? k->in[1] : k->in[0]) : NULL;
+  return x3 && scaled(f, c3, x3, 0.044715) && cube(f, x3, y);
+}
+
+/* The one live node reading v (NULL: none, several, or a graph output). */
+static ir_node *reader(const ir_graph *g, const ir_value *v) { return ir_value_sole_reader(g, v); }
+
+/* The product of y, 1/2 and a (= 1 + t) in any grouping, starting at a's
+ * reader; returns its last node. */
+static ir_node *gelu_tail(const ir_graph *g, act_form *f, const ir_value *a, const ir_value *y) {
+  ir_node *p = reader(g, a);
+  const ir_value *o = p && p->op == IR_OP_MUL ? other_in(p, a) : NULL;
+  if (!o || !take(f, p)) return NULL;
+  if (scaled(f, o, y, 0.5)) return p; /* (y * 1/2) * a */
+  ir_node *q = reader(g, p->out[0]);
+  if (!q) return NULL;
+  if (o == y) return scaled(f, q->out[0], p->out[0], 0.5) ? q : NULL; /* (y * a) * 1/2 */
+  if (near_k(o, 0.5) && q->op == IR_OP_MUL && other_in(q, p->out[0]) == y && take(f, q))
+    return q; /* (a / 2) y */
+  return NULL;
+}
+
+/* Every value the form's nodes read is y, a scalar constant or one of their
+ * outputs, and every output but last's is read by the form alone (y
+ * likewise): no reader outside, no graph output. */
+static int form_closed(const ir_graph *g, const act_form *f, const ir_value *y, const ir_node *last) {
+  for (int i = 0; i < f->count; i++)
+    for (int j = 0; j < f->n[i]->nin; j++) {
+      const ir_value *v = f->n[i]->in[j];
+      int inside = v == y || (v->data && ir_value_elements(v) == 1);
+      for (int k = 0; k < f->count && !inside; k++)
+        inside = v->producer == f->n[k] && f->n[k] != last;
+      if (!inside) return 0;
+    }
+  const ir_value *vals[13];
+  int nv = 0;
+  vals[nv++] = y;
+  for (int i = 0; i < f->count; i++)
+    if (f->n[i] != last) vals[nv++] = f->n[i]->out[0];
+  for (int v = 0; v < nv; v++) {
+    int reads = 0;
+    for (int i = 0; i < f->count; i++)
+      for (int j = 0; j < f->n[i]->nin; j++)
+        reads += f->n[i]->in[j] == vals[v];
+    if (ir_value_use_count(g, vals[v]) != reads) return 0;
+  }
+  return 1;
+}
+
+/* Finds an activation form on node n's output y: its act name, the form's
+ * nodes in *f and its last node (NULL: none). */
+static ir_node *act_pattern(const ir_graph *g, const ir_node *n, act_form *f, const char **act_out) {
+  const ir_value *y = n->out[0];
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *t = g->nodes[i], *last = NULL;
+    f->count = 0;
+    if (t->dead || t->nin < 1 || t->nout != 1) continue;
+    if (t->op == IR_OP_GELU && t->in[0] == y && take(f, t)) {
+      last = t;
+      *act_out = ir_attr_string(t, "approximate", "none")[0] == 't' ? "gelu_tanh" : "gelu";
+    } else if (t->op == IR_OP_SIGMOID && t->in[0] == y && take(f, t)) {
+      last = reader(g, t->out[0]);
+      *act_out = "silu";
+      if (!last || last->op != IR_OP_MUL || other_in(last, t->out[0]) != y || !take(f, last)) last = NULL;
+    } else if ((t->op == IR_OP_ERF || t->op == IR_OP_TANH) && take(f, t) && gelu_head(f, t, y)) {
+      ir_node *a = reader(g, t->out[0]);
+      *act_out = t->op == IR_OP_ERF ? "gelu" : "gelu_tanh";
+      if (a && a->op == IR_OP_ADD && near_k(other_in(a, t->out[0]), 1) && take(f, a))
+        last = gelu_tail(g, f, a->out[0], y);
+    }
+    if (last && same_shape(last->out[0], y) && form_closed(g, f, y, last)) return last;
+  }
+  return NULL;
+}
+
 /* Absorbs one reader of conv's output; *done when nothing more fits. */
 static status fuse_step(ir_graph *g, ir_node *conv, int *done, diag *d) {
   ir_value *y = conv->out[0];
   ir_node *u = ir_value_single_user(g, y);
   int has_res = conv->nin > 3 && conv->in[3], has_act = ir_attr_find(conv, "act") != NULL;
   *done = 1;
+  act_form f;
+  const char *act = NULL;
+  ir_node *last = conv->op == IR_OP_MATMUL && !has_act ? act_pattern(g, conv, &f, &act) : NULL;
+  if (last) {
+    if (ir_attr_set_string(g, conv, "act", act)) return nomem(d, conv);
+    for (int i = 0; i < f.count; i++)
+      f.n[i]->dead = 1;
+    absorb(conv, last);
+    *done = 0;
+    return ST_OK;
+  }
   if (!u || has_act || u->out[0]->dtype != y->dtype) return ST_OK;
   if (u->op == IR_OP_ADD && !has_res) {
     ir_value *other = u->in[0] == y ? u->in[1] : u->in[0];

@@ -105,6 +105,7 @@ static void detect(void) {
     paths.exp = rt_exp_x86;
     paths.sigmoid = rt_sigmoid_x86;
     paths.erf = rt_erf_x86;
+    paths.mm_act_epilogue = rt_mm_act_epilogue_x86;
     paths.fma = rt_fma_x86;
     paths.vmax = rt_vmax_x86;
     paths.vsum = rt_vsum_x86;
@@ -126,6 +127,8 @@ static void detect(void) {
       paths.vexp_sum = rt_vexp_sum_avx512;
       paths.layernorm = rt_layernorm_avx512;
       paths.attn_scale_max = rt_attn_scale_max_avx512;
+      paths.attn_stage_k = rt_attn_stage_k_avx512;
+      paths.mm_act_epilogue = rt_mm_act_epilogue_avx512;
       paths.round16 = rt_round16_avx512;
       paths.gemv = rt_gemv_avx512;
       paths.qeltwise = rt_qelt_avx512;

@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "common/fp16.h"
+#include "common/vmath.h"
 #include "runtime/rt.h"
 
 static inline uint32_t rt_f32_bits(float f) {
@@ -158,9 +159,14 @@ static inline int rt_l1_holds(rt_core *core, const void *what, int64_t a, int64_
 
 /* Applies om_act to one value. */
 static inline float rt_act(float v, int act, float lo, float hi) {
-  if (act == OM_ACT_RELU) return v > 0.0f ? v : 0.0f;
-  if (act == OM_ACT_CLIP) return v < lo ? lo : v > hi ? hi : v;
-  return v;
+  switch (act) {
+  case OM_ACT_RELU: return v > 0.0f ? v : 0.0f;
+  case OM_ACT_CLIP: return v < lo ? lo : v > hi ? hi : v;
+  case OM_ACT_GELU: return om_vgelu(v);
+  case OM_ACT_GELU_TANH: return om_vgelu_tanh(v);
+  case OM_ACT_SILU: return om_vsilu(v);
+  default: return v;
+  }
 }
 
 /* --- load-time checks (kernels.c) */
@@ -442,8 +448,16 @@ typedef struct rt_cpu_paths {
   /* LAYERNORM's rows, row (D floats of UB) the staging; 0 when it does not
    * take the dtypes (the row instructions then run them) */
   int (*layernorm)(const rt_ln_rows *a, uint64_t lo, uint64_t hi, float *row);
+  /* MATMUL's epilogue from L0C (rt_mm_epilogue's contract) for act GELU,
+   * GELU_TANH and SILU, c absent or running along N: mm_act_x86.inc */
+  void (*mm_act_epilogue)(const struct rt_mm_geom *g, int64_t bt, int64_t m0, int64_t rows, int64_t n0,
+                          int64_t cols, const float *acc, int64_t ldm, int with_bias);
   /* ATTENTION's scaled scores of a row and their max (kernels_attention.c) */
   float (*attn_scale_max)(float *p, const float *s, size_t sstride, size_t n, float scale);
+  /* ATTENTION's k as [Skv, D]: 16 keys (rows rs elements apart from
+   * element at of k, f16 when kh) into L0B's panel dst[c * 16 + j] = key
+   * j's element c, c < d (kernels_attention.c) */
+  void (*attn_stage_k)(float *dst, const void *k, int kh, size_t at, size_t rs, size_t d);
   int avx512;
 } rt_cpu_paths;
 const rt_cpu_paths *rt_cpu(void);
@@ -458,6 +472,10 @@ int rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, size_t
 void rt_exp_x86(const float *x, float *y, uint32_t n);
 void rt_sigmoid_x86(const float *x, float *y, uint32_t n);
 void rt_erf_x86(const float *x, float *y, uint32_t n);
+void rt_mm_act_epilogue_x86(const struct rt_mm_geom *g, int64_t bt, int64_t m0, int64_t rows, int64_t n0,
+                            int64_t cols, const float *acc, int64_t ldm, int with_bias);
+void rt_mm_act_epilogue_avx512(const struct rt_mm_geom *g, int64_t bt, int64_t m0, int64_t rows, int64_t n0,
+                               int64_t cols, const float *acc, int64_t ldm, int with_bias);
 void rt_fma_x86(const float *a, const float *b, const float *c, float *d, uint32_t n);
 float rt_vmax_x86(const float *x, size_t n);
 float rt_vsum_x86(const float *x, size_t n);
@@ -465,6 +483,7 @@ float rt_vexp_sum_x86(float *x, float sub, size_t n);
 float rt_vexp_sum_avx512(float *x, float sub, size_t n);
 int rt_layernorm_avx512(const rt_ln_rows *a, uint64_t lo, uint64_t hi, float *row);
 float rt_attn_scale_max_avx512(float *p, const float *s, size_t sstride, size_t n, float scale);
+void rt_attn_stage_k_avx512(float *dst, const void *k, int kh, size_t at, size_t rs, size_t d);
 void rt_round16_avx512(float *x, uint32_t n);
 float rt_vsum_sqdev_x86(const float *x, float mean, size_t n);
 void rt_h2f_x86(float *d, const uint16_t *s, uint32_t n);

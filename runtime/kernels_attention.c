@@ -27,7 +27,8 @@
  * MATMUL's FRACTAL_NZ panels, so there steps 1 and 3 load nothing: k^T's
  * rows (16 keys of one d) and v's rows (16 columns of one key) are its B
  * rows in place, and only a last partial block of keys or columns (and k
- * stored as [Skv, D]) is staged. The sums are the same, in the same
+ * stored as [Skv, D]: on AVX-512 hosts 16 keys at a time, transposed in
+ * registers, rt_cpu()->attn_stage_k) is staged. The sums are the same, in the same
  * order. q's rows come in, and y's go out, as one run each (a tile's rows
  * are consecutive) unless the operand is a view (om_format.h: a head of
  * the in-projection's output, read row by row with its row stride; y
@@ -189,7 +190,14 @@ static void stage_k(const attn_geom *g, int64_t ok, int64_t kc, int64_t cols, fl
     }
     return;
   }
-  for (int64_t j = 0; j < cols; j++) { /* k [Skv][D]: one key's row, scattered down its lane */
+  int64_t j = 0;
+  const rt_cpu_paths *cpu = rt_cpu();
+  if (cpu->attn_stage_k &&
+      (g->qt == DT_FLOAT16 || g->qt == DT_FLOAT32)) /* k [Skv][D]: 16 keys transposed at once */
+    for (; j + C0 <= cols; j += C0)
+      cpu->attn_stage_k(l0b + (j / C0) * d * C0, g->k, g->qt == DT_FLOAT16, (size_t)(ok + (kc + j) * g->k_rs),
+                        (size_t)g->k_rs, (size_t)d);
+  for (; j < cols; j++) { /* k [Skv][D]: one key's row, scattered down its lane */
     rt_vload(row, g->k, g->qt, (size_t)(ok + (kc + j) * g->k_rs), (size_t)d);
     float *dst = l0b + (j / C0) * d * C0 + j % C0;
     for (int64_t c = 0; c < d; c++)

@@ -88,6 +88,10 @@ void rt_mm_geom_init(const om_task *task, const rt_args *args, rt_mm_geom *g) {
 
 void rt_mm_epilogue(const rt_mm_geom *g, int64_t bt, int64_t m0, int64_t rows, int64_t n0, int64_t cols,
                     const float *acc, int64_t ldm, int with_bias) {
+  if (g->act >= OM_ACT_GELU && rt_cpu()->mm_act_epilogue && (!g->cd || g->c_sn == 1)) {
+    rt_cpu()->mm_act_epilogue(g, bt, m0, rows, n0, cols, acc, ldm, with_bias); /* the same bits, in vectors */
+    return;
+  }
   const int yt = (int)g->y->dtype, ct = g->c ? (int)g->c->dtype : 0;
   int64_t oa, ob, oc;
   rt_mm_batch_offsets(g, bt, &oa, &ob, &oc);
@@ -186,7 +190,7 @@ static omrt_status check_scalars(const rt_chk *c, int ra, int rb, int has_c) {
                        rt_param_f32(alpha), OM_MATMUL_P_BETA, rt_param_f32(beta));
   if (!has_c && beta != 0)
     return rt_chk_fail(c, "params[%d] beta = %g without c", OM_MATMUL_P_BETA, rt_param_f32(beta));
-  if (act != OM_ACT_NONE && act != OM_ACT_RELU && act != OM_ACT_CLIP)
+  if (act < OM_ACT_NONE || act >= OM_ACT_COUNT)
     return rt_chk_fail(c, "params[%d] act = %d unknown", OM_MATMUL_P_ACT, act);
   if (act == OM_ACT_CLIP && !(rt_param_f32(clip_min) <= rt_param_f32(clip_max)))
     return rt_chk_fail(c, "clip_min %g > clip_max %g (or NaN)", rt_param_f32(clip_min),

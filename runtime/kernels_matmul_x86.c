@@ -29,9 +29,11 @@
  *      whole n block: + bias (the sums start from it), + c (when it runs
  *      along N and beta is 1), relu / clip, f16 stores with vcvtps2ph
  *      (round to nearest even) or f32 stores, rows N elements apart. The
- *      last block of an N that is not a multiple of 16, and a c that does
- *      not run along N or has another beta, finish from L0C through the
- *      portable epilogue (rt_mm_epilogue).
+ *      last block of an N that is not a multiple of 16, a c that does not
+ *      run along N or has another beta, and the transcendental acts (GELU,
+ *      GELU_TANH, SILU: their vector code would swell every micro-kernel
+ *      instance) finish from L0C through rt_mm_epilogue (for those acts
+ *      mm_act_x86.inc's vector epilogue).
  * fp16 x fp16 products are exact in f32, so results differ from the portable
  * path only by summation order (FMA keeps one rounding per step).
  *
@@ -177,7 +179,7 @@ AVX2 void rt_matmul_tile_x86(const rt_mm_geom *g, int64_t bt, int64_t mt, int64_
   const int asrc = a_source(g, mt, core);
   const int64_t kstep = tile_kstep(g, mt, core);
   /* whole blocks write back from the registers unless c needs the general epilogue */
-  const int direct = !g->cd || (g->c_sn == 1 && g->beta == 1.0f);
+  const int direct = (!g->cd || (g->c_sn == 1 && g->beta == 1.0f)) && g->act <= OM_ACT_CLIP;
   const int64_t ndirect = direct ? nfull : 0;
   float bias_tail[C0]; /* the last block's bias lanes, zero past N */
   for (int j = 0; j < C0; j++) {

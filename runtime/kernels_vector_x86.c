@@ -28,6 +28,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 
 #include <math.h>
+#include <string.h>
 
 #include "common/vmath.h"
 #include "runtime/x86_simd.h"
@@ -211,6 +212,58 @@ AVX512 int rt_layernorm_avx512(const rt_ln_rows *a, uint64_t lo, uint64_t hi, fl
     }
   }
   return 1;
+}
+
+/* ATTENTION's k [Skv, D] staged as k^T panels (kernels_attention.c,
+ * stage_k): 16 key rows of 16 elements at a time into 16 registers (f16
+ * converted, exactly), transposed in four steps (pairs of rows interleaved
+ * by floats, then by float pairs: each 128-bit lane holds four rows of one
+ * column; then the 128-bit lanes regrouped twice), each column a panel row
+ * of 16 keys. A last chunk of d % 16 columns loads and stores under a
+ * mask. The same values as the scalar scatter. */
+AVX512 void rt_attn_stage_k_avx512(float *dst, const void *k, int kh, size_t at, size_t rs, size_t d) {
+  for (size_t c0 = 0; c0 < d; c0 += 16) {
+    const size_t w = d - c0 < 16 ? d - c0 : 16;
+    const __mmask16 m = (__mmask16)((1u << w) - 1);
+    __m512 r[16], t[16], u[16];
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; j++) {
+      const size_t e = at + (size_t)j * rs + c0;
+      if (!kh) {
+        r[j] = _mm512_maskz_loadu_ps(m, (const float *)k + e);
+      } else if (w == 16) {
+        r[j] = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((const uint16_t *)k + e)));
+      } else { /* a last chunk of halves through a zeroed row */
+        uint16_t h[16] = {0};
+        memcpy(h, (const uint16_t *)k + e, w * sizeof *h);
+        r[j] = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)h));
+      }
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < 16; j += 2)
+      t[j] = _mm512_unpacklo_ps(r[j], r[j + 1]), t[j + 1] = _mm512_unpackhi_ps(r[j], r[j + 1]);
+#pragma GCC unroll 4
+    for (int j = 0; j < 16; j += 4) { /* u[j + q]: rows j..j+3 of column 4L + q in 128-bit lane L */
+      const __m512d a = _mm512_castps_pd(t[j]), b = _mm512_castps_pd(t[j + 1]);
+      const __m512d c = _mm512_castps_pd(t[j + 2]), e = _mm512_castps_pd(t[j + 3]);
+      u[j] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c)),
+      u[j + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+      u[j + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, e)),
+            u[j + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, e));
+    }
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; q++) { /* columns q, 4 + q, 8 + q, 12 + q */
+      const __m512 v0 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x88),
+                   v1 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0xdd);
+      const __m512 v2 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0x88);
+      const __m512 v3 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0xdd);
+      const __m512 col[4] = {_mm512_shuffle_f32x4(v0, v2, 0x88), _mm512_shuffle_f32x4(v1, v3, 0x88),
+                             _mm512_shuffle_f32x4(v0, v2, 0xdd), _mm512_shuffle_f32x4(v1, v3, 0xdd)};
+#pragma GCC unroll 4
+      for (int l = 0; l < 4; l++)
+        if ((size_t)(4 * l + q) < w) _mm512_storeu_ps(dst + (c0 + 4 * (size_t)l + (size_t)q) * 16, col[l]);
+    }
+  }
 }
 
 /* ATTENTION's scores of one query row (kernels_attention.c): p[j] = the

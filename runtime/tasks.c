@@ -7,7 +7,9 @@
  * a task "outputs" are the slots it writes (rt_task_writes), in slot order.
  * Converting to float32 undoes the stored layout: NC1HWC0 [N, C1, H, W, C0]
  * back to NCHW and NDC1HWC0 [N, D, C1, H, W, C0] back to NCDHW (padding
- * lanes dropped); ND is already C order.
+ * lanes dropped); ND is already C order, except an ATTENTION's y view,
+ * read through its strides (om_format.h): its om tensor and SOURCES name
+ * are the attention's own result, whose C order the view scatters.
  */
 #include <math.h>
 #include <stdio.h>
@@ -50,6 +52,12 @@ void rt_task_info(const omrt_model *m, uint32_t i, const rt_args *args, omrt_tas
       o->dims[k] = x->dims[k];
     o->data = args ? args->data[s] : NULL;
     o->bytes = (size_t)x->bytes;
+    if (t->kind == OM_TASK_ATTENTION && s == OM_ATTENTION_T_Y && (t->params[OM_ATTENTION_P_VIEWS] >> 3 & 1)) {
+      const int32_t *v = &t->params[OM_ATTENTION_P_VIEW + 4 * 3]; /* strides of all dims but the last */
+      for (uint32_t k = 0; k + 1 < x->rank; k++)
+        o->strides[k] = v[k];
+      o->strides[x->rank - 1] = 1;
+    }
   }
 }
 
@@ -73,6 +81,15 @@ omrt_status omrt_task_tensor_to_f32(const omrt_task_tensor *t, float *dst, size_
   if (count != logical_count(t))
     return rt_error(OMRT_ERR_ARG, "omrt_task_tensor_to_f32: '%s': count %zu, the tensor has %zu elements",
                     t->name, count, logical_count(t));
+  if (t->layout == OMRT_LAYOUT_ND && t->rank > 0 && t->strides[t->rank - 1] != 0) { /* a strided view */
+    for (size_t i = 0; i < count; i++) {
+      size_t rest = i, at = 0;
+      for (int k = t->rank - 1; k >= 0; k--)
+        at += rest % (size_t)t->dims[k] * (size_t)t->strides[k], rest /= (size_t)t->dims[k];
+      dst[i] = (float)elem_get(t->data, t->dtype, at);
+    }
+    return OMRT_OK;
+  }
   if (t->layout == OMRT_LAYOUT_ND) {
     for (size_t i = 0; i < count; i++)
       dst[i] = (float)elem_get(t->data, t->dtype, i);

@@ -127,17 +127,17 @@ cp "$src/examples/classify.c" "$src/examples/acl_classify/acl_classify.c" "$work
 cat > "$work/cmake-app/CMakeLists.txt" <<'EOF'
 cmake_minimum_required(VERSION 3.20)
 project(app LANGUAGES C)
-find_package(omrt 0.2 REQUIRED)
+find_package(omrt 0.3 REQUIRED)
 add_executable(classify classify.c)
 target_link_libraries(classify PRIVATE omrt::omrt)
 add_executable(acl_classify_static acl_classify.c)
 target_link_libraries(acl_classify_static PRIVATE omrt::ascendcl_static)
 EOF
-check "find_package(omrt 0.2) gives omrt::omrt and omrt::ascendcl_static" sh -c \
+check "find_package(omrt 0.3) gives omrt::omrt and omrt::ascendcl_static" sh -c \
   "cmake -S '$work/cmake-app' -B '$work/cmake-app/build' -DCMAKE_PREFIX_PATH='$p' &&
    cmake --build '$work/cmake-app/build'"
 check "find_package(omrt 9.0) refuses this version" sh -c \
-  "sed 's/omrt 0.2 REQUIRED/omrt 9.0 REQUIRED/' '$work/cmake-app/CMakeLists.txt' > '$work/CMakeLists.txt' &&
+  "sed 's/omrt 0.3 REQUIRED/omrt 9.0 REQUIRED/' '$work/cmake-app/CMakeLists.txt' > '$work/CMakeLists.txt' &&
    mkdir -p '$work/cmake-v9' && cp '$work/CMakeLists.txt' '$work/cmake-app/'*.c '$work/cmake-v9/' &&
    ! cmake -S '$work/cmake-v9' -B '$work/cmake-v9/build' -DCMAKE_PREFIX_PATH='$p'"
 for app in acl_classify acl_classify_pc acl_classify_static cmake-sample/acl_classify cmake-app/build/acl_classify_static; do

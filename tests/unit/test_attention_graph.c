@@ -23,7 +23,11 @@
  * them through operand views, with no STRIDED_COPY left when B = 1 (with
  * B > 1 the Slices stay copies: B and H interleave in the projection).
  * Rows with no visible key give NaN (or 0 under the ONNX op) in
- * both builds. Tolerance: 2e-4 (f32) or 2e-2 (f16: the unfused graph
+ * both builds. In the MultiheadAttention cases a task hook also takes
+ * the tensor named "ctx" (the attention's own result, before the merge)
+ * as omrt_task_tensor_to_f32 gives it (a layer dump's values): the fused
+ * ATTENTION writes it through its y view, and must still present it as
+ * ctx in ctx's own order, as the unfused MatMul does. Tolerance: 2e-4 (f32) or 2e-2 (f16: the unfused graph
  * rounds its scores to f16) of the output's largest magnitude; NaN must
  * match NaN.
  */
@@ -234,10 +238,31 @@ static void build(const gcase *c, mb *m, inputs *in) {
   mb_output(m, "y");
 }
 
+/* A task hook keeping the task output that holds the ONNX tensor "ctx",
+ * as float32 in its logical order. */
+typedef struct ctx_dump {
+  float *v; /* malloc'd */
+  size_t n;
+} ctx_dump;
+
+static int take_ctx(void *user, const omrt_task_info *info) {
+  ctx_dump *cd = user;
+  for (int k = 0; k < info->noutputs; k++) {
+    const omrt_task_tensor *o = &info->outputs[k];
+    if (!o->onnx_name || strcmp(o->onnx_name, "ctx") != 0 || cd->v) continue;
+    size_t n = 1;
+    for (int r = 0; r < o->rank; r++)
+      n *= (size_t)o->dims[r];
+    cd->v = malloc(n * sizeof *cd->v), cd->n = n;
+    if (omrt_task_tensor_to_f32(o, cd->v, n) != OMRT_OK) free(cd->v), cd->v = NULL;
+  }
+  return 0;
+}
+
 /* Compiles and runs; the output (malloc'd), the ATTENTION and STRIDED_COPY
- * task counts. */
+ * task counts, "ctx" as the hook saw it (*ctx_out). */
 static float *compile_run(const uint8_t *onnx, size_t len, const gcase *c, unsigned off, const inputs *in,
-                          int *attn_tasks, int *copies, size_t *n_out) {
+                          int *attn_tasks, int *copies, size_t *n_out, ctx_dump *ctx_out) {
   atc_options opt = {.model_path = "attention.onnx",
                      .model_data = onnx,
                      .model_size = len,
@@ -270,6 +295,7 @@ static float *compile_run(const uint8_t *onnx, size_t len, const gcase *c, unsig
     for (int i = 0; i < in->n; i++)
       ins[i] = in->data[i];
     void *outs[1] = {out};
+    omrt_context_set_task_hook(ctx, take_ctx, ctx_out);
     if (omrt_execute(ctx, ins, outs) != OMRT_OK) {
       test_note("  execute: %s", omrt_last_error());
       free(out), out = NULL;
@@ -293,8 +319,9 @@ static void run_case(int index, unsigned attention_bit) {
   uint8_t *onnx = mb_pack(&m, &len);
   int fused_tasks = -1, plain_tasks = -1, copies = -1, plain_copies = -1;
   size_t nf = 0, np = 0;
-  float *fused = compile_run(onnx, len, &c, 0, &in, &fused_tasks, &copies, &nf);
-  float *plain = compile_run(onnx, len, &c, attention_bit, &in, &plain_tasks, &plain_copies, &np);
+  ctx_dump fctx = {0}, pctx = {0};
+  float *fused = compile_run(onnx, len, &c, 0, &in, &fused_tasks, &copies, &nf, &fctx);
+  float *plain = compile_run(onnx, len, &c, attention_bit, &in, &plain_tasks, &plain_copies, &np, &pctx);
   int ok =
       fused && plain && nf == np && fused_tasks == 1 && plain_tasks == 0 && (!c.mha || c.b > 1 || !copies);
   size_t at = 0;
@@ -306,7 +333,22 @@ static void run_case(int index, unsigned attention_bit) {
     for (size_t i = 0; i < np && ok; i++)
       if (!(isnan(plain[i]) ? isnan(fused[i]) : fabs((double)fused[i] - plain[i]) <= tol)) ok = 0, at = i;
   }
+  int ctx_ok = !c.mha || (fctx.v && pctx.v && fctx.n == pctx.n);
+  if (ok && ctx_ok && c.mha) {
+    double mx = 0;
+    for (size_t i = 0; i < pctx.n; i++)
+      if (isfinite(pctx.v[i]) && fabs(pctx.v[i]) > mx) mx = fabs(pctx.v[i]);
+    double tol = (c.fp16 ? 2e-2 : 2e-4) * (mx > 1e-3 ? mx : 1e-3);
+    for (size_t i = 0; i < pctx.n && ctx_ok; i++)
+      if (!(isnan(pctx.v[i]) ? isnan(fctx.v[i]) : fabs((double)fctx.v[i] - pctx.v[i]) <= tol))
+        ctx_ok = 0, at = i;
+  }
   test_check(ok, __FILE__, __LINE__, "fused and unfused attention agree");
+  test_check(ctx_ok, __FILE__, __LINE__, "the attention's own result dumps as ctx, in ctx's order");
+  if (!ctx_ok)
+    test_note("  case %d: ctx fused %s (%zu), unfused %s (%zu), first difference at %zu", index,
+              fctx.v ? "taken" : "missing", fctx.n, pctx.v ? "taken" : "missing", pctx.n, at);
+  free(fctx.v), free(pctx.v);
   if (!ok)
     test_note("  case %d: %s b %lld h %lld Sq %lld Skv %lld D %lld Dv %lld %s scale %d kT %d pad %d full %d "
               "causal %d pos %d mha %d: tasks %d/%d, copies %d, y[%zu] fused %g unfused %g",

@@ -15,11 +15,12 @@
  * depthwise kernels, C not a multiple of 16 (padding lanes), extra program
  * inputs (a constant and a run-time [N,C,1,1] value produced after the
  * Conv), and a Conv whose output has two readers (not absorbed). MatMuls:
- * GELU in its erf form (as PyTorch exports it) after a bias Add, over tiles
- * of a folded batch; GELU's tanh form and SiLU with N not a multiple of 16
- * (the last n block written back from L0C) and several tiles per row; a
- * run-time gate as an extra input; a Gemm (transB) with a residual and the
- * program after it; two readers (not absorbed).
+ * GELU's erf chain with 1/4 for 1/2 (no GELU: a program) after a bias Add,
+ * over tiles of a folded batch, and the real GELU there, which becomes the
+ * MatMul's act (no program; passes/fuse.c); Tanh and HardSwish with N not a
+ * multiple of 16 (the last n block written back from L0C) and several
+ * tiles per row; a run-time gate as an extra input; a Gemm (transB) with a
+ * residual and the program after it; two readers (not absorbed).
  */
 #include <math.h>
 #include <stdio.h>
@@ -82,20 +83,29 @@ static const ecase cases[] = {
      HDR "input %x : f32[1,16,6,6]\nconst %w : f32[16,16,1,1] = rand(8)\n"
          "%c : ?[?] = Conv(%x, %w)  # conv\n%p : ?[?] = GlobalAveragePool(%c)  # gap\noutput %p\n" SILU,
      0, 0},
-    {"matmul_gelu_erf_fold",
+    {"matmul_erf_quarter_fold",
+     HDR "input %x : f32[40,1,64]\nconst %w : f32[64,96] = rand(9)\nconst %b : f32[96] = rand(10)\n"
+         "const %r2 : f32[] = [1.41421354]\nconst %one : f32[] = [1]\nconst %half : f32[] = [0.25]\n"
+         "%m : ?[?] = MatMul(%x, %w)  # mm\n%c : ?[?] = Add(%b, %m)  # bias\n"
+         "%d : ?[?] = Div(%c, %r2)  # div\n%e : ?[?] = Erf(%d)  # erf\n%p : ?[?] = Add(%e, %one)  # add1\n"
+         "%q : ?[?] = Mul(%c, %p)  # mul\n%y : ?[?] = Mul(%q, %half)  # gelu\n" MSINK,
+     0, 1},
+    {"matmul_gelu_act",
      HDR "input %x : f32[40,1,64]\nconst %w : f32[64,96] = rand(9)\nconst %b : f32[96] = rand(10)\n"
          "const %r2 : f32[] = [1.41421354]\nconst %one : f32[] = [1]\nconst %half : f32[] = [0.5]\n"
          "%m : ?[?] = MatMul(%x, %w)  # mm\n%c : ?[?] = Add(%b, %m)  # bias\n"
          "%d : ?[?] = Div(%c, %r2)  # div\n%e : ?[?] = Erf(%d)  # erf\n%p : ?[?] = Add(%e, %one)  # add1\n"
          "%q : ?[?] = Mul(%c, %p)  # mul\n%y : ?[?] = Mul(%q, %half)  # gelu\n" MSINK,
-     0, 1},
-    {"matmul_gelu_tanh_n50",
+     0, 0},
+    {"matmul_tanh_n50",
      HDR "input %x : f32[2,37,33]\nconst %w : f32[33,50] = rand(11)\n"
-         "%c : ?[?] = MatMul(%x, %w)  # mm\n%y : ?[?] = Gelu(%c) {approximate=\"tanh\"}  # gelu\n" MSINK,
+         "%c : ?[?] = MatMul(%x, %w)  # mm\n%y : ?[?] = Tanh(%c)  # tanh\n" MSINK,
      0, 1},
-    {"matmul_silu_wide",
-     HDR "input %x : f32[3,70]\nconst %w : f32[70,300] = rand(12)\n"
-         "%c : ?[?] = MatMul(%x, %w)  # mm\n" MSILU,
+    {"matmul_hardswish_wide",
+     HDR
+     "input %x : f32[3,70]\nconst %w : f32[70,300] = rand(12)\n"
+     "%c : ?[?] = MatMul(%x, %w)  # mm\n%s : ?[?] = HardSigmoid(%c) {alpha=0.16666667, beta=0.5}  # hsig\n"
+     "%y : ?[?] = Mul(%c, %s)  # hswish\n" MSINK,
      0, 1},
     {"matmul_gate_input",
      HDR "input %x : f32[20,48]\ninput %g : f32[40]\nconst %w : f32[48,40] = rand(13)\n"

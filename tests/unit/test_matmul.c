@@ -226,6 +226,14 @@ static void reference(const mcase *c, const om_tensor *A, const void *adata, con
         }
         if (act == OM_ACT_RELU) v = v > 0 ? v : 0;
         if (act == OM_ACT_CLIP) v = v < lo ? lo : v > hi ? hi : v;
+        if (act >= OM_ACT_GELU) {
+          /* slopes below 1.2; the f32 approximations' own error within
+           * 1e-6 * (1 + |v|), as 4e-6 (compare's f32_rel) * 0.25 * it */
+          mag = 1.2 * mag + 0.25 * (1 + fabs(v));
+          v = act == OM_ACT_GELU        ? 0.5 * v * (1 + erf(v / sqrt(2)))
+              : act == OM_ACT_GELU_TANH ? 0.5 * v * (1 + tanh(sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)))
+                                        : v / (1 + exp(-v));
+        }
         ref[yi] = v, scale[yi] = mag;
       }
   }
@@ -697,6 +705,72 @@ static const spec SPECS[] = {
      .tk = 16,
      .nz = 1,
      .fold = 1},
+    /* the transcendental acts (format 2.10): from L0C through the vector
+     * epilogue (a last run of fewer lanes lane by lane), or with a c that
+     * does not run along N through the portable one */
+    {.what = "NZ [37,53]x[53,29] + bias, gelu",
+     .ra = 2,
+     .rb = 2,
+     .rc = -1,
+     .ad = {37, 53},
+     .bd = {53, 29},
+     .yd = {37, 29},
+     .ry = 2,
+     .alpha = 1,
+     .act = OM_ACT_GELU,
+     .tm = 16,
+     .tn = 16,
+     .tk = 16,
+     .nz = 1,
+     .bias = 1},
+    {.what = "NZ [100,300]x[300,250] + bias + residual, gelu_tanh",
+     .ra = 2,
+     .rb = 2,
+     .rc = 2,
+     .ad = {100, 300},
+     .bd = {300, 250},
+     .cd = {100, 250},
+     .yd = {100, 250},
+     .ry = 2,
+     .alpha = 1,
+     .beta = 1,
+     .act = OM_ACT_GELU_TANH,
+     .tm = 64,
+     .tn = 128,
+     .tk = 128,
+     .nz = 1,
+     .bias = 1},
+    {.what = "[3,100,70]x[70,130], c [130] beta 0.5, silu",
+     .ra = 3,
+     .rb = 2,
+     .rc = 1,
+     .ad = {3, 100, 70},
+     .bd = {70, 130},
+     .cd = {130},
+     .yd = {3, 100, 130},
+     .ry = 3,
+     .alpha = 1,
+     .beta = 0.5f,
+     .act = OM_ACT_SILU,
+     .tm = 64,
+     .tn = 64,
+     .tk = 64},
+    {.what = "[2,9,20]x[20,40] trans_b, c [2,9,1] (along M), gelu",
+     .ra = 3,
+     .rb = 3,
+     .rc = 3,
+     .ad = {2, 9, 20},
+     .bd = {2, 40, 20},
+     .cd = {2, 9, 1},
+     .yd = {2, 9, 40},
+     .ry = 3,
+     .tb = 1,
+     .alpha = 1,
+     .beta = 1,
+     .act = OM_ACT_GELU,
+     .tm = 16,
+     .tn = 32,
+     .tk = 16},
     {.what = "skinny M=1 NZ [1,768]x[768,100] + bias",
      .ra = 2,
      .rb = 2,
@@ -886,7 +960,10 @@ static void check_cases(void) {
   valid(&c), c.task.params[OM_MATMUL_P_ALPHA] = bits(INFINITY), expect_reject(&c, "alpha inf", "alpha");
   valid(&c), c.task.params[OM_MATMUL_P_BETA] = bits(NAN), expect_reject(&c, "beta nan", "beta");
   valid(&c), c.task.tensors[OM_MATMUL_T_C] = OM_NONE, expect_reject(&c, "beta without c", "without c");
-  valid(&c), c.task.params[OM_MATMUL_P_ACT] = 3, expect_reject(&c, "act", "act");
+  valid(&c), c.task.params[OM_MATMUL_P_ACT] = OM_ACT_COUNT, expect_reject(&c, "act", "act");
+  valid(&c), c.task.params[OM_MATMUL_P_ACT] = -1, expect_reject(&c, "act -1", "act");
+  valid(&c), c.task.params[OM_MATMUL_P_ACT] = OM_ACT_GELU, c.task.params[OM_MATMUL_P_CLIP_MAX] = bits(1),
+             expect_reject(&c, "clip param with gelu", test_param_ref(OM_MATMUL_P_CLIP_MIN));
   valid(&c), c.task.params[OM_MATMUL_P_ACT] = OM_ACT_CLIP, c.task.params[OM_MATMUL_P_CLIP_MIN] = bits(2),
              c.task.params[OM_MATMUL_P_CLIP_MAX] = bits(1), expect_reject(&c, "clip order", "clip_min");
   valid(&c), c.task.params[OM_MATMUL_P_CLIP_MIN] = 1,
@@ -940,7 +1017,67 @@ static void check_cases(void) {
                            expect_reject(&c, "NZ b permuted", "FRACTAL_NZ");
 }
 
+/* --- the transcendental acts: every path the same bits */
+
+/* rt_mm_epilogue (the vector epilogue where rt_cpu() has one) against
+ * rt_act and rt_put lane by lane, bit for bit, on sums over [-12, 12] and
+ * the edges (0, -0, the clamps, inf, NaN), f16 and f32 y, a row of 45
+ * columns (whole vectors and a last run of 13 or 5 lanes). */
+static void act_paths_case(int act, int ydt) {
+  enum { ROWS = 3, COLS = 45, LDM = 16 };
+  mcase c;
+  mc_setup(&c);
+  mc_set(&c, 0, DT_FLOAT32, 2, (int64_t[]){ROWS, 8});
+  mc_set(&c, 1, DT_FLOAT32, 2, (int64_t[]){8, COLS});
+  mc_set(&c, 3, ydt, 2, (int64_t[]){ROWS, COLS});
+  c.task.params[OM_MATMUL_P_ALPHA] = bits(1), c.task.params[OM_MATMUL_P_ACT] = act;
+  c.task.params[OM_MATMUL_P_TILE_M] = c.task.params[OM_MATMUL_P_TILE_N] = c.task.params[OM_MATMUL_P_TILE_K] =
+      64;
+  CHECK_EQ_INT(mc_check(&c), OMRT_OK);
+  rt_args a;
+  memset(&a, 0, sizeof a);
+  for (int s = 0; s < OM_MATMUL_NTENSORS; s++)
+    if (c.task.tensors[s] != OM_NONE) a.data[s] = c.data[s], a.desc[s] = &c.t[s];
+  rt_mm_geom g;
+  rt_mm_geom_init(&c.task, &a, &g);
+  static const float edges[] = {0.0f,   -0.0f,    3.92f,     -3.92f, 2.457f, -2.457f, 17.33f, -17.33f,
+                                1e-30f, INFINITY, -INFINITY, NAN,    6.0f,   -6.0f,   1e-3f,  -1e-3f};
+  float acc[3 * LDM * 16] = {0};
+  int bad = 0;
+  for (int round = 0; round < 200; round++) {
+    for (int m = 0; m < ROWS; m++)
+      for (int n = 0; n < COLS; n++) {
+        const int i = m * COLS + n;
+        acc[((n / 16) * LDM + m) * 16 + n % 16] =
+            round == 0 && i < (int)(sizeof edges / sizeof *edges) ? edges[i] : 12.0f * frand();
+      }
+    rt_mm_epilogue(&g, 0, 0, ROWS, 0, COLS, acc, LDM, 0);
+    for (int m = 0; m < ROWS; m++)
+      for (int n = 0; n < COLS; n++) {
+        const size_t at = (size_t)(m * COLS + n);
+        const float v = rt_act(acc[((n / 16) * LDM + m) * 16 + n % 16], act, 0.0f, 0.0f);
+        uint32_t want, got;
+        if (ydt == DT_FLOAT16)
+          want = float_to_half(v), got = ((const uint16_t *)c.data[3])[at];
+        else
+          memcpy(&want, &v, 4), memcpy(&got, (const float *)c.data[3] + at, 4);
+        if (v != v) /* any NaN */
+          want = got = ydt == DT_FLOAT16 ? (got & 0x7c00) == 0x7c00 && (got & 0x3ff)
+                                         : (got & 0x7f800000u) == 0x7f800000u && (got & 0x7fffff);
+        if ((want != got || (v != v && !got)) && bad++ < 3)
+          test_note("  act %d y %s [%s]: acc %a -> %#x, lane by lane %#x", act, dtype_name(ydt),
+                    rt_cpu()->name, (double)acc[((n / 16) * LDM + m) * 16 + n % 16], got, want);
+      }
+  }
+  CHECK(bad == 0);
+  mc_free(&c);
+}
+
 int main(void) {
+  for (int act = OM_ACT_GELU; act < OM_ACT_COUNT; act++) {
+    act_paths_case(act, DT_FLOAT32);
+    act_paths_case(act, DT_FLOAT16);
+  }
   kernel_cases();
   check_cases();
   return test_summary("test_matmul");

@@ -9,6 +9,10 @@
  * om_verf: within 6 ulp (and 3.4e-7 absolute) of the exact erf on every
  * 61st positive float and its negation, results inside [-1, 1], odd,
  * +-0 and +-1 exact, NaN kept.
+ * The MATMUL activations on them, om_vgelu, om_vgelu_tanh and om_vsilu,
+ * against their definitions in double on every 61st float in [-10, 10]:
+ * absolute error within the bounds below (in units of max(1, |x|) *
+ * 2^-23, an f32 ulp of the argument's scale), NaN kept.
  * (test_vprog_random's sweeps check that the interpreter and the JIT both
  * compute these functions' bits.) */
 #include <math.h>
@@ -118,5 +122,30 @@ int main(void) {
   CHECK(om_verf(3.92f) == 1.0f && om_verf(1e9f) == 1.0f && om_verf(INFINITY) == 1.0f);
   CHECK(om_verf(-INFINITY) == -1.0f);
   CHECK(isnan(om_verf(NAN)) && isnan(om_verf(-NAN)));
+
+  /* the MATMUL activations */
+  static const struct {
+    const char *name;
+    float (*f)(float);
+    double bound; /* in max(1, |x|) * 2^-23 */
+  } acts[] = {{"vgelu", om_vgelu, 1.75}, {"vgelu_tanh", om_vgelu_tanh, 1.75}, {"vsilu", om_vsilu, 1.75}};
+  for (int a = 0; a < 3; a++) {
+    double aworst = 0;
+    float ax = 0;
+    n = 0;
+    for (uint32_t sign = 0; sign < 2; sign++)
+      for (uint32_t b = sign << 31; b <= (sign << 31 | to_bits(10.0f)); b += 61) {
+        double x = from_bits(b),
+               exact = a == 0   ? 0.5 * x * (1 + erf(x / sqrt(2)))
+                       : a == 1 ? 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)))
+                                : x / (1 + exp(-x));
+        double err = fabs(acts[a].f((float)x) - exact) / (fmax(1, fabs(x)) * 0x1p-23);
+        n++;
+        if (err > aworst) aworst = err, ax = (float)x;
+      }
+    printf("%s: %llu arguments in [-10, 10], worst %.3f x max(1, |x|) 2^-23 at x = %a\n", acts[a].name,
+           (unsigned long long)n, aworst, (double)ax);
+    CHECK(aworst <= acts[a].bound && isnan(acts[a].f(NAN)) && acts[a].f(0.0f) == 0.0f);
+  }
   return test_summary("vexp");
 }
