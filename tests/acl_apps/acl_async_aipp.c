@@ -63,12 +63,17 @@ typedef struct job {
   int bad;
 } job;
 
-static atomic_int stop_thread, callback_errors;
+static atomic_int subscribed, stop_thread, callback_errors;
 static atomic_int callbacks;
 
 /* The callback thread: processes reports until told to stop. */
 static void *callback_main(void *arg) {
   (void)arg;
+  while (!atomic_load(&subscribed) &&
+         !atomic_load(&stop_thread)) { /* aclrtSubscribeReport names this thread */
+    struct timespec pause = {0, 1000000};
+    nanosleep(&pause, NULL);
+  }
   while (!atomic_load(&stop_thread)) {
     aclError ret = aclrtProcessReport(100);
     if (ret != ACL_SUCCESS && ret != ACL_ERROR_RT_REPORT_TIMEOUT) {
@@ -237,6 +242,7 @@ static int run(app *a, const char *model, const char *input, const char *prefix)
   a->threadStarted = 1;
   CHECK(aclrtSubscribeReport((uint64_t)a->thread, a->stream));
   a->subscribed = 1;
+  atomic_store(&subscribed, 1);
 
   for (int k = 0; k < RUNS; k++) {
     job *j = &a->jobs[k];

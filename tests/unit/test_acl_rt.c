@@ -134,7 +134,8 @@ static void test_blocking_unprocessed(void) {
   OK(aclrtLaunchCallback(count_call, &ran_on, ACL_CALLBACK_BLOCK, s));
   EXPECT_ACL(aclrtSynchronizeStreamWithTimeout(s, 20), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "within 20 ms");
   OK(aclrtUnSubscribeReport(self, s));
-  EXPECT_ACL(aclrtSynchronizeStream(s), ACL_ERROR_RT_STREAM_NO_CB_REG, "a blocking callback was not run");
+  /* (withdrawn, or not handed over at all when the stream reached it only after the unsubscription) */
+  EXPECT_ACL(aclrtSynchronizeStream(s), ACL_ERROR_RT_STREAM_NO_CB_REG, "aclrtLaunchCallback: ");
   EXPECT_ACL(aclrtProcessReport(10), ACL_ERROR_RT_THREAD_SUBSCRIBE, "subscribed to no stream");
   OK(aclrtSubscribeReport(self, s));
   OK(aclrtLaunchCallback(count_call, &ran_on, ACL_CALLBACK_BLOCK, s));
