@@ -328,6 +328,20 @@ aclError aclmdlGetInputDimsV2(const aclmdlDesc *modelDesc, size_t index, aclmdlI
   return get_dims("aclmdlGetInputDimsV2", modelDesc, index, 1, dims);
 }
 
+aclError aclmdlGetInputDimsRange(const aclmdlDesc *modelDesc, size_t index, aclmdlIODimsRange *dimsRange) {
+  const char *call = "aclmdlGetInputDimsRange";
+  aclmdlIODims dims;
+  aclError e = get_dims(call, modelDesc, index, 1, &dims);
+  if (e) return e;
+  if (!dimsRange) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: dimsRange is NULL", call);
+  memset(dimsRange, 0, sizeof *dimsRange);
+  if (modelDesc->ngears > 1) return ACL_SUCCESS; /* gears, not ranges: rangeCount 0 */
+  dimsRange->rangeCount = dims.dimCount;
+  for (size_t k = 0; k < dims.dimCount; k++)
+    dimsRange->range[k][0] = dimsRange->range[k][1] = dims.dims[k];
+  return ACL_SUCCESS;
+}
+
 const char *aclmdlGetTensorRealName(const aclmdlDesc *modelDesc, const char *name) {
   const char *call = "aclmdlGetTensorRealName";
   if (!modelDesc || !name) {

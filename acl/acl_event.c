@@ -13,7 +13,11 @@
  * Callbacks: subscriptions pair a stream with a thread id; the stream's
  * thread, reaching a CALLBACK op, queues a report for that thread and (for
  * ACL_CALLBACK_BLOCK) waits until aclrtProcessReport on that thread has run
- * it.
+ * it, unless the subscription ends (aclrtUnSubscribeReport) or the stream
+ * is being destroyed before the thread took it: then the report is
+ * withdrawn and the stream fails with ACL_ERROR_RT_STREAM_NO_CB_REG, so a
+ * blocking callback no thread processes cannot hold aclrtDestroyStream or
+ * aclFinalize (which hold the registry lock that aclrtProcessReport takes).
  *
  * Locking: one mutex (ev.mu) and one condition (ev.cv, broadcast on every
  * change) for all of it, taken by the API calls and by the streams'
@@ -52,7 +56,7 @@ typedef struct report {
   uint64_t thread;
   aclrtCallback fn;
   void *user;
-  int block, done;
+  int block, taken, done; /* taken: aclrtProcessReport has unlinked it */
 } report;
 
 static struct {
@@ -288,6 +292,17 @@ aclError aclrtSetOpWaitTimeout(uint32_t timeout) {
 
 /* --- callbacks */
 
+/* Unlinks *p from the reports (under ev.mu). */
+static void unlink_report(report **p) {
+  report *r = *p;
+  *p = r->next;
+  if (ev.tail == r) {
+    ev.tail = NULL;
+    for (report *q = ev.head; q; q = q->next)
+      ev.tail = q;
+  }
+}
+
 static subscription *subscription_of(const acl_stream *s) {
   for (subscription *x = ev.subs; x; x = x->next)
     if (x->stream == s) return x;
@@ -328,6 +343,7 @@ aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream) {
     p = &(*p)->next;
   subscription *x = *p;
   if (x) *p = x->next;
+  pthread_cond_broadcast(&ev.cv); /* a blocking callback waiting for that thread gives up */
   pthread_mutex_unlock(&ev.mu);
   free(x);
   if (!x)
@@ -390,13 +406,9 @@ aclError aclrtProcessReport(int32_t timeout) {
     else
       timed_out = pthread_cond_timedwait(&ev.cv, &ev.mu, &deadline) != 0;
   }
-  if (r) { /* unlink it */
-    *p = r->next;
-    if (ev.tail == r) {
-      ev.tail = NULL;
-      for (report *q = ev.head; q; q = q->next)
-        ev.tail = q;
-    }
+  if (r) {
+    unlink_report(p);
+    r->taken = 1;
   }
   pthread_mutex_unlock(&ev.mu);
   if (!subscribed)
@@ -417,6 +429,13 @@ aclError aclrtProcessReport(int32_t timeout) {
 }
 
 /* --- the streams' side */
+
+/* A blocking report of s is waited for until it has run, unless its thread
+ * stopped serving s before taking it. */
+static int still_awaited(acl_stream *s, const report *r) {
+  const subscription *x = subscription_of(s);
+  return !r->done && (r->taken || (x && x->thread == r->thread && !acl_stream_stopping(s)));
+}
 
 aclError acl_event_op(acl_stream *s, acl_op *op, char *msg, size_t n) {
   aclError err = ACL_SUCCESS;
@@ -456,11 +475,23 @@ aclError acl_event_op(acl_stream *s, acl_op *op, char *msg, size_t n) {
     else
       ev.head = r;
     ev.tail = r;
-    int block = r->block;
     pthread_cond_broadcast(&ev.cv);
-    while (block && !r->done)
+    if (!r->block) break; /* aclrtProcessReport frees it */
+    while (still_awaited(s, r))
       pthread_cond_wait(&ev.cv, &ev.mu);
-    if (block) free(r);
+    if (!r->done) { /* unsubscribed or destroyed before its thread took it: withdraw it */
+      report **p = &ev.head;
+      while (*p != r)
+        p = &(*p)->next;
+      unlink_report(p);
+      err = ACL_ERROR_RT_STREAM_NO_CB_REG;
+      snprintf(
+          msg, n,
+          "aclrtLaunchCallback: a blocking callback was not run: the stream was unsubscribed (or destroyed) "
+          "before thread %llu took it in aclrtProcessReport",
+          (unsigned long long)r->thread);
+    }
+    free(r);
     break;
   }
   default: break;
@@ -481,6 +512,12 @@ void acl_event_forget_stream(acl_stream *s) {
     } else {
       p = &(*p)->next;
     }
+  pthread_mutex_unlock(&ev.mu);
+}
+
+void acl_event_wake(void) {
+  pthread_mutex_lock(&ev.mu);
+  pthread_cond_broadcast(&ev.cv);
   pthread_mutex_unlock(&ev.mu);
 }
 

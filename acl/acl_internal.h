@@ -127,7 +127,12 @@ typedef struct acl_op {
 } acl_op;
 
 acl_stream *acl_stream_new(acl_context *ctx); /* NULL when out of memory or threads */
-void acl_stream_free(acl_stream *s);          /* runs what is queued, then joins the thread */
+/* Runs what is queued (a blocking callback no thread has taken is
+ * withdrawn instead of waited for), joins the thread, ends the stream's
+ * subscription. ACL_ERROR_RT_STREAM_NO_CB_REG (msg says why) when a
+ * callback could not run. */
+aclError acl_stream_free(acl_stream *s, char *msg, size_t n);
+int acl_stream_stopping(acl_stream *s); /* acl_stream_free has begun */
 acl_context *acl_stream_context(const acl_stream *s);
 /* Queues op (taking it); the stream runs it in order. */
 void acl_stream_push(acl_stream *s, acl_op *op);
@@ -147,6 +152,7 @@ aclError acl_run_model(acl_model *m, int gear, const void *const *in, void *cons
  * (the op's event reference is dropped); failures as acl_run_model's. */
 aclError acl_event_op(acl_stream *s, acl_op *op, char *msg, size_t n);
 void acl_event_forget_stream(acl_stream *s); /* its subscription goes (the stream is freed) */
+void acl_event_wake(void);                   /* the streams' threads waiting for callbacks look again */
 void acl_event_finalize(void);               /* every event and subscription goes (aclFinalize) */
 
 /* --- data (acl_data.c) */

@@ -459,7 +459,8 @@ aclError aclFinalize(void) {
   while (g.streams) {
     stream_ref *r = g.streams;
     g.streams = r->next;
-    acl_stream_free(r->s); /* runs what is queued: models stay loaded until then */
+    char msg[1024];                         /* (a callback left unrun does not stop the finalization) */
+    acl_stream_free(r->s, msg, sizeof msg); /* runs what is queued: models stay loaded until then */
     free(r);
   }
   while (g.contexts) {
@@ -528,6 +529,7 @@ static acl_context *new_context(int is_default) {
 
 /* The context's streams are run dry and freed (default stream included). */
 static void free_context(acl_context *c) {
+  char msg[1024]; /* (a callback left unrun does not stop the destruction) */
   for (stream_ref **p = &g.streams; *p;) {
     stream_ref *r = *p;
     if (acl_stream_context(r->s) != c) {
@@ -535,10 +537,10 @@ static void free_context(acl_context *c) {
       continue;
     }
     *p = r->next;
-    acl_stream_free(r->s);
+    acl_stream_free(r->s, msg, sizeof msg);
     free(r);
   }
-  acl_stream_free(c->default_stream);
+  acl_stream_free(c->default_stream, msg, sizeof msg);
   free(c);
 }
 
@@ -707,9 +709,11 @@ aclError aclrtDestroyStream(aclrtStream stream) {
     stream_ref *r = *p;
     if (r->s != stream) continue;
     *p = r->next;
-    acl_stream_free(r->s);
+    char msg[1024];
+    e = acl_stream_free(r->s, msg, sizeof msg);
     free(r);
-    return acl_leave_with(ACL_SUCCESS);
+    if (e) e = acl_fail(e, "aclrtDestroyStream: stream %p (destroyed): %s", stream, msg);
+    return acl_leave_with(e);
   }
   return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM,
                                  "aclrtDestroyStream: stream %p is not a live stream%s", stream,

@@ -106,21 +106,32 @@ acl_stream *acl_stream_new(acl_context *ctx) {
   return s;
 }
 
-void acl_stream_free(acl_stream *s) {
-  if (!s) return;
+aclError acl_stream_free(acl_stream *s, char *msg, size_t n) {
+  if (!s) return ACL_SUCCESS;
   pthread_mutex_lock(&s->mu);
   s->stop = 1;
   pthread_cond_signal(&s->wake);
   pthread_mutex_unlock(&s->mu);
-  pthread_join(s->thread, NULL); /* (a blocking callback no thread processes would wait here) */
+  acl_event_wake(); /* a blocking callback no thread took stops holding the stream */
+  pthread_join(s->thread, NULL);
   acl_event_forget_stream(s);
+  aclError e = s->error == ACL_ERROR_RT_STREAM_NO_CB_REG ? s->error : ACL_SUCCESS;
+  if (e) snprintf(msg, n, "%s", s->msg);
   pthread_cond_destroy(&s->idle);
   pthread_cond_destroy(&s->wake);
   pthread_mutex_destroy(&s->mu);
   free(s);
+  return e;
 }
 
 acl_context *acl_stream_context(const acl_stream *s) { return s->ctx; }
+
+int acl_stream_stopping(acl_stream *s) {
+  pthread_mutex_lock(&s->mu);
+  int stop = s->stop;
+  pthread_mutex_unlock(&s->mu);
+  return stop;
+}
 
 void acl_stream_push(acl_stream *s, acl_op *op) {
   op->next = NULL;

@@ -14,8 +14,9 @@
  *
  * acl_base.h: errors, data types, formats, data buffers, tensor
  * descriptions; acl_rt.h: device, contexts, streams, events, callbacks,
- * memory; acl_mdl.h: models and datasets; acl_prof.h (included on its own,
- * as in AscendCL): profiling, not provided.
+ * memory; acl_mdl.h: models and datasets; acl_op.h: single operators, not
+ * provided; acl_prof.h (included on its own, as in AscendCL): profiling,
+ * not provided.
  *
  * Errors: every call returns an aclError (AscendCL's codes); the message,
  * naming the call and the argument, is read with aclGetRecentErrMsg on the
@@ -31,6 +32,7 @@
 
 #include "acl_base.h"
 #include "acl_mdl.h"
+#include "acl_op.h"
 #include "acl_rt.h"
 
 #ifdef __cplusplus

@@ -39,6 +39,7 @@ extern "C" {
 
 #define ACL_MAX_DIM_CNT 128
 #define ACL_MAX_TENSOR_NAME_LEN 128
+#define ACL_DIM_ENDPOINTS 2
 
 typedef struct aclmdlDataset aclmdlDataset;
 typedef struct aclmdlDesc aclmdlDesc;
@@ -48,6 +49,11 @@ typedef struct aclmdlIODims {
   size_t dimCount;                    /* 0 for a scalar */
   int64_t dims[ACL_MAX_DIM_CNT];
 } aclmdlIODims;
+
+typedef struct aclmdlIODimsRange {
+  size_t rangeCount;                                 /* 0 for a model with shape gears */
+  int64_t range[ACL_MAX_DIM_CNT][ACL_DIM_ENDPOINTS]; /* per dim: least, greatest */
+} aclmdlIODimsRange;
 
 /* The memory a model needs: its work (activations) and weight bytes. */
 ACL_FUNC_VISIBILITY aclError aclmdlQuerySize(const char *fileName, size_t *workSize, size_t *weightSize);
@@ -139,6 +145,11 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, si
  * without. */
 ACL_FUNC_VISIBILITY aclError aclmdlGetInputDimsV2(const aclmdlDesc *modelDesc, size_t index,
                                                   aclmdlIODims *dims);
+/* Each dim's range: every model here has static shapes or shape gears (no
+ * ranges), so a dim's range is {d, d}; with gears rangeCount is 0 (use
+ * aclmdlGetInputDynamicDims). */
+ACL_FUNC_VISIBILITY aclError aclmdlGetInputDimsRange(const aclmdlDesc *modelDesc, size_t index,
+                                                     aclmdlIODimsRange *dimsRange);
 /* The full name of a tensor given by its name as aclmdlIODims.name has it
  * (truncated to ACL_MAX_TENSOR_NAME_LEN - 1 characters) or in full; owned
  * by the description. NULL when no input or output has that name. */

@@ -115,7 +115,10 @@ ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context);
 
 /* In the current context. */
 ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
-ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream); /* waits for its work */
+/* Waits for the stream's work and destroys it (ending its subscription);
+ * ACL_ERROR_RT_STREAM_NO_CB_REG (the stream destroyed all the same) when a
+ * callback of it could not run: a blocking one no thread had taken. */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
 /* The same, giving up after timeout ms (-1: never) with
  * ACL_ERROR_RT_STREAM_SYNC_TIMEOUT; the stream's failures, if any, are then
@@ -170,7 +173,10 @@ ACL_FUNC_VISIBILITY aclError aclrtSetOpWaitTimeout(uint32_t timeout);
  * ACL_ERROR_RT_REPORT_TIMEOUT when none came; ACL_ERROR_RT_THREAD_SUBSCRIBE
  * from a thread subscribed to no stream. A callback reached after its
  * stream was unsubscribed fails the stream (ACL_ERROR_RT_STREAM_NO_CB_REG,
- * at aclrtSynchronizeStream) without running. */
+ * at aclrtSynchronizeStream) without running; so does an
+ * ACL_CALLBACK_BLOCK callback its thread had not taken when the
+ * subscription ended (aclrtUnSubscribeReport) or its stream is destroyed
+ * (aclrtDestroyStream, aclFinalize), which no longer holds the stream. */
 ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
 ACL_FUNC_VISIBILITY aclError aclrtLaunchCallback(aclrtCallback fn, void *userData,
                                                  aclrtCallbackBlockType blockType, aclrtStream stream);

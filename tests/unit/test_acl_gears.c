@@ -176,6 +176,10 @@ static void test_batch(void) {
   CHECK(d.dimCount == 4 && d.dims[0] == -1 && d.dims[1] == 3);
   OK(aclmdlGetInputDims(l.desc, l.dyn_index, &d));
   CHECK(d.dimCount == 1 && d.dims[0] == 1);
+  aclmdlIODimsRange range; /* gears are not ranges: none */
+  memset(&range, 0xff, sizeof range);
+  OK(aclmdlGetInputDimsRange(l.desc, 0, &range));
+  CHECK(range.rangeCount == 0);
   OK(aclmdlSetDynamicBatchSize(l.id, l.in, l.dyn_index, 2));
   OK(aclmdlExecute(l.id, l.in, l.out));
   aclTensorDesc *od = aclmdlGetDatasetTensorDesc(l.out, 0);

@@ -11,14 +11,18 @@
  *     wait past aclrtSetOpWaitTimeout fails the stream, an event destroyed
  *     with queued work is freed after it;
  *   - callbacks run on the subscribed thread inside aclrtProcessReport, in
- *     the stream's order; misuse has AscendCL's codes;
+ *     the stream's order; misuse has AscendCL's codes; a blocking callback
+ *     no thread processes is withdrawn when the subscription ends
+ *     (unsubscribe, destroy, finalize) instead of holding the stream;
  *   - aclrtMallocCached, aclrtMemFlush, aclrtMemInvalidate, aclrtGetMemInfo,
  *     aclrtMemsetAsync, aclrtMemcpy2d(Async): results and refusals;
  *   - tensor descriptions, a run's output descriptions, an input
  *     description that does not match; aclmdlGetTensorRealName;
  *   - aclmdlLoadWithConfig's load types and missing attributes;
- *   - dump, profiling and DVPP's processing return
- *     ACL_ERROR_FEATURE_UNSUPPORTED (DVPP's memory and descriptions work). */
+ *   - aclmdlGetInputDimsRange: {d, d} per dim of a static input;
+ *   - dump, profiling, DVPP's processing and single operators return
+ *     ACL_ERROR_FEATURE_UNSUPPORTED (DVPP's memory and descriptions, and
+ *     operator attributes, work). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -115,6 +119,30 @@ static void test_callbacks(void) {
   EXPECT_ACL(aclrtLaunchCallback(count_call, &ran_on, ACL_CALLBACK_NO_BLOCK, s),
              ACL_ERROR_RT_STREAM_NO_CB_REG, "no thread is subscribed");
   OK(aclrtDestroyStream(s));
+}
+
+/* A blocking callback no thread takes holds its stream until the
+ * subscription ends: aclrtUnSubscribeReport or aclrtDestroyStream withdraw
+ * it (never run) and say so, and aclFinalize does not wait for it. */
+static void test_blocking_unprocessed(void) {
+  uint64_t self = (uint64_t)pthread_self();
+  pthread_t ran_on;
+  aclrtStream s;
+  OK(aclrtCreateStream(&s));
+  OK(aclrtSubscribeReport(self, s));
+  atomic_store(&calls, 0);
+  OK(aclrtLaunchCallback(count_call, &ran_on, ACL_CALLBACK_BLOCK, s));
+  EXPECT_ACL(aclrtSynchronizeStreamWithTimeout(s, 20), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "within 20 ms");
+  OK(aclrtUnSubscribeReport(self, s));
+  /* (withdrawn, or not handed over at all when the stream reached it only after the unsubscription) */
+  EXPECT_ACL(aclrtSynchronizeStream(s), ACL_ERROR_RT_STREAM_NO_CB_REG, "aclrtLaunchCallback: ");
+  EXPECT_ACL(aclrtProcessReport(10), ACL_ERROR_RT_THREAD_SUBSCRIBE, "subscribed to no stream");
+  OK(aclrtSubscribeReport(self, s));
+  OK(aclrtLaunchCallback(count_call, &ran_on, ACL_CALLBACK_BLOCK, s));
+  EXPECT_ACL(aclrtDestroyStream(s), ACL_ERROR_RT_STREAM_NO_CB_REG, "(destroyed): aclrtLaunchCallback");
+  EXPECT_ACL(aclrtProcessReport(10), ACL_ERROR_RT_THREAD_SUBSCRIBE, "subscribed to no stream");
+  CHECK_EQ_INT(atomic_load(&calls), 0);
+  EXPECT_ACL(aclrtSynchronizeStream(s), ACL_ERROR_INVALID_PARAM, "not a live stream");
 }
 
 static double now_ms(void) {
@@ -400,6 +428,12 @@ static void test_model(const char *path, const void *om, size_t size) {
   aclmdlIODims dims;
   OK(aclmdlGetInputDimsV2(desc, 0, &dims));
   CHECK(strlen(dims.name) == ACL_MAX_TENSOR_NAME_LEN - 1 && dims.dimCount == 4 && dims.dims[3] == 8);
+  aclmdlIODimsRange range; /* static shapes: each dim's range is {d, d} */
+  OK(aclmdlGetInputDimsRange(desc, 1, &range));
+  CHECK(range.rangeCount == 4 && range.range[0][0] == 1 && range.range[0][1] == 1 && range.range[1][0] == 4 &&
+        range.range[1][1] == 4 && range.range[3][0] == 8 && range.range[3][1] == 8);
+  EXPECT_ACL(aclmdlGetInputDimsRange(desc, 2, &range), ACL_ERROR_INVALID_PARAM, "aclmdlGetInputDimsRange");
+  EXPECT_ACL(aclmdlGetInputDimsRange(desc, 0, NULL), ACL_ERROR_INVALID_PARAM, "dimsRange is NULL");
   const char *real = aclmdlGetTensorRealName(desc, dims.name);
   CHECK(real && strcmp(real, long_name) == 0);
   CHECK(aclmdlGetTensorRealName(desc, "z") && strcmp(aclmdlGetTensorRealName(desc, "z"), "z") == 0);
@@ -465,6 +499,32 @@ static void test_unsupported(void) {
   OK(acldvppDestroyChannelDesc(ch));
   OK(acldvppFree(pic));
   EXPECT_ACL(acldvppFree(pic), ACL_ERROR_RT_MEMORY_FREE, "acldvppFree");
+  /* single operators (acl/acl_op.h, included by acl.h): attributes work, the rest does not */
+  EXPECT_ACL(aclopSetModelDir("op_models"), ACL_ERROR_FEATURE_UNSUPPORTED, "single-operator models");
+  EXPECT_ACL(aclopLoad("om", 2), ACL_ERROR_FEATURE_UNSUPPORTED, "aclopLoad");
+  aclopAttr *attr = aclopCreateAttr();
+  CHECK(attr != NULL);
+  OK(aclopSetAttrInt(attr, "axis", 1));
+  OK(aclopSetAttrListInt(attr, "perm", 2, (int64_t[]){1, 0}));
+  OK(aclopSetAttrString(attr, "mode", "nearest"));
+  EXPECT_ACL(aclopSetAttrFloat(attr, NULL, 1.0f), ACL_ERROR_INVALID_PARAM, "attrName is NULL");
+  EXPECT_ACL(aclopSetAttrListFloat(attr, "scales", 2, NULL), ACL_ERROR_INVALID_PARAM,
+             "'scales': values is NULL");
+  EXPECT_ACL(aclopSetAttrBool(NULL, "x", 1), ACL_ERROR_INVALID_PARAM, "attr is NULL");
+  aclTensorDesc *td = aclCreateTensorDesc(ACL_FLOAT, 1, (int64_t[]){4}, ACL_FORMAT_ND);
+  aclDataBuffer *db = aclCreateDataBuffer(NULL, 0);
+  const aclTensorDesc *descs[1] = {td};
+  aclDataBuffer *bufs[1] = {db};
+  EXPECT_ACL(aclopExecute("Abs", 1, descs, (const aclDataBuffer *const *)bufs, 1, descs, bufs, attr, NULL),
+             ACL_ERROR_FEATURE_UNSUPPORTED, "aclopExecute: single-operator models");
+  aclopHandle *handle = (aclopHandle *)attr;
+  EXPECT_ACL(aclopCreateHandle("Abs", 1, descs, 1, descs, attr, &handle), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "aclopCreateHandle");
+  CHECK(handle == NULL);
+  aclopDestroyHandle(handle);
+  aclopDestroyAttr(attr);
+  aclDestroyTensorDesc(td);
+  OK(aclDestroyDataBuffer(db));
 }
 
 int main(void) {
@@ -485,6 +545,7 @@ int main(void) {
   OK(aclrtSetDevice(0));
   CHECK(aclrtGetSocName() && strcmp(aclrtGetSocName(), "Ascend310") == 0);
   test_callbacks();
+  test_blocking_unprocessed();
   test_events();
   test_memory();
   test_tensor_desc();
@@ -496,6 +557,8 @@ int main(void) {
   OK(aclrtCreateEvent(&e));
   OK(aclrtRecordEvent(e, s));
   OK(aclrtSubscribeReport((uint64_t)pthread_self(), s));
+  static pthread_t never;
+  OK(aclrtLaunchCallback(count_call, &never, ACL_CALLBACK_BLOCK, s)); /* never processed */
   OK(aclrtResetDevice(0));
   OK(aclFinalize());
   free(om);

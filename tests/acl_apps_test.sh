@@ -1,0 +1,80 @@
+#!/bin/sh
+# The AscendCL applications of tests/acl_apps, each built against the
+# public headers with -lascendcl alone and AddressSanitizer and
+# UndefinedBehaviorSanitizer (leaks included: every AscendCL resource is
+# released), run on exported models, their outputs compared with the
+# export's reference (models/out/NAME.output.bin): cosine >= 0.999, and the
+# same top-1 for a classifier.
+#   sync:  acl_sync.c on MobileNetV3-Small and the 2-layer LSTM (a sequence
+#          output), each run twice on reused datasets;
+#   async: acl_async_aipp.c on MobileNetV3-Small compiled with dynamic AIPP
+#          (RGB888 frames, per-run crop and normalisation), four runs queued
+#          on one stream, their outputs taken in callbacks on the
+#          application's thread.
+# Usage: acl_apps_test.sh sync|async ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
+set -eu
+what=$1 atc=$2 src=$3 lib=$4 work=$5 models=$6
+rm -rf "$work" && mkdir -p "$work"
+need() {
+  for f in "$@"; do
+    [ -e "$models/$f" ] || { echo "FAIL $models/$f is missing (models/export_torchvision.py makes it)"; exit 1; }
+  done
+}
+build() { # build NAME: tests/acl_apps/NAME.c -> $work/NAME
+  cc -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+    -fno-omit-frame-pointer "$src/tests/acl_apps/$1.c" -I"$src/include" -L"$lib" -lascendcl -lpthread -lm \
+    -Wl,-rpath,"$lib" -o "$work/$1"
+}
+compare() { # compare GOT REF CLASSIFIER(0|1)
+  /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import sys
+import numpy as np
+got, ref = (np.fromfile(f, "<f4").astype(np.float64) for f in sys.argv[1:3])
+top = sys.argv[3] == "1"
+cos = float(got @ ref / (np.linalg.norm(got) * np.linalg.norm(ref))) if got.size == ref.size else -1.0
+ok = cos >= 0.999 and (not top or got.argmax() == ref.argmax())
+print(f"{'ok  ' if ok else 'FAIL'} {sys.argv[1]} vs {sys.argv[2]}: cosine {cos:.6f} (>= 0.999)"
+      + (f", top-1 {got.argmax()} (reference {ref.argmax()})" if top else ""))
+sys.exit(0 if ok else 1)
+PY
+}
+export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+case $what in
+sync)
+  need mobilenet_v3_small.onnx mobilenet_v3_small.input.bin mobilenet_v3_small.output.bin \
+    lstm.onnx lstm.input.bin lstm.output.bin
+  build acl_sync
+  for m in mobilenet_v3_small:1,3,224,224:1 lstm:1,100,80:0; do
+    name=${m%%:*} rest=${m#*:}
+    shape=${rest%:*} top=${rest#*:}
+    "$atc" --model="$models/$name.onnx" --framework=5 --output="$work/$name" --input_shape="input:$shape" \
+      --soc_version=Ascend310 > "$work/$name.atc.log"
+    "$work/acl_sync" "$work/$name.om" "$work/$name.out" "$models/$name.input.bin" || {
+      echo "FAIL acl_sync on $name"
+      exit 1
+    }
+    compare "$work/${name}.out0.bin" "$models/$name.output.bin" "$top"
+  done
+  ;;
+async)
+  need mobilenet_v3_small.onnx mobilenet_v3_small.input.bin mobilenet_v3_small.output.bin
+  build acl_async_aipp
+  printf 'aipp_op {\n  aipp_mode: dynamic\n  related_input_rank: 0\n  max_src_image_size: %d\n}\n' \
+    $((242 * 236 * 3)) > "$work/aipp.cfg"
+  "$atc" --model="$models/mobilenet_v3_small.onnx" --framework=5 --output="$work/mnv3_aipp" \
+    --input_shape="input:1,3,224,224" --insert_op_conf="$work/aipp.cfg" --soc_version=Ascend310 \
+    > "$work/atc.log"
+  "$work/acl_async_aipp" "$work/mnv3_aipp.om" "$models/mobilenet_v3_small.input.bin" 224 224 "$work/out" \
+    > "$work/run.log" 2>&1 || {
+    cat "$work/run.log"
+    echo "FAIL acl_async_aipp"
+    exit 1
+  }
+  cat "$work/run.log"
+  for k in 0 1 2 3; do
+    grep -q "run $k: class" "$work/run.log" || { echo "FAIL no callback for run $k"; exit 1; }
+    compare "$work/out$k.bin" "$models/mobilenet_v3_small.output.bin" 1
+  done
+  ;;
+*) echo "usage: $0 sync|async ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
+esac
