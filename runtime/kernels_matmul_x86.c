@@ -136,7 +136,10 @@ static int a_source(const rt_mm_geom *g, int64_t mt, const rt_core *core) {
  * round trip through L0C), and each micro-kernel call streams its n block
  * pair's panel from start to end. Otherwise the task's tile_k (A, B or
  * both staged in L0A / L0B a chunk at a time). The sums are the same: K is
- * added in order either way, and L0C keeps them in f32. */
+ * added in order either way, and L0C keeps them in f32. Shorter chunks
+ * that would keep a call's A rows and B pair within L1 (128 to 512 rows)
+ * measured slower, not faster: the sums' trips through L0C cost more than
+ * the L2 reads they save (bench/matmul_task, BERT's shapes: 1-13%). */
 static int64_t tile_kstep(const rt_mm_geom *g, int64_t mt, const rt_core *core) {
   return g->bnz && a_source(g, mt, core) != A_L0A ? g->k : g->tk;
 }
