@@ -13,6 +13,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 const rt_kernel rt_kernels[] = {
     [OM_TASK_TRANSDATA] = {"TRANSDATA", rt_transdata_run, rt_transdata_check},
@@ -87,6 +88,18 @@ uint64_t rt_physical_elements(const om_tensor *t) {
   uint64_t n = 0;
   layout_elements((int)t->layout, (int)t->rank, t->dims, &n);
   return n;
+}
+
+void rt_zero_pad_lanes_u8(const om_tensor *y, uint8_t *yd, uint64_t lo, uint64_t hi) {
+  const int64_t c = y->dims[1], real = c % C0;
+  if (y->layout != LAYOUT_NC1HWC0 || real == 0) return;
+  /* the runs of each image's last channel block */
+  const uint64_t hw = (uint64_t)(y->dims[2] * y->dims[3]), c1 = (uint64_t)rt_ceil_div(c, C0);
+  for (uint64_t img = 0; img < (uint64_t)y->dims[0]; img++) {
+    const uint64_t r0 = (img * c1 + c1 - 1) * hw, r1 = r0 + hw;
+    for (uint64_t r = r0 > lo ? r0 : lo; r < (r1 < hi ? r1 : hi); r++)
+      memset(yd + r * C0 + (uint64_t)real, 0, (size_t)(C0 - real));
+  }
 }
 
 omrt_status rt_chk_copy_dtypes(const rt_chk *c, const om_tensor *x, const om_tensor *y) {

@@ -213,6 +213,11 @@ omrt_status rt_chk_block_dim(const rt_chk *c, uint64_t units, const char *unit_n
 /* Logical element count (dims product); physical element count. */
 uint64_t rt_elements(const om_tensor *t);
 uint64_t rt_physical_elements(const om_tensor *t);
+/* Writes 0 into the padding lanes (channels past dims[1]) that fall in runs
+ * [lo, hi) of C0 bytes of an NC1HWC0 y of one-byte elements at yd; nothing
+ * for another layout or a channel count that fills its last block. The
+ * int8 elementwise kinds (QELTWISE, QLUT) split y into such runs. */
+void rt_zero_pad_lanes_u8(const om_tensor *y, uint8_t *yd, uint64_t lo, uint64_t hi);
 
 /* The window, act and clip params shared by CONV2D and DWCONV (OM_CONV_P_KH ..
  * OM_CONV_P_CLIP_MAX). */

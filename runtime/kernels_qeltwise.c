@@ -123,15 +123,7 @@ void rt_qeltwise_run(const om_task *task, const rt_args *args, uint32_t block, r
   if (e1 <= e0) return;
   const rt_qelt_fn fn = rt_cpu()->qeltwise ? rt_cpu()->qeltwise : rt_qelt_c;
   fn(&q, (size_t)e0, (size_t)(e1 - e0));
-  const int64_t c = y->dims[1], real = c % C0;
-  if (y->layout != LAYOUT_NC1HWC0 || real == 0) return;
-  /* the padding lanes: the runs of each image's last channel block */
-  const uint64_t hw = (uint64_t)(y->dims[2] * y->dims[3]), c1 = (uint64_t)rt_ceil_div(c, C0);
-  for (uint64_t img = 0; img < (uint64_t)y->dims[0]; img++) {
-    const uint64_t r0 = (img * c1 + c1 - 1) * hw, r1 = r0 + hw;
-    for (uint64_t r = r0 > lo ? r0 : lo; r < (r1 < hi ? r1 : hi); r++)
-      memset(q.y + r * C0 + (uint64_t)real, 0, (size_t)(C0 - real));
-  }
+  rt_zero_pad_lanes_u8(y, q.y, lo, hi);
 }
 
 omrt_status rt_qeltwise_check(const omrt_model *m, uint32_t i, const om_task *task) {

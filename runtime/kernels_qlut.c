@@ -14,8 +14,6 @@
  */
 #include "runtime/kernels_qlut.h"
 
-#include <string.h>
-
 #include "runtime/kernels.h"
 
 void rt_qlut_c(const uint8_t *table, const uint8_t *x, uint8_t *y, size_t n) {
@@ -74,15 +72,7 @@ void rt_qlut_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
   if (e1 <= e0) return;
   const rt_qlut_fn fn = rt_cpu()->qlut ? rt_cpu()->qlut : rt_qlut_c;
   fn(args->data[OM_QLUT_T_TABLE], (const uint8_t *)args->data[OM_QLUT_T_X] + e0, yd + e0, (size_t)(e1 - e0));
-  const int64_t c = y->dims[1], real = c % C0;
-  if (y->layout != LAYOUT_NC1HWC0 || real == 0) return;
-  /* the padding lanes: the runs of each image's last channel block */
-  const uint64_t hw = (uint64_t)(y->dims[2] * y->dims[3]), c1 = (uint64_t)rt_ceil_div(c, C0);
-  for (uint64_t img = 0; img < (uint64_t)y->dims[0]; img++) {
-    const uint64_t r0 = (img * c1 + c1 - 1) * hw, r1 = r0 + hw;
-    for (uint64_t r = r0 > lo ? r0 : lo; r < (r1 < hi ? r1 : hi); r++)
-      memset(yd + r * C0 + (uint64_t)real, 0, (size_t)(C0 - real));
-  }
+  rt_zero_pad_lanes_u8(y, yd, lo, hi);
 }
 
 omrt_status rt_qlut_check(const omrt_model *m, uint32_t i, const om_task *task) {
