@@ -140,10 +140,7 @@ aclError aclmdlLoadWithConfig(const aclmdlConfigHandle *handle, uint32_t *modelI
 /* --- dump and profiling: not provided */
 
 static aclError unsupported(const char *call, const char *what) {
-  aclError e = acl_enter(call);
-  if (e) return e;
-  acl_leave();
-  return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "%s: %s is not provided by the software NPU", call, what);
+  return acl_unsupported(call, "%s is not provided by the software NPU", what);
 }
 
 aclError aclmdlInitDump(void) { return unsupported("aclmdlInitDump", "dump"); }

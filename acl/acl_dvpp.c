@@ -37,13 +37,9 @@ aclError acldvppMalloc(void **devPtr, size_t size) {
 aclError acldvppFree(void *devPtr) { return acl_free_device("acldvppFree", devPtr); }
 
 static aclError unsupported(const char *call) {
-  aclError e = acl_enter(call);
-  if (e) return e;
-  acl_leave();
-  return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED,
-                  "%s: media processing (DVPP) is not provided by the software NPU: decode and resize on the "
-                  "host, or give the model raw pixels with AIPP",
-                  call);
+  return acl_unsupported(call,
+                         "media processing (DVPP) is not provided by the software NPU: decode and resize "
+                         "on the host, or give the model raw pixels with AIPP");
 }
 
 /* A zeroed object of n bytes named by `call`; NULL (message recorded) when out of memory. */

@@ -39,6 +39,18 @@ aclError acl_fail(aclError code, const char *fmt, ...) {
   return code;
 }
 
+aclError acl_unsupported(const char *call, const char *reason_fmt, ...) {
+  aclError e = acl_enter(call);
+  if (e) return e;
+  acl_leave();
+  char reason[768];
+  va_list ap;
+  va_start(ap, reason_fmt);
+  vsnprintf(reason, sizeof reason, reason_fmt, ap);
+  va_end(ap);
+  return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "%s: %s", call, reason);
+}
+
 const char *aclGetRecentErrMsg(void) {
   if (!pending[0]) return NULL;
   memcpy(handed, pending, sizeof handed);

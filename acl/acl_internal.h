@@ -28,6 +28,10 @@
 
 /* Records "<message>" for aclGetRecentErrMsg on this thread and returns code. */
 aclError acl_fail(aclError code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A call the software NPU does not provide: after the aclInit check every
+ * call gets (acl_enter's code if it fails), records "<call>: <reason>" and
+ * returns ACL_ERROR_FEATURE_UNSUPPORTED. */
+aclError acl_unsupported(const char *call, const char *reason_fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The aclError for a failed libomrt call (its message is omrt_last_error()). */
 aclError acl_from_omrt(omrt_status s);
 

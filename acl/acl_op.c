@@ -14,13 +14,9 @@ struct aclopAttr {
 };
 
 static aclError unsupported(const char *call) {
-  aclError e = acl_enter(call);
-  if (e) return e;
-  acl_leave();
-  return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED,
-                  "%s: single-operator models (atc --singleop) are not provided: build the operator as a "
-                  "one-node ONNX model with atc and run it with aclmdlExecute",
-                  call);
+  return acl_unsupported(call,
+                         "single-operator models (atc --singleop) are not provided: build the operator as "
+                         "a one-node ONNX model with atc and run it with aclmdlExecute");
 }
 
 /* unsupported(call), with *handle (when given) set to NULL. */
