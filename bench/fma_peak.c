@@ -1,6 +1,6 @@
 /* fma_peak - this machine's fp32 FMA peak, the yardstick of bench/run.sh.
  *
- *   fma_peak [--threads 1,2] [--seconds S]
+ *   fma_peak [--threads 1,2] [--seconds S] [--int8]
  *
  * Each thread runs a loop of fp32 FMAs as wide as the CPU has them (16 lanes
  * with AVX-512F, else 8 with AVX2+FMA, chosen at run time with
@@ -19,12 +19,19 @@
  * Without AVX2+FMA a portable C loop on the same chains is measured instead
  * (and the "isa" field says so).
  *
+ * --int8 measures the int8 yardstick of the QCONV2D kernels instead: the same
+ * chains of vpdpbusd (AVX-512 VNNI: 16 lanes x 4 u8 x i8 products added
+ * into int32), 64 multiply-adds = 128 int8 ops each; without VNNI it says
+ * so and measures nothing.
+ *
  * Output, one line per thread count (read by bench/run.sh):
  *   fma_peak: threads 1, isa avx512f, 123.45 GFLOP/s
+ *   fma_peak: threads 1, isa avx512vnni, 456.78 GOP/s int8      (--int8)
  *
  * Build: cc -O2 -pthread bench/fma_peak.c -o fma_peak   (no -mavx2 needed)
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +57,7 @@ static volatile float sink;
 
 #if HAVE_X86
 /* iters x INNER x ACC FMAs of LANES lanes each, on vectors of type V. */
+#define SET1_I32(f) _mm512_set1_epi32((int)((f)*1000.0f))
 #define FMA_LOOP(V, SET1, FMADD, ADD)                                                                        \
   V a[ACC];                                                                                                  \
   const V x = SET1(0.999999f), y = SET1(1e-7f);                                                              \
@@ -73,6 +81,14 @@ __attribute__((target("avx2,fma"))) static void fma_avx2(long iters) {
   float out[8];
   _mm256_storeu_ps(out, s);
   sink = out[0];
+}
+
+/* vpdpbusd on ACC chains: a[k] += 4 u8 x 4 i8 per lane. */
+__attribute__((target("avx512f,avx512vnni"))) static void dot_vnni(long iters) {
+  FMA_LOOP(__m512i, SET1_I32, _mm512_dpbusd_epi32, _mm512_add_epi32)
+  int32_t out[16];
+  _mm512_storeu_si512(out, s);
+  sink = (float)out[0];
 }
 
 __attribute__((target("avx512f"))) static void fma_avx512(long iters) {
@@ -101,8 +117,8 @@ static void fma_portable(long iters) {
   sink = s;
 }
 
-static int lanes = 8; /* of the FMAs measured: 16 (AVX-512F), 8 (AVX2+FMA or portable) */
-static int use_avx2, use_avx512;
+static int lanes = 8;                      /* of the FMAs measured: 16 (AVX-512F), 8 (AVX2+FMA or portable) */
+static int use_avx2, use_avx512, use_vnni; /* use_vnni: --int8 on a CPU with AVX-512 VNNI */
 static pthread_barrier_t start_barrier;
 
 typedef struct job {
@@ -113,7 +129,9 @@ typedef struct job {
 
 static void run_window(long iters) {
 #if HAVE_X86
-  if (use_avx512)
+  if (use_vnni)
+    dot_vnni(iters);
+  else if (use_avx512)
     fma_avx512(iters);
   else if (use_avx2)
     fma_avx2(iters);
@@ -162,13 +180,16 @@ static double measure(int threads, long iters, double seconds) {
 int main(int argc, char **argv) {
   const char *list = "1,2";
   double seconds = 0.5;
+  int int8 = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--threads") && i + 1 < argc)
       list = argv[++i];
     else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
       seconds = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--int8"))
+      int8 = 1;
     else {
-      fprintf(stderr, "usage: fma_peak [--threads 1,2] [--seconds S]\n");
+      fprintf(stderr, "usage: fma_peak [--threads 1,2] [--seconds S] [--int8]\n");
       return 1;
     }
   }
@@ -178,8 +199,13 @@ int main(int argc, char **argv) {
   use_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   use_avx512 = __builtin_cpu_supports("avx512f");
   if (use_avx512) lanes = 16;
+  use_vnni = int8 && use_avx512 && __builtin_cpu_supports("avx512vnni");
 #endif
-  const char *isa = use_avx512 ? "avx512f" : use_avx2 ? "avx2+fma" : "portable-c";
+  if (int8 && !use_vnni) {
+    fprintf(stderr, "fma_peak: --int8 needs AVX-512 VNNI, which this CPU lacks\n");
+    return 1;
+  }
+  const char *isa = use_vnni ? "avx512vnni" : use_avx512 ? "avx512f" : use_avx2 ? "avx2+fma" : "portable-c";
 
   /* Calibrate on one thread: outer iterations for a window of about 2 ms. */
   long iters = 1;
@@ -201,7 +227,10 @@ int main(int argc, char **argv) {
       return 1;
     }
     double best = measure((int)threads, iters, seconds);
-    printf("fma_peak: threads %ld, isa %s, %.2f GFLOP/s\n", threads, isa, best);
+    if (use_vnni) /* 64 multiply-adds per instruction: 4x the 16 lanes of an FMA */
+      printf("fma_peak: threads %ld, isa %s, %.2f GOP/s int8\n", threads, isa, 4 * best);
+    else
+      printf("fma_peak: threads %ld, isa %s, %.2f GFLOP/s\n", threads, isa, best);
     fflush(stdout);
     s = *end == ',' ? end + 1 : end;
   }

@@ -166,48 +166,90 @@ static inline void dw_next(const rt_qconv_geom *g, int64_t img, int64_t p, int64
 
 /* --- AVX-512 VNNI */
 
-/* The residual epilogue of 16 lanes: common/quant.h's q_eltwise of c and
- * r's 16 bytes at rp, in its f32 steps (the QELTWISE kernel's). */
-T_VNNI_INLINE __m512i vnni_residual(const rt_qconv_geom *g, __m512i c, const uint8_t *rp) {
-  const __m128i rb = _mm_xor_si128(_mm_loadu_si128((const __m128i *)rp), _mm_set1_epi8((char)g->rmask));
-  const __m512i u = _mm512_cvtepu8_epi32(rb);
-  const __m512 va = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(c, _mm512_set1_epi32(g->yzp))),
-                                  _mm512_set1_ps(g->cs));
-  const __m512 vb = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(u, _mm512_set1_epi32(g->rzp))),
-                                  _mm512_set1_ps(g->rs));
-  __m512 t = _mm512_div_ps(g->rmul ? _mm512_mul_ps(va, vb) : _mm512_add_ps(va, vb), _mm512_set1_ps(g->os));
-  t = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  t = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(t, t, _CMP_ORD_Q), t); /* NaN -> 0, as q_quantize */
-  t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(-16777216.0f)), _mm512_set1_ps(16777216.0f));
-  const __m512i v = _mm512_add_epi32(_mm512_cvtps_epi32(t), _mm512_set1_epi32(g->ozp));
-  return _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(g->lo)), _mm512_set1_epi32(g->hi));
+/* The requantization's constants in registers, set once per micro-tile:
+ * y's bytes may alias g, so the compiler would read g's fields again after
+ * every store. The clamps are folded into the f32 domain: for integers a
+ * <= b within +-2^24, clamp(round(f), -2^24, 2^24) + zp clamped to [lo,
+ * hi] is round(clamp(f, lo - zp, hi - zp)) + zp (rounding is monotonic and
+ * fixes integers), and maxps(NaN, lo - zp) is lo - zp, as q_requant's
+ * NaN -> -2^24 ends at lo; so one max, one min and one rounding convert
+ * replace the round, two f32 and two int32 clamps. */
+typedef struct vnni_rq {
+  __m512 flo, fhi;   /* clo - y_zp, chi - y_zp */
+  __m512i yzp;       /* y_zp */
+  __m512 cs, rs, os; /* the residual's: c_scale, r_scale, o_scale */
+  __m512 olo, ohi;   /* lo - o_zp, hi - o_zp */
+  __m512i rzp, ozp;  /* r_zp, o_zp */
+  __m128i rmask;     /* r's sign flip */
+  const uint8_t *r;  /* g->r: the residual, or NULL */
+  uint8_t *y;        /* g->y */
+  int rmul;          /* g->rmul */
+} vnni_rq;
+
+T_VNNI_INLINE vnni_rq vnni_rq_init(const rt_qconv_geom *g) {
+  vnni_rq q;
+  q.flo = _mm512_set1_ps((float)(g->clo - g->yzp)), q.fhi = _mm512_set1_ps((float)(g->chi - g->yzp));
+  q.yzp = _mm512_set1_epi32(g->yzp);
+  q.cs = _mm512_set1_ps(g->cs), q.rs = _mm512_set1_ps(g->rs), q.os = _mm512_set1_ps(g->os);
+  q.olo = _mm512_set1_ps((float)(g->lo - g->ozp)), q.ohi = _mm512_set1_ps((float)(g->hi - g->ozp));
+  q.rzp = _mm512_set1_epi32(g->rzp), q.ozp = _mm512_set1_epi32(g->ozp);
+  q.rmask = _mm_set1_epi8((char)g->rmask);
+  q.r = g->r, q.y = g->y, q.rmul = g->rmul;
+  return q;
 }
 
-T_VNNI_INLINE void vnni_store(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, __m512i acc) {
-  const int64_t co0 = nb * C0;
-  const size_t at = (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0;
-  __m512i a = _mm512_add_epi32(acc, _mm512_loadu_si512(g->bias + co0));
-  __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(g->mult + co0));
-  f = _mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  f = _mm512_max_ps(f, _mm512_set1_ps(-16777216.0f)); /* NaN -> -2^24, as q_requant */
-  f = _mm512_min_ps(f, _mm512_set1_ps(16777216.0f));
-  __m512i v = _mm512_add_epi32(_mm512_cvtps_epi32(f), _mm512_set1_epi32(g->yzp));
-  v = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(g->clo)), _mm512_set1_epi32(g->chi));
-  if (g->r) v = vnni_residual(g, v, g->r + at);
-  const int64_t real = g->cout - co0;
-  const __mmask16 keep = real >= C0 ? (__mmask16)0xffff : (__mmask16)((1u << real) - 1);
-  v = _mm512_maskz_mov_epi32(keep, v);
-  _mm_storeu_si128((__m128i *)(g->y + at), _mm512_cvtepi32_epi8(v));
+/* The residual epilogue of 16 lanes: common/quant.h's q_eltwise of the
+ * requantized value (held as c - y_zp, fc) and r's 16 bytes at rp, in its
+ * f32 steps (the QELTWISE kernel's); q_quantize's NaN -> 0 kept before
+ * the clamps folded as vnni_rq says. */
+T_VNNI_INLINE __m512i vnni_residual(const vnni_rq *q, int rmul, __m512 fc, const uint8_t *rp) {
+  const __m128i rb = _mm_xor_si128(_mm_loadu_si128((const __m128i *)rp), q->rmask);
+  const __m512i u = _mm512_cvtepu8_epi32(rb);
+  const __m512 va = _mm512_mul_ps(fc, q->cs);
+  const __m512 vb = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(u, q->rzp)), q->rs);
+  __m512 t = _mm512_div_ps(rmul ? _mm512_mul_ps(va, vb) : _mm512_add_ps(va, vb), q->os);
+  t = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(t, t, _CMP_ORD_Q), t); /* NaN -> 0, as q_quantize */
+  t = _mm512_min_ps(_mm512_max_ps(t, q->olo), q->ohi);
+  return _mm512_add_epi32(_mm512_cvt_roundps_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), q->ozp);
+}
+
+/* The 16 sums acc of pixel block at (y + at) requantized with the block's
+ * bias and mult (with r: the residual epilogue), lanes past cout 0. */
+T_VNNI_INLINE void vnni_store(const vnni_rq *q, size_t at, __mmask16 keep, __m512i bias, __m512 mult,
+                              __m512i acc) {
+  __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc, bias)), mult);
+  f = _mm512_min_ps(_mm512_max_ps(f, q->flo), q->fhi);
+  __m512i v;
+  if (q->r)
+    v = vnni_residual(q, q->rmul, _mm512_roundscale_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+                      q->r + at);
+  else
+    v = _mm512_add_epi32(_mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), q->yzp);
+  _mm_storeu_si128((__m128i *)(q->y + at), _mm512_maskz_cvtepi32_epi8(keep, v));
+}
+
+/* Output block nb's lanes that are real channels. */
+static inline __mmask16 vnni_keep(const rt_qconv_geom *g, int64_t nb) {
+  const int64_t real = g->cout - nb * C0;
+  return real >= C0 ? (__mmask16)0xffff : (__mmask16)((1u << real) - 1);
 }
 
 /* The real np x nnb of an R x NB tile of sums, each vnni_store'd. */
 T_VNNI_INLINE void vnni_store_tile(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb,
                                    int nnb, __m512i (*acc)[MAX_NB], const int R, const int NB) {
-#pragma GCC unroll 12
-  for (int r = 0; r < R; r++)
+  const vnni_rq q = vnni_rq_init(g);
+  const size_t plane = (size_t)(g->ho * g->wo) * C0,
+               at0 = (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0;
 #pragma GCC unroll 4
-    for (int j = 0; j < NB; j++)
-      if (r < np && j < nnb) vnni_store(g, img, p + r, nb + j, acc[r][j]);
+  for (int j = 0; j < NB; j++) {
+    if (j >= nnb) break;
+    const __m512i bias = _mm512_loadu_si512(g->bias + (nb + j) * C0);
+    const __m512 mult = _mm512_loadu_ps(g->mult + (nb + j) * C0);
+    const __mmask16 keep = vnni_keep(g, nb + j);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; r++)
+      if (r < np) vnni_store(&q, at0 + (size_t)j * plane + (size_t)r * C0, keep, bias, mult, acc[r][j]);
+  }
 }
 
 /* Group q (channels 4q..4q+3) of one input block: R pixels' 4 bytes each
@@ -367,6 +409,10 @@ T_VNNI_INLINE void vnni_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
   const int taps = g->kh * g->kw, pairs = (taps + 1) / 2;
   const __m128i mask = _mm_set1_epi8((char)g->xmask), pad = _mm_loadu_si128((const __m128i *)g->pad);
   const uint8_t *xp[2 * DW_MAX_PAIRS];
+  const vnni_rq q = vnni_rq_init(g);
+  const __m512i bias = _mm512_loadu_si512(g->bias + nb * C0);
+  const __m512 mult = _mm512_loadu_ps(g->mult + nb * C0);
+  const __mmask16 keep = vnni_keep(g, nb);
   dw_walk walk = dw_walk_at(g, p0);
   for (int64_t p = p0; p < p1; p++) {
     dw_next(g, img, p, nb, &walk, xp);
@@ -379,7 +425,7 @@ T_VNNI_INLINE void vnni_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
       const __m256i ab = _mm256_set_m128i(_mm_unpackhi_epi8(a, b), _mm_unpacklo_epi8(a, b));
       acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_cvtepu8_epi16(ab), _mm512_loadu_si512(w2[pr])));
     }
-    vnni_store(g, img, p, nb, acc);
+    vnni_store(&q, (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0, keep, bias, mult, acc);
   }
 }
 
