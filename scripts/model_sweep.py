@@ -135,10 +135,21 @@ def _net(name, **kw):
     return ctor
 
 
-def _detections(net):
+def _detections(net, logits, scale=8.0):
     """A torchvision detector on a batch of one image: its boxes and scores (labels are int64 and follow the
-    boxes; scores above the threshold only, so a random head's near-ties at the bottom drop out)."""
-    return wrapped(net, lambda ds: (ds[0]["boxes"], ds[0]["scores"]))
+    boxes). A random head scores every box about alike (ties everywhere, nothing above a threshold): the
+    classification layer `logits` (a path of attributes) is scaled so that the scores spread, and the
+    threshold of each detector's entry keeps the clear winners only."""
+    def make():
+        m = net()
+        layer = m
+        for a in logits.split("."):
+            layer = getattr(layer, a)
+        with __import__("torch").no_grad():
+            layer.weight.mul_(scale)
+        return m
+
+    return wrapped(make, lambda ds: (ds[0]["boxes"], ds[0]["scores"]))
 
 
 def _lengths(n):
@@ -149,7 +160,8 @@ def _lengths(n):
 IMG = [[1, 3, 224, 224]]
 GPT2_KV = [[1, 8], [2, 1, 4, 16, 32], [2, 1, 4, 16, 32]]  # ids, past keys, past values: 2 layers, 4 heads, 16 past
 GPT2_DYN = {0: {0: "batch", 1: "seq"}, 1: {1: "batch", 3: "past"}, 2: {1: "batch", 3: "past"}}
-# name: (constructor, input shapes, kind[, options]). kind "classifier" adds the top-1 check. Options:
+# name: (constructor, input shapes, kind[, options]). kind "classifier" adds the top-1 check; "detection" (a
+# torchvision detector, compared as "dense") re-estimates the BatchNorm statistics of its backbone only. Options:
 # "dtypes" (one per input: float32, int64 (uniform in [0, "high"), default 1000) or bool (about 85% true,
 # the first of the last axis always)), "opset" (default OPSET), "dynamic" ({input: {axis: name}}, exported as
 # dynamic axes; atc gets the static shape as --input_shape).
@@ -215,20 +227,26 @@ MODELS = {
     "swin3d_t": (_tv("swin3d_t"), [[1, 3, 16, 224, 224]], "classifier"),
     "raft_large": (wrapped(_tv("raft_large"), lambda y: y[-1]), [[1, 3, 128, 128], [1, 3, 128, 128]], "dense"),
     "fasterrcnn_mobilenet_v3_large_320_fpn": (_detections(_tv("fasterrcnn_mobilenet_v3_large_320_fpn",
-                                                              weights_backbone=None, box_score_thresh=0.5)),
-                                              [[1, 3, 320, 320]], "dense"),
+                                                              weights_backbone=None, box_score_thresh=0.5),
+                                                          "roi_heads.box_predictor.cls_score"),
+                                              [[1, 3, 320, 320]], "detection"),
     "retinanet_resnet50_fpn": (_detections(_tv("retinanet_resnet50_fpn", weights_backbone=None, score_thresh=0.5,
-                                               min_size=320, max_size=320)), [[1, 3, 320, 320]], "dense"),
+                                               min_size=320, max_size=320), "head.classification_head.cls_logits"),
+                               [[1, 3, 320, 320]], "detection"),
     "fcos_resnet50_fpn": (_detections(_tv("fcos_resnet50_fpn", weights_backbone=None, score_thresh=0.5,
-                                          min_size=320, max_size=320)), [[1, 3, 320, 320]], "dense"),
+                                          min_size=320, max_size=320), "head.classification_head.cls_logits"),
+                          [[1, 3, 320, 320]], "detection"),
     "maskrcnn_resnet50_fpn": (_detections(_tv("maskrcnn_resnet50_fpn", weights_backbone=None, box_score_thresh=0.5,
-                                              min_size=320, max_size=320)), [[1, 3, 320, 320]], "dense"),
+                                              min_size=320, max_size=320), "roi_heads.box_predictor.cls_score"),
+                              [[1, 3, 320, 320]], "detection"),
     "wav2vec2_large": (wrapped(_ta("wav2vec2_large"), lambda y: y[0]), [[1, 16000]], "dense"),
     "hubert_large": (wrapped(_ta("hubert_large"), lambda y: y[0]), [[1, 16000]], "dense"),
-    "wavlm_base": (wrapped(_ta("wavlm_base"), lambda y: y[0]), [[1, 16000]], "dense"),
     "gpt2_kv": (_net("GPT2KV"), GPT2_KV, "dense", {"dtypes": ["int64", "float32", "float32"]}),
     "gpt2_kv_dyn_op14": (_net("GPT2KV"), GPT2_KV, "dense",
                          {"dtypes": ["int64", "float32", "float32"], "opset": 14, "dynamic": GPT2_DYN}),
+    "gpt2_kv_first": (_net("GPT2KV"), [[1, 8], [2, 1, 4, 0, 32], [2, 1, 4, 0, 32]], "dense",
+                      {"dtypes": ["int64", "float32", "float32"]}),  # the first step: an empty cache
+    "gpt2_kv_op11": (_net("GPT2KV"), GPT2_KV, "dense", {"dtypes": ["int64", "float32", "float32"], "opset": 11}),
     "t5_small": (_net("T5Small"), [[1, 24], [1, 24], [1, 12]], "dense", {"dtypes": ["int64", "bool", "int64"]}),
     "t5_small_dyn_op15": (_net("T5Small"), [[1, 24], [1, 24], [1, 12]], "dense",
                           {"dtypes": ["int64", "bool", "int64"], "opset": 15,
@@ -257,10 +275,11 @@ def build(name):
         for bn in bns:
             bn.reset_running_stats()
             bn.momentum = None
-        model.train()
+        net = model.m.backbone if kind == "detection" else model  # a detector's train mode wants targets
+        net.train()
         with torch.no_grad():
             for _ in range(2):
-                model(torch.randn(2, *shapes[0][1:], generator=gen))
+                net(torch.randn(2, *shapes[0][1:], generator=gen))
     model.eval()
     return model, [_input(s, t, gen) for s, t in zip(shapes, options(name)["dtypes"])]
 

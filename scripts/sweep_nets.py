@@ -29,7 +29,7 @@ class GPT2Block(nn.Module):
         q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
         k, v = torch.cat([past_k, k], dim=2), torch.cat([past_v, v], dim=2)
         p = k.shape[2] - t  # new token i sees the cache and new tokens 0..i
-        mask = torch.ones(t, p + t, dtype=torch.bool).tril(diagonal=p)
+        mask = torch.arange(p + t)[None, :] <= torch.arange(t)[:, None] + p  # not tril: opset 11 has no Trilu
         s = (q @ k.transpose(-1, -2)) / math.sqrt(d // self.heads)
         s = s.masked_fill(~mask, float("-inf"))
         y = (s.softmax(-1) @ v).transpose(1, 2).reshape(b, t, d)
