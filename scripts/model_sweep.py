@@ -224,7 +224,6 @@ MODELS = {
     "swin_v2_b": (_tv("swin_v2_b"), [[1, 3, 256, 256]], "classifier"),
     "vit_l_16": (_tv("vit_l_16"), IMG, "classifier"),
     "mvit_v2_s": (_tv("mvit_v2_s"), [[1, 3, 16, 224, 224]], "classifier"),
-    "swin3d_t": (_tv("swin3d_t"), [[1, 3, 16, 224, 224]], "classifier"),
     "raft_large": (wrapped(_tv("raft_large"), lambda y: y[-1]), [[1, 3, 128, 128], [1, 3, 128, 128]], "dense"),
     "fasterrcnn_mobilenet_v3_large_320_fpn": (_detections(_tv("fasterrcnn_mobilenet_v3_large_320_fpn",
                                                               weights_backbone=None, box_score_thresh=0.5),
