@@ -1,12 +1,12 @@
 // ort_bench.js - ONNX Runtime's latency on one model, the peer of omrun in bench/run.sh.
 //
 //   node bench/ort_bench.js --model X.onnx --input in.bin --shape 1,3,224,224 --threads T
-//                           [--dtype float32|int64] [--warmup W] [--min N] [--max N] [--budget S]
+//                           [--dtype float32|int64|bool] [--warmup W] [--min N] [--max N] [--budget S]
 //                           [--output out.bin]
 //
 // One CPU session (intraOpNumThreads = T, interOpNumThreads = 1, sequential execution,
 // graph optimization level "all"), the input read as raw little-endian float32 (or int64 with
-// --dtype int64: token ids) in the given shape. A model of several inputs takes them in the order of
+// --dtype int64: token ids; --dtype bool: one byte 0 or 1 each) in the given shape. A model of several inputs takes them in the order of
 // the session's input names: --input a.bin,b.bin --shape 1,3,128,128:1,3,128,128 (shapes separated
 // by ':'), and --dtype one type for all or one per input (float32:int64). W untimed runs, then timed runs until both N >= --min and the timed runs add up to
 // --budget seconds, or N = --max. Each run's time is session.run() wall time (hrtime),
@@ -19,6 +19,8 @@
 const fs = require('fs');
 const path = require('path');
 const ort = require(path.join(__dirname, 'node_modules', 'onnxruntime-node'));
+
+const ELEM_BYTES = { float32: 4, int64: 8, bool: 1 }; // raw little-endian; bool one byte 0 / 1
 
 function parseArgs(argv) {
   const o = { warmup: 2, min: 5, max: 100, budget: 5, dtype: 'float32' };
@@ -45,7 +47,7 @@ function parseArgs(argv) {
   if (o.shape.length !== o.input.length || o.dtype.length !== o.input.length)
     throw new Error(`${o.input.length} inputs, ${o.shape.length} shapes and ${o.dtype.length} dtypes`);
   for (const d of o.dtype)
-    if (d !== 'float32' && d !== 'int64') throw new Error(`--dtype: '${d}' is not float32 or int64`);
+    if (!(d in ELEM_BYTES)) throw new Error(`--dtype: '${d}' is not float32, int64 or bool`);
   return o;
 }
 
@@ -63,11 +65,12 @@ async function main() {
   const feeds = {};
   o.input.forEach((file, k) => {
     const buf = fs.readFileSync(file), dtype = o.dtype[k], shape = o.shape[k];
-    const count = shape.reduce((a, b) => a * b, 1), es = dtype === 'int64' ? 8 : 4;
+    const count = shape.reduce((a, b) => a * b, 1), es = ELEM_BYTES[dtype];
     if (buf.length !== count * es)
       throw new Error(`${file} has ${buf.length} bytes, shape ${shape} of ${dtype} needs ${count * es}`);
-    const data = dtype === 'int64' ? new BigInt64Array(count) : new Float32Array(count);
-    for (let i = 0; i < count; i++) data[i] = dtype === 'int64' ? buf.readBigInt64LE(i * 8) : buf.readFloatLE(i * 4);
+    const data = dtype === 'int64' ? new BigInt64Array(count) : dtype === 'bool' ? new Uint8Array(count) : new Float32Array(count);
+    for (let i = 0; i < count; i++)
+      data[i] = dtype === 'int64' ? buf.readBigInt64LE(i * 8) : dtype === 'bool' ? buf[i] : buf.readFloatLE(i * 4);
     feeds[session.inputNames[k]] = new ort.Tensor(dtype, data, shape);
   });
 

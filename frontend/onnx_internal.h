@@ -249,6 +249,10 @@ status onnx_import_nms(onnx_node *nd, ir_node *n);
  * the count, a run-time value, in place of the axis' extent. */
 status onnx_import_shape(onnx_node *nd, ir_node *n);
 status onnx_import_size(onnx_node *nd, ir_node *n);
+/* Gather n of the run-time shape onnx_import_shape made of a counted value
+ * with constant indices that pick static dims only: n becomes the Identity
+ * of those dims, a constant. Does nothing otherwise. */
+status onnx_counted_shape_gather(onnx_node *nd, ir_node *n);
 /* ConstantOfShape n of the run-time shape onnx_import_shape made of a
  * counted value (the count among constants): n becomes the Identity of
  * `value` filled to the bound, a constant counted along the same axis by
@@ -259,6 +263,11 @@ int onnx_counted_fill(onnx_node *nd, ir_node *n, const ir_value *value, status *
  * bounds (attr with_padding) and a Gather of the valid rows, counted by
  * their number, produces the ONNX output. Does nothing otherwise. */
 status onnx_counted_concat(onnx_node *nd, ir_node *n);
+/* Slice nd (opset 10+) with a run-time end that is the count of its input's
+ * counted axis (`x[:x.shape[0]]`, one image's piece of a split): the end
+ * becomes the constant INT64_MAX, so that onnx_counted_slice keeps the valid
+ * rows. Does nothing otherwise. */
+status onnx_counted_slice_end(onnx_node *nd);
 /* Slice n along the axis its input is counted on (constant start, end >= 0,
  * step 1): a Gather of the rows below the count, counted by their number,
  * feeds n, which keeps its other axes. Does nothing otherwise. */

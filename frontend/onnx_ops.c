@@ -380,7 +380,8 @@ static status import_squeeze(onnx_node *nd, ir_node *n) { return axes_attr(nd, n
 static status import_unsqueeze(onnx_node *nd, ir_node *n) { return axes_attr(nd, n, 1); }
 
 static status import_gather(onnx_node *nd, ir_node *n) {
-  return onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 0));
+  status s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 0));
+  return s ? s : onnx_counted_shape_gather(nd, n);
 }
 
 static status import_concat(onnx_node *nd, ir_node *n) {
@@ -592,6 +593,8 @@ static status import_slice(onnx_node *nd, ir_node *n) {
   static const char *const names[] = {"starts", "ends", "axes", "steps"};
   if (nd->nin < 3)
     return onnx_node_fail(nd, ST_ERR_INVALID, "inputs starts and ends are required from opset 10");
+  status s = nd->in[2] && !nd->in[2]->data ? onnx_counted_slice_end(nd) : ST_OK;
+  if (s) return s;
   for (int i = 1; i < nd->nin && i < 5; i++) {
     if (!nd->in[i]) continue;
     status s = index_input_attr(nd, n, i, names[i - 1], MAX_RANK);

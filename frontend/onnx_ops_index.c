@@ -26,7 +26,8 @@
  *                   TopK over the counted axis takes the count as input 2;
  *                   Shape and Size read the count at run time;
  *                   ConstantOfShape of such a shape is a counted fill;
- *                   Concat along the counted axis packs the valid rows.
+ *                   Concat along the counted axis packs the valid rows;
+ *                   Gather of such a Shape's static dims is a constant.
  *   Unique          sorted explicit, axis only when given; every one of the
  *                   four outputs gets a value (i64 but y), the count appended.
  *   TfIdfVectorizer the pool becomes the n-gram table (common/tfidf.h) of the
@@ -319,6 +320,41 @@ status onnx_import_size(onnx_node *nd, ir_node *n) {
   return ST_OK;
 }
 
+/* Gather of that run-time shape picking static dims only: an export's test
+ * "is dim 1 of this counted value 1" (a squeeze of a dim the exporter did not
+ * know, If(Equal(Gather(Shape(x), 1), 1))) reads no count, so it becomes the
+ * Identity of those dims, a constant, and the If folds to one branch. */
+status onnx_counted_shape_gather(onnx_node *nd, ir_node *n) {
+  const ir_value *sh = nd->in[0], *ix = nd->in[1];
+  const ir_node *p = sh->producer;
+  int64_t axis = onnx_attr_int(nd, "axis", 0), m = ix && ix->data ? ir_value_elements(ix) : -1, at[MAX_RANK];
+  if (sh->data || sh->rank != 1 || sh->dtype != DT_INT64 || (axis != 0 && axis != -1) || m < 0 ||
+      m > MAX_RANK || (ix->dtype != DT_INT64 && ix->dtype != DT_INT32) || !p || p->op != IR_OP_CONCAT ||
+      ir_attr_int(p, "axis", 0))
+    return ST_OK;
+  for (int64_t i = 0; i < m; i++) {
+    int64_t k = elem_get_int(ix->data, ix->dtype, (size_t)i), off = 0;
+    k = k < 0 ? k + sh->dims[0] : k;
+    int found = 0;
+    for (int j = 0; j < p->nin && !found; j++) {
+      const ir_value *q = p->in[j];
+      if (!q || q->rank != 1 || q->dtype != DT_INT64) return ST_OK;
+      if (k >= off && k < off + q->dims[0]) {
+        if (!q->data) return ST_OK; /* the count: a run-time value */
+        at[i] = ((const int64_t *)q->data)[k - off], found = 1;
+      }
+      off += q->dims[0];
+    }
+    if (!found) return ST_OK; /* out of range: Gather's own checks say so */
+  }
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_static_dims", nd->out[0]->name);
+  ir_value *c = ir_const_new(nd->c->g, name, DT_INT64, ix->rank, ix->dims, at, (size_t)m * sizeof *at);
+  if (!c || ir_node_set_input(nd->c->g, n, 0, c)) return nomem(nd);
+  n->op = IR_OP_IDENTITY, n->nin = 1, n->nattrs = 0;
+  return ST_OK;
+}
+
 /* The bound of count value c: the extent of the axis it counts on one of
  * its producer's outputs; -1 when c counts none. */
 static int64_t count_bound(const ir_value *c) {
@@ -484,6 +520,61 @@ static status drop_axis(ir_graph *g, ir_node *n, int at, int na, int64_t *st, in
   if (ir_attr_set_ints(g, n, "starts", na, st) || ir_attr_set_ints(g, n, "ends", na, en) ||
       ir_attr_set_ints(g, n, "axes", na, ax) || ir_attr_set_ints(g, n, "steps", na, sp))
     return ST_ERR_NOMEM;
+  return ST_OK;
+}
+
+/* Whether v holds count c's value (an i64 of one element): c itself, or c
+ * through Identity, Reshape, Squeeze, Unsqueeze, an Add of a constant 0 or
+ * a Gather picking it out of a counted value's Shape. That is the shape
+ * arithmetic of `x[:x.shape[0]]` and of a split into the pieces of a batch
+ * of one (a detector's per-image split of its boxes). */
+static int holds_count(const ir_value *v, const ir_value *c, int depth) {
+  const ir_node *p = v->producer;
+  if (v == c) return 1;
+  if (!p || depth > 16 || v->data || ir_value_elements(v) != 1) return 0;
+  switch (p->op) {
+  case IR_OP_IDENTITY:
+  case IR_OP_RESHAPE:
+  case IR_OP_SQUEEZE:
+  case IR_OP_UNSQUEEZE: return holds_count(p->in[0], c, depth + 1);
+  case IR_OP_ADD:
+    for (int j = 0; j < 2; j++) {
+      const ir_value *z = p->in[1 - j];
+      if (z->data && ir_value_elements(z) == 1 && elem_get(z->data, z->dtype, 0) == 0)
+        return holds_count(p->in[j], c, depth + 1);
+    }
+    return 0;
+  case IR_OP_GATHER: { /* one element of a 1-D Concat of i64 pieces */
+    const ir_value *x = p->in[0], *ix = p->in[1];
+    const ir_node *q = x->producer;
+    if (!ix->data || x->rank != 1 || ir_value_elements(ix) != 1) return 0;
+    int64_t k = elem_get_int(ix->data, ix->dtype, 0), off = 0;
+    k = k < 0 ? k + x->dims[0] : k;
+    if (!q || q->op != IR_OP_CONCAT) return k == 0 && holds_count(x, c, depth + 1);
+    for (int j = 0; j < q->nin; j++) {
+      if (q->in[j]->rank != 1) return 0;
+      if (k >= off && k < off + q->in[j]->dims[0]) return k == off && holds_count(q->in[j], c, depth + 1);
+      off += q->in[j]->dims[0];
+    }
+    return 0;
+  }
+  default: return 0;
+  }
+}
+
+status onnx_counted_slice_end(onnx_node *nd) {
+  const ir_value *x = nd->in[0], *e = nd->in[2], *ax = nd->nin > 3 ? nd->in[3] : NULL;
+  int64_t a = ax && ax->data && ir_value_elements(ax) == 1 ? elem_get_int(ax->data, ax->dtype, 0) : 0;
+  a = a < 0 ? a + x->rank : a;
+  if (x->count_axis < 0 || !x->count || (ax && !ax->data) || a != x->count_axis ||
+      !holds_count(e, x->count, 0))
+    return ST_OK;
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_to_count", nd->out[0]->name);
+  int64_t all = INT64_MAX, one = 1;
+  ir_value *v = ir_const_new(nd->c->g, name, DT_INT64, 1, &one, &all, sizeof all);
+  if (!v) return nomem(nd);
+  nd->in[2] = v;
   return ST_OK;
 }
 

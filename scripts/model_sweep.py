@@ -65,7 +65,7 @@ def _tv(name, **kw):
     flow families."""
     def ctor():
         import torchvision.models as tm
-        for family in (tm, tm.segmentation, tm.video, tm.optical_flow):
+        for family in (tm, tm.segmentation, tm.video, tm.optical_flow, tm.detection):
             if hasattr(family, name):
                 return getattr(family, name)(weights=None, **kw)
         raise AttributeError(f"torchvision 0.14 has no model {name}")
@@ -126,13 +126,45 @@ def _tacotron2_encoder():
     return torchaudio.models.Tacotron2().encoder
 
 
+def _net(name, **kw):
+    """scripts/sweep_nets.py's network NAME (built from torch.nn)."""
+    def ctor():
+        import sweep_nets
+        return getattr(sweep_nets, name)(**kw)
+
+    return ctor
+
+
+def _detections(net, logits, scale=8.0):
+    """A torchvision detector on a batch of one image: its boxes and scores (labels are int64 and follow the
+    boxes). A random head scores every box about alike (ties everywhere, nothing above a threshold): the
+    classification layer `logits` (a path of attributes) is scaled so that the scores spread, and the
+    threshold of each detector's entry keeps the clear winners only."""
+    def make():
+        m = net()
+        layer = m
+        for a in logits.split("."):
+            layer = getattr(layer, a)
+        with __import__("torch").no_grad():
+            layer.weight.mul_(scale)
+        return m
+
+    return wrapped(make, lambda ds: (ds[0]["boxes"], ds[0]["scores"]))
+
+
 def _lengths(n):
     import torch
     return lambda: torch.tensor([n], dtype=torch.int64)
 
 
 IMG = [[1, 3, 224, 224]]
-# name: (constructor, input shapes, kind). kind "classifier" adds the top-1 check.
+GPT2_KV = [[1, 8], [2, 1, 4, 16, 32], [2, 1, 4, 16, 32]]  # ids, past keys, past values: 2 layers, 4 heads, 16 past
+GPT2_DYN = {0: {0: "batch", 1: "seq"}, 1: {1: "batch", 3: "past"}, 2: {1: "batch", 3: "past"}}
+# name: (constructor, input shapes, kind[, options]). kind "classifier" adds the top-1 check; "detection" (a
+# torchvision detector, compared as "dense") re-estimates the BatchNorm statistics of its backbone only. Options:
+# "dtypes" (one per input: float32, int64 (uniform in [0, "high"), default 1000) or bool (about 85% true,
+# the first of the last axis always)), "opset" (default OPSET), "dynamic" ({input: {axis: name}}, exported as
+# dynamic axes; atc gets the static shape as --input_shape).
 MODELS = {
     "alexnet": (_tv("alexnet"), IMG, "classifier"),
     "vgg11_bn": (_tv("vgg11_bn"), IMG, "classifier"),
@@ -185,13 +217,50 @@ MODELS = {
                                  batch_first=True), lambda y: y[0]), [[1, 50, 64]], "dense"),
     "transformer_decoder": (wrapped(_decoder(256, 4, 512, 2), lambda y: y, _causal(20)),
                             [[1, 20, 256], [1, 30, 256]], "dense"),
+    "efficientnet_v2_m": (_tv("efficientnet_v2_m"), IMG, "classifier"),
+    "regnet_y_16gf": (_tv("regnet_y_16gf"), IMG, "classifier"),
+    "convnext_base": (_tv("convnext_base"), IMG, "classifier"),
+    "swin_b": (_tv("swin_b"), IMG, "classifier"),
+    "swin_v2_b": (_tv("swin_v2_b"), [[1, 3, 256, 256]], "classifier"),
+    "vit_l_16": (_tv("vit_l_16"), IMG, "classifier"),
+    "mvit_v2_s": (_tv("mvit_v2_s"), [[1, 3, 16, 224, 224]], "classifier"),
+    "raft_large": (wrapped(_tv("raft_large"), lambda y: y[-1]), [[1, 3, 128, 128], [1, 3, 128, 128]], "dense"),
+    "fasterrcnn_mobilenet_v3_large_320_fpn": (_detections(_tv("fasterrcnn_mobilenet_v3_large_320_fpn",
+                                                              weights_backbone=None, box_score_thresh=0.5),
+                                                          "roi_heads.box_predictor.cls_score"),
+                                              [[1, 3, 320, 320]], "detection"),
+    "retinanet_resnet50_fpn": (_detections(_tv("retinanet_resnet50_fpn", weights_backbone=None, score_thresh=0.5,
+                                               min_size=320, max_size=320), "head.classification_head.cls_logits"),
+                               [[1, 3, 320, 320]], "detection"),
+    "fcos_resnet50_fpn": (_detections(_tv("fcos_resnet50_fpn", weights_backbone=None, score_thresh=0.5,
+                                          min_size=320, max_size=320), "head.classification_head.cls_logits"),
+                          [[1, 3, 320, 320]], "detection"),
+    "maskrcnn_resnet50_fpn": (_detections(_tv("maskrcnn_resnet50_fpn", weights_backbone=None, box_score_thresh=0.5,
+                                              min_size=320, max_size=320), "roi_heads.box_predictor.cls_score"),
+                              [[1, 3, 320, 320]], "detection"),
+    "wav2vec2_large": (wrapped(_ta("wav2vec2_large"), lambda y: y[0]), [[1, 16000]], "dense"),
+    "hubert_large": (wrapped(_ta("hubert_large"), lambda y: y[0]), [[1, 16000]], "dense"),
+    "gpt2_kv": (_net("GPT2KV"), GPT2_KV, "dense", {"dtypes": ["int64", "float32", "float32"]}),
+    "gpt2_kv_dyn_op14": (_net("GPT2KV"), GPT2_KV, "dense",
+                         {"dtypes": ["int64", "float32", "float32"], "opset": 14, "dynamic": GPT2_DYN}),
+    "gpt2_kv_first": (_net("GPT2KV"), [[1, 8], [2, 1, 4, 0, 32], [2, 1, 4, 0, 32]], "dense",
+                      {"dtypes": ["int64", "float32", "float32"]}),  # the first step: an empty cache
+    "gpt2_kv_op11": (_net("GPT2KV"), GPT2_KV, "dense", {"dtypes": ["int64", "float32", "float32"], "opset": 11}),
+    "t5_small": (_net("T5Small"), [[1, 24], [1, 24], [1, 12]], "dense", {"dtypes": ["int64", "bool", "int64"]}),
+    "t5_small_dyn_op15": (_net("T5Small"), [[1, 24], [1, 24], [1, 12]], "dense",
+                          {"dtypes": ["int64", "bool", "int64"], "opset": 15,
+                           "dynamic": {0: {1: "src"}, 1: {1: "src"}, 2: {1: "tgt"}}}),
+    "unet_small": (_net("UNet"), [[1, 4, 32, 32], [1]], "dense"),
+    "unet_small_op13": (_net("UNet"), [[1, 4, 32, 32], [1]], "dense", {"opset": 13}),
+    "yolo_small": (_net("YOLO"), [[1, 3, 256, 256]], "dense"),
+    "yolo_small_op11": (_net("YOLO"), [[1, 3, 256, 256]], "dense", {"opset": 11, "dynamic": {0: {2: "h", 3: "w"}}}),
 }
 
 
 def build(name):
     """NAME's module in eval mode and its inputs, the same on every call (seeded)."""
     import torch
-    make, shapes, kind = MODELS[name]
+    make, shapes, kind = MODELS[name][:3]
     torch.manual_seed(SEED)
     gen = torch.Generator().manual_seed(SEED)
     model = make()
@@ -205,18 +274,43 @@ def build(name):
         for bn in bns:
             bn.reset_running_stats()
             bn.momentum = None
-        model.train()
+        net = model.m.backbone if kind == "detection" else model  # a detector's train mode wants targets
+        net.train()
         with torch.no_grad():
             for _ in range(2):
-                model(torch.randn(2, *shapes[0][1:], generator=gen))
+                net(torch.randn(2, *shapes[0][1:], generator=gen))
     model.eval()
-    return model, [torch.randn(*s, generator=gen) for s in shapes]
+    return model, [_input(s, t, gen) for s, t in zip(shapes, options(name)["dtypes"])]
+
+
+def options(name):
+    """NAME's options (see MODELS) with their defaults filled in."""
+    opts = dict(MODELS[name][3]) if len(MODELS[name]) > 3 else {}
+    opts.setdefault("dtypes", ["float32"] * len(MODELS[name][1]))
+    opts.setdefault("opset", OPSET)
+    opts.setdefault("dynamic", {})
+    return opts
+
+
+def _input(shape, dtype, gen):
+    import torch
+    if dtype == "int64":
+        return torch.randint(0, 1000, shape, generator=gen, dtype=torch.int64)
+    if dtype == "bool":
+        x = torch.rand(*shape, generator=gen) < 0.85
+        x[..., 0] = True  # no row of a mask all false
+        return x
+    return torch.randn(*shape, generator=gen)
+
+
+NUMPY_DTYPE = {"float32": "<f4", "int64": "<i8", "bool": "u1"}
 
 
 def export(name, work):
     """Child process: export NAME to work/NAME.onnx with its inputs and PyTorch's outputs."""
     import torch
-    _, shapes, kind = MODELS[name]
+    _, shapes, kind = MODELS[name][:3]
+    opts = options(name)
     # PyTorch 1.13 has no ONNX symbolic for Tensor.zero_ (swin_v2_t zeroes the k third of its qkv bias
     # copy): zeros of x's shape, folded to a constant with the weights
     torch.onnx.register_custom_op_symbolic(
@@ -228,13 +322,17 @@ def export(name, work):
     ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
     names = [f"in{i}" for i in range(len(xs))]
     path = os.path.join(work, name + ".onnx")
-    torch.onnx.export(model, tuple(xs), path, opset_version=OPSET, input_names=names, do_constant_folding=True)
-    for i, x in enumerate(xs):
-        x.numpy().astype("<f4").tofile(os.path.join(work, f"{name}.in{i}.bin"))
-    for i, y in enumerate(ys):
-        y.numpy().astype("<f4").tofile(os.path.join(work, f"{name}.out{i}.bin"))
+    dynamic = {names[i]: axes for i, axes in opts["dynamic"].items()}
+    torch.onnx.export(model, tuple(xs), path, opset_version=opts["opset"], input_names=names,
+                      do_constant_folding=True, dynamic_axes=dynamic or None)
+    for i, (x, t) in enumerate(zip(xs, opts["dtypes"])):
+        x.numpy().astype(NUMPY_DTYPE[t]).tofile(os.path.join(work, f"{name}.in{i}.bin"))
+    out_dtypes = ["int64" if y.dtype == torch.int64 else "float32" for y in ys]
+    for i, (y, t) in enumerate(zip(ys, out_dtypes)):
+        y.numpy().astype(NUMPY_DTYPE[t]).tofile(os.path.join(work, f"{name}.out{i}.bin"))
     with open(os.path.join(work, name + ".json"), "w") as f:
-        json.dump({"recipe": RECIPE, "inputs": names, "shapes": shapes, "outputs": len(ys), "kind": kind}, f)
+        json.dump({"recipe": RECIPE, "inputs": names, "shapes": shapes, "dtypes": opts["dtypes"],
+                   "outputs": len(ys), "out_dtypes": out_dtypes, "kind": kind}, f)
 
 
 def fp16_reference(name, work):
@@ -329,11 +427,12 @@ def sweep_one(name, mode, meta, work, bindir):
         return False, "run error: " + first_error(p.stderr + p.stdout)
     cos, rel, top1 = 1.0, 0.0, None
     for i in range(meta["outputs"]):
-        ref = np.fromfile(os.path.join(work, f"{name}.out{i}.bin"), "<f4").astype(np.float64)
+        dtype = NUMPY_DTYPE[meta.get("out_dtypes", ["float32"] * meta["outputs"])[i]]
+        ref = np.fromfile(os.path.join(work, f"{name}.out{i}.bin"), dtype).astype(np.float64)
         got_path = os.path.join(out, f"output_{i}.bin")
         if not os.path.exists(got_path):
             return False, f"run error: no output_{i}.bin"
-        got = np.fromfile(got_path, "<f4").astype(np.float64)
+        got = np.fromfile(got_path, dtype).astype(np.float64)
         if got.size != ref.size:
             return False, f"output {i}: {got.size} values, PyTorch has {ref.size}"
         bad = int(np.count_nonzero(~np.isfinite(got)))
@@ -374,7 +473,8 @@ def speed_one(name, meta, work, bindir, threads, cpus, rounds, budget_s):
                             "--input", ins, "--output", out, "--threads", str(threads), "--loop", str(n)],
         "ort": lambda n: ["node", os.path.join(ROOT, "bench", "ort_bench.js"), "--model",
                           os.path.join(work, name + ".onnx"), "--input", ins, "--shape", shapes, "--threads",
-                          str(threads), "--min", str(n), "--max", str(n), "--budget", "0"],
+                          str(threads), "--min", str(n), "--max", str(n), "--budget", "0",
+                          "--dtype", ":".join(meta.get("dtypes", ["float32"] * len(meta["inputs"])))],
     }
     try:
         once = {k: cpu_ms(c(1), cpus) for k, c in cmds.items()}

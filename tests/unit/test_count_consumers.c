@@ -23,7 +23,8 @@
  * valid parts equal the reference evaluator's, and the top values are the
  * largest positive x in order with their boxes. Refused with one line naming
  * node and axis: GatherND addressing counted data along its counted axis,
- * and Tile repeating it.
+ * and Tile repeating it. test_shape_reads: Gather of a static dim of a counted
+ * value's Shape is a constant, and a Slice up to its own count keeps it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -314,9 +315,64 @@ static void test_refused(void) {
   mb_expect_refused(&m, "'tile_counted' (Tile)", "axis 0");
 }
 
+/* An export's reads of a counted value's Shape, each of which failed with
+ * "must be known at compile time" before: Gather of the static dim 1
+ * (w = x[:b.shape[1]], and the "squeeze if this dim is 1" test of a torchvision
+ * detector's RoI pooling) folds to a constant, and a Slice of b's own
+ * counted axis up to b.shape[0] (a batch of one's piece of a per-image
+ * split) keeps b's valid rows and count. */
+static void test_shape_reads(void) {
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", 1, 1, (int64_t[]){N}, NULL);
+  mb_input(&m, "boxes", 1, 2, (int64_t[]){N, 4}, NULL);
+  float zero = 0.0f;
+  mb_init_raw(&m, "zero", 1, 0, NULL, &zero, sizeof zero);
+  mb_init_raw(&m, "i0", 7, 1, (int64_t[]){1}, (int64_t[]){0}, sizeof(int64_t));
+  mb_init_raw(&m, "i1", 7, 1, (int64_t[]){1}, (int64_t[]){1}, sizeof(int64_t));
+  mb_node(&m, "Greater", "above", "x,zero", "mask");
+  mb_node(&m, "NonZero", "nonzero", "mask", "nz");
+  attr_ints(&m, mb_node(&m, "Transpose", "positions", "nz", "pos"), "perm", 2, (int64_t[]){1, 0});
+  mb_node(&m, "GatherND", "boxes_kept", "boxes,pos", "b");
+  mb_node(&m, "Shape", "shape_of_b", "b", "sh");
+  attr_int(&m, mb_node(&m, "Gather", "dim1", "sh,i1", "d1"), "axis", 0);
+  attr_int(&m, mb_node(&m, "Gather", "dim0", "sh,i0", "d0"), "axis", 0);
+  mb_node(&m, "Slice", "x_to_dim1", "x,i0,d1,i0", "w");
+  mb_node(&m, "Slice", "b_to_count", "b,i0,d0,i0", "bb");
+  mb_output(&m, "w");
+  mb_output(&m, "bb");
+  size_t size = 0;
+  void *om = mb_compile_in(&m, "shape_reads.onnx", OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE, &size); /* frees m */
+  CHECK(om != NULL);
+  if (!om) return;
+  omrt_model *rm;
+  CHECK_EQ_INT(omrt_model_load_memory(om, size, NULL, &rm), OMRT_OK);
+  float x[N] = {-1, 2, -3, 4, 5, -6, -7, 8}, boxes[N * 4], w[4], bb[N * 4];
+  for (int i = 0; i < N * 4; i++)
+    boxes[i] = (float)i;
+  omrt_context *ctx;
+  CHECK_EQ_INT(omrt_context_new(rm, &ctx), OMRT_OK);
+  const void *in[2] = {x, boxes};
+  void *out[2] = {w, bb};
+  CHECK_EQ_INT(omrt_execute(ctx, in, out), OMRT_OK);
+  omrt_tensor_desc d;
+  CHECK_EQ_INT(omrt_context_output_dims(ctx, 0, &d), OMRT_OK);
+  CHECK(d.count_axis == -1 && d.rank == 1 && d.dims[0] == 4 && memcmp(w, x, sizeof w) == 0);
+  CHECK_EQ_INT(omrt_context_output_dims(ctx, 1, &d), OMRT_OK);
+  CHECK(d.count_axis == 0 && d.dims[0] == 4 && d.dims[1] == 4);
+  static const int kept[4] = {1, 3, 4, 7};
+  for (int r = 0; r < 4; r++)
+    CHECKF(memcmp(bb + r * 4, boxes + kept[r] * 4, 4 * sizeof *bb) == 0, "  row %d is not box %d", r,
+           kept[r]);
+  omrt_context_free(ctx);
+  omrt_model_free(rm);
+  free(om);
+}
+
 int main(void) {
   test_runs(OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
   test_runs(OM_PRECISION_FORCE_FP16);
   test_refused();
+  test_shape_reads();
   return test_summary("count_consumers");
 }
