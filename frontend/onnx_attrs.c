@@ -1,5 +1,6 @@
-/* onnx_attrs.c - reading an ONNX node's attributes and compile-time inputs,
- * and setting attributes on the IR node; shared by every importer file.
+/* onnx_attrs.c - checking an ONNX node's attributes against its importer's
+ * spec, reading them and the node's compile-time inputs, and setting
+ * attributes on the IR node; shared by every importer file.
  *
  * Reading attributes (onnx_attr*). The importers run after onnx_import_node
  * checked every attribute against the row's spec (frontend/onnx_ops.c): names
@@ -26,8 +27,11 @@
  * Every failure goes through onnx_node_fail, so messages start with the
  * model's label and the node.
  */
+#include <assert.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "frontend/onnx_internal.h"
@@ -199,4 +203,108 @@ status onnx_set_ints_default(onnx_node *nd, ir_node *n, const char *name, int co
       return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s'[%d] = %" PRId64 " must be >= %" PRId64, name,
                             i, v[i], min);
   return onnx_set_ints(nd, n, name, count, v);
+}
+
+/* --- checking a node's attributes against its importer's spec */
+
+typedef struct spec_item {
+  char name[48];
+  int type;   /* ONNX AttributeType */
+  int copy;   /* copied onto the IR node as is */
+  int before; /* exists only before this opset; 0 = always */
+} spec_item;
+
+/* Parses the next item of a spec string; 0 at the end. */
+static int spec_next(const char **p, spec_item *it) {
+  const char *s = *p;
+  while (*s == ' ')
+    s++;
+  if (!*s) return 0;
+  it->copy = *s != '-';
+  if (*s == '-') s++;
+  size_t n = strcspn(s, ":");
+  assert(n < sizeof it->name && s[n] == ':');
+  memcpy(it->name, s, n);
+  it->name[n] = '\0';
+  s += n + 1;
+  switch (*s++) {
+  case 'i': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT; break;
+  case 'f': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT; break;
+  case 's': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING; break;
+  case 'I': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS; break;
+  case 'F': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS; break;
+  case 't': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR; break;  /* never copied */
+  case 'S': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS; break; /* never copied */
+  case 'g': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH; break;   /* never copied */
+  default: assert(!"bad attribute spec kind");
+  }
+  it->before = 0;
+  if (*s == '<') {
+    char *end;
+    it->before = (int)strtol(s + 1, &end, 10);
+    s = end;
+  }
+  *p = s;
+  return 1;
+}
+
+static int spec_find(const char *spec, const char *name, spec_item *it) {
+  while (spec_next(&spec, it))
+    if (!strcmp(it->name, name)) return 1;
+  return 0;
+}
+
+static status copy_attr(onnx_node *nd, ir_node *n, const Onnx__AttributeProto *a, int type) {
+  ir_graph *g = nd->c->g;
+  int rc = 0;
+  switch (type) {
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: rc = ir_attr_set_int(g, n, a->name, a->i); break;
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: rc = ir_attr_set_float(g, n, a->name, a->f); break;
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: {
+    char *s = a->s.len ? arena_strndup(&nd->c->scratch, (const char *)a->s.data, a->s.len)
+                       : arena_strdup(&nd->c->scratch, "");
+    rc = s ? ir_attr_set_string(g, n, a->name, s) : -1;
+    break;
+  }
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
+    rc = ir_attr_set_ints(g, n, a->name, (int)a->n_ints, a->ints);
+    break;
+  default: { /* FLOATS */
+    double *f = arena_array(&nd->c->scratch, a->n_floats, sizeof *f);
+    for (size_t i = 0; f && i < a->n_floats; i++)
+      f[i] = a->floats[i];
+    rc = f ? ir_attr_set_floats(g, n, a->name, (int)a->n_floats, f) : -1;
+  }
+  }
+  return rc ? onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory copying attribute '%s'", a->name) : ST_OK;
+}
+
+status onnx_check_attrs(onnx_node *nd, const char *spec, ir_node *n) {
+  const Onnx__NodeProto *np = nd->np;
+  int opset = nd->c->opset;
+  for (size_t i = 0; i < np->n_attribute; i++) {
+    const Onnx__AttributeProto *a = np->attribute[i];
+    if (!a->name || !*a->name) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute %zu has no name", i);
+    for (size_t j = 0; j < i; j++)
+      if (np->attribute[j]->name && !strcmp(np->attribute[j]->name, a->name))
+        return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' is given twice", a->name);
+    spec_item it;
+    if (!spec_find(spec, a->name, &it))
+      return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "attribute '%s' is not supported", a->name);
+    if (it.before && opset >= it.before)
+      return onnx_node_fail(nd, ST_ERR_INVALID,
+                            "attribute '%s' does not exist from opset %d on (the model uses opset %d)",
+                            a->name, it.before, opset);
+    int type = onnx_attr_type(a);
+    if (type != it.type)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' is %s, expected %s", a->name,
+                            onnx_attr_type_name(type), onnx_attr_type_name(it.type));
+    if (a->n_ints > INT_MAX / 2 || a->n_floats > INT_MAX / 2)
+      return onnx_node_fail(nd, ST_ERR_LIMIT, "attribute '%s' has too many values", a->name);
+    if (it.copy && n) { /* decomposition rows (no n) read every attribute themselves */
+      status s = copy_attr(nd, n, a, type);
+      if (s) return s;
+    }
+  }
+  return ST_OK;
 }

@@ -181,10 +181,15 @@ status onnx_infer_nodes(onnx_ctx *c, int first);
  * number or a constant condition makes constants downstream. */
 status onnx_import_subgraph(onnx_node *nd, const Onnx__GraphProto *gp, ir_value *const *in, ir_value **out);
 
-/* --- onnx_attrs.c: reading a node's attributes and compile-time inputs,
+/* --- onnx_attrs.c: checking and reading a node's attributes and compile-time inputs,
  * setting attributes on the IR node (ownership and lifetimes: the top of
  * that file). */
 
+/* Checks every attribute of nd against `spec` (an importer row's attribute
+ * spec, syntax at the top of onnx_ops.c): a unique name the spec lists, of
+ * its kind, not removed by the model's opset; copies the plain ones onto n
+ * (none when n is NULL: a decomposition reads them itself). */
+status onnx_check_attrs(onnx_node *nd, const char *spec, ir_node *n);
 int onnx_attr_type(const Onnx__AttributeProto *a); /* ONNX AttributeType, inferred if unset */
 const char *onnx_attr_type_name(int type);         /* "INT", "FLOATS", ... */
 /* Attribute `name` of the node, or NULL; points into the model. */

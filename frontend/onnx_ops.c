@@ -69,111 +69,6 @@ status onnx_node_fail(const onnx_node *nd, status code, const char *fmt, ...) {
   return onnx_fail(nd->c, code, "%s: %s", onnx_node_label(nd->np, nd->index, label, sizeof label), msg);
 }
 
-/* --- the attribute spec */
-
-typedef struct spec_item {
-  char name[48];
-  int type;   /* ONNX AttributeType */
-  int copy;   /* copied onto the IR node as is */
-  int before; /* exists only before this opset; 0 = always */
-} spec_item;
-
-/* Parses the next item of a spec string; 0 at the end. */
-static int spec_next(const char **p, spec_item *it) {
-  const char *s = *p;
-  while (*s == ' ')
-    s++;
-  if (!*s) return 0;
-  it->copy = *s != '-';
-  if (*s == '-') s++;
-  size_t n = strcspn(s, ":");
-  assert(n < sizeof it->name && s[n] == ':');
-  memcpy(it->name, s, n);
-  it->name[n] = '\0';
-  s += n + 1;
-  switch (*s++) {
-  case 'i': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT; break;
-  case 'f': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT; break;
-  case 's': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING; break;
-  case 'I': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS; break;
-  case 'F': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS; break;
-  case 't': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR; break;  /* never copied */
-  case 'S': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS; break; /* never copied */
-  case 'g': it->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH; break;   /* never copied */
-  default: assert(!"bad attribute spec kind");
-  }
-  it->before = 0;
-  if (*s == '<') {
-    char *end;
-    it->before = (int)strtol(s + 1, &end, 10);
-    s = end;
-  }
-  *p = s;
-  return 1;
-}
-
-static int spec_find(const char *spec, const char *name, spec_item *it) {
-  while (spec_next(&spec, it))
-    if (!strcmp(it->name, name)) return 1;
-  return 0;
-}
-
-static status copy_attr(onnx_node *nd, ir_node *n, const Onnx__AttributeProto *a, int type) {
-  ir_graph *g = nd->c->g;
-  int rc = 0;
-  switch (type) {
-  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: rc = ir_attr_set_int(g, n, a->name, a->i); break;
-  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: rc = ir_attr_set_float(g, n, a->name, a->f); break;
-  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: {
-    char *s = a->s.len ? arena_strndup(&nd->c->scratch, (const char *)a->s.data, a->s.len)
-                       : arena_strdup(&nd->c->scratch, "");
-    rc = s ? ir_attr_set_string(g, n, a->name, s) : -1;
-    break;
-  }
-  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
-    rc = ir_attr_set_ints(g, n, a->name, (int)a->n_ints, a->ints);
-    break;
-  default: { /* FLOATS */
-    double *f = arena_array(&nd->c->scratch, a->n_floats, sizeof *f);
-    for (size_t i = 0; f && i < a->n_floats; i++)
-      f[i] = a->floats[i];
-    rc = f ? ir_attr_set_floats(g, n, a->name, (int)a->n_floats, f) : -1;
-  }
-  }
-  return rc ? onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory copying attribute '%s'", a->name) : ST_OK;
-}
-
-/* Checks every attribute of the node against the spec; copies the plain ones. */
-static status check_attrs(onnx_node *nd, const importer *im, ir_node *n) {
-  const Onnx__NodeProto *np = nd->np;
-  int opset = nd->c->opset;
-  for (size_t i = 0; i < np->n_attribute; i++) {
-    const Onnx__AttributeProto *a = np->attribute[i];
-    if (!a->name || !*a->name) return onnx_node_fail(nd, ST_ERR_INVALID, "attribute %zu has no name", i);
-    for (size_t j = 0; j < i; j++)
-      if (np->attribute[j]->name && !strcmp(np->attribute[j]->name, a->name))
-        return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' is given twice", a->name);
-    spec_item it;
-    if (!spec_find(im->attrs, a->name, &it))
-      return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "attribute '%s' is not supported", a->name);
-    if (it.before && opset >= it.before)
-      return onnx_node_fail(nd, ST_ERR_INVALID,
-                            "attribute '%s' does not exist from opset %d on (the model uses opset %d)",
-                            a->name, it.before, opset);
-    int type = onnx_attr_type(a);
-    if (type != it.type)
-      return onnx_node_fail(nd, ST_ERR_INVALID, "attribute '%s' is %s, expected %s", a->name,
-                            onnx_attr_type_name(type), onnx_attr_type_name(it.type));
-    if (a->n_ints > INT_MAX / 2 || a->n_floats > INT_MAX / 2)
-      return onnx_node_fail(nd, ST_ERR_LIMIT, "attribute '%s' has too many values", a->name);
-    if (it.copy && n) { /* decomposition rows (no n) read every attribute themselves */
-      status s = copy_attr(nd, n, a, type);
-      if (s) return s;
-    }
-  }
-  return ST_OK;
-}
-
 /* --- the importers */
 
 /* Conv, MaxPool, AveragePool: kernel_shape, strides, pads, dilations made
@@ -1031,7 +926,7 @@ status onnx_import_node(onnx_node *nd) {
     for (int k = 0; k < nd->nout; k++)
       named |= nd->out[k] != NULL;
     if (!named) return onnx_node_fail(nd, ST_ERR_INVALID, "has no named output");
-    status s = check_attrs(nd, im, NULL);
+    status s = onnx_check_attrs(nd, im->attrs, NULL);
     return s ? s : im->fn(nd, NULL);
   }
   if (!nd->out[0]) return onnx_node_fail(nd, ST_ERR_INVALID, "output 0 has no name");
@@ -1051,7 +946,7 @@ status onnx_import_node(onnx_node *nd) {
   ir_node *n = ir_node_new(nd->c->g, (ir_op)op, np->name && *np->name ? np->name : NULL, nin, nd->in,
                            nd->nout < info->max_out ? nd->nout : info->max_out, nd->out);
   if (!n) return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
-  status s = check_attrs(nd, im, n);
+  status s = onnx_check_attrs(nd, im->attrs, n);
   if (!s && im->fn) s = im->fn(nd, n);
   return s; /* the loader infers n's outputs next (onnx_load.c, step 4) */
 }
