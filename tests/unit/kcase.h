@@ -1,6 +1,6 @@
 /* kcase.h - one kernel task against a fake model, for the kernel tests
- * (test_kernels, test_reduce, test_strided, test_gather, test_pad,
- * test_index, test_poolnd, test_pool_global, test_dwconv_small): up to
+ * (test_kernels, test_task_checks, test_reduce, test_strided, test_gather,
+ * test_pad, test_index, test_poolnd, test_pool_global, test_dwconv_small): up to
  * OM_TASK_MAX_TENSORS tensors in the workspace region (any layout: ND, or
  * NC1HWC0 with kc_put_nc1hwc0, nc1hwc0.h) with 64-byte aligned data
  * pre-filled with garbage the kernel must overwrite, set by slot (kc_set,
@@ -9,8 +9,8 @@
  * an Ascend310 core, a simulated AI core with those buffers (kc_core), the
  * kind's load-time check, kc_args / kc_run_blocks (the task's arguments as the
  * executor passes them, every block run), and expect_reject(), which wants OMRT_ERR_FORMAT
- * with a message naming the task and the field. Header-only, test code
- * only. */
+ * with a message naming the task and the field; CONV_WINDOW / POOL_WINDOW
+ * fill a task's window params. Header-only, test code only. */
 #ifndef TESTS_UNIT_KCASE_H
 #define TESTS_UNIT_KCASE_H
 
@@ -23,6 +23,17 @@
 #include "omrt.h"
 #include "runtime/kernels.h"
 #include "support.h"
+
+/* Designated initializers of square, symmetric windows: CONV2D / DWCONV
+ * (kernel k, stride s, pads p, dilation d) and POOL. */
+#define CONV_WINDOW(k, s, p, d)                                                                              \
+  [OM_CONV_P_KH] = (k), [OM_CONV_P_KW] = (k), [OM_CONV_P_STRIDE_H] = (s), [OM_CONV_P_STRIDE_W] = (s),        \
+  [OM_CONV_P_PAD_TOP] = (p), [OM_CONV_P_PAD_LEFT] = (p), [OM_CONV_P_PAD_BOTTOM] = (p),                       \
+  [OM_CONV_P_PAD_RIGHT] = (p), [OM_CONV_P_DILATION_H] = (d), [OM_CONV_P_DILATION_W] = (d)
+#define POOL_WINDOW(k, s, p)                                                                                 \
+  [OM_POOL_P_KH] = (k), [OM_POOL_P_KW] = (k), [OM_POOL_P_STRIDE_H] = (s), [OM_POOL_P_STRIDE_W] = (s),        \
+  [OM_POOL_P_PAD_TOP] = (p), [OM_POOL_P_PAD_LEFT] = (p), [OM_POOL_P_PAD_BOTTOM] = (p),                       \
+  [OM_POOL_P_PAD_RIGHT] = (p)
 
 typedef struct kcase {
   om_model_def def;
