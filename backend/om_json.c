@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/om_json_kinds.h"
 #include "backend/om_write.h"
 #include "common/atomic_file.h"
 #include "common/zmap.h"
@@ -171,288 +172,6 @@ static const char *reduce_op_name(int32_t op) {
                                                         "prod",      "l1",        "l2",     "logsum",
                                                         "logsumexp", "sumsquare", "argmax", "argmin"};
   return op >= 0 && op < OM_REDUCE_OP_COUNT ? names[op] : NULL;
-}
-
-/* ---- what each task kind's slots and params mean (om_format.h) ---- */
-
-typedef enum param_type { P_INT, P_HEX, P_F32, P_ACT, P_POOL_MODE, P_REDUCE_OP } param_type;
-typedef struct param_desc {
-  const char *name;
-  param_type type;
-} param_desc;
-
-typedef struct kind_desc {
-  const char *name;
-  const char *slots[OM_TASK_MAX_TENSORS];
-  param_desc params[OM_TASK_MAX_PARAMS];
-} kind_desc;
-
-/* QCONV2D's residual params, shown only with the residual's tensor. */
-static const param_desc qconv_residual_params[OM_TASK_MAX_PARAMS] = {
-    [OM_QCONV_P_R_OP] = {"r_op", P_INT},       [OM_QCONV_P_C_SCALE] = {"c_scale", P_F32},
-    [OM_QCONV_P_R_SCALE] = {"r_scale", P_F32}, [OM_QCONV_P_R_ZP] = {"r_zp", P_INT},
-    [OM_QCONV_P_O_SCALE] = {"o_scale", P_F32}, [OM_QCONV_P_O_ZP] = {"o_zp", P_INT}};
-
-/* The window, act and clip of CONV2D and DWCONV (and POOL's window). */
-#define CONV_WINDOW_PARAMS                                                                                   \
-  [OM_CONV_P_KH] = {"kh", P_INT}, [OM_CONV_P_KW] = {"kw", P_INT},                                            \
-  [OM_CONV_P_STRIDE_H] = {"stride_h", P_INT}, [OM_CONV_P_STRIDE_W] = {"stride_w", P_INT},                    \
-  [OM_CONV_P_PAD_TOP] = {"pad_top", P_INT}, [OM_CONV_P_PAD_LEFT] = {"pad_left", P_INT},                      \
-  [OM_CONV_P_PAD_BOTTOM] = {"pad_bottom", P_INT}, [OM_CONV_P_PAD_RIGHT] = {"pad_right", P_INT},              \
-  [OM_CONV_P_DILATION_H] = {"dilation_h", P_INT}, [OM_CONV_P_DILATION_W] = {"dilation_w", P_INT}
-#define CONV_PARAMS                                                                                          \
-  CONV_WINDOW_PARAMS, [OM_CONV_P_ACT] = {"act", P_ACT}, [OM_CONV_P_CLIP_MIN] = {"clip_min", P_F32},          \
-                      [OM_CONV_P_CLIP_MAX] = {"clip_max", P_F32}
-#define CONV_SLOTS                                                                                           \
-  [OM_CONV_T_X] = "x", [OM_CONV_T_W] = "w", [OM_CONV_T_BIAS] = "bias", [OM_CONV_T_RESIDUAL] = "residual",    \
-  [OM_CONV_T_Y] = "y"
-/* Runs of params, one per dim (PAD begins, RESIZE taps, STRIDED_COPY dims
- * and strides: MAX_RANK = 8 of them; POOL_ND's groups: 3). */
-#define RUN8(first, name)                                                                                    \
-  [first] = {name "0", P_INT}, [first + 1] = {name "1", P_INT}, [first + 2] = {name "2", P_INT},             \
-  [first + 3] = {name "3", P_INT}, [first + 4] = {name "4", P_INT}, [first + 5] = {name "5", P_INT},         \
-  [first + 6] = {name "6", P_INT}, [first + 7] = {name "7", P_INT}
-#define RUN3(first, name)                                                                                    \
-  [first] = {name "0", P_INT}, [first + 1] = {name "1", P_INT}, [first + 2] = {name "2", P_INT}
-
-static const kind_desc kinds[] = {
-    [OM_TASK_TRANSDATA] = {"TRANSDATA", {[OM_TRANSDATA_T_SRC] = "src", [OM_TRANSDATA_T_DST] = "dst"}, {{0}}},
-    [OM_TASK_CONV2D] =
-        {"CONV2D",
-         {CONV_SLOTS},
-         {CONV_PARAMS, [OM_CONV_P_TILE_M] = {"tile_m", P_INT}, [OM_CONV_P_TILE_N] = {"tile_n", P_INT},
-          [OM_CONV_P_TILE_K] = {"tile_k", P_INT}, [OM_CONV_P_ALGORITHM] = {"algorithm", P_INT},
-          [OM_CONV_P_GROUPS] = {"groups", P_INT}, [OM_CONV_P_X_SCALE] = {"x_scale", P_INT}}},
-    [OM_TASK_DWCONV] = {"DWCONV", {CONV_SLOTS}, {CONV_PARAMS}},
-    [OM_TASK_CONV3D] =
-        {"CONV3D",
-         {CONV_SLOTS},
-         {CONV_PARAMS, [OM_CONV_P_TILE_M] = {"tile_m", P_INT}, [OM_CONV_P_TILE_N] = {"tile_n", P_INT},
-          [OM_CONV_P_TILE_K] = {"tile_k", P_INT}, [OM_CONV3D_P_KD] = {"kd", P_INT},
-          [OM_CONV3D_P_STRIDE_D] = {"stride_d", P_INT}, [OM_CONV3D_P_PAD_FRONT] = {"pad_front", P_INT},
-          [OM_CONV3D_P_PAD_BACK] = {"pad_back", P_INT}, [OM_CONV3D_P_DILATION_D] = {"dilation_d", P_INT}}},
-    [OM_TASK_QCONV2D] = {"QCONV2D",
-                         {[OM_QCONV_T_X] = "x",
-                          [OM_QCONV_T_W] = "w",
-                          [OM_QCONV_T_BIAS] = "bias",
-                          [OM_QCONV_T_MULT] = "mult",
-                          [OM_QCONV_T_Y] = "y",
-                          [OM_QCONV_T_R] = "r"},
-                         {CONV_WINDOW_PARAMS, [OM_QCONV_P_TILE_M] = {"tile_m", P_INT},
-                          [OM_QCONV_P_TILE_N] = {"tile_n", P_INT}, [OM_QCONV_P_GROUPS] = {"groups", P_INT},
-                          [OM_QCONV_P_X_ZP] = {"x_zp", P_INT}, [OM_QCONV_P_Y_ZP] = {"y_zp", P_INT},
-                          [OM_QCONV_P_LO] = {"lo", P_INT}, [OM_QCONV_P_HI] = {"hi", P_INT},
-                          [OM_QCONV_P_X_SIGNED] = {"x_signed", P_INT}}},
-    [OM_TASK_QELTWISE] = {"QELTWISE",
-                          {[OM_QELTWISE_T_A] = "a", [OM_QELTWISE_T_B] = "b", [OM_QELTWISE_T_Y] = "y"},
-                          {[OM_QELTWISE_P_OP] = {"op", P_INT},
-                           [OM_QELTWISE_P_A_ZP] = {"a_zp", P_INT},
-                           [OM_QELTWISE_P_B_ZP] = {"b_zp", P_INT},
-                           [OM_QELTWISE_P_Y_ZP] = {"y_zp", P_INT},
-                           [OM_QELTWISE_P_A_SCALE] = {"a_scale", P_F32},
-                           [OM_QELTWISE_P_B_SCALE] = {"b_scale", P_F32},
-                           [OM_QELTWISE_P_Y_SCALE] = {"y_scale", P_F32},
-                           [OM_QELTWISE_P_LO] = {"lo", P_INT},
-                           [OM_QELTWISE_P_HI] = {"hi", P_INT}}},
-    [OM_TASK_QLUT] = {"QLUT", {[OM_QLUT_T_X] = "x", [OM_QLUT_T_TABLE] = "table", [OM_QLUT_T_Y] = "y"}, {{0}}},
-    [OM_TASK_POOL] = {"POOL",
-                      {[OM_POOL_T_X] = "x", [OM_POOL_T_Y] = "y"},
-                      {[OM_POOL_P_KH] = {"kh", P_INT},
-                       [OM_POOL_P_KW] = {"kw", P_INT},
-                       [OM_POOL_P_STRIDE_H] = {"stride_h", P_INT},
-                       [OM_POOL_P_STRIDE_W] = {"stride_w", P_INT},
-                       [OM_POOL_P_PAD_TOP] = {"pad_top", P_INT},
-                       [OM_POOL_P_PAD_LEFT] = {"pad_left", P_INT},
-                       [OM_POOL_P_PAD_BOTTOM] = {"pad_bottom", P_INT},
-                       [OM_POOL_P_PAD_RIGHT] = {"pad_right", P_INT},
-                       [OM_POOL_P_MODE] = {"mode", P_POOL_MODE},
-                       [OM_POOL_P_COUNT_INCLUDE_PAD] = {"count_include_pad", P_INT},
-                       [OM_POOL_P_KD] = {"kd", P_INT},
-                       [OM_POOL_P_STRIDE_D] = {"stride_d", P_INT},
-                       [OM_POOL_P_PAD_FRONT] = {"pad_front", P_INT},
-                       [OM_POOL_P_PAD_BACK] = {"pad_back", P_INT}}},
-    [OM_TASK_COPY_SLICE] =
-        {"COPY_SLICE",
-         {[OM_COPY_SLICE_T_X] = "x", [OM_COPY_SLICE_T_Y] = "y"},
-         {[OM_COPY_SLICE_P_AXIS] = {"axis", P_INT}, [OM_COPY_SLICE_P_OFFSET] = {"offset", P_INT}}},
-    [OM_TASK_ATTENTION] = {"ATTENTION",
-                           {[OM_ATTENTION_T_Q] = "q",
-                            [OM_ATTENTION_T_K] = "k",
-                            [OM_ATTENTION_T_V] = "v",
-                            [OM_ATTENTION_T_BIAS0] = "bias0",
-                            [OM_ATTENTION_T_BIAS1] = "bias1",
-                            [OM_ATTENTION_T_Y] = "y"},
-                           {[OM_ATTENTION_P_SCALE] = {"scale", P_F32},
-                            [OM_ATTENTION_P_K_TRANS] = {"k_trans", P_INT},
-                            [OM_ATTENTION_P_CAUSAL] = {"causal", P_INT},
-                            [OM_ATTENTION_P_CAUSAL_OFFSET] = {"causal_offset", P_INT},
-                            [OM_ATTENTION_P_ZERO_MASKED] = {"zero_masked", P_INT},
-                            [OM_ATTENTION_P_TILE_Q] = {"tile_q", P_INT},
-                            [OM_ATTENTION_P_TILE_KV] = {"tile_kv", P_INT},
-                            [OM_ATTENTION_P_VIEWS] = {"views", P_INT},
-                            RUN3(OM_ATTENTION_P_VIEW, "q_stride"),
-                            [OM_ATTENTION_P_VIEW + 3] = {"q_span", P_INT},
-                            RUN3(OM_ATTENTION_P_VIEW + 4, "k_stride"),
-                            [OM_ATTENTION_P_VIEW + 7] = {"k_span", P_INT},
-                            RUN3(OM_ATTENTION_P_VIEW + 8, "v_stride"),
-                            [OM_ATTENTION_P_VIEW + 11] = {"v_span", P_INT},
-                            RUN3(OM_ATTENTION_P_VIEW + 12, "y_stride"),
-                            [OM_ATTENTION_P_VIEW + 15] = {"y_span", P_INT}}},
-    [OM_TASK_LAYERNORM] = {"LAYERNORM",
-                           {[OM_LAYERNORM_T_X] = "x",
-                            [OM_LAYERNORM_T_SCALE] = "scale",
-                            [OM_LAYERNORM_T_BIAS] = "bias",
-                            [OM_LAYERNORM_T_RESIDUAL] = "residual",
-                            [OM_LAYERNORM_T_Y] = "y",
-                            [OM_LAYERNORM_T_SUM] = "sum"},
-                           {[OM_LAYERNORM_P_AXIS] = {"axis", P_INT},
-                            [OM_LAYERNORM_P_EPSILON] = {"epsilon", P_F32},
-                            [OM_LAYERNORM_P_RMS] = {"rms", P_INT}}},
-    [OM_TASK_RECURRENCE] = {"RECURRENCE",
-                            {[OM_RECURRENCE_T_XW] = "xw",
-                             [OM_RECURRENCE_T_RT] = "rt",
-                             [OM_RECURRENCE_T_RB] = "rb",
-                             [OM_RECURRENCE_T_H0] = "h0",
-                             [OM_RECURRENCE_T_C0] = "c0",
-                             [OM_RECURRENCE_T_Y] = "y",
-                             [OM_RECURRENCE_T_Y_H] = "y_h",
-                             [OM_RECURRENCE_T_Y_C] = "y_c"},
-                            {[OM_RECURRENCE_P_CELL] = {"cell", P_INT},
-                             [OM_RECURRENCE_P_REVERSE] = {"reverse", P_INT},
-                             [OM_RECURRENCE_P_LINEAR_BEFORE_RESET] = {"linear_before_reset", P_INT}}},
-    [OM_TASK_SOFTMAX] = {"SOFTMAX",
-                         {[OM_SOFTMAX_T_X] = "x", [OM_SOFTMAX_T_Y] = "y"},
-                         {[OM_SOFTMAX_P_AXIS] = {"axis", P_INT},
-                          [OM_SOFTMAX_P_COERCE_2D] = {"coerce_2d", P_INT},
-                          [OM_SOFTMAX_P_LOG] = {"log", P_INT}}},
-    [OM_TASK_VPROG] = {"VPROG",
-                       {NULL},
-                       {[OM_VPROG_P_PROGRAM] = {"program", P_INT}}}, /* slots: in0.., out0.. */
-    [OM_TASK_REDUCE] = {"REDUCE",
-                        {[OM_REDUCE_T_X] = "x", [OM_REDUCE_T_Y] = "y"},
-                        {[OM_REDUCE_P_OP] = {"op", P_REDUCE_OP},
-                         [OM_REDUCE_P_AXES] = {"axes", P_INT},
-                         [OM_REDUCE_P_SELECT_LAST_INDEX] = {"select_last_index", P_INT}}},
-    [OM_TASK_PAD] = {"PAD",
-                     {[OM_PAD_T_X] = "x", [OM_PAD_T_Y] = "y"},
-                     {[OM_PAD_P_MODE] = {"mode", P_INT},
-                      RUN8(OM_PAD_P_BEGIN, "begin"),
-                      [OM_PAD_P_VALUE_LO] = {"value_lo", P_INT},
-                      [OM_PAD_P_VALUE_HI] = {"value_hi", P_INT}}},
-    [OM_TASK_GATHER] = {"GATHER",
-                        {[OM_GATHER_T_X] = "x",
-                         [OM_GATHER_T_INDICES] = "indices",
-                         [OM_GATHER_T_Y] = "y",
-                         [OM_GATHER_T_EXTENT] = "extent"},
-                        {[OM_GATHER_P_MODE] = {"mode", P_INT},
-                         [OM_GATHER_P_AXIS] = {"axis", P_INT},
-                         [OM_GATHER_P_EXTENT_AXIS] = {"extent_axis", P_INT}}},
-    [OM_TASK_TOPK] = {"TOPK",
-                      {[OM_TOPK_T_X] = "x",
-                       [OM_TOPK_T_VALUES] = "values",
-                       [OM_TOPK_T_INDICES] = "indices",
-                       [OM_TOPK_T_K] = "k",
-                       [OM_TOPK_T_COUNT] = "count",
-                       [OM_TOPK_T_EXTENT] = "extent"},
-                      {[OM_TOPK_P_AXIS] = {"axis", P_INT},
-                       [OM_TOPK_P_K] = {"k", P_INT},
-                       [OM_TOPK_P_LARGEST] = {"largest", P_INT},
-                       [OM_TOPK_P_SORTED] = {"sorted", P_INT}}},
-    [OM_TASK_SCATTER] = {"SCATTER",
-                         {[OM_SCATTER_T_DATA] = "data",
-                          [OM_SCATTER_T_INDICES] = "indices",
-                          [OM_SCATTER_T_UPDATES] = "updates",
-                          [OM_SCATTER_T_Y] = "y"},
-                         {[OM_SCATTER_P_MODE] = {"mode", P_INT},
-                          [OM_SCATTER_P_AXIS] = {"axis", P_INT},
-                          [OM_SCATTER_P_REDUCTION] = {"reduction", P_INT}}},
-    [OM_TASK_CUMSUM] = {"CUMSUM",
-                        {[OM_CUMSUM_T_X] = "x", [OM_CUMSUM_T_Y] = "y"},
-                        {[OM_CUMSUM_P_AXIS] = {"axis", P_INT},
-                         [OM_CUMSUM_P_EXCLUSIVE] = {"exclusive", P_INT},
-                         [OM_CUMSUM_P_REVERSE] = {"reverse", P_INT},
-                         [OM_CUMSUM_P_OP] = {"op", P_INT}}},
-    [OM_TASK_ONEHOT] =
-        {"ONEHOT",
-         {[OM_ONEHOT_T_INDICES] = "indices", [OM_ONEHOT_T_VALUES] = "values", [OM_ONEHOT_T_Y] = "y"},
-         {[OM_ONEHOT_P_AXIS] = {"axis", P_INT}, [OM_ONEHOT_P_DEPTH] = {"depth", P_INT}}},
-    [OM_TASK_NONZERO] = {"NONZERO",
-                         {[OM_NONZERO_T_X] = "x", [OM_NONZERO_T_Y] = "y", [OM_NONZERO_T_COUNT] = "count"},
-                         {{0}}},
-    [OM_TASK_NMS] = {"NMS",
-                     {[OM_NMS_T_BOXES] = "boxes",
-                      [OM_NMS_T_SCORES] = "scores",
-                      [OM_NMS_T_IOU] = "iou_threshold",
-                      [OM_NMS_T_SCORE_THRESHOLD] = "score_threshold",
-                      [OM_NMS_T_SELECTED] = "selected",
-                      [OM_NMS_T_COUNT] = "count",
-                      [OM_NMS_T_EXTENT] = "extent"},
-                     {[OM_NMS_P_CENTER_POINT_BOX] = {"center_point_box", P_INT},
-                      [OM_NMS_P_MAX_PER_CLASS] = {"max_per_class", P_INT}}},
-    [OM_TASK_UNIQUE] = {"UNIQUE",
-                        {[OM_UNIQUE_T_X] = "x",
-                         [OM_UNIQUE_T_Y] = "y",
-                         [OM_UNIQUE_T_INDICES] = "indices",
-                         [OM_UNIQUE_T_INVERSE] = "inverse_indices",
-                         [OM_UNIQUE_T_COUNTS] = "counts",
-                         [OM_UNIQUE_T_COUNT] = "count"},
-                        {[OM_UNIQUE_P_AXIS] = {"axis", P_INT}, [OM_UNIQUE_P_SORTED] = {"sorted", P_INT}}},
-    [OM_TASK_TFIDF] = {"TFIDF",
-                       {[OM_TFIDF_T_X] = "x",
-                        [OM_TFIDF_T_TABLE] = "table",
-                        [OM_TFIDF_T_WEIGHTS] = "weights",
-                        [OM_TFIDF_T_Y] = "y"},
-                       {[OM_TFIDF_P_MODE] = {"mode", P_INT}, [OM_TFIDF_P_MAX_SKIP] = {"max_skip", P_INT}}},
-    [OM_TASK_AIPP] = {"AIPP",
-                      {[OM_AIPP_T_SRC] = "src", [OM_AIPP_T_PARAMS] = "params", [OM_AIPP_T_Y] = "y"},
-                      {{0}}},
-    [OM_TASK_RESIZE] =
-        {"RESIZE",
-         {[OM_RESIZE_T_X] = "x", [OM_RESIZE_T_IDX] = "idx", [OM_RESIZE_T_W] = "w", [OM_RESIZE_T_Y] = "y"},
-         {[OM_RESIZE_P_MODE] = {"mode", P_INT},
-          RUN8(OM_RESIZE_P_TAPS, "taps"),
-          [OM_RESIZE_P_VALUE_LO] = {"value_lo", P_INT},
-          [OM_RESIZE_P_VALUE_HI] = {"value_hi", P_INT}}},
-    [OM_TASK_POOL_ND] = {"POOL_ND",
-                         {[OM_POOL_ND_T_X] = "x", [OM_POOL_ND_T_Y] = "y"},
-                         {[OM_POOL_ND_P_MODE] = {"mode", P_INT},
-                          [OM_POOL_ND_P_COUNT_INCLUDE_PAD] = {"count_include_pad", P_INT},
-                          [OM_POOL_ND_P_LP_P] = {"p", P_INT},
-                          RUN3(OM_POOL_ND_P_KERNEL, "k"),
-                          RUN3(OM_POOL_ND_P_STRIDES, "stride"),
-                          RUN3(OM_POOL_ND_P_DILATIONS, "dilation"),
-                          RUN3(OM_POOL_ND_P_PAD_BEGIN, "pad_begin"),
-                          RUN3(OM_POOL_ND_P_PAD_END, "pad_end")}},
-    [OM_TASK_MATMUL] = {"MATMUL",
-                        {[OM_MATMUL_T_A] = "a",
-                         [OM_MATMUL_T_B] = "b",
-                         [OM_MATMUL_T_C] = "c",
-                         [OM_MATMUL_T_Y] = "y",
-                         [OM_MATMUL_T_BIAS] = "bias"},
-                        {[OM_MATMUL_P_TRANS_A] = {"trans_a", P_INT},
-                         [OM_MATMUL_P_TRANS_B] = {"trans_b", P_INT},
-                         [OM_MATMUL_P_ALPHA] = {"alpha", P_F32},
-                         [OM_MATMUL_P_BETA] = {"beta", P_F32},
-                         [OM_MATMUL_P_ACT] = {"act", P_ACT},
-                         [OM_MATMUL_P_CLIP_MIN] = {"clip_min", P_F32},
-                         [OM_MATMUL_P_CLIP_MAX] = {"clip_max", P_F32},
-                         [OM_MATMUL_P_TILE_M] = {"tile_m", P_INT},
-                         [OM_MATMUL_P_TILE_N] = {"tile_n", P_INT},
-                         [OM_MATMUL_P_TILE_K] = {"tile_k", P_INT},
-                         [OM_MATMUL_P_FOLD] = {"fold", P_INT},
-                         [OM_MATMUL_P_PERM_A] = {"perm_a", P_HEX},
-                         [OM_MATMUL_P_PERM_B] = {"perm_b", P_HEX}}},
-    [OM_TASK_WPACK] = {"WPACK", {[OM_WPACK_T_W] = "w", [OM_WPACK_T_DST] = "dst"}, {{0}}},
-    [OM_TASK_STRIDED_COPY] = {"STRIDED_COPY",
-                              {[OM_STRIDED_COPY_T_X] = "x", [OM_STRIDED_COPY_T_Y] = "y"},
-                              {[OM_STRIDED_COPY_P_RANK] = {"rank", P_INT},
-                               [OM_STRIDED_COPY_P_OFFSET] = {"offset", P_INT},
-                               RUN8(OM_STRIDED_COPY_P_DIMS, "dim"),
-                               RUN8(OM_STRIDED_COPY_P_STRIDES, "stride")}},
-};
-
-static const kind_desc *kind_of(uint32_t k) {
-  return k < sizeof kinds / sizeof *kinds && kinds[k].name ? &kinds[k] : NULL;
 }
 
 /* ---- the dump ---- */
@@ -625,15 +344,15 @@ static void dump_tensors(jbuf *b, const pkg *p) {
   JLIT(b, "  ],\n");
 }
 
-static void dump_param(jbuf *b, param_type type, int32_t v) {
+static void dump_param(jbuf *b, om_param_type type, int32_t v) {
   const char *name = NULL;
   switch (type) {
-  case P_INT: jprintf(b, "%d", v); return;
-  case P_HEX: jprintf(b, "\"%#x\"", (unsigned)v); return;
-  case P_F32: jfloat(b, v); return;
-  case P_ACT: name = act_name(v); break;
-  case P_POOL_MODE: name = pool_mode_name(v); break;
-  case P_REDUCE_OP: name = reduce_op_name(v); break;
+  case OM_PT_INT: jprintf(b, "%d", v); return;
+  case OM_PT_HEX: jprintf(b, "\"%#x\"", (unsigned)v); return;
+  case OM_PT_F32: jfloat(b, v); return;
+  case OM_PT_ACT: name = act_name(v); break;
+  case OM_PT_POOL_MODE: name = pool_mode_name(v); break;
+  case OM_PT_REDUCE_OP: name = reduce_op_name(v); break;
   }
   if (name)
     jprintf(b, "\"%s\"", name);
@@ -689,7 +408,7 @@ static void aipp_json(jbuf *b, const om_aipp_params *a) {
 
 static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
   const om_task *t = &p->tasks[i];
-  const kind_desc *k = kind_of(t->kind);
+  const om_kind_desc *k = om_kind_desc_of(t->kind);
   jprintf(b, "    {\"index\": %u, \"kind\": ", i);
   if (k)
     jprintf(b, "\"%s\"", k->name);
@@ -733,9 +452,9 @@ static void dump_task(jbuf *b, const pkg *p, uint32_t i) {
     if (epi) jprintf(b, ", \"epilogue\": %u", epi_off);
     if (t->kind == OM_TASK_QCONV2D && t->ntensors == OM_QCONV_NTENSORS_R) /* the residual's (format 2.7) */
       for (int j = 0; j < OM_TASK_MAX_PARAMS; j++) {
-        if (!qconv_residual_params[j].name) continue;
-        jprintf(b, ", \"%s\": ", qconv_residual_params[j].name);
-        dump_param(b, qconv_residual_params[j].type, t->params[j]);
+        if (!om_qconv_residual_params[j].name) continue;
+        jprintf(b, ", \"%s\": ", om_qconv_residual_params[j].name);
+        dump_param(b, om_qconv_residual_params[j].type, t->params[j]);
       }
     /* (shown only when set, so that every other TRANSDATA reads as before) */
     if (t->kind == OM_TASK_TRANSDATA && t->params[OM_TRANSDATA_P_CHANNELS_LAST])
