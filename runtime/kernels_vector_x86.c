@@ -621,8 +621,9 @@ AVX2_INLINE void st_part(void *p, int f16, size_t at, __m256 v, int64_t n) {
 /* NC1HWC0 / NDC1HWC0 -> ND, dst rows (n, ch, d, ih) in [lo, hi): the rows
  * of 8 channels 8g .. 8g+7 (one half of a channel block, read whole: a
  * block has 16 lanes) at one (n, d, ih) go 8 columns at a time through a
- * transpose; the last columns of a row as a partial transpose, and only
- * the rows of real channels inside [lo, hi) are stored. */
+ * transpose (a row's last columns: its last 8 when W >= 8, some stored
+ * twice with the same bits, else a partial transpose), and only the rows
+ * of real channels inside [lo, hi) are stored. */
 static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const void *sp, void *dp,
                                  uint64_t lo, uint64_t hi) {
   const int sf16 = s->dtype == DT_FLOAT16, df16 = d->dtype == DT_FLOAT16;
@@ -641,8 +642,8 @@ static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const v
                          last = row0 + (uint64_t)((nch - 1) * chrows);
           if (last < lo || row0 >= hi) continue;
           const size_t src = (size_t)(((((in * dep + id) * c1 + g8 / 2) * h + ih) * w) * C0 + (g8 % 2) * 8);
-          for (int64_t iw = 0; iw < w; iw += 8) {
-            const int64_t cols = w - iw < 8 ? w - iw : 8;
+          for (int64_t i = 0; i < w; i += 8) {
+            const int64_t iw = w - i < 8 && w >= 8 ? w - 8 : i, cols = w - iw < 8 ? w - iw : 8;
             __m256 r[8];
             for (int k = 0; k < 8; k++)
               r[k] = k < cols ? ld8h(sp, sf16, src + (size_t)(iw + k) * C0) : _mm256_setzero_ps();
@@ -654,6 +655,62 @@ static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const v
           }
         }
       }
+}
+
+/* Eight rows of 8 halves in each 128-bit lane transposed within the lane:
+ * r[k] = element k of every row, lane by lane. */
+AVX2_INLINE void transpose8x16(__m256i r[8]) {
+  __m256i t[8], u[8];
+  for (int i = 0; i < 4; i++)
+    t[2 * i] = _mm256_unpacklo_epi16(r[2 * i], r[2 * i + 1]),
+          t[2 * i + 1] = _mm256_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+  for (int i = 0; i < 2; i++) /* u[4i..4i+3]: elements 0-1, 2-3, 4-5, 6-7 of rows 4i..4i+3 */
+    u[4 * i] = _mm256_unpacklo_epi32(t[4 * i], t[4 * i + 2]),
+          u[4 * i + 1] = _mm256_unpackhi_epi32(t[4 * i], t[4 * i + 2]),
+          u[4 * i + 2] = _mm256_unpacklo_epi32(t[4 * i + 1], t[4 * i + 3]),
+          u[4 * i + 3] = _mm256_unpackhi_epi32(t[4 * i + 1], t[4 * i + 3]);
+  for (int i = 0; i < 4; i++)
+    r[2 * i] = _mm256_unpacklo_epi64(u[i], u[i + 4]), r[2 * i + 1] = _mm256_unpackhi_epi64(u[i], u[i + 4]);
+}
+
+/* ND -> NC1HWC0 with 16-bit elements on both sides (f16 -> f16): the bits
+ * move, no conversion. Per dst row (n, c1, h) and 8 columns: the row of
+ * channel j (low lane) and j + 8 (high lane) of each of the block's 8
+ * channel pairs, transposed within the lanes, is one column's 16 lanes.
+ * Channels past C (the padding lanes) read as 0. A row's last columns are
+ * its last 8 (when W >= 8; else through a zeroed copy). */
+static AVX2 void transdata_to_5hd_u16(const rt_td_geom *g, const uint16_t *sp, uint16_t *dp, uint64_t lo,
+                                      uint64_t hi) {
+  const int64_t c = g->c, h = g->h, w = g->w, c1 = g->c1;
+  for (uint64_t row = lo; row < hi; row++) {
+    const int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, img = (int64_t)row / h / c1;
+    uint16_t *out = dp + (size_t)row * (size_t)w * C0;
+    const uint16_t *base = sp + rt_td_nd_base(g, img) + (size_t)(ih * w);
+    for (int64_t i = 0; i < w; i += 8) {
+      /* a last part of a row of >= 8 columns: its last 8 (some stored twice, the same bits) */
+      const int64_t iw = w - i < 8 && w >= 8 ? w - 8 : i, cols = w - iw < 8 ? w - iw : 8;
+      __m128i half[C0];
+      for (int j = 0; j < C0; j++) {
+        const int64_t ch = cb * C0 + j;
+        const uint16_t *src = base + (size_t)ch * g->cstride + (size_t)iw;
+        if (ch >= c) {
+          half[j] = _mm_setzero_si128();
+        } else if (cols == 8) {
+          half[j] = _mm_loadu_si128((const __m128i *)src);
+        } else {
+          uint16_t t[8] = {0};
+          memcpy(t, src, (size_t)cols * sizeof *t);
+          half[j] = _mm_loadu_si128((const __m128i *)t);
+        }
+      }
+      __m256i r[8];
+      for (int j = 0; j < 8; j++)
+        r[j] = _mm256_set_m128i(half[j + 8], half[j]);
+      transpose8x16(r);
+      for (int k = 0; k < cols; k++)
+        _mm256_storeu_si256((__m256i *)(out + (size_t)(iw + k) * C0), r[k]);
+    }
+  }
 }
 
 int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi) {
@@ -668,6 +725,10 @@ int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo,
   const int sf16 = s->dtype == DT_FLOAT16, df16 = d->dtype == DT_FLOAT16;
   rt_td_geom g;
   rt_td_geom_init(d, &g);
+  if (sf16 && df16) {
+    transdata_to_5hd_u16(&g, (const uint16_t *)sp, (uint16_t *)dp, lo, hi);
+    return 1;
+  }
   const int64_t c = g.c, h = g.h, w = g.w, c1 = g.c1;
   for (uint64_t row = lo; row < hi; row++) {
     const int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, img = (int64_t)row / h / c1;
