@@ -799,6 +799,17 @@ int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo,
   return 1;
 }
 
+/* --- COPY_SLICE's 16-bit lanes: one masked load and store per pixel (the
+ * mask keeps the other lanes of both pixels untouched, and no byte past
+ * either tensor is read or written) */
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+rt_copy_lanes16_avx512bw(uint16_t *d, const uint16_t *s, int64_t lanes, int64_t hw) {
+  const __mmask16 k = (__mmask16)((1u << lanes) - 1);
+  for (int64_t p = 0; p < hw; p++)
+    _mm256_mask_storeu_epi16(d + p * C0, k, _mm256_maskz_loadu_epi16(k, s + p * C0));
+}
+
 /* --- f16 <-> f32 runs */
 
 int AVX2 rt_convert_x86(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n) {

@@ -588,7 +588,10 @@ static void concat_case(int layout, int rank, const int64_t *ydims, int axis, co
     memcpy(xdims, ydims, (size_t)rank * sizeof *xdims);
     xdims[axis] = parts[p];
     int xs = kc_add(&c, xdt, layout, rank, xdims), ys = kc_add(&c, ydt, layout, rank, ydims);
-    if (ydata) memcpy(c.data[ys], ydata, (size_t)c.t[ys].bytes); /* keep the earlier slices */
+    if (ydata) /* keep the earlier slices */
+      memcpy(c.data[ys], ydata, (size_t)c.t[ys].bytes);
+    else /* NaNs: a lane no slice writes shows */
+      memset(c.data[ys], 0xff, (size_t)c.t[ys].bytes);
     c.task.params[OM_COPY_SLICE_P_AXIS] = axis, c.task.params[OM_COPY_SLICE_P_OFFSET] = (int32_t)off;
     size_t xn = yn / (size_t)ydims[axis] * (size_t)parts[p];
     float *x = gen(xn, xdt, 1.0f);
