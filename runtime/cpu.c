@@ -67,6 +67,14 @@ static int has_avx512_vnni(void) {
   return ((b >> 30) & 1) && ((c >> 11) & 1);
 }
 
+/* AVX-512 BW and VL (CPUID leaf 7: EBX bits 30, 31), on top of
+ * has_avx512f_dq: 16-bit masked moves on YMM registers for COPY_SLICE. */
+static int has_avx512_bw_vl(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+  return ((b >> 30) & 3) == 3;
+}
+
 /* AVX-512 BW and VBMI (CPUID leaf 7: EBX bit 30, ECX bit 1), on top of
  * has_avx512f_dq: vpermi2b for QLUT. */
 static int has_avx512_vbmi(void) {
@@ -133,6 +141,7 @@ static void detect(void) {
       paths.gemv = rt_gemv_avx512;
       paths.qeltwise = rt_qelt_avx512;
       if (has_avx512_vbmi()) paths.qlut = rt_qlut_vbmi;
+      if (has_avx512_bw_vl()) paths.copy_lanes16 = rt_copy_lanes16_avx512bw;
       if (has_avx512_vnni()) {
         paths.name = "avx512f+vnni+avx2+fma+f16c";
         paths.qconv_tile = rt_qconv_tile_vnni;

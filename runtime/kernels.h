@@ -463,6 +463,10 @@ typedef struct rt_cpu_paths {
    * element at of k, f16 when kh) into L0B's panel dst[c * 16 + j] = key
    * j's element c, c < d (kernels_attention.c) */
   void (*attn_stage_k)(float *dst, const void *k, int kh, size_t at, size_t rs, size_t d);
+  /* COPY_SLICE's lanes of 16-bit elements: lanes (<= 16) lanes of each of
+   * hw 16-lane pixels from s to d, the pixels' other lanes untouched
+   * (kernels_vector.c, copy_lanes) */
+  void (*copy_lanes16)(uint16_t *d, const uint16_t *s, int64_t lanes, int64_t hw);
   int avx512;
 } rt_cpu_paths;
 const rt_cpu_paths *rt_cpu(void);
@@ -490,6 +494,7 @@ int rt_layernorm_avx512(const rt_ln_rows *a, uint64_t lo, uint64_t hi, float *ro
 float rt_attn_scale_max_avx512(float *p, const float *s, size_t sstride, size_t n, float scale);
 void rt_attn_stage_k_avx512(float *dst, const void *k, int kh, size_t at, size_t rs, size_t d);
 void rt_round16_avx512(float *x, uint32_t n);
+void rt_copy_lanes16_avx512bw(uint16_t *d, const uint16_t *s, int64_t lanes, int64_t hw);
 float rt_vsum_sqdev_x86(const float *x, float mean, size_t n);
 void rt_h2f_x86(float *d, const uint16_t *s, uint32_t n);
 void rt_f2h_x86(uint16_t *d, const float *s, uint32_t n);

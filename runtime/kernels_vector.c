@@ -562,7 +562,10 @@ static int slice_plan_make(const om_tensor *x, const om_tensor *y, int64_t axis,
 /* `lanes` lanes of every one of hw pixels from s to d (NC1HWC0 planes, es
  * bytes per element, both starting at their first lane). */
 static void copy_lanes(uint8_t *d, const uint8_t *s, int64_t lanes, int64_t hw, size_t es) {
-  if (es == 2) {
+  const rt_cpu_paths *cpu = rt_cpu();
+  if (es == 2 && cpu->copy_lanes16) {
+    cpu->copy_lanes16((uint16_t *)d, (const uint16_t *)s, lanes, hw);
+  } else if (es == 2) {
     uint16_t *dd = (uint16_t *)d;
     const uint16_t *ss = (const uint16_t *)s;
     for (int64_t p = 0; p < hw; p++, dd += C0, ss += C0)

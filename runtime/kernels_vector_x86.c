@@ -573,7 +573,8 @@ int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint
 }
 
 /* --- TRANSDATA between ND (NCHW) and NC1HWC0: 8 channels x 8 pixels
- * transposed in registers, both ways. */
+ * transposed in registers, both ways; f16 -> f16 as 16-bit lanes (the bits
+ * move), the other dtype pairs through f32. */
 
 AVX2_INLINE void transpose8(__m256 r[8]) {
   __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
@@ -618,11 +619,71 @@ AVX2_INLINE void st_part(void *p, int f16, size_t at, __m256 v, int64_t n) {
   }
 }
 
+/* Eight rows of 8 halves in each 128-bit lane transposed within the lane:
+ * r[k] = element k of every row, lane by lane. */
+AVX2_INLINE void transpose8x16(__m256i r[8]) {
+  __m256i t[8], u[8];
+  for (int i = 0; i < 4; i++)
+    t[2 * i] = _mm256_unpacklo_epi16(r[2 * i], r[2 * i + 1]),
+          t[2 * i + 1] = _mm256_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+  for (int i = 0; i < 2; i++) /* u[4i..4i+3]: elements 0-1, 2-3, 4-5, 6-7 of rows 4i..4i+3 */
+    u[4 * i] = _mm256_unpacklo_epi32(t[4 * i], t[4 * i + 2]),
+          u[4 * i + 1] = _mm256_unpackhi_epi32(t[4 * i], t[4 * i + 2]),
+          u[4 * i + 2] = _mm256_unpacklo_epi32(t[4 * i + 1], t[4 * i + 3]),
+          u[4 * i + 3] = _mm256_unpackhi_epi32(t[4 * i + 1], t[4 * i + 3]);
+  for (int i = 0; i < 4; i++)
+    r[2 * i] = _mm256_unpacklo_epi64(u[i], u[i + 4]), r[2 * i + 1] = _mm256_unpackhi_epi64(u[i], u[i + 4]);
+}
+
 /* NC1HWC0 / NDC1HWC0 -> ND, dst rows (n, ch, d, ih) in [lo, hi): the rows
  * of 8 channels 8g .. 8g+7 (one half of a channel block, read whole: a
  * block has 16 lanes) at one (n, d, ih) go 8 columns at a time through a
- * transpose; the last columns of a row as a partial transpose, and only
- * the rows of real channels inside [lo, hi) are stored. */
+ * transpose (a row's last columns: its last 8 when W >= 8, some stored
+ * twice with the same bits, else a partial transpose), and only the rows
+ * of real channels inside [lo, hi) are stored. */
+/* transdata_to_nd with 16-bit elements on both sides (f16 -> f16): the
+ * bits move. 8 columns of a whole channel block (16 lanes, 32 bytes each)
+ * transposed within the 128-bit lanes give channel j's 8 values (low lane)
+ * and channel j + 8's (high lane). */
+static AVX2 void transdata_to_nd_u16(const rt_td_geom *g, const uint16_t *sp, uint16_t *dp, uint64_t lo,
+                                     uint64_t hi) {
+  const int64_t c = g->c, h = g->h, w = g->w, c1 = g->c1, dep = g->d, chrows = dep * h;
+  const int64_t n0 = (int64_t)(lo / (uint64_t)(c * chrows)),
+                n1 = (int64_t)((hi - 1) / (uint64_t)(c * chrows));
+  for (int64_t in = n0; in <= n1; in++)
+    for (int64_t id = 0; id < dep; id++)
+      for (int64_t cb = 0; cb < c1; cb++) {
+        const int64_t nch = c - cb * C0 < C0 ? c - cb * C0 : C0;
+        for (int64_t ih = 0; ih < h; ih++) {
+          const uint64_t row0 = (uint64_t)(((in * c + cb * C0) * dep + id) * h + ih),
+                         last = row0 + (uint64_t)((nch - 1) * chrows);
+          if (last < lo || row0 >= hi) continue;
+          const uint16_t *src = sp + (size_t)(((((in * dep + id) * c1 + cb) * h + ih) * w) * C0);
+          for (int64_t i = 0; i < w; i += 8) {
+            const int64_t iw = w - i < 8 && w >= 8 ? w - 8 : i, cols = w - iw < 8 ? w - iw : 8;
+            __m256i r[8];
+            for (int k = 0; k < 8; k++)
+              r[k] = k < cols ? _mm256_loadu_si256((const __m256i *)(src + (size_t)(iw + k) * C0))
+                              : _mm256_setzero_si256();
+            transpose8x16(r);
+            for (int j = 0; j < nch; j++) {
+              const uint64_t row = row0 + (uint64_t)(j * chrows);
+              if (row < lo || row >= hi) continue;
+              const __m128i v = j < 8 ? _mm256_castsi256_si128(r[j]) : _mm256_extracti128_si256(r[j - 8], 1);
+              uint16_t *dst = dp + (size_t)row * (size_t)w + (size_t)iw;
+              if (cols == 8) {
+                _mm_storeu_si128((__m128i *)dst, v);
+              } else {
+                uint16_t t[8];
+                _mm_storeu_si128((__m128i *)t, v);
+                memcpy(dst, t, (size_t)cols * sizeof *t);
+              }
+            }
+          }
+        }
+      }
+}
+
 static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const void *sp, void *dp,
                                  uint64_t lo, uint64_t hi) {
   const int sf16 = s->dtype == DT_FLOAT16, df16 = d->dtype == DT_FLOAT16;
@@ -630,6 +691,10 @@ static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const v
   rt_td_geom_init(d, &g);
   const int64_t c = g.c, h = g.h, w = g.w, c1 = g.c1, dep = g.d, chrows = dep * h; /* rows per channel */
   if (lo >= hi || c * chrows == 0) return;
+  if (sf16 && df16) {
+    transdata_to_nd_u16(&g, (const uint16_t *)sp, (uint16_t *)dp, lo, hi);
+    return;
+  }
   const int64_t n0 = (int64_t)(lo / (uint64_t)(c * chrows)),
                 n1 = (int64_t)((hi - 1) / (uint64_t)(c * chrows));
   for (int64_t in = n0; in <= n1; in++)
@@ -641,8 +706,8 @@ static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const v
                          last = row0 + (uint64_t)((nch - 1) * chrows);
           if (last < lo || row0 >= hi) continue;
           const size_t src = (size_t)(((((in * dep + id) * c1 + g8 / 2) * h + ih) * w) * C0 + (g8 % 2) * 8);
-          for (int64_t iw = 0; iw < w; iw += 8) {
-            const int64_t cols = w - iw < 8 ? w - iw : 8;
+          for (int64_t i = 0; i < w; i += 8) {
+            const int64_t iw = w - i < 8 && w >= 8 ? w - 8 : i, cols = w - iw < 8 ? w - iw : 8;
             __m256 r[8];
             for (int k = 0; k < 8; k++)
               r[k] = k < cols ? ld8h(sp, sf16, src + (size_t)(iw + k) * C0) : _mm256_setzero_ps();
@@ -654,6 +719,46 @@ static AVX2 void transdata_to_nd(const om_tensor *s, const om_tensor *d, const v
           }
         }
       }
+}
+
+/* ND -> NC1HWC0 with 16-bit elements on both sides (f16 -> f16): the bits
+ * move, no conversion. Per dst row (n, c1, h) and 8 columns: the row of
+ * channel j (low lane) and j + 8 (high lane) of each of the block's 8
+ * channel pairs, transposed within the lanes, is one column's 16 lanes.
+ * Channels past C (the padding lanes) read as 0. A row's last columns are
+ * its last 8 (when W >= 8; else through a zeroed copy). */
+static AVX2 void transdata_to_5hd_u16(const rt_td_geom *g, const uint16_t *sp, uint16_t *dp, uint64_t lo,
+                                      uint64_t hi) {
+  const int64_t c = g->c, h = g->h, w = g->w, c1 = g->c1;
+  for (uint64_t row = lo; row < hi; row++) {
+    const int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, img = (int64_t)row / h / c1;
+    uint16_t *out = dp + (size_t)row * (size_t)w * C0;
+    const uint16_t *base = sp + rt_td_nd_base(g, img) + (size_t)(ih * w);
+    for (int64_t i = 0; i < w; i += 8) {
+      /* a last part of a row of >= 8 columns: its last 8 (some stored twice, the same bits) */
+      const int64_t iw = w - i < 8 && w >= 8 ? w - 8 : i, cols = w - iw < 8 ? w - iw : 8;
+      __m128i half[C0];
+      for (int j = 0; j < C0; j++) {
+        const int64_t ch = cb * C0 + j;
+        const uint16_t *src = base + (size_t)ch * g->cstride + (size_t)iw;
+        if (ch >= c) {
+          half[j] = _mm_setzero_si128();
+        } else if (cols == 8) {
+          half[j] = _mm_loadu_si128((const __m128i *)src);
+        } else {
+          uint16_t t[8] = {0};
+          memcpy(t, src, (size_t)cols * sizeof *t);
+          half[j] = _mm_loadu_si128((const __m128i *)t);
+        }
+      }
+      __m256i r[8];
+      for (int j = 0; j < 8; j++)
+        r[j] = _mm256_set_m128i(half[j + 8], half[j]);
+      transpose8x16(r);
+      for (int k = 0; k < cols; k++)
+        _mm256_storeu_si256((__m256i *)(out + (size_t)(iw + k) * C0), r[k]);
+    }
+  }
 }
 
 int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi) {
@@ -668,6 +773,10 @@ int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo,
   const int sf16 = s->dtype == DT_FLOAT16, df16 = d->dtype == DT_FLOAT16;
   rt_td_geom g;
   rt_td_geom_init(d, &g);
+  if (sf16 && df16) {
+    transdata_to_5hd_u16(&g, (const uint16_t *)sp, (uint16_t *)dp, lo, hi);
+    return 1;
+  }
   const int64_t c = g.c, h = g.h, w = g.w, c1 = g.c1;
   for (uint64_t row = lo; row < hi; row++) {
     const int64_t ih = (int64_t)row % h, cb = (int64_t)row / h % c1, img = (int64_t)row / h / c1;
@@ -688,6 +797,17 @@ int AVX2 rt_transdata_x86(const om_task *task, const rt_args *args, uint64_t lo,
     }
   }
   return 1;
+}
+
+/* --- COPY_SLICE's 16-bit lanes: one masked load and store per pixel (the
+ * mask keeps the other lanes of both pixels untouched, and no byte past
+ * either tensor is read or written) */
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void
+rt_copy_lanes16_avx512bw(uint16_t *d, const uint16_t *s, int64_t lanes, int64_t hw) {
+  const __mmask16 k = (__mmask16)((1u << lanes) - 1);
+  for (int64_t p = 0; p < hw; p++)
+    _mm256_mask_storeu_epi16(d + p * C0, k, _mm256_maskz_loadu_epi16(k, s + p * C0));
 }
 
 /* --- f16 <-> f32 runs */

@@ -577,7 +577,10 @@ static void concat_case(int layout, int rank, const int64_t *ydims, int axis, co
     memcpy(xdims, ydims, (size_t)rank * sizeof *xdims);
     xdims[axis] = parts[p];
     int xs = kc_add(&c, xdt, layout, rank, xdims), ys = kc_add(&c, ydt, layout, rank, ydims);
-    if (ydata) memcpy(c.data[ys], ydata, (size_t)c.t[ys].bytes); /* keep the earlier slices */
+    if (ydata) /* keep the earlier slices */
+      memcpy(c.data[ys], ydata, (size_t)c.t[ys].bytes);
+    else /* NaNs: a lane no slice writes shows */
+      memset(c.data[ys], 0xff, (size_t)c.t[ys].bytes);
     c.task.params[OM_COPY_SLICE_P_AXIS] = axis, c.task.params[OM_COPY_SLICE_P_OFFSET] = (int32_t)off;
     size_t xn = yn / (size_t)ydims[axis] * (size_t)parts[p];
     float *x = gen(xn, xdt, 1.0f);
@@ -640,11 +643,13 @@ static void transdata_cases(const int64_t *shape);
 static void transdata_reshape(void);
 
 static void test_transdata(void) {
-  /* W = 21: the x86 paths' 8-pixel transposes plus a tail; C = 19: a channel
-   * block with real and padding halves; {2, 40, 5, 16}: whole 8-channel
-   * groups in both images, the block split cutting through them. */
-  const int64_t shapes[3][4] = {{2, 17, 3, 5}, {1, 19, 3, 21}, {2, 40, 5, 16}};
-  for (int sh = 0; sh < 3; sh++)
+  /* W = 21: the x86 paths' 8-pixel transposes plus a tail (their last 8
+   * columns again); W = 9: a tail overlapping 7 columns; W = 5: a row
+   * shorter than one transpose; C = 19: a channel block with real and
+   * padding halves; {2, 40, 5, 16}: whole 8-channel groups in both images,
+   * the block split cutting through them. */
+  const int64_t shapes[4][4] = {{2, 17, 3, 5}, {1, 19, 3, 21}, {2, 40, 5, 16}, {1, 33, 2, 9}};
+  for (int sh = 0; sh < 4; sh++)
     transdata_cases(shapes[sh]);
   transdata_reshape();
 }
