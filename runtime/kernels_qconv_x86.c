@@ -6,9 +6,10 @@
  * channels) by 4 i8 of each of 16 output channels (one ZMM of the packed
  * weights: [16 co][4 k]) and adds the 4 products into the 16 int32 sums.
  * A micro-tile keeps R pixels x NB output blocks of sums in registers (6 x
- * 4, or 12 x 1 when an output block reads input blocks of its own: grouped
- * convolutions) and walks K once; depthwise convolutions have their own
- * loop (below). Products and sums are
+ * 4, 4 x 4 or 2 x 4 for a tile's last few pixels, or 12 x 1 when an
+ * output block reads input blocks of its own: grouped convolutions) and
+ * walks K once; depthwise convolutions have their own loop (below).
+ * Products and sums are
  * exact (the compiler bounds K, om_format.h OM_QCONV_MAX_K), so every path
  * gets the portable tile's int32 sums. The groups of 4 lanes past x's
  * channels in its last block (zero weights) are left out: an RGB stem's
@@ -46,11 +47,12 @@
 enum { MAX_R = 12, MAX_NB = 4 };
 
 /* The output rows and columns of R pixels from p; pixels past np repeat
- * the last one. */
+ * the last one. One division, then steps along the row. */
 static inline void pixel_pos(const rt_qconv_geom *g, int64_t p, int np, int R, int64_t *oh, int64_t *ow) {
+  int64_t h = p / g->wo, w = p % g->wo;
   for (int r = 0; r < R; r++) {
-    const int64_t pp = p + (r < np ? r : np - 1);
-    oh[r] = pp / g->wo, ow[r] = pp % g->wo;
+    oh[r] = h, ow[r] = w;
+    if (r + 1 < np && ++w == g->wo) w = 0, h++;
   }
 }
 
@@ -429,6 +431,23 @@ T_VNNI_INLINE void vnni_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
   }
 }
 
+/* vnni_micro for np pixels: R x NB with x's mask as constants, so that
+ * each variant compiles to its own loop. A short tail takes a short tile:
+ * 1-2 pixels R = 2, 3-4 R = 4, not 6 rows of which most repeat the last
+ * (a 7x7 map's tile of 49 pixels ends in 1, a fully connected layer is 1). */
+T_VNNI_INLINE void vnni_rows(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb, int nnb,
+                             int64_t lo, int64_t kb, const int s8) {
+  const uint32_t mask = s8 ? 0x80808080u : 0;
+  if (nnb == 1)
+    vnni_micro(g, img, p, np, nb, 1, lo, kb, 12, 1, mask);
+  else if (np <= 2)
+    vnni_micro(g, img, p, np, nb, nnb, lo, kb, 2, 4, mask);
+  else if (np <= 4)
+    vnni_micro(g, img, p, np, nb, nnb, lo, kb, 4, 4, mask);
+  else
+    vnni_micro(g, img, p, np, nb, nnb, lo, kb, 6, 4, mask);
+}
+
 T_VNNI void rt_qconv_tile_vnni(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
                                int64_t nb1) {
   if (g->depthwise) {
@@ -446,15 +465,13 @@ T_VNNI void rt_qconv_tile_vnni(const rt_qconv_geom *g, int64_t img, int64_t p0, 
   }
   for (int64_t nb = nb0; nb < nb1;) {
     int64_t lo, hi;
-    const int nnb = same_range(g, nb, nb1, 4, &lo, &hi);
-    /* the micro-tile and x's mask as constants, so that each variant compiles to its own loop */
-    const int s8 = g->xmask != 0;
-    for (int64_t p = p0; p < p1; p += nnb == 1 ? 12 : 6) {
-      const int np = (int)(p1 - p < (nnb == 1 ? 12 : 6) ? p1 - p : nnb == 1 ? 12 : 6);
-      if (nnb == 1 && !s8) vnni_micro(g, img, p, np, nb, 1, lo, hi - lo, 12, 1, 0);
-      if (nnb == 1 && s8) vnni_micro(g, img, p, np, nb, 1, lo, hi - lo, 12, 1, 0x80808080u);
-      if (nnb > 1 && !s8) vnni_micro(g, img, p, np, nb, nnb, lo, hi - lo, 6, 4, 0);
-      if (nnb > 1 && s8) vnni_micro(g, img, p, np, nb, nnb, lo, hi - lo, 6, 4, 0x80808080u);
+    const int nnb = same_range(g, nb, nb1, 4, &lo, &hi), R = nnb == 1 ? 12 : 6;
+    for (int64_t p = p0; p < p1; p += R) {
+      const int np = (int)(p1 - p < R ? p1 - p : R);
+      if (g->xmask)
+        vnni_rows(g, img, p, np, nb, nnb, lo, hi - lo, 1);
+      else
+        vnni_rows(g, img, p, np, nb, nnb, lo, hi - lo, 0);
     }
     nb += nnb;
   }
