@@ -29,6 +29,7 @@
 #include "runtime/kernels.h"
 #include "runtime/kernels_matmul.h"
 #include "runtime/kernels_qconv.h"
+#include "runtime/kernels_qdw.h"
 #include "runtime/kernels_qeltwise.h"
 #include "runtime/kernels_qlut.h"
 
@@ -145,6 +146,7 @@ static void detect(void) {
       if (has_avx512_vnni()) {
         paths.name = "avx512f+vnni+avx2+fma+f16c";
         paths.qconv_tile = rt_qconv_tile_vnni;
+        paths.qconv_dw_tile = rt_qconv_dw_tile_vnni;
       }
     }
   }

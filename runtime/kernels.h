@@ -445,6 +445,9 @@ typedef struct rt_cpu_paths {
   /* QCONV2D's tile (kernels_qconv.h): AVX-512 VNNI or AVX2; NULL: portable */
   void (*qconv_tile)(const struct rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
                      int64_t nb1);
+  /* QCONV2D's depthwise tile (kernels_qdw.h): AVX-512 VNNI; NULL: qconv_tile */
+  void (*qconv_dw_tile)(const struct rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
+                        int64_t nb1);
   /* QELTWISE's run (kernels_qeltwise.h): AVX-512F or AVX2; NULL: portable */
   void (*qeltwise)(const struct rt_qelt *q, size_t i0, size_t n);
   /* QLUT's run (kernels_qlut.h): AVX-512 VBMI or AVX2; NULL: portable */

@@ -162,7 +162,9 @@ void rt_qconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_c
   const int64_t tm = task->params[OM_QCONV_P_TILE_M], tn = task->params[OM_QCONV_P_TILE_N];
   const int64_t mt = rt_ceil_div(m, tm), nt = rt_ceil_div(g.c1out, tn);
   const rt_cpu_paths *cpu = rt_cpu();
-  const rt_qconv_tile_fn tile = cpu->qconv_tile ? cpu->qconv_tile : rt_qconv_tile_c;
+  const rt_qconv_tile_fn tile = g.depthwise && cpu->qconv_dw_tile ? cpu->qconv_dw_tile
+                                : cpu->qconv_tile                 ? cpu->qconv_tile
+                                                                  : rt_qconv_tile_c;
   uint64_t lo, hi;
   rt_block_range((uint64_t)(n * mt * nt), task->block_dim, block, &lo, &hi);
   for (uint64_t t = lo; t < hi; t++) {

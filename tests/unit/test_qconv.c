@@ -23,6 +23,7 @@
 #include "kcase.h"
 #include "lower/qconv_weights.h"
 #include "runtime/kernels_qconv.h"
+#include "runtime/kernels_qdw.h"
 
 static uint32_t rng = 12345;
 static uint32_t next(void) {
@@ -218,13 +219,14 @@ static void run_case(const qcase *q) {
   rt_args args;
   kc_args(&c, &args);
   /* the task as libomrt runs it, then each tile function (VNNI also with window-packed weights) */
-  path paths[5] = {{"task", NULL, 0}, {"portable", rt_qconv_tile_c, 0}};
+  path paths[6] = {{"task", NULL, 0}, {"portable", rt_qconv_tile_c, 0}};
   int np = 2;
 #if defined(__x86_64__) && defined(__GNUC__)
   if (__builtin_cpu_supports("avx2")) paths[np++] = (path){"avx2", rt_qconv_tile_avx2, 0};
   if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
     paths[np++] = (path){"avx512vnni", rt_qconv_tile_vnni, 0},
-    paths[np++] = (path){"avx512vnni, window", rt_qconv_tile_vnni, 1};
+    paths[np++] = (path){"avx512vnni, window", rt_qconv_tile_vnni, 1},
+    paths[np++] = (path){"avx512vnni, depthwise 4x4", rt_qconv_dw_tile_vnni, 0};
 #endif
   for (int k = 0; k < np && s == OMRT_OK && want; k++) {
     memset(got, 0x7f, ybytes);
@@ -375,6 +377,13 @@ int main(void) {
       {1, 3, 11, 13, 37, 1, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, U8, U8, 0, 1, 1, 2, I8}, /* RGB stem window, Mul */
       {1, 48, 5, 6, 36, 6, 3, 1, 1, 2, 1, 1, 1, 0, 1, 0, I8, I8, 1, 1, 0, 1, U8},  /* groups: 12 x 1 tiles */
       {1, 16, 4, 4, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 0, 1, 1, U8},  /* ties, one block */
+      /* depthwise over rows of several 4-pixel groups (kernels_qdw_x86.c): inside and edge groups */
+      {1, 40, 13, 19, 40, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0, 0, 0}, /* odd C, last block 8 */
+      {1, 32, 15, 17, 32, 32, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, I8, U8, 0, 1, 1, 0, 0}, /* stride 2, pads after */
+      {1, 16, 12, 21, 16, 16, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, U8, I8, 1, 1, 0, 0, 0}, /* 5x5: 7 quads of taps */
+      {1, 16, 9, 23, 16, 16, 3, 3, 1, 2, 2, 2, 2, 2, 2, 2, I8, I8, 0, 1, 0, 0, 0},  /* dilated, stride 1,2 */
+      {2, 16, 10, 25, 16, 16, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, U8, U8, 0, 0, 0, 0, 0}, /* stride 3: gathered */
+      {1, 16, 9, 12, 16, 16, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, U8, U8, 1, 1, 0, 0, 0},  /* 49 taps: handed on */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     run_case(&cases[i]);
