@@ -81,7 +81,8 @@ T_VNNI_INLINE void dw4_quad(__m512i *acc, const __m512i *v, const __m512i *w4) {
 
 /* Requantizes the sums (vnni_store's f32 steps) and stores the first n of
  * the 4 pixels from y. */
-T_VNNI_INLINE void dw4_store(const rt_qconv_geom *g, const dw4_block *b, const __m512i *acc, uint8_t *y, int n) {
+T_VNNI_INLINE void dw4_store(const rt_qconv_geom *g, const dw4_block *b, const __m512i *acc, uint8_t *y,
+                             int n) {
   const __m512 flo = _mm512_set1_ps((float)(g->clo - g->yzp)), fhi = _mm512_set1_ps((float)(g->chi - g->yzp));
   const __m512i yzp = _mm512_set1_epi32(g->yzp);
   __m128i by[4];
@@ -97,8 +98,8 @@ T_VNNI_INLINE void dw4_store(const rt_qconv_geom *g, const dw4_block *b, const _
   const __m128i px[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1), _mm_unpacklo_epi64(t2, t3),
                          _mm_unpackhi_epi64(t2, t3)};
   if (n == 4) {
-    const __m512i all = _mm512_inserti64x4(
-        _mm512_castsi256_si512(_mm256_set_m128i(px[1], px[0])), _mm256_set_m128i(px[3], px[2]), 1);
+    const __m512i all = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(px[1], px[0])),
+                                           _mm256_set_m128i(px[3], px[2]), 1);
     _mm512_storeu_si512(y, all);
     return;
   }
@@ -108,10 +109,11 @@ T_VNNI_INLINE void dw4_store(const rt_qconv_geom *g, const dw4_block *b, const _
 
 /* Pixel pi's row at tap t: x's, or the zero point's where the tap falls
  * in the padding or the pixel is past n. */
-static inline const uint8_t *dw4_row(const rt_qconv_geom *g, const uint8_t *xb, int64_t ih, int64_t ow, int pi,
-                                     int n, int t) {
+static inline const uint8_t *dw4_row(const rt_qconv_geom *g, const uint8_t *xb, int64_t ih, int64_t ow,
+                                     int pi, int n, int t) {
   const int64_t iw = (ow + pi) * g->sw - g->pl + (t % g->kw) * g->dw;
-  return pi < n && ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_ ? xb + (size_t)(ih * g->w_ + iw) * C0 : g->pad;
+  return pi < n && ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_ ? xb + (size_t)(ih * g->w_ + iw) * C0
+                                                                 : g->pad;
 }
 
 /* The 4 pixels' rows of taps 4*qd..4*qd+3, x ^ mask, into v. fast: the
@@ -128,9 +130,10 @@ T_VNNI_INLINE void dw4_load(const rt_qconv_geom *g, const uint8_t *xb, int64_t o
       r = pad;
     } else if (fast) {
       const uint8_t *src = xb + (size_t)(ih * g->w_ + ow * g->sw - g->pl + (t % g->kw) * g->dw) * C0;
-      r = g->sw == 1 ? _mm512_loadu_si512(src)
-                     : _mm512_shuffle_i64x2(_mm512_loadu_si512(src), _mm512_maskz_loadu_epi32(0x0fff, src + 64),
-                                            _MM_SHUFFLE(2, 0, 2, 0));
+      r = g->sw == 1
+              ? _mm512_loadu_si512(src)
+              : _mm512_shuffle_i64x2(_mm512_loadu_si512(src), _mm512_maskz_loadu_epi32(0x0fff, src + 64),
+                                     _MM_SHUFFLE(2, 0, 2, 0));
     } else {
       const __m256i lo = _mm256_set_m128i(_mm_loadu_si128((const __m128i *)dw4_row(g, xb, ih, ow, 1, n, t)),
                                           _mm_loadu_si128((const __m128i *)dw4_row(g, xb, ih, ow, 0, n, t)));
