@@ -23,7 +23,8 @@
  * ONNX definition with numpy broadcasting. Operands are generated
  * representable in their dtype, so an f16 case's only error is f32
  * summation plus the final rounding to y's dtype.
- * Then every rule of the check is broken once.
+ * Then the transcendental epilogue acts give the same bits on every path.
+ * The load-time check: test_matmul_check.c.
  */
 #include <math.h>
 #include <stdio.h>
@@ -35,81 +36,8 @@
 #include "runtime/kernels.h"
 #include "runtime/kernels_matmul.h"
 #include "common/matmul_geom.h"
+#include "mcase.h"
 #include "support.h"
-
-static const char STRINGS[] = "\0test_task\0t";
-
-typedef struct mcase {
-  om_model_def def;
-  om_tensor t[OM_MATMUL_NTENSORS];
-  void *data[OM_MATMUL_NTENSORS];
-  void *b_nd; /* b's data as ND when data[b] holds it as FRACTAL_NZ (mc_to_nz) */
-  om_task task;
-  omrt_model m;
-} mcase;
-
-static void mc_setup(mcase *c) {
-  memset(c, 0, sizeof *c);
-  c->def = (om_model_def){.l0a_bytes = 64 << 10,
-                          .l0b_bytes = 64 << 10,
-                          .l0c_bytes = 256 << 10,
-                          .ub_bytes = 256 << 10,
-                          .l1_bytes = 1 << 20,
-                          .ntasks = 1};
-  c->task = (om_task){.kind = OM_TASK_MATMUL, .name = 1, .block_dim = 1, .ntensors = OM_MATMUL_NTENSORS};
-  for (int s = 0; s < OM_MATMUL_NTENSORS; s++)
-    c->task.tensors[s] = OM_NONE;
-  c->m.def = &c->def, c->m.tensors = c->t, c->m.tasks = &c->task;
-  c->m.strings = STRINGS, c->m.strings_bytes = sizeof STRINGS;
-}
-
-static void mc_set(mcase *c, int s, int dt, int rank, const int64_t *dims) {
-  om_tensor *t = &c->t[s];
-  *t = (om_tensor){.name = 11, .region = OM_REGION_WORKSPACE, .dtype = (uint32_t)dt, .rank = (uint32_t)rank};
-  uint64_t n = 1;
-  for (int d = 0; d < rank; d++)
-    t->dims[d] = dims[d], n *= (uint64_t)dims[d];
-  t->bytes = n * dtype_size(dt);
-  free(c->data[s]);
-  c->data[s] = malloc((size_t)t->bytes + 8);
-  memset(c->data[s], 0x7f, (size_t)t->bytes); /* garbage the kernel must overwrite */
-  c->task.tensors[s] = (uint32_t)s;
-}
-
-static void mc_free(mcase *c) {
-  for (int s = 0; s < OM_MATMUL_NTENSORS; s++)
-    free(c->data[s]);
-  free(c->b_nd);
-}
-
-/* Re-stores b (ND data, rank >= 2, not transposed) as FRACTAL_NZ: per batch,
- * [N1][K1*16][16] with zero padding (common/types.h); keeps the ND copy. */
-static void mc_to_nz(mcase *c) {
-  om_tensor *t = &c->t[OM_MATMUL_T_B];
-  const int r = (int)t->rank;
-  const int64_t K = t->dims[r - 2], N = t->dims[r - 1], k16 = (K + 15) / 16 * 16, n16 = (N + 15) / 16 * 16;
-  const size_t es = dtype_size((int)t->dtype);
-  uint64_t phys;
-  CHECK(layout_elements(LAYOUT_FRACTAL_NZ, r, t->dims, &phys) == 0);
-  uint8_t *nz = calloc((size_t)phys + 1, es);
-  const uint8_t *nd = c->data[OM_MATMUL_T_B];
-  for (uint64_t bi = 0; bi < phys / (uint64_t)(k16 * n16); bi++)
-    for (int64_t k = 0; k < K; k++)
-      for (int64_t n = 0; n < N; n++)
-        memcpy(nz + ((size_t)bi * (size_t)(k16 * n16) + (size_t)(((n / 16) * k16 + k) * 16 + n % 16)) * es,
-               nd + ((size_t)bi * (size_t)(K * N) + (size_t)(k * N + n)) * es, es);
-  c->b_nd = c->data[OM_MATMUL_T_B];
-  c->data[OM_MATMUL_T_B] = nz;
-  t->layout = LAYOUT_FRACTAL_NZ, t->bytes = phys * es;
-}
-
-static omrt_status mc_check(mcase *c) { return rt_kernels[OM_TASK_MATMUL].check(&c->m, 0, &c->task); }
-
-static int32_t bits(float f) {
-  int32_t b;
-  memcpy(&b, &f, 4);
-  return b;
-}
 
 /* --- data and the reference */
 
@@ -913,110 +841,6 @@ static void kernel_cases(void) {
     }
 }
 
-/* --- the check */
-
-static void valid(mcase *c) {
-  mc_setup(c);
-  mc_set(c, 0, DT_FLOAT32, 3, (int64_t[]){2, 5, 7});
-  mc_set(c, 1, DT_FLOAT32, 2, (int64_t[]){7, 9});
-  mc_set(c, 2, DT_FLOAT32, 1, (int64_t[]){9});
-  mc_set(c, 3, DT_FLOAT32, 3, (int64_t[]){2, 5, 9});
-  int32_t *q = c->task.params;
-  q[OM_MATMUL_P_ALPHA] = bits(1.0f), q[OM_MATMUL_P_BETA] = bits(1.0f),
-  q[OM_MATMUL_P_TILE_M] = q[OM_MATMUL_P_TILE_N] = q[OM_MATMUL_P_TILE_K] = 16;
-}
-
-static void expect_reject(mcase *c, const char *what, const char *want) {
-  omrt_status s = mc_check(c);
-  const char *msg = omrt_last_error();
-  int ok = s == OMRT_ERR_FORMAT && msg && strstr(msg, "test_task") && strstr(msg, want);
-  test_check(ok, __FILE__, __LINE__, what);
-  if (!ok) test_note("  %s: status %d, message '%s'", what, s, msg ? msg : "(null)");
-  mc_free(c);
-}
-
-static void check_cases(void) {
-  mcase c;
-  valid(&c);
-  CHECK_EQ_INT(mc_check(&c), OMRT_OK);
-  mc_free(&c);
-  valid(&c), c.task.ntensors = 3, expect_reject(&c, "ntensors", "ntensors");
-  valid(&c), c.task.tensors[OM_MATMUL_T_A] = OM_NONE, expect_reject(&c, "a missing", "a");
-  valid(&c), c.t[OM_MATMUL_T_B].dtype = DT_FLOAT16, c.t[OM_MATMUL_T_B].bytes /= 2,
-             expect_reject(&c, "a/b dtypes", "b dtype");
-  valid(&c), c.t[OM_MATMUL_T_A].dtype = DT_INT32, expect_reject(&c, "int a", "dtype");
-  valid(&c), c.t[OM_MATMUL_T_Y].layout = LAYOUT_NC1HWC0, expect_reject(&c, "y layout", "layout");
-  valid(&c), c.t[OM_MATMUL_T_Y].bytes += 4, expect_reject(&c, "y bytes", "bytes");
-  valid(&c), mc_set(&c, 1, DT_FLOAT32, 2, (int64_t[]){8, 9}), expect_reject(&c, "K mismatch", "K");
-  valid(&c), mc_set(&c, 3, DT_FLOAT32, 3, (int64_t[]){2, 5, 8}), expect_reject(&c, "y N", "matrix dims");
-  valid(&c), mc_set(&c, 3, DT_FLOAT32, 2, (int64_t[]){5, 9}), expect_reject(&c, "y rank", "y rank");
-  valid(&c), mc_set(&c, 1, DT_FLOAT32, 3, (int64_t[]){3, 7, 9}), expect_reject(&c, "batch", "batch dim");
-  valid(&c), mc_set(&c, 3, DT_FLOAT32, 3, (int64_t[]){1, 5, 9}), expect_reject(&c, "y batch", "batch dim");
-  valid(&c), mc_set(&c, 2, DT_FLOAT32, 1, (int64_t[]){4}), expect_reject(&c, "c broadcast", "c dims");
-  valid(&c), mc_set(&c, 2, DT_FLOAT32, 4, (int64_t[]){1, 2, 5, 9}), expect_reject(&c, "c rank", "c rank");
-  valid(&c), c.task.params[OM_MATMUL_P_TRANS_A] = 2, expect_reject(&c, "trans_a 2", "trans_a");
-  valid(&c), mc_set(&c, 1, DT_FLOAT32, 1, (int64_t[]){7}), mc_set(&c, 3, DT_FLOAT32, 2, (int64_t[]){2, 5}),
-      c.task.params[OM_MATMUL_P_TRANS_B] = 1, expect_reject(&c, "trans_b on 1-D", "trans_b");
-  valid(&c), c.task.params[OM_MATMUL_P_ALPHA] = bits(INFINITY), expect_reject(&c, "alpha inf", "alpha");
-  valid(&c), c.task.params[OM_MATMUL_P_BETA] = bits(NAN), expect_reject(&c, "beta nan", "beta");
-  valid(&c), c.task.tensors[OM_MATMUL_T_C] = OM_NONE, expect_reject(&c, "beta without c", "without c");
-  valid(&c), c.task.params[OM_MATMUL_P_ACT] = OM_ACT_COUNT, expect_reject(&c, "act", "act");
-  valid(&c), c.task.params[OM_MATMUL_P_ACT] = -1, expect_reject(&c, "act -1", "act");
-  valid(&c), c.task.params[OM_MATMUL_P_ACT] = OM_ACT_GELU, c.task.params[OM_MATMUL_P_CLIP_MAX] = bits(1),
-             expect_reject(&c, "clip param with gelu", test_param_ref(OM_MATMUL_P_CLIP_MIN));
-  valid(&c), c.task.params[OM_MATMUL_P_ACT] = OM_ACT_CLIP, c.task.params[OM_MATMUL_P_CLIP_MIN] = bits(2),
-             c.task.params[OM_MATMUL_P_CLIP_MAX] = bits(1), expect_reject(&c, "clip order", "clip_min");
-  valid(&c), c.task.params[OM_MATMUL_P_CLIP_MIN] = 1,
-             expect_reject(&c, "clip param without clip", test_param_ref(OM_MATMUL_P_CLIP_MIN));
-  valid(&c), c.task.params[OM_MATMUL_P_TILE_M] = 24, expect_reject(&c, "tile_m 24", "tile_m");
-  valid(&c), c.task.params[OM_MATMUL_P_TILE_K] = 0, expect_reject(&c, "tile_k 0", "tile_k");
-  valid(&c), c.task.params[OM_MATMUL_P_TILE_N] = 65552, expect_reject(&c, "tile_n too big", "tile_n");
-  valid(&c), c.task.params[OM_MATMUL_P_TILE_M] = 2048, c.task.params[OM_MATMUL_P_TILE_K] = 16,
-             expect_reject(&c, "L0A", "L0A");
-  valid(&c), c.task.params[OM_MATMUL_P_TILE_N] = 2048, c.task.params[OM_MATMUL_P_TILE_K] = 16,
-             expect_reject(&c, "L0B", "L0B");
-  valid(&c), c.task.params[OM_MATMUL_P_TILE_M] = 1024, c.task.params[OM_MATMUL_P_TILE_N] = 1024,
-             expect_reject(&c, "L0C", "L0C");
-  valid(&c), c.task.params[OM_MATMUL_NPARAMS + 2] = 1, expect_reject(&c, "unused param", "unused");
-  valid(&c), c.task.block_dim = 3, expect_reject(&c, "block_dim > tiles", "block_dim");
-  valid(&c), mc_set(&c, 0, DT_FLOAT32, 3, (int64_t[]){2, 5, 0}),
-      mc_set(&c, 1, DT_FLOAT32, 2, (int64_t[]){0, 9}), expect_reject(&c, "K = 0", "K 0");
-  /* format 2.1: bias, FRACTAL_NZ b, fold, epilogue */
-  valid(&c), c.task.params[OM_MATMUL_P_FOLD] = 1, mc_set(&c, OM_MATMUL_T_BIAS, DT_FLOAT32, 1, (int64_t[]){9});
-  CHECK_EQ_INT(mc_check(&c), OMRT_OK);
-  mc_to_nz(&c);
-  CHECK_EQ_INT(mc_check(&c), OMRT_OK);
-  mc_free(&c);
-  valid(&c), c.task.ntensors = 4;
-  CHECK_EQ_INT(mc_check(&c), OMRT_OK); /* a format 2.0 task */
-  mc_free(&c);
-  valid(&c), c.task.ntensors = 4, c.task.params[OM_MATMUL_P_EPILOGUE] = 1,
-             expect_reject(&c, "epilogue without the bias slot", "epilogue");
-  valid(&c), mc_set(&c, OM_MATMUL_T_BIAS, DT_FLOAT32, 1, (int64_t[]){7}), expect_reject(&c, "bias N", "bias");
-  valid(&c), mc_set(&c, OM_MATMUL_T_BIAS, DT_FLOAT16, 1, (int64_t[]){9}),
-      expect_reject(&c, "f16 bias", "bias");
-  valid(&c), mc_set(&c, OM_MATMUL_T_BIAS, DT_FLOAT32, 2, (int64_t[]){1, 9}),
-      expect_reject(&c, "bias rank 2", "bias");
-  valid(&c), mc_to_nz(&c), c.task.params[OM_MATMUL_P_TRANS_B] = 1,
-                           mc_set(&c, 3, DT_FLOAT32, 3, (int64_t[]){2, 5, 7}),
-                           expect_reject(&c, "NZ b transposed", "FRACTAL_NZ");
-  valid(&c), c.task.params[OM_MATMUL_P_FOLD] = 2, expect_reject(&c, "fold past the batch rank", "fold");
-  valid(&c), mc_set(&c, 1, DT_FLOAT32, 3, (int64_t[]){2, 7, 9}),
-      c.task.params[OM_MATMUL_P_FOLD] = 1, expect_reject(&c, "fold with a batched b", "fold");
-  valid(&c), mc_set(&c, 2, DT_FLOAT32, 2, (int64_t[]){5, 9}),
-      c.task.params[OM_MATMUL_P_FOLD] = 1, expect_reject(&c, "fold with c repeating per batch", "fold");
-  valid(&c), c.task.params[OM_MATMUL_P_TRANS_A] = 1, mc_set(&c, 0, DT_FLOAT32, 3, (int64_t[]){2, 7, 5}),
-             c.task.params[OM_MATMUL_P_FOLD] = 1, expect_reject(&c, "fold with a transposed a", "fold");
-  valid(&c), mc_set(&c, 0, DT_FLOAT32, 3, (int64_t[]){5, 2, 7}), c.task.params[OM_MATMUL_P_PERM_A] = 0x201;
-  CHECK_EQ_INT(mc_check(&c), OMRT_OK); /* a [5,2,7] read as [2,5,7] */
-  mc_free(&c);
-  valid(&c), c.task.params[OM_MATMUL_P_PERM_A] = 0x001, expect_reject(&c, "perm_a repeats", "perm_a");
-  valid(&c), c.task.params[OM_MATMUL_P_PERM_A] = 0x1012, expect_reject(&c, "perm_a past the rank", "perm_a");
-  valid(&c), c.task.params[OM_MATMUL_P_PERM_A] = 0x102, expect_reject(&c, "perm_a changes the dims", "K");
-  valid(&c), mc_to_nz(&c), c.task.params[OM_MATMUL_P_PERM_B] = 0x01,
-                           expect_reject(&c, "NZ b permuted", "FRACTAL_NZ");
-}
-
 /* --- the transcendental acts: every path the same bits */
 
 /* rt_mm_epilogue (the vector epilogue where rt_cpu() has one) against
@@ -1079,6 +903,5 @@ int main(void) {
     act_paths_case(act, DT_FLOAT16);
   }
   kernel_cases();
-  check_cases();
   return test_summary("test_matmul");
 }
