@@ -26,14 +26,22 @@ around every Conv, Gemm, Add, pooling and Relu ("QDQ"). For each model NAME it w
 
 The float models themselves are models/export_torchvision.py's NAME.onnx.
 
+bert_base (the BERT-base-shaped encoder, int64 token ids 1x128) is quantized by the project's own
+omquant (--omquant, default build/omquant) instead: the same QDQ form (per-channel int8 weights for
+every Linear's MatMul, uint8 activations around every MatMul, the attention's two activation x
+activation MatMuls included, and Add), calibrated on CALIB_IDS seeded random token-id sequences
+(calib/bert_base/NNN.bin, raw int64 1x128) with minmax ranges. Its .input.bin and .output.bin are the
+float export's (models/export_torchvision.py bert_base, which must exist), .torch.bin is not written.
+
 Usage: models/export_qdq.py [--out DIR] [--ort-bench FILE] [NAME ...]
        models/export_qdq.py [--out DIR] --calib NAME [NAME ...]
-       NAME in resnet50, mobilenet_v2, resnet18, squeezenet1_1; default: all four.
+       NAME in resnet50, mobilenet_v2, resnet18, squeezenet1_1, bert_base; default: the first four.
        --calib writes only calib/NAME/ (no model is built: cheap; what the tests need for omquant).
 """
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -50,6 +58,8 @@ MODELS = {"resnet50": torchvision.models.resnet50, "mobilenet_v2": torchvision.m
 OPSET = 13
 CALIB = 32
 CALIB_SEED = 20261201
+OMQUANT = {"bert_base": [1, 128]}  # quantized by build/omquant from the float export: its input shape
+CALIB_IDS = 8  # calibration sequences for an OMQUANT model (the reference evaluator is slow on BERT)
 RECIPE = 1  # bump when an export changes
 SHAPE = [1, 3, 224, 224]
 
@@ -135,14 +145,14 @@ def top5(y):
     return torch.topk(torch.as_tensor(y).reshape(-1), 5).indices.tolist()
 
 
-def ort_output(bench, onnx_path, input_path, out_path):
+def ort_output(bench, onnx_path, input_path, out_path, shape=SHAPE, dtype="float32"):
     """ONNX Runtime's first output (bench/ort_bench.js --output), or None without node."""
     if not bench or not os.path.exists(bench):
         return None
     try:
         subprocess.run(["node", bench, "--model", onnx_path, "--input", input_path, "--shape",
-                        ",".join(map(str, SHAPE)), "--threads", "1", "--min", "1", "--max", "1", "--budget", "0",
-                        "--output", out_path], check=True, stdout=subprocess.DEVNULL)
+                        ",".join(map(str, shape)), "--dtype", dtype, "--threads", "1", "--min", "1", "--max", "1",
+                        "--budget", "0", "--output", out_path], check=True, stdout=subprocess.DEVNULL)
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"models: ONNX Runtime reference not written: {e}", file=sys.stderr)
         return None
@@ -190,9 +200,46 @@ def export(name, out_dir, bench):
     return base + ".onnx"
 
 
+def export_omquant(name, out_dir, bench, omquant):
+    """NAME_qdq by omquant from the float export NAME.onnx, calibrated on seeded random token ids."""
+    src = os.path.join(out_dir, name)
+    for ext in (".onnx", ".input.bin", ".output.bin", ".json"):
+        if not os.path.exists(src + ext):
+            sys.exit(f"export_qdq: {src + ext} is missing: run models/export_torchvision.py {name} first")
+    if not os.path.exists(omquant):
+        sys.exit(f"export_qdq: {omquant} is missing: build it (scripts/build.sh) or pass --omquant")
+    with open(src + ".json") as f:
+        fmeta = json.load(f)
+    shape, vocab = OMQUANT[name], et.TOKEN_IDS[name]
+    calib_dir = os.path.join(out_dir, "calib", name)
+    os.makedirs(calib_dir, exist_ok=True)
+    gen = torch.Generator().manual_seed(CALIB_SEED)
+    for i in range(CALIB_IDS):
+        ids = torch.randint(0, vocab, shape, generator=gen, dtype=torch.int64)
+        ids.numpy().astype("<i8").tofile(os.path.join(calib_dir, f"{i:03d}.bin"))
+    base = src + "_qdq"
+    subprocess.run([omquant, "--model", src + ".onnx", "--calib", calib_dir, "--output", base + ".onnx",
+                    "--input_shape", f"{fmeta['input']}:{','.join(map(str, shape))}"], check=True)
+    for ext in (".input.bin", ".output.bin"):
+        shutil.copyfile(src + ext, base + ext)
+    yo = ort_output(bench, base + ".onnx", base + ".input.bin", base + ".ort.bin", shape, "int64")
+    meta = {"model": name + "_qdq", "float_model": name, "opset": fmeta["opset"], "input": fmeta["input"],
+            "input_shape": shape, "input_dtype": "int64", "output_shape": fmeta["output_shape"],
+            "kind": fmeta["kind"], "quantized": True, "quantizer": "omquant", "seed": et.SEED,
+            "calib_count": CALIB_IDS, "calib_seed": CALIB_SEED, "recipe": RECIPE}
+    if yo is not None:
+        y = np.fromfile(base + ".output.bin", dtype="<f4").astype(np.float64)
+        yo = yo.astype(np.float64)
+        meta["ort_int8_cosine_vs_float"] = float(y @ yo / np.sqrt((y @ y) * (yo @ yo)))
+    with open(base + ".json", "w") as f:
+        json.dump(meta, f, indent=1)
+    return base + ".onnx"
+
+
 def up_to_date(name, out_dir):
     base = os.path.join(out_dir, name + "_qdq")
-    files = [base + ext for ext in (".onnx", ".input.bin", ".output.bin", ".torch.bin", ".json")]
+    torch_bin = () if name in OMQUANT else (".torch.bin",)
+    files = [base + ext for ext in (".onnx", ".input.bin", ".output.bin", ".json") + torch_bin]
     if not all(os.path.exists(f) for f in files):
         return False
     with open(base + ".json") as f:
@@ -207,11 +254,14 @@ def main():
     ap.add_argument("--ort-bench", default=os.path.join(here, "..", "bench", "ort_bench.js"),
                     help="bench/ort_bench.js with its node_modules (ONNX Runtime's reference output)")
     ap.add_argument("--calib", action="store_true", help="write only the calibration images calib/NAME/")
+    ap.add_argument("--omquant", default=os.path.join(here, "..", "build", "omquant"),
+                    help="the omquant that quantizes bert_base")
     ap.add_argument("names", nargs="*", default=list(MODELS))
     args = ap.parse_args()
     for n in args.names:
-        if n not in MODELS:
-            sys.exit(f"export_qdq: unknown model '{n}' (known: {', '.join(MODELS)})")
+        if n not in MODELS and n not in OMQUANT or args.calib and n in OMQUANT:
+            sys.exit(f"export_qdq: unknown model '{n}' (known: {', '.join(MODELS)}"
+                     f"{'' if args.calib else ', ' + ', '.join(OMQUANT)})")
     if args.calib:
         for n in args.names:
             if calibration_up_to_date(n, args.out):
@@ -231,12 +281,12 @@ def main():
         t = time.time()
         if up_to_date(n, args.out):
             ort_path = os.path.join(args.out, n + "_qdq.ort.bin")
-            if not os.path.exists(ort_path) and bench and write_ort_reference(n, args.out, bench):
+            if not os.path.exists(ort_path) and bench and n in MODELS and write_ort_reference(n, args.out, bench):
                 print(f"models: {n}_qdq: wrote its ONNX Runtime reference {ort_path}")
             else:
                 print(f"models: {n}_qdq: up to date in {args.out}")
             continue
-        path = export(n, args.out, bench)
+        path = export_omquant(n, args.out, bench, args.omquant) if n in OMQUANT else export(n, args.out, bench)
         print(f"models: {n}_qdq: wrote {path} ({os.path.getsize(path) / 2**20:.1f} MiB) in {time.time() - t:.1f} s")
 
 

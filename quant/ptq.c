@@ -102,8 +102,8 @@ status oq_open(const char *path, const onnx_input_shape *shapes, int nshapes, co
   onnx_options opt = {shapes, nshapes, 0, NULL, NULL};
   if (!st) st = onnx_load_memory(s->file, s->file_bytes, NULL, path, &opt, &s->graph, d);
   if (!st) st = infer(s->graph, d);
-  if (!st && (s->graph->ninputs != 1 || s->graph->inputs[0]->dtype != DT_FLOAT32))
-    st = diag_set(d, ST_ERR_UNSUPPORTED, "%s: the model has %d inputs; one float32 input is supported", path,
+  if (!st && s->graph->ninputs != 1)
+    st = diag_set(d, ST_ERR_UNSUPPORTED, "%s: the model has %d inputs; one input is supported", path,
                   s->graph->ninputs);
   if (!st) st = oq_plan_make(s->model, s->graph, skip, nskip, &s->a, &s->plan, d);
   if (!st) {

@@ -44,11 +44,11 @@ typedef struct oq_session {
   size_t written_bytes;
 } oq_session;
 
-/* Opens the model at `path` (one float32 graph input; shapes: its symbolic
+/* Opens the model at `path` (one graph input of any dtype: an image, token ids; shapes: its symbolic
  * dims fixed by `shapes`, else 1). skip: node names kept in float. */
 status oq_open(const char *path, const onnx_input_shape *shapes, int nshapes, const char *const *skip,
                int nskip, oq_session **out, diag *d);
-/* One calibration sample: input_bytes of the input, raw little-endian float32. */
+/* One calibration sample: input_bytes of the input, raw little-endian in its dtype. */
 status oq_calibrate(oq_session *s, const void *input, diag *d);
 status oq_finish(oq_session *s, qc_method m, double percentile, diag *d);
 /* cos_out: plan.ntensors cosines (NaN where a tensor was not computed);

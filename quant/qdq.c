@@ -108,6 +108,44 @@ static const char *sole_activation(const Onnx__GraphProto *g, const char *name) 
              : NULL;
 }
 
+/* The node that alone reads tensor `name`, else NULL (a graph output is read by the user too). */
+static const Onnx__NodeProto *sole_reader(const Onnx__GraphProto *g, const char *name) {
+  const Onnx__NodeProto *r = NULL;
+  for (size_t i = 0; i < g->n_output; i++)
+    if (!strcmp(g->output[i]->name, name)) return NULL;
+  for (size_t i = 0; i < g->n_node; i++)
+    for (size_t j = 0; j < g->node[i]->n_input; j++)
+      if (!strcmp(g->node[i]->input[j], name)) {
+        if (r && r != g->node[i]) return NULL;
+        r = g->node[i];
+      }
+  return r;
+}
+
+/* Whether Add node n adds a float bias constant [N] to the output of a MatMul
+ * with a constant float weight [K, N] that only n reads (a Linear layer as
+ * exporters write it for a rank-3 input; PyTorch puts the bias first): the
+ * MatMul's output is quantized after n, so that atc folds the bias into the
+ * int8 MatMul, and n quantizes nothing itself. */
+static int matmul_bias_add(const Onnx__GraphProto *g, const Onnx__NodeProto *n, const char *const *skip,
+                           int nskip) {
+  if (strcmp(n->op_type, "Add") || n->n_input != 2 || n->n_output != 1) return 0;
+  for (int k = 0; k < 2; k++) {
+    const Onnx__TensorProto *b = find_init(g, n->input[k]);
+    if (!float_init(b, 1) || b->n_dims != 1) continue;
+    for (size_t i = 0; i < g->n_node; i++) {
+      const Onnx__NodeProto *mm = g->node[i];
+      if (strcmp(mm->op_type, "MatMul") || mm->n_input != 2 || mm->n_output != 1 ||
+          strcmp(mm->output[0], n->input[1 - k]) || find_name(skip, nskip, node_name(mm)) >= 0)
+        continue;
+      const Onnx__TensorProto *w = find_init(g, mm->input[1]);
+      return float_init(w, 2) && w->n_dims == 2 && w->dims[1] == b->dims[0] &&
+             sole_reader(g, mm->output[0]) == n;
+    }
+  }
+  return 0;
+}
+
 static int add_tensor(oq_plan *p, const char *name) {
   int i = find_name(p->tensors, p->ntensors, name);
   if (i >= 0) return i;
@@ -130,7 +168,7 @@ status oq_plan_make(const Onnx__ModelProto *m, const ir_graph *g, const char *co
   for (size_t i = 0; i < gr->n_node; i++) {
     const Onnx__NodeProto *n = gr->node[i];
     const qop *q = find_qop(n->op_type);
-    if (!q || find_name(skip, nskip, node_name(n)) >= 0) continue;
+    if (!q || find_name(skip, nskip, node_name(n)) >= 0 || matmul_bias_add(gr, n, skip, nskip)) continue;
     oq_node on = {(int)i, -1, -1, -1, -1};
     const Onnx__TensorProto *w =
         q->weight >= 0 && (int)n->n_input > q->weight ? find_init(gr, n->input[q->weight]) : NULL;
@@ -152,6 +190,8 @@ status oq_plan_make(const Onnx__ModelProto *m, const ir_graph *g, const char *co
       on.b_input = q->bias;
     const char *y = n->n_output > 0 ? n->output[0] : NULL,
                *act = y && q->weight >= 0 ? sole_activation(gr, y) : NULL;
+    const Onnx__NodeProto *bias_add = y && on.w_input >= 0 ? sole_reader(gr, y) : NULL;
+    if (bias_add && matmul_bias_add(gr, bias_add, skip, nskip)) act = bias_add->output[0];
     if (act && float_activation(gr, g, act)) y = act;
     if (y && float_activation(gr, g, y) && read_by_node(gr, y)) add_tensor(out, y);
     if (on.w_input >= 0) out->nodes[out->nnodes++] = on;

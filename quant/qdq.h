@@ -16,8 +16,10 @@
  *                read through DequantizeLinear.
  * Quantized nodes: Conv, Gemm and MatMul (activation inputs, weight, bias,
  * output; an output read only by a Relu or Clip is quantized after that
- * activation, so that atc folds it into the int8 convolution) and Add
- * (inputs and output), but those named in the skip list.
+ * activation, so that atc folds it into the int8 convolution; a MatMul's
+ * output read only by an Add of a constant bias [N] is quantized after that
+ * Add, which atc folds into the int8 MatMul) and Add (inputs and output),
+ * but those named in the skip list.
  * Only float32 tensors are quantized.
  *
  * Opset: per-channel DequantizeLinear needs opset 13; a model below it is

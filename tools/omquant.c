@@ -5,7 +5,8 @@
  *           [--method minmax|percentile|entropy] [--percentile 99.99]
  *           [--skip NAME,...] [--report FILE] [--input_shape "name:1,3,224,224"]
  *
- * --calib names raw little-endian float32 files of the model's input size,
+ * --calib names raw little-endian files of the model's input size in its
+ * dtype (float32 images, int64 token ids, ...),
  * one sample each, comma-separated, or a directory of them (its regular
  * *.bin files, in name order). The float model runs on each with the reference
  * evaluator; activation ranges come from --method (default minmax;
@@ -38,8 +39,8 @@ static const char usage[] =
     "\n"
     "Post-training quantization: writes a QDQ ONNX model (per-channel symmetric int8 weights for\n"
     "Conv, Gemm and MatMul, int32 biases, uint8 asymmetric activations) that ONNX Runtime and atc run.\n"
-    "  --model        the float ONNX model (one float32 input)\n"
-    "  --calib        calibration samples: raw little-endian float32 files of the input's size,\n"
+    "  --model        the float ONNX model (one input: float32, or int64 token ids, ...)\n"
+    "  --calib        calibration samples: raw little-endian files of the input's size and dtype,\n"
     "                 comma-separated, or a directory holding them (one NAME.bin per sample)\n"
     "  --output       the QDQ model to write (replaced atomically)\n"
     "  --method       activation ranges: minmax (default), percentile, entropy (KL divergence)\n"
@@ -122,7 +123,8 @@ static int read_sample(const char *path, void *buf, size_t bytes) {
   int extra = fgetc(f) != EOF;
   fclose(f);
   if (got != bytes || extra)
-    return fail("%s: a calibration sample must be %zu bytes (the model input's float32 size)", path, bytes);
+    return fail("%s: a calibration sample must be %zu bytes (the model input's size in its dtype)", path,
+                bytes);
   return 0;
 }
 

@@ -3,7 +3,8 @@
  * (quant/qdq.h, quant/ptq.h) on a small Conv -> Relu -> Conv -> Add -> Gemm
  * model: the written model parses with the project's loader, holds the
  * expected Q/DQ nodes, initializers and opset, and its fake-quantized output
- * stays close to the float one; the opset refusal. */
+ * stays close to the float one; a token-id model whose Linear biases are
+ * quantized after their Add; the opset refusal. */
 #include "ir/eval.h"
 #include "onnx_mb.h"
 #include "passes/pass.h"
@@ -227,6 +228,89 @@ static void test_writer(void) {
   }
 }
 
+/* int64 token ids -> Gather -> Linear (MatMul, then Add with the bias first,
+ * as PyTorch writes it) -> Softmax -> Linear (bias second) -> y: omquant
+ * calibrates on int64 samples, and each MatMul's output is quantized after
+ * its bias Add (which reads the MatMul itself), not before it. */
+static void test_token_ids_linear_bias(void) {
+  const char *dir = test_tmpdir("quant_ids");
+  char path[512];
+  snprintf(path, sizeof path, "%s/ids.onnx", dir);
+  static float emb[10 * 8], w1[8 * 6], b1[6], w2[6 * 5], b2[5];
+  unsigned seed = 3;
+  float *all[] = {emb, w1, b1, w2, b2};
+  int sizes[] = {80, 48, 6, 30, 5};
+  for (int k = 0; k < 5; k++)
+    for (int i = 0; i < sizes[k]; i++) {
+      seed = seed * 1103515245u + 12345u;
+      all[k][i] = (float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f;
+    }
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "ids", 7, 2, (int64_t[]){1, 4}, NULL);
+  mb_init_raw(&m, "emb", 1, 2, (int64_t[]){10, 8}, emb, sizeof emb);
+  mb_init_raw(&m, "w1", 1, 2, (int64_t[]){8, 6}, w1, sizeof w1);
+  mb_init_raw(&m, "b1", 1, 1, (int64_t[]){6}, b1, sizeof b1);
+  mb_init_raw(&m, "w2", 1, 2, (int64_t[]){6, 5}, w2, sizeof w2);
+  mb_init_raw(&m, "b2", 1, 1, (int64_t[]){5}, b2, sizeof b2);
+  mb_node(&m, "Gather", "gather", "emb,ids", "e");
+  mb_node(&m, "MatMul", "mm1", "e,w1", "m1");
+  mb_node(&m, "Add", "add1", "b1,m1", "a1");
+  mb_node(&m, "Softmax", "softmax", "a1", "p");
+  mb_node(&m, "MatMul", "mm2", "p,w2", "m2");
+  mb_node(&m, "Add", "add2", "m2,b2", "y");
+  mb_output(&m, "y");
+  size_t len;
+  uint8_t *buf = mb_pack(&m, &len);
+  CHECK(test_write_file(path, buf, len) == 0);
+  free(buf);
+  mb_free(&m);
+
+  diag d;
+  diag_init(&d);
+  oq_session *s = NULL;
+  if (oq_open(path, NULL, 0, NULL, 0, &s, &d)) {
+    test_note("  %s", d.msg);
+    CHECK(!"oq_open");
+    return;
+  }
+  /* e, a1 (mm1's output after its bias), p; y has no reader */
+  CHECK_EQ_INT(s->plan.ntensors, 3);
+  CHECK_EQ_INT(s->plan.nnodes, 2);
+  CHECK(s->input_bytes == 4 * 8);
+  if (s->plan.ntensors == 3) CHECK(!strcmp(s->plan.tensors[1], "a1"));
+  status st = ST_OK;
+  int64_t ids[4];
+  for (int k = 0; k < 4 && !st; k++) {
+    for (int i = 0; i < 4; i++)
+      ids[i] = (k * 4 + i * 3) % 10;
+    st = oq_calibrate(s, ids, &d);
+  }
+  if (!st) st = oq_finish(s, QC_MINMAX, 0, &d);
+  double cos[4], out_cos = 0;
+  if (!st) st = oq_compare(s, ids, cos, &out_cos, &d);
+  if (st) test_note("  %s", d.msg);
+  CHECK(st == ST_OK);
+  if (!st) {
+    CHECK(out_cos > 0.99);
+    Onnx__ModelProto *q = onnx__model_proto__unpack(NULL, s->written_bytes, s->written);
+    CHECK(q && q->graph);
+    if (q && q->graph) {
+      const Onnx__GraphProto *g = q->graph;
+      CHECK_EQ_INT(count_type(g, "QuantizeLinear"), 3);
+      for (size_t i = 0; i < g->n_node; i++) {
+        const Onnx__NodeProto *n = g->node[i];
+        if (!strcmp(n->name, "add1")) CHECK(!strcmp(n->input[0], "b1") && !strcmp(n->input[1], "m1"));
+        if (!strcmp(n->name, "add2")) CHECK(!strcmp(n->input[0], "m2") && !strcmp(n->input[1], "b2"));
+        if (!strcmp(n->name, "softmax")) CHECK(!strcmp(n->input[0], "a1_dequantized"));
+        if (!strcmp(n->name, "mm2")) CHECK(!strcmp(n->input[0], "p_dequantized"));
+      }
+    }
+    if (q) onnx__model_proto__free_unpacked(q, NULL);
+  }
+  oq_close(s);
+}
+
 /* A model below opset 13 holding an op that changed by then is refused, naming the node. */
 static void test_opset_refusal(void) {
   const char *dir = test_tmpdir("quant_opset");
@@ -258,6 +342,7 @@ int main(void) {
   test_minmax_percentile();
   test_entropy();
   test_writer();
+  test_token_ids_linear_bias();
   test_opset_refusal();
   return test_summary("test_quant");
 }
