@@ -88,26 +88,6 @@ static int read_by_node(const Onnx__GraphProto *g, const char *name) {
   return 0;
 }
 
-/* The output of the Relu or Clip that alone reads tensor `name` (a graph
- * output is read by the user too), else NULL: a Conv's or Gemm's output
- * is quantized after its activation, as ONNX Runtime's quantizer does, so
- * that atc folds the activation into the int8 convolution's clamp. */
-static const char *sole_activation(const Onnx__GraphProto *g, const char *name) {
-  const Onnx__NodeProto *r = NULL;
-  for (size_t i = 0; i < g->n_output; i++)
-    if (!strcmp(g->output[i]->name, name)) return NULL;
-  for (size_t i = 0; i < g->n_node; i++)
-    for (size_t j = 0; j < g->node[i]->n_input; j++)
-      if (!strcmp(g->node[i]->input[j], name)) {
-        if (r) return NULL;
-        r = g->node[i];
-      }
-  return r && (!strcmp(r->op_type, "Relu") || !strcmp(r->op_type, "Clip")) && r->n_output == 1 &&
-                 !strcmp(r->input[0], name)
-             ? r->output[0]
-             : NULL;
-}
-
 /* The node that alone reads tensor `name`, else NULL (a graph output is read by the user too). */
 static const Onnx__NodeProto *sole_reader(const Onnx__GraphProto *g, const char *name) {
   const Onnx__NodeProto *r = NULL;
@@ -120,6 +100,18 @@ static const Onnx__NodeProto *sole_reader(const Onnx__GraphProto *g, const char 
         r = g->node[i];
       }
   return r;
+}
+
+/* The output of the Relu or Clip that alone reads tensor `name` (a graph
+ * output is read by the user too), else NULL: a Conv's or Gemm's output
+ * is quantized after its activation, as ONNX Runtime's quantizer does, so
+ * that atc folds the activation into the int8 convolution's clamp. */
+static const char *sole_activation(const Onnx__GraphProto *g, const char *name) {
+  const Onnx__NodeProto *r = sole_reader(g, name);
+  return r && (!strcmp(r->op_type, "Relu") || !strcmp(r->op_type, "Clip")) && r->n_output == 1 &&
+                 !strcmp(r->input[0], name)
+             ? r->output[0]
+             : NULL;
 }
 
 /* Whether Add node n adds a float bias constant [N] to the output of a MatMul
