@@ -124,17 +124,22 @@ static const Onnx__TensorProto *init_named(const Onnx__GraphProto *g, const char
   return NULL;
 }
 
+/* Packs m into the ONNX file at path and frees m. */
+static void write_model(mb *m, const char *path) {
+  size_t len;
+  uint8_t *buf = mb_pack(m, &len);
+  CHECK(test_write_file(path, buf, len) == 0);
+  free(buf);
+  mb_free(m);
+}
+
 static void test_writer(void) {
   const char *dir = test_tmpdir("quant");
   char path[512], spath[512];
   snprintf(path, sizeof path, "%s/small.onnx", dir);
   mb m;
   small_model(&m, 11);
-  size_t len;
-  uint8_t *buf = mb_pack(&m, &len);
-  CHECK(test_write_file(path, buf, len) == 0);
-  free(buf);
-  mb_free(&m);
+  write_model(&m, path);
 
   diag d;
   diag_init(&d);
@@ -260,11 +265,7 @@ static void test_token_ids_linear_bias(void) {
   mb_node(&m, "MatMul", "mm2", "p,w2", "m2");
   mb_node(&m, "Add", "add2", "m2,b2", "y");
   mb_output(&m, "y");
-  size_t len;
-  uint8_t *buf = mb_pack(&m, &len);
-  CHECK(test_write_file(path, buf, len) == 0);
-  free(buf);
-  mb_free(&m);
+  write_model(&m, path);
 
   diag d;
   diag_init(&d);
@@ -321,11 +322,7 @@ static void test_opset_refusal(void) {
   Onnx__NodeProto *n = mb_node(&m, "Squeeze", "sq", "y", "z");
   attr_ints(&m, n, "axes", 1, (int64_t[]){0});
   m.graph.output[0]->name = "z";
-  size_t len;
-  uint8_t *buf = mb_pack(&m, &len);
-  CHECK(test_write_file(path, buf, len) == 0);
-  free(buf);
-  mb_free(&m);
+  write_model(&m, path);
   diag d;
   diag_init(&d);
   oq_session *s = NULL;
