@@ -2,10 +2,12 @@
 //
 //   node bench/ort_bench.js --model X.onnx --input in.bin --shape 1,3,224,224 --threads T
 //                           [--dtype float32|int64|bool] [--warmup W] [--min N] [--max N] [--budget S]
-//                           [--output out.bin]
+//                           [--output out.bin] [--opt all|extended|basic|disabled]
 //
 // One CPU session (intraOpNumThreads = T, interOpNumThreads = 1, sequential execution,
-// graph optimization level "all"), the input read as raw little-endian float32 (or int64 with
+// graph optimization level --opt, "all" by default; "disabled" runs every node as written, so a
+// QDQ model's QuantizeLinear / DequantizeLinear pairs round as the graph says, with no fused
+// int8 kernel in their place), the input read as raw little-endian float32 (or int64 with
 // --dtype int64: token ids; --dtype bool: one byte 0 or 1 each) in the given shape. A model of several inputs takes them in the order of
 // the session's input names: --input a.bin,b.bin --shape 1,3,128,128:1,3,128,128 (shapes separated
 // by ':'), and --dtype one type for all or one per input (float32:int64). W untimed runs, then timed runs until both N >= --min and the timed runs add up to
@@ -23,7 +25,7 @@ const ort = require(path.join(__dirname, 'node_modules', 'onnxruntime-node'));
 const ELEM_BYTES = { float32: 4, int64: 8, bool: 1 }; // raw little-endian; bool one byte 0 / 1
 
 function parseArgs(argv) {
-  const o = { warmup: 2, min: 5, max: 100, budget: 5, dtype: 'float32' };
+  const o = { warmup: 2, min: 5, max: 100, budget: 5, dtype: 'float32', opt: 'all' };
   for (let i = 2; i < argv.length; i++) {
     let a = argv[i], v;
     if (!a.startsWith('--')) throw new Error(`unexpected argument '${a}'`);
@@ -46,6 +48,8 @@ function parseArgs(argv) {
   if (o.dtype.length === 1) o.dtype = o.input.map(() => o.dtype[0]);
   if (o.shape.length !== o.input.length || o.dtype.length !== o.input.length)
     throw new Error(`${o.input.length} inputs, ${o.shape.length} shapes and ${o.dtype.length} dtypes`);
+  if (!['all', 'extended', 'basic', 'disabled'].includes(o.opt))
+    throw new Error(`--opt: '${o.opt}' is not all, extended, basic or disabled`);
   for (const d of o.dtype)
     if (!(d in ELEM_BYTES)) throw new Error(`--dtype: '${d}' is not float32, int64 or bool`);
   return o;
@@ -58,7 +62,7 @@ async function main() {
     intraOpNumThreads: o.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: o.opt,
   });
   if (o.input.length !== session.inputNames.length)
     throw new Error(`${o.model} has ${session.inputNames.length} inputs, --input names ${o.input.length}`);
