@@ -26,8 +26,10 @@
  * with other parameters through a new QuantizeLinear: a requantization,
  * fold_move). A Gemm island (A [N, K]
  * quantized per tensor, B = DequantizeLinear of constant i8 [M, K] with
- * transB = 1, alpha = beta = 1: a classifier) is a 1x1 QConv of [N, K, 1,
- * 1] between two Reshapes. A MatMul island (A [.., K] quantized per tensor,
+ * transB = 1, alpha = beta = 1: a classifier, or a Linear layer on [N, K]
+ * as PyTorch exports one) is a 1x1 QConv over the N rows, as a MatMul's
+ * below (a QConv of [N, K, 1, 1] would make each row an image of one
+ * pixel: BERT's 128-row out_proj ran at 187 GOP/s so). A MatMul island (A [.., K] quantized per tensor,
  * B = DequantizeLinear of constant i8 [K, N], per tensor or per column,
  * then optionally an Add of a constant bias [N]: a Linear layer as
  * exporters write it for a rank-3 input, or omquant's MatMul) is a 1x1 QConv
@@ -56,15 +58,14 @@
  *            turn the int8 weights into float constants).
  *   Changes: Casts of u8/i8 values to their own dtype are removed; each island above (2-D Conv, Gemm or
  * MatMul, weights constant) is replaced by one QConv node writing the island's QuantizeLinear output value
- * (or the following clamp island's; a Gemm's through a Reshape, a MatMul's through a Transpose and a
- * Reshape); the pools and moves above read the int8 value (a Concat input dequantized with other
- * parameters through a new QuantizeLinear);
- * each quantized global average pool is the ReduceSum chain of fold_gap writing its QuantizeLinear's output;
- * each residual island is one QEltwise writing its QuantizeLinear's output, folded into the QConv
- * that writes one of its operands when nothing else reads that (fold_residual: the QConv's residual);
- * nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that do not match (a
- * weight zero point other than 0, a run-time scale, a 3-D Conv, a Gemm with transB = 0, a Conv output read
- * elsewhere) untouched: they run as float ops, as before.
+ * (or the following clamp island's; a Gemm's or a MatMul's through a Transpose and a Reshape); the pools and
+ * moves above read the int8 value (a Concat input dequantized with other parameters through a new
+ * QuantizeLinear); each quantized global average pool is the ReduceSum chain of fold_gap writing its
+ * QuantizeLinear's output; each residual island is one QEltwise writing its QuantizeLinear's output, folded
+ * into the QConv that writes one of its operands when nothing else reads that (fold_residual: the QConv's
+ * residual); nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that do not
+ * match (a weight zero point other than 0, a run-time scale, a 3-D Conv, a Gemm with transB = 0, a Conv
+ * output read elsewhere) untouched: they run as float ops, as before.
  */
 #include <math.h>
 #include <stdio.h>
@@ -270,8 +271,8 @@ static ir_value *add_transpose(ir_graph *g, const ir_node *at, ir_value *x, cons
   return y;
 }
 
-/* A MatMul's x [.., K] (P rows) as [1, K, P, 1] and its output [1, N, P, 1]
- * back in the MatMul's shape: Reshape to the channels-last [1, P, 1, K] and
+/* A Gemm's or MatMul's x [.., K] (P rows) as [1, K, P, 1] and its output
+ * [1, N, P, 1] back in its shape: Reshape to the channels-last [1, P, 1, K] and
  * Transpose, which layout makes one channels-last TransData each way, so the
  * QConv's pixels are the rows (one VNNI tile spans many). Sets in[0] and
  * *out to the QConv's operands; 0 when out of memory. */
@@ -297,7 +298,7 @@ static int matmul_operands(ir_graph *g, const ir_node *mm, ir_value *xq, ir_valu
 }
 
 /* Replaces the island by a QConv writing the QuantizeLinear's output (a
- * Gemm's: a 1x1 QConv between two Reshapes; a MatMul's: matmul_operands). */
+ * Gemm's or a MatMul's: a 1x1 QConv over its rows, matmul_operands). */
 static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *d) {
   ir_node *conv = is->conv;
   ir_value *w = is->wdq->in[0];
@@ -333,21 +334,7 @@ static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *
     in[1] = ir_const_new(g, name, DT_INT8, 4, wd, wt, (size_t)(m * kd));
     if (!in[1]) return nomem(conv, d);
   }
-  if (matmul && !matmul_operands(g, conv, is->xq, &in[0], &out)) return nomem(conv, d);
-  if (gemm && !matmul) { /* Gemm: [N, K, 1, 1] */
-    const int64_t xd[4] = {is->xq->dims[0], kd, 1, 1}, yd[4] = {out->dims[0], m, 1, 1};
-    snprintf(name, sizeof name, "%s_x4", conv->name);
-    ir_value *x4 = ir_value_new(g, name, is->xq->dtype);
-    snprintf(name, sizeof name, "%s_y4", conv->name);
-    ir_value *y4 = ir_value_new(g, name, out->dtype);
-    if (!x4 || !y4) return nomem(conv, d);
-    ir_value_set_shape(x4, 4, xd);
-    ir_value_set_shape(y4, 4, yd);
-    if (!add_reshape(g, conv, is->xq, x4, "in") || !add_reshape(g, conv, y4, out, "out"))
-      return nomem(conv, d);
-    in[0] = x4;
-    out = y4;
-  }
+  if (gemm && !matmul_operands(g, conv, is->xq, &in[0], &out)) return nomem(conv, d);
   ir_node *qc = ir_node_new(g, IR_OP_QCONV, conv->name, 4, in, 1, &out);
   if (!qc) return nomem(conv, d);
   static const char *const window[] = {"kernel_shape", "strides", "pads", "dilations"};
