@@ -85,8 +85,10 @@
  * 2.9 added the QLUT task (an int8 -> int8 elementwise function as a
  * 256-entry table; a 2.8 runtime refuses it as an unknown kind).
  * 2.10 added MATMUL's act 3..5: gelu, gelu_tanh and silu (a 2.9 runtime
- * refuses them as an unknown act). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 10 };
+ * refuses them as an unknown act).
+ * 2.11 added QCONV2D on NHWC (ND) x, y and r (a 2.10 runtime refuses the
+ * layout). */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 11 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc

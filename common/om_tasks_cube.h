@@ -195,15 +195,14 @@ typedef enum om_conv_algo {
  *   channel's weights), computed by the compiler, so that acc = bias +
  *   sum (u - x_zp) * w, the island's integer arithmetic.
  *   tensors: x NC1HWC0 u8 or i8 [N, C, H, W] (padding lanes any value: their
- *   weights are 0), w ND i8 [C1out, KG, 16, 4] (the packing below; a
- *   depthwise convolution, groups = Cin = Cout, [C1out, KH*KW, 16, 1]:
- *   channel co's tap kh*KW + kw at w[co / 16][tap][co % 16]), bias ND
- *   i32 [C1out*16], mult ND f32 [C1out*16] (lanes past Cout 0), y NC1HWC0 u8
- *   or i8 [N, Cout, Ho, Wo] (padding lanes written 0).
- *   Weight packing (K groups of 4 innermost, for vpdpbusd; C0 = 16 as the
- *   activations'): output channel block nb (channels [16nb, 16nb+16))
- *   reduces over the input channel blocks [c1_lo(nb), c1_hi(nb)) of its
- *   groups (common/conv_group.h; all C1in blocks when groups = 1), kb =
+ *   weights are 0), or (format 2.11) x, y and r all ND [N, H, W, C], NHWC,
+ *   with Cin and Cout multiples of 16 and groups 1 (a Linear layer's rows as
+ *   the pixels, read and written in the MatMul's own layout), w ND i8 [C1out, KG, 16, 4] (the packing below;
+ * a depthwise convolution, groups = Cin = Cout, [C1out, KH*KW, 16, 1]: channel co's tap kh*KW + kw at w[co /
+ * 16][tap][co % 16]), bias ND i32 [C1out*16], mult ND f32 [C1out*16] (lanes past Cout 0), y NC1HWC0 u8 or i8
+ * [N, Cout, Ho, Wo] (padding lanes written 0). Weight packing (K groups of 4 innermost, for vpdpbusd; C0 = 16
+ * as the activations'): output channel block nb (channels [16nb, 16nb+16)) reduces over the input channel
+ * blocks [c1_lo(nb), c1_hi(nb)) of its groups (common/conv_group.h; all C1in blocks when groups = 1), kb =
  *   c1_hi - c1_lo of them, in the order k = ((kh*KW + kw)*kb + cb)*16 + c0
  *   (tap-major, then the block, then the channel within it). Element (nb,
  *   k, co) is at w[nb][k / 4][co][k % 4]; KG = KH*KW*kbmax*4 (kbmax the

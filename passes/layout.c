@@ -25,7 +25,10 @@
  *            pools are ND: POOL_ND), CONCAT along axis 1 of rank 4 when one
  *            of its non-constant inputs already is NC1HWC0 (it follows the
  *            convs); QCONV (x, y and a residual u8/i8 NC1HWC0, its constants in
- *            QCONV2D's form, lower/qconv_weights.h); QELTWISE (a, b and y
+ *            QCONV2D's form, lower/qconv_weights.h; x and y ND NHWC
+ *            instead when the QConv sits between Transposes from and back
+ *            to NHWC with channels in multiples of 16: a Linear layer's
+ *            rows, qconv_nhwc); QELTWISE (a, b and y
  *            u8/i8 NC1HWC0 when a or b already is, else ND); QLUT (x and
  *            y likewise, the table ND); VECPROG, see
  *            below.
@@ -763,6 +766,33 @@ static status layout_aipp(lay_state *s, ir_node *n, int cdt) {
 
 /* One rule per ops.def lay value. */
 typedef status (*lay_rule)(lay_state *s, ir_node *n, int cdt);
+/* A QConv between Transposes from and back to NHWC (a Linear layer's rows,
+ * passes/qconv.c matmul_operands): when x is Transpose(u, 0,3,1,2) of an ND
+ * value u, y's only reader is Transpose(y, 0,2,3,1) (not a graph output),
+ * there is no residual, groups = 1 and both channel counts are multiples of
+ * 16, the QConv reads u and writes the second Transpose's value itself, both
+ * ND [N, H, W, C] (QCONV2D on NHWC tensors, format 2.11): no TransData on
+ * either side. The Transposes go (the first when nothing else reads it,
+ * drop_unread_transposes). 1 when done, else 0 and n as it was. */
+static int qconv_nhwc(ir_graph *g, ir_node *n) {
+  ir_value *x = n->in[0], *y = n->out[0];
+  if (n->nin != 4 || ir_attr_int(n, "group", 1) != 1 || !is_transpose(x->producer, nhwc_to_nchw) ||
+      x->dims[1] % C0 || y->dims[1] % C0 || y->output_index >= 0)
+    return 0;
+  ir_value *u = x->producer->in[0];
+  ir_node *back = ir_value_single_user(g, y);
+  if (u->layout != LAYOUT_ND || u->dtype != x->dtype || !is_transpose(back, nchw_to_nhwc) ||
+      back->out[0]->output_index >= 0)
+    return 0;
+  ir_value *v = back->out[0];
+  if (ir_node_set_input(g, n, 0, u)) return 0;
+  ir_value_set_shape(y, 4, v->dims);
+  y->layout = LAYOUT_ND;
+  back->dead = 1;
+  ir_replace_uses(g, v, y);
+  return 1;
+}
+
 /* QConv: x, y and a residual NC1HWC0 in their dtypes (u8 / i8), the weights packed
  * for QCONV2D (lower/qconv_weights.h) as an ND i8 constant [C1out, KG, 16,
  * 4], the bias corrected for x's zero point (i8 x is read as u8 x + 128,
@@ -798,6 +828,7 @@ static status layout_qconv(lay_state *s, ir_node *n, int cdt) {
   if (!wp || !bp || !mp || ir_node_set_input(s->g, n, 1, wp) || ir_node_set_input(s->g, n, 2, bp) ||
       ir_node_set_input(s->g, n, 3, mp))
     return nomem(s, n);
+  if (qconv_nhwc(s->g, n)) return ST_OK;
   status st = ensure_input(s, n, 0, LAYOUT_NC1HWC0, ANY_DTYPE, NULL);
   if (st == ST_OK && n->nin > 4) st = ensure_input(s, n, 4, LAYOUT_NC1HWC0, ANY_DTYPE, NULL); /* residual */
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_NC1HWC0, n->out[0]->dtype);

@@ -406,7 +406,10 @@ enum { QCONV_TILE_M = 96, QCONV_TILE_N = 8 };
 static status rule_qconv(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
   (void)ctx;
   const ir_value *y = n->out[0];
-  const uint64_t m = (uint64_t)(y->dims[2] * y->dims[3]), c1 = ceil_div((uint64_t)y->dims[1], C0);
+  const int nhwc =
+      y->layout == LAYOUT_ND; /* [N, Ho, Wo, Cout] (layout.c qconv_nhwc), else [N, Cout, Ho, Wo] */
+  const uint64_t m = (uint64_t)(nhwc ? y->dims[1] * y->dims[2] : y->dims[2] * y->dims[3]),
+                 c1 = ceil_div((uint64_t)y->dims[nhwc ? 3 : 1], C0);
   uint64_t tm = min_u64(m ? m : 1, QCONV_TILE_M), tn = min_u64(c1 ? c1 : 1, QCONV_TILE_N);
   uint64_t tiles = (uint64_t)y->dims[0] * ceil_div(m, tm) * ceil_div(c1, tn);
   while (tiles > MAX_BLOCKS) {

@@ -2,7 +2,9 @@
  * om_format.h): the block split into tiles, the load-time check, and the
  * portable tile.
  *
- * A block runs its tiles through rt_cpu()'s qconv_tile (AVX-512 VNNI or
+ * x, y and r are NC1HWC0, or all NHWC (format 2.11); rt_qconv_geom_init
+ * reads the dims through an NCHW view and sets the strides that tell them
+ * apart, so the tiles below do not. A block runs its tiles through rt_cpu()'s qconv_tile (AVX-512 VNNI or
  * AVX2, kernels_qconv_x86.c) or the portable tile below. All of them read x
  * and the packed weights in place: for each output pixel and tap, a pointer
  * to the pixel's 16 channels of the first input block the output block
@@ -19,8 +21,25 @@
 
 #include "common/quant.h"
 
+/* t's dims as NCHW: an NHWC (ND) tensor's [N, H, W, C] permuted. */
+static om_tensor nchw_view(const om_tensor *t) {
+  om_tensor v = *t;
+  if (t->layout == LAYOUT_ND) v.dims[1] = t->dims[3], v.dims[2] = t->dims[1], v.dims[3] = t->dims[2];
+  return v;
+}
+
+/* The strides of an NC1HWC0 or NHWC tensor of NCHW dims d (rt_qconv_geom). */
+static void strides(const om_tensor *t, const int64_t *d, size_t *is, size_t *ps, size_t *bs) {
+  const size_t hw = (size_t)(d[2] * d[3]);
+  if (t->layout == LAYOUT_ND)
+    *is = hw * (size_t)d[1], *ps = (size_t)d[1], *bs = C0;
+  else
+    *is = (size_t)rt_ceil_div(d[1], C0) * hw * C0, *ps = C0, *bs = hw * C0;
+}
+
 void rt_qconv_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom *g) {
-  const om_tensor *x = args->desc[OM_QCONV_T_X], *y = args->desc[OM_QCONV_T_Y], *w = args->desc[OM_QCONV_T_W];
+  const om_tensor xv = nchw_view(args->desc[OM_QCONV_T_X]), yv = nchw_view(args->desc[OM_QCONV_T_Y]);
+  const om_tensor *x = &xv, *y = &yv, *w = args->desc[OM_QCONV_T_W];
   const int32_t *q = task->params;
   memset(g, 0, sizeof *g);
   g->x = args->data[OM_QCONV_T_X];
@@ -31,6 +50,8 @@ void rt_qconv_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom 
   g->c1in = rt_ceil_div(x->dims[1], C0), g->h = x->dims[2], g->w_ = x->dims[3];
   g->cout = y->dims[1], g->c1out = rt_ceil_div(y->dims[1], C0), g->ho = y->dims[2], g->wo = y->dims[3];
   g->kg = w->dims[1];
+  strides(args->desc[OM_QCONV_T_X], x->dims, &g->xis, &g->xps, &g->xbs);
+  strides(args->desc[OM_QCONV_T_Y], y->dims, &g->yis, &g->yps, &g->ybs);
   g->kh = q[OM_CONV_P_KH], g->kw = q[OM_CONV_P_KW], g->sh = q[OM_CONV_P_STRIDE_H],
   g->sw = q[OM_CONV_P_STRIDE_W];
   g->pt = q[OM_CONV_P_PAD_TOP], g->pl = q[OM_CONV_P_PAD_LEFT];
@@ -82,7 +103,7 @@ void rt_qconv_pack_window(const rt_qconv_geom *g, int8_t *dst) {
 /* Pixel p's sums of output block nb requantized (and with r, q_eltwise'd
  * with r's element) into y, padding lanes 0. */
 static void store_block(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, const int32_t *acc) {
-  const size_t at = (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0;
+  const size_t at = rt_qconv_yat(g, img, nb, p);
   uint8_t *yp = g->y + at;
   for (int j = 0; j < C0; j++) {
     const int64_t co = nb * C0 + j;
@@ -106,8 +127,7 @@ static void tile_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1,
         const int64_t ih = oh * g->sh - g->pt + (t / g->kw) * g->dh,
                       iw = ow * g->sw - g->pl + (t % g->kw) * g->dw;
         const int in = ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_;
-        const uint8_t *xp =
-            in ? g->x + (size_t)(((img * g->c1in + nb) * g->h + ih) * g->w_ + iw) * C0 : g->pad;
+        const uint8_t *xp = in ? g->x + rt_qconv_xat(g, img, nb, ih, iw) : g->pad;
         const int8_t *wt = g->w + (size_t)(nb * taps + t) * C0;
         for (int j = 0; j < C0; j++)
           acc[j] += (xp[j] ^ g->xmask) * wt[j];
@@ -121,7 +141,6 @@ void rt_qconv_tile_c(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1
     tile_dw(g, img, p0, p1, nb0, nb1);
     return;
   }
-  const size_t plane = (size_t)(g->h * g->w_) * C0;
   for (int64_t nb = nb0; nb < nb1; nb++) {
     int64_t lo, hi;
     convg_block_range(&g->cg, nb, &lo, &hi);
@@ -134,9 +153,8 @@ void rt_qconv_tile_c(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1
         const int64_t ih = oh * g->sh - g->pt + (t / g->kw) * g->dh,
                       iw = ow * g->sw - g->pl + (t % g->kw) * g->dw;
         const int in = ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_;
-        const uint8_t *xp =
-            in ? g->x + (size_t)(((img * g->c1in + lo) * g->h + ih) * g->w_ + iw) * C0 : g->pad;
-        const size_t step = in ? plane : 0;
+        const uint8_t *xp = in ? g->x + rt_qconv_xat(g, img, lo, ih, iw) : g->pad;
+        const size_t step = in ? g->xbs : 0;
         for (int64_t cb = 0; cb < kb; cb++, xp += step)
           for (int c0 = 0; c0 < (lo + cb == g->c1in - 1 ? 4 * g->qtail : C0); c0++) {
             const int32_t u = xp[c0] ^ g->xmask;
@@ -209,17 +227,28 @@ omrt_status rt_qconv_check(const omrt_model *m, uint32_t i, const om_task *task)
   if (task->ntensors != OM_QCONV_NTENSORS && task->ntensors != OM_QCONV_NTENSORS_R)
     return rt_chk_fail(&c, "ntensors = %u, expected %d or %d (with a residual)", task->ntensors,
                        OM_QCONV_NTENSORS, OM_QCONV_NTENSORS_R);
-  if ((st = rt_chk_tensor_of(&c, OM_QCONV_T_X, "x", 0, LAYOUT_NC1HWC0, 4, i8, &x)) ||
+  if ((st = rt_chk_tensor_of(&c, OM_QCONV_T_X, "x", 0, RT_LAYOUTS_ND_NC1HWC0, 4, i8, &x)) ||
       (st = rt_chk_tensor_of(&c, OM_QCONV_T_W, "w", 0, LAYOUT_ND, 4, RT_DT(DT_INT8), &w)) ||
       (st = rt_chk_tensor_of(&c, OM_QCONV_T_BIAS, "bias", 0, LAYOUT_ND, 1, RT_DT(DT_INT32), &b)) ||
       (st = rt_chk_tensor_of(&c, OM_QCONV_T_MULT, "mult", 0, LAYOUT_ND, 1, RT_DT(DT_FLOAT32), &mu)) ||
-      (st = rt_chk_tensor_of(&c, OM_QCONV_T_Y, "y", 0, LAYOUT_NC1HWC0, 4, i8, &y)))
+      (st = rt_chk_tensor_of(&c, OM_QCONV_T_Y, "y", 0, RT_LAYOUTS_ND_NC1HWC0, 4, i8, &y)))
     return st;
   if (task->ntensors == OM_QCONV_NTENSORS_R &&
-      ((st = rt_chk_tensor_of(&c, OM_QCONV_T_R, "r", 0, LAYOUT_NC1HWC0, 4, i8, &r)) ||
+      ((st = rt_chk_tensor_of(&c, OM_QCONV_T_R, "r", 0, RT_LAYOUTS_ND_NC1HWC0, 4, i8, &r)) ||
        (st = rt_chk_same_dims(&c, "r", r, "y", y))))
     return st;
   const int32_t *q = task->params;
+  const int nhwc = x->layout == LAYOUT_ND; /* format 2.11: x, y and r NHWC [N, H, W, C] */
+  if ((y->layout == LAYOUT_ND) != nhwc || (r && r->layout != y->layout))
+    return rt_chk_fail(&c, "x, y and r must all be NC1HWC0 or all ND (NHWC): x %s, y %s, r %s",
+                       layout_name((int)x->layout), layout_name((int)y->layout),
+                       r ? layout_name((int)r->layout) : "none");
+  if (nhwc && (x->dims[3] % C0 || y->dims[3] % C0 || q[OM_QCONV_P_GROUPS] != 1))
+    return rt_chk_fail(
+        &c, "NHWC x [.., %lld] and y [.., %lld] need channels in multiples of 16 and groups 1 (%d)",
+        (long long)x->dims[3], (long long)y->dims[3], q[OM_QCONV_P_GROUPS]);
+  const om_tensor xv = nchw_view(x), yv = nchw_view(y);
+  x = &xv, y = &yv;
   if ((st = check_residual(&c, r, y))) return st;
   rt_conv_params p;
   rt_conv_params_read(task, &p);

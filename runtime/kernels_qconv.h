@@ -2,6 +2,11 @@
  * portable path (kernels_qconv.c) and its x86 paths (kernels_qconv_x86.c:
  * AVX2, AVX-512 VNNI) share, and what the tests call to run each path.
  *
+ * x, y and r are NC1HWC0, or (format 2.11) all three NHWC, channels
+ * contiguous per pixel, Cin and Cout multiples of 16 (a Linear layer's rows
+ * as pixels, with no TRANSDATA around it): the tiles address them through
+ * the geometry's strides only.
+ *
  * A tile function computes output pixels [p0, p1) of image img for the
  * output channel blocks [nb0, nb1): exact int32 sums of u * w (u = x as
  * u8; padding taps read x_zp), then common/quant.h's q_requant. Every path
@@ -21,12 +26,16 @@
 #include "runtime/kernels.h"
 
 typedef struct rt_qconv_geom {
-  const uint8_t *x;    /* NC1HWC0 [N][C1in][H][W][16], u8 or i8 bytes */
+  const uint8_t *x;    /* NC1HWC0 [N][C1in][H][W][16] or NHWC [N][H][W][Cin], u8 or i8 bytes */
   const int8_t *w;     /* [C1out][KG][16][4] */
   const int32_t *bias; /* [C1out*16], x's zero point folded in */
   const float *mult;   /* [C1out*16] */
-  uint8_t *y;          /* NC1HWC0 [N][C1out][Ho][Wo][16] */
+  uint8_t *y;          /* NC1HWC0 [N][C1out][Ho][Wo][16] or NHWC [N][Ho][Wo][Cout] */
   int64_t c1in, h, w_, ho, wo, cout, c1out, kg;
+  /* Bytes between images, pixels and 16-channel blocks of x and of y (and
+   * r): NC1HWC0 C1*H*W*16, 16, H*W*16; NHWC H*W*C, C, 16. rt_qconv_xat and
+   * rt_qconv_yat are the only address arithmetic the tiles do. */
+  size_t xis, xps, xbs, yis, yps, ybs;
   int kh, kw, sh, sw, pt, pl, dh, dw;
   convg_geom cg; /* block ranges (groups) */
   int32_t xzp, yzp, lo, hi;
@@ -55,6 +64,15 @@ typedef struct rt_qconv_geom {
   const int8_t *wwin;
   int kq;
 } rt_qconv_geom;
+
+/* The offset of pixel (ih, iw) of x's channel block cb in image img. */
+static inline size_t rt_qconv_xat(const rt_qconv_geom *g, int64_t img, int64_t cb, int64_t ih, int64_t iw) {
+  return (size_t)img * g->xis + (size_t)cb * g->xbs + (size_t)(ih * g->w_ + iw) * g->xps;
+}
+/* The offset of output pixel p of y's (and r's) channel block nb in image img. */
+static inline size_t rt_qconv_yat(const rt_qconv_geom *g, int64_t img, int64_t nb, int64_t p) {
+  return (size_t)img * g->yis + (size_t)nb * g->ybs + (size_t)p * g->yps;
+}
 
 enum { QCONV_WINDOW_MAX = 512 }; /* bytes of a packed window (kh*kw*cin, rounded up to 4) */
 

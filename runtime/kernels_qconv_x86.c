@@ -29,6 +29,10 @@
  * f32 steps on the lanes (vnni_residual: 16 of one pixel block, in
  * registers, so y's value before the Add is never stored).
  *
+ * Every address of x, y and r comes from rt_qconv_xat / rt_qconv_yat and
+ * the geometry's block strides, so NC1HWC0 and NHWC tensors take the same
+ * loops (the depthwise ones see NC1HWC0 only: NHWC needs groups = 1).
+ *
  * Compiled for plain x86-64: every function carries its target attribute
  * and is only reached through rt_cpu() (cpu.c) when the CPU has it.
  */
@@ -57,17 +61,16 @@ static inline void pixel_pos(const rt_qconv_geom *g, int64_t p, int np, int R, i
 }
 
 /* The pointers of R pixels for tap t: to the pixel's channels of input
- * block lo, stepping one block plane per input block; padding taps read
+ * block lo, stepping g->xbs per input block; padding taps read
  * g->pad with step 0. */
 static inline void tap_rows(const rt_qconv_geom *g, int64_t img, const int64_t *oh, const int64_t *ow, int R,
                             int t, int64_t lo, const uint8_t **xp, size_t *st) {
-  const size_t plane = (size_t)(g->h * g->w_) * C0;
   const int64_t dh = (t / g->kw) * g->dh - g->pt, dw = (t % g->kw) * g->dw - g->pl;
   for (int r = 0; r < R; r++) {
     const int64_t ih = oh[r] * g->sh + dh, iw = ow[r] * g->sw + dw;
     const int in = ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_;
-    xp[r] = in ? g->x + (size_t)(((img * g->c1in + lo) * g->h + ih) * g->w_ + iw) * C0 : g->pad;
-    st[r] = in ? plane : 0;
+    xp[r] = in ? g->x + rt_qconv_xat(g, img, lo, ih, iw) : g->pad;
+    st[r] = in ? g->xbs : 0;
   }
 }
 
@@ -81,13 +84,13 @@ static inline int windows_inside(const rt_qconv_geom *g, int64_t img, const int6
     if (ih < 0 || ih + (int64_t)(g->kh - 1) * g->dh >= g->h || iw < 0 ||
         iw + (int64_t)(g->kw - 1) * g->dw >= g->w_)
       return 0;
-    x0[r] = g->x + (size_t)(((img * g->c1in + lo) * g->h + ih) * g->w_ + iw) * C0;
+    x0[r] = g->x + rt_qconv_xat(g, img, lo, ih, iw);
   }
   return 1;
 }
 
 static inline size_t tap_offset(const rt_qconv_geom *g, int t) {
-  return ((size_t)(t / g->kw) * (size_t)g->dh * (size_t)g->w_ + (size_t)(t % g->kw) * (size_t)g->dw) * C0;
+  return ((size_t)(t / g->kw) * (size_t)g->dh * (size_t)g->w_ + (size_t)(t % g->kw) * (size_t)g->dw) * g->xps;
 }
 
 static inline int32_t dword(const uint8_t *p, uint32_t mask) {
@@ -159,7 +162,7 @@ static inline void dw_next(const rt_qconv_geom *g, int64_t img, int64_t p, int64
                      iw0 + (int64_t)(g->kw - 1) * g->dw < g->w_;
   if (inside && w->moves)
     for (int t = 0; t < g->kh * g->kw; t++)
-      xp[t] += (size_t)g->sw * C0;
+      xp[t] += (size_t)g->sw * g->xps;
   else
     dw_taps(g, img, p, nb, xp);
   w->moves = inside;
@@ -240,8 +243,7 @@ static inline __mmask16 vnni_keep(const rt_qconv_geom *g, int64_t nb) {
 T_VNNI_INLINE void vnni_store_tile(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb,
                                    int nnb, __m512i (*acc)[MAX_NB], const int R, const int NB) {
   const vnni_rq q = vnni_rq_init(g);
-  const size_t plane = (size_t)(g->ho * g->wo) * C0,
-               at0 = (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0;
+  const size_t plane = g->ybs, at0 = rt_qconv_yat(g, img, nb, p);
 #pragma GCC unroll 4
   for (int j = 0; j < NB; j++) {
     if (j >= nnb) break;
@@ -250,7 +252,7 @@ T_VNNI_INLINE void vnni_store_tile(const rt_qconv_geom *g, int64_t img, int64_t 
     const __mmask16 keep = vnni_keep(g, nb + j);
 #pragma GCC unroll 12
     for (int r = 0; r < R; r++)
-      if (r < np) vnni_store(&q, at0 + (size_t)j * plane + (size_t)r * C0, keep, bias, mult, acc[r][j]);
+      if (r < np) vnni_store(&q, at0 + (size_t)j * plane + (size_t)r * g->yps, keep, bias, mult, acc[r][j]);
   }
 }
 
@@ -289,7 +291,7 @@ T_VNNI_INLINE void vnni_micro(const rt_qconv_geom *g, int64_t img, int64_t p, in
     wb[j] = g->w + (size_t)((nb + (j < nnb ? j : nnb - 1)) * g->kg) * C0 * 4;
   const uint8_t *x0[MAX_R];
   const int inside = windows_inside(g, img, oh, ow, R, lo, x0);
-  const size_t plane = (size_t)(g->h * g->w_) * C0;
+  const size_t plane = g->xbs;
   for (int t = 0; t < g->kh * g->kw; t++) {
     const uint8_t *xp[MAX_R];
     size_t st[MAX_R];
@@ -427,7 +429,7 @@ T_VNNI_INLINE void vnni_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
       const __m256i ab = _mm256_set_m128i(_mm_unpackhi_epi8(a, b), _mm_unpacklo_epi8(a, b));
       acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_cvtepu8_epi16(ab), _mm512_loadu_si512(w2[pr])));
     }
-    vnni_store(&q, (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0, keep, bias, mult, acc);
+    vnni_store(&q, rt_qconv_yat(g, img, nb, p), keep, bias, mult, acc);
   }
 }
 
@@ -500,7 +502,7 @@ T_AVX2_INLINE __m256i avx2_residual(const rt_qconv_geom *g, __m256i c, const uin
 T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, __m256i s0,
                               __m256i s1) {
   const int64_t co0 = nb * C0;
-  const size_t at = (size_t)((img * g->c1out + nb) * g->ho * g->wo + p) * C0;
+  const size_t at = rt_qconv_yat(g, img, nb, p);
   int32_t out[C0];
   for (int h = 0; h < 2; h++) {
     __m256i a = _mm256_add_epi32(h ? s1 : s0, _mm256_loadu_si256((const __m256i *)(g->bias + co0 + h * 8)));

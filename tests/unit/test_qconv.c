@@ -11,7 +11,10 @@
  * evaluator's: they must be identical, padding lanes 0. Cases with a
  * residual (format 2.7: an int8 Add or Mul epilogue with its own dtype,
  * zero point and scale, u8/i8 mixes, the final clamp a Relu) go through
- * the same paths. Also the load-time check's refusals.
+ * the same paths. Cases marked nhwc (format 2.11) hold x, y and r as ND
+ * [N, H, W, C], channels in multiples of 16: the same paths address them
+ * through the geometry's strides and must give the same bytes in that
+ * order. Also the load-time check's refusals.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +39,7 @@ typedef struct qcase {
   int kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
   int xdt, ydt, clamp, per_channel, halves;
   int res, rdt; /* residual: 0 none, 1 add, 2 mul; r's dtype */
+  int nhwc;     /* x, y and r ND [N, H, W, C] instead of NC1HWC0 */
 } qcase;
 
 /* A residual's operand and params (ops.def QConv). */
@@ -68,6 +72,23 @@ static void to_5hd(uint8_t *dst, const uint8_t *src, int64_t n, int64_t c, int64
     for (int64_t ch = 0; ch < c; ch++)
       for (int64_t p = 0; p < hw; p++)
         dst[((i * c1 + ch / 16) * hw + p) * 16 + ch % 16] = src[(i * c + ch) * hw + p];
+}
+
+/* ND [N, C, H, W] bytes -> ND [N, H, W, C] bytes. */
+static void to_nhwc(uint8_t *dst, const uint8_t *src, int64_t n, int64_t c, int64_t hw) {
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t ch = 0; ch < c; ch++)
+      for (int64_t p = 0; p < hw; p++)
+        dst[(i * hw + p) * c + ch] = src[(i * c + ch) * hw + p];
+}
+
+/* NCHW bytes into a tensor of layout lay (NC1HWC0 padding lanes `fill`). */
+static void to_layout(int lay, uint8_t *dst, const uint8_t *src, int64_t n, int64_t c, int64_t hw,
+                      uint8_t fill) {
+  if (lay == LAYOUT_ND)
+    to_nhwc(dst, src, n, c, hw);
+  else
+    to_5hd(dst, src, n, c, hw, fill);
 }
 
 /* The evaluator's QConv output for the case (NCHW bytes), or NULL. */
@@ -180,17 +201,19 @@ static void run_case(const qcase *q) {
   const uint32_t tiles = (uint32_t)(q->n * ((m + mt - 1) / mt) * ((gm.c1out + nt - 1) / nt));
   kcase c;
   kc_setup(&c, OM_TASK_QCONV2D, tiles < 3 ? tiles : 3, q->res ? OM_QCONV_NTENSORS_R : OM_QCONV_NTENSORS);
-  const int64_t xd[4] = {q->n, q->c, q->h, q->w};
-  kc_set_layout(&c, X, q->xdt, LAYOUT_NC1HWC0, 4, xd);
+  const int lay = q->nhwc ? LAYOUT_ND : LAYOUT_NC1HWC0;
+  const int64_t xd[4] = {q->n, q->c, q->h, q->w}, xh[4] = {q->n, q->h, q->w, q->c},
+                yh[4] = {yd[0], yd[2], yd[3], yd[1]};
+  kc_set_layout(&c, X, q->xdt, lay, 4, q->nhwc ? xh : xd);
   kc_set(&c, W, DT_INT8, 4, pd);
   kc_set(&c, B, DT_INT32, 1, &c16);
   kc_set(&c, MU, DT_FLOAT32, 1, &c16);
-  kc_set_layout(&c, Y, q->ydt, LAYOUT_NC1HWC0, 4, yd);
+  kc_set_layout(&c, Y, q->ydt, lay, 4, q->nhwc ? yh : yd);
   if (q->res) {
-    kc_set_layout(&c, R, q->rdt, LAYOUT_NC1HWC0, 4, yd);
-    to_5hd(c.data[R], r, q->n, q->m, yd[2] * yd[3], 0xa5); /* padding lanes: anything */
+    kc_set_layout(&c, R, q->rdt, lay, 4, q->nhwc ? yh : yd);
+    to_layout(lay, c.data[R], r, q->n, q->m, yd[2] * yd[3], 0xa5); /* padding lanes: anything */
   }
-  to_5hd(c.data[X], x, q->n, q->c, q->h * q->w, 0x5a);
+  to_layout(lay, c.data[X], x, q->n, q->c, q->h * q->w, 0x5a);
   memset(c.data[W], 0, (size_t)qconvw_bytes(&gm));
   qconvw_pack(&gm, w, c.data[W]);
   const int32_t zp_u = xzp + (q->xdt == DT_INT8 ? 128 : 0);
@@ -215,7 +238,7 @@ static void run_case(const qcase *q) {
 
   const size_t ybytes = (size_t)c.t[Y].bytes;
   uint8_t *want5 = malloc(ybytes), *got = c.data[Y];
-  to_5hd(want5, want ? want : (const uint8_t *)"", want ? q->n : 0, q->m, yd[2] * yd[3], 0);
+  to_layout(lay, want5, want ? want : (const uint8_t *)"", want ? q->n : 0, q->m, yd[2] * yd[3], 0);
   rt_args args;
   kc_args(&c, &args);
   /* the task as libomrt runs it, then each tile function (VNNI also with window-packed weights) */
@@ -251,10 +274,10 @@ static void run_case(const qcase *q) {
     if (bad)
       test_note(
           "  %s: %lldx%lldx%lldx%lld -> %lld, k %dx%d s %d,%d d %d,%d pads %d,%d,%d,%d group %lld, x %s "
-          "y %s residual %d: %zu bytes differ, first at %zu: %u, want %u",
+          "y %s residual %d nhwc %d: %zu bytes differ, first at %zu: %u, want %u",
           paths[k].name, (long long)q->n, (long long)q->c, (long long)q->h, (long long)q->w, (long long)q->m,
           q->kh, q->kw, q->sh, q->sw, q->dh, q->dw, q->pt, q->pl, q->pb, q->pr, (long long)q->group,
-          dtype_name(q->xdt), dtype_name(q->ydt), q->res, bad, first, got[first], want5[first]);
+          dtype_name(q->xdt), dtype_name(q->ydt), q->res, q->nhwc, bad, first, got[first], want5[first]);
   }
   free(want5), free(x), free(w), free(bias), free(mult), free(r);
   kc_free(&c);
@@ -262,7 +285,7 @@ static void run_case(const qcase *q) {
 }
 
 static void test_rejects(void) {
-  const qcase q = {1, 16, 4, 4, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, DT_UINT8, DT_UINT8, 0, 0, 0, 0, 0};
+  const qcase q = {1, 16, 4, 4, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, DT_UINT8, DT_UINT8, 0, 0, 0, 0, 0, 0};
   qconvw_geom gm;
   qconvw_init(q.m, q.c, 1, 3, 3, &gm);
   const int64_t xd[4] = {1, 16, 4, 4}, c16 = 16;
@@ -304,6 +327,20 @@ static void test_rejects(void) {
   p[OM_QCONV_P_R_OP] = 0, p[OM_QCONV_P_O_ZP] = 3;
   expect_reject(&c, "a residual's param without r", "o_zp");
   p[OM_QCONV_P_O_ZP] = 0;
+  /* NHWC (format 2.11): x and y both ND [N, H, W, C], C a multiple of 16, groups 1 */
+  const int64_t xh[4] = {1, 4, 4, 16};
+  kc_set_layout(&c, X, DT_UINT8, LAYOUT_ND, 4, xh);
+  expect_reject(&c, "ND x, NC1HWC0 y", "all ND");
+  kc_set_layout(&c, Y, DT_UINT8, LAYOUT_ND, 4, xh);
+  CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  p[OM_QCONV_P_GROUPS] = 2;
+  expect_reject(&c, "NHWC with groups", "groups 1");
+  p[OM_QCONV_P_GROUPS] = 1;
+  kc_set_layout(&c, X, DT_UINT8, LAYOUT_ND, 4, (const int64_t[4]){1, 4, 4, 12});
+  expect_reject(&c, "NHWC x of 12 channels", "multiples of 16");
+  kc_set_layout(&c, X, DT_UINT8, LAYOUT_ND, 4, xh);
+  kc_set_layout(&c, Y, DT_UINT8, LAYOUT_ND, 4, (const int64_t[4]){1, 4, 3, 16});
+  expect_reject(&c, "NHWC y of the wrong W", "y dims");
   kc_free(&c);
 
   /* with a residual */
@@ -341,7 +378,7 @@ static void test_rejects(void) {
   kc_set_layout(&c, R, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
   expect_reject(&c, "f16 r", "r");
   kc_set_layout(&c, R, DT_UINT8, LAYOUT_ND, 4, xd);
-  expect_reject(&c, "ND r", "r");
+  expect_reject(&c, "ND r beside NC1HWC0 y", "all ND");
   kc_free(&c);
 }
 
@@ -350,40 +387,54 @@ int main(void) {
   test_note("paths: %s", rt_cpu()->name);
   const qcase cases[] = {
       /* n  c   h   w   m  grp kh kw sh sw dh dw pt pl pb pr  x   y clamp pc halves */
-      {1, 16, 8, 8, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 1, 0, 0, 0},  /* 3x3 same */
-      {2, 3, 11, 13, 37, 1, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, U8, U8, 1, 1, 0, 0, 0}, /* RGB stem, odd Cout */
-      {1, 3, 61, 9, 64, 1, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, I8, U8, 1, 1, 0, 0, 0},  /* 3x3 stem, i8, no pads */
-      {1, 1, 9, 10, 20, 1, 3, 5, 1, 2, 2, 1, 2, 1, 0, 3, I8, I8, 0, 1, 1, 0, 0},  /* 1 channel, dilated */
-      {1, 2, 5, 5, 16, 1, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, U8, U8, 0, 0, 0, 0, 0},   /* 2 channels, 2x2 */
-      {1, 33, 9, 7, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 0, 0, 0, 0, 0},  /* 1x1, odd C, i8 */
+      {1, 16, 8, 8, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 1, 0, 0, 0, 0},  /* 3x3 same */
+      {2, 3, 11, 13, 37, 1, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, U8, U8, 1, 1, 0, 0, 0, 0}, /* RGB stem, odd Cout */
+      {1, 3, 61, 9, 64, 1,  3, 3, 2, 2, 1, 1,
+       0, 0, 0,  0, I8, U8, 1, 1, 0, 0, 0, 0}, /* 3x3 stem, i8, no pads */
+      {1, 1, 9, 10, 20, 1, 3, 5, 1, 2, 2, 1, 2, 1, 0, 3, I8, I8, 0, 1, 1, 0, 0, 0}, /* 1 channel, dilated */
+      {1, 2, 5, 5, 16, 1, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, U8, U8, 0, 0, 0, 0, 0, 0},  /* 2 channels, 2x2 */
+      {1, 33, 9, 7, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 0, 0, 0, 0, 0, 0}, /* 1x1, odd C, i8 */
       {1, 40, 10, 9, 70, 1,  3, 3, 2, 1, 2, 2,
-       2, 1,  0,  3, U8, I8, 1, 1, 1, 0, 0}, /* dilated, asym pads, halves */
-      {1, 32, 7, 7, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0, 0, 0}, /* depthwise */
+       2, 1,  0,  3, U8, I8, 1, 1, 1, 0, 0, 0}, /* dilated, asym pads, halves */
+      {1, 32, 7, 7, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0, 0, 0, 0}, /* depthwise */
       {1, 24, 6, 5, 24, 24, 3, 3, 2, 2, 1, 1,
-       1, 1,  1, 1, I8, U8, 0, 1, 1, 0, 0}, /* depthwise, stride 2, odd C */
-      {1, 48, 5, 6, 36, 6, 3, 1, 1, 2, 1, 1, 1, 0, 1, 0, U8, U8, 0, 1, 0, 0, 0},   /* groups of 8 in, 6 out */
-      {2, 64, 4, 4, 80, 2, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, I8, U8, 1, 0, 0, 0, 0},   /* two groups, no pads */
-      {1, 256, 3, 3, 130, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0, 0, 0}, /* deep K */
+       1, 1,  1, 1, I8, U8, 0, 1, 1, 0, 0, 0}, /* depthwise, stride 2, odd C */
+      {1, 48, 5, 6, 36, 6,  3, 1, 1, 2, 1, 1,
+       1, 0,  1, 0, U8, U8, 0, 1, 0, 0, 0, 0}, /* groups of 8 in, 6 out */
+      {2, 64, 4, 4, 80, 2, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, I8, U8, 1, 0, 0, 0, 0, 0}, /* two groups, no pads */
+      {1, 256, 3, 3, 130, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0, 0, 0, 0}, /* deep K */
       {1, 48, 4, 8, 70, 1,  1, 1, 2, 2, 1, 1,
-       0, 0,  0, 0, U8, U8, 1, 1, 0, 0, 0}, /* 1x1 s2: 8 pixels, a tail of 2 */
+       0, 0,  0, 0, U8, U8, 1, 1, 0, 0, 0, 0}, /* 1x1 s2: 8 pixels, a tail of 2 */
       {1, 200, 1, 1, 70, 1,  1, 1, 1, 1, 1, 1,
-       0, 0,   0, 0, I8, U8, 0, 1, 0, 0, 0}, /* fully connected: 1 pixel */
+       0, 0,   0, 0, I8, U8, 0, 1, 0, 0, 0, 0}, /* fully connected: 1 pixel */
       /* with a residual (res 1 add, 2 mul) of dtype rdt                                    res rdt */
-      {1, 64, 7, 7, 64, 1,  1, 1, 1, 1, 1, 1,
-       0, 0,  0, 0, U8, U8, 1, 1, 0, 1, U8}, /* ResNet's 1x1, Add, Relu */
-      {2, 16, 8, 8, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, I8, U8, 0, 1, 0, 1, I8},  /* 3x3, odd Cout, i8 r */
-      {1, 33, 5, 6, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, I8, 1, 0, 0, 2, U8},  /* Mul, i8 y, u8 r */
-      {1, 24, 6, 5, 24, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, I8, 0, 1, 1, 1, I8}, /* depthwise, ties */
-      {1, 3, 11, 13, 37, 1, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, U8, U8, 0, 1, 1, 2, I8}, /* RGB stem window, Mul */
-      {1, 48, 5, 6, 36, 6, 3, 1, 1, 2, 1, 1, 1, 0, 1, 0, I8, I8, 1, 1, 0, 1, U8},  /* groups: 12 x 1 tiles */
-      {1, 16, 4, 4, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 0, 1, 1, U8},  /* ties, one block */
+      {1, 64, 7, 7, 64, 1,  1, 1, 1, 1, 1,  1,
+       0, 0,  0, 0, U8, U8, 1, 1, 0, 1, U8, 0}, /* ResNet's 1x1, Add, Relu */
+      {2, 16, 8, 8, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, I8, U8, 0, 1, 0, 1, I8, 0}, /* 3x3, odd Cout, i8 r */
+      {1, 33, 5, 6, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, I8, 1, 0, 0, 2, U8, 0}, /* Mul, i8 y, u8 r */
+      {1, 24, 6, 5, 24, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, I8, 0, 1, 1, 1, I8, 0}, /* depthwise, ties */
+      {1, 3, 11, 13, 37, 1,  7, 7, 2, 2, 1,  1,
+       3, 3, 3,  3,  U8, U8, 0, 1, 1, 2, I8, 0}, /* RGB stem window, Mul */
+      {1, 48, 5, 6, 36, 6,  3, 1, 1, 2, 1,  1,
+       1, 0,  1, 0, I8, I8, 1, 1, 0, 1, U8, 0}, /* groups: 12 x 1 tiles */
+      {1, 16, 4, 4, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 0, 1, 1, U8, 0}, /* ties, one block */
       /* depthwise over rows of several 4-pixel groups (kernels_qdw_x86.c): inside and edge groups */
-      {1, 40, 13, 19, 40, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0, 0, 0}, /* odd C, last block 8 */
-      {1, 32, 15, 17, 32, 32, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, I8, U8, 0, 1, 1, 0, 0}, /* stride 2, pads after */
-      {1, 16, 12, 21, 16, 16, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, U8, I8, 1, 1, 0, 0, 0}, /* 5x5: 7 quads of taps */
-      {1, 16, 9, 23, 16, 16, 3, 3, 1, 2, 2, 2, 2, 2, 2, 2, I8, I8, 0, 1, 0, 0, 0},  /* dilated, stride 1,2 */
-      {2, 16, 10, 25, 16, 16, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, U8, U8, 0, 0, 0, 0, 0}, /* stride 3: gathered */
-      {1, 16, 9, 12, 16, 16, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, U8, U8, 1, 1, 0, 0, 0},  /* 49 taps: handed on */
+      {1, 40, 13, 19, 40, 40, 3, 3, 1, 1, 1, 1,
+       1, 1,  1,  1,  U8, U8, 1, 1, 0, 0, 0, 0}, /* odd C, last block 8 */
+      {1, 32, 15, 17, 32, 32, 3, 3, 2, 2, 1, 1,
+       0, 0,  1,  1,  I8, U8, 0, 1, 1, 0, 0, 0}, /* stride 2, pads after */
+      {1, 16, 12, 21, 16, 16, 5, 5, 1, 1, 1, 1,
+       2, 2,  2,  2,  U8, I8, 1, 1, 0, 0, 0, 0}, /* 5x5: 7 quads of taps */
+      {1, 16, 9, 23, 16, 16, 3, 3, 1, 2, 2, 2,
+       2, 2,  2, 2,  I8, I8, 0, 1, 0, 0, 0, 0}, /* dilated, stride 1,2 */
+      {2, 16, 10, 25, 16, 16, 3, 3, 3, 3, 1, 1,
+       1, 1,  1,  1,  U8, U8, 0, 0, 0, 0, 0, 0},                                      /* stride 3: gathered */
+      {1, 16, 9, 12, 16, 16, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, U8, U8, 1, 1, 0, 0, 0, 0}, /* 49 taps: handed on */
+      /* NHWC x, y and r (format 2.11): a Linear layer's rows as pixels, and windows    res rdt nhwc */
+      {1, 64, 1, 45, 48, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, U8, 0, 1, 0, 0, 0, 1},  /* 45 rows: tails */
+      {2, 32, 3, 7, 80, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 1, 0, 1, 0, 0, 1},   /* two images, ties */
+      {1, 48, 1, 20, 32, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, U8, 1, 1, 0, 1, I8, 1}, /* residual Add */
+      {1, 16, 6, 5, 16, 1, 3, 3, 2, 1, 1, 2, 1, 2, 1, 0, I8, U8, 0, 1, 0, 2, U8, 1},  /* 3x3 window, Mul */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     run_case(&cases[i]);
