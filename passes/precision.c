@@ -69,9 +69,11 @@
  * (mark_quant_islands below), as ONNX Runtime computes them in f32.
  *
  * Vector programs (VectorProgram nodes from passes/vectorize.c) follow the
- * same rule as one FOLLOW op, with one exception: a program none of whose
+ * same rule as one FOLLOW op, with two exceptions: a program none of whose
  * outputs is a float (compares, casts to integers, IsNaN) does not lower --
- * its results are exact, and computing them in f16 could only change them.
+ * its results are exact, and computing them in f16 could only change them;
+ * and a program that rounds a float to int8 and back (a QuantizeLinear ->
+ * DequantizeLinear pair, fake_quant) computes in f32 between fp16 tensors.
  * A program that lowers computes in f16: every f32 register (loads,
  * immediates, casts to f32, arithmetic) becomes f16, which vprog.h defines
  * as f32 arithmetic rounded to f16 after every instruction, as the chip
@@ -553,11 +555,33 @@ static status retype_program(ir_graph *g, ir_node *n, int lower, diag *d) {
 
 /* Every vector program retyped (lowered to f16 where it lowers, when
  * `lower`) and reconciled with its tensors' dtypes. */
+/* 1 when program n rounds a float to int8 and on to a float again (a
+ * QuantizeLinear -> DequantizeLinear pair between two float ops: the
+ * attention's Q, K, V and softmax in a QDQ transformer, its MatMuls in
+ * fp16). Such a program keeps f32 arithmetic while its tensors follow the
+ * mode: in fp16, x / s at 3000 has steps of 2, so the rounding the pair
+ * stands for would be lost, and the f16 steps cost a conversion after each
+ * instruction (reconcile_programs). */
+static int fake_quant(const ir_node *n, diag *d) {
+  arena tmp;
+  arena_init(&tmp, 0);
+  ir_vprog v;
+  int q = 0, dq = 0;
+  if (ir_vprog_read(n, &tmp, &v, d) == ST_OK)
+    for (int k = 0; k < v.count; k++)
+      if (v.ins[k].op == VOP_CAST) {
+        q |= v.ins[k].dtype == DT_UINT8 || v.ins[k].dtype == DT_INT8;
+        dq |= q && precision_is_float(v.ins[k].dtype);
+      }
+  arena_free(&tmp);
+  return q && dq;
+}
+
 static status reconcile_programs(ir_graph *g, int lower, om_precision p, diag *d) {
   for (int i = 0; i < g->nnodes; i++) {
     ir_node *n = g->nodes[i];
     if (n->dead || n->op != IR_OP_VECPROG) continue;
-    status st = retype_program(g, n, lower && node_lowers(n, p), d);
+    status st = retype_program(g, n, lower && node_lowers(n, p) && !fake_quant(n, d), d);
     if (st != ST_OK) return st;
   }
   return ST_OK;
