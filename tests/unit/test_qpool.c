@@ -3,6 +3,8 @@
  * NCHW reference: random bytes over odd channel counts, strides, asymmetric
  * pads and ceil-mode windows that end past the padding; the output bytes
  * must be identical (padding lanes included: the max of padding lanes).
+ * Rows wider than the kernel's column buffer (256 pixels) go in pieces:
+ * windows across a piece's edge and a window wider than a piece.
  * Also the load-time check's refusals of int8 average pooling and of a y
  * of another dtype.
  */
@@ -95,11 +97,13 @@ int main(void) {
   const int U8 = DT_UINT8, I8 = DT_INT8;
   const pcase cases[] = {
       /* n  c   h   w  ho  wo kh kw sh sw pt pl pb pr dt */
-      {1, 64, 12, 12, 6, 6, 3, 3, 2, 2, 1, 1, 1, 1, U8}, /* ResNet's stem pool */
-      {2, 20, 9, 7, 5, 4, 3, 3, 2, 2, 1, 1, 1, 1, I8},   /* odd C, i8 */
-      {1, 5, 8, 9, 4, 5, 2, 3, 2, 2, 0, 1, 0, 1, I8},    /* asymmetric window and pads */
-      {1, 16, 7, 7, 4, 4, 2, 2, 2, 2, 0, 0, 0, 0, U8},   /* ceil mode: the last window past the input */
-      {1, 33, 5, 5, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, U8},   /* stride 1 */
+      {1, 64, 12, 12, 6, 6, 3, 3, 2, 2, 1, 1, 1, 1, U8},   /* ResNet's stem pool */
+      {2, 20, 9, 7, 5, 4, 3, 3, 2, 2, 1, 1, 1, 1, I8},     /* odd C, i8 */
+      {1, 5, 8, 9, 4, 5, 2, 3, 2, 2, 0, 1, 0, 1, I8},      /* asymmetric window and pads */
+      {1, 16, 7, 7, 4, 4, 2, 2, 2, 2, 0, 0, 0, 0, U8},     /* ceil mode: the last window past the input */
+      {1, 33, 5, 5, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, U8},     /* stride 1 */
+      {1, 16, 3, 600, 1, 200, 3, 5, 1, 3, 0, 2, 0, 1, I8}, /* rows of 3 pieces, windows across their edges */
+      {1, 16, 2, 610, 1, 3, 2, 300, 1, 150, 0, 0, 0, 0, U8}, /* a window wider than a piece */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     run_case(&cases[i]);
