@@ -24,7 +24,13 @@
  *      once per run: while a chunk is computed, the panel the core reads
  *      next (the next chunk, or the next tile's first) is fetched into the
  *      cache a slice per row group (next_panel, rt_mk_pf), instead of the
- *      first row group waiting for each line of it;
+ *      first row group waiting for each line of it. Converting a panel to
+ *      f32 once (two n blocks at a time, the copy in L2) and running every
+ *      row group on the copy measured the same as converting in registers
+ *      per row group (bench/matmul_task, ViT-B/16's four shapes, weights
+ *      from memory: within 1%, alternating runs): the micro-kernel is bound
+ *      by its FMAs and broadcasts (in cache ~91% of bench/fma_peak), not by
+ *      B's loads or conversions;
  *   write-back  on the last chunk, straight from the registers for every
  *      whole n block: + bias (the sums start from it), + c (when it runs
  *      along N and beta is 1), relu / clip, f16 stores with vcvtps2ph
