@@ -641,6 +641,7 @@ static void test_copy_slice(void) {
 
 static void transdata_cases(const int64_t *shape);
 static void transdata_reshape(void);
+static void transdata_bytes(void);
 
 static void test_transdata(void) {
   /* W = 21: the x86 paths' 8-pixel transposes plus a tail (their last 8
@@ -652,6 +653,40 @@ static void test_transdata(void) {
   for (int sh = 0; sh < 4; sh++)
     transdata_cases(shapes[sh]);
   transdata_reshape();
+  transdata_bytes();
+}
+
+/* u8 / i8 ND -> NC1HWC0 moves the bytes: every byte of y, the padding
+ * lanes 0, against a direct index of x. C = 3: an RGB input (one word of
+ * each pixel's two); C = 19: a whole channel block (both words) and a
+ * partial one; C = 11: more than one word's channels in a partial block. */
+static void transdata_bytes(void) {
+  const int64_t shapes[3][4] = {{1, 3, 4, 21}, {2, 19, 3, 5}, {1, 11, 2, 9}};
+  for (int sh = 0; sh < 3; sh++)
+    for (int dt = 0; dt < 2; dt++) {
+      const int64_t *d = shapes[sh], c1 = (d[1] + 15) / 16;
+      kcase c;
+      kc_setup(&c, OM_TASK_TRANSDATA, 2, 0);
+      int ss = kc_add(&c, dt ? DT_INT8 : DT_UINT8, LAYOUT_ND, 4, d),
+          ds = kc_add(&c, dt ? DT_INT8 : DT_UINT8, LAYOUT_NC1HWC0, 4, d);
+      uint8_t *x = c.data[ss], *y = c.data[ds];
+      for (uint64_t i = 0; i < c.t[ss].bytes; i++)
+        x[i] = (uint8_t)(i * 37u + 11u);
+      memset(y, 0xa5, c.t[ds].bytes);
+      kc_run(&c);
+      size_t bad = 0;
+      for (int64_t n = 0; n < d[0]; n++)
+        for (int64_t cb = 0; cb < c1; cb++)
+          for (int64_t hw = 0; hw < d[2] * d[3]; hw++)
+            for (int64_t l = 0; l < 16; l++) {
+              int64_t ch = cb * 16 + l;
+              uint8_t want = ch < d[1] ? x[(n * d[1] + ch) * d[2] * d[3] + hw] : 0;
+              bad += y[((n * c1 + cb) * d[2] * d[3] + hw) * 16 + l] != want;
+            }
+      CHECK(bad == 0);
+      if (bad) test_note("  transdata bytes C %lld dtype %d: %zu bytes differ", (long long)d[1], dt, bad);
+      kc_free(&c);
+    }
 }
 
 static void transdata_cases(const int64_t *shape) {
