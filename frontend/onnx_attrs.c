@@ -120,15 +120,67 @@ int onnx_attr_ints_copy(const onnx_node *nd, const char *name, int64_t *out, int
 
 /* --- compile-time inputs */
 
+/* The node nearest v among its producers whose output extent depends on the
+ * input's values: a counted value's count producer (NonZero,
+ * NonMaxSuppression, TopK with a run-time k ...), else the first node whose
+ * output shape is unknown while its inputs' are known (a graph input of
+ * unknown shape is not one: it is what --input_shape fixes). Breadth-first, each
+ * node once. NULL when neither (v is computed from a graph input alone). */
+static const ir_node *data_origin(onnx_ctx *c, const ir_value *v) {
+  int n = c->g->next_node_id;
+  const ir_node **queue = arena_array(&c->scratch, (size_t)n + 1, sizeof *queue);
+  unsigned char *seen = arena_array(&c->scratch, (size_t)n + 1, 1);
+  if (!queue || !seen || !v->producer) return NULL;
+  const ir_node *unknown = NULL;
+  int head = 0, tail = 0;
+  queue[tail++] = v->producer;
+  seen[v->producer->id] = 1;
+  while (head < tail) {
+    const ir_node *p = queue[head++];
+    int known = 1;
+    for (int k = 0; k < p->nout; k++) {
+      const ir_value *o = p->out[k];
+      if (o && o->count) return o->count->producer ? o->count->producer : p;
+    }
+    for (int i = 0; i < p->nin; i++) {
+      const ir_value *u = p->in[i];
+      if (!u) continue;
+      known &= ir_value_elements(u) >= 0;
+      if (u->producer && !seen[u->producer->id]) {
+        seen[u->producer->id] = 1;
+        queue[tail++] = u->producer;
+      }
+    }
+    if (known && !unknown)
+      for (int k = 0; k < p->nout; k++)
+        if (p->out[k] && ir_value_elements(p->out[k]) < 0) unknown = p;
+  }
+  return unknown;
+}
+
+const char *onnx_data_origin(onnx_ctx *c, const ir_value *v, char *buf, size_t size) {
+  const ir_node *o = data_origin(c, v);
+  if (!o) {
+    snprintf(buf, size, "%s", "");
+    return buf;
+  }
+  snprintf(buf, size,
+           "; it depends on the input's values through node '%s' (%s), whose output size is known only "
+           "at run time: compile the model up to before that node (atc --out_nodes)",
+           o->name, ir_ops[o->op].name);
+  return buf;
+}
+
 status onnx_const_input(onnx_node *nd, int i, const char *what, const ir_value **out) {
   const ir_value *v = i < nd->nin ? nd->in[i] : NULL;
   if (!v) return onnx_node_fail(nd, ST_ERR_INVALID, "input %d (%s) is required", i, what);
+  char why[384];
   if (!v->data)
     return onnx_node_fail(
         nd, ST_ERR_UNSUPPORTED,
-        "input %d '%s'%s%s%s must be known at compile time (a constant, or shape arithmetic that folds)", i,
+        "input %d '%s'%s%s%s must be known at compile time (a constant, or shape arithmetic that folds)%s", i,
         v->name, strcmp(v->name, what) ? " (" : "", strcmp(v->name, what) ? what : "",
-        strcmp(v->name, what) ? ")" : "");
+        strcmp(v->name, what) ? ")" : "", onnx_data_origin(nd->c, v, why, sizeof why));
   *out = v;
   return ST_OK;
 }

@@ -166,8 +166,13 @@ status onnx_import_if(onnx_node *nd, ir_node *none) {
       dc_output(&b, k, t[k]);
     return dc_end(&b);
   }
+  char why[384];
+  if (ir_value_elements(cond) < 0)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "the condition '%s' has a shape known only at run time%s",
+                     cond->name, onnx_data_origin(nd->c, cond, why, sizeof why));
   if (ir_value_elements(cond) != 1)
-    return dc_refuse(&b, ST_ERR_INVALID, "the condition '%s' must hold one value", cond->name);
+    return dc_refuse(&b, ST_ERR_INVALID, "the condition '%s' must hold one value, it holds %" PRId64,
+                     cond->name, ir_value_elements(cond));
   import(&b, then_g, NULL, t);
   import(&b, else_g, NULL, e);
   for (int k = 0; !b.st && k < nd->nout; k++)

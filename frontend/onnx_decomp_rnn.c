@@ -16,7 +16,8 @@
  *           C' = f * C + i * g(gc), o = f(go + Po * C'), H' = o * h(C')
  *   gate pre-activations clipped to [-clip, clip] when clip is set.
  *
- * sequence_lens (a run-time input) masks each step per batch entry: past a
+ * sequence_lens (a run-time input, or a constant below seq_length somewhere:
+ * one of seq_length everywhere is dropped) masks each step per batch entry: past a
  * sequence's length its state is held and its Y rows are 0; a reverse
  * direction then starts at the entry's own last step, as ONNX's reference.
  * Outputs: Y [T, D, B, H] (layout 1: [B, T, D, H]), Y_h [D, B, H] (layout 1:
@@ -35,6 +36,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "frontend/onnx_decomp.h"
 
 enum { RNN_MAX_STEPS = 4096, RNN_ACTS = 3 };
@@ -278,6 +280,16 @@ static int fusable(const rnn *r, int dirs, const ir_value *lens, const ir_value 
   return 1;
 }
 
+/* Whether sequence_lens is a constant giving every batch entry all T steps
+ * (a packed sequence of full length exports so): then it masks nothing. */
+static int full_lengths(const ir_value *lens, int64_t T) {
+  int64_t n = lens ? ir_value_elements(lens) : -1;
+  if (n < 1 || !lens->data) return 0;
+  for (int64_t i = 0; i < n; i++)
+    if (elem_get(lens->data, lens->dtype, (size_t)i) != (double)T) return 0;
+  return 1;
+}
+
 static status decomp(onnx_node *nd, rnn_kind kind) {
   dc b;
   dc_begin(&b, nd);
@@ -306,6 +318,7 @@ static status decomp(onnx_node *nd, rnn_kind kind) {
                      "...] at import");
   r.T = x->dims[layout ? 1 : 0];
   r.hidden = dc_attr_int(&b, "hidden_size", rw->dims[2]);
+  if (full_lengths(lens, r.T)) lens = NULL; /* masks no step */
   if (r.T < 1 || r.T > RNN_MAX_STEPS)
     return dc_refuse(&b, ST_ERR_LIMIT, "seq_length %" PRId64 " is outside 1..%d (the recurrence is unrolled)",
                      r.T, RNN_MAX_STEPS);

@@ -208,6 +208,11 @@ const int64_t *onnx_attr_ints(const onnx_node *nd, const char *name, int *count)
 /* INTS attribute `name`: copies up to max values into out and returns the
  * attribute's count (which may exceed max), or -1 when absent. */
 int onnx_attr_ints_copy(const onnx_node *nd, const char *name, int64_t *out, int max);
+/* For a message on a value v that is not known at compile time: "; it
+ * depends on the input's values through node 'N' (Op) ..." naming the
+ * nearest producer whose output size is known only at run time, and what the
+ * user can do; "" when v has none. Written into buf, returned. */
+const char *onnx_data_origin(onnx_ctx *c, const ir_value *v, char *buf, size_t size);
 /* Input i, which must be present and a constant; `what` names it in messages. */
 status onnx_const_input(onnx_node *nd, int i, const char *what, const ir_value **out);
 /* A one-element numeric constant input, as a double. */

@@ -23,7 +23,8 @@
  * valid parts equal the reference evaluator's, and the top values are the
  * largest positive x in order with their boxes. Refused with one line naming
  * node and axis: GatherND addressing counted data along its counted axis,
- * and Tile repeating it. test_shape_reads: Gather of a static dim of a counted
+ * and Tile repeating it; a Slice whose end is the count plus one, naming the
+ * NonZero the end depends on. test_shape_reads: Gather of a static dim of a counted
  * value's Shape is a constant, and a Slice up to its own count keeps it.
  */
 #include <math.h>
@@ -313,6 +314,16 @@ static void test_refused(void) {
   mb_node(&m, "Tile", "tile_counted", "s,reps", "y");
   mb_output(&m, "y");
   mb_expect_refused(&m, "'tile_counted' (Tile)", "axis 0");
+
+  counted_scores(&m); /* a Slice to the count plus one (a detector's proposals): names the NonZero */
+  int64_t zero64 = 0, one = 1;
+  mb_init_raw(&m, "i0", 7, 1, (int64_t[]){1}, &zero64, sizeof zero64);
+  mb_init_raw(&m, "one", 7, 1, (int64_t[]){1}, &one, sizeof one);
+  mb_node(&m, "Shape", "shape_of_s", "s", "sh");
+  mb_node(&m, "Add", "count_plus_one", "sh,one", "end");
+  mb_node(&m, "Slice", "slice_past_count", "x,i0,end,i0", "y");
+  mb_output(&m, "y");
+  mb_expect_refused(&m, "'slice_past_count' (Slice)", "through node 'nonzero' (NonZero)");
 }
 
 /* An export's reads of a counted value's Shape, each of which failed with

@@ -380,9 +380,11 @@ static void test_einsum_f64(void) {
 
 /* LSTM, GRU and RNN import as one Recurrence per direction after the
  * hoisted input MatMul when their cells are RECURRENCE's (the default
- * activations), and unrolled otherwise: clip, peepholes, sequence_lens or
- * another activation (then one MatMul per step with a state, per gate
- * group: T - 1 steps, the first having no h0). */
+ * activations; a constant sequence_lens of seq_length for every entry, as a
+ * packed sequence of full length exports, is no sequence_lens), and unrolled
+ * otherwise: clip, peepholes, a shorter sequence_lens or another
+ * activation (then one MatMul per step with a state, per gate group: T - 1
+ * steps, the first having no h0). lens 1: {T, T - 1}, 2: {T, T}. */
 typedef struct rec_import {
   const char *op, *direction, *acts; /* acts: comma-separated, or NULL */
   int gates, clip, peep, lens, lbr, want_rec, want_matmul;
@@ -400,6 +402,7 @@ static void test_recurrence_import(void) {
       {"LSTM", "forward",       NULL,                       4, 1,   0,   0,   0,  0,  T},
       {"LSTM", "forward",       NULL,                       4, 0,   1,   0,   0,  0,  T},
       {"GRU",  "forward",       NULL,                       3, 0,   0,   1,   0,  0,  1 + 2 * (T - 1)},
+      {"LSTM", "bidirectional", NULL,                       4, 0,   0,   2,   0,  2,  2},
       {"RNN",  "forward",       "Relu",                     1, 0,   0,   0,   0,  0,  T},
   };
   /* clang-format on */
@@ -409,7 +412,7 @@ static void test_recurrence_import(void) {
     w[i] = frand(&seed);
   for (size_t i = 0; i < sizeof r / sizeof *r; i++)
     r[i] = frand(&seed);
-  int32_t lens[B] = {T, T - 1};
+  int32_t lens[2][B] = {{T, T - 1}, {T, T}};
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     const rec_import *c = &cases[k];
     const int64_t D = strcmp(c->direction, "bidirectional") ? 1 : 2, GH = c->gates * H;
@@ -418,7 +421,7 @@ static void test_recurrence_import(void) {
     mb_input(&m, "x", 1, 3, (int64_t[]){T, B, I}, NULL);
     mb_init_raw(&m, "w", 1, 3, (int64_t[]){D, GH, I}, w, sizeof(float) * (size_t)(D * GH * I));
     mb_init_raw(&m, "r", 1, 3, (int64_t[]){D, GH, H}, r, sizeof(float) * (size_t)(D * GH * H));
-    if (c->lens) mb_init_raw(&m, "lens", 6, 1, (int64_t[]){B}, lens, sizeof lens);
+    if (c->lens) mb_init_raw(&m, "lens", 6, 1, (int64_t[]){B}, lens[c->lens - 1], sizeof lens[0]);
     if (c->peep) mb_init_raw(&m, "p", 1, 2, (int64_t[]){D, 3 * H}, w, sizeof(float) * (size_t)(D * 3 * H));
     const char *ins = c->peep ? "x,w,r,,,,,p" : c->lens ? "x,w,r,,lens" : "x,w,r";
     Onnx__NodeProto *n = mb_node(&m, c->op, "rec", ins, "y");
