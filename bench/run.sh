@@ -17,7 +17,7 @@
 #   --models    comma-separated subset of: resnet50_b1 resnet50_b4 mobilenet_v2 squeezenet1_1
 #               efficientnet_b0 mobilenet_v3_small vit_b_16 bert_base convnext_tiny
 #               shufflenet_v2_x1_0 lstm deeplabv3_resnet50 (resnet50 = both batches)
-#               resnet50_qdq mobilenet_v2_qdq resnet18_qdq squeezenet1_1_qdq; default all
+#               resnet50_qdq mobilenet_v2_qdq resnet18_qdq squeezenet1_1_qdq bert_base_qdq; default all
 #   --no-vector skip bench/vector.sh (JIT vs interpreter, fused vs unfused on efficientnet_b0 and
 #               mobilenet_v3_small, when --models has them)
 #   --threads   comma-separated thread counts; default 1,2
@@ -31,7 +31,7 @@ COMMAND="bench/run.sh${*:+ $*}"
 
 ALL_MODELS="resnet50_b1 resnet50_b4 mobilenet_v2 squeezenet1_1 efficientnet_b0 mobilenet_v3_small vit_b_16 bert_base
             convnext_tiny shufflenet_v2_x1_0 lstm deeplabv3_resnet50
-            resnet50_qdq mobilenet_v2_qdq resnet18_qdq squeezenet1_1_qdq"
+            resnet50_qdq mobilenet_v2_qdq resnet18_qdq squeezenet1_1_qdq bert_base_qdq"
 ALL_MODELS=$(echo $ALL_MODELS)
 QUICK=0
 BUILD=1
@@ -124,6 +124,7 @@ OMRUN=$WORK/bin/omrun
 need_export=""; need_qdq=""
 for m in $MODELS; do
   case $m in
+    bert_base_qdq) need_qdq="$need_qdq bert_base"; n=bert_base ;; # omquant quantizes the float export
     *_qdq) need_qdq="$need_qdq ${m%_qdq}"; continue ;; # int8 (QDQ) exports: models/export_qdq.py
     resnet50_*) n=resnet50 ;;
     *) n=$m ;;
@@ -200,6 +201,7 @@ for key in $MODELS; do
     mobilenet_v2_qdq) name="MobileNetV2 int8" ;;
     resnet18_qdq) name="ResNet-18 int8" ;;
     squeezenet1_1_qdq) name="SqueezeNet 1.1 int8" ;;
+    bert_base_qdq) name="BERT-base encoder int8 (seq 128)" ;;
   esac
   # The input's name, shape (batch first) and dtype, from the export's NAME.json.
   read -r in_name in_shape in_dtype < <($PY -c 'import json, sys
@@ -235,6 +237,16 @@ print(m["input"], ",".join(map(str, s)), m.get("input_dtype", "float32"))' "mode
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$key" "$name" "$batch" "$flops" "$om_bytes" "$atc_s" "$atc_err" \
     "$(stat -c %s "$model")" >> "$WORK/models.tsv"
+
+  # An int8 model once more through ORT with graph optimisations off, for the output check only:
+  # its Q / DQ pairs then round as the graph says, where ORT's fused int8 kernels may not (its
+  # QLinearSoftmax departs from the QDQ Softmax it replaces).
+  case $key in *_qdq)
+    rm -f "$WORK/$key.ort_written.bin"
+    node bench/ort_bench.js --model "$model" --input "$input" --shape "$in_shape" --dtype "$in_dtype" --threads 1 \
+      --opt disabled --warmup 0 --min 1 --max 1 --budget 0 --output "$WORK/$key.ort_written.bin" \
+      > "$WORK/$key.ort_written.log" 2>&1 || log "$key: ORT with optimisations off failed (see $key.ort_written.log)"
+  ;; esac
 
   one_om=""; one_ort="" # this model's 1-thread figures, for the scaling check
   for t in $THREADS; do
