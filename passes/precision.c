@@ -553,8 +553,6 @@ static status retype_program(ir_graph *g, ir_node *n, int lower, diag *d) {
   return st;
 }
 
-/* Every vector program retyped (lowered to f16 where it lowers, when
- * `lower`) and reconciled with its tensors' dtypes. */
 /* 1 when program n rounds a float to int8 and on to a float again (a
  * QuantizeLinear -> DequantizeLinear pair between two float ops: the
  * attention's Q, K, V and softmax in a QDQ transformer, its MatMuls in
@@ -577,6 +575,8 @@ static int fake_quant(const ir_node *n, diag *d) {
   return q && dq;
 }
 
+/* Every vector program retyped (lowered to f16 where it lowers, when
+ * `lower`) and reconciled with its tensors' dtypes. */
 static status reconcile_programs(ir_graph *g, int lower, om_precision p, diag *d) {
   for (int i = 0; i < g->nnodes; i++) {
     ir_node *n = g->nodes[i];
