@@ -273,9 +273,11 @@ static ir_value *add_transpose(ir_graph *g, const ir_node *at, ir_value *x, cons
 
 /* A Gemm's or MatMul's x [.., K] (P rows) as [1, K, P, 1] and its output
  * [1, N, P, 1] back in its shape: Reshape to the channels-last [1, P, 1, K] and
- * Transpose, which layout makes one channels-last TransData each way, so the
- * QConv's pixels are the rows (one VNNI tile spans many). Sets in[0] and
- * *out to the QConv's operands; 0 when out of memory. */
+ * Transpose, so the QConv's pixels are the rows (one VNNI tile spans many).
+ * passes/layout.c then drops both Transposes and runs the QConv on the NHWC
+ * rows in place when K and N are multiples of 16 (qconv_nhwc), else makes
+ * each one channels-last TransData. Sets in[0] and *out to the QConv's
+ * operands; 0 when out of memory. */
 static int matmul_operands(ir_graph *g, const ir_node *mm, ir_value *xq, ir_value **in0, ir_value **out) {
   static const int64_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1};
   const int64_t k = xq->dims[xq->rank - 1], rows = ir_value_elements(xq) / k,
