@@ -3,9 +3,10 @@
  * run-time If selects with Where, Loop and Scan unroll with their carried
  * values, iteration numbers, scan slices and stacked outputs, subgraphs read
  * outer-scope names (nested too); and the refusals, one line each: a trip
- * count of 2^40, a run-time trip count, branches that disagree in shape. The
- * numbers come from the reference evaluator over the imported graph. Models
- * are built with onnx_mb.h; a subgraph is the graph of a second builder. */
+ * count of 2^40, a run-time trip count, branches that disagree in shape, a
+ * condition whose shape is known only at run time. The numbers come from the
+ * reference evaluator over the imported graph. Models are built with
+ * onnx_mb.h; a subgraph is the graph of a second builder. */
 #include "ir/eval.h"
 #include "onnx_mb.h"
 #include "passes/pass.h"
@@ -117,6 +118,40 @@ static void test_if_runtime(void) {
   attr_graph(&m, n, "else_branch", &eb);
   mb_output(&m, "y");
   EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'bad_if' (If)", "f32 [3]", "f32 [2,2]");
+  mb_free(&tb);
+  mb_free(&eb);
+  mb_free(&m);
+}
+
+/* A condition whose shape is known only at run time (retinanet's "no boxes"
+ * test: numel of a run-time-sized value == 0, Shape -> ReduceProd -> Equal):
+ * refused in one line that names the If, says the shape is unknown rather
+ * than asking for one value, and names the node the size comes from (here a
+ * Range to a run-time limit). */
+static void test_if_unknown_condition(void) {
+  static const int64_t zero = 0, one = 1;
+  mb m, tb, eb;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 1, (int64_t[]){3}, NULL);
+  mb_input(&m, "limit", DT_INT64, 0, NULL, NULL);
+  mb_init_raw(&m, "zero", DT_INT64, 0, NULL, &zero, sizeof zero);
+  mb_init_raw(&m, "one", DT_INT64, 0, NULL, &one, sizeof one);
+  mb_node(&m, "Range", "ids", "zero,limit,one", "r");
+  mb_node(&m, "Shape", NULL, "r", "shr");
+  mb_node(&m, "ReduceProd", NULL, "shr", "numel");
+  mb_node(&m, "Equal", NULL, "numel,zero", "none");
+  mb_init(&tb, 13);
+  mb_node(&tb, "Identity", NULL, "x", "t_out");
+  mb_output(&tb, "t_out");
+  mb_init(&eb, 13);
+  mb_node(&eb, "Neg", NULL, "x", "e_out");
+  mb_output(&eb, "e_out");
+  Onnx__NodeProto *n = mb_node(&m, "If", "if_none", "none", "y");
+  attr_graph(&m, n, "then_branch", &tb);
+  attr_graph(&m, n, "else_branch", &eb);
+  mb_output(&m, "y");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'if_none' (If)", "condition 'none'",
+              "shape known only at run time", "node 'ids' (Range)");
   mb_free(&tb);
   mb_free(&eb);
   mb_free(&m);
@@ -345,6 +380,7 @@ int main(void) {
   test_if_constant();
   test_if_runtime();
   test_if_nested();
+  test_if_unknown_condition();
   test_loop();
   test_loop_condition();
   test_scan(0);
