@@ -36,6 +36,7 @@
 
 #include "frontend/onnx_internal.h"
 #include "common/elem.h"
+#include "ir/shape.h"
 
 /* --- attribute kinds */
 
@@ -122,25 +123,30 @@ int onnx_attr_ints_copy(const onnx_node *nd, const char *name, int64_t *out, int
 
 /* The node nearest v among its producers whose output extent depends on the
  * input's values: a counted value's count producer (NonZero,
- * NonMaxSuppression, TopK with a run-time k ...), else the first node whose
- * output shape is unknown while its inputs' are known (a graph input of
- * unknown shape is not one: it is what --input_shape fixes). Breadth-first, each
- * node once. NULL when neither (v is computed from a graph input alone). */
-static const ir_node *data_origin(onnx_ctx *c, const ir_value *v) {
+ * NonMaxSuppression, TopK with a run-time k ...; *counted = 1), else the
+ * first node whose output shape is unknown while its inputs' are known (a
+ * graph input of unknown shape is not one: it is what --input_shape fixes).
+ * Breadth-first, each node once. NULL when neither (v is computed from a
+ * graph input alone). */
+static ir_node *data_origin(onnx_ctx *c, const ir_value *v, int *counted) {
   int n = c->g->next_node_id;
-  const ir_node **queue = arena_array(&c->scratch, (size_t)n + 1, sizeof *queue);
+  ir_node **queue = arena_array(&c->scratch, (size_t)n + 1, sizeof *queue);
   unsigned char *seen = arena_array(&c->scratch, (size_t)n + 1, 1);
+  *counted = 0;
   if (!queue || !seen || !v->producer) return NULL;
-  const ir_node *unknown = NULL;
+  ir_node *unknown = NULL;
   int head = 0, tail = 0;
   queue[tail++] = v->producer;
   seen[v->producer->id] = 1;
   while (head < tail) {
-    const ir_node *p = queue[head++];
+    ir_node *p = queue[head++];
     int known = 1;
     for (int k = 0; k < p->nout; k++) {
       const ir_value *o = p->out[k];
-      if (o && o->count) return o->count->producer ? o->count->producer : p;
+      if (o && o->count) {
+        *counted = 1;
+        return o->count->producer ? o->count->producer : p;
+      }
     }
     for (int i = 0; i < p->nin; i++) {
       const ir_value *u = p->in[i];
@@ -158,16 +164,27 @@ static const ir_node *data_origin(onnx_ctx *c, const ir_value *v) {
   return unknown;
 }
 
+/* Where v's size comes from. A node whose shape rule refuses its inputs
+ * (with compile-time data only) says why in the rule's words: an extent
+ * read from a run-time value, or a model the exporter got wrong (split
+ * sizes that do not add up to the axis). The rule is run here, on a graph
+ * whose import is failing, so that its partial normalisation is harmless. */
 const char *onnx_data_origin(onnx_ctx *c, const ir_value *v, char *buf, size_t size) {
-  const ir_node *o = data_origin(c, v);
+  int counted;
+  ir_node *o = data_origin(c, v, &counted);
+  diag d;
+  diag_init(&d);
   if (!o) {
     snprintf(buf, size, "%s", "");
-    return buf;
+  } else if (!counted && ir_shape_infer_node(c->g, o, NULL, &d) && d.code != ST_ERR_NOMEM) {
+    snprintf(buf, size, "; its size is unknown from node '%s' (%s) on, whose shape rule says: %s", o->name,
+             ir_ops[o->op].name, d.msg);
+  } else {
+    snprintf(buf, size,
+             "; it depends on the input's values through node '%s' (%s), whose output size is known only "
+             "at run time: compile the model up to before that node (atc --out_nodes)",
+             o->name, ir_ops[o->op].name);
   }
-  snprintf(buf, size,
-           "; it depends on the input's values through node '%s' (%s), whose output size is known only "
-           "at run time: compile the model up to before that node (atc --out_nodes)",
-           o->name, ir_ops[o->op].name);
   return buf;
 }
 

@@ -111,8 +111,10 @@ status onnx_decomp_center_crop_pad(onnx_node *nd, ir_node *none) {
   ir_value *x = dc_in(&b, 0), *shape = dc_in(&b, 1);
   int64_t axes[MAX_RANK], pads[2 * MAX_RANK] = {0};
   int rank = x->rank, count = dc_attr_ints(&b, "axes", axes, MAX_RANK);
+  char why[384];
   if (rank < 0 || ir_value_elements(x) < 0)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a shape known at import", x->name);
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a shape known at import%s", x->name,
+                     onnx_data_origin(nd->c, x, why, sizeof why));
   if (count < 0)
     for (count = 0; count < rank; count++)
       axes[count] = count;

@@ -123,8 +123,10 @@ status onnx_import_split_to_sequence(onnx_node *nd, ir_node *none) {
   dc_begin(&b, nd);
   ir_value *x = tensor_in(&b, 0), *sp = tensor_in(&b, 1);
   if (b.st) return b.st;
+  char why[384];
   if (x->rank < 0)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a shape known at import", x->name);
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs a shape known at import%s", x->name,
+                     onnx_data_origin(nd->c, x, why, sizeof why));
   int64_t axis = dc_attr_int(&b, "axis", 0), keepdims = dc_attr_int(&b, "keepdims", 1);
   if (axis < -x->rank || axis >= x->rank)
     return dc_refuse(&b, ST_ERR_INVALID, "attribute 'axis' = %" PRId64 " is out of range for rank %d", axis,

@@ -5,7 +5,8 @@
  * straight-line tensors; SequenceConstruct, SequenceInsert at a position,
  * SequenceErase, SequenceLength, chunked SplitToSequence with keepdims and
  * ConcatFromSequence with new_axis; and the refusals, one line each: a
- * position computed at run time, a sequence as the model's output. The
+ * position computed at run time, a sequence as the model's output, an input
+ * whose shape was lost upstream (naming where and why). The
  * numbers come from the reference evaluator over the imported graph. And
  * WaveRNN's shape chain: a SplitToSequence input whose shape is computed
  * from the pieces of a constant split 128 ways, known only when a Split of
@@ -212,6 +213,22 @@ static void test_refusals(void) {
   mb_output(&m, "n");
   EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'len' (SequenceLength)",
               "input 0 'a' must be a sequence");
+  mb_free(&m);
+
+  /* an input whose shape is lost upstream (an exporter's Split whose sizes
+   * miss the axis, as torch.onnx writes WaveRNN's repeat_interleave): the
+   * line names the node it was lost at and its shape rule's reason */
+  static const int64_t halves[2] = {1, 1}, ones[2] = {1, 1};
+  mb_init(&m, 13);
+  mb_input(&m, "a", DT_FLOAT32, 1, (int64_t[]){4}, NULL);
+  mb_init_raw(&m, "halves", DT_INT64, 1, (int64_t[]){2}, halves, sizeof halves);
+  mb_init_raw(&m, "ones", DT_INT64, 1, (int64_t[]){2}, ones, sizeof ones);
+  mb_node(&m, "Split", "bad_split", "a,halves", "h0,h1");
+  mb_node(&m, "SplitToSequence", "to_seq", "h0,ones", "s");
+  mb_node(&m, "ConcatFromSequence", NULL, "s", "y");
+  mb_output(&m, "y");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'to_seq' (SplitToSequence)", "known at import",
+              "from node 'bad_split' (Split)", "split sizes add up to 2, the axis has 4");
   mb_free(&m);
 }
 
