@@ -12,8 +12,9 @@
  *                                 w_scale)]), y_scale, y_zero_point): the QDQ form
  *                                 of a QDQ export, so both formats meet one int8 path
  *   ConvInteger, MatMulInteger    Cast(Conv|MatMul(Cast(x) - x_zp, Cast(w) - w_zp),
- *                                 int32): the integer sums in float32, refused where
- *                                 a partial sum could pass 2^24 (then inexact)
+ *                                 int32): the integer sums in float32, the reduction
+ *                                 split into chunks whose partial sums stay below
+ *                                 2^24 (exact), the chunks added in int32
  * The nodes of those four and of DynamicQuantizeLinear carry precision = "fp32"
  * (ir/ops.def): their results are
  * integers that fp16 arithmetic would change, so they compute in float32
@@ -48,6 +49,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/elem.h"
 #include "common/quant.h"
@@ -412,11 +414,15 @@ status onnx_decomp_qlinear_matmul(onnx_node *nd, ir_node *none) {
 }
 
 /* The *Integer ops compute sum_k (x_k - x_zp)(w_k - w_zp) in float32, which
- * is exact while every partial sum is an integer below 2^24 in magnitude:
- * refused when |x - x_zp| (over x's type's range) times the largest
- * sum_k |w_k - w_zp| of one output (from the constant weights, else
- * K x the largest |w - w_zp|) can pass it. */
-enum { EXACT_LIMIT = 1 << 24 };
+ * is exact while every partial sum is an integer below 2^24 in magnitude.
+ * The reduction splits into chunks along its outer unit (a matmul's K, a
+ * conv's input channel: `tap` consecutive products each) for which that
+ * holds: |x - x_zp| (over x's type's range) times the largest sum of
+ * |w - w_zp| over one output and the chunk's units (from the constant
+ * weights, else units x tap x the largest |w - w_zp|) stays within 2^24.
+ * Each chunk's float32 result is cast to int32 and the chunks are added in
+ * int32, so the result is exact for every K. */
+enum { EXACT_LIMIT = 1 << 24, MAX_CHUNKS = 64 };
 
 /* The largest |v - zp| over v's type's range for the zero point(s) zp
  * (constant; the widest shift for a run-time one; 0 when absent). */
@@ -432,42 +438,68 @@ static int64_t max_shift(const ir_value *zp, dtype t) {
   return m;
 }
 
-/* The largest sum of |w - zp| over one output of the constant w, whose
- * elements split into outputs as w[i] -> output (i / inner / k) * inner +
- * i % inner (a conv weight [M, k]: inner 1; a matmul's [.., K, N]: inner N,
- * k = K); zp per tensor or one per output % inner_or_m. -1 when w is not
- * a constant or the scratch is short. */
-static int64_t max_weight_sum(const ir_value *w, const ir_value *zp, int64_t k, int64_t inner) {
-  if (!w->data || (zp && !zp->data)) return -1;
-  int64_t n = ir_value_elements(w), outs = n / k, nz = zp ? ir_value_elements(zp) : 0, best = 0;
+/* Splits the `units` reduction units into chunks whose sums stay exact
+ * (above); end[c] is chunk c's end unit. w's elements split as w[i] ->
+ * output (i / inner / k) * inner + i % inner, unit (i / inner) % k / tap,
+ * with k = units * tap (a conv weight [M, C, kh, kw]: inner 1, tap kh*kw;
+ * a matmul's [.., K, N]: inner N, tap 1); zp per tensor or one per output
+ * % inner (per output when inner is 1). Returns the chunk count, or fails
+ * naming the node when one unit alone is too wide or more than MAX_CHUNKS
+ * are needed. */
+static int split_reduction(dc *b, const ir_value *x, const ir_value *xz, const ir_value *w,
+                           const ir_value *wz, int64_t units, int64_t tap, int64_t inner, int64_t *end) {
+  if (b->st) return 0;
+  int64_t xm = max_shift(xz, x->dtype), k = units * tap, chunks = 0;
+  int64_t n = ir_value_elements(w), outs = n / k, nz = wz && wz->data ? ir_value_elements(wz) : 0;
   arena tmp;
   arena_init(&tmp, 0);
-  int64_t *sum = arena_array(&tmp, (size_t)(outs ? outs : 1), sizeof *sum);
-  if (!sum) {
-    arena_free(&tmp);
-    return -1;
+  /* usum[u * outs + o]: sum of |w - zp| of unit u for output o */
+  int64_t *usum = NULL, *run = NULL;
+  if (w->data && (!wz || wz->data)) {
+    usum = arena_array(&tmp, (size_t)(n / tap ? n / tap : 1), sizeof *usum);
+    run = arena_array(&tmp, (size_t)(outs ? outs : 1), sizeof *run);
+    if (!usum || !run) usum = NULL;
   }
-  for (int64_t i = 0; i < n; i++) {
-    int64_t o = i / inner / k * inner + i % inner, zi = nz > 1 ? (inner > 1 ? i % inner : o) : 0;
-    int64_t d = elem_get_int(w->data, w->dtype, i) - (zp ? elem_get_int(zp->data, zp->dtype, zi) : 0);
-    sum[o] += d < 0 ? -d : d;
+  if (usum)
+    for (int64_t i = 0; i < n; i++) {
+      int64_t o = i / inner / k * inner + i % inner, u = (i / inner) % k / tap;
+      int64_t zi = nz > 1 ? (inner > 1 ? i % inner : o) : 0;
+      int64_t d = elem_get_int(w->data, w->dtype, i) - (nz ? elem_get_int(wz->data, wz->dtype, zi) : 0);
+      usum[u * outs + o] += d < 0 ? -d : d;
+    }
+  const int64_t wide = tap * max_shift(wz, w->dtype); /* a unit's bound without the weights */
+  for (int64_t u = 0; u < units && chunks <= MAX_CHUNKS;) {
+    int64_t u0 = u;
+    if (usum) memset(run, 0, (size_t)(outs ? outs : 1) * sizeof *run);
+    for (; u < units; u++) {
+      int fits = 1;
+      for (int64_t o = 0; usum && o < outs && fits; o++)
+        fits = (run[o] + usum[u * outs + o]) * xm <= EXACT_LIMIT;
+      if (!usum) fits = (u - u0 + 1) * wide * xm <= EXACT_LIMIT;
+      if (!fits) break;
+      for (int64_t o = 0; usum && o < outs; o++)
+        run[o] += usum[u * outs + o];
+    }
+    if (u == u0) {
+      arena_free(&tmp);
+      dc_fail(b, ST_ERR_UNSUPPORTED,
+              "the int32 result cannot be computed exactly: one input channel's %" PRId64
+              " products may pass float32's exact integers (2^24)",
+              tap);
+      return 0;
+    }
+    if (chunks < MAX_CHUNKS) end[chunks] = u;
+    chunks++;
   }
-  for (int64_t o = 0; o < outs; o++)
-    best = sum[o] > best ? sum[o] : best;
   arena_free(&tmp);
-  return best;
-}
-
-static void check_exact(dc *b, const ir_value *x, const ir_value *xz, const ir_value *w, const ir_value *wz,
-                        int64_t k, int64_t inner) {
-  if (b->st) return;
-  int64_t xm = max_shift(xz, x->dtype), ws = max_weight_sum(w, wz, k, inner);
-  if (ws < 0) ws = k * max_shift(wz, w->dtype);
-  if (xm * ws > EXACT_LIMIT)
+  if (chunks > MAX_CHUNKS) {
     dc_fail(b, ST_ERR_UNSUPPORTED,
-            "the int32 result cannot be computed exactly: a sum of %" PRId64 " products may reach %" PRId64
-            ", past float32's exact integers (2^24)",
-            k, xm * ws);
+            "the int32 result cannot be computed exactly: a sum of %" PRId64
+            " products needs more than %d chunks below float32's exact integers (2^24)",
+            k, MAX_CHUNKS);
+    return 0;
+  }
+  return (int)chunks;
 }
 
 /* v - zp as exact floats (zp shaped along axis; per tensor when axis < 0). */
@@ -493,6 +525,32 @@ static void check_integer_operand(dc *b, const ir_value *v, const ir_value *zp, 
   check_zero_point(b, zp, t, zname);
 }
 
+/* The chunks of a reduction (split_reduction) over x and w, both float32
+ * along axes xa and wa: op(x chunk, w chunk) cast to int32 each, added in int32. */
+static ir_value *chunked(dc *b, ir_value *(*op)(dc *, ir_value *, ir_value *, const ir_value *), ir_value *x,
+                         int64_t xa, ir_value *w, int64_t wa, const ir_value *weight, int chunks,
+                         const int64_t *end) {
+  if (b->st) return NULL;
+  if (chunks == 1) return dc_cast(b, op(b, x, w, weight), DT_INT32);
+  ir_value *sum = NULL;
+  for (int c = 0; c < chunks && !b->st; c++) {
+    int64_t s0 = c ? end[c - 1] : 0, s1 = end[c];
+    ir_value *part = dc_cast(
+        b, op(b, dc_slice(b, x, 1, &s0, &s1, &xa), dc_slice(b, w, 1, &s0, &s1, &wa), weight), DT_INT32);
+    sum = sum ? dc_op2(b, IR_OP_ADD, sum, part) : part;
+  }
+  return sum;
+}
+
+static ir_value *conv_op(dc *b, ir_value *x, ir_value *w, const ir_value *weight) {
+  return conv(b, x, w, NULL, weight);
+}
+
+static ir_value *matmul_op(dc *b, ir_value *x, ir_value *w, const ir_value *weight) {
+  (void)weight;
+  return dc_op2(b, IR_OP_MATMUL, x, w);
+}
+
 /* ConvInteger (opset 10): int32 y = conv(x - x_zero_point, w - w_zero_point),
  * x's zero point per tensor, w's per tensor or per output channel. */
 status onnx_decomp_conv_integer(onnx_node *nd, ir_node *none) {
@@ -510,10 +568,16 @@ status onnx_decomp_conv_integer(onnx_node *nd, ir_node *none) {
   if (w->rank < 4 || k < 1 || w->dims[0] < 1)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "weight '%s' needs a known shape of rank 4 or 5 at import",
                      w->name);
-  check_exact(&b, x, xz, w, wz, k, 1);
-  ir_value *y =
-      conv(&b, shifted(&b, x, xz, -1, "x_zero_point"), shifted(&b, w, wz, 0, "w_zero_point"), NULL, w);
-  dc_output(&b, 0, dc_cast(&b, y, DT_INT32));
+  int64_t end[MAX_CHUNKS], tap = k / w->dims[1];
+  int chunks = split_reduction(&b, x, xz, w, wz, w->dims[1], tap, 1, end);
+  if (chunks > 1 && dc_attr_int(&b, "group", 1) != 1 && !b.st)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "the int32 result of a grouped convolution cannot be computed exactly: a sum of %" PRId64
+                     " products may pass float32's exact integers (2^24)",
+                     k);
+  ir_value *y = chunked(&b, conv_op, shifted(&b, x, xz, -1, "x_zero_point"), 1,
+                        shifted(&b, w, wz, 0, "w_zero_point"), 1, w, chunks, end);
+  dc_output(&b, 0, y);
   dc_keep_dtype(&b);
   return dc_end(&b);
 }
@@ -532,10 +596,11 @@ status onnx_decomp_matmul_integer(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "A '%s' and B '%s' need known shapes of rank >= 2 at import",
                      a->name, bm->name);
   int64_t k = bm->dims[bm->rank - 2], n = bm->dims[bm->rank - 1];
-  check_exact(&b, a, az, bm, bz, k, n);
-  ir_value *y = dc_op2(&b, IR_OP_MATMUL, shifted(&b, a, az, a->rank - 2, "a_zero_point"),
-                       shifted(&b, bm, bz, bm->rank - 1, "b_zero_point"));
-  dc_output(&b, 0, dc_cast(&b, y, DT_INT32));
+  int64_t end[MAX_CHUNKS];
+  int chunks = split_reduction(&b, a, az, bm, bz, k, 1, n, end);
+  ir_value *y = chunked(&b, matmul_op, shifted(&b, a, az, a->rank - 2, "a_zero_point"), a->rank - 1,
+                        shifted(&b, bm, bz, bm->rank - 1, "b_zero_point"), bm->rank - 2, bm, chunks, end);
+  dc_output(&b, 0, y);
   dc_keep_dtype(&b);
   return dc_end(&b);
 }

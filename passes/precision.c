@@ -73,7 +73,8 @@
  * outputs is a float (compares, casts to integers, IsNaN) does not lower --
  * its results are exact, and computing them in f16 could only change them;
  * and a program that rounds a float to int8 and back (a QuantizeLinear ->
- * DequantizeLinear pair, fake_quant) computes in f32 between fp16 tensors.
+ * DequantizeLinear pair) or converts an int32 to a float (a MatMulInteger's
+ * sums before their scale) computes in f32 between fp16 tensors (keeps_f32).
  * A program that lowers computes in f16: every f32 register (loads,
  * immediates, casts to f32, arithmetic) becomes f16, which vprog.h defines
  * as f32 arithmetic rounded to f16 after every instruction, as the chip
@@ -553,26 +554,48 @@ static status retype_program(ir_graph *g, ir_node *n, int lower, diag *d) {
   return st;
 }
 
-/* 1 when program n rounds a float to int8 and on to a float again (a
- * QuantizeLinear -> DequantizeLinear pair between two float ops: the
- * attention's Q, K, V and softmax in a QDQ transformer, its MatMuls in
- * fp16). Such a program keeps f32 arithmetic while its tensors follow the
- * mode: in fp16, x / s at 3000 has steps of 2, so the rounding the pair
- * stands for would be lost, and the f16 steps cost a conversion after each
- * instruction (reconcile_programs). */
-static int fake_quant(const ir_node *n, diag *d) {
+static int int32_type(int dt) { return dt == DT_INT32 || dt == DT_UINT32; }
+
+/* 1 when program n keeps f32 arithmetic while its tensors follow the mode:
+ * it rounds a float to int8 and on to a float again (a QuantizeLinear ->
+ * DequantizeLinear pair between two float ops: the attention's Q, K, V and
+ * softmax in a QDQ transformer, its MatMuls in fp16), where in fp16 x / s
+ * at 3000 has steps of 2, so the rounding the pair stands for would be
+ * lost, and the f16 steps cost a conversion after each instruction
+ * (reconcile_programs); or it converts a wide int32 to a float: one loaded
+ * from an int32 tensor or converted from a float, or integer arithmetic on
+ * such (the int32 sums of a MatMulInteger before their scale, Cast -> Mul
+ * in a dynamically quantized model), which in fp16 would pass 65504 and
+ * overflow. An int32 made from 8- or 16-bit integers (a DequantizeLinear's
+ * x - zp) is not wide. */
+static int keeps_f32(const ir_node *n, diag *d) {
   arena tmp;
   arena_init(&tmp, 0);
   ir_vprog v;
-  int q = 0, dq = 0;
-  if (ir_vprog_read(n, &tmp, &v, d) == ST_OK)
-    for (int k = 0; k < v.count; k++)
-      if (v.ins[k].op == VOP_CAST) {
-        q |= v.ins[k].dtype == DT_UINT8 || v.ins[k].dtype == DT_INT8;
-        dq |= q && precision_is_float(v.ins[k].dtype);
+  int q = 0, dq = 0, wide_cast = 0;
+  if (ir_vprog_read(n, &tmp, &v, d) == ST_OK) {
+    char *wide = arena_alloc(&tmp, (size_t)(v.nregs > 0 ? v.nregs : 1));
+    for (int k = 0; k < v.count && wide; k++) {
+      const om_vinstr *in = &v.ins[k];
+      if (in->op == VOP_STORE || in->op == VOP_CONST) continue;
+      int w = 0;
+      if (in->op == VOP_LOAD)
+        w = int32_type(in->dtype);
+      else if (in->op == VOP_CAST)
+        w = int32_type(in->dtype) &&
+            (precision_is_float(v.rdt[in->a]) || v.rdt[in->a] == DT_DOUBLE || wide[in->a]);
+      else if (!precision_is_float(in->dtype) && in->dtype != DT_DOUBLE)
+        w = wide[in->a] || (in->op >= VOP_ADD && wide[in->b]) || (in->op >= VOP_SELECT && wide[in->c]);
+      wide[in->dst] = (char)w;
+      if (in->op == VOP_CAST) {
+        q |= in->dtype == DT_UINT8 || in->dtype == DT_INT8;
+        dq |= q && precision_is_float(in->dtype);
+        wide_cast |= precision_is_float(in->dtype) && wide[in->a];
       }
+    }
+  }
   arena_free(&tmp);
-  return q && dq;
+  return (q && dq) || wide_cast;
 }
 
 /* Every vector program retyped (lowered to f16 where it lowers, when
@@ -581,7 +604,7 @@ static status reconcile_programs(ir_graph *g, int lower, om_precision p, diag *d
   for (int i = 0; i < g->nnodes; i++) {
     ir_node *n = g->nodes[i];
     if (n->dead || n->op != IR_OP_VECPROG) continue;
-    status st = retype_program(g, n, lower && node_lowers(n, p) && !fake_quant(n, d), d);
+    status st = retype_program(g, n, lower && node_lowers(n, p) && !keeps_f32(n, d), d);
     if (st != ST_OK) return st;
   }
   return ST_OK;

@@ -27,6 +27,9 @@
 #include "runtime/kernels.h"
 
 #include <math.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "runtime/elem.h"
 
@@ -194,6 +197,48 @@ static void block_sums(const float *v, int term, float *s) {
 }
 #undef BLOCK_SUMS
 
+/* The scalar extremum loop, acc = v > acc || isnan(v) ? v : acc (MAX;
+ * < for MIN): the last NaN wins, and among equal values the first. */
+static float extreme_seq(const float *v, size_t m, float acc, int max) {
+  for (size_t i = 0; i < m; i++)
+    acc = (max ? v[i] > acc : v[i] < acc) || isnan(v[i]) ? v[i] : acc;
+  return acc;
+}
+
+/* extreme_seq's result, 8 lanes at a time with SSE2 (x86-64's baseline):
+ * without a NaN the largest (smallest) value is one number, so the lanes
+ * agree with the scalar loop whenever it is not a zero, whose sign the
+ * first zero seen decides (a ReLU output's minimum: found by a scan that
+ * stops there). A NaN in v or acc takes extreme_seq (as does every other
+ * target). */
+static float run_extreme(const float *v, size_t m, float acc, int max) {
+#if defined(__x86_64__) && defined(__SSE2__)
+  __m128 a0 = _mm_set1_ps(acc), a1 = a0, un = _mm_cmpunord_ps(a0, a0);
+  size_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+    __m128 t0 = _mm_loadu_ps(v + i), t1 = _mm_loadu_ps(v + i + 4);
+    un = _mm_or_ps(un, _mm_cmpunord_ps(t0, t1));
+    a0 = max ? _mm_max_ps(a0, t0) : _mm_min_ps(a0, t0);
+    a1 = max ? _mm_max_ps(a1, t1) : _mm_min_ps(a1, t1);
+  }
+  float lane[8];
+  _mm_storeu_ps(lane, a0);
+  _mm_storeu_ps(lane + 4, a1);
+  float r = extreme_seq(v + i, m - i, extreme_seq(lane, 8, acc, max), max);
+  int nan = _mm_movemask_ps(un) != 0;
+  for (; i < m; i++)
+    nan |= isnan(v[i]);
+  if (nan) return extreme_seq(v, m, acc, max);
+  if (r != 0 || acc == 0) return r == 0 ? acc : r;
+  size_t z = 0; /* a zero extremum: the first zero seen, acc's when it is one */
+  while (v[z] != 0)
+    z++;
+  return v[z];
+#else
+  return extreme_seq(v, m, acc, max);
+#endif
+}
+
 /* reduce_float over one contiguous run of n f16 or f32 elements at x[base..]
  * (a single reduced run of stride 1: a mean over H*W, or over all of
  * GroupNorm's C x T): the same operations in the same order per pair block,
@@ -221,13 +266,7 @@ static float reduce_run(int op, const void *xd, int xt, int64_t base, uint64_t n
     rt_load_f32(v, xd, xt, (size_t)base + (size_t)k, m);
     switch (op) {
     case OM_REDUCE_MAX:
-      for (size_t i = 0; i < m; i++)
-        acc = v[i] > acc || isnan(v[i]) ? v[i] : acc;
-      continue;
-    case OM_REDUCE_MIN:
-      for (size_t i = 0; i < m; i++)
-        acc = v[i] < acc || isnan(v[i]) ? v[i] : acc;
-      continue;
+    case OM_REDUCE_MIN: acc = run_extreme(v, m, acc, op == OM_REDUCE_MAX); continue;
     case OM_REDUCE_PROD:
       for (size_t i = 0; i < m; i++)
         acc *= v[i];

@@ -87,6 +87,14 @@ add_test(NAME model/omquant_resnet18
          COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/omquant_e2e.py --bin-dir ${CMAKE_BINARY_DIR}
                  --models-dir ${MODELS_DIR} --work-dir ${CMAKE_BINARY_DIR}/e2e/omquant-resnet18 --ort-bench ${ORT_BENCH})
 set_tests_properties(model/omquant_resnet18 PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
+# Dynamically quantized transformers (ONNX Runtime's quantize_dynamic form, made from the float export by
+# models/make_dynamic_quant.py): DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul, checked against
+# ONNX Runtime running the same model (skipped, exit 77, without the export, python3-onnx or ORT).
+add_test(NAME model/transformer_encoder_dyn
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_dynamic_quant.py --model transformer_encoder
+                 --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR} --ort-bench ${ORT_BENCH}
+                 --work-dir ${CMAKE_BINARY_DIR}/e2e/transformer_encoder_dyn)
+set_tests_properties(model/transformer_encoder_dyn PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
 # DeepLabV3-ResNet50 (issue 21): omcompare on its force_fp16 build names the first node below the
 # threshold and agrees with numpy on two layer dumps; allow_mix_precision reaches cosine >= 0.999
 # against PyTorch. Skipped (exit 77) when models/out has no export of it.

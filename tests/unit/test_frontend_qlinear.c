@@ -5,7 +5,9 @@
  * inference, then the reference evaluator) against ONNX's integer
  * definition computed here; and the refusals, each naming the node and the
  * field: a scale of 0 or NaN, a zero point of the wrong type, a per-channel
- * parameter of the wrong length, an int32 result that cannot be exact. */
+ * parameter of the wrong length, an int32 result that cannot be exact (a
+ * grouped conv or one input channel past 2^24); the reductions past 2^24
+ * split into exact chunks. */
 #include "ir/eval.h"
 #include "onnx_mb.h"
 #include "passes/pass.h"
@@ -271,27 +273,116 @@ static void test_refusals(void) {
               "axis 0");
   mb_free(&m);
 
-  /* MatMulInteger whose sums can pass 2^24: 300 products of 255 x 255 */
-  enum { KK = 300 };
-  static uint8_t bm[KK];
-  memset(bm, 255, sizeof bm);
+  /* a grouped ConvInteger whose sums can pass 2^24 (its channels cannot split) */
+  enum { GC = 40 };
+  static uint8_t gw[2 * GC * 9];
+  memset(gw, 255, sizeof gw);
   mb_init(&m, 13);
-  mb_input(&m, "A", 2, 2, (int64_t[]){1, KK}, NULL);
-  mb_init_raw(&m, "B", 2, 2, (int64_t[]){KK, 1}, bm, sizeof bm);
-  mb_node(&m, "MatMulInteger", "mi", "A,B", "y");
+  mb_input(&m, "x", 2, 4, (int64_t[]){1, 2 * GC, 3, 3}, NULL);
+  mb_init_raw(&m, "w", 2, 4, (int64_t[]){2, GC, 3, 3}, gw, sizeof gw);
+  attr_int(&m, mb_node(&m, "ConvInteger", "ci", "x,w", "y"), "group", 2);
   mb_output(&m, "y");
-  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'mi' (MatMulInteger)", "cannot be computed exactly",
-              "300 products");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'ci' (ConvInteger)", "grouped convolution",
+              "360 products");
   mb_free(&m);
-  /* ... but the same weights with zero point 255 are all 0: exact */
-  uint8_t bz = 255;
+  /* one input channel's 17 x 17 taps of 255 x 255 alone can pass it */
+  static uint8_t bw[17 * 17];
+  memset(bw, 255, sizeof bw);
   mb_init(&m, 13);
-  mb_input(&m, "A", 2, 2, (int64_t[]){1, KK}, NULL);
-  mb_init_raw(&m, "B", 2, 2, (int64_t[]){KK, 1}, bm, sizeof bm);
-  mb_init_raw(&m, "bz", 2, 0, NULL, &bz, 1);
-  mb_node(&m, "MatMulInteger", "mi", "A,B,,bz", "y");
+  mb_input(&m, "x", 2, 4, (int64_t[]){1, 1, 17, 17}, NULL);
+  mb_init_raw(&m, "w", 2, 4, (int64_t[]){1, 1, 17, 17}, bw, sizeof bw);
+  mb_node(&m, "ConvInteger", "ci", "x,w", "y");
+  mb_output(&m, "y");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'ci' (ConvInteger)",
+              "one input channel's 289 products");
+  mb_free(&m);
+}
+
+/* Sums past float32's exact integers (2^24): the reduction split into
+ * chunks, each exact, added in int32. MatMulInteger u8 x u8 of K = 700
+ * (the old import refused K above 258), rows of all 255 (sum 700 * 255^2 =
+ * 45.5e6) and random ones, a run-time zero point (the widest bound); and a
+ * ConvInteger 3x3 over 40 channels of 255s (9 * 40 * 255^2 = 23.4e6). */
+static void test_integer_chunks(void) {
+  enum { R = 3, KK = 700, N = 5 };
+  static uint8_t A[R * KK], Bm[KK * N];
+  uint8_t az = 0;
+  unsigned seed = 11;
+  for (int i = 0; i < R * KK; i++)
+    A[i] = i < KK ? 255 : (uint8_t)next(&seed);
+  for (int i = 0; i < KK * N; i++)
+    Bm[i] = i % N == 0 ? 255 : (uint8_t)next(&seed);
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "A", 2, 2, (int64_t[]){R, KK}, NULL);
+  mb_init_raw(&m, "B", 2, 2, (int64_t[]){KK, N}, Bm, sizeof Bm);
+  mb_input(&m, "az", 2, 0, NULL, NULL);
+  mb_node(&m, "MatMulInteger", "mi", "A,B,az", "y");
   mb_output(&m, "y");
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK(mb_count_ops(g, IR_OP_MATMUL) > 1);
+    arena a;
+    arena_init(&a, 0);
+    const void *in[2] = {A, &az};
+    void *out[1];
+    if (!mb_eval(g, in, out, &a)) {
+      const int32_t *y = out[0];
+      int bad = 0;
+      for (int i = 0; i < R; i++)
+        for (int j = 0; j < N; j++) {
+          int64_t acc = 0;
+          for (int k = 0; k < KK; k++)
+            acc += (int64_t)A[i * KK + k] * Bm[k * N + j];
+          if (y[i * N + j] != acc && bad++ < 4)
+            test_note("  MatMulInteger y[%d,%d] = %d, want %lld", i, j, y[i * N + j], (long long)acc);
+        }
+      CHECK(y[0] == 700 * 255 * 255);
+      CHECK(bad == 0);
+    } else {
+      CHECK(!"MatMulInteger evaluates");
+    }
+    arena_free(&a);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+
+  enum { C = 40, H = 4, OH = 2 };
+  static uint8_t x[C * H * H], w[2 * C * 9];
+  for (int i = 0; i < C * H * H; i++)
+    x[i] = i % 3 ? 255 : (uint8_t)next(&seed);
+  for (int i = 0; i < 2 * C * 9; i++)
+    w[i] = i < C * 9 ? 255 : (uint8_t)next(&seed);
+  mb_init(&m, 13);
+  mb_input(&m, "x", 2, 4, (int64_t[]){1, C, H, H}, NULL);
+  mb_init_raw(&m, "w", 2, 4, (int64_t[]){2, C, 3, 3}, w, sizeof w);
+  mb_node(&m, "ConvInteger", "ci", "x,w", "y");
+  mb_output(&m, "y");
+  g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK(mb_count_ops(g, IR_OP_CONV) > 1);
+    arena a;
+    arena_init(&a, 0);
+    const void *in[1] = {x};
+    void *out[1];
+    if (!mb_eval(g, in, out, &a)) {
+      const int32_t *y = out[0];
+      int bad = 0;
+      for (int mo = 0; mo < 2; mo++)
+        for (int p = 0; p < OH * OH; p++) {
+          int64_t acc = 0;
+          for (int c = 0; c < C; c++)
+            for (int k = 0; k < 9; k++)
+              acc += (int64_t)x[(c * H + p / OH + k / 3) * H + p % OH + k % 3] * w[(mo * C + c) * 9 + k];
+          if (y[mo * OH * OH + p] != acc && bad++ < 4)
+            test_note("  ConvInteger y[%d,%d] = %d, want %lld", mo, p, y[mo * OH * OH + p], (long long)acc);
+        }
+      CHECK(bad == 0);
+    } else {
+      CHECK(!"ConvInteger evaluates");
+    }
+    arena_free(&a);
+  }
   ir_graph_free(g);
   mb_free(&m);
 }
@@ -301,5 +392,6 @@ int main(void) {
   test_qlinear_matmul();
   test_integer_ops();
   test_refusals();
+  test_integer_chunks();
   return test_summary("test_frontend_qlinear");
 }

@@ -326,7 +326,9 @@ static void test_long_sum(void) {
  * op) gives the same bits as the general odometer path on the same values
  * read with stride 2: every float op, f32 and f16, lengths around the
  * 64-element pair block and the 8 blocks summed side by side, and long
- * ones, each once with a NaN inside. */
+ * ones, each once with a NaN inside; for the extrema also with +0 and -0
+ * among values of one sign (the lanes of run_extreme must give the first
+ * zero's sign, as the scalar loop). */
 static void test_contiguous_runs(void) {
   static const int ops[] = {OM_REDUCE_SUM,    OM_REDUCE_MEAN,     OM_REDUCE_MAX, OM_REDUCE_MIN,
                             OM_REDUCE_PROD,   OM_REDUCE_L1,       OM_REDUCE_L2,  OM_REDUCE_SUMSQUARE,
@@ -335,7 +337,8 @@ static void test_contiguous_runs(void) {
   for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
     for (int dt = 0; dt < 2; dt++)
       for (size_t l = 0; l < sizeof lens / sizeof *lens; l++)
-        for (int nan = 0; nan < 2; nan++) {
+        for (int nan = 0; nan < 4; nan++) {
+          if (nan >= 2 && ops[o] != OM_REDUCE_MAX && ops[o] != OM_REDUCE_MIN) continue;
           int xdt = dt ? DT_FLOAT16 : DT_FLOAT32;
           int64_t n = lens[l], d1[1] = {n}, d2[2] = {n, 2}, y1[1] = {1}, y2[2] = {1, 2};
           kcase a, b;
@@ -347,7 +350,8 @@ static void test_contiguous_runs(void) {
           kc_set(&b, OM_REDUCE_T_Y, xdt, 2, y2);
           for (int64_t i = 0; i < n; i++) {
             double v = 0.5 + irand(1 << 24) / 16777216.0; /* positive, near 1: PROD and LOGSUM stay finite */
-            v = nan && i == n / 2 ? NAN : v;
+            v = nan == 1 && i == n / 2 ? NAN : nan == 2 ? -v : v;
+            if (nan >= 2 && i % 7 == 3) v = i % 2 ? -0.0 : 0.0; /* a zero extremum: the first zero's sign */
             put(a.data[OM_REDUCE_T_X], xdt, (size_t)i, v);
             put(b.data[OM_REDUCE_T_X], xdt, (size_t)(2 * i), v);
             put(b.data[OM_REDUCE_T_X], xdt, (size_t)(2 * i + 1), -v);
