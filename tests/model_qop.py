@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""End-to-end check of a QOperator-format int8 model against ONNX Runtime and against its QDQ twin.
+
+NAME_qop.onnx is models/export_qoperator.py's rewrite of models/export_qdq.py's NAME_qdq.onnx into the
+format ONNX Runtime's quantizer and the model zoo's int8 models use (QLinearConv and the com.microsoft
+QLinearAdd, QLinearGlobalAveragePool, QGemm, ...), with the same quantization parameters. It is taken
+from --models-dir, or made in the work directory when missing there (needs python3-onnx, NAME_qdq.onnx
+and, for ORT's output, node with onnxruntime-node beside --ort-bench); without them the test is skipped
+(exit 77). Both models are compiled with atc and run by omrun on the same input:
+
+  the QOperator package has the int8 tasks of the QDQ twin's, kind by kind (QCONV2D, QELTWISE, QLUT,
+  the int8 pools: the same islands folded), and no CONV2D;
+  cosine with ORT's output of the QOperator model >= 0.99 and the same top-1;
+  omrun's outputs of the two packages equal (max abs difference reported; cosine >= 0.9999).
+
+Exit 0 when every check passes; the closing line says "N passed, M failed".
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import checks
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SKIP = 77
+INT8_KINDS = ("QCONV2D", "QELTWISE", "QLUT")
+
+
+def task_kinds(atc, om):
+    p = subprocess.run([atc, "--mode=1", f"--om={om}", f"--json={om[:-3]}.json"], capture_output=True, text=True)
+    kinds = {}
+    if p.returncode == 0:
+        with open(om[:-3] + ".json") as f:
+            for t in json.load(f).get("tasks", []):
+                kinds[t.get("kind")] = kinds.get(t.get("kind"), 0) + 1
+    return kinds
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", default="resnet18", help="the base name: NAME_qop against NAME_qdq")
+    ap.add_argument("--models-dir", default=os.path.join(ROOT, "models", "out"))
+    ap.add_argument("--bin-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--work-dir", default=None)
+    ap.add_argument("--ort-bench", default=os.path.join(ROOT, "bench", "ort_bench.js"))
+    args = ap.parse_args()
+
+    qop, qdq = args.model + "_qop", args.model + "_qdq"
+    work = args.work_dir or os.path.join(args.bin_dir, "e2e", qop)
+    os.makedirs(work, exist_ok=True)
+    src = args.models_dir
+    if not all(os.path.exists(os.path.join(src, qop + k)) for k in (".onnx", ".json", ".input.bin", ".ort.bin")):
+        src = work
+        p = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "models", "export_qoperator.py"), "--out", work,
+                            "--models-dir", args.models_dir, "--ort-bench", args.ort_bench, args.model],
+                           capture_output=True, text=True)
+        if p.returncode or not os.path.exists(os.path.join(work, qop + ".ort.bin")):
+            print(f"model_qop: SKIP: no {qop} in {args.models_dir} and it could not be made here "
+                  f"(models/export_qoperator.py needs python3-onnx, {qdq}.onnx and ONNX Runtime beside "
+                  f"{args.ort_bench}): {(p.stderr or p.stdout).strip()[-300:]}")
+            return SKIP
+        print(p.stdout.strip())
+    with open(os.path.join(src, qop + ".json")) as f:
+        meta = json.load(f)
+    shape = ",".join(str(d) for d in meta["input_shape"])
+    inp = os.path.join(src, qop + ".input.bin")
+
+    def check(what, ok, detail):
+        checks.check(f"{qop}: {what}", ok, detail, show=True)
+
+    atc, omrun = os.path.join(args.bin_dir, "atc"), os.path.join(args.bin_dir, "omrun")
+    outs, kinds = {}, {}
+    for name, onnx_path in ((qop, os.path.join(src, qop + ".onnx")), (qdq, os.path.join(args.models_dir, qdq + ".onnx"))):
+        base = os.path.join(work, name)
+        p = subprocess.run([atc, f"--model={onnx_path}", "--framework=5", f"--output={base}",
+                            f"--input_shape={meta['input']}:{shape}", "--soc_version=Ascend310"],
+                           capture_output=True, text=True)
+        check(f"atc compiles {name}", p.returncode == 0, f"exit {p.returncode} {p.stderr.strip()[:300]}")
+        if p.returncode:
+            return checks.summary()
+        kinds[name] = task_kinds(atc, base + ".om")
+        out_dir = os.path.join(work, name + "-out")
+        p = subprocess.run([omrun, "--model", base + ".om", "--input", inp, "--output", out_dir, "--loop", "1"],
+                           capture_output=True, text=True)
+        check(f"omrun runs {name}", p.returncode == 0, f"exit {p.returncode} {p.stderr.strip()[:300]}")
+        if p.returncode:
+            return checks.summary()
+        outs[name] = np.fromfile(os.path.join(out_dir, "output_0.bin"), "<f4").astype(np.float64)
+
+    a, b = kinds[qop], kinds[qdq]
+    int8 = {k: (a.get(k, 0), b.get(k, 0)) for k in sorted(set(a) | set(b)) if k in INT8_KINDS}
+    check("int8 tasks as the QDQ twin's", all(x == y for x, y in int8.values()) and a.get("QCONV2D", 0) > 0
+          and a.get("CONV2D", 0) == 0,
+          ", ".join(f"{k} {x} (twin {y})" for k, (x, y) in int8.items()) + f", CONV2D {a.get('CONV2D', 0)}")
+    other = {k: (a.get(k, 0), b.get(k, 0)) for k in sorted(set(a) | set(b)) if a.get(k, 0) != b.get(k, 0)}
+    print(f"info {qop}: {sum(a.values())} tasks (twin {sum(b.values())})"
+          + (f"; kinds that differ: {other}" if other else "; every kind as the twin's"))
+
+    got, twin = outs[qop], outs[qdq]
+    ort = np.fromfile(os.path.join(src, qop + ".ort.bin"), "<f4").astype(np.float64)
+    if got.shape != ort.shape or got.shape != twin.shape:
+        check("output size", False, f"{got.size} values, ORT {ort.size}, twin {twin.size}")
+        return checks.summary()
+    cos = checks.cosine(ort, got)
+    check("accuracy vs ORT int8", cos >= 0.99, f"cosine {cos:.6f} (bar 0.99); max abs error "
+          f"{float(np.max(np.abs(ort - got))):.3g}")
+    check("top-1 vs ORT int8", int(np.argmax(got)) == int(np.argmax(ort)),
+          f"omrun {int(np.argmax(got))}, ORT {int(np.argmax(ort))}")
+    ct = checks.cosine(twin, got)
+    check("same output as the QDQ twin's package", ct >= 0.9999,
+          f"cosine {ct:.7f} (bar 0.9999), {int(np.sum(got != twin))} of {got.size} values differ, max abs "
+          f"difference {float(np.max(np.abs(twin - got))):.3g}")
+    return checks.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
