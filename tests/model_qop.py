@@ -8,8 +8,8 @@ from --models-dir, or made in the work directory when missing there (needs pytho
 and, for ORT's output, node with onnxruntime-node beside --ort-bench); without them the test is skipped
 (exit 77). Both models are compiled with atc and run by omrun on the same input:
 
-  the QOperator package has the int8 tasks of the QDQ twin's, kind by kind (QCONV2D, QELTWISE, QLUT,
-  the int8 pools: the same islands folded), and no CONV2D;
+  the QOperator package has int8 tasks (QCONV2D, QELTWISE, QLUT) exactly where the QDQ twin's has them
+  (task by task: the same islands folded), and no CONV2D;
   cosine with ORT's output of the QOperator model >= 0.99 and the same top-1;
   omrun's outputs of the two packages equal (max abs difference reported; cosine >= 0.9999).
 
@@ -30,14 +30,13 @@ SKIP = 77
 INT8_KINDS = ("QCONV2D", "QELTWISE", "QLUT")
 
 
-def task_kinds(atc, om):
+def tasks(atc, om):
+    """The package's tasks (atc --mode=1's JSON), each as (kind, params)."""
     p = subprocess.run([atc, "--mode=1", f"--om={om}", f"--json={om[:-3]}.json"], capture_output=True, text=True)
-    kinds = {}
-    if p.returncode == 0:
-        with open(om[:-3] + ".json") as f:
-            for t in json.load(f).get("tasks", []):
-                kinds[t.get("kind")] = kinds.get(t.get("kind"), 0) + 1
-    return kinds
+    if p.returncode:
+        return []
+    with open(om[:-3] + ".json") as f:
+        return [(t.get("kind"), json.dumps(t.get("params"), sort_keys=True)) for t in json.load(f).get("tasks", [])]
 
 
 def main():
@@ -73,7 +72,7 @@ def main():
         checks.check(f"{qop}: {what}", ok, detail, show=True)
 
     atc, omrun = os.path.join(args.bin_dir, "atc"), os.path.join(args.bin_dir, "omrun")
-    outs, kinds = {}, {}
+    outs, listed = {}, {}
     for name, onnx_path in ((qop, os.path.join(src, qop + ".onnx")), (qdq, os.path.join(args.models_dir, qdq + ".onnx"))):
         base = os.path.join(work, name)
         p = subprocess.run([atc, f"--model={onnx_path}", "--framework=5", f"--output={base}",
@@ -82,7 +81,7 @@ def main():
         check(f"atc compiles {name}", p.returncode == 0, f"exit {p.returncode} {p.stderr.strip()[:300]}")
         if p.returncode:
             return checks.summary()
-        kinds[name] = task_kinds(atc, base + ".om")
+        listed[name] = tasks(atc, base + ".om")
         out_dir = os.path.join(work, name + "-out")
         p = subprocess.run([omrun, "--model", base + ".om", "--input", inp, "--output", out_dir, "--loop", "1"],
                            capture_output=True, text=True)
@@ -91,15 +90,15 @@ def main():
             return checks.summary()
         outs[name] = np.fromfile(os.path.join(out_dir, "output_0.bin"), "<f4").astype(np.float64)
 
-    a, b = kinds[qop], kinds[qdq]
-    int8 = {k: (a.get(k, 0), b.get(k, 0)) for k in sorted(set(a) | set(b)) if k in INT8_KINDS}
-    check("int8 tasks as the QDQ twin's", all(x == y for x, y in int8.values()) and a.get("QCONV2D", 0) > 0
-          and a.get("CONV2D", 0) == 0,
-          ", ".join(f"{k} {x} (twin {y})" for k, (x, y) in int8.items()) + f", CONV2D {a.get('CONV2D', 0)}")
-    other = {k: (a.get(k, 0), b.get(k, 0)) for k in sorted(set(a) | set(b)) if a.get(k, 0) != b.get(k, 0)}
-    print(f"info {qop}: {sum(a.values())} tasks (twin {sum(b.values())})"
-          + (f"; kinds that differ: {other}" if other else "; every kind as the twin's"))
-
+    a, b = listed[qop], listed[qdq]
+    count = {k: sum(t[0] == k for t in a) for k in INT8_KINDS + ("CONV2D",)}
+    where = [i for i in range(max(len(a), len(b)))
+             if (i < len(a) and a[i][0] in INT8_KINDS) != (i < len(b) and b[i][0] in INT8_KINDS)]
+    check("int8 tasks where the QDQ twin has them", not where and count["QCONV2D"] > 0 and count["CONV2D"] == 0,
+          ", ".join(f"{k} {n}" for k, n in count.items()) + (f"; int8 in one package only at tasks {where[:8]}"
+                                                              if where else ""))
+    same = sum(x == y for x, y in zip(a, b))
+    print(f"info {qop}: {len(a)} tasks (twin {len(b)}), {same} of them of the twin's kind and params")
     got, twin = outs[qop], outs[qdq]
     ort = np.fromfile(os.path.join(src, qop + ".ort.bin"), "<f4").astype(np.float64)
     if got.shape != ort.shape or got.shape != twin.shape:

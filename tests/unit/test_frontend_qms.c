@@ -6,7 +6,11 @@
  * names only from com.microsoft, which the model must import; an unknown op
  * of it refused naming the node, op and domain); and per op one malformed
  * parameter (a missing scale, a scale of 0, a zero point of the wrong
- * type), refused with one line naming the node and the field. */
+ * type), refused with one line naming the node and the field. And a
+ * QOperator block compiled by atc and run by libomrt: the com.microsoft ops
+ * reach the int8 tasks (QCONV2D, QLUT, QELTWISE), and the output equals the
+ * reference evaluator's on the ONNX graph within one output step. */
+#include "common/om_format.h"
 #include "ir/eval.h"
 #include "onnx_mb.h"
 #include "passes/pass.h"
@@ -328,6 +332,71 @@ static void test_refusals(void) {
   }
 }
 
+/* x -> QuantizeLinear (u8) -> QLinearConv 1x1 (c); QLinearAdd(QLinearSigmoid(c),
+ * QLinearLeakyRelu(c)) -> QLinearGlobalAveragePool -> DequantizeLinear -> y
+ * [1, C, 1, 1], as ONNX Runtime's quantizer writes such a block in the
+ * QOperator format. */
+static void test_compiled_block(void) {
+  enum { C = 32, H = 6, W = 6 };
+  static int8_t w[C * C];
+  static float x[C * H * W];
+  float got[C];
+  unsigned seed = 9;
+  for (int i = 0; i < C * C; i++)
+    w[i] = (int8_t)((int)((seed = seed * 1103515245u + 12345u) >> 8 & 255) - 128);
+  for (int i = 0; i < C * H * W; i++)
+    x[i] = ((float)((seed = seed * 1103515245u + 12345u) >> 8 & 2047) - 1024.0f) * 0.002f;
+  mb m;
+  ms_model(&m);
+  mb_input(&m, "x", F32, 4, (int64_t[]){1, C, H, W}, NULL);
+  scalar(&m, "xs", F32, 0.01), scalar(&m, "xz", U8, 128), scalar(&m, "ws", F32, 0.004),
+      scalar(&m, "wz", I8, 0);
+  scalar(&m, "cs", F32, 0.05), scalar(&m, "cz", U8, 120), scalar(&m, "ss", F32, 1.0 / 256),
+      scalar(&m, "sz", U8, 0);
+  scalar(&m, "as", F32, 0.06), scalar(&m, "az", U8, 100), scalar(&m, "ls", F32, 0.05),
+      scalar(&m, "lz", U8, 20);
+  scalar(&m, "gs", F32, 0.02), scalar(&m, "gz", U8, 10);
+  mb_init_raw(&m, "w", I8, 4, (int64_t[]){C, C, 1, 1}, w, sizeof w);
+  mb_node(&m, "QuantizeLinear", "q_x", "x,xs,xz", "xq");
+  mb_node(&m, "QLinearConv", "conv", "xq,xs,xz,w,ws,wz,cs,cz", "c");
+  mb_node(&m, "QLinearSigmoid", "sig", "c,cs,cz,ss,sz", "s")->domain = "com.microsoft";
+  Onnx__NodeProto *lr = mb_node(&m, "QLinearLeakyRelu", "leaky", "c,cs,cz,ls,lz", "l");
+  lr->domain = "com.microsoft";
+  attr_float(&m, lr, "alpha", 0.2f);
+  mb_node(&m, "QLinearAdd", "add", "s,ss,sz,l,ls,lz,as,az", "a")->domain = "com.microsoft";
+  mb_node(&m, "QLinearGlobalAveragePool", "gap", "a,as,az,gs,gz", "g")->domain = "com.microsoft";
+  mb_node(&m, "DequantizeLinear", "dq_y", "g,gs,gz", "y");
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  mb_run r;
+  const void *in[1] = {x};
+  void *out[1] = {got};
+  int ran = 0;
+  if (mb_run_open(&m, "qop_block.onnx", OM_PRECISION_FORCE_FP16, &r)) {
+    ran = omrt_execute(r.ctx, in, out) == OMRT_OK;
+    CHECK(ran);
+    CHECK_EQ_INT(mb_count_tasks(r.model, OM_TASK_QCONV2D), 1);
+    CHECK_EQ_INT(mb_count_tasks(r.model, OM_TASK_QLUT), 2);
+    CHECK_EQ_INT(mb_count_tasks(r.model, OM_TASK_QELTWISE), 1);
+    CHECK_EQ_INT(mb_count_tasks(r.model, OM_TASK_CONV2D), 0);
+  }
+  arena a;
+  arena_init(&a, 0);
+  void *ref[1];
+  if (ran && g && mb_eval(g, in, ref, &a) == 0) {
+    int bad = 0;
+    for (int i = 0; i < C; i++)
+      if (fabsf(((const float *)ref[0])[i] - got[i]) > 0.02f * 1.01f && bad++ < 4)
+        test_note("  y[%d] = %g, the evaluator's %g", i, got[i], ((const float *)ref[0])[i]);
+    CHECK(bad == 0);
+  } else {
+    CHECK(!"the block runs and evaluates");
+  }
+  arena_free(&a);
+  mb_run_close(&r);
+  ir_graph_free(g);
+}
+
 int main(void) {
   test_binary();
   test_unary();
@@ -339,5 +408,6 @@ int main(void) {
   test_qgemm();
   test_domain();
   test_refusals();
+  test_compiled_block();
   return test_summary("test_frontend_qms");
 }
