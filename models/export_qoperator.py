@@ -27,8 +27,11 @@ For NAME = resnet18 it writes, to --out (default models/out):
   NAME_qop.json       the QDQ export's metadata, model NAME_qop, "format": "qoperator",
                       "qdq_model": NAME_qdq, ort_int8_top5 of ORT's output
 
+NAME = qop_ops instead builds a small graph of every com.microsoft QLinear op ONNX Runtime's CPU
+provider runs (ops_model below), input x 1x8x12x12, and writes qop_ops.{onnx,input.bin,ort.bin,json}.
+
 Usage: models/export_qoperator.py [--out DIR] [--models-dir DIR] [--ort-bench FILE] [NAME ...]
-       (default NAME: resnet18; needs python3-onnx and NAME_qdq.onnx in --models-dir)
+       (default NAME: resnet18; needs python3-onnx and, but for qop_ops, NAME_qdq.onnx in --models-dir)
 """
 import argparse
 import json
@@ -43,6 +46,7 @@ from onnx import helper, numpy_helper
 
 MS = "com.microsoft"
 SHAPE = [1, 3, 224, 224]
+OPS_SHAPE = [1, 8, 12, 12]
 
 
 class Rewrite:
@@ -211,11 +215,98 @@ class Rewrite:
         return qm
 
 
-def ort_output(bench, onnx_path, input_path, out_path):
+def ops_model(seed=20261129):
+    """qop_ops: every com.microsoft QLinear op ONNX Runtime's CPU provider runs, in one small graph.
+
+    x [1, 8, 12, 12] -> QuantizeLinear (u8) -> QLinearConv 3x3 (c) -> QLinearSigmoid (s), QLinearLeakyRelu
+    (l) of c -> QLinearMul(s, l) (m) -> QLinearAdd(m, c) (a) -> QLinearAveragePool 3x3 /2 (p) ->
+    QLinearConcat(p, p) (k) -> QLinearGlobalAveragePool (g) -> Reshape [1, 32] -> QGemm (int32 C, u8
+    output) (q) -> QLinearSoftmax (o); QGemm with a float output (f, alpha 0.5) of g; and an int8 branch:
+    x -> QuantizeLinear (i8) -> QLinearSigmoid, QLinearAdd with itself. The output is every result
+    dequantized, flattened and concatenated, [1, n]. (QLinearReduceMean is left out: ORT's CPU provider
+    has no kernel for it.)
+    """
+    rng = np.random.default_rng(seed)
+    inits, nodes = [], []
+
+    def c(name, v):
+        inits.append(numpy_helper.from_array(np.asarray(v), name))
+
+    def node(op, ins, out, domain=None, **attrs):
+        nodes.append(helper.make_node(op, ins, [out], name=out, domain=domain, **attrs))
+
+    f32, u8, i8 = np.float32, np.uint8, np.int8
+    for name, s, z in (("x", 0.02, u8(128)), ("c", 0.05, u8(100)), ("s", 1 / 256, u8(0)), ("l", 0.04, u8(30)),
+                       ("m", 0.03, u8(10)), ("a", 0.05, u8(40)), ("p", 0.045, u8(38)), ("g", 0.03, u8(20)),
+                       ("q", 0.05, u8(128)), ("o", 1 / 256, u8(0)), ("x8", 0.025, i8(-3)), ("s8", 1 / 256, i8(-128)),
+                       ("a8", 0.03, i8(5))):
+        c(name + "_s", f32(s))
+        c(name + "_z", z)
+    c("w", rng.integers(-100, 100, (16, 8, 3, 3)).astype(i8))
+    c("w_s", (rng.random(16) * 0.01 + 0.002).astype(f32))
+    c("w_z", np.zeros(16, i8))
+    c("B", rng.integers(-100, 100, (10, 32)).astype(i8))
+    c("B_s", (rng.random(10) * 0.01 + 0.002).astype(f32))
+    c("B_z", np.zeros(10, i8))
+    c("C", rng.integers(-500, 500, 10).astype(np.int32))
+    c("shape", np.array([1, 32], np.int64))
+    c("flat", np.array([1, -1], np.int64))
+
+    def qp(n):
+        return [n + "_s", n + "_z"]
+
+    node("QuantizeLinear", ["x"] + qp("x"), "xq")
+    node("QLinearConv", ["xq"] + qp("x") + ["w", "w_s", "w_z"] + qp("c"), "cq", pads=[1, 1, 1, 1])
+    node("QLinearSigmoid", ["cq"] + qp("c") + qp("s"), "sq", MS)
+    node("QLinearLeakyRelu", ["cq"] + qp("c") + qp("l"), "lq", MS, alpha=0.1)
+    node("QLinearMul", ["sq"] + qp("s") + ["lq"] + qp("l") + qp("m"), "mq", MS)
+    node("QLinearAdd", ["mq"] + qp("m") + ["cq"] + qp("c") + qp("a"), "aq", MS)
+    node("QLinearAveragePool", ["aq"] + qp("a") + qp("p"), "pq", MS, kernel_shape=[3, 3], strides=[2, 2],
+         pads=[1, 1, 1, 1])
+    node("QLinearConcat", qp("p") + ["pq"] + qp("p") + ["pq"] + qp("p"), "kq", MS, axis=1)
+    node("QLinearGlobalAveragePool", ["kq"] + qp("p") + qp("g"), "gq", MS, channels_last=0)
+    node("Reshape", ["gq", "shape"], "rq")
+    node("QGemm", ["rq"] + qp("g") + ["B", "B_s", "B_z", "C"] + qp("q"), "qq", MS, transB=1)
+    node("QLinearSoftmax", ["qq"] + qp("q") + qp("o"), "oq", MS, opset=13, axis=-1)
+    node("QGemm", ["rq"] + qp("g") + ["B", "B_s", "B_z", "C"], "qf", MS, transB=1, alpha=0.5)
+    node("QuantizeLinear", ["x"] + qp("x8"), "x8q")
+    node("QLinearSigmoid", ["x8q"] + qp("x8") + qp("s8"), "s8q", MS)
+    node("QLinearAdd", ["s8q"] + qp("s8") + ["x8q"] + qp("x8") + qp("a8"), "a8q", MS)
+    parts = []
+    for q, n in (("aq", "a"), ("kq", "p"), ("qq", "q"), ("oq", "o"), ("a8q", "a8")):
+        node("DequantizeLinear", [q] + qp(n), q + "_f")
+        node("Reshape", [q + "_f", "flat"], q + "_flat")
+        parts.append(q + "_flat")
+    node("Concat", parts + ["qf"], "y", axis=1)
+    graph = helper.make_graph(nodes, "qop_ops", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, OPS_SHAPE)],
+                              [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, "n"])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid(MS, 1)],
+                              producer_name="export_qoperator.py")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model, rng.standard_normal(OPS_SHAPE).astype(np.float32)
+
+
+def export_ops(out_dir, bench):
+    dst = os.path.join(out_dir, "qop_ops")
+    model, x = ops_model()
+    os.makedirs(out_dir, exist_ok=True)
+    onnx.save(model, dst + ".onnx")
+    x.tofile(dst + ".input.bin")
+    meta = {"model": "qop_ops", "format": "qoperator", "input": "x", "input_shape": OPS_SHAPE, "input_dtype": "float32"}
+    if ort_output(bench, dst + ".onnx", dst + ".input.bin", dst + ".ort.bin", OPS_SHAPE) is None:
+        print(f"models: no onnxruntime-node beside {bench}: {dst}.ort.bin not written", file=sys.stderr)
+    with open(dst + ".json", "w") as f:
+        json.dump(meta, f, indent=1)
+    print(f"models: wrote {dst}.onnx ({len(model.graph.node)} nodes)")
+    return dst
+
+
+def ort_output(bench, onnx_path, input_path, out_path, shape=SHAPE):
     """ONNX Runtime's first output (bench/ort_bench.js --output), or None without it."""
     if not bench or not os.path.isdir(os.path.join(os.path.dirname(bench), "node_modules", "onnxruntime-node")):
         return None
-    subprocess.run(["node", bench, "--model", onnx_path, "--input", input_path, "--shape", ",".join(map(str, SHAPE)),
+    subprocess.run(["node", bench, "--model", onnx_path, "--input", input_path, "--shape", ",".join(map(str, shape)),
                     "--threads", "1", "--min", "1", "--max", "1", "--budget", "0", "--output", out_path],
                    check=True, stdout=subprocess.DEVNULL)
     return np.fromfile(out_path, "<f4")
@@ -256,7 +347,10 @@ def main():
     ap.add_argument("names", nargs="*", default=["resnet18"])
     args = ap.parse_args()
     for n in args.names:
-        export(n, args.models_dir, args.out, args.ort_bench)
+        if n == "qop_ops":
+            export_ops(args.out, args.ort_bench)
+        else:
+            export(n, args.models_dir, args.out, args.ort_bench)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,12 @@ add_test(NAME model/resnet18_qop
          COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_qop.py --model resnet18 --models-dir ${MODELS_DIR}
                  --bin-dir ${CMAKE_BINARY_DIR} --work-dir ${CMAKE_BINARY_DIR}/e2e/resnet18_qop --ort-bench ${ORT_BENCH})
 set_tests_properties(model/resnet18_qop PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
+# Every com.microsoft QLinear op ORT runs, in one small graph (export_qoperator.py qop_ops): its int8
+# tasks, and its output against ORT's.
+add_test(NAME model/qop_ops
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_qop.py --model qop_ops --models-dir ${MODELS_DIR}
+                 --bin-dir ${CMAKE_BINARY_DIR} --work-dir ${CMAKE_BINARY_DIR}/e2e/qop_ops --ort-bench ${ORT_BENCH})
+set_tests_properties(model/qop_ops PROPERTIES LABELS model TIMEOUT 300 SKIP_RETURN_CODE 77)
 # --op_select_implmode against the default of each precision: force_fp16
 # runs eligible 3x3 convs as Winograd F(4x4,3x3) unless high_precision (direct
 # convolutions only) is asked for; must_keep_origin_dtype runs them direct
