@@ -192,6 +192,16 @@ status onnx_decomp_qlinear_conv(onnx_node *nd, ir_node *none);
 status onnx_decomp_qlinear_matmul(onnx_node *nd, ir_node *none);
 status onnx_decomp_conv_integer(onnx_node *nd, ir_node *none);
 status onnx_decomp_matmul_integer(onnx_node *nd, ir_node *none);
+/* The quantized ops' operands, shared with onnx_decomp_qms.c (com.microsoft). DequantizeLinear
+ * of the 8-bit operand `name` (x; its scale s and zero point zp, named
+ * "<name>_scale", "<name>_zero_point" in messages) checked: x and s present,
+ * x int8 or uint8, s float, finite and nonzero, zp of x's type; per tensor
+ * when axis < 0, else per tensor or along axis. */
+ir_value *dc_dq_operand(dc *b, ir_value *x, ir_value *s, ir_value *zp, int64_t axis, const char *name);
+/* QuantizeLinear of a quantized op's float result y with the per-tensor
+ * scale s (required) and zero point zp ("<name>_scale", "<name>_zero_point"),
+ * the output type zp's, `def` without zp. */
+ir_value *dc_q_result(dc *b, ir_value *y, ir_value *s, ir_value *zp, const char *name, dtype def);
 /* onnx_decomp_rnn.c */
 status onnx_decomp_rnn(onnx_node *nd, ir_node *none);
 status onnx_decomp_gru(onnx_node *nd, ir_node *none);

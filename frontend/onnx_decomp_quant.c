@@ -11,6 +11,8 @@
  *                                 DequantizeLinear(w)[, DequantizeLinear(B, x_scale *
  *                                 w_scale)]), y_scale, y_zero_point): the QDQ form
  *                                 of a QDQ export, so both formats meet one int8 path
+ *                                 (onnx_decomp_qms.c builds ONNX Runtime's QLinear*
+ *                                 contrib ops the same way)
  *   ConvInteger, MatMulInteger    Cast(Conv|MatMul(Cast(x) - x_zp, Cast(w) - w_zp),
  *                                 int32): the integer sums in float32, the reduction
  *                                 split into chunks whose partial sums stay below
@@ -304,14 +306,12 @@ static void check_per_tensor(dc *b, const ir_value *v, const char *what) {
     dc_fail(b, ST_ERR_INVALID, "%s '%s' must be per tensor (one element), it has %" PRId64, what, v->name, n);
 }
 
-/* DequantizeLinear of the 8-bit operand `name` of a quantized op: its scale
- * and zero point checked (names "<name>_scale", "<name>_zero_point"), per
- * tensor when axis < 0, else per tensor or along axis. */
-static ir_value *dq_operand(dc *b, ir_value *x, ir_value *s, ir_value *zp, int64_t axis, const char *name) {
+ir_value *dc_dq_operand(dc *b, ir_value *x, ir_value *s, ir_value *zp, int64_t axis, const char *name) {
   char sname[48], zname[48];
   snprintf(sname, sizeof sname, "%s_scale", name);
   snprintf(zname, sizeof zname, "%s_zero_point", name);
   if (b->st) return NULL;
+  if (!x || !s) return dc_fail(b, ST_ERR_INVALID, "input %s is required", x ? sname : name);
   dtype xt = dc_dtype(b, x), st = dc_dtype(b, s);
   if (zp) dc_dtype(b, zp);
   if (b->st) return NULL;
@@ -332,21 +332,23 @@ static ir_value *dq_operand(dc *b, ir_value *x, ir_value *s, ir_value *zp, int64
   return qdq(b, IR_OP_DEQUANTIZE, x, sa, za, st, 0);
 }
 
-/* QuantizeLinear of a quantized op's float result y: y_scale and
- * y_zero_point per tensor, the output type y_zero_point's (uint8 without). */
-static ir_value *q_result(dc *b, ir_value *y, ir_value *s, ir_value *zp) {
+ir_value *dc_q_result(dc *b, ir_value *y, ir_value *s, ir_value *zp, const char *name, dtype def) {
+  char sname[48], zname[48];
+  snprintf(sname, sizeof sname, "%s_scale", name);
+  snprintf(zname, sizeof zname, "%s_zero_point", name);
   if (b->st) return NULL;
-  dtype st = dc_dtype(b, s), to = zp ? dc_dtype(b, zp) : DT_UINT8;
+  if (!s) return dc_fail(b, ST_ERR_INVALID, "input %s is required", sname);
+  dtype st = dc_dtype(b, s), to = zp ? dc_dtype(b, zp) : def;
   if (b->st) return NULL;
   if (!float_type(st))
-    return dc_fail(b, ST_ERR_UNSUPPORTED, "y_scale '%s' has type %s; float32 and float16 are supported",
+    return dc_fail(b, ST_ERR_UNSUPPORTED, "%s '%s' has type %s; float32 and float16 are supported", sname,
                    s->name, onnx_dtype_name(st));
   if (!int8_type(to))
-    return dc_fail(b, ST_ERR_INVALID, "y_zero_point '%s' has type %s; int8 or uint8", zp->name,
+    return dc_fail(b, ST_ERR_INVALID, "%s '%s' has type %s; int8 or uint8", zname, zp ? zp->name : "",
                    onnx_dtype_name(to));
-  check_scale(b, s, "y_scale");
-  check_per_tensor(b, s, "y_scale");
-  check_per_tensor(b, zp, "y_zero_point");
+  check_scale(b, s, sname);
+  check_per_tensor(b, s, sname);
+  check_per_tensor(b, zp, zname);
   return qdq(b, IR_OP_QUANTIZE, y, s, zp, to, 0);
 }
 
@@ -386,9 +388,9 @@ status onnx_decomp_qlinear_conv(onnx_node *nd, ir_node *none) {
   ir_value *wz = dc_in(&b, 5), *ys = dc_in(&b, 6), *yz = dc_in(&b, 7), *bias = dc_in(&b, 8);
   if (!x || !xs || !w || !ws || !ys)
     return dc_refuse(&b, ST_ERR_INVALID, "inputs x, x_scale, w, w_scale and y_scale are required");
-  ir_value *xd = dq_operand(&b, x, xs, xz, -1, "x"), *wd = dq_operand(&b, w, ws, wz, 0, "w");
+  ir_value *xd = dc_dq_operand(&b, x, xs, xz, -1, "x"), *wd = dc_dq_operand(&b, w, ws, wz, 0, "w");
   ir_value *y = conv(&b, xd, wd, dq_bias(&b, bias, xs, ws), w);
-  dc_output(&b, 0, q_result(&b, y, ys, yz));
+  dc_output(&b, 0, dc_q_result(&b, y, ys, yz, "y", DT_UINT8));
   dc_keep_dtype(&b);
   return dc_end(&b);
 }
@@ -406,9 +408,9 @@ status onnx_decomp_qlinear_matmul(onnx_node *nd, ir_node *none) {
   if (a->rank < 2 || bm->rank < 2)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "a '%s' and b '%s' need known ranks >= 2 at import", a->name,
                      bm->name);
-  ir_value *ad = dq_operand(&b, a, as, az, a->rank - 2, "a"),
-           *bd = dq_operand(&b, bm, bs, bz, bm->rank - 1, "b");
-  dc_output(&b, 0, q_result(&b, dc_op2(&b, IR_OP_MATMUL, ad, bd), ys, yz));
+  ir_value *ad = dc_dq_operand(&b, a, as, az, a->rank - 2, "a"),
+           *bd = dc_dq_operand(&b, bm, bs, bz, bm->rank - 1, "b");
+  dc_output(&b, 0, dc_q_result(&b, dc_op2(&b, IR_OP_MATMUL, ad, bd), ys, yz, "y", DT_UINT8));
   dc_keep_dtype(&b);
   return dc_end(&b);
 }

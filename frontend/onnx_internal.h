@@ -27,6 +27,10 @@
 #include "frontend/onnx_import.h"
 #include "onnx.pb-c.h"
 
+/* ONNX Runtime's contrib-op domain: the frontend imports the quantized ops
+ * of it that int8 model zoos use (onnx_ops.c's second table). */
+#define ONNX_MS_DOMAIN "com.microsoft"
+
 /* --- onnx_proto.c */
 
 /* A byte range: bytes from offset. */
@@ -93,6 +97,7 @@ typedef struct onnx_ctx {
   const char *dir;         /* directory for external data, or NULL */
   int dirfd;               /* `dir` opened on first use; -1 before */
   int opset;               /* default-domain opset */
+  int ms_opset;            /* com.microsoft opset (ONNX_MS_DOMAIN), 0 when the model imports none */
   const onnx_options *opt; /* never NULL */
   diag *d;
   arena scratch;      /* freed at the end of the load */
@@ -236,6 +241,33 @@ status onnx_conv_window(onnx_node *nd, ir_node *n, const ir_value *w);
 /* MaxPool's attributes onto its IR node n (window, ceil_mode; storage_order
  * checked): the importer's normalisation, for the MaxPool decomposition. */
 status onnx_maxpool_attrs(onnx_node *nd, ir_node *n);
+/* AveragePool's (window, ceil_mode, count_include_pad), likewise: for QLinearAveragePool. */
+status onnx_avgpool_attrs(onnx_node *nd, ir_node *n);
+
+/* One row of an importer table: an ONNX op of one domain and how it is
+ * imported (onnx_ops.c's `importers` for the default domain, whose top
+ * comment says what the fields mean; onnx_decomp_qms.c's for com.microsoft). */
+typedef struct onnx_importer {
+  const char *op_type; /* ONNX op */
+  const char *ir_name; /* the IR op it becomes; NULL: fn builds a subgraph (onnx_decomp.h) */
+  int min_opset;       /* of the row's domain */
+  int min_in, max_in;  /* ONNX inputs, over every handled opset */
+  int max_out;         /* ONNX outputs; those past the IR op's must be unused */
+  const char *attrs;   /* accepted attributes (onnx_ops.c's top comment) */
+  status (*fn)(onnx_node *nd, ir_node *n);
+} onnx_importer;
+
+/* A com.microsoft row and its inputs' names, comma separated, "name?" for
+ * an optional one before min_in (which may be omitted: ""), for messages. */
+typedef struct onnx_ms_importer {
+  onnx_importer im;
+  const char *inputs;
+} onnx_ms_importer;
+
+/* onnx_decomp_qms.c: the com.microsoft row of op_type, or NULL. */
+const onnx_ms_importer *onnx_ms_importer_find(const char *op_type);
+/* "QLinearAdd, QLinearMul, ..." (the com.microsoft ops) into buf; buf. */
+const char *onnx_ms_op_list(char *buf, size_t size);
 status onnx_set_ints_default(onnx_node *nd, ir_node *n, const char *name, int count, int64_t def,
                              int64_t min);
 

@@ -2,7 +2,9 @@
  *
  * After onnx_proto.c has turned bytes into a ModelProto, the graph is built
  * in passes over it, so that nodes may come in any order:
- *   1. the model: ir_version, the default-domain opset (g->opset);
+ *   1. the model: ir_version, the default-domain opset (g->opset) and the
+ *      com.microsoft one when imported (ONNX Runtime's contrib ops: its
+ *      quantized QLinear* ops, onnx_decomp_qms.c), no other domain;
  *   2. definitions: every initializer becomes a constant (each unpacked on
  *      its own, in file order: onnx_proto_initializer), every graph input
  *      that is not an initializer becomes an input with a fully known shape
@@ -238,9 +240,17 @@ static status check_model(loader *L, const Onnx__ModelProto *m) {
   if (m->ir_version < IR_VERSION_MIN || m->ir_version > IR_VERSION_MAX)
     return onnx_fail(c, ST_ERR_UNSUPPORTED, "ir_version %" PRId64 " is not supported (%d to %d)",
                      m->ir_version, IR_VERSION_MIN, IR_VERSION_MAX);
-  c->opset = 0;
+  c->opset = c->ms_opset = 0;
   for (size_t i = 0; i < m->n_opset_import; i++) {
     const Onnx__OperatorSetIdProto *o = m->opset_import[i];
+    if (o->domain && !strcmp(o->domain, ONNX_MS_DOMAIN)) {
+      if (c->ms_opset) return onnx_fail(c, ST_ERR_INVALID, "opset_import lists domain '%s' twice", o->domain);
+      if (!o->has_version || o->version < 1 || o->version > INT32_MAX)
+        return onnx_fail(c, ST_ERR_INVALID, "opset_import: domain '%s' has version %" PRId64, o->domain,
+                         o->has_version ? o->version : 0);
+      c->ms_opset = (int)o->version;
+      continue;
+    }
     if (o->domain && *o->domain && strcmp(o->domain, "ai.onnx")) continue;
     if (c->opset) return onnx_fail(c, ST_ERR_INVALID, "opset_import lists the default domain twice");
     if (!o->has_version || o->version < 1 || o->version > OPSET_MAX)
@@ -469,9 +479,13 @@ static status define_node_outputs(loader *L) {
     const Onnx__NodeProto *np = L->gp->node[i];
     onnx_node nd = {.c = L->c, .np = np, .index = (int)i};
     if (!np->op_type || !*np->op_type) return onnx_fail(L->c, ST_ERR_INVALID, "node #%zu has no op_type", i);
-    if (!is_default_domain(np->domain))
-      return onnx_node_fail(&nd, ST_ERR_UNSUPPORTED,
-                            "domain '%s' is not supported (only the default ONNX domain is)", np->domain);
+    if (np->domain && !strcmp(np->domain, ONNX_MS_DOMAIN) && !L->c->ms_opset)
+      return onnx_node_fail(&nd, ST_ERR_INVALID, "domain '%s' is not in the model's opset_import",
+                            np->domain);
+    if (!is_default_domain(np->domain) && strcmp(np->domain, ONNX_MS_DOMAIN))
+      return onnx_node_fail(
+          &nd, ST_ERR_UNSUPPORTED,
+          "domain '%s' is not supported (the default ONNX domain and " ONNX_MS_DOMAIN " are)", np->domain);
     if (np->n_input > MAX_NODE_IO || np->n_output > MAX_NODE_IO)
       return onnx_node_fail(&nd, ST_ERR_LIMIT, "too many inputs or outputs");
     if (is_constant(np)) {

@@ -39,16 +39,6 @@
 #include "common/elem.h"
 #include "ir/view.h"
 
-typedef struct importer {
-  const char *op_type; /* ONNX op */
-  const char *ir_name; /* the IR op it becomes; NULL: fn builds a subgraph (onnx_decomp.h) */
-  int min_opset;
-  int min_in, max_in; /* ONNX inputs, over every handled opset */
-  int max_out;        /* ONNX outputs; those past the IR op's must be unused */
-  const char *attrs;  /* accepted attributes (see the top of the file) */
-  status (*fn)(onnx_node *nd, ir_node *n);
-} importer;
-
 /* --- messages */
 
 const char *onnx_node_label(const Onnx__NodeProto *np, int index, char *buf, size_t size) {
@@ -143,7 +133,7 @@ status onnx_maxpool_attrs(onnx_node *nd, ir_node *n) {
   return s ? s : onnx_set_flag(nd, n, "ceil_mode", 0);
 }
 
-static status import_avgpool(onnx_node *nd, ir_node *n) {
+status onnx_avgpool_attrs(onnx_node *nd, ir_node *n) {
   status s = window_attrs(nd, n, NULL);
   if (!s) s = onnx_set_flag(nd, n, "ceil_mode", 0);
   return s ? s : onnx_set_flag(nd, n, "count_include_pad", 0);
@@ -675,7 +665,7 @@ static status import_pad(onnx_node *nd, ir_node *n) {
 #define RNN_ATTRS                                                                                            \
   "-activation_alpha:F -activation_beta:F -activations:S -clip:f -direction:s -hidden_size:i -layout:i"
 
-static const importer importers[] = {
+static const onnx_importer importers[] = {
     {"Conv", "Conv", 1, 2, 3, 1, WINDOW " -group:i", import_conv},
     {"ConvTranspose", NULL, 1, 2, 3, 1, WINDOW " -group:i -output_padding:I -output_shape:I",
      onnx_decomp_conv_transpose},
@@ -685,7 +675,8 @@ static const importer importers[] = {
     {"Sigmoid", "Sigmoid", 1, 1, 1, 1, "-consumed_inputs:I<6", NULL},
     {"Clip", "Clip", 1, 1, 3, 1, "-min:f<11 -max:f<11 -consumed_inputs:I<6", import_clip},
     {"MaxPool", NULL, 1, 1, 1, 2, WINDOW " -ceil_mode:i -storage_order:i", onnx_decomp_maxpool},
-    {"AveragePool", "AveragePool", 1, 1, 1, 1, WINDOW " -ceil_mode:i -count_include_pad:i", import_avgpool},
+    {"AveragePool", "AveragePool", 1, 1, 1, 1, WINDOW " -ceil_mode:i -count_include_pad:i",
+     onnx_avgpool_attrs},
     {"GlobalAveragePool", "GlobalAveragePool", 1, 1, 1, 1, "", NULL},
     {"GlobalMaxPool", "GlobalMaxPool", 1, 1, 1, 1, "", NULL},
     {"LpPool", "LpPool", 2, 1, 1, 1, WINDOW " -ceil_mode:i -p:i", import_lppool},
@@ -896,31 +887,44 @@ static const importer importers[] = {
      onnx_decomp_attention},
 };
 
-int onnx_op_known(const char *op_type) {
+static const onnx_importer *find_importer(const char *op_type) {
   for (size_t i = 0; i < sizeof importers / sizeof *importers; i++)
-    if (!strcmp(importers[i].op_type, op_type)) return 1;
-  return 0;
+    if (!strcmp(importers[i].op_type, op_type)) return &importers[i];
+  return NULL;
 }
+
+int onnx_op_known(const char *op_type) { return find_importer(op_type) || onnx_ms_importer_find(op_type); }
 
 status onnx_import_node(onnx_node *nd) {
   const Onnx__NodeProto *np = nd->np;
-  const importer *im = NULL;
-  for (size_t i = 0; i < sizeof importers / sizeof *importers && !im; i++)
-    if (!strcmp(importers[i].op_type, np->op_type)) im = &importers[i];
+  int ms = np->domain && !strcmp(np->domain, ONNX_MS_DOMAIN); /* the loader refused other domains */
+  const onnx_ms_importer *msi = ms ? onnx_ms_importer_find(np->op_type) : NULL;
+  const onnx_importer *im = ms ? (msi ? &msi->im : NULL) : find_importer(np->op_type);
+  int opset = ms ? nd->c->ms_opset : nd->c->opset;
+  if (!im && ms) {
+    char known[512];
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "op %s of domain '%s' is not supported (of it: %s)",
+                          np->op_type, np->domain, onnx_ms_op_list(known, sizeof known));
+  }
   if (!im)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "no importer for op %s (opset %d)", np->op_type,
-                          nd->c->opset);
-  if (nd->c->opset < im->min_opset)
-    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "opset %d is not supported (needs opset >= %d)",
-                          nd->c->opset, im->min_opset);
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "no importer for op %s (opset %d)", np->op_type, opset);
+  if (opset < im->min_opset)
+    return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "opset %d is not supported (needs opset >= %d)", opset,
+                          im->min_opset);
   if (nd->nin < im->min_in || nd->nin > im->max_in)
     return onnx_node_fail(nd, ST_ERR_INVALID, "has %d inputs, %s takes %d to %d", nd->nin, np->op_type,
                           im->min_in, im->max_in);
   if (nd->nout < 1 || nd->nout > im->max_out)
     return onnx_node_fail(nd, ST_ERR_INVALID, "has %d outputs, %s has 1 to %d", nd->nout, np->op_type,
                           im->max_out);
-  for (int i = 0; i < im->min_in; i++)
-    if (!nd->in[i]) return onnx_node_fail(nd, ST_ERR_INVALID, "required input %d has no name", i);
+  const char *name = msi ? msi->inputs : ""; /* input i's in the row's list */
+  for (int i = 0; i < im->min_in; i++) {
+    int len = (int)strcspn(name, ","), optional = len > 0 && name[len - 1] == '?';
+    if (!nd->in[i] && !optional)
+      return onnx_node_fail(nd, ST_ERR_INVALID, "required input %d%s%.*s%s has no name", i, len ? " (" : "",
+                            len, name, len ? ")" : "");
+    name += len + (name[len] == ',');
+  }
   if (!im->ir_name) { /* a decomposition: the row's function builds the subgraph (onnx_decomp.h) */
     int named = 0;    /* any output may be omitted (RNN's Y, ...), but not all */
     for (int k = 0; k < nd->nout; k++)

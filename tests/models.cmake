@@ -42,6 +42,21 @@ foreach(model resnet50_qdq mobilenet_v2_qdq resnet18_qdq squeezenet1_1_qdq)
                    --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR} --work-dir ${CMAKE_BINARY_DIR}/e2e/${model})
   set_tests_properties(model/${model} PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
 endforeach()
+set(ORT_BENCH "${CMAKE_SOURCE_DIR}/bench/ort_bench.js" CACHE FILEPATH "bench/ort_bench.js with its node_modules")
+# The QOperator twin of resnet18_qdq (models/export_qoperator.py: QLinearConv and the com.microsoft
+# QLinearAdd, QLinearGlobalAveragePool, QGemm that ONNX Runtime's quantizer writes), made in the work
+# directory when models/out has none: the int8 tasks of the QDQ twin's package, its output against
+# ONNX Runtime's and against the QDQ twin's (skipped, exit 77, without python3-onnx or ORT).
+add_test(NAME model/resnet18_qop
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_qop.py --model resnet18 --models-dir ${MODELS_DIR}
+                 --bin-dir ${CMAKE_BINARY_DIR} --work-dir ${CMAKE_BINARY_DIR}/e2e/resnet18_qop --ort-bench ${ORT_BENCH})
+set_tests_properties(model/resnet18_qop PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
+# Every com.microsoft QLinear op ORT runs, in one small graph (export_qoperator.py qop_ops): its int8
+# tasks, and its output against ORT's.
+add_test(NAME model/qop_ops
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_qop.py --model qop_ops --models-dir ${MODELS_DIR}
+                 --bin-dir ${CMAKE_BINARY_DIR} --work-dir ${CMAKE_BINARY_DIR}/e2e/qop_ops --ort-bench ${ORT_BENCH})
+set_tests_properties(model/qop_ops PROPERTIES LABELS model TIMEOUT 300 SKIP_RETURN_CODE 77)
 # --op_select_implmode against the default of each precision: force_fp16
 # runs eligible 3x3 convs as Winograd F(4x4,3x3) unless high_precision (direct
 # convolutions only) is asked for; must_keep_origin_dtype runs them direct
@@ -82,7 +97,6 @@ set_tests_properties(model/torch_ops_e2e PROPERTIES LABELS model TIMEOUT 300)
 # omquant (issue 22): post-training quantization of the float ResNet-18 with its 32 calibration
 # images (models/export_qdq.py --calib resnet18), checked in the reference evaluator, in ONNX
 # Runtime (when bench/node_modules has it) and through atc + omrun; skipped (77) without the models.
-set(ORT_BENCH "${CMAKE_SOURCE_DIR}/bench/ort_bench.js" CACHE FILEPATH "bench/ort_bench.js with its node_modules")
 add_test(NAME model/omquant_resnet18
          COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/omquant_e2e.py --bin-dir ${CMAKE_BINARY_DIR}
                  --models-dir ${MODELS_DIR} --work-dir ${CMAKE_BINARY_DIR}/e2e/omquant-resnet18 --ort-bench ${ORT_BENCH})

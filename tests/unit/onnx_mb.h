@@ -33,8 +33,8 @@ typedef struct mb {
   arena a;
   Onnx__ModelProto model;
   Onnx__GraphProto graph;
-  Onnx__OperatorSetIdProto opset;
-  Onnx__OperatorSetIdProto *opsets[1];
+  Onnx__OperatorSetIdProto opset, domain_opset;
+  Onnx__OperatorSetIdProto *opsets[2];
 } mb;
 
 /* Appends item to a pointer array kept in the arena. */
@@ -66,6 +66,16 @@ static inline void mb_init(mb *m, int opset) {
 }
 
 static inline void mb_free(mb *m) { arena_free(&m->a); }
+
+/* Adds `domain` (e.g. "com.microsoft") at `version` to the model's opset_import. */
+static inline void mb_domain(mb *m, const char *domain, int version) {
+  m->domain_opset = (Onnx__OperatorSetIdProto)ONNX__OPERATOR_SET_ID_PROTO__INIT;
+  m->domain_opset.domain = arena_strdup(&m->a, domain);
+  m->domain_opset.has_version = 1;
+  m->domain_opset.version = version;
+  m->opsets[1] = &m->domain_opset;
+  m->model.n_opset_import = 2;
+}
 
 /* Splits "a,,b" into {"a", "", "b"}; "" is no names at all. */
 static inline char **split_names(mb *m, const char *list, size_t *n) {

@@ -334,10 +334,14 @@ static void test_model_errors(void) {
               "opset 13");
   mb_free(&m);
 
-  /* another domain */
+  /* another domain; com.microsoft, which the model does not import */
+  conv_relu_model(&m);
+  mb_node(&m, "Foo", "f1", "y", "z")->domain = "org.example";
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'f1' (Foo)", "domain 'org.example' is not supported");
+  mb_free(&m);
   conv_relu_model(&m);
   mb_node(&m, "FusedGemm", "f1", "y", "z")->domain = "com.microsoft";
-  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'f1' (FusedGemm)", "com.microsoft");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'f1' (FusedGemm)", "com.microsoft", "opset_import");
   mb_free(&m);
 
   /* dangling input */
