@@ -360,43 +360,64 @@ static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *
   return ST_OK;
 }
 
-/* QConv qc's output read (through a Cast to its dtype) only by
- * DequantizeLinear -> Relu | Clip -> QuantizeLinear with the same scale,
- * zero point and dtype (MobileNetV2's ReLU6 after its convolutions): the
- * clamp folds into qc, which then writes the QuantizeLinear's output.
- * Exact: with one scale and zero point Q(DQ(v)) = v for every v of the
- * dtype, and Q(clip(DQ(v), a, b)) = clamp(v, Q(a), Q(b)). */
+/* QConv qc's output read, through the Transposes, Reshapes and Casts to
+ * its dtype that alone read it (a Gemm's or MatMul's way back to its shape,
+ * matmul_operands; PyTorch's Casts), only by DequantizeLinear -> Relu | Clip
+ * -> QuantizeLinear of that dtype:
+ *  - with the DequantizeLinear's scale and zero point (MobileNetV2's ReLU6
+ *    after its convolutions) the clamp folds into qc, and the last of those
+ *    nodes writes the QuantizeLinear's output. Exact: with one scale and
+ *    zero point Q(DQ(v)) = v for every v of the dtype, Q(clip(DQ(v), a, b))
+ *    = clamp(v, Q(a), Q(b)), and moving elements commutes with a clamp;
+ *  - else, for a Relu (or a Clip at 0 with no upper bound: a Linear's
+ *    output quantized before its ReLU, as some quantizers write it), qc's lo
+ *    rises to the DequantizeLinear's zero point z and the QuantizeLinear
+ *    reads the DequantizeLinear: relu(DQ(v)) = DQ(max(v, z)) exactly, as DQ
+ *    is increasing and DQ(z) = 0. The requantization DQ -> Q stays.
+ * 1 when it folded. */
 static int fold_clamp(ir_graph *g, ir_node *qc) {
-  ir_value *y = qc->out[0], *v = y;
-  if (y->output_index >= 0 || qc->nin > 4) return 0;
-  ir_node *cast = ir_value_sole_reader(g, y), *dq = cast;
-  if (cast && cast->op == IR_OP_CAST && cast->nin == 1 && cast->out[0]->dtype == y->dtype) {
-    v = cast->out[0];
-    dq = ir_value_sole_reader(g, v);
-  } else {
-    cast = NULL;
+  ir_node *last = qc, *dq = NULL;
+  if (qc->nin > 4) return 0;
+  for (;;) {
+    ir_value *v = last->out[0];
+    ir_node *r = ir_value_sole_reader(g, v); /* NULL for a graph output */
+    if (!r || r->nout != 1 || r->in[0] != v) return 0;
+    if (r->op == IR_OP_DEQUANTIZE) {
+      dq = r;
+      break;
+    }
+    if (!(r->op == IR_OP_TRANSPOSE || r->op == IR_OP_RESHAPE || (r->op == IR_OP_CAST && r->nin == 1)) ||
+        r->out[0]->dtype != qc->out[0]->dtype)
+      return 0;
+    last = r;
   }
-  if (!dq || dq->op != IR_OP_DEQUANTIZE || dq->in[0] != v) return 0;
   ir_node *act = ir_value_sole_reader(g, dq->out[0]);
   if (!act || !(act->op == IR_OP_RELU || (act->op == IR_OP_CLIP && act->nin == 1))) return 0;
   ir_node *q = ir_value_sole_reader(g, act->out[0]);
-  if (!q || q->op != IR_OP_QUANTIZE || q->out[0]->dtype != y->dtype) return 0;
+  if (!q || q->op != IR_OP_QUANTIZE || q->out[0]->dtype != qc->out[0]->dtype) return 0;
   island is = {
       .q = q, .act = act, .lo = (int32_t)ir_attr_int(qc, "lo", 0), .hi = (int32_t)ir_attr_int(qc, "hi", 0)};
   float s1;
   int32_t z1;
   if (!read_scale(dq->in[1], 1, &s1) || !read_zp(dq->nin > 2 ? dq->in[2] : NULL, &z1) ||
-      !read_scale(q->in[1], 1, &is.sy) || !read_zp(q->nin > 2 ? q->in[2] : NULL, &is.yzp) || s1 != is.sy ||
-      z1 != is.yzp || z1 != (int32_t)ir_attr_int(qc, "y_zp", 0))
+      !read_scale(q->in[1], 1, &is.sy) || !read_zp(q->nin > 2 ? q->in[2] : NULL, &is.yzp))
     return 0;
+  if (s1 != is.sy || z1 != is.yzp || z1 != (int32_t)ir_attr_int(qc, "y_zp", 0)) {
+    if (act->op == IR_OP_CLIP &&
+        !(ir_attr_float(act, "min", -INFINITY) == 0.0 && ir_attr_float(act, "max", INFINITY) == INFINITY))
+      return 0;
+    if (z1 > is.hi || ir_attr_set_int(g, qc, "lo", z1 > is.lo ? z1 : is.lo)) return 0;
+    ir_replace_uses(g, act->out[0], dq->out[0]);
+    act->dead = 1;
+    return 1;
+  }
   fold_act(&is);
   if (is.lo > is.hi || ir_attr_set_int(g, qc, "lo", is.lo) || ir_attr_set_int(g, qc, "hi", is.hi)) return 0;
-  ir_value *out = q->out[0];
-  qc->out[0] = out;
-  out->producer = qc;
+  ir_value *y = last->out[0], *out = q->out[0];
+  last->out[0] = out;
+  out->producer = last;
   y->producer = NULL;
   q->dead = act->dead = dq->dead = 1;
-  if (cast) cast->dead = 1;
   return 1;
 }
 
