@@ -22,9 +22,9 @@
  *
  * DequantizeLinear -> MaxPool -> QuantizeLinear with one scale and zero
  * point (ResNet's stem) becomes a MaxPool of the int8 tensor (exact), and
- * so do Flatten, Reshape, Squeeze, Unsqueeze and Concat (a Concat input
- * with other parameters through a new QuantizeLinear: a requantization,
- * fold_move). A Gemm island (A [N, K]
+ * so do chains of Flatten, Reshape, Squeeze, Unsqueeze and Transpose, and
+ * Concat (a Concat input with other parameters through a new
+ * QuantizeLinear: a requantization, fold_move). A Gemm island (A [N, K]
  * quantized per tensor, B = DequantizeLinear of constant i8 [M, K] with
  * transB = 1, alpha = beta = 1: a classifier, or a Linear layer on [N, K]
  * as PyTorch exports one) is a 1x1 QConv over the N rows, as a MatMul's
@@ -463,13 +463,21 @@ static ir_value *requantize(ir_graph *g, const ir_node *q, ir_value *v, int i) {
   return y;
 }
 
-/* DequantizeLinear(x_q) -> MaxPool | Flatten | Reshape | Squeeze |
- * Unsqueeze -> QuantizeLinear, or Concat of DequantizeLinears, with one
- * scale, zero point and dtype on every side (ResNet's stem pool, the Flatten
- * before a classifier, SqueezeNet's Concats): the op reads the int8 values
- * and writes the QuantizeLinear's output. Exact: DequantizeLinear is
- * increasing for a scale > 0, so the maximum of the dequantized window is
- * the dequantized maximum; the others move elements; and Q(DQ(v)) = v.
+/* Flatten, Reshape, Squeeze, Unsqueeze and Transpose only move elements. */
+static int is_move(const ir_node *n) {
+  return n->nout == 1 && (n->op == IR_OP_FLATTEN || n->op == IR_OP_RESHAPE || n->op == IR_OP_SQUEEZE ||
+                          n->op == IR_OP_UNSQUEEZE || n->op == IR_OP_TRANSPOSE);
+}
+
+/* DequantizeLinear(x_q) -> MaxPool | a chain of moves (is_move, each
+ * output read only by the next) -> QuantizeLinear, or Concat of
+ * DequantizeLinears, with one scale, zero point and dtype on every side
+ * (ResNet's stem pool, the Flatten before a classifier, SqueezeNet's
+ * Concats, a transformer's Reshape and Transpose around its attention):
+ * the ops read the int8 values and the last writes the QuantizeLinear's
+ * output. Exact: DequantizeLinear is increasing for a scale > 0, so the
+ * maximum of the dequantized window is the dequantized maximum; the others
+ * move elements; and Q(DQ(v)) = v.
  * A Concat input dequantized with other parameters (GoogLeNet's and
  * Inception's branches, each with its own scale) is requantized first: a
  * new QuantizeLinear with the output's parameters, which vectorize makes an
@@ -479,26 +487,33 @@ static ir_value *requantize(ir_graph *g, const ir_node *q, ir_value *v, int i) {
 static int fold_move(ir_graph *g, ir_node *q) {
   if (q->nin < 2 || !is_q8(q->out[0]->dtype)) return 0;
   ir_node *mp = q->in[0]->producer;
-  if (!mp ||
-      !(mp->op == IR_OP_MAXPOOL || mp->op == IR_OP_FLATTEN || mp->op == IR_OP_RESHAPE ||
-        mp->op == IR_OP_SQUEEZE || mp->op == IR_OP_UNSQUEEZE || mp->op == IR_OP_CONCAT) ||
-      mp->nout != 1 || ir_value_single_user(g, q->in[0]) != q || mp->out[0]->output_index >= 0)
+  if (!mp || !(mp->op == IR_OP_MAXPOOL || mp->op == IR_OP_CONCAT || is_move(mp)) || mp->nout != 1 ||
+      ir_value_single_user(g, q->in[0]) != q || mp->out[0]->output_index >= 0)
     return 0;
   float s;
   int32_t z;
+  const int dt = q->out[0]->dtype;
   if (!read_scale(q->in[1], 1, &s) || !read_zp(q->nin > 2 ? q->in[2] : NULL, &z)) return 0;
+  ir_node *first = mp; /* the chain first .. mp */
+  while (is_move(first) && !dequantized(first->in[0], s, z, dt)) {
+    ir_node *p = first->in[0]->producer;
+    if (!p || !is_move(p) || ir_value_single_user(g, p->out[0]) != first) return 0;
+    first = p;
+  }
   const int n = mp->op == IR_OP_CONCAT ? mp->nin : 1; /* Reshape's shape stays */
   ir_value *xq[16];
   if (n > 16) return 0;
   for (int i = 0; i < n; i++)
-    if (!(xq[i] = dequantized(mp->in[i], s, z, q->out[0]->dtype)) &&
+    if (!(xq[i] = dequantized(first->in[i], s, z, dt)) &&
         !(mp->op == IR_OP_CONCAT && dequantizes_int8(mp->in[i])))
       return 0;
   for (int i = 0; i < n; i++)
     if (!xq[i] && !(xq[i] = requantize(g, q, mp->in[i], i))) return -1;
   ir_value *y = mp->out[0], *out = q->out[0];
   for (int i = 0; i < n; i++)
-    mp->in[i] = xq[i];
+    first->in[i] = xq[i];
+  for (ir_node *m = first; m != mp; m = ir_value_single_user(g, m->out[0]))
+    m->out[0]->dtype = dt; /* the int8 values moved */
   mp->out[0] = out;
   out->producer = mp;
   y->producer = NULL;
