@@ -22,9 +22,9 @@
  *
  * DequantizeLinear -> MaxPool -> QuantizeLinear with one scale and zero
  * point (ResNet's stem) becomes a MaxPool of the int8 tensor (exact), and
- * so do Flatten, Reshape, Squeeze, Unsqueeze and Concat (a Concat input
- * with other parameters through a new QuantizeLinear: a requantization,
- * fold_move). A Gemm island (A [N, K]
+ * so do chains of Flatten, Reshape, Squeeze, Unsqueeze and Transpose, and
+ * Concat (a Concat input with other parameters through a new
+ * QuantizeLinear: a requantization, fold_move). A Gemm island (A [N, K]
  * quantized per tensor, B = DequantizeLinear of constant i8 [M, K] with
  * transB = 1, alpha = beta = 1: a classifier, or a Linear layer on [N, K]
  * as PyTorch exports one) is a 1x1 QConv over the N rows, as a MatMul's
@@ -360,43 +360,64 @@ static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *
   return ST_OK;
 }
 
-/* QConv qc's output read (through a Cast to its dtype) only by
- * DequantizeLinear -> Relu | Clip -> QuantizeLinear with the same scale,
- * zero point and dtype (MobileNetV2's ReLU6 after its convolutions): the
- * clamp folds into qc, which then writes the QuantizeLinear's output.
- * Exact: with one scale and zero point Q(DQ(v)) = v for every v of the
- * dtype, and Q(clip(DQ(v), a, b)) = clamp(v, Q(a), Q(b)). */
+/* QConv qc's output read, through the Transposes, Reshapes and Casts to
+ * its dtype that alone read it (a Gemm's or MatMul's way back to its shape,
+ * matmul_operands; PyTorch's Casts), only by DequantizeLinear -> Relu | Clip
+ * -> QuantizeLinear of that dtype:
+ *  - with the DequantizeLinear's scale and zero point (MobileNetV2's ReLU6
+ *    after its convolutions) the clamp folds into qc, and the last of those
+ *    nodes writes the QuantizeLinear's output. Exact: with one scale and
+ *    zero point Q(DQ(v)) = v for every v of the dtype, Q(clip(DQ(v), a, b))
+ *    = clamp(v, Q(a), Q(b)), and moving elements commutes with a clamp;
+ *  - else, for a Relu (or a Clip at 0 with no upper bound: a Linear's
+ *    output quantized before its ReLU, as some quantizers write it), qc's lo
+ *    rises to the DequantizeLinear's zero point z and the QuantizeLinear
+ *    reads the DequantizeLinear: relu(DQ(v)) = DQ(max(v, z)) exactly, as DQ
+ *    is increasing and DQ(z) = 0. The requantization DQ -> Q stays.
+ * 1 when it folded. */
 static int fold_clamp(ir_graph *g, ir_node *qc) {
-  ir_value *y = qc->out[0], *v = y;
-  if (y->output_index >= 0 || qc->nin > 4) return 0;
-  ir_node *cast = ir_value_sole_reader(g, y), *dq = cast;
-  if (cast && cast->op == IR_OP_CAST && cast->nin == 1 && cast->out[0]->dtype == y->dtype) {
-    v = cast->out[0];
-    dq = ir_value_sole_reader(g, v);
-  } else {
-    cast = NULL;
+  ir_node *last = qc, *dq = NULL;
+  if (qc->nin > 4) return 0;
+  for (;;) {
+    ir_value *v = last->out[0];
+    ir_node *r = ir_value_sole_reader(g, v); /* NULL for a graph output */
+    if (!r || r->nout != 1 || r->in[0] != v) return 0;
+    if (r->op == IR_OP_DEQUANTIZE) {
+      dq = r;
+      break;
+    }
+    if (!(r->op == IR_OP_TRANSPOSE || r->op == IR_OP_RESHAPE || (r->op == IR_OP_CAST && r->nin == 1)) ||
+        r->out[0]->dtype != qc->out[0]->dtype)
+      return 0;
+    last = r;
   }
-  if (!dq || dq->op != IR_OP_DEQUANTIZE || dq->in[0] != v) return 0;
   ir_node *act = ir_value_sole_reader(g, dq->out[0]);
   if (!act || !(act->op == IR_OP_RELU || (act->op == IR_OP_CLIP && act->nin == 1))) return 0;
   ir_node *q = ir_value_sole_reader(g, act->out[0]);
-  if (!q || q->op != IR_OP_QUANTIZE || q->out[0]->dtype != y->dtype) return 0;
+  if (!q || q->op != IR_OP_QUANTIZE || q->out[0]->dtype != qc->out[0]->dtype) return 0;
   island is = {
       .q = q, .act = act, .lo = (int32_t)ir_attr_int(qc, "lo", 0), .hi = (int32_t)ir_attr_int(qc, "hi", 0)};
   float s1;
   int32_t z1;
   if (!read_scale(dq->in[1], 1, &s1) || !read_zp(dq->nin > 2 ? dq->in[2] : NULL, &z1) ||
-      !read_scale(q->in[1], 1, &is.sy) || !read_zp(q->nin > 2 ? q->in[2] : NULL, &is.yzp) || s1 != is.sy ||
-      z1 != is.yzp || z1 != (int32_t)ir_attr_int(qc, "y_zp", 0))
+      !read_scale(q->in[1], 1, &is.sy) || !read_zp(q->nin > 2 ? q->in[2] : NULL, &is.yzp))
     return 0;
+  if (s1 != is.sy || z1 != is.yzp || z1 != (int32_t)ir_attr_int(qc, "y_zp", 0)) {
+    if (act->op == IR_OP_CLIP &&
+        !(ir_attr_float(act, "min", -INFINITY) == 0.0 && ir_attr_float(act, "max", INFINITY) == INFINITY))
+      return 0;
+    if (z1 > is.hi || ir_attr_set_int(g, qc, "lo", z1 > is.lo ? z1 : is.lo)) return 0;
+    ir_replace_uses(g, act->out[0], dq->out[0]);
+    act->dead = 1;
+    return 1;
+  }
   fold_act(&is);
   if (is.lo > is.hi || ir_attr_set_int(g, qc, "lo", is.lo) || ir_attr_set_int(g, qc, "hi", is.hi)) return 0;
-  ir_value *out = q->out[0];
-  qc->out[0] = out;
-  out->producer = qc;
+  ir_value *y = last->out[0], *out = q->out[0];
+  last->out[0] = out;
+  out->producer = last;
   y->producer = NULL;
   q->dead = act->dead = dq->dead = 1;
-  if (cast) cast->dead = 1;
   return 1;
 }
 
@@ -442,13 +463,21 @@ static ir_value *requantize(ir_graph *g, const ir_node *q, ir_value *v, int i) {
   return y;
 }
 
-/* DequantizeLinear(x_q) -> MaxPool | Flatten | Reshape | Squeeze |
- * Unsqueeze -> QuantizeLinear, or Concat of DequantizeLinears, with one
- * scale, zero point and dtype on every side (ResNet's stem pool, the Flatten
- * before a classifier, SqueezeNet's Concats): the op reads the int8 values
- * and writes the QuantizeLinear's output. Exact: DequantizeLinear is
- * increasing for a scale > 0, so the maximum of the dequantized window is
- * the dequantized maximum; the others move elements; and Q(DQ(v)) = v.
+/* Flatten, Reshape, Squeeze, Unsqueeze and Transpose only move elements. */
+static int is_move(const ir_node *n) {
+  return n->nout == 1 && (n->op == IR_OP_FLATTEN || n->op == IR_OP_RESHAPE || n->op == IR_OP_SQUEEZE ||
+                          n->op == IR_OP_UNSQUEEZE || n->op == IR_OP_TRANSPOSE);
+}
+
+/* DequantizeLinear(x_q) -> MaxPool | a chain of moves (is_move, each
+ * output read only by the next) -> QuantizeLinear, or Concat of
+ * DequantizeLinears, with one scale, zero point and dtype on every side
+ * (ResNet's stem pool, the Flatten before a classifier, SqueezeNet's
+ * Concats, a transformer's Reshape and Transpose around its attention):
+ * the ops read the int8 values and the last writes the QuantizeLinear's
+ * output. Exact: DequantizeLinear is increasing for a scale > 0, so the
+ * maximum of the dequantized window is the dequantized maximum; the others
+ * move elements; and Q(DQ(v)) = v.
  * A Concat input dequantized with other parameters (GoogLeNet's and
  * Inception's branches, each with its own scale) is requantized first: a
  * new QuantizeLinear with the output's parameters, which vectorize makes an
@@ -458,26 +487,33 @@ static ir_value *requantize(ir_graph *g, const ir_node *q, ir_value *v, int i) {
 static int fold_move(ir_graph *g, ir_node *q) {
   if (q->nin < 2 || !is_q8(q->out[0]->dtype)) return 0;
   ir_node *mp = q->in[0]->producer;
-  if (!mp ||
-      !(mp->op == IR_OP_MAXPOOL || mp->op == IR_OP_FLATTEN || mp->op == IR_OP_RESHAPE ||
-        mp->op == IR_OP_SQUEEZE || mp->op == IR_OP_UNSQUEEZE || mp->op == IR_OP_CONCAT) ||
-      mp->nout != 1 || ir_value_single_user(g, q->in[0]) != q || mp->out[0]->output_index >= 0)
+  if (!mp || !(mp->op == IR_OP_MAXPOOL || mp->op == IR_OP_CONCAT || is_move(mp)) || mp->nout != 1 ||
+      ir_value_single_user(g, q->in[0]) != q || mp->out[0]->output_index >= 0)
     return 0;
   float s;
   int32_t z;
+  const int dt = q->out[0]->dtype;
   if (!read_scale(q->in[1], 1, &s) || !read_zp(q->nin > 2 ? q->in[2] : NULL, &z)) return 0;
+  ir_node *first = mp; /* the chain first .. mp */
+  while (is_move(first) && !dequantized(first->in[0], s, z, dt)) {
+    ir_node *p = first->in[0]->producer;
+    if (!p || !is_move(p) || ir_value_single_user(g, p->out[0]) != first) return 0;
+    first = p;
+  }
   const int n = mp->op == IR_OP_CONCAT ? mp->nin : 1; /* Reshape's shape stays */
   ir_value *xq[16];
   if (n > 16) return 0;
   for (int i = 0; i < n; i++)
-    if (!(xq[i] = dequantized(mp->in[i], s, z, q->out[0]->dtype)) &&
+    if (!(xq[i] = dequantized(first->in[i], s, z, dt)) &&
         !(mp->op == IR_OP_CONCAT && dequantizes_int8(mp->in[i])))
       return 0;
   for (int i = 0; i < n; i++)
     if (!xq[i] && !(xq[i] = requantize(g, q, mp->in[i], i))) return -1;
   ir_value *y = mp->out[0], *out = q->out[0];
   for (int i = 0; i < n; i++)
-    mp->in[i] = xq[i];
+    first->in[i] = xq[i];
+  for (ir_node *m = first; m != mp; m = ir_value_single_user(g, m->out[0]))
+    m->out[0]->dtype = dt; /* the int8 values moved */
   mp->out[0] = out;
   out->producer = mp;
   y->producer = NULL;

@@ -117,8 +117,9 @@ static const char *sole_activation(const Onnx__GraphProto *g, const char *name) 
 /* Whether Add node n adds a float bias constant [N] to the output of a MatMul
  * with a constant float weight [K, N] that only n reads (a Linear layer as
  * exporters write it for a rank-3 input; PyTorch puts the bias first): the
- * MatMul's output is quantized after n, so that atc folds the bias into the
- * int8 MatMul, and n quantizes nothing itself. */
+ * MatMul's output is quantized after n (after the Relu or Clip that alone
+ * reads n's output, as after a Conv's), so that atc folds the bias and the
+ * activation into the int8 MatMul, and n quantizes nothing itself. */
 static int matmul_bias_add(const Onnx__GraphProto *g, const Onnx__NodeProto *n, const char *const *skip,
                            int nskip) {
   if (strcmp(n->op_type, "Add") || n->n_input != 2 || n->n_output != 1) return 0;
@@ -183,7 +184,10 @@ status oq_plan_make(const Onnx__ModelProto *m, const ir_graph *g, const char *co
     const char *y = n->n_output > 0 ? n->output[0] : NULL,
                *act = y && q->weight >= 0 ? sole_activation(gr, y) : NULL;
     const Onnx__NodeProto *bias_add = y && on.w_input >= 0 ? sole_reader(gr, y) : NULL;
-    if (bias_add && matmul_bias_add(gr, bias_add, skip, nskip)) act = bias_add->output[0];
+    if (bias_add && matmul_bias_add(gr, bias_add, skip, nskip)) {
+      const char *after = sole_activation(gr, bias_add->output[0]); /* a Linear's ReLU */
+      act = after ? after : bias_add->output[0];
+    }
     if (act && float_activation(gr, g, act)) y = act;
     if (y && float_activation(gr, g, y) && read_by_node(gr, y)) add_tensor(out, y);
     if (on.w_input >= 0) out->nodes[out->nnodes++] = on;

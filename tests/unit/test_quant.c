@@ -234,9 +234,11 @@ static void test_writer(void) {
 }
 
 /* int64 token ids -> Gather -> Linear (MatMul, then Add with the bias first,
- * as PyTorch writes it) -> Softmax -> Linear (bias second) -> y: omquant
- * calibrates on int64 samples, and each MatMul's output is quantized after
- * its bias Add (which reads the MatMul itself), not before it. */
+ * as PyTorch writes it) -> Relu -> Softmax -> Linear (bias second) -> y:
+ * omquant calibrates on int64 samples, and each MatMul's output is quantized
+ * after its bias Add (which reads the MatMul itself), not before it, and
+ * after the Relu that alone reads the Add (ONNX Runtime's quantizer drops
+ * the Relu and quantizes with its range, the same values). */
 static void test_token_ids_linear_bias(void) {
   const char *dir = test_tmpdir("quant_ids");
   char path[512];
@@ -261,7 +263,8 @@ static void test_token_ids_linear_bias(void) {
   mb_node(&m, "Gather", "gather", "emb,ids", "e");
   mb_node(&m, "MatMul", "mm1", "e,w1", "m1");
   mb_node(&m, "Add", "add1", "b1,m1", "a1");
-  mb_node(&m, "Softmax", "softmax", "a1", "p");
+  mb_node(&m, "Relu", "relu1", "a1", "r1");
+  mb_node(&m, "Softmax", "softmax", "r1", "p");
   mb_node(&m, "MatMul", "mm2", "p,w2", "m2");
   mb_node(&m, "Add", "add2", "m2,b2", "y");
   mb_output(&m, "y");
@@ -275,11 +278,11 @@ static void test_token_ids_linear_bias(void) {
     CHECK(!"oq_open");
     return;
   }
-  /* e, a1 (mm1's output after its bias), p; y has no reader */
+  /* e, r1 (mm1's output after its bias and Relu), p; y has no reader */
   CHECK_EQ_INT(s->plan.ntensors, 3);
   CHECK_EQ_INT(s->plan.nnodes, 2);
   CHECK(s->input_bytes == 4 * 8);
-  if (s->plan.ntensors == 3) CHECK(!strcmp(s->plan.tensors[1], "a1"));
+  if (s->plan.ntensors == 3) CHECK(!strcmp(s->plan.tensors[1], "r1"));
   status st = ST_OK;
   int64_t ids[4];
   for (int k = 0; k < 4 && !st; k++) {
@@ -303,7 +306,8 @@ static void test_token_ids_linear_bias(void) {
         const Onnx__NodeProto *n = g->node[i];
         if (!strcmp(n->name, "add1")) CHECK(!strcmp(n->input[0], "b1") && !strcmp(n->input[1], "m1"));
         if (!strcmp(n->name, "add2")) CHECK(!strcmp(n->input[0], "m2") && !strcmp(n->input[1], "b2"));
-        if (!strcmp(n->name, "softmax")) CHECK(!strcmp(n->input[0], "a1_dequantized"));
+        if (!strcmp(n->name, "relu1")) CHECK(!strcmp(n->input[0], "a1"));
+        if (!strcmp(n->name, "softmax")) CHECK(!strcmp(n->input[0], "r1_dequantized"));
         if (!strcmp(n->name, "mm2")) CHECK(!strcmp(n->input[0], "p_dequantized"));
       }
     }
