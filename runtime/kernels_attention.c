@@ -12,7 +12,8 @@
  *      p = exp(s - m') (the vector unit's om_vexp) summed into the running
  *      sum l after l is rescaled by exp(m - m'), and the row's output
  *      accumulators rescaled by the same factor; p rounded to q's dtype
- *      (the cube's operand);
+ *      (the cube's operand; on AVX-512 hosts as the exp stores it,
+ *      rt_cpu()->vexp_sum_r16);
  *   3. the block's v rows into L0B as 16-column panels ([column
  *      block][key][16]), and O += p v into L0C ([column block][row][16]).
  * After the last block, y = O / l, a row whose every score was -inf giving
@@ -333,7 +334,11 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
         continue;
       }
       const float corr = m_old == -INFINITY ? 0.0f : om_vexp(m_old - m_new);
-      lrow[m] = lrow[m] * corr + rt_vexp_sum(pr, m_new, (size_t)cols);
+      const int r16 = g->qt == DT_FLOAT16; /* p becomes the cube's f16 operand */
+      if (r16 && cpu->vexp_sum_r16)        /* p and its rounding in one pass */
+        lrow[m] = lrow[m] * corr + cpu->vexp_sum_r16(pr, m_new, (size_t)cols);
+      else
+        lrow[m] = lrow[m] * corr + rt_vexp_sum(pr, m_new, (size_t)cols);
       mrow[m] = m_new;
       if (corr != 1.0f)
         for (int64_t nb = 0; nb < nbv; nb++) {
@@ -341,7 +346,7 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
           for (int j = 0; j < C0; j++)
             orow[j] *= corr;
         }
-      if (g->qt == DT_FLOAT16) {
+      if (r16 && !cpu->vexp_sum_r16) {
         if (cpu->round16)
           cpu->round16(pr, (uint32_t)cols);
         else
