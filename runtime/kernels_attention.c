@@ -295,6 +295,12 @@ static float score_row(const attn_geom *g, float *pr, const float *s, int64_t i,
   return rt_vmax(pr, (size_t)cols);
 }
 
+/* dst[j] = src[j] * k for j < n (distinct runs: the loop vectorizes). */
+static void scale_run(float *restrict dst, const float *restrict src, float k, int64_t n) {
+  for (int64_t j = 0; j < n; j++)
+    dst[j] = src[j] * k;
+}
+
 static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) {
   const int64_t q0 = qt * g->tq, rows = g->sq - q0 < g->tq ? g->sq - q0 : g->tq;
   const int64_t tq = g->tq, tkv = g->tkv, nbv = g->dv16 / C0;
@@ -340,7 +346,7 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
       else
         lrow[m] = lrow[m] * corr + rt_vexp_sum(pr, m_new, (size_t)cols);
       mrow[m] = m_new;
-      if (corr != 1.0f)
+      if (corr != 1.0f && m_old != -INFINITY) /* a row that saw no key holds 0 * v: as it is */
         for (int64_t nb = 0; nb < nbv; nb++) {
           float *orow = o + (nb * tq + m) * C0;
           for (int j = 0; j < C0; j++)
@@ -375,12 +381,8 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
         if (dead)
           for (int64_t j = 0; j < lanes; j++)
             dst[j] = fill;
-        else if (lanes == C0)
-          for (int j = 0; j < C0; j++)
-            dst[j] = orow[j] * inv;
         else
-          for (int64_t j = 0; j < lanes; j++)
-            dst[j] = orow[j] * inv;
+          scale_run(dst, orow, inv, lanes);
       }
     }
     if (g->y_rs == g->dv)
