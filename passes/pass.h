@@ -98,6 +98,7 @@ enum {
   FUSION_LAYERNORM = 1u << 8,        /* norm: decomposed LayerNorm / RMSNorm chains -> one LayerNorm */
   FUSION_ATTENTION = 1u << 9,        /* attention: MatMul, scale, masks, Softmax, MatMul -> one task */
   FUSION_ATTENTION_VIEW = 1u << 10,  /* attention: head split / merge copies become operand views */
+  FUSION_CONV_PATCHES = 1u << 11,    /* conv_patches: a patch Conv of few channels -> MatMul */
 };
 typedef struct fusion_rule {
   const char *name; /* as written in the switch file */
@@ -109,7 +110,7 @@ extern const int fusion_rule_count;
 #define FUSION_ALL                                                                                           \
   (FUSION_CONV_BN | FUSION_CONV_ADD_RELU | FUSION_VECTOR_PROGRAM | FUSION_CONV_EPILOGUE |                    \
    FUSION_CONV_INPUT_SCALE | FUSION_MATMUL_ADD_ACT | FUSION_MATMUL_EPILOGUE | FUSION_MATMUL_TRANSPOSE |      \
-   FUSION_LAYERNORM | FUSION_ATTENTION | FUSION_ATTENTION_VIEW)
+   FUSION_LAYERNORM | FUSION_ATTENTION | FUSION_ATTENTION_VIEW | FUSION_CONV_PATCHES)
 
 typedef status (*pass_fn)(ir_graph *g, pass_ctx *ctx, diag *d);
 
@@ -132,6 +133,7 @@ status pass_qfold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_bn_fold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_conv_taps(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_conv_patches(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_vectorize(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d);

@@ -10,6 +10,7 @@
  *   lower_gemm   Gemm -> MatMul (one form for every matrix product)
  *   bn_fold      BatchNormalization after Conv -> Conv weights and bias
  *   conv_taps    a Conv's kernel taps that read only padding are dropped
+ *   conv_patches a Conv over non-overlapping patches of few channels -> MatMul
  *   fuse         Conv/MatMul + bias + residual Add + Relu/Clip -> one Conv/MatMul
  *   vectorize    other elementwise ops -> vector programs, chains fused into one
  *   precision    --precision_mode: fp16 activations and weights where allowed
@@ -20,8 +21,8 @@
  *   memplan      one workspace, liveness-based offsets
  *   emit         the task list and the om package
  *
- * norm, attention, bn_fold, fuse, vectorize's merging and epilogue are the
- * fusion rules
+ * norm, attention, bn_fold, conv_patches, fuse, vectorize's merging and
+ * epilogue are the fusion rules
  * (fusion_rules below); atc can turn each off.
  *
  * Import (frontend/onnx_load.c) has already applied the first two, best
@@ -47,6 +48,7 @@ const pass pass_pipeline[] = {
     {"lower_gemm", pass_lower_gemm},
     {"bn_fold", pass_bn_fold},
     {"conv_taps", pass_conv_taps},
+    {"conv_patches", pass_conv_patches},
     {"fuse", pass_fuse},
     {"vectorize", pass_vectorize},
     {"precision", pass_precision},
@@ -81,6 +83,9 @@ const fusion_rule fusion_rules[] = {
      "MatMul(q, k^T), scale, masks, Softmax and MatMul(., v) become one task that never stores the scores"},
     {"AttentionViewFusionPass", FUSION_ATTENTION_VIEW,
      "Slice / Reshape / Transpose chains around a fused attention become strided views of its operands"},
+    {"ConvPatchMatMulFusionPass", FUSION_CONV_PATCHES,
+     "a Conv whose stride is its kernel, over fewer than 16 channels with kernel rows of 16 or more, "
+     "becomes a MatMul over its patches, with the Reshape / Transpose chain after it that keeps the order"},
 };
 const int fusion_rule_count = (int)(sizeof fusion_rules / sizeof *fusion_rules);
 

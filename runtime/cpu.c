@@ -134,6 +134,7 @@ static void detect(void) {
       paths.wino_fz_tile = rt_wino_fz_tile_avx512;
       paths.dwconv = rt_dwconv_avx512;
       paths.vexp_sum = rt_vexp_sum_avx512;
+      paths.vexp_sum_r16 = rt_vexp_sum_r16_avx512;
       paths.layernorm = rt_layernorm_avx512;
       paths.attn_scale_max = rt_attn_scale_max_avx512;
       paths.attn_stage_k = rt_attn_stage_k_avx512;

@@ -389,6 +389,10 @@ static inline size_t rt_td_nd_base(const rt_td_geom *g, int64_t img) {
  *   fma         n FMA lanes (fmaf) of the vector unit
  *   vmax, vsum, vexp_sum, vsum_sqdev  the row instructions below, on
  *               8-lane YMM registers (vexp_sum on ZMM ones with avx512)
+ *   vexp_sum_r16  vexp_sum storing its values rounded to f16 ones
+ *               (rt_h2f(rt_f2h(.)), the sum the unrounded values'): the
+ *               p of ATTENTION's fp16 products in the same pass; NULL: not
+ *               on this host
  *   gemm16      rt_gemm16_acc_x86, the cube's micro-kernel on f32 staging
  *               (ATTENTION's products)
  *   h2f, f2h, round16  n f16 lanes of the vector-program interpreter
@@ -436,6 +440,7 @@ typedef struct rt_cpu_paths {
   float (*vmax)(const float *x, size_t n);
   float (*vsum)(const float *x, size_t n);
   float (*vexp_sum)(float *x, float sub, size_t n);
+  float (*vexp_sum_r16)(float *x, float sub, size_t n);
   float (*vsum_sqdev)(const float *x, float mean, size_t n);
   void (*gemm16)(const float *a, size_t lda, int64_t mrows, size_t klen, const float *b, size_t ldb,
                  int nblocks, size_t bstride, float *c, size_t cstride, int first);
@@ -493,6 +498,7 @@ float rt_vmax_x86(const float *x, size_t n);
 float rt_vsum_x86(const float *x, size_t n);
 float rt_vexp_sum_x86(float *x, float sub, size_t n);
 float rt_vexp_sum_avx512(float *x, float sub, size_t n);
+float rt_vexp_sum_r16_avx512(float *x, float sub, size_t n);
 int rt_layernorm_avx512(const rt_ln_rows *a, uint64_t lo, uint64_t hi, float *row);
 float rt_attn_scale_max_avx512(float *p, const float *s, size_t sstride, size_t n, float scale);
 void rt_attn_stage_k_avx512(float *dst, const void *k, int kh, size_t at, size_t rs, size_t d);

@@ -12,7 +12,8 @@
  *      p = exp(s - m') (the vector unit's om_vexp) summed into the running
  *      sum l after l is rescaled by exp(m - m'), and the row's output
  *      accumulators rescaled by the same factor; p rounded to q's dtype
- *      (the cube's operand);
+ *      (the cube's operand; on AVX-512 hosts as the exp stores it,
+ *      rt_cpu()->vexp_sum_r16);
  *   3. the block's v rows into L0B as 16-column panels ([column
  *      block][key][16]), and O += p v into L0C ([column block][row][16]).
  * After the last block, y = O / l, a row whose every score was -inf giving
@@ -294,6 +295,12 @@ static float score_row(const attn_geom *g, float *pr, const float *s, int64_t i,
   return rt_vmax(pr, (size_t)cols);
 }
 
+/* dst[j] = src[j] * k for j < n (distinct runs: the loop vectorizes). */
+static void scale_run(float *restrict dst, const float *restrict src, float k, int64_t n) {
+  for (int64_t j = 0; j < n; j++)
+    dst[j] = src[j] * k;
+}
+
 static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) {
   const int64_t q0 = qt * g->tq, rows = g->sq - q0 < g->tq ? g->sq - q0 : g->tq;
   const int64_t tq = g->tq, tkv = g->tkv, nbv = g->dv16 / C0;
@@ -333,15 +340,19 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
         continue;
       }
       const float corr = m_old == -INFINITY ? 0.0f : om_vexp(m_old - m_new);
-      lrow[m] = lrow[m] * corr + rt_vexp_sum(pr, m_new, (size_t)cols);
+      const int r16 = g->qt == DT_FLOAT16; /* p becomes the cube's f16 operand */
+      if (r16 && cpu->vexp_sum_r16)        /* p and its rounding in one pass */
+        lrow[m] = lrow[m] * corr + cpu->vexp_sum_r16(pr, m_new, (size_t)cols);
+      else
+        lrow[m] = lrow[m] * corr + rt_vexp_sum(pr, m_new, (size_t)cols);
       mrow[m] = m_new;
-      if (corr != 1.0f)
+      if (corr != 1.0f && m_old != -INFINITY) /* a row that saw no key holds 0 * v: as it is */
         for (int64_t nb = 0; nb < nbv; nb++) {
           float *orow = o + (nb * tq + m) * C0;
           for (int j = 0; j < C0; j++)
             orow[j] *= corr;
         }
-      if (g->qt == DT_FLOAT16) {
+      if (r16 && !cpu->vexp_sum_r16) {
         if (cpu->round16)
           cpu->round16(pr, (uint32_t)cols);
         else
@@ -370,12 +381,8 @@ static void run_tile(const attn_geom *g, int64_t bt, int64_t qt, rt_core *core) 
         if (dead)
           for (int64_t j = 0; j < lanes; j++)
             dst[j] = fill;
-        else if (lanes == C0)
-          for (int j = 0; j < C0; j++)
-            dst[j] = orow[j] * inv;
         else
-          for (int64_t j = 0; j < lanes; j++)
-            dst[j] = orow[j] * inv;
+          scale_run(dst, orow, inv, lanes);
       }
     }
     if (g->y_rs == g->dv)

@@ -108,19 +108,48 @@ AVX2 float rt_vexp_sum_x86(float *restrict x, float sub, size_t n) {
   return rt_vsum_x86(x, n);
 }
 
-/* The AVX-512 build: om_vexp on 16 lanes (the same operations, so the same
- * values), the sum in two 16-lane accumulators. */
-AVX512 float rt_vexp_sum_avx512(float *restrict x, float sub, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    x[i] = om_vexp(x[i] - sub);
-  __m512 s0 = _mm512_setzero_ps(), s1 = s0;
-  size_t i = 0;
-  for (; i + 32 <= n; i += 32)
-    s0 = _mm512_add_ps(s0, _mm512_loadu_ps(x + i)), s1 = _mm512_add_ps(s1, _mm512_loadu_ps(x + i + 16));
-  float s = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
-  for (; i < n; i++)
-    s += x[i];
-  return s;
+/* om_vexp on 16 lanes, its steps as vector operations (no contraction, as
+ * the scalar's): the clamps as max / min (MAXPS gives its second operand,
+ * VEXP_LO, for a NaN, as the scalar's first clamp does), and y * 2^k as
+ * one VSCALEFPS, which rounds y * 2^kf once as the scalar's two products do
+ * (its first is exact): the same bits (tests/unit/test_vexp.c). */
+AVX512_INLINE __m512 vexp16(__m512 x) {
+  const __m512 c = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(VEXP_LO)), _mm512_set1_ps(VEXP_HI));
+  const __m512 shift = _mm512_set1_ps(VEXP_SHIFT);
+  const __m512 kf = _mm512_sub_ps(_mm512_add_ps(_mm512_mul_ps(c, _mm512_set1_ps(VEXP_LOG2E)), shift), shift);
+  const __m512 r = _mm512_sub_ps(_mm512_sub_ps(c, _mm512_mul_ps(kf, _mm512_set1_ps(VEXP_LN2_HI))),
+                                 _mm512_mul_ps(kf, _mm512_set1_ps(VEXP_LN2_LO)));
+  __m512 p = _mm512_set1_ps(VEXP_P0);
+  p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(VEXP_P1));
+  p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(VEXP_P2));
+  p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(VEXP_P3));
+  p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(VEXP_P4));
+  p = _mm512_add_ps(_mm512_mul_ps(p, r), _mm512_set1_ps(VEXP_P5));
+  const __m512 y =
+      _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(p, _mm512_mul_ps(r, r)), r), _mm512_set1_ps(1.0f));
+  const __m512 e = _mm512_scalef_ps(y, kf);
+  return _mm512_mask_mov_ps(e, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+}
+
+/* x[i] = om_vexp(x[i] - sub) in one pass, the last partial vector masked,
+ * summed into one 16-lane accumulator; stored rounded to f16 values when
+ * R16 (rt_round16's conversions), the sum being the unrounded values'. */
+AVX512_INLINE float vexp_sum16(float *x, float sub, size_t n, const int R16) {
+  const __m512 m = _mm512_set1_ps(sub);
+  __m512 s = _mm512_setzero_ps();
+  for (size_t i = 0; i < n; i += 16) {
+    const __mmask16 k = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+    const __m512 e = vexp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), m));
+    s = _mm512_mask_add_ps(s, k, s, e);
+    _mm512_mask_storeu_ps(x + i, k, R16 ? _mm512_cvtph_ps(_mm512_cvtps_ph(e, _MM_FROUND_TO_NEAREST_INT)) : e);
+  }
+  return _mm512_reduce_add_ps(s);
+}
+
+AVX512 float rt_vexp_sum_avx512(float *restrict x, float sub, size_t n) { return vexp_sum16(x, sub, n, 0); }
+
+AVX512 float rt_vexp_sum_r16_avx512(float *restrict x, float sub, size_t n) {
+  return vexp_sum16(x, sub, n, 1);
 }
 
 /* rt_vsum_x86's sum on 16 lanes, the same additions in the same order: its

@@ -14,16 +14,22 @@
  * output bit for bit), rows of 33 to 2000 elements, a mean far from zero
  * (the variance must not cancel), f16 and f32 tensors and parameters.
  * The fused LAYERNORM rows of AVX-512 hosts bit for bit against the row
- * instructions' path. Then the load-time checks' rules. ctest runs this
+ * instructions' path. The host's exp-and-sum rows (rt_cpu()->vexp_sum,
+ * vexp_sum_r16) bit for bit against om_vexp and rt_f2h on every 61st float
+ * of the exp's range, NaNs and infinities, rows of 1 to 40 elements (the
+ * masked tails), the sums within f32 reordering of the exact one. Then the
+ * load-time checks' rules. ctest runs this
  * file on every kernel path (AVX-512, the AVX2 row instructions with
  * OMRT_AVX512=0, the portable loops with OMRT_PORTABLE=1).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/fp16.h"
+#include "common/vmath.h"
 #include "evalref.h"
 #include "kcase.h"
 #include "runtime/kernels.h"
@@ -376,8 +382,54 @@ static void test_layernorm_check(void) {
   kc_free(&c);
 }
 
+/* The exp-and-sum row instructions of the host against om_vexp (the
+ * contract at the top). */
+static void test_vexp_rows(void) {
+  const rt_cpu_paths *cpu = rt_cpu();
+  enum { N = 4099 }; /* not a multiple of 16: a masked tail */
+  static float x[N], y[N], z[N];
+  int bad = 0, bad_sum = 0;
+  uint64_t n = 0;
+  for (uint32_t sign = 0; sign < 2; sign++) { /* x - 0.5 over the floats of om_vexp's range and beyond */
+    uint32_t top = sign ? 0xc2d20000u /* -105 */ : 0x42b40000u /* 90 */, b = sign << 31;
+    while (b <= top) {
+      size_t k = 0;
+      if (b == sign << 31) /* the first row of each sign starts with the special values */
+        x[k++] = INFINITY, x[k++] = -INFINITY, x[k++] = NAN, x[k++] = -NAN;
+      for (; k < N && b <= top; k++, b += 61)
+        memcpy(&x[k], &b, 4);
+      for (size_t len = 1; len <= 40 && len <= k; len++) { /* the short rows' tails */
+        memcpy(y, x, len * 4);
+        float s = rt_vexp_sum(y, 0.5f, len);
+        double want = 0;
+        for (size_t i = 0; i < len; i++) {
+          float e = om_vexp(x[i] - 0.5f);
+          bad += memcmp(&e, &y[i], 4) != 0;
+          want += e;
+        }
+        bad_sum += !(fabs(s - want) <= 1e-5 * fabs(want) || (isnan(want) && isnan(s)) ||
+                     (want > FLT_MAX && isinf(s))); /* overflowing in f32 */
+      }
+      memcpy(y, x, k * 4), memcpy(z, x, k * 4);
+      float s = rt_vexp_sum(y, 0.5f, k), s16 = cpu->vexp_sum_r16 ? cpu->vexp_sum_r16(z, 0.5f, k) : s;
+      for (size_t i = 0; i < k; i++) {
+        float e = om_vexp(x[i] - 0.5f), e16 = rt_h2f(rt_f2h(e));
+        bad += memcmp(&e, &y[i], 4) != 0;
+        bad += cpu->vexp_sum_r16 && memcmp(&e16, &z[i], 4) != 0 && !(isnan(e16) && isnan(z[i]));
+      }
+      bad_sum += memcmp(&s, &s16, 4) != 0 && !(isnan(s) && isnan(s16));
+      n += k;
+    }
+  }
+  test_note("vexp rows: %llu arguments (%s)", (unsigned long long)n,
+            cpu->vexp_sum_r16 ? "with the f16 rounding" : "no f16 rounding path");
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_INT(bad_sum, 0);
+}
+
 int main(void) {
   test_note("kernel paths: %s", rt_cpu()->name);
+  test_vexp_rows();
   test_softmax();
   test_softmax_check();
   test_layernorm();
