@@ -604,5 +604,10 @@ status onnx_decomp_matmul_integer(onnx_node *nd, ir_node *none) {
                         shifted(&b, bm, bz, bm->rank - 1, "b_zero_point"), bm->rank - 2, bm, chunks, end);
   dc_output(&b, 0, y);
   dc_keep_dtype(&b);
+  /* The MatMuls' operands, 8-bit values less their zero points, are exact
+   * in fp16 and their sums exact in the f32 accumulator: fp16 operands,
+   * f32 results (ir/ops.def, precision "f32_out"). */
+  for (int i = b.first_node; !b.st && i < b.g->nnodes; i++)
+    if (b.g->nodes[i]->op == IR_OP_MATMUL) dc_set_string(&b, b.g->nodes[i], "precision", "f32_out");
   return dc_end(&b);
 }

@@ -513,7 +513,8 @@ static status layout_vecprog(lay_state *s, ir_node *n, int cdt) {
  * in it too, a constant of rank >= 2 (not transposed: lower_gemm made
  * Gemm's constants plain) stored once as FRACTAL_NZ, the panels the cube
  * reads in place, anything else ND; bias ND f32; c ND as it is (f16 or
- * f32: the epilogue reads either). */
+ * f32: the epilogue reads either); y in the node's dtype, or f32 for a
+ * precision "f32_out" node (its f32 sums). */
 static status layout_matmul(lay_state *s, ir_node *n, int cdt) {
   const ir_value *b = n->in[1];
   const int nz = b->data && b->rank >= 2 && !ir_attr_int(n, "transB", 0) && !ir_attr_find(n, "permB");
@@ -521,7 +522,7 @@ static status layout_matmul(lay_state *s, ir_node *n, int cdt) {
   if (st == ST_OK) st = ensure_input(s, n, 1, nz ? LAYOUT_FRACTAL_NZ : LAYOUT_ND, cdt, NULL);
   if (st == ST_OK && n->nin > 2 && n->in[2]) st = ensure_input(s, n, 2, LAYOUT_ND, DT_FLOAT32, NULL);
   if (st == ST_OK && n->nin > 3 && n->in[3]) st = ensure_input(s, n, 3, LAYOUT_ND, ANY_DTYPE, NULL);
-  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, cdt);
+  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, precision_f32_out(n) ? DT_FLOAT32 : cdt);
 }
 
 /* Reshape family: ND copies (or aliases) that may also cast. */

@@ -175,6 +175,8 @@ static int node_lowers(const ir_node *n, om_precision p) {
   return 1;
 }
 
+int precision_f32_out(const ir_node *n) { return !strcmp(ir_attr_string(n, "precision", ""), "f32_out"); }
+
 static int orig_dtype(const ir_node *n) {
   return n->nout > 0 && n->out[0] ? (int)n->out[0]->dtype : DT_UNDEFINED;
 }
@@ -715,7 +717,8 @@ status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
     ir_value *v = g->values[i];
     if (v->dtype != DT_FLOAT32 || is_io(v)) continue;
     if (v->producer) {
-      if (!v->producer->dead && node_lowers(v->producer, p)) v->dtype = DT_FLOAT16;
+      if (!v->producer->dead && node_lowers(v->producer, p) && !precision_f32_out(v->producer))
+        v->dtype = DT_FLOAT16;
     } else if (v->data && const_lowers(g, v, p)) {
       st = const_to_f16(g, v, d);
       if (st != ST_OK) return st;

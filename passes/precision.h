@@ -22,6 +22,10 @@ int precision_is_float(int dt);
  * frontend typed it (f32 in an f32 model; an f16 model's kept nodes stay
  * f16, as ATC's keep_dtype keeps the original dtype). */
 int precision_node_dtype(const ir_node *n, om_precision p);
+/* 1 when node n keeps an f32 output while it computes in precision_node_dtype
+ * (its "precision" attribute is "f32_out", ir/ops.def: a MatMul of fp16
+ * operands whose f32 sums are the result). */
+int precision_f32_out(const ir_node *n);
 
 /* allow_mix_precision's default lists, by op type (ONNX op types and the
  * IR's own: LayerNorm, FusedAttention): the list op_type is on (GRAY when
