@@ -321,7 +321,8 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
  * workers would have two cores or more transform the same input, each for
  * its pieces of the tile's n blocks (ResNet-50's 3x3 convolutions of layers
  * 2 and 3 at batch 1: one M tile, 900 and 590 KB of V). Its phase 0 is the
- * input transform instead, in pieces of WINO_V_ROWS Winograd tiles, into
+ * input transform instead, in pieces of WINO_V_ROWS Winograd tiles (fewer
+ * when an M tile has too few for 2 pieces per worker: layer 4's 4), into
  * the team's shared buffer (one L1-sized slot per (image, M tile): a tile
  * fits L1); phase 1 is its tile pieces, which read V there (g->wv). */
 enum { PIECE_PIXELS = 32, WINO_V_ROWS = 4, PIECES_PER_WORKER = 2 };
@@ -352,6 +353,12 @@ static int wino_two_phase(conv_geom *g, const rt_core *core) {
   return 1;
 }
 
+/* Winograd tiles per phase-0 piece (above). */
+static int64_t wino_v_rows(const conv_geom *g, int nworkers) {
+  const int64_t rows = g->tm / (2 * (int64_t)nworkers);
+  return rows < 1 ? 1 : rows > WINO_V_ROWS ? WINO_V_ROWS : rows;
+}
+
 uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, const rt_core *core, uint32_t phase,
                           uint32_t *parts) {
   conv_geom g;
@@ -359,7 +366,8 @@ uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, const rt_cor
   *parts = 1;
   if (task->kind == OM_TASK_CONV2D && task->params[OM_CONV_P_GROUPS] > 1) return 0;
   const int two = wino_two_phase(&g, core);
-  if (two && phase == 0) return (uint64_t)(g.n * g.mtiles * rt_ceil_div(g.tm, WINO_V_ROWS));
+  if (two && phase == 0)
+    return (uint64_t)(g.n * g.mtiles * rt_ceil_div(g.tm, wino_v_rows(&g, core->nworkers)));
   if (phase != (two ? 1u : 0u)) return 0;
   *parts = conv_parts(&g, core->nworkers);
   return (uint64_t)(g.n * g.mtiles * g.ntiles);
@@ -370,12 +378,13 @@ void rt_conv2d_piece(const om_task *task, const rt_args *args, uint32_t phase, u
   conv_geom g;
   conv_geom_init(task, args, &g);
   const int two = wino_two_phase(&g, core);
-  if (two && phase == 0) { /* Winograd tiles [r, r + WINO_V_ROWS) of one M tile */
-    const uint64_t per = (uint64_t)rt_ceil_div(g.tm, WINO_V_ROWS), t = piece / per;
-    const int64_t r = (int64_t)(piece % per) * WINO_V_ROWS;
+  if (two && phase == 0) { /* Winograd tiles [r, r + rows) of one M tile */
+    const int64_t rows = wino_v_rows(&g, core->nworkers);
+    const uint64_t per = (uint64_t)rt_ceil_div(g.tm, rows), t = piece / per;
+    const int64_t r = (int64_t)(piece % per) * rows;
     void (*input)(const rt_conv_geom *, int64_t, int64_t, int64_t, int64_t) =
         rt_cpu()->wino_fz_input ? rt_cpu()->wino_fz_input : rt_wino_fz_input;
-    input(&g, (int64_t)t / g.mtiles, (int64_t)t % g.mtiles, r, r + WINO_V_ROWS);
+    input(&g, (int64_t)t / g.mtiles, (int64_t)t % g.mtiles, r, r + rows);
     return;
   }
   const uint64_t per_image = (uint64_t)(g.mtiles * g.ntiles), t = piece / parts;
