@@ -110,7 +110,6 @@ static void detect(void) {
     paths.transdata = rt_transdata_x86;
     paths.convert = rt_convert_x86;
     paths.wino_fz_tile = rt_wino_fz_tile_x86;
-    paths.wino_fz_input = rt_wino_fz_input_x86;
     paths.matmul_tile = rt_matmul_tile_x86;
     paths.exp = rt_exp_x86;
     paths.sigmoid = rt_sigmoid_x86;
@@ -133,7 +132,6 @@ static void detect(void) {
       paths.name = "avx512f+avx2+fma+f16c";
       paths.avx512 = 1;
       paths.wino_fz_tile = rt_wino_fz_tile_avx512;
-      paths.wino_fz_input = rt_wino_fz_input_avx512;
       paths.dwconv = rt_dwconv_avx512;
       paths.vexp_sum = rt_vexp_sum_avx512;
       paths.layernorm = rt_layernorm_avx512;

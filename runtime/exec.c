@@ -10,23 +10,18 @@
  *   - per worker an rt_core with L1, L0A, L0B, L0C and UB scratch of the
  *     model's capacities, each 64-byte aligned; L0A and L0B OM_L0_STAGING
  *     times them, for the cube kernels stage their operands as f32
- *     (common/om_format.h);
- *   - with two workers or more, a buffer all cores share (rt_core.shared,
- *     as large as their L1s together), where a task's phase leaves what
- *     the next phase reads (rt_pieces_fn).
+ *     (common/om_format.h).
  * omrt_execute walks the task list of the context's gear (omrt_context_set_gear;
  * gear 0 by default, the whole list of a model without gears) in order: it
  * resolves each task's tensors
- * to addresses (rt_args), gives worker w blocks [w*block_dim/nworkers,
- * (w+1)*block_dim/nworkers), the tiling's static split, and runs the task
- * on the pool (team.c): the caller (worker 0) takes its share, steals what
- * is left, and waits only for the workers that joined the task (a barrier
- * between tasks). Single-block tasks run on the caller alone. Kinds that
- * divide their work (rt_kernel.pieces: CONV2D tiles into finer tiles, as
- * the team's size asks) are given their pieces instead, the pieces of
- * units [w*units/nworkers, (w+1)*units/nworkers) to worker w, phase after
- * phase with a barrier between (a two-phase Winograd CONV2D), so that a
- * task of two blocks still balances. Measured on a 2-vCPU VM
+ * to addresses (rt_args), gives worker w the pieces of blocks
+ * [w*block_dim/nworkers, (w+1)*block_dim/nworkers), the tiling's static
+ * split, and runs the task on the pool (team.c): the caller (worker 0)
+ * takes its share, steals what is left, and waits only for the workers
+ * that joined the task (a barrier between tasks). Single-block tasks run on
+ * the caller alone. The work taken is a block, or for kinds that divide
+ * their blocks (rt_kernel.pieces: CONV2D tiles into finer tiles) a piece of
+ * one, so that a task of two blocks still balances. Measured on a 2-vCPU VM
  * whose second vCPU ran ResNet-50 alone 27% slower than the first: 2
  * workers 27.5 ms with the static split, 26.0 with pieces (5 alternating
  * rounds). A kernel that meets a run-time index outside its axis records it
@@ -68,7 +63,6 @@ struct omrt_context {
   int nworkers;
   worker *workers; /* [nworkers]; [0] is the calling thread */
   rt_team *team;   /* its nworkers - 1 pooled threads (team.c) */
-  uint8_t *shared; /* nworkers x l1_bytes, 64-byte aligned, with 2 workers or more (rt_core.shared) */
 
   struct kind_profile {
     uint64_t tasks, ns;
@@ -92,7 +86,7 @@ struct omrt_context {
   const om_task *task;
   rt_kernel_fn fn;
   rt_piece_fn piece_fn; /* with parts: the pieces are the task's */
-  uint32_t phase, parts;
+  uint32_t parts;
   uint64_t run; /* numbers task runs (rt_core.run), from 1 */
   rt_args args;
 };
@@ -102,15 +96,28 @@ struct omrt_context {
  * blocks along the output (conv tiles M-major), so a worker keeps one
  * region of each tensor from task to task, in its own core's caches: on
  * ResNet-50 with 2 workers the residual 1x1 convolutions of layers 1 and 2
- * took 20% less time than with blocks dealt round robin. With pieces
- * (rt_pieces_fn) the share is the pieces of units [w*units/n,
- * (w+1)*units/n) of the phase. Taking from the back of another's share
+ * took 20% less time than with blocks dealt round robin. With pieces the
+ * share is those of its blocks. Taking from the back of another's share
  * keeps that locality for all but the last pieces. */
-static void deal_shares(omrt_context *ctx, uint64_t units, uint32_t parts) {
+static void deal_shares(omrt_context *ctx) {
+  const om_task *task = ctx->task;
+  uint64_t units = 0;
+  uint32_t parts = 1;
+  const rt_kernel *k = &rt_kernels[task->kind];
+  if (k->pieces) units = k->pieces(task, &ctx->args, &ctx->workers[0].core, &parts);
+  if (units > UINT32_MAX / parts) units = 0; /* (a share is two 32-bit piece indices) */
+  ctx->parts = units ? parts : 0;
+  ctx->piece_fn = k->run_piece;
   for (int i = 0; i < ctx->nworkers; i++) {
-    uint64_t lo, hi;
-    rt_block_range(units ? units : ctx->task->block_dim, (uint32_t)ctx->nworkers, (uint32_t)i, &lo, &hi);
-    rt_team_share(ctx->team, i, lo * parts, hi * parts);
+    uint64_t b0, b1, lo, hi, unused;
+    rt_block_range(task->block_dim, (uint32_t)ctx->nworkers, (uint32_t)i, &b0, &b1);
+    lo = b0, hi = b1;       /* (empty when the worker has no block) */
+    if (units && b0 < b1) { /* the pieces of units [first unit of b0, end of b1 - 1) */
+      rt_block_range(units, task->block_dim, (uint32_t)b0, &lo, &unused);
+      rt_block_range(units, task->block_dim, (uint32_t)(b1 - 1), &unused, &hi);
+      lo *= parts, hi *= parts;
+    }
+    rt_team_share(ctx->team, i, lo, hi);
   }
 }
 
@@ -120,34 +127,9 @@ static void run_piece(void *job, uint64_t piece, int w) {
   rt_core *core = &ctx->workers[w].core;
   if (core->run != ctx->run) core->run = ctx->run;
   if (ctx->parts)
-    ctx->piece_fn(ctx->task, &ctx->args, ctx->phase, piece, ctx->parts, core);
+    ctx->piece_fn(ctx->task, &ctx->args, piece, ctx->parts, core);
   else
     ctx->fn(ctx->task, &ctx->args, (uint32_t)piece, core);
-}
-
-/* Runs the current task on the team: its pieces phase after phase (each
- * rt_team_run ends in the team's barrier), or its blocks when it has no
- * pieces; also when a phase's pieces would not fit a share's 32-bit
- * indices: a block does all of its work itself. */
-static void run_on_team(omrt_context *ctx) {
-  const om_task *task = ctx->task;
-  const rt_kernel *k = &rt_kernels[task->kind];
-  ctx->piece_fn = k->run_piece;
-  for (uint32_t phase = 0;; phase++) {
-    uint32_t parts = 1;
-    uint64_t units = k->pieces ? k->pieces(task, &ctx->args, &ctx->workers[0].core, phase, &parts) : 0;
-    if (!units && phase > 0) return;
-    if (!units || units > UINT32_MAX / parts) {
-      ctx->parts = 0;
-      deal_shares(ctx, 0, 1);
-      rt_team_run(ctx->team, run_piece, ctx);
-      return;
-    }
-    ctx->phase = phase;
-    ctx->parts = parts;
-    deal_shares(ctx, units, parts);
-    rt_team_run(ctx->team, run_piece, ctx);
-  }
 }
 
 static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
@@ -182,7 +164,6 @@ void omrt_context_free(omrt_context *ctx) {
     for (int i = 0; i < ctx->nworkers; i++)
       free(ctx->workers[i].scratch);
   free(ctx->workers);
-  free(ctx->shared);
   free(ctx->profile);
   free(ctx->task_ns);
   free(ctx->aipp_params);
@@ -249,20 +230,12 @@ omrt_status omrt_context_new_with(const omrt_model *model, const omrt_context_op
     omrt_context_free(ctx);
     return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: out of memory");
   }
-  const size_t shared = ctx->nworkers > 1 ? (size_t)ctx->nworkers * align64(model->def->l1_bytes) : 0;
-  if (shared && !(ctx->shared = aligned_alloc(64, shared))) {
-    omrt_context_free(ctx);
-    return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: cannot allocate the cores' shared buffer");
-  }
   for (int i = 0; i < ctx->nworkers; i++) {
     if (core_init(&ctx->workers[i], i, model->def)) {
       omrt_context_free(ctx);
       return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: cannot allocate AI core %d's buffers", i);
     }
-    rt_core *c = &ctx->workers[i].core;
-    c->nworkers = ctx->nworkers;
-    c->shared = ctx->shared;
-    c->shared_bytes = shared;
+    ctx->workers[i].core.nworkers = ctx->nworkers;
   }
   omrt_status s = rt_team_new(ctx->nworkers, "omrt_context_new", &ctx->team);
   if (s) {
@@ -440,7 +413,8 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
       for (uint32_t b = 0; b < task->block_dim; b++)
         ctx->fn(task, &ctx->args, b, &ctx->workers[0].core);
     } else {
-      run_on_team(ctx);
+      deal_shares(ctx);
+      rt_team_run(ctx->team, run_piece, ctx);
     }
     for (int i = 0; i < ctx->nworkers; i++) /* the barrier made the cores' faults visible */
       if (ctx->workers[i].core.fault) return index_fault(ctx, t, &ctx->workers[i].core);

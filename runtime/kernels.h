@@ -254,13 +254,6 @@ typedef struct rt_conv_geom {
   int xnd;          /* x is ND [N, Cin, H, W] (Cin <= 4, an RGB stem reading the model input in place) */
   int xr16;         /* round x to fp16 as it is staged (x f32, w f16: what TRANSDATA would have done) */
   int64_t wth, wtw; /* OM_CONV_WINO_F43_FZ: 4x4 output tiles per column, per row (wino_f43_tiles) */
-  /* OM_CONV_WINO_F43_FZ in two phases (kernels_cube.c's pieces): the
-   * transformed input of every (image, M tile) of the task, in the cores'
-   * shared buffer, wv_slot floats apart (image-major), each laid out as a
-   * tile lays it out in its core's L1; NULL: each tile transforms its input
-   * into L1 itself. */
-  float *wv;
-  size_t wv_slot;
   rt_conv_params p;
 } rt_conv_geom;
 
@@ -388,8 +381,6 @@ static inline size_t rt_td_nd_base(const rt_td_geom *g, int64_t img) {
  *   transdata   TRANSDATA between ND (NCHW) and NC1HWC0, dst rows [lo, hi)
  *   convert     n elements f16/f32 -> f16/f32 (dtypes differ)
  *   wino_fz_tile  one CONV2D tile of algorithm OM_CONV_WINO_F43_FZ
- *   wino_fz_input  its input transform of Winograd tiles [m0, m1) of an M
- *               tile into g->wv (phase 0 of a two-phase task)
  *   matmul_tile one MATMUL tile (kernels_matmul.h), fully written to y
  *   exp, sigmoid, erf  n EXP / SIGMOID / ERF lanes of the vector unit
  *               (common/vmath.h om_vexp, om_vsigmoid, om_verf) vectorized
@@ -437,7 +428,6 @@ typedef struct rt_cpu_paths {
   int (*transdata)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi);
   int (*convert)(void *dst, int dd, size_t di, const void *src, int sd, size_t si, size_t n);
   void (*wino_fz_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
-  void (*wino_fz_input)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t m0, int64_t m1);
   void (*matmul_tile)(const struct rt_mm_geom *g, int64_t bt, int64_t mt, int64_t nt, rt_core *core);
   void (*exp)(const float *x, float *y, uint32_t n);
   void (*sigmoid)(const float *x, float *y, uint32_t n);
@@ -557,8 +547,6 @@ void rt_cube_gemm_x86(const float *a, size_t lda, int64_t mrows, size_t klen, co
                       const rt_mk_out *out, const rt_mk_pf *pf);
 void rt_wino_fz_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
 void rt_wino_fz_tile_avx512(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
-void rt_wino_fz_input_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t m0, int64_t m1);
-void rt_wino_fz_input_avx512(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t m0, int64_t m1);
 #endif
 
 /* Portable 16-lane multiply-accumulate rows (kernels_cube.c; CONV2D, MATMUL
@@ -581,10 +569,8 @@ void rt_vstore(void *dst, int dt, size_t i0, const float *src, size_t n);
 /* --- kernels (kernels_cube.c, kernels_vector.c, kernels_norm.c) */
 
 void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
-uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, const rt_core *core, uint32_t phase,
-                          uint32_t *parts);
-void rt_conv2d_piece(const om_task *task, const rt_args *args, uint32_t phase, uint64_t piece, uint32_t parts,
-                     rt_core *core);
+uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, const rt_core *core, uint32_t *parts);
+void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts, rt_core *core);
 /* kernels_cube_group.c: CONV2D with groups > 1 (FRACTAL_Z_G
  * weights). g as conv_geom_init made it (its cout/c1out are fixed up there);
  * tile is the dense tile function each run's piece of a tile goes through. */
@@ -607,7 +593,6 @@ omrt_status rt_wpack_check(const omrt_model *m, uint32_t i, const om_task *task)
 /* kernels_wino.c: algorithm OM_CONV_WINO_F43_FZ, its tile (portable) and its
  * load-time check (the kernel shape, tiles and capacities of om_format.h). */
 void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
-void rt_wino_fz_input(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t m0, int64_t m1);
 omrt_status rt_wino_fz_check(const rt_chk *c, const rt_conv_params *p, const om_tensor *x, const om_tensor *w,
                              const om_tensor *y);
 omrt_status rt_conv2d_check(const omrt_model *m, uint32_t i, const om_task *task);

@@ -316,16 +316,8 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
  * divides tile_n into pairs of n blocks or more (the largest parts): its
  * pieces share the tile's input transform, which a core computes once for
  * the pieces it runs (rt_l1_holds); split on M, each would redo the weight
- * transform. Grouped convolutions do not divide.
- * Two phases: a Winograd task with fewer (image, M tile)s than the team has
- * workers would have two cores or more transform the same input, each for
- * its pieces of the tile's n blocks (ResNet-50's 3x3 convolutions of layers
- * 2 and 3 at batch 1: one M tile, 900 and 590 KB of V). Its phase 0 is the
- * input transform instead, in pieces of WINO_V_ROWS Winograd tiles (fewer
- * when an M tile has too few for 2 pieces per worker: layer 4's 4), into
- * the team's shared buffer (one L1-sized slot per (image, M tile): a tile
- * fits L1); phase 1 is its tile pieces, which read V there (g->wv). */
-enum { PIECE_PIXELS = 32, WINO_V_ROWS = 4, PIECES_PER_WORKER = 2 };
+ * transform. Grouped convolutions do not divide. */
+enum { PIECE_PIXELS = 32, PIECES_PER_WORKER = 2 };
 
 static uint32_t conv_parts(const conv_geom *g, int nworkers) {
   const int wino = g->algo == OM_CONV_WINO_F43_FZ;
@@ -341,52 +333,19 @@ static uint32_t conv_parts(const conv_geom *g, int nworkers) {
   return parts;
 }
 
-/* Whether the task runs in two phases on core's team (above); if so, points
- * g's V at the shared buffer. */
-static int wino_two_phase(conv_geom *g, const rt_core *core) {
-  const uint64_t mts = (uint64_t)(g->n * g->mtiles);
-  if (g->algo != OM_CONV_WINO_F43_FZ || !core->shared || mts >= (uint64_t)core->nworkers ||
-      (uint64_t)g->ntiles * conv_parts(g, core->nworkers) < 2)
-    return 0;
-  g->wv = (float *)(void *)core->shared;
-  g->wv_slot = core->shared_bytes / (size_t)core->nworkers / sizeof(float); /* an L1, 64-byte aligned */
-  return 1;
-}
-
-/* Winograd tiles per phase-0 piece (above). */
-static int64_t wino_v_rows(const conv_geom *g, int nworkers) {
-  const int64_t rows = g->tm / (2 * (int64_t)nworkers);
-  return rows < 1 ? 1 : rows > WINO_V_ROWS ? WINO_V_ROWS : rows;
-}
-
-uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, const rt_core *core, uint32_t phase,
-                          uint32_t *parts) {
+uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, const rt_core *core, uint32_t *parts) {
   conv_geom g;
   conv_geom_init(task, args, &g);
   *parts = 1;
   if (task->kind == OM_TASK_CONV2D && task->params[OM_CONV_P_GROUPS] > 1) return 0;
-  const int two = wino_two_phase(&g, core);
-  if (two && phase == 0)
-    return (uint64_t)(g.n * g.mtiles * rt_ceil_div(g.tm, wino_v_rows(&g, core->nworkers)));
-  if (phase != (two ? 1u : 0u)) return 0;
   *parts = conv_parts(&g, core->nworkers);
   return (uint64_t)(g.n * g.mtiles * g.ntiles);
 }
 
-void rt_conv2d_piece(const om_task *task, const rt_args *args, uint32_t phase, uint64_t piece, uint32_t parts,
+void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts,
                      rt_core *core) {
   conv_geom g;
   conv_geom_init(task, args, &g);
-  const int two = wino_two_phase(&g, core);
-  if (two && phase == 0) { /* Winograd tiles [r, r + rows) of one M tile */
-    const int64_t rows = wino_v_rows(&g, core->nworkers);
-    const uint64_t per = (uint64_t)rt_ceil_div(g.tm, rows), t = piece / per;
-    const int64_t r = (int64_t)(piece % per) * rows;
-    void (*input)(const rt_conv_geom *, int64_t, int64_t, int64_t, int64_t) =
-        rt_cpu()->wino_fz_input ? rt_cpu()->wino_fz_input : rt_wino_fz_input;
-    input(&g, (int64_t)t / g.mtiles, (int64_t)t % g.mtiles, r, r + rows);
-    return;
-  }
   const uint64_t per_image = (uint64_t)(g.mtiles * g.ntiles), t = piece / parts;
   const int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image),
                 part = (int64_t)(piece % parts);

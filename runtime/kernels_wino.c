@@ -11,11 +11,7 @@
  *   1. input transform: V[p][m][ci] = (B^T d B)[p] for its tiles m and all
  *      input channels, f32, in L1 (16 channel lanes at a time); left there
  *      for the next piece of the same tile on this core (exec.c's pieces
- *      divide a Winograd tile's n blocks: rt_l1_holds). A task whose M
- *      tiles are fewer than the team's cores runs in two phases instead
- *      (kernels_cube.c's pieces): the cores transform the tiles' inputs
- *      together into their shared buffer (rt_wino_fz_input, g->wv), then
- *      each piece reads V there;
+ *      divide a Winograd tile's n blocks: rt_l1_holds);
  *   2. per output channel block, per chunk of tile_k input channel blocks:
  *      the weight transform U' of the chunk's channels into UB (below), then
  *      for each of the 36 positions p, L0C[p][m][16] (+)= V[p] (tile_m x
@@ -206,29 +202,14 @@ static void weight_transform(const rt_conv_geom *g, int64_t cb, int64_t cc0, int
   }
 }
 
-/* Winograd tiles in M tile mt of the task's tiling. */
-static int64_t mtile_rows(const rt_conv_geom *g, int64_t mt) {
-  const int64_t t0 = mt * g->tm, wt = g->wth * g->wtw;
-  return wt - t0 < g->tm ? wt - t0 : g->tm;
-}
-
-void rt_wino_fz_input(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t m0, int64_t m1) {
-  const int64_t t0 = mt * g->tm, mrows = mtile_rows(g, mt);
-  const size_t k = (size_t)g->c1 * C0, pstride = (size_t)mrows * k;
-  float *v = g->wv + (size_t)(img * g->mtiles + mt) * g->wv_slot;
-  for (int64_t m = m0; m < m1 && m < mrows; m++)
-    input_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, v + (size_t)m * k, pstride);
-}
-
 void rt_wino_fz_tile(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core) {
-  const int64_t t0 = mt * g->tm, mrows = mtile_rows(g, mt);
+  const int64_t t0 = mt * g->tm, wt = g->wth * g->wtw;
+  const int64_t mrows = wt - t0 < g->tm ? wt - t0 : g->tm;
   const int64_t nb0 = nt * g->tn, nblocks = g->c1out - nb0 < g->tn ? g->c1out - nb0 : g->tn;
   const size_t k = (size_t)g->c1 * C0, pstride = (size_t)mrows * k;
   float *v = (float *)core->l1, *l0c = (float *)core->l0c, *u = (float *)core->ub;
   float *gather = u + (size_t)P * (size_t)g->tk * C0 * C0;
-  if (g->wv) /* phase 0 of the task transformed it into the shared buffer */
-    v = g->wv + (size_t)(img * g->mtiles + mt) * g->wv_slot;
-  else if (!rt_l1_holds(core, g->xd, img, t0, mrows)) /* another piece of the tile did it on this core */
+  if (!rt_l1_holds(core, g->xd, img, t0, mrows)) /* another piece of the tile did it on this core */
     for (int64_t m = 0; m < mrows; m++)
       input_transform(g, img, (t0 + m) / g->wtw, (t0 + m) % g->wtw, v + (size_t)m * k, pstride);
   for (int64_t nb = 0; nb < nblocks; nb++) {

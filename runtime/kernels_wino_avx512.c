@@ -15,7 +15,6 @@
 #include "runtime/x86_vf.h"
 
 #define WINO_TILE rt_wino_fz_tile_avx512
-#define WINO_INPUT rt_wino_fz_input_avx512
 #define WINO_PAIRS 1
 #include "runtime/wino_x86.inc"
 

@@ -14,7 +14,6 @@
 #include "runtime/x86_vf.h"
 
 #define WINO_TILE rt_wino_fz_tile_x86
-#define WINO_INPUT rt_wino_fz_input_x86
 #define WINO_PAIRS 0
 #include "runtime/wino_x86.inc"
 

@@ -95,13 +95,7 @@ typedef struct rt_core {
    * task's barrier, naming the task (exec.c). */
   int fault;                      /* 0: none */
   int64_t fault_index, fault_dim; /* the index and the dim it must lie in [-dim, dim) */
-  /* The team the core runs in (exec.c; the same on every core): its
-   * workers, and a buffer all of them read and write, nworkers x l1_bytes,
-   * for a task whose later phase reads what an earlier one wrote
-   * (rt_pieces_fn). 0 and NULL outside a team of two or more. */
-  int nworkers;
-  uint8_t *shared;
-  size_t shared_bytes;
+  int nworkers;                   /* the workers of the team the core runs in (exec.c); 0 outside one */
 } rt_core;
 
 /* A task's tensors resolved to addresses for one execution: data[i] is the
@@ -136,22 +130,17 @@ typedef omrt_status (*rt_check_fn)(const omrt_model *m, uint32_t task_index, con
 typedef omrt_status (*rt_prepare_fn)(const omrt_model *m, uint32_t task_index, const om_task *task,
                                      void **aux_out);
 
-/* Optional, for kinds whose work divides at run time into pieces that the
- * workers of a team share out, an idle AI core taking over from a busy
- * one (exec.c). A task runs in phases 0, 1, ...: every piece of a phase has
- * run, on whichever core, before any piece of the next starts (the team's
- * barrier), so a phase may read what the one before wrote in core->shared.
- * pieces returns the units of phase `phase` for the team of `core` (every
- * core's nworkers and shared are the same) and sets *parts to the pieces
- * each unit divides into: the phase's pieces are [0, units * parts), a
- * worker's share the pieces of its units rt_block_range(units, nworkers,
- * w). It returns 0 past the last phase, and for phase 0 when the task's
- * blocks do not divide (exec.c then runs the blocks). run_piece runs piece
- * `piece` of phase `phase`, parts as pieces set it. */
+/* Optional, for kinds whose blocks divide at run time into pieces that an
+ * idle AI core may take over from a busy one (exec.c): returns the task's
+ * units (kernels.h's table: CONV2D tiles) and sets *parts to the pieces each
+ * unit divides into, for the team `core` runs in (its nworkers); block b's
+ * pieces are [lo * parts, hi * parts) for its units [lo, hi) =
+ * rt_block_range(units, block_dim, b), and run_piece runs one of them.
+ * Returns 0 when this task's blocks do not divide. */
 typedef uint64_t (*rt_pieces_fn)(const om_task *task, const rt_args *args, const rt_core *core,
-                                 uint32_t phase, uint32_t *parts);
-typedef void (*rt_piece_fn)(const om_task *task, const rt_args *args, uint32_t phase, uint64_t piece,
-                            uint32_t parts, rt_core *core);
+                                 uint32_t *parts);
+typedef void (*rt_piece_fn)(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts,
+                            rt_core *core);
 
 typedef struct rt_kernel {
   const char *name; /* "CONV2D", ... */

@@ -171,76 +171,26 @@ static void conv_ref(const conv_case *k, int dw, const float *x, const float *w,
         }
 }
 
-/* A Winograd task run in two phases (kernels_cube.c's pieces) by a team
- * with more workers than the task has (image, M tile)s: phase 0's pieces
- * (run last first, one at a time) each write V floats of the shared buffer
- * that no other piece writes, and together every float of each (image, M
- * tile)'s V (mrows x C1in*16 x 36, a slot's layout aside: a float is
- * written when it changes from a NaN no transform yields); then phase 1's
- * pieces, reading V there, write y bit for bit as the blocks did. */
-static void check_wino_two_phase(kcase *c, rt_args *a, int ys, const uint8_t *want) {
-  const int32_t *q = c->task.params;
-  const om_tensor *x = &c->t[0], *y = &c->t[ys];
-  const int64_t tiles = wino_f43_tiles(y->dims[2], q[OM_CONV_P_DILATION_H]) *
-                        wino_f43_tiles(y->dims[3], q[OM_CONV_P_DILATION_W]),
-                tm = q[OM_CONV_P_TILE_M], mts = x->dims[0] * ((tiles + tm - 1) / tm);
-  rt_core team = *kc_core(); /* a core of a team of mts + 1 workers */
-  team.nworkers = (int)mts + 1;
-  team.shared_bytes = (size_t)team.nworkers * team.l1_bytes;
-  team.shared = aligned_alloc(64, team.shared_bytes);
-  uint32_t parts;
-  const uint64_t vpieces = rt_conv2d_pieces(&c->task, a, &team, 0, &parts);
-  const uint64_t units = rt_conv2d_pieces(&c->task, a, &team, 1, &parts);
-  const size_t slot = team.l1_bytes / sizeof(float), span = slot * (size_t)mts;
-  float *v = (float *)(void *)team.shared;
-  uint8_t *seen = calloc(span, 1);
-  float *before = malloc(span * sizeof(float));
-  memset(team.shared, 0xff, team.shared_bytes);
-  const int two = vpieces > 0 && units > 0;
-  CHECK_EQ_INT(two, 1);
-  size_t overlaps = 0, written = 0;
-  for (uint64_t p = vpieces; two && p-- > 0;) {
-    memcpy(before, v, span * sizeof(float));
-    rt_conv2d_piece(&c->task, a, 0, p, 1, &team);
-    for (size_t i = 0; i < span; i++)
-      if (memcmp(&v[i], &before[i], sizeof(float)) != 0) {
-        overlaps += seen[i];
-        written += !seen[i];
-        seen[i] = 1;
-      }
-  }
-  CHECK_EQ_INT((long long)overlaps, 0);
-  CHECK_EQ_INT((long long)written, (long long)(x->dims[0] * tiles * ((x->dims[1] + 15) / 16) * 16 * 36));
-  memset(c->data[ys], 0xa5, (size_t)y->bytes);
-  for (uint64_t p = units * parts; two && p-- > 0;)
-    rt_conv2d_piece(&c->task, a, 1, p, parts, &team);
-  CHECK_EQ_INT(rt_conv2d_pieces(&c->task, a, &team, 2, &parts), 0);
-  if (two && memcmp(c->data[ys], want, (size_t)y->bytes) != 0)
-    test_check(0, __FILE__, __LINE__, "two-phase Winograd pieces write what the blocks wrote");
-  free(seen), free(before), free(team.shared);
-}
-
 /* A CONV2D task run as pieces (exec.c: what an idle AI core takes over
  * from a busy one), last first as a thief would, must write y bit for bit
  * as its blocks did: with the parts rt_conv2d_pieces chooses for a team of
- * two (kc_core as one of its cores, without a shared buffer: one phase)
- * and with every other split of 2, 3, 4 or 8 that divides the tile (tile_m;
- * a Winograd tile's tile_n). Each pass is a task run of its own
- * (rt_core.run), so that a Winograd piece reuses the input transform its
- * tile's previous piece left in L1, as on the executor's cores. The parts
- * chosen: a direct tile divides (into pieces of 32 pixels or more, 4
- * output rows with a kernel wider than 1x1) only until the two workers
- * have 2 pieces each; a Winograd tile into pairs of n blocks or more. */
+ * two (kc_core as one of its cores) and with every other split of 2, 3, 4
+ * or 8 that divides the tile (tile_m; a Winograd tile's tile_n). Each pass
+ * is a task run of its own (rt_core.run), so that a Winograd piece reuses
+ * the input transform its tile's previous piece left in L1, as on the
+ * executor's cores. The parts chosen: a direct tile divides (into pieces of
+ * 32 pixels or more, 4 output rows with a kernel wider than 1x1) only until
+ * the two workers have 2 pieces each; a Winograd tile into pairs of n
+ * blocks or more. */
 static void check_conv_pieces(kcase *c, int ys, int algo) {
   rt_args a;
   memset(&a, 0, sizeof a);
   for (uint32_t i = 0; i < c->task.ntensors; i++)
     if (c->task.tensors[i] != OM_NONE) a.data[i] = c->data[i], a.desc[i] = &c->t[i];
-  uint32_t chosen = 0, unused;
+  uint32_t chosen = 0;
   kc_core()->nworkers = 2;
-  const uint64_t units = rt_conv2d_pieces(&c->task, &a, kc_core(), 0, &chosen);
+  const uint64_t units = rt_conv2d_pieces(&c->task, &a, kc_core(), &chosen);
   CHECK_EQ_INT(units > 0, 1);
-  CHECK_EQ_INT(rt_conv2d_pieces(&c->task, &a, kc_core(), 1, &unused), 0);
   const int32_t *q = c->task.params;
   if (algo == OM_CONV_DIRECT) {
     const int64_t tm = q[OM_CONV_P_TILE_M], wo = c->t[ys].dims[3];
@@ -266,16 +216,13 @@ static void check_conv_pieces(kcase *c, int ys, int algo) {
     memset(c->data[ys], 0xa5, bytes);
     kc_core()->run = ++run;
     for (uint64_t p = units * parts; p-- > 0;)
-      rt_conv2d_piece(&c->task, &a, 0, p, parts, kc_core());
+      rt_conv2d_piece(&c->task, &a, p, parts, kc_core());
     if (memcmp(c->data[ys], want, bytes) != 0) {
       test_check(0, __FILE__, __LINE__, "conv pieces write what the blocks wrote");
       test_note("  %u parts of a tile of %d", parts, (int)size);
     }
   }
   kc_core()->run = 0, kc_core()->nworkers = 0; /* (kc_run's blocks: no reuse across cases) */
-  const int64_t ntiles = ((c->t[ys].dims[1] + 15) / 16 + size - 1) / size;
-  if (algo == OM_CONV_WINO_F43_FZ && ntiles * chosen >= 2) /* (one piece: nothing to share) */
-    check_wino_two_phase(c, &a, ys, want);
   memcpy(c->data[ys], want, bytes);
   free(want);
 }
