@@ -104,7 +104,7 @@ static void deal_shares(omrt_context *ctx) {
   uint64_t units = 0;
   uint32_t parts = 1;
   const rt_kernel *k = &rt_kernels[task->kind];
-  if (k->pieces) units = k->pieces(task, &ctx->args, &parts);
+  if (k->pieces) units = k->pieces(task, &ctx->args, &ctx->workers[0].core, &parts);
   if (units > UINT32_MAX / parts) units = 0; /* (a share is two 32-bit piece indices) */
   ctx->parts = units ? parts : 0;
   ctx->piece_fn = k->run_piece;
@@ -235,6 +235,7 @@ omrt_status omrt_context_new_with(const omrt_model *model, const omrt_context_op
       omrt_context_free(ctx);
       return rt_error(OMRT_ERR_NOMEM, "omrt_context_new: cannot allocate AI core %d's buffers", i);
     }
+    ctx->workers[i].core.nworkers = ctx->nworkers;
   }
   omrt_status s = rt_team_new(ctx->nworkers, "omrt_context_new", &ctx->team);
   if (s) {

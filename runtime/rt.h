@@ -95,6 +95,7 @@ typedef struct rt_core {
    * task's barrier, naming the task (exec.c). */
   int fault;                      /* 0: none */
   int64_t fault_index, fault_dim; /* the index and the dim it must lie in [-dim, dim) */
+  int nworkers;                   /* the workers of the team the core runs in (exec.c); 0 outside one */
 } rt_core;
 
 /* A task's tensors resolved to addresses for one execution: data[i] is the
@@ -132,10 +133,12 @@ typedef omrt_status (*rt_prepare_fn)(const omrt_model *m, uint32_t task_index, c
 /* Optional, for kinds whose blocks divide at run time into pieces that an
  * idle AI core may take over from a busy one (exec.c): returns the task's
  * units (kernels.h's table: CONV2D tiles) and sets *parts to the pieces each
- * unit divides into; block b's pieces are [lo * parts, hi * parts) for its
- * units [lo, hi) = rt_block_range(units, block_dim, b), and run_piece runs
- * one of them. Returns 0 when this task's blocks do not divide. */
-typedef uint64_t (*rt_pieces_fn)(const om_task *task, const rt_args *args, uint32_t *parts);
+ * unit divides into, for the team `core` runs in (its nworkers); block b's
+ * pieces are [lo * parts, hi * parts) for its units [lo, hi) =
+ * rt_block_range(units, block_dim, b), and run_piece runs one of them.
+ * Returns 0 when this task's blocks do not divide. */
+typedef uint64_t (*rt_pieces_fn)(const om_task *task, const rt_args *args, const rt_core *core,
+                                 uint32_t *parts);
 typedef void (*rt_piece_fn)(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts,
                             rt_core *core);
 

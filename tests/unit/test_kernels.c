@@ -173,22 +173,35 @@ static void conv_ref(const conv_case *k, int dw, const float *x, const float *w,
 
 /* A CONV2D task run as pieces (exec.c: what an idle AI core takes over
  * from a busy one), last first as a thief would, must write y bit for bit
- * as its blocks did: with the parts rt_conv2d_pieces chooses and with every
- * other split of 2, 3, 4 or 8 that divides the tile (tile_m; a Winograd
- * tile's tile_n). Each pass is a task run of its own (rt_core.run), so
- * that a Winograd piece reuses the input transform its tile's previous
- * piece left in L1, as on the executor's cores. */
+ * as its blocks did: with the parts rt_conv2d_pieces chooses for a team of
+ * two (kc_core as one of its cores) and with every other split of 2, 3, 4
+ * or 8 that divides the tile (tile_m; a Winograd tile's tile_n). Each pass
+ * is a task run of its own (rt_core.run), so that a Winograd piece reuses
+ * the input transform its tile's previous piece left in L1, as on the
+ * executor's cores. The parts chosen: a direct tile divides (into pieces of
+ * 32 pixels or more, 4 output rows with a kernel wider than 1x1) only until
+ * the two workers have 2 pieces each; a Winograd tile into pairs of n
+ * blocks or more. */
 static void check_conv_pieces(kcase *c, int ys, int algo) {
   rt_args a;
   memset(&a, 0, sizeof a);
   for (uint32_t i = 0; i < c->task.ntensors; i++)
     if (c->task.tensors[i] != OM_NONE) a.data[i] = c->data[i], a.desc[i] = &c->t[i];
   uint32_t chosen = 0;
-  const uint64_t units = rt_conv2d_pieces(&c->task, &a, &chosen);
+  kc_core()->nworkers = 2;
+  const uint64_t units = rt_conv2d_pieces(&c->task, &a, kc_core(), &chosen);
   CHECK_EQ_INT(units > 0, 1);
   const int32_t *q = c->task.params;
-  if (algo == OM_CONV_DIRECT && q[OM_CONV_P_KH] * q[OM_CONV_P_KW] == 1 && q[OM_CONV_P_TILE_M] == 64)
-    CHECK_EQ_INT(chosen, 2); /* a 1x1 tile of 64 pixels: two pieces of 32 */
+  if (algo == OM_CONV_DIRECT) {
+    const int64_t tm = q[OM_CONV_P_TILE_M], wo = c->t[ys].dims[3];
+    const int64_t least = q[OM_CONV_P_KH] * q[OM_CONV_P_KW] == 1 ? 32 : 4 * wo;
+    uint32_t want = 1;
+    while (want < 8 && units * want < 4 && tm % (2 * want) == 0 && tm / (2 * want) >= least)
+      want *= 2;
+    CHECK_EQ_INT(chosen, want);
+    if (q[OM_CONV_P_KH] * q[OM_CONV_P_KW] == 1 && tm == 64 && units < 4)
+      CHECK_EQ_INT(chosen, 2); /* a 1x1 tile of 64 pixels: two pieces of 32 */
+  }
   if (algo != OM_CONV_DIRECT)
     CHECK_EQ_INT(chosen, q[OM_CONV_P_TILE_N] >= 4 && q[OM_CONV_P_TILE_N] % 2 == 0 ? 2 : 1);
   const int32_t size = q[algo != OM_CONV_DIRECT ? OM_CONV_P_TILE_N : OM_CONV_P_TILE_M];
@@ -209,7 +222,7 @@ static void check_conv_pieces(kcase *c, int ys, int algo) {
       test_note("  %u parts of a tile of %d", parts, (int)size);
     }
   }
-  kc_core()->run = 0; /* (kc_run's blocks: no reuse across cases) */
+  kc_core()->run = 0, kc_core()->nworkers = 0; /* (kc_run's blocks: no reuse across cases) */
   memcpy(c->data[ys], want, bytes);
   free(want);
 }
