@@ -143,6 +143,27 @@ static void test_qlinear_matmul(void) {
   mb_free(&m);
 }
 
+/* Evaluates g on in and checks its int32 output against want[rows x cols]
+ * (the exact integer sums), noting the first few mismatches. */
+static void expect_int32(ir_graph *g, const void **in, const int64_t *want, int rows, int cols,
+                         const char *what) {
+  arena a;
+  arena_init(&a, 0);
+  void *out[1];
+  if (!mb_eval(g, in, out, &a)) {
+    const int32_t *y = out[0];
+    int bad = 0;
+    for (int i = 0; i < rows * cols; i++)
+      if (y[i] != want[i] && bad++ < 4)
+        test_note("  %s y[%d,%d] = %d, want %lld", what, i / cols, i % cols, y[i], (long long)want[i]);
+    CHECK(bad == 0);
+  } else {
+    test_note("  %s does not evaluate", what);
+    CHECK(!"evaluates");
+  }
+  arena_free(&a);
+}
+
 /* ConvInteger and MatMulInteger: int32 results equal to the integer sums. */
 static void test_integer_ops(void) {
   enum { C = 3, H = 4, M = 2, K = 2, OH = 3, R = 3, KK = 5, N = 4 };
@@ -163,28 +184,17 @@ static void test_integer_ops(void) {
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
     CHECK(mb_count_ops(g, IR_OP_CONV) == 1 && g->outputs[0]->dtype == DT_INT32);
-    arena a;
-    arena_init(&a, 0);
-    const void *in[1] = {x};
-    void *out[1];
-    if (!mb_eval(g, in, out, &a)) {
-      const int32_t *y = out[0];
-      int bad = 0;
-      for (int mo = 0; mo < M; mo++)
-        for (int p = 0; p < OH * OH; p++) {
-          int64_t acc = 0;
-          for (int c = 0; c < C; c++)
-            for (int k = 0; k < K * K; k++)
-              acc += (int64_t)(x[(c * H + p / OH + k / K) * H + p % OH + k % K] - xz) *
-                     (w[(mo * C + c) * K * K + k] - wz[mo]);
-          if (y[mo * OH * OH + p] != acc && bad++ < 4)
-            test_note("  ConvInteger y[%d,%d] = %d, want %lld", mo, p, y[mo * OH * OH + p], (long long)acc);
-        }
-      CHECK(bad == 0);
-    } else {
-      CHECK(!"ConvInteger evaluates");
-    }
-    arena_free(&a);
+    int64_t want[M * OH * OH];
+    for (int mo = 0; mo < M; mo++)
+      for (int p = 0; p < OH * OH; p++) {
+        int64_t acc = 0;
+        for (int c = 0; c < C; c++)
+          for (int k = 0; k < K * K; k++)
+            acc += (int64_t)(x[(c * H + p / OH + k / K) * H + p % OH + k % K] - xz) *
+                   (w[(mo * C + c) * K * K + k] - wz[mo]);
+        want[mo * OH * OH + p] = acc;
+      }
+    expect_int32(g, (const void *[]){x}, want, M, OH * OH, "ConvInteger");
   }
   ir_graph_free(g);
   mb_free(&m);
@@ -203,26 +213,15 @@ static void test_integer_ops(void) {
   mb_output(&m, "y");
   g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
-    arena a;
-    arena_init(&a, 0);
-    const void *in[1] = {A};
-    void *out[1];
-    if (!mb_eval(g, in, out, &a)) {
-      const int32_t *y = out[0];
-      int bad = 0;
-      for (int i = 0; i < R; i++)
-        for (int j = 0; j < N; j++) {
-          int64_t acc = 0;
-          for (int k = 0; k < KK; k++)
-            acc += (int64_t)(A[i * KK + k] - az[i]) * (Bm[k * N + j] - bz);
-          if (y[i * N + j] != acc && bad++ < 4)
-            test_note("  MatMulInteger y[%d,%d] = %d, want %lld", i, j, y[i * N + j], (long long)acc);
-        }
-      CHECK(bad == 0);
-    } else {
-      CHECK(!"MatMulInteger evaluates");
-    }
-    arena_free(&a);
+    int64_t want[R * N];
+    for (int i = 0; i < R; i++)
+      for (int j = 0; j < N; j++) {
+        int64_t acc = 0;
+        for (int k = 0; k < KK; k++)
+          acc += (int64_t)(A[i * KK + k] - az[i]) * (Bm[k * N + j] - bz);
+        want[i * N + j] = acc;
+      }
+    expect_int32(g, (const void *[]){A}, want, R, N, "MatMulInteger");
   }
   ir_graph_free(g);
   mb_free(&m);
@@ -322,27 +321,16 @@ static void test_integer_chunks(void) {
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
     CHECK(mb_count_ops(g, IR_OP_MATMUL) > 1);
-    arena a;
-    arena_init(&a, 0);
-    const void *in[2] = {A, &az};
-    void *out[1];
-    if (!mb_eval(g, in, out, &a)) {
-      const int32_t *y = out[0];
-      int bad = 0;
-      for (int i = 0; i < R; i++)
-        for (int j = 0; j < N; j++) {
-          int64_t acc = 0;
-          for (int k = 0; k < KK; k++)
-            acc += (int64_t)A[i * KK + k] * Bm[k * N + j];
-          if (y[i * N + j] != acc && bad++ < 4)
-            test_note("  MatMulInteger y[%d,%d] = %d, want %lld", i, j, y[i * N + j], (long long)acc);
-        }
-      CHECK(y[0] == 700 * 255 * 255);
-      CHECK(bad == 0);
-    } else {
-      CHECK(!"MatMulInteger evaluates");
-    }
-    arena_free(&a);
+    static int64_t want[R * N];
+    for (int i = 0; i < R; i++)
+      for (int j = 0; j < N; j++) {
+        int64_t acc = 0;
+        for (int k = 0; k < KK; k++)
+          acc += (int64_t)A[i * KK + k] * Bm[k * N + j];
+        want[i * N + j] = acc;
+      }
+    CHECK(want[0] == 700 * 255 * 255);
+    expect_int32(g, (const void *[]){A, &az}, want, R, N, "MatMulInteger");
   }
   ir_graph_free(g);
   mb_free(&m);
@@ -361,27 +349,16 @@ static void test_integer_chunks(void) {
   g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
     CHECK(mb_count_ops(g, IR_OP_CONV) > 1);
-    arena a;
-    arena_init(&a, 0);
-    const void *in[1] = {x};
-    void *out[1];
-    if (!mb_eval(g, in, out, &a)) {
-      const int32_t *y = out[0];
-      int bad = 0;
-      for (int mo = 0; mo < 2; mo++)
-        for (int p = 0; p < OH * OH; p++) {
-          int64_t acc = 0;
-          for (int c = 0; c < C; c++)
-            for (int k = 0; k < 9; k++)
-              acc += (int64_t)x[(c * H + p / OH + k / 3) * H + p % OH + k % 3] * w[(mo * C + c) * 9 + k];
-          if (y[mo * OH * OH + p] != acc && bad++ < 4)
-            test_note("  ConvInteger y[%d,%d] = %d, want %lld", mo, p, y[mo * OH * OH + p], (long long)acc);
-        }
-      CHECK(bad == 0);
-    } else {
-      CHECK(!"ConvInteger evaluates");
-    }
-    arena_free(&a);
+    int64_t want[2 * OH * OH];
+    for (int mo = 0; mo < 2; mo++)
+      for (int p = 0; p < OH * OH; p++) {
+        int64_t acc = 0;
+        for (int c = 0; c < C; c++)
+          for (int k = 0; k < 9; k++)
+            acc += (int64_t)x[(c * H + p / OH + k / 3) * H + p % OH + k % 3] * w[(mo * C + c) * 9 + k];
+        want[mo * OH * OH + p] = acc;
+      }
+    expect_int32(g, (const void *[]){x}, want, 2, OH * OH, "ConvInteger");
   }
   ir_graph_free(g);
   mb_free(&m);
