@@ -14,35 +14,9 @@
  * Build (from the source tree, after the CMake build in build/):
  *   cc -O2 -I. -Iinclude bench/attention_task.c build/libomrt_internal.a -lm -lpthread -ldl -o attention_task
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-#include "omrt.h"
-#include "runtime/kernels.h"
+#include "bench/task_bench.h"
 
 static const char STRINGS[] = "\0attention\0t";
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *x, const void *y) {
-  const double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-
-static void *alloc64(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
-  if (!p) {
-    fprintf(stderr, "attention_task: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
 
 int main(int argc, char **argv) {
   if (argc < 6) {
@@ -56,12 +30,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "attention_task: S, H, D and REPS must be >= 1\n");
     return 2;
   }
-  om_model_def def = {.l0a_bytes = 64 << 10,
-                      .l0b_bytes = 64 << 10,
-                      .l0c_bytes = 256 << 10,
-                      .ub_bytes = 256 << 10,
-                      .l1_bytes = 1 << 20,
-                      .ntasks = 1};
+  om_model_def def = bench_def();
   const int64_t row = 3 * H * D; /* the in-projection output's row */
   const uint64_t in_bytes = (uint64_t)(S * row) * 2, y_bytes = (uint64_t)(S * H * D) * 2;
   def.workspace_bytes = in_bytes + y_bytes;
@@ -103,20 +72,11 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  uint8_t *ws = alloc64(def.workspace_bytes);
+  uint8_t *ws = alloc64("attention_task", def.workspace_bytes);
   uint16_t *in = (uint16_t *)ws;
   for (int64_t i = 0; i < S * row; i++)
     in[i] = (uint16_t)(0x3800 ^ (i % 13)); /* values near 1/2 */
-  rt_core core = {.l1 = alloc64(def.l1_bytes),
-                  .l0a = alloc64(OM_L0_STAGING * (size_t)def.l0a_bytes),
-                  .l0b = alloc64(OM_L0_STAGING * (size_t)def.l0b_bytes),
-                  .l0c = alloc64(def.l0c_bytes),
-                  .ub = alloc64(def.ub_bytes),
-                  .l1_bytes = def.l1_bytes,
-                  .l0a_bytes = OM_L0_STAGING * (size_t)def.l0a_bytes,
-                  .l0b_bytes = OM_L0_STAGING * (size_t)def.l0b_bytes,
-                  .l0c_bytes = def.l0c_bytes,
-                  .ub_bytes = def.ub_bytes};
+  rt_core core = bench_core("attention_task", &def);
   rt_args args;
   memset(&args, 0, sizeof args);
   for (int s = 0; s < OM_ATTENTION_NTENSORS; s++)

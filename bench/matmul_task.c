@@ -15,35 +15,9 @@
  * Build (from the source tree, after the CMake build in build/):
  *   cc -O2 -I. -Iinclude bench/matmul_task.c build/libomrt_internal.a -lm -lpthread -ldl -o matmul_task
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-#include "omrt.h"
-#include "runtime/kernels.h"
+#include "bench/task_bench.h"
 
 static const char STRINGS[] = "\0matmul\0t";
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *x, const void *y) {
-  const double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-
-static void *alloc64(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
-  if (!p) {
-    fprintf(stderr, "matmul_task: out of memory (%zu bytes)\n", bytes);
-    exit(1);
-  }
-  return p;
-}
 
 int main(int argc, char **argv) {
   if (argc < 7) {
@@ -58,12 +32,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const int64_t k16 = (K + 15) / 16 * 16, n16 = (N + 15) / 16 * 16;
-  om_model_def def = {.l0a_bytes = 64 << 10,
-                      .l0b_bytes = 64 << 10,
-                      .l0c_bytes = 256 << 10,
-                      .ub_bytes = 256 << 10,
-                      .l1_bytes = 1 << 20,
-                      .ntasks = 1};
+  om_model_def def = bench_def();
   om_tensor t[OM_MATMUL_NTENSORS];
   memset(t, 0, sizeof t);
   t[OM_MATMUL_T_A] = (om_tensor){.name = 8, .dtype = DT_FLOAT16, .rank = 2, .dims = {M, K}};
@@ -88,23 +57,16 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  uint16_t *a = alloc64((size_t)(M * K) * 2), *y = alloc64((size_t)(M * N) * 2);
+  uint16_t *a = alloc64("matmul_task", (size_t)(M * K) * 2), *y = alloc64("matmul_task", (size_t)(M * N) * 2);
   for (int64_t i = 0; i < M * K; i++)
     a[i] = (uint16_t)(0x3c00 ^ (i % 7)); /* values near 1 */
   uint16_t **b = malloc(sizeof *b * (size_t)copies);
   for (int c = 0; c < copies; c++) {
-    b[c] = alloc64((size_t)(k16 * n16) * 2);
+    b[c] = alloc64("matmul_task", (size_t)(k16 * n16) * 2);
     for (int64_t i = 0; i < k16 * n16; i++)
       b[c][i] = (uint16_t)(0x3000 ^ (i % 5)); /* values near 1/8 */
   }
-  rt_core core = {.l1 = alloc64(def.l1_bytes),
-                  .l0a = alloc64(OM_L0_STAGING * (size_t)def.l0a_bytes),
-                  .l0b = alloc64(OM_L0_STAGING * (size_t)def.l0b_bytes),
-                  .l0c = alloc64(def.l0c_bytes),
-                  .l1_bytes = def.l1_bytes,
-                  .l0a_bytes = OM_L0_STAGING * (size_t)def.l0a_bytes,
-                  .l0b_bytes = OM_L0_STAGING * (size_t)def.l0b_bytes,
-                  .l0c_bytes = def.l0c_bytes};
+  rt_core core = bench_core("matmul_task", &def);
   rt_args args;
   memset(&args, 0, sizeof args);
   for (int s = 0; s < OM_MATMUL_NTENSORS; s++)

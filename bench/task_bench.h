@@ -1,0 +1,62 @@
+/* task_bench.h - what the one-task benches (matmul_task.c, attention_task.c)
+ * share: a clock, a sort order for the timings, 64-byte aligned buffers
+ * that exit on failure, the SoC buffer sizes the tasks are planned for
+ * (Ascend310's, as socs/ gives them) and one rt_core with those buffers.
+ * Header-only; every buffer lives until the bench exits. */
+#ifndef TASK_BENCH_H
+#define TASK_BENCH_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "omrt.h"
+#include "runtime/kernels.h"
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *x, const void *y) {
+  const double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* bytes rounded up to 64; exits naming the bench (who) when out of memory. */
+static void *alloc64(const char *who, size_t bytes) {
+  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!p) {
+    fprintf(stderr, "%s: out of memory (%zu bytes)\n", who, bytes);
+    exit(1);
+  }
+  return p;
+}
+
+/* A one-task model's buffer sizes; the caller sets workspace_bytes. */
+static om_model_def bench_def(void) {
+  return (om_model_def){.l0a_bytes = 64 << 10,
+                        .l0b_bytes = 64 << 10,
+                        .l0c_bytes = 256 << 10,
+                        .ub_bytes = 256 << 10,
+                        .l1_bytes = 1 << 20,
+                        .ntasks = 1};
+}
+
+/* A core with def's on-chip buffers (L0A / L0B staged OM_L0_STAGING deep). */
+static rt_core bench_core(const char *who, const om_model_def *def) {
+  return (rt_core){.l1 = alloc64(who, def->l1_bytes),
+                   .l0a = alloc64(who, OM_L0_STAGING * (size_t)def->l0a_bytes),
+                   .l0b = alloc64(who, OM_L0_STAGING * (size_t)def->l0b_bytes),
+                   .l0c = alloc64(who, def->l0c_bytes),
+                   .ub = alloc64(who, def->ub_bytes),
+                   .l1_bytes = def->l1_bytes,
+                   .l0a_bytes = OM_L0_STAGING * (size_t)def->l0a_bytes,
+                   .l0b_bytes = OM_L0_STAGING * (size_t)def->l0b_bytes,
+                   .l0c_bytes = def->l0c_bytes,
+                   .ub_bytes = def->ub_bytes};
+}
+
+#endif
