@@ -33,6 +33,15 @@ def cosine(a, b):
     return float(a @ b / (na * nb))
 
 
+def int8_vs_ort(ort, got):
+    """The int8 model checks against ONNX Runtime's int8 output: cosine >= 0.99 and the same top-1."""
+    cos = cosine(ort, got)
+    check("accuracy vs ORT int8", cos >= 0.99, f"cosine {cos:.6f} (bar 0.99); max abs error "
+          f"{float(np.max(np.abs(ort - got))):.3g}")
+    check("top-1 vs ORT int8", int(np.argmax(got)) == int(np.argmax(ort)),
+          f"omrun {int(np.argmax(got))}, ORT {int(np.argmax(ort))}")
+
+
 def summary(name=""):
     """Print '[name: ]P passed, F failed' and return the exit status."""
     passed = sum(results)

@@ -82,11 +82,7 @@ def main():
     if got.shape != ort.shape:
         check("output size", False, f"{got.size} values, ORT has {ort.size}")
         return checks.summary()
-    cos = checks.cosine(ort, got)
-    check("accuracy vs ORT int8", cos >= 0.99, f"cosine {cos:.6f} (bar 0.99); max abs error "
-          f"{float(np.max(np.abs(ort - got))):.3g}")
-    check("top-1 vs ORT int8", int(np.argmax(got)) == int(np.argmax(ort)),
-          f"omrun {int(np.argmax(got))}, ORT {int(np.argmax(ort))}")
+    checks.int8_vs_ort(ort, got)
     ref_path = os.path.join(args.models_dir, name + ".output.bin")
     if os.path.exists(ref_path):
         ref = np.fromfile(ref_path, "<f4").astype(np.float64)

@@ -144,11 +144,7 @@ def main():
     if got.shape != ort.shape or got.shape != twin.shape:
         check("output size", False, f"{got.size} values, ORT {ort.size}, twin {twin.size}")
         return checks.summary()
-    cos = checks.cosine(ort, got)
-    check("accuracy vs ORT int8", cos >= 0.99, f"cosine {cos:.6f} (bar 0.99); max abs error "
-          f"{float(np.max(np.abs(ort - got))):.3g}")
-    check("top-1 vs ORT int8", int(np.argmax(got)) == int(np.argmax(ort)),
-          f"omrun {int(np.argmax(got))}, ORT {int(np.argmax(ort))}")
+    checks.int8_vs_ort(ort, got)
     ct = checks.cosine(twin, got)
     check("same output as the QDQ twin's package", ct >= 0.9999,
           f"cosine {ct:.7f} (bar 0.9999), {int(np.sum(got != twin))} of {got.size} values differ, max abs "
