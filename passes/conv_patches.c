@@ -60,8 +60,6 @@
 
 enum { ORDER_MAX_ELEMS = 1 << 24 };
 
-static int is_float(int dt) { return dt == DT_FLOAT32 || dt == DT_FLOAT16 || dt == DT_DOUBLE; }
-
 static status nomem(diag *d, const ir_node *n) {
   return ir_node_error(d, ST_ERR_NOMEM, n, "out of memory turning a patch Conv into a MatMul");
 }
@@ -71,8 +69,9 @@ static int patch_conv(const ir_node *n, ir_conv *c) {
   static const char *const known[] = {"kernel_shape", "strides", "dilations", "pads", "group"};
   const ir_value *x = n->in[0], *w = n->in[1], *b = n->nin > 2 ? n->in[2] : NULL;
   char err[256];
-  if (n->nin > 3 || x->rank != 4 || !w->data || w->rank != 4 || !is_float(w->dtype) || !is_float(x->dtype) ||
-      (b && (!b->data || !is_float(b->dtype))) || ir_conv_read(n, 2, c, err, sizeof err))
+  if (n->nin > 3 || x->rank != 4 || !w->data || w->rank != 4 || !elem_is_float(w->dtype) ||
+      !elem_is_float(x->dtype) || (b && (!b->data || !elem_is_float(b->dtype))) ||
+      ir_conv_read(n, 2, c, err, sizeof err))
     return 0;
   for (int i = 0; i < n->nattrs; i++) {
     int ok = 0;
