@@ -584,9 +584,8 @@ static int keeps_f32(const ir_node *n, diag *d) {
       if (in->op == VOP_LOAD)
         w = int32_type(in->dtype);
       else if (in->op == VOP_CAST)
-        w = int32_type(in->dtype) &&
-            (precision_is_float(v.rdt[in->a]) || v.rdt[in->a] == DT_DOUBLE || wide[in->a]);
-      else if (!precision_is_float(in->dtype) && in->dtype != DT_DOUBLE)
+        w = int32_type(in->dtype) && (ir_vprog_is_float(v.rdt[in->a]) || wide[in->a]);
+      else if (!ir_vprog_is_float(in->dtype))
         w = wide[in->a] || (in->op >= VOP_ADD && wide[in->b]) || (in->op >= VOP_SELECT && wide[in->c]);
       wide[in->dst] = (char)w;
       if (in->op == VOP_CAST) {
