@@ -136,6 +136,16 @@ def main():
     check("--version prints 'atc X.Y.Z'", p.returncode == 0 and p.stdout.startswith("atc ")
           and p.stdout.split()[1].count(".") == 2, p.stdout + p.stderr)
 
+    # ATC's other spellings: -flag (one dash) and dashes for underscores in the name
+    p = run(atc, f"-model={model}", "-framework", "5", f"--output={work}/dash", "--soc-version=Ascend310",
+            "-input-shape=x:2,3,8,8")
+    check("-flag and --soc-version spellings compile", p.returncode == 0 and os.path.exists(f"{work}/dash.om"),
+          p.stderr)
+    p = run(atc, "-help")
+    check("-help prints the usage", p.returncode == 0 and "--soc_version" in p.stdout, p.stderr)
+    p = run(atc, f"--model={model}", "--check-report=x.json")
+    check("an unsupported ATC flag in dash spelling is named", p.returncode == 2 and "check-report" in p.stderr, p.stderr)
+
     # --flag value form, --log=info, --dump_graph
     dump = os.path.join(work, "dump")
     p = run(atc, "--model", model, "--framework", "5", "--output", os.path.join(work, "space"), "--soc_version",

@@ -168,7 +168,9 @@ static void usage(FILE *out) {
           "       atc --mode=1 --om=FILE.om --json=FILE.json\n"
           "       atc --mode=6 --om=FILE.om\n"
           "       atc --mode=3 --model=FILE.onnx --soc_version=SOC [--input_shape=...]\n\n"
-          "Compiles an ONNX model into an om package for the software Da Vinci NPU (run it with omrun).\n\n");
+          "Compiles an ONNX model into an om package for the software Da Vinci NPU (run it with omrun).\n"
+          "Flags are --name=value or --name value; as in ATC, -name and dashes for underscores\n"
+          "(--soc-version) work too.\n\n");
   for (int i = 0; i < NFLAGS; i++)
     fprintf(out, "  --%-16s %s\n", flag_table[i].name, flag_table[i].help);
   fprintf(out, "  --%-16s %s\n", "help", "this text");
@@ -198,23 +200,39 @@ static void usage(FILE *out) {
   fprintf(out, "\natc %s\n", ATC_VERSION);
 }
 
+/* ATC's spellings of a flag name: a '-' anywhere in it is the '_' of the
+ * table's name (--soc-version is --soc_version). */
+static int flag_is(const char *table_name, const char *name, size_t len) {
+  if (strlen(table_name) != len) return 0;
+  for (size_t i = 0; i < len; i++)
+    if (table_name[i] != (name[i] == '-' ? '_' : name[i])) return 0;
+  return 1;
+}
+
+/* The flag name of argv word ARG, or NULL if it is not a flag: ATC takes
+ * both --name and -name. */
+static const char *flag_name(const char *arg) {
+  if (arg[0] != '-' || !arg[1] || arg[1] == '=') return NULL;
+  return arg + (arg[1] == '-' ? 2 : 1);
+}
+
 /* Returns 0, or 2 after printing what is wrong. */
 static int parse_flags(int argc, char **argv, flags *f) {
   for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    if (strncmp(arg, "--", 2) != 0) {
+    const char *arg = argv[i], *name = flag_name(arg);
+    if (!name) {
       fprintf(stderr, "atc: unexpected argument '%s' (flags start with --; see atc --help)\n", arg);
       return 2;
     }
-    const char *name = arg + 2, *eq = strchr(name, '=');
+    const char *eq = strchr(name, '=');
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
     int k = 0;
-    while (k < NFLAGS && !(strlen(flag_table[k].name) == len && strncmp(flag_table[k].name, name, len) == 0))
+    while (k < NFLAGS && !flag_is(flag_table[k].name, name, len))
       k++;
     if (k == NFLAGS) {
       int known = 0;
       for (size_t u = 0; u < sizeof unsupported_flags / sizeof *unsupported_flags && !known; u++)
-        known = strlen(unsupported_flags[u]) == len && strncmp(unsupported_flags[u], name, len) == 0;
+        known = flag_is(unsupported_flags[u], name, len);
       if (known)
         fprintf(stderr, "atc: --%.*s is an ATC flag not supported by this atc (see atc --help)\n", (int)len,
                 name);
@@ -380,10 +398,11 @@ int main(int argc, char **argv) {
    * up and says so, instead of the process dying with a half-written file. */
   signal(SIGXFSZ, SIG_IGN);
   for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+    if (flag_name(argv[i]) &&
+        (strcmp(flag_name(argv[i]), "help") == 0 || strcmp(flag_name(argv[i]), "h") == 0)) {
       usage(stdout);
       return 0;
-    } else if (strcmp(argv[i], "--version") == 0) {
+    } else if (flag_name(argv[i]) && strcmp(flag_name(argv[i]), "version") == 0) {
       printf("atc %s\n", ATC_VERSION);
       return 0;
     }
