@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "common/json_out.h" /* json_str, which the tools share */
 #include "omrt.h"
 
 /* The samples of --input: `list` is comma-separated paths, one per model
@@ -27,8 +28,6 @@ extern const char *tool_name;
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "float32", "float16", ... for an OMRT_* dtype; "other" for the rest. */
 const char *io_dtype_name(int dt);
-/* Writes s as a JSON string ("null" for NULL). */
-void json_str(FILE *f, const char *s);
 
 int samples_list(const char *list, int ninputs, samples *out);
 void samples_free(samples *s);
