@@ -143,8 +143,8 @@ def main():
           p.stderr)
     p = run(atc, "-help")
     check("-help prints the usage", p.returncode == 0 and "--soc_version" in p.stdout, p.stderr)
-    p = run(atc, f"--model={model}", "--check-report=x.json")
-    check("an unsupported ATC flag in dash spelling is named", p.returncode == 2 and "check-report" in p.stderr, p.stderr)
+    p = run(atc, f"--model={model}", "--op-name-map=x.txt")
+    check("an unsupported ATC flag in dash spelling is named", p.returncode == 2 and "op-name-map" in p.stderr, p.stderr)
 
     # --flag value form, --log=info, --dump_graph
     dump = os.path.join(work, "dump")
@@ -233,9 +233,16 @@ def main():
     # --mode=3: precheck lists every unsupported node, compiles nothing
     pre = os.path.join(work, "precheck")
     os.makedirs(pre)
-    p = run(atc, "--mode=3", f"--model={model}", "--soc_version=Ascend310", "--input_shape=x:2,3,8,8")
+    p = run(atc, "--mode=3", f"--model={model}", "--soc_version=Ascend310", "--input_shape=x:2,3,8,8",
+            env=dict(os.environ, ASCEND_WORK_PATH=pre))
     check("--mode=3 on a supported model: exit 0, says so",
           p.returncode == 0 and "precheck passed" in p.stdout and "5 nodes" in p.stdout, p.stdout + p.stderr)
+    rep = os.path.join(pre, "check_result.json")
+    got = json.load(open(rep)) if os.path.exists(rep) else {}
+    check("--mode=3 writes check_result.json in $ASCEND_WORK_PATH: success, 5 nodes, nothing unsupported",
+          got.get("result") == "success" and got.get("nodes") == 5 and got.get("unsupported") == [], got)
+    if os.path.exists(rep):
+        os.remove(rep)
     bad = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["a"], name="ok0"),
          helper.make_node("MadeUpOpA", ["a"], ["b"], name="first_bad"),
@@ -247,14 +254,30 @@ def main():
     bad_model = os.path.join(pre, "bad.onnx")
     with open(bad_model, "wb") as f:
         f.write(helper.make_model(bad, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
-    p = run(atc, "--mode=3", f"--model={bad_model}", "--soc_version=Ascend310", f"--output={pre}/bad")
+    p = run(atc, "--mode=3", f"--model={bad_model}", "--soc_version=Ascend310", f"--output={pre}/bad",
+            f"--check_report={pre}/report.json")
     lines = [l for l in p.stdout.splitlines() if l.startswith("atc: precheck: ")]
     check("--mode=3 lists each unsupported node once, by name and op, and exits 1",
           p.returncode == 1 and len(lines) == 2 and "first_bad" in lines[0] and "MadeUpOpA" in lines[0]
           and "second_bad" in lines[1] and "MadeUpOpB" in lines[1], p.stdout + p.stderr)
     check("--mode=3 does not report nodes that fail only through an unsupported input",
           "downstream" not in p.stdout and "'join'" not in p.stdout and "2 of 5 nodes" in p.stdout, p.stdout)
-    check("--mode=3 writes no om", os.listdir(pre) == ["bad.onnx"], os.listdir(pre))
+    check("--mode=3 writes no om", sorted(os.listdir(pre)) == ["bad.onnx", "report.json"], os.listdir(pre))
+    rep = os.path.join(pre, "report.json")
+    got = json.load(open(rep)) if os.path.exists(rep) else {}
+    unsup = got.get("unsupported", [])
+    check("--check_report: failed, the two unsupported nodes by name and op",
+          got.get("result") == "failed" and len(unsup) == 2 and "first_bad" in unsup[0] and "MadeUpOpA" in unsup[0]
+          and "second_bad" in unsup[1] and "MadeUpOpB" in unsup[1] and "error" in got, got)
+    p = run(atc, f"--model={bad_model}", "--soc_version=Ascend310", f"--output={pre}/bad0",
+            f"--check_report={pre}/compile.json")
+    got = json.load(open(f"{pre}/compile.json")) if os.path.exists(f"{pre}/compile.json") else {}
+    check("--check_report with a failed --mode=0 compile: exit 1, the report says why",
+          p.returncode == 1 and got.get("result") == "failed" and "MadeUpOpA" in got.get("error", ""), p.stderr)
+    p = run(atc, f"--model={model}", "--soc_version=Ascend310", f"--output={pre}/good", "--input_shape=x:2,3,8,8",
+            f"--check_report={pre}/none.json")
+    check("--check_report with a compile that succeeds: no report left",
+          p.returncode == 0 and not os.path.exists(f"{pre}/none.json"), p.stderr)
     p = run(atc, "--mode=3", f"--model={model}")
     check("--mode=3 without --soc_version: exit 2", p.returncode == 2 and "--soc_version" in p.stderr, p.stderr)
 

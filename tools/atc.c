@@ -10,12 +10,14 @@
  * this file parses, prints and picks the exit code: 0 success, 1 failure,
  * 2 bad usage.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/json_out.h"
 #include "backend/om_write.h"
 #include "driver/compile.h"
 #include "passes/precision.h"
@@ -29,6 +31,7 @@ enum { LOG_NULL, LOG_ERROR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
 typedef struct flags {
   const char *model, *framework, *output, *input_shape, *input_format, *soc_version;
   const char *precision_mode, *op_select_implmode, *out_nodes, *log, *mode, *om, *json, *dump_graph;
+  const char *check_report;
   const char *fusion_switch_file, *dynamic_batch_size, *dynamic_image_size, *dynamic_dims;
   const char *output_type, *input_fp16_nodes, *is_input_adjust_hw_layout, *is_output_adjust_hw_layout;
   const char *precision_mode_v2, *keep_dtype, *modify_mixlist, *precision_calibration_input;
@@ -102,6 +105,9 @@ static const struct {
          "0 = compile ONNX to om (default), 1 = om to JSON (with --om and --json), 3 = precheck: list "
          "every unsupported node of --model and exit 1 if there is one, without compiling; 6 = print --om's "
          "summary (inputs and outputs, gears, AIPP, SoC, atc version and command line)"),
+    FLAG(check_report,
+         "with --mode=3 (or a failed --mode=0 compile): the JSON precheck report to write; --mode=3 "
+         "writes check_result.json in $ASCEND_WORK_PATH or the current directory when it is not given"),
     FLAG(om, "with --mode=1 or --mode=6: the om file to read"),
     FLAG(json, "with --mode=1: the JSON file to write"),
     FLAG(dump_graph, "directory to write the IR (text and DOT) after every pass"),
@@ -115,7 +121,6 @@ static const char *const unsupported_flags[] = {
     "weight",
     "singleop",
     "input_shape_range",
-    "check_report",
     "core_type",
     "aicore_num",
     "virtual_type",
@@ -256,6 +261,8 @@ static int parse_flags(int argc, char **argv, flags *f) {
 typedef struct log_state {
   int level;
   double total_ms;
+  FILE *report; /* --check_report's file while the compile runs, or NULL */
+  int nreported;
 } log_state;
 
 /* Reads --fusion_switch_file: lines "PassName:on|off" (a rule of
@@ -320,10 +327,51 @@ static int read_fusion_switches(const char *path, unsigned *off_out) {
   return rc;
 }
 
-/* --mode=3: one line per node the compiler does not support. */
+/* --mode=3: one line per node the compiler does not support, and an entry of
+ * the report's "unsupported" list. */
 static void on_unsupported(void *user, const char *msg) {
-  (void)user;
+  log_state *ls = user;
   printf("atc: precheck: %s\n", msg);
+  if (ls->report) {
+    fputs(ls->nreported++ ? ",\n    " : "\n    ", ls->report);
+    json_str(ls->report, msg);
+  }
+}
+
+/* The precheck report (--check_report): opens it and writes its head. The
+ * file is JSON: model, soc_version, result ("success" or "failed"), nodes
+ * (on success), unsupported (one message per node, "node 'NAME' (OP): why")
+ * and error (the reason a failed compile stopped). Returns 0, or 1 after
+ * printing why the file cannot be written. */
+static int report_open(log_state *ls, const char *path, const char *model, const char *soc) {
+  if (!(ls->report = fopen(path, "w"))) {
+    fprintf(stderr, "atc: --check_report=%s: cannot write it: %s\n", path, strerror(errno));
+    return 1;
+  }
+  fputs("{\n  \"model\": ", ls->report);
+  json_str(ls->report, model);
+  fputs(",\n  \"soc_version\": ", ls->report);
+  json_str(ls->report, soc);
+  fputs(",\n  \"unsupported\": [", ls->report);
+  return 0;
+}
+
+/* Writes the report's tail: the result, and the node count or the error. */
+static int report_close(log_state *ls, const char *path, int ok, int nodes, const char *error) {
+  FILE *r = ls->report;
+  ls->report = NULL;
+  fprintf(r, "%s],\n  \"result\": \"%s\"", ls->nreported ? "\n  " : "", ok ? "success" : "failed");
+  if (ok) fprintf(r, ",\n  \"nodes\": %d", nodes);
+  if (!ok && error) {
+    fputs(",\n  \"error\": ", r);
+    json_str(r, error);
+  }
+  fputs("\n}\n", r);
+  if (ferror(r) | fclose(r)) {
+    fprintf(stderr, "atc: --check_report=%s: write error\n", path);
+    return 1;
+  }
+  return 0;
 }
 
 static void on_phase(void *user, const char *phase, double ms) {
@@ -413,7 +461,7 @@ int main(int argc, char **argv) {
   flags f = {0};
   if (parse_flags(argc, argv, &f)) return 2;
 
-  log_state ls = {LOG_WARNING, 0};
+  log_state ls = {.level = LOG_WARNING};
   if (f.log) {
     static const char *levels[] = {"null", "error", "warning", "info", "debug"};
     ls.level = -1;
@@ -582,16 +630,40 @@ int main(int argc, char **argv) {
   diag d;
   diag_init(&d);
   int rc = 0;
+  /* ATC's default report path in a precheck: $ASCEND_WORK_PATH, else here. */
+  char report_path[4096];
+  const char *work = getenv("ASCEND_WORK_PATH");
+  if (f.check_report)
+    snprintf(report_path, sizeof report_path, "%s", f.check_report);
+  else
+    snprintf(report_path, sizeof report_path, "%s%scheck_result.json", work && *work ? work : "",
+             work && *work ? "/" : "");
+  if ((precheck || f.check_report) && report_open(&ls, report_path, f.model, f.soc_version)) {
+    free(out_path);
+    free(cmdline);
+    return 1;
+  }
+  int ok = atc_compile(&opt, &res, &d) == ST_OK, reported = 0;
+  /* A compile that succeeds leaves no report behind; a precheck always does. */
+  if (ls.report && (precheck || !ok)) {
+    reported = !report_close(&ls, report_path, ok, res.nnodes_in, ok ? NULL : d.msg);
+    if (!reported) rc = 1;
+  } else if (ls.report) {
+    fclose(ls.report);
+    remove(report_path);
+  }
   if (precheck) {
-    if (atc_compile(&opt, &res, &d) != ST_OK) {
+    if (!ok) {
       printf("atc: precheck failed: %s\n", d.msg);
       rc = 1;
     } else {
       printf("atc: precheck passed: %s: every one of its %d nodes is supported on %s\n", f.model,
              res.nnodes_in, f.soc_version);
     }
-  } else if (atc_compile(&opt, &res, &d) != ST_OK) {
+    if (reported) printf("atc: precheck report: %s\n", report_path);
+  } else if (!ok) {
     fprintf(stderr, "atc: error: %s\n", d.msg); /* errors are printed at every --log level */
+    if (reported) fprintf(stderr, "atc: precheck report: %s\n", report_path);
     rc = 1;
   } else if (ls.level >= LOG_WARNING) {
     double mib = 1024.0 * 1024.0;
