@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl/acl_dump.h"
 #include "acl/acl_internal.h"
 #include "acl/acl_prof.h"
 
@@ -251,6 +252,13 @@ aclError aclmdlSetDump(const char *dumpCfgPath) {
   return unsupported("aclmdlSetDump", "dump");
 }
 aclError aclmdlFinalizeDump(void) { return unsupported("aclmdlFinalizeDump", "dump"); }
+
+aclError acldumpRegCallback(int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag) {
+  (void)messageCallback, (void)flag;
+  return unsupported("acldumpRegCallback", "dump");
+}
+
+void acldumpUnregCallback(void) {}
 
 const char *aclmdlGetOpAttr(aclmdlDesc *modelDesc, const char *opName, const char *attr) {
   (void)modelDesc;

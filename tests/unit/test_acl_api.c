@@ -9,7 +9,8 @@
  *   - aclmdlExecuteV2 / AsyncV2 with a configuration handle: results,
  *     the stream's wait bounded by ACL_MDL_STREAM_SYNC_TIMEOUT, attributes
  *     refused by name;
- *   - model queues, bundles, operator descriptions: FEATURE_UNSUPPORTED;
+ *   - model queues, bundles, operator descriptions, dump callbacks,
+ *     single-operator compilation: FEATURE_UNSUPPORTED;
  *   - the device: forced reset, synchronize with a timeout, utilisation,
  *     status, saturation mode, peers, float overflow (an inf a run writes
  *     is reported in the stream's order, reset clears it);
@@ -29,6 +30,8 @@
 #include <unistd.h>
 
 #include "acl/acl.h"
+#include "acl/acl_dump.h"
+#include "acl/acl_op_compiler.h"
 #include "driver/compile.h"
 #include "onnx_mb.h"
 #include "acl_check.h"
@@ -293,6 +296,14 @@ static void test_unsupported_models(const char *path) {
   aclTensorDesc *td = NULL;
   EXPECT_ACL(aclmdlCreateAndGetOpDesc(0, 0, 0, name, sizeof name, &td, &n, &td, &n),
              ACL_ERROR_FEATURE_UNSUPPORTED, "aclmdlCreateAndGetOpDesc");
+  EXPECT_ACL(acldumpRegCallback(NULL, 0), ACL_ERROR_FEATURE_UNSUPPORTED, "acldumpRegCallback: dump");
+  acldumpUnregCallback();
+  EXPECT_ACL(aclSetCompileopt(ACL_PRECISION_MODE, "force_fp16"), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "aclSetCompileopt");
+  EXPECT_ACL(aclGetCompileoptSize(ACL_PRECISION_MODE) == 0, 1, "aclGetCompileoptSize");
+  EXPECT_ACL(aclopCompile("Abs", 0, NULL, 0, NULL, NULL, ACL_ENGINE_SYS, ACL_COMPILE_SYS, NULL),
+             ACL_ERROR_FEATURE_UNSUPPORTED, "single-operator models");
+  EXPECT_ACL(aclCreateGraphDumpOpt() == NULL, 1, "aclCreateGraphDumpOpt");
 }
 
 /* --- the device */
