@@ -1,7 +1,7 @@
 /* acl_rt_state.c - the device's state and configuration (acl_rt.h) as a
  * one-device host answers them: utilisation, status, saturation mode,
  * float overflow, peers, system parameters, streams' configuration and
- * queries, exception callbacks, the last error.
+ * queries, exception callbacks, memory calls beyond aclrtMalloc's.
  *
  * Utilisation: the share of the wall time since the previous query (or
  * aclInit's first query) that model runs on this device took, counted by
@@ -22,8 +22,10 @@
 #include <string.h>
 #include <sys/sysinfo.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "acl/acl_internal.h"
+#include "acl/acl_rt_allocator.h"
 
 static struct {
   atomic_int watch;                        /* overflow is being asked about */
@@ -419,4 +421,114 @@ NO_INFO(aclrtGetErrorCodeFromExceptionInfo)
 /* aclrtMalloc's memory is 64-byte aligned, so 32-byte aligned too. */
 aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
   return acl_malloc_device("aclrtMallocAlign32", devPtr, size, policy);
+}
+
+/* Virtual memory management and shareable handles: device memory here is
+ * aclrtMalloc's, one host allocation each. */
+static aclError no_vmm(const char *call) {
+  return acl_unsupported(call, "virtual memory management (reserve, physical memory, map) and shareable "
+                               "handles are not provided: device memory is aclrtMalloc's");
+}
+
+aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                                uint64_t flags) {
+  (void)virPtr, (void)size, (void)alignment, (void)expectPtr, (void)flags;
+  return no_vmm("aclrtReserveMemAddress");
+}
+aclError aclrtReleaseMemAddress(void *virPtr) {
+  (void)virPtr;
+  return no_vmm("aclrtReleaseMemAddress");
+}
+aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
+                             uint64_t flags) {
+  (void)handle, (void)size, (void)prop, (void)flags;
+  return no_vmm("aclrtMallocPhysical");
+}
+aclError aclrtFreePhysical(aclrtDrvMemHandle handle) {
+  (void)handle;
+  return no_vmm("aclrtFreePhysical");
+}
+aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags) {
+  (void)virPtr, (void)size, (void)offset, (void)handle, (void)flags;
+  return no_vmm("aclrtMapMem");
+}
+aclError aclrtUnmapMem(void *virPtr) {
+  (void)virPtr;
+  return no_vmm("aclrtUnmapMem");
+}
+aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option,
+                                          size_t *granularity) {
+  (void)prop, (void)option, (void)granularity;
+  return no_vmm("aclrtMemGetAllocationGranularity");
+}
+aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType,
+                                         uint64_t flags, uint64_t *shareableHandle) {
+  (void)handle, (void)handleType, (void)flags, (void)shareableHandle;
+  return no_vmm("aclrtMemExportToShareableHandle");
+}
+aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
+                                           aclrtDrvMemHandle *handle) {
+  (void)shareableHandle, (void)deviceId, (void)handle;
+  return no_vmm("aclrtMemImportFromShareableHandle");
+}
+aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum) {
+  (void)shareableHandle, (void)pid, (void)pidNum;
+  return no_vmm("aclrtMemSetPidToShareableHandle");
+}
+
+/* The process that owns the device's memory: this one. */
+aclError aclrtDeviceGetBareTgid(int32_t *pid) {
+  aclError e = acl_enter("aclrtDeviceGetBareTgid");
+  if (e) return e;
+  acl_leave();
+  if (!pid) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtDeviceGetBareTgid: pid is NULL");
+  *pid = (int32_t)getpid();
+  return ACL_SUCCESS;
+}
+
+/* --- external allocators (acl_rt_allocator.h): the description is plain
+ * data; registering one is not provided (a run allocates nothing). */
+
+typedef struct allocator_desc {
+  aclrtAllocator obj;
+  aclrtAllocatorAllocFunc alloc;
+  aclrtAllocatorFreeFunc free;
+  aclrtAllocatorAllocAdviseFunc advise;
+  aclrtAllocatorGetAddrFromBlockFunc addr;
+} allocator_desc;
+
+aclrtAllocatorDesc aclrtAllocatorCreateDesc(void) {
+  allocator_desc *d = calloc(1, sizeof *d);
+  if (!d) acl_fail(ACL_ERROR_BAD_ALLOC, "aclrtAllocatorCreateDesc: out of memory");
+  return d;
+}
+
+aclError aclrtAllocatorDestroyDesc(aclrtAllocatorDesc allocatorDesc) {
+  if (!allocatorDesc)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtAllocatorDestroyDesc: allocatorDesc is NULL");
+  free(allocatorDesc);
+  return ACL_SUCCESS;
+}
+
+#define ALLOCATOR_SET(name, type, field)                                                                     \
+  aclError name(aclrtAllocatorDesc allocatorDesc, type v) {                                                  \
+    if (!allocatorDesc) return acl_fail(ACL_ERROR_INVALID_PARAM, #name ": allocatorDesc is NULL");           \
+    ((allocator_desc *)allocatorDesc)->field = v;                                                            \
+    return ACL_SUCCESS;                                                                                      \
+  }
+ALLOCATOR_SET(aclrtAllocatorSetObjToDesc, aclrtAllocator, obj)
+ALLOCATOR_SET(aclrtAllocatorSetAllocFuncToDesc, aclrtAllocatorAllocFunc, alloc)
+ALLOCATOR_SET(aclrtAllocatorSetFreeFuncToDesc, aclrtAllocatorFreeFunc, free)
+ALLOCATOR_SET(aclrtAllocatorSetAllocAdviseFuncToDesc, aclrtAllocatorAllocAdviseFunc, advise)
+ALLOCATOR_SET(aclrtAllocatorSetGetAddrFromBlockFuncToDesc, aclrtAllocatorGetAddrFromBlockFunc, addr)
+
+aclError aclrtAllocatorRegister(aclrtStream stream, aclrtAllocatorDesc allocatorDesc) {
+  (void)stream, (void)allocatorDesc;
+  return acl_unsupported("aclrtAllocatorRegister", "external allocators are not provided: a run allocates "
+                                                   "nothing (it uses its model's work memory)");
+}
+
+aclError aclrtAllocatorUnregister(aclrtStream stream) {
+  (void)stream;
+  return acl_unsupported("aclrtAllocatorUnregister", "external allocators are not provided");
 }

@@ -16,7 +16,8 @@
  *     is reported in the stream's order, reset clears it);
  *   - system parameters, streams with a configuration, stream query,
  *     overflow switch, ACL_STOP_ON_FAILURE skipping work after a failed run,
- *     event wait status, exception info, aclrtMallocAlign32, the thread's
+ *     event wait status, exception info, aclrtMallocAlign32, virtual memory
+ *     and allocators (not provided), the thread's
  *     last error, the runtime's attributes;
  *   - tensor descriptions' ranges, origin, constant, placement, format
  *     conversion.
@@ -32,6 +33,7 @@
 #include "acl/acl.h"
 #include "acl/acl_dump.h"
 #include "acl/acl_op_compiler.h"
+#include "acl/acl_rt_allocator.h"
 #include "driver/compile.h"
 #include "onnx_mb.h"
 #include "acl_check.h"
@@ -502,9 +504,29 @@ static void test_streams(uint32_t aipp_id, pthread_t worker) {
   EXPECT_ACL(aclrtMallocAlign32(&p, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM,
              "aclrtMallocAlign32");
 
+  /* virtual memory and shareable handles are not provided; allocator descriptions are plain data */
+  aclrtDrvMemHandle mh = NULL;
+  aclrtPhysicalMemProp prop = {.location = {0, ACL_MEM_LOCATION_TYPE_DEVICE}};
+  EXPECT_ACL(aclrtMallocPhysical(&mh, 1 << 20, &prop, 0), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "aclrtMallocPhysical: virtual memory management");
+  EXPECT_ACL(aclrtReserveMemAddress(&p, 1 << 20, 0, NULL, 0), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "aclrtReserveMemAddress");
+  size_t gran = 0;
+  EXPECT_ACL(aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &gran),
+             ACL_ERROR_FEATURE_UNSUPPORTED, "aclrtMemGetAllocationGranularity");
+  int32_t pid = 0;
+  OK(aclrtDeviceGetBareTgid(&pid));
+  CHECK(pid == (int32_t)getpid());
+  aclrtAllocatorDesc ad = aclrtAllocatorCreateDesc();
+  CHECK(ad != NULL);
+  OK(aclrtAllocatorSetObjToDesc(ad, &pid));
+  EXPECT_ACL(aclrtAllocatorSetFreeFuncToDesc(NULL, NULL), ACL_ERROR_INVALID_PARAM, "allocatorDesc is NULL");
+  EXPECT_ACL(aclrtAllocatorRegister(NULL, ad), ACL_ERROR_FEATURE_UNSUPPORTED, "external allocators");
+  OK(aclrtAllocatorDestroyDesc(ad));
+
   /* the last error of this thread; the runtime's attributes */
-  CHECK_EQ_INT(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_INVALID_PARAM);
-  CHECK_EQ_INT(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_INVALID_PARAM);
+  CHECK_EQ_INT(aclrtPeekAtLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_FEATURE_UNSUPPORTED);
+  CHECK_EQ_INT(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_ERROR_FEATURE_UNSUPPORTED);
   CHECK_EQ_INT(aclrtGetLastError(ACL_RT_THREAD_LEVEL), ACL_SUCCESS);
   const aclCannAttr *attrs = NULL;
   size_t nattrs = 0;
