@@ -19,6 +19,16 @@ struct aclmdlAIPP {
   omrt_aipp *img; /* [batch] */
 };
 
+/* One record a batch (libomrt's AIPP takes one; the images share it). */
+aclError aclmdlGetAippDataSize(uint64_t batchSize, size_t *size) {
+  if (!size) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlGetAippDataSize: size is NULL");
+  if (batchSize == 0 || batchSize > 4096)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlGetAippDataSize: batchSize %llu outside 1..4096",
+                    (unsigned long long)batchSize);
+  *size = OMRT_AIPP_PARAMS_BYTES;
+  return ACL_SUCCESS;
+}
+
 aclmdlAIPP *aclmdlCreateAIPP(uint64_t batchSize) {
   if (batchSize == 0 || batchSize > 4096) {
     acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlCreateAIPP: batchSize %llu outside 1..4096",

@@ -1,7 +1,9 @@
 /* acl_config.c - AscendCL's loading by configuration (aclmdlCreateConfigHandle,
- * aclmdlSetConfigOpt, aclmdlLoadWithConfig; acl_mdl.h), and the calls of
- * features this runtime does not provide, which say so: dump (acl_mdl.h)
- * and profiling (acl_prof.h).
+ * aclmdlSetConfigOpt, aclmdlLoadWithConfig; acl_mdl.h), runs' configuration
+ * (aclmdlCreateExecConfigHandle, aclmdlSetExecConfigOpt; the runs are
+ * acl_mdl.c's), and the calls of features this runtime does not provide,
+ * which say so: model queues, bundles, dump (acl_mdl.h) and profiling
+ * (acl_prof.h).
  *
  * A configuration handle is a plain object (no aclInit needed to build
  * it): a set of attribute values, each with a bit saying it was set.
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl/acl_dump.h"
 #include "acl/acl_internal.h"
 #include "acl/acl_prof.h"
 
@@ -137,10 +140,110 @@ aclError aclmdlLoadWithConfig(const aclmdlConfigHandle *handle, uint32_t *modelI
                       weight ? handle->weight_size : 0);
 }
 
-/* --- dump and profiling: not provided */
+/* --- runs' configuration */
+
+aclmdlExecConfigHandle *aclmdlCreateExecConfigHandle(void) {
+  aclmdlExecConfigHandle *h = malloc(sizeof *h);
+  if (!h) {
+    acl_fail(ACL_ERROR_BAD_ALLOC, "aclmdlCreateExecConfigHandle: out of memory");
+    return NULL;
+  }
+  *h = (aclmdlExecConfigHandle){.stream_sync_timeout = -1, .event_sync_timeout = -1};
+  return h;
+}
+
+aclError aclmdlDestroyExecConfigHandle(const aclmdlExecConfigHandle *handle) {
+  if (!handle) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlDestroyExecConfigHandle: handle is NULL");
+  free((void *)handle);
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlSetExecConfigOpt(aclmdlExecConfigHandle *handle, aclmdlExecConfigAttr attr,
+                                const void *attrValue, size_t valueSize) {
+  const char *call = "aclmdlSetExecConfigOpt";
+  static const char *const names[] = {"ACL_MDL_STREAM_SYNC_TIMEOUT", "ACL_MDL_EVENT_SYNC_TIMEOUT",
+                                      "ACL_MDL_WORK_ADDR_PTR",       "ACL_MDL_WORK_SIZET",
+                                      "ACL_MDL_MPAIMID_SIZET",       "ACL_MDL_AICQOS_SIZET",
+                                      "ACL_MDL_AICOST_SIZET",        "ACL_MDL_MEC_TIMETHR_SIZET"};
+  if (!handle || !attrValue)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, !handle ? "handle" : "attrValue");
+  if ((int)attr < 0 || (size_t)attr >= sizeof names / sizeof *names)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: attr %d is not an aclmdlExecConfigAttr", call, (int)attr);
+  const char *name = names[attr];
+  if (attr == ACL_MDL_WORK_ADDR_PTR || attr == ACL_MDL_WORK_SIZET)
+    return acl_fail(ACL_ERROR_INVALID_PARAM,
+                    "%s: %s is not supported: a model runs in the work memory of its load "
+                    "(aclmdlLoadFromFileWithMem)",
+                    call, name);
+  if (attr > ACL_MDL_WORK_SIZET) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is reserved", call, name);
+  if (valueSize != sizeof(int32_t))
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s: valueSize %zu, its value is an int32_t (4 bytes)", call,
+                    name, valueSize);
+  int32_t ms;
+  memcpy(&ms, attrValue, sizeof ms);
+  if (ms < -1 || ms == 0)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s %d: -1 waits forever, > 0 that many ms", call, name,
+                    (int)ms);
+  if (attr == ACL_MDL_STREAM_SYNC_TIMEOUT)
+    handle->stream_sync_timeout = ms;
+  else
+    handle->event_sync_timeout = ms;
+  return ACL_SUCCESS;
+}
+
+/* --- model queues, bundles, dump and profiling: not provided */
 
 static aclError unsupported(const char *call, const char *what) {
   return acl_unsupported(call, "%s is not provided by the software NPU", what);
+}
+
+aclError aclmdlLoadFromFileWithQ(const char *modelPath, uint32_t *modelId, const uint32_t *inputQ,
+                                 size_t inputQNum, const uint32_t *outputQ, size_t outputQNum) {
+  (void)modelPath, (void)modelId, (void)inputQ, (void)inputQNum, (void)outputQ, (void)outputQNum;
+  return unsupported("aclmdlLoadFromFileWithQ", "model queues (the AI CPU's shared queues)");
+}
+
+aclError aclmdlLoadFromMemWithQ(const void *model, size_t modelSize, uint32_t *modelId,
+                                const uint32_t *inputQ, size_t inputQNum, const uint32_t *outputQ,
+                                size_t outputQNum) {
+  (void)model, (void)modelSize, (void)modelId, (void)inputQ, (void)inputQNum, (void)outputQ, (void)outputQNum;
+  return unsupported("aclmdlLoadFromMemWithQ", "model queues (the AI CPU's shared queues)");
+}
+
+static aclError no_bundle(const char *call) {
+  return acl_unsupported(call, "bundles are not provided: atc writes one model per om (load it with "
+                               "aclmdlLoadFromFile)");
+}
+
+aclError aclmdlBundleLoadFromFile(const char *modelPath, uint32_t *bundleId) {
+  (void)modelPath, (void)bundleId;
+  return no_bundle("aclmdlBundleLoadFromFile");
+}
+aclError aclmdlBundleLoadFromMem(const void *model, size_t modelSize, uint32_t *bundleId) {
+  (void)model, (void)modelSize, (void)bundleId;
+  return no_bundle("aclmdlBundleLoadFromMem");
+}
+aclError aclmdlBundleGetModelNum(uint32_t bundleId, size_t *modelNum) {
+  (void)bundleId, (void)modelNum;
+  return no_bundle("aclmdlBundleGetModelNum");
+}
+aclError aclmdlBundleGetModelId(uint32_t bundleId, size_t index, uint32_t *modelId) {
+  (void)bundleId, (void)index, (void)modelId;
+  return no_bundle("aclmdlBundleGetModelId");
+}
+aclError aclmdlBundleUnload(uint32_t bundleId) {
+  (void)bundleId;
+  return no_bundle("aclmdlBundleUnload");
+}
+
+aclError aclmdlCreateAndGetOpDesc(uint32_t deviceId, uint32_t streamId, uint32_t taskId, char *opName,
+                                  size_t opNameLen, aclTensorDesc **inputDesc, size_t *numInputs,
+                                  aclTensorDesc **outputDesc, size_t *numOutputs) {
+  (void)deviceId, (void)streamId, (void)taskId, (void)opName, (void)opNameLen;
+  (void)inputDesc, (void)numInputs, (void)outputDesc, (void)numOutputs;
+  return unsupported("aclmdlCreateAndGetOpDesc",
+                     "an operator's description by the chip's task ids (there "
+                     "are no task ids; omrun --dump writes every task's tensors)");
 }
 
 aclError aclmdlInitDump(void) { return unsupported("aclmdlInitDump", "dump"); }
@@ -149,6 +252,13 @@ aclError aclmdlSetDump(const char *dumpCfgPath) {
   return unsupported("aclmdlSetDump", "dump");
 }
 aclError aclmdlFinalizeDump(void) { return unsupported("aclmdlFinalizeDump", "dump"); }
+
+aclError acldumpRegCallback(int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag) {
+  (void)messageCallback, (void)flag;
+  return unsupported("acldumpRegCallback", "dump");
+}
+
+void acldumpUnregCallback(void) {}
 
 const char *aclmdlGetOpAttr(aclmdlDesc *modelDesc, const char *opName, const char *attr) {
   (void)modelDesc;

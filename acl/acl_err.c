@@ -10,6 +10,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "acl/acl_internal.h"
@@ -17,6 +18,7 @@
 enum { MSG_BYTES = 4096 };
 static _Thread_local char pending[MSG_BYTES]; /* newest first, '\n' between lines */
 static _Thread_local char handed[MSG_BYTES];
+static _Thread_local aclError last_code; /* aclrtPeekAtLastError / aclrtGetLastError */
 
 aclError acl_fail(aclError code, const char *fmt, ...) {
   char line[1024];
@@ -36,6 +38,7 @@ aclError acl_fail(aclError code, const char *fmt, ...) {
   }
   memcpy(pending, line, n);
   pending[keep ? n + 1 + keep : n] = '\0';
+  last_code = code;
   return code;
 }
 
@@ -56,6 +59,55 @@ const char *aclGetRecentErrMsg(void) {
   memcpy(handed, pending, sizeof handed);
   pending[0] = '\0';
   return handed;
+}
+
+aclError aclrtPeekAtLastError(aclrtLastErrLevel level) {
+  (void)level;
+  return last_code;
+}
+
+aclError aclrtGetLastError(aclrtLastErrLevel level) {
+  (void)level;
+  aclError e = last_code;
+  last_code = ACL_SUCCESS;
+  return e;
+}
+
+/* ASCEND_GLOBAL_LOG_LEVEL (0 debug .. 3 error, the default; 4 none) picks
+ * what reaches stderr, one line a message. */
+void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line, const char *fmt,
+               ...) {
+  static const char *const names[] = {"DEBUG", "INFO", "WARNING", "ERROR"};
+  const char *env = getenv("ASCEND_GLOBAL_LOG_LEVEL");
+  int threshold = env && *env >= '0' && *env <= '4' && !env[1] ? *env - '0' : ACL_ERROR;
+  if ((int)logLevel < threshold || (int)logLevel < ACL_DEBUG || (int)logLevel > ACL_ERROR || !fmt) return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "[%s] %s(%s:%u): %s\n", names[logLevel], func ? func : "?", file ? file : "?",
+          (unsigned)line, msg);
+}
+
+/* The host's floats are IEEE (inf and NaN); bf16 models and
+ * single-operator compilation are not provided. */
+aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num) {
+  static const aclCannAttr available[] = {ACL_CANN_ATTR_INF_NAN};
+  if (!cannAttrList || !num)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "aclGetCannAttributeList: %s is NULL",
+                    !num ? "num" : "cannAttrList");
+  *cannAttrList = available, *num = sizeof available / sizeof *available;
+  return ACL_SUCCESS;
+}
+
+aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value) {
+  if (!value) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclGetCannAttribute: value is NULL");
+  if (cannAttr < ACL_CANN_ATTR_INF_NAN || cannAttr > ACL_CANN_ATTR_JIT_COMPILE)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "aclGetCannAttribute: cannAttr %d is no aclCannAttr",
+                    (int)cannAttr);
+  *value = cannAttr == ACL_CANN_ATTR_INF_NAN;
+  return ACL_SUCCESS;
 }
 
 aclError acl_from_omrt(omrt_status s) {

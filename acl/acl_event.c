@@ -133,6 +133,12 @@ aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag) {
   return create("aclrtCreateEventWithFlag", event, flag, (flag & ACL_EVENT_TIME_LINE) != 0);
 }
 
+/* Every event here may be recorded again and waited for at its latest
+ * record, so the Ex flavour is the same event. */
+aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag) {
+  return create("aclrtCreateEventExWithFlag", event, flag, (flag & ACL_EVENT_TIME_LINE) != 0);
+}
+
 /* The live event `handle` (under ev.mu), or NULL with a message. */
 static acl_event *live(const char *call, const char *what, const void *handle) {
   acl_event *e = find_event(handle);
@@ -218,6 +224,15 @@ aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *statu
   int done = 0;
   aclError err = query("aclrtQueryEventStatus", event, status ? &done : NULL);
   if (!err) *status = done ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+  return err;
+}
+
+/* A stream waiting for the event (aclrtStreamWaitEvent) waits for its
+ * latest record: COMPLETE once that record is reached. */
+aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status) {
+  int done = 0;
+  aclError err = query("aclrtQueryEventWaitStatus", event, status ? &done : NULL);
+  if (!err) *status = done ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
   return err;
 }
 

@@ -44,6 +44,7 @@ typedef struct acl_context {
   uint64_t serial;
   int is_default;             /* the device's, from aclrtSetDevice */
   acl_stream *default_stream; /* created at first use of a NULL stream */
+  int64_t sys_param[2];       /* aclrtCtxSetSysParamOpt's, by aclSysParamOpt */
 } acl_context;
 
 typedef struct acl_model {
@@ -60,6 +61,8 @@ typedef struct acl_model {
   int nvalues;         /* that input's int64 values (omrt_gear_desc.nvalues) */
 } acl_model;
 
+/* ACL_ERROR_RT_INVALID_DEVICEID naming `call` unless deviceId is 0. */
+aclError acl_check_device(const char *call, int32_t deviceId);
 /* Locks the registry if aclInit has run (else ACL_ERROR_UNINITIALIZE,
  * naming `call`, unlocked). */
 aclError acl_enter(const char *call);
@@ -80,6 +83,9 @@ int acl_device_range(const void *p, size_t n, const void **base, size_t *size);
 /* The stream `s` names (NULL: the current context's default, created now),
  * checked to be a live stream of the current context. */
 aclError acl_resolve_stream(const char *call, aclrtStream s, acl_stream **out);
+/* A new stream of the current context (aclrtCreateStream and the calls
+ * with a configuration), of priority `priority` (acl_stream_priority). */
+aclError acl_create_stream(const char *call, aclrtStream *stream, uint32_t priority);
 /* aclrtMalloc and aclrtFree named `call` (without the lock). */
 aclError acl_malloc_device(const char *call, void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError acl_free_device(const char *call, void *devPtr);
@@ -93,8 +99,21 @@ void acl_model_free(acl_model *m); /* unused and out of the registry */
  * workPtr and weightPtr may be NULL (the runtime's memory). */
 aclError acl_mdl_load(const char *call, const char *path, const void *model, size_t size, uint32_t *modelId,
                       void *workPtr, size_t workSize, void *weightPtr, size_t weightSize);
+/* Reads and verifies an om without loading it (no context): the file
+ * `path`, or `size` bytes at `model` (copied to *copy, which the caller
+ * frees after omrt_model_free(*out)). */
+aclError acl_mdl_read(const char *call, const char *path, const void *model, size_t size, omrt_model **out,
+                      void **copy);
+/* Fills am's nin, nout, dyn and nvalues from am->m. */
+void acl_model_io(acl_model *am);
 /* The loaded model `id`, of the current context (under the lock). */
 aclError acl_mdl_find(const char *call, uint32_t id, acl_model **out);
+
+/* A run's configuration (aclmdlSetExecConfigOpt, acl_config.c). */
+struct aclmdlExecConfigHandle {
+  int32_t stream_sync_timeout; /* ms, -1: none (aclmdlExecuteV2's wait) */
+  int32_t event_sync_timeout;  /* ms, -1: none (kept; bounds nothing here) */
+};
 
 /* --- streams (acl_stream.c) */
 
@@ -107,6 +126,7 @@ typedef enum acl_op_kind {
   ACL_OP_RESET,    /* event forgets its records up to gen */
   ACL_OP_WAIT,     /* the stream waits for event's record gen */
   ACL_OP_CALLBACK, /* fn(user) handed to the stream's subscribed thread */
+  ACL_OP_OVERFLOW, /* count bytes at dst: the overflow flag (value 1: reset it instead) */
 } acl_op_kind;
 
 typedef struct acl_event acl_event;
@@ -138,6 +158,18 @@ acl_stream *acl_stream_new(acl_context *ctx); /* NULL when out of memory or thre
 aclError acl_stream_free(acl_stream *s, char *msg, size_t n);
 int acl_stream_stopping(acl_stream *s); /* acl_stream_free has begun */
 acl_context *acl_stream_context(const acl_stream *s);
+/* What the configuring calls set and the queries read (acl_rt_state.c):
+ * the priority (kept: one stream's work never waits for another's here),
+ * the overflow switch (kept), and the failure mode: stop_on_failure makes
+ * the stream skip its copies, memsets and runs after a failure until the
+ * next wait (event records, waits and callbacks still run, so nothing
+ * waiting on them hangs). */
+void acl_stream_set_priority(acl_stream *s, uint32_t priority);
+uint32_t acl_stream_priority(acl_stream *s);
+void acl_stream_set_overflow_switch(acl_stream *s, uint32_t on);
+uint32_t acl_stream_overflow_switch(acl_stream *s);
+void acl_stream_set_stop_on_failure(acl_stream *s, int stop);
+int acl_stream_busy(acl_stream *s); /* work queued or running */
 /* Queues op (taking it); the stream runs it in order. */
 void acl_stream_push(acl_stream *s, acl_op *op);
 /* Waits until everything queued has run; the first failure since the last
@@ -148,6 +180,16 @@ aclError acl_stream_wait(acl_stream *s, char *msg, size_t n, int32_t timeout_ms)
 /* Runs one RUN: gear `gear`, omrt_execute under the model's run mutex; on
  * failure the message goes to msg. Used by aclmdlExecute too. */
 aclError acl_run_model(acl_model *m, int gear, const void *const *in, void *const *out, char *msg, size_t n);
+
+/* --- the device's state (acl_rt_state.c) */
+
+/* After a run: when overflow is watched (aclrtGetOverflowStatus,
+ * aclrtResetOverflowStatus or a stream's overflow switch was used), notes
+ * whether a float output holds inf or NaN; and the run's time for
+ * aclrtGetDeviceUtilizationRate. */
+void acl_note_run(acl_model *m, int gear, void *const *out, int64_t ns);
+/* What ACL_OP_OVERFLOW does. */
+void acl_overflow_op(acl_op *op);
 
 /* --- events and callbacks (acl_event.c): their own lock, never held while
  * taking the registry's. */
@@ -172,6 +214,18 @@ struct aclTensorDesc {
   size_t rank;
   int64_t *dims; /* [rank], owned */
   char *name;    /* owned */
+  /* What the single-operator calls would read (acl_tensor.c keeps them;
+   * a dataset's copy does not): */
+  aclFormat origin_format;   /* ACL_FORMAT_UNDEFINED: not set */
+  size_t origin_rank;        /* with origin_dims */
+  int64_t *origin_dims;      /* owned; NULL: not set */
+  int64_t (*shape_range)[2]; /* [rank], owned; NULL: not set */
+  size_t nvalue_ranges;      /* with value_range */
+  int64_t (*value_range)[2]; /* owned; NULL: not set */
+  void *const_data;          /* owned copy; NULL: not a constant */
+  size_t const_bytes;
+  int placement;       /* aclMemType */
+  char *dynamic_input; /* owned; NULL: not set */
 };
 
 struct aclmdlDataset {

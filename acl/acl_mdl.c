@@ -51,14 +51,34 @@ static void *copy_package(const char *call, const void *model, size_t size) {
   return memcpy(p, model, size);
 }
 
+aclError acl_mdl_read(const char *call, const char *path, const void *model, size_t size, omrt_model **out,
+                      void **copy) {
+  *out = NULL, *copy = NULL;
+  if (!path && !(*copy = copy_package(call, model, size))) return ACL_ERROR_BAD_ALLOC;
+  aclError e = omrt_load(call, path, *copy, size, NULL, 0, out);
+  if (e) {
+    free(*copy);
+    *copy = NULL;
+  }
+  return e;
+}
+
+void acl_model_io(acl_model *am) {
+  am->nin = omrt_model_num_inputs(am->m);
+  am->nout = omrt_model_num_outputs(am->m);
+  omrt_gear_desc g;
+  omrt_model_gear(am->m, 0, &g);
+  am->dyn = g.kind != OMRT_GEAR_NONE;
+  am->nvalues = g.nvalues;
+}
+
 static aclError query(const char *call, const char *path, const void *model, size_t size, size_t *workSize,
                       size_t *weightSize) {
   if (!workSize || !weightSize)
     return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, !workSize ? "workSize" : "weightSize");
-  void *copy = NULL;
-  if (!path && !(copy = copy_package(call, model, size))) return ACL_ERROR_BAD_ALLOC;
   omrt_model *m;
-  aclError e = omrt_load(call, path, copy, size, NULL, 0, &m);
+  void *copy;
+  aclError e = acl_mdl_read(call, path, model, size, &m, &copy);
   if (!e) {
     *workSize = omrt_model_workspace_bytes(m);
     *weightSize = omrt_model_weights_bytes(m);
@@ -139,14 +159,7 @@ aclError acl_mdl_load(const char *call, const char *path, const void *model, siz
     omrt_status s = omrt_context_new_with(am->m, &co, &am->ctx);
     if (s) e = acl_fail(acl_from_omrt(s), "%s: %s", call, omrt_last_error());
   }
-  if (!e) {
-    am->nin = omrt_model_num_inputs(am->m);
-    am->nout = omrt_model_num_outputs(am->m);
-    omrt_gear_desc g;
-    omrt_model_gear(am->m, 0, &g);
-    am->dyn = g.kind != OMRT_GEAR_NONE;
-    am->nvalues = g.nvalues;
-  }
+  if (!e) acl_model_io(am);
   if (e) {
     acl_model_free(am);
     return acl_leave_with(e);
@@ -305,8 +318,9 @@ static aclError check_datasets(const char *call, const acl_model *m, const aclmd
   return e;
 }
 
-aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output) {
-  const char *call = "aclmdlExecute";
+/* Runs the model on the calling thread (aclmdlExecute, aclmdlExecuteV2 without a stream). */
+static aclError execute(const char *call, uint32_t modelId, const aclmdlDataset *input,
+                        aclmdlDataset *output) {
   aclError e = acl_enter(call);
   if (e) return e;
   acl_model *m = NULL;
@@ -332,9 +346,14 @@ aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input, aclmdlDatas
   return e;
 }
 
-aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
-                            aclrtStream stream) {
-  const char *call = "aclmdlExecuteAsync";
+aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output) {
+  return execute("aclmdlExecute", modelId, input, output);
+}
+
+/* Queues one run on `stream` (NULL: the default stream); *queued: the
+ * stream it went to. */
+static aclError enqueue(const char *call, uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
+                        aclrtStream stream, acl_stream **queued) {
   aclError e = acl_enter(call);
   if (e) return e;
   acl_model *m = NULL;
@@ -349,12 +368,8 @@ aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdl
     return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
   }
   int gear;
-  if ((e = check_datasets(call, m, input, output, &gear, a))) {
-    free(op);
-    free(a);
-    return acl_leave_with(e);
-  }
-  if ((e = describe_outputs(call, m, gear, output, 0))) {
+  if ((e = check_datasets(call, m, input, output, &gear, a)) ||
+      (e = describe_outputs(call, m, gear, output, 0))) {
     free(op);
     free(a);
     return acl_leave_with(e);
@@ -362,7 +377,34 @@ aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdl
   *op = (acl_op){.kind = ACL_OP_RUN, .model = m, .gear = gear, .in = (const void **)a, .out = a + m->nin};
   acl_model_use(m);
   acl_stream_push(s, op);
+  *queued = s;
   return acl_leave_with(ACL_SUCCESS);
+}
+
+aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
+                            aclrtStream stream) {
+  acl_stream *s;
+  return enqueue("aclmdlExecuteAsync", modelId, input, output, stream, &s);
+}
+
+aclError aclmdlExecuteV2(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
+                         aclrtStream stream, const aclmdlExecConfigHandle *handle) {
+  const char *call = "aclmdlExecuteV2";
+  if (!handle) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: handle is NULL", call);
+  if (!stream) return execute(call, modelId, input, output);
+  acl_stream *s;
+  aclError e = enqueue(call, modelId, input, output, stream, &s);
+  if (e) return e;
+  char msg[1024]; /* (destroying the stream while this waits for it is the caller's race) */
+  e = acl_stream_wait(s, msg, sizeof msg, handle->stream_sync_timeout);
+  return e ? acl_fail(e, "%s: stream %p: %s", call, stream, msg) : ACL_SUCCESS;
+}
+
+aclError aclmdlExecuteAsyncV2(uint32_t modelId, const aclmdlDataset *input, aclmdlDataset *output,
+                              aclrtStream stream, const aclmdlExecConfigHandle *handle) {
+  if (!handle) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlExecuteAsyncV2: handle is NULL");
+  acl_stream *s;
+  return enqueue("aclmdlExecuteAsyncV2", modelId, input, output, stream, &s);
 }
 
 /* --- gears: the aclmdlSet* calls write the gear's values into the

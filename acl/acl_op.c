@@ -1,6 +1,7 @@
-/* acl_op.c - AscendCL's single-operator calls (acl/acl_op.h): attributes
- * work (an attribute object counts what was set; nothing here reads it);
- * loading and running single-operator models return
+/* acl_op.c - AscendCL's single-operator calls (acl/acl_op.h,
+ * acl/acl_op_compiler.h): attributes work (an attribute object counts what
+ * was set; nothing here reads it); compiling, loading and running
+ * single-operator models return
  * ACL_ERROR_FEATURE_UNSUPPORTED (atc compiles whole models only), after
  * the aclInit check every call gets.
  */
@@ -8,6 +9,7 @@
 
 #include "acl/acl_internal.h"
 #include "acl/acl_op.h"
+#include "acl/acl_op_compiler.h"
 
 struct aclopAttr {
   size_t set; /* attributes set */
@@ -199,4 +201,74 @@ aclError aclopInferShape(const char *opType, int numInputs, aclTensorDesc *input
   (void)opType, (void)numInputs, (void)inputDesc, (void)inputs, (void)numOutputs, (void)outputDesc,
       (void)attr;
   return unsupported("aclopInferShape");
+}
+
+/* --- compilation (acl_op_compiler.h) */
+
+aclError aclopCompile(const char *opType, int numInputs, const aclTensorDesc *const inputDesc[],
+                      int numOutputs, const aclTensorDesc *const outputDesc[], const aclopAttr *attr,
+                      aclopEngineType engineType, aclopCompileType compileFlag, const char *opPath) {
+  (void)opType, (void)numInputs, (void)inputDesc, (void)numOutputs, (void)outputDesc, (void)attr;
+  (void)engineType, (void)compileFlag, (void)opPath;
+  return unsupported("aclopCompile");
+}
+
+aclError aclopCompileAndExecute(const char *opType, int numInputs, const aclTensorDesc *const inputDesc[],
+                                const aclDataBuffer *const inputs[], int numOutputs,
+                                const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[],
+                                const aclopAttr *attr, aclopEngineType engineType,
+                                aclopCompileType compileFlag, const char *opPath, aclrtStream stream) {
+  (void)opType, (void)numInputs, (void)inputDesc, (void)inputs, (void)numOutputs, (void)outputDesc;
+  (void)outputs, (void)attr, (void)engineType, (void)compileFlag, (void)opPath, (void)stream;
+  return unsupported("aclopCompileAndExecute");
+}
+
+aclError aclopCompileAndExecuteV2(const char *opType, int numInputs, aclTensorDesc *inputDesc[],
+                                  aclDataBuffer *inputs[], int numOutputs, aclTensorDesc *outputDesc[],
+                                  aclDataBuffer *outputs[], aclopAttr *attr, aclopEngineType engineType,
+                                  aclopCompileType compileFlag, const char *opPath, aclrtStream stream) {
+  (void)opType, (void)numInputs, (void)inputDesc, (void)inputs, (void)numOutputs, (void)outputDesc;
+  (void)outputs, (void)attr, (void)engineType, (void)compileFlag, (void)opPath, (void)stream;
+  return unsupported("aclopCompileAndExecuteV2");
+}
+
+aclError aclSetCompileopt(aclCompileOpt opt, const char *value) {
+  (void)opt, (void)value;
+  return unsupported("aclSetCompileopt");
+}
+
+size_t aclGetCompileoptSize(aclCompileOpt opt) {
+  (void)opt;
+  unsupported("aclGetCompileoptSize");
+  return 0;
+}
+
+aclError aclGetCompileopt(aclCompileOpt opt, char *value, size_t length) {
+  (void)opt, (void)value, (void)length;
+  return unsupported("aclGetCompileopt");
+}
+
+aclError aclopSetCompileFlag(aclOpCompileFlag flag) {
+  (void)flag;
+  return unsupported("aclopSetCompileFlag");
+}
+
+aclError aclGenGraphAndDumpForOp(const char *opType, int numInputs, const aclTensorDesc *const inputDesc[],
+                                 const aclDataBuffer *const inputs[], int numOutputs,
+                                 const aclTensorDesc *const outputDesc[], aclDataBuffer *const outputs[],
+                                 const aclopAttr *attr, aclopEngineType engineType, const char *graphDumpPath,
+                                 const aclGraphDumpOption *graphDumpOpt) {
+  (void)opType, (void)numInputs, (void)inputDesc, (void)inputs, (void)numOutputs, (void)outputDesc;
+  (void)outputs, (void)attr, (void)engineType, (void)graphDumpPath, (void)graphDumpOpt;
+  return unsupported("aclGenGraphAndDumpForOp");
+}
+
+aclGraphDumpOption *aclCreateGraphDumpOpt(void) {
+  unsupported("aclCreateGraphDumpOpt");
+  return NULL;
+}
+
+aclError aclDestroyGraphDumpOpt(const aclGraphDumpOption *graphDumpOpt) {
+  (void)graphDumpOpt;
+  return unsupported("aclDestroyGraphDumpOpt");
 }

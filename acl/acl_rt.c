@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "acl/acl_internal.h"
@@ -510,7 +511,7 @@ aclError aclrtGetRunMode(aclrtRunMode *runMode) {
 
 /* --- device and contexts */
 
-static aclError check_device(const char *call, int32_t deviceId) {
+aclError acl_check_device(const char *call, int32_t deviceId) {
   if (deviceId != 0)
     return acl_fail(ACL_ERROR_RT_INVALID_DEVICEID, "%s: deviceId %d: the software NPU is device 0 (1 device)",
                     call, (int)deviceId);
@@ -560,7 +561,7 @@ static acl_context *default_context(void) {
 
 aclError aclrtSetDevice(int32_t deviceId) {
   aclError e = acl_enter("aclrtSetDevice");
-  if (e || (e = check_device("aclrtSetDevice", deviceId))) return e ? acl_leave_with(e) : e;
+  if (e || (e = acl_check_device("aclrtSetDevice", deviceId))) return e ? acl_leave_with(e) : e;
   acl_context *c = default_context();
   if (!c && !(c = new_context(1)))
     return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "aclrtSetDevice: out of memory"));
@@ -569,20 +570,27 @@ aclError aclrtSetDevice(int32_t deviceId) {
   return acl_leave_with(ACL_SUCCESS);
 }
 
-aclError aclrtResetDevice(int32_t deviceId) {
-  aclError e = acl_enter("aclrtResetDevice");
+/* aclrtResetDevice drops one aclrtSetDevice; force: all of them. */
+static aclError reset_device(const char *call, int32_t deviceId, int force) {
+  aclError e = acl_enter(call);
   if (e) return e;
-  if ((e = check_device("aclrtResetDevice", deviceId))) return acl_leave_with(e);
+  if ((e = acl_check_device(call, deviceId))) return acl_leave_with(e);
   if (g.device_refs == 0)
     return acl_leave_with(acl_fail(ACL_ERROR_RT_INVALID_DEVICEID,
-                                   "aclrtResetDevice: device %d was not set (aclrtSetDevice)",
-                                   (int)deviceId));
+                                   "%s: device %d was not set (aclrtSetDevice)", call, (int)deviceId));
+  g.device_refs = force ? 0 : g.device_refs - 1;
   acl_context *c = default_context();
-  if (--g.device_refs == 0 && c) { /* the default context and its streams go */
+  if (g.device_refs == 0 && c) { /* the default context and its streams go */
     unlink_context(c);
     free_context(c);
   }
   return acl_leave_with(ACL_SUCCESS);
+}
+
+aclError aclrtResetDevice(int32_t deviceId) { return reset_device("aclrtResetDevice", deviceId, 0); }
+
+aclError aclrtResetDeviceForce(int32_t deviceId) {
+  return reset_device("aclrtResetDeviceForce", deviceId, 1);
 }
 
 aclError aclrtGetDevice(int32_t *deviceId) {
@@ -609,7 +617,7 @@ aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId) {
   if (e) return e;
   if (!context)
     return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateContext: context is NULL"));
-  if ((e = check_device("aclrtCreateContext", deviceId))) return acl_leave_with(e);
+  if ((e = acl_check_device("aclrtCreateContext", deviceId))) return acl_leave_with(e);
   acl_context *c = new_context(0);
   if (!c) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "aclrtCreateContext: out of memory"));
   make_current(c);
@@ -684,26 +692,31 @@ aclError acl_resolve_stream(const char *call, aclrtStream stream, acl_stream **o
   return ACL_SUCCESS;
 }
 
-aclError aclrtCreateStream(aclrtStream *stream) {
-  aclError e = acl_enter("aclrtCreateStream");
+aclError acl_create_stream(const char *call, aclrtStream *stream, uint32_t priority) {
+  aclError e = acl_enter(call);
   if (e) return e;
-  if (!stream) return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is NULL"));
+  if (!stream) return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: stream is NULL", call));
   acl_context *c = acl_current();
-  if (!c) return acl_leave_with(acl_fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtCreateStream: no current context"));
+  if (!c) return acl_leave_with(acl_fail(ACL_ERROR_RT_CONTEXT_NULL, "%s: no current context", call));
   stream_ref *r = malloc(sizeof *r);
   acl_stream *s = r ? acl_stream_new(c) : NULL;
   if (!s) {
     free(r);
-    return acl_leave_with(acl_fail(ACL_ERROR_RT_FAILURE, "aclrtCreateStream: cannot start a stream"));
+    return acl_leave_with(acl_fail(ACL_ERROR_RT_FAILURE, "%s: cannot start a stream", call));
   }
+  acl_stream_set_priority(s, priority);
   *r = (stream_ref){g.streams, s};
   g.streams = r;
   *stream = s;
   return acl_leave_with(ACL_SUCCESS);
 }
 
-aclError aclrtDestroyStream(aclrtStream stream) {
-  aclError e = acl_enter("aclrtDestroyStream");
+aclError aclrtCreateStream(aclrtStream *stream) { return acl_create_stream("aclrtCreateStream", stream, 0); }
+
+/* (a stream here holds no task that cannot finish: the forced destroy
+ * also runs what is queued) */
+static aclError destroy_stream(const char *call, aclrtStream stream) {
+  aclError e = acl_enter(call);
   if (e) return e;
   for (stream_ref **p = &g.streams; *p; p = &(*p)->next) {
     stream_ref *r = *p;
@@ -712,12 +725,17 @@ aclError aclrtDestroyStream(aclrtStream stream) {
     char msg[1024];
     e = acl_stream_free(r->s, msg, sizeof msg);
     free(r);
-    if (e) e = acl_fail(e, "aclrtDestroyStream: stream %p (destroyed): %s", stream, msg);
+    if (e) e = acl_fail(e, "%s: stream %p (destroyed): %s", call, stream, msg);
     return acl_leave_with(e);
   }
-  return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM,
-                                 "aclrtDestroyStream: stream %p is not a live stream%s", stream,
-                                 stream ? "" : " (the default stream cannot be destroyed)"));
+  return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: stream %p is not a live stream%s", call,
+                                 stream, stream ? "" : " (the default stream cannot be destroyed)"));
+}
+
+aclError aclrtDestroyStream(aclrtStream stream) { return destroy_stream("aclrtDestroyStream", stream); }
+
+aclError aclrtDestroyStreamForce(aclrtStream stream) {
+  return destroy_stream("aclrtDestroyStreamForce", stream);
 }
 
 static aclError synchronize(const char *call, aclrtStream stream, int32_t timeout) {
@@ -742,16 +760,42 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) 
   return synchronize("aclrtSynchronizeStreamWithTimeout", stream, timeout);
 }
 
-aclError aclrtSynchronizeDevice(void) {
-  aclError e = acl_enter("aclrtSynchronizeDevice");
+/* Waits for s, within what is left of timeout ms (-1: no limit) since t0. */
+static aclError wait_within(acl_stream *s, const struct timespec *t0, int32_t timeout, char *msg, size_t n) {
+  int32_t left = -1;
+  if (timeout > 0) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    int64_t spent = (int64_t)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+    left = spent >= timeout ? 1 : (int32_t)(timeout - spent);
+  }
+  return acl_stream_wait(s, msg, n, left);
+}
+
+/* Every stream waited for, all within timeout ms (-1: no limit). */
+static aclError synchronize_device(const char *call, int32_t timeout) {
+  aclError e = acl_enter(call);
   if (e) return e;
+  if (timeout < -1 || timeout == 0)
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM,
+                                   "%s: timeout %d: -1 waits forever, > 0 that many ms", call, (int)timeout));
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   char msg[1024];
   aclError first = ACL_SUCCESS;
-  for (stream_ref *r = g.streams; r; r = r->next)
-    if ((e = acl_stream_wait(r->s, msg, sizeof msg, -1)) && !first)
-      first = acl_fail(e, "aclrtSynchronizeDevice: %s", msg);
-  for (acl_context *c = g.contexts; c; c = c->next)
-    if (c->default_stream && (e = acl_stream_wait(c->default_stream, msg, sizeof msg, -1)) && !first)
-      first = acl_fail(e, "aclrtSynchronizeDevice: %s", msg);
-  return acl_leave_with(first);
+  for (stream_ref *r = g.streams; r && first != ACL_ERROR_RT_STREAM_SYNC_TIMEOUT; r = r->next)
+    if ((e = wait_within(r->s, &t0, timeout, msg, sizeof msg)) && !first) first = e;
+  for (acl_context *c = g.contexts; c && first != ACL_ERROR_RT_STREAM_SYNC_TIMEOUT; c = c->next)
+    if (c->default_stream && (e = wait_within(c->default_stream, &t0, timeout, msg, sizeof msg)) && !first)
+      first = e;
+  if (first == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+    return acl_leave_with(
+        acl_fail(first, "%s: the device's work did not finish within %d ms", call, (int)timeout));
+  return acl_leave_with(first ? acl_fail(first, "%s: %s", call, msg) : ACL_SUCCESS);
+}
+
+aclError aclrtSynchronizeDevice(void) { return synchronize_device("aclrtSynchronizeDevice", -1); }
+
+aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout) {
+  return synchronize_device("aclrtSynchronizeDeviceWithTimeout", timeout);
 }

@@ -29,14 +29,21 @@ struct acl_stream {
   int stop;
   aclError error; /* the first failure since the last wait */
   char msg[1024];
+  uint32_t priority, overflow_switch;
+  int stop_on_failure;
 };
 
 aclError acl_run_model(acl_model *m, int gear, const void *const *in, void *const *out, char *msg, size_t n) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   pthread_mutex_lock(&m->run);
   omrt_status s = omrt_context_set_gear(m->ctx, gear);
   if (s == OMRT_OK) s = omrt_execute(m->ctx, in, out);
   if (s != OMRT_OK) snprintf(msg, n, "model %u: %s", m->id, omrt_last_error());
   pthread_mutex_unlock(&m->run);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (s == OMRT_OK)
+    acl_note_run(m, gear, out, (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec));
   return acl_from_omrt(s);
 }
 
@@ -57,6 +64,7 @@ static aclError run_op(acl_stream *s, acl_op *op, char *msg, size_t n) {
   case ACL_OP_RESET:
   case ACL_OP_WAIT:
   case ACL_OP_CALLBACK: return acl_event_op(s, op, msg, n);
+  case ACL_OP_OVERFLOW: acl_overflow_op(op); return ACL_SUCCESS;
   }
   return ACL_ERROR_INTERNAL_ERROR;
 }
@@ -73,8 +81,15 @@ static void *stream_main(void *arg) {
     s->head = op->next;
     if (!s->head) s->tail = NULL;
     s->running = 1;
+    int skip = s->stop_on_failure && s->error &&
+               (op->kind == ACL_OP_COPY || op->kind == ACL_OP_COPY2D || op->kind == ACL_OP_MEMSET ||
+                op->kind == ACL_OP_RUN);
     pthread_mutex_unlock(&s->mu);
-    aclError e = run_op(s, op, msg, sizeof msg);
+    aclError e = ACL_SUCCESS;
+    if (!skip)
+      e = run_op(s, op, msg, sizeof msg);
+    else if (op->kind == ACL_OP_RUN)
+      acl_model_release(op->model);
     free(op->in);
     free(op);
     pthread_mutex_lock(&s->mu);
@@ -125,6 +140,34 @@ aclError acl_stream_free(acl_stream *s, char *msg, size_t n) {
 }
 
 acl_context *acl_stream_context(const acl_stream *s) { return s->ctx; }
+
+#define STREAM_FIELD(set, get, field, type)                                                                  \
+  void set(acl_stream *s, type v) {                                                                          \
+    pthread_mutex_lock(&s->mu);                                                                              \
+    s->field = v;                                                                                            \
+    pthread_mutex_unlock(&s->mu);                                                                            \
+  }                                                                                                          \
+  type get(acl_stream *s) {                                                                                  \
+    pthread_mutex_lock(&s->mu);                                                                              \
+    type v = s->field;                                                                                       \
+    pthread_mutex_unlock(&s->mu);                                                                            \
+    return v;                                                                                                \
+  }
+STREAM_FIELD(acl_stream_set_priority, acl_stream_priority, priority, uint32_t)
+STREAM_FIELD(acl_stream_set_overflow_switch, acl_stream_overflow_switch, overflow_switch, uint32_t)
+
+void acl_stream_set_stop_on_failure(acl_stream *s, int stop) {
+  pthread_mutex_lock(&s->mu);
+  s->stop_on_failure = stop;
+  pthread_mutex_unlock(&s->mu);
+}
+
+int acl_stream_busy(acl_stream *s) {
+  pthread_mutex_lock(&s->mu);
+  int busy = s->head || s->running;
+  pthread_mutex_unlock(&s->mu);
+  return busy;
+}
 
 int acl_stream_stopping(acl_stream *s) {
   pthread_mutex_lock(&s->mu);

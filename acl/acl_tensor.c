@@ -23,7 +23,12 @@ aclTensorDesc *acl_tensor_desc(aclDataType dtype, aclFormat format, size_t rank,
     return NULL;
   }
   if (rank) memcpy(copy, dims, rank * sizeof *copy);
-  *d = (aclTensorDesc){dtype, format, rank, copy, name};
+  *d = (aclTensorDesc){.dtype = dtype,
+                       .format = format,
+                       .rank = rank,
+                       .dims = copy,
+                       .name = name,
+                       .origin_format = ACL_FORMAT_UNDEFINED};
   return d;
 }
 
@@ -52,6 +57,11 @@ void aclDestroyTensorDesc(const aclTensorDesc *desc) {
   if (!desc) return;
   free(desc->dims);
   free(desc->name);
+  free(desc->origin_dims);
+  free(desc->shape_range);
+  free(desc->value_range);
+  free(desc->const_data);
+  free(desc->dynamic_input);
   free((void *)desc);
 }
 
@@ -126,17 +136,203 @@ aclError aclSetTensorFormat(aclTensorDesc *desc, aclFormat format) {
   return ACL_SUCCESS;
 }
 
-aclError aclSetTensorShape(aclTensorDesc *desc, int numDims, const int64_t *dims) {
-  const char *call = "aclSetTensorShape";
+/* *to (rank *rank) becomes a copy of numDims dims. */
+static aclError set_dims(const char *call, aclTensorDesc *desc, int numDims, const int64_t *dims,
+                         int64_t **to, size_t *rank) {
   if (!desc) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: desc is NULL", call);
   aclError e = check_shape(call, numDims, dims);
   if (e) return e;
   int64_t *copy = calloc(numDims ? (size_t)numDims : 1, sizeof *copy);
   if (!copy) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call);
   if (numDims) memcpy(copy, dims, (size_t)numDims * sizeof *copy);
-  free(desc->dims);
-  desc->dims = copy;
-  desc->rank = (size_t)numDims;
+  free(*to);
+  *to = copy;
+  *rank = (size_t)numDims;
+  return ACL_SUCCESS;
+}
+
+aclError aclSetTensorShape(aclTensorDesc *desc, int numDims, const int64_t *dims) {
+  aclError e = set_dims("aclSetTensorShape", desc, numDims, dims, desc ? &desc->dims : NULL,
+                        desc ? &desc->rank : NULL);
+  if (!e) { /* (a range set for the old shape no longer fits) */
+    free(desc->shape_range);
+    desc->shape_range = NULL;
+  }
+  return e;
+}
+
+/* The older names of aclSetTensorShape and aclSetTensorFormat. */
+aclError aclSetTensorStorageShape(aclTensorDesc *desc, int numDims, const int64_t *dims) {
+  if (!desc) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclSetTensorStorageShape: desc is NULL");
+  return aclSetTensorShape(desc, numDims, dims);
+}
+
+aclError aclSetTensorStorageFormat(aclTensorDesc *desc, aclFormat format) {
+  if (!desc) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclSetTensorStorageFormat: desc is NULL");
+  return aclSetTensorFormat(desc, format);
+}
+
+aclError aclSetTensorOriginShape(aclTensorDesc *desc, int numDims, const int64_t *dims) {
+  return set_dims("aclSetTensorOriginShape", desc, numDims, dims, desc ? &desc->origin_dims : NULL,
+                  desc ? &desc->origin_rank : NULL);
+}
+
+aclError aclSetTensorOriginFormat(aclTensorDesc *desc, aclFormat format) {
+  if (!desc) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclSetTensorOriginFormat: desc is NULL");
+  desc->origin_format = format;
+  return ACL_SUCCESS;
+}
+
+/* n ranges {least, greatest} (greatest -1: unbounded) copied to *to. */
+static aclError set_ranges(const char *call, aclTensorDesc *desc, size_t n, int64_t ranges[][2],
+                           int64_t (**to)[2]) {
+  if (!desc || (n && !ranges))
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, !desc ? "desc" : "the ranges");
+  for (size_t k = 0; k < n; k++)
+    if (ranges[k][1] != -1 && ranges[k][0] > ranges[k][1])
+      return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: range %zu is {%lld, %lld}: least > greatest", call, k,
+                      (long long)ranges[k][0], (long long)ranges[k][1]);
+  int64_t(*copy)[2] = calloc(n ? n : 1, sizeof *copy);
+  if (!copy) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call);
+  if (n) memcpy(copy, ranges, n * sizeof *copy);
+  free(*to);
+  *to = copy;
+  return ACL_SUCCESS;
+}
+
+aclError aclSetTensorShapeRange(aclTensorDesc *desc, size_t dimsCount,
+                                int64_t dimsRange[][ACL_TENSOR_SHAPE_RANGE_NUM]) {
+  const char *call = "aclSetTensorShapeRange";
+  if (desc && dimsCount != desc->rank)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: dimsCount %zu, the description has %zu dims", call,
+                    dimsCount, desc->rank);
+  return set_ranges(call, desc, dimsCount, dimsRange, desc ? &desc->shape_range : NULL);
+}
+
+aclError aclSetTensorValueRange(aclTensorDesc *desc, size_t valueCount,
+                                int64_t valueRange[][ACL_TENSOR_VALUE_RANGE_NUM]) {
+  aclError e =
+      set_ranges("aclSetTensorValueRange", desc, valueCount, valueRange, desc ? &desc->value_range : NULL);
+  if (!e) desc->nvalue_ranges = valueCount;
+  return e;
+}
+
+/* Dim index's range: the one aclSetTensorShapeRange set, else {d, d} for a known dim. */
+aclError aclGetTensorDescDimRange(const aclTensorDesc *desc, size_t index, size_t dimRangeNum,
+                                  int64_t *dimRange) {
+  const char *call = "aclGetTensorDescDimRange";
+  if (!desc || !dimRange)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, !desc ? "desc" : "dimRange");
+  if (dimRangeNum != ACL_TENSOR_SHAPE_RANGE_NUM)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: dimRangeNum %zu, a range has %d values", call, dimRangeNum,
+                    ACL_TENSOR_SHAPE_RANGE_NUM);
+  if (index >= desc->rank || unknown_rank(desc))
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: index %zu, the description has %zu dims", call, index,
+                    unknown_rank(desc) ? (size_t)0 : desc->rank);
+  if (desc->shape_range) {
+    dimRange[0] = desc->shape_range[index][0], dimRange[1] = desc->shape_range[index][1];
+  } else if (desc->dims[index] >= 0) {
+    dimRange[0] = dimRange[1] = desc->dims[index];
+  } else {
+    return acl_fail(ACL_ERROR_INVALID_PARAM,
+                    "%s: dim %zu is unknown (-1) and has no range (aclSetTensorShapeRange)", call, index);
+  }
+  return ACL_SUCCESS;
+}
+
+aclError aclSetTensorDynamicInput(aclTensorDesc *desc, const char *dynamicInputName) {
+  const char *call = "aclSetTensorDynamicInput";
+  if (!desc || !dynamicInputName)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, !desc ? "desc" : "dynamicInputName");
+  char *copy = strdup(dynamicInputName);
+  if (!copy) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call);
+  free(desc->dynamic_input);
+  desc->dynamic_input = copy;
+  return ACL_SUCCESS;
+}
+
+aclError aclSetTensorConst(aclTensorDesc *desc, void *dataBuffer, size_t length) {
+  const char *call = "aclSetTensorConst";
+  if (!desc || !dataBuffer || !length)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s", call,
+                    !desc         ? "desc is NULL"
+                    : !dataBuffer ? "dataBuffer is NULL"
+                                  : "length is 0");
+  void *copy = malloc(length);
+  if (!copy) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call);
+  memcpy(copy, dataBuffer, length);
+  free(desc->const_data);
+  desc->const_data = copy, desc->const_bytes = length;
+  return ACL_SUCCESS;
+}
+
+aclError aclSetTensorPlaceMent(aclTensorDesc *desc, aclMemType memType) {
+  const char *call = "aclSetTensorPlaceMent";
+  if (!desc) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: desc is NULL", call);
+  if (memType < ACL_MEMTYPE_DEVICE || memType > ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: memType %d is no aclMemType", call, (int)memType);
+  desc->placement = memType;
+  return ACL_SUCCESS;
+}
+
+/* A description here is one object, never part of an array, and holds no
+ * tensor's address: those come from aclmdlCreateAndGetOpDesc, which is not
+ * provided. */
+aclTensorDesc *aclGetTensorDescByIndex(aclTensorDesc *desc, size_t index) {
+  if (!desc || index != 0) {
+    acl_fail(ACL_ERROR_INVALID_PARAM, "aclGetTensorDescByIndex: %s",
+             !desc ? "desc is NULL"
+                   : "index > 0: the description is "
+                     "not an array's");
+    return NULL;
+  }
+  return desc;
+}
+
+void *aclGetTensorDescAddress(const aclTensorDesc *desc) {
+  acl_fail(ACL_ERROR_INVALID_PARAM, "aclGetTensorDescAddress: %s",
+           !desc ? "desc is NULL" : "the description holds no address (aclmdlCreateAndGetOpDesc's would)");
+  return NULL;
+}
+
+/* NCHW <-> NHWC, and either to NC1HWC0 (C0 = 32 bytes of the data type:
+ * 16 fp16 values, 32 int8); otherwise ACL_ERROR_FEATURE_UNSUPPORTED. */
+aclError aclTransTensorDescFormat(const aclTensorDesc *srcDesc, aclFormat dstFormat,
+                                  aclTensorDesc **dstDesc) {
+  const char *call = "aclTransTensorDescFormat";
+  if (!srcDesc || !dstDesc)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, !srcDesc ? "srcDesc" : "dstDesc");
+  *dstDesc = NULL;
+  aclFormat f = srcDesc->format;
+  int four = srcDesc->rank == 4 && !unknown_rank(srcDesc);
+  int64_t d[5] = {0};
+  size_t rank = srcDesc->rank;
+  if (f == dstFormat) {
+    rank = srcDesc->rank;
+  } else if (four && (f == ACL_FORMAT_NCHW || f == ACL_FORMAT_NHWC) &&
+             (dstFormat == ACL_FORMAT_NCHW || dstFormat == ACL_FORMAT_NHWC ||
+              dstFormat == ACL_FORMAT_NC1HWC0)) {
+    const int64_t *s = srcDesc->dims;
+    int64_t n = s[0], c = f == ACL_FORMAT_NCHW ? s[1] : s[3], h = f == ACL_FORMAT_NCHW ? s[2] : s[1],
+            w = f == ACL_FORMAT_NCHW ? s[3] : s[2];
+    size_t bytes = aclDataTypeSize(srcDesc->dtype);
+    int64_t c0 = bytes ? (int64_t)(32 / bytes) : 16;
+    if (dstFormat == ACL_FORMAT_NCHW) d[0] = n, d[1] = c, d[2] = h, d[3] = w, rank = 4;
+    if (dstFormat == ACL_FORMAT_NHWC) d[0] = n, d[1] = h, d[2] = w, d[3] = c, rank = 4;
+    if (dstFormat == ACL_FORMAT_NC1HWC0)
+      d[0] = n, d[1] = c < 0 ? -1 : (c + c0 - 1) / c0, d[2] = h, d[3] = w, d[4] = c0, rank = 5;
+  } else {
+    return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED,
+                    "%s: format %d to %d: only NCHW <-> NHWC and those to NC1HWC0, of 4-dim descriptions",
+                    call, (int)f, (int)dstFormat);
+  }
+  aclTensorDesc *t = acl_tensor_desc(srcDesc->dtype, dstFormat, rank, f == dstFormat ? srcDesc->dims : d);
+  if (t) aclSetTensorDescName(t, srcDesc->name);
+  if (!t || strcmp(t->name, srcDesc->name) != 0) {
+    aclDestroyTensorDesc(t);
+    return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call);
+  }
+  *dstDesc = t;
   return ACL_SUCCESS;
 }
 

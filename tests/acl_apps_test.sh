@@ -10,8 +10,13 @@
 #   async: acl_async_aipp.c on MobileNetV3-Small compiled with dynamic AIPP
 #          (RGB888 frames, per-run crop and normalisation), four runs queued
 #          on one stream, their outputs taken in callbacks on the
-#          application's thread.
-# Usage: acl_apps_test.sh sync|async ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
+#          application's thread;
+#   v2:    acl_v2.c on MobileNetV3-Small compiled with dynamic AIPP: described
+#          from the file before loading, loaded in its own memory, the
+#          parameters input sized by aclmdlGetAippDataSize, run with
+#          aclmdlExecuteV2; its output must be omrun's on the same om and the
+#          inputs the application gave (byte for byte).
+# Usage: acl_apps_test.sh sync|async|v2 ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
 set -eu
 what=$1 atc=$2 src=$3 lib=$4 work=$5 models=$6
 rm -rf "$work" && mkdir -p "$work"
@@ -76,5 +81,31 @@ async)
     compare "$work/out$k.bin" "$models/mobilenet_v3_small.output.bin" 1
   done
   ;;
-*) echo "usage: $0 sync|async ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
+v2)
+  need mobilenet_v3_small.onnx mobilenet_v3_small.input.bin mobilenet_v3_small.output.bin
+  build acl_v2
+  printf 'aipp_op {\n  aipp_mode: dynamic\n  related_input_rank: 0\n  max_src_image_size: %d\n}\n' \
+    $((230 * 228 * 3)) > "$work/aipp.cfg"
+  "$atc" --model="$models/mobilenet_v3_small.onnx" --framework=5 --output="$work/mnv3_aipp" \
+    --input_shape="input:1,3,224,224" --insert_op_conf="$work/aipp.cfg" --soc_version=Ascend310 \
+    > "$work/atc.log"
+  mkdir -p "$work/app" "$work/omrun"
+  "$work/acl_v2" "$work/mnv3_aipp.om" "$models/mobilenet_v3_small.input.bin" 224 224 "$work/app" \
+    > "$work/run.log" 2>&1 || {
+    cat "$work/run.log"
+    echo "FAIL acl_v2"
+    exit 1
+  }
+  cat "$work/run.log"
+  "$(dirname "$atc")/omrun" --model "$work/mnv3_aipp.om" --input "$work/app/input_0.bin,$work/app/input_1.bin" \
+    --output "$work/omrun" > "$work/omrun.log" 2>&1 || { cat "$work/omrun.log"; echo "FAIL omrun"; exit 1; }
+  if cmp -s "$work/app/output_0.bin" "$work/omrun/output_0.bin"; then
+    echo "ok   acl_v2's output is omrun's on the same om and inputs ($(md5sum < "$work/app/output_0.bin" | cut -c1-32))"
+  else
+    echo "FAIL acl_v2's output differs from omrun's on the same om and inputs"
+    exit 1
+  fi
+  compare "$work/app/output_0.bin" "$models/mobilenet_v3_small.output.bin" 1
+  ;;
+*) echo "usage: $0 sync|async|v2 ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
 esac

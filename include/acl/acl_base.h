@@ -128,6 +128,35 @@ typedef enum {
   ACL_FRACTAL_Z_3D = 33,
 } aclFormat;
 
+/* Application logs (aclAppLog, ACL_APP_LOG): a line on stderr for the
+ * levels at or above ASCEND_GLOBAL_LOG_LEVEL (default ACL_ERROR). */
+typedef enum {
+  ACL_DEBUG = 0,
+  ACL_INFO = 1,
+  ACL_WARNING = 2,
+  ACL_ERROR = 3,
+} aclLogLevel;
+ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
+                                   const char *fmt, ...);
+#define ACL_APP_LOG(level, fmt, ...) aclAppLog(level, __FUNCTION__, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
+
+/* The features of this runtime (aclGetCannAttributeList): ACL_CANN_ATTR_INF_NAN
+ * only (IEEE floats; no bf16 models, no single-operator compilation). */
+typedef enum {
+  ACL_CANN_ATTR_UNDEFINED = -1,
+  ACL_CANN_ATTR_INF_NAN = 0,
+  ACL_CANN_ATTR_BF16 = 1,
+  ACL_CANN_ATTR_JIT_COMPILE = 2,
+} aclCannAttr;
+ACL_FUNC_VISIBILITY aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
+ACL_FUNC_VISIBILITY aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value); /* 1: available */
+
+/* System parameters (aclrtCtxSetSysParamOpt). */
+typedef enum {
+  ACL_OPT_DETERMINISTIC = 0,
+  ACL_OPT_ENABLE_DEBUG_KERNEL = 1,
+} aclSysParamOpt;
+
 /* A descriptor of `size` bytes at `data` (data may be NULL when size is 0).
  * NULL when out of memory. The memory stays the caller's. */
 ACL_FUNC_VISIBILITY aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
@@ -164,6 +193,46 @@ ACL_FUNC_VISIBILITY void aclSetTensorDescName(aclTensorDesc *desc, const char *n
 ACL_FUNC_VISIBILITY const char *aclGetTensorDescName(aclTensorDesc *desc);            /* owned by desc */
 ACL_FUNC_VISIBILITY aclError aclSetTensorFormat(aclTensorDesc *desc, aclFormat format);
 ACL_FUNC_VISIBILITY aclError aclSetTensorShape(aclTensorDesc *desc, int numDims, const int64_t *dims);
+/* The older names of aclSetTensorShape / aclSetTensorFormat. */
+ACL_FUNC_VISIBILITY aclError aclSetTensorStorageShape(aclTensorDesc *desc, int numDims, const int64_t *dims);
+ACL_FUNC_VISIBILITY aclError aclSetTensorStorageFormat(aclTensorDesc *desc, aclFormat format);
+
+/* What single operators would read (kept by the description; a dataset's
+ * copy (aclmdlSetDatasetTensorDesc) keeps only type, format, dims, name):
+ * the original shape and format, each dim's range {least, greatest}
+ * (greatest -1: unbounded; dimsCount is the description's dims), the
+ * values' ranges, constant data (copied), where the data lives, the name
+ * of a dynamic input. */
+#define ACL_TENSOR_SHAPE_RANGE_NUM 2
+#define ACL_TENSOR_VALUE_RANGE_NUM 2
+typedef enum {
+  ACL_MEMTYPE_DEVICE = 0,
+  ACL_MEMTYPE_HOST = 1,
+  ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT = 2,
+} aclMemType;
+ACL_FUNC_VISIBILITY aclError aclSetTensorOriginShape(aclTensorDesc *desc, int numDims, const int64_t *dims);
+ACL_FUNC_VISIBILITY aclError aclSetTensorOriginFormat(aclTensorDesc *desc, aclFormat format);
+ACL_FUNC_VISIBILITY aclError aclSetTensorShapeRange(aclTensorDesc *desc, size_t dimsCount,
+                                                    int64_t dimsRange[][ACL_TENSOR_SHAPE_RANGE_NUM]);
+ACL_FUNC_VISIBILITY aclError aclSetTensorValueRange(aclTensorDesc *desc, size_t valueCount,
+                                                    int64_t valueRange[][ACL_TENSOR_VALUE_RANGE_NUM]);
+ACL_FUNC_VISIBILITY aclError aclSetTensorConst(aclTensorDesc *desc, void *dataBuffer, size_t length);
+ACL_FUNC_VISIBILITY aclError aclSetTensorPlaceMent(aclTensorDesc *desc, aclMemType memType);
+ACL_FUNC_VISIBILITY aclError aclSetTensorDynamicInput(aclTensorDesc *desc, const char *dynamicInputName);
+/* Dim index's range: aclSetTensorShapeRange's, else {d, d} for a known dim
+ * (an unknown one without a range: ACL_ERROR_INVALID_PARAM). dimRangeNum: 2. */
+ACL_FUNC_VISIBILITY aclError aclGetTensorDescDimRange(const aclTensorDesc *desc, size_t index,
+                                                      size_t dimRangeNum, int64_t *dimRange);
+/* A new description of the same tensor in dstFormat (the caller destroys
+ * it): NCHW <-> NHWC and either to NC1HWC0 (C0: 32 bytes of the type) of a
+ * 4-dim description; other conversions are ACL_ERROR_FEATURE_UNSUPPORTED. */
+ACL_FUNC_VISIBILITY aclError aclTransTensorDescFormat(const aclTensorDesc *srcDesc, aclFormat dstFormat,
+                                                      aclTensorDesc **dstDesc);
+/* A description here is never an array's element and holds no address
+ * (those come from aclmdlCreateAndGetOpDesc, not provided): index 0 gives
+ * desc itself, the address NULL. */
+ACL_FUNC_VISIBILITY aclTensorDesc *aclGetTensorDescByIndex(aclTensorDesc *desc, size_t index);
+ACL_FUNC_VISIBILITY void *aclGetTensorDescAddress(const aclTensorDesc *desc);
 
 /* Bytes per element of dataType; 0 for ACL_DT_UNDEFINED, ACL_STRING and
  * unknown values. */

@@ -70,6 +70,25 @@ ACL_FUNC_VISIBILITY aclError aclmdlLoadFromMemWithMem(const void *model, size_t 
                                                       size_t weightSize);
 ACL_FUNC_VISIBILITY aclError aclmdlUnload(uint32_t modelId); /* waits for its queued runs */
 
+/* Model queues (the inputs and outputs passed through shared queues of the
+ * chip's AI CPU) do not exist here: ACL_ERROR_FEATURE_UNSUPPORTED. */
+ACL_FUNC_VISIBILITY aclError aclmdlLoadFromFileWithQ(const char *modelPath, uint32_t *modelId,
+                                                     const uint32_t *inputQ, size_t inputQNum,
+                                                     const uint32_t *outputQ, size_t outputQNum);
+ACL_FUNC_VISIBILITY aclError aclmdlLoadFromMemWithQ(const void *model, size_t modelSize, uint32_t *modelId,
+                                                    const uint32_t *inputQ, size_t inputQNum,
+                                                    const uint32_t *outputQ, size_t outputQNum);
+
+/* Bundles (one om holding several models that share variables, built by
+ * the graph-building API's bundle calls, for weight updates): atc writes
+ * one model per om, so there are none to load: every aclmdlBundle* call
+ * is ACL_ERROR_FEATURE_UNSUPPORTED (aclmdlLoadFromFile loads the om). */
+ACL_FUNC_VISIBILITY aclError aclmdlBundleLoadFromFile(const char *modelPath, uint32_t *bundleId);
+ACL_FUNC_VISIBILITY aclError aclmdlBundleLoadFromMem(const void *model, size_t modelSize, uint32_t *bundleId);
+ACL_FUNC_VISIBILITY aclError aclmdlBundleGetModelNum(uint32_t bundleId, size_t *modelNum);
+ACL_FUNC_VISIBILITY aclError aclmdlBundleGetModelId(uint32_t bundleId, size_t index, uint32_t *modelId);
+ACL_FUNC_VISIBILITY aclError aclmdlBundleUnload(uint32_t bundleId);
+
 /* Loading by configuration: a handle collects the attributes of one of the
  * loads above (ACL_MDL_LOAD_TYPE_SIZET says which, then the path or the
  * model's address and size, and for *_WITH_MEM the work and weight memory);
@@ -118,6 +137,13 @@ ACL_FUNC_VISIBILITY aclError aclmdlInitDump(void);
 ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath);
 ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
 ACL_FUNC_VISIBILITY const char *aclmdlGetOpAttr(aclmdlDesc *modelDesc, const char *opName, const char *attr);
+/* The description of the operator a failed task ran (for an exception
+ * callback, with the ids aclrtGetTaskIdFromExceptionInfo ... give): the
+ * chip's task ids do not exist here, so ACL_ERROR_FEATURE_UNSUPPORTED. */
+ACL_FUNC_VISIBILITY aclError aclmdlCreateAndGetOpDesc(uint32_t deviceId, uint32_t streamId, uint32_t taskId,
+                                                      char *opName, size_t opNameLen,
+                                                      aclTensorDesc **inputDesc, size_t *numInputs,
+                                                      aclTensorDesc **outputDesc, size_t *numOutputs);
 
 /* Runs the model once on the calling thread. */
 ACL_FUNC_VISIBILITY aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input,
@@ -128,9 +154,47 @@ ACL_FUNC_VISIBILITY aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset
 ACL_FUNC_VISIBILITY aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDataset *input,
                                                 aclmdlDataset *output, aclrtStream stream);
 
+/* Runs with a configuration: a handle holds the attributes below (valueSize
+ * must be sizeof(int32_t), sizeof(void *) or sizeof(size_t), as the name
+ * ends). aclmdlExecuteV2 queues the run on `stream` and waits for it (and
+ * for what was queued before it) at most ACL_MDL_STREAM_SYNC_TIMEOUT ms
+ * (-1, the default: no limit; ACL_ERROR_RT_STREAM_SYNC_TIMEOUT after it, the
+ * run staying queued); with stream NULL it is aclmdlExecute and the handle's
+ * attributes do nothing. aclmdlExecuteAsyncV2 is aclmdlExecuteAsync (the
+ * handle checked). ACL_MDL_EVENT_SYNC_TIMEOUT (-1 or > 0 ms) is checked and
+ * kept: an om here waits for no event inside a run, so it bounds nothing.
+ * ACL_MDL_WORK_ADDR_PTR / ACL_MDL_WORK_SIZET (a model runs in the work
+ * memory of its load: aclmdlLoadFromFileWithMem) and the reserved
+ * attributes are ACL_ERROR_INVALID_PARAM naming the attribute. */
+typedef struct aclmdlExecConfigHandle aclmdlExecConfigHandle;
+typedef enum {
+  ACL_MDL_STREAM_SYNC_TIMEOUT = 0, /* int32_t ms */
+  ACL_MDL_EVENT_SYNC_TIMEOUT,      /* int32_t ms */
+  ACL_MDL_WORK_ADDR_PTR,
+  ACL_MDL_WORK_SIZET,
+  ACL_MDL_MPAIMID_SIZET,     /* reserved */
+  ACL_MDL_AICQOS_SIZET,      /* reserved */
+  ACL_MDL_AICOST_SIZET,      /* reserved */
+  ACL_MDL_MEC_TIMETHR_SIZET, /* reserved */
+} aclmdlExecConfigAttr;
+ACL_FUNC_VISIBILITY aclmdlExecConfigHandle *aclmdlCreateExecConfigHandle(void); /* NULL when out of memory */
+ACL_FUNC_VISIBILITY aclError aclmdlDestroyExecConfigHandle(const aclmdlExecConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclmdlSetExecConfigOpt(aclmdlExecConfigHandle *handle, aclmdlExecConfigAttr attr,
+                                                    const void *attrValue, size_t valueSize);
+ACL_FUNC_VISIBILITY aclError aclmdlExecuteV2(uint32_t modelId, const aclmdlDataset *input,
+                                             aclmdlDataset *output, aclrtStream stream,
+                                             const aclmdlExecConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclmdlExecuteAsyncV2(uint32_t modelId, const aclmdlDataset *input,
+                                                  aclmdlDataset *output, aclrtStream stream,
+                                                  const aclmdlExecConfigHandle *handle);
+
 ACL_FUNC_VISIBILITY aclmdlDesc *aclmdlCreateDesc(void); /* NULL when out of memory */
 ACL_FUNC_VISIBILITY aclError aclmdlDestroyDesc(aclmdlDesc *modelDesc);
 ACL_FUNC_VISIBILITY aclError aclmdlGetDesc(aclmdlDesc *modelDesc, uint32_t modelId);
+/* The description of an om without loading it (read and verified; no
+ * memory kept): what aclmdlGetDesc gives after loading it. */
+ACL_FUNC_VISIBILITY aclError aclmdlGetDescFromFile(aclmdlDesc *modelDesc, const char *modelPath);
+ACL_FUNC_VISIBILITY aclError aclmdlGetDescFromMem(aclmdlDesc *modelDesc, const void *model, size_t modelSize);
 ACL_FUNC_VISIBILITY size_t aclmdlGetNumInputs(aclmdlDesc *modelDesc);
 ACL_FUNC_VISIBILITY size_t aclmdlGetNumOutputs(aclmdlDesc *modelDesc);
 /* Bytes; 0 for a bad description or index (the message says which). */
@@ -282,6 +346,12 @@ typedef struct aclAippInfo {
   aclAippExtendInfo *aippExtend; /* NULL */
 } aclAippInfo;
 
+/* The bytes of the parameters input (ACL_DYNAMIC_AIPP_NAME) for a batch of
+ * batchSize images (1..4096, as aclmdlCreateAIPP takes): the record
+ * aclmdlSetInputAIPP writes. The images of a batch share one record here,
+ * so it is the same for every batchSize (and the parameters input's
+ * aclmdlGetInputSizeByIndex). */
+ACL_FUNC_VISIBILITY aclError aclmdlGetAippDataSize(uint64_t batchSize, size_t *size);
 /* Parameters for batchSize images (NULL when out of memory or batchSize is 0). */
 ACL_FUNC_VISIBILITY aclmdlAIPP *aclmdlCreateAIPP(uint64_t batchSize);
 ACL_FUNC_VISIBILITY aclError aclmdlDestroyAIPP(const aclmdlAIPP *aippParmsSet);

@@ -99,6 +99,103 @@ typedef void *aclrtStream;
 typedef void *aclrtEvent;
 typedef void (*aclrtCallback)(void *userData);
 
+/* Virtual memory management (aclrtReserveMemAddress, aclrtMallocPhysical,
+ * aclrtMapMem ...) and shareable handles are not provided: device memory
+ * is aclrtMalloc's; these return ACL_ERROR_FEATURE_UNSUPPORTED.
+ * aclrtDeviceGetBareTgid gives the process id. */
+typedef enum aclrtMemLocationType {
+  ACL_MEM_LOCATION_TYPE_HOST = 0,
+  ACL_MEM_LOCATION_TYPE_DEVICE,
+} aclrtMemLocationType;
+typedef struct aclrtMemLocation {
+  uint32_t id;
+  aclrtMemLocationType type;
+} aclrtMemLocation;
+typedef enum aclrtMemAllocationType {
+  ACL_MEM_ALLOCATION_TYPE_PINNED = 0,
+} aclrtMemAllocationType;
+typedef enum aclrtMemHandleType {
+  ACL_MEM_HANDLE_TYPE_NONE = 0,
+} aclrtMemHandleType;
+typedef struct aclrtPhysicalMemProp {
+  aclrtMemHandleType handleType;
+  aclrtMemAllocationType allocationType;
+  aclrtMemAttr memAttr;
+  aclrtMemLocation location;
+  uint64_t reserve;
+} aclrtPhysicalMemProp;
+typedef enum aclrtMemGranularityOptions {
+  ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+  ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+  ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF,
+} aclrtMemGranularityOptions;
+typedef void *aclrtDrvMemHandle;
+
+typedef enum aclrtTsId {
+  ACL_TS_ID_AICORE = 0,
+  ACL_TS_ID_AIVECTOR = 1,
+  ACL_TS_ID_RESERVED = 2,
+} aclrtTsId;
+
+typedef enum aclrtDeviceStatus {
+  ACL_RT_DEVICE_STATUS_NORMAL = 0,
+  ACL_RT_DEVICE_STATUS_ABNORMAL,
+  ACL_RT_DEVICE_STATUS_END = 0xFFFF,
+} aclrtDeviceStatus;
+
+typedef enum aclrtFloatOverflowMode {
+  ACL_RT_OVERFLOW_MODE_SATURATION = 0,
+  ACL_RT_OVERFLOW_MODE_INFNAN,
+  ACL_RT_OVERFLOW_MODE_UNDEF,
+} aclrtFloatOverflowMode;
+
+typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
+typedef struct aclrtUtilizationInfo {
+  int32_t cubeUtilization;                       /* percent */
+  int32_t vectorUtilization;                     /* percent */
+  int32_t aicpuUtilization;                      /* percent */
+  int32_t memoryUtilization;                     /* percent */
+  aclrtUtilizationExtendInfo *utilizationExtend; /* reserved: NULL */
+} aclrtUtilizationInfo;
+
+/* aclrtCreateStreamWithConfig's flags (or'ed) and aclrtSetStreamFailureMode's modes. */
+#define ACL_STREAM_FAST_LAUNCH 0x00000001u
+#define ACL_STREAM_FAST_SYNC 0x00000002u
+#define ACL_CONTINUE_ON_FAILURE 0x00000000u
+#define ACL_STOP_ON_FAILURE 0x00000001u
+
+typedef enum aclrtStreamStatus {
+  ACL_STREAM_STATUS_COMPLETE = 0,
+  ACL_STREAM_STATUS_NOT_READY = 1,
+  ACL_STREAM_STATUS_RESERVED = 0xFFFF,
+} aclrtStreamStatus;
+
+typedef enum aclrtEventWaitStatus {
+  ACL_EVENT_WAIT_STATUS_COMPLETE = 0,
+  ACL_EVENT_WAIT_STATUS_NOT_READY = 1,
+  ACL_EVENT_WAIT_STATUS_RESERVED = 0xFFFF,
+} aclrtEventWaitStatus;
+
+typedef enum {
+  ACL_RT_STREAM_WORK_ADDR_PTR = 0,
+  ACL_RT_STREAM_WORK_SIZE,
+  ACL_RT_STREAM_FLAG,     /* size_t: ACL_STREAM_* flags */
+  ACL_RT_STREAM_PRIORITY, /* uint32_t: 0..7 */
+} aclrtStreamConfigAttr;
+typedef struct aclrtStreamConfigHandle {
+  void *workptr;
+  size_t workSize;
+  size_t flag;
+  uint32_t priority;
+} aclrtStreamConfigHandle;
+
+typedef enum aclrtLastErrLevel {
+  ACL_RT_THREAD_LEVEL = 0,
+} aclrtLastErrLevel;
+
+typedef struct rtExceptionInfo aclrtExceptionInfo;
+typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
+
 ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode);
 
 /* Devices: only device 0 exists (ACL_ERROR_RT_INVALID_DEVICEID otherwise). */
@@ -107,11 +204,48 @@ ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId);
 ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId); /* of the current context */
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void); /* every stream of the device */
+/* The same, giving up after timeout ms (-1: never) with ACL_ERROR_RT_STREAM_SYNC_TIMEOUT. */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
+/* aclrtResetDevice whatever the count of aclrtSetDevice calls. */
+ACL_FUNC_VISIBILITY aclError aclrtResetDeviceForce(int32_t deviceId);
+/* ACL_TS_ID_AICORE or ACL_TS_ID_AIVECTOR: both run on the same host cores. */
+ACL_FUNC_VISIBILITY aclError aclrtSetTsDevice(aclrtTsId tsId);
+/* Cube and vector: the percent of the wall time since the previous query
+ * that model runs took (0 at the first query; concurrent runs add up,
+ * capped at 100); AI CPU 0; memory: the host's RAM in use. */
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceUtilizationRate(int32_t deviceId,
+                                                           aclrtUtilizationInfo *utilizationInfo);
+ACL_FUNC_VISIBILITY aclError aclrtQueryDeviceStatus(int32_t deviceId,
+                                                    aclrtDeviceStatus *deviceStatus); /* NORMAL */
+/* The host computes IEEE floats: the mode is ACL_RT_OVERFLOW_MODE_INFNAN;
+ * SATURATION is ACL_ERROR_FEATURE_UNSUPPORTED. */
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
+/* One device: no peer (ACL_ERROR_RT_INVALID_DEVICEID; the device itself:
+ * ACL_ERROR_INVALID_PARAM). */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId,
+                                                      int32_t peerDeviceId);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+/* Float overflow: an inf or NaN a run writes into a float output. From the
+ * first of these calls (or a stream's overflow switch on), every run's
+ * outputs are checked and a device-wide flag notes one; Get writes the
+ * flag (uint64_t 0 or 1, the rest of outputSize >= 8 bytes zeroed) into
+ * device memory at outputAddr, Reset clears it, both in `stream`'s order. */
+ACL_FUNC_VISIBILITY aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError aclrtResetOverflowStatus(aclrtStream stream);
 
 ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
 ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context); /* waits for its streams */
 ACL_FUNC_VISIBILITY aclError aclrtSetCurrentContext(aclrtContext context);
 ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context);
+/* System parameters (aclSysParamOpt, values 0 or 1) of the current context
+ * or (aclrtSetSysParamOpt) the process: kept; runs here are deterministic
+ * and have no debug kernels, so they change nothing. */
+ACL_FUNC_VISIBILITY aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+ACL_FUNC_VISIBILITY aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+ACL_FUNC_VISIBILITY aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
 
 /* In the current context. */
 ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
@@ -119,6 +253,32 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
  * ACL_ERROR_RT_STREAM_NO_CB_REG (the stream destroyed all the same) when a
  * callback of it could not run: a blocking one no thread had taken. */
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream);
+/* The same: a stream here holds no task that cannot finish, so what is
+ * queued runs first. */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream);
+/* Streams with a configuration: priority 0..7 (kept: one stream's work
+ * never waits for another's here), flag ACL_STREAM_FAST_LAUNCH /
+ * ACL_STREAM_FAST_SYNC (accepted). A configuration handle's work memory
+ * (ACL_RT_STREAM_WORK_ADDR_PTR / _SIZE) is ACL_ERROR_INVALID_PARAM: a model
+ * runs in the work memory of its load. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority,
+                                                         uint32_t flag);
+ACL_FUNC_VISIBILITY aclrtStreamConfigHandle *
+aclrtCreateStreamConfigHandle(void); /* NULL when out of memory */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle,
+                                                     aclrtStreamConfigAttr attr, const void *attrValue,
+                                                     size_t valueSize);
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle);
+/* flag 0 or 1, kept (and 1 starts the overflow check, aclrtGetOverflowStatus). */
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag);
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
+/* ACL_STOP_ON_FAILURE: after a failure the stream skips its copies, memsets
+ * and runs until the next synchronization reports it (event records, waits
+ * and callbacks still run). Not for the default stream (NULL). */
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+/* COMPLETE when nothing is queued or running on the stream. */
+ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
 /* The same, giving up after timeout ms (-1: never) with
  * ACL_ERROR_RT_STREAM_SYNC_TIMEOUT; the stream's failures, if any, are then
@@ -137,6 +297,8 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream strea
 ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event); /* with timestamps */
 /* flag: ACL_EVENT_* or'ed; other bits are ACL_ERROR_INVALID_PARAM. */
 ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
+/* The same event (every event here may be recorded again). */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
 ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
 /* Enqueues the event's return to "not recorded" on `stream`. */
@@ -145,6 +307,8 @@ ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream strea
  * pending, and for an event never recorded (or reset). */
 ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status);
 ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
+/* COMPLETE once what a stream waiting for it waits for (its latest record) is reached. */
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status);
 /* Blocks until the latest record has completed (at once if never recorded). */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
 /* The same, giving up after timeout ms (-1: never) with ACL_ERROR_RT_EVENT_SYNC_TIMEOUT. */
@@ -160,6 +324,22 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent
  * aclrtStreamWaitEvent before it gives up: that wait then fails the stream
  * with ACL_ERROR_RT_WAIT_TIMEOUT (reported by aclrtSynchronizeStream). */
 ACL_FUNC_VISIBILITY aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+/* Seconds a task may run: kept (a task here always finishes). */
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);
+/* Task exceptions: a failed run or copy returns its error from the call or
+ * the stream's synchronization, so the callback is kept and never called;
+ * the getters have no info to read (0xFFFFFFFF, ACL_ERROR_INVALID_PARAM's
+ * message). */
+ACL_FUNC_VISIBILITY aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback);
+/* The code of the latest call that failed on this thread (ACL_SUCCESS if
+ * none); Get also clears it. */
+ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACL_FUNC_VISIBILITY uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
 
 /* Callbacks: a host function run in a stream's order, on an application
  * thread. aclrtSubscribeReport(threadId, stream) names the thread
@@ -191,6 +371,28 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
  * cache lines of a range of device memory: the memory is coherent here, so
  * they only check that [devPtr, devPtr + size) is device memory. */
 ACL_FUNC_VISIBILITY aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment,
+                                                    void *expectPtr, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtReleaseMemAddress(void *virPtr);
+ACL_FUNC_VISIBILITY aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
+                                                 const aclrtPhysicalMemProp *prop, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+ACL_FUNC_VISIBILITY aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle,
+                                         uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
+                                                              aclrtMemGranularityOptions option,
+                                                              size_t *granularity);
+ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle,
+                                                             aclrtMemHandleType handleType, uint64_t flags,
+                                                             uint64_t *shareableHandle);
+ACL_FUNC_VISIBILITY aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
+                                                               aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid,
+                                                             size_t pidNum);
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetBareTgid(int32_t *pid);
+/* aclrtMalloc (its 64-byte alignment is a 32-byte one). */
+ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 ACL_FUNC_VISIBILITY aclError aclrtMemFlush(void *devPtr, size_t size);
 ACL_FUNC_VISIBILITY aclError aclrtMemInvalidate(void *devPtr, size_t size);
 /* Device memory is host RAM: every attr reports the host's total and
