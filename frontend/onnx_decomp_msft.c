@@ -22,9 +22,11 @@
  *                               RMSNorm over axes from axis (-1), epsilon
  *                               (1e-5), stash_type; outputs Y, inv_std_var
  *   Attention(input, weights, [bias], [mask_index], [past], [attention_bias])
- *                               Q, K, V = input x the three column blocks of
- *                               weights (qkv_hidden_sizes, else thirds) +
- *                               bias's; num_heads heads; scores = Q K^T * scale
+ *                               Q, K, V = the three column blocks
+ *                               (qkv_hidden_sizes, else thirds) of one
+ *                               MatMul(input, weights) + bias, as
+ *                               torch.nn.MultiheadAttention exports its
+ *                               packed projection; num_heads heads; scores = Q K^T * scale
  *                               (1/sqrt(head size)) + the mask + attention_bias
  *                               (+ -inf above the diagonal, unidirectional);
  *                               Softmax; x V; heads merged. past, present,
@@ -89,7 +91,8 @@ static void refuse_output(dc *b, int k, const char *what) {
 
 /* Refuses input i when given. */
 static void refuse_input(dc *b, int i, const char *what) {
-  if (dc_in(b, i)) dc_fail(b, ST_ERR_UNSUPPORTED, "input %d '%s' (%s) is not supported", i, dc_in(b, i)->name, what);
+  if (dc_in(b, i))
+    dc_fail(b, ST_ERR_UNSUPPORTED, "input %d '%s' (%s) is not supported", i, dc_in(b, i)->name, what);
 }
 
 static ir_value *add_opt(dc *b, ir_value *x, ir_value *y) { return y ? dc_op2(b, IR_OP_ADD, x, y) : x; }
@@ -148,7 +151,8 @@ static status onnx_decomp_skip_layer_norm(onnx_node *nd, ir_node *none) {
   float_in(&b, 0, "input");
   float_in(&b, 1, "skip");
   double eps = dc_attr_float(&b, "epsilon", 1e-12);
-  if (!b.st && !(eps >= 0)) return dc_refuse(&b, ST_ERR_INVALID, "attribute 'epsilon' = %g must be >= 0", eps);
+  if (!b.st && !(eps >= 0))
+    return dc_refuse(&b, ST_ERR_INVALID, "attribute 'epsilon' = %g must be >= 0", eps);
   ir_value *beta = rms ? NULL : dc_in(&b, 3), *bias = dc_in(&b, rms ? 3 : 4);
   if (rms) refuse_output(&b, 1, "mean");
   /* the bias first: a MatMul's bias Add, then the residual (the order the passes fuse) */
@@ -184,8 +188,10 @@ static status onnx_decomp_embed_layer_norm(onnx_node *nd, ir_node *none) {
   if (!dc_has_attr(&b, "epsilon")) return dc_refuse(&b, ST_ERR_INVALID, "attribute 'epsilon' is required");
   if ((seg == NULL) != (seg_emb == NULL))
     return dc_refuse(&b, ST_ERR_INVALID, "segment_ids and segment_embedding must be given together");
-  if (dc_attr_int(&b, "mask_index_type", 1) != 1) refuse_output(&b, 1, "mask_index with mask_index_type != 1");
-  if (!dc_in(&b, 5) || !dc_in(&b, 6)) return dc_refuse(&b, ST_ERR_INVALID, "inputs gamma and beta are required");
+  if (dc_attr_int(&b, "mask_index_type", 1) != 1)
+    refuse_output(&b, 1, "mask_index with mask_index_type != 1");
+  if (!dc_in(&b, 5) || !dc_in(&b, 6))
+    return dc_refuse(&b, ST_ERR_INVALID, "inputs gamma and beta are required");
   if (b.st) return dc_end(&b);
   ir_value *sum = dc_gather(&b, dc_in(&b, 2), ids, 0);
   if (!pos) { /* 0 .. S-1 */
@@ -194,8 +200,9 @@ static status onnx_decomp_embed_layer_norm(onnx_node *nd, ir_node *none) {
   }
   sum = dc_op2(&b, IR_OP_ADD, sum, dc_gather(&b, dc_in(&b, 3), pos, 0));
   if (seg) sum = dc_op2(&b, IR_OP_ADD, sum, dc_gather(&b, seg_emb, seg, 0));
-  dc_output(&b, 0, dc_norm(&b, sum, dc_in(&b, 5), dc_in(&b, 6), -1, dc_attr_float(&b, "epsilon", 1e-12), 0, 0,
-                           NULL, NULL));
+  dc_output(&b, 0,
+            dc_norm(&b, sum, dc_in(&b, 5), dc_in(&b, 6), -1, dc_attr_float(&b, "epsilon", 1e-12), 0, 0, NULL,
+                    NULL));
   if (dc_output_used(&b, 1)) {
     static const int64_t axis1 = 1, start = 0, end = 1, axis0 = 0;
     ir_value *count;
@@ -203,7 +210,8 @@ static status onnx_decomp_embed_layer_norm(onnx_node *nd, ir_node *none) {
       ir_value *one = dc_scalar(&b, dc_dtype(&b, mask), 1);
       count = dc_reduce(&b, "sum", dc_cast(&b, dc_op2(&b, IR_OP_EQUAL, mask, one), DT_INT32), 1, &axis1, 0);
     } else {
-      count = dc_expand(&b, dc_scalar(&b, DT_INT32, 0), dc_slice(&b, dc_shape(&b, ids), 1, &start, &end, &axis0));
+      count =
+          dc_expand(&b, dc_scalar(&b, DT_INT32, 0), dc_slice(&b, dc_shape(&b, ids), 1, &start, &end, &axis0));
     }
     dc_output(&b, 1, count);
   }
@@ -240,12 +248,13 @@ static ir_value *mask_bias(dc *b, ir_value *m, ir_value *t, int64_t batch, dtype
     return m->rank == 2 ? dc_reshape_to(b, bias, 4, b1t) : dc_unsqueeze(b, bias, 1, &axis1);
   }
   if (m->rank != 1 || m->dims[0] < 1)
-    return dc_fail(b, ST_ERR_UNSUPPORTED, "%s '%s' needs a known shape [B], [2B], [B, T] or [B, S, T] at import",
-                   name, m->name);
+    return dc_fail(b, ST_ERR_UNSUPPORTED,
+                   "%s '%s' needs a known shape [B], [2B], [B, T] or [B, S, T] at import", name, m->name);
   int two = batch > 0 && m->dims[0] == 2 * batch;
   if (batch > 0 && !two && m->dims[0] != batch)
-    return dc_fail(b, ST_ERR_UNSUPPORTED, "%s '%s' has %" PRId64 " values; [B] or [2B] (B %" PRId64 ") are supported",
-                   name, m->name, m->dims[0], batch);
+    return dc_fail(b, ST_ERR_UNSUPPORTED,
+                   "%s '%s' has %" PRId64 " values; [B] or [2B] (B %" PRId64 ") are supported", name, m->name,
+                   m->dims[0], batch);
   int64_t half = two ? batch : m->dims[0], end2 = 2 * half;
   ir_value *j = dc_iota(b, DT_INT64, t), *mm = dc_cast(b, m, DT_INT64);
   ir_value *end = dc_reshape_to(b, dc_slice(b, mm, 1, &axis0, &half, &axis0), 2, col);
@@ -314,38 +323,43 @@ static status onnx_decomp_ms_attention(onnx_node *nd, ir_node *none) {
   refuse_input(&b, 4, "past");
   refuse_input(&b, 6, "past_sequence_length");
   refuse_output(&b, 1, "present");
-  if (dc_attr_int(&b, "do_rotary", 0)) dc_fail(&b, ST_ERR_UNSUPPORTED, "attribute 'do_rotary' is not supported");
+  if (dc_attr_int(&b, "do_rotary", 0))
+    dc_fail(&b, ST_ERR_UNSUPPORTED, "attribute 'do_rotary' is not supported");
   if (b.st) return dc_end(&b);
   if (x->rank != 3 || w->rank != 2 || w->dims[1] < 1)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "input '%s' needs rank 3 and weights '%s' a known 2-D shape at import",
-                     x->name, w->name);
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
+                     "input '%s' needs rank 3 and weights '%s' a known 2-D shape at import", x->name,
+                     w->name);
   int64_t hs[3];
   int count = dc_attr_ints(&b, "qkv_hidden_sizes", hs, 3);
   if (count < 0 && !b.st) {
-    if (w->dims[1] % 3) return dc_refuse(&b, ST_ERR_INVALID, "weights '%s' has %" PRId64 " columns, not 3 equal blocks",
-                                        w->name, w->dims[1]);
+    if (w->dims[1] % 3)
+      return dc_refuse(&b, ST_ERR_INVALID, "weights '%s' has %" PRId64 " columns, not 3 equal blocks",
+                       w->name, w->dims[1]);
     hs[0] = hs[1] = hs[2] = w->dims[1] / 3;
-  } else if (!b.st && (count != 3 || hs[0] != hs[1] || hs[0] < 1 || hs[2] < 1 || hs[0] + hs[1] + hs[2] != w->dims[1])) {
+  } else if (!b.st && (count != 3 || hs[0] != hs[1] || hs[0] < 1 || hs[2] < 1 ||
+                       hs[0] + hs[1] + hs[2] != w->dims[1])) {
     return dc_refuse(&b, ST_ERR_INVALID,
                      "attribute 'qkv_hidden_sizes' must be 3 sizes, Q's = K's, adding up to the %" PRId64
                      " columns of weights",
                      w->dims[1]);
   }
   if (!b.st && (hs[0] % n || hs[2] % n))
-    return dc_refuse(&b, ST_ERR_INVALID, "hidden sizes %" PRId64 ", %" PRId64 " are not multiples of num_heads %" PRId64,
-                     hs[0], hs[2], n);
-  ir_value *qkv[3];
-  for (int i = 0, at = 0; i < 3 && !b.st; at += (int)hs[i], i++) {
-    ir_value *y = dc_op2(&b, IR_OP_MATMUL, x, cols(&b, w, at, at + hs[i]));
-    qkv[i] = split_heads(&b, add_opt(&b, y, bias ? cols(&b, bias, at, at + hs[i]) : NULL), n);
-  }
+    return dc_refuse(&b, ST_ERR_INVALID,
+                     "hidden sizes %" PRId64 ", %" PRId64 " are not multiples of num_heads %" PRId64, hs[0],
+                     hs[2], n);
+  /* one MatMul for the three (its bias fused), sliced: the views the attention reads */
+  ir_value *packed = add_opt(&b, dc_op2(&b, IR_OP_MATMUL, x, w), bias), *qkv[3];
+  for (int i = 0, at = 0; i < 3 && !b.st; at += (int)hs[i], i++)
+    qkv[i] = split_heads(&b, cols(&b, packed, at, at + hs[i]), n);
   if (b.st) return dc_end(&b);
   ir_value *mb = NULL;
   if (mask) {
     ir_value *t = dc_gather(&b, dc_shape(&b, x), dc_scalar(&b, DT_INT64, 1), 0);
     mb = mask_bias(&b, mask, t, x->dims[0], dt, dc_attr_float(&b, "mask_filter_value", -10000), "mask_index");
   }
-  dc_output(&b, 0, attend(&b, qkv[0], qkv[1], qkv[2], attn_scale(&b, hs[0] / n), mb, dc_in(&b, 5), causal, dt));
+  dc_output(&b, 0,
+            attend(&b, qkv[0], qkv[1], qkv[2], attn_scale(&b, hs[0] / n), mb, dc_in(&b, 5), causal, dt));
   return dc_end(&b);
 }
 
@@ -354,7 +368,8 @@ static status onnx_decomp_mha(onnx_node *nd, ir_node *none) {
   (void)none;
   dc b;
   dc_begin(&b, nd);
-  ir_value *q = dc_in(&b, 0), *k = dc_in(&b, 1), *v = dc_in(&b, 2), *bias = dc_in(&b, 3), *mask = dc_in(&b, 4);
+  ir_value *q = dc_in(&b, 0), *k = dc_in(&b, 1), *v = dc_in(&b, 2), *bias = dc_in(&b, 3),
+           *mask = dc_in(&b, 4);
   dtype dt = float_in(&b, 0, "query");
   int64_t n = num_heads(&b);
   int causal = unidirectional(&b);
@@ -362,19 +377,22 @@ static status onnx_decomp_mha(onnx_node *nd, ir_node *none) {
     refuse_input(&b, i, "past and cache inputs");
   refuse_output(&b, 3, "qk");
   if (b.st) return dc_end(&b);
-  if (!k || !v) return dc_refuse(&b, ST_ERR_UNSUPPORTED, "packed QKV / KV (no key or value input) is not supported");
+  if (!k || !v)
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "packed QKV / KV (no key or value input) is not supported");
   int k4 = k->rank == 4;
   if (q->rank != 3 || q->dims[2] < 1 || (k->rank != 3 && !k4) || v->rank != k->rank)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED,
-                     "query needs a known shape [B, S, D] and key, value rank 3 ([B, L, D]) or 4 ([B, N, L, H]) at "
-                     "import");
+    return dc_refuse(
+        &b, ST_ERR_UNSUPPORTED,
+        "query needs a known shape [B, S, D] and key, value rank 3 ([B, L, D]) or 4 ([B, N, L, H]) at "
+        "import");
   if (k4 && bias) return dc_refuse(&b, ST_ERR_UNSUPPORTED, "bias with 4-D key and value is not supported");
   int64_t d = q->dims[2], dv = k4 ? -1 : v->dims[2];
-  if (d % n) return dc_refuse(&b, ST_ERR_INVALID, "query's hidden size %" PRId64 " is not a multiple of num_heads", d);
+  if (d % n)
+    return dc_refuse(&b, ST_ERR_INVALID, "query's hidden size %" PRId64 " is not a multiple of num_heads", d);
   if (bias) {
     if (dv < 1 || bias->rank != 1 || bias->dims[0] != 2 * d + dv)
-      return dc_refuse(&b, ST_ERR_INVALID, "bias '%s' must have 2 x %" PRId64 " + value's hidden size elements",
-                       bias->name, d);
+      return dc_refuse(&b, ST_ERR_INVALID,
+                       "bias '%s' must have 2 x %" PRId64 " + value's hidden size elements", bias->name, d);
     q = dc_op2(&b, IR_OP_ADD, q, cols(&b, bias, 0, d));
     k = dc_op2(&b, IR_OP_ADD, k, cols(&b, bias, d, 2 * d));
     v = dc_op2(&b, IR_OP_ADD, v, cols(&b, bias, 2 * d, 2 * d + dv));
@@ -428,7 +446,8 @@ static status onnx_decomp_fused_matmul(onnx_node *nd, ir_node *none) {
   dc_begin(&b, nd);
   dtype t = float_in(&b, 0, "A");
   double alpha = dc_attr_float(&b, "alpha", 1.0);
-  ir_value *y = dc_op2(&b, IR_OP_MATMUL, fused_operand(&b, dc_in(&b, 0), "A"), fused_operand(&b, dc_in(&b, 1), "B"));
+  ir_value *y =
+      dc_op2(&b, IR_OP_MATMUL, fused_operand(&b, dc_in(&b, 0), "A"), fused_operand(&b, dc_in(&b, 1), "B"));
   if (alpha != 1.0 && !b.st) y = dc_op2(&b, IR_OP_MUL, y, dc_scalar(&b, t, alpha));
   dc_output(&b, 0, y);
   return dc_end(&b);
@@ -468,8 +487,15 @@ static void import_onnx(dc *b, const char *op, int nin, ir_value **in, int nout,
     uses[k] = 1;
   }
   np->n_input = (size_t)nin, np->input = inames, np->n_output = (size_t)nout, np->output = onames;
-  onnx_node sub = {.c = c, .np = np, .index = b->nd->index, .nin = nin, .nout = nout, .in = in, .out = out,
-                   .uses = uses, .scope = b->nd->scope};
+  onnx_node sub = {.c = c,
+                   .np = np,
+                   .index = b->nd->index,
+                   .nin = nin,
+                   .nout = nout,
+                   .in = in,
+                   .out = out,
+                   .uses = uses,
+                   .scope = b->nd->scope};
   status s = onnx_import_node(&sub);
   if (s) {
     b->st = s;
@@ -497,8 +523,9 @@ static status onnx_decomp_matmul_integer_to_float(onnx_node *nd, ir_node *none) 
   if (dc_dtype(&b, dc_in(&b, 2)) != DT_FLOAT32 && !b.st)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "a_scale has type %s; float32 is supported",
                      onnx_dtype_name(dc_in(&b, 2)->dtype));
-  dc_output(&b, 0, integer_to_float(&b, dc_in(&b, 0), dc_in(&b, 1), dc_in(&b, 2), dc_in(&b, 4), dc_in(&b, 5),
-                                    dc_in(&b, 3), dc_in(&b, 6)));
+  dc_output(&b, 0,
+            integer_to_float(&b, dc_in(&b, 0), dc_in(&b, 1), dc_in(&b, 2), dc_in(&b, 4), dc_in(&b, 5),
+                             dc_in(&b, 3), dc_in(&b, 6)));
   return dc_end(&b);
 }
 
@@ -508,9 +535,11 @@ static status onnx_decomp_dynamic_quantize_matmul(onnx_node *nd, ir_node *none) 
   dc_begin(&b, nd);
   ir_value *a = dc_in(&b, 0), *q[3] = {NULL, NULL, NULL};
   if (dc_dtype(&b, a) != DT_FLOAT32 && !b.st)
-    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "A has type %s; float32 is supported", onnx_dtype_name(a->dtype));
+    return dc_refuse(&b, ST_ERR_UNSUPPORTED, "A has type %s; float32 is supported",
+                     onnx_dtype_name(a->dtype));
   import_onnx(&b, "DynamicQuantizeLinear", 1, &a, 3, q);
-  dc_output(&b, 0, integer_to_float(&b, q[0], dc_in(&b, 1), q[1], q[2], dc_in(&b, 3), dc_in(&b, 2), dc_in(&b, 4)));
+  dc_output(&b, 0,
+            integer_to_float(&b, q[0], dc_in(&b, 1), q[1], q[2], dc_in(&b, 3), dc_in(&b, 2), dc_in(&b, 4)));
   return dc_end(&b);
 }
 
@@ -537,7 +566,8 @@ const onnx_ms_importer onnx_msft_importers[] = {
     {{"MultiHeadAttention", NULL, 1, 1, 10, 4, "-num_heads:i -unidirectional:i -mask_filter_value:f -scale:f",
       onnx_decomp_mha},
      "query"},
-    {{"EmbedLayerNormalization", NULL, 1, 7, 9, 3, "-epsilon:f -mask_index_type:i", onnx_decomp_embed_layer_norm},
+    {{"EmbedLayerNormalization", NULL, 1, 7, 9, 3, "-epsilon:f -mask_index_type:i",
+      onnx_decomp_embed_layer_norm},
      "input_ids,segment_ids?,word_embedding,position_embedding,segment_embedding?,gamma,beta"},
     {{"FusedMatMul", NULL, 1, 2, 2, 1, "-alpha:f -transA:i -transB:i -transBatchA:i -transBatchB:i",
       onnx_decomp_fused_matmul},

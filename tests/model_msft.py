@@ -184,8 +184,10 @@ def case_attention(mask_kind):
         valid = np.array([s, s - 5], np.int32)
         raw = (np.arange(s)[None, :] < valid[:, None]).astype(np.int32)
         if plain:
-            qkv = [g.node("Add", [g.node("MatMul", ["x", g.init(w[:, i * hid:(i + 1) * hid])]),
-                                  g.init(b[i * hid:(i + 1) * hid])]) for i in range(3)]
+            packed = g.node("Add", [g.node("MatMul", ["x", g.init(w)]), g.init(b)])  # as torch's MHA exports it
+            qkv = [g.node("Slice", [packed, g.init(np.array([i * hid], np.int64)),
+                                    g.init(np.array([(i + 1) * hid], np.int64)), g.init(np.array([-1], np.int64))])
+                   for i in range(3)]
             bias = None
             if mask_kind:
                 bias = g.init(np.where(raw > 0, 0, -10000).astype(np.float32).reshape(bsz, 1, 1, s))
