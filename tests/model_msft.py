@@ -15,8 +15,14 @@ exports it), that twin is compiled too and the two packages must have the same t
 order (force_fp16): the decomposition lands in the fusions the plain export gets (one LAYERNORM for
 SkipLayerNormalization with its residual, one ATTENTION for Attention, the GELU in the MATMUL epilogue).
 
+--whole NAME:HEADS also takes models/out's NAME.onnx (a float32 transformer export; skipped when missing)
+through models/make_msft_fused.py into the fused contrib form (SkipLayerNormalization, BiasGelu,
+Attention): ORT's output of the rewrite within 1e-4 x max |ref| of NAME.output.bin, and atc's package of
+it the plain model's task kinds in order, with omrun's output byte for byte the plain package's.
+
 Without python3-onnx or ONNX Runtime beside --ort-bench the test is skipped (exit 77).
-Usage: tests/model_msft.py [--bin-dir build] [--work-dir DIR] [--ort-bench bench/ort_bench.js] [CASE ...]
+Usage: tests/model_msft.py [--bin-dir build] [--work-dir DIR] [--ort-bench bench/ort_bench.js]
+                           [--models-dir models/out] [--whole NAME:HEADS] [CASE ...]
 """
 import argparse
 import json
@@ -325,11 +331,54 @@ def compile_run(atc, omrun, path, x_path, shape, prec, base):
     return np.fromfile(os.path.join(base + "-out", "output_0.bin"), "<f4").astype(np.float64), ""
 
 
+def whole_model(args, work, spec):
+    name, heads = spec.split(":")
+    src = os.path.join(args.models_dir, name)
+    if not all(os.path.exists(src + k) for k in (".onnx", ".json", ".input.bin", ".output.bin")):
+        print(f"info {name}: not in {args.models_dir}, whole-model check skipped")
+        return
+    with open(src + ".json") as f:
+        meta = json.load(f)
+    base = os.path.join(work, name + "_msft")
+    p = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "models", "make_msft_fused.py"), src + ".onnx",
+                        base + ".onnx", "--heads", heads], capture_output=True, text=True)
+    if not checks.check(f"{name}: rewritten", p.returncode == 0, (p.stderr or p.stdout).strip()[-300:]):
+        return
+    print(f"info {name}: {p.stdout.strip()}")
+    shape = ",".join(str(d) for d in meta["input_shape"])
+    p = subprocess.run(["node", args.ort_bench, "--model", base + ".onnx", "--input", src + ".input.bin", "--shape",
+                        shape, "--threads", "1", "--warmup", "0", "--min", "1", "--max", "1", "--output",
+                        base + ".ort.bin", "--dtype", meta.get("input_dtype", "float32")], capture_output=True, text=True)
+    if not checks.check(f"{name}: ORT runs the rewrite", p.returncode == 0, p.stderr.strip()[-300:]):
+        return
+    ref, ort = (np.fromfile(f, "<f4").astype(np.float64) for f in (src + ".output.bin", base + ".ort.bin"))
+    top, diff = float(np.max(np.abs(ref))), float(np.max(np.abs(ort - ref))) if ort.shape == ref.shape else np.inf
+    checks.check(f"{name}: ORT's output of the rewrite vs the reference", diff <= 1e-4 * top,
+                 f"max abs error {diff:.3g} of max |ref| {top:.3g}", show=True)
+    got, k = [], []
+    for path, b in ((src + ".onnx", base + "-plain"), (base + ".onnx", base)):
+        p = subprocess.run([os.path.join(args.bin_dir, "atc"), f"--model={path}", "--framework=5", f"--output={b}",
+                            f"--input_shape={meta['input']}:{shape}", "--soc_version=Ascend310",
+                            "--precision_mode=force_fp16"], capture_output=True, text=True)
+        if not checks.check(f"{name}: atc compiles {os.path.basename(path)}", p.returncode == 0, p.stderr.strip()[-300:]):
+            return
+        k.append(kinds(os.path.join(args.bin_dir, "atc"), b + ".om"))
+        subprocess.run([os.path.join(args.bin_dir, "omrun"), "--model", b + ".om", "--input", src + ".input.bin",
+                        "--output", b + "-out", "--loop", "1"], capture_output=True, text=True)
+        out = os.path.join(b + "-out", "output_0.bin")
+        got.append(open(out, "rb").read() if os.path.exists(out) else None)
+    checks.check(f"{name}: the plain model's tasks", k[0] is not None and k[0] == k[1],
+                 f"{len(k[1] or [])} tasks, plain {len(k[0] or [])}", show=True)
+    checks.check(f"{name}: omrun's output equals the plain package's", got[0] is not None and got[0] == got[1])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work-dir", default=None)
     ap.add_argument("--ort-bench", default=os.path.join(ROOT, "bench", "ort_bench.js"))
+    ap.add_argument("--models-dir", default=os.path.join(ROOT, "models", "out"))
+    ap.add_argument("--whole", action="append", default=[], help="NAME:HEADS, a whole model rewritten (top comment)")
     ap.add_argument("cases", nargs="*")
     args = ap.parse_args()
     if onnx is None:
@@ -376,6 +425,8 @@ def main():
                 k[i] = kinds(atc, b + ".om")
             checks.check(f"{name}: the plain twin's tasks", k[0] is not None and k[0] == k[1],
                          f"{k[0]} vs plain {k[1]}", show=True)
+    for spec in args.whole:
+        whole_model(args, work, spec)
     return checks.summary()
 
 
