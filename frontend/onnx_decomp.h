@@ -155,6 +155,13 @@ status onnx_decomp_instance_norm(onnx_node *nd, ir_node *none);
 status onnx_decomp_mvn(onnx_node *nd, ir_node *none);
 status onnx_decomp_lp_norm(onnx_node *nd, ir_node *none);
 status onnx_decomp_batchnorm(onnx_node *nd, ir_node *none);
+/* LayerNormalization (rms 0) or RMSNormalization (rms 1) of x over its axes
+ * from `axis` on, as those ops' decompositions build it (the form
+ * passes/norm.c fuses), times scale, plus bias when not NULL. stash_attr:
+ * the ONNX node's attribute stash_type applies (else float32). *mean (NULL
+ * for rms) and *inv (1/sqrt(var + eps)), keepdims, when not NULL. */
+ir_value *dc_norm(dc *b, ir_value *x, ir_value *scale, ir_value *bias, int64_t axis, double eps, int rms,
+                  int stash_attr, ir_value **mean, ir_value **inv);
 /* onnx_decomp_loss.c */
 status onnx_decomp_nll_loss(onnx_node *nd, ir_node *none);
 status onnx_decomp_sce_loss(onnx_node *nd, ir_node *none);
@@ -210,6 +217,9 @@ status onnx_decomp_lstm(onnx_node *nd, ir_node *none);
 status onnx_decomp_rotary(onnx_node *nd, ir_node *none);
 status onnx_decomp_attention(onnx_node *nd, ir_node *none);
 status onnx_decomp_linear_attention(onnx_node *nd, ir_node *none);
+/* onnx_decomp_msft.c: ONNX Runtime's transformer contrib ops; SimplifiedLayerNormalization is
+ * also a default-domain row (ONNX Runtime registers it there) */
+status onnx_decomp_simplified_layer_norm(onnx_node *nd, ir_node *none);
 /* onnx_control.c: If, Loop and Scan, unrolled or selected at import */
 status onnx_import_if(onnx_node *nd, ir_node *none);
 status onnx_import_loop(onnx_node *nd, ir_node *none);

@@ -78,18 +78,35 @@ static ir_value *standardize(dc *b, ir_value *x, int count, const int64_t *axes,
   return dc_op2(b, IR_OP_MUL, dev, inv);
 }
 
+ir_value *dc_norm(dc *b, ir_value *x, ir_value *scale, ir_value *bias, int64_t axis, double eps, int rms,
+                  int stash_attr, ir_value **mean, ir_value **inv) {
+  ir_value *xu = NULL, *m = NULL, *r = NULL, *y = NULL;
+  int64_t axes[MAX_RANK];
+  stash(b, x, stash_attr, &xu);
+  int count = trailing_axes(b, x, axis, axes);
+  if (count < 0) return NULL;
+  if (rms) {
+    ir_value *ms = dc_reduce(b, "mean", dc_op2(b, IR_OP_MUL, xu, xu), count, axes, 1);
+    ir_value *e = b->st ? NULL : dc_scalar(b, xu->dtype, eps);
+    r = dc_op1(b, IR_OP_RECIPROCAL, dc_op1(b, IR_OP_SQRT, dc_op2(b, IR_OP_ADD, ms, e)));
+    y = dc_op2(b, IR_OP_MUL, xu, r);
+  } else {
+    y = standardize(b, xu, count, axes, eps, &m, NULL, &r);
+  }
+  y = dc_op2(b, IR_OP_MUL, dc_cast(b, y, x->dtype), scale);
+  if (bias) y = dc_op2(b, IR_OP_ADD, y, bias);
+  if (mean) *mean = m;
+  if (inv) *inv = r;
+  return y;
+}
+
 /* LayerNormalization(X, Scale, [B]) -> Y, [Mean], [InvStdDev] (opset 17). */
 status onnx_decomp_layer_norm(onnx_node *nd, ir_node *none) {
   dc b;
   dc_begin(&b, nd);
-  ir_value *x = dc_in(&b, 0), *xu = NULL, *mean = NULL, *inv = NULL;
-  int64_t axes[MAX_RANK];
-  stash(&b, x, 1, &xu);
-  int count = trailing_axes(&b, x, dc_attr_int(&b, "axis", -1), axes);
-  double eps = dc_attr_float(&b, "epsilon", 1e-5);
-  ir_value *y = count < 0 ? NULL : standardize(&b, xu, count, axes, eps, &mean, NULL, &inv);
-  y = dc_op2(&b, IR_OP_MUL, dc_cast(&b, y, x->dtype), dc_in(&b, 1));
-  if (dc_in(&b, 2)) y = dc_op2(&b, IR_OP_ADD, y, dc_in(&b, 2));
+  ir_value *mean = NULL, *inv = NULL;
+  ir_value *y = dc_norm(&b, dc_in(&b, 0), dc_in(&b, 1), dc_in(&b, 2), dc_attr_int(&b, "axis", -1),
+                        dc_attr_float(&b, "epsilon", 1e-5), 0, 1, &mean, &inv);
   dc_output(&b, 0, y);
   if (dc_output_used(&b, 1)) dc_output(&b, 1, mean);
   if (dc_output_used(&b, 2)) dc_output(&b, 2, inv);
@@ -100,17 +117,9 @@ status onnx_decomp_layer_norm(onnx_node *nd, ir_node *none) {
 status onnx_decomp_rms_norm(onnx_node *nd, ir_node *none) {
   dc b;
   dc_begin(&b, nd);
-  ir_value *x = dc_in(&b, 0), *xu = NULL;
-  int64_t axes[MAX_RANK];
-  stash(&b, x, 1, &xu);
-  int count = trailing_axes(&b, x, dc_attr_int(&b, "axis", -1), axes);
-  if (count < 0) return dc_end(&b);
-  ir_value *ms = dc_reduce(&b, "mean", dc_op2(&b, IR_OP_MUL, xu, xu), count, axes, 1);
-  ir_value *e = b.st ? NULL : dc_scalar(&b, xu->dtype, dc_attr_float(&b, "epsilon", 1e-5));
-  ir_value *inv = dc_op1(&b, IR_OP_RECIPROCAL, dc_op1(&b, IR_OP_SQRT, dc_op2(&b, IR_OP_ADD, ms, e)));
-  ir_value *y = dc_op2(&b, IR_OP_MUL, xu, inv);
-  y = dc_op2(&b, IR_OP_MUL, dc_cast(&b, y, x->dtype), dc_in(&b, 1));
-  dc_output(&b, 0, y);
+  dc_output(&b, 0,
+            dc_norm(&b, dc_in(&b, 0), dc_in(&b, 1), NULL, dc_attr_int(&b, "axis", -1),
+                    dc_attr_float(&b, "epsilon", 1e-5), 1, 1, NULL, NULL));
   return dc_end(&b);
 }
 

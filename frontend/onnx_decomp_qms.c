@@ -281,16 +281,24 @@ static const onnx_ms_importer ms_importers[] = {
      "A,a_scale,a_zero_point?,B,b_scale,b_zero_point?,C?,y_scale,y_zero_point?"},
 };
 
+/* Row i of this table, then of onnx_decomp_msft.c's (the transformer ops); NULL past the end. */
+static const onnx_ms_importer *ms_row(int i) {
+  const int own = (int)(sizeof ms_importers / sizeof *ms_importers);
+  return i < own                              ? &ms_importers[i]
+         : i - own < onnx_msft_importer_count ? &onnx_msft_importers[i - own]
+                                              : NULL;
+}
+
 const onnx_ms_importer *onnx_ms_importer_find(const char *op_type) {
-  for (size_t i = 0; i < sizeof ms_importers / sizeof *ms_importers; i++)
-    if (!strcmp(ms_importers[i].im.op_type, op_type)) return &ms_importers[i];
+  for (int i = 0; ms_row(i); i++)
+    if (!strcmp(ms_row(i)->im.op_type, op_type)) return ms_row(i);
   return NULL;
 }
 
 const char *onnx_ms_op_list(char *buf, size_t size) {
   size_t len = 0;
   buf[0] = 0;
-  for (size_t i = 0; i < sizeof ms_importers / sizeof *ms_importers && len < size; i++)
-    len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", ms_importers[i].im.op_type);
+  for (int i = 0; ms_row(i) && len < size; i++)
+    len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", ms_row(i)->im.op_type);
   return buf;
 }

@@ -264,6 +264,10 @@ typedef struct onnx_ms_importer {
   const char *inputs;
 } onnx_ms_importer;
 
+/* onnx_decomp_msft.c: the rows of ONNX Runtime's transformer ops, which
+ * onnx_ms_importer_find reads after its own. */
+extern const onnx_ms_importer onnx_msft_importers[];
+extern const int onnx_msft_importer_count;
 /* onnx_decomp_qms.c: the com.microsoft row of op_type, or NULL. */
 const onnx_ms_importer *onnx_ms_importer_find(const char *op_type);
 /* "QLinearAdd, QLinearMul, ..." (the com.microsoft ops) into buf; buf. */

@@ -4,7 +4,8 @@
  * in passes over it, so that nodes may come in any order:
  *   1. the model: ir_version, the default-domain opset (g->opset) and the
  *      com.microsoft one when imported (ONNX Runtime's contrib ops: its
- *      quantized QLinear* ops, onnx_decomp_qms.c), no other domain;
+ *      quantized QLinear* ops, onnx_decomp_qms.c, and its transformer
+ *      ops, onnx_decomp_msft.c), no other domain;
  *   2. definitions: every initializer becomes a constant (each unpacked on
  *      its own, in file order: onnx_proto_initializer), every graph input
  *      that is not an initializer becomes an input with a fully known shape

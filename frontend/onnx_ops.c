@@ -812,7 +812,12 @@ static const onnx_importer importers[] = {
     {"DepthToSpace", "DepthToSpace", 1, 1, 1, 1, "blocksize:i -mode:s", import_depthtospace},
     {"SpaceToDepth", "SpaceToDepth", 1, 1, 1, 1, "blocksize:i", import_spacetodepth},
     /* decompositions: ONNX functions built from the ops above (frontend/onnx_decomp.h) */
-    {"LayerNormalization", NULL, 17, 2, 3, 3, "-axis:i -epsilon:f -stash_type:i", onnx_decomp_layer_norm},
+    /* LayerNormalization before opset 17 and SimplifiedLayerNormalization
+     * (RMSNorm): ONNX Runtime's contrib schemas in the default domain (since
+     * version 1), which its transformer optimizer writes at any opset */
+    {"LayerNormalization", NULL, 1, 2, 3, 3, "-axis:i -epsilon:f -stash_type:i", onnx_decomp_layer_norm},
+    {"SimplifiedLayerNormalization", NULL, 1, 2, 2, 2, "-axis:i -epsilon:f -stash_type:i",
+     onnx_decomp_simplified_layer_norm},
     {"RMSNormalization", NULL, 23, 2, 2, 1, "-axis:i -epsilon:f -stash_type:i", onnx_decomp_rms_norm},
     {"GroupNormalization", NULL, 18, 3, 3, 1, "-epsilon:f -num_groups:i -stash_type:i",
      onnx_decomp_group_norm},
@@ -902,7 +907,7 @@ status onnx_import_node(onnx_node *nd) {
   const onnx_importer *im = ms ? (msi ? &msi->im : NULL) : find_importer(np->op_type);
   int opset = ms ? nd->c->ms_opset : nd->c->opset;
   if (!im && ms) {
-    char known[512];
+    char known[1024];
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED, "op %s of domain '%s' is not supported (of it: %s)",
                           np->op_type, np->domain, onnx_ms_op_list(known, sizeof known));
   }

@@ -57,6 +57,14 @@ add_test(NAME model/qop_ops
          COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_qop.py --model qop_ops --models-dir ${MODELS_DIR}
                  --bin-dir ${CMAKE_BINARY_DIR} --work-dir ${CMAKE_BINARY_DIR}/e2e/qop_ops --ort-bench ${ORT_BENCH})
 set_tests_properties(model/qop_ops PROPERTIES LABELS model TIMEOUT 300 SKIP_RETURN_CODE 77)
+# ONNX Runtime's transformer contrib ops (frontend/onnx_decomp_msft.c), one small graph each, against
+# ORT's output in both precision modes, and the fusions their plain ONNX twins get; and the
+# transformer_encoder export rewritten into that form: the plain model's tasks and output (tests/model_msft.py).
+add_test(NAME model/msft_ops
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_msft.py --bin-dir ${CMAKE_BINARY_DIR}
+                 --work-dir ${CMAKE_BINARY_DIR}/e2e/msft --ort-bench ${ORT_BENCH} --models-dir ${MODELS_DIR}
+                 --whole transformer_encoder:8)
+set_tests_properties(model/msft_ops PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
 # --op_select_implmode against the default of each precision: force_fp16
 # runs eligible 3x3 convs as Winograd F(4x4,3x3) unless high_precision (direct
 # convolutions only) is asked for; must_keep_origin_dtype runs them direct
