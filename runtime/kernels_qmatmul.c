@@ -15,7 +15,8 @@
 void rt_qmatmul_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom *g) {
   const om_tensor *x = args->desc[OM_QMATMUL_T_X], *y = args->desc[OM_QMATMUL_T_Y];
   const om_tensor *s = args->desc[OM_QMATMUL_T_SCALE];
-  const int64_t k = x->dims[x->rank - 1], n = y->dims[y->rank - 1], m = (int64_t)(rt_elements(y) / (uint64_t)n);
+  const int64_t k = x->dims[x->rank - 1], n = y->dims[y->rank - 1],
+                m = (int64_t)(rt_elements(y) / (uint64_t)n);
   (void)task;
   memset(g, 0, sizeof *g);
   g->x = args->data[OM_QMATMUL_T_X];
@@ -32,7 +33,7 @@ void rt_qmatmul_geom_init(const om_task *task, const rt_args *args, rt_qconv_geo
   convg_init(gd, &g->cg);
   g->qtail = (int)((k - (g->c1in - 1) * C0 + 3) / 4);
   g->cin = (int)k;
-  g->nzp = -(int32_t)*(const uint8_t *)args->data[OM_QMATMUL_T_X_ZP];
+  g->nzp = -(int32_t) * (const uint8_t *)args->data[OM_QMATMUL_T_X_ZP];
   g->epi = s ? 2 : 1;
   g->scale = s ? args->data[OM_QMATMUL_T_SCALE] : NULL;
   g->sstep = s && rt_elements(s) > 1;
@@ -66,8 +67,8 @@ omrt_status rt_qmatmul_check(const omrt_model *m, uint32_t i, const om_task *tas
       (st = rt_chk_tensor_of(&c, OM_QMATMUL_T_X_ZP, "x_zp", 0, LAYOUT_ND, -1, RT_DT(DT_UINT8), &z)) ||
       (st = rt_chk_tensor_of(&c, OM_QMATMUL_T_SCALE, "scale", 1, LAYOUT_ND, -1, RT_DT(DT_FLOAT32), &s)) ||
       (st = rt_chk_tensor_of(&c, OM_QMATMUL_T_BIAS, "bias", 1, LAYOUT_ND, 1, RT_DT(DT_FLOAT32), &b)) ||
-      (st = rt_chk_tensor_of(&c, OM_QMATMUL_T_Y, "y", 0, LAYOUT_ND, -1,
-                             RT_DT(s ? DT_FLOAT32 : DT_INT32), &y)))
+      (st =
+           rt_chk_tensor_of(&c, OM_QMATMUL_T_Y, "y", 0, LAYOUT_ND, -1, RT_DT(s ? DT_FLOAT32 : DT_INT32), &y)))
     return st;
   if (x->rank < 1 || y->rank != x->rank)
     return rt_chk_fail(&c, "x and y have ranks %u and %u, expected one rank >= 1", x->rank, y->rank);
@@ -80,16 +81,17 @@ omrt_status rt_qmatmul_check(const omrt_model *m, uint32_t i, const om_task *tas
     return rt_chk_fail(&c, "K = %lld and N = %lld: K a multiple of 4 up to %d, N >= 1", (long long)k,
                        (long long)n, OM_QCONV_MAX_K);
   if (w->dims[0] != c1out || w->dims[1] != rt_ceil_div(k, C0) * 4 || w->dims[2] != C0 || w->dims[3] != 4)
-    return rt_chk_fail(&c, "w dims [%lld, %lld, %lld, %lld], expected [%lld, %lld, 16, 4]", (long long)w->dims[0],
-                       (long long)w->dims[1], (long long)w->dims[2], (long long)w->dims[3], (long long)c1out,
-                       (long long)(rt_ceil_div(k, C0) * 4));
+    return rt_chk_fail(&c, "w dims [%lld, %lld, %lld, %lld], expected [%lld, %lld, 16, 4]",
+                       (long long)w->dims[0], (long long)w->dims[1], (long long)w->dims[2],
+                       (long long)w->dims[3], (long long)c1out, (long long)(rt_ceil_div(k, C0) * 4));
   if (cs->dims[0] != c1out * C0 || (b && b->dims[0] != c1out * C0))
-    return rt_chk_fail(&c, "colsum and bias have %lld and %lld elements, expected %lld", (long long)cs->dims[0],
-                       b ? (long long)b->dims[0] : 0LL, (long long)(c1out * C0));
-  if (rt_elements(z) != 1) return rt_chk_fail(&c, "x_zp has %llu elements, expected 1", (unsigned long long)rt_elements(z));
+    return rt_chk_fail(&c, "colsum and bias have %lld and %lld elements, expected %lld",
+                       (long long)cs->dims[0], b ? (long long)b->dims[0] : 0LL, (long long)(c1out * C0));
+  if (rt_elements(z) != 1)
+    return rt_chk_fail(&c, "x_zp has %llu elements, expected 1", (unsigned long long)rt_elements(z));
   if (s && rt_elements(s) != 1 && (rt_elements(s) != (uint64_t)n || s->dims[s->rank - 1] != n))
-    return rt_chk_fail(&c, "scale has %llu elements, expected 1 or N = %lld", (unsigned long long)rt_elements(s),
-                       (long long)n);
+    return rt_chk_fail(&c, "scale has %llu elements, expected 1 or N = %lld",
+                       (unsigned long long)rt_elements(s), (long long)n);
   if (b && !s) return rt_chk_fail(&c, "a bias without a scale (y i32)");
   const int32_t tm = task->params[OM_QMATMUL_P_TILE_M], tn = task->params[OM_QMATMUL_P_TILE_N];
   if (tm < 1 || tn < 1) return rt_chk_fail(&c, "tile_m %d and tile_n %d must be >= 1", tm, tn);
