@@ -87,8 +87,11 @@
  * 2.10 added MATMUL's act 3..5: gelu, gelu_tanh and silu (a 2.9 runtime
  * refuses them as an unknown act).
  * 2.11 added QCONV2D on NHWC (ND) x, y and r (a 2.10 runtime refuses the
- * layout). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 11 };
+ * layout).
+ * 2.12 added the QMATMUL task (an int8 matrix product with a run-time x
+ * zero point and a float epilogue: dynamically quantized models; a 2.11
+ * runtime refuses it as an unknown kind). */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 12 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc

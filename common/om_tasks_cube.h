@@ -264,6 +264,37 @@ enum {
   OM_QCONV_NPARAMS = 24,
 };
 
+/* QMATMUL (cube unit, format 2.12): the int8 matrix product of the
+ * QMatMul op (ops.def), on QCONV2D's packing and tiles as a 1x1
+ * convolution whose pixels are x's rows:
+ *   acc[n] = sum_k x[k] * w[k][n] + (-x_zp) * colsum[n], exact (int32,
+ *   wrapping: the sum of (x - x_zp) * w fits), then y = acc (int32 y), or
+ *   y = fl(fl((float)acc) * scale[n]) [+ bias[n]] in f32, each step one f32
+ *   operation (f32 y: ONNX's MatMulInteger -> Cast -> Mul -> Add).
+ *   tensors: x ND u8 [.., K] (rows M = its elements / K; K a multiple of 4
+ *   and at most OM_QCONV_MAX_K), w ND i8 [C1out, KG, 16, 4] (QCONV2D's
+ *   packing of the [N, K, 1, 1] weights: KG = ceil(K / 16) * 4), colsum ND
+ *   i32 [C1out*16] (each column's sum of w, 0 past N), x_zp ND u8 [1],
+ *   scale ND f32 [1] or [N] (one per tensor or per column; OM_NONE for an
+ *   int32 y), bias ND f32 [C1out*16] or OM_NONE (not without scale), y ND
+ *   f32 or i32 [.., N] (x's dims with the last N). x_zp and scale are read
+ *   at run time (DynamicQuantizeLinear's outputs).
+ *   params: tile_m (rows per tile, >= 1), tile_n (16-column blocks per
+ *   tile, >= 1). Tiles T = ceil(M / tile_m) * ceil(C1out / tile_n),
+ *   row-major; block b takes tiles [b*T / block_dim, (b+1)*T / block_dim). */
+enum {
+  OM_QMATMUL_T_X = 0,
+  OM_QMATMUL_T_W = 1,
+  OM_QMATMUL_T_COLSUM = 2,
+  OM_QMATMUL_T_X_ZP = 3,
+  OM_QMATMUL_T_SCALE = 4,
+  OM_QMATMUL_T_BIAS = 5,
+  OM_QMATMUL_T_Y = 6,
+  OM_QMATMUL_NTENSORS = 7,
+};
+enum { OM_QMATMUL_WRITES = OM_SLOT(OM_QMATMUL_T_Y) };
+enum { OM_QMATMUL_P_TILE_M = 0, OM_QMATMUL_P_TILE_N = 1, OM_QMATMUL_NPARAMS = 2 };
+
 /* MATMUL (cube unit): y = act(alpha * op(a) x op(b) + bias + beta * c),
  *   batched (ONNX MatMul and Gemm, with the bias, residual and activation
  *   passes/fuse.c adds), then an optional epilogue program.

@@ -584,8 +584,27 @@ status onnx_decomp_conv_integer(onnx_node *nd, ir_node *none) {
   return dc_end(&b);
 }
 
+/* Whether MatMulInteger(a, bm, az, bz) is one int8 QMatMul (ops.def): u8 a
+ * with a zero point per tensor (absent, a constant or a run-time value), a
+ * constant i8 B [K, N] whose zero point is absent or all 0, K a multiple
+ * of 4 up to the task's 65536 (om_tasks_cube.h QMATMUL). */
+static int qmatmul_fits(const ir_value *a, const ir_value *bm, const ir_value *az, const ir_value *bz) {
+  if (a->dtype != DT_UINT8 || bm->dtype != DT_INT8 || !bm->data || bm->rank != 2 || bm->dims[0] % 4 ||
+      bm->dims[0] > 65536 || a->dims[a->rank - 1] != bm->dims[0])
+    return 0;
+  for (int i = 0; az && i < az->rank; i++)
+    if (az->dims[i] != 1) return 0;
+  if (bz && !bz->data) return 0;
+  for (int64_t i = 0; bz && i < ir_value_elements(bz); i++)
+    if (elem_get_int(bz->data, bz->dtype, i) != 0) return 0;
+  return 1;
+}
+
 /* MatMulInteger (opset 10): int32 y = (a - a_zero_point) @ (b - b_zero_point),
- * a's zero point per tensor or per row, b's per tensor or per column. */
+ * a's zero point per tensor or per row, b's per tensor or per column. One
+ * QMatMul when qmatmul_fits (passes/qmatmul.c folds the Cast -> Mul [->
+ * Add] of a dynamically quantized model into it), else the float chunks
+ * above. */
 status onnx_decomp_matmul_integer(onnx_node *nd, ir_node *none) {
   (void)none;
   dc b;
@@ -598,6 +617,11 @@ status onnx_decomp_matmul_integer(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "A '%s' and B '%s' need known shapes of rank >= 2 at import",
                      a->name, bm->name);
   int64_t k = bm->dims[bm->rank - 2], n = bm->dims[bm->rank - 1];
+  if (qmatmul_fits(a, bm, az, bz)) {
+    ir_value *in[3] = {a, bm, az ? az : dc_scalar(&b, DT_UINT8, 0)};
+    dc_output(&b, 0, dc_val(&b, dc_node_whole(&b, IR_OP_QMATMUL, 3, in)));
+    return dc_end(&b);
+  }
   int64_t end[MAX_CHUNKS];
   int chunks = split_reduction(&b, a, az, bm, bz, k, 1, n, end);
   ir_value *y = chunked(&b, matmul_op, shifted(&b, a, az, a->rank - 2, "a_zero_point"), a->rank - 1,

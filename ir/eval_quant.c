@@ -20,7 +20,7 @@
 
 int ir_eval_is_quant(ir_op op) {
   return op == IR_OP_QUANTIZE || op == IR_OP_DEQUANTIZE || op == IR_OP_QCONV || op == IR_OP_QELTWISE ||
-         op == IR_OP_QLUT;
+         op == IR_OP_QLUT || op == IR_OP_QMATMUL;
 }
 
 /* A QConv's residual epilogue (in[4], ops.def), read and checked against
@@ -227,6 +227,68 @@ static status eval_qlut(ev *e) {
   return ST_OK;
 }
 
+int ir_qmatmul_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err,
+                     size_t cap) {
+  const ir_value *x = n->in[0], *w = n->in[1], *z = n->in[2], *s = n->nin > 3 ? n->in[3] : NULL,
+                 *b = n->nin > 4 ? n->in[4] : NULL;
+  const int64_t k = w->rank == 2 ? w->dims[0] : -1, m = w->rank == 2 ? w->dims[1] : -1;
+  if (x->dtype != DT_UINT8 || w->dtype != DT_INT8 || w->rank != 2 || z->dtype != DT_UINT8 || x->rank < 1 ||
+      x->dims[x->rank - 1] != k || ir_value_elements(z) != 1) {
+    snprintf(err, cap, "expected x u8 [.., K], w i8 [K, N], x_zp u8 of one element, got %s %s, %s %s, %s %s",
+             dtype_name(x->dtype), ir_dims_str(x->rank, x->dims), dtype_name(w->dtype),
+             ir_dims_str(w->rank, w->dims), dtype_name(z->dtype), ir_dims_str(z->rank, z->dims));
+    return -1;
+  }
+  const int64_t ns = s ? ir_value_elements(s) : 1, nb = b ? ir_value_elements(b) : m;
+  if (s && (s->dtype != DT_FLOAT32 || (ns != 1 && (ns != m || s->dims[s->rank - 1] != m)) ||
+            (b && (b->dtype != DT_FLOAT32 || nb != m || b->dims[b->rank - 1] != m)))) {
+    snprintf(err, cap, "expected scale f32 of 1 or %lld elements and bias f32 [%lld], got %s %s and %s",
+             (long long)m, (long long)m, dtype_name(s->dtype), ir_dims_str(s->rank, s->dims),
+             b ? ir_dims_str(b->rank, b->dims) : "none");
+    return -1;
+  }
+  *rank_out = x->rank;
+  memcpy(dims_out, x->dims, sizeof(int64_t) * (size_t)x->rank);
+  dims_out[x->rank - 1] = m;
+  *dt_out = s ? DT_FLOAT32 : DT_INT32;
+  return 0;
+}
+
+/* QMatMul: exact int64 sums, then the f32 steps one at a time. */
+static status eval_qmatmul(ev *e) {
+  const ir_node *n = e->n;
+  int rank;
+  int64_t dims[MAX_RANK];
+  dtype dt;
+  char err[256];
+  if (ir_qmatmul_infer(n, &rank, dims, &dt, err, sizeof err)) return fail(e, ST_ERR_INVALID, "%s", err);
+  const int64_t k = n->in[1]->dims[0], m = n->in[1]->dims[1],
+                rows = ir_value_elements(n->in[0]) / (k ? k : 1);
+  const int64_t ns = n->nin > 3 ? ir_value_elements(n->in[3]) : 0;
+  void *y = arena_alloc_aligned(e->a, (size_t)(rows * m) * 4 + 1, 64);
+  if (!y) return nomem(e);
+  e->out[0] = y;
+  const uint8_t *x = e->in[0];
+  const int8_t *w = e->in[1];
+  const int32_t zp = *(const uint8_t *)e->in[2];
+  const float *s = ns ? e->in[3] : NULL, *b = n->nin > 4 ? e->in[4] : NULL;
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t j = 0; j < m; j++) {
+      int64_t acc = 0;
+      for (int64_t i = 0; i < k; i++)
+        acc += (int64_t)(x[r * k + i] - zp) * w[i * m + j];
+      if (!s) {
+        ((int32_t *)y)[r * m + j] = (int32_t)acc;
+        continue;
+      }
+      float f = (float)(int32_t)acc;
+      f = f * s[ns == 1 ? 0 : j];
+      if (b) f = f + b[j];
+      ((float *)y)[r * m + j] = f;
+    }
+  return ST_OK;
+}
+
 /* QConv: NCHW, one output element at a time (then its residual's). */
 static status eval_qconv(ev *e) {
   const ir_node *n = e->n;
@@ -332,6 +394,7 @@ status ir_eval_quant(const ir_node *n, const void *const *inputs, void **outputs
   case IR_OP_QCONV: return eval_qconv(&e);
   case IR_OP_QELTWISE: return eval_qeltwise(&e);
   case IR_OP_QLUT: return eval_qlut(&e);
+  case IR_OP_QMATMUL: return eval_qmatmul(&e);
   default: return fail(&e, ST_ERR_UNSUPPORTED, "not a quantized op");
   }
 }

@@ -22,6 +22,10 @@ int ir_qeltwise_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype 
                       size_t cap);
 /* The same for QLut n: x u8/i8, the table u8/i8 [256]; y has x's dims and
  * the table's dtype. */
+/* QMatMul (ops.def): y has x's dims with the last w's N; i32 without a
+ * scale, f32 with one. */
+int ir_qmatmul_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err,
+                     size_t cap);
 int ir_qlut_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err, size_t cap);
 
 /* Evaluates quantized node n (arguments as ir_eval_node; eval.c has checked

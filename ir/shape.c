@@ -802,6 +802,11 @@ static status infer_node(si *s, ir_node *n) {
     if (ir_qeltwise_infer(n, &rank, dims, &dt, err, sizeof err)) return fail(s, ST_ERR_INVALID, "%s", err);
     break;
   }
+  case IR_OP_QMATMUL: {
+    char err[256];
+    if (ir_qmatmul_infer(n, &rank, dims, &dt, err, sizeof err)) return fail(s, ST_ERR_INVALID, "%s", err);
+    break;
+  }
   case IR_OP_QLUT: {
     char err[256];
     if (ir_qlut_infer(n, &rank, dims, &dt, err, sizeof err)) return fail(s, ST_ERR_INVALID, "%s", err);

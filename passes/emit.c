@@ -656,6 +656,21 @@ static status emit_qconv(emit_state *s, ir_node *n) {
                   OM_QCONV_NPARAMS, p);
 }
 
+/* QMATMUL: the QMatMul's inputs in the task's order (layout_qmatmul) and
+ * its tiles. */
+static status emit_qmatmul(emit_state *s, ir_node *n) {
+  int32_t p[OM_QMATMUL_NPARAMS] = {[OM_QMATMUL_P_TILE_M] = (int32_t)ir_attr_int(n, "tile_m", 1),
+                                   [OM_QMATMUL_P_TILE_N] = (int32_t)ir_attr_int(n, "tile_n", 1)};
+  ir_value *tv[OM_QMATMUL_NTENSORS] = {[OM_QMATMUL_T_X] = n->in[0],
+                                       [OM_QMATMUL_T_W] = n->in[1],
+                                       [OM_QMATMUL_T_COLSUM] = n->in[2],
+                                       [OM_QMATMUL_T_X_ZP] = n->in[3],
+                                       [OM_QMATMUL_T_SCALE] = n->nin > 4 ? n->in[4] : NULL,
+                                       [OM_QMATMUL_T_BIAS] = n->nin > 5 ? n->in[5] : NULL,
+                                       [OM_QMATMUL_T_Y] = n->out[0]};
+  return add_task(s, n, OM_TASK_QMATMUL, OM_QMATMUL_NTENSORS, tv, OM_QMATMUL_NPARAMS, p);
+}
+
 /* QELTWISE: QEltwise's operands and attributes (om_tasks.h). */
 static status emit_qeltwise(emit_state *s, ir_node *n) {
   int32_t p[OM_QELTWISE_NPARAMS] = {
@@ -881,6 +896,7 @@ static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_NONZERO] = emit_nonzero,     [OM_TASK_NMS] = emit_nms,
     [OM_TASK_UNIQUE] = emit_unique,       [OM_TASK_TFIDF] = emit_tfidf,
     [OM_TASK_QELTWISE] = emit_qeltwise,   [OM_TASK_QLUT] = emit_qlut,
+    [OM_TASK_QMATMUL] = emit_qmatmul,
 };
 
 int pass_emit_has_rule(om_task_kind kind) {

@@ -79,6 +79,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/elem.h"
 #include "lower/const_layout.h"
 #include "lower/conv_weights.h"
 #include "lower/qconv_weights.h"
@@ -835,6 +836,59 @@ static status layout_qconv(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_NC1HWC0, n->out[0]->dtype);
 }
 
+/* QMatMul: x, x_zp, scale and y ND in their dtypes; w [K, N] packed for
+ * QMATMUL as QCONV2D's [N, K, 1, 1] weights (lower/qconv_weights.h), its
+ * column sums and the bias padded to C1out*16; the inputs become the
+ * task's order: x, w, colsum, x_zp[, scale[, bias]] (om_tasks_cube.h). */
+static status layout_qmatmul(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  ir_value *w = n->in[1], *b = n->nin > 4 ? n->in[4] : NULL;
+  const int64_t k = w->dims[0], m = w->dims[1];
+  qconvw_geom gm;
+  if (!w->data || k % 4 || qconvw_init(m, k, 1, 1, 1, &gm) || gm.kg * 4 > OM_QCONV_MAX_K)
+    return unsupported(s, n, "weights beyond QMATMUL's range (K a multiple of 4, at most 65536)");
+  const int64_t c16 = gm.c1out * 16;
+  int64_t pdims[4];
+  qconvw_dims(&gm, pdims);
+  int8_t *packed = arena_alloc_aligned(&s->g->arena, (size_t)qconvw_bytes(&gm), 64);
+  int8_t *wt = arena_array(&s->scratch, (size_t)(k * m), 1);
+  int32_t *colsum = arena_array(&s->scratch, (size_t)c16, sizeof(int32_t));
+  float *bias = arena_array(&s->scratch, (size_t)c16, sizeof(float));
+  ir_value **in = arena_array(&s->g->arena, (size_t)n->nin + 1, sizeof *in);
+  if (!packed || !wt || !colsum || !bias || !in) return nomem(s, n);
+  const int8_t *wd = w->data;
+  for (int64_t i = 0; i < k * m; i++) /* [K, N] -> [N, K] */
+    wt[i] = wd[(i % k) * m + i / k];
+  for (int64_t j = 0; j < m; j++)
+    for (int64_t i = 0; i < k; i++)
+      colsum[j] += wt[j * k + i];
+  for (int64_t j = 0; b && j < m; j++)
+    bias[j] = (float)elem_get(b->data, b->dtype, (size_t)j);
+  memset(packed, 0, (size_t)qconvw_bytes(&gm));
+  qconvw_pack(&gm, wt, packed);
+  char name[300];
+  snprintf(name, sizeof name, "%s_packed", w->name);
+  ir_value *wp = ir_const_new(s->g, name, DT_INT8, 4, pdims, packed, (size_t)qconvw_bytes(&gm));
+  arena_release(&s->g->arena, packed);
+  snprintf(name, sizeof name, "%s_colsum", w->name);
+  ir_value *cs = ir_const_new(s->g, name, DT_INT32, 1, &c16, colsum, sizeof(int32_t) * (size_t)c16);
+  ir_value *bp = NULL;
+  if (b) {
+    snprintf(name, sizeof name, "%s_c16", b->name);
+    bp = ir_const_new(s->g, name, DT_FLOAT32, 1, &c16, bias, sizeof(float) * (size_t)c16);
+  }
+  if (!wp || !cs || (b && !bp)) return nomem(s, n);
+  in[0] = n->in[0], in[1] = wp, in[2] = cs, in[3] = n->in[2];
+  if (n->nin > 3) in[4] = n->in[3];
+  if (b) in[5] = bp;
+  n->in = in;
+  n->nin++;
+  status st = ST_OK;
+  for (int j = 0; j < n->nin && st == ST_OK; j++)
+    if (j != 1 && j != 2 && j != 5) st = ensure_input(s, n, j, LAYOUT_ND, ANY_DTYPE, NULL);
+  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, n->out[0]->dtype);
+}
+
 /* QEltwise: a, b and y in one layout, their dtypes kept: NC1HWC0 when a
  * or b already is (the QConvs' activations), else ND. */
 static status layout_qeltwise(lay_state *s, ir_node *n, int cdt) {
@@ -878,6 +932,7 @@ static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_QCONV] = layout_qconv,
     [IR_LAY_QELTWISE] = layout_qeltwise,
     [IR_LAY_QLUT] = layout_qlut,
+    [IR_LAY_QMATMUL] = layout_qmatmul,
     [IR_LAY_CONVERT] = layout_convert,
 };
 

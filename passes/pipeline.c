@@ -4,6 +4,7 @@
  *   constfold    evaluates nodes whose inputs are all constant (shape arithmetic)
  *   dce          drops nodes whose outputs nothing reads, and Identity
  *   qconv        DQ -> Conv -> Q islands of a QDQ model -> one int8 QConv
+ *   qmatmul      QMatMul -> Cast -> Mul(scale) [-> Add(bias)] -> one QMatMul with its f32 epilogue
  *   qfold        DequantizeLinear / QuantizeLinear of constants (int8 weights) -> constants
  *   norm         decomposed LayerNorm / RMSNorm (+ residual Add) -> one LayerNorm
  *   attention    MatMul, scale, masks, Softmax, MatMul -> one FusedAttention
@@ -42,6 +43,7 @@ const pass pass_pipeline[] = {
     {"constfold", pass_constfold},
     {"dce", pass_dce},
     {"qconv", pass_qconv},
+    {"qmatmul", pass_qmatmul},
     {"qfold", pass_qfold},
     {"norm", pass_norm},
     {"attention", pass_attention},

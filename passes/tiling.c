@@ -403,6 +403,23 @@ static status rule_recurrence(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag
  * its size is what keeps a tile's inputs (tile_m pixels' windows) and
  * weights (tile_n blocks) in the host's L2 while it runs. */
 enum { QCONV_TILE_M = 96, QCONV_TILE_N = 8 };
+/* QMATMUL: QCONV2D's tiles over x's rows (the 1x1 convolution's pixels). */
+static status rule_qmatmul(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+  (void)ctx;
+  const ir_value *y = n->out[0];
+  const uint64_t cols = (uint64_t)y->dims[y->rank - 1],
+                 m = (uint64_t)ir_value_elements(y) / (cols ? cols : 1), c1 = ceil_div(cols, C0);
+  uint64_t tm = min_u64(m ? m : 1, QCONV_TILE_M), tn = min_u64(c1 ? c1 : 1, QCONV_TILE_N);
+  uint64_t tiles = ceil_div(m, tm) * ceil_div(c1, tn);
+  while (tiles > MAX_BLOCKS) {
+    tm *= 2;
+    tiles = ceil_div(m, tm) * ceil_div(c1, tn);
+  }
+  status st = set_attr(g, n, "tile_m", (int64_t)tm, d);
+  if (st == ST_OK) st = set_attr(g, n, "tile_n", (int64_t)tn, d);
+  return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)(tiles ? tiles : 1), d);
+}
+
 static status rule_qconv(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
   (void)ctx;
   const ir_value *y = n->out[0];
@@ -553,8 +570,10 @@ static uint64_t units_transdata(const ir_node *n, uint64_t *elems) {
 }
 
 static const block_rule block_rules[OM_TASK_KIND_COUNT] = {
-    [OM_TASK_CONV2D] = rule_conv2d, [OM_TASK_MATMUL] = rule_matmul, [OM_TASK_ATTENTION] = rule_attention,
-    [OM_TASK_VPROG] = rule_vprog,   [OM_TASK_QCONV2D] = rule_qconv, [OM_TASK_RECURRENCE] = rule_recurrence,
+    [OM_TASK_CONV2D] = rule_conv2d,         [OM_TASK_MATMUL] = rule_matmul,
+    [OM_TASK_ATTENTION] = rule_attention,   [OM_TASK_VPROG] = rule_vprog,
+    [OM_TASK_QCONV2D] = rule_qconv,         [OM_TASK_QMATMUL] = rule_qmatmul,
+    [OM_TASK_RECURRENCE] = rule_recurrence,
 };
 
 static const units_rule unit_rules[OM_TASK_KIND_COUNT] = {

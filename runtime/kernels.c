@@ -49,6 +49,7 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_TFIDF] = {"TFIDF", rt_tfidf_run, rt_tfidf_check},
     [OM_TASK_QELTWISE] = {"QELTWISE", rt_qeltwise_run, rt_qeltwise_check},
     [OM_TASK_QLUT] = {"QLUT", rt_qlut_run, rt_qlut_check},
+    [OM_TASK_QMATMUL] = {"QMATMUL", rt_qmatmul_run, rt_qmatmul_check},
 };
 const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;
 

@@ -626,6 +626,8 @@ void rt_qconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_c
 omrt_status rt_qconv_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_qeltwise_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_qeltwise_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_qmatmul_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_qmatmul_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_qlut_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_qlut_check(const omrt_model *m, uint32_t i, const om_task *task);
 /* kernels_attention.c */

@@ -100,10 +100,29 @@ void rt_qconv_pack_window(const rt_qconv_geom *g, int8_t *dst) {
   }
 }
 
+void rt_qconv_store_epi(const rt_qconv_geom *g, size_t at, int64_t co0, const int32_t *acc) {
+  for (int j = 0; j < C0 && co0 + j < g->cout; j++) {
+    const int64_t co = co0 + j;
+    const int32_t a = (int32_t)((uint32_t)acc[j] + (uint32_t)g->nzp * (uint32_t)g->bias[co]);
+    if (g->epi == 1) {
+      ((int32_t *)(void *)g->y)[at + j] = a;
+      continue;
+    }
+    float f = (float)a;
+    f = f * g->scale[co * g->sstep];
+    if (g->fbias) f = f + g->fbias[co];
+    ((float *)(void *)g->y)[at + j] = f;
+  }
+}
+
 /* Pixel p's sums of output block nb requantized (and with r, q_eltwise'd
  * with r's element) into y, padding lanes 0. */
 static void store_block(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, const int32_t *acc) {
   const size_t at = rt_qconv_yat(g, img, nb, p);
+  if (g->epi) {
+    rt_qconv_store_epi(g, at, nb * C0, acc);
+    return;
+  }
   uint8_t *yp = g->y + at;
   for (int j = 0; j < C0; j++) {
     const int64_t co = nb * C0 + j;

@@ -63,6 +63,15 @@ typedef struct rt_qconv_geom {
    * tile (rt_qconv_run: in the core's L1); tiles without it read w. */
   const int8_t *wwin;
   int kq;
+  /* QMATMUL (kernels_qmatmul.c) stores its sums with a float epilogue
+   * instead of requantizing (epi 0, QCONV2D): a = acc + nzp * bias[co]
+   * (bias the column sums, nzp = -x_zp), then epi 1: y (i32) = a; epi 2:
+   * y (f32) = fl(fl((float)a) * scale[co * sstep]) [+ fbias[co]]. y is then
+   * an i32 or f32 array addressed by rt_qconv_yat in elements; only lanes
+   * below cout are written (y's rows are N apart). */
+  int epi, sstep;
+  int32_t nzp;
+  const float *scale, *fbias;
 } rt_qconv_geom;
 
 /* The offset of pixel (ih, iw) of x's channel block cb in image img. */
@@ -88,6 +97,12 @@ int64_t rt_qconv_window_bytes(rt_qconv_geom *g);
 /* Packs g->w into dst (rt_qconv_window_bytes of them) as [C1out][kq][16][4]:
  * K index k = tap * cin + channel, zeros past the window. */
 void rt_qconv_pack_window(const rt_qconv_geom *g, int8_t *dst);
+/* QMATMUL's epilogue (epi 1 or 2) of output channels co0.. co0+15 of
+ * the sums acc at y's element offset at: the portable and AVX2 paths'. */
+void rt_qconv_store_epi(const rt_qconv_geom *g, size_t at, int64_t co0, const int32_t *acc);
+/* Fills *g from a QMATMUL task checked at load (rt_qmatmul_check) and
+ * its data: the 1x1 convolution over x's rows (kernels_qmatmul.c). */
+void rt_qmatmul_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom *g);
 /* The portable tile. */
 void rt_qconv_tile_c(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0, int64_t nb1);
 #if defined(__x86_64__) && defined(__GNUC__)

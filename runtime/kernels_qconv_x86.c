@@ -239,9 +239,41 @@ static inline __mmask16 vnni_keep(const rt_qconv_geom *g, int64_t nb) {
   return real >= C0 ? (__mmask16)0xffff : (__mmask16)((1u << real) - 1);
 }
 
-/* The real np x nnb of an R x NB tile of sums, each vnni_store'd. */
+/* QMATMUL's epilogue (rt_qconv_geom's epi) of 16 sums at y's element
+ * offset at: a = acc + nzp * colsum, then i32 a or the f32 steps; lanes
+ * past cout neither read nor written. */
+T_VNNI_INLINE void vnni_store_epi(const rt_qconv_geom *g, size_t at, __mmask16 keep, __m512i colsum,
+                                  __m512 scale, __m512 fbias, __m512i acc) {
+  const __m512i a = _mm512_add_epi32(acc, _mm512_mullo_epi32(colsum, _mm512_set1_epi32(g->nzp)));
+  if (g->epi == 1) {
+    _mm512_mask_storeu_epi32((int32_t *)(void *)g->y + at, keep, a);
+    return;
+  }
+  __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(a), scale);
+  if (g->fbias) f = _mm512_add_ps(f, fbias);
+  _mm512_mask_storeu_ps((float *)(void *)g->y + at, keep, f);
+}
+
+/* The real np x nnb of an R x NB tile of sums, each vnni_store'd (or
+ * vnni_store_epi'd). */
 T_VNNI_INLINE void vnni_store_tile(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb,
                                    int nnb, __m512i (*acc)[MAX_NB], const int R, const int NB) {
+  if (g->epi) {
+    const size_t at0 = rt_qconv_yat(g, img, nb, p);
+    for (int j = 0; j < nnb; j++) {
+      const int64_t co = (nb + j) * C0;
+      const __mmask16 keep = vnni_keep(g, nb + j);
+      const __m512i colsum = _mm512_loadu_si512(g->bias + co);
+      const __m512 scale = g->epi == 1 ? _mm512_setzero_ps()
+                           : g->sstep  ? _mm512_maskz_loadu_ps(keep, g->scale + co)
+                                       : _mm512_set1_ps(g->scale[0]);
+      const __m512 fbias = g->fbias ? _mm512_loadu_ps(g->fbias + co) : _mm512_setzero_ps();
+      for (int r = 0; r < np; r++)
+        vnni_store_epi(g, at0 + (size_t)j * g->ybs + (size_t)r * g->yps, keep, colsum, scale, fbias,
+                       acc[r][j]);
+    }
+    return;
+  }
   const vnni_rq q = vnni_rq_init(g);
   const size_t plane = g->ybs, at0 = rt_qconv_yat(g, img, nb, p);
 #pragma GCC unroll 4
@@ -504,6 +536,12 @@ T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, in
   const int64_t co0 = nb * C0;
   const size_t at = rt_qconv_yat(g, img, nb, p);
   int32_t out[C0];
+  if (g->epi) {
+    _mm256_storeu_si256((__m256i *)out, s0);
+    _mm256_storeu_si256((__m256i *)(out + 8), s1);
+    rt_qconv_store_epi(g, at, co0, out);
+    return;
+  }
   for (int h = 0; h < 2; h++) {
     __m256i a = _mm256_add_epi32(h ? s1 : s0, _mm256_loadu_si256((const __m256i *)(g->bias + co0 + h * 8)));
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(g->mult + co0 + h * 8));

@@ -227,6 +227,72 @@ static void test_integer_ops(void) {
   mb_free(&m);
 }
 
+/* One MatMulInteger A u8 [3, K] (a graph input) x B [K, 20] with a_zero_point
+ * az (a run-time scalar input, or per row: 3 constants) and b_zero_point bz
+ * (absent when bz_type is 0); B constant unless b_input. It imports as one
+ * QMatMul exactly when `fits` (onnx_decomp_quant.c qmatmul_fits), else as
+ * the float chunks; either way the int32 result is the exact sums. */
+static void qmatmul_case(const char *what, int k, int b_type, int b_input, int per_row, int bz_type, int bz,
+                         int fits) {
+  enum { R = 3, N = 20 };
+  uint8_t A[R * 40], B[40 * N], az[R] = {255, 0, 17};
+  unsigned seed = 11;
+  for (int i = 0; i < R * k; i++)
+    A[i] = (uint8_t)next(&seed);
+  for (int i = 0; i < k * N; i++)
+    B[i] = (uint8_t)next(&seed);
+  uint8_t bzv = (uint8_t)bz;
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "A", 2, 2, (int64_t[]){R, k}, NULL);
+  if (b_input)
+    mb_input(&m, "B", b_type, 2, (int64_t[]){k, N}, NULL);
+  else
+    mb_init_raw(&m, "B", b_type, 2, (int64_t[]){k, N}, B, (size_t)(k * N));
+  if (per_row)
+    mb_init_raw(&m, "az", 2, 1, (int64_t[]){R}, az, sizeof az);
+  else
+    mb_input(&m, "az", 2, 0, NULL, NULL);
+  if (bz_type) mb_init_raw(&m, "bz", bz_type, 0, NULL, &bzv, 1);
+  mb_node(&m, "MatMulInteger", "mi", bz_type ? "A,B,az,bz" : "A,B,az", "y");
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    const int q = mb_count_ops(g, IR_OP_QMATMUL);
+    CHECK_EQ_INT(q, fits);
+    CHECK(fits || mb_count_ops(g, IR_OP_MATMUL) >= 1);
+    if (q != fits) test_note("  %s: %d QMatMul", what, q);
+    int64_t want[R * N];
+    for (int i = 0; i < R; i++)
+      for (int j = 0; j < N; j++) {
+        int64_t acc = 0;
+        for (int kk = 0; kk < k; kk++) {
+          const int64_t b = b_type == 3 ? (int8_t)B[kk * N + j] : B[kk * N + j];
+          const int64_t bzs = b_type == 3 ? (int8_t)bzv : bzv;
+          acc += (int64_t)(A[i * k + kk] - az[per_row ? i : 0]) * (b - (bz_type ? bzs : 0));
+        }
+        want[i * N + j] = acc;
+      }
+    const void *in_rt[3] = {A, b_input ? (const void *)B : (const void *)az, az};
+    expect_int32(g, in_rt, want, R, N, what);
+  }
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
+/* MatMulInteger as one QMatMul: u8 A with a per-tensor zero point, constant
+ * i8 B with a zero point absent or 0, K a multiple of 4; every other form
+ * keeps the float chunks. */
+static void test_qmatmul_import(void) {
+  qmatmul_case("i8 B, no b_zero_point", 40, 3, 0, 0, 0, 0, 1);
+  qmatmul_case("i8 B, b_zero_point 0", 8, 3, 0, 0, 3, 0, 1);
+  qmatmul_case("b_zero_point 3", 8, 3, 0, 0, 3, 3, 0);
+  qmatmul_case("u8 B", 8, 2, 0, 0, 0, 0, 0);
+  qmatmul_case("B a graph input", 8, 3, 1, 0, 0, 0, 0);
+  qmatmul_case("K = 6", 6, 3, 0, 0, 0, 0, 0);
+  qmatmul_case("a_zero_point per row", 8, 3, 0, 1, 0, 0, 0);
+}
+
 /* A QLinearConv x [1, 1, 3, 3] uint8 with w [2, 1, 1, 1]; the parameters
  * given (dtype, count, data) replace the defaults by name. */
 static void qconv_model(mb *m, float xs, int zp_dtype, int ws_count, float ys) {
@@ -368,6 +434,7 @@ int main(void) {
   test_qlinear_conv();
   test_qlinear_matmul();
   test_integer_ops();
+  test_qmatmul_import();
   test_refusals();
   test_integer_chunks();
   return test_summary("test_frontend_qlinear");

@@ -421,7 +421,7 @@ static void check_op_table(void) {
     ok &= (r->task == OM_TASK_NONE) == (r->lay == IR_LAY_NONE || r->lay == IR_LAY_FOLDED);
     ok &= (r->unit == IR_UNIT_CUBE) == (r->task == OM_TASK_CONV2D || r->task == OM_TASK_MATMUL ||
                                         r->task == OM_TASK_ATTENTION || r->task == OM_TASK_QCONV2D ||
-                                        r->task == OM_TASK_RECURRENCE);
+                                        r->task == OM_TASK_RECURRENCE || r->task == OM_TASK_QMATMUL);
     ok &= (r->lay == IR_LAY_VECTORIZED) <= (r->task == OM_TASK_VPROG);
     CHECK(ok);
     if (!ok)
