@@ -3,14 +3,17 @@
 
 Two sources of quantized models, written to --out (default /tmp/qdq_corpus; nothing is committed):
 
-  omquant:   build/omquant (minmax and percentile) on float exports in models/out
-             (models/export_torchvision.py's), NAME_omq_METHOD.onnx, calibrated on CALIB seeded
-             random normal images (the distribution the float exports' BatchNorms were estimated on);
+  omquant:   build/omquant (minmax, percentile, and "all": minmax with --ops all, the QDQ form ONNX
+             Runtime's quantize_static writes, a Q/DQ pair on every activation of Mul, Concat,
+             MaxPool, Resize, Softmax, ...) on float exports in models/out (models/export_torchvision.py's)
+             or, failing that, in --float-dir (a model sweep's work directory, copied into --out/float),
+             NAME_omq_METHOD.onnx, calibrated on CALIB seeded random normal images (the distribution
+             the float exports' BatchNorms were estimated on);
   PyTorch:   torchvision.models.quantization's quantizable networks (mobilenet_v3_large, googlenet,
-             inception_v3), seeded weights, BatchNorm statistics re-estimated as
+             inception_v3, shufflenet_v2_x1_0), seeded weights, BatchNorm statistics re-estimated as
              models/export_torchvision.py does, FX post-training quantization with the fbgemm qconfig
              mapping (fixed parameters for Hardsigmoid) and ONNX export at opset 13, as
-             models/export_qdq.py does: NAME_fx.onnx.
+             models/export_qdq.py does: NAME_fx.onnx (an export that fails is reported and skipped).
 
 Each model gets NAME.input.bin (a seeded random input) and NAME.ort.bin (ONNX Runtime's output, its
 int8 kernels, through bench/ort_bench.js --output). Then, per model: does atc compile it, how many of
@@ -20,14 +23,15 @@ its convolutions / matmuls are int8 tasks (QCONV2D against CONV2D, DWCONV, MATMU
 taskset, alternating R rounds, the minimum of each side's min latency). It prints one table row per
 model (markdown) and writes --out/corpus.json.
 
-Usage: models/qdq_corpus.py [--out DIR] [--bin-dir build] [--ort-bench FILE] [--rounds R]
-                            [--core C] [--only NAME,...] [--make-only]
+Usage: models/qdq_corpus.py [--out DIR] [--bin-dir build] [--ort-bench FILE] [--float-dir DIR]
+                            [--rounds R] [--core C] [--only NAME,...] [--make-only]
 Models that exist in --out are not made again (delete them to remake).
 """
 import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -43,10 +47,17 @@ OPSET = 13
 # omquant entries: float export in models/out -> methods
 OMQUANT = {"mobilenet_v2": ["minmax", "percentile"], "efficientnet_b0": ["minmax", "percentile"],
            "mobilenet_v3_small": ["minmax", "percentile"], "shufflenet_v2_x1_0": ["minmax", "percentile"],
-           "convnext_tiny": ["minmax"], "vit_b_16": ["minmax"]}
+           "convnext_tiny": ["minmax"], "vit_b_16": ["minmax"], "googlenet": ["minmax", "all"],
+           "regnet_y_400mf": ["minmax"], "lraspp_mobilenet_v3_large": ["minmax"],
+           "transformer_encoder": ["minmax", "all"], "mobilenet_v3_large": ["minmax", "all"],
+           "mnasnet1_0": ["minmax"], "deeplabv3_mobilenet_v3_large": ["minmax", "all"]}
+# method "all": minmax with --ops all, the QDQ form ONNX Runtime's quantize_static writes (a Q/DQ pair on
+# every activation of Mul, Concat, MaxPool, Resize, Softmax, Reshape, ...)
+# float exports looked for in models/out, then in --float-dir (a model sweep's work directory, whose
+# NAME.json names its inputs and shapes): copied into --out/float, never moved
+
 # PyTorch FX entries: torchvision.models.quantization constructor name -> input side
-# (shufflenet_v2_x1_0's channel shuffle unpacks x.size(), which FX cannot trace: omquant's only)
-FX = {"mobilenet_v3_large": 224, "googlenet": 224, "inception_v3": 299}
+FX = {"mobilenet_v3_large": 224, "googlenet": 224, "inception_v3": 299, "shufflenet_v2_x1_0": 224}
 
 INT8 = ("QCONV2D", "QELTWISE", "QLUT")
 FLOAT_MAC = ("CONV2D", "DWCONV", "CONV3D", "MATMUL", "ATTENTION")
@@ -60,19 +71,41 @@ def random_input(shape, seed):
     return np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
 
 
-def write_meta(base, shape, source):
+def write_meta(base, shape, source, input_name="input"):
     with open(base + ".json", "w") as f:
-        json.dump({"input": "input", "input_shape": shape, "source": source}, f)
+        json.dump({"input": input_name, "input_shape": shape, "source": source}, f)
+
+
+def float_source(args, name):
+    """(path without .onnx, input name, input shape) of float export NAME, or None."""
+    src = os.path.join(ROOT, "models", "out", name)
+    if os.path.exists(src + ".onnx"):
+        with open(src + ".json") as f:
+            meta = json.load(f)
+        return src, meta.get("input", "input"), meta["input_shape"]
+    sweep = os.path.join(args.float_dir, name)
+    if not os.path.exists(sweep + ".onnx"):
+        return None
+    with open(sweep + ".json") as f:
+        meta = json.load(f)
+    if len(meta.get("inputs", [])) != 1:
+        return None
+    copy = os.path.join(args.out, "float", name)
+    os.makedirs(os.path.dirname(copy), exist_ok=True)
+    if not os.path.exists(copy + ".onnx"):
+        shutil.copyfile(sweep + ".onnx", copy + ".onnx")
+    return copy, meta["inputs"][0], meta["shapes"][0]
 
 
 def make_omquant(args, name, method):
-    """NAME_omq_METHOD.onnx: omquant on models/out/NAME.onnx."""
+    """NAME_omq_METHOD.onnx: omquant on float export NAME."""
     out = os.path.join(args.out, f"{name}_omq_{method}")
     if os.path.exists(out + ".onnx"):
         return out
-    src = os.path.join(ROOT, "models", "out", name)
-    with open(src + ".json") as f:
-        shape = json.load(f)["input_shape"]
+    found = float_source(args, name)
+    if not found:
+        return None
+    src, input_name, shape = found
     calib = os.path.join(args.out, "calib", name)
     os.makedirs(calib, exist_ok=True)
     for i in range(CALIB):
@@ -81,13 +114,14 @@ def make_omquant(args, name, method):
             random_input(shape, SEED + i).astype("<f4").tofile(path)
     t = time.time()
     p = run([os.path.join(args.bin_dir, "omquant"), "--model", src + ".onnx", "--calib", calib, "--output",
-             out + ".onnx", "--method", method, "--input_shape", "input:" + ",".join(map(str, shape))])
+             out + ".onnx", "--method", "minmax" if method == "all" else method,
+             "--ops", "all" if method == "all" else "weighted", "--input_shape", input_name + ":" + ",".join(map(str, shape))])
     if p.returncode:
         print(f"corpus: omquant {name} {method} failed: {p.stderr.strip()[-400:]}", file=sys.stderr)
         return None
     print(f"corpus: {out}.onnx ({time.time() - t:.0f} s)", file=sys.stderr)
     random_input(shape, SEED - 1).astype("<f4").tofile(out + ".input.bin")
-    write_meta(out, shape, f"omquant --method {method} models/out/{name}.onnx")
+    write_meta(out, shape, f"omquant {method} {src}.onnx", input_name)
     return out
 
 
@@ -146,7 +180,8 @@ def check(args, base):
     """One row: the figures for base.onnx."""
     name = os.path.basename(base)
     with open(base + ".json") as f:
-        shape = json.load(f)["input_shape"]
+        meta = json.load(f)
+    shape, input_name = meta["input_shape"], meta.get("input", "input")
     row = {"model": name}
     if not os.path.exists(base + ".ort.bin"):
         p = ort_bench(args, base, shape, output=base + ".ort.bin")
@@ -157,7 +192,7 @@ def check(args, base):
     om = os.path.join(work, name)
     atc = os.path.join(args.bin_dir, "atc")
     p = run([atc, f"--model={base}.onnx", "--framework=5", f"--output={om}",
-             "--input_shape=input:" + ",".join(map(str, shape)), "--soc_version=Ascend310"])
+             f"--input_shape={input_name}:" + ",".join(map(str, shape)), "--soc_version=Ascend310"])
     if p.returncode:
         row["atc"] = p.stderr.strip()[-300:]
         return row
@@ -220,6 +255,7 @@ def main():
     ap.add_argument("--out", default="/tmp/qdq_corpus")
     ap.add_argument("--bin-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--ort-bench", default=os.path.join(ROOT, "bench", "ort_bench.js"))
+    ap.add_argument("--float-dir", default="/tmp/sweep6-work", help="more float exports (NAME.onnx, NAME.json)")
     ap.add_argument("--rounds", type=int, default=0, help="alternating timing rounds (0: no timing)")
     ap.add_argument("--loop", type=int, default=10, help="runs per timing round and side")
     ap.add_argument("--core", default=None, help="pin both runtimes to this core (taskset -c)")
@@ -231,8 +267,7 @@ def main():
     bases = []
     for name, methods in OMQUANT.items():
         for m in methods:
-            if (not only or f"{name}_omq_{m}" in only) and os.path.exists(
-                    os.path.join(ROOT, "models", "out", name + ".onnx")):
+            if not only or f"{name}_omq_{m}" in only:
                 bases.append(make_omquant(args, name, m))
     for name, side in FX.items():
         if not only or f"{name}_fx" in only:

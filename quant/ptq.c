@@ -87,7 +87,7 @@ static int default_shapes(const Onnx__ModelProto *m, arena *a, onnx_input_shape 
 }
 
 status oq_open(const char *path, const onnx_input_shape *shapes, int nshapes, const char *const *skip,
-               int nskip, oq_session **out, diag *d) {
+               int nskip, int every_op, oq_session **out, diag *d) {
   *out = NULL;
   oq_session *s = calloc(1, sizeof *s);
   if (!s) return diag_set(d, ST_ERR_NOMEM, "out of memory");
@@ -105,7 +105,7 @@ status oq_open(const char *path, const onnx_input_shape *shapes, int nshapes, co
   if (!st && s->graph->ninputs != 1)
     st = diag_set(d, ST_ERR_UNSUPPORTED, "%s: the model has %d inputs; one input is supported", path,
                   s->graph->ninputs);
-  if (!st) st = oq_plan_make(s->model, s->graph, skip, nskip, &s->a, &s->plan, d);
+  if (!st) st = oq_plan_make(s->model, s->graph, skip, nskip, every_op, &s->a, &s->plan, d);
   if (!st) {
     s->input_bytes = (size_t)ir_value_bytes(s->graph->inputs[0]);
     int n = s->plan.ntensors;

@@ -45,9 +45,9 @@ typedef struct oq_session {
 } oq_session;
 
 /* Opens the model at `path` (one graph input of any dtype: an image, token ids; shapes: its symbolic
- * dims fixed by `shapes`, else 1). skip: node names kept in float. */
+ * dims fixed by `shapes`, else 1). skip: node names kept in float; every_op: oq_plan_make's. */
 status oq_open(const char *path, const onnx_input_shape *shapes, int nshapes, const char *const *skip,
-               int nskip, oq_session **out, diag *d);
+               int nskip, int every_op, oq_session **out, diag *d);
 /* One calibration sample: input_bytes of the input, raw little-endian in its dtype. */
 status oq_calibrate(oq_session *s, const void *input, diag *d);
 status oq_finish(oq_session *s, qc_method m, double percentile, diag *d);

@@ -25,13 +25,23 @@
 
 enum { T_FLOAT = 1, T_UINT8 = 2, T_INT8 = 3, T_INT32 = 6 }; /* ONNX TensorProto.DataType */
 
-/* The quantized ops: input index of the weight and of the bias (-1: none). */
+/* The quantized ops: input index of the weight and of the bias (-1: none);
+ * `all`: quantized only with every_op (the ops ONNX Runtime's quantize_static
+ * puts QuantizeLinear / DequantizeLinear pairs around by default). */
 typedef struct qop {
   const char *op;
-  int weight, bias;
+  int weight, bias, all;
 } qop;
 
-static const qop qops[] = {{"Conv", 1, 2}, {"Gemm", 1, 2}, {"MatMul", 1, -1}, {"Add", -1, -1}};
+static const qop qops[] = {
+    {"Conv", 1, 2, 0},        {"Gemm", 1, 2, 0},          {"MatMul", 1, -1, 0},
+    {"Add", -1, -1, 0},       {"Mul", -1, -1, 1},         {"Concat", -1, -1, 1},
+    {"MaxPool", -1, -1, 1},   {"AveragePool", -1, -1, 1}, {"GlobalAveragePool", -1, -1, 1},
+    {"Resize", -1, -1, 1},    {"Sigmoid", -1, -1, 1},     {"HardSigmoid", -1, -1, 1},
+    {"Softmax", -1, -1, 1},   {"Transpose", -1, -1, 1},   {"Reshape", -1, -1, 1},
+    {"Flatten", -1, -1, 1},   {"Squeeze", -1, -1, 1},     {"Unsqueeze", -1, -1, 1},
+    {"Split", -1, -1, 1},     {"Slice", -1, -1, 1},       {"Pad", -1, -1, 1},
+    {"LeakyRelu", -1, -1, 1}, {"Where", -1, -1, 1},       {"Gather", -1, -1, 1}};
 
 /* Ops whose inputs or attributes changed between opset `since` - 1 and 13:
  * a model older than `since` holding one cannot be raised to 13 as it is. */
@@ -42,9 +52,9 @@ static const struct {
                {"Pad", 11},       {"Resize", 11}, {"Dropout", 12},  {"Squeeze", 13},
                {"Unsqueeze", 13}, {"Split", 13},  {"ReduceSum", 13}};
 
-static const qop *find_qop(const char *op_type) {
+static const qop *find_qop(const char *op_type, int every_op) {
   for (size_t i = 0; op_type && i < sizeof qops / sizeof *qops; i++)
-    if (!strcmp(qops[i].op, op_type)) return &qops[i];
+    if (!strcmp(qops[i].op, op_type)) return !qops[i].all || every_op ? &qops[i] : NULL;
   return NULL;
 }
 
@@ -147,7 +157,7 @@ static int add_tensor(oq_plan *p, const char *name) {
 }
 
 status oq_plan_make(const Onnx__ModelProto *m, const ir_graph *g, const char *const *skip, int nskip,
-                    arena *a, oq_plan *out, diag *d) {
+                    int every_op, arena *a, oq_plan *out, diag *d) {
   memset(out, 0, sizeof *out);
   const Onnx__GraphProto *gr = m->graph;
   if (!gr) return diag_set(d, ST_ERR_INVALID, "the model has no graph");
@@ -160,7 +170,7 @@ status oq_plan_make(const Onnx__ModelProto *m, const ir_graph *g, const char *co
     return diag_set(d, ST_ERR_NOMEM, "out of memory planning the quantization");
   for (size_t i = 0; i < gr->n_node; i++) {
     const Onnx__NodeProto *n = gr->node[i];
-    const qop *q = find_qop(n->op_type);
+    const qop *q = find_qop(n->op_type, every_op);
     if (!q || find_name(skip, nskip, node_name(n)) >= 0 || matmul_bias_add(gr, n, skip, nskip)) continue;
     oq_node on = {(int)i, -1, -1, -1, -1};
     const Onnx__TensorProto *w =
@@ -190,6 +200,9 @@ status oq_plan_make(const Onnx__ModelProto *m, const ir_graph *g, const char *co
     }
     if (act && float_activation(gr, g, act)) y = act;
     if (y && float_activation(gr, g, y) && read_by_node(gr, y)) add_tensor(out, y);
+    for (size_t j = 1; q->weight < 0 && j < n->n_output; j++) /* a Split's other outputs */
+      if (float_activation(gr, g, n->output[j]) && read_by_node(gr, n->output[j]))
+        add_tensor(out, n->output[j]);
     if (on.w_input >= 0) out->nodes[out->nnodes++] = on;
   }
   return ST_OK;

@@ -19,7 +19,13 @@
  * activation, so that atc folds it into the int8 convolution; a MatMul's
  * output read only by an Add of a constant bias [N] is quantized after that
  * Add, which atc folds into the int8 MatMul) and Add (inputs and output),
- * but those named in the skip list.
+ * but those named in the skip list; with every_op also the float inputs
+ * and outputs of the other ops ONNX Runtime's quantize_static quantizes by
+ * default (Mul, Concat, MaxPool, AveragePool, GlobalAveragePool, Resize,
+ * Sigmoid, HardSigmoid, Softmax, Transpose, Reshape, Flatten, Squeeze,
+ * Unsqueeze, Split, Slice, Pad, LeakyRelu, Where, Gather), so that every
+ * activation between them is a QuantizeLinear -> DequantizeLinear pair, as
+ * that tool writes a model.
  * Only float32 tensors are quantized.
  *
  * Opset: per-channel DequantizeLinear needs opset 13; a model below it is
@@ -59,9 +65,9 @@ typedef struct oq_plan {
 
 /* Plans the quantization of m. g is m loaded by the project's loader
  * (onnx_load_*; shapes inferred), which says which tensors are float32.
- * skip: node names left in float. */
+ * skip: node names left in float; every_op: quantize the every_op ops too. */
 status oq_plan_make(const Onnx__ModelProto *m, const ir_graph *g, const char *const *skip, int nskip,
-                    arena *a, oq_plan *out, diag *d);
+                    int every_op, arena *a, oq_plan *out, diag *d);
 
 /* An activation range [lo, hi] (lo <= 0 <= hi) as uint8 scale and zero
  * point: scale (hi - lo) / 255 (1 for an empty range), zero point

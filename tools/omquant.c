@@ -3,7 +3,8 @@
  *
  *   omquant --model X.onnx --calib FILES_OR_DIR --output X_qdq.onnx
  *           [--method minmax|percentile|entropy] [--percentile 99.99]
- *           [--skip NAME,...] [--report FILE] [--input_shape "name:1,3,224,224"]
+ *           [--skip NAME,...] [--ops weighted|all] [--report FILE]
+ *           [--input_shape "name:1,3,224,224"]
  *
  * --calib names raw little-endian files of the model's input size in its
  * dtype (float32 images, int64 token ids, ...),
@@ -13,8 +14,11 @@
  * percentile clips |x| at --percentile, default 99.99; entropy minimises the
  * KL divergence, quant/calib.h). The written model has per-channel symmetric
  * int8 weights for Conv, Gemm and MatMul, int32 biases and uint8 asymmetric
- * activations (quant/qdq.h) and runs on ONNX Runtime and atc. --skip keeps
- * the named nodes in float. --report writes one line per quantized tensor:
+ * activations (quant/qdq.h) and runs on ONNX Runtime and atc; the activations
+ * quantized are those of Conv, Gemm, MatMul and Add (--ops weighted, the
+ * default) or, --ops all, also of the other ops ONNX Runtime's quantize_static
+ * quantizes (Mul, Concat, pooling, Resize, Softmax, the moves...), as that
+ * tool writes a model. --skip keeps the named nodes in float. --report writes one line per quantized tensor:
  * its range, scale, zero point and the cosine of its float values and its
  * fake-quantized ones on the first sample, then the output's cosine.
  * Progress and timing go to stdout; on any error one line "omquant: <what>"
@@ -35,7 +39,7 @@
 static const char usage[] =
     "usage: omquant --model X.onnx --calib FILES_OR_DIR --output X_qdq.onnx\n"
     "               [--method minmax|percentile|entropy] [--percentile 99.99] [--skip NAME,...]\n"
-    "               [--report FILE] [--input_shape \"name:1,3,224,224\"]\n"
+    "               [--ops weighted|all] [--report FILE] [--input_shape \"name:1,3,224,224\"]\n"
     "\n"
     "Post-training quantization: writes a QDQ ONNX model (per-channel symmetric int8 weights for\n"
     "Conv, Gemm and MatMul, int32 biases, uint8 asymmetric activations) that ONNX Runtime and atc run.\n"
@@ -46,6 +50,8 @@ static const char usage[] =
     "  --method       activation ranges: minmax (default), percentile, entropy (KL divergence)\n"
     "  --percentile   the percentile of |x| kept by --method percentile (default 99.99)\n"
     "  --skip         node names to keep in float\n"
+    "  --ops          weighted: quantize Conv, Gemm, MatMul and Add (default); all: also every other op\n"
+    "                 ONNX Runtime's quantize_static quantizes (Mul, Concat, pooling, Resize, Softmax, ...)\n"
     "  --report       write per-tensor ranges, scales, zero points and float vs fake-quant cosines\n"
     "  --input_shape  fix the input's symbolic dims (default: 1), as atc's flag\n";
 
@@ -149,7 +155,7 @@ static int write_report(const char *path, const oq_session *s, qc_method m, doub
 
 int main(int argc, char **argv) {
   const char *model = NULL, *calib = NULL, *output = NULL, *method = "minmax", *pct_s = "99.99", *skip = NULL;
-  const char *report = NULL, *shape_spec = NULL;
+  const char *report = NULL, *shape_spec = NULL, *ops = "weighted";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -172,6 +178,7 @@ int main(int argc, char **argv) {
                         : IS("method")      ? &method
                         : IS("percentile")  ? &pct_s
                         : IS("skip")        ? &skip
+                        : IS("ops")         ? &ops
                         : IS("report")      ? &report
                         : IS("input_shape") ? &shape_spec
                                             : NULL;
@@ -182,6 +189,8 @@ int main(int argc, char **argv) {
   if (!model || !calib || !output) return fail("--model, --calib and --output are required (see --help)"), 2;
   int m = qc_method_parse(method);
   if (m < 0) return fail("--method: '%s' is not minmax, percentile or entropy", method), 2;
+  if (strcmp(ops, "weighted") && strcmp(ops, "all"))
+    return fail("--ops: '%s' is not weighted or all", ops), 2;
   char *end;
   double pct = strtod(pct_s, &end);
   if (*end || !(pct > 0 && pct <= 100)) return fail("--percentile: '%s' is not in (0, 100]", pct_s), 2;
@@ -201,7 +210,8 @@ int main(int argc, char **argv) {
 
   double t0 = now();
   oq_session *s = NULL;
-  if (oq_open(model, shapes, nshapes, (const char *const *)skips, nskip, &s, &d)) return fail("%s", d.msg);
+  if (oq_open(model, shapes, nshapes, (const char *const *)skips, nskip, !strcmp(ops, "all"), &s, &d))
+    return fail("%s", d.msg);
   printf("omquant: %s: %d tensors and %d weights to quantize; %d calibration samples\n", model,
          s->plan.ntensors, s->plan.nnodes, nfiles);
   void *buf = malloc(s->input_bytes ? s->input_bytes : 1),

@@ -4,7 +4,8 @@
  * model: the written model parses with the project's loader, holds the
  * expected Q/DQ nodes, initializers and opset, and its fake-quantized output
  * stays close to the float one; a token-id model whose Linear biases are
- * quantized after their Add; the opset refusal. */
+ * quantized after their Add; the opset refusal; the every_op plan (ONNX
+ * Runtime's quantize_static form). */
 #include "ir/eval.h"
 #include "onnx_mb.h"
 #include "passes/pass.h"
@@ -146,7 +147,7 @@ static void test_writer(void) {
   oq_session *s = NULL;
   const char *skip[1] = {"conv2"};
   for (int with_skip = 0; with_skip < 2; with_skip++) {
-    if (oq_open(path, NULL, 0, skip, with_skip, &s, &d)) {
+    if (oq_open(path, NULL, 0, skip, with_skip, 0, &s, &d)) {
       test_note("  %s", d.msg);
       CHECK(!"oq_open");
       return;
@@ -273,7 +274,7 @@ static void test_token_ids_linear_bias(void) {
   diag d;
   diag_init(&d);
   oq_session *s = NULL;
-  if (oq_open(path, NULL, 0, NULL, 0, &s, &d)) {
+  if (oq_open(path, NULL, 0, NULL, 0, 0, &s, &d)) {
     test_note("  %s", d.msg);
     CHECK(!"oq_open");
     return;
@@ -330,7 +331,7 @@ static void test_opset_refusal(void) {
   diag d;
   diag_init(&d);
   oq_session *s = NULL;
-  status st = oq_open(path, NULL, 0, NULL, 0, &s, &d);
+  status st = oq_open(path, NULL, 0, NULL, 0, 0, &s, &d);
   float x[3 * 8 * 8] = {0.5f};
   if (!st) st = oq_calibrate(s, x, &d);
   if (!st) st = oq_finish(s, QC_ENTROPY, 0, &d);
@@ -339,11 +340,93 @@ static void test_opset_refusal(void) {
   oq_close(s);
 }
 
+/* every_op (omquant --ops all): x -> Conv -> Relu -> MaxPool -> Split(2)
+ * -> Sigmoid(first half), Concat(its output, the second half) -> y. Only
+ * the Conv's input and output are quantized by default; with every_op also
+ * MaxPool's output, both Split outputs and Sigmoid's output (ONNX Runtime's
+ * quantize_static form), and the fake-quantized model stays close. */
+static void test_every_op(void) {
+  const char *dir = test_tmpdir("quant_every_op");
+  char path[512];
+  snprintf(path, sizeof path, "%s/pool_split.onnx", dir);
+  static float w1[4 * 3 * 3 * 3], b1[4];
+  unsigned seed = 5;
+  for (int i = 0; i < 112; i++) {
+    seed = seed * 1103515245u + 12345u;
+    float v = ((float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f) * 0.3f;
+    if (i < 108)
+      w1[i] = v;
+    else
+      b1[i - 108] = v;
+  }
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", 1, 4, (int64_t[]){1, 3, 8, 8}, NULL);
+  mb_init_raw(&m, "w1", 1, 4, (int64_t[]){4, 3, 3, 3}, w1, sizeof w1);
+  mb_init_raw(&m, "b1", 1, 1, (int64_t[]){4}, b1, sizeof b1);
+  Onnx__NodeProto *n = mb_node(&m, "Conv", "conv1", "x,w1,b1", "c1");
+  attr_ints(&m, n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+  mb_node(&m, "Relu", "relu1", "c1", "r1");
+  n = mb_node(&m, "MaxPool", "pool", "r1", "p");
+  attr_ints(&m, n, "kernel_shape", 2, (int64_t[]){2, 2});
+  attr_ints(&m, n, "strides", 2, (int64_t[]){2, 2});
+  n = mb_node(&m, "Split", "split", "p", "a,b");
+  attr_int(&m, n, "axis", 1);
+  mb_node(&m, "Sigmoid", "sig", "a", "sa");
+  n = mb_node(&m, "Concat", "cat", "sa,b", "y");
+  attr_int(&m, n, "axis", 1);
+  mb_output(&m, "y");
+  write_model(&m, path);
+  for (int every = 0; every < 2; every++) {
+    diag d;
+    diag_init(&d);
+    oq_session *s = NULL;
+    status st = oq_open(path, NULL, 0, NULL, 0, every, &s, &d);
+    if (!st) {
+      /* x and r1; with every_op p, a, b and sa too (y, the graph output, has no reader) */
+      CHECK_EQ_INT(s->plan.ntensors, every ? 6 : 2);
+      CHECK_EQ_INT(s->plan.nnodes, 1);
+      float x[3 * 8 * 8];
+      for (int k = 0; k < 3 && !st; k++) {
+        for (int i = 0; i < 3 * 8 * 8; i++) {
+          seed = seed * 1103515245u + 12345u;
+          x[i] = (float)((seed >> 8) & 0xffff) / 32768.0f - 1.0f;
+        }
+        st = oq_calibrate(s, x, &d);
+      }
+      if (!st) st = oq_finish(s, QC_MINMAX, 0, &d);
+      double cos[8], out_cos = 0;
+      if (!st) st = oq_compare(s, x, cos, &out_cos, &d);
+      if (!st) CHECK(out_cos > 0.99);
+    }
+    if (!st) {
+      Onnx__ModelProto *q = onnx__model_proto__unpack(NULL, s->written_bytes, s->written);
+      CHECK(q && q->graph);
+      if (q && q->graph) {
+        CHECK_EQ_INT(count_type(q->graph, "QuantizeLinear"), every ? 6 : 2);
+        CHECK_EQ_INT(count_type(q->graph, "DequantizeLinear"), (every ? 6 : 2) + 2);
+        /* Sigmoid reads a's DequantizeLinear, Concat sa's and b's */
+        for (size_t i = 0; every && i < q->graph->n_node; i++) {
+          const Onnx__NodeProto *nd = q->graph->node[i];
+          if (!strcmp(nd->name, "sig")) CHECK(!strcmp(nd->input[0], "a_dequantized"));
+          if (!strcmp(nd->name, "cat"))
+            CHECK(!strcmp(nd->input[0], "sa_dequantized") && !strcmp(nd->input[1], "b_dequantized"));
+        }
+      }
+      if (q) onnx__model_proto__free_unpacked(q, NULL);
+    }
+    if (st) test_note("  every_op %d: %s", every, d.msg);
+    CHECK(st == ST_OK);
+    oq_close(s);
+  }
+}
+
 int main(void) {
   test_minmax_percentile();
   test_entropy();
   test_writer();
   test_token_ids_linear_bias();
   test_opset_refusal();
+  test_every_op();
   return test_summary("test_quant");
 }
