@@ -261,12 +261,20 @@ static float reduce_run(int op, const void *xd, int xt, int64_t base, uint64_t n
       PAIR_PUSH(part, depth, blocks, b);
     }
   }
+  /* An extremum has no pairwise blocks: run_extreme over the largest chunks
+   * the buffer holds (its result is extreme_seq's whatever the chunking). */
+  if (op == OM_REDUCE_MAX || op == OM_REDUCE_MIN) {
+    for (; k < n; k += PAIR_BLOCK * RUN_LANES) {
+      size_t m = n - k < PAIR_BLOCK * RUN_LANES ? (size_t)(n - k) : PAIR_BLOCK * RUN_LANES;
+      rt_load_f32(v, xd, xt, (size_t)base + (size_t)k, m);
+      acc = run_extreme(v, m, acc, op == OM_REDUCE_MAX);
+    }
+    return acc;
+  }
   for (; k < n; k += PAIR_BLOCK) {
     size_t m = n - k < PAIR_BLOCK ? (size_t)(n - k) : PAIR_BLOCK;
     rt_load_f32(v, xd, xt, (size_t)base + (size_t)k, m);
     switch (op) {
-    case OM_REDUCE_MAX:
-    case OM_REDUCE_MIN: acc = run_extreme(v, m, acc, op == OM_REDUCE_MAX); continue;
     case OM_REDUCE_PROD:
       for (size_t i = 0; i < m; i++)
         acc *= v[i];
