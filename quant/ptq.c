@@ -180,6 +180,7 @@ status oq_compare(oq_session *s, const void *input, double *cos_out, double *out
     const ir_value *v = ir_value_find(s->graph, s->plan.tensors[i]);
     snprintf(name, sizeof name, "%s_dequantized", s->plan.tensors[i]);
     const ir_value *w = ir_value_find(q, name);
+    if (!w) w = ir_value_find(q, s->plan.tensors[i]); /* a graph output's DequantizeLinear keeps its name */
     cos_out[i] = v && w && fv[v->id] && qv[w->id] && ir_value_elements(v) == ir_value_elements(w)
                      ? cosine(fv[v->id], qv[w->id], ir_value_elements(v))
                      : NAN;

@@ -98,6 +98,16 @@ static int read_by_node(const Onnx__GraphProto *g, const char *name) {
   return 0;
 }
 
+/* Whether tensor `name` is a graph output. A weighted node's output that is
+ * one is quantized as ONNX Runtime's quantize_static does it: the producer
+ * writes NAME_QuantizeInput and the DequantizeLinear writes NAME, so the
+ * model's outputs keep their names and the classifier runs as int8. */
+static int graph_output(const Onnx__GraphProto *g, const char *name) {
+  for (size_t i = 0; i < g->n_output; i++)
+    if (!strcmp(g->output[i]->name, name)) return 1;
+  return 0;
+}
+
 /* The node that alone reads tensor `name`, else NULL (a graph output is read by the user too). */
 static const Onnx__NodeProto *sole_reader(const Onnx__GraphProto *g, const char *name) {
   const Onnx__NodeProto *r = NULL;
@@ -199,7 +209,8 @@ status oq_plan_make(const Onnx__ModelProto *m, const ir_graph *g, const char *co
       act = after ? after : bias_add->output[0];
     }
     if (act && float_activation(gr, g, act)) y = act;
-    if (y && float_activation(gr, g, y) && read_by_node(gr, y)) add_tensor(out, y);
+    if (y && float_activation(gr, g, y) && (read_by_node(gr, y) || (on.w_input >= 0 && graph_output(gr, y))))
+      add_tensor(out, y);
     for (size_t j = 1; q->weight < 0 && j < n->n_output; j++) /* a Split's other outputs */
       if (float_activation(gr, g, n->output[j]) && read_by_node(gr, n->output[j]))
         add_tensor(out, n->output[j]);
@@ -299,13 +310,16 @@ static void qdq_node(wr *w, const char *op, const char *name, const char *x, con
   w->nodes[w->nnodes++] = n;
 }
 
-/* Tensor t's QuantizeLinear -> DequantizeLinear pair (uint8, per tensor). */
-static void act_pair(wr *w, const char *t, float scale, uint8_t zp) {
+/* Tensor t's QuantizeLinear -> DequantizeLinear pair (uint8, per tensor):
+ * t -> t_dequantized, or for a graph output t_QuantizeInput -> t. */
+static void act_pair(wr *w, const char *t, float scale, uint8_t zp, int is_output) {
   const char *s = cat(w, t, "_scale"), *z = cat(w, t, "_zero_point"), *q = cat(w, t, "_quantized");
   tensor(w, s, T_FLOAT, 0, NULL, &scale, sizeof scale);
   tensor(w, z, T_UINT8, 0, NULL, &zp, 1);
-  qdq_node(w, "QuantizeLinear", cat(w, t, "_QuantizeLinear"), t, s, z, q, -1);
-  qdq_node(w, "DequantizeLinear", cat(w, t, "_DequantizeLinear"), q, s, z, cat(w, t, "_dequantized"), -1);
+  qdq_node(w, "QuantizeLinear", cat(w, t, "_QuantizeLinear"), is_output ? cat(w, t, "_QuantizeInput") : t, s,
+           z, q, -1);
+  qdq_node(w, "DequantizeLinear", cat(w, t, "_DequantizeLinear"), q, s, z,
+           is_output ? t : cat(w, t, "_dequantized"), -1);
 }
 
 /* The float32 elements of initializer t (raw_data or float_data), copied
@@ -442,7 +456,7 @@ status oq_write(const Onnx__ModelProto *m, const oq_plan *p, const double *lo, c
 
   /* graph inputs' pairs, then weights and biases */
   for (int i = 0; i < p->ntensors; i++)
-    if (!produced(gr, p->tensors[i])) act_pair(&w, p->tensors[i], scale[i], zp[i]);
+    if (!produced(gr, p->tensors[i])) act_pair(&w, p->tensors[i], scale[i], zp[i], 0);
   for (int k = 0; k < p->nnodes && !w.st; k++) {
     const oq_node *on = &p->nodes[k];
     const Onnx__NodeProto *n = gr->node[on->index];
@@ -470,7 +484,7 @@ status oq_write(const Onnx__ModelProto *m, const oq_plan *p, const double *lo, c
     Onnx__NodeProto *copy = NULL;
     for (size_t j = 0; j < n->n_input; j++) {
       const char *nm = rename[i] && rename[i][j] ? rename[i][j] : NULL;
-      if (!nm && find_name(p->tensors, p->ntensors, n->input[j]) >= 0)
+      if (!nm && find_name(p->tensors, p->ntensors, n->input[j]) >= 0 && !graph_output(gr, n->input[j]))
         nm = cat(&w, n->input[j], "_dequantized");
       if (!nm) continue;
       if (!copy) {
@@ -483,11 +497,27 @@ status oq_write(const Onnx__ModelProto *m, const oq_plan *p, const double *lo, c
       }
       copy->input[j] = (char *)nm;
     }
+    for (size_t j = 0; j < n->n_output;
+         j++) /* a quantized graph output: the producer writes t_QuantizeInput */
+      if (find_name(p->tensors, p->ntensors, n->output[j]) >= 0 && graph_output(gr, n->output[j])) {
+        if (!copy) {
+          copy = arena_alloc(a, sizeof *copy);
+          if (!copy) return fail_nomem(&w), w.st;
+          *copy = *n;
+        }
+        if (copy->output == n->output) {
+          char **out = arena_array(a, n->n_output, sizeof *out);
+          if (!out) return fail_nomem(&w), w.st;
+          memcpy(out, n->output, n->n_output * sizeof *out);
+          copy->output = out;
+        }
+        copy->output[j] = cat(&w, n->output[j], "_QuantizeInput");
+      }
     if (w.nnodes == w.node_cap) return fail_nomem(&w), w.st;
     w.nodes[w.nnodes++] = copy ? copy : (Onnx__NodeProto *)n;
     for (size_t j = 0; j < n->n_output; j++) {
       int t = find_name(p->tensors, p->ntensors, n->output[j]);
-      if (t >= 0) act_pair(&w, p->tensors[t], scale[t], zp[t]);
+      if (t >= 0) act_pair(&w, p->tensors[t], scale[t], zp[t], graph_output(gr, n->output[j]));
     }
   }
   if (w.st) return w.st;

@@ -7,14 +7,16 @@
   2. ONNX Runtime (bench/ort_bench.js, when bench/node_modules has onnxruntime-node, or
      --ort-bench) runs the QDQ model on resnet18.input.bin: cosine >= 0.99 against the float
      model's PyTorch output (resnet18.output.bin) and the same top-1;
-  3. atc compiles the QDQ model (force_fp16) and omrun runs it; its cosine against the float
-     output is reported and must be >= 0.99 too (measured 0.9989 with min-max while the QDQ model
+  3. atc compiles the QDQ model (force_fp16) to int8 cube tasks only (no CONV2D, DWCONV or MATMUL:
+     omquant quantizes the classifier's graph output as ONNX Runtime does), and omrun runs it; its
+     cosine against the float output is reported and must be >= 0.99 too (measured 0.9989 with min-max while the QDQ model
      runs as fake quantization in fp16).
 The models come from models/export_torchvision.py resnet18 and models/export_qdq.py --calib
 resnet18; without them the test is skipped (exit 77) with a message saying so. The closing
 line says "N passed, M failed".
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -94,6 +96,13 @@ def main():
                         "--input_shape=input:1,3,224,224", "--soc_version=Ascend310"], capture_output=True, text=True)
     check(r.returncode == 0, "atc compiles the QDQ model")
     if r.returncode == 0:
+        js = om + ".json"
+        subprocess.run([os.path.join(args.bin_dir, "atc"), "--mode=1", f"--om={om}.om", f"--json={js}"],
+                       capture_output=True, text=True)
+        kinds = [t["kind"] for t in json.load(open(js))["tasks"]] if os.path.exists(js) else []
+        float_cube = [k for k in kinds if k in ("CONV2D", "DWCONV", "MATMUL")]
+        check(kinds.count("QCONV2D") > 0 and not float_cube,
+              f"int8 cube tasks only: {kinds.count('QCONV2D')} QCONV2D, float ones {float_cube} (the classifier too)")
         out = os.path.join(work, "out")
         r = subprocess.run([os.path.join(args.bin_dir, "omrun"), "--model", om + ".om", "--input", ref_in, "--output",
                             out], capture_output=True, text=True)
