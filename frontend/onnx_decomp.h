@@ -214,6 +214,10 @@ status onnx_decomp_rnn(onnx_node *nd, ir_node *none);
 status onnx_decomp_gru(onnx_node *nd, ir_node *none);
 status onnx_decomp_lstm(onnx_node *nd, ir_node *none);
 /* onnx_decomp_attn.c */
+/* 0 where allowed, `masked` elsewhere (-INFINITY: an attention mask), in dtype dt. */
+ir_value *dc_bias_where(dc *b, ir_value *allowed, dtype dt, double masked);
+/* A 3-D [B, S, H*D] input as [B, H, S, D] (h heads). */
+ir_value *dc_split_heads(dc *b, ir_value *x, int64_t h);
 status onnx_decomp_rotary(onnx_node *nd, ir_node *none);
 status onnx_decomp_attention(onnx_node *nd, ir_node *none);
 status onnx_decomp_linear_attention(onnx_node *nd, ir_node *none);

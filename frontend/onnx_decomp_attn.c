@@ -43,9 +43,8 @@ static ir_value *dims_of(dc *b, ir_value *v, int64_t start, int64_t end) {
   return dc_slice(b, dc_shape(b, v), 1, &start, &end, &axis0);
 }
 
-/* 0 where allowed, -inf elsewhere, in dtype dt. */
-static ir_value *bias_from(dc *b, ir_value *allowed, dtype dt) {
-  return dc_where(b, allowed, dc_scalar(b, dt, 0), dc_scalar(b, dt, -INFINITY));
+ir_value *dc_bias_where(dc *b, ir_value *allowed, dtype dt, double masked) {
+  return dc_where(b, allowed, dc_scalar(b, dt, 0), dc_scalar(b, dt, masked));
 }
 
 static ir_value *add_bias(dc *b, ir_value *sum, ir_value *part) {
@@ -58,8 +57,7 @@ static int64_t heads(dc *b, const ir_value *v, const char *attr) {
   return dc_attr_int(b, attr, 0);
 }
 
-/* A 3-D [B, S, H*D] input as [B, H, S, D]. */
-static ir_value *split_heads(dc *b, ir_value *x, int64_t h) {
+ir_value *dc_split_heads(dc *b, ir_value *x, int64_t h) {
   static const int64_t perm[4] = {0, 2, 1, 3};
   int64_t shape[4] = {0, 0, h, -1};
   return dc_transpose(b, dc_reshape_to(b, x, 4, shape), 4, perm);
@@ -96,7 +94,8 @@ status onnx_decomp_attention(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "Q has data type %s; only float32 and float16",
                      onnx_dtype_name(dt));
 
-  if (rank == 3) q = split_heads(&b, q, hq), k = split_heads(&b, k, hkv), v = split_heads(&b, v, hkv);
+  if (rank == 3)
+    q = dc_split_heads(&b, q, hq), k = dc_split_heads(&b, k, hkv), v = dc_split_heads(&b, v, hkv);
   ir_value *pk = k, *pv = v;
   if (past_k) {
     ir_value *kk[2] = {past_k, k}, *vv[2] = {past_v, v};
@@ -148,7 +147,7 @@ status onnx_decomp_attention(onnx_node *nd, ir_node *none) {
       pads[2 * mask->rank - 1] = total - mask->dims[mask->rank - 1];
       mask = dc_pad(&b, mask, mask->rank, pads, mt == DT_BOOL ? 0 : -INFINITY);
     }
-    bias = mt == DT_BOOL ? bias_from(&b, mask, dt) : mask;
+    bias = mt == DT_BOOL ? dc_bias_where(&b, mask, dt, -INFINITY) : mask;
   }
   if (nonpad) dc_dtype(&b, nonpad);
   if (dc_attr_int(&b, "is_causal", 0)) {
@@ -163,12 +162,13 @@ status onnx_decomp_attention(onnx_node *nd, ir_node *none) {
       if (past_k) ii = dc_op2(&b, IR_OP_ADD, ii, dim_of(&b, past_k, 2));
       allowed = dc_op2(&b, IR_OP_LESSOREQUAL, jj, ii);
     }
-    bias = add_bias(&b, bias, bias_from(&b, allowed, dt));
+    bias = add_bias(&b, bias, dc_bias_where(&b, allowed, dt, -INFINITY));
   }
   if (nonpad) { /* keys j < nonpad[b] */
     static const int64_t batch4[4] = {-1, 1, 1, 1};
     ir_value *n4 = dc_reshape_to(&b, dc_cast(&b, nonpad, DT_INT64), 4, batch4);
-    bias = add_bias(&b, bias, bias_from(&b, dc_op2(&b, IR_OP_LESS, dc_iota(&b, DT_INT64, t), n4), dt));
+    bias = add_bias(&b, bias,
+                    dc_bias_where(&b, dc_op2(&b, IR_OP_LESS, dc_iota(&b, DT_INT64, t), n4), dt, -INFINITY));
   }
   ir_value *biased = bias ? dc_op2(&b, IR_OP_ADD, scores, bias) : scores;
   if (mode == 2) qk_out = biased;
@@ -305,16 +305,16 @@ status onnx_decomp_linear_attention(onnx_node *nd, ir_node *none) {
   if (scale == 0) scale = 1 / sqrt((double)dk);
   const dtype st = past ? dc_dtype(&b, past) : qt;
   static const int64_t axis2 = 2, last = -1, before_last = -2;
-  ir_value *q4 = dc_cast(&b, split_heads(&b, q, hq), DT_FLOAT32),
-           *k4 = dc_cast(&b, split_heads(&b, k, hkv), DT_FLOAT32);
-  ir_value *v4 = dc_cast(&b, split_heads(&b, v, hkv), DT_FLOAT32); /* [B, H, T, D] */
+  ir_value *q4 = dc_cast(&b, dc_split_heads(&b, q, hq), DT_FLOAT32),
+           *k4 = dc_cast(&b, dc_split_heads(&b, k, hkv), DT_FLOAT32);
+  ir_value *v4 = dc_cast(&b, dc_split_heads(&b, v, hkv), DT_FLOAT32); /* [B, H, T, D] */
   ir_value *g4 = NULL, *b4 = NULL, *e4 = NULL;
   if (decay) /* [B, T, H_kv] (one per head) or [B, T, H_kv*d_k]: [B, H_kv, T, 1 or d_k] */
-    g4 = dc_cast(&b, split_heads(&b, decay, hkv), DT_FLOAT32);
+    g4 = dc_cast(&b, dc_split_heads(&b, decay, hkv), DT_FLOAT32);
   if (beta) /* [B, T, H_kv or 1] -> [B, H_kv or 1, T, 1] */
     b4 = dc_cast(&b, dc_transpose(&b, dc_unsqueeze(&b, beta, 1, &last), 4, (const int64_t[]){0, 2, 1, 3}),
                  DT_FLOAT32);
-  if (erase) e4 = dc_cast(&b, split_heads(&b, erase, hkv), DT_FLOAT32);
+  if (erase) e4 = dc_cast(&b, dc_split_heads(&b, erase, hkv), DT_FLOAT32);
   ir_value *s = past ? dc_cast(&b, past, DT_FLOAT32) : NULL; /* [B, H_kv, d_k, d_v] */
   ir_value **outs = arena_array(&b.g->arena, (size_t)T, sizeof *outs);
   if (!outs) return dc_refuse(&b, ST_ERR_NOMEM, "out of memory");

@@ -221,18 +221,6 @@ static status onnx_decomp_embed_layer_norm(onnx_node *nd, ir_node *none) {
 
 /* --- the attentions */
 
-/* [B, S, N*H] as [B, N, S, H]. */
-static ir_value *split_heads(dc *b, ir_value *x, int64_t n) {
-  static const int64_t perm[4] = {0, 2, 1, 3};
-  int64_t shape[4] = {0, 0, n, -1};
-  return dc_transpose(b, dc_reshape_to(b, x, 4, shape), 4, perm);
-}
-
-/* 0 where allowed, `masked` elsewhere, in dt. */
-static ir_value *bias_where(dc *b, ir_value *allowed, dtype dt, double masked) {
-  return dc_where(b, allowed, dc_scalar(b, dt, 0), dc_scalar(b, dt, masked));
-}
-
 /* The additive bias of an int32 key mask m (the forms in the top comment)
  * for scores [B, N, S, T] of T = t keys: [B, 1, 1 or S, T]. batch: B when
  * known at import, else -1. */
@@ -244,7 +232,7 @@ static ir_value *mask_bias(dc *b, ir_value *m, ir_value *t, int64_t batch, dtype
                    onnx_dtype_name(m->dtype));
   static const int64_t b1t[4] = {0, 1, 1, -1}, col[2] = {-1, 1}, axis1 = 1, axis0 = 0;
   if (m->rank == 2 || m->rank == 3) { /* raw: 0 masks the key */
-    ir_value *bias = bias_where(b, dc_op2(b, IR_OP_GREATER, m, dc_scalar(b, DT_INT32, 0)), dt, filter);
+    ir_value *bias = dc_bias_where(b, dc_op2(b, IR_OP_GREATER, m, dc_scalar(b, DT_INT32, 0)), dt, filter);
     return m->rank == 2 ? dc_reshape_to(b, bias, 4, b1t) : dc_unsqueeze(b, bias, 1, &axis1);
   }
   if (m->rank != 1 || m->dims[0] < 1)
@@ -263,7 +251,7 @@ static ir_value *mask_bias(dc *b, ir_value *m, ir_value *t, int64_t batch, dtype
     ir_value *start = dc_reshape_to(b, dc_slice(b, mm, 1, &half, &end2, &axis0), 2, col);
     allowed = dc_op2(b, IR_OP_AND, allowed, dc_op2(b, IR_OP_GREATEROREQUAL, j, start));
   }
-  return dc_reshape_to(b, bias_where(b, allowed, dt, filter), 4, b1t);
+  return dc_reshape_to(b, dc_bias_where(b, allowed, dt, filter), 4, b1t);
 }
 
 /* Softmax(q k^T * scale + biases) v over [B, N, S, H] heads, merged back to
@@ -281,7 +269,7 @@ static ir_value *attend(dc *b, ir_value *q, ir_value *k, ir_value *v, double sca
     ir_value *t = dc_gather(b, dc_shape(b, k), dc_scalar(b, DT_INT64, two), 0);
     ir_value *allowed = dc_op2(b, IR_OP_LESSOREQUAL, dc_iota(b, DT_INT64, t),
                                dc_reshape_to(b, dc_iota(b, DT_INT64, sq), 2, col));
-    s = dc_op2(b, IR_OP_ADD, s, bias_where(b, allowed, dt, -INFINITY));
+    s = dc_op2(b, IR_OP_ADD, s, dc_bias_where(b, allowed, dt, -INFINITY));
   }
   ir_value *y = dc_op2(b, IR_OP_MATMUL, dc_softmax(b, s, -1, 0), v);
   return dc_reshape_to(b, dc_transpose(b, y, 4, perm), 3, merged);
@@ -351,7 +339,7 @@ static status onnx_decomp_ms_attention(onnx_node *nd, ir_node *none) {
   /* one MatMul for the three (its bias fused), sliced: the views the attention reads */
   ir_value *packed = add_opt(&b, dc_op2(&b, IR_OP_MATMUL, x, w), bias), *qkv[3];
   for (int i = 0, at = 0; i < 3 && !b.st; at += (int)hs[i], i++)
-    qkv[i] = split_heads(&b, cols(&b, packed, at, at + hs[i]), n);
+    qkv[i] = dc_split_heads(&b, cols(&b, packed, at, at + hs[i]), n);
   if (b.st) return dc_end(&b);
   ir_value *mb = NULL;
   if (mask) {
@@ -397,8 +385,8 @@ static status onnx_decomp_mha(onnx_node *nd, ir_node *none) {
     k = dc_op2(&b, IR_OP_ADD, k, cols(&b, bias, d, 2 * d));
     v = dc_op2(&b, IR_OP_ADD, v, cols(&b, bias, 2 * d, 2 * d + dv));
   }
-  ir_value *q4 = split_heads(&b, q, n);
-  if (!k4) k = split_heads(&b, k, n), v = split_heads(&b, v, n);
+  ir_value *q4 = dc_split_heads(&b, q, n);
+  if (!k4) k = dc_split_heads(&b, k, n), v = dc_split_heads(&b, v, n);
   ir_value *mb = NULL;
   if (mask) {
     ir_value *t = dc_gather(&b, dc_shape(&b, k), dc_scalar(&b, DT_INT64, 2), 0);
