@@ -54,6 +54,7 @@
 #include <string.h>
 
 #include "common/elem.h"
+#include "common/om_tasks_cube.h"
 #include "common/quant.h"
 #include "frontend/onnx_decomp.h"
 
@@ -587,10 +588,10 @@ status onnx_decomp_conv_integer(onnx_node *nd, ir_node *none) {
 /* Whether MatMulInteger(a, bm, az, bz) is one int8 QMatMul (ops.def): u8 a
  * with a zero point per tensor (absent, a constant or a run-time value), a
  * constant i8 B [K, N] whose zero point is absent or all 0, K a multiple
- * of 4 up to the task's 65536 (om_tasks_cube.h QMATMUL). */
+ * of 4 up to the task's OM_QCONV_MAX_K (om_tasks_cube.h QMATMUL). */
 static int qmatmul_fits(const ir_value *a, const ir_value *bm, const ir_value *az, const ir_value *bz) {
   if (a->dtype != DT_UINT8 || bm->dtype != DT_INT8 || !bm->data || bm->rank != 2 || bm->dims[0] % 4 ||
-      bm->dims[0] > 65536 || a->dims[a->rank - 1] != bm->dims[0])
+      bm->dims[0] > OM_QCONV_MAX_K || a->dims[a->rank - 1] != bm->dims[0])
     return 0;
   for (int i = 0; az && i < az->rank; i++)
     if (az->dims[i] != 1) return 0;

@@ -403,17 +403,14 @@ static status rule_recurrence(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag
  * its size is what keeps a tile's inputs (tile_m pixels' windows) and
  * weights (tile_n blocks) in the host's L2 while it runs. */
 enum { QCONV_TILE_M = 96, QCONV_TILE_N = 8 };
-/* QMATMUL: QCONV2D's tiles over x's rows (the 1x1 convolution's pixels). */
-static status rule_qmatmul(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
-  (void)ctx;
-  const ir_value *y = n->out[0];
-  const uint64_t cols = (uint64_t)y->dims[y->rank - 1],
-                 m = (uint64_t)ir_value_elements(y) / (cols ? cols : 1), c1 = ceil_div(cols, C0);
+/* tile_m pixels x tile_n output blocks, doubling tile_m until the images'
+ * tiles fit in MAX_BLOCKS: QCONV2D's and QMATMUL's tiles. */
+static status set_qconv_tiles(ir_graph *g, ir_node *n, uint64_t images, uint64_t m, uint64_t c1, diag *d) {
   uint64_t tm = min_u64(m ? m : 1, QCONV_TILE_M), tn = min_u64(c1 ? c1 : 1, QCONV_TILE_N);
-  uint64_t tiles = ceil_div(m, tm) * ceil_div(c1, tn);
+  uint64_t tiles = images * ceil_div(m, tm) * ceil_div(c1, tn);
   while (tiles > MAX_BLOCKS) {
     tm *= 2;
-    tiles = ceil_div(m, tm) * ceil_div(c1, tn);
+    tiles = images * ceil_div(m, tm) * ceil_div(c1, tn);
   }
   status st = set_attr(g, n, "tile_m", (int64_t)tm, d);
   if (st == ST_OK) st = set_attr(g, n, "tile_n", (int64_t)tn, d);
@@ -427,15 +424,15 @@ static status rule_qconv(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) 
       y->layout == LAYOUT_ND; /* [N, Ho, Wo, Cout] (layout.c qconv_nhwc), else [N, Cout, Ho, Wo] */
   const uint64_t m = (uint64_t)(nhwc ? y->dims[1] * y->dims[2] : y->dims[2] * y->dims[3]),
                  c1 = ceil_div((uint64_t)y->dims[nhwc ? 3 : 1], C0);
-  uint64_t tm = min_u64(m ? m : 1, QCONV_TILE_M), tn = min_u64(c1 ? c1 : 1, QCONV_TILE_N);
-  uint64_t tiles = (uint64_t)y->dims[0] * ceil_div(m, tm) * ceil_div(c1, tn);
-  while (tiles > MAX_BLOCKS) {
-    tm *= 2;
-    tiles = (uint64_t)y->dims[0] * ceil_div(m, tm) * ceil_div(c1, tn);
-  }
-  status st = set_attr(g, n, "tile_m", (int64_t)tm, d);
-  if (st == ST_OK) st = set_attr(g, n, "tile_n", (int64_t)tn, d);
-  return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)(tiles ? tiles : 1), d);
+  return set_qconv_tiles(g, n, (uint64_t)y->dims[0], m, c1, d);
+}
+
+/* QMATMUL: QCONV2D's tiles over x's rows (the 1x1 convolution's pixels). */
+static status rule_qmatmul(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+  (void)ctx;
+  const ir_value *y = n->out[0];
+  const uint64_t cols = (uint64_t)y->dims[y->rank - 1];
+  return set_qconv_tiles(g, n, 1, (uint64_t)ir_value_elements(y) / (cols ? cols : 1), ceil_div(cols, C0), d);
 }
 
 /* VPROG: 256-element tiles of the outputs' physical elements, a few blocks
