@@ -111,8 +111,7 @@ static int graph_output(const Onnx__GraphProto *g, const char *name) {
 /* The node that alone reads tensor `name`, else NULL (a graph output is read by the user too). */
 static const Onnx__NodeProto *sole_reader(const Onnx__GraphProto *g, const char *name) {
   const Onnx__NodeProto *r = NULL;
-  for (size_t i = 0; i < g->n_output; i++)
-    if (!strcmp(g->output[i]->name, name)) return NULL;
+  if (graph_output(g, name)) return NULL;
   for (size_t i = 0; i < g->n_node; i++)
     for (size_t j = 0; j < g->node[i]->n_input; j++)
       if (!strcmp(g->node[i]->input[j], name)) {

@@ -278,6 +278,12 @@ def main():
             f"--check_report={pre}/none.json")
     check("--check_report with a compile that succeeds: no report left",
           p.returncode == 0 and not os.path.exists(f"{pre}/none.json"), p.stderr)
+    with open(f"{pre}/kept.json", "w") as f:
+        f.write("mine")
+    p = run(atc, f"--model={model}", "--soc_version=Ascend310", f"--output={pre}/good", "--input_shape=x:2,3,8,8",
+            f"--check_report={pre}/kept.json")
+    check("--check_report with a compile that succeeds: an existing file at that path is left as it was",
+          p.returncode == 0 and open(f"{pre}/kept.json").read() == "mine", p.stderr)
     p = run(atc, "--mode=3", f"--model={model}")
     check("--mode=3 without --soc_version: exit 2", p.returncode == 2 and "--soc_version" in p.stderr, p.stderr)
 

@@ -638,19 +638,19 @@ int main(int argc, char **argv) {
   else
     snprintf(report_path, sizeof report_path, "%s%scheck_result.json", work && *work ? work : "",
              work && *work ? "/" : "");
-  if ((precheck || f.check_report) && report_open(&ls, report_path, f.model, f.soc_version)) {
+  /* A precheck's report is open while it runs (each unsupported node an
+   * entry); a --mode=0 compile writes one only when it fails, so a compile
+   * that succeeds leaves the file alone. */
+  if (precheck && report_open(&ls, report_path, f.model, f.soc_version)) {
     free(out_path);
     free(cmdline);
     return 1;
   }
   int ok = atc_compile(&opt, &res, &d) == ST_OK, reported = 0;
-  /* A compile that succeeds leaves no report behind; a precheck always does. */
-  if (ls.report && (precheck || !ok)) {
-    reported = !report_close(&ls, report_path, ok, res.nnodes_in, ok ? NULL : d.msg);
+  if (precheck || (!ok && f.check_report)) {
+    reported = (ls.report || !report_open(&ls, report_path, f.model, f.soc_version)) &&
+               !report_close(&ls, report_path, ok, res.nnodes_in, ok ? NULL : d.msg);
     if (!reported) rc = 1;
-  } else if (ls.report) {
-    fclose(ls.report);
-    remove(report_path);
   }
   if (precheck) {
     if (!ok) {
