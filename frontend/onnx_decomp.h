@@ -184,6 +184,13 @@ status onnx_decomp_col2im(onnx_node *nd, ir_node *none);
 status onnx_decomp_dft(onnx_node *nd, ir_node *none);
 status onnx_decomp_stft(onnx_node *nd, ir_node *none);
 status onnx_decomp_maxpool(onnx_node *nd, ir_node *none);
+/* onnx_decomp_experimental.c */
+status onnx_decomp_image_scaler(onnx_node *nd, ir_node *none);
+status onnx_decomp_scale(onnx_node *nd, ir_node *none);
+status onnx_decomp_affine(onnx_node *nd, ir_node *none);
+status onnx_decomp_scaled_tanh(onnx_node *nd, ir_node *none);
+status onnx_decomp_parametric_softplus(onnx_node *nd, ir_node *none);
+status onnx_decomp_crop(onnx_node *nd, ir_node *none);
 /* onnx_decomp_einsum.c */
 status onnx_decomp_einsum(onnx_node *nd, ir_node *none);
 /* onnx_decomp_grid.c */

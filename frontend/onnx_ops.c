@@ -686,6 +686,13 @@ static const onnx_importer importers[] = {
      "-nearest_mode:s -antialias:i -axes:I -keep_aspect_ratio_policy:s",
      onnx_import_resize},
     {"Upsample", "Resize", 7, 1, 2, 1, "-mode:s -scales:F<9", onnx_import_upsample},
+    /* ONNX's experimental ops, removed in opset 10 (onnx_decomp_experimental.c) */
+    {"ImageScaler", NULL, 1, 1, 1, 1, "-bias:F -scale:f", onnx_decomp_image_scaler},
+    {"Scale", NULL, 1, 1, 1, 1, "-scale:f", onnx_decomp_scale},
+    {"Affine", NULL, 1, 1, 1, 1, "-alpha:f -beta:f", onnx_decomp_affine},
+    {"ScaledTanh", NULL, 1, 1, 1, 1, "-alpha:f -beta:f", onnx_decomp_scaled_tanh},
+    {"ParametricSoftplus", NULL, 1, 1, 1, 1, "-alpha:f -beta:f", onnx_decomp_parametric_softplus},
+    {"Crop", NULL, 1, 1, 1, 1, "-border:I -scale:I", onnx_decomp_crop},
     {"Add", "Add", 1, 2, 2, 1, BINARY, import_binary},
     {"Sub", "Sub", 1, 2, 2, 1, BINARY, import_binary},
     {"Mul", "Mul", 1, 2, 2, 1, BINARY, import_binary},

@@ -12,6 +12,16 @@ foreach(model resnet50 mobilenet_v2 squeezenet1_1 efficientnet_b0 mobilenet_v3_s
     set_tests_properties(model/${model}/${prec} PROPERTIES LABELS model TIMEOUT 900)
   endforeach()
 endforeach()
+# An ONNX model zoo style Tiny YOLOv2 at opset 8 (models/export_zoo_old.py; scripts/test.sh makes it):
+# the experimental ImageScaler, BatchNormalization-7 with `spatial`, a stride-1 max pool with
+# asymmetric pads, IR version 3 with every initializer also a graph input; against PyTorch.
+foreach(prec force_fp16 must_keep_origin_dtype)
+  add_test(NAME model/tiny_yolov2_op8/${prec}
+           COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_e2e.py --model tiny_yolov2_op8 --precision ${prec}
+                   --loop 1 --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR}
+                   --work-dir ${CMAKE_BINARY_DIR}/e2e/tiny_yolov2_op8-${prec})
+  set_tests_properties(model/tiny_yolov2_op8/${prec} PROPERTIES LABELS model TIMEOUT 900)
+endforeach()
 # With libomrt_jit built, omrun compiles vector programs by default; the
 # smaller models (and the two whose time is mostly vector programs) also run
 # interpreted (OMRT_JIT=0) so both executors stay checked against PyTorch in

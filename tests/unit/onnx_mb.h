@@ -142,6 +142,12 @@ static inline void attr_ints(mb *m, Onnx__NodeProto *n, const char *name, int co
   a->ints = arena_memdup(&m->a, v, (size_t)count * sizeof *v);
 }
 
+static inline void attr_floats(mb *m, Onnx__NodeProto *n, const char *name, int count, const float *v) {
+  Onnx__AttributeProto *a = mb_attr(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS);
+  a->n_floats = (size_t)count;
+  a->floats = arena_memdup(&m->a, v, (size_t)count * sizeof *v);
+}
+
 static inline Onnx__TensorProto *mb_tensor(mb *m, const char *name, int dt, int rank, const int64_t *dims) {
   Onnx__TensorProto *t = arena_alloc(&m->a, sizeof *t);
   *t = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
