@@ -18,6 +18,10 @@
  * the channels and also returns the running statistics
  * input_mean * momentum + batch_mean * (1 - momentum) (the same for the
  * variance, the population variance of the batch), as ONNX's reference.
+ * Before opset 7 (attributes is_test, consumed_inputs) the node is read as
+ * opset 7 reads it, as ONNX's version converter rewrites it (dropping
+ * is_test): only Y is produced, with the given statistics; a model that
+ * uses the old training outputs is refused as at opset 7.
  */
 #include <inttypes.h>
 

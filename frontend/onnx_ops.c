@@ -200,12 +200,37 @@ static status import_clip(onnx_node *nd, ir_node *n) {
   return s ? s : onnx_set_float(nd, n, "max", hi);
 }
 
-/* Add, Sub, Mul, Div: before opset 7 broadcasting was opt-in with an axis. */
+/* Add, Sub, Mul, Div, ... before opset 7: broadcasting was opt-in
+ * (broadcast = 1), B's dims matching a run of A's dims starting at `axis`
+ * (default: A's last dims, which is numpy's rule). B gets an Unsqueeze of
+ * trailing unit dims so that numpy's rule lines it up at axis, as ONNX's
+ * version converter to opset 7 rewrites it; needs both ranks at import. */
 static status import_binary(onnx_node *nd, ir_node *n) {
-  if (onnx_attr_int(nd, "broadcast", 0) == 1 && onnx_attr(nd, "axis"))
+  if (onnx_attr_int(nd, "broadcast", 0) != 1 || !onnx_attr(nd, "axis")) return ST_OK;
+  int64_t axis = onnx_attr_int(nd, "axis", 0);
+  const ir_value *a = nd->in[0];
+  ir_value *b = nd->in[1];
+  if (a->rank < 0 || b->rank < 0)
     return onnx_node_fail(nd, ST_ERR_UNSUPPORTED,
-                          "legacy broadcasting with axis=%" PRId64 " is not supported",
-                          onnx_attr_int(nd, "axis", 0));
+                          "legacy broadcasting (broadcast = 1, axis = %" PRId64
+                          ") needs the ranks of '%s' and '%s' at import",
+                          axis, a->name, b->name);
+  if (axis < 0 || axis + b->rank > a->rank)
+    return onnx_node_fail(nd, ST_ERR_INVALID,
+                          "axis = %" PRId64 " does not place the %d dims of '%s' inside the %d dims of '%s'",
+                          axis, b->rank, b->name, a->rank, a->name);
+  int trailing = a->rank - (int)axis - b->rank;
+  if (trailing == 0) return ST_OK;
+  int64_t axes[MAX_RANK];
+  for (int i = 0; i < trailing; i++)
+    axes[i] = b->rank + i;
+  char name[300];
+  snprintf(name, sizeof name, "%.280s/axis_aligned", b->name);
+  ir_graph *g = nd->c->g;
+  ir_value *u = ir_value_new(g, name, b->dtype);
+  ir_node *un = u ? ir_node_new(g, IR_OP_UNSQUEEZE, name, 1, &b, 1, &u) : NULL;
+  if (!un || ir_attr_set_ints(g, un, "axes", trailing, axes) || ir_node_set_input(g, n, 1, u))
+    return onnx_node_fail(nd, ST_ERR_NOMEM, "out of memory");
   return ST_OK;
 }
 
@@ -669,7 +694,8 @@ static const onnx_importer importers[] = {
     {"Conv", "Conv", 1, 2, 3, 1, WINDOW " -group:i", import_conv},
     {"ConvTranspose", NULL, 1, 2, 3, 1, WINDOW " -group:i -output_padding:I -output_shape:I",
      onnx_decomp_conv_transpose},
-    {"BatchNormalization", NULL, 7, 5, 5, 5, "-epsilon:f -momentum:f -spatial:i<9 -training_mode:i",
+    {"BatchNormalization", NULL, 1, 5, 5, 5,
+     "-epsilon:f -momentum:f -spatial:i<9 -training_mode:i -is_test:i<7 -consumed_inputs:I<6",
      onnx_decomp_batchnorm},
     {"Relu", "Relu", 1, 1, 1, 1, "-consumed_inputs:I<6", NULL},
     {"Sigmoid", "Sigmoid", 1, 1, 1, 1, "-consumed_inputs:I<6", NULL},

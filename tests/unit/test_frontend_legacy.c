@@ -1,10 +1,12 @@
-/* test_frontend_experimental.c - ONNX's experimental ops (frontend/onnx_decomp_experimental.c):
- * ImageScaler, Scale, Affine, ScaledTanh, ParametricSoftplus and Crop in an
- * opset-8 model, each evaluated by the reference evaluator over the imported
- * graph against the formula computed here, and the refusals (a required
- * attribute missing, a bias of the wrong length, a crop window outside the
- * input), each naming the node and the attribute. Models are built with
- * onnx_mb.h. */
+/* test_frontend_legacy.c - what old exports carry: ONNX's experimental ops
+ * (frontend/onnx_decomp_experimental.c: ImageScaler, Scale, Affine,
+ * ScaledTanh, ParametricSoftplus and Crop, in an opset-8 model) and, before
+ * opset 7, broadcasting with an axis and BatchNormalization with is_test
+ * (frontend/onnx_ops.c). Each is evaluated by the reference evaluator over
+ * the imported graph against the formula computed here; the refusals (a
+ * required attribute missing, a bias of the wrong length, a crop window
+ * outside the input, an axis that does not fit) name the node and the
+ * attribute. Models are built with onnx_mb.h. */
 #include "ir/eval.h"
 #include "onnx_mb.h"
 
@@ -29,6 +31,7 @@ static void one_node(mb *m, const char *op, Onnx__NodeProto **node) {
 /* Imports m, evaluates it on x and compares y with want (count values) to a
  * relative 1e-6; the output's dims must be `dims`. */
 static void check_eval(mb *m, const char *what, const int64_t *dims, const float *want, int count) {
+
   ir_graph *g = EXPECT_OK(m, NULL, NULL);
   if (g) {
     const ir_value *y = g->outputs[0];
@@ -174,6 +177,66 @@ static void test_refusals(void) {
   mb_free(&m);
 }
 
+/* Before opset 7: Add with broadcast = 1 and axis = 1 (a per-channel bias),
+ * BatchNormalization-6 with is_test, Mul with axis = 3 (along W). */
+static void test_opset6(void) {
+  static const int64_t same[4] = {N, C, H, W};
+  static float want[SIZE];
+  const float bias[C] = {0.5f, -1.0f, 2.0f}, scale[C] = {1.5f, 0.5f, -1.0f}, shift[C] = {0.1f, 0.2f, -0.3f},
+              mean[C] = {0.25f, -0.5f, 1.0f}, var[C] = {2.0f, 0.5f, 1.0f}, row[W] = {1, 2, 3, -1, -2, 0.5f};
+  mb m;
+  mb_init(&m, 6);
+  mb_input(&m, "x", 1, 4, (int64_t[]){N, C, H, W}, NULL);
+  mb_init_raw(&m, "bias", 1, 1, (int64_t[]){C}, bias, sizeof bias);
+  mb_init_raw(&m, "scale", 1, 1, (int64_t[]){C}, scale, sizeof scale);
+  mb_init_raw(&m, "shift", 1, 1, (int64_t[]){C}, shift, sizeof shift);
+  mb_init_raw(&m, "mean", 1, 1, (int64_t[]){C}, mean, sizeof mean);
+  mb_init_raw(&m, "var", 1, 1, (int64_t[]){C}, var, sizeof var);
+  mb_init_raw(&m, "row", 1, 1, (int64_t[]){W}, row, sizeof row);
+  Onnx__NodeProto *n = mb_node(&m, "Add", "add", "x,bias", "a");
+  attr_int(&m, n, "broadcast", 1);
+  attr_int(&m, n, "axis", 1);
+  n = mb_node(&m, "BatchNormalization", "bn", "a,scale,shift,mean,var", "b");
+  attr_int(&m, n, "is_test", 1);
+  attr_int(&m, n, "spatial", 1);
+  attr_float(&m, n, "epsilon", 1e-3f);
+  n = mb_node(&m, "Mul", "mul", "b,row", "y");
+  attr_int(&m, n, "broadcast", 1);
+  attr_int(&m, n, "axis", 3);
+  mb_output(&m, "y");
+  for (int i = 0; i < SIZE; i++) {
+    int c = i / (H * W) % C;
+    double a = x[i] + bias[c];
+    want[i] = (float)(((a - mean[c]) / sqrt(var[c] + 1e-3) * scale[c] + shift[c]) * row[i % W]);
+  }
+  check_eval(&m, "opset-6 Add / BatchNormalization / Mul", same, want, SIZE);
+
+  /* axis = 2 would put B's 3 dims at dims 2..4 of a rank-4 A */
+  mb_init(&m, 6);
+  mb_input(&m, "x", 1, 4, (int64_t[]){N, C, H, W}, NULL);
+  mb_init_raw(&m, "b", 1, 3, (int64_t[]){C, H, W}, x, C * H * W * sizeof *x);
+  n = mb_node(&m, "Add", "add", "x,b", "y");
+  attr_int(&m, n, "broadcast", 1);
+  attr_int(&m, n, "axis", 2);
+  mb_output(&m, "y");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'add' (Add)", "axis = 2", "3 dims of 'b'",
+              "4 dims of 'x'");
+  mb_free(&m);
+
+  /* consumed_inputs went in opset 6: refused there, as any removed attribute */
+  mb_init(&m, 6);
+  mb_input(&m, "x", 1, 4, (int64_t[]){N, C, H, W}, NULL);
+  mb_init_raw(&m, "scale", 1, 1, (int64_t[]){C}, scale, sizeof scale);
+  mb_init_raw(&m, "shift", 1, 1, (int64_t[]){C}, shift, sizeof shift);
+  mb_init_raw(&m, "mean", 1, 1, (int64_t[]){C}, mean, sizeof mean);
+  mb_init_raw(&m, "var", 1, 1, (int64_t[]){C}, var, sizeof var);
+  n = mb_node(&m, "BatchNormalization", "bn", "x,scale,shift,mean,var", "y");
+  attr_ints(&m, n, "consumed_inputs", 5, (int64_t[]){0, 0, 0, 1, 1});
+  mb_output(&m, "y");
+  EXPECT_FAIL(&m, NULL, NULL, ST_ERR_INVALID, "node 'bn' (BatchNormalization)", "'consumed_inputs'");
+  mb_free(&m);
+}
+
 int main(void) {
   unsigned seed = 11;
   for (int i = 0; i < SIZE; i++)
@@ -181,5 +244,6 @@ int main(void) {
   test_elementwise();
   test_crop();
   test_refusals();
-  return test_summary("test_frontend_experimental");
+  test_opset6();
+  return test_summary("test_frontend_legacy");
 }
