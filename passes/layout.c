@@ -59,10 +59,10 @@
  * gets a TransData node, shared through a cache keyed by (value, layout,
  * dtype); a constant is converted at compile time instead (in place when the
  * node is its only reader, else as a cached copy). One exception: a dense
- * 2-D Conv of at most 4 input channels (an RGB stem) whose x is a graph
- * input (ND, f32 or f16) reads it as it is, with no TransData: the cube
- * stages those few lanes from the NCHW planes itself. Conv weights become
- * FRACTAL_Z (3-D: FRACTAL_Z_3D) per common/types.h; depthwise weights
+ * 2-D Conv of at most 4 input channels (an RGB stem) whose x is ND (f32 or
+ * f16: a graph input, or a vector program's result) reads it as it is, with
+ * no TransData: the cube stages those few lanes from the NCHW planes
+ * itself. Conv weights become FRACTAL_Z (3-D: FRACTAL_Z_3D) per common/types.h; depthwise weights
  * [C,1,KH,KW] become NC1HWC0 with logical dims [1,C,KH,KW]; other grouped
  * weights FRACTAL_Z_G [G,Og,Ig,KH,KW] (common/conv_group.h); 2-D weights
  * computed at run time get a packing TransData (lower/conv_weights.h); Conv
@@ -339,10 +339,11 @@ static status layout_conv(lay_state *s, ir_node *n, int cdt) {
              (long long)group, (long long)cin, (long long)cout);
     return unsupported(s, n, msg);
   }
-  /* An RGB stem reads the model's NCHW input in place (om_format.h, CONV2D). */
-  const int nd_stem = group == 1 && cin <= 4 && x->input_index >= 0 && x->layout == LAYOUT_ND &&
-                      x->rank == 4 && (x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16) &&
-                      !(n->nin > 4 && n->in[4]);
+  /* An RGB stem reads its NCHW input in place (om_format.h, CONV2D): the
+   * model's input, or the ND result of the preprocessing before it (an
+   * ImageScaler, a (x - mean) / std vector program). */
+  const int nd_stem = group == 1 && cin <= 4 && x->layout == LAYOUT_ND && x->rank == 4 &&
+                      (x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16) && !(n->nin > 4 && n->in[4]);
   status st = nd_stem ? ST_OK : ensure_input(s, n, 0, LAYOUT_NC1HWC0, cdt, NULL);
   if (st == ST_OK && n->nin > 2 && n->in[2]) {
     if (n->in[2]->rank != 1 || n->in[2]->dims[0] != cout)
