@@ -478,9 +478,9 @@ status atc_aipp_apply(ir_graph *g, const atc_aipp_conf *c, int nhwc, diag *d) {
       if (ir_value_find(g, pname))
         return op_fail(c, op, 0, d, "the model already has a value named '%s'", pname);
       params = ir_value_new(g, pname, DT_UINT8);
-      if (params) {
-        const int64_t pd = OM_AIPP_PARAMS_BYTES;
-        ir_value_set_shape(params, 1, &pd);
+      if (params) { /* a record an image */
+        const int64_t pd[2] = {nchw[0], OM_AIPP_PARAMS_BYTES};
+        ir_value_set_shape(params, 2, pd);
         if (ir_graph_add_input(g, params)) params = NULL;
       }
     }
