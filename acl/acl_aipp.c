@@ -80,7 +80,8 @@ aclError aclmdlSetAIPPInputFormat(aclmdlAIPP *a, aclAippInputFormat f) {
   aclError e = images(call, a, 1, 0, &b0, &b1);
   if (!e && (f < ACL_YUV420SP_U8 || f > ACL_YUV400_U8))
     e = acl_fail(ACL_ERROR_INVALID_PARAM,
-                 "%s: inputFormat %d: only ACL_YUV420SP_U8, ACL_XRGB8888_U8, ACL_RGB888_U8 and ACL_YUV400_U8",
+                 "%s: inputFormat %d: only ACL_YUV420SP_U8, ACL_XRGB8888_U8, ACL_RGB888_U8 and ACL_YUV400_U8 "
+                 "(AscendCL reserves the others; socs/*.yaml aipp.formats)",
                  call, (int)f);
   for (uint64_t b = b0; !e && b < b1; b++)
     a->img[b].input_format = (int)f; /* (the numbers are libomrt's) */
@@ -146,8 +147,9 @@ aclError aclmdlSetAIPPScfParams(aclmdlAIPP *a, int8_t scfSwitch, int32_t inW, in
   if (!e && scfSwitch)
     e = acl_fail(
         ACL_ERROR_FEATURE_UNSUPPORTED,
-        "%s: scaling (%dx%d to %dx%d) is not supported by this AIPP; crop and pad to the model's size", call,
-        inW, inH, outW, outH);
+        "%s: scaling (%dx%d to %dx%d): the AIPP of Ascend 310, 310P and 910 does not scale (socs/*.yaml "
+        "aipp.scaling); crop and pad to the model's size",
+        call, inW, inH, outW, outH);
   return e;
 }
 

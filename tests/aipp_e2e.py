@@ -311,14 +311,21 @@ def refusals(atc, omrun, work):
     bad = [
         ("an unknown key", good + "  colour: 3\n}\n", ":4: unknown key 'colour' = '3'"),
         ("an out-of-range value", good + "  mean_chn_0: 300\n}\n", ":4: key 'mean_chn_0' = '300'"),
-        ("a bad format", "aipp_op {\n  input_format: NV12\n}\n", ":2: key 'input_format' = 'NV12'"),
+        ("a bad format", "aipp_op {\n  input_format: NV12\n}\n", ":2: key 'input_format' = 'NV12': not an input"),
         ("a size that disagrees with the model", good + "  src_image_size_w: 10\n  src_image_size_h: 8\n}\n",
          ":4: key 'src_image_size_w/h' = '10x8'"),
         ("a format that disagrees with the model's channels", "aipp_op {\n  input_format: YUV400_U8\n}\n",
          ":2: key 'input_format' = 'YUV400_U8' gives 1 channel"),
         ("a crop outside the image", good + "  src_image_size_w: 10\n  src_image_size_h: 10\n  crop: true\n"
          "  load_start_pos_w: 4\n  crop_size_w: 8\n  crop_size_h: 8\n}\n", "leaves the 10x10 image"),
-        ("scaling", good + "  resize: true\n}\n", "not supported by this atc"),
+        ("scaling, which Ascend310's AIPP lacks (its SoC file says)", good + "  resize: true\n}\n",
+         ":4: key 'resize' = 'true': this SoC's AIPP does not scale (" ),
+        ("a scaling size", good + "  resize: false\n  resize_output_w: 8\n}\n",
+         ":5: key 'resize_output_w' = '8': this SoC's AIPP does not scale"),
+        ("a format ATC names that Ascend310's AIPP does not read", "aipp_op {\n  input_format: YUYV_U8\n}\n",
+         ":2: key 'input_format' = 'YUYV_U8': not an input format of this SoC; Ascend310's AIPP reads "
+         "YUV420SP_U8 XRGB8888_U8 RGB888_U8 YUV400_U8 ("),
+        ("rotation", good + "  rotation: true\n}\n", ":4: key 'rotation' = 'true': not supported by this atc"),
         ("a missing input", good + "  related_input_rank: 3\n}\n", "key 'related_input_rank' = '3'"),
         ("static keys in dynamic mode", "aipp_op {\n  aipp_mode: dynamic\n  max_src_image_size: 100\n"
          "  input_format: RGB888_U8\n}\n", ":4: key 'input_format': dynamic AIPP"),
