@@ -111,8 +111,9 @@ static int image(app *a, int k, int32_t fw, int32_t fh, int64_t h, int64_t w) {
     for (int64_t y = 0; y < h; y++)
       for (int64_t x = 0; x < w; x++) {
         float q = roundf((a->picture[c * plane + (size_t)(y * w + x)] - lo) / scale);
-        px[((size_t)(y0 + y) * (size_t)fw + (size_t)(x0 + x)) * C + (size_t)c] =
-            (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+        px[((size_t)(y0 + y) * (size_t)fw + (size_t)(x0 + x)) * C + (size_t)c] = (uint8_t)(q < 0     ? 0
+                                                                                           : q > 255 ? 255
+                                                                                                     : q);
       }
   }
   const uint64_t b = (uint64_t)k;
@@ -144,7 +145,9 @@ static int run(app *a, const char *model, const char *input, int64_t h, int64_t 
   CHECK(aclmdlGetInputDims(a->desc, params, &dims));
   const int batch = (int)dims.dims[0]; /* the parameters input: a record an image */
   if (dims.dimCount != 2 || batch < 2 || batch > MAX_BATCH)
-    return fprintf(stderr, "[ERROR] the parameters input is not [BATCH, record] with BATCH 2..%d\n", MAX_BATCH), 1;
+    return fprintf(stderr, "[ERROR] the parameters input is not [BATCH, record] with BATCH 2..%d\n",
+                   MAX_BATCH),
+           1;
   size_t recs = 0;
   CHECK(aclmdlGetAippDataSize((uint64_t)batch, &recs));
   if (recs != aclmdlGetInputSizeByIndex(a->desc, params))
@@ -157,7 +160,8 @@ static int run(app *a, const char *model, const char *input, int64_t h, int64_t 
   const int32_t fw = (int32_t)w + 7 * (batch - 1), fh = (int32_t)h + 5 * (batch - 1);
   const size_t frame = (size_t)fw * (size_t)fh * C;
   if ((size_t)batch * frame > aclmdlGetInputSizeByIndex(a->desc, 0))
-    return fprintf(stderr, "[ERROR] %d frames of %dx%d exceed the model's max_src_image_size\n", batch, fw, fh),
+    return fprintf(stderr, "[ERROR] %d frames of %dx%d exceed the model's max_src_image_size\n", batch, fw,
+                   fh),
            1;
   if (!(a->frames = calloc((size_t)batch, frame))) return fprintf(stderr, "[ERROR] out of memory\n"), 1;
 
