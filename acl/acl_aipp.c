@@ -4,10 +4,10 @@
  * An aclmdlAIPP holds one omrt_aipp per image of the batch; the calls
  * without a batchIndex set every image's, the others one image's. Writing
  * it into a dataset (aclmdlSetInputAIPP, aclmdlSetAIPPByInputIndex) needs
- * every image's parameters equal (libomrt's AIPP takes one record a
- * batch) and the batch the model's; omrt_aipp_pack then checks them
- * against the model and writes the record into the parameters input's
- * device buffer. The setters check the ranges AscendCL documents.
+ * the batch the model's; omrt_aipp_pack_images then checks the images'
+ * parameters against the model and writes their records (one an image)
+ * into the parameters input's device buffer. The setters check the ranges
+ * AscendCL documents.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +19,13 @@ struct aclmdlAIPP {
   omrt_aipp *img; /* [batch] */
 };
 
-/* One record a batch (libomrt's AIPP takes one; the images share it). */
+/* One record an image. */
 aclError aclmdlGetAippDataSize(uint64_t batchSize, size_t *size) {
   if (!size) return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlGetAippDataSize: size is NULL");
   if (batchSize == 0 || batchSize > 4096)
     return acl_fail(ACL_ERROR_INVALID_PARAM, "aclmdlGetAippDataSize: batchSize %llu outside 1..4096",
                     (unsigned long long)batchSize);
-  *size = OMRT_AIPP_PARAMS_BYTES;
+  *size = (size_t)batchSize * OMRT_AIPP_PARAMS_BYTES;
   return ACL_SUCCESS;
 }
 
@@ -80,7 +80,8 @@ aclError aclmdlSetAIPPInputFormat(aclmdlAIPP *a, aclAippInputFormat f) {
   aclError e = images(call, a, 1, 0, &b0, &b1);
   if (!e && (f < ACL_YUV420SP_U8 || f > ACL_YUV400_U8))
     e = acl_fail(ACL_ERROR_INVALID_PARAM,
-                 "%s: inputFormat %d: only ACL_YUV420SP_U8, ACL_XRGB8888_U8, ACL_RGB888_U8 and ACL_YUV400_U8",
+                 "%s: inputFormat %d: only ACL_YUV420SP_U8, ACL_XRGB8888_U8, ACL_RGB888_U8 and ACL_YUV400_U8 "
+                 "(AscendCL reserves the others; socs/*.yaml aipp.formats)",
                  call, (int)f);
   for (uint64_t b = b0; !e && b < b1; b++)
     a->img[b].input_format = (int)f; /* (the numbers are libomrt's) */
@@ -146,8 +147,9 @@ aclError aclmdlSetAIPPScfParams(aclmdlAIPP *a, int8_t scfSwitch, int32_t inW, in
   if (!e && scfSwitch)
     e = acl_fail(
         ACL_ERROR_FEATURE_UNSUPPORTED,
-        "%s: scaling (%dx%d to %dx%d) is not supported by this AIPP; crop and pad to the model's size", call,
-        inW, inH, outW, outH);
+        "%s: scaling (%dx%d to %dx%d): the AIPP of Ascend 310, 310P and 910 does not scale (socs/*.yaml "
+        "aipp.scaling); crop and pad to the model's size",
+        call, inW, inH, outW, outH);
   return e;
 }
 
@@ -231,22 +233,17 @@ static aclError write_params(const char *call, acl_model *m, aclmdlDataset *d, i
                     "%s: aippParmsSet is for %llu images; model %u input %d takes %lld%s", call,
                     (unsigned long long)a->batch, m->id, image, (long long)info.out_dims[0],
                     omrt_model_num_gears(m->m) > 1 ? " (its largest gear's batch)" : "");
-  for (uint64_t b = 1; b < a->batch; b++)
-    if (memcmp(&a->img[b], &a->img[0], sizeof a->img[0]))
-      return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED,
-                      "%s: image %llu's parameters differ from image 0's; this AIPP takes one set a batch",
-                      call, (unsigned long long)b);
   const int p = info.params_input;
+  const size_t need = (size_t)a->batch * OMRT_AIPP_PARAMS_BYTES;
   aclDataBuffer *buf = d && (size_t)p < d->n ? d->bufs[p] : NULL;
   const void *base;
   size_t bytes;
-  if (!buf || !buf->data || buf->size < OMRT_AIPP_PARAMS_BYTES ||
-      acl_device_range(buf->data, OMRT_AIPP_PARAMS_BYTES, &base, &bytes) != 1)
+  if (!buf || !buf->data || buf->size < need || acl_device_range(buf->data, need, &base, &bytes) != 1)
     return acl_fail(ACL_ERROR_INVALID_PARAM,
-                    "%s: the dataset's buffer %d ('%s...') is not device memory of %d bytes "
+                    "%s: the dataset's buffer %d ('%s...') is not device memory of %zu bytes "
                     "(aclmdlGetInputSizeByIndex)",
-                    call, p, ACL_DYNAMIC_AIPP_NAME, OMRT_AIPP_PARAMS_BYTES);
-  if (omrt_aipp_pack(m->m, image, &a->img[0], buf->data, buf->size))
+                    call, p, ACL_DYNAMIC_AIPP_NAME, need);
+  if (omrt_aipp_pack_images(m->m, image, a->img, (int)a->batch, buf->data, buf->size))
     return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: model %u: %s", call, m->id, omrt_last_error());
   return ACL_SUCCESS;
 }

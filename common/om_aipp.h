@@ -11,12 +11,18 @@
  *   the model's first task on an image input: raw uint8 pixels as a camera
  *   or decoder delivers them in, the model's first layer's input out.
  *   tensors: src ND uint8 (the model input: the raw images, one after
- *   another), params ND uint8 [OM_AIPP_PARAMS_BYTES] (an om_aipp_params
- *   record: in WEIGHTS for static AIPP, a model input for dynamic AIPP, set
- *   by the application per run), y [N, C, H, W] f16 or f32, NC1HWC0 or ND.
- *   params: none (the record says everything).
+ *   another), params ND uint8 of 1 or N om_aipp_params records
+ *   (OM_AIPP_PARAMS_BYTES each: in WEIGHTS for static AIPP, a model input
+ *   for dynamic AIPP, set by the application per run), y [N, C, H, W] f16
+ *   or f32, NC1HWC0 or ND. params: none (the records say everything).
+ *   One record serves every image; N records: record n serves image n
+ *   (om_aipp_record), and they agree on what the images share (the calls
+ *   of AscendCL without a batchIndex: format, image size, swaps, csc;
+ *   om_aipp_same_images): per image go the crop, padding, mean, min and
+ *   var_reci.
  *   Per image n (src bytes [n*S, (n+1)*S), S = om_aipp_image_bytes of the
- *   record's format and size) and output pixel (h, w): when (h, w) lies in
+ *   record's format and size) and output pixel (h, w), by image n's record:
+ *   when (h, w) lies in
  *   the padding (h < pad_top, h >= H - pad_bottom, w < pad_left, w >= W -
  *   pad_right), every channel is pad_value. Otherwise the source pixel is
  *   (crop_y + h - pad_top, crop_x + w - pad_left) (crop off: crop_x =
@@ -39,8 +45,8 @@
  *   <= src_h; crop_w + pad_left + pad_right = W, crop_h + pad_top +
  *   pad_bottom = H (crop off: crop_w = src_w, crop_h = src_h); C = 3 (1
  *   for YUV400, which has no csc); YUV420SP has even src_w, src_h, crop_x
- *   and crop_y. The loader checks a static record; omrt_execute checks a
- *   dynamic one before it runs any task, and its images must fit src:
+ *   and crop_y. The loader checks static records; omrt_execute checks
+ *   dynamic ones before it runs any task, and the images must fit src:
  *   N * S <= src bytes. NC1HWC0 lanes past C are written 0. Block unit:
  *   output rows, N*H. */
 enum { OM_AIPP_T_SRC = 0, OM_AIPP_T_PARAMS = 1, OM_AIPP_T_Y = 2, OM_AIPP_NTENSORS = 3 };
@@ -69,6 +75,24 @@ typedef struct om_aipp_params {                                 /* 192 bytes: AI
   uint32_t reserved[7];                                         /* zero */
 } om_aipp_params;
 enum { OM_AIPP_PARAMS_BYTES = 192, OM_AIPP_MAX_SIDE = 8192 };
+
+/* The record of image n in a params tensor of `bytes` bytes (1 or N
+ * records). */
+static inline uint64_t om_aipp_record(uint64_t bytes, uint64_t n) {
+  return bytes > OM_AIPP_PARAMS_BYTES ? n : 0;
+}
+
+/* 1 when a and b agree on the fields every image of a batch shares. */
+static inline int om_aipp_same_images(const om_aipp_params *a, const om_aipp_params *b) {
+  int same = a->input_format == b->input_format && a->src_w == b->src_w && a->src_h == b->src_h &&
+             a->csc == b->csc && a->rbuv_swap == b->rbuv_swap && a->ax_swap == b->ax_swap;
+  for (int i = 0; i < 3; i++) {
+    same &= a->input_bias[i] == b->input_bias[i] && a->output_bias[i] == b->output_bias[i];
+    for (int j = 0; j < 3; j++)
+      same &= a->matrix[i][j] == b->matrix[i][j];
+  }
+  return same;
+}
 
 /* Bytes of one image of `format`, w x h pixels (0 for a bad format). */
 static inline uint64_t om_aipp_image_bytes(uint32_t format, uint64_t w, uint64_t h) {

@@ -5,13 +5,13 @@
  * `#` comments, values that are numbers, true/false or bare words. Each
  * key is looked up in one table (name, kind, range, where it goes in the
  * om_aipp_params record); a key ATC has but this atc does not implement
- * (scaling, rotation, ...) is refused as not supported, any other as
- * unknown. Ranges are checked as the key is read; what depends on the
- * model (channels, sizes, crop inside the image) when the block meets its
- * input in atc_aipp_apply, which fills the defaults: the image is the
- * model input's H and W less the padding, the crop window the whole
- * image. The record written is exactly what the AIPP task's rules
- * (om_format.h) accept, so libomrt's loader agrees with every check here.
+ * (rotation, ...) is refused as not supported, any other as unknown. What
+ * the SoC's AIPP has (its input formats, scaling) socs/<name>.yaml says:
+ * a format or scaling key it lacks is refused naming that file. Ranges are checked as the key is read; what
+ * depends on the model (channels, sizes, crop inside the image) when the block meets its input in
+ * atc_aipp_apply, which fills the defaults: the image is the model input's H and W less the padding, the crop
+ * window the whole image. The record written is exactly what the AIPP task's rules (om_format.h) accept, so
+ * libomrt's loader agrees with every check here.
  */
 #include "aipp.h"
 
@@ -85,20 +85,37 @@ static const key_desc keys[] = {
 #undef MAT
 #undef CHN
 
+/* ATC's keys for scaling, which a SoC has or lacks (socs/<name>.yaml's
+ * aipp.scaling); `resize: false` asks for nothing. */
+static const char *const scaling_keys[] = {"resize", "resize_input_w", "resize_input_h", "resize_output_w",
+                                           "resize_output_h"};
 /* ATC's keys for what this atc does not do. */
 static const char *const unsupported_keys[] = {
-    "resize",           "resize_input_w", "resize_input_h", "resize_output_w",
-    "resize_output_h",  "rotation",       "rotation_angle", "support_rotation",
-    "single_line_mode", "cpadding_value", "padding_mode",   "sfr_filling_hblank_ch0",
+    "rotation",       "rotation_angle", "support_rotation",       "single_line_mode",
+    "cpadding_value", "padding_mode",   "sfr_filling_hblank_ch0",
 };
 
+/* The formats this atc implements (om_aipp_format), and the others ATC's
+ * input_format names (AscendCL's aclAippInputFormat). */
 static const char *const format_names[] = {NULL, "YUV420SP_U8", "XRGB8888_U8", "RGB888_U8", "YUV400_U8"};
+static const char *const other_formats[] = {"NC1HWC0DI_FP16", "NC1HWC0DI_S8", "ARGB8888_U8", "YUYV_U8",
+                                            "YUV422SP_U8",    "AYUV444_U8",   "RAW10",       "RAW12",
+                                            "RAW16",          "RAW24"};
 
 typedef struct lexer {
   const char *path, *p;
   int line;
+  const soc_info *soc;
   diag *d;
 } lexer;
+
+/* 1 when the SoC's AIPP reads format `name` (socs/<name>.yaml's aipp.formats). */
+static int soc_reads(const soc_info *soc, const char *name) {
+  size_t n = strlen(name);
+  for (const char *f = strstr(soc->aipp_formats, name); f; f = strstr(f + 1, name))
+    if ((f == soc->aipp_formats || f[-1] == ' ') && (f[n] == ' ' || f[n] == '\0')) return 1;
+  return 0;
+}
 
 static void skip_space(lexer *L) {
   for (;;) {
@@ -129,7 +146,7 @@ static int read_token(lexer *L, char *buf, size_t n) {
 }
 
 static status fail(lexer *L, const char *fmt, const char *a, const char *b) {
-  char msg[512];
+  char msg[1024];
   snprintf(msg, sizeof msg, fmt, a, b);
   return diag_set(L->d, ST_ERR_INVALID, "--insert_op_conf=%s:%d: %s", L->path, L->line, msg);
 }
@@ -145,14 +162,23 @@ static status parse_value(lexer *L, atc_aipp_op *op, const key_desc *k, const ch
       return fail(L, "key '%s' = '%s': expected static or dynamic", k->name, v);
     op->dynamic = strcmp(v, "dynamic") == 0;
     return ST_OK;
-  case K_FORMAT:
+  case K_FORMAT: {
+    int known = 0;
+    for (size_t f = 0; f < sizeof other_formats / sizeof *other_formats; f++)
+      known |= strcmp(v, other_formats[f]) == 0;
     for (uint32_t f = 1; f < sizeof format_names / sizeof *format_names; f++)
       if (strcmp(v, format_names[f]) == 0) {
+        if (!soc_reads(L->soc, v)) break;
         op->p.input_format = f;
         op->format_line = L->line;
         return ST_OK;
       }
-    return fail(L, "key '%s' = '%s': expected YUV420SP_U8, XRGB8888_U8, RGB888_U8 or YUV400_U8", k->name, v);
+    char msg[600];
+    snprintf(msg, sizeof msg, "key '%%s' = '%%s': %s; %.63s's AIPP reads %.159s (%.200s: aipp.formats)",
+             known && soc_reads(L->soc, v) ? "not supported by this atc" : "not an input format of this SoC",
+             L->soc->name, L->soc->aipp_formats, L->soc->path);
+    return fail(L, msg, k->name, v);
+  }
   case K_BOOL: {
     int b = strcmp(v, "true") == 0 || strcmp(v, "1") == 0    ? 1
             : strcmp(v, "false") == 0 || strcmp(v, "0") == 0 ? 0
@@ -225,12 +251,21 @@ static status parse_block(lexer *L, atc_aipp_op *op) {
     const key_desc *k = NULL;
     for (size_t i = 0; i < sizeof keys / sizeof *keys && !k; i++)
       if (strcmp(keys[i].name, key) == 0) k = &keys[i];
+    if (!k && strcmp(key, "resize") == 0 && strcmp(val, "false") == 0) continue; /* asks for nothing */
     if (!k) {
+      for (size_t i = 0; i < sizeof scaling_keys / sizeof *scaling_keys; i++) {
+        if (strcmp(scaling_keys[i], key)) continue;
+        char msg[600];
+        snprintf(msg, sizeof msg, "key '%%s' = '%%s': %s (%.200s: aipp.scaling: %s)",
+                 L->soc->aipp_scaling ? "AIPP scaling is not supported by this atc"
+                                      : "this SoC's AIPP does not scale",
+                 L->soc->path, L->soc->aipp_scaling ? "true" : "false");
+        return fail(L, msg, key, val);
+      }
       for (size_t i = 0; i < sizeof unsupported_keys / sizeof *unsupported_keys; i++)
         if (strcmp(unsupported_keys[i], key) == 0)
-          return fail(
-              L, "key '%s' = '%s': not supported by this atc (no AIPP scaling, rotation or single-line mode)",
-              key, val);
+          return fail(L, "key '%s' = '%s': not supported by this atc (no AIPP rotation or single-line mode)",
+                      key, val);
       return fail(L, "unknown key '%s' = '%s'", key, val);
     }
     if (seen[k - keys]++) return fail(L, "key '%s' = '%s': given twice in one aipp_op", key, val);
@@ -289,7 +324,7 @@ static status parse_text(lexer *L, arena *a, atc_aipp_conf *conf) {
   return ST_OK;
 }
 
-status atc_aipp_parse(const char *path, arena *a, atc_aipp_conf *conf, diag *d) {
+status atc_aipp_parse(const char *path, const soc_info *soc, arena *a, atc_aipp_conf *conf, diag *d) {
   enum { MAX_BYTES = 1 << 20 };
   memset(conf, 0, sizeof *conf);
   conf->path = path;
@@ -307,7 +342,7 @@ status atc_aipp_parse(const char *path, arena *a, atc_aipp_conf *conf, diag *d) 
   else if (text[n] = '\0', strlen(text) != n)
     st = diag_set(d, ST_ERR_INVALID, "--insert_op_conf=%s: holds a NUL byte", path);
   if (st == ST_OK) {
-    lexer L = {path, text, 1, d};
+    lexer L = {path, text, 1, soc, d};
     st = parse_text(&L, a, conf);
   }
   free(text);
@@ -478,9 +513,9 @@ status atc_aipp_apply(ir_graph *g, const atc_aipp_conf *c, int nhwc, diag *d) {
       if (ir_value_find(g, pname))
         return op_fail(c, op, 0, d, "the model already has a value named '%s'", pname);
       params = ir_value_new(g, pname, DT_UINT8);
-      if (params) {
-        const int64_t pd = OM_AIPP_PARAMS_BYTES;
-        ir_value_set_shape(params, 1, &pd);
+      if (params) { /* a record an image */
+        const int64_t pd[2] = {nchw[0], OM_AIPP_PARAMS_BYTES};
+        ir_value_set_shape(params, 2, pd);
         if (ir_graph_add_input(g, params)) params = NULL;
       }
     }

@@ -16,6 +16,7 @@
 #include "common/om_format.h"
 #include "common/status.h"
 #include "ir/ir.h"
+#include "socs/soc.h"
 
 /* The name of dynamic AIPP's parameters input (AscendCL's
  * ACL_DYNAMIC_AIPP_NAME); a second one is "..._1", and so on. */
@@ -38,9 +39,9 @@ typedef struct atc_aipp_conf {
 } atc_aipp_conf;
 
 /* Reads path (aipp_op { key: value ... } blocks) into *conf, allocating in
- * a. Unknown keys, values out of range and keys of the other mode are
- * errors. */
-status atc_aipp_parse(const char *path, arena *a, atc_aipp_conf *conf, diag *d);
+ * a. Unknown keys, values out of range, keys of the other mode and what
+ * soc's AIPP lacks (an input format, scaling) are errors. */
+status atc_aipp_parse(const char *path, const soc_info *soc, arena *a, atc_aipp_conf *conf, diag *d);
 
 /* The rules ATC sets for AIPP with shape gears (gear_kind: om_gear_kind,
  * 0 without): with image size gears a static block has no crop, no padding

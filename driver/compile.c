@@ -287,7 +287,7 @@ status atc_compile_cfg(const atc_options *opt, const prec_cfg *prec, atc_result 
     else if (opt->is_input_adjust_hw_layout)
       st = diag_set(d, ST_ERR_UNSUPPORTED,
                     "--insert_op_conf with --is_input_adjust_hw_layout is not supported by this atc");
-    else if ((st = atc_aipp_parse(opt->insert_op_conf, &scratch, &aipp_storage, d)) == ST_OK &&
+    else if ((st = atc_aipp_parse(opt->insert_op_conf, &soc, &scratch, &aipp_storage, d)) == ST_OK &&
              (st = atc_aipp_check_gears(&aipp_storage, gears->kind, d)) == ST_OK)
       aipp = &aipp_storage;
   }

@@ -261,9 +261,13 @@ OMRT_API int omrt_context_gear(const omrt_context *ctx);
  * crops, pads and normalises itself before its first layer
  * (common/om_format.h's AIPP task states the arithmetic exactly). Static
  * AIPP has its parameters in the package; dynamic AIPP reads them from one
- * more model input (named "ascend_dynamic_aipp_data", OMRT_AIPP_PARAMS_BYTES
- * bytes), which the application fills with omrt_aipp_pack, or which
- * omrt_context_set_aipp fills for every run on a context. */
+ * more model input (named "ascend_dynamic_aipp_data": one
+ * OMRT_AIPP_PARAMS_BYTES record an image of the batch), which the
+ * application fills with omrt_aipp_pack (one set for every image) or
+ * omrt_aipp_pack_images (a set an image: the images share format, image
+ * size, swaps and csc; crop, padding, mean, min and var_reci go per
+ * image), or which omrt_context_set_aipp(_images) fills for every run on a
+ * context. */
 enum { OMRT_AIPP_NONE = 0, OMRT_AIPP_STATIC = 1, OMRT_AIPP_DYNAMIC = 2 };
 enum {
   OMRT_AIPP_YUV420SP_U8 = 1, /* NV12: a Y plane, then interleaved U, V at half resolution */
@@ -300,13 +304,23 @@ OMRT_API omrt_status omrt_model_input_aipp(const omrt_model *model, int input, o
 /* Checks cfg against image input `input`'s dynamic AIPP (formats, sizes,
  * crop inside the image, the output size the model takes, the bytes the
  * input holds; with gears, in some gear: omrt_execute checks the gear it
- * runs) and writes the parameters input's OMRT_AIPP_PARAMS_BYTES
- * bytes to buf (bytes >= that). OMRT_ERR_ARG naming the broken rule. */
+ * runs) and writes it as every image's record into buf, the parameters
+ * input's bytes (omrt_model_input's: OMRT_AIPP_PARAMS_BYTES x the largest
+ * gear's batch; bytes >= that). OMRT_ERR_ARG naming the broken rule (buf
+ * then holds unchecked records). */
 OMRT_API omrt_status omrt_aipp_pack(const omrt_model *model, int input, const omrt_aipp *cfg, void *buf,
                                     size_t bytes);
+/* The same with a set an image: cfgs[ncfgs], ncfgs the largest gear's
+ * batch (a gear of batch n reads the first n; 1: every image); they must
+ * agree on format, image size, swaps and csc. */
+OMRT_API omrt_status omrt_aipp_pack_images(const omrt_model *model, int input, const omrt_aipp *cfgs,
+                                           int ncfgs, void *buf, size_t bytes);
 /* The same, kept in the context: every later omrt_execute on ctx given
- * NULL for the parameters input reads these. Allocates on the first call. */
+ * NULL for the parameters input reads these. Allocates on each call; a
+ * failed call keeps what the context had. */
 OMRT_API omrt_status omrt_context_set_aipp(omrt_context *ctx, int input, const omrt_aipp *cfg);
+OMRT_API omrt_status omrt_context_set_aipp_images(omrt_context *ctx, int input, const omrt_aipp *cfgs,
+                                                  int ncfgs);
 
 /* Runs the context's gear once. inputs[i] points to the gear's input i
  * bytes (omrt_model_gear_input; omrt_model_input's bytes are enough for

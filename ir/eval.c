@@ -193,21 +193,27 @@ static status eval_batchnorm(ev *e) {
  * with >> 8 and the clamp, (x - mean - min) * var_reci in f32, padding. */
 static status eval_aipp(ev *e) {
   const ir_value *Y = e->n->out[0], *S = e->n->in[0];
-  if (ir_value_elements(e->n->in[1]) != OM_AIPP_PARAMS_BYTES)
-    return fail(e, ST_ERR_INVALID, "params '%s' is not a %d-byte record", e->n->in[1]->name,
-                OM_AIPP_PARAMS_BYTES);
-  om_aipp_params p;
-  memcpy(&p, e->in[1], sizeof p);
   const int64_t N = Y->dims[0], C = Y->dims[1], H = Y->dims[2], W = Y->dims[3];
-  const uint64_t img = om_aipp_image_bytes(p.input_format, (uint64_t)p.src_w, (uint64_t)p.src_h);
-  if (!img || C > 3 || C < 1 || p.crop_x < 0 || p.crop_y < 0 || p.crop_w + p.pad_left + p.pad_right != W ||
-      p.crop_h + p.pad_top + p.pad_bottom != H || p.crop_x + p.crop_w > p.src_w ||
-      p.crop_y + p.crop_h > p.src_h || (uint64_t)N * img > (uint64_t)ir_value_elements(S))
-    return fail(e, ST_ERR_INVALID, "the AIPP record does not fit the images or the output");
+  const uint64_t rec_bytes = (uint64_t)ir_value_elements(e->n->in[1]);
+  if (rec_bytes != OM_AIPP_PARAMS_BYTES && rec_bytes != (uint64_t)N * OM_AIPP_PARAMS_BYTES)
+    return fail(e, ST_ERR_INVALID, "params '%s' is not one %d-byte record or one per image",
+                e->n->in[1]->name, OM_AIPP_PARAMS_BYTES);
   float *y = float_scratch(e, 0);
   if (!y) return nomem(e);
   const uint8_t *src = e->in[0];
-  for (int64_t n = 0; n < N; n++)
+  om_aipp_params p0;
+  memcpy(&p0, e->in[1], sizeof p0); /* the images' format and size */
+  const uint64_t img = om_aipp_image_bytes(p0.input_format, (uint64_t)p0.src_w, (uint64_t)p0.src_h);
+  for (int64_t n = 0; n < N; n++) {
+    om_aipp_params p;
+    memcpy(&p, (const uint8_t *)e->in[1] + om_aipp_record(rec_bytes, (uint64_t)n) * OM_AIPP_PARAMS_BYTES,
+           sizeof p);
+    if (!img || !om_aipp_same_images(&p, &p0) || C > 3 || C < 1 || p.crop_x < 0 || p.crop_y < 0 ||
+        p.crop_w + p.pad_left + p.pad_right != W || p.crop_h + p.pad_top + p.pad_bottom != H ||
+        p.crop_x + p.crop_w > p.src_w || p.crop_y + p.crop_h > p.src_h ||
+        (uint64_t)N * img > (uint64_t)ir_value_elements(S))
+      return fail(e, ST_ERR_INVALID, "the AIPP record of image %lld does not fit the images or the output",
+                  (long long)n);
     for (int64_t h = 0; h < H; h++)
       for (int64_t w = 0; w < W; w++) {
         int32_t q[3] = {0, 0, 0};
@@ -219,6 +225,7 @@ static status eval_aipp(ev *e) {
           y[((n * C + c) * H + h) * W + w] =
               pad ? p.pad_value : ((float)(q[c] - p.mean[c]) - p.min[c]) * p.var_reci[c];
       }
+  }
   return float_out(e, 0, y);
 }
 

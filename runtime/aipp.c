@@ -1,6 +1,6 @@
 /* aipp.c - libomrt's AIPP API (omrt.h): which inputs a package
  * preprocesses, and dynamic AIPP parameters from an application's
- * omrt_aipp into the om_aipp_params record the AIPP task reads.
+ * omrt_aipp sets into the om_aipp_params records the AIPP task reads.
  *
  * An image input has AIPP when an AIPP task reads it as its src; every
  * gear of a package with shape gears has that task (atc puts the AIPP in
@@ -8,13 +8,15 @@
  * batch, or with image size gears the image. The description follows
  * ATC's rule for the model's input size: the largest gear's (the gear
  * whose task reads the most bytes). The task's params tensor says static
- * (WEIGHTS: the record is in the package) or dynamic (INPUT: the record
- * is another model input, the same in every gear). Packing fills the
- * record from omrt_aipp (crop off: the whole image; padding off: no pad)
- * and runs the same validation the loader and omrt_execute run
- * (kernels_aipp.c) against every gear until one takes it; a run checks it
- * against the gear it runs. With image size gears ATC's rule for dynamic
- * AIPP holds too: no crop and no padding, the image is the gear's size.
+ * (WEIGHTS: the record is in the package) or dynamic (INPUT: a record an
+ * image is another model input, the largest gear's batch of them; a gear
+ * of batch n reads the first n). Packing fills the records from the sets
+ * (one for every image, or one an image; crop off: the whole image;
+ * padding off: no pad) and runs the same validation the loader and
+ * omrt_execute run (kernels_aipp.c) against every gear until one takes
+ * them; a run checks them against the gear it runs. With image size gears
+ * ATC's rule for dynamic AIPP holds too: no crop and no padding, the image
+ * is the gear's size.
  */
 #include <stdio.h>
 #include <string.h>
@@ -45,16 +47,13 @@ static const om_task *largest_task(const omrt_model *m, uint32_t input) {
   return best;
 }
 
-/* rt_aipp_validate against task, and ATC's rule for image size gears. */
-static int validate(const omrt_model *m, const om_task *task, const om_aipp_params *p, char *msg,
+/* The records recs (bytes) against task: rt_aipp_validate_records, and
+ * ATC's rule for image size gears. */
+static int validate(const omrt_model *m, const om_task *task, const uint8_t *recs, uint64_t bytes, char *msg,
                     size_t len) {
-  if (m->gear_kind == OM_GEAR_IMAGE_SIZE && (p->crop || p->padding))
-    return snprintf(msg, len,
-                    "%s is on; with image size gears dynamic AIPP takes no crop or padding (ATC's rule)",
-                    p->crop ? "crop" : "padding"),
-           1;
   const om_tensor *src = &m->tensors[task->tensors[OM_AIPP_T_SRC]];
-  return rt_aipp_validate(p, m->tensors[task->tensors[OM_AIPP_T_Y]].dims, src->bytes, msg, len);
+  return rt_aipp_validate_records(recs, bytes, m->tensors[task->tensors[OM_AIPP_T_Y]].dims, src->bytes,
+                                  m->gear_kind == OM_GEAR_IMAGE_SIZE, msg, len);
 }
 
 static void to_config(const om_aipp_params *p, omrt_aipp *c) {
@@ -125,36 +124,60 @@ omrt_status omrt_model_input_aipp(const omrt_model *m, int input, omrt_aipp_info
   return OMRT_OK;
 }
 
-omrt_status rt_aipp_pack(const omrt_model *m, int input, const omrt_aipp *cfg, void *buf, const char *fn,
-                         int *params_input) {
-  if (!m || !cfg) return rt_error(OMRT_ERR_ARG, "%s: model or cfg is NULL", fn);
+uint64_t rt_aipp_params_bytes(const omrt_model *m, int input) {
   const om_task *task =
       input >= 0 && (uint32_t)input < m->def->ninputs ? largest_task(m, (uint32_t)input) : NULL;
   const om_tensor *par = task ? &m->tensors[task->tensors[OM_AIPP_T_PARAMS]] : NULL;
-  if (!par || par->region != OM_REGION_INPUT)
-    return rt_error(OMRT_ERR_ARG, "%s: input %d has no dynamic AIPP", fn, input);
-  om_aipp_params p;
-  from_config(cfg, &p);
+  return par && par->region == OM_REGION_INPUT ? par->bytes : 0;
+}
+
+omrt_status rt_aipp_pack(const omrt_model *m, int input, const omrt_aipp *cfgs, uint64_t ncfgs, void *buf,
+                         size_t bytes, const char *fn, int *params_input) {
+  if (!m || !cfgs) return rt_error(OMRT_ERR_ARG, "%s: model or cfg is NULL", fn);
+  const uint64_t need = rt_aipp_params_bytes(m, input), nimg = need / OM_AIPP_PARAMS_BYTES;
+  if (!need) return rt_error(OMRT_ERR_ARG, "%s: input %d has no dynamic AIPP", fn, input);
+  if (ncfgs != 1 && ncfgs != nimg)
+    return rt_error(OMRT_ERR_ARG,
+                    "%s: %llu parameter sets for input %d; it takes 1 (every image) or %llu (one an image%s)",
+                    fn, (unsigned long long)ncfgs, input, (unsigned long long)nimg,
+                    m->ngears > 1 ? ", the largest gear's batch" : "");
+  if (!buf || bytes < need)
+    return rt_error(OMRT_ERR_ARG, "%s: buf is NULL or has %zu bytes; input %d's parameters need %llu", fn,
+                    bytes, input, (unsigned long long)need);
+  uint8_t *recs = buf;
+  for (uint64_t i = 0; i < nimg; i++) {
+    om_aipp_params p;
+    from_config(&cfgs[ncfgs == 1 ? 0 : i], &p);
+    memcpy(recs + i * OM_AIPP_PARAMS_BYTES, &p, sizeof p);
+  }
+  const om_task *task = largest_task(m, (uint32_t)input);
   char msg[300];
-  int bad = validate(m, task, &p, msg, sizeof msg); /* the largest gear's message when no gear takes it */
-  for (uint32_t gi = 0; bad && gi < m->ngears; gi++) {
+  /* The largest gear's message when no gear takes them; image size gears
+   * differ in H and W, batch gears read a prefix of the largest's records. */
+  int bad = validate(m, task, recs, need, msg, sizeof msg);
+  for (uint32_t gi = 0; bad && m->gear_kind == OM_GEAR_IMAGE_SIZE && gi < m->ngears; gi++) {
+    const om_task *t = rt_aipp_task(m, gi, (uint32_t)input);
     char other[300];
-    bad = !validate(m, rt_aipp_task(m, gi, (uint32_t)input), &p, other, sizeof other) ? 0 : bad;
+    bad =
+        !validate(m, t, recs, m->tensors[t->tensors[OM_AIPP_T_PARAMS]].bytes, other, sizeof other) ? 0 : bad;
   }
   if (bad)
     return rt_error(OMRT_ERR_ARG, "%s: input %d: %s%s", fn, input, msg,
-                    m->ngears > 1 ? " (in any gear)" : "");
-  memcpy(buf, &p, sizeof p);
-  *params_input = (int)par->index;
+                    m->gear_kind == OM_GEAR_IMAGE_SIZE ? " (in any gear)" : "");
+  *params_input = (int)m->tensors[task->tensors[OM_AIPP_T_PARAMS]].index;
   return OMRT_OK;
 }
 
 omrt_status omrt_aipp_pack(const omrt_model *m, int input, const omrt_aipp *cfg, void *buf, size_t bytes) {
-  if (!buf || bytes < OM_AIPP_PARAMS_BYTES)
-    return rt_error(OMRT_ERR_ARG, "omrt_aipp_pack: buf is NULL or has %zu bytes; it needs %d", bytes,
-                    OM_AIPP_PARAMS_BYTES);
   int params_input;
-  return rt_aipp_pack(m, input, cfg, buf, "omrt_aipp_pack", &params_input);
+  return rt_aipp_pack(m, input, cfg, 1, buf, bytes, "omrt_aipp_pack", &params_input);
+}
+
+omrt_status omrt_aipp_pack_images(const omrt_model *m, int input, const omrt_aipp *cfgs, int ncfgs, void *buf,
+                                  size_t bytes) {
+  int params_input;
+  if (ncfgs < 1) return rt_error(OMRT_ERR_ARG, "omrt_aipp_pack_images: ncfgs %d < 1", ncfgs);
+  return rt_aipp_pack(m, input, cfgs, (uint64_t)ncfgs, buf, bytes, "omrt_aipp_pack_images", &params_input);
 }
 
 omrt_status rt_aipp_check_run(const omrt_model *m, const rt_gear *g, const void *const *inputs) {
@@ -164,10 +187,8 @@ omrt_status rt_aipp_check_run(const omrt_model *m, const rt_gear *g, const void 
     const om_tensor *par = &m->tensors[task->tensors[OM_AIPP_T_PARAMS]];
     if (par->region != OM_REGION_INPUT) continue;
     const om_tensor *src = &m->tensors[task->tensors[OM_AIPP_T_SRC]];
-    om_aipp_params p;
-    memcpy(&p, inputs[par->index], sizeof p);
     char msg[300];
-    if (validate(m, task, &p, msg, sizeof msg))
+    if (validate(m, task, inputs[par->index], par->bytes, msg, sizeof msg))
       return rt_error(OMRT_ERR_ARG, "omrt_execute: input %u '%s' (dynamic AIPP parameters of input %u): %s",
                       par->index, rt_string(m, par->name), src->index, msg);
   }

@@ -73,9 +73,9 @@ struct omrt_context {
   int check_overflow; /* omrt_context_options.check_overflow */
 
   /* Dynamic AIPP parameters kept by omrt_context_set_aipp (NULL until its
-   * first call): one malloc'd block of ninputs records, a set flag per
-   * input, and the input pointers execute passes on. */
-  uint8_t *aipp_params, *aipp_set;
+   * first call): one malloc'd block of ninputs record pointers (each
+   * malloc'd, NULL until set) and the input pointers execute passes on. */
+  uint8_t **aipp_params;
   const void **aipp_inputs;
 
   /* The valid extent of each counted output after the last execute
@@ -166,6 +166,9 @@ void omrt_context_free(omrt_context *ctx) {
   free(ctx->workers);
   free(ctx->profile);
   free(ctx->task_ns);
+  if (ctx->aipp_params)
+    for (uint32_t i = 0; i < ctx->m->def->ninputs; i++)
+      free(ctx->aipp_params[i]);
   free(ctx->aipp_params);
   free(ctx->counts);
   if (ctx->own_workspace) free(ctx->workspace);
@@ -294,25 +297,33 @@ omrt_status omrt_context_set_gear(omrt_context *ctx, int gear) {
   return OMRT_OK;
 }
 
-omrt_status omrt_context_set_aipp(omrt_context *ctx, int input, const omrt_aipp *cfg) {
-  if (!ctx) return rt_error(OMRT_ERR_ARG, "omrt_context_set_aipp: ctx is NULL");
+static omrt_status set_aipp(omrt_context *ctx, int input, const omrt_aipp *cfgs, int ncfgs, const char *fn) {
+  if (!ctx) return rt_error(OMRT_ERR_ARG, "%s: ctx is NULL", fn);
+  if (ncfgs < 1) return rt_error(OMRT_ERR_ARG, "%s: ncfgs %d < 1", fn, ncfgs);
   const uint32_t n = ctx->m->def->ninputs;
   if (!ctx->aipp_params) {
-    /* records, then flags, then the pointer array (8-byte aligned: records are 192 bytes) */
-    size_t flags = (n + 7u) & ~(size_t)7;
-    uint8_t *block = calloc(1, (size_t)n * OM_AIPP_PARAMS_BYTES + flags + n * sizeof(void *));
-    if (!block) return rt_error(OMRT_ERR_NOMEM, "omrt_context_set_aipp: out of memory");
-    ctx->aipp_params = block;
-    ctx->aipp_set = block + (size_t)n * OM_AIPP_PARAMS_BYTES;
-    ctx->aipp_inputs = (const void **)(void *)(ctx->aipp_set + flags);
+    void **block = calloc(2 * (size_t)n, sizeof(void *));
+    if (!block) return rt_error(OMRT_ERR_NOMEM, "%s: out of memory", fn);
+    ctx->aipp_params = (uint8_t **)block;
+    ctx->aipp_inputs = (const void **)(block + n);
   }
-  uint8_t rec[OM_AIPP_PARAMS_BYTES];
+  const uint64_t bytes = rt_aipp_params_bytes(ctx->m, input);
+  uint8_t *recs = bytes ? malloc(bytes) : NULL;
+  if (bytes && !recs) return rt_error(OMRT_ERR_NOMEM, "%s: out of memory", fn);
   int at;
-  omrt_status s = rt_aipp_pack(ctx->m, input, cfg, rec, "omrt_context_set_aipp", &at);
-  if (s) return s;
-  memcpy(ctx->aipp_params + (size_t)at * OM_AIPP_PARAMS_BYTES, rec, sizeof rec);
-  ctx->aipp_set[at] = 1;
+  omrt_status s = rt_aipp_pack(ctx->m, input, cfgs, (uint64_t)ncfgs, recs, bytes, fn, &at);
+  if (s) return free(recs), s;
+  free(ctx->aipp_params[at]);
+  ctx->aipp_params[at] = recs;
   return OMRT_OK;
+}
+
+omrt_status omrt_context_set_aipp(omrt_context *ctx, int input, const omrt_aipp *cfg) {
+  return set_aipp(ctx, input, cfg, 1, "omrt_context_set_aipp");
+}
+
+omrt_status omrt_context_set_aipp_images(omrt_context *ctx, int input, const omrt_aipp *cfgs, int ncfgs) {
+  return set_aipp(ctx, input, cfgs, ncfgs, "omrt_context_set_aipp_images");
 }
 
 int omrt_context_gear(const omrt_context *ctx) { return ctx ? (int)(ctx->gear - ctx->m->gears) : 0; }
@@ -388,8 +399,7 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
   if (d->noutputs && !outputs) return rt_error(OMRT_ERR_ARG, "omrt_execute: outputs is NULL");
   if (ctx->aipp_params) { /* parameters the context keeps stand in for NULL inputs */
     for (uint32_t i = 0; i < d->ninputs; i++)
-      ctx->aipp_inputs[i] =
-          !inputs[i] && ctx->aipp_set[i] ? ctx->aipp_params + (size_t)i * OM_AIPP_PARAMS_BYTES : inputs[i];
+      ctx->aipp_inputs[i] = !inputs[i] && ctx->aipp_params[i] ? ctx->aipp_params[i] : inputs[i];
     inputs = ctx->aipp_inputs;
   }
   for (uint32_t i = 0; i < d->ninputs; i++)
@@ -465,7 +475,7 @@ omrt_status omrt_context_set_task_hook(omrt_context *ctx, omrt_task_hook hook, v
 static omrt_status check_sizes(const omrt_context *ctx, const char *what, uint32_t n,
                                const omrt_tensor_desc *want, const void *const *bufs, const size_t *have) {
   for (uint32_t i = 0; i < n; i++)
-    if (have[i] < want[i].bytes && !(bufs && !bufs[i] && ctx->aipp_set && ctx->aipp_set[i]))
+    if (have[i] < want[i].bytes && !(bufs && !bufs[i] && ctx->aipp_params && ctx->aipp_params[i]))
       return rt_error(OMRT_ERR_ARG, "omrt_execute: %s %u '%s' has %zu bytes; gear %d needs %zu", what, i,
                       want[i].name, have[i], omrt_context_gear(ctx), want[i].bytes);
   return OMRT_OK;

@@ -92,6 +92,39 @@ int rt_aipp_validate(const om_aipp_params *p, const int64_t ydims[4], uint64_t s
 #undef BAD
 }
 
+int rt_aipp_validate_records(const uint8_t *recs, uint64_t bytes, const int64_t ydims[4], uint64_t src_bytes,
+                             int image_size_gears, char *msg, size_t len) {
+  const uint64_t n = (uint64_t)ydims[0], nrec = bytes / OM_AIPP_PARAMS_BYTES;
+  if (bytes % OM_AIPP_PARAMS_BYTES || (nrec != 1 && nrec < n))
+    return snprintf(msg, len, "%llu bytes of parameters: one record of %d bytes, or one per image (%llu)",
+                    (unsigned long long)bytes, OM_AIPP_PARAMS_BYTES, (unsigned long long)n),
+           1;
+  om_aipp_params first, p;
+  memcpy(&first, recs, sizeof first);
+  for (uint64_t i = 0; i < (nrec == 1 ? 1 : n); i++) {
+    memcpy(&p, recs + i * OM_AIPP_PARAMS_BYTES, sizeof p);
+    const char *img = nrec == 1 ? "" : "image ";
+    char at[32] = "";
+    if (nrec > 1) snprintf(at, sizeof at, "%llu: ", (unsigned long long)i);
+    if (image_size_gears && (p.crop || p.padding))
+      return snprintf(
+                 msg, len,
+                 "%s%s%s is on; with image size gears dynamic AIPP takes no crop or padding (ATC's rule)",
+                 img, at, p.crop ? "crop" : "padding"),
+             1;
+    int l = snprintf(msg, len, "%s%s", img, at);
+    if (rt_aipp_validate(&p, ydims, src_bytes, msg + l, len - (size_t)l)) return 1;
+    if (!om_aipp_same_images(&p, &first))
+      return snprintf(msg, len,
+                      "image %llu's format, image size, swaps or csc differ from image 0's; the images of a "
+                      "batch share them (only crop, padding, mean, min and var_reci go per image)",
+                      (unsigned long long)i),
+             1;
+  }
+  msg[0] = 0;
+  return 0;
+}
+
 omrt_status rt_aipp_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "AIPP"};
   const om_tensor *src = NULL, *par = NULL, *y = NULL;
@@ -105,21 +138,22 @@ omrt_status rt_aipp_check(const omrt_model *m, uint32_t i, const om_task *task) 
   if (src->dtype != DT_UINT8 || src->region != OM_REGION_INPUT)
     return rt_chk_fail(&c, "src: dtype %u in region %s, expected uint8 in INPUT", src->dtype,
                        rt_region_name(src->region));
-  if (par->dtype != DT_UINT8 || par->bytes != OM_AIPP_PARAMS_BYTES ||
+  if (par->dtype != DT_UINT8 ||
+      (par->bytes != OM_AIPP_PARAMS_BYTES && par->bytes != OM_AIPP_PARAMS_BYTES * (uint64_t)y->dims[0]) ||
       (par->region != OM_REGION_WEIGHTS && par->region != OM_REGION_INPUT))
-    return rt_chk_fail(&c, "params: dtype %u, %llu bytes in region %s, expected %d uint8 in WEIGHTS or INPUT",
+    return rt_chk_fail(&c,
+                       "params: dtype %u, %llu bytes in region %s, expected uint8 in WEIGHTS or INPUT, one "
+                       "%d-byte record or one per image",
                        par->dtype, (unsigned long long)par->bytes, rt_region_name(par->region),
                        OM_AIPP_PARAMS_BYTES);
   if (y->dims[1] > 4 || y->dims[0] < 1 || y->dims[2] < 1 || y->dims[3] < 1)
     return rt_chk_fail(&c, "y dims [%lld, %lld, %lld, %lld]: at most 4 channels, no empty dim",
                        (long long)y->dims[0], (long long)y->dims[1], (long long)y->dims[2],
                        (long long)y->dims[3]);
-  if (par->region == OM_REGION_WEIGHTS) {
-    om_aipp_params p;
-    memcpy(&p, m->weights + par->offset, sizeof p);
-    char msg[300];
-    if (rt_aipp_validate(&p, y->dims, src->bytes, msg, sizeof msg)) return rt_chk_fail(&c, "params: %s", msg);
-  }
+  char msg[300];
+  if (par->region == OM_REGION_WEIGHTS &&
+      rt_aipp_validate_records(m->weights + par->offset, par->bytes, y->dims, src->bytes, 0, msg, sizeof msg))
+    return rt_chk_fail(&c, "params: %s", msg);
   return rt_chk_block_dim(&c, (uint64_t)y->dims[0] * (uint64_t)y->dims[2], "y rows");
 }
 
@@ -135,17 +169,22 @@ void rt_aipp_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
   const om_tensor *yt = args->desc[OM_AIPP_T_Y];
   const uint8_t *src = args->data[OM_AIPP_T_SRC];
   void *y = args->data[OM_AIPP_T_Y];
+  const uint8_t *recs = args->data[OM_AIPP_T_PARAMS];
+  const uint64_t rec_bytes = args->desc[OM_AIPP_T_PARAMS]->bytes;
   om_aipp_params p;
-  memcpy(&p, args->data[OM_AIPP_T_PARAMS], sizeof p);
+  memcpy(&p, recs, sizeof p); /* image 0's: what the images share */
   const int64_t C = yt->dims[1], H = yt->dims[2], W = yt->dims[3];
   const int f16 = yt->dtype == DT_FLOAT16, c5 = yt->layout == LAYOUT_NC1HWC0;
   const uint64_t img_bytes = om_aipp_image_bytes(p.input_format, (uint64_t)p.src_w, (uint64_t)p.src_h);
+  int64_t have = 0; /* the image whose record p holds */
   /* Element (c, w) of row (n, h): ND [N][C][H][W]; NC1HWC0 [N][1][H][W][16] (C <= 4). */
   const size_t cstride = c5 ? 1 : (size_t)(H * W), wstride = c5 ? 16 : 1;
   uint64_t lo, hi;
   rt_block_range((uint64_t)yt->dims[0] * (uint64_t)H, task->block_dim, block, &lo, &hi);
   for (uint64_t r = lo; r < hi; r++) {
     const int64_t n = (int64_t)(r / (uint64_t)H), h = (int64_t)(r % (uint64_t)H);
+    if (n != have)
+      memcpy(&p, recs + om_aipp_record(rec_bytes, (uint64_t)n) * OM_AIPP_PARAMS_BYTES, sizeof p), have = n;
     const size_t row =
         c5 ? (size_t)(n * H + h) * (size_t)W * 16 : (size_t)n * (size_t)(C * H * W) + (size_t)(h * W);
     if (c5) /* the lanes past C are 0 (+0.0 is all-zero bits in f16 and f32) */

@@ -195,14 +195,23 @@ omrt_status rt_load_gears(omrt_model *m, const rt_part *io, const rt_part *gears
 int rt_aipp_validate(const om_aipp_params *p, const int64_t ydims[4], uint64_t src_bytes, char *msg,
                      size_t len);
 const char *rt_aipp_format_name(uint32_t format); /* "YUV420SP_U8", ... */
+/* kernels_aipp.c: checks the params tensor recs (bytes: 1 record or one
+ * per image) against an AIPP task as rt_aipp_validate does each record,
+ * and that the records agree on what the images share; image_size_gears:
+ * ATC's rule (no crop, no padding) too. 0 or 1 with msg. */
+int rt_aipp_validate_records(const uint8_t *recs, uint64_t bytes, const int64_t ydims[4], uint64_t src_bytes,
+                             int image_size_gears, char *msg, size_t len);
 /* aipp.c: the AIPP task of gear `gear` whose src is model input `input`,
- * or NULL; cfg checked against input's dynamic AIPP (a gear that takes
- * it) and packed into buf (OM_AIPP_PARAMS_BYTES), *params_input the input
- * that carries it (fn names the API call in messages); every dynamic AIPP
- * record of gear g's tasks in inputs checked before a run. */
+ * or NULL; the bytes of input's dynamic AIPP parameters (the largest
+ * gear's: one record an image), 0 without; cfgs (1: every image, or one
+ * an image of the largest gear) checked against input's dynamic AIPP (a
+ * gear that takes them) and packed into buf (bytes), *params_input the
+ * input that carries them (fn names the API call in messages); every
+ * dynamic AIPP record of gear g's tasks in inputs checked before a run. */
 const om_task *rt_aipp_task(const omrt_model *m, uint32_t gear, uint32_t input);
-omrt_status rt_aipp_pack(const omrt_model *m, int input, const omrt_aipp *cfg, void *buf, const char *fn,
-                         int *params_input);
+uint64_t rt_aipp_params_bytes(const omrt_model *m, int input);
+omrt_status rt_aipp_pack(const omrt_model *m, int input, const omrt_aipp *cfgs, uint64_t ncfgs, void *buf,
+                         size_t bytes, const char *fn, int *params_input);
 omrt_status rt_aipp_check_run(const omrt_model *m, const rt_gear *g, const void *const *inputs);
 
 /* The model's gears as text for messages ("1, 2, 4, 8"). */

@@ -1,6 +1,6 @@
 /* soc.c - reads socs/<name>.yaml with libyaml's event parser (see soc.h).
  *
- * The file is a mapping of scalars plus two nested mappings (cube, buffers).
+ * The file is a mapping of scalars plus nested mappings (cube, buffers, aipp).
  * The reader walks events with a two-level key path ("buffers.l0a"), stores
  * each scalar into its field, and rejects unknown keys, missing keys, values
  * that are not integers in range, and anything deeper than two levels.
@@ -18,17 +18,19 @@
 typedef struct soc_field {
   const char *key; /* "ai_cores", "buffers.l0a", ... */
   long long min, max;
-  int is_name, is_float;
+  int is_text, is_float, is_bool;
   size_t offset; /* into soc_info */
-  int size;      /* 4 = int/uint32, 8 = double */
+  int size;      /* 4 = int/uint32, 8 = double; text: the buffer's bytes */
 } soc_field;
 
 #define F(key, lo, hi, field)                                                                                \
-  { key, lo, hi, 0, 0, offsetof(soc_info, field), sizeof(((soc_info *)0)->field) }
+  { key, lo, hi, 0, 0, 0, offsetof(soc_info, field), sizeof(((soc_info *)0)->field) }
+#define TEXT(key, field)                                                                                     \
+  { key, 0, 0, 1, 0, 0, offsetof(soc_info, field), sizeof(((soc_info *)0)->field) }
 static const soc_field fields[] = {
-    {"name", 0, 0, 1, 0, offsetof(soc_info, name), 0},
+    TEXT("name", name),
     F("ai_cores", 1, 1024, ai_cores),
-    {"clock_mhz", 1, 100000, 0, 1, offsetof(soc_info, clock_mhz), 8},
+    {"clock_mhz", 1, 100000, 0, 1, 0, offsetof(soc_info, clock_mhz), 8},
     F("cube.m", 16, 16, cube_m),
     F("cube.n", 16, 16, cube_n),
     F("cube.k", 16, 16, cube_k),
@@ -38,17 +40,27 @@ static const soc_field fields[] = {
     F("buffers.l0c", 4096, 64 << 20, l0c_bytes),
     F("buffers.ub", 4096, 64 << 20, ub_bytes),
     F("vector_bytes", 32, 4096, vector_bytes),
+    TEXT("aipp.formats", aipp_formats),
+    {"aipp.scaling", 0, 1, 0, 0, 1, offsetof(soc_info, aipp_scaling), sizeof(int)},
 };
 #undef F
+#undef TEXT
 enum { NFIELDS = sizeof fields / sizeof *fields };
 
 static status set_field(soc_info *out, const soc_field *f, const char *text, const char *path, int line,
                         diag *d) {
-  if (f->is_name) {
-    if (strlen(text) == 0 || strlen(text) >= sizeof out->name)
-      return diag_set(d, ST_ERR_INVALID, "%s:%d: name must be 1..%zu characters", path, line,
-                      sizeof out->name - 1);
-    strcpy(out->name, text);
+  if (f->is_text) {
+    if (strlen(text) == 0 || strlen(text) >= (size_t)f->size)
+      return diag_set(d, ST_ERR_INVALID, "%s:%d: %s must be 1..%d characters", path, line, f->key,
+                      f->size - 1);
+    strcpy((char *)out + f->offset, text);
+    return ST_OK;
+  }
+  if (f->is_bool) {
+    if (strcmp(text, "true") && strcmp(text, "false"))
+      return diag_set(d, ST_ERR_INVALID, "%s:%d: %s must be true or false, got '%s'", path, line, f->key,
+                      text);
+    *(int *)((char *)out + f->offset) = strcmp(text, "true") == 0;
     return ST_OK;
   }
   char *end;

@@ -5,6 +5,9 @@
  *   cube: {m: 16, n: 16, k: 16}
  *   buffers: {l1: 1048576, l0a: 65536, l0b: 65536, l0c: 262144, ub: 262144}   # bytes per AI core
  *   vector_bytes: 256        # bytes the vector unit processes per cycle
+ *   aipp: {formats: "YUV420SP_U8 RGB888_U8", scaling: false}
+ *                            # AIPP (atc --insert_op_conf): the input formats
+ *                            # the SoC's AIPP reads, and whether it scales
  * Unknown keys are errors (a misspelt key must not be silently ignored).
  */
 #ifndef SOCS_SOC_H
@@ -22,6 +25,8 @@ typedef struct soc_info {
   uint32_t l1_bytes, l0a_bytes, l0b_bytes, l0c_bytes, ub_bytes; /* per AI core */
   uint32_t vector_bytes;
   double clock_mhz;
+  char aipp_formats[160]; /* AIPP input formats, space-separated ("YUV420SP_U8 RGB888_U8") */
+  int aipp_scaling;       /* 1: AIPP scales (resize, aclmdlSetAIPPScfParams) */
 } soc_info;
 
 /* Loads <name>.yaml, searching $ATC_SOC_DIR, then the share/atc/socs of

@@ -15,8 +15,12 @@
 #          from the file before loading, loaded in its own memory, the
 #          parameters input sized by aclmdlGetAippDataSize, run with
 #          aclmdlExecuteV2; its output must be omrun's on the same om and the
-#          inputs the application gave (byte for byte).
-# Usage: acl_apps_test.sh sync|async|v2 ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
+#          inputs the application gave (byte for byte);
+#   batch_aipp: acl_batch_aipp.c on MobileNetV3-Small of batch 3 compiled
+#          with dynamic AIPP: each image of the batch its own crop window
+#          and normalisation (the aclmdlSetAIPP* calls' batchIndex), every
+#          image's output against the reference.
+# Usage: acl_apps_test.sh sync|async|v2|batch_aipp ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
 set -eu
 what=$1 atc=$2 src=$3 lib=$4 work=$5 models=$6
 rm -rf "$work" && mkdir -p "$work"
@@ -107,5 +111,24 @@ v2)
   fi
   compare "$work/app/output_0.bin" "$models/mobilenet_v3_small.output.bin" 1
   ;;
-*) echo "usage: $0 sync|async|v2 ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
+batch_aipp)
+  need mobilenet_v3_small.onnx mobilenet_v3_small.input.bin mobilenet_v3_small.output.bin
+  build acl_batch_aipp
+  printf 'aipp_op {\n  aipp_mode: dynamic\n  related_input_rank: 0\n  max_src_image_size: %d\n}\n' \
+    $((238 * 234 * 3)) > "$work/aipp.cfg"
+  "$atc" --model="$models/mobilenet_v3_small.onnx" --framework=5 --output="$work/mnv3_aipp" \
+    --input_shape="input:3,3,224,224" --insert_op_conf="$work/aipp.cfg" --soc_version=Ascend310 \
+    > "$work/atc.log"
+  "$work/acl_batch_aipp" "$work/mnv3_aipp.om" "$models/mobilenet_v3_small.input.bin" 224 224 "$work/out" \
+    > "$work/run.log" 2>&1 || {
+    cat "$work/run.log"
+    echo "FAIL acl_batch_aipp"
+    exit 1
+  }
+  cat "$work/run.log"
+  for k in 0 1 2; do
+    compare "$work/out$k.bin" "$models/mobilenet_v3_small.output.bin" 1
+  done
+  ;;
+*) echo "usage: $0 sync|async|v2|batch_aipp ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
 esac

@@ -12,7 +12,8 @@ Every input format (YUV420SP_U8 as NV12 and, with rbuv_swap_switch, NV21;
 RGB888_U8 and with rbuv_swap BGR; XRGB8888_U8 with and without
 ax_swap_switch; YUV400_U8), crop, padding, CSC with both matrices, batch 2,
 two image inputs, dynamic AIPP (the parameters as a second input, packed
-here from om_format.h's record), in must_keep_origin_dtype (f32, exact) and
+here from om_format.h's record, one an image: each image its own crop,
+padding and normalisation), in must_keep_origin_dtype (f32, exact) and
 force_fp16 (the reference rounded once to fp16, exact); the one-line
 refusals of bad files, bad run-time images and unsupported combinations;
 --mode=6 and --mode=1 show the AIPP.
@@ -129,6 +130,12 @@ def pack(cfg, c, h, w):
     rec += struct.pack("<f", cfg.get("pad_value", 0.0)) + bytes(28)
     assert len(rec) == 192
     return rec
+
+
+def reference_images(raw, cfgs, c, h, w):
+    """reference() of image k by cfgs[k] (dynamic AIPP's per-image records)."""
+    per = image_bytes(cfgs[0]["input_format"], cfgs[0]["src_w"], cfgs[0]["src_h"])
+    return np.concatenate([reference(raw[k * per:(k + 1) * per], cfg, 1, c, h, w) for k, cfg in enumerate(cfgs)])
 
 
 def identity_model(path, shapes):
@@ -260,30 +267,42 @@ def dynamic_case(atc, omrun, work, rng):
     cfg = {"input_format": "YUV420SP_U8", "src_w": 16, "src_h": 10, "crop": True, "crop_x": 4, "crop_y": 2,
            "crop_w": 8, "crop_h": 6, "csc": True, "matrix": JPEG_YUV2RGB, "input_bias": [0, 128, 128],
            "mean": [10, 20, 30], "var": [0.5, 0.25, 2.0]}
+    # Image 1 its own crop, padding and normalisation (AscendCL's batchIndex); format, size and CSC shared.
+    cfg1 = dict(cfg, crop_x=6, crop_y=4, crop_w=6, crop_h=4, pad=(1, 1, 2, 0), pad_value=-3.0, mean=[1, 2, 3],
+                min=[0.5, 0.0, 4.0], var=[1.0, -1.0, 0.125])
     raw = smooth_image(rng, "YUV420SP_U8", 16, 10, 2)  # 240 bytes an image; the input holds 2 x 400
     buf = np.zeros(800, np.uint8)
     buf[:raw.size] = raw
     outs, err = compile_run(atc, omrun, work, "dyn", model, "x0:2,3,6,8", conf, "force_fp16",
-                            [buf.tobytes(), pack(cfg, 3, 6, 8)], 1)
+                            [buf.tobytes(), pack(cfg, 3, 6, 8) * 2], 1)
     check("dynamic AIPP compiles (input 1 is ascend_dynamic_aipp_data) and runs", outs is not None, err)
     if outs is not None:
         want = expect(reference(raw, cfg, 2, 3, 6, 8), "force_fp16").ravel()
-        check("dynamic AIPP (NV12, crop, CSC, batch 2) exact", np.array_equal(outs[0], want))
+        check("dynamic AIPP (NV12, crop, CSC, batch 2, one set for both images) exact", np.array_equal(outs[0], want))
+    outs, err = run_om(omrun, work, "dyn_per_image", os.path.join(work, "dyn.om"),
+                       [buf.tobytes(), pack(cfg, 3, 6, 8) + pack(cfg1, 3, 6, 8)], 1)
+    want = expect(reference_images(raw, [cfg, cfg1], 3, 6, 8), "force_fp16").ravel()
+    check("dynamic AIPP, a record an image (image 1: its own crop, padding, mean, min, var_reci) exact",
+          outs is not None and np.array_equal(outs[0], want), err)
     r = run(atc, "--mode=6", f"--om={os.path.join(work, 'dyn.om')}")
     check("--mode=6 shows the dynamic AIPP", "aipp:       input 0 dynamic" in r.stdout and
-          "ascend_dynamic_aipp_data" in r.stdout, r.stdout + r.stderr)
+          "ascend_dynamic_aipp_data" in r.stdout and "[2, 192]" in r.stdout, r.stdout + r.stderr)
     # Parameters the model cannot take, at run time: one line, exit 1.
-    for what, bad in (("an image larger than max_src_image_size", dict(cfg, src_w=32, src_h=16, crop_x=0)),
-                      ("a crop outside the image", dict(cfg, crop_x=10)),
-                      ("an output size the model does not take", dict(cfg, crop_w=6))):
+    for what, bad, text in (
+            ("an image larger than max_src_image_size", [dict(cfg, src_w=32, src_h=16, crop_x=0)] * 2, "bytes"),
+            ("a crop outside the image", [dict(cfg, crop_x=10)] * 2, "crop"),
+            ("an output size the model does not take", [dict(cfg, crop_w=6)] * 2, "model input"),
+            ("image 1's crop outside the image", [cfg, dict(cfg1, crop_x=12)], "image 1: crop"),
+            ("images that differ in what they share (the swap)", [cfg, dict(cfg1, rbuv_swap=True)],
+             "image 1's format, image size, swaps or csc differ")):
         p = os.path.join(work, "dyn_bad.bin")
         with open(p, "wb") as f:
-            f.write(pack(bad, 3, 6, 8))
+            f.write(b"".join(pack(b, 3, 6, 8) for b in bad))
         r = run(omrun, "--model", os.path.join(work, "dyn.om"), "--input",
                 os.path.join(work, "dyn_in0.bin") + "," + p, "--output", os.path.join(work, "dyn_bad_out"))
         lines = r.stderr.strip().splitlines()
         check(f"dynamic AIPP refuses {what} at run time (one line, exit 1)",
-              r.returncode == 1 and len(lines) == 1 and "AIPP" in lines[0], r.stderr)
+              r.returncode == 1 and len(lines) == 1 and "AIPP" in lines[0] and text in lines[0], r.stderr)
 
 
 def refusals(atc, omrun, work):
@@ -292,14 +311,21 @@ def refusals(atc, omrun, work):
     bad = [
         ("an unknown key", good + "  colour: 3\n}\n", ":4: unknown key 'colour' = '3'"),
         ("an out-of-range value", good + "  mean_chn_0: 300\n}\n", ":4: key 'mean_chn_0' = '300'"),
-        ("a bad format", "aipp_op {\n  input_format: NV12\n}\n", ":2: key 'input_format' = 'NV12'"),
+        ("a bad format", "aipp_op {\n  input_format: NV12\n}\n", ":2: key 'input_format' = 'NV12': not an input"),
         ("a size that disagrees with the model", good + "  src_image_size_w: 10\n  src_image_size_h: 8\n}\n",
          ":4: key 'src_image_size_w/h' = '10x8'"),
         ("a format that disagrees with the model's channels", "aipp_op {\n  input_format: YUV400_U8\n}\n",
          ":2: key 'input_format' = 'YUV400_U8' gives 1 channel"),
         ("a crop outside the image", good + "  src_image_size_w: 10\n  src_image_size_h: 10\n  crop: true\n"
          "  load_start_pos_w: 4\n  crop_size_w: 8\n  crop_size_h: 8\n}\n", "leaves the 10x10 image"),
-        ("scaling", good + "  resize: true\n}\n", "not supported by this atc"),
+        ("scaling, which Ascend310's AIPP lacks (its SoC file says)", good + "  resize: true\n}\n",
+         ":4: key 'resize' = 'true': this SoC's AIPP does not scale (" ),
+        ("a scaling size", good + "  resize: false\n  resize_output_w: 8\n}\n",
+         ":5: key 'resize_output_w' = '8': this SoC's AIPP does not scale"),
+        ("a format ATC names that Ascend310's AIPP does not read", "aipp_op {\n  input_format: YUYV_U8\n}\n",
+         ":2: key 'input_format' = 'YUYV_U8': not an input format of this SoC; Ascend310's AIPP reads "
+         "YUV420SP_U8 XRGB8888_U8 RGB888_U8 YUV400_U8 ("),
+        ("rotation", good + "  rotation: true\n}\n", ":4: key 'rotation' = 'true': not supported by this atc"),
         ("a missing input", good + "  related_input_rank: 3\n}\n", "key 'related_input_rank' = '3'"),
         ("static keys in dynamic mode", "aipp_op {\n  aipp_mode: dynamic\n  max_src_image_size: 100\n"
          "  input_format: RGB888_U8\n}\n", ":4: key 'input_format': dynamic AIPP"),
@@ -401,7 +427,7 @@ def batch_gears(atc, omrun, work, rng):
 
 def dynamic_batch_gears(atc, omrun, work, rng):
     """Dynamic AIPP with --dynamic_batch_size: the image input holds the largest gear's images of
-    max_src_image_size bytes; one parameter record serves every gear."""
+    max_src_image_size bytes, the parameters input a record an image; a gear of batch n reads the first n."""
     model = identity_model(os.path.join(work, "gbd.onnx"), [["N", 3, 6, 8]])
     conf = "aipp_op {\n  aipp_mode: dynamic\n  max_src_image_size: 400\n}\n"
     om, err = compile_om(atc, work, "gbd", model, "x0:-1,3,6,8", conf, "force_fp16", "--dynamic_batch_size=1,3")
@@ -417,14 +443,21 @@ def dynamic_batch_gears(atc, omrun, work, rng):
         raw = smooth_image(rng, "YUV420SP_U8", 16, 10, n)
         buf = np.zeros(n * 400, np.uint8)
         buf[:raw.size] = raw
-        outs, err = run_om(omrun, work, f"gbd_b{n}", om, [buf.tobytes(), pack(cfg, 3, 6, 8)], 1, "--dymBatch", str(n))
+        outs, err = run_om(omrun, work, f"gbd_b{n}", om, [buf.tobytes(), pack(cfg, 3, 6, 8) * n], 1,
+                           "--dymBatch", str(n))
         want = expect(reference(raw, cfg, n, 3, 6, 8), "force_fp16").ravel()
         check(f"dynamic AIPP, --dymBatch {n}: NV12, crop, CSC exact", outs is not None and np.array_equal(outs[0], want),
               err)
-    outs, err = run_om(omrun, work, "gbd_bad", om, [bytes(1200), pack(dict(cfg, crop_x=10), 3, 6, 8)], 1,
-                       "--dymBatch", "3")
+        cfgs = [dict(cfg, crop_x=2 * k, crop_y=2 * (2 - k), mean=[10 * k, 20, 30 - k]) for k in range(n)]
+        outs, err = run_om(omrun, work, f"gbd_pi{n}", om,
+                           [buf.tobytes(), b"".join(pack(c, 3, 6, 8) for c in cfgs)], 1, "--dymBatch", str(n))
+        want = expect(reference_images(raw, cfgs, 3, 6, 8), "force_fp16").ravel()
+        check(f"dynamic AIPP, --dymBatch {n}: each image its own crop and mean exact",
+              outs is not None and np.array_equal(outs[0], want), err)
+    outs, err = run_om(omrun, work, "gbd_bad", om, [bytes(1200), pack(cfg, 3, 6, 8) * 2 +
+                                                    pack(dict(cfg, crop_x=10), 3, 6, 8)], 1, "--dymBatch", "3")
     check("dynamic AIPP with batch gears refuses a crop outside the image at run time (one line)",
-          outs is None and len(err.splitlines()) == 1 and "AIPP" in err and "crop" in err, err)
+          outs is None and len(err.splitlines()) == 1 and "AIPP" in err and "image 2: crop" in err, err)
 
 
 def image_gears(atc, omrun, work, rng):
@@ -458,14 +491,14 @@ def image_gears(atc, omrun, work, rng):
         raw = smooth_image(rng, "RGB888_U8", w, h, 2)
         buf = np.zeros(720, np.uint8)
         buf[:raw.size] = raw
-        outs, err = run_om(omrun, work, f"gid_{h}x{w}", om, [buf.tobytes(), pack(cfg, 3, h, w)], 1, "--dymHW",
+        outs, err = run_om(omrun, work, f"gid_{h}x{w}", om, [buf.tobytes(), pack(cfg, 3, h, w) * 2], 1, "--dymHW",
                            f"{h},{w}")
         check(f"dynamic AIPP, --dymHW {h},{w}: the gear's image size exact",
               outs is not None and np.array_equal(outs[0], reference(raw, cfg, 2, 3, h, w).ravel()), err)
     for what, cfg in (("a crop", {"input_format": "RGB888_U8", "src_w": 10, "src_h": 8, "crop": True, "crop_x": 2,
                                   "crop_y": 2, "crop_w": 8, "crop_h": 6}),
                       ("the other gear's size", {"input_format": "RGB888_U8", "src_w": 12, "src_h": 10})):
-        outs, err = run_om(omrun, work, "gid_bad", om, [bytes(720), pack(cfg, 3, 6, 8)], 1, "--dymHW", "6,8")
+        outs, err = run_om(omrun, work, "gid_bad", om, [bytes(720), pack(cfg, 3, 6, 8) * 2], 1, "--dymHW", "6,8")
         check(f"dynamic AIPP with image size gears refuses {what} at run time (one line)",
               outs is None and len(err.splitlines()) == 1 and "AIPP" in err, err)
 

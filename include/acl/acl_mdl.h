@@ -285,10 +285,10 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetInputDynamicDims(uint32_t modelId, aclmdlD
  * image that does not fit, a crop outside it, an output size the model
  * does not take: ACL_ERROR_INVALID_PARAM naming the rule) and again when
  * the model runs. With batch gears the aclmdlAIPP's batch
- * (aclmdlCreateAIPP) is the largest gear's, as are the input sizes. Not
- * provided: scaling (scfSwitch 1 is ACL_ERROR_FEATURE_UNSUPPORTED) and
- * parameters that differ between the images of one batch (every
- * batchIndex must agree). */
+ * (aclmdlCreateAIPP) is the largest gear's, as are the input sizes. The
+ * calls with a batchIndex (crop, padding, mean, min, var_reci) set one
+ * image's parameters, the others every image's. Not provided: scaling
+ * (scfSwitch 1 is ACL_ERROR_FEATURE_UNSUPPORTED). */
 #define ACL_DYNAMIC_AIPP_NAME "ascend_dynamic_aipp_data"
 #define ACL_MAX_SHAPE_COUNT 128
 typedef struct aclmdlAIPP aclmdlAIPP;
@@ -347,10 +347,9 @@ typedef struct aclAippInfo {
 } aclAippInfo;
 
 /* The bytes of the parameters input (ACL_DYNAMIC_AIPP_NAME) for a batch of
- * batchSize images (1..4096, as aclmdlCreateAIPP takes): the record
- * aclmdlSetInputAIPP writes. The images of a batch share one record here,
- * so it is the same for every batchSize (and the parameters input's
- * aclmdlGetInputSizeByIndex). */
+ * batchSize images (1..4096, as aclmdlCreateAIPP takes): the records
+ * aclmdlSetInputAIPP writes, one an image (the parameters input's
+ * aclmdlGetInputSizeByIndex for a model of that batch). */
 ACL_FUNC_VISIBILITY aclError aclmdlGetAippDataSize(uint64_t batchSize, size_t *size);
 /* Parameters for batchSize images (NULL when out of memory or batchSize is 0). */
 ACL_FUNC_VISIBILITY aclmdlAIPP *aclmdlCreateAIPP(uint64_t batchSize);

@@ -8,15 +8,18 @@
  *     of the documented formula (crop, then (x - mean - min) * var_reci,
  *     then the model's Relu) and to libomrt's omrt_context_set_aipp run;
  *   - the refusals: scaling (ACL_ERROR_FEATURE_UNSUPPORTED), a crop outside
- *     the image, a batch that is not the model's, batch entries that
- *     differ, an index that names no dynamic AIPP input, a run whose
- *     parameters no call set (an all-zero record);
+ *     the image, a batch that is not the model's, an index that names no
+ *     dynamic AIPP input, a run whose parameters no call set (an all-zero
+ *     record); libomrt's omrt_aipp_pack_images refuses sets that disagree
+ *     on what the images share (the image size) and a count that is
+ *     neither 1 nor the batch;
  *   - static AIPP: aclmdlGetAippType and aclmdlGetFirstAippInfo report the
  *     file's parameters;
  *   - with batch gears (--dynamic_batch_size): the input sizes and the
  *     AIPP batch are the largest gear's (ATC's rule), and each gear chosen
  *     with aclmdlSetDynamicBatchSize runs the AIPP on every image of its
- *     batch, dynamic and static. */
+ *     batch, dynamic and static; dynamic with each image's own crop and
+ *     mean (the calls' batchIndex). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,15 +64,23 @@ static float want[C * H * W], got[C * H * W];
 static const int16_t mean[3] = {100, 50, 0};
 static const float vmin[3] = {0.5f, 0.0f, 10.0f}, var[3] = {1.0f, 2.0f, 0.5f};
 
-/* The documented AIPP of `image` (RGB888, crop CX, CY, W x H), then Relu;
- * the image's pixels vary with `seed`. */
-static void expected_seed(int seed) {
+/* 1: image k of a batch has its own crop, at (k, 2 - k), and mean, + 10 k
+ * (SW - W = SH - H = 2); 0: every image's crop is at (CX, CY). */
+static int per_image;
+static int crop_x(int k) { return per_image ? k : CX; }
+static int crop_y(int k) { return per_image ? 2 - k : CY; }
+static int16_t mean_of(int k, int c) { return (int16_t)(mean[c] + (per_image ? 10 * k : 0)); }
+
+/* The documented AIPP of `image` (RGB888, image k's crop, W x H, and
+ * mean), then Relu; the image's pixels vary with k. */
+static void expected_seed(int k) {
   for (int i = 0; i < SW * SH * 3; i++)
-    image[i] = (uint8_t)((i * 53 + 11 + seed * 29) % 256);
+    image[i] = (uint8_t)((i * 53 + 11 + k * 29) % 256);
   for (int c = 0; c < C; c++)
     for (int h = 0; h < H; h++)
       for (int w = 0; w < W; w++) {
-        float v = ((float)(image[((CY + h) * SW + CX + w) * 3 + c] - mean[c]) - vmin[c]) * var[c];
+        float v = ((float)(image[((crop_y(k) + h) * SW + crop_x(k) + w) * 3 + c] - mean_of(k, c)) - vmin[c]) *
+                  var[c];
         want[(c * H + h) * W + w] = v > 0 ? v : 0;
       }
 }
@@ -82,8 +93,9 @@ static aclmdlAIPP *params(uint64_t batch) {
   OK(aclmdlSetAIPPInputFormat(a, ACL_RGB888_U8));
   OK(aclmdlSetAIPPSrcImageSize(a, SW, SH));
   for (uint64_t b = 0; b < batch; b++) {
-    OK(aclmdlSetAIPPCropParams(a, 1, CX, CY, W, H, b));
-    OK(aclmdlSetAIPPDtcPixelMean(a, mean[0], mean[1], mean[2], 0, b));
+    const int k = (int)b;
+    OK(aclmdlSetAIPPCropParams(a, 1, crop_x(k), crop_y(k), W, H, b));
+    OK(aclmdlSetAIPPDtcPixelMean(a, mean_of(k, 0), mean_of(k, 1), mean_of(k, 2), 0, b));
     OK(aclmdlSetAIPPDtcPixelMin(a, vmin[0], vmin[1], vmin[2], 0, b));
     OK(aclmdlSetAIPPPixelVarReci(a, var[0], var[1], var[2], 1, b));
   }
@@ -291,7 +303,11 @@ static void test_batch_gears_dynamic(void) {
   CHECK(aclmdlGetNumInputs(desc) == 3 && pidx == 1 && dyn == 2);
   /* ATC's rule: the image input holds the largest gear's images */
   CHECK_EQ_INT((int)aclmdlGetInputSizeByIndex(desc, 0), GMAX * IMG);
-  CHECK_EQ_INT((int)aclmdlGetInputSizeByIndex(desc, 1), OMRT_AIPP_PARAMS_BYTES);
+  CHECK_EQ_INT((int)aclmdlGetInputSizeByIndex(desc, 1),
+               GMAX * OMRT_AIPP_PARAMS_BYTES); /* a record an image */
+  size_t data_size = 0;
+  OK(aclmdlGetAippDataSize(GMAX, &data_size));
+  CHECK_EQ_INT((int)data_size, GMAX * OMRT_AIPP_PARAMS_BYTES);
   void *dev[4];
   aclmdlDataset *in, *out;
   datasets(desc, dev, &in, &out);
@@ -305,6 +321,34 @@ static void test_batch_gears_dynamic(void) {
   run_batch(id, in, out, dyn, 1);
   run_batch(id, in, out, dyn, 3);
   OK(aclmdlDestroyAIPP(a));
+  /* each image its own crop and mean (batchIndex); gear 1 reads image 0's */
+  per_image = 1;
+  a = params(GMAX);
+  OK(aclmdlSetInputAIPP(id, in, pidx, a));
+  run_batch(id, in, out, dyn, 3);
+  run_batch(id, in, out, dyn, 1);
+  OK(aclmdlSetAIPPCropParams(a, 1, 3, 0, W, H, 2)); /* image 2's crop leaves the image */
+  EXPECT_ACL(aclmdlSetInputAIPP(id, in, pidx, a), ACL_ERROR_INVALID_PARAM, "image 2: crop 8x6 at (3, 0)");
+  OK(aclmdlDestroyAIPP(a));
+  per_image = 0;
+
+  /* libomrt: the sets must agree on the image size; 1 or the batch of them */
+  omrt_model *om_m;
+  CHECK_EQ_INT(omrt_model_load_memory(om, size, NULL, &om_m), OMRT_OK);
+  omrt_aipp cfgs[GMAX];
+  for (int k = 0; k < GMAX; k++) {
+    cfgs[k] = (omrt_aipp){.input_format = OMRT_AIPP_RGB888_U8, .src_w = W, .src_h = H};
+    cfgs[k].var_reci[0] = cfgs[k].var_reci[1] = cfgs[k].var_reci[2] = 1.0f;
+  }
+  static uint8_t recs[GMAX * OMRT_AIPP_PARAMS_BYTES];
+  CHECK_EQ_INT(omrt_aipp_pack_images(om_m, 0, cfgs, GMAX, recs, sizeof recs), OMRT_OK);
+  CHECK_EQ_INT(omrt_aipp_pack_images(om_m, 0, cfgs, 2, recs, sizeof recs), OMRT_ERR_ARG);
+  CHECK(strstr(omrt_last_error(), "takes 1 (every image) or 3") != NULL);
+  CHECK_EQ_INT(omrt_aipp_pack(om_m, 0, cfgs, recs, sizeof recs - 1), OMRT_ERR_ARG);
+  cfgs[1].src_w = W + 2, cfgs[1].crop = 1, cfgs[1].crop_w = W, cfgs[1].crop_h = H;
+  CHECK_EQ_INT(omrt_aipp_pack_images(om_m, 0, cfgs, GMAX, recs, sizeof recs), OMRT_ERR_ARG);
+  CHECK(strstr(omrt_last_error(), "image 1's format, image size, swaps or csc differ") != NULL);
+  omrt_model_free(om_m);
   free_datasets(3, dev, in, out);
   OK(aclmdlDestroyDesc(desc));
   OK(aclmdlUnload(id));

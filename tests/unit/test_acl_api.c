@@ -218,10 +218,14 @@ static void test_aipp_data_size(const void *om, size_t size) {
   OK(aclmdlGetDescFromMem(d, om, size));
   size_t p = 0, bytes = 0;
   OK(aclmdlGetInputIndexByName(d, ACL_DYNAMIC_AIPP_NAME, &p));
+  aclmdlIODims dims;
+  OK(aclmdlGetInputDims(d, p, &dims)); /* [-1, record]: a record an image of batch gears 1, 2 */
+  CHECK(dims.dimCount == 2 && dims.dims[0] == -1);
   for (uint64_t batch = 1; batch <= 2; batch++) {
     OK(aclmdlGetAippDataSize(batch, &bytes));
-    CHECK(bytes > 0 && bytes == aclmdlGetInputSizeByIndex(d, p));
+    CHECK(bytes == batch * (size_t)dims.dims[1]);
   }
+  CHECK(bytes == aclmdlGetInputSizeByIndex(d, p)); /* the largest gear's */
   EXPECT_ACL(aclmdlGetAippDataSize(0, &bytes), ACL_ERROR_INVALID_PARAM, "batchSize 0");
   EXPECT_ACL(aclmdlGetAippDataSize(1, NULL), ACL_ERROR_INVALID_PARAM, "size is NULL");
   OK(aclmdlDestroyDesc(d));

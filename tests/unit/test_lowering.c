@@ -98,42 +98,51 @@ static const char *const onnx_ir =
 
 /* x: NV12 10x10 bytes -> Aipp (crop 8x6 at (2, 2), JPEG CSC, mean/min/
  * var_reci, padding l1 t1 b1) -> [1, 3, 8, 9] -> Conv 3x3. The record is
- * written out as the u8 constant's values. */
-static const char *aipp_ir(void) {
-  static char text[4096];
-  om_aipp_params r = {.input_format = OM_AIPP_YUV420SP_U8,
-                      .src_w = 10,
-                      .src_h = 10,
-                      .csc = 1,
-                      .crop = 1,
-                      .padding = 1,
-                      .crop_x = 2,
-                      .crop_y = 2,
-                      .crop_w = 8,
-                      .crop_h = 6,
-                      .pad_left = 1,
-                      .pad_top = 1,
-                      .pad_bottom = 1,
-                      .matrix = {{256, 0, 359}, {256, -88, -183}, {256, 454, 0}},
-                      .input_bias = {0, 128, 128},
-                      .mean = {124, 116, 104},
-                      .min = {0.5f, 0.25f, 0},
-                      .var_reci = {0.017f, 0.0175f, 0.0174f, 1},
-                      .pad_value = -0.5f};
-  const uint8_t *b = (const uint8_t *)&r;
+ * written out as the u8 constant's values. With per_image, a
+ * batch of 2 and a record an image: image 1 its own crop (8x5 at (0, 4)),
+ * padding (r1 t2 b1), mean, min, var_reci and padding value. */
+static const char *aipp_ir(int per_image) {
+  static char text[8192];
+  om_aipp_params r[2] = {{.input_format = OM_AIPP_YUV420SP_U8,
+                          .src_w = 10,
+                          .src_h = 10,
+                          .csc = 1,
+                          .crop = 1,
+                          .padding = 1,
+                          .crop_x = 2,
+                          .crop_y = 2,
+                          .crop_w = 8,
+                          .crop_h = 6,
+                          .pad_left = 1,
+                          .pad_top = 1,
+                          .pad_bottom = 1,
+                          .matrix = {{256, 0, 359}, {256, -88, -183}, {256, 454, 0}},
+                          .input_bias = {0, 128, 128},
+                          .mean = {124, 116, 104},
+                          .min = {0.5f, 0.25f, 0},
+                          .var_reci = {0.017f, 0.0175f, 0.0174f, 1},
+                          .pad_value = -0.5f}};
+  r[1] = r[0];
+  r[1].crop_x = 0, r[1].crop_y = 4, r[1].crop_h = 5;
+  r[1].pad_left = 0, r[1].pad_right = 1, r[1].pad_top = 2;
+  r[1].mean[0] = 10, r[1].min[2] = 3.5f, r[1].var_reci[1] = -0.5f, r[1].pad_value = 2.0f;
+  const int n = per_image ? 2 : 1;
+  const uint8_t *b = (const uint8_t *)r;
   int len = snprintf(text, sizeof text,
                      "graph aipp opset 13\n"
-                     "input %%x : u8[1,15,10,1]\n"
-                     "const %%p : u8[192] = [");
-  for (int i = 0; i < OM_AIPP_PARAMS_BYTES; i++)
+                     "input %%x : u8[%d,15,10,1]\n"
+                     "const %%p : u8[%d,192] = [",
+                     n, n);
+  for (int i = 0; i < n * OM_AIPP_PARAMS_BYTES; i++)
     len += snprintf(text + len, sizeof text - (size_t)len, "%s%u", i ? ", " : "", b[i]);
   snprintf(text + len, sizeof text - (size_t)len,
            "]\n"
-           "%%a : f32[1,3,8,9] = Aipp(%%x, %%p) {dims=[1,3,8,9]}  # aipp\n"
+           "%%a : f32[%d,3,8,9] = Aipp(%%x, %%p) {dims=[%d,3,8,9]}  # aipp\n"
            "const %%w : f32[4,3,3,3] = rand(31)\n"
-           "%%y : f32[1,4,8,9] = Conv(%%a, %%w) {dilations=[1,1], group=1, kernel_shape=[3,3], "
+           "%%y : f32[%d,4,8,9] = Conv(%%a, %%w) {dilations=[1,1], group=1, kernel_shape=[3,3], "
            "pads=[1,1,1,1], strides=[1,1]}  # conv\n"
-           "output %%y, %%a\n");
+           "output %%y, %%a\n",
+           n, n, n);
   return text;
 }
 
@@ -440,8 +449,10 @@ int main(void) {
   check_numerics("vec", vec_ir, OM_PRECISION_ALLOW_MIX_PRECISION);
   check_numerics("onnxish", onnx_ir, OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
   check_numerics("onnxish", onnx_ir, OM_PRECISION_FORCE_FP16);
-  check_numerics("aipp", aipp_ir(), OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
-  check_numerics("aipp", aipp_ir(), OM_PRECISION_FORCE_FP16);
+  for (int per_image = 0; per_image < 2; per_image++) {
+    check_numerics("aipp", aipp_ir(per_image), OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
+    check_numerics("aipp", aipp_ir(per_image), OM_PRECISION_FORCE_FP16);
+  }
   check_memplan();
   check_rejections();
   return test_summary("test_lowering");

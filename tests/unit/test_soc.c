@@ -16,7 +16,8 @@ static status load_text(const char *dir, const char *text, soc_info *s, diag *d)
 
 static const char *good =
     "name: T\nai_cores: 4\nclock_mhz: 1000\ncube: {m: 16, n: 16, k: 16}\n"
-    "buffers: {l1: 1048576, l0a: 65536, l0b: 65536, l0c: 262144, ub: 262144}\nvector_bytes: 256\n";
+    "buffers: {l1: 1048576, l0a: 65536, l0b: 65536, l0c: 262144, ub: 262144}\nvector_bytes: 256\n"
+    "aipp: {formats: \"RGB888_U8 YUV400_U8\", scaling: true}\n";
 
 int main(void) {
   soc_info s;
@@ -31,6 +32,9 @@ int main(void) {
     CHECK_EQ_INT(s.l0a_bytes, 65536);
     CHECK_EQ_INT(s.l0c_bytes, 262144);
     CHECK_EQ_INT(s.cube_m, 16);
+    /* the documentation's AIPP of 310, 310P and 910: four formats, no scaling */
+    CHECK(strcmp(s.aipp_formats, "YUV420SP_U8 XRGB8888_U8 RGB888_U8 YUV400_U8") == 0);
+    CHECK_EQ_INT(s.aipp_scaling, 0);
   }
   diag_init(&d);
   CHECK(soc_load("Ascend999", &s, &d) != ST_OK);
@@ -42,11 +46,12 @@ int main(void) {
   CHECK_EQ_INT(load_text(dir, good, &s, &d), ST_OK);
   CHECK_EQ_INT(s.ai_cores, 4);
   CHECK_EQ_INT(s.ub_bytes, 262144);
+  CHECK(strcmp(s.aipp_formats, "RGB888_U8 YUV400_U8") == 0 && s.aipp_scaling == 1);
 
   char bad[1024];
   snprintf(bad, sizeof bad, "%sl0x: 5\n", good);
   CHECK(load_text(dir, bad, &s, &d) == ST_ERR_INVALID && strstr(d.msg, "unknown key 'l0x'") &&
-        strstr(d.msg, ":7"));
+        strstr(d.msg, ":8"));
   CHECK(load_text(dir, "name: T\nai_cores: 4\n", &s, &d) == ST_ERR_INVALID && strstr(d.msg, "missing key"));
   snprintf(bad, sizeof bad, "%s", good);
   memcpy(strstr(bad, "ai_cores: 4"), "ai_cores: x", 11);
@@ -57,6 +62,10 @@ int main(void) {
   CHECK(load_text(dir, "name: [a, b]\n", &s, &d) == ST_ERR_PARSE);
   CHECK(load_text(dir, "a: {b: {c: 1}}\n", &s, &d) == ST_ERR_PARSE);
   CHECK(load_text(dir, "name: T\n  bad indent: : :\n", &s, &d) == ST_ERR_PARSE);
+  snprintf(bad, sizeof bad, "%s", good);
+  memcpy(strstr(bad, "scaling: true"), "scaling: yes ", 13);
+  CHECK(load_text(dir, bad, &s, &d) == ST_ERR_INVALID &&
+        strstr(d.msg, "aipp.scaling must be true or false") && strstr(d.msg, ":7"));
   snprintf(bad, sizeof bad, "%sai_cores: 2\n", good);
   CHECK(load_text(dir, bad, &s, &d) == ST_ERR_INVALID && strstr(d.msg, "twice"));
   return test_summary("soc");
