@@ -910,6 +910,16 @@ static status layout_qlut(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, lay, n->out[0]->dtype);
 }
 
+/* DynQuant: x f32 ND (a fp16 producer's value converted), y, scale and zp
+ * ND in their dtypes. */
+static status layout_dynquant(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  status st = ensure_input(s, n, 0, LAYOUT_ND, DT_FLOAT32, NULL);
+  for (int k = 0; k < n->nout && st == ST_OK; k++)
+    st = redirect_output(s, n, k, LAYOUT_ND, n->out[k]->dtype);
+  return st;
+}
+
 static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_NONE] = refuse_unfolded,
     [IR_LAY_VECTORIZED] = refuse_vectorized,
@@ -933,6 +943,7 @@ static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_QELTWISE] = layout_qeltwise,
     [IR_LAY_QLUT] = layout_qlut,
     [IR_LAY_QMATMUL] = layout_qmatmul,
+    [IR_LAY_DYNQUANT] = layout_dynquant,
     [IR_LAY_CONVERT] = layout_convert,
 };
 

@@ -92,7 +92,7 @@ static void test_json(const char *dir) {
   if (text) {
     const char *want[] = {
         "\"magic\": \"DVNPU-OM\"",
-        "\"version\": \"2.12\"",
+        "\"version\": \"2.13\"",
         "\"type\": \"TENSORS\"",
         "\"name\": \"tiny\"",
         "\"soc\": \"Ascend310\"",
