@@ -89,8 +89,8 @@ enum { OM_QLUT_WRITES = OM_SLOT(OM_QLUT_T_Y), OM_QLUT_NPARAMS = 0 };
  *   scale)) (0 for a NaN quotient), y[i] = saturate(round(x[i] / scale) +
  *   zp) (a NaN quotient counts 0), each step one f32 operation, rounding
  *   half to even, saturating to [0, 255] (common/quant.h).
- *   tensors: x ND f32, y ND u8 (x's dims), scale ND f32 (one element), zp
- *   ND u8 (one element).
+ *   tensors: x ND f32 or f16 (read as its exact f32 values), y ND u8 (x's
+ *   dims), scale ND f32 (one element), zp ND u8 (one element).
  *   params: none.
  *   Block unit: equal runs of x's elements; every block reads all of x for
  *   lo and hi (so the blocks need not meet), quantizes its own run, and

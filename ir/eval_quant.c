@@ -295,11 +295,13 @@ static status eval_qmatmul(ev *e) {
 static status eval_dynquant(ev *e) {
   const ir_node *n = e->n;
   const int64_t count = ir_value_elements(n->in[0]);
-  const float *x = e->in[0];
+  float *x = arena_array(e->a, (size_t)count + 1, sizeof *x); /* f16: its exact f32 values */
+  for (int64_t i = 0; x && i < count; i++)
+    x[i] = (float)elem_get(e->in[0], n->in[0]->dtype, i);
   uint8_t *y = arena_alloc_aligned(e->a, (size_t)count + 1, 64);
   float *s = arena_alloc_aligned(e->a, sizeof(float), 64);
   uint8_t *z = arena_alloc_aligned(e->a, 1, 64);
-  if (!y || !s || !z) return nomem(e);
+  if (!x || !y || !s || !z) return nomem(e);
   int32_t zp;
   q_dynamic_params(q_extreme(x, count, 0, 0), q_extreme(x, count, 0, 1), s, &zp);
   *z = (uint8_t)zp;

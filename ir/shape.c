@@ -813,8 +813,8 @@ static status infer_node(si *s, ir_node *n) {
     break;
   }
   case IR_OP_DYNQUANT: /* y u8 of x's dims, scale f32 [], zp u8 [] */
-    if (n->in[0]->dtype != DT_FLOAT32 || n->nout != 3)
-      return fail(s, ST_ERR_INVALID, "expected x f32 and 3 outputs, got %s and %d",
+    if ((n->in[0]->dtype != DT_FLOAT32 && n->in[0]->dtype != DT_FLOAT16) || n->nout != 3)
+      return fail(s, ST_ERR_INVALID, "expected x f32 or f16 and 3 outputs, got %s and %d",
                   dtype_name(n->in[0]->dtype), n->nout);
     n->out[1]->dtype = DT_FLOAT32, n->out[2]->dtype = DT_UINT8;
     ir_value_set_shape(n->out[1], 0, dims);

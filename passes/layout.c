@@ -910,11 +910,12 @@ static status layout_qlut(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, lay, n->out[0]->dtype);
 }
 
-/* DynQuant: x f32 ND (a fp16 producer's value converted), y, scale and zp
- * ND in their dtypes. */
+/* DynQuant: x ND, f16 kept (the task reads its exact f32 values: no
+ * conversion task), else f32; y, scale and zp ND in their dtypes. */
 static status layout_dynquant(lay_state *s, ir_node *n, int cdt) {
   (void)cdt;
-  status st = ensure_input(s, n, 0, LAYOUT_ND, DT_FLOAT32, NULL);
+  const int dt = n->in[0]->dtype == DT_FLOAT16 ? ANY_DTYPE : DT_FLOAT32;
+  status st = ensure_input(s, n, 0, LAYOUT_ND, dt, NULL);
   for (int k = 0; k < n->nout && st == ST_OK; k++)
     st = redirect_output(s, n, k, LAYOUT_ND, n->out[k]->dtype);
   return st;

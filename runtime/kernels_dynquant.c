@@ -15,6 +15,9 @@
  * the zero point in int32 and saturates to [0, 255] by packing. Other
  * targets, and OMRT_PORTABLE=1, take the portable loops.
  *
+ * An f16 x (a float16 producer's value under force_fp16) is converted to
+ * f32 a chunk at a time, exactly, instead of by a TRANSDATA task before.
+ *
  * Blocks: every block reads all of x for the range (they need not meet),
  * quantizes its own runs of 64 elements, and block 0 writes scale and zp.
  */
@@ -28,7 +31,7 @@
 #define DYNQUANT_SSE2 0
 #endif
 
-enum { RUN = 64 }; /* elements per block unit */
+enum { RUN = 64, CHUNK = 1024 }; /* elements per block unit; per f16 -> f32 conversion */
 
 #if DYNQUANT_SSE2
 static void range_sse2(const float *x, uint64_t n, float *lo_out, float *hi_out) {
@@ -95,20 +98,39 @@ void rt_dynquant_quantize(const float *x, uint64_t n, float scale, int32_t zp, i
     y[i] = (uint8_t)q_quantize(x[i], scale, zp, 0, 255);
 }
 
+/* x[i0 .. i0 + n) as f32: in place for f32 x, else converted into buf
+ * (f16 to f32 is exact). */
+static const float *chunk_f32(const void *x, int dt, uint64_t i0, uint64_t n, float *buf) {
+  if (dt == DT_FLOAT32) return (const float *)x + i0;
+  const rt_cpu_paths *cpu = rt_cpu();
+  if (cpu->h2f)
+    cpu->h2f(buf, (const uint16_t *)x + i0, (uint32_t)n);
+  else
+    rt_load_f32(buf, x, dt, (size_t)i0, (size_t)n);
+  return buf;
+}
+
 void rt_dynquant_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   (void)core;
-  const float *x = args->data[OM_DYNQUANT_T_X];
+  const void *x = args->data[OM_DYNQUANT_T_X];
+  const int dt = (int)args->desc[OM_DYNQUANT_T_X]->dtype, simd = rt_cpu()->baseline;
   const uint64_t n = rt_elements(args->desc[OM_DYNQUANT_T_X]);
-  float lo, hi, scale;
+  float buf[CHUNK], lo = 0, hi = 0, l, h, scale;
+  for (uint64_t i = 0; i < n; i += CHUNK) {
+    const uint64_t m = n - i < CHUNK ? n - i : CHUNK;
+    rt_dynquant_range(chunk_f32(x, dt, i, m, buf), m, simd, &l, &h);
+    lo = q_extreme(&l, 1, lo, 0), hi = q_extreme(&h, 1, hi, 1);
+  }
   int32_t zp;
-  const int simd = rt_cpu()->baseline;
-  rt_dynquant_range(x, n, simd, &lo, &hi);
   q_dynamic_params(lo, hi, &scale, &zp);
   uint64_t r0, r1;
   rt_block_range((n + RUN - 1) / RUN, task->block_dim, block, &r0, &r1);
-  const uint64_t e0 = r0 * RUN, e1 = r1 * RUN < n ? r1 * RUN : n;
-  if (e1 > e0)
-    rt_dynquant_quantize(x + e0, e1 - e0, scale, zp, simd, (uint8_t *)args->data[OM_DYNQUANT_T_Y] + e0);
+  const uint64_t e1 = r1 * RUN < n ? r1 * RUN : n;
+  uint8_t *y = args->data[OM_DYNQUANT_T_Y];
+  for (uint64_t i = r0 * RUN; i < e1; i += CHUNK) {
+    const uint64_t m = e1 - i < CHUNK ? e1 - i : CHUNK;
+    rt_dynquant_quantize(chunk_f32(x, dt, i, m, buf), m, scale, zp, simd, y + i);
+  }
   if (block == 0) {
     *(float *)args->data[OM_DYNQUANT_T_SCALE] = scale;
     *(uint8_t *)args->data[OM_DYNQUANT_T_ZP] = (uint8_t)zp;
@@ -120,7 +142,8 @@ omrt_status rt_dynquant_check(const omrt_model *m, uint32_t i, const om_task *ta
   const om_tensor *x, *y, *s, *z;
   omrt_status st;
   if ((st = rt_chk_ntensors(&c, OM_DYNQUANT_NTENSORS)) ||
-      (st = rt_chk_tensor_of(&c, OM_DYNQUANT_T_X, "x", 0, LAYOUT_ND, -1, RT_DT(DT_FLOAT32), &x)) ||
+      (st = rt_chk_tensor_of(&c, OM_DYNQUANT_T_X, "x", 0, LAYOUT_ND, -1,
+                             RT_DT(DT_FLOAT32) | RT_DT(DT_FLOAT16), &x)) ||
       (st = rt_chk_tensor_of(&c, OM_DYNQUANT_T_Y, "y", 0, LAYOUT_ND, -1, RT_DT(DT_UINT8), &y)) ||
       (st = rt_chk_tensor_of(&c, OM_DYNQUANT_T_SCALE, "scale", 0, LAYOUT_ND, -1, RT_DT(DT_FLOAT32), &s)) ||
       (st = rt_chk_tensor_of(&c, OM_DYNQUANT_T_ZP, "zp", 0, LAYOUT_ND, -1, RT_DT(DT_UINT8), &z)) ||

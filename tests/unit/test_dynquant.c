@@ -5,8 +5,9 @@
  * zeros (scale 0), negative zeros, x / scale and -lo / scale exactly half
  * way between integers (rounding half to even, the zero point's too),
  * infinities and NaNs. Each case runs the task with 1, 2 and 3 blocks (the
- * ctest variant forces OMRT_PORTABLE=1) and the range and quantize loops
- * on both paths (portable, SSE2). Also the load-time check's refusals,
+ * ctest variant forces OMRT_PORTABLE=1), on f32 x and on f16 x (against
+ * the evaluator on its f32 values), and the range and quantize loops on
+ * both paths (portable, SSE2). Also the load-time check's refusals,
  * each naming the field.
  */
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fp16.h"
 #include "common/quant.h"
 #include "ir/eval.h"
 #include "ir/shape.h"
@@ -82,10 +84,10 @@ static int reference(const qcase *q, const float *x, void **out, arena *a) {
   return ok;
 }
 
-static void setup(kcase *c, int64_t n, uint32_t block_dim) {
+static void setup(kcase *c, int64_t n, uint32_t block_dim, int xdt) {
   const int64_t one = 1;
   kc_setup(c, OM_TASK_DYNQUANT, block_dim, OM_DYNQUANT_NTENSORS);
-  kc_set(c, X, DT_FLOAT32, 1, &n);
+  kc_set(c, X, xdt, 1, &n);
   kc_set(c, Y, DT_UINT8, 1, &n);
   kc_set(c, S, DT_FLOAT32, 0, &one);
   kc_set(c, Z, DT_UINT8, 0, &one);
@@ -104,30 +106,39 @@ static void compare(const char *path, const qcase *q, const uint8_t *y, float s,
               *(const uint8_t *)want[2]);
 }
 
+/* The task with 1, 2 and 3 blocks on x (f32) or on its f16 bits xh. */
+static void run_task(const qcase *q, const float *x, const uint16_t *xh, void **want) {
+  for (uint32_t blocks = 1; blocks <= 3; blocks++) {
+    kcase c;
+    setup(&c, q->n, blocks, xh ? DT_FLOAT16 : DT_FLOAT32);
+    if (xh)
+      memcpy(c.data[X], xh, sizeof(uint16_t) * (size_t)q->n);
+    else
+      memcpy(c.data[X], x, sizeof(float) * (size_t)q->n);
+    const omrt_status st = kc_check(&c);
+    CHECK_EQ_INT(st, q->n < 64 * (int64_t)blocks - 63 ? OMRT_ERR_FORMAT : OMRT_OK);
+    if (st == OMRT_OK) {
+      kc_run_blocks(&c, kc_core());
+      char path[32];
+      snprintf(path, sizeof path, "task %s, %u blocks", xh ? "f16" : "f32", blocks);
+      compare(path, q, c.data[Y], *(float *)c.data[S], *(uint8_t *)c.data[Z], want);
+    }
+    kc_free(&c);
+  }
+}
+
 static void run_case(const qcase *q) {
   arena a;
   arena_init(&a, 0);
   float *x = malloc(sizeof(float) * (size_t)q->n);
+  uint16_t *xh = malloc(sizeof(uint16_t) * (size_t)q->n);
   uint8_t *y = malloc((size_t)q->n);
   fill(q, x);
   void *want[3] = {0};
   CHECK(reference(q, x, want, &a));
   if (!want[0]) goto done;
   if (q->kind == TIES) CHECK(*(const float *)want[1] == 0.0625f && *(const uint8_t *)want[2] == 2);
-  for (uint32_t blocks = 1; blocks <= 3; blocks++) {
-    kcase c;
-    setup(&c, q->n, blocks);
-    memcpy(c.data[X], x, sizeof(float) * (size_t)q->n);
-    const omrt_status st = kc_check(&c);
-    CHECK_EQ_INT(st, q->n < 64 * (int64_t)blocks - 63 ? OMRT_ERR_FORMAT : OMRT_OK);
-    if (st == OMRT_OK) {
-      kc_run_blocks(&c, kc_core());
-      char path[32];
-      snprintf(path, sizeof path, "task, %u blocks", blocks);
-      compare(path, q, c.data[Y], *(float *)c.data[S], *(uint8_t *)c.data[Z], want);
-    }
-    kc_free(&c);
-  }
+  run_task(q, x, NULL, want);
   for (int simd = 0; simd <= 1; simd++) { /* both paths, whatever the CPU detection chose */
     float lo, hi, s;
     int32_t zp;
@@ -137,30 +148,34 @@ static void run_case(const qcase *q) {
     rt_dynquant_quantize(x, (uint64_t)q->n, s, zp, simd, y);
     compare(simd ? "sse2 loops" : "portable loops", q, y, s, (uint8_t)zp, want);
   }
+  for (int64_t i = 0; i < q->n; i++) /* f16 x: the evaluator on its f32 values */
+    xh[i] = float_to_half(x[i]), x[i] = half_to_float(xh[i]);
+  CHECK(reference(q, x, want, &a));
+  if (want[0]) run_task(q, x, xh, want);
 done:
-  free(x), free(y);
+  free(x), free(xh), free(y);
   arena_free(&a);
 }
 
 static void test_rejects(void) {
   kcase c;
   const int64_t n = 200, two = 2, m = 199;
-  setup(&c, n, 1);
+  setup(&c, n, 1, DT_FLOAT32);
   CHECK_EQ_INT(kc_check(&c), OMRT_OK);
   c.task.block_dim = 5; /* 4 runs of 64 */
   expect_reject(&c, "more blocks than runs", "block_dim");
-  setup(&c, n, 1);
+  setup(&c, n, 1, DT_FLOAT32);
   kc_set(&c, Y, DT_INT8, 1, &n);
   expect_reject(&c, "i8 y", "y");
-  setup(&c, n, 1);
+  setup(&c, n, 1, DT_FLOAT32);
   kc_set(&c, Y, DT_UINT8, 1, &m);
   expect_reject(&c, "y of other dims", "dims");
-  setup(&c, n, 1);
+  setup(&c, n, 1, DT_FLOAT32);
   kc_set(&c, S, DT_FLOAT32, 1, &two);
   expect_reject(&c, "scale of 2 elements", "scale and zp have 2");
-  setup(&c, n, 1);
-  kc_set(&c, X, DT_FLOAT16, 1, &n);
-  expect_reject(&c, "f16 x", "x");
+  setup(&c, n, 1, DT_FLOAT32);
+  kc_set(&c, X, DT_INT32, 1, &n);
+  expect_reject(&c, "i32 x", "x");
   kc_free(&c);
 }
 
