@@ -93,7 +93,8 @@
  * runtime refuses it as an unknown kind).
  * 2.13 gave AIPP's params one record per image (dynamic AIPP with
  * per-image crop, padding and normalisation; a 2.12 runtime refuses the
- * params size). */
+ * params size) and added the DYNQUANT task (DynamicQuantizeLinear as one
+ * task; a 2.12 runtime refuses it as an unknown kind). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 13 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */

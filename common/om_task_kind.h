@@ -74,6 +74,7 @@ typedef enum om_task_kind {
   OM_TASK_QELTWISE = 31,
   OM_TASK_QLUT = 32,
   OM_TASK_QMATMUL = 33,
+  OM_TASK_DYNQUANT = 34,
   OM_TASK_KIND_COUNT /* one past the largest kind */
 } om_task_kind;
 

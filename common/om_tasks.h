@@ -46,6 +46,7 @@
   X(OM_TASK_TFIDF, OM_TFIDF_WRITES, 0)                                                                       \
   X(OM_TASK_QELTWISE, OM_QELTWISE_WRITES, 0)                                                                 \
   X(OM_TASK_QLUT, OM_QLUT_WRITES, 0)                                                                         \
-  X(OM_TASK_QMATMUL, OM_QMATMUL_WRITES, 0)
+  X(OM_TASK_QMATMUL, OM_QMATMUL_WRITES, 0)                                                                   \
+  X(OM_TASK_DYNQUANT, OM_DYNQUANT_WRITES, 0)
 
 #endif

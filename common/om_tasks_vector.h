@@ -82,6 +82,25 @@ enum {
 enum { OM_QLUT_T_X = 0, OM_QLUT_T_TABLE = 1, OM_QLUT_T_Y = 2, OM_QLUT_NTENSORS = 3 };
 enum { OM_QLUT_WRITES = OM_SLOT(OM_QLUT_T_Y), OM_QLUT_NPARAMS = 0 };
 
+/* DYNQUANT (vector unit, format 2.13): ONNX's DynamicQuantizeLinear (the
+ * DynQuant op, ops.def), x's range and its quantization in one task:
+ *   lo, hi = the smallest and largest element of x with 0 included (NaN
+ *   when x has a NaN); scale = (hi - lo) / 255, zp = saturate(round(-lo /
+ *   scale)) (0 for a NaN quotient), y[i] = saturate(round(x[i] / scale) +
+ *   zp) (a NaN quotient counts 0), each step one f32 operation, rounding
+ *   half to even, saturating to [0, 255] (common/quant.h).
+ *   tensors: x ND f32 or f16 (read as its exact f32 values), y ND u8 (x's
+ *   dims), scale ND f32 (one element), zp ND u8 (one element).
+ *   params: none.
+ *   Block unit: equal runs of x's elements; every block reads all of x for
+ *   lo and hi (so the blocks need not meet), quantizes its own run, and
+ *   block 0 writes scale and zp. */
+enum { OM_DYNQUANT_T_X = 0, OM_DYNQUANT_T_Y = 1, OM_DYNQUANT_T_SCALE = 2, OM_DYNQUANT_T_ZP = 3 };
+enum { OM_DYNQUANT_NTENSORS = 4, OM_DYNQUANT_NPARAMS = 0 };
+enum {
+  OM_DYNQUANT_WRITES = OM_SLOT(OM_DYNQUANT_T_Y) | OM_SLOT(OM_DYNQUANT_T_SCALE) | OM_SLOT(OM_DYNQUANT_T_ZP)
+};
+
 /* POOL (vector unit): max or average pooling on NC1HWC0 or NDC1HWC0.
  *   tensors: x, y (same dtype family f16/f32, or for max one dtype u8 or
  *   i8; output dims given by y), both NC1HWC0 (2-D) or both NDC1HWC0 (3-D).

@@ -44,6 +44,29 @@ static inline int32_t q_quantize(float x, float s, int32_t zp, int32_t lo, int32
   return q_clamp((int64_t)q + zp, lo, hi);
 }
 
+/* DynamicQuantizeLinear's parameters from the range of x: lo and hi are
+ * the smallest and largest element with 0 included (a NaN in x makes both
+ * NaN), +0 for a zero extremum (lo + 0.0f: the sign of a zero does not
+ * reach the results). scale = (hi - lo) / 255 in f32, zp = q_quantize(-lo,
+ * scale, 0, 0, 255): saturate(round(-lo / scale)), 0 when the quotient is
+ * NaN (an all-zero x: scale 0). These are the f32 steps of ONNX's
+ * definition (Min / Max with 0, Sub, Div, Neg, Div, Round, Clip, Cast), and
+ * y = q_quantize(x, scale, zp, 0, 255) per element. */
+static inline void q_dynamic_params(float lo, float hi, float *scale_out, int32_t *zp_out) {
+  lo = lo + 0.0f, hi = hi + 0.0f;
+  const float s = (hi - lo) / 255.0f;
+  *scale_out = s;
+  *zp_out = q_quantize(-lo, s, 0, 0, 255);
+}
+
+/* The smallest (max = 0) or largest (max = 1) of acc and v[0..n), NaN when
+ * any of them is NaN. */
+static inline float q_extreme(const float *v, int64_t n, float acc, int max) {
+  for (int64_t i = 0; i < n; i++)
+    acc = acc != acc || v[i] != v[i] ? NAN : max ? (v[i] > acc ? v[i] : acc) : (v[i] < acc ? v[i] : acc);
+  return acc;
+}
+
 /* The requantization of an int8 convolution (the QConv op, ops.def; the
  * QCONV2D task, om_format.h): the int32 sum acc times the f32 multiplier
  * mult (= s_x * s_w / s_y, each product rounded to f32), rounded half to

@@ -4,7 +4,7 @@
  *
  *   QuantizeLinear(x, s, [zp])    one QuantizeLinear node, attr to = the output type
  *   DequantizeLinear(x, s, [zp])  one DequantizeLinear node, attr to = the float type
- *   DynamicQuantizeLinear(x)      s = (max(0, max x) - min(0, min x)) / 255,
+ *   DynamicQuantizeLinear(x)      one DynQuant: s = (max(0, max x) - min(0, min x)) / 255,
  *                                 zp = saturate(round(0 - min(0, min x) / s)),
  *                                 y = QuantizeLinear(x, s, zp) in uint8
  *   QLinearConv, QLinearMatMul    QuantizeLinear(Conv|MatMul(DequantizeLinear(x),
@@ -266,7 +266,8 @@ status onnx_decomp_dequantize(onnx_node *nd, ir_node *none) {
   return dc_end(&b);
 }
 
-/* DynamicQuantizeLinear (opset 11): uint8 with the scale and zero point of x's range (0 included). */
+/* DynamicQuantizeLinear (opset 11): one DynQuant node (ops.def), uint8
+ * with the scale and zero point of x's range (0 included). */
 status onnx_decomp_dynamic_quantize(onnx_node *nd, ir_node *none) {
   (void)none;
   dc b;
@@ -275,17 +276,10 @@ status onnx_decomp_dynamic_quantize(onnx_node *nd, ir_node *none) {
   if (dc_dtype(&b, x) != DT_FLOAT32 && !b.st)
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "x has type %s; float32 is supported",
                      onnx_dtype_name(x->dtype));
-  ir_value *zero = b.st ? NULL : dc_scalar(&b, DT_FLOAT32, 0);
-  ir_value *lo = dc_op2(&b, IR_OP_MIN, dc_reduce(&b, "min", x, 0, NULL, 0), zero);
-  ir_value *hi = dc_op2(&b, IR_OP_MAX, dc_reduce(&b, "max", x, 0, NULL, 0), zero);
-  ir_value *scale =
-      dc_op2(&b, IR_OP_DIV, dc_op2(&b, IR_OP_SUB, hi, lo), b.st ? NULL : dc_scalar(&b, DT_FLOAT32, 255));
-  ir_value *zpf =
-      dc_clip(&b, dc_op1(&b, IR_OP_ROUND, dc_op2(&b, IR_OP_DIV, dc_op1(&b, IR_OP_NEG, lo), scale)), 0, 255);
-  ir_value *zp = dc_cast(&b, zpf, DT_UINT8);
-  dc_output(&b, 0, qdq(&b, IR_OP_QUANTIZE, x, scale, zp, DT_UINT8, 0));
-  dc_output(&b, 1, scale);
-  dc_output(&b, 2, zp);
+  ir_node *n = dc_node_outs(&b, IR_OP_DYNQUANT, 1, &x, 3);
+  if (n) n->out[1]->dtype = DT_FLOAT32;
+  for (int k = 0; n && k < 3; k++)
+    dc_output(&b, k, n->out[k]);
   dc_keep_dtype(&b); /* fp16 would move the scale, and with it the integers */
   return dc_end(&b);
 }

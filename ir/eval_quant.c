@@ -4,7 +4,8 @@
  * the same), and QConv, the int8 convolution: exact int32 sums, then
  * q_requant (and with a residual, q_eltwise), the integer arithmetic
  * libomrt's QCONV2D kernels reproduce bit for bit; and QEltwise, q_eltwise per element (the QELTWISE kernels'
- * arithmetic), and QLut, a table lookup per byte. Inputs are
+ * arithmetic), QLut, a table lookup per byte, and DynQuant (x's range,
+ * q_dynamic_params, q_quantize: the DYNQUANT kernel's arithmetic). Inputs are
  * C-order ND buffers; a scale or zero point broadcasts numpy-style against
  * x (ops.def), so per tensor, per axis and blocked parameters are one case.
  */
@@ -20,7 +21,7 @@
 
 int ir_eval_is_quant(ir_op op) {
   return op == IR_OP_QUANTIZE || op == IR_OP_DEQUANTIZE || op == IR_OP_QCONV || op == IR_OP_QELTWISE ||
-         op == IR_OP_QLUT || op == IR_OP_QMATMUL;
+         op == IR_OP_QLUT || op == IR_OP_QMATMUL || op == IR_OP_DYNQUANT;
 }
 
 /* A QConv's residual epilogue (in[4], ops.def), read and checked against
@@ -289,6 +290,27 @@ static status eval_qmatmul(ev *e) {
   return ST_OK;
 }
 
+/* DynQuant: x's range (0 included), then q_dynamic_params and q_quantize
+ * per element: the arithmetic the DYNQUANT kernel reproduces. */
+static status eval_dynquant(ev *e) {
+  const ir_node *n = e->n;
+  const int64_t count = ir_value_elements(n->in[0]);
+  float *x = arena_array(e->a, (size_t)count + 1, sizeof *x); /* f16: its exact f32 values */
+  for (int64_t i = 0; x && i < count; i++)
+    x[i] = (float)elem_get(e->in[0], n->in[0]->dtype, i);
+  uint8_t *y = arena_alloc_aligned(e->a, (size_t)count + 1, 64);
+  float *s = arena_alloc_aligned(e->a, sizeof(float), 64);
+  uint8_t *z = arena_alloc_aligned(e->a, 1, 64);
+  if (!x || !y || !s || !z) return nomem(e);
+  int32_t zp;
+  q_dynamic_params(q_extreme(x, count, 0, 0), q_extreme(x, count, 0, 1), s, &zp);
+  *z = (uint8_t)zp;
+  for (int64_t i = 0; i < count; i++)
+    y[i] = (uint8_t)q_quantize(x[i], *s, zp, 0, 255);
+  e->out[0] = y, e->out[1] = s, e->out[2] = z;
+  return ST_OK;
+}
+
 /* QConv: NCHW, one output element at a time (then its residual's). */
 static status eval_qconv(ev *e) {
   const ir_node *n = e->n;
@@ -395,6 +417,7 @@ status ir_eval_quant(const ir_node *n, const void *const *inputs, void **outputs
   case IR_OP_QELTWISE: return eval_qeltwise(&e);
   case IR_OP_QLUT: return eval_qlut(&e);
   case IR_OP_QMATMUL: return eval_qmatmul(&e);
+  case IR_OP_DYNQUANT: return eval_dynquant(&e);
   default: return fail(&e, ST_ERR_UNSUPPORTED, "not a quantized op");
   }
 }

@@ -66,6 +66,7 @@ typedef enum ir_lay {
   IR_LAY_QELTWISE,
   IR_LAY_QLUT,
   IR_LAY_QMATMUL,
+  IR_LAY_DYNQUANT,
   IR_LAY_CONVERT,
   IR_LAY_COUNT
 } ir_lay;

@@ -812,6 +812,16 @@ static status infer_node(si *s, ir_node *n) {
     if (ir_qlut_infer(n, &rank, dims, &dt, err, sizeof err)) return fail(s, ST_ERR_INVALID, "%s", err);
     break;
   }
+  case IR_OP_DYNQUANT: /* y u8 of x's dims, scale f32 [], zp u8 [] */
+    if ((n->in[0]->dtype != DT_FLOAT32 && n->in[0]->dtype != DT_FLOAT16) || n->nout != 3)
+      return fail(s, ST_ERR_INVALID, "expected x f32 or f16 and 3 outputs, got %s and %d",
+                  dtype_name(n->in[0]->dtype), n->nout);
+    n->out[1]->dtype = DT_FLOAT32, n->out[2]->dtype = DT_UINT8;
+    ir_value_set_shape(n->out[1], 0, dims);
+    ir_value_set_shape(n->out[2], 0, dims);
+    dt = DT_UINT8, rank = n->in[0]->rank;
+    memcpy(dims, n->in[0]->dims, sizeof(int64_t) * (size_t)rank);
+    break;
   case IR_OP_LAYERNORM:
   case IR_OP_ATTENTION:
   case IR_OP_RECURRENCE: return ir_shape_infer_fused(s->g, n, s->d); /* ir/shape_fused.c */
@@ -873,7 +883,8 @@ status ir_shape_infer_node(ir_graph *g, ir_node *n, const void *const *known, di
   }
   if (n->nout < 1 || !n->out[0] ||
       (n->nout != 1 && n->op != IR_OP_VECPROG && n->op != IR_OP_SPLIT && n->op != IR_OP_TOPK &&
-       !ir_fused_op(n->op) && !ir_count_is_producer(n))) /* the fused ops count their own outputs */
+       n->op != IR_OP_DYNQUANT && !ir_fused_op(n->op) &&
+       !ir_count_is_producer(n))) /* the fused ops count their own outputs */
     return fail(s, ST_ERR_INVALID, "%d outputs, expected 1", n->nout);
   if (ir_count_is_producer(n)) return ir_count_infer(g, n, d); /* ir/count.c */
   status st = resolve_list_input(s, n);

@@ -47,6 +47,7 @@
  *                        pass packed them
  *   QELTWISE             QEltwise (passes/qconv.c)
  *   QLUT                 QLut (passes/qlut.c)
+ *   DYNQUANT             DynQuant (frontend/onnx_decomp_quant.c: DynamicQuantizeLinear)
  *   GATHER               Gather, GatherElements (what did not fold to a
  *                        constant), GatherND (mode 2)
  *   PAD                  Pad (the constant as bytes of y's dtype)
@@ -671,6 +672,15 @@ static status emit_qmatmul(emit_state *s, ir_node *n) {
   return add_task(s, n, OM_TASK_QMATMUL, OM_QMATMUL_NTENSORS, tv, OM_QMATMUL_NPARAMS, p);
 }
 
+/* DYNQUANT: DynQuant's x and its three outputs (om_tasks_vector.h); no params. */
+static status emit_dynquant(emit_state *s, ir_node *n) {
+  ir_value *tv[OM_DYNQUANT_NTENSORS] = {[OM_DYNQUANT_T_X] = n->in[0],
+                                        [OM_DYNQUANT_T_Y] = n->out[0],
+                                        [OM_DYNQUANT_T_SCALE] = n->out[1],
+                                        [OM_DYNQUANT_T_ZP] = n->out[2]};
+  return add_task(s, n, OM_TASK_DYNQUANT, OM_DYNQUANT_NTENSORS, tv, OM_DYNQUANT_NPARAMS, NULL);
+}
+
 /* QELTWISE: QEltwise's operands and attributes (om_tasks.h). */
 static status emit_qeltwise(emit_state *s, ir_node *n) {
   int32_t p[OM_QELTWISE_NPARAMS] = {
@@ -896,7 +906,7 @@ static const emit_rule emit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_NONZERO] = emit_nonzero,     [OM_TASK_NMS] = emit_nms,
     [OM_TASK_UNIQUE] = emit_unique,       [OM_TASK_TFIDF] = emit_tfidf,
     [OM_TASK_QELTWISE] = emit_qeltwise,   [OM_TASK_QLUT] = emit_qlut,
-    [OM_TASK_QMATMUL] = emit_qmatmul,
+    [OM_TASK_QMATMUL] = emit_qmatmul,     [OM_TASK_DYNQUANT] = emit_dynquant,
 };
 
 int pass_emit_has_rule(om_task_kind kind) {

@@ -911,6 +911,17 @@ static status layout_qlut(lay_state *s, ir_node *n, int cdt) {
   return st != ST_OK ? st : redirect_output(s, n, 0, lay, n->out[0]->dtype);
 }
 
+/* DynQuant: x ND, f16 kept (the task reads its exact f32 values: no
+ * conversion task), else f32; y, scale and zp ND in their dtypes. */
+static status layout_dynquant(lay_state *s, ir_node *n, int cdt) {
+  (void)cdt;
+  const int dt = n->in[0]->dtype == DT_FLOAT16 ? ANY_DTYPE : DT_FLOAT32;
+  status st = ensure_input(s, n, 0, LAYOUT_ND, dt, NULL);
+  for (int k = 0; k < n->nout && st == ST_OK; k++)
+    st = redirect_output(s, n, k, LAYOUT_ND, n->out[k]->dtype);
+  return st;
+}
+
 static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_NONE] = refuse_unfolded,
     [IR_LAY_VECTORIZED] = refuse_vectorized,
@@ -934,6 +945,7 @@ static const lay_rule lay_rules[IR_LAY_COUNT] = {
     [IR_LAY_QELTWISE] = layout_qeltwise,
     [IR_LAY_QLUT] = layout_qlut,
     [IR_LAY_QMATMUL] = layout_qmatmul,
+    [IR_LAY_DYNQUANT] = layout_dynquant,
     [IR_LAY_CONVERT] = layout_convert,
 };
 

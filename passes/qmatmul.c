@@ -16,12 +16,20 @@
  * graph's. The scale's producer, when a Mul, is marked precision "fp32": it
  * is the f32 product the graph defines, under every precision mode.
  *
+ * First, DynQuant nodes (DynamicQuantizeLinear) reading one x compute the
+ * same three values: the readers of a later one read the first one's, so
+ * x is quantized once (ONNX Runtime's quantize_dynamic writes one per
+ * tensor, but a per-MatMul rewrite repeats it for Q, K and V).
+ *
  * Contract.
  *   Needs:   shape_infer (dims to match the broadcasts).
  *   Changes: QMatMul(x, w, x_zp) whose i32 value only a Cast to f32
  *            reads, whose value only a Mul reads (not graph outputs),
  *            becomes QMatMul(x, w, x_zp, scale[, bias]) writing the Mul's
  *            (or the following Add's) value; the Cast, Mul and Add go.
+ *            A DynQuant whose x an earlier DynQuant reads goes, its
+ *            readers reading the earlier one's outputs, unless one of its
+ *            outputs is a graph output.
  *   Leaves:  a QMatMul whose sums are read otherwise (it stays i32: the
  *            QMATMUL task writes them), a scale per row or of other dims,
  *            a bias that is not a constant per column: their nodes stay.
@@ -75,8 +83,30 @@ static int fold(ir_graph *g, ir_node *q) {
   return 1;
 }
 
-status pass_qmatmul(ir_graph *g, pass_ctx *ctx, diag *d) {
+/* Merges the DynQuants of one x (above); 1 when one went. */
+static int merge_dynquant(ir_graph *g) {
   int changed = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    ir_node *a = g->nodes[i];
+    if (a->dead || a->op != IR_OP_DYNQUANT) continue;
+    for (int j = i + 1; j < g->nnodes; j++) {
+      ir_node *b = g->nodes[j];
+      if (b->dead || b->op != IR_OP_DYNQUANT || b->in[0] != a->in[0]) continue;
+      int out = 0;
+      for (int k = 0; k < b->nout; k++)
+        out |= b->out[k]->output_index >= 0;
+      if (out) continue;
+      for (int k = 0; k < b->nout; k++)
+        ir_replace_uses(g, b->out[k], a->out[k]);
+      b->dead = 1;
+      changed = 1;
+    }
+  }
+  return changed;
+}
+
+status pass_qmatmul(ir_graph *g, pass_ctx *ctx, diag *d) {
+  int changed = merge_dynquant(g);
   for (int i = 0; i < g->nnodes; i++) {
     ir_node *q = g->nodes[i];
     if (q->dead || q->op != IR_OP_QMATMUL || q->nin != 3) continue;

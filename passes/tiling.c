@@ -536,6 +536,14 @@ static uint64_t units_qeltwise(const ir_node *n, uint64_t *elems) {
   return ceil_div(*elems, C0);
 }
 
+/* DYNQUANT: runs of 2^16 elements of x. Every block reads all of x for its
+ * range (om_tasks_vector.h), so a smaller tensor is one block: a second one
+ * would repeat that read to save less than it costs. */
+static uint64_t units_dynquant(const ir_node *n, uint64_t *elems) {
+  (void)n;
+  return ceil_div(*elems, (uint64_t)1 << 16);
+}
+
 /* One block: the counted producers (NONZERO, NMS, UNIQUE), whose output
  * positions depend on every element before them, and TFIDF's small scans. */
 static uint64_t units_one(const ir_node *n, uint64_t *elems) {
@@ -596,6 +604,7 @@ static const units_rule unit_rules[OM_TASK_KIND_COUNT] = {
     [OM_TASK_TFIDF] = units_one,
     [OM_TASK_QELTWISE] = units_qeltwise,
     [OM_TASK_QLUT] = units_qeltwise,
+    [OM_TASK_DYNQUANT] = units_dynquant,
 };
 
 int pass_tiling_has_rule(om_task_kind kind) {

@@ -101,6 +101,7 @@ static void detect(void) {
     paths.name = "portable (OMRT_PORTABLE)";
     return;
   }
+  paths.baseline = 1;
 #if defined(__x86_64__) && defined(__GNUC__)
   if (has_avx2_fma_f16c()) {
     paths.name = "avx2+fma+f16c";

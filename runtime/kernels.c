@@ -50,6 +50,7 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_QELTWISE] = {"QELTWISE", rt_qeltwise_run, rt_qeltwise_check},
     [OM_TASK_QLUT] = {"QLUT", rt_qlut_run, rt_qlut_check},
     [OM_TASK_QMATMUL] = {"QMATMUL", rt_qmatmul_run, rt_qmatmul_check},
+    [OM_TASK_DYNQUANT] = {"DYNQUANT", rt_dynquant_run, rt_dynquant_check},
 };
 const uint32_t rt_kernel_count = sizeof rt_kernels / sizeof *rt_kernels;
 

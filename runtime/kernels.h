@@ -34,6 +34,7 @@
  *   QCONV2D     tiles (om_format.h)
  *   QELTWISE    runs of 16 physical elements
  *   QLUT        runs of 16 physical elements
+ *   DYNQUANT    runs of 64 elements of x (each block also reads all of x)
  *   RECURRENCE  batch rows (each block runs every step of its rows)
  *
  * Checks: each kind's check function validates its task with the rt_chk_*
@@ -426,6 +427,7 @@ void rt_layernorm_rows(const rt_ln_rows *a, uint64_t lo, uint64_t hi, float *row
 
 typedef struct rt_cpu_paths {
   const char *name; /* "avx512f+avx2+fma+f16c", "avx2+fma+f16c", "portable", ... (tests print it) */
+  int baseline; /* 0 under OMRT_PORTABLE: the kernels that use only the ISA baseline (x86-64 SSE2) take C */
   void (*conv_tile)(const rt_conv_geom *g, int64_t img, int64_t mt, int64_t nt, rt_core *core);
   int (*dwconv)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
   int (*pool)(const om_task *task, const rt_args *args, uint64_t lo, uint64_t hi, rt_core *core);
@@ -628,6 +630,14 @@ void rt_qeltwise_run(const om_task *task, const rt_args *args, uint32_t block, r
 omrt_status rt_qeltwise_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_qmatmul_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_qmatmul_check(const omrt_model *m, uint32_t i, const om_task *task);
+void rt_dynquant_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
+omrt_status rt_dynquant_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* DYNQUANT's two passes (kernels_dynquant.c), for the unit tests: x[0..n)'s
+ * smallest and largest element with 0 included (NaN for both when x has a
+ * NaN; a zero's sign unspecified), and y[i] = q_quantize(x[i], scale, zp,
+ * 0, 255); simd 0 takes the portable loops. */
+void rt_dynquant_range(const float *x, uint64_t n, int simd, float *lo_out, float *hi_out);
+void rt_dynquant_quantize(const float *x, uint64_t n, float scale, int32_t zp, int simd, uint8_t *y);
 void rt_qlut_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_qlut_check(const omrt_model *m, uint32_t i, const om_task *task);
 /* kernels_attention.c */

@@ -30,7 +30,7 @@ static void test_every_kind_declared(void) {
     CHECK((a.in_place >> OM_TASK_MAX_TENSORS) == 0);
     if (a.writes == 0) test_note("kind %u (%s) declares no tensor access", k, rt_kernels[k].name);
   }
-  CHECK_EQ_INT(kinds, 32);
+  CHECK_EQ_INT(kinds, 33);
   CHECK_EQ_INT(rt_kind_access(5).writes, 0); /* the retired ELTWISE */
   CHECK_EQ_INT(rt_kind_access(1000).writes, 0);
 }
