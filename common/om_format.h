@@ -90,8 +90,11 @@
  * layout).
  * 2.12 added the QMATMUL task (an int8 matrix product with a run-time x
  * zero point and a float epilogue: dynamically quantized models; a 2.11
- * runtime refuses it as an unknown kind). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 12 };
+ * runtime refuses it as an unknown kind).
+ * 2.13 added QCONV2D's f32 y (the sums' float value, acc * mult[co]: an
+ * int8 convolution whose consumer is float; a 2.12 runtime refuses the
+ * dtype). */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 13 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc
