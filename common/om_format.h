@@ -94,7 +94,9 @@
  * 2.13 gave AIPP's params one record per image (dynamic AIPP with
  * per-image crop, padding and normalisation; a 2.12 runtime refuses the
  * params size) and added the DYNQUANT task (DynamicQuantizeLinear as one
- * task; a 2.12 runtime refuses it as an unknown kind). */
+ * task; a 2.12 runtime refuses it as an unknown kind), and QCONV2D's f32 y (the sums' float value, acc *
+ * mult[co]: an int8 convolution whose consumer is float; a 2.12 runtime
+ * refuses the dtype). */
 enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 13 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */

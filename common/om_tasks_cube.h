@@ -225,6 +225,10 @@ typedef enum om_conv_algo {
  *   (a Relu after the Add folded in), y_zp is c's zero point. Each element
  *   of r is read before the same element of y is written, so y may occupy
  *   exactly r's bytes (in place).
+ *   f32 y (format 2.13): y = fl(fl((float)acc) * mult[m]), no
+ *   requantization: an int8 convolution whose consumer is float, mult[m] =
+ *   s_x * s_w[m]; y NC1HWC0 (padding lanes written 0) or NHWC f32, y_zp, lo
+ *   and hi 0, no residual.
  *   Params 10, 11, 12, 15, 16, 23 (0 without r): r_op (0 add, 1 mul),
  *   c_scale, r_scale and o_scale (f32 bits, finite and > 0), r_zp (in r's
  *   dtype range), o_zp (in y's dtype range).

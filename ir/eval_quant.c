@@ -88,10 +88,14 @@ int ir_qconv_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt
   int64_t xzp = ir_attr_int(n, "x_zp", 0), yzp = ir_attr_int(n, "y_zp", 0);
   q_range(x->dtype, &xlo, &xhi);
   dtype dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
-  int32_t ylo, yhi;
-  q_range(dt, &ylo, &yhi);
-  if ((dt != DT_UINT8 && dt != DT_INT8) || xzp < xlo || xzp > xhi || lo > hi || lo < ylo || hi > yhi ||
-      yzp < ylo || yzp > yhi) {
+  int32_t ylo = 0, yhi = 0;
+  if (dt != DT_FLOAT32) q_range(dt, &ylo, &yhi);
+  if (dt == DT_FLOAT32 && n->nin > 4) {
+    snprintf(err, cap, "an f32 y (the sums' float value) takes no residual");
+    return -1;
+  }
+  if ((dt != DT_UINT8 && dt != DT_INT8 && dt != DT_FLOAT32) || xzp < xlo || xzp > xhi || lo > hi ||
+      lo < ylo || hi > yhi || yzp < ylo || yzp > yhi) {
     snprintf(err, cap, "to %d, x_zp %lld, y_zp %lld, lo %d or hi %d out of range", (int)dt, (long long)xzp,
              (long long)yzp, lo, hi);
     return -1;
@@ -351,6 +355,10 @@ static status eval_qconv(ev *e) {
                 acc += (int64_t)(xv - xzp) * wv;
               }
           size_t at = (size_t)(((in * M + m) * Ho + oh) * Wo + ow);
+          if (Y->dtype == DT_FLOAT32) { /* f32 y: the sums' float value */
+            ((float *)y)[at] = (float)(int32_t)acc * mult[m];
+            continue;
+          }
           int32_t v = q_requant((int32_t)acc, mult[m], yzp, clo, chi);
           if (R)
             v = q_eltwise(v, yzp, rp.cs, (int32_t)elem_get_int(e->in[4], R->dtype, at), rp.rzp, rp.rs, rp.mul,

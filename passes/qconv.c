@@ -47,6 +47,13 @@
  * integer mean ONNX Runtime computes, in float ops that give its bits
  * (fold_gap: Cast, Sub, ReduceSum, Mul, Round, Add, Clip, Cast in f32).
  *
+ * A Conv, Gemm or MatMul on DequantizeLinear(x_q) and quantized weights
+ * that is no island's, its output read by float ops (other tools' QDQ
+ * files put Q/DQ on the weighted ops' inputs only; a classifier's float
+ * output), becomes a QConv with an f32 output, the int8 sums times s_x *
+ * s_w[m] (fold_float); what does not match is said with its reason (atc
+ * --log=info) and stays float.
+ *
  * The rest of a QDQ model stays as it is: the QuantizeLinear and
  * DequantizeLinear around average pooling and a Concat input's
  * requantization become vector programs (vectorize) that read and write the int8 tensors the QConvs exchange,
@@ -63,9 +70,11 @@
  * QuantizeLinear); each quantized global average pool is the ReduceSum chain of fold_gap writing its
  * QuantizeLinear's output; each residual island is one QEltwise writing its QuantizeLinear's output, folded
  * into the QConv that writes one of its operands when nothing else reads that (fold_residual: the QConv's
- * residual); nodes nothing reads any more are removed (dce). Leaves:  topological order; islands that do not
- * match (a weight zero point other than 0, a run-time scale, a 3-D Conv, a Gemm with transB = 0, a Conv
- * output read elsewhere) untouched: they run as float ops, as before.
+ * residual); each other Conv, Gemm or MatMul on a per-tensor DequantizeLinear and quantized weights (not
+ * depthwise) is a QConv writing its f32 output (fold_float); nodes nothing reads any more are removed (dce).
+ * Leaves:  topological order; islands that do not match (a weight zero point other than 0, a run-time scale,
+ * a 3-D Conv, a Gemm with transB = 0, a Conv output read elsewhere) untouched: they run as float ops, as
+ * before.
  */
 #include <math.h>
 #include <stdio.h>
@@ -154,6 +163,26 @@ static int match_w(ir_value *v, int axis, ir_node **dq_out) {
   return 1;
 }
 
+/* p a Conv, Gemm or MatMul on DequantizeLinear(x_q) and
+ * DequantizeLinear(constant i8 weights) (match_x, match_w); the bias is the
+ * Conv's or Gemm's input 2, or a MatMul's Add (is->add, set by the caller). */
+static int match_op(ir_node *p, island *is) {
+  is->conv = p;
+  if (p->op == IR_OP_MATMUL)
+    return p->nin == 2 && p->in[0]->rank >= 2 && p->in[1]->rank == 2 &&
+           match_x(p->in[0], p->in[0]->rank, is) && match_w(p->in[1], 1, &is->wdq);
+  if (is->add) return 0;
+  is->bias = p->nin > 2 ? p->in[2] : NULL;
+  if (p->op == IR_OP_GEMM)
+    return p->in[0]->rank == 2 && p->in[1]->rank == 2 && ir_attr_int(p, "transA", 0) == 0 &&
+           ir_attr_int(p, "transB", 0) == 1 && ir_attr_float(p, "alpha", 1.0) == 1.0 &&
+           ir_attr_float(p, "beta", 1.0) == 1.0 && match_x(p->in[0], 2, is) && match_w(p->in[1], 0, &is->wdq);
+  if (p->op != IR_OP_CONV || p->nin > 3 || p->out[0]->rank != 4 || p->in[1]->rank != 4 ||
+      ir_attr_find(p, "act"))
+    return 0;
+  return match_x(p->in[0], 4, is) && match_w(p->in[1], 0, &is->wdq);
+}
+
 /* Conv | Gemm | MatMul [-> Add of a constant bias, after a MatMul] [-> Relu
  * | Clip] -> QuantizeLinear, each value read only by the next. */
 static int match_island(ir_graph *g, ir_node *q, island *is) {
@@ -179,20 +208,7 @@ static int match_island(ir_graph *g, ir_node *q, island *is) {
     is->add = p, is->bias = p->in[k];
     p = mm;
   }
-  is->conv = p;
-  if (p->op == IR_OP_MATMUL)
-    return p->nin == 2 && p->in[0]->rank >= 2 && p->in[1]->rank == 2 &&
-           match_x(p->in[0], p->in[0]->rank, is) && match_w(p->in[1], 1, &is->wdq);
-  if (is->add) return 0;
-  is->bias = p->nin > 2 ? p->in[2] : NULL;
-  if (p->op == IR_OP_GEMM)
-    return p->in[0]->rank == 2 && p->in[1]->rank == 2 && ir_attr_int(p, "transA", 0) == 0 &&
-           ir_attr_int(p, "transB", 0) == 1 && ir_attr_float(p, "alpha", 1.0) == 1.0 &&
-           ir_attr_float(p, "beta", 1.0) == 1.0 && match_x(p->in[0], 2, is) && match_w(p->in[1], 0, &is->wdq);
-  if (p->op != IR_OP_CONV || p->nin > 3 || p->out[0]->rank != 4 || p->in[1]->rank != 4 ||
-      ir_attr_find(p, "act"))
-    return 0;
-  return match_x(p->in[0], 4, is) && match_w(p->in[1], 0, &is->wdq);
+  return match_op(p, is);
 }
 
 /* The output clamp with a Relu or Clip folded in. */
@@ -300,7 +316,9 @@ static int matmul_operands(ir_graph *g, const ir_node *mm, ir_value *xq, ir_valu
 }
 
 /* Replaces the island by a QConv writing the QuantizeLinear's output (a
- * Gemm's or a MatMul's: a 1x1 QConv over its rows, matmul_operands). */
+ * Gemm's or a MatMul's: a 1x1 QConv over its rows, matmul_operands); without
+ * a QuantizeLinear (is->q NULL: fold_float) a QConv writing the op's own f32
+ * output, mult = s_x * s_w[m]. */
 static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *d) {
   ir_node *conv = is->conv;
   ir_value *w = is->wdq->in[0];
@@ -313,7 +331,8 @@ static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *
   if (!sw || !mult || !bs || !bias) return nomem(conv, d);
   if (!read_scale(is->wdq->in[1], m, sw) || !read_bias(is, sw, m, bs, bias)) return ST_OK;
   for (int64_t i = 0; i < m; i++) {
-    mult[i] = is->sx * sw[i] / is->sy; /* (s_x * s_w) / s_y in f32, as ONNX Runtime's */
+    mult[i] =
+        is->q ? is->sx * sw[i] / is->sy : is->sx * sw[i]; /* (s_x * s_w) / s_y in f32, as ONNX Runtime's */
     if (!(mult[i] > 0.0f) || isinf(mult[i])) return ST_OK;
   }
   fold_act(is);
@@ -324,7 +343,8 @@ static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *
   snprintf(name, sizeof name, "%s_requant", conv->name);
   ir_value *mv = ir_const_new(g, name, DT_FLOAT32, 1, &m, mult, sizeof(float) * (size_t)m);
   if (!bv || !mv) return nomem(conv, d);
-  ir_value *in[4] = {is->xq, w, bv, mv}, *out = is->q->out[0];
+  ir_value *in[4] = {is->xq, w, bv, mv};
+  ir_value *out = is->q ? is->q->out[0] : is->add ? is->add->out[0] : conv->out[0];
   const int gemm = conv->op == IR_OP_GEMM || matmul;
   if (gemm) { /* [.., K] x [M, K]^T as a 1x1 QConv, its weights [M, K, 1, 1] */
     const int64_t wd[4] = {m, kd, 1, 1};
@@ -353,10 +373,73 @@ static status rewrite(ir_graph *g, island *is, arena *scratch, int *done, diag *
     return nomem(conv, d);
   qc->origin = conv->origin;
   qc->name = conv->name; /* the Conv's name (it goes; compact rebuilds the name table) */
-  is->q->dead = conv->dead = 1;
+  conv->dead = 1;
+  if (is->q) is->q->dead = 1;
   if (is->act) is->act->dead = 1;
   if (is->add) is->add->dead = 1;
   *done = 1;
+  return ST_OK;
+}
+
+/* Why Conv, Gemm or MatMul p, whose x is a DequantizeLinear, stays a float
+ * op instead of an int8 QConv with an f32 output (fold_float); NULL when it
+ * folds. Fills *is. */
+static const char *float_reason(ir_node *p, island *is) {
+  memset(is, 0, sizeof *is);
+  if (p->out[0]->dtype != DT_FLOAT32) return "its output is not f32";
+  if (!match_x(p->in[0], p->in[0]->rank, is))
+    return "x is not an int8 value's DequantizeLinear with one constant scale and zero point (per tensor)";
+  if (p->op == IR_OP_MATMUL && p->in[1]->producer && p->in[1]->producer->op == IR_OP_DEQUANTIZE &&
+      !p->in[1]->producer->in[0]->data)
+    return "B is a run-time value (activation x activation)";
+  ir_node *wdq;
+  if (p->in[1]->rank != (p->op == IR_OP_CONV ? 4 : 2) || !match_w(p->in[1], p->op == IR_OP_MATMUL, &wdq))
+    return "the weights are not constant i8's DequantizeLinear with zero point 0 and a scale per tensor or "
+           "per output channel";
+  if (!match_op(p, is)) return "Gemm's transA / transB / alpha / beta, a Conv's rank or its fused activation";
+  if (p->op == IR_OP_CONV && ir_attr_int(p, "group", 1) > 1 &&
+      ir_attr_int(p, "group", 1) == p->in[0]->dims[1])
+    return "depthwise (the int8 depthwise tiles requantize only)";
+  return NULL;
+}
+
+/* Conv | Gemm | MatMul on DequantizeLinear(x_q) and DequantizeLinear of
+ * constant i8 weights (match_op) that is no island's (its output is read
+ * by float ops: other tools' QDQ, with Q/DQ on the weighted ops' inputs
+ * only, or a classifier's float output): one QConv computing the op's f32
+ * output (a MatMul's: with its constant bias Add, as an island's) from the
+ * int8 data, y = fl(fl((float)acc) * (s_x * s_w[m])), the
+ * bias in acc as round(b / (s_x * s_w[m])) (rewrite). The float graph
+ * computes the same products of dequantized values and sums them in f32;
+ * the int32 sum is exact and the bias moves by at most half a step of
+ * s_x * s_w[m]. What does not match is noted (atc --log=info) with its
+ * reason. 1 when it rewrote. */
+static status fold_float(ir_graph *g, pass_ctx *ctx, ir_node *p, arena *scratch, int *done, diag *d) {
+  const ir_node *xdq = p->in[0]->producer;
+  if (!xdq || xdq->op != IR_OP_DEQUANTIZE) return ST_OK;
+  island is;
+  const char *why = float_reason(p, &is);
+  ir_node *add = why || p->op != IR_OP_MATMUL || p->out[0]->output_index >= 0
+                     ? NULL
+                     : ir_value_sole_reader(g, p->out[0]);
+  if (add && add->op == IR_OP_ADD && add->nin == 2 && (add->in[0]->data || add->in[1]->data) &&
+      add->out[0]->rank == p->out[0]->rank && add->out[0]->dtype == DT_FLOAT32) { /* a Linear layer's bias */
+    ir_value *b = add->in[add->in[1]->data ? 1 : 0];
+    const int64_t n = p->out[0]->dims[p->out[0]->rank - 1];
+    if (b->rank >= 1 && ir_value_elements(b) == n && b->dims[b->rank - 1] == n) is.add = add, is.bias = b;
+  }
+  if (!why) {
+    int folded = 0;
+    status st = rewrite(g, &is, scratch, &folded, d);
+    *done |= folded;
+    if (st != ST_OK || folded) return st;
+    why = "its scales or bias are out of range";
+  }
+  if (ctx && ctx->note && !ctx->copy_weights) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s '%s' stays float (not int8): %s", ir_ops[p->op].name, p->name, why);
+    ctx->note(ctx->note_user, msg);
+  }
   return ST_OK;
 }
 
@@ -741,6 +824,12 @@ status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d) {
       continue;
     }
     st = rewrite(g, &is, &scratch, &changed, d);
+    arena_free(&scratch);
+  }
+  for (int i = 0; i < count && st == ST_OK; i++) {
+    ir_node *p = g->nodes[i];
+    if (!p->dead && (p->op == IR_OP_CONV || p->op == IR_OP_GEMM || p->op == IR_OP_MATMUL))
+      st = fold_float(g, ctx, p, &scratch, &changed, d);
     arena_free(&scratch);
   }
   arena_free(&scratch);

@@ -73,6 +73,10 @@ void rt_qconv_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom 
     g->cs = rt_param_f32(q[OM_QCONV_P_C_SCALE]), g->rs = rt_param_f32(q[OM_QCONV_P_R_SCALE]);
     g->os = rt_param_f32(q[OM_QCONV_P_O_SCALE]);
   }
+  if (y->dtype == DT_FLOAT32) { /* the sums' float value (format 2.13) */
+    g->epi = 2, g->nzp = 1, g->sstep = 1, g->scale = g->mult;
+    g->ypad = args->desc[OM_QCONV_T_Y]->layout != LAYOUT_ND;
+  }
   g->xmask = q[OM_QCONV_P_X_SIGNED] ? 0x80 : 0;
   g->qtail = (int)((x->dims[1] - (g->c1in - 1) * C0 + 3) / 4);
   memset(g->pad, (uint8_t)g->xzp ^ g->xmask, sizeof g->pad);
@@ -101,8 +105,13 @@ void rt_qconv_pack_window(const rt_qconv_geom *g, int8_t *dst) {
 }
 
 void rt_qconv_store_epi(const rt_qconv_geom *g, size_t at, int64_t co0, const int32_t *acc) {
-  for (int j = 0; j < C0 && co0 + j < g->cout; j++) {
+  for (int j = 0; j < C0; j++) {
     const int64_t co = co0 + j;
+    if (co >= g->cout) {
+      if (!g->ypad) break;
+      ((float *)(void *)g->y)[at + j] = 0.0f;
+      continue;
+    }
     const int32_t a = (int32_t)((uint32_t)acc[j] + (uint32_t)g->nzp * (uint32_t)g->bias[co]);
     if (g->epi == 1) {
       ((int32_t *)(void *)g->y)[at + j] = a;
@@ -199,9 +208,9 @@ void rt_qconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_c
   const int64_t tm = task->params[OM_QCONV_P_TILE_M], tn = task->params[OM_QCONV_P_TILE_N];
   const int64_t mt = rt_ceil_div(m, tm), nt = rt_ceil_div(g.c1out, tn);
   const rt_cpu_paths *cpu = rt_cpu();
-  const rt_qconv_tile_fn tile = g.depthwise && cpu->qconv_dw_tile ? cpu->qconv_dw_tile
-                                : cpu->qconv_tile                 ? cpu->qconv_tile
-                                                                  : rt_qconv_tile_c;
+  const rt_qconv_tile_fn tile = g.depthwise && cpu->qconv_dw_tile && !g.epi ? cpu->qconv_dw_tile
+                                : cpu->qconv_tile                           ? cpu->qconv_tile
+                                                                            : rt_qconv_tile_c;
   uint64_t lo, hi;
   rt_block_range((uint64_t)(n * mt * nt), task->block_dim, block, &lo, &hi);
   for (uint64_t t = lo; t < hi; t++) {
@@ -250,13 +259,17 @@ omrt_status rt_qconv_check(const omrt_model *m, uint32_t i, const om_task *task)
       (st = rt_chk_tensor_of(&c, OM_QCONV_T_W, "w", 0, LAYOUT_ND, 4, RT_DT(DT_INT8), &w)) ||
       (st = rt_chk_tensor_of(&c, OM_QCONV_T_BIAS, "bias", 0, LAYOUT_ND, 1, RT_DT(DT_INT32), &b)) ||
       (st = rt_chk_tensor_of(&c, OM_QCONV_T_MULT, "mult", 0, LAYOUT_ND, 1, RT_DT(DT_FLOAT32), &mu)) ||
-      (st = rt_chk_tensor_of(&c, OM_QCONV_T_Y, "y", 0, RT_LAYOUTS_ND_NC1HWC0, 4, i8, &y)))
+      (st = rt_chk_tensor_of(&c, OM_QCONV_T_Y, "y", 0, RT_LAYOUTS_ND_NC1HWC0, 4, i8 | RT_DT(DT_FLOAT32), &y)))
     return st;
+  const int32_t *q = task->params;
+  if (y->dtype == DT_FLOAT32 &&
+      (task->ntensors == OM_QCONV_NTENSORS_R || q[OM_QCONV_P_Y_ZP] || q[OM_QCONV_P_LO] || q[OM_QCONV_P_HI]))
+    return rt_chk_fail(&c, "an f32 y takes no residual and y_zp, lo, hi 0 (%d, %d, %d)", q[OM_QCONV_P_Y_ZP],
+                       q[OM_QCONV_P_LO], q[OM_QCONV_P_HI]);
   if (task->ntensors == OM_QCONV_NTENSORS_R &&
       ((st = rt_chk_tensor_of(&c, OM_QCONV_T_R, "r", 0, RT_LAYOUTS_ND_NC1HWC0, 4, i8, &r)) ||
        (st = rt_chk_same_dims(&c, "r", r, "y", y))))
     return st;
-  const int32_t *q = task->params;
   const int nhwc = x->layout == LAYOUT_ND; /* format 2.11: x, y and r NHWC [N, H, W, C] */
   if ((y->layout == LAYOUT_ND) != nhwc || (r && r->layout != y->layout))
     return rt_chk_fail(&c, "x, y and r must all be NC1HWC0 or all ND (NHWC): x %s, y %s, r %s",

@@ -68,8 +68,11 @@ typedef struct rt_qconv_geom {
    * (bias the column sums, nzp = -x_zp), then epi 1: y (i32) = a; epi 2:
    * y (f32) = fl(fl((float)a) * scale[co * sstep]) [+ fbias[co]]. y is then
    * an i32 or f32 array addressed by rt_qconv_yat in elements; only lanes
-   * below cout are written (y's rows are N apart). */
-  int epi, sstep;
+   * below cout are written (y's rows are N apart), or with ypad all 16
+   * (lanes past cout 0: QCONV2D's f32 NC1HWC0 y). QCONV2D with an f32 y
+   * (format 2.13) is epi 2 with nzp 1, its bias' as the sums' offset and
+   * mult as the scale per channel. */
+  int epi, sstep, ypad;
   int32_t nzp;
   const float *scale, *fbias;
 } rt_qconv_geom;

@@ -269,8 +269,8 @@ T_VNNI_INLINE void vnni_store_tile(const rt_qconv_geom *g, int64_t img, int64_t 
                                        : _mm512_set1_ps(g->scale[0]);
       const __m512 fbias = g->fbias ? _mm512_loadu_ps(g->fbias + co) : _mm512_setzero_ps();
       for (int r = 0; r < np; r++)
-        vnni_store_epi(g, at0 + (size_t)j * g->ybs + (size_t)r * g->yps, keep, colsum, scale, fbias,
-                       acc[r][j]);
+        vnni_store_epi(g, at0 + (size_t)j * g->ybs + (size_t)r * g->yps, g->ypad ? 0xffff : keep, colsum,
+                       scale, fbias, acc[r][j]);
     }
     return;
   }
@@ -485,7 +485,7 @@ T_VNNI_INLINE void vnni_rows(const rt_qconv_geom *g, int64_t img, int64_t p, int
 T_VNNI void rt_qconv_tile_vnni(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
                                int64_t nb1) {
   if (g->depthwise) {
-    if (g->kh * g->kw > 2 * DW_MAX_PAIRS) {
+    if (g->kh * g->kw > 2 * DW_MAX_PAIRS || g->epi) { /* vnni_dw requantizes only */
       rt_qconv_tile_c(g, img, p0, p1, nb0, nb1);
       return;
     }

@@ -119,6 +119,21 @@ add_test(NAME model/omquant_resnet18
          COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/omquant_e2e.py --bin-dir ${CMAKE_BINARY_DIR}
                  --models-dir ${MODELS_DIR} --work-dir ${CMAKE_BINARY_DIR}/e2e/omquant-resnet18 --ort-bench ${ORT_BENCH})
 set_tests_properties(model/omquant_resnet18 PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
+# Input-only QDQ (issue 22: Q/DQ on the weighted ops' inputs only, as other tools write it; made from the
+# FX export by models/make_input_qdq.py): every convolution int8, those with a float consumer with an f32
+# output, checked against ONNX Runtime running the same model (skipped, exit 77, without the export,
+# python3-onnx or ORT).
+add_test(NAME model/resnet18_qdq_inputs
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_input_qdq.py --model resnet18_qdq
+                 --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR} --ort-bench ${ORT_BENCH}
+                 --work-dir ${CMAKE_BINARY_DIR}/e2e/resnet18_qdq_inputs)
+set_tests_properties(model/resnet18_qdq_inputs PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
+# The transformer: omquant --ops all first, then input-only; its 8 activation x activation MatMuls stay float.
+add_test(NAME model/transformer_encoder_qdq_inputs
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_input_qdq.py --model transformer_encoder --omquant
+                 --allow-float MATMUL 8 --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR}
+                 --ort-bench ${ORT_BENCH} --work-dir ${CMAKE_BINARY_DIR}/e2e/transformer_encoder_qdq_inputs)
+set_tests_properties(model/transformer_encoder_qdq_inputs PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
 # Dynamically quantized transformers (ONNX Runtime's quantize_dynamic form, made from the float export by
 # models/make_dynamic_quant.py): DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul, checked against
 # ONNX Runtime running the same model (skipped, exit 77, without the export, python3-onnx or ORT).

@@ -14,7 +14,9 @@
  * the same paths. Cases marked nhwc (format 2.11) hold x, y and r as ND
  * [N, H, W, C], channels in multiples of 16: the same paths address them
  * through the geometry's strides and must give the same bytes in that
- * order. Also the load-time check's refusals.
+ * order. Cases with an f32 y (format 2.13: the sums times mult, no
+ * requantization) compare the float bits, NC1HWC0 padding lanes 0.0. Also
+ * the load-time check's refusals.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,31 +66,34 @@ enum {
   R = OM_QCONV_T_R
 };
 
-/* ND [N, C, H, W] bytes -> NC1HWC0 bytes (padding lanes `fill`). */
-static void to_5hd(uint8_t *dst, const uint8_t *src, int64_t n, int64_t c, int64_t hw, uint8_t fill) {
+/* ND [N, C, H, W] elements of es bytes -> NC1HWC0 (padding lanes' bytes `fill`). */
+static void to_5hd(uint8_t *dst, const uint8_t *src, int64_t n, int64_t c, int64_t hw, uint8_t fill,
+                   size_t es) {
   const int64_t c1 = (c + 15) / 16;
-  memset(dst, fill, (size_t)(n * c1 * hw * 16));
+  memset(dst, fill, (size_t)(n * c1 * hw * 16) * es);
   for (int64_t i = 0; i < n; i++)
     for (int64_t ch = 0; ch < c; ch++)
       for (int64_t p = 0; p < hw; p++)
-        dst[((i * c1 + ch / 16) * hw + p) * 16 + ch % 16] = src[(i * c + ch) * hw + p];
+        memcpy(dst + (size_t)(((i * c1 + ch / 16) * hw + p) * 16 + ch % 16) * es,
+               src + (size_t)((i * c + ch) * hw + p) * es, es);
 }
 
-/* ND [N, C, H, W] bytes -> ND [N, H, W, C] bytes. */
-static void to_nhwc(uint8_t *dst, const uint8_t *src, int64_t n, int64_t c, int64_t hw) {
+/* ND [N, C, H, W] elements of es bytes -> ND [N, H, W, C]. */
+static void to_nhwc(uint8_t *dst, const uint8_t *src, int64_t n, int64_t c, int64_t hw, size_t es) {
   for (int64_t i = 0; i < n; i++)
     for (int64_t ch = 0; ch < c; ch++)
       for (int64_t p = 0; p < hw; p++)
-        dst[(i * hw + p) * c + ch] = src[(i * c + ch) * hw + p];
+        memcpy(dst + (size_t)((i * hw + p) * c + ch) * es, src + (size_t)((i * c + ch) * hw + p) * es, es);
 }
 
-/* NCHW bytes into a tensor of layout lay (NC1HWC0 padding lanes `fill`). */
+/* NCHW elements of es bytes into a tensor of layout lay (NC1HWC0 padding
+ * lanes' bytes `fill`). */
 static void to_layout(int lay, uint8_t *dst, const uint8_t *src, int64_t n, int64_t c, int64_t hw,
-                      uint8_t fill) {
+                      uint8_t fill, size_t es) {
   if (lay == LAYOUT_ND)
-    to_nhwc(dst, src, n, c, hw);
+    to_nhwc(dst, src, n, c, hw, es);
   else
-    to_5hd(dst, src, n, c, hw, fill);
+    to_5hd(dst, src, n, c, hw, fill, es);
 }
 
 /* The evaluator's QConv output for the case (NCHW bytes), or NULL. */
@@ -166,8 +171,10 @@ static void run_case(const qcase *q) {
   }
   int32_t xlo, xhi, ylo, yhi;
   q_range(q->xdt, &xlo, &xhi);
+  const int fy = q->ydt == DT_FLOAT32; /* f32 y (format 2.13): the sums' float value, y_zp lo hi 0 */
   q_range(q->ydt, &ylo, &yhi);
-  const int32_t xzp = xlo + (int32_t)(next() % 256), yzp = ylo + (int32_t)(next() % 256);
+  if (fy) ylo = yhi = 0;
+  const int32_t xzp = xlo + (int32_t)(next() % 256), yzp = fy ? 0 : ylo + (int32_t)(next() % 256);
   int64_t yd[4] = {q->n, q->m, (q->h + q->pt + q->pb - q->dh * (q->kh - 1) - 1) / q->sh + 1,
                    (q->w + q->pl + q->pr - q->dw * (q->kw - 1) - 1) / q->sw + 1};
   /* the residual: scales near the products' and sums' sizes (with halves,
@@ -211,9 +218,9 @@ static void run_case(const qcase *q) {
   kc_set_layout(&c, Y, q->ydt, lay, 4, q->nhwc ? yh : yd);
   if (q->res) {
     kc_set_layout(&c, R, q->rdt, lay, 4, q->nhwc ? yh : yd);
-    to_layout(lay, c.data[R], r, q->n, q->m, yd[2] * yd[3], 0xa5); /* padding lanes: anything */
+    to_layout(lay, c.data[R], r, q->n, q->m, yd[2] * yd[3], 0xa5, 1); /* padding lanes: anything */
   }
-  to_layout(lay, c.data[X], x, q->n, q->c, q->h * q->w, 0x5a);
+  to_layout(lay, c.data[X], x, q->n, q->c, q->h * q->w, 0x5a, 1);
   memset(c.data[W], 0, (size_t)qconvw_bytes(&gm));
   qconvw_pack(&gm, w, c.data[W]);
   const int32_t zp_u = xzp + (q->xdt == DT_INT8 ? 128 : 0);
@@ -238,7 +245,8 @@ static void run_case(const qcase *q) {
 
   const size_t ybytes = (size_t)c.t[Y].bytes;
   uint8_t *want5 = malloc(ybytes), *got = c.data[Y];
-  to_layout(lay, want5, want ? want : (const uint8_t *)"", want ? q->n : 0, q->m, yd[2] * yd[3], 0);
+  to_layout(lay, want5, want ? want : (const uint8_t *)"", want ? q->n : 0, q->m, yd[2] * yd[3], 0,
+            fy ? 4 : 1);
   rt_args args;
   kc_args(&c, &args);
   /* the task as libomrt runs it, then each tile function (VNNI also with window-packed weights) */
@@ -252,6 +260,7 @@ static void run_case(const qcase *q) {
     paths[np++] = (path){"avx512vnni, depthwise 4x4", rt_qconv_dw_tile_vnni, 0};
 #endif
   for (int k = 0; k < np && s == OMRT_OK && want; k++) {
+    if (fy && paths[k].fn == rt_qconv_dw_tile_vnni) continue; /* rt_qconv_run does not pick it for f32 y */
     memset(got, 0x7f, ybytes);
     if (!paths[k].fn) {
       kc_run_blocks(&c, kc_core());
@@ -327,6 +336,15 @@ static void test_rejects(void) {
   p[OM_QCONV_P_R_OP] = 0, p[OM_QCONV_P_O_ZP] = 3;
   expect_reject(&c, "a residual's param without r", "o_zp");
   p[OM_QCONV_P_O_ZP] = 0;
+  /* f32 y (format 2.13): y_zp, lo and hi 0 */
+  kc_set_layout(&c, Y, DT_FLOAT32, LAYOUT_NC1HWC0, 4, xd);
+  expect_reject(&c, "f32 y with hi 255", "f32 y");
+  p[OM_QCONV_P_HI] = 0;
+  CHECK_EQ_INT(kc_check(&c), OMRT_OK);
+  kc_set_layout(&c, Y, DT_FLOAT16, LAYOUT_NC1HWC0, 4, xd);
+  expect_reject(&c, "f16 y", "y");
+  kc_set_layout(&c, Y, DT_UINT8, LAYOUT_NC1HWC0, 4, xd);
+  p[OM_QCONV_P_HI] = 255;
   /* NHWC (format 2.11): x and y both ND [N, H, W, C], C a multiple of 16, groups 1 */
   const int64_t xh[4] = {1, 4, 4, 16};
   kc_set_layout(&c, X, DT_UINT8, LAYOUT_ND, 4, xh);
@@ -379,11 +397,15 @@ static void test_rejects(void) {
   expect_reject(&c, "f16 r", "r");
   kc_set_layout(&c, R, DT_UINT8, LAYOUT_ND, 4, xd);
   expect_reject(&c, "ND r beside NC1HWC0 y", "all ND");
+  kc_set_layout(&c, R, DT_UINT8, LAYOUT_NC1HWC0, 4, xd);
+  kc_set_layout(&c, Y, DT_FLOAT32, LAYOUT_NC1HWC0, 4, xd);
+  p[OM_QCONV_P_LO] = p[OM_QCONV_P_HI] = 0;
+  expect_reject(&c, "f32 y with a residual", "no residual");
   kc_free(&c);
 }
 
 int main(void) {
-  const int U8 = DT_UINT8, I8 = DT_INT8;
+  const int U8 = DT_UINT8, I8 = DT_INT8, F32 = DT_FLOAT32;
   test_note("paths: %s", rt_cpu()->name);
   const qcase cases[] = {
       /* n  c   h   w   m  grp kh kw sh sw dh dw pt pl pb pr  x   y clamp pc halves */
@@ -435,6 +457,15 @@ int main(void) {
       {2, 32, 3, 7, 80, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 1, 0, 1, 0, 0, 1},   /* two images, ties */
       {1, 48, 1, 20, 32, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, U8, 1, 1, 0, 1, I8, 1}, /* residual Add */
       {1, 16, 6, 5, 16, 1, 3, 3, 2, 1, 1, 2, 1, 2, 1, 0, I8, U8, 0, 1, 0, 2, U8, 1},  /* 3x3 window, Mul */
+      /* f32 y (format 2.13): acc * mult[m] as float, no requantization; NC1HWC0 padding lanes 0 */
+      {1, 16, 8, 8, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, F32, 0, 1, 0, 0, 0, 0}, /* 3x3 same */
+      {2, 3, 11, 13, 37, 1,   7, 7, 2, 2, 1, 1,
+       3, 3, 3,  3,  I8, F32, 0, 1, 0, 0, 0, 0}, /* RGB stem window, odd Cout */
+      {1, 40, 10, 9, 70, 1, 3, 3, 2, 1, 2, 2, 2, 1, 0, 3, U8, F32, 0, 0, 0, 0, 0, 0}, /* dilated, tails */
+      {1, 48, 5, 6, 36, 6, 3, 1, 1, 2, 1, 1, 1, 0, 1, 0, I8, F32, 0, 1, 0, 0, 0, 0},  /* groups */
+      {1, 24, 6, 5, 24, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, U8, F32, 0, 1, 0, 0, 0, 0}, /* depthwise */
+      {1, 200, 1, 1, 70, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, F32, 0, 1, 0, 0, 0, 0}, /* a classifier row */
+      {1, 64, 1, 45, 48, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, F32, 0, 1, 0, 0, 0, 1}, /* NHWC rows */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     run_case(&cases[i]);
