@@ -1,9 +1,11 @@
 /* kernels_qdw.h - QCONV2D's depthwise tile on AVX-512 VNNI
- * (kernels_qdw_x86.c): four pixels and four taps a step. A tile function
- * as kernels_qconv.h's, with the same bytes; it takes any QCONV2D tile
- * and hands what it does not do (not depthwise, a residual, a window of
- * more than 32 taps) to rt_qconv_tile_vnni. Callable only where rt_cpu()
- * says the CPU has AVX-512 VNNI.
+ * (kernels_qdw_x86.c): four output pixels of a row a step, their inputs
+ * as chunks of 4 pixels turned channel-major. A tile function as
+ * kernels_qconv.h's, with the same bytes; it takes any QCONV2D tile and
+ * hands what it does not do (not depthwise, a residual, a window of more
+ * than 7 rows or whose 4 pixels span more than 16 input columns) to
+ * rt_qconv_tile_vnni. Callable only where rt_cpu() says the CPU has
+ * AVX-512 VNNI.
  */
 #ifndef RUNTIME_KERNELS_QDW_H
 #define RUNTIME_KERNELS_QDW_H

@@ -257,7 +257,7 @@ static void run_case(const qcase *q) {
   if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
     paths[np++] = (path){"avx512vnni", rt_qconv_tile_vnni, 0},
     paths[np++] = (path){"avx512vnni, window", rt_qconv_tile_vnni, 1},
-    paths[np++] = (path){"avx512vnni, depthwise 4x4", rt_qconv_dw_tile_vnni, 0};
+    paths[np++] = (path){"avx512vnni, depthwise chunks", rt_qconv_dw_tile_vnni, 0};
 #endif
   for (int k = 0; k < np && s == OMRT_OK && want; k++) {
     if (fy && paths[k].fn == rt_qconv_dw_tile_vnni) continue; /* rt_qconv_run does not pick it for f32 y */
@@ -451,7 +451,23 @@ int main(void) {
        2, 2,  2, 2,  I8, I8, 0, 1, 0, 0, 0, 0}, /* dilated, stride 1,2 */
       {2, 16, 10, 25, 16, 16, 3, 3, 3, 3, 1, 1,
        1, 1,  1,  1,  U8, U8, 0, 0, 0, 0, 0, 0},                                      /* stride 3: gathered */
-      {1, 16, 9, 12, 16, 16, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, U8, U8, 1, 1, 0, 0, 0, 0}, /* 49 taps: handed on */
+      {1, 16, 9, 12, 16, 16, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, U8, U8, 1, 1, 0, 0, 0, 0}, /* 7x7: 3 chunks */
+      /* depthwise as chunks of 4 input pixels (kernels_qdw_x86.c): each shape class, both packings */
+      {1, 64, 9, 30, 64, 64, 5, 5, 2, 2, 1, 1,
+       2, 2,  2, 2,  I8, I8, 1, 1, 0, 0, 0, 0}, /* 5x5 s2, i8 in and out, clamp */
+      {1, 48, 11, 11, 48, 48, 3, 3, 1, 1, 1, 1,
+       1, 1,  1,  1,  U8, I8, 0, 0, 0, 0, 0, 0}, /* per-tensor, i8 y below 0 */
+      {1, 17, 6, 26, 17, 17, 3, 3, 1, 1, 1, 1,
+       0, 1,  2, 0,  I8, U8, 1, 1, 0, 0, 0, 0}, /* 17 channels: a block of 1, pads asymmetric */
+      {1, 32, 10, 23, 32, 32, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, U8, U8, 0, 1, 1, 0, 0, 0}, /* 5x5 s1, ties */
+      {1, 16, 15, 18, 16, 16, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, U8, U8, 0, 1, 0, 0, 0, 0}, /* 7x7 s2: 4 chunks */
+      {1, 32, 8, 13, 32, 32, 5, 1, 1, 1, 1, 1, 2, 0, 2, 0, I8, I8, 0, 1, 0, 0, 0, 0},  /* 5x1 */
+      {1, 32, 7, 14, 32, 32, 1, 5, 1, 1, 1, 1, 0, 2, 0, 2, U8, U8, 1, 1, 0, 0, 0, 0},  /* 1x5 */
+      {1, 16, 20, 21, 16, 16, 3, 3, 2, 2, 5, 5,
+       5, 5,  5,  5,  U8, U8, 0, 1, 0, 0, 0, 0}, /* dilation 5, s2: 5 chunks, handed on */
+      {1, 16, 12, 12, 16, 16, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4, I8, U8, 0, 1, 0, 0, 0, 0}, /* 9 rows: handed on */
+      {2, 24, 3, 4, 24, 24, 3, 3, 1, 1, 1, 1,
+       1, 1,  1, 1, U8, U8, 1, 1, 0, 0, 0, 0}, /* rows of 4: no interior chunk */
       /* NHWC x, y and r (format 2.11): a Linear layer's rows as pixels, and windows    res rdt nhwc */
       {1, 64, 1, 45, 48, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, U8, 0, 1, 0, 0, 0, 1},  /* 45 rows: tails */
       {2, 32, 3, 7, 80, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 1, 0, 1, 0, 0, 1},   /* two images, ties */
