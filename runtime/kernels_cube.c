@@ -316,14 +316,29 @@ void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_
  * divides tile_n into pairs of n blocks or more (the largest parts): its
  * pieces share the tile's input transform, which a core computes once for
  * the pieces it runs (rt_l1_holds); split on M, each would redo the weight
- * transform. Grouped convolutions do not divide. */
+ * transform. Grouped convolutions do not divide.
+ * A direct piece is one of the image's pixels cut evenly into mtiles * parts
+ * tiles (no larger than tile_m / parts, so it fits every buffer) when the
+ * last of those keeps the least pixels above, not a part of its own tile:
+ * a tiling whose last tile is short (ResNet-50's 784 pixels in tiles of
+ * 208: 208, 208, 208, 160) gives equal pieces instead (196 each), so the
+ * worker with the short tile does not wait at the barrier while the other
+ * finishes a piece too large to share. */
 enum { PIECE_PIXELS = 32, PIECES_PER_WORKER = 2 };
+
+/* The fewest pixels a direct piece takes (the rule above). */
+static int64_t piece_least(const conv_geom *g) { return g->p.kh * g->p.kw == 1 ? PIECE_PIXELS : 4 * g->wo; }
+
+/* A direct piece's tile_m: the image cut evenly into mtiles * parts tiles
+ * when the last of them keeps piece_least pixels, else tile_m / parts. */
+static int64_t conv_piece_pixels(const conv_geom *g, uint32_t parts) {
+  const int64_t hw = g->ho * g->wo, fine = g->mtiles * parts, even = (hw + fine - 1) / fine;
+  return hw - (fine - 1) * even >= piece_least(g) ? even : g->tm / parts;
+}
 
 static uint32_t conv_parts(const conv_geom *g, int nworkers) {
   const int wino = g->algo == OM_CONV_WINO_F43_FZ;
-  const int64_t size = wino ? g->tn : g->tm, least = wino                     ? 2
-                                                     : g->p.kh * g->p.kw == 1 ? PIECE_PIXELS
-                                                                              : 4 * g->wo;
+  const int64_t size = wino ? g->tn : g->tm, least = wino ? 2 : piece_least(g);
   const uint64_t units = (uint64_t)(g->n * g->mtiles * g->ntiles);
   uint32_t parts = 1;
   for (uint32_t f = 2; f <= 8 && size % f == 0 && size / f >= least; f *= 2) {
@@ -355,7 +370,7 @@ void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, u
     g.tn /= parts, g.ntiles *= parts, nt = nt * parts + part;
     if (nt * g.tn >= g.c1out) return; /* past the last n block */
   } else {
-    g.tm /= parts, g.mtiles *= parts, mt = mt * parts + part;
+    g.tm = conv_piece_pixels(&g, parts), g.mtiles *= parts, mt = mt * parts + part;
     if (mt * g.tm >= g.ho * g.wo) return; /* past the last pixel */
   }
   conv_run_tile(task, args, &g, conv_tile_of(&g), img, mt, nt, core);

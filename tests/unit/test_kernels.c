@@ -171,6 +171,59 @@ static void conv_ref(const conv_case *k, int dw, const float *x, const float *w,
         }
 }
 
+static uint64_t piece_run; /* the task runs of the pieces below (rt_core.run) */
+
+/* A direct convolution's pieces (parts of each of the task's units) each
+ * write their own bytes of y, every byte once (a byte counts as written
+ * when it differs from the fill of either of two runs, 0xa5 and 0x5a), and
+ * when cutting the image evenly into M tiles x parts leaves the last of
+ * them the least a piece takes (32 pixels, 4 output rows for a kernel wider
+ * than 1x1), no piece more than pixels / (M tiles x parts) of an image: a
+ * short last tile does not make the others' pieces larger. */
+static void check_piece_writes(kcase *c, const rt_args *a, int ys, uint64_t units, uint32_t parts) {
+  const om_tensor *y = &c->t[ys];
+  const size_t bytes = (size_t)y->bytes, esize = (size_t)dtype_size((int)y->dtype);
+  const int64_t hw = y->dims[2] * y->dims[3], tm = c->task.params[OM_CONV_P_TILE_M];
+  const int64_t fine = (hw + tm - 1) / tm * parts, even = (hw + fine - 1) / fine;
+  const int32_t *q = c->task.params;
+  const int64_t least = q[OM_CONV_P_KH] * q[OM_CONV_P_KW] == 1 ? 32 : 4 * y->dims[3];
+  const int64_t most = hw - (fine - 1) * even >= least ? even : tm / parts; /* tm / parts: the tile's own */
+  uint8_t *count = calloc(bytes, 1), *mask = malloc(bytes), *pixel = malloc((size_t)(y->dims[0] * hw));
+  for (uint64_t p = 0; p < units * parts; p++) {
+    memset(mask, 0, bytes);
+    for (int fill = 0; fill < 2; fill++) {
+      const uint8_t f = fill ? 0x5a : 0xa5;
+      memset(c->data[ys], f, bytes);
+      kc_core()->run = ++piece_run;
+      rt_conv2d_piece(&c->task, a, p, parts, kc_core());
+      for (size_t i = 0; i < bytes; i++)
+        mask[i] |= ((const uint8_t *)c->data[ys])[i] != f;
+    }
+    memset(pixel, 0, (size_t)(y->dims[0] * hw));
+    int64_t pixels = 0;
+    for (size_t i = 0; i < bytes; i++) {
+      if (!mask[i]) continue;
+      const size_t e = i / esize, img = e / C0 / (size_t)(y->dims[1] * hw), px = e / C0 % (size_t)hw;
+      count[i]++;
+      if (!pixel[img * (size_t)hw + px]) pixel[img * (size_t)hw + px] = 1, pixels++;
+    }
+    if (pixels > most) {
+      test_check(0, __FILE__, __LINE__,
+                 "a direct piece has at most pixels / (M tiles x parts) pixels (or tile_m / parts)");
+      test_note("  piece %llu of %u parts: %lld pixels, at most %lld", (unsigned long long)p, parts,
+                (long long)pixels, (long long)most);
+    }
+  }
+  size_t wrong = 0;
+  for (size_t i = 0; i < bytes; i++)
+    wrong += count[i] != 1;
+  if (wrong) {
+    test_check(0, __FILE__, __LINE__, "each byte of y written by one piece");
+    test_note("  %u parts: %zu bytes written never or more than once", parts, wrong);
+  }
+  free(count), free(mask), free(pixel);
+}
+
 /* A CONV2D task run as pieces (exec.c: what an idle AI core takes over
  * from a busy one), last first as a thief would, must write y bit for bit
  * as its blocks did: with the parts rt_conv2d_pieces chooses for a team of
@@ -205,7 +258,6 @@ static void check_conv_pieces(kcase *c, int ys, int algo) {
   if (algo != OM_CONV_DIRECT)
     CHECK_EQ_INT(chosen, q[OM_CONV_P_TILE_N] >= 4 && q[OM_CONV_P_TILE_N] % 2 == 0 ? 2 : 1);
   const int32_t size = q[algo != OM_CONV_DIRECT ? OM_CONV_P_TILE_N : OM_CONV_P_TILE_M];
-  static uint64_t run;
   const size_t bytes = (size_t)c->t[ys].bytes;
   uint8_t *want = malloc(bytes);
   memcpy(want, c->data[ys], bytes);
@@ -214,13 +266,14 @@ static void check_conv_pieces(kcase *c, int ys, int algo) {
     const uint32_t parts = splits[i];
     if (i > 0 && (parts == chosen || size % (int32_t)parts)) continue;
     memset(c->data[ys], 0xa5, bytes);
-    kc_core()->run = ++run;
+    kc_core()->run = ++piece_run;
     for (uint64_t p = units * parts; p-- > 0;)
       rt_conv2d_piece(&c->task, &a, p, parts, kc_core());
     if (memcmp(c->data[ys], want, bytes) != 0) {
       test_check(0, __FILE__, __LINE__, "conv pieces write what the blocks wrote");
       test_note("  %u parts of a tile of %d", parts, (int)size);
     }
+    if (algo == OM_CONV_DIRECT) check_piece_writes(c, &a, ys, units, parts);
   }
   kc_core()->run = 0, kc_core()->nworkers = 0; /* (kc_run's blocks: no reuse across cases) */
   memcpy(c->data[ys], want, bytes);
@@ -377,6 +430,8 @@ static void test_conv2d(void) {
       /* ... the direct path (whole channel blocks): K = 36 in one chunk and in chunks of 5 */
       {1, 64, 20, 20, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 400, 10, 36, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
       {1, 64, 20, 20, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 400, 10, 5, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      /* ResNet-50 layer 2's tiling: 784 pixels in tiles of 208 (the last one 160), two n tiles */
+      {1, 16, 28, 28, 64, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 208, 2, 1, 8, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
