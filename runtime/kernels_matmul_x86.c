@@ -145,7 +145,17 @@ static int a_source(const rt_mm_geom *g, int64_t mt, const rt_core *core) {
  * added in order either way, and L0C keeps them in f32. Shorter chunks
  * that would keep a call's A rows and B pair within L1 (128 to 512 rows)
  * measured slower, not faster: the sums' trips through L0C cost more than
- * the L2 reads they save (bench/matmul_task, BERT's shapes: 1-13%). */
+ * the L2 reads they save (bench/matmul_task, BERT's shapes: 1-13%; ViT's
+ * in-projection, 197x768 x 768x2304, whose staged A and n tile of B just
+ * overflow the host's 1 MiB L2: 11% slower in 256-row chunks, 14% in
+ * 384). Nor did fewer n blocks a step (NB_STEP 4 or 8: a B step that stays
+ * in L2 while every row group reads it) run faster, there or on the
+ * 3072-deep MLP output projection's 48-row tiles. A tile runs at 93-97% of
+ * bench/fma_peak taken alongside, the micro-kernel's own rate; the rest is
+ * B's first read from memory (one 48 x 768 x 3072 tile: 5-7% slower with
+ * its weights from memory than from cache, 1.5% for a 197-row tile), which
+ * fetching the next block pair's first rows ahead of its call did not
+ * recover (within the noise, 0-2%). */
 static int64_t tile_kstep(const rt_mm_geom *g, int64_t mt, const rt_core *core) {
   return g->bnz && a_source(g, mt, core) != A_L0A ? g->k : g->tk;
 }
