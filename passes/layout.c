@@ -341,9 +341,12 @@ static status layout_conv(lay_state *s, ir_node *n, int cdt) {
   }
   /* An RGB stem reads its NCHW input in place (om_format.h, CONV2D): the
    * model's input, or the ND result of the preprocessing before it (an
-   * ImageScaler, a (x - mean) / std vector program). */
+   * ImageScaler, a (x - mean) / std vector program). Not a channels-last
+   * image's Transpose to NCHW: one channels-last TransData reads that (and
+   * the Transpose goes), where reading in place would keep the Transpose's copy. */
   const int nd_stem = group == 1 && cin <= 4 && x->layout == LAYOUT_ND && x->rank == 4 &&
-                      (x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16) && !(n->nin > 4 && n->in[4]);
+                      (x->dtype == DT_FLOAT32 || x->dtype == DT_FLOAT16) && !(n->nin > 4 && n->in[4]) &&
+                      !is_transpose(x->producer, nhwc_to_nchw);
   status st = nd_stem ? ST_OK : ensure_input(s, n, 0, LAYOUT_NC1HWC0, cdt, NULL);
   if (st == ST_OK && n->nin > 2 && n->in[2]) {
     if (n->in[2]->rank != 1 || n->in[2]->dims[0] != cout)
