@@ -43,7 +43,7 @@
  * are staged compactly as f32 in L0B), from NC1HWC0 or straight from an ND
  * (NCHW) model input, four pixels at a time through a 4x4 transpose (an ND
  * stem tile the packed rows do not take, dilated or too wide for L1, goes
- * to the portable tile); a tile of a single output pixel
+ * to the portable tile); an image of a single output pixel
  * (fully connected layers) is a matrix-vector product read straight from
  * FRACTAL_Z (conv_tile_gemv).
  * fp16 x fp16 products are exact in f32, so results differ from the portable
@@ -640,7 +640,7 @@ static AVX2 void gemv_row(const float *a, const uint8_t *w, int wf16, int64_t nb
   }
 }
 
-/* A tile of one output pixel (a fully connected layer is a 1x1 conv on a
+/* An image of one output pixel (a fully connected layer is a 1x1 conv on a
  * 1x1 image): a matrix-vector product, bound by reading the weights. The
  * pixel's taps are staged in L0A as 16 f32 lanes per fractal (padding lanes
  * are zero in NC1HWC0, as are FRACTAL_Z's padding rows); then, fractal row
@@ -858,7 +858,11 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
   if (mrows > g->tm) mrows = g->tm;
   int64_t nb0 = nt * g->tn, nblocks = g->c1out - nb0;
   if (nblocks > g->tn) nblocks = g->tn;
-  if (mrows == 1 && !g->xnd) {
+  /* Only a one-pixel image: a one-pixel tile cut from a larger image (the
+   * last of a tiling, or a piece) takes the general path, whose sums are in
+   * the same order as its neighbours', so the result does not depend on how
+   * the image was cut (tile_m, the team's pieces). */
+  if (g->ho * g->wo == 1 && !g->xnd) {
     conv_tile_gemv(g, img, m0, nb0, nblocks, core);
     return;
   }
