@@ -5,7 +5,9 @@ finds this file. check() prints one line per check ('ok  ' or 'FAIL', the detail
 always with show=True: measured figures worth seeing in a passing log) and tallies it; summary() prints the tally and returns the script's exit status: 0 only when at
 least one check ran and every check passed (a script that checked nothing has failed).
 """
+import os
 import subprocess
+import sys
 
 import numpy as np
 
@@ -40,6 +42,21 @@ def int8_vs_ort(ort, got):
           f"{float(np.max(np.abs(ort - got))):.3g}")
     check("top-1 vs ORT int8", int(np.argmax(got)) == int(np.argmax(ort)),
           f"omrun {int(np.argmax(got))}, ORT {int(np.argmax(ort))}")
+
+
+def ort_model_skip(tool, paths, export_hint, needs_onnx, ort_bench):
+    """Why a model test against ONNX Runtime cannot run here, as its SKIP line, or None: a file of
+    paths missing (export_hint says how to make it), python3-onnx missing (needs_onnx: what needs
+    it), or no onnxruntime-node beside ort_bench."""
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        return f"{tool}: SKIP: {', '.join(missing)} missing: run {export_hint}"
+    if subprocess.run([sys.executable, "-c", "import onnx"], capture_output=True).returncode:
+        return f"{tool}: SKIP: python3-onnx is missing ({needs_onnx} needs it)"
+    if not os.path.isdir(os.path.join(os.path.dirname(ort_bench), "node_modules", "onnxruntime-node")):
+        return (f"{tool}: SKIP: no onnxruntime-node beside {ort_bench} "
+                "(scripts/install-deps.sh --bench installs it, or pass --ort-bench)")
+    return None
 
 
 def summary(name=""):

@@ -17,7 +17,6 @@ is missing. Exit 0 when every check passes; the closing line says "N passed, M f
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -39,16 +38,10 @@ def main():
 
     name = args.model
     paths = {k: os.path.join(args.models_dir, name + k) for k in (".onnx", ".json", ".input.bin")}
-    missing = [p for p in paths.values() if not os.path.exists(p)]
-    if missing:
-        print(f"model_dynamic_quant: SKIP: {', '.join(missing)} missing: run models/export_torchvision.py {name}")
-        return SKIP
-    if subprocess.run([sys.executable, "-c", "import onnx"], capture_output=True).returncode:
-        print("model_dynamic_quant: SKIP: python3-onnx is missing (models/make_dynamic_quant.py needs it)")
-        return SKIP
-    if not os.path.isdir(os.path.join(os.path.dirname(args.ort_bench), "node_modules", "onnxruntime-node")):
-        print(f"model_dynamic_quant: SKIP: no onnxruntime-node beside {args.ort_bench} "
-              "(scripts/install-deps.sh --bench installs it, or pass --ort-bench)")
+    skip = checks.ort_model_skip("model_dynamic_quant", paths.values(), f"models/export_torchvision.py {name}",
+                                 "models/make_dynamic_quant.py", args.ort_bench)
+    if skip:
+        print(skip)
         return SKIP
     with open(paths[".json"]) as f:
         meta = json.load(f)

@@ -22,7 +22,6 @@ missing. Exit 0 when every check passes; the closing line says "N passed, M fail
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -47,16 +46,10 @@ def main():
 
     name = args.model
     paths = {k: os.path.join(args.models_dir, name + k) for k in (".onnx", ".json", ".input.bin")}
-    missing = [p for p in paths.values() if not os.path.exists(p)]
-    if missing:
-        print(f"model_input_qdq: SKIP: {', '.join(missing)} missing: run models/export_qdq.py {name[:-4]}")
-        return SKIP
-    if subprocess.run([sys.executable, "-c", "import onnx"], capture_output=True).returncode:
-        print("model_input_qdq: SKIP: python3-onnx is missing (models/make_input_qdq.py needs it)")
-        return SKIP
-    if not os.path.isdir(os.path.join(os.path.dirname(args.ort_bench), "node_modules", "onnxruntime-node")):
-        print(f"model_input_qdq: SKIP: no onnxruntime-node beside {args.ort_bench} "
-              "(scripts/install-deps.sh --bench installs it, or pass --ort-bench)")
+    skip = checks.ort_model_skip("model_input_qdq", paths.values(), f"models/export_qdq.py {name[:-4]}",
+                                 "models/make_input_qdq.py", args.ort_bench)
+    if skip:
+        print(skip)
         return SKIP
     with open(paths[".json"]) as f:
         meta = json.load(f)
