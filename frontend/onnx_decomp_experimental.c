@@ -75,10 +75,8 @@ status onnx_decomp_scale(onnx_node *nd, ir_node *none) {
   (void)none;
   dc b;
   dc_begin(&b, nd);
-  ir_value *x = float_input(&b);
-  double s = dc_attr_float(&b, "scale", 1.0);
-  /* A scale of 1 is the identity: the output still needs a node of its own. */
-  dc_output(&b, 0, b.st ? NULL : dc_op2(&b, IR_OP_MUL, x, dc_scalar(&b, dc_dtype(&b, x), s)));
+  /* A scale of 1 is x itself, which dc_output copies to the output. */
+  dc_output(&b, 0, times(&b, float_input(&b), dc_attr_float(&b, "scale", 1.0)));
   return dc_end(&b);
 }
 

@@ -83,6 +83,9 @@ static void test_elementwise(void) {
     want[i] = x[i] * -3.0f;
   check_eval(&m, "Scale", same, want, SIZE);
 
+  one_node(&m, "Scale", &n); /* scale 1: x itself, copied to y */
+  check_eval(&m, "Scale with its default", same, x, SIZE);
+
   one_node(&m, "Affine", &n);
   attr_float(&m, n, "alpha", 2.0f);
   attr_float(&m, n, "beta", -0.5f);
