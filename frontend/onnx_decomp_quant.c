@@ -121,6 +121,37 @@ static void check_scale(dc *b, const ir_value *s, const char *what) {
   }
 }
 
+/* A run-time scale or zero point is computed in f32 in every precision
+ * mode, as ONNX Runtime computes it: an fp16 scale moves every value it
+ * divides across int8 rounding boundaries (test_dynamicquantizelinear_expanded
+ * in force_fp16: one element of six off by one). The nodes marked are those
+ * of the parameter's own computation: its producer and, back from it, every
+ * producer of a value no larger than the parameter (the min, max and range
+ * arithmetic of a dynamic quantization, down to the reductions that read x);
+ * the larger values those reductions read (x itself) are not. */
+static int f32_already(const ir_node *n) { return !strcmp(ir_attr_string(n, "precision", ""), "fp32"); }
+
+static void params_in_f32(dc *b, const ir_value *param) {
+  if (b->st || !param || param->data || !param->producer || f32_already(param->producer)) return;
+  const int64_t most = ir_value_elements(param);
+  ir_node **todo = arena_array(&b->g->arena, (size_t)b->g->nnodes, sizeof *todo);
+  if (!todo) {
+    dc_fail(b, ST_ERR_NOMEM, "out of memory");
+    return;
+  }
+  int n = 0; /* each node is pushed once: marked as it is pushed */
+  dc_set_string(b, todo[n++] = param->producer, "precision", "fp32");
+  while (n > 0 && !b->st) {
+    const ir_node *p = todo[--n];
+    for (int j = 0; j < p->nin; j++) {
+      const ir_value *v = p->in[j];
+      int64_t e = v ? ir_value_elements(v) : -1;
+      if (!v || v->data || !v->producer || e < 0 || e > most || f32_already(v->producer)) continue;
+      dc_set_string(b, todo[n++] = v->producer, "precision", "fp32");
+    }
+  }
+}
+
 /* A zero point has the quantized values' type; an int32 one is 0. */
 static void check_zero_point(dc *b, const ir_value *zp, dtype want, const char *what) {
   if (b->st || !zp) return;
@@ -200,6 +231,8 @@ status onnx_decomp_quantize(onnx_node *nd, ir_node *none) {
     return dc_refuse(&b, ST_ERR_UNSUPPORTED, "attribute 'precision' = %" PRId64 " (float32 or x's type)",
                      prec);
   check_scale(&b, s, "y_scale");
+  params_in_f32(&b, s);
+  params_in_f32(&b, zp);
   ir_value *sa = along_axis(&b, s, x, axis, block, "y_scale");
   if (zp && dtype_is_storage(to)) { /* widened before it is reshaped */
     zp = dc_cast(&b, zp, (dtype)dtype_working(to));
@@ -260,6 +293,8 @@ status onnx_decomp_dequantize(onnx_node *nd, ir_node *none) {
                      onnx_dtype_name(to));
   check_scale(&b, s, "x_scale");
   check_zero_point(&b, zp, xt, "x_zero_point");
+  params_in_f32(&b, s);
+  params_in_f32(&b, zp);
   ir_value *sa = along_axis(&b, s, x, axis, block, "x_scale");
   ir_value *za = along_axis(&b, zp, x, axis, block, "x_zero_point");
   dc_output(&b, 0, qdq(&b, IR_OP_DEQUANTIZE, x, sa, za, to, 1));

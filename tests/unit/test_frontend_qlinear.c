@@ -430,12 +430,59 @@ static void test_integer_chunks(void) {
   mb_free(&m);
 }
 
+/* A QuantizeLinear whose scale and zero point are computed (ONNX's
+ * DynamicQuantizeLinear function body, as test_dynamicquantizelinear_expanded
+ * spells it out) has that computation marked precision = "fp32", from the
+ * parameters back to the reductions reading x: fp16 there moves results
+ * across int8 rounding boundaries. A node reading x for another reason (a
+ * Relu, as large as x) is left to the precision mode. */
+static void test_runtime_params_f32(void) {
+  const float zero = 0, qmax = 255;
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", 1, 2, (int64_t[]){2, 3}, NULL);
+  mb_init_raw(&m, "zero", 1, 0, NULL, &zero, sizeof zero);
+  mb_init_raw(&m, "qmax", 1, 0, NULL, &qmax, sizeof qmax);
+  attr_int(&m, mb_node(&m, "ReduceMin", "rmin", "x", "mn"), "keepdims", 0);
+  attr_int(&m, mb_node(&m, "ReduceMax", "rmax", "x", "mx"), "keepdims", 0);
+  mb_node(&m, "Min", "amin", "mn,zero", "mn0");
+  mb_node(&m, "Max", "amax", "mx,zero", "mx0");
+  mb_node(&m, "Sub", "range", "mx0,mn0", "r");
+  mb_node(&m, "Div", "scale", "r,qmax", "s");
+  mb_node(&m, "Div", "mins", "mn0,s", "ms");
+  mb_node(&m, "Sub", "zpf", "zero,ms", "z0");
+  mb_node(&m, "Clip", "clip", "z0,zero,qmax", "z1");
+  mb_node(&m, "Round", "round", "z1", "z2");
+  attr_int(&m, mb_node(&m, "Cast", "cast", "z2", "zp"), "to", 2);
+  mb_node(&m, "QuantizeLinear", "q", "x,s,zp", "y");
+  mb_node(&m, "Relu", "relu", "x", "big");
+  mb_output(&m, "y");
+  mb_output(&m, "big");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  int small = 0, marked = 0, relu_f32 = 1;
+  for (int i = 0; g && i < g->nnodes; i++) {
+    const ir_node *n = g->nodes[i];
+    int f32 = !strcmp(ir_attr_string(n, "precision", ""), "fp32");
+    if (n->op == IR_OP_RELU) relu_f32 = f32;
+    if (ir_value_elements(n->out[0]) != 1) continue;
+    small++;
+    marked += f32;
+  }
+  CHECK(small >= 10);     /* the scale's and zero point's nodes (reductions, min/max, arithmetic, Cast) */
+  CHECK(marked == small); /* every one in f32 */
+  CHECK(!relu_f32);       /* x's other reader follows the precision mode */
+  if (marked != small) test_note("  %d of %d parameter nodes marked fp32", marked, small);
+  ir_graph_free(g);
+  mb_free(&m);
+}
+
 int main(void) {
   test_qlinear_conv();
   test_qlinear_matmul();
   test_integer_ops();
   test_qmatmul_import();
   test_refusals();
+  test_runtime_params_f32();
   test_integer_chunks();
   return test_summary("test_frontend_qlinear");
 }
