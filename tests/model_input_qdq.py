@@ -8,7 +8,7 @@ that QuantizeLinear / DequantizeLinear pairs stay only on the inputs of Conv, Ge
 convolution's output is float and feeds float ops (the residual Add, Relu, pooling, the classifier's
 float output) until the next convolution's QuantizeLinear. atc compiles it, omrun runs it on
 NAME.input.bin, and ONNX Runtime (bench/ort_bench.js with its node_modules, or --ort-bench) runs the same
-model:
+model (on a CPU without VNNI, with its int8 weights dequantized ahead: checks.ort_peer_model):
 
   every convolution runs as int8 (QCONV2D, those with a float consumer with an f32 output), no CONV2D,
   DWCONV or MATMUL task is left (--allow-float KIND N: at most N tasks of KIND may stay, e.g. the
@@ -73,7 +73,7 @@ def main():
     if not check("rewritten", p.returncode == 0, f"{p.stdout.strip()} {p.stderr.strip()[-300:]}", show=True):
         return checks.summary()
     ort_out = os.path.join(work, "ort.bin")
-    p = checks.run("node", args.ort_bench, "--model", model, "--input", paths[".input.bin"], "--shape", shape,
+    p = checks.run("node", args.ort_bench, "--model", checks.ort_peer_model(model, work), "--input", paths[".input.bin"], "--shape", shape,
                    "--dtype", meta.get("input_dtype", "float32"), "--threads", "1", "--min", "1", "--max", "1", "--budget", "0", "--warmup", "0",
                    "--output", ort_out)
     if not check("ONNX Runtime runs it", p.returncode == 0, p.stderr.strip()[-300:]):
