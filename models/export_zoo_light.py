@@ -31,6 +31,8 @@ import torch
 import torchvision
 from onnx import helper, numpy_helper
 
+import model_files
+
 NAME = "vgg19_light"
 SHAPE = [1, 3, 224, 224]
 OPSET = 13
@@ -70,14 +72,10 @@ def main():
     ap.add_argument("--ort-bench", default=os.path.join(here, "..", "bench", "ort_bench.js"),
                     help="bench/ort_bench.js with its node_modules (the reference output)")
     args = ap.parse_args()
-    base = os.path.join(args.out, NAME)
-    files = [base + ext for ext in (".onnx", ".input.bin", ".output.bin", ".json")]
-    if all(os.path.exists(f) for f in files):
-        with open(files[3]) as f:
-            meta = json.load(f)
-        if meta.get("seed") == SEED and meta.get("recipe") == RECIPE:
-            print(f"models: {NAME}: up to date in {args.out}")
-            return
+    files = model_files.paths(args.out, NAME)
+    if model_files.up_to_date(files, SEED, RECIPE):
+        print(f"models: {NAME}: up to date in {args.out}")
+        return
     if not os.path.isdir(os.path.join(os.path.dirname(args.ort_bench), "node_modules", "onnxruntime-node")):
         sys.exit(f"export_zoo_light: {args.ort_bench} has no node_modules/onnxruntime-node (the reference)")
     t = time.time()

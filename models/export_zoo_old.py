@@ -30,6 +30,8 @@ import torch
 import torch.nn.functional as F
 from onnx import TensorProto, helper, numpy_helper
 
+import model_files
+
 NAME = "tiny_yolov2_op8"
 SHAPE = [1, 3, 416, 416]
 OPSET = 8
@@ -125,14 +127,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(here, "out"))
     args = ap.parse_args()
-    base = os.path.join(args.out, NAME)
-    files = [base + ext for ext in (".onnx", ".input.bin", ".output.bin", ".json")]
-    if all(os.path.exists(f) for f in files):
-        with open(files[3]) as f:
-            meta = json.load(f)
-        if meta.get("seed") == SEED and meta.get("recipe") == RECIPE:
-            print(f"models: {NAME}: up to date in {args.out}")
-            return
+    files = model_files.paths(args.out, NAME)
+    if model_files.up_to_date(files, SEED, RECIPE):
+        print(f"models: {NAME}: up to date in {args.out}")
+        return
     t = time.time()
     gen = torch.Generator().manual_seed(SEED)
     ws, head, head_bias = make_weights(gen)
