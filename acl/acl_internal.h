@@ -86,6 +86,10 @@ aclError acl_resolve_stream(const char *call, aclrtStream s, acl_stream **out);
 /* A new stream of the current context (aclrtCreateStream and the calls
  * with a configuration), of priority `priority` (acl_stream_priority). */
 aclError acl_create_stream(const char *call, aclrtStream *stream, uint32_t priority);
+/* Device memory as aclrtMalloc's, under the lock (aclmdlExecute's empty
+ * output buffers); the free undoes one. */
+aclError acl_alloc_device_locked(const char *call, void **devPtr, size_t size);
+void acl_free_device_locked(void *devPtr);
 /* aclrtMalloc and aclrtFree named `call` (without the lock). */
 aclError acl_malloc_device(const char *call, void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError acl_free_device(const char *call, void *devPtr);

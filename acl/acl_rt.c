@@ -188,14 +188,31 @@ static aclError release(const char *call, void *p, int device) {
                                         : " (it points inside one)");
 }
 
+/* A page policy (0 .. ACL_MEM_MALLOC_HUGE1G_ONLY_P2P), or HUGE_FIRST,
+ * HUGE_ONLY or NORMAL_ONLY ored with one memory type (acl_rt.h). */
+static int valid_policy(unsigned policy) {
+  unsigned type = policy & (ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH),
+           page = policy & ~type;
+  if (type == (ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH)) return 0;
+  return type ? page <= ACL_MEM_MALLOC_NORMAL_ONLY : page <= ACL_MEM_MALLOC_HUGE1G_ONLY_P2P;
+}
+
 aclError acl_malloc_device(const char *call, void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
   aclError e = acl_enter(call);
   if (e) return e;
-  if ((int)policy < ACL_MEM_MALLOC_HUGE_FIRST || (int)policy > ACL_MEM_MALLOC_NORMAL_ONLY_P2P)
-    return acl_leave_with(
-        acl_fail(ACL_ERROR_INVALID_PARAM, "%s: policy %d is not an aclrtMemMallocPolicy", call, (int)policy));
+  if (!valid_policy((unsigned)policy))
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM,
+                                   "%s: policy 0x%x is not an aclrtMemMallocPolicy (a page policy, or "
+                                   "HUGE_FIRST, HUGE_ONLY or NORMAL_ONLY | one ACL_MEM_TYPE_*_BAND_WIDTH)",
+                                   call, (unsigned)policy));
   return acl_leave_with(allocate(call, "devPtr", devPtr, size, 1));
 }
+
+aclError acl_alloc_device_locked(const char *call, void **devPtr, size_t size) {
+  return allocate(call, "devPtr", devPtr, size, 1);
+}
+
+void acl_free_device_locked(void *devPtr) { release("(rollback)", devPtr, 1); }
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
   return acl_malloc_device("aclrtMalloc", devPtr, size, policy);
@@ -299,6 +316,23 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
   return ACL_SUCCESS;
 }
 
+/* aclrtMemset's memory: device memory or aclrtMallocHost's (AscendCL
+ * tells them apart by the address), `count` bytes inside the allocation;
+ * other host memory is refused (AscendCL leaves it undefined). Under the lock. */
+static aclError check_memset(const char *call, const void *p, size_t count) {
+  alloc *a = find_alloc(p);
+  const char *what = a && a->device ? "aclrtMalloc" : "aclrtMallocHost";
+  if (!a)
+    return acl_fail(
+        ACL_ERROR_RT_PARAM_INVALID,
+        "%s: devPtr %p is neither device memory (aclrtMalloc) nor host memory from aclrtMallocHost", call, p);
+  if (count > a->size - (size_t)((const char *)p - (const char *)a->base))
+    return acl_fail(ACL_ERROR_RT_PARAM_INVALID,
+                    "%s: devPtr: %zu bytes at %p run past the end of its %s allocation (%zu bytes at %p)",
+                    call, count, p, what, a->size, a->base);
+  return ACL_SUCCESS;
+}
+
 aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
   aclError e = acl_enter("aclrtMemset");
   if (e) return e;
@@ -306,8 +340,7 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
   if (count > maxCount)
     return acl_leave_with(
         acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset: count %zu exceeds maxCount %zu", count, maxCount));
-  if ((e = check_side("aclrtMemset", "devPtr", devPtr, count, 1, "(device memory)")))
-    return acl_leave_with(e);
+  if ((e = check_memset("aclrtMemset", devPtr, count))) return acl_leave_with(e);
   acl_leave();
   memset(devPtr, (int)(uint8_t)value, count);
   return ACL_SUCCESS;

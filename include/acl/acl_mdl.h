@@ -145,7 +145,11 @@ ACL_FUNC_VISIBILITY aclError aclmdlCreateAndGetOpDesc(uint32_t deviceId, uint32_
                                                       aclTensorDesc **inputDesc, size_t *numInputs,
                                                       aclTensorDesc **outputDesc, size_t *numOutputs);
 
-/* Runs the model once on the calling thread. */
+/* Runs the model once on the calling thread. An output buffer created
+ * empty (aclCreateDataBuffer(NULL, 0)) gets device memory of the output's
+ * bytes at the run's gear (aclUpdateDataBuffer's effect): the application
+ * frees it with aclrtFree (and may reset the buffer to NULL, 0). The
+ * asynchronous runs refuse empty buffers. */
 ACL_FUNC_VISIBILITY aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input,
                                            aclmdlDataset *output);
 /* Enqueues one run on `stream` (NULL: the current context's default
