@@ -59,6 +59,7 @@ typedef struct acl_model {
   int nin, nout;       /* libomrt's inputs and outputs */
   int dyn;             /* 1 for a model with gears: input nin is ACL_DYNAMIC_TENSOR_NAME */
   int nvalues;         /* that input's int64 values (omrt_gear_desc.nvalues) */
+  int cur_gear;        /* the gear the last aclmdlSet* call chose, -1 before one (aclmdlGetCurOutputDims) */
 } acl_model;
 
 /* ACL_ERROR_RT_INVALID_DEVICEID naming `call` unless deviceId is 0. */

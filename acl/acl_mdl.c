@@ -148,6 +148,7 @@ aclError acl_mdl_load(const char *call, const char *path, const void *model, siz
   if (!am) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
   pthread_mutex_init(&am->run, NULL);
   am->ctx_serial = c->serial;
+  am->cur_gear = -1;
   if (!path && !(am->package = copy_package(call, model, size))) e = ACL_ERROR_BAD_ALLOC;
   /* libomrt copies the weights to weightPtr only once it knows they fit. */
   if (!e) e = omrt_load(call, path, am->package, size, weightPtr, weightSize, &am->m);
@@ -479,6 +480,7 @@ static aclError set_gear(const char *call, uint32_t modelId, aclmdlDataset *data
                                    "(aclmdlGetInputSizeByIndex)",
                                    call, index, need));
   memcpy(b->data, values, need);
+  m->cur_gear = gear;
   return acl_leave_with(ACL_SUCCESS);
 }
 

@@ -206,6 +206,7 @@ ACL_FUNC_VISIBILITY size_t aclmdlGetInputSizeByIndex(aclmdlDesc *modelDesc, size
 ACL_FUNC_VISIBILITY size_t aclmdlGetOutputSizeByIndex(aclmdlDesc *modelDesc, size_t index);
 ACL_FUNC_VISIBILITY aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc, size_t index,
                                                 aclmdlIODims *dims);
+/* An output of a model with gears: its dims at the largest gear (no -1). */
 ACL_FUNC_VISIBILITY aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index,
                                                  aclmdlIODims *dims);
 /* The same as aclmdlGetInputDims here: an input's dims multiply to its
@@ -222,10 +223,12 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetInputDimsRange(const aclmdlDesc *modelDesc
  * (truncated to ACL_MAX_TENSOR_NAME_LEN - 1 characters) or in full; owned
  * by the description. NULL when no input or output has that name. */
 ACL_FUNC_VISIBILITY const char *aclmdlGetTensorRealName(const aclmdlDesc *modelDesc, const char *name);
-/* Output `index` as the described model's last run left it: an output
- * whose extent depends on the data (NonZero, NonMaxSuppression, ...) has
- * its actual dims, the output buffer holds exactly them in C order from its
- * start; every other output has aclmdlGetOutputDims's. */
+/* Output `index` at the gear the last aclmdlSetDynamicBatchSize /
+ * aclmdlSetDynamicHWSize / aclmdlSetInputDynamicDims on the described
+ * model chose (before one, aclmdlGetOutputDims's: the largest gear's), as
+ * the model's last run left it: an output whose extent depends on the data
+ * (NonZero, NonMaxSuppression, ...) has its actual dims, the output buffer
+ * holds exactly them in C order from its start. */
 ACL_FUNC_VISIBILITY aclError aclmdlGetCurOutputDims(const aclmdlDesc *modelDesc, size_t index,
                                                     aclmdlIODims *dims);
 /* Owned by the description; "" for a bad one or index. */
