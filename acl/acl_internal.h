@@ -34,6 +34,20 @@ aclError acl_fail(aclError code, const char *fmt, ...) __attribute__((format(pri
 aclError acl_unsupported(const char *call, const char *reason_fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The aclError for a failed libomrt call (its message is omrt_last_error()). */
 aclError acl_from_omrt(omrt_status s);
+/* err_msg_mode "1": the messages are the process's, not each thread's
+ * (aclInit sets it, aclFinalize clears it). */
+void acl_set_err_msg_process(int on);
+
+/* --- aclInit's configuration file (acl_init_config.c) */
+
+typedef struct acl_init_config {
+  int err_msg_process; /* "err_msg_mode": "1" */
+  int default_device;  /* "defaultDevice": {"default_device": "0"} */
+} acl_init_config;
+
+/* Reads and checks the file `path` into cfg; on failure the aclError with
+ * its message recorded. */
+aclError acl_read_init_config(const char *path, acl_init_config *cfg);
 
 /* --- the registry (acl_rt.c) */
 

@@ -46,9 +46,10 @@ static struct {
   pthread_mutex_t users_mu;
   pthread_cond_t unused; /* a model's users dropped to 0 */
   int initialized;
-  uint64_t serial;   /* last context serial handed out */
-  uint32_t model_id; /* last model id handed out */
-  int device_refs;   /* aclrtSetDevice calls not yet reset */
+  uint64_t serial;    /* last context serial handed out */
+  uint32_t model_id;  /* last model id handed out */
+  int device_refs;    /* aclrtSetDevice calls not yet reset */
+  int default_device; /* aclInit's "defaultDevice": a thread without a context uses device 0's */
   acl_context *contexts;
   stream_ref *streams; /* every stream but the contexts' defaults */
   acl_model *models;
@@ -84,8 +85,14 @@ static acl_context *find_context(const void *handle) {
   return NULL;
 }
 
+static acl_context *default_context(void);
+static acl_context *new_context(int is_default);
+
+/* (with aclInit's "defaultDevice", a thread that never set a context gets
+ * the device's default one, created as aclrtSetDevice would) */
 acl_context *acl_current(void) {
   acl_context *c = find_context(current.ctx);
+  if (!current.ctx && g.default_device) return (c = default_context()) ? c : new_context(1);
   return c && c->serial == current.serial ? c : NULL;
 }
 
@@ -462,6 +469,7 @@ const char *aclrtGetSocName(void) {
 /* --- init, version */
 
 aclError aclInit(const char *configPath) {
+  acl_init_config cfg = {0};
   if (configPath && *configPath) {
     struct stat st;
     FILE *f = fopen(configPath, "rb");
@@ -471,6 +479,8 @@ aclError aclInit(const char *configPath) {
     if (!ok)
       return acl_fail(ACL_ERROR_INVALID_FILE, "aclInit: configPath '%s': %s", configPath,
                       f ? "not a regular file" : strerror(err));
+    aclError e = acl_read_init_config(configPath, &cfg);
+    if (e) return e;
   }
   pthread_mutex_lock(&g.mu);
   if (g.initialized) {
@@ -478,6 +488,8 @@ aclError aclInit(const char *configPath) {
     return acl_fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialized (aclFinalize first)");
   }
   g.initialized = 1;
+  g.default_device = cfg.default_device;
+  acl_set_err_msg_process(cfg.err_msg_process);
   pthread_mutex_unlock(&g.mu);
   return ACL_SUCCESS;
 }
@@ -516,7 +528,9 @@ aclError aclFinalize(void) {
   acl_event_finalize(); /* (no stream is left to run an event op) */
   snprintf(g.soc, sizeof g.soc, "%s", DEFAULT_SOC);
   g.device_refs = 0;
+  g.default_device = 0;
   g.initialized = 0;
+  acl_set_err_msg_process(0);
   make_current(NULL);
   pthread_mutex_unlock(&g.mu);
   return ACL_SUCCESS;
@@ -608,11 +622,11 @@ static aclError reset_device(const char *call, int32_t deviceId, int force) {
   aclError e = acl_enter(call);
   if (e) return e;
   if ((e = acl_check_device(call, deviceId))) return acl_leave_with(e);
-  if (g.device_refs == 0)
+  acl_context *c = default_context();
+  if (g.device_refs == 0 && !(g.default_device && c)) /* (aclInit's "defaultDevice" sets it too) */
     return acl_leave_with(acl_fail(ACL_ERROR_RT_INVALID_DEVICEID,
                                    "%s: device %d was not set (aclrtSetDevice)", call, (int)deviceId));
-  g.device_refs = force ? 0 : g.device_refs - 1;
-  acl_context *c = default_context();
+  g.device_refs = force || g.device_refs == 0 ? 0 : g.device_refs - 1;
   if (g.device_refs == 0 && c) { /* the default context and its streams go */
     unlink_context(c);
     free_context(c);
