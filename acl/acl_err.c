@@ -1,5 +1,6 @@
 /* acl_err.c - AscendCL's error reporting: the messages of failed calls,
- * per thread, read (and forgotten) with aclGetRecentErrMsg.
+ * per thread (or per process: aclInit's err_msg_mode "1"), read (and
+ * forgotten) with aclGetRecentErrMsg.
  *
  * Every failing call records one line naming the call and the argument
  * ("aclrtMemcpy: dst 0x... is not device memory ...") and returns its
@@ -19,6 +20,28 @@ enum { MSG_BYTES = 4096 };
 static _Thread_local char pending[MSG_BYTES]; /* newest first, '\n' between lines */
 static _Thread_local char handed[MSG_BYTES];
 static _Thread_local aclError last_code; /* aclrtPeekAtLastError / aclrtGetLastError */
+/* err_msg_mode "1" (aclInit's configuration): one pile for the process. */
+static _Atomic int process_mode;
+static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static char shared[MSG_BYTES];
+
+void acl_set_err_msg_process(int on) { process_mode = on; }
+
+/* Puts line on top of pile (MSG_BYTES), dropping the oldest whole lines that no longer fit. */
+static void push(char *pile, const char *line) {
+  size_t n = strlen(line), old = strlen(pile), keep = old; /* n < 1024 */
+  if (keep > MSG_BYTES - 2 - n) {                          /* the older lines that still fit, whole */
+    keep = MSG_BYTES - 2 - n;
+    while (keep && pile[keep] != '\n')
+      keep--;
+  }
+  if (keep) {
+    memmove(pile + n + 1, pile, keep);
+    pile[n] = '\n';
+  }
+  memcpy(pile, line, n);
+  pile[keep ? n + 1 + keep : n] = '\0';
+}
 
 aclError acl_fail(aclError code, const char *fmt, ...) {
   char line[1024];
@@ -26,18 +49,13 @@ aclError acl_fail(aclError code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  size_t n = strlen(line), old = strlen(pending), keep = old; /* n < 1024 */
-  if (keep > MSG_BYTES - 2 - n) {                             /* the older lines that still fit, whole */
-    keep = MSG_BYTES - 2 - n;
-    while (keep && pending[keep] != '\n')
-      keep--;
+  if (process_mode) {
+    pthread_mutex_lock(&shared_mu);
+    push(shared, line);
+    pthread_mutex_unlock(&shared_mu);
+  } else {
+    push(pending, line);
   }
-  if (keep) {
-    memmove(pending + n + 1, pending, keep);
-    pending[n] = '\n';
-  }
-  memcpy(pending, line, n);
-  pending[keep ? n + 1 + keep : n] = '\0';
   last_code = code;
   return code;
 }
@@ -55,10 +73,14 @@ aclError acl_unsupported(const char *call, const char *reason_fmt, ...) {
 }
 
 const char *aclGetRecentErrMsg(void) {
-  if (!pending[0]) return NULL;
-  memcpy(handed, pending, sizeof handed);
-  pending[0] = '\0';
-  return handed;
+  int shared_pile = process_mode;
+  char *pile = shared_pile ? shared : pending;
+  if (shared_pile) pthread_mutex_lock(&shared_mu);
+  int some = pile[0] != '\0';
+  if (some) memcpy(handed, pile, sizeof handed);
+  pile[0] = '\0';
+  if (shared_pile) pthread_mutex_unlock(&shared_mu);
+  return some ? handed : NULL;
 }
 
 aclError aclrtPeekAtLastError(aclrtLastErrLevel level) {

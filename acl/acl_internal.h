@@ -34,6 +34,20 @@ aclError acl_fail(aclError code, const char *fmt, ...) __attribute__((format(pri
 aclError acl_unsupported(const char *call, const char *reason_fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The aclError for a failed libomrt call (its message is omrt_last_error()). */
 aclError acl_from_omrt(omrt_status s);
+/* err_msg_mode "1": the messages are the process's, not each thread's
+ * (aclInit sets it, aclFinalize clears it). */
+void acl_set_err_msg_process(int on);
+
+/* --- aclInit's configuration file (acl_init_config.c) */
+
+typedef struct acl_init_config {
+  int err_msg_process; /* "err_msg_mode": "1" */
+  int default_device;  /* "defaultDevice": {"default_device": "0"} */
+} acl_init_config;
+
+/* Reads and checks the file `path` into cfg; on failure the aclError with
+ * its message recorded. */
+aclError acl_read_init_config(const char *path, acl_init_config *cfg);
 
 /* --- the registry (acl_rt.c) */
 
@@ -59,6 +73,7 @@ typedef struct acl_model {
   int nin, nout;       /* libomrt's inputs and outputs */
   int dyn;             /* 1 for a model with gears: input nin is ACL_DYNAMIC_TENSOR_NAME */
   int nvalues;         /* that input's int64 values (omrt_gear_desc.nvalues) */
+  int cur_gear;        /* the gear the last aclmdlSet* call chose, -1 before one (aclmdlGetCurOutputDims) */
 } acl_model;
 
 /* ACL_ERROR_RT_INVALID_DEVICEID naming `call` unless deviceId is 0. */
@@ -86,6 +101,10 @@ aclError acl_resolve_stream(const char *call, aclrtStream s, acl_stream **out);
 /* A new stream of the current context (aclrtCreateStream and the calls
  * with a configuration), of priority `priority` (acl_stream_priority). */
 aclError acl_create_stream(const char *call, aclrtStream *stream, uint32_t priority);
+/* Device memory as aclrtMalloc's, under the lock (aclmdlExecute's empty
+ * output buffers); the free undoes one. */
+aclError acl_alloc_device_locked(const char *call, void **devPtr, size_t size);
+void acl_free_device_locked(void *devPtr);
 /* aclrtMalloc and aclrtFree named `call` (without the lock). */
 aclError acl_malloc_device(const char *call, void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError acl_free_device(const char *call, void *devPtr);

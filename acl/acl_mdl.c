@@ -11,7 +11,9 @@
  *
  * Runs check the datasets against the model (count, each buffer device
  * memory of at least the tensor's bytes) before anything runs; the model
- * itself takes one run at a time (acl_model.run).
+ * itself takes one run at a time (acl_model.run). aclmdlExecute gives an
+ * output buffer created empty (no memory, size 0) device memory of the
+ * output's bytes, the application's to aclrtFree (AscendCL's rule).
  *
  * Gears (acl_mdl.h): a model with gears has one input more than libomrt's,
  * ACL_DYNAMIC_TENSOR_NAME, holding the gear's values as int64. The
@@ -146,6 +148,7 @@ aclError acl_mdl_load(const char *call, const char *path, const void *model, siz
   if (!am) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
   pthread_mutex_init(&am->run, NULL);
   am->ctx_serial = c->serial;
+  am->cur_gear = -1;
   if (!path && !(am->package = copy_package(call, model, size))) e = ACL_ERROR_BAD_ALLOC;
   /* libomrt copies the weights to weightPtr only once it knows they fit. */
   if (!e) e = omrt_load(call, path, am->package, size, weightPtr, weightSize, &am->m);
@@ -240,9 +243,11 @@ static aclError dataset_gear(const char *call, const acl_model *m, const aclmdlD
 
 /* Checks a dataset against the model's inputs (is_input) or outputs as gear
  * `gear` has them and puts the buffers' addresses in addrs (under the
- * lock; the dynamic input's buffer is dataset_gear's, not in addrs). */
+ * lock; the dynamic input's buffer is dataset_gear's, not in addrs).
+ * empty_ok: an output buffer of no memory and size 0 passes, its address
+ * NULL (aclmdlExecute allocates it). */
 static aclError check_dataset(const char *call, const acl_model *m, const aclmdlDataset *d, int is_input,
-                              int gear, void **addrs) {
+                              int gear, int empty_ok, void **addrs) {
   const char *what = is_input ? "input" : "output";
   int n = is_input ? m->nin : m->nout, nbufs = n + (is_input ? m->dyn : 0);
   aclError mismatch = is_input ? ACL_ERROR_MODEL_INPUT_NOT_MATCH : ACL_ERROR_MODEL_OUTPUT_NOT_MATCH;
@@ -257,9 +262,15 @@ static aclError check_dataset(const char *call, const acl_model *m, const aclmdl
     else
       omrt_model_gear_output(m->m, gear, i, &t);
     const aclDataBuffer *b = d->bufs[i];
+    if (b && !b->data && b->size == 0 && !is_input && empty_ok) {
+      addrs[i] = NULL;
+      continue;
+    }
     if (!b || !b->data)
       return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s %d ('%s'): the data buffer %s", call, what, i, t.name,
-                      !b ? "is NULL" : "has no memory");
+                      !b                          ? "is NULL"
+                      : !is_input && b->size == 0 ? "has no memory (only aclmdlExecute allocates it)"
+                                                  : "has no memory");
     if (b->size < t.bytes)
       return acl_fail(mismatch, "%s: %s %d ('%s'): buffer of %zu bytes, the tensor has %zu%s", call, what, i,
                       t.name, b->size, t.bytes, m->dyn ? " at the gear the dataset chose" : "");
@@ -309,13 +320,39 @@ static aclError describe_outputs(const char *call, acl_model *m, int gear, aclmd
   return ACL_SUCCESS;
 }
 
-/* Both datasets checked (gear first): the gear in *gear, addresses in a. */
+/* Both datasets checked (gear first): the gear in *gear, addresses in a
+ * (empty_ok: check_dataset's). */
 static aclError check_datasets(const char *call, const acl_model *m, const aclmdlDataset *in,
-                               const aclmdlDataset *out, int *gear, void **a) {
+                               const aclmdlDataset *out, int empty_ok, int *gear, void **a) {
   aclError e = dataset_gear(call, m, in, gear);
-  if (!e) e = check_dataset(call, m, in, 1, *gear, a);
-  if (!e) e = check_dataset(call, m, out, 0, *gear, a + m->nin);
+  if (!e) e = check_dataset(call, m, in, 1, *gear, 0, a);
+  if (!e) e = check_dataset(call, m, out, 0, *gear, empty_ok, a + m->nin);
   return e;
+}
+
+/* aclmdlExecute's empty output buffers (no memory, size 0) get device
+ * memory of their output's bytes at gear `gear`, which the application
+ * frees with aclrtFree (under the lock; all or none). */
+static aclError fill_empty_outputs(const char *call, const acl_model *m, aclmdlDataset *out, int gear,
+                                   void **addrs) {
+  for (int i = 0; i < m->nout; i++) {
+    if (addrs[i]) continue;
+    omrt_tensor_desc t;
+    omrt_model_gear_output(m->m, gear, i, &t);
+    aclError e = acl_alloc_device_locked(call, &addrs[i], t.bytes ? t.bytes : 1);
+    if (e) {
+      for (int k = 0; k < i; k++)
+        if (!out->bufs[k]->data) acl_free_device_locked(addrs[k]); /* (an empty buffer's, allocated above) */
+      return e;
+    }
+  }
+  for (int i = 0; i < m->nout; i++)
+    if (!out->bufs[i]->data) {
+      omrt_tensor_desc t;
+      omrt_model_gear_output(m->m, gear, i, &t);
+      *out->bufs[i] = (aclDataBuffer){addrs[i], t.bytes ? t.bytes : 1};
+    }
+  return ACL_SUCCESS;
 }
 
 /* Runs the model on the calling thread (aclmdlExecute, aclmdlExecuteV2 without a stream). */
@@ -331,7 +368,8 @@ static aclError execute(const char *call, uint32_t modelId, const aclmdlDataset 
       **a = m->nin + m->nout <= MAX_STACK ? addrs : malloc((size_t)(m->nin + m->nout) * sizeof *a);
   if (!a) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
   int gear;
-  if ((e = check_datasets(call, m, input, output, &gear, a))) {
+  if ((e = check_datasets(call, m, input, output, 1, &gear, a)) ||
+      (e = fill_empty_outputs(call, m, output, gear, a + m->nin))) {
     if (a != addrs) free(a);
     return acl_leave_with(e);
   }
@@ -368,7 +406,7 @@ static aclError enqueue(const char *call, uint32_t modelId, const aclmdlDataset 
     return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
   }
   int gear;
-  if ((e = check_datasets(call, m, input, output, &gear, a)) ||
+  if ((e = check_datasets(call, m, input, output, 0, &gear, a)) ||
       (e = describe_outputs(call, m, gear, output, 0))) {
     free(op);
     free(a);
@@ -442,6 +480,7 @@ static aclError set_gear(const char *call, uint32_t modelId, aclmdlDataset *data
                                    "(aclmdlGetInputSizeByIndex)",
                                    call, index, need));
   memcpy(b->data, values, need);
+  m->cur_gear = gear;
   return acl_leave_with(ACL_SUCCESS);
 }
 

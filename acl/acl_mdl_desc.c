@@ -84,6 +84,17 @@ static int describe_gears(aclmdlDesc *d, const acl_model *m) {
   return 0;
 }
 
+/* Output `index` at the gear where it is largest (AscendCL describes a
+ * model with gears by its largest gear: sizes and dims, no -1). */
+static void largest_output(const acl_model *m, int index, omrt_tensor_desc *t) {
+  omrt_model_gear_output(m->m, 0, index, t);
+  for (int g = 1; g < omrt_model_num_gears(m->m); g++) {
+    omrt_tensor_desc u;
+    omrt_model_gear_output(m->m, g, index, &u);
+    if (u.bytes > t->bytes) *t = u;
+  }
+}
+
 /* Fills d from model m (m->id 0 for one not loaded); `call` names the
  * caller in the message when out of memory. */
 static aclError describe(const char *call, aclmdlDesc *d, const acl_model *m) {
@@ -107,7 +118,7 @@ static aclError describe(const char *call, aclmdlDesc *d, const acl_model *m) {
                              .dims = {m->nvalues},
                              .bytes = (size_t)m->nvalues * sizeof(int64_t)};
     else
-      omrt_model_output(m->m, (int)(i - nin), &t);
+      largest_output(m, (int)(i - nin), &t);
     acl_io *io = &d->io[i];
     *io = (acl_io){strdup(t.name), acl_data_type(t.dtype), t.bytes, t.rank, {0}, acl_format(t.format)};
     memcpy(io->dims, t.dims, sizeof io->dims);
@@ -256,15 +267,22 @@ aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIO
   return get_dims("aclmdlGetOutputDims", modelDesc, index, 0, dims);
 }
 
-/* The output's dims as the model's last run left them: a counted output's
- * actual extent (libomrt's omrt_context_output_dims); the description's
- * dims when the model is gone or never ran a counted output. */
+/* The output's dims at the gear the last aclmdlSet* call on the model
+ * chose (the description's, the largest gear's, before one or for a
+ * description not from a loaded model), with a counted output's extent
+ * as the model's last run left it (libomrt's omrt_context_output_dims). */
 aclError aclmdlGetCurOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
   const char *call = "aclmdlGetCurOutputDims";
   aclError e = get_dims(call, modelDesc, index, 0, dims);
   if (e || (e = acl_enter(call))) return e;
   acl_model *m = acl_find_model(modelDesc->model_id);
   omrt_tensor_desc t;
+  if (m && m->cur_gear >= 0) {
+    omrt_model_gear_output(m->m, m->cur_gear, (int)index, &t);
+    dims->dimCount = (size_t)t.rank;
+    for (int k = 0; k < t.rank; k++)
+      dims->dims[k] = t.dims[k];
+  }
   if (m) {
     pthread_mutex_lock(&m->run); /* not during a run */
     if (omrt_context_output_dims(m->ctx, (int)index, &t) == OMRT_OK && t.count_axis >= 0)

@@ -46,9 +46,10 @@ static struct {
   pthread_mutex_t users_mu;
   pthread_cond_t unused; /* a model's users dropped to 0 */
   int initialized;
-  uint64_t serial;   /* last context serial handed out */
-  uint32_t model_id; /* last model id handed out */
-  int device_refs;   /* aclrtSetDevice calls not yet reset */
+  uint64_t serial;    /* last context serial handed out */
+  uint32_t model_id;  /* last model id handed out */
+  int device_refs;    /* aclrtSetDevice calls not yet reset */
+  int default_device; /* aclInit's "defaultDevice": a thread without a context uses device 0's */
   acl_context *contexts;
   stream_ref *streams; /* every stream but the contexts' defaults */
   acl_model *models;
@@ -84,8 +85,14 @@ static acl_context *find_context(const void *handle) {
   return NULL;
 }
 
+static acl_context *default_context(void);
+static acl_context *new_context(int is_default);
+
+/* (with aclInit's "defaultDevice", a thread that never set a context gets
+ * the device's default one, created as aclrtSetDevice would) */
 acl_context *acl_current(void) {
   acl_context *c = find_context(current.ctx);
+  if (!current.ctx && g.default_device) return (c = default_context()) ? c : new_context(1);
   return c && c->serial == current.serial ? c : NULL;
 }
 
@@ -188,14 +195,31 @@ static aclError release(const char *call, void *p, int device) {
                                         : " (it points inside one)");
 }
 
+/* A page policy (0 .. ACL_MEM_MALLOC_HUGE1G_ONLY_P2P), or HUGE_FIRST,
+ * HUGE_ONLY or NORMAL_ONLY ored with one memory type (acl_rt.h). */
+static int valid_policy(unsigned policy) {
+  unsigned type = policy & (ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH),
+           page = policy & ~type;
+  if (type == (ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH)) return 0;
+  return type ? page <= ACL_MEM_MALLOC_NORMAL_ONLY : page <= ACL_MEM_MALLOC_HUGE1G_ONLY_P2P;
+}
+
 aclError acl_malloc_device(const char *call, void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
   aclError e = acl_enter(call);
   if (e) return e;
-  if ((int)policy < ACL_MEM_MALLOC_HUGE_FIRST || (int)policy > ACL_MEM_MALLOC_NORMAL_ONLY_P2P)
-    return acl_leave_with(
-        acl_fail(ACL_ERROR_INVALID_PARAM, "%s: policy %d is not an aclrtMemMallocPolicy", call, (int)policy));
+  if (!valid_policy((unsigned)policy))
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM,
+                                   "%s: policy 0x%x is not an aclrtMemMallocPolicy (a page policy, or "
+                                   "HUGE_FIRST, HUGE_ONLY or NORMAL_ONLY | one ACL_MEM_TYPE_*_BAND_WIDTH)",
+                                   call, (unsigned)policy));
   return acl_leave_with(allocate(call, "devPtr", devPtr, size, 1));
 }
+
+aclError acl_alloc_device_locked(const char *call, void **devPtr, size_t size) {
+  return allocate(call, "devPtr", devPtr, size, 1);
+}
+
+void acl_free_device_locked(void *devPtr) { release("(rollback)", devPtr, 1); }
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
   return acl_malloc_device("aclrtMalloc", devPtr, size, policy);
@@ -299,6 +323,23 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
   return ACL_SUCCESS;
 }
 
+/* aclrtMemset's memory: device memory or aclrtMallocHost's (AscendCL
+ * tells them apart by the address), `count` bytes inside the allocation;
+ * other host memory is refused (AscendCL leaves it undefined). Under the lock. */
+static aclError check_memset(const char *call, const void *p, size_t count) {
+  alloc *a = find_alloc(p);
+  const char *what = a && a->device ? "aclrtMalloc" : "aclrtMallocHost";
+  if (!a)
+    return acl_fail(
+        ACL_ERROR_RT_PARAM_INVALID,
+        "%s: devPtr %p is neither device memory (aclrtMalloc) nor host memory from aclrtMallocHost", call, p);
+  if (count > a->size - (size_t)((const char *)p - (const char *)a->base))
+    return acl_fail(ACL_ERROR_RT_PARAM_INVALID,
+                    "%s: devPtr: %zu bytes at %p run past the end of its %s allocation (%zu bytes at %p)",
+                    call, count, p, what, a->size, a->base);
+  return ACL_SUCCESS;
+}
+
 aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
   aclError e = acl_enter("aclrtMemset");
   if (e) return e;
@@ -306,8 +347,7 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
   if (count > maxCount)
     return acl_leave_with(
         acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset: count %zu exceeds maxCount %zu", count, maxCount));
-  if ((e = check_side("aclrtMemset", "devPtr", devPtr, count, 1, "(device memory)")))
-    return acl_leave_with(e);
+  if ((e = check_memset("aclrtMemset", devPtr, count))) return acl_leave_with(e);
   acl_leave();
   memset(devPtr, (int)(uint8_t)value, count);
   return ACL_SUCCESS;
@@ -429,6 +469,7 @@ const char *aclrtGetSocName(void) {
 /* --- init, version */
 
 aclError aclInit(const char *configPath) {
+  acl_init_config cfg = {0};
   if (configPath && *configPath) {
     struct stat st;
     FILE *f = fopen(configPath, "rb");
@@ -438,6 +479,8 @@ aclError aclInit(const char *configPath) {
     if (!ok)
       return acl_fail(ACL_ERROR_INVALID_FILE, "aclInit: configPath '%s': %s", configPath,
                       f ? "not a regular file" : strerror(err));
+    aclError e = acl_read_init_config(configPath, &cfg);
+    if (e) return e;
   }
   pthread_mutex_lock(&g.mu);
   if (g.initialized) {
@@ -445,6 +488,8 @@ aclError aclInit(const char *configPath) {
     return acl_fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialized (aclFinalize first)");
   }
   g.initialized = 1;
+  g.default_device = cfg.default_device;
+  acl_set_err_msg_process(cfg.err_msg_process);
   pthread_mutex_unlock(&g.mu);
   return ACL_SUCCESS;
 }
@@ -483,7 +528,9 @@ aclError aclFinalize(void) {
   acl_event_finalize(); /* (no stream is left to run an event op) */
   snprintf(g.soc, sizeof g.soc, "%s", DEFAULT_SOC);
   g.device_refs = 0;
+  g.default_device = 0;
   g.initialized = 0;
+  acl_set_err_msg_process(0);
   make_current(NULL);
   pthread_mutex_unlock(&g.mu);
   return ACL_SUCCESS;
@@ -575,11 +622,11 @@ static aclError reset_device(const char *call, int32_t deviceId, int force) {
   aclError e = acl_enter(call);
   if (e) return e;
   if ((e = acl_check_device(call, deviceId))) return acl_leave_with(e);
-  if (g.device_refs == 0)
+  acl_context *c = default_context();
+  if (g.device_refs == 0 && !(g.default_device && c)) /* (aclInit's "defaultDevice" sets it too) */
     return acl_leave_with(acl_fail(ACL_ERROR_RT_INVALID_DEVICEID,
                                    "%s: device %d was not set (aclrtSetDevice)", call, (int)deviceId));
-  g.device_refs = force ? 0 : g.device_refs - 1;
-  acl_context *c = default_context();
+  g.device_refs = force || g.device_refs == 0 ? 0 : g.device_refs - 1;
   if (g.device_refs == 0 && c) { /* the default context and its streams go */
     unlink_context(c);
     free_context(c);

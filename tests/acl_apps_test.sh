@@ -20,7 +20,14 @@
 #          with dynamic AIPP: each image of the batch its own crop window
 #          and normalisation (the aclmdlSetAIPP* calls' batchIndex), every
 #          image's output against the reference.
-# Usage: acl_apps_test.sh sync|async|v2|batch_aipp ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
+#   threads: acl_threads.c on Tiny YOLOv2 compiled with image size gears
+#          416x416 and 320x320, initialized with the samples' acl.json,
+#          loaded once in the application's memory, run twice by each of two
+#          worker threads (one gear each) sharing its context, each with its
+#          own stream; each gear's output (as many bytes as
+#          aclmdlGetCurOutputDims says) must be omrun's on the same om and
+#          image, byte for byte, and the 416x416 one the export's reference.
+# Usage: acl_apps_test.sh sync|async|v2|batch_aipp|threads ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
 set -eu
 what=$1 atc=$2 src=$3 lib=$4 work=$5 models=$6
 rm -rf "$work" && mkdir -p "$work"
@@ -130,5 +137,38 @@ batch_aipp)
     compare "$work/out$k.bin" "$models/mobilenet_v3_small.output.bin" 1
   done
   ;;
-*) echo "usage: $0 sync|async|v2|batch_aipp ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
+threads)
+  m=tiny_yolov2_op8
+  need $m.onnx $m.input.bin $m.output.bin
+  build acl_threads
+  "$atc" --model="$models/$m.onnx" --framework=5 --output="$work/yolo" --input_shape="image:1,3,-1,-1" \
+    --dynamic_image_size="416,416;320,320" --soc_version=Ascend310 > "$work/atc.log"
+  /usr/bin/python3 -c "import numpy as np, sys
+x = np.fromfile(sys.argv[1], '<f4').reshape(1, 3, 416, 416)
+np.ascontiguousarray(x[:, :, 40:360, 60:380]).tofile(sys.argv[2])" "$models/$m.input.bin" "$work/image_320x320.bin"
+  printf '{\n  "dump": {"dump_path": "", "dump_mode": "output", "dump_list": []},\n  "profiler": {"switch": "off"}\n}\n' \
+    > "$work/acl.json"
+  mkdir -p "$work/app"
+  "$work/acl_threads" "$work/yolo.om" "$work/acl.json" "$work/app" 2 "$models/$m.input.bin" 416 416 \
+    "$work/image_320x320.bin" 320 320 > "$work/run.log" 2>&1 || {
+    cat "$work/run.log"
+    echo "FAIL acl_threads"
+    exit 1
+  }
+  cat "$work/run.log"
+  for g in 416x416:$models/$m.input.bin 320x320:$work/image_320x320.bin; do
+    hw=${g%%:*} image=${g#*:}
+    mkdir -p "$work/omrun_$hw"
+    "$(dirname "$atc")/omrun" --model "$work/yolo.om" --input "$image" --dymHW "$(echo "$hw" | tr x ,)" \
+      --output "$work/omrun_$hw" > "$work/omrun_$hw.log" 2>&1 || { cat "$work/omrun_$hw.log"; echo "FAIL omrun $hw"; exit 1; }
+    if cmp -s "$work/app/output_$hw.bin" "$work/omrun_$hw/output_0.bin"; then
+      echo "ok   gear $hw: acl_threads' output is omrun's ($(wc -c < "$work/app/output_$hw.bin") bytes)"
+    else
+      echo "FAIL gear $hw: acl_threads' output differs from omrun's on the same om and image"
+      exit 1
+    fi
+  done
+  compare "$work/app/output_416x416.bin" "$models/$m.output.bin" 0
+  ;;
+*) echo "usage: $0 sync|async|v2|batch_aipp|threads ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
 esac

@@ -40,8 +40,12 @@ extern "C" {
 #endif
 
 /* Once per process until aclFinalize (ACL_ERROR_REPEAT_INITIALIZE). configPath
- * may be NULL; a file given must be readable (ACL_ERROR_INVALID_FILE): its
- * settings (dump, profiling, err_msg_mode) have no effect here. */
+ * may be NULL; a file given must be readable (ACL_ERROR_INVALID_FILE) JSON
+ * (ACL_ERROR_PARSE_FILE): "err_msg_mode" "1" makes aclGetRecentErrMsg
+ * report the process's failures, "defaultDevice" {"default_device": "0"}
+ * gives threads without a context device 0's default one; "dump" and
+ * "profiler" sections asking for data are ACL_ERROR_FEATURE_UNSUPPORTED
+ * (switched off, they are accepted); other keys are ignored. */
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
 /* Releases every resource still held (streams are drained, models unloaded,
  * memory freed); ACL_ERROR_REPEAT_FINALIZE without aclInit. */
@@ -51,9 +55,10 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void);
 ACL_FUNC_VISIBILITY aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion,
                                              int32_t *patchVersion);
 
-/* The messages of the calls that failed on this thread since the last
- * call, newest first, one a line; then forgets them. NULL when there are
- * none. Valid until the next aclGetRecentErrMsg on the thread. */
+/* The messages of the calls that failed on this thread (with aclInit's
+ * "err_msg_mode" "1": in the process) since the last call, newest first,
+ * one a line; then forgets them. NULL when there are none. Valid until the
+ * next aclGetRecentErrMsg on the thread. */
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
 
 #ifdef __cplusplus

@@ -145,7 +145,11 @@ ACL_FUNC_VISIBILITY aclError aclmdlCreateAndGetOpDesc(uint32_t deviceId, uint32_
                                                       aclTensorDesc **inputDesc, size_t *numInputs,
                                                       aclTensorDesc **outputDesc, size_t *numOutputs);
 
-/* Runs the model once on the calling thread. */
+/* Runs the model once on the calling thread. An output buffer created
+ * empty (aclCreateDataBuffer(NULL, 0)) gets device memory of the output's
+ * bytes at the run's gear (aclUpdateDataBuffer's effect): the application
+ * frees it with aclrtFree (and may reset the buffer to NULL, 0). The
+ * asynchronous runs refuse empty buffers. */
 ACL_FUNC_VISIBILITY aclError aclmdlExecute(uint32_t modelId, const aclmdlDataset *input,
                                            aclmdlDataset *output);
 /* Enqueues one run on `stream` (NULL: the current context's default
@@ -202,6 +206,7 @@ ACL_FUNC_VISIBILITY size_t aclmdlGetInputSizeByIndex(aclmdlDesc *modelDesc, size
 ACL_FUNC_VISIBILITY size_t aclmdlGetOutputSizeByIndex(aclmdlDesc *modelDesc, size_t index);
 ACL_FUNC_VISIBILITY aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc, size_t index,
                                                 aclmdlIODims *dims);
+/* An output of a model with gears: its dims at the largest gear (no -1). */
 ACL_FUNC_VISIBILITY aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index,
                                                  aclmdlIODims *dims);
 /* The same as aclmdlGetInputDims here: an input's dims multiply to its
@@ -218,10 +223,12 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetInputDimsRange(const aclmdlDesc *modelDesc
  * (truncated to ACL_MAX_TENSOR_NAME_LEN - 1 characters) or in full; owned
  * by the description. NULL when no input or output has that name. */
 ACL_FUNC_VISIBILITY const char *aclmdlGetTensorRealName(const aclmdlDesc *modelDesc, const char *name);
-/* Output `index` as the described model's last run left it: an output
- * whose extent depends on the data (NonZero, NonMaxSuppression, ...) has
- * its actual dims, the output buffer holds exactly them in C order from its
- * start; every other output has aclmdlGetOutputDims's. */
+/* Output `index` at the gear the last aclmdlSetDynamicBatchSize /
+ * aclmdlSetDynamicHWSize / aclmdlSetInputDynamicDims on the described
+ * model chose (before one, aclmdlGetOutputDims's: the largest gear's), as
+ * the model's last run left it: an output whose extent depends on the data
+ * (NonZero, NonMaxSuppression, ...) has its actual dims, the output buffer
+ * holds exactly them in C order from its start. */
 ACL_FUNC_VISIBILITY aclError aclmdlGetCurOutputDims(const aclmdlDesc *modelDesc, size_t index,
                                                     aclmdlIODims *dims);
 /* Owned by the description; "" for a bad one or index. */

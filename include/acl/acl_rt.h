@@ -51,6 +51,11 @@ typedef enum aclrtMemcpyKind {
   ACL_MEMCPY_DEFAULT, /* the direction follows from the addresses */
 } aclrtMemcpyKind;
 
+/* One page policy, or one of HUGE_FIRST, HUGE_ONLY and NORMAL_ONLY ored
+ * with one memory type (ACL_MEM_MALLOC_HUGE_FIRST | ACL_MEM_TYPE_HIGH_BAND_WIDTH),
+ * or a memory type alone (HUGE_FIRST then). Device memory is host RAM
+ * here: every valid policy gets the same memory; other values are
+ * ACL_ERROR_INVALID_PARAM. */
 typedef enum aclrtMemMallocPolicy {
   ACL_MEM_MALLOC_HUGE_FIRST,
   ACL_MEM_MALLOC_HUGE_ONLY,
@@ -58,6 +63,10 @@ typedef enum aclrtMemMallocPolicy {
   ACL_MEM_MALLOC_HUGE_FIRST_P2P,
   ACL_MEM_MALLOC_HUGE_ONLY_P2P,
   ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
+  ACL_MEM_MALLOC_HUGE1G_ONLY,
+  ACL_MEM_MALLOC_HUGE1G_ONLY_P2P,
+  ACL_MEM_TYPE_LOW_BAND_WIDTH = 0x0100,
+  ACL_MEM_TYPE_HIGH_BAND_WIDTH = 0x1000,
 } aclrtMemMallocPolicy;
 
 typedef enum aclrtMemAttr {
@@ -401,7 +410,9 @@ ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, si
 /* Host memory for staging copies: 64-byte aligned, size > 0. */
 ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
 ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
-/* Sets count bytes of device memory (at most maxCount) to (uint8_t)value. */
+/* Sets count bytes (at most maxCount) to (uint8_t)value: device memory or
+ * aclrtMallocHost's (told apart by the address); other memory is
+ * ACL_ERROR_RT_PARAM_INVALID. */
 ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
 /* The same, enqueued on `stream`. */
 ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,

@@ -186,7 +186,25 @@ static void test_memory(void) {
   void *d, *d2, *h;
   char local[256];
   EXPECT_ACL(aclrtMalloc(&d, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM, "size is 0");
-  EXPECT_ACL(aclrtMalloc(&d, 8, (aclrtMemMallocPolicy)99), ACL_ERROR_INVALID_PARAM, "policy 99");
+  EXPECT_ACL(aclrtMalloc(&d, 8, (aclrtMemMallocPolicy)99), ACL_ERROR_INVALID_PARAM, "policy 0x63");
+  /* AscendCL's policies: a page policy, a memory type alone, or one of the
+   * three page policies ored with one memory type */
+  static const unsigned good[] = {ACL_MEM_MALLOC_HUGE1G_ONLY_P2P, ACL_MEM_TYPE_LOW_BAND_WIDTH,
+                                  ACL_MEM_MALLOC_HUGE_FIRST | ACL_MEM_TYPE_HIGH_BAND_WIDTH,
+                                  ACL_MEM_MALLOC_NORMAL_ONLY | ACL_MEM_TYPE_LOW_BAND_WIDTH};
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+    OK(aclrtMalloc(&d, 64, (aclrtMemMallocPolicy)good[i]));
+    OK(aclrtFree(d));
+  }
+  OK(aclrtMallocCached(&d, 64,
+                       (aclrtMemMallocPolicy)(ACL_MEM_MALLOC_HUGE_ONLY | ACL_MEM_TYPE_HIGH_BAND_WIDTH)));
+  OK(aclrtFree(d));
+  EXPECT_ACL(aclrtMalloc(
+                 &d, 8, (aclrtMemMallocPolicy)(ACL_MEM_MALLOC_HUGE_FIRST_P2P | ACL_MEM_TYPE_HIGH_BAND_WIDTH)),
+             ACL_ERROR_INVALID_PARAM, "policy 0x1003 is not");
+  EXPECT_ACL(
+      aclrtMalloc(&d, 8, (aclrtMemMallocPolicy)(ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH)),
+      ACL_ERROR_INVALID_PARAM, "policy 0x1100 is not");
   OK(aclrtMalloc(&d, 256, ACL_MEM_MALLOC_NORMAL_ONLY));
   OK(aclrtMalloc(&d2, 256, ACL_MEM_MALLOC_NORMAL_ONLY));
   OK(aclrtMallocHost(&h, 256));
@@ -217,6 +235,13 @@ static void test_memory(void) {
   OK(aclrtMemset(d, 256, 0x5a, 256));
   OK(aclrtMemcpy(local, 256, d, 256, ACL_MEMCPY_DEVICE_TO_HOST));
   CHECK(local[0] == 0x5a && local[255] == 0x5a);
+  /* host memory from aclrtMallocHost too (AscendCL tells them apart by the address); not other memory */
+  OK(aclrtMemset(h, 256, 0xa5, 256));
+  CHECK(((unsigned char *)h)[0] == 0xa5 && ((unsigned char *)h)[255] == 0xa5);
+  EXPECT_ACL(aclrtMemset((char *)h + 8, 256, 0, 256), ACL_ERROR_RT_PARAM_INVALID,
+             "run past the end of its aclrtMallocHost allocation");
+  EXPECT_ACL(aclrtMemset(local, 256, 0, 256), ACL_ERROR_RT_PARAM_INVALID,
+             "neither device memory (aclrtMalloc) nor host memory from aclrtMallocHost");
   /* Asynchronous copies run in order on the stream. */
   aclrtStream s;
   OK(aclrtCreateStream(&s));
@@ -343,6 +368,27 @@ static void test_execute(uint32_t id) {
   EXPECT_ACL(aclmdlExecute(id, b.in, bad_out), ACL_ERROR_MODEL_OUTPUT_NOT_MATCH,
              "output 1 ('pool'): buffer of 4 bytes, the tensor has 32");
   EXPECT_ACL(aclmdlExecute(id + 100, b.in, b.out), ACL_ERROR_INVALID_MODEL_ID, "aclmdlExecute: modelId");
+  /* An output buffer created empty: aclmdlExecute gives it device memory of
+   * the output's size, the application's to free; the asynchronous runs refuse it. */
+  aclmdlDataset *empty_out = aclmdlCreateDataset();
+  aclDataBuffer *empty = aclCreateDataBuffer(NULL, 0);
+  OK(aclmdlAddDatasetBuffer(empty_out, aclmdlGetDatasetBuffer(b.out, 0)));
+  OK(aclmdlAddDatasetBuffer(empty_out, empty));
+  EXPECT_ACL(aclmdlExecuteAsync(id, b.in, empty_out, s), ACL_ERROR_INVALID_PARAM,
+             "output 1 ('pool'): the data buffer has no memory (only aclmdlExecute allocates it)");
+  CHECK(aclGetDataBufferAddr(empty) == NULL);
+  OK(aclmdlExecute(id, b.in, empty_out));
+  void *given = aclGetDataBufferAddr(empty);
+  CHECK(given != NULL && aclGetDataBufferSizeV2(empty) == sizeof pool_ref);
+  float pool_got[NPOOL];
+  OK(aclrtMemcpy(pool_got, sizeof pool_got, given, sizeof pool_got, ACL_MEMCPY_DEVICE_TO_HOST));
+  CHECK(memcmp(pool_got, pool_ref, sizeof pool_ref) == 0);
+  OK(aclmdlExecute(id, b.in, empty_out)); /* (now a buffer like any other: the same memory) */
+  CHECK(aclGetDataBufferAddr(empty) == given);
+  OK(aclrtFree(given));
+  OK(aclUpdateDataBuffer(empty, NULL, 0));
+  OK(aclDestroyDataBuffer(empty));
+  OK(aclmdlDestroyDataset(empty_out));
   OK(aclDestroyDataBuffer(hx));
   OK(aclDestroyDataBuffer(small));
   OK(aclmdlDestroyDataset(one));

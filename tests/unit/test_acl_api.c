@@ -20,7 +20,10 @@
  *     and allocators (not provided), the thread's
  *     last error, the runtime's attributes;
  *   - tensor descriptions' ranges, origin, constant, placement, format
- *     conversion.
+ *     conversion;
+ *   - aclInit's configuration file: JSON (AscendCL's nesting limits), dump
+ *     and profiling sections that ask for data refused as not provided,
+ *     the samples' files accepted, err_msg_mode and defaultDevice honoured.
  * A stream is held busy (deterministically) by a blocking callback that
  * waits on a gate the test opens. */
 #include <pthread.h>
@@ -590,6 +593,93 @@ static void test_tensor_desc(void) {
   aclDestroyTensorDesc(d);
 }
 
+/* aclInit's configuration file (the process is not initialized on entry
+ * and on return): JSON, its dump and profiling sections refused when they
+ * ask for data, err_msg_mode and defaultDevice honoured. */
+static aclError init_with(const char *dir, const char *json) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/acl.json", dir);
+  CHECK_EQ_INT(test_write_file(path, json, strlen(json)), 0);
+  return aclInit(path);
+}
+
+static void *fail_on_thread(void *arg) {
+  (void)arg;
+  void *p;
+  CHECK_EQ_INT(aclrtMalloc(&p, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+  return NULL;
+}
+
+static void test_init_config(const char *add_path) {
+  const char *dir = test_tmpdir("acl_api_init");
+  /* not JSON, or nested deeper than AscendCL reads */
+  EXPECT_ACL(init_with(dir, "{\n  \"dump\": {\n"), ACL_ERROR_PARSE_FILE,
+             "line 3: a member without a quoted name");
+  EXPECT_ACL(init_with(dir, "[]"), ACL_ERROR_PARSE_FILE, "not a JSON object");
+  EXPECT_ACL(init_with(dir, "{} {}"), ACL_ERROR_PARSE_FILE, "text after the closing");
+  EXPECT_ACL(init_with(dir, "{\"a\": [[[[[[[[[[[1]]]]]]]]]]]}"), ACL_ERROR_PARSE_FILE,
+             "'[' nested deeper than 10 levels");
+  EXPECT_ACL(init_with(dir, "{\"a\": \"\\x\"}"), ACL_ERROR_PARSE_FILE, "an unknown escape");
+  /* a dump or profiling section asking for data: not provided, and said so */
+  EXPECT_ACL(
+      init_with(dir, "{\"dump\": {\"dump_path\": \"/tmp/d\", \"dump_list\": [{\"model_name\": \"m\"}]}}"),
+      ACL_ERROR_FEATURE_UNSUPPORTED, "\"dump.dump_list\": the software NPU does not dump");
+  EXPECT_ACL(init_with(dir, "{\"dump\": {\"dump_scene\": \"lite_exception\"}}"),
+             ACL_ERROR_FEATURE_UNSUPPORTED, "\"dump.dump_scene\"");
+  EXPECT_ACL(init_with(dir, "{\"dump\": {\"dump_debug\": \"on\", \"dump_path\": \"d\"}}"),
+             ACL_ERROR_FEATURE_UNSUPPORTED, "\"dump.dump_debug\"");
+  EXPECT_ACL(init_with(dir, "{\"profiler\": {\"switch\": \"on\", \"output\": \"p\"}}"),
+             ACL_ERROR_FEATURE_UNSUPPORTED, "\"profiler.switch\": the software NPU does not profile");
+  EXPECT_ACL(init_with(dir, "{\"err_msg_mode\": \"2\"}"), ACL_ERROR_INVALID_PARAM,
+             "\"err_msg_mode\": must be");
+  EXPECT_ACL(init_with(dir, "{\"defaultDevice\": {\"default_device\": \"1\"}}"),
+             ACL_ERROR_RT_INVALID_DEVICEID, "\"defaultDevice.default_device\"");
+  EXPECT_ACL(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE, "not initialized"); /* (none of them initialized) */
+  /* the samples' files: empty, or the sections switched off */
+  OK(init_with(dir, "{}"));
+  OK(aclFinalize());
+  OK(init_with(dir, "{\n \"dump\": {\"dump_path\": \"\", \"dump_mode\": \"output\", \"dump_list\": []},\n"
+                    " \"profiler\": {\"switch\": \"off\"}, \"max_opqueue_num\": \"20000\",\n"
+                    " \"dump_scene_x\": [true, false, null, -1.5e3, {\"k\": \"\\u00e9\\n\"}]}\n"));
+  OK(aclFinalize());
+  OK(init_with(dir, "{\"dump\": {\"dump_scene\": \"lite_exception:disable\", \"dump_op_switch\": \"off\"}}"));
+  OK(aclFinalize());
+  /* err_msg_mode "1": another thread's failure is the process's message */
+  pthread_t t;
+  OK(init_with(dir, "{\"err_msg_mode\": \"1\"}"));
+  OK(aclrtSetDevice(0));
+  CHECK_EQ_INT(pthread_create(&t, NULL, fail_on_thread, NULL), 0);
+  pthread_join(t, NULL);
+  const char *msg = aclGetRecentErrMsg();
+  CHECK(msg && strstr(msg, "aclrtMalloc: size is 0"));
+  OK(aclrtResetDevice(0));
+  OK(aclFinalize());
+  OK(init_with(dir, "{\"err_msg_mode\": \"0\"}")); /* per thread again */
+  OK(aclrtSetDevice(0));
+  CHECK_EQ_INT(pthread_create(&t, NULL, fail_on_thread, NULL), 0);
+  pthread_join(t, NULL);
+  CHECK(aclGetRecentErrMsg() == NULL);
+  OK(aclrtResetDevice(0));
+  OK(aclFinalize());
+  /* defaultDevice: without aclrtSetDevice the thread works in device 0's default context */
+  OK(init_with(dir, "{\"defaultDevice\": {\"default_device\": \"0\"}}"));
+  aclrtContext c = NULL;
+  OK(aclrtGetCurrentContext(&c));
+  CHECK(c != NULL);
+  void *p;
+  OK(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+  uint32_t id;
+  OK(aclmdlLoadFromFile(add_path, &id));
+  OK(aclmdlUnload(id));
+  OK(aclrtFree(p));
+  EXPECT_ACL(aclrtDestroyContext(c), ACL_ERROR_INVALID_PARAM, "default context");
+  OK(aclrtResetDevice(0));
+  OK(aclFinalize());
+  OK(aclInit(NULL)); /* (and without it, no context) */
+  EXPECT_ACL(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_CONTEXT_NULL, "no current context");
+  OK(aclFinalize());
+}
+
 int main(void) {
   size_t add_size = 0, aipp_size = 0;
   void *add = compile_add(&add_size), *aipp = compile_aipp_gears(&aipp_size);
@@ -631,6 +721,7 @@ int main(void) {
   OK(aclrtResetDeviceForce(0));
   EXPECT_ACL(aclrtResetDevice(0), ACL_ERROR_RT_INVALID_DEVICEID, "was not set");
   OK(aclFinalize());
+  test_init_config(add_path);
   free(add);
   free(aipp);
   return test_summary("acl_api");

@@ -6,7 +6,8 @@
  *     aclmdlGetInputDynamicDims: every input's dims per gear) and has the
  *     extra input ACL_DYNAMIC_TENSOR_NAME, found by name;
  *   - each gear, chosen with aclmdlSet*, runs (synchronously and on a
- *     stream) equal to libomrt's run of that gear;
+ *     stream) equal to libomrt's run of that gear, and aclmdlGetCurOutputDims
+ *     gives the outputs' dims at the gear the last Set call chose;
  *   - a value that is not a gear, a Set call of the wrong kind, a wrong
  *     index, a dataset without the dynamic input or with a buffer smaller
  *     than the gear's are refused, the message naming the gears or sizes. */
@@ -156,6 +157,10 @@ static void test_batch(void) {
   OK(aclmdlGetInputDynamicGearCount(l.desc, (size_t)-1, &n));
   CHECK_EQ_INT((int)n, 0);
 
+  /* before any Set call the current output dims are the largest gear's */
+  aclmdlIODims cur;
+  OK(aclmdlGetCurOutputDims(l.desc, 0, &cur));
+  CHECK(cur.dimCount == 4 && cur.dims[0] == 4 && cur.dims[1] == 4 && cur.dims[2] == 8 && cur.dims[3] == 8);
   /* the run refuses a dynamic input no Set call filled (zeros: no gear) */
   EXPECT_ACL(aclmdlExecute(l.id, l.in, l.out), ACL_ERROR_INVALID_PARAM, "1, 2, 4");
   EXPECT_ACL(aclmdlSetDynamicBatchSize(l.id, l.in, l.dyn_index, 3), ACL_ERROR_INVALID_PARAM, "1, 2, 4");
@@ -181,7 +186,13 @@ static void test_batch(void) {
   OK(aclmdlGetInputDimsRange(l.desc, 0, &range));
   CHECK(range.rangeCount == 0);
   OK(aclmdlSetDynamicBatchSize(l.id, l.in, l.dyn_index, 2));
+  OK(aclmdlGetCurOutputDims(l.desc, 0, &cur)); /* the gear the Set call chose, before and after its run */
+  CHECK(cur.dimCount == 4 && cur.dims[0] == 2 && cur.dims[1] == 4 && cur.dims[2] == 8 && cur.dims[3] == 8);
   OK(aclmdlExecute(l.id, l.in, l.out));
+  OK(aclmdlGetCurOutputDims(l.desc, 0, &cur));
+  CHECK(cur.dims[0] == 2);
+  OK(aclmdlGetOutputDims(l.desc, 0, &cur)); /* (the description's stay the largest gear's) */
+  CHECK(cur.dims[0] == 4);
   aclTensorDesc *od = aclmdlGetDatasetTensorDesc(l.out, 0);
   CHECK(od && aclGetTensorDescNumDims(od) == 4 && aclGetTensorDescDim(od, 0) == 2 &&
         aclGetTensorDescDim(od, 1) == 4 && aclGetTensorDescType(od) == aclmdlGetOutputDataType(l.desc, 0));
@@ -234,6 +245,15 @@ static void test_image_size(void) {
   run_gear(&l, om, size, 1, 3 * 12 * 16 * 4, 4 * 12 * 16 * 4);
   OK(aclmdlSetDynamicHWSize(l.id, l.in, l.dyn_index, 8, 8));
   run_gear(&l, om, size, 0, 3 * 8 * 8 * 4, 4 * 8 * 8 * 4);
+  aclmdlIODims cur; /* the gear the last Set call chose; a failed Set changes nothing */
+  OK(aclmdlGetCurOutputDims(l.desc, 0, &cur));
+  CHECK(cur.dimCount == 4 && cur.dims[0] == 1 && cur.dims[1] == 4 && cur.dims[2] == 8 && cur.dims[3] == 8);
+  CHECK_EQ_INT(aclmdlSetDynamicHWSize(l.id, l.in, l.dyn_index, 16, 12), ACL_ERROR_INVALID_PARAM);
+  OK(aclmdlGetCurOutputDims(l.desc, 0, &cur));
+  CHECK(cur.dims[2] == 8 && cur.dims[3] == 8);
+  OK(aclmdlSetDynamicHWSize(l.id, l.in, l.dyn_index, 12, 16));
+  OK(aclmdlGetCurOutputDims(l.desc, 0, &cur));
+  CHECK(cur.dims[2] == 12 && cur.dims[3] == 16);
   unload(&l);
   free(om);
 }
