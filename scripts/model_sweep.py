@@ -94,8 +94,12 @@ def wrapped(make, pick, *extra):
 
 
 def _ta(name, **kw):
-    import torchaudio
-    return lambda: getattr(torchaudio.models, name)(**kw)
+    """torchaudio's model NAME, imported when built (torchaudio is needed by its models only)."""
+    def ctor():
+        import torchaudio
+        return getattr(torchaudio.models, name)(**kw)
+
+    return ctor
 
 
 def _nn(name, **kw):
