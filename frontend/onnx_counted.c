@@ -142,7 +142,8 @@ static int sym_eval(const ir_value *v, sym *out, int depth) {
   }
   case IR_OP_WHERE: {
     int nc = sym_eval(p->in[0], c, depth + 1);
-    int na = nc >= 0 ? sym_eval(p->in[1], a, depth + 1) : -1, nb = na >= 0 ? sym_eval(p->in[2], b, depth + 1) : -1;
+    int na = nc >= 0 ? sym_eval(p->in[1], a, depth + 1) : -1,
+        nb = na >= 0 ? sym_eval(p->in[2], b, depth + 1) : -1;
     if (nc < 1 || na < 1 || nb < 1) return -1;
     for (int i = 0; i < n; i++) {
       sym t = c[pick(nc, i)];
@@ -156,13 +157,15 @@ static int sym_eval(const ir_value *v, sym *out, int depth) {
 }
 
 /* i64 constant [0, 1, ..., bound) (+ start) counted along 0 by c. */
-static ir_value *counted_iota(onnx_node *nd, const char *tag, int64_t start, const ir_value *c, int64_t bound) {
+static ir_value *counted_iota(onnx_node *nd, const char *tag, int64_t start, const ir_value *c,
+                              int64_t bound) {
   int64_t *iota = arena_array(&nd->c->scratch, (size_t)bound + 1, sizeof *iota);
   for (int64_t i = 0; iota && i < bound; i++)
     iota[i] = start + i;
   char name[300];
   snprintf(name, sizeof name, "%.270s_%s", nd->out[0]->name, tag);
-  ir_value *v = iota ? ir_const_new(nd->c->g, name, DT_INT64, 1, &bound, iota, (size_t)bound * sizeof *iota) : NULL;
+  ir_value *v =
+      iota ? ir_const_new(nd->c->g, name, DT_INT64, 1, &bound, iota, (size_t)bound * sizeof *iota) : NULL;
   if (v) v->count_axis = 0, v->count = (ir_value *)c;
   return v;
 }
@@ -213,7 +216,8 @@ status onnx_counted_slice_end(onnx_node *nd, ir_node *n) {
     if (!e[i].count) continue;
     int64_t a = ax ? elem_get_int(ax->data, ax->dtype, (size_t)i) : i;
     a = a < 0 ? a + x->rank : a;
-    int64_t s0 = elem_get_int(st->data, st->dtype, (size_t)i), step = sp ? elem_get_int(sp->data, sp->dtype, (size_t)i) : 1;
+    int64_t s0 = elem_get_int(st->data, st->dtype, (size_t)i),
+            step = sp ? elem_get_int(sp->data, sp->dtype, (size_t)i) : 1;
     if (a < 0 || a >= x->rank || e[i].k != 0) return ST_OK; /* refused by name after */
     if (x->count_axis == a && x->count == e[i].count) {
       e[i] = (sym){NULL, INT64_MAX}; /* to x's count: all of x's rows */
@@ -222,9 +226,10 @@ status onnx_counted_slice_end(onnx_node *nd, ir_node *n) {
     }
     if (x->count_axis == a || s0 != 0 || step != 1 || onnx_count_bound(e[i].count) > x->dims[a])
       return refuse(nd, 2, i, e[i].count,
-                    x->count_axis == a ? "the input is counted along that axis by another count"
-                                       : "a Slice to a count takes rows from 0 in steps of 1, and the count's bound "
-                                         "must fit the axis");
+                    x->count_axis == a
+                        ? "the input is counted along that axis by another count"
+                        : "a Slice to a count takes rows from 0 in steps of 1, and the count's bound "
+                          "must fit the axis");
     if (x->count_axis >= 0 && x->count) return ST_OK; /* counted along another axis: the count rules say */
     ir_value *y = counted_rows(nd, x, (int)a, e[i].count, "to_count");
     if (!y || ir_node_set_input(nd->c->g, n, 0, y)) return nomem(nd);
@@ -249,7 +254,8 @@ status onnx_counted_shape_input(onnx_node *nd, ir_node *n) {
   int at = -1;
   for (int i = 0; i < m; i++) {
     if (!s[i].count) continue;
-    if (s[i].k != 0) return refuse(nd, 1, i, s[i].count, "a shape may hold a count, not a count plus a constant");
+    if (s[i].k != 0)
+      return refuse(nd, 1, i, s[i].count, "a shape may hold a count, not a count plus a constant");
     if (x->count && x->count_axis >= 0 && x->count == s[i].count) continue;
     /* Expand of a dense axis of extent 1 to the count: copies, counted after */
     int b = i - (m - x->rank);
@@ -326,7 +332,8 @@ status onnx_counted_range(onnx_node *nd, ir_node *n) {
   const sym start = s[0][0], limit = s[1][0], delta = s[2][0];
   if (!limit.count || start.count || delta.count) return ST_OK;
   if (delta.k != 1 || limit.k != start.k)
-    return refuse(nd, 1, 0, limit.count, "a Range to a count runs from its start to start + count in steps of 1");
+    return refuse(nd, 1, 0, limit.count,
+                  "a Range to a count runs from its start to start + count in steps of 1");
   ir_value *v = counted_iota(nd, "range", start.k, limit.count, onnx_count_bound(limit.count));
   if (!v) return nomem(nd);
   n->op = IR_OP_IDENTITY, n->nattrs = 0;
@@ -361,7 +368,8 @@ ir_value *onnx_counted_masked(onnx_node *nd, ir_value *x, double neutral, const 
   snprintf(name, sizeof name, "%.260s_%s_valid", nd->out[0]->name, tag);
   ir_value *mask = nc ? ir_value_new(g, name, DT_BOOL) : NULL, *lin[2] = {rows, x->count};
   snprintf(name, sizeof name, "%.260s_%s_masked", nd->out[0]->name, tag);
-  ir_value *y = mask && ir_node_new(g, IR_OP_LESS, NULL, 2, lin, 1, &mask) ? ir_value_new(g, name, x->dtype) : NULL;
+  ir_value *y =
+      mask && ir_node_new(g, IR_OP_LESS, NULL, 2, lin, 1, &mask) ? ir_value_new(g, name, x->dtype) : NULL;
   ir_value *win[3] = {mask, x, nc};
   return y && ir_node_new(g, IR_OP_WHERE, NULL, 3, win, 1, &y) ? y : NULL;
 }
@@ -421,13 +429,16 @@ status onnx_counted_scatter(onnx_node *nd, ir_node *n) {
     rd[d - c] = d == c ? ix->dims[c] : 1;
   char name[300];
   snprintf(name, sizeof name, "%.270s_index_rows", nd->out[0]->name);
-  ir_value *rows = iota ? ir_const_new(g, name, DT_INT64, ix->rank - c, rd, iota, (size_t)ix->dims[c] * 8) : NULL;
+  ir_value *rows =
+      iota ? ir_const_new(g, name, DT_INT64, ix->rank - c, rd, iota, (size_t)ix->dims[c] * 8) : NULL;
   unsigned char sv[8];
   elem_put(sv, ix->dtype, 0, (double)slot);
   snprintf(name, sizeof name, "%.270s_spare_index", nd->out[0]->name);
   ir_value *spare = rows ? ir_const_new(g, name, ix->dtype, 0, rd, sv, dtype_size(ix->dtype)) : NULL;
-  ir_value *lin[2] = {rows, ix->count}, *valid = spare ? node1(nd, IR_OP_LESS, 2, lin, DT_BOOL, "index_valid") : NULL;
-  ir_value *win[3] = {valid, ix, spare}, *ix2 = valid ? node1(nd, IR_OP_WHERE, 3, win, ix->dtype, "indices") : NULL;
+  ir_value *lin[2] = {rows, ix->count},
+           *valid = spare ? node1(nd, IR_OP_LESS, 2, lin, DT_BOOL, "index_valid") : NULL;
+  ir_value *win[3] = {valid, ix, spare},
+           *ix2 = valid ? node1(nd, IR_OP_WHERE, 3, win, ix->dtype, "indices") : NULL;
   snprintf(name, sizeof name, "%.270s_with_spare_slot_out", nd->out[0]->name);
   ir_value *y = ix2 ? ir_value_new(g, name, x->dtype) : NULL, *out = nd->out[0];
   if (!y || ir_node_set_input(g, n, 0, wide) || ir_node_set_input(g, n, 1, ix2) ||
@@ -495,7 +506,8 @@ status onnx_counted_reshape_merge(onnx_node *nd, ir_node *n) {
     for (int64_t i = 0; iota && i < dims[b]; i++)
       iota[i] = i;
     snprintf(name, sizeof name, "%.270s_valid_rows", nd->out[0]->name);
-    ir_value *ix = iota ? ir_const_new(g, name, DT_INT64, 1, &dims[b], iota, (size_t)dims[b] * sizeof *iota) : NULL;
+    ir_value *ix =
+        iota ? ir_const_new(g, name, DT_INT64, 1, &dims[b], iota, (size_t)dims[b] * sizeof *iota) : NULL;
     if (!ix || ir_attr_set_int(g, n, "with_padding", 1)) return nomem(nd);
     ix->count_axis = 0, ix->count = count;
     n->out[0] = y, y->producer = n;

@@ -12,14 +12,16 @@
  *   cc = Concat(b)                          b itself
  *   sc = ScatterElements(zeros like b, Expand((n-1-r)[:, None], Shape(b)), b)
  *                                           b's rows reversed
- *   nzz = NonZero(GatherND(x, pos))         [1, <=N]       the padding unread
+ *   nzz = NonZero(GatherND(x, pos) + 1)     [1, <=N]       the padding unread
  *   gm = Gemm(b, w, bias)                   f32 [<=N, 3]   per valid row
+ *   fl = Reshape(b, [-1])                   f32 [<=4N]     counted by 4c
  *
  * compiled in both precision modes and run through libomrt on inputs with
- * no, some and all x positive: every output is counted by c, its valid part
+ * no, some and all x positive: every output is counted by c (fl by 4c), its valid part
  * equal to the reference evaluator's and to the values above. Refused with
  * one line naming the node and the count: a Reshape of a dense input to a
- * shape holding the count, and a Range from 1 to the count.
+ * shape holding the count, a Range from 1 to the count, a Slice of rows 1 to
+ * the count, and a ScatterElements of counted indices and dense updates.
  */
 #include <math.h>
 #include <stdio.h>
@@ -33,13 +35,14 @@
 #include "passes/pass.h"
 #include "support.h"
 
-enum { N = 8, NOUT = 9 };
-enum { O_XS, O_RS, O_F, O_R, O_E, O_CC, O_SC, O_NZZ, O_GM };
+enum { N = 8, NOUT = 10 };
+enum { O_XS, O_RS, O_F, O_R, O_E, O_CC, O_SC, O_NZZ, O_GM, O_FL };
 
-static const char *const outs[NOUT] = {"xs", "rs", "f", "r", "e", "cc", "sc", "nzz", "gm"};
-static const int axes[NOUT] = {0, 0, 0, 0, 0, 0, 0, 1, 0};
-static const int is_i64[NOUT] = {0, 0, 1, 1, 0, 0, 0, 1, 0};
-static const int inner[NOUT] = {1, 4, 3, 1, 4, 4, 4, 1, 3};
+static const char *const outs[NOUT] = {"xs", "rs", "f", "r", "e", "cc", "sc", "nzz", "gm", "fl"};
+static const int axes[NOUT] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0};
+static const int is_i64[NOUT] = {0, 0, 1, 1, 0, 0, 0, 1, 0, 0};
+static const int inner[NOUT] = {1, 4, 3, 1, 4, 4, 4, 1, 3, 1};
+static const int per[NOUT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 4}; /* the count is c x per */
 
 static void i64_const(mb *m, const char *name, int rank, int64_t v) {
   mb_init_raw(m, name, 7, rank, rank ? (int64_t[]){1} : NULL, &v, sizeof v);
@@ -95,13 +98,18 @@ static void model(mb *m) {
   mb_node(m, "ConstantOfShape", "zeros_like_b", "sh", "zb");
   attr_int(m, mb_node(m, "ScatterElements", "scatter_rows", "zb,idx,b", "sc"), "axis", 0);
   mb_node(m, "GatherND", "scores", "x,pos", "s");
-  mb_node(m, "NonZero", "nonzero_of_scores", "s", "nzz");
+  float onef = 1.0f; /* s + 1: the padding past the count is nonzero too */
+  mb_init_raw(m, "onef", 1, 0, NULL, &onef, sizeof onef);
+  mb_node(m, "Add", "scores_plus_1", "s,onef", "s1");
+  mb_node(m, "NonZero", "nonzero_of_scores", "s1", "nzz");
   float w[12], bias[3] = {0.5f, -1, 2};
   for (int i = 0; i < 12; i++)
     w[i] = (float)(i % 5) * 0.25f - 0.5f;
   mb_init_raw(m, "w", 1, 2, (int64_t[]){4, 3}, w, sizeof w);
   mb_init_raw(m, "bias", 1, 1, (int64_t[]){3}, bias, sizeof bias);
   mb_node(m, "Gemm", "box_head", "b,w,bias", "gm");
+  i64_const(m, "minus1", 1, -1);
+  mb_node(m, "Reshape", "flat_boxes", "b,minus1", "fl");
   for (int o = 0; o < NOUT; o++)
     mb_output(m, outs[o]);
 }
@@ -133,15 +141,17 @@ static void run_case(omrt_model *rm, const float *x, const float *boxes, int fp1
   for (int o = 0; o < NOUT; o++) {
     omrt_tensor_desc d;
     CHECK_EQ_INT(omrt_context_output_dims(ctx, o, &d), OMRT_OK);
-    CHECKF(d.count_axis == axes[o] && d.dims[axes[o]] == c, "  output %s: counted along %d, %lld, want %lld",
-           outs[o], d.count_axis, (long long)d.dims[axes[o]], (long long)c);
+    CHECKF(d.count_axis == axes[o] && d.dims[axes[o]] == c * per[o],
+           "  output %s: counted along %d, %lld, want %lld", outs[o], d.count_axis,
+           (long long)d.dims[axes[o]], (long long)(c * per[o]));
     double tol = fp16 && !is_i64[o] ? 2e-2 : 0;
     int bad = 0;
-    for (int64_t i = 0; g && i < c * inner[o]; i++)
+    for (int64_t i = 0; g && i < c * per[o] * inner[o]; i++)
       bad += fabs(get(out[o], is_i64[o], i) - get(ref[o], is_i64[o], i)) > tol;
     CHECKF(bad == 0, "  output %s: %d elements differ from the evaluator", outs[o], bad);
   }
-  const float *xs = out[O_XS], *rs = out[O_RS], *e = out[O_E], *cc = out[O_CC], *sc = out[O_SC];
+  const float *xs = out[O_XS], *rs = out[O_RS], *e = out[O_E], *cc = out[O_CC], *sc = out[O_SC],
+              *fl = out[O_FL];
   const int64_t *f = out[O_F], *r = out[O_R], *nzz = out[O_NZZ];
   for (int64_t i = 0; i < c; i++) {
     CHECK(xs[i] == x[i] && r[i] == i && nzz[i] == i);
@@ -149,7 +159,8 @@ static void run_case(omrt_model *rm, const float *x, const float *boxes, int fp1
       CHECK(f[i * 3 + k] == 7);
     for (int k = 0; k < 4; k++) {
       float bk = boxes[kept[i] * 4 + k];
-      CHECK(e[i * 4 + k] == (float)(k + 1) && rs[i * 4 + k] == bk && cc[i * 4 + k] == bk);
+      CHECK(e[i * 4 + k] == (float)(k + 1) && rs[i * 4 + k] == bk && cc[i * 4 + k] == bk &&
+            fl[i * 4 + k] == bk);
       CHECKF(sc[(c - 1 - i) * 4 + k] == bk, "  scattered row %lld", (long long)(c - 1 - i));
     }
   }
@@ -197,6 +208,19 @@ static void test_refused(void) {
   mb_node(&m, "Range", "range_from_1", "one,n,one", "y");
   mb_output(&m, "y");
   mb_expect_refused(&m, "'range_from_1' (Range)", "holds the run-time count");
+
+  counted_boxes(&m); /* a dense input's rows 1 .. count: not a prefix the count counts */
+  i64_const(&m, "one", 1, 1);
+  mb_node(&m, "Slice", "slice_from_1", "x,one,u,ax0", "y");
+  mb_output(&m, "y");
+  mb_expect_refused(&m, "'slice_from_1' (Slice)", "holds the run-time count");
+
+  counted_boxes(&m); /* counted indices scattering dense updates */
+  mb_node(&m, "ConstantOfShape", "zeros_like_b", "sh", "zb");
+  attr_int(&m, mb_node(&m, "Cast", "b_as_i64", "b", "bi"), "to", 7);
+  attr_int(&m, mb_node(&m, "ScatterElements", "scatter_dense", "zb,bi,boxes", "y"), "axis", 0);
+  mb_output(&m, "y");
+  mb_expect_refused(&m, "'scatter_dense' (ScatterElements)", "counted alike");
 }
 
 int main(void) {
