@@ -21,7 +21,8 @@
  * equal to the reference evaluator's and to the values above. Refused with
  * one line naming the node and the count: a Reshape of a dense input to a
  * shape holding the count, a Range from 1 to the count, a Slice of rows 1 to
- * the count, and a ScatterElements of counted indices and dense updates.
+ * the count, a ScatterElements of counted indices and dense updates, and an
+ * If on the size of a Tile over the counted axis (named with its rule).
  */
 #include <math.h>
 #include <stdio.h>
@@ -64,6 +65,8 @@ static void counted_boxes(mb *m) {
   mb_node(m, "Shape", "shape_of_b", "b", "sh");
   attr_int(m, mb_node(m, "Gather", "count_of_b", "sh,i0", "n"), "axis", 0);
   mb_node(m, "Unsqueeze", "count_1d", "n,ax0", "u");
+  i64_const(m, "i1", 0, 1);
+  attr_int(m, mb_node(m, "Gather", "x1_of_b", "b,i1", "s_of_b"), "axis", 1);
 }
 
 static void model(mb *m) {
@@ -221,6 +224,30 @@ static void test_refused(void) {
   attr_int(&m, mb_node(&m, "ScatterElements", "scatter_dense", "zb,bi,boxes", "y"), "axis", 0);
   mb_output(&m, "y");
   mb_expect_refused(&m, "'scatter_dense' (ScatterElements)", "counted alike");
+
+  /* an If on the size of a value whose shape rule refuses the count (Tile
+   * over the counted axis): the refusal names that node and its rule's words */
+  mb tb, eb;
+  counted_boxes(&m);
+  i64_const(&m, "reps", 1, 2);
+  i64_const(&m, "zero_i", 0, 0);
+  mb_node(&m, "Tile", "tile_counted", "s_of_b,reps", "tiled");
+  mb_node(&m, "Shape", NULL, "tiled", "sht");
+  mb_node(&m, "ReduceProd", NULL, "sht", "numel");
+  mb_node(&m, "Equal", NULL, "numel,zero_i", "none");
+  mb_init(&tb, 13);
+  mb_node(&tb, "Identity", NULL, "x", "t_out");
+  mb_output(&tb, "t_out");
+  mb_init(&eb, 13);
+  mb_node(&eb, "Neg", NULL, "x", "e_out");
+  mb_output(&eb, "e_out");
+  Onnx__NodeProto *n = mb_node(&m, "If", "if_tiled", "none", "y");
+  attr_graph(&m, n, "then_branch", &tb);
+  attr_graph(&m, n, "else_branch", &eb);
+  mb_output(&m, "y");
+  mb_expect_refused(&m, "'if_tiled' (If)", "node 'tile_counted' (Tile) on, whose shape rule says");
+  mb_free(&tb);
+  mb_free(&eb);
 }
 
 int main(void) {
