@@ -10,7 +10,8 @@
  * each valid output element depends on valid input elements only and the
  * counted axis maps to one output axis of the same extent: elementwise
  * ops, the Reshape family, Transpose, Expand, Slice, Split and Gather off
- * the axis, Gemm and MatMul over the rows of A (a detector's box head), and a
+ * the axis, Gemm and MatMul over the rows of A (a detector's box head), Conv
+ * over the images of a batch (its mask head), and a
  * Reduce (ArgMax, ArgMin included) or Softmax across other axes, which
  * works on each position of the counted axis alone, and a Concat along
  * another axis (its uncounted inputs are valid everywhere); GatherND with
@@ -394,6 +395,8 @@ static int carried_axis(const ir_node *n, int j, int a) {
   }
   case IR_OP_SCATTERELEMENTS: /* the importer's: padding indices point at a spare slot */
     return j > 0 && ir_attr_int(n, "with_padding", 0) ? COUNT_DROPPED : -1;
+  case IR_OP_CONV: /* images of a batch (a detector's mask head over its RoIs) */
+    return j == 0 && a == 0 ? 0 : -1;
   case IR_OP_GEMM: /* rows of A (not transposed): each output row reads its own */
     return j == 0 && a == 0 && !ir_attr_int(n, "transA", 0) ? 0 : -1;
   case IR_OP_MATMUL: /* rows of A or a batch axis of A: not the contracted one */

@@ -15,6 +15,7 @@
  *   nzz = NonZero(GatherND(x, pos) + 1)     [1, <=N]       the padding unread
  *   gm = Gemm(b, w, bias)                   f32 [<=N, 3]   per valid row
  *   fl = Reshape(b, [-1])                   f32 [<=4N]     counted by 4c
+ *   cv = Conv(Reshape(b, [u,1,2,2]), w2)    f32 [<=N,2,2,2] per image of the batch
  *
  * compiled in both precision modes and run through libomrt on inputs with
  * no, some and all x positive: every output is counted by c (fl by 4c), its valid part
@@ -36,14 +37,14 @@
 #include "passes/pass.h"
 #include "support.h"
 
-enum { N = 8, NOUT = 10 };
-enum { O_XS, O_RS, O_F, O_R, O_E, O_CC, O_SC, O_NZZ, O_GM, O_FL };
+enum { N = 8, NOUT = 11 };
+enum { O_XS, O_RS, O_F, O_R, O_E, O_CC, O_SC, O_NZZ, O_GM, O_FL, O_CV };
 
-static const char *const outs[NOUT] = {"xs", "rs", "f", "r", "e", "cc", "sc", "nzz", "gm", "fl"};
-static const int axes[NOUT] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0};
-static const int is_i64[NOUT] = {0, 0, 1, 1, 0, 0, 0, 1, 0, 0};
-static const int inner[NOUT] = {1, 4, 3, 1, 4, 4, 4, 1, 3, 1};
-static const int per[NOUT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 4}; /* the count is c x per */
+static const char *const outs[NOUT] = {"xs", "rs", "f", "r", "e", "cc", "sc", "nzz", "gm", "fl", "cv"};
+static const int axes[NOUT] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0};
+static const int is_i64[NOUT] = {0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0};
+static const int inner[NOUT] = {1, 4, 3, 1, 4, 4, 4, 1, 3, 1, 8};
+static const int per[NOUT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1}; /* the count is c x per */
 
 static void i64_const(mb *m, const char *name, int rank, int64_t v) {
   mb_init_raw(m, name, 7, rank, rank ? (int64_t[]){1} : NULL, &v, sizeof v);
@@ -113,6 +114,12 @@ static void model(mb *m) {
   mb_node(m, "Gemm", "box_head", "b,w,bias", "gm");
   i64_const(m, "minus1", 1, -1);
   mb_node(m, "Reshape", "flat_boxes", "b,minus1", "fl");
+  i64_const(m, "c1", 1, 1);
+  attr_int(m, mb_node(m, "Concat", "shape_u122", "u,c1,c2,c2", "s122"), "axis", 0);
+  mb_node(m, "Reshape", "b_as_images", "b,s122", "img");
+  float w2[2] = {0.5f, -2.0f};
+  mb_init_raw(m, "w2", 1, 4, (int64_t[]){2, 1, 1, 1}, w2, sizeof w2);
+  mb_node(m, "Conv", "conv_images", "img,w2", "cv");
   for (int o = 0; o < NOUT; o++)
     mb_output(m, outs[o]);
 }
