@@ -126,6 +126,8 @@ int onnx_attr_ints_copy(const onnx_node *nd, const char *name, int64_t *out, int
  * NonMaxSuppression, TopK with a run-time k ...; *counted = 1), else the
  * first node whose output shape is unknown while its inputs' are known (a
  * graph input of unknown shape is not one: it is what --input_shape fixes).
+ * For a v of unknown size that first node comes first even past a count:
+ * its shape rule's refusal (a count rule's, say) is why the size is unknown.
  * Breadth-first, each node once. NULL when neither (v is computed from a
  * graph input alone). */
 static ir_node *data_origin(onnx_ctx *c, const ir_value *v, int *counted) {
@@ -134,8 +136,8 @@ static ir_node *data_origin(onnx_ctx *c, const ir_value *v, int *counted) {
   unsigned char *seen = arena_array(&c->scratch, (size_t)n + 1, 1);
   *counted = 0;
   if (!queue || !seen || !v->producer) return NULL;
-  ir_node *unknown = NULL;
-  int head = 0, tail = 0;
+  ir_node *unknown = NULL, *count_origin = NULL;
+  int head = 0, tail = 0, sized = ir_value_elements(v) >= 0;
   queue[tail++] = v->producer;
   seen[v->producer->id] = 1;
   while (head < tail) {
@@ -143,10 +145,14 @@ static ir_node *data_origin(onnx_ctx *c, const ir_value *v, int *counted) {
     int known = 1;
     for (int k = 0; k < p->nout; k++) {
       const ir_value *o = p->out[k];
-      if (o && o->count) {
-        *counted = 1;
-        return o->count->producer ? o->count->producer : p;
+      if (o && o->count && !count_origin) {
+        count_origin = o->count->producer ? o->count->producer : p;
+        if (sized) break;
       }
+    }
+    if (count_origin && sized) {
+      *counted = 1;
+      return count_origin;
     }
     for (int i = 0; i < p->nin; i++) {
       const ir_value *u = p->in[i];
@@ -161,7 +167,8 @@ static ir_node *data_origin(onnx_ctx *c, const ir_value *v, int *counted) {
       for (int k = 0; k < p->nout; k++)
         if (p->out[k] && ir_value_elements(p->out[k]) < 0) unknown = p;
   }
-  return unknown;
+  *counted = !unknown && count_origin;
+  return unknown ? unknown : count_origin;
 }
 
 /* Where v's size comes from. A node whose shape rule refuses its inputs

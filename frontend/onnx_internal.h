@@ -11,7 +11,7 @@
  *                  topological order;
  *   onnx_ops.c     the per-op importers that normalise ONNX nodes (per opset)
  *                  into the IR contract of ir/ops.def (with onnx_ops_index.c,
- *                  onnx_resize.c, onnx_conv.c, the onnx_decomp*.c
+ *                  onnx_counted.c, onnx_resize.c, onnx_conv.c, the onnx_decomp*.c
  *                  decompositions, onnx_control.c's If, Loop and Scan and
  *                  onnx_seq.c's sequences);
  *   onnx_attrs.c   what those importers share: reading a node's attributes
@@ -299,21 +299,10 @@ status onnx_import_size(onnx_node *nd, ir_node *n);
  * with constant indices that pick static dims only: n becomes the Identity
  * of those dims, a constant. Does nothing otherwise. */
 status onnx_counted_shape_gather(onnx_node *nd, ir_node *n);
-/* ConstantOfShape n of the run-time shape onnx_import_shape made of a
- * counted value (the count among constants): n becomes the Identity of
- * `value` filled to the bound, a constant counted along the same axis by
- * the same count. 1 when it applies (*st then says how it went), 0 when
- * the shape is not such a value. */
-int onnx_counted_fill(onnx_node *nd, ir_node *n, const ir_value *value, status *st);
 /* Concat n along an axis some input is counted on: n copies the inputs'
  * bounds (attr with_padding) and a Gather of the valid rows, counted by
  * their number, produces the ONNX output. Does nothing otherwise. */
 status onnx_counted_concat(onnx_node *nd, ir_node *n);
-/* Slice nd (opset 10+) with a run-time end that is the count of its input's
- * counted axis (`x[:x.shape[0]]`, one image's piece of a split): the end
- * becomes the constant INT64_MAX, so that onnx_counted_slice keeps the valid
- * rows. Does nothing otherwise. */
-status onnx_counted_slice_end(onnx_node *nd);
 /* Slice n along the axis its input is counted on (constant start, end >= 0,
  * step 1): a Gather of the rows below the count, counted by their number,
  * feeds n, which keeps its other axes. Does nothing otherwise. */
@@ -323,6 +312,45 @@ status onnx_counted_slice(onnx_node *nd, ir_node *n);
  * padding is replaced by that element (Where of iota < count) and n reads
  * the result whole (attr with_padding). Does nothing otherwise. */
 status onnx_counted_reduce(onnx_node *nd, ir_node *n);
+
+/* onnx_counted.c: shape arithmetic on counts (its top comment). */
+/* The compile-time bound of count value c (the extent of the axis it counts
+ * on its producer's output), or -1 when c counts none. */
+int64_t onnx_count_bound(const ir_value *c);
+/* Slice nd (opset 10+) with a run-time end holding a count: to the input's
+ * own count along that axis the end becomes INT64_MAX (onnx_counted_slice
+ * keeps the valid rows); to a count c along a dense axis (from 0, step 1)
+ * nd's and n's input becomes the Gather of rows [0, c), counted by c. Refused by
+ * name when the count cannot be placed; does nothing otherwise. */
+status onnx_counted_slice_end(onnx_node *nd, ir_node *n);
+/* Reshape or Expand n with a run-time shape of constants and counts: the
+ * counts become their bounds (Expand: the attribute, rows copied to a count
+ * counted after). Refused by name when the input is not counted by them. */
+status onnx_counted_shape_input(onnx_node *nd, ir_node *n);
+/* Reshape n (constant shape) of x counted along an axis it merges with the
+ * axes after it: n reshapes the bound (attr with_padding) and a Gather of
+ * the prefix of count x their extents, counted by that product, is the
+ * output. Does nothing otherwise. */
+status onnx_counted_reshape_merge(onnx_node *nd, ir_node *n);
+/* ConstantOfShape n of a run-time shape of constants and one count: n
+ * becomes the Identity of `value` filled to the bound, a constant counted
+ * along that axis by that count. 1 when it applies (*st then says how it
+ * went), 0 when the shape is not such a value. */
+int onnx_counted_fill(onnx_node *nd, ir_node *n, const ir_value *value, status *st);
+/* Range n from s to s + count, step 1: the Identity of the constant s,
+ * s + 1, ... at the count's bound, counted by it. Does nothing otherwise. */
+status onnx_counted_range(onnx_node *nd, ir_node *n);
+/* ScatterElements n with indices and updates counted alike: the padding
+ * indices point at a spare slot past x's extent along the axis (n scatters
+ * into x with that slot, attr with_padding), and a Gather of x's slots,
+ * counted as x is, is the output. Does nothing for dense indices. */
+status onnx_counted_scatter(onnx_node *nd, ir_node *n);
+/* NonZero n of a counted input: it reads the input with zeros past the
+ * count. */
+status onnx_counted_nonzero_input(onnx_node *nd, ir_node *n);
+/* Where(iota < count, x, neutral) along x's counted axis (names tagged
+ * `tag`), or NULL out of memory. */
+ir_value *onnx_counted_masked(onnx_node *nd, ir_value *x, double neutral, const char *tag);
 
 /* onnx_resize.c: Resize (opset >= 10) and Upsample into the IR Resize. */
 status onnx_import_resize(onnx_node *nd, ir_node *n);

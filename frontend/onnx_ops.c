@@ -248,7 +248,9 @@ static status import_flatten(onnx_node *nd, ir_node *n) {
 static status import_reshape(onnx_node *nd, ir_node *n) {
   if (nd->c->opset >= 5) {
     if (nd->nin != 2 || !nd->in[1]) return onnx_node_fail(nd, ST_ERR_INVALID, "input 1 (shape) is required");
-    return onnx_set_flag(nd, n, "allowzero", 0);
+    status s = onnx_set_flag(nd, n, "allowzero", 0);
+    if (!s) s = onnx_counted_shape_input(nd, n); /* a shape holding a count */
+    return s ? s : onnx_counted_reshape_merge(nd, n);
   }
   /* Before opset 5 the target shape was an attribute: make it the input. */
   int count;
@@ -503,7 +505,7 @@ static status import_slice(onnx_node *nd, ir_node *n) {
   static const char *const names[] = {"starts", "ends", "axes", "steps"};
   if (nd->nin < 3)
     return onnx_node_fail(nd, ST_ERR_INVALID, "inputs starts and ends are required from opset 10");
-  status s = nd->in[2] && !nd->in[2]->data ? onnx_counted_slice_end(nd) : ST_OK;
+  status s = nd->in[2] && !nd->in[2]->data ? onnx_counted_slice_end(nd, n) : ST_OK;
   if (s) return s;
   for (int i = 1; i < nd->nin && i < 5; i++) {
     if (!nd->in[i]) continue;
@@ -516,7 +518,7 @@ static status import_slice(onnx_node *nd, ir_node *n) {
 /* Expand: a constant shape becomes the attribute; a computed one stays
  * in[1] for shape inference (ops.def). */
 static status import_expand(onnx_node *nd, ir_node *n) {
-  if (!nd->in[1]->data) return ST_OK;
+  if (!nd->in[1]->data) return onnx_counted_shape_input(nd, n); /* a shape holding a count */
   n->nin = 1;
   return index_input_attr(nd, n, 1, "shape", MAX_RANK);
 }
@@ -814,7 +816,7 @@ static const onnx_importer importers[] = {
     {"ArgMin", "Reduce", 1, 1, 1, 1, "-axis:i -keepdims:i -select_last_index:i", import_argreduce},
     {"Size", "Size", 1, 1, 1, 1, "", onnx_import_size},
     {"Trilu", "Where", 14, 1, 2, 1, "-upper:i", import_trilu},
-    {"Range", "Range", 11, 3, 3, 1, "", NULL},
+    {"Range", "Range", 11, 3, 3, 1, "", onnx_counted_range},
     {"GatherElements", "GatherElements", 11, 2, 2, 1, "-axis:i", import_gather},
     {"Pad", "Pad", 2, 1, 4, 1, "-mode:s -pads:I<11 -value:f<11", import_pad},
     /* indexing (frontend/onnx_ops_index.c) */

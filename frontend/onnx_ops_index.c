@@ -22,12 +22,16 @@
  *   NonMaxSuppression  the constant max_output_boxes_per_class as the attr
  *                   max_per_class (it bounds the counted output), the
  *                   thresholds as inputs 2 and 3, the count appended.
- *   TopK, Shape, Size, ConstantOfShape, Concat of a counted value (ir/count.h)
+ *   TopK, Shape, Size, Concat of a counted value (ir/count.h)
  *                   TopK over the counted axis takes the count as input 2;
  *                   Shape and Size read the count at run time;
- *                   ConstantOfShape of such a shape is a counted fill;
- *                   Concat along the counted axis packs the valid rows;
- *                   Gather of such a Shape's static dims is a constant.
+ *                   Concat along the counted axis packs the valid rows
+ *                   (of one input: is that input);
+ *                   Gather of such a Shape's static dims is a constant;
+ *                   the shape arithmetic on the count (Slice ends,
+ *                   Reshape, Expand, ConstantOfShape, Range) and NonZero
+ *                   and ScatterElements of counted inputs are
+ *                   onnx_counted.c's.
  *   Unique          sorted explicit, axis only when given; every one of the
  *                   four outputs gets a value (i64 but y), the count appended.
  *   TfIdfVectorizer the pool becomes the n-gram table (common/tfidf.h) of the
@@ -136,7 +140,8 @@ status onnx_import_topk(onnx_node *nd, ir_node *n) {
 
 status onnx_import_scatter(onnx_node *nd, ir_node *n) {
   status s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 0));
-  return s ? s : set_reduction(nd, n);
+  if (!s) s = set_reduction(nd, n);
+  return s ? s : onnx_counted_scatter(nd, n);
 }
 
 status onnx_import_scatternd(onnx_node *nd, ir_node *n) { return set_reduction(nd, n); }
@@ -227,7 +232,10 @@ status onnx_import_compress(onnx_node *nd, ir_node *n) {
 
 status onnx_import_nonzero(onnx_node *nd, ir_node *n) {
   const ir_value *x = nd->in[0];
-  if (!x->data) return add_count(nd, n);
+  if (!x->data) {
+    status s = onnx_counted_nonzero_input(nd, n);
+    return s ? s : add_count(nd, n);
+  }
   n->op = IR_OP_IDENTITY; /* of the constant result */
   int64_t total = ir_value_elements(x), count = 0;
   if (total < 0 || x->rank > MAX_RANK)
@@ -258,9 +266,8 @@ status onnx_import_nonzero(onnx_node *nd, ir_node *n) {
  * (ir/count.h). Shape over a range covering the axis becomes that count
  * between the static dims around it (Concat of constants and the count,
  * or the count itself), Size the count times the other dims; the shape
- * arithmetic after them runs as tasks. ConstantOfShape of such a shape
- * (full_like of a counted value) is the fill at the bound, counted along
- * the same axis by the same count: a counted constant. */
+ * arithmetic after them runs as tasks, or is read at compile time where it
+ * gives a shape (onnx_counted.c). */
 
 /* The range [start, end) of Shape's attributes over rank r, as ONNX clamps it. */
 static void shape_range(onnx_node *nd, int r, int64_t *s, int64_t *e) {
@@ -355,62 +362,6 @@ status onnx_counted_shape_gather(onnx_node *nd, ir_node *n) {
   return ST_OK;
 }
 
-/* The bound of count value c: the extent of the axis it counts on one of
- * its producer's outputs; -1 when c counts none. */
-static int64_t count_bound(const ir_value *c) {
-  const ir_node *p = c->producer;
-  for (int k = 0; p && k < p->nout; k++)
-    if (p->out[k] && p->out[k]->count == c && p->out[k]->count_axis >= 0)
-      return p->out[k]->dims[p->out[k]->count_axis];
-  return -1;
-}
-
-int onnx_counted_fill(onnx_node *nd, ir_node *n, const ir_value *value, status *st) {
-  const ir_value *sh = nd->in[0];
-  while (sh->producer && sh->producer->op == IR_OP_IDENTITY && sh->producer->nin == 1)
-    sh = sh->producer->in[0];
-  const ir_node *p = sh->producer;
-  int np = p && p->op == IR_OP_CONCAT && ir_attr_int(p, "axis", 0) == 0 ? p->nin : 1, rank = 0, axis = -1;
-  ir_value *count = NULL;
-  int64_t dims[MAX_RANK];
-  for (int j = 0; j < np; j++) {
-    ir_value *v = np > 1 ? p->in[j] : (ir_value *)sh;
-    int64_t bound = v && !v->data ? count_bound(v) : -1, len = v ? ir_value_elements(v) : -1;
-    if (!v || v->dtype != DT_INT64 || v->rank != 1 || len < 0 || rank + len > MAX_RANK) return 0;
-    if (!v->data && (bound < 0 || count)) return 0; /* not one count among constants */
-    if (!v->data) {
-      axis = rank, count = v, dims[rank++] = bound;
-      continue;
-    }
-    for (int64_t i = 0; i < len; i++)
-      dims[rank++] = ((const int64_t *)v->data)[i];
-  }
-  if (!count) return 0;
-  ir_value probe = {.dtype = value->dtype, .rank = rank};
-  memcpy(probe.dims, dims, sizeof(int64_t) * (size_t)rank);
-  int64_t bytes = ir_value_bytes(&probe), total = ir_value_elements(&probe);
-  size_t es = dtype_size(value->dtype);
-  unsigned char *data = bytes >= 0 && es ? arena_alloc_aligned(&nd->c->scratch, (size_t)bytes + 1, 64) : NULL;
-  if (bytes < 0 || !es) {
-    *st = onnx_node_fail(nd, ST_ERR_LIMIT, "the fill of shape %s is too large", ir_dims_str(rank, dims));
-    return 1;
-  }
-  for (int64_t i = 0; data && i < total; i++)
-    memcpy(data + (size_t)i * es, value->data, es);
-  char name[300];
-  snprintf(name, sizeof name, "%.280s_fill", nd->out[0]->name);
-  ir_value *c = data ? ir_const_new(nd->c->g, name, value->dtype, rank, dims, data, (size_t)bytes) : NULL;
-  if (!c) {
-    *st = nomem(nd);
-    return 1;
-  }
-  c->count_axis = axis, c->count = count;
-  n->op = IR_OP_IDENTITY;
-  n->in[0] = c, n->nin = 1;
-  *st = ST_OK;
-  return 1;
-}
-
 /* ---- Concat along a counted axis ----
  * The valid rows of each input go back to back, so the output's count is
  * the sum of the inputs' counts (a dense input's extent counts whole). The
@@ -480,6 +431,10 @@ status onnx_counted_concat(onnx_node *nd, ir_node *n) {
   for (int j = 0; j < nd->nin; j++)
     counted |= nd->in[j]->rank == r && nd->in[j]->count_axis == a && a >= 0 && nd->in[j]->count;
   if (!counted) return ST_OK;
+  if (nd->nin == 1) { /* torch.cat of one tensor: that tensor, its count kept */
+    n->op = IR_OP_IDENTITY, n->nattrs = 0;
+    return ST_OK;
+  }
   char name[300];
   ir_value *pos = packed_positions(nd, (int)a);
   if (!pos) {
@@ -520,61 +475,6 @@ static status drop_axis(ir_graph *g, ir_node *n, int at, int na, int64_t *st, in
   if (ir_attr_set_ints(g, n, "starts", na, st) || ir_attr_set_ints(g, n, "ends", na, en) ||
       ir_attr_set_ints(g, n, "axes", na, ax) || ir_attr_set_ints(g, n, "steps", na, sp))
     return ST_ERR_NOMEM;
-  return ST_OK;
-}
-
-/* Whether v holds count c's value (an i64 of one element): c itself, or c
- * through Identity, Reshape, Squeeze, Unsqueeze, an Add of a constant 0 or
- * a Gather picking it out of a counted value's Shape. That is the shape
- * arithmetic of `x[:x.shape[0]]` and of a split into the pieces of a batch
- * of one (a detector's per-image split of its boxes). */
-static int holds_count(const ir_value *v, const ir_value *c, int depth) {
-  const ir_node *p = v->producer;
-  if (v == c) return 1;
-  if (!p || depth > 16 || v->data || ir_value_elements(v) != 1) return 0;
-  switch (p->op) {
-  case IR_OP_IDENTITY:
-  case IR_OP_RESHAPE:
-  case IR_OP_SQUEEZE:
-  case IR_OP_UNSQUEEZE: return holds_count(p->in[0], c, depth + 1);
-  case IR_OP_ADD:
-    for (int j = 0; j < 2; j++) {
-      const ir_value *z = p->in[1 - j];
-      if (z->data && ir_value_elements(z) == 1 && elem_get(z->data, z->dtype, 0) == 0)
-        return holds_count(p->in[j], c, depth + 1);
-    }
-    return 0;
-  case IR_OP_GATHER: { /* one element of a 1-D Concat of i64 pieces */
-    const ir_value *x = p->in[0], *ix = p->in[1];
-    const ir_node *q = x->producer;
-    if (!ix->data || x->rank != 1 || ir_value_elements(ix) != 1) return 0;
-    int64_t k = elem_get_int(ix->data, ix->dtype, 0), off = 0;
-    k = k < 0 ? k + x->dims[0] : k;
-    if (!q || q->op != IR_OP_CONCAT) return k == 0 && holds_count(x, c, depth + 1);
-    for (int j = 0; j < q->nin; j++) {
-      if (q->in[j]->rank != 1) return 0;
-      if (k >= off && k < off + q->in[j]->dims[0]) return k == off && holds_count(q->in[j], c, depth + 1);
-      off += q->in[j]->dims[0];
-    }
-    return 0;
-  }
-  default: return 0;
-  }
-}
-
-status onnx_counted_slice_end(onnx_node *nd) {
-  const ir_value *x = nd->in[0], *e = nd->in[2], *ax = nd->nin > 3 ? nd->in[3] : NULL;
-  int64_t a = ax && ax->data && ir_value_elements(ax) == 1 ? elem_get_int(ax->data, ax->dtype, 0) : 0;
-  a = a < 0 ? a + x->rank : a;
-  if (x->count_axis < 0 || !x->count || (ax && !ax->data) || a != x->count_axis ||
-      !holds_count(e, x->count, 0))
-    return ST_OK;
-  char name[300];
-  snprintf(name, sizeof name, "%.280s_to_count", nd->out[0]->name);
-  int64_t all = INT64_MAX, one = 1;
-  ir_value *v = ir_const_new(nd->c->g, name, DT_INT64, 1, &one, &all, sizeof all);
-  if (!v) return nomem(nd);
-  nd->in[2] = v;
   return ST_OK;
 }
 
@@ -641,28 +541,8 @@ status onnx_counted_reduce(onnx_node *nd, ir_node *n) {
       ((lowest || highest) && !elem_is_float(x->dtype)))
     return ST_OK;
   double neutral = zero ? 0.0 : one ? 1.0 : lowest ? -INFINITY : INFINITY;
-  int64_t b = x->dims[a], dims[MAX_RANK];
-  int r = x->rank - a; /* iota [b, 1, ..., 1] lines up with x's axis a */
-  int64_t *iota = arena_array(&nd->c->scratch, (size_t)b + 1, sizeof *iota);
-  unsigned char nv[16];
-  for (int64_t i = 0; iota && i < b; i++)
-    iota[i] = i;
-  for (int d = 0; d < r; d++)
-    dims[d] = d ? 1 : b;
-  elem_put(nv, x->dtype, 0, neutral);
-  char name[300];
-  snprintf(name, sizeof name, "%.280s_rows", nd->out[0]->name);
-  ir_value *rows = iota ? ir_const_new(g, name, DT_INT64, r, dims, iota, (size_t)b * sizeof *iota) : NULL;
-  snprintf(name, sizeof name, "%.280s_neutral", nd->out[0]->name);
-  ir_value *nc = rows ? ir_const_new(g, name, x->dtype, 0, dims, nv, dtype_size(x->dtype)) : NULL;
-  snprintf(name, sizeof name, "%.280s_valid", nd->out[0]->name);
-  ir_value *mask = nc ? ir_value_new(g, name, DT_BOOL) : NULL, *lin[2] = {rows, x->count};
-  snprintf(name, sizeof name, "%.280s_masked", nd->out[0]->name);
-  ir_value *y =
-      mask && ir_node_new(g, IR_OP_LESS, NULL, 2, lin, 1, &mask) ? ir_value_new(g, name, x->dtype) : NULL;
-  ir_value *win[3] = {mask, x, nc};
-  if (!y || !ir_node_new(g, IR_OP_WHERE, NULL, 3, win, 1, &y) || ir_attr_set_int(g, n, "with_padding", 1))
-    return nomem(nd);
+  ir_value *y = onnx_counted_masked(nd, x, neutral, "reduce");
+  if (!y || ir_attr_set_int(g, n, "with_padding", 1)) return nomem(nd);
   n->in[0] = y;
   return ST_OK;
 }

@@ -9,7 +9,9 @@
  * counted indices reads row 0). An op carries the count to its output when
  * each valid output element depends on valid input elements only and the
  * counted axis maps to one output axis of the same extent: elementwise
- * ops, the Reshape family, Transpose, Slice, Split and Gather off the axis, and a
+ * ops, the Reshape family, Transpose, Expand, Slice, Split and Gather off
+ * the axis, Gemm and MatMul over the rows of A (a detector's box head), Conv
+ * over the images of a batch (its mask head), and a
  * Reduce (ArgMax, ArgMin included) or Softmax across other axes, which
  * works on each position of the counted axis alone, and a Concat along
  * another axis (its uncounted inputs are valid everywhere); GatherND with
@@ -23,7 +25,11 @@
  * counted axis take the count as an input (infer_topk, infer_nms), and the
  * importer makes Shape, Size and ConstantOfShape of a counted value
  * run-time values and counted fills, and a Slice along the axis a Gather of
- * the valid rows (frontend/onnx_ops_index.c). Anything else (Softmax or a
+ * the valid rows (frontend/onnx_ops_index.c); it reads shape arithmetic on
+ * a count at compile time (frontend/onnx_counted.c), and leaves two more
+ * COUNT_DROPPED consumers: a Reshape merging the counted axis into a larger
+ * one and a ScatterElements whose padding indices point at a spare slot
+ * (with_padding: it gathers the valid part after them). Anything else (Softmax or a
  * mean over the axis, Tile, Pad, ...) would read the padding as data, so it
  * is refused at compile time with one line.
  *
@@ -337,7 +343,9 @@ static int carried_axis(const ir_node *n, int j, int a) {
   case IR_OP_FLATTEN:
   case IR_OP_SQUEEZE:
   case IR_OP_UNSQUEEZE:
-  case IR_OP_IDENTITY: return j == 0 ? reshaped_axis(x, a, y) : -1;
+  case IR_OP_IDENTITY: /* with_padding: the importer gathers the valid prefix after it */
+    if (j == 0 && n->op == IR_OP_RESHAPE && ir_attr_int(n, "with_padding", 0)) return COUNT_DROPPED;
+    return j == 0 ? reshaped_axis(x, a, y) : -1;
   case IR_OP_TRANSPOSE: {
     int64_t perm[MAX_RANK];
     int np = ir_attr_ints(n, "perm", perm, MAX_RANK);
@@ -381,6 +389,18 @@ static int carried_axis(const ir_node *n, int j, int a) {
     return a < axis ? a : a - 1 + ix->rank;
   }
   case IR_OP_GATHERND: return gathernd_axis(n, j, a);
+  case IR_OP_EXPAND: { /* an axis it does not broadcast stays */
+    int b = a + y->rank - x->rank;
+    return j == 0 && b >= 0 && y->dims[b] == x->dims[a] ? b : -1;
+  }
+  case IR_OP_SCATTERELEMENTS: /* the importer's: padding indices point at a spare slot */
+    return j > 0 && ir_attr_int(n, "with_padding", 0) ? COUNT_DROPPED : -1;
+  case IR_OP_CONV: /* images of a batch (a detector's mask head over its RoIs) */
+    return j == 0 && a == 0 ? 0 : -1;
+  case IR_OP_GEMM: /* rows of A (not transposed): each output row reads its own */
+    return j == 0 && a == 0 && !ir_attr_int(n, "transA", 0) ? 0 : -1;
+  case IR_OP_MATMUL: /* rows of A or a batch axis of A: not the contracted one */
+    return j == 0 && a < x->rank - 1 ? a + y->rank - x->rank : -1;
   case IR_OP_SHAPE: return shape_reads_count(n, a) ? -1 : COUNT_DROPPED;
   default: return -1;
   }

@@ -22,8 +22,9 @@
  *                name), other readers of the intermediate follow;
  *              - its input is a constant: the output value becomes that
  *                constant (same payload) under the output's name.
- *            Then every node none of whose outputs is read (by a live node or
- *            as a graph output) is removed, walking backwards so whole dead
+ *            Then every node none of whose outputs is read (by a live node,
+ *            as a graph output, or as the count of a live node's input or
+ *            output) is removed, walking backwards so whole dead
  *            chains go in one pass (readers counted once, ir_uses), and
  *            unreferenced values (constants included) are dropped with
  *            ir_graph_compact.
@@ -113,6 +114,15 @@ static status simplify_noop(ir_graph *g, ir_node *n, diag *d) {
   return ST_OK;
 }
 
+/* The counts of values v[0, n) gain a reader: a count that is nobody's
+ * input (the importer's count x extent of a merged Reshape, a counted
+ * constant's) lives as long as what it counts. */
+static void keep_counts(ir_uses *u, ir_value *const *v, int n) {
+  for (int j = 0; j < n; j++)
+    if (v[j] && v[j]->count && v[j]->count_axis >= 0 && v[j]->count->id < u->nvalues)
+      u->count[v[j]->count->id]++;
+}
+
 static int unused(const ir_uses *u, const ir_node *n) {
   for (int j = 0; j < n->nout; j++)
     if (n->out[j] && u->count[n->out[j]->id] > 0) return 0;
@@ -135,6 +145,9 @@ status pass_dce(ir_graph *g, pass_ctx *ctx, diag *d) {
     if (!n->dead && unused(&u, n)) {
       n->dead = 1;
       ir_uses_node(&u, n, -1); /* its inputs lose a reader */
+    } else if (!n->dead) {     /* the tasks read the counts of what they read and write */
+      keep_counts(&u, n->in, n->nin);
+      keep_counts(&u, n->out, n->nout);
     }
   }
   arena_free(&scratch);

@@ -117,6 +117,12 @@ static inline Onnx__AttributeProto *mb_attr(mb *m, Onnx__NodeProto *n, const cha
   return a;
 }
 
+/* GRAPH attribute `name` of n: sub's graph (sub outlives m's use of it). */
+static inline void attr_graph(mb *m, Onnx__NodeProto *n, const char *name, mb *sub) {
+  Onnx__AttributeProto *a = mb_attr(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
+  a->g = &sub->graph;
+}
+
 static inline void attr_int(mb *m, Onnx__NodeProto *n, const char *name, int64_t v) {
   Onnx__AttributeProto *a = mb_attr(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
   a->has_i = 1;

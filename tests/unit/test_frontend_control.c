@@ -11,11 +11,6 @@
 #include "onnx_mb.h"
 #include "passes/pass.h"
 
-static void attr_graph(mb *m, Onnx__NodeProto *n, const char *name, mb *sub) {
-  Onnx__AttributeProto *a = mb_attr(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
-  a->g = &sub->graph;
-}
-
 static int close_to(const float *got, const float *want, int n) {
   for (int i = 0; i < n; i++)
     if (fabsf(got[i] - want[i]) > 1e-5f * (1.0f + fabsf(want[i]))) {

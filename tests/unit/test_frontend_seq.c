@@ -15,11 +15,6 @@
 #include "onnx_mb.h"
 #include "passes/pass.h"
 
-static void attr_graph(mb *m, Onnx__NodeProto *n, const char *name, mb *sub) {
-  Onnx__AttributeProto *a = mb_attr(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
-  a->g = &sub->graph;
-}
-
 static int same(const float *got, const float *want, int n) {
   for (int i = 0; i < n; i++)
     if (got[i] != want[i]) {
