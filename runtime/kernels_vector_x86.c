@@ -16,9 +16,11 @@
  * padding value (0 for average pooling, -inf for max pooling, so windows
  * need no bounds tests in W), in a ring of as many rows as one output row's
  * window spans. Max pooling f16 -> f16 converts nothing: one 16-lane
- * integer max per tap on order-preserving keys of the halves. Results equal
- * the portable kernels' up to f32 summation order. A case whose ring does
- * not fit the UB returns 0 and runs portably.
+ * integer max per tap on order-preserving keys of the halves, over the
+ * depth window too (3-D pools, NDC1HWC0). Other 3-D windows (kd > 1) read
+ * each tap straight from x, 8 lanes at a time, in the portable kernel's
+ * order. Results equal the portable kernels' up to f32 summation order. A
+ * 2-D case whose ring does not fit the UB returns 0 and runs portably.
  *
  * Compiled for plain x86-64: every function carries target("avx2,fma,f16c")
  * and is only reached through rt_cpu() (cpu.c) when the CPU has all three.
@@ -431,6 +433,16 @@ static inline size_t plane_of(const rt_pool_geom *g, uint64_t unit) {
   return rt_pool_xplane(g, unit, (int64_t)(unit / (uint64_t)g->c1) % g->dout * g->sd);
 }
 
+/* The input planes [*id0, *id1) of output plane unit's depth window, and
+ * the window's extent *pd1 inside the padded input (for count_include_pad),
+ * its start being *d0 (as the portable kernel computes them). */
+static inline void depth_window(const rt_pool_geom *g, uint64_t unit, int64_t *d0, int64_t *pd1, int64_t *id0,
+                                int64_t *id1) {
+  const int64_t od = (int64_t)(unit / (uint64_t)g->c1) % g->dout, a = od * g->sd - g->pf, b = a + g->kd;
+  *d0 = a, *pd1 = b < g->d + g->pbk ? b : g->d + g->pbk;
+  *id0 = a < 0 ? 0 : a, *id1 = b < g->d ? b : g->d;
+}
+
 /* f16 bits -> int16 whose signed order is the float order (negative halves
  * have their magnitude bits flipped); its own inverse. */
 AVX2_INLINE __m256i h_order(__m256i h) {
@@ -451,19 +463,83 @@ static AVX2 void maxpool_f16(const om_task *task, const rt_args *args, const rt_
                 sw = q[OM_POOL_P_STRIDE_W];
   const int64_t pt = q[OM_POOL_P_PAD_TOP], pl = q[OM_POOL_P_PAD_LEFT];
   const int64_t h = g->h, w = g->w, ho = g->ho, wo = g->wo;
+  const size_t dstep = (size_t)(g->c1 * h * w) * C0; /* from one depth plane of x to the next */
   for (uint64_t unit = lo; unit < hi; unit++) {
-    const uint16_t *xp = xd + plane_of(g, unit);
+    int64_t d0, pd1, id0, id1;
+    depth_window(g, unit, &d0, &pd1, &id0, &id1);
+    const uint16_t *xp = xd + rt_pool_xplane(g, unit, id0);
+    const int64_t nd = id1 - id0;
     uint16_t *yp = yd + (size_t)unit * (size_t)(ho * wo) * C0;
     for (int64_t oh = 0; oh < ho; oh++) {
       int64_t h0 = oh * sh - pt, ih0 = h0 < 0 ? 0 : h0, ih1 = h0 + kh < h ? h0 + kh : h;
       for (int64_t ow = 0; ow < wo; ow++, yp += C0) {
         int64_t w0 = ow * sw - pl, iw0 = w0 < 0 ? 0 : w0, iw1 = w0 + kw < w ? w0 + kw : w;
         __m256i m = _mm256_set1_epi16(INT16_MIN);
-        for (int64_t ih = ih0; ih < ih1; ih++)
-          for (int64_t iw = iw0; iw < iw1; iw++)
-            m = _mm256_max_epi16(
-                m, h_order(_mm256_loadu_si256((const __m256i *)(xp + (size_t)(ih * w + iw) * C0))));
+        for (int64_t id = 0; id < nd; id++)
+          for (int64_t ih = ih0; ih < ih1; ih++)
+            for (int64_t iw = iw0; iw < iw1; iw++)
+              m = _mm256_max_epi16(
+                  m, h_order(_mm256_loadu_si256(
+                         (const __m256i *)(xp + (size_t)id * dstep + (size_t)(ih * w + iw) * C0))));
         _mm256_storeu_si256((__m256i *)yp, h_order(m));
+      }
+    }
+  }
+}
+
+/* Windows with a depth extent (kd > 1) other than max f16 -> f16: each
+ * output pixel's taps inside x read straight from it (8 f32 lanes from
+ * each half of a pixel's channel block), in the portable kernel's order
+ * (depth, then H, then W) and with its count, so the results are the
+ * portable kernel's exactly (per-lane f32 adds in the same order; max as
+ * v > acc ? v : acc). */
+static AVX2 void pool_taps(const om_task *task, const rt_args *args, const rt_pool_geom *g, uint64_t lo,
+                           uint64_t hi) {
+  const om_tensor *x = args->desc[OM_POOL_T_X], *y = args->desc[OM_POOL_T_Y];
+  const void *xd = args->data[OM_POOL_T_X];
+  void *yd = args->data[OM_POOL_T_Y];
+  const int32_t *q = task->params;
+  const int64_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW], sh = q[OM_POOL_P_STRIDE_H],
+                sw = q[OM_POOL_P_STRIDE_W];
+  const int64_t pt = q[OM_POOL_P_PAD_TOP], pl = q[OM_POOL_P_PAD_LEFT], pb = q[OM_POOL_P_PAD_BOTTOM],
+                pr = q[OM_POOL_P_PAD_RIGHT];
+  const int is_max = q[OM_POOL_P_MODE] == 0, include_pad = q[OM_POOL_P_COUNT_INCLUDE_PAD] != 0;
+  const int xf16 = x->dtype == DT_FLOAT16, yf16 = y->dtype == DT_FLOAT16;
+  const int64_t h = g->h, w = g->w, ho = g->ho, wo = g->wo;
+  const size_t dstep = (size_t)(g->c1 * h * w) * C0; /* from one depth plane of x to the next */
+  const __m256 init = _mm256_set1_ps(is_max ? -INFINITY : 0.0f);
+  for (uint64_t unit = lo; unit < hi; unit++) {
+    int64_t d0, pd1, id0, id1;
+    depth_window(g, unit, &d0, &pd1, &id0, &id1);
+    const size_t xplane = rt_pool_xplane(g, unit, id0);
+    size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
+    for (int64_t oh = 0; oh < ho; oh++) {
+      int64_t h0 = oh * sh - pt, h1 = h0 + kh;
+      int64_t ph1 = h1 < h + pb ? h1 : h + pb;
+      int64_t ih0 = h0 < 0 ? 0 : h0, ih1 = h1 < h ? h1 : h;
+      for (int64_t ow = 0; ow < wo; ow++, at += C0) {
+        int64_t w0 = ow * sw - pl, w1 = w0 + kw;
+        int64_t iw0 = w0 < 0 ? 0 : w0, iw1 = w1 < w ? w1 : w;
+        __m256 a0 = init, a1 = init;
+        for (int64_t id = 0; id < id1 - id0; id++)
+          for (int64_t ih = ih0; ih < ih1; ih++)
+            for (int64_t iw = iw0; iw < iw1; iw++) {
+              const size_t e = xplane + (size_t)id * dstep + (size_t)(ih * w + iw) * C0;
+              const __m256 v0 = ld8h(xd, xf16, e), v1 = ld8h(xd, xf16, e + 8);
+              if (is_max)
+                a0 = _mm256_max_ps(v0, a0), a1 = _mm256_max_ps(v1, a1);
+              else
+                a0 = _mm256_add_ps(a0, v0), a1 = _mm256_add_ps(a1, v1);
+            }
+        if (!is_max) {
+          int64_t pw1 = w1 < w + pr ? w1 : w + pr;
+          int64_t count =
+              include_pad ? (pd1 - d0) * (ph1 - h0) * (pw1 - w0) : (id1 - id0) * (ih1 - ih0) * (iw1 - iw0);
+          const __m256 inv = _mm256_set1_ps(1.0f / (float)count);
+          a0 = _mm256_mul_ps(a0, inv), a1 = _mm256_mul_ps(a1, inv);
+        }
+        st8h(yd, yf16, at, a0);
+        st8h(yd, yf16, at + 8, a1);
       }
     }
   }
@@ -547,9 +623,12 @@ int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint
     pool_global(&g, xd, xf16, yd, yf16, is_max, lo, hi);
     return 1;
   }
-  if (g.kd > 1) return 0; /* 3-D windows: the portable kernel */
   if (is_max && xf16 && yf16) {
     maxpool_f16(task, args, &g, lo, hi);
+    return 1;
+  }
+  if (g.kd > 1) {
+    pool_taps(task, args, &g, lo, hi);
     return 1;
   }
   /* Windows may end past W + pr with ceil rounding: widen to the last one. */
