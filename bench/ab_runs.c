@@ -169,7 +169,8 @@ int main(int argc, char **argv) {
       return die("unknown option", argv[a]);
   }
   if (argc - a != 3 || runs < 1) {
-    fprintf(stderr, "usage: ab_runs [--runs N] [--per-task] A.om[@THREADS] B.om[@THREADS] INPUT[,INPUT...]\n");
+    fprintf(stderr,
+            "usage: ab_runs [--runs N] [--per-task] A.om[@THREADS] B.om[@THREADS] INPUT[,INPUT...]\n");
     return 2;
   }
   side s[2];
@@ -194,7 +195,8 @@ int main(int argc, char **argv) {
   printf("B / A: min %.3f, p10 %.3f, median %.3f\n", q[1][0] / q[0][0], q[1][1] / q[0][1], q[1][2] / q[0][2]);
   if (per_task) {
     double sum[2] = {0, 0};
-    printf("per task, the fastest of the runs (ms):\n  task %-12s %9s %9s %6s  name\n", "kind", "A", "B", "B/A");
+    printf("per task, the fastest of the runs (ms):\n  task %-12s %9s %9s %6s  name\n", "kind", "A", "B",
+           "B/A");
     for (int k = 0; k < s[0].ntasks; k++) {
       const char *name, *kind;
       double ms;
