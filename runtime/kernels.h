@@ -577,8 +577,10 @@ void rt_vstore(void *dst, int dt, size_t i0, const float *src, size_t n);
 /* --- kernels (kernels_cube.c, kernels_vector.c, kernels_norm.c) */
 
 void rt_conv2d_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
-uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, const rt_core *core, uint32_t *parts);
-void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts, rt_core *core);
+uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, const rt_core *core, uint32_t *parts,
+                          uint32_t *grain);
+void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t first, uint32_t count, uint32_t parts,
+                     rt_core *core);
 /* kernels_cube_group.c: CONV2D with groups > 1 (FRACTAL_Z_G
  * weights). g as conv_geom_init made it (its cout/c1out are fixed up there);
  * tile is the dense tile function each run's piece of a tile goes through. */

@@ -348,29 +348,53 @@ static uint32_t conv_parts(const conv_geom *g, int nworkers) {
   return parts;
 }
 
-uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, const rt_core *core, uint32_t *parts) {
+/* The grain: a direct piece divides further into up to TAIL_SPLIT finer
+ * pieces (each still the least a piece takes), which a core takes as one
+ * tile while its share lasts and in halves at its end (team.c): with whole
+ * pieces, 2 per worker, the core that finished first found the other busy
+ * with its last piece and waited, on ResNet-50 b1 (2 workers, loaded
+ * machine) a median 100-200 us per task between the two cores' last
+ * pieces. Measured in one process, the two ways alternating run by run
+ * (80-100 runs each, six times, both cores at real-time priority beside
+ * other work): the 10th percentile of the run times 1.2-5.1% lower (3.7%
+ * the median of the six), the median run within -0.2..+2.0%; on
+ * MobileNetV2 and EfficientNet-B0 the 10th percentile 0.2-1.6% lower.
+ * Dividing N instead of M where a tile has more channels than pixels
+ * (ResNet-50's layer 4) did not help (the sum of the tasks' fastest runs
+ * 1.5-4% higher). */
+enum { TAIL_SPLIT = 4 };
+
+uint64_t rt_conv2d_pieces(const om_task *task, const rt_args *args, const rt_core *core, uint32_t *parts,
+                          uint32_t *grain) {
   conv_geom g;
   conv_geom_init(task, args, &g);
-  *parts = 1;
+  *parts = 1, *grain = 1;
   if (task->kind == OM_TASK_CONV2D && task->params[OM_CONV_P_GROUPS] > 1) return 0;
   *parts = conv_parts(&g, core->nworkers);
+  if (g.algo != OM_CONV_WINO_F43_FZ)
+    while (*grain < TAIL_SPLIT && g.tm % (*parts * *grain * 2) == 0 &&
+           g.tm / (*parts * *grain * 2) >= piece_least(&g))
+      *grain *= 2;
+  *parts *= *grain;
   return (uint64_t)(g.n * g.mtiles * g.ntiles);
 }
 
-void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts,
+void rt_conv2d_piece(const om_task *task, const rt_args *args, uint64_t first, uint32_t count, uint32_t parts,
                      rt_core *core) {
   conv_geom g;
   conv_geom_init(task, args, &g);
-  const uint64_t per_image = (uint64_t)(g.mtiles * g.ntiles), t = piece / parts;
+  const uint64_t per_image = (uint64_t)(g.mtiles * g.ntiles), t = first / parts;
   const int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image),
-                part = (int64_t)(piece % parts);
+                part = (int64_t)(first % parts);
   int64_t mt = in_img / g.ntiles, nt = in_img % g.ntiles;
-  /* the piece is a tile of the finer tiling (rt_conv2d_pieces: parts divides the tile) */
+  /* the pieces are a tile of the finer tiling: count of the tile's parts
+   * (rt_conv2d_pieces: parts divides the tile; count divides parts and first) */
   if (g.algo == OM_CONV_WINO_F43_FZ) {
-    g.tn /= parts, g.ntiles *= parts, nt = nt * parts + part;
+    g.tn = g.tn / parts * count, g.ntiles = g.ntiles * parts / count, nt = (nt * parts + part) / count;
     if (nt * g.tn >= g.c1out) return; /* past the last n block */
   } else {
-    g.tm = conv_piece_pixels(&g, parts), g.mtiles *= parts, mt = mt * parts + part;
+    g.tm = conv_piece_pixels(&g, parts) * count, g.mtiles = g.mtiles * parts / count,
+    mt = (mt * parts + part) / count;
     if (mt * g.tm >= g.ho * g.wo) return; /* past the last pixel */
   }
   conv_run_tile(task, args, &g, conv_tile_of(&g), img, mt, nt, core);

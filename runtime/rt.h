@@ -133,14 +133,17 @@ typedef omrt_status (*rt_prepare_fn)(const omrt_model *m, uint32_t task_index, c
 /* Optional, for kinds whose blocks divide at run time into pieces that an
  * idle AI core may take over from a busy one (exec.c): returns the task's
  * units (kernels.h's table: CONV2D tiles) and sets *parts to the pieces each
- * unit divides into, for the team `core` runs in (its nworkers); block b's
- * pieces are [lo * parts, hi * parts) for its units [lo, hi) =
- * rt_block_range(units, block_dim, b), and run_piece runs one of them.
- * Returns 0 when this task's blocks do not divide. */
+ * unit divides into, for the team `core` runs in (its nworkers), and *grain
+ * to the pieces a core takes at a time while its share lasts (a power of
+ * two dividing parts; team.c); block b's pieces are [lo * parts, hi * parts)
+ * for its units [lo, hi) = rt_block_range(units, block_dim, b), and
+ * run_piece runs pieces [first, first + count) of one unit as one piece
+ * (count a power of two dividing both parts and first). Returns 0 when this
+ * task's blocks do not divide. */
 typedef uint64_t (*rt_pieces_fn)(const om_task *task, const rt_args *args, const rt_core *core,
-                                 uint32_t *parts);
-typedef void (*rt_piece_fn)(const om_task *task, const rt_args *args, uint64_t piece, uint32_t parts,
-                            rt_core *core);
+                                 uint32_t *parts, uint32_t *grain);
+typedef void (*rt_piece_fn)(const om_task *task, const rt_args *args, uint64_t first, uint32_t count,
+                            uint32_t parts, rt_core *core);
 
 typedef struct rt_kernel {
   const char *name; /* "CONV2D", ... */

@@ -6,6 +6,12 @@
  * is left of the others' from their back ends (run_shares). A host's cores
  * do not always run at one speed (a VM's vCPUs, another process on a core),
  * so a static split alone would make every task wait for the slowest.
+ * A claim takes a run of pieces, as many as the job's grain while the share
+ * holds twice that, then halving: with grain 4 a share of 8 goes 4, 2, 1, 1
+ * (claim_run). The runs are aligned (first a multiple of the count), so a
+ * kernel can run one as a single larger piece (CONV2D: one tile of the
+ * pixels or n blocks of its pieces); and a share ends in single pieces,
+ * which an idle worker can still take when the owner's core is the slower.
  *
  * The barrier. One word, state, holds the job's generation, a CLOSED flag
  * and the number of workers inside the job (entered, not yet left):
@@ -74,6 +80,7 @@ struct rt_team {
   /* The job, written by the caller before it publishes. */
   rt_team_fn fn;
   void *job;
+  uint32_t grain;
   void (*enter_hook)(void *user, int worker);
   void *hook_user;
 };
@@ -90,16 +97,29 @@ void rt_team_share(rt_team *p, int w, uint64_t lo, uint64_t hi) {
   atomic_store_explicit(&p->workers[w].share, lo << 32 | hi, memory_order_relaxed);
 }
 
-/* Claims the piece at the front (own share) or the back of a share; 0 when
- * it is empty. */
-static int claim(atomic_uint_fast64_t *share, int back, uint64_t *piece) {
+/* The pieces a claim takes from a share of n > 0 pieces whose claimed end
+ * is at `edge` (its first piece from the front, its end from the back): the
+ * grain while the share holds twice that, else half the share, and no more
+ * than keeps the run aligned to its count. */
+static uint32_t claim_run(uint64_t n, uint64_t edge, uint32_t grain) {
+  uint32_t c = grain;
+  while (c > 1 && (2 * (uint64_t)c > n || edge % c))
+    c /= 2;
+  return c;
+}
+
+/* Claims a run at the front (own share) or the back of a share; 0 when it
+ * is empty. */
+static int claim(atomic_uint_fast64_t *share, int back, uint32_t grain, uint64_t *first, uint32_t *count) {
   uint64_t v = atomic_load_explicit(share, memory_order_relaxed);
   for (;;) {
     uint64_t next = v >> 32, end = v & 0xffffffffu;
     if (next >= end) return 0;
-    uint64_t nv = back ? next << 32 | (end - 1) : (next + 1) << 32 | end;
+    uint32_t c = claim_run(end - next, back ? end : next, grain);
+    uint64_t nv = back ? next << 32 | (end - c) : (next + c) << 32 | end;
     if (atomic_compare_exchange_weak_explicit(share, &v, nv, memory_order_relaxed, memory_order_relaxed)) {
-      *piece = back ? end - 1 : next;
+      *first = back ? end - c : next;
+      *count = c;
       return 1;
     }
   }
@@ -108,13 +128,14 @@ static int claim(atomic_uint_fast64_t *share, int back, uint64_t *piece) {
 /* Runs worker w's share, then what is left of the others'; on return every
  * share is empty. */
 static void run_shares(rt_team *p, int w) {
-  uint64_t piece;
-  while (claim(&p->workers[w].share, 0, &piece))
-    p->fn(p->job, piece, w);
+  uint64_t first;
+  uint32_t count;
+  while (claim(&p->workers[w].share, 0, p->grain, &first, &count))
+    p->fn(p->job, first, count, w);
   for (int i = 1; i < p->nworkers; i++) {
     team_worker *o = &p->workers[(w + i) % p->nworkers];
-    while (claim(&o->share, 1, &piece))
-      p->fn(p->job, piece, w);
+    while (claim(&o->share, 1, p->grain, &first, &count))
+      p->fn(p->job, first, count, w);
   }
 }
 
@@ -173,9 +194,10 @@ static void *worker_main(void *arg) {
   }
 }
 
-void rt_team_run(rt_team *p, rt_team_fn fn, void *job) {
+void rt_team_run(rt_team *p, rt_team_fn fn, void *job, uint32_t grain) {
   p->fn = fn;
   p->job = job;
+  p->grain = grain ? grain : 1;
   if (p->started == 0) {
     run_shares(p, 0);
     return;

@@ -14,9 +14,10 @@
 
 typedef struct rt_team rt_team;
 
-/* Runs piece `piece` of the current job on worker `worker` (0: the caller,
- * 1..nworkers-1: the pool's threads). */
-typedef void (*rt_team_fn)(void *job, uint64_t piece, int worker);
+/* Runs pieces [first, first + count) of the current job on worker `worker`
+ * (0: the caller, 1..nworkers-1: the pool's threads); count is a power of
+ * two no larger than the job's grain and divides first (rt_team_run). */
+typedef void (*rt_team_fn)(void *job, uint64_t first, uint32_t count, int worker);
 
 /* A pool of nworkers workers (1 <= nworkers <= RT_TEAM_MAX_WORKERS):
  * nworkers - 1 threads. On failure *out is NULL and nothing is left
@@ -31,8 +32,10 @@ void rt_team_share(rt_team *p, int w, uint64_t lo, uint64_t hi);
 
 /* Runs every piece of the shares exactly once, on the calling thread and on
  * the workers that join in, and returns when all have run: everything the
- * pieces wrote is then visible to the caller. Allocates nothing. */
-void rt_team_run(rt_team *p, rt_team_fn fn, void *job);
+ * pieces wrote is then visible to the caller. A worker takes up to `grain`
+ * pieces at a time (a power of two, >= 1; team.c says how many). Allocates
+ * nothing. */
+void rt_team_run(rt_team *p, rt_team_fn fn, void *job, uint32_t grain);
 
 /* For tests: hook(user, w) runs on pool thread w after it has seen a job
  * published and before it tries to join it (a test sleeps there to play a

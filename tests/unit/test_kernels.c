@@ -195,7 +195,7 @@ static void check_piece_writes(kcase *c, const rt_args *a, int ys, uint64_t unit
       const uint8_t f = fill ? 0x5a : 0xa5;
       memset(c->data[ys], f, bytes);
       kc_core()->run = ++piece_run;
-      rt_conv2d_piece(&c->task, a, p, parts, kc_core());
+      rt_conv2d_piece(&c->task, a, p, 1, parts, kc_core());
       for (size_t i = 0; i < bytes; i++)
         mask[i] |= ((const uint8_t *)c->data[ys])[i] != f;
     }
@@ -224,51 +224,86 @@ static void check_piece_writes(kcase *c, const rt_args *a, int ys, uint64_t unit
   free(count), free(mask), free(pixel);
 }
 
+/* Runs every piece of the task's units, last unit first as a thief would,
+ * in aligned runs: within a unit, one run of `head` pieces (0: none) and
+ * then runs of `count` (kernels take runs of any power of two that divides
+ * both parts and the run's first piece: team.c's claims). */
+static void run_pieces(kcase *c, const rt_args *a, uint64_t units, uint32_t parts, uint32_t head,
+                       uint32_t count) {
+  kc_core()->run = ++piece_run;
+  for (uint64_t u = units; u-- > 0;) {
+    uint64_t p = u * parts, end = p + parts;
+    if (head) rt_conv2d_piece(&c->task, a, p, head, parts, kc_core()), p += head;
+    for (; p < end; p += count)
+      rt_conv2d_piece(&c->task, a, p, count, parts, kc_core());
+  }
+}
+
 /* A CONV2D task run as pieces (exec.c: what an idle AI core takes over
- * from a busy one), last first as a thief would, must write y bit for bit
- * as its blocks did: with the parts rt_conv2d_pieces chooses for a team of
- * two (kc_core as one of its cores) and with every other split of 2, 3, 4
- * or 8 that divides the tile (tile_m; a Winograd tile's tile_n). Each pass
- * is a task run of its own (rt_core.run), so that a Winograd piece reuses
- * the input transform its tile's previous piece left in L1, as on the
- * executor's cores. The parts chosen: a direct tile divides (into pieces of
- * 32 pixels or more, 4 output rows with a kernel wider than 1x1) only until
- * the two workers have 2 pieces each; a Winograd tile into pairs of n
- * blocks or more. */
+ * from a busy one) must write y bit for bit as its blocks did: with the
+ * parts rt_conv2d_pieces chooses for a team of two (kc_core as one of its
+ * cores), one piece at a time, in runs of the grain and in a run of half
+ * a unit followed by single pieces (team.c's claims: a direct piece's run
+ * is one tile of the pixels of its pieces), and one piece at a time with
+ * every other split of 2, 3, 4 or 8 that divides the tile (tile_m; a
+ * Winograd tile's tile_n). Each pass is a task run of its own
+ * (rt_core.run), so that a Winograd piece reuses the input transform its
+ * tile's previous piece left in L1, as on the executor's cores. The parts
+ * chosen: a direct tile divides (into pieces of 32 pixels or more, 4
+ * output rows with a kernel wider than 1x1) until the two workers have 2
+ * pieces each, and then into up to 4 finer pieces each (the grain, taken as
+ * one while a share lasts); a Winograd tile into pairs of n blocks or more,
+ * grain 1. */
 static void check_conv_pieces(kcase *c, int ys, int algo) {
   rt_args a;
   memset(&a, 0, sizeof a);
   for (uint32_t i = 0; i < c->task.ntensors; i++)
     if (c->task.tensors[i] != OM_NONE) a.data[i] = c->data[i], a.desc[i] = &c->t[i];
-  uint32_t chosen = 0;
+  uint32_t chosen = 0, grain = 0;
   kc_core()->nworkers = 2;
-  const uint64_t units = rt_conv2d_pieces(&c->task, &a, kc_core(), &chosen);
+  const uint64_t units = rt_conv2d_pieces(&c->task, &a, kc_core(), &chosen, &grain);
   CHECK_EQ_INT(units > 0, 1);
   const int32_t *q = c->task.params;
   if (algo == OM_CONV_DIRECT) {
     const int64_t tm = q[OM_CONV_P_TILE_M], wo = c->t[ys].dims[3];
     const int64_t least = q[OM_CONV_P_KH] * q[OM_CONV_P_KW] == 1 ? 32 : 4 * wo;
-    uint32_t want = 1;
+    uint32_t want = 1, want_grain = 1;
     while (want < 8 && units * want < 4 && tm % (2 * want) == 0 && tm / (2 * want) >= least)
       want *= 2;
-    CHECK_EQ_INT(chosen, want);
+    while (want_grain < 4 && tm % (2 * want * want_grain) == 0 && tm / (2 * want * want_grain) >= least)
+      want_grain *= 2;
+    CHECK_EQ_INT(grain, want_grain);
+    CHECK_EQ_INT(chosen, want * want_grain);
     if (q[OM_CONV_P_KH] * q[OM_CONV_P_KW] == 1 && tm == 64 && units < 4)
       CHECK_EQ_INT(chosen, 2); /* a 1x1 tile of 64 pixels: two pieces of 32 */
   }
-  if (algo != OM_CONV_DIRECT)
+  if (algo != OM_CONV_DIRECT) {
     CHECK_EQ_INT(chosen, q[OM_CONV_P_TILE_N] >= 4 && q[OM_CONV_P_TILE_N] % 2 == 0 ? 2 : 1);
+    CHECK_EQ_INT(grain, 1);
+  }
   const int32_t size = q[algo != OM_CONV_DIRECT ? OM_CONV_P_TILE_N : OM_CONV_P_TILE_M];
   const size_t bytes = (size_t)c->t[ys].bytes;
   uint8_t *want = malloc(bytes);
   memcpy(want, c->data[ys], bytes);
-  const uint32_t splits[] = {chosen, 2, 3, 4, 8};
+  /* the chosen parts one at a time, in runs of the grain, half a unit and then singles */
+  const uint32_t runs[][2] = {{0, 1}, {0, grain}, {chosen / 2, 1}};
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+    if (i > 0 && (runs[i][1] == 1 && runs[i][0] == 0)) continue;
+    memset(c->data[ys], 0xa5, bytes);
+    run_pieces(c, &a, units, chosen, runs[i][0], runs[i][1]);
+    if (memcmp(c->data[ys], want, bytes) != 0) {
+      test_check(0, __FILE__, __LINE__, "conv pieces write what the blocks wrote");
+      test_note("  %u parts of a tile of %d, runs of %u after one of %u", chosen, (int)size, runs[i][1],
+                runs[i][0]);
+    }
+  }
+  if (algo == OM_CONV_DIRECT) check_piece_writes(c, &a, ys, units, chosen);
+  const uint32_t splits[] = {2, 3, 4, 8};
   for (size_t i = 0; i < sizeof splits / sizeof *splits; i++) {
     const uint32_t parts = splits[i];
-    if (i > 0 && (parts == chosen || size % (int32_t)parts)) continue;
+    if (parts == chosen || size % (int32_t)parts) continue;
     memset(c->data[ys], 0xa5, bytes);
-    kc_core()->run = ++piece_run;
-    for (uint64_t p = units * parts; p-- > 0;)
-      rt_conv2d_piece(&c->task, &a, p, parts, kc_core());
+    run_pieces(c, &a, units, parts, 0, 1);
     if (memcmp(c->data[ys], want, bytes) != 0) {
       test_check(0, __FILE__, __LINE__, "conv pieces write what the blocks wrote");
       test_note("  %u parts of a tile of %d", parts, (int)size);

@@ -14,7 +14,10 @@
  *      next jobs run normally;
  *   3. workers do join: with a caller that is slow on every piece, the pool
  *      threads take pieces;
- *   4. rt_team_free joins a worker held in the hook.
+ *   4. rt_team_free joins a worker held in the hook;
+ *   5. runs of pieces: with a grain, every run a worker takes is aligned to
+ *      its count, a power of two no larger than the grain (checked on every
+ *      job of 1), and one worker's share of 8 goes 4, 2, 1, 1.
  * OMRT_CONCURRENCY_RUNS scales the job count of 1 (default 100 -> 2,000 jobs).
  */
 #include <stdatomic.h>
@@ -32,7 +35,12 @@ enum { MAXP = 256, HOLD_MS = 400 };
 
 typedef struct job {
   int npieces;
-  int count[MAXP];      /* runs of each piece (plain: a second run is a race) */
+  uint32_t grain;        /* rt_team_run's */
+  int count[MAXP];       /* runs of each piece (plain: a second run is a race) */
+  uint32_t run_of[MAXP]; /* the count of the run that ran it (0: none, or not aligned) */
+  int record;            /* test_runs (one worker): keep the runs' counts in order */
+  uint32_t order[MAXP];
+  int nruns;
   int ran_by[MAXP];     /* worker + 1 */
   int spin[MAXP];       /* busy work per piece */
   int slow_caller;      /* worker 0 sleeps this many microseconds per piece */
@@ -46,8 +54,7 @@ static double now_ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static void run_piece(void *arg, uint64_t piece, int w) {
-  job *j = arg;
+static void run_one(job *j, uint64_t piece, int w) {
   volatile int x = 0;
   for (int i = 0; i < j->spin[piece]; i++)
     x += i;
@@ -59,6 +66,16 @@ static void run_piece(void *arg, uint64_t piece, int w) {
   }
   j->count[piece]++;
   j->ran_by[piece] = w + 1;
+}
+
+static void run_piece(void *arg, uint64_t first, uint32_t count, int w) {
+  job *j = arg;
+  const int aligned = count >= 1 && (count & (count - 1)) == 0 && count <= j->grain && first % count == 0;
+  if (j->record && j->nruns < MAXP) j->order[j->nruns++] = count;
+  for (uint64_t p = first; p < first + count && p < MAXP; p++) {
+    j->run_of[p] = aligned ? count : 0;
+    run_one(j, p, w);
+  }
 }
 
 static uint64_t rng(uint64_t *s) {
@@ -77,11 +94,17 @@ static void deal(rt_team *p, int nworkers, int n, uint64_t *s) {
 }
 
 static int check_once(const job *j, const char *what, long round) {
-  for (int i = 0; i < j->npieces; i++)
+  for (int i = 0; i < j->npieces; i++) {
     if (j->count[i] != 1) {
       CHECKF(0, "%s round %ld: piece %d of %d ran %d times", what, round, i, j->npieces, j->count[i]);
       return 0;
     }
+    if (!j->run_of[i]) {
+      CHECKF(0, "%s round %ld: piece %d ran in a run not aligned to its count or above grain %u", what, round,
+             i, j->grain);
+      return 0;
+    }
+  }
   return 1;
 }
 
@@ -120,11 +143,12 @@ static void test_exactly_once(int nworkers, long jobs) {
   for (long r = 0; r < jobs; r++) {
     memset(&j, 0, sizeof j);
     j.npieces = 1 + (int)(rng(&s) % MAXP);
+    j.grain = 1u << (rng(&s) % 4); /* 1, 2, 4 or 8 */
     int heavy = rng(&s) % 4 == 0;
     for (int i = 0; i < j.npieces; i++)
       j.spin[i] = heavy ? (int)(rng(&s) % 20000) : (int)(rng(&s) % 50);
     deal(p, nworkers, j.npieces, &s);
-    rt_team_run(p, run_piece, &j);
+    rt_team_run(p, run_piece, &j, j.grain);
     if (!check_once(&j, "exactly once", r)) break;
     for (int i = 0; i < j.npieces; i++)
       by_pool += j.ran_by[i] > 1;
@@ -167,6 +191,7 @@ static void test_late_worker(void) {
   static job j1, j2;
   memset(&j1, 0, sizeof j1);
   j1.npieces = 64;
+  j1.grain = 2;
   rt_team_share(p, 0, 0, 32);
   rt_team_share(p, 1, 32, 64); /* worker 1's half, which the caller must steal */
   /* The worker spins a while and then sleeps: it may see the job at once or
@@ -176,7 +201,7 @@ static void test_late_worker(void) {
   j1.wait_for = &h.held;
   for (int i = 0; i < 64; i++)
     j1.spin[i] = 1000;
-  rt_team_run(p, run_piece, &j1);
+  rt_team_run(p, run_piece, &j1, j1.grain);
   double ms = now_ms() - j1.seen_ms;
   CHECKF(j1.seen_ms > 0, "worker 1 did not reach the enter hook within 1 s");
   check_once(&j1, "late worker", 0);
@@ -193,11 +218,12 @@ static void test_late_worker(void) {
   for (long r = 0; r < 200; r++) {
     memset(&j2, 0, sizeof j2);
     j2.npieces = 100;
+    j2.grain = 4;
     for (int i = 0; i < 100; i++)
       j2.spin[i] = 2000;
     rt_team_share(p, 0, 0, 50);
     rt_team_share(p, 1, 50, 100);
-    rt_team_run(p, run_piece, &j2);
+    rt_team_run(p, run_piece, &j2, j2.grain);
     if (!check_once(&j2, "after the late worker", r)) break;
   }
   check_once(&j1, "late worker, the end", 0);
@@ -212,10 +238,11 @@ static void test_workers_join(void) {
   for (int r = 0; r < 50 && by_pool == 0; r++) {
     memset(&j, 0, sizeof j);
     j.npieces = 20;
+    j.grain = 1;
     j.slow_caller = 1000;
     rt_team_share(p, 0, 0, 10);
     rt_team_share(p, 1, 10, 20);
-    rt_team_run(p, run_piece, &j);
+    rt_team_run(p, run_piece, &j, j.grain);
     check_once(&j, "workers join", r);
     for (int i = 0; i < 20; i++)
       by_pool += j.ran_by[i] == 2;
@@ -232,12 +259,43 @@ static void test_free_while_held(void) {
   static job j;
   memset(&j, 0, sizeof j);
   j.npieces = 30;
+  j.grain = 8;
   for (int w = 0; w < 3; w++)
     rt_team_share(p, w, (uint64_t)w * 10, (uint64_t)w * 10 + 10);
-  rt_team_run(p, run_piece, &j);
+  rt_team_run(p, run_piece, &j, j.grain);
   check_once(&j, "free while held", 0);
   rt_team_free(p); /* joins worker 1 once the hook lets it go */
   check_once(&j, "free while held, after the join", 0);
+}
+
+/* 5: the runs a lone worker takes of its share: the grain while the share
+ * holds twice that, then halves; aligned to their counts. */
+static void test_runs(void) {
+  rt_team *p = new_team(1);
+  if (!p) return;
+  static job j;
+  const struct {
+    uint32_t grain, lo, hi, n, want[8];
+  } cases[] = {
+      {4, 0, 8, 4, {4, 2, 1, 1}},        {4, 8, 20, 5, {4, 4, 2, 1, 1}},
+      {4, 2, 11, 6, {2, 2, 2, 1, 1, 1}}, /* 4 pieces at 2 would not be aligned */
+      {1, 0, 3, 3, {1, 1, 1}},           {8, 0, 8, 4, {4, 2, 1, 1}},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    memset(&j, 0, sizeof j);
+    j.npieces = (int)cases[c].hi, j.grain = cases[c].grain, j.record = 1;
+    for (uint32_t i = 0; i < cases[c].lo; i++)
+      j.count[i] = 1, j.run_of[i] = 1; /* (not in the share) */
+    rt_team_share(p, 0, cases[c].lo, cases[c].hi);
+    rt_team_run(p, run_piece, &j, j.grain);
+    check_once(&j, "runs", (long)c);
+    int same = j.nruns == (int)cases[c].n;
+    for (int r = 0; same && r < j.nruns; r++)
+      same = j.order[r] == cases[c].want[r];
+    CHECKF(same, "runs case %zu: grain %u, share [%u, %u): %d runs, the first %u, %u, %u", c, cases[c].grain,
+           cases[c].lo, cases[c].hi, j.nruns, j.order[0], j.order[1], j.order[2]);
+  }
+  rt_team_free(p);
 }
 
 int main(void) {
@@ -249,6 +307,7 @@ int main(void) {
   test_late_worker();
   test_workers_join();
   test_free_while_held();
+  test_runs();
   omrt_status st;
   rt_team *p;
   st = rt_team_new(0, "test_team", &p);
