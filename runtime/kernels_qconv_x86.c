@@ -530,32 +530,41 @@ T_AVX2_INLINE __m256i avx2_residual(const rt_qconv_geom *g, __m256i c, const uin
 }
 
 /* The sums of 16 output channels (channels 0..7, 8..15) requantized (with
- * the residual epilogue) and stored. */
+ * the residual epilogue) and stored: q_requant with its clamps folded into
+ * the f32 domain as vnni_rq says (one max, one min, then the rounding),
+ * the 16 values packed to bytes in registers (they lie in y's dtype range,
+ * so the saturating packs keep them) and lanes past cout zeroed. */
 T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, __m256i s0,
                               __m256i s1) {
   const int64_t co0 = nb * C0;
   const size_t at = rt_qconv_yat(g, img, nb, p);
-  int32_t out[C0];
   if (g->epi) {
+    int32_t out[C0];
     _mm256_storeu_si256((__m256i *)out, s0);
     _mm256_storeu_si256((__m256i *)(out + 8), s1);
     rt_qconv_store_epi(g, at, co0, out);
     return;
   }
+  const __m256 flo = _mm256_set1_ps((float)(g->clo - g->yzp)), fhi = _mm256_set1_ps((float)(g->chi - g->yzp));
+  __m256i v[2];
   for (int h = 0; h < 2; h++) {
     __m256i a = _mm256_add_epi32(h ? s1 : s0, _mm256_loadu_si256((const __m256i *)(g->bias + co0 + h * 8)));
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(g->mult + co0 + h * 8));
+    f = _mm256_min_ps(_mm256_max_ps(f, flo), fhi); /* NaN -> clo - y_zp, as q_requant's -2^24 ends at clo */
     f = _mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    f = _mm256_max_ps(f, _mm256_set1_ps(-16777216.0f)); /* NaN -> -2^24, as q_requant */
-    f = _mm256_min_ps(f, _mm256_set1_ps(16777216.0f));
-    __m256i v = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(g->yzp));
-    v = _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(g->clo)), _mm256_set1_epi32(g->chi));
-    if (g->r) v = avx2_residual(g, v, g->r + at + h * 8);
-    _mm256_storeu_si256((__m256i *)(out + h * 8), v);
+    v[h] = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(g->yzp));
+    if (g->r) v[h] = avx2_residual(g, v[h], g->r + at + h * 8);
   }
-  uint8_t *yp = g->y + at;
-  for (int j = 0; j < C0; j++)
-    yp[j] = co0 + j < g->cout ? (uint8_t)out[j] : 0;
+  /* 16-bit lanes: [v0 0..3, v1 0..3 | v0 4..7, v1 4..7] -> [v0 0..7 | v1 0..7] */
+  const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(v[0], v[1]), 0xD8);
+  const __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
+  __m128i b = g->lo < 0 ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+  const int64_t real = g->cout - co0;
+  if (real < C0) { /* the last block's lanes past cout: 0 */
+    const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    b = _mm_and_si128(b, _mm_cmpgt_epi8(_mm_set1_epi8((char)real), lane));
+  }
+  _mm_storeu_si128((__m128i *)(g->y + at), b);
 }
 
 /* 4 registers of 4 channels x 2 partial sums -> channels 0..7, 8..15. */
