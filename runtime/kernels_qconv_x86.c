@@ -573,16 +573,21 @@ T_AVX2_INLINE void avx2_pairs(const __m256i *acc, __m256i *s0, __m256i *s1) {
   *s1 = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[2], acc[3]), 0xD8);
 }
 
-/* R = 2 pixels from p (np real) x one output block nb. */
+/* R = 2 pixels from p (np real) x one output block nb; S8: x is i8 (u = x
+ * ^ 0x80), a constant so that the u8 loop has no xor. A pixel's 4 bytes
+ * are broadcast from memory and zero-extended to 16 bits by one vpshufb;
+ * with S8 the xor flips their low bytes. */
 T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb, int64_t lo,
-                              int64_t kb) {
+                              int64_t kb, const int S8) {
   enum { R = 2 };
   __m256i acc[R][4];
   for (int r = 0; r < R; r++)
     for (int i = 0; i < 4; i++)
       acc[r][i] = _mm256_setzero_si256();
   const int8_t *wb = g->w + (size_t)(nb * g->kg) * C0 * 4;
-  const uint32_t mask = g->xmask * 0x01010101u;
+  const __m256i zx = _mm256_setr_epi8(0, -1, 1, -1, 2, -1, 3, -1, 0, -1, 1, -1, 2, -1, 3, -1, 0, -1, 1, -1, 2,
+                                      -1, 3, -1, 0, -1, 1, -1, 2, -1, 3, -1);
+  const __m256i flip = _mm256_set1_epi16(0x80);
   int64_t oh[R], ow[R];
   pixel_pos(g, p, np, R, oh, ow);
   for (int t = 0; t < g->kh * g->kw; t++) {
@@ -596,9 +601,9 @@ T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, in
         for (int i = 0; i < 4; i++)
           wv[i] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w4 + 16 * i)));
         for (int r = 0; r < R; r++) {
-          const __m128i x4 =
-              _mm_cvtepu8_epi16(_mm_cvtsi32_si128(dword(xp[r] + (size_t)cb * st[r] + q * 4, mask)));
-          const __m256i bx = _mm256_broadcastq_epi64(x4);
+          __m256i bx =
+              _mm256_shuffle_epi8(_mm256_set1_epi32(dword(xp[r] + (size_t)cb * st[r] + q * 4, 0)), zx);
+          if (S8) bx = _mm256_xor_si256(bx, flip);
           for (int i = 0; i < 4; i++)
             acc[r][i] = _mm256_add_epi32(acc[r][i], _mm256_madd_epi16(bx, wv[i]));
         }
@@ -650,8 +655,13 @@ T_AVX2 void rt_qconv_tile_avx2(const rt_qconv_geom *g, int64_t img, int64_t p0, 
   for (int64_t nb = nb0; nb < nb1; nb++) {
     int64_t lo, hi;
     convg_block_range(&g->cg, nb, &lo, &hi);
-    for (int64_t p = p0; p < p1; p += 2)
-      avx2_micro(g, img, p, p1 - p < 2 ? (int)(p1 - p) : 2, nb, lo, hi - lo);
+    for (int64_t p = p0; p < p1; p += 2) {
+      const int np = p1 - p < 2 ? (int)(p1 - p) : 2;
+      if (g->xmask)
+        avx2_micro(g, img, p, np, nb, lo, hi - lo, 1);
+      else
+        avx2_micro(g, img, p, np, nb, lo, hi - lo, 0);
+    }
   }
 }
 
