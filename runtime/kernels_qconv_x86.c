@@ -594,20 +594,23 @@ T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, in
     const uint8_t *xp[R];
     size_t st[R];
     tap_rows(g, img, oh, ow, R, t, lo, xp, st);
-    for (int64_t cb = 0; cb < kb; cb++)
-      for (int q = 0; q < (lo + cb == g->c1in - 1 ? g->qtail : 4); q++) { /* x's real groups of 4 */
-        const int8_t *w4 = wb + (size_t)(((t * kb + cb) * 4 + q) * 64);
-        __m256i wv[4];
+    /* the groups of 4 channels of blocks lo.. lo + kb - 1 as one walk, x's
+     * last block's real ones only: GCC unrolls a loop of 4 and sums the
+     * groups' products apart, spilling them */
+    const int64_t ng = kb * 4 - (lo + kb == g->c1in ? 4 - g->qtail : 0);
+    const int8_t *w4 = wb + (size_t)(t * kb * 4) * 64;
+    for (int64_t k = 0; k < ng; k++, w4 += 64) {
+      __m256i wv[4];
+      for (int i = 0; i < 4; i++)
+        wv[i] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w4 + 16 * i)));
+      for (int r = 0; r < R; r++) {
+        __m256i bx = _mm256_shuffle_epi8(
+            _mm256_set1_epi32(dword(xp[r] + (size_t)(k >> 2) * st[r] + (k & 3) * 4, 0)), zx);
+        if (S8) bx = _mm256_xor_si256(bx, flip);
         for (int i = 0; i < 4; i++)
-          wv[i] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w4 + 16 * i)));
-        for (int r = 0; r < R; r++) {
-          __m256i bx =
-              _mm256_shuffle_epi8(_mm256_set1_epi32(dword(xp[r] + (size_t)cb * st[r] + q * 4, 0)), zx);
-          if (S8) bx = _mm256_xor_si256(bx, flip);
-          for (int i = 0; i < 4; i++)
-            acc[r][i] = _mm256_add_epi32(acc[r][i], _mm256_madd_epi16(bx, wv[i]));
-        }
+          acc[r][i] = _mm256_add_epi32(acc[r][i], _mm256_madd_epi16(bx, wv[i]));
       }
+    }
   }
   for (int r = 0; r < np; r++) {
     __m256i s0, s1;
@@ -616,28 +619,41 @@ T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, in
   }
 }
 
-/* Depthwise block nb, pixels [p0, p1): 8 channels per register. */
-T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb) {
+/* Depthwise block nb, pixels [p0, p1): 8 channels per register; S8 as
+ * avx2_micro's. Each tap's 16 bytes are zero-extended to 16 bits by one
+ * load-extend, and the two taps of a pair interleaved by vpunpck[lh]wd,
+ * which keep 128-bit lanes: the sums come out as channels 0-3, 8-11 and
+ * 4-7, 12-15, the pairs' weights permuted so once per call and the sums
+ * back before the store. */
+T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb,
+                           const int S8) {
   int16_t w2[DW_MAX_PAIRS][2 * C0];
   dw_weights(g, nb, w2);
   const int taps = g->kh * g->kw, pairs = (taps + 1) / 2;
-  const __m128i mask = _mm_set1_epi8((char)g->xmask), pad = _mm_loadu_si128((const __m128i *)g->pad);
+  for (int pr = 0; pr < pairs; pr++) {
+    const __m256i w0 = _mm256_loadu_si256((const __m256i *)w2[pr]),
+                  w1 = _mm256_loadu_si256((const __m256i *)(w2[pr] + C0));
+    _mm256_storeu_si256((__m256i *)w2[pr], _mm256_permute2x128_si256(w0, w1, 0x20));
+    _mm256_storeu_si256((__m256i *)(w2[pr] + C0), _mm256_permute2x128_si256(w0, w1, 0x31));
+  }
+  const __m256i flip = _mm256_set1_epi16(0x80);
   const uint8_t *xp[2 * DW_MAX_PAIRS];
   dw_walk walk = dw_walk_at(g, p0);
   for (int64_t p = p0; p < p1; p++) {
     dw_next(g, img, p, nb, &walk, xp);
     __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
     for (int pr = 0; pr < pairs; pr++) {
-      const __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)xp[2 * pr]), mask);
-      const __m128i b = 2 * pr + 1 < taps
-                            ? _mm_xor_si128(_mm_loadu_si128((const __m128i *)xp[2 * pr + 1]), mask)
-                            : _mm_xor_si128(pad, mask);
-      const __m256i lo = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(a, b)),
-                    hi = _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(a, b));
-      s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(lo, _mm256_loadu_si256((const __m256i *)w2[pr])));
-      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(hi, _mm256_loadu_si256((const __m256i *)(w2[pr] + C0))));
+      __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)xp[2 * pr]));
+      __m256i b = 2 * pr + 1 < taps ? _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)xp[2 * pr + 1]))
+                                    : a; /* past the last tap: its weights are 0 */
+      if (S8) a = _mm256_xor_si256(a, flip), b = _mm256_xor_si256(b, flip);
+      s0 = _mm256_add_epi32(
+          s0, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), _mm256_loadu_si256((const __m256i *)w2[pr])));
+      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b),
+                                                  _mm256_loadu_si256((const __m256i *)(w2[pr] + C0))));
     }
-    avx2_store(g, img, p, nb, s0, s1);
+    avx2_store(g, img, p, nb, _mm256_permute2x128_si256(s0, s1, 0x20),
+               _mm256_permute2x128_si256(s0, s1, 0x31));
   }
 }
 
@@ -649,7 +665,10 @@ T_AVX2 void rt_qconv_tile_avx2(const rt_qconv_geom *g, int64_t img, int64_t p0, 
       return;
     }
     for (int64_t nb = nb0; nb < nb1; nb++)
-      avx2_dw(g, img, p0, p1, nb);
+      if (g->xmask)
+        avx2_dw(g, img, p0, p1, nb, 1);
+      else
+        avx2_dw(g, img, p0, p1, nb, 0);
     return;
   }
   for (int64_t nb = nb0; nb < nb1; nb++) {
