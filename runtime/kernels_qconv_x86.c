@@ -530,32 +530,41 @@ T_AVX2_INLINE __m256i avx2_residual(const rt_qconv_geom *g, __m256i c, const uin
 }
 
 /* The sums of 16 output channels (channels 0..7, 8..15) requantized (with
- * the residual epilogue) and stored. */
+ * the residual epilogue) and stored: q_requant with its clamps folded into
+ * the f32 domain as vnni_rq says (one max, one min, then the rounding),
+ * the 16 values packed to bytes in registers (they lie in y's dtype range,
+ * so the saturating packs keep them) and lanes past cout zeroed. */
 T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, __m256i s0,
                               __m256i s1) {
   const int64_t co0 = nb * C0;
   const size_t at = rt_qconv_yat(g, img, nb, p);
-  int32_t out[C0];
   if (g->epi) {
+    int32_t out[C0];
     _mm256_storeu_si256((__m256i *)out, s0);
     _mm256_storeu_si256((__m256i *)(out + 8), s1);
     rt_qconv_store_epi(g, at, co0, out);
     return;
   }
+  const __m256 flo = _mm256_set1_ps((float)(g->clo - g->yzp)), fhi = _mm256_set1_ps((float)(g->chi - g->yzp));
+  __m256i v[2];
   for (int h = 0; h < 2; h++) {
     __m256i a = _mm256_add_epi32(h ? s1 : s0, _mm256_loadu_si256((const __m256i *)(g->bias + co0 + h * 8)));
     __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(g->mult + co0 + h * 8));
+    f = _mm256_min_ps(_mm256_max_ps(f, flo), fhi); /* NaN -> clo - y_zp, as q_requant's -2^24 ends at clo */
     f = _mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    f = _mm256_max_ps(f, _mm256_set1_ps(-16777216.0f)); /* NaN -> -2^24, as q_requant */
-    f = _mm256_min_ps(f, _mm256_set1_ps(16777216.0f));
-    __m256i v = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(g->yzp));
-    v = _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(g->clo)), _mm256_set1_epi32(g->chi));
-    if (g->r) v = avx2_residual(g, v, g->r + at + h * 8);
-    _mm256_storeu_si256((__m256i *)(out + h * 8), v);
+    v[h] = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(g->yzp));
+    if (g->r) v[h] = avx2_residual(g, v[h], g->r + at + h * 8);
   }
-  uint8_t *yp = g->y + at;
-  for (int j = 0; j < C0; j++)
-    yp[j] = co0 + j < g->cout ? (uint8_t)out[j] : 0;
+  /* 16-bit lanes: [v0 0..3, v1 0..3 | v0 4..7, v1 4..7] -> [v0 0..7 | v1 0..7] */
+  const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(v[0], v[1]), 0xD8);
+  const __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
+  __m128i b = g->lo < 0 ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+  const int64_t real = g->cout - co0;
+  if (real < C0) { /* the last block's lanes past cout: 0 */
+    const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    b = _mm_and_si128(b, _mm_cmpgt_epi8(_mm_set1_epi8((char)real), lane));
+  }
+  _mm_storeu_si128((__m128i *)(g->y + at), b);
 }
 
 /* 4 registers of 4 channels x 2 partial sums -> channels 0..7, 8..15. */
@@ -564,36 +573,44 @@ T_AVX2_INLINE void avx2_pairs(const __m256i *acc, __m256i *s0, __m256i *s1) {
   *s1 = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[2], acc[3]), 0xD8);
 }
 
-/* R = 2 pixels from p (np real) x one output block nb. */
+/* R = 2 pixels from p (np real) x one output block nb; S8: x is i8 (u = x
+ * ^ 0x80), a constant so that the u8 loop has no xor. A pixel's 4 bytes
+ * are broadcast from memory and zero-extended to 16 bits by one vpshufb;
+ * with S8 the xor flips their low bytes. */
 T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb, int64_t lo,
-                              int64_t kb) {
+                              int64_t kb, const int S8) {
   enum { R = 2 };
   __m256i acc[R][4];
   for (int r = 0; r < R; r++)
     for (int i = 0; i < 4; i++)
       acc[r][i] = _mm256_setzero_si256();
   const int8_t *wb = g->w + (size_t)(nb * g->kg) * C0 * 4;
-  const uint32_t mask = g->xmask * 0x01010101u;
+  const __m256i zx = _mm256_setr_epi8(0, -1, 1, -1, 2, -1, 3, -1, 0, -1, 1, -1, 2, -1, 3, -1, 0, -1, 1, -1, 2,
+                                      -1, 3, -1, 0, -1, 1, -1, 2, -1, 3, -1);
+  const __m256i flip = _mm256_set1_epi16(0x80);
   int64_t oh[R], ow[R];
   pixel_pos(g, p, np, R, oh, ow);
   for (int t = 0; t < g->kh * g->kw; t++) {
     const uint8_t *xp[R];
     size_t st[R];
     tap_rows(g, img, oh, ow, R, t, lo, xp, st);
-    for (int64_t cb = 0; cb < kb; cb++)
-      for (int q = 0; q < (lo + cb == g->c1in - 1 ? g->qtail : 4); q++) { /* x's real groups of 4 */
-        const int8_t *w4 = wb + (size_t)(((t * kb + cb) * 4 + q) * 64);
-        __m256i wv[4];
+    /* the groups of 4 channels of blocks lo.. lo + kb - 1 as one walk, x's
+     * last block's real ones only: GCC unrolls a loop of 4 and sums the
+     * groups' products apart, spilling them */
+    const int64_t ng = kb * 4 - (lo + kb == g->c1in ? 4 - g->qtail : 0);
+    const int8_t *w4 = wb + (size_t)(t * kb * 4) * 64;
+    for (int64_t k = 0; k < ng; k++, w4 += 64) {
+      __m256i wv[4];
+      for (int i = 0; i < 4; i++)
+        wv[i] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w4 + 16 * i)));
+      for (int r = 0; r < R; r++) {
+        __m256i bx = _mm256_shuffle_epi8(
+            _mm256_set1_epi32(dword(xp[r] + (size_t)(k >> 2) * st[r] + (k & 3) * 4, 0)), zx);
+        if (S8) bx = _mm256_xor_si256(bx, flip);
         for (int i = 0; i < 4; i++)
-          wv[i] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w4 + 16 * i)));
-        for (int r = 0; r < R; r++) {
-          const __m128i x4 =
-              _mm_cvtepu8_epi16(_mm_cvtsi32_si128(dword(xp[r] + (size_t)cb * st[r] + q * 4, mask)));
-          const __m256i bx = _mm256_broadcastq_epi64(x4);
-          for (int i = 0; i < 4; i++)
-            acc[r][i] = _mm256_add_epi32(acc[r][i], _mm256_madd_epi16(bx, wv[i]));
-        }
+          acc[r][i] = _mm256_add_epi32(acc[r][i], _mm256_madd_epi16(bx, wv[i]));
       }
+    }
   }
   for (int r = 0; r < np; r++) {
     __m256i s0, s1;
@@ -602,28 +619,41 @@ T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, in
   }
 }
 
-/* Depthwise block nb, pixels [p0, p1): 8 channels per register. */
-T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb) {
+/* Depthwise block nb, pixels [p0, p1): 8 channels per register; S8 as
+ * avx2_micro's. Each tap's 16 bytes are zero-extended to 16 bits by one
+ * load-extend, and the two taps of a pair interleaved by vpunpck[lh]wd,
+ * which keep 128-bit lanes: the sums come out as channels 0-3, 8-11 and
+ * 4-7, 12-15, the pairs' weights permuted so once per call and the sums
+ * back before the store. */
+T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb,
+                           const int S8) {
   int16_t w2[DW_MAX_PAIRS][2 * C0];
   dw_weights(g, nb, w2);
   const int taps = g->kh * g->kw, pairs = (taps + 1) / 2;
-  const __m128i mask = _mm_set1_epi8((char)g->xmask), pad = _mm_loadu_si128((const __m128i *)g->pad);
+  for (int pr = 0; pr < pairs; pr++) {
+    const __m256i w0 = _mm256_loadu_si256((const __m256i *)w2[pr]),
+                  w1 = _mm256_loadu_si256((const __m256i *)(w2[pr] + C0));
+    _mm256_storeu_si256((__m256i *)w2[pr], _mm256_permute2x128_si256(w0, w1, 0x20));
+    _mm256_storeu_si256((__m256i *)(w2[pr] + C0), _mm256_permute2x128_si256(w0, w1, 0x31));
+  }
+  const __m256i flip = _mm256_set1_epi16(0x80);
   const uint8_t *xp[2 * DW_MAX_PAIRS];
   dw_walk walk = dw_walk_at(g, p0);
   for (int64_t p = p0; p < p1; p++) {
     dw_next(g, img, p, nb, &walk, xp);
     __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
     for (int pr = 0; pr < pairs; pr++) {
-      const __m128i a = _mm_xor_si128(_mm_loadu_si128((const __m128i *)xp[2 * pr]), mask);
-      const __m128i b = 2 * pr + 1 < taps
-                            ? _mm_xor_si128(_mm_loadu_si128((const __m128i *)xp[2 * pr + 1]), mask)
-                            : _mm_xor_si128(pad, mask);
-      const __m256i lo = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(a, b)),
-                    hi = _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(a, b));
-      s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(lo, _mm256_loadu_si256((const __m256i *)w2[pr])));
-      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(hi, _mm256_loadu_si256((const __m256i *)(w2[pr] + C0))));
+      __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)xp[2 * pr]));
+      __m256i b = 2 * pr + 1 < taps ? _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)xp[2 * pr + 1]))
+                                    : a; /* past the last tap: its weights are 0 */
+      if (S8) a = _mm256_xor_si256(a, flip), b = _mm256_xor_si256(b, flip);
+      s0 = _mm256_add_epi32(
+          s0, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), _mm256_loadu_si256((const __m256i *)w2[pr])));
+      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b),
+                                                  _mm256_loadu_si256((const __m256i *)(w2[pr] + C0))));
     }
-    avx2_store(g, img, p, nb, s0, s1);
+    avx2_store(g, img, p, nb, _mm256_permute2x128_si256(s0, s1, 0x20),
+               _mm256_permute2x128_si256(s0, s1, 0x31));
   }
 }
 
@@ -635,14 +665,22 @@ T_AVX2 void rt_qconv_tile_avx2(const rt_qconv_geom *g, int64_t img, int64_t p0, 
       return;
     }
     for (int64_t nb = nb0; nb < nb1; nb++)
-      avx2_dw(g, img, p0, p1, nb);
+      if (g->xmask)
+        avx2_dw(g, img, p0, p1, nb, 1);
+      else
+        avx2_dw(g, img, p0, p1, nb, 0);
     return;
   }
   for (int64_t nb = nb0; nb < nb1; nb++) {
     int64_t lo, hi;
     convg_block_range(&g->cg, nb, &lo, &hi);
-    for (int64_t p = p0; p < p1; p += 2)
-      avx2_micro(g, img, p, p1 - p < 2 ? (int)(p1 - p) : 2, nb, lo, hi - lo);
+    for (int64_t p = p0; p < p1; p += 2) {
+      const int np = p1 - p < 2 ? (int)(p1 - p) : 2;
+      if (g->xmask)
+        avx2_micro(g, img, p, np, nb, lo, hi - lo, 1);
+      else
+        avx2_micro(g, img, p, np, nb, lo, hi - lo, 0);
+    }
   }
 }
 
