@@ -75,6 +75,13 @@ typedef struct rt_qconv_geom {
   int epi, sstep, ypad;
   int32_t nzp;
   const float *scale, *fbias;
+  /* QMATMUL with a run-time w (kernels_qmatmul.c): rowc, when not NULL,
+   * holds a term per output pixel p (x's row) that every path adds to the
+   * pixel's sums before the epilogue (-w_zp x the row's sum of x), and
+   * ycut makes the requantizing store (epi 0) leave y's lanes past cout
+   * alone (an ND y whose rows are cout apart) instead of writing them 0. */
+  const int32_t *rowc;
+  int ycut;
 } rt_qconv_geom;
 
 /* The offset of pixel (ih, iw) of x's channel block cb in image img. */

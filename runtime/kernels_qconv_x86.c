@@ -189,6 +189,7 @@ typedef struct vnni_rq {
   const uint8_t *r;  /* g->r: the residual, or NULL */
   uint8_t *y;        /* g->y */
   int rmul;          /* g->rmul */
+  int ycut;          /* g->ycut */
 } vnni_rq;
 
 T_VNNI_INLINE vnni_rq vnni_rq_init(const rt_qconv_geom *g) {
@@ -199,7 +200,7 @@ T_VNNI_INLINE vnni_rq vnni_rq_init(const rt_qconv_geom *g) {
   q.olo = _mm512_set1_ps((float)(g->lo - g->ozp)), q.ohi = _mm512_set1_ps((float)(g->hi - g->ozp));
   q.rzp = _mm512_set1_epi32(g->rzp), q.ozp = _mm512_set1_epi32(g->ozp);
   q.rmask = _mm_set1_epi8((char)g->rmask);
-  q.r = g->r, q.y = g->y, q.rmul = g->rmul;
+  q.r = g->r, q.y = g->y, q.rmul = g->rmul, q.ycut = g->ycut;
   return q;
 }
 
@@ -230,7 +231,14 @@ T_VNNI_INLINE void vnni_store(const vnni_rq *q, size_t at, __mmask16 keep, __m51
                       q->r + at);
   else
     v = _mm512_add_epi32(_mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), q->yzp);
-  _mm_storeu_si128((__m128i *)(q->y + at), _mm512_maskz_cvtepi32_epi8(keep, v));
+  const __m128i b = _mm512_maskz_cvtepi32_epi8(keep, v);
+  if (q->ycut && keep != 0xffff) { /* an ND y's last block: its real lanes only */
+    uint8_t t[C0];
+    _mm_storeu_si128((__m128i *)t, b);
+    memcpy(q->y + at, t, (size_t)__builtin_popcount(keep));
+    return;
+  }
+  _mm_storeu_si128((__m128i *)(q->y + at), b);
 }
 
 /* Output block nb's lanes that are real channels. */
@@ -258,6 +266,15 @@ T_VNNI_INLINE void vnni_store_epi(const rt_qconv_geom *g, size_t at, __mmask16 k
  * vnni_store_epi'd). */
 T_VNNI_INLINE void vnni_store_tile(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb,
                                    int nnb, __m512i (*acc)[MAX_NB], const int R, const int NB) {
+  if (g->rowc) {
+#pragma GCC unroll 12
+    for (int r = 0; r < R; r++) { /* rows past np repeat the last one's term (never stored) */
+      const __m512i rc = _mm512_set1_epi32(g->rowc[p + (r < np ? r : np - 1)]);
+#pragma GCC unroll 4
+      for (int j = 0; j < NB; j++)
+        acc[r][j] = _mm512_add_epi32(acc[r][j], rc);
+    }
+  }
   if (g->epi) {
     const size_t at0 = rt_qconv_yat(g, img, nb, p);
     for (int j = 0; j < nnb; j++) {
@@ -536,6 +553,10 @@ T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, in
   const int64_t co0 = nb * C0;
   const size_t at = rt_qconv_yat(g, img, nb, p);
   int32_t out[C0];
+  if (g->rowc) {
+    const __m256i rc = _mm256_set1_epi32(g->rowc[p]);
+    s0 = _mm256_add_epi32(s0, rc), s1 = _mm256_add_epi32(s1, rc);
+  }
   if (g->epi) {
     _mm256_storeu_si256((__m256i *)out, s0);
     _mm256_storeu_si256((__m256i *)(out + 8), s1);
@@ -554,7 +575,7 @@ T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, in
     _mm256_storeu_si256((__m256i *)(out + h * 8), v);
   }
   uint8_t *yp = g->y + at;
-  for (int j = 0; j < C0; j++)
+  for (int j = 0; j < C0 && (co0 + j < g->cout || !g->ycut); j++)
     yp[j] = co0 + j < g->cout ? (uint8_t)out[j] : 0;
 }
 
