@@ -107,9 +107,6 @@ int64_t rt_qconv_window_bytes(rt_qconv_geom *g);
 /* Packs g->w into dst (rt_qconv_window_bytes of them) as [C1out][kq][16][4]:
  * K index k = tap * cin + channel, zeros past the window. */
 void rt_qconv_pack_window(const rt_qconv_geom *g, int8_t *dst);
-/* QMATMUL's epilogue (epi 1 or 2) of output channels co0.. co0+15 of
- * the sums acc at y's element offset at: the portable and AVX2 paths'. */
-void rt_qconv_store_epi(const rt_qconv_geom *g, size_t at, int64_t co0, const int32_t *acc);
 /* Fills *g from a QMATMUL task checked at load (rt_qmatmul_check) and
  * its data: the 1x1 convolution over x's rows (kernels_qmatmul.c). */
 void rt_qmatmul_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom *g);

@@ -546,6 +546,36 @@ T_AVX2_INLINE __m256i avx2_residual(const rt_qconv_geom *g, __m256i c, const uin
   return _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(g->lo)), _mm256_set1_epi32(g->hi));
 }
 
+/* QMATMUL's epilogue (rt_qconv_geom's epi; the portable store_epi's steps
+ * in vectors) of 8 sums s, channels co0.. co0+7 at y's element offset at:
+ * a = s + nzp * colsum, then i32 a or fl(fl((float)a) * scale) [+ fbias].
+ * Lanes past cout are neither read (scale has N elements) nor written, or
+ * with ypad written 0. */
+T_AVX2_INLINE void avx2_store_epi(const rt_qconv_geom *g, size_t at, int64_t co0, __m256i s) {
+  const int64_t real = g->cout - co0;
+  const __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(real < 8 ? real : 8)),
+                                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i cs = _mm256_loadu_si256((const __m256i *)(g->bias + co0)); /* padded to C1out*16 */
+  const __m256i a = _mm256_add_epi32(s, _mm256_mullo_epi32(cs, _mm256_set1_epi32(g->nzp)));
+  void *y = (int32_t *)(void *)g->y + at;
+  if (g->epi == 1) {
+    if (real >= 8)
+      _mm256_storeu_si256((__m256i *)y, a);
+    else
+      _mm256_maskstore_epi32((int *)y, in, a);
+    return;
+  }
+  const __m256 sc = g->sstep ? _mm256_maskload_ps(g->scale + co0, in) : _mm256_set1_ps(g->scale[0]);
+  __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), sc);
+  if (g->fbias) f = _mm256_add_ps(f, _mm256_loadu_ps(g->fbias + co0)); /* padded to C1out*16 */
+  if (real >= 8)
+    _mm256_storeu_ps((float *)y, f);
+  else if (g->ypad)
+    _mm256_storeu_ps((float *)y, _mm256_and_ps(f, _mm256_castsi256_ps(in)));
+  else
+    _mm256_maskstore_ps((float *)y, in, f);
+}
+
 /* The sums of 16 output channels (channels 0..7, 8..15) requantized (with
  * the residual epilogue) and stored. */
 T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, __m256i s0,
@@ -558,9 +588,8 @@ T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, in
     s0 = _mm256_add_epi32(s0, rc), s1 = _mm256_add_epi32(s1, rc);
   }
   if (g->epi) {
-    _mm256_storeu_si256((__m256i *)out, s0);
-    _mm256_storeu_si256((__m256i *)(out + 8), s1);
-    rt_qconv_store_epi(g, at, co0, out);
+    avx2_store_epi(g, at, co0, s0);
+    if (g->cout > co0 + 8 || g->ypad) avx2_store_epi(g, at + 8, co0 + 8, s1);
     return;
   }
   for (int h = 0; h < 2; h++) {
