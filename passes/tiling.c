@@ -442,8 +442,8 @@ static status rule_qconv(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) 
 
 /* QMATMUL with a run-time w (om_tasks_cube.h): per batch, tile_n column
  * blocks (at most QCONV_TILE_N, their packing within L1) x tile_m rows (at
- * most QCONV_TILE_M, within L0A when the task copies x's rows), doubling
- * tile_m while the tiles are more than MAX_BLOCKS. */
+ * most QCONV_TILE_M, within L0A when the task copies x's rows, their terms
+ * within UB), doubling tile_m while the tiles are more than MAX_BLOCKS. */
 static status rule_qmatmul_act(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
   mm_geom mg;
   matmul_geom(n, &mg);
@@ -451,9 +451,11 @@ static status rule_qmatmul_act(ir_graph *g, const pass_ctx *ctx, ir_node *n, dia
                  k16 = ceil_div((uint64_t)mg.k, C0) * C0, k4 = ceil_div((uint64_t)mg.k, 4) * 4,
                  batch = (uint64_t)ir_value_elements(n->out[0]) / (m * (uint64_t)mg.n);
   const int copy = mg.a_sk != 1 || mg.k % 4;
-  const uint64_t tn = min_u64(min_u64(c1, QCONV_TILE_N), ctx->soc->l1_bytes / (k16 * C0));
-  uint64_t tm_max = copy ? ctx->soc->l0a_bytes / k4 : m, tm = min_u64(m, min_u64(QCONV_TILE_M, tm_max));
-  if (tn < 1 || tm < 1) return too_big(n, d, "w's packing or x's rows do not fit the SoC's L1 / L0A");
+  const uint64_t tn = min_u64(min_u64(c1, QCONV_TILE_N), ctx->soc->l1_bytes / (k16 * C0)),
+                 ub_rows = ctx->soc->ub_bytes > tn * C0 * 8 ? (ctx->soc->ub_bytes - tn * C0 * 8) / 4 : 0;
+  uint64_t tm_max = min_u64(copy ? ctx->soc->l0a_bytes / k4 : m, ub_rows),
+           tm = min_u64(m, min_u64(QCONV_TILE_M, tm_max));
+  if (tn < 1 || tm < 1) return too_big(n, d, "w's packing or x's rows do not fit the SoC's L1 / L0A / UB");
   uint64_t tiles = batch * ceil_div(c1, tn) * ceil_div(m, tm);
   while (tiles > MAX_BLOCKS && tm < min_u64(m, tm_max)) {
     tm = min_u64(tm * 2, min_u64(m, tm_max));
