@@ -96,8 +96,12 @@
  * params size) and added the DYNQUANT task (DynamicQuantizeLinear as one
  * task; a 2.12 runtime refuses it as an unknown kind), and QCONV2D's f32 y (the sums' float value, acc *
  * mult[co]: an int8 convolution whose consumer is float; a 2.12 runtime
- * refuses the dtype). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 13 };
+ * refuses the dtype).
+ * 2.14 added QMATMUL with a run-time w (the int8 product of two
+ * activations, both zero points, batches, operand permutations, and an
+ * i32, f32 or requantized u8 / i8 y; a 2.13 runtime refuses the absent
+ * colsum). */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 14 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc

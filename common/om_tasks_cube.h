@@ -297,7 +297,40 @@ enum {
   OM_QMATMUL_NTENSORS = 7,
 };
 enum { OM_QMATMUL_WRITES = OM_SLOT(OM_QMATMUL_T_Y) };
-enum { OM_QMATMUL_P_TILE_M = 0, OM_QMATMUL_P_TILE_N = 1, OM_QMATMUL_NPARAMS = 2 };
+/* QMATMUL with a run-time w (format 2.14: colsum is OM_NONE): the batched
+ *   product of two int8 activations (a QDQ model's attention MatMuls:
+ *   DequantizeLinear of both operands -> MatMul [-> QuantizeLinear]):
+ *   x ND u8 or i8 and w ND u8 or i8, each read through its permutation
+ *   perm_a / perm_b (a Transpose folded in; common/matmul_geom.h's code, 0
+ *   none), then x as [.., M, K] and w as [.., K, N] (ranks >= 2), their
+ *   batch dims broadcasting numpy-style to y's [.., M, N]; x_zp ND of one
+ *   element of x's dtype, w_zp a param in w's dtype range:
+ *   acc[m][n] = sum_k (x[m][k] - x_zp) * (w[k][n] - w_zp), exact in int32
+ *   (K at most OM_QMATMUL_MAX_K_ACT, so that it fits), then y = acc (i32 y,
+ *   no scale), y = fl(fl((float)acc) * scale) (f32 y), or y =
+ *   q_requant(acc, scale, y_zp, lo, hi) (u8 or i8 y: scale = s_x * s_w /
+ *   s_y, each product rounded to f32; lo <= hi within y's dtype range);
+ *   scale ND f32 of one element, no bias. A block packs w's columns of each
+ *   (batch, column tile) it runs into its core's L1 (tile_n * 16 columns x
+ *   ceil(K / 16) * 16 bytes: at most the SoC's L1), and when x's rows are
+ *   not contiguous along K or K is not a multiple of 4, copies a tile's
+ *   rows of x into L0A (tile_m rows of ceil(K / 4) * 4 bytes: at most the
+ *   SoC's L0A). Tiles T = batch * ceil(C1out / tile_n) * ceil(M / tile_m),
+ *   batch outermost, then column tiles, then row tiles (the tiles of one
+ *   column tile share the packing); block b takes tiles [b*T / block_dim,
+ *   (b+1)*T / block_dim). */
+enum { OM_QMATMUL_MAX_K_ACT = 32768 }; /* 32768 * 255 * 255 < 2^31 */
+enum {
+  OM_QMATMUL_P_TILE_M = 0,
+  OM_QMATMUL_P_TILE_N = 1,
+  OM_QMATMUL_P_W_ZP = 2,   /* run-time w (format 2.14), else 0 */
+  OM_QMATMUL_P_Y_ZP = 3,   /* u8 / i8 y, else 0 */
+  OM_QMATMUL_P_LO = 4,     /* u8 / i8 y, else 0 */
+  OM_QMATMUL_P_HI = 5,     /* u8 / i8 y, else 0 */
+  OM_QMATMUL_P_PERM_A = 6, /* run-time w, else 0 */
+  OM_QMATMUL_P_PERM_B = 7, /* run-time w, else 0 */
+  OM_QMATMUL_NPARAMS = 8,
+};
 
 /* MATMUL (cube unit): y = act(alpha * op(a) x op(b) + bias + beta * c),
  *   batched (ONNX MatMul and Gemm, with the bias, residual and activation

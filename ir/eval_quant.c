@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/elem.h"
+#include "common/matmul_geom.h"
 #include "common/quant.h"
 #include "ir/conv.h"
 #include "ir/eval_internal.h"
@@ -232,10 +233,100 @@ static status eval_qlut(ev *e) {
   return ST_OK;
 }
 
+/* A QMatMul operand's permutation (attr permA / permB, ops.def) into
+ * perm[rank]: 1 when there is one, 0 none, -1 when it is no permutation
+ * of the operand's dims. */
+static int qmm_perm(const ir_node *n, int j, int *perm) {
+  int64_t v[MAX_RANK + 1];
+  const int count = ir_attr_ints(n, j ? "permB" : "permA", v, MAX_RANK + 1), rank = n->in[j]->rank;
+  unsigned seen = 0;
+  if (count < 0) return 0;
+  if (count != rank) return -1;
+  for (int d = 0; d < rank; d++) {
+    if (v[d] < 0 || v[d] >= rank || (seen >> v[d]) & 1u) return -1;
+    seen |= 1u << v[d];
+    perm[d] = (int)v[d];
+  }
+  return 1;
+}
+
+/* The run-time w QMatMul's geometry (common/matmul_geom.h) for y of
+ * rank ry and dims yd; -1 when a permutation is bad. */
+static int qmm_geom(const ir_node *n, int ry, const int64_t *yd, mm_geom *g) {
+  int pa[MAX_RANK], pb[MAX_RANK];
+  const int ha = qmm_perm(n, 0, pa), hb = qmm_perm(n, 1, pb);
+  if (ha < 0 || hb < 0) return -1;
+  const mm_operand a = {n->in[0]->rank, n->in[0]->dims, ha ? pa : NULL, 0},
+                   b = {n->in[1]->rank, n->in[1]->dims, hb ? pb : NULL, 0};
+  mm_geom_init(&a, &b, 0, -1, NULL, ry, yd, g);
+  return 0;
+}
+
+/* QMatMul with a run-time w (ops.def): two int8 activations. */
+static int qmatmul_act_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err,
+                             size_t cap) {
+  const ir_value *x = n->in[0], *w = n->in[1], *z = n->in[2], *s = n->nin > 3 ? n->in[3] : NULL;
+  int pa[MAX_RANK], pb[MAX_RANK];
+  const int ha = qmm_perm(n, 0, pa), hb = qmm_perm(n, 1, pb);
+  if ((x->dtype != DT_UINT8 && x->dtype != DT_INT8) || (w->dtype != DT_UINT8 && w->dtype != DT_INT8) ||
+      x->rank < 2 || w->rank < 2 || !z || z->dtype != x->dtype || ir_value_elements(z) != 1 || ha < 0 ||
+      hb < 0 || (n->nin > 4 && n->in[4])) {
+    snprintf(err, cap,
+             "expected x and w u8 or i8 of rank >= 2 (permA / permB permutations of their dims), x_zp of x's "
+             "dtype and one element, no bias; got %s %s, %s %s, x_zp %s",
+             dtype_name(x->dtype), ir_dims_str(x->rank, x->dims), dtype_name(w->dtype),
+             ir_dims_str(w->rank, w->dims), z ? dtype_name(z->dtype) : "none");
+    return -1;
+  }
+  int64_t xd[MAX_RANK], wd[MAX_RANK];
+  for (int d = 0; d < x->rank; d++)
+    xd[d] = x->dims[ha ? pa[d] : d];
+  for (int d = 0; d < w->rank; d++)
+    wd[d] = w->dims[hb ? pb[d] : d];
+  const int64_t k = xd[x->rank - 1];
+  if (wd[w->rank - 2] != k || k < 1 || k > 32768) {
+    snprintf(err, cap, "x %s and w %s (as read): K differs or is not 1..32768", ir_dims_str(x->rank, xd),
+             ir_dims_str(w->rank, wd));
+    return -1;
+  }
+  const int ba = x->rank - 2, bb = w->rank - 2, rank = (ba > bb ? ba : bb) + 2;
+  for (int d = 0; d < rank - 2; d++) {
+    const int ia = d - (rank - 2 - ba), ib = d - (rank - 2 - bb);
+    const int64_t da = ia >= 0 ? xd[ia] : 1, db = ib >= 0 ? wd[ib] : 1;
+    if (da != db && da != 1 && db != 1) {
+      snprintf(err, cap, "batch dims of x %s and w %s do not broadcast", ir_dims_str(x->rank, xd),
+               ir_dims_str(w->rank, wd));
+      return -1;
+    }
+    dims_out[d] = da == 1 ? db : da;
+  }
+  dims_out[rank - 2] = xd[x->rank - 2], dims_out[rank - 1] = wd[w->rank - 1];
+  *rank_out = rank;
+  int32_t lo, hi, wlo, whi;
+  const int64_t wz = ir_attr_int(n, "w_zp", 0), to = ir_attr_int(n, "to", DT_UNDEFINED);
+  q_range((int)w->dtype, &wlo, &whi);
+  if (wz < wlo || wz > whi || (s && (s->dtype != DT_FLOAT32 || ir_value_elements(s) != 1))) {
+    snprintf(err, cap, "w_zp %lld outside w's range or scale not f32 of one element", (long long)wz);
+    return -1;
+  }
+  *dt_out = s ? DT_FLOAT32 : DT_INT32;
+  if (to == DT_UNDEFINED) return 0;
+  q_range((int)to, &lo, &hi);
+  const int64_t yz = ir_attr_int(n, "y_zp", 0), l = ir_attr_int(n, "lo", lo), h = ir_attr_int(n, "hi", hi);
+  if ((to != DT_UINT8 && to != DT_INT8) || !s || yz < lo || yz > hi || l < lo || h > hi || l > h) {
+    snprintf(err, cap, "to %s needs u8 or i8 with a scale, and y_zp %lld, lo %lld, hi %lld in its range",
+             dtype_name((dtype)to), (long long)yz, (long long)l, (long long)h);
+    return -1;
+  }
+  *dt_out = (dtype)to;
+  return 0;
+}
+
 int ir_qmatmul_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err,
                      size_t cap) {
   const ir_value *x = n->in[0], *w = n->in[1], *z = n->in[2], *s = n->nin > 3 ? n->in[3] : NULL,
                  *b = n->nin > 4 ? n->in[4] : NULL;
+  if (!w->data) return qmatmul_act_infer(n, rank_out, dims_out, dt_out, err, cap);
   const int64_t k = w->rank == 2 ? w->dims[0] : -1, m = w->rank == 2 ? w->dims[1] : -1;
   if (x->dtype != DT_UINT8 || w->dtype != DT_INT8 || w->rank != 2 || z->dtype != DT_UINT8 || x->rank < 1 ||
       x->dims[x->rank - 1] != k || ir_value_elements(z) != 1) {
@@ -259,6 +350,48 @@ int ir_qmatmul_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *
   return 0;
 }
 
+/* QMatMul with a run-time w: exact int64 sums over each batch index,
+ * then y i32, its f32 product with the scale, or q_requant. */
+static status eval_qmatmul_act(ev *e, int rank, const int64_t *dims, dtype dt) {
+  const ir_node *n = e->n;
+  mm_geom g;
+  if (qmm_geom(n, rank, dims, &g)) return fail(e, ST_ERR_INVALID, "permA or permB is no permutation");
+  const int64_t rows = ir_value_elements(n->out[0]) / (g.m * g.n > 0 ? g.m * g.n : 1);
+  void *y = arena_alloc_aligned(e->a, (size_t)(rows * g.m * g.n) * 4 + 1, 64);
+  if (!y) return nomem(e);
+  e->out[0] = y;
+  const int xt = (int)n->in[0]->dtype, wt = (int)n->in[1]->dtype;
+  const int32_t xz = (int32_t)elem_get_int(e->in[2], xt, 0), wz = (int32_t)ir_attr_int(n, "w_zp", 0);
+  const float s = n->nin > 3 ? *(const float *)e->in[3] : 0.0f;
+  const int32_t yz = (int32_t)ir_attr_int(n, "y_zp", 0);
+  int32_t lo, hi;
+  q_range((int)dt, &lo, &hi);
+  lo = (int32_t)ir_attr_int(n, "lo", lo), hi = (int32_t)ir_attr_int(n, "hi", hi);
+  for (int64_t bt = 0; bt < rows; bt++) {
+    int64_t oa = 0, ob = 0, rem = bt;
+    for (int d = g.nbd - 1; d >= 0; d--) {
+      const int64_t i = rem % g.bdims[d];
+      rem /= g.bdims[d];
+      oa += i * g.sa[d], ob += i * g.sb[d];
+    }
+    for (int64_t m = 0; m < g.m; m++)
+      for (int64_t j = 0; j < g.n; j++) {
+        int64_t acc = 0;
+        for (int64_t k = 0; k < g.k; k++)
+          acc += (elem_get_int(e->in[0], xt, (size_t)(oa + m * g.a_sm + k * g.a_sk)) - xz) *
+                 (elem_get_int(e->in[1], wt, (size_t)(ob + k * g.b_sk + j * g.b_sn)) - wz);
+        const size_t at = (size_t)((bt * g.m + m) * g.n + j);
+        if (dt == DT_INT32)
+          ((int32_t *)y)[at] = (int32_t)acc;
+        else if (dt == DT_FLOAT32)
+          ((float *)y)[at] = (float)(int32_t)acc * s;
+        else
+          elem_put_int(y, (int)dt, at, q_requant((int32_t)acc, s, yz, lo, hi));
+      }
+  }
+  return ST_OK;
+}
+
 /* QMatMul: exact int64 sums, then the f32 steps one at a time. */
 static status eval_qmatmul(ev *e) {
   const ir_node *n = e->n;
@@ -267,6 +400,7 @@ static status eval_qmatmul(ev *e) {
   dtype dt;
   char err[256];
   if (ir_qmatmul_infer(n, &rank, dims, &dt, err, sizeof err)) return fail(e, ST_ERR_INVALID, "%s", err);
+  if (!n->in[1]->data) return eval_qmatmul_act(e, rank, dims, dt);
   const int64_t k = n->in[1]->dims[0], m = n->in[1]->dims[1],
                 rows = ir_value_elements(n->in[0]) / (k ? k : 1);
   const int64_t ns = n->nin > 3 ? ir_value_elements(n->in[3]) : 0;

@@ -658,15 +658,29 @@ static status emit_qconv(emit_state *s, ir_node *n) {
 }
 
 /* QMATMUL: the QMatMul's inputs in the task's order (layout_qmatmul) and
- * its tiles. */
+ * its tiles; with a run-time w, w's zero point, the requantization's and
+ * the folded Transposes (encoded as common/matmul_geom.h says). */
 static status emit_qmatmul(emit_state *s, ir_node *n) {
   int32_t p[OM_QMATMUL_NPARAMS] = {[OM_QMATMUL_P_TILE_M] = (int32_t)ir_attr_int(n, "tile_m", 1),
-                                   [OM_QMATMUL_P_TILE_N] = (int32_t)ir_attr_int(n, "tile_n", 1)};
+                                   [OM_QMATMUL_P_TILE_N] = (int32_t)ir_attr_int(n, "tile_n", 1),
+                                   [OM_QMATMUL_P_W_ZP] = (int32_t)ir_attr_int(n, "w_zp", 0),
+                                   [OM_QMATMUL_P_Y_ZP] = (int32_t)ir_attr_int(n, "y_zp", 0),
+                                   [OM_QMATMUL_P_LO] = (int32_t)ir_attr_int(n, "lo", 0),
+                                   [OM_QMATMUL_P_HI] = (int32_t)ir_attr_int(n, "hi", 0)};
+  for (int j = 0; j < 2; j++) {
+    int64_t v[MAX_RANK + 1];
+    int perm[MAX_RANK], count = ir_attr_ints(n, j ? "permB" : "permA", v, MAX_RANK + 1);
+    for (int d = 0; d < count && count <= MAX_RANK; d++)
+      perm[d] = (int)v[d];
+    if (count > 0 && count <= MAX_RANK)
+      p[j ? OM_QMATMUL_P_PERM_B : OM_QMATMUL_P_PERM_A] = mm_perm_encode(count, perm);
+  }
+  const int packed = n->in[1]->data != NULL; /* else a run-time w: x, w, x_zp[, scale] (layout_qmatmul) */
   ir_value *tv[OM_QMATMUL_NTENSORS] = {[OM_QMATMUL_T_X] = n->in[0],
                                        [OM_QMATMUL_T_W] = n->in[1],
-                                       [OM_QMATMUL_T_COLSUM] = n->in[2],
-                                       [OM_QMATMUL_T_X_ZP] = n->in[3],
-                                       [OM_QMATMUL_T_SCALE] = n->nin > 4 ? n->in[4] : NULL,
+                                       [OM_QMATMUL_T_COLSUM] = packed ? n->in[2] : NULL,
+                                       [OM_QMATMUL_T_X_ZP] = n->in[packed ? 3 : 2],
+                                       [OM_QMATMUL_T_SCALE] = n->nin > 3 + packed ? n->in[3 + packed] : NULL,
                                        [OM_QMATMUL_T_BIAS] = n->nin > 5 ? n->in[5] : NULL,
                                        [OM_QMATMUL_T_Y] = n->out[0]};
   return add_task(s, n, OM_TASK_QMATMUL, OM_QMATMUL_NTENSORS, tv, OM_QMATMUL_NPARAMS, p);

@@ -61,7 +61,8 @@
  *            activation dtype. The Mul goes. Nothing changes when
  *            ctx->fusion_off has FUSION_CONV_INPUT_SCALE
  *            (ConvInputScaleFusionPass:off).
- *            Transposed operands: a MatMul input produced by a Transpose of
+ *            Transposed operands: a MatMul input (or a QMatMul's with a
+ *            run-time w: its x and w) produced by a Transpose of
  *            a computed value (constants fold earlier), read by this MatMul
  *            only and not a graph output, is read through the permutation
  *            instead (attr permA / permB, composed with one already there:
@@ -390,13 +391,14 @@ status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d) {
   status st = ST_OK;
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     ir_node *n = g->nodes[i];
-    if (n->dead || (n->op != IR_OP_CONV && n->op != IR_OP_MATMUL)) continue;
+    const int qmm = n->op == IR_OP_QMATMUL && !n->dead && !n->in[1]->data; /* two activations */
+    if (n->dead || (n->op != IR_OP_CONV && n->op != IR_OP_MATMUL && !qmm)) continue;
     if (n->op == IR_OP_CONV && !(ctx->fusion_off & FUSION_CONV_INPUT_SCALE)) st = fuse_input_scale(g, n, d);
-    for (int j = 0; j < 2 && n->op == IR_OP_MATMUL && !(ctx->fusion_off & FUSION_MATMUL_TRANSPOSE) && !st;
-         j++)
+    for (int j = 0; j < 2 && n->op != IR_OP_CONV && !(ctx->fusion_off & FUSION_MATMUL_TRANSPOSE) && !st; j++)
       for (int done = 0; !done && !st;) /* a chain of Transposes composes */
         st = fuse_transpose(g, n, j, &done, d);
-    if (ctx->fusion_off & (n->op == IR_OP_CONV ? FUSION_CONV_ADD_RELU : FUSION_MATMUL_ADD_ACT)) continue;
+    if (qmm || ctx->fusion_off & (n->op == IR_OP_CONV ? FUSION_CONV_ADD_RELU : FUSION_MATMUL_ADD_ACT))
+      continue;
     for (int done = 0; !done && st == ST_OK;)
       st = fuse_step(g, n, &done, d);
     if (g->nodes[i] != n) i--; /* n moved to its residual Add: visit what took its slot */

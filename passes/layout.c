@@ -843,10 +843,18 @@ static status layout_qconv(lay_state *s, ir_node *n, int cdt) {
 /* QMatMul: x, x_zp, scale and y ND in their dtypes; w [K, N] packed for
  * QMATMUL as QCONV2D's [N, K, 1, 1] weights (lower/qconv_weights.h), its
  * column sums and the bias padded to C1out*16; the inputs become the
- * task's order: x, w, colsum, x_zp[, scale[, bias]] (om_tasks_cube.h). */
+ * task's order: x, w, colsum, x_zp[, scale[, bias]] (om_tasks_cube.h).
+ * A run-time w stays ND as it is, the inputs too (x, w, x_zp[, scale]:
+ * the task packs w, emit leaves out the column sums). */
 static status layout_qmatmul(lay_state *s, ir_node *n, int cdt) {
   (void)cdt;
   ir_value *w = n->in[1], *b = n->nin > 4 ? n->in[4] : NULL;
+  if (!w->data) { /* two activations: the task packs w at run time, no column sums (om_tasks_cube.h) */
+    status st = ST_OK;
+    for (int j = 0; j < n->nin && st == ST_OK; j++)
+      st = ensure_input(s, n, j, LAYOUT_ND, ANY_DTYPE, NULL);
+    return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_ND, n->out[0]->dtype);
+  }
   const int64_t k = w->dims[0], m = w->dims[1];
   qconvw_geom gm;
   if (!w->data || k % 4 || qconvw_init(m, k, 1, 1, 1, &gm) || gm.kg * 4 > OM_QCONV_MAX_K)

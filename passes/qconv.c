@@ -391,7 +391,7 @@ static const char *float_reason(ir_node *p, island *is) {
     return "x is not an int8 value's DequantizeLinear with one constant scale and zero point (per tensor)";
   if (p->op == IR_OP_MATMUL && p->in[1]->producer && p->in[1]->producer->op == IR_OP_DEQUANTIZE &&
       !p->in[1]->producer->in[0]->data)
-    return "B is a run-time value (activation x activation)";
+    return ""; /* activation x activation: passes/qmatmul.c's (it notes why, when it stays float) */
   ir_node *wdq;
   if (p->in[1]->rank != (p->op == IR_OP_CONV ? 4 : 2) || !match_w(p->in[1], p->op == IR_OP_MATMUL, &wdq))
     return "the weights are not constant i8's DequantizeLinear with zero point 0 and a scale per tensor or "
@@ -435,7 +435,7 @@ static status fold_float(ir_graph *g, pass_ctx *ctx, ir_node *p, arena *scratch,
     if (st != ST_OK || folded) return st;
     why = "its scales or bias are out of range";
   }
-  if (ctx && ctx->note && !ctx->copy_weights) {
+  if (ctx && ctx->note && !ctx->copy_weights && *why) {
     char msg[512];
     snprintf(msg, sizeof msg, "%s '%s' stays float (not int8): %s", ir_ops[p->op].name, p->name, why);
     ctx->note(ctx->note_user, msg);

@@ -21,8 +21,23 @@
  * x is quantized once (ONNX Runtime's quantize_dynamic writes one per
  * tensor, but a per-MatMul rewrite repeats it for Q, K and V).
  *
+ * Last, a QDQ model's MatMul of two activations (attention's Q x K^T and
+ * P x V, as ONNX Runtime's quantize_static or omquant write them):
+ *   DequantizeLinear(x_q) , DequantizeLinear(w_q) -> MatMul [-> QuantizeLinear]
+ * with x_q and w_q run-time u8 or i8 values of rank >= 2, each dequantized
+ * per tensor with a constant scale and zero point, becomes one QMatMul with
+ * a run-time w (ops.def): the exact int32 sums of (x_q - x_zp) * (w_q -
+ * w_zp), requantized with s_x * s_w / s_y (each product rounded to f32, as
+ * the weighted islands of passes/qconv.c) when the MatMul's one reader is a
+ * QuantizeLinear per tensor (its output the QMatMul's), else their f32
+ * value times s_x * s_w (the MatMul's f32 output: the float graph sums the
+ * same products in f32). What does not match is noted (atc --log=info).
+ *
  * Contract.
- *   Needs:   shape_infer (dims to match the broadcasts).
+ *   Needs:   shape_infer (dims to match the broadcasts); qconv first (it
+ *            folds the MatMuls with constant weights and moves Transposes
+ *            and Reshapes between a QuantizeLinear and a DequantizeLinear
+ *            onto the int8 values).
  *   Changes: QMatMul(x, w, x_zp) whose i32 value only a Cast to f32
  *            reads, whose value only a Mul reads (not graph outputs),
  *            becomes QMatMul(x, w, x_zp, scale[, bias]) writing the Mul's
@@ -30,12 +45,25 @@
  *            A DynQuant whose x an earlier DynQuant reads goes, its
  *            readers reading the earlier one's outputs, unless one of its
  *            outputs is a graph output.
+ *            A MatMul on two DequantizeLinear of run-time int8 values as
+ *            above is a QMatMul(x_q, w_q, x_zp, scale) with attrs w_zp
+ *            [and to, y_zp, lo, hi] writing the QuantizeLinear's output
+ *            (which goes) or the MatMul's; the DequantizeLinears go when
+ *            nothing else reads them.
  *   Leaves:  a QMatMul whose sums are read otherwise (it stays i32: the
  *            QMATMUL task writes them), a scale per row or of other dims,
  *            a bias that is not a constant per column: their nodes stay.
+ *            A MatMul whose operands are not both such DequantizeLinears
+ *            (a constant, a per-channel scale, a run-time scale, K past
+ *            32768) stays float.
  */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "common/elem.h"
+#include "common/om_format.h"
+#include "common/quant.h"
 #include "pass.h"
 
 /* The sole reader of v when it is op with two inputs and v is not a graph
@@ -105,8 +133,106 @@ static int merge_dynquant(ir_graph *g) {
   return changed;
 }
 
+/* A constant f32 or f16 scale of one element, finite and > 0, into *s. */
+static int tensor_scale(const ir_value *v, float *s) {
+  double f;
+  if (!v || !ir_value_float_scalar(v, &f)) return 0;
+  *s = (float)f;
+  return *s > 0.0f && !isinf(*s);
+}
+
+/* A zero point of one element (absent: 0) into *z. */
+static int tensor_zp(const ir_value *v, int32_t *z) {
+  *z = 0;
+  if (!v) return 1;
+  if (!v->data || ir_value_elements(v) != 1) return 0;
+  *z = (int32_t)elem_get_int(v->data, v->dtype, 0);
+  return 1;
+}
+
+/* One operand of an activation x activation MatMul: DequantizeLinear of a
+ * run-time u8 / i8 value of rank >= 2 with a constant scale and zero point
+ * per tensor; NULL (and *why) otherwise. */
+static ir_value *act_operand(ir_value *v, float *s, int32_t *z, const char **why) {
+  ir_node *dq = v->producer;
+  if (!dq || dq->op != IR_OP_DEQUANTIZE) return *why = "an operand is no DequantizeLinear", NULL;
+  ir_value *q = dq->in[0];
+  if (q->data || (q->dtype != DT_UINT8 && q->dtype != DT_INT8) || q->rank < 2)
+    return *why = "an operand is no run-time u8 / i8 value of rank >= 2", NULL;
+  if (!tensor_scale(dq->in[1], s) || !tensor_zp(dq->nin > 2 ? dq->in[2] : NULL, z))
+    return *why = "an operand's scale or zero point is not one constant (per tensor)", NULL;
+  return q;
+}
+
+/* Why MatMul mm does not fold (the fold below), or NULL: the operands'
+ * int8 values, scales and zero points then in x, w, sx, sw, xz, wz. */
+static const char *act_reason(ir_node *mm, ir_value **x, ir_value **w, float *sx, float *sw, int32_t *xz,
+                              int32_t *wz) {
+  const char *why = NULL;
+  if (mm->nin != 2 || mm->out[0]->dtype != DT_FLOAT32) return "not a plain f32 MatMul";
+  if (!(*x = act_operand(mm->in[0], sx, xz, &why)) || !(*w = act_operand(mm->in[1], sw, wz, &why)))
+    return why;
+  if ((*x)->dims[(*x)->rank - 1] > OM_QMATMUL_MAX_K_ACT) return "K is past 32768";
+  return NULL;
+}
+
+/* The activation x activation fold (top of file) of MatMul mm; 1 when it
+ * folded, -1 out of memory. */
+static int fold_act(ir_graph *g, pass_ctx *ctx, ir_node *mm) {
+  ir_value *x, *w;
+  float sx, sw, sy = 0.0f;
+  int32_t xz, wz, yz = 0;
+  const char *why = act_reason(mm, &x, &w, &sx, &sw, &xz, &wz);
+  if (why) {
+    if (ctx && ctx->note && !ctx->copy_weights && mm->in[0]->producer &&
+        mm->in[0]->producer->op == IR_OP_DEQUANTIZE && mm->in[1]->producer &&
+        mm->in[1]->producer->op == IR_OP_DEQUANTIZE && !mm->in[1]->producer->in[0]->data) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "MatMul '%s' stays float (not int8): %s", mm->name, why);
+      ctx->note(ctx->note_user, msg);
+    }
+    return 0;
+  }
+  ir_node *q = mm->out[0]->output_index >= 0 ? NULL : ir_value_sole_reader(g, mm->out[0]);
+  if (q && (q->op != IR_OP_QUANTIZE || q->in[0] != mm->out[0] || q->nin < 2 || !tensor_scale(q->in[1], &sy) ||
+            !tensor_zp(q->nin > 2 ? q->in[2] : NULL, &yz) ||
+            (q->out[0]->dtype != DT_UINT8 && q->out[0]->dtype != DT_INT8)))
+    q = NULL;
+  const float scale = q ? sx * sw / sy : sx * sw; /* (s_x * s_w) / s_y in f32, as passes/qconv.c */
+  if (!(scale > 0.0f) || isinf(scale)) return 0;
+  char name[300];
+  snprintf(name, sizeof name, "%s_x_zp", mm->name);
+  const int64_t one = 1;
+  const uint8_t zb = (uint8_t)xz;
+  ir_value *zv = ir_const_new(g, name, x->dtype, 0, &one, &zb, 1);
+  snprintf(name, sizeof name, "%s_scale", mm->name);
+  ir_value *sv = ir_const_new(g, name, DT_FLOAT32, 1, &one, &scale, sizeof scale);
+  ir_value *in[4] = {x, w, zv, sv}, *y = q ? q->out[0] : mm->out[0];
+  ir_node *n = zv && sv ? ir_node_new(g, IR_OP_QMATMUL, mm->name, 4, in, 1, &y) : NULL;
+  if (!n || ir_attr_set_int(g, n, "w_zp", wz)) return -1;
+  if (q) {
+    int32_t lo, hi;
+    q_range((int)y->dtype, &lo, &hi);
+    if (ir_attr_set_int(g, n, "to", y->dtype) || ir_attr_set_int(g, n, "y_zp", yz) ||
+        ir_attr_set_int(g, n, "lo", lo) || ir_attr_set_int(g, n, "hi", hi))
+      return -1;
+    q->dead = 1;
+  }
+  n->origin = mm->origin;
+  n->name = mm->name;
+  mm->dead = 1;
+  return 1;
+}
+
 status pass_qmatmul(ir_graph *g, pass_ctx *ctx, diag *d) {
   int changed = merge_dynquant(g);
+  for (int i = 0, n = g->nnodes; i < n; i++) {
+    ir_node *mm = g->nodes[i];
+    if (mm->dead || mm->op != IR_OP_MATMUL) continue;
+    const int r = fold_act(g, ctx, mm);
+    if (r < 0) return ir_node_error(d, ST_ERR_NOMEM, mm, "out of memory");
+    changed |= r;
+  }
   for (int i = 0; i < g->nnodes; i++) {
     ir_node *q = g->nodes[i];
     if (q->dead || q->op != IR_OP_QMATMUL || q->nin != 3) continue;

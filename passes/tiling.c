@@ -187,10 +187,12 @@ static status tile_conv(const pass_ctx *ctx, const ir_node *n, conv_tiles *out, 
   return ST_OK;
 }
 
-/* MatMul (the MATMUL task): its geometry (common/matmul_geom.h) from the
- * laid-out operands and their views (permA, permB, transA, transB). */
+/* MatMul (the MATMUL task; or a QMatMul with a run-time w, which has no
+ * c): its geometry (common/matmul_geom.h) from the laid-out operands and
+ * their views (permA, permB, transA, transB). */
 static void matmul_geom(const ir_node *n, mm_geom *g) {
-  const ir_value *a = n->in[0], *b = n->in[1], *c = n->nin > 3 ? n->in[3] : NULL, *y = n->out[0];
+  const ir_value *a = n->in[0], *b = n->in[1], *y = n->out[0];
+  const ir_value *c = n->op == IR_OP_MATMUL && n->nin > 3 ? n->in[3] : NULL;
   int perm[2][MAX_RANK];
   for (int j = 0; j < 2; j++) {
     int64_t p[MAX_RANK + 1];
@@ -438,9 +440,36 @@ static status rule_qconv(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) 
                          dw ? 1 : QCONV_TILE_N, d);
 }
 
+/* QMATMUL with a run-time w (om_tasks_cube.h): per batch, tile_n column
+ * blocks (at most QCONV_TILE_N, their packing within L1) x tile_m rows (at
+ * most QCONV_TILE_M, within L0A when the task copies x's rows, their terms
+ * within UB), doubling tile_m while the tiles are more than MAX_BLOCKS. */
+static status rule_qmatmul_act(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
+  mm_geom mg;
+  matmul_geom(n, &mg);
+  const uint64_t m = (uint64_t)mg.m, c1 = ceil_div((uint64_t)mg.n, C0),
+                 k16 = ceil_div((uint64_t)mg.k, C0) * C0, k4 = ceil_div((uint64_t)mg.k, 4) * 4,
+                 batch = (uint64_t)ir_value_elements(n->out[0]) / (m * (uint64_t)mg.n);
+  const int copy = mg.a_sk != 1 || mg.k % 4;
+  const uint64_t tn = min_u64(min_u64(c1, QCONV_TILE_N), ctx->soc->l1_bytes / (k16 * C0)),
+                 ub_rows = ctx->soc->ub_bytes > tn * C0 * 8 ? (ctx->soc->ub_bytes - tn * C0 * 8) / 4 : 0;
+  uint64_t tm_max = min_u64(copy ? ctx->soc->l0a_bytes / k4 : m, ub_rows),
+           tm = min_u64(m, min_u64(QCONV_TILE_M, tm_max));
+  if (tn < 1 || tm < 1) return too_big(n, d, "w's packing or x's rows do not fit the SoC's L1 / L0A / UB");
+  uint64_t tiles = batch * ceil_div(c1, tn) * ceil_div(m, tm);
+  while (tiles > MAX_BLOCKS && tm < min_u64(m, tm_max)) {
+    tm = min_u64(tm * 2, min_u64(m, tm_max));
+    tiles = batch * ceil_div(c1, tn) * ceil_div(m, tm);
+  }
+  if (tiles > MAX_BLOCKS) return too_big(n, d, "more tiles than a task's blocks");
+  status st = set_attr(g, n, "tile_m", (int64_t)tm, d);
+  if (st == ST_OK) st = set_attr(g, n, "tile_n", (int64_t)tn, d);
+  return st != ST_OK ? st : set_attr(g, n, "block_dim", (int64_t)tiles, d);
+}
+
 /* QMATMUL: QCONV2D's tiles over x's rows (the 1x1 convolution's pixels). */
 static status rule_qmatmul(ir_graph *g, const pass_ctx *ctx, ir_node *n, diag *d) {
-  (void)ctx;
+  if (!n->in[1]->data) return rule_qmatmul_act(g, ctx, n, d);
   const ir_value *y = n->out[0];
   const uint64_t cols = (uint64_t)y->dims[y->rank - 1];
   return set_qconv_tiles(g, n, 1, (uint64_t)ir_value_elements(y) / (cols ? cols : 1), ceil_div(cols, C0),

@@ -104,7 +104,10 @@ void rt_qconv_pack_window(const rt_qconv_geom *g, int8_t *dst) {
   }
 }
 
-void rt_qconv_store_epi(const rt_qconv_geom *g, size_t at, int64_t co0, const int32_t *acc) {
+/* QMATMUL's epilogue (epi 1 or 2) of output channels co0.. co0+15 of the
+ * sums acc at y's element offset at (the AVX2 path's avx2_store_epi does
+ * these steps in vectors). */
+static void store_epi(const rt_qconv_geom *g, size_t at, int64_t co0, const int32_t *acc) {
   for (int j = 0; j < C0; j++) {
     const int64_t co = co0 + j;
     if (co >= g->cout) {
@@ -124,18 +127,23 @@ void rt_qconv_store_epi(const rt_qconv_geom *g, size_t at, int64_t co0, const in
   }
 }
 
-/* Pixel p's sums of output block nb requantized (and with r, q_eltwise'd
- * with r's element) into y, padding lanes 0. */
-static void store_block(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, const int32_t *acc) {
+/* Pixel p's sums of output block nb (plus its row term, rowc) requantized
+ * (and with r, q_eltwise'd with r's element) into y, padding lanes 0 (with
+ * ycut not written). */
+static void store_block(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, const int32_t *sums) {
   const size_t at = rt_qconv_yat(g, img, nb, p);
+  int32_t acc[C0];
+  for (int j = 0; j < C0; j++) /* wraps, as SIMD adds */
+    acc[j] = (int32_t)((uint32_t)sums[j] + (uint32_t)(g->rowc ? g->rowc[p] : 0));
   if (g->epi) {
-    rt_qconv_store_epi(g, at, nb * C0, acc);
+    store_epi(g, at, nb * C0, acc);
     return;
   }
   uint8_t *yp = g->y + at;
   for (int j = 0; j < C0; j++) {
     const int64_t co = nb * C0 + j;
-    const int32_t a = (int32_t)((uint32_t)acc[j] + (uint32_t)g->bias[co]); /* wraps, as SIMD adds */
+    if (co >= g->cout && g->ycut) break;
+    const int32_t a = (int32_t)((uint32_t)acc[j] + (uint32_t)g->bias[co]);
     int32_t v = q_requant(a, g->mult[co], g->yzp, g->clo, g->chi);
     if (g->r)
       v = q_eltwise(v, g->yzp, g->cs, g->r[at + j] ^ g->rmask, g->rzp, g->rs, g->rmul, g->os, g->ozp, g->lo,

@@ -75,6 +75,13 @@ typedef struct rt_qconv_geom {
   int epi, sstep, ypad;
   int32_t nzp;
   const float *scale, *fbias;
+  /* QMATMUL with a run-time w (kernels_qmatmul.c): rowc, when not NULL,
+   * holds a term per output pixel p (x's row) that every path adds to the
+   * pixel's sums before the epilogue (-w_zp x the row's sum of x), and
+   * ycut makes the requantizing store (epi 0) leave y's lanes past cout
+   * alone (an ND y whose rows are cout apart) instead of writing them 0. */
+  const int32_t *rowc;
+  int ycut;
 } rt_qconv_geom;
 
 /* The offset of pixel (ih, iw) of x's channel block cb in image img. */
@@ -100,9 +107,6 @@ int64_t rt_qconv_window_bytes(rt_qconv_geom *g);
 /* Packs g->w into dst (rt_qconv_window_bytes of them) as [C1out][kq][16][4]:
  * K index k = tap * cin + channel, zeros past the window. */
 void rt_qconv_pack_window(const rt_qconv_geom *g, int8_t *dst);
-/* QMATMUL's epilogue (epi 1 or 2) of output channels co0.. co0+15 of
- * the sums acc at y's element offset at: the portable and AVX2 paths'. */
-void rt_qconv_store_epi(const rt_qconv_geom *g, size_t at, int64_t co0, const int32_t *acc);
 /* Fills *g from a QMATMUL task checked at load (rt_qmatmul_check) and
  * its data: the 1x1 convolution over x's rows (kernels_qmatmul.c). */
 void rt_qmatmul_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom *g);

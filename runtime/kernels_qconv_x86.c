@@ -189,6 +189,7 @@ typedef struct vnni_rq {
   const uint8_t *r;  /* g->r: the residual, or NULL */
   uint8_t *y;        /* g->y */
   int rmul;          /* g->rmul */
+  int ycut;          /* g->ycut */
 } vnni_rq;
 
 T_VNNI_INLINE vnni_rq vnni_rq_init(const rt_qconv_geom *g) {
@@ -199,7 +200,7 @@ T_VNNI_INLINE vnni_rq vnni_rq_init(const rt_qconv_geom *g) {
   q.olo = _mm512_set1_ps((float)(g->lo - g->ozp)), q.ohi = _mm512_set1_ps((float)(g->hi - g->ozp));
   q.rzp = _mm512_set1_epi32(g->rzp), q.ozp = _mm512_set1_epi32(g->ozp);
   q.rmask = _mm_set1_epi8((char)g->rmask);
-  q.r = g->r, q.y = g->y, q.rmul = g->rmul;
+  q.r = g->r, q.y = g->y, q.rmul = g->rmul, q.ycut = g->ycut;
   return q;
 }
 
@@ -230,7 +231,14 @@ T_VNNI_INLINE void vnni_store(const vnni_rq *q, size_t at, __mmask16 keep, __m51
                       q->r + at);
   else
     v = _mm512_add_epi32(_mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), q->yzp);
-  _mm_storeu_si128((__m128i *)(q->y + at), _mm512_maskz_cvtepi32_epi8(keep, v));
+  const __m128i b = _mm512_maskz_cvtepi32_epi8(keep, v);
+  if (q->ycut && keep != 0xffff) { /* an ND y's last block: its real lanes only */
+    uint8_t t[C0];
+    _mm_storeu_si128((__m128i *)t, b);
+    memcpy(q->y + at, t, (size_t)__builtin_popcount(keep));
+    return;
+  }
+  _mm_storeu_si128((__m128i *)(q->y + at), b);
 }
 
 /* Output block nb's lanes that are real channels. */
@@ -258,6 +266,15 @@ T_VNNI_INLINE void vnni_store_epi(const rt_qconv_geom *g, size_t at, __mmask16 k
  * vnni_store_epi'd). */
 T_VNNI_INLINE void vnni_store_tile(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb,
                                    int nnb, __m512i (*acc)[MAX_NB], const int R, const int NB) {
+  if (g->rowc) {
+#pragma GCC unroll 12
+    for (int r = 0; r < R; r++) { /* rows past np repeat the last one's term (never stored) */
+      const __m512i rc = _mm512_set1_epi32(g->rowc[p + (r < np ? r : np - 1)]);
+#pragma GCC unroll 4
+      for (int j = 0; j < NB; j++)
+        acc[r][j] = _mm512_add_epi32(acc[r][j], rc);
+    }
+  }
   if (g->epi) {
     const size_t at0 = rt_qconv_yat(g, img, nb, p);
     for (int j = 0; j < nnb; j++) {
@@ -529,6 +546,36 @@ T_AVX2_INLINE __m256i avx2_residual(const rt_qconv_geom *g, __m256i c, const uin
   return _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(g->lo)), _mm256_set1_epi32(g->hi));
 }
 
+/* QMATMUL's epilogue (rt_qconv_geom's epi; the portable store_epi's steps
+ * in vectors) of 8 sums s, channels co0.. co0+7 at y's element offset at:
+ * a = s + nzp * colsum, then i32 a or fl(fl((float)a) * scale) [+ fbias].
+ * Lanes past cout are neither read (scale has N elements) nor written, or
+ * with ypad written 0. */
+T_AVX2_INLINE void avx2_store_epi(const rt_qconv_geom *g, size_t at, int64_t co0, __m256i s) {
+  const int64_t real = g->cout - co0;
+  const __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(real < 8 ? real : 8)),
+                                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i cs = _mm256_loadu_si256((const __m256i *)(g->bias + co0)); /* padded to C1out*16 */
+  const __m256i a = _mm256_add_epi32(s, _mm256_mullo_epi32(cs, _mm256_set1_epi32(g->nzp)));
+  void *y = (int32_t *)(void *)g->y + at;
+  if (g->epi == 1) {
+    if (real >= 8)
+      _mm256_storeu_si256((__m256i *)y, a);
+    else
+      _mm256_maskstore_epi32((int *)y, in, a);
+    return;
+  }
+  const __m256 sc = g->sstep ? _mm256_maskload_ps(g->scale + co0, in) : _mm256_set1_ps(g->scale[0]);
+  __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), sc);
+  if (g->fbias) f = _mm256_add_ps(f, _mm256_loadu_ps(g->fbias + co0)); /* padded to C1out*16 */
+  if (real >= 8)
+    _mm256_storeu_ps((float *)y, f);
+  else if (g->ypad)
+    _mm256_storeu_ps((float *)y, _mm256_and_ps(f, _mm256_castsi256_ps(in)));
+  else
+    _mm256_maskstore_ps((float *)y, in, f);
+}
+
 /* The sums of 16 output channels (channels 0..7, 8..15) requantized (with
  * the residual epilogue) and stored: q_requant with its clamps folded into
  * the f32 domain as vnni_rq says (one max, one min, then the rounding),
@@ -538,11 +585,13 @@ T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, in
                               __m256i s1) {
   const int64_t co0 = nb * C0;
   const size_t at = rt_qconv_yat(g, img, nb, p);
+  if (g->rowc) {
+    const __m256i rc = _mm256_set1_epi32(g->rowc[p]);
+    s0 = _mm256_add_epi32(s0, rc), s1 = _mm256_add_epi32(s1, rc);
+  }
   if (g->epi) {
-    int32_t out[C0];
-    _mm256_storeu_si256((__m256i *)out, s0);
-    _mm256_storeu_si256((__m256i *)(out + 8), s1);
-    rt_qconv_store_epi(g, at, co0, out);
+    avx2_store_epi(g, at, co0, s0);
+    if (g->cout > co0 + 8 || g->ypad) avx2_store_epi(g, at + 8, co0 + 8, s1);
     return;
   }
   const __m256 flo = _mm256_set1_ps((float)(g->clo - g->yzp)), fhi = _mm256_set1_ps((float)(g->chi - g->yzp));
@@ -563,6 +612,12 @@ T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, in
   if (real < C0) { /* the last block's lanes past cout: 0 */
     const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     b = _mm_and_si128(b, _mm_cmpgt_epi8(_mm_set1_epi8((char)real), lane));
+  }
+  if (g->ycut && real < C0) { /* an ND y's last block: its real lanes only */
+    uint8_t t[C0];
+    _mm_storeu_si128((__m128i *)t, b);
+    memcpy(g->y + at, t, (size_t)real);
+    return;
   }
   _mm_storeu_si128((__m128i *)(g->y + at), b);
 }

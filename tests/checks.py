@@ -59,59 +59,6 @@ def ort_model_skip(tool, paths, export_hint, needs_onnx, ort_bench):
     return None
 
 
-def cpu_has_vnni():
-    """True when this CPU has an int8 dot-product instruction (AVX512-VNNI or AVX-VNNI; /proc/cpuinfo)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
-    except OSError:
-        return False
-    return "avx512_vnni" in flags or "avx_vnni" in flags
-
-
-def ort_peer_model(model, work):
-    """The model ONNX Runtime should run as the peer of an int8 om: model itself on a CPU with VNNI;
-    elsewhere a copy (in work) whose constant int8 weights are dequantized ahead into float
-    initializers, the activations' QuantizeLinear / DequantizeLinear kept. Without VNNI, ORT's u8 x s8
-    kernels multiply pairs with vpmaddubsw, whose int16 sums saturate (255 x 127 x 2 > 32767; ORT's
-    quantization docs advise reduce_range or U8U8 on such CPUs), so its int8 output is not the
-    model's arithmetic; the copy's float MatMuls and Convs over the same fake-quantized activations
-    are, to float rounding. Prints an info line when it makes the copy."""
-    if cpu_has_vnni():
-        return model
-    import onnx
-    from onnx import numpy_helper
-
-    m = onnx.load(model)
-    init = {t.name: t for t in m.graph.initializer}
-    keep, folded = [], 0
-    for n in m.graph.node:
-        x = init.get(n.input[0]) if n.op_type == "DequantizeLinear" and n.input else None
-        params = [init.get(i) for i in n.input[1:] if i]
-        blocked = any(a.name == "block_size" for a in n.attribute)
-        if x is None or x.data_type != onnx.TensorProto.INT8 or None in params or blocked:
-            keep.append(n)
-            continue
-        q = numpy_helper.to_array(x).astype(np.float64)
-        scale = numpy_helper.to_array(params[0]).astype(np.float64)
-        zp = numpy_helper.to_array(params[1]).astype(np.float64) if len(params) > 1 else np.zeros(1)
-        axis = next((a.i for a in n.attribute if a.name == "axis"), 1) % max(q.ndim, 1)
-        if scale.size > 1:  # per axis: [D] along axis
-            shape = [1] * q.ndim
-            shape[axis] = -1
-            scale, zp = scale.reshape(shape), (zp.reshape(shape) if zp.size > 1 else zp)
-        w = ((q - zp) * scale).astype(np.float32)
-        m.graph.initializer.append(numpy_helper.from_array(w, n.output[0]))
-        folded += 1
-    del m.graph.node[:]
-    m.graph.node.extend(keep)
-    path = os.path.join(work, os.path.splitext(os.path.basename(model))[0] + "_ort_peer.onnx")
-    onnx.save(m, path)
-    print(f"info ORT peer: this CPU has no VNNI, so ONNX Runtime runs {os.path.basename(path)}: the model with its "
-          f"{folded} int8 weight tensors dequantized ahead (its u8 x s8 kernels would saturate at int16)", flush=True)
-    return path
-
-
 def summary(name=""):
     """Print '[name: ]P passed, F failed' and return the exit status."""
     passed = sum(results)

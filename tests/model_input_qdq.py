@@ -8,12 +8,20 @@ that QuantizeLinear / DequantizeLinear pairs stay only on the inputs of Conv, Ge
 convolution's output is float and feeds float ops (the residual Add, Relu, pooling, the classifier's
 float output) until the next convolution's QuantizeLinear. atc compiles it, omrun runs it on
 NAME.input.bin, and ONNX Runtime (bench/ort_bench.js with its node_modules, or --ort-bench) runs the same
-model (on a CPU without VNNI, with its int8 weights dequantized ahead: checks.ort_peer_model):
+model:
 
-  every convolution runs as int8 (QCONV2D, those with a float consumer with an f32 output), no CONV2D,
-  DWCONV or MATMUL task is left (--allow-float KIND N: at most N tasks of KIND may stay, e.g. the
-  attention's activation x activation MATMULs);
-  cosine with ORT's output >= 0.99 and the same top-1 (a sequence model's output: cosine >= 0.999).
+  every convolution runs as int8 (QCONV2D, those with a float consumer with an f32 output; a transformer's
+  activation x activation MatMuls as QMATMUL), no CONV2D, DWCONV or MATMUL task is left (--allow-float KIND
+  N: at most N tasks of KIND may stay);
+  cosine with ORT's output >= 0.99 and the same top-1 (a sequence model's output: cosine >= 0.999), ORT's
+  output being the closer of its two runs: with its graph optimisations (its fused int8 kernels) and without
+  them (--opt disabled: every QuantizeLinear / DequantizeLinear as written, the QDQ graph's own arithmetic),
+  as docs/BENCHMARKS.md's int8 table takes them. The two differ: on a host without AVX-512 VNNI, ORT's
+  fused kernels put the transformer's output at cosine 0.998 from the float model's (0.955 for omquant's
+  QDQ model as it is), the graph as written at 0.99999 (0.99995).
+
+With --omquant --as-quantized the model checked is omquant's own QDQ output (Q/DQ around every op, as ONNX
+Runtime's quantize_static writes them), not rewritten.
 
 It also reports (info, no bar) the om size and the cosine of both against the float model's PyTorch output
 (NAME.output.bin). Skipped (exit 77) with a message when the export, python3-onnx or ONNX Runtime is
@@ -42,6 +50,8 @@ def main():
     ap.add_argument("--allow-float", nargs=2, action="append", default=[], metavar=("KIND", "N"),
                     help="at most N float cube tasks of KIND may stay")
     ap.add_argument("--omquant", action="store_true", help="NAME is a float export: quantize it with omquant first")
+    ap.add_argument("--as-quantized", action="store_true",
+                    help="with --omquant: check omquant's QDQ model itself (Q/DQ around every op), not rewritten")
     args = ap.parse_args()
 
     name = args.model
@@ -53,7 +63,7 @@ def main():
         return SKIP
     with open(paths[".json"]) as f:
         meta = json.load(f)
-    tag = name + "_inputs"
+    tag = name + ("_qdq" if args.as_quantized else "_inputs")
     work = args.work_dir or os.path.join(args.bin_dir, "e2e", tag)
     os.makedirs(work, exist_ok=True)
     model = os.path.join(work, tag + ".onnx")
@@ -69,15 +79,20 @@ def main():
                        paths[".input.bin"], "--output", source, "--ops", "all")
         if not check("omquant quantizes it", p.returncode == 0, p.stderr.strip()[-300:]):
             return checks.summary()
-    p = checks.run(sys.executable, os.path.join(ROOT, "models", "make_input_qdq.py"), source, model)
-    if not check("rewritten", p.returncode == 0, f"{p.stdout.strip()} {p.stderr.strip()[-300:]}", show=True):
-        return checks.summary()
-    ort_out = os.path.join(work, "ort.bin")
-    p = checks.run("node", args.ort_bench, "--model", checks.ort_peer_model(model, work), "--input", paths[".input.bin"], "--shape", shape,
-                   "--dtype", meta.get("input_dtype", "float32"), "--threads", "1", "--min", "1", "--max", "1", "--budget", "0", "--warmup", "0",
-                   "--output", ort_out)
-    if not check("ONNX Runtime runs it", p.returncode == 0, p.stderr.strip()[-300:]):
-        return checks.summary()
+    if args.as_quantized:
+        model = source
+    else:
+        p = checks.run(sys.executable, os.path.join(ROOT, "models", "make_input_qdq.py"), source, model)
+        if not check("rewritten", p.returncode == 0, f"{p.stdout.strip()} {p.stderr.strip()[-300:]}", show=True):
+            return checks.summary()
+    ort_outs = {}
+    for opt in ("all", "disabled"):
+        ort_outs[opt] = os.path.join(work, "ort.bin" if opt == "all" else "ort_as_written.bin")
+        p = checks.run("node", args.ort_bench, "--model", model, "--input", paths[".input.bin"], "--shape", shape,
+                       "--dtype", meta.get("input_dtype", "float32"), "--threads", "1", "--min", "1", "--max", "1",
+                       "--budget", "0", "--warmup", "0", "--opt", opt, "--output", ort_outs[opt])
+        if not check(f"ONNX Runtime runs it (--opt {opt})", p.returncode == 0, p.stderr.strip()[-300:]):
+            return checks.summary()
     om = os.path.join(work, tag)
     p = checks.run(os.path.join(args.bin_dir, "atc"), f"--model={model}", "--framework=5", f"--output={om}",
                    f"--input_shape={meta['input']}:{shape}", "--soc_version=Ascend310")
@@ -101,12 +116,17 @@ def main():
     if not check("omrun runs", p.returncode == 0, f"exit {p.returncode} {p.stderr.strip()[:300]}"):
         return checks.summary()
     got = np.fromfile(os.path.join(out_dir, "output_0.bin"), "<f4").astype(np.float64)
-    ort = np.fromfile(ort_out, "<f4").astype(np.float64)
-    if not check("output size", got.shape == ort.shape, f"{got.size} values, ORT has {ort.size}"):
+    runs = {opt: np.fromfile(path, "<f4").astype(np.float64) for opt, path in ort_outs.items()}
+    if not check("output size", all(got.shape == r.shape for r in runs.values()),
+                 f"{got.size} values, ORT has {runs['all'].size}"):
         return checks.summary()
+    coss = {opt: checks.cosine(r, got) for opt, r in runs.items()}
+    closer = max(coss, key=coss.get)
+    ort = runs[closer]
+    print(f"info {tag}: cosine vs ORT {coss['all']:.6f}, vs ORT as written {coss['disabled']:.6f}")
     if meta.get("kind") == "sequence":  # no classes: the values alone
-        cos = checks.cosine(ort, got)
-        check("accuracy vs ORT", cos >= 0.999, f"cosine {cos:.6f} (bar 0.999)", show=True)
+        check("accuracy vs ORT", coss[closer] >= 0.999,
+              f"cosine {coss[closer]:.6f} vs ORT{' as written' if closer == 'disabled' else ''} (bar 0.999)", show=True)
     else:
         checks.int8_vs_ort(ort, got)
     ref_path = os.path.join(args.models_dir, name + ".output.bin")

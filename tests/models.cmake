@@ -128,12 +128,19 @@ add_test(NAME model/resnet18_qdq_inputs
                  --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR} --ort-bench ${ORT_BENCH}
                  --work-dir ${CMAKE_BINARY_DIR}/e2e/resnet18_qdq_inputs)
 set_tests_properties(model/resnet18_qdq_inputs PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
-# The transformer: omquant --ops all first, then input-only; its 8 activation x activation MatMuls stay float.
+# The transformer: omquant --ops all first, then input-only; its 8 activation x activation MatMuls run as
+# int8 QMATMULs (f32 outputs) too, no MATMUL is left. And omquant's QDQ model as it is (Q/DQ around every
+# op): the attention's MatMuls are QMATMULs requantizing to u8.
 add_test(NAME model/transformer_encoder_qdq_inputs
          COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_input_qdq.py --model transformer_encoder --omquant
-                 --allow-float MATMUL 8 --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR}
+                 --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR}
                  --ort-bench ${ORT_BENCH} --work-dir ${CMAKE_BINARY_DIR}/e2e/transformer_encoder_qdq_inputs)
 set_tests_properties(model/transformer_encoder_qdq_inputs PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
+add_test(NAME model/transformer_encoder_qdq
+         COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/model_input_qdq.py --model transformer_encoder --omquant
+                 --as-quantized --models-dir ${MODELS_DIR} --bin-dir ${CMAKE_BINARY_DIR}
+                 --ort-bench ${ORT_BENCH} --work-dir ${CMAKE_BINARY_DIR}/e2e/transformer_encoder_qdq)
+set_tests_properties(model/transformer_encoder_qdq PROPERTIES LABELS model TIMEOUT 900 SKIP_RETURN_CODE 77)
 # Dynamically quantized transformers (ONNX Runtime's quantize_dynamic form, made from the float export by
 # models/make_dynamic_quant.py): DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul, checked against
 # ONNX Runtime running the same model (skipped, exit 77, without the export, python3-onnx or ORT).
