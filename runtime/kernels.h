@@ -345,6 +345,9 @@ void rt_conv_load_b(const rt_conv_geom *g, int64_t nb0, int64_t nblocks, int64_t
 typedef struct rt_pool_geom {
   int64_t c1, d, dout, h, w, ho, wo; /* x [.., D, H, W], y [.., Do, Ho, Wo] */
   int64_t kd, sd, pf, pbk;           /* the depth window */
+  int64_t kh, kw, sh, sw;            /* the 2-D window and strides */
+  int64_t pt, pl, pb, pr;            /* pads top, left, bottom, right */
+  int is_max, include_pad;           /* mode 0 (max); count_include_pad */
 } rt_pool_geom;
 void rt_pool_geom_init(const om_task *task, const rt_args *args, rt_pool_geom *g);
 /* POOL's max on u8/i8 (x and y one dtype) over output planes [lo, hi)

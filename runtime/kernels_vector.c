@@ -374,19 +374,23 @@ void rt_pool_geom_init(const om_task *task, const rt_args *args, rt_pool_geom *g
                       .kd = r3 ? q[OM_POOL_P_KD] : 1,
                       .sd = r3 ? q[OM_POOL_P_STRIDE_D] : 1,
                       .pf = r3 ? q[OM_POOL_P_PAD_FRONT] : 0,
-                      .pbk = r3 ? q[OM_POOL_P_PAD_BACK] : 0};
+                      .pbk = r3 ? q[OM_POOL_P_PAD_BACK] : 0,
+                      .kh = q[OM_POOL_P_KH],
+                      .kw = q[OM_POOL_P_KW],
+                      .sh = q[OM_POOL_P_STRIDE_H],
+                      .sw = q[OM_POOL_P_STRIDE_W],
+                      .pt = q[OM_POOL_P_PAD_TOP],
+                      .pl = q[OM_POOL_P_PAD_LEFT],
+                      .pb = q[OM_POOL_P_PAD_BOTTOM],
+                      .pr = q[OM_POOL_P_PAD_RIGHT],
+                      .is_max = q[OM_POOL_P_MODE] == 0,
+                      .include_pad = q[OM_POOL_P_COUNT_INCLUDE_PAD] != 0};
 }
 
 void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   const om_tensor *x = args->desc[OM_POOL_T_X], *y = args->desc[OM_POOL_T_Y];
   const void *xd = args->data[OM_POOL_T_X];
   void *yd = args->data[OM_POOL_T_Y];
-  const int32_t *q = task->params;
-  const int64_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW], sh = q[OM_POOL_P_STRIDE_H],
-                sw = q[OM_POOL_P_STRIDE_W];
-  const int64_t pt = q[OM_POOL_P_PAD_TOP], pl = q[OM_POOL_P_PAD_LEFT], pb = q[OM_POOL_P_PAD_BOTTOM],
-                pr = q[OM_POOL_P_PAD_RIGHT];
-  const int is_max = q[OM_POOL_P_MODE] == 0, include_pad = q[OM_POOL_P_COUNT_INCLUDE_PAD] != 0;
   const int xt = (int)x->dtype, yt = (int)y->dtype;
   rt_pool_geom g;
   rt_pool_geom_init(task, args, &g);
@@ -404,22 +408,22 @@ void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
     const int64_t pd1 = d1 < g.d + g.pbk ? d1 : g.d + g.pbk, id0 = d0 < 0 ? 0 : d0, id1 = d1 < g.d ? d1 : g.d;
     size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
     for (int64_t oh = 0; oh < ho; oh++) {
-      int64_t h0 = oh * sh - pt, h1 = h0 + kh;
-      int64_t ph1 = h1 < h + pb ? h1 : h + pb; /* padded extent for count_include_pad */
+      int64_t h0 = oh * g.sh - g.pt, h1 = h0 + g.kh;
+      int64_t ph1 = h1 < h + g.pb ? h1 : h + g.pb; /* padded extent for count_include_pad */
       int64_t ih0 = h0 < 0 ? 0 : h0, ih1 = h1 < h ? h1 : h;
       for (int64_t ow = 0; ow < wo; ow++, at += C0) {
-        int64_t w0 = ow * sw - pl, w1 = w0 + kw;
-        int64_t pw1 = w1 < w + pr ? w1 : w + pr;
+        int64_t w0 = ow * g.sw - g.pl, w1 = w0 + g.kw;
+        int64_t pw1 = w1 < w + g.pr ? w1 : w + g.pr;
         int64_t iw0 = w0 < 0 ? 0 : w0, iw1 = w1 < w ? w1 : w;
         float acc[C0], v[C0];
         for (int l = 0; l < C0; l++)
-          acc[l] = is_max ? -INFINITY : 0.0f;
+          acc[l] = g.is_max ? -INFINITY : 0.0f;
         for (int64_t id = id0; id < id1; id++) {
           const size_t xplane = rt_pool_xplane(&g, unit, id);
           for (int64_t ih = ih0; ih < ih1; ih++) {
             for (int64_t iw = iw0; iw < iw1; iw++) {
               rt_load_f32(v, xd, xt, xplane + (size_t)(ih * w + iw) * C0, C0);
-              if (is_max)
+              if (g.is_max)
                 for (int l = 0; l < C0; l++)
                   acc[l] = v[l] > acc[l] ? v[l] : acc[l];
               else
@@ -428,9 +432,9 @@ void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
             }
           }
         }
-        if (!is_max) {
+        if (!g.is_max) {
           int64_t count =
-              include_pad ? (pd1 - d0) * (ph1 - h0) * (pw1 - w0) : (id1 - id0) * (ih1 - ih0) * (iw1 - iw0);
+              g.include_pad ? (pd1 - d0) * (ph1 - h0) * (pw1 - w0) : (id1 - id0) * (ih1 - ih0) * (iw1 - iw0);
           float inv = 1.0f / (float)count;
           for (int l = 0; l < C0; l++)
             acc[l] *= inv;

@@ -498,27 +498,21 @@ static AVX2 void pool_taps(const om_task *task, const rt_args *args, const rt_po
   const om_tensor *x = args->desc[OM_POOL_T_X], *y = args->desc[OM_POOL_T_Y];
   const void *xd = args->data[OM_POOL_T_X];
   void *yd = args->data[OM_POOL_T_Y];
-  const int32_t *q = task->params;
-  const int64_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW], sh = q[OM_POOL_P_STRIDE_H],
-                sw = q[OM_POOL_P_STRIDE_W];
-  const int64_t pt = q[OM_POOL_P_PAD_TOP], pl = q[OM_POOL_P_PAD_LEFT], pb = q[OM_POOL_P_PAD_BOTTOM],
-                pr = q[OM_POOL_P_PAD_RIGHT];
-  const int is_max = q[OM_POOL_P_MODE] == 0, include_pad = q[OM_POOL_P_COUNT_INCLUDE_PAD] != 0;
   const int xf16 = x->dtype == DT_FLOAT16, yf16 = y->dtype == DT_FLOAT16;
   const int64_t h = g->h, w = g->w, ho = g->ho, wo = g->wo;
   const size_t dstep = (size_t)(g->c1 * h * w) * C0; /* from one depth plane of x to the next */
-  const __m256 init = _mm256_set1_ps(is_max ? -INFINITY : 0.0f);
+  const __m256 init = _mm256_set1_ps(g->is_max ? -INFINITY : 0.0f);
   for (uint64_t unit = lo; unit < hi; unit++) {
     int64_t d0, pd1, id0, id1;
     depth_window(g, unit, &d0, &pd1, &id0, &id1);
     const size_t xplane = rt_pool_xplane(g, unit, id0);
     size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
     for (int64_t oh = 0; oh < ho; oh++) {
-      int64_t h0 = oh * sh - pt, h1 = h0 + kh;
-      int64_t ph1 = h1 < h + pb ? h1 : h + pb;
+      int64_t h0 = oh * g->sh - g->pt, h1 = h0 + g->kh;
+      int64_t ph1 = h1 < h + g->pb ? h1 : h + g->pb;
       int64_t ih0 = h0 < 0 ? 0 : h0, ih1 = h1 < h ? h1 : h;
       for (int64_t ow = 0; ow < wo; ow++, at += C0) {
-        int64_t w0 = ow * sw - pl, w1 = w0 + kw;
+        int64_t w0 = ow * g->sw - g->pl, w1 = w0 + g->kw;
         int64_t iw0 = w0 < 0 ? 0 : w0, iw1 = w1 < w ? w1 : w;
         __m256 a0 = init, a1 = init;
         for (int64_t id = 0; id < id1 - id0; id++)
@@ -526,15 +520,15 @@ static AVX2 void pool_taps(const om_task *task, const rt_args *args, const rt_po
             for (int64_t iw = iw0; iw < iw1; iw++) {
               const size_t e = xplane + (size_t)id * dstep + (size_t)(ih * w + iw) * C0;
               const __m256 v0 = ld8h(xd, xf16, e), v1 = ld8h(xd, xf16, e + 8);
-              if (is_max)
+              if (g->is_max)
                 a0 = _mm256_max_ps(v0, a0), a1 = _mm256_max_ps(v1, a1);
               else
                 a0 = _mm256_add_ps(a0, v0), a1 = _mm256_add_ps(a1, v1);
             }
-        if (!is_max) {
-          int64_t pw1 = w1 < w + pr ? w1 : w + pr;
+        if (!g->is_max) {
+          int64_t pw1 = w1 < w + g->pr ? w1 : w + g->pr;
           int64_t count =
-              include_pad ? (pd1 - d0) * (ph1 - h0) * (pw1 - w0) : (id1 - id0) * (ih1 - ih0) * (iw1 - iw0);
+              g->include_pad ? (pd1 - d0) * (ph1 - h0) * (pw1 - w0) : (id1 - id0) * (ih1 - ih0) * (iw1 - iw0);
           const __m256 inv = _mm256_set1_ps(1.0f / (float)count);
           a0 = _mm256_mul_ps(a0, inv), a1 = _mm256_mul_ps(a1, inv);
         }
@@ -609,21 +603,16 @@ int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint
   const om_tensor *x = args->desc[OM_POOL_T_X], *y = args->desc[OM_POOL_T_Y];
   const void *xd = args->data[OM_POOL_T_X];
   void *yd = args->data[OM_POOL_T_Y];
-  const int32_t *q = task->params;
-  const int64_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW], sh = q[OM_POOL_P_STRIDE_H],
-                sw = q[OM_POOL_P_STRIDE_W];
-  const int64_t pt = q[OM_POOL_P_PAD_TOP], pl = q[OM_POOL_P_PAD_LEFT], pb = q[OM_POOL_P_PAD_BOTTOM],
-                pr = q[OM_POOL_P_PAD_RIGHT];
-  const int is_max = q[OM_POOL_P_MODE] == 0, include_pad = q[OM_POOL_P_COUNT_INCLUDE_PAD] != 0;
   const int xf16 = x->dtype == DT_FLOAT16, yf16 = y->dtype == DT_FLOAT16;
   rt_pool_geom g;
   rt_pool_geom_init(task, args, &g);
   const int64_t h = g.h, w = g.w, ho = g.ho, wo = g.wo;
-  if (kh == h && kw == w && (pt | pl | pb | pr) == 0 && g.kd == g.d && g.pf + g.pbk == 0 && g.dout == 1) {
-    pool_global(&g, xd, xf16, yd, yf16, is_max, lo, hi);
+  if (g.kh == h && g.kw == w && (g.pt | g.pl | g.pb | g.pr) == 0 && g.kd == g.d && g.pf + g.pbk == 0 &&
+      g.dout == 1) {
+    pool_global(&g, xd, xf16, yd, yf16, g.is_max, lo, hi);
     return 1;
   }
-  if (is_max && xf16 && yf16) {
+  if (g.is_max && xf16 && yf16) {
     maxpool_f16(task, args, &g, lo, hi);
     return 1;
   }
@@ -632,43 +621,43 @@ int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint
     return 1;
   }
   /* Windows may end past W + pr with ceil rounding: widen to the last one. */
-  int64_t wp = (wo - 1) * sw + kw;
-  if (wp < pl + w) wp = pl + w;
+  int64_t wp = (wo - 1) * g.sw + g.kw;
+  if (wp < g.pl + w) wp = g.pl + w;
   ring r;
-  if (!ring_init(&r, core->ub, core->ub_bytes, kh, wp, pl, w)) return 0;
+  if (!ring_init(&r, core->ub, core->ub_bytes, g.kh, wp, g.pl, w)) return 0;
   for (uint64_t unit = lo; unit < hi; unit++) {
     ring_reset(&r, (const uint8_t *)xd + plane_of(&g, unit) * (xf16 ? 2 : 4), xf16,
-               is_max ? -INFINITY : 0.0f);
+               g.is_max ? -INFINITY : 0.0f);
     size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
     for (int64_t oh = 0; oh < ho; oh++) {
-      int64_t h0 = oh * sh - pt, h1 = h0 + kh;
-      int64_t ph1 = h1 < h + pb ? h1 : h + pb;
+      int64_t h0 = oh * g.sh - g.pt, h1 = h0 + g.kh;
+      int64_t ph1 = h1 < h + g.pb ? h1 : h + g.pb;
       int64_t ih0 = h0 < 0 ? 0 : h0, ih1 = h1 < h ? h1 : h;
       const float *rows[64];
       int nr = 0;
       for (int64_t ih = ih0; ih < ih1; ih++)
         rows[nr++] = ring_row(&r, ih);
       for (int64_t ow = 0; ow < wo; ow++, at += C0) {
-        int64_t w0 = ow * sw - pl, w1 = w0 + kw;
-        const __m256 init = _mm256_set1_ps(is_max ? -INFINITY : 0.0f);
+        int64_t w0 = ow * g.sw - g.pl, w1 = w0 + g.kw;
+        const __m256 init = _mm256_set1_ps(g.is_max ? -INFINITY : 0.0f);
         __m256 a0 = init, a1 = init;
-        const size_t off = (size_t)(ow * sw) * C0;
+        const size_t off = (size_t)(ow * g.sw) * C0;
         for (int i = 0; i < nr; i++) {
           const float *xr = rows[i] + off;
-          if (is_max) {
-            for (int64_t j = 0; j < kw; j++)
+          if (g.is_max) {
+            for (int64_t j = 0; j < g.kw; j++)
               a0 = _mm256_max_ps(a0, _mm256_loadu_ps(xr + j * C0)),
               a1 = _mm256_max_ps(a1, _mm256_loadu_ps(xr + j * C0 + 8));
           } else {
-            for (int64_t j = 0; j < kw; j++)
+            for (int64_t j = 0; j < g.kw; j++)
               a0 = _mm256_add_ps(a0, _mm256_loadu_ps(xr + j * C0)),
               a1 = _mm256_add_ps(a1, _mm256_loadu_ps(xr + j * C0 + 8));
           }
         }
-        if (!is_max) {
-          int64_t pw1 = w1 < w + pr ? w1 : w + pr;
+        if (!g.is_max) {
+          int64_t pw1 = w1 < w + g.pr ? w1 : w + g.pr;
           int64_t iw0 = w0 < 0 ? 0 : w0, iw1 = w1 < w ? w1 : w;
-          int64_t count = include_pad ? (ph1 - h0) * (pw1 - w0) : (ih1 - ih0) * (iw1 - iw0);
+          int64_t count = g.include_pad ? (ph1 - h0) * (pw1 - w0) : (ih1 - ih0) * (iw1 - iw0);
           const __m256 inv = _mm256_set1_ps(1.0f / (float)count);
           a0 = _mm256_mul_ps(a0, inv), a1 = _mm256_mul_ps(a1, inv);
         }
