@@ -352,11 +352,20 @@ typedef struct rt_pool_geom {
 void rt_pool_geom_init(const om_task *task, const rt_args *args, rt_pool_geom *g);
 /* POOL's max on u8/i8 (x and y one dtype) over output planes [lo, hi)
  * (kernels_qpool.c). */
-void rt_pool_max8(const om_task *task, const rt_args *args, const rt_pool_geom *g, uint64_t lo, uint64_t hi);
+void rt_pool_max8(const rt_args *args, const rt_pool_geom *g, uint64_t lo, uint64_t hi);
 /* The x element offset of input plane (n, id, cb) of output plane unit. */
 static inline size_t rt_pool_xplane(const rt_pool_geom *g, uint64_t unit, int64_t id) {
   const int64_t cb = (int64_t)(unit % (uint64_t)g->c1), n = (int64_t)(unit / (uint64_t)g->c1) / g->dout;
   return (size_t)(((n * g->d + id) * g->c1 + cb) * g->h * g->w) * C0;
+}
+/* Output plane unit's depth window: its start *d0 and end *pd1 inside the
+ * padded input (for count_include_pad), and the input planes [*id0, *id1)
+ * it reads. */
+static inline void rt_pool_depth(const rt_pool_geom *g, uint64_t unit, int64_t *d0, int64_t *pd1,
+                                 int64_t *id0, int64_t *id1) {
+  const int64_t od = (int64_t)(unit / (uint64_t)g->c1) % g->dout, a = od * g->sd - g->pf, b = a + g->kd;
+  *d0 = a, *pd1 = b < g->d + g->pbk ? b : g->d + g->pbk;
+  *id0 = a < 0 ? 0 : a, *id1 = b < g->d ? b : g->d;
 }
 
 /* --- TRANSDATA geometry between ND and NC1HWC0 / NDC1HWC0, shared by the

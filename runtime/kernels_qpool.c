@@ -40,19 +40,17 @@ static void column_max(const uint8_t *xd, const rt_pool_geom *g, uint64_t unit, 
   }
 }
 
-void rt_pool_max8(const om_task *task, const rt_args *args, const rt_pool_geom *g, uint64_t lo, uint64_t hi) {
+void rt_pool_max8(const rt_args *args, const rt_pool_geom *g, uint64_t lo, uint64_t hi) {
   const om_tensor *x = args->desc[OM_POOL_T_X];
   const uint8_t *xd = args->data[OM_POOL_T_X];
   uint8_t *yd = args->data[OM_POOL_T_Y];
-  const int32_t *q = task->params;
-  const int64_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW], sh = q[OM_POOL_P_STRIDE_H],
-                sw = q[OM_POOL_P_STRIDE_W], pt = q[OM_POOL_P_PAD_TOP], pl = q[OM_POOL_P_PAD_LEFT];
+  const int64_t kh = g->kh, kw = g->kw, sh = g->sh, sw = g->sw, pt = g->pt, pl = g->pl;
   const uint8_t flip = x->dtype == DT_INT8 ? 0x80 : 0;
   const int64_t h = g->h, w = g->w, ho = g->ho, wo = g->wo;
   uint8_t buf[QPOOL_COLS * C0];
   for (uint64_t unit = lo; unit < hi; unit++) {
-    const int64_t od = (int64_t)(unit / (uint64_t)g->c1) % g->dout, d0 = od * g->sd - g->pf;
-    const int64_t id0 = d0 < 0 ? 0 : d0, id1 = d0 + g->kd < g->d ? d0 + g->kd : g->d;
+    int64_t d0, pd1, id0, id1;
+    rt_pool_depth(g, unit, &d0, &pd1, &id0, &id1);
     for (int64_t oh = 0; oh < ho; oh++) {
       const int64_t h0 = oh * sh - pt, ih0 = h0 < 0 ? 0 : h0, ih1 = h0 + kh < h ? h0 + kh : h;
       uint8_t *yrow = yd + ((size_t)unit * (size_t)ho + (size_t)oh) * (size_t)wo * C0;

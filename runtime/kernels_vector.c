@@ -398,14 +398,14 @@ void rt_pool_run(const om_task *task, const rt_args *args, uint32_t block, rt_co
   uint64_t lo, hi;
   rt_block_range((uint64_t)(x->dims[0] * g.dout * g.c1), task->block_dim, block, &lo, &hi);
   if (xt == DT_UINT8 || xt == DT_INT8) {
-    rt_pool_max8(task, args, &g, lo, hi);
+    rt_pool_max8(args, &g, lo, hi);
     return;
   }
   const rt_cpu_paths *cpu = rt_cpu();
   if (cpu->pool && cpu->pool(task, args, lo, hi, core)) return;
   for (uint64_t unit = lo; unit < hi; unit++) {
-    const int64_t od = (int64_t)(unit / (uint64_t)g.c1) % g.dout, d0 = od * g.sd - g.pf, d1 = d0 + g.kd;
-    const int64_t pd1 = d1 < g.d + g.pbk ? d1 : g.d + g.pbk, id0 = d0 < 0 ? 0 : d0, id1 = d1 < g.d ? d1 : g.d;
+    int64_t d0, pd1, id0, id1;
+    rt_pool_depth(&g, unit, &d0, &pd1, &id0, &id1);
     size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
     for (int64_t oh = 0; oh < ho; oh++) {
       int64_t h0 = oh * g.sh - g.pt, h1 = h0 + g.kh;

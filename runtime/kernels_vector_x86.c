@@ -433,16 +433,6 @@ static inline size_t plane_of(const rt_pool_geom *g, uint64_t unit) {
   return rt_pool_xplane(g, unit, (int64_t)(unit / (uint64_t)g->c1) % g->dout * g->sd);
 }
 
-/* The input planes [*id0, *id1) of output plane unit's depth window, and
- * the window's extent *pd1 inside the padded input (for count_include_pad),
- * its start being *d0 (as the portable kernel computes them). */
-static inline void depth_window(const rt_pool_geom *g, uint64_t unit, int64_t *d0, int64_t *pd1, int64_t *id0,
-                                int64_t *id1) {
-  const int64_t od = (int64_t)(unit / (uint64_t)g->c1) % g->dout, a = od * g->sd - g->pf, b = a + g->kd;
-  *d0 = a, *pd1 = b < g->d + g->pbk ? b : g->d + g->pbk;
-  *id0 = a < 0 ? 0 : a, *id1 = b < g->d ? b : g->d;
-}
-
 /* f16 bits -> int16 whose signed order is the float order (negative halves
  * have their magnitude bits flipped); its own inverse. */
 AVX2_INLINE __m256i h_order(__m256i h) {
@@ -454,19 +444,15 @@ AVX2_INLINE __m256i h_order(__m256i h) {
  * outside the input are skipped as in the portable kernel. NaNs are not
  * propagated the portable way (it keeps the running max); -0 and +0 may
  * come out the other way round. */
-static AVX2 void maxpool_f16(const om_task *task, const rt_args *args, const rt_pool_geom *g, uint64_t lo,
-                             uint64_t hi) {
+static AVX2 void maxpool_f16(const rt_args *args, const rt_pool_geom *g, uint64_t lo, uint64_t hi) {
   const uint16_t *xd = args->data[OM_POOL_T_X];
   uint16_t *yd = args->data[OM_POOL_T_Y];
-  const int32_t *q = task->params;
-  const int64_t kh = q[OM_POOL_P_KH], kw = q[OM_POOL_P_KW], sh = q[OM_POOL_P_STRIDE_H],
-                sw = q[OM_POOL_P_STRIDE_W];
-  const int64_t pt = q[OM_POOL_P_PAD_TOP], pl = q[OM_POOL_P_PAD_LEFT];
+  const int64_t kh = g->kh, kw = g->kw, sh = g->sh, sw = g->sw, pt = g->pt, pl = g->pl;
   const int64_t h = g->h, w = g->w, ho = g->ho, wo = g->wo;
   const size_t dstep = (size_t)(g->c1 * h * w) * C0; /* from one depth plane of x to the next */
   for (uint64_t unit = lo; unit < hi; unit++) {
     int64_t d0, pd1, id0, id1;
-    depth_window(g, unit, &d0, &pd1, &id0, &id1);
+    rt_pool_depth(g, unit, &d0, &pd1, &id0, &id1);
     const uint16_t *xp = xd + rt_pool_xplane(g, unit, id0);
     const int64_t nd = id1 - id0;
     uint16_t *yp = yd + (size_t)unit * (size_t)(ho * wo) * C0;
@@ -504,7 +490,7 @@ static AVX2 void pool_taps(const om_task *task, const rt_args *args, const rt_po
   const __m256 init = _mm256_set1_ps(g->is_max ? -INFINITY : 0.0f);
   for (uint64_t unit = lo; unit < hi; unit++) {
     int64_t d0, pd1, id0, id1;
-    depth_window(g, unit, &d0, &pd1, &id0, &id1);
+    rt_pool_depth(g, unit, &d0, &pd1, &id0, &id1);
     const size_t xplane = rt_pool_xplane(g, unit, id0);
     size_t at = (size_t)unit * (size_t)(ho * wo) * C0;
     for (int64_t oh = 0; oh < ho; oh++) {
@@ -613,7 +599,7 @@ int AVX2 rt_pool_x86(const om_task *task, const rt_args *args, uint64_t lo, uint
     return 1;
   }
   if (g.is_max && xf16 && yf16) {
-    maxpool_f16(task, args, &g, lo, hi);
+    maxpool_f16(args, &g, lo, hi);
     return 1;
   }
   if (g.kd > 1) {
