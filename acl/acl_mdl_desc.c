@@ -20,6 +20,7 @@ typedef struct acl_io {
   int rank;
   int64_t dims[OMRT_MAX_RANK];
   aclFormat format;
+  int yuv420sp; /* an input with static YUV420SP_U8 AIPP: dims are [N, H*3/2, W, 1] */
 } acl_io;
 
 struct aclmdlDesc {
@@ -120,8 +121,12 @@ static aclError describe(const char *call, aclmdlDesc *d, const acl_model *m) {
     else
       largest_output(m, (int)(i - nin), &t);
     acl_io *io = &d->io[i];
-    *io = (acl_io){strdup(t.name), acl_data_type(t.dtype), t.bytes, t.rank, {0}, acl_format(t.format)};
+    *io = (acl_io){strdup(t.name), acl_data_type(t.dtype), t.bytes, t.rank, {0}, acl_format(t.format), 0};
     memcpy(io->dims, t.dims, sizeof io->dims);
+    omrt_aipp_info aipp = {0};
+    if (i < (size_t)m->nin) omrt_model_input_aipp(m->m, (int)i, &aipp);
+    io->yuv420sp =
+        aipp.mode == OMRT_AIPP_STATIC && aipp.config.input_format == OMRT_AIPP_YUV420SP_U8 && t.rank == 4;
     if (!io->name) {
       clear_desc(d);
       return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call);
@@ -203,7 +208,12 @@ size_t aclmdlGetOutputSizeByIndex(aclmdlDesc *modelDesc, size_t index) {
   return io ? io->bytes : 0;
 }
 
-static aclError get_dims(const char *call, const aclmdlDesc *d, size_t index, int is_input,
+/* Input or output `index`'s dims; for an input, -1 where its gears differ.
+ * v1 (aclmdlGetInputDims): an input with static YUV420SP AIPP is described
+ * as the image, [N, H, W, 3]; otherwise (V2, and every other input) the
+ * buffer's dims, whose product is aclmdlGetInputSizeByIndex: NV12's
+ * [N, H*3/2, W, 1], as the documentation's two tables say. */
+static aclError get_dims(const char *call, const aclmdlDesc *d, size_t index, int is_input, int v1,
                          aclmdlIODims *dims) {
   const acl_io *io = io_at(call, d, index, is_input);
   if (!io) return ACL_ERROR_INVALID_PARAM;
@@ -213,29 +223,34 @@ static aclError get_dims(const char *call, const aclmdlDesc *d, size_t index, in
   dims->dimCount = (size_t)io->rank;
   for (int k = 0; k < io->rank; k++)
     dims->dims[k] = io->dims[k];
-  if (!is_input || d->ngears < 2 || index + 1 >= d->nin) return ACL_SUCCESS;
-  /* A model input of a model with gears: -1 where the gears differ. */
-  size_t at = 0;
-  for (size_t i = 0; i < index; i++)
-    at += (size_t)d->io[i].rank;
-  for (int k = 0; k < io->rank; k++)
-    for (size_t g = 1; g < d->ngears; g++)
-      if (d->gear_dims[g * d->ndims + at + (size_t)k] != d->gear_dims[at + (size_t)k]) dims->dims[k] = -1;
+  if (is_input && d->ngears >= 2 && index + 1 < d->nin) {
+    /* A model input of a model with gears: -1 where the gears differ. */
+    size_t at = 0;
+    for (size_t i = 0; i < index; i++)
+      at += (size_t)d->io[i].rank;
+    for (int k = 0; k < io->rank; k++)
+      for (size_t g = 1; g < d->ngears; g++)
+        if (d->gear_dims[g * d->ndims + at + (size_t)k] != d->gear_dims[at + (size_t)k]) dims->dims[k] = -1;
+  }
+  if (v1 && is_input && io->yuv420sp) {
+    if (dims->dims[1] > 0) dims->dims[1] = dims->dims[1] * 2 / 3;
+    dims->dims[3] = 3;
+  }
   return ACL_SUCCESS;
 }
 
 aclError aclmdlGetInputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
-  return get_dims("aclmdlGetInputDims", modelDesc, index, 1, dims);
+  return get_dims("aclmdlGetInputDims", modelDesc, index, 1, 1, dims);
 }
 
 aclError aclmdlGetInputDimsV2(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
-  return get_dims("aclmdlGetInputDimsV2", modelDesc, index, 1, dims);
+  return get_dims("aclmdlGetInputDimsV2", modelDesc, index, 1, 0, dims);
 }
 
 aclError aclmdlGetInputDimsRange(const aclmdlDesc *modelDesc, size_t index, aclmdlIODimsRange *dimsRange) {
   const char *call = "aclmdlGetInputDimsRange";
   aclmdlIODims dims;
-  aclError e = get_dims(call, modelDesc, index, 1, &dims);
+  aclError e = get_dims(call, modelDesc, index, 1, 0, &dims);
   if (e) return e;
   if (!dimsRange) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: dimsRange is NULL", call);
   memset(dimsRange, 0, sizeof *dimsRange);
@@ -264,7 +279,7 @@ const char *aclmdlGetTensorRealName(const aclmdlDesc *modelDesc, const char *nam
 }
 
 aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
-  return get_dims("aclmdlGetOutputDims", modelDesc, index, 0, dims);
+  return get_dims("aclmdlGetOutputDims", modelDesc, index, 0, 0, dims);
 }
 
 /* The output's dims at the gear the last aclmdlSet* call on the model
@@ -273,7 +288,7 @@ aclError aclmdlGetOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIO
  * as the model's last run left it (libomrt's omrt_context_output_dims). */
 aclError aclmdlGetCurOutputDims(const aclmdlDesc *modelDesc, size_t index, aclmdlIODims *dims) {
   const char *call = "aclmdlGetCurOutputDims";
-  aclError e = get_dims(call, modelDesc, index, 0, dims);
+  aclError e = get_dims(call, modelDesc, index, 0, 0, dims);
   if (e || (e = acl_enter(call))) return e;
   acl_model *m = acl_find_model(modelDesc->model_id);
   omrt_tensor_desc t;

@@ -235,6 +235,12 @@ static void test_static(void) {
   aclmdlDesc *desc = aclmdlCreateDesc();
   OK(aclmdlGetDesc(desc, id));
   CHECK_EQ_INT((int)aclmdlGetInputSizeByIndex(desc, 0), 12 * 10 * 3 / 2); /* the NV12 frame */
+  /* V1 describes the image, V2 the buffer (its dims' product is the size) */
+  aclmdlIODims d1, d2;
+  OK(aclmdlGetInputDims(desc, 0, &d1));
+  OK(aclmdlGetInputDimsV2(desc, 0, &d2));
+  CHECK(d1.dimCount == 4 && d1.dims[0] == 1 && d1.dims[1] == 10 && d1.dims[2] == 12 && d1.dims[3] == 3);
+  CHECK(d2.dimCount == 4 && d2.dims[0] == 1 && d2.dims[1] == 15 && d2.dims[2] == 12 && d2.dims[3] == 1);
   CHECK_EQ_INT(aclmdlGetInputFormat(desc, 0), ACL_FORMAT_NHWC);
   OK(aclmdlDestroyDesc(desc));
   OK(aclmdlUnload(id));
