@@ -256,11 +256,13 @@ static void run_case(const qcase *q, int extreme) {
             fy ? 4 : 1);
   rt_args args;
   kc_args(&c, &args);
-  /* the task as libomrt runs it, then each tile function (VNNI also with window-packed weights) */
-  path paths[6] = {{"task", NULL, 0}, {"portable", rt_qconv_tile_c, 0}};
+  /* the task as libomrt runs it, then each tile function (AVX2 and VNNI also with window-packed weights) */
+  path paths[7] = {{"task", NULL, 0}, {"portable", rt_qconv_tile_c, 0}};
   int np = 2;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (__builtin_cpu_supports("avx2")) paths[np++] = (path){"avx2", rt_qconv_tile_avx2, 0};
+  if (__builtin_cpu_supports("avx2"))
+    paths[np++] = (path){"avx2", rt_qconv_tile_avx2, 0},
+    paths[np++] = (path){"avx2, window", rt_qconv_tile_avx2, 1};
   if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
     paths[np++] = (path){"avx512vnni", rt_qconv_tile_vnni, 0},
     paths[np++] = (path){"avx512vnni, window", rt_qconv_tile_vnni, 1},
