@@ -640,8 +640,8 @@ T_AVX2_INLINE void avx2_pairs(const __m256i *acc, __m256i *s0, __m256i *s1) {
  * from memory: no sign extension per use, and with no weight registers
  * held, 3 pixels x 4 registers of sums fit. A chunk is a run of whole taps
  * (when one tap's groups fit) or one tap's run of input blocks; the sums
- * of W16_PIXELS pixels wait in memory (part) between chunks. */
-enum { W16_GROUPS = 256, W16_PIXELS = 48, AVX2_R = 3 };
+ * of up to W16_PIXELS pixels wait in memory (part) between chunks. */
+enum { W16_GROUPS = 256, W16_PIXELS = 66, AVX2_R = 3 }; /* W16_PIXELS: a multiple of AVX2_R */
 
 typedef struct avx2_chunk {
   int t0, t1;     /* taps */
@@ -733,10 +733,13 @@ static inline void avx2_positions(const rt_qconv_geom *g, int64_t p, int64_t n, 
     oh[n + i] = oh[n - 1], ow[n + i] = ow[n - 1];
 }
 
-/* Output block nb, pixels [p0, p1): W16_PIXELS at a time, each over every
- * chunk of K (a chunk widened once while it stays the only one). */
+/* Output block nb, pixels [p0, p1): in passes of at most W16_PIXELS, as
+ * even as multiples of AVX2_R allow (a 7x7 map's 49 pixels one pass, not
+ * 48 and 1, which would widen every chunk again for one pixel), each over
+ * every chunk of K (a chunk widened once while it stays the only one). */
 T_AVX2_INLINE void avx2_block(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb,
                               int16_t *w16, __m256i (*part)[4], const int S8) {
+  if (p1 <= p0) return;
   int64_t lo, hi;
   convg_block_range(&g->cg, nb, &lo, &hi);
   const int64_t kb = hi - lo, gt = kb * 4; /* groups per tap */
@@ -747,8 +750,10 @@ T_AVX2_INLINE void avx2_block(const rt_qconv_geom *g, int64_t img, int64_t p0, i
   const int8_t *wb = g->w + (size_t)(nb * g->kg) * C0 * 4;
   int64_t held = -1; /* the chunk w16 holds */
   int64_t oh[W16_PIXELS + AVX2_R], ow[W16_PIXELS + AVX2_R];
-  for (int64_t pc = p0; pc < p1; pc += W16_PIXELS) {
-    const int64_t pn = p1 - pc < W16_PIXELS ? p1 - pc : W16_PIXELS;
+  const int64_t passes = rt_ceil_div(p1 - p0, W16_PIXELS);
+  const int64_t per = rt_ceil_div(rt_ceil_div(p1 - p0, passes), AVX2_R) * AVX2_R; /* <= W16_PIXELS */
+  for (int64_t pc = p0; pc < p1; pc += per) {
+    const int64_t pn = p1 - pc < per ? p1 - pc : per;
     avx2_positions(g, pc, pn, oh, ow);
     for (int64_t ci = 0; ci < nchunks; ci++) {
       avx2_chunk c;
@@ -764,17 +769,17 @@ T_AVX2_INLINE void avx2_block(const rt_qconv_geom *g, int64_t img, int64_t p0, i
   }
 }
 
-/* A window-packed tile (g->wwin): W16_PIXELS pixels' windows gathered
+/* A window-packed tile (g->wwin): WIN_PIXELS pixels' windows gathered
  * (gather_windows), then each output block's kq groups widened and walked
  * as one K, AVX2_R pixels at a time. */
 T_AVX2_INLINE void avx2_window_tile(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
                                     int64_t nb1, int16_t *w16, const int S8) {
-  uint8_t rows[W16_PIXELS][QCONV_WINDOW_MAX + 4];
+  uint8_t rows[WIN_PIXELS][QCONV_WINDOW_MAX + 4];
   size_t off[QCONV_WINDOW_MAX];
   for (int t = 0; t < g->kh * g->kw; t++)
     off[t] = tap_offset(g, t);
-  for (int64_t pc = p0; pc < p1; pc += W16_PIXELS) {
-    const int n = (int)(p1 - pc < W16_PIXELS ? p1 - pc : W16_PIXELS);
+  for (int64_t pc = p0; pc < p1; pc += WIN_PIXELS) {
+    const int n = (int)(p1 - pc < WIN_PIXELS ? p1 - pc : WIN_PIXELS);
     gather_windows(g, img, pc, n, off, rows);
     for (int64_t nb = nb0; nb < nb1; nb++) {
       avx2_widen(g->wwin + (size_t)(nb * g->kq) * C0 * 4, 0, g->kq, w16);

@@ -491,7 +491,8 @@ int main(void) {
       {1, 24, 6, 5, 24, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, U8, F32, 0, 1, 0, 0, 0, 0}, /* depthwise */
       {1, 200, 1, 1, 70, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, F32, 0, 1, 0, 0, 0, 0}, /* a classifier row */
       {1, 64, 1, 45, 48, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, F32, 0, 1, 0, 0, 0, 1}, /* NHWC rows */
-      /* K past the AVX2 tile's widened chunk (256 groups of 4 channels), more than its 48 pixels */
+      /* K past the AVX2 tile's widened chunk (256 groups of 4 channels); more than its 66 pixels */
+      {1, 16, 12, 12, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 1, 0, 0, 0, 0}, /* 3 passes of 48 */
       {1, 300, 9, 7, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0, 0, 0, 0},  /* 3 taps a chunk */
       {1, 1100, 2, 3, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 0, 1, 0, 0, 0, 0}, /* 1 tap, 2 chunks */
       {1, 1040, 5, 11, 24, 1,   3, 3, 1, 1, 1, 1,
