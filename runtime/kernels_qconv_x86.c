@@ -14,16 +14,22 @@
  * gets the portable tile's int32 sums. The groups of 4 lanes past x's
  * channels in its last block (zero weights) are left out: an RGB stem's
  * 7x7 window costs a quarter of a 16-channel one's. With window-packed
- * weights (g->wwin: one input block of fewer than 4 channels) the VNNI
- * tile goes further: it gathers 48 pixels' windows into rows of (tap,
- * channel) bytes and walks them as one K of kq groups, every lane but the
+ * weights (g->wwin: one input block of fewer than 4 channels) both tiles
+ * go further: they gather 48 pixels' windows into rows of (tap,
+ * channel) bytes and walk them as one K of kq groups, every lane but the
  * last group's real (ResNet-50's stem: 37 groups instead of 49, without
- * the per-tap pointer work; the tile's CPU time -24%).
+ * the per-tap pointer work; the VNNI tile's CPU time -24%, the AVX2
+ * tile's on ResNet-18's stem 17.3 -> 5.9 ms).
  * AVX2: x's 4 u8 zero-extended to 16 bits and broadcast, each 16-byte
  * quarter of the packed weights (4 output channels x 4 k) sign-extended to
  * 16 bits, and vpmaddwd: pairs of products summed into int32 (exact: no
- * saturation, unlike vpmaddubsw). A sum register holds 4 output channels x
- * 2 partial sums; the epilogue adds the pairs (vphaddd).
+ * saturation, unlike vpmaddubsw, whose u8 x i8 pairs leave int16 for
+ * weights past +-64, i.e. in every per-channel symmetric layer). The
+ * weights are widened once per chunk of K into a buffer that vpmaddwd
+ * reads directly, so a micro-tile of 3 pixels x 16 output channels keeps
+ * its 12 sum registers and takes 1 vpshufb per 4 vpmaddwd. A sum register
+ * holds 4 output channels x 2 partial sums; the epilogue adds the pairs
+ * (vphaddd).
  * Both requantize as common/quant.h's q_requant: the same f32 operations
  * in the same order; with a residual, the store goes on with q_eltwise's
  * f32 steps on the lanes (vnni_residual: 16 of one pixel block, in
@@ -628,49 +634,170 @@ T_AVX2_INLINE void avx2_pairs(const __m256i *acc, __m256i *s0, __m256i *s1) {
   *s1 = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[2], acc[3]), 0xD8);
 }
 
-/* R = 2 pixels from p (np real) x one output block nb; S8: x is i8 (u = x
- * ^ 0x80), a constant so that the u8 loop has no xor. A pixel's 4 bytes
- * are broadcast from memory and zero-extended to 16 bits by one vpshufb;
- * with S8 the xor flips their low bytes. */
-T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb, int64_t lo,
-                              int64_t kb, const int S8) {
-  enum { R = 2 };
-  __m256i acc[R][4];
-  for (int r = 0; r < R; r++)
+/* The AVX2 tile walks K in chunks whose weights it widens to 16 bits once
+ * into a buffer (W16_GROUPS groups of 4 input channels x 16 output
+ * channels, 32 KiB), so that the inner loop's vpmaddwd takes them straight
+ * from memory: no sign extension per use, and with no weight registers
+ * held, 3 pixels x 4 registers of sums fit. A chunk is a run of whole taps
+ * (when one tap's groups fit) or one tap's run of input blocks; the sums
+ * of up to W16_PIXELS pixels wait in memory (part) between chunks. */
+enum { W16_GROUPS = 256, W16_PIXELS = 66, AVX2_R = 3 }; /* W16_PIXELS: a multiple of AVX2_R */
+
+typedef struct avx2_chunk {
+  int t0, t1;     /* taps */
+  int64_t c0, c1; /* input blocks of the output block's range (offsets from lo) */
+} avx2_chunk;
+
+/* Groups [k0, k1) of an output block's packed weights wb (64 i8 each:
+ * [16 co][4 k]) as 64 i16 each into w16. */
+T_AVX2_INLINE void avx2_widen(const int8_t *wb, int64_t k0, int64_t k1, int16_t *w16) {
+  for (int64_t k = k0; k < k1; k++, w16 += 64)
     for (int i = 0; i < 4; i++)
-      acc[r][i] = _mm256_setzero_si256();
-  const int8_t *wb = g->w + (size_t)(nb * g->kg) * C0 * 4;
+      _mm256_store_si256((__m256i *)(w16 + 16 * i),
+                         _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(wb + k * 64 + 16 * i))));
+}
+
+/* Group q (channels 4q..4q+3) of AVX2_R pixels' rows x against its
+ * widened weights wq (4 registers: [4 co][4 k] each). A pixel's 4 bytes
+ * are broadcast from memory and zero-extended to 16 bits by one vpshufb;
+ * with S8 (x is i8: u = x ^ 0x80, a constant so that the u8 loop has no
+ * xor) the xor flips their low bytes. */
+T_AVX2_INLINE void avx2_group(__m256i (*acc)[4], const uint8_t *const *x, const int16_t *wq, int q,
+                              const int S8) {
   const __m256i zx = _mm256_setr_epi8(0, -1, 1, -1, 2, -1, 3, -1, 0, -1, 1, -1, 2, -1, 3, -1, 0, -1, 1, -1, 2,
                                       -1, 3, -1, 0, -1, 1, -1, 2, -1, 3, -1);
-  const __m256i flip = _mm256_set1_epi16(0x80);
-  int64_t oh[R], ow[R];
-  pixel_pos(g, p, np, R, oh, ow);
-  for (int t = 0; t < g->kh * g->kw; t++) {
-    const uint8_t *xp[R];
-    size_t st[R];
-    tap_rows(g, img, oh, ow, R, t, lo, xp, st);
-    /* the groups of 4 channels of blocks lo.. lo + kb - 1 as one walk, x's
-     * last block's real ones only: GCC unrolls a loop of 4 and sums the
-     * groups' products apart, spilling them */
-    const int64_t ng = kb * 4 - (lo + kb == g->c1in ? 4 - g->qtail : 0);
-    const int8_t *w4 = wb + (size_t)(t * kb * 4) * 64;
-    for (int64_t k = 0; k < ng; k++, w4 += 64) {
-      __m256i wv[4];
-      for (int i = 0; i < 4; i++)
-        wv[i] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w4 + 16 * i)));
-      for (int r = 0; r < R; r++) {
-        __m256i bx = _mm256_shuffle_epi8(
-            _mm256_set1_epi32(dword(xp[r] + (size_t)(k >> 2) * st[r] + (k & 3) * 4, 0)), zx);
-        if (S8) bx = _mm256_xor_si256(bx, flip);
-        for (int i = 0; i < 4; i++)
-          acc[r][i] = _mm256_add_epi32(acc[r][i], _mm256_madd_epi16(bx, wv[i]));
-      }
-    }
+  for (int r = 0; r < AVX2_R; r++) {
+    __m256i bx = _mm256_shuffle_epi8(_mm256_set1_epi32(dword(x[r] + 4 * q, 0)), zx);
+    if (S8) bx = _mm256_xor_si256(bx, _mm256_set1_epi16(0x80));
+    for (int i = 0; i < 4; i++)
+      acc[r][i] = _mm256_add_epi32(acc[r][i],
+                                   _mm256_madd_epi16(bx, _mm256_load_si256((const __m256i *)(wq + 16 * i))));
   }
+}
+
+/* The sums of np pixels from p, output block nb: pairs added, stored. */
+T_AVX2_INLINE void avx2_finish(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb,
+                               __m256i (*acc)[4]) {
   for (int r = 0; r < np; r++) {
     __m256i s0, s1;
     avx2_pairs(acc[r], &s0, &s1);
     avx2_store(g, img, p + r, nb, s0, s1);
+  }
+}
+
+/* AVX2_R pixels from p (np real, at rows oh, ow) x output block nb over
+ * chunk c of the block's input range (lo, kb), its weights widened in w16.
+ * The sums start at 0 (first) or from part, and end stored to y (last) or
+ * in part. A sum register holds 4 output channels x 2 partial sums. */
+T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, int np, const int64_t *oh,
+                              const int64_t *ow, int64_t nb, int64_t lo, int64_t kb, const avx2_chunk *c,
+                              const int16_t *w16, __m256i (*part)[4], int first, int last, const int S8) {
+  enum { R = AVX2_R };
+  __m256i acc[R][4];
+  for (int r = 0; r < R; r++)
+    for (int i = 0; i < 4; i++)
+      acc[r][i] = first ? _mm256_setzero_si256() : _mm256_load_si256(&part[r][i]);
+  for (int t = c->t0; t < c->t1; t++) {
+    const uint8_t *xp[R];
+    size_t st[R];
+    tap_rows(g, img, oh, ow, R, t, lo, xp, st);
+    for (int64_t cb = c->c0; cb < c->c1; cb++) {
+      const int nq = lo + cb == g->c1in - 1 ? g->qtail : 4; /* x's last block: its real groups */
+      const int16_t *wq = w16 + (size_t)(((t - c->t0) * kb + cb - c->c0) * 4) * 64;
+      const uint8_t *x[R];
+      for (int r = 0; r < R; r++)
+        x[r] = xp[r] + (size_t)cb * st[r];
+#pragma GCC unroll 1
+      for (int q = 0; q < nq; q++)
+        avx2_group(acc, x, wq + q * 64, q, S8);
+    }
+  }
+  if (!last) {
+    for (int r = 0; r < R; r++)
+      for (int i = 0; i < 4; i++)
+        _mm256_store_si256(&part[r][i], acc[r][i]);
+    return;
+  }
+  avx2_finish(g, img, p, np, nb, acc);
+}
+
+/* The rows and columns of n pixels from p into oh, ow, and AVX2_R - 1
+ * more repeating the last (a micro-tile's pixels past np): one division. */
+static inline void avx2_positions(const rt_qconv_geom *g, int64_t p, int64_t n, int64_t *oh, int64_t *ow) {
+  int64_t h = p / g->wo, w = p % g->wo;
+  for (int64_t i = 0; i < n; i++) {
+    oh[i] = h, ow[i] = w;
+    if (++w == g->wo) w = 0, h++;
+  }
+  for (int i = 0; i < AVX2_R - 1; i++)
+    oh[n + i] = oh[n - 1], ow[n + i] = ow[n - 1];
+}
+
+/* Output block nb, pixels [p0, p1): in passes of at most W16_PIXELS, as
+ * even as multiples of AVX2_R allow (a 7x7 map's 49 pixels one pass, not
+ * 48 and 1, which would widen every chunk again for one pixel), each over
+ * every chunk of K (a chunk widened once while it stays the only one). */
+T_AVX2_INLINE void avx2_block(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb,
+                              int16_t *w16, __m256i (*part)[4], const int S8) {
+  if (p1 <= p0) return;
+  int64_t lo, hi;
+  convg_block_range(&g->cg, nb, &lo, &hi);
+  const int64_t kb = hi - lo, gt = kb * 4; /* groups per tap */
+  const int taps = g->kh * g->kw;
+  const int tpc = gt <= W16_GROUPS ? (int)(W16_GROUPS / gt) : 1;
+  const int64_t cpc = gt <= W16_GROUPS ? kb : W16_GROUPS / 4;
+  const int64_t ncb = rt_ceil_div(kb, cpc), nchunks = rt_ceil_div(taps, tpc) * ncb;
+  const int8_t *wb = g->w + (size_t)(nb * g->kg) * C0 * 4;
+  int64_t held = -1; /* the chunk w16 holds */
+  int64_t oh[W16_PIXELS + AVX2_R], ow[W16_PIXELS + AVX2_R];
+  const int64_t passes = rt_ceil_div(p1 - p0, W16_PIXELS);
+  const int64_t per = rt_ceil_div(rt_ceil_div(p1 - p0, passes), AVX2_R) * AVX2_R; /* <= W16_PIXELS */
+  for (int64_t pc = p0; pc < p1; pc += per) {
+    const int64_t pn = p1 - pc < per ? p1 - pc : per;
+    avx2_positions(g, pc, pn, oh, ow);
+    for (int64_t ci = 0; ci < nchunks; ci++) {
+      avx2_chunk c;
+      c.t0 = (int)(ci / ncb) * tpc, c.t1 = c.t0 + tpc < taps ? c.t0 + tpc : taps;
+      c.c0 = ci % ncb * cpc, c.c1 = c.c0 + cpc < kb ? c.c0 + cpc : kb;
+      if (held != ci) avx2_widen(wb, c.t0 * gt + c.c0 * 4, (c.t1 - 1) * gt + c.c1 * 4, w16), held = ci;
+      for (int64_t i = 0; i < pn; i += AVX2_R) {
+        const int np = pn - i < AVX2_R ? (int)(pn - i) : AVX2_R;
+        avx2_micro(g, img, pc + i, np, oh + i, ow + i, nb, lo, kb, &c, w16, part + i, ci == 0,
+                   ci == nchunks - 1, S8);
+      }
+    }
+  }
+}
+
+/* A window-packed tile (g->wwin): WIN_PIXELS pixels' windows gathered
+ * (gather_windows), then each output block's kq groups widened and walked
+ * as one K, AVX2_R pixels at a time. */
+T_AVX2_INLINE void avx2_window_tile(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
+                                    int64_t nb1, int16_t *w16, const int S8) {
+  uint8_t rows[WIN_PIXELS][QCONV_WINDOW_MAX + 4];
+  size_t off[QCONV_WINDOW_MAX];
+  for (int t = 0; t < g->kh * g->kw; t++)
+    off[t] = tap_offset(g, t);
+  for (int64_t pc = p0; pc < p1; pc += WIN_PIXELS) {
+    const int n = (int)(p1 - pc < WIN_PIXELS ? p1 - pc : WIN_PIXELS);
+    gather_windows(g, img, pc, n, off, rows);
+    for (int64_t nb = nb0; nb < nb1; nb++) {
+      avx2_widen(g->wwin + (size_t)(nb * g->kq) * C0 * 4, 0, g->kq, w16);
+      for (int i = 0; i < n; i += AVX2_R) {
+        const int np = n - i < AVX2_R ? n - i : AVX2_R;
+        __m256i acc[AVX2_R][4];
+        const uint8_t *x[AVX2_R];
+        for (int r = 0; r < AVX2_R; r++) {
+          x[r] = rows[i + (r < np ? r : np - 1)];
+          for (int k = 0; k < 4; k++)
+            acc[r][k] = _mm256_setzero_si256();
+        }
+#pragma GCC unroll 1
+        for (int q = 0; q < g->kq; q++)
+          avx2_group(acc, x, w16 + q * 64, q, S8);
+        avx2_finish(g, img, pc + i, np, nb, acc);
+      }
+    }
   }
 }
 
@@ -726,17 +853,20 @@ T_AVX2 void rt_qconv_tile_avx2(const rt_qconv_geom *g, int64_t img, int64_t p0, 
         avx2_dw(g, img, p0, p1, nb, 0);
     return;
   }
-  for (int64_t nb = nb0; nb < nb1; nb++) {
-    int64_t lo, hi;
-    convg_block_range(&g->cg, nb, &lo, &hi);
-    for (int64_t p = p0; p < p1; p += 2) {
-      const int np = p1 - p < 2 ? (int)(p1 - p) : 2;
-      if (g->xmask)
-        avx2_micro(g, img, p, np, nb, lo, hi - lo, 1);
-      else
-        avx2_micro(g, img, p, np, nb, lo, hi - lo, 0);
-    }
+  _Alignas(32) int16_t w16[W16_GROUPS * 64];
+  __m256i part[W16_PIXELS][4];
+  if (g->wwin) { /* kq <= QCONV_WINDOW_MAX / 4 groups: one chunk */
+    if (g->xmask)
+      avx2_window_tile(g, img, p0, p1, nb0, nb1, w16, 1);
+    else
+      avx2_window_tile(g, img, p0, p1, nb0, nb1, w16, 0);
+    return;
   }
+  for (int64_t nb = nb0; nb < nb1; nb++)
+    if (g->xmask)
+      avx2_block(g, img, p0, p1, nb, w16, part, 1);
+    else
+      avx2_block(g, img, p0, p1, nb, w16, part, 0);
 }
 
 #endif

@@ -15,8 +15,10 @@
  * [N, H, W, C], channels in multiples of 16: the same paths address them
  * through the geometry's strides and must give the same bytes in that
  * order. Cases with an f32 y (format 2.13: the sums times mult, no
- * requantization) compare the float bits, NC1HWC0 padding lanes 0.0. Also
- * the load-time check's refusals.
+ * requantization) compare the float bits, NC1HWC0 padding lanes 0.0.
+ * Cases of extreme values (u 255, weights -128, 127, +-64, +-65: pairs of
+ * products past int16) check that every path's sums stay exact. Also the
+ * load-time check's refusals.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,7 +153,10 @@ static uint8_t *reference(const qcase *q, const uint8_t *x, const int8_t *w, con
   return out;
 }
 
-static void run_case(const qcase *q) {
+/* extreme: u (x, + 128 for i8) mostly 255 and w from -128, 127, +-64 and
+ * +-65, so that pairs of products leave int16 (what vpmaddubsw would
+ * saturate); else random. */
+static void run_case(const qcase *q, int extreme) {
   arena a;
   arena_init(&a, 0);
   const int64_t cg = q->c / q->group, nx = q->n * q->c * q->h * q->w, nw = q->m * cg * q->kh * q->kw;
@@ -159,10 +164,12 @@ static void run_case(const qcase *q) {
   int8_t *w = malloc((size_t)nw);
   int32_t *bias = malloc(4 * (size_t)q->m);
   float *mult = malloc(4 * (size_t)q->m);
+  static const int8_t wext[8] = {-128, 127, 64, -64, 65, -65, -128, -128};
+  const uint8_t flip = q->xdt == DT_INT8 ? 0x80 : 0;
   for (int64_t i = 0; i < nx; i++)
-    x[i] = (uint8_t)next();
+    x[i] = extreme ? (uint8_t)((i % 7 == 3 ? 0 : 255) ^ flip) : (uint8_t)next();
   for (int64_t i = 0; i < nw; i++)
-    w[i] = (int8_t)next();
+    w[i] = extreme ? wext[(i + i / 5) % 8] : (int8_t)next();
   const float m0 = q->halves ? 0.5f : 1.0f / (float)(64 + next() % 4000);
   for (int64_t i = 0; i < q->m; i++) {
     bias[i] = (int32_t)(next() % 20001) - 10000;
@@ -249,11 +256,13 @@ static void run_case(const qcase *q) {
             fy ? 4 : 1);
   rt_args args;
   kc_args(&c, &args);
-  /* the task as libomrt runs it, then each tile function (VNNI also with window-packed weights) */
-  path paths[6] = {{"task", NULL, 0}, {"portable", rt_qconv_tile_c, 0}};
+  /* the task as libomrt runs it, then each tile function (AVX2 and VNNI also with window-packed weights) */
+  path paths[7] = {{"task", NULL, 0}, {"portable", rt_qconv_tile_c, 0}};
   int np = 2;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (__builtin_cpu_supports("avx2")) paths[np++] = (path){"avx2", rt_qconv_tile_avx2, 0};
+  if (__builtin_cpu_supports("avx2"))
+    paths[np++] = (path){"avx2", rt_qconv_tile_avx2, 0},
+    paths[np++] = (path){"avx2, window", rt_qconv_tile_avx2, 1};
   if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
     paths[np++] = (path){"avx512vnni", rt_qconv_tile_vnni, 0},
     paths[np++] = (path){"avx512vnni, window", rt_qconv_tile_vnni, 1},
@@ -482,9 +491,24 @@ int main(void) {
       {1, 24, 6, 5, 24, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, U8, F32, 0, 1, 0, 0, 0, 0}, /* depthwise */
       {1, 200, 1, 1, 70, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, F32, 0, 1, 0, 0, 0, 0}, /* a classifier row */
       {1, 64, 1, 45, 48, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, F32, 0, 1, 0, 0, 0, 1}, /* NHWC rows */
+      /* K past the AVX2 tile's widened chunk (256 groups of 4 channels); more than its 66 pixels */
+      {1, 16, 12, 12, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 1, 0, 0, 0, 0}, /* 3 passes of 48 */
+      {1, 300, 9, 7, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0, 0, 0, 0},  /* 3 taps a chunk */
+      {1, 1100, 2, 3, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 0, 1, 0, 0, 0, 0}, /* 1 tap, 2 chunks */
+      {1, 1040, 5, 11, 24, 1,   3, 3, 1, 1, 1, 1,
+       1, 1,    1, 1,  U8, F32, 0, 1, 0, 0, 0, 0}, /* 2 chunks a tap, 55 pixels */
+  };
+  /* extreme values: exact int32 sums (f32 y shows them) where pairs of u8 x i8 products leave int16 */
+  const qcase extremes[] = {
+      {1, 64, 6, 6, 32, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, F32, 0, 1, 0, 0, 0, 0},
+      {1, 35, 5, 4, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, F32, 0, 1, 0, 0, 0, 0},
+      {1, 32, 6, 6, 32, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 0, 1, 0, 0, 0},
+      {1, 32, 6, 6, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, F32, 0, 1, 0, 0, 0, 0}, /* depthwise */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-    run_case(&cases[i]);
+    run_case(&cases[i], 0);
+  for (size_t i = 0; i < sizeof extremes / sizeof *extremes; i++)
+    run_case(&extremes[i], 1);
   test_rejects();
   return test_summary("test_qconv");
 }
