@@ -8,7 +8,9 @@
  *   loadB   none: FRACTAL_Z stores each fractal k-major ([ci][co]), so the
  *           micro-kernel reads the weights in place, a B row (16 output
  *           channels) per k, converting f16 rows with vcvtph2ps as it goes;
- *           the K walk (kwalk) lists each fractal's A and B runs;
+ *           the K walk (kwalk) lists each fractal's A and B runs; on
+ *           tiles of few pixels the first pixel group fetches the next
+ *           n block's weights while it multiplies one (fetch_ahead);
  *   mmad    a 6-pixel x 16-channel micro-kernel: 12 YMM accumulators, per k
  *           step two B loads and six broadcasts of A feeding 12 FMAs; on
  *           AVX-512 hosts a 6-pixel x 2-n-block one instead: 12 ZMM
@@ -467,13 +469,29 @@ MKR_ROWS(12)
 static mkr_fn *const mkr_fns[MR_MM - MR_MM_MIN + 1][2][2] = {MKR_ENTRY(7),  MKR_ENTRY(8),  MKR_ENTRY(9),
                                                              MKR_ENTRY(10), MKR_ENTRY(11), MKR_ENTRY(12)};
 
+/* Fetches into L1 the B lines n block nb of the walk kw reads (B base b):
+ * each segment's rows. */
+static AVX2 void fetch_block(const kwalk *kw, const void *b, int64_t nb) {
+  const char *base = (const char *)b + (size_t)nb * kw->nbstride;
+  for (size_t sg = 0; sg < kw->n; sg++) {
+    const size_t bytes = (size_t)kw->len[sg] * kw->brow;
+    for (size_t o = 0; o < bytes; o += 64)
+      _mm_prefetch(base + kw->boff[sg] + o, _MM_HINT_T0);
+  }
+}
+
 /* One group of rows <= MR pixels (A base a) against nbn n blocks whose B
  * bases are b + nb * kw->nbstride bytes: pairs of blocks through the ZMM
- * kernel on AVX-512 hosts, else one block at a time through the YMM one. */
+ * kernel on AVX-512 hosts, else one block at a time through the YMM one.
+ * pf (or NULL): the walk whose B lines to fetch one call ahead (fetch_ahead). */
 static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void *b, const size_t *roff,
-                          int64_t nbn, float *c, size_t cstride, int first, const epi *e, size_t yrow) {
+                          int64_t nbn, float *c, size_t cstride, int first, const epi *e, size_t yrow,
+                          const kwalk *pf) {
   if (rt_cpu()->avx512) {
     for (int64_t nb = 0; nb < nbn; nb += 2) {
+      for (int64_t j = nb ? nb + 2 : 0; pf && j < nb + 4 && j < nbn;
+           j++) /* this pair (the first), the next */
+        fetch_block(pf, b, j);
       const void *bn = (const uint8_t *)b + (size_t)nb * kw->nbstride;
       mk_fn *f = nbn - nb > 1 ? (kw->bh ? mkw_pair_h : mkw_pair_f) : (kw->bh ? mkw_one_h : mkw_one_f);
       f(rows, kw, a, bn, roff, c + (size_t)nb * cstride, cstride, first, &e[nb], yrow);
@@ -481,6 +499,8 @@ static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void 
     return;
   }
   for (int64_t nb = 0; nb < nbn; nb++) {
+    for (int64_t j = nb ? nb + 1 : 0; pf && j < nb + 2 && j < nbn; j++) /* this block (the first), the next */
+      fetch_block(pf, b, j);
     const void *bn = (const uint8_t *)b + (size_t)nb * kw->nbstride;
     mk_fn *f = e[nb].half ? (kw->bh ? mk_half_h : mk_half_f) : (kw->bh ? mk_full_h : mk_full_f);
     f(rows, kw, a, bn, roff, c + (size_t)nb * cstride, cstride, first, &e[nb], yrow);
@@ -502,7 +522,7 @@ AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t kl
   const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
   for (int64_t m = 0, rows; m < mrows; m += rows) {
     rows = mk_group_rows(mrows - m);
-    mk_group(rows, &kw, a + (size_t)m * lda, b, roff, nblocks, c + m * C0, cstride, first, e, 0);
+    mk_group(rows, &kw, a + (size_t)m * lda, b, roff, nblocks, c + m * C0, cstride, first, e, 0, NULL);
   }
 }
 
@@ -566,7 +586,7 @@ AVX2 void rt_cube_gemm_x86(const float *a, size_t lda, int64_t mrows, size_t kle
       }
       rows = mk_group_rows(mrows - m);
       if (span) prefetch_lines(pf, lo, lo + span);
-      mk_group((int)rows, &kw, a + (size_t)m * lda, bc, roff, nbn, cm, cstride, first, e, (size_t)m);
+      mk_group((int)rows, &kw, a + (size_t)m * lda, bc, roff, nbn, cm, cstride, first, e, (size_t)m, NULL);
     }
   }
 }
@@ -688,15 +708,34 @@ static AVX2 void conv_tile_gemv(const rt_conv_geom *g, int64_t img, int64_t m0, 
   }
 }
 
+/* Weights read from memory. A pass's first pixel group is the first to read
+ * each of its n blocks' weights, which a model's run takes from memory (or
+ * L3) once: FRACTAL_Z keeps a block's fractals c1out * 512 bytes apart, a
+ * run of 8 lines each, which the hardware's stream prefetch does not see
+ * coming, so the group waits on them fractal by fractal. On a tile of at
+ * most FETCH_ROWS pixels (the 7x7 and 8x8 maps of the last stages, or a
+ * piece of a larger one) there are few groups to share that wait: there
+ * the first group fetches the lines of the next block (pair) while it
+ * multiplies the current one (mk_group's pf). bench/conv_task, weights
+ * from memory (COPIES 30-200), fetching on and off alternating run by run
+ * in one process: RegNetX-400MF's 7x7 400 -> 400 1x1 conv 6-10% less time
+ * (fastest, 10th percentile and median), ResNet-50's 7x7 512 -> 2048 and
+ * 2048 -> 512 5-7%, the 7x7 grouped 3x3 (group width 16) 2-5%; tiles of
+ * 208 pixels (14x14 maps) gained 0-3% from memory and lost about 1% with
+ * the weights in cache, so they do not fetch. */
+enum { FETCH_ROWS = 16 * MR };
+static int fetch_ahead(int64_t mrows) { return mrows <= FETCH_ROWS; }
+
 /* Pixel groups of the tile's rows m0 .. m0+mrows-1 against nblocks n blocks
  * (B base b) over the K walk kw; row m's A starts at a + m * lda. Pixel
  * groups outer, n blocks inner: a group's A stays in L1 while the chunk's B
  * streams past. With skip, each group multiplies only the segments that
  * touch the image for its pixels (kwalk_group), and a group with none in a
- * middle chunk is left as it is. */
+ * middle chunk is left as it is. With fetch, the first group fetches each
+ * pass's weights a block ahead (fetch_ahead). */
 static AVX2 void conv_groups(const rt_conv_geom *g, int64_t img, int64_t m0, int64_t mrows, int64_t nb0,
                              int64_t nblocks, const kwalk *kw, const float *a, size_t lda, const void *b,
-                             int first, int last, int skip, float *l0c) {
+                             int first, int last, int skip, int fetch, float *l0c) {
   epi e[MAX_NB];
   kwalk sub;
   const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
@@ -710,7 +749,7 @@ static AVX2 void conv_groups(const rt_conv_geom *g, int64_t img, int64_t m0, int
       rows = group_rows(g, in_rows, m0 + m, mrows - m);
       if (skip && !kwalk_group(g, kw, m0 + m, rows, &sub) && !first && !last) continue;
       mk_group(rows, skip ? &sub : kw, a + (size_t)m * lda, bc, roff, nbn, l0c + nbc * g->tm * C0 + m * C0,
-               (size_t)(g->tm * C0), first, e, (size_t)m);
+               (size_t)(g->tm * C0), first, e, (size_t)m, fetch && m == 0 ? kw : NULL);
     }
   }
 }
@@ -774,7 +813,7 @@ static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t im
         if (++ow == wo) ow = 0, oh++;
       }
       mk_group(rows, &kw, p0, l0b + (size_t)nbc * klen * C0, roff, nbn, l0c + nbc * g->tm * C0 + m * C0,
-               (size_t)(g->tm * C0), first, e, (size_t)m);
+               (size_t)(g->tm * C0), first, e, (size_t)m, NULL);
     }
   }
 }
@@ -845,7 +884,7 @@ static AVX2 int conv_tile_direct(const rt_conv_geom *g, int64_t img, int64_t m0,
         }
         if (skip && !kwalk_group(g, &kw, m0 + m, rows, &sub) && !first && !last) continue;
         mk_group(rows, skip ? &sub : &kw, xs + at0, bc, roff, nbn, l0c + nbc * g->tm * C0 + m * C0,
-                 (size_t)(g->tm * C0), first, e, (size_t)m);
+                 (size_t)(g->tm * C0), first, e, (size_t)m, fetch_ahead(mrows) && m == 0 ? &kw : NULL);
       }
     }
   }
@@ -925,7 +964,7 @@ AVX2 void rt_conv_tile_x86(const rt_conv_geom *g, int64_t img, int64_t mt, int64
       const int64_t rows = mrows - ms < mstep ? mrows - ms : mstep;
       rt_stage_a(g, img, m0 + ms, rows, kf, live, klen, l0a);
       conv_groups(g, img, m0 + ms, rows, nb0, nblocks, &kw, l0a, (size_t)klen, b, first, last, skip,
-                  l0c + ms * C0);
+                  fetch_ahead(mrows) && ms == 0, l0c + ms * C0);
     }
   }
 }

@@ -467,6 +467,13 @@ static void test_conv2d(void) {
       /* ... the direct path (whole channel blocks): K = 36 in one chunk and in chunks of 5 */
       {1, 64, 20, 20, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 400, 10, 36, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
       {1, 64, 20, 20, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 400, 10, 5, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      /* the last stages' small maps, whose tiles of at most 96 pixels fetch each pass's weights a block
+       * ahead: 7x7 1x1 with K in chunks against five n blocks (fp16 and fp32), 13x13 3x3 on 40 channels
+       * (img2col), 14x14 3x3 on 48 (direct), channels that are not multiples of 16 */
+      {1, 40, 7, 7, 72, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 64, 5, 2, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
+      {1, 40, 7, 7, 72, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 64, 5, 2, 1, F32, F32, 1, 0, F32, 0, 0, 0},
+      {1, 40, 13, 13, 36, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 96, 3, 7, 2, F16, F32, 1, 0, F16, 0, 0, 0},
+      {1, 48, 14, 14, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 96, 3, 10, 3, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
