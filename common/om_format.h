@@ -101,7 +101,7 @@
  * activations, both zero points, batches, operand permutations, and an
  * i32, f32 or requantized u8 / i8 y; a 2.13 runtime refuses the absent
  * colsum). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 14 };
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 15 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc

@@ -229,6 +229,19 @@ typedef enum om_conv_algo {
  *   requantization: an int8 convolution whose consumer is float, mult[m] =
  *   s_x * s_w[m]; y NC1HWC0 (padding lanes written 0) or NHWC f32, y_zp, lo
  *   and hi 0, no residual.
+ *   Run-time x zero point (format 2.15, ntensors 8: ONNX's ConvInteger on
+ *   constant weights, a dynamically quantized CNN): u8 x; bias is colsum,
+ *   each output channel's sum of weights (0 past Cout); mult is scale, ND
+ *   f32 of 1 or Cout elements (one per tensor or per output channel, read
+ *   at run time); r none; x_zp ND u8 [1] (read at run time) and fbias ND
+ *   f32 [C1out*16] or none; y f32 or i32 NC1HWC0. Padding taps read x_zp,
+ *   a = acc - x_zp * colsum[m] (wrapping; = the sum of (x - x_zp) * w),
+ *   then i32 y = a, or f32 y: f = fl(fl((float)a) * scale[m]) [then f =
+ *   fl(f + fbias[m])] [then f = f < f_lo ? f_lo : f] [then f = f > f_hi ?
+ *   f_hi : f] (ConvInteger -> Cast -> Mul -> Add -> Relu | Clip). Params
+ *   x_zp, y_zp, lo, hi and x_signed 0; params 10 f_clamp (bit 0: f_lo
+ *   applies, bit 1: f_hi; 0 for i32 y), 11 f_lo and 12 f_hi (f32 bits,
+ *   not NaN, f_lo <= f_hi when both apply; 0 when not).
  *   Params 10, 11, 12, 15, 16, 23 (0 without r): r_op (0 add, 1 mul),
  *   c_scale, r_scale and o_scale (f32 bits, finite and > 0), r_zp (in r's
  *   dtype range), o_zp (in y's dtype range).
@@ -245,6 +258,9 @@ enum {
   OM_QCONV_NTENSORS = 5,
   OM_QCONV_T_R = 5, /* the residual, with ntensors OM_QCONV_NTENSORS_R */
   OM_QCONV_NTENSORS_R = 6,
+  OM_QCONV_T_X_ZP = 6, /* the run-time x zero point form (format 2.15) */
+  OM_QCONV_T_FBIAS = 7,
+  OM_QCONV_NTENSORS_DYN = 8,
 };
 enum { OM_QCONV_WRITES = OM_SLOT(OM_QCONV_T_Y), OM_QCONV_IN_PLACE = OM_SLOT(OM_QCONV_T_R) };
 /* The longest K (KG * 4) of a QCONV2D: 65536 products of u8 x i8 (each at
@@ -265,6 +281,9 @@ enum {
   OM_QCONV_P_R_ZP = 15,
   OM_QCONV_P_O_SCALE = 16, /* f32 bits */
   OM_QCONV_P_O_ZP = 23,
+  OM_QCONV_P_F_CLAMP = 10, /* the run-time x zero point form's (format 2.15) */
+  OM_QCONV_P_F_LO = 11,    /* f32 bits */
+  OM_QCONV_P_F_HI = 12,    /* f32 bits */
   OM_QCONV_NPARAMS = 24,
 };
 

@@ -57,6 +57,7 @@
 #include "common/om_tasks_cube.h"
 #include "common/quant.h"
 #include "frontend/onnx_decomp.h"
+#include "lower/qconv_weights.h"
 
 enum { QUANT_MAX_AXIS = 1 << 24 };
 
@@ -583,8 +584,51 @@ static ir_value *matmul_op(dc *b, ir_value *x, ir_value *w, const ir_value *weig
   return dc_op2(b, IR_OP_MATMUL, x, w);
 }
 
+/* ConvInteger as one int8 QConv with a run-time x zero point (ops.def):
+ * u8 x with a per-tensor zero point (absent, a constant or a run-time
+ * value: DynamicQuantizeLinear's), a constant 2-D W [M, C/group, KH, KW]
+ * whose values less their zero point (per tensor or per output channel)
+ * are all i8, explicit pads (auto_pad NOTSET or VALID), K within QCONV2D's
+ * range, and the int32 result read only by a Cast to float (as ONNX
+ * Runtime's quantize_dynamic writes it: passes/qmatmul.c folds that Cast
+ * into the QConv, whose QCONV2D task then writes f32). The i8 weights w -
+ * w_zp into *w8 (the graph's arena); 0 when it does not fit. */
+static int qconv_fits(dc *b, const ir_value *x, const ir_value *w, const ir_value *xz, const ir_value *wz,
+                      int8_t **w8) {
+  const Onnx__NodeProto *r = onnx_sole_reader(b->nd, 0);
+  int to_float = 0;
+  for (size_t i = 0; r && !strcmp(r->op_type, "Cast") && i < r->n_attribute; i++)
+    to_float |= !strcmp(r->attribute[i]->name, "to") && r->attribute[i]->i == 1; /* FLOAT */
+  if (!to_float || x->dtype != DT_UINT8 || x->rank != 4 || !w->data || w->rank != 4 || (wz && !wz->data) ||
+      !(dc_attr_string_is(b, "auto_pad", "NOTSET", "NOTSET") ||
+        dc_attr_string_is(b, "auto_pad", "NOTSET", "VALID")))
+    return 0;
+  for (int i = 0; xz && i < xz->rank; i++)
+    if (xz->dims[i] != 1) return 0;
+  const int64_t n = ir_value_elements(w), m = w->dims[0], per = m > 0 ? n / m : 0,
+                nz = wz ? ir_value_elements(wz) : 0, group = dc_attr_int(b, "group", 1);
+  qconvw_geom gm; /* K as QCONV2D packs it (lower/qconv_weights.h) */
+  if (per < 1 || (nz != 0 && nz != 1 && nz != m) || w->dims[1] * group != x->dims[1] ||
+      qconvw_init(m, x->dims[1], group, w->dims[2], w->dims[3], &gm) || gm.kg * 4 > OM_QCONV_MAX_K)
+    return 0;
+  int8_t *q = arena_array(&b->g->arena, (size_t)n, 1);
+  if (!q) return 0;
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t v = elem_get_int(w->data, w->dtype, (size_t)i) -
+                      (nz ? elem_get_int(wz->data, wz->dtype, (size_t)(nz == 1 ? 0 : i / per)) : 0);
+    if (v < -128 || v > 127) return 0;
+    q[i] = (int8_t)v;
+  }
+  *w8 = q;
+  return 1;
+}
+
 /* ConvInteger (opset 10): int32 y = conv(x - x_zero_point, w - w_zero_point),
- * x's zero point per tensor, w's per tensor or per output channel. */
+ * x's zero point per tensor, w's per tensor or per output channel. One
+ * QConv when qconv_fits (passes/qmatmul.c folds the Cast -> Mul [-> Add]
+ * [-> Relu | Clip] of a dynamically quantized CNN into it), else an exact
+ * integer-valued float convolution in chunks (split_reduction): a
+ * consumer that reads the int32 values themselves gets them exactly. */
 status onnx_decomp_conv_integer(onnx_node *nd, ir_node *none) {
   (void)none;
   dc b;
@@ -594,6 +638,19 @@ status onnx_decomp_conv_integer(onnx_node *nd, ir_node *none) {
   check_integer_operand(&b, w, wz, "w", "w_zero_point");
   check_per_tensor(&b, xz, "x_zero_point");
   if (b.st) return dc_end(&b);
+  int8_t *w8;
+  if (qconv_fits(&b, x, w, xz, wz, &w8)) {
+    ir_value *in[3] = {x, dc_const(&b, DT_INT8, 4, w->dims, w8), xz ? xz : dc_scalar(&b, DT_UINT8, 0)};
+    ir_node *qc = dc_node_whole(&b, IR_OP_QCONV, 3, in);
+    if (qc && !b.st) {
+      status s = onnx_conv_window(b.nd, qc, w);
+      if (s) b.st = s;
+    }
+    dc_set_int(&b, qc, "to", DT_INT32);
+    dc_set_int(&b, qc, "rt_x_zp", 1);
+    dc_output(&b, 0, dc_val(&b, qc));
+    return dc_end(&b);
+  }
   int64_t k = 1;
   for (int i = 1; i < w->rank; i++)
     k = w->dims[i] > 0 ? k * w->dims[i] : -1;

@@ -163,6 +163,10 @@ status onnx_node_fail(const onnx_node *nd, status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* "node 'name' (Op)", or "node #7 (Op)" for an unnamed node. */
 const char *onnx_node_label(const Onnx__NodeProto *np, int index, char *buf, size_t size);
+/* The node of nd's graph that alone reads nd's output k (its only use),
+ * or NULL (several readers, a graph output, a subgraph's). Points into
+ * the model's proto. */
+const Onnx__NodeProto *onnx_sole_reader(const onnx_node *nd, int k);
 /* Imports one node: checks arity, attributes and opset, then adds the IR
  * node(s) to c->g. */
 status onnx_import_node(onnx_node *nd);

@@ -689,6 +689,16 @@ static status widen_inputs(loader *L, const Onnx__NodeProto *np, ir_value **in) 
   return ST_OK;
 }
 
+const Onnx__NodeProto *onnx_sole_reader(const onnx_node *nd, int k) {
+  if (k >= nd->nout || !nd->out[k] || nd->uses[k] != 1) return NULL;
+  const char *name = nd->np->output[k];
+  const Onnx__GraphProto *gp = nd->scope->gp;
+  for (size_t i = 0; i < gp->n_node; i++)
+    for (size_t j = 0; j < gp->node[i]->n_input; j++)
+      if (!strcmp(gp->node[i]->input[j], name)) return gp->node[i];
+  return NULL; /* its one use is a graph output, or a subgraph's */
+}
+
 static status import_nodes(loader *L) {
   size_t max_io = 1;
   for (size_t i = 0; i < L->gp->n_node; i++) {

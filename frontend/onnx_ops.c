@@ -1003,6 +1003,7 @@ dtype onnx_result_dtype(const ir_node *n) {
   case IR_OP_NMS: return DT_INT64;
   case IR_OP_TFIDF: return DT_FLOAT32;
   case IR_OP_QMATMUL: return n->nin > 3 ? DT_FLOAT32 : DT_INT32;
+  case IR_OP_QCONV: return (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
   case IR_OP_DYNQUANT: return DT_UINT8; /* y and zp; scale is f32 */
   case IR_OP_CONSTANTOFSHAPE: return n->nin > 1 && n->in[1] ? n->in[1]->dtype : DT_UNDEFINED;
   case IR_OP_CAST: /* CastLike keeps its like input until shape inference */

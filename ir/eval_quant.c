@@ -68,13 +68,40 @@ static int qres_read(const ir_node *n, const int64_t *ydims, qres_params *p, cha
   return 0;
 }
 
+/* The run-time zero point form's inputs (ops.def): x u8, x_zp u8 of one
+ * element, scale f32 of 1 or M elements, fbias f32 constant [M] (only with
+ * scale), to i32 (no scale) or f32, f_lo <= f_hi. */
+static int qconv_dyn_check(const ir_node *n, char *err, size_t cap) {
+  const ir_value *x = n->in[0], *w = n->in[1], *z = n->in[2], *s = n->nin > 3 ? n->in[3] : NULL,
+                 *fb = n->nin > 4 ? n->in[4] : NULL;
+  const int64_t m = w->dims[0], ns = s ? ir_value_elements(s) : 0;
+  const dtype dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
+  if (x->dtype != DT_UINT8 || ir_value_elements(z) != 1 ||
+      (s && (s->dtype != DT_FLOAT32 || (ns != 1 && ns != m))) ||
+      (fb && (fb->dtype != DT_FLOAT32 || !fb->data || ir_value_elements(fb) != m)) ||
+      dt != (s ? DT_FLOAT32 : DT_INT32) || (!s && (ir_attr_find(n, "f_lo") || ir_attr_find(n, "f_hi"))) ||
+      !(ir_attr_float(n, "f_lo", -INFINITY) <= ir_attr_float(n, "f_hi", INFINITY))) {
+    snprintf(err, cap,
+             "expected x u8, x_zp u8 of one element, scale f32 of 1 or %lld elements, fbias f32 constant "
+             "[%lld], to i32 without scale, else f32, f_lo <= f_hi",
+             (long long)m, (long long)m);
+    return -1;
+  }
+  return 0;
+}
+
 int ir_qconv_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt_out, char *err, size_t cap) {
-  const ir_value *x = n->in[0], *w = n->in[1], *b = n->in[2], *m = n->in[3];
+  const ir_value *x = n->in[0], *w = n->in[1], *b = n->in[2], *m = n->nin > 3 ? n->in[3] : NULL;
   ir_conv c;
   if (ir_conv_read(n, 2, &c, err, cap)) return -1;
-  if ((x->dtype != DT_UINT8 && x->dtype != DT_INT8) || x->rank != 4 || w->dtype != DT_INT8 || w->rank != 4 ||
-      !w->data || b->dtype != DT_INT32 || m->dtype != DT_FLOAT32 || b->rank != 1 || m->rank != 1 ||
-      b->dims[0] != w->dims[0] || m->dims[0] != w->dims[0]) {
+  const int dyn = ir_qconv_dynamic(n);
+  if (dyn &&
+      (w->dtype != DT_INT8 || w->rank != 4 || !w->data || x->rank != 4 || qconv_dyn_check(n, err, cap)))
+    return -1;
+  if (dyn) m = NULL;
+  if (!dyn && (!m || (x->dtype != DT_UINT8 && x->dtype != DT_INT8) || x->rank != 4 || w->dtype != DT_INT8 ||
+               w->rank != 4 || !w->data || b->dtype != DT_INT32 || m->dtype != DT_FLOAT32 || b->rank != 1 ||
+               m->rank != 1 || b->dims[0] != w->dims[0] || m->dims[0] != w->dims[0])) {
     snprintf(err, cap,
              "expected x u8/i8 [N,C,H,W], w i8 constant [M,C/group,KH,KW], bias i32 [M], mult f32 [M]");
     return -1;
@@ -91,12 +118,12 @@ int ir_qconv_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt
   dtype dt = (dtype)ir_attr_int(n, "to", DT_UNDEFINED);
   int32_t ylo = 0, yhi = 0;
   if (dt != DT_FLOAT32) q_range(dt, &ylo, &yhi);
-  if (dt == DT_FLOAT32 && n->nin > 4) {
+  if (dt == DT_FLOAT32 && n->nin > 4 && !dyn) {
     snprintf(err, cap, "an f32 y (the sums' float value) takes no residual");
     return -1;
   }
-  if ((dt != DT_UINT8 && dt != DT_INT8 && dt != DT_FLOAT32) || xzp < xlo || xzp > xhi || lo > hi ||
-      lo < ylo || hi > yhi || yzp < ylo || yzp > yhi) {
+  if (!dyn && ((dt != DT_UINT8 && dt != DT_INT8 && dt != DT_FLOAT32) || xzp < xlo || xzp > xhi || lo > hi ||
+               lo < ylo || hi > yhi || yzp < ylo || yzp > yhi)) {
     snprintf(err, cap, "to %d, x_zp %lld, y_zp %lld, lo %d or hi %d out of range", (int)dt, (long long)xzp,
              (long long)yzp, lo, hi);
     return -1;
@@ -114,7 +141,7 @@ int ir_qconv_infer(const ir_node *n, int *rank_out, int64_t *dims_out, dtype *dt
   dims_out[0] = x->dims[0], dims_out[1] = w->dims[0], dims_out[2] = ho, dims_out[3] = wo;
   *dt_out = dt;
   qres_params rp;
-  return n->nin > 4 ? qres_read(n, dims_out, &rp, err, cap) : 0;
+  return n->nin > 4 && !dyn ? qres_read(n, dims_out, &rp, err, cap) : 0;
 }
 
 /* A QEltwise's parameters, read and checked (ops.def). */
@@ -458,11 +485,18 @@ static status eval_qconv(ev *e) {
   if (ir_conv_read(n, 2, &c, err, sizeof err)) return fail(e, ST_ERR_INVALID, "%s", err);
   const int64_t N = X->dims[0], C = X->dims[1], H = X->dims[2], Wd = X->dims[3], M = Y->dims[1],
                 Ho = Y->dims[2], Wo = Y->dims[3], cg = W->dims[1], mg = M / c.group;
-  const int32_t xzp = (int32_t)ir_attr_int(n, "x_zp", 0), yzp = (int32_t)ir_attr_int(n, "y_zp", 0),
-                lo = (int32_t)ir_attr_int(n, "lo", 0), hi = (int32_t)ir_attr_int(n, "hi", 255);
-  const int32_t *bias = e->in[2];
-  const float *mult = e->in[3];
-  const ir_value *R = n->nin > 4 ? n->in[4] : NULL;
+  int32_t xzp = (int32_t)ir_attr_int(n, "x_zp", 0);
+  const int32_t yzp = (int32_t)ir_attr_int(n, "y_zp", 0), lo = (int32_t)ir_attr_int(n, "lo", 0),
+                hi = (int32_t)ir_attr_int(n, "hi", 255);
+  const int dyn = ir_qconv_dynamic(n);
+  const int32_t *bias = dyn ? NULL : e->in[2];
+  const float *mult = n->nin > 3 ? e->in[3] : NULL, *fbias = dyn && n->nin > 4 ? e->in[4] : NULL;
+  const int64_t sstep = dyn && mult && ir_value_elements(n->in[3]) > 1;
+  const float flo = (float)ir_attr_float(n, "f_lo", -INFINITY),
+              fhi = (float)ir_attr_float(n, "f_hi", INFINITY);
+  const int clamp = ir_attr_find(n, "f_lo") || ir_attr_find(n, "f_hi");
+  if (dyn) xzp = *(const uint8_t *)e->in[2];
+  const ir_value *R = n->nin > 4 && !dyn ? n->in[4] : NULL;
   qres_params rp = {0};
   int32_t clo = lo, chi = hi; /* c's clamp: with a residual, y's dtype range */
   if (R) {
@@ -476,7 +510,7 @@ static status eval_qconv(ev *e) {
     for (int64_t m = 0; m < M; m++)
       for (int64_t oh = 0; oh < Ho; oh++)
         for (int64_t ow = 0; ow < Wo; ow++) {
-          int64_t acc = bias[m];
+          int64_t acc = bias ? bias[m] : 0;
           for (int64_t ci = 0; ci < cg; ci++)
             for (int64_t kh = 0; kh < c.k[0]; kh++)
               for (int64_t kw = 0; kw < c.k[1]; kw++) {
@@ -489,8 +523,15 @@ static status eval_qconv(ev *e) {
                 acc += (int64_t)(xv - xzp) * wv;
               }
           size_t at = (size_t)(((in * M + m) * Ho + oh) * Wo + ow);
+          if (Y->dtype == DT_INT32) { /* the run-time zero point form without a scale */
+            ((int32_t *)y)[at] = (int32_t)acc;
+            continue;
+          }
           if (Y->dtype == DT_FLOAT32) { /* f32 y: the sums' float value */
-            ((float *)y)[at] = (float)(int32_t)acc * mult[m];
+            float f = (float)(int32_t)acc * mult[m * (dyn ? sstep : 1)];
+            if (fbias) f = f + fbias[m];
+            if (clamp) f = f < flo ? flo : f, f = f > fhi ? fhi : f;
+            ((float *)y)[at] = f;
             continue;
           }
           int32_t v = q_requant((int32_t)acc, mult[m], yzp, clo, chi);

@@ -294,6 +294,11 @@ ir_node *ir_value_single_user(const ir_graph *g, const ir_value *v);
 ir_node *ir_value_sole_reader(const ir_graph *g, const ir_value *v);
 /* v is a one-element f32 or f16 constant: 1 and its value in *f, else 0. */
 int ir_value_float_scalar(const ir_value *v, double *f);
+/* n is a QConv in its run-time zero point form (ops.def: ConvInteger's,
+ * attribute rt_x_zp = 1). */
+static inline int ir_qconv_dynamic(const ir_node *n) {
+  return n->op == IR_OP_QCONV && ir_attr_int(n, "rt_x_zp", 0) == 1;
+}
 
 /* Readers of every value at once, for passes that ask about many values:
  * count[v->id] is ir_value_use_count(g, v) and, when that is 1 and v is not a

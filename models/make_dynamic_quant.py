@@ -22,10 +22,38 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def weight_scale(w, per_channel):
-    """The symmetric int8 scale of w: max |w| / 127 per tensor or per column (never 0)."""
-    top = np.abs(w).max(axis=0) if per_channel else np.array(np.abs(w).max())
+def weight_scale(w, per_channel, channel_axis=1):
+    """The symmetric int8 scale of w: max |w| / 127 per tensor or per channel along channel_axis (a
+    MatMul's columns, axis 1; a Conv's output channels, axis 0), never 0."""
+    others = tuple(a for a in range(w.ndim) if a != channel_axis)
+    top = np.abs(w).max(axis=others) if per_channel else np.array(np.abs(w).max())
     return (np.maximum(top, 1e-8) / 127.0).astype(np.float32)
+
+
+def quantize_weight(w, per_channel, channel_axis=1):
+    """w as int8 symmetric (values in [-127, 127]) and its scale (weight_scale)."""
+    s = weight_scale(w, per_channel, channel_axis)
+    shape = [1] * w.ndim
+    shape[channel_axis] = -1
+    wq = np.clip(np.rint(w / s.reshape(shape) if per_channel else w / s), -127, 127).astype(np.int8)
+    return wq, s
+
+
+def quantize_input(nodes, quantized, x, p):
+    """The name prefix of x's DynamicQuantizeLinear outputs (_xq, _xs, _xzp), appending the node to nodes
+    the first time x is quantized: one per tensor, as quantize_dynamic writes them."""
+    if x not in quantized:
+        quantized[x] = p
+        nodes.append(helper.make_node("DynamicQuantizeLinear", [x], [p + "_xq", p + "_xs", p + "_xzp"],
+                                      name=p + "_DQL"))
+    return quantized[x]
+
+
+def drop_unused_initializers(graph):
+    used = {i for n in graph.node for i in n.input}
+    kept = [t for t in graph.initializer if t.name in used]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
 
 
 def rewrite(model, per_channel):
@@ -37,18 +65,12 @@ def rewrite(model, per_channel):
         if b is None or len(b.dims) != 2:
             nodes.append(node)
             continue
-        w = numpy_helper.to_array(b).astype(np.float32)
-        s = weight_scale(w, per_channel)
-        wq = np.clip(np.rint(w / s), -127, 127).astype(np.int8)
+        wq, s = quantize_weight(numpy_helper.to_array(b).astype(np.float32), per_channel)
         p = f"dq{count}"
         count += 1
         graph.initializer.extend([numpy_helper.from_array(wq, p + "_W"), numpy_helper.from_array(s, p + "_Ws"),
                                   numpy_helper.from_array(np.zeros(s.shape, np.int8), p + "_Wzp")])
-        if node.input[0] not in quantized:
-            quantized[node.input[0]] = p
-            nodes.append(helper.make_node("DynamicQuantizeLinear", [node.input[0]],
-                                          [p + "_xq", p + "_xs", p + "_xzp"], name=p + "_DQL"))
-        x = quantized[node.input[0]]
+        x = quantize_input(nodes, quantized, node.input[0], p)
         nodes += [
             helper.make_node("MatMulInteger", [x + "_xq", p + "_W", x + "_xzp", p + "_Wzp"], [p + "_i32"],
                              name=p + "_MMI"),
@@ -58,10 +80,7 @@ def rewrite(model, per_channel):
         ]
     del graph.node[:]
     graph.node.extend(nodes)
-    used = {i for n in graph.node for i in n.input}
-    kept = [t for t in graph.initializer if t.name in used]
-    del graph.initializer[:]
-    graph.initializer.extend(kept)
+    drop_unused_initializers(graph)
     return count
 
 

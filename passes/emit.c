@@ -639,11 +639,20 @@ static status emit_qconv(emit_state *s, ir_node *n) {
       [OM_QCONV_P_HI] = (int32_t)ir_attr_int(n, "hi", 0),
       [OM_QCONV_P_X_SIGNED] = xs,
   };
-  ir_value *tv[OM_QCONV_NTENSORS_R] = {[OM_QCONV_T_X] = n->in[0],
-                                       [OM_QCONV_T_W] = n->in[1],
-                                       [OM_QCONV_T_BIAS] = n->in[2],
-                                       [OM_QCONV_T_MULT] = n->in[3],
-                                       [OM_QCONV_T_Y] = n->out[0]};
+  ir_value *tv[OM_QCONV_NTENSORS_DYN] = {[OM_QCONV_T_X] = n->in[0],
+                                         [OM_QCONV_T_W] = n->in[1],
+                                         [OM_QCONV_T_BIAS] = n->in[2],
+                                         [OM_QCONV_T_MULT] = n->in[3],
+                                         [OM_QCONV_T_Y] = n->out[0]};
+  if (ir_qconv_dynamic(n)) { /* the run-time zero point form (layout_qconv_dyn) */
+    const int has_lo = ir_attr_find(n, "f_lo") != NULL, has_hi = ir_attr_find(n, "f_hi") != NULL;
+    tv[OM_QCONV_T_X_ZP] = n->in[4];
+    tv[OM_QCONV_T_FBIAS] = n->nin > 5 ? n->in[5] : NULL;
+    p[OM_QCONV_P_F_CLAMP] = has_lo | has_hi << 1;
+    p[OM_QCONV_P_F_LO] = has_lo ? f32_bits(ir_attr_float(n, "f_lo", 0.0)) : 0;
+    p[OM_QCONV_P_F_HI] = has_hi ? f32_bits(ir_attr_float(n, "f_hi", 0.0)) : 0;
+    return add_task(s, n, OM_TASK_QCONV2D, OM_QCONV_NTENSORS_DYN, tv, OM_QCONV_NPARAMS, p);
+  }
   if (n->nin > 4) { /* the residual epilogue */
     tv[OM_QCONV_T_R] = n->in[4];
     p[OM_QCONV_P_R_OP] = !strcmp(ir_attr_string(n, "r_op", "add"), "mul");

@@ -782,8 +782,8 @@ typedef status (*lay_rule)(lay_state *s, ir_node *n, int cdt);
  * drop_unread_transposes). 1 when done, else 0 and n as it was. */
 static int qconv_nhwc(ir_graph *g, ir_node *n) {
   ir_value *x = n->in[0], *y = n->out[0];
-  if (n->nin != 4 || ir_attr_int(n, "group", 1) != 1 || !is_transpose(x->producer, nhwc_to_nchw) ||
-      x->dims[1] % C0 || y->dims[1] % C0 || y->output_index >= 0)
+  if (n->nin != 4 || ir_qconv_dynamic(n) || ir_attr_int(n, "group", 1) != 1 ||
+      !is_transpose(x->producer, nhwc_to_nchw) || x->dims[1] % C0 || y->dims[1] % C0 || y->output_index >= 0)
     return 0;
   ir_value *u = x->producer->in[0];
   ir_node *back = ir_value_single_user(g, y);
@@ -799,13 +799,52 @@ static int qconv_nhwc(ir_graph *g, ir_node *n) {
   return 1;
 }
 
+/* A run-time zero point QConv (ops.def; QCONV2D's form 2.15): x and y
+ * NC1HWC0, the weights packed as below (wp), the inputs in the task's
+ * order x, w, colsum (each output channel's sum of weights, padded to
+ * C1out*16), scale (ND, or an f32 [1] of 0 without one), x_zp (ND)[,
+ * fbias padded to C1out*16]. */
+static status layout_qconv_dyn(lay_state *s, ir_node *n, const qconvw_geom *gm, ir_value *wp) {
+  ir_value *w = n->in[1], *zp = n->in[2], *sc = n->nin > 3 ? n->in[3] : NULL,
+           *fb = n->nin > 4 ? n->in[4] : NULL;
+  const int64_t c16 = gm->c1out * 16, one = 1;
+  int32_t *zero = arena_array(&s->scratch, (size_t)c16, sizeof(int32_t)),
+          *colsum = arena_array(&s->scratch, (size_t)c16, sizeof(int32_t));
+  float *fz = arena_array(&s->scratch, (size_t)c16, sizeof(float)),
+        *bias = arena_array(&s->scratch, (size_t)c16, sizeof(float));
+  if (!zero || !colsum || !fz || !bias) return nomem(s, n);
+  qconvw_bias(gm, w->data, zero, fz, -1, colsum, fz); /* 0 - (-1) * sum */
+  for (int64_t j = 0; fb && j < gm->cout; j++)
+    bias[j] = (float)elem_get(fb->data, fb->dtype, (size_t)j);
+  char name[300];
+  snprintf(name, sizeof name, "%s_colsum", w->name);
+  ir_value *cv = ir_const_new(s->g, name, DT_INT32, 1, &c16, colsum, sizeof(int32_t) * (size_t)c16);
+  snprintf(name, sizeof name, "%s_scale0", n->name);
+  const float z = 0.0f;
+  ir_value *sv = sc ? sc : ir_const_new(s->g, name, DT_FLOAT32, 1, &one, &z, sizeof z);
+  ir_value *bv = NULL;
+  if (fb) {
+    snprintf(name, sizeof name, "%s_c16", fb->name);
+    bv = ir_const_new(s->g, name, DT_FLOAT32, 1, &c16, bias, sizeof(float) * (size_t)c16);
+  }
+  if (!cv || !sv || (fb && !bv) || ir_node_set_input(s->g, n, 1, wp) || ir_node_set_input(s->g, n, 2, cv) ||
+      ir_node_set_input(s->g, n, 3, sv) || ir_node_set_input(s->g, n, 4, zp) ||
+      (fb && ir_node_set_input(s->g, n, 5, bv)))
+    return nomem(s, n);
+  status st = ensure_input(s, n, 0, LAYOUT_NC1HWC0, ANY_DTYPE, NULL);
+  for (int j = 3; j < 5 && st == ST_OK; j++)
+    st = ensure_input(s, n, j, LAYOUT_ND, ANY_DTYPE, NULL);
+  return st != ST_OK ? st : redirect_output(s, n, 0, LAYOUT_NC1HWC0, n->out[0]->dtype);
+}
+
 /* QConv: x, y and a residual NC1HWC0 in their dtypes (u8 / i8), the weights packed
  * for QCONV2D (lower/qconv_weights.h) as an ND i8 constant [C1out, KG, 16,
  * 4], the bias corrected for x's zero point (i8 x is read as u8 x + 128,
- * so its zero point moves by 128 too) and mult padded to C1out*16. */
+ * so its zero point moves by 128 too) and mult padded to C1out*16; the
+ * run-time zero point form as layout_qconv_dyn says. */
 static status layout_qconv(lay_state *s, ir_node *n, int cdt) {
   (void)cdt;
-  ir_value *x = n->in[0], *w = n->in[1], *b = n->in[2], *m = n->in[3];
+  ir_value *x = n->in[0], *w = n->in[1], *b = n->in[2], *m = n->nin > 3 ? n->in[3] : NULL;
   qconvw_geom gm;
   if (!w->data || w->dtype != DT_INT8 || w->rank != 4 ||
       qconvw_init(w->dims[0], x->dims[1], ir_attr_int(n, "group", 1), w->dims[2], w->dims[3], &gm) ||
@@ -817,16 +856,18 @@ static status layout_qconv(lay_state *s, ir_node *n, int cdt) {
   int64_t pdims[4];
   qconvw_dims(&gm, pdims);
   int8_t *packed = arena_alloc_aligned(&s->g->arena, (size_t)qconvw_bytes(&gm), 64);
-  int32_t *bias = arena_array(&s->scratch, (size_t)c16, sizeof(int32_t));
-  float *mult = arena_array(&s->scratch, (size_t)c16, sizeof(float));
-  if (!packed || !bias || !mult) return nomem(s, n);
+  if (!packed) return nomem(s, n);
   memset(packed, 0, (size_t)qconvw_bytes(&gm));
   qconvw_pack(&gm, w->data, packed);
-  qconvw_bias(&gm, w->data, b->data, m->data, zp_u, bias, mult);
   char name[300];
   snprintf(name, sizeof name, "%s_packed", w->name);
   ir_value *wp = ir_const_new(s->g, name, DT_INT8, 4, pdims, packed, (size_t)qconvw_bytes(&gm));
   arena_release(&s->g->arena, packed);
+  if (ir_qconv_dynamic(n)) return wp ? layout_qconv_dyn(s, n, &gm, wp) : nomem(s, n);
+  int32_t *bias = arena_array(&s->scratch, (size_t)c16, sizeof(int32_t));
+  float *mult = arena_array(&s->scratch, (size_t)c16, sizeof(float));
+  if (!bias || !mult) return nomem(s, n);
+  qconvw_bias(&gm, w->data, b->data, m->data, zp_u, bias, mult);
   snprintf(name, sizeof name, "%s_zp", b->name);
   ir_value *bp = ir_const_new(s->g, name, DT_INT32, 1, &c16, bias, sizeof(int32_t) * (size_t)c16);
   snprintf(name, sizeof name, "%s_c16", m->name);

@@ -153,7 +153,7 @@ static int concat_in_place(const mp_state *s, const ir_node *n) {
  * (3: FRACTAL_Z, FRACTAL_Z_G or FRACTAL_Z_3D weights, a CONV2D or CONV3D
  * task) or a QConv's (4: QCONV2D's r); -1 for none. */
 static int residual_input(const ir_node *n) {
-  if (n->op == IR_OP_QCONV) return n->nin > 4 ? 4 : -1;
+  if (n->op == IR_OP_QCONV) return n->nin > 4 && !ir_qconv_dynamic(n) ? 4 : -1;
   if (n->op != IR_OP_CONV || n->nin < 4 || !n->in[3]) return -1;
   const int wl = n->in[1]->layout;
   return wl == LAYOUT_FRACTAL_Z || wl == LAYOUT_FRACTAL_Z_G || wl == LAYOUT_FRACTAL_Z_3D ? 3 : -1;

@@ -4,8 +4,8 @@
  *   constfold    evaluates nodes whose inputs are all constant (shape arithmetic)
  *   dce          drops nodes whose outputs nothing reads, and Identity
  *   qconv        DQ -> Conv -> Q islands of a QDQ model -> one int8 QConv
- *   qmatmul      QMatMul -> Cast -> Mul(scale) [-> Add(bias)] -> one QMatMul with its f32 epilogue;
- *                the DynQuants of one x -> one
+ *   qmatmul      QMatMul -> Cast -> Mul(scale) [-> Add(bias)] -> one QMatMul with its f32 epilogue,
+ *                ConvInteger's QConv likewise [-> Relu | Clip]; the DynQuants of one x -> one
  *   qfold        DequantizeLinear / QuantizeLinear of constants (int8 weights) -> constants
  *   norm         decomposed LayerNorm / RMSNorm (+ residual Add) -> one LayerNorm
  *   attention    MatMul, scale, masks, Softmax, MatMul -> one FusedAttention

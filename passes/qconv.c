@@ -460,7 +460,7 @@ static status fold_float(ir_graph *g, pass_ctx *ctx, ir_node *p, arena *scratch,
  * 1 when it folded. */
 static int fold_clamp(ir_graph *g, ir_node *qc) {
   ir_node *last = qc, *dq = NULL;
-  if (qc->nin > 4) return 0;
+  if (qc->nin > 4 || ir_qconv_dynamic(qc)) return 0;
   for (;;) {
     ir_value *v = last->out[0];
     ir_node *r = ir_value_sole_reader(g, v); /* NULL for a graph output */
@@ -674,9 +674,10 @@ static status fold_residual(ir_graph *g, ir_node *e, int *done, diag *d) {
     ir_node *qc = c->producer;
     int32_t lo, hi;
     q_range(c->dtype, &lo, &hi);
-    if (!qc || qc->op != IR_OP_QCONV || qc->nin != 4 || ir_value_single_user(g, c) != e ||
-        c->dtype != out->dtype || r->rank != 4 || ir_attr_int(qc, "lo", 0) != lo ||
-        ir_attr_int(qc, "hi", 0) != hi || ir_attr_int(e, zp[i], 0) != ir_attr_int(qc, "y_zp", 0))
+    if (!qc || qc->op != IR_OP_QCONV || qc->nin != 4 || ir_qconv_dynamic(qc) ||
+        ir_value_single_user(g, c) != e || c->dtype != out->dtype || r->rank != 4 ||
+        ir_attr_int(qc, "lo", 0) != lo || ir_attr_int(qc, "hi", 0) != hi ||
+        ir_attr_int(e, zp[i], 0) != ir_attr_int(qc, "y_zp", 0))
       continue;
     if (ir_attr_set_string(g, qc, "r_op", ir_attr_string(e, "op", "add")) ||
         ir_attr_set_float(g, qc, "c_scale", ir_attr_float(e, sc[i], 0.0)) ||

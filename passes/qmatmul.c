@@ -16,6 +16,14 @@
  * graph's. The scale's producer, when a Mul, is marked precision "fp32": it
  * is the f32 product the graph defines, under every precision mode.
  *
+ * ConvInteger on constant weights, imported as a QConv with a run-time
+ * zero point (ops.def; frontend/onnx_decomp_quant.c), is written so too
+ * (quantize_dynamic of a CNN): Cast -> Mul(., x_scale * W_scale) [-> Add(.,
+ * bias)] [-> Relu | Clip], the scale one element or one per output channel
+ * ([1, M, 1, 1]: axis 1), the bias a constant per output channel. They fold
+ * into the QConv likewise (fold_conv), the Relu or Clip as its f32 clamp,
+ * so that its QCONV2D task writes the last node's f32 value.
+ *
  * First, DynQuant nodes (DynamicQuantizeLinear) reading one x compute the
  * same three values: the readers of a later one read the first one's, so
  * x is quantized once (ONNX Runtime's quantize_dynamic writes one per
@@ -42,6 +50,10 @@
  *            reads, whose value only a Mul reads (not graph outputs),
  *            becomes QMatMul(x, w, x_zp, scale[, bias]) writing the Mul's
  *            (or the following Add's) value; the Cast, Mul and Add go.
+ *            A run-time zero point QConv(x, w, x_zp) read only by a Cast
+ *            to f32 [-> Mul] likewise becomes QConv(x, w, x_zp, scale[,
+ *            bias]) [with f_lo, f_hi] writing the Cast's, Mul's, Add's,
+ *            Relu's or Clip's value (scale 1 with the Cast alone).
  *            A DynQuant whose x an earlier DynQuant reads goes, its
  *            readers reading the earlier one's outputs, unless one of its
  *            outputs is a graph output.
@@ -108,6 +120,67 @@ static int fold(ir_graph *g, ir_node *q) {
   acc->producer = NULL;
   cast->dead = mul->dead = 1;
   if (add) add->dead = 1;
+  return 1;
+}
+
+/* v f32 of one element, or of m along axis 1 of the 4-D y (rank at most
+ * 4, its other dims 1: ONNX Runtime reshapes a per-channel scale and the
+ * bias to [1, M, 1, 1]); constant when asked. */
+static int per_channel(const ir_value *v, int64_t m, int constant) {
+  if (v->dtype != DT_FLOAT32 || v->rank > 4 || (constant && !v->data)) return 0;
+  const int64_t e = ir_value_elements(v);
+  return e == 1 || (e == m && v->rank >= 3 && v->dims[v->rank - 3] == m);
+}
+
+/* Folds the Cast -> Mul [-> Add] [-> Relu | Clip] after a run-time zero
+ * point QConv q (ConvInteger's, ops.def) into it, as fold does for a
+ * QMatMul: its scale per tensor or per output channel (any f32 value), its
+ * bias a constant per output channel, the Relu or Clip (constant bounds)
+ * its f32 clamp f_lo, f_hi. Without such a Mul the Cast alone folds, with
+ * a scale of 1 (fl(fl((float)acc) * 1) is the Cast's value): QCONV2D
+ * writes f32, not the i32 its layouts cannot move. 1 when it did, -1 out
+ * of memory. */
+static int fold_conv(ir_graph *g, ir_node *q) {
+  ir_value *acc = q->out[0], *s, *b = NULL;
+  const int64_t m = q->in[1]->dims[0];
+  ir_node *cast = acc->output_index >= 0 ? NULL : ir_value_sole_reader(g, acc);
+  if (!cast || cast->op != IR_OP_CAST || cast->nin != 1 || cast->out[0]->dtype != DT_FLOAT32) return 0;
+  ir_node *mul = sole_binary(g, cast->out[0], IR_OP_MUL, &s);
+  if (!mul || !per_channel(s, m, 0) || !same_shape(mul->out[0], acc)) { /* the Cast alone: scale 1 */
+    char name[300];
+    snprintf(name, sizeof name, "%s_one", q->name);
+    const float one = 1.0f;
+    const int64_t d1 = 1;
+    ir_value *sv = ir_const_new(g, name, DT_FLOAT32, 1, &d1, &one, sizeof one), *y = cast->out[0];
+    if (!sv || ir_node_set_input(g, q, 3, sv) || ir_attr_set_int(g, q, "to", DT_FLOAT32)) return -1;
+    q->out[0] = y, y->producer = q, acc->producer = NULL, cast->dead = 1;
+    return 1;
+  }
+  ir_node *add = sole_binary(g, mul->out[0], IR_OP_ADD, &b), *last;
+  if (add && (!per_channel(b, m, 1) || ir_value_elements(b) != m || !same_shape(add->out[0], acc)))
+    add = NULL, b = NULL;
+  last = add ? add : mul;
+  ir_node *act = last->out[0]->output_index >= 0 ? NULL : ir_value_sole_reader(g, last->out[0]);
+  if (act && !(act->op == IR_OP_RELU || (act->op == IR_OP_CLIP && act->nin == 1))) act = NULL;
+  if (ir_node_set_input(g, q, 3, s) || (b && ir_node_set_input(g, q, 4, b)) ||
+      ir_attr_set_int(g, q, "to", DT_FLOAT32))
+    return -1;
+  const int relu = act && act->op == IR_OP_RELU;
+  if (act && (((relu || ir_attr_find(act, "min")) &&
+               ir_attr_set_float(g, q, "f_lo", relu ? 0.0 : ir_attr_float(act, "min", 0.0))) ||
+              (!relu && ir_attr_find(act, "max") &&
+               ir_attr_set_float(g, q, "f_hi", ir_attr_float(act, "max", 0.0)))))
+    return -1;
+  if (s->producer && s->producer->op == IR_OP_MUL && ir_attr_set_string(g, s->producer, "precision", "fp32"))
+    return -1;
+  if (act) last = act;
+  ir_value *y = last->out[0];
+  q->out[0] = y;
+  y->producer = q;
+  acc->producer = NULL;
+  cast->dead = mul->dead = 1;
+  if (add) add->dead = 1;
+  if (act) act->dead = 1;
   return 1;
 }
 
@@ -235,8 +308,8 @@ status pass_qmatmul(ir_graph *g, pass_ctx *ctx, diag *d) {
   }
   for (int i = 0; i < g->nnodes; i++) {
     ir_node *q = g->nodes[i];
-    if (q->dead || q->op != IR_OP_QMATMUL || q->nin != 3) continue;
-    const int r = fold(g, q);
+    if (q->dead || !((q->op == IR_OP_QMATMUL || ir_qconv_dynamic(q)) && q->nin == 3)) continue;
+    const int r = q->op == IR_OP_QCONV ? fold_conv(g, q) : fold(g, q);
     if (r < 0) return ir_node_error(d, ST_ERR_NOMEM, q, "out of memory");
     changed |= r;
   }

@@ -73,7 +73,14 @@ void rt_qconv_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom 
     g->cs = rt_param_f32(q[OM_QCONV_P_C_SCALE]), g->rs = rt_param_f32(q[OM_QCONV_P_R_SCALE]);
     g->os = rt_param_f32(q[OM_QCONV_P_O_SCALE]);
   }
-  if (y->dtype == DT_FLOAT32) { /* the sums' float value (format 2.13) */
+  if (task->ntensors == OM_QCONV_NTENSORS_DYN) { /* a run-time x zero point (format 2.15) */
+    g->xzp = *(const uint8_t *)args->data[OM_QCONV_T_X_ZP];
+    g->epi = y->dtype == DT_INT32 ? 1 : 2, g->nzp = -g->xzp, g->ypad = 1;
+    g->scale = g->mult, g->sstep = rt_elements(args->desc[OM_QCONV_T_MULT]) > 1;
+    g->fbias = args->data[OM_QCONV_T_FBIAS];
+    g->fclamp = q[OM_QCONV_P_F_CLAMP];
+    g->flo = rt_param_f32(q[OM_QCONV_P_F_LO]), g->fhi = rt_param_f32(q[OM_QCONV_P_F_HI]);
+  } else if (y->dtype == DT_FLOAT32) { /* the sums' float value (format 2.13) */
     g->epi = 2, g->nzp = 1, g->sstep = 1, g->scale = g->mult;
     g->ypad = args->desc[OM_QCONV_T_Y]->layout != LAYOUT_ND;
   }
@@ -123,6 +130,8 @@ static void store_epi(const rt_qconv_geom *g, size_t at, int64_t co0, const int3
     float f = (float)a;
     f = f * g->scale[co * g->sstep];
     if (g->fbias) f = f + g->fbias[co];
+    if (g->fclamp & 1) f = f < g->flo ? g->flo : f;
+    if (g->fclamp & 2) f = f > g->fhi ? g->fhi : f;
     ((float *)(void *)g->y)[at + j] = f;
   }
 }
@@ -255,22 +264,62 @@ static omrt_status check_residual(const rt_chk *c, const om_tensor *r, const om_
   return OMRT_OK;
 }
 
+/* The run-time x zero point form (format 2.15, om_tasks_cube.h): u8 x and
+ * y f32 or i32, both NC1HWC0; scale of 1 or Cout elements; x_zp [1]; fbias
+ * [C1out*16] or none; r none; the clamp's params. */
+static omrt_status check_dyn(const rt_chk *c, const om_tensor *x, const om_tensor *mu, const om_tensor *y) {
+  const int32_t *q = c->task->params;
+  const om_tensor *z, *fb, *r;
+  omrt_status st;
+  if ((st = rt_chk_tensor_of(c, OM_QCONV_T_R, "r", 1, LAYOUT_ND, -1, RT_DT(DT_UINT8), &r)) ||
+      (st = rt_chk_tensor_of(c, OM_QCONV_T_X_ZP, "x_zp", 0, LAYOUT_ND, -1, RT_DT(DT_UINT8), &z)) ||
+      (st = rt_chk_tensor_of(c, OM_QCONV_T_FBIAS, "fbias", 1, LAYOUT_ND, 1, RT_DT(DT_FLOAT32), &fb)))
+    return st;
+  const int64_t cout = y->layout == LAYOUT_ND ? y->dims[3] : y->dims[1], c16 = rt_ceil_div(cout, C0) * C0;
+  if (r || x->dtype != DT_UINT8 || x->layout != LAYOUT_NC1HWC0 || y->layout != LAYOUT_NC1HWC0 ||
+      rt_elements(z) != 1 || (fb && fb->dims[0] != c16) || (y->dtype == DT_INT32 && fb))
+    return rt_chk_fail(c,
+                       "a run-time x zero point takes u8 x and f32 / i32 y NC1HWC0, x_zp of one element, "
+                       "fbias [%lld] or none (none with i32 y), no r",
+                       (long long)c16);
+  if (rt_elements(mu) != 1 && rt_elements(mu) != (uint64_t)cout)
+    return rt_chk_fail(c, "scale has %llu elements, expected 1 or %lld", (unsigned long long)rt_elements(mu),
+                       (long long)cout);
+  static const int zero[8] = {OM_QCONV_P_X_ZP,     OM_QCONV_P_Y_ZP, OM_QCONV_P_LO,      OM_QCONV_P_HI,
+                              OM_QCONV_P_X_SIGNED, OM_QCONV_P_R_ZP, OM_QCONV_P_O_SCALE, OM_QCONV_P_O_ZP};
+  for (int k = 0; k < 8; k++)
+    if (q[zero[k]])
+      return rt_chk_fail(c, "params[%d] = %d, expected 0 with a run-time x zero point", zero[k], q[zero[k]]);
+  const int fc = q[OM_QCONV_P_F_CLAMP];
+  const float lo = rt_param_f32(q[OM_QCONV_P_F_LO]), hi = rt_param_f32(q[OM_QCONV_P_F_HI]);
+  if (fc < 0 || fc > 3 || (y->dtype == DT_INT32 && fc) || lo != lo || hi != hi || (fc == 3 && lo > hi) ||
+      (!(fc & 1) && q[OM_QCONV_P_F_LO]) || (!(fc & 2) && q[OM_QCONV_P_F_HI]))
+    return rt_chk_fail(
+        c, "params[%d] f_clamp %d (0..3, 0 for i32 y), f_lo %g, f_hi %g (not NaN, lo <= hi, 0 unused)",
+        OM_QCONV_P_F_CLAMP, fc, (double)lo, (double)hi);
+  return OMRT_OK;
+}
+
 omrt_status rt_qconv_check(const omrt_model *m, uint32_t i, const om_task *task) {
   rt_chk c = {m, i, task, "QCONV2D"};
   const om_tensor *x, *w, *b, *mu, *y, *r = NULL;
   const uint32_t i8 = RT_DT(DT_UINT8) | RT_DT(DT_INT8);
+  const int dyn = task->ntensors == OM_QCONV_NTENSORS_DYN;
   omrt_status st;
-  if (task->ntensors != OM_QCONV_NTENSORS && task->ntensors != OM_QCONV_NTENSORS_R)
-    return rt_chk_fail(&c, "ntensors = %u, expected %d or %d (with a residual)", task->ntensors,
-                       OM_QCONV_NTENSORS, OM_QCONV_NTENSORS_R);
+  if (task->ntensors != OM_QCONV_NTENSORS && task->ntensors != OM_QCONV_NTENSORS_R && !dyn)
+    return rt_chk_fail(&c, "ntensors = %u, expected %d, %d (with a residual) or %d (a run-time x zero point)",
+                       task->ntensors, OM_QCONV_NTENSORS, OM_QCONV_NTENSORS_R, OM_QCONV_NTENSORS_DYN);
   if ((st = rt_chk_tensor_of(&c, OM_QCONV_T_X, "x", 0, RT_LAYOUTS_ND_NC1HWC0, 4, i8, &x)) ||
       (st = rt_chk_tensor_of(&c, OM_QCONV_T_W, "w", 0, LAYOUT_ND, 4, RT_DT(DT_INT8), &w)) ||
       (st = rt_chk_tensor_of(&c, OM_QCONV_T_BIAS, "bias", 0, LAYOUT_ND, 1, RT_DT(DT_INT32), &b)) ||
-      (st = rt_chk_tensor_of(&c, OM_QCONV_T_MULT, "mult", 0, LAYOUT_ND, 1, RT_DT(DT_FLOAT32), &mu)) ||
-      (st = rt_chk_tensor_of(&c, OM_QCONV_T_Y, "y", 0, RT_LAYOUTS_ND_NC1HWC0, 4, i8 | RT_DT(DT_FLOAT32), &y)))
+      (st = rt_chk_tensor_of(&c, OM_QCONV_T_MULT, "mult", 0, LAYOUT_ND, dyn ? -1 : 1, RT_DT(DT_FLOAT32),
+                             &mu)) ||
+      (st = rt_chk_tensor_of(&c, OM_QCONV_T_Y, "y", 0, RT_LAYOUTS_ND_NC1HWC0, 4,
+                             i8 | RT_DT(DT_FLOAT32) | (dyn ? RT_DT(DT_INT32) : 0), &y)))
     return st;
   const int32_t *q = task->params;
-  if (y->dtype == DT_FLOAT32 &&
+  if (dyn && (st = check_dyn(&c, x, mu, y))) return st;
+  if (y->dtype == DT_FLOAT32 && !dyn &&
       (task->ntensors == OM_QCONV_NTENSORS_R || q[OM_QCONV_P_Y_ZP] || q[OM_QCONV_P_LO] || q[OM_QCONV_P_HI]))
     return rt_chk_fail(&c, "an f32 y takes no residual and y_zp, lo, hi 0 (%d, %d, %d)", q[OM_QCONV_P_Y_ZP],
                        q[OM_QCONV_P_LO], q[OM_QCONV_P_HI]);
@@ -289,7 +338,7 @@ omrt_status rt_qconv_check(const omrt_model *m, uint32_t i, const om_task *task)
         (long long)x->dims[3], (long long)y->dims[3], q[OM_QCONV_P_GROUPS]);
   const om_tensor xv = nchw_view(x), yv = nchw_view(y);
   x = &xv, y = &yv;
-  if ((st = check_residual(&c, r, y))) return st;
+  if (!dyn && (st = check_residual(&c, r, y))) return st;
   rt_conv_params p;
   rt_conv_params_read(task, &p);
   p.act = OM_ACT_NONE; /* slots 10..12 are the residual's */
@@ -323,9 +372,9 @@ omrt_status rt_qconv_check(const omrt_model *m, uint32_t i, const om_task *task)
                        (long long)w->dims[3], (long long)c1out, (long long)k1, (long long)k3);
   if (kg * 4 > OM_QCONV_MAX_K)
     return rt_chk_fail(&c, "K = %lld is past %d, QCONV2D's int32 range", (long long)(kg * 4), OM_QCONV_MAX_K);
-  if (b->dims[0] != c1out * C0 || mu->dims[0] != c1out * C0)
-    return rt_chk_fail(&c, "bias and mult have %lld and %lld elements, expected %lld", (long long)b->dims[0],
-                       (long long)mu->dims[0], (long long)(c1out * C0));
+  if (b->dims[0] != c1out * C0 || (!dyn && mu->dims[0] != c1out * C0))
+    return rt_chk_fail(&c, "bias and mult have %lld and %llu elements, expected %lld", (long long)b->dims[0],
+                       (unsigned long long)rt_elements(mu), (long long)(c1out * C0));
   const int32_t tm = q[OM_QCONV_P_TILE_M], tn = q[OM_QCONV_P_TILE_N];
   if (tm < 1 || tn < 1) return rt_chk_fail(&c, "tile_m %d and tile_n %d must be >= 1", tm, tn);
   const uint64_t tiles = (uint64_t)y->dims[0] * (uint64_t)rt_ceil_div(y->dims[2] * y->dims[3], tm) *

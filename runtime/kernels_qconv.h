@@ -75,6 +75,11 @@ typedef struct rt_qconv_geom {
   int epi, sstep, ypad;
   int32_t nzp;
   const float *scale, *fbias;
+  /* epi 2's clamp (QCONV2D's run-time zero point form, format 2.15: a
+   * Relu or Clip folded in): bit 0, f = f < flo ? flo : f; bit 1, f = f >
+   * fhi ? fhi : f; after the bias, the same steps on every path. */
+  int fclamp;
+  float flo, fhi;
   /* QMATMUL with a run-time w (kernels_qmatmul.c): rowc, when not NULL,
    * holds a term per output pixel p (x's row) that every path adds to the
    * pixel's sums before the epilogue (-w_zp x the row's sum of x), and

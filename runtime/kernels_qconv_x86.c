@@ -256,8 +256,8 @@ static inline __mmask16 vnni_keep(const rt_qconv_geom *g, int64_t nb) {
 /* QMATMUL's epilogue (rt_qconv_geom's epi) of 16 sums at y's element
  * offset at: a = acc + nzp * colsum, then i32 a or the f32 steps; lanes
  * past cout neither read nor written. */
-T_VNNI_INLINE void vnni_store_epi(const rt_qconv_geom *g, size_t at, __mmask16 keep, __m512i colsum,
-                                  __m512 scale, __m512 fbias, __m512i acc) {
+T_VNNI_INLINE void vnni_store_epi(const rt_qconv_geom *g, size_t at, __mmask16 keep, __mmask16 real,
+                                  __m512i colsum, __m512 scale, __m512 fbias, __m512i acc) {
   const __m512i a = _mm512_add_epi32(acc, _mm512_mullo_epi32(colsum, _mm512_set1_epi32(g->nzp)));
   if (g->epi == 1) {
     _mm512_mask_storeu_epi32((int32_t *)(void *)g->y + at, keep, a);
@@ -265,6 +265,9 @@ T_VNNI_INLINE void vnni_store_epi(const rt_qconv_geom *g, size_t at, __mmask16 k
   }
   __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(a), scale);
   if (g->fbias) f = _mm512_add_ps(f, fbias);
+  if (g->fclamp & 1) f = _mm512_max_ps(_mm512_set1_ps(g->flo), f); /* flo > f ? flo : f, as the portable */
+  if (g->fclamp & 2) f = _mm512_min_ps(_mm512_set1_ps(g->fhi), f);
+  if (g->fclamp) f = _mm512_maskz_mov_ps(real, f); /* lanes past cout stay 0 */
   _mm512_mask_storeu_ps((float *)(void *)g->y + at, keep, f);
 }
 
@@ -292,8 +295,8 @@ T_VNNI_INLINE void vnni_store_tile(const rt_qconv_geom *g, int64_t img, int64_t 
                                        : _mm512_set1_ps(g->scale[0]);
       const __m512 fbias = g->fbias ? _mm512_loadu_ps(g->fbias + co) : _mm512_setzero_ps();
       for (int r = 0; r < np; r++)
-        vnni_store_epi(g, at0 + (size_t)j * g->ybs + (size_t)r * g->yps, g->ypad ? 0xffff : keep, colsum,
-                       scale, fbias, acc[r][j]);
+        vnni_store_epi(g, at0 + (size_t)j * g->ybs + (size_t)r * g->yps, g->ypad ? 0xffff : keep, keep,
+                       colsum, scale, fbias, acc[r][j]);
     }
     return;
   }
@@ -567,6 +570,8 @@ T_AVX2_INLINE void avx2_store_epi(const rt_qconv_geom *g, size_t at, int64_t co0
   if (g->epi == 1) {
     if (real >= 8)
       _mm256_storeu_si256((__m256i *)y, a);
+    else if (g->ypad)
+      _mm256_storeu_si256((__m256i *)y, _mm256_and_si256(a, in));
     else
       _mm256_maskstore_epi32((int *)y, in, a);
     return;
@@ -574,6 +579,8 @@ T_AVX2_INLINE void avx2_store_epi(const rt_qconv_geom *g, size_t at, int64_t co0
   const __m256 sc = g->sstep ? _mm256_maskload_ps(g->scale + co0, in) : _mm256_set1_ps(g->scale[0]);
   __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), sc);
   if (g->fbias) f = _mm256_add_ps(f, _mm256_loadu_ps(g->fbias + co0)); /* padded to C1out*16 */
+  if (g->fclamp & 1) f = _mm256_max_ps(_mm256_set1_ps(g->flo), f); /* flo > f ? flo : f, as the portable */
+  if (g->fclamp & 2) f = _mm256_min_ps(_mm256_set1_ps(g->fhi), f);
   if (real >= 8)
     _mm256_storeu_ps((float *)y, f);
   else if (g->ypad)
