@@ -35,7 +35,8 @@
  *
  * Before that, a DequantizeLinear per tensor of a run-time int8 value that
  * only Slices read (the in-projection's output split into Q, K and V)
- * moves below them (hoist_slices): the Slices copy int8 bytes, not f32.
+ * moves below them (hoist_slices): the Slices copy int8 bytes, not f32,
+ * and a MatMul reading such a Slice reads a DequantizeLinear (the fold).
  *
  * Contract.
  *   Needs:   shape_infer (dims to match the broadcasts); qconv first (it
@@ -279,17 +280,17 @@ static int hoist_slices(ir_graph *g, ir_node *dq) {
 status pass_qmatmul(ir_graph *g, pass_ctx *ctx, diag *d) {
   int changed = merge_dynquant(g);
   for (int i = 0, n = g->nnodes; i < n; i++) {
-    ir_node *mm = g->nodes[i];
-    if (mm->dead || mm->op != IR_OP_MATMUL) continue;
-    const int r = fold_act(g, ctx, mm);
-    if (r < 0) return ir_node_error(d, ST_ERR_NOMEM, mm, "out of memory");
-    changed |= r;
-  }
-  for (int i = 0, n = g->nnodes; i < n; i++) {
     ir_node *dq = g->nodes[i];
     if (dq->dead || dq->op != IR_OP_DEQUANTIZE) continue;
     const int r = hoist_slices(g, dq);
     if (r < 0) return ir_node_error(d, ST_ERR_NOMEM, dq, "out of memory");
+    changed |= r;
+  }
+  for (int i = 0, n = g->nnodes; i < n; i++) {
+    ir_node *mm = g->nodes[i];
+    if (mm->dead || mm->op != IR_OP_MATMUL) continue;
+    const int r = fold_act(g, ctx, mm);
+    if (r < 0) return ir_node_error(d, ST_ERR_NOMEM, mm, "out of memory");
     changed |= r;
   }
   for (int i = 0; i < g->nnodes; i++) {
