@@ -1,7 +1,7 @@
 /* fuse.c - cube epilogues: bias Add, residual Add and Relu/Clip into the
  * Conv or MatMul that produces their input; a per-channel Mul before a 1x1
- * Conv into the Conv's input; a Transpose before a MatMul into the
- * MatMul's operand addressing.
+ * Conv into the Conv's input; Transposes and Reshapes before a MatMul
+ * into the MatMul's operand addressing.
  *
  * Contract.
  *   Needs:   shape_infer, constfold, lower_gemm (MatMul in ops.def's form),
@@ -61,16 +61,32 @@
  *            activation dtype. The Mul goes. Nothing changes when
  *            ctx->fusion_off has FUSION_CONV_INPUT_SCALE
  *            (ConvInputScaleFusionPass:off).
- *            Transposed operands: a MatMul input (or a QMatMul's with a
- *            run-time w: its x and w) produced by a Transpose of
- *            a computed value (constants fold earlier), read by this MatMul
- *            only and not a graph output, is read through the permutation
- *            instead (attr permA / permB, composed with one already there:
- *            ops.def): the MATMUL task addresses the Transpose's input with
- *            permuted strides and the copy goes. Nothing changes when
- *            ctx->fusion_off has FUSION_MATMUL_TRANSPOSE
- *            (TransposeMatMulFusionPass:off).
- *   Leaves:  topological order; unreferenced values dropped.
+ *            Operand views: a MatMul input (or a QMatMul's with a run-time
+ *            w: its x and w) produced by a chain of moves (Transpose,
+ *            Reshape, Flatten, Squeeze, Unsqueeze) of a computed value
+ *            (constants fold earlier), one Transpose or more, each output
+ *            read by the next node only and not a graph output, is read
+ *            through a view instead when the chain (then the permutation
+ *            already there) is a permutation of the source's elements laid
+ *            out in C order as some dims (chain_view: every Reshape splits
+ *            or merges dims the strides keep contiguous): the MatMul reads
+ *            Reshape(source, those dims) (an alias: memplan) through attr
+ *            permA / permB (ops.def), and the chain's copies go. The
+ *            longest such chain from the MatMul's side folds; a chain that
+ *            is no view (a Reshape merging dims a Transpose separated, on
+ *            a batch past one) stays as it is.
+ *            Before that, moves between per-tensor elementwise nodes on
+ *            the way to the operand (QuantizeLinear / DequantizeLinear with
+ *            one scale and zero point, Mul or Div by a one-element
+ *            constant, Cast; a QDQ attention's Transpose -> Div ->
+ *            QuantizeLinear) go below them, when the moves then make a
+ *            view: the elementwise nodes read the source in its shape
+ *            (the same values, each element computed alike) and the moves
+ *            read the last one's output. A per-channel scale stops it.
+ *            Nothing changes when ctx->fusion_off has
+ *            FUSION_MATMUL_TRANSPOSE (TransposeMatMulFusionPass:off).
+ *   Leaves:  topological order (sorted again after a view's Reshape is
+ *            added or moves sink); unreferenced values dropped.
  */
 #include <math.h>
 #include <stdio.h>
@@ -362,41 +378,248 @@ static status fuse_input_scale(ir_graph *g, ir_node *conv, diag *d) {
   return ST_OK;
 }
 
-/* The transposed-operand rule (top of file) for input j of MatMul mm;
- * *done when there is nothing (more) to fold. */
-static status fuse_transpose(ir_graph *g, ir_node *mm, int j, int *done, diag *d) {
-  ir_value *v = mm->in[j];
-  ir_node *t = v->producer;
-  const char *name = j ? "permB" : "permA";
-  *done = 1;
-  if (!t || t->dead || t->op != IR_OP_TRANSPOSE || t->in[0]->data || ir_value_single_user(g, v) != mm)
-    return ST_OK;
-  *done = 0;
-  const int rank = v->rank;
-  int64_t p[MAX_RANK + 1], q[MAX_RANK + 1], r[MAX_RANK];
-  if (ir_attr_ints(t, "perm", p, MAX_RANK + 1) < 0) /* the default: the dims reversed */
+/* Moves only: they change where elements sit, not their values. */
+static int is_move(const ir_node *n) {
+  return n->nout == 1 && (n->op == IR_OP_TRANSPOSE || n->op == IR_OP_RESHAPE || n->op == IR_OP_FLATTEN ||
+                          n->op == IR_OP_SQUEEZE || n->op == IR_OP_UNSQUEEZE);
+}
+
+/* A view of rank r over a buffer: element i at sum_d i_d * st[d]. */
+typedef struct view {
+  int r;
+  int64_t d[MAX_RANK], st[MAX_RANK];
+} view;
+
+/* v becomes the view of its elements as dims nd[nr] in C order (a Reshape
+ * of the view), when strides say it can be (numpy's no-copy reshape rule:
+ * each run of old dims merged or split into new ones is contiguous within
+ * itself); 0 when it cannot. No dim is 0. */
+static int view_reshape(view *v, int nr, const int64_t *nd) {
+  int64_t od[MAX_RANK], os[MAX_RANK], ns[MAX_RANK];
+  int orr = 0;
+  for (int i = 0; i < v->r; i++) /* dims of 1 take no part */
+    if (v->d[i] != 1) od[orr] = v->d[i], os[orr++] = v->st[i];
+  for (int i = 0; i < nr; i++)
+    ns[i] = 1;
+  int oi = 0, ni = 0;
+  while (oi < orr && ni < nr) {
+    int oj = oi + 1, nj = ni + 1;
+    int64_t op = od[oi], np = nd[ni];
+    while (np != op) {
+      if (np < op) {
+        if (nj >= nr) return 0;
+        np *= nd[nj++];
+      } else {
+        if (oj >= orr) return 0;
+        op *= od[oj++];
+      }
+    }
+    for (int k = oi; k < oj - 1; k++)
+      if (os[k] != od[k + 1] * os[k + 1]) return 0;
+    ns[nj - 1] = os[oj - 1];
+    for (int k = nj - 1; k > ni; k--)
+      ns[k - 1] = ns[k] * nd[k];
+    oi = oj, ni = nj;
+  }
+  if (oi < orr) return 0;
+  v->r = nr;
+  for (int i = 0; i < nr; i++)
+    v->d[i] = nd[i], v->st[i] = ns[i];
+  return 1;
+}
+
+/* v read through perm (perm[i]: which of v's dims becomes dim i). */
+static void view_permute(view *v, const int64_t *perm) {
+  view t = *v;
+  for (int i = 0; i < v->r; i++)
+    v->d[i] = t.d[perm[i]], v->st[i] = t.st[perm[i]];
+}
+
+/* Transpose t's perm (default: the dims reversed) into p[rank]. */
+static void transpose_perm(const ir_node *t, int rank, int64_t *p) {
+  if (ir_attr_ints(t, "perm", p, MAX_RANK + 1) != rank)
     for (int i = 0; i < rank; i++)
       p[i] = rank - 1 - i;
-  if (ir_attr_ints(mm, name, q, MAX_RANK + 1) < 0)
-    for (int i = 0; i < rank; i++)
-      q[i] = i;
-  for (int i = 0; i < rank; i++) /* mm reads transpose(transpose(x, p), q) = transpose(x, p o q) */
-    r[i] = p[q[i]];
-  if (ir_node_set_input(g, mm, j, t->in[0]) || ir_attr_set_ints(g, mm, name, rank, r)) return nomem(d, mm);
-  t->dead = 1;
+}
+
+/* The view as a permutation of a C-ordered buffer: the buffer's dims
+ * (stored_out, the dims of 1 first, then the others by falling stride) and
+ * perm_out (view dim d is stored dim perm_out[d]); 0 when the strides are
+ * no such buffer's. */
+static int view_as_perm(const view *v, int64_t *stored_out, int64_t *perm_out) {
+  int order[MAX_RANK], n = 0;
+  for (int i = 0; i < v->r; i++)
+    if (v->d[i] == 1) order[n++] = i;
+  const int ones = n;
+  for (int i = 0; i < v->r; i++) { /* insertion by falling stride */
+    if (v->d[i] == 1) continue;
+    int k = n++;
+    for (; k > ones && v->st[order[k - 1]] < v->st[i]; k--)
+      order[k] = order[k - 1];
+    order[k] = i;
+  }
+  for (int k = ones; k < v->r; k++) {
+    const int64_t next = k + 1 < v->r ? v->st[order[k + 1]] * v->d[order[k + 1]] : 1;
+    if (v->st[order[k]] != next) return 0;
+  }
+  for (int k = 0; k < v->r; k++)
+    stored_out[k] = v->d[order[k]], perm_out[order[k]] = k;
+  return 1;
+}
+
+/* The view of src read through moves chain[n - 1] .. chain[0] (chain[n - 1]
+ * reads src, chain[0] is read by mm) and then mm's permutation `name` of
+ * input j; as stored dims and a permutation (view_as_perm); 0 when no view. */
+static int chain_view(const ir_node *mm, const char *name, const ir_value *src, ir_node *const *chain, int n,
+                      int *rank_out, int64_t *stored_out, int64_t *perm_out) {
+  view v = {.r = src->rank};
+  if (src->rank < 1 || src->rank > MAX_RANK) return 0;
+  for (int i = src->rank - 1; i >= 0; i--) {
+    if (src->dims[i] < 1) return 0;
+    v.d[i] = src->dims[i];
+    v.st[i] = i + 1 < src->rank ? v.st[i + 1] * v.d[i + 1] : 1;
+  }
+  int64_t p[MAX_RANK + 1];
+  for (int i = n - 1; i >= 0; i--) {
+    const ir_value *y = chain[i]->out[0];
+    if (chain[i]->op == IR_OP_TRANSPOSE) {
+      transpose_perm(chain[i], v.r, p);
+      view_permute(&v, p);
+    } else if (y->rank < 1 || y->rank > MAX_RANK || !view_reshape(&v, y->rank, y->dims)) {
+      return 0;
+    }
+  }
+  if (ir_attr_ints(mm, name, p, MAX_RANK + 1) == v.r) view_permute(&v, p);
+  *rank_out = v.r;
+  return view_as_perm(&v, stored_out, perm_out);
+}
+
+/* The operand-view rule (top of file) for input j of MatMul mm: the
+ * longest chain of moves before it, one Transpose or more, whose view is a
+ * permutation of a reshaped source, folds into it. *folded: 1 when one did. */
+static status fuse_view(ir_graph *g, ir_node *mm, int j, int *folded, diag *d) {
+  const char *name = j ? "permB" : "permA";
+  ir_node *chain[16];
+  int n = 0;
+  *folded = 0;
+  for (ir_value *v = mm->in[j]; n < 16; v = chain[n - 1]->in[0]) {
+    ir_node *t = v->producer;
+    if (!t || t->dead || !is_move(t) || v->count || ir_value_single_user(g, v) != (n ? chain[n - 1] : mm))
+      break;
+    chain[n++] = t;
+  }
+  for (; n > 0; n--) { /* the longest chain that is a view */
+    ir_value *src = chain[n - 1]->in[0];
+    int transposes = 0, rank;
+    for (int i = 0; i < n; i++)
+      transposes += chain[i]->op == IR_OP_TRANSPOSE;
+    int64_t stored[MAX_RANK], perm[MAX_RANK];
+    if (!transposes || src->data || src->count || !chain_view(mm, name, src, chain, n, &rank, stored, perm))
+      continue;
+    ir_value *in = src;
+    if (src->rank != rank || memcmp(src->dims, stored, sizeof(int64_t) * (size_t)rank)) {
+      char vn[300];
+      snprintf(vn, sizeof vn, "%.250s_view%d", mm->name, j);
+      in = ir_value_new(g, vn, src->dtype);
+      const int64_t r64 = rank;
+      snprintf(vn, sizeof vn, "%.250s_view%d_shape", mm->name, j);
+      ir_value *shape =
+          in ? ir_const_new(g, vn, DT_INT64, 1, &r64, stored, sizeof(int64_t) * (size_t)rank) : NULL;
+      if (!shape) return nomem(d, mm);
+      ir_value_set_shape(in, rank, stored);
+      ir_value *rin[2] = {src, shape};
+      snprintf(vn, sizeof vn, "%.250s_view%d", mm->name, j);
+      ir_node *r = ir_node_new(g, IR_OP_RESHAPE, vn, 2, rin, 1, &in);
+      if (!r) return nomem(d, mm);
+      r->origin = chain[0]->origin;
+    }
+    if (ir_node_set_input(g, mm, j, in) || ir_attr_set_ints(g, mm, name, rank, perm)) return nomem(d, mm);
+    for (int i = 0; i < n; i++)
+      chain[i]->dead = 1;
+    *folded = 1;
+    return ST_OK;
+  }
   return ST_OK;
+}
+
+/* p is elementwise on one run-time input with the same value for every
+ * element's position: QuantizeLinear or DequantizeLinear with one constant
+ * scale and zero point, Mul or Div by a constant of one element, Cast. The
+ * run-time input's index into *k; p's output is shaped like it. */
+static int scalar_pointwise(const ir_node *p, int *k) {
+  *k = p->op == IR_OP_MUL && p->nin == 2 && p->in[0]->data; /* Mul(c, x) */
+  if (p->nout != 1 || p->nin < 1) return 0;
+  const ir_value *x = p->in[*k], *y = p->out[0];
+  if (x->data || y->rank != x->rank || memcmp(x->dims, y->dims, sizeof(int64_t) * (size_t)x->rank)) return 0;
+  const ir_value *c = p->nin > 1 ? p->in[1 - *k] : NULL, *z = p->nin > 2 ? p->in[2] : NULL;
+  switch (p->op) {
+  case IR_OP_CAST: return p->nin == 1;
+  case IR_OP_QUANTIZE:
+  case IR_OP_DEQUANTIZE:
+    return c->data && ir_value_elements(c) == 1 && (!z || (z->data && ir_value_elements(z) == 1));
+  case IR_OP_MUL:
+  case IR_OP_DIV: return p->nin == 2 && c->data && ir_value_elements(c) == 1;
+  default: return 0;
+  }
+}
+
+/* The sinking rule (top of file) for input j of MatMul mm: moves between
+ * per-tensor elementwise nodes before the operand go below them, so that
+ * they meet the operand and fuse_view folds them. */
+static int sink_moves(ir_graph *g, ir_node *mm, int j) {
+  ir_node *run[16], *moves[16], *pw[16];
+  int n = 0, nm = 0, np = 0, k, sinks = 0;
+  ir_value *v = mm->in[j];
+  for (; n < 16; n++) { /* the run of moves and pointwise nodes, mm's side first */
+    ir_node *t = v->producer;
+    if (!t || t->dead || v->count || ir_value_single_user(g, v) != (n ? run[n - 1] : mm)) break;
+    if (is_move(t)) {
+      moves[nm++] = t;
+      sinks += np > 0;
+      v = t->in[0];
+    } else if (scalar_pointwise(t, &k)) {
+      pw[np++] = t;
+      v = t->in[k];
+    } else {
+      break;
+    }
+    run[n] = t;
+  }
+  int rank;
+  int64_t stored[MAX_RANK], perm[MAX_RANK];
+  if (!sinks || v->data || v->count ||
+      !chain_view(mm, j ? "permB" : "permA", v, moves, nm, &rank, stored, perm))
+    return 0;
+  for (int i = np - 1; i >= 0; i--) { /* the pointwise nodes on the source's shape, in their order */
+    scalar_pointwise(pw[i], &k);
+    pw[i]->in[k] = v;
+    ir_value_set_shape(pw[i]->out[0], v->rank, v->dims);
+    v = pw[i]->out[0];
+  }
+  for (int i = nm - 1; i >= 0; i--) { /* then the moves, on the last one's dtype */
+    moves[i]->in[0] = v;
+    moves[i]->out[0]->dtype = v->dtype;
+    v = moves[i]->out[0];
+  }
+  mm->in[j] = v;
+  return 1;
 }
 
 status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d) {
   status st = ST_OK;
+  int reorder = 0; /* a view's Reshape was appended, or moves sank */
   for (int i = 0; i < g->nnodes && st == ST_OK; i++) {
     ir_node *n = g->nodes[i];
     const int qmm = n->op == IR_OP_QMATMUL && !n->dead && !n->in[1]->data; /* two activations */
     if (n->dead || (n->op != IR_OP_CONV && n->op != IR_OP_MATMUL && !qmm)) continue;
     if (n->op == IR_OP_CONV && !(ctx->fusion_off & FUSION_CONV_INPUT_SCALE)) st = fuse_input_scale(g, n, d);
-    for (int j = 0; j < 2 && n->op != IR_OP_CONV && !(ctx->fusion_off & FUSION_MATMUL_TRANSPOSE) && !st; j++)
-      for (int done = 0; !done && !st;) /* a chain of Transposes composes */
-        st = fuse_transpose(g, n, j, &done, d);
+    for (int j = 0; j < 2 && n->op != IR_OP_CONV && !(ctx->fusion_off & FUSION_MATMUL_TRANSPOSE) && !st;
+         j++) {
+      int folded;
+      reorder |= sink_moves(g, n, j);
+      st = fuse_view(g, n, j, &folded, d);
+      reorder |= folded;
+    }
     if (qmm || ctx->fusion_off & (n->op == IR_OP_CONV ? FUSION_CONV_ADD_RELU : FUSION_MATMUL_ADD_ACT))
       continue;
     for (int done = 0; !done && st == ST_OK;)
@@ -404,5 +627,5 @@ status pass_fuse(ir_graph *g, pass_ctx *ctx, diag *d) {
     if (g->nodes[i] != n) i--; /* n moved to its residual Add: visit what took its slot */
   }
   if (st == ST_OK) ir_graph_compact(g);
-  return st;
+  return st == ST_OK && reorder ? ir_graph_toposort(g, d) : st;
 }

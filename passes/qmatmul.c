@@ -41,6 +41,11 @@
  * value times s_x * s_w (the MatMul's f32 output: the float graph sums the
  * same products in f32). What does not match is noted (atc --log=info).
  *
+ * Before that, a DequantizeLinear per tensor of a run-time int8 value that
+ * only Slices read (the in-projection's output split into Q, K and V)
+ * moves below them (hoist_slices): the Slices copy int8 bytes, not f32,
+ * and a MatMul reading such a Slice reads a DequantizeLinear (the fold).
+ *
  * Contract.
  *   Needs:   shape_infer (dims to match the broadcasts); qconv first (it
  *            folds the MatMuls with constant weights and moves Transposes
@@ -57,6 +62,9 @@
  *            A DynQuant whose x an earlier DynQuant reads goes, its
  *            readers reading the earlier one's outputs, unless one of its
  *            outputs is a graph output.
+ *            A DequantizeLinear as hoist_slices says is replaced by one
+ *            per Slice (same scale and zero point) writing its output,
+ *            the Slice reading the int8 value.
  *            A MatMul on two DequantizeLinear of run-time int8 values as
  *            above is a QMatMul(x_q, w_q, x_zp, scale) with attrs w_zp
  *            [and to, y_zp, lo, hi] writing the QuantizeLinear's output
@@ -297,8 +305,60 @@ static int fold_act(ir_graph *g, pass_ctx *ctx, ir_node *mm) {
   return 1;
 }
 
+/* A DequantizeLinear per tensor (constant scale and zero point) of a
+ * run-time u8 / i8 value whose every reader is a Slice of it (a QDQ
+ * attention's in-projection output, split into Q, K and V): each Slice
+ * reads the int8 value and a DequantizeLinear of its own (the same scale
+ * and zero point) writes the Slice's output; the first one goes. The same
+ * values (DequantizeLinear is elementwise, a Slice moves elements), with
+ * the copies moving int8 bytes instead of f32 and each DequantizeLinear
+ * next to the nodes it feeds (vectorize fuses them). 1 when it did, -1 out
+ * of memory. */
+static int hoist_slices(ir_graph *g, ir_node *dq) {
+  float s;
+  int32_t z;
+  ir_value *xq = dq->in[0], *v = dq->out[0];
+  if (dq->nout != 1 || xq->data || (xq->dtype != DT_UINT8 && xq->dtype != DT_INT8) || v->output_index >= 0 ||
+      v->count || !tensor_scale(dq->in[1], &s) || !tensor_zp(dq->nin > 2 ? dq->in[2] : NULL, &z))
+    return 0;
+  int readers = 0;
+  for (int i = 0; i < g->nnodes; i++) {
+    const ir_node *r = g->nodes[i];
+    for (int k = 0; k < r->nin && !r->dead; k++)
+      if (r->in[k] == v && (r->op != IR_OP_SLICE || k != 0)) return 0;
+    readers += !r->dead && r->op == IR_OP_SLICE && r->nin >= 1 && r->in[0] == v;
+  }
+  if (!readers) return 0;
+  for (int i = 0, n = g->nnodes; i < n; i++) {
+    ir_node *r = g->nodes[i];
+    if (r->dead || r->op != IR_OP_SLICE || r->in[0] != v) continue;
+    char name[300];
+    snprintf(name, sizeof name, "%.250s_q", r->name);
+    ir_value *sq = ir_value_new(g, name, xq->dtype), *y = r->out[0];
+    if (!sq) return -1;
+    ir_value_set_shape(sq, y->rank, y->dims);
+    ir_value *in[3] = {sq, dq->in[1], dq->nin > 2 ? dq->in[2] : NULL};
+    snprintf(name, sizeof name, "%.250s_dq", r->name);
+    r->in[0] = xq;
+    r->out[0] = sq;
+    sq->producer = r;
+    ir_node *d = ir_node_new(g, IR_OP_DEQUANTIZE, name, dq->nin, in, 1, &y);
+    if (!d || ir_attr_set_int(g, d, "to", y->dtype)) return -1;
+    d->origin = dq->origin;
+  }
+  dq->dead = 1;
+  return 1;
+}
+
 status pass_qmatmul(ir_graph *g, pass_ctx *ctx, diag *d) {
   int changed = merge_dynquant(g);
+  for (int i = 0, n = g->nnodes; i < n; i++) {
+    ir_node *dq = g->nodes[i];
+    if (dq->dead || dq->op != IR_OP_DEQUANTIZE) continue;
+    const int r = hoist_slices(g, dq);
+    if (r < 0) return ir_node_error(d, ST_ERR_NOMEM, dq, "out of memory");
+    changed |= r;
+  }
   for (int i = 0, n = g->nnodes; i < n; i++) {
     ir_node *mm = g->nodes[i];
     if (mm->dead || mm->op != IR_OP_MATMUL) continue;
