@@ -16,13 +16,17 @@
  *   gm = Gemm(b, w, bias)                   f32 [<=N, 3]   per valid row
  *   fl = Reshape(b, [-1])                   f32 [<=4N]     counted by 4c
  *   cv = Conv(Reshape(b, [u,1,2,2]), w2)    f32 [<=N,2,2,2] per image of the batch
+ *   pk = cv[r, b[:, 1] > 8]                 f32 [<=N,2,2]  one channel per image, picked as
+ *        torchvision's mask_prob[index, labels] exports: Gather(Flatten(cv, 2),
+ *        labels + r x 2), reshaped to [-1, 2, 2] and to [Shape(r), 2, 2]
  *
  * compiled in both precision modes and run through libomrt on inputs with
  * no, some and all x positive: every output is counted by c (fl by 4c), its valid part
  * equal to the reference evaluator's and to the values above. Refused with
  * one line naming the node and the count: a Reshape of a dense input to a
  * shape holding the count, a Range from 1 to the count, a Slice of rows 1 to
- * the count, a ScatterElements of counted indices and dense updates, and an
+ * the count, a ScatterElements of counted indices and dense updates, a
+ * Flatten merging the counted axis with one before it (Transpose(b) to [4c]), and an
  * If on the size of a Tile over the counted axis (named with its rule).
  */
 #include <math.h>
@@ -37,14 +41,14 @@
 #include "passes/pass.h"
 #include "support.h"
 
-enum { N = 8, NOUT = 11 };
-enum { O_XS, O_RS, O_F, O_R, O_E, O_CC, O_SC, O_NZZ, O_GM, O_FL, O_CV };
+enum { N = 8, NOUT = 12 };
+enum { O_XS, O_RS, O_F, O_R, O_E, O_CC, O_SC, O_NZZ, O_GM, O_FL, O_CV, O_PK };
 
-static const char *const outs[NOUT] = {"xs", "rs", "f", "r", "e", "cc", "sc", "nzz", "gm", "fl", "cv"};
-static const int axes[NOUT] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0};
-static const int is_i64[NOUT] = {0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0};
-static const int inner[NOUT] = {1, 4, 3, 1, 4, 4, 4, 1, 3, 1, 8};
-static const int per[NOUT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1}; /* the count is c x per */
+static const char *const outs[NOUT] = {"xs", "rs", "f", "r", "e", "cc", "sc", "nzz", "gm", "fl", "cv", "pk"};
+static const int axes[NOUT] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
+static const int is_i64[NOUT] = {0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0};
+static const int inner[NOUT] = {1, 4, 3, 1, 4, 4, 4, 1, 3, 1, 8, 4};
+static const int per[NOUT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1}; /* the count is c x per */
 
 static void i64_const(mb *m, const char *name, int rank, int64_t v) {
   mb_init_raw(m, name, 7, rank, rank ? (int64_t[]){1} : NULL, &v, sizeof v);
@@ -120,6 +124,23 @@ static void model(mb *m) {
   float w2[2] = {0.5f, -2.0f};
   mb_init_raw(m, "w2", 1, 4, (int64_t[]){2, 1, 1, 1}, w2, sizeof w2);
   mb_node(m, "Conv", "conv_images", "img,w2", "cv");
+  /* pk: cv's channel b[:, 1] > 8 of each image, as mask_prob[index, labels] exports */
+  float eight = 8.0f;
+  mb_init_raw(m, "eight", 1, 0, NULL, &eight, sizeof eight);
+  mb_node(m, "Greater", "label_test", "s_of_b,eight", "lab_b");
+  attr_int(m, mb_node(m, "Cast", "labels", "lab_b", "lab"), "to", 7);
+  attr_int(m, mb_node(m, "Flatten", "flat_channels", "cv", "cvf"), "axis", 2);
+  mb_node(m, "Shape", "shape_of_cv", "cv", "shcv");
+  attr_int(m, mb_node(m, "Gather", "channels_of_cv", "shcv,one", "ncv"), "axis", 0);
+  mb_node(m, "Mul", "image_base", "r,ncv", "base");
+  mb_node(m, "Add", "pick_rows", "lab,base", "lin");
+  attr_int(m, mb_node(m, "Gather", "pick", "cvf,lin", "pkf"), "axis", 0);
+  int64_t m122[3] = {-1, 2, 2};
+  mb_init_raw(m, "m122", 7, 1, (int64_t[]){3}, m122, sizeof m122);
+  mb_node(m, "Reshape", "pick_2x2", "pkf,m122", "pk2");
+  mb_node(m, "Shape", "shape_of_lin", "lin", "shl");
+  attr_int(m, mb_node(m, "Concat", "shape_l22", "shl,c2,c2", "sl22"), "axis", 0);
+  mb_node(m, "Reshape", "pick_shaped", "pk2,sl22", "pk");
   for (int o = 0; o < NOUT; o++)
     mb_output(m, outs[o]);
 }
@@ -161,7 +182,7 @@ static void run_case(omrt_model *rm, const float *x, const float *boxes, int fp1
     CHECKF(bad == 0, "  output %s: %d elements differ from the evaluator", outs[o], bad);
   }
   const float *xs = out[O_XS], *rs = out[O_RS], *e = out[O_E], *cc = out[O_CC], *sc = out[O_SC],
-              *fl = out[O_FL];
+              *fl = out[O_FL], *cv = out[O_CV], *pk = out[O_PK];
   const int64_t *f = out[O_F], *r = out[O_R], *nzz = out[O_NZZ];
   for (int64_t i = 0; i < c; i++) {
     CHECK(xs[i] == x[i] && r[i] == i && nzz[i] == i);
@@ -172,6 +193,9 @@ static void run_case(omrt_model *rm, const float *x, const float *boxes, int fp1
       CHECK(e[i * 4 + k] == (float)(k + 1) && rs[i * 4 + k] == bk && cc[i * 4 + k] == bk &&
             fl[i * 4 + k] == bk);
       CHECKF(sc[(c - 1 - i) * 4 + k] == bk, "  scattered row %lld", (long long)(c - 1 - i));
+      int lab = boxes[kept[i] * 4 + 1] > 8;
+      CHECKF(pk[i * 4 + k] == cv[i * 8 + lab * 4 + k], "  picked channel %d of image %lld", lab,
+             (long long)i);
     }
   }
   omrt_context_free(ctx);
@@ -231,6 +255,12 @@ static void test_refused(void) {
   attr_int(&m, mb_node(&m, "ScatterElements", "scatter_dense", "zb,bi,boxes", "y"), "axis", 0);
   mb_output(&m, "y");
   mb_expect_refused(&m, "'scatter_dense' (ScatterElements)", "counted alike");
+
+  counted_boxes(&m); /* [4, c] flattened: the valid elements are no prefix */
+  attr_ints(&m, mb_node(&m, "Transpose", "b_t", "b", "bt"), "perm", 2, (int64_t[]){1, 0});
+  attr_int(&m, mb_node(&m, "Flatten", "flat_t", "bt", "y"), "axis", 0);
+  mb_output(&m, "y");
+  mb_expect_refused(&m, "'flat_t' (Flatten): input 0 'bt'", "would read the padding past the count");
 
   /* an If on the size of a value whose shape rule refuses the count (Tile
    * over the counted axis): the refusal names that node and its rule's words */
