@@ -585,9 +585,9 @@ static status count_uses(loader *L) {
  * inputs, otherwise in file order, so that every importer sees its inputs
  * imported and inferred, and a model already in topological order keeps its
  * order. A depth-first walk over producers with an explicit stack; a
- * producer already on the stack is a cycle, skipped here and reported by
- * ir_graph_toposort at the end. */
-static status import_order(loader *L, int **order_out) {
+ * producer already on the stack is a cycle (*cyclic_out = 1), skipped here
+ * and reported by ir_graph_toposort at the end. */
+static status import_order(loader *L, int **order_out, int *cyclic_out) {
   size_t n = L->gp->n_node, count = 0;
   int *order = arena_array(&L->c->scratch, n + 1, sizeof *order);
   int *stack = arena_array(&L->c->scratch, n + 1, sizeof *stack);
@@ -605,6 +605,7 @@ static status import_order(loader *L, int **order_out) {
       while (!pushed && next[t] < np->n_input) {
         const char *name = np->input[next[t]++];
         const name_entry *e = *name ? lookup(L, name) : NULL;
+        if (e && e->name && e->kind == DEF_NODE && state[e->node] == 1) *cyclic_out = 1;
         if (e && e->name && e->kind == DEF_NODE && state[e->node] == 0)
           stack[depth++] = e->node, state[e->node] = 1, pushed = 1;
       }
@@ -750,8 +751,9 @@ static status import_nodes(loader *L) {
   if (!in || !out || !uses) return onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
   int *order = NULL;
   unsigned char *live = NULL;
-  status os = import_order(L, &order);
-  if (!os && !L->c->opt->import_unread) os = mark_live(L, &live);
+  int cyclic = 0; /* a cycle, read or not, is imported for ir_graph_toposort to report */
+  status os = import_order(L, &order, &cyclic);
+  if (!os && !cyclic && !L->c->opt->import_unread) os = mark_live(L, &live);
   if (os) return os;
   const onnx_options *opt = L->c->opt;
   size_t failed = 0, imported = 0;

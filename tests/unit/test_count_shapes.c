@@ -9,6 +9,7 @@
  *   f = ConstantOfShape([u, 3], 7)          i64 [<=N, 3]   a counted fill
  *   r = Range(0, n, 1)                      i64 [<=N]      0 .. c-1
  *   e = Expand([[1,2,3,4]], [u, 4])         f32 [<=N, 4]   copies of a row
+ *   ei = Expand([[0,1,2,3,4]], [u, 5])[:, 1:]  i64 [<=N, 4]  labels as torchvision's box head makes them
  *   cc = Concat(b)                          b itself
  *   sc = ScatterElements(zeros like b, Expand((n-1-r)[:, None], Shape(b)), b)
  *                                           b's rows reversed
@@ -28,8 +29,11 @@
  * the count, a ScatterElements of counted indices and dense updates, a
  * Flatten merging the counted axis with one before it (Transpose(b) to [4c]), and an
  * If on the size of a Tile over the counted axis (named with its rule).
+ * A second NonZero of one value shares the first one's count, and a node
+ * sorts after the producers of its inputs' counts.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,14 +45,15 @@
 #include "passes/pass.h"
 #include "support.h"
 
-enum { N = 8, NOUT = 12 };
-enum { O_XS, O_RS, O_F, O_R, O_E, O_CC, O_SC, O_NZZ, O_GM, O_FL, O_CV, O_PK };
+enum { N = 8, NOUT = 13 };
+enum { O_XS, O_RS, O_F, O_R, O_E, O_CC, O_SC, O_NZZ, O_GM, O_FL, O_CV, O_PK, O_EI };
 
-static const char *const outs[NOUT] = {"xs", "rs", "f", "r", "e", "cc", "sc", "nzz", "gm", "fl", "cv", "pk"};
-static const int axes[NOUT] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
-static const int is_i64[NOUT] = {0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0};
-static const int inner[NOUT] = {1, 4, 3, 1, 4, 4, 4, 1, 3, 1, 8, 4};
-static const int per[NOUT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1}; /* the count is c x per */
+static const char *const outs[NOUT] = {"xs",  "rs", "f",  "r",  "e",  "cc", "sc",
+                                       "nzz", "gm", "fl", "cv", "pk", "ei"};
+static const int axes[NOUT] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
+static const int is_i64[NOUT] = {0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+static const int inner[NOUT] = {1, 4, 3, 1, 4, 4, 4, 1, 3, 1, 8, 4, 4};
+static const int per[NOUT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 1}; /* the count is c x per */
 
 static void i64_const(mb *m, const char *name, int rank, int64_t v) {
   mb_init_raw(m, name, 7, rank, rank ? (int64_t[]){1} : NULL, &v, sizeof v);
@@ -116,6 +121,7 @@ static void model(mb *m) {
   mb_init_raw(m, "w", 1, 2, (int64_t[]){4, 3}, w, sizeof w);
   mb_init_raw(m, "bias", 1, 1, (int64_t[]){3}, bias, sizeof bias);
   mb_node(m, "Gemm", "box_head", "b,w,bias", "gm");
+  i64_const(m, "c5", 1, 5);
   i64_const(m, "minus1", 1, -1);
   mb_node(m, "Reshape", "flat_boxes", "b,minus1", "fl");
   i64_const(m, "c1", 1, 1);
@@ -141,6 +147,19 @@ static void model(mb *m) {
   mb_node(m, "Shape", "shape_of_lin", "lin", "shl");
   attr_int(m, mb_node(m, "Concat", "shape_l22", "shl,c2,c2", "sl22"), "axis", 0);
   mb_node(m, "Reshape", "pick_shaped", "pk2,sl22", "pk");
+  /* the classes 0 .. 4 as torchvision counts them: Range(0, Shape(scores)[1]) */
+  mb_node(m, "Concat", "cat_gm", "gm,gm", "gm6");
+  attr_int(m, m->graph.node[m->graph.n_node - 1], "axis", 1);
+  mb_node(m, "Slice", "scores5", "gm6,z1,c5,ax1", "gm5");
+  mb_node(m, "Shape", "shape_of_scores", "gm5", "shs");
+  attr_int(m, mb_node(m, "Gather", "classes_of_scores", "shs,one", "ncls"), "axis", 0);
+  mb_node(m, "Range", "class_ids", "i0,ncls,one", "cls");
+  int64_t row1[2] = {1, -1};
+  mb_init_raw(m, "row1", 7, 1, (int64_t[]){2}, row1, sizeof row1);
+  mb_node(m, "Reshape", "classes_row", "cls,row1", "classes");
+  mb_node(m, "Expand", "labels_to_count", "classes,shs", "e5");
+  i64_const(m, "big", 1, INT64_MAX);
+  mb_node(m, "Slice", "labels_past_background", "e5,c1,big,ax1", "ei");
   for (int o = 0; o < NOUT; o++)
     mb_output(m, outs[o]);
 }
@@ -183,13 +202,15 @@ static void run_case(omrt_model *rm, const float *x, const float *boxes, int fp1
   }
   const float *xs = out[O_XS], *rs = out[O_RS], *e = out[O_E], *cc = out[O_CC], *sc = out[O_SC],
               *fl = out[O_FL], *cv = out[O_CV], *pk = out[O_PK];
-  const int64_t *f = out[O_F], *r = out[O_R], *nzz = out[O_NZZ];
+  const int64_t *f = out[O_F], *r = out[O_R], *nzz = out[O_NZZ], *ei = out[O_EI];
   for (int64_t i = 0; i < c; i++) {
     CHECK(xs[i] == x[i] && r[i] == i && nzz[i] == i);
     for (int k = 0; k < 3; k++)
       CHECK(f[i * 3 + k] == 7);
     for (int k = 0; k < 4; k++) {
       float bk = boxes[kept[i] * 4 + k];
+      CHECKF(ei[i * 4 + k] == k + 1, "  label %d of row %lld: %lld", k, (long long)i,
+             (long long)ei[i * 4 + k]);
       CHECK(e[i * 4 + k] == (float)(k + 1) && rs[i * 4 + k] == bk && cc[i * 4 + k] == bk &&
             fl[i * 4 + k] == bk);
       CHECKF(sc[(c - 1 - i) * 4 + k] == bk, "  scattered row %lld", (long long)(c - 1 - i));
@@ -226,6 +247,52 @@ static void test_runs(om_precision p) {
   }
   omrt_model_free(rm);
   free(om);
+}
+
+/* A second NonZero of the same counted value (torchvision's RoI pooler takes
+ * a level's boxes and their slots each from its own NonZero of one mask) is
+ * the first one's result with its count: values gathered through either add
+ * up (an elementwise op needs its inputs counted alike; refused without). */
+static void test_nonzero_twice(om_precision p) {
+  mb m;
+  counted_boxes(&m);
+  mb_node(&m, "Greater", "above_again", "s_of_b,zero", "mask2");
+  mb_node(&m, "NonZero", "nonzero_a", "mask2", "nza");
+  mb_node(&m, "NonZero", "nonzero_b", "mask2", "nzb");
+  attr_ints(&m, mb_node(&m, "Transpose", "pos_a", "nza", "pa"), "perm", 2, (int64_t[]){1, 0});
+  attr_ints(&m, mb_node(&m, "Transpose", "pos_b", "nzb", "pb"), "perm", 2, (int64_t[]){1, 0});
+  mb_node(&m, "GatherND", "x_a", "x,pa", "ba");
+  mb_node(&m, "GatherND", "x_b", "x,pb", "bb");
+  mb_node(&m, "Add", "sum_ab", "ba,bb", "y");
+  mb_output(&m, "y");
+  size_t size = 0;
+  void *om = mb_compile_in(&m, "nonzero_twice.onnx", p, &size); /* frees m */
+  CHECK(om != NULL);
+  free(om);
+}
+
+/* A task reads its inputs' counts: a Gather of a constant by an iota
+ * counted by a NonZero's count (an Expand to the count, folded) is sorted
+ * after the NonZero although no data edge says so (maskrcnn's labels were
+ * all 0: the Gather ran first, on a count of 0). */
+static void test_order(void) {
+  ir_graph *g = ir_graph_new("order", 0);
+  int64_t four = 4, rows[2] = {4, 2}, data[8] = {0, 1, 0, 1, 0, 1, 0, 1}, iota[4] = {0, 1, 2, 3};
+  ir_value *x = ir_value_new(g, "x", DT_BOOL), *y = ir_value_new(g, "y", DT_INT64);
+  ir_value *c = ir_value_new(g, "c", DT_INT64), *z = ir_value_new(g, "z", DT_INT64);
+  ir_value *k = ir_const_new(g, "k", DT_INT64, 2, rows, data, sizeof data);
+  ir_value *ix = ir_const_new(g, "ix", DT_INT64, 1, &four, iota, sizeof iota);
+  ir_value_set_shape(x, 1, &four);
+  ix->count_axis = 0, ix->count = c;
+  ir_value *gin[2] = {k, ix}, *nzo[2] = {y, c};
+  ir_node *gn = ir_node_new(g, IR_OP_GATHER, "gather_first", 2, gin, 1, &z);
+  ir_node *nz = ir_node_new(g, IR_OP_NONZERO, "nonzero_after", 1, &x, 2, nzo);
+  CHECK(gn && nz && !ir_graph_add_input(g, x) && !ir_graph_add_output(g, z) && !ir_graph_add_output(g, y));
+  diag d;
+  diag_init(&d);
+  CHECK(ir_graph_toposort(g, &d) == ST_OK);
+  CHECKF(g->nnodes == 2 && g->nodes[0] == nz && g->nodes[1] == gn, "  '%s' first", g->nodes[0]->name);
+  ir_graph_free(g);
 }
 
 static void test_refused(void) {
@@ -290,6 +357,9 @@ static void test_refused(void) {
 int main(void) {
   test_runs(OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
   test_runs(OM_PRECISION_FORCE_FP16);
+  test_nonzero_twice(OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
+  test_nonzero_twice(OM_PRECISION_FORCE_FP16);
+  test_order();
   test_refused();
   return test_summary("count_shapes");
 }
