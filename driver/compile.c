@@ -173,7 +173,8 @@ static const char *base_name(const char *path) {
 static status compile_graph(const atc_options *opt, const onnx_input_shape *shapes, int nshapes,
                             const atc_aipp_conf *aipp, const char *label, pass_ctx *ctx, const char *dump_dir,
                             atc_result *res, double *t0, ir_graph **g_out, diag *d) {
-  onnx_options oo = {.input_shapes = shapes, .ninput_shapes = nshapes};
+  onnx_options oo = {
+      .input_shapes = shapes, .ninput_shapes = nshapes, .import_unread = opt->out_nodes && *opt->out_nodes};
   if (opt->precheck) {
     oo.on_unsupported = opt->on_unsupported;
     oo.user = opt->user;

@@ -23,6 +23,8 @@
  *             among constants (a counted constant).
  *   Range     from s to s + c with step 1: the constant s, s+1, ... at
  *             c's bound, counted by c.
+ *   Flatten   merging x's counted axis with the axes after it: the
+ *             Reshape to its two extents, with the Reshape's merge below.
  * And the consumers that would read the padding as data take the count:
  *   Concat    of one input along its counted axis is that input (its
  *             count kept: a single-tensor torch.cat).
@@ -516,4 +518,23 @@ status onnx_counted_reshape_merge(onnx_node *nd, ir_node *n) {
     return gn && !ir_attr_set_int(g, gn, "axis", b) ? ST_OK : nomem(nd);
   }
   return ST_OK;
+}
+
+status onnx_counted_flatten(onnx_node *nd, ir_node *n) {
+  ir_value *x = nd->in[0];
+  int64_t axis = ir_attr_int(n, "axis", 1), dims[2] = {1, 1}, two = 2;
+  axis = axis < 0 ? axis + x->rank : axis;
+  if (x->count_axis < 0 || !x->count || axis < 0 || axis > x->rank) return ST_OK; /* Flatten's rule says */
+  for (int i = 0; i < x->rank; i++)
+    dims[i >= axis] *= x->dims[i];
+  if (dims[x->count_axis >= axis] == x->dims[x->count_axis]) return ST_OK; /* alone: carried */
+  for (int i = x->count_axis >= axis ? (int)axis : 0; i < x->count_axis; i++)
+    if (x->dims[i] != 1) return ST_OK; /* merged with axes before it: refused by the count rules */
+  char name[300];
+  snprintf(name, sizeof name, "%.280s_shape", nd->out[0]->name);
+  ir_value *sh = ir_const_new(nd->c->g, name, DT_INT64, 1, &two, dims, sizeof dims);
+  n->op = IR_OP_RESHAPE, n->nattrs = 0;
+  if (!sh || ir_node_set_input(nd->c->g, n, 1, sh) || ir_attr_set_int(nd->c->g, n, "allowzero", 0))
+    return nomem(nd);
+  return onnx_counted_reshape_merge(nd, n);
 }

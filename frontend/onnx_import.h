@@ -40,6 +40,10 @@ typedef struct onnx_options {
    * ends the load as usual. `msg` is valid during the call only. */
   void (*on_unsupported)(void *user, const char *msg);
   void *user;
+  /* Import every node, also those no graph output reads (by default they are
+   * left out, as unused branches of an export: --out_nodes, which picks its
+   * outputs among them after the import, sets this). */
+  int import_unread;
 } onnx_options;
 
 /* Parses "name:1,3,224,224;name2:1,10" into shapes (pointers into an arena).

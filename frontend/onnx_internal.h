@@ -336,6 +336,11 @@ status onnx_counted_shape_input(onnx_node *nd, ir_node *n);
  * the prefix of count x their extents, counted by that product, is the
  * output. Does nothing otherwise. */
 status onnx_counted_reshape_merge(onnx_node *nd, ir_node *n);
+/* Flatten n of x counted along an axis it merges with the axes after it
+ * (torchvision's mask_prob[index, labels] flattens [count, classes, h, w]
+ * to [count x classes, h x w]): n becomes the Reshape to its two extents,
+ * merged as above. Does nothing otherwise. */
+status onnx_counted_flatten(onnx_node *nd, ir_node *n);
 /* ConstantOfShape n of a run-time shape of constants and one count: n
  * becomes the Identity of `value` filled to the bound, a constant counted
  * along that axis by that count. 1 when it applies (*st then says how it

@@ -15,7 +15,10 @@
  *   3. uses: every node input and graph output must name a definition, and
  *      each definition counts its readers (importers refuse extra outputs,
  *      like Dropout's mask, that anything reads);
- *   4. nodes, in dependency order (each after the nodes producing its
+ *   4. nodes that some graph output reads, through any chain (an export's
+ *      unused branches, like Mask R-CNN's mask head and its paste Loop when
+ *      only boxes and scores are outputs, are left out, unless
+ *      import_unread), in dependency order (each after the nodes producing its
  *      inputs; a model in topological order keeps its order): each goes
  *      through its importer (onnx_ops.c), then the IR nodes it became are
  *      inferred, in dependency order among themselves, with ir's rules
@@ -582,9 +585,9 @@ static status count_uses(loader *L) {
  * inputs, otherwise in file order, so that every importer sees its inputs
  * imported and inferred, and a model already in topological order keeps its
  * order. A depth-first walk over producers with an explicit stack; a
- * producer already on the stack is a cycle, skipped here and reported by
- * ir_graph_toposort at the end. */
-static status import_order(loader *L, int **order_out) {
+ * producer already on the stack is a cycle (*cyclic_out = 1), skipped here
+ * and reported by ir_graph_toposort at the end. */
+static status import_order(loader *L, int **order_out, int *cyclic_out) {
   size_t n = L->gp->n_node, count = 0;
   int *order = arena_array(&L->c->scratch, n + 1, sizeof *order);
   int *stack = arena_array(&L->c->scratch, n + 1, sizeof *stack);
@@ -602,6 +605,7 @@ static status import_order(loader *L, int **order_out) {
       while (!pushed && next[t] < np->n_input) {
         const char *name = np->input[next[t]++];
         const name_entry *e = *name ? lookup(L, name) : NULL;
+        if (e && e->name && e->kind == DEF_NODE && state[e->node] == 1) *cyclic_out = 1;
         if (e && e->name && e->kind == DEF_NODE && state[e->node] == 0)
           stack[depth++] = e->node, state[e->node] = 1, pushed = 1;
       }
@@ -609,6 +613,51 @@ static status import_order(loader *L, int **order_out) {
     }
   }
   *order_out = order;
+  return ST_OK;
+}
+
+/* Pushes onto stack the producers in L of the names np's subgraphs read
+ * (at any depth) that are not yet marked in live, and marks them. */
+static void push_subgraph_reads(loader *L, const Onnx__NodeProto *np, unsigned char *live, int *stack,
+                                size_t *depth) {
+  for (size_t a = 0; a < np->n_attribute; a++) {
+    const Onnx__AttributeProto *at = np->attribute[a];
+    const Onnx__GraphProto *gs[1] = {at->g};
+    const Onnx__GraphProto *const *list = at->n_graphs ? (const Onnx__GraphProto *const *)at->graphs : gs;
+    size_t count = at->n_graphs ? at->n_graphs : at->g != NULL;
+    for (size_t j = 0; j < count; j++)
+      for (size_t i = 0; i < list[j]->n_node; i++) {
+        const Onnx__NodeProto *sn = list[j]->node[i];
+        for (size_t k = 0; k < sn->n_input; k++) {
+          const name_entry *e = *sn->input[k] ? lookup(L, sn->input[k]) : NULL;
+          if (e && e->name && e->kind == DEF_NODE && !live[e->node])
+            live[e->node] = 1, stack[(*depth)++] = e->node;
+        }
+        push_subgraph_reads(L, sn, live, stack, depth);
+      }
+  }
+}
+
+/* live[i] = 1 for the nodes of L some graph output reads through any chain
+ * (a node holding a subgraph reads what the subgraph reads). */
+static status mark_live(loader *L, unsigned char **live_out) {
+  size_t n = L->gp->n_node, depth = 0;
+  unsigned char *live = arena_array(&L->c->scratch, n + 1, 1);
+  int *stack = arena_array(&L->c->scratch, n + 1, sizeof *stack); /* each node pushed once */
+  if (!live || !stack) return onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; i < L->gp->n_output; i++) {
+    const name_entry *e = lookup(L, L->gp->output[i]->name); /* count_uses checked the name */
+    if (e->name && e->kind == DEF_NODE && !live[e->node]) live[e->node] = 1, stack[depth++] = e->node;
+  }
+  while (depth > 0) {
+    const Onnx__NodeProto *np = L->gp->node[stack[--depth]];
+    for (size_t k = 0; k < np->n_input; k++) {
+      const name_entry *e = *np->input[k] ? lookup(L, np->input[k]) : NULL;
+      if (e && e->name && e->kind == DEF_NODE && !live[e->node]) live[e->node] = 1, stack[depth++] = e->node;
+    }
+    push_subgraph_reads(L, np, live, stack, &depth);
+  }
+  *live_out = live;
   return ST_OK;
 }
 
@@ -711,14 +760,17 @@ static status import_nodes(loader *L) {
   int *uses = arena_array(&L->c->scratch, max_io, sizeof *uses);
   if (!in || !out || !uses) return onnx_fail(L->c, ST_ERR_NOMEM, "out of memory");
   int *order = NULL;
-  status os = import_order(L, &order);
+  unsigned char *live = NULL;
+  int cyclic = 0; /* a cycle, read or not, is imported for ir_graph_toposort to report */
+  status os = import_order(L, &order, &cyclic);
+  if (!os && !cyclic && !L->c->opt->import_unread) os = mark_live(L, &live);
   if (os) return os;
   const onnx_options *opt = L->c->opt;
   size_t failed = 0, imported = 0;
   for (size_t oi = 0; oi < L->gp->n_node; oi++) {
     const size_t i = (size_t)order[oi];
     const Onnx__NodeProto *np = L->gp->node[i];
-    if (is_constant(np)) continue;
+    if (is_constant(np) || (live && !live[i])) continue;
     int after_failure = 0;
     for (size_t k = 0; k < np->n_input; k++) {
       name_entry *e = *np->input[k] ? resolve(L, np->input[k]) : NULL;

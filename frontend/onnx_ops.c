@@ -242,7 +242,8 @@ static status import_variadic(onnx_node *nd, ir_node *n) {
 }
 
 static status import_flatten(onnx_node *nd, ir_node *n) {
-  return onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 1));
+  status s = onnx_set_int(nd, n, "axis", onnx_attr_int(nd, "axis", 1));
+  return s ? s : onnx_counted_flatten(nd, n);
 }
 
 static status import_reshape(onnx_node *nd, ir_node *n) {

@@ -230,8 +230,37 @@ status onnx_import_compress(onnx_node *nd, ir_node *n) {
   return onnx_set_int(nd, n, "axis", 0);
 }
 
+/* What a NonZero's input v holds: x when v is x with zeros past its count
+ * (onnx_counted_masked: Where(Less(constant rows, x's count), x, 0)), else v. */
+static const ir_value *unmasked(const ir_value *v) {
+  const ir_node *p = v->producer, *less = p && p->op == IR_OP_WHERE ? p->in[0]->producer : NULL;
+  const ir_value *x = p ? p->in[1] : NULL;
+  if (!less || less->op != IR_OP_LESS || !less->in[0]->data || !x->count || less->in[1] != x->count ||
+      !p->in[2]->data || ir_value_elements(p->in[2]) != 1 ||
+      elem_get(p->in[2]->data, p->in[2]->dtype, 0) != 0)
+    return v;
+  return x;
+}
+
+/* An earlier NonZero of the same value x, or NULL. */
+static const ir_node *same_nonzero(const ir_graph *g, const ir_node *n, const ir_value *x) {
+  for (int i = 0; i < g->nnodes; i++)
+    if (g->nodes[i] != n && g->nodes[i]->op == IR_OP_NONZERO && unmasked(g->nodes[i]->in[0]) == x)
+      return g->nodes[i];
+  return NULL;
+}
+
 status onnx_import_nonzero(onnx_node *nd, ir_node *n) {
   const ir_value *x = nd->in[0];
+  /* A second NonZero of the same value (torchvision's RoI pooler takes the
+   * boxes of a level and their slots each from its own NonZero of one mask)
+   * is the first one's result, with its count: the consumers that need both
+   * counted alike (ScatterElements, Where) see one count. */
+  const ir_node *first = x->data ? NULL : same_nonzero(nd->c->g, n, x);
+  if (first) {
+    n->op = IR_OP_IDENTITY, n->in[0] = first->out[0];
+    return ST_OK;
+  }
   if (!x->data) {
     status s = onnx_counted_nonzero_input(nd, n);
     return s ? s : add_count(nd, n);

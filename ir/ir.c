@@ -595,6 +595,15 @@ void ir_graph_compact(ir_graph *g) {
 
 /* 1 when every node input is produced by an earlier node (or by none);
  * -1 when out of memory. */
+/* Dependency k of n, for k in [0, 2 x nin): its inputs, then the counts of
+ * its counted inputs (a task reads its inputs' counts, ir/count.h, so it
+ * runs after their producers even when its inputs are constants: a Gather
+ * of a constant by a counted iota), or NULL. */
+static const ir_value *dep(const ir_node *n, int k) {
+  const ir_value *v = n->in[k % n->nin];
+  return k < n->nin || !v || v->count_axis < 0 ? v : v->count;
+}
+
 static int is_sorted(const ir_graph *g) {
   int *pos = malloc(((size_t)g->next_node_id + 1) * sizeof *pos);
   if (!pos) return -1;
@@ -604,8 +613,8 @@ static int is_sorted(const ir_graph *g) {
     pos[g->nodes[i]->id] = i;
   int sorted = 1;
   for (int i = 0; i < g->nnodes && sorted; i++)
-    for (int j = 0; j < g->nodes[i]->nin; j++) {
-      const ir_value *v = g->nodes[i]->in[j];
+    for (int j = 0; j < 2 * g->nodes[i]->nin; j++) {
+      const ir_value *v = dep(g->nodes[i], j);
       if (v && v->producer && !v->producer->dead && pos[v->producer->id] >= i) sorted = 0;
     }
   free(pos);
@@ -664,8 +673,8 @@ status ir_graph_toposort(ir_graph *g, diag *d) {
       if (g->nodes[i]->out[j]) pos[g->nodes[i]->out[j]->id] = i;
   /* CSR list of (producer -> consumer) edges. */
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < g->nodes[i]->nin; j++) {
-      ir_value *v = g->nodes[i]->in[j];
+    for (int j = 0; j < 2 * g->nodes[i]->nin; j++) {
+      const ir_value *v = dep(g->nodes[i], j);
       if (v && pos[v->id] >= 0) {
         users_start[pos[v->id] + 1]++;
         pending[i]++;
@@ -681,8 +690,8 @@ status ir_graph_toposort(ir_graph *g, diag *d) {
     goto done;
   }
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < g->nodes[i]->nin; j++) {
-      ir_value *v = g->nodes[i]->in[j];
+    for (int j = 0; j < 2 * g->nodes[i]->nin; j++) {
+      const ir_value *v = dep(g->nodes[i], j);
       if (v && pos[v->id] >= 0) {
         int p = pos[v->id];
         users[users_start[p] + fill[p]++] = i;

@@ -99,7 +99,7 @@ status oq_open(const char *path, const onnx_input_shape *shapes, int nshapes, co
     if (!s->model || !s->model->graph) st = diag_set(d, ST_ERR_PARSE, "%s: not an ONNX model", path);
   }
   if (!st && !shapes) nshapes = default_shapes(s->model, &s->a, (onnx_input_shape **)&shapes);
-  onnx_options opt = {shapes, nshapes, 0, NULL, NULL};
+  onnx_options opt = {shapes, nshapes, 0, NULL, NULL, 1}; /* every node: the rewrite reads them all */
   if (!st) st = onnx_load_memory(s->file, s->file_bytes, NULL, path, &opt, &s->graph, d);
   if (!st) st = infer(s->graph, d);
   if (!st && s->graph->ninputs != 1)
@@ -168,7 +168,7 @@ status oq_compare(oq_session *s, const void *input, double *cos_out, double *out
   ir_graph *q = NULL;
   onnx_input_shape shape = {s->graph->inputs[0]->name, s->graph->inputs[0]->rank, {0}};
   memcpy(shape.dims, s->graph->inputs[0]->dims, sizeof shape.dims);
-  onnx_options opt = {&shape, 1, 0, NULL, NULL};
+  onnx_options opt = {&shape, 1, 0, NULL, NULL, 1};
   status st = onnx_load_memory(s->written, s->written_bytes, NULL, "the quantized model", &opt, &q, d);
   if (!st) st = infer(q, d);
   arena a;

@@ -217,3 +217,15 @@ foreach(prec force_fp16 must_keep_origin_dtype)
   set_tests_properties(model/ssdlite320_mobilenet_v3_large/${prec} PROPERTIES LABELS model TIMEOUT 1800
                        SKIP_RETURN_CODE 77)
 endforeach()
+# A test-sized Mask R-CNN (ResNet-18 FPN, 128x128; models/export_detection.py --name, exported at test
+# time into e2e/maskrcnn_resnet18_fpn_128-export, a recipe with real detections): the RPN's TopK and NMS,
+# the box head over counted proposals, per-class threshold and NMS, and each detection's label's mask
+# picked from the mask head (Flatten of the counted axis, Gather); boxes, scores, labels and masks
+# against PyTorch's (tests/detection_e2e.py).
+foreach(prec force_fp16 must_keep_origin_dtype)
+  add_test(NAME model/maskrcnn_resnet18_fpn_128/${prec}
+           COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/detection_e2e.py --precision ${prec}
+                   --name maskrcnn_resnet18_fpn_128 --bin-dir ${CMAKE_BINARY_DIR}
+                   --work-dir ${CMAKE_BINARY_DIR}/e2e/maskrcnn_resnet18_fpn_128-${prec})
+  set_tests_properties(model/maskrcnn_resnet18_fpn_128/${prec} PROPERTIES LABELS model TIMEOUT 1800)
+endforeach()

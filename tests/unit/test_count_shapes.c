@@ -9,6 +9,7 @@
  *   f = ConstantOfShape([u, 3], 7)          i64 [<=N, 3]   a counted fill
  *   r = Range(0, n, 1)                      i64 [<=N]      0 .. c-1
  *   e = Expand([[1,2,3,4]], [u, 4])         f32 [<=N, 4]   copies of a row
+ *   ei = Expand([[0,1,2,3,4]], [u, 5])[:, 1:]  i64 [<=N, 4]  labels as torchvision's box head makes them
  *   cc = Concat(b)                          b itself
  *   sc = ScatterElements(zeros like b, Expand((n-1-r)[:, None], Shape(b)), b)
  *                                           b's rows reversed
@@ -16,16 +17,23 @@
  *   gm = Gemm(b, w, bias)                   f32 [<=N, 3]   per valid row
  *   fl = Reshape(b, [-1])                   f32 [<=4N]     counted by 4c
  *   cv = Conv(Reshape(b, [u,1,2,2]), w2)    f32 [<=N,2,2,2] per image of the batch
+ *   pk = cv[r, b[:, 1] > 8]                 f32 [<=N,2,2]  one channel per image, picked as
+ *        torchvision's mask_prob[index, labels] exports: Gather(Flatten(cv, 2),
+ *        labels + r x 2), reshaped to [-1, 2, 2] and to [Shape(r), 2, 2]
  *
  * compiled in both precision modes and run through libomrt on inputs with
  * no, some and all x positive: every output is counted by c (fl by 4c), its valid part
  * equal to the reference evaluator's and to the values above. Refused with
  * one line naming the node and the count: a Reshape of a dense input to a
  * shape holding the count, a Range from 1 to the count, a Slice of rows 1 to
- * the count, a ScatterElements of counted indices and dense updates, and an
+ * the count, a ScatterElements of counted indices and dense updates, a
+ * Flatten merging the counted axis with one before it (Transpose(b) to [4c]), and an
  * If on the size of a Tile over the counted axis (named with its rule).
+ * A second NonZero of one value shares the first one's count, and a node
+ * sorts after the producers of its inputs' counts.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,14 +45,15 @@
 #include "passes/pass.h"
 #include "support.h"
 
-enum { N = 8, NOUT = 11 };
-enum { O_XS, O_RS, O_F, O_R, O_E, O_CC, O_SC, O_NZZ, O_GM, O_FL, O_CV };
+enum { N = 8, NOUT = 13 };
+enum { O_XS, O_RS, O_F, O_R, O_E, O_CC, O_SC, O_NZZ, O_GM, O_FL, O_CV, O_PK, O_EI };
 
-static const char *const outs[NOUT] = {"xs", "rs", "f", "r", "e", "cc", "sc", "nzz", "gm", "fl", "cv"};
-static const int axes[NOUT] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0};
-static const int is_i64[NOUT] = {0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0};
-static const int inner[NOUT] = {1, 4, 3, 1, 4, 4, 4, 1, 3, 1, 8};
-static const int per[NOUT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1}; /* the count is c x per */
+static const char *const outs[NOUT] = {"xs",  "rs", "f",  "r",  "e",  "cc", "sc",
+                                       "nzz", "gm", "fl", "cv", "pk", "ei"};
+static const int axes[NOUT] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
+static const int is_i64[NOUT] = {0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+static const int inner[NOUT] = {1, 4, 3, 1, 4, 4, 4, 1, 3, 1, 8, 4, 4};
+static const int per[NOUT] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 1, 1, 1}; /* the count is c x per */
 
 static void i64_const(mb *m, const char *name, int rank, int64_t v) {
   mb_init_raw(m, name, 7, rank, rank ? (int64_t[]){1} : NULL, &v, sizeof v);
@@ -112,6 +121,7 @@ static void model(mb *m) {
   mb_init_raw(m, "w", 1, 2, (int64_t[]){4, 3}, w, sizeof w);
   mb_init_raw(m, "bias", 1, 1, (int64_t[]){3}, bias, sizeof bias);
   mb_node(m, "Gemm", "box_head", "b,w,bias", "gm");
+  i64_const(m, "c5", 1, 5);
   i64_const(m, "minus1", 1, -1);
   mb_node(m, "Reshape", "flat_boxes", "b,minus1", "fl");
   i64_const(m, "c1", 1, 1);
@@ -120,6 +130,36 @@ static void model(mb *m) {
   float w2[2] = {0.5f, -2.0f};
   mb_init_raw(m, "w2", 1, 4, (int64_t[]){2, 1, 1, 1}, w2, sizeof w2);
   mb_node(m, "Conv", "conv_images", "img,w2", "cv");
+  /* pk: cv's channel b[:, 1] > 8 of each image, as mask_prob[index, labels] exports */
+  float eight = 8.0f;
+  mb_init_raw(m, "eight", 1, 0, NULL, &eight, sizeof eight);
+  mb_node(m, "Greater", "label_test", "s_of_b,eight", "lab_b");
+  attr_int(m, mb_node(m, "Cast", "labels", "lab_b", "lab"), "to", 7);
+  attr_int(m, mb_node(m, "Flatten", "flat_channels", "cv", "cvf"), "axis", 2);
+  mb_node(m, "Shape", "shape_of_cv", "cv", "shcv");
+  attr_int(m, mb_node(m, "Gather", "channels_of_cv", "shcv,one", "ncv"), "axis", 0);
+  mb_node(m, "Mul", "image_base", "r,ncv", "base");
+  mb_node(m, "Add", "pick_rows", "lab,base", "lin");
+  attr_int(m, mb_node(m, "Gather", "pick", "cvf,lin", "pkf"), "axis", 0);
+  int64_t m122[3] = {-1, 2, 2};
+  mb_init_raw(m, "m122", 7, 1, (int64_t[]){3}, m122, sizeof m122);
+  mb_node(m, "Reshape", "pick_2x2", "pkf,m122", "pk2");
+  mb_node(m, "Shape", "shape_of_lin", "lin", "shl");
+  attr_int(m, mb_node(m, "Concat", "shape_l22", "shl,c2,c2", "sl22"), "axis", 0);
+  mb_node(m, "Reshape", "pick_shaped", "pk2,sl22", "pk");
+  /* the classes 0 .. 4 as torchvision counts them: Range(0, Shape(scores)[1]) */
+  mb_node(m, "Concat", "cat_gm", "gm,gm", "gm6");
+  attr_int(m, m->graph.node[m->graph.n_node - 1], "axis", 1);
+  mb_node(m, "Slice", "scores5", "gm6,z1,c5,ax1", "gm5");
+  mb_node(m, "Shape", "shape_of_scores", "gm5", "shs");
+  attr_int(m, mb_node(m, "Gather", "classes_of_scores", "shs,one", "ncls"), "axis", 0);
+  mb_node(m, "Range", "class_ids", "i0,ncls,one", "cls");
+  int64_t row1[2] = {1, -1};
+  mb_init_raw(m, "row1", 7, 1, (int64_t[]){2}, row1, sizeof row1);
+  mb_node(m, "Reshape", "classes_row", "cls,row1", "classes");
+  mb_node(m, "Expand", "labels_to_count", "classes,shs", "e5");
+  i64_const(m, "big", 1, INT64_MAX);
+  mb_node(m, "Slice", "labels_past_background", "e5,c1,big,ax1", "ei");
   for (int o = 0; o < NOUT; o++)
     mb_output(m, outs[o]);
 }
@@ -161,17 +201,22 @@ static void run_case(omrt_model *rm, const float *x, const float *boxes, int fp1
     CHECKF(bad == 0, "  output %s: %d elements differ from the evaluator", outs[o], bad);
   }
   const float *xs = out[O_XS], *rs = out[O_RS], *e = out[O_E], *cc = out[O_CC], *sc = out[O_SC],
-              *fl = out[O_FL];
-  const int64_t *f = out[O_F], *r = out[O_R], *nzz = out[O_NZZ];
+              *fl = out[O_FL], *cv = out[O_CV], *pk = out[O_PK];
+  const int64_t *f = out[O_F], *r = out[O_R], *nzz = out[O_NZZ], *ei = out[O_EI];
   for (int64_t i = 0; i < c; i++) {
     CHECK(xs[i] == x[i] && r[i] == i && nzz[i] == i);
     for (int k = 0; k < 3; k++)
       CHECK(f[i * 3 + k] == 7);
     for (int k = 0; k < 4; k++) {
       float bk = boxes[kept[i] * 4 + k];
+      CHECKF(ei[i * 4 + k] == k + 1, "  label %d of row %lld: %lld", k, (long long)i,
+             (long long)ei[i * 4 + k]);
       CHECK(e[i * 4 + k] == (float)(k + 1) && rs[i * 4 + k] == bk && cc[i * 4 + k] == bk &&
             fl[i * 4 + k] == bk);
       CHECKF(sc[(c - 1 - i) * 4 + k] == bk, "  scattered row %lld", (long long)(c - 1 - i));
+      int lab = boxes[kept[i] * 4 + 1] > 8;
+      CHECKF(pk[i * 4 + k] == cv[i * 8 + lab * 4 + k], "  picked channel %d of image %lld", lab,
+             (long long)i);
     }
   }
   omrt_context_free(ctx);
@@ -204,6 +249,52 @@ static void test_runs(om_precision p) {
   free(om);
 }
 
+/* A second NonZero of the same counted value (torchvision's RoI pooler takes
+ * a level's boxes and their slots each from its own NonZero of one mask) is
+ * the first one's result with its count: values gathered through either add
+ * up (an elementwise op needs its inputs counted alike; refused without). */
+static void test_nonzero_twice(om_precision p) {
+  mb m;
+  counted_boxes(&m);
+  mb_node(&m, "Greater", "above_again", "s_of_b,zero", "mask2");
+  mb_node(&m, "NonZero", "nonzero_a", "mask2", "nza");
+  mb_node(&m, "NonZero", "nonzero_b", "mask2", "nzb");
+  attr_ints(&m, mb_node(&m, "Transpose", "pos_a", "nza", "pa"), "perm", 2, (int64_t[]){1, 0});
+  attr_ints(&m, mb_node(&m, "Transpose", "pos_b", "nzb", "pb"), "perm", 2, (int64_t[]){1, 0});
+  mb_node(&m, "GatherND", "x_a", "x,pa", "ba");
+  mb_node(&m, "GatherND", "x_b", "x,pb", "bb");
+  mb_node(&m, "Add", "sum_ab", "ba,bb", "y");
+  mb_output(&m, "y");
+  size_t size = 0;
+  void *om = mb_compile_in(&m, "nonzero_twice.onnx", p, &size); /* frees m */
+  CHECK(om != NULL);
+  free(om);
+}
+
+/* A task reads its inputs' counts: a Gather of a constant by an iota
+ * counted by a NonZero's count (an Expand to the count, folded) is sorted
+ * after the NonZero although no data edge says so (maskrcnn's labels were
+ * all 0: the Gather ran first, on a count of 0). */
+static void test_order(void) {
+  ir_graph *g = ir_graph_new("order", 0);
+  int64_t four = 4, rows[2] = {4, 2}, data[8] = {0, 1, 0, 1, 0, 1, 0, 1}, iota[4] = {0, 1, 2, 3};
+  ir_value *x = ir_value_new(g, "x", DT_BOOL), *y = ir_value_new(g, "y", DT_INT64);
+  ir_value *c = ir_value_new(g, "c", DT_INT64), *z = ir_value_new(g, "z", DT_INT64);
+  ir_value *k = ir_const_new(g, "k", DT_INT64, 2, rows, data, sizeof data);
+  ir_value *ix = ir_const_new(g, "ix", DT_INT64, 1, &four, iota, sizeof iota);
+  ir_value_set_shape(x, 1, &four);
+  ix->count_axis = 0, ix->count = c;
+  ir_value *gin[2] = {k, ix}, *nzo[2] = {y, c};
+  ir_node *gn = ir_node_new(g, IR_OP_GATHER, "gather_first", 2, gin, 1, &z);
+  ir_node *nz = ir_node_new(g, IR_OP_NONZERO, "nonzero_after", 1, &x, 2, nzo);
+  CHECK(gn && nz && !ir_graph_add_input(g, x) && !ir_graph_add_output(g, z) && !ir_graph_add_output(g, y));
+  diag d;
+  diag_init(&d);
+  CHECK(ir_graph_toposort(g, &d) == ST_OK);
+  CHECKF(g->nnodes == 2 && g->nodes[0] == nz && g->nodes[1] == gn, "  '%s' first", g->nodes[0]->name);
+  ir_graph_free(g);
+}
+
 static void test_refused(void) {
   mb m;
   counted_boxes(&m); /* a dense input reshaped to a shape holding the count */
@@ -231,6 +322,12 @@ static void test_refused(void) {
   attr_int(&m, mb_node(&m, "ScatterElements", "scatter_dense", "zb,bi,boxes", "y"), "axis", 0);
   mb_output(&m, "y");
   mb_expect_refused(&m, "'scatter_dense' (ScatterElements)", "counted alike");
+
+  counted_boxes(&m); /* [4, c] flattened: the valid elements are no prefix */
+  attr_ints(&m, mb_node(&m, "Transpose", "b_t", "b", "bt"), "perm", 2, (int64_t[]){1, 0});
+  attr_int(&m, mb_node(&m, "Flatten", "flat_t", "bt", "y"), "axis", 0);
+  mb_output(&m, "y");
+  mb_expect_refused(&m, "'flat_t' (Flatten): input 0 'bt'", "would read the padding past the count");
 
   /* an If on the size of a value whose shape rule refuses the count (Tile
    * over the counted axis): the refusal names that node and its rule's words */
@@ -260,6 +357,9 @@ static void test_refused(void) {
 int main(void) {
   test_runs(OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
   test_runs(OM_PRECISION_FORCE_FP16);
+  test_nonzero_twice(OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE);
+  test_nonzero_twice(OM_PRECISION_FORCE_FP16);
+  test_order();
   test_refused();
   return test_summary("count_shapes");
 }

@@ -371,6 +371,49 @@ static void test_scan_batched(void) {
   mb_free(&m);
 }
 
+/* Nodes no graph output reads are not imported (an export's unused branch,
+ * here an unknown op and a Relu after it), while a node only an If's branch
+ * reads is; with import_unread (atc --out_nodes) the unknown op is refused. */
+static void test_unread_nodes(void) {
+  mb m, tb, eb;
+  mb_init(&m, 13);
+  mb_input(&m, "x", DT_FLOAT32, 1, (int64_t[]){3}, NULL);
+  mb_input(&m, "c", DT_BOOL, 0, NULL, NULL);
+  mb_node(&m, "Neg", "neg_for_branch", "x", "nx");
+  mb_node(&m, "Frobnicate", "unread_unknown", "x", "dz");
+  mb_node(&m, "Relu", "unread_relu", "dz", "dd");
+  mb_init(&tb, 13);
+  mb_node(&tb, "Identity", NULL, "nx", "t_out");
+  mb_output(&tb, "t_out");
+  mb_init(&eb, 13);
+  mb_node(&eb, "Abs", NULL, "x", "e_out");
+  mb_output(&eb, "e_out");
+  Onnx__NodeProto *n = mb_node(&m, "If", "pick", "c", "y");
+  attr_graph(&m, n, "then_branch", &tb);
+  attr_graph(&m, n, "else_branch", &eb);
+  mb_output(&m, "y");
+  ir_graph *g = EXPECT_OK(&m, NULL, NULL);
+  if (g) {
+    CHECK(mb_count_ops(g, IR_OP_NEG) == 1 && mb_count_ops(g, IR_OP_RELU) == 0);
+    const float x[3] = {1, -2, 3}, want[2][3] = {{1, 2, 3}, {-1, 2, -3}};
+    for (int c = 0; c < 2; c++) {
+      arena a;
+      arena_init(&a, 0);
+      uint8_t cv = (uint8_t)c;
+      const void *in[2] = {x, &cv};
+      void *out[1];
+      if (!mb_eval(g, in, out, &a)) CHECK(close_to(out[0], want[c], 3));
+      arena_free(&a);
+    }
+    ir_graph_free(g);
+  }
+  onnx_options all = {.import_unread = 1};
+  EXPECT_FAIL(&m, NULL, &all, ST_ERR_UNSUPPORTED, "'unread_unknown'", "Frobnicate");
+  mb_free(&tb);
+  mb_free(&eb);
+  mb_free(&m);
+}
+
 int main(void) {
   test_if_constant();
   test_if_runtime();
@@ -381,5 +424,6 @@ int main(void) {
   test_scan(0);
   test_scan(1);
   test_scan_batched();
+  test_unread_nodes();
   return test_summary("test_frontend_control");
 }

@@ -221,7 +221,7 @@ static void test_writer(void) {
       CHECK(test_write_file(spath, s->written, s->written_bytes) == 0);
       ir_graph *g = NULL;
       onnx_input_shape shape = {"x", 4, {1, 3, 8, 8}};
-      onnx_options opt = {&shape, 1, 0, NULL, NULL};
+      onnx_options opt = {&shape, 1, 0, NULL, NULL, 1};
       diag_init(&d);
       CHECK(onnx_load_file(spath, &opt, &g, &d) == ST_OK);
       if (g) {
