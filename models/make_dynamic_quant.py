@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper, numpy_helper, version_converter
 
 
 def weight_scale(w, per_channel, channel_axis=1):
@@ -84,17 +84,21 @@ def rewrite(model, per_channel):
     return count
 
 
-def main():
+def run_cli(doc, rewrite, what, min_opset=None):
+    """The scripts' command line: IN.onnx OUT.onnx [--per-channel]; the model converted to min_opset first
+    when its default-domain opset is below it."""
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if len(args) != 2:
-        sys.exit(__doc__)
+        sys.exit(doc)
     model = onnx.load(args[0])
+    if min_opset and next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx")) < min_opset:
+        model = version_converter.convert_version(model, min_opset)
     count = rewrite(model, "--per-channel" in sys.argv)
     onnx.checker.check_model(model)
     onnx.save(model, args[1])
     dqls = sum(n.op_type == "DynamicQuantizeLinear" for n in model.graph.node)
-    print(f"{count} MatMuls rewritten ({dqls} DynamicQuantizeLinear) -> {args[1]}")
+    print(f"{count} {what} rewritten ({dqls} DynamicQuantizeLinear) -> {args[1]}")
 
 
 if __name__ == "__main__":
-    main()
+    run_cli(__doc__, rewrite, "MatMuls")

@@ -19,13 +19,11 @@ to opset 11 with onnx's version converter, as quantize_dynamic asks of its input
 
 Needs python3-onnx and numpy. Prints how many Convs it rewrote.
 """
-import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper, version_converter
+from onnx import TensorProto, helper, numpy_helper
 
-from make_dynamic_quant import drop_unused_initializers, quantize_input, quantize_weight
+from make_dynamic_quant import drop_unused_initializers, quantize_input, quantize_weight, run_cli
 
 
 def rewrite(model, per_channel):
@@ -66,19 +64,5 @@ def rewrite(model, per_channel):
     return count
 
 
-def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 2:
-        sys.exit(__doc__)
-    model = onnx.load(args[0])
-    if next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx")) < 11:
-        model = version_converter.convert_version(model, 11)
-    count = rewrite(model, "--per-channel" in sys.argv)
-    onnx.checker.check_model(model)
-    onnx.save(model, args[1])
-    dqls = sum(n.op_type == "DynamicQuantizeLinear" for n in model.graph.node)
-    print(f"{count} Convs rewritten ({dqls} DynamicQuantizeLinear) -> {args[1]}")
-
-
 if __name__ == "__main__":
-    main()
+    run_cli(__doc__, rewrite, "Convs", min_opset=11)
