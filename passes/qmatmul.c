@@ -103,6 +103,12 @@ static int per_column(const ir_value *v, const ir_value *y, int64_t n, int const
   return e == 1 || (e == n && v->dims[v->rank - 1] == n);
 }
 
+/* The Cast to f32 that alone reads the int32 acc (not a graph output), or NULL. */
+static ir_node *f32_cast(ir_graph *g, ir_value *acc) {
+  ir_node *cast = acc->output_index >= 0 ? NULL : ir_value_sole_reader(g, acc);
+  return cast && cast->op == IR_OP_CAST && cast->nin == 1 && cast->out[0]->dtype == DT_FLOAT32 ? cast : NULL;
+}
+
 static int same_shape(const ir_value *a, const ir_value *b) {
   return a->rank == b->rank && !memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank);
 }
@@ -111,8 +117,8 @@ static int same_shape(const ir_value *a, const ir_value *b) {
 static int fold(ir_graph *g, ir_node *q) {
   ir_value *acc = q->out[0], *s, *b = NULL;
   const int64_t n = q->in[1]->dims[1];
-  ir_node *cast = acc->output_index >= 0 ? NULL : ir_value_sole_reader(g, acc);
-  if (!cast || cast->op != IR_OP_CAST || cast->nin != 1 || cast->out[0]->dtype != DT_FLOAT32) return 0;
+  ir_node *cast = f32_cast(g, acc);
+  if (!cast) return 0;
   ir_node *mul = sole_binary(g, cast->out[0], IR_OP_MUL, &s);
   if (!mul || !per_column(s, acc, n, 0) || !same_shape(mul->out[0], acc)) return 0;
   ir_node *add = sole_binary(g, mul->out[0], IR_OP_ADD, &b);
@@ -151,8 +157,8 @@ static int per_channel(const ir_value *v, int64_t m, int constant) {
 static int fold_conv(ir_graph *g, ir_node *q) {
   ir_value *acc = q->out[0], *s, *b = NULL;
   const int64_t m = q->in[1]->dims[0];
-  ir_node *cast = acc->output_index >= 0 ? NULL : ir_value_sole_reader(g, acc);
-  if (!cast || cast->op != IR_OP_CAST || cast->nin != 1 || cast->out[0]->dtype != DT_FLOAT32) return 0;
+  ir_node *cast = f32_cast(g, acc);
+  if (!cast) return 0;
   ir_node *mul = sole_binary(g, cast->out[0], IR_OP_MUL, &s);
   if (!mul || !per_channel(s, m, 0) || !same_shape(mul->out[0], acc)) { /* the Cast alone: scale 1 */
     char name[300];
