@@ -539,100 +539,164 @@ T_VNNI void rt_qconv_tile_vnni(const rt_qconv_geom *g, int64_t img, int64_t p0, 
 
 /* --- AVX2 */
 
+/* An output block's store constants (avx2_store, avx2_store_epi) for
+ * one image, set once per (tile, block): y's bytes may alias g, so the
+ * compiler would otherwise read g's fields, reload bias and mult and
+ * rebuild every broadcast at each pixel's store (MobileNetV2's 16 -> 96
+ * 1x1: about as much work as the pixel's vpmaddwd); from q a store only
+ * loads ready vectors. Halves h = 0, 1 are channels co0..co0+7 and
+ * co0+8..co0+15. */
+typedef struct avx2_rq {
+  __m256i bias[2]; /* epi 0: bias; epi: nzp x bias (the column sums' term) */
+  __m256 mult[2];  /* epi 0: mult; epi 2: scale (maskloaded: scale has N elements) */
+  __m256 fbias[2]; /* epi 2 with g->fbias */
+  __m256 flo, fhi; /* epi 0: clo - y_zp, chi - y_zp; epi 2: g->flo, g->fhi */
+  __m256i yzp;
+  __m256i in[2]; /* epi: lanes below cout */
+  __m128i keep;  /* epi 0: the 16 lanes below cout */
+  /* the residual's (avx2_residual) */
+  __m256i rzp, ozp, olo, ohi;
+  __m256 cs, rs, os, big, nbig;
+  __m128i rmask;
+  const uint8_t *r;
+  uint8_t *y;          /* g->y */
+  const int32_t *rowc; /* g->rowc */
+  size_t at0, yps;     /* y's offset of (img, nb, pixel 0); per pixel */
+  int64_t real;        /* channels of the block below cout (may exceed 16) */
+  int epi, ypad, ycut, fbias_on, fclamp, rmul, s8y, second;
+} avx2_rq;
+
+/* Not inlined: q then stays in memory, read at each store, instead of
+ * being split into values that the compiler keeps in registers across the
+ * tile's K loop (there they pushed the sums to the stack: ResNet-18's stem
+ * 1.34x slower). */
+__attribute__((target("avx2,fma,f16c"), noinline)) static void
+avx2_rq_init(const rt_qconv_geom *g, int64_t img, int64_t nb, avx2_rq *q) {
+  const int64_t co0 = nb * C0;
+  q->real = g->cout - co0;
+  q->epi = g->epi, q->ypad = g->ypad, q->ycut = g->ycut, q->fclamp = g->fclamp,
+  q->fbias_on = g->fbias != NULL;
+  q->rmul = g->rmul, q->s8y = g->lo < 0, q->r = g->r, q->y = g->y, q->rowc = g->rowc;
+  q->at0 = rt_qconv_yat(g, img, nb, 0), q->yps = g->yps;
+  q->second = g->cout > co0 + 8 || g->ypad;
+  for (int h = 0; h < 2; h++) {
+    const int64_t real = q->real - 8 * h;
+    q->in[h] = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(real < 8 ? real : 8)),
+                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i b = _mm256_loadu_si256((const __m256i *)(g->bias + co0 + 8 * h)); /* padded to C1out*16 */
+    if (g->epi) { /* scale and fbias only with epi 2 */
+      q->bias[h] = _mm256_mullo_epi32(b, _mm256_set1_epi32(g->nzp));
+      q->mult[h] = g->epi != 2 ? _mm256_setzero_ps()
+                   : g->sstep  ? _mm256_maskload_ps(g->scale + co0 + 8 * h, q->in[h])
+                               : _mm256_set1_ps(g->scale[0]);
+      q->fbias[h] = g->epi == 2 && g->fbias ? _mm256_loadu_ps(g->fbias + co0 + 8 * h)
+                                            : _mm256_setzero_ps(); /* padded */
+    } else {
+      q->bias[h] = b;
+      q->mult[h] = _mm256_loadu_ps(g->mult + co0 + 8 * h);
+      q->fbias[h] = _mm256_setzero_ps();
+    }
+  }
+  if (g->epi) {
+    q->flo = _mm256_set1_ps(g->flo), q->fhi = _mm256_set1_ps(g->fhi);
+  } else {
+    q->flo = _mm256_set1_ps((float)(g->clo - g->yzp)), q->fhi = _mm256_set1_ps((float)(g->chi - g->yzp));
+  }
+  q->yzp = _mm256_set1_epi32(g->yzp);
+  const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  q->keep = _mm_cmpgt_epi8(_mm_set1_epi8((char)(q->real < C0 ? q->real : C0)), lane);
+  q->rzp = _mm256_set1_epi32(g->rzp), q->ozp = _mm256_set1_epi32(g->ozp);
+  q->olo = _mm256_set1_epi32(g->lo), q->ohi = _mm256_set1_epi32(g->hi);
+  q->cs = _mm256_set1_ps(g->cs), q->rs = _mm256_set1_ps(g->rs), q->os = _mm256_set1_ps(g->os);
+  q->big = _mm256_set1_ps(16777216.0f), q->nbig = _mm256_set1_ps(-16777216.0f);
+  q->rmask = _mm_set1_epi8((char)g->rmask);
+}
+
 /* vnni_residual on 8 lanes. */
-T_AVX2_INLINE __m256i avx2_residual(const rt_qconv_geom *g, __m256i c, const uint8_t *rp) {
-  const __m128i rb = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)rp), _mm_set1_epi8((char)g->rmask));
+T_AVX2_INLINE __m256i avx2_residual(const avx2_rq *q, __m256i c, const uint8_t *rp) {
+  const __m128i rb = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)rp), q->rmask);
   const __m256i u = _mm256_cvtepu8_epi32(rb);
-  const __m256 va = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(c, _mm256_set1_epi32(g->yzp))),
-                                  _mm256_set1_ps(g->cs));
-  const __m256 vb = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(u, _mm256_set1_epi32(g->rzp))),
-                                  _mm256_set1_ps(g->rs));
-  __m256 t = _mm256_div_ps(g->rmul ? _mm256_mul_ps(va, vb) : _mm256_add_ps(va, vb), _mm256_set1_ps(g->os));
+  const __m256 va = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(c, q->yzp)), q->cs);
+  const __m256 vb = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(u, q->rzp)), q->rs);
+  __m256 t = _mm256_div_ps(q->rmul ? _mm256_mul_ps(va, vb) : _mm256_add_ps(va, vb), q->os);
   t = _mm256_round_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   t = _mm256_and_ps(t, _mm256_cmp_ps(t, t, _CMP_ORD_Q)); /* NaN -> 0, as q_quantize */
-  t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(-16777216.0f)), _mm256_set1_ps(16777216.0f));
-  const __m256i v = _mm256_add_epi32(_mm256_cvtps_epi32(t), _mm256_set1_epi32(g->ozp));
-  return _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(g->lo)), _mm256_set1_epi32(g->hi));
+  t = _mm256_min_ps(_mm256_max_ps(t, q->nbig), q->big);
+  const __m256i v = _mm256_add_epi32(_mm256_cvtps_epi32(t), q->ozp);
+  return _mm256_min_epi32(_mm256_max_epi32(v, q->olo), q->ohi);
 }
 
 /* QMATMUL's epilogue (rt_qconv_geom's epi; the portable store_epi's steps
- * in vectors) of 8 sums s, channels co0.. co0+7 at y's element offset at:
- * a = s + nzp * colsum, then i32 a or fl(fl((float)a) * scale) [+ fbias].
- * Lanes past cout are neither read (scale has N elements) nor written, or
- * with ypad written 0. */
-T_AVX2_INLINE void avx2_store_epi(const rt_qconv_geom *g, size_t at, int64_t co0, __m256i s) {
-  const int64_t real = g->cout - co0;
-  const __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(real < 8 ? real : 8)),
-                                        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  const __m256i cs = _mm256_loadu_si256((const __m256i *)(g->bias + co0)); /* padded to C1out*16 */
-  const __m256i a = _mm256_add_epi32(s, _mm256_mullo_epi32(cs, _mm256_set1_epi32(g->nzp)));
-  void *y = (int32_t *)(void *)g->y + at;
-  if (g->epi == 1) {
+ * in vectors) of 8 sums s, half h of the block (channels co0 + 8h..) at
+ * y's element offset at: a = s + nzp * colsum, then i32 a or
+ * fl(fl((float)a) * scale) [+ fbias]. Lanes past cout are neither read
+ * (scale has N elements) nor written, or with ypad written 0. */
+T_AVX2_INLINE void avx2_store_epi(const avx2_rq *q, size_t at, int h, __m256i s) {
+  const int64_t real = q->real - 8 * h;
+  const __m256i a = _mm256_add_epi32(s, q->bias[h]);
+  void *y = (int32_t *)(void *)q->y + at;
+  if (q->epi == 1) {
     if (real >= 8)
       _mm256_storeu_si256((__m256i *)y, a);
-    else if (g->ypad)
-      _mm256_storeu_si256((__m256i *)y, _mm256_and_si256(a, in));
+    else if (q->ypad)
+      _mm256_storeu_si256((__m256i *)y, _mm256_and_si256(a, q->in[h]));
     else
-      _mm256_maskstore_epi32((int *)y, in, a);
+      _mm256_maskstore_epi32((int *)y, q->in[h], a);
     return;
   }
-  const __m256 sc = g->sstep ? _mm256_maskload_ps(g->scale + co0, in) : _mm256_set1_ps(g->scale[0]);
-  __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), sc);
-  if (g->fbias) f = _mm256_add_ps(f, _mm256_loadu_ps(g->fbias + co0)); /* padded to C1out*16 */
-  if (g->fclamp & 1) f = _mm256_max_ps(_mm256_set1_ps(g->flo), f); /* flo > f ? flo : f, as the portable */
-  if (g->fclamp & 2) f = _mm256_min_ps(_mm256_set1_ps(g->fhi), f);
+  __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), q->mult[h]);
+  if (q->fbias_on) f = _mm256_add_ps(f, q->fbias[h]);
+  if (q->fclamp & 1) f = _mm256_max_ps(q->flo, f); /* flo > f ? flo : f, as the portable */
+  if (q->fclamp & 2) f = _mm256_min_ps(q->fhi, f);
   if (real >= 8)
     _mm256_storeu_ps((float *)y, f);
-  else if (g->ypad)
-    _mm256_storeu_ps((float *)y, _mm256_and_ps(f, _mm256_castsi256_ps(in)));
+  else if (q->ypad)
+    _mm256_storeu_ps((float *)y, _mm256_and_ps(f, _mm256_castsi256_ps(q->in[h])));
   else
-    _mm256_maskstore_ps((float *)y, in, f);
+    _mm256_maskstore_ps((float *)y, q->in[h], f);
 }
 
-/* The sums of 16 output channels (channels 0..7, 8..15) requantized (with
- * the residual epilogue) and stored: q_requant with its clamps folded into
- * the f32 domain as vnni_rq says (one max, one min, then the rounding),
- * the 16 values packed to bytes in registers (they lie in y's dtype range,
- * so the saturating packs keep them) and lanes past cout zeroed. */
-T_AVX2_INLINE void avx2_store(const rt_qconv_geom *g, int64_t img, int64_t p, int64_t nb, __m256i s0,
-                              __m256i s1) {
-  const int64_t co0 = nb * C0;
-  const size_t at = rt_qconv_yat(g, img, nb, p);
-  if (g->rowc) {
-    const __m256i rc = _mm256_set1_epi32(g->rowc[p]);
+/* The sums of 16 output channels (channels 0..7, 8..15) of pixel p
+ * requantized (with the residual epilogue) and stored: q_requant with its
+ * clamps folded into the f32 domain as vnni_rq says (one max, one min,
+ * then the rounding), the 16 values packed to bytes in registers (they
+ * lie in y's dtype range, so the saturating packs keep them) and lanes
+ * past cout zeroed. */
+T_AVX2_INLINE void avx2_store(const avx2_rq *q, int64_t p, __m256i s0, __m256i s1) {
+  const size_t at = q->at0 + (size_t)p * q->yps;
+  if (q->rowc) {
+    const __m256i rc = _mm256_set1_epi32(q->rowc[p]);
     s0 = _mm256_add_epi32(s0, rc), s1 = _mm256_add_epi32(s1, rc);
   }
-  if (g->epi) {
-    avx2_store_epi(g, at, co0, s0);
-    if (g->cout > co0 + 8 || g->ypad) avx2_store_epi(g, at + 8, co0 + 8, s1);
+  if (q->epi) {
+    avx2_store_epi(q, at, 0, s0);
+    if (q->second) avx2_store_epi(q, at + 8, 1, s1);
     return;
   }
-  const __m256 flo = _mm256_set1_ps((float)(g->clo - g->yzp)), fhi = _mm256_set1_ps((float)(g->chi - g->yzp));
   __m256i v[2];
   for (int h = 0; h < 2; h++) {
-    __m256i a = _mm256_add_epi32(h ? s1 : s0, _mm256_loadu_si256((const __m256i *)(g->bias + co0 + h * 8)));
-    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), _mm256_loadu_ps(g->mult + co0 + h * 8));
-    f = _mm256_min_ps(_mm256_max_ps(f, flo), fhi); /* NaN -> clo - y_zp, as q_requant's -2^24 ends at clo */
+    __m256i a = _mm256_add_epi32(h ? s1 : s0, q->bias[h]);
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(a), q->mult[h]);
+    f = _mm256_min_ps(_mm256_max_ps(f, q->flo),
+                      q->fhi); /* NaN -> clo - y_zp, as q_requant's -2^24 ends at clo */
     f = _mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v[h] = _mm256_add_epi32(_mm256_cvtps_epi32(f), _mm256_set1_epi32(g->yzp));
-    if (g->r) v[h] = avx2_residual(g, v[h], g->r + at + h * 8);
+    v[h] = _mm256_add_epi32(_mm256_cvtps_epi32(f), q->yzp);
+    if (q->r) v[h] = avx2_residual(q, v[h], q->r + at + h * 8);
   }
   /* 16-bit lanes: [v0 0..3, v1 0..3 | v0 4..7, v1 4..7] -> [v0 0..7 | v1 0..7] */
   const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(v[0], v[1]), 0xD8);
   const __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
-  __m128i b = g->lo < 0 ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
-  const int64_t real = g->cout - co0;
-  if (real < C0) { /* the last block's lanes past cout: 0 */
-    const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    b = _mm_and_si128(b, _mm_cmpgt_epi8(_mm_set1_epi8((char)real), lane));
+  __m128i b = q->s8y ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+  if (q->real < C0) { /* the last block's lanes past cout: 0 */
+    b = _mm_and_si128(b, q->keep);
+    if (q->ycut) { /* an ND y's last block: its real lanes only */
+      uint8_t t[C0];
+      _mm_storeu_si128((__m128i *)t, b);
+      memcpy(q->y + at, t, (size_t)q->real);
+      return;
+    }
   }
-  if (g->ycut && real < C0) { /* an ND y's last block: its real lanes only */
-    uint8_t t[C0];
-    _mm_storeu_si128((__m128i *)t, b);
-    memcpy(g->y + at, t, (size_t)real);
-    return;
-  }
-  _mm_storeu_si128((__m128i *)(g->y + at), b);
+  _mm_storeu_si128((__m128i *)(q->y + at), b);
 }
 
 /* 4 registers of 4 channels x 2 partial sums -> channels 0..7, 8..15. */
@@ -682,23 +746,25 @@ T_AVX2_INLINE void avx2_group(__m256i (*acc)[4], const uint8_t *const *x, const 
   }
 }
 
-/* The sums of np pixels from p, output block nb: pairs added, stored. */
-T_AVX2_INLINE void avx2_finish(const rt_qconv_geom *g, int64_t img, int64_t p, int np, int64_t nb,
-                               __m256i (*acc)[4]) {
+/* The sums of np pixels from p, the output block of q: pairs added,
+ * stored. */
+T_AVX2_INLINE void avx2_finish(const avx2_rq *q, int64_t p, int np, __m256i (*acc)[4]) {
   for (int r = 0; r < np; r++) {
     __m256i s0, s1;
     avx2_pairs(acc[r], &s0, &s1);
-    avx2_store(g, img, p + r, nb, s0, s1);
+    avx2_store(q, p + r, s0, s1);
   }
 }
 
 /* AVX2_R pixels from p (np real, at rows oh, ow) x output block nb over
  * chunk c of the block's input range (lo, kb), its weights widened in w16.
- * The sums start at 0 (first) or from part, and end stored to y (last) or
- * in part. A sum register holds 4 output channels x 2 partial sums. */
+ * The sums start at 0 (first) or from part, and end stored to y with q
+ * (last) or in part. A sum register holds 4 output channels x 2 partial
+ * sums. */
 T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, int np, const int64_t *oh,
-                              const int64_t *ow, int64_t nb, int64_t lo, int64_t kb, const avx2_chunk *c,
-                              const int16_t *w16, __m256i (*part)[4], int first, int last, const int S8) {
+                              const int64_t *ow, int64_t lo, int64_t kb, const avx2_chunk *c,
+                              const int16_t *w16, __m256i (*part)[4], int first, int last, const avx2_rq *q,
+                              const int S8) {
   enum { R = AVX2_R };
   __m256i acc[R][4];
   for (int r = 0; r < R; r++)
@@ -725,7 +791,7 @@ T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, in
         _mm256_store_si256(&part[r][i], acc[r][i]);
     return;
   }
-  avx2_finish(g, img, p, np, nb, acc);
+  avx2_finish(q, p, np, acc);
 }
 
 /* The rows and columns of n pixels from p into oh, ow, and AVX2_R - 1
@@ -759,6 +825,8 @@ T_AVX2_INLINE void avx2_block(const rt_qconv_geom *g, int64_t img, int64_t p0, i
   int64_t oh[W16_PIXELS + AVX2_R], ow[W16_PIXELS + AVX2_R];
   const int64_t passes = rt_ceil_div(p1 - p0, W16_PIXELS);
   const int64_t per = rt_ceil_div(rt_ceil_div(p1 - p0, passes), AVX2_R) * AVX2_R; /* <= W16_PIXELS */
+  avx2_rq q;
+  avx2_rq_init(g, img, nb, &q);
   for (int64_t pc = p0; pc < p1; pc += per) {
     const int64_t pn = p1 - pc < per ? p1 - pc : per;
     avx2_positions(g, pc, pn, oh, ow);
@@ -769,8 +837,8 @@ T_AVX2_INLINE void avx2_block(const rt_qconv_geom *g, int64_t img, int64_t p0, i
       if (held != ci) avx2_widen(wb, c.t0 * gt + c.c0 * 4, (c.t1 - 1) * gt + c.c1 * 4, w16), held = ci;
       for (int64_t i = 0; i < pn; i += AVX2_R) {
         const int np = pn - i < AVX2_R ? (int)(pn - i) : AVX2_R;
-        avx2_micro(g, img, pc + i, np, oh + i, ow + i, nb, lo, kb, &c, w16, part + i, ci == 0,
-                   ci == nchunks - 1, S8);
+        avx2_micro(g, img, pc + i, np, oh + i, ow + i, lo, kb, &c, w16, part + i, ci == 0, ci == nchunks - 1,
+                   &q, S8);
       }
     }
   }
@@ -789,6 +857,8 @@ T_AVX2_INLINE void avx2_window_tile(const rt_qconv_geom *g, int64_t img, int64_t
     const int n = (int)(p1 - pc < WIN_PIXELS ? p1 - pc : WIN_PIXELS);
     gather_windows(g, img, pc, n, off, rows);
     for (int64_t nb = nb0; nb < nb1; nb++) {
+      avx2_rq q;
+      avx2_rq_init(g, img, nb, &q);
       avx2_widen(g->wwin + (size_t)(nb * g->kq) * C0 * 4, 0, g->kq, w16);
       for (int i = 0; i < n; i += AVX2_R) {
         const int np = n - i < AVX2_R ? n - i : AVX2_R;
@@ -802,7 +872,7 @@ T_AVX2_INLINE void avx2_window_tile(const rt_qconv_geom *g, int64_t img, int64_t
 #pragma GCC unroll 1
         for (int q = 0; q < g->kq; q++)
           avx2_group(acc, x, w16 + q * 64, q, S8);
-        avx2_finish(g, img, pc + i, np, nb, acc);
+        avx2_finish(&q, pc + i, np, acc);
       }
     }
   }
@@ -826,6 +896,8 @@ T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
     _mm256_storeu_si256((__m256i *)(w2[pr] + C0), _mm256_permute2x128_si256(w0, w1, 0x31));
   }
   const __m256i flip = _mm256_set1_epi16(0x80);
+  avx2_rq q;
+  avx2_rq_init(g, img, nb, &q);
   const uint8_t *xp[2 * DW_MAX_PAIRS];
   dw_walk walk = dw_walk_at(g, p0);
   for (int64_t p = p0; p < p1; p++) {
@@ -841,8 +913,7 @@ T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
       s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b),
                                                   _mm256_loadu_si256((const __m256i *)(w2[pr] + C0))));
     }
-    avx2_store(g, img, p, nb, _mm256_permute2x128_si256(s0, s1, 0x20),
-               _mm256_permute2x128_si256(s0, s1, 0x31));
+    avx2_store(&q, p, _mm256_permute2x128_si256(s0, s1, 0x20), _mm256_permute2x128_si256(s0, s1, 0x31));
   }
 }
 
