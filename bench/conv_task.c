@@ -112,16 +112,7 @@ int main(int argc, char **argv) {
     if (task.tensors[i] != OM_NONE) args.desc[i] = &t[i];
   args.data[OM_CONV_T_X] = x, args.data[OM_CONV_T_Y] = y, args.data[OM_CONV_T_BIAS] = bias;
 
-  double *secs = malloc(sizeof *secs * (size_t)reps);
-  for (int r = 0; r < reps; r++) {
-    args.data[OM_CONV_T_W] = w[r % copies];
-    core.run = (uint64_t)r + 1;
-    const double t0 = now_s();
-    for (uint32_t blk = 0; blk < task.block_dim; blk++)
-      rt_kernels[OM_TASK_CONV2D].run(&task, &args, blk, &core);
-    secs[r] = now_s() - t0;
-  }
-  qsort(secs, (size_t)reps, sizeof *secs, by_value);
+  double *secs = bench_runs(OM_TASK_CONV2D, &task, &args, OM_CONV_T_W, w, copies, &core, reps);
   const double gmac = 1e-9 * (double)(Ho * Wo) * (double)co * (double)(ci / G) * (double)(k * k);
   printf("conv_task: %lldx%lld %lld -> %lld, %lldx%lld stride %lld groups %lld, tiles %lldx%lldx%lld (%u): "
          "fastest %.4f ms %.1f GMAC/s, quartiles %.1f %.1f %.1f GMAC/s\n",

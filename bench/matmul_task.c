@@ -67,11 +67,11 @@ int main(int argc, char **argv) {
   uint16_t *a = alloc64("matmul_task", (size_t)(M * K) * 2), *y = alloc64("matmul_task", (size_t)(M * N) * 2);
   for (int64_t i = 0; i < M * K; i++)
     a[i] = (uint16_t)(0x3c00 ^ (i % 7)); /* values near 1 */
-  uint16_t **b = malloc(sizeof *b * (size_t)copies);
+  void **b = malloc(sizeof *b * (size_t)copies);
   for (int c = 0; c < copies; c++) {
-    b[c] = alloc64("matmul_task", (size_t)(k16 * n16) * 2);
+    uint16_t *bc = b[c] = alloc64("matmul_task", (size_t)(k16 * n16) * 2);
     for (int64_t i = 0; i < k16 * n16; i++)
-      b[c][i] = (uint16_t)(0x3000 ^ (i % 5)); /* values near 1/8 */
+      bc[i] = (uint16_t)(0x3000 ^ (i % 5)); /* values near 1/8 */
   }
   float *bias = alloc64("matmul_task", (size_t)N * 4);
   for (int64_t i = 0; i < N; i++)
@@ -83,16 +83,7 @@ int main(int argc, char **argv) {
     if (task.tensors[s] != OM_NONE) args.desc[s] = &t[s];
   args.data[OM_MATMUL_T_A] = a, args.data[OM_MATMUL_T_Y] = y, args.data[OM_MATMUL_T_BIAS] = bias;
 
-  double *secs = malloc(sizeof *secs * (size_t)reps);
-  for (int r = 0; r < reps; r++) {
-    args.data[OM_MATMUL_T_B] = b[r % copies];
-    core.run = (uint64_t)r + 1;
-    const double t0 = now_s();
-    for (uint32_t blk = 0; blk < task.block_dim; blk++)
-      rt_kernels[OM_TASK_MATMUL].run(&task, &args, blk, &core);
-    secs[r] = now_s() - t0;
-  }
-  qsort(secs, (size_t)reps, sizeof *secs, by_value);
+  double *secs = bench_runs(OM_TASK_MATMUL, &task, &args, OM_MATMUL_T_B, b, copies, &core, reps);
   const double gflop = 2e-9 * (double)M * (double)N * (double)K;
   printf("matmul_task: %lldx%lld x %lldx%lld, tiles %lldx%lldx%lld (%u): fastest %.3f ms %.1f GFLOP/s, "
          "quartiles %.1f %.1f %.1f GFLOP/s\n",

@@ -59,4 +59,23 @@ static rt_core bench_core(const char *who, const om_model_def *def) {
                    .ub_bytes = def->ub_bytes};
 }
 
+/* Times reps runs of task (kind) over all its blocks on core, run r with
+ * args' slot wslot pointing at ws[r % copies] (weights cycled through
+ * copies buffers, so they come from memory as in a model run). Returns the
+ * reps times in seconds, ascending (malloc'd: the caller frees). */
+static double *bench_runs(int kind, const om_task *task, rt_args *args, int wslot, void *const *ws,
+                          int copies, rt_core *core, int reps) {
+  double *secs = malloc(sizeof *secs * (size_t)reps);
+  for (int r = 0; r < reps; r++) {
+    args->data[wslot] = ws[r % copies];
+    core->run = (uint64_t)r + 1;
+    const double t0 = now_s();
+    for (uint32_t blk = 0; blk < task->block_dim; blk++)
+      rt_kernels[kind].run(task, args, blk, core);
+    secs[r] = now_s() - t0;
+  }
+  qsort(secs, (size_t)reps, sizeof *secs, by_value);
+  return secs;
+}
+
 #endif
