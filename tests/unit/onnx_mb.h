@@ -224,6 +224,24 @@ static inline void mb_output(mb *m, const char *name) {
   PUSH(m, m->graph.output, m->graph.n_output, vi);
 }
 
+/* g, initialised here, is a graph of one node: op reading `ins` (comma-separated)
+ * and writing `out`, the graph's output (an If's branch, a Loop's body). */
+static inline void mb_one_node_graph(mb *g, const char *op, const char *ins, const char *out) {
+  mb_init(g, 13);
+  mb_node(g, op, NULL, ins, out);
+  mb_output(g, out);
+}
+
+/* If node `name` in m on `cond`, writing `out`, with the two branches
+ * (which outlive m's use of them). */
+static inline Onnx__NodeProto *mb_if(mb *m, const char *name, const char *cond, const char *out, mb *then_b,
+                                     mb *else_b) {
+  Onnx__NodeProto *n = mb_node(m, "If", name, cond, out);
+  attr_graph(m, n, "then_branch", then_b);
+  attr_graph(m, n, "else_branch", else_b);
+  return n;
+}
+
 static inline uint8_t *mb_pack(mb *m, size_t *len) {
   *len = onnx__model_proto__get_packed_size(&m->model);
   uint8_t *buf = malloc(*len ? *len : 1);

@@ -77,14 +77,8 @@ static void if_empty(mb *m, mb *tb, mb *eb) {
   mb_init_raw(tb, "empty", 1, 1, (int64_t[]){0}, NULL, 0);
   mb_node(tb, "Identity", NULL, "empty", "t_out");
   mb_output(tb, "t_out");
-  mb_init(eb, 13);
-  mb_node(eb, "Identity", NULL, "s", "e_out");
-  mb_output(eb, "e_out");
-  Onnx__NodeProto *n = mb_node(m, "If", "if_any", "none", "ifo");
-  Onnx__AttributeProto *a = mb_attr(m, n, "then_branch", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
-  a->g = &tb->graph;
-  a = mb_attr(m, n, "else_branch", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
-  a->g = &eb->graph;
+  mb_one_node_graph(eb, "Identity", "s", "e_out");
+  mb_if(m, "if_any", "none", "ifo", tb, eb);
 }
 
 static mb then_b, else_b; /* the If's branches, alive as long as the model */

@@ -339,15 +339,9 @@ static void test_refused(void) {
   mb_node(&m, "Shape", NULL, "tiled", "sht");
   mb_node(&m, "ReduceProd", NULL, "sht", "numel");
   mb_node(&m, "Equal", NULL, "numel,zero_i", "none");
-  mb_init(&tb, 13);
-  mb_node(&tb, "Identity", NULL, "x", "t_out");
-  mb_output(&tb, "t_out");
-  mb_init(&eb, 13);
-  mb_node(&eb, "Neg", NULL, "x", "e_out");
-  mb_output(&eb, "e_out");
-  Onnx__NodeProto *n = mb_node(&m, "If", "if_tiled", "none", "y");
-  attr_graph(&m, n, "then_branch", &tb);
-  attr_graph(&m, n, "else_branch", &eb);
+  mb_one_node_graph(&tb, "Identity", "x", "t_out");
+  mb_one_node_graph(&eb, "Neg", "x", "e_out");
+  mb_if(&m, "if_tiled", "none", "y", &tb, &eb);
   mb_output(&m, "y");
   mb_expect_refused(&m, "'if_tiled' (If)", "node 'tile_counted' (Tile) on, whose shape rule says");
   mb_free(&tb);

@@ -20,26 +20,15 @@ static int close_to(const float *got, const float *want, int n) {
   return 1;
 }
 
-/* then: x + one (an outer initializer); else: x * two. */
-static void branches(mb *then_b, mb *else_b) {
-  mb_init(then_b, 13);
-  mb_node(then_b, "Add", "then_add", "x,one", "t_out");
-  mb_output(then_b, "t_out");
-  mb_init(else_b, 13);
-  mb_node(else_b, "Mul", "else_mul", "x,two", "e_out");
-  mb_output(else_b, "e_out");
-}
-
 static void if_model(mb *m, mb *then_b, mb *else_b, const char *cond) {
   static const float one = 1.0f, two = 2.0f;
   mb_init(m, 13);
   mb_input(m, "x", DT_FLOAT32, 1, (int64_t[]){3}, NULL);
   mb_init_raw(m, "one", DT_FLOAT32, 0, NULL, &one, sizeof one);
   mb_init_raw(m, "two", DT_FLOAT32, 0, NULL, &two, sizeof two);
-  branches(then_b, else_b);
-  Onnx__NodeProto *n = mb_node(m, "If", "if", cond, "y");
-  attr_graph(m, n, "then_branch", then_b);
-  attr_graph(m, n, "else_branch", else_b);
+  mb_one_node_graph(then_b, "Add", "x,one", "t_out"); /* one: an outer initializer */
+  mb_one_node_graph(else_b, "Mul", "x,two", "e_out");
+  mb_if(m, "if", cond, "y", then_b, else_b);
   mb_output(m, "y");
 }
 
@@ -108,9 +97,7 @@ static void test_if_runtime(void) {
   mb_init_raw(&eb, "e4", DT_FLOAT32, 2, (int64_t[]){2, 2}, four, sizeof four);
   mb_node(&eb, "Identity", NULL, "e4", "e_out");
   mb_output(&eb, "e_out");
-  Onnx__NodeProto *n = mb_node(&m, "If", "bad_if", "c", "y");
-  attr_graph(&m, n, "then_branch", &tb);
-  attr_graph(&m, n, "else_branch", &eb);
+  mb_if(&m, "bad_if", "c", "y", &tb, &eb);
   mb_output(&m, "y");
   EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'bad_if' (If)", "f32 [3]", "f32 [2,2]");
   mb_free(&tb);
@@ -135,15 +122,9 @@ static void test_if_unknown_condition(void) {
   mb_node(&m, "Shape", NULL, "r", "shr");
   mb_node(&m, "ReduceProd", NULL, "shr", "numel");
   mb_node(&m, "Equal", NULL, "numel,zero", "none");
-  mb_init(&tb, 13);
-  mb_node(&tb, "Identity", NULL, "x", "t_out");
-  mb_output(&tb, "t_out");
-  mb_init(&eb, 13);
-  mb_node(&eb, "Neg", NULL, "x", "e_out");
-  mb_output(&eb, "e_out");
-  Onnx__NodeProto *n = mb_node(&m, "If", "if_none", "none", "y");
-  attr_graph(&m, n, "then_branch", &tb);
-  attr_graph(&m, n, "else_branch", &eb);
+  mb_one_node_graph(&tb, "Identity", "x", "t_out");
+  mb_one_node_graph(&eb, "Neg", "x", "e_out");
+  mb_if(&m, "if_none", "none", "y", &tb, &eb);
   mb_output(&m, "y");
   EXPECT_FAIL(&m, NULL, NULL, ST_ERR_UNSUPPORTED, "node 'if_none' (If)", "condition 'none'",
               "shape known only at run time", "node 'ids' (Range)");
@@ -165,23 +146,13 @@ static void test_if_nested(void) {
   mb_init_raw(&m, "three", DT_INT64, 0, NULL, &three, sizeof three);
   mb_node(&m, "Size", NULL, "x", "n");
   mb_node(&m, "Equal", NULL, "n,three", "is3");
-  mb_init(&inner_t, 13);
-  mb_node(&inner_t, "Sub", NULL, "x,one", "it_out");
-  mb_output(&inner_t, "it_out");
-  mb_init(&inner_e, 13);
-  mb_node(&inner_e, "Neg", NULL, "x", "ie_out");
-  mb_output(&inner_e, "ie_out");
+  mb_one_node_graph(&inner_t, "Sub", "x,one", "it_out");
+  mb_one_node_graph(&inner_e, "Neg", "x", "ie_out");
   mb_init(&outer_t, 13);
-  Onnx__NodeProto *in = mb_node(&outer_t, "If", "inner", "is3", "ot_out");
-  attr_graph(&outer_t, in, "then_branch", &inner_t);
-  attr_graph(&outer_t, in, "else_branch", &inner_e);
+  mb_if(&outer_t, "inner", "is3", "ot_out", &inner_t, &inner_e);
   mb_output(&outer_t, "ot_out");
-  mb_init(&outer_e, 13);
-  mb_node(&outer_e, "Identity", NULL, "x", "oe_out");
-  mb_output(&outer_e, "oe_out");
-  Onnx__NodeProto *n = mb_node(&m, "If", "outer", "is3", "y");
-  attr_graph(&m, n, "then_branch", &outer_t);
-  attr_graph(&m, n, "else_branch", &outer_e);
+  mb_one_node_graph(&outer_e, "Identity", "x", "oe_out");
+  mb_if(&m, "outer", "is3", "y", &outer_t, &outer_e);
   mb_output(&m, "y");
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
@@ -382,15 +353,9 @@ static void test_unread_nodes(void) {
   mb_node(&m, "Neg", "neg_for_branch", "x", "nx");
   mb_node(&m, "Frobnicate", "unread_unknown", "x", "dz");
   mb_node(&m, "Relu", "unread_relu", "dz", "dd");
-  mb_init(&tb, 13);
-  mb_node(&tb, "Identity", NULL, "nx", "t_out");
-  mb_output(&tb, "t_out");
-  mb_init(&eb, 13);
-  mb_node(&eb, "Abs", NULL, "x", "e_out");
-  mb_output(&eb, "e_out");
-  Onnx__NodeProto *n = mb_node(&m, "If", "pick", "c", "y");
-  attr_graph(&m, n, "then_branch", &tb);
-  attr_graph(&m, n, "else_branch", &eb);
+  mb_one_node_graph(&tb, "Identity", "nx", "t_out");
+  mb_one_node_graph(&eb, "Abs", "x", "e_out");
+  mb_if(&m, "pick", "c", "y", &tb, &eb);
   mb_output(&m, "y");
   ir_graph *g = EXPECT_OK(&m, NULL, NULL);
   if (g) {
