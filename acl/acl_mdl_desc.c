@@ -6,6 +6,7 @@
  * it reports (names included) so it outlives the model; it is a plain
  * object the caller creates and destroys.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,12 @@
 /* --- model descriptions */
 
 typedef struct acl_io {
-  char *name; /* owned */
+  /* owned: an input's tensor name; an output's name as AscendCL gives an
+   * ONNX model's: "node:edge:tensor" (node the source node computing it,
+   * edge which of its outputs), "node:edge" for one atc --out_nodes picked,
+   * the tensor name when the package does not record its node */
+  char *name;
+  char *tensor; /* owned: an output's tensor name when it differs from name, else NULL */
   aclDataType dtype;
   size_t bytes;
   int rank;
@@ -42,7 +48,7 @@ aclmdlDesc *aclmdlCreateDesc(void) {
 
 static void clear_desc(aclmdlDesc *d) {
   for (size_t i = 0; d->io && i < d->nin + d->nout; i++)
-    free(d->io[i].name);
+    free(d->io[i].name), free(d->io[i].tensor);
   free(d->io);
   free(d->gear_values);
   free(d->gear_dims);
@@ -96,6 +102,21 @@ static void largest_output(const acl_model *m, int index, omrt_tensor_desc *t) {
   }
 }
 
+/* io's names for input (out -1) or output `out` of m whose tensor is
+ * `tensor`; 0 when out of memory. */
+static int io_names(const acl_model *m, int out, const char *tensor, acl_io *io) {
+  omrt_output_node o = {0};
+  if (out >= 0) omrt_model_output_node(m->m, out, &o);
+  if (!o.node) return (io->name = strdup(tensor)) != NULL;
+  size_t n = strlen(o.node) + strlen(tensor) + 16;
+  if (!(io->name = malloc(n)) || !(io->tensor = strdup(tensor))) return 0;
+  if (o.picked)
+    snprintf(io->name, n, "%s:%d", o.node, o.edge);
+  else
+    snprintf(io->name, n, "%s:%d:%s", o.node, o.edge, tensor);
+  return 1;
+}
+
 /* Fills d from model m (m->id 0 for one not loaded); `call` names the
  * caller in the message when out of memory. */
 static aclError describe(const char *call, aclmdlDesc *d, const acl_model *m) {
@@ -121,13 +142,15 @@ static aclError describe(const char *call, aclmdlDesc *d, const acl_model *m) {
     else
       largest_output(m, (int)(i - nin), &t);
     acl_io *io = &d->io[i];
-    *io = (acl_io){strdup(t.name), acl_data_type(t.dtype), t.bytes, t.rank, {0}, acl_format(t.format), 0};
+    *io = (acl_io){
+        .dtype = acl_data_type(t.dtype), .bytes = t.bytes, .rank = t.rank, .format = acl_format(t.format)};
+    int ok = io_names(m, i < nin ? -1 : (int)(i - nin), t.name, io);
     memcpy(io->dims, t.dims, sizeof io->dims);
     omrt_aipp_info aipp = {0};
     if (i < (size_t)m->nin) omrt_model_input_aipp(m->m, (int)i, &aipp);
     io->yuv420sp =
         aipp.mode == OMRT_AIPP_STATIC && aipp.config.input_format == OMRT_AIPP_YUV420SP_U8 && t.rank == 4;
-    if (!io->name) {
+    if (!ok) {
       clear_desc(d);
       return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call);
     }
@@ -317,6 +340,7 @@ const char *aclmdlGetOutputNameByIndex(const aclmdlDesc *modelDesc, size_t index
   return io ? io->name : "";
 }
 
+/* The input or output of that name (an output also by its tensor name). */
 static aclError index_by_name(const char *call, const aclmdlDesc *d, const char *name, int is_input,
                               size_t *index) {
   if (!d || !name || !index)
@@ -325,11 +349,13 @@ static aclError index_by_name(const char *call, const aclmdlDesc *d, const char 
                     : !name ? "name"
                             : "index");
   size_t n = is_input ? d->nin : d->nout;
-  for (size_t i = 0; i < n; i++)
-    if (strcmp(d->io[is_input ? i : d->nin + i].name, name) == 0) {
+  for (size_t i = 0; i < n; i++) {
+    const acl_io *io = &d->io[is_input ? i : d->nin + i];
+    if (strcmp(io->name, name) == 0 || (io->tensor && strcmp(io->tensor, name) == 0)) {
       *index = i;
       return ACL_SUCCESS;
     }
+  }
   return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: the model has no %s named '%s'", call,
                   is_input ? "input" : "output", name);
 }

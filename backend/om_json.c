@@ -134,8 +134,8 @@ static void jfloat(jbuf *b, int32_t bits) {
 /* ---- names for the format's numbers ---- */
 
 static const char *part_type_name(uint32_t t) {
-  static const char *const names[] = {NULL,     "MODEL", "TENSORS", "TASKS",   "WEIGHTS", "STRINGS",
-                                      "VPROGS", "IO",    "GEARS",   "SOURCES", "COUNTS",  "ZMAP"};
+  static const char *const names[] = {NULL, "MODEL", "TENSORS", "TASKS",  "WEIGHTS", "STRINGS", "VPROGS",
+                                      "IO", "GEARS", "SOURCES", "COUNTS", "ZMAP",    "ONODES"};
   return t < sizeof names / sizeof *names && names[t] ? names[t] : "?";
 }
 
@@ -194,6 +194,7 @@ typedef struct pkg {
   const uint8_t *vprogs;
   const uint32_t *formats;       /* IO partition, or NULL */
   const om_count *counts;        /* COUNTS partition, or NULL */
+  const om_onode *onodes;        /* ONODES partition, or NULL */
   const om_gears *gears;         /* GEARS partition, or NULL */
   const om_task_source *sources; /* NULL without a SOURCES partition */
   const uint32_t *source_names;
@@ -226,6 +227,7 @@ static void locate(pkg *p, const uint8_t *base) {
     case OM_PART_VPROGS: p->vprogs = at; break;
     case OM_PART_IO: p->formats = (const uint32_t *)at; break;
     case OM_PART_COUNTS: p->counts = (const om_count *)at; break;
+    case OM_PART_ONODES: p->onodes = (const om_onode *)at; break;
     case OM_PART_GEARS: p->gears = (const om_gears *)at; break;
     case OM_PART_SOURCES:
       p->sources = (const om_task_source *)(at + sizeof(om_sources));
@@ -287,10 +289,10 @@ static void dump_model(jbuf *b, const pkg *p) {
   JLIT(b, "},\n");
 }
 
-/* formats: the IO partition's entries for these n, or NULL; counts the
- * COUNTS partition's (outputs only), or NULL. */
+/* formats: the IO partition's entries for these n, or NULL; counts and
+ * onodes the COUNTS and ONODES partitions' (outputs only), or NULL. */
 static void dump_io(jbuf *b, const pkg *p, const char *key, const uint32_t *io, const uint32_t *formats,
-                    const om_count *counts, uint32_t n) {
+                    const om_count *counts, const om_onode *onodes, uint32_t n) {
   jprintf(b, "  \"%s\": [", key);
   for (uint32_t i = 0; i < n; i++) {
     jprintf(b, "%s{\"tensor\": %u, \"name\": ", i ? ", " : "", io[i]);
@@ -298,6 +300,12 @@ static void dump_io(jbuf *b, const pkg *p, const char *key, const uint32_t *io, 
     jprintf(b, ", \"format\": \"%s\"", format_name(formats ? formats[i] : OM_IO_ND));
     if (counts && counts[i].axis != OM_NONE)
       jprintf(b, ", \"count_axis\": %u, \"count_tensor\": %u", counts[i].axis, counts[i].count);
+    if (onodes && onodes[i].node) {
+      JLIT(b, ", \"node\": ");
+      jstr(b, p->strings + onodes[i].node);
+      jprintf(b, ", \"edge\": %u%s", onodes[i].edge,
+              onodes[i].flags & OM_ONODE_PICKED ? ", \"picked\": true" : "");
+    }
     JLIT(b, "}");
   }
   JLIT(b, "],\n");
@@ -615,9 +623,9 @@ status om_json_memory(const void *data, size_t size, const char *label, char **j
   JLIT(&b, "{\n");
   dump_header(&b, &p);
   dump_model(&b, &p);
-  dump_io(&b, &p, "inputs", p.io, p.formats, NULL, p.def->ninputs);
+  dump_io(&b, &p, "inputs", p.io, p.formats, NULL, NULL, p.def->ninputs);
   dump_io(&b, &p, "outputs", p.io + p.def->ninputs, p.formats ? p.formats + p.def->ninputs : NULL, p.counts,
-          p.def->noutputs);
+          p.onodes, p.def->noutputs);
   dump_gears(&b, &p);
   dump_tensors(&b, &p);
   dump_vprogs(&b, &p);
@@ -662,7 +670,11 @@ static void summary_io(jbuf *b, const omrt_model *m, int is_input) {
     jprintf(b, "  %d  %-24s %-8s %-8s [", i, t.name, dtype_name(t.dtype), format_name((uint32_t)t.format));
     for (int k = 0; k < t.rank; k++)
       jprintf(b, "%s%lld", k ? ", " : "", (long long)t.dims[k]);
-    jprintf(b, "]  %zu bytes\n", t.bytes);
+    jprintf(b, "]  %zu bytes", t.bytes);
+    omrt_output_node o = {0};
+    if (!is_input) omrt_model_output_node(m, i, &o);
+    if (o.node) jprintf(b, "  from node %s:%d%s", o.node, o.edge, o.picked ? " (--out_nodes)" : "");
+    JLIT(b, "\n");
   }
 }
 

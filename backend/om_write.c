@@ -33,11 +33,11 @@
  * as WEIGHTS. Segments start 64-byte aligned, so a chunk overlaps at most one
  * segment and the rest of it is zero.
  *
- * File layout produced: header, partition table (5 entries, up to 11), then
+ * File layout produced: header, partition table (5 entries, up to 12), then
  * MODEL, TENSORS, TASKS, STRINGS, VPROGS (only when a program was added),
  * IO (only when formats were set), GEARS (only with gears), SOURCES (only
- * when set), COUNTS (only when set), ZMAP (only when zero chunks are
- * elided), WEIGHTS, each at a 64-byte aligned offset with the gaps zeroed.
+ * when set), COUNTS (only when set), ONODES (only when set), ZMAP (only
+ * when zero chunks are elided), WEIGHTS, each at a 64-byte aligned offset with the gaps zeroed.
  */
 #include "om_write.h"
 
@@ -82,6 +82,8 @@ struct om_writer {
   uint32_t nformats;
   om_count *counts; /* [noutputs], or NULL: no COUNTS partition */
   uint32_t ncounts;
+  om_onode *onodes; /* [noutputs], or NULL: no ONODES partition */
+  uint32_t nonodes;
   struct gear_rec { /* om_writer_begin_gear */
     om_gear g;      /* counts filled in by plan */
     uint32_t *io;   /* [nio], from om_writer_set_io while the gear was current */
@@ -158,6 +160,7 @@ void om_writer_free(om_writer *w) {
   free(w->sources.data);
   free(w->formats);
   free(w->counts);
+  free(w->onodes);
   for (uint32_t i = 0; i < w->ngears; i++)
     free(w->gears[i].io);
   free(w->gears);
@@ -251,17 +254,26 @@ int om_writer_set_io_formats(om_writer *w, const uint32_t *formats, uint32_t n) 
   return 0;
 }
 
-int om_writer_set_counts(om_writer *w, const om_count *counts, uint32_t n) {
-  om_count *c = malloc(n ? n * sizeof *c : 1);
+/* *dst (freed first) becomes a copy of src's n records of `size` bytes. */
+static int set_records(om_writer *w, void **dst, uint32_t *ndst, const void *src, uint32_t n, size_t size) {
+  void *c = malloc(n ? n * size : 1);
   if (!c) {
     w->nomem = 1;
     return -1;
   }
-  if (n) memcpy(c, counts, n * sizeof *c);
-  free(w->counts);
-  w->counts = c;
-  w->ncounts = n;
+  if (n) memcpy(c, src, n * size);
+  free(*dst);
+  *dst = c;
+  *ndst = n;
   return 0;
+}
+
+int om_writer_set_counts(om_writer *w, const om_count *counts, uint32_t n) {
+  return set_records(w, (void **)&w->counts, &w->ncounts, counts, n, sizeof *counts);
+}
+
+int om_writer_set_onodes(om_writer *w, const om_onode *onodes, uint32_t n) {
+  return set_records(w, (void **)&w->onodes, &w->nonodes, onodes, n, sizeof *onodes);
 }
 
 uint32_t om_writer_add_tensor(om_writer *w, const om_tensor *t) {
@@ -522,7 +534,7 @@ static int zmap_build(om_writer *w) {
   return 0;
 }
 
-enum { MAX_PARTS = 11 };
+enum { MAX_PARTS = 12 };
 
 /* Where each partition goes: what om_writer_size and om_writer_serialise share. */
 typedef struct om_layout {
@@ -556,6 +568,8 @@ static status plan(om_writer *w, om_layout *l, diag *d) {
   if (w->counts && (w->ncounts != w->noutputs || w->ngears))
     return diag_set(d, ST_ERR_INVALID, "om writer: %u counts for %u outputs%s", w->ncounts, w->noutputs,
                     w->ngears ? " (and gears)" : "");
+  if (w->onodes && w->nonodes != w->noutputs)
+    return diag_set(d, ST_ERR_INVALID, "om writer: %u output nodes for %u outputs", w->nonodes, w->noutputs);
   if (w->ngears) { /* counts from the next gear's start; the workspace is the largest gear's */
     l->def.workspace_bytes = 0;
     for (uint32_t i = 0; i < w->ngears; i++) {
@@ -587,6 +601,8 @@ static status plan(om_writer *w, om_layout *l, diag *d) {
     parts[l->nparts++] = (struct part_src){OM_PART_SOURCES, w->sources.data, w->sources.len};
   if (w->counts)
     parts[l->nparts++] = (struct part_src){OM_PART_COUNTS, w->counts, (size_t)w->ncounts * sizeof(om_count)};
+  if (w->onodes)
+    parts[l->nparts++] = (struct part_src){OM_PART_ONODES, w->onodes, (size_t)w->nonodes * sizeof(om_onode)};
   if (w->zmap.use) {
     parts[l->nparts++] = (struct part_src){OM_PART_ZMAP, w->zmap.part, w->zmap.part_bytes};
     parts[l->nparts++] = (struct part_src){OM_PART_WEIGHTS, NULL, (size_t)(w->zmap.stored * OM_ZMAP_CHUNK)};

@@ -57,6 +57,10 @@ int om_writer_set_io_formats(om_writer *w, const uint32_t *formats, uint32_t n);
 /* The COUNTS partition: counts[i] for output i (n = noutputs; copied). Not
  * called: no COUNTS partition. Not with gears. 0 ok, -1 nomem. */
 int om_writer_set_counts(om_writer *w, const om_count *counts, uint32_t n);
+/* The ONODES partition: onodes[i] for output i (n = noutputs; copied; the
+ * node names are strings of this writer). Not called: no ONODES partition.
+ * 0 ok, -1 nomem. */
+int om_writer_set_onodes(om_writer *w, const om_onode *onodes, uint32_t n);
 /* Whether the package elides the all-zero 16-byte chunks of its weights
  * (the ZMAP partition, om_format.h): OM_ZMAP_OFF (the default: WEIGHTS as
  * added), OM_ZMAP_ON, or OM_ZMAP_AUTO (when that saves at least 1/50 of the

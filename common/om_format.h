@@ -41,6 +41,10 @@
  *            the off-diagonal blocks of grouped weights): om_zmap, then a
  *            bitmap of the chunks that are stored (below). Absent: WEIGHTS
  *            is stored as is.
+ *   ONODES   (optional, format 2.16) om_onode[noutputs]: the source model's
+ *            node that computes each output and which of its outputs it is
+ *            (below), for AscendCL's output names. Absent: outputs are
+ *            known by their tensor names only.
  *
  * Checksums: header_crc covers bytes [0, header_len) with header_crc taken as
  * zero; each partition's crc32c covers its `size` bytes.
@@ -100,8 +104,12 @@
  * 2.14 added QMATMUL with a run-time w (the int8 product of two
  * activations, both zero points, batches, operand permutations, and an
  * i32, f32 or requantized u8 / i8 y; a 2.13 runtime refuses the absent
- * colsum). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 15 };
+ * colsum).
+ * 2.15 added QCONV2D with a run-time x zero point (a 2.14 runtime refuses
+ * the tensor count).
+ * 2.16 added the ONODES partition (a 2.15 runtime refuses it as an unknown
+ * partition type). */
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 16 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc
@@ -130,6 +138,7 @@ typedef enum om_partition_type {
   OM_PART_SOURCES = 9,
   OM_PART_COUNTS = 10,
   OM_PART_ZMAP = 11,
+  OM_PART_ONODES = 12,
   OM_PART_TYPE_COUNT /* one past the largest type */
 } om_partition_type;
 
@@ -222,6 +231,19 @@ typedef struct om_count { /* 8 bytes */
   uint32_t axis;          /* 0..rank-1 of the output, or OM_NONE */
   uint32_t count;         /* tensor index, or OM_NONE */
 } om_count;
+
+/* ONODES partition: one record per model output, in output order: the
+ * source model's node that computes it (its name; 0 when the output is no
+ * node's, a graph input or an initializer) and the output's position among
+ * that node's outputs (edge). PICKED: the output was chosen by node and
+ * position (atc --out_nodes), not named by the source model's graph. */
+enum { OM_ONODE_PICKED = 1 };
+typedef struct om_onode { /* 16 bytes */
+  uint32_t node;          /* string, or 0 */
+  uint32_t edge;          /* 0 when node is 0 */
+  uint32_t flags;         /* OM_ONODE_* */
+  uint32_t reserved;      /* zero */
+} om_onode;
 
 /* ZMAP partition: om_zmap, then uint8 stored[ceil(logical_bytes / 16 / 8)].
  * The weights the tensors of region WEIGHTS address (their offsets and the

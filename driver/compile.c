@@ -114,6 +114,7 @@ static status apply_out_nodes(ir_graph *g, const char *spec, diag *d) {
   for (int i = 0; i < g->noutputs; i++)
     g->outputs[i]->output_index = -1;
   g->noutputs = 0;
+  g->outputs_picked = 1;
   for (int i = 0; i < n; i++)
     if (outs[i]->output_index < 0 && ir_graph_add_output(g, outs[i]))
       return diag_set(d, ST_ERR_NOMEM, "out of memory");

@@ -169,6 +169,17 @@ OMRT_API int omrt_model_num_outputs(const omrt_model *model);
 /* index out of range: OMRT_ERR_ARG. */
 OMRT_API omrt_status omrt_model_input(const omrt_model *model, int index, omrt_tensor_desc *desc_out);
 OMRT_API omrt_status omrt_model_output(const omrt_model *model, int index, omrt_tensor_desc *desc_out);
+/* Which node of the source model computes output `index`: its name (owned
+ * by the model; NULL when the package does not say, a format 2.15 or older
+ * one, or no node computes it) and which of the node's outputs (edge, from
+ * 0) it is; picked: the output was chosen by node and edge (atc --out_nodes)
+ * rather than named by the source graph. OMRT_ERR_ARG for a bad index. */
+typedef struct omrt_output_node {
+  const char *node;
+  int edge;
+  int picked;
+} omrt_output_node;
+OMRT_API omrt_status omrt_model_output_node(const omrt_model *model, int index, omrt_output_node *node_out);
 /* Read-only facts about the package; strings owned by the model. */
 OMRT_API const char *omrt_model_name(const omrt_model *model);
 OMRT_API const char *omrt_model_soc(const omrt_model *model);

@@ -180,7 +180,8 @@ typedef struct ir_graph {
   int ninputs, input_cap;
   ir_value **outputs;
   int noutputs, output_cap;
-  ir_source *src; /* [nsrc], the source model's nodes */
+  int outputs_picked; /* the outputs are nodes' outputs atc --out_nodes chose */
+  ir_source *src;     /* [nsrc], the source model's nodes */
   int nsrc, src_cap;
   /* Every value name ever given out, for uniqueness and ir_value_find:
    * open addressing, power-of-two capacity, never more than half full. */

@@ -967,6 +967,26 @@ static status emit_counts(emit_state *s, arena *a) {
   return any && om_writer_set_counts(s->w, c, (uint32_t)s->g->noutputs) ? nomem(s) : ST_OK;
 }
 
+/* The ONODES partition: for each output, the source node that writes the
+ * tensor of its name (import keeps graph outputs' names) and which of that
+ * node's outputs it is; 0 when no source node writes it. */
+static status emit_onodes(emit_state *s, arena *a) {
+  const ir_graph *g = s->g;
+  om_onode *o = arena_array(a, (size_t)g->noutputs + 1, sizeof *o);
+  if (!o) return nomem(s);
+  for (int i = 0; i < g->noutputs; i++) {
+    o[i] = (om_onode){.flags = g->outputs_picked ? OM_ONODE_PICKED : 0};
+    for (int k = 0; k < g->nsrc && !o[i].node; k++)
+      for (int e = 0; e < g->src[k].nout && !o[i].node; e++)
+        if (strcmp(g->src[k].out[e], g->outputs[i]->name) == 0) {
+          o[i].node = om_writer_string(s->w, g->src[k].name);
+          if (o[i].node == OM_NONE) return nomem(s);
+          o[i].edge = (uint32_t)e;
+        }
+  }
+  return om_writer_set_onodes(s->w, o, (uint32_t)g->noutputs) ? nomem(s) : ST_OK;
+}
+
 static status emit_all(emit_state *s, arena *a) {
   pass_ctx *ctx = s->ctx;
   status st = ST_OK;
@@ -994,7 +1014,7 @@ static status emit_all(emit_state *s, arena *a) {
   }
   if (st != ST_OK) return st;
   if (om_writer_set_io(s->w, io, s->g->ninputs, io + s->g->ninputs, s->g->noutputs)) return nomem(s);
-  if ((st = emit_counts(s, a)) != ST_OK) return st;
+  if ((st = emit_counts(s, a)) != ST_OK || (st = emit_onodes(s, a)) != ST_OK) return st;
 
   const soc_info *soc = ctx->soc;
   om_model_def def = {0};

@@ -73,6 +73,7 @@ static const char *part_name(uint32_t type) {
   case OM_PART_SOURCES: return "SOURCES";
   case OM_PART_COUNTS: return "COUNTS";
   case OM_PART_ZMAP: return "ZMAP";
+  case OM_PART_ONODES: return "ONODES";
   }
   return "?";
 }
@@ -602,6 +603,31 @@ static omrt_status check_counts(omrt_model *m, const rt_part *p) {
   return OMRT_OK;
 }
 
+/* The ONODES partition (om_format.h): one record per output, its node a
+ * string (0 with edge 0: none), known flags, reserved zero. */
+static omrt_status check_onodes(omrt_model *m, const rt_part *p) {
+  const om_model_def *d = m->def;
+  const om_onode *o = (const om_onode *)(m->base + p->offset);
+  if (p->size != (uint64_t)d->noutputs * sizeof *o)
+    return rt_error(OMRT_ERR_FORMAT, "om partition ONODES (offset %llu): %llu bytes != %u outputs x 16",
+                    (unsigned long long)p->offset, (unsigned long long)p->size, d->noutputs);
+  for (uint32_t i = 0; i < d->noutputs; i++) {
+    char where[96];
+    snprintf(where, sizeof where, "om partition ONODES (offset %llu): output %u",
+             (unsigned long long)p->offset, i);
+    omrt_status s = check_str(m, o[i].node, where, "node");
+    if (s) return s;
+    if ((!o[i].node && o[i].edge) || o[i].edge > 0xFFFF || (o[i].flags & ~(uint32_t)OM_ONODE_PICKED) ||
+        o[i].reserved)
+      return rt_error(OMRT_ERR_FORMAT,
+                      "%s: edge %u, flags %u, reserved %u: expected an edge below 65536 (0 "
+                      "without a node), flags of OM_ONODE_PICKED only and reserved 0",
+                      where, o[i].edge, o[i].flags, o[i].reserved);
+  }
+  m->onodes = o;
+  return OMRT_OK;
+}
+
 /* Verifies the package at base[0, size) and fills m (base/size/mapped set by
  * the caller). On failure the caller frees m. */
 static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
@@ -654,6 +680,7 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
       if ((s = check_task(m, pk, &m->gears[gi], i))) return s;
   if (refs[OM_PART_SOURCES].present && (s = check_sources(m, &refs[OM_PART_SOURCES]))) return s;
   if (refs[OM_PART_COUNTS].present && (s = check_counts(m, &refs[OM_PART_COUNTS]))) return s;
+  if (refs[OM_PART_ONODES].present && (s = check_onodes(m, &refs[OM_PART_ONODES]))) return s;
   if ((s = prepare_tasks(m))) return s;
   if ((s = pick_threads(opts, d->ai_cores, &m->threads))) return s;
   if (opts && opts->vprog_compiler && m->task_aux) { /* native vector programs (vprog_compiler.h) */
@@ -780,6 +807,18 @@ omrt_status omrt_model_output(const omrt_model *model, int index, omrt_tensor_de
     return rt_error(OMRT_ERR_ARG, "omrt_model_output: index %d outside 0..%d", index,
                     (int)model->def->noutputs - 1);
   *desc_out = model->outputs[index];
+  return OMRT_OK;
+}
+
+omrt_status omrt_model_output_node(const omrt_model *model, int index, omrt_output_node *node_out) {
+  if (!model || !node_out) return rt_error(OMRT_ERR_ARG, "omrt_model_output_node: NULL argument");
+  if (index < 0 || (uint32_t)index >= model->def->noutputs)
+    return rt_error(OMRT_ERR_ARG, "omrt_model_output_node: index %d outside 0..%d", index,
+                    (int)model->def->noutputs - 1);
+  const om_onode *o = model->onodes ? &model->onodes[index] : NULL;
+  *node_out = (omrt_output_node){.node = o && o->node ? rt_string(model, o->node) : NULL,
+                                 .edge = o ? (int)o->edge : 0,
+                                 .picked = o && (o->flags & OM_ONODE_PICKED)};
   return OMRT_OK;
 }
 

@@ -65,6 +65,7 @@ struct omrt_model {
   omrt_tensor_desc *inputs, *outputs;
   const uint32_t *formats; /* [ninputs + noutputs] om_io_format (IO partition), or NULL: all ND */
   const om_count *counts;  /* [noutputs] (COUNTS partition, checked), or NULL: every output dense */
+  const om_onode *onodes;  /* [noutputs] (ONODES partition, checked), or NULL: not recorded */
   rt_gear *gears;          /* [ngears], malloc'd at load; >= 1 */
   uint32_t ngears;
   uint32_t gear_kind; /* om_gear_kind, 0 without a GEARS partition */

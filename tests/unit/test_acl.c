@@ -270,10 +270,12 @@ static void test_desc_and_data(uint32_t id) {
   CHECK_EQ_INT(aclmdlGetNumInputs(desc), 2);
   CHECK_EQ_INT(aclmdlGetNumOutputs(desc), 2);
   CHECK(strcmp(aclmdlGetInputNameByIndex(desc, 1), "z") == 0 &&
-        strcmp(aclmdlGetOutputNameByIndex(desc, 1), "pool") == 0);
+        strcmp(aclmdlGetOutputNameByIndex(desc, 1), "pool:0:pool") == 0);
   size_t idx = 9;
   OK(aclmdlGetOutputIndexByName(desc, "pool", &idx));
   CHECK_EQ_INT(idx, 1);
+  OK(aclmdlGetOutputIndexByName(desc, "add:0:sum", &idx));
+  CHECK_EQ_INT(idx, 0);
   OK(aclmdlGetInputIndexByName(desc, "x", &idx));
   CHECK_EQ_INT(idx, 0);
   EXPECT_ACL(aclmdlGetInputIndexByName(desc, "nosuch", &idx), ACL_ERROR_INVALID_PARAM,
@@ -282,8 +284,8 @@ static void test_desc_and_data(uint32_t id) {
   CHECK_EQ_INT(aclmdlGetOutputSizeByIndex(desc, 1), sizeof pool_ref);
   aclmdlIODims dims;
   OK(aclmdlGetOutputDims(desc, 1, &dims));
-  CHECK(strcmp(dims.name, "pool") == 0 && dims.dimCount == 4 && dims.dims[0] == 1 && dims.dims[1] == 8 &&
-        dims.dims[2] == 1 && dims.dims[3] == 1);
+  CHECK(strcmp(dims.name, "pool:0:pool") == 0 && dims.dimCount == 4 && dims.dims[0] == 1 &&
+        dims.dims[1] == 8 && dims.dims[2] == 1 && dims.dims[3] == 1);
   CHECK(aclmdlGetInputDataType(desc, 0) == ACL_FLOAT && aclmdlGetOutputFormat(desc, 0) == ACL_FORMAT_ND);
   CHECK_EQ_INT(aclmdlGetInputSizeByIndex(desc, 2), 0);
   const char *msg = aclGetRecentErrMsg();

@@ -183,6 +183,65 @@ static void check_same_desc(aclmdlDesc *a, aclmdlDesc *b) {
   CHECK(memcmp(&ba, &bb, sizeof ba) == 0);
 }
 
+/* x [1,6] -> TopK k=2 "top" (values v, indices i) -> graph outputs i then
+ * v, or (out_nodes) the node outputs atc --out_nodes picks. */
+static void *compile_topk(const char *out_nodes, size_t *size) {
+  static const int64_t k = 2;
+  mb m;
+  mb_init(&m, 13);
+  mb_input(&m, "x", 1, 2, (int64_t[]){1, 6}, NULL);
+  mb_init_raw(&m, "k", DT_INT64, 1, (int64_t[]){1}, &k, sizeof k);
+  mb_node(&m, "TopK", "top", "x,k", "v,i");
+  mb_node(&m, "Neg", "neg", "v", "nv");
+  mb_output(&m, "i");
+  mb_output(&m, "nv");
+  atc_options opt = {.model_path = "acl_api_topk.onnx",
+                     .soc_version = "Ascend310",
+                     .precision = OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE,
+                     .out_nodes = out_nodes,
+                     .cmdline = "test_acl_api"};
+  return mb_compile(&m, &opt, size);
+}
+
+/* An ONNX model's output names as AscendCL documents them for atc's
+ * packages: "node:edge:tensor", or "node:edge" for outputs --out_nodes
+ * picked; aclmdlGetOutputIndexByName takes that name or the tensor's, and
+ * aclmdlGetOutputDims' name is the same; inputs keep their tensor names. */
+static void test_output_names(void) {
+  static const struct {
+    const char *out_nodes, *names[2], *tensors[2];
+  } cases[] = {
+      {NULL, {"top:1:i", "neg:0:nv"}, {"i", "nv"}},
+      {"top:1;top:0", {"top:1", "top:0"}, {"i", "v"}},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    size_t size = 0;
+    void *om = compile_topk(cases[c].out_nodes, &size);
+    CHECK(om != NULL);
+    if (!om) continue;
+    aclmdlDesc *d = aclmdlCreateDesc();
+    OK(aclmdlGetDescFromMem(d, om, size));
+    CHECK(strcmp(aclmdlGetInputNameByIndex(d, 0), "x") == 0);
+    for (size_t o = 0; o < 2; o++) {
+      const char *name = aclmdlGetOutputNameByIndex(d, o);
+      CHECKF(strcmp(name, cases[c].names[o]) == 0, "  case %zu output %zu: '%s', want '%s'", c, o, name,
+             cases[c].names[o]);
+      size_t idx = 9, tidx = 9;
+      OK(aclmdlGetOutputIndexByName(d, cases[c].names[o], &idx));
+      OK(aclmdlGetOutputIndexByName(d, cases[c].tensors[o], &tidx));
+      CHECK(idx == o && tidx == o);
+      aclmdlIODims dims;
+      OK(aclmdlGetOutputDims(d, o, &dims));
+      CHECK(strcmp(dims.name, cases[c].names[o]) == 0 && dims.dimCount == 2 && dims.dims[1] == 2);
+    }
+    size_t idx;
+    EXPECT_ACL(aclmdlGetOutputIndexByName(d, "top:0:v", &idx), ACL_ERROR_INVALID_PARAM,
+               "no output named 'top:0:v'");
+    OK(aclmdlDestroyDesc(d));
+    free(om);
+  }
+}
+
 static void test_desc_from(const char *path, const void *om, size_t size, int gears) {
   uint32_t id;
   OK(aclmdlLoadFromMem(om, size, &id));
@@ -700,6 +759,7 @@ int main(void) {
   CHECK_EQ_INT(pthread_create(&worker, NULL, worker_main, NULL), 0);
 
   test_tensor_desc();
+  test_output_names();
   test_desc_from(add_path, add, add_size, 0);
   test_desc_from(aipp_path, aipp, aipp_size, 1);
   test_aipp_data_size(aipp, aipp_size);
