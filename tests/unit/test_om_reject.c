@@ -267,10 +267,51 @@ static void test_fields(void) {
   scratch[ps->offset + ps->size - 1] = 'z';
   om_recrc(scratch, pkg_size);
   CHECK_EQ_INT(try_load(pkg_size), OMRT_ERR_FORMAT);
+
+  /* ONODES: a node string outside the table, an edge past 65535 or without
+   * a node, an unknown flag, reserved set. */
+  static const struct {
+    om_onode o;
+    const char *want;
+  } onodes[] = {
+      {{1u << 30, 0, 0, 0}, "node string offset"},
+      {{0, 0, 0, 0}, NULL}, /* the node's string replaced below */
+      {{0, 3, 0, 0}, "edge 3"},
+      {{0, 70000, 0, 0}, "edge 70000"},
+      {{0, 0, 2, 0}, "flags 2"},
+      {{0, 0, 0, 1}, "reserved 1"},
+  };
+  for (size_t i = 0; i < sizeof onodes / sizeof *onodes; i++) {
+    reset();
+    om_partition *po = om_find_part(scratch, OM_PART_ONODES);
+    om_onode *o = (om_onode *)(scratch + po->offset);
+    uint32_t node = o->node;
+    *o = onodes[i].o;
+    if (o->edge == 70000 || o->flags || o->reserved) o->node = node;
+    om_recrc(scratch, pkg_size);
+    CHECKF(try_load(pkg_size) == (onodes[i].want ? OMRT_ERR_FORMAT : OMRT_OK), "onodes case %zu", i);
+    if (onodes[i].want)
+      CHECKF(strstr(omrt_last_error(), "ONODES") && strstr(omrt_last_error(), onodes[i].want), "'%s'",
+             omrt_last_error());
+  }
+}
+
+/* The good package's output node as omrt_model_output_node reports it. */
+static void test_onode(void) {
+  reset();
+  omrt_model *m = NULL;
+  CHECK_EQ_INT(omrt_model_load_memory(scratch, pkg_size, NULL, &m), OMRT_OK);
+  omrt_output_node o = {0};
+  if (m) CHECK_EQ_INT(omrt_model_output_node(m, 0, &o), OMRT_OK);
+  CHECK(o.node && strcmp(o.node, "copy") == 0 && o.edge == 0 && o.picked);
+  if (m) CHECK_EQ_INT(omrt_model_output_node(m, 1, &o), OMRT_ERR_ARG);
+  omrt_model_free(m);
 }
 
 int main(void) {
   om_writer *w = tiny_writer();
+  const om_onode onode = {om_writer_string(w, "copy"), 0, OM_ONODE_PICKED, 0};
+  om_writer_set_onodes(w, &onode, 1);
   diag d;
   diag_init(&d);
   void *buf = NULL;
@@ -287,6 +328,7 @@ int main(void) {
   test_truncation();
   test_bit_flips();
   test_fields();
+  test_onode();
   free(scratch);
   free(pkg);
   return test_summary("om_reject");
