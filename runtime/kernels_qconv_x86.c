@@ -878,42 +878,95 @@ T_AVX2_INLINE void avx2_window_tile(const rt_qconv_geom *g, int64_t img, int64_t
   }
 }
 
-/* Depthwise block nb, pixels [p0, p1): 8 channels per register; S8 as
- * avx2_micro's. Each tap's 16 bytes are zero-extended to 16 bits by one
- * load-extend, and the two taps of a pair interleaved by vpunpck[lh]wd,
- * which keep 128-bit lanes: the sums come out as channels 0-3, 8-11 and
- * 4-7, 12-15, the pairs' weights permuted so once per call and the sums
- * back before the store. */
-T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb,
-                           const int S8) {
-  int16_t w2[DW_MAX_PAIRS][2 * C0];
+/* Depthwise: the weights of block nb's tap pairs (dw_weights) permuted so
+ * that vpunpck[lh]wd's 128-bit lanes meet them: the sums come out as
+ * channels 0-3, 8-11 and 4-7, 12-15, put back before the store. */
+T_AVX2_INLINE void avx2_dw_weights(const rt_qconv_geom *g, int64_t nb, int16_t (*w2)[2 * C0]) {
   dw_weights(g, nb, w2);
-  const int taps = g->kh * g->kw, pairs = (taps + 1) / 2;
-  for (int pr = 0; pr < pairs; pr++) {
+  for (int pr = 0; pr < (g->kh * g->kw + 1) / 2; pr++) {
     const __m256i w0 = _mm256_loadu_si256((const __m256i *)w2[pr]),
                   w1 = _mm256_loadu_si256((const __m256i *)(w2[pr] + C0));
     _mm256_storeu_si256((__m256i *)w2[pr], _mm256_permute2x128_si256(w0, w1, 0x20));
     _mm256_storeu_si256((__m256i *)(w2[pr] + C0), _mm256_permute2x128_si256(w0, w1, 0x31));
   }
+}
+
+/* One pixel's 16 sums of a depthwise block, stored with q at pixel p: tap
+ * t's 16 bytes at x0 + off[t] (INSIDE: a window inside x, x0 its first
+ * tap) or at xp[t]. Each tap's bytes are zero-extended to 16 bits by
+ * one load-extend, the two taps of a pair interleaved, and vpmaddwd gives
+ * u_t*w_t + u_t'*w_t' per channel (exact); S8 as avx2_micro's. TAPS, when
+ * not 0, is taps as a constant: the pair loop unrolled, no count in a
+ * register. */
+T_AVX2_INLINE void avx2_dw_pixel(const avx2_rq *q, int64_t p, const uint8_t *x0, const size_t *off,
+                                 const uint8_t *const *xp, int taps, const int16_t (*w2)[2 * C0],
+                                 const int INSIDE, const int S8, const int TAPS) {
+  if (TAPS) taps = TAPS;
   const __m256i flip = _mm256_set1_epi16(0x80);
+  __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+#pragma GCC unroll 16
+  for (int t = 0; t < taps; t += 2) {
+    __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(INSIDE ? x0 + off[t] : xp[t])));
+    __m256i b =
+        t + 1 < taps
+            ? _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(INSIDE ? x0 + off[t + 1] : xp[t + 1])))
+            : a; /* past the last tap: its weights are 0 */
+    if (S8) a = _mm256_xor_si256(a, flip), b = _mm256_xor_si256(b, flip);
+    s0 = _mm256_add_epi32(
+        s0, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), _mm256_loadu_si256((const __m256i *)w2[t / 2])));
+    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b),
+                                                _mm256_loadu_si256((const __m256i *)(w2[t / 2] + C0))));
+  }
+  avx2_store(q, p, _mm256_permute2x128_si256(s0, s1, 0x20), _mm256_permute2x128_si256(s0, s1, 0x31));
+}
+
+/* Depthwise block nb, pixels [p0, p1), row by row: the pixels whose
+ * windows lie inside x (a row's interior, in rows whose window rows all
+ * lie inside) read their taps at fixed offsets from a pointer that steps
+ * sw pixels; the others (the edges) take each tap's row or g->pad from
+ * the tap's position, without a division. */
+T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb,
+                           const int S8, const int TAPS) {
+  int16_t w2[DW_MAX_PAIRS][2 * C0];
+  avx2_dw_weights(g, nb, w2);
+  const int taps = g->kh * g->kw;
+  size_t off[2 * DW_MAX_PAIRS];
+  int64_t ty[2 * DW_MAX_PAIRS], tx[2 * DW_MAX_PAIRS];
+  for (int t = 0; t < taps; t++)
+    ty[t] = (int64_t)(t / g->kw) * g->dh, tx[t] = (int64_t)(t % g->kw) * g->dw, off[t] = tap_offset(g, t);
+  /* the columns whose windows lie inside x: [owa, owb) */
+  const int64_t wspan = (int64_t)(g->kw - 1) * g->dw, right = g->w_ - 1 - wspan + g->pl;
+  const int64_t owa = rt_ceil_div(g->pl, g->sw), owb = right < 0 ? 0 : right / g->sw + 1;
+  const uint8_t *xb = g->x + rt_qconv_xat(g, img, nb, 0, 0);
+  const size_t step = (size_t)g->sw * g->xps;
   avx2_rq q;
   avx2_rq_init(g, img, nb, &q);
   const uint8_t *xp[2 * DW_MAX_PAIRS];
-  dw_walk walk = dw_walk_at(g, p0);
-  for (int64_t p = p0; p < p1; p++) {
-    dw_next(g, img, p, nb, &walk, xp);
-    __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
-    for (int pr = 0; pr < pairs; pr++) {
-      __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)xp[2 * pr]));
-      __m256i b = 2 * pr + 1 < taps ? _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)xp[2 * pr + 1]))
-                                    : a; /* past the last tap: its weights are 0 */
-      if (S8) a = _mm256_xor_si256(a, flip), b = _mm256_xor_si256(b, flip);
-      s0 = _mm256_add_epi32(
-          s0, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), _mm256_loadu_si256((const __m256i *)w2[pr])));
-      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b),
-                                                  _mm256_loadu_si256((const __m256i *)(w2[pr] + C0))));
+  int64_t oh = p0 / g->wo, ow = p0 % g->wo;
+  for (int64_t p = p0; p < p1; oh++, ow = 0) {
+    const int64_t end = ow + (p1 - p < g->wo - ow ? p1 - p : g->wo - ow); /* this row's last column + 1 */
+    const int64_t ih0 = oh * g->sh - g->pt;
+    const int rows_in = ih0 >= 0 && ih0 + (int64_t)(g->kh - 1) * g->dh < g->h;
+    int64_t a = end, b = end;
+    if (rows_in) {
+      a = owa < ow ? ow : owa < end ? owa : end;
+      b = owb < a ? a : owb < end ? owb : end;
     }
-    avx2_store(&q, p, _mm256_permute2x128_si256(s0, s1, 0x20), _mm256_permute2x128_si256(s0, s1, 0x31));
+    for (int64_t c = ow; c < end; c++, p++) {
+      if (c == a && b > a) { /* the interior */
+        const uint8_t *x0 = xb + (size_t)(ih0 * g->w_ + a * g->sw - g->pl) * g->xps;
+        for (; c < b; c++, p++, x0 += step)
+          avx2_dw_pixel(&q, p, x0, off, xp, taps, w2, 1, S8, TAPS);
+        if (c == end) break;
+      }
+      const int64_t iw0 = c * g->sw - g->pl;
+      for (int t = 0; t < taps; t++) {
+        const int64_t ih = ih0 + ty[t], iw = iw0 + tx[t];
+        xp[t] =
+            ih >= 0 && ih < g->h && iw >= 0 && iw < g->w_ ? xb + (size_t)(ih * g->w_ + iw) * g->xps : g->pad;
+      }
+      avx2_dw_pixel(&q, p, xb, off, xp, taps, w2, 0, S8, TAPS);
+    }
   }
 }
 
@@ -924,11 +977,14 @@ T_AVX2 void rt_qconv_tile_avx2(const rt_qconv_geom *g, int64_t img, int64_t p0, 
       rt_qconv_tile_c(g, img, p0, p1, nb0, nb1);
       return;
     }
+    const int taps = g->kh * g->kw; /* 3x3 and 5x5 windows with their own loops */
     for (int64_t nb = nb0; nb < nb1; nb++)
-      if (g->xmask)
-        avx2_dw(g, img, p0, p1, nb, 1);
+      if (taps == 9)
+        g->xmask ? avx2_dw(g, img, p0, p1, nb, 1, 9) : avx2_dw(g, img, p0, p1, nb, 0, 9);
+      else if (taps == 25)
+        g->xmask ? avx2_dw(g, img, p0, p1, nb, 1, 25) : avx2_dw(g, img, p0, p1, nb, 0, 25);
       else
-        avx2_dw(g, img, p0, p1, nb, 0);
+        g->xmask ? avx2_dw(g, img, p0, p1, nb, 1, 0) : avx2_dw(g, img, p0, p1, nb, 0, 0);
     return;
   }
   _Alignas(32) int16_t w16[W16_GROUPS * 64];
