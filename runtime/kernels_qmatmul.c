@@ -105,25 +105,74 @@ static void act_bytes(const act_geom *a, uint64_t *l1, uint64_t *l0a, uint64_t *
 
 /* Packs w's columns [n0, n0 + cols) of the matrix at w + ob into dst as
  * QCONV2D's [nbn][KG][16][4] (zeros past K and cols), as i8 (w ^ wmask),
- * and sets bias[j] = -z' colsum[j] + K z' v' (wrapping) for j < nbn*16. */
+ * and sets bias[j] = -z' colsum[j] + K z' v' (wrapping) for j < nbn*16.
+ * The walk follows w's contiguous axis: with N contiguous (attention's P x
+ * V) 4 rows at a time, each column's 4 bytes one dword, the column sums a
+ * loop along each row; with K contiguous (Q x K^T) column by column, 4
+ * bytes of K at a time; else byte by byte.
+ * The column sums are kept in bias (as u32) until the last step. */
 static void act_pack(const act_geom *a, const uint8_t *w, int64_t ob, int64_t n0, int64_t cols, int8_t *dst,
                      int32_t *bias) {
   const int64_t k = a->mg.k, kg = rt_ceil_div(k, C0) * 4, nbn = rt_ceil_div(cols, C0);
-  memset(dst, 0, (size_t)(nbn * kg * C0 * 4));
-  const uint32_t kzv = (uint32_t)k * (uint32_t)a->xz * (uint32_t)a->wz;
-  for (int64_t j = 0; j < nbn * C0; j++) {
-    uint32_t cs = 0;
-    if (j < cols) {
-      const uint8_t *src = w + ob + (n0 + j) * a->mg.b_sn;
-      int8_t *d = dst + ((j / C0) * kg * C0 + j % C0) * 4;
-      for (int64_t i = 0; i < k; i++) {
-        const int8_t v = (int8_t)(src[i * a->mg.b_sk] ^ a->wmask);
-        d[(i / 4) * C0 * 4 + i % 4] = v;
-        cs += (uint32_t)(int32_t)v;
+  const int64_t sk = a->mg.b_sk, sn = a->mg.b_sn, blk = kg * C0 * 4; /* bytes per packed column block */
+  const uint8_t m = a->wmask, *w0 = w + ob + n0 * sn;
+  uint32_t *cs = (uint32_t *)(void *)bias;
+  memset(dst, 0, (size_t)(nbn * blk));
+  memset(cs, 0, (size_t)(nbn * C0) * sizeof *cs);
+  const uint32_t m4 = m * 0x01010101u;
+  if (sn == 1) {
+    for (int64_t i = 0; i < k; i++) {
+      const uint8_t *src = w0 + i * sk;
+      for (int64_t j = 0; j < cols; j++)
+        cs[j] += (uint32_t)(int32_t)(int8_t)(src[j] ^ m);
+    }
+    int64_t i = 0;
+    for (; i + 4 <= k; i += 4) { /* a group of 4 rows: each column's 4 bytes, one dword */
+      const uint8_t *s0 = w0 + i * sk, *s1 = s0 + sk, *s2 = s1 + sk, *s3 = s2 + sk;
+      for (int64_t jb = 0; jb * C0 < cols; jb++) {
+        int8_t *d = dst + jb * blk + i * C0;
+        const int64_t j0 = jb * C0, n = cols - j0 < C0 ? cols - j0 : C0;
+        for (int64_t j = 0; j < n; j++) {
+          const uint32_t v = ((uint32_t)s0[j0 + j] | (uint32_t)s1[j0 + j] << 8 | (uint32_t)s2[j0 + j] << 16 |
+                              (uint32_t)s3[j0 + j] << 24) ^
+                             m4;
+          memcpy(d + j * 4, &v, 4);
+        }
       }
     }
-    bias[j] = (int32_t)(kzv - (uint32_t)a->xz * cs);
+    for (; i < k; i++) { /* K's last rows past a multiple of 4 */
+      const uint8_t *src = w0 + i * sk;
+      int8_t *d = dst + (i / 4) * C0 * 4 + i % 4;
+      for (int64_t j = 0; j < cols; j++)
+        d[(j / C0) * blk + (j % C0) * 4] = (int8_t)(src[j] ^ m);
+    }
+  } else {
+    for (int64_t j = 0; j < cols; j++) {
+      const uint8_t *src = w0 + j * sn;
+      int8_t *d = dst + (j / C0) * blk + (j % C0) * 4;
+      int64_t i = 0;
+      if (sk == 1) {
+        for (; i + 4 <= k; i += 4) {
+          uint32_t v;
+          memcpy(&v, src + i, 4);
+          v ^= m4;
+          memcpy(d + i * C0, &v, 4);
+        }
+        uint32_t s = 0;
+        for (int64_t r = 0; r < i; r++)
+          s += (uint32_t)(int32_t)(int8_t)(src[r] ^ m);
+        cs[j] = s;
+      }
+      for (; i < k; i++) {
+        const int8_t v = (int8_t)(src[i * sk] ^ m);
+        d[(i / 4) * C0 * 4 + i % 4] = v;
+        cs[j] += (uint32_t)(int32_t)v;
+      }
+    }
   }
+  const uint32_t kzv = (uint32_t)k * (uint32_t)a->xz * (uint32_t)a->wz;
+  for (int64_t j = 0; j < nbn * C0; j++)
+    bias[j] = (int32_t)(kzv - (uint32_t)a->xz * cs[j]);
 }
 
 /* Tile t of the task (act_geom's order: batch, column tile, row tile). */

@@ -238,6 +238,22 @@ int main(void) {
       {4, 4, {1, 7, 3, 16}, {1, 3, 16, 40}, {0, 2, 1, 3}, {0}, DT_UINT8, DT_INT8, DT_UINT8, 17, 0, 128, 3, 2},
       /* x not contiguous along K (copied), w transposed */
       {2, 2, {16, 7}, {18, 16}, {1, 0}, {1, 0}, DT_INT8, DT_UINT8, DT_FLOAT32, 127, 1, 0, 4, 1},
+      /* w's rows contiguous along K (a transposed w) with K = 13: packed 4 bytes of K at a time, then
+         a tail; i8 w at its extremes' zero point */
+      {4,
+       4,
+       {1, 2, 5, 13},
+       {1, 2, 19, 13},
+       {0},
+       {0, 1, 3, 2},
+       DT_UINT8,
+       DT_INT8,
+       DT_INT32,
+       255,
+       -128,
+       0,
+       2,
+       1},
       /* long odd K, several column and row tiles */
       {2, 2, {37, 301}, {301, 50}, {0}, {0}, DT_UINT8, DT_UINT8, DT_UINT8, 250, 5, 255, 5, 2},
       /* BERT's head shapes: [1, 12, 32, 64] x K^T */
