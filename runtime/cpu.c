@@ -4,10 +4,11 @@
  * (kernels_*_x86.c, kernels_*_avx512.c) are compiled per function with
  * __attribute__((target("avx2,fma,f16c"))) (or the AVX512 target) and only
  * called when the CPU has all three extensions (and AVX-512F and DQ).
- * rt_cpu() detects them on first use (pthread_once, so any thread may call
- * it; omrt_context_new calls it so the choice is made before the first
- * execute) and fills a table of function pointers that the kernels call
- * through. OMRT_PORTABLE=1 in the environment forces the
+ * rt_cpu() detects them on first use (rt_cpu_detect: pthread_once, so any
+ * thread may call it; omrt_context_new calls it so the choice is made
+ * before the first execute) and fills a table of function pointers that the
+ * kernels call through; after that rt_cpu, inline in kernels.h, only loads
+ * the pointer rt_cpu_detect published. OMRT_PORTABLE=1 in the environment forces the
  * portable C path whatever the CPU has (tests run both). Non-x86 builds only
  * ever have the portable path.
  * On hosts with AVX-512F and DQ (and an OS that saves the ZMM state), the
@@ -155,7 +156,10 @@ static void detect(void) {
 #endif
 }
 
-const rt_cpu_paths *rt_cpu(void) {
+const rt_cpu_paths *_Atomic rt_cpu_detected;
+
+const rt_cpu_paths *rt_cpu_detect(void) {
   pthread_once(&once, detect);
+  atomic_store_explicit(&rt_cpu_detected, &paths, memory_order_release);
   return &paths;
 }
