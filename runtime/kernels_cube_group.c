@@ -37,9 +37,10 @@ void rt_conv_group_run(const om_task *task, const rt_args *args, const rt_conv_g
     int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image);
     int64_t mt = in_img / g.ntiles, nb = in_img % g.ntiles * g.tn;
     int64_t nend = nb + g.tn < g.c1out ? nb + g.tn : g.c1out, nb_first = nb;
+    convg_run r;
+    convg_run_of(&geo, nb, &r); /* then run after run: the walk from block 0 once per tile */
     while (nb < nend) {
-      convg_run r;
-      convg_run_of(&geo, nb, &r);
+      if (nb >= r.nb0 + r.len) convg_run_next(&geo, &r);
       int64_t end = r.nb0 + r.len < nend ? r.nb0 + r.len : nend;
       rt_conv_geom s = g;
       int64_t cin_hi = r.c1_hi * C0 < g.cin ? r.c1_hi * C0 : g.cin;

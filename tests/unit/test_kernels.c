@@ -579,6 +579,22 @@ static void test_conv_grouped(void) {
   /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     conv_case_run(&cases[i].c, 0, cases[i].groups, OM_CONV_DIRECT, NULL, NULL);
+  /* the tiles walk their runs with convg_run_next: the same runs as convg_run_of finds for each block */
+  const int64_t dims[][5] = {{13, 8, 8, 3, 3},  {3, 24, 24, 1, 1}, {2, 48, 48, 3, 3},
+                             {5, 24, 12, 3, 3}, {7, 6, 10, 1, 1},  {1, 40, 40, 3, 3}};
+  for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+    convg_geom geo;
+    CHECK_EQ_INT(convg_init(dims[i], &geo), 0);
+    convg_run walk, at;
+    convg_run_of(&geo, 0, &walk);
+    for (int64_t nb = 0; nb < geo.c1out; nb++) {
+      if (nb >= walk.nb0 + walk.len) convg_run_next(&geo, &walk);
+      convg_run_of(&geo, nb, &at);
+      CHECK_EQ_INT(walk.nb0 == at.nb0 && walk.len == at.len && walk.c1_lo == at.c1_lo &&
+                       walk.c1_hi == at.c1_hi && walk.base == at.base,
+                   1);
+    }
+  }
 }
 
 static void test_winograd(void) {
