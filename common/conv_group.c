@@ -52,6 +52,18 @@ void convg_run_of(const convg_geom *g, int64_t nb, convg_run *r) {
   *r = (convg_run){start, end - start, plo, phi, base};
 }
 
+void convg_run_next(const convg_geom *g, convg_run *r) {
+  const int64_t nb = r->nb0 + r->len;
+  const uint64_t base = r->base + (uint64_t)r->len * (uint64_t)((r->c1_hi - r->c1_lo) * g->taps);
+  int64_t lo, hi, l2, h2, end = nb + 1;
+  convg_block_range(g, nb, &lo, &hi);
+  for (; end < g->c1out; end++) {
+    convg_block_range(g, end, &l2, &h2);
+    if (l2 != lo || h2 != hi) break;
+  }
+  *r = (convg_run){nb, end - nb, lo, hi, base};
+}
+
 int convg_fractals(const convg_geom *g, uint64_t *count_out) {
   uint64_t total = 0;
   for (int64_t nb = 0; nb < g->c1out; nb++) {

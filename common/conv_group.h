@@ -44,6 +44,8 @@ int convg_init(const int64_t *dims, convg_geom *g);
 void convg_block_range(const convg_geom *g, int64_t nb, int64_t *c1_lo, int64_t *c1_hi);
 /* The run holding output block nb (O(nb) walk from block 0). */
 void convg_run_of(const convg_geom *g, int64_t nb, convg_run *r);
+/* The run after *r (r->nb0 + r->len < c1out), into *r: O(its length). */
+void convg_run_next(const convg_geom *g, convg_run *r);
 /* Total fractals (the physical element count is this x 256); -1 on overflow. */
 int convg_fractals(const convg_geom *g, uint64_t *count_out);
 /* Largest kb * taps over the blocks: the deepest K a tile reduces. */

@@ -256,6 +256,8 @@ typedef struct rt_conv_geom {
   int xnd;          /* x is ND [N, Cin, H, W] (Cin <= 4, an RGB stem reading the model input in place) */
   int xr16;         /* round x to fp16 as it is staged (x f32, w f16: what TRANSDATA would have done) */
   int64_t wth, wtw; /* OM_CONV_WINO_F43_FZ: 4x4 output tiles per column, per row (wino_f43_tiles) */
+  int diag8; /* a grouped piece of 8 input and 8 output channels a group: every fractal is two 8x8 diagonal
+              * blocks, its other entries zero (kernels_cube_group.c); the x86 tile multiplies those only */
   rt_conv_params p;
 } rt_conv_geom;
 

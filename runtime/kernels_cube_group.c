@@ -13,7 +13,9 @@
  * each restriction is a pointer offset with N = 1; the run's length is the
  * fractal stride of its weights (FRACTAL_Z's n-block count). The cube thus
  * multiplies only the fractals inside the groups' diagonal band: for group
- * width 8 one input block per output block instead of all C1in.
+ * width 8 one input block per output block instead of all C1in, and within
+ * each of its fractals (two groups: two 8x8 diagonal blocks, the rest zero)
+ * the x86 tile multiplies the diagonal blocks only (diag8).
  */
 #include "common/conv_group.h"
 #include "runtime/epilogue.h"
@@ -25,6 +27,7 @@ void rt_conv_group_run(const om_task *task, const rt_args *args, const rt_conv_g
   if (convg_init(g0->w->dims, &geo)) return; /* checked at load */
   rt_conv_geom g = *g0;
   g.cout = geo.cout, g.c1out = geo.c1out, g.ntiles = rt_ceil_div(geo.c1out, g.tn);
+  g.diag8 = geo.ig == 8 && geo.og == 8;
   const size_t xes = dtype_size((int)g.x->dtype), wes = dtype_size((int)g.w->dtype);
   const size_t yes = dtype_size((int)g.y->dtype), res = g.res ? dtype_size((int)g.res->dtype) : 0;
   const int64_t hw_in = g.h * g.w_, hw_out = g.ho * g.wo;
@@ -34,9 +37,10 @@ void rt_conv_group_run(const om_task *task, const rt_args *args, const rt_conv_g
     int64_t img = (int64_t)(t / per_image), in_img = (int64_t)(t % per_image);
     int64_t mt = in_img / g.ntiles, nb = in_img % g.ntiles * g.tn;
     int64_t nend = nb + g.tn < g.c1out ? nb + g.tn : g.c1out, nb_first = nb;
+    convg_run r;
+    convg_run_of(&geo, nb, &r); /* then run after run: the walk from block 0 once per tile */
     while (nb < nend) {
-      convg_run r;
-      convg_run_of(&geo, nb, &r);
+      if (nb >= r.nb0 + r.len) convg_run_next(&geo, &r);
       int64_t end = r.nb0 + r.len < nend ? r.nb0 + r.len : nend;
       rt_conv_geom s = g;
       int64_t cin_hi = r.c1_hi * C0 < g.cin ? r.c1_hi * C0 : g.cin;

@@ -16,7 +16,12 @@
  *           AVX-512 hosts a 6-pixel x 2-n-block one instead: 12 ZMM
  *           accumulators (a ZMM register is a 16-lane channel block), two
  *           B loads and six broadcasts feeding 12 FMAs of twice the width;
- *           pixel groups outer, n blocks inner. The first chunk starts from zero,
+ *           pixel groups outer, n blocks inner. On YMM hosts a grouped
+ *           piece of 8-channel groups (rt_conv_geom.diag8: each fractal two
+ *           8x8 diagonal blocks, the rest zero) multiplies B rows 0..7 into
+ *           lanes 0..7 and rows 8..15 into lanes 8..15 only: half the FMAs,
+ *           the same sums (the products left out were zeros). The first
+ *           chunk starts from zero,
  *           middle chunks keep partial sums in L0C ([n block][tile_m][16]
  *           f32), and the last chunk runs the epilogue straight from the
  *           registers: + bias, + residual (f16 or f32), relu / clip, padding
@@ -84,6 +89,7 @@ enum { MR = 6, MAX_NB = 16 }; /* pixel rows of the micro-kernel; n blocks per pa
 typedef struct kwalk {
   size_t n;
   int bh;
+  int diag;        /* every fractal is two 8x8 diagonal blocks (rt_conv_geom.diag8): mk's D */
   size_t brow;     /* B bytes from one row (k) to the next */
   size_t nbstride; /* B bytes from one n block to the next */
   size_t aoff[MAX_CHUNK], boff[MAX_CHUNK];
@@ -98,7 +104,8 @@ typedef struct kwalk {
 static const void *kwalk_weights(const rt_conv_geom *g, const int64_t *kf, int64_t kn, int64_t nb0,
                                  kwalk *kw) {
   const size_t brow = C0 * dtype_size((int)g->w->dtype), fb = C0 * brow; /* bytes of a B row, a fractal */
-  kw->n = (size_t)kn, kw->bh = g->w->dtype == DT_FLOAT16, kw->brow = brow, kw->nbstride = fb;
+  kw->n = (size_t)kn, kw->bh = g->w->dtype == DT_FLOAT16, kw->diag = g->diag8, kw->brow = brow,
+  kw->nbstride = fb;
   size_t col = 0;
   const int64_t taps = (int64_t)g->p.kh * g->p.kw;
   for (int64_t kk = 0; kk < kn; kk++) {
@@ -148,7 +155,7 @@ static int group_rows(const rt_conv_geom *g, int in_rows, int64_t m, int64_t lef
 static size_t kwalk_group(const rt_conv_geom *g, const kwalk *kw, int64_t m, int64_t rows, kwalk *sub) {
   const rt_conv_span sp = rt_conv_span_of(g, m, rows);
   size_t n = 0;
-  sub->bh = kw->bh, sub->brow = kw->brow, sub->nbstride = kw->nbstride;
+  sub->bh = kw->bh, sub->diag = kw->diag, sub->brow = kw->brow, sub->nbstride = kw->nbstride;
   for (size_t sg = 0; sg < kw->n; sg++)
     if (!rt_conv_off_dead(g, &sp, kw->dy[sg], kw->dx[sg]))
       sub->aoff[n] = kw->aoff[sg], sub->boff[n] = kw->boff[sg], sub->len[n] = kw->len[sg], n++;
@@ -205,8 +212,9 @@ AVX2_INLINE __m256 keep8(const epi *e, int h) {
  * are dead code once R and H are constants. Converting f16 B rows in the
  * loop costs no throughput: the FMAs bound it either way. */
 #define MK_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-AVX2_INLINE void mk(const int R, const int H, const int BH, const kwalk *kw, const float *a, const void *b,
-                    const size_t *roff, float *c, size_t cstride, int first, const epi *e, size_t yrow) {
+AVX2_INLINE void mk(const int R, const int H, const int BH, const int D, const kwalk *kw, const float *a,
+                    const void *b, const size_t *roff, float *c, size_t cstride, int first, const epi *e,
+                    size_t yrow) {
   (void)cstride; /* one block a call */
   const __m256 bias0 = _mm256_loadu_ps(e->bias), bias1 = _mm256_loadu_ps(e->bias + 8);
 #define MK_DECL(r) __m256 c##r##0 = bias0, c##r##1 = bias1;
@@ -223,6 +231,34 @@ AVX2_INLINE void mk(const int R, const int H, const int BH, const kwalk *kw, con
                 *a5 = a0 + o5;
     const uint8_t *bs = (const uint8_t *)b + kw->boff[sg];
     const int n = kw->len[sg];
+    if (D) { /* rows k < 8 reach lanes 0..7 only, rows 8 + k lanes 8..15 only: both at once */
+      const int nhi = H > 1 && n > 8 ? n - 8 : 0, nlo = n < 8 ? n : 8;
+      const uint8_t *bh = bs + 8 * brow;
+      int k = 0;
+      for (; k < nhi; k++, bs += brow, bh += brow) {
+        const __m256 b0 = ld8h(bs, BH, 0), b1 = ld8h(bh, BH, 8);
+        __m256 av;
+#define MK_FMA_D(r)                                                                                          \
+  if (R > r) {                                                                                               \
+    av = _mm256_broadcast_ss(a##r + k);                                                                      \
+    c##r##0 = _mm256_fmadd_ps(av, b0, c##r##0);                                                              \
+    av = _mm256_broadcast_ss(a##r + k + 8);                                                                  \
+    c##r##1 = _mm256_fmadd_ps(av, b1, c##r##1);                                                              \
+  }
+        MK_ROWS(MK_FMA_D)
+      }
+      for (; k < nlo; k++, bs += brow) {
+        const __m256 b0 = ld8h(bs, BH, 0);
+        __m256 av;
+#define MK_FMA_LO(r)                                                                                         \
+  if (R > r) {                                                                                               \
+    av = _mm256_broadcast_ss(a##r + k);                                                                      \
+    c##r##0 = _mm256_fmadd_ps(av, b0, c##r##0);                                                              \
+  }
+        MK_ROWS(MK_FMA_LO)
+      }
+      continue;
+    }
     for (int k = 0; k < n; k++, bs += brow) {
       __m256 b0 = ld8h(bs, BH, 0), b1 = H > 1 ? ld8h(bs, BH, 8) : b0, av;
 #define MK_FMA(r)                                                                                            \
@@ -277,10 +313,16 @@ typedef void mk_fn(int rows, const kwalk *kw, const float *a, const void *b, con
     default: break;                                                                                          \
     }                                                                                                        \
   }
-MK_INSTANCE(mk_full_h, AVX2, mk, 2, 1)
-MK_INSTANCE(mk_half_h, AVX2, mk, 1, 1)
-MK_INSTANCE(mk_full_f, AVX2, mk, 2, 0)
-MK_INSTANCE(mk_half_f, AVX2, mk, 1, 0)
+#define mk_dense(R, H, BH, ...) mk(R, H, BH, 0, __VA_ARGS__)
+#define mk_diag(R, H, BH, ...) mk(R, H, BH, 1, __VA_ARGS__)
+MK_INSTANCE(mk_full_h, AVX2, mk_dense, 2, 1)
+MK_INSTANCE(mk_half_h, AVX2, mk_dense, 1, 1)
+MK_INSTANCE(mk_full_f, AVX2, mk_dense, 2, 0)
+MK_INSTANCE(mk_half_f, AVX2, mk_dense, 1, 0)
+MK_INSTANCE(mk_full_h_d, AVX2, mk_diag, 2, 1)
+MK_INSTANCE(mk_half_h_d, AVX2, mk_diag, 1, 1)
+MK_INSTANCE(mk_full_f_d, AVX2, mk_diag, 2, 0)
+MK_INSTANCE(mk_half_f_d, AVX2, mk_diag, 1, 0)
 
 /* An epi's write-back fields in locals: the stores through y may alias
  * *e as far as the compiler knows, so reading e at every row would reload
@@ -502,7 +544,9 @@ static AVX2 void mk_group(int rows, const kwalk *kw, const float *a, const void 
     for (int64_t j = nb ? nb + 1 : 0; pf && j < nb + 2 && j < nbn; j++) /* this block (the first), the next */
       fetch_block(pf, b, j);
     const void *bn = (const uint8_t *)b + (size_t)nb * kw->nbstride;
-    mk_fn *f = e[nb].half ? (kw->bh ? mk_half_h : mk_half_f) : (kw->bh ? mk_full_h : mk_full_f);
+    static mk_fn *const fns[2][2][2] = {{{mk_full_f, mk_full_h}, {mk_half_f, mk_half_h}},
+                                        {{mk_full_f_d, mk_full_h_d}, {mk_half_f_d, mk_half_h_d}}};
+    mk_fn *f = fns[kw->diag != 0][e[nb].half != 0][kw->bh != 0];
     f(rows, kw, a, bn, roff, c + (size_t)nb * cstride, cstride, first, &e[nb], yrow);
   }
 }
@@ -517,8 +561,8 @@ AVX2 void rt_gemm16_acc_x86(const float *a, size_t lda, int64_t mrows, size_t kl
                             size_t ldb, int nblocks, size_t bstride, float *c, size_t cstride, int first) {
   static const epi e[2]; /* zero bias, no write-back */
   kwalk kw;
-  kw.n = 1, kw.bh = 0, kw.brow = ldb * sizeof(float), kw.nbstride = bstride * sizeof(float), kw.aoff[0] = 0,
-  kw.boff[0] = 0, kw.len[0] = (int)klen;
+  kw.n = 1, kw.bh = 0, kw.diag = 0, kw.brow = ldb * sizeof(float), kw.nbstride = bstride * sizeof(float),
+  kw.aoff[0] = 0, kw.boff[0] = 0, kw.len[0] = (int)klen;
   const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
   for (int64_t m = 0, rows; m < mrows; m += rows) {
     rows = mk_group_rows(mrows - m);
@@ -550,7 +594,7 @@ AVX2 void rt_cube_gemm_x86(const float *a, size_t lda, int64_t mrows, size_t kle
   const size_t lines = pf ? (size_t)pf->nblocks * ((pf->bytes + 63) / 64) : 0;
   size_t group = 0;
   kwalk kw;
-  kw.n = 1, kw.bh = bh, kw.brow = brow, kw.nbstride = nbstride, kw.aoff[0] = 0, kw.boff[0] = 0,
+  kw.n = 1, kw.bh = bh, kw.diag = 0, kw.brow = brow, kw.nbstride = nbstride, kw.aoff[0] = 0, kw.boff[0] = 0,
   kw.len[0] = (int)klen;
   const size_t roff[MR] = {0, lda, 2 * lda, 3 * lda, 4 * lda, 5 * lda};
   epi e[MAX_NB];
@@ -794,7 +838,8 @@ static AVX2 void conv_packed(const rt_conv_geom *g, const packed *pk, int64_t im
   const int first = r0 == 0, last = r0 + nr >= g->p.kh;
   const size_t run = (size_t)(g->p.kw * cin), klen = (size_t)nr * run;
   kwalk kw;
-  kw.n = (size_t)nr, kw.bh = 0, kw.brow = C0 * sizeof(float), kw.nbstride = klen * C0 * sizeof(float);
+  kw.n = (size_t)nr, kw.bh = 0, kw.diag = 0, kw.brow = C0 * sizeof(float),
+  kw.nbstride = klen * C0 * sizeof(float);
   for (int64_t i = 0; i < nr; i++)
     kw.aoff[i] = (size_t)((r0 + i) * dh * pk->rowf), kw.boff[i] = (size_t)i * run * C0 * sizeof(float),
     kw.len[i] = (int)run;

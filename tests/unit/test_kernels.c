@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "backend/om_write.h"
+#include "common/conv_group.h"
 #include "common/fp16.h"
 #include "omrt.h"
 #include "runtime/kernels.h"
@@ -147,10 +148,12 @@ static int64_t out_dim(int64_t in, int pa, int pb, int k, int d, int s) {
   return (in + pa + pb - d * (k - 1) - 1) / s + 1;
 }
 
-/* y = act(conv(x, w) + bias + res), NCHW, f64 accumulation. dw: depthwise. */
-static void conv_ref(const conv_case *k, int dw, const float *x, const float *w, const float *bias,
-                     const float *res, int64_t ho, int64_t wo, float *y) {
-  int64_t cin = dw ? 1 : k->c;
+/* y = act(conv(x, w) + bias + res), NCHW, f64 accumulation. dw: depthwise;
+ * else `groups` groups (w [Cout, Cin / groups, KH, KW]). */
+static void conv_ref(const conv_case *k, int dw, int64_t groups, const float *x, const float *w,
+                     const float *bias, const float *res, int64_t ho, int64_t wo, float *y) {
+  if (dw) groups = k->c;
+  const int64_t cin = k->c / groups, og = k->cout / groups;
   for (int64_t n = 0; n < k->n; n++)
     for (int64_t co = 0; co < k->cout; co++)
       for (int64_t oh = 0; oh < ho; oh++)
@@ -161,7 +164,7 @@ static void conv_ref(const conv_case *k, int dw, const float *x, const float *w,
               for (int j = 0; j < k->kw; j++) {
                 int64_t ih = oh * k->sh - k->pt + i * k->dh, iw = ow * k->sw - k->pl + j * k->dw;
                 if (ih < 0 || ih >= k->h || iw < 0 || iw >= k->w) continue;
-                int64_t xc = dw ? co : ci;
+                int64_t xc = co / og * cin + ci;
                 acc += (double)x[((n * k->c + xc) * k->h + ih) * k->w + iw] *
                        w[((co * cin + ci) * k->kh + i) * k->kw + j];
               }
@@ -318,15 +321,21 @@ static void check_conv_pieces(kcase *c, int ys, int algo) {
 /* dw: depthwise (DWCONV); algo: CONV2D's om_conv_algo (OM_CONV_WINO_F43_FZ:
  * tm counts 4x4 tiles, tk input channel blocks per weight chunk). With
  * y_out, *y_out is a malloc'd copy of y's *bytes_out bytes. */
-static void conv_case_run(const conv_case *k, int dw, int algo, uint8_t **y_out, size_t *bytes_out) {
+/* One case through the kernel and the reference. groups > 1: a grouped
+ * CONV2D, its weights in FRACTAL_Z_G (common/conv_group.h). */
+static void conv_case_run(const conv_case *k, int dw, int64_t groups, int algo, uint8_t **y_out,
+                          size_t *bytes_out) {
   kcase c;
   kc_setup(&c, dw ? OM_TASK_DWCONV : OM_TASK_CONV2D, (uint32_t)k->bd, 0);
   int64_t ho = out_dim(k->h, k->pt, k->pb, k->kh, k->dh, k->sh);
   int64_t wo = out_dim(k->w, k->pl, k->pr, k->kw, k->dw, k->sw);
   int64_t xd[4] = {k->n, k->c, k->h, k->w}, yd[4] = {k->n, k->cout, ho, wo};
-  int64_t wd[4] = {k->cout, k->c, k->kh, k->kw}, wdd[4] = {1, k->c, k->kh, k->kw}, bd[1] = {k->cout};
+  int64_t wd[4] = {k->cout, k->c / groups, k->kh, k->kw}, wdd[4] = {1, k->c, k->kh, k->kw}, bd[1] = {k->cout};
+  int64_t wgd[5] = {groups, k->cout / groups, k->c / groups, k->kh, k->kw};
   int xs = kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, xd);
-  int ws = dw ? kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, wdd) : kc_add(&c, k->xdt, LAYOUT_FRACTAL_Z, 4, wd);
+  int ws = dw           ? kc_add(&c, k->xdt, LAYOUT_NC1HWC0, 4, wdd)
+           : groups > 1 ? kc_add(&c, k->xdt, LAYOUT_FRACTAL_Z_G, 5, wgd)
+                        : kc_add(&c, k->xdt, LAYOUT_FRACTAL_Z, 4, wd);
   int bs = -1, rs = -1;
   if (k->bias)
     bs = kc_add(&c, DT_FLOAT32, LAYOUT_ND, 1, bd);
@@ -344,20 +353,23 @@ static void conv_case_run(const conv_case *k, int dw, int algo, uint8_t **y_out,
   q[OM_CONV_P_PAD_RIGHT] = k->pr, q[OM_CONV_P_DILATION_H] = k->dh, q[OM_CONV_P_DILATION_W] = k->dw;
   q[OM_CONV_P_ACT] = k->act, q[OM_CONV_P_CLIP_MIN] = fbits(k->lo), q[OM_CONV_P_CLIP_MAX] = fbits(k->hi);
   q[OM_CONV_P_TILE_M] = k->tm, q[OM_CONV_P_TILE_N] = k->tn, q[OM_CONV_P_TILE_K] = k->tk;
-  q[OM_CONV_P_ALGORITHM] = algo;
+  q[OM_CONV_P_ALGORITHM] = algo, q[OM_CONV_P_GROUPS] = groups > 1 ? (int32_t)groups : 0;
 
   size_t nw = dw ? (size_t)(k->c * k->kh * k->kw) : count4(wd);
   float *x = gen(count4(xd), k->xdt, 1.0f), *w = gen(nw, k->xdt, 0.5f);
   float *b = gen((size_t)k->cout, DT_FLOAT32, 1.0f), *r = gen(count4(yd), k->rdt, 1.0f);
   kc_put_nc1hwc0(&c, xs, x);
+  convg_geom geo;
   if (dw)
     kc_put_nc1hwc0(&c, ws, w);
+  else if (groups > 1 && !convg_init(wgd, &geo))
+    convg_pack_rows(&geo, w, DT_FLOAT32, c.data[ws], k->xdt, 0, geo.c1out * 16);
   else
     put_fz(&c, ws, w);
   if (bs >= 0) put_nd(&c, bs, b);
   if (rs >= 0) kc_put_nc1hwc0(&c, rs, r);
   kc_run(&c);
-  if (!dw) check_conv_pieces(&c, ys, algo);
+  if (!dw && groups == 1) check_conv_pieces(&c, ys, algo); /* grouped tasks do not divide */
   if (y_out) {
     *bytes_out = (size_t)c.t[ys].bytes;
     *y_out = malloc(*bytes_out);
@@ -365,13 +377,13 @@ static void conv_case_run(const conv_case *k, int dw, int algo, uint8_t **y_out,
   }
 
   float *ref = malloc(count4(yd) * sizeof *ref), *got = malloc(count4(yd) * sizeof *got);
-  conv_ref(k, dw, x, w, bs >= 0 ? b : NULL, rs >= 0 ? r : NULL, ho, wo, ref);
+  conv_ref(k, dw, groups, x, w, bs >= 0 ? b : NULL, rs >= 0 ? r : NULL, ho, wo, ref);
   get_5d(&c, ys, got);
   char what[160];
-  snprintf(what, sizeof what, "%s %lldx%lldx%lldx%lld -> %lld k%dx%d s%d p%d,%d,%d,%d d%d %s->%s",
-           dw                            ? "dwconv"
-           : algo == OM_CONV_WINO_F43_FZ ? "winograd"
-                                         : "conv",
+  char kind[32];
+  snprintf(kind, sizeof kind, "%s", dw ? "dwconv" : algo == OM_CONV_WINO_F43_FZ ? "winograd" : "conv");
+  if (groups > 1) snprintf(kind, sizeof kind, "conv groups %lld", (long long)groups);
+  snprintf(what, sizeof what, "%s %lldx%lldx%lldx%lld -> %lld k%dx%d s%d p%d,%d,%d,%d d%d %s->%s", kind,
            (long long)k->n, (long long)k->c, (long long)k->h, (long long)k->w, (long long)k->cout, k->kh,
            k->kw, k->sh, k->pt, k->pl, k->pb, k->pr, k->dh, dtype_name(k->xdt), dtype_name(k->ydt));
   /* Winograd's transforms cost a few f32 roundings more than direct sums */
@@ -383,7 +395,7 @@ static void conv_case_run(const conv_case *k, int dw, int algo, uint8_t **y_out,
   kc_free(&c);
 }
 
-static void run_conv_case(const conv_case *k, int dw, int algo) { conv_case_run(k, dw, algo, NULL, NULL); }
+static void run_conv_case(const conv_case *k, int dw, int algo) { conv_case_run(k, dw, 1, algo, NULL, NULL); }
 
 /* K chunks change how often partial sums go through L0C, never the sums
  * (om_format.h, CONV2D tile_k): on each kernel path y is the same bits for
@@ -410,7 +422,7 @@ static void test_conv_chunks_exact(void) {
       size_t bytes;
       k.tk = ks[j];
       rng_state = 777; /* the same inputs */
-      conv_case_run(&k, 0, algo, &y, &bytes);
+      conv_case_run(&k, 0, 1, algo, &y, &bytes);
       if (!first)
         first = y;
       else {
@@ -520,10 +532,10 @@ static void test_conv_dead_taps(void) {
     uint8_t *small, *whole;
     size_t bytes, bytes2;
     rng_state = 4242;
-    conv_case_run(&k, 0, OM_CONV_DIRECT, &small, &bytes);
+    conv_case_run(&k, 0, 1, OM_CONV_DIRECT, &small, &bytes);
     k.tm = (int)((pixels + 15) / 16 * 16), k.bd = 1;
     rng_state = 4242;
-    conv_case_run(&k, 0, OM_CONV_DIRECT, &whole, &bytes2);
+    conv_case_run(&k, 0, 1, OM_CONV_DIRECT, &whole, &bytes2);
     if (bytes != bytes2 || memcmp(small, whole, bytes) != 0) {
       test_check(0, __FILE__, __LINE__, "tiles that skip dead taps write what whole-image tiles write");
       test_note("  case %zu", i);
@@ -535,6 +547,56 @@ static void test_conv_dead_taps(void) {
 /* Winograd F(4x4,3x3) against the direct reference: odd H and W (partial
  * 4x4 tiles), padding on some sides only, channels not multiples of 16,
  * batch 2, f16 and f32, several blocks and tile splits. */
+/* Grouped convolutions (FRACTAL_Z_G, kernels_cube_group.c) against the
+ * reference: group widths 8 (one 16-channel block holds two groups: the x86
+ * tile multiplies only the fractals' two diagonal 8x8 blocks, rt_conv_geom
+ * .diag8), 16 (a group a block), 24 (blocks straddling groups) and 48 (runs
+ * of several blocks); 1x1 and 3x3 windows, stride 1 and 2, 7x7 and 14x14
+ * maps, channel counts not multiples of 16 (104 = 13 x 8: a last block of
+ * one group, 8 real lanes), K whole or in chunks, f16 and f32, tiles
+ * splitting both M and N. */
+static void test_conv_grouped(void) {
+  const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
+  /* clang-format off */
+  const struct {
+    conv_case c;
+    int64_t groups;
+  } cases[] = {
+      /* {n c h w cout | kh kw sh sw pt pl pb pr dh dw | tm tn tk bd | xdt ydt bias res rdt act lo hi}, groups */
+      {{1, 104, 14, 14, 104, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 112, 7, 9, 2, F16, F16, 1, 0, F16, OM_ACT_RELU, 0, 0}, 13},
+      {{1, 104, 14, 14, 104, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 64, 3, 9, 3, F32, F32, 1, 1, F32, 0, 0, 0}, 13},
+      {{1, 48, 7, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64, 3, 3, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0}, 6},
+      {{1, 40, 7, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32, 2, 4, 4, F32, F32, 0, 0, F32, 0, 0, 0}, 5},
+      {{2, 56, 7, 7, 56, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 64, 4, 1, 2, F16, F32, 1, 0, F16, 0, 0, 0}, 7},
+      {{1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 112, 4, 9, 2, F16, F16, 1, 0, F16, OM_ACT_RELU, 0, 0}, 4},
+      {{1, 64, 14, 14, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 64, 2, 5, 2, F32, F32, 1, 0, F32, 0, 0, 0}, 4},
+      {{1, 80, 7, 7, 80, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 64, 5, 1, 1, F16, F16, 1, 1, F16, OM_ACT_RELU, 0, 0}, 5},
+      {{1, 72, 14, 14, 72, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 112, 5, 18, 2, F16, F16, 1, 0, F16, OM_ACT_RELU, 0, 0}, 3},
+      {{1, 72, 7, 7, 72, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 64, 5, 1, 1, F32, F32, 1, 1, F32, 0, 0, 0}, 3},
+      {{1, 96, 7, 7, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 64, 3, 7, 2, F16, F16, 1, 0, F16, OM_ACT_RELU, 0, 0}, 2},
+      {{1, 96, 14, 14, 96, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 112, 6, 2, 2, F32, F32, 1, 0, F32, 0, 0, 0}, 2},
+  };
+  /* clang-format on */
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    conv_case_run(&cases[i].c, 0, cases[i].groups, OM_CONV_DIRECT, NULL, NULL);
+  /* the tiles walk their runs with convg_run_next: the same runs as convg_run_of finds for each block */
+  const int64_t dims[][5] = {{13, 8, 8, 3, 3},  {3, 24, 24, 1, 1}, {2, 48, 48, 3, 3},
+                             {5, 24, 12, 3, 3}, {7, 6, 10, 1, 1},  {1, 40, 40, 3, 3}};
+  for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+    convg_geom geo;
+    CHECK_EQ_INT(convg_init(dims[i], &geo), 0);
+    convg_run walk, at;
+    convg_run_of(&geo, 0, &walk);
+    for (int64_t nb = 0; nb < geo.c1out; nb++) {
+      if (nb >= walk.nb0 + walk.len) convg_run_next(&geo, &walk);
+      convg_run_of(&geo, nb, &at);
+      CHECK_EQ_INT(walk.nb0 == at.nb0 && walk.len == at.len && walk.c1_lo == at.c1_lo &&
+                       walk.c1_hi == at.c1_hi && walk.base == at.base,
+                   1);
+    }
+  }
+}
+
 static void test_winograd(void) {
   const int F32 = DT_FLOAT32, F16 = DT_FLOAT16;
   /* clang-format off */
@@ -1102,6 +1164,7 @@ int main(void) {
   test_conv2d();
   test_conv_chunks_exact();
   test_conv_dead_taps();
+  test_conv_grouped();
   test_winograd();
   test_dwconv();
   test_pool();
