@@ -64,13 +64,7 @@ int main(int argc, char **argv) {
     p[3] = (int32_t)(v < 3 ? S * row - (int64_t)v * H * D : S * H * D);
   }
   task.block_dim = (uint32_t)(H * ((S + tq - 1) / tq));
-  omrt_model m;
-  memset(&m, 0, sizeof m);
-  m.def = &def, m.tensors = t, m.tasks = &task, m.strings = STRINGS, m.strings_bytes = sizeof STRINGS;
-  if (rt_kernels[OM_TASK_ATTENTION].check(&m, 0, &task) != OMRT_OK) {
-    fprintf(stderr, "attention_task: %s\n", omrt_last_error());
-    return 1;
-  }
+  bench_check("attention_task", &def, t, &task, STRINGS, sizeof STRINGS);
 
   uint8_t *ws = alloc64("attention_task", def.workspace_bytes);
   uint16_t *in = (uint16_t *)ws;

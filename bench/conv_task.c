@@ -86,13 +86,7 @@ int main(int argc, char **argv) {
   convg_geom geo; /* grouped: the output blocks of FRACTAL_Z_G */
   if (G > 1 && !convg_init(t[OM_CONV_T_W].dims, &geo)) c1out = geo.c1out;
   task.block_dim = (uint32_t)(((Ho * Wo + tm - 1) / tm) * ((c1out + tn - 1) / tn));
-  omrt_model m;
-  memset(&m, 0, sizeof m);
-  m.def = &def, m.tensors = t, m.tasks = &task, m.strings = STRINGS, m.strings_bytes = sizeof STRINGS;
-  if (rt_kernels[OM_TASK_CONV2D].check(&m, 0, &task) != OMRT_OK) {
-    fprintf(stderr, "conv_task: %s\n", omrt_last_error());
-    return 1;
-  }
+  bench_check("conv_task", &def, t, &task, STRINGS, sizeof STRINGS);
 
   void *x = alloc64("conv_task", t[OM_CONV_T_X].bytes), *y = alloc64("conv_task", t[OM_CONV_T_Y].bytes);
   fill(x, f32, t[OM_CONV_T_X].bytes, 0x3c00, 7); /* values near 1 */

@@ -56,13 +56,7 @@ int main(int argc, char **argv) {
   task.params[OM_MATMUL_P_TILE_M] = (int32_t)tm, task.params[OM_MATMUL_P_TILE_N] = (int32_t)tn;
   task.params[OM_MATMUL_P_TILE_K] = (int32_t)tk;
   task.block_dim = (uint32_t)(((M + tm - 1) / tm) * ((N + tn - 1) / tn));
-  omrt_model m;
-  memset(&m, 0, sizeof m);
-  m.def = &def, m.tensors = t, m.tasks = &task, m.strings = STRINGS, m.strings_bytes = sizeof STRINGS;
-  if (rt_kernels[OM_TASK_MATMUL].check(&m, 0, &task) != OMRT_OK) {
-    fprintf(stderr, "matmul_task: %s\n", omrt_last_error());
-    return 1;
-  }
+  bench_check("matmul_task", &def, t, &task, STRINGS, sizeof STRINGS);
 
   uint16_t *a = alloc64("matmul_task", (size_t)(M * K) * 2), *y = alloc64("matmul_task", (size_t)(M * N) * 2);
   for (int64_t i = 0; i < M * K; i++)

@@ -41,7 +41,8 @@ int main(int argc, char **argv) {
   om_tensor t[OM_QMATMUL_NTENSORS];
   memset(t, 0, sizeof t);
   t[OM_QMATMUL_T_X] = (om_tensor){.name = 9, .dtype = DT_UINT8, .rank = 3, .dims = {B, M, K}};
-  t[OM_QMATMUL_T_W] = (om_tensor){.name = 9, .dtype = DT_UINT8, .rank = 3, .dims = {B, kt ? N : K, kt ? K : N}};
+  t[OM_QMATMUL_T_W] =
+      (om_tensor){.name = 9, .dtype = DT_UINT8, .rank = 3, .dims = {B, kt ? N : K, kt ? K : N}};
   t[OM_QMATMUL_T_X_ZP] = (om_tensor){.name = 9, .dtype = DT_UINT8, .rank = 1, .dims = {1}};
   t[OM_QMATMUL_T_SCALE] = (om_tensor){.name = 9, .dtype = DT_FLOAT32, .rank = 1, .dims = {1}};
   t[OM_QMATMUL_T_Y] = (om_tensor){.name = 9, .dtype = DT_UINT8, .rank = 3, .dims = {B, M, N}};
@@ -61,15 +62,10 @@ int main(int argc, char **argv) {
   if (kt) p[OM_QMATMUL_P_PERM_B] = mm_perm_encode(3, perm);
   const int64_t c1 = (N + 15) / 16;
   task.block_dim = (uint32_t)(B * ((c1 + tn - 1) / tn) * ((M + tm - 1) / tm));
-  omrt_model m;
-  memset(&m, 0, sizeof m);
-  m.def = &def, m.tensors = t, m.tasks = &task, m.strings = STRINGS, m.strings_bytes = sizeof STRINGS;
-  if (rt_kernels[OM_TASK_QMATMUL].check(&m, 0, &task) != OMRT_OK) {
-    fprintf(stderr, "qmatmul_task: %s\n", omrt_last_error());
-    return 1;
-  }
+  bench_check("qmatmul_task", &def, t, &task, STRINGS, sizeof STRINGS);
 
-  uint8_t *x = alloc64("qmatmul_task", (size_t)(B * M * K)), *y = alloc64("qmatmul_task", (size_t)(B * M * N));
+  uint8_t *x = alloc64("qmatmul_task", (size_t)(B * M * K)),
+          *y = alloc64("qmatmul_task", (size_t)(B * M * N));
   for (int64_t i = 0; i < B * M * K; i++)
     x[i] = (uint8_t)(i * 37 % 251);
   void **w = malloc(sizeof *w * (size_t)copies);
@@ -90,10 +86,11 @@ int main(int argc, char **argv) {
 
   double *secs = bench_runs(OM_TASK_QMATMUL, &task, &args, OM_QMATMUL_T_W, w, copies, &core, reps);
   const double gmac = 1e-9 * (double)B * (double)M * (double)N * (double)K;
-  printf("qmatmul_task: %lld x [%lldx%lld] x [%lldx%lld] (w %s), tiles %dx%d (%u): fastest %.3f ms %.1f GMAC/s, "
-         "quartiles %.1f %.1f %.1f GMAC/s (%s)\n",
-         (long long)B, (long long)M, (long long)K, (long long)K, (long long)N, kt ? "K contiguous" : "N contiguous",
-         tm, tn, task.block_dim, secs[0] * 1e3, gmac / secs[0], gmac / secs[reps / 4], gmac / secs[reps / 2],
-         gmac / secs[reps * 3 / 4], rt_cpu()->name);
+  printf(
+      "qmatmul_task: %lld x [%lldx%lld] x [%lldx%lld] (w %s), tiles %dx%d (%u): fastest %.3f ms %.1f GMAC/s, "
+      "quartiles %.1f %.1f %.1f GMAC/s (%s)\n",
+      (long long)B, (long long)M, (long long)K, (long long)K, (long long)N,
+      kt ? "K contiguous" : "N contiguous", tm, tn, task.block_dim, secs[0] * 1e3, gmac / secs[0],
+      gmac / secs[reps / 4], gmac / secs[reps / 2], gmac / secs[reps * 3 / 4], rt_cpu()->name);
   return 0;
 }

@@ -1,7 +1,8 @@
-/* task_bench.h - what the one-task benches (matmul_task.c, attention_task.c)
- * share: a clock, a sort order for the timings, 64-byte aligned buffers
+/* task_bench.h - what the one-task benches (matmul_task.c, attention_task.c,
+ * conv_task.c, qmatmul_task.c) share: a clock, a sort order for the timings, 64-byte aligned buffers
  * that exit on failure, the SoC buffer sizes the tasks are planned for
- * (Ascend310's, as socs/ gives them) and one rt_core with those buffers.
+ * (Ascend310's, as socs/ gives them), one rt_core with those buffers, the
+ * one-task model's check and the timing loop.
  * Header-only; every buffer lives until the bench exits. */
 #ifndef TASK_BENCH_H
 #define TASK_BENCH_H
@@ -59,12 +60,26 @@ static rt_core bench_core(const char *who, const om_model_def *def) {
                    .ub_bytes = def->ub_bytes};
 }
 
+/* Runs task's kind's own check over the one-task model of def, t and task
+ * with the string table strings[0, bytes); exits naming the bench (who)
+ * with the check's message when it refuses the task. */
+static inline void bench_check(const char *who, const om_model_def *def, const om_tensor *t,
+                               const om_task *task, const char *strings, size_t bytes) {
+  omrt_model m;
+  memset(&m, 0, sizeof m);
+  m.def = def, m.tensors = t, m.tasks = task, m.strings = strings, m.strings_bytes = bytes;
+  if (rt_kernels[task->kind].check(&m, 0, task) != OMRT_OK) {
+    fprintf(stderr, "%s: %s\n", who, omrt_last_error());
+    exit(1);
+  }
+}
+
 /* Times reps runs of task (kind) over all its blocks on core, run r with
  * args' slot wslot pointing at ws[r % copies] (weights cycled through
  * copies buffers, so they come from memory as in a model run). Returns the
  * reps times in seconds, ascending (malloc'd: the caller frees). */
-static double *bench_runs(int kind, const om_task *task, rt_args *args, int wslot, void *const *ws,
-                          int copies, rt_core *core, int reps) {
+static inline double *bench_runs(int kind, const om_task *task, rt_args *args, int wslot, void *const *ws,
+                                 int copies, rt_core *core, int reps) {
   double *secs = malloc(sizeof *secs * (size_t)reps);
   for (int r = 0; r < reps; r++) {
     args->data[wslot] = ws[r % copies];
