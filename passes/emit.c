@@ -967,22 +967,34 @@ static status emit_counts(emit_state *s, arena *a) {
   return any && om_writer_set_counts(s->w, c, (uint32_t)s->g->noutputs) ? nomem(s) : ST_OK;
 }
 
+/* The source node that writes the tensor `name` and which of its outputs
+ * it is (*edge); NULL when none does, or it has no name (a node without one
+ * whose first output is omitted). */
+static const char *source_of(const ir_graph *g, const char *name, uint32_t *edge) {
+  for (int k = 0; k < g->nsrc; k++)
+    for (int e = 0; e < g->src[k].nout; e++)
+      if (strcmp(g->src[k].out[e], name) == 0) {
+        *edge = (uint32_t)e;
+        return *g->src[k].name ? g->src[k].name : NULL;
+      }
+  return NULL;
+}
+
 /* The ONODES partition: for each output, the source node that writes the
  * tensor of its name (import keeps graph outputs' names) and which of that
- * node's outputs it is; 0 when no source node writes it. */
+ * node's outputs it is; node 0 (edge 0) when there is none. */
 static status emit_onodes(emit_state *s, arena *a) {
   const ir_graph *g = s->g;
   om_onode *o = arena_array(a, (size_t)g->noutputs + 1, sizeof *o);
   if (!o) return nomem(s);
   for (int i = 0; i < g->noutputs; i++) {
+    uint32_t edge = 0;
+    const char *node = source_of(g, g->outputs[i]->name, &edge);
     o[i] = (om_onode){.flags = g->outputs_picked ? OM_ONODE_PICKED : 0};
-    for (int k = 0; k < g->nsrc && !o[i].node; k++)
-      for (int e = 0; e < g->src[k].nout && !o[i].node; e++)
-        if (strcmp(g->src[k].out[e], g->outputs[i]->name) == 0) {
-          o[i].node = om_writer_string(s->w, g->src[k].name);
-          if (o[i].node == OM_NONE) return nomem(s);
-          o[i].edge = (uint32_t)e;
-        }
+    if (node) {
+      o[i].node = om_writer_string(s->w, node), o[i].edge = edge;
+      if (o[i].node == OM_NONE) return nomem(s);
+    }
   }
   return om_writer_set_onodes(s->w, o, (uint32_t)g->noutputs) ? nomem(s) : ST_OK;
 }
