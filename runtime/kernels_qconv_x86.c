@@ -545,7 +545,10 @@ T_VNNI void rt_qconv_tile_vnni(const rt_qconv_geom *g, int64_t img, int64_t p0, 
  * rebuild every broadcast at each pixel's store (MobileNetV2's 16 -> 96
  * 1x1: about as much work as the pixel's vpmaddwd); from q a store only
  * loads ready vectors. Halves h = 0, 1 are channels co0..co0+7 and
- * co0+8..co0+15. */
+ * co0+8..co0+15: in order, or with raw in the order vphaddd leaves a
+ * pixel's sums (avx2_pairs: lanes [0 1 4 5 | 2 3 6 7] of each half), bias
+ * and mult permuted to match once here rather than the sums at each
+ * pixel. */
 typedef struct avx2_rq {
   __m256i bias[2]; /* epi 0: bias; epi: nzp x bias (the column sums' term) */
   __m256 mult[2];  /* epi 0: mult; epi 2: scale (maskloaded: scale has N elements) */
@@ -566,12 +569,15 @@ typedef struct avx2_rq {
   int epi, ypad, ycut, fbias_on, fclamp, rmul, s8y, second;
 } avx2_rq;
 
+/* A half's lanes [0 1 4 5 | 2 3 6 7]: vphaddd's order, its own inverse. */
+#define AVX2_RAW_LANES _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7)
+
 /* Not inlined: q then stays in memory, read at each store, instead of
  * being split into values that the compiler keeps in registers across the
  * tile's K loop (there they pushed the sums to the stack: ResNet-18's stem
  * 1.34x slower). */
 __attribute__((target("avx2,fma,f16c"), noinline)) static void
-avx2_rq_init(const rt_qconv_geom *g, int64_t img, int64_t nb, avx2_rq *q) {
+avx2_rq_init(const rt_qconv_geom *g, int64_t img, int64_t nb, int raw, avx2_rq *q) {
   const int64_t co0 = nb * C0;
   q->real = g->cout - co0;
   q->epi = g->epi, q->ypad = g->ypad, q->ycut = g->ycut, q->fclamp = g->fclamp,
@@ -595,6 +601,10 @@ avx2_rq_init(const rt_qconv_geom *g, int64_t img, int64_t nb, avx2_rq *q) {
       q->bias[h] = b;
       q->mult[h] = _mm256_loadu_ps(g->mult + co0 + 8 * h);
       q->fbias[h] = _mm256_setzero_ps();
+      if (raw) { /* the epilogues (epi) take the sums in order */
+        q->bias[h] = _mm256_permutevar8x32_epi32(q->bias[h], AVX2_RAW_LANES);
+        q->mult[h] = _mm256_permutevar8x32_ps(q->mult[h], AVX2_RAW_LANES);
+      }
     }
   }
   if (g->epi) {
@@ -612,9 +622,11 @@ avx2_rq_init(const rt_qconv_geom *g, int64_t img, int64_t nb, avx2_rq *q) {
   q->rmask = _mm_set1_epi8((char)g->rmask);
 }
 
-/* vnni_residual on 8 lanes. */
-T_AVX2_INLINE __m256i avx2_residual(const avx2_rq *q, __m256i c, const uint8_t *rp) {
-  const __m128i rb = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)rp), q->rmask);
+/* vnni_residual on 8 lanes (RAW: in vphaddd's order, the residual's bytes
+ * put in it). */
+T_AVX2_INLINE __m256i avx2_residual(const avx2_rq *q, __m256i c, const uint8_t *rp, const int RAW) {
+  __m128i rb = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)rp), q->rmask);
+  if (RAW) rb = _mm_shuffle_epi8(rb, _mm_setr_epi8(0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
   const __m256i u = _mm256_cvtepu8_epi32(rb);
   const __m256 va = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(c, q->yzp)), q->cs);
   const __m256 vb = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(u, q->rzp)), q->rs);
@@ -656,19 +668,22 @@ T_AVX2_INLINE void avx2_store_epi(const avx2_rq *q, size_t at, int h, __m256i s)
     _mm256_maskstore_ps((float *)y, q->in[h], f);
 }
 
-/* The sums of 16 output channels (channels 0..7, 8..15) of pixel p
- * requantized (with the residual epilogue) and stored: q_requant with its
- * clamps folded into the f32 domain as vnni_rq says (one max, one min,
- * then the rounding), the 16 values packed to bytes in registers (they
- * lie in y's dtype range, so the saturating packs keep them) and lanes
- * past cout zeroed. */
-T_AVX2_INLINE void avx2_store(const avx2_rq *q, int64_t p, __m256i s0, __m256i s1) {
+/* The sums of 16 output channels (channels 0..7, 8..15; RAW: in
+ * vphaddd's order, q made with raw) of pixel p requantized (with the
+ * residual epilogue) and stored: q_requant with its clamps folded into the
+ * f32 domain as vnni_rq says (one max, one min, then the rounding), the 16
+ * values packed to bytes in registers (they lie in y's dtype range, so the
+ * saturating packs keep them) and lanes past cout zeroed. In RAW order the
+ * packs leave channels [0 1 4 5 8 9 12 13 2 3 6 7 10 11 14 15], put back
+ * by one vpshufb instead of a vpermq for each half and one after the pack. */
+T_AVX2_INLINE void avx2_store(const avx2_rq *q, int64_t p, __m256i s0, __m256i s1, const int RAW) {
   const size_t at = q->at0 + (size_t)p * q->yps;
   if (q->rowc) {
     const __m256i rc = _mm256_set1_epi32(q->rowc[p]);
     s0 = _mm256_add_epi32(s0, rc), s1 = _mm256_add_epi32(s1, rc);
   }
   if (q->epi) {
+    if (RAW) s0 = _mm256_permute4x64_epi64(s0, 0xD8), s1 = _mm256_permute4x64_epi64(s1, 0xD8);
     avx2_store_epi(q, at, 0, s0);
     if (q->second) avx2_store_epi(q, at + 8, 1, s1);
     return;
@@ -681,12 +696,20 @@ T_AVX2_INLINE void avx2_store(const avx2_rq *q, int64_t p, __m256i s0, __m256i s
                       q->fhi); /* NaN -> clo - y_zp, as q_requant's -2^24 ends at clo */
     f = _mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     v[h] = _mm256_add_epi32(_mm256_cvtps_epi32(f), q->yzp);
-    if (q->r) v[h] = avx2_residual(q, v[h], q->r + at + h * 8);
+    if (q->r) v[h] = avx2_residual(q, v[h], q->r + at + h * 8, RAW);
   }
-  /* 16-bit lanes: [v0 0..3, v1 0..3 | v0 4..7, v1 4..7] -> [v0 0..7 | v1 0..7] */
-  const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(v[0], v[1]), 0xD8);
-  const __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
-  __m128i b = q->s8y ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+  __m128i b;
+  if (RAW) {
+    const __m256i w = _mm256_packs_epi32(v[0], v[1]);
+    const __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
+    b = q->s8y ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+    b = _mm_shuffle_epi8(b, _mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15));
+  } else {
+    /* 16-bit lanes: [v0 0..3, v1 0..3 | v0 4..7, v1 4..7] -> [v0 0..7 | v1 0..7] */
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(v[0], v[1]), 0xD8);
+    const __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
+    b = q->s8y ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+  }
   if (q->real < C0) { /* the last block's lanes past cout: 0 */
     b = _mm_and_si128(b, q->keep);
     if (q->ycut) { /* an ND y's last block: its real lanes only */
@@ -699,10 +722,11 @@ T_AVX2_INLINE void avx2_store(const avx2_rq *q, int64_t p, __m256i s0, __m256i s
   _mm_storeu_si128((__m128i *)(q->y + at), b);
 }
 
-/* 4 registers of 4 channels x 2 partial sums -> channels 0..7, 8..15. */
+/* 4 registers of 4 channels x 2 partial sums -> channels 0..7, 8..15 in
+ * vphaddd's order (avx2_store's RAW). */
 T_AVX2_INLINE void avx2_pairs(const __m256i *acc, __m256i *s0, __m256i *s1) {
-  *s0 = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[0], acc[1]), 0xD8);
-  *s1 = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[2], acc[3]), 0xD8);
+  *s0 = _mm256_hadd_epi32(acc[0], acc[1]);
+  *s1 = _mm256_hadd_epi32(acc[2], acc[3]);
 }
 
 /* The AVX2 tile walks K in chunks whose weights it widens to 16 bits once
@@ -752,7 +776,7 @@ T_AVX2_INLINE void avx2_finish(const avx2_rq *q, int64_t p, int np, __m256i (*ac
   for (int r = 0; r < np; r++) {
     __m256i s0, s1;
     avx2_pairs(acc[r], &s0, &s1);
-    avx2_store(q, p + r, s0, s1);
+    avx2_store(q, p + r, s0, s1, 1);
   }
 }
 
@@ -826,7 +850,7 @@ T_AVX2_INLINE void avx2_block(const rt_qconv_geom *g, int64_t img, int64_t p0, i
   const int64_t passes = rt_ceil_div(p1 - p0, W16_PIXELS);
   const int64_t per = rt_ceil_div(rt_ceil_div(p1 - p0, passes), AVX2_R) * AVX2_R; /* <= W16_PIXELS */
   avx2_rq q;
-  avx2_rq_init(g, img, nb, &q);
+  avx2_rq_init(g, img, nb, 1, &q);
   for (int64_t pc = p0; pc < p1; pc += per) {
     const int64_t pn = p1 - pc < per ? p1 - pc : per;
     avx2_positions(g, pc, pn, oh, ow);
@@ -858,7 +882,7 @@ T_AVX2_INLINE void avx2_window_tile(const rt_qconv_geom *g, int64_t img, int64_t
     gather_windows(g, img, pc, n, off, rows);
     for (int64_t nb = nb0; nb < nb1; nb++) {
       avx2_rq q;
-      avx2_rq_init(g, img, nb, &q);
+      avx2_rq_init(g, img, nb, 1, &q);
       avx2_widen(g->wwin + (size_t)(nb * g->kq) * C0 * 4, 0, g->kq, w16);
       for (int i = 0; i < n; i += AVX2_R) {
         const int np = n - i < AVX2_R ? n - i : AVX2_R;
@@ -917,7 +941,7 @@ T_AVX2_INLINE void avx2_dw_pixel(const avx2_rq *q, int64_t p, const uint8_t *x0,
     s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b),
                                                 _mm256_loadu_si256((const __m256i *)(w2[t / 2] + C0))));
   }
-  avx2_store(q, p, _mm256_permute2x128_si256(s0, s1, 0x20), _mm256_permute2x128_si256(s0, s1, 0x31));
+  avx2_store(q, p, _mm256_permute2x128_si256(s0, s1, 0x20), _mm256_permute2x128_si256(s0, s1, 0x31), 0);
 }
 
 /* Depthwise block nb, pixels [p0, p1), row by row: the pixels whose
@@ -940,7 +964,7 @@ T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
   const uint8_t *xb = g->x + rt_qconv_xat(g, img, nb, 0, 0);
   const size_t step = (size_t)g->sw * g->xps;
   avx2_rq q;
-  avx2_rq_init(g, img, nb, &q);
+  avx2_rq_init(g, img, nb, 0, &q);
   const uint8_t *xp[2 * DW_MAX_PAIRS];
   int64_t oh = p0 / g->wo, ow = p0 % g->wo;
   for (int64_t p = p0; p < p1; oh++, ow = 0) {
