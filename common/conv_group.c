@@ -33,23 +33,10 @@ void convg_block_range(const convg_geom *g, int64_t nb, int64_t *c1_lo, int64_t 
 }
 
 void convg_run_of(const convg_geom *g, int64_t nb, convg_run *r) {
-  int64_t lo, hi, plo, phi;
-  uint64_t base = 0;
-  int64_t start = 0;
-  convg_block_range(g, 0, &plo, &phi);
-  for (int64_t b = 1; b <= nb; b++) {
-    convg_block_range(g, b, &lo, &hi);
-    if (lo != plo || hi != phi) {
-      base += (uint64_t)(b - start) * (uint64_t)((phi - plo) * g->taps);
-      start = b, plo = lo, phi = hi;
-    }
-  }
-  int64_t end = nb + 1;
-  for (; end < g->c1out; end++) {
-    convg_block_range(g, end, &lo, &hi);
-    if (lo != plo || hi != phi) break;
-  }
-  *r = (convg_run){start, end - start, plo, phi, base};
+  *r = (convg_run){0}; /* the empty run before block 0 */
+  do
+    convg_run_next(g, r);
+  while (nb >= r->nb0 + r->len);
 }
 
 void convg_run_next(const convg_geom *g, convg_run *r) {

@@ -42,9 +42,11 @@ typedef struct convg_run {
 int convg_init(const int64_t *dims, convg_geom *g);
 /* Input block range of output block nb (0 <= nb < c1out). */
 void convg_block_range(const convg_geom *g, int64_t nb, int64_t *c1_lo, int64_t *c1_hi);
-/* The run holding output block nb (O(nb) walk from block 0). */
+/* The run holding output block nb (0 <= nb < c1out): the runs walked from
+ * block 0, O(nb). */
 void convg_run_of(const convg_geom *g, int64_t nb, convg_run *r);
-/* The run after *r (r->nb0 + r->len < c1out), into *r: O(its length). */
+/* The run after *r (r->nb0 + r->len < c1out; from the empty run {0}: the
+ * first), into *r: O(its length). */
 void convg_run_next(const convg_geom *g, convg_run *r);
 /* Total fractals (the physical element count is this x 256); -1 on overflow. */
 int convg_fractals(const convg_geom *g, uint64_t *count_out);

@@ -579,7 +579,9 @@ static void test_conv_grouped(void) {
   /* clang-format on */
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     conv_case_run(&cases[i].c, 0, cases[i].groups, OM_CONV_DIRECT, NULL, NULL);
-  /* the tiles walk their runs with convg_run_next: the same runs as convg_run_of finds for each block */
+  /* the runs the tiles walk (convg_run_of, convg_run_next) against each block's input range: every
+   * block of a run has the run's range, runs are maximal, a run's base is the fractals of the blocks
+   * before it */
   const int64_t dims[][5] = {{13, 8, 8, 3, 3},  {3, 24, 24, 1, 1}, {2, 48, 48, 3, 3},
                              {5, 24, 12, 3, 3}, {7, 6, 10, 1, 1},  {1, 40, 40, 3, 3}};
   for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
@@ -587,12 +589,20 @@ static void test_conv_grouped(void) {
     CHECK_EQ_INT(convg_init(dims[i], &geo), 0);
     convg_run walk, at;
     convg_run_of(&geo, 0, &walk);
+    uint64_t before = 0; /* fractals of the blocks before nb */
     for (int64_t nb = 0; nb < geo.c1out; nb++) {
       if (nb >= walk.nb0 + walk.len) convg_run_next(&geo, &walk);
       convg_run_of(&geo, nb, &at);
-      CHECK_EQ_INT(walk.nb0 == at.nb0 && walk.len == at.len && walk.c1_lo == at.c1_lo &&
-                       walk.c1_hi == at.c1_hi && walk.base == at.base,
+      int64_t lo, hi, plo = -1, phi = -1, nlo = -1, nhi = -1;
+      convg_block_range(&geo, nb, &lo, &hi);
+      if (walk.nb0 > 0) convg_block_range(&geo, walk.nb0 - 1, &plo, &phi);
+      if (walk.nb0 + walk.len < geo.c1out) convg_block_range(&geo, walk.nb0 + walk.len, &nlo, &nhi);
+      CHECK_EQ_INT(walk.nb0 <= nb && nb < walk.nb0 + walk.len && walk.c1_lo == lo && walk.c1_hi == hi &&
+                       (plo != lo || phi != hi) && (nlo != lo || nhi != hi) &&
+                       walk.base + (uint64_t)((nb - walk.nb0) * (hi - lo) * geo.taps) == before,
                    1);
+      CHECK_EQ_INT(walk.nb0 == at.nb0 && walk.len == at.len && walk.base == at.base, 1);
+      before += (uint64_t)((hi - lo) * geo.taps);
     }
   }
 }
