@@ -262,6 +262,35 @@ static status eval_softmax(ev *e) {
   return float_out(e, 0, y);
 }
 
+/* The sums of one output row of a matrix product: acc[n] = sum over k of
+ * (double)a[k * ask] * b[k * bsk + n * bsn], n < N. Each sum takes its
+ * products in k order, as a dot product would, but k is the outer loop so
+ * that a contiguous b (bsn 1) is read row by row instead of down its
+ * columns (a BERT-base calibration run: most of its time was those column
+ * walks); the order of the adds is the same, so the sums are too. A b
+ * with bsn != 1 is first copied into pack (K x N floats), once per b
+ * (*packed_b remembers which). */
+static void row_sums(const float *a, int64_t ask, const float *b, int64_t bsk, int64_t bsn, int64_t K,
+                     int64_t N, float *pack, const float **packed_b, double *acc) {
+  if (bsn != 1) {
+    if (*packed_b != b) {
+      for (int64_t k = 0; k < K; k++)
+        for (int64_t n = 0; n < N; n++)
+          pack[k * N + n] = b[k * bsk + n * bsn];
+      *packed_b = b;
+    }
+    b = pack, bsk = N;
+  }
+  for (int64_t n = 0; n < N; n++)
+    acc[n] = 0;
+  for (int64_t k = 0; k < K; k++) {
+    const double av = a[k * ask];
+    const float *br = b + k * bsk;
+    for (int64_t n = 0; n < N; n++)
+      acc[n] += av * br[n];
+  }
+}
+
 static status eval_gemm(ev *e) {
   const ir_node *n = e->n;
   const ir_value *A = n->in[0], *B = n->in[1], *Cv = n->nin > 2 ? n->in[2] : NULL, *Y = n->out[0];
@@ -276,15 +305,14 @@ static status eval_gemm(ev *e) {
   if (Cv && bcast_strides(Cv, Y, sc))
     return fail(e, ST_ERR_INVALID, "C '%s' does not broadcast to [M,N]", Cv->name);
   double alpha = ir_attr_float(n, "alpha", 1.0), beta = ir_attr_float(n, "beta", 1.0);
-  const float *a = float_in(e, 0), *b = float_in(e, 1), *c = Cv ? float_in(e, 2) : NULL;
-  float *y = float_scratch(e, 0);
-  if (!a || !b || !y || (Cv && !c)) return nomem(e);
-  for (int64_t i = 0; i < M * N; i++, bump(2, Y->dims, idx, sc, &oc, sc, &unused)) {
-    int64_t m = i / N, nn = i % N;
-    double acc = 0;
-    for (int64_t k = 0; k < K; k++)
-      acc += (double)a[ta ? k * M + m : m * K + k] * b[tb ? nn * K + k : k * N + nn];
-    y[i] = (float)(alpha * acc + (c ? beta * c[oc] : 0));
+  const float *a = float_in(e, 0), *b = float_in(e, 1), *c = Cv ? float_in(e, 2) : NULL, *packed = NULL;
+  float *y = float_scratch(e, 0), *pack = tb ? arena_array(e->a, (size_t)(K * N) + 1, sizeof *pack) : NULL;
+  double *acc = arena_array(e->a, (size_t)N + 1, sizeof *acc);
+  if (!a || !b || !y || (Cv && !c) || (tb && !pack) || !acc) return nomem(e);
+  for (int64_t m = 0; m < M; m++) {
+    row_sums(a + (ta ? m : m * K), ta ? M : 1, b, tb ? 1 : N, tb ? K : 1, K, N, pack, &packed, acc);
+    for (int64_t nn = 0; nn < N; nn++, bump(2, Y->dims, idx, sc, &oc, sc, &unused))
+      y[m * N + nn] = (float)(alpha * acc[nn] + (c ? beta * c[oc] : 0));
   }
   return float_out(e, 0, y);
 }
@@ -353,18 +381,20 @@ static status eval_matmul(ev *e) {
   if (st) return st;
   const float *a = float_in(e, 0), *b = float_in(e, 1), *bias = Bv ? float_in(e, 2) : NULL,
               *c = Cv ? float_in(e, 3) : NULL;
-  float *y = float_scratch(e, 0);
-  if (!a || !b || !y || (Bv && !bias) || (Cv && !c)) return nomem(e);
+  float *y = float_scratch(e, 0),
+        *pack = b_sn != 1 ? arena_array(e->a, (size_t)(K * N) + 1, sizeof *pack) : NULL;
+  const float *packed = NULL;
+  double *acc = arena_array(e->a, (size_t)N + 1, sizeof *acc);
+  if (!a || !b || !y || (Bv && !bias) || (Cv && !c) || (b_sn != 1 && !pack) || !acc) return nomem(e);
   for (int64_t bt = 0; bt < batches; bt++, bump(yb, Y->dims, idx, sa, &oa, sb, &ob))
-    for (int64_t m = 0; m < M; m++)
+    for (int64_t m = 0; m < M; m++) {
+      row_sums(a + oa + m * a_sm, a_sk, b + ob, b_sk, b_sn, K, N, pack, &packed, acc);
       for (int64_t nn = 0; nn < N; nn++) {
-        double acc = 0;
-        for (int64_t k = 0; k < K; k++)
-          acc += (double)a[oa + m * a_sm + k * a_sk] * b[ob + k * b_sk + nn * b_sn];
-        acc = act_fn(fn, alpha * acc + (bias ? bias[nn] : 0) + (c ? beta * c[oc] : 0));
-        y[(bt * M + m) * N + nn] = (float)(acc < lo ? lo : acc > hi ? hi : acc);
+        double v = act_fn(fn, alpha * acc[nn] + (bias ? bias[nn] : 0) + (c ? beta * c[oc] : 0));
+        y[(bt * M + m) * N + nn] = (float)(v < lo ? lo : v > hi ? hi : v);
         bump(Y->rank, Y->dims, cidx, sc, &oc, sc, &unused);
       }
+    }
   return float_out(e, 0, y);
 }
 
