@@ -95,14 +95,6 @@ static ir_node *sole_binary(ir_graph *g, ir_value *v, ir_op op, ir_value **other
   return r;
 }
 
-/* v f32 of one element, or of n along its last axis, broadcasting to y
- * (rank at most y's) without changing y's dims; constant when asked. */
-static int per_column(const ir_value *v, const ir_value *y, int64_t n, int constant) {
-  if (v->dtype != DT_FLOAT32 || v->rank > y->rank || (constant && !v->data)) return 0;
-  const int64_t e = ir_value_elements(v);
-  return e == 1 || (e == n && v->dims[v->rank - 1] == n);
-}
-
 /* The Cast to f32 that alone reads the int32 acc (not a graph output), or NULL. */
 static ir_node *f32_cast(ir_graph *g, ir_value *acc) {
   ir_node *cast = acc->output_index >= 0 ? NULL : ir_value_sole_reader(g, acc);
@@ -113,34 +105,69 @@ static int same_shape(const ir_value *a, const ir_value *b) {
   return a->rank == b->rank && !memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank);
 }
 
-/* Folds q's Cast -> Mul [-> Add]; 1 when it did, -1 out of memory. */
-static int fold(ir_graph *g, ir_node *q) {
-  ir_value *acc = q->out[0], *s, *b = NULL;
-  const int64_t n = q->in[1]->dims[1];
-  ir_node *cast = f32_cast(g, acc);
-  if (!cast) return 0;
-  ir_node *mul = sole_binary(g, cast->out[0], IR_OP_MUL, &s);
-  if (!mul || !per_column(s, acc, n, 0) || !same_shape(mul->out[0], acc)) return 0;
-  ir_node *add = sole_binary(g, mul->out[0], IR_OP_ADD, &b);
-  if (add && (!per_column(b, acc, n, 1) || ir_value_elements(b) != n || !same_shape(add->out[0], acc)))
-    add = NULL, b = NULL;
-  ir_node *last = add ? add : mul;
-  if (ir_node_set_input(g, q, 3, s) || (b && ir_node_set_input(g, q, 4, b))) return -1;
-  if (s->producer && s->producer->op == IR_OP_MUL && ir_attr_set_string(g, s->producer, "precision", "fp32"))
-    return -1;
-  ir_value *y = last->out[0];
-  q->out[0] = y;
-  y->producer = q;
-  acc->producer = NULL;
-  cast->dead = mul->dead = 1;
-  if (add) add->dead = 1;
+/* The Cast -> Mul [-> Add] after the int32 acc of an integer product q:
+ * the scale s and the bias b it applies. */
+typedef struct scale_chain {
+  ir_node *cast, *mul, *add; /* add NULL when no bias Add follows */
+  ir_value *s, *b;
+} scale_chain;
+
+/* Whether v can be the chain's scale (constant 0) or bias (1) for the n
+ * output channels of acc. */
+typedef int (*chain_fit)(const ir_value *v, const ir_value *acc, int64_t n, int constant);
+
+/* Finds q's chain whose scale and bias fit; the bias also has n elements.
+ * 1 when it has a Cast and a Mul; 0 with c->cast NULL (no Cast to f32 alone
+ * reads acc) or c->mul NULL (no fitting Mul after it). */
+static int chain_of(ir_graph *g, ir_node *q, int64_t n, chain_fit fit, scale_chain *c) {
+  ir_value *acc = q->out[0];
+  memset(c, 0, sizeof *c);
+  if (!(c->cast = f32_cast(g, acc))) return 0;
+  c->mul = sole_binary(g, c->cast->out[0], IR_OP_MUL, &c->s);
+  if (!c->mul || !fit(c->s, acc, n, 0) || !same_shape(c->mul->out[0], acc)) return c->mul = NULL, 0;
+  c->add = sole_binary(g, c->mul->out[0], IR_OP_ADD, &c->b);
+  if (c->add && (!fit(c->b, acc, n, 1) || ir_value_elements(c->b) != n || !same_shape(c->add->out[0], acc)))
+    c->add = NULL, c->b = NULL;
   return 1;
 }
 
-/* v f32 of one element, or of m along axis 1 of the 4-D y (rank at most
+/* q takes c (its scale as input 3, its bias as 4) and writes last's output
+ * (the chain's last node, or an activation after it); the chain and last
+ * go. 1, or -1 out of memory. */
+static int take_chain(ir_graph *g, ir_node *q, const scale_chain *c, ir_node *last) {
+  ir_value *acc = q->out[0], *y = last->out[0];
+  if (ir_node_set_input(g, q, 3, c->s) || (c->b && ir_node_set_input(g, q, 4, c->b))) return -1;
+  if (c->s->producer && c->s->producer->op == IR_OP_MUL &&
+      ir_attr_set_string(g, c->s->producer, "precision", "fp32"))
+    return -1;
+  q->out[0] = y;
+  y->producer = q;
+  acc->producer = NULL;
+  c->cast->dead = c->mul->dead = last->dead = 1;
+  if (c->add) c->add->dead = 1;
+  return 1;
+}
+
+/* v f32 of one element, or of n along its last axis, broadcasting to acc
+ * (rank at most acc's) without changing acc's dims; constant when asked. */
+static int per_column(const ir_value *v, const ir_value *acc, int64_t n, int constant) {
+  if (v->dtype != DT_FLOAT32 || v->rank > acc->rank || (constant && !v->data)) return 0;
+  const int64_t e = ir_value_elements(v);
+  return e == 1 || (e == n && v->dims[v->rank - 1] == n);
+}
+
+/* Folds a QMatMul q's Cast -> Mul [-> Add]; 1 when it did, -1 out of memory. */
+static int fold(ir_graph *g, ir_node *q) {
+  scale_chain c;
+  if (!chain_of(g, q, q->in[1]->dims[1], per_column, &c)) return 0;
+  return take_chain(g, q, &c, c.add ? c.add : c.mul);
+}
+
+/* v f32 of one element, or of m along axis 1 of the 4-D acc (rank at most
  * 4, its other dims 1: ONNX Runtime reshapes a per-channel scale and the
  * bias to [1, M, 1, 1]); constant when asked. */
-static int per_channel(const ir_value *v, int64_t m, int constant) {
+static int per_channel(const ir_value *v, const ir_value *acc, int64_t m, int constant) {
+  (void)acc;
   if (v->dtype != DT_FLOAT32 || v->rank > 4 || (constant && !v->data)) return 0;
   const int64_t e = ir_value_elements(v);
   return e == 1 || (e == m && v->rank >= 3 && v->dims[v->rank - 3] == m);
@@ -155,47 +182,29 @@ static int per_channel(const ir_value *v, int64_t m, int constant) {
  * writes f32, not the i32 its layouts cannot move. 1 when it did, -1 out
  * of memory. */
 static int fold_conv(ir_graph *g, ir_node *q) {
-  ir_value *acc = q->out[0], *s, *b = NULL;
-  const int64_t m = q->in[1]->dims[0];
-  ir_node *cast = f32_cast(g, acc);
-  if (!cast) return 0;
-  ir_node *mul = sole_binary(g, cast->out[0], IR_OP_MUL, &s);
-  if (!mul || !per_channel(s, m, 0) || !same_shape(mul->out[0], acc)) { /* the Cast alone: scale 1 */
+  scale_chain c;
+  if (!chain_of(g, q, q->in[1]->dims[0], per_channel, &c) && !c.cast) return 0;
+  if (ir_attr_set_int(g, q, "to", DT_FLOAT32)) return -1;
+  if (!c.mul) { /* the Cast alone: scale 1 */
     char name[300];
     snprintf(name, sizeof name, "%s_one", q->name);
     const float one = 1.0f;
     const int64_t d1 = 1;
-    ir_value *sv = ir_const_new(g, name, DT_FLOAT32, 1, &d1, &one, sizeof one), *y = cast->out[0];
-    if (!sv || ir_node_set_input(g, q, 3, sv) || ir_attr_set_int(g, q, "to", DT_FLOAT32)) return -1;
-    q->out[0] = y, y->producer = q, acc->producer = NULL, cast->dead = 1;
+    ir_value *sv = ir_const_new(g, name, DT_FLOAT32, 1, &d1, &one, sizeof one), *y = c.cast->out[0];
+    if (!sv || ir_node_set_input(g, q, 3, sv)) return -1;
+    q->out[0]->producer = NULL, q->out[0] = y, y->producer = q, c.cast->dead = 1;
     return 1;
   }
-  ir_node *add = sole_binary(g, mul->out[0], IR_OP_ADD, &b), *last;
-  if (add && (!per_channel(b, m, 1) || ir_value_elements(b) != m || !same_shape(add->out[0], acc)))
-    add = NULL, b = NULL;
-  last = add ? add : mul;
+  ir_node *last = c.add ? c.add : c.mul;
   ir_node *act = last->out[0]->output_index >= 0 ? NULL : ir_value_sole_reader(g, last->out[0]);
   if (act && !(act->op == IR_OP_RELU || (act->op == IR_OP_CLIP && act->nin == 1))) act = NULL;
-  if (ir_node_set_input(g, q, 3, s) || (b && ir_node_set_input(g, q, 4, b)) ||
-      ir_attr_set_int(g, q, "to", DT_FLOAT32))
-    return -1;
   const int relu = act && act->op == IR_OP_RELU;
   if (act && (((relu || ir_attr_find(act, "min")) &&
                ir_attr_set_float(g, q, "f_lo", relu ? 0.0 : ir_attr_float(act, "min", 0.0))) ||
               (!relu && ir_attr_find(act, "max") &&
                ir_attr_set_float(g, q, "f_hi", ir_attr_float(act, "max", 0.0)))))
     return -1;
-  if (s->producer && s->producer->op == IR_OP_MUL && ir_attr_set_string(g, s->producer, "precision", "fp32"))
-    return -1;
-  if (act) last = act;
-  ir_value *y = last->out[0];
-  q->out[0] = y;
-  y->producer = q;
-  acc->producer = NULL;
-  cast->dead = mul->dead = 1;
-  if (add) add->dead = 1;
-  if (act) act->dead = 1;
-  return 1;
+  return take_chain(g, q, &c, act ? act : last);
 }
 
 /* Merges the DynQuants of one x (above); 1 when one went. */
