@@ -135,17 +135,31 @@ static const void **run(const ir_graph *g, const void *input, arena *a, diag *d,
   return *st ? NULL : vals;
 }
 
-status oq_calibrate(oq_session *s, const void *input, diag *d) {
-  arena a;
-  arena_init(&a, 0);
+status oq_run(const oq_session *s, const void *input, oq_sample *r, diag *d) {
   status st;
-  const void **vals = run(s->graph, input, &a, d, &st);
-  for (int i = 0; vals && i < s->plan.ntensors; i++) {
+  arena_init(&r->a, 0);
+  r->vals = run(s->graph, input, &r->a, d, &st);
+  return st;
+}
+
+void oq_take(oq_session *s, const oq_sample *r) {
+  for (int i = 0; i < s->plan.ntensors; i++) {
     const ir_value *v = ir_value_find(s->graph, s->plan.tensors[i]);
-    if (v && vals[v->id]) qc_add(&s->stats[i], vals[v->id], (size_t)ir_value_elements(v));
+    if (v && r->vals[v->id]) qc_add(&s->stats[i], r->vals[v->id], (size_t)ir_value_elements(v));
   }
-  arena_free(&a);
-  if (!st) s->samples++;
+  s->samples++;
+}
+
+void oq_run_free(oq_sample *r) {
+  arena_free(&r->a);
+  r->vals = NULL;
+}
+
+status oq_calibrate(oq_session *s, const void *input, diag *d) {
+  oq_sample r;
+  status st = oq_run(s, input, &r, d);
+  if (!st) oq_take(s, &r);
+  oq_run_free(&r);
   return st;
 }
 

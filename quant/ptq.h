@@ -6,7 +6,11 @@
  *                 plans what is quantized (quant/qdq.h)
  *   oq_calibrate  runs the float model on one sample with the reference
  *                 evaluator (ir/eval.h) and adds every planned tensor's
- *                 values to its statistics (quant/calib.h)
+ *                 values to its statistics (quant/calib.h); the same as
+ *   oq_run        (the run alone: it only reads the session, so several
+ *                 may go at once, one sample each, on threads) followed by
+ *   oq_take       (the statistics, in sample order: a histogram's bin
+ *                 width follows the order the samples reach it in)
  *   oq_finish     ranges by the chosen method, then the QDQ model's bytes
  *   oq_compare    runs the float and the written QDQ model on one sample:
  *                 per tensor the cosine of the float values and the
@@ -50,6 +54,19 @@ status oq_open(const char *path, const onnx_input_shape *shapes, int nshapes, co
                int nskip, int every_op, oq_session **out, diag *d);
 /* One calibration sample: input_bytes of the input, raw little-endian in its dtype. */
 status oq_calibrate(oq_session *s, const void *input, diag *d);
+
+/* A sample's run: every value of the graph (vals, indexed by value id) in
+ * its own arena, owned until oq_run_free. */
+typedef struct oq_sample {
+  arena a;
+  const void **vals;
+} oq_sample;
+/* Runs the model on input into *r (which oq_run_free frees, also on error).
+ * Reads s only: safe on several threads at once. */
+status oq_run(const oq_session *s, const void *input, oq_sample *r, diag *d);
+/* Adds r's planned tensors to the statistics (one sample more). */
+void oq_take(oq_session *s, const oq_sample *r);
+void oq_run_free(oq_sample *r);
 status oq_finish(oq_session *s, qc_method m, double percentile, diag *d);
 /* cos_out: plan.ntensors cosines (NaN where a tensor was not computed);
  * *output_cos_out: the graph's first output. */

@@ -11,6 +11,8 @@
      omquant quantizes the classifier's graph output as ONNX Runtime does), and omrun runs it; its
      cosine against the float output is reported and must be >= 0.99 too (measured 0.9989 with min-max while the QDQ model
      runs as fake quantization in fp16).
+  4. --threads does not change the result: 5 of the images with --method entropy (whose histograms
+     depend on the order samples are taken in) on 1 thread and on 3 write the same bytes.
 The models come from models/export_torchvision.py resnet18 and models/export_qdq.py --calib
 resnet18; without them the test is skipped (exit 77) with a message saying so. The closing
 line says "N passed, M failed".
@@ -70,6 +72,17 @@ def main():
         m = re.search(r"output cosine \(float vs fake-quant, first sample\): ([0-9.]+)", f.read())
     fq = float(m.group(1)) if m else 0.0
     check(fq >= 0.99, f"reference evaluator: fake-quantized output vs float cosine {fq:.5f} >= 0.99")
+
+    five = ",".join(sorted(os.path.join(calib, f) for f in os.listdir(calib) if f.endswith(".bin"))[:5])
+    outs = []
+    for threads in (1, 3):
+        out = os.path.join(work, f"threads{threads}.onnx")
+        t = time.time()
+        r = subprocess.run([os.path.join(args.bin_dir, "omquant"), "--model", model, "--calib", five, "--output", out,
+                            "--method", "entropy", "--threads", str(threads)], capture_output=True, text=True)
+        check(r.returncode == 0, f"omquant --threads {threads} on 5 images, entropy ({time.time() - t:.1f} s)")
+        outs.append(open(out, "rb").read() if r.returncode == 0 else r.stderr)
+    check(outs[0] == outs[1], "--threads 1 and --threads 3 write the same model")
 
     bench = args.ort_bench
     if os.path.isdir(os.path.join(os.path.dirname(bench), "node_modules", "onnxruntime-node")):

@@ -4,13 +4,15 @@
  *   omquant --model X.onnx --calib FILES_OR_DIR --output X_qdq.onnx
  *           [--method minmax|percentile|entropy] [--percentile 99.99]
  *           [--skip NAME,...] [--ops weighted|all] [--report FILE]
- *           [--input_shape "name:1,3,224,224"]
+ *           [--input_shape "name:1,3,224,224"] [--threads N]
  *
  * --calib names raw little-endian files of the model's input size in its
  * dtype (float32 images, int64 token ids, ...),
  * one sample each, comma-separated, or a directory of them (its regular
  * *.bin files, in name order). The float model runs on each with the reference
- * evaluator; activation ranges come from --method (default minmax;
+ * evaluator, --threads samples at a time (default: the CPUs online; their
+ * statistics are still taken in sample order, so the result does not depend
+ * on it); activation ranges come from --method (default minmax;
  * percentile clips |x| at --percentile, default 99.99; entropy minimises the
  * KL divergence, quant/calib.h). The written model has per-channel symmetric
  * int8 weights for Conv, Gemm and MatMul, int32 biases and uint8 asymmetric
@@ -32,6 +34,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include "common/atomic_file.h"
 #include "quant/ptq.h"
@@ -39,7 +43,7 @@
 static const char usage[] =
     "usage: omquant --model X.onnx --calib FILES_OR_DIR --output X_qdq.onnx\n"
     "               [--method minmax|percentile|entropy] [--percentile 99.99] [--skip NAME,...]\n"
-    "               [--ops weighted|all] [--report FILE] [--input_shape \"name:1,3,224,224\"]\n"
+    "               [--ops weighted|all] [--report FILE] [--input_shape \"name:1,3,224,224\"] [--threads N]\n"
     "\n"
     "Post-training quantization: writes a QDQ ONNX model (per-channel symmetric int8 weights for\n"
     "Conv, Gemm and MatMul, int32 biases, uint8 asymmetric activations) that ONNX Runtime and atc run.\n"
@@ -53,7 +57,9 @@ static const char usage[] =
     "  --ops          weighted: quantize Conv, Gemm, MatMul and Add (default); all: also every other op\n"
     "                 ONNX Runtime's quantize_static quantizes (Mul, Concat, pooling, Resize, Softmax, ...)\n"
     "  --report       write per-tensor ranges, scales, zero points and float vs fake-quant cosines\n"
-    "  --input_shape  fix the input's symbolic dims (default: 1), as atc's flag\n";
+    "  --input_shape  fix the input's symbolic dims (default: 1), as atc's flag\n"
+    "  --threads      samples run at once (default: the CPUs online; each holds one forward pass in\n"
+    "                 memory); the result is the same for any count\n";
 
 static int fail(const char *fmt, ...) {
   va_list ap;
@@ -153,9 +159,29 @@ static int write_report(const char *path, const oq_session *s, qc_method m, doub
   return fclose(f) || err ? fail("%s: error writing the report", path) : 0;
 }
 
+/* One sample's run on a thread of its own (oq_run only reads the session). */
+typedef struct slot {
+  const oq_session *s;
+  void *input; /* the sample (malloc) */
+  oq_sample r;
+  diag d;
+  status st;
+  double secs;
+  pthread_t thread;
+  int started; /* thread runs it */
+} slot;
+
+static void *run_slot(void *arg) {
+  slot *sl = arg;
+  double t = now();
+  sl->st = oq_run(sl->s, sl->input, &sl->r, &sl->d);
+  sl->secs = now() - t;
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   const char *model = NULL, *calib = NULL, *output = NULL, *method = "minmax", *pct_s = "99.99", *skip = NULL;
-  const char *report = NULL, *shape_spec = NULL, *ops = "weighted";
+  const char *report = NULL, *shape_spec = NULL, *ops = "weighted", *threads_s = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -181,6 +207,7 @@ int main(int argc, char **argv) {
                         : IS("ops")         ? &ops
                         : IS("report")      ? &report
                         : IS("input_shape") ? &shape_spec
+                        : IS("threads")     ? &threads_s
                                             : NULL;
 #undef IS
     if (!slot) return fail("unknown flag '--%.*s' (see --help)", (int)n, name), 2;
@@ -194,6 +221,13 @@ int main(int argc, char **argv) {
   char *end;
   double pct = strtod(pct_s, &end);
   if (*end || !(pct > 0 && pct <= 100)) return fail("--percentile: '%s' is not in (0, 100]", pct_s), 2;
+
+  long nt = sysconf(_SC_NPROCESSORS_ONLN);
+  if (threads_s) {
+    nt = strtol(threads_s, &end, 10);
+    if (*end || nt < 1 || nt > 64) return fail("--threads: '%s' is not a count from 1 to 64", threads_s), 2;
+  }
+  const int threads = nt < 1 ? 1 : nt > 64 ? 64 : (int)nt;
 
   arena a;
   arena_init(&a, 0);
@@ -214,15 +248,32 @@ int main(int argc, char **argv) {
     return fail("%s", d.msg);
   printf("omquant: %s: %d tensors and %d weights to quantize; %d calibration samples\n", model,
          s->plan.ntensors, s->plan.nnodes, nfiles);
-  void *buf = malloc(s->input_bytes ? s->input_bytes : 1),
-       *first = malloc(s->input_bytes ? s->input_bytes : 1);
-  int rc = !buf || !first ? fail("out of memory") : 0;
-  for (int i = 0; !rc && i < nfiles; i++) {
-    double t = now();
-    rc = read_sample(files[i], buf, s->input_bytes);
-    if (!rc && oq_calibrate(s, buf, &d)) rc = fail("%s: %s", files[i], d.msg);
-    if (!rc && i == 0) memcpy(first, buf, s->input_bytes);
-    if (!rc) printf("omquant: sample %d/%d (%s) in %.2f s\n", i + 1, nfiles, files[i], now() - t);
+  slot *slots = calloc((size_t)threads, sizeof *slots);
+  void *first = malloc(s->input_bytes ? s->input_bytes : 1);
+  int rc = !slots || !first ? fail("out of memory") : 0;
+  for (int t = 0; !rc && t < threads; t++)
+    if (!(slots[t].input = malloc(s->input_bytes ? s->input_bytes : 1))) rc = fail("out of memory");
+  for (int i0 = 0; !rc && i0 < nfiles; i0 += threads) { /* a batch of up to `threads` samples at once */
+    const int nb = nfiles - i0 < threads ? nfiles - i0 : threads;
+    for (int t = 0; !rc && t < nb; t++)
+      rc = read_sample(files[i0 + t], slots[t].input, s->input_bytes);
+    if (rc) break;
+    if (i0 == 0) memcpy(first, slots[0].input, s->input_bytes);
+    for (int t = 0; t < nb; t++) {
+      slots[t].s = s;
+      diag_init(&slots[t].d);
+      slots[t].started = t < nb - 1 && !pthread_create(&slots[t].thread, NULL, run_slot, &slots[t]);
+      if (!slots[t].started) run_slot(&slots[t]); /* the last one, or one no thread took, on this thread */
+    }
+    for (int t = 0; t < nb; t++) {
+      if (slots[t].started) pthread_join(slots[t].thread, NULL);
+      if (!rc && slots[t].st) rc = fail("%s: %s", files[i0 + t], slots[t].d.msg);
+      if (!rc) {
+        oq_take(s, &slots[t].r);
+        printf("omquant: sample %d/%d (%s) in %.2f s\n", i0 + t + 1, nfiles, files[i0 + t], slots[t].secs);
+      }
+      oq_run_free(&slots[t].r);
+    }
     fflush(stdout);
   }
   if (!rc && oq_finish(s, (qc_method)m, pct, &d)) rc = fail("%s", d.msg);
@@ -240,7 +291,9 @@ int main(int argc, char **argv) {
       printf("omquant: wrote %s; output cosine float vs fake-quant %.6f (%.1f s)\n", report, out_cos,
              now() - t);
   }
-  free(buf);
+  for (int t = 0; slots && t < threads; t++)
+    free(slots[t].input);
+  free(slots);
   free(first);
   oq_close(s);
   arena_free(&a);
