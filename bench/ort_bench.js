@@ -2,7 +2,7 @@
 //
 //   node bench/ort_bench.js --model X.onnx --input in.bin --shape 1,3,224,224 --threads T
 //                           [--dtype float32|int64|bool] [--warmup W] [--min N] [--max N] [--budget S]
-//                           [--output out.bin] [--opt all|extended|basic|disabled]
+//                           [--output out.bin] [--opt all|extended|basic|disabled] [--profile PREFIX]
 //
 // One CPU session (intraOpNumThreads = T, interOpNumThreads = 1, sequential execution,
 // graph optimization level --opt, "all" by default; "disabled" runs every node as written, so a
@@ -16,6 +16,10 @@
 // Prints one line (read by bench/run.sh):
 //   ort: version 1.30.0, threads T, min X ms, median Y ms over N runs
 // --output writes the last run's first output as raw float32 (for a cross-check).
+// --profile PREFIX turns on ORT's profiler (enableProfiling, profileFilePrefix PREFIX): on session
+// release ORT writes PREFIX_<date>.json, a Chrome trace whose "Node" events carry each node's
+// kernel time (dur, microseconds; args.op_name) for every run, warm-up included; the file's name
+// is printed on a second line (profile: FILE). bench/layer_compare.py reads it.
 'use strict';
 
 const fs = require('fs');
@@ -55,14 +59,22 @@ function parseArgs(argv) {
   return o;
 }
 
+// The files ORT's profiler may have written for PREFIX: PREFIX_*.json beside it.
+function profileFiles(prefix) {
+  const dir = path.dirname(prefix), base = path.basename(prefix) + '_';
+  return fs.readdirSync(dir).filter((f) => f.startsWith(base) && f.endsWith('.json')).map((f) => path.join(dir, f));
+}
+
 async function main() {
   const o = parseArgs(process.argv);
+  const started = Date.now() - 1000; // a profile written since (mtime rounding allowed for)
   const session = await ort.InferenceSession.create(o.model, {
     executionProviders: ['cpu'],
     intraOpNumThreads: o.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: o.opt,
+    ...(o.profile ? { enableProfiling: true, profileFilePrefix: o.profile } : {}),
   });
   if (o.input.length !== session.inputNames.length)
     throw new Error(`${o.model} has ${session.inputNames.length} inputs, --input names ${o.input.length}`);
@@ -98,6 +110,11 @@ async function main() {
   }
   console.log(`ort: version ${ort.env.versions.node}, threads ${o.threads}, ` +
               `min ${times[0].toFixed(3)} ms, median ${median.toFixed(3)} ms over ${n} runs`);
+  if (o.profile) {
+    session.endProfiling(); // finishes the trace; the binding does not return its name
+    const made = profileFiles(o.profile).filter((f) => fs.statSync(f).mtimeMs >= started);
+    console.log(`profile: ${made.length ? made.join(' ') : '(no new ' + o.profile + '_*.json)'}`);
+  }
   if (session.release) await session.release();
 }
 

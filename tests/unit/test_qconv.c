@@ -486,6 +486,12 @@ int main(void) {
       {1, 16, 3, 2, 16, 16, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, U8, U8, 0, 1, 0, 0, 0, 0}, /* window wider than x */
       {1, 16, 9, 11, 16, 16, 3, 3, 1, 1, 1,  1,
        0, 0,  2, 2,  I8, I8, 0, 1, 0, 1, U8, 0}, /* pads after only, residual Add */
+      /* depthwise through a padded copy of the band of x a tile reads (AVX2), or past its size by position */
+      {1, 32, 14, 14, 32, 32, 5, 5, 1, 1, 1, 1,
+       2, 2,  2,  2,  I8, U8, 1, 1, 0, 0, 0, 0}, /* EfficientNet's 5x5 */
+      {1, 16, 44, 40, 16, 16, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, U8, U8, 0, 1, 0, 0, 0, 0}, /* band past 16 KiB */
+      {1, 16, 7, 9, 16, 16, 3, 3, 2, 1, 1,  2,
+       0, 2,  1, 0, I8, I8, 0, 1, 0, 1, U8, 0}, /* pads left only, Add */
       /* windows inside x (offsets per tap) beside edge pixels: small K, 64 channels, residual, clamp */
       {1, 16, 14, 13, 96, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, U8, 1, 1, 0, 0, 0, 0},  /* 1x1, K 16 */
       {1, 24, 9, 10, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, U8, 0, 0, 0, 1, U8, 0},  /* 1x1, K 24, Add */
