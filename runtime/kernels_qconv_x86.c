@@ -814,8 +814,12 @@ T_AVX2_INLINE void avx2_micro(const int16_t (*x16)[X16_S], int np, const int16_t
   for (int r = 0; r < R; r++) {
     x[r] = x16[r < np ? r : np - 1];
     for (int h = 0; h < 2; h++)
-      acc[r][h] = first ? _mm256_setzero_si256() : _mm256_load_si256(&part[r][h]);
+      acc[r][h] = _mm256_setzero_si256();
   }
+  if (!first) /* not `first ? 0 : part` above: with that merge GCC spilled one of the 12 sums */
+    for (int r = 0; r < R; r++)
+      for (int h = 0; h < 2; h++)
+        acc[r][h] = _mm256_load_si256(&part[r][h]);
 #pragma GCC unroll 1
   for (int k = 0; k < pairs; k++)
     avx2_pair(acc, x, w16 + 32 * k, k, R);
