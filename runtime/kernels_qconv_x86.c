@@ -20,16 +20,15 @@
  * last group's real (ResNet-50's stem: 37 groups instead of 49, without
  * the per-tap pointer work; the VNNI tile's CPU time -24%, the AVX2
  * tile's on ResNet-18's stem 17.3 -> 5.9 ms).
- * AVX2: x's 4 u8 zero-extended to 16 bits and broadcast, each 16-byte
- * quarter of the packed weights (4 output channels x 4 k) sign-extended to
- * 16 bits, and vpmaddwd: pairs of products summed into int32 (exact: no
- * saturation, unlike vpmaddubsw, whose u8 x i8 pairs leave int16 for
- * weights past +-64, i.e. in every per-channel symmetric layer). The
- * weights are widened once per chunk of K into a buffer that vpmaddwd
- * reads directly, so a micro-tile of 3 pixels x 16 output channels keeps
- * its 12 sum registers and takes 1 vpshufb per 4 vpmaddwd. A sum register
- * holds 4 output channels x 2 partial sums; the epilogue adds the pairs
- * (vphaddd).
+ * AVX2: x and the weights both widened to 16 bits before the loop (x's
+ * rows per chunk of K and pass of pixels, the weights per chunk and output
+ * block), and vpmaddwd on a pair of k: a pixel's pair broadcast from
+ * memory against 8 output channels' pair, the two products summed into
+ * int32 (exact: no saturation, unlike vpmaddubsw, whose u8 x i8 pairs
+ * leave int16 for weights past +-64, i.e. in every per-channel symmetric
+ * layer). A micro-tile of 6 pixels x 16 output channels keeps 12 sum
+ * registers of 8 channels' sums in order: 24 vector ALU uops per 192
+ * multiply-adds (avx2_blocks says more).
  * Both requantize as common/quant.h's q_requant: the same f32 operations
  * in the same order; with a residual, the store goes on with q_eltwise's
  * f32 steps on the lanes (vnni_residual: 16 of one pixel block, in
@@ -545,10 +544,7 @@ T_VNNI void rt_qconv_tile_vnni(const rt_qconv_geom *g, int64_t img, int64_t p0, 
  * rebuild every broadcast at each pixel's store (MobileNetV2's 16 -> 96
  * 1x1: about as much work as the pixel's vpmaddwd); from q a store only
  * loads ready vectors. Halves h = 0, 1 are channels co0..co0+7 and
- * co0+8..co0+15: in order, or with raw in the order vphaddd leaves a
- * pixel's sums (avx2_pairs: lanes [0 1 4 5 | 2 3 6 7] of each half), bias
- * and mult permuted to match once here rather than the sums at each
- * pixel. */
+ * co0+8..co0+15, in order. */
 typedef struct avx2_rq {
   __m256i bias[2]; /* epi 0: bias; epi: nzp x bias (the column sums' term) */
   __m256 mult[2];  /* epi 0: mult; epi 2: scale (maskloaded: scale has N elements) */
@@ -569,15 +565,12 @@ typedef struct avx2_rq {
   int epi, ypad, ycut, fbias_on, fclamp, rmul, s8y, second;
 } avx2_rq;
 
-/* A half's lanes [0 1 4 5 | 2 3 6 7]: vphaddd's order, its own inverse. */
-#define AVX2_RAW_LANES _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7)
-
 /* Not inlined: q then stays in memory, read at each store, instead of
  * being split into values that the compiler keeps in registers across the
  * tile's K loop (there they pushed the sums to the stack: ResNet-18's stem
  * 1.34x slower). */
 __attribute__((target("avx2,fma,f16c"), noinline)) static void
-avx2_rq_init(const rt_qconv_geom *g, int64_t img, int64_t nb, int raw, avx2_rq *q) {
+avx2_rq_init(const rt_qconv_geom *g, int64_t img, int64_t nb, avx2_rq *q) {
   const int64_t co0 = nb * C0;
   q->real = g->cout - co0;
   q->epi = g->epi, q->ypad = g->ypad, q->ycut = g->ycut, q->fclamp = g->fclamp,
@@ -601,10 +594,6 @@ avx2_rq_init(const rt_qconv_geom *g, int64_t img, int64_t nb, int raw, avx2_rq *
       q->bias[h] = b;
       q->mult[h] = _mm256_loadu_ps(g->mult + co0 + 8 * h);
       q->fbias[h] = _mm256_setzero_ps();
-      if (raw) { /* the epilogues (epi) take the sums in order */
-        q->bias[h] = _mm256_permutevar8x32_epi32(q->bias[h], AVX2_RAW_LANES);
-        q->mult[h] = _mm256_permutevar8x32_ps(q->mult[h], AVX2_RAW_LANES);
-      }
     }
   }
   if (g->epi) {
@@ -622,11 +611,9 @@ avx2_rq_init(const rt_qconv_geom *g, int64_t img, int64_t nb, int raw, avx2_rq *
   q->rmask = _mm_set1_epi8((char)g->rmask);
 }
 
-/* vnni_residual on 8 lanes (RAW: in vphaddd's order, the residual's bytes
- * put in it). */
-T_AVX2_INLINE __m256i avx2_residual(const avx2_rq *q, __m256i c, const uint8_t *rp, const int RAW) {
-  __m128i rb = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)rp), q->rmask);
-  if (RAW) rb = _mm_shuffle_epi8(rb, _mm_setr_epi8(0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+/* vnni_residual on 8 lanes. */
+T_AVX2_INLINE __m256i avx2_residual(const avx2_rq *q, __m256i c, const uint8_t *rp) {
+  const __m128i rb = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)rp), q->rmask);
   const __m256i u = _mm256_cvtepu8_epi32(rb);
   const __m256 va = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(c, q->yzp)), q->cs);
   const __m256 vb = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(u, q->rzp)), q->rs);
@@ -668,22 +655,19 @@ T_AVX2_INLINE void avx2_store_epi(const avx2_rq *q, size_t at, int h, __m256i s)
     _mm256_maskstore_ps((float *)y, q->in[h], f);
 }
 
-/* The sums of 16 output channels (channels 0..7, 8..15; RAW: in
- * vphaddd's order, q made with raw) of pixel p requantized (with the
- * residual epilogue) and stored: q_requant with its clamps folded into the
- * f32 domain as vnni_rq says (one max, one min, then the rounding), the 16
- * values packed to bytes in registers (they lie in y's dtype range, so the
- * saturating packs keep them) and lanes past cout zeroed. In RAW order the
- * packs leave channels [0 1 4 5 8 9 12 13 2 3 6 7 10 11 14 15], put back
- * by one vpshufb instead of a vpermq for each half and one after the pack. */
-T_AVX2_INLINE void avx2_store(const avx2_rq *q, int64_t p, __m256i s0, __m256i s1, const int RAW) {
+/* The sums of 16 output channels (channels 0..7, 8..15) of pixel p
+ * requantized (with the residual epilogue) and stored: q_requant with its
+ * clamps folded into the f32 domain as vnni_rq says (one max, one min,
+ * then the rounding), the 16 values packed to bytes in registers (they lie
+ * in y's dtype range, so the saturating packs keep them) and lanes past
+ * cout zeroed. */
+T_AVX2_INLINE void avx2_store(const avx2_rq *q, int64_t p, __m256i s0, __m256i s1) {
   const size_t at = q->at0 + (size_t)p * q->yps;
   if (q->rowc) {
     const __m256i rc = _mm256_set1_epi32(q->rowc[p]);
     s0 = _mm256_add_epi32(s0, rc), s1 = _mm256_add_epi32(s1, rc);
   }
   if (q->epi) {
-    if (RAW) s0 = _mm256_permute4x64_epi64(s0, 0xD8), s1 = _mm256_permute4x64_epi64(s1, 0xD8);
     avx2_store_epi(q, at, 0, s0);
     if (q->second) avx2_store_epi(q, at + 8, 1, s1);
     return;
@@ -696,20 +680,12 @@ T_AVX2_INLINE void avx2_store(const avx2_rq *q, int64_t p, __m256i s0, __m256i s
                       q->fhi); /* NaN -> clo - y_zp, as q_requant's -2^24 ends at clo */
     f = _mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     v[h] = _mm256_add_epi32(_mm256_cvtps_epi32(f), q->yzp);
-    if (q->r) v[h] = avx2_residual(q, v[h], q->r + at + h * 8, RAW);
+    if (q->r) v[h] = avx2_residual(q, v[h], q->r + at + h * 8);
   }
-  __m128i b;
-  if (RAW) {
-    const __m256i w = _mm256_packs_epi32(v[0], v[1]);
-    const __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
-    b = q->s8y ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
-    b = _mm_shuffle_epi8(b, _mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15));
-  } else {
-    /* 16-bit lanes: [v0 0..3, v1 0..3 | v0 4..7, v1 4..7] -> [v0 0..7 | v1 0..7] */
-    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(v[0], v[1]), 0xD8);
-    const __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
-    b = q->s8y ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
-  }
+  /* 16-bit lanes: [v0 0..3, v1 0..3 | v0 4..7, v1 4..7] -> [v0 0..7 | v1 0..7] */
+  const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(v[0], v[1]), 0xD8);
+  const __m128i lo = _mm256_castsi256_si128(w), hi = _mm256_extracti128_si256(w, 1);
+  __m128i b = q->s8y ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
   if (q->real < C0) { /* the last block's lanes past cout: 0 */
     b = _mm_and_si128(b, q->keep);
     if (q->ycut) { /* an ND y's last block: its real lanes only */
@@ -722,182 +698,235 @@ T_AVX2_INLINE void avx2_store(const avx2_rq *q, int64_t p, __m256i s0, __m256i s
   _mm_storeu_si128((__m128i *)(q->y + at), b);
 }
 
-/* 4 registers of 4 channels x 2 partial sums -> channels 0..7, 8..15 in
- * vphaddd's order (avx2_store's RAW). */
-T_AVX2_INLINE void avx2_pairs(const __m256i *acc, __m256i *s0, __m256i *s1) {
-  *s0 = _mm256_hadd_epi32(acc[0], acc[1]);
-  *s1 = _mm256_hadd_epi32(acc[2], acc[3]);
-}
+/* The AVX2 tile multiplies 16-bit values: x and the weights are both
+ * widened before the loop, so that vpmaddwd takes a pair of k of one
+ * pixel (a dword of x's widened row, broadcast from memory by
+ * vpbroadcastd: a load, no ALU uop) against that pair of k of 8 output
+ * channels (one register of the widened weights, [8 co][2 k]) and adds
+ * the two products into each channel's int32 sum: exact (u8 x i8 products
+ * in 16-bit lanes, no saturation, unlike vpmaddubsw's, whose u8 x i8 pairs
+ * leave int16 for weights past +-64). A micro-tile of 6 pixels x 16
+ * output channels keeps 12 sum registers, each 8 channels' complete sums
+ * in order (the store takes them as they are), and spends 12 vpmaddwd + 12
+ * vpaddd per pair of k: 24 vector ALU uops per 192 multiply-adds (x's
+ * bytes widened in the loop took 27, and a vphaddd pass at the end).
+ *
+ * K is walked in chunks of at most X16_K k: a run of whole taps when one
+ * tap's channels fit, else one tap's run of input blocks; a block's groups
+ * of 4 past x's channels (qtail) are left out of both operands. A pass of
+ * up to X16_PIXELS pixels widens its rows of a chunk once (x16:
+ * [pixel][k], u = x ^ xmask zero-extended) for up to X16_NB output blocks
+ * that read the same input blocks; each of them widens its weights of the
+ * chunk (w16) and walks the pass's micro-tiles, whose sums wait in part
+ * between chunks. The buffers (avx2_bufs, ~110 KiB) live on the tile's
+ * stack. */
+enum { X16_K = 512, X16_S = X16_K + 16, X16_PIXELS = 60, X16_NB = 8 };
 
-/* The AVX2 tile walks K in chunks whose weights it widens to 16 bits once
- * into a buffer (W16_GROUPS groups of 4 input channels x 16 output
- * channels, 32 KiB), so that the inner loop's vpmaddwd takes them straight
- * from memory: no sign extension per use, and with no weight registers
- * held, 3 pixels x 4 registers of sums fit. A chunk is a run of whole taps
- * (when one tap's groups fit) or one tap's run of input blocks; the sums
- * of up to W16_PIXELS pixels wait in memory (part) between chunks. */
-enum { W16_GROUPS = 256, W16_PIXELS = 66, AVX2_R = 3 }; /* W16_PIXELS: a multiple of AVX2_R */
+typedef struct avx2_bufs {
+  _Alignas(32) int16_t x16[X16_PIXELS][X16_S]; /* rows of k; 16 spare: the last block's 16-lane store */
+  _Alignas(32) int16_t w16[X16_K * C0];        /* [k / 2][16 co][2 k] */
+  __m256i part[X16_NB][X16_PIXELS][2];         /* [block][pixel][channels 0..7, 8..15] */
+} avx2_bufs;
 
 typedef struct avx2_chunk {
   int t0, t1;     /* taps */
   int64_t c0, c1; /* input blocks of the output block's range (offsets from lo) */
 } avx2_chunk;
 
-/* Groups [k0, k1) of an output block's packed weights wb (64 i8 each:
- * [16 co][4 k]) as 64 i16 each into w16. */
-T_AVX2_INLINE void avx2_widen(const int8_t *wb, int64_t k0, int64_t k1, int16_t *w16) {
-  for (int64_t k = k0; k < k1; k++, w16 += 64)
-    for (int i = 0; i < 4; i++)
-      _mm256_store_si256((__m256i *)(w16 + 16 * i),
-                         _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(wb + k * 64 + 16 * i))));
-}
-
-/* Group q (channels 4q..4q+3) of AVX2_R pixels' rows x against its
- * widened weights wq (4 registers: [4 co][4 k] each). A pixel's 4 bytes
- * are broadcast from memory and zero-extended to 16 bits by one vpshufb;
- * with S8 (x is i8: u = x ^ 0x80, a constant so that the u8 loop has no
- * xor) the xor flips their low bytes. */
-T_AVX2_INLINE void avx2_group(__m256i (*acc)[4], const uint8_t *const *x, const int16_t *wq, int q,
-                              const int S8) {
-  const __m256i zx = _mm256_setr_epi8(0, -1, 1, -1, 2, -1, 3, -1, 0, -1, 1, -1, 2, -1, 3, -1, 0, -1, 1, -1, 2,
-                                      -1, 3, -1, 0, -1, 1, -1, 2, -1, 3, -1);
-  for (int r = 0; r < AVX2_R; r++) {
-    __m256i bx = _mm256_shuffle_epi8(_mm256_set1_epi32(dword(x[r] + 4 * q, 0)), zx);
-    if (S8) bx = _mm256_xor_si256(bx, _mm256_set1_epi16(0x80));
-    for (int i = 0; i < 4; i++)
-      acc[r][i] = _mm256_add_epi32(acc[r][i],
-                                   _mm256_madd_epi16(bx, _mm256_load_si256((const __m256i *)(wq + 16 * i))));
-  }
-}
-
-/* The sums of np pixels from p, the output block of q: pairs added,
- * stored. */
-T_AVX2_INLINE void avx2_finish(const avx2_rq *q, int64_t p, int np, __m256i (*acc)[4]) {
-  for (int r = 0; r < np; r++) {
-    __m256i s0, s1;
-    avx2_pairs(acc[r], &s0, &s1);
-    avx2_store(q, p + r, s0, s1, 1);
-  }
-}
-
-/* AVX2_R pixels from p (np real, at rows oh, ow) x output block nb over
- * chunk c of the block's input range (lo, kb), its weights widened in w16.
- * The sums start at 0 (first) or from part, and end stored to y with q
- * (last) or in part. A sum register holds 4 output channels x 2 partial
- * sums. */
-T_AVX2_INLINE void avx2_micro(const rt_qconv_geom *g, int64_t img, int64_t p, int np, const int64_t *oh,
-                              const int64_t *ow, int64_t lo, int64_t kb, const avx2_chunk *c,
-                              const int16_t *w16, __m256i (*part)[4], int first, int last, const avx2_rq *q,
-                              const int S8) {
-  enum { R = AVX2_R };
-  __m256i acc[R][4];
-  for (int r = 0; r < R; r++)
-    for (int i = 0; i < 4; i++)
-      acc[r][i] = first ? _mm256_setzero_si256() : _mm256_load_si256(&part[r][i]);
-  for (int t = c->t0; t < c->t1; t++) {
-    const uint8_t *xp[R];
-    size_t st[R];
-    tap_rows(g, img, oh, ow, R, t, lo, xp, st);
-    for (int64_t cb = c->c0; cb < c->c1; cb++) {
-      const int nq = lo + cb == g->c1in - 1 ? g->qtail : 4; /* x's last block: its real groups */
-      const int16_t *wq = w16 + (size_t)(((t - c->t0) * kb + cb - c->c0) * 4) * 64;
-      const uint8_t *x[R];
-      for (int r = 0; r < R; r++)
-        x[r] = xp[r] + (size_t)cb * st[r];
-#pragma GCC unroll 1
-      for (int q = 0; q < nq; q++)
-        avx2_group(acc, x, wq + q * 64, q, S8);
+/* n pixels (rows oh, ow) over chunk c of the input blocks from lo, as u16
+ * into x16's rows: for each tap, each block's real groups (a block's 16
+ * lanes are stored, the next block's overwrite those past its groups).
+ * Returns the chunk's k (a multiple of 4). */
+T_AVX2_INLINE int avx2_widen_x(const rt_qconv_geom *g, int64_t img, const int64_t *oh, const int64_t *ow,
+                               int n, int64_t lo, const avx2_chunk *c, int16_t (*x16)[X16_S], const int S8) {
+  int16_t *d = x16[0];
+  for (int r = 0; r < n; r++) {
+    d = x16[r];
+    for (int t = c->t0; t < c->t1; t++) {
+      const uint8_t *xp;
+      size_t st;
+      tap_rows(g, img, oh + r, ow + r, 1, t, lo, &xp, &st);
+      for (int64_t cb = c->c0; cb < c->c1; cb++) {
+        __m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(xp + (size_t)cb * st)));
+        if (S8) v = _mm256_xor_si256(v, _mm256_set1_epi16(0x80));
+        _mm256_storeu_si256((__m256i *)d, v);
+        d += lo + cb == g->c1in - 1 ? 4 * g->qtail : C0;
+      }
     }
   }
-  if (!last) {
-    for (int r = 0; r < R; r++)
-      for (int i = 0; i < 4; i++)
-        _mm256_store_si256(&part[r][i], acc[r][i]);
-    return;
-  }
-  avx2_finish(q, p, np, acc);
+  return (int)(d - x16[n - 1]);
 }
 
-/* The rows and columns of n pixels from p into oh, ow, and AVX2_R - 1
- * more repeating the last (a micro-tile's pixels past np): one division. */
+/* A group of packed weights wq ([16 co][4 k] i8) as two pairs of k into
+ * d: [pair][16 co][2 k] i16, i.e. per pair the registers of channels 0..7
+ * and 8..15. */
+T_AVX2_INLINE void avx2_widen_group(const int8_t *wq, int16_t *d) {
+  const __m256i pairs = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7); /* [co][pair] -> [pair][co] */
+  for (int h = 0; h < 2; h++) { /* channels 8h.. 8h+3 (a), 8h+4.. 8h+7 (b) */
+    const __m256i a = _mm256_permutevar8x32_epi32(
+        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(wq + 32 * h))), pairs);
+    const __m256i b = _mm256_permutevar8x32_epi32(
+        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(wq + 32 * h + 16))), pairs);
+    _mm256_store_si256((__m256i *)(d + 16 * h), _mm256_permute2x128_si256(a, b, 0x20));
+    _mm256_store_si256((__m256i *)(d + 32 + 16 * h), _mm256_permute2x128_si256(a, b, 0x31));
+  }
+}
+
+/* Output block weights wb (kb input blocks per tap) of chunk c into w16,
+ * in avx2_widen_x's k order. */
+T_AVX2_INLINE void avx2_widen_w(const rt_qconv_geom *g, const int8_t *wb, int64_t lo, int64_t kb,
+                                const avx2_chunk *c, int16_t *w16) {
+  for (int t = c->t0; t < c->t1; t++)
+    for (int64_t cb = c->c0; cb < c->c1; cb++) {
+      const int nq = lo + cb == g->c1in - 1 ? g->qtail : 4;
+      for (int q = 0; q < nq; q++, w16 += 64)
+        avx2_widen_group(wb + (size_t)((t * kb + cb) * 4 + q) * 64, w16);
+    }
+}
+
+/* Pair k of R pixels' rows x against its widened weights w (two
+ * registers: channels 0..7, 8..15), each pixel's dword broadcast from
+ * memory. The weights stay memory operands of vpmaddwd: held in registers
+ * they leave GCC one too few for the 12 sums, which it then spills. */
+T_AVX2_INLINE void avx2_pair(__m256i (*acc)[2], const int16_t *const *x, const int16_t *w, int k,
+                             const int R) {
+  for (int r = 0; r < R; r++) {
+    int32_t d;
+    memcpy(&d, x[r] + 2 * k, 4);
+    const __m256i b = _mm256_set1_epi32(d);
+    const int16_t *wr = w;
+    __asm__("" : "+r"(wr)); /* a pointer per pixel: its loads stay operands of vpmaddwd */
+    for (int h = 0; h < 2; h++)
+      acc[r][h] = _mm256_add_epi32(acc[r][h],
+                                   _mm256_madd_epi16(b, _mm256_load_si256((const __m256i *)(wr + 16 * h))));
+  }
+}
+
+/* R pixels from x16's row 0 (np real; the rest repeat the last) x one
+ * output block's widened chunk w16 of pairs k pairs. The sums start at 0
+ * (first) or from part, and end in part or (last) stored with q from
+ * pixel p. */
+T_AVX2_INLINE void avx2_micro(const int16_t (*x16)[X16_S], int np, const int16_t *w16, int pairs,
+                              __m256i (*part)[2], int first, int last, const avx2_rq *q, int64_t p,
+                              const int R) {
+  __m256i acc[6][2];
+  const int16_t *x[6];
+  for (int r = 0; r < R; r++) {
+    x[r] = x16[r < np ? r : np - 1];
+    for (int h = 0; h < 2; h++)
+      acc[r][h] = _mm256_setzero_si256();
+  }
+  if (!first) /* not `first ? 0 : part` above: with that merge GCC spilled one of the 12 sums */
+    for (int r = 0; r < R; r++)
+      for (int h = 0; h < 2; h++)
+        acc[r][h] = _mm256_load_si256(&part[r][h]);
+#pragma GCC unroll 1
+  for (int k = 0; k < pairs; k++)
+    avx2_pair(acc, x, w16 + 32 * k, k, R);
+  if (!last) {
+    for (int r = 0; r < R; r++)
+      for (int h = 0; h < 2; h++)
+        _mm256_store_si256(&part[r][h], acc[r][h]);
+    return;
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; r++) /* constant indices: a variable one would keep acc in memory */
+    if (r < np) avx2_store(q, p + r, acc[r][0], acc[r][1]);
+}
+
+/* The n pixels of a pass from p (rows x16) x one output block: micro-tiles
+ * of 6, the last 2 or 4 when 1-4 pixels remain. */
+T_AVX2_INLINE void avx2_pass(const int16_t (*x16)[X16_S], int n, const int16_t *w16, int pairs,
+                             __m256i (*part)[2], int first, int last, const avx2_rq *q, int64_t p) {
+  for (int i = 0; i < n; i += 6) {
+    const int np = n - i < 6 ? n - i : 6;
+    if (np > 4)
+      avx2_micro(x16 + i, np, w16, pairs, part + i, first, last, q, p + i, 6);
+    else if (np > 2)
+      avx2_micro(x16 + i, np, w16, pairs, part + i, first, last, q, p + i, 4);
+    else
+      avx2_micro(x16 + i, np, w16, pairs, part + i, first, last, q, p + i, 2);
+  }
+}
+
+/* The rows and columns of n pixels from p into oh, ow: one division. */
 static inline void avx2_positions(const rt_qconv_geom *g, int64_t p, int64_t n, int64_t *oh, int64_t *ow) {
   int64_t h = p / g->wo, w = p % g->wo;
   for (int64_t i = 0; i < n; i++) {
     oh[i] = h, ow[i] = w;
     if (++w == g->wo) w = 0, h++;
   }
-  for (int i = 0; i < AVX2_R - 1; i++)
-    oh[n + i] = oh[n - 1], ow[n + i] = ow[n - 1];
 }
 
-/* Output block nb, pixels [p0, p1): in passes of at most W16_PIXELS, as
- * even as multiples of AVX2_R allow (a 7x7 map's 49 pixels one pass, not
- * 48 and 1, which would widen every chunk again for one pixel), each over
- * every chunk of K (a chunk widened once while it stays the only one). */
-T_AVX2_INLINE void avx2_block(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb,
-                              int16_t *w16, __m256i (*part)[4], const int S8) {
+/* Output blocks [nb, nb + nnb) (nnb <= X16_NB, all reading input blocks
+ * [lo, lo + kb)), pixels [p0, p1): in passes of at most X16_PIXELS, as even
+ * as multiples of 6 allow (a 7x7 map's 49 pixels one pass, not 48 and 1,
+ * which would widen every chunk again for one pixel), each over every
+ * chunk of K (a block's chunk widened once while it stays the only one). */
+T_AVX2_INLINE void avx2_blocks(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb,
+                               int nnb, int64_t lo, int64_t kb, avx2_bufs *b, const int S8) {
   if (p1 <= p0) return;
-  int64_t lo, hi;
-  convg_block_range(&g->cg, nb, &lo, &hi);
-  const int64_t kb = hi - lo, gt = kb * 4; /* groups per tap */
+  enum { GROUPS = X16_K / 4 };
+  const int64_t gt = kb * 4; /* groups per tap */
   const int taps = g->kh * g->kw;
-  const int tpc = gt <= W16_GROUPS ? (int)(W16_GROUPS / gt) : 1;
-  const int64_t cpc = gt <= W16_GROUPS ? kb : W16_GROUPS / 4;
+  const int tpc = gt <= GROUPS ? (int)(GROUPS / gt) : 1;
+  const int64_t cpc = gt <= GROUPS ? kb : GROUPS / 4;
   const int64_t ncb = rt_ceil_div(kb, cpc), nchunks = rt_ceil_div(taps, tpc) * ncb;
-  const int8_t *wb = g->w + (size_t)(nb * g->kg) * C0 * 4;
-  int64_t held = -1; /* the chunk w16 holds */
-  int64_t oh[W16_PIXELS + AVX2_R], ow[W16_PIXELS + AVX2_R];
-  const int64_t passes = rt_ceil_div(p1 - p0, W16_PIXELS);
-  const int64_t per = rt_ceil_div(rt_ceil_div(p1 - p0, passes), AVX2_R) * AVX2_R; /* <= W16_PIXELS */
-  avx2_rq q;
-  avx2_rq_init(g, img, nb, 1, &q);
+  int64_t held = -1; /* the (block, chunk) w16 holds */
+  int64_t oh[X16_PIXELS], ow[X16_PIXELS];
+  const int64_t passes = rt_ceil_div(p1 - p0, X16_PIXELS);
+  const int64_t per = rt_ceil_div(rt_ceil_div(p1 - p0, passes), 6) * 6; /* <= X16_PIXELS */
+  avx2_rq q[X16_NB];
+  for (int j = 0; j < nnb; j++)
+    avx2_rq_init(g, img, nb + j, &q[j]);
   for (int64_t pc = p0; pc < p1; pc += per) {
-    const int64_t pn = p1 - pc < per ? p1 - pc : per;
+    const int pn = (int)(p1 - pc < per ? p1 - pc : per);
     avx2_positions(g, pc, pn, oh, ow);
     for (int64_t ci = 0; ci < nchunks; ci++) {
       avx2_chunk c;
       c.t0 = (int)(ci / ncb) * tpc, c.t1 = c.t0 + tpc < taps ? c.t0 + tpc : taps;
       c.c0 = ci % ncb * cpc, c.c1 = c.c0 + cpc < kb ? c.c0 + cpc : kb;
-      if (held != ci) avx2_widen(wb, c.t0 * gt + c.c0 * 4, (c.t1 - 1) * gt + c.c1 * 4, w16), held = ci;
-      for (int64_t i = 0; i < pn; i += AVX2_R) {
-        const int np = pn - i < AVX2_R ? (int)(pn - i) : AVX2_R;
-        avx2_micro(g, img, pc + i, np, oh + i, ow + i, lo, kb, &c, w16, part + i, ci == 0, ci == nchunks - 1,
-                   &q, S8);
+      const int k = avx2_widen_x(g, img, oh, ow, pn, lo, &c, b->x16, S8);
+      for (int j = 0; j < nnb; j++) {
+        if (held != (nb + j) * nchunks + ci) {
+          avx2_widen_w(g, g->w + (size_t)((nb + j) * g->kg) * C0 * 4, lo, kb, &c, b->w16);
+          held = (nb + j) * nchunks + ci;
+        }
+        avx2_pass(b->x16, pn, b->w16, k / 2, b->part[j], ci == 0, ci == nchunks - 1, &q[j], pc);
       }
     }
   }
 }
 
 /* A window-packed tile (g->wwin): WIN_PIXELS pixels' windows gathered
- * (gather_windows), then each output block's kq groups widened and walked
- * as one K, AVX2_R pixels at a time. */
+ * (gather_windows) and widened, then each output block's kq groups
+ * widened and walked as one chunk of K. */
 T_AVX2_INLINE void avx2_window_tile(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
-                                    int64_t nb1, int16_t *w16, const int S8) {
-  uint8_t rows[WIN_PIXELS][QCONV_WINDOW_MAX + 4];
+                                    int64_t nb1, avx2_bufs *b, const int S8) {
+  uint8_t rows[WIN_PIXELS + 1][QCONV_WINDOW_MAX + 4]; /* + 1: the widening reads 16 bytes past a row */
   size_t off[QCONV_WINDOW_MAX];
   for (int t = 0; t < g->kh * g->kw; t++)
     off[t] = tap_offset(g, t);
+  const int k = g->kq * 4;
+  int64_t held = -1; /* the block w16 holds */
   for (int64_t pc = p0; pc < p1; pc += WIN_PIXELS) {
     const int n = (int)(p1 - pc < WIN_PIXELS ? p1 - pc : WIN_PIXELS);
     gather_windows(g, img, pc, n, off, rows);
-    for (int64_t nb = nb0; nb < nb1; nb++) {
-      avx2_rq q;
-      avx2_rq_init(g, img, nb, 1, &q);
-      avx2_widen(g->wwin + (size_t)(nb * g->kq) * C0 * 4, 0, g->kq, w16);
-      for (int i = 0; i < n; i += AVX2_R) {
-        const int np = n - i < AVX2_R ? n - i : AVX2_R;
-        __m256i acc[AVX2_R][4];
-        const uint8_t *x[AVX2_R];
-        for (int r = 0; r < AVX2_R; r++) {
-          x[r] = rows[i + (r < np ? r : np - 1)];
-          for (int k = 0; k < 4; k++)
-            acc[r][k] = _mm256_setzero_si256();
-        }
-#pragma GCC unroll 1
-        for (int q = 0; q < g->kq; q++)
-          avx2_group(acc, x, w16 + q * 64, q, S8);
-        avx2_finish(&q, pc + i, np, acc);
+    for (int r = 0; r < n; r++)
+      for (int i = 0; i < k; i += 16) {
+        __m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(rows[r] + i)));
+        if (S8) v = _mm256_xor_si256(v, _mm256_set1_epi16(0x80));
+        _mm256_storeu_si256((__m256i *)(b->x16[r] + i), v);
       }
+    for (int64_t nb = nb0; nb < nb1; nb++) {
+      if (held != nb) {
+        for (int q = 0; q < g->kq; q++)
+          avx2_widen_group(g->wwin + (size_t)(nb * g->kq + q) * 64, b->w16 + q * 64);
+        held = nb;
+      }
+      avx2_rq q;
+      avx2_rq_init(g, img, nb, &q);
+      avx2_pass(b->x16, n, b->w16, k / 2, b->part[0], 1, 1, &q, pc);
     }
   }
 }
@@ -941,7 +970,7 @@ T_AVX2_INLINE void avx2_dw_pixel(const avx2_rq *q, int64_t p, const uint8_t *x0,
     s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b),
                                                 _mm256_loadu_si256((const __m256i *)(w2[t / 2] + C0))));
   }
-  avx2_store(q, p, _mm256_permute2x128_si256(s0, s1, 0x20), _mm256_permute2x128_si256(s0, s1, 0x31), 0);
+  avx2_store(q, p, _mm256_permute2x128_si256(s0, s1, 0x20), _mm256_permute2x128_si256(s0, s1, 0x31));
 }
 
 /* The input band that depthwise block nb's pixels [p0, p1) read, copied
@@ -1012,7 +1041,7 @@ T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
     for (int t = 0; t < taps; t++)
       boff[t] = (size_t)((t / g->kw) * g->dh * bw + (t % g->kw) * g->dw) * C0;
     avx2_rq q;
-    avx2_rq_init(g, img, nb, 0, &q);
+    avx2_rq_init(g, img, nb, &q);
     int64_t oh = p0 / g->wo, ow = p0 % g->wo;
     for (int64_t p = p0; p < p1; oh++, ow = 0) {
       const uint8_t *x0 = band + (size_t)((oh * g->sh - g->pt - bih0) * bw + ow * g->sw) * C0;
@@ -1031,7 +1060,7 @@ T_AVX2_INLINE void avx2_dw(const rt_qconv_geom *g, int64_t img, int64_t p0, int6
   const uint8_t *xb = g->x + rt_qconv_xat(g, img, nb, 0, 0);
   const size_t step = (size_t)g->sw * g->xps;
   avx2_rq q;
-  avx2_rq_init(g, img, nb, 0, &q);
+  avx2_rq_init(g, img, nb, &q);
   const uint8_t *xp[2 * DW_MAX_PAIRS];
   int64_t oh = p0 / g->wo, ow = p0 % g->wo;
   for (int64_t p = p0; p < p1; oh++, ow = 0) {
@@ -1078,20 +1107,23 @@ T_AVX2 void rt_qconv_tile_avx2(const rt_qconv_geom *g, int64_t img, int64_t p0, 
         g->xmask ? avx2_dw(g, img, p0, p1, nb, 1, 0) : avx2_dw(g, img, p0, p1, nb, 0, 0);
     return;
   }
-  _Alignas(32) int16_t w16[W16_GROUPS * 64];
-  __m256i part[W16_PIXELS][4];
+  avx2_bufs b;
   if (g->wwin) { /* kq <= QCONV_WINDOW_MAX / 4 groups: one chunk */
     if (g->xmask)
-      avx2_window_tile(g, img, p0, p1, nb0, nb1, w16, 1);
+      avx2_window_tile(g, img, p0, p1, nb0, nb1, &b, 1);
     else
-      avx2_window_tile(g, img, p0, p1, nb0, nb1, w16, 0);
+      avx2_window_tile(g, img, p0, p1, nb0, nb1, &b, 0);
     return;
   }
-  for (int64_t nb = nb0; nb < nb1; nb++)
+  for (int64_t nb = nb0; nb < nb1;) {
+    int64_t lo, hi;
+    const int n = same_range(g, nb, nb1, X16_NB, &lo, &hi);
     if (g->xmask)
-      avx2_block(g, img, p0, p1, nb, w16, part, 1);
+      avx2_blocks(g, img, p0, p1, nb, n, lo, hi - lo, &b, 1);
     else
-      avx2_block(g, img, p0, p1, nb, w16, part, 0);
+      avx2_blocks(g, img, p0, p1, nb, n, lo, hi - lo, &b, 0);
+    nb += n;
+  }
 }
 
 #endif

@@ -57,6 +57,7 @@ typedef struct path {
   const char *name;
   rt_qconv_tile_fn fn; /* NULL: the task through rt_kernels */
   int window;          /* the tile with the window-packed weights (rt_qconv_pack_window) */
+  int split;           /* the tile called on pieces: pixel runs of 1-7 and 13, block runs of 1 and the rest */
 } path;
 
 enum {
@@ -257,16 +258,18 @@ static void run_case(const qcase *q, int extreme) {
   rt_args args;
   kc_args(&c, &args);
   /* the task as libomrt runs it, then each tile function (AVX2 and VNNI also with window-packed weights) */
-  path paths[7] = {{"task", NULL, 0}, {"portable", rt_qconv_tile_c, 0}};
+  path paths[9] = {{"task", NULL, 0, 0}, {"portable", rt_qconv_tile_c, 0, 0}};
   int np = 2;
 #if defined(__x86_64__) && defined(__GNUC__)
   if (__builtin_cpu_supports("avx2"))
-    paths[np++] = (path){"avx2", rt_qconv_tile_avx2, 0},
-    paths[np++] = (path){"avx2, window", rt_qconv_tile_avx2, 1};
+    paths[np++] = (path){"avx2", rt_qconv_tile_avx2, 0, 0},
+    paths[np++] = (path){"avx2, window", rt_qconv_tile_avx2, 1, 0},
+    paths[np++] = (path){"avx2, pieces", rt_qconv_tile_avx2, 0, 1},
+    paths[np++] = (path){"avx2, window pieces", rt_qconv_tile_avx2, 1, 1};
   if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
-    paths[np++] = (path){"avx512vnni", rt_qconv_tile_vnni, 0},
-    paths[np++] = (path){"avx512vnni, window", rt_qconv_tile_vnni, 1},
-    paths[np++] = (path){"avx512vnni, depthwise chunks", rt_qconv_dw_tile_vnni, 0};
+    paths[np++] = (path){"avx512vnni", rt_qconv_tile_vnni, 0, 0},
+    paths[np++] = (path){"avx512vnni, window", rt_qconv_tile_vnni, 1, 0},
+    paths[np++] = (path){"avx512vnni, depthwise chunks", rt_qconv_dw_tile_vnni, 0, 0};
 #endif
   for (int k = 0; k < np && s == OMRT_OK && want; k++) {
     if (fy && paths[k].fn == rt_qconv_dw_tile_vnni) continue; /* rt_qconv_run does not pick it for f32 y */
@@ -281,8 +284,16 @@ static void run_case(const qcase *q, int extreme) {
       if (paths[k].window && !wwin) continue; /* the packing does not apply */
       if (wwin) rt_qconv_pack_window(&g, wwin);
       g.wwin = wwin;
+      static const int64_t runs[8] = {1, 2, 3, 4, 5, 6, 7, 13}; /* a piece's pixels */
       for (int64_t img = 0; img < q->n; img++)
-        paths[k].fn(&g, img, 0, m, 0, gm.c1out);
+        if (!paths[k].split)
+          paths[k].fn(&g, img, 0, m, 0, gm.c1out);
+        else
+          for (int64_t nb = 0; nb < gm.c1out; nb = nb ? gm.c1out : 1)
+            for (int64_t p0 = 0, i = 0; p0 < m; p0 += runs[i++ % 8]) {
+              const int64_t p1 = p0 + runs[i % 8] < m ? p0 + runs[i % 8] : m;
+              paths[k].fn(&g, img, p0, p1, nb, nb ? gm.c1out : 1);
+            }
       free(wwin);
     }
     size_t bad = 0, first = 0;
@@ -498,7 +509,7 @@ int main(void) {
       {1, 64, 12, 11, 64, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 0, 0, 0, 0, 0},  /* 3x3, 64 */
       {1, 64, 13, 12, 48, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, I8, I8, 0, 1, 0, 1, I8, 0}, /* 3x3 s2, Add */
       {1, 32, 10, 9, 32, 1, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, U8, U8, 1, 1, 0, 2, U8, 0},  /* 5x5, Mul */
-      /* the AVX2 store in vphaddd's lane order (bias, mult and r permuted to it): small-K 1x1s, odd Cout */
+      /* the AVX2 store's epilogues on small-K 1x1s, odd Cout */
       {1, 16, 14, 14, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, I8, 1, 0, 1, 2, U8, 0}, /* K 16, Mul, ties */
       {1, 24, 7, 9, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 0, 1, 0, 1, I8, 0},  /* K 24, Add, Cout 20 */
       {1, 64, 7, 7, 100, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, U8, 1, 1, 1, 1, U8, 0}, /* K 64, Add, ties */
@@ -518,12 +529,25 @@ int main(void) {
       {1, 24, 6, 5, 24, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, U8, F32, 0, 1, 0, 0, 0, 0}, /* depthwise */
       {1, 200, 1, 1, 70, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, F32, 0, 1, 0, 0, 0, 0}, /* a classifier row */
       {1, 64, 1, 45, 48, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, F32, 0, 1, 0, 0, 0, 1}, /* NHWC rows */
-      /* K past the AVX2 tile's widened chunk (256 groups of 4 channels); more than its 66 pixels */
+      /* K past the AVX2 tile's widened chunk (512 k); more than its 60 pixels a pass */
       {1, 16, 12, 12, 16, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 1, 0, 0, 0, 0}, /* 3 passes of 48 */
       {1, 300, 9, 7, 40, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 1, 1, 0, 0, 0, 0},  /* 3 taps a chunk */
       {1, 1100, 2, 3, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, I8, 0, 1, 0, 0, 0, 0}, /* 1 tap, 2 chunks */
       {1, 1040, 5, 11, 24, 1,   3, 3, 1, 1, 1, 1,
        1, 1,    1, 1,  U8, F32, 0, 1, 0, 0, 0, 0}, /* 2 chunks a tap, 55 pixels */
+      /* the AVX2 tile's x and weights widened to pairs of k: chunks of 512 k, passes of 60 pixels read by
+       * up to 8 output blocks, groups of 4 past x's channels left out (K 4, 6, 34: a pair never
+       * straddles a group) */
+      {1, 96, 9, 8, 160, 1,  3, 3, 1, 1, 1, 1,
+       1, 1,  1, 1, I8,  U8, 1, 1, 0, 0, 0, 0},                                     /* 2 chunks x 10 blocks */
+      {1, 6, 5, 7, 20, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, I8, U8, 0, 1, 0, 1, I8, 0}, /* K 6, Add */
+      {1, 34, 11, 13, 40, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, U8, I8, 1, 0, 1, 0, 0, 0}, /* K 34: 2 passes */
+      {1, 4, 7, 6, 24, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, I8, I8, 1, 1, 0, 2, U8, 0},   /* K 4 a tap, Mul */
+      {1, 150, 4, 5, 300, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, U8, 0, 1, 0, 0, 0, 0}, /* groups of 50 in */
+      {1, 128, 4, 4, 256, 2,  3, 3, 1, 1, 1,  1,
+       1, 1,   1, 1, I8,  U8, 1, 1, 0, 1, U8, 0}, /* 2 groups x 8 blocks */
+      {1, 3, 12, 11, 70, 1,  5, 5, 2, 2, 1, 1,
+       2, 2, 2,  2,  I8, U8, 1, 0, 1, 0, 0, 0}, /* i8 window, per-tensor */
   };
   /* extreme values: exact int32 sums (f32 y shows them) where pairs of u8 x i8 products leave int16 */
   const qcase extremes[] = {
