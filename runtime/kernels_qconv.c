@@ -5,7 +5,7 @@
  * x, y and r are NC1HWC0, or all NHWC (format 2.11); rt_qconv_geom_init
  * reads the dims through an NCHW view and sets the strides that tell them
  * apart, so the tiles below do not. A block runs its tiles through rt_cpu()'s qconv_tile (AVX-512 VNNI or
- * AVX2, kernels_qconv_x86.c) or the portable tile below. All of them read x
+ * AVX2: kernels_qconv_vnni.c, kernels_qconv_avx2.c) or the portable tile below. All of them read x
  * and the packed weights in place: for each output pixel and tap, a pointer
  * to the pixel's 16 channels of the first input block the output block
  * reads (or to a row of x_zp bytes when the tap lies in the padding, with

@@ -1,6 +1,6 @@
 /* kernels_qconv.h - QCONV2D (om_format.h), the int8 convolution: what its
- * portable path (kernels_qconv.c) and its x86 paths (kernels_qconv_x86.c:
- * AVX2, AVX-512 VNNI) share, and what the tests call to run each path.
+ * portable path (kernels_qconv.c) and its x86 paths (kernels_qconv_vnni.c,
+ * kernels_qconv_avx2.c, sharing kernels_qconv_x86.h) share, and what the tests call to run each path.
  *
  * x, y and r are NC1HWC0, or (format 2.11) all three NHWC, channels
  * contiguous per pixel, Cin and Cout multiples of 16 (a Linear layer's rows

@@ -13,7 +13,7 @@
  * 4 of j's products per channel: a 3x3 row of taps is 6 vpdpbusd for the
  * 4 pixels (4 for the first chunk, 2 for the second), with no shuffles
  * per tap. The sums come out as the other tiles keep them, 16 channels of
- * one pixel a register, so the requantization is kernels_qconv_x86.c's
+ * one pixel a register, so the requantization is kernels_qconv_vnni.c's
  * vnni_store's f32 steps, and the 4 pixels' bytes are packed and stored
  * as one 64-byte row.
  *
