@@ -135,10 +135,7 @@ static float *floats_of(const ir_node *n, const void *const *inputs, int i, aren
   return f;
 }
 
-/* Cloned for AVX2 hosts: the same IEEE multiplies and adds (no FMA, so no
- * contraction), four doubles an instruction instead of two. */
-__attribute__((target_clones("avx2", "default"))) status
-ir_eval_conv(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
+status ir_eval_conv(const ir_node *n, const void *const *inputs, void **outputs_out, arena *a, diag *d) {
   const ir_value *X = n->in[0], *W = n->in[1], *Y = n->out[0];
   const ir_value *Bv = n->nin > 2 ? n->in[2] : NULL, *R = n->nin > 3 ? n->in[3] : NULL;
   const ir_value *S = n->nin > 4 ? n->in[4] : NULL; /* x_scale [N, C, 1, 1] (passes/fuse.c) */

@@ -269,10 +269,9 @@ static status eval_softmax(ev *e) {
  * columns (a BERT-base calibration run: most of its time was those column
  * walks); the order of the adds is the same, so the sums are too. A b
  * with bsn != 1 is first copied into pack (K x N floats), once per b
- * (*packed_b remembers which). Cloned for AVX2 as ir_eval_conv is. */
-__attribute__((target_clones("avx2", "default"))) static void
-row_sums(const float *a, int64_t ask, const float *b, int64_t bsk, int64_t bsn, int64_t K, int64_t N,
-         float *pack, const float **packed_b, double *acc) {
+ * (*packed_b remembers which). */
+static void row_sums(const float *a, int64_t ask, const float *b, int64_t bsk, int64_t bsn, int64_t K,
+                     int64_t N, float *pack, const float **packed_b, double *acc) {
   if (bsn != 1) {
     if (*packed_b != b) {
       for (int64_t k = 0; k < K; k++)
