@@ -575,15 +575,23 @@ static omrt_status check_sources(omrt_model *m, const rt_part *p) {
   return OMRT_OK;
 }
 
+/* A partition of n records of rec bytes each (`what`: "tasks", ...):
+ * its size must be exactly that. */
+static omrt_status check_records(const rt_part *p, uint32_t type, uint32_t n, const char *what, size_t rec) {
+  uint64_t want;
+  if (!mul_u64(n, rec, &want) && p->size == want) return OMRT_OK;
+  return rt_error(OMRT_ERR_FORMAT, "om partition %s (offset %llu): %llu bytes != %u %s x %zu",
+                  part_name(type), (unsigned long long)p->offset, (unsigned long long)p->size, n, what, rec);
+}
+
 /* The COUNTS partition (om_format.h): one record per output; a counted
  * output is ND with the axis inside its rank, its count an ND i64
  * one-element WORKSPACE tensor; no gears. Marks the outputs' descriptors. */
 static omrt_status check_counts(omrt_model *m, const rt_part *p) {
   const om_model_def *d = m->def;
   const om_count *c = (const om_count *)(m->base + p->offset);
-  if (p->size != (uint64_t)d->noutputs * sizeof *c)
-    return rt_error(OMRT_ERR_FORMAT, "om partition COUNTS (offset %llu): %llu bytes != %u outputs x 8",
-                    (unsigned long long)p->offset, (unsigned long long)p->size, d->noutputs);
+  omrt_status s = check_records(p, OM_PART_COUNTS, d->noutputs, "outputs", sizeof *c);
+  if (s) return s;
   if (m->ngears > 1 || m->gear_kind)
     return rt_error(OMRT_ERR_FORMAT, "om partition COUNTS (offset %llu): not allowed with gears",
                     (unsigned long long)p->offset);
@@ -608,14 +616,13 @@ static omrt_status check_counts(omrt_model *m, const rt_part *p) {
 static omrt_status check_onodes(omrt_model *m, const rt_part *p) {
   const om_model_def *d = m->def;
   const om_onode *o = (const om_onode *)(m->base + p->offset);
-  if (p->size != (uint64_t)d->noutputs * sizeof *o)
-    return rt_error(OMRT_ERR_FORMAT, "om partition ONODES (offset %llu): %llu bytes != %u outputs x 16",
-                    (unsigned long long)p->offset, (unsigned long long)p->size, d->noutputs);
+  omrt_status s = check_records(p, OM_PART_ONODES, d->noutputs, "outputs", sizeof *o);
+  if (s) return s;
   for (uint32_t i = 0; i < d->noutputs; i++) {
     char where[96];
     snprintf(where, sizeof where, "om partition ONODES (offset %llu): output %u",
              (unsigned long long)p->offset, i);
-    omrt_status s = check_str(m, o[i].node, where, "node");
+    s = check_str(m, o[i].node, where, "node");
     if (s) return s;
     if ((!o[i].node && o[i].edge) || o[i].edge > 0xFFFF || (o[i].flags & ~(uint32_t)OM_ONODE_PICKED) ||
         o[i].reserved)
@@ -661,18 +668,13 @@ static omrt_status verify(omrt_model *m, const omrt_load_options *opts) {
   m->io = (const uint32_t *)(base + pm->offset + sizeof(om_model_def));
 
   const rt_part *pt = &refs[OM_PART_TENSORS];
-  uint64_t want;
-  if (mul_u64(d->ntensors, sizeof(om_tensor), &want) || pt->size != want)
-    return rt_error(OMRT_ERR_FORMAT, "om partition TENSORS (offset %llu): %llu bytes != %u tensors x 104",
-                    (unsigned long long)pt->offset, (unsigned long long)pt->size, d->ntensors);
+  if ((s = check_records(pt, OM_PART_TENSORS, d->ntensors, "tensors", sizeof(om_tensor)))) return s;
   m->tensors = (const om_tensor *)(base + pt->offset);
   for (uint32_t i = 0; i < d->ntensors; i++)
     if ((s = check_tensor(m, pt, i))) return s;
 
   const rt_part *pk = &refs[OM_PART_TASKS];
-  if (mul_u64(d->ntasks, sizeof(om_task), &want) || pk->size != want)
-    return rt_error(OMRT_ERR_FORMAT, "om partition TASKS (offset %llu): %llu bytes != %u tasks x 144",
-                    (unsigned long long)pk->offset, (unsigned long long)pk->size, d->ntasks);
+  if ((s = check_records(pk, OM_PART_TASKS, d->ntasks, "tasks", sizeof(om_task)))) return s;
   m->tasks = (const om_task *)(base + pk->offset);
   if ((s = rt_load_gears(m, &refs[OM_PART_IO], &refs[OM_PART_GEARS], pt))) return s;
   for (uint32_t gi = 0; gi < m->ngears; gi++)
