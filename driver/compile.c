@@ -304,6 +304,8 @@ status atc_compile_cfg(const atc_options *opt, const prec_cfg *prec, atc_result 
                   .precision = opt->precision,
                   .winograd = opt->high_performance,
                   .fusion_off = opt->fusion_off,
+                  .no_reuse = opt->no_reuse,
+                  .no_reuse_nodes = opt->no_reuse_nodes,
                   .model_name = model_name,
                   .cmdline = opt->cmdline ? opt->cmdline : "",
                   .prec = prec,

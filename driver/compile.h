@@ -60,9 +60,14 @@ typedef struct atc_options {
    * blocks) when that saves at least 1/50 of them; 1 always; -1 never (the
    * om's WEIGHTS then maps in place at load, with no decoded copy). */
   int compress_weight;
-  const char *out_nodes;      /* --out_nodes "node:0;node2:1" or NULL */
-  unsigned fusion_off;        /* fusion rules turned off (--fusion_switch_file; atc_fusion_rule_bit);
-                                 0: every rule on (the default) */
+  const char *out_nodes; /* --out_nodes "node:0;node2:1" or NULL */
+  unsigned fusion_off;   /* fusion rules turned off (--fusion_switch_file; atc_fusion_rule_bit);
+                            0: every rule on (the default) */
+  /* --disable_reuse_memory=1: every workspace tensor in memory of its own;
+   * no_reuse_nodes (OP_NO_REUSE_MEM, "name,OpType,..."; NULL: none): the
+   * same for the outputs of the nodes named or of those op types. */
+  int no_reuse;
+  const char *no_reuse_nodes;
   const char *dump_graph_dir; /* --dump_graph: IR text + DOT after every pass, or NULL */
   const char *cmdline;        /* recorded in the om */
   /* atc --mode=3: check that the model is supported without compiling it.

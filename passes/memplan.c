@@ -55,8 +55,16 @@
  * a QConv with a residual (QCONV2D's r, read before y at each element, as
  * om_tasks.h allows): over_input=4.
  *
+ * Memory of its own (atc --disable_reuse_memory=1: every workspace value;
+ * OP_NO_REUSE_MEM: the outputs of the nodes it names, ctx->no_reuse_nodes):
+ * the value's buffer is placed as if it lived from the first node to the
+ * last, so it shares bytes with no other buffer, and no Conv writes over
+ * it or writes its output over a residual (the aliases of views and
+ * in-place Concats stay: they overwrite nothing).
+ *
  * Phases (pass_memplan, one function each): regions and sizes; lifetimes
- * and the view and Concat aliases, in node order; Convs over their
+ * and the view and Concat aliases, in node order; the values with memory
+ * of their own; Convs over their
  * residuals, once every last reader is known; each value's root buffer and
  * offset in it; the buffers and their lifetimes; the lower bound; the
  * placement; the offsets written back.
@@ -73,7 +81,9 @@
  * must avoid walks its own lifetime, not every buffer placed before it: on a
  * long chain the pass is linear in its nodes.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ir/view.h"
 #include "pass.h"
@@ -87,6 +97,7 @@ typedef struct mp_value {
   int def, last;    /* node positions of its writer and last reader, -1 when none */
   int children;     /* values whose parent it is */
   uint8_t over;     /* a Conv's output written over its residual */
+  uint8_t own;      /* memory of its own (--disable_reuse_memory, OP_NO_REUSE_MEM) */
   uint8_t resolved; /* root and at are final */
   int buf;          /* index in mp_state.bufs of its root's buffer, -1 outside the workspace */
 } mp_value;
@@ -274,6 +285,60 @@ static status plan_lifetimes(mp_state *s) {
   return ST_OK;
 }
 
+/* 1 when `list` ("a,b,...", blanks around the names ignored) holds name;
+ * sets bit i of *hit for the entry i that does (up to 64 entries). */
+static int listed(const char *list, const char *name, uint64_t *hit) {
+  size_t len = strlen(name);
+  for (int i = 0; *list; i++) {
+    while (*list == ' ' || *list == ',')
+      list++;
+    size_t n = strcspn(list, ",");
+    size_t m = n;
+    while (m > 0 && list[m - 1] == ' ')
+      m--;
+    if (m && m == len && memcmp(list, name, len) == 0) {
+      if (i < 64) *hit |= 1ull << i;
+      return 1;
+    }
+    list += n;
+  }
+  return 0;
+}
+
+/* The values that get memory of their own: every workspace value under
+ * ctx->no_reuse, else the outputs of the nodes ctx->no_reuse_nodes names
+ * (by node name or op type). An entry that names nothing is reported
+ * through ctx->note. */
+static void plan_own(mp_state *s, const pass_ctx *ctx) {
+  const char *list = ctx->no_reuse_nodes && *ctx->no_reuse_nodes ? ctx->no_reuse_nodes : NULL;
+  if (!ctx->no_reuse && !list) return;
+  uint64_t hit = 0;
+  for (int i = 0; i < s->g->nnodes; i++) {
+    const ir_node *n = s->g->nodes[i];
+    if (n->dead ||
+        !(ctx->no_reuse || (list && (listed(list, n->name, &hit) | listed(list, ir_ops[n->op].name, &hit)))))
+      continue;
+    for (int j = 0; j < n->nout; j++)
+      s->val[n->out[j]->id].own = 1;
+  }
+  if (!list || !ctx->note || ctx->copy_weights) return; /* gear 0 speaks for every gear */
+  const char *p = list;
+  for (int i = 0; *p && i < 64; i++) {
+    while (*p == ' ' || *p == ',')
+      p++;
+    int n = (int)strcspn(p, ",");
+    if (n && !(hit >> i & 1)) {
+      char msg[300];
+      snprintf(msg, sizeof msg,
+               "memplan: OP_NO_REUSE_MEM entry '%.*s' names no node or op type of the compiled graph "
+               "(names as --dump_graph shows them)",
+               n > 200 ? 200 : n, p);
+      ctx->note(ctx->note_user, msg);
+    }
+    p += n;
+  }
+}
+
 /* Convs and QConvs over their residuals (over_input=3 or 4), now that
  * every value's last reader is known. */
 static status plan_over_residuals(mp_state *s) {
@@ -284,7 +349,7 @@ static status plan_over_residuals(mp_state *s) {
     ir_node *n = s->g->nodes[i];
     if (n->dead) continue;
     const int k = residual_input(n);
-    if (over_residual(s, n, t, k)) {
+    if (over_residual(s, n, t, k) && !s->val[n->out[0]->id].own && !s->val[n->in[k]->id].own) {
       s->val[n->out[0]->id].parent = n->in[k]->id;
       s->val[n->in[k]->id].children++;
       s->val[n->out[0]->id].over = 1;
@@ -338,6 +403,11 @@ static status plan_buffers(mp_state *s) {
     if (end > b->end) b->end = end;
     if (v->def < b->start) b->start = v->def;
   }
+  for (int i = 0; i < s->g->nvalues; i++) /* memory of its own: the buffer lives throughout */
+    if (s->val[i].own && s->g->values[i]->region == IR_REGION_WORKSPACE) {
+      mp_buf *b = &s->bufs[s->val[s->val[i].root].buf];
+      b->start = 0, b->end = s->ntimes > 0 ? s->ntimes - 1 : 0;
+    }
   return ST_OK;
 }
 
@@ -461,6 +531,7 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
   s.val = arena_array(&s.a, (size_t)g->nvalues + 1, sizeof *s.val);
   status st = s.val ? plan_regions(&s) : nomem(&s);
   if (st == ST_OK) st = plan_lifetimes(&s);
+  if (st == ST_OK) plan_own(&s, ctx);
   if (st == ST_OK) st = plan_over_residuals(&s);
   if (st == ST_OK) st = plan_roots(&s);
   if (st == ST_OK) st = plan_buffers(&s);

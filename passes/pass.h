@@ -50,11 +50,13 @@ typedef struct pass_ctx {
   /* inputs, set by the driver */
   const soc_info *soc;
   om_precision precision;
-  int winograd;           /* 1: Winograd F(4x4,3x3) where eligible (--op_select_implmode=high_performance) */
-  unsigned fusion_off;    /* FUSION_* bits of the rules turned off (atc --fusion_switch_file);
-                             all of them: the op-by-op build, one task per ONNX op */
-  const char *model_name; /* written into the om */
-  const char *cmdline;    /* written into the om */
+  int winograd;        /* 1: Winograd F(4x4,3x3) where eligible (--op_select_implmode=high_performance) */
+  unsigned fusion_off; /* FUSION_* bits of the rules turned off (atc --fusion_switch_file);
+                          all of them: the op-by-op build, one task per ONNX op */
+  int no_reuse;        /* memplan: 1 gives every workspace value memory of its own */
+  const char *no_reuse_nodes; /* memplan: "name,OpType,..." whose outputs get memory of their own, or NULL */
+  const char *model_name;     /* written into the om */
+  const char *cmdline;        /* written into the om */
   /* A gear of a package with several (driver/gears.h): emit appends the
    * graph's tasks to ctx->writer, the driver's, whose om_writer_begin_gear
    * started the gear, instead of making a package of its own; with

@@ -2,7 +2,8 @@
 """atc's flags on a small real model: --help, both --flag=value and --flag value
 forms, usage errors (exit 2), --log=info phase lines, --dump_graph (IR text
 and DOT after every pass), --mode=1 (om to JSON), --mode=3 (precheck), --out_nodes,
---fusion_switch_file (each rule, ALL, the op-by-op build), omrun
+--fusion_switch_file (each rule, ALL, the op-by-op build), --disable_reuse_memory and
+OP_NO_REUSE_MEM (workspace tensors that share no memory), omrun
 running the result against numpy, and a weight made by ConstantOfShape past
 the 64 MiB and 2^26-step folding bounds (the ONNX zoo's "light" VGG-19
 pattern) folded at compile time.
@@ -613,7 +614,67 @@ def main():
             f"--fusion_switch_file={work}/nosuch.cfg")
     check("--fusion_switch_file missing: exit 2 naming it", p.returncode == 2 and "nosuch.cfg" in p.stderr, p.stderr)
 
+    check_no_reuse(atc, omrun, work, rng)
     return summary()
+
+
+def workspace_overlaps(doc, names=None):
+    """Pairs of workspace tensors (one of them in names, if given) whose byte ranges overlap."""
+    ws = [t for t in doc["tensors"] if t["region"] == "WORKSPACE"]
+    return [(a["name"], b["name"]) for i, a in enumerate(ws) for b in ws[i + 1:]
+            if (names is None or a["name"] in names or b["name"] in names)
+            and a["offset"] < b["offset"] + b["bytes"] and b["offset"] < a["offset"] + a["bytes"]]
+
+
+def check_no_reuse(atc, omrun, work, rng):
+    """--disable_reuse_memory=1: no two workspace tensors share bytes (the residual Conv writes a buffer of its
+    own); OP_NO_REUSE_MEM: only the named node's outputs get memory of their own; the outputs are the same."""
+    w1, w2, w3 = (rng.standard_normal((16, 16, 3, 3)).astype(np.float32) * 0.2 for _ in range(3))
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w1"], ["a"], name="c1", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["a"], ["b"], name="r1"),
+         helper.make_node("Conv", ["b", "w2"], ["c"], name="c2", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         helper.make_node("Add", ["c", "a"], ["d"], name="res"),
+         helper.make_node("Conv", ["d", "w3"], ["e"], name="c3", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["e"], ["y"], name="r3")],
+        "reuse", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 16, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w, n) for w, n in ((w1, "w1"), (w2, "w2"), (w3, "w3"))])
+    model = os.path.join(work, "reuse.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    x = os.path.join(work, "reuse_x.bin")
+    rng.standard_normal((1, 16, 16, 16)).astype(np.float32).tofile(x)
+    outs = {}
+    for label, flags, env in (("default", [], None), ("--disable_reuse_memory=1", ["--disable_reuse_memory=1"], None),
+                              ("OP_NO_REUSE_MEM", ["--log=info"], dict(os.environ, OP_NO_REUSE_MEM="c1, nosuch"))):
+        base = os.path.join(work, "reuse_" + str(len(outs)))
+        p = subprocess.run([atc, f"--model={model}", f"--output={base}", "--soc_version=Ascend310", "--framework=5",
+                            "--precision_mode=must_keep_origin_dtype", *flags], capture_output=True, text=True, env=env)
+        check(f"{label}: compiles", p.returncode == 0, p.stderr)
+        doc = {"tensors": []}
+        if p.returncode == 0 and run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json").returncode == 0:
+            doc = json.load(open(base + ".json"))
+        q = subprocess.run([omrun, "--model", base + ".om", "--input", x, "--output", base + "_out"],
+                           capture_output=True, text=True)
+        out = os.path.join(base + "_out", "output_0.bin")
+        outs[label] = open(out, "rb").read() if q.returncode == 0 and os.path.exists(out) else None
+        if label == "default":
+            check("default: workspace tensors share memory (the residual Conv writes over its residual)",
+                  len(workspace_overlaps(doc)) > 0, doc["tensors"])
+        elif label == "OP_NO_REUSE_MEM":
+            check("OP_NO_REUSE_MEM=c1: c1's output shares no bytes, other tensors still do",
+                  not workspace_overlaps(doc, {"a"}) and len(workspace_overlaps(doc)) > 0, doc["tensors"])
+            check("OP_NO_REUSE_MEM: an entry naming nothing is reported at --log=info",
+                  "'nosuch' names no node" in p.stderr and "'c1'" not in p.stderr, p.stderr)
+        else:
+            check("--disable_reuse_memory=1: no two workspace tensors share bytes",
+                  len(doc["tensors"]) > 0 and not workspace_overlaps(doc), doc["tensors"])
+    check("--disable_reuse_memory / OP_NO_REUSE_MEM: the same output bytes as the default",
+          outs["default"] is not None and outs["default"] == outs["--disable_reuse_memory=1"] == outs["OP_NO_REUSE_MEM"])
+    p = run(atc, f"--model={model}", f"--output={work}/reuse_bad", "--soc_version=Ascend310", "--framework=5",
+            "--disable_reuse_memory=2")
+    check("--disable_reuse_memory=2: exit 2 naming the value", p.returncode == 2 and "=2: expected 0 or 1" in p.stderr,
+          p.stderr)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ typedef struct flags {
   const char *fusion_switch_file, *dynamic_batch_size, *dynamic_image_size, *dynamic_dims;
   const char *output_type, *input_fp16_nodes, *is_input_adjust_hw_layout, *is_output_adjust_hw_layout;
   const char *precision_mode_v2, *keep_dtype, *modify_mixlist, *precision_calibration_input;
-  const char *insert_op_conf, *enable_compress_weight;
+  const char *insert_op_conf, *enable_compress_weight, *disable_reuse_memory;
 } flags;
 
 static const struct {
@@ -82,6 +82,11 @@ static const struct {
          "padding of the cube's fractal layouts, the off-diagonal blocks of grouped convolutions); libomrt "
          "decodes them once at load. auto does it when that saves at least 2% of the weights; false keeps "
          "the weights mapped in place from the file"),
+    FLAG(disable_reuse_memory,
+         "0 (default): tensors whose lifetimes do not overlap share workspace memory; 1: every tensor gets "
+         "memory of its own (the workspace is the sum of their sizes) and no Conv writes over its residual. "
+         "The environment variable OP_NO_REUSE_MEM (\"name,OpType,...\": node names as --dump_graph shows "
+         "them, or op types) does that for the outputs of the nodes it names only"),
     FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
     FLAG(output_type, "output dtype: FP32, FP16 or UINT8 for every float output, or per output "
                       "\"node:0:FP16;node2:1:UINT8\" (UINT8: a Cast, truncating and saturating)"),
@@ -126,7 +131,6 @@ static const char *const unsupported_flags[] = {
     "virtual_type",
     "external_weight",
     "op_name_map",
-    "disable_reuse_memory",
     "enable_scope_fusion_passes",
     "enable_single_stream",
     "enable_small_channel",
@@ -575,6 +579,15 @@ int main(int argc, char **argv) {
   unsigned fusion_off = 0;
   if (f.fusion_switch_file && read_fusion_switches(f.fusion_switch_file, &fusion_off)) return 2;
 
+  int no_reuse = 0;
+  if (f.disable_reuse_memory) {
+    no_reuse = !strcmp(f.disable_reuse_memory, "1") ? 1 : !strcmp(f.disable_reuse_memory, "0") ? 0 : -1;
+    if (no_reuse < 0) {
+      fprintf(stderr, "atc: --disable_reuse_memory=%s: expected 0 or 1\n", f.disable_reuse_memory);
+      return 2;
+    }
+  }
+
   /* --output names the package without its extension, as in ATC. */
   if (precheck) f.output = "precheck";
   size_t olen = strlen(f.output);
@@ -619,6 +632,8 @@ int main(int argc, char **argv) {
                      .calibration_input = f.precision_calibration_input,
                      .out_nodes = f.out_nodes,
                      .fusion_off = fusion_off,
+                     .no_reuse = no_reuse,
+                     .no_reuse_nodes = getenv("OP_NO_REUSE_MEM"),
                      .dump_graph_dir = f.dump_graph,
                      .cmdline = cmdline,
                      .on_phase = on_phase,
