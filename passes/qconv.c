@@ -44,6 +44,10 @@
  * nothing else reads, the QConv takes the other as its residual and writes
  * the QEltwise's output itself (fold_residual).
  *
+ * DequantizeLinear -> Pad (constant 0) -> AveragePool (PyTorch's
+ * avg_pool2d with padding) becomes the pool with the Pad's pads, counted
+ * (fold_pad_pool): the same sums and divisors, without an f32 Pad.
+ *
  * DequantizeLinear -> GlobalAveragePool -> QuantizeLinear becomes the
  * integer mean ONNX Runtime computes, in float ops that give its bits
  * (fold_gap: Cast, Sub, ReduceSum, Mul, Round, Add, Clip, Cast in f32).
@@ -64,7 +68,8 @@
  * Contract.
  *   Needs:   shape_infer, constfold, dce; runs before qfold (which would
  *            turn the int8 weights into float constants).
- *   Changes: Casts of u8/i8 values to their own dtype are removed; each island above (2-D Conv, Gemm or
+ *   Changes: Casts of u8/i8 values to their own dtype are removed; a Pad between a DequantizeLinear and an
+ * AveragePool is the pool's (fold_pad_pool); each island above (2-D Conv, Gemm or
  * MatMul, weights constant) is replaced by one QConv node writing the island's QuantizeLinear output value
  * (or the following clamp island's; a Gemm's or a MatMul's through a Transpose and a Reshape); the ops a
  * QuantizeLinear moves across (fold_move) read and write int8 values, the top one its output (a leaf
@@ -835,6 +840,39 @@ static int fold_gap(ir_graph *g, ir_node *q) {
   return 1;
 }
 
+/* DequantizeLinear(x_q) -> Pad -> AveragePool, the Pad constant 0 on the
+ * spatial dims only and read by the pool alone, the pool 2-D without
+ * padding of its own (or counting it: count_include_pad), ceil_mode 0,
+ * undilated (PyTorch's avg_pool2d with padding, as FX exports Inception's
+ * pooling branches): the pool reads the DequantizeLinear with the Pad's
+ * pads added to its own and count_include_pad = 1, so the window sums the
+ * same taps (the Pad's zeros add nothing) and divides by the same count.
+ * The Pad ran on ND f32 between two TransDatas; the pool now reads the
+ * dequantized NC1HWC0 tensor in place. 1 when it rewrote, -1 when out of
+ * memory. */
+static int fold_pad_pool(ir_graph *g, ir_node *pool) {
+  ir_node *pad = pool->in[0]->producer;
+  const ir_value *v = pool->in[0];
+  int64_t pp[8], pk[4] = {0, 0, 0, 0}, one[2];
+  if (!pad || pad->op != IR_OP_PAD || pad->nin != 1 || v->rank != 4 || v->output_index >= 0 ||
+      ir_value_single_user(g, v) != pool || strcmp(ir_attr_string(pad, "mode", "constant"), "constant") ||
+      ir_attr_float(pad, "value", 0.0) != 0.0 || ir_attr_ints(pad, "pads", pp, 8) != 8 ||
+      !pad->in[0]->producer || pad->in[0]->producer->op != IR_OP_DEQUANTIZE)
+    return 0;
+  if (pp[0] || pp[1] || pp[4] || pp[5] || pp[2] < 0 || pp[3] < 0 || pp[6] < 0 || pp[7] < 0) return 0;
+  const int np = ir_attr_ints(pool, "pads", pk, 4), nd = ir_attr_ints(pool, "dilations", one, 2);
+  if ((np >= 0 && np != 4) || ir_attr_int(pool, "ceil_mode", 0) != 0 ||
+      (nd >= 0 && (nd != 2 || one[0] != 1 || one[1] != 1)) ||
+      (ir_attr_int(pool, "count_include_pad", 0) == 0 && (pk[0] || pk[1] || pk[2] || pk[3])))
+    return 0;
+  const int64_t pads[4] = {pk[0] + pp[2], pk[1] + pp[3], pk[2] + pp[6], pk[3] + pp[7]};
+  if (ir_attr_set_ints(g, pool, "pads", 4, pads) || ir_attr_set_int(g, pool, "count_include_pad", 1))
+    return -1;
+  pool->in[0] = pad->in[0];
+  pad->dead = 1;
+  return 1;
+}
+
 /* Casts of an int8 value to the dtype it has (PyTorch's after each
  * QuantizeLinear) go: their readers read the value. */
 static int drop_noop_casts(ir_graph *g) {
@@ -856,6 +894,11 @@ status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d) {
   status st = ST_OK;
   int changed = drop_noop_casts(g);
   const int count = g->nnodes; /* the QConvs appended are not visited */
+  for (int i = 0; i < count && st == ST_OK; i++) {
+    const int r = g->nodes[i]->op == IR_OP_AVGPOOL && !g->nodes[i]->dead ? fold_pad_pool(g, g->nodes[i]) : 0;
+    if (r < 0) st = nomem(g->nodes[i], d);
+    changed |= r > 0;
+  }
   for (int i = 0; i < count && st == ST_OK; i++) {
     ir_node *q = g->nodes[i];
     island is;
