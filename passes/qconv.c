@@ -592,21 +592,28 @@ typedef struct qmove {
 } qmove;
 
 /* Adds n and the ops under it to t; 0 when a leaf is no DequantizeLinear of
- * an int8 value (per tensor) or the tree is too large. */
-static int collect_moves(ir_graph *g, ir_node *n, float s, int32_t z, int dt, qmove *t) {
+ * an int8 value (per tensor) or the tree is too large. Under a Slice a leaf
+ * must have the QuantizeLinear's parameters: requantizing the whole input
+ * of a Slice would cost more than the float Slice's QuantizeLinear (a
+ * transformer's q, k and v, each a third of one projection, would each
+ * requantize all of it). */
+static int collect_moves(ir_graph *g, ir_node *n, float s, int32_t z, int dt, int same, qmove *t) {
   if (t->nop == QMOVE_MAX) return 0;
   t->op[t->nop++] = n;
+  same |= n->op == IR_OP_SLICE;
   const int nin = n->op == IR_OP_CONCAT ? n->nin : 1; /* Reshape's shape, Resize's sizes stay */
   for (int i = 0; i < nin; i++) {
     ir_value *v = n->in[i];
     ir_node *p = v->producer;
     if (p && commutes_with_q(p) && v->output_index < 0 && ir_value_single_user(g, v) == n) {
-      if (!collect_moves(g, p, s, z, dt, t)) return 0;
+      if (!collect_moves(g, p, s, z, dt, same, t)) return 0;
       continue;
     }
     if (t->nleaf == QMOVE_MAX || !dequantizes_int8(v)) return 0;
     t->at[t->nleaf] = n, t->slot[t->nleaf] = i;
-    t->xq[t->nleaf++] = dequantized(v, s, z, dt);
+    t->xq[t->nleaf] = dequantized(v, s, z, dt);
+    if (same && !t->xq[t->nleaf]) return 0;
+    t->nleaf++;
   }
   return 1;
 }
@@ -635,7 +642,7 @@ static int fold_move(ir_graph *g, ir_node *q) {
   const int dt = q->out[0]->dtype;
   if (!read_scale(q->in[1], 1, &s) || !read_zp(q->nin > 2 ? q->in[2] : NULL, &z)) return 0;
   qmove t = {.nop = 0};
-  if (!collect_moves(g, top, s, z, dt, &t)) return 0;
+  if (!collect_moves(g, top, s, z, dt, 0, &t)) return 0;
   for (int k = 0; k < t.nleaf; k++)
     if (!t.xq[k] && !(t.xq[k] = requantize(g, q, t.at[k]->in[t.slot[k]], k))) return -1;
   q_range(dt, &lo, &hi);
