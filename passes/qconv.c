@@ -20,11 +20,12 @@
  * QuantizeLinear) go first: they would stand between an int8 value and the
  * vector programs that read it.
  *
- * DequantizeLinear -> MaxPool -> QuantizeLinear with one scale and zero
- * point (ResNet's stem) becomes a MaxPool of the int8 tensor (exact), and
- * so do chains of Flatten, Reshape, Squeeze, Unsqueeze and Transpose, and
- * Concat (a Concat input with other parameters through a new
- * QuantizeLinear: a requantization, fold_move). A Gemm island (A [N, K]
+ * A QuantizeLinear after MaxPool, Concat or an op that only moves elements
+ * (Flatten, Reshape, Transpose, Slice, Pad, Resize nearest, ...), or a tree
+ * of them, over DequantizeLinears of int8 values (ResNet's stem pool,
+ * GoogLeNet's Concat -> MaxPool) moves to those inputs, exactly: the ops
+ * run on the int8 values, a DequantizeLinear with the output's parameters
+ * is gone and one with others is a requantization (fold_move). A Gemm island (A [N, K]
  * quantized per tensor, B = DequantizeLinear of constant i8 [M, K] with
  * transB = 1, alpha = beta = 1: a classifier, or a Linear layer on [N, K]
  * as PyTorch exports one) is a 1x1 QConv over the N rows, as a MatMul's
@@ -43,6 +44,10 @@
  * nothing else reads, the QConv takes the other as its residual and writes
  * the QEltwise's output itself (fold_residual).
  *
+ * DequantizeLinear -> Pad (constant 0) -> AveragePool (PyTorch's
+ * avg_pool2d with padding) becomes the pool with the Pad's pads, counted
+ * (fold_pad_pool): the same sums and divisors, without an f32 Pad.
+ *
  * DequantizeLinear -> GlobalAveragePool -> QuantizeLinear becomes the
  * integer mean ONNX Runtime computes, in float ops that give its bits
  * (fold_gap: Cast, Sub, ReduceSum, Mul, Round, Add, Clip, Cast in f32).
@@ -55,26 +60,27 @@
  * --log=info) and stays float.
  *
  * The rest of a QDQ model stays as it is: the QuantizeLinear and
- * DequantizeLinear around average pooling and a Concat input's
- * requantization become vector programs (vectorize) that read and write the int8 tensors the QConvs exchange,
- * so activations stay int8 from one QConv to the next; a float op reads the DequantizeLinear of an int8
- * value.
+ * DequantizeLinear around average pooling and fold_move's
+ * requantizations become vector programs (vectorize) that read and write the int8 tensors the QConvs
+ * exchange, so activations stay int8 from one QConv to the next; a float op reads the DequantizeLinear of an
+ * int8 value.
  *
  * Contract.
  *   Needs:   shape_infer, constfold, dce; runs before qfold (which would
  *            turn the int8 weights into float constants).
- *   Changes: Casts of u8/i8 values to their own dtype are removed; each island above (2-D Conv, Gemm or
+ *   Changes: Casts of u8/i8 values to their own dtype are removed; a Pad between a DequantizeLinear and an
+ * AveragePool is the pool's (fold_pad_pool); each island above (2-D Conv, Gemm or
  * MatMul, weights constant) is replaced by one QConv node writing the island's QuantizeLinear output value
- * (or the following clamp island's; a Gemm's or a MatMul's through a Transpose and a Reshape); the pools and
- * moves above read the int8 value (a Concat input dequantized with other parameters through a new
- * QuantizeLinear); each quantized global average pool is the ReduceSum chain of fold_gap writing its
- * QuantizeLinear's output; each residual island is one QEltwise writing its QuantizeLinear's output, folded
- * into the QConv that writes one of its operands when nothing else reads that (fold_residual: the QConv's
- * residual); each other Conv, Gemm or MatMul on a per-tensor DequantizeLinear and quantized weights (not
- * depthwise) is a QConv writing its f32 output (fold_float); nodes nothing reads any more are removed (dce).
- * Leaves:  topological order; islands that do not match (a weight zero point other than 0, a run-time scale,
- * a 3-D Conv, a Gemm with transB = 0, a Conv output read elsewhere) untouched: they run as float ops, as
- * before.
+ * (or the following clamp island's; a Gemm's or a MatMul's through a Transpose and a Reshape); the ops a
+ * QuantizeLinear moves across (fold_move) read and write int8 values, the top one its output (a leaf
+ * dequantized with other parameters through a new QuantizeLinear, a Pad's constant quantized); each quantized
+ * global average pool is the ReduceSum chain of fold_gap writing its QuantizeLinear's output; each residual
+ * island is one QEltwise writing its QuantizeLinear's output, folded into the QConv that writes one of its
+ * operands when nothing else reads that (fold_residual: the QConv's residual); each other Conv, Gemm or
+ * MatMul on a per-tensor DequantizeLinear and quantized weights (not depthwise) is a QConv writing its f32
+ * output (fold_float); nodes nothing reads any more are removed (dce). Leaves:  topological order; islands
+ * that do not match (a weight zero point other than 0, a run-time scale, a 3-D Conv, a Gemm with transB = 0,
+ * a Conv output read elsewhere) untouched: they run as float ops, as before.
  */
 #include <math.h>
 #include <stdio.h>
@@ -546,59 +552,112 @@ static ir_value *requantize(ir_graph *g, const ir_node *q, ir_value *v, int i) {
   return y;
 }
 
-/* Flatten, Reshape, Squeeze, Unsqueeze and Transpose only move elements. */
-static int is_move(const ir_node *n) {
-  return n->nout == 1 && (n->op == IR_OP_FLATTEN || n->op == IR_OP_RESHAPE || n->op == IR_OP_SQUEEZE ||
-                          n->op == IR_OP_UNSQUEEZE || n->op == IR_OP_TRANSPOSE);
+/* The ops a QuantizeLinear moves across to their inputs, exactly: it is
+ * elementwise and non-decreasing, so it commutes with every op that only
+ * moves, repeats or drops elements (Flatten, Reshape, Squeeze, Unsqueeze,
+ * Transpose, Slice, DepthToSpace, SpaceToDepth, Resize in nearest mode,
+ * Pad: its constant c becomes Q(c)), joins them (Concat) or takes a
+ * window's maximum (MaxPool: Q(max v) = max Q(v)). Their data is input 0
+ * (Concat: every input). */
+static int commutes_with_q(const ir_node *n) {
+  if (n->nout != 1) return 0;
+  switch (n->op) {
+  case IR_OP_FLATTEN:
+  case IR_OP_RESHAPE:
+  case IR_OP_SQUEEZE:
+  case IR_OP_UNSQUEEZE:
+  case IR_OP_TRANSPOSE:
+  case IR_OP_SLICE:
+  case IR_OP_DEPTHTOSPACE:
+  case IR_OP_SPACETODEPTH:
+  case IR_OP_PAD:
+  case IR_OP_MAXPOOL:
+  case IR_OP_CONCAT: return 1;
+  case IR_OP_RESIZE: return !strcmp(ir_attr_string(n, "mode", "nearest"), "nearest");
+  default: return 0;
+  }
 }
 
-/* DequantizeLinear(x_q) -> MaxPool | a chain of moves (is_move, each
- * output read only by the next) -> QuantizeLinear, or Concat of
- * DequantizeLinears, with one scale, zero point and dtype on every side
- * (ResNet's stem pool, the Flatten before a classifier, SqueezeNet's
- * Concats, a transformer's Reshape and Transpose around its attention):
- * the ops read the int8 values and the last writes the QuantizeLinear's
- * output. Exact: DequantizeLinear is increasing for a scale > 0, so the
- * maximum of the dequantized window is the dequantized maximum; the others
- * move elements; and Q(DQ(v)) = v.
- * A Concat input dequantized with other parameters (GoogLeNet's and
- * Inception's branches, each with its own scale) is requantized first: a
- * new QuantizeLinear with the output's parameters, which vectorize makes an
- * int8 -> int8 program; exact too, as QuantizeLinear is elementwise, so
- * Q(Concat(a, b)) = Concat(Q(a), Q(b)). A DequantizeLinear other nodes read
- * stays for them. 1 when it rewrote, -1 when out of memory. */
+enum { QMOVE_MAX = 32 };
+
+/* The ops a QuantizeLinear moves across (fold_move): op[0] the one it
+ * reads, then the ops under it, each writing a value only the op above
+ * reads; and the inputs they read from elsewhere, the leaves: input slot[k]
+ * of at[k], each a DequantizeLinear of an int8 value, xq[k] that value when
+ * its parameters are the QuantizeLinear's, else NULL (requantized). */
+typedef struct qmove {
+  ir_node *op[QMOVE_MAX], *at[QMOVE_MAX];
+  int slot[QMOVE_MAX], nop, nleaf;
+  ir_value *xq[QMOVE_MAX];
+} qmove;
+
+/* Adds n and the ops under it to t; 0 when a leaf is no DequantizeLinear of
+ * an int8 value (per tensor) or the tree is too large. Under a Slice a leaf
+ * must have the QuantizeLinear's parameters: requantizing the whole input
+ * of a Slice would cost more than the float Slice's QuantizeLinear (a
+ * transformer's q, k and v, each a third of one projection, would each
+ * requantize all of it). */
+static int collect_moves(ir_graph *g, ir_node *n, float s, int32_t z, int dt, int same, qmove *t) {
+  if (t->nop == QMOVE_MAX) return 0;
+  t->op[t->nop++] = n;
+  same |= n->op == IR_OP_SLICE;
+  const int nin = n->op == IR_OP_CONCAT ? n->nin : 1; /* Reshape's shape, Resize's sizes stay */
+  for (int i = 0; i < nin; i++) {
+    ir_value *v = n->in[i];
+    ir_node *p = v->producer;
+    if (p && commutes_with_q(p) && v->output_index < 0 && ir_value_single_user(g, v) == n) {
+      if (!collect_moves(g, p, s, z, dt, same, t)) return 0;
+      continue;
+    }
+    if (t->nleaf == QMOVE_MAX || !dequantizes_int8(v)) return 0;
+    t->at[t->nleaf] = n, t->slot[t->nleaf] = i;
+    t->xq[t->nleaf] = dequantized(v, s, z, dt);
+    if (same && !t->xq[t->nleaf]) return 0;
+    t->nleaf++;
+  }
+  return 1;
+}
+
+/* QuantizeLinear(op(..)) for a tree of ops that commute with it
+ * (commutes_with_q, each value read only by the op above), its leaves
+ * DequantizeLinears of int8 values, per tensor (ResNet's stem pool, the
+ * Flatten before a classifier, SqueezeNet's and GoogLeNet's Concat ->
+ * MaxPool, a transformer's Reshape and Transpose around its attention):
+ * the QuantizeLinear moves to the leaves, where Q(DQ(x_q)) is x_q itself
+ * when both have one scale, zero point and dtype, else a requantization (a
+ * new QuantizeLinear with the output's parameters, which vectorize and
+ * qlut make an int8 -> int8 table: GoogLeNet's and Inception's branches,
+ * each with its own scale); the ops read and write int8 values, and the
+ * one it read writes its output. Exact (commutes_with_q). A
+ * DequantizeLinear other nodes read stays for them. 1 when it rewrote, -1
+ * when out of memory. */
 static int fold_move(ir_graph *g, ir_node *q) {
   if (q->nin < 2 || !is_q8(q->out[0]->dtype)) return 0;
-  ir_node *mp = q->in[0]->producer;
-  if (!mp || !(mp->op == IR_OP_MAXPOOL || mp->op == IR_OP_CONCAT || is_move(mp)) || mp->nout != 1 ||
-      ir_value_single_user(g, q->in[0]) != q || mp->out[0]->output_index >= 0)
+  ir_node *top = q->in[0]->producer;
+  if (!top || !commutes_with_q(top) || ir_value_single_user(g, q->in[0]) != q ||
+      top->out[0]->output_index >= 0)
     return 0;
   float s;
-  int32_t z;
+  int32_t z, lo, hi;
   const int dt = q->out[0]->dtype;
   if (!read_scale(q->in[1], 1, &s) || !read_zp(q->nin > 2 ? q->in[2] : NULL, &z)) return 0;
-  ir_node *first = mp; /* the chain first .. mp */
-  while (is_move(first) && !dequantized(first->in[0], s, z, dt)) {
-    ir_node *p = first->in[0]->producer;
-    if (!p || !is_move(p) || ir_value_single_user(g, p->out[0]) != first) return 0;
-    first = p;
-  }
-  const int n = mp->op == IR_OP_CONCAT ? mp->nin : 1; /* Reshape's shape stays */
-  ir_value *xq[16];
-  if (n > 16) return 0;
-  for (int i = 0; i < n; i++)
-    if (!(xq[i] = dequantized(first->in[i], s, z, dt)) &&
-        !(mp->op == IR_OP_CONCAT && dequantizes_int8(mp->in[i])))
-      return 0;
-  for (int i = 0; i < n; i++)
-    if (!xq[i] && !(xq[i] = requantize(g, q, mp->in[i], i))) return -1;
-  ir_value *y = mp->out[0], *out = q->out[0];
-  for (int i = 0; i < n; i++)
-    first->in[i] = xq[i];
-  for (ir_node *m = first; m != mp; m = ir_value_single_user(g, m->out[0]))
-    m->out[0]->dtype = dt; /* the int8 values moved */
-  mp->out[0] = out;
-  out->producer = mp;
+  qmove t = {.nop = 0};
+  if (!collect_moves(g, top, s, z, dt, 0, &t)) return 0;
+  for (int k = 0; k < t.nleaf; k++)
+    if (!t.xq[k] && !(t.xq[k] = requantize(g, q, t.at[k]->in[t.slot[k]], k))) return -1;
+  q_range(dt, &lo, &hi);
+  for (int k = 0; k < t.nop; k++)
+    if (t.op[k]->op == IR_OP_PAD &&
+        ir_attr_set_float(g, t.op[k], "value",
+                          q_quantize((float)ir_attr_float(t.op[k], "value", 0.0), s, z, lo, hi)))
+      return -1;
+  for (int k = 0; k < t.nleaf; k++)
+    t.at[k]->in[t.slot[k]] = t.xq[k];
+  for (int k = 1; k < t.nop; k++)
+    t.op[k]->out[0]->dtype = dt; /* the int8 values moved */
+  ir_value *y = top->out[0], *out = q->out[0];
+  top->out[0] = out;
+  out->producer = top;
   y->producer = NULL;
   q->dead = 1;
   return 1;
@@ -788,6 +847,39 @@ static int fold_gap(ir_graph *g, ir_node *q) {
   return 1;
 }
 
+/* DequantizeLinear(x_q) -> Pad -> AveragePool, the Pad constant 0 on the
+ * spatial dims only and read by the pool alone, the pool 2-D without
+ * padding of its own (or counting it: count_include_pad), ceil_mode 0,
+ * undilated (PyTorch's avg_pool2d with padding, as FX exports Inception's
+ * pooling branches): the pool reads the DequantizeLinear with the Pad's
+ * pads added to its own and count_include_pad = 1, so the window sums the
+ * same taps (the Pad's zeros add nothing) and divides by the same count.
+ * The Pad ran on ND f32 between two TransDatas; the pool now reads the
+ * dequantized NC1HWC0 tensor in place. 1 when it rewrote, -1 when out of
+ * memory. */
+static int fold_pad_pool(ir_graph *g, ir_node *pool) {
+  ir_node *pad = pool->in[0]->producer;
+  const ir_value *v = pool->in[0];
+  int64_t pp[8], pk[4] = {0, 0, 0, 0}, one[2];
+  if (!pad || pad->op != IR_OP_PAD || pad->nin != 1 || v->rank != 4 || v->output_index >= 0 ||
+      ir_value_single_user(g, v) != pool || strcmp(ir_attr_string(pad, "mode", "constant"), "constant") ||
+      ir_attr_float(pad, "value", 0.0) != 0.0 || ir_attr_ints(pad, "pads", pp, 8) != 8 ||
+      !pad->in[0]->producer || pad->in[0]->producer->op != IR_OP_DEQUANTIZE)
+    return 0;
+  if (pp[0] || pp[1] || pp[4] || pp[5] || pp[2] < 0 || pp[3] < 0 || pp[6] < 0 || pp[7] < 0) return 0;
+  const int np = ir_attr_ints(pool, "pads", pk, 4), nd = ir_attr_ints(pool, "dilations", one, 2);
+  if ((np >= 0 && np != 4) || ir_attr_int(pool, "ceil_mode", 0) != 0 ||
+      (nd >= 0 && (nd != 2 || one[0] != 1 || one[1] != 1)) ||
+      (ir_attr_int(pool, "count_include_pad", 0) == 0 && (pk[0] || pk[1] || pk[2] || pk[3])))
+    return 0;
+  const int64_t pads[4] = {pk[0] + pp[2], pk[1] + pp[3], pk[2] + pp[6], pk[3] + pp[7]};
+  if (ir_attr_set_ints(g, pool, "pads", 4, pads) || ir_attr_set_int(g, pool, "count_include_pad", 1))
+    return -1;
+  pool->in[0] = pad->in[0];
+  pad->dead = 1;
+  return 1;
+}
+
 /* Casts of an int8 value to the dtype it has (PyTorch's after each
  * QuantizeLinear) go: their readers read the value. */
 static int drop_noop_casts(ir_graph *g) {
@@ -809,6 +901,11 @@ status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d) {
   status st = ST_OK;
   int changed = drop_noop_casts(g);
   const int count = g->nnodes; /* the QConvs appended are not visited */
+  for (int i = 0; i < count && st == ST_OK; i++) {
+    const int r = g->nodes[i]->op == IR_OP_AVGPOOL && !g->nodes[i]->dead ? fold_pad_pool(g, g->nodes[i]) : 0;
+    if (r < 0) st = nomem(g->nodes[i], d);
+    changed |= r > 0;
+  }
   for (int i = 0; i < count && st == ST_OK; i++) {
     ir_node *q = g->nodes[i];
     island is;
