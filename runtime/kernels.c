@@ -39,7 +39,7 @@ const rt_kernel rt_kernels[] = {
     [OM_TASK_LAYERNORM] = {"LAYERNORM", rt_layernorm_run, rt_layernorm_check},
     [OM_TASK_RECURRENCE] = {"RECURRENCE", rt_recurrence_run, rt_recurrence_check},
     [OM_TASK_ATTENTION] = {"ATTENTION", rt_attention_run, rt_attention_check},
-    [OM_TASK_QCONV2D] = {"QCONV2D", rt_qconv_run, rt_qconv_check},
+    [OM_TASK_QCONV2D] = {"QCONV2D", rt_qconv_run, rt_qconv_check, rt_qconv_prepare},
     [OM_TASK_CONV3D] = {"CONV3D", rt_conv2d_run, rt_conv3d_epi_check, rt_epi_prepare, rt_conv2d_pieces,
                         rt_conv2d_piece},
     [OM_TASK_AIPP] = {"AIPP", rt_aipp_run, rt_aipp_check},

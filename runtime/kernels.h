@@ -652,6 +652,9 @@ void rt_layernorm_run(const om_task *task, const rt_args *args, uint32_t block, 
 omrt_status rt_layernorm_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_qconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_qconv_check(const omrt_model *m, uint32_t i, const om_task *task);
+/* On the AVX2 path: the weights (when constant) widened once for its tile
+ * (kernels_qconv.h's w16), as the task's side data; else none. */
+omrt_status rt_qconv_prepare(const omrt_model *m, uint32_t i, const om_task *task, void **aux_out);
 void rt_qeltwise_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);
 omrt_status rt_qeltwise_check(const omrt_model *m, uint32_t i, const om_task *task);
 void rt_qmatmul_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core);

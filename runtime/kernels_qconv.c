@@ -15,9 +15,14 @@
  * a residual (format 2.7) by q_eltwise against r's element. A conv whose
  * window has few channels (rt_qconv_window_bytes) gets its weights packed
  * again, K as (tap, channel), once per core and task run into the core's
- * L1 (rt_qconv_run), for the tiles that walk the gathered windows.
+ * L1 (rt_qconv_run), for the tiles that walk the gathered windows. On the
+ * AVX2 path, constant weights are also widened to 16 bits once at load
+ * (rt_qconv_prepare) where its tile would widen them again per pass.
  */
 #include "runtime/kernels_qconv.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/quant.h"
 
@@ -73,8 +78,9 @@ void rt_qconv_geom_init(const om_task *task, const rt_args *args, rt_qconv_geom 
     g->cs = rt_param_f32(q[OM_QCONV_P_C_SCALE]), g->rs = rt_param_f32(q[OM_QCONV_P_R_SCALE]);
     g->os = rt_param_f32(q[OM_QCONV_P_O_SCALE]);
   }
-  if (task->ntensors == OM_QCONV_NTENSORS_DYN) { /* a run-time x zero point (format 2.15) */
-    g->xzp = *(const uint8_t *)args->data[OM_QCONV_T_X_ZP];
+  if (task->ntensors == OM_QCONV_NTENSORS_DYN) {     /* a run-time x zero point (format 2.15) */
+    const uint8_t *zp = args->data[OM_QCONV_T_X_ZP]; /* NULL at load (rt_qconv_prepare): shapes only */
+    g->xzp = zp ? *zp : 0;
     g->epi = y->dtype == DT_INT32 ? 1 : 2, g->nzp = -g->xzp, g->ypad = 1;
     g->scale = g->mult, g->sstep = rt_elements(args->desc[OM_QCONV_T_MULT]) > 1;
     g->fbias = args->data[OM_QCONV_T_FBIAS];
@@ -213,9 +219,40 @@ void rt_qconv_tile_c(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1
   }
 }
 
+omrt_status rt_qconv_prepare(const omrt_model *m, uint32_t i, const om_task *task, void **aux_out) {
+  *aux_out = NULL;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (rt_cpu()->qconv_tile != rt_qconv_tile_avx2) return OMRT_OK;
+  rt_args args; /* the descriptors, and the data of the weights region only */
+  memset(&args, 0, sizeof args);
+  for (uint32_t s = 0; s < task->ntensors; s++) {
+    if (task->tensors[s] == OM_NONE) continue;
+    const om_tensor *t = &m->tensors[task->tensors[s]];
+    args.desc[s] = t;
+    if (t->region == OM_REGION_WEIGHTS) args.data[s] = (void *)(m->weights + t->offset);
+  }
+  if (!args.data[OM_QCONV_T_W]) return OMRT_OK; /* w computed at run time */
+  rt_qconv_geom g;
+  rt_qconv_geom_init(task, &args, &g);
+  const int64_t bytes = rt_qconv_widened_bytes(&g);
+  if (!bytes) return OMRT_OK;
+  int16_t *w16 = aligned_alloc(64, (size_t)(bytes + 63) & ~(size_t)63);
+  if (!w16)
+    return rt_error(OMRT_ERR_NOMEM,
+                    "om load: task %u (QCONV2D) '%s': out of memory for %lld bytes of widened weights", i,
+                    rt_string(m, task->name), (long long)bytes);
+  rt_qconv_widen_avx2(&g, w16);
+  *aux_out = w16;
+#else
+  (void)m, (void)i, (void)task;
+#endif
+  return OMRT_OK;
+}
+
 void rt_qconv_run(const om_task *task, const rt_args *args, uint32_t block, rt_core *core) {
   rt_qconv_geom g;
   rt_qconv_geom_init(task, args, &g);
+  g.w16 = args->aux; /* rt_qconv_prepare's, for the AVX2 tile; NULL otherwise */
   const int64_t wbytes = rt_qconv_window_bytes(&g);
   if (wbytes && (size_t)wbytes <= core->l1_bytes) { /* packed once per core and task run */
     if (!rt_l1_holds(core, g.w, OM_TASK_QCONV2D, wbytes, 0)) rt_qconv_pack_window(&g, (int8_t *)core->l1);

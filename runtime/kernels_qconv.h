@@ -63,6 +63,11 @@ typedef struct rt_qconv_geom {
    * tile (rt_qconv_run: in the core's L1); tiles without it read w. */
   const int8_t *wwin;
   int kq;
+  /* The AVX2 tile's weights widened at load (rt_qconv_prepare; NULL:
+   * the tile widens them per chunk as it goes): rt_qconv_widen_avx2's
+   * layout, block nb's at nb * kg * 64. Set by the caller of the tile
+   * (rt_qconv_run, from the task's side data); other tiles read w. */
+  const int16_t *w16;
   /* QMATMUL (kernels_qmatmul.c) stores its sums with a float epilogue
    * instead of requantizing (epi 0, QCONV2D): a = acc + nzp * bias[co]
    * (bias the column sums, nzp = -x_zp), then epi 1: y (i32) = a; epi 2:
@@ -124,6 +129,15 @@ void rt_qconv_tile_avx2(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t
                         int64_t nb1);
 void rt_qconv_tile_vnni(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb0,
                         int64_t nb1);
+/* The bytes of the AVX2 tile's widened weights (g->w16), 0 when it is
+ * better off without them: depthwise (it reads w), or a map of one pass
+ * (kernels_qconv_avx2.c says why). */
+int64_t rt_qconv_widened_bytes(const rt_qconv_geom *g);
+/* g->w as 16-bit pairs of k into dst (rt_qconv_widened_bytes of them,
+ * 32-byte aligned): per output block nb, at nb * kg * 64, its taps' input
+ * blocks' real groups of 4 (qtail's in the last), each as two pairs of k
+ * [pair][16 co][2 k]: the order in which the tile walks K. */
+void rt_qconv_widen_avx2(const rt_qconv_geom *g, int16_t *dst);
 #endif
 
 #endif

@@ -339,7 +339,9 @@ static inline void avx2_positions(const rt_qconv_geom *g, int64_t p, int64_t n, 
  * [lo, lo + kb)), pixels [p0, p1): in passes of at most X16_PIXELS, as even
  * as multiples of 6 allow (a 7x7 map's 49 pixels one pass, not 48 and 1,
  * which would widen every chunk again for one pixel), each over every
- * chunk of K (a block's chunk widened once while it stays the only one). */
+ * chunk of K. A block's chunk of weights is read where g->w16 holds it
+ * widened (a slice of the block's K, in the same order), else widened into
+ * b->w16 (once while it stays the only one). */
 T_AVX2_INLINE void avx2_blocks(const rt_qconv_geom *g, int64_t img, int64_t p0, int64_t p1, int64_t nb,
                                int nnb, int64_t lo, int64_t kb, avx2_bufs *b, const int S8) {
   if (p1 <= p0) return;
@@ -349,7 +351,8 @@ T_AVX2_INLINE void avx2_blocks(const rt_qconv_geom *g, int64_t img, int64_t p0, 
   const int tpc = gt <= GROUPS ? (int)(GROUPS / gt) : 1;
   const int64_t cpc = gt <= GROUPS ? kb : GROUPS / 4;
   const int64_t ncb = rt_ceil_div(kb, cpc), nchunks = rt_ceil_div(taps, tpc) * ncb;
-  int64_t held = -1; /* the (block, chunk) w16 holds */
+  const int64_t gtr = gt - (lo + kb == g->c1in ? 4 - g->qtail : 0); /* real groups per tap */
+  int64_t held = -1;                                                /* the (block, chunk) b->w16 holds */
   int64_t oh[X16_PIXELS], ow[X16_PIXELS];
   const int64_t passes = rt_ceil_div(p1 - p0, X16_PIXELS);
   const int64_t per = rt_ceil_div(rt_ceil_div(p1 - p0, passes), 6) * 6; /* <= X16_PIXELS */
@@ -365,13 +368,36 @@ T_AVX2_INLINE void avx2_blocks(const rt_qconv_geom *g, int64_t img, int64_t p0, 
       c.c0 = ci % ncb * cpc, c.c1 = c.c0 + cpc < kb ? c.c0 + cpc : kb;
       const int k = avx2_widen_x(g, img, oh, ow, pn, lo, &c, b->x16, S8);
       for (int j = 0; j < nnb; j++) {
-        if (held != (nb + j) * nchunks + ci) {
+        const int16_t *w16 = b->w16;
+        if (g->w16) /* the groups before the chunk: its taps', then its blocks' in its first tap */
+          w16 = g->w16 + (size_t)((nb + j) * g->kg + c.t0 * gtr + c.c0 * 4) * 64;
+        else if (held != (nb + j) * nchunks + ci) {
           avx2_widen_w(g, g->w + (size_t)((nb + j) * g->kg) * C0 * 4, lo, kb, &c, b->w16);
           held = (nb + j) * nchunks + ci;
         }
-        avx2_pass(b->x16, pn, b->w16, k / 2, b->part[j], ci == 0, ci == nchunks - 1, &q[j], pc);
+        avx2_pass(b->x16, pn, w16, k / 2, b->part[j], ci == 0, ci == nchunks - 1, &q[j], pc);
       }
     }
+  }
+}
+
+/* Widened at load only where a tile's passes would widen them again:
+ * weights that one pass reads (a map of at most X16_PIXELS pixels, e.g.
+ * ResNet-18's 7x7 layer4 and its classifier) are read faster as int8 and
+ * widened in L1 than as twice the bytes from memory (per task, fastest of
+ * 15 runs: layer4's 3x3 1.05-1.07x slower with them, the classifier
+ * 1.6x). */
+int64_t rt_qconv_widened_bytes(const rt_qconv_geom *g) {
+  if (g->depthwise || g->ho * g->wo <= X16_PIXELS) return 0;
+  return g->c1out * g->kg * 64 * (int64_t)sizeof(int16_t);
+}
+
+T_AVX2 void rt_qconv_widen_avx2(const rt_qconv_geom *g, int16_t *dst) {
+  for (int64_t nb = 0; nb < g->c1out; nb++) {
+    int64_t lo, hi;
+    convg_block_range(&g->cg, nb, &lo, &hi);
+    const avx2_chunk all = {0, g->kh * g->kw, 0, hi - lo};
+    avx2_widen_w(g, g->w + (size_t)(nb * g->kg) * C0 * 4, lo, hi - lo, &all, dst + (size_t)(nb * g->kg) * 64);
   }
 }
 

@@ -58,6 +58,7 @@ typedef struct path {
   rt_qconv_tile_fn fn; /* NULL: the task through rt_kernels */
   int window;          /* the tile with the window-packed weights (rt_qconv_pack_window) */
   int split;           /* the tile called on pieces: pixel runs of 1-7 and 13, block runs of 1 and the rest */
+  int widened;         /* the AVX2 tile with the weights widened beforehand (rt_qconv_widen_avx2) */
 } path;
 
 enum {
@@ -258,18 +259,20 @@ static void run_case(const qcase *q, int extreme) {
   rt_args args;
   kc_args(&c, &args);
   /* the task as libomrt runs it, then each tile function (AVX2 and VNNI also with window-packed weights) */
-  path paths[9] = {{"task", NULL, 0, 0}, {"portable", rt_qconv_tile_c, 0, 0}};
+  path paths[11] = {{"task", NULL, 0, 0, 0}, {"portable", rt_qconv_tile_c, 0, 0, 0}};
   int np = 2;
 #if defined(__x86_64__) && defined(__GNUC__)
   if (__builtin_cpu_supports("avx2"))
-    paths[np++] = (path){"avx2", rt_qconv_tile_avx2, 0, 0},
-    paths[np++] = (path){"avx2, window", rt_qconv_tile_avx2, 1, 0},
-    paths[np++] = (path){"avx2, pieces", rt_qconv_tile_avx2, 0, 1},
-    paths[np++] = (path){"avx2, window pieces", rt_qconv_tile_avx2, 1, 1};
+    paths[np++] = (path){"avx2", rt_qconv_tile_avx2, 0, 0, 0},
+    paths[np++] = (path){"avx2, window", rt_qconv_tile_avx2, 1, 0, 0},
+    paths[np++] = (path){"avx2, pieces", rt_qconv_tile_avx2, 0, 1, 0},
+    paths[np++] = (path){"avx2, window pieces", rt_qconv_tile_avx2, 1, 1, 0},
+    paths[np++] = (path){"avx2, widened", rt_qconv_tile_avx2, 0, 0, 1},
+    paths[np++] = (path){"avx2, widened pieces", rt_qconv_tile_avx2, 0, 1, 1};
   if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
-    paths[np++] = (path){"avx512vnni", rt_qconv_tile_vnni, 0, 0},
-    paths[np++] = (path){"avx512vnni, window", rt_qconv_tile_vnni, 1, 0},
-    paths[np++] = (path){"avx512vnni, depthwise chunks", rt_qconv_dw_tile_vnni, 0, 0};
+    paths[np++] = (path){"avx512vnni", rt_qconv_tile_vnni, 0, 0, 0},
+    paths[np++] = (path){"avx512vnni, window", rt_qconv_tile_vnni, 1, 0, 0},
+    paths[np++] = (path){"avx512vnni, depthwise chunks", rt_qconv_dw_tile_vnni, 0, 0, 0};
 #endif
   for (int k = 0; k < np && s == OMRT_OK && want; k++) {
     if (fy && paths[k].fn == rt_qconv_dw_tile_vnni) continue; /* rt_qconv_run does not pick it for f32 y */
@@ -284,6 +287,16 @@ static void run_case(const qcase *q, int extreme) {
       if (paths[k].window && !wwin) continue; /* the packing does not apply */
       if (wwin) rt_qconv_pack_window(&g, wwin);
       g.wwin = wwin;
+      int16_t *w16 = NULL;
+#if defined(__x86_64__) && defined(__GNUC__)
+      const int64_t w16bytes = paths[k].widened ? rt_qconv_widened_bytes(&g) : 0;
+      if (paths[k].widened && !w16bytes) continue; /* depthwise: the tile reads w */
+      if (w16bytes) {
+        w16 = aligned_alloc(64, (size_t)(w16bytes + 63) & ~(size_t)63);
+        rt_qconv_widen_avx2(&g, w16);
+      }
+#endif
+      g.w16 = w16;
       static const int64_t runs[8] = {1, 2, 3, 4, 5, 6, 7, 13}; /* a piece's pixels */
       for (int64_t img = 0; img < q->n; img++)
         if (!paths[k].split)
@@ -294,7 +307,7 @@ static void run_case(const qcase *q, int extreme) {
               const int64_t p1 = p0 + runs[i % 8] < m ? p0 + runs[i % 8] : m;
               paths[k].fn(&g, img, p0, p1, nb, nb ? gm.c1out : 1);
             }
-      free(wwin);
+      free(wwin), free(w16);
     }
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < ybytes; i++)
@@ -548,6 +561,16 @@ int main(void) {
        1, 1,   1, 1, I8,  U8, 1, 1, 0, 1, U8, 0}, /* 2 groups x 8 blocks */
       {1, 3, 12, 11, 70, 1,  5, 5, 2, 2, 1, 1,
        2, 2, 2,  2,  I8, U8, 1, 0, 1, 0, 0, 0}, /* i8 window, per-tensor */
+      /* the AVX2 tile with its weights widened at load (maps past one pass of 60 pixels; smaller ones, and
+       * the task path without a load, take the tile's own widening): K in slices of taps and of blocks */
+      {1, 1040, 9, 8, 24, 1,  3, 3, 1, 1, 1,  1,
+       1, 1,    1, 1, I8, U8, 1, 1, 0, 1, U8, 0}, /* 2 chunks a tap, Add */
+      {1, 150, 17, 17, 300, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, U8, U8, 0, 0, 0, 0, 0, 0}, /* groups of 50, s2 */
+      {1, 72, 12, 13, 40, 1,  3, 3, 2, 1, 2,  1,
+       0, 2,  1,  1,  I8, I8, 1, 0, 0, 2, I8, 0}, /* dilated, K odd, Mul */
+      {1, 36, 31, 3, 20, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, U8, F32, 0, 1, 0, 0, 0, 0},    /* 3 wide, f32 y */
+      {1, 64, 16, 16, 64, 1, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, U8, U8, 1, 1, 1, 0, 0, 0},    /* s2, ties */
+      {1, 256, 10, 10, 128, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, I8, U8, 0, 1, 0, 1, U8, 1}, /* NHWC, Add */
   };
   /* extreme values: exact int32 sums (f32 y shows them) where pairs of u8 x i8 products leave int16 */
   const qcase extremes[] = {
