@@ -1,0 +1,136 @@
+/* dvpp_tool.c - the test driver of dvpp_test.py: JPEG decode and VPC through
+ * AscendCL's DVPP calls (acl/ops/acl_dvpp.h), and the decoder module alone.
+ *
+ *   dvpp_tool jpeg IN.jpg OUT.yuv [nv21]
+ *       dvpp_jpeg_decode directly (any size the module takes): writes the
+ *       luma plane (width x height) then the chroma pairs (ceil(w/2) x
+ *       ceil(h/2)), unpadded; prints "W H".
+ *   dvpp_tool decode IN.jpg OUT.yuv [nv21]
+ *       acldvppJpegGetImageInfo, acldvppJpegPredictDecSize and
+ *       acldvppJpegDecodeAsync on a stream, aclrtSynchronizeStream; writes
+ *       the whole output buffer; prints "W H WS HS SIZE COMPONENTS RET".
+ *
+ * A refusal prints "error <code>: <aclGetRecentErrMsg>" on stdout and exits 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "acl/dvpp_jpeg.h"
+#include "acl/ops/acl_dvpp.h"
+
+static unsigned char *read_file(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *b = malloc(len > 0 ? (size_t)len : 1);
+  *n = b ? fread(b, 1, (size_t)(len > 0 ? len : 0), f) : 0;
+  fclose(f);
+  return b;
+}
+
+static int write_file(const char *path, const void *p, size_t n) {
+  FILE *f = fopen(path, "wb");
+  int ok = f && fwrite(p, 1, n, f) == n;
+  if (f) fclose(f);
+  return ok ? 0 : 1;
+}
+
+static int refused(aclError e) {
+  const char *m = aclGetRecentErrMsg();
+  printf("error %d: %s\n", (int)e, m ? m : "");
+  return 1;
+}
+
+#define TRY(call)                                                                                            \
+  do {                                                                                                       \
+    aclError e_ = (call);                                                                                    \
+    if (e_ != ACL_SUCCESS) {                                                                                 \
+      rc = refused(e_);                                                                                      \
+      goto done;                                                                                             \
+    }                                                                                                        \
+  } while (0)
+
+static int jpeg_module(const unsigned char *buf, size_t n, const char *out, int nv21) {
+  dvpp_jpeg_info info;
+  char err[256];
+  if (dvpp_jpeg_info_read(buf, n, &info, err, sizeof err)) return printf("error: %s\n", err), 1;
+  size_t w = info.width, h = info.height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+  unsigned char *y = malloc(w * h + cw * 2 * ch);
+  dvpp_jpeg_nv12 o = {y, y + w * h, w, cw * 2, nv21};
+  int r = dvpp_jpeg_decode(buf, n, &o, err, sizeof err);
+  if (r)
+    printf("error: %s\n", err);
+  else
+    printf("%zu %zu\n", w, h);
+  if (!r) r = write_file(out, y, w * h + cw * 2 * ch);
+  free(y);
+  return r ? 1 : 0;
+}
+
+static int decode(const unsigned char *buf, size_t n, const char *out, int nv21) {
+  int rc = 0;
+  aclrtStream stream = NULL;
+  acldvppChannelDesc *ch = NULL;
+  acldvppPicDesc *pic = NULL;
+  void *in_dev = NULL, *out_dev = NULL;
+  uint32_t w = 0, h = 0, dec_size = 0;
+  int32_t comps = 0;
+  acldvppPixelFormat fmt = nv21 ? PIXEL_FORMAT_YVU_SEMIPLANAR_420 : PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+  TRY(aclInit(NULL));
+  TRY(aclrtSetDevice(0));
+  TRY(aclrtCreateStream(&stream));
+  ch = acldvppCreateChannelDesc();
+  TRY(acldvppCreateChannel(ch));
+  TRY(acldvppMalloc(&in_dev, n ? n : 1));
+  TRY(aclrtMemcpy(in_dev, n, buf, n, ACL_MEMCPY_HOST_TO_DEVICE));
+  TRY(acldvppJpegGetImageInfo(in_dev, (uint32_t)n, &w, &h, &comps));
+  TRY(acldvppJpegPredictDecSize(in_dev, (uint32_t)n, fmt, &dec_size));
+  TRY(acldvppMalloc(&out_dev, dec_size));
+  pic = acldvppCreatePicDesc();
+  TRY(acldvppSetPicDescData(pic, out_dev));
+  TRY(acldvppSetPicDescSize(pic, dec_size));
+  TRY(acldvppSetPicDescFormat(pic, fmt));
+  TRY(acldvppJpegDecodeAsync(ch, in_dev, (uint32_t)n, pic, stream));
+  TRY(aclrtSynchronizeStream(stream));
+  printf("%u %u %u %u %u %d %u\n", acldvppGetPicDescWidth(pic), acldvppGetPicDescHeight(pic),
+         acldvppGetPicDescWidthStride(pic), acldvppGetPicDescHeightStride(pic), acldvppGetPicDescSize(pic),
+         comps, acldvppGetPicDescRetCode(pic));
+  void *host = malloc(dec_size);
+  TRY(aclrtMemcpy(host, dec_size, out_dev, dec_size, ACL_MEMCPY_DEVICE_TO_HOST));
+  rc = write_file(out, host, dec_size);
+  free(host);
+done:
+  if (pic) {
+    uint32_t ret = acldvppGetPicDescRetCode(pic);
+    if (rc) printf("ret %u\n", ret);
+    acldvppDestroyPicDesc(pic);
+  }
+  if (out_dev) acldvppFree(out_dev);
+  if (in_dev) acldvppFree(in_dev);
+  if (ch) {
+    acldvppDestroyChannel(ch);
+    acldvppDestroyChannelDesc(ch);
+  }
+  if (stream) aclrtDestroyStream(stream);
+  aclrtResetDevice(0);
+  aclFinalize();
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) return fprintf(stderr, "usage: dvpp_tool jpeg|decode IN OUT [nv21]\n"), 2;
+  size_t n = 0;
+  unsigned char *buf = read_file(argv[2], &n);
+  if (!buf) return fprintf(stderr, "cannot read %s\n", argv[2]), 2;
+  int nv21 = argc > 4 && !strcmp(argv[4], "nv21"), rc = 2;
+  if (!strcmp(argv[1], "jpeg"))
+    rc = jpeg_module(buf, n, argv[3], nv21);
+  else if (!strcmp(argv[1], "decode"))
+    rc = decode(buf, n, argv[3], nv21);
+  free(buf);
+  return rc;
+}
