@@ -1,6 +1,7 @@
 /* acl_dvpp.c - AscendCL's media processing (acl/ops/acl_dvpp.h) in
  * software: device memory for pictures, the description objects, channels,
- * and JPEG decode (dvpp_jpeg.c) run as tasks on the caller's stream.
+ * JPEG decode (dvpp_jpeg.c) and VPC (dvpp_vpc.c) run as tasks on the
+ * caller's stream.
  *
  * A processing call checks everything it can at once (AscendCL's code and a
  * message naming the argument and field): the channel, the input's header
@@ -10,14 +11,16 @@
  * sets the description's ret code (0, or 1 on failure) when the stream runs
  * it, and a failure (a corrupt entropy-coded segment) is the stream's error
  * at aclrtSynchronizeStream. The data and descriptions must stay alive until
- * then, as on the chip. Encoding (acldvppJpegEncodeAsync) and VPC return
- * ACL_ERROR_FEATURE_UNSUPPORTED.
+ * then, as on the chip. VPC (resize, crop, crop and paste) checks the
+ * documented rules and queues dvpp_vpc.c's scaler the same way. Encoding
+ * (acldvppJpegEncodeAsync) returns ACL_ERROR_FEATURE_UNSUPPORTED.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "acl/acl_internal.h"
 #include "acl/dvpp_jpeg.h"
+#include "acl/dvpp_vpc.h"
 #include "acl/ops/acl_dvpp.h"
 
 struct acldvppChannelDesc {
@@ -314,17 +317,141 @@ aclError acldvppJpegEncodeAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc 
                                 uint32_t *size, acldvppJpegeConfig *config, aclrtStream stream) {
   return unsupported("acldvppJpegEncodeAsync");
 }
+/* --- VPC: resize, crop, crop and paste */
+
+/* The documented VPC rules of the Ascend 310 for YUV420SP pictures: input
+ * 10x6 to 8192x8192, output 10x6 to 4096x4096, even sizes; width stride a
+ * multiple of 16, height stride of 2, buffer width stride x height stride x
+ * 3 / 2; regions (left, right, top, bottom, inclusive) with left and top
+ * even, right and bottom odd, at least 10x6; a paste region's left a
+ * multiple of 16; each side scaled by 1/32 to 16. */
+enum {
+  VPC_MIN_W = 10,
+  VPC_MIN_H = 6,
+  VPC_IN_MAX = 8192,
+  VPC_OUT_MAX = 4096,
+  VPC_WALIGN = 16,
+  VPC_HALIGN = 2
+};
+
+/* A VPC picture description (`which`: "inputDesc" / "outputDesc"), under the lock. */
+static aclError vpc_pic(const char *call, const char *which, const acldvppPicDesc *d, uint32_t max,
+                        dvpp_vpc_pic *pic) {
+  if (!d) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, which);
+  if (d->format != PIXEL_FORMAT_YUV_SEMIPLANAR_420 && d->format != PIXEL_FORMAT_YVU_SEMIPLANAR_420)
+    return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED,
+                    "%s: %s format %d: VPC here takes and writes PIXEL_FORMAT_YUV_SEMIPLANAR_420 (1) or "
+                    "PIXEL_FORMAT_YVU_SEMIPLANAR_420 (2)",
+                    call, which, (int)d->format);
+  if (d->width < VPC_MIN_W || d->height < VPC_MIN_H || d->width > max || d->height > max)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s width x height %ux%u: %dx%d to %ux%u", call, which,
+                    d->width, d->height, VPC_MIN_W, VPC_MIN_H, max, max);
+  if (d->width % 2 || d->height % 2)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s width x height %ux%u: YUV420SP sizes are even", call,
+                    which, d->width, d->height);
+  if (d->width_stride % VPC_WALIGN || d->width_stride < d->width)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s widthStride %u: a multiple of %d, at least the width %u",
+                    call, which, d->width_stride, VPC_WALIGN, d->width);
+  if (d->height_stride % VPC_HALIGN || d->height_stride < d->height || d->height_stride > 2 * VPC_IN_MAX)
+    return acl_fail(ACL_ERROR_INVALID_PARAM,
+                    "%s: %s heightStride %u: a multiple of %d, at least the height %u", call, which,
+                    d->height_stride, VPC_HALIGN, d->height);
+  size_t need = (size_t)d->width_stride * d->height_stride * 3 / 2;
+  if (d->size < need)
+    return acl_fail(ACL_ERROR_INVALID_PARAM,
+                    "%s: %s size %u: widthStride %u x heightStride %u x 3 / 2 is %zu", call, which, d->size,
+                    d->width_stride, d->height_stride, need);
+  char what[32];
+  snprintf(what, sizeof what, "%s data", which);
+  aclError e = check_device(call, what, d->data, need);
+  if (e) return e;
+  uint8_t *y = d->data;
+  *pic = (dvpp_vpc_pic){y, y + (size_t)d->width_stride * d->height_stride, d->width_stride,
+                        d->format == PIXEL_FORMAT_YVU_SEMIPLANAR_420};
+  return ACL_SUCCESS;
+}
+
+/* A region of a picture w x h (`which`: "cropArea" / "pasteArea"). */
+static aclError vpc_roi(const char *call, const char *which, const acldvppRoiConfig *r, uint32_t w,
+                        uint32_t h, uint32_t left_align, dvpp_vpc_rect *out) {
+  if (!r) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, which);
+  if (r->left % left_align || r->top % 2 || r->right % 2 == 0 || r->bottom % 2 == 0)
+    return acl_fail(
+        ACL_ERROR_INVALID_PARAM,
+        "%s: %s (left %u, right %u, top %u, bottom %u): left a multiple of %u, top even, right and "
+        "bottom odd",
+        call, which, r->left, r->right, r->top, r->bottom, left_align);
+  if (r->right < r->left || r->bottom < r->top || r->right - r->left + 1 < VPC_MIN_W ||
+      r->bottom - r->top + 1 < VPC_MIN_H)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s (left %u, right %u, top %u, bottom %u): at least %dx%d",
+                    call, which, r->left, r->right, r->top, r->bottom, VPC_MIN_W, VPC_MIN_H);
+  if (r->right >= w || r->bottom >= h)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s (right %u, bottom %u) is outside the %ux%u picture",
+                    call, which, r->right, r->bottom, w, h);
+  *out = (dvpp_vpc_rect){r->left, r->top, r->right - r->left + 1, r->bottom - r->top + 1};
+  return ACL_SUCCESS;
+}
+
+typedef struct vpc_job {
+  dvpp_vpc_pic in, out;
+  dvpp_vpc_rect from, to;
+  acldvppPicDesc *desc; /* the output's: its ret code */
+} vpc_job;
+
+static aclError vpc_run(void *arg, char *msg, size_t n) {
+  (void)msg;
+  (void)n;
+  vpc_job *j = arg;
+  dvpp_vpc_scale(&j->in, j->from, &j->out, j->to);
+  j->desc->ret_code = 0;
+  return ACL_SUCCESS;
+}
+
+/* The three VPC calls: crop (NULL: the whole input) scaled onto paste (NULL: the whole output). */
+static aclError vpc(const char *call, acldvppChannelDesc *ch, acldvppPicDesc *in, acldvppPicDesc *out,
+                    const acldvppRoiConfig *crop, const acldvppRoiConfig *paste, int has_crop, int has_paste,
+                    aclrtStream stream) {
+  aclError e = acl_enter(call);
+  if (e) return e;
+  vpc_job j = {.desc = out};
+  if ((e = check_channel(call, ch)) || (e = vpc_pic(call, "inputDesc", in, VPC_IN_MAX, &j.in)) ||
+      (e = vpc_pic(call, "outputDesc", out, VPC_OUT_MAX, &j.out)))
+    return acl_leave_with(e);
+  j.from = (dvpp_vpc_rect){0, 0, in->width, in->height};
+  j.to = (dvpp_vpc_rect){0, 0, out->width, out->height};
+  if ((has_crop && (e = vpc_roi(call, "cropArea", crop, in->width, in->height, 2, &j.from))) ||
+      (has_paste && (e = vpc_roi(call, "pasteArea", paste, out->width, out->height, 16, &j.to))))
+    return acl_leave_with(e);
+  if ((uint64_t)j.from.w > 32ull * j.to.w || (uint64_t)j.to.w > 16ull * j.from.w ||
+      (uint64_t)j.from.h > 32ull * j.to.h || (uint64_t)j.to.h > 16ull * j.from.h)
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM,
+                                   "%s: %ux%u to %ux%u: each side scales by 1/32 to 16", call, j.from.w,
+                                   j.from.h, j.to.w, j.to.h));
+  const uint8_t *ib = in->data, *ob = out->data;
+  size_t isz = (size_t)in->width_stride * in->height_stride * 3 / 2,
+         osz = (size_t)out->width_stride * out->height_stride * 3 / 2;
+  if (ib < ob + osz && ob < ib + isz)
+    return acl_leave_with(
+        acl_fail(ACL_ERROR_INVALID_PARAM, "%s: inputDesc and outputDesc data overlap", call));
+  vpc_job *q = malloc(sizeof *q);
+  if (!q) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
+  *q = j;
+  return acl_leave_with(queue(call, stream, vpc_run, q));
+}
+
 aclError acldvppVpcResizeAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
                                acldvppPicDesc *outputDesc, acldvppResizeConfig *resizeConfig,
                                aclrtStream stream) {
-  return unsupported("acldvppVpcResizeAsync");
+  if (!resizeConfig) return acl_fail(ACL_ERROR_INVALID_PARAM, "acldvppVpcResizeAsync: resizeConfig is NULL");
+  return vpc("acldvppVpcResizeAsync", channelDesc, inputDesc, outputDesc, NULL, NULL, 0, 0, stream);
 }
 aclError acldvppVpcCropAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
                              acldvppPicDesc *outputDesc, acldvppRoiConfig *cropArea, aclrtStream stream) {
-  return unsupported("acldvppVpcCropAsync");
+  return vpc("acldvppVpcCropAsync", channelDesc, inputDesc, outputDesc, cropArea, NULL, 1, 0, stream);
 }
 aclError acldvppVpcCropAndPasteAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
                                      acldvppPicDesc *outputDesc, acldvppRoiConfig *cropArea,
                                      acldvppRoiConfig *pasteArea, aclrtStream stream) {
-  return unsupported("acldvppVpcCropAndPasteAsync");
+  return vpc("acldvppVpcCropAndPasteAsync", channelDesc, inputDesc, outputDesc, cropArea, pasteArea, 1, 1,
+             stream);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""DVPP in software (acl/acl_dvpp.c): JPEG decode against PIL's (libjpeg-turbo's) decode.
+"""DVPP in software (acl/acl_dvpp.c): JPEG decode against PIL's (libjpeg-turbo's)
+decode, VPC against a float bilinear reference.
 
-  dvpp_test.py jpeg DVPP_TOOL WORK_DIR
+  dvpp_test.py jpeg|vpc DVPP_TOOL WORK_DIR
 
 JPEGs are made here, at test time, with PIL (4:4:4, 4:2:2, 4:2:0, grey; quality
 10 and 95; sizes 1x1, 17x9, 64x48, 641x479) and libjpeg-turbo's cjpeg /
@@ -24,6 +25,13 @@ height rounded down to even, width stride a multiple of 128, height stride of
 16, size = strides x 3 / 2, NV12 or NV21) holding the same planes, and the
 refusals: truncated files, bad segment lengths, overflowing Huffman tables,
 progressive, arithmetic, 12-bit, CMYK, sizes outside 32x32..8192x8192.
+
+VPC (dvpp_tool vpc): resize, crop and crop-and-paste of synthetic YUV420SP
+pictures (NV12 and NV21 in and out, down and up) against a float64 bilinear
+with half-pixel centres, rounded half up: within 1 level (float32 order);
+outside a paste area the output is untouched; and the refusals of the
+documented rules (ROI parity, paste left alignment, regions outside the
+picture, stride alignment, odd or too large sizes, formats, scale ratio).
 """
 import os
 import subprocess
@@ -268,11 +276,119 @@ def jpeg_tests(tool, work):
     check(bad == 0, f"all {len(small)} truncations of a 17x9 file refused with a message or decoded")
 
 
+def bilinear(plane, rect, ow, oh):
+    """float reference: half-pixel centres, clamped to the region, rounded half up."""
+    x, y, w, h = rect
+    src = plane[y: y + h, x: x + w].astype(np.float64)
+
+    def taps(m, n):
+        s = np.clip((np.arange(m) + 0.5) * n / m - 0.5, 0, n - 1)
+        i0 = np.floor(s).astype(np.int64)
+        return i0, np.minimum(i0 + 1, n - 1), s - i0
+
+    x0, x1, wx = taps(ow, w)
+    y0, y1, wy = taps(oh, h)
+    a = src[:, x0] * (1 - wx) + src[:, x1] * wx
+    b = a[y0] * (1 - wy[:, None]) + a[y1] * wy[:, None]
+    return np.floor(b + 0.5).clip(0, 255)
+
+
+def nv(raw, w, h, ws, hs, vu=False):
+    y = raw[: ws * hs].reshape(hs, ws)[:h, :w].astype(np.int64)
+    uv = raw[ws * hs: ws * hs * 3 // 2].reshape(hs // 2, ws)[: h // 2, :w].astype(np.int64)
+    u, v = uv[:, 0::2], uv[:, 1::2]
+    return (y, v, u) if vu else (y, u, v)
+
+
+def vpc_tests(tool, work):
+    rng = np.random.default_rng(3)
+    NV12, NV21 = 1, 2
+
+    def picture(w, h, ws, hs):
+        yy, xx = np.mgrid[0:hs, 0:ws]
+        raw = np.zeros(ws * hs * 3 // 2, np.uint8)
+        lum = (128 + 100 * np.sin(xx / 5.0) * np.cos(yy / 7.0) + rng.integers(-20, 20, (hs, ws))).clip(0, 255)
+        raw[: ws * hs] = lum.astype(np.uint8).ravel()
+        raw[ws * hs:] = rng.integers(0, 256, ws * hs // 2).astype(np.uint8)
+        return raw
+
+    def call(mode, iw, ih, iws, ihs, ifmt, ow, oh, ows, ohs, ofmt, *roi, raw=None):
+        raw = picture(iw, ih, iws, ihs) if raw is None else raw
+        src, dst = os.path.join(work, "vin.yuv"), os.path.join(work, "vout.yuv")
+        raw.tofile(src)
+        rc, text = run(tool, "vpc", mode, src, iw, ih, iws, ihs, ifmt, dst, ow, oh, ows, ohs, ofmt, *roi)
+        return rc, text, raw, (np.fromfile(dst, np.uint8) if rc == 0 else None)
+
+    cases = [
+        ("resize", 640, 478, 640, 480, NV12, 224, 224, 224, 224, NV12, ()),
+        ("resize", 64, 48, 64, 48, NV12, 300, 200, 304, 200, NV21, ()),
+        ("resize", 640, 478, 768, 480, NV21, 100, 60, 112, 64, NV21, ()),
+        ("crop", 640, 478, 768, 480, NV12, 224, 224, 224, 224, NV12, (10, 209, 20, 219)),
+        ("crop", 300, 200, 304, 200, NV21, 128, 96, 128, 96, NV12, (0, 299, 0, 199)),
+        ("paste", 640, 478, 768, 480, NV12, 224, 224, 224, 224, NV12, (100, 499, 50, 349, 16, 207, 2, 193)),
+        ("paste", 640, 478, 640, 478, NV12, 224, 224, 240, 230, NV21, (0, 639, 0, 477, 0, 223, 32, 191)),
+    ]
+    for mode, iw, ih, iws, ihs, ifmt, ow, oh, ows, ohs, ofmt, roi in cases:
+        label = f"{mode} {iw}x{ih} {'NV21' if ifmt == NV21 else 'NV12'} -> {ow}x{oh} {'NV21' if ofmt == NV21 else 'NV12'} {roi}"
+        rc, text, raw, out = call(mode, iw, ih, iws, ihs, ifmt, ow, oh, ows, ohs, ofmt, *roi)
+        if rc:
+            check(False, f"{label}: {text}")
+            continue
+        src = nv(raw, iw, ih, iws, ihs, ifmt == NV21)
+        got = nv(out, ow, oh, ows, ohs, ofmt == NV21)
+        crop = (roi[0], roi[2], roi[1] - roi[0] + 1, roi[3] - roi[2] + 1) if roi else (0, 0, iw, ih)
+        to = (roi[4], roi[6], roi[5] - roi[4] + 1, roi[7] - roi[6] + 1) if len(roi) == 8 else (0, 0, ow, oh)
+        err = 0
+        for k in range(3):
+            s = 1 if k == 0 else 2
+            want = bilinear(src[k], tuple(c // s for c in crop), to[2] // s, to[3] // s)
+            region = got[k][to[1] // s: (to[1] + to[3]) // s, to[0] // s: (to[0] + to[2]) // s]
+            err = max(err, int(np.abs(region - want).max()))
+        untouched = True
+        if len(roi) == 8:
+            mask = np.ones((oh, ow), bool)
+            mask[to[1]: to[1] + to[3], to[0]: to[0] + to[2]] = False
+            untouched = bool((got[0][mask] == 7).all()) and bool((got[1][mask[0::2, 0::2]] == 7).all())
+        check(text == "0" and err <= 1 and untouched,
+              f"{label}: ret {text}, max |out - float bilinear| {err} (<= 1), outside the paste area untouched {untouched}")
+
+    def refused(words, code, *args):
+        rc, text, _, _ = call(*args)
+        ok = rc == 1 and f"error {code}:" in text and all(w in text for w in words)
+        check(ok, f"refused: {text}")
+
+    base = ("crop", 640, 478, 768, 480, NV12, 224, 224, 224, 224, NV12)
+    refused(["cropArea", "left 11", "left a multiple of 2"], INVALID_PARAM, *base, 11, 209, 20, 219)
+    refused(["cropArea", "right 210", "right and bottom odd"], INVALID_PARAM, *base, 10, 210, 20, 219)
+    refused(["cropArea", "top 21"], INVALID_PARAM, *base, 10, 209, 21, 219)
+    refused(["cropArea", "bottom 218"], INVALID_PARAM, *base, 10, 209, 20, 218)
+    refused(["cropArea", "at least 10x6"], INVALID_PARAM, *base, 10, 17, 20, 219)
+    refused(["cropArea", "outside the 640x478 picture"], INVALID_PARAM, *base, 10, 641, 20, 219)
+    paste = ("paste",) + base[1:]
+    refused(["pasteArea", "left 8", "left a multiple of 16"], INVALID_PARAM, *paste, 10, 209, 20, 219, 8, 207, 2, 193)
+    refused(["pasteArea", "outside the 224x224"], INVALID_PARAM, *paste, 10, 209, 20, 219, 16, 231, 2, 193)
+    refused(["inputDesc widthStride 650", "multiple of 16"], INVALID_PARAM, "resize", 640, 478, 650, 480, NV12,
+            224, 224, 224, 224, NV12)
+    refused(["outputDesc heightStride 225"], INVALID_PARAM, "resize", 640, 478, 640, 478, NV12, 224, 224, 224, 225,
+            NV12)
+    refused(["outputDesc width x height 225x224", "even"], INVALID_PARAM, "resize", 640, 478, 640, 478, NV12, 225,
+            224, 240, 224, NV12)
+    refused(["outputDesc width x height 4100x224", "4096x4096"], INVALID_PARAM, "resize", 640, 478, 640, 478, NV12,
+            4100, 224, 4112, 224, NV12)
+    refused(["inputDesc format 0"], UNSUPPORTED, "resize", 640, 478, 640, 478, 0, 224, 224, 224, 224, NV12)
+    refused(["640x478 to 16x12", "1/32 to 16"], INVALID_PARAM, "resize", 640, 478, 640, 478, NV12, 16, 12, 16, 12,
+            NV12)
+    refused(["10x6 to 176x6", "1/32 to 16"], INVALID_PARAM, "crop", 64, 48, 64, 48, NV12, 176, 6, 176, 6, NV12,
+            0, 9, 0, 5)
+
+
 def main():
     what, tool, work = sys.argv[1], sys.argv[2], sys.argv[3]
     os.makedirs(work, exist_ok=True)
     if what == "jpeg":
         jpeg_tests(tool, work)
+    elif what == "vpc":
+        vpc_tests(tool, work)
     else:
         sys.exit(f"dvpp_test.py: unknown test {what}")
     print(f"dvpp_test.py {what}: {failures} failed")

@@ -10,6 +10,13 @@
  *       acldvppJpegDecodeAsync on a stream, aclrtSynchronizeStream; writes
  *       the whole output buffer; prints "W H WS HS SIZE COMPONENTS RET".
  *
+ *   dvpp_tool vpc resize|crop|paste IN.yuv IW IH IWS IHS IFMT OUT.yuv OW OH OWS OHS OFMT
+ *             [L R T B [PL PR PT PB]]
+ *       the picture through acldvppVpcResizeAsync, acldvppVpcCropAsync (crop
+ *       L R T B) or acldvppVpcCropAndPasteAsync (and paste PL PR PT PB) into
+ *       an output buffer first set to 7; writes the whole output buffer and
+ *       prints the output description's ret code.
+ *
  * A refusal prints "error <code>: <aclGetRecentErrMsg>" on stdout and exits 1.
  */
 #include <stdio.h>
@@ -121,8 +128,96 @@ done:
   return rc;
 }
 
+/* dvpp_tool vpc resize|crop|paste IN.yuv IW IH IWS IHS IFMT OUT.yuv OW OH OWS OHS OFMT [L R T B [PL PR PT
+ * PB]]: the input picture (IWS x IHS x 3 / 2 bytes) through acldvppVpcResizeAsync, acldvppVpcCropAsync or
+ * acldvppVpcCropAndPasteAsync into an output buffer first set to 7; writes the whole output buffer and prints
+ * "RET". */
+static int vpc(int argc, char **argv) {
+  int rc = 0;
+  if (argc < 15)
+    return fprintf(stderr, "usage: dvpp_tool vpc MODE IN IW IH IWS IHS IFMT OUT OW OH OWS OHS OFMT ...\n"), 2;
+  const char *mode = argv[2];
+  uint32_t v[12];
+  for (int i = 0; i < 5; i++)
+    v[i] = (uint32_t)strtoul(argv[4 + i], NULL, 0);
+  for (int i = 0; i < 5; i++)
+    v[5 + i] = (uint32_t)strtoul(argv[10 + i], NULL, 0);
+  uint32_t roi[8] = {0};
+  for (int i = 0; i < 8 && 15 + i < argc; i++)
+    roi[i] = (uint32_t)strtoul(argv[15 + i], NULL, 0);
+  size_t n = 0;
+  unsigned char *buf = read_file(argv[3], &n);
+  size_t isz = (size_t)v[2] * v[3] * 3 / 2, osz = (size_t)v[7] * v[8] * 3 / 2;
+  if (!buf || n < isz) return fprintf(stderr, "%s: fewer than %zu bytes\n", argv[3], isz), 2;
+  aclrtStream stream = NULL;
+  acldvppChannelDesc *ch = NULL;
+  acldvppPicDesc *in = NULL, *out = NULL;
+  acldvppRoiConfig *crop = NULL, *paste = NULL;
+  acldvppResizeConfig *rcfg = NULL;
+  void *in_dev = NULL, *out_dev = NULL, *host = NULL;
+  TRY(aclInit(NULL));
+  TRY(aclrtSetDevice(0));
+  TRY(aclrtCreateStream(&stream));
+  ch = acldvppCreateChannelDesc();
+  TRY(acldvppCreateChannel(ch));
+  TRY(acldvppMalloc(&in_dev, isz ? isz : 1));
+  TRY(acldvppMalloc(&out_dev, osz ? osz : 1));
+  TRY(aclrtMemcpy(in_dev, isz, buf, isz, ACL_MEMCPY_HOST_TO_DEVICE));
+  TRY(aclrtMemset(out_dev, osz, 7, osz));
+  in = acldvppCreatePicDesc();
+  out = acldvppCreatePicDesc();
+  acldvppPicDesc *d[2] = {in, out};
+  void *data[2] = {in_dev, out_dev};
+  size_t size[2] = {isz, osz};
+  for (int k = 0; k < 2; k++) {
+    TRY(acldvppSetPicDescData(d[k], data[k]));
+    TRY(acldvppSetPicDescSize(d[k], (uint32_t)size[k]));
+    TRY(acldvppSetPicDescWidth(d[k], v[5 * k]));
+    TRY(acldvppSetPicDescHeight(d[k], v[5 * k + 1]));
+    TRY(acldvppSetPicDescWidthStride(d[k], v[5 * k + 2]));
+    TRY(acldvppSetPicDescHeightStride(d[k], v[5 * k + 3]));
+    TRY(acldvppSetPicDescFormat(d[k], (acldvppPixelFormat)v[5 * k + 4]));
+  }
+  if (!strcmp(mode, "resize")) {
+    rcfg = acldvppCreateResizeConfig();
+    TRY(acldvppVpcResizeAsync(ch, in, out, rcfg, stream));
+  } else {
+    crop = acldvppCreateRoiConfig(roi[0], roi[1], roi[2], roi[3]);
+    if (!strcmp(mode, "crop")) {
+      TRY(acldvppVpcCropAsync(ch, in, out, crop, stream));
+    } else {
+      paste = acldvppCreateRoiConfig(roi[4], roi[5], roi[6], roi[7]);
+      TRY(acldvppVpcCropAndPasteAsync(ch, in, out, crop, paste, stream));
+    }
+  }
+  TRY(aclrtSynchronizeStream(stream));
+  printf("%u\n", acldvppGetPicDescRetCode(out));
+  host = malloc(osz);
+  TRY(aclrtMemcpy(host, osz, out_dev, osz, ACL_MEMCPY_DEVICE_TO_HOST));
+  rc = write_file(argv[9], host, osz);
+done:
+  free(host);
+  free(buf);
+  if (rcfg) acldvppDestroyResizeConfig(rcfg);
+  if (crop) acldvppDestroyRoiConfig(crop);
+  if (paste) acldvppDestroyRoiConfig(paste);
+  if (in) acldvppDestroyPicDesc(in);
+  if (out) acldvppDestroyPicDesc(out);
+  if (out_dev) acldvppFree(out_dev);
+  if (in_dev) acldvppFree(in_dev);
+  if (ch) {
+    acldvppDestroyChannel(ch);
+    acldvppDestroyChannelDesc(ch);
+  }
+  if (stream) aclrtDestroyStream(stream);
+  aclrtResetDevice(0);
+  aclFinalize();
+  return rc;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 4) return fprintf(stderr, "usage: dvpp_tool jpeg|decode IN OUT [nv21]\n"), 2;
+  if (argc > 1 && !strcmp(argv[1], "vpc")) return vpc(argc, argv);
+  if (argc < 4) return fprintf(stderr, "usage: dvpp_tool jpeg|decode IN OUT [nv21] | vpc ...\n"), 2;
   size_t n = 0;
   unsigned char *buf = read_file(argv[2], &n);
   if (!buf) return fprintf(stderr, "cannot read %s\n", argv[2]), 2;

@@ -509,7 +509,15 @@ static void test_unsupported(void) {
              "data 0x"); /* host memory */
   EXPECT_ACL(acldvppJpegEncodeAsync(ch, pd, pic, &w, NULL, NULL), ACL_ERROR_FEATURE_UNSUPPORTED,
              "acldvppJpegEncodeAsync");
+  acldvppResizeConfig *rc = acldvppCreateResizeConfig();
+  EXPECT_ACL(acldvppVpcResizeAsync(ch, NULL, pd, rc, NULL), ACL_ERROR_INVALID_PARAM, "inputDesc is NULL");
+  EXPECT_ACL(acldvppVpcResizeAsync(ch, pd, pd, NULL, NULL), ACL_ERROR_INVALID_PARAM, "resizeConfig is NULL");
+  EXPECT_ACL(acldvppVpcCropAsync(ch, pd, pd, NULL, NULL), ACL_ERROR_INVALID_PARAM,
+             "inputDesc width x height 16x0");
+  OK(acldvppDestroyResizeConfig(rc));
   OK(acldvppDestroyChannel(ch));
+  EXPECT_ACL(acldvppVpcCropAsync(ch, pd, pd, NULL, NULL), ACL_ERROR_INVALID_PARAM,
+             "the channel was not created");
   OK(acldvppDestroyPicDesc(pd));
   OK(acldvppDestroyChannelDesc(ch));
   OK(acldvppFree(pic));

@@ -19,7 +19,21 @@
  * width and height (rounded down to even), strides and size, the task sets
  * its ret code (0, or 1 when the entropy-coded data is corrupt, which
  * aclrtSynchronizeStream then reports). The input and output are device
- * memory. JPEG encoding and VPC return ACL_ERROR_FEATURE_UNSUPPORTED.
+ * memory.
+ *
+ * VPC: acldvppVpcResizeAsync (the whole input onto the whole output),
+ * acldvppVpcCropAsync (cropArea onto the whole output) and
+ * acldvppVpcCropAndPasteAsync (cropArea onto pasteArea, the rest of the
+ * output untouched) on YUV420SP pictures (NV12 / NV21, converted when they
+ * differ), with the Ascend 310's rules, each refused naming the field:
+ * input 10x6 to 8192x8192, output 10x6 to 4096x4096, even sizes, width
+ * stride a multiple of 16 and height stride of 2, buffers of width stride x
+ * height stride x 3 / 2 bytes of device memory; regions with left and top
+ * even, right and bottom odd (inclusive), at least 10x6, inside the picture;
+ * a paste region's left a multiple of 16; each side scaled by 1/32 to 16.
+ * Scaling is bilinear with half-pixel centres in float, rounded to nearest
+ * (the chip's filter is not specified publicly); the resize configuration
+ * has no settings. JPEG encoding returns ACL_ERROR_FEATURE_UNSUPPORTED.
  */
 #ifndef INC_EXTERNAL_ACL_OPS_ACL_DVPP_H_
 #define INC_EXTERNAL_ACL_OPS_ACL_DVPP_H_
@@ -113,7 +127,7 @@ ACL_FUNC_VISIBILITY aclError acldvppDestroyResizeConfig(acldvppResizeConfig *res
 ACL_FUNC_VISIBILITY acldvppJpegeConfig *acldvppCreateJpegeConfig(void);
 ACL_FUNC_VISIBILITY aclError acldvppDestroyJpegeConfig(acldvppJpegeConfig *jpegeConfig);
 
-/* Processing: JPEG decode as above; encoding and VPC: ACL_ERROR_FEATURE_UNSUPPORTED. */
+/* Processing: JPEG decode and VPC as above; encoding: ACL_ERROR_FEATURE_UNSUPPORTED. */
 ACL_FUNC_VISIBILITY aclError acldvppJpegGetImageInfo(const void *data, uint32_t size, uint32_t *width,
                                                      uint32_t *height, int32_t *components);
 ACL_FUNC_VISIBILITY aclError acldvppJpegPredictDecSize(const void *data, uint32_t dataSize,
