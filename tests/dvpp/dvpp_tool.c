@@ -83,7 +83,7 @@ static int decode(const unsigned char *buf, size_t n, const char *out, int nv21)
   aclrtStream stream = NULL;
   acldvppChannelDesc *ch = NULL;
   acldvppPicDesc *pic = NULL;
-  void *in_dev = NULL, *out_dev = NULL;
+  void *in_dev = NULL, *out_dev = NULL, *host = NULL;
   uint32_t w = 0, h = 0, dec_size = 0;
   int32_t comps = 0;
   acldvppPixelFormat fmt = nv21 ? PIXEL_FORMAT_YVU_SEMIPLANAR_420 : PIXEL_FORMAT_YUV_SEMIPLANAR_420;
@@ -106,11 +106,11 @@ static int decode(const unsigned char *buf, size_t n, const char *out, int nv21)
   printf("%u %u %u %u %u %d %u\n", acldvppGetPicDescWidth(pic), acldvppGetPicDescHeight(pic),
          acldvppGetPicDescWidthStride(pic), acldvppGetPicDescHeightStride(pic), acldvppGetPicDescSize(pic),
          comps, acldvppGetPicDescRetCode(pic));
-  void *host = malloc(dec_size);
+  host = malloc(dec_size);
   TRY(aclrtMemcpy(host, dec_size, out_dev, dec_size, ACL_MEMCPY_DEVICE_TO_HOST));
   rc = write_file(out, host, dec_size);
-  free(host);
 done:
+  free(host);
   if (pic) {
     uint32_t ret = acldvppGetPicDescRetCode(pic);
     if (rc) printf("ret %u\n", ret);
