@@ -264,16 +264,10 @@ def jpeg_tests(tool, work):
     refuse("cmyk", open(p, "rb").read(), UNSUPPORTED, ["4 components"])
     refuse("too_small", open(os.path.join(work, "pil_17x9_2_95.jpg"), "rb").read(), UNSUPPORTED,
            ["17x9", "32x32"])
-    # Every truncation of a small file: refused or decoded, never a crash.
-    small = open(os.path.join(work, "pil_17x9_2_10.jpg"), "rb").read()
-    bad = 0
-    for n in range(len(small)):
-        p = os.path.join(work, "cut.jpg")
-        with open(p, "wb") as f:
-            f.write(small[:n])
-        rc, text = run(tool, "jpeg", p, os.path.join(work, "cut.yuv"))
-        bad += rc not in (0, 1) or (rc == 1 and "jpeg: " not in text)
-    check(bad == 0, f"all {len(small)} truncations of a 17x9 file refused with a message or decoded")
+    # Every truncation of two files: refused with a message or decoded, never a crash.
+    for name in ("pil_17x9_2_10.jpg", "pil_64x48_1_95.jpg"):
+        rc, text = run(tool, "truncations", os.path.join(work, name), "-")
+        check(rc == 0 and text.endswith(" 0 bad"), f"every prefix of {name}: {text.splitlines()[-1] if text else ''}")
 
 
 def bilinear(plane, rect, ow, oh):

@@ -5,6 +5,10 @@
  *       dvpp_jpeg_decode directly (any size the module takes): writes the
  *       luma plane (width x height) then the chroma pairs (ceil(w/2) x
  *       ceil(h/2)), unpadded; prints "W H".
+ *   dvpp_tool truncations IN.jpg -
+ *       every prefix of the file (0 .. size - 1 bytes, each in a buffer of
+ *       exactly that size) through the module: decoded, or refused with a
+ *       "jpeg: " message; prints "N decoded N refused N bad".
  *   dvpp_tool decode IN.jpg OUT.yuv [nv21]
  *       acldvppJpegGetImageInfo, acldvppJpegPredictDecSize and
  *       acldvppJpegDecodeAsync on a stream, aclrtSynchronizeStream; writes
@@ -76,6 +80,34 @@ static int jpeg_module(const unsigned char *buf, size_t n, const char *out, int 
   if (!r) r = write_file(out, y, w * h + cw * 2 * ch);
   free(y);
   return r ? 1 : 0;
+}
+
+/* Every prefix of the file through the module: each decoded or refused with a "jpeg: " message. */
+static int truncations(const unsigned char *buf, size_t n) {
+  size_t ok = 0, refused = 0, bad = 0;
+  for (size_t len = 0; len < n; len++) {
+    unsigned char *cut = malloc(len ? len : 1); /* exactly len bytes: a read past them is an ASan report */
+    memcpy(cut, buf, len);
+    dvpp_jpeg_info info;
+    char err[256] = "";
+    int r = dvpp_jpeg_info_read(cut, len, &info, err, sizeof err);
+    if (!r) {
+      size_t w = info.width, h = info.height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+      unsigned char *y = malloc(w * h + cw * 2 * ch);
+      dvpp_jpeg_nv12 o = {y, y + w * h, w, cw * 2, 0};
+      r = dvpp_jpeg_decode(cut, len, &o, err, sizeof err);
+      free(y);
+    }
+    free(cut);
+    if (!r)
+      ok++;
+    else if (!strncmp(err, "jpeg: ", 6) && strlen(err) > 16)
+      refused++;
+    else
+      bad++, printf("prefix of %zu bytes: message \"%s\"\n", len, err);
+  }
+  printf("%zu decoded %zu refused %zu bad\n", ok, refused, bad);
+  return bad ? 1 : 0;
 }
 
 static int decode(const unsigned char *buf, size_t n, const char *out, int nv21) {
@@ -217,13 +249,16 @@ done:
 
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "vpc")) return vpc(argc, argv);
-  if (argc < 4) return fprintf(stderr, "usage: dvpp_tool jpeg|decode IN OUT [nv21] | vpc ...\n"), 2;
+  if (argc < 4)
+    return fprintf(stderr, "usage: dvpp_tool jpeg|decode|truncations IN OUT [nv21] | vpc ...\n"), 2;
   size_t n = 0;
   unsigned char *buf = read_file(argv[2], &n);
   if (!buf) return fprintf(stderr, "cannot read %s\n", argv[2]), 2;
   int nv21 = argc > 4 && !strcmp(argv[4], "nv21"), rc = 2;
   if (!strcmp(argv[1], "jpeg"))
     rc = jpeg_module(buf, n, argv[3], nv21);
+  else if (!strcmp(argv[1], "truncations"))
+    rc = truncations(buf, n);
   else if (!strcmp(argv[1], "decode"))
     rc = decode(buf, n, argv[3], nv21);
   free(buf);
