@@ -1,15 +1,30 @@
-/* acl_dvpp.c - AscendCL's media processing (acl/ops/acl_dvpp.h): device
- * memory for pictures and the description objects work; channels and every
- * processing call return ACL_ERROR_FEATURE_UNSUPPORTED (the software NPU
- * has no media engine), after the checks a misuse gets anyway.
+/* acl_dvpp.c - AscendCL's media processing (acl/ops/acl_dvpp.h) in
+ * software: device memory for pictures, the description objects, channels,
+ * JPEG decode (dvpp_jpeg.c) and VPC (dvpp_vpc.c) run as tasks on the
+ * caller's stream.
+ *
+ * A processing call checks everything it can at once (AscendCL's code and a
+ * message naming the argument and field): the channel, the input's header
+ * and the documented JPEGD limits of the Ascend 310, the output
+ * description's format, buffer and size. It then sets the output
+ * description's width, height and strides and queues the task; the task
+ * sets the description's ret code (0, or 1 on failure) when the stream runs
+ * it, and a failure (a corrupt entropy-coded segment) is the stream's error
+ * at aclrtSynchronizeStream. The data and descriptions must stay alive until
+ * then, as on the chip. VPC (resize, crop, crop and paste) checks the
+ * documented rules and queues dvpp_vpc.c's scaler the same way. Encoding
+ * (acldvppJpegEncodeAsync) returns ACL_ERROR_FEATURE_UNSUPPORTED.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "acl/acl_internal.h"
+#include "acl/dvpp_jpeg.h"
+#include "acl/dvpp_vpc.h"
 #include "acl/ops/acl_dvpp.h"
 
 struct acldvppChannelDesc {
-  int unused;
+  int created; /* acldvppCreateChannel succeeded, acldvppDestroyChannel not yet called */
 };
 
 struct acldvppPicDesc {
@@ -62,12 +77,27 @@ aclError acldvppDestroyChannelDesc(acldvppChannelDesc *channelDesc) {
   return destroy("acldvppDestroyChannelDesc", channelDesc);
 }
 aclError acldvppCreateChannel(acldvppChannelDesc *channelDesc) {
-  if (!channelDesc) return acl_fail(ACL_ERROR_INVALID_PARAM, "acldvppCreateChannel: channelDesc is NULL");
-  return unsupported("acldvppCreateChannel");
+  const char *call = "acldvppCreateChannel";
+  aclError e = acl_enter(call);
+  if (e) return e;
+  if (!channelDesc) return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: channelDesc is NULL", call));
+  if (!acl_current())
+    return acl_leave_with(
+        acl_fail(ACL_ERROR_RT_CONTEXT_NULL, "%s: no current context (call aclrtSetDevice)", call));
+  if (channelDesc->created)
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: the channel is created already", call));
+  channelDesc->created = 1;
+  return acl_leave_with(ACL_SUCCESS);
 }
 aclError acldvppDestroyChannel(acldvppChannelDesc *channelDesc) {
-  (void)channelDesc;
-  return unsupported("acldvppDestroyChannel");
+  const char *call = "acldvppDestroyChannel";
+  aclError e = acl_enter(call);
+  if (e) return e;
+  if (!channelDesc) return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: channelDesc is NULL", call));
+  if (!channelDesc->created)
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: the channel was not created", call));
+  channelDesc->created = 0;
+  return acl_leave_with(ACL_SUCCESS);
 }
 
 acldvppPicDesc *acldvppCreatePicDesc(void) { return object("acldvppCreatePicDesc", sizeof(acldvppPicDesc)); }
@@ -132,33 +162,296 @@ aclError acldvppDestroyJpegeConfig(acldvppJpegeConfig *jpegeConfig) {
   return destroy("acldvppDestroyJpegeConfig", jpegeConfig);
 }
 
+/* --- JPEG decode (JPEGD) */
+
+/* The documented JPEGD limits of the Ascend 310: input 32x32 to 8192x8192;
+ * YUV420SP output with the width stride the width rounded up to 128, the
+ * height stride the height rounded up to 16, and odd sizes rounded down to
+ * even in the description (the decoded column / row is still written). */
+enum { JPEGD_MIN = 32, JPEGD_MAX = 8192, JPEGD_WALIGN = 128, JPEGD_HALIGN = 16 };
+
+static uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
+
+/* The header of the JPEG at data: its info, or the error (recorded). */
+static aclError jpeg_header(const char *call, const void *data, uint32_t size, dvpp_jpeg_info *info) {
+  char err[256];
+  if (!data) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: data is NULL", call);
+  int r = dvpp_jpeg_info_read(data, size, info, err, sizeof err);
+  if (r)
+    return acl_fail(r == -2 ? ACL_ERROR_FEATURE_UNSUPPORTED : ACL_ERROR_INVALID_PARAM, "%s: %s", call, err);
+  return ACL_SUCCESS;
+}
+
+static aclError jpegd_limits(const char *call, const dvpp_jpeg_info *info) {
+  if (info->width < JPEGD_MIN || info->height < JPEGD_MIN || info->width > JPEGD_MAX ||
+      info->height > JPEGD_MAX)
+    return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "%s: a %ux%u JPEG: JPEGD decodes %dx%d to %dx%d", call,
+                    info->width, info->height, JPEGD_MIN, JPEGD_MIN, JPEGD_MAX, JPEGD_MAX);
+  return ACL_SUCCESS;
+}
+
+static aclError jpegd_format(const char *call, acldvppPixelFormat f) {
+  if (f != PIXEL_FORMAT_YUV_SEMIPLANAR_420 && f != PIXEL_FORMAT_YVU_SEMIPLANAR_420)
+    return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED,
+                    "%s: output format %d: JPEGD outputs PIXEL_FORMAT_YUV_SEMIPLANAR_420 (1) or "
+                    "PIXEL_FORMAT_YVU_SEMIPLANAR_420 (2)",
+                    call, (int)f);
+  return ACL_SUCCESS;
+}
+
 aclError acldvppJpegGetImageInfo(const void *data, uint32_t size, uint32_t *width, uint32_t *height,
                                  int32_t *components) {
-  return unsupported("acldvppJpegGetImageInfo");
+  dvpp_jpeg_info info;
+  aclError e = jpeg_header("acldvppJpegGetImageInfo", data, size, &info);
+  if (e) return e;
+  if (width) *width = info.width;
+  if (height) *height = info.height;
+  if (components) *components = info.ncomp;
+  return ACL_SUCCESS;
 }
+
 aclError acldvppJpegPredictDecSize(const void *data, uint32_t dataSize, acldvppPixelFormat outputPixelFormat,
                                    uint32_t *decSize) {
-  return unsupported("acldvppJpegPredictDecSize");
+  const char *call = "acldvppJpegPredictDecSize";
+  dvpp_jpeg_info info;
+  aclError e;
+  if (!decSize) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: decSize is NULL", call);
+  if ((e = jpeg_header(call, data, dataSize, &info)) || (e = jpegd_limits(call, &info)) ||
+      (e = jpegd_format(call, outputPixelFormat)))
+    return e;
+  *decSize = align_up(info.width, JPEGD_WALIGN) * align_up(info.height, JPEGD_HALIGN) * 3 / 2;
+  return ACL_SUCCESS;
 }
+
+typedef struct jpegd_job {
+  const uint8_t *data;
+  uint32_t size;
+  acldvppPicDesc *out; /* its ret code is set when the task has run */
+  dvpp_jpeg_nv12 nv12;
+} jpegd_job;
+
+static aclError jpegd_run(void *arg, char *msg, size_t n) {
+  jpegd_job *j = arg;
+  char err[256];
+  int r = dvpp_jpeg_decode(j->data, j->size, &j->nv12, err, sizeof err);
+  j->out->ret_code = r ? 1 : 0;
+  if (!r) return ACL_SUCCESS;
+  snprintf(msg, n, "acldvppJpegDecodeAsync: %s", err);
+  return ACL_ERROR_FAILURE;
+}
+
+/* Queues work(job) on stream (under the lock), taking job. */
+static aclError queue(const char *call, aclrtStream stream, aclError (*work)(void *, char *, size_t),
+                      void *job) {
+  acl_stream *s = NULL;
+  aclError e = acl_resolve_stream(call, stream, &s);
+  acl_op *op = e ? NULL : calloc(1, sizeof *op);
+  if (!e && !op) e = acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call);
+  if (e) {
+    free(job);
+    return e;
+  }
+  *op = (acl_op){.kind = ACL_OP_DVPP, .work = work, .job = job};
+  acl_stream_push(s, op);
+  return ACL_SUCCESS;
+}
+
+/* The channel a processing call names: created (under the lock). */
+static aclError check_channel(const char *call, const acldvppChannelDesc *ch) {
+  if (!ch) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: channelDesc is NULL", call);
+  if (!ch->created)
+    return acl_fail(ACL_ERROR_INVALID_PARAM,
+                    "%s: channelDesc: the channel was not created (acldvppCreateChannel)", call);
+  return ACL_SUCCESS;
+}
+
+/* `bytes` at p are device memory (acldvppMalloc), under the lock; `what` names the field. */
+static aclError check_device(const char *call, const char *what, const void *p, size_t bytes) {
+  const void *base;
+  size_t size;
+  int r = p ? acl_device_range(p, bytes, &base, &size) : 0;
+  if (r == 1) return ACL_SUCCESS;
+  if (r < 0)
+    return acl_fail(ACL_ERROR_INVALID_PARAM,
+                    "%s: %s: %zu bytes at %p run past its acldvppMalloc buffer (%zu bytes at %p)", call, what,
+                    bytes, p, size, base);
+  return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s %p is not device memory (acldvppMalloc)", call, what, p);
+}
+
 aclError acldvppJpegDecodeAsync(acldvppChannelDesc *channelDesc, const void *data, uint32_t size,
                                 acldvppPicDesc *outputDesc, aclrtStream stream) {
-  return unsupported("acldvppJpegDecodeAsync");
+  const char *call = "acldvppJpegDecodeAsync";
+  aclError e = acl_enter(call);
+  if (e) return e;
+  dvpp_jpeg_info info;
+  if ((e = check_channel(call, channelDesc))) return acl_leave_with(e);
+  if (!outputDesc) return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: outputDesc is NULL", call));
+  if ((e = check_device(call, "data", data, size)) || (e = jpeg_header(call, data, size, &info)) ||
+      (e = jpegd_limits(call, &info)) || (e = jpegd_format(call, outputDesc->format)))
+    return acl_leave_with(e);
+  uint32_t ws = align_up(info.width, JPEGD_WALIGN), hs = align_up(info.height, JPEGD_HALIGN);
+  uint32_t need = ws * hs * 3 / 2;
+  if (outputDesc->size < need)
+    return acl_leave_with(
+        acl_fail(ACL_ERROR_INVALID_PARAM,
+                 "%s: outputDesc size %u: a %ux%u JPEG decodes to %u bytes (width stride %u x "
+                 "height stride %u x 3 / 2; acldvppJpegPredictDecSize)",
+                 call, outputDesc->size, info.width, info.height, need, ws, hs));
+  if ((e = check_device(call, "outputDesc data", outputDesc->data, need))) return acl_leave_with(e);
+  jpegd_job *j = malloc(sizeof *j);
+  if (!j) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
+  uint8_t *y = outputDesc->data;
+  *j = (jpegd_job){data,
+                   size,
+                   outputDesc,
+                   {y, y + (size_t)ws * hs, ws, ws, outputDesc->format == PIXEL_FORMAT_YVU_SEMIPLANAR_420}};
+  outputDesc->width = info.width & ~1u;
+  outputDesc->height = info.height & ~1u;
+  outputDesc->width_stride = ws;
+  outputDesc->height_stride = hs;
+  outputDesc->size = need;
+  return acl_leave_with(queue(call, stream, jpegd_run, j));
 }
+
 aclError acldvppJpegEncodeAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc, const void *data,
                                 uint32_t *size, acldvppJpegeConfig *config, aclrtStream stream) {
   return unsupported("acldvppJpegEncodeAsync");
 }
+/* --- VPC: resize, crop, crop and paste */
+
+/* The documented VPC rules of the Ascend 310 for YUV420SP pictures: input
+ * 10x6 to 8192x8192, output 10x6 to 4096x4096, even sizes; width stride a
+ * multiple of 16, height stride of 2, buffer width stride x height stride x
+ * 3 / 2; regions (left, right, top, bottom, inclusive) with left and top
+ * even, right and bottom odd, at least 10x6; a paste region's left a
+ * multiple of 16; each side scaled by 1/32 to 16. */
+enum {
+  VPC_MIN_W = 10,
+  VPC_MIN_H = 6,
+  VPC_IN_MAX = 8192,
+  VPC_OUT_MAX = 4096,
+  VPC_WALIGN = 16,
+  VPC_HALIGN = 2
+};
+
+/* A VPC picture description (`which`: "inputDesc" / "outputDesc"), under the lock. */
+static aclError vpc_pic(const char *call, const char *which, const acldvppPicDesc *d, uint32_t max,
+                        dvpp_vpc_pic *pic) {
+  if (!d) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, which);
+  if (d->format != PIXEL_FORMAT_YUV_SEMIPLANAR_420 && d->format != PIXEL_FORMAT_YVU_SEMIPLANAR_420)
+    return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED,
+                    "%s: %s format %d: VPC here takes and writes PIXEL_FORMAT_YUV_SEMIPLANAR_420 (1) or "
+                    "PIXEL_FORMAT_YVU_SEMIPLANAR_420 (2)",
+                    call, which, (int)d->format);
+  if (d->width < VPC_MIN_W || d->height < VPC_MIN_H || d->width > max || d->height > max)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s width x height %ux%u: %dx%d to %ux%u", call, which,
+                    d->width, d->height, VPC_MIN_W, VPC_MIN_H, max, max);
+  if (d->width % 2 || d->height % 2)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s width x height %ux%u: YUV420SP sizes are even", call,
+                    which, d->width, d->height);
+  if (d->width_stride % VPC_WALIGN || d->width_stride < d->width)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s widthStride %u: a multiple of %d, at least the width %u",
+                    call, which, d->width_stride, VPC_WALIGN, d->width);
+  if (d->height_stride % VPC_HALIGN || d->height_stride < d->height || d->height_stride > 2 * VPC_IN_MAX)
+    return acl_fail(ACL_ERROR_INVALID_PARAM,
+                    "%s: %s heightStride %u: a multiple of %d, at least the height %u", call, which,
+                    d->height_stride, VPC_HALIGN, d->height);
+  size_t need = (size_t)d->width_stride * d->height_stride * 3 / 2;
+  if (d->size < need)
+    return acl_fail(ACL_ERROR_INVALID_PARAM,
+                    "%s: %s size %u: widthStride %u x heightStride %u x 3 / 2 is %zu", call, which, d->size,
+                    d->width_stride, d->height_stride, need);
+  char what[32];
+  snprintf(what, sizeof what, "%s data", which);
+  aclError e = check_device(call, what, d->data, need);
+  if (e) return e;
+  uint8_t *y = d->data;
+  *pic = (dvpp_vpc_pic){y, y + (size_t)d->width_stride * d->height_stride, d->width_stride,
+                        d->format == PIXEL_FORMAT_YVU_SEMIPLANAR_420};
+  return ACL_SUCCESS;
+}
+
+/* A region of a picture w x h (`which`: "cropArea" / "pasteArea"). */
+static aclError vpc_roi(const char *call, const char *which, const acldvppRoiConfig *r, uint32_t w,
+                        uint32_t h, uint32_t left_align, dvpp_vpc_rect *out) {
+  if (!r) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, which);
+  if (r->left % left_align || r->top % 2 || r->right % 2 == 0 || r->bottom % 2 == 0)
+    return acl_fail(
+        ACL_ERROR_INVALID_PARAM,
+        "%s: %s (left %u, right %u, top %u, bottom %u): left a multiple of %u, top even, right and "
+        "bottom odd",
+        call, which, r->left, r->right, r->top, r->bottom, left_align);
+  if (r->right < r->left || r->bottom < r->top || r->right - r->left + 1 < VPC_MIN_W ||
+      r->bottom - r->top + 1 < VPC_MIN_H)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s (left %u, right %u, top %u, bottom %u): at least %dx%d",
+                    call, which, r->left, r->right, r->top, r->bottom, VPC_MIN_W, VPC_MIN_H);
+  if (r->right >= w || r->bottom >= h)
+    return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s (right %u, bottom %u) is outside the %ux%u picture",
+                    call, which, r->right, r->bottom, w, h);
+  *out = (dvpp_vpc_rect){r->left, r->top, r->right - r->left + 1, r->bottom - r->top + 1};
+  return ACL_SUCCESS;
+}
+
+typedef struct vpc_job {
+  dvpp_vpc_pic in, out;
+  dvpp_vpc_rect from, to;
+  acldvppPicDesc *desc; /* the output's: its ret code */
+} vpc_job;
+
+static aclError vpc_run(void *arg, char *msg, size_t n) {
+  (void)msg;
+  (void)n;
+  vpc_job *j = arg;
+  dvpp_vpc_scale(&j->in, j->from, &j->out, j->to);
+  j->desc->ret_code = 0;
+  return ACL_SUCCESS;
+}
+
+/* The three VPC calls: crop (NULL: the whole input) scaled onto paste (NULL: the whole output). */
+static aclError vpc(const char *call, acldvppChannelDesc *ch, acldvppPicDesc *in, acldvppPicDesc *out,
+                    const acldvppRoiConfig *crop, const acldvppRoiConfig *paste, int has_crop, int has_paste,
+                    aclrtStream stream) {
+  aclError e = acl_enter(call);
+  if (e) return e;
+  vpc_job j = {.desc = out};
+  if ((e = check_channel(call, ch)) || (e = vpc_pic(call, "inputDesc", in, VPC_IN_MAX, &j.in)) ||
+      (e = vpc_pic(call, "outputDesc", out, VPC_OUT_MAX, &j.out)))
+    return acl_leave_with(e);
+  j.from = (dvpp_vpc_rect){0, 0, in->width, in->height};
+  j.to = (dvpp_vpc_rect){0, 0, out->width, out->height};
+  if ((has_crop && (e = vpc_roi(call, "cropArea", crop, in->width, in->height, 2, &j.from))) ||
+      (has_paste && (e = vpc_roi(call, "pasteArea", paste, out->width, out->height, 16, &j.to))))
+    return acl_leave_with(e);
+  if ((uint64_t)j.from.w > 32ull * j.to.w || (uint64_t)j.to.w > 16ull * j.from.w ||
+      (uint64_t)j.from.h > 32ull * j.to.h || (uint64_t)j.to.h > 16ull * j.from.h)
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM,
+                                   "%s: %ux%u to %ux%u: each side scales by 1/32 to 16", call, j.from.w,
+                                   j.from.h, j.to.w, j.to.h));
+  const uint8_t *ib = in->data, *ob = out->data;
+  size_t isz = (size_t)in->width_stride * in->height_stride * 3 / 2,
+         osz = (size_t)out->width_stride * out->height_stride * 3 / 2;
+  if (ib < ob + osz && ob < ib + isz)
+    return acl_leave_with(
+        acl_fail(ACL_ERROR_INVALID_PARAM, "%s: inputDesc and outputDesc data overlap", call));
+  vpc_job *q = malloc(sizeof *q);
+  if (!q) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
+  *q = j;
+  return acl_leave_with(queue(call, stream, vpc_run, q));
+}
+
 aclError acldvppVpcResizeAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
                                acldvppPicDesc *outputDesc, acldvppResizeConfig *resizeConfig,
                                aclrtStream stream) {
-  return unsupported("acldvppVpcResizeAsync");
+  if (!resizeConfig) return acl_fail(ACL_ERROR_INVALID_PARAM, "acldvppVpcResizeAsync: resizeConfig is NULL");
+  return vpc("acldvppVpcResizeAsync", channelDesc, inputDesc, outputDesc, NULL, NULL, 0, 0, stream);
 }
 aclError acldvppVpcCropAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
                              acldvppPicDesc *outputDesc, acldvppRoiConfig *cropArea, aclrtStream stream) {
-  return unsupported("acldvppVpcCropAsync");
+  return vpc("acldvppVpcCropAsync", channelDesc, inputDesc, outputDesc, cropArea, NULL, 1, 0, stream);
 }
 aclError acldvppVpcCropAndPasteAsync(acldvppChannelDesc *channelDesc, acldvppPicDesc *inputDesc,
                                      acldvppPicDesc *outputDesc, acldvppRoiConfig *cropArea,
                                      acldvppRoiConfig *pasteArea, aclrtStream stream) {
-  return unsupported("acldvppVpcCropAndPasteAsync");
+  return vpc("acldvppVpcCropAndPasteAsync", channelDesc, inputDesc, outputDesc, cropArea, pasteArea, 1, 1,
+             stream);
 }

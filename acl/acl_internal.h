@@ -146,6 +146,7 @@ typedef enum acl_op_kind {
   ACL_OP_WAIT,     /* the stream waits for event's record gen */
   ACL_OP_CALLBACK, /* fn(user) handed to the stream's subscribed thread */
   ACL_OP_OVERFLOW, /* count bytes at dst: the overflow flag (value 1: reset it instead) */
+  ACL_OP_DVPP,     /* work(job): a media-processing task (acl_dvpp.c) */
 } acl_op_kind;
 
 typedef struct acl_event acl_event;
@@ -167,6 +168,8 @@ typedef struct acl_op {
   aclrtCallback fn; /* CALLBACK */
   void *user;
   int block;
+  aclError (*work)(void *job, char *msg, size_t n); /* DVPP: failure message to msg */
+  void *job;                                        /* DVPP: owned, freed after it ran (or was skipped) */
 } acl_op;
 
 acl_stream *acl_stream_new(acl_context *ctx); /* NULL when out of memory or threads */
@@ -180,7 +183,7 @@ acl_context *acl_stream_context(const acl_stream *s);
 /* What the configuring calls set and the queries read (acl_rt_state.c):
  * the priority (kept: one stream's work never waits for another's here),
  * the overflow switch (kept), and the failure mode: stop_on_failure makes
- * the stream skip its copies, memsets and runs after a failure until the
+ * the stream skip its copies, memsets, runs and DVPP tasks after a failure until the
  * next wait (event records, waits and callbacks still run, so nothing
  * waiting on them hangs). */
 void acl_stream_set_priority(acl_stream *s, uint32_t priority);

@@ -2,8 +2,8 @@
  * thread of its own, as a stream of the chip is run by the device while the
  * host goes on.
  *
- * aclrtMemcpyAsync, aclrtMemcpy2dAsync, aclrtMemsetAsync, aclmdlExecuteAsync
- * and the event and callback calls push an acl_op; the thread pops and runs
+ * aclrtMemcpyAsync, aclrtMemcpy2dAsync, aclrtMemsetAsync, aclmdlExecuteAsync,
+ * the DVPP calls and the event and callback calls push an acl_op; the thread pops and runs
  * them one at a time, keeping the first failure (code and message) for the
  * next acl_stream_wait, which returns when the queue is empty and nothing
  * runs. A RUN op holds a user of its model (acl_model.users) until it has
@@ -65,6 +65,7 @@ static aclError run_op(acl_stream *s, acl_op *op, char *msg, size_t n) {
   case ACL_OP_WAIT:
   case ACL_OP_CALLBACK: return acl_event_op(s, op, msg, n);
   case ACL_OP_OVERFLOW: acl_overflow_op(op); return ACL_SUCCESS;
+  case ACL_OP_DVPP: return op->work(op->job, msg, n);
   }
   return ACL_ERROR_INTERNAL_ERROR;
 }
@@ -83,7 +84,7 @@ static void *stream_main(void *arg) {
     s->running = 1;
     int skip = s->stop_on_failure && s->error &&
                (op->kind == ACL_OP_COPY || op->kind == ACL_OP_COPY2D || op->kind == ACL_OP_MEMSET ||
-                op->kind == ACL_OP_RUN);
+                op->kind == ACL_OP_RUN || op->kind == ACL_OP_DVPP);
     pthread_mutex_unlock(&s->mu);
     aclError e = ACL_SUCCESS;
     if (!skip)
@@ -91,6 +92,7 @@ static void *stream_main(void *arg) {
     else if (op->kind == ACL_OP_RUN)
       acl_model_release(op->model);
     free(op->in);
+    free(op->job);
     free(op);
     pthread_mutex_lock(&s->mu);
     if (e && !s->error) {

@@ -2,6 +2,9 @@
 # Installs everything the build, the tests and models/ need, from Debian packages.
 # clang-14 + libclang-rt-14-dev: the libFuzzer targets of tests/fuzz (CI runs them briefly).
 # clang-format-14: scripts/check-format.sh (ctest format/clang_format).
+# python3-pil (also a dependency of python3-torchvision) and libjpeg-turbo-progs (cjpeg, jpegtran):
+# the JPEGs of the DVPP tests (tests/dvpp/dvpp_test.py: samplings, restart intervals, progressive,
+# arithmetic-coded files to refuse).
 # llvm-16-dev: libomrt_jit (runtime/jit), the optional LLVM OrcJIT compiler of vector programs;
 # without it the build still works and vector programs are interpreted.
 # Safe to run again: apt-get skips what is already installed.
@@ -13,7 +16,7 @@ set -eu
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 PACKAGES="build-essential cmake pkg-config protobuf-c-compiler libprotobuf-c-dev libonnx-dev libyaml-dev
-          python3 python3-numpy python3-torch python3-torchvision python3-onnx time
+          python3 python3-numpy python3-torch python3-torchvision python3-onnx python3-pil libjpeg-turbo-progs time
           clang-14 clang-format-14 libclang-rt-14-dev llvm-16-dev"
 missing=""
 for p in $PACKAGES; do

@@ -27,7 +27,16 @@
 #          own stream; each gear's output (as many bytes as
 #          aclmdlGetCurOutputDims says) must be omrun's on the same om and
 #          image, byte for byte, and the 416x416 one the export's reference.
-# Usage: acl_apps_test.sh sync|async|v2|batch_aipp|threads ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
+#   dvpp:  acl_dvpp.c: MobileNetV3-Small's reference input as a 320x256 JPEG
+#          (tests/dvpp/dvpp_app_ref.py, PIL) decoded by acldvppJpegDecodeAsync,
+#          resized to 224x224 by acldvppVpcResizeAsync and fed as it is to the
+#          model compiled with a static AIPP (YUV420SP_U8, CSC to RGB,
+#          torchvision's normalisation); its output against the float model
+#          (must_keep_origin_dtype, omrun) on the input dvpp_app_ref.py computes
+#          from PIL's decode of the same file with the same resize (the two
+#          decoders' pixels differ by a level at most): cosine >= 0.999 and
+#          the same top-1.
+# Usage: acl_apps_test.sh sync|async|v2|batch_aipp|threads|dvpp ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
 set -eu
 what=$1 atc=$2 src=$3 lib=$4 work=$5 models=$6
 rm -rf "$work" && mkdir -p "$work"
@@ -170,5 +179,26 @@ np.ascontiguousarray(x[:, :, 40:360, 60:380]).tofile(sys.argv[2])" "$models/$m.i
   done
   compare "$work/app/output_416x416.bin" "$models/$m.output.bin" 0
   ;;
-*) echo "usage: $0 sync|async|v2|batch_aipp|threads ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
+dvpp)
+  need mobilenet_v3_small.onnx mobilenet_v3_small.input.bin
+  build acl_dvpp
+  /usr/bin/python3 "$src/tests/dvpp/dvpp_app_ref.py" "$models/mobilenet_v3_small.input.bin" "$work"
+  "$atc" --model="$models/mobilenet_v3_small.onnx" --framework=5 --output="$work/mnv3_yuv" \
+    --input_shape="input:1,3,224,224" --insert_op_conf="$work/aipp.cfg" --soc_version=Ascend310 \
+    > "$work/atc.log"
+  "$atc" --model="$models/mobilenet_v3_small.onnx" --framework=5 --output="$work/mnv3_fp32" \
+    --input_shape="input:1,3,224,224" --precision_mode=must_keep_origin_dtype --soc_version=Ascend310 \
+    > "$work/atc_fp32.log"
+  mkdir -p "$work/float"
+  "$(dirname "$atc")/omrun" --model "$work/mnv3_fp32.om" --input "$work/ref_input.bin" --output "$work/float" \
+    > "$work/omrun.log" 2>&1 || { cat "$work/omrun.log"; echo "FAIL omrun"; exit 1; }
+  "$work/acl_dvpp" "$work/mnv3_yuv.om" "$work/image.jpg" "$work/out.bin" > "$work/run.log" 2>&1 || {
+    cat "$work/run.log"
+    echo "FAIL acl_dvpp"
+    exit 1
+  }
+  cat "$work/run.log"
+  compare "$work/out.bin" "$work/float/output_0.bin" 1
+  ;;
+*) echo "usage: $0 sync|async|v2|batch_aipp|threads|dvpp ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
 esac

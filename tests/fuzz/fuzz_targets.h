@@ -20,6 +20,8 @@
  *              (fields of tensors, tasks, params, vector programs, the model
  *              definition), CRCs repaired, loaded from read-only memory and
  *              run on read-only inputs (fuzz_om_semantic.c)
+ *   jpeg       raw bytes -> the DVPP JPEG decoder (acl/dvpp_jpeg.h): headers,
+ *              then a whole decode of pictures up to 1 Mpixel (fuzz_jpeg.c)
  */
 #ifndef TESTS_FUZZ_FUZZ_TARGETS_H
 #define TESTS_FUZZ_FUZZ_TARGETS_H
@@ -44,6 +46,7 @@ int fuzz_compile(const uint8_t *data, size_t size);
 int fuzz_om(const uint8_t *data, size_t size);
 int fuzz_om_mutate(const uint8_t *data, size_t size);
 int fuzz_om_semantic(const uint8_t *data, size_t size);
+int fuzz_jpeg(const uint8_t *data, size_t size);
 /* om_semantic's seed packages: a recipe's first byte picks one (mod this). */
 enum { FUZZ_OM_SEMANTIC_SEEDS = 6 };
 

@@ -2,13 +2,14 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/ and runs one.
 #
 #   tests/fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
-#   TARGET: onnx | compile | om | om_mutate | om_semantic | all (each for SECONDS, one after another)
+#   TARGET: onnx | compile | om | om_mutate | om_semantic | jpeg | all (each for SECONDS, one after another)
 #
 # The working corpus lives in build-fuzz/corpus/TARGET (kept between runs);
 # seeds are made on the first run (build-fuzz/seeds/TARGET): ONNX node tests'
 # models for onnx, om packages compiled from them for om and om_mutate, one
 # recipe per built-in seed model for compile and per built-in seed package
-# for om_semantic (a recipe without mutations); tests/fuzz/regressions/TARGET
+# for om_semantic (a recipe without mutations), small JPEGs made by
+# jpeg_seeds.py (PIL, jpegtran) for jpeg; tests/fuzz/regressions/TARGET
 # is always added. Crashes, leaks, timeouts (-timeout=10) and allocations
 # over 2 GB are written to build-fuzz/artifacts/TARGET/ and end the run with
 # a non-zero status. FUZZ_JOBS is not used: one fuzzer process at a time.
@@ -22,10 +23,10 @@ B=$ROOT/build-fuzz
 NODE_TESTS=${NODE_TESTS:-$ROOT/../shared/onnx-node-tests/node}
 
 if [ "$TARGET" = all ]; then
-  for t in onnx compile om om_mutate om_semantic; do "$0" "$t" "$SECONDS_" "$@"; done
+  for t in onnx compile om om_mutate om_semantic jpeg; do "$0" "$t" "$SECONDS_" "$@"; done
   exit 0
 fi
-case $TARGET in onnx|compile|om|om_mutate|om_semantic) ;; *) echo "run.sh: unknown target $TARGET" >&2; exit 2 ;; esac
+case $TARGET in onnx|compile|om|om_mutate|om_semantic|jpeg) ;; *) echo "run.sh: unknown target $TARGET" >&2; exit 2 ;; esac
 
 CC=${CC:-clang}
 command -v "$CC" >/dev/null || CC=clang-14
@@ -33,7 +34,7 @@ mkdir -p "$B"
 [ -f "$B/CMakeCache.txt" ] ||
   CC=$CC cmake -S . -B "$B" -DATC_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$B/build.log" 2>&1 ||
   { cat "$B/build.log"; exit 1; }
-cmake --build "$B" -j"$(nproc)" --target fuzz_onnx fuzz_compile fuzz_om fuzz_om_mutate fuzz_om_semantic atc \
+cmake --build "$B" -j"$(nproc)" --target fuzz_onnx fuzz_compile fuzz_om fuzz_om_mutate fuzz_om_semantic fuzz_jpeg atc \
   >>"$B/build.log" 2>&1 ||
   { tail -40 "$B/build.log"; exit 1; }
 
@@ -74,6 +75,9 @@ fi
 if [ ! -d "$S/om_semantic" ]; then
   mkdir -p "$S/om_semantic"
   for i in 0 1 2 3 4 5; do printf "\\00$i" >"$S/om_semantic/seed$i"; done
+fi
+if [ ! -d "$S/jpeg" ]; then
+  /usr/bin/python3 "$ROOT/tests/fuzz/jpeg_seeds.py" "$S/jpeg.tmp" && mv "$S/jpeg.tmp" "$S/jpeg"
 fi
 SEEDS=$S/$TARGET
 [ "$TARGET" = om_mutate ] && SEEDS=$S/om

@@ -20,9 +20,10 @@
  *     description that does not match; aclmdlGetTensorRealName;
  *   - aclmdlLoadWithConfig's load types and missing attributes;
  *   - aclmdlGetInputDimsRange: {d, d} per dim of a static input;
- *   - dump, profiling, DVPP's processing and single operators return
- *     ACL_ERROR_FEATURE_UNSUPPORTED (DVPP's memory and descriptions, and
- *     operator attributes, work). */
+ *   - dump, profiling, JPEG encoding and single operators return
+ *     ACL_ERROR_FEATURE_UNSUPPORTED (DVPP's memory, descriptions and
+ *     channels, and operator attributes, work; a DVPP call checks its
+ *     channel and its input's header before queueing). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -480,12 +481,17 @@ static void test_unsupported(void) {
   EXPECT_ACL(aclprofStart(NULL), ACL_ERROR_FEATURE_UNSUPPORTED, "aclprofStart");
   EXPECT_ACL(aclprofStop(NULL), ACL_ERROR_FEATURE_UNSUPPORTED, "aclprofStop");
   EXPECT_ACL(aclprofFinalize(), ACL_ERROR_FEATURE_UNSUPPORTED, "aclprofFinalize");
-  /* DVPP: memory and descriptions work, channels and processing do not */
+  /* DVPP: memory, descriptions and channels work; a processing call checks its channel and input
+   * (tests/dvpp/dvpp_test.py decodes and scales pictures) */
   void *pic = NULL;
   OK(acldvppMalloc(&pic, 1024));
   acldvppChannelDesc *ch = acldvppCreateChannelDesc();
   CHECK(ch != NULL);
-  EXPECT_ACL(acldvppCreateChannel(ch), ACL_ERROR_FEATURE_UNSUPPORTED, "media processing (DVPP)");
+  EXPECT_ACL(acldvppJpegDecodeAsync(ch, pic, 1024, NULL, NULL), ACL_ERROR_INVALID_PARAM,
+             "the channel was not created");
+  EXPECT_ACL(acldvppDestroyChannel(ch), ACL_ERROR_INVALID_PARAM, "the channel was not created");
+  OK(acldvppCreateChannel(ch));
+  EXPECT_ACL(acldvppCreateChannel(ch), ACL_ERROR_INVALID_PARAM, "created already");
   acldvppPicDesc *pd = acldvppCreatePicDesc();
   OK(acldvppSetPicDescData(pd, pic));
   OK(acldvppSetPicDescFormat(pd, PIXEL_FORMAT_YUV_SEMIPLANAR_420));
@@ -493,8 +499,25 @@ static void test_unsupported(void) {
   CHECK(acldvppGetPicDescData(pd) == pic && acldvppGetPicDescWidth(pd) == 16 &&
         acldvppGetPicDescFormat(pd) == PIXEL_FORMAT_YUV_SEMIPLANAR_420);
   EXPECT_ACL(acldvppSetPicDescSize(NULL, 4), ACL_ERROR_INVALID_PARAM, "picDesc is NULL");
-  EXPECT_ACL(acldvppJpegDecodeAsync(ch, pic, 1024, pd, NULL), ACL_ERROR_FEATURE_UNSUPPORTED,
-             "acldvppJpegDecodeAsync");
+  EXPECT_ACL(acldvppJpegDecodeAsync(ch, pic, 1024, pd, NULL), ACL_ERROR_INVALID_PARAM, "no SOI marker");
+  static const unsigned char soi[] = {0xFF, 0xD8, 0xFF, 0xC2, 0x00, 0x0B, 8, 0, 64, 0, 64, 1, 1, 0x11, 0};
+  uint32_t w = 0, h = 0;
+  int32_t comps = 0;
+  EXPECT_ACL(acldvppJpegGetImageInfo(soi, sizeof soi, &w, &h, &comps), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "progressive JPEG (SOF2)");
+  EXPECT_ACL(acldvppJpegDecodeAsync(ch, soi, sizeof soi, pd, NULL), ACL_ERROR_INVALID_PARAM,
+             "data 0x"); /* host memory */
+  EXPECT_ACL(acldvppJpegEncodeAsync(ch, pd, pic, &w, NULL, NULL), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "acldvppJpegEncodeAsync");
+  acldvppResizeConfig *rc = acldvppCreateResizeConfig();
+  EXPECT_ACL(acldvppVpcResizeAsync(ch, NULL, pd, rc, NULL), ACL_ERROR_INVALID_PARAM, "inputDesc is NULL");
+  EXPECT_ACL(acldvppVpcResizeAsync(ch, pd, pd, NULL, NULL), ACL_ERROR_INVALID_PARAM, "resizeConfig is NULL");
+  EXPECT_ACL(acldvppVpcCropAsync(ch, pd, pd, NULL, NULL), ACL_ERROR_INVALID_PARAM,
+             "inputDesc width x height 16x0");
+  OK(acldvppDestroyResizeConfig(rc));
+  OK(acldvppDestroyChannel(ch));
+  EXPECT_ACL(acldvppVpcCropAsync(ch, pd, pd, NULL, NULL), ACL_ERROR_INVALID_PARAM,
+             "the channel was not created");
   OK(acldvppDestroyPicDesc(pd));
   OK(acldvppDestroyChannelDesc(ch));
   OK(acldvppFree(pic));

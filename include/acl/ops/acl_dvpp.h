@@ -1,16 +1,39 @@
 /* acl_dvpp.h - AscendCL's media processing (DVPP: JPEG decode, resize,
- * crop on the chip's media engine) as libascendcl provides it: not at all,
- * cleanly (libascendcl; see acl.h).
+ * crop on the chip's media engine) as libascendcl provides it: in software,
+ * on the caller's streams (libascendcl; see acl.h).
  *
- * The software NPU has no media engine. What an application built for
- * DVPP can use here: acldvppMalloc / acldvppFree (device memory, as
- * aclrtMalloc's: the memory a model's AIPP input reads), and the picture,
- * region and resize descriptions (plain objects with their getters and
- * setters). Creating a channel (acldvppCreateChannel) and every processing
- * call return ACL_ERROR_FEATURE_UNSUPPORTED with the reason in
- * aclGetRecentErrMsg; acldvppCreateChannelDesc works, so the application
- * fails at acldvppCreateChannel, where the samples check. Decode the image
- * on the host instead (or feed raw pixels to a model with AIPP).
+ * acldvppMalloc / acldvppFree give device memory (as aclrtMalloc's: the
+ * memory a model's AIPP input reads); the picture, region and resize
+ * descriptions are plain objects with their getters and setters; a channel
+ * is created and destroyed on its description. JPEG decode (JPEGD):
+ * acldvppJpegGetImageInfo, acldvppJpegPredictDecSize and
+ * acldvppJpegDecodeAsync take baseline and extended sequential Huffman JPEG,
+ * 8-bit, grey or YCbCr, any integer sampling (4:4:4, 4:2:2, 4:2:0, 4:4:0,
+ * 4:1:1), restart intervals; EXIF orientation is ignored. Progressive,
+ * arithmetic-coded, lossless, 12-bit and CMYK files are refused
+ * (ACL_ERROR_FEATURE_UNSUPPORTED, aclGetRecentErrMsg says which). As the
+ * Ascend 310's JPEGD: pictures 32x32 to 8192x8192, output YUV420SP (NV12
+ * or NV21, the output description's format) with width stride = width
+ * rounded up to 128, height stride = height rounded up to 16, size = width
+ * stride x height stride x 3 / 2; the call sets the output description's
+ * width and height (rounded down to even), strides and size, the task sets
+ * its ret code (0, or 1 when the entropy-coded data is corrupt, which
+ * aclrtSynchronizeStream then reports). The input and output are device
+ * memory.
+ *
+ * VPC: acldvppVpcResizeAsync (the whole input onto the whole output),
+ * acldvppVpcCropAsync (cropArea onto the whole output) and
+ * acldvppVpcCropAndPasteAsync (cropArea onto pasteArea, the rest of the
+ * output untouched) on YUV420SP pictures (NV12 / NV21, converted when they
+ * differ), with the Ascend 310's rules, each refused naming the field:
+ * input 10x6 to 8192x8192, output 10x6 to 4096x4096, even sizes, width
+ * stride a multiple of 16 and height stride of 2, buffers of width stride x
+ * height stride x 3 / 2 bytes of device memory; regions with left and top
+ * even, right and bottom odd (inclusive), at least 10x6, inside the picture;
+ * a paste region's left a multiple of 16; each side scaled by 1/32 to 16.
+ * Scaling is bilinear with half-pixel centres in float, rounded to nearest
+ * (the chip's filter is not specified publicly); the resize configuration
+ * has no settings. JPEG encoding returns ACL_ERROR_FEATURE_UNSUPPORTED.
  */
 #ifndef INC_EXTERNAL_ACL_OPS_ACL_DVPP_H_
 #define INC_EXTERNAL_ACL_OPS_ACL_DVPP_H_
@@ -66,7 +89,7 @@ enum acldvppChannelMode {
 ACL_FUNC_VISIBILITY aclError acldvppMalloc(void **devPtr, size_t size);
 ACL_FUNC_VISIBILITY aclError acldvppFree(void *devPtr);
 
-/* Channels: the description is kept; the channel is not provided. */
+/* Channels: created once on a description, destroyed before it. */
 ACL_FUNC_VISIBILITY acldvppChannelDesc *acldvppCreateChannelDesc(void);
 ACL_FUNC_VISIBILITY aclError acldvppDestroyChannelDesc(acldvppChannelDesc *channelDesc);
 ACL_FUNC_VISIBILITY aclError acldvppCreateChannel(acldvppChannelDesc *channelDesc);
@@ -104,7 +127,7 @@ ACL_FUNC_VISIBILITY aclError acldvppDestroyResizeConfig(acldvppResizeConfig *res
 ACL_FUNC_VISIBILITY acldvppJpegeConfig *acldvppCreateJpegeConfig(void);
 ACL_FUNC_VISIBILITY aclError acldvppDestroyJpegeConfig(acldvppJpegeConfig *jpegeConfig);
 
-/* Processing: ACL_ERROR_FEATURE_UNSUPPORTED. */
+/* Processing: JPEG decode and VPC as above; encoding: ACL_ERROR_FEATURE_UNSUPPORTED. */
 ACL_FUNC_VISIBILITY aclError acldvppJpegGetImageInfo(const void *data, uint32_t size, uint32_t *width,
                                                      uint32_t *height, int32_t *components);
 ACL_FUNC_VISIBILITY aclError acldvppJpegPredictDecSize(const void *data, uint32_t dataSize,

@@ -1,0 +1,266 @@
+/* dvpp_tool.c - the test driver of dvpp_test.py: JPEG decode and VPC through
+ * AscendCL's DVPP calls (acl/ops/acl_dvpp.h), and the decoder module alone.
+ *
+ *   dvpp_tool jpeg IN.jpg OUT.yuv [nv21]
+ *       dvpp_jpeg_decode directly (any size the module takes): writes the
+ *       luma plane (width x height) then the chroma pairs (ceil(w/2) x
+ *       ceil(h/2)), unpadded; prints "W H".
+ *   dvpp_tool truncations IN.jpg -
+ *       every prefix of the file (0 .. size - 1 bytes, each in a buffer of
+ *       exactly that size) through the module: decoded, or refused with a
+ *       "jpeg: " message; prints "N decoded N refused N bad".
+ *   dvpp_tool decode IN.jpg OUT.yuv [nv21]
+ *       acldvppJpegGetImageInfo, acldvppJpegPredictDecSize and
+ *       acldvppJpegDecodeAsync on a stream, aclrtSynchronizeStream; writes
+ *       the whole output buffer; prints "W H WS HS SIZE COMPONENTS RET".
+ *
+ *   dvpp_tool vpc resize|crop|paste IN.yuv IW IH IWS IHS IFMT OUT.yuv OW OH OWS OHS OFMT
+ *             [L R T B [PL PR PT PB]]
+ *       the picture through acldvppVpcResizeAsync, acldvppVpcCropAsync (crop
+ *       L R T B) or acldvppVpcCropAndPasteAsync (and paste PL PR PT PB) into
+ *       an output buffer first set to 7; writes the whole output buffer and
+ *       prints the output description's ret code.
+ *
+ * A refusal prints "error <code>: <aclGetRecentErrMsg>" on stdout and exits 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "acl/dvpp_jpeg.h"
+#include "acl/ops/acl_dvpp.h"
+
+static unsigned char *read_file(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *b = malloc(len > 0 ? (size_t)len : 1);
+  *n = b ? fread(b, 1, (size_t)(len > 0 ? len : 0), f) : 0;
+  fclose(f);
+  return b;
+}
+
+static int write_file(const char *path, const void *p, size_t n) {
+  FILE *f = fopen(path, "wb");
+  int ok = f && fwrite(p, 1, n, f) == n;
+  if (f) fclose(f);
+  return ok ? 0 : 1;
+}
+
+static int refused(aclError e) {
+  const char *m = aclGetRecentErrMsg();
+  printf("error %d: %s\n", (int)e, m ? m : "");
+  return 1;
+}
+
+#define TRY(call)                                                                                            \
+  do {                                                                                                       \
+    aclError e_ = (call);                                                                                    \
+    if (e_ != ACL_SUCCESS) {                                                                                 \
+      rc = refused(e_);                                                                                      \
+      goto done;                                                                                             \
+    }                                                                                                        \
+  } while (0)
+
+static int jpeg_module(const unsigned char *buf, size_t n, const char *out, int nv21) {
+  dvpp_jpeg_info info;
+  char err[256];
+  if (dvpp_jpeg_info_read(buf, n, &info, err, sizeof err)) return printf("error: %s\n", err), 1;
+  size_t w = info.width, h = info.height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+  unsigned char *y = malloc(w * h + cw * 2 * ch);
+  dvpp_jpeg_nv12 o = {y, y + w * h, w, cw * 2, nv21};
+  int r = dvpp_jpeg_decode(buf, n, &o, err, sizeof err);
+  if (r)
+    printf("error: %s\n", err);
+  else
+    printf("%zu %zu\n", w, h);
+  if (!r) r = write_file(out, y, w * h + cw * 2 * ch);
+  free(y);
+  return r ? 1 : 0;
+}
+
+/* Every prefix of the file through the module: each decoded or refused with a "jpeg: " message. */
+static int truncations(const unsigned char *buf, size_t n) {
+  size_t ok = 0, refused = 0, bad = 0;
+  for (size_t len = 0; len < n; len++) {
+    unsigned char *cut = malloc(len ? len : 1); /* exactly len bytes: a read past them is an ASan report */
+    memcpy(cut, buf, len);
+    dvpp_jpeg_info info;
+    char err[256] = "";
+    int r = dvpp_jpeg_info_read(cut, len, &info, err, sizeof err);
+    if (!r) {
+      size_t w = info.width, h = info.height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+      unsigned char *y = malloc(w * h + cw * 2 * ch);
+      dvpp_jpeg_nv12 o = {y, y + w * h, w, cw * 2, 0};
+      r = dvpp_jpeg_decode(cut, len, &o, err, sizeof err);
+      free(y);
+    }
+    free(cut);
+    if (!r)
+      ok++;
+    else if (!strncmp(err, "jpeg: ", 6) && strlen(err) > 16)
+      refused++;
+    else
+      bad++, printf("prefix of %zu bytes: message \"%s\"\n", len, err);
+  }
+  printf("%zu decoded %zu refused %zu bad\n", ok, refused, bad);
+  return bad ? 1 : 0;
+}
+
+static int decode(const unsigned char *buf, size_t n, const char *out, int nv21) {
+  int rc = 0;
+  aclrtStream stream = NULL;
+  acldvppChannelDesc *ch = NULL;
+  acldvppPicDesc *pic = NULL;
+  void *in_dev = NULL, *out_dev = NULL, *host = NULL;
+  uint32_t w = 0, h = 0, dec_size = 0;
+  int32_t comps = 0;
+  acldvppPixelFormat fmt = nv21 ? PIXEL_FORMAT_YVU_SEMIPLANAR_420 : PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+  TRY(aclInit(NULL));
+  TRY(aclrtSetDevice(0));
+  TRY(aclrtCreateStream(&stream));
+  ch = acldvppCreateChannelDesc();
+  TRY(acldvppCreateChannel(ch));
+  TRY(acldvppMalloc(&in_dev, n ? n : 1));
+  TRY(aclrtMemcpy(in_dev, n, buf, n, ACL_MEMCPY_HOST_TO_DEVICE));
+  TRY(acldvppJpegGetImageInfo(in_dev, (uint32_t)n, &w, &h, &comps));
+  TRY(acldvppJpegPredictDecSize(in_dev, (uint32_t)n, fmt, &dec_size));
+  TRY(acldvppMalloc(&out_dev, dec_size));
+  pic = acldvppCreatePicDesc();
+  TRY(acldvppSetPicDescData(pic, out_dev));
+  TRY(acldvppSetPicDescSize(pic, dec_size));
+  TRY(acldvppSetPicDescFormat(pic, fmt));
+  TRY(acldvppJpegDecodeAsync(ch, in_dev, (uint32_t)n, pic, stream));
+  TRY(aclrtSynchronizeStream(stream));
+  printf("%u %u %u %u %u %d %u\n", acldvppGetPicDescWidth(pic), acldvppGetPicDescHeight(pic),
+         acldvppGetPicDescWidthStride(pic), acldvppGetPicDescHeightStride(pic), acldvppGetPicDescSize(pic),
+         comps, acldvppGetPicDescRetCode(pic));
+  host = malloc(dec_size);
+  TRY(aclrtMemcpy(host, dec_size, out_dev, dec_size, ACL_MEMCPY_DEVICE_TO_HOST));
+  rc = write_file(out, host, dec_size);
+done:
+  free(host);
+  if (pic) {
+    uint32_t ret = acldvppGetPicDescRetCode(pic);
+    if (rc) printf("ret %u\n", ret);
+    acldvppDestroyPicDesc(pic);
+  }
+  if (out_dev) acldvppFree(out_dev);
+  if (in_dev) acldvppFree(in_dev);
+  if (ch) {
+    acldvppDestroyChannel(ch);
+    acldvppDestroyChannelDesc(ch);
+  }
+  if (stream) aclrtDestroyStream(stream);
+  aclrtResetDevice(0);
+  aclFinalize();
+  return rc;
+}
+
+/* dvpp_tool vpc resize|crop|paste IN.yuv IW IH IWS IHS IFMT OUT.yuv OW OH OWS OHS OFMT [L R T B [PL PR PT
+ * PB]]: the input picture (IWS x IHS x 3 / 2 bytes) through acldvppVpcResizeAsync, acldvppVpcCropAsync or
+ * acldvppVpcCropAndPasteAsync into an output buffer first set to 7; writes the whole output buffer and prints
+ * "RET". */
+static int vpc(int argc, char **argv) {
+  int rc = 0;
+  if (argc < 15)
+    return fprintf(stderr, "usage: dvpp_tool vpc MODE IN IW IH IWS IHS IFMT OUT OW OH OWS OHS OFMT ...\n"), 2;
+  const char *mode = argv[2];
+  uint32_t v[12];
+  for (int i = 0; i < 5; i++)
+    v[i] = (uint32_t)strtoul(argv[4 + i], NULL, 0);
+  for (int i = 0; i < 5; i++)
+    v[5 + i] = (uint32_t)strtoul(argv[10 + i], NULL, 0);
+  uint32_t roi[8] = {0};
+  for (int i = 0; i < 8 && 15 + i < argc; i++)
+    roi[i] = (uint32_t)strtoul(argv[15 + i], NULL, 0);
+  size_t n = 0;
+  unsigned char *buf = read_file(argv[3], &n);
+  size_t isz = (size_t)v[2] * v[3] * 3 / 2, osz = (size_t)v[7] * v[8] * 3 / 2;
+  if (!buf || n < isz) return fprintf(stderr, "%s: fewer than %zu bytes\n", argv[3], isz), 2;
+  aclrtStream stream = NULL;
+  acldvppChannelDesc *ch = NULL;
+  acldvppPicDesc *in = NULL, *out = NULL;
+  acldvppRoiConfig *crop = NULL, *paste = NULL;
+  acldvppResizeConfig *rcfg = NULL;
+  void *in_dev = NULL, *out_dev = NULL, *host = NULL;
+  TRY(aclInit(NULL));
+  TRY(aclrtSetDevice(0));
+  TRY(aclrtCreateStream(&stream));
+  ch = acldvppCreateChannelDesc();
+  TRY(acldvppCreateChannel(ch));
+  TRY(acldvppMalloc(&in_dev, isz ? isz : 1));
+  TRY(acldvppMalloc(&out_dev, osz ? osz : 1));
+  TRY(aclrtMemcpy(in_dev, isz, buf, isz, ACL_MEMCPY_HOST_TO_DEVICE));
+  TRY(aclrtMemset(out_dev, osz, 7, osz));
+  in = acldvppCreatePicDesc();
+  out = acldvppCreatePicDesc();
+  acldvppPicDesc *d[2] = {in, out};
+  void *data[2] = {in_dev, out_dev};
+  size_t size[2] = {isz, osz};
+  for (int k = 0; k < 2; k++) {
+    TRY(acldvppSetPicDescData(d[k], data[k]));
+    TRY(acldvppSetPicDescSize(d[k], (uint32_t)size[k]));
+    TRY(acldvppSetPicDescWidth(d[k], v[5 * k]));
+    TRY(acldvppSetPicDescHeight(d[k], v[5 * k + 1]));
+    TRY(acldvppSetPicDescWidthStride(d[k], v[5 * k + 2]));
+    TRY(acldvppSetPicDescHeightStride(d[k], v[5 * k + 3]));
+    TRY(acldvppSetPicDescFormat(d[k], (acldvppPixelFormat)v[5 * k + 4]));
+  }
+  if (!strcmp(mode, "resize")) {
+    rcfg = acldvppCreateResizeConfig();
+    TRY(acldvppVpcResizeAsync(ch, in, out, rcfg, stream));
+  } else {
+    crop = acldvppCreateRoiConfig(roi[0], roi[1], roi[2], roi[3]);
+    if (!strcmp(mode, "crop")) {
+      TRY(acldvppVpcCropAsync(ch, in, out, crop, stream));
+    } else {
+      paste = acldvppCreateRoiConfig(roi[4], roi[5], roi[6], roi[7]);
+      TRY(acldvppVpcCropAndPasteAsync(ch, in, out, crop, paste, stream));
+    }
+  }
+  TRY(aclrtSynchronizeStream(stream));
+  printf("%u\n", acldvppGetPicDescRetCode(out));
+  host = malloc(osz);
+  TRY(aclrtMemcpy(host, osz, out_dev, osz, ACL_MEMCPY_DEVICE_TO_HOST));
+  rc = write_file(argv[9], host, osz);
+done:
+  free(host);
+  free(buf);
+  if (rcfg) acldvppDestroyResizeConfig(rcfg);
+  if (crop) acldvppDestroyRoiConfig(crop);
+  if (paste) acldvppDestroyRoiConfig(paste);
+  if (in) acldvppDestroyPicDesc(in);
+  if (out) acldvppDestroyPicDesc(out);
+  if (out_dev) acldvppFree(out_dev);
+  if (in_dev) acldvppFree(in_dev);
+  if (ch) {
+    acldvppDestroyChannel(ch);
+    acldvppDestroyChannelDesc(ch);
+  }
+  if (stream) aclrtDestroyStream(stream);
+  aclrtResetDevice(0);
+  aclFinalize();
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "vpc")) return vpc(argc, argv);
+  if (argc < 4)
+    return fprintf(stderr, "usage: dvpp_tool jpeg|decode|truncations IN OUT [nv21] | vpc ...\n"), 2;
+  size_t n = 0;
+  unsigned char *buf = read_file(argv[2], &n);
+  if (!buf) return fprintf(stderr, "cannot read %s\n", argv[2]), 2;
+  int nv21 = argc > 4 && !strcmp(argv[4], "nv21"), rc = 2;
+  if (!strcmp(argv[1], "jpeg"))
+    rc = jpeg_module(buf, n, argv[3], nv21);
+  else if (!strcmp(argv[1], "truncations"))
+    rc = truncations(buf, n);
+  else if (!strcmp(argv[1], "decode"))
+    rc = decode(buf, n, argv[3], nv21);
+  free(buf);
+  return rc;
+}
