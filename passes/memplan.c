@@ -285,58 +285,67 @@ static status plan_lifetimes(mp_state *s) {
   return ST_OK;
 }
 
-/* 1 when `list` ("a,b,...", blanks around the names ignored) holds name;
- * sets bit i of *hit for the entry i that does (up to 64 entries). */
-static int listed(const char *list, const char *name, uint64_t *hit) {
-  size_t len = strlen(name);
-  for (int i = 0; *list; i++) {
+/* An entry of OP_NO_REUSE_MEM's list: a name, and whether it named anything. */
+typedef struct mp_entry {
+  const char *name;
+  int len, hit;
+} mp_entry;
+
+/* The entries of list ("a,b,...", blanks around the names ignored) into
+ * e (room for as many as list has commas, plus one); returns their count. */
+static int split_entries(const char *list, mp_entry *e) {
+  int n = 0;
+  while (*list) {
     while (*list == ' ' || *list == ',')
       list++;
-    size_t n = strcspn(list, ",");
-    size_t m = n;
+    int len = (int)strcspn(list, ","), m = len;
     while (m > 0 && list[m - 1] == ' ')
       m--;
-    if (m && m == len && memcmp(list, name, len) == 0) {
-      if (i < 64) *hit |= 1ull << i;
-      return 1;
-    }
-    list += n;
+    if (m) e[n++] = (mp_entry){list, m, 0};
+    list += len;
   }
-  return 0;
+  return n;
+}
+
+/* 1 when one of the n entries is name (marking each that is). */
+static int listed(mp_entry *e, int n, const char *name) {
+  int found = 0;
+  for (int i = 0; i < n; i++)
+    if ((size_t)e[i].len == strlen(name) && !memcmp(e[i].name, name, (size_t)e[i].len)) e[i].hit = found = 1;
+  return found;
 }
 
 /* The values that get memory of their own: every workspace value under
  * ctx->no_reuse, else the outputs of the nodes ctx->no_reuse_nodes names
  * (by node name or op type). An entry that names nothing is reported
  * through ctx->note. */
-static void plan_own(mp_state *s, const pass_ctx *ctx) {
-  const char *list = ctx->no_reuse_nodes && *ctx->no_reuse_nodes ? ctx->no_reuse_nodes : NULL;
-  if (!ctx->no_reuse && !list) return;
-  uint64_t hit = 0;
+static status plan_own(mp_state *s, const pass_ctx *ctx) {
+  const char *list = ctx->no_reuse_nodes ? ctx->no_reuse_nodes : "";
+  int cap = 1;
+  for (const char *c = list; *c; c++)
+    cap += *c == ',';
+  mp_entry *e = arena_array(&s->a, (size_t)cap, sizeof *e);
+  if (!e) return nomem(s);
+  const int n = split_entries(list, e);
+  if (!ctx->no_reuse && !n) return ST_OK;
   for (int i = 0; i < s->g->nnodes; i++) {
-    const ir_node *n = s->g->nodes[i];
-    if (n->dead ||
-        !(ctx->no_reuse || (list && (listed(list, n->name, &hit) | listed(list, ir_ops[n->op].name, &hit)))))
-      continue;
-    for (int j = 0; j < n->nout; j++)
-      s->val[n->out[j]->id].own = 1;
+    const ir_node *x = s->g->nodes[i];
+    /* both lookups: each marks the entries it matches */
+    if (x->dead || !(ctx->no_reuse | listed(e, n, x->name) | listed(e, n, ir_ops[x->op].name))) continue;
+    for (int j = 0; j < x->nout; j++)
+      s->val[x->out[j]->id].own = 1;
   }
-  if (!list || !ctx->note || ctx->copy_weights) return; /* gear 0 speaks for every gear */
-  const char *p = list;
-  for (int i = 0; *p && i < 64; i++) {
-    while (*p == ' ' || *p == ',')
-      p++;
-    int n = (int)strcspn(p, ",");
-    if (n && !(hit >> i & 1)) {
+  if (!ctx->note || ctx->copy_weights) return ST_OK; /* gear 0 speaks for every gear */
+  for (int i = 0; i < n; i++)
+    if (!e[i].hit) {
       char msg[300];
       snprintf(msg, sizeof msg,
                "memplan: OP_NO_REUSE_MEM entry '%.*s' names no node or op type of the compiled graph "
                "(names as --dump_graph shows them)",
-               n > 200 ? 200 : n, p);
+               e[i].len > 200 ? 200 : e[i].len, e[i].name);
       ctx->note(ctx->note_user, msg);
     }
-    p += n;
-  }
+  return ST_OK;
 }
 
 /* Convs and QConvs over their residuals (over_input=3 or 4), now that
@@ -531,7 +540,7 @@ status pass_memplan(ir_graph *g, pass_ctx *ctx, diag *d) {
   s.val = arena_array(&s.a, (size_t)g->nvalues + 1, sizeof *s.val);
   status st = s.val ? plan_regions(&s) : nomem(&s);
   if (st == ST_OK) st = plan_lifetimes(&s);
-  if (st == ST_OK) plan_own(&s, ctx);
+  if (st == ST_OK) st = plan_own(&s, ctx);
   if (st == ST_OK) st = plan_over_residuals(&s);
   if (st == ST_OK) st = plan_roots(&s);
   if (st == ST_OK) st = plan_buffers(&s);
