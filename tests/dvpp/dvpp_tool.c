@@ -65,19 +65,30 @@ static int refused(aclError e) {
     }                                                                                                        \
   } while (0)
 
+/* buf through the module alone into *yuv (malloc'ed, *bytes of them: the
+ * luma plane then the chroma pairs, unpadded); 0, or nonzero with err. */
+static int module_decode(const unsigned char *buf, size_t n, int nv21, unsigned char **yuv, size_t *bytes,
+                         dvpp_jpeg_info *info, char *err, size_t errn) {
+  *yuv = NULL;
+  if (dvpp_jpeg_info_read(buf, n, info, err, errn)) return 1;
+  size_t w = info->width, h = info->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+  *bytes = w * h + cw * 2 * ch;
+  *yuv = malloc(*bytes);
+  dvpp_jpeg_nv12 o = {*yuv, *yuv + w * h, w, cw * 2, nv21};
+  return dvpp_jpeg_decode(buf, n, &o, err, errn);
+}
+
 static int jpeg_module(const unsigned char *buf, size_t n, const char *out, int nv21) {
   dvpp_jpeg_info info;
   char err[256];
-  if (dvpp_jpeg_info_read(buf, n, &info, err, sizeof err)) return printf("error: %s\n", err), 1;
-  size_t w = info.width, h = info.height, cw = (w + 1) / 2, ch = (h + 1) / 2;
-  unsigned char *y = malloc(w * h + cw * 2 * ch);
-  dvpp_jpeg_nv12 o = {y, y + w * h, w, cw * 2, nv21};
-  int r = dvpp_jpeg_decode(buf, n, &o, err, sizeof err);
+  unsigned char *y;
+  size_t bytes;
+  int r = module_decode(buf, n, nv21, &y, &bytes, &info, err, sizeof err);
   if (r)
     printf("error: %s\n", err);
   else
-    printf("%zu %zu\n", w, h);
-  if (!r) r = write_file(out, y, w * h + cw * 2 * ch);
+    printf("%u %u\n", info.width, info.height);
+  if (!r) r = write_file(out, y, bytes);
   free(y);
   return r ? 1 : 0;
 }
@@ -90,14 +101,10 @@ static int truncations(const unsigned char *buf, size_t n) {
     memcpy(cut, buf, len);
     dvpp_jpeg_info info;
     char err[256] = "";
-    int r = dvpp_jpeg_info_read(cut, len, &info, err, sizeof err);
-    if (!r) {
-      size_t w = info.width, h = info.height, cw = (w + 1) / 2, ch = (h + 1) / 2;
-      unsigned char *y = malloc(w * h + cw * 2 * ch);
-      dvpp_jpeg_nv12 o = {y, y + w * h, w, cw * 2, 0};
-      r = dvpp_jpeg_decode(cut, len, &o, err, sizeof err);
-      free(y);
-    }
+    unsigned char *y;
+    size_t bytes;
+    int r = module_decode(cut, len, 0, &y, &bytes, &info, err, sizeof err);
+    free(y);
     free(cut);
     if (!r)
       ok++;
@@ -110,20 +117,38 @@ static int truncations(const unsigned char *buf, size_t n) {
   return bad ? 1 : 0;
 }
 
+/* What the AscendCL modes share: the device, a stream and a DVPP channel. */
+typedef struct session {
+  aclrtStream stream;
+  acldvppChannelDesc *ch;
+} session;
+
+static aclError session_open(session *s) {
+  aclError e;
+  if ((e = aclInit(NULL)) || (e = aclrtSetDevice(0)) || (e = aclrtCreateStream(&s->stream))) return e;
+  s->ch = acldvppCreateChannelDesc();
+  return acldvppCreateChannel(s->ch);
+}
+
+static void session_close(session *s) {
+  if (s->ch) {
+    acldvppDestroyChannel(s->ch);
+    acldvppDestroyChannelDesc(s->ch);
+  }
+  if (s->stream) aclrtDestroyStream(s->stream);
+  aclrtResetDevice(0);
+  aclFinalize();
+}
+
 static int decode(const unsigned char *buf, size_t n, const char *out, int nv21) {
   int rc = 0;
-  aclrtStream stream = NULL;
-  acldvppChannelDesc *ch = NULL;
+  session ss = {NULL, NULL};
   acldvppPicDesc *pic = NULL;
   void *in_dev = NULL, *out_dev = NULL, *host = NULL;
   uint32_t w = 0, h = 0, dec_size = 0;
   int32_t comps = 0;
   acldvppPixelFormat fmt = nv21 ? PIXEL_FORMAT_YVU_SEMIPLANAR_420 : PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-  TRY(aclInit(NULL));
-  TRY(aclrtSetDevice(0));
-  TRY(aclrtCreateStream(&stream));
-  ch = acldvppCreateChannelDesc();
-  TRY(acldvppCreateChannel(ch));
+  TRY(session_open(&ss));
   TRY(acldvppMalloc(&in_dev, n ? n : 1));
   TRY(aclrtMemcpy(in_dev, n, buf, n, ACL_MEMCPY_HOST_TO_DEVICE));
   TRY(acldvppJpegGetImageInfo(in_dev, (uint32_t)n, &w, &h, &comps));
@@ -133,8 +158,8 @@ static int decode(const unsigned char *buf, size_t n, const char *out, int nv21)
   TRY(acldvppSetPicDescData(pic, out_dev));
   TRY(acldvppSetPicDescSize(pic, dec_size));
   TRY(acldvppSetPicDescFormat(pic, fmt));
-  TRY(acldvppJpegDecodeAsync(ch, in_dev, (uint32_t)n, pic, stream));
-  TRY(aclrtSynchronizeStream(stream));
+  TRY(acldvppJpegDecodeAsync(ss.ch, in_dev, (uint32_t)n, pic, ss.stream));
+  TRY(aclrtSynchronizeStream(ss.stream));
   printf("%u %u %u %u %u %d %u\n", acldvppGetPicDescWidth(pic), acldvppGetPicDescHeight(pic),
          acldvppGetPicDescWidthStride(pic), acldvppGetPicDescHeightStride(pic), acldvppGetPicDescSize(pic),
          comps, acldvppGetPicDescRetCode(pic));
@@ -150,13 +175,7 @@ done:
   }
   if (out_dev) acldvppFree(out_dev);
   if (in_dev) acldvppFree(in_dev);
-  if (ch) {
-    acldvppDestroyChannel(ch);
-    acldvppDestroyChannelDesc(ch);
-  }
-  if (stream) aclrtDestroyStream(stream);
-  aclrtResetDevice(0);
-  aclFinalize();
+  session_close(&ss);
   return rc;
 }
 
@@ -181,17 +200,12 @@ static int vpc(int argc, char **argv) {
   unsigned char *buf = read_file(argv[3], &n);
   size_t isz = (size_t)v[2] * v[3] * 3 / 2, osz = (size_t)v[7] * v[8] * 3 / 2;
   if (!buf || n < isz) return fprintf(stderr, "%s: fewer than %zu bytes\n", argv[3], isz), 2;
-  aclrtStream stream = NULL;
-  acldvppChannelDesc *ch = NULL;
+  session ss = {NULL, NULL};
   acldvppPicDesc *in = NULL, *out = NULL;
   acldvppRoiConfig *crop = NULL, *paste = NULL;
   acldvppResizeConfig *rcfg = NULL;
   void *in_dev = NULL, *out_dev = NULL, *host = NULL;
-  TRY(aclInit(NULL));
-  TRY(aclrtSetDevice(0));
-  TRY(aclrtCreateStream(&stream));
-  ch = acldvppCreateChannelDesc();
-  TRY(acldvppCreateChannel(ch));
+  TRY(session_open(&ss));
   TRY(acldvppMalloc(&in_dev, isz ? isz : 1));
   TRY(acldvppMalloc(&out_dev, osz ? osz : 1));
   TRY(aclrtMemcpy(in_dev, isz, buf, isz, ACL_MEMCPY_HOST_TO_DEVICE));
@@ -212,17 +226,17 @@ static int vpc(int argc, char **argv) {
   }
   if (!strcmp(mode, "resize")) {
     rcfg = acldvppCreateResizeConfig();
-    TRY(acldvppVpcResizeAsync(ch, in, out, rcfg, stream));
+    TRY(acldvppVpcResizeAsync(ss.ch, in, out, rcfg, ss.stream));
   } else {
     crop = acldvppCreateRoiConfig(roi[0], roi[1], roi[2], roi[3]);
     if (!strcmp(mode, "crop")) {
-      TRY(acldvppVpcCropAsync(ch, in, out, crop, stream));
+      TRY(acldvppVpcCropAsync(ss.ch, in, out, crop, ss.stream));
     } else {
       paste = acldvppCreateRoiConfig(roi[4], roi[5], roi[6], roi[7]);
-      TRY(acldvppVpcCropAndPasteAsync(ch, in, out, crop, paste, stream));
+      TRY(acldvppVpcCropAndPasteAsync(ss.ch, in, out, crop, paste, ss.stream));
     }
   }
-  TRY(aclrtSynchronizeStream(stream));
+  TRY(aclrtSynchronizeStream(ss.stream));
   printf("%u\n", acldvppGetPicDescRetCode(out));
   host = malloc(osz);
   TRY(aclrtMemcpy(host, osz, out_dev, osz, ACL_MEMCPY_DEVICE_TO_HOST));
@@ -237,13 +251,7 @@ done:
   if (out) acldvppDestroyPicDesc(out);
   if (out_dev) acldvppFree(out_dev);
   if (in_dev) acldvppFree(in_dev);
-  if (ch) {
-    acldvppDestroyChannel(ch);
-    acldvppDestroyChannelDesc(ch);
-  }
-  if (stream) aclrtDestroyStream(stream);
-  aclrtResetDevice(0);
-  aclFinalize();
+  session_close(&ss);
   return rc;
 }
 
