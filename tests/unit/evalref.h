@@ -1,5 +1,7 @@
 /* evalref.h - one IR node run by the reference evaluator (ir/eval.c), the
- * oracle of the kernel tests (test_norm, test_attention): er_new makes a
+ * oracle of the kernel tests. er_eval is the step every such test takes:
+ * infer a built node's shapes, then evaluate it. For f32 results
+ * (test_norm, test_attention, test_recurrence): er_new makes a
  * graph with one node of `op`, er_in appends an input (a constant holding
  * the caller's data, which must be in the input's dtype), attributes are set
  * on e->n with ir_attr_set_*, er_run infers the node's shapes
@@ -45,9 +47,20 @@ static inline void er_in(er *e, int dt, int rank, const int64_t *dims, const voi
   ir_node_set_input(e->g, e->n, e->nin++, v);
 }
 
-static inline float *er_run(er *e, int k) {
+/* Infers node n's shapes (ir_shape_infer_node, so attributes are
+ * normalised as the compiler would) and evaluates it on ins (its inputs'
+ * data in slot order, NULL for an omitted one) into outs (output k's data,
+ * allocated in a: it lives as long as a). Returns 0, or 1 after printing
+ * why. */
+static inline int er_eval(ir_graph *g, ir_node *n, const void *const *ins, void **outs, arena *a) {
   diag d;
   diag_init(&d);
+  if (ir_shape_infer_node(g, n, NULL, &d) == ST_OK && ir_eval_node(n, ins, outs, a, &d) == ST_OK) return 0;
+  test_note("  reference: %s", d.msg);
+  return 1;
+}
+
+static inline float *er_run(er *e, int k) {
   arena a;
   arena_init(&a, 0);
   const void *ins[8];
@@ -55,9 +68,7 @@ static inline float *er_run(er *e, int k) {
   for (int i = 0; i < e->nin; i++)
     ins[i] = e->in[i] ? e->in[i]->data : NULL;
   float *r = NULL;
-  if (ir_shape_infer_node(e->g, e->n, NULL, &d) || ir_eval_node(e->n, ins, outs, &a, &d)) {
-    test_note("  reference: %s", d.msg);
-  } else {
+  if (!er_eval(e->g, e->n, ins, outs, &a)) {
     const ir_value *y = e->out[k];
     int64_t n = ir_value_elements(y);
     r = malloc((size_t)(n > 0 ? n : 1) * sizeof *r);

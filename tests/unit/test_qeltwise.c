@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/quant.h"
+#include "evalref.h"
 #include "ir/eval.h"
 #include "ir/shape.h"
 #include "kcase.h"
@@ -62,21 +63,11 @@ static uint8_t *reference(const ecase *e, const uint8_t *a, const uint8_t *b, co
   ir_attr_set_int(g, nd, "lo", q->lo);
   ir_attr_set_int(g, nd, "hi", q->hi);
   ir_attr_set_int(g, nd, "to", e->ydt);
-  diag d;
-  diag_init(&d);
-  uint8_t *out = NULL;
-  if (ir_shape_infer_node(g, nd, NULL, &d) != ST_OK) {
-    test_note("shape: %s", d.msg);
-  } else {
-    const void *ins[2] = {a, b};
-    void *outs[1] = {0};
-    if (ir_eval_node(nd, ins, outs, ar, &d) != ST_OK)
-      test_note("eval: %s", d.msg);
-    else
-      out = outs[0];
-  }
+  const void *ins[2] = {a, b};
+  void *outs[1] = {0};
+  if (er_eval(g, nd, ins, outs, ar)) outs[0] = NULL;
   ir_graph_free(g);
-  return out;
+  return outs[0];
 }
 
 /* C order bytes of [N, C, H, W] -> NC1HWC0 (padding lanes `fill`). */

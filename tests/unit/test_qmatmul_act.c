@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common/matmul_geom.h"
+#include "evalref.h"
 #include "ir/eval.h"
 #include "ir/shape.h"
 #include "kcase.h"
@@ -85,21 +86,13 @@ static void *reference(const acase *q, const void *x, const void *w, const void 
     ir_attr_set_int(g, nd, "to", q->ydt);
     ir_attr_set_int(g, nd, "y_zp", q->yz);
   }
-  diag d;
-  diag_init(&d);
-  void *out = NULL;
-  if (ir_shape_infer_node(g, nd, NULL, &d) != ST_OK) {
-    test_note("shape: %s", d.msg);
-  } else {
-    const void *ins[4] = {x, w, zp, s};
-    void *outs[1] = {0};
+  const void *ins[4] = {x, w, zp, s};
+  void *outs[1] = {0}, *out = NULL;
+  if (!er_eval(g, nd, ins, outs, a)) {
     *yr = yv->rank;
     memcpy(yd, yv->dims, sizeof(int64_t) * (size_t)yv->rank);
     if (yv->dtype != (dtype)q->ydt) test_note("y dtype %d, expected %d", yv->dtype, q->ydt);
-    if (ir_eval_node(nd, ins, outs, a, &d) != ST_OK)
-      test_note("eval: %s", d.msg);
-    else
-      out = outs[0];
+    out = outs[0];
   }
   ir_graph_free(g);
   return out;
