@@ -615,6 +615,7 @@ def main():
     check("--fusion_switch_file missing: exit 2 naming it", p.returncode == 2 and "nosuch.cfg" in p.stderr, p.stderr)
 
     check_no_reuse(atc, omrun, work, rng)
+    check_hint_flags(atc, omrun, work, rng)
     return summary()
 
 
@@ -675,6 +676,58 @@ def check_no_reuse(atc, omrun, work, rng):
             "--disable_reuse_memory=2")
     check("--disable_reuse_memory=2: exit 2 naming the value", p.returncode == 2 and "=2: expected 0 or 1" in p.stderr,
           p.stderr)
+
+
+def check_hint_flags(atc, omrun, work, rng):
+    """--enable_small_channel and --deterministic (0 or 1) are accepted and compile the same tasks, vector
+    programs and tensors as without them; what --deterministic asks for holds anyway: the om gives the same
+    output bytes on 1 and 2 threads and run after run (a 3-channel stem, a Gemm, Softmax, a reduction)."""
+    w = rng.standard_normal((32, 3, 3, 3)).astype(np.float32) * 0.3
+    wg = rng.standard_normal((32, 100)).astype(np.float32) * 0.1
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["c"], name="stem", kernel_shape=[3, 3], strides=[2, 2],
+                          pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["r"], name="relu"),
+         helper.make_node("GlobalAveragePool", ["r"], ["p"], name="gap"),
+         helper.make_node("Flatten", ["p"], ["f"], name="flat"),
+         helper.make_node("Gemm", ["f", "wg"], ["l"], name="fc"),
+         helper.make_node("Softmax", ["l"], ["y"], name="softmax", axis=1),
+         helper.make_node("ReduceSum", ["r"], ["s"], name="sum", keepdims=0)],
+        "hints", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 96, 96])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("s", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(wg, "wg")])
+    model = os.path.join(work, "hints.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), model)
+    x = os.path.join(work, "hints_x.bin")
+    rng.standard_normal((1, 3, 96, 96)).astype(np.float32).tofile(x)
+    compiled = {}
+    for flags in ((), ("--enable_small_channel=1", "--deterministic=1"), ("--enable_small_channel=0", "--deterministic=0")):
+        base = os.path.join(work, "hints_" + str(len(compiled)))
+        p = run(atc, f"--model={model}", f"--output={base}", "--soc_version=Ascend310", "--framework=5", *flags)
+        check(f"{' '.join(flags) or 'no hint flags'}: compiles", p.returncode == 0, p.stderr)
+        doc = {}
+        if p.returncode == 0 and run(atc, "--mode=1", f"--om={base}.om", f"--json={base}.json").returncode == 0:
+            doc = json.load(open(base + ".json"))
+        compiled[flags] = (base, {k: doc.get(k) for k in ("tasks", "vprogs", "tensors", "weights")})
+    same = [c for _, c in compiled.values()]
+    check("--enable_small_channel / --deterministic 0 or 1: the same tasks, programs, tensors and weights",
+          same[0]["tasks"] and same[0] == same[1] == same[2])
+    base = compiled[("--enable_small_channel=1", "--deterministic=1")][0]
+    outs = []
+    for threads in ("1", "2", "2"):
+        d = f"{base}_out{len(outs)}"
+        q = subprocess.run([omrun, "--model", base + ".om", "--input", x, "--output", d, "--threads", threads],
+                           capture_output=True, text=True)
+        outs.append([open(os.path.join(d, f"output_{i}.bin"), "rb").read() if q.returncode == 0 else None
+                     for i in range(2)])
+    check("--deterministic=1: the same output bytes on 1 and 2 threads, and run after run",
+          outs[0][0] is not None and outs[0] == outs[1] == outs[2])
+    for flag in ("enable_small_channel", "deterministic"):
+        p = run(atc, f"--model={model}", f"--output={work}/hints_bad", "--soc_version=Ascend310", "--framework=5",
+                f"--{flag}=true")
+        check(f"--{flag}=true: exit 2 naming the value", p.returncode == 2 and f"--{flag}=true: expected 0 or 1" in p.stderr,
+              p.stderr)
 
 
 if __name__ == "__main__":

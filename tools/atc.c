@@ -35,7 +35,8 @@ typedef struct flags {
   const char *fusion_switch_file, *dynamic_batch_size, *dynamic_image_size, *dynamic_dims;
   const char *output_type, *input_fp16_nodes, *is_input_adjust_hw_layout, *is_output_adjust_hw_layout;
   const char *precision_mode_v2, *keep_dtype, *modify_mixlist, *precision_calibration_input;
-  const char *insert_op_conf, *enable_compress_weight, *disable_reuse_memory;
+  const char *insert_op_conf, *enable_compress_weight, *disable_reuse_memory, *enable_small_channel;
+  const char *deterministic;
 } flags;
 
 static const struct {
@@ -87,6 +88,15 @@ static const struct {
          "memory of its own (the workspace is the sum of their sizes) and no Conv writes over its residual. "
          "The environment variable OP_NO_REUSE_MEM (\"name,OpType,...\": node names as --dump_graph shows "
          "them, or op types) does that for the outputs of the nodes it names only"),
+    FLAG(enable_small_channel,
+         "0 (default) or 1: ATC's optimisation of Convs over <= 4 channels (advised with a static "
+         "--insert_op_conf). Accepted for ATC's scripts; here 0 and 1 compile the same om: the convolution "
+         "kernels never pad such a Conv's channels to 16 (ResNet-50's 3-channel stem takes about its share "
+         "of the multiply-adds)"),
+    FLAG(deterministic,
+         "0 (default) or 1: ATC's deterministic computation. Accepted for ATC's scripts; here 0 "
+         "and 1 compile the same om: every run is deterministic (no kernel splits a sum across "
+         "threads, so the same om and inputs give the same output bytes on any thread count)"),
     FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
     FLAG(output_type, "output dtype: FP32, FP16 or UINT8 for every float output, or per output "
                       "\"node:0:FP16;node2:1:UINT8\" (UINT8: a Cast, truncating and saturating)"),
@@ -133,7 +143,6 @@ static const char *const unsupported_flags[] = {
     "op_name_map",
     "enable_scope_fusion_passes",
     "enable_single_stream",
-    "enable_small_channel",
     "compress_weight_conf",
     "compression_optimize_conf",
     "sparsity",
@@ -158,7 +167,6 @@ static const char *const unsupported_flags[] = {
     "status_check",
     "quant_dumpable",
     "atomic_clean_policy",
-    "deterministic",
     "oo_level",
     "auto_tune_mode",
     "is_weight_clip",
@@ -268,6 +276,15 @@ typedef struct log_state {
   FILE *report; /* --check_report's file while the compile runs, or NULL */
   int nreported;
 } log_state;
+
+/* A 0 | 1 flag's value (0 when the flag is not given), or -1 after the usage
+ * error. */
+static int flag_01(const char *name, const char *value) {
+  if (!value || !strcmp(value, "0")) return 0;
+  if (!strcmp(value, "1")) return 1;
+  fprintf(stderr, "atc: --%s=%s: expected 0 or 1\n", name, value);
+  return -1;
+}
 
 /* Reads --fusion_switch_file: lines "PassName:on|off" (a rule of
  * atc_fusion_rule, or ALL for every one; later lines override earlier ones),
@@ -579,14 +596,12 @@ int main(int argc, char **argv) {
   unsigned fusion_off = 0;
   if (f.fusion_switch_file && read_fusion_switches(f.fusion_switch_file, &fusion_off)) return 2;
 
-  int no_reuse = 0;
-  if (f.disable_reuse_memory) {
-    no_reuse = !strcmp(f.disable_reuse_memory, "1") ? 1 : !strcmp(f.disable_reuse_memory, "0") ? 0 : -1;
-    if (no_reuse < 0) {
-      fprintf(stderr, "atc: --disable_reuse_memory=%s: expected 0 or 1\n", f.disable_reuse_memory);
-      return 2;
-    }
-  }
+  /* --enable_small_channel and --deterministic change nothing here (--help
+   * says why): only their values are checked. */
+  int no_reuse = flag_01("disable_reuse_memory", f.disable_reuse_memory);
+  if (no_reuse < 0 || flag_01("enable_small_channel", f.enable_small_channel) < 0 ||
+      flag_01("deterministic", f.deterministic) < 0)
+    return 2;
 
   /* --output names the package without its extension, as in ATC. */
   if (precheck) f.output = "precheck";
