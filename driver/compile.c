@@ -235,10 +235,19 @@ static status io_formats(const ir_graph *g, const atc_options *opt, om_writer *w
 
 status atc_compile(const atc_options *opt, atc_result *res, diag *d) {
   memset(res, 0, sizeof *res);
-  arena cfg_arena; /* --keep_dtype, --modify_mixlist and what calibration adds */
+  arena cfg_arena; /* --keep_dtype, --customize_dtypes, --modify_mixlist and what calibration adds */
   arena_init(&cfg_arena, 0);
   prec_cfg prec;
-  status st = atc_precision_cfg(opt->keep_dtype, opt->modify_mixlist, &cfg_arena, &prec, d);
+  status st =
+      atc_precision_cfg(opt->keep_dtype, opt->customize_dtypes, opt->modify_mixlist, &cfg_arena, &prec, d);
+  for (int i = 0; st == ST_OK && i < prec.ncustom; i++)
+    if (prec.custom[i].fp16 && opt->precision == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE)
+      st = diag_set(
+          d, ST_ERR_UNSUPPORTED,
+          "--customize_dtypes %s: float16 under must_keep_origin_dtype, which computes every node in "
+          "its original dtype here: use --precision_mode=force_fp16 (or allow_mix_precision) with "
+          "--customize_dtypes or --keep_dtype for the nodes to keep in float32",
+          prec.custom[i].where);
   if (st == ST_OK && !opt->precheck &&
       (opt->calibration_input || opt->precision == OM_PRECISION_ALLOW_MIX_PRECISION))
     st = atc_calibrate(opt, &prec, &cfg_arena, d);

@@ -48,8 +48,10 @@ typedef struct atc_options {
                               convs; 0: direct convolution only */
   /* Per-op precision (driver/precision_cfg.h), each NULL when not given:
    * --keep_dtype FILE (nodes kept in their original dtype under the fp16
-   * modes), --modify_mixlist FILE (allow_mix_precision's lists, edited). */
-  const char *keep_dtype, *modify_mixlist;
+   * modes), --customize_dtypes FILE (nodes or op types computed in float16
+   * or float32), --modify_mixlist FILE (allow_mix_precision's lists,
+   * edited). */
+  const char *keep_dtype, *customize_dtypes, *modify_mixlist;
   /* --precision_calibration_input "a.bin[,b.bin]": raw sample inputs (one
    * file per model input, as omrun reads them); under allow_mix_precision
    * the nodes that lose the most accuracy on it are kept in fp32

@@ -58,33 +58,116 @@ static char *where(arena *a, const char *path, int line, const char *field) {
   return arena_strdup(a, buf);
 }
 
-/* --- keep_dtype ------------------------------------------------------------ */
+/* --- line files: keep_dtype, customize_dtypes ------------------------------ */
 
-static status read_keep(const char *path, arena *a, entries *out, diag *d) {
-  char *text;
-  status st = read_text(path, "--keep_dtype", a, &text, d);
-  int line = 1;
-  for (char *s = text; st == ST_OK && *s; line++) {
+/* The next line of *text worth reading (trimmed, NUL-terminated in place;
+ * blank lines and '#' comments skipped), its number in *line; NULL at the
+ * end. *text and *line start at the file's text and 0. */
+static char *next_line(char **text, int *line) {
+  for (char *s = *text; *s;) {
     char *end = strchr(s, '\n'), *next = end ? end + 1 : s + strlen(s);
     if (!end) end = next;
+    ++*line;
     while (s < end && (*s == ' ' || *s == '\t'))
       s++;
     while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
       end--;
     *end = '\0';
-    if (*s && *s != '#') {
-      prec_entry *e = push(out, a);
-      int typed = !strncmp(s, "OpType::", 8);
-      const char *name = typed ? s + 8 : s;
-      if (!e || !(e->where = where(a, path, line, NULL)) || !(e->name = arena_strdup(a, name)))
-        st = diag_set(d, ST_ERR_NOMEM, "out of memory");
-      else if (typed && !op_type_known(name))
-        st = diag_set(d, ST_ERR_INVALID, "%s:%d: unknown op type '%s' in '%s'", path, line, name, s);
-      else if (!*name)
-        st = diag_set(d, ST_ERR_INVALID, "%s:%d: 'OpType::' names no op type", path, line);
-      if (e) e->op_type = typed;
-    }
+    *text = next;
+    if (*s && *s != '#') return s;
     s = next;
+  }
+  return NULL;
+}
+
+/* A new entry (*e_out) for line `line`'s s: a node name, or "OpType::Type"
+ * with a known op type. */
+static status line_entry(const char *path, int line, char *s, arena *a, entries *out, prec_entry **e_out,
+                         diag *d) {
+  prec_entry *e = push(out, a);
+  int typed = !strncmp(s, "OpType::", 8);
+  const char *name = typed ? s + 8 : s;
+  if (!e || !(e->where = where(a, path, line, NULL)) || !(e->name = arena_strdup(a, name)))
+    return diag_set(d, ST_ERR_NOMEM, "out of memory");
+  e->op_type = typed;
+  *e_out = e;
+  if (typed && !*name) return diag_set(d, ST_ERR_INVALID, "%s:%d: 'OpType::' names no op type", path, line);
+  if (typed && !op_type_known(name))
+    return diag_set(d, ST_ERR_INVALID, "%s:%d: unknown op type '%s'", path, line, name);
+  return ST_OK;
+}
+
+static status read_keep(const char *path, arena *a, entries *out, diag *d) {
+  char *text, *s;
+  status st = read_text(path, "--keep_dtype", a, &text, d);
+  int line = 0;
+  prec_entry *e;
+  while (st == ST_OK && (s = next_line(&text, &line)))
+    st = line_entry(path, line, s, a, out, &e, d);
+  return st;
+}
+
+/* One dtype of a --customize_dtypes line: 1 float16, 0 float32, or -1 after
+ * the error. */
+static int custom_dtype(const char *path, int line, const char *t, diag *d) {
+  static const char *const others[] = {"int8",  "uint8",  "int16", "uint16", "int32",    "uint32",
+                                       "int64", "uint64", "bool",  "double", "bfloat16", "float64"};
+  if (!strcmp(t, "float16")) return 1;
+  if (!strcmp(t, "float32")) return 0;
+  for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+    if (!strcmp(t, others[i])) {
+      diag_set(d, ST_ERR_UNSUPPORTED,
+               "%s:%d: dtype '%s': this atc computes a node's floating-point work in float16 or float32 "
+               "only (quantized models are compiled from their QuantizeLinear / DequantizeLinear pairs)",
+               path, line, t);
+      return -1;
+    }
+  diag_set(d, ST_ERR_INVALID, "%s:%d: unknown dtype '%s' (float16 or float32)", path, line, t);
+  return -1;
+}
+
+/* --customize_dtypes: "Name::InputDtype:d1,d2,...,OutputDtype:d1,..." or
+ * "OpType::Type:InputDtype:...,OutputDtype:..." a line, every d float16 or
+ * every d float32 (the one precision a node computes in here). */
+static status read_custom(const char *path, arena *a, entries *out, diag *d) {
+  char *text, *s;
+  status st = read_text(path, "--customize_dtypes", a, &text, d);
+  int line = 0;
+  while (st == ST_OK && (s = next_line(&text, &line))) {
+    int typed = !strncmp(s, "OpType::", 8);
+    char *sep = strstr(typed ? s + 8 : s, typed ? ":" : "::");
+    if (!sep)
+      return diag_set(d, ST_ERR_PARSE, "%s:%d: expected %s:InputDtype:...,OutputDtype:..., got '%s'", path,
+                      line, typed ? "OpType::Type" : "Name:", s);
+    char *list = sep + (typed ? 1 : 2);
+    *sep = '\0';
+    prec_entry *e;
+    if ((st = line_entry(path, line, s, a, out, &e, d))) return st;
+    if (!typed && !*s) return diag_set(d, ST_ERR_PARSE, "%s:%d: the line names no node", path, line);
+    int *count = NULL, fp16 = -1;
+    for (char *t = list, *comma; t; t = comma ? comma + 1 : NULL) {
+      if ((comma = strchr(t, ','))) *comma = '\0';
+      while (*t == ' ')
+        t++;
+      if (!strncmp(t, "InputDtype:", 11) && !e->nin && !e->nout)
+        count = &e->nin, t += 11;
+      else if (!strncmp(t, "OutputDtype:", 12) && count == &e->nin)
+        count = &e->nout, t += 12;
+      if (!count)
+        return diag_set(d, ST_ERR_PARSE, "%s:%d: '%s': the dtypes start with InputDtype:", path, line, t);
+      int f = custom_dtype(path, line, t, d);
+      if (f < 0) return d->code;
+      if (fp16 >= 0 && f != fp16)
+        return diag_set(d, ST_ERR_UNSUPPORTED,
+                        "%s:%d: float16 and float32 mixed: a node computes in one precision here (every "
+                        "dtype float16, or every one float32)",
+                        path, line);
+      fp16 = f, (*count)++;
+    }
+    if (count != &e->nout)
+      return diag_set(d, ST_ERR_PARSE, "%s:%d: expected InputDtype:...,OutputDtype:... (both lists)", path,
+                      line);
+    e->fp16 = fp16;
   }
   return st;
 }
@@ -259,11 +342,12 @@ static status read_mixlist(const char *path, arena *a, entries *out, diag *d) {
   return ST_OK;
 }
 
-status atc_precision_cfg(const char *keep_dtype, const char *modify_mixlist, arena *a, prec_cfg *cfg,
-                         diag *d) {
+status atc_precision_cfg(const char *keep_dtype, const char *customize_dtypes, const char *modify_mixlist,
+                         arena *a, prec_cfg *cfg, diag *d) {
   memset(cfg, 0, sizeof *cfg);
-  entries keep = {0}, mix = {0}, ordered = {0};
+  entries keep = {0}, custom = {0}, mix = {0}, ordered = {0};
   status st = keep_dtype ? read_keep(keep_dtype, a, &keep, d) : ST_OK;
+  if (st == ST_OK && customize_dtypes) st = read_custom(customize_dtypes, a, &custom, d);
   if (st == ST_OK && modify_mixlist) st = read_mixlist(modify_mixlist, a, &mix, d);
   for (int pass = 0; st == ST_OK && pass < 2; pass++) /* to-removes, then to-adds */
     for (int i = 0; i < mix.n && st == ST_OK; i++) {
@@ -276,6 +360,7 @@ status atc_precision_cfg(const char *keep_dtype, const char *modify_mixlist, are
     }
   if (st) return st;
   cfg->keep = keep.v, cfg->nkeep = keep.n;
+  cfg->custom = custom.v, cfg->ncustom = custom.n;
   cfg->mix = ordered.v, cfg->nmix = ordered.n;
   return ST_OK;
 }

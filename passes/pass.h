@@ -25,10 +25,10 @@
 #include "ir/ir.h"
 #include "socs/soc.h"
 
-/* Per-op precision control: atc's --keep_dtype and --modify_mixlist
- * (driver/precision_cfg.h reads the files; passes/precision.c applies
- * them). Each entry says where it was written, "keep.cfg:3" or "mix.json:4:
- * black-list.to-add", for messages. */
+/* Per-op precision control: atc's --keep_dtype, --customize_dtypes and
+ * --modify_mixlist (driver/precision_cfg.h reads the files;
+ * passes/precision.c applies them). Each entry says where it was written,
+ * "keep.cfg:3" or "mix.json:4: black-list.to-add", for messages. */
 typedef enum prec_list { PREC_LIST_GRAY, PREC_LIST_BLACK, PREC_LIST_WHITE } prec_list;
 typedef struct prec_entry {
   const char *name; /* an ONNX node name, or an op type when op_type */
@@ -38,10 +38,14 @@ typedef struct prec_entry {
   prec_list from;
   const char *where;
   const char *reason; /* keep entries atc chose itself (--precision_calibration_input): why; else NULL */
+  int fp16;           /* customize_dtypes: 1 computes in fp16, 0 in fp32 */
+  int nin, nout;      /* customize_dtypes: the dtypes the line gives for the inputs and outputs */
 } prec_entry;
 typedef struct prec_cfg {
   const prec_entry *keep; /* --keep_dtype, in file order */
   int nkeep;
+  const prec_entry *custom; /* --customize_dtypes, in file order; they win over keep and the lists */
+  int ncustom;
   const prec_entry *mix; /* --modify_mixlist: to-removes first, then to-adds */
   int nmix;
 } prec_cfg;

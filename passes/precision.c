@@ -31,6 +31,13 @@
  * it realizes, found by tensor name as emit_sources.c does: the node that
  * writes one of a source node's outputs, or for a source node fused away,
  * the node standing for its first reader. Then:
+ *   --customize_dtypes (every fp16 mode; it wins over the rest, and a line
+ *     naming a node over one naming an op type, as in ATC): a node standing
+ *     for a listed ONNX node or op type computes in the line's precision,
+ *     fp32 (kept) or fp16 (under allow_mix_precision, whatever the lists
+ *     say). A name no source node has, or a line whose dtype counts are not
+ *     the named node's inputs and outputs, is an error naming the file and
+ *     line.
  *   --keep_dtype (every fp16 mode): a node standing for a listed ONNX node,
  *     or for a node of a listed op type ("OpType::Name"), is kept in fp32.
  *     A name no source node has is an error naming the file and line.
@@ -309,6 +316,31 @@ static int keep_fn(const prec_state *s, const char *t, const char *nm, void *arg
   return e != NULL;
 }
 
+/* --customize_dtypes: the first entry naming node nm (by_type 0) or op type
+ * t (by_type 1), or NULL. */
+static const prec_entry *custom_match(const prec_state *s, const char *t, const char *nm, int by_type) {
+  const prec_cfg *c = s->ctx->prec;
+  for (int i = 0; c && i < c->ncustom; i++)
+    if (c->custom[i].op_type == by_type && !strcmp(c->custom[i].name, by_type ? t : nm)) return &c->custom[i];
+  return NULL;
+}
+
+static int custom_name_fn(const prec_state *s, const char *t, const char *nm, void *arg) {
+  return (*(const prec_entry **)arg = custom_match(s, t, nm, 0)) != NULL;
+}
+
+static int custom_type_fn(const prec_state *s, const char *t, const char *nm, void *arg) {
+  return (*(const prec_entry **)arg = custom_match(s, t, nm, 1)) != NULL;
+}
+
+/* The --customize_dtypes entry for node i, or NULL: one naming a node it
+ * stands for wins over one naming an op type, as in ATC. */
+static const prec_entry *custom_of(const prec_state *s, int i) {
+  const prec_entry *e = NULL;
+  if (each_type(s, i, custom_name_fn, &e) || each_type(s, i, custom_type_fn, &e)) return e;
+  return NULL;
+}
+
 /* The list op type t is on: the defaults as --modify_mixlist edits them
  * (later entries win). */
 static prec_list list_of(const prec_state *s, const char *t) {
@@ -346,6 +378,42 @@ static status check_keep_names(prec_state *s) {
     if (!found)
       return diag_set(s->d, ST_ERR_INVALID, "%s: no node named '%s' in the model", c->keep[i].where,
                       c->keep[i].name);
+  }
+  return ST_OK;
+}
+
+/* Source node src against --customize_dtypes entry e: a dtype per input
+ * (counting its omitted optional inputs or not) and per output. */
+static status check_custom_counts(prec_state *s, const prec_entry *e, const ir_source *src) {
+  int present = 0;
+  for (int k = 0; k < src->nin; k++)
+    present += src->in[k][0] != '\0';
+  if ((e->nin == present || e->nin == src->nin) && e->nout == src->nout) return ST_OK;
+  return diag_set(s->d, ST_ERR_INVALID,
+                  "%s: node '%s' (%s) has %d input%s and %d output%s; the line gives %d input and %d output "
+                  "dtype%s",
+                  e->where, src->name, src->op_type, present, present == 1 ? "" : "s", src->nout,
+                  src->nout == 1 ? "" : "s", e->nin, e->nout, e->nin + e->nout == 1 ? "" : "s");
+}
+
+/* Every --customize_dtypes node name names a source node (or, in a graph
+ * parsed from IR text, a node), and every entry gives as many dtypes as
+ * the source nodes it names have inputs and outputs. */
+static status check_custom(prec_state *s) {
+  const prec_cfg *c = s->ctx->prec;
+  for (int i = 0; c && i < c->ncustom; i++) {
+    const prec_entry *e = &c->custom[i];
+    int found = 0;
+    for (int k = 0; k < s->g->nsrc; k++) {
+      const ir_source *src = &s->g->src[k];
+      if (strcmp(e->op_type ? src->op_type : src->name, e->name)) continue;
+      found = 1;
+      if (check_custom_counts(s, e, src)) return s->d->code;
+    }
+    for (int k = 0; k < s->g->nnodes && !found && s->g->nsrc == 0; k++)
+      found = !strcmp(s->g->nodes[k]->name, e->name);
+    if (!found && !e->op_type)
+      return diag_set(s->d, ST_ERR_INVALID, "%s: no node named '%s' in the model", e->where, e->name);
   }
   return ST_OK;
 }
@@ -411,7 +479,15 @@ static status classify(prec_state *s) {
            n->name, ir_ops[n->op].name);
       continue;
     }
-    if (each_type(s, i, keep_fn, &keep)) {
+    const prec_entry *custom = custom_of(s, i);
+    if (custom) {
+      s->cls[i] = custom->fp16 ? CLASS_FP16 : CLASS_FP32;
+      snprintf(why, sizeof why, "--customize_dtypes %s ('%s')", custom->where, custom->name);
+      if (custom->fp16) {
+        note(s, "precision: node '%s' (%s) runs in fp16: %s", n->name, ir_ops[n->op].name, why);
+        continue;
+      }
+    } else if (each_type(s, i, keep_fn, &keep)) {
       s->cls[i] = CLASS_FP32;
       if (keep->reason)
         snprintf(why, sizeof why, "%s", keep->reason);
@@ -429,12 +505,13 @@ static status classify(prec_state *s) {
   return ST_OK;
 }
 
-/* Per-node classes (the top of the file): --keep_dtype in the fp16 modes,
- * and the lists under allow_mix_precision. */
+/* Per-node classes (the top of the file): --customize_dtypes and
+ * --keep_dtype in the fp16 modes, and the lists under allow_mix_precision. */
 static status decide_nodes(ir_graph *g, pass_ctx *ctx, diag *d) {
   const om_precision p = ctx->precision;
   if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return ST_OK;
-  if (p != OM_PRECISION_ALLOW_MIX_PRECISION && (!ctx->prec || ctx->prec->nkeep == 0)) return ST_OK;
+  if (p != OM_PRECISION_ALLOW_MIX_PRECISION && (!ctx->prec || ctx->prec->nkeep + ctx->prec->ncustom == 0))
+    return ST_OK;
   prec_state s = {.g = g, .ctx = ctx, .d = d};
   arena_init(&s.a, 0);
   s.cls = arena_array(&s.a, (size_t)g->nnodes + 1, sizeof *s.cls);
@@ -443,6 +520,7 @@ static status decide_nodes(ir_graph *g, pass_ctx *ctx, diag *d) {
   for (int i = 0; st == ST_OK && i < g->nnodes; i++)
     s.by_pos[g->nodes[i]->id] = i;
   if (st == ST_OK) st = check_keep_names(&s);
+  if (st == ST_OK) st = check_custom(&s);
   if (st == ST_OK) st = find_owners(&s);
   if (st == ST_OK) st = classify(&s);
   if (st == ST_OK) {
@@ -450,8 +528,10 @@ static status decide_nodes(ir_graph *g, pass_ctx *ctx, diag *d) {
     for (int i = 0; i < g->nnodes; i++)
       lowerable_nodes += lowerable(g->nodes[i]);
     note(&s, "precision: %s: %d of %d float nodes kept out of fp16",
-         p == OM_PRECISION_ALLOW_MIX_PRECISION ? "allow_mix_precision" : "--keep_dtype", s.kept,
-         lowerable_nodes);
+         p == OM_PRECISION_ALLOW_MIX_PRECISION ? "allow_mix_precision"
+         : ctx->prec->ncustom                  ? "--keep_dtype / --customize_dtypes"
+                                               : "--keep_dtype",
+         s.kept, lowerable_nodes);
   }
   arena_free(&s.a);
   return st;

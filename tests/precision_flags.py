@@ -116,6 +116,55 @@ def main():
     refused("--keep_dtype: a missing file is named, exit 1", build("bad3", f"--keep_dtype={work}/none.cfg"),
             "none.cfg", out="bad3")
 
+    # --customize_dtypes: ATC's lines; a node name wins over an op type, and both over --keep_dtype
+    cust = write("custom.cfg", "# ATC's customize_dtypes\nsoftmax::InputDtype:float32,OutputDtype:float32\n"
+                 "OpType::Conv:InputDtype:float32,float32,OutputDtype:float32\n"
+                 "conv2::InputDtype:float16,float16,OutputDtype:float16\n")
+    p = build("custom", "--precision_mode=force_fp16", f"--keep_dtype={keep}", f"--customize_dtypes={cust}")
+    check("--customize_dtypes: builds", p.returncode == 0, p.stderr)
+    lines = [l for l in p.stderr.splitlines() if "precision: node" in l]
+    check("--customize_dtypes: softmax in fp32 with custom.cfg:2",
+          any("'softmax'" in l and "runs in fp32" in l and "custom.cfg:2 ('softmax')" in l for l in lines), lines)
+    check("--customize_dtypes: conv1 in fp32 by OpType::Conv (custom.cfg:3)",
+          any("'conv1'" in l and "runs in fp32" in l and "custom.cfg:3 ('Conv')" in l for l in lines), lines)
+    check("--customize_dtypes: conv2's own line (fp16) wins over OpType::Conv and over --keep_dtype",
+          any("'conv2'" in l and "runs in fp16" in l and "custom.cfg:4" in l for l in lines)
+          and not any("'conv2'" in l and "fp32" in l for l in lines), lines)
+    check("--customize_dtypes: --keep_dtype still keeps the Gemm (keep.cfg:4)",
+          any("runs in fp32" in l and "keep.cfg:4" in l for l in lines), lines)
+    every32 = write("custom_every.cfg", "".join(
+        f"OpType::{t}:InputDtype:{','.join(['float32'] * n)},OutputDtype:float32\n"
+        for t, n in (("Conv", 2), ("Relu", 1), ("Add", 2), ("GlobalAveragePool", 1), ("Flatten", 1), ("Gemm", 3),
+                     ("Softmax", 1))))
+    p = build("custom_every", f"--customize_dtypes={every32}")
+    y_cust = output("custom_every")
+    check("--customize_dtypes every op type float32: builds and runs", p.returncode == 0 and y_cust is not None,
+          p.stderr)
+    if y_cust is not None and y32 is not None:
+        check("--customize_dtypes every op type float32: the fp32 build's output (max diff <= 1e-6)",
+              np.abs(y_cust - y32).max() <= 1e-6, np.abs(y_cust - y32).max())
+    soft16 = write("custom_soft16.cfg", "OpType::Softmax:InputDtype:float16,OutputDtype:float16\n")
+    p = build("custom_mix", "--precision_mode=allow_mix_precision", f"--customize_dtypes={soft16}")
+    lines = [l for l in p.stderr.splitlines() if "precision: node" in l]
+    check("--customize_dtypes float16 under allow_mix_precision: the Softmax (black list) runs in fp16",
+          p.returncode == 0 and any("'softmax'" in l and "runs in fp16" in l for l in lines)
+          and not any("'softmax'" in l and "fp32" in l for l in lines), p.stderr[-600:])
+    p = build("custom_keep16", "--precision_mode=must_keep_origin_dtype", f"--customize_dtypes={soft16}")
+    refused("--customize_dtypes float16 under must_keep_origin_dtype: refused naming the line, no om", p,
+            "custom_soft16.cfg:1", "must_keep_origin_dtype", out="custom_keep16")
+    for i, (text, needles) in enumerate((
+            ("softmax::InputDtype:float16,OutputDtype:float32\n", ("mixed",)),
+            ("relu1::InputDtype:float16\nOpType::Relu:InputDtype:float16,OutputDtype:int8\n", ("both lists",)),
+            ("OpType::Relu:InputDtype:float16,OutputDtype:int8\n", ("'int8'", "float16 or float32")),
+            ("softmax::InputDtype:float32,float32,OutputDtype:float32\n", ("'softmax' (Softmax) has 1 input",)),
+            ("nosuch::InputDtype:float32,OutputDtype:float32\n", ("'nosuch'",)),
+            ("OpType::Bogus:InputDtype:float32,OutputDtype:float32\n", ("'Bogus'",)),
+            ("softmax::float32\n", ("InputDtype",)),
+            ("softmax::InputDtype:float33,OutputDtype:float32\n", ("'float33'",)))):
+        bad = write(f"custom_bad{i}.cfg", "# bad\n" + text)
+        refused(f"--customize_dtypes bad line {text.strip()!r}: one line naming custom_bad{i}.cfg:2, exit 1, no om",
+                build(f"cbad{i}", f"--customize_dtypes={bad}"), f"custom_bad{i}.cfg:2", *needles, out=f"cbad{i}")
+
     # --modify_mixlist
     mix = write("mix.json", '{\n  "black-list": {"to-add": ["Relu"]},\n'
                             '  "white-list": {"to-remove": ["GlobalAveragePool"]}\n}\n')

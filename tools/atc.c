@@ -34,7 +34,8 @@ typedef struct flags {
   const char *check_report;
   const char *fusion_switch_file, *dynamic_batch_size, *dynamic_image_size, *dynamic_dims;
   const char *output_type, *input_fp16_nodes, *is_input_adjust_hw_layout, *is_output_adjust_hw_layout;
-  const char *precision_mode_v2, *keep_dtype, *modify_mixlist, *precision_calibration_input;
+  const char *precision_mode_v2, *keep_dtype, *customize_dtypes, *modify_mixlist,
+      *precision_calibration_input;
   const char *insert_op_conf, *enable_compress_weight, *disable_reuse_memory, *enable_small_channel;
   const char *deterministic;
 } flags;
@@ -65,6 +66,13 @@ static const struct {
                             "--precision_mode"),
     FLAG(keep_dtype, "file of nodes kept in their original dtype (fp32) under the fp16 modes: one ONNX node "
                      "name a line, or \"OpType::Name\" for every node of an op type ('#' comments)"),
+    FLAG(customize_dtypes,
+         "file of nodes computed in a precision of their own, ATC's lines "
+         "\"Name::InputDtype:float16,...,OutputDtype:float16\" or "
+         "\"OpType::Type:InputDtype:...,OutputDtype:...\" "
+         "(a dtype per input and output of the ONNX node; all float16 or all float32, the one precision a "
+         "node computes in here); wins over --keep_dtype and the mixed-precision lists, a node name over an "
+         "op type; float16 needs an fp16 mode"),
     FLAG(modify_mixlist,
          "JSON file editing allow_mix_precision's lists of op types: {\"black-list\": "
          "{\"to-add\": [...], \"to-remove\": [...]}, \"white-list\": {...}, \"gray-list\": "
@@ -150,7 +158,6 @@ static const char *const unsupported_flags[] = {
     "mdl_bank_path",
     "op_precision_mode",
     "allow_hf32",
-    "customize_dtypes",
     "op_bank_path",
     "optypelist_for_implmode",
     "op_debug_level",
@@ -643,6 +650,7 @@ int main(int argc, char **argv) {
                      .high_performance = high_performance,
                      .compress_weight = compress_weight,
                      .keep_dtype = f.keep_dtype,
+                     .customize_dtypes = f.customize_dtypes,
                      .modify_mixlist = f.modify_mixlist,
                      .calibration_input = f.precision_calibration_input,
                      .out_nodes = f.out_nodes,
