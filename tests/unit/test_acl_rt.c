@@ -519,6 +519,12 @@ static void test_unsupported(void) {
   EXPECT_ACL(aclmdlInitDump(), ACL_ERROR_DUMP_ALREADY_RUN, "aclmdlInitDump: the dump is initialized already");
   EXPECT_ACL(aclmdlSetDump("no/such/dump.json"), ACL_ERROR_INVALID_FILE,
              "aclmdlSetDump: dumpCfgPath 'no/such");
+  char bad[1100];
+  snprintf(bad, sizeof bad, "%s/bad_dump.json", test_tmpdir("acl_rt_bad_dump"));
+  const char *bad_json = "{\"dump\": {\"dump_path\": \".\", \"dump_mode\": \"weights\"}}";
+  CHECK_EQ_INT(test_write_file(bad, bad_json, strlen(bad_json)), 0);
+  EXPECT_ACL(aclmdlSetDump(bad), ACL_ERROR_INVALID_DUMP_CONFIG, "aclmdlSetDump: dumpCfgPath");
+  EXPECT_ACL(aclmdlSetDump(bad), ACL_ERROR_INVALID_DUMP_CONFIG, "\"dump.dump_mode\": must be");
   OK(aclmdlFinalizeDump());
   EXPECT_ACL(aclprofFinalize(), ACL_ERROR_PROF_NOT_RUN, "aclprofFinalize: aclprofInit has not been called");
   uint32_t dev = 0, dev1 = 1;
@@ -532,6 +538,26 @@ static void test_unsupported(void) {
   EXPECT_ACL(aclprofInit("prof", 3), ACL_ERROR_INVALID_PARAM, "aclprofInit: length 3");
   EXPECT_ACL(aclprofInit("no/such/dir", 11), ACL_ERROR_INVALID_FILE, "profilerResultPath 'no/such/dir'");
   OK(aclprofDestroyConfig(pc));
+  /* the subscription's readers refuse what is not a whole number of records */
+  size_t rec = 0;
+  uint32_t nrec = 7;
+  OK(aclprofGetOpDescSize(&rec));
+  CHECK(rec > 0);
+  char *recs = calloc(2, rec);
+  OK(aclprofGetOpNum(recs, 2 * rec, &nrec));
+  CHECK_EQ_INT(nrec, 2);
+  EXPECT_ACL(aclprofGetOpNum(recs, 2 * rec - 1, &nrec), ACL_ERROR_INVALID_PARAM, "not a multiple");
+  size_t len = 0;
+  EXPECT_ACL(aclprofGetOpNameLen(recs, 2 * rec, 2, &len), ACL_ERROR_INVALID_PARAM, "index is past the last");
+  OK(aclprofGetOpTypeLen(recs, 2 * rec, 1, &len));
+  CHECK_EQ_INT(len, 1); /* (an empty type and its NUL) */
+  char one;
+  EXPECT_ACL(aclprofGetOpName(recs, 2 * rec, 0, &one, 0), ACL_ERROR_INVALID_PARAM, "shorter than its");
+  CHECK(aclprofGetOpDuration(NULL, rec, 0) == 0);
+  free(recs);
+  EXPECT_ACL(aclprofCreateSubscribeConfig(2, ACL_AICORE_NONE, &nrec) == NULL, 1,
+             "timeInfoSwitch must be 0 or 1");
+  EXPECT_ACL(aclprofModelUnSubscribe(12345), ACL_ERROR_INVALID_MODEL_ID, "model 12345 is not subscribed");
   /* DVPP: memory, descriptions and channels work; a processing call checks its channel and input
    * (tests/dvpp/dvpp_test.py decodes and scales pictures) */
   void *pic = NULL;
