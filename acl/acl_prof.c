@@ -28,7 +28,8 @@
  * aclprofGetOpDescSize bytes each), read back by aclprofGetOpNum, ...Type,
  * ...Name, ...Start, ...End (ns since the epoch), ...Duration (ns) and
  * ...ModelId. aclprofModelUnSubscribe waits for an execution under way,
- * then closes fd, as documented.
+ * then closes fd, as documented. A pipe nobody reads any more drops the
+ * records (EPIPE; SIGPIPE is not raised in the application).
  *
  * The timing comes from libomrt's task hooks (acl_trace.c): a task's start
  * is taken once its tensors are resolved, its end once it finished (its
@@ -36,6 +37,7 @@
  * read per execution).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -576,12 +578,25 @@ void acl_prof_run_end(acl_prof_run *r) {
   }
   const char *p = (const char *)r->recs;
   size_t left = r->nrecs * sizeof *r->recs;
+  /* A pipe whose reader is gone fails the write with EPIPE (the records
+   * are dropped) instead of killing the application with SIGPIPE: the
+   * signal is blocked on this thread for the write and, if raised, taken. */
+  sigset_t pipe_sig, old;
+  sigemptyset(&pipe_sig);
+  sigaddset(&pipe_sig, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_sig, &old);
+  int broken = 0;
   while (left) { /* (the model's run mutex keeps the subscription's fd open) */
     ssize_t w = write(r->fd, p, left);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break; /* the reader is gone: the records are dropped */
+    if (w <= 0) {
+      broken = w < 0 && errno == EPIPE;
+      break;
+    }
     p += w, left -= (size_t)w;
   }
+  if (broken && !sigismember(&old, SIGPIPE)) sigtimedwait(&pipe_sig, NULL, &(struct timespec){0});
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   free(r->csv.p);
   free(r->recs);
   free(r);

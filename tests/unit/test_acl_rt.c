@@ -475,7 +475,8 @@ static void test_model(const char *path, const void *om, size_t size) {
 
 /* A dump whose directory can no longer be made fails the execution with
  * ACL_ERROR_WRITE_FILE naming it (dump_path was a directory at
- * aclmdlSetDump, a file by the run). */
+ * aclmdlSetDump, a file by the run); a subscription's pipe with no reader
+ * neither fails the execution nor kills the process. */
 static void test_dump_failure(const char *model_path) {
   const char *dir = test_tmpdir("acl_rt_dump");
   char out_dir[1100], cfg[1100], json[1400];
@@ -500,7 +501,18 @@ static void test_dump_failure(const char *model_path) {
   }
   EXPECT_ACL(aclmdlExecute(id, in, out), ACL_ERROR_WRITE_FILE, "dump: cannot create");
   OK(aclmdlFinalizeDump());
+  /* a subscription whose pipe nobody reads: the records are dropped, the
+   * execution succeeds and the process gets no SIGPIPE */
+  int fds[2];
+  CHECK_EQ_INT(pipe(fds), 0);
+  close(fds[0]);
+  aclprofSubscribeConfig *sc = aclprofCreateSubscribeConfig(1, ACL_AICORE_NONE, &fds[1]);
+  CHECK(sc != NULL);
+  OK(aclprofModelSubscribe(id, sc));
+  EXPECT_ACL(aclprofModelSubscribe(id, sc), ACL_ERROR_PROF_REPEAT_SUBSCRIBE, "subscribed already");
   OK(aclmdlExecute(id, in, out)); /* (the dump is over) */
+  OK(aclprofModelUnSubscribe(id));
+  OK(aclprofDestroySubscribeConfig(sc));
   for (int i = 0; i < 3; i++) {
     OK(aclDestroyDataBuffer(aclmdlGetDatasetBuffer(i < 2 ? in : out, (size_t)(i < 2 ? i : 0))));
     OK(aclrtFree(dev[i]));
