@@ -15,8 +15,8 @@ setdump: aclmdlInitDump / SetDump with a dump_list naming two ONNX nodes
   after aclmdlFinalizeDump dumps nothing; the callback receives the same
   files (in order, ending with isLastChunk) whose outputs decode to the
   same values.
-prof: aclprofInit / Start / Stop -> op_summary_*.csv parses, one row per
-  task per execution (Iteration ID 1..RUNS, Task ID 0..ntasks-1, each
+prof: aclprofInit / Start / Stop (and acl.json's "profiler" section, written
+  at aclFinalize) -> op_summary_*.csv parses, one row per task per execution (Iteration ID 1..RUNS, Task ID 0..ntasks-1, each
   iteration's tasks in order, non-negative durations); the subscription's
   records through the pipe: one per task per execution, start <= end,
   duration = end - start, the same op names and types as the CSV.
@@ -287,5 +287,16 @@ check(len(recs) == RUNS * ntasks, f"subscription: {len(recs)} records, one per t
 ok = all(int(s) <= int(e) and int(d) == int(e) - int(s) and int(mid) == 1 for mid, _, _, s, e, d in recs)
 ok &= [(r[1], r[2]) for r in recs] == [(tasks[k % ntasks]["kind"], tasks[k % ntasks]["name"]) for k in range(len(recs))]
 check(ok, "records: model 1, start <= end, duration = end - start, the tasks' types and names in order")
+
+# acl.json's profiler section: the whole process, written by aclFinalize
+json_dir = os.path.join(work, "prof_json")
+os.makedirs(json_dir, exist_ok=True)
+prof_json = os.path.join(work, "acl_prof.json")
+json.dump({"profiler": {"switch": "on", "output": json_dir, "aic_metrics": "PipeUtilization"}}, open(prof_json, "w"))
+run(app, "dump", om, prof_json, inp, RUNS)
+sums = glob.glob(os.path.join(json_dir, "op_summary_*_1.csv"))
+rows = list(csv.DictReader(open(sums[0]))) if len(sums) == 1 else []
+check(len(rows) == RUNS * ntasks and [int(r["Iteration ID"]) for r in rows[::ntasks]] == list(range(1, RUNS + 1)),
+      f"acl.json profiler: {len(rows)} rows written at aclFinalize, iterations 1..{RUNS}")
 
 sys.exit(1 if failures else 0)
