@@ -2,8 +2,7 @@
  * aclmdlSetConfigOpt, aclmdlLoadWithConfig; acl_mdl.h), runs' configuration
  * (aclmdlCreateExecConfigHandle, aclmdlSetExecConfigOpt; the runs are
  * acl_mdl.c's), and the calls of features this runtime does not provide,
- * which say so: model queues, bundles, dump (acl_mdl.h) and profiling
- * (acl_prof.h).
+ * which say so: model queues and bundles (acl_mdl.h).
  *
  * A configuration handle is a plain object (no aclInit needed to build
  * it): a set of attribute values, each with a bit saying it was set.
@@ -13,9 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acl/acl_dump.h"
 #include "acl/acl_internal.h"
-#include "acl/acl_prof.h"
 
 enum { NATTRS = ACL_MDL_WORKSPACE_MEM_OPTIMIZE + 1 };
 
@@ -191,7 +188,7 @@ aclError aclmdlSetExecConfigOpt(aclmdlExecConfigHandle *handle, aclmdlExecConfig
   return ACL_SUCCESS;
 }
 
-/* --- model queues, bundles, dump and profiling: not provided */
+/* --- model queues and bundles: not provided */
 
 static aclError unsupported(const char *call, const char *what) {
   return acl_unsupported(call, "%s is not provided by the software NPU", what);
@@ -246,54 +243,10 @@ aclError aclmdlCreateAndGetOpDesc(uint32_t deviceId, uint32_t streamId, uint32_t
                      "are no task ids; omrun --dump writes every task's tensors)");
 }
 
-aclError aclmdlInitDump(void) { return unsupported("aclmdlInitDump", "dump"); }
-aclError aclmdlSetDump(const char *dumpCfgPath) {
-  (void)dumpCfgPath;
-  return unsupported("aclmdlSetDump", "dump");
-}
-aclError aclmdlFinalizeDump(void) { return unsupported("aclmdlFinalizeDump", "dump"); }
-
-aclError acldumpRegCallback(int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag) {
-  (void)messageCallback, (void)flag;
-  return unsupported("acldumpRegCallback", "dump");
-}
-
-void acldumpUnregCallback(void) {}
-
 const char *aclmdlGetOpAttr(aclmdlDesc *modelDesc, const char *opName, const char *attr) {
   (void)modelDesc;
   (void)opName;
   (void)attr;
   unsupported("aclmdlGetOpAttr", "an operator's attributes (the om keeps none)");
   return NULL;
-}
-
-aclError aclprofInit(const char *profilerResultPath, size_t length) {
-  (void)profilerResultPath;
-  (void)length;
-  return unsupported("aclprofInit", "profiling (libomrt's per-task timing: OMRT_PROFILE)");
-}
-aclError aclprofFinalize(void) { return unsupported("aclprofFinalize", "profiling"); }
-aclprofConfig *aclprofCreateConfig(uint32_t *deviceIdList, uint32_t deviceNums,
-                                   aclprofAicoreMetrics aicoreMetrics,
-                                   const aclprofAicoreEvents *aicoreEvents, uint64_t dataTypeConfig) {
-  (void)deviceIdList;
-  (void)deviceNums;
-  (void)aicoreMetrics;
-  (void)aicoreEvents;
-  (void)dataTypeConfig;
-  unsupported("aclprofCreateConfig", "profiling");
-  return NULL;
-}
-aclError aclprofDestroyConfig(const aclprofConfig *profilerConfig) {
-  (void)profilerConfig;
-  return unsupported("aclprofDestroyConfig", "profiling");
-}
-aclError aclprofStart(const aclprofConfig *profilerConfig) {
-  (void)profilerConfig;
-  return unsupported("aclprofStart", "profiling");
-}
-aclError aclprofStop(const aclprofConfig *profilerConfig) {
-  (void)profilerConfig;
-  return unsupported("aclprofStop", "profiling");
 }

@@ -1,6 +1,7 @@
-/* acl_init_config.c - aclInit's configuration file (acl.h): JSON with at
+/* acl_init_config.c - AscendCL's configuration files: aclInit's (acl.h)
+ * and aclmdlSetDump's (acl_mdl.h; the same "dump" section): JSON with at
  * most 10 levels of '{' and 10 of '[' (AscendCL's limits), read whole and
- * checked before aclInit initializes anything.
+ * checked before the call changes anything.
  *
  * What the file can set, and what it does here:
  *   "err_msg_mode": "0" (the default) or "1": aclGetRecentErrMsg gives the
@@ -9,20 +10,33 @@
  *       context works in device 0's default context, as after
  *       aclrtSetDevice(0) (acl_rt.c); another device is
  *       ACL_ERROR_RT_INVALID_DEVICEID;
- *   "dump" and "profiler" sections that ask for data (a non-empty
- *       "dump_list", "dump_op_switch", "dump_debug" or "switch" set to "on",
- *       a "dump_scene" other than "...:disable") are
- *       ACL_ERROR_FEATURE_UNSUPPORTED: the software NPU neither dumps nor
- *       profiles through AscendCL (omrun --dump and OMRT_PROFILE do); the
- *       same sections switched off are accepted;
+ *   "dump": {"dump_path": DIR, "dump_mode": "output" (the default) |
+ *       "input" | "all", "dump_list": [{"model_name": NAME, "layer": [OP,
+ *       ...]}, ...], "dump_op_switch": "on" | "off", "dump_data": "tensor"}:
+ *       the model dump (acl_dump.c): a non-empty dump_list dumps the models
+ *       it names (every model for an entry without "model_name"), all
+ *       their operators or the listed layers; DIR must be a writable
+ *       directory (ACL_ERROR_INVALID_DUMP_CONFIG otherwise, as for a
+ *       dump_mode that is none of the three); "dump_op_switch" "on" is
+ *       accepted (there are no single operators to dump: aclopExecute is
+ *       not provided); the overflow and exception dumps ("dump_debug" "on",
+ *       a "dump_scene" other than "...:disable") and "dump_data" "stats"
+ *       are ACL_ERROR_FEATURE_UNSUPPORTED;
+ *   "profiler": {"switch": "on" | "off", "output": DIR}: "on" profiles
+ *       every model execution of the process until aclFinalize, which
+ *       writes DIR's op summary (acl_prof.c; DIR "." when not given); other
+ *       profiler keys (what the chip's counters collect) are ignored;
  *   other keys ("max_opqueue_num", ...) concern what is not provided here
- *       (single operators) and are ignored.
+ *       (single operators) and are ignored; aclmdlSetDump reads the "dump"
+ *       section alone.
  * A file that is not such JSON is ACL_ERROR_PARSE_FILE naming the line.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "acl/acl_internal.h"
 
@@ -34,7 +48,9 @@ typedef struct parser {
   const char *err;     /* the first syntax error, NULL while none */
   const char *err_at;  /* where it was found */
   acl_init_config *cfg;
+  const char *call, *what; /* "aclInit", "configPath" */
   const char *file;
+  int dump_only;    /* aclmdlSetDump: the "dump" section alone */
   aclError refused; /* the first setting refused (its message recorded) */
 } parser;
 
@@ -83,41 +99,119 @@ static int starts(parser *ps, const char *word) {
 
 /* A setting is refused: code and message (naming the file and the key). */
 static void refuse(parser *ps, aclError code, const char *key, const char *why) {
-  if (!ps->refused) ps->refused = acl_fail(code, "aclInit: configPath '%s': \"%s\": %s", ps->file, key, why);
+  if (!ps->refused)
+    ps->refused = acl_fail(code, "%s: %s '%s': \"%s\": %s", ps->call, ps->what, ps->file, key, why);
 }
 
-/* What a value at `path` (keys joined by '.') means: a string (str), or
- * an array of `count` elements (str NULL). */
+static char *keep(parser *ps, const char *str) {
+  char *copy = strdup(str);
+  if (!copy) refuse(ps, ACL_ERROR_BAD_ALLOC, "dump", "out of memory");
+  return copy;
+}
+
+/* A new "dump_list" entry (its members follow). */
+static void dump_entry(parser *ps) {
+  acl_dump_config *d = &ps->cfg->dump;
+  acl_dump_entry *p = realloc(d->list, (size_t)(d->nlist + 1) * sizeof *p);
+  if (!p) return refuse(ps, ACL_ERROR_BAD_ALLOC, "dump.dump_list", "out of memory");
+  d->list = p;
+  d->list[d->nlist++] = (acl_dump_entry){0};
+}
+
+static void dump_layer(parser *ps, const char *name) {
+  acl_dump_config *d = &ps->cfg->dump;
+  if (!d->nlist) return;
+  acl_dump_entry *e = &d->list[d->nlist - 1];
+  char **p = realloc(e->layers, (size_t)(e->nlayers + 1) * sizeof *p);
+  if (!p) return refuse(ps, ACL_ERROR_BAD_ALLOC, "dump.dump_list[].layer", "out of memory");
+  e->layers = p;
+  if ((e->layers[e->nlayers] = keep(ps, name))) e->nlayers++;
+}
+
+/* What a value at `path` (keys joined by '.', "[]" for an array's
+ * elements) means: a string (str), or an array of `count` elements (str
+ * NULL). */
 static void note(parser *ps, const char *path, const char *str, int count) {
-  static const char no_dump[] = "the software NPU does not dump through AscendCL (omrun --dump writes "
-                                "every task's tensors; aclmdlInitDump is ACL_ERROR_FEATURE_UNSUPPORTED)";
+  acl_init_config *cfg = ps->cfg;
+  acl_dump_config *d = &cfg->dump;
+  if (ps->dump_only && strncmp(path, "dump.", 5) != 0) return;
   if (!str) {
-    if (strcmp(path, "dump.dump_list") == 0 && count > 0)
-      refuse(ps, ACL_ERROR_FEATURE_UNSUPPORTED, path, no_dump);
+    if (strcmp(path, "dump.dump_list") == 0) d->on = count > 0;
     return;
   }
-  if ((strcmp(path, "dump.dump_op_switch") == 0 || strcmp(path, "dump.dump_debug") == 0) &&
-      strcmp(str, "on") == 0)
-    refuse(ps, ACL_ERROR_FEATURE_UNSUPPORTED, path, no_dump);
+  if (strcmp(path, "dump.dump_path") == 0) {
+    free(d->path);
+    d->path = keep(ps, str);
+  }
+  if (strcmp(path, "dump.dump_mode") == 0) {
+    d->mode = !strcmp(str, "output")  ? ACL_DUMP_OUTPUT
+              : !strcmp(str, "input") ? ACL_DUMP_INPUT
+              : !strcmp(str, "all")   ? ACL_DUMP_ALL
+                                      : 0;
+    if (!d->mode) refuse(ps, ACL_ERROR_INVALID_DUMP_CONFIG, path, "must be \"output\", \"input\" or \"all\"");
+  }
+  if (strcmp(path, "dump.dump_list[].model_name") == 0 && d->nlist) {
+    free(d->list[d->nlist - 1].model);
+    d->list[d->nlist - 1].model = keep(ps, str);
+  }
+  if (strcmp(path, "dump.dump_list[].layer[]") == 0) dump_layer(ps, str);
+  if (strcmp(path, "dump.dump_debug") == 0 && strcmp(str, "on") == 0)
+    refuse(ps, ACL_ERROR_FEATURE_UNSUPPORTED, path,
+           "the overflow dump is not provided (omrt_context_options.check_overflow names the first "
+           "task that overflows)");
   if (strcmp(path, "dump.dump_scene") == 0 && *str) {
     size_t n = strlen(str), tail = strlen(":disable");
     if (n < tail || strcmp(str + n - tail, ":disable") != 0)
-      refuse(ps, ACL_ERROR_FEATURE_UNSUPPORTED, path, no_dump);
+      refuse(ps, ACL_ERROR_FEATURE_UNSUPPORTED, path, "the exception dumps are not provided");
   }
-  if (strcmp(path, "profiler.switch") == 0 && strcmp(str, "on") == 0)
-    refuse(ps, ACL_ERROR_FEATURE_UNSUPPORTED, path,
-           "the software NPU does not profile through AscendCL (OMRT_PROFILE=1 or 2 times every "
-           "task kind or task; aclprofInit is ACL_ERROR_FEATURE_UNSUPPORTED)");
+  if (strcmp(path, "dump.dump_data") == 0 && strcmp(str, "tensor") != 0)
+    refuse(ps, ACL_ERROR_FEATURE_UNSUPPORTED, path, "only \"tensor\" (the tensors themselves) is provided");
+  if (strcmp(path, "profiler.switch") == 0) {
+    if (strcmp(str, "on") != 0 && strcmp(str, "off") != 0)
+      refuse(ps, ACL_ERROR_INVALID_PROFILING_CONFIG, path, "must be \"on\" or \"off\"");
+    cfg->prof_on = strcmp(str, "on") == 0;
+  }
+  if (strcmp(path, "profiler.output") == 0) {
+    free(cfg->prof_output);
+    cfg->prof_output = keep(ps, str);
+  }
   if (strcmp(path, "err_msg_mode") == 0) {
     if (strcmp(str, "0") != 0 && strcmp(str, "1") != 0)
       refuse(ps, ACL_ERROR_INVALID_PARAM, path, "must be \"0\" (per thread) or \"1\" (per process)");
-    ps->cfg->err_msg_process = strcmp(str, "1") == 0;
+    cfg->err_msg_process = strcmp(str, "1") == 0;
   }
   if (strcmp(path, "defaultDevice.default_device") == 0) {
     if (strcmp(str, "0") != 0)
       refuse(ps, ACL_ERROR_RT_INVALID_DEVICEID, path, "the software NPU is device 0 (1 device)");
-    ps->cfg->default_device = 1;
+    cfg->default_device = 1;
   }
+}
+
+/* A directory the process can create files in: 1, else 0 with why. */
+static int writable_dir(const char *dir, char *why, size_t n) {
+  struct stat st;
+  if (stat(dir, &st) != 0) return snprintf(why, n, "%s", strerror(errno)), 0;
+  if (!S_ISDIR(st.st_mode)) return snprintf(why, n, "not a directory"), 0;
+  if (access(dir, W_OK | X_OK) != 0) return snprintf(why, n, "cannot be written: %s", strerror(errno)), 0;
+  return 1;
+}
+
+/* After a file parsed: what the settings need together. */
+static void check_sections(parser *ps) {
+  acl_init_config *cfg = ps->cfg;
+  acl_dump_config *d = &cfg->dump;
+  char why[256], msg[512];
+  if (!d->mode) d->mode = ACL_DUMP_OUTPUT;
+  if (d->on && (!d->path || !*d->path))
+    refuse(ps, ACL_ERROR_INVALID_DUMP_CONFIG, "dump.dump_path",
+           "a dump_list needs the directory the dump goes to (which must exist)");
+  else if (d->on && !writable_dir(d->path, why, sizeof why))
+    snprintf(msg, sizeof msg, "'%s': %s", d->path, why),
+        refuse(ps, ACL_ERROR_INVALID_DUMP_CONFIG, "dump.dump_path", msg);
+  if (cfg->prof_on && !cfg->prof_output && !(cfg->prof_output = keep(ps, "."))) return;
+  if (cfg->prof_on && !writable_dir(cfg->prof_output, why, sizeof why))
+    snprintf(msg, sizeof msg, "'%s': %s", cfg->prof_output, why),
+        refuse(ps, ACL_ERROR_INVALID_PROFILING_CONFIG, "profiler.output", msg);
 }
 
 static void parse_value(parser *ps, const char *path);
@@ -161,13 +255,19 @@ static void parse_elements(parser *ps, const char *path) {
   if (++ps->arrays > MAX_LEVELS) return syntax(ps, "'[' nested deeper than 10 levels");
   ps->p++;
   skip_space(ps);
-  int count = 0;
+  int count = 0, entries = strcmp(path, "dump.dump_list") == 0; /* each element a dump_entry */
   if (ps->p < ps->end && *ps->p == ']') {
     ps->p++;
   } else {
     while (!ps->err) {
       char child[PATH_BYTES];
       snprintf(child, sizeof child, "%s[]", path);
+      if (entries) {
+        skip_space(ps);
+        if (ps->p < ps->end && *ps->p != '{')
+          refuse(ps, ACL_ERROR_INVALID_DUMP_CONFIG, child, "each entry is an object ({\"model_name\": ...})");
+        dump_entry(ps);
+      }
       parse_value(ps, child);
       count++;
       skip_space(ps);
@@ -222,21 +322,42 @@ static void parse_value(parser *ps, const char *path) {
   syntax(ps, "an unexpected character");
 }
 
-aclError acl_read_init_config(const char *path, acl_init_config *cfg) {
+void acl_config_free(acl_init_config *cfg) {
+  acl_dump_config *d = &cfg->dump;
+  for (int i = 0; i < d->nlist; i++) {
+    for (int k = 0; k < d->list[i].nlayers; k++)
+      free(d->list[i].layers[k]);
+    free(d->list[i].layers);
+    free(d->list[i].model);
+  }
+  free(d->list);
+  free(d->path);
+  free(cfg->prof_output);
   *cfg = (acl_init_config){0};
+}
+
+aclError acl_read_config(const char *call, const char *path, int dump_only, acl_init_config *cfg) {
+  *cfg = (acl_init_config){0};
+  const char *what = dump_only ? "dumpCfgPath" : "configPath";
   FILE *f = fopen(path, "rb");
-  if (!f) return acl_fail(ACL_ERROR_INVALID_FILE, "aclInit: configPath '%s': %s", path, strerror(errno));
+  if (!f) return acl_fail(ACL_ERROR_INVALID_FILE, "%s: %s '%s': %s", call, what, path, strerror(errno));
   char *text = malloc(MAX_BYTES + 1);
   size_t n = text ? fread(text, 1, MAX_BYTES + 1, f) : 0;
   int bad = ferror(f);
   fclose(f);
-  if (!text) return acl_fail(ACL_ERROR_BAD_ALLOC, "aclInit: out of memory");
+  if (!text) return acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call);
   if (bad || n > MAX_BYTES) {
     free(text);
-    return acl_fail(bad ? ACL_ERROR_INVALID_FILE : ACL_ERROR_PARSE_FILE, "aclInit: configPath '%s': %s", path,
+    return acl_fail(bad ? ACL_ERROR_INVALID_FILE : ACL_ERROR_PARSE_FILE, "%s: %s '%s': %s", call, what, path,
                     bad ? "cannot be read" : "larger than 1 MiB");
   }
-  parser ps = {.p = text, .end = text + n, .cfg = cfg, .file = path};
+  parser ps = {.p = text,
+               .end = text + n,
+               .cfg = cfg,
+               .call = call,
+               .what = what,
+               .file = path,
+               .dump_only = dump_only};
   skip_space(&ps);
   if (ps.p >= ps.end || *ps.p != '{')
     syntax(&ps, "the file is not a JSON object ('{}' configures nothing)");
@@ -244,14 +365,16 @@ aclError acl_read_init_config(const char *path, acl_init_config *cfg) {
     parse_members(&ps, "");
   skip_space(&ps);
   if (!ps.err && ps.p < ps.end) syntax(&ps, "text after the closing '}'");
+  if (!ps.err && !ps.refused) check_sections(&ps);
   aclError e = ps.refused;
   if (ps.err) {
     int line = 1;
     for (const char *q = text; q < ps.err_at; q++)
       line += *q == '\n';
-    e = acl_fail(ACL_ERROR_PARSE_FILE, "aclInit: configPath '%s': line %d: %s (AscendCL reads it as JSON)",
+    e = acl_fail(ACL_ERROR_PARSE_FILE, "%s: %s '%s': line %d: %s (AscendCL reads it as JSON)", call, what,
                  path, line, ps.err);
   }
   free(text);
+  if (e) acl_config_free(cfg);
   return e;
 }

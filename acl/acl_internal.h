@@ -38,16 +38,83 @@ aclError acl_from_omrt(omrt_status s);
  * (aclInit sets it, aclFinalize clears it). */
 void acl_set_err_msg_process(int on);
 
-/* --- aclInit's configuration file (acl_init_config.c) */
+/* --- configuration files (acl_init_config.c): aclInit's and aclmdlSetDump's */
+
+enum { ACL_DUMP_OUTPUT = 1, ACL_DUMP_INPUT = 2, ACL_DUMP_ALL = 3 }; /* bits: outputs 1, inputs 2 */
+
+typedef struct acl_dump_entry {
+  char *model;   /* "model_name" (owned); NULL: every model */
+  char **layers; /* "layer" [nlayers] (owned); none: every operator */
+  int nlayers;
+} acl_dump_entry;
+
+typedef struct acl_dump_config {
+  int on;     /* "dump_list" has entries */
+  char *path; /* "dump_path" (owned), a writable directory when on */
+  int mode;   /* ACL_DUMP_* ("output" when not given) */
+  acl_dump_entry *list;
+  int nlist;
+} acl_dump_config;
 
 typedef struct acl_init_config {
   int err_msg_process; /* "err_msg_mode": "1" */
   int default_device;  /* "defaultDevice": {"default_device": "0"} */
+  acl_dump_config dump;
+  int prof_on;       /* "profiler": {"switch": "on"} */
+  char *prof_output; /* its "output" (owned; "." when not given) */
 } acl_init_config;
 
-/* Reads and checks the file `path` into cfg; on failure the aclError with
- * its message recorded. */
-aclError acl_read_init_config(const char *path, acl_init_config *cfg);
+/* Reads and checks the file `path` into cfg for `call` (aclInit; with
+ * dump_only, aclmdlSetDump: the "dump" section alone); on failure the
+ * aclError with its message recorded and cfg empty. acl_config_free frees
+ * what a read kept. */
+aclError acl_read_config(const char *call, const char *path, int dump_only, acl_init_config *cfg);
+void acl_config_free(acl_init_config *cfg);
+
+/* --- dump (acl_dump.c) and profiling (acl_prof.c) */
+
+typedef struct acl_model acl_model;
+typedef struct acl_dump_model acl_dump_model;
+
+/* aclInit's dump and profiler sections (cfg's dump and prof_output are
+ * taken). */
+void acl_dump_init_config(acl_init_config *cfg);
+void acl_prof_init_config(acl_init_config *cfg);
+/* aclFinalize: the dump ends; profiling stops (its summary written) and the
+ * subscriptions end. */
+void acl_dump_finalize(void);
+void acl_prof_finalize(void);
+/* A model just loaded from `path` (NULL: from memory), its id given:
+ * notes its file name, and under an active dump configuration that selects
+ * it, the model dumps (am->dump). Under the registry lock. */
+aclError acl_dump_attach(acl_model *am, const char *path);
+void acl_dump_model_free(acl_dump_model *d);
+/* The name a dump or profile gives model am (file name without its
+ * extension, else the om's name). */
+const char *acl_model_dump_name(const acl_model *am);
+
+/* One execution of model m, under m->run (acl_trace.c glues these to
+ * libomrt's task hooks): the dump's (NULL when the model does not dump
+ * now) ... */
+acl_dump_model *acl_dump_run_begin(acl_model *m);
+/* before the task (its inputs), after it (its outputs and the file or
+ * callback): non-zero on a failure, described in msg. */
+int acl_dump_task_start(acl_dump_model *d, omrt_context *ctx, const omrt_model *m, const omrt_task_info *info,
+                        char *msg, size_t n);
+int acl_dump_task_end(acl_dump_model *d, const omrt_task_info *info, char *msg, size_t n);
+void acl_dump_run_end(acl_dump_model *d);
+/* ... and profiling's (NULL when nothing profiles m now). */
+typedef struct acl_prof_run acl_prof_run;
+acl_prof_run *acl_prof_run_begin(acl_model *m);
+void acl_prof_task(acl_prof_run *r, const omrt_task_info *info, uint64_t start_ns, uint64_t end_ns);
+void acl_prof_run_end(acl_prof_run *r); /* files the rows, sends the records; frees r */
+/* Around one execution of m (under m->run): sets libomrt's task hooks when
+ * the dump or profiling wants the run (*out non-NULL), else does nothing;
+ * acl_trace_end takes them off and finishes both, giving the dump's failure
+ * (message in msg) or ACL_SUCCESS. */
+typedef struct acl_trace acl_trace;
+void acl_trace_begin(acl_model *m, acl_trace **out);
+aclError acl_trace_end(acl_trace *t, char *msg, size_t n);
 
 /* --- the registry (acl_rt.c) */
 
@@ -61,20 +128,23 @@ typedef struct acl_context {
   int64_t sys_param[2];       /* aclrtCtxSetSysParamOpt's, by aclSysParamOpt */
 } acl_context;
 
-typedef struct acl_model {
+struct acl_model {
   struct acl_model *next;
   uint32_t id;
   uint64_t ctx_serial; /* the context it was loaded in */
   omrt_model *m;
   omrt_context *ctx;
-  void *package;       /* our copy of aclmdlLoadFromMem*'s data (NULL for a file) */
-  int users;           /* calls and queued runs using it (acl_model_use / acl_model_release) */
-  pthread_mutex_t run; /* one omrt_execute at a time */
-  int nin, nout;       /* libomrt's inputs and outputs */
-  int dyn;             /* 1 for a model with gears: input nin is ACL_DYNAMIC_TENSOR_NAME */
-  int nvalues;         /* that input's int64 values (omrt_gear_desc.nvalues) */
-  int cur_gear;        /* the gear the last aclmdlSet* call chose, -1 before one (aclmdlGetCurOutputDims) */
-} acl_model;
+  void *package;        /* our copy of aclmdlLoadFromMem*'s data (NULL for a file) */
+  int users;            /* calls and queued runs using it (acl_model_use / acl_model_release) */
+  pthread_mutex_t run;  /* one omrt_execute at a time */
+  int nin, nout;        /* libomrt's inputs and outputs */
+  int dyn;              /* 1 for a model with gears: input nin is ACL_DYNAMIC_TENSOR_NAME */
+  int nvalues;          /* that input's int64 values (omrt_gear_desc.nvalues) */
+  int cur_gear;         /* the gear the last aclmdlSet* call chose, -1 before one (aclmdlGetCurOutputDims) */
+  char *file_name;      /* aclmdlLoadFromFile*'s file name without directory and extension (owned), or NULL */
+  acl_dump_model *dump; /* the dump selection of a model loaded under a dump configuration (owned), or NULL */
+  uint64_t prof_runs;   /* its executions in op summaries (acl_prof.c, under run) */
+};
 
 /* ACL_ERROR_RT_INVALID_DEVICEID naming `call` unless deviceId is 0. */
 aclError acl_check_device(const char *call, int32_t deviceId);

@@ -113,6 +113,8 @@ void acl_model_free(acl_model *m) {
   omrt_context_free(m->ctx);
   omrt_model_free(m->m);
   free(m->package);
+  free(m->file_name);
+  acl_dump_model_free(m->dump);
   pthread_mutex_destroy(&m->run);
   free(m);
 }
@@ -168,6 +170,11 @@ aclError acl_mdl_load(const char *call, const char *path, const void *model, siz
     return acl_leave_with(e);
   }
   acl_add_model(am);
+  if ((e = acl_dump_attach(am, path))) {
+    acl_remove_model(am);
+    acl_model_free(am);
+    return acl_leave_with(e);
+  }
   acl_set_soc(omrt_model_soc(am->m));
   *modelId = am->id;
   return acl_leave_with(ACL_SUCCESS);

@@ -479,18 +479,22 @@ aclError aclInit(const char *configPath) {
     if (!ok)
       return acl_fail(ACL_ERROR_INVALID_FILE, "aclInit: configPath '%s': %s", configPath,
                       f ? "not a regular file" : strerror(err));
-    aclError e = acl_read_init_config(configPath, &cfg);
+    aclError e = acl_read_config("aclInit", configPath, 0, &cfg);
     if (e) return e;
   }
   pthread_mutex_lock(&g.mu);
   if (g.initialized) {
     pthread_mutex_unlock(&g.mu);
+    acl_config_free(&cfg);
     return acl_fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialized (aclFinalize first)");
   }
   g.initialized = 1;
   g.default_device = cfg.default_device;
   acl_set_err_msg_process(cfg.err_msg_process);
+  acl_dump_init_config(&cfg);
+  acl_prof_init_config(&cfg);
   pthread_mutex_unlock(&g.mu);
+  acl_config_free(&cfg);
   return ACL_SUCCESS;
 }
 
@@ -526,6 +530,8 @@ aclError aclFinalize(void) {
     free(a);
   }
   acl_event_finalize(); /* (no stream is left to run an event op) */
+  acl_prof_finalize();  /* (aclInit's profiler: the op summary is written) */
+  acl_dump_finalize();
   snprintf(g.soc, sizeof g.soc, "%s", DEFAULT_SOC);
   g.device_refs = 0;
   g.default_device = 0;

@@ -37,14 +37,17 @@ aclError acl_run_model(acl_model *m, int gear, const void *const *in, void *cons
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   pthread_mutex_lock(&m->run);
+  acl_trace *trace; /* the dump's and profiling's view of the run, NULL when neither watches it */
+  acl_trace_begin(m, &trace);
   omrt_status s = omrt_context_set_gear(m->ctx, gear);
   if (s == OMRT_OK) s = omrt_execute(m->ctx, in, out);
   if (s != OMRT_OK) snprintf(msg, n, "model %u: %s", m->id, omrt_last_error());
+  aclError e = trace ? acl_trace_end(trace, msg, n) : ACL_SUCCESS; /* (a dump failure's message replaces) */
   pthread_mutex_unlock(&m->run);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (s == OMRT_OK)
     acl_note_run(m, gear, out, (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec));
-  return acl_from_omrt(s);
+  return e ? e : acl_from_omrt(s);
 }
 
 static aclError run_op(acl_stream *s, acl_op *op, char *msg, size_t n) {

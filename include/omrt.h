@@ -425,6 +425,21 @@ OMRT_API omrt_status omrt_task_tensor_to_f32(const omrt_task_tensor *t, float *d
 typedef int (*omrt_task_hook)(void *user, const omrt_task_info *info);
 /* Sets (hook NULL: clears) ctx's task hook. user is passed through. */
 OMRT_API omrt_status omrt_context_set_task_hook(omrt_context *ctx, omrt_task_hook hook, void *user);
+/* Sets (hook NULL: clears) ctx's task start hook: called by omrt_execute
+ * before each task, on the calling thread, once the task's tensors are
+ * resolved (info->outputs[].data: where it will write; the inputs through
+ * omrt_context_task_input hold what the task will read). Return 0 to go on;
+ * anything else stops the run before the task (OMRT_ERR_STOPPED). The hook
+ * must not call omrt_execute on ctx. Nothing is called when no hook is set. */
+OMRT_API omrt_status omrt_context_set_task_start_hook(omrt_context *ctx, omrt_task_hook hook, void *user);
+/* Inside a task hook or start hook of ctx: input `index` of the running
+ * task (0, 1, ...: the tensors it reads and does not write, in slot order:
+ * activations, weights, model inputs), data pointing at its stored bytes
+ * (valid during the hook call; in the hook after the task, a tensor the
+ * task wrote in place already holds the result). OMRT_ERR_ARG past the last
+ * input or outside a hook. */
+OMRT_API omrt_status omrt_context_task_input(const omrt_context *ctx, int index,
+                                             omrt_task_tensor *tensor_out);
 
 /* "MAJOR.MINOR.PATCH" of the libomrt actually linked or loaded; compare it
  * with the OMRT_VERSION_* the application was built against. */

@@ -37,7 +37,9 @@
  * the end of its barrier) per task kind, in a table allocated with the
  * context (omrt_context_profile reads it); with OMRT_PROFILE=2 per task
  * too (omrt_context_task_profile). After each task, a task hook
- * (omrt_context_set_task_hook: layer dumps) sees what the task wrote, and
+ * (omrt_context_set_task_hook: layer dumps) sees what the task wrote (a
+ * start hook, omrt_context_set_task_start_hook, sees the task before it
+ * runs, its tensors resolved: AscendCL's dump and profiling), and
  * with check_overflow on the task's float outputs are checked for inf and
  * NaN (tasks.c); both run on the calling thread between two tasks.
  */
@@ -72,6 +74,9 @@ struct omrt_context {
   uint64_t *task_ns;   /* [ntasks] under OMRT_PROFILE=2, else NULL */
   omrt_task_hook hook; /* omrt_context_set_task_hook; NULL: none */
   void *hook_user;
+  omrt_task_hook start_hook; /* omrt_context_set_task_start_hook; NULL: none */
+  void *start_user;
+  int in_hook;        /* a hook is running: omrt_context_task_input reads ctx->task's args */
   int check_overflow; /* omrt_context_options.check_overflow */
 
   /* Dynamic AIPP parameters kept by omrt_context_set_aipp (NULL until its
@@ -423,6 +428,17 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
     ctx->fn = rt_kernels[task->kind].run;
     ctx->workers[0].core.run = ++ctx->run;
     resolve(ctx, task, inputs, outputs, &ctx->args);
+    if (ctx->start_hook) {
+      omrt_task_info info;
+      rt_task_info(m, t, &ctx->args, &info);
+      ctx->in_hook = 1;
+      int stop = ctx->start_hook(ctx->start_user, &info);
+      ctx->in_hook = 0;
+      if (stop)
+        return rt_error(OMRT_ERR_STOPPED,
+                        "omrt_execute: the task start hook stopped the run before task %u '%s'", t,
+                        info.name);
+    }
     if (ctx->nworkers == 1 || (task->block_dim == 1 && !rt_kernels[task->kind].pieces)) {
       for (uint32_t b = 0; b < task->block_dim; b++)
         ctx->fn(task, &ctx->args, b, &ctx->workers[0].core);
@@ -443,7 +459,10 @@ omrt_status omrt_execute(omrt_context *ctx, const void *const *inputs, void *con
       rt_task_info(m, t, &ctx->args, &info);
       omrt_status st = ctx->check_overflow ? rt_check_overflow(m, &info) : OMRT_OK;
       if (st != OMRT_OK) return st;
-      if (ctx->hook && ctx->hook(ctx->hook_user, &info))
+      ctx->in_hook = 1;
+      int stop = ctx->hook && ctx->hook(ctx->hook_user, &info);
+      ctx->in_hook = 0;
+      if (stop)
         return rt_error(OMRT_ERR_STOPPED, "omrt_execute: the task hook stopped the run after task %u '%s'", t,
                         info.name);
     }
@@ -471,6 +490,22 @@ omrt_status omrt_context_set_task_hook(omrt_context *ctx, omrt_task_hook hook, v
   if (!ctx) return rt_error(OMRT_ERR_ARG, "omrt_context_set_task_hook: ctx is NULL");
   ctx->hook = hook;
   ctx->hook_user = user;
+  return OMRT_OK;
+}
+
+omrt_status omrt_context_set_task_start_hook(omrt_context *ctx, omrt_task_hook hook, void *user) {
+  if (!ctx) return rt_error(OMRT_ERR_ARG, "omrt_context_set_task_start_hook: ctx is NULL");
+  ctx->start_hook = hook;
+  ctx->start_user = user;
+  return OMRT_OK;
+}
+
+omrt_status omrt_context_task_input(const omrt_context *ctx, int index, omrt_task_tensor *tensor_out) {
+  if (!ctx || !tensor_out) return rt_error(OMRT_ERR_ARG, "omrt_context_task_input: NULL argument");
+  if (!ctx->in_hook) return rt_error(OMRT_ERR_ARG, "omrt_context_task_input: not called from a task hook");
+  uint32_t t = (uint32_t)(ctx->task - ctx->m->tasks);
+  if (index < 0 || !rt_task_input(ctx->m, t, &ctx->args, index, tensor_out))
+    return rt_error(OMRT_ERR_ARG, "omrt_context_task_input: task %u has no input %d", t, index);
   return OMRT_OK;
 }
 

@@ -175,6 +175,9 @@ uint32_t rt_task_writes(const omrt_model *m, const om_task *t);
 /* Task i as omrt_task_info (tasks.c), its outputs' data from args (NULL:
  * none). */
 void rt_task_info(const omrt_model *m, uint32_t i, const rt_args *args, omrt_task_info *info);
+/* Input k of task i (the k-th slot it reads, slot order; data from args):
+ * 1, or 0 past the last (tasks.c). */
+int rt_task_input(const omrt_model *m, uint32_t i, const rt_args *args, int k, omrt_task_tensor *out);
 /* OMRT_ERR_OVERFLOW, naming the task, its nodes and the tensor, when a float
  * output of `info` (with data) holds inf or NaN; else OMRT_OK. */
 omrt_status rt_check_overflow(const omrt_model *m, const omrt_task_info *info);

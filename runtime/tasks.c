@@ -27,6 +27,25 @@ const char *omrt_model_task_node(const omrt_model *m, int task, int i) {
   return (uint32_t)i < r->nnodes ? rt_string(m, m->source_names[r->first + (uint32_t)i]) : NULL;
 }
 
+/* Slot s of task i as an omrt_task_tensor (data from args, NULL without). */
+static void slot_tensor(const omrt_model *m, uint32_t i, uint32_t s, const rt_args *args,
+                        omrt_task_tensor *o) {
+  const om_task *t = &m->tasks[i];
+  const om_task_source *r = m->sources ? &m->sources[i] : NULL;
+  const om_tensor *x = &m->tensors[t->tensors[s]];
+  memset(o, 0, sizeof *o);
+  o->name = rt_string(m, x->name);
+  uint32_t onnx = r ? m->source_names[r->first + r->nnodes + s] : 0;
+  o->onnx_name = onnx ? rt_string(m, onnx) : NULL;
+  o->dtype = (int)x->dtype;
+  o->layout = (int)x->layout;
+  o->rank = (int)x->rank;
+  for (uint32_t k = 0; k < x->rank; k++)
+    o->dims[k] = x->dims[k];
+  o->data = args ? args->data[s] : NULL;
+  o->bytes = (size_t)x->bytes;
+}
+
 void rt_task_info(const omrt_model *m, uint32_t i, const rt_args *args, omrt_task_info *info) {
   const om_task *t = &m->tasks[i];
   memset(info, 0, sizeof *info);
@@ -35,30 +54,33 @@ void rt_task_info(const omrt_model *m, uint32_t i, const rt_args *args, omrt_tas
     info->gear++;
   info->name = rt_string(m, t->name);
   info->kind = rt_kernels[t->kind].name;
-  const om_task_source *r = m->sources ? &m->sources[i] : NULL;
-  info->nnodes = r ? (int)r->nnodes : 0;
+  info->nnodes = m->sources ? (int)m->sources[i].nnodes : 0;
   uint32_t writes = rt_task_writes(m, t);
   for (uint32_t s = 0; s < t->ntensors; s++) {
     if (!(writes & OM_SLOT(s)) || t->tensors[s] == OM_NONE) continue;
-    const om_tensor *x = &m->tensors[t->tensors[s]];
     omrt_task_tensor *o = &info->outputs[info->noutputs++];
-    o->name = rt_string(m, x->name);
-    uint32_t onnx = r ? m->source_names[r->first + r->nnodes + s] : 0;
-    o->onnx_name = onnx ? rt_string(m, onnx) : NULL;
-    o->dtype = (int)x->dtype;
-    o->layout = (int)x->layout;
-    o->rank = (int)x->rank;
-    for (uint32_t k = 0; k < x->rank; k++)
-      o->dims[k] = x->dims[k];
-    o->data = args ? args->data[s] : NULL;
-    o->bytes = (size_t)x->bytes;
+    slot_tensor(m, i, s, args, o);
     if (t->kind == OM_TASK_ATTENTION && s == OM_ATTENTION_T_Y && (t->params[OM_ATTENTION_P_VIEWS] >> 3 & 1)) {
       const int32_t *v = &t->params[OM_ATTENTION_P_VIEW + 4 * 3]; /* strides of all dims but the last */
-      for (uint32_t k = 0; k + 1 < x->rank; k++)
+      for (uint32_t k = 0; k + 1 < m->tensors[t->tensors[s]].rank; k++)
         o->strides[k] = v[k];
-      o->strides[x->rank - 1] = 1;
+      o->strides[m->tensors[t->tensors[s]].rank - 1] = 1;
     }
   }
+}
+
+int rt_task_input(const omrt_model *m, uint32_t i, const rt_args *args, int k, omrt_task_tensor *out) {
+  const om_task *t = &m->tasks[i];
+  uint32_t writes = rt_task_writes(m, t);
+  int n = 0;
+  for (uint32_t s = 0; s < t->ntensors; s++) {
+    if ((writes & OM_SLOT(s)) || t->tensors[s] == OM_NONE) continue;
+    if (n++ == k) {
+      slot_tensor(m, i, s, args, out);
+      return 1;
+    }
+  }
+  return 0;
 }
 
 omrt_status omrt_model_task(const omrt_model *m, int task, omrt_task_info *info_out) {

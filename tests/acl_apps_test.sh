@@ -36,7 +36,11 @@
 #          from PIL's decode of the same file with the same resize (the two
 #          decoders' pixels differ by a level at most): cosine >= 0.999 and
 #          the same top-1.
-# Usage: acl_apps_test.sh sync|async|v2|batch_aipp|threads|dvpp ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
+#   dump_prof: acl_dump_prof.c on MobileNetV3-Small: the dump by aclInit's
+#          acl.json, by aclmdlSetDump with layers and by a callback, and the
+#          profiling (op summary and subscription), checked by
+#          tests/acl_dump_prof.py (DumpData decoded, against omrun --dump).
+# Usage: acl_apps_test.sh sync|async|v2|batch_aipp|threads|dvpp|dump_prof ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
 set -eu
 what=$1 atc=$2 src=$3 lib=$4 work=$5 models=$6
 rm -rf "$work" && mkdir -p "$work"
@@ -200,5 +204,10 @@ dvpp)
   cat "$work/run.log"
   compare "$work/out.bin" "$work/float/output_0.bin" 1
   ;;
-*) echo "usage: $0 sync|async|v2|batch_aipp|threads|dvpp ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
+dump_prof)
+  need mobilenet_v3_small.onnx mobilenet_v3_small.input.bin
+  build acl_dump_prof
+  /usr/bin/python3 "$src/tests/acl_dump_prof.py" "$work/acl_dump_prof" "$atc" "$(dirname "$atc")/omrun" "$work" "$models"
+  ;;
+*) echo "usage: $0 sync|async|v2|batch_aipp|threads|dvpp|dump_prof ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
 esac

@@ -15,8 +15,8 @@
  * acl_base.h: errors, data types, formats, data buffers, tensor
  * descriptions; acl_rt.h: device, contexts, streams, events, callbacks,
  * memory; acl_mdl.h: models and datasets; acl_op.h: single operators, not
- * provided; acl_prof.h (included on its own, as in AscendCL): profiling,
- * not provided.
+ * provided; acl_prof.h and acl_dump.h (included on their own, as in
+ * AscendCL): profiling and the dump's callback.
  *
  * Errors: every call returns an aclError (AscendCL's codes); the message,
  * naming the call and the argument, is read with aclGetRecentErrMsg on the
@@ -43,9 +43,11 @@ extern "C" {
  * may be NULL; a file given must be readable (ACL_ERROR_INVALID_FILE) JSON
  * (ACL_ERROR_PARSE_FILE): "err_msg_mode" "1" makes aclGetRecentErrMsg
  * report the process's failures, "defaultDevice" {"default_device": "0"}
- * gives threads without a context device 0's default one; "dump" and
- * "profiler" sections asking for data are ACL_ERROR_FEATURE_UNSUPPORTED
- * (switched off, they are accepted); other keys are ignored. */
+ * gives threads without a context device 0's default one; a "dump"
+ * section with a dump_list dumps the models it selects (as aclmdlSetDump;
+ * ACL_ERROR_INVALID_DUMP_CONFIG naming a bad key), a "profiler" section
+ * with "switch" "on" profiles every execution until aclFinalize writes its
+ * op summary into "output" (acl_prof.h); other keys are ignored. */
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
 /* Releases every resource still held (streams are drained, models unloaded,
  * memory freed); ACL_ERROR_REPEAT_FINALIZE without aclInit. */

@@ -1,9 +1,12 @@
-/* acl_dump.h - AscendCL's dump callbacks (libascendcl): dump (the
- * operators' tensors written out as a model runs) is not provided, as
- * aclmdlInitDump says; acldumpRegCallback returns
- * ACL_ERROR_FEATURE_UNSUPPORTED with the reason in aclGetRecentErrMsg, and
- * acldumpUnregCallback does nothing. omrun --dump writes every task's
- * tensors instead.
+/* acl_dump.h - AscendCL's dump callback (libascendcl): with a callback
+ * registered (flag 0, the only value: nothing is written to disk), the
+ * dump's files (aclmdlInitDump, acl_mdl.h) go to messageCallback instead,
+ * each in chunks of at most 1 MiB in order: fileName the file's path,
+ * offset the chunk's place in it, isLastChunk 1 on its last; the second
+ * argument is the chunk's bytes with its header. The callback runs on the
+ * thread running the model, during the execution. An aclmdlInitDump with
+ * a callback and no aclmdlSetDump dumps the outputs of every model loaded
+ * after it. acldumpUnregCallback: files again.
  */
 #ifndef INC_EXTERNAL_ACL_DUMP_H_
 #define INC_EXTERNAL_ACL_DUMP_H_

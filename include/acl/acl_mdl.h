@@ -127,9 +127,16 @@ ACL_FUNC_VISIBILITY aclError aclmdlSetConfigOpt(aclmdlConfigHandle *handle, aclm
                                                 const void *attrValue, size_t valueSize);
 ACL_FUNC_VISIBILITY aclError aclmdlLoadWithConfig(const aclmdlConfigHandle *handle, uint32_t *modelId);
 
-/* Dump (the operators' inputs and outputs written out as a model runs) is
- * not provided: these return ACL_ERROR_FEATURE_UNSUPPORTED (after
- * aclInit's check). aclmdlGetOpAttr (an operator's attribute, for dump's
+/* Dump: the operators' inputs and outputs written out as a model runs.
+ * aclmdlInitDump -> aclmdlSetDump(a JSON file with a "dump" section, as
+ * aclInit's) -> models loaded and run -> aclmdlFinalizeDump; models loaded
+ * under the configuration that its dump_list selects dump every execution
+ * until aclmdlFinalizeDump, into dump_path/{time}/0/{model_name}/
+ * {model_id}/{iteration}/ (one DumpData file per operator; README,
+ * "AscendCL dump and profiling"). SetDump or FinalizeDump without InitDump:
+ * ACL_ERROR_DUMP_NOT_RUN; InitDump twice: ACL_ERROR_DUMP_ALREADY_RUN; a
+ * malformed file: ACL_ERROR_PARSE_FILE or ACL_ERROR_INVALID_DUMP_CONFIG
+ * naming the key. aclmdlGetOpAttr (an operator's attribute, for dump's
  * ACL_ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES) returns NULL: the om keeps no
  * operator attributes. */
 #define ACL_ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES "_datadump_original_op_names"

@@ -9,8 +9,8 @@
  *   - aclmdlExecuteV2 / AsyncV2 with a configuration handle: results,
  *     the stream's wait bounded by ACL_MDL_STREAM_SYNC_TIMEOUT, attributes
  *     refused by name;
- *   - model queues, bundles, operator descriptions, dump callbacks,
- *     single-operator compilation: FEATURE_UNSUPPORTED;
+ *   - model queues, bundles, operator descriptions, single-operator
+ *     compilation: FEATURE_UNSUPPORTED;
  *   - the device: forced reset, synchronize with a timeout, utilisation,
  *     status, saturation mode, peers, float overflow (an inf a run writes
  *     is reported in the stream's order, reset clears it);
@@ -22,8 +22,9 @@
  *   - tensor descriptions' ranges, origin, constant, placement, format
  *     conversion;
  *   - aclInit's configuration file: JSON (AscendCL's nesting limits), dump
- *     and profiling sections that ask for data refused as not provided,
- *     the samples' files accepted, err_msg_mode and defaultDevice honoured.
+ *     and profiling sections checked (the key named; the overflow and
+ *     exception dumps refused as not provided), the samples' files
+ *     accepted, err_msg_mode and defaultDevice honoured.
  * A stream is held busy (deterministically) by a blocking callback that
  * waits on a gate the test opens. */
 #include <pthread.h>
@@ -35,6 +36,7 @@
 
 #include "acl/acl.h"
 #include "acl/acl_dump.h"
+#include "acl/acl_prof.h"
 #include "acl/acl_op_compiler.h"
 #include "acl/acl_rt_allocator.h"
 #include "driver/compile.h"
@@ -364,7 +366,8 @@ static void test_unsupported_models(const char *path) {
   aclTensorDesc *td = NULL;
   EXPECT_ACL(aclmdlCreateAndGetOpDesc(0, 0, 0, name, sizeof name, &td, &n, &td, &n),
              ACL_ERROR_FEATURE_UNSUPPORTED, "aclmdlCreateAndGetOpDesc");
-  EXPECT_ACL(acldumpRegCallback(NULL, 0), ACL_ERROR_FEATURE_UNSUPPORTED, "acldumpRegCallback: dump");
+  EXPECT_ACL(acldumpRegCallback(NULL, 0), ACL_ERROR_INVALID_PARAM,
+             "acldumpRegCallback: messageCallback is NULL");
   acldumpUnregCallback();
   EXPECT_ACL(aclSetCompileopt(ACL_PRECISION_MODE, "force_fp16"), ACL_ERROR_FEATURE_UNSUPPORTED,
              "aclSetCompileopt");
@@ -679,16 +682,25 @@ static void test_init_config(const char *add_path) {
   EXPECT_ACL(init_with(dir, "{\"a\": [[[[[[[[[[[1]]]]]]]]]]]}"), ACL_ERROR_PARSE_FILE,
              "'[' nested deeper than 10 levels");
   EXPECT_ACL(init_with(dir, "{\"a\": \"\\x\"}"), ACL_ERROR_PARSE_FILE, "an unknown escape");
-  /* a dump or profiling section asking for data: not provided, and said so */
-  EXPECT_ACL(
-      init_with(dir, "{\"dump\": {\"dump_path\": \"/tmp/d\", \"dump_list\": [{\"model_name\": \"m\"}]}}"),
-      ACL_ERROR_FEATURE_UNSUPPORTED, "\"dump.dump_list\": the software NPU does not dump");
+  /* dump and profiling sections: checked, the key named; what is not provided said so */
+  EXPECT_ACL(init_with(dir, "{\"dump\": {\"dump_list\": [{\"model_name\": \"m\"}]}}"),
+             ACL_ERROR_INVALID_DUMP_CONFIG, "\"dump.dump_path\": a dump_list needs the directory");
+  EXPECT_ACL(init_with(dir, "{\"dump\": {\"dump_path\": \"/nonexistent/d\", \"dump_list\": [{}]}}"),
+             ACL_ERROR_INVALID_DUMP_CONFIG, "\"dump.dump_path\": '/nonexistent/d'");
+  EXPECT_ACL(init_with(dir, "{\"dump\": {\"dump_mode\": \"outputs\"}}"), ACL_ERROR_INVALID_DUMP_CONFIG,
+             "\"dump.dump_mode\": must be");
+  EXPECT_ACL(init_with(dir, "{\"dump\": {\"dump_path\": \".\", \"dump_list\": [\"m\"]}}"),
+             ACL_ERROR_INVALID_DUMP_CONFIG, "\"dump.dump_list[]\": each entry is an object");
   EXPECT_ACL(init_with(dir, "{\"dump\": {\"dump_scene\": \"lite_exception\"}}"),
              ACL_ERROR_FEATURE_UNSUPPORTED, "\"dump.dump_scene\"");
   EXPECT_ACL(init_with(dir, "{\"dump\": {\"dump_debug\": \"on\", \"dump_path\": \"d\"}}"),
-             ACL_ERROR_FEATURE_UNSUPPORTED, "\"dump.dump_debug\"");
-  EXPECT_ACL(init_with(dir, "{\"profiler\": {\"switch\": \"on\", \"output\": \"p\"}}"),
-             ACL_ERROR_FEATURE_UNSUPPORTED, "\"profiler.switch\": the software NPU does not profile");
+             ACL_ERROR_FEATURE_UNSUPPORTED, "\"dump.dump_debug\": the overflow dump is not provided");
+  EXPECT_ACL(init_with(dir, "{\"dump\": {\"dump_data\": \"stats\"}}"), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "\"dump.dump_data\"");
+  EXPECT_ACL(init_with(dir, "{\"profiler\": {\"switch\": \"yes\"}}"), ACL_ERROR_INVALID_PROFILING_CONFIG,
+             "\"profiler.switch\": must be");
+  EXPECT_ACL(init_with(dir, "{\"profiler\": {\"switch\": \"on\", \"output\": \"/nonexistent/p\"}}"),
+             ACL_ERROR_INVALID_PROFILING_CONFIG, "\"profiler.output\": '/nonexistent/p'");
   EXPECT_ACL(init_with(dir, "{\"err_msg_mode\": \"2\"}"), ACL_ERROR_INVALID_PARAM,
              "\"err_msg_mode\": must be");
   EXPECT_ACL(init_with(dir, "{\"defaultDevice\": {\"default_device\": \"1\"}}"),
@@ -703,6 +715,22 @@ static void test_init_config(const char *add_path) {
   OK(aclFinalize());
   OK(init_with(dir, "{\"dump\": {\"dump_scene\": \"lite_exception:disable\", \"dump_op_switch\": \"off\"}}"));
   OK(aclFinalize());
+  /* sections that dump and profile: accepted; profiling until aclFinalize, which writes the (empty) summary
+   */
+  char json[1400];
+  snprintf(json, sizeof json,
+           "{\"dump\": {\"dump_path\": \"%s\", \"dump_mode\": \"all\", \"dump_op_switch\": \"on\",\n"
+           " \"dump_list\": [{\"model_name\": \"m\", \"layer\": [\"a\", \"b\"]}, {\"layer\": []}]},\n"
+           " \"profiler\": {\"switch\": \"on\", \"output\": \"%s\", \"aicpu\": \"on\"}}",
+           dir, dir);
+  OK(init_with(dir, json));
+  EXPECT_ACL(aclprofInit(dir, strlen(dir)), ACL_ERROR_PROF_API_CONFLICT,
+             "aclprofInit: aclInit's configuration");
+  EXPECT_ACL(aclmdlInitDump(), ACL_ERROR_DUMP_ALREADY_RUN, "aclmdlInitDump");
+  OK(aclFinalize());
+  char csv[1100];
+  snprintf(csv, sizeof csv, "%s/op_summary_%ld_1.csv", dir, (long)getpid());
+  CHECKF(access(csv, R_OK) == 0, "  aclFinalize wrote no %s", csv);
   /* err_msg_mode "1": another thread's failure is the process's message */
   pthread_t t;
   OK(init_with(dir, "{\"err_msg_mode\": \"1\"}"));

@@ -20,7 +20,9 @@
  *     description that does not match; aclmdlGetTensorRealName;
  *   - aclmdlLoadWithConfig's load types and missing attributes;
  *   - aclmdlGetInputDimsRange: {d, d} per dim of a static input;
- *   - dump, profiling, JPEG encoding and single operators return
+ *   - dump and profiling calls out of order have AscendCL's codes; a dump
+ *     that cannot write fails the execution, naming the directory;
+ *   - JPEG encoding and single operators return
  *     ACL_ERROR_FEATURE_UNSUPPORTED (DVPP's memory, descriptions and
  *     channels, and operator attributes, work; a DVPP call checks its
  *     channel and its input's header before queueing). */
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -470,17 +473,103 @@ static void test_model(const char *path, const void *om, size_t size) {
   (void)mp;
 }
 
+/* A dump whose directory can no longer be made fails the execution with
+ * ACL_ERROR_WRITE_FILE naming it (dump_path was a directory at
+ * aclmdlSetDump, a file by the run); a subscription's pipe with no reader
+ * neither fails the execution nor kills the process. */
+static void test_dump_failure(const char *model_path) {
+  const char *dir = test_tmpdir("acl_rt_dump");
+  char out_dir[1100], cfg[1100], json[1400];
+  snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+  snprintf(cfg, sizeof cfg, "%s/dump.json", dir);
+  CHECK_EQ_INT(mkdir(out_dir, 0755), 0);
+  snprintf(json, sizeof json,
+           "{\"dump\": {\"dump_path\": \"%s\", \"dump_list\": [{\"model_name\": \"model\"}]}}", out_dir);
+  CHECK_EQ_INT(test_write_file(cfg, json, strlen(json)), 0);
+  OK(aclmdlInitDump());
+  OK(aclmdlSetDump(cfg));
+  uint32_t id;
+  OK(aclmdlLoadFromFile(model_path, &id));
+  CHECK_EQ_INT(rmdir(out_dir), 0);
+  CHECK_EQ_INT(test_write_file(out_dir, "x", 1), 0);
+  void *dev[3];
+  aclmdlDataset *in = aclmdlCreateDataset(), *out = aclmdlCreateDataset();
+  for (int i = 0; i < 3; i++) {
+    OK(aclrtMalloc(&dev[i], N * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMemset(dev[i], N * sizeof(float), 0, N * sizeof(float)));
+    OK(aclmdlAddDatasetBuffer(i < 2 ? in : out, aclCreateDataBuffer(dev[i], N * sizeof(float))));
+  }
+  EXPECT_ACL(aclmdlExecute(id, in, out), ACL_ERROR_WRITE_FILE, "dump: cannot create");
+  OK(aclmdlFinalizeDump());
+  /* a subscription whose pipe nobody reads: the records are dropped, the
+   * execution succeeds and the process gets no SIGPIPE */
+  int fds[2];
+  CHECK_EQ_INT(pipe(fds), 0);
+  close(fds[0]);
+  aclprofSubscribeConfig *sc = aclprofCreateSubscribeConfig(1, ACL_AICORE_NONE, &fds[1]);
+  CHECK(sc != NULL);
+  OK(aclprofModelSubscribe(id, sc));
+  EXPECT_ACL(aclprofModelSubscribe(id, sc), ACL_ERROR_PROF_REPEAT_SUBSCRIBE, "subscribed already");
+  OK(aclmdlExecute(id, in, out)); /* (the dump is over) */
+  OK(aclprofModelUnSubscribe(id));
+  OK(aclprofDestroySubscribeConfig(sc));
+  for (int i = 0; i < 3; i++) {
+    OK(aclDestroyDataBuffer(aclmdlGetDatasetBuffer(i < 2 ? in : out, (size_t)(i < 2 ? i : 0))));
+    OK(aclrtFree(dev[i]));
+  }
+  OK(aclmdlDestroyDataset(in));
+  OK(aclmdlDestroyDataset(out));
+  OK(aclmdlUnload(id));
+}
+
 static void test_unsupported(void) {
-  EXPECT_ACL(aclmdlInitDump(), ACL_ERROR_FEATURE_UNSUPPORTED, "aclmdlInitDump: dump is not provided");
-  EXPECT_ACL(aclmdlSetDump("dump.json"), ACL_ERROR_FEATURE_UNSUPPORTED, "aclmdlSetDump");
-  EXPECT_ACL(aclmdlFinalizeDump(), ACL_ERROR_FEATURE_UNSUPPORTED, "aclmdlFinalizeDump");
-  EXPECT_ACL(aclprofInit("prof", 4), ACL_ERROR_FEATURE_UNSUPPORTED, "aclprofInit: profiling");
-  uint32_t dev = 0;
-  EXPECT_ACL(aclprofCreateConfig(&dev, 1, ACL_AICORE_NONE, NULL, ACL_PROF_TASK_TIME) == NULL, 1,
-             "aclprofCreateConfig");
-  EXPECT_ACL(aclprofStart(NULL), ACL_ERROR_FEATURE_UNSUPPORTED, "aclprofStart");
-  EXPECT_ACL(aclprofStop(NULL), ACL_ERROR_FEATURE_UNSUPPORTED, "aclprofStop");
-  EXPECT_ACL(aclprofFinalize(), ACL_ERROR_FEATURE_UNSUPPORTED, "aclprofFinalize");
+  /* dump and profiling calls out of their documented order (acl/app_dump_prof runs them) */
+  EXPECT_ACL(aclmdlSetDump("dump.json"), ACL_ERROR_DUMP_NOT_RUN,
+             "aclmdlSetDump: aclmdlInitDump has not been called");
+  EXPECT_ACL(aclmdlFinalizeDump(), ACL_ERROR_DUMP_NOT_RUN, "aclmdlFinalizeDump: aclmdlInitDump");
+  OK(aclmdlInitDump());
+  EXPECT_ACL(aclmdlInitDump(), ACL_ERROR_DUMP_ALREADY_RUN, "aclmdlInitDump: the dump is initialized already");
+  EXPECT_ACL(aclmdlSetDump("no/such/dump.json"), ACL_ERROR_INVALID_FILE,
+             "aclmdlSetDump: dumpCfgPath 'no/such");
+  char bad[1100];
+  snprintf(bad, sizeof bad, "%s/bad_dump.json", test_tmpdir("acl_rt_bad_dump"));
+  const char *bad_json = "{\"dump\": {\"dump_path\": \".\", \"dump_mode\": \"weights\"}}";
+  CHECK_EQ_INT(test_write_file(bad, bad_json, strlen(bad_json)), 0);
+  EXPECT_ACL(aclmdlSetDump(bad), ACL_ERROR_INVALID_DUMP_CONFIG, "aclmdlSetDump: dumpCfgPath");
+  EXPECT_ACL(aclmdlSetDump(bad), ACL_ERROR_INVALID_DUMP_CONFIG, "\"dump.dump_mode\": must be");
+  OK(aclmdlFinalizeDump());
+  EXPECT_ACL(aclprofFinalize(), ACL_ERROR_PROF_NOT_RUN, "aclprofFinalize: aclprofInit has not been called");
+  uint32_t dev = 0, dev1 = 1;
+  aclprofConfig *pc = aclprofCreateConfig(&dev, 1, ACL_AICORE_NONE, NULL, ACL_PROF_TASK_TIME);
+  CHECK(pc != NULL);
+  EXPECT_ACL(aclprofCreateConfig(&dev1, 1, ACL_AICORE_NONE, NULL, ACL_PROF_TASK_TIME) == NULL, 1,
+             "aclprofCreateConfig: deviceIdList[0] 1");
+  EXPECT_ACL(aclprofStart(pc), ACL_ERROR_PROF_NOT_RUN, "aclprofStart: aclprofInit has not been called");
+  EXPECT_ACL(aclprofStop(pc), ACL_ERROR_PROF_NOT_RUN, "aclprofStop: aclprofInit");
+  EXPECT_ACL(aclprofStart(NULL), ACL_ERROR_INVALID_PARAM, "aclprofStart: profilerConfig is NULL");
+  EXPECT_ACL(aclprofInit("prof", 3), ACL_ERROR_INVALID_PARAM, "aclprofInit: length 3");
+  EXPECT_ACL(aclprofInit("no/such/dir", 11), ACL_ERROR_INVALID_FILE, "profilerResultPath 'no/such/dir'");
+  OK(aclprofDestroyConfig(pc));
+  /* the subscription's readers refuse what is not a whole number of records */
+  size_t rec = 0;
+  uint32_t nrec = 7;
+  OK(aclprofGetOpDescSize(&rec));
+  CHECK(rec > 0);
+  char *recs = calloc(2, rec);
+  OK(aclprofGetOpNum(recs, 2 * rec, &nrec));
+  CHECK_EQ_INT(nrec, 2);
+  EXPECT_ACL(aclprofGetOpNum(recs, 2 * rec - 1, &nrec), ACL_ERROR_INVALID_PARAM, "not a multiple");
+  size_t len = 0;
+  EXPECT_ACL(aclprofGetOpNameLen(recs, 2 * rec, 2, &len), ACL_ERROR_INVALID_PARAM, "index is past the last");
+  OK(aclprofGetOpTypeLen(recs, 2 * rec, 1, &len));
+  CHECK_EQ_INT(len, 1); /* (an empty type and its NUL) */
+  char one;
+  EXPECT_ACL(aclprofGetOpName(recs, 2 * rec, 0, &one, 0), ACL_ERROR_INVALID_PARAM, "shorter than its");
+  CHECK(aclprofGetOpDuration(NULL, rec, 0) == 0);
+  free(recs);
+  EXPECT_ACL(aclprofCreateSubscribeConfig(2, ACL_AICORE_NONE, &nrec) == NULL, 1,
+             "timeInfoSwitch must be 0 or 1");
+  EXPECT_ACL(aclprofModelUnSubscribe(12345), ACL_ERROR_INVALID_MODEL_ID, "model 12345 is not subscribed");
   /* DVPP: memory, descriptions and channels work; a processing call checks its channel and input
    * (tests/dvpp/dvpp_test.py decodes and scales pictures) */
   void *pic = NULL;
@@ -574,6 +663,7 @@ int main(void) {
   test_tensor_desc();
   test_model(path, om, size);
   test_unsupported();
+  test_dump_failure(path);
   /* aclFinalize frees events and subscriptions left behind */
   aclrtStream s;
   OK(aclrtCreateStream(&s));
