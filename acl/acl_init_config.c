@@ -15,8 +15,8 @@
  *       ACL_ERROR_FEATURE_UNSUPPORTED: the software NPU neither dumps nor
  *       profiles through AscendCL (omrun --dump and OMRT_PROFILE do); the
  *       same sections switched off are accepted;
- *   other keys ("max_opqueue_num", ...) concern what is not provided here
- *       (single operators) and are ignored.
+ *   other keys ("max_opqueue_num", ...) bound what is not bounded here
+ *       and are ignored.
  * A file that is not such JSON is ACL_ERROR_PARSE_FILE naming the line.
  */
 #include <errno.h>

@@ -14,8 +14,8 @@
  *
  * acl_base.h: errors, data types, formats, data buffers, tensor
  * descriptions; acl_rt.h: device, contexts, streams, events, callbacks,
- * memory; acl_mdl.h: models and datasets; acl_op.h: single operators, not
- * provided; acl_prof.h (included on its own, as in AscendCL): profiling,
+ * memory; acl_mdl.h: models and datasets; acl_op.h: single operators
+ * (op models of atc --singleop); acl_prof.h (included on its own, as in AscendCL): profiling,
  * not provided.
  *
  * Errors: every call returns an aclError (AscendCL's codes); the message,
