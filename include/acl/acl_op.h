@@ -15,7 +15,8 @@
  * ACL_ERROR_OP_ATTR_NOT_MATCH (the closest model's first difference, named
  * in aclGetRecentErrMsg). With a stream the run is queued on it; with
  * stream NULL it runs before the call returns. Buffers hold at least the
- * tensors' bytes. aclopCreateHandle matches once for aclopExecWithHandle;
+ * tensors' bytes. aclopCreateHandle matches once for aclopExecWithHandle
+ * (a handle names a loaded op model: use it before aclFinalize);
  * aclopCast and aclopCreateHandleForCast use a loaded Cast op model
  * (dst_type: the destination's data type; truncate is not matched).
  * Run-time kernels (aclopCreateKernel, aclopRegisterCompileFunc ...),
