@@ -18,17 +18,16 @@
  *       their operators or the listed layers; DIR must be a writable
  *       directory (ACL_ERROR_INVALID_DUMP_CONFIG otherwise, as for a
  *       dump_mode that is none of the three); "dump_op_switch" "on" is
- *       accepted (there are no single operators to dump: aclopExecute is
- *       not provided); the overflow and exception dumps ("dump_debug" "on",
- *       a "dump_scene" other than "...:disable") and "dump_data" "stats"
- *       are ACL_ERROR_FEATURE_UNSUPPORTED;
+ *       accepted, and single-operator executions (aclopExecuteV2) are not
+ *       dumped; the overflow and exception dumps ("dump_debug" "on", a
+ *       "dump_scene" other than "...:disable") and "dump_data" "stats" are
+ *       ACL_ERROR_FEATURE_UNSUPPORTED;
  *   "profiler": {"switch": "on" | "off", "output": DIR}: "on" profiles
  *       every model execution of the process until aclFinalize, which
  *       writes DIR's op summary (acl_prof.c; DIR "." when not given); other
  *       profiler keys (what the chip's counters collect) are ignored;
- *   other keys ("max_opqueue_num", ...) concern what is not provided here
- *       (single operators) and are ignored; aclmdlSetDump reads the "dump"
- *       section alone.
+ *   other keys ("max_opqueue_num", ...) bound what is not bounded here
+ *       and are ignored; aclmdlSetDump reads the "dump" section alone.
  * A file that is not such JSON is ACL_ERROR_PARSE_FILE naming the line.
  */
 #include <errno.h>

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "acl/acl.h"
+#include "acl/acl_op.h"
 #include "omrt.h"
 
 /* --- errors (acl_err.c) */
@@ -292,6 +293,40 @@ aclError acl_event_op(acl_stream *s, acl_op *op, char *msg, size_t n);
 void acl_event_forget_stream(acl_stream *s); /* its subscription goes (the stream is freed) */
 void acl_event_wake(void);                   /* the streams' threads waiting for callbacks look again */
 void acl_event_finalize(void);               /* every event and subscription goes (aclFinalize) */
+
+/* --- single operators (acl_op.c: attributes and the calls; acl_op_model.c:
+ * the loaded op models and matching; both under the registry lock) */
+
+typedef struct acl_op_model acl_op_model;
+
+/* An attribute of an aclopAttr, as text in the form of atc --singleop's
+ * record (docs/om-format.md): type "bool", "int", "float", "string",
+ * "data_type", "list_int", ...; value: the values separated by single
+ * spaces (bools 0/1, floats %.9g of the float, strings %XX-escaped). */
+typedef struct acl_op_attr_val {
+  char *name, *type, *value; /* owned by the aclopAttr */
+} acl_op_attr_val;
+const acl_op_attr_val *acl_op_attr_find(const aclopAttr *attr, const char *name); /* attr may be NULL */
+int acl_op_attr_count(const aclopAttr *attr);
+const acl_op_attr_val *acl_op_attr_at(const aclopAttr *attr, int i);
+
+/* One call's op type, descriptions and attributes (borrowed). */
+typedef struct acl_op_call {
+  const char *type;
+  int nin, nout;
+  const aclTensorDesc *const *in, *const *out;
+  const aclopAttr *attr;
+} acl_op_call;
+
+/* Loads every .om of dir and its subdirectories (aclopSetModelDir), or
+ * `size` bytes at data (copied; aclopLoad). */
+aclError acl_op_load_dir(const char *call, const char *dir);
+aclError acl_op_load_mem(const char *call, const void *data, size_t size);
+/* The loaded op model the call matches, or the documented error naming the
+ * closest model's first difference. */
+aclError acl_op_find(const char *call, const acl_op_call *c, acl_op_model **out);
+acl_model *acl_op_model_run(const acl_op_model *om); /* what acl_run_model runs */
+void acl_op_finalize(void);                          /* every op model goes (aclFinalize, streams gone) */
 
 /* --- data (acl_data.c) */
 

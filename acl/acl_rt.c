@@ -518,6 +518,7 @@ aclError aclFinalize(void) {
     g.contexts = c->next;
     free_context(c);
   }
+  acl_op_finalize(); /* (the streams have run what they held) */
   while (g.models) {
     acl_model *m = g.models;
     acl_remove_model(m);

@@ -275,6 +275,10 @@ static void dump_model(jbuf *b, const pkg *p) {
   jstr(b, p->strings + d->atc_version);
   JLIT(b, ",\n    \"cmdline\": ");
   jstr(b, p->strings + d->cmdline);
+  if (p->strings[d->singleop]) {
+    JLIT(b, ",\n    \"singleop\": ");
+    jstr(b, p->strings + d->singleop);
+  }
   jprintf(b, ",\n    \"precision\": \"%s\",\n    \"ai_cores\": %u,\n", precision_name(d->precision),
           d->ai_cores);
   jprintf(b, "    \"ninputs\": %u, \"noutputs\": %u, \"ntensors\": %u, \"ntasks\": %u,\n", d->ninputs,
@@ -697,6 +701,15 @@ status om_summary(const char *om_path, char **text_out, diag *d) {
           precision_name(p.def->precision));
   jprintf(&b, "atc:        %s\n", p.strings + p.def->atc_version);
   jprintf(&b, "command:    %s\n", p.strings + p.def->cmdline);
+  if (p.strings[p.def->singleop]) { /* its lines as one */
+    jprintf(&b, "single op:  ");
+    for (const char *s = p.strings + p.def->singleop; *s; s++)
+      if (*s != '\n')
+        jprintf(&b, "%c", *s);
+      else if (s[1])
+        jprintf(&b, "; ");
+    jprintf(&b, "\n");
+  }
   jprintf(&b, "weights:    %llu bytes", (unsigned long long)p.weights_bytes);
   if (p.zmap) jprintf(&b, " (%llu stored: zero chunks elided)", (unsigned long long)p.stored_bytes);
   jprintf(&b, "; workspace %zu bytes; %u tasks\n", omrt_model_workspace_bytes(m), p.def->ntasks);

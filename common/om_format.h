@@ -109,7 +109,7 @@
  * the tensor count).
  * 2.16 added the ONODES partition (a 2.15 runtime refuses it as an unknown
  * partition type). */
-enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 16 };
+enum { OM_VERSION_MAJOR = 2, OM_VERSION_MINOR = 17 };
 enum { OM_ALIGN = 64 };
 enum { OM_NONE = 0xFFFFFFFFu }; /* "no tensor" in om_task.tensors */
 /* The largest workspace libomrt accepts (om_model_def.workspace_bytes); atc
@@ -172,7 +172,8 @@ typedef struct om_model_def { /* 96 bytes */
    * each worker scratch of these sizes (L0A and L0B OM_L0_STAGING times
    * them, below) and kernels stay inside them. */
   uint32_t l1_bytes, l0a_bytes, l0b_bytes, l0c_bytes, ub_bytes;
-  uint32_t reserved[7];
+  uint32_t singleop; /* string: atc --singleop's record of the op (docs/om-format.md); "" for a model */
+  uint32_t reserved[6];
 } om_model_def;
 
 /* The software NPU stages the cube's operands as f32 whatever their stored

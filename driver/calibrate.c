@@ -328,7 +328,8 @@ status atc_calibrate(const atc_options *opt, prec_cfg *prec, arena *a, diag *d) 
   if (opt->precision != OM_PRECISION_ALLOW_MIX_PRECISION)
     return given ? diag_set(d, ST_ERR_INVALID, "--precision_calibration_input needs allow_mix_precision")
                  : ST_OK;
-  if (opt->dynamic_batch_size || opt->dynamic_image_size || opt->dynamic_dims || opt->model_data)
+  if (opt->dynamic_batch_size || opt->dynamic_image_size || opt->dynamic_dims || opt->model_data ||
+      opt->build_graph) /* (atc --singleop: one operator, its list decides) */
     return given ? diag_set(d, ST_ERR_INVALID,
                             "--precision_calibration_input works on a model file without shape gears")
                  : ST_OK;

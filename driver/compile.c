@@ -181,8 +181,9 @@ static status compile_graph(const atc_options *opt, const onnx_input_shape *shap
     oo.user = opt->user;
   }
   ir_graph *g = NULL;
-  status st = opt->model_data ? onnx_load_memory(opt->model_data, opt->model_size, NULL, label, &oo, &g, d)
-                              : onnx_load_file(opt->model_path, &oo, &g, d);
+  status st = opt->build_graph  ? opt->build_graph(opt->build_user, &g, d)
+              : opt->model_data ? onnx_load_memory(opt->model_data, opt->model_size, NULL, label, &oo, &g, d)
+                                : onnx_load_file(opt->model_path, &oo, &g, d);
   *g_out = g;
   if (st) return st;
   res->nnodes_in = g->nnodes;
@@ -317,6 +318,7 @@ status atc_compile_cfg(const atc_options *opt, const prec_cfg *prec, atc_result 
                   .no_reuse_nodes = opt->no_reuse_nodes,
                   .model_name = model_name,
                   .cmdline = opt->cmdline ? opt->cmdline : "",
+                  .singleop = opt->singleop,
                   .prec = prec,
                   .note = opt->on_note,
                   .note_user = opt->user};

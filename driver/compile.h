@@ -16,6 +16,8 @@
 #include "common/om_format.h"
 #include "common/status.h"
 
+struct ir_graph; /* ir/ir.h */
+
 typedef struct atc_options {
   const char *model_path; /* --model: the ONNX file; with model_data, only the name in messages */
   /* The ONNX bytes in memory instead of a file (the conformance runner's
@@ -71,7 +73,15 @@ typedef struct atc_options {
   int no_reuse;
   const char *no_reuse_nodes;
   const char *dump_graph_dir; /* --dump_graph: IR text + DOT after every pass, or NULL */
-  const char *cmdline;        /* recorded in the om */
+  /* atc --singleop (driver/singleop.h): the graph comes from build_graph
+   * (called with build_user; the graph it makes in *g_out is the compiler's
+   * to free, also after an error) instead of an ONNX model, model_path only
+   * naming it in messages; singleop is the record the om keeps for
+   * AscendCL to match calls against (om_model_def.singleop). NULL: none. */
+  status (*build_graph)(void *build_user, struct ir_graph **g_out, diag *d);
+  void *build_user;
+  const char *singleop;
+  const char *cmdline; /* recorded in the om */
   /* atc --mode=3: check that the model is supported without compiling it.
    * Every node the frontend cannot import is reported through on_unsupported
    * (one line naming the node, op type and reason; see onnx_options), then,

@@ -183,6 +183,10 @@ OMRT_API omrt_status omrt_model_output_node(const omrt_model *model, int index, 
 /* Read-only facts about the package; strings owned by the model. */
 OMRT_API const char *omrt_model_name(const omrt_model *model);
 OMRT_API const char *omrt_model_soc(const omrt_model *model);
+/* atc --singleop's record of the operator an op model computes (its type,
+ * tensor descriptions and attributes: docs/om-format.md), "" for a model
+ * compiled from ONNX. */
+OMRT_API const char *omrt_model_singleop(const omrt_model *model);
 OMRT_API size_t omrt_model_workspace_bytes(const omrt_model *model); /* a context's workspace */
 OMRT_API size_t omrt_model_weights_bytes(const omrt_model *model);   /* the WEIGHTS partition */
 

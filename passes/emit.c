@@ -1034,7 +1034,9 @@ static status emit_all(emit_state *s, arena *a) {
   def.soc = om_writer_string(s->w, soc->name);
   def.atc_version = om_writer_string(s->w, "atc " ATC_VERSION);
   def.cmdline = om_writer_string(s->w, ctx->cmdline ? ctx->cmdline : "");
-  if (def.name == OM_NONE || def.soc == OM_NONE || def.atc_version == OM_NONE || def.cmdline == OM_NONE)
+  def.singleop = om_writer_string(s->w, ctx->singleop ? ctx->singleop : "");
+  if (def.name == OM_NONE || def.soc == OM_NONE || def.atc_version == OM_NONE || def.cmdline == OM_NONE ||
+      def.singleop == OM_NONE)
     return nomem(s);
   def.precision = (uint32_t)ctx->precision;
   def.ai_cores = (uint32_t)soc->ai_cores;

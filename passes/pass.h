@@ -61,6 +61,7 @@ typedef struct pass_ctx {
   const char *no_reuse_nodes; /* memplan: "name,OpType,..." whose outputs get memory of their own, or NULL */
   const char *model_name;     /* written into the om */
   const char *cmdline;        /* written into the om */
+  const char *singleop;       /* atc --singleop's record for the om (om_model_def.singleop), or NULL */
   /* A gear of a package with several (driver/gears.h): emit appends the
    * graph's tasks to ctx->writer, the driver's, whose om_writer_begin_gear
    * started the gear, instead of making a package of its own; with

@@ -185,7 +185,7 @@ static omrt_status check_model_def(const omrt_model *m, const rt_part *p) {
   omrt_status s;
   if ((s = check_str(m, d->name, where, "name")) || (s = check_str(m, d->soc, where, "soc")) ||
       (s = check_str(m, d->atc_version, where, "atc_version")) ||
-      (s = check_str(m, d->cmdline, where, "cmdline")))
+      (s = check_str(m, d->cmdline, where, "cmdline")) || (s = check_str(m, d->singleop, where, "singleop")))
     return s;
   if (d->noutputs == 0) return rt_error(OMRT_ERR_FORMAT, "%s: the model has no outputs", where);
   if (d->ninputs > INT_MAX || d->noutputs > INT_MAX)
@@ -826,6 +826,9 @@ omrt_status omrt_model_output_node(const omrt_model *model, int index, omrt_outp
 
 const char *omrt_model_name(const omrt_model *model) {
   return model ? rt_string(model, model->def->name) : "";
+}
+const char *omrt_model_singleop(const omrt_model *model) {
+  return model ? rt_string(model, model->def->singleop) : "";
 }
 const char *omrt_model_soc(const omrt_model *model) { return model ? rt_string(model, model->def->soc) : ""; }
 size_t omrt_model_workspace_bytes(const omrt_model *model) {

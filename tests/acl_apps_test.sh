@@ -40,7 +40,11 @@
 #          acl.json, by aclmdlSetDump with layers and by a callback, and the
 #          profiling (op summary and subscription), checked by
 #          tests/acl_dump_prof.py (DumpData decoded, against omrun --dump).
-# Usage: acl_apps_test.sh sync|async|v2|batch_aipp|threads|dvpp|dump_prof ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
+#   singleop: acl_singleop.c on op models atc --singleop compiles from a
+#          description file written here (Add, MatMul, SoftmaxV2, Cast;
+#          Sub loaded from memory): every result against values the
+#          application computes, and the documented errors of unmatched calls.
+# Usage: acl_apps_test.sh sync|async|v2|batch_aipp|threads|dvpp|dump_prof|singleop ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR
 set -eu
 what=$1 atc=$2 src=$3 lib=$4 work=$5 models=$6
 rm -rf "$work" && mkdir -p "$work"
@@ -209,5 +213,34 @@ dump_prof)
   build acl_dump_prof
   /usr/bin/python3 "$src/tests/acl_dump_prof.py" "$work/acl_dump_prof" "$atc" "$(dirname "$atc")/omrun" "$work" "$models"
   ;;
-*) echo "usage: $0 sync|async|v2|batch_aipp|threads|dvpp|dump_prof ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
+singleop)
+  build acl_singleop
+  t() { printf '{"format": "ND", "shape": [%s], "type": "%s"}' "$1" "$2"; }
+  cat > "$work/ops.json" <<JSON
+[
+  {"op": "Add", "input_desc": [$(t 2,3 float), $(t 2,3 float)], "output_desc": [$(t 2,3 float)]},
+  {"op": "Add", "input_desc": [$(t 3,3 int32), $(t 3,3 int32)], "output_desc": [$(t 3,3 int32)]},
+  {"op": "MatMul", "input_desc": [$(t 3,4 float16), $(t 5,4 float16)], "output_desc": [$(t 3,5 float16)],
+   "attr": [{"name": "transpose_x2", "type": "bool", "value": true}]},
+  {"op": "SoftmaxV2", "input_desc": [$(t 2,7 float)], "output_desc": [$(t 2,7 float)],
+   "attr": [{"name": "axes", "type": "list_int", "value": [-1]}]},
+  {"op": "Cast", "input_desc": [$(t 4 float)], "output_desc": [$(t 4 int32)],
+   "attr": [{"name": "dst_type", "type": "int", "value": 3}]}
+]
+JSON
+  cat > "$work/sub.json" <<JSON
+[{"op": "Sub", "name": "sub", "input_desc": [$(t 2,3 float), $(t 2,3 float)], "output_desc": [$(t 2,3 float)]}]
+JSON
+  for f in ops sub; do
+    "$atc" --singleop="$work/$f.json" --output="$work/$f" --soc_version=Ascend310 \
+      --precision_mode=must_keep_origin_dtype > "$work/atc_$f.log"
+  done
+  "$work/acl_singleop" "$work/ops" "$work/sub/sub.om" > "$work/run.log" 2>&1 || {
+    cat "$work/run.log"
+    echo "FAIL acl_singleop"
+    exit 1
+  }
+  cat "$work/run.log"
+  ;;
+*) echo "usage: $0 sync|async|v2|batch_aipp|threads|dvpp|dump_prof|singleop ATC SOURCE_DIR LIB_DIR WORK_DIR MODELS_DIR"; exit 2 ;;
 esac

@@ -3,7 +3,8 @@
 forms, usage errors (exit 2), --log=info phase lines, --dump_graph (IR text
 and DOT after every pass), --mode=1 (om to JSON), --mode=3 (precheck), --out_nodes,
 --fusion_switch_file (each rule, ALL, the op-by-op build), --disable_reuse_memory and
-OP_NO_REUSE_MEM (workspace tensors that share no memory), omrun
+OP_NO_REUSE_MEM (workspace tensors that share no memory), --singleop (one op model per
+description, run by omrun; each bad description named by index, op and field), omrun
 running the result against numpy, and a weight made by ConstantOfShape past
 the 64 MiB and 2^26-step folding bounds (the ONNX zoo's "light" VGG-19
 pattern) folded at compile time.
@@ -616,6 +617,7 @@ def main():
 
     check_no_reuse(atc, omrun, work, rng)
     check_hint_flags(atc, omrun, work, rng)
+    check_singleop(atc, omrun, work, rng)
     return summary()
 
 
@@ -728,6 +730,119 @@ def check_hint_flags(atc, omrun, work, rng):
                 f"--{flag}=true")
         check(f"--{flag}=true: exit 2 naming the value", p.returncode == 2 and f"--{flag}=true: expected 0 or 1" in p.stderr,
               p.stderr)
+
+
+def tdesc(shape, dtype="float", fmt="ND"):
+    return {"format": fmt, "shape": list(shape), "type": dtype}
+
+
+def check_singleop(atc, omrun, work, rng):
+    """atc --singleop: one om per description (named by "name" or ATC's default rule), each run by omrun
+    against numpy; a bad description is one line naming the file, the index, the op and the field."""
+    ops = [
+        {"op": "Add", "name": "add", "input_desc": [tdesc([3, 3], "int32")] * 2,
+         "output_desc": [tdesc([3, 3], "int32")]},
+        {"op": "MatMul", "input_desc": [tdesc([3, 4], "float16"), tdesc([5, 4], "float16")],
+         "output_desc": [tdesc([3, 5], "float16")],
+         "attr": [{"name": "transpose_x2", "type": "bool", "value": True}]},
+        {"op": "SoftmaxV2", "name": "softmax", "input_desc": [tdesc([2, 7])], "output_desc": [tdesc([2, 7])],
+         "attr": [{"name": "axes", "type": "list_int", "value": [-1]}]},
+        {"op": "Cast", "name": "cast", "input_desc": [tdesc([4], "float")], "output_desc": [tdesc([4], "int32")],
+         "attr": [{"name": "dst_type", "type": "int", "value": 3}]},
+        {"op": "Conv2D", "name": "conv", "input_desc": [tdesc([1, 3, 8, 8], "float16", "NCHW"),
+                                                         tdesc([4, 3, 3, 3], "float16", "NCHW")],
+         "output_desc": [tdesc([1, 4, 4, 4], "float16", "NCHW")],
+         "attr": [{"name": "strides", "type": "list_int", "value": [1, 1, 2, 2]},
+                  {"name": "pads", "type": "list_int", "value": [1, 0, 1, 0]}]},
+        {"op": "AvgPool", "name": "avgpool", "input_desc": [tdesc([1, 2, 5, 5], "float", "NCHW")],
+         "output_desc": [tdesc([1, 2, 3, 3], "float", "NCHW")],
+         "attr": [{"name": "ksize", "type": "list_int", "value": [1, 1, 3, 3]},
+                  {"name": "strides", "type": "list_int", "value": [1, 1, 2, 2]},
+                  {"name": "padding", "type": "string", "value": "SAME"}]},
+    ]
+    sdir, path = os.path.join(work, "singleop"), os.path.join(work, "ops.json")
+    with open(path, "w") as f:
+        json.dump(ops, f, indent=1)
+    p = run(atc, f"--singleop={path}", f"--output={sdir}", "--soc_version=Ascend310")
+    names = ["add", "1_MatMul_1_2_3_4_1_2_5_4_1_2_3_5", "softmax", "cast", "conv", "avgpool"]
+    check("--singleop: compiles one om per description (ATC's default name without \"name\")",
+          p.returncode == 0 and sorted(os.listdir(sdir)) == sorted(n + ".om" for n in names), p.stdout + p.stderr)
+    a, b = rng.integers(-100, 100, (2, 3, 3)).astype(np.int32)
+    x1, x2 = rng.standard_normal((3, 4)).astype(np.float16), rng.standard_normal((5, 4)).astype(np.float16)
+    sm = rng.standard_normal((2, 7)).astype(np.float32)
+    cx = np.array([1.7, -2.5, 300.2, -0.4], np.float32)
+    e = np.exp(sm - sm.max(1, keepdims=True))
+    cvx, cvw = rng.standard_normal((1, 3, 8, 8)).astype(np.float16), rng.standard_normal((4, 3, 3, 3)).astype(np.float16)
+    xp = np.pad(cvx.astype(np.float64), ((0, 0), (0, 0), (1, 0), (1, 0)))  # pads: top 1, bottom 0, left 1, right 0
+    conv = np.array([[[[(xp[0, :, 2 * i:2 * i + 3, 2 * j:2 * j + 3] * cvw[o]).sum() for j in range(4)]
+                       for i in range(4)] for o in range(4)]])
+    ap = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)  # SAME, 3x3 / 2: windows rows 0-1, 1-3, 3-4
+    win = [(0, 2), (1, 4), (3, 5)]
+    avg = np.array([[[[ap[0, c, a:b, p:q].mean() for p, q in win] for a, b in win] for c in range(2)]])
+    cases = [("add", (a, b), a + b, np.int32, 0),
+             (names[1], (x1, x2), x1.astype(np.float32) @ x2.astype(np.float32).T, np.float16, 2e-3),
+             ("softmax", (sm,), e / e.sum(1, keepdims=True), np.float32, 2e-3),
+             ("cast", (cx,), cx.astype(np.int32), np.int32, 0),
+             ("conv", (cvx, cvw), conv, np.float16, 2e-3),
+             ("avgpool", (ap,), avg, np.float32, 2e-3)]
+    for name, ins, ref, dt, tol in cases:
+        files = []
+        for k, t in enumerate(ins):
+            files.append(os.path.join(work, f"so_{name}_{k}.bin"))
+            t.tofile(files[-1])
+        out = os.path.join(work, f"so_{name}_out")
+        q = run(omrun, "--model", os.path.join(sdir, name + ".om"), "--input", ",".join(files), "--output", out)
+        got = np.fromfile(os.path.join(out, "output_0.bin"), dt) if q.returncode == 0 else np.zeros(0)
+        ok = got.size == ref.size and np.abs(got.astype(np.float64) - ref.ravel()).max() <= tol * max(
+            1, np.abs(ref).max())
+        check(f"--singleop: omrun runs {name}.om: {'exact' if tol == 0 else f'within {tol}'}", ok, q.stderr)
+    p = run(atc, "--mode=1", f"--om={sdir}/add.om", f"--json={work}/add.json")
+    rec = json.load(open(f"{work}/add.json"))["model"].get("singleop", "") if p.returncode == 0 else ""
+    check("--singleop: the om records the op and its descriptions (--mode=1 shows them)",
+          rec.startswith("op Add\ninput 3 2 2 3 3\n"), rec or p.stderr)
+
+    mm = ops[1]
+    bad = [
+        ("malformed JSON", "[{\"op\": \"Add\",}]", ["bad.json:1", "malformed JSON"]),
+        ("not an array", "{}", ["bad.json:1", "expected an array"]),
+        ("unknown op", [ops[0], dict(mm, op="Frobnicate")], ["bad.json: op 1 (Frobnicate)", "op:", "'Frobnicate'"]),
+        ("unknown attr", [dict(mm, attr=[{"name": "transpose_y", "type": "bool", "value": True}])],
+         ["op 0 (MatMul)", "attr 'transpose_y'", "transpose_x1"]),
+        ("attr of the wrong type", [dict(mm, attr=[{"name": "transpose_x2", "type": "int", "value": 1}])],
+         ["op 0 (MatMul)", "attr 'transpose_x2'.type", "bool"]),
+        ("attr value of the wrong type", [dict(mm, attr=[{"name": "transpose_x2", "type": "bool", "value": 1}])],
+         ["op 0 (MatMul)", "attr 'transpose_x2'.value"]),
+        ("a shape that does not compute", [ops[0], dict(mm, attr=[])], ["op 1 (MatMul)", "MatMul"]),
+        ("an output shape that is not the op's",
+         [ops[0], ops[2], dict(mm, output_desc=[tdesc([3, 6], "float16")])],
+         ["op 2 (MatMul)", "output_desc[0].shape", "[3,6]", "[3,5]"]),
+        ("a dim that is not a number", [dict(ops[0], input_desc=[tdesc([3, "3"], "int32"), tdesc([3, 3], "int32")])],
+         ["op 0 (Add)", "input_desc[0].shape[1]"]),
+        ("a dynamic dim", [dict(ops[0], input_desc=[tdesc([-1, 3], "int32"), tdesc([3, 3], "int32")])],
+         ["op 0 (Add)", "input_desc[0].shape[0]", "dynamic"]),
+        ("a chip format", [dict(ops[0], input_desc=[tdesc([3, 3], "int32", "NC1HWC0")] * 2)],
+         ["op 0 (Add)", "input_desc[0].format", "NC1HWC0"]),
+        ("an unknown dtype", [dict(ops[0], output_desc=[tdesc([3, 3], "complex64")])],
+         ["op 0 (Add)", "output_desc[0].type", "complex64"]),
+        ("a missing required attr", [dict(ops[3], attr=[])], ["op 0 (Cast)", "attr 'dst_type'", "missing"]),
+        ("too many inputs", [dict(ops[0], input_desc=[tdesc([3, 3], "int32")] * 3)], ["op 0 (Add)", "input_desc"]),
+        ("two descriptions of one name", [ops[0], ops[0]], ["op 1 (Add)", "name", "'add'"]),
+    ]
+    for what, content, needles in bad:
+        bdir, bpath = os.path.join(work, "singleop_bad"), os.path.join(work, "bad.json")
+        shutil.rmtree(bdir, ignore_errors=True)
+        with open(bpath, "w") as f:
+            f.write(content if isinstance(content, str) else json.dumps(content))
+        p = run(atc, f"--singleop={bpath}", f"--output={bdir}", "--soc_version=Ascend310")
+        line = p.stderr.strip()
+        check(f"--singleop, {what}: exit 1, one line naming it, nothing written",
+              p.returncode == 1 and "\n" not in line and all(n in line for n in needles) and
+              not (os.path.isdir(bdir) and os.listdir(bdir)), line)
+    p = run(atc, f"--singleop={path}", f"--output={sdir}", "--soc_version=Ascend310", f"--model={work}/cli.onnx")
+    check("--singleop with --model: usage error naming --model", p.returncode == 2 and "--model" in p.stderr,
+          p.stderr)
+    p = run(atc, f"--singleop={path}", f"--output={sdir}")
+    check("--singleop without --soc_version: usage error", p.returncode == 2 and "--soc_version" in p.stderr, p.stderr)
 
 
 if __name__ == "__main__":

@@ -180,7 +180,7 @@ def main():
     check("--modify_mixlist: the build runs", output("mix") is not None)
 
     for name, text, needles, what in (
-        ("bad1.json", '{"black-list": {"to-add": ["Relu",]}}', ["bad1.json:1", "malformed JSON", "expected a string"], "malformed JSON"),
+        ("bad1.json", '{"black-list": {"to-add": ["Relu",]}}', ["bad1.json:1", "malformed JSON", "expected a value"], "malformed JSON"),
         ("bad2.json", '{\n "purple-list": {}\n}', ["bad2.json:2", "'purple-list'"], "unknown list name"),
         ("bad3.json", '{"black-list": {\n"to-delete": ["Relu"]}}', ["bad3.json:2", "'to-delete'", "black-list"],
          "unknown field"),
@@ -190,7 +190,7 @@ def main():
          "to-remove of an op type not on the list"),
         ("bad6.json", '{"black-list": {"to-add": ["Relu"]}, "white-list": {"to-add": ["Relu"]}}',
          ["bad6.json:1", "'Relu'", "black-list", "white-list"], "one op type added to two lists"),
-        ("bad7.json", '["Relu"]', ["bad7.json:1", "malformed JSON"], "not an object"),
+        ("bad7.json", '["Relu"]', ["bad7.json:1", "expected an object of lists, got an array"], "not an object"),
     ):
         f = write(name, text)
         refused(f"--modify_mixlist: {what}: one line naming file:line, field and value, exit 1, no om",

@@ -20,6 +20,7 @@
 #include "common/json_out.h"
 #include "backend/om_write.h"
 #include "driver/compile.h"
+#include "driver/singleop.h"
 #include "passes/precision.h"
 
 #ifndef ATC_VERSION
@@ -37,7 +38,7 @@ typedef struct flags {
   const char *precision_mode_v2, *keep_dtype, *customize_dtypes, *modify_mixlist,
       *precision_calibration_input;
   const char *insert_op_conf, *enable_compress_weight, *disable_reuse_memory, *enable_small_channel;
-  const char *deterministic;
+  const char *deterministic, *singleop;
 } flags;
 
 static const struct {
@@ -131,6 +132,17 @@ static const struct {
     FLAG(check_report,
          "with --mode=3 (or a failed --mode=0 compile): the JSON precheck report to write; --mode=3 "
          "writes check_result.json in $ASCEND_WORK_PATH or the current directory when it is not given"),
+    FLAG(
+        singleop,
+        "single-operator description file (JSON, as AscendCL's: [{\"op\": \"MatMul\", \"input_desc\": "
+        "[{\"format\": \"ND\", \"shape\": [3,4], \"type\": \"float16\"}, ...], \"output_desc\": [...], "
+        "\"attr\": [{\"name\": \"transpose_x1\", \"type\": \"bool\", \"value\": false}]}, ...]): one op "
+        "model per description in the --output directory, for aclopSetModelDir / aclopExecuteV2; with "
+        "--soc_version, --precision_mode(_v2), --op_select_implmode and --log only; ops: Add, Sub, Mul, "
+        "RealDiv, "
+        "Div, Maximum, Minimum, Pow, Abs, Neg, Exp, Log, Sqrt, Rsqrt, Reciprocal, Relu, Sigmoid, Tanh, Cast, "
+        "MatMul, BatchMatMul, GEMM, SoftmaxV2, ReduceSumD, ReduceMeanD, TransposeD, Conv2D, MaxPool, AvgPool "
+        "(README: AscendCL)"),
     FLAG(om, "with --mode=1 or --mode=6: the om file to read"),
     FLAG(json, "with --mode=1: the JSON file to write"),
     FLAG(dump_graph, "directory to write the IR (text and DOT) after every pass"),
@@ -142,7 +154,6 @@ enum { NFLAGS = sizeof flag_table / sizeof *flag_table };
  * than as unknown. */
 static const char *const unsupported_flags[] = {
     "weight",
-    "singleop",
     "input_shape_range",
     "core_type",
     "aicore_num",
@@ -191,7 +202,8 @@ static void usage(FILE *out) {
           "usage: atc --model=FILE.onnx --framework=5 --output=NAME --soc_version=SOC [options]\n"
           "       atc --mode=1 --om=FILE.om --json=FILE.json\n"
           "       atc --mode=6 --om=FILE.om\n"
-          "       atc --mode=3 --model=FILE.onnx --soc_version=SOC [--input_shape=...]\n\n"
+          "       atc --mode=3 --model=FILE.onnx --soc_version=SOC [--input_shape=...]\n"
+          "       atc --singleop=OPS.json --output=DIR --soc_version=SOC\n\n"
           "Compiles an ONNX model into an om package for the software Da Vinci NPU (run it with omrun).\n"
           "Flags are --name=value or --name value; as in ATC, -name and dashes for underscores\n"
           "(--soc-version) work too.\n\n");
@@ -469,6 +481,45 @@ static int run_summary(const flags *f) {
   return 0;
 }
 
+static void on_singleop_written(void *user, const char *path, const atc_result *res) {
+  const log_state *ls = user;
+  if (ls->level >= LOG_WARNING) printf("atc: wrote %s: %d tasks\n", path, res->ntasks);
+}
+
+/* --singleop: every description of the file into the --output directory
+ * (made when missing). */
+static int run_singleop(const flags *f, int precision, int high_performance, int argc, char **argv,
+                        log_state *ls) {
+  struct stat st;
+  if (stat(f->output, &st) != 0 && mkdir(f->output, 0777) != 0) {
+    fprintf(stderr, "atc: --output=%s: cannot create the directory: %s\n", f->output, strerror(errno));
+    return 1;
+  }
+  if (stat(f->output, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "atc: --output=%s: with --singleop, --output is the directory of the op models\n",
+            f->output);
+    return 2;
+  }
+  char *cmdline = join_args(argc, argv);
+  if (!cmdline) {
+    fprintf(stderr, "atc: out of memory\n");
+    return 1;
+  }
+  atc_options opt = {.soc_version = f->soc_version,
+                     .precision = (om_precision)precision,
+                     .high_performance = high_performance,
+                     .cmdline = cmdline,
+                     .on_phase = on_phase,
+                     .on_note = on_note,
+                     .user = ls};
+  diag d;
+  diag_init(&d);
+  int rc = atc_singleop(f->singleop, f->output, &opt, on_singleop_written, ls, &d) == ST_OK ? 0 : 1;
+  if (rc) fprintf(stderr, "atc: error: %s\n", d.msg);
+  free(cmdline);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   /* Past `ulimit -f`, a write fails with EFBIG and the package writer cleans
    * up and says so, instead of the process dying with a half-written file. */
@@ -513,7 +564,27 @@ int main(int argc, char **argv) {
     fprintf(stderr, "atc: --mode=3 needs --model and --soc_version (see atc --help)\n");
     return 2;
   }
-  if (!precheck && (!f.model || !f.output || !f.soc_version)) {
+  if (f.singleop) {
+    static const char *const with[] = {
+        "singleop",           "output", "soc_version", "precision_mode", "precision_mode_v2",
+        "op_select_implmode", "log"};
+    for (int k = 0; k < NFLAGS; k++) {
+      int ok = 0;
+      for (size_t w = 0; w < sizeof with / sizeof *with; w++)
+        ok |= !strcmp(flag_table[k].name, with[w]);
+      if (!ok && *(const char **)((char *)&f + flag_table[k].offset)) {
+        fprintf(stderr,
+                "atc: --%s is not taken with --singleop (only --output, --soc_version, --precision_mode, "
+                "--precision_mode_v2, --op_select_implmode and --log)\n",
+                flag_table[k].name);
+        return 2;
+      }
+    }
+    if (!f.output || !f.soc_version) {
+      fprintf(stderr, "atc: --singleop needs --output=DIR and --soc_version (see atc --help)\n");
+      return 2;
+    }
+  } else if (!precheck && (!f.model || !f.output || !f.soc_version)) {
     fprintf(stderr, "atc: --model, --output and --soc_version are required (see atc --help)\n");
     return 2;
   }
@@ -609,6 +680,8 @@ int main(int argc, char **argv) {
   if (no_reuse < 0 || flag_01("enable_small_channel", f.enable_small_channel) < 0 ||
       flag_01("deterministic", f.deterministic) < 0)
     return 2;
+
+  if (f.singleop) return run_singleop(&f, precision, high_performance, argc, argv, &ls);
 
   /* --output names the package without its extension, as in ATC. */
   if (precheck) f.output = "precheck";

@@ -14,9 +14,9 @@
  *
  * acl_base.h: errors, data types, formats, data buffers, tensor
  * descriptions; acl_rt.h: device, contexts, streams, events, callbacks,
- * memory; acl_mdl.h: models and datasets; acl_op.h: single operators, not
- * provided; acl_prof.h and acl_dump.h (included on their own, as in
- * AscendCL): profiling and the dump's callback.
+ * memory; acl_mdl.h: models and datasets; acl_op.h: single operators
+ * (op models of atc --singleop); acl_prof.h and acl_dump.h (included on
+ * their own, as in AscendCL): profiling and the dump's callback.
  *
  * Errors: every call returns an aclError (AscendCL's codes); the message,
  * naming the call and the argument, is read with aclGetRecentErrMsg on the

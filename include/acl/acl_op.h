@@ -1,16 +1,27 @@
 /* acl_op.h - AscendCL's single-operator calls (aclop*): run one operator
- * from a single-operator om (atc --singleop) without a model, as
- * libascendcl provides them: not at all, cleanly (libascendcl; see acl.h).
+ * from a single-operator om (atc --singleop) without a model (libascendcl;
+ * see acl.h).
  *
- * atc here compiles whole ONNX models, not single-operator descriptions,
- * so there is no single-operator model to load or run: aclopSetModelDir,
- * aclopLoad, every execute, cast, handle, shape-inference and kernel call
- * returns ACL_ERROR_FEATURE_UNSUPPORTED (after aclInit's check) with the
- * reason in aclGetRecentErrMsg, and a handle or kernel out-argument is set
- * to NULL. Operator attributes work (aclopCreateAttr, the aclopSetAttr*
- * calls check their arguments; aclopDestroyAttr), so an application fails
- * where the samples check the load or the execution. Run the operator as a
- * one-node ONNX model instead (atc, then aclmdlExecute).
+ * aclopSetModelDir loads every .om of a directory and of its
+ * subdirectories two levels down (AscendCL's three levels); aclopLoad one
+ * om in memory (copied: the caller may free it). Both may be called again
+ * to add models; op models stay loaded until aclFinalize. aclopExecuteV2 /
+ * aclopExecute run the loaded op model whose op type, input and output
+ * descriptions (data type, format, dims) and attributes match the call: an
+ * attribute the call sets must have the model's type and value; one it
+ * leaves out must be at the op's default in the model. A call no model
+ * matches returns ACL_ERROR_OP_NOT_FOUND (no model of the type),
+ * ACL_ERROR_OP_INPUT_NOT_MATCH, ACL_ERROR_OP_OUTPUT_NOT_MATCH or
+ * ACL_ERROR_OP_ATTR_NOT_MATCH (the closest model's first difference, named
+ * in aclGetRecentErrMsg). With a stream the run is queued on it; with
+ * stream NULL it runs before the call returns. Buffers hold at least the
+ * tensors' bytes. aclopCreateHandle matches once for aclopExecWithHandle
+ * (a handle names a loaded op model: use it before aclFinalize);
+ * aclopCast and aclopCreateHandleForCast use a loaded Cast op model
+ * (dst_type: the destination's data type; truncate is not matched).
+ * Run-time kernels (aclopCreateKernel, aclopRegisterCompileFunc ...),
+ * aclopUpdateParams, aclopInferShape, aclopSetMaxOpQueueNum and
+ * aclopSetAttrListListInt return ACL_ERROR_FEATURE_UNSUPPORTED.
  */
 #ifndef INC_EXTERNAL_ACL_ACL_OP_H_
 #define INC_EXTERNAL_ACL_ACL_OP_H_
@@ -76,7 +87,7 @@ ACL_FUNC_VISIBILITY aclError aclopCreateHandle(const char *opType, int numInputs
                                                const aclTensorDesc *const inputDesc[], int numOutputs,
                                                const aclTensorDesc *const outputDesc[],
                                                const aclopAttr *opAttr, aclopHandle **handle);
-ACL_FUNC_VISIBILITY void aclopDestroyHandle(aclopHandle *handle); /* no handle exists: nothing to do */
+ACL_FUNC_VISIBILITY void aclopDestroyHandle(aclopHandle *handle); /* NULL is fine */
 ACL_FUNC_VISIBILITY aclError aclopExecWithHandle(aclopHandle *handle, int numInputs,
                                                  const aclDataBuffer *const inputs[], int numOutputs,
                                                  aclDataBuffer *const outputs[], aclrtStream stream);

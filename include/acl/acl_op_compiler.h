@@ -1,8 +1,8 @@
 /* acl_op_compiler.h - AscendCL's single-operator compilation (libascendcl):
- * atc compiles whole models, not single operators, so every call here
- * returns ACL_ERROR_FEATURE_UNSUPPORTED with the reason in
- * aclGetRecentErrMsg (aclGetCompileoptSize: 0; aclCreateGraphDumpOpt:
- * NULL). Run the operator as a one-node ONNX model compiled by atc.
+ * libascendcl holds no compiler, so every call here returns
+ * ACL_ERROR_FEATURE_UNSUPPORTED with the reason in aclGetRecentErrMsg
+ * (aclGetCompileoptSize: 0; aclCreateGraphDumpOpt: NULL). Compile the
+ * operator offline with atc --singleop and load it (acl_op.h).
  */
 #ifndef INC_EXTERNAL_ACL_ACL_OP_COMPILER_H_
 #define INC_EXTERNAL_ACL_ACL_OP_COMPILER_H_

@@ -10,7 +10,7 @@
  *     the stream's wait bounded by ACL_MDL_STREAM_SYNC_TIMEOUT, attributes
  *     refused by name;
  *   - model queues, bundles, operator descriptions, single-operator
- *     compilation: FEATURE_UNSUPPORTED;
+ *     compilation (use atc --singleop): FEATURE_UNSUPPORTED;
  *   - the device: forced reset, synchronize with a timeout, utilisation,
  *     status, saturation mode, peers, float overflow (an inf a run writes
  *     is reported in the stream's order, reset clears it);
@@ -373,7 +373,7 @@ static void test_unsupported_models(const char *path) {
              "aclSetCompileopt");
   EXPECT_ACL(aclGetCompileoptSize(ACL_PRECISION_MODE) == 0, 1, "aclGetCompileoptSize");
   EXPECT_ACL(aclopCompile("Abs", 0, NULL, 0, NULL, NULL, ACL_ENGINE_SYS, ACL_COMPILE_SYS, NULL),
-             ACL_ERROR_FEATURE_UNSUPPORTED, "single-operator models");
+             ACL_ERROR_FEATURE_UNSUPPORTED, "atc --singleop");
   EXPECT_ACL(aclCreateGraphDumpOpt() == NULL, 1, "aclCreateGraphDumpOpt");
 }
 

@@ -22,10 +22,16 @@
  *   - aclmdlGetInputDimsRange: {d, d} per dim of a static input;
  *   - dump and profiling calls out of order have AscendCL's codes; a dump
  *     that cannot write fails the execution, naming the directory;
- *   - JPEG encoding and single operators return
+ *   - JPEG encoding returns
  *     ACL_ERROR_FEATURE_UNSUPPORTED (DVPP's memory, descriptions and
- *     channels, and operator attributes, work; a DVPP call checks its
- *     channel and its input's header before queueing). */
+ *     channels work; a DVPP call checks its channel and its input's header
+ *     before queueing);
+ *   - single operators: op models of atc --singleop (compiled in process)
+ *     loaded by aclopLoad from memory (freed after) and aclopSetModelDir,
+ *     matched by type, descriptions and attributes (set, left at the
+ *     default, of another type or value, unknown), each refusal the
+ *     documented code naming what differs; a MatMul through a handle and a
+ *     ReduceSumD through aclopExecuteV2 against values computed here. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -39,6 +45,7 @@
 #include "acl/acl_prof.h"
 #include "acl/ops/acl_dvpp.h"
 #include "driver/compile.h"
+#include "driver/singleop.h"
 #include "onnx_mb.h"
 #include "acl_check.h"
 #include "support.h"
@@ -611,32 +618,129 @@ static void test_unsupported(void) {
   OK(acldvppDestroyChannelDesc(ch));
   OK(acldvppFree(pic));
   EXPECT_ACL(acldvppFree(pic), ACL_ERROR_RT_MEMORY_FREE, "acldvppFree");
-  /* single operators (acl/acl_op.h, included by acl.h): attributes work, the rest does not */
-  EXPECT_ACL(aclopSetModelDir("op_models"), ACL_ERROR_FEATURE_UNSUPPORTED, "single-operator models");
-  EXPECT_ACL(aclopLoad("om", 2), ACL_ERROR_FEATURE_UNSUPPORTED, "aclopLoad");
+}
+
+/* --- single operators: op models of atc --singleop (driver/singleop.h),
+ * loaded from a directory and from memory, matched by descriptions and
+ * attributes, run through a handle against values computed here. */
+
+static aclTensorDesc *nd(aclDataType dt, int rank, const int64_t *dims) {
+  return aclCreateTensorDesc(dt, rank, dims, ACL_FORMAT_ND);
+}
+
+static void test_single_op(void) {
+  EXPECT_ACL(aclopSetModelDir("no_such_dir"), ACL_ERROR_INVALID_FILE, "no_such_dir");
+  CHECK(aclopLoad("om", 2) != ACL_SUCCESS);
+  CHECK(strstr(aclGetRecentErrMsg(), "aclopLoad") != NULL);
+  /* (a directory of this process's: the sanitized twin of this test may run beside it) */
+  char tmp[64], base[1024], dir[1100], json[1100], om_path[1200], rm[1100];
+  snprintf(tmp, sizeof tmp, "acl_rt_singleop_%d", (int)getpid());
+  snprintf(base, sizeof base, "%s", test_tmpdir(tmp));
+  snprintf(dir, sizeof dir, "%s/ops", base);
+  snprintf(json, sizeof json, "%s/ops.json", base);
+  const char *text = "[{\"op\": \"MatMul\", \"name\": \"mm\",\n"
+                     "  \"input_desc\": [{\"format\": \"ND\", \"shape\": [2, 3], \"type\": \"float\"},\n"
+                     "                 {\"format\": \"ND\", \"shape\": [3, 4], \"type\": \"float\"}],\n"
+                     "  \"output_desc\": [{\"format\": \"ND\", \"shape\": [2, 4], \"type\": \"float\"}],\n"
+                     "  \"attr\": [{\"name\": \"transpose_x2\", \"type\": \"bool\", \"value\": false}]},\n"
+                     " {\"op\": \"ReduceSumD\", \"name\": \"rsum\",\n"
+                     "  \"input_desc\": [{\"format\": \"ND\", \"shape\": [2, 3], \"type\": \"float\"}],\n"
+                     "  \"output_desc\": [{\"format\": \"ND\", \"shape\": [2], \"type\": \"float\"}],\n"
+                     "  \"attr\": [{\"name\": \"axes\", \"type\": \"list_int\", \"value\": [1]}]}]\n";
+  CHECK_EQ_INT(test_write_file(json, text, strlen(text)), 0);
+  mkdir(dir, 0777);
+  atc_options opt = {.soc_version = "Ascend310", .precision = OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE};
+  diag d;
+  diag_init(&d);
+  CHECK_EQ_INT(atc_singleop(json, dir, &opt, NULL, NULL, &d), ST_OK);
+  if (d.code) test_note("atc_singleop: %s", d.msg);
+  /* MatMul from memory (the data is copied: freed right after), then the
+   * directory (MatMul again, skipped as loaded, and ReduceSumD). */
+  snprintf(om_path, sizeof om_path, "%s/mm.om", dir);
+  size_t size = 0;
+  void *om = test_read_file(om_path, &size);
+  CHECK(om != NULL);
+  if (!om) return;
+  OK(aclopLoad(om, size));
+  memset(om, 0xff, size);
+  free(om);
+  aclTensorDesc *a = nd(ACL_FLOAT, 2, (int64_t[]){2, 3}), *b = nd(ACL_FLOAT, 2, (int64_t[]){3, 4});
+  aclTensorDesc *y = nd(ACL_FLOAT, 2, (int64_t[]){2, 4}), *r = nd(ACL_FLOAT, 1, (int64_t[]){2});
+  aclTensorDesc *b16 = nd(ACL_FLOAT16, 2, (int64_t[]){3, 4});
+  const aclTensorDesc *in[2] = {a, b}, *out[1] = {y}, *in16[2] = {a, b16}, *rin[1] = {a}, *rout[1] = {r};
+  aclopHandle *h = NULL;
   aclopAttr *attr = aclopCreateAttr();
-  CHECK(attr != NULL);
-  OK(aclopSetAttrInt(attr, "axis", 1));
-  OK(aclopSetAttrListInt(attr, "perm", 2, (int64_t[]){1, 0}));
-  OK(aclopSetAttrString(attr, "mode", "nearest"));
-  EXPECT_ACL(aclopSetAttrFloat(attr, NULL, 1.0f), ACL_ERROR_INVALID_PARAM, "attrName is NULL");
-  EXPECT_ACL(aclopSetAttrListFloat(attr, "scales", 2, NULL), ACL_ERROR_INVALID_PARAM,
-             "'scales': values is NULL");
-  EXPECT_ACL(aclopSetAttrBool(NULL, "x", 1), ACL_ERROR_INVALID_PARAM, "attr is NULL");
-  aclTensorDesc *td = aclCreateTensorDesc(ACL_FLOAT, 1, (int64_t[]){4}, ACL_FORMAT_ND);
-  aclDataBuffer *db = aclCreateDataBuffer(NULL, 0);
-  const aclTensorDesc *descs[1] = {td};
-  aclDataBuffer *bufs[1] = {db};
-  EXPECT_ACL(aclopExecute("Abs", 1, descs, (const aclDataBuffer *const *)bufs, 1, descs, bufs, attr, NULL),
-             ACL_ERROR_FEATURE_UNSUPPORTED, "aclopExecute: single-operator models");
-  aclopHandle *handle = (aclopHandle *)attr;
-  EXPECT_ACL(aclopCreateHandle("Abs", 1, descs, 1, descs, attr, &handle), ACL_ERROR_FEATURE_UNSUPPORTED,
-             "aclopCreateHandle");
-  CHECK(handle == NULL);
-  aclopDestroyHandle(handle);
+  EXPECT_ACL(aclopCreateHandle("ReduceSumD", 1, rin, 1, rout, attr, &h), ACL_ERROR_OP_NOT_FOUND,
+             "ReduceSumD");
+  OK(aclopSetModelDir(dir));
+  /* attributes: transpose_x2 was set by the description, so a call must
+   * set it; transpose_x1 is at its default, so a call may leave it out */
+  EXPECT_ACL(aclopCreateHandle("MatMul", 2, in, 1, out, NULL, &h), ACL_ERROR_OP_ATTR_NOT_MATCH,
+             "attr 'transpose_x2' is not set");
+  OK(aclopSetAttrInt(attr, "transpose_x2", 0));
+  EXPECT_ACL(aclopCreateHandle("MatMul", 2, in, 1, out, attr, &h), ACL_ERROR_OP_ATTR_NOT_MATCH,
+             "attr 'transpose_x2' is int 0, the closest model (");
+  OK(aclopSetAttrBool(attr, "transpose_x2", 0));
+  OK(aclopSetAttrBool(attr, "transpose_x1", 1));
+  EXPECT_ACL(aclopCreateHandle("MatMul", 2, in, 1, out, attr, &h), ACL_ERROR_OP_ATTR_NOT_MATCH,
+             "attr 'transpose_x1' is bool 1");
+  OK(aclopSetAttrBool(attr, "transpose_x1", 0));
+  OK(aclopSetAttrFloat(attr, "alpha", 2.0f));
+  EXPECT_ACL(aclopCreateHandle("MatMul", 2, in, 1, out, attr, &h), ACL_ERROR_OP_ATTR_NOT_MATCH, "'alpha'");
   aclopDestroyAttr(attr);
-  aclDestroyTensorDesc(td);
-  OK(aclDestroyDataBuffer(db));
+  attr = aclopCreateAttr();
+  OK(aclopSetAttrBool(attr, "transpose_x2", 0));
+  EXPECT_ACL(aclopCreateHandle("MatMul", 2, in16, 1, out, attr, &h), ACL_ERROR_OP_INPUT_NOT_MATCH,
+             "inputDesc[1] is float16 ND [3,4], the closest model");
+  EXPECT_ACL(aclopCreateHandle("MatMul", 2, in, 1, rout, attr, &h), ACL_ERROR_OP_OUTPUT_NOT_MATCH,
+             "outputDesc[0] is float ND [2]");
+  OK(aclopCreateHandle("MatMul", 2, in, 1, out, attr, &h));
+  float av[6] = {1, -2, 3, 0.5f, 4, -1}, bv[12], yv[8] = {0};
+  for (int i = 0; i < 12; i++)
+    bv[i] = 0.25f * (float)(i - 5);
+  aclDataBuffer *ab = aclCreateDataBuffer(av, sizeof av), *bb = aclCreateDataBuffer(bv, sizeof bv);
+  aclDataBuffer *yb = aclCreateDataBuffer(yv, sizeof yv), *small = aclCreateDataBuffer(yv, 4);
+  const aclDataBuffer *ib[2] = {ab, bb};
+  aclDataBuffer *ob[1] = {yb}, *sb[1] = {small};
+  EXPECT_ACL(aclopExecWithHandle(h, 2, ib, 1, sb, NULL), ACL_ERROR_INVALID_PARAM, "outputs[0]");
+  OK(aclopExecWithHandle(h, 2, ib, 1, ob, NULL));
+  int ok = 1;
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 4; j++) {
+      float s = 0;
+      for (int k = 0; k < 3; k++)
+        s += av[i * 3 + k] * bv[k * 4 + j];
+      ok &= yv[i * 4 + j] == s;
+    }
+  CHECK(ok);
+  aclopDestroyHandle(h);
+  aclopDestroyAttr(attr);
+  /* ReduceSumD: a list attribute, set or left out (it was set: required) */
+  attr = aclopCreateAttr();
+  OK(aclopSetAttrListInt(attr, "axes", 1, (int64_t[]){0}));
+  EXPECT_ACL(aclopCreateHandle("ReduceSumD", 1, rin, 1, rout, attr, &h), ACL_ERROR_OP_ATTR_NOT_MATCH,
+             "attr 'axes' is list_int 0, the closest model");
+  OK(aclopSetAttrListInt(attr, "axes", 1, (int64_t[]){1}));
+  OK(aclopSetAttrBool(attr, "keep_dims", 0));
+  float rv[2] = {0};
+  aclDataBuffer *rb = aclCreateDataBuffer(rv, sizeof rv);
+  aclTensorDesc *rinv[1] = {a}, *routv[1] = {r};
+  aclDataBuffer *rib[1] = {ab}, *rob[1] = {rb};
+  OK(aclopExecuteV2("ReduceSumD", 1, rinv, rib, 1, routv, rob, attr, NULL));
+  CHECK(rv[0] == av[0] + av[1] + av[2] && rv[1] == av[3] + av[4] + av[5]);
+  aclopDestroyAttr(attr);
+  OK(aclDestroyDataBuffer(ab));
+  OK(aclDestroyDataBuffer(bb));
+  OK(aclDestroyDataBuffer(yb));
+  OK(aclDestroyDataBuffer(small));
+  OK(aclDestroyDataBuffer(rb));
+  aclDestroyTensorDesc(a);
+  aclDestroyTensorDesc(b);
+  aclDestroyTensorDesc(b16);
+  aclDestroyTensorDesc(y);
+  aclDestroyTensorDesc(r);
+  snprintf(rm, sizeof rm, "rm -rf '%s'", base);
+  CHECK(system(rm) == 0);
 }
 
 int main(void) {
@@ -664,6 +768,7 @@ int main(void) {
   test_model(path, om, size);
   test_unsupported();
   test_dump_failure(path);
+  test_single_op();
   /* aclFinalize frees events and subscriptions left behind */
   aclrtStream s;
   OK(aclrtCreateStream(&s));
