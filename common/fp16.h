@@ -92,6 +92,21 @@ static inline void floats_to_halves(uint16_t *restrict dst, const float *restric
   }
 }
 
+/* h = the fp16 of finite or infinite f, clipped as ATC's --is_weight_clip=1
+ * stores weights: a finite f that rounded to an infinity (|f| >= 65520)
+ * becomes the largest finite half of its sign, +-65504; infinities and NaN
+ * stay. */
+static inline uint16_t half_clipped(uint16_t h, float f) {
+  return (h & 0x7fffu) == 0x7c00u && f - f == 0.0f ? (uint16_t)((h & 0x8000u) | 0x7bffu) : h;
+}
+
+/* floats_to_halves, each result then clipped (half_clipped). */
+static inline void floats_to_halves_clipped(uint16_t *restrict dst, const float *restrict src, size_t n) {
+  floats_to_halves(dst, src, n);
+  for (size_t i = 0; i < n; i++)
+    dst[i] = half_clipped(dst[i], src[i]);
+}
+
 /* d rounded to float with round-to-odd (inexact results get an odd last
  * bit), so that a second rounding to half (float_to_half) rounds d to the
  * nearest half in one step: float keeps 13 more significand bits than half,

@@ -315,6 +315,7 @@ status atc_compile_cfg(const atc_options *opt, const prec_cfg *prec, atc_result 
                   .winograd = opt->high_performance,
                   .fusion_off = opt->fusion_off,
                   .no_reuse = opt->no_reuse,
+                  .no_weight_clip = opt->no_weight_clip,
                   .no_reuse_nodes = opt->no_reuse_nodes,
                   .model_name = model_name,
                   .cmdline = opt->cmdline ? opt->cmdline : "",

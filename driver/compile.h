@@ -72,6 +72,10 @@ typedef struct atc_options {
    * same for the outputs of the nodes named or of those op types. */
   int no_reuse;
   const char *no_reuse_nodes;
+  /* --is_weight_clip=0: a finite f32 constant (weight, immediate) beyond
+   * fp16's range becomes +-inf when the fp16 modes store it as fp16;
+   * 0 (the default, --is_weight_clip=1 as in ATC): +-65504. */
+  int no_weight_clip;
   const char *dump_graph_dir; /* --dump_graph: IR text + DOT after every pass, or NULL */
   /* atc --singleop (driver/singleop.h): the graph comes from build_graph
    * (called with build_user; the graph it makes in *g_out is the compiler's

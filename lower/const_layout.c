@@ -14,9 +14,9 @@ static float load_elem(const void *data, int dt, uint64_t i) {
   return ((const float *)data)[i];
 }
 
-static void store_elem(void *data, int dt, uint64_t i, float x) {
+static void store_elem(void *data, int dt, uint64_t i, float x, int clip) {
   if (dt == DT_FLOAT16)
-    ((uint16_t *)data)[i] = float_to_half(x);
+    ((uint16_t *)data)[i] = clip ? half_clipped(float_to_half(x), x) : float_to_half(x);
   else
     ((float *)data)[i] = x;
 }
@@ -41,9 +41,9 @@ static uint64_t phys_index(int lay, int rank, const int64_t *dm, int64_t a, int6
 }
 
 /* out[j + k * step] = in[i + k] for k < n, converting from dtype `in_dt` to
- * `out_dt`; with one dtype the bits move unchanged. */
+ * `out_dt` (clipped: store_elem); with one dtype the bits move unchanged. */
 static void move_elems(void *out, int out_dt, uint64_t j, uint64_t step, const void *in, int in_dt,
-                       uint64_t i, uint64_t n) {
+                       uint64_t i, uint64_t n, int clip) {
   size_t es = dtype_size(out_dt);
   if (in_dt == out_dt && es == 2) {
     uint16_t *o = (uint16_t *)out + j;
@@ -57,12 +57,12 @@ static void move_elems(void *out, int out_dt, uint64_t j, uint64_t step, const v
       o[k * step] = x[k];
   } else {
     for (uint64_t k = 0; k < n; k++)
-      store_elem(out, out_dt, j + k * step, load_elem(in, in_dt, i + k));
+      store_elem(out, out_dt, j + k * step, load_elem(in, in_dt, i + k), clip);
   }
 }
 
 void *const_layout_convert(ir_graph *g, const ir_value *c, int lay, int dt, int rank, const int64_t *dims,
-                           int replaced) {
+                           int replaced, int clip) {
   uint64_t phys;
   if (layout_elements(lay, rank, dims, &phys) != 0) return NULL;
   size_t es = dtype_size(dt);
@@ -89,7 +89,7 @@ void *const_layout_convert(ir_graph *g, const ir_value *c, int lay, int dt, int 
         for (int64_t k = k0; k < k1; k++)
           for (int64_t n0 = 0; n0 < N; n0 += C0)
             move_elems(out, dt, (uint64_t)(bi * k16 * n16 + ((n0 / C0) * k16 + k) * C0), 1, c->data, c->dtype,
-                       (uint64_t)((bi * K + k) * N + n0), (uint64_t)(N - n0 < C0 ? N - n0 : C0));
+                       (uint64_t)((bi * K + k) * N + n0), (uint64_t)(N - n0 < C0 ? N - n0 : C0), clip);
         ir_payload_read(&r, (uint64_t)((bi * K + k1) * N));
       }
     return out;
@@ -98,10 +98,12 @@ void *const_layout_convert(ir_graph *g, const ir_value *c, int lay, int dt, int 
     const uint64_t chunk = 8 << 20;
     for (uint64_t i = 0; i < phys; i += chunk) {
       uint64_t n = phys - i < chunk ? phys - i : chunk;
-      if ((int)c->dtype == DT_FLOAT32 && dt == DT_FLOAT16)
+      if ((int)c->dtype == DT_FLOAT32 && dt == DT_FLOAT16 && clip)
+        floats_to_halves_clipped((uint16_t *)out + i, (const float *)c->data + i, (size_t)n);
+      else if ((int)c->dtype == DT_FLOAT32 && dt == DT_FLOAT16)
         floats_to_halves((uint16_t *)out + i, (const float *)c->data + i, (size_t)n);
       else
-        move_elems(out, dt, i, 1, c->data, c->dtype, i, n);
+        move_elems(out, dt, i, 1, c->data, c->dtype, i, n, clip);
       ir_payload_read(&r, i + n);
     }
     return out;
@@ -114,7 +116,7 @@ void *const_layout_convert(ir_graph *g, const ir_value *c, int lay, int dt, int 
   for (int64_t a = 0; a < dims[0]; a++) {
     for (int64_t b = 0; b < dims[1]; b++)
       for (int64_t z = 0; z < (o ? dims[2] : 1); z++, i += hw)
-        move_elems(out, dt, phys_index(lay, rank, dims, a, b, z, 0, 0), step, c->data, c->dtype, i, hw);
+        move_elems(out, dt, phys_index(lay, rank, dims, a, b, z, 0, 0), step, c->data, c->dtype, i, hw, clip);
     ir_payload_read(&r, i);
   }
   return out;

@@ -100,6 +100,7 @@ typedef struct conv_entry {
 typedef struct lay_state {
   ir_graph *g;
   om_precision precision;
+  int clip; /* !pass_ctx.no_weight_clip: constants made fp16 stay finite */
   arena scratch;
   conv_entry *cache;
   int ncache, cache_cap;
@@ -180,7 +181,7 @@ static status ensure_input(lay_state *s, ir_node *n, int slot, int lay, int dt, 
       return ir_node_error(s->d, ST_ERR_INVALID, n, "constant '%s' is %s, wanted %s", v->name,
                            layout_name(v->layout), layout_name(lay));
     int only_reader = ir_value_use_count(s->g, v) == 1;
-    void *data = const_layout_convert(s->g, v, lay, want_dt, rank, want_dims, only_reader);
+    void *data = const_layout_convert(s->g, v, lay, want_dt, rank, want_dims, only_reader, s->clip);
     if (!data) return nomem(s, n);
     if (only_reader) { /* only this node reads it: convert in place */
       ir_value_replace_data(s->g, v, data);
@@ -1031,7 +1032,7 @@ static status materialise_const_output(lay_state *s, ir_value *v) {
 }
 
 status pass_layout(ir_graph *g, pass_ctx *ctx, diag *d) {
-  lay_state s = {.g = g, .precision = ctx->precision, .d = d};
+  lay_state s = {.g = g, .precision = ctx->precision, .clip = !ctx->no_weight_clip, .d = d};
   arena_init(&s.scratch, 0);
   status st = ST_OK;
   /* Graph I/O is ND, or NC1HWC0 where the driver asks (pass_ctx.io_nc1hwc0). */

@@ -58,6 +58,8 @@ typedef struct pass_ctx {
   unsigned fusion_off; /* FUSION_* bits of the rules turned off (atc --fusion_switch_file);
                           all of them: the op-by-op build, one task per ONNX op */
   int no_reuse;        /* memplan: 1 gives every workspace value memory of its own */
+  int no_weight_clip;  /* precision, layout: 1 (atc --is_weight_clip=0) stores a finite f32 constant beyond
+                          fp16's range as +-inf when it becomes fp16; 0 (the default, as ATC's) as +-65504 */
   const char *no_reuse_nodes; /* memplan: "name,OpType,..." whose outputs get memory of their own, or NULL */
   const char *model_name;     /* written into the om */
   const char *cmdline;        /* written into the om */

@@ -70,6 +70,15 @@
  * (a zero row of swin_v2_t's windowed attention became 0 / 0 = NaN). The
  * value moves by at most 2^-24, one fp16 subnormal step.
  *
+ * Large constants. A finite f32 constant (a weight, an immediate) that
+ * fp16 would round to an infinity (|c| >= 65520) is stored as the largest
+ * finite fp16 of its sign, +-65504, as ATC's --is_weight_clip=1 (its
+ * default) clips weights: exporters write "minus infinity" as the float's
+ * lowest value (torch.finfo(torch.float32).min for attention masks), and
+ * as fp16's -inf, (1 - mask) * min makes 0 * -inf = NaN where the mask
+ * keeps a position. --is_weight_clip=0 (pass_ctx.no_weight_clip) stores
+ * +-inf. Infinities and NaN stay what they are.
+ *
  * Quantized islands keep f32 in every mode: the vector and pooling ops
  * between the DequantizeLinear and QuantizeLinear programs of a QDQ model
  * (the programs themselves included) are marked precision = "fp32"
@@ -559,9 +568,12 @@ static int const_lowers(const ir_graph *g, const ir_value *c, om_precision p) {
 enum { HALF_MIN_SUBNORMAL = 1 }; /* 2^-24 */
 
 /* f's fp16 value as the pass stores constants: nearest, but nonzero stays
- * nonzero ("Tiny constants" above). */
-static double tiny_kept(double f) {
-  if (f != 0 && (float_to_half((float)f) & 0x7fffu) == 0) return copysign(0x1p-24, f);
+ * nonzero ("Tiny constants" above) and, when clip, finite stays finite
+ * ("Large constants"). */
+static double half_stored(double f, int clip) {
+  uint16_t h = float_to_half((float)f);
+  if (f != 0 && (h & 0x7fffu) == 0) return copysign(0x1p-24, f);
+  if (clip && half_clipped(h, (float)f) != h) return copysign(65504.0, f);
   return f;
 }
 
@@ -576,7 +588,7 @@ static int read_by_cube(const ir_graph *g, const ir_value *c) {
   return 0;
 }
 
-static status const_to_f16(ir_graph *g, ir_value *c, diag *d) {
+static status const_to_f16(ir_graph *g, ir_value *c, int clip, diag *d) {
   int keep_tiny = !read_by_cube(g, c);
   int64_t count = ir_value_elements(c);
   if (count < 0) return diag_set(d, ST_ERR_INVALID, "constant '%s': element count unknown", c->name);
@@ -587,7 +599,10 @@ static status const_to_f16(ir_graph *g, ir_value *c, diag *d) {
   for (int64_t i = 0, chunk = 8 << 20; i < count; i += chunk) { /* the source goes as it is read */
     int64_t n = count - i < chunk ? count - i : chunk;
     const float *f = (const float *)c->data + i;
-    floats_to_halves(h + i, f, (size_t)n);
+    if (clip)
+      floats_to_halves_clipped(h + i, f, (size_t)n);
+    else
+      floats_to_halves(h + i, f, (size_t)n);
     for (int64_t j = 0; keep_tiny && j < n; j++)
       if ((h[i + j] & 0x7fffu) == 0 && f[j] != 0) h[i + j] |= HALF_MIN_SUBNORMAL;
     ir_payload_read(&r, (uint64_t)(i + n));
@@ -599,7 +614,7 @@ static status const_to_f16(ir_graph *g, ir_value *c, diag *d) {
 
 /* Rewrites VectorProgram n: f32 registers become f16 when `lower`, and LOADs
  * and STOREs meet their tensors' (possibly changed) dtypes through CASTs. */
-static status retype_program(ir_graph *g, ir_node *n, int lower, diag *d) {
+static status retype_program(ir_graph *g, ir_node *n, int lower, int clip, diag *d) {
   arena tmp;
   arena_init(&tmp, 0);
   ir_vprog old, p;
@@ -621,7 +636,8 @@ static status retype_program(ir_graph *g, ir_node *n, int lower, diag *d) {
       if (ops > 0) in.a = (uint16_t)map[in.a];
       if (ops > 1) in.b = (uint16_t)map[in.b];
       if (ops > 2) in.c = (uint16_t)map[in.c];
-      if (in.op == VOP_CONST && in.dtype == DT_FLOAT32 && want == DT_FLOAT16) in.imm.f = tiny_kept(in.imm.f);
+      if (in.op == VOP_CONST && in.dtype == DT_FLOAT32 && want == DT_FLOAT16)
+        in.imm.f = half_stored(in.imm.f, clip);
       in.dtype = (uint8_t)want;
       r = ir_vprog_append(&p, in);
     }
@@ -681,11 +697,12 @@ static int keeps_f32(const ir_node *n, diag *d) {
 
 /* Every vector program retyped (lowered to f16 where it lowers, when
  * `lower`) and reconciled with its tensors' dtypes. */
-static status reconcile_programs(ir_graph *g, int lower, om_precision p, diag *d) {
+static status reconcile_programs(ir_graph *g, int lower, const pass_ctx *ctx, diag *d) {
   for (int i = 0; i < g->nnodes; i++) {
     ir_node *n = g->nodes[i];
     if (n->dead || n->op != IR_OP_VECPROG) continue;
-    status st = retype_program(g, n, lower && node_lowers(n, p) && !keeps_f32(n, d), d);
+    status st = retype_program(g, n, lower && node_lowers(n, ctx->precision) && !keeps_f32(n, d),
+                               !ctx->no_weight_clip, d);
     if (st != ST_OK) return st;
   }
   return ST_OK;
@@ -787,7 +804,7 @@ status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
     v->dtype = want;
     io_changed = 1;
   }
-  if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return io_changed ? reconcile_programs(g, 0, p, d) : ST_OK;
+  if (p == OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE) return io_changed ? reconcile_programs(g, 0, ctx, d) : ST_OK;
   status st = mark_quant_islands(g, d);
   if (st == ST_OK) st = decide_nodes(g, ctx, d);
   if (st != ST_OK) return st;
@@ -799,9 +816,9 @@ status pass_precision(ir_graph *g, pass_ctx *ctx, diag *d) {
       if (!v->producer->dead && node_lowers(v->producer, p) && !precision_f32_out(v->producer))
         v->dtype = DT_FLOAT16;
     } else if (v->data && const_lowers(g, v, p)) {
-      st = const_to_f16(g, v, d);
+      st = const_to_f16(g, v, !ctx->no_weight_clip, d);
       if (st != ST_OK) return st;
     }
   }
-  return reconcile_programs(g, 1, p, d);
+  return reconcile_programs(g, 1, ctx, d);
 }

@@ -165,6 +165,55 @@ def main():
         refused(f"--customize_dtypes bad line {text.strip()!r}: one line naming custom_bad{i}.cfg:2, exit 1, no om",
                 build(f"cbad{i}", f"--customize_dtypes={bad}"), f"custom_bad{i}.cfg:2", *needles, out=f"cbad{i}")
 
+    # --is_weight_clip: an attention mask as exporters write it, (1 - mask) * fp32's lowest value, and a
+    # masked_fill with it (Where); under force_fp16 the constant is stored as -65504 by default (ATC's
+    # --is_weight_clip=1), as -inf with 0, where 0 * -inf makes the kept positions NaN
+    lowest = numpy_helper.from_array(np.array(np.finfo(np.float32).min, np.float32), "lowest")
+    one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
+    g = helper.make_graph(
+        [helper.make_node("Sub", ["one", "mask"], ["inv"], name="inv"),
+         helper.make_node("Mul", ["inv", "lowest"], ["bias"], name="bias"),
+         helper.make_node("Add", ["s", "bias"], ["sb"], name="add"),
+         helper.make_node("Softmax", ["sb"], ["y"], name="softmax", axis=-1),
+         helper.make_node("Cast", ["mask"], ["keep"], name="keep", to=TensorProto.BOOL),
+         helper.make_node("Where", ["keep", "s", "lowest"], ["filled"], name="fill"),
+         helper.make_node("Softmax", ["filled"], ["y2"], name="softmax2", axis=-1)],
+        "mask", [helper.make_tensor_value_info("s", TensorProto.FLOAT, [4, 8]),
+                 helper.make_tensor_value_info("mask", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8]),
+         helper.make_tensor_value_info("y2", TensorProto.FLOAT, [4, 8])], [lowest, one])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{work}/mask.onnx")
+    rng = np.random.default_rng(5)
+    s = rng.standard_normal((4, 8)).astype(np.float32)
+    mask = (rng.random((4, 8)) < 0.6).astype(np.float32)
+    mask[0] = 1  # nothing masked
+    mask[3] = 0  # everything masked: both softmaxes are uniform in fp32
+    s.tofile(f"{work}/s.bin")
+    mask.tofile(f"{work}/mask.bin")
+    ref = np.where(mask > 0, s, np.finfo(np.float32).min).astype(np.float64)
+    ref = np.exp(ref - ref.max(-1, keepdims=True))
+    ref /= ref.sum(-1, keepdims=True)
+    ys = {}
+    for label, flags in (("default", ()), ("clip1", ("--is_weight_clip=1",)), ("clip0", ("--is_weight_clip=0",))):
+        p = run(atc, f"--model={work}/mask.onnx", "--framework=5", f"--output={work}/mask_{label}",
+                "--soc_version=Ascend310", *flags)
+        q = run(omrun, "--model", f"{work}/mask_{label}.om", "--input", f"{work}/s.bin,{work}/mask.bin", "--output",
+                f"{work}/o_mask_{label}")
+        ys[label] = [np.fromfile(f"{work}/o_mask_{label}/output_{i}.bin", np.float32).reshape(4, 8)
+                     if p.returncode == 0 and q.returncode == 0 else None for i in range(2)]
+    for label in ("default", "clip1"):
+        y, y2 = ys[label]
+        check(f"--is_weight_clip ({label}): fp32's lowest as -65504: both masks give the fp32 softmax (no NaN)",
+              y is not None and np.abs(y - ref).max() < 2e-3 and np.abs(y2 - ref).max() < 2e-3,
+              None if y is None else (np.abs(y - ref).max(), np.abs(y2 - ref).max()))
+    y, y2 = ys["clip0"]
+    check("--is_weight_clip=0: the lowest value is -inf: (1 - mask) * -inf is NaN where the mask keeps",
+          y is not None and np.isnan(y[0]).all() and np.abs(y2[:3] - ref[:3]).max() < 2e-3,
+          None if y is None else y.tolist())
+    refused("--is_weight_clip=2: exit 2 naming the value",
+            run(atc, f"--model={work}/mask.onnx", "--framework=5", f"--output={work}/mask_bad",
+                "--soc_version=Ascend310", "--is_weight_clip=2"), "--is_weight_clip=2: expected 0 or 1", code=2)
+
     # --modify_mixlist
     mix = write("mix.json", '{\n  "black-list": {"to-add": ["Relu"]},\n'
                             '  "white-list": {"to-remove": ["GlobalAveragePool"]}\n}\n')

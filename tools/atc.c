@@ -38,7 +38,7 @@ typedef struct flags {
   const char *precision_mode_v2, *keep_dtype, *customize_dtypes, *modify_mixlist,
       *precision_calibration_input;
   const char *insert_op_conf, *enable_compress_weight, *disable_reuse_memory, *enable_small_channel;
-  const char *deterministic, *singleop;
+  const char *deterministic, *is_weight_clip, *singleop;
 } flags;
 
 static const struct {
@@ -106,6 +106,10 @@ static const struct {
          "0 (default) or 1: ATC's deterministic computation. Accepted for ATC's scripts; here 0 "
          "and 1 compile the same om: every run is deterministic (no kernel splits a sum across "
          "threads, so the same om and inputs give the same output bytes on any thread count)"),
+    FLAG(is_weight_clip,
+         "1 (default) or 0: under the fp16 modes a finite fp32 constant (weight, scalar) beyond fp16's range "
+         "is stored as +-65504 (1), or as +-inf (0); exporters write minus infinity as fp32's lowest value "
+         "(attention masks), which as fp16's -inf turns (1 - mask) * lowest into NaN where the mask is 1"),
     FLAG(out_nodes, "outputs to use instead of the graph's: \"node:0;node2:1\""),
     FLAG(output_type, "output dtype: FP32, FP16 or UINT8 for every float output, or per output "
                       "\"node:0:FP16;node2:1:UINT8\" (UINT8: a Cast, truncating and saturating)"),
@@ -187,7 +191,6 @@ static const char *const unsupported_flags[] = {
     "atomic_clean_policy",
     "oo_level",
     "auto_tune_mode",
-    "is_weight_clip",
     "input_hint_shape",
     "ac_parallel_enable",
     "tiling_schedule_optimize",
@@ -677,7 +680,8 @@ int main(int argc, char **argv) {
   /* --enable_small_channel and --deterministic change nothing here (--help
    * says why): only their values are checked. */
   int no_reuse = flag_01("disable_reuse_memory", f.disable_reuse_memory);
-  if (no_reuse < 0 || flag_01("enable_small_channel", f.enable_small_channel) < 0 ||
+  int weight_clip = f.is_weight_clip ? flag_01("is_weight_clip", f.is_weight_clip) : 1;
+  if (no_reuse < 0 || weight_clip < 0 || flag_01("enable_small_channel", f.enable_small_channel) < 0 ||
       flag_01("deterministic", f.deterministic) < 0)
     return 2;
 
@@ -724,6 +728,7 @@ int main(int argc, char **argv) {
                      .compress_weight = compress_weight,
                      .keep_dtype = f.keep_dtype,
                      .customize_dtypes = f.customize_dtypes,
+                     .no_weight_clip = !weight_clip,
                      .modify_mixlist = f.modify_mixlist,
                      .calibration_input = f.precision_calibration_input,
                      .out_nodes = f.out_nodes,

@@ -55,5 +55,21 @@ int main(void) {
       ok &= h[i] == (i < n ? float_to_half(f[i]) : 0xabab);
     CHECK(ok);
   }
+
+  /* clipped (ATC's --is_weight_clip): finite values past the range become
+   * +-65504, everything else is the plain conversion */
+  const float big[] = {65504.0f, 65519.0f,  65520.0f, -65520.0f, 1e10f,   -3.4028235e38f,
+                       INFINITY, -INFINITY, NAN,      1.5f,      -1e-30f, 0.0f};
+  const uint16_t want[] = {0x7bff, 0x7bff, 0x7bff, 0xfbff, 0x7bff, 0xfbff,
+                           0x7c00, 0xfc00, 0,      0x3e00, 0x8000, 0};
+  uint16_t hc[12];
+  floats_to_halves_clipped(hc, big, 12);
+  for (int i = 0; i < 12; i++) {
+    uint16_t one = half_clipped(float_to_half(big[i]), big[i]);
+    if (i == 8) /* NaN stays a NaN */
+      CHECK((hc[i] & 0x7c00) == 0x7c00 && (hc[i] & 0x3ff) && one == hc[i]);
+    else
+      CHECK(hc[i] == want[i] && one == want[i]);
+  }
   return test_summary("test_fp16");
 }
