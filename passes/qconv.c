@@ -63,7 +63,8 @@
  * DequantizeLinear around average pooling and fold_move's
  * requantizations become vector programs (vectorize) that read and write the int8 tensors the QConvs
  * exchange, so activations stay int8 from one QConv to the next; a float op reads the DequantizeLinear of an
- * int8 value.
+ * int8 value. A Concat of DequantizeLinears that no QuantizeLinear is above (ShuffleNetV2's, whose
+ * channel shuffle feeds an unquantized half on) is passes/qsink.c's: the DequantizeLinears move down.
  *
  * Contract.
  *   Needs:   shape_infer, constfold, dce; runs before qfold (which would
