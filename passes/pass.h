@@ -141,6 +141,7 @@ status pass_lower_gemm(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_qfold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_qconv(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_qmatmul(ir_graph *g, pass_ctx *ctx, diag *d);
+status pass_qsink(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_bn_fold(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_conv_taps(ir_graph *g, pass_ctx *ctx, diag *d);
 status pass_conv_patches(ir_graph *g, pass_ctx *ctx, diag *d);

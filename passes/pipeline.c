@@ -6,6 +6,7 @@
  *   qconv        DQ -> Conv -> Q islands of a QDQ model -> one int8 QConv
  *   qmatmul      QMatMul -> Cast -> Mul(scale) [-> Add(bias)] -> one QMatMul with its f32 epilogue,
  *                ConvInteger's QConv likewise [-> Relu | Clip]; the DynQuants of one x -> one
+ *   qsink        DQ -> Concat -> channel shuffle / Slices: the int8 values move, one DQ per channel after
  *   qfold        DequantizeLinear / QuantizeLinear of constants (int8 weights) -> constants
  *   norm         decomposed LayerNorm / RMSNorm (+ residual Add) -> one LayerNorm
  *   attention    MatMul, scale, masks, Softmax, MatMul -> one FusedAttention
@@ -45,6 +46,7 @@ const pass pass_pipeline[] = {
     {"dce", pass_dce},
     {"qconv", pass_qconv},
     {"qmatmul", pass_qmatmul},
+    {"qsink", pass_qsink},
     {"qfold", pass_qfold},
     {"norm", pass_norm},
     {"attention", pass_attention},

@@ -50,7 +50,7 @@
  *
  * DequantizeLinear -> GlobalAveragePool -> QuantizeLinear becomes the
  * integer mean ONNX Runtime computes, in float ops that give its bits
- * (fold_gap: Cast, Sub, ReduceSum, Mul, Round, Add, Clip, Cast in f32).
+ * (fold_gap: Cast, Sub, ReduceSum or GlobalAveragePool, Mul, Round, Add, Clip, Cast in f32).
  *
  * A Conv, Gemm or MatMul on DequantizeLinear(x_q) and quantized weights
  * that is no island's, its output read by float ops (other tools' QDQ
@@ -63,7 +63,8 @@
  * DequantizeLinear around average pooling and fold_move's
  * requantizations become vector programs (vectorize) that read and write the int8 tensors the QConvs
  * exchange, so activations stay int8 from one QConv to the next; a float op reads the DequantizeLinear of an
- * int8 value.
+ * int8 value. A Concat of DequantizeLinears that no QuantizeLinear is above (ShuffleNetV2's, whose
+ * channel shuffle feeds an unquantized half on) is passes/qsink.c's: the DequantizeLinears move down.
  *
  * Contract.
  *   Needs:   shape_infer, constfold, dce; runs before qfold (which would
@@ -789,8 +790,14 @@ static ir_value *f32_const(ir_graph *g, const ir_node *at, const char *suffix, f
  * 255 < 2^24), Mul m, Round, Add y_zp, Clip, Cast, all kept in f32
  * (precision "fp32"). The float island instead sums dequantized values in
  * f32 and divides twice; its result differs from ONNX Runtime's by one step
- * now and then, and MobileNetV3-Large's SE blocks amplify that. 1 when it
- * rewrote, -1 when out of memory. */
+ * now and then, and MobileNetV3-Large's SE blocks amplify that. When HW *
+ * 255 < 2^21 the sum is GlobalAveragePool (f32: the POOL task on the
+ * NC1HWC0 tensor, where ReduceSum needs an ND copy of it) times HW,
+ * rounded: the same integer. Proof: |acc| <= 255 HW < 2^21 and the pool's
+ * sum of integers is exact, so its mean is acc / HW with a relative error
+ * of at most two f32 roundings (a division, or a product with 1 / HW), the
+ * product with HW one more: |error| < 3 * 2^-24 * 2^21 = 3/8 < 1/2. 1 when
+ * it rewrote, -1 when out of memory. */
 static int fold_gap(ir_graph *g, ir_node *q) {
   float sy, sx;
   int32_t zy, zx;
@@ -823,9 +830,16 @@ static int fold_gap(ir_graph *g, ir_node *q) {
     return -1;
   static const int64_t axes[2] = {2, 3};
   in[0] = v;
-  if (!(v = add_op(g, q, IR_OP_REDUCE, "gap_sum", 1, in, NULL, DT_FLOAT32, 4, yd)) ||
-      ir_attr_set_string(g, v->producer, "mode", "sum") || ir_attr_set_int(g, v->producer, "keepdims", 1) ||
-      ir_attr_set_ints(g, v->producer, "axes", 2, axes))
+  if (hw * 255 < (1 << 21)) { /* the pool's mean times HW, rounded: the sum (above) */
+    if (!(v = add_op(g, q, IR_OP_GLOBALAVGPOOL, "gap_mean", 1, in, NULL, DT_FLOAT32, 4, yd))) return -1;
+    in[0] = v, in[1] = f32_const(g, q, "gap_hw", (float)hw);
+    if (!in[1] || !(v = add_op(g, q, IR_OP_MUL, "gap_times_hw", 2, in, NULL, DT_FLOAT32, 4, yd))) return -1;
+    in[0] = v;
+    if (!(v = add_op(g, q, IR_OP_ROUND, "gap_sum", 1, in, NULL, DT_FLOAT32, 4, yd))) return -1;
+  } else if (!(v = add_op(g, q, IR_OP_REDUCE, "gap_sum", 1, in, NULL, DT_FLOAT32, 4, yd)) ||
+             ir_attr_set_string(g, v->producer, "mode", "sum") ||
+             ir_attr_set_int(g, v->producer, "keepdims", 1) ||
+             ir_attr_set_ints(g, v->producer, "axes", 2, axes))
     return -1;
   in[0] = v, in[1] = f32_const(g, q, "gap_mult", m);
   if (!in[1] || !(v = add_op(g, q, IR_OP_MUL, "gap_scaled", 2, in, NULL, DT_FLOAT32, 4, yd))) return -1;

@@ -3,8 +3,12 @@
  * run through libomrt, against the integer definition ONNX Runtime's
  * QLinearGlobalAveragePool computes: acc = sum over H x W of (x_q - x_zp)
  * exactly, y = q_requant(acc, s_x / (s_y * HW), y_zp) (common/quant.h),
- * byte for byte; u8 and i8, a 7 x 7 and a 14 x 14 window, zero points away
- * from 0, inputs past the quantized range at both ends.
+ * byte for byte; u8 and i8, a 7 x 7, a 14 x 14, a 90 x 90 window (the
+ * sum from a POOL task's f32 mean times HW, rounded: HW * 255 < 2^21) and a
+ * 91 x 91 one (past that bound: a REDUCE task), under must_keep_origin_dtype
+ * and force_fp16 (the nodes keep f32 under both; the f16 output compared
+ * by its step), zero points away from 0,
+ * inputs past the quantized range at both ends.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,9 +20,9 @@
 #include "omrt.h"
 #include "onnx_mb.h"
 
-enum { C = 20, MAXHW = 14 * 14 };
+enum { C = 20, MAXHW = 91 * 91 };
 
-static void run_case(int dt, int64_t side, unsigned seed) {
+static void run_case(int dt, int64_t side, int precision, unsigned seed) {
   const int64_t hw = side * side;
   const float xs = 0.037f, ys = 0.011f;
   const int sgn = dt == DT_INT8;
@@ -45,13 +49,14 @@ static void run_case(int dt, int64_t side, unsigned seed) {
   mb_run r;
   const void *in[1] = {x};
   void *out[1] = {got};
-  if (!mb_run_open(&m, "qgap.onnx", OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE, &r)) {
+  if (!mb_run_open(&m, "qgap.onnx", precision, &r)) {
     CHECK(!"compiles");
     return;
   }
   CHECK_EQ_INT(omrt_execute(r.ctx, in, out), OMRT_OK);
-  CHECK_EQ_INT(mb_count_tasks(r.model, OM_TASK_REDUCE), 1);
-  CHECK_EQ_INT(mb_count_tasks(r.model, OM_TASK_POOL), 0);
+  const int pooled = hw * 255 < (1 << 21);
+  CHECK_EQ_INT(mb_count_tasks(r.model, OM_TASK_REDUCE), pooled ? 0 : 1);
+  CHECK_EQ_INT(mb_count_tasks(r.model, OM_TASK_POOL), pooled ? 1 : 0);
   int32_t lo, hi;
   q_range(dt, &lo, &hi);
   const float mult = xs / (ys * (float)hw);
@@ -60,8 +65,13 @@ static void run_case(int dt, int64_t side, unsigned seed) {
     int32_t acc = 0;
     for (int64_t i = 0; i < hw; i++)
       acc += q_quantize(x[c * hw + i], xs, xz, lo, hi) - xz;
-    const float want = q_dequantize(q_requant(acc, mult, yz, lo, hi), yz, ys);
-    if (got[c] != want && bad++ < 4)
+    const int32_t q = q_requant(acc, mult, yz, lo, hi);
+    const float want = q_dequantize(q, yz, ys);
+    /* force_fp16 writes the output DequantizeLinear in f16 (within 255 *
+     * 2^-11 < 1/2 of a step): its step is compared there */
+    const int differs =
+        precision == OM_PRECISION_FORCE_FP16 ? (int32_t)lrintf(got[c] / ys) + yz != q : got[c] != want;
+    if (differs && bad++ < 4)
       test_note("  %s %lldx%lld: y[%d] = %g, want %g", dtype_name(dt), (long long)side, (long long)side, c,
                 got[c], want);
   }
@@ -70,8 +80,13 @@ static void run_case(int dt, int64_t side, unsigned seed) {
 }
 
 int main(void) {
-  run_case(DT_UINT8, 7, 3);
-  run_case(DT_INT8, 7, 4);
-  run_case(DT_UINT8, 14, 5);
+  const int keep = OM_PRECISION_MUST_KEEP_ORIGIN_DTYPE, fp16 = OM_PRECISION_FORCE_FP16;
+  run_case(DT_UINT8, 7, keep, 3);
+  run_case(DT_INT8, 7, keep, 4);
+  run_case(DT_UINT8, 14, keep, 5);
+  run_case(DT_INT8, 14, fp16, 6);
+  run_case(DT_UINT8, 90, keep, 7);
+  run_case(DT_INT8, 90, fp16, 8);
+  run_case(DT_UINT8, 91, keep, 9);
   return test_summary("test_qgap");
 }
