@@ -2,7 +2,7 @@
 """DVPP in software (acl/acl_dvpp.c): JPEG decode against PIL's (libjpeg-turbo's)
 decode, VPC against a float bilinear reference.
 
-  dvpp_test.py jpeg|vpc DVPP_TOOL WORK_DIR
+  dvpp_test.py jpeg|jpege|vpc DVPP_TOOL WORK_DIR
 
 JPEGs are made here, at test time, with PIL (4:4:4, 4:2:2, 4:2:0, grey; quality
 10 and 95; sizes 1x1, 17x9, 64x48, 641x479) and libjpeg-turbo's cjpeg /
@@ -32,6 +32,27 @@ with half-pixel centres, rounded half up: within 1 level (float32 order);
 outside a paste area the output is untouched; and the refusals of the
 documented rules (ROI parity, paste left alignment, regions outside the
 picture, stride alignment, odd or too large sizes, formats, scale ratio).
+
+JPEG encode (dvpp_tool encode): YUV420SP (NV12, NV21) and YUV422 packed
+(YUYV, UYVY, YVYU, VYUY) pictures, sizes that are and are not whole MCUs,
+levels 1..100 and 0, through acldvppJpegPredictEncSize and
+acldvppJpegEncodeAsync. The file is baseline JFIF; PIL (libjpeg-turbo) and
+our decoder read it back. The PSNR bar is libjpeg's own: the same YCbCr
+picture (chroma already subsampled, so libjpeg's box downsampling gives the
+same chroma back) saved by PIL at the same quality uses the same Annex K
+tables scaled by the same IJG formula, so the two files differ only by the
+DCT's rounding (float here, libjpeg's integer islow). Our file's luma and
+chroma PSNR (PIL's decode against the input planes; chroma against the
+input's repeated to full size, so libjpeg's upsampling filter costs both
+files the same) must be within 0.3 dB of libjpeg's file's (measured: within
+0.12), and the luma PSNR at least 55 dB at level 100 (and 0), where every
+quantizer is 1 and only the coefficients' rounding is left (measured: 59);
+our decoder must agree with PIL's decode within 2 levels. Level 0 writes the file level
+100 writes. The predicted size bounds every file, a random-noise picture at
+level 100 included (the largest files; its luma PSNR at least 40 dB); a buffer too small fails the stream
+(ACL_ERROR_FAILURE) without a byte written past it; the documented rules
+(format, sizes, parity, strides, buffer size, level) are refused naming the
+field.
 """
 import os
 import subprocess
@@ -376,6 +397,144 @@ def vpc_tests(tool, work):
             0, 9, 0, 5)
 
 
+def psnr(a, b):
+    mse = float(np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2))
+    return 99.0 if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+
+
+def jpege_tests(tool, work):
+    NV12, NV21, YUYV, UYVY, YVYU, VYUY = 1, 2, 7, 8, 9, 10
+    names = {NV12: "NV12", NV21: "NV21", YUYV: "YUYV", UYVY: "UYVY", YVYU: "YVYU", VYUY: "VYUY"}
+    # Packed order of each YUV422 format: the byte of Y0, U, Y1, V in each 4-byte pair.
+    packed_order = {YUYV: (0, 1, 2, 3), UYVY: (1, 0, 3, 2), YVYU: (0, 3, 2, 1), VYUY: (1, 2, 3, 0)}
+
+    def source(w, h, fmt, noise=False):
+        """The input planes: Y (h x w), U and V at the format's chroma resolution."""
+        if noise:
+            rng = np.random.default_rng(w * h + fmt)
+            y = rng.integers(0, 256, (h, w))
+            ch = h // 2 if fmt in (NV12, NV21) else h
+            return y, rng.integers(0, 256, (ch, w // 2)), rng.integers(0, 256, (ch, w // 2))
+        ycc = np.asarray(picture(w, h).convert("YCbCr")).astype(np.int64)
+        y, cb, cr = ycc[..., 0], ycc[..., 1], ycc[..., 2]
+        if fmt in (NV12, NV21):
+            return y, mean2x2(cb, h, w), mean2x2(cr, h, w)
+        return y, (cb[:, 0::2] + cb[:, 1::2] + 1) // 2, (cr[:, 0::2] + cr[:, 1::2] + 1) // 2
+
+    def buffer(y, u, v, fmt, ws, hs):
+        h, w = y.shape
+        if fmt in (NV12, NV21):
+            raw = np.zeros(ws * hs * 3 // 2, np.uint8)
+            raw[: ws * hs].reshape(hs, ws)[:h, :w] = y
+            uv = raw[ws * hs:].reshape(hs // 2, ws)
+            uv[: h // 2, 0:w:2], uv[: h // 2, 1:w:2] = (v, u) if fmt == NV21 else (u, v)
+            return raw
+        raw = np.zeros(ws * h, np.uint8)
+        rows = raw.reshape(h, ws)
+        o = packed_order[fmt]
+        rows[:, o[0]:2 * w:4], rows[:, o[1]:2 * w:4] = y[:, 0::2], u
+        rows[:, o[2]:2 * w:4], rows[:, o[3]:2 * w:4] = y[:, 1::2], v
+        return raw
+
+    def encode(raw, w, h, ws, hs, fmt, level, out, *size):
+        src = os.path.join(work, "ein.yuv")
+        raw.tofile(src)
+        return run(tool, "encode", src, w, h, ws, hs, fmt, level, out, *size)
+
+    def full_chroma(c, w, h, fmt):  # chroma repeated to full resolution
+        c = np.repeat(c, 2, 1)[:, :w]
+        return np.repeat(c, 2, 0)[:h] if fmt in (NV12, NV21) else c
+
+    def pil_psnr(path, y, cu, cv):
+        ref = pil_ycbcr(path)
+        return psnr(ref[..., 0], y), min(psnr(ref[..., 1], cu), psnr(ref[..., 2], cv)), ref
+
+    levels = (1, 10, 50, 75, 95, 100)
+    for (w, h), fmts in (((32, 32), (NV12, YUYV)), ((98, 46), (NV12, NV21, YUYV, UYVY, YVYU, VYUY)),
+                         ((226, 130), (NV21, UYVY)), ((642, 482), (NV12, VYUY)), ((98, 45), (YUYV, YVYU))):
+        for fmt in fmts:
+            nv = fmt in (NV12, NV21)
+            ws = (w + 15) // 16 * 16 if nv else (2 * w + 15) // 16 * 16
+            hs = (h + 15) // 16 * 16 if nv and w > 100 else h  # both documented height strides
+            y, u, v = source(w, h, fmt)
+            raw = buffer(y, u, v, fmt, ws, hs)
+            cu, cv = full_chroma(u, w, h, fmt), full_chroma(v, w, h, fmt)
+            label = f"encode {w}x{h} {names[fmt]} (strides {ws}x{hs})"
+            files = {}
+            for level in levels + (0,):
+                out = os.path.join(work, f"e_{w}x{h}_{fmt}_{level}.jpg")
+                rc, text = encode(raw, w, h, ws, hs, fmt, level, out)
+                if rc:
+                    check(False, f"{label} level {level}: {text}")
+                    continue
+                predicted, size = map(int, text.split())
+                data = open(out, "rb").read()
+                files[level] = data
+                ok_form = len(data) == size <= predicted and data[:2] == b"\xff\xd8" and data[6:11] == b"JFIF\0" \
+                    and data[-2:] == b"\xff\xd9" and any(m == 0xC0 for m, _, _ in segments(data))
+                if level == 0:
+                    check(ok_form and data == files.get(100), f"{label} level 0: the same {size} bytes as level 100")
+                    continue
+                py, pc, ref = pil_psnr(out, y, cu, cv)
+                lib = os.path.join(work, "lib.jpg")
+                ycc = np.stack([y, cu, cv], -1).astype(np.uint8)
+                Image.fromarray(ycc, "YCbCr").save(lib, quality=level, subsampling=2 if nv else 1)
+                ly, lc, _ = pil_psnr(lib, y, cu, cv)
+                # our decoder on our file: luma and the chroma it writes (4:2:0 as is, 4:2:2 vertical means)
+                mod = os.path.join(work, "emod.yuv")
+                rc2, t2 = run(tool, "jpeg", out, mod)
+                agree = False
+                if rc2 == 0:
+                    oy, ou, ov = planes(np.fromfile(mod, np.uint8), w, h)
+                    agree = int(np.abs(oy - ref[..., 0]).max()) <= 2
+                bar = 55.0 if level == 100 else 0.0
+                check(ok_form and py >= ly - 0.3 and pc >= lc - 0.3 and py >= bar and agree,
+                      f"{label} level {level}: {size} bytes (predicted {predicted}), PSNR Y {py:.2f} C {pc:.2f} dB "
+                      f"(libjpeg's at quality {level}: {ly:.2f} {lc:.2f}; >= theirs - 0.3"
+                      f"{', Y >= 55' if bar else ''}), "
+                      f"our decoder within 2 of PIL's: {agree} {t2 if rc2 else ''}")
+            # the largest files: noise at level 100, still within the prediction
+            y, u, v = source(w, h, fmt, noise=True)
+            out = os.path.join(work, "noise.jpg")
+            rc, text = encode(buffer(y, u, v, fmt, ws, hs), w, h, ws, hs, fmt, 100, out)
+            ok = rc == 0 and int(text.split()[1]) <= int(text.split()[0])
+            if ok:  # luma only: libjpeg's chroma upsampling blurs noise
+                py = psnr(pil_ycbcr(out)[..., 0], y)
+                ok = py >= 40
+            check(ok, f"{label} noise at level 100: {text} (size <= predicted), PIL decodes it (Y PSNR >= 40)")
+
+    # A buffer too small: the stream fails, nothing past it is written (dvpp_tool checks the page after it).
+    w, h = 98, 46
+    y, u, v = source(w, h, NV12)
+    raw = buffer(y, u, v, NV12, 112, 46)
+    rc, text = encode(raw, w, h, 112, 46, NV12, 90, os.path.join(work, "small.jpg"), 700)
+    check(rc == 1 and f"error {FAILURE}:" in text and "does not fit in size 700" in text,
+          f"a 700-byte buffer: {text.splitlines()[0] if text else ''}")
+
+    def refused(words, code, w, h, ws, hs, fmt, level, nbytes=None):
+        raw = np.zeros(nbytes if nbytes is not None else max(ws, 2 * w) * max(hs, h) * 2, np.uint8)
+        rc, text = encode(raw, w, h, ws, hs, fmt, level, os.path.join(work, "bad.jpg"))
+        ok = rc == 1 and f"error {code}:" in text and all(wd in text for wd in words)
+        check(ok, f"refused: {text.splitlines()[0] if text else ''}")
+
+    refused(["inputDesc format 0", "YUV422 packed"], UNSUPPORTED, 64, 64, 64, 64, 0, 90)
+    refused(["inputDesc format 12"], UNSUPPORTED, 64, 64, 192, 64, 12, 90)
+    refused(["inputDesc width x height 30x64", "32x32 to 8192x8192"], INVALID_PARAM, 30, 64, 32, 64, NV12, 90)
+    refused(["inputDesc width x height 64x8194"], INVALID_PARAM, 64, 8194, 64, 8194, NV12, 90, 64)
+    refused(["inputDesc width x height 64x33", "YUV420SP sizes are even"], INVALID_PARAM, 64, 33, 64, 34, NV21, 90)
+    refused(["inputDesc width x height 63x33", "widths are even"], INVALID_PARAM, 63, 33, 128, 33, YUYV, 90)
+    refused(["inputDesc widthStride 72", "multiple of 16"], INVALID_PARAM, 64, 64, 72, 64, NV12, 90)
+    refused(["inputDesc widthStride 48", "at least the width 64"], INVALID_PARAM, 64, 64, 48, 64, NV12, 90)
+    refused(["inputDesc heightStride 40", "the height 34 or the height rounded up to 16 (48)"], INVALID_PARAM,
+            64, 34, 64, 40, NV12, 90)
+    refused(["inputDesc widthStride 128", "twice the width 98 rounded up to 16 (208)"], INVALID_PARAM,
+            98, 46, 128, 46, UYVY, 90)
+    refused(["inputDesc heightStride 48", "the height 46"], INVALID_PARAM, 98, 46, 208, 48, VYUY, 90)
+    refused(["inputDesc size 6000", "widthStride 64 x heightStride 64 x 3 / 2 is 6144"], INVALID_PARAM,
+            64, 64, 64, 64, NV12, 90, 6000)
+    refused(["acldvppSetJpegeConfigLevel", "level 101", "0 to 100"], INVALID_PARAM, 64, 64, 64, 64, NV12, 101)
+
+
 def main():
     what, tool, work = sys.argv[1], sys.argv[2], sys.argv[3]
     os.makedirs(work, exist_ok=True)
@@ -383,6 +542,8 @@ def main():
         jpeg_tests(tool, work)
     elif what == "vpc":
         vpc_tests(tool, work)
+    elif what == "jpege":
+        jpege_tests(tool, work)
     else:
         sys.exit(f"dvpp_test.py: unknown test {what}")
     print(f"dvpp_test.py {what}: {failures} failed")

@@ -1,5 +1,6 @@
-/* dvpp_tool.c - the test driver of dvpp_test.py: JPEG decode and VPC through
- * AscendCL's DVPP calls (acl/ops/acl_dvpp.h), and the decoder module alone.
+/* dvpp_tool.c - the test driver of dvpp_test.py: JPEG decode and encode and
+ * VPC through AscendCL's DVPP calls (acl/ops/acl_dvpp.h), and the decoder
+ * module alone.
  *
  *   dvpp_tool jpeg IN.jpg OUT.yuv [nv21]
  *       dvpp_jpeg_decode directly (any size the module takes): writes the
@@ -20,6 +21,13 @@
  *       L R T B) or acldvppVpcCropAndPasteAsync (and paste PL PR PT PB) into
  *       an output buffer first set to 7; writes the whole output buffer and
  *       prints the output description's ret code.
+ *
+ *   dvpp_tool encode IN.yuv W H WS HS FMT LEVEL OUT.jpg [SIZE]
+ *       the picture (the bytes JPEGE reads for FMT and the strides) through
+ *       acldvppJpegPredictEncSize and acldvppJpegEncodeAsync at LEVEL into
+ *       a buffer of the predicted size (or SIZE bytes, the rest of a buffer
+ *       one page longer set to 0xA5 and checked after the task); writes the
+ *       file and prints "PREDICTED SIZE".
  *
  * A refusal prints "error <code>: <aclGetRecentErrMsg>" on stdout and exits 1.
  */
@@ -255,10 +263,76 @@ done:
   return rc;
 }
 
+/* dvpp_tool encode IN.yuv W H WS HS FMT LEVEL OUT.jpg [SIZE] */
+static int encode(int argc, char **argv) {
+  int rc = 0;
+  if (argc < 10)
+    return fprintf(stderr, "usage: dvpp_tool encode IN.yuv W H WS HS FMT LEVEL OUT.jpg [SIZE]\n"), 2;
+  uint32_t v[6];
+  for (int i = 0; i < 6; i++)
+    v[i] = (uint32_t)strtoul(argv[3 + i], NULL, 0);
+  size_t n = 0;
+  unsigned char *buf = read_file(argv[2], &n);
+  if (!buf) return fprintf(stderr, "cannot read %s\n", argv[2]), 2;
+  session ss = {NULL, NULL};
+  acldvppPicDesc *in = NULL;
+  acldvppJpegeConfig *cfg = NULL;
+  void *in_dev = NULL, *out_dev = NULL, *host = NULL;
+  uint32_t predicted = 0, size = 0, cap = 0, tail = 4096;
+  TRY(session_open(&ss));
+  TRY(acldvppMalloc(&in_dev, n ? n : 1));
+  TRY(aclrtMemcpy(in_dev, n, buf, n, ACL_MEMCPY_HOST_TO_DEVICE));
+  in = acldvppCreatePicDesc();
+  cfg = acldvppCreateJpegeConfig();
+  TRY(acldvppSetPicDescData(in, in_dev));
+  TRY(acldvppSetPicDescSize(in, (uint32_t)n));
+  TRY(acldvppSetPicDescWidth(in, v[0]));
+  TRY(acldvppSetPicDescHeight(in, v[1]));
+  TRY(acldvppSetPicDescWidthStride(in, v[2]));
+  TRY(acldvppSetPicDescHeightStride(in, v[3]));
+  TRY(acldvppSetPicDescFormat(in, (acldvppPixelFormat)v[4]));
+  TRY(acldvppSetJpegeConfigLevel(cfg, v[5]));
+  if (acldvppGetJpegeConfigLevel(cfg) != v[5]) {
+    printf("acldvppGetJpegeConfigLevel gives %u, not %u\n", acldvppGetJpegeConfigLevel(cfg), v[5]);
+    rc = 1;
+    goto done;
+  }
+  TRY(acldvppJpegPredictEncSize(in, cfg, &predicted));
+  size = argc > 10 ? (uint32_t)strtoul(argv[10], NULL, 0) : predicted;
+  cap = size;
+  TRY(acldvppMalloc(&out_dev, (size_t)cap + tail));
+  TRY(aclrtMemset(out_dev, (size_t)cap + tail, 0xA5, (size_t)cap + tail));
+  TRY(acldvppJpegEncodeAsync(ss.ch, in, out_dev, &size, cfg, ss.stream));
+  aclError sync =
+      aclrtSynchronizeStream(ss.stream); /* a file too large fails here: the tail is checked first */
+  host = malloc((size_t)cap + tail);
+  TRY(aclrtMemcpy(host, (size_t)cap + tail, out_dev, (size_t)cap + tail, ACL_MEMCPY_DEVICE_TO_HOST));
+  for (size_t i = cap; i < (size_t)cap + tail; i++)
+    if (((unsigned char *)host)[i] != 0xA5) {
+      printf("byte %zu past the %u-byte output buffer was written\n", i, cap);
+      rc = 1;
+      goto done;
+    }
+  TRY(sync);
+  printf("%u %u\n", predicted, size);
+  rc = write_file(argv[9], host, size);
+done:
+  free(host);
+  free(buf);
+  if (cfg) acldvppDestroyJpegeConfig(cfg);
+  if (in) acldvppDestroyPicDesc(in);
+  if (out_dev) acldvppFree(out_dev);
+  if (in_dev) acldvppFree(in_dev);
+  session_close(&ss);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "vpc")) return vpc(argc, argv);
+  if (argc > 1 && !strcmp(argv[1], "encode")) return encode(argc, argv);
   if (argc < 4)
-    return fprintf(stderr, "usage: dvpp_tool jpeg|decode|truncations IN OUT [nv21] | vpc ...\n"), 2;
+    return fprintf(stderr, "usage: dvpp_tool jpeg|decode|truncations IN OUT [nv21] | vpc ... | encode ...\n"),
+           2;
   size_t n = 0;
   unsigned char *buf = read_file(argv[2], &n);
   if (!buf) return fprintf(stderr, "cannot read %s\n", argv[2]), 2;

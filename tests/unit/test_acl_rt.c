@@ -20,10 +20,10 @@
  *     description that does not match; aclmdlGetTensorRealName;
  *   - aclmdlLoadWithConfig's load types and missing attributes;
  *   - aclmdlGetInputDimsRange: {d, d} per dim of a static input;
- *   - dump, profiling, JPEG encoding and single operators return
+ *   - dump, profiling and single operators return
  *     ACL_ERROR_FEATURE_UNSUPPORTED (DVPP's memory, descriptions and
  *     channels, and operator attributes, work; a DVPP call checks its
- *     channel and its input's header before queueing). */
+ *     channel, its arguments and its input before queueing). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -507,8 +507,33 @@ static void test_unsupported(void) {
              "progressive JPEG (SOF2)");
   EXPECT_ACL(acldvppJpegDecodeAsync(ch, soi, sizeof soi, pd, NULL), ACL_ERROR_INVALID_PARAM,
              "data 0x"); /* host memory */
-  EXPECT_ACL(acldvppJpegEncodeAsync(ch, pd, pic, &w, NULL, NULL), ACL_ERROR_FEATURE_UNSUPPORTED,
-             "acldvppJpegEncodeAsync");
+  /* JPEG encode: the configuration's level, the input checked before anything is queued */
+  acldvppJpegeConfig *jc = acldvppCreateJpegeConfig();
+  CHECK(jc != NULL && acldvppGetJpegeConfigLevel(jc) == 0);
+  OK(acldvppSetJpegeConfigLevel(jc, 37));
+  CHECK(acldvppGetJpegeConfigLevel(jc) == 37);
+  EXPECT_ACL(acldvppSetJpegeConfigLevel(jc, 101), ACL_ERROR_INVALID_PARAM, "level 101: 0 to 100");
+  EXPECT_ACL(acldvppSetJpegeConfigLevel(NULL, 1), ACL_ERROR_INVALID_PARAM, "jpegeConfig is NULL");
+  EXPECT_ACL(acldvppJpegEncodeAsync(ch, pd, pic, &w, jc, NULL), ACL_ERROR_INVALID_PARAM,
+             "inputDesc width x height 16x0");
+  EXPECT_ACL(acldvppJpegPredictEncSize(pd, NULL, &w), ACL_ERROR_INVALID_PARAM, "config is NULL");
+  OK(acldvppSetPicDescWidth(pd, 32));
+  OK(acldvppSetPicDescHeight(pd, 16));
+  OK(acldvppSetPicDescWidthStride(pd, 32));
+  OK(acldvppSetPicDescHeightStride(pd, 16));
+  EXPECT_ACL(acldvppJpegPredictEncSize(pd, jc, &w), ACL_ERROR_INVALID_PARAM, "32x16: 32x32 to 8192x8192");
+  OK(acldvppSetPicDescHeight(pd, 32));
+  OK(acldvppSetPicDescHeightStride(pd, 32));
+  OK(acldvppSetPicDescSize(pd, 1024));
+  EXPECT_ACL(acldvppJpegPredictEncSize(pd, jc, &w), ACL_ERROR_INVALID_PARAM, "size 1024");
+  OK(acldvppSetPicDescSize(pd, 32 * 32 * 3 / 2));
+  OK(acldvppJpegPredictEncSize(pd, jc, &w));
+  CHECK(w >= 1024 + 6 * 416); /* one MCU: six blocks at their longest, every byte stuffed, and the headers */
+  EXPECT_ACL(acldvppJpegEncodeAsync(ch, pd, pic, &w, jc, NULL), ACL_ERROR_INVALID_PARAM,
+             "inputDesc data"); /* 1536 bytes of a 1024-byte buffer */
+  OK(acldvppDestroyJpegeConfig(jc));
+  OK(acldvppSetPicDescWidth(pd, 16));
+  OK(acldvppSetPicDescHeight(pd, 0));
   acldvppResizeConfig *rc = acldvppCreateResizeConfig();
   EXPECT_ACL(acldvppVpcResizeAsync(ch, NULL, pd, rc, NULL), ACL_ERROR_INVALID_PARAM, "inputDesc is NULL");
   EXPECT_ACL(acldvppVpcResizeAsync(ch, pd, pd, NULL, NULL), ACL_ERROR_INVALID_PARAM, "resizeConfig is NULL");
