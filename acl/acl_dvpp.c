@@ -1,7 +1,7 @@
 /* acl_dvpp.c - AscendCL's media processing (acl/ops/acl_dvpp.h) in
- * software: device memory for pictures, the description objects, channels,
- * JPEG decode (dvpp_jpeg.c), JPEG encode (dvpp_jpege.c) and VPC (dvpp_vpc.c)
- * run as tasks on the caller's stream.
+ * software: device memory for pictures, the description objects (single and
+ * batched), channels, JPEG decode (dvpp_jpeg.c), JPEG encode (dvpp_jpege.c)
+ * and VPC (dvpp_vpc.c) run as tasks on the caller's stream.
  *
  * A processing call checks everything it can at once (AscendCL's code and a
  * message naming the argument and field): the channel, the input's header
@@ -12,8 +12,9 @@
  * it, and a failure (a corrupt entropy-coded segment, a JPEG larger than its
  * buffer) is the stream's error at aclrtSynchronizeStream. The data and
  * descriptions must stay alive until then, as on the chip. VPC (resize,
- * crop, crop and paste) checks the documented rules and queues dvpp_vpc.c's
- * scaler the same way.
+ * crop, crop and paste, and their batch forms) checks the documented rules
+ * for every region before queueing one task that runs dvpp_vpc.c's scaler
+ * on each.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -618,4 +619,110 @@ aclError acldvppVpcCropAndPasteAsync(acldvppChannelDesc *channelDesc, acldvppPic
                                      acldvppRoiConfig *pasteArea, aclrtStream stream) {
   return vpc("acldvppVpcCropAndPasteAsync", channelDesc, inputDesc, outputDesc, cropArea, pasteArea, 1, 1,
              stream);
+}
+
+/* --- batch VPC: many regions of many pictures in one call */
+
+/* The documented limits: at most 256 input pictures (the roiNums array's
+ * length) and at most 256 regions in all, one output description each. */
+enum { VPC_BATCH_MAX_PICS = 256, VPC_BATCH_MAX_ROIS = 256 };
+
+struct acldvppBatchPicDesc {
+  uint32_t n;
+  acldvppPicDesc pics[];
+};
+
+acldvppBatchPicDesc *acldvppCreateBatchPicDesc(uint32_t batchSize) {
+  const char *call = "acldvppCreateBatchPicDesc";
+  if (batchSize == 0 || batchSize > VPC_BATCH_MAX_ROIS) {
+    acl_fail(ACL_ERROR_INVALID_PARAM, "%s: batchSize %u: 1 to %d", call, batchSize, VPC_BATCH_MAX_ROIS);
+    return NULL;
+  }
+  acldvppBatchPicDesc *b = object(call, sizeof *b + (size_t)batchSize * sizeof(acldvppPicDesc));
+  if (b) b->n = batchSize;
+  return b;
+}
+
+acldvppPicDesc *acldvppGetPicDesc(acldvppBatchPicDesc *batchPicDesc, uint32_t index) {
+  const char *call = "acldvppGetPicDesc";
+  if (!batchPicDesc) {
+    acl_fail(ACL_ERROR_INVALID_PARAM, "%s: batchPicDesc is NULL", call);
+    return NULL;
+  }
+  if (index >= batchPicDesc->n) {
+    acl_fail(ACL_ERROR_INVALID_PARAM, "%s: index %u: the batch has %u pictures", call, index,
+             batchPicDesc->n);
+    return NULL;
+  }
+  return &batchPicDesc->pics[index];
+}
+
+aclError acldvppDestroyBatchPicDesc(acldvppBatchPicDesc *batchPicDesc) {
+  return destroy("acldvppDestroyBatchPicDesc", batchPicDesc);
+}
+
+/* Batch crop (pastes NULL: each region onto its whole output) and crop and paste. */
+static aclError vpc_batch_call(const char *call, acldvppChannelDesc *ch, acldvppBatchPicDesc *src,
+                               const uint32_t *roiNums, uint32_t size, acldvppBatchPicDesc *dst,
+                               acldvppRoiConfig *crops[], acldvppRoiConfig *pastes[], int has_paste,
+                               aclrtStream stream) {
+  aclError e = acl_enter(call);
+  if (e) return e;
+  if ((e = check_channel(call, ch))) return acl_leave_with(e);
+  const char *null = !src                   ? "srcBatchPicDescs"
+                     : !dst                 ? "dstBatchPicDescs"
+                     : !roiNums             ? "roiNums"
+                     : !crops               ? "cropAreas"
+                     : has_paste && !pastes ? "pasteAreas"
+                                            : NULL;
+  if (null) return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL", call, null));
+  if (size == 0 || size > VPC_BATCH_MAX_PICS || size > src->n)
+    return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM,
+                                   "%s: size %u: 1 to %d, at most srcBatchPicDescs' %u pictures", call, size,
+                                   VPC_BATCH_MAX_PICS, src->n));
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < size; i++)
+    total += roiNums[i];
+  if (total == 0 || total > VPC_BATCH_MAX_ROIS || total != dst->n)
+    return acl_leave_with(
+        acl_fail(ACL_ERROR_INVALID_PARAM,
+                 "%s: roiNums[0] + ... + roiNums[%u] is %llu: 1 to %d, and dstBatchPicDescs' "
+                 "batch size %u",
+                 call, size - 1, (unsigned long long)total, VPC_BATCH_MAX_ROIS, dst->n));
+  vpc_batch *q = malloc(sizeof *q + (size_t)total * sizeof(vpc_job));
+  if (!q) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
+  q->n = (size_t)total;
+  size_t k = 0;
+  for (uint32_t i = 0; i < size; i++)
+    for (uint32_t r = 0; r < roiNums[i]; r++, k++) {
+      char names[4][40];
+      snprintf(names[0], sizeof names[0], "srcBatchPicDescs[%u]", i);
+      snprintf(names[1], sizeof names[1], "dstBatchPicDescs[%zu]", k);
+      snprintf(names[2], sizeof names[2], "cropAreas[%zu]", k);
+      snprintf(names[3], sizeof names[3], "pasteAreas[%zu]", k);
+      vpc_names nm = {names[0], names[1], names[2], names[3]};
+      e = vpc_check(call, &nm, &src->pics[i], &dst->pics[k], crops[k], has_paste ? pastes[k] : NULL, 1,
+                    has_paste, &q->jobs[k]);
+      if (e) {
+        free(q);
+        return acl_leave_with(e);
+      }
+    }
+  return acl_leave_with(queue(call, stream, vpc_run, q));
+}
+
+aclError acldvppVpcBatchCropAsync(acldvppChannelDesc *channelDesc, acldvppBatchPicDesc *srcBatchPicDescs,
+                                  uint32_t *roiNums, uint32_t size, acldvppBatchPicDesc *dstBatchPicDescs,
+                                  acldvppRoiConfig *cropAreas[], aclrtStream stream) {
+  return vpc_batch_call("acldvppVpcBatchCropAsync", channelDesc, srcBatchPicDescs, roiNums, size,
+                        dstBatchPicDescs, cropAreas, NULL, 0, stream);
+}
+
+aclError acldvppVpcBatchCropAndPasteAsync(acldvppChannelDesc *channelDesc,
+                                          acldvppBatchPicDesc *srcBatchPicDescs, uint32_t *roiNums,
+                                          uint32_t size, acldvppBatchPicDesc *dstBatchPicDescs,
+                                          acldvppRoiConfig *cropAreas[], acldvppRoiConfig *pasteAreas[],
+                                          aclrtStream stream) {
+  return vpc_batch_call("acldvppVpcBatchCropAndPasteAsync", channelDesc, srcBatchPicDescs, roiNums, size,
+                        dstBatchPicDescs, cropAreas, pasteAreas, 1, stream);
 }

@@ -2,7 +2,7 @@
 """DVPP in software (acl/acl_dvpp.c): JPEG decode against PIL's (libjpeg-turbo's)
 decode, VPC against a float bilinear reference.
 
-  dvpp_test.py jpeg|jpege|vpc DVPP_TOOL WORK_DIR
+  dvpp_test.py jpeg|jpege|vpc|vpc_batch DVPP_TOOL WORK_DIR
 
 JPEGs are made here, at test time, with PIL (4:4:4, 4:2:2, 4:2:0, grey; quality
 10 and 95; sizes 1x1, 17x9, 64x48, 641x479) and libjpeg-turbo's cjpeg /
@@ -32,6 +32,15 @@ with half-pixel centres, rounded half up: within 1 level (float32 order);
 outside a paste area the output is untouched; and the refusals of the
 documented rules (ROI parity, paste left alignment, regions outside the
 picture, stride alignment, odd or too large sizes, formats, scale ratio).
+
+Batch VPC (dvpp_tool batch): acldvppVpcBatchCropAsync and
+acldvppVpcBatchCropAndPasteAsync over several pictures (NV12 and NV21, one
+with eight 224x224 boxes as the detection samples crop) must write each
+output byte for byte as the single-picture call (dvpp_tool vpc) on the same
+region does, and within 1 level of the float bilinear; refusals name the
+entry (srcBatchPicDescs[i], dstBatchPicDescs[k], cropAreas[k],
+pasteAreas[k]) and the count rules (size, the sum of roiNums against the
+output batch).
 
 JPEG encode (dvpp_tool encode): YUV420SP (NV12, NV21) and YUV422 packed
 (YUYV, UYVY, YVYU, VYUY) pictures, sizes that are and are not whole MCUs,
@@ -397,6 +406,95 @@ def vpc_tests(tool, work):
             0, 9, 0, 5)
 
 
+def vpc_batch_tests(tool, work):
+    rng = np.random.default_rng(5)
+    NV12, NV21 = 1, 2
+    pics = [(640, 478, 768, 480, NV12), (300, 200, 304, 200, NV21)]
+    paths = []
+    for i, (w, h, ws, hs, fmt) in enumerate(pics):
+        p = os.path.join(work, f"bin{i}.yuv")
+        rng.integers(0, 256, ws * hs * 3 // 2).astype(np.uint8).tofile(p)
+        paths.append(p)
+    boxes = [[(0, 223, 0, 223), (100, 499, 50, 349), (416, 639, 254, 477)],
+             [(10, 209, 20, 179), (0, 299, 0, 199)]]
+    outs = [(224, 224, 224, 224, NV12), (112, 96, 112, 96, NV21), (300, 200, 304, 200, NV12),
+            (128, 96, 128, 96, NV12), (224, 224, 240, 230, NV21)]
+    pastes = [(0, 223, 0, 223), (16, 111, 2, 93), (32, 271, 10, 189), (0, 127, 0, 95), (48, 207, 2, 193)]
+    detect = [(x, x + 223, y, y + 223) for x in (0, 200, 416) for y in (0, 254)] + [(100, 323, 100, 323),
+                                                                                  (300, 523, 200, 423)]
+
+    def spec(mode, groups, out_list, paste_list, n_src=0, n_dst=0):
+        lines = [f"{len(groups)} {n_src} {n_dst}"]
+        for i, rois in groups:
+            lines.append(f"{paths[i]} {' '.join(map(str, pics[i]))} {len(rois)}")
+        k = 0
+        for i, rois in groups:
+            for roi in rois:
+                extra = " " + " ".join(map(str, paste_list[k])) if mode == "paste" else ""
+                lines.append(" ".join(map(str, out_list[k] + roi)) + extra)
+                k += 1
+        p = os.path.join(work, "spec.txt")
+        with open(p, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return run(tool, "batch", mode, p, work)
+
+    for mode, groups, out_list, paste_list, label in (
+            ("crop", [(0, boxes[0]), (1, boxes[1])], outs, pastes, "2 pictures, 3 + 2 regions"),
+            ("paste", [(0, boxes[0]), (1, boxes[1])], outs, pastes, "2 pictures, 3 + 2 regions"),
+            ("crop", [(0, detect)], [(224, 224, 224, 224, NV12)] * 8, None, "1 picture, 8 boxes of 224x224")):
+        rc, text = spec(mode, groups, out_list, paste_list)
+        if rc:
+            check(False, f"batch {mode} {label}: {text}")
+            continue
+        k, same, err = 0, True, 0
+        for i, rois in groups:
+            iw, ih, iws, ihs, ifmt = pics[i]
+            src = nv(np.fromfile(paths[i], np.uint8), iw, ih, iws, ihs, ifmt == NV21)
+            for roi in rois:
+                ow, oh, ows, ohs, ofmt = out_list[k]
+                got = np.fromfile(os.path.join(work, f"out_{k}.yuv"), np.uint8)
+                single = os.path.join(work, "single.yuv")
+                args = list(roi) + (list(paste_list[k]) if mode == "paste" else [])
+                rc1, t1 = run(tool, "vpc", mode, paths[i], iw, ih, iws, ihs, ifmt, single, ow, oh, ows, ohs, ofmt,
+                              *args)
+                same = same and rc1 == 0 and np.array_equal(got, np.fromfile(single, np.uint8))
+                to = (paste_list[k][0], paste_list[k][2], paste_list[k][1] - paste_list[k][0] + 1,
+                      paste_list[k][3] - paste_list[k][2] + 1) if mode == "paste" else (0, 0, ow, oh)
+                crop = (roi[0], roi[2], roi[1] - roi[0] + 1, roi[3] - roi[2] + 1)
+                g = nv(got, ow, oh, ows, ohs, ofmt == NV21)
+                for c in range(3):
+                    sc = 1 if c == 0 else 2
+                    want = bilinear(src[c], tuple(v // sc for v in crop), to[2] // sc, to[3] // sc)
+                    region = g[c][to[1] // sc: (to[1] + to[3]) // sc, to[0] // sc: (to[0] + to[2]) // sc]
+                    err = max(err, int(np.abs(region - want).max()))
+                k += 1
+        check(same and err <= 1 and text == " ".join(["0"] * k),
+              f"batch {mode} {label}: ret codes {text}, each output as the single call's: {same}, "
+              f"max |out - float bilinear| {err} (<= 1)")
+
+    def refused(words, code, *args, **kw):
+        rc, text = spec(*args, **kw)
+        ok = rc == 1 and f"error {code}:" in text and all(w in text for w in words)
+        check(ok, f"refused: {text.splitlines()[0] if text else '(no output)'}")
+
+    two = [(0, boxes[0]), (1, boxes[1])]
+    bad = [(0, boxes[0]), (1, [boxes[1][0], (11, 209, 20, 179)])]
+    refused(["acldvppVpcBatchCropAsync", "cropAreas[4] (left 11"], INVALID_PARAM, "crop", bad, outs, None)
+    bad_paste = list(pastes)
+    bad_paste[1] = (8, 103, 2, 93)
+    refused(["pasteAreas[1]", "left 8", "multiple of 16"], INVALID_PARAM, "paste", two, outs, bad_paste)
+    bad_out = list(outs)
+    bad_out[2] = (300, 200, 300, 200, NV12)
+    refused(["dstBatchPicDescs[2] widthStride 300"], INVALID_PARAM, "crop", two, bad_out, None)
+    refused(["roiNums[0] + ... + roiNums[1] is 5", "batch size 6"], INVALID_PARAM, "crop", two, outs, None, n_dst=6)
+    refused(["size 2", "srcBatchPicDescs' 1 pictures"], INVALID_PARAM, "crop", [(0, boxes[0][:1]), (0, [])],
+            outs, None, n_src=1)
+    big = list(pics)
+    pics[1] = (300, 200, 304, 200, 0)
+    refused(["srcBatchPicDescs[1] format 0"], UNSUPPORTED, "crop", two, outs, None)
+    pics[:] = big
+
+
 def psnr(a, b):
     mse = float(np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2))
     return 99.0 if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
@@ -542,6 +640,8 @@ def main():
         jpeg_tests(tool, work)
     elif what == "vpc":
         vpc_tests(tool, work)
+    elif what == "vpc_batch":
+        vpc_batch_tests(tool, work)
     elif what == "jpege":
         jpege_tests(tool, work)
     else:

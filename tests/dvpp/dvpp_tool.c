@@ -1,6 +1,6 @@
-/* dvpp_tool.c - the test driver of dvpp_test.py: JPEG decode and encode and
- * VPC through AscendCL's DVPP calls (acl/ops/acl_dvpp.h), and the decoder
- * module alone.
+/* dvpp_tool.c - the test driver of dvpp_test.py: JPEG decode and encode, VPC
+ * and batch VPC through AscendCL's DVPP calls (acl/ops/acl_dvpp.h), and the
+ * decoder module alone.
  *
  *   dvpp_tool jpeg IN.jpg OUT.yuv [nv21]
  *       dvpp_jpeg_decode directly (any size the module takes): writes the
@@ -22,6 +22,14 @@
  *       an output buffer first set to 7; writes the whole output buffer and
  *       prints the output description's ret code.
  *
+ *   dvpp_tool batch crop|paste SPEC OUTDIR
+ *       acldvppVpcBatchCropAsync / acldvppVpcBatchCropAndPasteAsync on the
+ *       pictures and regions SPEC lists (numbers separated by white space):
+ *         N SRC_BATCH DST_BATCH      (the batch sizes; 0: as many as listed)
+ *         N times: IN.yuv IW IH IWS IHS IFMT ROIS
+ *         then per region: OW OH OWS OHS OFMT L R T B [PL PR PT PB]
+ *       each output buffer first set to 7; writes OUTDIR/out_K.yuv (whole
+ *       buffers) and prints the outputs' ret codes.
  *   dvpp_tool encode IN.yuv W H WS HS FMT LEVEL OUT.jpg [SIZE]
  *       the picture (the bytes JPEGE reads for FMT and the strides) through
  *       acldvppJpegPredictEncSize and acldvppJpegEncodeAsync at LEVEL into
@@ -263,6 +271,111 @@ done:
   return rc;
 }
 
+enum { BATCH_MAX = 512 };
+
+/* dvpp_tool batch crop|paste SPEC OUTDIR */
+static int batch(int argc, char **argv) {
+  if (argc < 5) return fprintf(stderr, "usage: dvpp_tool batch crop|paste SPEC OUTDIR\n"), 2;
+  int paste = !strcmp(argv[2], "paste"), rc = 0;
+  FILE *f = fopen(argv[3], "r");
+  if (!f) return fprintf(stderr, "cannot read %s\n", argv[3]), 2;
+  unsigned n = 0, src_n = 0, dst_n = 0, total = 0;
+  static char path[BATCH_MAX][512];
+  static uint32_t in[BATCH_MAX][6], rois[BATCH_MAX], out[BATCH_MAX][13];
+  static void *in_dev[BATCH_MAX], *out_dev[BATCH_MAX];
+  static acldvppRoiConfig *crop[BATCH_MAX], *pst[BATCH_MAX];
+  int ok = fscanf(f, "%u %u %u", &n, &src_n, &dst_n) == 3 && n <= BATCH_MAX;
+  for (unsigned i = 0; ok && i < n; i++) {
+    ok = fscanf(f, "%511s %u %u %u %u %u %u", path[i], &in[i][0], &in[i][1], &in[i][2], &in[i][3], &in[i][4],
+                &rois[i]) == 7;
+    total += ok ? rois[i] : 0;
+    ok = ok && total <= BATCH_MAX;
+  }
+  for (unsigned k = 0; ok && k < total; k++)
+    for (int j = 0; ok && j < (paste ? 13 : 9); j++)
+      ok = fscanf(f, "%u", &out[k][j]) == 1;
+  fclose(f);
+  if (!ok) return fprintf(stderr, "%s: a malformed spec\n", argv[3]), 2;
+  session ss = {NULL, NULL};
+  acldvppBatchPicDesc *src = NULL, *dst = NULL;
+  unsigned char *host = NULL;
+  TRY(session_open(&ss));
+  src = acldvppCreateBatchPicDesc(src_n ? src_n : n);
+  dst = acldvppCreateBatchPicDesc(dst_n ? dst_n : total);
+  if (!src || !dst) TRY(ACL_ERROR_INVALID_PARAM); /* acldvppCreateBatchPicDesc's message */
+  unsigned src_count = src_n ? src_n : n, dst_count = dst_n ? dst_n : total; /* pictures past them: unset */
+  for (unsigned i = 0; i < n && i < src_count; i++) {
+    size_t bytes = 0, need = (size_t)in[i][2] * in[i][3] * 3 / 2;
+    unsigned char *buf = read_file(path[i], &bytes);
+    if (!buf || bytes < need) {
+      free(buf);
+      fprintf(stderr, "%s: fewer than %zu bytes\n", path[i], need);
+      rc = 2;
+      goto done;
+    }
+    aclError e = acldvppMalloc(&in_dev[i], need ? need : 1);
+    if (!e) e = aclrtMemcpy(in_dev[i], need, buf, need, ACL_MEMCPY_HOST_TO_DEVICE);
+    free(buf);
+    TRY(e);
+    acldvppPicDesc *d = acldvppGetPicDesc(src, i);
+    TRY(acldvppSetPicDescData(d, in_dev[i]));
+    TRY(acldvppSetPicDescSize(d, (uint32_t)need));
+    TRY(acldvppSetPicDescWidth(d, in[i][0]));
+    TRY(acldvppSetPicDescHeight(d, in[i][1]));
+    TRY(acldvppSetPicDescWidthStride(d, in[i][2]));
+    TRY(acldvppSetPicDescHeightStride(d, in[i][3]));
+    TRY(acldvppSetPicDescFormat(d, (acldvppPixelFormat)in[i][4]));
+  }
+  for (unsigned k = 0; k < total; k++) {
+    size_t need = (size_t)out[k][2] * out[k][3] * 3 / 2;
+    TRY(acldvppMalloc(&out_dev[k], need ? need : 1));
+    TRY(aclrtMemset(out_dev[k], need, 7, need));
+    crop[k] = acldvppCreateRoiConfig(out[k][5], out[k][6], out[k][7], out[k][8]);
+    if (paste) pst[k] = acldvppCreateRoiConfig(out[k][9], out[k][10], out[k][11], out[k][12]);
+    if (k >= dst_count) continue;
+    acldvppPicDesc *d = acldvppGetPicDesc(dst, k);
+    TRY(acldvppSetPicDescData(d, out_dev[k]));
+    TRY(acldvppSetPicDescSize(d, (uint32_t)need));
+    TRY(acldvppSetPicDescWidth(d, out[k][0]));
+    TRY(acldvppSetPicDescHeight(d, out[k][1]));
+    TRY(acldvppSetPicDescWidthStride(d, out[k][2]));
+    TRY(acldvppSetPicDescHeightStride(d, out[k][3]));
+    TRY(acldvppSetPicDescFormat(d, (acldvppPixelFormat)out[k][4]));
+  }
+  if (paste)
+    TRY(acldvppVpcBatchCropAndPasteAsync(ss.ch, src, rois, n, dst, crop, pst, ss.stream));
+  else
+    TRY(acldvppVpcBatchCropAsync(ss.ch, src, rois, n, dst, crop, ss.stream));
+  TRY(aclrtSynchronizeStream(ss.stream));
+  for (unsigned k = 0; k < total; k++) {
+    size_t need = (size_t)out[k][2] * out[k][3] * 3 / 2;
+    char name[600];
+    host = malloc(need ? need : 1);
+    TRY(aclrtMemcpy(host, need, out_dev[k], need, ACL_MEMCPY_DEVICE_TO_HOST));
+    snprintf(name, sizeof name, "%s/out_%u.yuv", argv[4], k);
+    if (write_file(name, host, need)) {
+      rc = 2;
+      goto done;
+    }
+    free(host);
+    host = NULL;
+    printf("%u%s", acldvppGetPicDescRetCode(acldvppGetPicDesc(dst, k)), k + 1 < total ? " " : "\n");
+  }
+done:
+  free(host);
+  for (unsigned k = 0; k < total; k++) {
+    if (crop[k]) acldvppDestroyRoiConfig(crop[k]);
+    if (pst[k]) acldvppDestroyRoiConfig(pst[k]);
+    if (out_dev[k]) acldvppFree(out_dev[k]);
+  }
+  for (unsigned i = 0; i < n; i++)
+    if (in_dev[i]) acldvppFree(in_dev[i]);
+  if (src) acldvppDestroyBatchPicDesc(src);
+  if (dst) acldvppDestroyBatchPicDesc(dst);
+  session_close(&ss);
+  return rc;
+}
+
 /* dvpp_tool encode IN.yuv W H WS HS FMT LEVEL OUT.jpg [SIZE] */
 static int encode(int argc, char **argv) {
   int rc = 0;
@@ -330,8 +443,11 @@ done:
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "vpc")) return vpc(argc, argv);
   if (argc > 1 && !strcmp(argv[1], "encode")) return encode(argc, argv);
+  if (argc > 1 && !strcmp(argv[1], "batch")) return batch(argc, argv);
   if (argc < 4)
-    return fprintf(stderr, "usage: dvpp_tool jpeg|decode|truncations IN OUT [nv21] | vpc ... | encode ...\n"),
+    return fprintf(
+               stderr,
+               "usage: dvpp_tool jpeg|decode|truncations IN OUT [nv21] | vpc ... | batch ... | encode ...\n"),
            2;
   size_t n = 0;
   unsigned char *buf = read_file(argv[2], &n);

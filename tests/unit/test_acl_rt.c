@@ -21,8 +21,8 @@
  *   - aclmdlLoadWithConfig's load types and missing attributes;
  *   - aclmdlGetInputDimsRange: {d, d} per dim of a static input;
  *   - dump, profiling and single operators return
- *     ACL_ERROR_FEATURE_UNSUPPORTED (DVPP's memory, descriptions and
- *     channels, and operator attributes, work; a DVPP call checks its
+ *     ACL_ERROR_FEATURE_UNSUPPORTED (DVPP's memory, descriptions, batches
+ *     and channels, and operator attributes, work; a DVPP call checks its
  *     channel, its arguments and its input before queueing). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -534,6 +534,30 @@ static void test_unsupported(void) {
   OK(acldvppDestroyJpegeConfig(jc));
   OK(acldvppSetPicDescWidth(pd, 16));
   OK(acldvppSetPicDescHeight(pd, 0));
+  /* batches of descriptions and the batch VPC calls' counts */
+  EXPECT_ACL(acldvppCreateBatchPicDesc(0) ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM, ACL_ERROR_INVALID_PARAM,
+             "batchSize 0: 1 to 256");
+  EXPECT_ACL(acldvppCreateBatchPicDesc(257) ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM, ACL_ERROR_INVALID_PARAM,
+             "batchSize 257");
+  acldvppBatchPicDesc *bsrc = acldvppCreateBatchPicDesc(2), *bdst = acldvppCreateBatchPicDesc(3);
+  CHECK(bsrc && bdst && acldvppGetPicDesc(bsrc, 1) != NULL &&
+        acldvppGetPicDesc(bsrc, 0) != acldvppGetPicDesc(bsrc, 1));
+  EXPECT_ACL(acldvppGetPicDesc(bsrc, 2) ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM, ACL_ERROR_INVALID_PARAM,
+             "index 2: the batch has 2 pictures");
+  acldvppRoiConfig *rois[3] = {NULL, NULL, NULL};
+  uint32_t nums[2] = {1, 2};
+  EXPECT_ACL(acldvppVpcBatchCropAsync(ch, bsrc, NULL, 2, bdst, rois, NULL), ACL_ERROR_INVALID_PARAM,
+             "roiNums is NULL");
+  EXPECT_ACL(acldvppVpcBatchCropAndPasteAsync(ch, bsrc, nums, 2, bdst, rois, NULL, NULL),
+             ACL_ERROR_INVALID_PARAM, "pasteAreas is NULL");
+  EXPECT_ACL(acldvppVpcBatchCropAsync(ch, bsrc, nums, 3, bdst, rois, NULL), ACL_ERROR_INVALID_PARAM,
+             "size 3: 1 to 256, at most srcBatchPicDescs' 2 pictures");
+  EXPECT_ACL(acldvppVpcBatchCropAsync(ch, bsrc, nums, 1, bdst, rois, NULL), ACL_ERROR_INVALID_PARAM,
+             "roiNums[0] + ... + roiNums[0] is 1: 1 to 256, and dstBatchPicDescs' batch size 3");
+  EXPECT_ACL(acldvppVpcBatchCropAsync(ch, bsrc, nums, 2, bdst, rois, NULL), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "srcBatchPicDescs[0] format 0");
+  OK(acldvppDestroyBatchPicDesc(bsrc));
+  OK(acldvppDestroyBatchPicDesc(bdst));
   acldvppResizeConfig *rc = acldvppCreateResizeConfig();
   EXPECT_ACL(acldvppVpcResizeAsync(ch, NULL, pd, rc, NULL), ACL_ERROR_INVALID_PARAM, "inputDesc is NULL");
   EXPECT_ACL(acldvppVpcResizeAsync(ch, pd, pd, NULL, NULL), ACL_ERROR_INVALID_PARAM, "resizeConfig is NULL");

@@ -33,7 +33,11 @@
  * a paste region's left a multiple of 16; each side scaled by 1/32 to 16.
  * Scaling is bilinear with half-pixel centres in float, rounded to nearest
  * (the chip's filter is not specified publicly); the resize configuration
- * has no settings.
+ * has no settings. The batch calls (acldvppVpcBatchCropAsync,
+ * acldvppVpcBatchCropAndPasteAsync) run the same per region: at most 256
+ * input pictures (size) and 256 regions in all (the sum of roiNums, equal to
+ * the output batch's size), every region checked before anything is queued
+ * and the messages naming the entry (srcBatchPicDescs[i], cropAreas[k] ...).
  *
  * JPEG encode (JPEGE, acl/dvpp_jpege.c): acldvppJpegEncodeAsync writes a
  * baseline JFIF file (Huffman, the T.81 Annex K tables; 4:2:0 from YUV420SP,
@@ -69,6 +73,7 @@ typedef struct acldvppRoiConfig acldvppRoiConfig;
 typedef struct acldvppResizeConfig acldvppResizeConfig;
 typedef struct acldvppChannelDesc acldvppChannelDesc;
 typedef struct acldvppJpegeConfig acldvppJpegeConfig;
+typedef struct acldvppBatchPicDesc acldvppBatchPicDesc;
 
 typedef enum acldvppPixelFormat {
   PIXEL_FORMAT_YUV_400 = 0,
@@ -133,6 +138,12 @@ ACL_FUNC_VISIBILITY uint32_t acldvppGetPicDescWidthStride(const acldvppPicDesc *
 ACL_FUNC_VISIBILITY uint32_t acldvppGetPicDescHeightStride(const acldvppPicDesc *picDesc);
 ACL_FUNC_VISIBILITY uint32_t acldvppGetPicDescRetCode(const acldvppPicDesc *picDesc);
 
+/* Batches of picture descriptions (1 to 256; the batch owns them): the
+ * input and output lists of the batch VPC calls. */
+ACL_FUNC_VISIBILITY acldvppBatchPicDesc *acldvppCreateBatchPicDesc(uint32_t batchSize);
+ACL_FUNC_VISIBILITY acldvppPicDesc *acldvppGetPicDesc(acldvppBatchPicDesc *batchPicDesc, uint32_t index);
+ACL_FUNC_VISIBILITY aclError acldvppDestroyBatchPicDesc(acldvppBatchPicDesc *batchPicDesc);
+
 /* Regions (left, right, top, bottom, inclusive) and resize settings. */
 ACL_FUNC_VISIBILITY acldvppRoiConfig *acldvppCreateRoiConfig(uint32_t left, uint32_t right, uint32_t top,
                                                              uint32_t bottom);
@@ -175,6 +186,19 @@ ACL_FUNC_VISIBILITY aclError acldvppVpcCropAndPasteAsync(acldvppChannelDesc *cha
                                                          acldvppPicDesc *outputDesc,
                                                          acldvppRoiConfig *cropArea,
                                                          acldvppRoiConfig *pasteArea, aclrtStream stream);
+
+/* Batch VPC: input i of srcBatchPicDescs (i < size) gives roiNums[i]
+ * regions; region k (counted over all inputs) is cropAreas[k], written to
+ * dstBatchPicDescs' picture k (onto pasteAreas[k] for crop and paste). */
+ACL_FUNC_VISIBILITY aclError acldvppVpcBatchCropAsync(acldvppChannelDesc *channelDesc,
+                                                      acldvppBatchPicDesc *srcBatchPicDescs,
+                                                      uint32_t *roiNums, uint32_t size,
+                                                      acldvppBatchPicDesc *dstBatchPicDescs,
+                                                      acldvppRoiConfig *cropAreas[], aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError acldvppVpcBatchCropAndPasteAsync(
+    acldvppChannelDesc *channelDesc, acldvppBatchPicDesc *srcBatchPicDescs, uint32_t *roiNums, uint32_t size,
+    acldvppBatchPicDesc *dstBatchPicDescs, acldvppRoiConfig *cropAreas[], acldvppRoiConfig *pasteAreas[],
+    aclrtStream stream);
 
 #ifdef __cplusplus
 }
