@@ -1,27 +1,30 @@
 /* acl_dvpp.c - AscendCL's media processing (acl/ops/acl_dvpp.h) in
  * software: device memory for pictures, the description objects (single and
- * batched), channels, JPEG decode (dvpp_jpeg.c), JPEG encode (dvpp_jpege.c)
- * and VPC (dvpp_vpc.c) run as tasks on the caller's stream.
+ * batched), channels, JPEG decode (dvpp_jpeg.c), JPEG encode (dvpp_jpege.c),
+ * PNG decode (dvpp_png.c) and VPC (dvpp_vpc.c) run as tasks on the caller's
+ * stream.
  *
  * A processing call checks everything it can at once (AscendCL's code and a
  * message naming the argument and field): the channel, the input's header
- * or description against the documented limits of the Ascend 310, the
- * output description's format, buffer and size. It then sets the output
- * description's width, height and strides and queues the task; the task
- * sets the description's ret code (0, or 1 on failure) when the stream runs
- * it, and a failure (a corrupt entropy-coded segment, a JPEG larger than its
- * buffer) is the stream's error at aclrtSynchronizeStream. The data and
- * descriptions must stay alive until then, as on the chip. VPC (resize,
- * crop, crop and paste, and their batch forms) checks the documented rules
- * for every region before queueing one task that runs dvpp_vpc.c's scaler
- * on each.
+ * or description against the documented limits of the Ascend 310 (PNGD:
+ * 310P), the output description's format, buffer and size. It then sets the
+ * output description's width, height and strides and queues the task; the
+ * task sets the description's ret code (0, or 1 on failure) when the stream
+ * runs it, and a failure (a corrupt entropy-coded segment or deflate stream,
+ * a JPEG larger than its buffer) is the stream's error at
+ * aclrtSynchronizeStream. The data and descriptions must stay alive until
+ * then, as on the chip. VPC (resize, crop, crop and paste, and their batch
+ * forms) checks the documented rules for every region before queueing one
+ * task that runs dvpp_vpc.c's scaler on each.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "acl/acl_internal.h"
 #include "acl/dvpp_jpeg.h"
 #include "acl/dvpp_jpege.h"
+#include "acl/dvpp_png.h"
 #include "acl/dvpp_vpc.h"
 #include "acl/ops/acl_dvpp.h"
 
@@ -307,6 +310,141 @@ aclError acldvppJpegDecodeAsync(acldvppChannelDesc *channelDesc, const void *dat
   outputDesc->height_stride = hs;
   outputDesc->size = need;
   return acl_leave_with(queue(call, stream, jpegd_run, j));
+}
+
+/* --- PNG decode (PNGD, Ascend 310P only) */
+
+/* The documented PNGD rules: the SoCs that have it (socs/<name>.yaml dvpp.pngd
+ * says the same; tests/unit/test_soc.c checks the files), pictures 32x32 to
+ * 4096x4096, grey / RGB / grey + alpha / RGBA sources; output RGB888 (any
+ * source) or RGBA8888 (sources with alpha), PIXEL_FORMAT_UNKNOWN for the
+ * source's own (RGB888 without alpha, RGBA8888 with); width stride the width
+ * rounded up to 128 times the bytes per pixel, height stride the height
+ * rounded up to 16, size their product. */
+enum { PNGD_MIN = 32, PNGD_MAX = 4096, PNGD_WALIGN = 128, PNGD_HALIGN = 16 };
+
+/* Whether the SoC has PNGD (aclrtGetSocName: the last model loaded's,
+ * Ascend310 before any); called without the lock. */
+static aclError pngd_soc(const char *call) {
+  const char *soc = aclrtGetSocName();
+  if (soc && !strncmp(soc, "Ascend310P", 10)) return ACL_SUCCESS;
+  return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED,
+                  "%s: the %s has no PNG decoder (PNGD is an Ascend 310P feature; socs/%s.yaml dvpp.pngd)",
+                  call, soc ? soc : "(unknown SoC)", soc ? soc : "*");
+}
+
+/* The PNG at data: its info (limits checked), or the error (recorded). */
+static aclError png_header(const char *call, const void *data, uint32_t size, dvpp_png_info *info) {
+  char err[256];
+  if (!data) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: data is NULL", call);
+  int r = dvpp_png_info_read(data, size, info, err, sizeof err);
+  if (r)
+    return acl_fail(r == -2 ? ACL_ERROR_FEATURE_UNSUPPORTED : ACL_ERROR_INVALID_PARAM, "%s: %s", call, err);
+  if (info->width < PNGD_MIN || info->height < PNGD_MIN || info->width > PNGD_MAX || info->height > PNGD_MAX)
+    return acl_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "%s: a %ux%u PNG: PNGD decodes %dx%d to %dx%d", call,
+                    info->width, info->height, PNGD_MIN, PNGD_MIN, PNGD_MAX, PNGD_MAX);
+  return ACL_SUCCESS;
+}
+
+/* The output format for `f` (PIXEL_FORMAT_UNKNOWN: the source's) and its bytes per pixel. */
+static aclError pngd_format(const char *call, acldvppPixelFormat f, const dvpp_png_info *info,
+                            acldvppPixelFormat *out, int *channels) {
+  int alpha = info->channels == 2 || info->channels == 4;
+  if (f == PIXEL_FORMAT_UNKNOWN) f = alpha ? PIXEL_FORMAT_RGBA_8888 : PIXEL_FORMAT_RGB_888;
+  if (f != PIXEL_FORMAT_RGB_888 && f != PIXEL_FORMAT_RGBA_8888)
+    return acl_fail(
+        ACL_ERROR_FEATURE_UNSUPPORTED,
+        "%s: output format %d: PNGD outputs PIXEL_FORMAT_RGB_888 (12), PIXEL_FORMAT_RGBA_8888 (16) or "
+        "the source's (PIXEL_FORMAT_UNKNOWN)",
+        call, (int)f);
+  if (f == PIXEL_FORMAT_RGBA_8888 && !alpha)
+    return acl_fail(
+        ACL_ERROR_FEATURE_UNSUPPORTED,
+        "%s: output format PIXEL_FORMAT_RGBA_8888 (16) for a %s PNG without alpha: PNGD writes it "
+        "as PIXEL_FORMAT_RGB_888 (12)",
+        call, info->channels == 1 ? "grey" : "RGB");
+  *out = f;
+  *channels = f == PIXEL_FORMAT_RGBA_8888 ? 4 : 3;
+  return ACL_SUCCESS;
+}
+
+aclError acldvppPngGetImageInfo(const void *data, uint32_t dataSize, uint32_t *width, uint32_t *height,
+                                int32_t *components) {
+  const char *call = "acldvppPngGetImageInfo";
+  dvpp_png_info info;
+  aclError e;
+  if ((e = pngd_soc(call)) || (e = png_header(call, data, dataSize, &info))) return e;
+  if (width) *width = info.width;
+  if (height) *height = info.height;
+  if (components) *components = info.channels;
+  return ACL_SUCCESS;
+}
+
+aclError acldvppPngPredictDecSize(const void *data, uint32_t dataSize, acldvppPixelFormat outputPixelFormat,
+                                  uint32_t *decSize) {
+  const char *call = "acldvppPngPredictDecSize";
+  dvpp_png_info info;
+  acldvppPixelFormat f = PIXEL_FORMAT_UNKNOWN;
+  int c = 3;
+  aclError e;
+  if (!decSize) return acl_fail(ACL_ERROR_INVALID_PARAM, "%s: decSize is NULL", call);
+  if ((e = pngd_soc(call)) || (e = png_header(call, data, dataSize, &info)) ||
+      (e = pngd_format(call, outputPixelFormat, &info, &f, &c)))
+    return e;
+  *decSize = align_up(info.width, PNGD_WALIGN) * (uint32_t)c * align_up(info.height, PNGD_HALIGN);
+  return ACL_SUCCESS;
+}
+
+typedef struct pngd_job {
+  const uint8_t *data;
+  uint32_t size;
+  acldvppPicDesc *out; /* its ret code is set when the task has run */
+  dvpp_png_out png;
+} pngd_job;
+
+static aclError pngd_run(void *arg, char *msg, size_t n) {
+  pngd_job *j = arg;
+  char err[256];
+  int r = dvpp_png_decode(j->data, j->size, &j->png, err, sizeof err);
+  j->out->ret_code = r ? 1 : 0;
+  if (!r) return ACL_SUCCESS;
+  snprintf(msg, n, "acldvppPngDecodeAsync: %s", err);
+  return ACL_ERROR_FAILURE;
+}
+
+aclError acldvppPngDecodeAsync(acldvppChannelDesc *channelDesc, const void *data, uint32_t size,
+                               acldvppPicDesc *outputDesc, aclrtStream stream) {
+  const char *call = "acldvppPngDecodeAsync";
+  aclError e = pngd_soc(call);
+  if (e) return e;
+  if ((e = acl_enter(call))) return e;
+  dvpp_png_info info;
+  acldvppPixelFormat f = PIXEL_FORMAT_UNKNOWN;
+  int c = 3;
+  if ((e = check_channel(call, channelDesc))) return acl_leave_with(e);
+  if (!outputDesc) return acl_leave_with(acl_fail(ACL_ERROR_INVALID_PARAM, "%s: outputDesc is NULL", call));
+  if ((e = check_device(call, "data", data, size)) || (e = png_header(call, data, size, &info)) ||
+      (e = pngd_format(call, outputDesc->format, &info, &f, &c)))
+    return acl_leave_with(e);
+  uint32_t ws = align_up(info.width, PNGD_WALIGN) * (uint32_t)c, hs = align_up(info.height, PNGD_HALIGN);
+  uint32_t need = ws * hs;
+  if (outputDesc->size < need)
+    return acl_leave_with(
+        acl_fail(ACL_ERROR_INVALID_PARAM,
+                 "%s: outputDesc size %u: a %ux%u PNG decodes to %u bytes (width stride %u x "
+                 "height stride %u; acldvppPngPredictDecSize)",
+                 call, outputDesc->size, info.width, info.height, need, ws, hs));
+  if ((e = check_device(call, "outputDesc data", outputDesc->data, need))) return acl_leave_with(e);
+  pngd_job *j = malloc(sizeof *j);
+  if (!j) return acl_leave_with(acl_fail(ACL_ERROR_BAD_ALLOC, "%s: out of memory", call));
+  *j = (pngd_job){data, size, outputDesc, {outputDesc->data, ws, c}};
+  outputDesc->format = f;
+  outputDesc->width = info.width;
+  outputDesc->height = info.height;
+  outputDesc->width_stride = ws;
+  outputDesc->height_stride = hs;
+  outputDesc->size = need;
+  return acl_leave_with(queue(call, stream, pngd_run, j));
 }
 
 /* --- JPEG encode (JPEGE) */

@@ -2,7 +2,7 @@
 """DVPP in software (acl/acl_dvpp.c): JPEG decode against PIL's (libjpeg-turbo's)
 decode, VPC against a float bilinear reference.
 
-  dvpp_test.py jpeg|jpege|vpc|vpc_batch DVPP_TOOL WORK_DIR
+  dvpp_test.py jpeg|jpege|png|vpc|vpc_batch DVPP_TOOL WORK_DIR
 
 JPEGs are made here, at test time, with PIL (4:4:4, 4:2:2, 4:2:0, grey; quality
 10 and 95; sizes 1x1, 17x9, 64x48, 641x479) and libjpeg-turbo's cjpeg /
@@ -42,6 +42,20 @@ entry (srcBatchPicDescs[i], dstBatchPicDescs[k], cropAreas[k],
 pasteAreas[k]) and the count rules (size, the sum of roiNums against the
 output batch).
 
+PNG decode (dvpp_tool png, pngdecode): 8-bit grey, RGB, grey + alpha and
+RGBA files written by PIL (default, stored and optimized compression) and
+by this script (each filter type 0..4 on every row and all five mixed;
+stored, fixed and dynamic Huffman blocks; the IDAT data split over many
+chunks; ancillary chunks around them), odd sizes, through the module (RGB
+and RGBA out) and through AscendCL on an Ascend310P3 (RGB888, RGBA8888 and
+PIXEL_FORMAT_UNKNOWN; the documented strides and size), equal to PIL's
+decode byte for byte. Refused cleanly, naming the problem: palette, 1- and
+16-bit, interlaced files, sizes outside 32x32..4096x4096, RGBA8888 out of a
+source without alpha, the Ascend 310 (no PNGD), a bad CRC, zlib header,
+Adler-32 or filter type, too little or too much inflated data, an unknown
+critical chunk, IDAT chunks that are not consecutive, and every truncation
+of two files.
+
 JPEG encode (dvpp_tool encode): YUV420SP (NV12, NV21) and YUV422 packed
 (YUYV, UYVY, YVYU, VYUY) pictures, sizes that are and are not whole MCUs,
 levels 1..100 and 0, through acldvppJpegPredictEncSize and
@@ -66,6 +80,7 @@ field.
 import os
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 from PIL import Image
@@ -495,6 +510,181 @@ def vpc_batch_tests(tool, work):
     pics[:] = big
 
 
+def png_chunk(kind, data):
+    body = kind + data
+    return len(data).to_bytes(4, "big") + body + (zlib.crc32(body) & 0xFFFFFFFF).to_bytes(4, "big")
+
+
+def png_filter(rows, bpp, choice):
+    """rows (h, rowbytes) uint8 filtered with type choice(y) per row: the bytes IDAT compresses."""
+    out = []
+    prev = np.zeros(rows.shape[1], np.int64)
+    for y in range(rows.shape[0]):
+        cur = rows[y].astype(np.int64)
+        ft = choice(y)
+        left = np.concatenate([np.zeros(bpp, np.int64), cur[:-bpp]])
+        upleft = np.concatenate([np.zeros(bpp, np.int64), prev[:-bpp]])
+        if ft == 0:
+            f = cur
+        elif ft == 1:
+            f = cur - left
+        elif ft == 2:
+            f = cur - prev
+        elif ft == 3:
+            f = cur - (left + prev) // 2
+        else:
+            p = left + prev - upleft
+            pa, pb, pc = np.abs(p - left), np.abs(p - prev), np.abs(p - upleft)
+            f = cur - np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, prev, upleft))
+        out.append(bytes([ft]) + (f % 256).astype(np.uint8).tobytes())
+        prev = cur
+    return b"".join(out)
+
+
+def png_file(w, h, ct, raw, level=6, strategy=None, split=0, extra=(), ihdr=None, idat_at=None):
+    """A PNG of raw (the filtered rows): zlib at `level` / `strategy`, the IDAT data in pieces of `split`
+    bytes, `extra` chunks before IDAT (and after it too when idat_at is None)."""
+    c = zlib.compressobj(level, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY if strategy is None else strategy)
+    z = c.compress(raw) + c.flush()
+    pieces = [z[i: i + split] for i in range(0, len(z), split)] if split else [z]
+    head = ihdr or (w.to_bytes(4, "big") + h.to_bytes(4, "big") + bytes([8, ct, 0, 0, 0]))
+    idat = b"".join(png_chunk(b"IDAT", p) for p in pieces)
+    body = b"".join(png_chunk(k, d) for k, d in extra)
+    return b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", head) + body + idat + body + png_chunk(b"IEND", b"")
+
+
+def png_tests(tool, work):
+    rng = np.random.default_rng(11)
+    chans = {0: 1, 2: 3, 4: 2, 6: 4}
+    modes = {0: "L", 2: "RGB", 4: "LA", 6: "RGBA"}
+
+    def pixels(w, h, c):
+        yy, xx = np.mgrid[0:h, 0:w]
+        a = np.stack([(xx * (3 + k) + yy * (5 - k) + 40 * k) % 256 for k in range(c)], -1).astype(np.uint8)
+        a[::4] = rng.integers(0, 256, a[::4].shape)  # noisy rows: every filter gets real work
+        return a
+
+    def compare(path, label, acl=False):
+        ref_im = Image.open(path)
+        alpha = ref_im.mode in ("LA", "RGBA")
+        ok, notes = True, []
+        for name, c in (("rgb", 3), ("rgba", 4)):
+            out = os.path.join(work, "p.raw")
+            rc, text = run(tool, "png", path, out, name)
+            ref = np.asarray(ref_im.convert("RGBA" if c == 4 else "RGB"))
+            if rc or not np.array_equal(np.fromfile(out, np.uint8).reshape(ref.shape), ref):
+                ok = False
+                notes.append(f"module {name}: {text}")
+        if acl:
+            w, h = ref_im.size
+            for fmt in (12, 16, 10000):
+                if fmt == 16 and not alpha:
+                    continue
+                out = os.path.join(work, "pa.raw")
+                rc, text = run(tool, "pngdecode", path, out, fmt)
+                c = 4 if fmt == 16 or (fmt == 10000 and alpha) else 3
+                ws, hs = (w + 127) // 128 * 128 * c, (h + 15) // 16 * 16
+                want = f"{w} {h} {ws} {hs} {ws * hs} {16 if c == 4 else 12} {len(ref_im.mode)} 0"
+                ref = np.asarray(ref_im.convert("RGBA" if c == 4 else "RGB"))
+                good = rc == 0 and text == want
+                if good:
+                    got = np.fromfile(out, np.uint8).reshape(hs, ws)[:h, : w * c].reshape(h, w, c)
+                    good = np.array_equal(got, ref)
+                if not good:
+                    ok = False
+                    notes.append(f"acl format {fmt}: {text} (want {want})")
+        check(ok, f"{label}: as PIL's decode{' (module and AscendCL)' if acl else ''} {'; '.join(notes)}")
+
+    # PIL's own files: every allowed colour type, odd sizes, PIL's compression choices.
+    for w, h in ((1, 1), (33, 47), (97, 61), (640, 479)):
+        for ct, mode in modes.items():
+            a = pixels(w, h, chans[ct])
+            im = Image.fromarray(a[..., 0] if chans[ct] == 1 else a, mode)
+            for opt, name in (({}, "default"), ({"compress_level": 0}, "stored"), ({"optimize": True}, "optimize")):
+                p = os.path.join(work, f"pil_{w}x{h}_{mode}_{name}.png")
+                im.save(p, **opt)
+                compare(p, f"PIL {mode} {w}x{h} {name}", acl=w >= 32 and h >= 32 and name == "default")
+    # Our own files: each filter type, each kind of deflate block, split IDAT, ancillary chunks.
+    extra = [(b"tEXt", b"Comment\0dvpp"), (b"gAMA", (45455).to_bytes(4, "big"))]
+    for ct in modes:
+        w, h = 45, 37
+        a = pixels(w, h, chans[ct])
+        rows = a.reshape(h, w * chans[ct])
+        filters = [(lambda y, t=t: t, name) for t, name in enumerate(("none", "sub", "up", "average", "paeth"))]
+        for choice, fname in filters + [(lambda y: y % 5, "mixed")]:
+            raw = png_filter(rows, chans[ct], choice)
+            blocks = ((6, None, "dynamic", 0), (6, zlib.Z_FIXED, "fixed", 0), (0, None, "stored", 0),
+                      (9, None, "dynamic, IDAT in 97-byte chunks", 97))
+            for level, strategy, zname, split in blocks:
+                if fname not in ("mixed", "paeth") and zname != "dynamic":
+                    continue
+                p = os.path.join(work, f"own_{ct}_{fname}_{level}_{split}.png")
+                with open(p, "wb") as f:
+                    f.write(png_file(w, h, ct, raw, level, strategy, split, extra))
+                compare(p, f"{modes[ct]} filter {fname}, {zname} blocks, tEXt and gAMA around IDAT", acl=True)
+
+    def refuse(name, blob, code, words, mode="pngdecode", fmt=12, soc=None):
+        p = os.path.join(work, name + ".png")
+        with open(p, "wb") as f:
+            f.write(blob)
+        args = [tool, mode, p, os.path.join(work, "bad.raw")] + ([fmt] if mode == "pngdecode" else ["rgba"]) + \
+            ([soc] if soc else [])
+        rc, text = run(*args)
+        ok = rc == 1 and all(wd in text for wd in words) and (code is None or f"error {code}:" in text)
+        check(ok, f"refused {name}: {text.splitlines()[0] if text else '(no output)'}")
+
+    base = open(os.path.join(work, "pil_97x61_RGB_default.png"), "rb").read()
+    refuse("soc_310", base, UNSUPPORTED, ["acldvppPngGetImageInfo", "Ascend310 has no PNG decoder"], soc="Ascend310")
+    refuse("rgba_out_of_rgb", base, UNSUPPORTED, ["PIXEL_FORMAT_RGBA_8888", "RGB PNG without alpha"], fmt=16)
+    refuse("yuv_out", base, UNSUPPORTED, ["output format 1"], fmt=1)
+    p = os.path.join(work, "palette.png")
+    Image.fromarray(pixels(40, 40, 3)).convert("P").save(p)
+    refuse("palette", open(p, "rb").read(), UNSUPPORTED, ["colour type 3 (palette)"])
+    p = os.path.join(work, "grey16.png")
+    Image.fromarray(pixels(40, 40, 1)[..., 0].astype(np.uint16) * 257).save(p)
+    refuse("16bit", open(p, "rb").read(), UNSUPPORTED, ["bit depth 16"])
+    p = os.path.join(work, "bilevel.png")
+    Image.fromarray(pixels(40, 40, 1)[..., 0]).convert("1").save(p)
+    refuse("1bit", open(p, "rb").read(), UNSUPPORTED, ["bit depth 1"])
+    rows = pixels(40, 40, 3).reshape(40, 120)
+    raw = png_filter(rows, 3, lambda y: 0)
+    ihdr = lambda w, h, bd=8, ct=2, il=0: w.to_bytes(4, "big") + h.to_bytes(4, "big") + bytes([bd, ct, 0, 0, il])
+    refuse("interlaced", png_file(40, 40, 2, raw, ihdr=ihdr(40, 40, il=1)), UNSUPPORTED, ["Adam7"])
+    refuse("too_small", open(os.path.join(work, "pil_1x1_RGB_default.png"), "rb").read(), UNSUPPORTED,
+           ["a 1x1 PNG", "32x32 to 4096x4096"])
+    refuse("too_large", png_file(40, 40, 2, raw, ihdr=ihdr(5000, 40)), UNSUPPORTED, ["5000x40", "4096 per side"])
+    refuse("bad_depth", png_file(40, 40, 2, raw, ihdr=ihdr(40, 40, bd=4)), INVALID_PARAM,
+           ["bit depth 4 for colour type 2"])
+    good = png_file(40, 40, 2, raw)
+    bad = bytearray(good)
+    bad[33 + 8 + 20] ^= 0x55  # a byte of the IDAT data, its CRC left as it was
+    refuse("bad_crc", bytes(bad), None, ["chunk IDAT", "CRC"], mode="png")
+    refuse("bad_crc_acl", bytes(bad), FAILURE, ["acldvppPngDecodeAsync", "CRC", "ret 1"])
+    z = zlib.compress(raw)
+    refuse("zlib_header", png_file(40, 40, 2, raw, level=0)[:0] + b"\x89PNG\r\n\x1a\n" +
+           png_chunk(b"IHDR", ihdr(40, 40)) + png_chunk(b"IDAT", b"\x79" + z[1:]) + png_chunk(b"IEND", b""),
+           None, ["zlib header 0x79"], mode="png")
+    refuse("adler", b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr(40, 40)) +
+           png_chunk(b"IDAT", z[:-1] + bytes([z[-1] ^ 1])) + png_chunk(b"IEND", b""), None, ["Adler-32"], mode="png")
+    bad_filter = bytearray(raw)
+    bad_filter[121 * 5] = 7  # row 5's filter type
+    refuse("filter_type", png_file(40, 40, 2, bytes(bad_filter)), FAILURE, ["row 5: filter type 7", "ret 1"])
+    refuse("short_data", png_file(40, 40, 2, raw[:-121]), None, ["inflated data is 4719 bytes", "4840"], mode="png")
+    refuse("long_data", png_file(40, 40, 2, raw + raw[:121]), None, ["longer than the picture's 4840 bytes"],
+           mode="png")
+    refuse("critical_chunk", png_file(40, 40, 2, raw, extra=[(b"ABCD", b"x")]), None,
+           ["critical chunk ABCD"], mode="png")
+    split = png_file(40, 40, 2, raw, split=1000)
+    first_end = 33 + 12 + 1000
+    refuse("idat_apart", split[:first_end] + png_chunk(b"tEXt", b"a\0b") + split[first_end:], None,
+           ["IDAT chunks must be consecutive"], mode="png")
+    refuse("no_iend", good[:-12], None, ["before IEND"], mode="png")
+    refuse("not_png", b"GIF89a" + good[6:], INVALID_PARAM, ["no PNG signature"])
+    for name in ("pil_33x47_RGBA_default.png", "own_0_mixed_9_97.png"):
+        rc, text = run(tool, "png_truncations", os.path.join(work, name), "-")
+        check(rc == 0 and text.endswith(" 0 bad"), f"every prefix of {name}: {text.splitlines()[-1] if text else ''}")
+
+
 def psnr(a, b):
     mse = float(np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2))
     return 99.0 if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
@@ -640,6 +830,8 @@ def main():
         jpeg_tests(tool, work)
     elif what == "vpc":
         vpc_tests(tool, work)
+    elif what == "png":
+        png_tests(tool, work)
     elif what == "vpc_batch":
         vpc_batch_tests(tool, work)
     elif what == "jpege":

@@ -1,6 +1,6 @@
-/* dvpp_tool.c - the test driver of dvpp_test.py: JPEG decode and encode, VPC
- * and batch VPC through AscendCL's DVPP calls (acl/ops/acl_dvpp.h), and the
- * decoder module alone.
+/* dvpp_tool.c - the test driver of dvpp_test.py: JPEG decode and encode, PNG
+ * decode, VPC and batch VPC through AscendCL's DVPP calls
+ * (acl/ops/acl_dvpp.h), and the decoder modules alone.
  *
  *   dvpp_tool jpeg IN.jpg OUT.yuv [nv21]
  *       dvpp_jpeg_decode directly (any size the module takes): writes the
@@ -37,6 +37,18 @@
  *       one page longer set to 0xA5 and checked after the task); writes the
  *       file and prints "PREDICTED SIZE".
  *
+ *   dvpp_tool png IN.png OUT.raw rgb|rgba
+ *       dvpp_png_decode directly: writes width x height pixels of 3 or 4
+ *       bytes, unpadded; prints "W H CHANNELS".
+ *   dvpp_tool png_truncations IN.png -
+ *       every prefix of the file through the module, as truncations does.
+ *   dvpp_tool pngdecode IN.png OUT.raw FMT [SOC]
+ *       acldvppPngGetImageInfo, acldvppPngPredictDecSize and
+ *       acldvppPngDecodeAsync (output format FMT) with aclrtGetSocName
+ *       saying SOC (default Ascend310P3: the tool stands in for a model of
+ *       that SoC loaded first); writes the whole output buffer and prints
+ *       "W H WS HS SIZE FORMAT COMPONENTS RET".
+ *
  * A refusal prints "error <code>: <aclGetRecentErrMsg>" on stdout and exits 1.
  */
 #include <stdio.h>
@@ -44,7 +56,9 @@
 #include <string.h>
 
 #include "acl/acl.h"
+#include "acl/acl_internal.h"
 #include "acl/dvpp_jpeg.h"
+#include "acl/dvpp_png.h"
 #include "acl/ops/acl_dvpp.h"
 
 static unsigned char *read_file(const char *path, size_t *n) {
@@ -133,6 +147,55 @@ static int truncations(const unsigned char *buf, size_t n) {
   return bad ? 1 : 0;
 }
 
+/* buf through the PNG module into *pix (malloc'ed, width x height x channels
+ * bytes); 0, or nonzero with err. */
+static int png_module_decode(const unsigned char *buf, size_t n, int channels, unsigned char **pix,
+                             dvpp_png_info *info, char *err, size_t errn) {
+  *pix = NULL;
+  if (dvpp_png_info_read(buf, n, info, err, errn)) return 1;
+  size_t row = (size_t)info->width * (size_t)channels;
+  *pix = malloc(row * info->height);
+  dvpp_png_out o = {*pix, row, channels};
+  return dvpp_png_decode(buf, n, &o, err, errn);
+}
+
+static int png_module(const unsigned char *buf, size_t n, const char *out, int channels) {
+  dvpp_png_info info;
+  char err[256];
+  unsigned char *pix;
+  int r = png_module_decode(buf, n, channels, &pix, &info, err, sizeof err);
+  if (r)
+    printf("error: %s\n", err);
+  else
+    printf("%u %u %d\n", info.width, info.height, info.channels);
+  if (!r) r = write_file(out, pix, (size_t)info.width * info.height * (size_t)channels);
+  free(pix);
+  return r ? 1 : 0;
+}
+
+/* Every prefix of the PNG through the module: each decoded or refused with a "png: " message. */
+static int png_truncations(const unsigned char *buf, size_t n) {
+  size_t ok = 0, refused = 0, bad = 0;
+  for (size_t len = 0; len < n; len++) {
+    unsigned char *cut = malloc(len ? len : 1); /* exactly len bytes: a read past them is an ASan report */
+    memcpy(cut, buf, len);
+    dvpp_png_info info;
+    char err[256] = "";
+    unsigned char *pix;
+    int r = png_module_decode(cut, len, 4, &pix, &info, err, sizeof err);
+    free(pix);
+    free(cut);
+    if (!r)
+      ok++;
+    else if (!strncmp(err, "png: ", 5) && strlen(err) > 15)
+      refused++;
+    else
+      bad++, printf("prefix of %zu bytes: message \"%s\"\n", len, err);
+  }
+  printf("%zu decoded %zu refused %zu bad\n", ok, refused, bad);
+  return bad ? 1 : 0;
+}
+
 /* What the AscendCL modes share: the device, a stream and a DVPP channel. */
 typedef struct session {
   aclrtStream stream;
@@ -179,6 +242,47 @@ static int decode(const unsigned char *buf, size_t n, const char *out, int nv21)
   printf("%u %u %u %u %u %d %u\n", acldvppGetPicDescWidth(pic), acldvppGetPicDescHeight(pic),
          acldvppGetPicDescWidthStride(pic), acldvppGetPicDescHeightStride(pic), acldvppGetPicDescSize(pic),
          comps, acldvppGetPicDescRetCode(pic));
+  host = malloc(dec_size);
+  TRY(aclrtMemcpy(host, dec_size, out_dev, dec_size, ACL_MEMCPY_DEVICE_TO_HOST));
+  rc = write_file(out, host, dec_size);
+done:
+  free(host);
+  if (pic) {
+    uint32_t ret = acldvppGetPicDescRetCode(pic);
+    if (rc) printf("ret %u\n", ret);
+    acldvppDestroyPicDesc(pic);
+  }
+  if (out_dev) acldvppFree(out_dev);
+  if (in_dev) acldvppFree(in_dev);
+  session_close(&ss);
+  return rc;
+}
+
+/* dvpp_tool pngdecode IN.png OUT.raw FMT [SOC] */
+static int pngdecode(const unsigned char *buf, size_t n, const char *out, acldvppPixelFormat fmt,
+                     const char *soc) {
+  int rc = 0;
+  session ss = {NULL, NULL};
+  acldvppPicDesc *pic = NULL;
+  void *in_dev = NULL, *out_dev = NULL, *host = NULL;
+  uint32_t w = 0, h = 0, dec_size = 0;
+  int32_t comps = 0;
+  TRY(session_open(&ss));
+  acl_set_soc(soc); /* as loading a model of that SoC would */
+  TRY(acldvppMalloc(&in_dev, n ? n : 1));
+  TRY(aclrtMemcpy(in_dev, n, buf, n, ACL_MEMCPY_HOST_TO_DEVICE));
+  TRY(acldvppPngGetImageInfo(in_dev, (uint32_t)n, &w, &h, &comps));
+  TRY(acldvppPngPredictDecSize(in_dev, (uint32_t)n, fmt, &dec_size));
+  TRY(acldvppMalloc(&out_dev, dec_size));
+  pic = acldvppCreatePicDesc();
+  TRY(acldvppSetPicDescData(pic, out_dev));
+  TRY(acldvppSetPicDescSize(pic, dec_size));
+  TRY(acldvppSetPicDescFormat(pic, fmt));
+  TRY(acldvppPngDecodeAsync(ss.ch, in_dev, (uint32_t)n, pic, ss.stream));
+  TRY(aclrtSynchronizeStream(ss.stream));
+  printf("%u %u %u %u %u %d %d %u\n", acldvppGetPicDescWidth(pic), acldvppGetPicDescHeight(pic),
+         acldvppGetPicDescWidthStride(pic), acldvppGetPicDescHeightStride(pic), acldvppGetPicDescSize(pic),
+         (int)acldvppGetPicDescFormat(pic), comps, acldvppGetPicDescRetCode(pic));
   host = malloc(dec_size);
   TRY(aclrtMemcpy(host, dec_size, out_dev, dec_size, ACL_MEMCPY_DEVICE_TO_HOST));
   rc = write_file(out, host, dec_size);
@@ -445,9 +549,8 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "encode")) return encode(argc, argv);
   if (argc > 1 && !strcmp(argv[1], "batch")) return batch(argc, argv);
   if (argc < 4)
-    return fprintf(
-               stderr,
-               "usage: dvpp_tool jpeg|decode|truncations IN OUT [nv21] | vpc ... | batch ... | encode ...\n"),
+    return fprintf(stderr, "usage: dvpp_tool jpeg|decode|truncations IN OUT [nv21] | "
+                           "png|pngdecode|png_truncations IN OUT ... | vpc ... | batch ... | encode ...\n"),
            2;
   size_t n = 0;
   unsigned char *buf = read_file(argv[2], &n);
@@ -459,6 +562,13 @@ int main(int argc, char **argv) {
     rc = truncations(buf, n);
   else if (!strcmp(argv[1], "decode"))
     rc = decode(buf, n, argv[3], nv21);
+  else if (!strcmp(argv[1], "png") && argc > 4)
+    rc = png_module(buf, n, argv[3], !strcmp(argv[4], "rgba") ? 4 : 3);
+  else if (!strcmp(argv[1], "png_truncations"))
+    rc = png_truncations(buf, n);
+  else if (!strcmp(argv[1], "pngdecode") && argc > 4)
+    rc = pngdecode(buf, n, argv[3], (acldvppPixelFormat)strtol(argv[4], NULL, 0),
+                   argc > 5 ? argv[5] : "Ascend310P3");
   free(buf);
   return rc;
 }

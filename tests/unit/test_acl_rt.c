@@ -534,6 +534,14 @@ static void test_unsupported(void) {
   OK(acldvppDestroyJpegeConfig(jc));
   OK(acldvppSetPicDescWidth(pd, 16));
   OK(acldvppSetPicDescHeight(pd, 0));
+  /* PNG decode is the Ascend 310P's (socs/<name>.yaml dvpp.pngd); this process's SoC is the Ascend310 */
+  static const unsigned char png_sig[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  EXPECT_ACL(acldvppPngGetImageInfo(png_sig, sizeof png_sig, &w, &h, &comps), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "the Ascend310 has no PNG decoder");
+  EXPECT_ACL(acldvppPngPredictDecSize(png_sig, sizeof png_sig, PIXEL_FORMAT_RGB_888, &w),
+             ACL_ERROR_FEATURE_UNSUPPORTED, "acldvppPngPredictDecSize");
+  EXPECT_ACL(acldvppPngDecodeAsync(ch, png_sig, sizeof png_sig, pd, NULL), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "PNGD is an Ascend 310P feature");
   /* batches of descriptions and the batch VPC calls' counts */
   EXPECT_ACL(acldvppCreateBatchPicDesc(0) ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM, ACL_ERROR_INVALID_PARAM,
              "batchSize 0: 1 to 256");

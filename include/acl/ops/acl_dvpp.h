@@ -1,5 +1,5 @@
-/* acl_dvpp.h - AscendCL's media processing (DVPP: JPEG decode and
- * encode, resize, crop on the chip's media engine) as libascendcl
+/* acl_dvpp.h - AscendCL's media processing (DVPP: JPEG and PNG decode,
+ * JPEG encode, resize, crop on the chip's media engine) as libascendcl
  * provides it: in software, on the caller's streams (libascendcl; see acl.h).
  *
  * acldvppMalloc / acldvppFree give device memory (as aclrtMalloc's: the
@@ -55,6 +55,20 @@
  * acldvppJpegPredictEncSize gives a size that always fits (every block at its
  * longest code, every byte stuffed: about 10 bytes a pixel for YUV420SP, 13
  * for YUV422 packed).
+ *
+ * PNG decode (PNGD, acl/dvpp_png.c): acldvppPngGetImageInfo,
+ * acldvppPngPredictDecSize and acldvppPngDecodeAsync exist on the Ascend
+ * 310P only (the SoC is aclrtGetSocName's: the last model loaded's, Ascend310
+ * before any; elsewhere ACL_ERROR_FEATURE_UNSUPPORTED). They take
+ * non-interlaced 8-bit grey, RGB, grey + alpha and RGBA PNG of 32x32 to
+ * 4096x4096 and write RGB888 (alpha dropped, grey repeated) or, for sources
+ * with alpha, RGBA8888 (PIXEL_FORMAT_UNKNOWN: the source's), with width
+ * stride the width rounded up to 128 times 3 or 4, height stride the height
+ * rounded up to 16; the call sets the output description's format, size and
+ * strides, the task its ret code. Palette, 1/2/4/16-bit and interlaced files
+ * are refused (ACL_ERROR_FEATURE_UNSUPPORTED) naming what; a corrupt file
+ * (a bad CRC, zlib header, deflate code, Adler-32, filter type) is a clean
+ * error naming the problem.
  */
 #ifndef INC_EXTERNAL_ACL_OPS_ACL_DVPP_H_
 #define INC_EXTERNAL_ACL_OPS_ACL_DVPP_H_
@@ -186,6 +200,16 @@ ACL_FUNC_VISIBILITY aclError acldvppVpcCropAndPasteAsync(acldvppChannelDesc *cha
                                                          acldvppPicDesc *outputDesc,
                                                          acldvppRoiConfig *cropArea,
                                                          acldvppRoiConfig *pasteArea, aclrtStream stream);
+
+/* PNG decode (Ascend 310P's PNGD), as above. */
+ACL_FUNC_VISIBILITY aclError acldvppPngGetImageInfo(const void *data, uint32_t dataSize, uint32_t *width,
+                                                    uint32_t *height, int32_t *components);
+ACL_FUNC_VISIBILITY aclError acldvppPngPredictDecSize(const void *data, uint32_t dataSize,
+                                                      acldvppPixelFormat outputPixelFormat,
+                                                      uint32_t *decSize);
+ACL_FUNC_VISIBILITY aclError acldvppPngDecodeAsync(acldvppChannelDesc *channelDesc, const void *data,
+                                                   uint32_t size, acldvppPicDesc *outputDesc,
+                                                   aclrtStream stream);
 
 /* Batch VPC: input i of srcBatchPicDescs (i < size) gives roiNums[i]
  * regions; region k (counted over all inputs) is cropAreas[k], written to
