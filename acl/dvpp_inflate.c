@@ -1,12 +1,16 @@
 /* dvpp_inflate.c - the inflater of dvpp_inflate.h.
  *
  * Canonical Huffman codes are kept as counts per length and the symbols in
- * code order, and decoded one bit at a time (the first code of each length
- * is computed on the way), so no table can be indexed out of range: a code
+ * code order. Codes of up to FAST_BITS bits are looked up in a table indexed
+ * by the next FAST_BITS input bits (filled from the same counts, so every
+ * entry is a symbol of the code); longer ones, and bit patterns no short
+ * code has, are decoded one bit at a time (the first code of each length
+ * computed on the way), so no table can be indexed out of range and a code
  * that no symbol has is an error. Code length sets are checked when built:
  * an over-subscribed set is an error, an incomplete one is allowed (its
- * missing codes are errors when met). The bit reader returns zero bits past
- * the end and flags the overrun, which the caller turns into "ends early".
+ * missing codes are errors when met). The bit reader feeds zero bits past
+ * the end and counts them; consuming one of them is an overrun, which the
+ * caller turns into "ends early" (looking ahead into them is not).
  * Every output write is bounded by out_size, every back-reference by the
  * bytes written so far.
  */
@@ -17,18 +21,20 @@
 
 #include "acl/dvpp_inflate.h"
 
-enum { MAX_BITS = 15, MAX_LIT = 288, MAX_DIST = 30 };
+enum { MAX_BITS = 15, MAX_LIT = 288, MAX_DIST = 30, FAST_BITS = 9 };
 
 typedef struct huff {
   uint16_t count[MAX_BITS + 1];
   uint16_t sym[MAX_LIT];
+  uint16_t fast[1 << FAST_BITS]; /* symbol << 4 | length of the code the next bits start with; 0: none that
+                                    short */
 } huff;
 
 typedef struct state {
   const uint8_t *in;
   size_t n, pos;
-  uint32_t bitbuf;
-  int bitcnt, overrun;
+  uint32_t bitbuf; /* the next bitcnt bits, least significant first; the last `pad` of them are zero fill */
+  int bitcnt, pad, overrun;
   uint8_t *out;
   size_t cap, len;
   char *err;
@@ -47,21 +53,48 @@ static int fail(state *s, const char *fmt, ...) {
   return -1;
 }
 
-/* `need` (0..16) bits, least significant first. */
-static unsigned bits(state *s, int need) {
+/* At least `need` (0..24) bits in bitbuf, zero fill past the end. */
+static void fill(state *s, int need) {
   while (s->bitcnt < need) {
     unsigned b = 0;
     if (s->pos < s->n)
       b = s->in[s->pos++];
     else
-      s->overrun = 1;
+      s->pad += 8;
     s->bitbuf |= (uint32_t)b << s->bitcnt;
     s->bitcnt += 8;
   }
+}
+
+static void consume(state *s, int n) {
+  s->bitbuf >>= n;
+  s->bitcnt -= n;
+  if (s->bitcnt < s->pad) {
+    s->overrun = 1;
+    s->pad = s->bitcnt;
+  }
+}
+
+/* `need` (0..16) bits, least significant first. */
+static unsigned bits(state *s, int need) {
+  fill(s, need);
   unsigned v = s->bitbuf & ((1u << need) - 1);
-  s->bitbuf >>= need;
-  s->bitcnt -= need;
+  consume(s, need);
   return v;
+}
+
+/* Back to a byte boundary: the partial byte's bits dropped, whole bytes
+ * already read ahead given back (stored blocks and the Adler-32 are bytes). */
+static void align(state *s) {
+  while (s->bitcnt >= 8) {
+    if (s->pad >= 8)
+      s->pad -= 8;
+    else
+      s->pos--;
+    s->bitcnt -= 8;
+  }
+  s->bitbuf = 0;
+  s->bitcnt = s->pad = 0;
 }
 
 /* Builds h from n code lengths (0..15); -1 when over-subscribed. */
@@ -81,11 +114,32 @@ static int build(huff *h, const uint8_t *lengths, int n) {
     offs[len + 1] = (uint16_t)(offs[len] + h->count[len]);
   for (int i = 0; i < n; i++)
     if (lengths[i]) h->sym[offs[lengths[i]]++] = (uint16_t)i;
+  /* the short codes into the table: code `first + k` of length len, bit-reversed (deflate sends codes from
+   * their most significant bit), repeated under every value of the bits after it */
+  memset(h->fast, 0, sizeof h->fast);
+  int first = 0, index = 0;
+  for (int len = 1; len <= FAST_BITS; len++) {
+    for (int k = 0; k < h->count[len]; k++) {
+      unsigned code = (unsigned)(first + k), rev = 0;
+      for (int b = 0; b < len; b++)
+        rev |= ((code >> b) & 1u) << (len - 1 - b);
+      for (unsigned i = rev; i < (1u << FAST_BITS); i += 1u << len)
+        h->fast[i] = (uint16_t)(h->sym[index + k] << 4 | len);
+    }
+    index += h->count[len];
+    first = (first + h->count[len]) << 1;
+  }
   return 0;
 }
 
 /* The next symbol of h, or -1 (a code no symbol has). */
 static int decode(state *s, const huff *h) {
+  fill(s, FAST_BITS);
+  unsigned e = h->fast[s->bitbuf & ((1u << FAST_BITS) - 1)];
+  if (e) {
+    consume(s, (int)(e & 15));
+    return (int)(e >> 4);
+  }
   int code = 0, first = 0, index = 0;
   for (int len = 1; len <= MAX_BITS; len++) {
     code |= (int)bits(s, 1);
@@ -139,8 +193,7 @@ static int codes(state *s, const huff *lit, const huff *dist) {
 }
 
 static int stored(state *s) {
-  s->bitbuf = 0; /* to a byte boundary: the rest of the current byte is skipped */
-  s->bitcnt = 0;
+  align(s);
   if (s->n - s->pos < 4) return fail(s, "a stored block's header is cut off");
   unsigned len = s->in[s->pos] | (unsigned)s->in[s->pos + 1] << 8;
   unsigned nlen = s->in[s->pos + 2] | (unsigned)s->in[s->pos + 3] << 8;
@@ -262,6 +315,7 @@ int dvpp_inflate_zlib(const uint8_t *in, size_t n, uint8_t *out, size_t out_size
   } while (!last);
   if (s.len != s.cap)
     return fail(&s, "the inflated data is %zu bytes, the picture's rows need %zu", s.len, s.cap);
+  align(&s);
   if (s.n - s.pos < 4) return fail(&s, "the Adler-32 check after the compressed data is cut off");
   uint32_t want = (uint32_t)in[s.pos] << 24 | (uint32_t)in[s.pos + 1] << 16 | (uint32_t)in[s.pos + 2] << 8 |
                   in[s.pos + 3];
