@@ -43,19 +43,19 @@ void dvpp_dct_inverse(const float *coef, uint8_t *out, size_t stride) {
 
 void dvpp_dct_forward(const float *samples, float *coef) {
   pthread_once(&basis_once, basis_init);
-  float tmp[64];
-  for (int y = 0; y < 8; y++) /* rows: tmp[y][u] */
-    for (int u = 0; u < 8; u++) {
-      float s = 0;
-      for (int x = 0; x < 8; x++)
-        s += basis[x][u] * samples[y * 8 + x];
-      tmp[y * 8 + u] = s;
+  float tmp[64] = {0};
+  for (int y = 0; y < 8; y++) /* rows: tmp[y][u] = sum over x of samples[y][x] basis[x][u] */
+    for (int x = 0; x < 8; x++) {
+      float s = samples[y * 8 + x];
+      for (int u = 0; u < 8; u++) /* the innermost loop runs along rows: the compiler vectorizes it */
+        tmp[y * 8 + u] += s * basis[x][u];
     }
-  for (int v = 0; v < 8; v++)
-    for (int u = 0; u < 8; u++) {
-      float s = 0;
-      for (int y = 0; y < 8; y++)
-        s += basis[y][v] * tmp[y * 8 + u];
-      coef[v * 8 + u] = s;
+  for (int v = 0; v < 64; v++)
+    coef[v] = 0;
+  for (int v = 0; v < 8; v++) /* columns: coef[v][u] = sum over y of basis[y][v] tmp[y][u] */
+    for (int y = 0; y < 8; y++) {
+      float b = basis[y][v];
+      for (int u = 0; u < 8; u++)
+        coef[v * 8 + u] += b * tmp[y * 8 + u];
     }
 }

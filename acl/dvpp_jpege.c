@@ -124,12 +124,7 @@ static void flush_bits(writer *w) {
 
 static int category(int v) {
   unsigned a = (unsigned)(v < 0 ? -v : v);
-  int n = 0;
-  while (a) {
-    n++;
-    a >>= 1;
-  }
-  return n;
+  return a ? 32 - __builtin_clz(a) : 0;
 }
 
 /* v in its category's `n` bits (T.81 F.1.2.1: negative values as v - 1). */
@@ -137,15 +132,17 @@ static void put_value(writer *w, int v, int n) {
   if (n) put_bits(w, (unsigned)(v < 0 ? v - 1 : v), n);
 }
 
-static int quantize(float c, int q, int lim_lo, int lim_hi) {
-  float r = c / (float)q;
+/* c / q (as c times 1 / q) rounded to nearest, half away from zero, clamped to lo..hi. */
+static int quantize(float c, float inv_q, int lo, int hi) {
+  float r = c * inv_q;
   int v = r >= 0 ? (int)(r + 0.5f) : -(int)(-r + 0.5f);
-  return v < lim_lo ? lim_lo : v > lim_hi ? lim_hi : v;
+  return v < lo ? lo : v > hi ? hi : v;
 }
 
 typedef struct enc {
   writer w;
-  uint16_t q[2][64]; /* natural order */
+  uint16_t q[2][64];  /* natural order */
+  float inv_q[2][64]; /* 1 / q */
   code_table dc[2], ac[2];
   int pred[3];
 } enc;
@@ -157,7 +154,7 @@ static void encode_block(enc *e, const float *samples, int comp) {
   int zz[64];
   for (int k = 0; k < 64; k++) {
     int nat = dvpp_dct_zigzag[k];
-    zz[k] = k ? quantize(coef[nat], e->q[t][nat], -1023, 1023) : quantize(coef[0], e->q[t][0], -1024, 1023);
+    zz[k] = quantize(coef[nat], e->inv_q[t][nat], k ? -1023 : -1024, 1023);
   }
   int diff = zz[0] - e->pred[comp], n = category(diff);
   e->pred[comp] = zz[0];
@@ -258,6 +255,7 @@ int dvpp_jpege_encode(const dvpp_jpege_in *in, int quality, uint8_t *out, size_t
     for (int k = 0; k < 64; k++) {
       int v = (base_q[t][k] * scale + 50) / 100;
       e.q[t][k] = (uint16_t)(v < 1 ? 1 : v > 255 ? 255 : v);
+      e.inv_q[t][k] = 1.0f / (float)e.q[t][k];
     }
     build_codes(&dc_spec[t], &e.dc[t]);
     build_codes(&ac_spec[t], &e.ac[t]);
