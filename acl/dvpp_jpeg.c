@@ -14,13 +14,12 @@
  * Dimensions are at most DVPP_JPEG_MAX_DIM, so every plane size fits in
  * size_t with room; DC predictions accumulate in 64 bits.
  */
-#include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl/dvpp_dct.h"
 #include "acl/dvpp_jpeg.h"
 
 typedef struct huff {
@@ -61,11 +60,6 @@ typedef struct dec {
   size_t bpos;
 } dec;
 
-static const uint8_t zigzag[64] = {0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,
-                                   12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6,  7,  14, 21, 28,
-                                   35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
-                                   58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63};
-
 static int fail(dec *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(dec *d, const char *fmt, ...) {
   if (!d->err || !d->errn) return -1;
@@ -93,7 +87,7 @@ static int read_dqt(dec *d, const uint8_t *s, size_t n) {
     if (tq > 3) return fail(d, "DQT: table index %d (0..3 allowed)", tq);
     if (n < need) return fail(d, "DQT: table %d needs %zu bytes, the segment has %zu", tq, need, n);
     for (int k = 0; k < 64; k++)
-      d->qt[tq][zigzag[k]] = (uint16_t)(pq ? be16(s + 1 + 2 * k) : s[1 + k]);
+      d->qt[tq][dvpp_dct_zigzag[k]] = (uint16_t)(pq ? be16(s + 1 + 2 * k) : s[1 + k]);
     d->qt_defined[tq] = 1;
     s += need;
     n -= need;
@@ -266,35 +260,6 @@ static int receive_extend(dec *d, int s) {
 
 /* --- blocks */
 
-/* idct_cos[x][u] = C(u) / 2 * cos((2x + 1) u pi / 16), C(0) = 1 / sqrt(2), else 1. */
-static float idct_cos[8][8];
-static pthread_once_t idct_once = PTHREAD_ONCE_INIT;
-
-static void idct_init(void) {
-  for (int x = 0; x < 8; x++)
-    for (int u = 0; u < 8; u++)
-      idct_cos[x][u] = (float)((u ? 0.5 : 0.5 / sqrt(2.0)) * cos((2 * x + 1) * u * M_PI / 16));
-}
-
-/* The inverse DCT of coef (natural order, dequantized) into 8x8 samples at out. */
-static void idct_block(const float *coef, uint8_t *out, size_t stride) {
-  float tmp[64];
-  for (int u = 0; u < 8; u++) /* columns: tmp[y][u] */
-    for (int y = 0; y < 8; y++) {
-      float s = 0;
-      for (int v = 0; v < 8; v++)
-        s += idct_cos[y][v] * coef[v * 8 + u];
-      tmp[y * 8 + u] = s;
-    }
-  for (int y = 0; y < 8; y++)
-    for (int x = 0; x < 8; x++) {
-      float s = 128.5f;
-      for (int u = 0; u < 8; u++)
-        s += idct_cos[x][u] * tmp[y * 8 + u];
-      out[y * stride + x] = s <= 0 ? 0 : s >= 255 ? 255 : (uint8_t)s;
-    }
-}
-
 static int decode_block(dec *d, comp *c, size_t bx, size_t by) {
   float coef[64] = {0};
   const uint16_t *q = d->qt[c->tq];
@@ -314,11 +279,11 @@ static int decode_block(dec *d, comp *c, size_t bx, size_t by) {
     k += r;
     if (k > 63)
       return fail(d, "AC coefficients run past 63 in component %d, block (%zu, %zu)", c->id, bx, by);
-    coef[zigzag[k]] = (float)receive_extend(d, s) * q[zigzag[k]];
+    coef[dvpp_dct_zigzag[k]] = (float)receive_extend(d, s) * q[dvpp_dct_zigzag[k]];
     k++;
   }
   size_t stride = c->bw * 8;
-  idct_block(coef, c->plane + by * 8 * stride + bx * 8, stride);
+  dvpp_dct_inverse(coef, c->plane + by * 8 * stride + bx * 8, stride);
   return 0;
 }
 
@@ -500,7 +465,6 @@ static uint8_t sample(const dec *d, const comp *c, size_t x, size_t y) {
 
 int dvpp_jpeg_decode(const uint8_t *data, size_t size, const dvpp_jpeg_nv12 *out, char *err, size_t n) {
   dec d = {.p = data, .size = data ? size : 0, .err = err, .errn = n};
-  pthread_once(&idct_once, idct_init);
   int r = parse(&d, 1);
   for (int i = 0; !r && i < d.info.ncomp; i++)
     if (!d.c[i].scanned) r = fail(&d, "component %d has no scan before the end of the stream", d.c[i].id);

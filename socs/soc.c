@@ -1,6 +1,6 @@
 /* soc.c - reads socs/<name>.yaml with libyaml's event parser (see soc.h).
  *
- * The file is a mapping of scalars plus nested mappings (cube, buffers, aipp).
+ * The file is a mapping of scalars plus nested mappings (cube, buffers, aipp, dvpp).
  * The reader walks events with a two-level key path ("buffers.l0a"), stores
  * each scalar into its field, and rejects unknown keys, missing keys, values
  * that are not integers in range, and anything deeper than two levels.
@@ -42,6 +42,7 @@ static const soc_field fields[] = {
     F("vector_bytes", 32, 4096, vector_bytes),
     TEXT("aipp.formats", aipp_formats),
     {"aipp.scaling", 0, 1, 0, 0, 1, offsetof(soc_info, aipp_scaling), sizeof(int)},
+    {"dvpp.pngd", 0, 1, 0, 0, 1, offsetof(soc_info, dvpp_pngd), sizeof(int)},
 };
 #undef F
 #undef TEXT

@@ -8,6 +8,8 @@
  *   aipp: {formats: "YUV420SP_U8 RGB888_U8", scaling: false}
  *                            # AIPP (atc --insert_op_conf): the input formats
  *                            # the SoC's AIPP reads, and whether it scales
+ *   dvpp: {pngd: false}      # DVPP: whether it has the PNG decoder (libascendcl's
+ *                            # PNGD calls check the SoC name the same way)
  * Unknown keys are errors (a misspelt key must not be silently ignored).
  */
 #ifndef SOCS_SOC_H
@@ -27,6 +29,7 @@ typedef struct soc_info {
   double clock_mhz;
   char aipp_formats[160]; /* AIPP input formats, space-separated ("YUV420SP_U8 RGB888_U8") */
   int aipp_scaling;       /* 1: AIPP scales (resize, aclmdlSetAIPPScfParams) */
+  int dvpp_pngd;          /* 1: DVPP decodes PNG (acldvppPngDecodeAsync) */
 } soc_info;
 
 /* Loads <name>.yaml, searching $ATC_SOC_DIR, then the share/atc/socs of

@@ -38,8 +38,8 @@ ASAN_OPTIONS=detect_leaks=1 /usr/bin/python3 tests/fault_injection.py build-asan
   { tail -60 build-asan/fault_injection.log; exit 1; }
 tail -1 build-asan/fault_injection.log
 [ "$SECS" -gt 0 ] || exit 0
-for t in onnx compile om om_mutate om_semantic jpeg; do
-  case $t in onnx | om) runs=800000 ;; om_mutate) runs=300000 ;; jpeg) runs=200000 ;; compile) runs=12000 ;; om_semantic) runs=8000 ;; esac
+for t in onnx compile om om_mutate om_semantic jpeg png; do
+  case $t in onnx | om) runs=800000 ;; om_mutate) runs=300000 ;; jpeg | png) runs=200000 ;; compile) runs=12000 ;; om_semantic) runs=8000 ;; esac
   tests/fuzz/run.sh "$t" "$SECS" -seed=1 -runs=$runs >"build-asan/fuzz-$t.log" 2>&1 ||
     { tail -60 "build-asan/fuzz-$t.log"; exit 1; }
   grep -E '^Done|^stat::number_of_executed_units' "build-asan/fuzz-$t.log" | tr '\n' ' '; echo "($t)"

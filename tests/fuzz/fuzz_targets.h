@@ -22,6 +22,8 @@
  *              run on read-only inputs (fuzz_om_semantic.c)
  *   jpeg       raw bytes -> the DVPP JPEG decoder (acl/dvpp_jpeg.h): headers,
  *              then a whole decode of pictures up to 1 Mpixel (fuzz_jpeg.c)
+ *   png        raw bytes -> the DVPP PNG decoder (acl/dvpp_png.h): IHDR, then
+ *              a whole decode of pictures up to 1 Mpixel (fuzz_png.c)
  */
 #ifndef TESTS_FUZZ_FUZZ_TARGETS_H
 #define TESTS_FUZZ_FUZZ_TARGETS_H
@@ -47,6 +49,7 @@ int fuzz_om(const uint8_t *data, size_t size);
 int fuzz_om_mutate(const uint8_t *data, size_t size);
 int fuzz_om_semantic(const uint8_t *data, size_t size);
 int fuzz_jpeg(const uint8_t *data, size_t size);
+int fuzz_png(const uint8_t *data, size_t size);
 /* om_semantic's seed packages: a recipe's first byte picks one (mod this). */
 enum { FUZZ_OM_SEMANTIC_SEEDS = 6 };
 

@@ -9,7 +9,7 @@
  * crash (a sanitizer report or a signal ends the process, and ctest sees it),
  * and every refusal carries a specific message: non-empty, naming the model
  * (FUZZ_ONNX_LABEL) for the ONNX targets or the om header / partition /
- * runtime call for the om targets ("jpeg: " for the JPEG decoder), and
+ * runtime call for the om targets ("jpeg: " / "png: " for the decoders), and
  * saying more than that name.
  * Prints one line per input with the outcome; exit status 1 if any check
  * failed.
@@ -57,6 +57,7 @@ static const target targets[] = {
     {"om_mutate", fuzz_om_mutate, "om"},
     {"om_semantic", fuzz_om_semantic, "om"},
     {"jpeg", fuzz_jpeg, "jpeg: "},
+    {"png", fuzz_png, "png: "},
 };
 
 static int failures, inputs;

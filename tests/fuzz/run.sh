@@ -2,14 +2,15 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/ and runs one.
 #
 #   tests/fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
-#   TARGET: onnx | compile | om | om_mutate | om_semantic | jpeg | all (each for SECONDS, one after another)
+#   TARGET: onnx | compile | om | om_mutate | om_semantic | jpeg | png | all (each for SECONDS, one after another)
 #
 # The working corpus lives in build-fuzz/corpus/TARGET (kept between runs);
 # seeds are made on the first run (build-fuzz/seeds/TARGET): ONNX node tests'
 # models for onnx, om packages compiled from them for om and om_mutate, one
 # recipe per built-in seed model for compile and per built-in seed package
 # for om_semantic (a recipe without mutations), small JPEGs made by
-# jpeg_seeds.py (PIL, jpegtran) for jpeg; tests/fuzz/regressions/TARGET
+# jpeg_seeds.py (PIL, jpegtran) for jpeg, small PNGs made by png_seeds.py
+# (PIL, zlib) for png; tests/fuzz/regressions/TARGET
 # is always added. Crashes, leaks, timeouts (-timeout=10) and allocations
 # over 2 GB are written to build-fuzz/artifacts/TARGET/ and end the run with
 # a non-zero status. FUZZ_JOBS is not used: one fuzzer process at a time.
@@ -23,10 +24,10 @@ B=$ROOT/build-fuzz
 NODE_TESTS=${NODE_TESTS:-$ROOT/../shared/onnx-node-tests/node}
 
 if [ "$TARGET" = all ]; then
-  for t in onnx compile om om_mutate om_semantic jpeg; do "$0" "$t" "$SECONDS_" "$@"; done
+  for t in onnx compile om om_mutate om_semantic jpeg png; do "$0" "$t" "$SECONDS_" "$@"; done
   exit 0
 fi
-case $TARGET in onnx|compile|om|om_mutate|om_semantic|jpeg) ;; *) echo "run.sh: unknown target $TARGET" >&2; exit 2 ;; esac
+case $TARGET in onnx|compile|om|om_mutate|om_semantic|jpeg|png) ;; *) echo "run.sh: unknown target $TARGET" >&2; exit 2 ;; esac
 
 CC=${CC:-clang}
 command -v "$CC" >/dev/null || CC=clang-14
@@ -34,7 +35,7 @@ mkdir -p "$B"
 [ -f "$B/CMakeCache.txt" ] ||
   CC=$CC cmake -S . -B "$B" -DATC_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$B/build.log" 2>&1 ||
   { cat "$B/build.log"; exit 1; }
-cmake --build "$B" -j"$(nproc)" --target fuzz_onnx fuzz_compile fuzz_om fuzz_om_mutate fuzz_om_semantic fuzz_jpeg atc \
+cmake --build "$B" -j"$(nproc)" --target fuzz_onnx fuzz_compile fuzz_om fuzz_om_mutate fuzz_om_semantic fuzz_jpeg fuzz_png atc \
   >>"$B/build.log" 2>&1 ||
   { tail -40 "$B/build.log"; exit 1; }
 
@@ -78,6 +79,9 @@ if [ ! -d "$S/om_semantic" ]; then
 fi
 if [ ! -d "$S/jpeg" ]; then
   /usr/bin/python3 "$ROOT/tests/fuzz/jpeg_seeds.py" "$S/jpeg.tmp" && mv "$S/jpeg.tmp" "$S/jpeg"
+fi
+if [ ! -d "$S/png" ]; then
+  /usr/bin/python3 "$ROOT/tests/fuzz/png_seeds.py" "$S/png.tmp" && mv "$S/png.tmp" "$S/png"
 fi
 SEEDS=$S/$TARGET
 [ "$TARGET" = om_mutate ] && SEEDS=$S/om

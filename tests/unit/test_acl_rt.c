@@ -22,10 +22,8 @@
  *   - aclmdlGetInputDimsRange: {d, d} per dim of a static input;
  *   - dump and profiling calls out of order have AscendCL's codes; a dump
  *     that cannot write fails the execution, naming the directory;
- *   - JPEG encoding returns
- *     ACL_ERROR_FEATURE_UNSUPPORTED (DVPP's memory, descriptions and
- *     channels work; a DVPP call checks its channel and its input's header
- *     before queueing);
+ *   - DVPP's memory, descriptions, batches and channels work; a DVPP call
+ *     checks its channel, its arguments and its input before queueing;
  *   - single operators: op models of atc --singleop (compiled in process)
  *     loaded by aclopLoad from memory (freed after) and aclopSetModelDir,
  *     matched by type, descriptions and attributes (set, left at the
@@ -603,8 +601,65 @@ static void test_unsupported(void) {
              "progressive JPEG (SOF2)");
   EXPECT_ACL(acldvppJpegDecodeAsync(ch, soi, sizeof soi, pd, NULL), ACL_ERROR_INVALID_PARAM,
              "data 0x"); /* host memory */
-  EXPECT_ACL(acldvppJpegEncodeAsync(ch, pd, pic, &w, NULL, NULL), ACL_ERROR_FEATURE_UNSUPPORTED,
-             "acldvppJpegEncodeAsync");
+  /* JPEG encode: the configuration's level, the input checked before anything is queued */
+  acldvppJpegeConfig *jc = acldvppCreateJpegeConfig();
+  CHECK(jc != NULL && acldvppGetJpegeConfigLevel(jc) == 0);
+  OK(acldvppSetJpegeConfigLevel(jc, 37));
+  CHECK(acldvppGetJpegeConfigLevel(jc) == 37);
+  EXPECT_ACL(acldvppSetJpegeConfigLevel(jc, 101), ACL_ERROR_INVALID_PARAM, "level 101: 0 to 100");
+  EXPECT_ACL(acldvppSetJpegeConfigLevel(NULL, 1), ACL_ERROR_INVALID_PARAM, "jpegeConfig is NULL");
+  EXPECT_ACL(acldvppJpegEncodeAsync(ch, pd, pic, &w, jc, NULL), ACL_ERROR_INVALID_PARAM,
+             "inputDesc width x height 16x0");
+  EXPECT_ACL(acldvppJpegPredictEncSize(pd, NULL, &w), ACL_ERROR_INVALID_PARAM, "config is NULL");
+  OK(acldvppSetPicDescWidth(pd, 32));
+  OK(acldvppSetPicDescHeight(pd, 16));
+  OK(acldvppSetPicDescWidthStride(pd, 32));
+  OK(acldvppSetPicDescHeightStride(pd, 16));
+  EXPECT_ACL(acldvppJpegPredictEncSize(pd, jc, &w), ACL_ERROR_INVALID_PARAM, "32x16: 32x32 to 8192x8192");
+  OK(acldvppSetPicDescHeight(pd, 32));
+  OK(acldvppSetPicDescHeightStride(pd, 32));
+  OK(acldvppSetPicDescSize(pd, 1024));
+  EXPECT_ACL(acldvppJpegPredictEncSize(pd, jc, &w), ACL_ERROR_INVALID_PARAM, "size 1024");
+  OK(acldvppSetPicDescSize(pd, 32 * 32 * 3 / 2));
+  OK(acldvppJpegPredictEncSize(pd, jc, &w));
+  CHECK(w >= 1024 + 6 * 416); /* one MCU: six blocks at their longest, every byte stuffed, and the headers */
+  EXPECT_ACL(acldvppJpegEncodeAsync(ch, pd, pic, &w, jc, NULL), ACL_ERROR_INVALID_PARAM,
+             "inputDesc data"); /* 1536 bytes of a 1024-byte buffer */
+  OK(acldvppDestroyJpegeConfig(jc));
+  OK(acldvppSetPicDescWidth(pd, 16));
+  OK(acldvppSetPicDescHeight(pd, 0));
+  /* PNG decode is the Ascend 310P's (socs/<name>.yaml dvpp.pngd); this process's SoC is the Ascend310 */
+  static const unsigned char png_sig[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  EXPECT_ACL(acldvppPngGetImageInfo(png_sig, sizeof png_sig, &w, &h, &comps), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "the Ascend310 has no PNG decoder");
+  EXPECT_ACL(acldvppPngPredictDecSize(png_sig, sizeof png_sig, PIXEL_FORMAT_RGB_888, &w),
+             ACL_ERROR_FEATURE_UNSUPPORTED, "acldvppPngPredictDecSize");
+  EXPECT_ACL(acldvppPngDecodeAsync(ch, png_sig, sizeof png_sig, pd, NULL), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "PNGD is an Ascend 310P feature");
+  /* batches of descriptions and the batch VPC calls' counts */
+  EXPECT_ACL(acldvppCreateBatchPicDesc(0) ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM, ACL_ERROR_INVALID_PARAM,
+             "batchSize 0: 1 to 256");
+  EXPECT_ACL(acldvppCreateBatchPicDesc(257) ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM, ACL_ERROR_INVALID_PARAM,
+             "batchSize 257");
+  acldvppBatchPicDesc *bsrc = acldvppCreateBatchPicDesc(2), *bdst = acldvppCreateBatchPicDesc(3);
+  CHECK(bsrc && bdst && acldvppGetPicDesc(bsrc, 1) != NULL &&
+        acldvppGetPicDesc(bsrc, 0) != acldvppGetPicDesc(bsrc, 1));
+  EXPECT_ACL(acldvppGetPicDesc(bsrc, 2) ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM, ACL_ERROR_INVALID_PARAM,
+             "index 2: the batch has 2 pictures");
+  acldvppRoiConfig *rois[3] = {NULL, NULL, NULL};
+  uint32_t nums[2] = {1, 2};
+  EXPECT_ACL(acldvppVpcBatchCropAsync(ch, bsrc, NULL, 2, bdst, rois, NULL), ACL_ERROR_INVALID_PARAM,
+             "roiNums is NULL");
+  EXPECT_ACL(acldvppVpcBatchCropAndPasteAsync(ch, bsrc, nums, 2, bdst, rois, NULL, NULL),
+             ACL_ERROR_INVALID_PARAM, "pasteAreas is NULL");
+  EXPECT_ACL(acldvppVpcBatchCropAsync(ch, bsrc, nums, 3, bdst, rois, NULL), ACL_ERROR_INVALID_PARAM,
+             "size 3: 1 to 256, at most srcBatchPicDescs' 2 pictures");
+  EXPECT_ACL(acldvppVpcBatchCropAsync(ch, bsrc, nums, 1, bdst, rois, NULL), ACL_ERROR_INVALID_PARAM,
+             "roiNums[0] + ... + roiNums[0] is 1: 1 to 256, and dstBatchPicDescs' batch size 3");
+  EXPECT_ACL(acldvppVpcBatchCropAsync(ch, bsrc, nums, 2, bdst, rois, NULL), ACL_ERROR_FEATURE_UNSUPPORTED,
+             "srcBatchPicDescs[0] format 0");
+  OK(acldvppDestroyBatchPicDesc(bsrc));
+  OK(acldvppDestroyBatchPicDesc(bdst));
   acldvppResizeConfig *rc = acldvppCreateResizeConfig();
   EXPECT_ACL(acldvppVpcResizeAsync(ch, NULL, pd, rc, NULL), ACL_ERROR_INVALID_PARAM, "inputDesc is NULL");
   EXPECT_ACL(acldvppVpcResizeAsync(ch, pd, pd, NULL, NULL), ACL_ERROR_INVALID_PARAM, "resizeConfig is NULL");

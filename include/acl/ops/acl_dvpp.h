@@ -1,6 +1,6 @@
-/* acl_dvpp.h - AscendCL's media processing (DVPP: JPEG decode, resize,
- * crop on the chip's media engine) as libascendcl provides it: in software,
- * on the caller's streams (libascendcl; see acl.h).
+/* acl_dvpp.h - AscendCL's media processing (DVPP: JPEG and PNG decode,
+ * JPEG encode, resize, crop on the chip's media engine) as libascendcl
+ * provides it: in software, on the caller's streams (libascendcl; see acl.h).
  *
  * acldvppMalloc / acldvppFree give device memory (as aclrtMalloc's: the
  * memory a model's AIPP input reads); the picture, region and resize
@@ -33,7 +33,42 @@
  * a paste region's left a multiple of 16; each side scaled by 1/32 to 16.
  * Scaling is bilinear with half-pixel centres in float, rounded to nearest
  * (the chip's filter is not specified publicly); the resize configuration
- * has no settings. JPEG encoding returns ACL_ERROR_FEATURE_UNSUPPORTED.
+ * has no settings. The batch calls (acldvppVpcBatchCropAsync,
+ * acldvppVpcBatchCropAndPasteAsync) run the same per region: at most 256
+ * input pictures (size) and 256 regions in all (the sum of roiNums, equal to
+ * the output batch's size), every region checked before anything is queued
+ * and the messages naming the entry (srcBatchPicDescs[i], cropAreas[k] ...).
+ *
+ * JPEG encode (JPEGE, acl/dvpp_jpege.c): acldvppJpegEncodeAsync writes a
+ * baseline JFIF file (Huffman, the T.81 Annex K tables; 4:2:0 from YUV420SP,
+ * 4:2:2 from YUV422 packed) with the Ascend 310's JPEGE rules, each refused
+ * naming the field: 32x32 to 8192x8192, even width; YUV420SP (NV12 / NV21)
+ * of even height, width stride a multiple of 16, height stride the height or
+ * the height rounded up to 16, width stride x height stride x 3 / 2 bytes;
+ * YUV422 packed (YUYV, UYVY, YVYU, VYUY) with width stride twice the width
+ * rounded up to 16, width stride x height bytes. The level (0..100) is the
+ * IJG quality scale of the Annex K quantization tables (Huawei does not
+ * publish its mapping), 0 as 100 ("level 0 is similar to 100"). *size is the
+ * output buffer's bytes when the call is made and the file's when the task
+ * has run; a file that does not fit is the stream's error
+ * (ACL_ERROR_FAILURE at aclrtSynchronizeStream, nothing past *size written).
+ * acldvppJpegPredictEncSize gives a size that always fits (every block at its
+ * longest code, every byte stuffed: about 10 bytes a pixel for YUV420SP, 13
+ * for YUV422 packed).
+ *
+ * PNG decode (PNGD, acl/dvpp_png.c): acldvppPngGetImageInfo,
+ * acldvppPngPredictDecSize and acldvppPngDecodeAsync exist on the Ascend
+ * 310P only (the SoC is aclrtGetSocName's: the last model loaded's, Ascend310
+ * before any; elsewhere ACL_ERROR_FEATURE_UNSUPPORTED). They take
+ * non-interlaced 8-bit grey, RGB, grey + alpha and RGBA PNG of 32x32 to
+ * 4096x4096 and write RGB888 (alpha dropped, grey repeated) or, for sources
+ * with alpha, RGBA8888 (PIXEL_FORMAT_UNKNOWN: the source's), with width
+ * stride the width rounded up to 128 times 3 or 4, height stride the height
+ * rounded up to 16; the call sets the output description's format, size and
+ * strides, the task its ret code. Palette, 1/2/4/16-bit and interlaced files
+ * are refused (ACL_ERROR_FEATURE_UNSUPPORTED) naming what; a corrupt file
+ * (a bad CRC, zlib header, deflate code, Adler-32, filter type) is a clean
+ * error naming the problem.
  */
 #ifndef INC_EXTERNAL_ACL_OPS_ACL_DVPP_H_
 #define INC_EXTERNAL_ACL_OPS_ACL_DVPP_H_
@@ -52,6 +87,7 @@ typedef struct acldvppRoiConfig acldvppRoiConfig;
 typedef struct acldvppResizeConfig acldvppResizeConfig;
 typedef struct acldvppChannelDesc acldvppChannelDesc;
 typedef struct acldvppJpegeConfig acldvppJpegeConfig;
+typedef struct acldvppBatchPicDesc acldvppBatchPicDesc;
 
 typedef enum acldvppPixelFormat {
   PIXEL_FORMAT_YUV_400 = 0,
@@ -116,6 +152,12 @@ ACL_FUNC_VISIBILITY uint32_t acldvppGetPicDescWidthStride(const acldvppPicDesc *
 ACL_FUNC_VISIBILITY uint32_t acldvppGetPicDescHeightStride(const acldvppPicDesc *picDesc);
 ACL_FUNC_VISIBILITY uint32_t acldvppGetPicDescRetCode(const acldvppPicDesc *picDesc);
 
+/* Batches of picture descriptions (1 to 256; the batch owns them): the
+ * input and output lists of the batch VPC calls. */
+ACL_FUNC_VISIBILITY acldvppBatchPicDesc *acldvppCreateBatchPicDesc(uint32_t batchSize);
+ACL_FUNC_VISIBILITY acldvppPicDesc *acldvppGetPicDesc(acldvppBatchPicDesc *batchPicDesc, uint32_t index);
+ACL_FUNC_VISIBILITY aclError acldvppDestroyBatchPicDesc(acldvppBatchPicDesc *batchPicDesc);
+
 /* Regions (left, right, top, bottom, inclusive) and resize settings. */
 ACL_FUNC_VISIBILITY acldvppRoiConfig *acldvppCreateRoiConfig(uint32_t left, uint32_t right, uint32_t top,
                                                              uint32_t bottom);
@@ -126,8 +168,11 @@ ACL_FUNC_VISIBILITY acldvppResizeConfig *acldvppCreateResizeConfig(void);
 ACL_FUNC_VISIBILITY aclError acldvppDestroyResizeConfig(acldvppResizeConfig *resizeConfig);
 ACL_FUNC_VISIBILITY acldvppJpegeConfig *acldvppCreateJpegeConfig(void);
 ACL_FUNC_VISIBILITY aclError acldvppDestroyJpegeConfig(acldvppJpegeConfig *jpegeConfig);
+/* The encoding level, 0..100 (a new configuration has 0, which encodes as 100). */
+ACL_FUNC_VISIBILITY aclError acldvppSetJpegeConfigLevel(acldvppJpegeConfig *jpegeConfig, uint32_t level);
+ACL_FUNC_VISIBILITY uint32_t acldvppGetJpegeConfigLevel(const acldvppJpegeConfig *jpegeConfig);
 
-/* Processing: JPEG decode and VPC as above; encoding: ACL_ERROR_FEATURE_UNSUPPORTED. */
+/* Processing: JPEG decode and encode and VPC, as above. */
 ACL_FUNC_VISIBILITY aclError acldvppJpegGetImageInfo(const void *data, uint32_t size, uint32_t *width,
                                                      uint32_t *height, int32_t *components);
 ACL_FUNC_VISIBILITY aclError acldvppJpegPredictDecSize(const void *data, uint32_t dataSize,
@@ -136,6 +181,10 @@ ACL_FUNC_VISIBILITY aclError acldvppJpegPredictDecSize(const void *data, uint32_
 ACL_FUNC_VISIBILITY aclError acldvppJpegDecodeAsync(acldvppChannelDesc *channelDesc, const void *data,
                                                     uint32_t size, acldvppPicDesc *outputDesc,
                                                     aclrtStream stream);
+/* The bytes acldvppJpegEncodeAsync may write for inputDesc: an upper bound at any level. */
+ACL_FUNC_VISIBILITY aclError acldvppJpegPredictEncSize(const acldvppPicDesc *inputDesc,
+                                                       const acldvppJpegeConfig *config, uint32_t *size);
+/* Encodes inputDesc into data (device memory of *size bytes); the task sets *size to the file's bytes. */
 ACL_FUNC_VISIBILITY aclError acldvppJpegEncodeAsync(acldvppChannelDesc *channelDesc,
                                                     acldvppPicDesc *inputDesc, const void *data,
                                                     uint32_t *size, acldvppJpegeConfig *config,
@@ -151,6 +200,29 @@ ACL_FUNC_VISIBILITY aclError acldvppVpcCropAndPasteAsync(acldvppChannelDesc *cha
                                                          acldvppPicDesc *outputDesc,
                                                          acldvppRoiConfig *cropArea,
                                                          acldvppRoiConfig *pasteArea, aclrtStream stream);
+
+/* PNG decode (Ascend 310P's PNGD), as above. */
+ACL_FUNC_VISIBILITY aclError acldvppPngGetImageInfo(const void *data, uint32_t dataSize, uint32_t *width,
+                                                    uint32_t *height, int32_t *components);
+ACL_FUNC_VISIBILITY aclError acldvppPngPredictDecSize(const void *data, uint32_t dataSize,
+                                                      acldvppPixelFormat outputPixelFormat,
+                                                      uint32_t *decSize);
+ACL_FUNC_VISIBILITY aclError acldvppPngDecodeAsync(acldvppChannelDesc *channelDesc, const void *data,
+                                                   uint32_t size, acldvppPicDesc *outputDesc,
+                                                   aclrtStream stream);
+
+/* Batch VPC: input i of srcBatchPicDescs (i < size) gives roiNums[i]
+ * regions; region k (counted over all inputs) is cropAreas[k], written to
+ * dstBatchPicDescs' picture k (onto pasteAreas[k] for crop and paste). */
+ACL_FUNC_VISIBILITY aclError acldvppVpcBatchCropAsync(acldvppChannelDesc *channelDesc,
+                                                      acldvppBatchPicDesc *srcBatchPicDescs,
+                                                      uint32_t *roiNums, uint32_t size,
+                                                      acldvppBatchPicDesc *dstBatchPicDescs,
+                                                      acldvppRoiConfig *cropAreas[], aclrtStream stream);
+ACL_FUNC_VISIBILITY aclError acldvppVpcBatchCropAndPasteAsync(
+    acldvppChannelDesc *channelDesc, acldvppBatchPicDesc *srcBatchPicDescs, uint32_t *roiNums, uint32_t size,
+    acldvppBatchPicDesc *dstBatchPicDescs, acldvppRoiConfig *cropAreas[], acldvppRoiConfig *pasteAreas[],
+    aclrtStream stream);
 
 #ifdef __cplusplus
 }
