@@ -154,6 +154,9 @@ aclError acl_check_device(const char *call, int32_t deviceId);
 aclError acl_enter(const char *call);
 void acl_leave(void);
 aclError acl_leave_with(aclError e); /* acl_leave(), then returns e */
+/* acl_enter's aclInit check, then `mu` locked instead of the registry: the
+ * entry of a module with state of its own (acl_dump.c, acl_prof.c). */
+aclError acl_enter_module(const char *call, pthread_mutex_t *mu);
 
 /* Under the lock: */
 acl_context *acl_current(void);         /* the calling thread's context, NULL if none or destroyed */

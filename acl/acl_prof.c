@@ -175,13 +175,7 @@ static const char csv_header[] =
 
 /* --- the op summary */
 
-static aclError enter(const char *call) {
-  aclError e = acl_enter(call);
-  if (e) return e;
-  acl_leave();
-  pthread_mutex_lock(&g.mu);
-  return ACL_SUCCESS;
-}
+static aclError enter(const char *call) { return acl_enter_module(call, &g.mu); }
 
 static aclError leave(aclError e) {
   pthread_mutex_unlock(&g.mu);

@@ -79,6 +79,14 @@ aclError acl_leave_with(aclError e) {
   return e;
 }
 
+aclError acl_enter_module(const char *call, pthread_mutex_t *mu) {
+  aclError e = acl_enter(call);
+  if (e) return e;
+  acl_leave();
+  pthread_mutex_lock(mu);
+  return ACL_SUCCESS;
+}
+
 static acl_context *find_context(const void *handle) {
   for (acl_context *c = g.contexts; c; c = c->next)
     if (c == handle) return c;
