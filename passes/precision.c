@@ -373,21 +373,22 @@ static int black_fn(const prec_state *s, const char *t, const char *nm, void *ar
   return l == PREC_LIST_BLACK;
 }
 
-/* Every --keep_dtype node name names a source node (or, in a graph parsed
- * from IR text, a node). */
+/* An entry naming a node (not an op type) names a source node (or, in a
+ * graph parsed from IR text, a node). */
+static status check_named(prec_state *s, const prec_entry *e) {
+  if (e->op_type) return ST_OK;
+  for (int k = 0; k < s->g->nsrc; k++)
+    if (!strcmp(s->g->src[k].name, e->name)) return ST_OK;
+  for (int k = 0; k < s->g->nnodes && s->g->nsrc == 0; k++)
+    if (!strcmp(s->g->nodes[k]->name, e->name)) return ST_OK;
+  return diag_set(s->d, ST_ERR_INVALID, "%s: no node named '%s' in the model", e->where, e->name);
+}
+
+/* Every --keep_dtype node name names a node. */
 static status check_keep_names(prec_state *s) {
   const prec_cfg *c = s->ctx->prec;
-  for (int i = 0; c && i < c->nkeep; i++) {
-    if (c->keep[i].op_type) continue;
-    int found = 0;
-    for (int k = 0; k < s->g->nsrc && !found; k++)
-      found = !strcmp(s->g->src[k].name, c->keep[i].name);
-    for (int k = 0; k < s->g->nnodes && !found && s->g->nsrc == 0; k++)
-      found = !strcmp(s->g->nodes[k]->name, c->keep[i].name);
-    if (!found)
-      return diag_set(s->d, ST_ERR_INVALID, "%s: no node named '%s' in the model", c->keep[i].where,
-                      c->keep[i].name);
-  }
+  for (int i = 0; c && i < c->nkeep; i++)
+    if (check_named(s, &c->keep[i])) return s->d->code;
   return ST_OK;
 }
 
@@ -412,17 +413,12 @@ static status check_custom(prec_state *s) {
   const prec_cfg *c = s->ctx->prec;
   for (int i = 0; c && i < c->ncustom; i++) {
     const prec_entry *e = &c->custom[i];
-    int found = 0;
     for (int k = 0; k < s->g->nsrc; k++) {
       const ir_source *src = &s->g->src[k];
-      if (strcmp(e->op_type ? src->op_type : src->name, e->name)) continue;
-      found = 1;
-      if (check_custom_counts(s, e, src)) return s->d->code;
+      if (!strcmp(e->op_type ? src->op_type : src->name, e->name) && check_custom_counts(s, e, src))
+        return s->d->code;
     }
-    for (int k = 0; k < s->g->nnodes && !found && s->g->nsrc == 0; k++)
-      found = !strcmp(s->g->nodes[k]->name, e->name);
-    if (!found && !e->op_type)
-      return diag_set(s->d, ST_ERR_INVALID, "%s: no node named '%s' in the model", e->where, e->name);
+    if (check_named(s, e)) return s->d->code;
   }
   return ST_OK;
 }
